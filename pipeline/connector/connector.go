@@ -1,0 +1,179 @@
+// Package connector is the contract between etld's runtime and its
+// connectors and formats, and the registry that names them.
+//
+// Every connector goes through the same phases (Caddy's lifecycle):
+//
+//  1. construct: the registry decodes the connector's YAML options into its
+//     typed config and calls its constructor. No I/O happens here, so that
+//     `etld validate` can build every connector and start none.
+//  2. bind (sinks): the planner tells the sink its input schema, the
+//     changelog mode it runs in and its upsert key. Still no I/O.
+//  3. Open: connect, create, seek. Retries are the connector's or the
+//     runtime's; an error here stops the pipeline with the connector's name.
+//  4. Read / Write and Flush, from one goroutine at a time.
+//  5. Close, which must be safe after a partial Open and after an error.
+package connector
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/etld/etld/pipeline/row"
+)
+
+// Source produces changes. The runtime calls Open once, then Read from one
+// goroutine until it returns io.EOF (a bounded source's end) or an error or
+// the context ends, then Close.
+type Source interface {
+	// Bounded reports whether the source ends by itself.
+	Bounded() bool
+	Open(ctx context.Context) error
+	// Read returns the next batch of at most max changes. It blocks until it
+	// has at least one change, the source ends (io.EOF, possibly together
+	// with a final non-empty batch) or ctx is done. A source that waits for
+	// data (Kafka, a followed file) returns what it has after a short linger
+	// rather than waiting for a full batch.
+	Read(ctx context.Context, max int) (*row.Batch, error)
+	Close(ctx context.Context) error
+}
+
+// Positioner is a source that can say where it is and resume there: the
+// position after the last batch Read returned, as opaque bytes that
+// checkpoints store.
+type Positioner interface {
+	Position() ([]byte, error)
+	// Restore is called before Open with a position Position returned.
+	Restore(pos []byte) error
+}
+
+// Mode is the changelog mode a sink runs in.
+type Mode uint8
+
+const (
+	// Append: the sink receives only +I.
+	Append Mode = iota + 1
+	// Upsert: the sink receives +I, +U and -D keyed by the upsert key;
+	// -U never reaches it.
+	Upsert
+	// Retract: the sink receives every kind, -U included, and writes the
+	// kind along with the row.
+	Retract
+)
+
+func (m Mode) String() string {
+	switch m {
+	case Append:
+		return "append"
+	case Upsert:
+		return "upsert"
+	case Retract:
+		return "retract"
+	}
+	return "auto"
+}
+
+// Capabilities says which modes a sink can run in.
+type Capabilities struct {
+	Append, Upsert, Retract bool
+	// AutoRetract lets `mode: auto` pick retract for an updating input
+	// without an upsert key (print does; a CSV file needs it asked for).
+	AutoRetract bool
+	// UpsertNeedsKey: upsert mode writes by key, so it needs one.
+	UpsertNeedsKey bool
+}
+
+// SinkInput is what the planner tells a sink at bind time.
+type SinkInput struct {
+	Schema row.Schema
+	Mode   Mode
+	// Key holds the column indices of the upsert key (Upsert mode), in
+	// schema order of declaration; empty for the one-row global aggregate.
+	Key []int
+}
+
+// KeyNames returns the names of the key columns.
+func (in SinkInput) KeyNames() []string {
+	names := make([]string, len(in.Key))
+	for i, k := range in.Key {
+		names[i] = in.Schema.Fields[k].Name
+	}
+	return names
+}
+
+// Sink consumes changes. The runtime calls Bind (at validate time too),
+// then Open, then Write and Flush from one goroutine, then Close.
+type Sink interface {
+	Capabilities() Capabilities
+	// Bind fixes the sink's input; it does no I/O and may refuse the input
+	// with an error that says why (a column type the target cannot hold).
+	Bind(in SinkInput) error
+	Open(ctx context.Context) error
+	// Write takes ownership of b. It may buffer; whatever it buffers is
+	// written by the next Flush at the latest.
+	Write(ctx context.Context, b *row.Batch) error
+	// Flush returns once everything written before it is durable in the
+	// target, retrying transient failures until ctx ends. It never drops
+	// data to make progress.
+	Flush(ctx context.Context) error
+	Close(ctx context.Context) error
+}
+
+// BadRecord describes an input record that could not become a row.
+type BadRecord struct {
+	// Position names the record: file:line, or topic/partition/offset.
+	Position string
+	Raw      []byte
+	Err      error
+}
+
+func (b BadRecord) Error() string { return fmt.Sprintf("%s: %v", b.Position, b.Err) }
+
+// SourceEnv is what a source constructor gets besides its own config.
+type SourceEnv struct {
+	Name string
+	// Schema holds the physical columns the source produces, in order.
+	Schema row.Schema
+	Logger *slog.Logger
+	// Reject hands a bad record to the source's on_error policy. A nil
+	// return means the record was dealt with (skipped, dead-lettered) and
+	// reading goes on; an error (policy fail) is returned from Read as is.
+	Reject func(BadRecord) error
+	// Formats builds decoders for the source's format option.
+	Formats *Registry
+}
+
+// SinkEnv is what a sink constructor gets besides its own config.
+type SinkEnv struct {
+	Name    string
+	Logger  *slog.Logger
+	Formats *Registry
+}
+
+// FieldError is a constructor's complaint about one option; the registry
+// turns Field into the option's position in the pipeline file.
+type FieldError struct {
+	Field string
+	Msg   string
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
+
+// Errorf makes a FieldError for the option field.
+func Errorf(field, format string, args ...any) error {
+	return &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// ModeFromString parses a sink's mode option; "auto" and "" give 0.
+func ModeFromString(s string) Mode {
+	switch strings.ToLower(s) {
+	case "append":
+		return Append
+	case "upsert":
+		return Upsert
+	case "retract":
+		return Retract
+	}
+	return 0
+}

@@ -1,0 +1,96 @@
+package connector
+
+import (
+	"gopkg.in/yaml.v3"
+
+	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/spec"
+)
+
+// Decoder turns one record (a line of a file, a Kafka message value) into
+// changes appended to b. Formats that carry row kinds (debezium-json)
+// append one or two changes per record; the others append one +I.
+// A record that cannot be decoded returns an error, preferably a
+// *DecodeError naming the column, and appends nothing.
+type Decoder interface {
+	Decode(rec []byte, b *row.Batch) error
+}
+
+// Encoder writes one change as one record appended to dst. Formats that
+// cannot express a kind (csv, json in append mode) are only ever given the
+// kinds the sink's mode lets through.
+type Encoder interface {
+	Encode(dst []byte, k row.Kind, r row.Row) ([]byte, error)
+}
+
+// Splitter is a decoder whose records are not simply lines (CSV fields may
+// hold quoted newlines). It is a bufio.SplitFunc; the returned token does
+// not include the record terminator.
+type Splitter interface {
+	Split(data []byte, atEOF bool) (advance int, token []byte, err error)
+}
+
+// HeaderDecoder is a decoder that may expect a header record first (CSV
+// with header: true). The file source hands the first record to
+// DecodeHeader instead of Decode.
+type HeaderDecoder interface {
+	HasHeader() bool
+	DecodeHeader(rec []byte) error
+}
+
+// HeaderEncoder is an encoder that writes a header record at the start of a
+// new file.
+type HeaderEncoder interface {
+	// AppendHeader appends the header record, terminator included, or
+	// nothing when the format is set to write none.
+	AppendHeader(dst []byte) []byte
+}
+
+// DecodeError says which column of a record failed.
+type DecodeError struct {
+	Column string // empty when the record as a whole is malformed
+	Err    error
+}
+
+func (e *DecodeError) Error() string {
+	if e.Column == "" {
+		return e.Err.Error()
+	}
+	return "column " + e.Column + ": " + e.Err.Error()
+}
+
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+// FormatSpec is a connector's `format` option: a name (`format: csv`) or a
+// mapping with a type and the format's own options (`format: {type: csv,
+// delimiter: ";", header: true}`).
+type FormatSpec struct {
+	Type    string
+	Options *yaml.Node // nil for the short form
+	File    string
+	Path    string
+	Pos     spec.Pos
+}
+
+// IsZero reports whether the option was not given.
+func (f FormatSpec) IsZero() bool { return f.Type == "" }
+
+// DecodeNode implements spec.NodeDecoder.
+func (f *FormatSpec) DecodeNode(file string, n *yaml.Node, path string) error {
+	f.File, f.Path, f.Pos = file, path, spec.At(file, n)
+	switch n.Kind {
+	case yaml.ScalarNode:
+		f.Type = n.Value
+		return nil
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == "type" {
+				f.Type = n.Content[i+1].Value
+				f.Options = n
+				return nil
+			}
+		}
+		return spec.Errorf(f.Pos, path, "format mapping needs a `type` (csv, json, ...)")
+	}
+	return spec.Errorf(f.Pos, path, "want a format name such as csv or json, or a mapping with a type and options")
+}

@@ -1,0 +1,260 @@
+package connector
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/spec"
+)
+
+// Registry maps type names to connector and format constructors. It is a
+// value: the CLI fills one with everything built in (sources.Register,
+// sinks.Register, formats.Register); tests build their own.
+type Registry struct {
+	sources map[string]sourceEntry
+	sinks   map[string]sinkEntry
+	formats map[string]formatEntry
+}
+
+type sourceEntry struct {
+	summary string
+	build   func(file string, n *yaml.Node, path string, env SourceEnv) (Source, error)
+}
+
+type sinkEntry struct {
+	summary string
+	build   func(file string, n *yaml.Node, path string, env SinkEnv) (Sink, error)
+}
+
+type formatEntry struct {
+	summary string
+	decoder func(file string, n *yaml.Node, path string, schema row.Schema) (Decoder, error)
+	encoder func(file string, n *yaml.Node, path string, schema row.Schema) (Encoder, error)
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry {
+	return &Registry{
+		sources: map[string]sourceEntry{},
+		sinks:   map[string]sinkEntry{},
+		formats: map[string]formatEntry{},
+	}
+}
+
+// RegisterSource adds a source type whose options decode into C.
+func RegisterSource[C any](r *Registry, typ, summary string, ctor func(C, SourceEnv) (Source, error)) {
+	if _, dup := r.sources[typ]; dup {
+		panic("connector: source type registered twice: " + typ)
+	}
+	r.sources[typ] = sourceEntry{summary: summary, build: func(file string, n *yaml.Node, path string, env SourceEnv) (Source, error) {
+		var cfg C
+		if err := spec.Decode(file, n, path, &cfg, spec.CommonSourceKeys...); err != nil {
+			return nil, err
+		}
+		src, err := ctor(cfg, env)
+		return src, fieldErrors(file, n, path, err)
+	}}
+}
+
+// RegisterSink adds a sink type whose options decode into C.
+func RegisterSink[C any](r *Registry, typ, summary string, ctor func(C, SinkEnv) (Sink, error)) {
+	if _, dup := r.sinks[typ]; dup {
+		panic("connector: sink type registered twice: " + typ)
+	}
+	r.sinks[typ] = sinkEntry{summary: summary, build: func(file string, n *yaml.Node, path string, env SinkEnv) (Sink, error) {
+		var cfg C
+		if err := spec.Decode(file, n, path, &cfg, spec.CommonSinkKeys...); err != nil {
+			return nil, err
+		}
+		sink, err := ctor(cfg, env)
+		return sink, fieldErrors(file, n, path, err)
+	}}
+}
+
+// RegisterFormat adds a format whose options decode into C. Either
+// constructor may be nil when the format only reads or only writes.
+func RegisterFormat[C any](r *Registry, typ, summary string,
+	newDecoder func(C, row.Schema) (Decoder, error),
+	newEncoder func(C, row.Schema) (Encoder, error),
+) {
+	if _, dup := r.formats[typ]; dup {
+		panic("connector: format registered twice: " + typ)
+	}
+	decode := func(file string, n *yaml.Node, path string) (C, error) {
+		var cfg C
+		if n == nil {
+			return cfg, nil
+		}
+		return cfg, spec.Decode(file, n, path, &cfg, "type")
+	}
+	e := formatEntry{summary: summary}
+	if newDecoder != nil {
+		e.decoder = func(file string, n *yaml.Node, path string, schema row.Schema) (Decoder, error) {
+			cfg, err := decode(file, n, path)
+			if err != nil {
+				return nil, err
+			}
+			d, err := newDecoder(cfg, schema)
+			return d, fieldErrors(file, n, path, err)
+		}
+	}
+	if newEncoder != nil {
+		e.encoder = func(file string, n *yaml.Node, path string, schema row.Schema) (Encoder, error) {
+			cfg, err := decode(file, n, path)
+			if err != nil {
+				return nil, err
+			}
+			enc, err := newEncoder(cfg, schema)
+			return enc, fieldErrors(file, n, path, err)
+		}
+	}
+	r.formats[typ] = e
+}
+
+// fieldErrors turns a constructor's FieldErrors into spec errors at the
+// option's position; other errors are placed at the connector's mapping.
+func fieldErrors(file string, n *yaml.Node, path string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var list spec.List
+	var visit func(error)
+	visit = func(err error) {
+		if joined, ok := err.(interface{ Unwrap() []error }); ok {
+			for _, e := range joined.Unwrap() {
+				visit(e)
+			}
+			return
+		}
+		var se *spec.Error
+		var sl spec.List
+		var fe *FieldError
+		switch {
+		case errors.As(err, &sl):
+			list = append(list, sl...)
+		case errors.As(err, &se):
+			list = append(list, se)
+		case errors.As(err, &fe):
+			list.Addf(spec.At(file, valueNode(n, fe.Field)), spec.JoinPath(path, fe.Field), "%s", fe.Msg)
+		default:
+			list.Addf(spec.At(file, n), path, "%v", err)
+		}
+	}
+	visit(err)
+	return list.Err()
+}
+
+// valueNode finds the value of a dotted key path inside a mapping, or
+// returns the deepest mapping that exists.
+func valueNode(n *yaml.Node, field string) *yaml.Node {
+	if n == nil {
+		return nil
+	}
+	for _, key := range strings.Split(field, ".") {
+		if n.Kind != yaml.MappingNode {
+			return n
+		}
+		found := false
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == key {
+				n, found = n.Content[i+1], true
+				break
+			}
+		}
+		if !found {
+			return n
+		}
+	}
+	return n
+}
+
+func unknownType(kind, typ string, known []string) string {
+	sort.Strings(known)
+	hint := ""
+	if c := spec.Closest(typ, known); c != "" {
+		hint = fmt.Sprintf("did you mean %q? ", c)
+	}
+	return fmt.Sprintf("unknown %s type %q: %savailable: %s", kind, typ, hint, strings.Join(known, ", "))
+}
+
+// NewSource builds the source s describes.
+func (r *Registry) NewSource(file string, s *spec.Source, env SourceEnv) (Source, error) {
+	e, ok := r.sources[s.Type]
+	if !ok {
+		return nil, spec.Errorf(s.TypePos, s.Path+".type", "%s", unknownType("source", s.Type, keys(r.sources)))
+	}
+	return e.build(file, s.Options, s.Path, env)
+}
+
+// NewSink builds the sink s describes.
+func (r *Registry) NewSink(file string, s *spec.Sink, env SinkEnv) (Sink, error) {
+	e, ok := r.sinks[s.Type]
+	if !ok {
+		return nil, spec.Errorf(s.TypePos, s.Path+".type", "%s", unknownType("sink", s.Type, keys(r.sinks)))
+	}
+	return e.build(file, s.Options, s.Path, env)
+}
+
+// NewDecoder builds a decoder for the format f over schema.
+func (r *Registry) NewDecoder(f FormatSpec, schema row.Schema) (Decoder, error) {
+	e, ok := r.formats[f.Type]
+	if !ok || e.decoder == nil {
+		return nil, spec.Errorf(f.Pos, f.Path, "%s", unknownType("input format", f.Type, r.formatNames(true)))
+	}
+	return e.decoder(f.File, f.Options, f.Path, schema)
+}
+
+// NewEncoder builds an encoder for the format f over schema.
+func (r *Registry) NewEncoder(f FormatSpec, schema row.Schema) (Encoder, error) {
+	e, ok := r.formats[f.Type]
+	if !ok || e.encoder == nil {
+		return nil, spec.Errorf(f.Pos, f.Path, "%s", unknownType("output format", f.Type, r.formatNames(false)))
+	}
+	return e.encoder(f.File, f.Options, f.Path, schema)
+}
+
+func (r *Registry) formatNames(decoders bool) []string {
+	var out []string
+	for name, e := range r.formats {
+		if (decoders && e.decoder != nil) || (!decoders && e.encoder != nil) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+func keys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Entry names a registered type and says what it is.
+type Entry struct {
+	Type, Summary string
+}
+
+// Sources lists the registered source types.
+func (r *Registry) Sources() []Entry { return entries(r.sources, func(e sourceEntry) string { return e.summary }) }
+
+// Sinks lists the registered sink types.
+func (r *Registry) Sinks() []Entry { return entries(r.sinks, func(e sinkEntry) string { return e.summary }) }
+
+// Formats lists the registered formats.
+func (r *Registry) Formats() []Entry { return entries(r.formats, func(e formatEntry) string { return e.summary }) }
+
+func entries[V any](m map[string]V, summary func(V) string) []Entry {
+	var out []Entry
+	for _, k := range keys(m) {
+		out = append(out, Entry{Type: k, Summary: summary(m[k])})
+	}
+	return out
+}

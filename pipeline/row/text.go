@@ -1,0 +1,357 @@
+package row
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// AppendText appends v as SQL's CAST(v AS STRING) writes it: the text form
+// that CSV and JSON files carry. NULL appends nothing; callers that need a
+// null literal check IsNull first.
+func AppendText(dst []byte, v Value, t Type) []byte {
+	switch v.id {
+	case Null:
+		return dst
+	case Boolean:
+		if v.n != 0 {
+			return append(dst, "TRUE"...)
+		}
+		return append(dst, "FALSE"...)
+	case Int, BigInt:
+		return strconv.AppendInt(dst, int64(v.n), 10)
+	case Float:
+		return appendJavaFloat(dst, math.Float64frombits(v.n), 32)
+	case Double:
+		return appendJavaFloat(dst, math.Float64frombits(v.n), 64)
+	case Decimal:
+		return appendDecimal(dst, int64(v.n), int(v.scale))
+	case String, Bytes:
+		return append(dst, v.s...)
+	case Date:
+		return v.Time().AppendFormat(dst, time.DateOnly)
+	case Timestamp, TimestampLTZ:
+		p := t.Precision
+		if t.ID != v.id {
+			p = 3
+		}
+		return appendSQLTimestamp(dst, int64(v.n), p)
+	}
+	return dst
+}
+
+// Text is AppendText into a new string.
+func (v Value) Text(t Type) string { return string(AppendText(nil, v, t)) }
+
+// AppendPrint appends v as Flink's print connector shows it (Java's
+// toString of the external type): null, true, 1.0, 2024-01-01T10:00,
+// 2024-01-01T10:00:00Z.
+func (v Value) AppendPrint(dst []byte) []byte {
+	switch v.id {
+	case Null:
+		return append(dst, "null"...)
+	case Boolean:
+		return strconv.AppendBool(dst, v.n != 0)
+	case Timestamp:
+		return appendJavaLocalDateTime(dst, int64(v.n))
+	case TimestampLTZ:
+		return appendJavaInstant(dst, int64(v.n))
+	case Bytes:
+		return appendJavaBytes(dst, v.s)
+	}
+	return AppendText(dst, v, Type{})
+}
+
+// String renders v as the print connector does.
+func (v Value) String() string { return string(v.AppendPrint(nil)) }
+
+func appendDecimal(dst []byte, unscaled int64, scale int) []byte {
+	if scale == 0 {
+		return strconv.AppendInt(dst, unscaled, 10)
+	}
+	neg := unscaled < 0
+	u := uint64(unscaled)
+	if neg {
+		u = -u
+		dst = append(dst, '-')
+	}
+	digits := strconv.FormatUint(u, 10)
+	if len(digits) <= scale {
+		digits = strings.Repeat("0", scale-len(digits)+1) + digits
+	}
+	dst = append(dst, digits[:len(digits)-scale]...)
+	dst = append(dst, '.')
+	return append(dst, digits[len(digits)-scale:]...)
+}
+
+// appendJavaFloat writes a float as Java's Double.toString / Float.toString:
+// shortest digits, at least one fractional digit, scientific notation
+// outside [1e-3, 1e7).
+func appendJavaFloat(dst []byte, f float64, bits int) []byte {
+	switch {
+	case math.IsNaN(f):
+		return append(dst, "NaN"...)
+	case math.IsInf(f, 1):
+		return append(dst, "Infinity"...)
+	case math.IsInf(f, -1):
+		return append(dst, "-Infinity"...)
+	case f == 0:
+		if math.Signbit(f) {
+			return append(dst, "-0.0"...)
+		}
+		return append(dst, "0.0"...)
+	}
+	abs := math.Abs(f)
+	if abs >= 1e-3 && abs < 1e7 {
+		start := len(dst)
+		dst = strconv.AppendFloat(dst, f, 'f', -1, bits)
+		if !strings.ContainsRune(string(dst[start:]), '.') {
+			dst = append(dst, ".0"...)
+		}
+		return dst
+	}
+	s := strconv.FormatFloat(f, 'E', -1, bits)
+	mant, exp, _ := strings.Cut(s, "E")
+	if !strings.Contains(mant, ".") {
+		mant += ".0"
+	}
+	dst = append(dst, mant...)
+	dst = append(dst, 'E')
+	exp = strings.TrimPrefix(exp, "+")
+	if strings.HasPrefix(exp, "-") {
+		return append(dst, "-"+strings.TrimLeft(exp[1:], "0")...)
+	}
+	return append(dst, strings.TrimLeft(exp, "0")...)
+}
+
+func appendSQLTimestamp(dst []byte, micros int64, precision int) []byte {
+	t := time.UnixMicro(micros).UTC()
+	dst = t.AppendFormat(dst, time.DateTime)
+	if precision > 0 {
+		frac := fmt.Sprintf("%09d", t.Nanosecond())
+		if precision > 9 {
+			precision = 9
+		}
+		dst = append(dst, '.')
+		dst = append(dst, frac[:precision]...)
+	}
+	return dst
+}
+
+// appendJavaFraction writes Java's java.time fraction: nothing for zero,
+// else groups of three digits.
+func appendJavaFraction(dst []byte, nanos int) []byte {
+	if nanos == 0 {
+		return dst
+	}
+	switch {
+	case nanos%1e6 == 0:
+		return fmt.Appendf(dst, ".%03d", nanos/1e6)
+	case nanos%1e3 == 0:
+		return fmt.Appendf(dst, ".%06d", nanos/1e3)
+	}
+	return fmt.Appendf(dst, ".%09d", nanos)
+}
+
+func appendJavaLocalDateTime(dst []byte, micros int64) []byte {
+	t := time.UnixMicro(micros).UTC()
+	dst = t.AppendFormat(dst, "2006-01-02T15:04")
+	if t.Second() != 0 || t.Nanosecond() != 0 {
+		dst = t.AppendFormat(dst, ":05")
+	}
+	return appendJavaFraction(dst, t.Nanosecond())
+}
+
+func appendJavaInstant(dst []byte, micros int64) []byte {
+	t := time.UnixMicro(micros).UTC()
+	dst = t.AppendFormat(dst, "2006-01-02T15:04:05")
+	dst = appendJavaFraction(dst, t.Nanosecond())
+	return append(dst, 'Z')
+}
+
+func appendJavaBytes(dst []byte, s string) []byte {
+	dst = append(dst, '[')
+	for i := 0; i < len(s); i++ {
+		if i > 0 {
+			dst = append(dst, ", "...)
+		}
+		dst = strconv.AppendInt(dst, int64(int8(s[i])), 10)
+	}
+	return append(dst, ']')
+}
+
+// ParseError says why a text could not become a value of a type.
+type ParseError struct {
+	Text string
+	Type Type
+	Err  error
+}
+
+func (e *ParseError) Error() string {
+	text := e.Text
+	if len(text) > 40 {
+		text = text[:40] + "..."
+	}
+	if e.Err != nil {
+		return fmt.Sprintf("cannot parse %q as %s: %v", text, e.Type, e.Err)
+	}
+	return fmt.Sprintf("cannot parse %q as %s", text, e.Type)
+}
+
+// ParseText reads s, as CAST(s AS t) does: surrounding blanks are ignored
+// for every type but strings.
+func ParseText(s string, t Type) (Value, error) {
+	if t.ID != String && t.ID != Bytes {
+		s = strings.TrimSpace(s)
+	}
+	fail := func(err error) (Value, error) {
+		return NullValue, &ParseError{Text: s, Type: t, Err: err}
+	}
+	switch t.ID {
+	case String:
+		return StringValue(s), nil
+	case Bytes:
+		return Value{id: Bytes, s: s}, nil
+	case Boolean:
+		switch strings.ToLower(s) {
+		case "true", "t", "1", "yes", "y":
+			return BoolValue(true), nil
+		case "false", "f", "0", "no", "n":
+			return BoolValue(false), nil
+		}
+		return fail(nil)
+	case Int:
+		i, err := strconv.ParseInt(s, 10, 32)
+		if err != nil {
+			return fail(numErr(err))
+		}
+		return IntValue(int32(i)), nil
+	case BigInt:
+		i, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return fail(numErr(err))
+		}
+		return BigIntValue(i), nil
+	case Float:
+		f, err := strconv.ParseFloat(s, 32)
+		if err != nil {
+			return fail(numErr(err))
+		}
+		return FloatValue(float32(f)), nil
+	case Double:
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return fail(numErr(err))
+		}
+		return DoubleValue(f), nil
+	case Decimal:
+		u, err := ParseDecimal(s, t.Precision, t.Scale)
+		if err != nil {
+			return fail(err)
+		}
+		return DecimalValue(u, t.Scale), nil
+	case Date:
+		d, err := time.Parse(time.DateOnly, s)
+		if err != nil {
+			return fail(nil)
+		}
+		return DateValue(int32(d.Unix() / 86400)), nil
+	case Timestamp, TimestampLTZ:
+		ts, err := ParseTimestamp(s, t.ID)
+		if err != nil {
+			return fail(nil)
+		}
+		return ts, nil
+	}
+	return fail(fmt.Errorf("no text form"))
+}
+
+func numErr(err error) error {
+	if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+		return fmt.Errorf("out of range")
+	}
+	return nil
+}
+
+// ParseDecimal reads a decimal text into its unscaled value at scale,
+// rounding half up, and checks it fits the precision.
+func ParseDecimal(s string, precision, scale int) (int64, error) {
+	neg := false
+	if s != "" && (s[0] == '-' || s[0] == '+') {
+		neg = s[0] == '-'
+		s = s[1:]
+	}
+	intPart, frac, _ := strings.Cut(s, ".")
+	if intPart == "" && frac == "" {
+		return 0, fmt.Errorf("not a number")
+	}
+	var u uint64
+	digits := 0
+	for _, c := range []byte(intPart) {
+		if c < '0' || c > '9' {
+			return 0, fmt.Errorf("not a number")
+		}
+		u = u*10 + uint64(c-'0')
+		if u != 0 {
+			digits++
+		}
+		if digits > MaxDecimalPrecision {
+			return 0, fmt.Errorf("out of range")
+		}
+	}
+	for i := 0; i < scale; i++ {
+		d := byte('0')
+		if i < len(frac) {
+			d = frac[i]
+		}
+		if d < '0' || d > '9' {
+			return 0, fmt.Errorf("not a number")
+		}
+		u = u*10 + uint64(d-'0')
+	}
+	if len(frac) > scale {
+		for _, c := range []byte(frac[scale:]) {
+			if c < '0' || c > '9' {
+				return 0, fmt.Errorf("not a number")
+			}
+		}
+		if frac[scale] >= '5' {
+			u++
+		}
+	}
+	if precision > 0 && u >= uint64(math.Pow10(precision)) {
+		return 0, fmt.Errorf("does not fit DECIMAL(%d, %d)", precision, scale)
+	}
+	if neg {
+		return -int64(u), nil
+	}
+	return int64(u), nil
+}
+
+var timestampLayouts = []string{
+	"2006-01-02 15:04:05.999999999",
+	"2006-01-02T15:04:05.999999999",
+	"2006-01-02T15:04:05.999999999Z07:00",
+	"2006-01-02 15:04:05.999999999Z07:00",
+	"2006-01-02 15:04",
+	"2006-01-02T15:04",
+	time.DateOnly,
+}
+
+// ParseTimestamp reads SQL ("2024-01-02 10:00:00.123") and ISO-8601
+// ("2024-01-02T10:00:00Z") timestamps. A text with a zone gives its instant
+// (LTZ) or its wall clock in UTC (TIMESTAMP); without a zone, LTZ texts are
+// taken as UTC.
+func ParseTimestamp(s string, id TypeID) (Value, error) {
+	for _, layout := range timestampLayouts {
+		if t, err := time.Parse(layout, s); err == nil {
+			if id == TimestampLTZ {
+				return TimestampLTZValue(t.UnixMicro()), nil
+			}
+			return TimestampValue(t.UTC().UnixMicro()), nil
+		}
+	}
+	return NullValue, fmt.Errorf("not a timestamp")
+}

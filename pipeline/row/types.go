@@ -1,0 +1,264 @@
+// Package row is the data model every part of etld shares: types, schemas,
+// values, rows, row kinds and batches.
+package row
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// TypeID names a SQL type family.
+type TypeID uint8
+
+// The SQL types etld knows. The zero TypeID is Null: the type of the NULL
+// literal before it is given a context.
+const (
+	Null TypeID = iota
+	Boolean
+	Int
+	BigInt
+	Float
+	Double
+	Decimal
+	String
+	Bytes
+	Date
+	Timestamp
+	TimestampLTZ
+)
+
+var typeNames = [...]string{
+	Null:         "NULL",
+	Boolean:      "BOOLEAN",
+	Int:          "INT",
+	BigInt:       "BIGINT",
+	Float:        "FLOAT",
+	Double:       "DOUBLE",
+	Decimal:      "DECIMAL",
+	String:       "STRING",
+	Bytes:        "BYTES",
+	Date:         "DATE",
+	Timestamp:    "TIMESTAMP",
+	TimestampLTZ: "TIMESTAMP_LTZ",
+}
+
+func (id TypeID) String() string {
+	if int(id) < len(typeNames) {
+		return typeNames[id]
+	}
+	return fmt.Sprintf("TypeID(%d)", id)
+}
+
+// Numeric reports whether values of the type take part in arithmetic.
+func (id TypeID) Numeric() bool {
+	switch id {
+	case Int, BigInt, Float, Double, Decimal:
+		return true
+	}
+	return false
+}
+
+// Integral reports whether the type holds whole numbers.
+func (id TypeID) Integral() bool { return id == Int || id == BigInt }
+
+// Temporal reports whether the type holds a point in time.
+func (id TypeID) Temporal() bool { return id == Timestamp || id == TimestampLTZ || id == Date }
+
+// MaxDecimalPrecision is the largest DECIMAL precision etld holds exactly: the
+// unscaled value lives in an int64.
+const MaxDecimalPrecision = 18
+
+// Type is a SQL type with its parameters and nullability.
+type Type struct {
+	ID TypeID
+	// Precision is the DECIMAL precision or the fractional-second digits of
+	// a TIMESTAMP; Length the n of VARCHAR(n) (0 = unbounded).
+	Precision int
+	Scale     int
+	Length    int
+	NotNull   bool
+}
+
+// Of returns the nullable type with the given id and default parameters.
+func Of(id TypeID) Type {
+	t := Type{ID: id}
+	switch id {
+	case Decimal:
+		t.Precision, t.Scale = 10, 0
+	case Timestamp, TimestampLTZ:
+		t.Precision = 3
+	}
+	return t
+}
+
+// Nullable returns t without its NOT NULL constraint.
+func (t Type) Nullable() Type { t.NotNull = false; return t }
+
+func (t Type) String() string {
+	var b strings.Builder
+	switch t.ID {
+	case Decimal:
+		fmt.Fprintf(&b, "DECIMAL(%d, %d)", t.Precision, t.Scale)
+	case Timestamp, TimestampLTZ:
+		fmt.Fprintf(&b, "%s(%d)", t.ID, t.Precision)
+	case String:
+		if t.Length > 0 {
+			fmt.Fprintf(&b, "VARCHAR(%d)", t.Length)
+		} else {
+			b.WriteString("STRING")
+		}
+	default:
+		b.WriteString(t.ID.String())
+	}
+	if t.NotNull {
+		b.WriteString(" NOT NULL")
+	}
+	return b.String()
+}
+
+// ParseType reads a type name as written in a schema or a CAST: INT,
+// VARCHAR(10), DECIMAL(10, 2), TIMESTAMP(3), TIMESTAMP_LTZ(3), TIMESTAMP(3)
+// WITH LOCAL TIME ZONE, each optionally followed by NOT NULL.
+func ParseType(s string) (Type, error) {
+	src := strings.TrimSpace(s)
+	up := strings.ToUpper(src)
+	var t Type
+	if rest, ok := strings.CutSuffix(up, "NOT NULL"); ok {
+		t.NotNull = true
+		up = strings.TrimSpace(rest)
+	}
+	ltz := false
+	if rest, ok := strings.CutSuffix(up, "WITH LOCAL TIME ZONE"); ok {
+		ltz = true
+		up = strings.TrimSpace(rest)
+	}
+	name, params := up, ""
+	if i := strings.IndexByte(up, '('); i >= 0 {
+		if !strings.HasSuffix(up, ")") {
+			return Type{}, fmt.Errorf("type %q: unclosed parenthesis", src)
+		}
+		name, params = strings.TrimSpace(up[:i]), up[i+1:len(up)-1]
+	}
+	var nums []int
+	if params != "" {
+		for _, p := range strings.Split(params, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(p))
+			if err != nil || n < 0 {
+				return Type{}, fmt.Errorf("type %q: parameter %q is not a non-negative integer", src, strings.TrimSpace(p))
+			}
+			nums = append(nums, n)
+		}
+	}
+	maxParams := 0
+	switch name {
+	case "BOOLEAN", "BOOL":
+		t.ID = Boolean
+	case "INT", "INTEGER", "TINYINT", "SMALLINT":
+		t.ID = Int
+	case "BIGINT":
+		t.ID = BigInt
+	case "FLOAT", "REAL":
+		t.ID = Float
+	case "DOUBLE", "DOUBLE PRECISION":
+		t.ID = Double
+	case "DECIMAL", "DEC", "NUMERIC":
+		t.ID, t.Precision, t.Scale, maxParams = Decimal, 10, 0, 2
+		if len(nums) > 0 {
+			t.Precision = nums[0]
+		}
+		if len(nums) > 1 {
+			t.Scale = nums[1]
+		}
+		if t.Precision < 1 || t.Precision > MaxDecimalPrecision {
+			return Type{}, fmt.Errorf("type %q: DECIMAL precision must be between 1 and %d", src, MaxDecimalPrecision)
+		}
+		if t.Scale > t.Precision {
+			return Type{}, fmt.Errorf("type %q: DECIMAL scale %d exceeds precision %d", src, t.Scale, t.Precision)
+		}
+	case "STRING", "VARCHAR", "CHAR", "TEXT":
+		t.ID, maxParams = String, 1
+		if len(nums) > 0 {
+			t.Length = nums[0]
+		}
+	case "BYTES", "VARBINARY", "BINARY":
+		t.ID, maxParams = Bytes, 1
+		if len(nums) > 0 {
+			t.Length = nums[0]
+		}
+	case "DATE":
+		t.ID = Date
+	case "TIMESTAMP", "TIMESTAMP_LTZ":
+		t.ID, t.Precision, maxParams = Timestamp, 3, 1
+		if name == "TIMESTAMP_LTZ" || ltz {
+			t.ID = TimestampLTZ
+		}
+		if len(nums) > 0 {
+			t.Precision = nums[0]
+		}
+		if t.Precision > 9 {
+			return Type{}, fmt.Errorf("type %q: TIMESTAMP precision must be between 0 and 9", src)
+		}
+	case "":
+		return Type{}, fmt.Errorf("missing type")
+	default:
+		return Type{}, fmt.Errorf("unknown type %q (want one of BOOLEAN, INT, BIGINT, FLOAT, DOUBLE, DECIMAL(p,s), STRING, VARCHAR(n), BYTES, DATE, TIMESTAMP(p), TIMESTAMP_LTZ(p))", src)
+	}
+	if ltz && t.ID != TimestampLTZ {
+		return Type{}, fmt.Errorf("type %q: WITH LOCAL TIME ZONE applies only to TIMESTAMP", src)
+	}
+	if len(nums) > maxParams {
+		return Type{}, fmt.Errorf("type %q: too many parameters", src)
+	}
+	return t, nil
+}
+
+// Field is a named, typed column.
+type Field struct {
+	Name string
+	Type Type
+}
+
+// Schema is an ordered list of columns.
+type Schema struct {
+	Fields []Field
+}
+
+// NewSchema builds a schema from fields.
+func NewSchema(fields ...Field) Schema { return Schema{Fields: fields} }
+
+// Len is the number of columns.
+func (s Schema) Len() int { return len(s.Fields) }
+
+// Index returns the position of the column named name, compared without
+// regard to case as SQL identifiers are, or -1.
+func (s Schema) Index(name string) int {
+	for i, f := range s.Fields {
+		if f.Name == name {
+			return i
+		}
+	}
+	for i, f := range s.Fields {
+		if strings.EqualFold(f.Name, name) {
+			return i
+		}
+	}
+	return -1
+}
+
+// Names lists the column names in order.
+func (s Schema) Names() []string {
+	out := make([]string, len(s.Fields))
+	for i, f := range s.Fields {
+		out[i] = f.Name
+	}
+	return out
+}
+
+func (s Schema) String() string {
+	parts := make([]string, len(s.Fields))
+	for i, f := range s.Fields {
+		parts[i] = f.Name + " " + f.Type.String()
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}

@@ -1,0 +1,265 @@
+package spec
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// NodeDecoder is implemented by option types that read themselves from YAML
+// (a format given as a name or as a mapping, say).
+type NodeDecoder interface {
+	DecodeNode(file string, n *yaml.Node, path string) error
+}
+
+// Decode reads the YAML node n into out, a pointer to a struct whose fields
+// carry `yaml:"name"` tags (`yaml:"name,required"` for required ones). Keys
+// that match no field are errors, with a suggestion when one is close. All
+// problems are returned at once as a List. skip names keys the caller has
+// already consumed (name, type and the like).
+func Decode(file string, n *yaml.Node, path string, out any, skip ...string) error {
+	d := decoder{file: file}
+	v := reflect.ValueOf(out)
+	if v.Kind() != reflect.Pointer || v.IsNil() {
+		panic("spec.Decode: out must be a non-nil pointer")
+	}
+	d.value(n, path, v.Elem(), skip)
+	return d.errs.Err()
+}
+
+type decoder struct {
+	file string
+	errs List
+}
+
+var (
+	durationType    = reflect.TypeFor[time.Duration]()
+	nodeType        = reflect.TypeFor[yaml.Node]()
+	nodeDecoderType = reflect.TypeFor[NodeDecoder]()
+)
+
+func (d *decoder) fail(n *yaml.Node, path, format string, args ...any) {
+	d.errs.Addf(At(d.file, n), path, format, args...)
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.AliasNode:
+		return "an alias"
+	}
+	if n.Tag == "!!null" {
+		return "null"
+	}
+	return fmt.Sprintf("%q", n.Value)
+}
+
+func (d *decoder) value(n *yaml.Node, path string, v reflect.Value, skip []string) {
+	if n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	if v.CanAddr() && v.Addr().Type().Implements(nodeDecoderType) {
+		d.errs.Add(v.Addr().Interface().(NodeDecoder).DecodeNode(d.file, n, path))
+		return
+	}
+	switch v.Type() {
+	case nodeType:
+		v.Set(reflect.ValueOf(*n))
+		return
+	case durationType:
+		if n.Kind != yaml.ScalarNode {
+			d.fail(n, path, "want a duration such as 500ms, 5s or 1m, got %s", kindName(n))
+			return
+		}
+		dur, err := ParseDuration(n.Value)
+		if err != nil {
+			d.fail(n, path, "%v", err)
+			return
+		}
+		v.SetInt(int64(dur))
+		return
+	}
+	switch v.Kind() {
+	case reflect.Pointer:
+		if n.Tag == "!!null" {
+			return
+		}
+		if v.IsNil() {
+			v.Set(reflect.New(v.Type().Elem()))
+		}
+		d.value(n, path, v.Elem(), skip)
+	case reflect.Struct:
+		d.structure(n, path, v, skip)
+	case reflect.Slice:
+		if n.Kind != yaml.SequenceNode {
+			if n.Kind == yaml.ScalarNode && v.Type().Elem().Kind() == reflect.String && n.Tag != "!!null" {
+				v.Set(reflect.Append(reflect.MakeSlice(v.Type(), 0, 1), reflect.ValueOf(n.Value).Convert(v.Type().Elem())))
+				return
+			}
+			d.fail(n, path, "want a list, got %s", kindName(n))
+			return
+		}
+		s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
+		for i, item := range n.Content {
+			d.value(item, IndexPath(path, i), s.Index(i), nil)
+		}
+		v.Set(s)
+	case reflect.Map:
+		if n.Kind != yaml.MappingNode {
+			d.fail(n, path, "want a mapping, got %s", kindName(n))
+			return
+		}
+		m := reflect.MakeMapWithSize(v.Type(), len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			key, val := n.Content[i], n.Content[i+1]
+			elem := reflect.New(v.Type().Elem()).Elem()
+			d.value(val, JoinPath(path, key.Value), elem, nil)
+			m.SetMapIndex(reflect.ValueOf(key.Value).Convert(v.Type().Key()), elem)
+		}
+		v.Set(m)
+	default:
+		d.scalar(n, path, v)
+	}
+}
+
+func (d *decoder) structure(n *yaml.Node, path string, v reflect.Value, skip []string) {
+	if n.Kind != yaml.MappingNode {
+		d.fail(n, path, "want a mapping, got %s", kindName(n))
+		return
+	}
+	t := v.Type()
+	type field struct {
+		index    int
+		required bool
+		seen     bool
+	}
+	fields := map[string]*field{}
+	var names []string
+	for i := range t.NumField() {
+		tag := t.Field(i).Tag.Get("yaml")
+		if tag == "" || tag == "-" || !t.Field(i).IsExported() {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		fields[name] = &field{index: i, required: opts == "required"}
+		names = append(names, name)
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		key, val := n.Content[i], n.Content[i+1]
+		if seen[key.Value] {
+			d.fail(key, JoinPath(path, key.Value), "duplicate key")
+			continue
+		}
+		seen[key.Value] = true
+		if contains(skip, key.Value) {
+			continue
+		}
+		f, ok := fields[key.Value]
+		if !ok {
+			hint := ""
+			if c := Closest(key.Value, names); c != "" {
+				hint = fmt.Sprintf("; did you mean %q?", c)
+			} else if len(names) > 0 {
+				hint = "; known keys: " + strings.Join(append(append([]string(nil), skip...), names...), ", ")
+			}
+			d.fail(key, JoinPath(path, key.Value), "unknown key%s", hint)
+			continue
+		}
+		f.seen = true
+		d.value(val, JoinPath(path, key.Value), v.Field(f.index), nil)
+	}
+	for _, name := range names {
+		if f := fields[name]; f.required && !f.seen {
+			d.fail(n, JoinPath(path, name), "missing required key")
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (d *decoder) scalar(n *yaml.Node, path string, v reflect.Value) {
+	if n.Kind != yaml.ScalarNode {
+		d.fail(n, path, "want a single value, got %s", kindName(n))
+		return
+	}
+	s := n.Value
+	switch v.Kind() {
+	case reflect.String:
+		if n.Tag == "!!null" {
+			d.fail(n, path, "want a string, got null")
+			return
+		}
+		v.SetString(s)
+	case reflect.Bool:
+		b, err := strconv.ParseBool(s)
+		if err != nil {
+			d.fail(n, path, "want true or false, got %q", s)
+			return
+		}
+		v.SetBool(b)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		i, err := strconv.ParseInt(strings.ReplaceAll(s, "_", ""), 0, v.Type().Bits())
+		if err != nil {
+			d.fail(n, path, "want an integer, got %q", s)
+			return
+		}
+		v.SetInt(i)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		i, err := strconv.ParseUint(strings.ReplaceAll(s, "_", ""), 0, v.Type().Bits())
+		if err != nil {
+			d.fail(n, path, "want a non-negative integer, got %q", s)
+			return
+		}
+		v.SetUint(i)
+	case reflect.Float32, reflect.Float64:
+		f, err := strconv.ParseFloat(strings.ReplaceAll(s, "_", ""), v.Type().Bits())
+		if err != nil || math.IsNaN(f) {
+			d.fail(n, path, "want a number, got %q", s)
+			return
+		}
+		v.SetFloat(f)
+	default:
+		panic(fmt.Sprintf("spec.Decode: unsupported field type %s", v.Type()))
+	}
+}
+
+// ParseDuration reads 500ms, 5s, 1m, 2h, 1d as Go and Flink durations are
+// written. A bare 0 is allowed; other bare numbers need a unit.
+func ParseDuration(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if s == "0" {
+		return 0, nil
+	}
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		if n, err := strconv.Atoi(days); err == nil {
+			return time.Duration(n) * 24 * time.Hour, nil
+		}
+	}
+	dur, err := time.ParseDuration(s)
+	if err != nil {
+		if _, numErr := strconv.ParseFloat(s, 64); numErr == nil {
+			return 0, fmt.Errorf("duration %q needs a unit, such as %sms or %ss", s, s, s)
+		}
+		return 0, fmt.Errorf("want a duration such as 500ms, 5s or 1m, got %q", s)
+	}
+	if dur < 0 {
+		return 0, fmt.Errorf("duration %q is negative", s)
+	}
+	return dur, nil
+}

@@ -1,0 +1,544 @@
+package spec
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/etld/etld/pipeline/row"
+)
+
+// Version is the pipeline file format this package reads.
+const Version = 1
+
+// Pipeline is one pipeline file.
+type Pipeline struct {
+	File    string
+	Name    string
+	NamePos Pos
+	// Execution is "streaming" (the default) or "batch".
+	Execution    string
+	ExecutionPos Pos
+	// CheckpointInterval is 0 when the file does not set it.
+	CheckpointInterval time.Duration
+
+	Sources    []*Source
+	Transforms []*Transform
+	Sinks      []*Sink
+}
+
+// Source is a source entry: the common keys etld reads itself, plus the
+// whole mapping for the connector to decode its own options from.
+type Source struct {
+	Name    string
+	Type    string
+	Schema  []Column
+	Key     []string // declared key columns, if any
+	OnError OnError
+	// Watermark is the watermark expression (e.g. ts - INTERVAL '5' SECOND).
+	Watermark *SQL
+	Pos       Pos
+	Path      string
+	TypePos   Pos
+	// Options is the source's YAML mapping; CommonSourceKeys are taken.
+	Options *yaml.Node
+}
+
+// CommonSourceKeys are the source keys read by etld, not by the connector.
+var CommonSourceKeys = []string{"name", "type", "schema", "key", "on_error", "dead_letter", "watermark"}
+
+// OnError is a source's bad-record policy.
+type OnError struct {
+	Policy string // fail | skip | dead-letter
+	// DeadLetter is the file that dead-letter writes rejected records to.
+	DeadLetter string
+	Pos        Pos
+}
+
+// Column is a schema entry: physical (name and type) or computed (name AS
+// expression).
+type Column struct {
+	Name     string
+	Type     row.Type
+	Computed *SQL
+	Pos      Pos
+	Path     string
+}
+
+// Transform is a named SQL query.
+type Transform struct {
+	Name string
+	SQL  *SQL
+	Pos  Pos
+	Path string
+}
+
+// Sink is a sink entry.
+type Sink struct {
+	Name    string
+	Type    string
+	From    string
+	FromPos Pos
+	Mode    string // auto | append | upsert | retract
+	ModePos Pos
+	Key     []string
+	KeyPos  Pos
+	Pos     Pos
+	Path    string
+	TypePos Pos
+	Options *yaml.Node
+}
+
+// CommonSinkKeys are the sink keys read by etld, not by the connector.
+var CommonSinkKeys = []string{"name", "type", "from", "mode", "key"}
+
+// SQL is a piece of SQL text from the file with what it takes to turn a
+// position inside the text into a position in the file.
+type SQL struct {
+	Text string
+	Pos  Pos // where the text begins
+	// block scalars (| and >) start on the line after the key, at indent.
+	block  bool
+	indent int
+	quoted bool
+}
+
+// FilePos maps a 1-based line and column inside the SQL text to the file.
+func (s *SQL) FilePos(line, col int) Pos {
+	if s == nil {
+		return Pos{}
+	}
+	p := s.Pos
+	if s.block {
+		p.Line += line
+		p.Col = s.indent + col
+		return p
+	}
+	p.Line += line - 1
+	if line == 1 {
+		p.Col += col - 1
+		if s.quoted {
+			p.Col++
+		}
+	} else {
+		p.Col = col
+	}
+	return p
+}
+
+var nameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var pipelineNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+
+// Load reads and checks the pipeline file at path.
+func Load(path string) (*Pipeline, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data, os.LookupEnv)
+}
+
+// Parse reads a pipeline file's bytes; lookup resolves ${VAR}.
+func Parse(file string, data []byte, lookup func(string) (string, bool)) (*Pipeline, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, yamlError(file, err)
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+		return nil, List{Errorf(Pos{File: file, Line: 1, Col: 1}, "", "empty pipeline file: want a mapping with version, name, sources and sinks")}
+	}
+	p := &parser{file: file, lines: strings.Split(string(data), "\n"), lookup: lookup}
+	root := doc.Content[0]
+	p.expand(root, "")
+	pl := p.pipeline(root)
+	if err := p.errs.Err(); err != nil {
+		return nil, err
+	}
+	return pl, nil
+}
+
+var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+func yamlError(file string, err error) error {
+	var list List
+	msg := err.Error()
+	for _, line := range strings.Split(strings.TrimPrefix(msg, "yaml: unmarshal errors:\n"), "\n") {
+		line = strings.TrimSpace(line)
+		if m := yamlLineRE.FindStringSubmatch(line); m != nil {
+			var n int
+			fmt.Sscan(m[1], &n)
+			list.Addf(Pos{File: file, Line: n, Col: 1}, "", "invalid YAML: %s", m[2])
+		} else if line != "" {
+			list.Addf(Pos{File: file, Line: 1, Col: 1}, "", "invalid YAML: %s", strings.TrimPrefix(line, "yaml: "))
+		}
+	}
+	return list.Err()
+}
+
+type parser struct {
+	file   string
+	lines  []string
+	lookup func(string) (string, bool)
+	errs   List
+}
+
+func (p *parser) pos(n *yaml.Node) Pos { return At(p.file, n) }
+
+var varRE = regexp.MustCompile(`\$\$|\$\{([^}]*)\}`)
+
+// expand replaces ${VAR} in every scalar with the environment's value. An
+// unset variable is an error, never an empty string; $$ is a literal $.
+func (p *parser) expand(n *yaml.Node, path string) {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		if !strings.Contains(n.Value, "$") {
+			return
+		}
+		n.Value = varRE.ReplaceAllStringFunc(n.Value, func(m string) string {
+			if m == "$$" {
+				return "$"
+			}
+			name := m[2 : len(m)-1]
+			if !nameRE.MatchString(name) {
+				p.errs.Addf(p.pos(n), path, "invalid variable reference %q: want ${NAME} with letters, digits and _", m)
+				return m
+			}
+			v, ok := p.lookup(name)
+			if !ok {
+				p.errs.Addf(p.pos(n), path, "environment variable %s is not set", name)
+				return ""
+			}
+			return v
+		})
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			p.expand(n.Content[i+1], JoinPath(path, n.Content[i].Value))
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			p.expand(c, IndexPath(path, i))
+		}
+	}
+}
+
+// fields returns a mapping's keys with their value nodes, reporting
+// duplicates and keys not in allowed.
+func (p *parser) fields(n *yaml.Node, path string, allowed []string) map[string]*yaml.Node {
+	out := map[string]*yaml.Node{}
+	if n.Kind != yaml.MappingNode {
+		p.errs.Addf(p.pos(n), path, "want a mapping, got %s", kindName(n))
+		return out
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i]
+		if _, dup := out[k.Value]; dup {
+			p.errs.Addf(p.pos(k), JoinPath(path, k.Value), "duplicate key")
+			continue
+		}
+		if allowed != nil && !contains(allowed, k.Value) {
+			hint := ""
+			if c := Closest(k.Value, allowed); c != "" {
+				hint = fmt.Sprintf("; did you mean %q?", c)
+			}
+			p.errs.Addf(p.pos(k), JoinPath(path, k.Value), "unknown key%s", hint)
+			continue
+		}
+		out[k.Value] = n.Content[i+1]
+	}
+	return out
+}
+
+func (p *parser) str(n *yaml.Node, path string) string {
+	if n == nil {
+		return ""
+	}
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		p.errs.Addf(p.pos(n), path, "want a string, got %s", kindName(n))
+		return ""
+	}
+	return n.Value
+}
+
+func (p *parser) strList(n *yaml.Node, path string) []string {
+	if n == nil {
+		return nil
+	}
+	if n.Kind == yaml.ScalarNode {
+		var out []string
+		for _, s := range strings.Split(n.Value, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	if n.Kind != yaml.SequenceNode {
+		p.errs.Addf(p.pos(n), path, "want a list of column names, got %s", kindName(n))
+		return nil
+	}
+	var out []string
+	for i, c := range n.Content {
+		out = append(out, p.str(c, IndexPath(path, i)))
+	}
+	return out
+}
+
+func (p *parser) sql(n *yaml.Node, path string) *SQL {
+	text := p.str(n, path)
+	if text == "" {
+		return nil
+	}
+	s := &SQL{Text: text, Pos: p.pos(n)}
+	switch n.Style {
+	case yaml.LiteralStyle, yaml.FoldedStyle:
+		s.block = true
+		if n.Line < len(p.lines) {
+			next := p.lines[n.Line] // the first content line, 0-based index
+			s.indent = len(next) - len(strings.TrimLeft(next, " "))
+		}
+	case yaml.DoubleQuotedStyle, yaml.SingleQuotedStyle:
+		s.quoted = true
+	}
+	return s
+}
+
+var topKeys = []string{"version", "name", "execution", "checkpoint_interval", "sources", "transforms", "sinks"}
+
+func (p *parser) pipeline(root *yaml.Node) *Pipeline {
+	pl := &Pipeline{File: p.file, Execution: "streaming"}
+	f := p.fields(root, "", topKeys)
+	if root.Kind != yaml.MappingNode {
+		return pl
+	}
+	if v, ok := f["version"]; !ok {
+		p.errs.Addf(p.pos(root), "version", "missing required key: add `version: %d`", Version)
+	} else if v.Value != fmt.Sprint(Version) {
+		p.errs.Addf(p.pos(v), "version", "unsupported version %q: this etld reads version %d", v.Value, Version)
+	}
+	if v, ok := f["name"]; !ok {
+		p.errs.Addf(p.pos(root), "name", "missing required key: every pipeline has a unique name")
+	} else {
+		pl.Name, pl.NamePos = p.str(v, "name"), p.pos(v)
+		if pl.Name != "" && !pipelineNameRE.MatchString(pl.Name) {
+			p.errs.Addf(p.pos(v), "name", "invalid pipeline name %q: use letters, digits, '_', '-' and '.'", pl.Name)
+		}
+	}
+	if v, ok := f["execution"]; ok {
+		pl.Execution, pl.ExecutionPos = p.str(v, "execution"), p.pos(v)
+		if pl.Execution != "streaming" && pl.Execution != "batch" {
+			p.errs.Addf(p.pos(v), "execution", "unknown execution mode %q: want streaming or batch", pl.Execution)
+		}
+	}
+	if v, ok := f["checkpoint_interval"]; ok {
+		d, err := ParseDuration(p.str(v, "checkpoint_interval"))
+		if err != nil {
+			p.errs.Addf(p.pos(v), "checkpoint_interval", "%v", err)
+		}
+		pl.CheckpointInterval = d
+	}
+	tables := map[string]Pos{}
+	declare := func(name string, pos Pos, path string) {
+		if name == "" {
+			return
+		}
+		if !nameRE.MatchString(name) {
+			p.errs.Addf(pos, path, "invalid name %q: use letters, digits and '_', not starting with a digit (it is a SQL table name)", name)
+		}
+		for prev, prevPos := range tables {
+			if strings.EqualFold(prev, name) {
+				p.errs.Addf(pos, path, "duplicate name %q: already used at %s", name, prevPos)
+				return
+			}
+		}
+		tables[name] = pos
+	}
+	if v, ok := f["sources"]; ok {
+		for i, n := range p.list(v, "sources") {
+			src := p.source(n, IndexPath("sources", i))
+			declare(src.Name, src.Pos, src.Path+".name")
+			pl.Sources = append(pl.Sources, src)
+		}
+	}
+	if len(pl.Sources) == 0 && root.Kind == yaml.MappingNode {
+		p.errs.Addf(p.pos(root), "sources", "a pipeline needs at least one source")
+	}
+	if v, ok := f["transforms"]; ok {
+		for i, n := range p.list(v, "transforms") {
+			tr := p.transform(n, IndexPath("transforms", i))
+			declare(tr.Name, tr.Pos, tr.Path+".name")
+			pl.Transforms = append(pl.Transforms, tr)
+		}
+	}
+	sinkNames := map[string]Pos{}
+	if v, ok := f["sinks"]; ok {
+		for i, n := range p.list(v, "sinks") {
+			sk := p.sink(n, IndexPath("sinks", i))
+			if prev, dup := sinkNames[strings.ToLower(sk.Name)]; dup && sk.Name != "" {
+				p.errs.Addf(sk.Pos, sk.Path+".name", "duplicate sink name %q: already used at %s", sk.Name, prev)
+			}
+			sinkNames[strings.ToLower(sk.Name)] = sk.Pos
+			pl.Sinks = append(pl.Sinks, sk)
+		}
+	}
+	if len(pl.Sinks) == 0 && root.Kind == yaml.MappingNode {
+		p.errs.Addf(p.pos(root), "sinks", "a pipeline needs at least one sink")
+	}
+	for _, sk := range pl.Sinks {
+		if sk.From == "" {
+			continue
+		}
+		found := false
+		var names []string
+		for name := range tables {
+			names = append(names, name)
+			found = found || strings.EqualFold(name, sk.From)
+		}
+		if !found {
+			hint := ""
+			if c := Closest(sk.From, names); c != "" {
+				hint = fmt.Sprintf("; did you mean %q?", c)
+			}
+			p.errs.Addf(sk.FromPos, sk.Path+".from", "%q is not a source or transform of this pipeline%s", sk.From, hint)
+		}
+	}
+	return pl
+}
+
+func (p *parser) list(n *yaml.Node, path string) []*yaml.Node {
+	if n.Kind != yaml.SequenceNode {
+		p.errs.Addf(p.pos(n), path, "want a list, got %s", kindName(n))
+		return nil
+	}
+	return n.Content
+}
+
+func (p *parser) required(f map[string]*yaml.Node, n *yaml.Node, path, key string) string {
+	v, ok := f[key]
+	if !ok {
+		p.errs.Addf(p.pos(n), JoinPath(path, key), "missing required key")
+		return ""
+	}
+	return p.str(v, JoinPath(path, key))
+}
+
+func (p *parser) source(n *yaml.Node, path string) *Source {
+	src := &Source{Pos: p.pos(n), Path: path, Options: n, OnError: OnError{Policy: "fail"}}
+	f := p.fields(n, path, nil)
+	src.Name = p.required(f, n, path, "name")
+	src.Type = p.required(f, n, path, "type")
+	if t, ok := f["type"]; ok {
+		src.TypePos = p.pos(t)
+	}
+	if v, ok := f["schema"]; ok {
+		src.Schema = p.schema(v, JoinPath(path, "schema"))
+	}
+	if v, ok := f["key"]; ok {
+		src.Key = p.strList(v, JoinPath(path, "key"))
+	}
+	if v, ok := f["on_error"]; ok {
+		src.OnError.Policy, src.OnError.Pos = p.str(v, JoinPath(path, "on_error")), p.pos(v)
+		switch src.OnError.Policy {
+		case "fail", "skip", "dead-letter":
+		default:
+			p.errs.Addf(p.pos(v), JoinPath(path, "on_error"), "unknown policy %q: want fail, skip or dead-letter", src.OnError.Policy)
+		}
+	}
+	if v, ok := f["dead_letter"]; ok {
+		src.OnError.DeadLetter = p.str(v, JoinPath(path, "dead_letter"))
+	}
+	if src.OnError.Policy == "dead-letter" && src.OnError.DeadLetter == "" {
+		p.errs.Addf(src.OnError.Pos, JoinPath(path, "dead_letter"), "on_error: dead-letter needs `dead_letter: FILE`, the file that receives rejected records")
+	}
+	if v, ok := f["watermark"]; ok {
+		src.Watermark = p.sql(v, JoinPath(path, "watermark"))
+	}
+	return src
+}
+
+func (p *parser) schema(n *yaml.Node, path string) []Column {
+	var cols []Column
+	seen := map[string]bool{}
+	for i, c := range p.list(n, path) {
+		cpath := IndexPath(path, i)
+		text := strings.TrimSpace(p.str(c, cpath))
+		if text == "" {
+			continue
+		}
+		col := Column{Pos: p.pos(c), Path: cpath}
+		name, rest, _ := strings.Cut(text, " ")
+		name = strings.Trim(name, "`")
+		rest = strings.TrimSpace(rest)
+		col.Name = name
+		if !nameRE.MatchString(name) {
+			p.errs.Addf(col.Pos, cpath, "invalid column name %q", name)
+		}
+		if seen[strings.ToLower(name)] {
+			p.errs.Addf(col.Pos, cpath, "duplicate column %q", name)
+		}
+		seen[strings.ToLower(name)] = true
+		if expr, ok := cutPrefixFold(rest, "AS "); ok {
+			off := strings.Index(text, expr)
+			col.Computed = &SQL{Text: expr, Pos: Pos{File: p.file, Line: col.Pos.Line, Col: col.Pos.Col + off}}
+			if c.Style == yaml.DoubleQuotedStyle || c.Style == yaml.SingleQuotedStyle {
+				col.Computed.Pos.Col++
+			}
+		} else {
+			t, err := row.ParseType(rest)
+			if err != nil {
+				p.errs.Addf(col.Pos, cpath, "column %q: %v (write each column as \"name TYPE\")", name, err)
+			}
+			col.Type = t
+		}
+		cols = append(cols, col)
+	}
+	return cols
+}
+
+func cutPrefixFold(s, prefix string) (string, bool) {
+	if len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix) {
+		return strings.TrimSpace(s[len(prefix):]), true
+	}
+	return s, false
+}
+
+func (p *parser) transform(n *yaml.Node, path string) *Transform {
+	tr := &Transform{Pos: p.pos(n), Path: path}
+	f := p.fields(n, path, []string{"name", "sql"})
+	tr.Name = p.required(f, n, path, "name")
+	if v, ok := f["sql"]; ok {
+		tr.SQL = p.sql(v, JoinPath(path, "sql"))
+	} else if n.Kind == yaml.MappingNode {
+		p.errs.Addf(p.pos(n), JoinPath(path, "sql"), "missing required key")
+	}
+	return tr
+}
+
+func (p *parser) sink(n *yaml.Node, path string) *Sink {
+	sk := &Sink{Pos: p.pos(n), Path: path, Options: n, Mode: "auto"}
+	f := p.fields(n, path, nil)
+	sk.Name = p.required(f, n, path, "name")
+	sk.Type = p.required(f, n, path, "type")
+	if t, ok := f["type"]; ok {
+		sk.TypePos = p.pos(t)
+	}
+	sk.From = p.required(f, n, path, "from")
+	if v, ok := f["from"]; ok {
+		sk.FromPos = p.pos(v)
+	}
+	if v, ok := f["mode"]; ok {
+		sk.Mode, sk.ModePos = p.str(v, JoinPath(path, "mode")), p.pos(v)
+		switch sk.Mode {
+		case "auto", "append", "upsert", "retract":
+		default:
+			p.errs.Addf(p.pos(v), JoinPath(path, "mode"), "unknown mode %q: want auto, append, upsert or retract", sk.Mode)
+		}
+	}
+	if v, ok := f["key"]; ok {
+		sk.Key, sk.KeyPos = p.strList(v, JoinPath(path, "key")), p.pos(v)
+	}
+	return sk
+}
