@@ -243,13 +243,19 @@ type Entry struct {
 }
 
 // Sources lists the registered source types.
-func (r *Registry) Sources() []Entry { return entries(r.sources, func(e sourceEntry) string { return e.summary }) }
+func (r *Registry) Sources() []Entry {
+	return entries(r.sources, func(e sourceEntry) string { return e.summary })
+}
 
 // Sinks lists the registered sink types.
-func (r *Registry) Sinks() []Entry { return entries(r.sinks, func(e sinkEntry) string { return e.summary }) }
+func (r *Registry) Sinks() []Entry {
+	return entries(r.sinks, func(e sinkEntry) string { return e.summary })
+}
 
 // Formats lists the registered formats.
-func (r *Registry) Formats() []Entry { return entries(r.formats, func(e formatEntry) string { return e.summary }) }
+func (r *Registry) Formats() []Entry {
+	return entries(r.formats, func(e formatEntry) string { return e.summary })
+}
 
 func entries[V any](m map[string]V, summary func(V) string) []Entry {
 	var out []Entry
