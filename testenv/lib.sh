@@ -1,0 +1,194 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2034 # the settings below are used by the scripts that source this file
+# Shared helpers for the testenv scripts. Source it; do not run it.
+#
+# Layout of the state directory (ETLD_TESTENV_DIR):
+#   mariadb/{data,run}          MariaDB data dir, socket, pid file, error log
+#   kafka/{lib,data,config}     broker jars (from Maven), KRaft log dir, config
+#   kafka/kafka.log             broker log
+#   elasticsearch/dist/...      unpacked distribution (from Maven)
+#   elasticsearch/{config,data,logs,tmp}
+# Downloads themselves stay in Maven's local repository (~/.m2) and apt's
+# cache, so a fresh state dir rebuilds without the network once they are there.
+
+umask 022
+
+TESTENV_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+export TESTENV_ROOT
+
+# Services run as unprivileged users (mysql, etldtest) and must be able to
+# traverse the state dir, so root's default lives outside /root (mode 700).
+if [[ -z "${ETLD_TESTENV_DIR:-}" ]]; then
+	if [[ "$(id -u)" -eq 0 ]]; then
+		ETLD_TESTENV_DIR=/var/cache/etld-testenv
+	else
+		ETLD_TESTENV_DIR="${XDG_CACHE_HOME:-$HOME/.cache}/etld-testenv"
+	fi
+fi
+export ETLD_TESTENV_DIR
+
+# Fixed loopback addresses; the Go tests get them through testenv/.env.
+MYSQL_HOST=127.0.0.1
+MYSQL_PORT=3306
+MYSQL_DB=etld_test
+MYSQL_USER=etld
+MYSQL_PASSWORD=etld-test-pw
+KAFKA_HOST=127.0.0.1
+KAFKA_PORT=9092
+KAFKA_CONTROLLER_PORT=9093
+ES_HOST=127.0.0.1
+ES_PORT=9200
+ES_TRANSPORT_PORT=9300
+
+log() {
+	printf '%s [testenv/%s] %s\n' "$(date +%H:%M:%S)" "${TESTENV_SERVICE:-main}" "$*" >&2
+}
+
+die() {
+	log "ERROR: $*"
+	exit 1
+}
+
+# fail_with_log FILE MESSAGE: print the last lines of FILE, then die.
+fail_with_log() {
+	local file=$1
+	shift
+	log "ERROR: $*"
+	if [[ -r "$file" ]]; then
+		log "last 60 lines of $file:"
+		tail -n 60 "$file" | sed 's/^/    | /' >&2
+	else
+		log "(no log at $file)"
+	fi
+	exit 1
+}
+
+require_root() {
+	[[ "$(id -u)" -eq 0 ]] || die "$1 needs root (run the test command as root, or start the service yourself)"
+}
+
+# wait_for TIMEOUT_SECONDS DESCRIPTION COMMAND...: run COMMAND every half
+# second until it succeeds; return 1 when the deadline passes.
+wait_for() {
+	local timeout=$1 what=$2
+	shift 2
+	local deadline=$((SECONDS + timeout))
+	while ! "$@" >/dev/null 2>&1; do
+		if ((SECONDS >= deadline)); then
+			log "timed out after ${timeout}s waiting for $what"
+			return 1
+		fi
+		sleep 0.5
+	done
+}
+
+# port_open PORT: something accepts TCP connections on 127.0.0.1:PORT.
+port_open() {
+	(exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+
+# pid_alive PIDFILE [COMM]: the pid in PIDFILE runs (and its command name
+# is COMM), so a recycled pid is never mistaken for ours.
+pid_alive() {
+	local pidfile=$1 comm=${2:-} pid
+	[[ -s "$pidfile" ]] || return 1
+	pid=$(<"$pidfile")
+	[[ "$pid" =~ ^[0-9]+$ ]] || return 1
+	kill -0 "$pid" 2>/dev/null || return 1
+	if [[ -n "$comm" ]]; then
+		[[ "$(ps -o comm= -p "$pid" 2>/dev/null)" == "$comm" ]] || return 1
+	fi
+}
+
+# stop_pid PIDFILE COMM TIMEOUT: SIGTERM the pid in PIDFILE, wait, then
+# SIGKILL it. Only ever touches that one pid, and only if it is COMM.
+stop_pid() {
+	local pidfile=$1 comm=$2 timeout=$3 pid
+	if ! pid_alive "$pidfile" "$comm"; then
+		rm -f "$pidfile"
+		return 0
+	fi
+	pid=$(<"$pidfile")
+	log "stopping pid $pid"
+	kill -TERM "$pid" 2>/dev/null || true
+	local deadline=$((SECONDS + timeout))
+	while kill -0 "$pid" 2>/dev/null; do
+		if ((SECONDS >= deadline)); then
+			log "pid $pid still alive after ${timeout}s, sending SIGKILL"
+			kill -KILL "$pid" 2>/dev/null || true
+			break
+		fi
+		sleep 0.2
+	done
+	rm -f "$pidfile"
+}
+
+# wait_service TIMEOUT DESCRIPTION PIDFILE COMM COMMAND...: like wait_for,
+# but gives up at once (status 2) when the process in PIDFILE has died.
+wait_service() {
+	local timeout=$1 what=$2 pidfile=$3 comm=$4
+	shift 4
+	local deadline=$((SECONDS + timeout))
+	while ! "$@" >/dev/null 2>&1; do
+		if ! pid_alive "$pidfile" "$comm"; then
+			log "the process for $what exited"
+			return 2
+		fi
+		if ((SECONDS >= deadline)); then
+			log "timed out after ${timeout}s waiting for $what"
+			return 1
+		fi
+		sleep 0.5
+	done
+}
+
+# with_lock NAME COMMAND...: serialise apt and Maven, which up.sh may
+# otherwise run concurrently for different services.
+with_lock() {
+	local name=$1
+	shift
+	mkdir -p "$ETLD_TESTENV_DIR"
+	(
+		flock 9
+		"$@"
+	) 9>"$ETLD_TESTENV_DIR/.$name.lock"
+}
+
+# java_home: the JDK home for Kafka and Elasticsearch 8 (override with
+# ETLD_TESTENV_JAVA_HOME).
+java_home() {
+	if [[ -n "${ETLD_TESTENV_JAVA_HOME:-}" ]]; then
+		printf '%s\n' "$ETLD_TESTENV_JAVA_HOME"
+		return
+	fi
+	if [[ -n "${JAVA_HOME:-}" && -x "$JAVA_HOME/bin/java" ]]; then
+		printf '%s\n' "$JAVA_HOME"
+		return
+	fi
+	local java
+	java=$(command -v java) || die "java not found on PATH (Kafka and Elasticsearch need Java 17+)"
+	java=$(readlink -f "$java")
+	printf '%s\n' "${java%/bin/java}"
+}
+
+# check_java HOME: the JDK at HOME is version 17 or later.
+check_java() {
+	local home=$1 version major
+	[[ -x "$home/bin/java" ]] || die "no java at $home/bin/java"
+	version=$("$home/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java\.specification\.version = //p')
+	major=${version%%.*}
+	[[ "$major" =~ ^[0-9]+$ && "$major" -ge 17 ]] || die "java at $home is version '$version'; need 17 or later"
+}
+
+# mvn_fetch POM GOAL_ARGS...: run Maven quietly in batch mode on POM.
+mvn_fetch() {
+	command -v mvn >/dev/null || die "mvn not found (install Maven 3.8+)"
+	local pom=$1
+	shift
+	with_lock mvn mvn -q -B -f "$pom" "$@"
+}
+
+# stamp_matches STAMPFILE CONTENT: STAMPFILE holds exactly CONTENT.
+stamp_matches() {
+	[[ -f "$1" && "$(<"$1")" == "$2" ]]
+}
