@@ -1,0 +1,537 @@
+// Package sql parses etld's SQL: a subset of Flink SQL (SELECT with WHERE,
+// GROUP BY, HAVING, UNION ALL, subqueries in FROM and the TUMBLE, HOP and
+// CUMULATE window table functions) into an AST that the planner binds and
+// the expression compiler compiles.
+//
+// The parser is hand-written recursive descent. It never panics; every
+// failure is an *Error with the position of the offending token. Keywords
+// are case-insensitive; identifiers keep the case they were written in
+// (resolution is case-insensitive and belongs to the planner).
+package sql
+
+import (
+	"time"
+
+	"github.com/etld/etld/pipeline/row"
+)
+
+// Node is any AST node. Pos is the position of the node's first token,
+// except where a node's documentation says otherwise.
+type Node interface {
+	Pos() Pos
+}
+
+// Expr is an expression node: *Literal, *IntervalLit, *ColumnRef, *Star,
+// *Unary, *Binary, *IsExpr, *Between, *InList, *Like, *Call, *Cast, *Case,
+// *Trim or *Extract.
+type Expr interface {
+	Node
+	exprNode()
+}
+
+// FromItem is what a FROM clause reads: *TableRef, *SubqueryRef or
+// *WindowTVF.
+type FromItem interface {
+	Node
+	fromNode()
+}
+
+// Ident is an identifier as written. Quoted identifiers (`order`) may be
+// keywords and may hold any character; Name is the unquoted, unescaped text.
+// The zero Ident (Name "") means "absent": an optional alias or qualifier
+// that was not written. Quoted empty names are rejected by the parser.
+type Ident struct {
+	At     Pos
+	Name   string
+	Quoted bool
+}
+
+// Pos returns the identifier's position.
+func (i Ident) Pos() Pos { return i.At }
+
+// IsZero reports whether the identifier is absent.
+func (i Ident) IsZero() bool { return i.Name == "" }
+
+// Query is a whole query: one SELECT, or several combined with UNION ALL
+// (in order; parenthesised operands are flattened since UNION ALL is
+// associative). Selects has at least one element.
+type Query struct {
+	Selects []*Select
+	// UnionAt holds the position of each UNION keyword: UnionAt[i] joins
+	// Selects[i] and Selects[i+1].
+	UnionAt []Pos
+}
+
+// Pos returns the position of the first SELECT.
+func (q *Query) Pos() Pos { return q.Selects[0].Pos() }
+
+// Select is one SELECT block.
+type Select struct {
+	At       Pos // the SELECT keyword
+	Distinct bool
+	// DistinctAt is the position of the DISTINCT keyword, when Distinct.
+	DistinctAt Pos
+	Items      []*SelectItem
+	From       FromItem
+	Where      Expr // nil when absent
+	GroupBy    []Expr
+	GroupByAt  Pos  // the GROUP keyword, when GroupBy is not empty
+	Having     Expr // nil when absent
+}
+
+// Pos returns the position of the SELECT keyword.
+func (s *Select) Pos() Pos { return s.At }
+
+// SelectItem is one entry of the select list. Expr is a *Star for `*` and
+// `t.*` (the only place a *Star appears). Alias is zero when none was
+// written; naming unaliased columns is the planner's job.
+type SelectItem struct {
+	Expr  Expr
+	Alias Ident
+}
+
+// Pos returns the position of the item's expression.
+func (s *SelectItem) Pos() Pos { return s.Expr.Pos() }
+
+// TableRef reads a source or transform by name.
+type TableRef struct {
+	Name  Ident
+	Alias Ident // zero when absent
+}
+
+// Pos returns the position of the table name.
+func (t *TableRef) Pos() Pos { return t.Name.At }
+
+// SubqueryRef reads the result of a parenthesised query.
+type SubqueryRef struct {
+	At    Pos // the opening parenthesis
+	Query *Query
+	Alias Ident // zero when absent
+}
+
+// Pos returns the position of the opening parenthesis.
+func (s *SubqueryRef) Pos() Pos { return s.At }
+
+// WindowKind names a window table function.
+type WindowKind uint8
+
+// The window table functions. The zero WindowKind is invalid.
+const (
+	Tumble WindowKind = iota + 1
+	Hop
+	Cumulate
+)
+
+func (k WindowKind) String() string {
+	switch k {
+	case Tumble:
+		return "TUMBLE"
+	case Hop:
+		return "HOP"
+	case Cumulate:
+		return "CUMULATE"
+	}
+	return "WindowKind(?)"
+}
+
+// WindowTVF is a window table function in FROM:
+//
+//	TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), size [, offset]))
+//	TABLE(HOP(TABLE t, DESCRIPTOR(ts), slide, size [, offset]))
+//	TABLE(CUMULATE(TABLE t, DESCRIPTOR(ts), step, size [, offset]))
+//
+// or the same with named arguments (DATA => TABLE t, TIMECOL =>
+// DESCRIPTOR(ts), SIZE => ..., SLIDE => ..., STEP => ..., OFFSET => ...) in
+// any order. Its rows are the table's columns plus window_start,
+// window_end and window_time.
+type WindowTVF struct {
+	At      Pos // the outer TABLE keyword, or the function name if unwrapped
+	Kind    WindowKind
+	KindAt  Pos // the function name
+	Table   Ident
+	TimeCol Ident
+	Size    Expr
+	Slide   Expr // HOP only, else nil
+	Step    Expr // CUMULATE only, else nil
+	Offset  Expr // nil when absent
+	Alias   Ident
+	// Named records that the arguments were written by name, so Format
+	// can write them back the same way.
+	Named bool
+}
+
+// Pos returns the position of the outer TABLE keyword.
+func (w *WindowTVF) Pos() Pos { return w.At }
+
+// LitKind says which kind of literal a Literal is.
+type LitKind uint8
+
+// The literal kinds. The zero LitKind is invalid.
+const (
+	LitNull      LitKind = iota + 1 // NULL
+	LitBool                         // TRUE, FALSE
+	LitUnknown                      // UNKNOWN: the BOOLEAN NULL
+	LitInt                          // 42: INT if it fits, else BIGINT
+	LitDecimal                      // 1.5: exact, DECIMAL(p, s)
+	LitDouble                       // 1.5e3: approximate, DOUBLE
+	LitString                       // 'it''s'
+	LitBytes                        // X'0aff'
+	LitDate                         // DATE '2024-01-01'
+	LitTimestamp                    // TIMESTAMP '2024-01-01 10:00:00'
+)
+
+// Literal is a constant. The parser has already checked and converted it:
+// Value holds it (NULL for LitNull and LitUnknown) and Type its SQL type,
+// NOT NULL for everything but NULL and UNKNOWN:
+//
+//	42                 INT NOT NULL (BIGINT when it does not fit an INT)
+//	1.50               DECIMAL(3, 2) NOT NULL
+//	1.5e3              DOUBLE NOT NULL
+//	'abc'              STRING NOT NULL
+//	X'0a'              BYTES NOT NULL
+//	DATE '2024-01-01'  DATE NOT NULL
+//	TIMESTAMP '...'    TIMESTAMP(p) NOT NULL, p = the fraction digits written
+//	NULL               the NULL type; UNKNOWN is BOOLEAN
+//
+// A minus sign written directly before a number is part of the literal
+// (Text "-5"), so that -2147483648 is an INT and -9223372036854775808 a
+// BIGINT.
+type Literal struct {
+	At   Pos
+	Kind LitKind
+	// Text is the number as written (sign included), the content of a
+	// string or DATE/TIMESTAMP literal with quotes removed and '' undone,
+	// or the hex digits of a bytes literal.
+	Text  string
+	Value row.Value
+	Type  row.Type
+}
+
+// IntervalUnit is a unit of an interval literal.
+type IntervalUnit uint8
+
+// The interval units, from largest to smallest. The zero IntervalUnit means
+// "none" (IntervalLit.To of a single-unit interval).
+const (
+	Day IntervalUnit = iota + 1
+	Hour
+	Minute
+	Second
+)
+
+func (u IntervalUnit) String() string {
+	switch u {
+	case Day:
+		return "DAY"
+	case Hour:
+		return "HOUR"
+	case Minute:
+		return "MINUTE"
+	case Second:
+		return "SECOND"
+	}
+	return ""
+}
+
+// IntervalLit is a day-time interval: INTERVAL '5' SECOND, INTERVAL '10'
+// MINUTES, INTERVAL '1:30' MINUTE TO SECOND, INTERVAL '-2' HOUR. Value is
+// its length (negative when the text is), at millisecond precision as in
+// Flink.
+type IntervalLit struct {
+	At    Pos // the INTERVAL keyword
+	Text  string
+	Unit  IntervalUnit
+	To    IntervalUnit // zero unless written UNIT TO UNIT
+	Value time.Duration
+}
+
+// ColumnRef names a column, optionally qualified by a table name or alias
+// (t.col). Table is zero when unqualified.
+type ColumnRef struct {
+	Table  Ident
+	Column Ident
+}
+
+// Pos returns the position of the qualifier, or of the column when
+// unqualified.
+func (c *ColumnRef) Pos() Pos {
+	if !c.Table.IsZero() {
+		return c.Table.At
+	}
+	return c.Column.At
+}
+
+// Star is `*` or `t.*` in a select list. Table is zero for a bare `*`.
+type Star struct {
+	At    Pos // the qualifier, or the * when unqualified
+	Table Ident
+}
+
+// UnaryOp is a prefix operator.
+type UnaryOp uint8
+
+// The prefix operators. The zero UnaryOp is invalid.
+const (
+	OpNeg  UnaryOp = iota + 1 // -x
+	OpPlus                    // +x
+	OpNot                     // NOT x
+)
+
+func (op UnaryOp) String() string {
+	switch op {
+	case OpNeg:
+		return "-"
+	case OpPlus:
+		return "+"
+	case OpNot:
+		return "NOT"
+	}
+	return "?"
+}
+
+// Unary is a prefix operator applied to X.
+type Unary struct {
+	At Pos // the operator
+	Op UnaryOp
+	X  Expr
+}
+
+// BinaryOp is an infix operator.
+type BinaryOp uint8
+
+// The infix operators. The zero BinaryOp is invalid. != is read as OpNe.
+const (
+	OpOr     BinaryOp = iota + 1 // OR
+	OpAnd                        // AND
+	OpEq                         // =
+	OpNe                         // <> (also written !=)
+	OpLt                         // <
+	OpLe                         // <=
+	OpGt                         // >
+	OpGe                         // >=
+	OpAdd                        // +
+	OpSub                        // -
+	OpMul                        // *
+	OpDiv                        // /
+	OpMod                        // %
+	OpConcat                     // ||
+)
+
+var binaryNames = [...]string{
+	OpOr: "OR", OpAnd: "AND", OpEq: "=", OpNe: "<>", OpLt: "<", OpLe: "<=",
+	OpGt: ">", OpGe: ">=", OpAdd: "+", OpSub: "-", OpMul: "*", OpDiv: "/",
+	OpMod: "%", OpConcat: "||",
+}
+
+// String returns the operator as SQL writes it.
+func (op BinaryOp) String() string {
+	if int(op) < len(binaryNames) && binaryNames[op] != "" {
+		return binaryNames[op]
+	}
+	return "?"
+}
+
+// Binary is L Op R.
+type Binary struct {
+	OpAt Pos // the operator, for errors about the operation itself
+	Op   BinaryOp
+	L, R Expr
+}
+
+// Pos returns the position of the left operand (the first token).
+func (b *Binary) Pos() Pos { return b.L.Pos() }
+
+// IsKind says what an IS test checks.
+type IsKind uint8
+
+// The IS tests. The zero IsKind is invalid.
+const (
+	IsNull    IsKind = iota + 1 // IS NULL
+	IsTrue                      // IS TRUE
+	IsFalse                     // IS FALSE
+	IsUnknown                   // IS UNKNOWN
+)
+
+func (k IsKind) String() string {
+	switch k {
+	case IsNull:
+		return "NULL"
+	case IsTrue:
+		return "TRUE"
+	case IsFalse:
+		return "FALSE"
+	case IsUnknown:
+		return "UNKNOWN"
+	}
+	return "?"
+}
+
+// IsExpr is X IS [NOT] NULL|TRUE|FALSE|UNKNOWN.
+type IsExpr struct {
+	OpAt Pos // the IS keyword
+	X    Expr
+	Not  bool
+	What IsKind
+}
+
+// Pos returns the position of X.
+func (e *IsExpr) Pos() Pos { return e.X.Pos() }
+
+// Between is X [NOT] BETWEEN Lo AND Hi.
+type Between struct {
+	OpAt   Pos // the BETWEEN keyword (or NOT before it)
+	X      Expr
+	Not    bool
+	Lo, Hi Expr
+}
+
+// Pos returns the position of X.
+func (e *Between) Pos() Pos { return e.X.Pos() }
+
+// InList is X [NOT] IN (List...). List has at least one element.
+type InList struct {
+	OpAt Pos // the IN keyword (or NOT before it)
+	X    Expr
+	Not  bool
+	List []Expr
+}
+
+// Pos returns the position of X.
+func (e *InList) Pos() Pos { return e.X.Pos() }
+
+// Like is X [NOT] LIKE Pattern [ESCAPE Escape].
+type Like struct {
+	OpAt    Pos // the LIKE keyword (or NOT before it)
+	X       Expr
+	Not     bool
+	Pattern Expr
+	Escape  Expr // nil when absent
+}
+
+// Pos returns the position of X.
+func (e *Like) Pos() Pos { return e.X.Pos() }
+
+// Call is a function call. Name is upper-cased (function names are
+// case-insensitive). COUNT(*) has Star set and no Args; COUNT(DISTINCT x)
+// has Distinct set. The special forms read into plain calls:
+//
+//	SUBSTRING(s FROM i [FOR n])  SUBSTRING(s, i [, n])
+//	POSITION(a IN b)             POSITION(a, b)
+//	CURRENT_TIMESTAMP            CURRENT_TIMESTAMP() (also CURRENT_DATE,
+//	                             CURRENT_TIME, LOCALTIME, LOCALTIMESTAMP)
+//
+// NOW() and PROCTIME() are ordinary calls.
+type Call struct {
+	At       Pos // the function name
+	Name     string
+	Args     []Expr
+	Distinct bool
+	Star     bool
+}
+
+// Cast is CAST(X AS Type) or, with Try, TRY_CAST(X AS Type). Type went
+// through row.ParseType; TypeText is the type as written, TypeAt its
+// position.
+type Cast struct {
+	At       Pos // the CAST or TRY_CAST keyword
+	X        Expr
+	Type     row.Type
+	TypeText string
+	TypeAt   Pos
+	Try      bool
+}
+
+// When is one WHEN ... THEN ... arm of a CASE.
+type When struct {
+	At     Pos // the WHEN keyword
+	Cond   Expr
+	Result Expr
+}
+
+// Case is CASE [Operand] WHEN ... THEN ... [ELSE Else] END. With an
+// Operand, each When.Cond is a value compared to it; without, a condition.
+type Case struct {
+	At      Pos  // the CASE keyword
+	Operand Expr // nil for a searched CASE
+	Whens   []*When
+	Else    Expr // nil when absent
+}
+
+// TrimMode says which end TRIM strips.
+type TrimMode uint8
+
+// The TRIM modes; BOTH is the default when none is written.
+const (
+	TrimBoth TrimMode = iota
+	TrimLeading
+	TrimTrailing
+)
+
+func (m TrimMode) String() string {
+	switch m {
+	case TrimLeading:
+		return "LEADING"
+	case TrimTrailing:
+		return "TRAILING"
+	}
+	return "BOTH"
+}
+
+// Trim is TRIM([BOTH|LEADING|TRAILING] [Chars] FROM X), or TRIM(X). Chars is
+// nil when not written (a space).
+type Trim struct {
+	At    Pos // the TRIM keyword
+	Mode  TrimMode
+	Chars Expr
+	X     Expr
+}
+
+// Extract is EXTRACT(Unit FROM X). Unit is upper-cased: one of YEAR,
+// QUARTER, MONTH, WEEK, DAY, HOUR, MINUTE, SECOND, MILLISECOND,
+// MICROSECOND, NANOSECOND, DOW, DOY, ISODOW, ISOYEAR, EPOCH, DECADE,
+// CENTURY, MILLENNIUM.
+type Extract struct {
+	At     Pos // the EXTRACT keyword
+	Unit   string
+	UnitAt Pos
+	X      Expr
+}
+
+func (e *Literal) Pos() Pos     { return e.At }
+func (e *IntervalLit) Pos() Pos { return e.At }
+func (e *Star) Pos() Pos        { return e.At }
+func (e *Unary) Pos() Pos       { return e.At }
+func (e *Call) Pos() Pos        { return e.At }
+func (e *Cast) Pos() Pos        { return e.At }
+func (e *Case) Pos() Pos        { return e.At }
+func (e *Trim) Pos() Pos        { return e.At }
+func (e *Extract) Pos() Pos     { return e.At }
+func (w *When) Pos() Pos        { return w.At }
+
+func (*Literal) exprNode()     {}
+func (*IntervalLit) exprNode() {}
+func (*ColumnRef) exprNode()   {}
+func (*Star) exprNode()        {}
+func (*Unary) exprNode()       {}
+func (*Binary) exprNode()      {}
+func (*IsExpr) exprNode()      {}
+func (*Between) exprNode()     {}
+func (*InList) exprNode()      {}
+func (*Like) exprNode()        {}
+func (*Call) exprNode()        {}
+func (*Cast) exprNode()        {}
+func (*Case) exprNode()        {}
+func (*Trim) exprNode()        {}
+func (*Extract) exprNode()     {}
+
+func (*TableRef) fromNode()    {}
+func (*SubqueryRef) fromNode() {}
+func (*WindowTVF) fromNode()   {}
+
+// Interface guards.
+var (
+	_ Expr     = (*Literal)(nil)
+	_ FromItem = (*WindowTVF)(nil)
+	_ Node     = (*Query)(nil)
+	_ Node     = (*SelectItem)(nil)
+)
