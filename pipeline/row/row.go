@@ -62,8 +62,9 @@ type Change struct {
 
 func (c Change) String() string { return string(AppendPrint(nil, c.Kind, c.Row)) }
 
-// Batch is the unit operators pass to each other. A batch is owned by its
-// receiver once sent: the sender does not touch it again.
+// Batch is the unit operators pass to each other. A batch is immutable once
+// sent: a batch may go to several receivers, which read it and may keep it
+// but never modify it or its rows.
 type Batch struct {
 	Changes []Change
 	// arena backs the rows of NewRow so that a batch of n rows of width w

@@ -1,0 +1,146 @@
+package runtime
+
+import (
+	"fmt"
+
+	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/pipeline/row"
+)
+
+// Calc is projection and filter: the SELECT list and the WHERE (or HAVING)
+// of a query, compiled.
+//
+// Over an updating input a filter must not leave stale rows downstream:
+// when an update's old row passed and its new row does not, Calc emits -D
+// of the old row; when only the new row passes, +I of the new row (Flink
+// emits a lone -U here, FLINK-9528). That needs the -U of an update and
+// its +U together, so Calc holds a -U until the change after it arrives.
+type Calc struct {
+	// Filter, if set, keeps rows for which it returns true.
+	Filter func(r row.Row) (bool, error)
+	// Project, if set, computes the output columns; otherwise rows pass
+	// unchanged.
+	Project []func(r row.Row) (row.Value, error)
+	// Reject, if set, gets rows whose expressions fail at run time (a
+	// CAST of '12x' to INT) under the source's on_error policy; a nil
+	// return skips the row. Without Reject the error stops the pipeline.
+	Reject func(connector.BadRecord) error
+	// Name appears in errors.
+	Name string
+
+	pending    row.Row // the -U waiting for its +U
+	pendingOK  bool
+	hasPending bool
+}
+
+// eval returns the projected row and whether it passes the filter.
+func (c *Calc) eval(r row.Row) (row.Row, bool, error) {
+	if c.Filter != nil {
+		ok, err := c.Filter(r)
+		if err != nil || !ok {
+			return nil, false, err
+		}
+	}
+	if c.Project == nil {
+		return r, true, nil
+	}
+	out := make(row.Row, len(c.Project))
+	for i, f := range c.Project {
+		v, err := f(r)
+		if err != nil {
+			return nil, false, err
+		}
+		out[i] = v
+	}
+	return out, true, nil
+}
+
+// Apply evaluates one row outside the operator protocol (computed columns
+// of a source). ok is false when the filter drops the row.
+func (c *Calc) Apply(r row.Row) (out row.Row, ok bool, err error) { return c.eval(r) }
+
+func (c *Calc) reject(r row.Row, err error) error {
+	if c.Reject == nil {
+		return fmt.Errorf("%s: row %v: %w", c.Name, r, err)
+	}
+	return c.Reject(connector.BadRecord{Position: c.Name, Raw: []byte(row.Change{Kind: row.Insert, Row: r}.String()), Err: err})
+}
+
+// Process implements Operator.
+func (c *Calc) Process(in *row.Batch, out Emitter) error {
+	for _, ch := range in.Changes {
+		r, ok, err := c.eval(ch.Row)
+		if err != nil {
+			if err := c.reject(ch.Row, err); err != nil {
+				return err
+			}
+			// A skipped row counts as not passing, so that an update
+			// whose new row fails still retracts its old one.
+			ok = false
+		}
+		if err := c.emit(ch.Kind, r, ok, out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *Calc) emit(k row.Kind, r row.Row, ok bool, out Emitter) error {
+	if c.Filter == nil && c.Reject == nil {
+		if ok {
+			out.Emit(k, r)
+		}
+		return nil
+	}
+	if c.hasPending && k != row.UpdateAfter {
+		c.flushPending(out)
+	}
+	switch k {
+	case row.Insert, row.Delete:
+		if ok {
+			out.Emit(k, r)
+		}
+	case row.UpdateBefore:
+		c.pending, c.pendingOK, c.hasPending = r, ok, true
+	case row.UpdateAfter:
+		if !c.hasPending {
+			// An update without its old row (no etld operator produces
+			// one; every updating node sends -U before +U) passes as is.
+			if ok {
+				out.Emit(row.UpdateAfter, r)
+			}
+			return nil
+		}
+		old, oldOK := c.pending, c.pendingOK
+		c.pending, c.hasPending = nil, false
+		switch {
+		case oldOK && ok:
+			out.Emit(row.UpdateBefore, old)
+			out.Emit(row.UpdateAfter, r)
+		case oldOK:
+			out.Emit(row.Delete, old)
+		case ok:
+			out.Emit(row.Insert, r)
+		}
+	}
+	return nil
+}
+
+// flushPending emits a -U whose +U never came as the retraction it is.
+func (c *Calc) flushPending(out Emitter) {
+	if c.pendingOK {
+		out.Emit(row.Delete, c.pending)
+	}
+	c.pending, c.hasPending = nil, false
+}
+
+// Watermark implements Operator.
+func (c *Calc) Watermark(int64, Emitter) error { return nil }
+
+// Finish implements Operator.
+func (c *Calc) Finish(out Emitter) error {
+	if c.hasPending {
+		c.flushPending(out)
+	}
+	return nil
+}

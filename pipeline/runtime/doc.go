@@ -1,0 +1,29 @@
+// Package runtime executes a planned pipeline: a DAG of nodes, each a
+// goroutine, linked by bounded channels of messages.
+//
+// Node kinds:
+//
+//   - A source node calls connector.Source.Read in a loop, evaluates the
+//     source's computed columns, tracks its watermark, and sends batches.
+//     Records the source cannot decode, or whose computed columns fail, go
+//     to the source's on_error policy (fail, skip, dead-letter).
+//   - An operator node runs an Operator: projection and filter, group and
+//     window aggregates. Operators are plain structs driven by the node's
+//     loop, so they are tested without goroutines: changes in, changes out.
+//   - A sink node passes each change the sink's mode lets through to
+//     connector.Sink.Write (upsert mode drops -U), flushes on a timer and
+//     at the end, then closes the sink.
+//
+// Messages: a message carries a batch of changes or a watermark. A batch is
+// immutable once sent and may go to several receivers (a table read by two
+// sinks). The end of a stream is the closing of its channel: a bounded
+// source closes its output after its last batch and a final watermark at
+// +infinity (so every open window fires, as in Flink), each node closes
+// its outputs when its inputs are closed and it has emitted what Finish
+// gives, and a sink flushes and closes when its input closes. A full
+// channel is backpressure: the sender waits.
+//
+// Errors: the first error of any node cancels the pipeline's context and
+// is returned by Run, wrapped with the node's name. Every send and receive
+// selects on the context, so no node blocks forever after an error.
+package runtime

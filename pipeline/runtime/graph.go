@@ -1,0 +1,83 @@
+package runtime
+
+import (
+	"sync/atomic"
+	"time"
+
+	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/pipeline/row"
+)
+
+// Graph is a pipeline ready to run: its nodes and their wiring. The
+// planner builds it; Run executes it once.
+type Graph struct {
+	Name    string
+	Sources []*SourceNode
+	Ops     []*OpNode
+	Sinks   []*SinkNode
+	// BatchSize caps the changes per batch (default 1024).
+	BatchSize int
+	// ChannelSize is the number of batches a channel holds before its
+	// sender waits (default 4).
+	ChannelSize int
+}
+
+// Node is what every node kind shares: a name for errors and counters.
+type Node struct {
+	Name string
+	// Kind is "source", "transform" or "sink", for messages.
+	Kind  string
+	Stats Stats
+	outs  []chan message
+}
+
+// Stats are a node's counters, safe to read while the pipeline runs.
+type Stats struct {
+	RowsIn  atomic.Int64
+	RowsOut atomic.Int64
+	// Skipped counts input records set aside by on_error (skip,
+	// dead-letter) or dropped by an operator (late rows).
+	Skipped atomic.Int64
+	// Watermark is the node's current watermark, NoWatermark if none.
+	Watermark atomic.Int64
+}
+
+// SourceNode reads a connector source.
+type SourceNode struct {
+	Node
+	Source connector.Source
+	// Calc, if set, turns each physical row into the table's row (computed
+	// columns). It runs in the source's goroutine.
+	Calc *Calc
+	// EventTime, if set, gives a row's watermark candidate in
+	// microseconds (the watermark expression's value); the source's
+	// watermark is the largest seen.
+	EventTime func(r row.Row) (int64, bool, error)
+	// Reject is the source's on_error policy for rows its computed columns
+	// cannot be evaluated on.
+	Reject func(connector.BadRecord) error
+}
+
+// OpNode runs an Operator over one input.
+type OpNode struct {
+	Node
+	Input *Node
+	Op    Operator
+}
+
+// SinkNode writes into a connector sink.
+type SinkNode struct {
+	Node
+	Input *Node
+	Sink  connector.Sink
+	Mode  connector.Mode
+	// FlushInterval is how often buffered rows are flushed while data
+	// flows (default 1 s); the end of input always flushes.
+	FlushInterval time.Duration
+}
+
+// message is what travels on a channel: a batch or a watermark.
+type message struct {
+	batch     *row.Batch
+	watermark int64
+}

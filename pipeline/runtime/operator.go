@@ -1,0 +1,77 @@
+package runtime
+
+import (
+	"math"
+
+	"github.com/etld/etld/pipeline/row"
+)
+
+// MaxWatermark is the watermark a bounded source sends after its last row:
+// every window ends before it.
+const MaxWatermark int64 = math.MaxInt64
+
+// NoWatermark means no watermark has been seen yet.
+const NoWatermark int64 = math.MinInt64
+
+// Emitter collects an operator's output changes. Operators add changes
+// with Emit; the node batches and sends them.
+type Emitter interface {
+	Emit(k row.Kind, r row.Row)
+}
+
+// Operator is one step of a transform. The node calls Process for every
+// input batch, Watermark when the event-time clock advances, and Finish
+// once when the input has ended. All calls come from one goroutine.
+// An operator may keep rows of its input batches (they are immutable) but
+// must not modify them.
+type Operator interface {
+	Process(in *row.Batch, out Emitter) error
+	// Watermark tells the operator that no row with an event time below wm
+	// (microseconds) will arrive any more. Operators that hold rows until
+	// then (windows) emit them here. The node forwards the watermark
+	// downstream after the call.
+	Watermark(wm int64, out Emitter) error
+	// Finish is called at the end of a bounded input, after the final
+	// watermark. Batch-mode aggregates emit their results here.
+	Finish(out Emitter) error
+}
+
+// Counters is what an operator reports for `etld run`'s summary and the
+// metrics endpoint; operators that drop rows (late rows of a window)
+// implement it.
+type Counters interface {
+	// Dropped returns the number of input rows the operator discarded and
+	// why (e.g. "late").
+	Dropped() (n int64, reason string)
+}
+
+// batchEmitter gathers emitted changes into batches of up to size rows and
+// hands full ones to send.
+type batchEmitter struct {
+	size  int
+	batch *row.Batch
+	full  []*row.Batch
+}
+
+func newBatchEmitter(size int) *batchEmitter { return &batchEmitter{size: size} }
+
+func (e *batchEmitter) Emit(k row.Kind, r row.Row) {
+	if e.batch == nil {
+		e.batch = &row.Batch{Changes: make([]row.Change, 0, min(e.size, 256))}
+	}
+	e.batch.Append(k, r)
+	if e.batch.Len() >= e.size {
+		e.full = append(e.full, e.batch)
+		e.batch = nil
+	}
+}
+
+// take returns the batches gathered so far, the partial one included.
+func (e *batchEmitter) take() []*row.Batch {
+	out := e.full
+	if e.batch != nil && e.batch.Len() > 0 {
+		out = append(out, e.batch)
+	}
+	e.full, e.batch = nil, nil
+	return out
+}

@@ -1,0 +1,381 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/pipeline/row"
+)
+
+// Options tune a run.
+type Options struct {
+	// Stop, when closed, ends the run gracefully: sources stop reading,
+	// everything in flight drains, sinks flush. Unlike cancelling the
+	// context, no data is abandoned.
+	Stop <-chan struct{}
+}
+
+// Run executes g until every sink has received the end of its input (a
+// bounded pipeline), Stop is closed, or an error occurs. The first error
+// cancels every node and is returned with the node's kind and name.
+func Run(ctx context.Context, g *Graph, opt Options) error {
+	if g.BatchSize <= 0 {
+		g.BatchSize = 1024
+	}
+	if g.ChannelSize <= 0 {
+		g.ChannelSize = 4
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+
+	link := func(from *Node) chan message {
+		ch := make(chan message, g.ChannelSize)
+		from.outs = append(from.outs, ch)
+		return ch
+	}
+	var wg sync.WaitGroup
+	var once sync.Once
+	var firstErr error
+	fail := func(n *Node, err error) {
+		if err == nil {
+			return
+		}
+		once.Do(func() {
+			if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+				// A node that ended because another one failed.
+				firstErr = context.Cause(ctx)
+			} else {
+				firstErr = fmt.Errorf("%s %q: %w", n.Kind, n.Name, err)
+			}
+			cancel(firstErr)
+		})
+	}
+	start := func(n *Node, f func() error) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fail(n, f())
+		}()
+	}
+
+	// Channels first, so that every output list is complete before any
+	// node starts sending.
+	opIn := make([]chan message, len(g.Ops))
+	for i, op := range g.Ops {
+		opIn[i] = link(op.Input)
+	}
+	sinkIn := make([]chan message, len(g.Sinks))
+	for i, s := range g.Sinks {
+		sinkIn[i] = link(s.Input)
+	}
+	for _, s := range g.Sources {
+		start(&s.Node, func() error { return runSource(ctx, s, g.BatchSize, opt.Stop) })
+	}
+	for i, op := range g.Ops {
+		start(&op.Node, func() error { return runOp(ctx, op, opIn[i], g.BatchSize) })
+	}
+	for i, s := range g.Sinks {
+		start(&s.Node, func() error { return runSink(ctx, s, sinkIn[i]) })
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	return ctx.Err()
+}
+
+// send hands m to every consumer, waiting while a channel is full.
+func (n *Node) send(ctx context.Context, m message) error {
+	for _, ch := range n.outs {
+		select {
+		case ch <- m:
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+	}
+	return nil
+}
+
+func (n *Node) closeOutputs() {
+	for _, ch := range n.outs {
+		close(ch)
+	}
+}
+
+// sendAll sends the gathered batches of an emitter.
+func (n *Node) sendAll(ctx context.Context, batches []*row.Batch) error {
+	for _, b := range batches {
+		n.Stats.RowsOut.Add(int64(b.Len()))
+		if err := n.send(ctx, message{batch: b}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func runSource(ctx context.Context, s *SourceNode, batchSize int, stop <-chan struct{}) (err error) {
+	defer s.closeOutputs()
+	s.Stats.Watermark.Store(NoWatermark)
+	// Reads end on stop as well as on cancellation; a stop is an end of
+	// input, not an error.
+	readCtx, cancelRead := context.WithCancel(ctx)
+	defer cancelRead()
+	if stop != nil {
+		go func() {
+			select {
+			case <-stop:
+				cancelRead()
+			case <-readCtx.Done():
+			}
+		}()
+	}
+	if err := s.Source.Open(readCtx); err != nil {
+		if stopped(ctx, readCtx) {
+			return nil
+		}
+		_ = s.Source.Close(context.WithoutCancel(ctx))
+		return fmt.Errorf("open: %w", err)
+	}
+	defer func() {
+		if cerr := s.Source.Close(context.WithoutCancel(ctx)); cerr != nil && err == nil {
+			err = fmt.Errorf("close: %w", cerr)
+		}
+	}()
+	wm := NoWatermark
+	for {
+		b, rerr := s.Source.Read(readCtx, batchSize)
+		if b != nil && b.Len() > 0 {
+			s.Stats.RowsIn.Add(int64(b.Len()))
+			out, next, err := s.prepare(b, wm)
+			if err != nil {
+				return err
+			}
+			if out.Len() > 0 {
+				s.Stats.RowsOut.Add(int64(out.Len()))
+				if err := s.send(ctx, message{batch: out}); err != nil {
+					return err
+				}
+			}
+			if next > wm {
+				wm = next
+				s.Stats.Watermark.Store(wm)
+				if err := s.send(ctx, message{watermark: wm}); err != nil {
+					return err
+				}
+			}
+		}
+		switch {
+		case rerr == nil:
+			continue
+		case errors.Is(rerr, io.EOF):
+			if s.EventTime != nil {
+				// The end of a bounded input closes every window.
+				s.Stats.Watermark.Store(MaxWatermark)
+				return s.send(ctx, message{watermark: MaxWatermark})
+			}
+			return nil
+		case stopped(ctx, readCtx):
+			return nil
+		default:
+			return fmt.Errorf("read: %w", rerr)
+		}
+	}
+}
+
+// stopped reports whether the read context ended because of a stop
+// rather than a failure.
+func stopped(ctx, readCtx context.Context) bool {
+	return ctx.Err() == nil && readCtx.Err() != nil
+}
+
+// prepare evaluates computed columns and the event time of a batch.
+func (s *SourceNode) prepare(b *row.Batch, wm int64) (*row.Batch, int64, error) {
+	if s.Calc == nil && s.EventTime == nil {
+		return b, wm, nil
+	}
+	out := b
+	if s.Calc != nil {
+		out = &row.Batch{Changes: make([]row.Change, 0, b.Len())}
+	}
+	for _, ch := range b.Changes {
+		r := ch.Row
+		if s.Calc != nil {
+			var ok bool
+			var err error
+			r, ok, err = s.Calc.Apply(r)
+			if err == nil && ok && s.EventTime != nil {
+				var ts int64
+				var has bool
+				ts, has, err = s.EventTime(r)
+				if has && ts > wm {
+					wm = ts
+				}
+			}
+			if err != nil {
+				if err := s.reject(ch.Row, err); err != nil {
+					return nil, wm, err
+				}
+				continue
+			}
+			if !ok {
+				continue
+			}
+			out.Append(ch.Kind, r)
+		} else if ts, has, err := s.EventTime(r); err != nil {
+			return nil, wm, err
+		} else if has && ts > wm {
+			wm = ts
+		}
+	}
+	return out, wm, nil
+}
+
+func (s *SourceNode) reject(r row.Row, err error) error {
+	s.Stats.Skipped.Add(1)
+	bad := connector.BadRecord{Position: fmt.Sprintf("source %s", s.Name), Raw: []byte(row.Change{Row: r}.String()), Err: err}
+	if s.Reject == nil {
+		return bad
+	}
+	return s.Reject(bad)
+}
+
+func runOp(ctx context.Context, n *OpNode, in <-chan message, batchSize int) error {
+	defer n.closeOutputs()
+	n.Stats.Watermark.Store(NoWatermark)
+	em := newBatchEmitter(batchSize)
+	for {
+		var m message
+		var open bool
+		select {
+		case m, open = <-in:
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+		if !open {
+			if err := n.Op.Finish(em); err != nil {
+				return err
+			}
+			err := n.sendAll(ctx, em.take())
+			n.countDropped()
+			return err
+		}
+		if m.batch != nil {
+			n.Stats.RowsIn.Add(int64(m.batch.Len()))
+			if err := n.Op.Process(m.batch, em); err != nil {
+				return err
+			}
+		} else {
+			if err := n.Op.Watermark(m.watermark, em); err != nil {
+				return err
+			}
+		}
+		if err := n.sendAll(ctx, em.take()); err != nil {
+			return err
+		}
+		if m.batch == nil {
+			n.Stats.Watermark.Store(m.watermark)
+			if err := n.send(ctx, m); err != nil {
+				return err
+			}
+		}
+		n.countDropped()
+	}
+}
+
+func (n *OpNode) countDropped() {
+	if c, ok := n.Op.(Counters); ok {
+		d, _ := c.Dropped()
+		n.Stats.Skipped.Store(d)
+	}
+}
+
+func runSink(ctx context.Context, n *SinkNode, in <-chan message) (err error) {
+	if err := n.Sink.Open(ctx); err != nil {
+		_ = n.Sink.Close(context.WithoutCancel(ctx))
+		return fmt.Errorf("open: %w", err)
+	}
+	defer func() {
+		if cerr := n.Sink.Close(context.WithoutCancel(ctx)); cerr != nil && err == nil {
+			err = fmt.Errorf("close: %w", cerr)
+		}
+	}()
+	interval := n.FlushInterval
+	if interval <= 0 {
+		interval = time.Second
+	}
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	dirty := false
+	for {
+		select {
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case <-tick.C:
+			if dirty {
+				if err := n.Sink.Flush(ctx); err != nil {
+					return fmt.Errorf("flush: %w", err)
+				}
+				dirty = false
+			}
+		case m, open := <-in:
+			if !open {
+				if err := n.Sink.Flush(ctx); err != nil {
+					return fmt.Errorf("flush: %w", err)
+				}
+				return nil
+			}
+			if m.batch == nil {
+				continue
+			}
+			n.Stats.RowsIn.Add(int64(m.batch.Len()))
+			b, err := n.admit(m.batch)
+			if err != nil {
+				return err
+			}
+			if b.Len() == 0 {
+				continue
+			}
+			if err := n.Sink.Write(ctx, b); err != nil {
+				return fmt.Errorf("write: %w", err)
+			}
+			n.Stats.RowsOut.Add(int64(b.Len()))
+			dirty = true
+		}
+	}
+}
+
+// admit keeps the changes the sink's mode takes: upsert sinks never see
+// -U (the +U that follows overwrites by key).
+func (n *SinkNode) admit(b *row.Batch) (*row.Batch, error) {
+	switch n.Mode {
+	case connector.Upsert:
+		drop := 0
+		for _, c := range b.Changes {
+			if c.Kind == row.UpdateBefore {
+				drop++
+			}
+		}
+		if drop == 0 {
+			return b, nil
+		}
+		out := &row.Batch{Changes: make([]row.Change, 0, b.Len()-drop)}
+		for _, c := range b.Changes {
+			if c.Kind != row.UpdateBefore {
+				out.Changes = append(out.Changes, c)
+			}
+		}
+		return out, nil
+	case connector.Append:
+		for _, c := range b.Changes {
+			if c.Kind != row.Insert {
+				return nil, fmt.Errorf("append-only sink received a %s change: the plan should have refused this pipeline", c.Kind)
+			}
+		}
+	}
+	return b, nil
+}
