@@ -1,0 +1,159 @@
+// Package testenv hands integration tests the addresses of the real services
+// (MariaDB, Kafka, Elasticsearch) that the scripts in the repository's
+// testenv/ directory start on loopback.
+//
+// The addresses come from environment variables, which `make test` sets after
+// running testenv/up.sh:
+//
+//	ETLD_TEST_MYSQL_DSN  go-sql-driver DSN, e.g. etld:pw@tcp(127.0.0.1:3306)/etld_test
+//	ETLD_TEST_KAFKA      bootstrap address, e.g. 127.0.0.1:9092
+//	ETLD_TEST_ES_URL     base URL, e.g. http://127.0.0.1:9200
+//
+// When a variable is unset the test is skipped with a message saying so,
+// except when CI=true or ETLD_TEST_REQUIRE=1: then it fails, so an
+// integration test never passes silently in CI.
+package testenv
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// Names of the environment variables read by this package.
+const (
+	EnvMySQLDSN         = "ETLD_TEST_MYSQL_DSN"
+	EnvKafka            = "ETLD_TEST_KAFKA"
+	EnvElasticsearchURL = "ETLD_TEST_ES_URL"
+	// EnvRequire set to 1 turns a missing service into a failure, as CI=true does.
+	EnvRequire = "ETLD_TEST_REQUIRE"
+)
+
+// MySQLDSN returns the go-sql-driver DSN of the test MariaDB (database
+// etld_test, a user allowed to create tables), or skips/fails t when unset.
+func MySQLDSN(t testing.TB) string {
+	t.Helper()
+	return lookup(t, EnvMySQLDSN, "MariaDB")
+}
+
+// Kafka returns the bootstrap address (host:port) of the test Kafka broker,
+// or skips/fails t when unset. The broker auto-creates topics, but tests
+// should create the topics they need.
+func Kafka(t testing.TB) string {
+	t.Helper()
+	return lookup(t, EnvKafka, "Kafka broker")
+}
+
+// ElasticsearchURL returns the base URL of the test Elasticsearch node, or
+// skips/fails t when unset.
+func ElasticsearchURL(t testing.TB) string {
+	t.Helper()
+	return lookup(t, EnvElasticsearchURL, "Elasticsearch")
+}
+
+// Required reports whether a missing service must fail the test rather than
+// skip it: CI is true, or ETLD_TEST_REQUIRE is 1.
+func Required() bool {
+	ci, _ := strconv.ParseBool(os.Getenv("CI"))
+	return ci || os.Getenv(EnvRequire) == "1"
+}
+
+func lookup(t testing.TB, name, service string) string {
+	t.Helper()
+	if v := strings.TrimSpace(os.Getenv(name)); v != "" {
+		return v
+	}
+	if Required() {
+		t.Fatalf("%s is not set, and this integration test needs a real %s (CI=true or %s=1, so it fails instead of skipping); run `make test`, or `testenv/up.sh` and then `source testenv/.env`", name, service, EnvRequire)
+	}
+	t.Skipf("SKIP: %s is not set; this integration test needs a real %s: run `make test`, or `testenv/up.sh` and then `source testenv/.env`", name, service)
+	return ""
+}
+
+var nameSeq atomic.Uint64
+
+// runID is random per test binary run, so names from two runs against the
+// same long-lived services never collide.
+var runID = func() string {
+	var b [4]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return strconv.FormatInt(time.Now().UnixNano()%(1<<32), 16)
+	}
+	return hex.EncodeToString(b[:])
+}()
+
+// maxNameLen fits MySQL identifiers (64); Kafka topics (249) and
+// Elasticsearch indices (255 bytes) allow more.
+const maxNameLen = 64
+
+// UniqueName returns a name that is unique per call and per test run and is
+// valid as a Kafka topic, a MySQL table or database and an Elasticsearch
+// index: lower-case letters, digits and underscores, starting with a letter,
+// at most 64 characters. It looks like prefix_testname_1a2b3c4d_7.
+func UniqueName(t testing.TB, prefix string) string {
+	t.Helper()
+	suffix := "_" + runID + "_" + strconv.FormatUint(nameSeq.Add(1), 10)
+	head := sanitize(prefix)
+	if head == "" || head[0] < 'a' || head[0] > 'z' {
+		head = "t" + head
+	}
+	if test := sanitize(t.Name()); test != "" {
+		head += "_" + test
+	}
+	if room := maxNameLen - len(suffix); len(head) > room {
+		head = strings.TrimRight(head[:room], "_")
+	}
+	return head + suffix
+}
+
+// sanitize lower-cases s and replaces every run of characters outside
+// [a-z0-9] with one underscore, trimming underscores at both ends.
+func sanitize(s string) string {
+	var b strings.Builder
+	underscore := false
+	for _, r := range strings.ToLower(s) {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
+			b.WriteRune(r)
+			underscore = false
+			continue
+		}
+		if !underscore && b.Len() > 0 {
+			b.WriteByte('_')
+			underscore = true
+		}
+	}
+	return strings.TrimRight(b.String(), "_")
+}
+
+// Context returns a context that is cancelled after d or when the test ends,
+// whichever comes first. Use it to bound every call to a real service.
+func Context(t testing.TB, d time.Duration) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// Eventually calls cond until it returns nil, polling every 50ms, and fails
+// t with cond's last error once timeout has passed. Use it instead of sleeps
+// to wait for a service to reach a state.
+func Eventually(t testing.TB, timeout time.Duration, what string, cond func() error) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		err := cond()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: still failing after %s: %v", what, timeout, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

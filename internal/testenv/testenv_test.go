@@ -1,0 +1,55 @@
+package testenv
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func TestUniqueName(t *testing.T) {
+	valid := regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
+	seen := map[string]bool{}
+	for _, prefix := range []string{"orders", "", "_x", "9lives", "Mixed-Case.Topic", strings.Repeat("long", 30)} {
+		for range 3 {
+			name := UniqueName(t, prefix)
+			if !valid.MatchString(name) {
+				t.Errorf("UniqueName(%q) = %q; not a valid topic/table/index name", prefix, name)
+			}
+			if seen[name] {
+				t.Errorf("UniqueName(%q) = %q twice", prefix, name)
+			}
+			seen[name] = true
+		}
+	}
+	if name := UniqueName(t, "orders"); !strings.HasPrefix(name, "orders_testuniquename_") {
+		t.Errorf("UniqueName(orders) = %q; want it to start with the prefix and the test name", name)
+	}
+}
+
+func TestSanitize(t *testing.T) {
+	for in, want := range map[string]string{
+		"TestFoo/sub_case#01": "testfoo_sub_case_01",
+		"--a..b--":            "a_b",
+		"":                    "",
+		"ÄÖ":                  "",
+	} {
+		if got := sanitize(in); got != want {
+			t.Errorf("sanitize(%q) = %q; want %q", in, got, want)
+		}
+	}
+}
+
+func TestRequired(t *testing.T) {
+	for _, c := range []struct {
+		ci, require string
+		want        bool
+	}{
+		{"", "", false}, {"true", "", true}, {"1", "", true}, {"false", "", false}, {"", "1", true}, {"false", "0", false},
+	} {
+		t.Setenv("CI", c.ci)
+		t.Setenv(EnvRequire, c.require)
+		if got := Required(); got != c.want {
+			t.Errorf("CI=%q %s=%q: Required() = %v; want %v", c.ci, EnvRequire, c.require, got, c.want)
+		}
+	}
+}
