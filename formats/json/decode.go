@@ -1,0 +1,309 @@
+package json
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/pipeline/row"
+)
+
+// Codec converts between rows of one schema and JSON objects. Decoding is
+// not safe for concurrent use (it keeps scratch state); AppendObject is.
+type Codec struct {
+	schema row.Schema
+	opts   Options
+	// keys holds each column's `"name":` already escaped.
+	keys  [][]byte
+	exact map[string]int
+	lower map[string]int
+	// seen and lowerBuf are decoding scratch, reused across records.
+	seen     []bool
+	lowerBuf []byte
+}
+
+// NewCodec returns a codec for schema.
+func NewCodec(schema row.Schema, opts Options) (*Codec, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	if schema.Len() == 0 {
+		return nil, errors.New("json: the schema has no columns")
+	}
+	c := &Codec{
+		schema: schema,
+		opts:   opts,
+		exact:  make(map[string]int, schema.Len()),
+		lower:  make(map[string]int, schema.Len()),
+		seen:   make([]bool, schema.Len()),
+	}
+	for i, f := range schema.Fields {
+		key := appendString(nil, f.Name)
+		c.keys = append(c.keys, append(key, ':'))
+		if _, dup := c.exact[f.Name]; !dup {
+			c.exact[f.Name] = i
+		}
+		if _, dup := c.lower[strings.ToLower(f.Name)]; !dup {
+			c.lower[strings.ToLower(f.Name)] = i
+		}
+	}
+	return c, nil
+}
+
+func (c *Codec) width() int { return c.schema.Len() }
+
+// column finds the column a member name maps to, or -1. hint is the column
+// expected next: members usually come in schema order, and a string
+// comparison is cheaper than a map lookup.
+func (c *Codec) column(key string, hint int) int {
+	if hint < len(c.schema.Fields) && c.schema.Fields[hint].Name == key {
+		return hint
+	}
+	if i, ok := c.exact[key]; ok {
+		return i
+	}
+	c.lowerBuf = c.lowerBuf[:0]
+	for i := 0; i < len(key); i++ {
+		ch := key[i]
+		if ch >= 'A' && ch <= 'Z' {
+			ch += 'a' - 'A'
+		} else if ch >= 0x80 {
+			// Rare: non-ASCII names take the allocating path.
+			if i, ok := c.lower[strings.ToLower(key)]; ok {
+				return i
+			}
+			return -1
+		}
+		c.lowerBuf = append(c.lowerBuf, ch)
+	}
+	if i, ok := c.lower[string(c.lowerBuf)]; ok {
+		return i
+	}
+	return -1
+}
+
+// DecodeObject reads the JSON object at s[i] (after blanks) into r, which
+// has one value per column, and returns the offset after the object.
+// Errors are *connector.DecodeError: with the column for a value that does
+// not fit, with a *SyntaxError for malformed JSON.
+func (c *Codec) DecodeObject(s string, i int, r row.Row) (int, error) {
+	i = SkipSpace(s, i)
+	if i >= len(s) || s[i] != '{' {
+		return i, &connector.DecodeError{Err: syntaxErr(i, "expected a JSON object, got %s", describe(s, i))}
+	}
+	clear(c.seen)
+	next := 0
+	var colErr error
+	end, err := walkObject(s, i, func(key string, _, v int) (int, error) {
+		col := c.column(key, next)
+		if col < 0 {
+			return skipValue(s, v, 1)
+		}
+		next = col + 1
+		val, end, err := c.decodeValue(s, v, col)
+		if err != nil {
+			if _, ok := err.(*SyntaxError); !ok {
+				colErr = err
+			}
+			return end, err
+		}
+		r[col] = val
+		c.seen[col] = true
+		return end, nil
+	})
+	if err != nil {
+		if colErr != nil {
+			return end, &connector.DecodeError{Column: c.schema.Fields[next-1].Name, Err: colErr}
+		}
+		return end, &connector.DecodeError{Err: err}
+	}
+	for col, seen := range c.seen {
+		f := &c.schema.Fields[col]
+		switch {
+		case !seen && c.opts.FailOnMissingField:
+			return end, &connector.DecodeError{Column: f.Name, Err: errors.New("missing from the record (fail_on_missing_field is set)")}
+		case !seen:
+			r[col] = row.NullValue
+		}
+		if f.Type.NotNull && r[col].IsNull() {
+			return end, &connector.DecodeError{Column: f.Name, Err: fmt.Errorf("null or missing, but the column is %s", f.Type)}
+		}
+	}
+	return end, nil
+}
+
+// decodeValue reads the value at s[i] into the type of column col.
+func (c *Codec) decodeValue(s string, i, col int) (row.Value, int, error) {
+	t := c.schema.Fields[col].Type
+	if i >= len(s) {
+		return row.NullValue, i, syntaxErr(i, "expected a value, got the end of the record")
+	}
+	switch ch := s[i]; {
+	case ch == '"':
+		str, end, err := ReadString(s, i)
+		if err != nil {
+			return row.NullValue, end, err
+		}
+		v, err := fromString(str, t)
+		return v, end, err
+	case ch == '-' || (ch >= '0' && ch <= '9'):
+		lit, isFloat, end, err := readNumber(s, i)
+		if err != nil {
+			return row.NullValue, end, err
+		}
+		v, err := fromNumber(lit, isFloat, t)
+		return v, end, err
+	case ch == 'n':
+		end, err := readLiteral(s, i, "null")
+		return row.NullValue, end, err
+	case ch == 't' || ch == 'f':
+		word := "true"
+		if ch == 'f' {
+			word = "false"
+		}
+		end, err := readLiteral(s, i, word)
+		if err != nil {
+			return row.NullValue, end, err
+		}
+		switch t.ID {
+		case row.Boolean:
+			return row.BoolValue(ch == 't'), end, nil
+		case row.String:
+			return row.StringValue(word), end, nil
+		}
+		return row.NullValue, end, mismatch(word, t, "a boolean")
+	case ch == '{' || ch == '[':
+		end, err := skipValue(s, i, 1)
+		if err != nil {
+			return row.NullValue, end, err
+		}
+		if t.ID == row.String {
+			// Flink puts a nested value into a STRING column as its JSON
+			// text; the sidecar use case extracts from it with JSON_VALUE.
+			return row.StringValue(s[i:end]), end, nil
+		}
+		return row.NullValue, end, mismatch(s[i:end], t, describe(s, i))
+	}
+	return row.NullValue, i, syntaxErr(i, "expected a value, got %s", describe(s, i))
+}
+
+func mismatch(text string, t row.Type, what string) error {
+	return &row.ParseError{Text: text, Type: t, Err: fmt.Errorf("%s does not fit the column", what)}
+}
+
+func fromString(str string, t row.Type) (row.Value, error) {
+	switch t.ID {
+	case row.String:
+		return row.StringValue(str), nil
+	case row.Bytes:
+		b, err := base64.StdEncoding.DecodeString(str)
+		if err != nil {
+			if b, err2 := base64.RawStdEncoding.DecodeString(str); err2 == nil {
+				return row.BytesValue(b), nil
+			}
+			return row.NullValue, &row.ParseError{Text: str, Type: t, Err: errors.New("not base64")}
+		}
+		return row.BytesValue(b), nil
+	}
+	return row.ParseText(str, t)
+}
+
+func fromNumber(lit string, isFloat bool, t row.Type) (row.Value, error) {
+	switch t.ID {
+	case row.Int, row.BigInt, row.Timestamp, row.TimestampLTZ:
+		n, err := wholeNumber(lit, isFloat, t)
+		if err != nil {
+			return row.NullValue, err
+		}
+		switch t.ID {
+		case row.Int:
+			return row.IntValue(int32(n)), nil
+		case row.BigInt:
+			return row.BigIntValue(n), nil
+		}
+		// Epoch milliseconds, as Kafka and most producers stamp events.
+		if n > math.MaxInt64/1000 || n < math.MinInt64/1000 {
+			return row.NullValue, &row.ParseError{Text: lit, Type: t, Err: errors.New("epoch milliseconds out of range")}
+		}
+		if t.ID == row.TimestampLTZ {
+			return row.TimestampLTZValue(n * 1000), nil
+		}
+		return row.TimestampValue(n * 1000), nil
+	case row.Float, row.Double, row.Boolean:
+		return row.ParseText(lit, t)
+	case row.Decimal:
+		if isFloat {
+			plain, ok := plainDecimal(lit)
+			if !ok {
+				return row.NullValue, &row.ParseError{Text: lit, Type: t, Err: errors.New("out of range")}
+			}
+			lit = plain
+		}
+		return row.ParseText(lit, t)
+	case row.String:
+		return row.StringValue(lit), nil
+	}
+	return row.NullValue, mismatch(lit, t, "a number")
+}
+
+// wholeNumber reads an integer literal into the range of t: a fraction is
+// an error (Flink would truncate 1.5 to 1 silently), an integral value
+// written with a fraction or an exponent (1.0, 1e3) is accepted.
+func wholeNumber(lit string, isFloat bool, t row.Type) (int64, error) {
+	bits := 64
+	if t.ID == row.Int {
+		bits = 32
+	}
+	if !isFloat {
+		n, err := strconv.ParseInt(lit, 10, bits)
+		if err != nil {
+			return 0, &row.ParseError{Text: lit, Type: t, Err: errors.New("out of range")}
+		}
+		return n, nil
+	}
+	plain, ok := plainDecimal(lit)
+	if !ok {
+		return 0, &row.ParseError{Text: lit, Type: t, Err: errors.New("out of range")}
+	}
+	whole, frac, _ := strings.Cut(plain, ".")
+	if strings.Trim(frac, "0") != "" {
+		return 0, &row.ParseError{Text: lit, Type: t, Err: errors.New("not a whole number")}
+	}
+	n, err := strconv.ParseInt(whole, 10, bits)
+	if err != nil {
+		return 0, &row.ParseError{Text: lit, Type: t, Err: errors.New("out of range")}
+	}
+	return n, nil
+}
+
+// plainDecimal rewrites a JSON number with an exponent (1.25e2) as plain
+// digits (125.00) so that it converts exactly. Exponents beyond what any
+// etld number holds report false.
+func plainDecimal(lit string) (string, bool) {
+	mant, expText, hasExp := strings.Cut(strings.ToLower(lit), "e")
+	if !hasExp {
+		return lit, true
+	}
+	exp, err := strconv.Atoi(expText)
+	if err != nil || exp > 400 || exp < -400 {
+		return "", false
+	}
+	sign := ""
+	if strings.HasPrefix(mant, "-") {
+		sign, mant = "-", mant[1:]
+	}
+	whole, frac, _ := strings.Cut(mant, ".")
+	digits := whole + frac
+	point := len(whole) + exp
+	switch {
+	case point <= 0:
+		return sign + "0." + strings.Repeat("0", -point) + digits, true
+	case point >= len(digits):
+		return sign + digits + strings.Repeat("0", point-len(digits)), true
+	}
+	return sign + digits[:point] + "." + digits[point:], true
+}

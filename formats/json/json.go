@@ -1,0 +1,138 @@
+// Package json is the JSON lines format: one JSON object per record,
+// fields matched to columns by name, as Flink's json format reads and
+// writes them.
+//
+// Reading: members are matched to columns by exact name, then without
+// regard to case; unknown members are ignored (Flink does the same and has
+// no option to refuse them); a missing member or a JSON null is NULL,
+// unless fail_on_missing_field is set. Numbers go into numeric columns
+// exactly (a fraction for an INT column is an error), numeric strings are
+// accepted too, nested objects and arrays go into a STRING column as their
+// JSON text, BYTES are base64, timestamps are strings in the SQL or ISO-8601
+// form (with or without a zone) or epoch milliseconds. A blank record
+// carries no row and is skipped.
+//
+// Writing: one object per record, members in schema order, followed by a
+// newline. DOUBLE and FLOAT NaN and infinities are written as the strings
+// "NaN", "Infinity" and "-Infinity", as Flink's Jackson writer does (JSON
+// has no literal for them); the reader accepts those strings back. DECIMAL
+// is a number with its scale, timestamps are strings in the configured
+// standard with as many fraction digits as needed (Flink's form), BYTES is
+// base64 and invalid UTF-8 in strings becomes U+FFFD.
+package json
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/pipeline/row"
+)
+
+// Options are the json format's options.
+type Options struct {
+	// TimestampFormat is Flink's json.timestamp-format.standard: "sql"
+	// (2024-01-02 10:00:00.123, the default) or "iso-8601"
+	// (2024-01-02T10:00:00.123). TIMESTAMP_LTZ values get a trailing Z in
+	// both. It decides how timestamps are written; both are read.
+	TimestampFormat string `yaml:"timestamp_format"`
+	// FailOnMissingField makes a record without a member for some column
+	// an error instead of a NULL.
+	FailOnMissingField bool `yaml:"fail_on_missing_field"`
+}
+
+// iso reports whether timestamps are written in ISO-8601 form; it assumes
+// Validate passed.
+func (o Options) iso() bool { return strings.EqualFold(o.TimestampFormat, "iso-8601") }
+
+// Validate checks the options; errors name the option.
+func (o Options) Validate() error {
+	switch strings.ToLower(o.TimestampFormat) {
+	case "", "sql", "iso-8601":
+		return nil
+	}
+	return connector.Errorf("timestamp_format", "want sql or iso-8601, got %q", o.TimestampFormat)
+}
+
+// Register adds the json format to r.
+func Register(r *connector.Registry) {
+	connector.RegisterFormat(r, "json", "JSON lines: one object per record, fields by name",
+		func(o Options, s row.Schema) (connector.Decoder, error) { return NewDecoder(o, s) },
+		func(o Options, s row.Schema) (connector.Encoder, error) { return NewEncoder(o, s) })
+}
+
+// Decoder reads one JSON object per record. It is not safe for concurrent
+// use.
+type Decoder struct {
+	codec *Codec
+}
+
+// NewDecoder returns a decoder of records into rows of schema.
+func NewDecoder(o Options, schema row.Schema) (*Decoder, error) {
+	c, err := NewCodec(schema, o)
+	if err != nil {
+		return nil, err
+	}
+	return &Decoder{codec: c}, nil
+}
+
+// Decode appends the row held by rec to b as an insert.
+func (d *Decoder) Decode(rec []byte, b *row.Batch) error {
+	if isBlank(rec) {
+		return nil
+	}
+	// One copy per record: every string value without escapes is then a
+	// substring of it, and the row does not alias the caller's buffer.
+	s := string(rec)
+	r := b.NewRow()
+	i := SkipSpace(s, 0)
+	end, err := d.codec.DecodeObject(s, i, r)
+	if err != nil {
+		return err
+	}
+	if end = SkipSpace(s, end); end < len(s) {
+		return &connector.DecodeError{Err: syntaxErr(end, "unexpected %s after the object", describe(s, end))}
+	}
+	b.Append(row.Insert, r)
+	return nil
+}
+
+func isBlank(rec []byte) bool {
+	for _, c := range rec {
+		switch c {
+		case ' ', '\t', '\n', '\r':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// Encoder writes one JSON object and a newline per record. The row kind is
+// not written: the sink only passes the kinds its mode lets through.
+type Encoder struct {
+	codec *Codec
+}
+
+// NewEncoder returns an encoder of rows of schema.
+func NewEncoder(o Options, schema row.Schema) (*Encoder, error) {
+	c, err := NewCodec(schema, o)
+	if err != nil {
+		return nil, err
+	}
+	return &Encoder{codec: c}, nil
+}
+
+// Encode appends r as a JSON object and a newline.
+func (e *Encoder) Encode(dst []byte, _ row.Kind, r row.Row) ([]byte, error) {
+	if len(r) != e.codec.width() {
+		return dst, fmt.Errorf("json: row has %d values, schema has %d columns", len(r), e.codec.width())
+	}
+	dst = e.codec.AppendObject(dst, r)
+	return append(dst, '\n'), nil
+}
+
+var (
+	_ connector.Decoder = (*Decoder)(nil)
+	_ connector.Encoder = (*Encoder)(nil)
+)

@@ -1,0 +1,333 @@
+package json
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// SyntaxError is malformed JSON, at a byte offset of the record.
+type SyntaxError struct {
+	Offset int
+	Msg    string
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("invalid JSON at byte %d: %s", e.Offset, e.Msg)
+}
+
+func syntaxErr(off int, format string, args ...any) error {
+	return &SyntaxError{Offset: off, Msg: fmt.Sprintf(format, args...)}
+}
+
+// maxDepth bounds the nesting SkipValue follows, so that a hostile record
+// of a million brackets costs an error, not a deep stack.
+const maxDepth = 1000
+
+// SkipSpace returns the offset of the first non-blank byte at or after i.
+func SkipSpace(s string, i int) int {
+	for i < len(s) {
+		switch s[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// describe names the value starting at s[i] for error messages.
+func describe(s string, i int) string {
+	if i >= len(s) {
+		return "the end of the record"
+	}
+	switch c := s[i]; {
+	case c == '{':
+		return "an object"
+	case c == '[':
+		return "an array"
+	case c == '"':
+		return "a string"
+	case c == 't' || c == 'f':
+		return "a boolean"
+	case c == 'n':
+		return "null"
+	case c == '-' || (c >= '0' && c <= '9'):
+		return "a number"
+	case c < 0x20 || c >= 0x7f:
+		return fmt.Sprintf("byte 0x%02x", c)
+	default:
+		return fmt.Sprintf("%q", c)
+	}
+}
+
+// ReadString reads the JSON string starting at s[i], which must be '"',
+// and returns its value and the offset after the closing quote. A string
+// without escapes is returned as a substring of s, without copying.
+func ReadString(s string, i int) (string, int, error) {
+	if i >= len(s) || s[i] != '"' {
+		return "", i, syntaxErr(i, "expected a string, got %s", describe(s, i))
+	}
+	for j := i + 1; j < len(s); j++ {
+		switch c := s[j]; {
+		case c == '"':
+			return s[i+1 : j], j + 1, nil
+		case c == '\\':
+			return readEscaped(s, i, j)
+		case c < 0x20:
+			return "", j, syntaxErr(j, "control character 0x%02x in a string (escape it)", c)
+		}
+	}
+	return "", len(s), syntaxErr(i, "unterminated string")
+}
+
+// readEscaped finishes a string whose first escape is at s[j].
+func readEscaped(s string, start, j int) (string, int, error) {
+	buf := make([]byte, 0, len(s)-start)
+	buf = append(buf, s[start+1:j]...)
+	for j < len(s) {
+		c := s[j]
+		switch {
+		case c == '"':
+			return string(buf), j + 1, nil
+		case c < 0x20:
+			return "", j, syntaxErr(j, "control character 0x%02x in a string (escape it)", c)
+		case c != '\\':
+			buf = append(buf, c)
+			j++
+			continue
+		}
+		if j+1 >= len(s) {
+			break
+		}
+		switch e := s[j+1]; e {
+		case '"', '\\', '/':
+			buf = append(buf, e)
+		case 'b':
+			buf = append(buf, '\b')
+		case 'f':
+			buf = append(buf, '\f')
+		case 'n':
+			buf = append(buf, '\n')
+		case 'r':
+			buf = append(buf, '\r')
+		case 't':
+			buf = append(buf, '\t')
+		case 'u':
+			r, ok := hex4(s, j+2)
+			if !ok {
+				return "", j, syntaxErr(j, `\u must be followed by four hex digits`)
+			}
+			j += 6
+			if utf16.IsSurrogate(r) {
+				// A pair is two escapes; a lone half is replaced, as
+				// encoding/json does, rather than producing invalid UTF-8.
+				if r2, ok := hex4(s, j+2); ok && j+1 < len(s) && s[j] == '\\' && s[j+1] == 'u' {
+					if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+						buf = utf8.AppendRune(buf, dec)
+						j += 6
+						continue
+					}
+				}
+				r = utf8.RuneError
+			}
+			buf = utf8.AppendRune(buf, r)
+			continue
+		default:
+			return "", j, syntaxErr(j, "invalid escape \\%s in a string", printable(e))
+		}
+		j += 2
+	}
+	return "", len(s), syntaxErr(start, "unterminated string")
+}
+
+func printable(c byte) string {
+	if c < 0x20 || c >= 0x7f {
+		return fmt.Sprintf("x%02x", c)
+	}
+	return string(rune(c))
+}
+
+func hex4(s string, i int) (rune, bool) {
+	if i+4 > len(s) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range []byte(s[i : i+4]) {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		case c >= 'A' && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}
+
+// readNumber reads the JSON number at s[i] and returns its text and
+// whether it has a fraction or an exponent.
+func readNumber(s string, i int) (lit string, isFloat bool, end int, err error) {
+	j := i
+	if j < len(s) && s[j] == '-' {
+		j++
+	}
+	switch {
+	case j < len(s) && s[j] == '0':
+		j++
+	case j < len(s) && s[j] >= '1' && s[j] <= '9':
+		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+			j++
+		}
+	default:
+		return "", false, j, syntaxErr(j, "invalid number: expected a digit, got %s", describe(s, j))
+	}
+	if j < len(s) && s[j] == '.' {
+		isFloat = true
+		j++
+		d := j
+		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+			j++
+		}
+		if j == d {
+			return "", false, j, syntaxErr(j, "invalid number: expected a digit after '.'")
+		}
+	}
+	if j < len(s) && (s[j] == 'e' || s[j] == 'E') {
+		isFloat = true
+		j++
+		if j < len(s) && (s[j] == '+' || s[j] == '-') {
+			j++
+		}
+		d := j
+		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+			j++
+		}
+		if j == d {
+			return "", false, j, syntaxErr(j, "invalid number: expected a digit in the exponent")
+		}
+	}
+	return s[i:j], isFloat, j, nil
+}
+
+// readLiteral checks for the keyword word (true, false, null) at s[i].
+func readLiteral(s string, i int, word string) (int, error) {
+	if strings.HasPrefix(s[i:], word) {
+		return i + len(word), nil
+	}
+	return i, syntaxErr(i, "invalid value starting with %s", describe(s, i))
+}
+
+// SkipValue checks the JSON value at s[i] (after blanks) and returns the
+// offset after it.
+func SkipValue(s string, i int) (int, error) {
+	return skipValue(s, SkipSpace(s, i), 0)
+}
+
+func skipValue(s string, i, depth int) (int, error) {
+	if i >= len(s) {
+		return i, syntaxErr(i, "expected a value, got the end of the record")
+	}
+	switch c := s[i]; {
+	case c == '"':
+		_, end, err := ReadString(s, i)
+		return end, err
+	case c == '{' || c == '[':
+		if depth >= maxDepth {
+			return i, syntaxErr(i, "nested deeper than %d levels", maxDepth)
+		}
+		if c == '{' {
+			return walkObject(s, i, func(_ string, _, v int) (int, error) { return skipValue(s, v, depth+1) })
+		}
+		return skipArray(s, i, depth)
+	case c == 't':
+		return readLiteral(s, i, "true")
+	case c == 'f':
+		return readLiteral(s, i, "false")
+	case c == 'n':
+		return readLiteral(s, i, "null")
+	case c == '-' || (c >= '0' && c <= '9'):
+		_, _, end, err := readNumber(s, i)
+		return end, err
+	}
+	return i, syntaxErr(i, "expected a value, got %s", describe(s, i))
+}
+
+func skipArray(s string, i, depth int) (int, error) {
+	i = SkipSpace(s, i+1)
+	if i < len(s) && s[i] == ']' {
+		return i + 1, nil
+	}
+	for {
+		end, err := skipValue(s, i, depth+1)
+		if err != nil {
+			return end, err
+		}
+		i = SkipSpace(s, end)
+		if i >= len(s) {
+			return i, syntaxErr(i, "unterminated array")
+		}
+		switch s[i] {
+		case ',':
+			i = SkipSpace(s, i+1)
+		case ']':
+			return i + 1, nil
+		default:
+			return i, syntaxErr(i, "expected ',' or ']' in an array, got %s", describe(s, i))
+		}
+	}
+}
+
+// WalkObject reads the object at s[i] (after blanks). For each member it
+// calls fn with the key and the offsets of the key and of the value (after
+// blanks); fn consumes the value and returns the offset after it. WalkObject
+// returns the offset after the closing brace.
+func WalkObject(s string, i int, fn func(key string, keyPos, valuePos int) (int, error)) (int, error) {
+	return walkObject(s, SkipSpace(s, i), fn)
+}
+
+func walkObject(s string, i int, fn func(key string, keyPos, valuePos int) (int, error)) (int, error) {
+	if i >= len(s) || s[i] != '{' {
+		return i, syntaxErr(i, "expected an object, got %s", describe(s, i))
+	}
+	i = SkipSpace(s, i+1)
+	if i < len(s) && s[i] == '}' {
+		return i + 1, nil
+	}
+	for {
+		keyPos := i
+		if i >= len(s) || s[i] != '"' {
+			return i, syntaxErr(i, "expected a quoted member name, got %s", describe(s, i))
+		}
+		key, end, err := ReadString(s, i)
+		if err != nil {
+			return end, err
+		}
+		i = SkipSpace(s, end)
+		if i >= len(s) || s[i] != ':' {
+			return i, syntaxErr(i, "expected ':' after member name %q, got %s", key, describe(s, i))
+		}
+		i = SkipSpace(s, i+1)
+		if end, err = fn(key, keyPos, i); err != nil {
+			return end, err
+		}
+		i = SkipSpace(s, end)
+		if i >= len(s) {
+			return i, syntaxErr(i, "unterminated object")
+		}
+		switch s[i] {
+		case ',':
+			i = SkipSpace(s, i+1)
+		case '}':
+			return i + 1, nil
+		default:
+			return i, syntaxErr(i, "expected ',' or '}' after a member, got %s", describe(s, i))
+		}
+	}
+}
