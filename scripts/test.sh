@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The test command: start the real services (testenv/up.sh), run go vet and
+# every test with the race detector against them, then stop what this run
+# started. Exits with go test's status (or go vet's, if only vet failed).
+#
+# Usage: scripts/test.sh [go test flags...]     e.g. scripts/test.sh -timeout 30m -run Kafka
+#   Packages default to ./...; set ETLD_TEST_PKGS to narrow them
+#   (e.g. ETLD_TEST_PKGS="./sinks/... ./sources/...").
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+read -r -a pkgs <<<"${ETLD_TEST_PKGS:-./...}"
+
+ETLD_TESTENV_STARTED_FILE=$(mktemp -t etld-testenv-started.XXXXXX)
+export ETLD_TESTENV_STARTED_FILE
+# shellcheck disable=SC2317 # invoked by the trap
+cleanup() {
+	bash testenv/down.sh || echo "scripts/test.sh: testenv/down.sh failed" >&2
+	rm -f "$ETLD_TESTENV_STARTED_FILE"
+}
+trap cleanup EXIT
+
+t0=$SECONDS
+bash testenv/up.sh >/dev/null
+# shellcheck source=/dev/null
+source testenv/.env
+# A missing service is a failure here, never a silent skip.
+export ETLD_TEST_REQUIRE=1
+echo "scripts/test.sh: services ready after $((SECONDS - t0))s" >&2
+
+# A vet failure fails the run too, but the tests still run so one CI run
+# reports both.
+echo "+ go vet ${pkgs[*]}" >&2
+vet=0
+go vet "${pkgs[@]}" || vet=$?
+
+echo "+ go test -race -count=1 $* ${pkgs[*]}" >&2
+status=0
+go test -race -count=1 "$@" "${pkgs[@]}" || status=$?
+echo "scripts/test.sh: go vet exited $vet, go test exited $status, $((SECONDS - t0))s in total" >&2
+if ((status == 0 && vet != 0)); then
+	status=$vet
+fi
+exit "$status"
