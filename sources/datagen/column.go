@@ -3,7 +3,9 @@ package datagen
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -51,7 +53,12 @@ type sequence struct {
 	next uint64
 }
 
-const defaultLength = 100
+const (
+	defaultLength = 100
+	// maxLength guards against a typo that would make every row a
+	// gigabyte; test data needs nothing near it.
+	maxLength = 1 << 20
+)
 
 // Which options apply to which types, for the error that says so.
 var (
@@ -89,7 +96,9 @@ func buildColumns(schema row.Schema, fields map[string]FieldConfig) ([]column, e
 		cfg FieldConfig
 	}
 	byCol := map[int]entry{}
-	for key, fc := range fields {
+	// Sorted, so that the same file gives the same errors.
+	for _, key := range slices.Sorted(maps.Keys(fields)) {
+		fc := fields[key]
 		i := schema.Index(key)
 		if i < 0 {
 			hint := ""
@@ -101,7 +110,7 @@ func buildColumns(schema row.Schema, fields map[string]FieldConfig) ([]column, e
 			continue
 		}
 		if prev, dup := byCol[i]; dup {
-			errs = append(errs, connector.Errorf("fields."+key, "column %q is already configured as %q", schema.Fields[i].Name, prev.key))
+			errs = append(errs, connector.Errorf("fields."+key, "column %q is configured twice, as %q and as %q", schema.Fields[i].Name, prev.key, key))
 			continue
 		}
 		byCol[i] = entry{key, fc}
@@ -171,6 +180,8 @@ func buildColumn(f row.Field, key string, fc FieldConfig) (column, error) {
 			fail(o.name, "%s applies only to kind: sequence, and this column is random (the default kind)", o.name)
 		case kind == "sequence" && o.kind == "random":
 			fail(o.name, "%s applies only to kind: random; a sequence runs from start to end", o.name)
+		case kind == "sequence" && !seqTypes.has(id):
+			// One error for the kind says it all.
 		case !o.types.has(id):
 			fail(o.name, "%s applies to %s columns, and %s is %s", o.name, o.types, f.Name, f.Type)
 		}
@@ -263,8 +274,8 @@ func (c *column) random(f row.Field, fc FieldConfig, path func(string) string) e
 		}
 		if fc.Length != nil {
 			switch n := *fc.Length; {
-			case n < 0:
-				return connector.Errorf(path("length"), "must not be negative, got %d", n)
+			case n < 0 || n > maxLength:
+				return connector.Errorf(path("length"), "want a length from 0 to %d, got %d", maxLength, n)
 			case t.Length > 0 && n > t.Length:
 				return connector.Errorf(path("length"), "%d is longer than %s holds", n, t)
 			default:
