@@ -35,8 +35,8 @@ type Node struct {
 type Stats struct {
 	RowsIn  atomic.Int64
 	RowsOut atomic.Int64
-	// Skipped counts input records set aside by on_error (skip,
-	// dead-letter) or dropped by an operator (late rows).
+	// Skipped counts the rows an operator dropped (late rows of a
+	// window). Records set aside by on_error are counted by the policy.
 	Skipped atomic.Int64
 	// Watermark is the node's current watermark, NoWatermark if none.
 	Watermark atomic.Int64

@@ -236,7 +236,6 @@ func (s *SourceNode) prepare(b *row.Batch, wm int64) (*row.Batch, int64, error) 
 }
 
 func (s *SourceNode) reject(r row.Row, err error) error {
-	s.Stats.Skipped.Add(1)
 	bad := connector.BadRecord{Position: fmt.Sprintf("source %s", s.Name), Raw: []byte(row.Change{Row: r}.String()), Err: err}
 	if s.Reject == nil {
 		return bad

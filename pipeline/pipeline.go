@@ -1,0 +1,210 @@
+// Package pipeline is etld's facade: Load pipeline files into checked
+// plans, then Explain or Run them. Loading builds every connector and
+// starts none, so `etld validate` is Load.
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/pipeline/plan"
+	"github.com/etld/etld/pipeline/runtime"
+	"github.com/etld/etld/pipeline/spec"
+)
+
+// Env is what loading needs: the connectors and formats to build from, and
+// where to log.
+type Env struct {
+	Registry *connector.Registry
+	Logger   *slog.Logger
+}
+
+// Pipeline is a loaded, checked pipeline file.
+type Pipeline struct {
+	Spec *spec.Pipeline
+	Plan *plan.Plan
+}
+
+// Name is the pipeline's name.
+func (p *Pipeline) Name() string { return p.Spec.Name }
+
+// Files expands paths: a directory stands for the *.yaml and *.yml files
+// in it, in name order.
+func Files(paths []string) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		if !st.IsDir() {
+			out = append(out, p)
+			continue
+		}
+		entries, err := os.ReadDir(p)
+		if err != nil {
+			return nil, err
+		}
+		var names []string
+		for _, e := range entries {
+			ext := filepath.Ext(e.Name())
+			if !e.IsDir() && (ext == ".yaml" || ext == ".yml") {
+				names = append(names, filepath.Join(p, e.Name()))
+			}
+		}
+		sort.Strings(names)
+		if len(names) == 0 {
+			return nil, fmt.Errorf("%s: no pipeline files (*.yaml, *.yml) in this directory", p)
+		}
+		out = append(out, names...)
+	}
+	return out, nil
+}
+
+// Load reads and plans one pipeline file.
+func Load(path string, env Env) (*Pipeline, error) {
+	sp, err := spec.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	pl, err := plan.Build(sp, plan.Env{Registry: env.Registry, Logger: env.Logger.With("pipeline", sp.Name)})
+	if err != nil {
+		return nil, err
+	}
+	return &Pipeline{Spec: sp, Plan: pl}, nil
+}
+
+// LoadAll loads every file and reports the errors of all of them, plus
+// pipelines that share a name (their state would collide).
+func LoadAll(paths []string, env Env) ([]*Pipeline, error) {
+	var out []*Pipeline
+	var errs []error
+	names := map[string]string{}
+	for _, path := range paths {
+		p, err := Load(path, env)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if prev, dup := names[p.Name()]; dup {
+			errs = append(errs, spec.Errorf(p.Spec.NamePos, "name", "pipeline name %q is already used by %s; names must be unique (they name checkpoint state)", p.Name(), prev))
+			continue
+		}
+		names[p.Name()] = path
+		out = append(out, p)
+	}
+	return out, errors.Join(errs...)
+}
+
+// Explain renders the pipeline's plan.
+func (p *Pipeline) Explain() string { return p.Plan.Explain() }
+
+// RunOptions tune a run.
+type RunOptions struct {
+	// Stop, when closed, ends the run gracefully (drain and flush).
+	Stop <-chan struct{}
+	// Progress, if set, is called about twice a second with the counters
+	// so far.
+	Progress func(Summary)
+}
+
+// Summary is a run's counters.
+type Summary struct {
+	Pipeline string
+	Elapsed  time.Duration
+	Sources  []Count
+	Sinks    []Count
+	// Dropped counts rows operators discarded (late rows of windows).
+	Dropped []Count
+}
+
+// Count is one component's counters.
+type Count struct {
+	Name             string
+	In, Out, Skipped int64
+}
+
+// RowsPerSecond is the sources' output rate.
+func (s Summary) RowsPerSecond() float64 {
+	var n int64
+	for _, c := range s.Sources {
+		n += c.Out
+	}
+	if s.Elapsed <= 0 {
+		return 0
+	}
+	return float64(n) / s.Elapsed.Seconds()
+}
+
+func (s Summary) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "pipeline %s: %s, %.0f rows/s\n", s.Pipeline, s.Elapsed.Round(time.Millisecond), s.RowsPerSecond())
+	for _, c := range s.Sources {
+		fmt.Fprintf(&b, "  source %-16s %10d rows read  %8d skipped\n", c.Name, c.In, c.Skipped)
+	}
+	for _, c := range s.Dropped {
+		fmt.Fprintf(&b, "  dropped %d rows in %s\n", c.Skipped, c.Name)
+	}
+	for _, c := range s.Sinks {
+		fmt.Fprintf(&b, "  sink   %-16s %10d rows written\n", c.Name, c.Out)
+	}
+	return b.String()
+}
+
+// Run executes the pipeline until its bounded input ends, Stop is closed
+// or an error stops it. It returns the summary in every case.
+func (p *Pipeline) Run(ctx context.Context, opt RunOptions) (Summary, error) {
+	g, err := p.Plan.Graph()
+	if err != nil {
+		return Summary{Pipeline: p.Name()}, err
+	}
+	start := time.Now()
+	summarize := func() Summary {
+		s := Summary{Pipeline: p.Name(), Elapsed: time.Since(start)}
+		for i, n := range g.Sources {
+			skipped := n.Stats.Skipped.Load() + p.Plan.Sources[i].Skipped()
+			s.Sources = append(s.Sources, Count{Name: n.Name, In: n.Stats.RowsIn.Load(), Out: n.Stats.RowsOut.Load(), Skipped: skipped})
+		}
+		for _, n := range g.Ops {
+			if d := n.Stats.Skipped.Load(); d > 0 {
+				s.Dropped = append(s.Dropped, Count{Name: n.Name, Skipped: d})
+			}
+		}
+		for _, n := range g.Sinks {
+			s.Sinks = append(s.Sinks, Count{Name: n.Name, In: n.Stats.RowsIn.Load(), Out: n.Stats.RowsOut.Load()})
+		}
+		return s
+	}
+	done := make(chan struct{})
+	if opt.Progress != nil {
+		go func() {
+			t := time.NewTicker(500 * time.Millisecond)
+			defer t.Stop()
+			for {
+				select {
+				case <-done:
+					return
+				case <-t.C:
+					opt.Progress(summarize())
+				}
+			}
+		}()
+	}
+	err = runtime.Run(ctx, g, runtime.Options{Stop: opt.Stop})
+	close(done)
+	if cerr := p.Plan.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		err = fmt.Errorf("pipeline %s: %w", p.Name(), err)
+	}
+	return summarize(), err
+}

@@ -1,0 +1,335 @@
+package plan
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/etld/etld/pipeline/expr"
+	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime"
+	"github.com/etld/etld/pipeline/sql"
+)
+
+// aggregate plans a SELECT with GROUP BY or aggregate functions as
+//
+//	Calc(keys, aggregate arguments; WHERE) → GroupAgg or WindowAgg → Calc(select list; HAVING)
+//
+// The first Calc computes every group key and aggregate argument into a
+// column, so the aggregate operators work on column indices; the last one
+// computes the select list from the aggregate's output.
+func (q *queryBuilder) aggregate(sel *sql.Select, s *scope) (*Node, error) {
+	in := s.node
+	var where *expr.Compiled
+	var err error
+	if sel.Where != nil {
+		if where, err = q.compileFilter(sel.Where, s, in.Schema); err != nil {
+			return nil, err
+		}
+	}
+
+	// Group keys; with a window TVF, window_start and window_end name the
+	// window and are not keys of their own.
+	var keyExprs []sql.Expr
+	var hasStart, hasEnd bool
+	var windowRefAt sql.Pos
+	for _, g := range sel.GroupBy {
+		g, err := s.unqualify(g)
+		if err != nil {
+			return nil, err
+		}
+		if s.window != nil {
+			if ref, ok := g.(*sql.ColumnRef); ok {
+				switch strings.ToLower(ref.Column.Name) {
+				case "window_start":
+					hasStart, windowRefAt = true, ref.Pos()
+					continue
+				case "window_end":
+					hasEnd, windowRefAt = true, ref.Pos()
+					continue
+				case "window_time":
+					return nil, errAt(ref.Pos(), "GROUP BY window_time is not a window aggregate; group by window_start and window_end")
+				}
+			}
+		}
+		keyExprs = append(keyExprs, g)
+	}
+	if s.window != nil && !(hasStart && hasEnd) {
+		at := sel.GroupByAt
+		if windowRefAt.Line > 0 {
+			at = windowRefAt
+		}
+		missing := "window_end"
+		if !hasStart {
+			missing = "window_start"
+		}
+		if !hasStart && !hasEnd {
+			missing = "window_start, window_end"
+		}
+		return nil, errAt(at, "a window aggregate groups by both window_start and window_end; without %s Flink plans this as a regular GROUP BY that updates its rows (a common trap). Add %s to the GROUP BY to get one final row per window", missing, missing)
+	}
+
+	// Aggregate calls in the select list and HAVING, each once.
+	var calls []*sql.Call
+	callIndex := map[string]int{}
+	collect := func(e sql.Expr) error {
+		var ferr error
+		walk(e, func(x sql.Expr) bool {
+			c, ok := x.(*sql.Call)
+			if !ok || !expr.IsAggregate(c.Name) {
+				return true
+			}
+			for _, a := range c.Args {
+				if containsAgg(a) && ferr == nil {
+					ferr = errAt(a.Pos(), "aggregate functions cannot be nested")
+				}
+			}
+			text := strings.ToLower(sql.Format(c))
+			if _, seen := callIndex[text]; !seen {
+				callIndex[text] = len(calls)
+				calls = append(calls, c)
+			}
+			return false
+		})
+		return ferr
+	}
+	items := make([]*sql.SelectItem, len(sel.Items))
+	for i, it := range sel.Items {
+		if star, ok := it.Expr.(*sql.Star); ok {
+			return nil, errAt(star.At, "SELECT * cannot be used with GROUP BY or aggregates; list the grouped columns and aggregates")
+		}
+		e, err := s.unqualify(it.Expr)
+		if err != nil {
+			return nil, err
+		}
+		if err := collect(e); err != nil {
+			return nil, err
+		}
+		items[i] = &sql.SelectItem{Expr: e, Alias: it.Alias}
+	}
+	var having sql.Expr
+	if sel.Having != nil {
+		if having, err = s.unqualify(sel.Having); err != nil {
+			return nil, err
+		}
+		if err := collect(having); err != nil {
+			return nil, err
+		}
+	}
+
+	// The first Calc: keys, then aggregate arguments, then (windows) the
+	// time attribute.
+	var preFields []row.Field
+	var preProject []*expr.Compiled
+	var preTexts []string
+	var keyNames []string
+	keys := make([]int, len(keyExprs))
+	for i, k := range keyExprs {
+		c, err := compileExpr(k, in.Schema, s.table)
+		if err != nil {
+			return nil, err
+		}
+		name := fmt.Sprintf("$g%d", i)
+		if ref, ok := k.(*sql.ColumnRef); ok {
+			name = in.Schema.Fields[in.Schema.Index(ref.Column.Name)].Name
+		}
+		keys[i] = len(preFields)
+		keyNames = append(keyNames, name)
+		preFields = append(preFields, row.Field{Name: name, Type: c.Type})
+		preProject = append(preProject, c)
+		preTexts = append(preTexts, sql.Format(k))
+	}
+	aggs := make([]runtime.AggCall, len(calls))
+	for j, c := range calls {
+		call, err := q.aggCall(c, in.Schema, s.table, func(comp *expr.Compiled, text string) int {
+			preFields = append(preFields, row.Field{Name: fmt.Sprintf("$arg%d", j), Type: comp.Type})
+			preProject = append(preProject, comp)
+			preTexts = append(preTexts, text)
+			return len(preFields) - 1
+		})
+		if err != nil {
+			return nil, err
+		}
+		aggs[j] = call
+	}
+	var window *runtime.WindowSpec
+	if s.window != nil {
+		w := *s.windowSpec
+		tc := in.Schema.Fields[w.TimeCol]
+		c, err := compileExpr(&sql.ColumnRef{Column: sql.Ident{Name: tc.Name, Quoted: true}}, in.Schema, s.table)
+		if err != nil {
+			return nil, err
+		}
+		w.TimeCol = len(preFields)
+		preFields = append(preFields, tc)
+		preProject = append(preProject, c)
+		preTexts = append(preTexts, tc.Name)
+		window = &w
+	}
+	pre := &Node{
+		Kind: CalcNode, Input: in, Schema: row.NewSchema(preFields...),
+		Mode: Changelog{Updating: in.Mode.Updating}, TimeAttr: -1, Bounded: in.Bounded,
+		filter: where, project: preProject,
+	}
+	cond := ""
+	if sel.Where != nil {
+		cond = ", where=[" + sql.Format(sel.Where) + "]"
+	}
+	pre.Label = fmt.Sprintf("Calc(select=[%s]%s)", strings.Join(preTexts, ", "), cond)
+
+	// The aggregate: keys, [window_start, window_end, window_time], results.
+	var outFields []row.Field
+	for i := range keys {
+		outFields = append(outFields, preFields[keys[i]])
+	}
+	var aggTexts []string
+	for j, a := range aggs {
+		aggTexts = append(aggTexts, sql.Format(calls[j]))
+		_ = a
+	}
+	agg := &Node{Input: pre, Bounded: in.Bounded, TimeAttr: -1, keys: keys, aggs: aggs, batch: q.b.plan.Batch}
+	keyLabel := strings.Join(keyNames, ", ")
+	if window != nil {
+		wtype := row.Type{ID: row.Timestamp, Precision: 3, NotNull: true}
+		ttype := row.Type{ID: preFields[window.TimeCol].Type.ID, Precision: 3, NotNull: true}
+		outFields = append(outFields,
+			row.Field{Name: "window_start", Type: wtype},
+			row.Field{Name: "window_end", Type: wtype},
+			row.Field{Name: "window_time", Type: ttype})
+		agg.Kind, agg.window = WindowAggNode, window
+		agg.TimeAttr = len(keys) + 2
+		key := append(append([]int(nil), keys...), len(keys), len(keys)+1)
+		agg.Mode = windowAggMode(key)
+		agg.Label = fmt.Sprintf("WindowAggregate(window=[%s], groupBy=[%s], select=[%s])", windowText(s.window), keyLabel, strings.Join(aggTexts, ", "))
+	} else {
+		agg.Kind = GroupAggNode
+		agg.Mode = groupAggMode(len(keys), q.b.plan.Batch)
+		agg.Label = fmt.Sprintf("GroupAggregate(groupBy=[%s], select=[%s])", keyLabel, strings.Join(aggTexts, ", "))
+	}
+	aggNames := make([]string, len(aggs))
+	for j, a := range aggs {
+		aggNames[j] = fmt.Sprintf("$a%d", j)
+		outFields = append(outFields, row.Field{Name: aggNames[j], Type: a.ResultType()})
+	}
+	agg.Schema = row.NewSchema(outFields...)
+
+	// The last Calc: the select list and HAVING over the aggregate's row.
+	keyText := map[string]string{}
+	for i, k := range keyExprs {
+		keyText[strings.ToLower(sql.Format(k))] = keyNames[i]
+	}
+	replace := func(e sql.Expr) sql.Expr {
+		return rewrite(e, func(x sql.Expr) (sql.Expr, bool) {
+			text := strings.ToLower(sql.Format(x))
+			if c, ok := x.(*sql.Call); ok && expr.IsAggregate(c.Name) {
+				return &sql.ColumnRef{Column: sql.Ident{At: c.At, Name: aggNames[callIndex[text]], Quoted: true}}, true
+			}
+			if name, ok := keyText[text]; ok {
+				return &sql.ColumnRef{Column: sql.Ident{At: x.Pos(), Name: name, Quoted: true}}, true
+			}
+			return nil, false
+		})
+	}
+	check := func(e sql.Expr) error {
+		var ferr error
+		walk(e, func(x sql.Expr) bool {
+			if ref, ok := x.(*sql.ColumnRef); ok && ferr == nil && agg.Schema.Index(ref.Column.Name) < 0 {
+				if in.Schema.Index(ref.Column.Name) >= 0 {
+					ferr = errAt(ref.Pos(), "column %q is neither in the GROUP BY nor inside an aggregate function", ref.Column.Name)
+				}
+			}
+			return true
+		})
+		return ferr
+	}
+	post := make([]*sql.SelectItem, len(items))
+	for i, it := range items {
+		e := replace(it.Expr)
+		if err := check(e); err != nil {
+			return nil, err
+		}
+		alias := it.Alias
+		if alias.IsZero() {
+			if ref, ok := it.Expr.(*sql.ColumnRef); ok {
+				alias = ref.Column
+			} else {
+				alias = sql.Ident{Name: fmt.Sprintf("EXPR$%d", i)}
+			}
+		}
+		post[i] = &sql.SelectItem{Expr: e, Alias: alias}
+	}
+	aggScope := &scope{node: agg, name: s.name, table: s.table}
+	var havingC *expr.Compiled
+	if having != nil {
+		h := replace(having)
+		if err := check(h); err != nil {
+			return nil, err
+		}
+		if havingC, err = q.compileFilter(h, aggScope, agg.Schema); err != nil {
+			return nil, err
+		}
+	}
+	out, err := q.projection(post, aggScope, agg, havingC, sel.Having)
+	if err != nil {
+		return nil, err
+	}
+	if sel.Distinct {
+		return q.distinct(out), nil
+	}
+	return out, nil
+}
+
+func windowText(w *sql.WindowTVF) string {
+	parts := []string{w.TimeCol.Name}
+	for _, e := range []sql.Expr{w.Slide, w.Step, w.Size, w.Offset} {
+		if e != nil {
+			parts = append(parts, sql.Format(e))
+		}
+	}
+	return fmt.Sprintf("%s(%s)", w.Kind, strings.Join(parts, ", "))
+}
+
+// aggCall checks one aggregate call and places its argument through
+// addArg, which returns the argument's column.
+func (q *queryBuilder) aggCall(c *sql.Call, schema row.Schema, table string, addArg func(*expr.Compiled, string) int) (runtime.AggCall, error) {
+	name := strings.ToUpper(c.Name)
+	if c.Star {
+		if name != "COUNT" {
+			return runtime.AggCall{}, errAt(c.At, "%s(*) is not allowed; only COUNT(*)", name)
+		}
+		return runtime.AggCall{Func: runtime.CountStar, Arg: -1}, nil
+	}
+	if len(c.Args) != 1 {
+		return runtime.AggCall{}, errAt(c.At, "%s takes one argument, got %d", name, len(c.Args))
+	}
+	arg, err := compileExpr(c.Args[0], schema, table)
+	if err != nil {
+		return runtime.AggCall{}, err
+	}
+	call := runtime.AggCall{ArgType: arg.Type}
+	switch name {
+	case "COUNT":
+		call.Func = runtime.Count
+		if c.Distinct {
+			call.Func = runtime.CountDistinct
+		}
+	case "SUM", "AVG":
+		if !arg.Type.ID.Numeric() {
+			return runtime.AggCall{}, errAt(c.Args[0].Pos(), "%s needs a numeric argument, got %s", name, arg.Type)
+		}
+		call.Func = runtime.Sum
+		if name == "AVG" {
+			call.Func = runtime.Avg
+		}
+	case "MIN":
+		call.Func = runtime.Min
+	case "MAX":
+		call.Func = runtime.Max
+	default:
+		return runtime.AggCall{}, errAt(c.At, "aggregate function %s is not supported", name)
+	}
+	if c.Distinct && name != "COUNT" {
+		return runtime.AggCall{}, errAt(c.At, "%s(DISTINCT ...) is not supported yet; only COUNT(DISTINCT ...)", name)
+	}
+	call.Arg = addArg(arg, sql.Format(c.Args[0]))
+	return call, nil
+}

@@ -1,0 +1,125 @@
+package plan
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Changelog is a table's changelog mode (ARCHITECTURE.md section 4):
+// insert-only or updating, and the upsert key that identifies a row.
+type Changelog struct {
+	Updating bool
+	// Key holds the upsert key's column indices. HasKey false means no
+	// key is known; HasKey with an empty Key is the one-row table of a
+	// global aggregate.
+	Key    []int
+	HasKey bool
+}
+
+// InsertOnly is the mode of sources and window aggregates.
+var InsertOnly = Changelog{}
+
+// Kinds is Flink's EXPLAIN CHANGELOG_MODE notation: [I] or [I,UB,UA,D].
+func (c Changelog) Kinds() string {
+	if c.Updating {
+		return "[I,UB,UA,D]"
+	}
+	return "[I]"
+}
+
+// keyText names the key columns of schema names.
+func (c Changelog) keyText(names []string) string {
+	if !c.HasKey {
+		return "none"
+	}
+	parts := make([]string, len(c.Key))
+	for i, k := range c.Key {
+		parts[i] = names[k]
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// The rules of ARCHITECTURE.md section 4, one function per operator.
+
+// scanMode: file, datagen and kafka(csv, json) sources are insert-only; a
+// changelog source (debezium-json) is updating. A declared key is kept.
+func scanMode(updating bool, declaredKey []int) Changelog {
+	c := Changelog{Updating: updating}
+	if declaredKey != nil {
+		c.Key, c.HasKey = declaredKey, true
+	}
+	return c
+}
+
+// calcMode: projection and filter keep the input's mode (a filter over an
+// updating input also emits -D, which updating already includes); the key
+// survives when every key column is projected as a plain column. colMap
+// maps input column → output column (-1 when dropped).
+func calcMode(in Changelog, colMap []int) Changelog {
+	out := Changelog{Updating: in.Updating}
+	if !in.HasKey {
+		return out
+	}
+	key := make([]int, 0, len(in.Key))
+	for _, k := range in.Key {
+		if k >= len(colMap) || colMap[k] < 0 {
+			return out
+		}
+		key = append(key, colMap[k])
+	}
+	out.Key, out.HasKey = key, true
+	return out
+}
+
+// groupAggMode: a GROUP BY without window is updating, keyed by the group
+// columns (the first nKeys output columns); without GROUP BY it is the
+// one-row global aggregate. In batch execution every result is final.
+func groupAggMode(nKeys int, batch bool) Changelog {
+	key := make([]int, nKeys)
+	for i := range key {
+		key[i] = i
+	}
+	return Changelog{Updating: !batch, Key: key, HasKey: true}
+}
+
+// windowAggMode: a window aggregate is insert-only, keyed by its group
+// columns plus window_start and window_end.
+func windowAggMode(key []int) Changelog {
+	return Changelog{Key: key, HasKey: true}
+}
+
+// distinctMode: SELECT DISTINCT over an insert-only input is insert-only,
+// keyed by all columns; over an updating one it is a group aggregate.
+func distinctMode(width int, inUpdating, batch bool) Changelog {
+	c := groupAggMode(width, batch)
+	if !inUpdating {
+		c.Updating = false
+	}
+	return c
+}
+
+// sameKey reports whether a declared key (names) equals the derived key.
+func sameKey(declared []string, derived []int, names []string) bool {
+	if len(declared) != len(derived) {
+		return false
+	}
+	have := make([]string, len(derived))
+	for i, k := range derived {
+		have[i] = strings.ToLower(names[k])
+	}
+	for _, d := range declared {
+		if !slices.Contains(have, strings.ToLower(d)) {
+			return false
+		}
+	}
+	return true
+}
+
+func keyNames(key []int, names []string) string {
+	parts := make([]string, len(key))
+	for i, k := range key {
+		parts[i] = names[k]
+	}
+	return fmt.Sprintf("[%s]", strings.Join(parts, ", "))
+}

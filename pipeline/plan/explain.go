@@ -1,0 +1,66 @@
+package plan
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Explain renders the plan: every source with its schema, every transform
+// as its operator tree with each node's changelog mode and upsert key
+// (Flink's EXPLAIN CHANGELOG_MODE, readable), and each sink's mode.
+func (p *Plan) Explain() string {
+	var b strings.Builder
+	mode := "streaming"
+	if p.Batch {
+		mode = "batch"
+	}
+	fmt.Fprintf(&b, "pipeline %s (%s, %s)\n", p.Spec.Name, p.Spec.File, mode)
+	b.WriteString("\nsources:\n")
+	for _, s := range p.Sources {
+		n := s.Table.Root
+		bounded := "unbounded"
+		if n.Bounded {
+			bounded = "bounded"
+		}
+		fmt.Fprintf(&b, "  %s: %s, %s, changelogMode=%s, upsertKey=%s\n", s.Spec.Name, s.Spec.Type, bounded, n.Mode.Kinds(), n.Mode.keyText(n.Schema.Names()))
+		fmt.Fprintf(&b, "    schema: %s\n", n.Schema)
+		if s.Spec.Watermark != nil {
+			fmt.Fprintf(&b, "    watermark: %s (event time: %s)\n", strings.TrimSpace(s.Spec.Watermark.Text), n.Schema.Fields[n.TimeAttr].Name)
+		}
+	}
+	if len(p.Transforms) > 0 {
+		b.WriteString("\ntransforms:\n")
+	}
+	for _, t := range p.Transforms {
+		n := t.Root
+		fmt.Fprintf(&b, "  %s: changelogMode=%s, upsertKey=%s\n", t.Name, n.Mode.Kinds(), n.Mode.keyText(n.Schema.Names()))
+		fmt.Fprintf(&b, "    schema: %s\n", n.Schema)
+		p.explainNode(&b, n, 2)
+	}
+	b.WriteString("\nsinks:\n")
+	for _, s := range p.Sinks {
+		key := ""
+		if s.Mode.String() == "upsert" {
+			key = " on " + keyNames(s.Key, s.Input.Root.Schema.Names())
+		}
+		fmt.Fprintf(&b, "  %s: %s <- %s, mode=%s%s\n", s.Spec.Name, s.Spec.Type, s.Input.Name, s.Mode, key)
+	}
+	for _, w := range p.Warnings {
+		fmt.Fprintf(&b, "\nwarning: %s\n", w)
+	}
+	return b.String()
+}
+
+func (p *Plan) explainNode(b *strings.Builder, n *Node, depth int) {
+	pad := strings.Repeat("  ", depth)
+	if n.Kind == ScanNode {
+		name := "?"
+		if n.source != nil {
+			name = n.source.Spec.Name
+		}
+		fmt.Fprintf(b, "%sScan(%s), changelogMode=%s\n", pad, name, n.Mode.Kinds())
+		return
+	}
+	fmt.Fprintf(b, "%s%s, changelogMode=%s, upsertKey=%s\n", pad, n.Label, n.Mode.Kinds(), n.Mode.keyText(n.Schema.Names()))
+	p.explainNode(b, n.Input, depth+1)
+}

@@ -1,0 +1,138 @@
+package plan
+
+import (
+	"fmt"
+
+	"github.com/etld/etld/pipeline/expr"
+	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime"
+)
+
+// Graph instantiates the plan as a runtime graph with fresh operator state.
+// The connectors are the plan's own: a plan runs once.
+func (p *Plan) Graph() (*runtime.Graph, error) {
+	g := &runtime.Graph{Name: p.Spec.Name}
+	built := map[*Node]*runtime.Node{}
+	for _, s := range p.Sources {
+		sn := &runtime.SourceNode{
+			Node:   runtime.Node{Name: s.Spec.Name, Kind: "source"},
+			Source: s.Conn,
+			Reject: s.policy.Reject,
+		}
+		if s.computed != nil {
+			sn.Calc = computedCalc(s)
+		}
+		if s.watermark != nil {
+			wm := s.watermark
+			sn.EventTime = func(r row.Row) (int64, bool, error) {
+				v, err := wm.Eval(r)
+				if err != nil || v.IsNull() {
+					return 0, false, err
+				}
+				return v.Micros(), true, nil
+			}
+		}
+		g.Sources = append(g.Sources, sn)
+		built[s.Table.Root] = &sn.Node
+	}
+	var build func(n *Node) (*runtime.Node, error)
+	build = func(n *Node) (*runtime.Node, error) {
+		if rn, ok := built[n]; ok {
+			return rn, nil
+		}
+		in, err := build(n.Input)
+		if err != nil {
+			return nil, err
+		}
+		if n.Kind == CalcNode && n.filter == nil && n.project == nil {
+			// A pure renaming: the rows pass unchanged.
+			built[n] = in
+			return in, nil
+		}
+		op, err := p.operator(n)
+		if err != nil {
+			return nil, err
+		}
+		on := &runtime.OpNode{Node: runtime.Node{Name: n.Label, Kind: "transform"}, Input: in, Op: op}
+		g.Ops = append(g.Ops, on)
+		built[n] = &on.Node
+		return &on.Node, nil
+	}
+	for _, s := range p.Sinks {
+		in, err := build(s.Input.Root)
+		if err != nil {
+			return nil, err
+		}
+		g.Sinks = append(g.Sinks, &runtime.SinkNode{
+			Node:  runtime.Node{Name: s.Spec.Name, Kind: "sink"},
+			Input: in, Sink: s.Conn, Mode: s.Mode,
+		})
+	}
+	return g, nil
+}
+
+func (p *Plan) operator(n *Node) (runtime.Operator, error) {
+	switch n.Kind {
+	case CalcNode:
+		c := &runtime.Calc{Name: n.Label, Project: evals(n.project)}
+		if n.filter != nil {
+			c.Filter = n.filter.True
+		}
+		if src := n.scan(); src != nil {
+			c.Reject = src.policy.Reject
+		}
+		return c, nil
+	case GroupAggNode:
+		return runtime.NewGroupAgg(n.keys, n.aggs, runtime.GroupAggOptions{Batch: n.batch}), nil
+	case DistinctNode:
+		if n.Input.Mode.Updating {
+			return runtime.NewGroupAgg(n.keys, nil, runtime.GroupAggOptions{Batch: n.batch}), nil
+		}
+		return runtime.NewDistinct(n.keys, n.batch), nil
+	case WindowAggNode:
+		return runtime.NewWindowAgg(*n.window, n.keys, n.aggs), nil
+	}
+	return nil, fmt.Errorf("plan: no operator for node %q", n.Label)
+}
+
+func evals(cs []*expr.Compiled) []func(row.Row) (row.Value, error) {
+	if cs == nil {
+		return nil
+	}
+	out := make([]func(row.Row) (row.Value, error), len(cs))
+	for i, c := range cs {
+		out[i] = c.Eval
+	}
+	return out
+}
+
+// computedCalc appends a source's computed columns to its physical row.
+// Each computed column may read the ones before it, so they are evaluated
+// in order into the growing row.
+func computedCalc(s *Source) *runtime.Calc {
+	width := s.Table.Root.Schema.Len()
+	phys := s.Physical.Len()
+	computed := s.computed
+	project := make([]func(row.Row) (row.Value, error), width)
+	for i := range phys {
+		project[i] = func(r row.Row) (row.Value, error) { return r[i], nil }
+	}
+	// The first computed column evaluates them all into a scratch row; the
+	// others read the scratch. Calc evaluates project in order, per row.
+	var scratch row.Row
+	project[phys] = func(r row.Row) (row.Value, error) {
+		scratch = append(scratch[:0], r...)
+		for _, c := range computed {
+			v, err := c.Eval(scratch)
+			if err != nil {
+				return row.NullValue, err
+			}
+			scratch = append(scratch, v)
+		}
+		return scratch[phys], nil
+	}
+	for j := 1; j < len(computed); j++ {
+		project[phys+j] = func(row.Row) (row.Value, error) { return scratch[phys+j], nil }
+	}
+	return &runtime.Calc{Name: "source " + s.Spec.Name, Project: project}
+}

@@ -1,0 +1,54 @@
+package plan
+
+import (
+	"github.com/etld/etld/pipeline/expr"
+	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime"
+)
+
+// NodeKind names a plan operator.
+type NodeKind uint8
+
+const (
+	ScanNode NodeKind = iota + 1
+	CalcNode
+	GroupAggNode
+	WindowAggNode
+	DistinctNode
+)
+
+// Node is one operator of the logical plan. A node read by several
+// consumers (a table read by two sinks) becomes one runtime node whose
+// output fans out.
+type Node struct {
+	Kind  NodeKind
+	Label string // Flink-style description for explain
+	Input *Node
+
+	Schema row.Schema
+	Mode   Changelog
+	// TimeAttr is the index of the event-time attribute column, or -1.
+	TimeAttr int
+	Bounded  bool
+
+	source *Source // ScanNode
+
+	filter  *expr.Compiled   // CalcNode
+	project []*expr.Compiled // CalcNode; nil passes rows through
+
+	keys   []int             // GroupAggNode, WindowAggNode
+	aggs   []runtime.AggCall // GroupAggNode, WindowAggNode
+	window *runtime.WindowSpec
+	batch  bool
+}
+
+// scan returns the scan at the bottom of n's input chain, whose on_error
+// policy the node's run-time errors follow.
+func (n *Node) scan() *Source {
+	for x := n; x != nil; x = x.Input {
+		if x.Kind == ScanNode {
+			return x.source
+		}
+	}
+	return nil
+}

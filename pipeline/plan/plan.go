@@ -1,0 +1,358 @@
+// Package plan turns a pipeline spec into a plan: it builds the connectors
+// through the registry, binds every transform's SQL to the tables it reads,
+// derives each table's changelog mode and upsert key (ARCHITECTURE.md
+// section 4), chooses each sink's mode or refuses the pipeline, and finally
+// instantiates the runtime graph. It does no I/O: `etld validate` is Build.
+package plan
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/pipeline/expr"
+	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime"
+	"github.com/etld/etld/pipeline/spec"
+	"github.com/etld/etld/pipeline/sql"
+)
+
+// Env is what planning needs from outside.
+type Env struct {
+	Registry *connector.Registry
+	Logger   *slog.Logger
+}
+
+// Plan is a checked pipeline, ready to explain or run.
+type Plan struct {
+	Spec  *spec.Pipeline
+	Batch bool
+
+	Sources    []*Source
+	Transforms []*Table
+	Sinks      []*Sink
+	// Warnings are findings that do not stop the pipeline (a GROUP BY
+	// window_start without window_end).
+	Warnings []*spec.Error
+
+	tables map[string]*Table
+}
+
+// Source is a planned source: its connector and the table it produces.
+type Source struct {
+	Spec *spec.Source
+	Conn connector.Source
+	// Physical is what the connector produces; Table.Root.Schema adds the
+	// computed columns.
+	Physical row.Schema
+	Table    *Table
+	computed []*expr.Compiled // nil when the source has no computed columns
+	// watermark gives each row's watermark candidate.
+	watermark *expr.Compiled
+	policy    *runtime.Policy
+}
+
+// Table is a named table: a source or a transform.
+type Table struct {
+	Name string
+	Root *Node
+	// Transform is set for transforms.
+	Transform *spec.Transform
+}
+
+// Sink is a planned sink.
+type Sink struct {
+	Spec  *spec.Sink
+	Conn  connector.Sink
+	Input *Table
+	Mode  connector.Mode
+	Key   []int
+}
+
+// Build plans a pipeline. Every problem is reported, as a spec.List with
+// file positions, not only the first.
+func Build(p *spec.Pipeline, env Env) (*Plan, error) {
+	if env.Logger == nil {
+		env.Logger = slog.New(slog.DiscardHandler)
+	}
+	b := &builder{
+		env:  env,
+		plan: &Plan{Spec: p, Batch: p.Execution == "batch", tables: map[string]*Table{}},
+		tr:   map[string]*spec.Transform{},
+	}
+	for _, s := range p.Sources {
+		b.source(s)
+	}
+	for _, t := range p.Transforms {
+		b.tr[strings.ToLower(t.Name)] = t
+	}
+	for _, t := range p.Transforms {
+		b.transform(t, nil)
+	}
+	if b.plan.Batch {
+		for _, s := range b.plan.Sources {
+			if s.Conn != nil && !s.Conn.Bounded() {
+				b.errs.Addf(p.ExecutionPos, "execution", "execution: batch needs bounded sources, but source %q (%s) is unbounded; set `rows:` or use execution: streaming", s.Spec.Name, s.Spec.Type)
+			}
+		}
+	}
+	for _, s := range p.Sinks {
+		b.sink(s)
+	}
+	if err := b.errs.Err(); err != nil {
+		return nil, err
+	}
+	return b.plan, nil
+}
+
+type builder struct {
+	env  Env
+	plan *Plan
+	errs spec.List
+	tr   map[string]*spec.Transform
+	// building holds the transforms being planned, to find cycles.
+	building []string
+}
+
+// sqlError places an error from the SQL text s into the file.
+func (b *builder) sqlError(s *spec.SQL, path string, err error) {
+	var se *sql.Error
+	if errors.As(err, &se) {
+		msg := se.Msg
+		if snip := se.Snippet(s.Text); snip != "" {
+			msg += "\n" + indent(snip)
+		}
+		b.errs.Add(&spec.Error{Pos: s.FilePos(se.Pos.Line, se.Pos.Col), Path: path, Msg: msg})
+		return
+	}
+	b.errs.Add(&spec.Error{Pos: s.Pos, Path: path, Msg: err.Error()})
+}
+
+func indent(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = "    " + l
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (b *builder) source(s *spec.Source) {
+	src := &Source{Spec: s}
+	var physical []row.Field
+	var computed []spec.Column
+	for _, c := range s.Schema {
+		if c.Computed != nil {
+			computed = append(computed, c)
+			continue
+		}
+		physical = append(physical, row.Field{Name: c.Name, Type: c.Type})
+	}
+	src.Physical = row.NewSchema(physical...)
+	policy, err := runtime.NewPolicy(s.Name, s.OnError.Policy, s.OnError.DeadLetter, b.env.Logger)
+	if err != nil {
+		b.errs.Addf(s.OnError.Pos, s.Path+".on_error", "%v", err)
+	}
+	src.policy = policy
+	conn, err := b.env.Registry.NewSource(s.Pos.File, s, connector.SourceEnv{
+		Name:    s.Name,
+		Schema:  src.Physical,
+		Logger:  b.env.Logger.With("source", s.Name),
+		Reject:  policy.Reject,
+		Formats: b.env.Registry,
+	})
+	if err != nil {
+		b.errs.Add(err)
+	} else {
+		src.Conn = conn
+	}
+	if len(s.Schema) == 0 {
+		if sch, ok := conn.(interface{ Schema() row.Schema }); ok && conn != nil {
+			src.Physical = sch.Schema()
+		} else if conn != nil {
+			b.errs.Addf(s.Pos, s.Path+".schema", "missing required key: list the columns, e.g. `- id BIGINT`")
+		}
+	}
+
+	// Computed columns see the physical columns and the computed ones
+	// before them, as Flink's computed columns do.
+	fields := append([]row.Field(nil), src.Physical.Fields...)
+	for i, c := range computed {
+		cur := row.NewSchema(fields...)
+		comp, err := b.compileText(c.Computed, c.Path, cur, s.Name)
+		if err != nil {
+			continue
+		}
+		if i == 0 {
+			src.computed = make([]*expr.Compiled, 0, len(computed))
+		}
+		src.computed = append(src.computed, comp)
+		fields = append(fields, row.Field{Name: c.Name, Type: comp.Type})
+	}
+	schema := row.NewSchema(fields...)
+
+	timeAttr := -1
+	if s.Watermark != nil {
+		timeAttr = b.watermark(src, schema)
+	}
+	var key []int
+	for _, k := range s.Key {
+		i := schema.Index(k)
+		if i < 0 {
+			b.errs.Addf(s.Pos, s.Path+".key", "key column %q is not in the schema", k)
+			continue
+		}
+		key = append(key, i)
+	}
+	updating := false
+	if u, ok := conn.(interface{ Updating() bool }); ok && conn != nil {
+		updating = u.Updating()
+	}
+	if updating && key == nil {
+		b.errs.Addf(s.Pos, s.Path+".key", "source %q reads a changelog (updates and deletes), which needs `key:` naming the columns that identify a row", s.Name)
+	}
+	bounded := conn != nil && conn.Bounded()
+	node := &Node{
+		Kind: ScanNode, Label: fmt.Sprintf("Scan(%s, type=%s)", s.Name, s.Type),
+		Schema: schema, Mode: scanMode(updating, key), TimeAttr: timeAttr,
+		Bounded: bounded, source: src,
+	}
+	src.Table = &Table{Name: s.Name, Root: node}
+	b.plan.Sources = append(b.plan.Sources, src)
+	b.plan.tables[strings.ToLower(s.Name)] = src.Table
+}
+
+// watermark compiles the watermark expression and finds the time
+// attribute: the one column the expression reads.
+func (b *builder) watermark(src *Source, schema row.Schema) int {
+	s := src.Spec
+	path := s.Path + ".watermark"
+	e, err := sql.ParseExpr(s.Watermark.Text)
+	if err != nil {
+		b.sqlError(s.Watermark, path, err)
+		return -1
+	}
+	var cols []string
+	walk(e, func(x sql.Expr) bool {
+		if c, ok := x.(*sql.ColumnRef); ok {
+			cols = append(cols, c.Column.Name)
+		}
+		return true
+	})
+	if len(cols) != 1 {
+		b.errs.Addf(s.Watermark.Pos, path, "a watermark reads exactly one column, the event-time attribute (e.g. `event_time - INTERVAL '5' SECOND`); this one reads %d", len(cols))
+		return -1
+	}
+	attr := schema.Index(cols[0])
+	if attr < 0 {
+		b.compileText(s.Watermark, path, schema, s.Name) // reports the unknown column
+		return -1
+	}
+	if t := schema.Fields[attr].Type.ID; t != row.Timestamp && t != row.TimestampLTZ {
+		b.errs.Addf(s.Watermark.Pos, path, "the event-time attribute %q is %s; it must be TIMESTAMP(3) or TIMESTAMP_LTZ(3) (compute one, e.g. `- event_time AS TO_TIMESTAMP_LTZ(ts, 3)`)", cols[0], schema.Fields[attr].Type)
+		return -1
+	}
+	comp, err := b.compileParsed(e, s.Watermark, path, schema, s.Name)
+	if err != nil {
+		return -1
+	}
+	if comp.Type.ID != row.Timestamp && comp.Type.ID != row.TimestampLTZ {
+		b.errs.Addf(s.Watermark.Pos, path, "a watermark expression must give a timestamp, this one gives %s", comp.Type)
+		return -1
+	}
+	src.watermark = comp
+	return attr
+}
+
+// compileText parses and compiles an expression from the file.
+func (b *builder) compileText(s *spec.SQL, path string, schema row.Schema, table string) (*expr.Compiled, error) {
+	e, err := sql.ParseExpr(s.Text)
+	if err != nil {
+		b.sqlError(s, path, err)
+		return nil, err
+	}
+	return b.compileParsed(e, s, path, schema, table)
+}
+
+func (b *builder) compileParsed(e sql.Expr, s *spec.SQL, path string, schema row.Schema, table string) (*expr.Compiled, error) {
+	c, err := compileExpr(e, schema, table)
+	if err != nil {
+		b.sqlError(s, path, err)
+		return nil, err
+	}
+	return c, nil
+}
+
+// transform plans a transform, planning first the transforms it reads.
+func (b *builder) transform(t *spec.Transform, from *sql.TableRef) *Table {
+	key := strings.ToLower(t.Name)
+	if tab, ok := b.plan.tables[key]; ok {
+		return tab
+	}
+	for i, name := range b.building {
+		if name == key {
+			cycle := append(append([]string(nil), b.building[i:]...), key)
+			b.errs.Addf(t.Pos, t.Path, "transforms form a cycle: %s", strings.Join(cycle, " -> "))
+			return nil
+		}
+	}
+	if t.SQL == nil {
+		return nil
+	}
+	b.building = append(b.building, key)
+	defer func() { b.building = b.building[:len(b.building)-1] }()
+	q, err := sql.Parse(t.SQL.Text)
+	if err != nil {
+		b.sqlError(t.SQL, t.Path+".sql", err)
+		return nil
+	}
+	qb := &queryBuilder{b: b, sql: t.SQL, path: t.Path + ".sql", transform: t.Name}
+	root, err := qb.query(q)
+	if err != nil {
+		b.sqlError(t.SQL, t.Path+".sql", err)
+		return nil
+	}
+	tab := &Table{Name: t.Name, Root: root, Transform: t}
+	b.plan.tables[key] = tab
+	b.plan.Transforms = append(b.plan.Transforms, tab)
+	return tab
+}
+
+// table resolves a table name used in FROM.
+func (b *builder) table(name string) (*Table, bool) {
+	key := strings.ToLower(name)
+	if tab, ok := b.plan.tables[key]; ok {
+		return tab, true
+	}
+	if t, ok := b.tr[key]; ok {
+		tab := b.transform(t, nil)
+		return tab, tab != nil
+	}
+	return nil, false
+}
+
+func (b *builder) tableNames() []string {
+	var names []string
+	for _, s := range b.plan.Spec.Sources {
+		names = append(names, s.Name)
+	}
+	for _, t := range b.plan.Spec.Transforms {
+		names = append(names, t.Name)
+	}
+	return names
+}
+
+// Skipped is the number of bad records the source's on_error policy set
+// aside so far.
+func (s *Source) Skipped() int64 { return s.policy.Skipped() }
+
+// Close releases what the plan holds beyond its connectors (dead-letter
+// files); the runtime closes the connectors.
+func (p *Plan) Close() error {
+	var errs []error
+	for _, s := range p.Sources {
+		errs = append(errs, s.policy.Close())
+	}
+	return errors.Join(errs...)
+}

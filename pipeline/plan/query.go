@@ -1,0 +1,347 @@
+package plan
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/etld/etld/pipeline/expr"
+	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime"
+	"github.com/etld/etld/pipeline/spec"
+	"github.com/etld/etld/pipeline/sql"
+)
+
+// queryBuilder plans one transform's query.
+type queryBuilder struct {
+	b         *builder
+	sql       *spec.SQL
+	path      string
+	transform string
+}
+
+func errAt(p sql.Pos, format string, args ...any) error {
+	return &sql.Error{Pos: p, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (q *queryBuilder) query(qu *sql.Query) (*Node, error) {
+	if len(qu.Selects) > 1 {
+		return nil, errAt(qu.UnionAt[0], "UNION ALL is not supported yet")
+	}
+	return q.selectBlock(qu.Selects[0])
+}
+
+// scope is what a SELECT's expressions can name: one input table.
+type scope struct {
+	node  *Node
+	name  string // the table name or alias
+	table string // the table's own name, for messages
+	// window and windowSpec are set when FROM is a window TVF: node is
+	// then the table the window reads, and the aggregate applies it.
+	window     *sql.WindowTVF
+	windowSpec *runtime.WindowSpec
+}
+
+// from plans a FROM item.
+func (q *queryBuilder) from(f sql.FromItem) (*scope, error) {
+	switch f := f.(type) {
+	case *sql.TableRef:
+		tab, ok := q.b.table(f.Name.Name)
+		if !ok {
+			if tr, isTr := q.b.tr[strings.ToLower(f.Name.Name)]; isTr && tr != nil {
+				// A transform that failed to plan has its own error; or a cycle.
+				return nil, errAt(f.Name.At, "table %q cannot be read: see its own error", f.Name.Name)
+			}
+			hint := ""
+			if c := spec.Closest(f.Name.Name, q.b.tableNames()); c != "" {
+				hint = fmt.Sprintf("; did you mean %q?", c)
+			}
+			return nil, errAt(f.Name.At, "table %q not found: it is not a source or transform of this pipeline%s", f.Name.Name, hint)
+		}
+		name := tab.Name
+		if !f.Alias.IsZero() {
+			name = f.Alias.Name
+		}
+		return &scope{node: tab.Root, name: name, table: tab.Name}, nil
+	case *sql.SubqueryRef:
+		n, err := q.query(f.Query)
+		if err != nil {
+			return nil, err
+		}
+		return &scope{node: n, name: f.Alias.Name, table: "subquery"}, nil
+	case *sql.WindowTVF:
+		return q.windowScope(f)
+	}
+	return nil, fmt.Errorf("unsupported FROM item %T", f)
+}
+
+// windowScope plans the table of a window TVF: its columns plus
+// window_start, window_end and window_time. The window itself is applied
+// by the aggregate that must follow.
+func (q *queryBuilder) windowScope(w *sql.WindowTVF) (*scope, error) {
+	tab, ok := q.b.table(w.Table.Name)
+	if !ok {
+		return nil, errAt(w.Table.At, "table %q not found", w.Table.Name)
+	}
+	in := tab.Root
+	col := in.Schema.Index(w.TimeCol.Name)
+	if col < 0 {
+		return nil, errAt(w.TimeCol.At, "column %q not found in table %s%s", w.TimeCol.Name, tab.Name, suggest(w.TimeCol.Name, in.Schema.Names()))
+	}
+	if col != in.TimeAttr {
+		return nil, errAt(w.TimeCol.At, "%s needs an event-time attribute, and %q is not one: declare `watermark:` on the source for it (e.g. `watermark: %s - INTERVAL '5' SECOND`)", w.Kind, w.TimeCol.Name, w.TimeCol.Name)
+	}
+	if in.Mode.Updating {
+		return nil, errAt(w.At, "%s cannot read the updating table %q: window aggregates take insert-only input", w.Kind, tab.Name)
+	}
+	spec := &runtime.WindowSpec{TimeCol: col}
+	dur := func(e sql.Expr, what string) (int64, error) {
+		if e == nil {
+			return 0, nil
+		}
+		iv, ok := e.(*sql.IntervalLit)
+		if !ok || iv.Value <= 0 && what != "offset" {
+			return 0, errAt(e.Pos(), "the window %s must be a positive interval literal such as INTERVAL '1' MINUTE", what)
+		}
+		return iv.Value.Microseconds(), nil
+	}
+	var err error
+	if spec.Size, err = dur(w.Size, "size"); err != nil {
+		return nil, err
+	}
+	if spec.Offset, err = dur(w.Offset, "offset"); err != nil {
+		return nil, err
+	}
+	switch w.Kind {
+	case sql.Tumble:
+		spec.Kind = runtime.Tumble
+	case sql.Hop:
+		spec.Kind = runtime.Hop
+		if spec.Slide, err = dur(w.Slide, "slide"); err != nil {
+			return nil, err
+		}
+	case sql.Cumulate:
+		spec.Kind = runtime.Cumulate
+		if spec.Step, err = dur(w.Step, "step"); err != nil {
+			return nil, err
+		}
+		if spec.Size%spec.Step != 0 {
+			return nil, errAt(w.Size.Pos(), "the CUMULATE size must be a whole multiple of its step")
+		}
+	}
+	name := tab.Name
+	if !w.Alias.IsZero() {
+		name = w.Alias.Name
+	}
+	return &scope{node: in, name: name, table: tab.Name, window: w, windowSpec: spec}, nil
+}
+
+func suggest(name string, names []string) string {
+	if c := spec.Closest(name, names); c != "" {
+		return fmt.Sprintf("; did you mean %q?", c)
+	}
+	return ""
+}
+
+// unqualify drops qualifiers that name the scope's table and refuses
+// others.
+func (s *scope) unqualify(e sql.Expr) (sql.Expr, error) {
+	var bad error
+	out := rewrite(e, func(x sql.Expr) (sql.Expr, bool) {
+		c, ok := x.(*sql.ColumnRef)
+		if !ok || c.Table.IsZero() {
+			return nil, false
+		}
+		if !strings.EqualFold(c.Table.Name, s.name) && !strings.EqualFold(c.Table.Name, s.table) {
+			if bad == nil {
+				bad = errAt(c.Table.At, "unknown table %q: this query reads %s", c.Table.Name, s.name)
+			}
+			return x, true
+		}
+		return &sql.ColumnRef{Column: c.Column}, true
+	})
+	return out, bad
+}
+
+func (q *queryBuilder) compile(e sql.Expr, s *scope, schema row.Schema) (*expr.Compiled, error) {
+	e, err := s.unqualify(e)
+	if err != nil {
+		return nil, err
+	}
+	return compileExpr(e, schema, s.table)
+}
+
+func (q *queryBuilder) selectBlock(sel *sql.Select) (*Node, error) {
+	s, err := q.from(sel.From)
+	if err != nil {
+		return nil, err
+	}
+	aggregated := len(sel.GroupBy) > 0 || containsAgg(sel.Having)
+	for _, it := range sel.Items {
+		aggregated = aggregated || containsAgg(it.Expr)
+	}
+	if sel.Where != nil && containsAgg(sel.Where) {
+		var at sql.Pos
+		walk(sel.Where, func(x sql.Expr) bool {
+			if c, ok := x.(*sql.Call); ok && expr.IsAggregate(c.Name) && at.Line == 0 {
+				at = c.At
+			}
+			return true
+		})
+		return nil, errAt(at, "aggregate functions are not allowed in WHERE; use HAVING")
+	}
+	if aggregated {
+		return q.aggregate(sel, s)
+	}
+	if s.window != nil {
+		return nil, errAt(s.window.At, "a window table function needs an aggregate grouped by window_start and window_end (GROUP BY window_start, window_end, ...)")
+	}
+	if sel.Having != nil {
+		return nil, errAt(sel.Having.Pos(), "HAVING needs GROUP BY or an aggregate")
+	}
+	var filter *expr.Compiled
+	if sel.Where != nil {
+		if filter, err = q.compileFilter(sel.Where, s, s.node.Schema); err != nil {
+			return nil, err
+		}
+	}
+	calc, err := q.projection(sel.Items, s, s.node, filter, sel.Where)
+	if err != nil {
+		return nil, err
+	}
+	if sel.Distinct {
+		return q.distinct(calc), nil
+	}
+	return calc, nil
+}
+
+func (q *queryBuilder) compileFilter(e sql.Expr, s *scope, schema row.Schema) (*expr.Compiled, error) {
+	c, err := q.compile(e, s, schema)
+	if err != nil {
+		return nil, err
+	}
+	if c.Type.ID != row.Boolean && c.Type.ID != row.Null {
+		return nil, errAt(e.Pos(), "a condition must be BOOLEAN, this one is %s", c.Type)
+	}
+	return c, nil
+}
+
+// projection plans the SELECT list over in (with an optional filter) as a
+// Calc node.
+func (q *queryBuilder) projection(items []*sql.SelectItem, s *scope, in *Node, filter *expr.Compiled, where sql.Expr) (*Node, error) {
+	var fields []row.Field
+	var project []*expr.Compiled
+	var texts []string
+	colMap := make([]int, in.Schema.Len())
+	for i := range colMap {
+		colMap[i] = -1
+	}
+	identity := true
+	timeAttr := -1
+	add := func(name string, c *expr.Compiled, srcCol int, text string) {
+		if srcCol >= 0 && colMap[srcCol] < 0 {
+			colMap[srcCol] = len(fields)
+		}
+		if srcCol >= 0 && srcCol == in.TimeAttr && timeAttr < 0 {
+			timeAttr = len(fields)
+		}
+		if srcCol != len(fields) {
+			identity = false
+		}
+		fields = append(fields, row.Field{Name: name, Type: c.Type})
+		project = append(project, c)
+		texts = append(texts, text)
+	}
+	for i, it := range items {
+		if star, ok := it.Expr.(*sql.Star); ok {
+			if !star.Table.IsZero() && !strings.EqualFold(star.Table.Name, s.name) && !strings.EqualFold(star.Table.Name, s.table) {
+				return nil, errAt(star.At, "unknown table %q: this query reads %s", star.Table.Name, s.name)
+			}
+			for j, f := range in.Schema.Fields {
+				c, err := compileExpr(&sql.ColumnRef{Column: sql.Ident{Name: f.Name, Quoted: true}}, in.Schema, s.table)
+				if err != nil {
+					return nil, err
+				}
+				add(f.Name, c, j, f.Name)
+			}
+			continue
+		}
+		c, err := q.compile(it.Expr, s, in.Schema)
+		if err != nil {
+			return nil, err
+		}
+		src := -1
+		name := it.Alias.Name
+		if ref, ok := it.Expr.(*sql.ColumnRef); ok {
+			src = in.Schema.Index(ref.Column.Name)
+			if name == "" && src >= 0 {
+				name = in.Schema.Fields[src].Name
+			}
+		}
+		if name == "" {
+			name = fmt.Sprintf("EXPR$%d", i)
+		}
+		for _, f := range fields {
+			if strings.EqualFold(f.Name, name) {
+				return nil, errAt(it.Pos(), "duplicate column name %q in the select list; give it another name with AS", name)
+			}
+		}
+		add(name, c, src, sql.Format(it.Expr))
+	}
+	if len(fields) != in.Schema.Len() {
+		identity = false
+	}
+	n := &Node{
+		Kind: CalcNode, Input: in, Schema: row.NewSchema(fields...),
+		Mode: calcMode(in.Mode, colMap), TimeAttr: timeAttr, Bounded: in.Bounded,
+		filter: filter,
+	}
+	if !identity {
+		n.project = project
+	}
+	cond := ""
+	if where != nil {
+		cond = ", where=[" + sql.Format(where) + "]"
+	}
+	n.Label = fmt.Sprintf("Calc(select=[%s]%s)", strings.Join(aliased(texts, fields), ", "), cond)
+	return n, nil
+}
+
+func aliased(texts []string, fields []row.Field) []string {
+	out := make([]string, len(texts))
+	for i, t := range texts {
+		if strings.EqualFold(t, fields[i].Name) {
+			out[i] = t
+		} else {
+			out[i] = t + " AS " + fields[i].Name
+		}
+	}
+	return out
+}
+
+// distinct plans SELECT DISTINCT over n.
+func (q *queryBuilder) distinct(n *Node) *Node {
+	keys := make([]int, n.Schema.Len())
+	for i := range keys {
+		keys[i] = i
+	}
+	d := &Node{
+		Kind: DistinctNode, Input: n, Schema: n.Schema, TimeAttr: -1, Bounded: n.Bounded,
+		Mode: distinctMode(n.Schema.Len(), n.Mode.Updating, q.b.plan.Batch), keys: keys, batch: q.b.plan.Batch,
+	}
+	d.Label = fmt.Sprintf("Distinct(%s)", strings.Join(n.Schema.Names(), ", "))
+	return d
+}
+
+func containsAgg(e sql.Expr) bool {
+	found := false
+	if e == nil {
+		return false
+	}
+	walk(e, func(x sql.Expr) bool {
+		if c, ok := x.(*sql.Call); ok && expr.IsAggregate(c.Name) {
+			found = true
+		}
+		return !found
+	})
+	return found
+}

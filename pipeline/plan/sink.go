@@ -1,0 +1,207 @@
+package plan
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/pipeline/expr"
+	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/spec"
+	"github.com/etld/etld/pipeline/sql"
+)
+
+func compileExpr(e sql.Expr, schema row.Schema, table string) (*expr.Compiled, error) {
+	return expr.Compile(e, expr.Table{Name: table, Schema: schema})
+}
+
+func (b *builder) sink(s *spec.Sink) {
+	conn, err := b.env.Registry.NewSink(s.Pos.File, s, connector.SinkEnv{
+		Name:    s.Name,
+		Logger:  b.env.Logger.With("sink", s.Name),
+		Formats: b.env.Registry,
+	})
+	if err != nil {
+		b.errs.Add(err)
+		return
+	}
+	tab, ok := b.plan.tables[strings.ToLower(s.From)]
+	if !ok || tab == nil {
+		// A dangling from: is the loader's error; a transform that failed
+		// to plan has its own.
+		return
+	}
+	sk := &Sink{Spec: s, Conn: conn, Input: tab}
+	if err := b.chooseMode(sk); err != nil {
+		b.errs.Add(err)
+		return
+	}
+	if err := conn.Bind(connector.SinkInput{Schema: tab.Root.Schema, Mode: sk.Mode, Key: sk.Key}); err != nil {
+		b.errs.Add(err)
+		return
+	}
+	b.plan.Sinks = append(b.plan.Sinks, sk)
+}
+
+// chooseMode gives a sink its changelog mode (ARCHITECTURE.md section 4)
+// or explains why it cannot take its input.
+func (b *builder) chooseMode(sk *Sink) error {
+	s, in := sk.Spec, sk.Input.Root
+	caps := sk.Conn.Capabilities()
+	names := in.Schema.Names()
+	asked := connector.ModeFromString(s.Mode)
+	what := fmt.Sprintf("sink %q (%s)", s.Name, s.Type)
+	source := describe(sk.Input)
+
+	// A declared key must be the derived upsert key: anything else would
+	// need Flink's upsert materializer, which keeps every row's history.
+	var declared []int
+	if len(s.Key) > 0 {
+		for _, k := range s.Key {
+			i := in.Schema.Index(k)
+			if i < 0 {
+				return spec.Errorf(s.KeyPos, s.Path+".key", "key column %q is not a column of %s (its columns: %s)", k, source, strings.Join(names, ", "))
+			}
+			declared = append(declared, i)
+		}
+		if in.Mode.HasKey && !sameKey(s.Key, in.Mode.Key, names) {
+			return spec.Errorf(s.KeyPos, s.Path+".key", "%s declares key %s, but the upsert key of %s is %s. Writing by another key would have to keep every row's history to stay correct (Flink's upsert materializer); etld refuses instead. Use key: %s, or change the GROUP BY", what, keyNames(declared, names), source, keyNames(in.Mode.Key, names), strings.Join(keyList(in.Mode.Key, names), ", "))
+		}
+		if in.Mode.Updating && !in.Mode.HasKey {
+			return spec.Errorf(s.KeyPos, s.Path+".key", "%s declares key %s, but %s has no upsert key: its updates cannot be matched to rows by key", what, keyNames(declared, names), source)
+		}
+	}
+	key := in.Mode.Key
+	hasKey := in.Mode.HasKey
+	if declared != nil {
+		key, hasKey = declared, true
+	}
+
+	switch asked {
+	case connector.Append:
+		if !caps.Append {
+			return spec.Errorf(s.ModePos, s.Path+".mode", "%s cannot run in append mode", what)
+		}
+		if in.Mode.Updating {
+			return refuse(s, "append-only", sk.Input, caps)
+		}
+		sk.Mode = connector.Append
+	case connector.Upsert:
+		if !caps.Upsert {
+			return spec.Errorf(s.ModePos, s.Path+".mode", "%s cannot run in upsert mode%s", what, alternatives(caps))
+		}
+		if !hasKey && caps.UpsertNeedsKey {
+			return spec.Errorf(s.ModePos, s.Path+".mode", "%s in upsert mode needs a key, and %s has none; declare `key:` with the columns that identify a row", what, source)
+		}
+		sk.Mode, sk.Key = connector.Upsert, key
+	case connector.Retract:
+		if !caps.Retract {
+			return spec.Errorf(s.ModePos, s.Path+".mode", "%s cannot run in retract mode%s", what, alternatives(caps))
+		}
+		sk.Mode = connector.Retract
+	default: // auto
+		switch {
+		case !in.Mode.Updating && declared != nil && caps.Upsert:
+			sk.Mode, sk.Key = connector.Upsert, declared
+		case !in.Mode.Updating && caps.Append:
+			sk.Mode = connector.Append
+		case in.Mode.Updating && caps.Upsert && (hasKey || !caps.UpsertNeedsKey):
+			sk.Mode, sk.Key = connector.Upsert, key
+		case in.Mode.Updating && caps.Retract && caps.AutoRetract:
+			sk.Mode = connector.Retract
+		case in.Mode.Updating:
+			return refuse(s, modeWord(caps), sk.Input, caps)
+		default:
+			return spec.Errorf(s.Pos, s.Path, "%s cannot take the insert-only result of %s", what, source)
+		}
+	}
+	return nil
+}
+
+func keyList(key []int, names []string) []string {
+	out := make([]string, len(key))
+	for i, k := range key {
+		out[i] = names[k]
+	}
+	return out
+}
+
+func modeWord(c connector.Capabilities) string {
+	if c.Append && !c.Upsert && !c.Retract {
+		return "append-only"
+	}
+	if c.Upsert {
+		return "upsert, no key"
+	}
+	return "append-only"
+}
+
+func alternatives(c connector.Capabilities) string {
+	var modes []string
+	if c.Append {
+		modes = append(modes, "append")
+	}
+	if c.Upsert {
+		modes = append(modes, "upsert")
+	}
+	if c.Retract {
+		modes = append(modes, "retract")
+	}
+	return "; it supports " + strings.Join(modes, ", ")
+}
+
+// refuse explains why a sink cannot take an updating table, in the style
+// of ARCHITECTURE.md section 4.
+func refuse(s *spec.Sink, mode string, t *Table, caps connector.Capabilities) error {
+	why := "its rows change after they are written"
+	for n := t.Root; n != nil; n = n.Input {
+		if n.Kind == GroupAggNode || n.Kind == DistinctNode {
+			why = groupText(n) + " updates rows already written"
+			break
+		}
+		if n.Kind == ScanNode {
+			why = fmt.Sprintf("source %q reads a changelog of updates and deletes", n.source.Spec.Name)
+			break
+		}
+	}
+	var fixes []string
+	if caps.Upsert {
+		fixes = append(fixes, "keep the upsert key columns in the SELECT list so that this sink can upsert")
+	} else {
+		fixes = append(fixes, "use an upsert sink (elasticsearch, mysql, kafka with a key)")
+	}
+	if caps.Retract {
+		fixes = append(fixes, "set `mode: retract`")
+	}
+	fixes = append(fixes, "aggregate over a window (TUMBLE) to get final rows", "or set `execution: batch` when every source is bounded")
+	return spec.Errorf(s.Pos, s.Path, "sink %q (%s, %s) cannot take the updating result of %s: %s. %s.",
+		s.Name, s.Type, mode, describe(t), why, capitalize(strings.Join(fixes, ", ")))
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func groupText(n *Node) string {
+	if n.Kind == DistinctNode {
+		return "SELECT DISTINCT"
+	}
+	if len(n.keys) == 0 {
+		return "the global aggregate"
+	}
+	names := make([]string, len(n.keys))
+	for i, k := range n.keys {
+		names[i] = n.Input.Schema.Fields[k].Name
+	}
+	return "GROUP BY " + strings.Join(names, ", ")
+}
+
+func describe(t *Table) string {
+	if t.Transform != nil {
+		return fmt.Sprintf("transform %q", t.Name)
+	}
+	return fmt.Sprintf("source %q", t.Name)
+}

@@ -1,0 +1,14 @@
+// Package sinks lists every built-in sink connector.
+package sinks
+
+import (
+	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/sinks/file"
+	"github.com/etld/etld/sinks/print"
+)
+
+// Register adds every built-in sink to r.
+func Register(r *connector.Registry) {
+	file.Register(r)
+	print.Register(r)
+}

@@ -1,0 +1,14 @@
+// Package sources lists every built-in source connector.
+package sources
+
+import (
+	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/sources/datagen"
+	"github.com/etld/etld/sources/file"
+)
+
+// Register adds every built-in source to r.
+func Register(r *connector.Registry) {
+	datagen.Register(r)
+	file.Register(r)
+}
