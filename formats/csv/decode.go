@@ -1,0 +1,255 @@
+package csv
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/pipeline/row"
+)
+
+// Decoder reads CSV records into rows. It is not safe for concurrent use.
+type Decoder struct {
+	cfg    config
+	schema row.Schema
+	// fields and unquote are per-record scratch, reused.
+	fields  []field
+	unquote []byte
+}
+
+type field struct {
+	text   string
+	quoted bool
+}
+
+// NewDecoder returns a decoder of records into rows of schema.
+func NewDecoder(o Options, schema row.Schema) (*Decoder, error) {
+	cfg, err := o.config()
+	if err != nil {
+		return nil, err
+	}
+	if err := checkSchema(schema); err != nil {
+		return nil, err
+	}
+	return &Decoder{cfg: cfg, schema: schema, fields: make([]field, 0, schema.Len())}, nil
+}
+
+// HasHeader reports whether the first record is a header.
+func (d *Decoder) HasHeader() bool { return d.cfg.header }
+
+// DecodeHeader checks a header record against the schema: the same number
+// of columns with the same names, compared without regard to case (fields
+// map by position, so a header in another order would silently swap
+// columns).
+func (d *Decoder) DecodeHeader(rec []byte) error {
+	s := strings.TrimPrefix(string(trimTerminator(rec)), "\uFEFF") // Excel's byte order mark
+	if err := d.parse(s); err != nil {
+		return err
+	}
+	names := make([]string, len(d.fields))
+	for i, f := range d.fields {
+		names[i] = f.text
+	}
+	want := d.schema.Names()
+	if len(names) != len(want) {
+		return &connector.DecodeError{Err: fmt.Errorf("header has %d columns (%s), the schema has %d (%s)",
+			len(names), strings.Join(names, ", "), len(want), strings.Join(want, ", "))}
+	}
+	for i, name := range names {
+		if !strings.EqualFold(strings.TrimSpace(name), want[i]) {
+			return &connector.DecodeError{Column: want[i], Err: fmt.Errorf(
+				"header column %d is %q where the schema has %q (CSV maps columns by position; reorder the schema or the file)",
+				i+1, name, want[i])}
+		}
+	}
+	return nil
+}
+
+// Decode appends the row held by rec to b as an insert. rec may end with
+// its line break.
+func (d *Decoder) Decode(rec []byte, b *row.Batch) error {
+	rec = trimTerminator(rec)
+	if len(rec) == 0 && d.schema.Len() > 1 {
+		return nil
+	}
+	// One copy per record; unquoted and simply quoted fields are then
+	// substrings of it and the row does not alias the caller's buffer.
+	s := string(rec)
+	if err := d.parse(s); err != nil {
+		return err
+	}
+	if len(d.fields) != d.schema.Len() {
+		return &connector.DecodeError{Err: fmt.Errorf("expected %d fields, got %d", d.schema.Len(), len(d.fields))}
+	}
+	r := b.NewRow()
+	for i, f := range d.fields {
+		v, err := d.value(i, f)
+		if err != nil {
+			return &connector.DecodeError{Column: d.schema.Fields[i].Name, Err: err}
+		}
+		r[i] = v
+	}
+	b.Append(row.Insert, r)
+	return nil
+}
+
+func (d *Decoder) value(i int, f field) (row.Value, error) {
+	t := &d.schema.Fields[i].Type
+	if !f.quoted && ((d.cfg.hasNull && f.text == d.cfg.nullLit) || (!d.cfg.hasNull && f.text == "")) {
+		if t.NotNull {
+			return row.NullValue, fmt.Errorf("NULL, but the column is %s", t)
+		}
+		return row.NullValue, nil
+	}
+	// Fast paths for the common numbers; anything unusual (blanks, errors)
+	// goes through ParseText, which gives the same values and the errors.
+	switch t.ID {
+	case row.String:
+		return row.StringValue(f.text), nil
+	case row.BigInt:
+		if n, err := strconv.ParseInt(f.text, 10, 64); err == nil {
+			return row.BigIntValue(n), nil
+		}
+	case row.Int:
+		if n, err := strconv.ParseInt(f.text, 10, 32); err == nil {
+			return row.IntValue(int32(n)), nil
+		}
+	case row.Double:
+		if x, err := strconv.ParseFloat(f.text, 64); err == nil {
+			return row.DoubleValue(x), nil
+		}
+	case row.Bytes:
+		b, err := base64.StdEncoding.DecodeString(f.text)
+		if err != nil {
+			return row.NullValue, &row.ParseError{Text: f.text, Type: *t, Err: errors.New("not base64")}
+		}
+		return row.BytesValue(b), nil
+	}
+	return row.ParseText(f.text, *t)
+}
+
+// trimTerminator drops a trailing \n, \r\n or \r: records from Split have
+// none, but a Kafka message or a line from another splitter may.
+func trimTerminator(rec []byte) []byte {
+	if n := len(rec); n > 0 && rec[n-1] == '\n' {
+		rec = rec[:n-1]
+	}
+	if n := len(rec); n > 0 && rec[n-1] == '\r' {
+		rec = rec[:n-1]
+	}
+	return rec
+}
+
+// parse splits s into d.fields.
+func (d *Decoder) parse(s string) error {
+	d.fields = d.fields[:0]
+	delim, quote := d.cfg.delim, d.cfg.quote
+	if strings.IndexByte(s, '\n') >= 0 || strings.IndexByte(s, '\r') >= 0 {
+		return d.parseSlow(s)
+	}
+	if quote != 0 && strings.IndexByte(s, quote) >= 0 {
+		return d.parseSlow(s)
+	}
+	// The common record: no quotes, no line breaks.
+	for {
+		end := strings.IndexByte(s, delim)
+		if end < 0 {
+			d.fields = append(d.fields, field{text: s})
+			return nil
+		}
+		d.fields = append(d.fields, field{text: s[:end]})
+		s = s[end+1:]
+	}
+}
+
+// parseSlow handles quoted fields and reports bad quoting and unquoted
+// line breaks with their byte offset.
+func (d *Decoder) parseSlow(s string) error {
+	delim, quote := d.cfg.delim, d.cfg.quote
+	pos := 0
+	for {
+		if quote != 0 && pos < len(s) && s[pos] == quote {
+			text, end, err := d.quoted(s, pos)
+			if err != nil {
+				return err
+			}
+			if end < len(s) && s[end] != delim {
+				return d.fieldErr(fmt.Errorf("unexpected %q after the closing quote at byte %d (a quote inside a quoted field is written twice)", s[end], end-1))
+			}
+			d.fields = append(d.fields, field{text: text, quoted: true})
+			pos = end
+		} else {
+			end := strings.IndexByte(s[pos:], delim)
+			if end < 0 {
+				end = len(s)
+			} else {
+				end += pos
+			}
+			text := s[pos:end]
+			for j := 0; j < len(text); j++ {
+				switch c := text[j]; {
+				case c == quote && quote != 0:
+					return d.fieldErr(fmt.Errorf("quote at byte %d inside an unquoted field (quote the whole field and write the quote twice)", pos+j))
+				case c == '\n' || c == '\r':
+					return d.fieldErr(fmt.Errorf("line break at byte %d in an unquoted field (quote the field)", pos+j))
+				}
+			}
+			d.fields = append(d.fields, field{text: text})
+			pos = end
+		}
+		if pos >= len(s) {
+			return nil
+		}
+		pos++ // the delimiter
+	}
+}
+
+// quoted reads the quoted field starting at s[pos] and returns its text
+// and the offset after its closing quote. A field without doubled quotes
+// is a substring of s.
+func (d *Decoder) quoted(s string, pos int) (string, int, error) {
+	q := d.cfg.quote
+	i := pos + 1
+	j := strings.IndexByte(s[i:], q)
+	if j < 0 {
+		return "", 0, d.fieldErr(fmt.Errorf("quoted field starting at byte %d has no closing quote", pos))
+	}
+	j += i
+	if j+1 >= len(s) || s[j+1] != q {
+		return s[i:j], j + 1, nil
+	}
+	buf := d.unquote[:0]
+	for {
+		buf = append(buf, s[i:j+1]...) // the text and one quote of the pair
+		i = j + 2
+		k := strings.IndexByte(s[i:], q)
+		if k < 0 {
+			d.unquote = buf
+			return "", 0, d.fieldErr(fmt.Errorf("quoted field starting at byte %d has no closing quote", pos))
+		}
+		j = i + k
+		if j+1 >= len(s) || s[j+1] != q {
+			buf = append(buf, s[i:j]...)
+			d.unquote = buf
+			return string(buf), j + 1, nil
+		}
+	}
+}
+
+// fieldErr names the column of the field being parsed.
+func (d *Decoder) fieldErr(err error) error {
+	n := len(d.fields)
+	if n < d.schema.Len() {
+		return &connector.DecodeError{Column: d.schema.Fields[n].Name, Err: err}
+	}
+	return &connector.DecodeError{Err: fmt.Errorf("field %d: %w", n+1, err)}
+}
+
+var (
+	_ connector.Decoder       = (*Decoder)(nil)
+	_ connector.HeaderDecoder = (*Decoder)(nil)
+	_ connector.Splitter      = (*Decoder)(nil)
+)

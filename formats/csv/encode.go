@@ -1,0 +1,135 @@
+package csv
+
+import (
+	"encoding/base64"
+	"fmt"
+
+	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/pipeline/row"
+)
+
+// Encoder writes rows as CSV records ending in \n, quoting a field only
+// when it must: when it holds the delimiter, the quote or a line break,
+// when it is an empty string that would read back as NULL, or when it
+// equals the null literal.
+type Encoder struct {
+	cfg    config
+	schema row.Schema
+	// special is the second byte that forces quoting besides the
+	// delimiter: the quote, or the delimiter again when quoting is off.
+	special byte
+	scratch []byte
+}
+
+// NewEncoder returns an encoder of rows of schema.
+func NewEncoder(o Options, schema row.Schema) (*Encoder, error) {
+	cfg, err := o.config()
+	if err != nil {
+		return nil, err
+	}
+	if err := checkSchema(schema); err != nil {
+		return nil, err
+	}
+	e := &Encoder{cfg: cfg, schema: schema, special: cfg.quote}
+	if cfg.quote == 0 {
+		e.special = cfg.delim
+	}
+	return e, nil
+}
+
+// AppendHeader appends the column names as a record, or nothing when the
+// header option is off.
+func (e *Encoder) AppendHeader(dst []byte) []byte {
+	if !e.cfg.header {
+		return dst
+	}
+	for i, f := range e.schema.Fields {
+		if i > 0 {
+			dst = append(dst, e.cfg.delim)
+		}
+		start := len(dst)
+		dst = append(dst, f.Name...)
+		// A name that cannot be quoted is written as is: the schema's
+		// names are identifiers, so that is a corner not worth failing on.
+		dst, _ = e.finish(dst, start, false)
+	}
+	return append(dst, '\n')
+}
+
+// Encode appends r as one record. The row kind is not written: the sink
+// only passes the kinds its mode lets through.
+func (e *Encoder) Encode(dst []byte, _ row.Kind, r row.Row) ([]byte, error) {
+	if len(r) != e.schema.Len() {
+		return dst, fmt.Errorf("csv: row has %d values, schema has %d columns", len(r), e.schema.Len())
+	}
+	orig := len(dst)
+	for i, v := range r {
+		if i > 0 {
+			dst = append(dst, e.cfg.delim)
+		}
+		if v.IsNull() {
+			dst = append(dst, e.cfg.nullLit...)
+			continue
+		}
+		start := len(dst)
+		switch v.Type() {
+		case row.Bytes:
+			dst = base64.StdEncoding.AppendEncode(dst, []byte(v.Str()))
+		default:
+			dst = row.AppendText(dst, v, e.schema.Fields[i].Type)
+		}
+		var err error
+		if dst, err = e.finish(dst, start, true); err != nil {
+			return dst[:orig], fmt.Errorf("csv: column %s: %w", e.schema.Fields[i].Name, err)
+		}
+	}
+	return append(dst, '\n'), nil
+}
+
+// finish quotes the field text dst[start:] if it needs quoting.
+func (e *Encoder) finish(dst []byte, start int, value bool) ([]byte, error) {
+	text := dst[start:]
+	need := false
+	for _, c := range text {
+		if c == e.cfg.delim || c == e.special || c == '\n' || c == '\r' {
+			need = true
+			break
+		}
+	}
+	switch {
+	case need:
+	case !value:
+		return dst, nil
+	case len(text) == 0 && !e.cfg.hasNull:
+		need = true
+		if e.cfg.quote == 0 {
+			return dst, fmt.Errorf("cannot write an empty string: with quoting disabled it reads back as NULL; set null_literal")
+		}
+	case e.cfg.hasNull && string(text) == e.cfg.nullLit:
+		need = true
+		if e.cfg.quote == 0 {
+			return dst, fmt.Errorf("cannot write %q: it is the null literal and quoting is disabled", text)
+		}
+	}
+	if !need {
+		return dst, nil
+	}
+	q := e.cfg.quote
+	if q == 0 {
+		return dst, fmt.Errorf("value %q holds the delimiter or a line break and quoting is disabled", text)
+	}
+	e.scratch = append(e.scratch[:0], text...)
+	dst = append(dst[:start], q)
+	for _, c := range e.scratch {
+		if c == q {
+			dst = append(dst, q)
+		}
+		dst = append(dst, c)
+	}
+	return append(dst, q), nil
+}
+
+var (
+	_ connector.Encoder       = (*Encoder)(nil)
+	_ connector.HeaderEncoder = (*Encoder)(nil)
+)

@@ -1,0 +1,220 @@
+package csv
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/pipeline/row"
+)
+
+// randomValue makes a value of type t that its text form carries exactly.
+func randomValue(rng *rand.Rand, t row.Type) row.Value {
+	if rng.IntN(8) == 0 {
+		return row.NullValue
+	}
+	const day = 86400 * int64(1e6)
+	switch t.ID {
+	case row.Boolean:
+		return row.BoolValue(rng.IntN(2) == 0)
+	case row.Int:
+		return row.IntValue(int32(rng.Uint32()))
+	case row.BigInt:
+		return row.BigIntValue(int64(rng.Uint64()))
+	case row.Float:
+		return row.FloatValue(float32(rng.NormFloat64() * math.Pow10(rng.IntN(20)-10)))
+	case row.Double:
+		specials := []float64{0, math.NaN(), math.Inf(1), math.Inf(-1), 5e-324, math.MaxFloat64}
+		if rng.IntN(4) == 0 {
+			return row.DoubleValue(specials[rng.IntN(len(specials))])
+		}
+		return row.DoubleValue(rng.NormFloat64() * math.Pow10(rng.IntN(40)-20))
+	case row.Decimal:
+		lim := int64(math.Pow10(t.Precision))
+		return row.DecimalValue(rng.Int64N(2*lim-1)-(lim-1), t.Scale)
+	case row.String:
+		alphabet := []rune("ab ,;\t|\"'\\\n\rNUL\x00é😀")
+		rs := make([]rune, rng.IntN(8))
+		for i := range rs {
+			rs[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		return row.StringValue(string(rs))
+	case row.Bytes:
+		b := make([]byte, rng.IntN(10))
+		for i := range b {
+			b[i] = byte(rng.Uint32())
+		}
+		return row.BytesValue(b)
+	case row.Date:
+		return row.DateValue(int32(rng.IntN(100000) - 30000))
+	case row.Timestamp:
+		return row.TimestampValue(rng.Int64N(200*365*day) - 70*365*day)
+	case row.TimestampLTZ:
+		return row.TimestampLTZValue(rng.Int64N(200*365*day) - 70*365*day)
+	}
+	return row.NullValue
+}
+
+// TestRoundTrip writes random rows as a CSV stream, splits it back into
+// records and decodes them: every value must come back.
+func TestRoundTrip(t *testing.T) {
+	schema := schemaOf(t, "b BOOLEAN", "i INT", "n BIGINT", "f FLOAT", "d DOUBLE", "m DECIMAL(18,4)",
+		"s STRING", "s2 STRING", "y BYTES", "dt DATE", "t TIMESTAMP(6)", "l TIMESTAMP_LTZ(6)")
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, opts := range []Options{
+		{}, {Header: true}, {NullLiteral: str("NULL")}, {Delimiter: `\t`}, {Delimiter: "|", Quote: str("'")},
+		{Delimiter: ".", NullLiteral: str(`\N`)}, {Delimiter: " "},
+	} {
+		enc, err := NewEncoder(opts, schema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dec, err := NewDecoder(opts, schema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rows []row.Row
+		buf := enc.AppendHeader(nil)
+		for range 1000 {
+			r := make(row.Row, schema.Len())
+			for i, f := range schema.Fields {
+				r[i] = randomValue(rng, f.Type)
+			}
+			rows = append(rows, r)
+			if buf, err = enc.Encode(buf, row.Insert, r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		sc := bufio.NewScanner(bytes.NewReader(buf))
+		sc.Split(dec.Split)
+		b := row.NewBatch(len(rows), schema.Len())
+		first := true
+		for sc.Scan() {
+			if first && dec.HasHeader() {
+				if err := dec.DecodeHeader(sc.Bytes()); err != nil {
+					t.Fatal(err)
+				}
+				first = false
+				continue
+			}
+			if err := dec.Decode(sc.Bytes(), b); err != nil {
+				t.Fatalf("%+v: %q: %v", opts, sc.Text(), err)
+			}
+		}
+		if err := sc.Err(); err != nil {
+			t.Fatal(err)
+		}
+		if b.Len() != len(rows) {
+			t.Fatalf("%+v: wrote %d rows, read %d", opts, len(rows), b.Len())
+		}
+		for k, c := range b.Changes {
+			for i := range rows[k] {
+				if !row.Equal(c.Row[i], rows[k][i]) {
+					t.Fatalf("%+v row %d column %s: wrote %v, read %v", opts, k, schema.Fields[i].Name, rows[k][i], c.Row[i])
+				}
+			}
+		}
+	}
+}
+
+func FuzzCSVDecode(f *testing.F) {
+	for _, seed := range []string{
+		"a,1,2.5,x", `"a,b","2","3.5","say ""hi"""`, "\"a\r\nb\",1,2,", ",,,", `"",,,""`,
+		`"abc,1,2,3`, `ab"c,1,2,3`, `"ab"c,1,2,3`, "a,1\n2,3,4", "é😀,-0,NaN,\xff", "a,1", "a,1,2,3,4,5",
+	} {
+		f.Add([]byte(seed), byte(','), false)
+		f.Add([]byte(seed), byte(';'), true)
+	}
+	schema := schemaOf(f, "s STRING", "n BIGINT", "d DOUBLE", "s2 STRING")
+	f.Fuzz(func(t *testing.T, rec []byte, delim byte, nullLit bool) {
+		opts := Options{Delimiter: string([]byte{delim})}
+		if nullLit {
+			opts.NullLiteral = str("NULL")
+		}
+		dec, err := NewDecoder(opts, schema)
+		if err != nil {
+			return // a delimiter the options refuse
+		}
+		enc, _ := NewEncoder(opts, schema)
+		b := row.NewBatch(1, schema.Len())
+		if err := dec.Decode(rec, b); err != nil {
+			var de *connector.DecodeError
+			if !errors.As(err, &de) {
+				t.Fatalf("error is not a DecodeError: %v", err)
+			}
+			if b.Len() != 0 {
+				t.Fatal("a failed record appended a row")
+			}
+			return
+		}
+		if b.Len() == 0 {
+			return
+		}
+		// What we read, we write so that it reads back the same.
+		out, err := enc.Encode(nil, row.Insert, b.Changes[0].Row)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b2 := row.NewBatch(1, schema.Len())
+		if err := dec.Decode(out, b2); err != nil {
+			t.Fatalf("cannot read back %q: %v", out, err)
+		}
+		for i, v := range b.Changes[0].Row {
+			if !row.Equal(v, b2.Changes[0].Row[i]) {
+				t.Fatalf("column %d: read %v, then %v from %q", i, v, b2.Changes[0].Row[i], out)
+			}
+		}
+	})
+}
+
+func FuzzCSVSplit(f *testing.F) {
+	for _, seed := range []string{"a,1\nb,2\n", "\"a\nb\",1\r\n", "\"x", "a\"b\n\"c\n", "\r\n\r\n", ""} {
+		f.Add([]byte(seed), "x\ny", "\"q\"")
+	}
+	schema := schemaOf(f, "a STRING", "b STRING")
+	dec, _ := NewDecoder(Options{}, schema)
+	enc, _ := NewEncoder(Options{}, schema)
+	f.Fuzz(func(t *testing.T, input []byte, v1, v2 string) {
+		// Any input: Split never fails, always makes progress and returns
+		// a prefix of what it was given.
+		for data := input; len(data) > 0; {
+			adv, tok, err := dec.Split(data, true)
+			if err != nil || adv <= 0 || adv > len(data) || !bytes.HasPrefix(data, tok) {
+				t.Fatalf("Split(%q) = %d, %q, %v", data, adv, tok, err)
+			}
+			if adv2, _, _ := dec.Split(data, false); adv2 > adv {
+				t.Fatalf("more data moved the record end from %d to %d", adv, adv2)
+			}
+			data = data[adv:]
+		}
+		// Records we write split and decode back to the same values.
+		rows := []row.Row{{row.StringValue(v1), row.StringValue(v2)}, {row.NullValue, row.StringValue(v1)}}
+		var buf []byte
+		for _, r := range rows {
+			buf, _ = enc.Encode(buf, row.Insert, r)
+		}
+		sc := bufio.NewScanner(bytes.NewReader(buf))
+		sc.Buffer(make([]byte, 1), 1<<20)
+		sc.Split(dec.Split)
+		b := row.NewBatch(2, 2)
+		for sc.Scan() {
+			if err := dec.Decode(sc.Bytes(), b); err != nil {
+				t.Fatalf("%q: %v", sc.Text(), err)
+			}
+		}
+		if b.Len() != len(rows) {
+			t.Fatalf("wrote %d rows as %q, read %d", len(rows), buf, b.Len())
+		}
+		for k, c := range b.Changes {
+			for i := range c.Row {
+				if !row.Equal(c.Row[i], rows[k][i]) {
+					t.Fatalf("row %d value %d: wrote %v, read %v from %q", k, i, rows[k][i], c.Row[i], buf)
+				}
+			}
+		}
+	})
+}
