@@ -1,0 +1,455 @@
+package sql
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Format renders a node (an Expr, a *Query, a *Select, a FromItem or a
+// *SelectItem) as canonical SQL on one line: keywords upper-case, single
+// spaces, only the parentheses precedence needs, names backquoted when they
+// are not plain or are reserved in Flink. The text is valid Flink SQL and
+// parses back to the same tree, so it names unaliased columns and shows
+// plans in `etld explain`.
+func Format(n Node) string {
+	var f formatter
+	f.node(n)
+	return f.b.String()
+}
+
+type formatter struct {
+	b strings.Builder
+}
+
+func (f *formatter) w(s string) { f.b.WriteString(s) }
+
+func (f *formatter) node(n Node) {
+	switch n := n.(type) {
+	case *Query:
+		f.query(n)
+	case *Select:
+		f.selectBlock(n)
+	case *SelectItem:
+		f.selectItem(n)
+	case FromItem:
+		f.from(n)
+	case Expr:
+		f.expr(n, precLowest)
+	case *When:
+		f.w("WHEN ")
+		f.expr(n.Cond, precLowest)
+		f.w(" THEN ")
+		f.expr(n.Result, precLowest)
+	case Ident:
+		f.ident(n)
+	}
+}
+
+func (f *formatter) query(q *Query) {
+	for i, s := range q.Selects {
+		if i > 0 {
+			f.w(" UNION ALL ")
+		}
+		f.selectBlock(s)
+	}
+}
+
+func (f *formatter) selectBlock(s *Select) {
+	f.w("SELECT ")
+	if s.Distinct {
+		f.w("DISTINCT ")
+	}
+	for i, it := range s.Items {
+		if i > 0 {
+			f.w(", ")
+		}
+		f.selectItem(it)
+	}
+	if s.From != nil {
+		f.w(" FROM ")
+		f.from(s.From)
+	}
+	if s.Where != nil {
+		f.w(" WHERE ")
+		f.expr(s.Where, precLowest)
+	}
+	if len(s.GroupBy) > 0 {
+		f.w(" GROUP BY ")
+		f.exprList(s.GroupBy)
+	}
+	if s.Having != nil {
+		f.w(" HAVING ")
+		f.expr(s.Having, precLowest)
+	}
+}
+
+func (f *formatter) selectItem(it *SelectItem) {
+	f.expr(it.Expr, precLowest)
+	f.alias(it.Alias)
+}
+
+func (f *formatter) alias(a Ident) {
+	if !a.IsZero() {
+		f.w(" AS ")
+		f.ident(a)
+	}
+}
+
+func (f *formatter) from(n FromItem) {
+	switch n := n.(type) {
+	case *TableRef:
+		f.ident(n.Name)
+		f.alias(n.Alias)
+	case *SubqueryRef:
+		f.w("(")
+		f.query(n.Query)
+		f.w(")")
+		f.alias(n.Alias)
+	case *WindowTVF:
+		f.window(n)
+	}
+}
+
+func (f *formatter) window(w *WindowTVF) {
+	f.w("TABLE(")
+	f.w(w.Kind.String())
+	f.w("(")
+	if w.Named {
+		f.w("DATA => ")
+	}
+	f.w("TABLE ")
+	f.ident(w.Table)
+	f.w(", ")
+	if w.Named {
+		f.w("TIMECOL => ")
+	}
+	f.w("DESCRIPTOR(")
+	f.ident(w.TimeCol)
+	f.w(")")
+	for _, param := range windowParams[w.Kind] {
+		var e Expr
+		switch param {
+		case "SIZE":
+			e = w.Size
+		case "SLIDE":
+			e = w.Slide
+		case "STEP":
+			e = w.Step
+		case "OFFSET":
+			e = w.Offset
+		}
+		if e == nil {
+			continue
+		}
+		f.w(", ")
+		if w.Named {
+			f.w(param + " => ")
+		}
+		f.expr(e, precLowest)
+	}
+	f.w("))")
+	f.alias(w.Alias)
+}
+
+// Precedence levels, lowest first, as the parser reads them.
+const (
+	precLowest = iota
+	precOr
+	precAnd
+	precNot
+	precCompare
+	precAdd
+	precMul
+	precUnary
+	precPrimary
+)
+
+func binaryPrec(op BinaryOp) int {
+	switch op {
+	case OpOr:
+		return precOr
+	case OpAnd:
+		return precAnd
+	case OpEq, OpNe, OpLt, OpLe, OpGt, OpGe:
+		return precCompare
+	case OpAdd, OpSub:
+		return precAdd
+	}
+	return precMul
+}
+
+func exprPrec(e Expr) int {
+	switch e := e.(type) {
+	case *Binary:
+		return binaryPrec(e.Op)
+	case *Unary:
+		if e.Op == OpNot {
+			return precNot
+		}
+		return precUnary
+	case *IsExpr, *Between, *InList, *Like:
+		return precCompare
+	case *Literal:
+		if strings.HasPrefix(e.Text, "-") {
+			return precUnary
+		}
+	}
+	return precPrimary
+}
+
+// expr writes e, in parentheses when its precedence is below min.
+func (f *formatter) expr(e Expr, min int) {
+	if e == nil {
+		f.w("?")
+		return
+	}
+	if exprPrec(e) < min {
+		f.w("(")
+		defer f.w(")")
+	}
+	switch e := e.(type) {
+	case *Literal:
+		f.literal(e)
+	case *IntervalLit:
+		f.interval(e)
+	case *ColumnRef:
+		if !e.Table.IsZero() {
+			f.ident(e.Table)
+			f.w(".")
+		}
+		f.ident(e.Column)
+	case *Star:
+		if !e.Table.IsZero() {
+			f.ident(e.Table)
+			f.w(".")
+		}
+		f.w("*")
+	case *Unary:
+		f.unary(e)
+	case *Binary:
+		p := binaryPrec(e.Op)
+		f.expr(e.L, p)
+		f.w(" " + e.Op.String() + " ")
+		f.expr(e.R, p+1)
+	case *IsExpr:
+		f.expr(e.X, precCompare)
+		f.w(" IS ")
+		if e.Not {
+			f.w("NOT ")
+		}
+		f.w(e.What.String())
+	case *Between:
+		f.expr(e.X, precCompare)
+		f.not(e.Not)
+		f.w(" BETWEEN ")
+		f.expr(e.Lo, precAdd)
+		f.w(" AND ")
+		f.expr(e.Hi, precAdd)
+	case *InList:
+		f.expr(e.X, precCompare)
+		f.not(e.Not)
+		f.w(" IN (")
+		f.exprList(e.List)
+		f.w(")")
+	case *Like:
+		f.expr(e.X, precCompare)
+		f.not(e.Not)
+		f.w(" LIKE ")
+		f.expr(e.Pattern, precAdd)
+		if e.Escape != nil {
+			f.w(" ESCAPE ")
+			f.expr(e.Escape, precAdd)
+		}
+	case *Call:
+		f.call(e)
+	case *Cast:
+		if e.Try {
+			f.w("TRY_CAST(")
+		} else {
+			f.w("CAST(")
+		}
+		f.expr(e.X, precLowest)
+		f.w(" AS " + e.Type.String() + ")")
+	case *Case:
+		f.caseExpr(e)
+	case *Trim:
+		f.w("TRIM(")
+		if e.Mode != TrimBoth || e.Chars != nil {
+			f.w(e.Mode.String() + " ")
+			if e.Chars != nil {
+				f.expr(e.Chars, precLowest)
+				f.w(" ")
+			}
+			f.w("FROM ")
+		}
+		f.expr(e.X, precLowest)
+		f.w(")")
+	case *Extract:
+		f.w("EXTRACT(" + e.Unit + " FROM ")
+		f.expr(e.X, precLowest)
+		f.w(")")
+	}
+}
+
+func (f *formatter) not(not bool) {
+	if not {
+		f.w(" NOT")
+	}
+}
+
+func (f *formatter) unary(e *Unary) {
+	if e.Op == OpNot {
+		f.w("NOT ")
+		f.expr(e.X, precNot)
+		return
+	}
+	f.w(e.Op.String())
+	// A sign before another sign or a negative number would read as a
+	// comment (--) or fold into the literal: keep them apart.
+	if inner := exprPrec(e.X); inner == precUnary {
+		f.w("(")
+		f.expr(e.X, precLowest)
+		f.w(")")
+		return
+	}
+	if lit, ok := e.X.(*Literal); ok && e.Op == OpNeg && isNumberLit(lit) {
+		f.w("(")
+		f.literal(lit)
+		f.w(")")
+		return
+	}
+	f.expr(e.X, precUnary)
+}
+
+func isNumberLit(l *Literal) bool {
+	return l.Kind == LitInt || l.Kind == LitDecimal || l.Kind == LitDouble
+}
+
+func (f *formatter) call(c *Call) {
+	switch {
+	case niladic[c.Name] && len(c.Args) == 0 && !c.Star:
+		f.w(c.Name)
+		return
+	case c.Name == "SUBSTRING" && (len(c.Args) == 2 || len(c.Args) == 3) && !c.Distinct:
+		f.w("SUBSTRING(")
+		f.expr(c.Args[0], precLowest)
+		f.w(" FROM ")
+		f.expr(c.Args[1], precLowest)
+		if len(c.Args) == 3 {
+			f.w(" FOR ")
+			f.expr(c.Args[2], precLowest)
+		}
+		f.w(")")
+		return
+	case c.Name == "POSITION" && len(c.Args) == 2 && !c.Distinct:
+		f.w("POSITION(")
+		f.expr(c.Args[0], precAdd)
+		f.w(" IN ")
+		f.expr(c.Args[1], precLowest)
+		f.w(")")
+		return
+	}
+	if isPlainName(c.Name) && !reserved[c.Name] || c.Name == "LEFT" || c.Name == "RIGHT" {
+		f.w(c.Name)
+	} else {
+		f.w(quoteName(c.Name))
+	}
+	f.w("(")
+	switch {
+	case c.Star:
+		f.w("*")
+	case c.Distinct:
+		f.w("DISTINCT ")
+		fallthrough
+	default:
+		f.exprList(c.Args)
+	}
+	f.w(")")
+}
+
+func (f *formatter) caseExpr(c *Case) {
+	f.w("CASE")
+	if c.Operand != nil {
+		f.w(" ")
+		f.expr(c.Operand, precLowest)
+	}
+	for _, w := range c.Whens {
+		f.w(" WHEN ")
+		f.expr(w.Cond, precLowest)
+		f.w(" THEN ")
+		f.expr(w.Result, precLowest)
+	}
+	if c.Else != nil {
+		f.w(" ELSE ")
+		f.expr(c.Else, precLowest)
+	}
+	f.w(" END")
+}
+
+func (f *formatter) exprList(list []Expr) {
+	for i, e := range list {
+		if i > 0 {
+			f.w(", ")
+		}
+		f.expr(e, precLowest)
+	}
+}
+
+func (f *formatter) literal(l *Literal) {
+	switch l.Kind {
+	case LitString:
+		f.w(quoteString(l.Text))
+	case LitBytes:
+		f.w("X'" + l.Text + "'")
+	case LitDate:
+		f.w("DATE " + quoteString(l.Text))
+	case LitTimestamp:
+		f.w("TIMESTAMP " + quoteString(l.Text))
+	case LitDouble:
+		f.w(strings.ToUpper(l.Text))
+	default:
+		f.w(l.Text)
+	}
+}
+
+// interval writes the literal with the leading precision Flink needs when
+// the leading field has more than the default two digits.
+func (f *formatter) interval(l *IntervalLit) {
+	f.w("INTERVAL " + quoteString(l.Text) + " " + l.Unit.String())
+	lead := strings.TrimLeft(strings.TrimSpace(l.Text), "+-")
+	if i := strings.IndexAny(lead, " :."); i >= 0 {
+		lead = lead[:i]
+	}
+	if n := len(strings.TrimLeft(lead, "0")); n > 2 {
+		f.w("(" + strconv.Itoa(n) + ")")
+	}
+	if l.To != 0 {
+		f.w(" TO " + l.To.String())
+	}
+}
+
+func (f *formatter) ident(i Ident) {
+	if isPlainName(i.Name) && !reserved[strings.ToUpper(i.Name)] &&
+		!flinkReserved[strings.ToUpper(i.Name)] && !niladic[strings.ToUpper(i.Name)] {
+		f.w(i.Name)
+		return
+	}
+	f.w(quoteName(i.Name))
+}
+
+// isPlainName reports whether s lexes as one unquoted word.
+func isPlainName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		if i == 0 && !isIdentStart(r) || i > 0 && !isIdentPart(r) {
+			return false
+		}
+	}
+	return true
+}
+
+func quoteName(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
+
+func quoteString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

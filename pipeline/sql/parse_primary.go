@@ -1,0 +1,484 @@
+package sql
+
+import (
+	"strings"
+
+	"github.com/etld/etld/pipeline/row"
+)
+
+func (p *parser) parsePrimary() (Expr, *Error) {
+	t := p.tok()
+	switch t.kind {
+	case tokInt, tokDecimal, tokApprox:
+		p.next()
+		return p.numberLiteral(t, t.pos, "")
+	case tokString:
+		p.next()
+		return &Literal{At: t.pos, Kind: LitString, Text: t.text,
+			Value: row.StringValue(t.text), Type: notNull(row.String)}, nil
+	case tokBytes:
+		p.next()
+		return bytesLiteral(t), nil
+	case tokQuoted:
+		return p.parseNamed()
+	case tokPunct:
+		if t.text == "(" {
+			return p.parseParen()
+		}
+		if t.text == "*" {
+			return nil, p.errAt(t, "* is only allowed as a whole select item or in COUNT(*)")
+		}
+	case tokWord:
+		return p.parseWord()
+	}
+	return nil, p.expected("an expression", "expression")
+}
+
+func (p *parser) parseParen() (Expr, *Error) {
+	open := p.next()
+	if p.startsQuery(p.tok()) {
+		return nil, p.errAt(p.tok(), "subqueries in expressions are not supported yet")
+	}
+	e, err := p.expectExpr(`"("`)
+	if err != nil {
+		return nil, err
+	}
+	if t := p.tok(); t.isPunct(",") {
+		return nil, p.errAt(t, "row values (a, b, ...) are not supported")
+	}
+	if err := p.expectClose(")", "(", open.pos); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// parseWord reads a primary that starts with a word: a keyword literal or
+// special form, a function call or a column reference.
+func (p *parser) parseWord() (Expr, *Error) {
+	t := p.tok()
+	paren := p.peek(1).isPunct("(")
+	switch t.up {
+	case "NULL":
+		p.next()
+		return &Literal{At: t.pos, Kind: LitNull, Text: "NULL", Type: row.Type{ID: row.Null}}, nil
+	case "TRUE", "FALSE":
+		p.next()
+		return &Literal{At: t.pos, Kind: LitBool, Text: t.up,
+			Value: row.BoolValue(t.up == "TRUE"), Type: notNull(row.Boolean)}, nil
+	case "UNKNOWN":
+		p.next()
+		return &Literal{At: t.pos, Kind: LitUnknown, Text: "UNKNOWN", Type: row.Of(row.Boolean)}, nil
+	case "CASE":
+		return p.parseCase()
+	case "INTERVAL":
+		return p.parseInterval()
+	case "EXISTS":
+		return nil, p.errAt(t, "EXISTS (subquery) is not supported yet")
+	case "DATE", "TIMESTAMP", "TIME":
+		if p.peek(1).kind == tokString {
+			return p.parseTypedLiteral()
+		}
+	case "CAST", "TRY_CAST":
+		if paren {
+			return p.parseCast()
+		}
+	case "EXTRACT":
+		if paren {
+			return p.parseExtract()
+		}
+	case "TRIM":
+		if paren {
+			return p.parseTrim()
+		}
+	case "SUBSTRING", "POSITION":
+		if paren {
+			return p.parseFromForm()
+		}
+	case "LEFT", "RIGHT":
+		if paren {
+			return p.parseCall()
+		}
+	}
+	if niladic[t.up] {
+		p.next()
+		if paren && p.peek(1).isPunct(")") {
+			p.next()
+			p.next()
+		}
+		return &Call{At: t.pos, Name: t.up}, nil
+	}
+	if reserved[t.up] {
+		return nil, p.expected("an expression", "expression")
+	}
+	return p.parseNamed()
+}
+
+// parseNamed reads a column reference (col, t.col) or a call f(...).
+func (p *parser) parseNamed() (Expr, *Error) {
+	t := p.next()
+	if p.tok().isPunct("(") {
+		p.i--
+		return p.parseCall()
+	}
+	if !p.tok().isPunct(".") {
+		return &ColumnRef{Column: ident(t)}, nil
+	}
+	dot := p.next()
+	c := p.tok()
+	if c.isPunct("*") {
+		return nil, p.errAt(t, t.text+".* is only allowed as a whole select item")
+	}
+	if !isName(c) {
+		if c.kind == tokWord {
+			return nil, p.errAt(c, "expected a column name after "+t.text+"., got the keyword "+c.up+
+				"; quote it as `"+c.text+"` to use it as a name", "column name")
+		}
+		return nil, p.errAt(c, "expected a column name after "+t.text+"., got "+c.describe(), "column name")
+	}
+	p.next()
+	if n := p.tok(); n.isPunct(".") {
+		return nil, p.errAt(n, "a column reference has at most two parts (table.column)")
+	}
+	if p.tok().isPunct("(") {
+		return nil, p.errAt(dot, "qualified function names are not supported")
+	}
+	return &ColumnRef{Table: ident(t), Column: ident(c)}, nil
+}
+
+// parseCall reads name(args) with the current token the name.
+func (p *parser) parseCall() (Expr, *Error) {
+	name := p.next()
+	open := p.next()
+	call := &Call{At: name.pos, Name: strings.ToUpper(name.text)}
+	switch t := p.tok(); {
+	case t.isPunct(")"):
+		p.next()
+		return p.afterCall(call)
+	case t.isPunct("*"):
+		if call.Name != "COUNT" {
+			return nil, p.errAt(t, "only COUNT accepts *; "+call.Name+" needs arguments")
+		}
+		p.next()
+		call.Star = true
+		if err := p.expectClose(")", "(", open.pos); err != nil {
+			return nil, err
+		}
+		return p.afterCall(call)
+	case t.is("DISTINCT"):
+		p.next()
+		call.Distinct = true
+	case t.is("ALL"):
+		p.next()
+	}
+	after := `"("`
+	if call.Distinct {
+		after = "DISTINCT"
+	}
+	for {
+		e, err := p.expectExpr(after)
+		if err != nil {
+			return nil, err
+		}
+		call.Args = append(call.Args, e)
+		if !p.acceptPunct(",") {
+			break
+		}
+		after = `","`
+	}
+	if t := p.tok(); t.kind == tokWord {
+		switch {
+		case t.is("RETURNING"):
+			return nil, p.errAt(t, call.Name+"(... RETURNING type) is not supported yet; wrap the call in CAST(... AS type)")
+		case t.is("TO") && (call.Name == "FLOOR" || call.Name == "CEIL" || call.Name == "CEILING"):
+			return nil, p.errAt(t, call.Name+"(x TO unit) is not supported yet")
+		case t.is("ON") || t.is("NULL") || t.is("ERROR") || t.is("DEFAULT"):
+			return nil, p.errAt(t, call.Name+" ON EMPTY / ON ERROR clauses are not supported yet")
+		case t.is("SEPARATOR") || t.is("ORDER"):
+			return nil, p.errAt(t, t.up+" inside "+call.Name+"(...) is not supported yet")
+		}
+	}
+	if err := p.expectClose(")", call.Name+"(", open.pos); err != nil {
+		return nil, err
+	}
+	return p.afterCall(call)
+}
+
+// afterCall refuses the clauses that may follow an aggregate call.
+func (p *parser) afterCall(c *Call) (Expr, *Error) {
+	switch t := p.tok(); {
+	case t.is("OVER"):
+		return nil, p.errAt(t, "OVER (window aggregation) is not supported yet")
+	case t.is("FILTER") && p.peek(1).isPunct("("):
+		return nil, p.errAt(t, "FILTER (WHERE ...) on an aggregate is not supported yet")
+	case t.is("WITHIN") && p.peek(1).is("GROUP"):
+		return nil, p.errAt(t, "WITHIN GROUP is not supported yet")
+	}
+	return c, nil
+}
+
+// parseCast reads CAST(x AS type) or TRY_CAST(x AS type).
+func (p *parser) parseCast() (Expr, *Error) {
+	kw := p.next()
+	open := p.next()
+	c := &Cast{At: kw.pos, Try: kw.up == "TRY_CAST"}
+	x, err := p.expectExpr(kw.up + "(")
+	if err != nil {
+		return nil, err
+	}
+	c.X = x
+	if err := p.expectWord("AS", "and a type in "+kw.up); err != nil {
+		return nil, err
+	}
+	c.TypeAt = p.tok().pos
+	text, err := p.typeText()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.expectClose(")", kw.up+"(", open.pos); err != nil {
+		return nil, err
+	}
+	typ, terr := row.ParseType(text)
+	if terr != nil {
+		return nil, &Error{Pos: c.TypeAt, Msg: terr.Error(), Expected: []string{"type"}}
+	}
+	c.Type, c.TypeText = typ, text
+	return c, nil
+}
+
+// typeText gathers the tokens of a type name (words, numbers, parentheses
+// and commas) into the text row.ParseType reads, stopping before the ) that
+// closes the enclosing call.
+func (p *parser) typeText() (string, *Error) {
+	var b strings.Builder
+	depth := 0
+	for {
+		t := p.tok()
+		switch {
+		case t.kind == tokWord || t.kind == tokQuoted:
+			if b.Len() > 0 && !strings.HasSuffix(b.String(), "(") {
+				b.WriteByte(' ')
+			}
+			b.WriteString(t.text)
+		case t.kind == tokInt:
+			b.WriteString(t.text)
+		case t.isPunct("("):
+			depth++
+			b.WriteByte('(')
+		case t.isPunct(")") && depth > 0:
+			depth--
+			b.WriteByte(')')
+		case t.isPunct(","):
+			b.WriteString(", ")
+		case t.isPunct("<") || t.isPunct(">"):
+			return "", p.errAt(t, "composite types (ARRAY<...>, MAP<...>, ROW<...>) are not supported")
+		default:
+			if b.Len() == 0 {
+				return "", p.expected("a type name", "type")
+			}
+			return b.String(), nil
+		}
+		p.next()
+	}
+}
+
+// parseCase reads CASE [operand] WHEN ... THEN ... [ELSE ...] END.
+func (p *parser) parseCase() (Expr, *Error) {
+	kw := p.next()
+	c := &Case{At: kw.pos}
+	started := " in CASE started at " + kw.pos.String()
+	if !p.tok().is("WHEN") {
+		x, err := p.expectExpr("CASE")
+		if err != nil {
+			return nil, err
+		}
+		c.Operand = x
+	}
+	for p.tok().is("WHEN") {
+		w := p.next()
+		cond, err := p.expectExpr("WHEN")
+		if err != nil {
+			return nil, err
+		}
+		then := p.tok()
+		if !then.is("THEN") {
+			if then.kind == tokEOF {
+				return nil, p.errAt(then, "unexpected end of query: missing THEN"+started, "THEN")
+			}
+			return nil, p.expected("THEN after WHEN"+started, "THEN")
+		}
+		p.next()
+		res, err := p.expectExpr("THEN")
+		if err != nil {
+			return nil, err
+		}
+		c.Whens = append(c.Whens, &When{At: w.pos, Cond: cond, Result: res})
+	}
+	if len(c.Whens) == 0 {
+		return nil, p.expected("WHEN"+started, "WHEN")
+	}
+	if p.acceptWord("ELSE") {
+		e, err := p.expectExpr("ELSE")
+		if err != nil {
+			return nil, err
+		}
+		c.Else = e
+	}
+	end := p.tok()
+	switch {
+	case end.is("END"):
+		p.next()
+		return c, nil
+	case end.kind == tokEOF:
+		return nil, p.errAt(end, "unexpected end of query: missing END for CASE started at "+kw.pos.String(), "END")
+	}
+	return nil, p.expected("WHEN, ELSE or END"+started, "WHEN", "ELSE", "END")
+}
+
+// extractUnits are the fields EXTRACT accepts (Calcite's TimeUnit names).
+var extractUnits = []string{"YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "HOUR", "MINUTE",
+	"SECOND", "MILLISECOND", "MICROSECOND", "NANOSECOND", "DOW", "DOY", "ISODOW",
+	"ISOYEAR", "EPOCH", "DECADE", "CENTURY", "MILLENNIUM"}
+
+func (p *parser) parseExtract() (Expr, *Error) {
+	kw := p.next()
+	open := p.next()
+	u := p.tok()
+	if u.kind != tokWord {
+		return nil, p.expected("a time unit (YEAR, MONTH, DAY, HOUR, ...) after EXTRACT(", "time unit")
+	}
+	if !contains(extractUnits, u.up) {
+		return nil, p.errAt(u, "unknown time unit "+u.text+" in EXTRACT"+didYouMean(u.up, extractUnits), extractUnits...)
+	}
+	p.next()
+	if err := p.expectWord("FROM", "after EXTRACT("+u.up); err != nil {
+		return nil, err
+	}
+	x, err := p.expectExpr("FROM")
+	if err != nil {
+		return nil, err
+	}
+	if err := p.expectClose(")", "EXTRACT(", open.pos); err != nil {
+		return nil, err
+	}
+	return &Extract{At: kw.pos, Unit: u.up, UnitAt: u.pos, X: x}, nil
+}
+
+// parseTrim reads TRIM([BOTH|LEADING|TRAILING] [chars] FROM s) or TRIM(s).
+func (p *parser) parseTrim() (Expr, *Error) {
+	kw := p.next()
+	open := p.next()
+	tr := &Trim{At: kw.pos}
+	mode := false
+	switch t := p.tok(); {
+	case t.is("BOTH"):
+		mode = true
+	case t.is("LEADING"):
+		tr.Mode, mode = TrimLeading, true
+	case t.is("TRAILING"):
+		tr.Mode, mode = TrimTrailing, true
+	}
+	if mode {
+		p.next()
+	}
+	if !p.tok().is("FROM") {
+		x, err := p.expectExpr("TRIM(")
+		if err != nil {
+			return nil, err
+		}
+		if !p.tok().is("FROM") {
+			if mode {
+				return nil, p.expected("FROM in TRIM", "FROM")
+			}
+			if err := p.expectClose(")", "TRIM(", open.pos); err != nil {
+				return nil, err
+			}
+			tr.X = x
+			return tr, nil
+		}
+		tr.Chars = x
+	}
+	p.next() // FROM
+	x, err := p.expectExpr("FROM")
+	if err != nil {
+		return nil, err
+	}
+	tr.X = x
+	if err := p.expectClose(")", "TRIM(", open.pos); err != nil {
+		return nil, err
+	}
+	return tr, nil
+}
+
+// parseFromForm reads SUBSTRING(s FROM i [FOR n]) and POSITION(a IN b),
+// and their comma forms, into plain calls.
+func (p *parser) parseFromForm() (Expr, *Error) {
+	kw := p.tok()
+	if kw.up == "SUBSTRING" {
+		// SUBSTRING(s, i, n) is an ordinary call; tell the forms apart
+		// after the first argument.
+		p.next()
+		open := p.next()
+		call := &Call{At: kw.pos, Name: "SUBSTRING"}
+		s, err := p.expectExpr("SUBSTRING(")
+		if err != nil {
+			return nil, err
+		}
+		call.Args = append(call.Args, s)
+		switch {
+		case p.acceptWord("FROM"):
+			i, err := p.expectExpr("FROM")
+			if err != nil {
+				return nil, err
+			}
+			call.Args = append(call.Args, i)
+			if p.acceptWord("FOR") {
+				n, err := p.expectExpr("FOR")
+				if err != nil {
+					return nil, err
+				}
+				call.Args = append(call.Args, n)
+			}
+		case p.acceptPunct(","):
+			rest, err := p.parseExprList(open, `","`)
+			if err != nil {
+				return nil, err
+			}
+			call.Args = append(call.Args, rest...)
+			return call, nil
+		}
+		if err := p.expectClose(")", "SUBSTRING(", open.pos); err != nil {
+			return nil, err
+		}
+		return call, nil
+	}
+	p.next()
+	open := p.next()
+	call := &Call{At: kw.pos, Name: "POSITION"}
+	// The needle is read above the IN level so that IN is not taken as
+	// the IN-list operator.
+	needle, err := p.operand(open, false, p.parseAdditive)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.expectWord("IN", "in POSITION(needle IN haystack)"); err != nil {
+		return nil, err
+	}
+	hay, err := p.expectExpr("IN")
+	if err != nil {
+		return nil, err
+	}
+	call.Args = []Expr{needle, hay}
+	if err := p.expectClose(")", "POSITION(", open.pos); err != nil {
+		return nil, err
+	}
+	return call, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

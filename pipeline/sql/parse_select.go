@@ -1,0 +1,292 @@
+package sql
+
+// parseTopQuery reads a whole query text: the query, an optional `;`, and
+// nothing else.
+func (p *parser) parseTopQuery() (*Query, *Error) {
+	if p.tok().kind == tokEOF {
+		return nil, p.errAt(p.tok(), "empty query: expected SELECT", "SELECT")
+	}
+	q, err := p.parseQuery()
+	if err != nil {
+		return nil, err
+	}
+	p.acceptPunct(";")
+	if t := p.tok(); t.kind != tokEOF {
+		if err := p.unsupportedHere(); err != nil {
+			return nil, err
+		}
+		if t.isPunct(";") {
+			return nil, p.errAt(t, "only one query is allowed; a transform holds a single SELECT")
+		}
+		if t.isPunct(")") {
+			return nil, p.errAt(t, "unbalanced ): no ( is open here")
+		}
+		return nil, p.errAt(t, "expected end of query, got "+t.describe(), "end of query")
+	}
+	return q, nil
+}
+
+// parseQuery reads SELECTs joined by UNION ALL.
+func (p *parser) parseQuery() (*Query, *Error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	defer p.leave()
+	q := &Query{}
+	for {
+		if err := p.parseQueryTerm(q); err != nil {
+			return nil, err
+		}
+		t := p.tok()
+		if !t.is("UNION") {
+			break
+		}
+		p.next()
+		if !p.acceptWord("ALL") {
+			if p.tok().is("DISTINCT") {
+				return nil, p.errAt(t, "UNION DISTINCT is not supported yet; only UNION ALL is")
+			}
+			return nil, p.errAt(t, "UNION (which removes duplicates) is not supported yet; write UNION ALL")
+		}
+		q.UnionAt = append(q.UnionAt, t.pos)
+	}
+	return q, nil
+}
+
+// parseQueryTerm reads one SELECT, or a parenthesised query whose SELECTs
+// are appended to q.
+func (p *parser) parseQueryTerm(q *Query) *Error {
+	t := p.tok()
+	switch {
+	case t.is("SELECT"):
+		s, err := p.parseSelect()
+		if err != nil {
+			return err
+		}
+		q.Selects = append(q.Selects, s)
+		return nil
+	case t.isPunct("(") && p.startsQuery(p.peek(1)):
+		p.next()
+		inner, err := p.parseQuery()
+		if err != nil {
+			return err
+		}
+		if err := p.expectClose(")", "(", t.pos); err != nil {
+			return err
+		}
+		q.Selects = append(q.Selects, inner.Selects...)
+		q.UnionAt = append(q.UnionAt, inner.UnionAt...)
+		return nil
+	case t.is("WITH"):
+		return p.errAt(t, "WITH (common table expressions) is not supported yet; define each one as its own transform")
+	case t.is("VALUES"):
+		return p.errAt(t, "VALUES is not supported yet")
+	}
+	if len(q.Selects) > 0 {
+		return p.expected("SELECT after UNION ALL", "SELECT")
+	}
+	return p.expected("SELECT", "SELECT")
+}
+
+// startsQuery reports whether t can begin a query (after an opening
+// parenthesis).
+func (p *parser) startsQuery(t token) bool {
+	return t.is("SELECT") || t.is("WITH") || t.is("VALUES") ||
+		(t.isPunct("(") && p.startsQuery(p.peekAfterParens()))
+}
+
+// peekAfterParens is the first token after the run of opening parentheses
+// that starts at the token after the current one.
+func (p *parser) peekAfterParens() token {
+	k := 1
+	for p.peek(k).isPunct("(") && k < maxDepth {
+		k++
+	}
+	return p.peek(k)
+}
+
+func (p *parser) parseSelect() (*Select, *Error) {
+	sel := &Select{At: p.next().pos}
+	if t := p.tok(); t.is("DISTINCT") {
+		p.next()
+		sel.Distinct, sel.DistinctAt = true, t.pos
+	} else {
+		p.acceptWord("ALL")
+	}
+	after := "SELECT"
+	for {
+		item, err := p.parseSelectItem(after)
+		if err != nil {
+			return nil, err
+		}
+		sel.Items = append(sel.Items, item)
+		if !p.acceptPunct(",") {
+			break
+		}
+		after = `","`
+	}
+	if !p.acceptWord("FROM") {
+		if err := p.unsupportedHere(); err != nil {
+			return nil, err
+		}
+		if p.tok().kind == tokEOF {
+			return nil, p.expected("FROM after the select list", "FROM")
+		}
+		return nil, p.expected(`"," or FROM after a select item`, ",", "FROM")
+	}
+	from, err := p.parseFromItem()
+	if err != nil {
+		return nil, err
+	}
+	sel.From = from
+	if p.acceptWord("WHERE") {
+		if sel.Where, err = p.expectExpr("WHERE"); err != nil {
+			return nil, err
+		}
+	}
+	if t := p.tok(); t.is("GROUP") {
+		p.next()
+		if err := p.expectWord("BY", "after GROUP"); err != nil {
+			return nil, err
+		}
+		sel.GroupByAt = t.pos
+		if sel.GroupBy, err = p.parseGroupBy(); err != nil {
+			return nil, err
+		}
+	}
+	if p.acceptWord("HAVING") {
+		if sel.Having, err = p.expectExpr("HAVING"); err != nil {
+			return nil, err
+		}
+	}
+	if err := p.unsupportedHere(); err != nil {
+		return nil, err
+	}
+	return sel, nil
+}
+
+func (p *parser) parseSelectItem(after string) (*SelectItem, *Error) {
+	t := p.tok()
+	if t.isPunct("*") {
+		p.next()
+		return &SelectItem{Expr: &Star{At: t.pos}}, nil
+	}
+	if isName(t) && p.peek(1).isPunct(".") && p.peek(2).isPunct("*") {
+		p.next()
+		p.next()
+		p.next()
+		return &SelectItem{Expr: &Star{At: t.pos, Table: ident(t)}}, nil
+	}
+	e, err := p.expectExpr(after)
+	if err != nil {
+		return nil, err
+	}
+	alias, err := p.optionalAlias()
+	if err != nil {
+		return nil, err
+	}
+	return &SelectItem{Expr: e, Alias: alias}, nil
+}
+
+func (p *parser) parseGroupBy() ([]Expr, *Error) {
+	var out []Expr
+	after := "GROUP BY"
+	for {
+		t := p.tok()
+		switch {
+		case (t.is("ROLLUP") || t.is("CUBE")) && p.peek(1).isPunct("("):
+			return nil, p.errAt(t, "GROUP BY "+t.up+" is not supported yet")
+		case t.is("GROUPING") && p.peek(1).is("SETS"):
+			return nil, p.errAt(t, "GROUP BY GROUPING SETS is not supported yet")
+		case t.isPunct("(") && p.peek(1).isPunct(")"):
+			return nil, p.errAt(t, "GROUP BY () is not supported; leave out GROUP BY to aggregate all rows")
+		}
+		e, err := p.expectExpr(after)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+		if !p.acceptPunct(",") {
+			return out, nil
+		}
+		after = `","`
+	}
+}
+
+// parseFromItem reads the single FROM item etld supports and refuses the
+// joins that would follow it.
+func (p *parser) parseFromItem() (FromItem, *Error) {
+	item, err := p.parseTableFactor()
+	if err != nil {
+		return nil, err
+	}
+	if t := p.tok(); t.isPunct(",") {
+		return nil, p.errAt(t, "FROM a, b (a cross join) is not supported yet; JOIN is planned")
+	}
+	if err := p.unsupportedHere(); err != nil {
+		return nil, err
+	}
+	return item, nil
+}
+
+func (p *parser) parseTableFactor() (FromItem, *Error) {
+	t := p.tok()
+	switch {
+	case t.isPunct("("):
+		if !p.startsQuery(p.peek(1)) {
+			p.next()
+			return nil, p.expected("a query (SELECT ...) after (", "SELECT")
+		}
+		p.next()
+		q, err := p.parseQuery()
+		if err != nil {
+			return nil, err
+		}
+		if err := p.expectClose(")", "(", t.pos); err != nil {
+			return nil, err
+		}
+		alias, err := p.fromAlias()
+		if err != nil {
+			return nil, err
+		}
+		return &SubqueryRef{At: t.pos, Query: q, Alias: alias}, nil
+	case t.is("TABLE"):
+		if !p.peek(1).isPunct("(") {
+			return nil, p.errAt(t, "TABLE name is only valid inside a window function; write FROM name to read a table")
+		}
+		return p.parseWindowTVF()
+	case windowFuncStart(t) && p.peek(1).isPunct("("):
+		return p.parseWindowTVF()
+	case t.is("LATERAL"), t.is("UNNEST") && p.peek(1).isPunct("("):
+		return nil, p.errAt(t, t.up+" is not supported yet")
+	case t.is("VALUES"):
+		return nil, p.errAt(t, "VALUES is not supported yet")
+	}
+	name, err := p.expectName("a table name after FROM")
+	if err != nil {
+		return nil, err
+	}
+	if p.tok().isPunct(".") {
+		return nil, p.errAt(p.tok(), "qualified table names (catalog.database.table) are not supported: name a source or a transform")
+	}
+	if p.tok().isPunct("(") {
+		return nil, p.errAt(p.tok(), "table functions other than TUMBLE, HOP and CUMULATE are not supported")
+	}
+	alias, err := p.fromAlias()
+	if err != nil {
+		return nil, err
+	}
+	return &TableRef{Name: name, Alias: alias}, nil
+}
+
+// fromAlias reads a FROM item's alias and refuses a column alias list.
+func (p *parser) fromAlias() (Ident, *Error) {
+	alias, err := p.optionalAlias()
+	if err != nil {
+		return Ident{}, err
+	}
+	if !alias.IsZero() && p.tok().isPunct("(") {
+		return Ident{}, p.errAt(p.tok(), "column aliases on a FROM item, alias(a, b), are not supported; alias the columns in the SELECT list")
+	}
+	return alias, nil
+}
