@@ -1,0 +1,182 @@
+package spec
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+func env(vars map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) { v, ok := vars[k]; return v, ok }
+}
+
+const good = `version: 1
+name: sensor-stats
+execution: batch
+checkpoint_interval: 10s
+sources:
+  - name: sensor
+    type: file
+    path: ${DATA}/sensor.csv
+    schema:
+      - id STRING
+      - ts BIGINT
+      - temperature DECIMAL(5, 2) NOT NULL
+      - event_time AS TO_TIMESTAMP_LTZ(ts, 3)
+    watermark: event_time - INTERVAL '5' SECOND
+    on_error: skip
+transforms:
+  - name: per_sensor
+    sql: |
+      SELECT id, COUNT(*) AS n
+      FROM sensor GROUP BY id
+sinks:
+  - name: out
+    from: per_sensor
+    type: print
+    mode: retract
+    key: [id]
+`
+
+func TestParseGood(t *testing.T) {
+	p, err := Parse("p.yaml", []byte(good), env(map[string]string{"DATA": "/data"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Name != "sensor-stats" || p.Execution != "batch" || p.CheckpointInterval != 10*time.Second {
+		t.Errorf("pipeline = %+v", p)
+	}
+	src := p.Sources[0]
+	if len(src.Schema) != 4 || src.Schema[2].Type.String() != "DECIMAL(5, 2) NOT NULL" {
+		t.Errorf("schema = %+v", src.Schema)
+	}
+	if c := src.Schema[3]; c.Computed == nil || c.Computed.Text != "TO_TIMESTAMP_LTZ(ts, 3)" || c.Computed.Pos.Line != 13 || c.Computed.Pos.Col != 23 {
+		t.Errorf("computed column = %+v", c.Computed)
+	}
+	if src.OnError.Policy != "skip" || src.Watermark.Text != "event_time - INTERVAL '5' SECOND" {
+		t.Errorf("source = %+v", src)
+	}
+	// The path option keeps its expanded value in the connector's mapping.
+	found := false
+	for i := 0; i+1 < len(src.Options.Content); i += 2 {
+		if src.Options.Content[i].Value == "path" {
+			found = src.Options.Content[i+1].Value == "/data/sensor.csv"
+		}
+	}
+	if !found {
+		t.Error("${DATA} was not expanded in the source's path")
+	}
+	// A position on the second line of a block scalar maps into the file.
+	sql := p.Transforms[0].SQL
+	if pos := sql.FilePos(2, 6); pos.Line != 20 || pos.Col != 12 {
+		t.Errorf("SQL 2:6 maps to %v, want p.yaml:20:12", pos)
+	}
+	if s := p.Sinks[0]; s.Mode != "retract" || len(s.Key) != 1 || s.From != "per_sensor" {
+		t.Errorf("sink = %+v", s)
+	}
+}
+
+func TestParseErrorsAllAtOnceWithPositions(t *testing.T) {
+	const bad = `version: 2
+name: "bad name!"
+sources:
+  - name: sensor
+    type: file
+    schema:
+      - id STRING
+      - id BIGINT
+      - t FLAOT
+    on_error: ignore
+  - name: sensor
+    type: datagen
+    path: ${NOPE}
+transforms:
+  - name: t1
+    sqll: SELECT 1
+sinks:
+  - name: out
+    from: per_sensr
+    type: print
+    mode: sideways
+  - type: print
+`
+	_, err := Parse("bad.yaml", []byte(bad), env(nil))
+	var list List
+	if !errors.As(err, &list) {
+		t.Fatalf("err = %v, want a List", err)
+	}
+	want := []string{
+		"bad.yaml:1:10: version: unsupported version \"2\"",
+		"bad.yaml:2:7: name: invalid pipeline name \"bad name!\"",
+		"bad.yaml:8:9: sources[0].schema[1]: duplicate column \"id\"",
+		"bad.yaml:9:9: sources[0].schema[2]: column \"t\": unknown type \"FLAOT\"",
+		"bad.yaml:10:15: sources[0].on_error: unknown policy \"ignore\"",
+		"bad.yaml:11:5: sources[1].name: duplicate name \"sensor\": already used at bad.yaml:4:5",
+		"bad.yaml:13:11: sources[1].path: environment variable NOPE is not set",
+		"bad.yaml:15:5: transforms[0].sql: missing required key",
+		"bad.yaml:16:5: transforms[0].sqll: unknown key; did you mean \"sql\"?",
+		"bad.yaml:19:11: sinks[0].from: \"per_sensr\" is not a source or transform of this pipeline",
+		"bad.yaml:21:11: sinks[0].mode: unknown mode \"sideways\"",
+		"bad.yaml:22:5: sinks[1].name: missing required key",
+		"bad.yaml:22:5: sinks[1].from: missing required key",
+	}
+	text := err.Error()
+	for _, w := range want {
+		if !strings.Contains(text, w) {
+			t.Errorf("missing error %q in:\n%s", w, text)
+		}
+	}
+	for _, e := range list {
+		if !e.Pos.IsValid() {
+			t.Errorf("error without a line: %v", e)
+		}
+	}
+}
+
+func TestParseRejectsNonPipelines(t *testing.T) {
+	for _, src := range []string{"", "- a\n- b\n", "version: 1\n", "key: [unclosed\n", "\t\tbad: indent"} {
+		_, err := Parse("x.yaml", []byte(src), env(nil))
+		if err == nil {
+			t.Errorf("%q: no error", src)
+			continue
+		}
+		if !strings.HasPrefix(err.Error(), "x.yaml:") {
+			t.Errorf("%q: error without position: %v", src, err)
+		}
+	}
+}
+
+func TestExpandEscapes(t *testing.T) {
+	src := "version: 1\nname: p\nsources: [{name: s, type: datagen, password: \"$${NOT_A_VAR}${PW}\"}]\nsinks: [{name: o, from: s, type: print}]\n"
+	p, err := Parse("x.yaml", []byte(src), env(map[string]string{"PW": "hunter2"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := p.Sources[0].Options
+	if got := n.Content[5].Value; got != "${NOT_A_VAR}hunter2" {
+		t.Errorf("expanded to %q", got)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(good))
+	f.Add([]byte("version: 1\nname: x\nsources: [{name: a, type: datagen}]\nsinks: [{name: b, from: a, type: print}]\n"))
+	f.Add([]byte("version: 1\nsources:\n  - schema: [\"a AS\", \"b DECIMAL(99,1)\"]\n"))
+	f.Add([]byte("a: &x [*x]\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, err := Parse("f.yaml", data, env(map[string]string{"A": "1"}))
+		if err == nil {
+			return
+		}
+		var list List
+		if !errors.As(err, &list) {
+			t.Fatalf("error is not a List: %v", err)
+		}
+		for _, e := range list {
+			if !e.Pos.IsValid() {
+				t.Fatalf("error without a position: %v", e)
+			}
+		}
+	})
+}
