@@ -54,7 +54,8 @@ func NewCodec(schema row.Schema, opts Options) (*Codec, error) {
 	return c, nil
 }
 
-func (c *Codec) width() int { return c.schema.Len() }
+// Width is the number of columns.
+func (c *Codec) Width() int { return c.schema.Len() }
 
 // column finds the column a member name maps to, or -1. hint is the column
 // expected next: members usually come in schema order, and a string
@@ -236,14 +237,26 @@ func fromNumber(lit string, isFloat bool, t row.Type) (row.Value, error) {
 	case row.Float, row.Double, row.Boolean:
 		return row.ParseText(lit, t)
 	case row.Decimal:
+		plain, ok := lit, true
 		if isFloat {
-			plain, ok := plainDecimal(lit)
-			if !ok {
-				return row.NullValue, &row.ParseError{Text: lit, Type: t, Err: errors.New("out of range")}
-			}
-			lit = plain
+			plain, ok = plainDecimal(lit)
 		}
-		return row.ParseText(lit, t)
+		if !ok {
+			return row.NullValue, &row.ParseError{Text: lit, Type: t, Err: errors.New("out of range")}
+		}
+		v, err := row.ParseText(plain, t)
+		if pe := (*row.ParseError)(nil); errors.As(err, &pe) {
+			pe.Text = lit // the number as written, not its expansion
+		}
+		return v, err
+	case row.Date:
+		// Days since 1970-01-01: Debezium's and Avro's form of a DATE.
+		n, err := wholeNumber(lit, isFloat, row.Of(row.Int))
+		if pe := (*row.ParseError)(nil); errors.As(err, &pe) {
+			pe.Type = t
+			return row.NullValue, pe
+		}
+		return row.DateValue(int32(n)), nil
 	case row.String:
 		return row.StringValue(lit), nil
 	}

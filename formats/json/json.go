@@ -9,7 +9,8 @@
 // exactly (a fraction for an INT column is an error), numeric strings are
 // accepted too, nested objects and arrays go into a STRING column as their
 // JSON text, BYTES are base64, timestamps are strings in the SQL or ISO-8601
-// form (with or without a zone) or epoch milliseconds. A blank record
+// form (with or without a zone) or epoch milliseconds, dates are strings
+// or a number of days since 1970-01-01 (Debezium's form). A blank record
 // carries no row and is skipped.
 //
 // Writing: one object per record, members in schema order, followed by a
@@ -125,8 +126,8 @@ func NewEncoder(o Options, schema row.Schema) (*Encoder, error) {
 
 // Encode appends r as a JSON object and a newline.
 func (e *Encoder) Encode(dst []byte, _ row.Kind, r row.Row) ([]byte, error) {
-	if len(r) != e.codec.width() {
-		return dst, fmt.Errorf("json: row has %d values, schema has %d columns", len(r), e.codec.width())
+	if len(r) != e.codec.Width() {
+		return dst, fmt.Errorf("json: row has %d values, schema has %d columns", len(r), e.codec.Width())
 	}
 	dst = e.codec.AppendObject(dst, r)
 	return append(dst, '\n'), nil

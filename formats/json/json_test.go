@@ -69,6 +69,8 @@ func TestDecode(t *testing.T) {
 			row.Row{null, null, null, null, null, null, row.StringValue("a\"b\\c/\né😀\uFFFD"), null, null, null, null}},
 		{"epoch millis", `{"t":1704189600123,"l":0}`,
 			row.Row{null, null, null, null, null, null, null, null, null, row.TimestampValue(ts("2024-01-02 10:00:00.123")), row.TimestampLTZValue(0)}},
+		{"epoch days into DATE", `{"dt":19724}`,
+			row.Row{null, null, null, null, null, null, null, null, row.DateValue(19724), null, null}},
 		{"sql timestamp with zone into LTZ", `{"l":"2024-01-02 10:00:00Z"}`,
 			row.Row{null, null, null, null, null, null, null, null, null, null, row.TimestampLTZValue(ts("2024-01-02 10:00:00"))}},
 		{"duplicate member: last wins", `{"i":1,"i":2}`,
@@ -117,7 +119,7 @@ func assertRow(t *testing.T, got, want row.Row) {
 }
 
 func TestDecodeErrors(t *testing.T) {
-	schema := schemaOf(t, "i INT", "n BIGINT NOT NULL", "s STRING", "y BYTES", "m DECIMAL(4,2)", "t TIMESTAMP(3)")
+	schema := schemaOf(t, "i INT", "n BIGINT NOT NULL", "s STRING", "y BYTES", "m DECIMAL(4,2)", "t TIMESTAMP(3)", "d DATE")
 	tests := []struct {
 		rec, column, msg string
 	}{
@@ -148,6 +150,7 @@ func TestDecodeErrors(t *testing.T) {
 		{`{"n":1,"m":123.4}`, "m", "does not fit DECIMAL(4, 2)"},
 		{`{"n":1,"t":"yesterday"}`, "t", `cannot parse "yesterday" as TIMESTAMP(3)`},
 		{`{"n":1,"t":1.5}`, "t", "not a whole number"},
+		{`{"n":1,"d":1.5}`, "d", `cannot parse "1.5" as DATE: not a whole number`},
 	}
 	d, err := NewDecoder(Options{}, schema)
 	if err != nil {

@@ -1,0 +1,186 @@
+package debezium
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/etld/etld/formats/json"
+	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/pipeline/row"
+)
+
+var schema = row.NewSchema(
+	row.Field{Name: "id", Type: row.Of(row.BigInt)},
+	row.Field{Name: "name", Type: row.Of(row.String)},
+	row.Field{Name: "weight", Type: row.Type{ID: row.Decimal, Precision: 10, Scale: 2}},
+)
+
+func r(id int64, name string, weight int64) row.Row {
+	return row.Row{row.BigIntValue(id), row.StringValue(name), row.DecimalValue(weight, 2)}
+}
+
+func TestDecode(t *testing.T) {
+	tests := []struct {
+		name string
+		rec  string
+		want []row.Change
+	}{
+		{"create", `{"before":null,"after":{"id":1,"name":"scooter","weight":3.14},"op":"c","ts_ms":1589355606100,"source":{"db":"inventory"}}`,
+			[]row.Change{{Kind: row.Insert, Row: r(1, "scooter", 314)}}},
+		{"snapshot read", `{"after":{"id":1,"name":"a","weight":1},"op":"r"}`,
+			[]row.Change{{Kind: row.Insert, Row: r(1, "a", 100)}}},
+		{"update", `{"op":"u","before":{"id":1,"name":"a","weight":1},"after":{"id":1,"name":"b","weight":"2.5"}}`,
+			[]row.Change{{Kind: row.UpdateBefore, Row: r(1, "a", 100)}, {Kind: row.UpdateAfter, Row: r(1, "b", 250)}}},
+		{"delete", `{"before":{"id":1,"name":"b","weight":2.5},"after":null,"op":"d"}`,
+			[]row.Change{{Kind: row.Delete, Row: r(1, "b", 250)}}},
+		{"schema envelope", `{"schema":{"type":"struct","fields":[{"field":"op"}]},"payload":{"before":null,"after":{"id":2,"name":"c","weight":0.5},"op":"c"}}`,
+			[]row.Change{{Kind: row.Insert, Row: r(2, "c", 50)}}},
+		{"payload before schema", `{"payload":{"before":{"id":2,"name":"c","weight":0.5},"op":"d"},"schema":{}}`,
+			[]row.Change{{Kind: row.Delete, Row: r(2, "c", 50)}}},
+		{"tombstone: empty", ``, nil},
+		{"tombstone: blank", " \n", nil},
+		{"tombstone: null", "null\n", nil},
+		{"tombstone: null payload", `{"schema":null,"payload":null}`, nil},
+	}
+	d, err := NewDecoder(Options{}, schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := row.NewBatch(2, schema.Len())
+			if err := d.Decode([]byte(tt.rec), b); err != nil {
+				t.Fatal(err)
+			}
+			if b.Len() != len(tt.want) {
+				t.Fatalf("got %v, want %v", b, tt.want)
+			}
+			for i, c := range b.Changes {
+				if c.String() != tt.want[i].String() {
+					t.Errorf("change %d: got %v, want %v", i, c, tt.want[i])
+				}
+			}
+		})
+	}
+}
+
+func TestDecodeErrors(t *testing.T) {
+	tests := []struct{ rec, column, msg string }{
+		{`[1]`, "", "invalid JSON at byte 0: expected an object, got an array"},
+		{`nullx`, "", "expected an object"},
+		{`{"op":"c"} {}`, "", "invalid JSON at byte 11: unexpected data after the event"},
+		{`{"after":{"id":1}}`, "", `not a Debezium event: no "op" member`},
+		{`{"after":{"id":1},"op":"t"}`, "", `unknown "op" value "t" at byte 23 (want c, r, u or d)`},
+		{`{"after":{"id":1},"op":1}`, "", "expected a string, got a number"},
+		{`{"after":null,"op":"c"}`, "", `op "c" needs "after", which is null or missing`},
+		{`{"before":null,"after":{"id":1},"op":"u"}`, "", `update event without "before"`},
+		{`{"after":{"id":1},"op":"u"}`, "", "REPLICA IDENTITY to FULL"},
+		{`{"before":{"id":1},"op":"u"}`, "", `op "u" needs "after"`},
+		{`{"op":"d"}`, "", `op "d" needs "before"`},
+		{`{"after":{"id":"x"},"op":"c"}`, "id", `in "after": cannot parse "x" as BIGINT`},
+		{`{"before":{"id":1},"after":{"id":2,"weight":1e30},"op":"u"}`, "weight", `in "after": cannot parse "1e30" as DECIMAL(10, 2)`},
+		{`{"payload":{"after":{"id":1},"op":"x"}}`, "", `unknown "op" value "x"`},
+		{`{"payload":{"after":{"id":1},"op":"c",}}`, "", "invalid JSON at byte 38: expected a quoted member name, got '}'"},
+		{`{"after":{"id":1},"op":"c"`, "", "unterminated object"},
+	}
+	d, err := NewDecoder(Options{}, schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tests {
+		t.Run(tt.rec, func(t *testing.T) {
+			b := row.NewBatch(2, schema.Len())
+			err := d.Decode([]byte(tt.rec), b)
+			var de *connector.DecodeError
+			if !errors.As(err, &de) {
+				t.Fatalf("want a DecodeError, got %v", err)
+			}
+			if de.Column != tt.column || !strings.Contains(de.Err.Error(), tt.msg) {
+				t.Fatalf("got column %q error %q, want column %q containing %q", de.Column, de.Err, tt.column, tt.msg)
+			}
+			if b.Len() != 0 {
+				t.Fatal("a failed event appended changes")
+			}
+		})
+	}
+}
+
+func TestEncode(t *testing.T) {
+	e, err := NewEncoder(Options{}, schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := NewDecoder(Options{}, schema)
+	add := `{"before":null,"after":{"id":1,"name":"a\"b","weight":3.14},"op":"c"}` + "\n"
+	retract := `{"before":{"id":1,"name":"a\"b","weight":3.14},"after":null,"op":"d"}` + "\n"
+	for k, want := range map[row.Kind]string{row.Insert: add, row.UpdateAfter: add, row.UpdateBefore: retract, row.Delete: retract} {
+		got, err := e.Encode(nil, k, r(1, `a"b`, 314))
+		if err != nil || string(got) != want {
+			t.Errorf("%v: got %s, %v; want %s", k, got, err, want)
+		}
+		b := row.NewBatch(1, schema.Len())
+		if err := d.Decode(got, b); err != nil || b.Len() != 1 || b.Changes[0].Kind.IsAdd() != k.IsAdd() ||
+			string(row.AppendPrint(nil, 0, b.Changes[0].Row)) != "+I[1, a\"b, 3.14]" {
+			t.Errorf("%v: read back %v, %v", k, b, err)
+		}
+	}
+	if _, err := e.Encode(nil, row.Insert, row.Row{}); err == nil {
+		t.Error("a row of the wrong width must be refused")
+	}
+	if _, err := NewEncoder(Options{TimestampFormat: "x"}, schema); err == nil {
+		t.Error("a bad timestamp_format must be refused")
+	}
+}
+
+func FuzzDebeziumDecode(f *testing.F) {
+	for _, seed := range []string{
+		`{"before":null,"after":{"id":1,"name":"scooter","weight":3.14},"op":"c","ts_ms":1589355606100,"source":{"db":"inventory"}}`,
+		`{"op":"u","before":{"id":1,"name":"a","weight":1},"after":{"id":1,"name":"b","weight":"2.5"}}`,
+		`{"before":{"id":1,"name":"b","weight":2.5},"after":null,"op":"d"}`,
+		`{"schema":{"type":"struct"},"payload":{"before":null,"after":{"id":2,"name":"c","weight":0.5},"op":"r"}}`,
+		``, `null`, `{"schema":null,"payload":null}`, `{"after":{"id":1},"op":"t"}`, `[`, `{"op":"u","after":{}}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, rec []byte) {
+		d, _ := NewDecoder(Options{}, schema)
+		e, _ := NewEncoder(Options{}, schema)
+		b := row.NewBatch(2, schema.Len())
+		if err := d.Decode(rec, b); err != nil {
+			var de *connector.DecodeError
+			if !errors.As(err, &de) {
+				t.Fatalf("error is not a DecodeError: %v", err)
+			}
+			var se *json.SyntaxError
+			var pe *row.ParseError
+			if de.Column == "" && !errors.As(err, &se) && !errors.As(err, &pe) && !strings.Contains(err.Error(), "op") &&
+				!strings.Contains(err.Error(), "before") {
+				t.Fatalf("error says neither where nor what: %v", err)
+			}
+			if b.Len() != 0 {
+				t.Fatal("a failed event appended changes")
+			}
+			return
+		}
+		if b.Len() > 2 {
+			t.Fatalf("one event gave %d changes", b.Len())
+		}
+		// Every change we read, we write as an event that reads back the same.
+		for _, c := range b.Changes {
+			out, err := e.Encode(nil, c.Kind, c.Row)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b2 := row.NewBatch(1, schema.Len())
+			if err := d.Decode(out, b2); err != nil || b2.Len() != 1 {
+				t.Fatalf("cannot read back %s: %v", out, err)
+			}
+			again, _ := e.Encode(nil, b2.Changes[0].Kind, b2.Changes[0].Row)
+			if !bytes.Equal(out, again) {
+				t.Fatalf("unstable: %s then %s", out, again)
+			}
+		}
+	})
+}

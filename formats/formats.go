@@ -1,0 +1,19 @@
+// Package formats lists the built-in formats: the one place that names
+// them all.
+package formats
+
+import (
+	"github.com/etld/etld/formats/csv"
+	"github.com/etld/etld/formats/debezium"
+	"github.com/etld/etld/formats/json"
+	"github.com/etld/etld/formats/raw"
+	"github.com/etld/etld/pipeline/connector"
+)
+
+// Register adds every built-in format to r: csv, json, debezium-json, raw.
+func Register(r *connector.Registry) {
+	csv.Register(r)
+	json.Register(r)
+	debezium.Register(r)
+	raw.Register(r)
+}

@@ -1,0 +1,74 @@
+package formats
+
+import (
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/pipeline/row"
+)
+
+// formatSpec reads `format:` as a pipeline file would give it.
+func formatSpec(t *testing.T, src string) connector.FormatSpec {
+	t.Helper()
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var f connector.FormatSpec
+	if err := f.DecodeNode("p.yaml", doc.Content[0].Content[1], "sources[0].format"); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func TestRegistry(t *testing.T) {
+	r := connector.NewRegistry()
+	Register(r)
+	var names []string
+	for _, e := range r.Formats() {
+		names = append(names, e.Type)
+	}
+	if got := strings.Join(names, " "); got != "csv debezium-json json raw" {
+		t.Fatalf("formats: %s", got)
+	}
+	sensor := row.NewSchema(row.Field{Name: "id", Type: row.Of(row.String)}, row.Field{Name: "ts", Type: row.Of(row.BigInt)})
+	line := row.NewSchema(row.Field{Name: "line", Type: row.Of(row.String)})
+	tests := []struct {
+		src    string
+		schema row.Schema
+		err    string // for both the decoder and the encoder
+	}{
+		{"format: csv", sensor, ""},
+		{"format: {type: csv, delimiter: ';', quote: \"'\", header: true, null_literal: '\\N'}", sensor, ""},
+		{"format: {type: csv, quote: ''}", sensor, ""},
+		{"format: json", sensor, ""},
+		{"format: {type: json, timestamp_format: iso-8601, fail_on_missing_field: true}", sensor, ""},
+		{"format: {type: debezium-json, timestamp_format: sql}", sensor, ""},
+		{"format: raw", line, ""},
+		{"format: {type: csv,\n  delimitter: ';'}", sensor, `p.yaml:2:3: sources[0].format.delimitter: unknown key; did you mean "delimiter"?`},
+		{"format: {type: csv,\n  delimiter: ';;'}", sensor, `p.yaml:2:14: sources[0].format.delimiter: want one ASCII character (or \t), got ";;"`},
+		{"format: {type: json, timestamp_format: rfc}", sensor, `p.yaml:1:40: sources[0].format.timestamp_format: want sql or iso-8601, got "rfc"`},
+		{"format: {type: raw, x: 1}", line, "p.yaml:1:21: sources[0].format.x: unknown key"},
+		{"format: raw", sensor, "p.yaml:1:9: sources[0].format: the raw format needs a schema of exactly one STRING column, got (id STRING, ts BIGINT)"},
+		{"format: avro", sensor, `p.yaml:1:9: sources[0].format: unknown input format type "avro": available: csv, debezium-json, json, raw`},
+	}
+	for _, tt := range tests {
+		f := formatSpec(t, tt.src)
+		_, errD := r.NewDecoder(f, tt.schema)
+		_, errE := r.NewEncoder(f, tt.schema)
+		for _, err := range []error{errD, errE} {
+			if tt.err == "" && err != nil {
+				t.Errorf("%s: %v", tt.src, err)
+			}
+			if tt.err != "" && (err == nil || !strings.HasPrefix(err.Error(), strings.Split(tt.err, ": unknown input")[0])) {
+				t.Errorf("%s:\n got %v\nwant %s", tt.src, err, tt.err)
+			}
+		}
+		if tt.err != "" && errD.Error() != tt.err {
+			t.Errorf("%s: decoder:\n got %v\nwant %s", tt.src, errD, tt.err)
+		}
+	}
+}
