@@ -206,7 +206,8 @@ func (r *Registry) NewDecoder(f FormatSpec, schema row.Schema) (Decoder, error) 
 	if !ok || e.decoder == nil {
 		return nil, spec.Errorf(f.Pos, f.Path, "%s", unknownType("input format", f.Type, r.formatNames(true)))
 	}
-	return e.decoder(f.File, f.Options, f.Path, schema)
+	d, err := e.decoder(f.File, f.Options, f.Path, schema)
+	return d, atFormat(err, f.Pos)
 }
 
 // NewEncoder builds an encoder for the format f over schema.
@@ -215,7 +216,23 @@ func (r *Registry) NewEncoder(f FormatSpec, schema row.Schema) (Encoder, error) 
 	if !ok || e.encoder == nil {
 		return nil, spec.Errorf(f.Pos, f.Path, "%s", unknownType("output format", f.Type, r.formatNames(false)))
 	}
-	return e.encoder(f.File, f.Options, f.Path, schema)
+	enc, err := e.encoder(f.File, f.Options, f.Path, schema)
+	return enc, atFormat(err, f.Pos)
+}
+
+// atFormat places errors that name no line at the format option: the short
+// form (`format: raw`) has no options node for the constructor's
+// complaints (a schema the format cannot carry) to point at.
+func atFormat(err error, pos spec.Pos) error {
+	var list spec.List
+	if errors.As(err, &list) {
+		for _, e := range list {
+			if !e.Pos.IsValid() {
+				e.Pos = pos
+			}
+		}
+	}
+	return err
 }
 
 func (r *Registry) formatNames(decoders bool) []string {
