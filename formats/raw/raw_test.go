@@ -18,7 +18,7 @@ func TestDecode(t *testing.T) {
 		"with CRLF\r\n":         "with CRLF",
 		"with LF\n":             "with LF",
 		"":                      "",
-		"  é😀 \xff ,\"":        "  é😀 \xff ,\"",
+		"  é😀 \xff ,\"":         "  é😀 \xff ,\"",
 	} {
 		b := row.NewBatch(1, 1)
 		buf := []byte(rec)
