@@ -1,0 +1,384 @@
+// Package file is the file source: it reads a file, or every file a glob
+// matches in name order, record by record through a format's decoder. It is
+// bounded: it ends at the end of the last file.
+package file
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/pipeline/row"
+)
+
+// Config is the source's options.
+type Config struct {
+	// Path is a file, or a glob (data/*.csv) whose matches are read one
+	// after the other in name order. A relative path is relative to the
+	// working directory of etld.
+	Path string `yaml:"path,required"`
+	// Format is csv when not given.
+	Format connector.FormatSpec `yaml:"format"`
+}
+
+// defaultBatch is the batch size Read uses when asked for max <= 0.
+const defaultBatch = 1024
+
+// New builds a file source. It checks the options and builds the decoder,
+// and touches no file: that is Open's job.
+func New(cfg Config, env connector.SourceEnv) (*Source, error) {
+	if cfg.Path == "" {
+		return nil, connector.Errorf("path", "must name a file or a glob such as data/*.csv")
+	}
+	if _, err := filepath.Match(cfg.Path, ""); err != nil {
+		return nil, connector.Errorf("path", "bad glob %q: %v", cfg.Path, err)
+	}
+	if env.Formats == nil {
+		return nil, fmt.Errorf("source %q: no format registry", env.Name)
+	}
+	format := cfg.Format
+	if format.IsZero() {
+		format = connector.FormatSpec{Type: "csv"}
+	}
+	dec, err := env.Formats.NewDecoder(format, env.Schema)
+	if err != nil {
+		return nil, err
+	}
+	s := &Source{
+		name:    env.Name,
+		pattern: cfg.Path,
+		// A blank line in a log is a line; in CSV or JSON it holds no row.
+		keepEmpty: format.Type == "raw",
+		dec:       dec,
+		width:     env.Schema.Len(),
+		reject:    env.Reject,
+	}
+	if sp, ok := dec.(connector.Splitter); ok {
+		s.rd = newRecords(sp.Split)
+	} else {
+		s.rd = newRecords(nil)
+	}
+	if hd, ok := dec.(connector.HeaderDecoder); ok && hd.HasHeader() {
+		s.header = hd
+	}
+	return s, nil
+}
+
+// Register adds the file source to r.
+func Register(r *connector.Registry) {
+	connector.RegisterSource(r, "file", "reads a file, or a glob of files in name order, in any input format (bounded)",
+		func(cfg Config, env connector.SourceEnv) (connector.Source, error) {
+			s, err := New(cfg, env)
+			if err != nil {
+				return nil, err
+			}
+			return s, nil
+		})
+}
+
+// Source reads records from files. Open, Read and Close are called from one
+// goroutine; Position and Restore between Reads.
+//
+// Read returns at most max changes. The final batch comes together with
+// io.EOF, and every later call returns nil, io.EOF. Any other error comes
+// alone: rows decoded before it are returned first, by the call before, and
+// Position then names the record that failed, so that no checkpoint can
+// step over it.
+//
+// Blank lines hold no row and are skipped (their lines still count), except
+// with format raw, where every line is a row, a blank one too.
+type Source struct {
+	name      string
+	pattern   string
+	keepEmpty bool
+	dec       connector.Decoder
+	header    connector.HeaderDecoder // nil when the format reads no header
+	width     int
+	reject    func(connector.BadRecord) error
+
+	files []string
+	cur   int // index into files of the file being read
+	f     *os.File
+	rd    *records
+	// inHeader is set while the current file's header is still to come.
+	inHeader bool
+	// restore is the position Restore was given, applied by Open.
+	restore *position
+	opened  bool
+	err     error // returned by every Read once set
+}
+
+// Bounded reports true: the source ends after its last file.
+func (s *Source) Bounded() bool { return true }
+
+// Open finds the files and opens the first, or the one Restore named at
+// its offset.
+func (s *Source) Open(ctx context.Context) error {
+	if s.opened {
+		return fmt.Errorf("source %q: opened twice", s.name)
+	}
+	s.opened = true
+	files, err := s.match()
+	if err != nil {
+		return s.errorf("%w", err)
+	}
+	s.files = files
+	if s.restore == nil || s.restore.File == "" {
+		return s.openFile(0, 0, 1)
+	}
+	p := s.restore
+	i := slices.Index(files, p.File)
+	if i < 0 {
+		return s.errorf("checkpoint position is in %s, which %q no longer names", p.File, s.pattern)
+	}
+	return s.openFile(i, p.Offset, p.Line)
+}
+
+// match resolves the path option to the list of files to read.
+func (s *Source) match() ([]string, error) {
+	if !strings.ContainsAny(s.pattern, `*?[\`) {
+		st, err := os.Stat(s.pattern)
+		if err != nil {
+			return nil, err
+		}
+		if st.IsDir() {
+			return nil, fmt.Errorf("%s is a directory: name a file, or its files with a glob such as %s", s.pattern, filepath.Join(s.pattern, "*.csv"))
+		}
+		return []string{s.pattern}, nil
+	}
+	matches, err := filepath.Glob(s.pattern)
+	if err != nil {
+		return nil, fmt.Errorf("glob %q: %w", s.pattern, err)
+	}
+	files := matches[:0]
+	for _, m := range matches {
+		// Directories hold no records; the glob names the files in them.
+		if st, err := os.Stat(m); err != nil {
+			return nil, err
+		} else if !st.IsDir() {
+			files = append(files, m)
+		}
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("no file matches %q", s.pattern)
+	}
+	slices.Sort(files)
+	return files, nil
+}
+
+// openFile opens files[i] and makes the reader start at offset, the start
+// of line. A resumed file with a header has it read again first, since
+// the decoder may map columns by it.
+func (s *Source) openFile(i int, offset, line int64) error {
+	s.closeFile()
+	s.cur = i
+	name := s.files[i]
+	f, err := os.Open(name)
+	if err != nil {
+		return s.errorf("%w", err)
+	}
+	s.f = f
+	st, err := f.Stat()
+	if err != nil {
+		return s.errorf("%w", err)
+	}
+	if offset > st.Size() {
+		return s.errorf("checkpoint offset %d is past the end of %s (%d bytes): the file changed since", offset, name, st.Size())
+	}
+	s.rd.reset(f, 0, 1)
+	s.inHeader = s.header != nil
+	if offset == 0 {
+		return nil
+	}
+	if s.inHeader {
+		if err := s.readHeader(); err != nil {
+			return err
+		}
+	}
+	if err := s.checkBoundary(name, offset); err != nil {
+		return err
+	}
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		return s.errorf("%w", err)
+	}
+	s.rd.reset(f, offset, line)
+	return nil
+}
+
+// checkBoundary catches a file replaced since the checkpoint: every record
+// etld reads ends with a newline, so a record starts at 0, after one, or at
+// the end of a file whose last line has none.
+func (s *Source) checkBoundary(name string, offset int64) error {
+	var b [1]byte
+	if _, err := s.f.ReadAt(b[:], offset-1); err != nil {
+		return s.errorf("read %s: %w", name, err)
+	}
+	if b[0] == '\n' {
+		return nil
+	}
+	if _, err := s.f.ReadAt(b[:], offset); err == io.EOF {
+		return nil
+	}
+	return s.errorf("checkpoint offset %d in %s is not at the start of a record: the file changed since", offset, name)
+}
+
+// readHeader reads the current file's header record, skipping blank lines
+// before it, and hands it to the decoder.
+func (s *Source) readHeader() error {
+	name := s.files[s.cur]
+	for {
+		rec, line, err := s.rd.next()
+		if err == io.EOF {
+			return s.errorf("%s: the header is gone: the file changed since the checkpoint", name)
+		}
+		if err != nil {
+			return s.errorf("%s:%d: %w", name, line, err)
+		}
+		if len(rec) == 0 {
+			continue
+		}
+		if err := s.header.DecodeHeader(rec); err != nil {
+			return s.errorf("%s:%d: header: %w", name, line, err)
+		}
+		s.inHeader = false
+		return nil
+	}
+}
+
+func (s *Source) closeFile() error {
+	if s.f == nil {
+		return nil
+	}
+	err := s.f.Close()
+	s.f = nil
+	return err
+}
+
+// Read decodes up to max changes.
+func (s *Source) Read(ctx context.Context, max int) (*row.Batch, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	if !s.opened || s.files == nil {
+		return nil, s.errorf("read before open")
+	}
+	if max <= 0 {
+		max = defaultBatch
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	b := row.NewBatch(max, s.width)
+	for n := 0; b.Len() < max; n++ {
+		if n&1023 == 1023 {
+			if err := ctx.Err(); err != nil {
+				return s.fail(b, err)
+			}
+		}
+		rec, line, err := s.rd.next()
+		if err == io.EOF {
+			if s.cur+1 < len(s.files) {
+				if err := s.openFile(s.cur+1, 0, 1); err != nil {
+					return s.fail(b, err)
+				}
+				continue
+			}
+			s.err = io.EOF
+			if b.Len() == 0 {
+				return nil, io.EOF
+			}
+			return b, io.EOF
+		}
+		if err != nil {
+			return s.fail(b, s.errorf("%s:%d: %w", s.files[s.cur], line, err))
+		}
+		if len(rec) == 0 && !s.keepEmpty {
+			continue
+		}
+		if s.inHeader {
+			s.inHeader = false
+			if err := s.header.DecodeHeader(rec); err != nil {
+				s.rd.unread()
+				s.inHeader = true
+				return s.fail(b, s.errorf("%s:%d: header: %w", s.files[s.cur], line, err))
+			}
+			continue
+		}
+		before := b.Len()
+		err = s.dec.Decode(rec, b)
+		if err == nil && b.Len() > max && before > 0 {
+			// One record's changes never straddle two batches, so that a
+			// position always falls between records: leave it for the next.
+			b.Changes = b.Changes[:before]
+			s.rd.unread()
+			break
+		}
+		if err != nil {
+			b.Changes = b.Changes[:before]
+			if err := s.rejectRecord(rec, line, err); err != nil {
+				s.rd.unread()
+				return s.fail(b, err)
+			}
+		}
+	}
+	return b, nil
+}
+
+// rejectRecord hands a record the decoder refused to the on_error policy,
+// and returns the error that stops the source, if any.
+func (s *Source) rejectRecord(rec []byte, line int64, err error) error {
+	bad := connector.BadRecord{
+		Position: fmt.Sprintf("%s:%d", s.files[s.cur], line),
+		Raw:      bytes.Clone(rec),
+		Err:      err,
+	}
+	if s.reject == nil {
+		return s.errorf("%w", bad)
+	}
+	err = s.reject(bad)
+	if err == nil {
+		return nil
+	}
+	var named connector.BadRecord
+	if !errors.As(err, &named) {
+		err = fmt.Errorf("%s: %w", bad.Position, err)
+	}
+	return s.errorf("%w", err)
+}
+
+// fail returns what was read before err and keeps err for the next Read,
+// or returns err now when nothing was read.
+func (s *Source) fail(b *row.Batch, err error) (*row.Batch, error) {
+	s.err = err
+	if b.Len() > 0 {
+		return b, nil
+	}
+	return nil, err
+}
+
+func (s *Source) errorf(format string, args ...any) error {
+	return fmt.Errorf("source %q: "+format, append([]any{s.name}, args...)...)
+}
+
+// Close closes the current file. It is safe after a failed Open and twice.
+func (s *Source) Close(ctx context.Context) error {
+	if s.err == nil {
+		s.err = s.errorf("closed")
+	}
+	if err := s.closeFile(); err != nil {
+		return s.errorf("%w", err)
+	}
+	return nil
+}
+
+var (
+	_ connector.Source     = (*Source)(nil)
+	_ connector.Positioner = (*Source)(nil)
+)

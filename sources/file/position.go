@@ -1,0 +1,77 @@
+package file
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// position is where the next record starts. It is stored as JSON so that a
+// checkpoint can be read by a person deciding whether to resume from it.
+type position struct {
+	// V is the encoding's version, for a later change of it.
+	V int `json:"v"`
+	// File is the file being read, as the glob matched it; empty means
+	// the start of the first file.
+	File string `json:"file,omitempty"`
+	// Offset is the byte offset of the next record in File.
+	Offset int64 `json:"offset"`
+	// Line is the 1-based line the next record starts on, so that error
+	// positions stay right after a resume.
+	Line int64 `json:"line"`
+}
+
+const positionVersion = 1
+
+// Position returns where the record after the last batch Read returned
+// starts: {"v":1,"file":"data/b.csv","offset":1234,"line":17}.
+func (s *Source) Position() ([]byte, error) {
+	p := position{V: positionVersion, Line: 1}
+	switch {
+	case s.files != nil:
+		p.File, p.Offset, p.Line = s.files[s.cur], s.rd.offset, s.rd.line
+	case s.restore != nil:
+		p = *s.restore
+	}
+	out, err := json.Marshal(p)
+	if err != nil {
+		return nil, s.errorf("encode position: %w", err)
+	}
+	return out, nil
+}
+
+// Restore makes Open start at pos, a value Position returned.
+func (s *Source) Restore(pos []byte) error {
+	p, err := decodePosition(pos)
+	if err != nil {
+		return s.errorf("restore: %w", err)
+	}
+	if s.opened {
+		return s.errorf("restore after open")
+	}
+	s.restore = &p
+	return nil
+}
+
+func decodePosition(pos []byte) (position, error) {
+	var p position
+	dec := json.NewDecoder(bytes.NewReader(pos))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return p, fmt.Errorf("position %.64q is not a file source position: %w", pos, err)
+	}
+	if dec.More() {
+		return p, fmt.Errorf("position %.64q: data after the position", pos)
+	}
+	switch {
+	case p.V != positionVersion:
+		return p, fmt.Errorf("position %.64q: version %d, want %d", pos, p.V, positionVersion)
+	case p.Offset < 0:
+		return p, fmt.Errorf("position %.64q: negative offset", pos)
+	case p.Line < 1:
+		return p, fmt.Errorf("position %.64q: line %d, want 1 or more", pos, p.Line)
+	case p.File == "" && (p.Offset != 0 || p.Line != 1):
+		return p, fmt.Errorf("position %.64q: an offset without a file", pos)
+	}
+	return p, nil
+}

@@ -1,0 +1,213 @@
+package file
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+)
+
+const (
+	// bufferSize is the read buffer. Records are handed to the decoder
+	// straight from it, so it only has to hold a record or two at a time;
+	// larger reads than this gain nothing measurable on local disks.
+	bufferSize = 256 << 10
+)
+
+// maxRecordSize bounds one record. Without a bound an unclosed CSV quote
+// makes the splitter swallow the rest of the file into memory. A variable
+// so that tests need not fill 64 MiB.
+var maxRecordSize = 64 << 20
+
+// splitFunc is bufio.SplitFunc: the decoder's Splitter, or nil for lines.
+type splitFunc = func(data []byte, atEOF bool) (advance int, token []byte, err error)
+
+// records cuts a stream into records, as bufio.Scanner does, but keeps what
+// the source needs for positions: the byte offset and line number of the
+// next record, and the ability to give back the record it just returned.
+// Records point into the buffer and are valid until the next call.
+//
+// bufio.Scanner cannot do this (no offsets, no unread, and an oversize
+// token ends the scan), and bufio.Reader would force a copy whenever a
+// record has to be handed to a SplitFunc across a refill.
+type records struct {
+	r     io.Reader
+	split splitFunc
+	buf   []byte
+	// buf[start:end] is unread; in line mode, buf[start:scan] holds no '\n'.
+	start, scan, end int
+	eof              bool
+	// stopped is set once the splitter returned bufio.ErrFinalToken.
+	stopped bool
+	// offset and line are those of buf[start] in the file; line is 1-based.
+	offset int64
+	line   int64
+	// prevOffset and prevLine are those of the record last returned, for
+	// unread.
+	prevOffset int64
+	prevLine   int64
+}
+
+// errTooLong is wrapped in the error next returns for an oversize record.
+var errTooLong = errors.New("record too long")
+
+func newRecords(split splitFunc) *records {
+	return &records{split: split, buf: make([]byte, bufferSize), line: 1}
+}
+
+// reset makes rd read r, which is positioned at offset, the start of line.
+func (rd *records) reset(r io.Reader, offset, line int64) {
+	rd.r = r
+	rd.start, rd.scan, rd.end = 0, 0, 0
+	rd.eof, rd.stopped = false, false
+	rd.offset, rd.line = offset, line
+	rd.prevOffset, rd.prevLine = offset, line
+}
+
+// next returns the next record and the line it starts on, or io.EOF. A
+// line record excludes its "\n" and a "\r" before it; the last line counts
+// even without a newline. An error names no file: the caller adds it.
+func (rd *records) next() (rec []byte, line int64, err error) {
+	rd.prevOffset, rd.prevLine = rd.offset, rd.line
+	if rd.split == nil {
+		return rd.nextLine()
+	}
+	return rd.nextSplit()
+}
+
+func (rd *records) nextLine() ([]byte, int64, error) {
+	for {
+		if i := bytes.IndexByte(rd.buf[rd.scan:rd.end], '\n'); i >= 0 {
+			nl := rd.scan + i
+			rec := rd.buf[rd.start:nl]
+			rd.consume(nl + 1 - rd.start)
+			rd.line++
+			return trimCR(rec), rd.prevLine, nil
+		}
+		rd.scan = rd.end
+		if rd.eof {
+			if rd.start == rd.end {
+				return nil, rd.line, io.EOF
+			}
+			rec := rd.buf[rd.start:rd.end]
+			rd.consume(rd.end - rd.start)
+			return trimCR(rec), rd.prevLine, nil
+		}
+		if err := rd.fill(); err != nil {
+			return nil, rd.line, err
+		}
+	}
+}
+
+func trimCR(rec []byte) []byte {
+	if n := len(rec); n > 0 && rec[n-1] == '\r' {
+		return rec[:n-1]
+	}
+	return rec
+}
+
+func (rd *records) nextSplit() ([]byte, int64, error) {
+	for {
+		if rd.stopped {
+			return nil, rd.line, io.EOF
+		}
+		data := rd.buf[rd.start:rd.end]
+		adv, tok, err := rd.split(data, rd.eof)
+		final := errors.Is(err, bufio.ErrFinalToken)
+		if err != nil && !final {
+			return nil, rd.line, err
+		}
+		if adv < 0 || adv > len(data) {
+			return nil, rd.line, fmt.Errorf("format splitter advanced %d bytes of %d", adv, len(data))
+		}
+		if adv > 0 || tok != nil || final {
+			line := rd.line
+			if off := tokenOffset(data, tok); off > 0 && off <= adv {
+				// A splitter may step over blank lines before a record.
+				line += int64(bytes.Count(data[:off], newline))
+			}
+			rd.line += int64(bytes.Count(data[:adv], newline))
+			rd.consume(adv)
+			// Nothing after a final token is read, as with bufio.Scanner.
+			rd.stopped = final
+			if tok == nil {
+				rd.prevOffset, rd.prevLine = rd.offset, rd.line
+				continue
+			}
+			return tok, line, nil
+		}
+		if rd.eof {
+			if len(data) == 0 {
+				return nil, rd.line, io.EOF
+			}
+			return nil, rd.line, fmt.Errorf("incomplete record at end of file (%d bytes left over)", len(data))
+		}
+		if err := rd.fill(); err != nil {
+			return nil, rd.line, err
+		}
+	}
+}
+
+var newline = []byte{'\n'}
+
+// tokenOffset returns where tok starts inside data when it is a plain
+// subslice of it, and -1 when the splitter built it elsewhere.
+func tokenOffset(data, tok []byte) int {
+	c, t := cap(data), cap(tok)
+	if t == 0 || t > c || &data[:c][c-t] != &tok[:t][0] {
+		return -1
+	}
+	return c - t
+}
+
+func (rd *records) consume(n int) {
+	rd.start += n
+	rd.scan = rd.start
+	rd.offset += int64(n)
+}
+
+// unread gives back the record next last returned, so that the next call
+// returns it again and offset and line are those before it. It is valid
+// only right after next: the record's bytes are still in the buffer then,
+// because next only moves data that has not been returned.
+func (rd *records) unread() {
+	rd.start -= int(rd.offset - rd.prevOffset)
+	rd.scan = rd.start
+	rd.offset, rd.line = rd.prevOffset, rd.prevLine
+	rd.stopped = false
+}
+
+// fill reads more data after buf[end], first moving the unread part to the
+// front or growing the buffer when the unread part is a record too large
+// for it.
+func (rd *records) fill() error {
+	if rd.start > 0 {
+		n := copy(rd.buf, rd.buf[rd.start:rd.end])
+		rd.scan -= rd.start
+		rd.start, rd.end = 0, n
+	}
+	if rd.end == len(rd.buf) {
+		if len(rd.buf) >= maxRecordSize {
+			return fmt.Errorf("%w: more than %d MiB without a record end (an unclosed quote?)", errTooLong, maxRecordSize>>20)
+		}
+		grown := make([]byte, min(2*len(rd.buf), maxRecordSize))
+		copy(grown, rd.buf[:rd.end])
+		rd.buf = grown
+	}
+	for range 100 {
+		n, err := rd.r.Read(rd.buf[rd.end:])
+		rd.end += n
+		if err == io.EOF {
+			rd.eof = true
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			return nil
+		}
+	}
+	return io.ErrNoProgress
+}

@@ -1,0 +1,235 @@
+package file
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+type record struct {
+	text string
+	line int64
+}
+
+// readRecords returns every record of data read in chunks of at most
+// chunk bytes through a buffer of bufSize, checking offsets on the way and
+// that unread gives back each record.
+func readRecords(t *testing.T, data string, split splitFunc, bufSize, chunk int) ([]record, error) {
+	rd := newRecords(split)
+	rd.buf = make([]byte, bufSize)
+	rd.reset(&chunkReader{data: []byte(data), n: chunk}, 0, 1)
+	var out []record
+	for {
+		before := rd.offset
+		rec, line, err := rd.next()
+		if err == io.EOF {
+			if !rd.stopped && rd.offset != int64(len(data)) {
+				t.Errorf("offset at the end %d, want %d", rd.offset, len(data))
+			}
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+		got := string(rec)
+		after, afterLine := rd.offset, rd.line
+		if want := int64(1 + strings.Count(data[:after], "\n")); split == nil && afterLine != want {
+			t.Errorf("after %q line %d, want %d", got, afterLine, want)
+		}
+		rd.unread()
+		if rd.offset != before {
+			t.Errorf("unread of %q: offset %d, want %d", got, rd.offset, before)
+		}
+		again, againLine, err := rd.next()
+		if err != nil || string(again) != got || againLine != line || rd.offset != after || rd.line != afterLine {
+			t.Errorf("after unread: %q line %d (%v), want %q line %d", again, againLine, err, got, line)
+		}
+		out = append(out, record{got, line})
+	}
+}
+
+// chunkReader returns at most n bytes per Read, and sometimes none.
+type chunkReader struct {
+	data  []byte
+	n     int
+	calls int
+}
+
+func (r *chunkReader) Read(p []byte) (int, error) {
+	r.calls++
+	if len(r.data) == 0 {
+		return 0, io.EOF
+	}
+	if r.calls%3 == 0 {
+		return 0, nil
+	}
+	n := copy(p[:min(len(p), r.n)], r.data)
+	r.data = r.data[n:]
+	return n, nil
+}
+
+func TestLines(t *testing.T) {
+	tests := []struct {
+		data string
+		want []record
+	}{
+		{"", nil},
+		{"a", []record{{"a", 1}}},
+		{"a\n", []record{{"a", 1}}},
+		{"a\r\nb\r\n", []record{{"a", 1}, {"b", 2}}},
+		{"\n\nc", []record{{"", 1}, {"", 2}, {"c", 3}}},
+		{"a\rb\n", []record{{"a\rb", 1}}},
+		{"0123456789abcdef0123\nx", []record{{"0123456789abcdef0123", 1}, {"x", 2}}},
+	}
+	for _, tt := range tests {
+		for _, size := range []int{4, 7, 64} {
+			for _, chunk := range []int{1, 3, 100} {
+				got, err := readRecords(t, tt.data, nil, size, chunk)
+				if err != nil {
+					t.Fatalf("%q: %v", tt.data, err)
+				}
+				if !equalRecords(got, tt.want) {
+					t.Errorf("%q (buffer %d, chunk %d): %v, want %v", tt.data, size, chunk, got, tt.want)
+				}
+			}
+		}
+	}
+}
+
+func equalRecords(a, b []record) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestSplitter(t *testing.T) {
+	csv := (&testCSV{}).Split
+	// skipBlank steps over blank lines itself and returns the record after
+	// them, as some splitters do.
+	skipBlank := func(data []byte, atEOF bool) (int, []byte, error) {
+		start := 0
+		for start < len(data) && data[start] == '\n' {
+			start++
+		}
+		adv, tok, err := csv(data[start:], atEOF)
+		if adv == 0 && tok == nil {
+			return 0, nil, err
+		}
+		return start + adv, tok, err
+	}
+	final := func(data []byte, atEOF bool) (int, []byte, error) {
+		adv, tok, err := csv(data, atEOF)
+		if string(tok) == "end" {
+			return adv, tok, bufio.ErrFinalToken
+		}
+		return adv, tok, err
+	}
+	tests := []struct {
+		name    string
+		split   splitFunc
+		data    string
+		want    []record
+		wantErr string
+	}{
+		{"quoted newlines", csv, "\"a\nb\",1\nc\r\n\"d\n\ne\"", []record{{"\"a\nb\",1", 1}, {"c", 3}, {"\"d\n\ne\"", 4}}, ""},
+		{"blank lines inside the advance", skipBlank, "a\n\n\nb\n\"x\ny\"\n\nz", []record{{"a", 1}, {"b", 4}, {"\"x\ny\"", 5}, {"z", 8}}, ""},
+		{"final token", final, "a\nend\nnot read\n", []record{{"a", 1}, {"end", 2}}, ""},
+		{"error", csv, "a\n\"b\n", []record{{"a", 1}}, "unclosed quote"},
+		{"left over at eof", func(data []byte, atEOF bool) (int, []byte, error) {
+			if i := bytes.IndexByte(data, ';'); i >= 0 {
+				return i + 1, data[:i], nil
+			}
+			return 0, nil, nil
+		}, "a;b", []record{{"a", 1}}, "incomplete record at end of file"},
+		{"bad advance", func(data []byte, atEOF bool) (int, []byte, error) {
+			return len(data) + 1, nil, nil
+		}, "a", nil, "splitter advanced 1 bytes of 0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, size := range []int{4, 64} {
+				for _, chunk := range []int{1, 100} {
+					got, err := readRecords(t, tt.data, tt.split, size, chunk)
+					if !equalRecords(got, tt.want) {
+						t.Errorf("buffer %d, chunk %d: %v, want %v", size, chunk, got, tt.want)
+					}
+					if (err == nil) != (tt.wantErr == "") || err != nil && !strings.Contains(err.Error(), tt.wantErr) {
+						t.Errorf("buffer %d, chunk %d: error %v, want %q", size, chunk, err, tt.wantErr)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestRecordTooLong(t *testing.T) {
+	defer func(old int) { maxRecordSize = old }(maxRecordSize)
+	maxRecordSize = 4 * bufferSize
+	rd := newRecords(nil)
+	rd.reset(iotest.DataErrReader(strings.NewReader(strings.Repeat("x", maxRecordSize+1))), 0, 1)
+	if _, _, err := rd.next(); !errors.Is(err, errTooLong) {
+		t.Errorf("error %v, want errTooLong", err)
+	}
+}
+
+func TestReadError(t *testing.T) {
+	rd := newRecords(nil)
+	boom := errors.New("disk on fire")
+	rd.reset(io.MultiReader(strings.NewReader("a\nb"), iotest.ErrReader(boom)), 0, 1)
+	if rec, _, err := rd.next(); err != nil || string(rec) != "a" {
+		t.Fatalf("first record %q, %v", rec, err)
+	}
+	if _, _, err := rd.next(); !errors.Is(err, boom) {
+		t.Errorf("error %v, want %v", err, boom)
+	}
+}
+
+// FuzzRecords: lines come out as strings.Split would cut them, with the
+// right line numbers and offsets, whatever the buffer and read sizes; the
+// CSV-like splitter never makes the reader panic or lose its place.
+func FuzzRecords(f *testing.F) {
+	f.Add("a\nb\r\n\nc", false, uint8(4), uint8(1))
+	f.Add("\"a\nb\",1\nc\r\n\"d", true, uint8(5), uint8(2))
+	f.Add("\r\r\n\n\"\"\"\n", true, uint8(1), uint8(200))
+	f.Fuzz(func(t *testing.T, data string, useSplit bool, size, chunk uint8) {
+		var split splitFunc
+		if useSplit {
+			split = (&testCSV{}).Split
+		}
+		got, err := readRecords(t, data, split, int(size)%64+1, int(chunk)%64+1)
+		if useSplit {
+			if err != nil && !strings.Contains(err.Error(), "unclosed quote") {
+				t.Errorf("error %v", err)
+			}
+			for _, r := range got {
+				if r.line < 1 || r.line > int64(strings.Count(data, "\n")+1) {
+					t.Errorf("record %q on line %d", r.text, r.line)
+				}
+			}
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []record
+		if data != "" {
+			lines := strings.Split(strings.TrimSuffix(data, "\n"), "\n")
+			for i, l := range lines {
+				want = append(want, record{strings.TrimSuffix(l, "\r"), int64(i + 1)})
+			}
+		}
+		if !equalRecords(got, want) {
+			t.Errorf("got %v, want %v", got, want)
+		}
+	})
+}
