@@ -1,0 +1,279 @@
+package expr
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/sql"
+)
+
+var errOverflow = errors.New("the result is out of range")
+
+// bin evaluates both operands, propagates NULL and applies f.
+func bin(le, re evalFn, f func(a, b row.Value) (row.Value, error)) evalFn {
+	return func(r row.Row) (row.Value, error) {
+		a, err := le(r)
+		if err != nil || a.IsNull() {
+			return row.NullValue, err
+		}
+		b, err := re(r)
+		if err != nil || b.IsNull() {
+			return row.NullValue, err
+		}
+		return f(a, b)
+	}
+}
+
+func opByte(op sql.BinaryOp) byte {
+	switch op {
+	case sql.OpAdd:
+		return '+'
+	case sql.OpSub:
+		return '-'
+	case sql.OpMul:
+		return '*'
+	case sql.OpDiv:
+		return '/'
+	case sql.OpMod:
+		return '%'
+	}
+	return 0
+}
+
+func negate(x *node) (evalFn, error) {
+	ev := x.eval
+	var f func(v row.Value) row.Value
+	switch x.t.ID {
+	case row.Null:
+		return constEval(row.NullValue), nil
+	case row.Int:
+		f = func(v row.Value) row.Value { return row.IntValue(-int32(v.Int64())) }
+	case row.BigInt:
+		f = func(v row.Value) row.Value { return row.BigIntValue(-v.Int64()) }
+	case typeInterval:
+		f = func(v row.Value) row.Value { return row.BigIntValue(-v.Int64()) }
+	case row.Float:
+		f = func(v row.Value) row.Value { return row.FloatValue(-float32(v.Float64())) }
+	case row.Double:
+		f = func(v row.Value) row.Value { return row.DoubleValue(-v.Float64()) }
+	case row.Decimal:
+		f = func(v row.Value) row.Value { return row.DecimalValue(-v.Unscaled(), v.Scale()) }
+	default:
+		return nil, fmt.Errorf("unary - needs a number, not %s", typeName(x.t))
+	}
+	return func(r row.Row) (row.Value, error) {
+		v, err := ev(r)
+		if err != nil || v.IsNull() {
+			return v, err
+		}
+		return f(v), nil
+	}, nil
+}
+
+// arith compiles + - * / % between numbers, and timestamp arithmetic with
+// intervals.
+func (c *compiler) arith(e sql.Expr, opAt sql.Pos, bop sql.BinaryOp, l, r *node) (*node, error) {
+	op := opByte(bop)
+	lt, rt := l.t, r.t
+	if lt.ID.Temporal() || rt.ID.Temporal() || lt.ID == typeInterval || rt.ID == typeInterval {
+		return c.timeArith(e, opAt, bop, l, r)
+	}
+	switch {
+	case lt.ID == row.Null && rt.ID == row.Null:
+		return constNode(e, row.Type{ID: row.Int}, row.NullValue), nil
+	case lt.ID == row.Null:
+		lt = rt
+	case rt.ID == row.Null:
+		rt = lt
+	}
+	if !lt.ID.Numeric() || !rt.ID.Numeric() {
+		msg := fmt.Sprintf("cannot apply %s to %s and %s", bop, typeName(l.t), typeName(r.t))
+		if op == '+' && (lt.ID == row.String || rt.ID == row.String) {
+			msg += "; to join strings use || or CONCAT, to add numbers CAST the string"
+		}
+		return nil, errAt(opAt, "%s", msg)
+	}
+	t := arithType(op, lt, rt)
+	text := exprString(e)
+	fail := func(err error) (row.Value, error) { return row.NullValue, evalErr(text, err) }
+	var f func(a, b row.Value) (row.Value, error)
+	switch t.ID {
+	case row.Int, row.BigInt:
+		id := t.ID
+		mk := func(x int64) (row.Value, error) { return intResult(row.Type{ID: id}, x), nil }
+		switch op {
+		case '+':
+			f = func(a, b row.Value) (row.Value, error) { return mk(a.Int64() + b.Int64()) }
+		case '-':
+			f = func(a, b row.Value) (row.Value, error) { return mk(a.Int64() - b.Int64()) }
+		case '*':
+			f = func(a, b row.Value) (row.Value, error) { return mk(a.Int64() * b.Int64()) }
+		case '/':
+			f = func(a, b row.Value) (row.Value, error) {
+				if b.Int64() == 0 {
+					return fail(errDivByZero)
+				}
+				return mk(a.Int64() / b.Int64())
+			}
+		case '%':
+			f = func(a, b row.Value) (row.Value, error) {
+				if b.Int64() == 0 {
+					return fail(errDivByZero)
+				}
+				return mk(a.Int64() % b.Int64())
+			}
+		}
+	case row.Float:
+		f = floatArith(op, func(x float64) row.Value { return row.FloatValue(float32(x)) }, true)
+	case row.Double:
+		f = floatArith(op, row.DoubleValue, false)
+	case row.Decimal:
+		p, s := t.Precision, t.Scale
+		var k func(a int64, sa int, b int64, sb int, s, p int) (int64, error)
+		switch op {
+		case '+':
+			k = decAdd
+		case '-':
+			k = func(a int64, sa int, b int64, sb int, s, p int) (int64, error) {
+				if b == math.MinInt64 {
+					return 0, errDecimalOverflow
+				}
+				return decAdd(a, sa, -b, sb, s, p)
+			}
+		case '*':
+			k = decMul
+		case '/':
+			k = decDiv
+		case '%':
+			k = decMod
+		}
+		f = func(a, b row.Value) (row.Value, error) {
+			u, err := k(a.Int64(), a.Scale(), b.Int64(), b.Scale(), s, p)
+			if err != nil {
+				return fail(err)
+			}
+			return row.DecimalValue(u, s), nil
+		}
+	}
+	if f == nil {
+		return nil, errAt(opAt, "cannot apply %s to %s and %s", bop, typeName(l.t), typeName(r.t))
+	}
+	return c.finish(e, t, bin(l.eval, r.eval, f), l, r)
+}
+
+// floatArith is IEEE arithmetic as Java does it: x/0 is ±Infinity or NaN,
+// % is fmod. FLOAT computes in float32.
+func floatArith(op byte, mk func(float64) row.Value, f32 bool) func(a, b row.Value) (row.Value, error) {
+	rd := func(v row.Value) float64 { return toFloat(v) }
+	if f32 {
+		rd = func(v row.Value) float64 { return float64(float32(toFloat(v))) }
+	}
+	var g func(x, y float64) float64
+	switch op {
+	case '+':
+		g = func(x, y float64) float64 { return x + y }
+	case '-':
+		g = func(x, y float64) float64 { return x - y }
+	case '*':
+		g = func(x, y float64) float64 { return x * y }
+	case '/':
+		g = func(x, y float64) float64 { return x / y }
+	case '%':
+		g = math.Mod
+	}
+	if f32 {
+		return func(a, b row.Value) (row.Value, error) {
+			return mk(float64(float32(g(rd(a), rd(b))))), nil
+		}
+	}
+	return func(a, b row.Value) (row.Value, error) { return mk(g(toFloat(a), toFloat(b))), nil }
+}
+
+// timeArith compiles timestamp ± interval, DATE ± interval, interval ±
+// interval and interval × / integer.
+func (c *compiler) timeArith(e sql.Expr, opAt sql.Pos, bop sql.BinaryOp, l, r *node) (*node, error) {
+	op := opByte(bop)
+	lt, rt := l.t.ID, r.t.ID
+	text := exprString(e)
+	notNull := l.t.NotNull && r.t.NotNull
+	bad := func() (*node, error) {
+		msg := fmt.Sprintf("cannot apply %s to %s and %s", bop, typeName(l.t), typeName(r.t))
+		if lt.Temporal() && rt.Temporal() && op == '-' {
+			msg += "; a CAST to BIGINT (epoch seconds) gives the distance between two times"
+		}
+		return nil, errAt(opAt, "%s", msg)
+	}
+	addMicros := func(a, b int64) (int64, error) {
+		s := a + b
+		if (a >= 0) == (b >= 0) && (s >= 0) != (a >= 0) {
+			return 0, evalErr(text, errOverflow)
+		}
+		return s, nil
+	}
+	switch {
+	case (lt.Temporal() && rt == typeInterval && (op == '+' || op == '-')) || (lt == typeInterval && rt.Temporal() && op == '+'):
+		ts, iv := l, r
+		if lt == typeInterval {
+			ts, iv = r, l
+		}
+		sign := int64(1)
+		if op == '-' {
+			sign = -1
+		}
+		t := ts.t
+		t.NotNull = notNull
+		id := t.ID
+		var f func(a, b row.Value) (row.Value, error)
+		if id == row.Date {
+			f = func(a, b row.Value) (row.Value, error) {
+				d := int64(a.Days()) + sign*floorDiv(b.Int64(), microsPerDay)
+				if d > math.MaxInt32 || d < math.MinInt32 {
+					return row.NullValue, evalErr(text, errOverflow)
+				}
+				return row.DateValue(int32(d)), nil
+			}
+		} else {
+			f = func(a, b row.Value) (row.Value, error) {
+				us, err := addMicros(a.Micros(), sign*b.Int64())
+				if err != nil {
+					return row.NullValue, err
+				}
+				return tsValue(id, us), nil
+			}
+		}
+		return c.finish(e, t, bin(ts.eval, iv.eval, f), l, r)
+	case lt == typeInterval && rt == typeInterval && (op == '+' || op == '-'):
+		sign := int64(1)
+		if op == '-' {
+			sign = -1
+		}
+		f := func(a, b row.Value) (row.Value, error) {
+			us, err := addMicros(a.Int64(), sign*b.Int64())
+			return row.BigIntValue(us), err
+		}
+		return c.finish(e, row.Type{ID: typeInterval, NotNull: notNull}, bin(l.eval, r.eval, f), l, r)
+	case (lt == typeInterval && r.t.ID.Integral() && (op == '*' || op == '/')) || (l.t.ID.Integral() && rt == typeInterval && op == '*'):
+		iv, n := l, r
+		if rt == typeInterval {
+			iv, n = r, l
+		}
+		f := func(a, b row.Value) (row.Value, error) {
+			x, k := a.Int64(), b.Int64()
+			if op == '/' {
+				if k == 0 {
+					return row.NullValue, evalErr(text, errDivByZero)
+				}
+				return row.BigIntValue(x / k), nil
+			}
+			p := x * k
+			if k != 0 && (p/k != x || (x == math.MinInt64 && k == -1)) {
+				return row.NullValue, evalErr(text, errOverflow)
+			}
+			return row.BigIntValue(p), nil
+		}
+		return c.finish(e, row.Type{ID: typeInterval, NotNull: notNull}, bin(iv.eval, n.eval, f), l, r)
+	}
+	return bad()
+}

@@ -1,0 +1,408 @@
+package expr
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/sql"
+)
+
+// castFunc converts one non-NULL value; NULL casts to NULL before it is
+// called.
+type castFunc func(v row.Value) (row.Value, error)
+
+// CanCast reports whether CAST(from AS to) is allowed, following Flink's
+// LogicalTypeCasts: anything casts to STRING; STRING casts to everything
+// but BYTES-only targets; numbers, BOOLEAN and timestamps cast to numbers;
+// numbers and STRING to BOOLEAN; DATE and the timestamps among each other;
+// numbers to timestamps (epoch seconds). BOOLEAN to DATE, DATE to a number
+// and BYTES to anything but STRING and BYTES are refused.
+func CanCast(from, to row.Type) bool {
+	_, err := castKernel(from, to)
+	return err == nil
+}
+
+func (c *compiler) cast(e *sql.Cast) (*node, error) {
+	x, err := c.compile(e.X)
+	if err != nil {
+		return nil, err
+	}
+	to := e.Type
+	if to.ID == row.Null {
+		return nil, errAt(e.TypeAt, "cannot CAST to %s", e.TypeText)
+	}
+	k, err := castKernel(x.t, to)
+	if err != nil {
+		return nil, errAt(e.At, "%v", err)
+	}
+	to.NotNull = x.t.NotNull && !e.Try
+	if x.t.Nullable() == to.Nullable() {
+		n := *x
+		n.t, n.e = to, e
+		return &n, nil
+	}
+	text := exprString(e)
+	ev := x.eval
+	var f evalFn
+	if e.Try {
+		f = func(r row.Row) (row.Value, error) {
+			v, err := ev(r)
+			if err != nil || v.IsNull() {
+				return v, err
+			}
+			out, err := k(v)
+			if err != nil {
+				return row.NullValue, nil
+			}
+			return out, nil
+		}
+	} else {
+		f = func(r row.Row) (row.Value, error) {
+			v, err := ev(r)
+			if err != nil || v.IsNull() {
+				return v, err
+			}
+			out, err := k(v)
+			if err != nil {
+				return row.NullValue, evalErr(text, err)
+			}
+			return out, nil
+		}
+	}
+	return c.finish(e, to, f, x)
+}
+
+func castKernel(from, to row.Type) (castFunc, error) {
+	if from.ID == row.Null {
+		return func(row.Value) (row.Value, error) { return row.NullValue, nil }, nil
+	}
+	var k castFunc
+	switch to.ID {
+	case row.String:
+		k = castToString(from, to)
+	case row.Bytes:
+		if from.ID == row.String || from.ID == row.Bytes {
+			k = func(v row.Value) (row.Value, error) { return row.BytesValue([]byte(v.Str())), nil }
+		}
+	case row.Boolean:
+		k = castToBool(from)
+	case row.Int, row.BigInt, row.Float, row.Double, row.Decimal:
+		k = castToNumber(from, to)
+	case row.Date:
+		k = castToDate(from)
+	case row.Timestamp, row.TimestampLTZ:
+		k = castToTimestamp(from, to)
+	}
+	if k == nil {
+		return nil, fmt.Errorf("cannot CAST %s to %s", typeName(from), typeName(to))
+	}
+	return k, nil
+}
+
+func castToString(from, to row.Type) castFunc {
+	n := to.Length
+	trunc := func(s string) string {
+		if n > 0 && len(s) > n && utf8.RuneCountInString(s) > n {
+			i, k := 0, 0
+			for k < n {
+				_, w := utf8.DecodeRuneInString(s[i:])
+				i += w
+				k++
+			}
+			return s[:i]
+		}
+		return s
+	}
+	switch from.ID {
+	case row.String:
+		return func(v row.Value) (row.Value, error) { return row.StringValue(trunc(v.Str())), nil }
+	case row.Bytes:
+		return func(v row.Value) (row.Value, error) {
+			return row.StringValue(trunc(strings.ToValidUTF8(v.Str(), "\uFFFD"))), nil
+		}
+	case typeInterval:
+		return nil
+	}
+	return func(v row.Value) (row.Value, error) {
+		return row.StringValue(trunc(string(row.AppendText(nil, v, from)))), nil
+	}
+}
+
+func castToBool(from row.Type) castFunc {
+	switch from.ID {
+	case row.Boolean:
+		return func(v row.Value) (row.Value, error) { return v, nil }
+	case row.Int, row.BigInt, row.Decimal:
+		return func(v row.Value) (row.Value, error) { return row.BoolValue(v.Int64() != 0), nil }
+	case row.Float, row.Double:
+		return func(v row.Value) (row.Value, error) { return row.BoolValue(v.Float64() != 0), nil }
+	case row.String:
+		bt := row.Type{ID: row.Boolean}
+		return func(v row.Value) (row.Value, error) { return row.ParseText(v.Str(), bt) }
+	}
+	return nil
+}
+
+// javaToInt is Java's (long) of a double: truncation, NaN to 0, saturation.
+func javaToInt(f float64) int64 {
+	switch {
+	case f != f:
+		return 0
+	case f >= math.MaxInt64:
+		return math.MaxInt64
+	case f <= math.MinInt64:
+		return math.MinInt64
+	}
+	return int64(f)
+}
+
+// javaToInt32 is Java's (int) of a double.
+func javaToInt32(f float64) int64 {
+	switch {
+	case f != f:
+		return 0
+	case f >= math.MaxInt32:
+		return math.MaxInt32
+	case f <= math.MinInt32:
+		return math.MinInt32
+	}
+	return int64(int32(f))
+}
+
+// numberValue builds a value of numeric type t from an int64 (already
+// scaled for DECIMAL) or a float64.
+func intResult(t row.Type, i int64) row.Value {
+	if t.ID == row.Int {
+		return row.IntValue(int32(i))
+	}
+	return row.BigIntValue(i)
+}
+
+func castToNumber(from, to row.Type) castFunc {
+	switch from.ID {
+	case row.Int, row.BigInt, row.Float, row.Double, row.Decimal:
+		return numToNum(from, to)
+	case row.Boolean:
+		conv := numToNum(row.Type{ID: row.BigInt}, to)
+		return func(v row.Value) (row.Value, error) { return conv(row.BigIntValue(int64(b2i(v.Bool())))) }
+	case row.String:
+		return stringToNumber(to)
+	case row.Timestamp, row.TimestampLTZ:
+		// Epoch seconds, as Flink: whole for integers, with the fraction
+		// for DECIMAL and floating point.
+		switch to.ID {
+		case row.Int, row.BigInt:
+			return func(v row.Value) (row.Value, error) { return intResult(to, v.Micros()/1e6), nil }
+		case row.Decimal:
+			conv := numToNum(decimalType(maxPrec, 6), to)
+			return func(v row.Value) (row.Value, error) { return conv(row.DecimalValue(v.Micros(), 6)) }
+		}
+		conv := numToNum(row.Type{ID: row.Double}, to)
+		return func(v row.Value) (row.Value, error) { return conv(row.DoubleValue(float64(v.Micros()) / 1e6)) }
+	}
+	return nil
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// numToNum converts between numeric types as Java and Flink do: integer
+// narrowing wraps, floating point to integer truncates and saturates,
+// DECIMAL to integer truncates, anything to DECIMAL rounds half up and
+// fails when the integer part does not fit.
+func numToNum(from, to row.Type) castFunc {
+	switch to.ID {
+	case row.Int, row.BigInt:
+		switch from.ID {
+		case row.Int, row.BigInt:
+			return func(v row.Value) (row.Value, error) { return intResult(to, v.Int64()), nil }
+		case row.Decimal:
+			return func(v row.Value) (row.Value, error) {
+				u, s := v.Unscaled(), v.Scale()
+				if s < len(pow10) {
+					u /= pow10[s]
+				} else {
+					u = 0
+				}
+				return intResult(to, u), nil
+			}
+		}
+		if to.ID == row.Int {
+			return func(v row.Value) (row.Value, error) { return row.IntValue(int32(javaToInt32(v.Float64()))), nil }
+		}
+		return func(v row.Value) (row.Value, error) { return row.BigIntValue(javaToInt(v.Float64())), nil }
+	case row.Float:
+		return func(v row.Value) (row.Value, error) { return row.FloatValue(float32(toFloat(v))), nil }
+	case row.Double:
+		return func(v row.Value) (row.Value, error) { return row.DoubleValue(toFloat(v)), nil }
+	case row.Decimal:
+		p, s := to.Precision, to.Scale
+		switch from.ID {
+		case row.Int, row.BigInt, row.Decimal:
+			return func(v row.Value) (row.Value, error) {
+				u, ok := rescale(v.Int64(), v.Scale(), s)
+				if !ok || !fits(u, p) {
+					return row.NullValue, fmt.Errorf("%s does not fit %s", v.Text(from), typeName(to))
+				}
+				return row.DecimalValue(u, s), nil
+			}
+		}
+		return func(v row.Value) (row.Value, error) {
+			u, err := decFromFloat(v.Float64(), s, p)
+			if err != nil {
+				if errors.Is(err, errDecimalOverflow) {
+					return row.NullValue, fmt.Errorf("%s does not fit %s", v.Text(from), typeName(to))
+				}
+				return row.NullValue, err
+			}
+			return row.DecimalValue(u, s), nil
+		}
+	}
+	return nil
+}
+
+// toFloat reads any numeric value as float64 exactly as Java widens it.
+func toFloat(v row.Value) float64 {
+	if v.Type() == row.Decimal {
+		return decToFloat(v.Unscaled(), v.Scale())
+	}
+	return v.Float64()
+}
+
+func stringToNumber(to row.Type) castFunc {
+	return func(v row.Value) (row.Value, error) {
+		s := strings.TrimSpace(v.Str())
+		switch to.ID {
+		case row.Int, row.BigInt:
+			bitSize := 64
+			if to.ID == row.Int {
+				bitSize = 32
+			}
+			i, err := strconv.ParseInt(s, 10, bitSize)
+			if err != nil {
+				// Flink accepts a fraction and drops it: '12.7' is 12.
+				if ip, frac, ok := strings.Cut(s, "."); ok && allDigits(frac) && ip != "" && ip != "-" && ip != "+" {
+					i, err = strconv.ParseInt(ip, 10, bitSize)
+				}
+			}
+			if err != nil {
+				return row.NullValue, &row.ParseError{Text: v.Str(), Type: to, Err: rangeErr(err)}
+			}
+			return intResult(to, i), nil
+		}
+		return row.ParseText(s, to)
+	}
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func rangeErr(err error) error {
+	var ne *strconv.NumError
+	if errors.As(err, &ne) && ne.Err == strconv.ErrRange {
+		return errors.New("out of range")
+	}
+	return nil
+}
+
+const microsPerDay = 86400 * 1e6
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
+
+func castToDate(from row.Type) castFunc {
+	switch from.ID {
+	case row.Date:
+		return func(v row.Value) (row.Value, error) { return v, nil }
+	case row.Timestamp, row.TimestampLTZ:
+		return func(v row.Value) (row.Value, error) {
+			return row.DateValue(int32(floorDiv(v.Micros(), microsPerDay))), nil
+		}
+	case row.String:
+		dt := row.Type{ID: row.Date}
+		return func(v row.Value) (row.Value, error) {
+			d, err := row.ParseText(v.Str(), dt)
+			if err == nil {
+				return d, nil
+			}
+			// A timestamp text gives its date, as Flink's parseDate.
+			if ts, err2 := row.ParseTimestamp(strings.TrimSpace(v.Str()), row.Timestamp); err2 == nil {
+				return row.DateValue(int32(floorDiv(ts.Micros(), microsPerDay))), nil
+			}
+			return row.NullValue, err
+		}
+	}
+	return nil
+}
+
+// truncMicros cuts a timestamp to p fraction digits (p < 6).
+func truncMicros(us int64, p int) int64 {
+	if p >= 6 {
+		return us
+	}
+	unit := pow10[6-p]
+	return floorDiv(us, unit) * unit
+}
+
+func tsValue(id row.TypeID, us int64) row.Value {
+	if id == row.TimestampLTZ {
+		return row.TimestampLTZValue(us)
+	}
+	return row.TimestampValue(us)
+}
+
+func castToTimestamp(from, to row.Type) castFunc {
+	id, p := to.ID, to.Precision
+	switch from.ID {
+	case row.Timestamp, row.TimestampLTZ:
+		// The session time zone is UTC: both hold the same microseconds.
+		return func(v row.Value) (row.Value, error) { return tsValue(id, truncMicros(v.Micros(), p)), nil }
+	case row.Date:
+		return func(v row.Value) (row.Value, error) { return tsValue(id, int64(v.Days())*microsPerDay), nil }
+	case row.String:
+		return func(v row.Value) (row.Value, error) {
+			ts, err := row.ParseText(v.Str(), to)
+			if err != nil {
+				return row.NullValue, err
+			}
+			return tsValue(id, truncMicros(ts.Micros(), p)), nil
+		}
+	case row.Int, row.BigInt:
+		return func(v row.Value) (row.Value, error) {
+			s := v.Int64()
+			if s > math.MaxInt64/1_000_000 || s < math.MinInt64/1_000_000 {
+				return row.NullValue, fmt.Errorf("%d seconds is out of the TIMESTAMP range", s)
+			}
+			return tsValue(id, s*1e6), nil
+		}
+	case row.Float, row.Double, row.Decimal:
+		return func(v row.Value) (row.Value, error) {
+			f := toFloat(v) * 1e6
+			if f != f || f >= math.MaxInt64 || f <= math.MinInt64 {
+				return row.NullValue, fmt.Errorf("%s seconds is out of the TIMESTAMP range", v.Text(from))
+			}
+			return tsValue(id, truncMicros(int64(math.Round(f)), min(p, 3))), nil
+		}
+	}
+	return nil
+}

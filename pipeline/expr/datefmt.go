@@ -1,0 +1,380 @@
+package expr
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Date formats use Java's pattern letters (SimpleDateFormat /
+// DateTimeFormatter, as Flink's DATE_FORMAT, TO_TIMESTAMP and
+// UNIX_TIMESTAMP do): yyyy MM dd HH mm ss SSS and friends. A pattern is
+// compiled once into fields. Supported letters: G y Y u(=year as in
+// DateTimeFormatter) M L d D E e a H k K h m s S n z Z X x; text in single
+// quotes is literal, '' is a quote. S is the fraction of a second with as
+// many digits as letters (DateTimeFormatter's meaning; for SSS both agree).
+// Parsing is strict: the whole text must match. yy parses as 20yy.
+
+type dfField struct {
+	letter byte // 0 for literal text
+	n      int  // repeat count
+	lit    string
+}
+
+type dateFormat []dfField
+
+const defaultTimestampFormat = "yyyy-MM-dd HH:mm:ss"
+
+func parseDateFormat(p string) (dateFormat, error) {
+	var f dateFormat
+	var lit strings.Builder
+	flush := func() {
+		if lit.Len() > 0 {
+			f = append(f, dfField{lit: lit.String()})
+			lit.Reset()
+		}
+	}
+	for i := 0; i < len(p); {
+		ch := p[i]
+		switch {
+		case ch == '\'':
+			if i+1 < len(p) && p[i+1] == '\'' {
+				lit.WriteByte('\'')
+				i += 2
+				continue
+			}
+			end := strings.IndexByte(p[i+1:], '\'')
+			for end >= 0 && i+1+end+1 < len(p) && p[i+1+end+1] == '\'' {
+				// '' inside quotes is a quote
+				lit.WriteString(p[i+1 : i+1+end+1])
+				i += end + 2
+				end = strings.IndexByte(p[i+1:], '\'')
+			}
+			if end < 0 {
+				return nil, fmt.Errorf("date format %q has an unclosed quote", p)
+			}
+			lit.WriteString(p[i+1 : i+1+end])
+			i += end + 2
+		case (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z'):
+			if !strings.ContainsRune("GyYuMLdDEeaHkKhmsSnzZXx", rune(ch)) {
+				return nil, fmt.Errorf("date format %q: pattern letter %c is not supported (quote literal text: 'T')", p, ch)
+			}
+			n := 1
+			for i+n < len(p) && p[i+n] == ch {
+				n++
+			}
+			flush()
+			f = append(f, dfField{letter: ch, n: n})
+			i += n
+		default:
+			lit.WriteByte(ch)
+			i++
+		}
+	}
+	flush()
+	return f, nil
+}
+
+func appendPadded(dst []byte, v, width int) []byte {
+	if v < 0 {
+		dst = append(dst, '-')
+		v = -v
+	}
+	var buf [20]byte
+	s := strconv.AppendInt(buf[:0], int64(v), 10)
+	for i := len(s); i < width; i++ {
+		dst = append(dst, '0')
+	}
+	return append(dst, s...)
+}
+
+// format appends t (read as a UTC wall clock) in the pattern.
+func (f dateFormat) format(dst []byte, t time.Time) []byte {
+	for _, fl := range f {
+		n := fl.n
+		switch fl.letter {
+		case 0:
+			dst = append(dst, fl.lit...)
+		case 'G':
+			dst = append(dst, "AD"...)
+		case 'y', 'Y', 'u':
+			y := t.Year()
+			if n == 2 {
+				dst = appendPadded(dst, y%100, 2)
+			} else {
+				dst = appendPadded(dst, y, n)
+			}
+		case 'M', 'L':
+			switch {
+			case n >= 4:
+				dst = append(dst, t.Month().String()...)
+			case n == 3:
+				dst = append(dst, t.Month().String()[:3]...)
+			default:
+				dst = appendPadded(dst, int(t.Month()), n)
+			}
+		case 'd':
+			dst = appendPadded(dst, t.Day(), n)
+		case 'D':
+			dst = appendPadded(dst, t.YearDay(), n)
+		case 'E', 'e':
+			if n >= 4 {
+				dst = append(dst, t.Weekday().String()...)
+			} else {
+				dst = append(dst, t.Weekday().String()[:3]...)
+			}
+		case 'a':
+			if t.Hour() < 12 {
+				dst = append(dst, "AM"...)
+			} else {
+				dst = append(dst, "PM"...)
+			}
+		case 'H':
+			dst = appendPadded(dst, t.Hour(), n)
+		case 'k':
+			h := t.Hour()
+			if h == 0 {
+				h = 24
+			}
+			dst = appendPadded(dst, h, n)
+		case 'K':
+			dst = appendPadded(dst, t.Hour()%12, n)
+		case 'h':
+			h := t.Hour() % 12
+			if h == 0 {
+				h = 12
+			}
+			dst = appendPadded(dst, h, n)
+		case 'm':
+			dst = appendPadded(dst, t.Minute(), n)
+		case 's':
+			dst = appendPadded(dst, t.Second(), n)
+		case 'S':
+			frac := fmt.Sprintf("%09d", t.Nanosecond())
+			for len(frac) < n {
+				frac += "0"
+			}
+			dst = append(dst, frac[:n]...)
+		case 'n':
+			dst = appendPadded(dst, t.Nanosecond(), n)
+		case 'z':
+			dst = append(dst, "UTC"...)
+		case 'Z':
+			dst = append(dst, "+0000"...)
+		case 'X':
+			dst = append(dst, 'Z')
+		case 'x':
+			dst = append(dst, "+00"...)
+			if n >= 2 {
+				dst = append(dst, "00"...)
+			}
+		}
+	}
+	return dst
+}
+
+func isNumericField(fl dfField) bool {
+	switch fl.letter {
+	case 'y', 'Y', 'u', 'd', 'D', 'H', 'k', 'K', 'h', 'm', 's', 'S', 'n':
+		return true
+	case 'M', 'L':
+		return fl.n <= 2
+	}
+	return false
+}
+
+var errNoMatch = errors.New("does not match the format")
+
+// parse reads s in the pattern and returns the instant (UTC unless the
+// text carries a zone offset).
+func (f dateFormat) parse(s string) (time.Time, error) {
+	year, month, day, yday := 1970, 1, 1, 0
+	hour, minute, sec, nanos := 0, 0, 0, 0
+	pm, hasAmPm, offset := false, false, 0
+	pos := 0
+	for i, fl := range f {
+		if fl.letter == 0 {
+			if !strings.HasPrefix(s[pos:], fl.lit) {
+				return time.Time{}, errNoMatch
+			}
+			pos += len(fl.lit)
+			continue
+		}
+		if isNumericField(fl) {
+			maxW := 10
+			if i+1 < len(f) && isNumericField(f[i+1]) {
+				maxW = fl.n // adjacent numbers: fixed widths
+			}
+			start := pos
+			neg := false
+			if (fl.letter == 'y' || fl.letter == 'u') && pos < len(s) && s[pos] == '-' {
+				neg = true
+				pos++
+				start++
+			}
+			for pos < len(s) && pos-start < maxW && s[pos] >= '0' && s[pos] <= '9' {
+				pos++
+			}
+			digits := s[start:pos]
+			if digits == "" {
+				return time.Time{}, errNoMatch
+			}
+			v, err := strconv.Atoi(digits)
+			if err != nil {
+				return time.Time{}, errNoMatch
+			}
+			if neg {
+				v = -v
+			}
+			switch fl.letter {
+			case 'y', 'Y', 'u':
+				if fl.n == 2 && len(digits) == 2 {
+					v += 2000
+				}
+				year = v
+			case 'M', 'L':
+				month = v
+			case 'd':
+				day = v
+			case 'D':
+				yday = v
+			case 'H', 'k':
+				hour = v % 24
+			case 'K', 'h':
+				hour = v % 12
+			case 'm':
+				minute = v
+			case 's':
+				sec = v
+			case 'S':
+				for k := len(digits); k < 9; k++ {
+					v *= 10
+				}
+				if len(digits) > 9 {
+					v, _ = strconv.Atoi(digits[:9])
+				}
+				nanos = v
+			case 'n':
+				nanos = v
+			}
+			continue
+		}
+		rest := s[pos:]
+		switch fl.letter {
+		case 'G':
+			switch {
+			case hasPrefixFold(rest, "AD"):
+				pos += 2
+			default:
+				return time.Time{}, errNoMatch
+			}
+		case 'M', 'L':
+			m, w := matchName(rest, monthNames[:], fl.n >= 4)
+			if m < 0 {
+				return time.Time{}, errNoMatch
+			}
+			month, pos = m+1, pos+w
+		case 'E', 'e':
+			d, w := matchName(rest, dayNames[:], fl.n >= 4)
+			if d < 0 {
+				return time.Time{}, errNoMatch
+			}
+			pos += w
+		case 'a':
+			switch {
+			case hasPrefixFold(rest, "AM"):
+				hasAmPm, pos = true, pos+2
+			case hasPrefixFold(rest, "PM"):
+				hasAmPm, pm, pos = true, true, pos+2
+			default:
+				return time.Time{}, errNoMatch
+			}
+		case 'z', 'Z', 'X', 'x':
+			off, w, ok := parseZone(rest)
+			if !ok {
+				return time.Time{}, errNoMatch
+			}
+			offset, pos = off, pos+w
+		}
+	}
+	if pos != len(s) {
+		return time.Time{}, errNoMatch
+	}
+	if hasAmPm && pm {
+		hour += 12
+	}
+	if month < 1 || month > 12 || day < 1 || day > 31 || minute > 59 || sec > 59 || hour > 23 {
+		return time.Time{}, errNoMatch
+	}
+	t := time.Date(year, time.Month(month), day, hour, minute, sec, nanos, time.UTC)
+	if yday > 0 {
+		t = time.Date(year, 1, yday, hour, minute, sec, nanos, time.UTC)
+	} else if t.Day() != day {
+		return time.Time{}, errNoMatch // 2024-02-30
+	}
+	return t.Add(-time.Duration(offset) * time.Second), nil
+}
+
+var monthNames = [...]string{"January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"}
+var dayNames = [...]string{"Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"}
+
+func hasPrefixFold(s, p string) bool { return len(s) >= len(p) && strings.EqualFold(s[:len(p)], p) }
+
+// matchName finds a month or day name (full or its first three letters)
+// at the start of s.
+func matchName(s string, names []string, full bool) (int, int) {
+	for i, n := range names {
+		if full && hasPrefixFold(s, n) {
+			return i, len(n)
+		}
+		if !full && hasPrefixFold(s, n[:3]) {
+			return i, 3
+		}
+	}
+	return -1, 0
+}
+
+// parseZone reads Z, UTC, GMT or an offset +HH, +HHMM, +HH:MM.
+func parseZone(s string) (offset, width int, ok bool) {
+	switch {
+	case strings.HasPrefix(s, "Z"):
+		return 0, 1, true
+	case strings.HasPrefix(s, "UTC"), strings.HasPrefix(s, "GMT"):
+		if len(s) == 3 || (s[3] != '+' && s[3] != '-') {
+			return 0, 3, true
+		}
+		off, w, ok := parseZone(s[3:])
+		return off, w + 3, ok
+	}
+	if len(s) < 3 || (s[0] != '+' && s[0] != '-') {
+		return 0, 0, false
+	}
+	num := func(t string) (int, bool) {
+		if len(t) < 2 || t[0] < '0' || t[0] > '9' || t[1] < '0' || t[1] > '9' {
+			return 0, false
+		}
+		return int(t[0]-'0')*10 + int(t[1]-'0'), true
+	}
+	h, ok := num(s[1:])
+	if !ok {
+		return 0, 0, false
+	}
+	w, m := 3, 0
+	switch {
+	case len(s) >= 6 && s[3] == ':':
+		if m, ok = num(s[4:]); ok {
+			w = 6
+		}
+	case len(s) >= 5:
+		if mm, ok2 := num(s[3:]); ok2 {
+			m, w = mm, 5
+		}
+	}
+	off := h*3600 + m*60
+	if s[0] == '-' {
+		off = -off
+	}
+	return off, w, true
+}

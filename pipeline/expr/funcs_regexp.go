@@ -1,0 +1,245 @@
+package expr
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"sync/atomic"
+
+	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/sql"
+)
+
+// Regular expressions: Flink uses java.util.regex; etld uses Go's RE2,
+// which matches in linear time but lacks backreferences (\1), lookahead
+// and lookbehind ((?=, (?!, (?<=, (?<!), possessive quantifiers (a*+),
+// atomic groups and \Z. Everything else common (classes, \d \w \s \b,
+// (?i), named groups (?<name>...), lazy quantifiers) means the same.
+// Functions search (Java's Matcher.find), they do not anchor.
+
+func init() {
+	register(map[string]*funcDef{
+		"REGEXP":         {min: 2, max: 2, build: buildRegexp},
+		"REGEXP_EXTRACT": {min: 2, max: 3, build: buildRegexpExtract},
+		"REGEXP_REPLACE": {min: 3, max: 3, build: buildRegexpReplace},
+	})
+}
+
+func compileRegexp(p string) (*regexp.Regexp, error) {
+	re, err := regexp.Compile(p)
+	if err != nil {
+		msg := strings.TrimPrefix(err.Error(), "error parsing regexp: ")
+		return nil, fmt.Errorf("invalid regular expression %q: %s (etld uses RE2 syntax: no backreferences, lookaround or possessive quantifiers)", p, msg)
+	}
+	return re, nil
+}
+
+type reCache struct {
+	pattern string
+	re      *regexp.Regexp
+	tmpl    string // REGEXP_REPLACE: the replacement, translated
+	repl    string
+}
+
+// regexpArg compiles argument i as a pattern: once when it is a constant
+// (a bad one is a plan error at its position), else per distinct value,
+// remembering the last.
+type regexpArg struct {
+	fixed *regexp.Regexp
+	last  atomic.Pointer[reCache]
+}
+
+func newRegexpArg(e *sql.Call, args []*node, i int) (*regexpArg, error) {
+	ra := &regexpArg{}
+	if a := args[i]; a.konst && !a.val.IsNull() {
+		re, err := compileRegexp(a.val.Str())
+		if err != nil {
+			return nil, errAt(a.e.Pos(), "%s: %v", e.Name, err)
+		}
+		ra.fixed = re
+	}
+	return ra, nil
+}
+
+func (ra *regexpArg) get(p string) (*regexp.Regexp, error) {
+	if ra.fixed != nil {
+		return ra.fixed, nil
+	}
+	if c := ra.last.Load(); c != nil && c.pattern == p {
+		return c.re, nil
+	}
+	re, err := compileRegexp(p)
+	if err != nil {
+		return nil, err
+	}
+	ra.last.Store(&reCache{pattern: p, re: re})
+	return re, nil
+}
+
+func buildRegexp(c *compiler, e *sql.Call, args []*node) (*node, error) {
+	if err := check(e, args, "a STRING", isStringy); err != nil {
+		return nil, err
+	}
+	ra, err := newRegexpArg(e, args, 1)
+	if err != nil {
+		return nil, err
+	}
+	t := row.Type{ID: row.Boolean, NotNull: allNotNull(args...)}
+	return c.fn2(e, t, args[0], args[1], func(s, p row.Value) (row.Value, error) {
+		re, err := ra.get(p.Str())
+		if err != nil {
+			return row.NullValue, err
+		}
+		return boolOf(re.MatchString(s.Str())), nil
+	})
+}
+
+// buildRegexpExtract is REGEXP_EXTRACT(s, regex [, group]): group 0 (the
+// default) is the whole match; no match, a group out of range or a group
+// that did not take part gives NULL, as in Flink.
+func buildRegexpExtract(c *compiler, e *sql.Call, args []*node) (*node, error) {
+	if err := check(e, args, "a STRING", isStringy, 0, 1); err != nil {
+		return nil, err
+	}
+	if err := check(e, args, "an integer", isInteger, 2); err != nil {
+		return nil, err
+	}
+	ra, err := newRegexpArg(e, args, 1)
+	if err != nil {
+		return nil, err
+	}
+	if len(args) == 3 && args[2].konst && !args[2].val.IsNull() && ra.fixed != nil {
+		if g := args[2].val.Int64(); g < 0 || g > int64(ra.fixed.NumSubexp()) {
+			return nil, errAt(args[2].e.Pos(), "REGEXP_EXTRACT: group %d does not exist; the pattern has %d", g, ra.fixed.NumSubexp())
+		}
+	}
+	extract := func(s, p string, g int64) (row.Value, error) {
+		re, err := ra.get(p)
+		if err != nil {
+			return row.NullValue, err
+		}
+		if g < 0 || g > int64(re.NumSubexp()) {
+			return row.NullValue, nil
+		}
+		m := re.FindStringSubmatchIndex(s)
+		if m == nil || m[2*g] < 0 {
+			return row.NullValue, nil
+		}
+		return row.StringValue(s[m[2*g]:m[2*g+1]]), nil
+	}
+	t := row.Type{ID: row.String}
+	if len(args) == 2 {
+		return c.fn2(e, t, args[0], args[1], func(s, p row.Value) (row.Value, error) {
+			return extract(s.Str(), p.Str(), 0)
+		})
+	}
+	return c.fn3(e, t, args[0], args[1], args[2], func(s, p, g row.Value) (row.Value, error) {
+		return extract(s.Str(), p.Str(), g.Int64())
+	})
+}
+
+// javaReplacement translates a java.util.regex replacement string ($1,
+// ${name}, \ escapes) into a Go Expand template for re.
+func javaReplacement(repl string, re *regexp.Regexp) (string, error) {
+	var b strings.Builder
+	groups := int64(re.NumSubexp())
+	for i := 0; i < len(repl); i++ {
+		ch := repl[i]
+		switch ch {
+		case '\\':
+			i++
+			if i >= len(repl) {
+				return "", fmt.Errorf("replacement %q ends with \\ (the character to escape is missing)", repl)
+			}
+			if repl[i] == '$' {
+				b.WriteString("$$")
+			} else {
+				b.WriteByte(repl[i])
+			}
+		case '$':
+			i++
+			if i >= len(repl) {
+				return "", fmt.Errorf("replacement %q ends with $ (a group reference is missing)", repl)
+			}
+			if repl[i] == '{' {
+				end := strings.IndexByte(repl[i:], '}')
+				if end < 0 {
+					return "", fmt.Errorf("replacement %q has an unclosed ${", repl)
+				}
+				name := repl[i+1 : i+end]
+				if re.SubexpIndex(name) < 0 {
+					return "", fmt.Errorf("replacement %q names group %q, which the pattern does not have", repl, name)
+				}
+				b.WriteString("${" + name + "}")
+				i += end
+				continue
+			}
+			if repl[i] < '0' || repl[i] > '9' {
+				return "", fmt.Errorf("replacement %q has an illegal group reference: $ must be followed by a group number or {name} (write \\$ for a dollar sign)", repl)
+			}
+			// Java takes as many digits as still name an existing group.
+			n := int64(repl[i] - '0')
+			for i+1 < len(repl) && repl[i+1] >= '0' && repl[i+1] <= '9' {
+				m := n*10 + int64(repl[i+1]-'0')
+				if m > groups {
+					break
+				}
+				n = m
+				i++
+			}
+			if n > groups {
+				return "", fmt.Errorf("replacement %q refers to group %d; the pattern has %d", repl, n, groups)
+			}
+			fmt.Fprintf(&b, "${%d}", n)
+		default:
+			b.WriteByte(ch)
+		}
+	}
+	return b.String(), nil
+}
+
+func replaceAll(re *regexp.Regexp, s, tmpl string) string {
+	if !strings.Contains(tmpl, "$") {
+		return re.ReplaceAllLiteralString(s, tmpl)
+	}
+	return re.ReplaceAllString(s, tmpl)
+}
+
+// buildRegexpReplace is REGEXP_REPLACE(s, regex, replacement): every
+// match replaced, with Java's $n / ${name} group references.
+func buildRegexpReplace(c *compiler, e *sql.Call, args []*node) (*node, error) {
+	if err := check(e, args, "a STRING", isStringy); err != nil {
+		return nil, err
+	}
+	ra, err := newRegexpArg(e, args, 1)
+	if err != nil {
+		return nil, err
+	}
+	t := strType(args...)
+	if ra.fixed != nil && args[2].konst && !args[2].val.IsNull() {
+		re := ra.fixed
+		tmpl, err := javaReplacement(args[2].val.Str(), re)
+		if err != nil {
+			return nil, errAt(args[2].e.Pos(), "REGEXP_REPLACE: %v", err)
+		}
+		return c.fn1(e, t, args[0], func(s row.Value) (row.Value, error) {
+			return row.StringValue(replaceAll(re, s.Str(), tmpl)), nil
+		})
+	}
+	var last atomic.Pointer[reCache]
+	return c.fn3(e, t, args[0], args[1], args[2], func(s, p, r row.Value) (row.Value, error) {
+		if lc := last.Load(); lc != nil && lc.pattern == p.Str() && lc.repl == r.Str() {
+			return row.StringValue(replaceAll(lc.re, s.Str(), lc.tmpl)), nil
+		}
+		re, err := ra.get(p.Str())
+		if err != nil {
+			return row.NullValue, err
+		}
+		tmpl, err := javaReplacement(r.Str(), re)
+		if err != nil {
+			return row.NullValue, err
+		}
+		last.Store(&reCache{pattern: p.Str(), re: re, repl: r.Str(), tmpl: tmpl})
+		return row.StringValue(replaceAll(re, s.Str(), tmpl)), nil
+	})
+}
