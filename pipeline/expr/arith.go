@@ -228,7 +228,8 @@ func (c *compiler) timeArith(e sql.Expr, opAt sql.Pos, bop sql.BinaryOp, l, r *n
 		var f func(a, b row.Value) (row.Value, error)
 		if id == row.Date {
 			f = func(a, b row.Value) (row.Value, error) {
-				d := int64(a.Days()) + sign*floorDiv(b.Int64(), microsPerDay)
+				// The date's midnight moved by the interval, floored to a day.
+				d := floorDiv(int64(a.Days())*microsPerDay+sign*b.Int64(), microsPerDay)
 				if d > math.MaxInt32 || d < math.MinInt32 {
 					return row.NullValue, evalErr(text, errOverflow)
 				}

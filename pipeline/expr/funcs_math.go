@@ -46,7 +46,9 @@ func init() {
 	})
 }
 
-func doubleType(args ...*node) row.Type { return row.Type{ID: row.Double, NotNull: allNotNull(args...)} }
+func doubleType(args ...*node) row.Type {
+	return row.Type{ID: row.Double, NotNull: allNotNull(args...)}
+}
 
 // double1 and double2 are functions computed in DOUBLE, as Java's Math:
 // out-of-domain arguments give NaN (LN(-1)), not errors.

@@ -41,7 +41,7 @@ func (c *compiler) logic(e *sql.Binary, l, r *node) (*node, error) {
 	stop := e.Op == sql.OpOr // OR stops at TRUE, AND at FALSE
 	if l.konst && !l.val.IsNull() {
 		if l.val.Bool() == stop {
-			return constNode(e, t, l.val), nil
+			return constNode(e, row.Type{ID: row.Boolean, NotNull: true}, l.val), nil
 		}
 		return r, nil
 	}
