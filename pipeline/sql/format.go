@@ -349,6 +349,17 @@ func (f *formatter) call(c *Call) {
 		f.w(")")
 		return
 	}
+	if c.Name == "POSITION" && len(c.Args) > 0 && !c.Distinct {
+		// The parser reads POSITION's first argument above the IN level.
+		f.w("POSITION(")
+		f.expr(c.Args[0], precAdd)
+		for _, a := range c.Args[1:] {
+			f.w(", ")
+			f.expr(a, precLowest)
+		}
+		f.w(")")
+		return
+	}
 	if isPlainName(c.Name) && !reserved[c.Name] || c.Name == "LEFT" || c.Name == "RIGHT" {
 		f.w(c.Name)
 	} else {
@@ -405,8 +416,6 @@ func (f *formatter) literal(l *Literal) {
 		f.w("DATE " + quoteString(l.Text))
 	case LitTimestamp:
 		f.w("TIMESTAMP " + quoteString(l.Text))
-	case LitDouble:
-		f.w(strings.ToUpper(l.Text))
 	default:
 		f.w(l.Text)
 	}

@@ -200,8 +200,7 @@ func (l *lexer) number(start Pos) token {
 			j++
 		}
 		if j >= len(s) || !isDigit(s[j]) {
-			l.advance(i - l.off)
-			return l.errorAt(start, "malformed number "+s[start.Offset:min(j+1, len(s))]+": exponent needs digits")
+			return l.errorAt(start, "malformed number "+s[start.Offset:j]+": the exponent needs digits")
 		}
 		for j < len(s) && isDigit(s[j]) {
 			j++

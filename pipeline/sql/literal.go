@@ -49,9 +49,11 @@ func (p *parser) numberLiteral(t token, signPos Pos, sign string) (Expr, *Error)
 		lit.Kind, lit.Value = LitDecimal, row.DecimalValue(u, scale)
 		lit.Type = row.Type{ID: row.Decimal, Precision: prec, Scale: scale, NotNull: true}
 	default:
+		text = strings.ToUpper(text) // 1.5e3 and 1.5E3 are one literal
+		lit.Text = text
 		f, err := strconv.ParseFloat(text, 64)
 		if err != nil || math.IsInf(f, 0) {
-			return nil, p.errAt(t, "number "+text+" is out of range for DOUBLE")
+			return nil, p.errAt(t, "number "+sign+t.text+" is out of range for DOUBLE")
 		}
 		lit.Kind, lit.Value, lit.Type = LitDouble, row.DoubleValue(f), notNull(row.Double)
 	}

@@ -115,7 +115,9 @@ func (p *parser) parseComparison() (Expr, *Error) {
 		case t.is("NOT"):
 			n := p.peek(1)
 			if !n.is("BETWEEN") && !n.is("IN") && !n.is("LIKE") && !n.is("SIMILAR") {
-				return l, nil
+				// Nothing else may follow an operand with NOT.
+				p.next()
+				return nil, p.expected("BETWEEN, IN or LIKE after NOT", "BETWEEN", "IN", "LIKE")
 			}
 			p.next()
 			l, err = p.parseNegatable(l, t, true)
@@ -186,7 +188,7 @@ func (p *parser) parseNegatable(x Expr, start token, not bool) (Expr, *Error) {
 			return nil, p.expected("( after IN", "(")
 		}
 		p.next()
-		if p.startsQuery(p.tok()) {
+		if p.startsQuery(0) {
 			return nil, p.errAt(p.tok(), "IN (subquery) is not supported yet")
 		}
 		list, err := p.parseExprList(open, `"("`)

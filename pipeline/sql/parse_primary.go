@@ -36,7 +36,7 @@ func (p *parser) parsePrimary() (Expr, *Error) {
 
 func (p *parser) parseParen() (Expr, *Error) {
 	open := p.next()
-	if p.startsQuery(p.tok()) {
+	if p.startsQuery(0) {
 		return nil, p.errAt(p.tok(), "subqueries in expressions are not supported yet")
 	}
 	e, err := p.expectExpr(`"("`)
@@ -197,7 +197,7 @@ func (p *parser) parseCall() (Expr, *Error) {
 			return nil, p.errAt(t, t.up+" inside "+call.Name+"(...) is not supported yet")
 		}
 	}
-	if err := p.expectClose(")", call.Name+"(", open.pos); err != nil {
+	if err := p.expectClose(")", name.text+"(", open.pos); err != nil {
 		return nil, err
 	}
 	return p.afterCall(call)
@@ -459,6 +459,19 @@ func (p *parser) parseFromForm() (Expr, *Error) {
 	needle, err := p.operand(open, false, p.parseAdditive)
 	if err != nil {
 		return nil, err
+	}
+	if p.acceptPunct(",") { // POSITION(a, b, ...): an ordinary call
+		rest, err := p.parseExprList(open, `","`)
+		if err != nil {
+			return nil, err
+		}
+		call.Args = append([]Expr{needle}, rest...)
+		return call, nil
+	}
+	if p.tok().isPunct(")") {
+		p.next()
+		call.Args = []Expr{needle}
+		return call, nil
 	}
 	if err := p.expectWord("IN", "in POSITION(needle IN haystack)"); err != nil {
 		return nil, err

@@ -10,12 +10,12 @@ func (p *parser) parseTopQuery() (*Query, *Error) {
 	if err != nil {
 		return nil, err
 	}
-	p.acceptPunct(";")
+	semi := p.acceptPunct(";")
 	if t := p.tok(); t.kind != tokEOF {
 		if err := p.unsupportedHere(); err != nil {
 			return nil, err
 		}
-		if t.isPunct(";") {
+		if semi || t.isPunct(";") {
 			return nil, p.errAt(t, "only one query is allowed; a transform holds a single SELECT")
 		}
 		if t.isPunct(")") {
@@ -65,7 +65,7 @@ func (p *parser) parseQueryTerm(q *Query) *Error {
 		}
 		q.Selects = append(q.Selects, s)
 		return nil
-	case t.isPunct("(") && p.startsQuery(p.peek(1)):
+	case t.isPunct("(") && p.startsQuery(1):
 		p.next()
 		inner, err := p.parseQuery()
 		if err != nil {
@@ -88,21 +88,15 @@ func (p *parser) parseQueryTerm(q *Query) *Error {
 	return p.expected("SELECT", "SELECT")
 }
 
-// startsQuery reports whether t can begin a query (after an opening
-// parenthesis).
-func (p *parser) startsQuery(t token) bool {
-	return t.is("SELECT") || t.is("WITH") || t.is("VALUES") ||
-		(t.isPunct("(") && p.startsQuery(p.peekAfterParens()))
-}
-
-// peekAfterParens is the first token after the run of opening parentheses
-// that starts at the token after the current one.
-func (p *parser) peekAfterParens() token {
-	k := 1
-	for p.peek(k).isPunct("(") && k < maxDepth {
-		k++
+// startsQuery reports whether the token k places ahead begins a query,
+// possibly behind more opening parentheses.
+func (p *parser) startsQuery(k int) bool {
+	// Looking further than the nesting limit is pointless: the parse
+	// fails there anyway, and a bound keeps hostile input linear.
+	for stop := k + maxDepth; p.peek(k).isPunct("(") && k < stop; k++ {
 	}
-	return p.peek(k)
+	t := p.peek(k)
+	return t.is("SELECT") || t.is("WITH") || t.is("VALUES")
 }
 
 func (p *parser) parseSelect() (*Select, *Error) {
@@ -233,7 +227,7 @@ func (p *parser) parseTableFactor() (FromItem, *Error) {
 	t := p.tok()
 	switch {
 	case t.isPunct("("):
-		if !p.startsQuery(p.peek(1)) {
+		if !p.startsQuery(1) {
 			p.next()
 			return nil, p.expected("a query (SELECT ...) after (", "SELECT")
 		}

@@ -243,6 +243,9 @@ func (p *parser) expectExpr(after string) (Expr, *Error) {
 		if err := p.unsupportedHere(); err != nil && t.kind == tokWord {
 			return nil, err
 		}
+		if t.isPunct("*") {
+			return nil, p.errAt(t, "* is only allowed as a whole select item or in COUNT(*)")
+		}
 		msg := "expected an expression"
 		if after != "" {
 			msg += " after " + after
