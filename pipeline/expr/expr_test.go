@@ -411,7 +411,7 @@ func TestErrorsArePositioned(t *testing.T) {
 		msg  string
 		pos  string
 	}{
-		{"temprature > 30", `column "temprature" not found in table sensor; did you mean "temp"?`, "1:1"},
+		{"temprature > 30", `column "temprature" not found in table sensor; did you mean "temperature"?`, "1:1"},
 		{"n + nope", `column "nope" not found in table sensor`, "1:5"},
 		{"other.n", `table "other" is not in scope here`, "1:1"},
 		{"'a' + 1", "cannot apply + to STRING and INT", "1:5"},
