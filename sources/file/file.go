@@ -54,11 +54,9 @@ func New(cfg Config, env connector.SourceEnv) (*Source, error) {
 	s := &Source{
 		name:    env.Name,
 		pattern: cfg.Path,
-		// A blank line in a log is a line; in CSV or JSON it holds no row.
-		keepEmpty: format.Type == "raw",
-		dec:       dec,
-		width:     env.Schema.Len(),
-		reject:    env.Reject,
+		dec:     dec,
+		width:   env.Schema.Len(),
+		reject:  env.Reject,
 	}
 	if sp, ok := dec.(connector.Splitter); ok {
 		s.rd = newRecords(sp.Split)
@@ -92,16 +90,16 @@ func Register(r *connector.Registry) {
 // Position then names the record that failed, so that no checkpoint can
 // step over it.
 //
-// Blank lines hold no row and are skipped (their lines still count), except
-// with format raw, where every line is a row, a blank one too.
+// Every record goes to the decoder, a blank one too: the format knows what
+// a blank line means (csv and json skip it, raw makes it an empty string, a
+// one-column csv a NULL). Only blank lines before a header are skipped.
 type Source struct {
-	name      string
-	pattern   string
-	keepEmpty bool
-	dec       connector.Decoder
-	header    connector.HeaderDecoder // nil when the format reads no header
-	width     int
-	reject    func(connector.BadRecord) error
+	name    string
+	pattern string
+	dec     connector.Decoder
+	header  connector.HeaderDecoder // nil when the format reads no header
+	width   int
+	reject  func(connector.BadRecord) error
 
 	files []string
 	cur   int // index into files of the file being read
@@ -299,10 +297,10 @@ func (s *Source) Read(ctx context.Context, max int) (*row.Batch, error) {
 		if err != nil {
 			return s.fail(b, s.errorf("%s:%d: %w", s.files[s.cur], line, err))
 		}
-		if len(rec) == 0 && !s.keepEmpty {
-			continue
-		}
 		if s.inHeader {
+			if len(rec) == 0 {
+				continue
+			}
 			s.inHeader = false
 			if err := s.header.DecodeHeader(rec); err != nil {
 				s.rd.unread()

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/etld/etld/formats"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/spec"
@@ -55,7 +56,7 @@ func (h *harness) build(options, schema string) (*Source, error) {
 		h.t.Fatalf("pipeline file: %v\n%s", err, doc)
 	}
 	r := connector.NewRegistry()
-	registerTestFormats(r)
+	formats.Register(r)
 	Register(r)
 	var fields []row.Field
 	for _, c := range pl.Sources[0].Schema {
@@ -133,6 +134,7 @@ func TestRead(t *testing.T) {
 		content string
 		format  string
 		schema  string
+		max     int // 1 when 0
 		want    []string
 	}{{
 		name:    "csv",
@@ -177,9 +179,14 @@ func TestRead(t *testing.T) {
 		content: "s1,,\n",
 		want:    []string{"+I[s1, null, null]"},
 	}, {
-		name:    "lines without splitter",
-		content: "id=s1 ts=1\r\n\nts=2 temperature=3.5\n",
-		format:  "kv",
+		name:    "one column: a blank line is a NULL",
+		content: "a\n\nb\n",
+		schema:  "[v STRING]",
+		want:    []string{"+I[a]", "+I[null]", "+I[b]"},
+	}, {
+		name:    "json lines",
+		content: "{\"id\": \"s1\", \"ts\": 1}\r\n\n{\"temperature\": 3.5, \"ts\": 2}",
+		format:  "json",
 		want:    []string{"+I[s1, 1, null]", "+I[null, 2, 3.5]"},
 	}, {
 		name:    "raw keeps blank lines",
@@ -187,6 +194,12 @@ func TestRead(t *testing.T) {
 		format:  "raw",
 		schema:  "[line STRING]",
 		want:    []string{"+I[a]", "+I[]", "+I[ b ]", "+I[]", "+I[last]"},
+	}, {
+		name:    "debezium updates",
+		content: `{"before": null, "after": {"id": "s1", "ts": 1}, "op": "c"}` + "\n" + `{"before": {"id": "s1", "ts": 1}, "after": {"id": "s1", "ts": 2}, "op": "u"}`,
+		format:  "debezium-json",
+		max:     2,
+		want:    []string{"+I[s1, 1, null]", "-U[s1, 1, null]", "+U[s1, 2, null]"},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -200,7 +213,7 @@ func TestRead(t *testing.T) {
 			if schema == "" {
 				schema = sensorSchema
 			}
-			got, err := readAll(h.open(opts, schema), 1)
+			got, err := readAll(h.open(opts, schema), max(tt.max, 1))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -311,7 +324,7 @@ func TestFatalErrors(t *testing.T) {
 		name:    "unclosed quote",
 		files:   map[string]string{"a.csv": "s1,1,1\n\"s2,2,2\ns3,3,3\n"},
 		path:    "a.csv",
-		wantErr: []string{"a.csv:2", "unclosed quote"},
+		wantErr: []string{"a.csv:2", "column id", "no closing quote"},
 	}, {
 		name:    "bad header",
 		files:   map[string]string{"a.csv": "\nid,temperature,ts\ns1,1,1\n"},
@@ -421,7 +434,8 @@ func TestCloseIsSafe(t *testing.T) {
 // so that every position falls between records.
 func TestUpdatePairsStayTogether(t *testing.T) {
 	h := newHarness(t)
-	s := h.open("path: "+h.write("a.txt", "a\nb\nc\n")+"\nformat: pairs", "[v STRING]")
+	u := `{"before": {"v": "old"}, "after": {"v": "new"}, "op": "u"}` + "\n"
+	s := h.open("path: "+h.write("a.txt", u+u+u)+"\nformat: debezium-json", "[v STRING]")
 	var sizes []int
 	for {
 		b, err := s.Read(context.Background(), 3)
@@ -439,7 +453,7 @@ func TestUpdatePairsStayTogether(t *testing.T) {
 		t.Errorf("batch sizes %v, want [2 2 2]", sizes)
 	}
 	// With max 1 a record's two changes still come together.
-	s = h.open("path: "+h.write("b.txt", "a\nb\n")+"\nformat: pairs", "[v STRING]")
+	s = h.open("path: "+h.write("b.txt", u+u)+"\nformat: debezium-json", "[v STRING]")
 	if b, err := s.Read(context.Background(), 1); err != nil || b.Len() != 2 {
 		t.Errorf("Read(1) of a two-change record: %v, %v", b, err)
 	}

@@ -10,6 +10,28 @@ import (
 	"testing/iotest"
 )
 
+// quotedSplit cuts at a newline outside double quotes, dropping "\n" or
+// "\r\n", and fails on a quote left open at the end: the shape of a CSV
+// splitter, independent of formats/csv.
+func quotedSplit(data []byte, atEOF bool) (int, []byte, error) {
+	quoted := false
+	for i, ch := range data {
+		switch {
+		case ch == '"':
+			quoted = !quoted
+		case ch == '\n' && !quoted:
+			return i + 1, bytes.TrimSuffix(data[:i], []byte{'\r'}), nil
+		}
+	}
+	switch {
+	case !atEOF || len(data) == 0:
+		return 0, nil, nil
+	case quoted:
+		return 0, nil, errors.New("unclosed quote")
+	}
+	return len(data), bytes.TrimSuffix(data, []byte{'\r'}), nil
+}
+
 type record struct {
 	text string
 	line int64
@@ -116,7 +138,7 @@ func equalRecords(a, b []record) bool {
 }
 
 func TestSplitter(t *testing.T) {
-	csv := (&testCSV{}).Split
+	csv := quotedSplit
 	// skipBlank steps over blank lines itself and returns the record after
 	// them, as some splitters do.
 	skipBlank := func(data []byte, atEOF bool) (int, []byte, error) {
@@ -207,7 +229,7 @@ func FuzzRecords(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data string, useSplit bool, size, chunk uint8) {
 		var split splitFunc
 		if useSplit {
-			split = (&testCSV{}).Split
+			split = quotedSplit
 		}
 		got, err := readRecords(t, data, split, int(size)%64+1, int(chunk)%64+1)
 		if useSplit {
