@@ -1,0 +1,275 @@
+// Package file is the file sink: it encodes changes with a format's encoder
+// into one file, in append mode (+I only) or in retract mode (every kind,
+// written in an op column first).
+package file
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+
+	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/pipeline/row"
+)
+
+// Config is the sink's options.
+type Config struct {
+	// Path is the file to write; its parent directories are created.
+	Path string `yaml:"path,required"`
+	// Format is csv when not given.
+	Format connector.FormatSpec `yaml:"format"`
+	// Append keeps an existing file and writes after its content (its
+	// header too, when the format writes one, only if the file is empty).
+	// By default Open truncates the file, so that a re-run gives the same
+	// output.
+	Append bool `yaml:"append"`
+}
+
+const (
+	// bufferSize is how much encoded output is held before a write.
+	bufferSize = 256 << 10
+	// opColumn is the column retract mode prepends with the change kind.
+	opColumn = "op"
+)
+
+// New builds a file sink. It checks the options and touches no file.
+func New(cfg Config, env connector.SinkEnv) (*Sink, error) {
+	if cfg.Path == "" {
+		return nil, connector.Errorf("path", "must name the file to write")
+	}
+	if env.Formats == nil {
+		return nil, fmt.Errorf("sink %q: no format registry", env.Name)
+	}
+	format := cfg.Format
+	if format.IsZero() {
+		format = connector.FormatSpec{Type: "csv"}
+	}
+	return &Sink{
+		name:    env.Name,
+		path:    cfg.Path,
+		format:  format,
+		formats: env.Formats,
+		append:  cfg.Append,
+	}, nil
+}
+
+// Register adds the file sink to r.
+func Register(r *connector.Registry) {
+	connector.RegisterSink(r, "file", "writes one file in any output format; append, or retract with an op column",
+		func(cfg Config, env connector.SinkEnv) (connector.Sink, error) {
+			s, err := New(cfg, env)
+			if err != nil {
+				return nil, err
+			}
+			return s, nil
+		})
+}
+
+// Sink writes changes to a file. Bind, Open, Write, Flush and Close are
+// called from one goroutine; BytesWritten from any.
+//
+// Write buffers encoded records and writes them out in large chunks; Flush
+// writes the rest and fsyncs. The sink keeps its own buffer rather than a
+// bufio.Writer so that a failed write keeps what it could not write, and a
+// later Flush can write it still: a bufio.Writer stays failed for good.
+type Sink struct {
+	name    string
+	path    string
+	format  connector.FormatSpec
+	formats *connector.Registry
+	append  bool
+
+	mode connector.Mode
+	enc  connector.Encoder
+	// op is the row handed to the encoder in retract mode: the kind, then
+	// the change's values.
+	op row.Row
+
+	f   *os.File
+	buf []byte
+	// dirty is set when bytes were written since the last fsync.
+	dirty bool
+	// syncErr stays once an fsync failed: the kernel may have dropped the
+	// pages it could not write, so a later fsync succeeding proves nothing.
+	syncErr error
+	closed  bool
+	written atomic.Int64
+}
+
+// Capabilities: append, and retract when asked for with mode: retract.
+func (s *Sink) Capabilities() connector.Capabilities {
+	return connector.Capabilities{Append: true, Retract: true}
+}
+
+// Bind builds the encoder for the input: over its schema in append mode,
+// over op STRING and its schema in retract mode.
+func (s *Sink) Bind(in connector.SinkInput) error {
+	schema := in.Schema
+	switch in.Mode {
+	case connector.Append:
+	case connector.Retract:
+		if i := schema.Index(opColumn); i >= 0 {
+			return s.errorf("retract mode writes the change kind into a column %q, and the input has one already (column %d); rename it with AS in the query", opColumn, i+1)
+		}
+		op := row.Field{Name: opColumn, Type: row.Type{ID: row.String, NotNull: true}}
+		schema = row.NewSchema(append([]row.Field{op}, schema.Fields...)...)
+	default:
+		return s.errorf("cannot run in %s mode: a file takes append or retract", in.Mode)
+	}
+	enc, err := s.formats.NewEncoder(s.format, schema)
+	if err != nil {
+		return err
+	}
+	s.mode, s.enc = in.Mode, enc
+	if in.Mode == connector.Retract {
+		s.op = make(row.Row, schema.Len())
+	}
+	return nil
+}
+
+// Open creates the file and its directories, truncating it, or appending
+// to it with append: true, and writes the format's header into a new or
+// empty file.
+func (s *Sink) Open(ctx context.Context) error {
+	if s.enc == nil {
+		return s.errorf("open before bind")
+	}
+	if s.f != nil || s.closed {
+		return s.errorf("opened twice")
+	}
+	if err := os.MkdirAll(filepath.Dir(s.path), 0o755); err != nil {
+		return s.errorf("%w", err)
+	}
+	flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	if s.append {
+		flags = os.O_WRONLY | os.O_CREATE | os.O_APPEND
+	}
+	f, err := os.OpenFile(s.path, flags, 0o644)
+	if err != nil {
+		return s.errorf("%w", err)
+	}
+	s.f = f
+	st, err := f.Stat()
+	if err != nil {
+		return s.errorf("%w", err)
+	}
+	s.buf = make([]byte, 0, bufferSize+bufferSize/4)
+	if h, ok := s.enc.(connector.HeaderEncoder); ok && st.Size() == 0 {
+		s.buf = h.AppendHeader(s.buf)
+	}
+	return nil
+}
+
+// Write encodes the changes of b into the buffer, writing it out whenever
+// it is full. In append mode a change other than +I is refused: the
+// planner lets none through, so one here is a bug upstream.
+func (s *Sink) Write(ctx context.Context, b *row.Batch) error {
+	if s.f == nil {
+		return s.errorf("write before open or after close")
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	for i, c := range b.Changes {
+		n := len(s.buf)
+		var err error
+		if s.mode == connector.Retract {
+			// Kind.String returns constant strings: no allocation per row.
+			s.op[0] = row.StringValue(c.Kind.String())
+			copy(s.op[1:], c.Row)
+			s.buf, err = s.enc.Encode(s.buf, row.Insert, s.op)
+		} else {
+			if c.Kind != row.Insert {
+				return s.errorf("change %d of the batch is %s in append mode; only +I can be written (set mode: retract to write every kind)", i, c.Kind)
+			}
+			s.buf, err = s.enc.Encode(s.buf, c.Kind, c.Row)
+		}
+		if err != nil {
+			s.buf = s.buf[:n]
+			return s.errorf("change %d of the batch, %s: %w", i, c, err)
+		}
+		if len(s.buf) >= bufferSize {
+			if err := s.writeOut(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// writeOut writes the buffer to the file. What a failed write left over
+// stays at the front of the buffer.
+func (s *Sink) writeOut() error {
+	if len(s.buf) == 0 {
+		return nil
+	}
+	n, err := s.f.Write(s.buf)
+	s.written.Add(int64(n))
+	if n > 0 {
+		s.dirty = true
+	}
+	s.buf = s.buf[:copy(s.buf, s.buf[n:])]
+	if err != nil {
+		return s.errorf("%w", err)
+	}
+	return nil
+}
+
+// Flush writes out the buffer and fsyncs the file: what was written before
+// is on disk when it returns nil.
+func (s *Sink) Flush(ctx context.Context) error {
+	if s.f == nil {
+		return s.errorf("flush before open or after close")
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return s.flush()
+}
+
+func (s *Sink) flush() error {
+	if s.syncErr != nil {
+		return s.syncErr
+	}
+	if err := s.writeOut(); err != nil {
+		return err
+	}
+	if !s.dirty {
+		return nil
+	}
+	if err := s.f.Sync(); err != nil {
+		s.syncErr = s.errorf("fsync: %w (data written since the last flush may be lost)", err)
+		return s.syncErr
+	}
+	s.dirty = false
+	return nil
+}
+
+// BytesWritten is the number of bytes written to the file so far, header
+// included; buffered bytes count once they reach the file.
+func (s *Sink) BytesWritten() int64 { return s.written.Load() }
+
+// Close flushes and closes the file. It is safe after a failed Open and
+// twice.
+func (s *Sink) Close(ctx context.Context) error {
+	s.closed = true
+	if s.f == nil {
+		return nil
+	}
+	flushErr := s.flush()
+	closeErr := s.f.Close()
+	s.f = nil
+	if closeErr != nil {
+		closeErr = s.errorf("%w", closeErr)
+	}
+	return errors.Join(flushErr, closeErr)
+}
+
+func (s *Sink) errorf(format string, args ...any) error {
+	return fmt.Errorf("sink %q (%s): "+format, append([]any{s.name, s.path}, args...)...)
+}
+
+var _ connector.Sink = (*Sink)(nil)
