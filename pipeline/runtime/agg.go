@@ -1,0 +1,203 @@
+package runtime
+
+import (
+	"fmt"
+
+	"github.com/etld/etld/pipeline/row"
+)
+
+// AggFunc is an aggregate function of GROUP BY and window aggregates.
+type AggFunc uint8
+
+const (
+	CountStar     AggFunc = iota // COUNT(*): rows of the group
+	Count                        // COUNT(x): non-NULL values
+	CountDistinct                // COUNT(DISTINCT x)
+	Sum                          // SUM(x)
+	SumDistinct                  // SUM(DISTINCT x)
+	Min                          // MIN(x)
+	Max                          // MAX(x)
+	Avg                          // AVG(x)
+	AvgDistinct                  // AVG(DISTINCT x)
+)
+
+var aggNames = [...]string{
+	CountStar:     "COUNT",
+	Count:         "COUNT",
+	CountDistinct: "COUNT",
+	Sum:           "SUM",
+	SumDistinct:   "SUM",
+	Min:           "MIN",
+	Max:           "MAX",
+	Avg:           "AVG",
+	AvgDistinct:   "AVG",
+}
+
+func (f AggFunc) String() string {
+	if int(f) < len(aggNames) {
+		return aggNames[f]
+	}
+	return fmt.Sprintf("AggFunc(%d)", f)
+}
+
+// Distinct reports whether the function sees each distinct argument value
+// once.
+func (f AggFunc) Distinct() bool {
+	return f == CountDistinct || f == SumDistinct || f == AvgDistinct
+}
+
+// AggCall is one aggregate of a GROUP BY or window aggregate. The planner
+// places a projection before the aggregate that computes every argument,
+// so an argument is a column index of the operator's input.
+type AggCall struct {
+	Func    AggFunc
+	Arg     int // input column index; -1 for COUNT(*)
+	ArgType row.Type
+}
+
+func (c AggCall) String() string {
+	switch {
+	case c.Func == CountStar:
+		return "COUNT(*)"
+	case c.Func.Distinct():
+		return fmt.Sprintf("%s(DISTINCT $%d)", c.Func, c.Arg)
+	}
+	return fmt.Sprintf("%s($%d)", c.Func, c.Arg)
+}
+
+// ResultType gives Flink's result type of the call:
+//
+//   - COUNT(*), COUNT(x), COUNT(DISTINCT x): BIGINT NOT NULL.
+//   - SUM: INT → INT, BIGINT → BIGINT, FLOAT → FLOAT, DOUBLE → DOUBLE (the
+//     argument type, as Flink's SumAggFunction), DECIMAL(p,s) →
+//     DECIMAL(18,s) (Flink: DECIMAL(38,s); 18 is etld's largest precision).
+//     Integer sums wrap on overflow as Java's do; a DECIMAL sum that does not
+//     fit 18 digits is NULL, as Flink's decimal overflow is.
+//   - AVG: the argument type for INT, BIGINT (the average truncated toward
+//     zero, as Flink's), FLOAT and DOUBLE; DECIMAL(p,s) → DECIMAL(18,
+//     max(6,s)) rounded half up (Flink: DECIMAL(38, max(6,s))).
+//   - MIN, MAX: the argument type.
+//
+// All but COUNT are nullable: NULL when the group has no non-NULL value.
+func (c AggCall) ResultType() row.Type {
+	switch c.Func {
+	case CountStar, Count, CountDistinct:
+		return row.Type{ID: row.BigInt, NotNull: true}
+	case Sum, SumDistinct:
+		if c.ArgType.ID == row.Decimal {
+			return row.Type{ID: row.Decimal, Precision: row.MaxDecimalPrecision, Scale: c.ArgType.Scale}
+		}
+	case Avg, AvgDistinct:
+		if c.ArgType.ID == row.Decimal {
+			return row.Type{ID: row.Decimal, Precision: row.MaxDecimalPrecision, Scale: avgDecimalScale(c.ArgType.Scale)}
+		}
+	}
+	return c.ArgType.Nullable()
+}
+
+// avgDecimalScale is Flink's max(6, s) for AVG(DECIMAL(p, s)).
+func avgDecimalScale(s int) int { return max(6, s) }
+
+// Validate reports a call the aggregate operators cannot run: an argument
+// index missing or given to COUNT(*), or an argument type the function
+// does not take. The planner should call it; the operators return the
+// same error from their first call otherwise.
+func (c AggCall) Validate() error {
+	if int(c.Func) >= len(aggNames) {
+		return fmt.Errorf("unknown aggregate function %d", c.Func)
+	}
+	if c.Func == CountStar {
+		if c.Arg != -1 {
+			return fmt.Errorf("%s takes no argument, got column %d", c, c.Arg)
+		}
+		return nil
+	}
+	if c.Arg < 0 {
+		return fmt.Errorf("%s: argument column %d is negative", c.Func, c.Arg)
+	}
+	id := c.ArgType.ID
+	switch c.Func {
+	case Sum, SumDistinct, Avg, AvgDistinct:
+		if !id.Numeric() {
+			return fmt.Errorf("%s: argument type %s is not numeric (want INT, BIGINT, FLOAT, DOUBLE or DECIMAL)", c, c.ArgType)
+		}
+	case Min, Max, Count, CountDistinct:
+		if id == row.Null || id > row.TimestampLTZ {
+			return fmt.Errorf("%s: argument type %s cannot be aggregated", c, c.ArgType)
+		}
+	}
+	if id == row.Decimal && (c.ArgType.Precision > row.MaxDecimalPrecision || c.ArgType.Scale > c.ArgType.Precision) {
+		return fmt.Errorf("%s: argument type %s is out of range", c, c.ArgType)
+	}
+	return nil
+}
+
+// accKind is how an aggregate accumulates its non-NULL argument values.
+type accKind uint8
+
+const (
+	accRows    accKind = iota // COUNT(*): reads the group's row counter
+	accCount                  // n
+	accInt                    // wrapping int64 sum, n
+	accF32                    // float32 sum (Flink's SUM(FLOAT)), n
+	accF64                    // float64 sum, n
+	accDec                    // 128-bit unscaled sum, n
+	accExtreme                // MIN/MAX
+)
+
+// numSlots is how many int64 slots each kind takes; the last one is n, the
+// count of accumulated values.
+var numSlots = [...]int{accRows: 0, accCount: 1, accInt: 2, accF32: 2, accF64: 2, accDec: 3, accExtreme: 0}
+
+// aggSlot is one aggregate's place in a group's state.
+type aggSlot struct {
+	call AggCall
+	kind accKind
+	// num is the first int64 slot; val the Value slot of an insert-only
+	// MIN/MAX; ext the multiset of a retractable MIN/MAX; dist the
+	// value→count map of a DISTINCT aggregate. -1 when unused.
+	num, val, ext, dist int
+	max                 bool // MAX rather than MIN
+	res                 row.Type
+}
+
+func newAggSlot(c AggCall) aggSlot {
+	s := aggSlot{call: c, num: -1, val: -1, ext: -1, dist: -1, res: c.ResultType()}
+	switch c.Func {
+	case CountStar:
+		s.kind = accRows
+	case Count, CountDistinct:
+		s.kind = accCount
+	case Min, Max:
+		s.kind, s.max = accExtreme, c.Func == Max
+	default: // SUM, AVG
+		switch c.ArgType.ID {
+		case row.Int, row.BigInt:
+			s.kind = accInt
+		case row.Float:
+			s.kind = accF64
+			if c.Func == Sum || c.Func == SumDistinct {
+				s.kind = accF32
+			}
+		case row.Decimal:
+			s.kind = accDec
+		default:
+			s.kind = accF64
+		}
+	}
+	return s
+}
+
+// checkArg reports an argument value whose type differs from the call's:
+// the planner's projection guarantees the type, so a mismatch is a bug to
+// report, not data to guess at.
+func (s *aggSlot) checkArg(v row.Value) error {
+	if s.kind == accRows || v.IsNull() {
+		return nil
+	}
+	want := s.call.ArgType
+	if v.Type() != want.ID || (want.ID == row.Decimal && v.Scale() != want.Scale) {
+		return fmt.Errorf("%s: argument value %s has type %s, want %s", s.call, v, v.Type(), want)
+	}
+	return nil
+}

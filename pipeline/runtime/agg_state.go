@@ -1,0 +1,620 @@
+package runtime
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"math/bits"
+
+	"github.com/etld/etld/pipeline/row"
+)
+
+// aggStore holds the accumulators of many groups in flat arrays indexed by
+// slot id, each with a fixed stride: int64 counters and sums, Values for
+// insert-only MIN/MAX, and pointers to the maps of DISTINCT and
+// retractable MIN/MAX. A group costs its slots and nothing else: no
+// per-group object, no per-aggregate interface. The arrays and maps are
+// plain data, ready to be snapshotted.
+type aggStore struct {
+	aggs []aggSlot
+	// numW, valW, extW are the strides; nums[id*numW] counts the group's
+	// rows (accumulated minus retracted).
+	numW, valW, extW int
+	nums             []int64
+	vals             []row.Value
+	exts             []any // *extremes or valueCounts
+	// keys holds each slot's group key when the owner emits groups it is
+	// not looking at an input row of (batch mode, windows).
+	keys     []string
+	keepKeys bool
+	free     []int32
+	slots    int32
+}
+
+// newAggStore lays out aggs. insertOnly lets MIN/MAX keep only the
+// extreme; otherwise they keep every value with its count so that the
+// extreme survives its retraction.
+func newAggStore(aggs []AggCall, insertOnly, keepKeys bool) *aggStore {
+	s := &aggStore{numW: 1, keepKeys: keepKeys}
+	for _, c := range aggs {
+		a := newAggSlot(c)
+		if a.kind == accExtreme {
+			if insertOnly {
+				a.val, s.valW = s.valW, s.valW+1
+			} else {
+				a.ext, s.extW = s.extW, s.extW+1
+			}
+		} else if n := numSlots[a.kind]; n > 0 {
+			a.num, s.numW = s.numW, s.numW+n
+		}
+		if c.Func.Distinct() {
+			a.dist, s.extW = s.extW, s.extW+1
+		}
+		s.aggs = append(s.aggs, a)
+	}
+	return s
+}
+
+// alloc returns a zeroed slot.
+func (s *aggStore) alloc(key string) int32 {
+	var id int32
+	if n := len(s.free); n > 0 {
+		id, s.free = s.free[n-1], s.free[:n-1]
+	} else {
+		id = s.slots
+		s.slots++
+		s.nums = append(s.nums, make([]int64, s.numW)...)
+		s.vals = append(s.vals, make([]row.Value, s.valW)...)
+		s.exts = append(s.exts, make([]any, s.extW)...)
+		if s.keepKeys {
+			s.keys = append(s.keys, "")
+		}
+	}
+	if s.keepKeys {
+		s.keys[id] = key
+	}
+	return id
+}
+
+// release zeroes a slot, dropping its strings and maps, and makes it free.
+func (s *aggStore) release(id int32) {
+	clear(s.nums[int(id)*s.numW : int(id+1)*s.numW])
+	clear(s.vals[int(id)*s.valW : int(id+1)*s.valW])
+	clear(s.exts[int(id)*s.extW : int(id+1)*s.extW])
+	if s.keepKeys {
+		s.keys[id] = ""
+	}
+	s.free = append(s.free, id)
+}
+
+// reset drops every group at once.
+func (s *aggStore) reset() {
+	s.nums, s.vals, s.exts, s.keys, s.free, s.slots = s.nums[:0], s.vals[:0], s.exts[:0], s.keys[:0], s.free[:0], 0
+}
+
+func (s *aggStore) rows(id int32) int64 { return s.nums[int(id)*s.numW] }
+
+// check reports an argument value of the wrong type, before update
+// changes anything.
+func (s *aggStore) check(r row.Row) error {
+	for i := range s.aggs {
+		a := &s.aggs[i]
+		if a.kind != accRows {
+			if err := a.checkArg(r[a.call.Arg]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// update accumulates (add) or retracts r into slot id. NULL arguments are
+// skipped by all but COUNT(*).
+func (s *aggStore) update(id int32, r row.Row, add bool) {
+	nums := s.nums[int(id)*s.numW : int(id+1)*s.numW]
+	d := int64(1)
+	if !add {
+		d = -1
+	}
+	nums[0] += d
+	for i := range s.aggs {
+		a := &s.aggs[i]
+		if a.kind == accRows {
+			continue
+		}
+		v := r[a.call.Arg]
+		if v.IsNull() {
+			continue
+		}
+		if a.dist >= 0 {
+			if !s.distinctStep(id, a, v, d) {
+				continue
+			}
+		}
+		s.apply(id, a, nums, v, add)
+	}
+}
+
+// distinctStep counts v for a DISTINCT aggregate and reports whether v
+// became present or absent: only then does the inner aggregate see it.
+func (s *aggStore) distinctStep(id int32, a *aggSlot, v row.Value, d int64) bool {
+	p := &s.exts[int(id)*s.extW+a.dist]
+	m, _ := (*p).(valueCounts)
+	if m == nil {
+		m = valueCounts{}
+		*p = m
+	}
+	old := m[v]
+	n := old + d
+	if n == 0 {
+		delete(m, v)
+	} else {
+		m[v] = n
+	}
+	return (old > 0) != (n > 0)
+}
+
+// apply adds or removes one non-NULL value to aggregate a.
+func (s *aggStore) apply(id int32, a *aggSlot, nums []int64, v row.Value, add bool) {
+	d := int64(1)
+	if !add {
+		d = -1
+	}
+	switch a.kind {
+	case accCount:
+		nums[a.num] += d
+		return
+	case accInt:
+		nums[a.num] += d * v.Int64() // wraps as Java's long arithmetic
+	case accF32:
+		f := float32(math.Float64frombits(uint64(nums[a.num])))
+		if add {
+			f += float32(v.Float64())
+		} else {
+			f -= float32(v.Float64())
+		}
+		nums[a.num] = int64(math.Float64bits(float64(f)))
+	case accF64:
+		f := math.Float64frombits(uint64(nums[a.num]))
+		if add {
+			f += v.Float64()
+		} else {
+			f -= v.Float64()
+		}
+		nums[a.num] = int64(math.Float64bits(f))
+	case accDec:
+		nums[a.num], nums[a.num+1] = add128(nums[a.num], nums[a.num+1], d*v.Unscaled())
+	case accExtreme:
+		if a.val >= 0 {
+			p := &s.vals[int(id)*s.valW+a.val]
+			if p.IsNull() || a.better(v, *p) {
+				*p = v
+			}
+		} else {
+			s.extremes(id, a).add(v, d)
+		}
+		return
+	}
+	nums[a.num+numSlots[a.kind]-1] += d
+}
+
+func (a *aggSlot) better(v, cur row.Value) bool {
+	c := row.Compare(v, cur)
+	return (a.max && c > 0) || (!a.max && c < 0)
+}
+
+func (s *aggStore) extremes(id int32, a *aggSlot) *extremes {
+	p := &s.exts[int(id)*s.extW+a.ext]
+	e, _ := (*p).(*extremes)
+	if e == nil {
+		e = &extremes{counts: map[row.Value]extremeCount{}, max: a.max}
+		*p = e
+	}
+	return e
+}
+
+// merge adds slot src's accumulators into dst (window slices).
+func (s *aggStore) merge(dst, src int32) {
+	dn := s.nums[int(dst)*s.numW : int(dst+1)*s.numW]
+	sn := s.nums[int(src)*s.numW : int(src+1)*s.numW]
+	dn[0] += sn[0]
+	for i := range s.aggs {
+		a := &s.aggs[i]
+		if a.dist >= 0 {
+			// The inner accumulator must see each value once: replay the
+			// values whose presence the merge changes.
+			sm, _ := s.exts[int(src)*s.extW+a.dist].(valueCounts)
+			for v, c := range sm {
+				if s.distinctStep(dst, a, v, c) {
+					s.apply(dst, a, dn, v, c > 0)
+				}
+			}
+			continue
+		}
+		switch a.kind {
+		case accRows:
+		case accF32:
+			f := float32(math.Float64frombits(uint64(dn[a.num]))) + float32(math.Float64frombits(uint64(sn[a.num])))
+			dn[a.num], dn[a.num+1] = int64(math.Float64bits(float64(f))), dn[a.num+1]+sn[a.num+1]
+		case accF64:
+			f := math.Float64frombits(uint64(dn[a.num])) + math.Float64frombits(uint64(sn[a.num]))
+			dn[a.num], dn[a.num+1] = int64(math.Float64bits(f)), dn[a.num+1]+sn[a.num+1]
+		case accDec:
+			dn[a.num], dn[a.num+1] = add128x(dn[a.num], dn[a.num+1], sn[a.num], sn[a.num+1])
+			dn[a.num+2] += sn[a.num+2]
+		case accExtreme:
+			if a.val >= 0 {
+				v := s.vals[int(src)*s.valW+a.val]
+				p := &s.vals[int(dst)*s.valW+a.val]
+				if !v.IsNull() && (p.IsNull() || a.better(v, *p)) {
+					*p = v
+				}
+			} else if se, _ := s.exts[int(src)*s.extW+a.ext].(*extremes); se != nil {
+				de := s.extremes(dst, a)
+				for v, c := range se.counts {
+					de.add(v, c.n)
+				}
+			}
+		default: // accCount, accInt: plain sums
+			for j := range numSlots[a.kind] {
+				dn[a.num+j] += sn[a.num+j]
+			}
+		}
+	}
+}
+
+// results writes slot id's aggregate values to dst (one per aggregate).
+func (s *aggStore) results(id int32, dst []row.Value) {
+	nums := s.nums[int(id)*s.numW : int(id+1)*s.numW]
+	for i := range s.aggs {
+		dst[i] = s.result(id, &s.aggs[i], nums)
+	}
+}
+
+func (s *aggStore) result(id int32, a *aggSlot, nums []int64) row.Value {
+	switch a.kind {
+	case accRows:
+		return row.BigIntValue(nums[0])
+	case accCount:
+		return row.BigIntValue(nums[a.num])
+	case accExtreme:
+		if a.val >= 0 {
+			return s.vals[int(id)*s.valW+a.val]
+		}
+		if e, _ := s.exts[int(id)*s.extW+a.ext].(*extremes); e != nil {
+			return e.top()
+		}
+		return row.NullValue
+	}
+	n := nums[a.num+numSlots[a.kind]-1]
+	if n == 0 {
+		return row.NullValue
+	}
+	avg := a.call.Func == Avg || a.call.Func == AvgDistinct
+	switch a.kind {
+	case accInt:
+		v := nums[a.num]
+		if avg {
+			v /= n // truncates toward zero, as Java's long division
+		}
+		if a.call.ArgType.ID == row.Int {
+			return row.IntValue(int32(v))
+		}
+		return row.BigIntValue(v)
+	case accF32:
+		return row.FloatValue(float32(math.Float64frombits(uint64(nums[a.num]))))
+	case accF64:
+		f := math.Float64frombits(uint64(nums[a.num]))
+		if avg {
+			f /= float64(n)
+		}
+		if a.call.ArgType.ID == row.Float {
+			return row.FloatValue(float32(f))
+		}
+		return row.DoubleValue(f)
+	case accDec:
+		lo, hi := nums[a.num], nums[a.num+1]
+		if avg {
+			return avgDecimal(lo, hi, n, a.call.ArgType.Scale)
+		}
+		if v, ok := fit128(lo, hi); ok && v > -maxDecimal18 && v < maxDecimal18 {
+			return row.DecimalValue(v, a.call.ArgType.Scale)
+		}
+		return row.NullValue // Flink's decimal overflow gives NULL
+	}
+	return row.NullValue
+}
+
+// maxDecimal18 is 10^18: DECIMAL(18, s) holds unscaled values below it.
+const maxDecimal18 = 1_000_000_000_000_000_000
+
+// add128 adds v to the 128-bit integer (lo, hi).
+func add128(lo, hi, v int64) (int64, int64) {
+	return add128x(lo, hi, v, v>>63)
+}
+
+func add128x(lo, hi, lo2, hi2 int64) (int64, int64) {
+	l, carry := bits.Add64(uint64(lo), uint64(lo2), 0)
+	h, _ := bits.Add64(uint64(hi), uint64(hi2), carry)
+	return int64(l), int64(h)
+}
+
+// fit128 returns (lo, hi) as an int64 when it fits.
+func fit128(lo, hi int64) (int64, bool) { return lo, hi == lo>>63 }
+
+func big128(lo, hi int64) *big.Int {
+	b := new(big.Int).SetInt64(hi)
+	b.Lsh(b, 64)
+	return b.Add(b, new(big.Int).SetUint64(uint64(lo)))
+}
+
+var pow10 = [...]int64{1, 10, 100, 1000, 10_000, 100_000, 1_000_000}
+
+// avgDecimal divides the sum (lo, hi) of n values of scale s by n, at
+// scale max(6, s), rounding half away from zero (Flink's HALF_UP); NULL
+// when the result does not fit DECIMAL(18).
+func avgDecimal(lo, hi, n int64, s int) row.Value {
+	rs := avgDecimalScale(s)
+	k := rs - s // 0..6
+	if v, ok := fit128(lo, hi); ok && v > math.MinInt64/pow10[k] && v < math.MaxInt64/pow10[k] && n > 0 {
+		y := v * pow10[k]
+		q, r := y/n, y%n
+		if r < 0 {
+			r = -r
+		}
+		if uint64(r)*2 >= uint64(n) {
+			if y < 0 {
+				q--
+			} else {
+				q++
+			}
+		}
+		if q > -maxDecimal18 && q < maxDecimal18 {
+			return row.DecimalValue(q, rs)
+		}
+		return row.NullValue
+	}
+	y := big128(lo, hi)
+	y.Mul(y, big.NewInt(pow10[k]))
+	bn := big.NewInt(n)
+	q, r := new(big.Int).QuoRem(y, bn, new(big.Int))
+	r.Abs(r).Lsh(r, 1)
+	if r.Cmp(new(big.Int).Abs(bn)) >= 0 {
+		if y.Sign()*bn.Sign() < 0 {
+			q.Sub(q, big.NewInt(1))
+		} else {
+			q.Add(q, big.NewInt(1))
+		}
+	}
+	if !q.IsInt64() || q.Int64() <= -maxDecimal18 || q.Int64() >= maxDecimal18 {
+		return row.NullValue
+	}
+	return row.DecimalValue(q.Int64(), rs)
+}
+
+// valueCounts is a DISTINCT aggregate's multiset: value → count. A count
+// may go negative when a retraction arrives before its accumulation (as
+// Flink's MapView counts do); a value is present while its count is > 0.
+type valueCounts map[row.Value]int64
+
+// extremes is a retractable MIN/MAX: every value with its count, and a
+// binary heap whose top is the extreme. Retracting the extreme costs
+// O(log n) amortised: dead heap entries are popped when they reach the
+// top, and the heap is rebuilt when they outnumber the live ones.
+type extremes struct {
+	counts map[row.Value]extremeCount
+	heap   []row.Value // the values with heaped set
+	stale  int         // heaped values whose count is <= 0
+	max    bool
+}
+
+type extremeCount struct {
+	n      int64
+	heaped bool
+}
+
+func (e *extremes) add(v row.Value, d int64) {
+	c := e.counts[v]
+	old := c.n
+	c.n += d
+	switch {
+	case c.heaped && old > 0 && c.n <= 0:
+		e.stale++
+	case c.heaped && old <= 0 && c.n > 0:
+		e.stale--
+	case !c.heaped && c.n > 0:
+		c.heaped = true
+		e.push(v)
+	}
+	if c.n == 0 && !c.heaped {
+		delete(e.counts, v)
+	} else {
+		e.counts[v] = c
+	}
+	if e.stale > 32 && e.stale > len(e.heap)/2 {
+		e.compact()
+	}
+}
+
+// top pops dead values off the heap and returns the extreme, or NULL.
+func (e *extremes) top() row.Value {
+	for len(e.heap) > 0 {
+		v := e.heap[0]
+		c := e.counts[v]
+		if c.n > 0 {
+			return v
+		}
+		e.pop()
+		e.stale--
+		if c.n == 0 {
+			delete(e.counts, v)
+		} else {
+			c.heaped = false
+			e.counts[v] = c
+		}
+	}
+	return row.NullValue
+}
+
+func (e *extremes) compact() {
+	live := e.heap[:0]
+	for _, v := range e.heap {
+		c := e.counts[v]
+		switch {
+		case c.n > 0:
+			live = append(live, v)
+		case c.n == 0:
+			delete(e.counts, v)
+		default:
+			c.heaped = false
+			e.counts[v] = c
+		}
+	}
+	clear(e.heap[len(live):])
+	e.heap, e.stale = live, 0
+	for i := len(e.heap)/2 - 1; i >= 0; i-- {
+		e.down(i)
+	}
+}
+
+func (e *extremes) less(i, j int) bool {
+	c := row.Compare(e.heap[i], e.heap[j])
+	if e.max {
+		return c > 0
+	}
+	return c < 0
+}
+
+func (e *extremes) push(v row.Value) {
+	e.heap = append(e.heap, v)
+	for i := len(e.heap) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !e.less(i, p) {
+			break
+		}
+		e.heap[i], e.heap[p] = e.heap[p], e.heap[i]
+		i = p
+	}
+}
+
+func (e *extremes) pop() {
+	n := len(e.heap) - 1
+	e.heap[0] = e.heap[n]
+	e.heap[n] = row.NullValue
+	e.heap = e.heap[:n]
+	e.down(0)
+}
+
+func (e *extremes) down(i int) {
+	n := len(e.heap)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if r := l + 1; r < n && e.less(r, l) {
+			m = r
+		}
+		if !e.less(m, i) {
+			return
+		}
+		e.heap[i], e.heap[m] = e.heap[m], e.heap[i]
+		i = m
+	}
+}
+
+// rowArena carves output rows from shared chunks, so that emitting a row
+// costs no allocation of its own. Rows are never reused: receivers may
+// keep them.
+type rowArena struct{ buf []row.Value }
+
+func (a *rowArena) row(width int) row.Row {
+	if len(a.buf)+width > cap(a.buf) {
+		a.buf = make([]row.Value, 0, max(256*width, 1))
+	}
+	n := len(a.buf)
+	a.buf = a.buf[:n+width]
+	return a.buf[n : n+width : n+width]
+}
+
+// decodeKey reads the values row.KeyOf encoded into key, filling dst. It
+// is row.AppendKey's inverse (a test holds the two together); strings of
+// the result share key's memory.
+func decodeKey(dst []row.Value, key string) error {
+	for i := range dst {
+		if len(key) < 2 {
+			return fmt.Errorf("group key truncated at column %d", i)
+		}
+		id, scale := row.TypeID(key[0]), int(key[1])
+		key = key[2:]
+		switch id {
+		case row.Null:
+			dst[i] = row.NullValue
+			continue
+		case row.String, row.Bytes:
+			n, w := uvarint(key)
+			if w <= 0 || n > uint64(len(key)-w) {
+				return fmt.Errorf("group key column %d: bad string length", i)
+			}
+			s := key[w : w+int(n)]
+			key = key[w+int(n):]
+			if id == row.String {
+				dst[i] = row.StringValue(s)
+			} else {
+				dst[i] = row.BytesValue([]byte(s))
+			}
+			continue
+		}
+		if len(key) < 8 {
+			return fmt.Errorf("group key column %d truncated", i)
+		}
+		var n uint64
+		for j := 7; j >= 0; j-- {
+			n = n<<8 | uint64(key[j])
+		}
+		key = key[8:]
+		switch id {
+		case row.Boolean:
+			dst[i] = row.BoolValue(n != 0)
+		case row.Int:
+			dst[i] = row.IntValue(int32(int64(n)))
+		case row.BigInt:
+			dst[i] = row.BigIntValue(int64(n))
+		case row.Float:
+			dst[i] = row.FloatValue(float32(math.Float64frombits(n)))
+		case row.Double:
+			dst[i] = row.DoubleValue(math.Float64frombits(n))
+		case row.Decimal:
+			dst[i] = row.DecimalValue(int64(n), scale)
+		case row.Date:
+			dst[i] = row.DateValue(int32(int64(n)))
+		case row.Timestamp:
+			dst[i] = row.TimestampValue(int64(n))
+		case row.TimestampLTZ:
+			dst[i] = row.TimestampLTZValue(int64(n))
+		default:
+			return fmt.Errorf("group key column %d: unknown type %d", i, id)
+		}
+	}
+	if len(key) != 0 {
+		return fmt.Errorf("group key has %d bytes after its %d columns", len(key), len(dst))
+	}
+	return nil
+}
+
+// uvarint is binary.Uvarint over a string: the number and the bytes it
+// took, or w <= 0 when s does not start with a valid one.
+func uvarint(s string) (n uint64, w int) {
+	for i := 0; i < len(s) && i < 10; i++ {
+		b := s[i]
+		if b < 0x80 {
+			if i == 9 && b > 1 {
+				return 0, -1
+			}
+			return n | uint64(b)<<(7*i), i + 1
+		}
+		n |= uint64(b&0x7f) << (7 * i)
+	}
+	return 0, 0
+}

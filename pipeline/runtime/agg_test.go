@@ -1,0 +1,311 @@
+package runtime
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/etld/etld/pipeline/row"
+)
+
+// aggOut records emitted changes in Flink's print form.
+type aggOut struct{ lines []string }
+
+func (o *aggOut) Emit(k row.Kind, r row.Row) { o.lines = append(o.lines, row.Change{Kind: k, Row: r}.String()) }
+
+func (o *aggOut) take() []string { l := o.lines; o.lines = nil; return l }
+
+// aggChange builds a change from Go values: int → BIGINT, int32 → INT,
+// float64 → DOUBLE, string → STRING, nil → NULL, row.Value as is.
+func aggChange(k row.Kind, vals ...any) row.Change {
+	r := make(row.Row, len(vals))
+	for i, v := range vals {
+		switch v := v.(type) {
+		case nil:
+			r[i] = row.NullValue
+		case int:
+			r[i] = row.BigIntValue(int64(v))
+		case int32:
+			r[i] = row.IntValue(v)
+		case float64:
+			r[i] = row.DoubleValue(v)
+		case float32:
+			r[i] = row.FloatValue(v)
+		case string:
+			r[i] = row.StringValue(v)
+		case row.Value:
+			r[i] = v
+		default:
+			panic("aggChange: unsupported value")
+		}
+	}
+	return row.Change{Kind: k, Row: r}
+}
+
+func aggBatch(changes ...row.Change) *row.Batch { return &row.Batch{Changes: changes} }
+
+func dec(unscaled int64, scale int) row.Value { return row.DecimalValue(unscaled, scale) }
+
+var (
+	tInt    = row.Type{ID: row.Int}
+	tBigInt = row.Type{ID: row.BigInt}
+	tFloat  = row.Type{ID: row.Float}
+	tDouble = row.Type{ID: row.Double}
+	tString = row.Type{ID: row.String}
+)
+
+func tDec(p, s int) row.Type { return row.Type{ID: row.Decimal, Precision: p, Scale: s} }
+
+func TestAggResultType(t *testing.T) {
+	tests := []struct {
+		call AggCall
+		want string
+	}{
+		{AggCall{Func: CountStar, Arg: -1}, "BIGINT NOT NULL"},
+		{AggCall{Func: Count, Arg: 0, ArgType: tString}, "BIGINT NOT NULL"},
+		{AggCall{Func: CountDistinct, Arg: 0, ArgType: tDouble}, "BIGINT NOT NULL"},
+		{AggCall{Func: Sum, Arg: 0, ArgType: tInt}, "INT"},
+		{AggCall{Func: Sum, Arg: 0, ArgType: row.Type{ID: row.BigInt, NotNull: true}}, "BIGINT"},
+		{AggCall{Func: Sum, Arg: 0, ArgType: tFloat}, "FLOAT"},
+		{AggCall{Func: Sum, Arg: 0, ArgType: tDouble}, "DOUBLE"},
+		{AggCall{Func: Sum, Arg: 0, ArgType: tDec(10, 2)}, "DECIMAL(18, 2)"},
+		{AggCall{Func: SumDistinct, Arg: 0, ArgType: tDec(5, 0)}, "DECIMAL(18, 0)"},
+		{AggCall{Func: Avg, Arg: 0, ArgType: tInt}, "INT"},
+		{AggCall{Func: Avg, Arg: 0, ArgType: tBigInt}, "BIGINT"},
+		{AggCall{Func: Avg, Arg: 0, ArgType: tFloat}, "FLOAT"},
+		{AggCall{Func: Avg, Arg: 0, ArgType: tDouble}, "DOUBLE"},
+		{AggCall{Func: Avg, Arg: 0, ArgType: tDec(10, 2)}, "DECIMAL(18, 6)"},
+		{AggCall{Func: Avg, Arg: 0, ArgType: tDec(18, 8)}, "DECIMAL(18, 8)"},
+		{AggCall{Func: Min, Arg: 0, ArgType: row.Type{ID: row.String, NotNull: true}}, "STRING"},
+		{AggCall{Func: Max, Arg: 0, ArgType: row.Type{ID: row.Timestamp, Precision: 3}}, "TIMESTAMP(3)"},
+	}
+	for _, tt := range tests {
+		if got := tt.call.ResultType().String(); got != tt.want {
+			t.Errorf("%s over %s: ResultType = %s, want %s", tt.call, tt.call.ArgType, got, tt.want)
+		}
+		if err := tt.call.Validate(); err != nil {
+			t.Errorf("%s: Validate: %v", tt.call, err)
+		}
+	}
+}
+
+func TestAggValidate(t *testing.T) {
+	tests := []struct {
+		call AggCall
+		want string
+	}{
+		{AggCall{Func: CountStar, Arg: 2}, "takes no argument"},
+		{AggCall{Func: Sum, Arg: -1, ArgType: tInt}, "negative"},
+		{AggCall{Func: Sum, Arg: 0, ArgType: tString}, "not numeric"},
+		{AggCall{Func: Avg, Arg: 0, ArgType: row.Type{ID: row.Boolean}}, "not numeric"},
+		{AggCall{Func: Max, Arg: 0, ArgType: row.Type{ID: row.Null}}, "cannot be aggregated"},
+		{AggCall{Func: Sum, Arg: 0, ArgType: tDec(30, 2)}, "out of range"},
+		{AggCall{Func: AggFunc(99), Arg: 0, ArgType: tInt}, "unknown aggregate"},
+	}
+	for _, tt := range tests {
+		err := tt.call.Validate()
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: Validate = %v, want an error containing %q", tt.call, err, tt.want)
+		}
+	}
+}
+
+// TestAggValues runs one aggregate over values in a fresh store and checks
+// the result after each accumulate (+) or retract (-) step.
+func TestAggValues(t *testing.T) {
+	type step struct {
+		add  bool
+		v    row.Value
+		want string
+	}
+	add := func(v row.Value, want string) step { return step{true, v, want} }
+	sub := func(v row.Value, want string) step { return step{false, v, want} }
+	i32, i64, f64 := row.IntValue, row.BigIntValue, row.DoubleValue
+	f32 := row.FloatValue
+	tests := []struct {
+		name  string
+		call  AggCall
+		steps []step
+	}{
+		{"sum int wraps like Java", AggCall{Func: Sum, ArgType: tInt}, []step{
+			add(i32(math.MaxInt32), "2147483647"), add(i32(1), "-2147483648"), sub(i32(1), "2147483647")}},
+		{"sum bigint null when all values retracted", AggCall{Func: Sum, ArgType: tBigInt}, []step{
+			add(row.NullValue, "null"), add(i64(5), "5"), add(i64(-5), "0"), sub(i64(5), "-5"), sub(i64(-5), "null")}},
+		{"sum float adds in float32", AggCall{Func: Sum, ArgType: tFloat}, []step{
+			add(f32(16777216), "1.6777216E7"), add(f32(1), "1.6777216E7")}},
+		{"sum double", AggCall{Func: Sum, ArgType: tDouble}, []step{
+			add(f64(1.5), "1.5"), add(f64(2.25), "3.75"), sub(f64(1.5), "2.25")}},
+		{"sum decimal", AggCall{Func: Sum, ArgType: tDec(10, 2)}, []step{
+			add(dec(400, 2), "4.00"), add(dec(-1050, 2), "-6.50")}},
+		{"sum decimal overflow is null and recovers", AggCall{Func: Sum, ArgType: tDec(18, 0)}, []step{
+			add(dec(999_999_999_999_999_999, 0), "999999999999999999"),
+			add(dec(1, 0), "null"),
+			add(dec(999_999_999_999_999_999, 0), "null"),
+			sub(dec(999_999_999_999_999_999, 0), "null"),
+			sub(dec(1, 0), "999999999999999999")}},
+		{"avg int truncates toward zero", AggCall{Func: Avg, ArgType: tInt}, []step{
+			add(i32(1), "1"), add(i32(2), "1"), sub(i32(1), "2"), add(i32(-5), "-1")}},
+		{"avg bigint sums in bigint", AggCall{Func: Avg, ArgType: tBigInt}, []step{
+			add(i64(math.MaxInt64), "9223372036854775807"), add(i64(1), "-4611686018427387904")}},
+		{"avg float", AggCall{Func: Avg, ArgType: tFloat}, []step{
+			add(f32(1), "1.0"), add(f32(2), "1.5"), add(f32(2), "1.6666666")}},
+		{"avg double", AggCall{Func: Avg, ArgType: tDouble}, []step{
+			add(f64(1), "1.0"), add(f64(2), "1.5"), add(row.NullValue, "1.5"), sub(f64(1), "2.0"), sub(f64(2), "null")}},
+		{"avg decimal rounds half up at scale 6", AggCall{Func: Avg, ArgType: tDec(10, 2)}, []step{
+			add(dec(100, 2), "1.000000"), add(dec(200, 2), "1.500000"), add(dec(200, 2), "1.666667"),
+			add(dec(-1000, 2), "-1.250000")}},
+		{"avg decimal negative half", AggCall{Func: Avg, ArgType: tDec(10, 6)}, []step{
+			add(dec(-1, 6), "-0.000001"), add(dec(0, 6), "-0.000001"), add(dec(0, 6), "0.000000")}},
+		{"avg decimal of huge sums", AggCall{Func: Avg, ArgType: tDec(18, 0)}, []step{
+			add(dec(999_999_999_999_999_999, 0), "null"), // 10^18 × 10^6 does not fit DECIMAL(18, 6)
+			add(dec(-999_999_999_999_999_999, 0), "0.000000"),
+			sub(dec(-999_999_999_999_999_999, 0), "null")}},
+		{"avg decimal rounds at scale 12", AggCall{Func: Avg, ArgType: tDec(18, 12)}, []step{
+			add(dec(999_999_999_999_999_999, 12), "999999.999999999999"),
+			add(dec(999_999_999_999_999_999, 12), "999999.999999999999"),
+			add(dec(2, 12), "666666.666666666667")}},
+		{"avg decimal beyond 64 bits", AggCall{Func: Avg, ArgType: tDec(18, 12)}, slices.Repeat([]step{
+			add(dec(900_000_000_000_000_001, 12), "900000.000000000001")}, 12)},
+		{"min string", AggCall{Func: Min, ArgType: tString}, []step{
+			add(row.StringValue("b"), "b"), add(row.StringValue("a"), "a"), add(row.StringValue("c"), "a"),
+			sub(row.StringValue("a"), "b"), sub(row.StringValue("b"), "c"), sub(row.StringValue("c"), "null")}},
+		{"max with duplicates", AggCall{Func: Max, ArgType: tBigInt}, []step{
+			add(i64(5), "5"), add(i64(5), "5"), add(i64(3), "5"), sub(i64(5), "5"), sub(i64(5), "3")}},
+		{"max retraction before accumulation", AggCall{Func: Max, ArgType: tBigInt}, []step{
+			add(i64(1), "1"), sub(i64(9), "1"), add(i64(9), "1"), add(i64(9), "9")}},
+		{"count distinct", AggCall{Func: CountDistinct, ArgType: tString}, []step{
+			add(row.StringValue("a"), "1"), add(row.StringValue("a"), "1"), add(row.StringValue("b"), "2"),
+			sub(row.StringValue("a"), "2"), sub(row.StringValue("a"), "1"), add(row.NullValue, "1")}},
+		{"sum distinct", AggCall{Func: SumDistinct, ArgType: tBigInt}, []step{
+			add(i64(2), "2"), add(i64(2), "2"), add(i64(3), "5"), sub(i64(2), "5"), sub(i64(2), "3")}},
+		{"avg distinct", AggCall{Func: AvgDistinct, ArgType: tDouble}, []step{
+			add(f64(1), "1.0"), add(f64(1), "1.0"), add(f64(4), "2.5")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := tt.call.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			st := newAggStore([]AggCall{tt.call}, false, false)
+			id := st.alloc("")
+			res := make([]row.Value, 1)
+			for i, s := range tt.steps {
+				r := row.Row{s.v}
+				if err := st.check(r); err != nil {
+					t.Fatalf("step %d: %v", i, err)
+				}
+				st.update(id, r, s.add)
+				st.results(id, res)
+				if got := res[0].String(); got != s.want {
+					t.Fatalf("step %d (%v %s): result %s, want %s", i, s.add, s.v, got, s.want)
+				}
+			}
+		})
+	}
+}
+
+func TestAggCheckArgType(t *testing.T) {
+	st := newAggStore([]AggCall{{Func: Sum, Arg: 0, ArgType: tDec(10, 2)}}, false, false)
+	for _, v := range []row.Value{row.BigIntValue(1), dec(1, 3)} {
+		if err := st.check(row.Row{v}); err == nil || !strings.Contains(err.Error(), "want DECIMAL(10, 2)") {
+			t.Errorf("check(%s) = %v, want a type error", v, err)
+		}
+	}
+	if err := st.check(row.Row{dec(1, 2)}); err != nil {
+		t.Errorf("check(DECIMAL(10, 2)) = %v", err)
+	}
+}
+
+// TestExtremesMatchBruteForce drives a retractable MIN and MAX with random
+// accumulations and retractions (some before their accumulation) and
+// compares them after every step with a scan of the live values.
+func TestExtremesMatchBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, isMax := range []bool{false, true} {
+		e := &extremes{counts: map[row.Value]extremeCount{}, max: isMax}
+		counts := map[int64]int64{}
+		for step := range 20000 {
+			v := rng.Int64N(200)
+			d := int64(1)
+			if rng.IntN(5) < 2 {
+				d = -1
+			}
+			e.add(row.BigIntValue(v), d)
+			counts[v] += d
+			want := "null"
+			best := int64(0)
+			found := false
+			for k, c := range counts {
+				if c > 0 && (!found || (isMax && k > best) || (!isMax && k < best)) {
+					best, found = k, true
+				}
+			}
+			if found {
+				want = row.BigIntValue(best).String()
+			}
+			if got := e.top().String(); got != want {
+				t.Fatalf("max=%v step %d: extreme %s, want %s", isMax, step, got, want)
+			}
+			if len(e.heap) > 2*len(e.counts)+64 {
+				t.Fatalf("step %d: heap of %d entries for %d values", step, len(e.heap), len(e.counts))
+			}
+		}
+	}
+}
+
+func TestDecodeKeyRoundTrip(t *testing.T) {
+	vals := row.Row{
+		row.NullValue, row.BoolValue(true), row.BoolValue(false), row.IntValue(-7), row.BigIntValue(math.MinInt64),
+		row.FloatValue(1.25), row.DoubleValue(-3.5), row.DoubleValue(math.Inf(1)), dec(-12345, 3),
+		row.StringValue(""), row.StringValue(strings.Repeat("é", 100)), row.BytesValue([]byte{0, 1, 255}),
+		row.DateValue(-1), row.TimestampValue(1586937900000000), row.TimestampLTZValue(-1),
+	}
+	idx := make([]int, len(vals))
+	for i := range idx {
+		idx[i] = i
+	}
+	key := string(row.KeyOf(nil, vals, idx))
+	got := make(row.Row, len(vals))
+	if err := decodeKey(got, key); err != nil {
+		t.Fatal(err)
+	}
+	for i := range vals {
+		if !row.Equal(got[i], vals[i]) || got[i].Type() != vals[i].Type() {
+			t.Errorf("column %d: decoded %s (%s), want %s (%s)", i, got[i], got[i].Type(), vals[i], vals[i].Type())
+		}
+	}
+	for _, bad := range []string{key[:len(key)-1], key + "x", "\x07\x00\x05"} {
+		if err := decodeKey(make(row.Row, len(vals)), bad); err == nil {
+			t.Errorf("decodeKey(%q) accepted a malformed key", bad)
+		}
+	}
+}
+
+func FuzzDecodeKey(f *testing.F) {
+	f.Add("", 1)
+	f.Add(string(row.KeyOf(nil, row.Row{row.StringValue("ab"), row.BigIntValue(3)}, []int{0, 1})), 2)
+	f.Add("\x07\x00\xff\xff\xff\xff\xff\xff\xff\xff\x7f", 1)
+	f.Fuzz(func(t *testing.T, key string, n int) {
+		if n < 0 || n > 64 {
+			return
+		}
+		vals := make(row.Row, n)
+		if decodeKey(vals, key) != nil {
+			return
+		}
+		// A decoded key encodes to a key that decodes to the same values.
+		idx := make([]int, n)
+		for i := range idx {
+			idx[i] = i
+		}
+		again := make(row.Row, n)
+		if err := decodeKey(again, string(row.KeyOf(nil, vals, idx))); err != nil {
+			t.Fatalf("re-encoded key does not decode: %v", err)
+		}
+		if !slices.EqualFunc(vals, again, row.Equal) {
+			t.Fatalf("decoded %v, then %v", vals, again)
+		}
+	})
+}

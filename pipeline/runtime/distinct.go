@@ -1,0 +1,51 @@
+package runtime
+
+import (
+	"fmt"
+
+	"github.com/etld/etld/pipeline/row"
+)
+
+// Distinct is SELECT DISTINCT over all columns of an insert-only input:
+// the first occurrence of a row is emitted as +I, later ones are dropped.
+// Each +I is final when it is emitted, so the same operator serves the
+// streaming and the batch mode (where Flink emits the same rows at the
+// end). DISTINCT over an updating input is a GroupAgg over all columns
+// with no aggregates instead: it must delete a row when its last copy is
+// retracted.
+type Distinct struct {
+	seen map[string]struct{}
+	kbuf []byte
+	cols []int
+}
+
+// NewDistinct builds the operator.
+func NewDistinct() *Distinct { return &Distinct{seen: map[string]struct{}{}} }
+
+// Rows is the number of distinct rows seen.
+func (d *Distinct) Rows() int { return len(d.seen) }
+
+func (d *Distinct) Process(in *row.Batch, out Emitter) error {
+	for i := range in.Changes {
+		c := &in.Changes[i]
+		if c.Kind != row.Insert {
+			return fmt.Errorf("select distinct: change %d: input planned as insert-only carries a %s change", i, c.Kind)
+		}
+		for len(d.cols) < len(c.Row) {
+			d.cols = append(d.cols, len(d.cols))
+		}
+		d.kbuf = row.KeyOf(d.kbuf[:0], c.Row, d.cols[:len(c.Row)])
+		if _, ok := d.seen[string(d.kbuf)]; ok {
+			continue
+		}
+		d.seen[string(d.kbuf)] = struct{}{}
+		// The input row is immutable: pass it on as it is.
+		out.Emit(row.Insert, c.Row)
+	}
+	return nil
+}
+
+func (d *Distinct) Watermark(int64, Emitter) error { return nil }
+func (d *Distinct) Finish(Emitter) error           { return nil }
+
+var _ Operator = (*Distinct)(nil)

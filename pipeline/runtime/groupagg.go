@@ -1,0 +1,220 @@
+package runtime
+
+import (
+	"fmt"
+
+	"github.com/etld/etld/pipeline/row"
+)
+
+// GroupAggOptions tunes a GroupAgg.
+type GroupAggOptions struct {
+	// Batch: the input is bounded and the result is final: emit one +I
+	// per group at Finish and nothing before (Flink's BATCH mode;
+	// execution: batch). A global aggregate (no keys) over an empty input
+	// then emits one row, as SQL does: COUNT 0, the others NULL.
+	Batch bool
+	// InsertOnly: the planner knows the input carries only +I, so MIN and
+	// MAX keep just the extreme instead of every value (Flink's
+	// needRetraction = false). A retraction is then an error.
+	InsertOnly bool
+}
+
+// GroupAgg is GROUP BY without a window (Flink's GroupAggFunction). It
+// consumes +I/+U as accumulate and -U/-D as retract, and emits per key:
+//
+//   - the key's first row: +I[new];
+//   - a changed result: -U[old] then +U[new], adjacent;
+//   - an unchanged result: nothing;
+//   - the key's row count reaching 0: -D[old], and its state is dropped.
+//
+// A retraction for a key without state is ignored, as Flink does, and
+// counted (Dropped). With no keys it is the global aggregate: one group,
+// which Flink's streaming mode also deletes with -D when its last row is
+// retracted. With no aggregates it is DISTINCT over an updating input.
+//
+// Output rows are [key columns in order..., aggregate results in order...].
+type GroupAgg struct {
+	keys    []int
+	opt     GroupAggOptions
+	st      *aggStore
+	index   map[string]int32
+	err     error // from validation, returned by every call
+	width   int   // input columns the operator reads
+	kbuf    []byte
+	prev    []row.Value
+	next    []row.Value
+	arena   rowArena
+	dropped int64
+}
+
+// NewGroupAgg builds the operator. keys and aggregate arguments are input
+// column indices; an invalid call (see AggCall.Validate) makes every
+// method return its error.
+func NewGroupAgg(keys []int, aggs []AggCall, opt GroupAggOptions) *GroupAgg {
+	g := &GroupAgg{
+		keys:  keys,
+		opt:   opt,
+		st:    newAggStore(aggs, opt.InsertOnly, opt.Batch),
+		index: map[string]int32{},
+		prev:  make([]row.Value, len(aggs)),
+		next:  make([]row.Value, len(aggs)),
+	}
+	g.width, g.err = inputWidth(keys, aggs)
+	if g.err != nil {
+		g.err = fmt.Errorf("group aggregate: %w", g.err)
+	}
+	return g
+}
+
+// inputWidth validates keys and aggs and returns how many input columns
+// they need.
+func inputWidth(keys []int, aggs []AggCall) (int, error) {
+	w := 0
+	for _, k := range keys {
+		if k < 0 {
+			return 0, fmt.Errorf("key column %d is negative", k)
+		}
+		w = max(w, k+1)
+	}
+	for _, c := range aggs {
+		if err := c.Validate(); err != nil {
+			return 0, err
+		}
+		w = max(w, c.Arg+1)
+	}
+	return w, nil
+}
+
+// Dropped counts retractions of keys that had no state.
+func (g *GroupAgg) Dropped() (int64, string) {
+	return g.dropped, "retraction of a key without state"
+}
+
+// Groups is the number of keys with state.
+func (g *GroupAgg) Groups() int { return len(g.index) }
+
+func (g *GroupAgg) Process(in *row.Batch, out Emitter) error {
+	if g.err != nil {
+		return g.err
+	}
+	for i := range in.Changes {
+		c := &in.Changes[i]
+		if err := g.change(c.Kind, c.Row, out); err != nil {
+			return fmt.Errorf("group aggregate: change %d (%s): %w", i, c.Kind, err)
+		}
+	}
+	return nil
+}
+
+func (g *GroupAgg) change(k row.Kind, r row.Row, out Emitter) error {
+	if len(r) < g.width {
+		return fmt.Errorf("row has %d columns, want at least %d", len(r), g.width)
+	}
+	add := k.IsAdd()
+	if !add && g.opt.InsertOnly {
+		return fmt.Errorf("input planned as insert-only carries a %s change", k)
+	}
+	if err := g.st.check(r); err != nil {
+		return err
+	}
+	g.kbuf = row.KeyOf(g.kbuf[:0], r, g.keys)
+	id, ok := g.index[string(g.kbuf)]
+	if !ok {
+		if !add {
+			g.dropped++
+			return nil
+		}
+		key := string(g.kbuf)
+		id = g.st.alloc(key)
+		g.index[key] = id
+		g.st.update(id, r, true)
+		if !g.opt.Batch {
+			g.st.results(id, g.next)
+			out.Emit(row.Insert, g.output(r, g.next))
+		}
+		return nil
+	}
+	if g.opt.Batch {
+		g.st.update(id, r, add)
+		if g.st.rows(id) == 0 {
+			g.drop(id)
+		}
+		return nil
+	}
+	g.st.results(id, g.prev)
+	g.st.update(id, r, add)
+	if g.st.rows(id) == 0 {
+		out.Emit(row.Delete, g.output(r, g.prev))
+		g.drop(id)
+		return nil
+	}
+	g.st.results(id, g.next)
+	if sameValues(g.prev, g.next) {
+		return nil
+	}
+	out.Emit(row.UpdateBefore, g.output(r, g.prev))
+	out.Emit(row.UpdateAfter, g.output(r, g.next))
+	return nil
+}
+
+func (g *GroupAgg) drop(id int32) {
+	delete(g.index, string(g.kbuf))
+	g.st.release(id)
+}
+
+// output builds [key values of in..., aggs...].
+func (g *GroupAgg) output(in row.Row, aggs []row.Value) row.Row {
+	r := g.arena.row(len(g.keys) + len(aggs))
+	for i, k := range g.keys {
+		r[i] = in[k]
+	}
+	copy(r[len(g.keys):], aggs)
+	return r
+}
+
+// sameValues is Flink's equaliser over two results: NULL equals NULL.
+func sameValues(a, b []row.Value) bool {
+	for i := range a {
+		if !row.Equal(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// Watermark does nothing: a group aggregate has no event-time state.
+func (g *GroupAgg) Watermark(int64, Emitter) error { return g.err }
+
+// Finish emits the batch-mode result: one +I per group, in slot order
+// (the order groups were first seen, when nothing was retracted).
+func (g *GroupAgg) Finish(out Emitter) error {
+	if g.err != nil || !g.opt.Batch {
+		return g.err
+	}
+	if len(g.index) == 0 && len(g.keys) == 0 {
+		id := g.st.alloc("")
+		g.st.results(id, g.next)
+		g.st.release(id)
+		r := g.arena.row(len(g.next))
+		copy(r, g.next)
+		out.Emit(row.Insert, r)
+		return nil
+	}
+	for id := range g.st.slots {
+		if g.st.rows(id) == 0 {
+			continue // a free slot
+		}
+		r := g.arena.row(len(g.keys) + len(g.next))
+		if err := decodeKey(r[:len(g.keys)], g.st.keys[id]); err != nil {
+			return fmt.Errorf("group aggregate: %w", err)
+		}
+		g.st.results(id, r[len(g.keys):])
+		out.Emit(row.Insert, r)
+	}
+	return nil
+}
+
+var (
+	_ Operator = (*GroupAgg)(nil)
+	_ Counters = (*GroupAgg)(nil)
+)

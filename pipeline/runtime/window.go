@@ -1,0 +1,491 @@
+package runtime
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/etld/etld/pipeline/row"
+)
+
+// WindowKind is a window table function.
+type WindowKind uint8
+
+const (
+	Tumble   WindowKind = iota // TUMBLE(TABLE t, DESCRIPTOR(ts), size [, offset])
+	Hop                        // HOP(TABLE t, DESCRIPTOR(ts), slide, size [, offset])
+	Cumulate                   // CUMULATE(TABLE t, DESCRIPTOR(ts), step, size [, offset])
+)
+
+func (k WindowKind) String() string {
+	switch k {
+	case Tumble:
+		return "TUMBLE"
+	case Hop:
+		return "HOP"
+	case Cumulate:
+		return "CUMULATE"
+	}
+	return fmt.Sprintf("WindowKind(%d)", k)
+}
+
+// WindowSpec is a window aggregate's window. Durations are microseconds.
+type WindowSpec struct {
+	Kind    WindowKind
+	TimeCol int // index of the event-time column: a TIMESTAMP or TIMESTAMP_LTZ value
+	Size    int64
+	Slide   int64 // HOP
+	Step    int64 // CUMULATE
+	Offset  int64 // shifts window starts; no effect on watermarks
+}
+
+// maxEventTime bounds event times and durations so that window arithmetic
+// cannot overflow: ±2^62 µs is ±146,000 years.
+const maxEventTime = 1 << 62
+
+// Validate reports a spec Flink refuses, with Flink's rules: TUMBLE needs
+// size > 0 and |offset| < size; HOP slide > 0, size > 0 and size a
+// multiple of slide; CUMULATE step > 0, size > 0 and size a multiple of
+// step.
+func (w WindowSpec) Validate() error {
+	if w.TimeCol < 0 {
+		return fmt.Errorf("%s: time column %d is negative", w.Kind, w.TimeCol)
+	}
+	for _, d := range []int64{w.Size, w.Slide, w.Step, w.Offset} {
+		if d >= maxEventTime/4 || d <= -maxEventTime/4 {
+			return fmt.Errorf("%s: duration %dµs is out of range", w.Kind, d)
+		}
+	}
+	switch w.Kind {
+	case Tumble:
+		if w.Size <= 0 {
+			return fmt.Errorf("TUMBLE window size must be positive, got %s", micros(w.Size))
+		}
+		if w.Offset <= -w.Size || w.Offset >= w.Size {
+			return fmt.Errorf("TUMBLE window offset %s must be smaller than its size %s", micros(w.Offset), micros(w.Size))
+		}
+	case Hop:
+		if w.Size <= 0 || w.Slide <= 0 {
+			return fmt.Errorf("HOP window slide and size must be positive, got slide %s and size %s", micros(w.Slide), micros(w.Size))
+		}
+		if w.Size%w.Slide != 0 {
+			return fmt.Errorf("HOP window size %s must be an integral multiple of its slide %s", micros(w.Size), micros(w.Slide))
+		}
+	case Cumulate:
+		if w.Size <= 0 || w.Step <= 0 {
+			return fmt.Errorf("CUMULATE window step and size must be positive, got step %s and size %s", micros(w.Step), micros(w.Size))
+		}
+		if w.Size%w.Step != 0 {
+			return fmt.Errorf("CUMULATE window size %s must be an integral multiple of its step %s", micros(w.Size), micros(w.Step))
+		}
+	default:
+		return fmt.Errorf("unknown window kind %d", w.Kind)
+	}
+	return nil
+}
+
+func micros(d int64) time.Duration { return time.Duration(d) * time.Microsecond }
+
+// WindowColumns are the columns a window aggregate puts after its keys:
+// window_start and window_end TIMESTAMP(3), and window_time, the time
+// attribute of the result (window_end - 1 ms) with the type of the input's
+// time attribute, as Flink's window TVFs.
+func WindowColumns(timeType row.Type) []row.Field {
+	wt := row.Type{ID: row.Timestamp, Precision: 3, NotNull: true}
+	if timeType.ID == row.TimestampLTZ {
+		wt.ID = row.TimestampLTZ
+	}
+	return []row.Field{
+		{Name: "window_start", Type: row.Type{ID: row.Timestamp, Precision: 3, NotNull: true}},
+		{Name: "window_end", Type: row.Type{ID: row.Timestamp, Precision: 3, NotNull: true}},
+		{Name: "window_time", Type: wt},
+	}
+}
+
+// WindowOptions tunes a WindowAgg.
+type WindowOptions struct {
+	// Batch: a bounded input with final results (execution: batch). No
+	// row is late: watermarks before the final one are ignored and every
+	// window fires at the end.
+	Batch bool
+	// Zone aligns windows over a TIMESTAMP_LTZ time attribute to the wall
+	// clock of this zone (Flink's table.local-time-zone): a one-day window
+	// starts at local midnight, window_start and window_end are local
+	// TIMESTAMPs, and a window fires when the watermark passes the instant
+	// its local end stands for. nil is UTC. TIMESTAMP attributes are wall
+	// clocks already and ignore it.
+	Zone *time.Location
+}
+
+// window is the state of one TUMBLE or HOP window, or of one CUMULATE
+// step slice: its groups in the order they were first seen.
+type window struct {
+	start, end int64 // on the windows' clock: local wall clock for LTZ in a Zone
+	fire       int64 // the watermark that fires it: end on the time attribute's clock
+	index      map[string]int32
+	order      []int32
+}
+
+// cycle is one CUMULATE size-long period: shared holds the groups of its
+// fired slices, into which each later window's slice is merged (Flink's
+// slice-shared state), so a row is accumulated once, not once per window.
+type cycle struct {
+	start, next int64 // next: the end of the next window to fire
+	shared      window
+}
+
+// WindowAgg is a window aggregate over TUMBLE, HOP or CUMULATE (Flink's
+// window TVF aggregation). Each insert-only input row goes to its
+// windows; when the watermark reaches a window's end the window emits one
+// +I per key, in window_end order and within a window in the order keys
+// were first seen, and its state is freed. A row whose windows have all
+// fired is late: dropped and counted (Dropped, "late").
+//
+// Output rows: [key columns..., window_start, window_end, window_time,
+// aggregate results...] (see WindowColumns).
+type WindowAgg struct {
+	spec    WindowSpec
+	keys    []int
+	opt     WindowOptions
+	st      *aggStore
+	err     error
+	width   int
+	wm      int64
+	timeID  row.TypeID // the time attribute's type, from the first row
+	byEnd   map[int64]*window
+	ends    []int64 // of byEnd, ascending
+	cycles  []*cycle
+	kbuf    []byte
+	res     []row.Value
+	arena   rowArena
+	dropped int64
+}
+
+// NewWindowAgg builds the operator. An invalid spec or call (see
+// WindowSpec.Validate, AggCall.Validate) makes every method return its
+// error.
+func NewWindowAgg(w WindowSpec, keys []int, aggs []AggCall, opt WindowOptions) *WindowAgg {
+	g := &WindowAgg{
+		spec:  w,
+		keys:  keys,
+		opt:   opt,
+		st:    newAggStore(aggs, true, true),
+		wm:    NoWatermark,
+		byEnd: map[int64]*window{},
+		res:   make([]row.Value, len(aggs)),
+	}
+	g.width, g.err = inputWidth(keys, aggs)
+	if g.err == nil {
+		g.err = w.Validate()
+	}
+	if g.err != nil {
+		g.err = fmt.Errorf("window aggregate: %w", g.err)
+	}
+	g.width = max(g.width, w.TimeCol+1)
+	return g
+}
+
+// Dropped counts late rows.
+func (g *WindowAgg) Dropped() (int64, string) { return g.dropped, "late" }
+
+func (g *WindowAgg) Process(in *row.Batch, out Emitter) error {
+	if g.err != nil {
+		return g.err
+	}
+	for i := range in.Changes {
+		c := &in.Changes[i]
+		if err := g.add(c.Kind, c.Row); err != nil {
+			return fmt.Errorf("window aggregate: change %d (%s): %w", i, c.Kind, err)
+		}
+	}
+	return nil
+}
+
+func (g *WindowAgg) add(k row.Kind, r row.Row) error {
+	if k != row.Insert {
+		return fmt.Errorf("input planned as insert-only carries a %s change", k)
+	}
+	if len(r) < g.width {
+		return fmt.Errorf("row has %d columns, want at least %d", len(r), g.width)
+	}
+	tv := r[g.spec.TimeCol]
+	switch id := tv.Type(); {
+	case id == row.Null:
+		return fmt.Errorf("event time column %d is NULL", g.spec.TimeCol)
+	case id != row.Timestamp && id != row.TimestampLTZ:
+		return fmt.Errorf("event time column %d has type %s, want TIMESTAMP or TIMESTAMP_LTZ", g.spec.TimeCol, id)
+	case g.timeID == row.Null:
+		g.timeID = id
+	case id != g.timeID:
+		return fmt.Errorf("event time column %d has type %s after %s", g.spec.TimeCol, id, g.timeID)
+	}
+	ts := tv.Micros()
+	if ts >= maxEventTime || ts <= -maxEventTime {
+		return fmt.Errorf("event time %s is out of range", tv)
+	}
+	if err := g.st.check(r); err != nil {
+		return err
+	}
+	g.kbuf = row.KeyOf(g.kbuf[:0], r, g.keys)
+	key := ""
+	local := g.toLocal(ts)
+	wm := g.wm
+	if g.opt.Batch {
+		wm = NoWatermark
+	}
+	s := &g.spec
+	switch s.Kind {
+	case Tumble:
+		start := windowStart(local, s.Offset, s.Size)
+		w := g.window(start, start+s.Size, wm)
+		if w == nil {
+			g.dropped++
+			return nil
+		}
+		g.st.update(w.slot(g.st, g.kbuf, &key), r, true)
+	case Hop:
+		n := 0
+		for start := windowStart(local, s.Offset, s.Slide); start > local-s.Size; start -= s.Slide {
+			if w := g.window(start, start+s.Size, wm); w != nil {
+				g.st.update(w.slot(g.st, g.kbuf, &key), r, true)
+				n++
+			}
+		}
+		if n == 0 {
+			g.dropped++
+		}
+	case Cumulate:
+		start := windowStart(local, s.Offset, s.Size)
+		if g.fireTime(start+s.Size) <= wm {
+			g.dropped++
+			return nil
+		}
+		c := g.cycle(start, wm)
+		end := windowStart(local, s.Offset, s.Step) + s.Step
+		w := &c.shared // the row's slice has fired: it is in every window left
+		if g.fireTime(end) > wm {
+			w = g.window(start, end, wm)
+		}
+		g.st.update(w.slot(g.st, g.kbuf, &key), r, true)
+	}
+	return nil
+}
+
+// windowStart is Flink's TimeWindow.getWindowStartWithOffset.
+func windowStart(ts, offset, size int64) int64 {
+	r := (ts - offset) % size
+	if r < 0 {
+		return ts - (r + size)
+	}
+	return ts - r
+}
+
+// window returns the open window ending at end, creating it, or nil when
+// it has fired.
+func (g *WindowAgg) window(start, end, wm int64) *window {
+	if w := g.byEnd[end]; w != nil {
+		return w
+	}
+	fire := g.fireTime(end)
+	if fire <= wm {
+		return nil
+	}
+	w := &window{start: start, end: end, fire: fire, index: map[string]int32{}}
+	g.byEnd[end] = w
+	i, _ := slices.BinarySearch(g.ends, end)
+	g.ends = slices.Insert(g.ends, i, end)
+	return w
+}
+
+// cycle returns the CUMULATE cycle starting at start, creating it with its
+// first window still to fire.
+func (g *WindowAgg) cycle(start, wm int64) *cycle {
+	i, ok := slices.BinarySearchFunc(g.cycles, start, func(c *cycle, s int64) int {
+		return compareInt64(c.start, s)
+	})
+	if ok {
+		return g.cycles[i]
+	}
+	c := &cycle{start: start, next: start + g.spec.Step, shared: window{start: start, index: map[string]int32{}}}
+	for g.fireTime(c.next) <= wm {
+		c.next += g.spec.Step
+	}
+	g.cycles = slices.Insert(g.cycles, i, c)
+	return c
+}
+
+func compareInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// slot returns key's slot in w, allocating one; *ks caches the key string
+// across the windows of one row.
+func (w *window) slot(st *aggStore, key []byte, ks *string) int32 {
+	if id, ok := w.index[string(key)]; ok {
+		return id
+	}
+	if *ks == "" {
+		*ks = string(key)
+	}
+	return w.newSlot(st, *ks)
+}
+
+func (w *window) newSlot(st *aggStore, key string) int32 {
+	id := st.alloc(key)
+	w.index[key] = id
+	w.order = append(w.order, id)
+	return id
+}
+
+// Watermark fires every window whose end the watermark has reached.
+func (g *WindowAgg) Watermark(wm int64, out Emitter) error {
+	if g.err != nil {
+		return g.err
+	}
+	if wm <= g.wm || (g.opt.Batch && wm != MaxWatermark) {
+		return nil
+	}
+	g.wm = wm
+	return g.fire(out)
+}
+
+// Finish fires what is left. The node sends MaxWatermark before, which
+// has fired everything already; Finish makes the end of input final even
+// without it.
+func (g *WindowAgg) Finish(out Emitter) error {
+	if g.err != nil {
+		return g.err
+	}
+	g.wm = MaxWatermark
+	return g.fire(out)
+}
+
+func (g *WindowAgg) fire(out Emitter) error {
+	if g.spec.Kind == Cumulate {
+		for len(g.cycles) > 0 {
+			c := g.cycles[0]
+			for c.next <= c.start+g.spec.Size && g.fireTime(c.next) <= g.wm {
+				if err := g.fireCumulate(c, c.next, out); err != nil {
+					return err
+				}
+				c.next += g.spec.Step
+			}
+			if c.next <= c.start+g.spec.Size {
+				return nil
+			}
+			for _, id := range c.shared.order {
+				g.st.release(id)
+			}
+			g.cycles[0] = nil
+			g.cycles = g.cycles[1:]
+		}
+		return nil
+	}
+	for len(g.ends) > 0 {
+		w := g.byEnd[g.ends[0]]
+		if w.fire > g.wm {
+			return nil
+		}
+		for _, id := range w.order {
+			if err := g.emit(id, w.start, w.end, w.fire, out); err != nil {
+				return err
+			}
+			g.st.release(id)
+		}
+		delete(g.byEnd, w.end)
+		g.ends = g.ends[1:]
+	}
+	return nil
+}
+
+// fireCumulate merges the slice ending at end into c's shared groups and
+// emits the window [c.start, end).
+func (g *WindowAgg) fireCumulate(c *cycle, end int64, out Emitter) error {
+	if w := g.byEnd[end]; w != nil {
+		for _, id := range w.order {
+			key := g.st.keys[id]
+			sid, ok := c.shared.index[key]
+			if !ok {
+				sid = c.shared.newSlot(g.st, key)
+			}
+			g.st.merge(sid, id)
+			g.st.release(id)
+		}
+		delete(g.byEnd, end)
+		if i, ok := slices.BinarySearch(g.ends, end); ok {
+			g.ends = slices.Delete(g.ends, i, i+1)
+		}
+	}
+	fire := g.fireTime(end)
+	for _, id := range c.shared.order {
+		if err := g.emit(id, c.start, end, fire, out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (g *WindowAgg) emit(id int32, start, end, fire int64, out Emitter) error {
+	nk := len(g.keys)
+	r := g.arena.row(nk + 3 + len(g.res))
+	if err := decodeKey(r[:nk], g.st.keys[id]); err != nil {
+		return fmt.Errorf("window aggregate: %w", err)
+	}
+	r[nk] = row.TimestampValue(start)
+	r[nk+1] = row.TimestampValue(end)
+	if g.timeID == row.TimestampLTZ {
+		r[nk+2] = row.TimestampLTZValue(fire - 1000)
+	} else {
+		r[nk+2] = row.TimestampValue(end - 1000)
+	}
+	g.st.results(id, r[nk+3:])
+	out.Emit(row.Insert, r)
+	return nil
+}
+
+// toLocal moves an LTZ instant to the Zone's wall clock, where windows are
+// aligned.
+func (g *WindowAgg) toLocal(ts int64) int64 {
+	if g.opt.Zone == nil || g.timeID != row.TimestampLTZ {
+		return ts
+	}
+	return ts + zoneOffset(g.opt.Zone, ts)
+}
+
+// fireTime is the watermark at which a window ending at end (wall clock)
+// fires: end itself, or for LTZ in a Zone the instant of that wall clock;
+// in a daylight-saving overlap the later one, in a gap the instant after
+// it (Flink's toEpochMillsForTimer).
+func (g *WindowAgg) fireTime(end int64) int64 {
+	if g.opt.Zone == nil || g.timeID != row.TimestampLTZ {
+		return end
+	}
+	const day = 86_400_000_000
+	a, b := end-zoneOffset(g.opt.Zone, end-day), end-zoneOffset(g.opt.Zone, end+day)
+	aok := a+zoneOffset(g.opt.Zone, a) == end
+	bok := b+zoneOffset(g.opt.Zone, b) == end
+	switch {
+	case aok && !bok:
+		return a
+	case bok && !aok:
+		return b
+	}
+	return max(a, b)
+}
+
+// zoneOffset is loc's UTC offset at the instant ts, in microseconds.
+func zoneOffset(loc *time.Location, ts int64) int64 {
+	_, off := time.UnixMicro(ts).In(loc).Zone()
+	return int64(off) * 1_000_000
+}
+
+var (
+	_ Operator = (*WindowAgg)(nil)
+	_ Counters = (*WindowAgg)(nil)
+)
