@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -92,6 +93,9 @@ type Sink struct {
 	buf []byte
 	// dirty is set when bytes were written since the last fsync.
 	dirty bool
+	// syncDirs are directories whose new entries (the file, directories
+	// Open created) the next Flush makes durable.
+	syncDirs []string
 	// syncErr stays once an fsync failed: the kernel may have dropped the
 	// pages it could not write, so a later fsync succeeding proves nothing.
 	syncErr error
@@ -140,9 +144,14 @@ func (s *Sink) Open(ctx context.Context) error {
 	if s.f != nil || s.closed {
 		return s.errorf("opened twice")
 	}
+	dirs, err := newEntries(s.path)
+	if err != nil {
+		return s.errorf("%w", err)
+	}
 	if err := os.MkdirAll(filepath.Dir(s.path), 0o755); err != nil {
 		return s.errorf("%w", err)
 	}
+	s.syncDirs = dirs
 	flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
 	if s.append {
 		flags = os.O_WRONLY | os.O_CREATE | os.O_APPEND
@@ -237,14 +246,53 @@ func (s *Sink) flush() error {
 	if err := s.writeOut(); err != nil {
 		return err
 	}
-	if !s.dirty {
-		return nil
+	if s.dirty {
+		if err := s.f.Sync(); err != nil {
+			s.syncErr = s.errorf("fsync: %w (data written since the last flush may be lost)", err)
+			return s.syncErr
+		}
+		s.dirty = false
 	}
-	if err := s.f.Sync(); err != nil {
-		s.syncErr = s.errorf("fsync: %w (data written since the last flush may be lost)", err)
-		return s.syncErr
+	for len(s.syncDirs) > 0 {
+		if err := syncDir(s.syncDirs[0]); err != nil {
+			return s.errorf("%w", err)
+		}
+		s.syncDirs = s.syncDirs[1:]
 	}
-	s.dirty = false
+	return nil
+}
+
+// newEntries lists the directories that will get a new entry when path
+// and its missing parents are created, innermost first: a new file is
+// durable only once those directories are synced too.
+func newEntries(path string) ([]string, error) {
+	if _, err := os.Stat(path); err == nil {
+		return nil, nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	var dirs []string
+	for dir := filepath.Dir(path); ; dir = filepath.Dir(dir) {
+		dirs = append(dirs, dir)
+		_, err := os.Stat(dir)
+		if err == nil || !errors.Is(err, fs.ErrNotExist) || filepath.Dir(dir) == dir {
+			return dirs, nil
+		}
+	}
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("fsync directory %s: %w", dir, err)
+	}
 	return nil
 }
 

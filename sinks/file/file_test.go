@@ -390,3 +390,43 @@ func TestLifecycleErrors(t *testing.T) {
 		t.Error("Flush after Close succeeded")
 	}
 }
+
+func TestNewEntries(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "old.csv"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		path string
+		want []string
+	}{
+		{"old.csv", nil},
+		{"new.csv", []string{"."}},
+		{"a/b/new.csv", []string{"a/b", "a", "."}},
+	}
+	for _, tt := range tests {
+		got, err := newEntries(filepath.Join(dir, tt.path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range got {
+			if got[i], err = filepath.Rel(dir, got[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+			t.Errorf("%s: %v, want %v", tt.path, got, tt.want)
+		}
+	}
+	// Open and Flush sync them all and forget them.
+	s := open(t, filepath.Join(dir, "x", "y", "out.csv"), "", connector.Append)
+	if len(s.syncDirs) != 3 {
+		t.Fatalf("Open recorded %v, want 3 directories", s.syncDirs)
+	}
+	if err := s.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.syncDirs) != 0 {
+		t.Errorf("after Flush %v are still to sync", s.syncDirs)
+	}
+}
