@@ -272,6 +272,13 @@ func (q *queryBuilder) aggregate(sel *sql.Select, s *scope) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Show aggregate calls, not their internal column names, in explain.
+	for j, name := range aggNames {
+		out.Label = strings.ReplaceAll(out.Label, "`"+name+"`", sql.Format(calls[j]))
+	}
+	for i, k := range keyExprs {
+		out.Label = strings.ReplaceAll(out.Label, "`"+keyNames[i]+"`", sql.Format(k))
+	}
 	if sel.Distinct {
 		return q.distinct(out), nil
 	}

@@ -88,9 +88,9 @@ func (p *Plan) operator(n *Node) (runtime.Operator, error) {
 		if n.Input.Mode.Updating {
 			return runtime.NewGroupAgg(n.keys, nil, runtime.GroupAggOptions{Batch: n.batch}), nil
 		}
-		return runtime.NewDistinct(n.keys, n.batch), nil
+		return runtime.NewDistinct(), nil
 	case WindowAggNode:
-		return runtime.NewWindowAgg(*n.window, n.keys, n.aggs), nil
+		return runtime.NewWindowAgg(*n.window, n.keys, n.aggs, runtime.WindowOptions{Batch: n.batch}), nil
 	}
 	return nil, fmt.Errorf("plan: no operator for node %q", n.Label)
 }

@@ -105,10 +105,12 @@ func (b *builder) chooseMode(sk *Sink) error {
 			sk.Mode, sk.Key = connector.Upsert, declared
 		case !in.Mode.Updating && caps.Append:
 			sk.Mode = connector.Append
+		case in.Mode.Updating && caps.Retract && caps.AutoRetract:
+			// A sink that writes the kinds themselves (print,
+			// debezium-json) shows the whole changelog.
+			sk.Mode = connector.Retract
 		case in.Mode.Updating && caps.Upsert && (hasKey || !caps.UpsertNeedsKey):
 			sk.Mode, sk.Key = connector.Upsert, key
-		case in.Mode.Updating && caps.Retract && caps.AutoRetract:
-			sk.Mode = connector.Retract
 		case in.Mode.Updating:
 			return refuse(s, modeWord(caps), sk.Input, caps)
 		default:
