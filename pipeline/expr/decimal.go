@@ -93,10 +93,14 @@ func rescale(u int64, from, to int) (int64, bool) {
 }
 
 func decAdd(a int64, sa int, b int64, sb int, s, p int) (int64, error) {
-	x, ok1 := rescale(a, sa, s)
-	y, ok2 := rescale(b, sb, s)
-	if !ok1 || !ok2 {
-		return 0, errDecimalOverflow
+	x, y := a, b
+	if sa != s || sb != s {
+		var ok1, ok2 bool
+		x, ok1 = rescale(a, sa, s)
+		y, ok2 = rescale(b, sb, s)
+		if !ok1 || !ok2 {
+			return 0, errDecimalOverflow
+		}
 	}
 	z := x + y
 	if (x >= 0) == (y >= 0) && (z >= 0) != (x >= 0) || !fits(z, p) {
