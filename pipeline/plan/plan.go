@@ -81,6 +81,8 @@ func Build(p *spec.Pipeline, env Env) (*Plan, error) {
 		env:  env,
 		plan: &Plan{Spec: p, Batch: p.Execution == "batch", tables: map[string]*Table{}},
 		tr:   map[string]*spec.Transform{},
+
+		attempted: map[string]bool{},
 	}
 	for _, s := range p.Sources {
 		b.source(s)
@@ -94,7 +96,7 @@ func Build(p *spec.Pipeline, env Env) (*Plan, error) {
 	if b.plan.Batch {
 		for _, s := range b.plan.Sources {
 			if s.Conn != nil && !s.Conn.Bounded() {
-				b.errs.Addf(p.ExecutionPos, "execution", "execution: batch needs bounded sources, but source %q (%s) is unbounded; set `rows:` or use execution: streaming", s.Spec.Name, s.Spec.Type)
+				b.errs.Addf(p.ExecutionPos, "execution", "batch execution needs bounded sources, but source %q (%s) is unbounded; set `rows:` or use execution: streaming", s.Spec.Name, s.Spec.Type)
 			}
 		}
 	}
@@ -113,8 +115,13 @@ type builder struct {
 	errs spec.List
 	tr   map[string]*spec.Transform
 	// building holds the transforms being planned, to find cycles.
-	building []string
+	building  []string
+	attempted map[string]bool
 }
+
+// errReported fails a query that reads a table whose own errors are
+// already reported, without adding another.
+var errReported = errors.New("reported")
 
 // sqlError places an error from the SQL text s into the file.
 func (b *builder) sqlError(s *spec.SQL, path string, err error) {
@@ -287,9 +294,6 @@ func (b *builder) compileParsed(e sql.Expr, s *spec.SQL, path string, schema row
 // transform plans a transform, planning first the transforms it reads.
 func (b *builder) transform(t *spec.Transform, from *sql.TableRef) *Table {
 	key := strings.ToLower(t.Name)
-	if tab, ok := b.plan.tables[key]; ok {
-		return tab
-	}
 	for i, name := range b.building {
 		if name == key {
 			cycle := append(append([]string(nil), b.building[i:]...), key)
@@ -297,6 +301,10 @@ func (b *builder) transform(t *spec.Transform, from *sql.TableRef) *Table {
 			return nil
 		}
 	}
+	if b.attempted[key] {
+		return b.plan.tables[key] // nil when it failed: its errors are reported
+	}
+	b.attempted[key] = true
 	if t.SQL == nil {
 		return nil
 	}
@@ -309,6 +317,9 @@ func (b *builder) transform(t *spec.Transform, from *sql.TableRef) *Table {
 	}
 	qb := &queryBuilder{b: b, sql: t.SQL, path: t.Path + ".sql", transform: t.Name}
 	root, err := qb.query(q)
+	if errors.Is(err, errReported) {
+		return nil
+	}
 	if err != nil {
 		b.sqlError(t.SQL, t.Path+".sql", err)
 		return nil

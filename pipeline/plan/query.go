@@ -47,9 +47,9 @@ func (q *queryBuilder) from(f sql.FromItem) (*scope, error) {
 	case *sql.TableRef:
 		tab, ok := q.b.table(f.Name.Name)
 		if !ok {
-			if tr, isTr := q.b.tr[strings.ToLower(f.Name.Name)]; isTr && tr != nil {
-				// A transform that failed to plan has its own error; or a cycle.
-				return nil, errAt(f.Name.At, "table %q cannot be read: see its own error", f.Name.Name)
+			if _, isTr := q.b.tr[strings.ToLower(f.Name.Name)]; isTr {
+				// A transform that failed to plan, or a cycle: reported.
+				return nil, errReported
 			}
 			hint := ""
 			if c := spec.Closest(f.Name.Name, q.b.tableNames()); c != "" {
@@ -80,7 +80,10 @@ func (q *queryBuilder) from(f sql.FromItem) (*scope, error) {
 func (q *queryBuilder) windowScope(w *sql.WindowTVF) (*scope, error) {
 	tab, ok := q.b.table(w.Table.Name)
 	if !ok {
-		return nil, errAt(w.Table.At, "table %q not found", w.Table.Name)
+		if _, isTr := q.b.tr[strings.ToLower(w.Table.Name)]; isTr {
+			return nil, errReported
+		}
+		return nil, errAt(w.Table.At, "table %q not found: it is not a source or transform of this pipeline%s", w.Table.Name, suggest(w.Table.Name, q.b.tableNames()))
 	}
 	in := tab.Root
 	col := in.Schema.Index(w.TimeCol.Name)
