@@ -64,7 +64,3 @@ func (e *Error) Snippet(src string) string {
 	caret.WriteByte('^')
 	return text + "\n" + caret.String()
 }
-
-func errorf(p Pos, msg string, expected ...string) *Error {
-	return &Error{Pos: p, Msg: msg, Expected: expected}
-}

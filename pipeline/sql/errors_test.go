@@ -2,7 +2,11 @@ package sql
 
 import (
 	"errors"
+	"flag"
+	"fmt"
+	"os"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -213,5 +217,56 @@ func TestPosShift(t *testing.T) {
 		if got := tc.p.Shift(base, 6); got != tc.want {
 			t.Errorf("%v.Shift = %v, want %v", tc.p, got, tc.want)
 		}
+	}
+}
+
+func TestNestingLimit(t *testing.T) {
+	for _, src := range []string{
+		"SELECT " + strings.Repeat("(", 300) + "a" + strings.Repeat(")", 300) + " FROM t",
+		"SELECT " + strings.Repeat("- ", 300) + "a FROM t",
+		"SELECT " + strings.Repeat("NOT ", 300) + "a FROM t",
+		strings.Repeat("(", 300) + "SELECT a FROM t" + strings.Repeat(")", 300),
+		"SELECT a FROM " + strings.Repeat("(SELECT a FROM ", 300) + "t" + strings.Repeat(")", 300),
+	} {
+		_, err := Parse(src)
+		if err == nil || !strings.Contains(err.Error(), "nested too deeply") {
+			t.Errorf("Parse(%.40q...) = %v, want a nesting error", src, err)
+		}
+	}
+	ok := "SELECT " + strings.Repeat("(", 100) + "a" + strings.Repeat(")", 100) + " FROM t"
+	if _, err := Parse(ok); err != nil {
+		t.Errorf("100 levels: %v", err)
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite testdata/errors.golden")
+
+// TestErrorGolden keeps what users see, message and caret, in one file
+// that reviews show as a whole.
+func TestErrorGolden(t *testing.T) {
+	var b strings.Builder
+	for _, tc := range errorCases {
+		_, err := Parse(tc.in)
+		var e *Error
+		if !errors.As(err, &e) {
+			t.Fatalf("Parse(%q) = %v", tc.in, err)
+		}
+		fmt.Fprintf(&b, "== %q\n%s\n", tc.in, e)
+		if s := e.Snippet(tc.in); s != "" {
+			b.WriteString(s + "\n")
+		}
+	}
+	const path = "testdata/errors.golden"
+	if *update {
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -run TestErrorGolden -update)", err)
+	}
+	if got := b.String(); got != string(want) {
+		t.Errorf("error output differs from %s (go test -run TestErrorGolden -update, then review the diff):\n%s", path, got)
 	}
 }

@@ -97,6 +97,9 @@ func timestampPrecision(s string) (int, bool) {
 		return 0, false
 	}
 	_, clock, _ := strings.Cut(s, " ")
+	if strings.Trim(clock, "0123456789:.") != "" {
+		return 0, false // no zone or 'T': Flink's literal is a wall clock
+	}
 	_, frac, hasFrac := strings.Cut(clock, ".")
 	if !hasFrac {
 		return 0, true

@@ -65,7 +65,7 @@ func (p *parser) parseQueryTerm(q *Query) *Error {
 		}
 		q.Selects = append(q.Selects, s)
 		return nil
-	case t.isPunct("(") && p.startsQuery(1):
+	case t.isPunct("(") && (p.startsQuery(1) || p.peek(1).isPunct("(")):
 		p.next()
 		inner, err := p.parseQuery()
 		if err != nil {
@@ -93,7 +93,9 @@ func (p *parser) parseQueryTerm(q *Query) *Error {
 func (p *parser) startsQuery(k int) bool {
 	// Looking further than the nesting limit is pointless: the parse
 	// fails there anyway, and a bound keeps hostile input linear.
-	for stop := k + maxDepth; p.peek(k).isPunct("(") && k < stop; k++ {
+	stop := k + maxDepth
+	for k < stop && p.peek(k).isPunct("(") {
+		k++
 	}
 	t := p.peek(k)
 	return t.is("SELECT") || t.is("WITH") || t.is("VALUES")
