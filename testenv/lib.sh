@@ -27,18 +27,19 @@ if [[ -z "${ETLD_TESTENV_DIR:-}" ]]; then
 fi
 export ETLD_TESTENV_DIR
 
-# Fixed loopback addresses; the Go tests get them through testenv/.env.
+# Loopback addresses; the Go tests get them through testenv/.env. The ports
+# can be moved (with a separate ETLD_TESTENV_DIR) to run a second set.
 MYSQL_HOST=127.0.0.1
-MYSQL_PORT=3306
+MYSQL_PORT=${ETLD_TESTENV_MYSQL_PORT:-3306}
 MYSQL_DB=etld_test
 MYSQL_USER=etld
 MYSQL_PASSWORD=etld-test-pw
 KAFKA_HOST=127.0.0.1
-KAFKA_PORT=9092
-KAFKA_CONTROLLER_PORT=9093
+KAFKA_PORT=${ETLD_TESTENV_KAFKA_PORT:-9092}
+KAFKA_CONTROLLER_PORT=${ETLD_TESTENV_KAFKA_CONTROLLER_PORT:-9093}
 ES_HOST=127.0.0.1
-ES_PORT=9200
-ES_TRANSPORT_PORT=9300
+ES_PORT=${ETLD_TESTENV_ES_PORT:-9200}
+ES_TRANSPORT_PORT=${ETLD_TESTENV_ES_TRANSPORT_PORT:-9300}
 
 log() {
 	printf '%s [testenv/%s] %s\n' "$(date +%H:%M:%S)" "${TESTENV_SERVICE:-main}" "$*" >&2
@@ -55,6 +56,10 @@ fail_with_log() {
 	shift
 	log "ERROR: $*"
 	if [[ -r "$file" ]]; then
+		if grep -q -E 'ERROR|FATAL' "$file"; then
+			log "first error lines in $file:"
+			grep -m 8 -E 'ERROR|FATAL' "$file" | cut -c1-400 | sed 's/^/    | /' >&2
+		fi
 		log "last 60 lines of $file:"
 		tail -n 60 "$file" | sed 's/^/    | /' >&2
 	else
