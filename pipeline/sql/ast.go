@@ -1,12 +1,3 @@
-// Package sql parses etld's SQL: a subset of Flink SQL (SELECT with WHERE,
-// GROUP BY, HAVING, UNION ALL, subqueries in FROM and the TUMBLE, HOP and
-// CUMULATE window table functions) into an AST that the planner binds and
-// the expression compiler compiles.
-//
-// The parser is hand-written recursive descent. It never panics; every
-// failure is an *Error with the position of the offending token. Keywords
-// are case-insensitive; identifiers keep the case they were written in
-// (resolution is case-insensitive and belongs to the planner).
 package sql
 
 import (
@@ -63,7 +54,12 @@ type Query struct {
 }
 
 // Pos returns the position of the first SELECT.
-func (q *Query) Pos() Pos { return q.Selects[0].Pos() }
+func (q *Query) Pos() Pos {
+	if len(q.Selects) == 0 || q.Selects[0] == nil {
+		return Pos{}
+	}
+	return q.Selects[0].Pos()
+}
 
 // Select is one SELECT block.
 type Select struct {
@@ -91,7 +87,12 @@ type SelectItem struct {
 }
 
 // Pos returns the position of the item's expression.
-func (s *SelectItem) Pos() Pos { return s.Expr.Pos() }
+func (s *SelectItem) Pos() Pos {
+	if s.Expr == nil {
+		return Pos{}
+	}
+	return s.Expr.Pos()
+}
 
 // TableRef reads a source or transform by name.
 type TableRef struct {
@@ -339,7 +340,16 @@ type Binary struct {
 }
 
 // Pos returns the position of the left operand (the first token).
-func (b *Binary) Pos() Pos { return b.L.Pos() }
+func (b *Binary) Pos() Pos { return leftPos(b.L, b.OpAt) }
+
+// leftPos is the position of a node's left operand, or of its operator
+// when a hand-built node lacks the operand.
+func leftPos(x Expr, op Pos) Pos {
+	if x == nil {
+		return op
+	}
+	return x.Pos()
+}
 
 // IsKind says what an IS test checks.
 type IsKind uint8
@@ -375,7 +385,7 @@ type IsExpr struct {
 }
 
 // Pos returns the position of X.
-func (e *IsExpr) Pos() Pos { return e.X.Pos() }
+func (e *IsExpr) Pos() Pos { return leftPos(e.X, e.OpAt) }
 
 // Between is X [NOT] BETWEEN Lo AND Hi.
 type Between struct {
@@ -386,7 +396,7 @@ type Between struct {
 }
 
 // Pos returns the position of X.
-func (e *Between) Pos() Pos { return e.X.Pos() }
+func (e *Between) Pos() Pos { return leftPos(e.X, e.OpAt) }
 
 // InList is X [NOT] IN (List...). List has at least one element.
 type InList struct {
@@ -397,7 +407,7 @@ type InList struct {
 }
 
 // Pos returns the position of X.
-func (e *InList) Pos() Pos { return e.X.Pos() }
+func (e *InList) Pos() Pos { return leftPos(e.X, e.OpAt) }
 
 // Like is X [NOT] LIKE Pattern [ESCAPE Escape].
 type Like struct {
@@ -409,7 +419,7 @@ type Like struct {
 }
 
 // Pos returns the position of X.
-func (e *Like) Pos() Pos { return e.X.Pos() }
+func (e *Like) Pos() Pos { return leftPos(e.X, e.OpAt) }
 
 // Call is a function call. Name is upper-cased (function names are
 // case-insensitive). COUNT(*) has Star set and no Args; COUNT(DISTINCT x)

@@ -36,6 +36,9 @@ func (f *formatter) node(n Node) {
 	case Expr:
 		f.expr(n, precLowest)
 	case *When:
+		if n == nil {
+			return
+		}
 		f.w("WHEN ")
 		f.expr(n.Cond, precLowest)
 		f.w(" THEN ")
@@ -46,6 +49,10 @@ func (f *formatter) node(n Node) {
 }
 
 func (f *formatter) query(q *Query) {
+	if q == nil {
+		f.w("?")
+		return
+	}
 	for i, s := range q.Selects {
 		if i > 0 {
 			f.w(" UNION ALL ")
@@ -55,6 +62,10 @@ func (f *formatter) query(q *Query) {
 }
 
 func (f *formatter) selectBlock(s *Select) {
+	if s == nil {
+		f.w("?")
+		return
+	}
 	f.w("SELECT ")
 	if s.Distinct {
 		f.w("DISTINCT ")
@@ -84,6 +95,10 @@ func (f *formatter) selectBlock(s *Select) {
 }
 
 func (f *formatter) selectItem(it *SelectItem) {
+	if it == nil {
+		f.w("?")
+		return
+	}
 	f.expr(it.Expr, precLowest)
 	f.alias(it.Alias)
 }
@@ -385,6 +400,9 @@ func (f *formatter) caseExpr(c *Case) {
 		f.expr(c.Operand, precLowest)
 	}
 	for _, w := range c.Whens {
+		if w == nil {
+			continue
+		}
 		f.w(" WHEN ")
 		f.expr(w.Cond, precLowest)
 		f.w(" THEN ")
