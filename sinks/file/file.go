@@ -72,6 +72,9 @@ func Register(r *connector.Registry) {
 // Sink writes changes to a file. Bind, Open, Write, Flush and Close are
 // called from one goroutine; BytesWritten from any.
 //
+// Errors name the file; the runtime adds the sink's name, and Bind, whose
+// errors the planner reports as they are, adds it itself.
+//
 // Write buffers encoded records and writes them out in large chunks; Flush
 // writes the rest and fsyncs. The sink keeps its own buffer rather than a
 // bufio.Writer so that a failed write keeps what it could not write, and a
@@ -116,12 +119,12 @@ func (s *Sink) Bind(in connector.SinkInput) error {
 	case connector.Append:
 	case connector.Retract:
 		if i := schema.Index(opColumn); i >= 0 {
-			return s.errorf("retract mode writes the change kind into a column %q, and the input has one already (column %d); rename it with AS in the query", opColumn, i+1)
+			return s.bindErrorf("retract mode writes the change kind into a column %q, and the input has one already (column %d); rename it with AS in the query", opColumn, i+1)
 		}
 		op := row.Field{Name: opColumn, Type: row.Type{ID: row.String, NotNull: true}}
 		schema = row.NewSchema(append([]row.Field{op}, schema.Fields...)...)
 	default:
-		return s.errorf("cannot run in %s mode: a file takes append or retract", in.Mode)
+		return s.bindErrorf("cannot run in %s mode: a file takes append or retract", in.Mode)
 	}
 	enc, err := s.formats.NewEncoder(s.format, schema)
 	if err != nil {
@@ -146,10 +149,10 @@ func (s *Sink) Open(ctx context.Context) error {
 	}
 	dirs, err := newEntries(s.path)
 	if err != nil {
-		return s.errorf("%w", err)
+		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(s.path), 0o755); err != nil {
-		return s.errorf("%w", err)
+		return err
 	}
 	s.syncDirs = dirs
 	flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
@@ -158,12 +161,12 @@ func (s *Sink) Open(ctx context.Context) error {
 	}
 	f, err := os.OpenFile(s.path, flags, 0o644)
 	if err != nil {
-		return s.errorf("%w", err)
+		return err
 	}
 	s.f = f
 	st, err := f.Stat()
 	if err != nil {
-		return s.errorf("%w", err)
+		return err
 	}
 	s.buf = make([]byte, 0, bufferSize+bufferSize/4)
 	if h, ok := s.enc.(connector.HeaderEncoder); ok && st.Size() == 0 {
@@ -222,7 +225,7 @@ func (s *Sink) writeOut() error {
 	}
 	s.buf = s.buf[:copy(s.buf, s.buf[n:])]
 	if err != nil {
-		return s.errorf("%w", err)
+		return err
 	}
 	return nil
 }
@@ -248,14 +251,14 @@ func (s *Sink) flush() error {
 	}
 	if s.dirty {
 		if err := s.f.Sync(); err != nil {
-			s.syncErr = s.errorf("fsync: %w (data written since the last flush may be lost)", err)
+			s.syncErr = fmt.Errorf("%w (data written since the last flush may be lost)", err)
 			return s.syncErr
 		}
 		s.dirty = false
 	}
 	for len(s.syncDirs) > 0 {
 		if err := syncDir(s.syncDirs[0]); err != nil {
-			return s.errorf("%w", err)
+			return err
 		}
 		s.syncDirs = s.syncDirs[1:]
 	}
@@ -310,13 +313,18 @@ func (s *Sink) Close(ctx context.Context) error {
 	flushErr := s.flush()
 	closeErr := s.f.Close()
 	s.f = nil
-	if closeErr != nil {
-		closeErr = s.errorf("%w", closeErr)
-	}
 	return errors.Join(flushErr, closeErr)
 }
 
+// errorf prefixes the file's path to the sink's own errors; errors of the
+// os package name it already, and the runtime adds the sink's name.
 func (s *Sink) errorf(format string, args ...any) error {
+	return fmt.Errorf("%s: "+format, append([]any{s.path}, args...)...)
+}
+
+// bindErrorf names the sink as well: the planner reports Bind's errors
+// among those of every sink.
+func (s *Sink) bindErrorf(format string, args ...any) error {
 	return fmt.Errorf("sink %q (%s): "+format, append([]any{s.name, s.path}, args...)...)
 }
 

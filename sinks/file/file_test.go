@@ -267,12 +267,12 @@ func TestWriteErrors(t *testing.T) {
 	}{{
 		name:    "update in append mode",
 		changes: []row.Change{change(row.Insert, "a", 1), change(row.UpdateAfter, "a", 2)},
-		wantErr: []string{`sink "out"`, "out.csv", "change 1", "+U in append mode", "mode: retract"},
+		wantErr: []string{"out.csv: change 1", "+U in append mode", "mode: retract"},
 		want:    "a,1\n",
 	}, {
 		name:    "row the encoder refuses",
 		changes: []row.Change{change(row.Insert, "a", 1), {Kind: row.Insert, Row: row.Row{row.StringValue("x")}}},
-		wantErr: []string{`sink "out"`, "change 1", "+I[x]"},
+		wantErr: []string{"out.csv: change 1", "+I[x]"},
 		want:    "a,1\n",
 	}}
 	for _, tt := range tests {
@@ -343,7 +343,7 @@ func TestFailedWriteKeepsData(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := s.Flush(context.Background())
-	if err == nil || !strings.Contains(err.Error(), "no space left") || !strings.Contains(err.Error(), `sink "out" (/dev/full)`) {
+	if err == nil || !strings.Contains(err.Error(), "write /dev/full: no space left") {
 		t.Fatalf("Flush to a full disk: %v", err)
 	}
 	// The disk frees up: the same sink, now over a file with room.

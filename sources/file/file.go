@@ -52,7 +52,6 @@ func New(cfg Config, env connector.SourceEnv) (*Source, error) {
 		return nil, err
 	}
 	s := &Source{
-		name:    env.Name,
 		pattern: cfg.Path,
 		dec:     dec,
 		width:   env.Schema.Len(),
@@ -90,6 +89,9 @@ func Register(r *connector.Registry) {
 // Position then names the record that failed, so that no checkpoint can
 // step over it.
 //
+// Errors name the file, and the line where a record is at fault; the
+// runtime adds the source's name.
+//
 // Every record goes to the decoder, a blank one too: the format knows what
 // a blank line means (csv and json skip it, raw makes it an empty string, a
 // one-column csv a NULL). Only blank lines before a header are skipped.
@@ -120,12 +122,12 @@ func (s *Source) Bounded() bool { return true }
 // its offset.
 func (s *Source) Open(ctx context.Context) error {
 	if s.opened {
-		return fmt.Errorf("source %q: opened twice", s.name)
+		return errors.New("opened twice")
 	}
 	s.opened = true
 	files, err := s.match()
 	if err != nil {
-		return s.errorf("%w", err)
+		return err
 	}
 	s.files = files
 	if s.restore == nil || s.restore.File == "" {
@@ -134,7 +136,7 @@ func (s *Source) Open(ctx context.Context) error {
 	p := s.restore
 	i := slices.Index(files, p.File)
 	if i < 0 {
-		return s.errorf("checkpoint position is in %s, which %q no longer names", p.File, s.pattern)
+		return fmt.Errorf("checkpoint position is in %s, which %q no longer names", p.File, s.pattern)
 	}
 	return s.openFile(i, p.Offset, p.Line)
 }
@@ -180,15 +182,15 @@ func (s *Source) openFile(i int, offset, line int64) error {
 	name := s.files[i]
 	f, err := os.Open(name)
 	if err != nil {
-		return s.errorf("%w", err)
+		return err
 	}
 	s.f = f
 	st, err := f.Stat()
 	if err != nil {
-		return s.errorf("%w", err)
+		return err
 	}
 	if offset > st.Size() {
-		return s.errorf("checkpoint offset %d is past the end of %s (%d bytes): the file changed since", offset, name, st.Size())
+		return fmt.Errorf("checkpoint offset %d is past the end of %s (%d bytes): the file changed since", offset, name, st.Size())
 	}
 	s.rd.reset(f, 0, 1)
 	s.inHeader = s.header != nil
@@ -204,7 +206,7 @@ func (s *Source) openFile(i int, offset, line int64) error {
 		return err
 	}
 	if _, err := f.Seek(offset, io.SeekStart); err != nil {
-		return s.errorf("%w", err)
+		return err
 	}
 	s.rd.reset(f, offset, line)
 	return nil
@@ -216,7 +218,7 @@ func (s *Source) openFile(i int, offset, line int64) error {
 func (s *Source) checkBoundary(name string, offset int64) error {
 	var b [1]byte
 	if _, err := s.f.ReadAt(b[:], offset-1); err != nil {
-		return s.errorf("read %s: %w", name, err)
+		return fmt.Errorf("read %s: %w", name, err)
 	}
 	if b[0] == '\n' {
 		return nil
@@ -224,7 +226,7 @@ func (s *Source) checkBoundary(name string, offset int64) error {
 	if _, err := s.f.ReadAt(b[:], offset); err == io.EOF {
 		return nil
 	}
-	return s.errorf("checkpoint offset %d in %s is not at the start of a record: the file changed since", offset, name)
+	return fmt.Errorf("checkpoint offset %d in %s is not at the start of a record: the file changed since", offset, name)
 }
 
 // readHeader reads the current file's header record, skipping blank lines
@@ -234,16 +236,16 @@ func (s *Source) readHeader() error {
 	for {
 		rec, line, err := s.rd.next()
 		if err == io.EOF {
-			return s.errorf("%s: the header is gone: the file changed since the checkpoint", name)
+			return fmt.Errorf("%s: the header is gone: the file changed since the checkpoint", name)
 		}
 		if err != nil {
-			return s.errorf("%s:%d: %w", name, line, err)
+			return fmt.Errorf("%s:%d: %w", name, line, err)
 		}
 		if len(rec) == 0 {
 			continue
 		}
 		if err := s.header.DecodeHeader(rec); err != nil {
-			return s.errorf("%s:%d: header: %w", name, line, err)
+			return fmt.Errorf("%s:%d: header: %w", name, line, err)
 		}
 		s.inHeader = false
 		return nil
@@ -265,7 +267,7 @@ func (s *Source) Read(ctx context.Context, max int) (*row.Batch, error) {
 		return nil, s.err
 	}
 	if !s.opened || s.files == nil {
-		return nil, s.errorf("read before open")
+		return nil, errors.New("read before open")
 	}
 	if max <= 0 {
 		max = defaultBatch
@@ -295,7 +297,7 @@ func (s *Source) Read(ctx context.Context, max int) (*row.Batch, error) {
 			return b, io.EOF
 		}
 		if err != nil {
-			return s.fail(b, s.errorf("%s:%d: %w", s.files[s.cur], line, err))
+			return s.fail(b, fmt.Errorf("%s:%d: %w", s.files[s.cur], line, err))
 		}
 		if s.inHeader {
 			if len(rec) == 0 {
@@ -305,7 +307,7 @@ func (s *Source) Read(ctx context.Context, max int) (*row.Batch, error) {
 			if err := s.header.DecodeHeader(rec); err != nil {
 				s.rd.unread()
 				s.inHeader = true
-				return s.fail(b, s.errorf("%s:%d: header: %w", s.files[s.cur], line, err))
+				return s.fail(b, fmt.Errorf("%s:%d: header: %w", s.files[s.cur], line, err))
 			}
 			continue
 		}
@@ -330,7 +332,8 @@ func (s *Source) Read(ctx context.Context, max int) (*row.Batch, error) {
 }
 
 // rejectRecord hands a record the decoder refused to the on_error policy,
-// and returns the error that stops the source, if any.
+// and returns the error that stops the source, if any. Without a policy the
+// record itself is that error.
 func (s *Source) rejectRecord(rec []byte, line int64, err error) error {
 	bad := connector.BadRecord{
 		Position: fmt.Sprintf("%s:%d", s.files[s.cur], line),
@@ -338,17 +341,11 @@ func (s *Source) rejectRecord(rec []byte, line int64, err error) error {
 		Err:      err,
 	}
 	if s.reject == nil {
-		return s.errorf("%w", bad)
+		return bad
 	}
-	err = s.reject(bad)
-	if err == nil {
-		return nil
-	}
-	var named connector.BadRecord
-	if !errors.As(err, &named) {
-		err = fmt.Errorf("%s: %w", bad.Position, err)
-	}
-	return s.errorf("%w", err)
+	// The policy's error goes out as it is (SourceEnv.Reject's contract):
+	// the policy names the position, and says what to set to go on.
+	return s.reject(bad)
 }
 
 // fail returns what was read before err and keeps err for the next Read,
@@ -361,17 +358,13 @@ func (s *Source) fail(b *row.Batch, err error) (*row.Batch, error) {
 	return nil, err
 }
 
-func (s *Source) errorf(format string, args ...any) error {
-	return fmt.Errorf("source %q: "+format, append([]any{s.name}, args...)...)
-}
-
 // Close closes the current file. It is safe after a failed Open and twice.
 func (s *Source) Close(ctx context.Context) error {
 	if s.err == nil {
-		s.err = s.errorf("closed")
+		s.err = fmt.Errorf("closed")
 	}
 	if err := s.closeFile(); err != nil {
-		return s.errorf("%w", err)
+		return err
 	}
 	return nil
 }

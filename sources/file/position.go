@@ -3,6 +3,7 @@ package file
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 )
 
@@ -35,7 +36,7 @@ func (s *Source) Position() ([]byte, error) {
 	}
 	out, err := json.Marshal(p)
 	if err != nil {
-		return nil, s.errorf("encode position: %w", err)
+		return nil, fmt.Errorf("encode position: %w", err)
 	}
 	return out, nil
 }
@@ -44,10 +45,10 @@ func (s *Source) Position() ([]byte, error) {
 func (s *Source) Restore(pos []byte) error {
 	p, err := decodePosition(pos)
 	if err != nil {
-		return s.errorf("restore: %w", err)
+		return fmt.Errorf("restore: %w", err)
 	}
 	if s.opened {
-		return s.errorf("restore after open")
+		return errors.New("restore after open")
 	}
 	s.restore = &p
 	return nil
