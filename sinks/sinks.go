@@ -3,12 +3,14 @@ package sinks
 
 import (
 	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/sinks/blackhole"
 	"github.com/etld/etld/sinks/file"
 	"github.com/etld/etld/sinks/print"
 )
 
 // Register adds every built-in sink to r.
 func Register(r *connector.Registry) {
+	blackhole.Register(r)
 	file.Register(r)
 	print.Register(r)
 }

@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 
+	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/expr"
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime"
@@ -66,6 +67,7 @@ func (p *Plan) Graph() (*runtime.Graph, error) {
 		g.Sinks = append(g.Sinks, &runtime.SinkNode{
 			Node:  runtime.Node{Name: s.Spec.Name, Kind: "sink"},
 			Input: in, Sink: s.Conn, Mode: s.Mode,
+			Key: s.Key, Compact: s.Mode == connector.Upsert && p.Spec.MiniBatch,
 		})
 	}
 	return g, nil

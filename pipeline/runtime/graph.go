@@ -74,6 +74,12 @@ type SinkNode struct {
 	// FlushInterval is how often buffered rows are flushed while data
 	// flows (default 1 s); the end of input always flushes.
 	FlushInterval time.Duration
+	// Key is the upsert key (Upsert mode). With Compact, only the last
+	// change of each key within a batch reaches the sink: an upsert sink
+	// keeps the last state of a key, so the ones before it are wasted
+	// writes (Flink's mini-batch).
+	Key     []int
+	Compact bool
 }
 
 // message is what travels on a channel: a batch or a watermark.

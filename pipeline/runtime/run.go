@@ -353,6 +353,9 @@ func runSink(ctx context.Context, n *SinkNode, in <-chan message) (err error) {
 func (n *SinkNode) admit(b *row.Batch) (*row.Batch, error) {
 	switch n.Mode {
 	case connector.Upsert:
+		if n.Compact && b.Len() > 1 {
+			return n.compact(b), nil
+		}
 		drop := 0
 		for _, c := range b.Changes {
 			if c.Kind == row.UpdateBefore {
@@ -377,4 +380,30 @@ func (n *SinkNode) admit(b *row.Batch) (*row.Batch, error) {
 		}
 	}
 	return b, nil
+}
+
+// compact keeps, for each key, only the last of its +I, +U and -D changes
+// in b, in the order of those last changes: what an upsert sink ends with
+// is the same, with fewer writes.
+func (n *SinkNode) compact(b *row.Batch) *row.Batch {
+	last := make(map[string]int, b.Len())
+	var key []byte
+	for i, c := range b.Changes {
+		if c.Kind == row.UpdateBefore {
+			continue
+		}
+		key = row.KeyOf(key[:0], c.Row, n.Key)
+		last[string(key)] = i
+	}
+	out := &row.Batch{Changes: make([]row.Change, 0, len(last))}
+	for i, c := range b.Changes {
+		if c.Kind == row.UpdateBefore {
+			continue
+		}
+		key = row.KeyOf(key[:0], c.Row, n.Key)
+		if last[string(key)] == i {
+			out.Changes = append(out.Changes, c)
+		}
+	}
+	return out
 }

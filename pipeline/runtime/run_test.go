@@ -202,3 +202,36 @@ func TestCalcFilterOverUpdates(t *testing.T) {
 		t.Errorf("got\n%swant\n%s", got.String(), want)
 	}
 }
+
+func TestUpsertSinkCompactsEachKeyToItsLastChange(t *testing.T) {
+	k := func(kind row.Kind, key string, n int64) row.Change {
+		return row.Change{Kind: kind, Row: row.Row{row.StringValue(key), row.BigIntValue(n)}}
+	}
+	in := &row.Batch{Changes: []row.Change{
+		k(row.Insert, "a", 1),
+		k(row.Insert, "b", 1),
+		k(row.UpdateBefore, "a", 1),
+		k(row.UpdateAfter, "a", 2),
+		k(row.Insert, "c", 1),
+		k(row.Delete, "b", 1),
+		k(row.UpdateBefore, "a", 2),
+		k(row.UpdateAfter, "a", 3),
+	}}
+	cases := []struct {
+		compact bool
+		want    string
+	}{
+		{true, "+I[c, 1]\n-D[b, 1]\n+U[a, 3]\n"},
+		{false, "+I[a, 1]\n+I[b, 1]\n+U[a, 2]\n+I[c, 1]\n-D[b, 1]\n+U[a, 3]\n"},
+	}
+	for _, tc := range cases {
+		n := &SinkNode{Mode: connector.Upsert, Key: []int{0}, Compact: tc.compact}
+		out, err := n.admit(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.String() != tc.want {
+			t.Errorf("compact=%v:\n%swant\n%s", tc.compact, out, tc.want)
+		}
+	}
+}

@@ -25,6 +25,9 @@ type Pipeline struct {
 	ExecutionPos Pos
 	// CheckpointInterval is 0 when the file does not set it.
 	CheckpointInterval time.Duration
+	// MiniBatch folds the changes of one key within a batch before they
+	// reach an upsert sink (default true; `mini_batch: false` turns it off).
+	MiniBatch bool
 
 	Sources    []*Source
 	Transforms []*Transform
@@ -306,10 +309,10 @@ func (p *parser) sql(n *yaml.Node, path string) *SQL {
 	return s
 }
 
-var topKeys = []string{"version", "name", "execution", "checkpoint_interval", "sources", "transforms", "sinks"}
+var topKeys = []string{"version", "name", "execution", "checkpoint_interval", "mini_batch", "sources", "transforms", "sinks"}
 
 func (p *parser) pipeline(root *yaml.Node) *Pipeline {
-	pl := &Pipeline{File: p.file, Execution: "streaming"}
+	pl := &Pipeline{File: p.file, Execution: "streaming", MiniBatch: true}
 	f := p.fields(root, "", topKeys)
 	if root.Kind != yaml.MappingNode {
 		return pl
@@ -339,6 +342,15 @@ func (p *parser) pipeline(root *yaml.Node) *Pipeline {
 			p.errs.Addf(p.pos(v), "checkpoint_interval", "%v", err)
 		}
 		pl.CheckpointInterval = d
+	}
+	if v, ok := f["mini_batch"]; ok {
+		switch p.str(v, "mini_batch") {
+		case "true":
+		case "false":
+			pl.MiniBatch = false
+		default:
+			p.errs.Addf(p.pos(v), "mini_batch", "want true or false, got %s", kindName(v))
+		}
 	}
 	tables := map[string]Pos{}
 	declare := func(name string, pos Pos, path string) {

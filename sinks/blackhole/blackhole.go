@@ -1,0 +1,45 @@
+// Package blackhole is Flink's blackhole connector: a sink that takes any
+// changelog and discards it. It measures what a pipeline costs without the
+// cost of a target.
+package blackhole
+
+import (
+	"context"
+	"sync/atomic"
+
+	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/pipeline/row"
+)
+
+// Config has no options.
+type Config struct{}
+
+// Register adds the blackhole sink to r.
+func Register(r *connector.Registry) {
+	connector.RegisterSink(r, "blackhole", "discards every change (for benchmarks and dry runs)", New)
+}
+
+// New returns a blackhole sink.
+func New(Config, connector.SinkEnv) (connector.Sink, error) { return &Sink{}, nil }
+
+// Sink counts and discards.
+type Sink struct {
+	rows atomic.Int64
+}
+
+// Rows is the number of changes discarded.
+func (s *Sink) Rows() int64 { return s.rows.Load() }
+
+func (s *Sink) Capabilities() connector.Capabilities {
+	return connector.Capabilities{Append: true, Upsert: true, Retract: true, AutoRetract: true}
+}
+func (s *Sink) Bind(connector.SinkInput) error { return nil }
+func (s *Sink) Open(context.Context) error     { return nil }
+func (s *Sink) Write(_ context.Context, b *row.Batch) error {
+	s.rows.Add(int64(b.Len()))
+	return nil
+}
+func (s *Sink) Flush(context.Context) error { return nil }
+func (s *Sink) Close(context.Context) error { return nil }
+
+var _ connector.Sink = (*Sink)(nil)
