@@ -96,7 +96,6 @@ func Register(r *connector.Registry) {
 // a blank line means (csv and json skip it, raw makes it an empty string, a
 // one-column csv a NULL). Only blank lines before a header are skipped.
 type Source struct {
-	name    string
 	pattern string
 	dec     connector.Decoder
 	header  connector.HeaderDecoder // nil when the format reads no header
