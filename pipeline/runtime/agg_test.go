@@ -13,7 +13,9 @@ import (
 // aggOut records emitted changes in Flink's print form.
 type aggOut struct{ lines []string }
 
-func (o *aggOut) Emit(k row.Kind, r row.Row) { o.lines = append(o.lines, row.Change{Kind: k, Row: r}.String()) }
+func (o *aggOut) Emit(k row.Kind, r row.Row) {
+	o.lines = append(o.lines, row.Change{Kind: k, Row: r}.String())
+}
 
 func (o *aggOut) take() []string { l := o.lines; o.lines = nil; return l }
 
