@@ -176,18 +176,19 @@ func (s *Source) match() ([]string, error) {
 // of line. A resumed file with a header has it read again first, since
 // the decoder may map columns by it.
 func (s *Source) openFile(i int, offset, line int64) error {
-	s.closeFile()
-	s.cur = i
 	name := s.files[i]
 	f, err := os.Open(name)
 	if err != nil {
+		// Position still names the end of the file before, which is true.
 		return err
 	}
-	s.f = f
 	st, err := f.Stat()
 	if err != nil {
+		f.Close()
 		return err
 	}
+	s.closeFile()
+	s.cur, s.f = i, f
 	if offset > st.Size() {
 		return fmt.Errorf("checkpoint offset %d is past the end of %s (%d bytes): the file changed since", offset, name, st.Size())
 	}
@@ -360,12 +361,9 @@ func (s *Source) fail(b *row.Batch, err error) (*row.Batch, error) {
 // Close closes the current file. It is safe after a failed Open and twice.
 func (s *Source) Close(ctx context.Context) error {
 	if s.err == nil {
-		s.err = fmt.Errorf("closed")
+		s.err = errors.New("read after close")
 	}
-	if err := s.closeFile(); err != nil {
-		return err
-	}
-	return nil
+	return s.closeFile()
 }
 
 var (

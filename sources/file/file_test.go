@@ -503,3 +503,23 @@ func TestLargeFile(t *testing.T) {
 		t.Errorf("position at the end %s, want %s", pos, want)
 	}
 }
+
+// TestGlobFileGoneMidway: a matched file deleted before its turn stops the
+// source with its name, and the position stays at the end of the one before.
+func TestGlobFileGoneMidway(t *testing.T) {
+	h := newHarness(t)
+	a := h.write("a.csv", "s1,1,1\n")
+	b := h.write("b.csv", "s2,2,2\n")
+	s := h.open("path: "+filepath.Join(h.dir, "*.csv"), sensorSchema)
+	if err := os.Remove(b); err != nil {
+		t.Fatal(err)
+	}
+	got, err := readAll(s, 10)
+	if len(got) != 1 || err == nil || !strings.Contains(err.Error(), b) {
+		t.Fatalf("read %q, %v; want one row and an error naming %s", got, err, b)
+	}
+	pos, _ := s.Position()
+	if want := fmt.Sprintf(`"file":%q,"offset":7,"line":2`, a); !strings.Contains(string(pos), want) {
+		t.Errorf("position %s, want %s", pos, want)
+	}
+}
