@@ -21,10 +21,11 @@ LOGS="$STATE/logs"
 TMP="$STATE/tmp"
 RUN="$STATE/run"
 PIDFILE="$RUN/elasticsearch.pid" # written by Elasticsearch itself (-p)
+PROC_MATCH="-Des.path.home=$ES_HOME" # in our node's command line
 STARTLOG="$LOGS/startup.log"
 SERVERLOG="$LOGS/etld-test.log" # <cluster.name>.log
 URL="http://$ES_HOST:$ES_PORT"
-START_TIMEOUT=${ETLD_TESTENV_ES_TIMEOUT:-240}
+START_TIMEOUT=${ETLD_TESTENV_ES_TIMEOUT:-300}
 HEAP=${ETLD_TESTENV_ES_HEAP:--Xms512m -Xmx1g}
 ES_USER=etldtest
 
@@ -145,7 +146,7 @@ start() {
 	check_java "$JAVA_HOME_DIR"
 	ensure_user
 	install
-	if pid_alive "$PIDFILE" java; then
+	if pid_alive "$PIDFILE" java "$PROC_MATCH"; then
 		log "our node (pid $(<"$PIDFILE")) is running but not ready yet"
 	elif port_open "$ES_PORT"; then
 		die "port $ES_PORT is taken by something that is not a ready Elasticsearch (no yellow health with X-Elastic-Product)"
@@ -154,14 +155,14 @@ start() {
 		launch
 	fi
 	local rc=0
-	wait_service "$START_TIMEOUT" "cluster health yellow" "$PIDFILE" java ready || rc=$?
+	wait_service "$START_TIMEOUT" "cluster health yellow" "$PIDFILE" java "$PROC_MATCH" ready || rc=$?
 	((rc == 0)) || fail_with_log "$SERVERLOG" "Elasticsearch did not become ready on $URL"
 	log "ready after $((SECONDS - t0))s on $URL"
 }
 
 stop() {
-	if pid_alive "$PIDFILE" java; then
-		stop_pid "$PIDFILE" java 90
+	if pid_alive "$PIDFILE" java "$PROC_MATCH"; then
+		stop_pid "$PIDFILE" java "$PROC_MATCH" 90
 		log "stopped"
 	elif port_open "$ES_PORT"; then
 		log "a server on port $ES_PORT was not started by testenv; leaving it alone"

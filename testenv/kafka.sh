@@ -17,9 +17,10 @@ LIB="$STATE/lib"
 CONF="$STATE/config"
 DATA="$STATE/data"
 PIDFILE="$STATE/kafka.pid"
+PROC_MATCH="$CONF/server.properties" # in our broker's command line
 LOGFILE="$STATE/kafka.log"
 BOOTSTRAP="$KAFKA_HOST:$KAFKA_PORT"
-START_TIMEOUT=${ETLD_TESTENV_KAFKA_TIMEOUT:-180}
+START_TIMEOUT=${ETLD_TESTENV_KAFKA_TIMEOUT:-240}
 HEAP=${ETLD_TESTENV_KAFKA_HEAP:--Xms256m -Xmx512m}
 
 JAVA_HOME_DIR=$(java_home)
@@ -136,7 +137,7 @@ launch() {
 		>"$LOGFILE" 2>&1 </dev/null &
 	echo $! >"$PIDFILE"
 	# Until setsid has exec'd java the pid's command name is not yet java.
-	wait_for 10 "the java process" pid_alive "$PIDFILE" java ||
+	wait_for 10 "the java process" pid_alive "$PIDFILE" java "$PROC_MATCH" ||
 		fail_with_log "$LOGFILE" "the broker process did not start"
 }
 
@@ -145,7 +146,7 @@ start() {
 	check_java "$JAVA_HOME_DIR"
 	install
 	write_config
-	if pid_alive "$PIDFILE" java; then
+	if pid_alive "$PIDFILE" java "$PROC_MATCH"; then
 		log "our broker (pid $(<"$PIDFILE")) is running; checking it"
 	elif port_open "$KAFKA_PORT"; then
 		if api_versions; then
@@ -158,16 +159,16 @@ start() {
 		launch
 	fi
 	local rc=0
-	wait_service "$START_TIMEOUT" "port $KAFKA_PORT" "$PIDFILE" java port_open "$KAFKA_PORT" || rc=$?
+	wait_service "$START_TIMEOUT" "port $KAFKA_PORT" "$PIDFILE" java "$PROC_MATCH" port_open "$KAFKA_PORT" || rc=$?
 	((rc == 0)) || fail_with_log "$LOGFILE" "the broker did not open $BOOTSTRAP"
-	wait_service "$START_TIMEOUT" "an ApiVersions answer" "$PIDFILE" java api_versions || rc=$?
+	wait_service "$START_TIMEOUT" "an ApiVersions answer" "$PIDFILE" java "$PROC_MATCH" api_versions || rc=$?
 	((rc == 0)) || fail_with_log "$LOGFILE" "the broker does not answer Kafka requests on $BOOTSTRAP"
 	log "ready after $((SECONDS - t0))s on $BOOTSTRAP"
 }
 
 stop() {
-	if pid_alive "$PIDFILE" java; then
-		stop_pid "$PIDFILE" java 60
+	if pid_alive "$PIDFILE" java "$PROC_MATCH"; then
+		stop_pid "$PIDFILE" java "$PROC_MATCH" 60
 		log "stopped"
 	elif port_open "$KAFKA_PORT"; then
 		log "a broker on port $KAFKA_PORT was not started by testenv; leaving it alone"

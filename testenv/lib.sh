@@ -92,24 +92,26 @@ port_open() {
 	(exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
 }
 
-# pid_alive PIDFILE [COMM]: the pid in PIDFILE runs (and its command name
-# is COMM), so a recycled pid is never mistaken for ours.
+# pid_alive PIDFILE COMM MATCH: the pid in PIDFILE runs, its command name is
+# COMM and its command line contains MATCH (a path under the state dir), so a
+# recycled pid, or another service's java, is never mistaken for ours.
 pid_alive() {
-	local pidfile=$1 comm=${2:-} pid
+	local pidfile=$1 comm=$2 match=$3 pid cmdline
 	[[ -s "$pidfile" ]] || return 1
 	pid=$(<"$pidfile")
 	[[ "$pid" =~ ^[0-9]+$ ]] || return 1
 	kill -0 "$pid" 2>/dev/null || return 1
-	if [[ -n "$comm" ]]; then
-		[[ "$(ps -o comm= -p "$pid" 2>/dev/null)" == "$comm" ]] || return 1
-	fi
+	[[ "$(ps -o comm= -p "$pid" 2>/dev/null)" == "$comm" ]] || return 1
+	cmdline=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) || return 1
+	[[ "$cmdline" == *"$match"* ]]
 }
 
-# stop_pid PIDFILE COMM TIMEOUT: SIGTERM the pid in PIDFILE, wait, then
-# SIGKILL it. Only ever touches that one pid, and only if it is COMM.
+# stop_pid PIDFILE COMM MATCH TIMEOUT: SIGTERM the pid in PIDFILE, wait, then
+# SIGKILL it. Only ever touches that one pid, and only if pid_alive says it
+# is ours.
 stop_pid() {
-	local pidfile=$1 comm=$2 timeout=$3 pid
-	if ! pid_alive "$pidfile" "$comm"; then
+	local pidfile=$1 comm=$2 match=$3 timeout=$4 pid
+	if ! pid_alive "$pidfile" "$comm" "$match"; then
 		rm -f "$pidfile"
 		return 0
 	fi
@@ -128,14 +130,14 @@ stop_pid() {
 	rm -f "$pidfile"
 }
 
-# wait_service TIMEOUT DESCRIPTION PIDFILE COMM COMMAND...: like wait_for,
-# but gives up at once (status 2) when the process in PIDFILE has died.
+# wait_service TIMEOUT DESCRIPTION PIDFILE COMM MATCH COMMAND...: like
+# wait_for, but gives up at once (status 2) when our process has died.
 wait_service() {
-	local timeout=$1 what=$2 pidfile=$3 comm=$4
-	shift 4
+	local timeout=$1 what=$2 pidfile=$3 comm=$4 match=$5
+	shift 5
 	local deadline=$((SECONDS + timeout))
 	while ! "$@" >/dev/null 2>&1; do
-		if ! pid_alive "$pidfile" "$comm"; then
+		if ! pid_alive "$pidfile" "$comm" "$match"; then
 			log "the process for $what exited"
 			return 2
 		fi

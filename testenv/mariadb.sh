@@ -13,6 +13,7 @@ STATE="$ETLD_TESTENV_DIR/mariadb"
 DATA="$STATE/data"
 RUN="$STATE/run"
 PIDFILE="$RUN/mariadbd.pid" # written by start-stop-daemon: ours
+PROC_MATCH="--datadir=$DATA" # in our mariadbd's command line
 ERRLOG="$RUN/error.log"
 SOCKET="$RUN/mysqld.sock"
 START_TIMEOUT=${ETLD_TESTENV_MARIADB_TIMEOUT:-90}
@@ -117,7 +118,7 @@ start() {
 		return 0
 	fi
 	install
-	if ! pid_alive "$PIDFILE" mariadbd; then
+	if ! pid_alive "$PIDFILE" mariadbd "$PROC_MATCH"; then
 		if port_open "$MYSQL_PORT"; then
 			die "port $MYSQL_PORT is taken by a server where user $MYSQL_USER cannot log in; stop it or free the port"
 		fi
@@ -127,17 +128,17 @@ start() {
 		log "our mariadbd (pid $(<"$PIDFILE")) runs but is not ready yet"
 	fi
 	local rc=0
-	wait_service "$START_TIMEOUT" "mariadbd socket" "$PIDFILE" mariadbd socket_ping || rc=$?
+	wait_service "$START_TIMEOUT" "mariadbd socket" "$PIDFILE" mariadbd "$PROC_MATCH" socket_ping || rc=$?
 	((rc == 0)) || fail_with_log "$ERRLOG" "mariadbd did not come up"
 	setup_sql >"$RUN/setup.log" 2>&1 || fail_with_log "$RUN/setup.log" "creating $MYSQL_DB and user $MYSQL_USER failed"
-	wait_service "$START_TIMEOUT" "a TCP login as $MYSQL_USER" "$PIDFILE" mariadbd ready || rc=$?
+	wait_service "$START_TIMEOUT" "a TCP login as $MYSQL_USER" "$PIDFILE" mariadbd "$PROC_MATCH" ready || rc=$?
 	((rc == 0)) || fail_with_log "$ERRLOG" "mariadbd does not accept $MYSQL_USER over TCP"
 	log "ready after $((SECONDS - t0))s: $(dsn)"
 }
 
 stop() {
-	if pid_alive "$PIDFILE" mariadbd; then
-		stop_pid "$PIDFILE" mariadbd 60
+	if pid_alive "$PIDFILE" mariadbd "$PROC_MATCH"; then
+		stop_pid "$PIDFILE" mariadbd "$PROC_MATCH" 60
 		log "stopped"
 	elif port_open "$MYSQL_PORT"; then
 		log "a server on port $MYSQL_PORT was not started by testenv; leaving it alone"
