@@ -201,7 +201,7 @@ func (s *Sink) Write(ctx context.Context, b *row.Batch) error {
 		}
 		if err != nil {
 			s.buf = s.buf[:n]
-			return s.errorf("change %d of the batch, %s: %w", i, c, err)
+			return s.errorf("change %d of the batch, %s: %w", i, shorten(c.String()), err)
 		}
 		if len(s.buf) >= bufferSize {
 			if err := s.writeOut(); err != nil {
@@ -224,10 +224,7 @@ func (s *Sink) writeOut() error {
 		s.dirty = true
 	}
 	s.buf = s.buf[:copy(s.buf, s.buf[n:])]
-	if err != nil {
-		return err
-	}
-	return nil
+	return err
 }
 
 // Flush writes out the buffer and fsyncs the file: what was written before
@@ -314,6 +311,15 @@ func (s *Sink) Close(ctx context.Context) error {
 	closeErr := s.f.Close()
 	s.f = nil
 	return errors.Join(flushErr, closeErr)
+}
+
+// shorten keeps an error message readable when a row holds a long text.
+func shorten(s string) string {
+	const max = 200
+	if len(s) <= max {
+		return s
+	}
+	return s[:max] + "..."
 }
 
 // errorf prefixes the file's path to the sink's own errors; errors of the
