@@ -265,25 +265,6 @@ func cmpU(a, b uint64) int {
 	return 0
 }
 
-func cmpF(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	case a == b:
-		return 0
-	}
-	// NaN: Java's Double.compare puts NaN above everything.
-	switch {
-	case math.IsNaN(a) && math.IsNaN(b):
-		return 0
-	case math.IsNaN(a):
-		return 1
-	}
-	return -1
-}
-
 // decToFloat converts a decimal to float64.
 func decToFloat(u int64, s int) float64 {
 	if s < len(pow10) && abs64(u) < 1<<53 {

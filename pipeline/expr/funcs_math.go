@@ -172,6 +172,10 @@ func roundUnscaled(u int64, k int, trunc bool) int64 {
 		return u
 	}
 	if k >= len(pow10) {
+		// |u| < 9.3e18: only k = 19 can still round up, to ±1.
+		if !trunc && k == len(pow10) && abs64(u) >= 5e18 {
+			return int64(cmp64(u, 0))
+		}
 		return 0
 	}
 	q, r := u/pow10[k], u%pow10[k]
@@ -309,12 +313,16 @@ func buildRound(trunc bool) builder {
 				return row.DoubleValue(r), nil
 			})
 		}
-		dv, err := constArg(e, args, min(len(args)-1, 1), "the number of decimal places of a DECIMAL")
-		if err != nil && len(args) == 2 {
-			return nil, err
-		}
 		d := 0
-		if len(args) == 2 && !dv.IsNull() {
+		if len(args) == 2 {
+			// The result type depends on d, so it must be known now.
+			dv, err := constArg(e, args, 1, "the number of decimal places of a DECIMAL")
+			if err != nil {
+				return nil, err
+			}
+			if dv.IsNull() {
+				return constNode(e, t, row.NullValue), nil
+			}
 			d = int(max(min(dv.Int64(), maxPrec), -maxPrec))
 		}
 		rt := roundDecimalType(t.Precision, t.Scale, d)

@@ -85,8 +85,12 @@ func commonExactType(a, b row.Type) row.Type {
 	}
 	p1, s1 := decimalParams(a)
 	p2, s2 := decimalParams(b)
-	d := min(max(p1-s1, p2-s2), maxPrec)
-	s := min(max(s1, s2), maxPrec-d)
+	// Flink keeps the integer digits and gives up fraction digits when
+	// both do not fit 38 digits. Within etld's 18, BIGINT (19 digits)
+	// would then erase every fraction: keep the scale instead, so that a
+	// value too large fails loudly rather than losing its cents.
+	s := min(max(s1, s2), maxPrec)
+	d := min(max(p1-s1, p2-s2), maxPrec-s)
 	return decimalType(d+s, s)
 }
 
