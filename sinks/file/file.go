@@ -315,11 +315,11 @@ func (s *Sink) Close(ctx context.Context) error {
 
 // shorten keeps an error message readable when a row holds a long text.
 func shorten(s string) string {
-	const max = 200
-	if len(s) <= max {
+	const limit = 200
+	if len(s) <= limit {
 		return s
 	}
-	return s[:max] + "..."
+	return s[:limit] + "..."
 }
 
 // errorf prefixes the file's path to the sink's own errors; errors of the
