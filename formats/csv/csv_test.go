@@ -69,6 +69,7 @@ func TestDecode(t *testing.T) {
 		{"quoted empty is the empty string", Options{}, three, `"",1,`, row.Row{s(""), row.IntValue(1), null}},
 		{"quoting", Options{}, three, `"a,b","2","say ""hi""` + "\r\nbye\"", row.Row{s("a,b"), row.IntValue(2), s("say \"hi\"\r\nbye")}},
 		{"unicode and blanks kept in strings", Options{}, three, ` é😀 , 3 ,"  "`, row.Row{s(" é😀 "), row.IntValue(3), s("  ")}},
+		{"byte order mark dropped", Options{}, three, "\uFEFFx,1,y", row.Row{s("x"), row.IntValue(1), s("y")}},
 		{"terminator dropped", Options{}, three, "x,1,y\r\n", row.Row{s("x"), row.IntValue(1), s("y")}},
 		{"semicolon", Options{Delimiter: ";"}, three, `a,b;1;"c;d"`, row.Row{s("a,b"), row.IntValue(1), s("c;d")}},
 		{"tab", Options{Delimiter: `\t`}, three, "a\t1\tc d", row.Row{s("a"), row.IntValue(1), s("c d")}},

@@ -45,7 +45,7 @@ func (d *Decoder) HasHeader() bool { return d.cfg.header }
 // map by position, so a header in another order would silently swap
 // columns).
 func (d *Decoder) DecodeHeader(rec []byte) error {
-	s := strings.TrimPrefix(string(trimTerminator(rec)), "\uFEFF") // Excel's byte order mark
+	s := strings.TrimPrefix(string(trimTerminator(rec)), bom)
 	if err := d.parse(s); err != nil {
 		return err
 	}
@@ -78,6 +78,9 @@ func (d *Decoder) Decode(rec []byte, b *row.Batch) error {
 	// One copy per record; unquoted and simply quoted fields are then
 	// substrings of it and the row does not alias the caller's buffer.
 	s := string(rec)
+	if len(s) >= 3 && s[:3] == bom {
+		s = s[3:]
+	}
 	if err := d.parse(s); err != nil {
 		return err
 	}
@@ -130,6 +133,11 @@ func (d *Decoder) value(i int, f field) (row.Value, error) {
 	}
 	return row.ParseText(f.text, *t)
 }
+
+// bom is the byte order mark Excel and other Windows tools put at the start
+// of a UTF-8 file: dropped at the start of a record, where it can only be
+// the file's first bytes, so that it does not end up in the first value.
+const bom = "\uFEFF"
 
 // trimTerminator drops a trailing \n, \r\n or \r: records from Split have
 // none, but a Kafka message or a line from another splitter may.

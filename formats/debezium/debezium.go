@@ -56,10 +56,11 @@ func NewDecoder(o Options, schema row.Schema) (*Decoder, error) {
 // event holds the offsets of an envelope's members in the record; -1 when
 // absent.
 type event struct {
-	before, after int
-	op            string
-	opPos         int
-	payload       int
+	before, after       int
+	beforeEnd, afterEnd int
+	op                  string
+	opPos               int
+	payload             int
 }
 
 // Decode appends the changes one event carries to b: none for a
@@ -86,8 +87,20 @@ func (d *Decoder) Decode(rec []byte, b *row.Batch) error {
 		if pos < 0 || isNull(s, pos) {
 			return nil, &connector.DecodeError{Err: fmt.Errorf("op %q needs %q, which is null or missing", ev.op, name)}
 		}
+		end := ev.afterEnd
+		if name == "before" {
+			end = ev.beforeEnd
+		}
+		img := s[pos:end]
+		if len(img)*2 < len(s) {
+			// The row's strings point into what they were decoded from;
+			// copying the image lets the rest of the event (a schema
+			// envelope is often most of it) be collected while the row
+			// lives on in an aggregate's state.
+			img = strings.Clone(img)
+		}
 		r := b.NewRow()
-		if _, err := d.codec.DecodeObject(s, pos, r); err != nil {
+		if _, err := d.codec.DecodeObject(img, 0, r); err != nil {
 			var de *connector.DecodeError
 			if errors.As(err, &de) {
 				return nil, &connector.DecodeError{Column: de.Column, Err: fmt.Errorf("in %q: %w", name, de.Err)}
@@ -146,9 +159,13 @@ func readEnvelope(s string, i int, top bool) (event, error) {
 	end, err := json.WalkObject(s, i, func(key string, _, v int) (int, error) {
 		switch key {
 		case "before":
-			ev.before = v
+			end, err := json.SkipValue(s, v)
+			ev.before, ev.beforeEnd = v, end
+			return end, err
 		case "after":
-			ev.after = v
+			end, err := json.SkipValue(s, v)
+			ev.after, ev.afterEnd = v, end
+			return end, err
 		case "op":
 			if isNull(s, v) {
 				break

@@ -39,6 +39,8 @@ func TestDecode(t *testing.T) {
 			[]row.Change{{Kind: row.Insert, Row: r(2, "c", 50)}}},
 		{"payload before schema", `{"payload":{"before":{"id":2,"name":"c","weight":0.5},"op":"d"},"schema":{}}`,
 			[]row.Change{{Kind: row.Delete, Row: r(2, "c", 50)}}},
+		{"big schema envelope", `{"schema":{"fields":"` + strings.Repeat("x", 1000) + `"},"payload":{"after":{"id":3,"name":"n","weight":1},"op":"c"}}`,
+			[]row.Change{{Kind: row.Insert, Row: r(3, "n", 100)}}},
 		{"tombstone: empty", ``, nil},
 		{"tombstone: blank", " \n", nil},
 		{"tombstone: null", "null\n", nil},

@@ -87,6 +87,9 @@ func (d *Decoder) Decode(rec []byte, b *row.Batch) error {
 	s := string(rec)
 	r := b.NewRow()
 	i := SkipSpace(s, 0)
+	if strings.HasPrefix(s[i:], bom) {
+		i = SkipSpace(s, i+len(bom))
+	}
 	end, err := d.codec.DecodeObject(s, i, r)
 	if err != nil {
 		return err
@@ -97,6 +100,10 @@ func (d *Decoder) Decode(rec []byte, b *row.Batch) error {
 	b.Append(row.Insert, r)
 	return nil
 }
+
+// bom is the byte order mark some Windows tools put at the start of a
+// UTF-8 file; Jackson skips it, and so do we.
+const bom = "\uFEFF"
 
 func isBlank(rec []byte) bool {
 	for _, c := range rec {

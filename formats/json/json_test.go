@@ -76,6 +76,8 @@ func TestDecode(t *testing.T) {
 		{"duplicate member: last wins", `{"i":1,"i":2}`,
 			row.Row{null, row.IntValue(2), null, null, null, null, null, null, null, null, null}},
 		{"blank record", " \r\n", nil},
+		{"byte order mark", "\uFEFF{\"i\":3}",
+			row.Row{null, row.IntValue(3), null, null, null, null, null, null, null, null, null}},
 		{"surrounding blanks", " {\"i\" : 3 }\n",
 			row.Row{null, row.IntValue(3), null, null, null, null, null, null, null, null, null}},
 	}
@@ -219,8 +221,8 @@ func TestEncode(t *testing.T) {
 		r    row.Row
 		want string
 	}{
-		{Options{}, r, `{"b":true,"i":-7,"n":1152921504606846976,"f":0.1,"d":1.0E7,"m":-0.05,"s":"q\"\\\n\u0001é\ufffd\u2028","y":"AAEC","dt":"2024-01-02","t":"2024-01-02 10:00:00.12","l":"2024-01-02 10:00:00Z"}` + "\n"},
-		{Options{TimestampFormat: "iso-8601"}, r, `{"b":true,"i":-7,"n":1152921504606846976,"f":0.1,"d":1.0E7,"m":-0.05,"s":"q\"\\\n\u0001é\ufffd\u2028","y":"AAEC","dt":"2024-01-02","t":"2024-01-02T10:00:00.12","l":"2024-01-02T10:00:00Z"}` + "\n"},
+		{Options{}, r, `{"b":true,"i":-7,"n":1152921504606846976,"f":0.1,"d":1.0E7,"m":-0.05,"s":"q\"\\\n\u0001é�\u2028","y":"AAEC","dt":"2024-01-02","t":"2024-01-02 10:00:00.12","l":"2024-01-02 10:00:00Z"}` + "\n"},
+		{Options{TimestampFormat: "iso-8601"}, r, `{"b":true,"i":-7,"n":1152921504606846976,"f":0.1,"d":1.0E7,"m":-0.05,"s":"q\"\\\n\u0001é�\u2028","y":"AAEC","dt":"2024-01-02","t":"2024-01-02T10:00:00.12","l":"2024-01-02T10:00:00Z"}` + "\n"},
 		{Options{}, make(row.Row, len(allTypes)), `{"b":null,"i":null,"n":null,"f":null,"d":null,"m":null,"s":null,"y":null,"dt":null,"t":null,"l":null}` + "\n"},
 		{Options{}, row.Row{9: row.TimestampValue(ts("1969-12-31 23:59:59.000001")), 3: row.FloatValue(float32(math.Inf(-1))), 4: row.DoubleValue(math.NaN()), 10: row.NullValue},
 			`{"b":null,"i":null,"n":null,"f":"-Infinity","d":"NaN","m":null,"s":null,"y":null,"dt":null,"t":"1969-12-31 23:59:59.000001","l":null}` + "\n"},
