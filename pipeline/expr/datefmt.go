@@ -240,10 +240,19 @@ func (f dateFormat) parse(s string) (time.Time, error) {
 				day = v
 			case 'D':
 				yday = v
-			case 'H', 'k':
+			case 'H', 'K':
+				if v > 23 || (fl.letter == 'K' && v > 11) {
+					return time.Time{}, errNoMatch
+				}
+				hour = v
+			case 'k', 'h':
+				if v < 1 || v > 24 || (fl.letter == 'h' && v > 12) {
+					return time.Time{}, errNoMatch
+				}
 				hour = v % 24
-			case 'K', 'h':
-				hour = v % 12
+				if fl.letter == 'h' {
+					hour = v % 12
+				}
 			case 'm':
 				minute = v
 			case 's':

@@ -125,6 +125,17 @@ func decMul(a int64, sa int, b int64, sb int, s, p int) (int64, error) {
 		if q, ok = divRound128(hi, lo, uint64(pow10[k])); !ok {
 			return 0, errDecimalOverflow
 		}
+	case k >= len(pow10) && k <= 2*(len(pow10)-1):
+		// Divide by 10^(k-18) truncating, then by 10^18 rounding: the
+		// first remainder never changes a half-up decision, because the
+		// second divisor is a multiple of 10.
+		d1 := uint64(pow10[k-(len(pow10)-1)])
+		qh, r := hi/d1, hi%d1
+		ql, _ := bits.Div64(r, lo, d1)
+		var ok bool
+		if q, ok = divRound128(qh, ql, uint64(pow10[len(pow10)-1])); !ok {
+			return 0, errDecimalOverflow
+		}
 	default:
 		// The result scale never exceeds sa+sb in Flink's rules; rescale
 		// the other way for completeness.

@@ -252,13 +252,10 @@ func buildSubstring(c *compiler, e *sql.Call, args []*node) (*node, error) {
 // locate is the 1-based character position of needle in s at or after
 // character from (1-based), 0 when absent.
 func locate(needle, s string, from int64) int32 {
-	if from < 1 {
+	if from < 1 || from-1 > int64(utf8.RuneCountInString(s)) {
 		return 0
 	}
 	off := runeOffset(s, from-1)
-	if from > 1 && off >= len(s) && needle != "" {
-		return 0
-	}
 	i := strings.Index(s[off:], needle)
 	if i < 0 {
 		return 0
