@@ -330,3 +330,50 @@ func plainLoop(b *testing.B, in, out string) {
 	o.Sync()
 	o.Close()
 }
+
+// A value that fails in a transform at run time (CAST('12x' AS INT))
+// follows the on_error policy of the source the transform reads.
+func TestRuntimeCastFailureFollowsSourcePolicy(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.csv")
+	if err := os.WriteFile(in, []byte("a,1\nb,12x\nc,3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	yaml := func(policy string) string {
+		return fmt.Sprintf(`version: 1
+name: p
+sources:
+  - name: src
+    type: file
+    path: %s
+    schema: [k STRING, s STRING]
+    on_error: %s
+transforms:
+  - name: q
+    sql: SELECT k, CAST(s AS INT) + 1 AS n FROM src
+sinks:
+  - name: out
+    from: q
+    type: file
+    path: %s
+`, in, policy, filepath.Join(dir, "out.csv"))
+	}
+	s := runFile(t, dir, yaml("skip"))
+	if got := readLines(t, filepath.Join(dir, "out.csv")); strings.Join(got, " ") != "a,2 c,4" {
+		t.Errorf("skip wrote %q", got)
+	}
+	if s.Sources[0].Skipped != 1 {
+		t.Errorf("skipped = %d, want 1", s.Sources[0].Skipped)
+	}
+	path := filepath.Join(dir, "p.yaml")
+	if err := os.WriteFile(path, []byte(yaml("fail")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := pipeline.Load(path, pipeline.Env{Registry: registry(), Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Run(context.Background(), pipeline.RunOptions{}); err == nil || !strings.Contains(err.Error(), "12x") {
+		t.Errorf("fail policy: err = %v, want the bad value named", err)
+	}
+}
