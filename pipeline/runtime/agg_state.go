@@ -39,9 +39,12 @@ func newAggStore(aggs []AggCall, insertOnly, keepKeys bool) *aggStore {
 	for _, c := range aggs {
 		a := newAggSlot(c)
 		if a.kind == accExtreme {
-			if insertOnly {
-				a.val, s.valW = s.valW, s.valW+1
-			} else {
+			// The extreme, or while a retractable one has seen a single
+			// distinct value, that value with its count in a num slot; the
+			// multiset only from the second distinct value on.
+			a.val, s.valW = s.valW, s.valW+1
+			if !insertOnly {
+				a.num, s.numW = s.numW, s.numW+1
 				a.ext, s.extW = s.extW, s.extW+1
 			}
 		} else if n := numSlots[a.kind]; n > 0 {
@@ -185,13 +188,14 @@ func (s *aggStore) apply(id int32, a *aggSlot, nums []int64, v row.Value, add bo
 	case accDec:
 		nums[a.num], nums[a.num+1] = add128(nums[a.num], nums[a.num+1], d*v.Unscaled())
 	case accExtreme:
-		if a.val >= 0 {
-			p := &s.vals[int(id)*s.valW+a.val]
+		p := &s.vals[int(id)*s.valW+a.val]
+		switch {
+		case a.ext < 0: // insert-only
 			if p.IsNull() || a.better(v, *p) {
 				*p = v
 			}
-		} else {
-			s.extremes(id, a).add(v, d)
+		default:
+			s.extremeAdd(id, a, nums, v, d)
 		}
 		return
 	}
@@ -203,14 +207,29 @@ func (a *aggSlot) better(v, cur row.Value) bool {
 	return (a.max && c > 0) || (!a.max && c < 0)
 }
 
-func (s *aggStore) extremes(id int32, a *aggSlot) *extremes {
+// extremeAdd counts v into a retractable MIN/MAX: in the inline single
+// value while there is one distinct value, in the multiset after.
+func (s *aggStore) extremeAdd(id int32, a *aggSlot, nums []int64, v row.Value, d int64) {
 	p := &s.exts[int(id)*s.extW+a.ext]
-	e, _ := (*p).(*extremes)
-	if e == nil {
-		e = &extremes{counts: map[row.Value]extremeCount{}, max: a.max}
-		*p = e
+	if e, _ := (*p).(*extremes); e != nil {
+		e.add(v, d)
+		return
 	}
-	return e
+	one, n := &s.vals[int(id)*s.valW+a.val], &nums[a.num]
+	switch {
+	case *n == 0:
+		*one, *n = v, d
+	case *one == v: // the multiset's identity: the map key equality
+		*n += d
+		if *n == 0 {
+			*one = row.NullValue
+		}
+	default:
+		e := &extremes{counts: map[row.Value]extremeCount{}, max: a.max}
+		e.add(*one, *n)
+		e.add(v, d)
+		*p, *one, *n = e, row.NullValue, 0
+	}
 }
 
 // merge adds slot src's accumulators into dst (window slices).
@@ -243,16 +262,24 @@ func (s *aggStore) merge(dst, src int32) {
 			dn[a.num], dn[a.num+1] = add128x(dn[a.num], dn[a.num+1], sn[a.num], sn[a.num+1])
 			dn[a.num+2] += sn[a.num+2]
 		case accExtreme:
-			if a.val >= 0 {
-				v := s.vals[int(src)*s.valW+a.val]
+			v := s.vals[int(src)*s.valW+a.val]
+			switch {
+			case a.ext < 0:
 				p := &s.vals[int(dst)*s.valW+a.val]
 				if !v.IsNull() && (p.IsNull() || a.better(v, *p)) {
 					*p = v
 				}
-			} else if se, _ := s.exts[int(src)*s.extW+a.ext].(*extremes); se != nil {
-				de := s.extremes(dst, a)
+			case sn[a.num] != 0:
+				s.extremeAdd(dst, a, dn, v, sn[a.num])
+			default:
+				se, _ := s.exts[int(src)*s.extW+a.ext].(*extremes)
+				if se == nil {
+					break
+				}
 				for v, c := range se.counts {
-					de.add(v, c.n)
+					if c.n != 0 {
+						s.extremeAdd(dst, a, dn, v, c.n)
+					}
 				}
 			}
 		default: // accCount, accInt: plain sums
@@ -278,7 +305,10 @@ func (s *aggStore) result(id int32, a *aggSlot, nums []int64) row.Value {
 	case accCount:
 		return row.BigIntValue(nums[a.num])
 	case accExtreme:
-		if a.val >= 0 {
+		switch {
+		case a.ext < 0:
+			return s.vals[int(id)*s.valW+a.val]
+		case nums[a.num] > 0:
 			return s.vals[int(id)*s.valW+a.val]
 		}
 		if e, _ := s.exts[int(id)*s.extW+a.ext].(*extremes); e != nil {

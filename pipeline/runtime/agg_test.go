@@ -227,14 +227,33 @@ func TestExtremesMatchBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, isMax := range []bool{false, true} {
 		e := &extremes{counts: map[row.Value]extremeCount{}, max: isMax}
+		// The same through a store, which keeps a single value inline.
+		call := AggCall{Func: Min, ArgType: tBigInt}
+		if isMax {
+			call.Func = Max
+		}
+		st := newAggStore([]AggCall{call}, false, false)
+		id := st.alloc("")
+		res := make([]row.Value, 1)
 		counts := map[int64]int64{}
 		for step := range 20000 {
 			v := rng.Int64N(200)
+			if step%1000 < 100 {
+				v %= 2 // stretches of one or two values: inline, spill
+			}
 			d := int64(1)
 			if rng.IntN(5) < 2 {
 				d = -1
 			}
 			e.add(row.BigIntValue(v), d)
+			st.update(id, row.Row{row.BigIntValue(v)}, d > 0)
+			if step%3000 == 2999 {
+				st.release(id) // start again from an empty, inline state
+				id = st.alloc("")
+				e = &extremes{counts: map[row.Value]extremeCount{}, max: isMax}
+				clear(counts)
+				continue
+			}
 			counts[v] += d
 			want := "null"
 			best := int64(0)
@@ -249,6 +268,9 @@ func TestExtremesMatchBruteForce(t *testing.T) {
 			}
 			if got := e.top().String(); got != want {
 				t.Fatalf("max=%v step %d: extreme %s, want %s", isMax, step, got, want)
+			}
+			if st.results(id, res); res[0].String() != want {
+				t.Fatalf("max=%v step %d: store's extreme %s, want %s", isMax, step, res[0], want)
 			}
 			if len(e.heap) > 2*len(e.counts)+64 {
 				t.Fatalf("step %d: heap of %d entries for %d values", step, len(e.heap), len(e.counts))

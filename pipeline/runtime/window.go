@@ -117,29 +117,34 @@ type WindowOptions struct {
 	Zone *time.Location
 }
 
-// window is the state of one TUMBLE or HOP window, or of one CUMULATE
-// step slice: its groups in the order they were first seen.
-type window struct {
-	start, end int64 // on the windows' clock: local wall clock for LTZ in a Zone
-	fire       int64 // the watermark that fires it: end on the time attribute's clock
-	index      map[string]int32
-	order      []int32
+// slice is the state of one slice of time: a TUMBLE window, a HOP slide,
+// a CUMULATE step. A row is accumulated into one slice, however many
+// windows hold it (Flink's slicing); a HOP window merges its slices when it
+// fires. Groups are kept in the order they were first seen.
+type slice struct {
+	end   int64 // on the windows' clock: local wall clock for LTZ in a Zone
+	index map[string]int32
+	order []int32
 }
 
+func newSlice(end int64) *slice { return &slice{end: end, index: map[string]int32{}} }
+
 // cycle is one CUMULATE size-long period: shared holds the groups of its
-// fired slices, into which each later window's slice is merged (Flink's
-// slice-shared state), so a row is accumulated once, not once per window.
+// fired step slices, into which each later window's slice is merged, so
+// that a window of n steps costs one merge, not n.
 type cycle struct {
 	start, next int64 // next: the end of the next window to fire
-	shared      window
+	shared      slice
 }
 
 // WindowAgg is a window aggregate over TUMBLE, HOP or CUMULATE (Flink's
-// window TVF aggregation). Each insert-only input row goes to its
-// windows; when the watermark reaches a window's end the window emits one
-// +I per key, in window_end order and within a window in the order keys
-// were first seen, and its state is freed. A row whose windows have all
-// fired is late: dropped and counted (Dropped, "late").
+// window TVF aggregation). Each insert-only input row counts in every
+// window that holds it; when the watermark reaches a window's end the
+// window emits one +I per key, in window_end order and within a window in
+// the order keys were first seen, and state no later window needs is
+// freed. A row whose windows have all fired is late: dropped and counted
+// (Dropped, "late"); a row some of whose windows have fired counts in the
+// others.
 //
 // Output rows: [key columns..., window_start, window_end, window_time,
 // aggregate results...] (see WindowColumns).
@@ -151,10 +156,12 @@ type WindowAgg struct {
 	err     error
 	width   int
 	wm      int64
-	timeID  row.TypeID // the time attribute's type, from the first row
-	byEnd   map[int64]*window
-	ends    []int64 // of byEnd, ascending
-	cycles  []*cycle
+	timeID  row.TypeID       // the time attribute's type, from the first row
+	slices  map[int64]*slice // by end
+	pending []int64          // TUMBLE/HOP: ends of windows to fire, ascending
+	cycles  []*cycle         // CUMULATE, by start
+	merged  map[string]int32 // HOP: scratch for merging a window's slices
+	mOrder  []int32
 	kbuf    []byte
 	res     []row.Value
 	arena   rowArena
@@ -166,13 +173,14 @@ type WindowAgg struct {
 // error.
 func NewWindowAgg(w WindowSpec, keys []int, aggs []AggCall, opt WindowOptions) *WindowAgg {
 	g := &WindowAgg{
-		spec:  w,
-		keys:  keys,
-		opt:   opt,
-		st:    newAggStore(aggs, true, true),
-		wm:    NoWatermark,
-		byEnd: map[int64]*window{},
-		res:   make([]row.Value, len(aggs)),
+		spec:   w,
+		keys:   keys,
+		opt:    opt,
+		st:     newAggStore(aggs, true, true),
+		wm:     NoWatermark,
+		slices: map[int64]*slice{},
+		merged: map[string]int32{},
+		res:    make([]row.Value, len(aggs)),
 	}
 	g.width, g.err = inputWidth(keys, aggs)
 	if g.err == nil {
@@ -227,34 +235,13 @@ func (g *WindowAgg) add(k row.Kind, r row.Row) error {
 		return err
 	}
 	g.kbuf = row.KeyOf(g.kbuf[:0], r, g.keys)
-	key := ""
 	local := g.toLocal(ts)
 	wm := g.wm
 	if g.opt.Batch {
 		wm = NoWatermark
 	}
 	s := &g.spec
-	switch s.Kind {
-	case Tumble:
-		start := windowStart(local, s.Offset, s.Size)
-		w := g.window(start, start+s.Size, wm)
-		if w == nil {
-			g.dropped++
-			return nil
-		}
-		g.st.update(w.slot(g.st, g.kbuf, &key), r, true)
-	case Hop:
-		n := 0
-		for start := windowStart(local, s.Offset, s.Slide); start > local-s.Size; start -= s.Slide {
-			if w := g.window(start, start+s.Size, wm); w != nil {
-				g.st.update(w.slot(g.st, g.kbuf, &key), r, true)
-				n++
-			}
-		}
-		if n == 0 {
-			g.dropped++
-		}
-	case Cumulate:
+	if s.Kind == Cumulate {
 		start := windowStart(local, s.Offset, s.Size)
 		if g.fireTime(start+s.Size) <= wm {
 			g.dropped++
@@ -262,13 +249,60 @@ func (g *WindowAgg) add(k row.Kind, r row.Row) error {
 		}
 		c := g.cycle(start, wm)
 		end := windowStart(local, s.Offset, s.Step) + s.Step
-		w := &c.shared // the row's slice has fired: it is in every window left
+		w := &c.shared // the row's step has fired: it is in every window left
 		if g.fireTime(end) > wm {
-			w = g.window(start, end, wm)
+			w = g.slice(end)
 		}
-		g.st.update(w.slot(g.st, g.kbuf, &key), r, true)
+		g.st.update(w.slot(g.st, g.kbuf), r, true)
+		return nil
 	}
+	// TUMBLE is HOP with slide = size: one slice per window.
+	slide := g.slide()
+	end := windowStart(local, s.Offset, slide) + slide
+	last := end + s.Size - slide // the last window holding the slice
+	if g.fireTime(last) <= wm {
+		g.dropped++
+		return nil
+	}
+	w := g.slices[end]
+	if w == nil {
+		w = g.slice(end)
+		for e := end; e <= last; e += slide {
+			if g.fireTime(e) > wm {
+				g.schedule(e)
+			}
+		}
+	}
+	g.st.update(w.slot(g.st, g.kbuf), r, true)
 	return nil
+}
+
+func (g *WindowAgg) slide() int64 {
+	if g.spec.Kind == Hop {
+		return g.spec.Slide
+	}
+	return g.spec.Size
+}
+
+func (g *WindowAgg) slice(end int64) *slice {
+	w := g.slices[end]
+	if w == nil {
+		w = newSlice(end)
+		g.slices[end] = w
+	}
+	return w
+}
+
+// schedule adds a window end to fire, once.
+func (g *WindowAgg) schedule(end int64) {
+	n := len(g.pending)
+	if n > 0 && g.pending[n-1] < end { // the common case: time moves on
+		g.pending = append(g.pending, end)
+		return
+	}
+	if i, ok := slices.BinarySearch(g.pending, end); !ok {
+		g.pending = slices.Insert(g.pending, i, end)
+	}
 }
 
 // windowStart is Flink's TimeWindow.getWindowStartWithOffset.
@@ -280,23 +314,6 @@ func windowStart(ts, offset, size int64) int64 {
 	return ts - r
 }
 
-// window returns the open window ending at end, creating it, or nil when
-// it has fired.
-func (g *WindowAgg) window(start, end, wm int64) *window {
-	if w := g.byEnd[end]; w != nil {
-		return w
-	}
-	fire := g.fireTime(end)
-	if fire <= wm {
-		return nil
-	}
-	w := &window{start: start, end: end, fire: fire, index: map[string]int32{}}
-	g.byEnd[end] = w
-	i, _ := slices.BinarySearch(g.ends, end)
-	g.ends = slices.Insert(g.ends, i, end)
-	return w
-}
-
 // cycle returns the CUMULATE cycle starting at start, creating it with its
 // first window still to fire.
 func (g *WindowAgg) cycle(start, wm int64) *cycle {
@@ -306,7 +323,7 @@ func (g *WindowAgg) cycle(start, wm int64) *cycle {
 	if ok {
 		return g.cycles[i]
 	}
-	c := &cycle{start: start, next: start + g.spec.Step, shared: window{start: start, index: map[string]int32{}}}
+	c := &cycle{start: start, next: start + g.spec.Step, shared: slice{index: map[string]int32{}}}
 	for g.fireTime(c.next) <= wm {
 		c.next += g.spec.Step
 	}
@@ -324,19 +341,15 @@ func compareInt64(a, b int64) int {
 	return 0
 }
 
-// slot returns key's slot in w, allocating one; *ks caches the key string
-// across the windows of one row.
-func (w *window) slot(st *aggStore, key []byte, ks *string) int32 {
+// slot returns key's slot in w, allocating one.
+func (w *slice) slot(st *aggStore, key []byte) int32 {
 	if id, ok := w.index[string(key)]; ok {
 		return id
 	}
-	if *ks == "" {
-		*ks = string(key)
-	}
-	return w.newSlot(st, *ks)
+	return w.newSlot(st, string(key))
 }
 
-func (w *window) newSlot(st *aggStore, key string) int32 {
+func (w *slice) newSlot(st *aggStore, key string) int32 {
 	id := st.alloc(key)
 	w.index[key] = id
 	w.order = append(w.order, id)
@@ -387,27 +400,77 @@ func (g *WindowAgg) fire(out Emitter) error {
 		}
 		return nil
 	}
-	for len(g.ends) > 0 {
-		w := g.byEnd[g.ends[0]]
-		if w.fire > g.wm {
+	for len(g.pending) > 0 {
+		end := g.pending[0]
+		fire := g.fireTime(end)
+		if fire > g.wm {
 			return nil
 		}
-		for _, id := range w.order {
-			if err := g.emit(id, w.start, w.end, w.fire, out); err != nil {
-				return err
-			}
-			g.st.release(id)
+		g.pending = g.pending[1:]
+		if err := g.fireHop(end, fire, out); err != nil {
+			return err
 		}
-		delete(g.byEnd, w.end)
-		g.ends = g.ends[1:]
 	}
 	return nil
+}
+
+// fireHop emits the TUMBLE or HOP window ending at end and frees its first
+// slice, which no later window holds.
+func (g *WindowAgg) fireHop(end, fire int64, out Emitter) error {
+	size, slide := g.spec.Size, g.slide()
+	first := end - size + slide
+	if first == end { // TUMBLE, or HOP with slide = size: nothing to merge
+		if w := g.slices[end]; w != nil {
+			for _, id := range w.order {
+				if err := g.emit(id, end-size, end, fire, out); err != nil {
+					return err
+				}
+			}
+		}
+		g.dropSlice(end)
+		return nil
+	}
+	clear(g.merged)
+	g.mOrder = g.mOrder[:0]
+	for e := first; e <= end; e += slide {
+		w := g.slices[e]
+		if w == nil {
+			continue
+		}
+		for _, id := range w.order {
+			key := g.st.keys[id]
+			m, ok := g.merged[key]
+			if !ok {
+				m = g.st.alloc(key)
+				g.merged[key] = m
+				g.mOrder = append(g.mOrder, m)
+			}
+			g.st.merge(m, id)
+		}
+	}
+	for _, m := range g.mOrder {
+		if err := g.emit(m, end-size, end, fire, out); err != nil {
+			return err
+		}
+		g.st.release(m)
+	}
+	g.dropSlice(first)
+	return nil
+}
+
+func (g *WindowAgg) dropSlice(end int64) {
+	if w := g.slices[end]; w != nil {
+		for _, id := range w.order {
+			g.st.release(id)
+		}
+		delete(g.slices, end)
+	}
 }
 
 // fireCumulate merges the slice ending at end into c's shared groups and
 // emits the window [c.start, end).
 func (g *WindowAgg) fireCumulate(c *cycle, end int64, out Emitter) error {
-	if w := g.byEnd[end]; w != nil {
+	if w := g.slices[end]; w != nil {
 		for _, id := range w.order {
 			key := g.st.keys[id]
 			sid, ok := c.shared.index[key]
@@ -415,12 +478,8 @@ func (g *WindowAgg) fireCumulate(c *cycle, end int64, out Emitter) error {
 				sid = c.shared.newSlot(g.st, key)
 			}
 			g.st.merge(sid, id)
-			g.st.release(id)
 		}
-		delete(g.byEnd, end)
-		if i, ok := slices.BinarySearch(g.ends, end); ok {
-			g.ends = slices.Delete(g.ends, i, i+1)
-		}
+		g.dropSlice(end)
 	}
 	fire := g.fireTime(end)
 	for _, id := range c.shared.order {

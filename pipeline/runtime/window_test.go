@@ -68,9 +68,9 @@ func runBids(t *testing.T, spec WindowSpec, keys []int, aggs []AggCall, in []row
 	if len(out.lines) > 0 {
 		t.Fatalf("Finish after the final watermark emitted %q", out.lines)
 	}
-	if len(g.byEnd) != 0 || len(g.cycles) != 0 || len(g.st.free) != int(g.st.slots) {
+	if len(g.slices) != 0 || len(g.pending) != 0 || len(g.cycles) != 0 || len(g.st.free) != int(g.st.slots) {
 		t.Fatalf("state left after the final watermark: %d windows, %d cycles, %d of %d slots in use",
-			len(g.byEnd), len(g.cycles), int(g.st.slots)-len(g.st.free), g.st.slots)
+			len(g.slices), len(g.cycles), int(g.st.slots)-len(g.st.free), g.st.slots)
 	}
 	return log
 }
