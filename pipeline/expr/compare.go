@@ -263,6 +263,40 @@ func comparison(op sql.BinaryOp, l, r *node) (evalFn, error) {
 			}, nil
 		}
 	}
+	if r.konst && dom != domDec {
+		// Any expression against a constant: one closure call for the
+		// expression, the comparison inline.
+		le, k := l.eval, r.val
+		switch dom {
+		case domInt:
+			c := k.Int64()
+			return func(rw row.Row) (row.Value, error) {
+				v, err := le(rw)
+				if err != nil || v.IsNull() {
+					return v, err
+				}
+				return boolOf(want[ordInt(v.Int64(), c)]), nil
+			}, nil
+		case domFloat:
+			c := toFloat(k)
+			return func(rw row.Row) (row.Value, error) {
+				v, err := le(rw)
+				if err != nil || v.IsNull() {
+					return v, err
+				}
+				return boolOf(want[ordFloat(toFloat(v), c)]), nil
+			}, nil
+		case domString:
+			c := k.Str()
+			return func(rw row.Row) (row.Value, error) {
+				v, err := le(rw)
+				if err != nil || v.IsNull() {
+					return v, err
+				}
+				return boolOf(want[ordString(v.Str(), c)]), nil
+			}, nil
+		}
+	}
 	ord := ordIntV
 	switch dom {
 	case domFloat:

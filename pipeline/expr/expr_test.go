@@ -245,6 +245,10 @@ func TestComparison(t *testing.T) {
 		{"n IN (b, 42)", "BOOLEAN true"},
 		{"n IN (b, x_i)", "BOOLEAN null"},
 		{"n IN ('a')", "error: IN: cannot compare INT with 'a'"},
+		{"temp * 2 > 60", "BOOLEAN true"},
+		{"n + 1 = 43", "BOOLEAN NOT NULL true"},
+		{"UPPER(id) >= 'SENSOR'", "BOOLEAN NOT NULL true"},
+		{"x_i + 1 < 5", "BOOLEAN null"},
 	})
 }
 

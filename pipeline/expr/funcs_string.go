@@ -47,6 +47,8 @@ func init() {
 		"LPAD":             {min: 3, max: 3, build: buildPad(true)},
 		"RPAD":             {min: 3, max: 3, build: buildPad(false)},
 		"REPEAT":           {min: 2, max: 2, build: buildRepeat},
+		"LEFT":             {min: 2, max: 2, build: buildLeftRight(true)},
+		"RIGHT":            {min: 2, max: 2, build: buildLeftRight(false)},
 		"SPLIT_INDEX":      {min: 3, max: 3, build: buildSplitIndex},
 		"ASCII":            {min: 1, max: 1, build: buildASCII},
 		"CHR":              {min: 1, max: 1, build: buildChr},
@@ -389,6 +391,33 @@ func buildPad(left bool) builder {
 		}
 		return c.fn3(e, row.Type{ID: row.String}, args[0], args[1], args[2], func(s, n, p row.Value) (row.Value, error) {
 			return pad(s.Str(), n.Int64(), p.Str(), left)
+		})
+	}
+}
+
+// buildLeftRight is LEFT(s, n) / RIGHT(s, n): the first or last n
+// characters; a negative n gives ''.
+func buildLeftRight(left bool) builder {
+	return func(c *compiler, e *sql.Call, args []*node) (*node, error) {
+		if err := check(e, args, "a STRING", isStringy, 0); err != nil {
+			return nil, err
+		}
+		if err := check(e, args, "an integer", isInteger, 1); err != nil {
+			return nil, err
+		}
+		return c.fn2(e, strType(args...), args[0], args[1], func(s, n row.Value) (row.Value, error) {
+			str, k := s.Str(), n.Int64()
+			if k <= 0 {
+				return row.StringValue(""), nil
+			}
+			if left {
+				return row.StringValue(str[:runeOffset(str, k)]), nil
+			}
+			have := int64(utf8.RuneCountInString(str))
+			if k >= have {
+				return s, nil
+			}
+			return row.StringValue(str[runeOffset(str, have-k):]), nil
 		})
 	}
 }
