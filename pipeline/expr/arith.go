@@ -221,7 +221,7 @@ func (c *compiler) timeArith(e sql.Expr, opAt sql.Pos, bop sql.BinaryOp, l, r *n
 	bad := func() (*node, error) {
 		msg := fmt.Sprintf("cannot apply %s to %s and %s", bop, typeName(l.t), typeName(r.t))
 		if lt.Temporal() && rt.Temporal() && op == '-' {
-			msg += "; a CAST to BIGINT (epoch seconds) gives the distance between two times"
+			msg += "; EXTRACT(EPOCH FROM a) - EXTRACT(EPOCH FROM b) gives the seconds between two times"
 		}
 		return nil, errAt(opAt, "%s", msg)
 	}

@@ -17,11 +17,12 @@ import (
 type castFunc func(v row.Value) (row.Value, error)
 
 // CanCast reports whether CAST(from AS to) is allowed, following Flink's
-// LogicalTypeCasts: anything casts to STRING; STRING casts to everything
-// but BYTES-only targets; numbers, BOOLEAN and timestamps cast to numbers;
-// numbers and STRING to BOOLEAN; DATE and the timestamps among each other;
-// numbers to timestamps (epoch seconds). BOOLEAN to DATE, DATE to a number
-// and BYTES to anything but STRING and BYTES are refused.
+// cast rules: anything casts to STRING; STRING casts to everything;
+// numbers and BOOLEAN cast to numbers; numbers and STRING to BOOLEAN;
+// DATE and the timestamps among each other. Refused, as in Flink: numbers
+// to and from timestamps (TO_TIMESTAMP_LTZ and UNIX_TIMESTAMP say which
+// unit), BOOLEAN to a time, DATE to a number, BYTES to anything but STRING
+// and BYTES.
 func CanCast(from, to row.Type) bool {
 	_, err := castKernel(from, to)
 	return err == nil
@@ -99,7 +100,16 @@ func castKernel(from, to row.Type) (castFunc, error) {
 		k = castToTimestamp(from, to)
 	}
 	if k == nil {
-		return nil, fmt.Errorf("cannot CAST %s to %s", typeName(from), typeName(to))
+		msg := fmt.Sprintf("cannot CAST %s to %s", typeName(from), typeName(to))
+		switch {
+		case from.ID.Numeric() && to.ID == row.TimestampLTZ:
+			msg += "; use TO_TIMESTAMP_LTZ(epoch, 0) for seconds or TO_TIMESTAMP_LTZ(epoch, 3) for milliseconds"
+		case from.ID.Numeric() && to.ID == row.Timestamp:
+			msg += "; use TO_TIMESTAMP(FROM_UNIXTIME(seconds)), or TO_TIMESTAMP_LTZ(epoch, 3)"
+		case isTimestamp(from.ID) && to.ID.Numeric():
+			msg += "; UNIX_TIMESTAMP(CAST(ts AS STRING)) gives epoch seconds, EXTRACT(EPOCH FROM ts) too"
+		}
+		return nil, fmt.Errorf("%s", msg)
 	}
 	return k, nil
 }
@@ -192,18 +202,6 @@ func castToNumber(from, to row.Type) castFunc {
 		return func(v row.Value) (row.Value, error) { return conv(row.BigIntValue(int64(b2i(v.Bool())))) }
 	case row.String:
 		return stringToNumber(to)
-	case row.Timestamp, row.TimestampLTZ:
-		// Epoch seconds, as Flink: whole for integers, with the fraction
-		// for DECIMAL and floating point.
-		switch to.ID {
-		case row.Int, row.BigInt:
-			return func(v row.Value) (row.Value, error) { return intResult(to, v.Micros()/1e6), nil }
-		case row.Decimal:
-			conv := numToNum(decimalType(maxPrec, 6), to)
-			return func(v row.Value) (row.Value, error) { return conv(row.DecimalValue(v.Micros(), 6)) }
-		}
-		conv := numToNum(row.Type{ID: row.Double}, to)
-		return func(v row.Value) (row.Value, error) { return conv(row.DoubleValue(float64(v.Micros()) / 1e6)) }
 	}
 	return nil
 }
@@ -386,22 +384,6 @@ func castToTimestamp(from, to row.Type) castFunc {
 				return row.NullValue, err
 			}
 			return tsValue(id, truncMicros(ts.Micros(), p)), nil
-		}
-	case row.Int, row.BigInt:
-		return func(v row.Value) (row.Value, error) {
-			s := v.Int64()
-			if s > math.MaxInt64/1_000_000 || s < math.MinInt64/1_000_000 {
-				return row.NullValue, fmt.Errorf("%d seconds is out of the TIMESTAMP range", s)
-			}
-			return tsValue(id, s*1e6), nil
-		}
-	case row.Float, row.Double, row.Decimal:
-		return func(v row.Value) (row.Value, error) {
-			f := toFloat(v) * 1e6
-			if f != f || f >= math.MaxInt64 || f <= math.MinInt64 {
-				return row.NullValue, fmt.Errorf("%s seconds is out of the TIMESTAMP range", v.Text(from))
-			}
-			return tsValue(id, truncMicros(int64(math.Round(f)), min(p, 3))), nil
 		}
 	}
 	return nil

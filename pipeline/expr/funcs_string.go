@@ -396,7 +396,7 @@ func buildPad(left bool) builder {
 }
 
 // buildLeftRight is LEFT(s, n) / RIGHT(s, n): the first or last n
-// characters; a negative n gives ''.
+// characters; a negative n gives ”.
 func buildLeftRight(left bool) builder {
 	return func(c *compiler, e *sql.Call, args []*node) (*node, error) {
 		if err := check(e, args, "a STRING", isStringy, 0); err != nil {
