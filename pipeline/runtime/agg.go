@@ -201,3 +201,135 @@ func (s *aggSlot) checkArg(v row.Value) error {
 	}
 	return nil
 }
+
+// valueCounts is a DISTINCT aggregate's multiset: value → count. A count
+// may go negative when a retraction arrives before its accumulation (as
+// Flink's MapView counts do); a value is present while its count is > 0.
+type valueCounts map[row.Value]int64
+
+// extremes is a retractable MIN/MAX: every value with its count, and a
+// binary heap whose top is the extreme. Retracting the extreme costs
+// O(log n) amortised: dead heap entries are popped when they reach the
+// top, and the heap is rebuilt when they outnumber the live ones.
+type extremes struct {
+	counts map[row.Value]extremeCount
+	heap   []row.Value // the values with heaped set
+	stale  int         // heaped values whose count is <= 0
+	max    bool
+}
+
+type extremeCount struct {
+	n      int64
+	heaped bool
+}
+
+func (e *extremes) add(v row.Value, d int64) {
+	c := e.counts[v]
+	old := c.n
+	c.n += d
+	switch {
+	case c.heaped && old > 0 && c.n <= 0:
+		e.stale++
+	case c.heaped && old <= 0 && c.n > 0:
+		e.stale--
+	case !c.heaped && c.n > 0:
+		c.heaped = true
+		e.push(v)
+	}
+	if c.n == 0 && !c.heaped {
+		delete(e.counts, v)
+	} else {
+		e.counts[v] = c
+	}
+	if e.stale > 32 && e.stale > len(e.heap)/2 {
+		e.compact()
+	}
+}
+
+// top pops dead values off the heap and returns the extreme, or NULL.
+func (e *extremes) top() row.Value {
+	for len(e.heap) > 0 {
+		v := e.heap[0]
+		c := e.counts[v]
+		if c.n > 0 {
+			return v
+		}
+		e.pop()
+		e.stale--
+		if c.n == 0 {
+			delete(e.counts, v)
+		} else {
+			c.heaped = false
+			e.counts[v] = c
+		}
+	}
+	return row.NullValue
+}
+
+func (e *extremes) compact() {
+	live := e.heap[:0]
+	for _, v := range e.heap {
+		c := e.counts[v]
+		switch {
+		case c.n > 0:
+			live = append(live, v)
+		case c.n == 0:
+			delete(e.counts, v)
+		default:
+			c.heaped = false
+			e.counts[v] = c
+		}
+	}
+	clear(e.heap[len(live):])
+	e.heap, e.stale = live, 0
+	for i := len(e.heap)/2 - 1; i >= 0; i-- {
+		e.down(i)
+	}
+}
+
+func (e *extremes) less(i, j int) bool {
+	c := row.Compare(e.heap[i], e.heap[j])
+	if e.max {
+		return c > 0
+	}
+	return c < 0
+}
+
+func (e *extremes) push(v row.Value) {
+	e.heap = append(e.heap, v)
+	for i := len(e.heap) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !e.less(i, p) {
+			break
+		}
+		e.heap[i], e.heap[p] = e.heap[p], e.heap[i]
+		i = p
+	}
+}
+
+func (e *extremes) pop() {
+	n := len(e.heap) - 1
+	e.heap[0] = e.heap[n]
+	e.heap[n] = row.NullValue
+	e.heap = e.heap[:n]
+	e.down(0)
+}
+
+func (e *extremes) down(i int) {
+	n := len(e.heap)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if r := l + 1; r < n && e.less(r, l) {
+			m = r
+		}
+		if !e.less(m, i) {
+			return
+		}
+		e.heap[i], e.heap[m] = e.heap[m], e.heap[i]
+		i = m
+	}
+}

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"time"
@@ -317,9 +318,7 @@ func windowStart(ts, offset, size int64) int64 {
 // cycle returns the CUMULATE cycle starting at start, creating it with its
 // first window still to fire.
 func (g *WindowAgg) cycle(start, wm int64) *cycle {
-	i, ok := slices.BinarySearchFunc(g.cycles, start, func(c *cycle, s int64) int {
-		return compareInt64(c.start, s)
-	})
+	i, ok := slices.BinarySearchFunc(g.cycles, start, func(c *cycle, s int64) int { return cmp.Compare(c.start, s) })
 	if ok {
 		return g.cycles[i]
 	}
@@ -329,16 +328,6 @@ func (g *WindowAgg) cycle(start, wm int64) *cycle {
 	}
 	g.cycles = slices.Insert(g.cycles, i, c)
 	return c
-}
-
-func compareInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // slot returns key's slot in w, allocating one.
