@@ -11,8 +11,8 @@ import (
 
 // aggStore holds the accumulators of many groups in flat arrays indexed by
 // slot id, each with a fixed stride: int64 counters and sums, Values for
-// insert-only MIN/MAX, and pointers to the maps of DISTINCT and
-// retractable MIN/MAX. A group costs its slots and nothing else: no
+// MIN/MAX extremes, and the maps of DISTINCT and of retractable MIN/MAX
+// past their first distinct value. A group costs its slots and nothing else: no
 // per-group object, no per-aggregate interface. The arrays and maps are
 // plain data, ready to be snapshotted.
 type aggStore struct {
@@ -23,8 +23,8 @@ type aggStore struct {
 	nums             []int64
 	vals             []row.Value
 	exts             []any // *extremes or valueCounts
-	// keys holds each slot's group key when the owner emits groups it is
-	// not looking at an input row of (batch mode, windows).
+	// keys holds each slot's group key when the owner emits groups
+	// without an input row at hand (batch mode, windows).
 	keys     []string
 	keepKeys bool
 	free     []int32
