@@ -141,30 +141,28 @@ func (c *compiler) arith(e sql.Expr, opAt sql.Pos, bop sql.BinaryOp, l, r *node)
 		f = floatArith(op, row.DoubleValue, false)
 	case row.Decimal:
 		p, s := t.Precision, t.Scale
-		var k func(a int64, sa int, b int64, sb int, s, p int) (int64, error)
-		switch op {
-		case '+':
-			k = decAdd
-		case '-':
-			k = func(a int64, sa int, b int64, sb int, s, p int) (int64, error) {
-				if b == math.MinInt64 {
-					return 0, errDecimalOverflow
-				}
-				return decAdd(a, sa, -b, sb, s, p)
-			}
-		case '*':
-			k = decMul
-		case '/':
-			k = decDiv
-		case '%':
-			k = decMod
-		}
 		f = func(a, b row.Value) (row.Value, error) {
-			u, err := k(a.Int64(), a.Scale(), b.Int64(), b.Scale(), s, p)
+			u, err := decOp(op, a.Int64(), a.Scale(), b.Int64(), b.Scale(), s, p)
 			if err != nil {
 				return fail(err)
 			}
 			return row.DecimalValue(u, s), nil
+		}
+		if r.konst && !r.val.IsNull() {
+			// A constant operand is read once.
+			le, k, ks := l.eval, r.val.Int64(), r.val.Scale()
+			g := func(rw row.Row) (row.Value, error) {
+				v, err := le(rw)
+				if err != nil || v.IsNull() {
+					return row.NullValue, err
+				}
+				u, err := decOp(op, v.Int64(), v.Scale(), k, ks, s, p)
+				if err != nil {
+					return fail(err)
+				}
+				return row.DecimalValue(u, s), nil
+			}
+			return c.finish(e, t, g, l, r)
 		}
 	}
 	if f == nil {
@@ -299,14 +297,38 @@ func (c *compiler) timeArith(e sql.Expr, opAt sql.Pos, bop sql.BinaryOp, l, r *n
 	return bad()
 }
 
+// decOp applies a DECIMAL operator to unscaled values with their scales,
+// giving scale s and at most p digits.
+func decOp(op byte, a int64, sa int, b int64, sb int, s, p int) (int64, error) {
+	switch op {
+	case '+':
+		return decAdd(a, sa, b, sb, s, p)
+	case '-':
+		if b == math.MinInt64 {
+			return 0, errDecimalOverflow
+		}
+		return decAdd(a, sa, -b, sb, s, p)
+	case '*':
+		return decMul(a, sa, b, sb, s, p)
+	case '/':
+		return decDiv(a, sa, b, sb, s, p)
+	}
+	return decMod(a, sa, b, sb, s, p)
+}
+
+// i64op applies op; callers rule out a zero divisor.
 func i64op(op byte, a, b int64) int64 {
 	switch op {
 	case '+':
 		return a + b
 	case '-':
 		return a - b
+	case '*':
+		return a * b
+	case '/':
+		return a / b
 	}
-	return a * b
+	return a % b
 }
 
 func f64op(op byte, a, b float64) float64 {
@@ -331,8 +353,11 @@ func fastArith(op byte, t row.Type, l, r *node) evalFn {
 	if l.konst || (r.konst && r.val.IsNull()) {
 		return nil
 	}
+	// Integer division is fast only by a constant that is not zero: any
+	// other divisor may fail, which the general path reports.
+	safeDiv := (op != '/' && op != '%') || (r.konst && r.val.Int64() != 0)
 	switch {
-	case t.ID.Integral() && op != '/' && op != '%' && l.t.ID.Integral() && r.t.ID.Integral():
+	case t.ID.Integral() && safeDiv && l.t.ID.Integral() && r.t.ID.Integral():
 		wrap := t.ID == row.Int
 		mk := func(z int64) row.Value {
 			if wrap {
@@ -368,6 +393,19 @@ func fastArith(op byte, t row.Type, l, r *node) evalFn {
 				}
 				return mk(i64op(op, v.Int64(), k)), nil
 			}
+		default:
+			le, re := l.eval, r.eval
+			return func(rw row.Row) (row.Value, error) {
+				a, err := le(rw)
+				if err != nil || a.IsNull() {
+					return row.NullValue, err
+				}
+				b, err := re(rw)
+				if err != nil || b.IsNull() {
+					return row.NullValue, err
+				}
+				return mk(i64op(op, a.Int64(), b.Int64())), nil
+			}
 		}
 	case t.ID == row.Double && op != '%' && l.t.ID == row.Double && r.t.ID == row.Double:
 		switch {
@@ -397,6 +435,19 @@ func fastArith(op byte, t row.Type, l, r *node) evalFn {
 					return v, err
 				}
 				return row.DoubleValue(f64op(op, f64(v), k)), nil
+			}
+		default:
+			le, re := l.eval, r.eval
+			return func(rw row.Row) (row.Value, error) {
+				a, err := le(rw)
+				if err != nil || a.IsNull() {
+					return row.NullValue, err
+				}
+				b, err := re(rw)
+				if err != nil || b.IsNull() {
+					return row.NullValue, err
+				}
+				return row.DoubleValue(f64op(op, f64(a), f64(b))), nil
 			}
 		}
 	}
