@@ -12,12 +12,16 @@
 // by zero gives Infinity or NaN. The session time zone is UTC: TIMESTAMP and
 // TIMESTAMP_LTZ hold the same microseconds.
 //
-// Where etld deliberately differs from Flink it says so next to the code;
-// the differences are: DECIMAL overflow (a result wider than its type) is a
-// run-time error instead of a silent NULL; a CAST that cannot succeed on a
-// constant is a plan-time error; regular expressions are Go's RE2 (no
-// backreferences, no lookaround, no possessive quantifiers: such patterns
-// are refused at plan time when they are literals).
+// Where etld deliberately differs from Flink it says so next to the code:
+// DECIMAL arithmetic or a CAST whose result does not fit its DECIMAL type
+// is a run-time error, not a silent NULL; the common type of BIGINT and
+// DECIMAL(p, s) keeps the scale (Flink keeps integer digits, which within
+// 18 digits would erase every fraction); a constant that cannot be
+// computed (CAST('12x' AS INT) outside any CASE branch) is a plan-time
+// error; regular expressions are Go's RE2 (no backreferences, lookaround
+// or possessive quantifiers: refused at plan time when literal, a run-time
+// error when computed, where Flink returns NULL); LIKE's % and _ match
+// line breaks too.
 //
 // Errors: anything wrong with the expression itself (unknown column or
 // function, type mismatch, impossible CAST, bad literal pattern) is a
