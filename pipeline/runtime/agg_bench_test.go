@@ -103,7 +103,7 @@ func BenchmarkGroupAgg(b *testing.B) {
 				rows += total / 1024 * 1024
 			}
 			b.StopTimer()
-			reportRun(b, rows, cpu0, heap0, mallocs0, g.Groups()*b.N, g)
+			reportRun(b, rows, cpu0, heap0, mallocs0, g.Groups()*b.N, []any{g, pool})
 		})
 	}
 }
@@ -172,5 +172,37 @@ func BenchmarkDistinct(b *testing.B) {
 		rows += total / 1024 * 1024
 	}
 	b.StopTimer()
-	reportRun(b, rows, cpu0, heap0, mallocs0, d.Rows()*b.N, d)
+	reportRun(b, rows, cpu0, heap0, mallocs0, d.Rows()*b.N, []any{d, pool})
+}
+
+// BenchmarkGroupAggBaseline is the floor to compare BenchmarkGroupAgg's
+// batch mode with: the same rows into a hand-written map[int64] of
+// COUNT, SUM, MAX, emitting nothing.
+func BenchmarkGroupAggBaseline(b *testing.B) {
+	const total, nkeys = 10_000_000, 100_000
+	type acc struct{ n, sum, max int64 }
+	pool := benchPool(100, 1024, nkeys, 1)
+	b.ReportAllocs()
+	var rows int64
+	var m map[int64]*acc
+	heap0, mallocs0 := memNow()
+	cpu0 := cpuNow()
+	b.ResetTimer()
+	for range b.N {
+		m = map[int64]*acc{}
+		for i := 0; i < total/1024; i++ {
+			for _, c := range pool[i%len(pool)].Changes {
+				k, v := c.Row[0].Int64(), c.Row[2].Int64()
+				a := m[k]
+				if a == nil {
+					a = &acc{max: v}
+					m[k] = a
+				}
+				a.n, a.sum, a.max = a.n+1, a.sum+v, max(a.max, v)
+			}
+		}
+		rows += total / 1024 * 1024
+	}
+	b.StopTimer()
+	reportRun(b, rows, cpu0, heap0, mallocs0, len(m)*b.N, []any{m, pool})
 }
