@@ -65,6 +65,9 @@ func parseDateFormat(p string) (dateFormat, error) {
 			for i+n < len(p) && p[i+n] == ch {
 				n++
 			}
+			if n > 9 {
+				return nil, fmt.Errorf("date format %q: too many pattern letters %c (at most 9)", p, ch)
+			}
 			flush()
 			f = append(f, dfField{letter: ch, n: n})
 			i += n
@@ -152,10 +155,8 @@ func (f dateFormat) format(dst []byte, t time.Time) []byte {
 		case 's':
 			dst = appendPadded(dst, t.Second(), n)
 		case 'S':
-			frac := fmt.Sprintf("%09d", t.Nanosecond())
-			for len(frac) < n {
-				frac += "0"
-			}
+			var buf [9]byte
+			frac := appendPadded(buf[:0], t.Nanosecond(), 9)
 			dst = append(dst, frac[:n]...)
 		case 'n':
 			dst = appendPadded(dst, t.Nanosecond(), n)
