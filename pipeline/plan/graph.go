@@ -85,7 +85,7 @@ func (p *Plan) operator(n *Node) (runtime.Operator, error) {
 		}
 		return c, nil
 	case GroupAggNode:
-		return runtime.NewGroupAgg(n.keys, n.aggs, runtime.GroupAggOptions{Batch: n.batch}), nil
+		return runtime.NewGroupAgg(n.keys, n.aggs, runtime.GroupAggOptions{Batch: n.batch, InsertOnly: !n.Input.Mode.Updating}), nil
 	case DistinctNode:
 		if n.Input.Mode.Updating {
 			return runtime.NewGroupAgg(n.keys, nil, runtime.GroupAggOptions{Batch: n.batch}), nil
