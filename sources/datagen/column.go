@@ -12,6 +12,7 @@ import (
 
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/spec"
 )
 
 // genKind is how a column's values are made.
@@ -102,7 +103,7 @@ func buildColumns(schema row.Schema, fields map[string]FieldConfig) ([]column, e
 		i := schema.Index(key)
 		if i < 0 {
 			hint := ""
-			if c := closest(key, schema.Names()); c != "" {
+			if c := spec.Closest(key, schema.Names()); c != "" {
 				hint = fmt.Sprintf("; did you mean %q?", c)
 			}
 			errs = append(errs, connector.Errorf("fields."+key, "no column %q in the schema%s (columns: %s)",
@@ -483,36 +484,4 @@ func precisionUnit(t row.Type) int64 {
 		return 1
 	}
 	return int64(math.Pow10(max(6-t.Precision, 0)))
-}
-
-// closest returns the candidate nearest to s by edit distance, if it is
-// near enough to be a likely typo.
-func closest(s string, candidates []string) string {
-	best, bestD := "", len(s)/2+2
-	for _, c := range candidates {
-		if d := editDistance(strings.ToLower(s), strings.ToLower(c)); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
