@@ -182,9 +182,8 @@ func (q *queryBuilder) aggregate(sel *sql.Select, s *scope) (*Node, error) {
 		outFields = append(outFields, preFields[keys[i]])
 	}
 	var aggTexts []string
-	for j, a := range aggs {
-		aggTexts = append(aggTexts, sql.Format(calls[j]))
-		_ = a
+	for _, c := range calls {
+		aggTexts = append(aggTexts, sql.Format(c))
 	}
 	agg := &Node{Input: pre, Bounded: in.Bounded, TimeAttr: -1, keys: keys, aggs: aggs, batch: q.b.plan.Batch}
 	keyLabel := strings.Join(keyNames, ", ")

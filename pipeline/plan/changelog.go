@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 )
@@ -33,11 +32,7 @@ func (c Changelog) keyText(names []string) string {
 	if !c.HasKey {
 		return "none"
 	}
-	parts := make([]string, len(c.Key))
-	for i, k := range c.Key {
-		parts[i] = names[k]
-	}
-	return "[" + strings.Join(parts, ", ") + "]"
+	return keyNames(c.Key, names)
 }
 
 // The rules of ARCHITECTURE.md section 4, one function per operator.
@@ -117,9 +112,13 @@ func sameKey(declared []string, derived []int, names []string) bool {
 }
 
 func keyNames(key []int, names []string) string {
-	parts := make([]string, len(key))
+	return "[" + strings.Join(keyList(key, names), ", ") + "]"
+}
+
+func keyList(key []int, names []string) []string {
+	out := make([]string, len(key))
 	for i, k := range key {
-		parts[i] = names[k]
+		out[i] = names[k]
 	}
-	return fmt.Sprintf("[%s]", strings.Join(parts, ", "))
+	return out
 }

@@ -45,9 +45,6 @@ func (p *Plan) Explain() string {
 		}
 		fmt.Fprintf(&b, "  %s: %s <- %s, mode=%s%s\n", s.Spec.Name, s.Spec.Type, s.Input.Name, s.Mode, key)
 	}
-	for _, w := range p.Warnings {
-		fmt.Fprintf(&b, "\nwarning: %s\n", w)
-	}
 	return b.String()
 }
 

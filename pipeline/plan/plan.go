@@ -33,9 +33,6 @@ type Plan struct {
 	Sources    []*Source
 	Transforms []*Table
 	Sinks      []*Sink
-	// Warnings are findings that do not stop the pipeline (a GROUP BY
-	// window_start without window_end).
-	Warnings []*spec.Error
 
 	tables map[string]*Table
 }
@@ -91,7 +88,7 @@ func Build(p *spec.Pipeline, env Env) (*Plan, error) {
 		b.tr[strings.ToLower(t.Name)] = t
 	}
 	for _, t := range p.Transforms {
-		b.transform(t, nil)
+		b.transform(t)
 	}
 	if b.plan.Batch {
 		for _, s := range b.plan.Sources {
@@ -292,7 +289,7 @@ func (b *builder) compileParsed(e sql.Expr, s *spec.SQL, path string, schema row
 }
 
 // transform plans a transform, planning first the transforms it reads.
-func (b *builder) transform(t *spec.Transform, from *sql.TableRef) *Table {
+func (b *builder) transform(t *spec.Transform) *Table {
 	key := strings.ToLower(t.Name)
 	for i, name := range b.building {
 		if name == key {
@@ -315,7 +312,7 @@ func (b *builder) transform(t *spec.Transform, from *sql.TableRef) *Table {
 		b.sqlError(t.SQL, t.Path+".sql", err)
 		return nil
 	}
-	qb := &queryBuilder{b: b, sql: t.SQL, path: t.Path + ".sql", transform: t.Name}
+	qb := &queryBuilder{b: b}
 	root, err := qb.query(q)
 	if errors.Is(err, errReported) {
 		return nil
@@ -337,7 +334,7 @@ func (b *builder) table(name string) (*Table, bool) {
 		return tab, true
 	}
 	if t, ok := b.tr[key]; ok {
-		tab := b.transform(t, nil)
+		tab := b.transform(t)
 		return tab, tab != nil
 	}
 	return nil, false

@@ -13,10 +13,7 @@ import (
 
 // queryBuilder plans one transform's query.
 type queryBuilder struct {
-	b         *builder
-	sql       *spec.SQL
-	path      string
-	transform string
+	b *builder
 }
 
 func errAt(p sql.Pos, format string, args ...any) error {

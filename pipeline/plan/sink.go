@@ -120,14 +120,6 @@ func (b *builder) chooseMode(sk *Sink) error {
 	return nil
 }
 
-func keyList(key []int, names []string) []string {
-	out := make([]string, len(key))
-	for i, k := range key {
-		out[i] = names[k]
-	}
-	return out
-}
-
 func modeWord(c connector.Capabilities) string {
 	if c.Append && !c.Upsert && !c.Retract {
 		return "append-only"
