@@ -154,7 +154,7 @@ func (s Summary) String() string {
 		fmt.Fprintf(&b, "  dropped %d rows in %s\n", c.Skipped, c.Name)
 	}
 	for _, c := range s.Sinks {
-		fmt.Fprintf(&b, "  sink   %-16s %10d rows written\n", c.Name, c.Out)
+		fmt.Fprintf(&b, "  sink   %-16s %10d rows written  %8d skipped\n", c.Name, c.Out, c.Skipped)
 	}
 	return b.String()
 }
@@ -178,8 +178,8 @@ func (p *Pipeline) Run(ctx context.Context, opt RunOptions) (Summary, error) {
 				s.Dropped = append(s.Dropped, Count{Name: n.Name, Skipped: d})
 			}
 		}
-		for _, n := range g.Sinks {
-			s.Sinks = append(s.Sinks, Count{Name: n.Name, In: n.Stats.RowsIn.Load(), Out: n.Stats.RowsOut.Load()})
+		for i, n := range g.Sinks {
+			s.Sinks = append(s.Sinks, Count{Name: n.Name, In: n.Stats.RowsIn.Load(), Out: n.Stats.RowsOut.Load(), Skipped: p.Plan.Sinks[i].Skipped()})
 		}
 		return s
 	}

@@ -48,6 +48,56 @@ type Positioner interface {
 	Restore(pos []byte) error
 }
 
+// Committer is a source or sink that finishes its part of a checkpoint
+// once the checkpoint is complete: every sink has made everything before
+// the barrier durable and the checkpoint is stored. A Kafka source commits
+// its offsets to the consumer group here; a two-phase sink (the file sink)
+// publishes the files it prepared. state is what Position (sources) or
+// Snapshot (sinks) returned at that checkpoint's barrier. Commit must be
+// idempotent: after a crash the runtime calls it again with the state of
+// the checkpoint it restored. The runtime calls Commit from the goroutine
+// that runs the connector, between Reads or Writes.
+//
+// Without a state directory there are no stored checkpoints, but the
+// runtime still runs barriers every checkpoint interval and at the end of
+// a run, and calls Commit once the sinks have flushed: a Kafka source
+// never commits an offset whose rows are not yet delivered.
+type Committer interface {
+	Commit(ctx context.Context, state []byte) error
+}
+
+// SinkSnapshotter is a sink with state of its own in checkpoints (the
+// file sink's prepared files). Snapshot is called at a barrier, right
+// after Flush; Restore is called before Open with what Snapshot returned
+// in the checkpoint being restored.
+type SinkSnapshotter interface {
+	Snapshot(ctx context.Context) ([]byte, error)
+	Restore(state []byte) error
+}
+
+// Meter is a connector that counts the bytes it read or wrote, for
+// /metrics. Bytes is called from other goroutines: keep it atomic.
+type Meter interface {
+	Bytes() int64
+}
+
+// Lagger is a source that knows how far behind the end of its input it
+// is (Kafka consumer lag: messages, summed over partitions), for /metrics.
+// Lag returns -1 while unknown and is called from other goroutines.
+type Lagger interface {
+	Lag() int64
+}
+
+// MetadataSource is a source that can fill columns declared
+// `name TYPE METADATA [FROM 'key'] [VIRTUAL]` (Flink's metadata columns,
+// e.g. a Kafka record's topic, partition, offset or timestamp).
+// MetadataKeys lists the keys it offers with the type each one has; the
+// planner refuses a metadata column whose key is not offered or whose
+// declared type differs.
+type MetadataSource interface {
+	MetadataKeys() map[string]row.Type
+}
+
 // Mode is the changelog mode a sink runs in.
 type Mode uint8
 
@@ -133,9 +183,14 @@ func (b BadRecord) Error() string { return fmt.Sprintf("%s: %v", b.Position, b.E
 // SourceEnv is what a source constructor gets besides its own config.
 type SourceEnv struct {
 	Name string
-	// Schema holds the physical columns the source produces, in order.
+	// Schema holds the physical columns the source produces, in order:
+	// the columns it decodes from its records and its metadata columns.
 	Schema row.Schema
-	Logger *slog.Logger
+	// Metadata parallels Schema.Fields: the metadata key a column is
+	// filled from, or "" for a column decoded from the record (the format
+	// sees only those). Nil when the source declares no metadata column.
+	Metadata []string
+	Logger   *slog.Logger
 	// Reject hands a bad record to the source's on_error policy. A nil
 	// return means the record was dealt with (skipped, dead-lettered) and
 	// reading goes on; an error (policy fail) is returned from Read as is.
@@ -149,6 +204,14 @@ type SinkEnv struct {
 	Name    string
 	Logger  *slog.Logger
 	Formats *Registry
+	// Reject hands a row the target refused for good (a MySQL "data too
+	// long", an Elasticsearch mapping error) to the sink's on_error
+	// policy: nil means it was skipped or dead-lettered and writing goes
+	// on; an error (policy fail) stops the pipeline and is returned from
+	// Write or Flush as is. Transient failures are never rejected: the
+	// sink retries them. Position names the row, e.g. "sink es, change 17
+	// of the batch"; Raw is the row as the target would have received it.
+	Reject func(BadRecord) error
 }
 
 // FieldError is a constructor's complaint about one option; the registry

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sort"
 	"strings"
 
 	"github.com/etld/etld/pipeline/connector"
@@ -61,12 +62,16 @@ type Table struct {
 
 // Sink is a planned sink.
 type Sink struct {
-	Spec  *spec.Sink
-	Conn  connector.Sink
-	Input *Table
-	Mode  connector.Mode
-	Key   []int
+	Spec   *spec.Sink
+	Conn   connector.Sink
+	Input  *Table
+	Mode   connector.Mode
+	Key    []int
+	policy *runtime.Policy
 }
+
+// Skipped is the number of rows the sink's on_error policy set aside.
+func (s *Sink) Skipped() int64 { return s.policy.Skipped() }
 
 // Build plans a pipeline. Every problem is reported, as a spec.List with
 // file positions, not only the first.
@@ -146,30 +151,39 @@ func (b *builder) source(s *spec.Source) {
 	src := &Source{Spec: s}
 	var physical []row.Field
 	var computed []spec.Column
+	var metadata []string
 	for _, c := range s.Schema {
 		if c.Computed != nil {
 			computed = append(computed, c)
 			continue
 		}
+		if c.Metadata != "" && metadata == nil {
+			metadata = make([]string, len(physical), len(s.Schema))
+		}
+		if metadata != nil {
+			metadata = append(metadata, c.Metadata)
+		}
 		physical = append(physical, row.Field{Name: c.Name, Type: c.Type})
 	}
 	src.Physical = row.NewSchema(physical...)
-	policy, err := runtime.NewPolicy(s.Name, s.OnError.Policy, s.OnError.DeadLetter, b.env.Logger)
+	policy, err := runtime.NewPolicy("source", s.Name, s.OnError.Policy, s.OnError.DeadLetter, b.env.Logger)
 	if err != nil {
 		b.errs.Addf(s.OnError.Pos, s.Path+".on_error", "%v", err)
 	}
 	src.policy = policy
 	conn, err := b.env.Registry.NewSource(s.Pos.File, s, connector.SourceEnv{
-		Name:    s.Name,
-		Schema:  src.Physical,
-		Logger:  b.env.Logger.With("source", s.Name),
-		Reject:  policy.Reject,
-		Formats: b.env.Registry,
+		Name:     s.Name,
+		Schema:   src.Physical,
+		Metadata: metadata,
+		Logger:   b.env.Logger.With("source", s.Name),
+		Reject:   policy.Reject,
+		Formats:  b.env.Registry,
 	})
 	if err != nil {
 		b.errs.Add(err)
 	} else {
 		src.Conn = conn
+		b.checkMetadata(s, conn)
 	}
 	if len(s.Schema) == 0 {
 		if sch, ok := conn.(interface{ Schema() row.Schema }); ok && conn != nil {
@@ -225,6 +239,36 @@ func (b *builder) source(s *spec.Source) {
 	src.Table = &Table{Name: s.Name, Root: node}
 	b.plan.Sources = append(b.plan.Sources, src)
 	b.plan.tables[strings.ToLower(s.Name)] = src.Table
+}
+
+// checkMetadata refuses metadata columns the source cannot fill.
+func (b *builder) checkMetadata(s *spec.Source, conn connector.Source) {
+	var offered map[string]row.Type
+	if m, ok := conn.(connector.MetadataSource); ok {
+		offered = m.MetadataKeys()
+	}
+	for _, c := range s.Schema {
+		if c.Metadata == "" {
+			continue
+		}
+		t, ok := offered[c.Metadata]
+		if !ok {
+			keys := make([]string, 0, len(offered))
+			for k := range offered {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			if len(keys) == 0 {
+				b.errs.Addf(c.Pos, c.Path, "column %q: a %s source has no metadata columns", c.Name, s.Type)
+			} else {
+				b.errs.Addf(c.Pos, c.Path, "column %q: a %s source has no metadata key %q; it offers %s", c.Name, s.Type, c.Metadata, strings.Join(keys, ", "))
+			}
+			continue
+		}
+		if t.ID != c.Type.ID {
+			b.errs.Addf(c.Pos, c.Path, "column %q: metadata %q is %s, declared %s", c.Name, c.Metadata, t, c.Type)
+		}
+	}
 }
 
 // watermark compiles the watermark expression and finds the time
@@ -360,6 +404,9 @@ func (s *Source) Skipped() int64 { return s.policy.Skipped() }
 func (p *Plan) Close() error {
 	var errs []error
 	for _, s := range p.Sources {
+		errs = append(errs, s.policy.Close())
+	}
+	for _, s := range p.Sinks {
 		errs = append(errs, s.policy.Close())
 	}
 	return errors.Join(errs...)

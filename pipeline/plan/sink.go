@@ -7,6 +7,7 @@ import (
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/expr"
 	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime"
 	"github.com/etld/etld/pipeline/spec"
 	"github.com/etld/etld/pipeline/sql"
 )
@@ -16,10 +17,15 @@ func compileExpr(e sql.Expr, schema row.Schema, table string) (*expr.Compiled, e
 }
 
 func (b *builder) sink(s *spec.Sink) {
+	policy, err := runtime.NewPolicy("sink", s.Name, s.OnError.Policy, s.OnError.DeadLetter, b.env.Logger)
+	if err != nil {
+		b.errs.Addf(s.OnError.Pos, s.Path+".on_error", "%v", err)
+	}
 	conn, err := b.env.Registry.NewSink(s.Pos.File, s, connector.SinkEnv{
 		Name:    s.Name,
 		Logger:  b.env.Logger.With("sink", s.Name),
 		Formats: b.env.Registry,
+		Reject:  policy.Reject,
 	})
 	if err != nil {
 		b.errs.Add(err)
@@ -31,7 +37,7 @@ func (b *builder) sink(s *spec.Sink) {
 		// to plan has its own.
 		return
 	}
-	sk := &Sink{Spec: s, Conn: conn, Input: tab}
+	sk := &Sink{Spec: s, Conn: conn, Input: tab, policy: policy}
 	if err := b.chooseMode(sk); err != nil {
 		b.errs.Add(err)
 		return

@@ -12,15 +12,16 @@ import (
 	"github.com/etld/etld/pipeline/connector"
 )
 
-// logFirst is how many skipped records a source logs before it only counts.
+// logFirst is how many skipped records a policy logs before it only counts.
 const logFirst = 5
 
-// Policy applies a source's on_error setting to the records it cannot
-// read: fail stops the pipeline with the record's position, skip counts
-// and logs the first few, dead-letter appends the raw record and the
-// reason to a file as a JSON line.
+// Policy applies an on_error setting to the records a source cannot read
+// or a sink's target refuses for good: fail stops the pipeline with the
+// record's position, skip counts and logs the first few, dead-letter
+// appends the raw record and the reason to a file as a JSON line.
 type Policy struct {
-	source     string
+	kind       string // "source" or "sink"
+	name       string
 	policy     string
 	deadLetter string
 	logger     *slog.Logger
@@ -30,20 +31,21 @@ type Policy struct {
 	dlq     *os.File
 }
 
-// NewPolicy checks and builds a policy; it opens no file yet.
-func NewPolicy(source, policy, deadLetter string, logger *slog.Logger) (*Policy, error) {
+// NewPolicy checks and builds the policy of a component (kind "source"
+// or "sink"); it opens no file yet.
+func NewPolicy(kind, name, policy, deadLetter string, logger *slog.Logger) (*Policy, error) {
 	switch policy {
 	case "", "fail":
 		policy = "fail"
 	case "skip":
 	case "dead-letter":
 		if deadLetter == "" {
-			return &Policy{source: source, policy: "fail", logger: logger}, fmt.Errorf("on_error: dead-letter needs a dead_letter file")
+			return &Policy{kind: kind, name: name, policy: "fail", logger: logger}, fmt.Errorf("on_error: dead-letter needs a dead_letter file")
 		}
 	default:
-		return &Policy{source: source, policy: "fail", logger: logger}, fmt.Errorf("unknown on_error policy %q: want fail, skip or dead-letter", policy)
+		return &Policy{kind: kind, name: name, policy: "fail", logger: logger}, fmt.Errorf("unknown on_error policy %q: want fail, skip or dead-letter", policy)
 	}
-	return &Policy{source: source, policy: policy, deadLetter: deadLetter, logger: logger}, nil
+	return &Policy{kind: kind, name: name, policy: policy, deadLetter: deadLetter, logger: logger}, nil
 }
 
 // Skipped is the number of records set aside so far.
@@ -54,7 +56,8 @@ func (p *Policy) Skipped() int64 {
 	return p.skipped.Load()
 }
 
-// Reject handles one bad record; it is connector.SourceEnv.Reject.
+// Reject handles one bad record; it is connector.SourceEnv.Reject and
+// connector.SinkEnv.Reject.
 func (p *Policy) Reject(bad connector.BadRecord) error {
 	if p == nil || p.policy == "fail" {
 		return fmt.Errorf("%s: %w (on_error: fail; set on_error: skip or dead-letter to go on past bad records)", bad.Position, bad.Err)
@@ -65,7 +68,7 @@ func (p *Policy) Reject(bad connector.BadRecord) error {
 		if n == logFirst {
 			msg = "skipped a bad record; further ones are only counted"
 		}
-		p.logger.Warn(msg, "source", p.source, "position", bad.Position, "error", bad.Err.Error(), "on_error", p.policy)
+		p.logger.Warn(msg, p.kind, p.name, "position", bad.Position, "error", bad.Err.Error(), "on_error", p.policy)
 	}
 	if p.policy == "dead-letter" {
 		return p.writeDeadLetter(bad)
@@ -86,12 +89,19 @@ func (p *Policy) writeDeadLetter(bad connector.BadRecord) error {
 		}
 		p.dlq = f
 	}
-	line, err := json.Marshal(struct {
-		Source   string `json:"source"`
+	rec := struct {
+		Source   string `json:"source,omitempty"`
+		Sink     string `json:"sink,omitempty"`
 		Position string `json:"position"`
 		Error    string `json:"error"`
 		Record   string `json:"record"`
-	}{p.source, bad.Position, bad.Err.Error(), string(bad.Raw)})
+	}{Position: bad.Position, Error: bad.Err.Error(), Record: string(bad.Raw)}
+	if p.kind == "sink" {
+		rec.Sink = p.name
+	} else {
+		rec.Source = p.name
+	}
+	line, err := json.Marshal(rec)
 	if err != nil {
 		return fmt.Errorf("dead letter: %w", err)
 	}

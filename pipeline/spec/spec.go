@@ -68,6 +68,10 @@ type Column struct {
 	Name     string
 	Type     row.Type
 	Computed *SQL
+	// Metadata is the key of a metadata column (`ts TIMESTAMP_LTZ(3)
+	// METADATA FROM 'timestamp'`; the column's name when FROM is left
+	// out), filled by the source rather than decoded; "" otherwise.
+	Metadata string
 	Pos      Pos
 	Path     string
 }
@@ -93,11 +97,13 @@ type Sink struct {
 	Pos     Pos
 	Path    string
 	TypePos Pos
+	// OnError is what happens to rows the target refuses for good.
+	OnError OnError
 	Options *yaml.Node
 }
 
 // CommonSinkKeys are the sink keys read by etld, not by the connector.
-var CommonSinkKeys = []string{"name", "type", "from", "mode", "key"}
+var CommonSinkKeys = []string{"name", "type", "from", "mode", "key", "on_error", "dead_letter"}
 
 // SQL is a piece of SQL text from the file with what it takes to turn a
 // position inside the text into a position in the file.
@@ -438,7 +444,7 @@ func (p *parser) required(f map[string]*yaml.Node, n *yaml.Node, path, key strin
 }
 
 func (p *parser) source(n *yaml.Node, path string) *Source {
-	src := &Source{Pos: p.pos(n), Path: path, Options: n, OnError: OnError{Policy: "fail"}}
+	src := &Source{Pos: p.pos(n), Path: path, Options: n}
 	f := p.fields(n, path, nil)
 	src.Name = p.required(f, n, path, "name")
 	src.Type = p.required(f, n, path, "type")
@@ -451,24 +457,31 @@ func (p *parser) source(n *yaml.Node, path string) *Source {
 	if v, ok := f["key"]; ok {
 		src.Key = p.strList(v, JoinPath(path, "key"))
 	}
-	if v, ok := f["on_error"]; ok {
-		src.OnError.Policy, src.OnError.Pos = p.str(v, JoinPath(path, "on_error")), p.pos(v)
-		switch src.OnError.Policy {
-		case "fail", "skip", "dead-letter":
-		default:
-			p.errs.Addf(p.pos(v), JoinPath(path, "on_error"), "unknown policy %q: want fail, skip or dead-letter", src.OnError.Policy)
-		}
-	}
-	if v, ok := f["dead_letter"]; ok {
-		src.OnError.DeadLetter = p.str(v, JoinPath(path, "dead_letter"))
-	}
-	if src.OnError.Policy == "dead-letter" && src.OnError.DeadLetter == "" {
-		p.errs.Addf(src.OnError.Pos, JoinPath(path, "dead_letter"), "on_error: dead-letter needs `dead_letter: FILE`, the file that receives rejected records")
-	}
+	src.OnError = p.onError(f, path)
 	if v, ok := f["watermark"]; ok {
 		src.Watermark = p.sql(v, JoinPath(path, "watermark"))
 	}
 	return src
+}
+
+// onError reads the on_error and dead_letter keys of a source or sink.
+func (p *parser) onError(f map[string]*yaml.Node, path string) OnError {
+	oe := OnError{Policy: "fail"}
+	if v, ok := f["on_error"]; ok {
+		oe.Policy, oe.Pos = p.str(v, JoinPath(path, "on_error")), p.pos(v)
+		switch oe.Policy {
+		case "fail", "skip", "dead-letter":
+		default:
+			p.errs.Addf(p.pos(v), JoinPath(path, "on_error"), "unknown policy %q: want fail, skip or dead-letter", oe.Policy)
+		}
+	}
+	if v, ok := f["dead_letter"]; ok {
+		oe.DeadLetter = p.str(v, JoinPath(path, "dead_letter"))
+	}
+	if oe.Policy == "dead-letter" && oe.DeadLetter == "" {
+		p.errs.Addf(oe.Pos, JoinPath(path, "dead_letter"), "on_error: dead-letter needs `dead_letter: FILE`, the file that receives rejected records")
+	}
+	return oe
 }
 
 func (p *parser) schema(n *yaml.Node, path string) []Column {
@@ -499,8 +512,10 @@ func (p *parser) schema(n *yaml.Node, path string) []Column {
 				col.Computed.Pos.Col++
 			}
 		} else {
+			var ok bool
+			rest, col.Metadata, ok = p.metadataClause(rest, name, col.Pos, cpath)
 			t, err := row.ParseType(rest)
-			if err != nil {
+			if err != nil && ok {
 				p.errs.Addf(col.Pos, cpath, "column %q: %v (write each column as \"name TYPE\")", name, err)
 			}
 			col.Type = t
@@ -508,6 +523,27 @@ func (p *parser) schema(n *yaml.Node, path string) []Column {
 		cols = append(cols, col)
 	}
 	return cols
+}
+
+var metadataRE = regexp.MustCompile(`(?i)^(.*?)\s+METADATA(?:\s+FROM\s+'([^']*)')?(\s+VIRTUAL)?\s*$`)
+
+// metadataClause splits `TYPE METADATA [FROM 'key'] [VIRTUAL]` into the
+// type and the metadata key. VIRTUAL (Flink: not written back by a sink)
+// is accepted and changes nothing: etld's sources only read.
+func (p *parser) metadataClause(rest, name string, pos Pos, path string) (typ, key string, ok bool) {
+	if !strings.Contains(strings.ToUpper(rest), "METADATA") {
+		return rest, "", true
+	}
+	m := metadataRE.FindStringSubmatch(rest)
+	if m == nil {
+		p.errs.Addf(pos, path, "column %q: write a metadata column as \"name TYPE METADATA [FROM 'key'] [VIRTUAL]\"", name)
+		return rest, "", false
+	}
+	key = m[2]
+	if key == "" {
+		key = name
+	}
+	return m[1], key, true
 }
 
 func cutPrefixFold(s, prefix string) (string, bool) {
@@ -552,5 +588,6 @@ func (p *parser) sink(n *yaml.Node, path string) *Sink {
 	if v, ok := f["key"]; ok {
 		sk.Key, sk.KeyPos = p.strList(v, JoinPath(path, "key")), p.pos(v)
 	}
+	sk.OnError = p.onError(f, path)
 	return sk
 }

@@ -1,0 +1,98 @@
+// Package retry runs an operation again after transient failures, with
+// exponential backoff and jitter, until it succeeds, fails permanently or
+// the context ends. Sinks use it so that a broker or database that is away
+// for a while holds the pipeline back instead of losing rows.
+package retry
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"math/rand/v2"
+	"time"
+)
+
+// Backoff is a retry schedule. The zero value retries forever, starting at
+// 100ms and doubling up to 30s.
+type Backoff struct {
+	// Initial is the first wait (default 100ms).
+	Initial time.Duration
+	// Max caps the wait (default 30s).
+	Max time.Duration
+	// Attempts bounds the number of tries; 0 means until ctx ends. A sink
+	// that must never drop data leaves it at 0.
+	Attempts int
+}
+
+// Delay returns the wait before retry number attempt (1 for the first
+// retry): Initial doubled per attempt, capped at Max, with up to 20% jitter
+// so that many clients do not retry in step.
+func (b Backoff) Delay(attempt int) time.Duration {
+	initial, maxWait := b.Initial, b.Max
+	if initial <= 0 {
+		initial = 100 * time.Millisecond
+	}
+	if maxWait <= 0 {
+		maxWait = 30 * time.Second
+	}
+	d := initial
+	for i := 1; i < attempt && d < maxWait; i++ {
+		d *= 2
+	}
+	d = min(d, maxWait)
+	return d - time.Duration(rand.Int64N(int64(d)/5+1))
+}
+
+// permanent marks an error that retrying cannot fix.
+type permanent struct{ err error }
+
+func (p permanent) Error() string { return p.err.Error() }
+func (p permanent) Unwrap() error { return p.err }
+
+// Permanent wraps err so that Do returns it at once instead of retrying.
+func Permanent(err error) error {
+	if err == nil {
+		return nil
+	}
+	return permanent{err}
+}
+
+// IsPermanent reports whether err was marked with Permanent.
+func IsPermanent(err error) bool {
+	var p permanent
+	return errors.As(err, &p)
+}
+
+// Do calls op until it returns nil or a Permanent error, waiting b.Delay
+// between tries, and logs each retry on logger (which may be nil) with
+// what. It returns the permanent error unwrapped, the last error when the
+// attempts run out, or the context's cause together with the last error.
+func Do(ctx context.Context, b Backoff, logger *slog.Logger, what string, op func(ctx context.Context) error) error {
+	for attempt := 1; ; attempt++ {
+		err := op(ctx)
+		if err == nil {
+			if attempt > 1 && logger != nil {
+				logger.Info(what+": succeeded after retrying", "attempts", attempt)
+			}
+			return nil
+		}
+		var p permanent
+		if errors.As(err, &p) {
+			return p.err
+		}
+		if b.Attempts > 0 && attempt >= b.Attempts {
+			return err
+		}
+		wait := b.Delay(attempt)
+		if logger != nil {
+			logger.Warn(what+": will retry", "attempt", attempt, "in", wait.Round(time.Millisecond), "error", err.Error())
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return errors.Join(context.Cause(ctx), err)
+		case <-t.C:
+		}
+	}
+}
