@@ -1,0 +1,98 @@
+// Package archtest checks the import rules of STYLE.md's package map, so
+// that a connector importing another, or the runtime importing a
+// connector, fails the test run instead of waiting for a reviewer.
+package archtest
+
+import (
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/etld/etld"
+
+type pkg struct {
+	ImportPath string
+	Imports    []string // non-test imports only
+	Deps       []string
+}
+
+func listPackages(t *testing.T) []pkg {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-json=ImportPath,Imports,Deps", module+"/...")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	var pkgs []pkg
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for dec.More() {
+		var p pkg
+		if err := dec.Decode(&p); err != nil {
+			t.Fatalf("go list output: %v", err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	if len(pkgs) < 10 {
+		t.Fatalf("go list found only %d packages; the pattern is wrong", len(pkgs))
+	}
+	return pkgs
+}
+
+func rel(path string) string { return strings.TrimPrefix(strings.TrimPrefix(path, module), "/") }
+
+// connectorOf returns "sources/x" or "sinks/x" for a connector package (or
+// a package below one), "" otherwise.
+func connectorOf(path string) string {
+	parts := strings.Split(rel(path), "/")
+	if len(parts) >= 2 && (parts[0] == "sources" || parts[0] == "sinks") {
+		return parts[0] + "/" + parts[1]
+	}
+	return ""
+}
+
+func TestImportRules(t *testing.T) {
+	for _, p := range listPackages(t) {
+		self := rel(p.ImportPath)
+		for _, imp := range p.Imports {
+			if !strings.HasPrefix(imp, module) {
+				continue
+			}
+			dep := rel(imp)
+			switch {
+			case strings.HasPrefix(dep, "cmd/"):
+				t.Errorf("%s imports %s: nothing imports cmd", self, dep)
+			case connectorOf(self) != "" && connectorOf(dep) != "" && connectorOf(self) != connectorOf(dep):
+				t.Errorf("%s imports %s: connectors never import each other", self, dep)
+			case strings.HasPrefix(self, "pipeline/") && dep == "pipeline":
+				t.Errorf("%s imports the pipeline facade: no child imports it", self)
+			case self == "pipeline/sql" && dep != "pipeline/row":
+				t.Errorf("pipeline/sql imports %s: it imports only pipeline/row", dep)
+			case strings.HasPrefix(self, "formats/") && connectorOf(dep) != "":
+				t.Errorf("%s imports %s: formats know no connector", self, dep)
+			}
+		}
+		if self == "pipeline/runtime" || strings.HasPrefix(self, "pipeline/runtime/") || self == "pipeline/plan" {
+			for _, d := range p.Deps {
+				if dep := rel(d); strings.HasPrefix(d, module) && (connectorOf(d) != "" || strings.HasPrefix(dep, "formats/") || dep == "sources" || dep == "sinks") {
+					t.Errorf("%s depends on %s: the runtime and planner see connectors only through pipeline/connector", self, dep)
+				}
+			}
+		}
+	}
+}
+
+func TestConnectorOf(t *testing.T) {
+	tests := map[string]string{
+		module + "/sinks/mysql":        "sinks/mysql",
+		module + "/sources/kafka/x":    "sources/kafka",
+		module + "/sinks":              "",
+		module + "/pipeline/connector": "",
+	}
+	for in, want := range tests {
+		if got := connectorOf(in); got != want {
+			t.Errorf("connectorOf(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
