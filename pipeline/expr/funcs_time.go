@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/etld/etld/internal/javatime"
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/sql"
 )
@@ -16,6 +17,10 @@ import (
 // return NULL for text that does not match, as Flink's do (UNIX_TIMESTAMP
 // returns Long.MIN_VALUE, as documented by Flink); a bad constant format
 // pattern is a plan error.
+
+// defaultTimestampFormat is the pattern of TO_TIMESTAMP and FROM_UNIXTIME
+// without one.
+const defaultTimestampFormat = "yyyy-MM-dd HH:mm:ss"
 
 func init() {
 	register(map[string]*funcDef{
@@ -73,23 +78,23 @@ func noTimeType(c *compiler, e *sql.Call, args []*node) (*node, error) {
 // formatArg compiles argument i as a date format: once when constant,
 // else per distinct value, remembering the last.
 type formatArg struct {
-	fixed dateFormat
+	fixed javatime.Pattern
 	last  atomic.Pointer[fmtCache]
 }
 
 type fmtCache struct {
 	pattern string
-	f       dateFormat
+	f       javatime.Pattern
 }
 
 func newFormatArg(e *sql.Call, args []*node, i int) (*formatArg, error) {
 	fa := &formatArg{}
 	if i >= len(args) {
-		fa.fixed, _ = parseDateFormat(defaultTimestampFormat)
+		fa.fixed, _ = javatime.Compile(defaultTimestampFormat)
 		return fa, nil
 	}
 	if a := args[i]; a.konst && !a.val.IsNull() {
-		f, err := parseDateFormat(a.val.Str())
+		f, err := javatime.Compile(a.val.Str())
 		if err != nil {
 			return nil, errAt(a.e.Pos(), "%s: %v", e.Name, err)
 		}
@@ -98,14 +103,14 @@ func newFormatArg(e *sql.Call, args []*node, i int) (*formatArg, error) {
 	return fa, nil
 }
 
-func (fa *formatArg) get(p string) (dateFormat, error) {
+func (fa *formatArg) get(p string) (javatime.Pattern, error) {
 	if fa.fixed != nil {
 		return fa.fixed, nil
 	}
 	if c := fa.last.Load(); c != nil && c.pattern == p {
 		return c.f, nil
 	}
-	f, err := parseDateFormat(p)
+	f, err := javatime.Compile(p)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +119,7 @@ func (fa *formatArg) get(p string) (dateFormat, error) {
 }
 
 // withFormat compiles f(x [, format]) where the format is optional.
-func (c *compiler) withFormat(e *sql.Call, args []*node, t row.Type, f func(x row.Value, df dateFormat) (row.Value, error)) (*node, error) {
+func (c *compiler) withFormat(e *sql.Call, args []*node, t row.Type, f func(x row.Value, df javatime.Pattern) (row.Value, error)) (*node, error) {
 	fa, err := newFormatArg(e, args, 1)
 	if err != nil {
 		return nil, err
@@ -140,8 +145,8 @@ func buildToTimestampLTZ(c *compiler, e *sql.Call, args []*node) (*node, error) 
 		if err := check(e, args, "a STRING", isStringy); err != nil {
 			return nil, err
 		}
-		return c.withFormat(e, args, t, func(x row.Value, df dateFormat) (row.Value, error) {
-			tm, err := df.parse(x.Str())
+		return c.withFormat(e, args, t, func(x row.Value, df javatime.Pattern) (row.Value, error) {
+			tm, err := df.Parse(x.Str())
 			if err != nil {
 				return row.NullValue, nil
 			}
@@ -225,10 +230,10 @@ func buildParseTime(id row.TypeID) builder {
 		}
 		if id == row.Timestamp && len(args) == 1 {
 			// Without a format Flink also takes fractions and the ISO T.
-			fa, _ := parseDateFormat(defaultTimestampFormat)
+			fa, _ := javatime.Compile(defaultTimestampFormat)
 			return c.fn1(e, t, args[0], func(x row.Value) (row.Value, error) {
 				s := strings.TrimSpace(x.Str())
-				if tm, err := fa.parse(s); err == nil {
+				if tm, err := fa.Parse(s); err == nil {
 					return row.TimestampValue(tm.UnixMicro()), nil
 				}
 				ts, err := row.ParseTimestamp(s, row.Timestamp)
@@ -238,8 +243,8 @@ func buildParseTime(id row.TypeID) builder {
 				return row.TimestampValue(truncMicros(ts.Micros(), 3)), nil
 			})
 		}
-		return c.withFormat(e, args, t, func(x row.Value, df dateFormat) (row.Value, error) {
-			tm, err := df.parse(x.Str())
+		return c.withFormat(e, args, t, func(x row.Value, df javatime.Pattern) (row.Value, error) {
+			tm, err := df.Parse(x.Str())
 			if err != nil {
 				return row.NullValue, nil
 			}
@@ -263,7 +268,7 @@ func buildDateFormat(c *compiler, e *sql.Call, args []*node) (*node, error) {
 	}
 	t := row.Type{ID: row.String, NotNull: allNotNull(args...) && x.t.ID != row.String}
 	isText := x.t.ID == row.String
-	return c.withFormat(e, args, t, func(v row.Value, df dateFormat) (row.Value, error) {
+	return c.withFormat(e, args, t, func(v row.Value, df javatime.Pattern) (row.Value, error) {
 		var tm time.Time
 		if isText {
 			ts, err := row.ParseTimestamp(strings.TrimSpace(v.Str()), row.Timestamp)
@@ -275,7 +280,7 @@ func buildDateFormat(c *compiler, e *sql.Call, args []*node) (*node, error) {
 			tm = timeOf(v)
 		}
 		var buf [64]byte
-		return row.StringValue(string(df.format(buf[:0], tm))), nil
+		return row.StringValue(string(df.Format(buf[:0], tm))), nil
 	})
 }
 
@@ -293,8 +298,8 @@ func buildUnixTimestamp(c *compiler, e *sql.Call, args []*node) (*node, error) {
 		return nil, err
 	}
 	t.NotNull = allNotNull(args...)
-	return c.withFormat(e, args, t, func(x row.Value, df dateFormat) (row.Value, error) {
-		tm, err := df.parse(x.Str())
+	return c.withFormat(e, args, t, func(x row.Value, df javatime.Pattern) (row.Value, error) {
+		tm, err := df.Parse(x.Str())
 		if err != nil {
 			return row.BigIntValue(math.MinInt64), nil
 		}
@@ -312,9 +317,9 @@ func buildFromUnixtime(c *compiler, e *sql.Call, args []*node) (*node, error) {
 		return nil, err
 	}
 	t := strType(args...)
-	return c.withFormat(e, args, t, func(x row.Value, df dateFormat) (row.Value, error) {
+	return c.withFormat(e, args, t, func(x row.Value, df javatime.Pattern) (row.Value, error) {
 		var buf [64]byte
-		return row.StringValue(string(df.format(buf[:0], time.Unix(x.Int64(), 0).UTC()))), nil
+		return row.StringValue(string(df.Format(buf[:0], time.Unix(x.Int64(), 0).UTC()))), nil
 	})
 }
 

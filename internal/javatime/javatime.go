@@ -1,4 +1,8 @@
-package expr
+// Package javatime formats and parses times with Java's date pattern
+// letters (SimpleDateFormat / DateTimeFormatter), as Flink's DATE_FORMAT,
+// TO_TIMESTAMP and UNIX_TIMESTAMP and its Elasticsearch dynamic index
+// (`{col|yyyy-MM-dd}`) read them.
+package javatime
 
 import (
 	"errors"
@@ -8,7 +12,7 @@ import (
 	"time"
 )
 
-// Date formats use Java's pattern letters (SimpleDateFormat /
+// Patterns use Java's pattern letters (SimpleDateFormat /
 // DateTimeFormatter, as Flink's DATE_FORMAT, TO_TIMESTAMP and
 // UNIX_TIMESTAMP do): yyyy MM dd HH mm ss SSS and friends. A pattern is
 // compiled once into fields. Supported letters: G y Y u(=year as in
@@ -23,12 +27,12 @@ type dfField struct {
 	lit    string
 }
 
-type dateFormat []dfField
+// Pattern is a compiled date pattern.
+type Pattern []dfField
 
-const defaultTimestampFormat = "yyyy-MM-dd HH:mm:ss"
-
-func parseDateFormat(p string) (dateFormat, error) {
-	var f dateFormat
+// Compile reads a pattern such as yyyy-MM-dd'T'HH:mm:ss.SSS.
+func Compile(p string) (Pattern, error) {
+	var f Pattern
 	var lit strings.Builder
 	flush := func() {
 		if lit.Len() > 0 {
@@ -93,8 +97,8 @@ func appendPadded(dst []byte, v, width int) []byte {
 	return append(dst, s...)
 }
 
-// format appends t (read as a UTC wall clock) in the pattern.
-func (f dateFormat) format(dst []byte, t time.Time) []byte {
+// Format appends t (read as a UTC wall clock) in the pattern.
+func (f Pattern) Format(dst []byte, t time.Time) []byte {
 	for _, fl := range f {
 		n := fl.n
 		switch fl.letter {
@@ -186,11 +190,12 @@ func isNumericField(fl dfField) bool {
 	return false
 }
 
-var errNoMatch = errors.New("does not match the format")
+// ErrNoMatch is Parse's error for a text that does not match the pattern.
+var ErrNoMatch = errors.New("does not match the format")
 
-// parse reads s in the pattern and returns the instant (UTC unless the
+// Parse reads s in the pattern and returns the instant (UTC unless the
 // text carries a zone offset).
-func (f dateFormat) parse(s string) (time.Time, error) {
+func (f Pattern) Parse(s string) (time.Time, error) {
 	year, month, day, yday := 1970, 1, 1, 0
 	hour, minute, sec, nanos := 0, 0, 0, 0
 	pm, hasAmPm, offset := false, false, 0
@@ -198,7 +203,7 @@ func (f dateFormat) parse(s string) (time.Time, error) {
 	for i, fl := range f {
 		if fl.letter == 0 {
 			if !strings.HasPrefix(s[pos:], fl.lit) {
-				return time.Time{}, errNoMatch
+				return time.Time{}, ErrNoMatch
 			}
 			pos += len(fl.lit)
 			continue
@@ -220,11 +225,11 @@ func (f dateFormat) parse(s string) (time.Time, error) {
 			}
 			digits := s[start:pos]
 			if digits == "" {
-				return time.Time{}, errNoMatch
+				return time.Time{}, ErrNoMatch
 			}
 			v, err := strconv.Atoi(digits)
 			if err != nil {
-				return time.Time{}, errNoMatch
+				return time.Time{}, ErrNoMatch
 			}
 			if neg {
 				v = -v
@@ -243,12 +248,12 @@ func (f dateFormat) parse(s string) (time.Time, error) {
 				yday = v
 			case 'H', 'K':
 				if v > 23 || (fl.letter == 'K' && v > 11) {
-					return time.Time{}, errNoMatch
+					return time.Time{}, ErrNoMatch
 				}
 				hour = v
 			case 'k', 'h':
 				if v < 1 || v > 24 || (fl.letter == 'h' && v > 12) {
-					return time.Time{}, errNoMatch
+					return time.Time{}, ErrNoMatch
 				}
 				hour = v % 24
 				if fl.letter == 'h' {
@@ -278,18 +283,18 @@ func (f dateFormat) parse(s string) (time.Time, error) {
 			case hasPrefixFold(rest, "AD"):
 				pos += 2
 			default:
-				return time.Time{}, errNoMatch
+				return time.Time{}, ErrNoMatch
 			}
 		case 'M', 'L':
 			m, w := matchName(rest, monthNames[:], fl.n >= 4)
 			if m < 0 {
-				return time.Time{}, errNoMatch
+				return time.Time{}, ErrNoMatch
 			}
 			month, pos = m+1, pos+w
 		case 'E', 'e':
 			d, w := matchName(rest, dayNames[:], fl.n >= 4)
 			if d < 0 {
-				return time.Time{}, errNoMatch
+				return time.Time{}, ErrNoMatch
 			}
 			pos += w
 		case 'a':
@@ -299,30 +304,30 @@ func (f dateFormat) parse(s string) (time.Time, error) {
 			case hasPrefixFold(rest, "PM"):
 				hasAmPm, pm, pos = true, true, pos+2
 			default:
-				return time.Time{}, errNoMatch
+				return time.Time{}, ErrNoMatch
 			}
 		case 'z', 'Z', 'X', 'x':
 			off, w, ok := parseZone(rest)
 			if !ok {
-				return time.Time{}, errNoMatch
+				return time.Time{}, ErrNoMatch
 			}
 			offset, pos = off, pos+w
 		}
 	}
 	if pos != len(s) {
-		return time.Time{}, errNoMatch
+		return time.Time{}, ErrNoMatch
 	}
 	if hasAmPm && pm {
 		hour += 12
 	}
 	if month < 1 || month > 12 || day < 1 || day > 31 || minute > 59 || sec > 59 || hour > 23 {
-		return time.Time{}, errNoMatch
+		return time.Time{}, ErrNoMatch
 	}
 	t := time.Date(year, time.Month(month), day, hour, minute, sec, nanos, time.UTC)
 	if yday > 0 {
 		t = time.Date(year, 1, yday, hour, minute, sec, nanos, time.UTC)
 	} else if t.Day() != day {
-		return time.Time{}, errNoMatch // 2024-02-30
+		return time.Time{}, ErrNoMatch // 2024-02-30
 	}
 	return t.Add(-time.Duration(offset) * time.Second), nil
 }
