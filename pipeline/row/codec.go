@@ -1,0 +1,245 @@
+package row
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+)
+
+// The binary codec below is how operator state and checkpoints hold rows
+// and values: compact (a BIGINT 7 is two bytes), exact (a decoded value is
+// identical to the encoded one, float bits and all) and safe to decode
+// from a damaged file (every length is checked; errors, never panics).
+//
+// A value is its type byte followed by a payload:
+//
+//	NULL                          nothing
+//	BOOLEAN                       uvarint 0 or 1
+//	INT BIGINT DATE TIMESTAMP(_LTZ) zig-zag varint
+//	FLOAT DOUBLE                  8 bytes, the float64 bits little-endian
+//	DECIMAL                       scale byte, zig-zag varint unscaled
+//	STRING BYTES                  uvarint length, the bytes
+//
+// A row is its uvarint width followed by its values.
+
+// AppendValue appends v's encoding to dst.
+func AppendValue(dst []byte, v Value) []byte {
+	dst = append(dst, byte(v.id))
+	switch v.id {
+	case Null:
+	case Boolean:
+		dst = binary.AppendUvarint(dst, v.n)
+	case Int, BigInt, Date, Timestamp, TimestampLTZ:
+		dst = binary.AppendVarint(dst, int64(v.n))
+	case Float, Double:
+		dst = binary.LittleEndian.AppendUint64(dst, v.n)
+	case Decimal:
+		dst = append(dst, v.scale)
+		dst = binary.AppendVarint(dst, int64(v.n))
+	case String, Bytes:
+		dst = binary.AppendUvarint(dst, uint64(len(v.s)))
+		dst = append(dst, v.s...)
+	}
+	return dst
+}
+
+// AppendRow appends r's encoding to dst.
+func AppendRow(dst []byte, r Row) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(r)))
+	for _, v := range r {
+		dst = AppendValue(dst, v)
+	}
+	return dst
+}
+
+// AppendString appends a uvarint length and s.
+func AppendString(dst []byte, s string) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(s)))
+	return append(dst, s...)
+}
+
+// ErrCorrupt is wrapped by every Decoder error.
+var ErrCorrupt = errors.New("corrupt encoding")
+
+// Decoder reads what the Append functions wrote. Its first error sticks:
+// later reads return zero values, and Err reports where it went wrong, so
+// that a caller checks once at the end.
+type Decoder struct {
+	buf []byte
+	off int
+	err error
+}
+
+// NewDecoder reads b; strings it returns are copies, b may be reused.
+func NewDecoder(b []byte) *Decoder { return &Decoder{buf: b} }
+
+// Err is the first error, or nil.
+func (d *Decoder) Err() error { return d.err }
+
+// Len is the number of bytes not yet read.
+func (d *Decoder) Len() int { return len(d.buf) - d.off }
+
+// Fail records err (the first one wins), e.g. a value the caller finds
+// out of range, with the offset it was found at.
+func (d *Decoder) Fail(format string, args ...any) {
+	if d.err == nil {
+		d.err = fmt.Errorf("%w at byte %d: %s", ErrCorrupt, d.off, fmt.Sprintf(format, args...))
+	}
+}
+
+// End reports an error if bytes are left over or one occurred.
+func (d *Decoder) End() error {
+	if d.err == nil && d.off != len(d.buf) {
+		d.Fail("%d bytes after the end", len(d.buf)-d.off)
+	}
+	return d.err
+}
+
+// Uvarint reads an unsigned varint.
+func (d *Decoder) Uvarint() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(d.buf[d.off:])
+	if n <= 0 || (n > 1 && d.buf[d.off+n-1] == 0) {
+		// An overlong varint is refused too: the encoding stays canonical.
+		d.Fail("bad varint")
+		return 0
+	}
+	d.off += n
+	return v
+}
+
+// Varint reads a zig-zag varint.
+func (d *Decoder) Varint() int64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(d.buf[d.off:])
+	if n <= 0 || (n > 1 && d.buf[d.off+n-1] == 0) {
+		// An overlong varint is refused too: the encoding stays canonical.
+		d.Fail("bad varint")
+		return 0
+	}
+	d.off += n
+	return v
+}
+
+// Count reads a uvarint that counts items of at least min bytes each and
+// checks that many could still follow, so that a damaged count cannot
+// make the caller allocate gigabytes.
+func (d *Decoder) Count(min int) int {
+	n := d.Uvarint()
+	if d.err == nil && n > uint64(d.Len()/max(min, 1)) {
+		d.Fail("count %d exceeds the %d bytes left", n, d.Len())
+		return 0
+	}
+	return int(n)
+}
+
+// Byte reads one byte.
+func (d *Decoder) Byte() byte {
+	if d.err != nil {
+		return 0
+	}
+	if d.off >= len(d.buf) {
+		d.Fail("truncated")
+		return 0
+	}
+	b := d.buf[d.off]
+	d.off++
+	return b
+}
+
+// Uint64 reads 8 bytes little-endian.
+func (d *Decoder) Uint64() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	if d.Len() < 8 {
+		d.Fail("truncated")
+		return 0
+	}
+	v := binary.LittleEndian.Uint64(d.buf[d.off:])
+	d.off += 8
+	return v
+}
+
+// Bytes reads a length-prefixed byte string; the result aliases the
+// decoder's buffer.
+func (d *Decoder) Bytes() []byte {
+	n := d.Count(1)
+	if d.err != nil {
+		return nil
+	}
+	b := d.buf[d.off : d.off+n : d.off+n]
+	d.off += n
+	return b
+}
+
+// Str reads a length-prefixed string.
+func (d *Decoder) Str() string { return string(d.Bytes()) }
+
+// Value reads a value.
+func (d *Decoder) Value() Value {
+	id := TypeID(d.Byte())
+	if d.err != nil {
+		return NullValue
+	}
+	switch id {
+	case Null:
+		return NullValue
+	case Boolean:
+		n := d.Uvarint()
+		if n > 1 {
+			d.Fail("boolean %d", n)
+			return NullValue
+		}
+		return Value{id: id, n: n}
+	case Int:
+		v := d.Varint()
+		if v != int64(int32(v)) {
+			d.Fail("INT %d out of range", v)
+			return NullValue
+		}
+		return Value{id: id, n: uint64(v)}
+	case Date:
+		v := d.Varint()
+		if v != int64(int32(v)) {
+			d.Fail("DATE %d out of range", v)
+			return NullValue
+		}
+		return Value{id: id, n: uint64(v)}
+	case BigInt, Timestamp, TimestampLTZ:
+		return Value{id: id, n: uint64(d.Varint())}
+	case Float, Double:
+		return Value{id: id, n: d.Uint64()}
+	case Decimal:
+		scale := d.Byte()
+		return Value{id: id, scale: scale, n: uint64(d.Varint())}
+	case String, Bytes:
+		return Value{id: id, s: d.Str()}
+	}
+	d.Fail("unknown type %d", id)
+	return NullValue
+}
+
+// Row reads a row into a new slice.
+func (d *Decoder) Row() Row {
+	n := d.Count(1)
+	if d.err != nil {
+		return nil
+	}
+	r := make(Row, n)
+	for i := range r {
+		r[i] = d.Value()
+	}
+	if d.err != nil {
+		return nil
+	}
+	return r
+}
+
+// Float64 reads 8 bytes as a float64.
+func (d *Decoder) Float64() float64 { return math.Float64frombits(d.Uint64()) }
