@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/big"
@@ -510,4 +511,145 @@ func uvarint(s string) (n uint64, w int) {
 		n |= uint64(b&0x7f) << (7 * i)
 	}
 	return 0, 0
+}
+
+// Snapshot encoding of an aggStore: the slot count, the free list, then
+// every slot in id order (free ones are zeroed and cost a few bytes): its
+// key, its int64 slots (varints), its Value slots and its maps (a tag, 0
+// for none, then value/count pairs). Slot ids survive a restore, so the
+// order groups were first seen, which batch mode and windows emit in,
+// does too.
+const (
+	extNone     = 0
+	extCounts   = 1 // valueCounts of a DISTINCT aggregate
+	extExtremes = 2 // extremes of a retractable MIN/MAX
+)
+
+// appendState appends the store's state; key gives a slot's group key
+// when the store does not keep keys itself.
+func (s *aggStore) appendState(dst []byte, key func(id int32) string) []byte {
+	dst = binary.AppendUvarint(dst, uint64(s.slots))
+	dst = binary.AppendUvarint(dst, uint64(len(s.free)))
+	for _, id := range s.free {
+		dst = binary.AppendUvarint(dst, uint64(id))
+	}
+	for id := range s.slots {
+		k := ""
+		if s.keepKeys {
+			k = s.keys[id]
+		} else if key != nil {
+			k = key(id)
+		}
+		dst = row.AppendString(dst, k)
+		for _, n := range s.nums[int(id)*s.numW : int(id+1)*s.numW] {
+			dst = binary.AppendVarint(dst, n)
+		}
+		for _, v := range s.vals[int(id)*s.valW : int(id+1)*s.valW] {
+			dst = row.AppendValue(dst, v)
+		}
+		for _, x := range s.exts[int(id)*s.extW : int(id+1)*s.extW] {
+			switch m := x.(type) {
+			case valueCounts:
+				dst = append(dst, extCounts)
+				dst = binary.AppendUvarint(dst, uint64(len(m)))
+				for v, c := range m {
+					dst = row.AppendValue(dst, v)
+					dst = binary.AppendVarint(dst, c)
+				}
+			case *extremes:
+				dst = append(dst, extExtremes)
+				live := 0
+				for _, c := range m.counts {
+					if c.n != 0 {
+						live++
+					}
+				}
+				dst = binary.AppendUvarint(dst, uint64(live))
+				for v, c := range m.counts {
+					if c.n != 0 {
+						dst = row.AppendValue(dst, v)
+						dst = binary.AppendVarint(dst, c.n)
+					}
+				}
+			default:
+				dst = append(dst, extNone)
+			}
+		}
+	}
+	return dst
+}
+
+// restoreState replaces the store's groups with those appendState wrote;
+// keys returns each slot's key (free slots have "").
+func (s *aggStore) restoreState(d *row.Decoder) (keys []string) {
+	// What each map slot holds, from the layout: DISTINCT counts or a
+	// MIN/MAX multiset.
+	extTag := make([]byte, s.extW)
+	extMax := make([]bool, s.extW)
+	for _, a := range s.aggs {
+		if a.ext >= 0 {
+			extTag[a.ext], extMax[a.ext] = extExtremes, a.max
+		}
+		if a.dist >= 0 {
+			extTag[a.dist] = extCounts
+		}
+	}
+	slots := d.Count(1 + s.numW + s.valW + s.extW)
+	free := make([]int32, d.Count(1))
+	for i := range free {
+		id := d.Uvarint()
+		if id >= uint64(slots) {
+			d.Fail("free slot %d of %d", id, slots)
+		}
+		free[i] = int32(id)
+	}
+	s.slots = int32(slots)
+	s.free = free
+	s.nums = make([]int64, slots*s.numW)
+	s.vals = make([]row.Value, slots*s.valW)
+	s.exts = make([]any, slots*s.extW)
+	s.keys = nil
+	if s.keepKeys {
+		s.keys = make([]string, slots)
+	}
+	keys = make([]string, slots)
+	for id := 0; id < slots && d.Err() == nil; id++ {
+		keys[id] = d.Str()
+		if s.keepKeys {
+			s.keys[id] = keys[id]
+		}
+		for j := range s.numW {
+			s.nums[id*s.numW+j] = d.Varint()
+		}
+		for j := range s.valW {
+			s.vals[id*s.valW+j] = d.Value()
+		}
+		for j := range s.extW {
+			tag := d.Byte()
+			if tag == extNone {
+				continue
+			}
+			if tag != extTag[j] {
+				d.Fail("slot %d map %d: tag %d, want %d", id, j, tag, extTag[j])
+				break
+			}
+			n := d.Count(2)
+			if tag == extCounts {
+				m := make(valueCounts, n)
+				for range n {
+					v := d.Value()
+					m[v] = d.Varint()
+				}
+				s.exts[id*s.extW+j] = m
+				continue
+			}
+			e := &extremes{counts: make(map[row.Value]extremeCount, n), max: extMax[j]}
+			for range n {
+				v := d.Value()
+				e.add(v, d.Varint())
+			}
+			s.exts[id*s.extW+j] = e
+		}
+	}
+	return keys
 }

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"encoding/binary"
 	"fmt"
 
 	"github.com/etld/etld/pipeline/row"
@@ -48,4 +49,43 @@ func (d *Distinct) Process(in *row.Batch, out Emitter) error {
 func (d *Distinct) Watermark(int64, Emitter) error { return nil }
 func (d *Distinct) Finish(Emitter) error           { return nil }
 
-var _ Operator = (*Distinct)(nil)
+const distinctStateVersion = 1
+
+// Snapshot encodes the rows seen: a version byte, their count, then each
+// row's key encoding.
+func (d *Distinct) Snapshot() ([]byte, error) {
+	n := 0
+	for k := range d.seen {
+		n += len(k) + 2
+	}
+	buf := make([]byte, 0, n+16)
+	buf = append(buf, distinctStateVersion)
+	buf = binary.AppendUvarint(buf, uint64(len(d.seen)))
+	for k := range d.seen {
+		buf = row.AppendString(buf, k)
+	}
+	return buf, nil
+}
+
+// Restore replaces the rows seen with a snapshot's.
+func (d *Distinct) Restore(state []byte) error {
+	dec := row.NewDecoder(state)
+	if v := dec.Byte(); v != distinctStateVersion {
+		return fmt.Errorf("select distinct: state version %d, want %d", v, distinctStateVersion)
+	}
+	n := dec.Count(1)
+	seen := make(map[string]struct{}, n)
+	for range n {
+		seen[dec.Str()] = struct{}{}
+	}
+	if err := dec.End(); err != nil {
+		return fmt.Errorf("select distinct: restore: %w", err)
+	}
+	d.seen = seen
+	return nil
+}
+
+var (
+	_ Operator    = (*Distinct)(nil)
+	_ Snapshotter = (*Distinct)(nil)
+)

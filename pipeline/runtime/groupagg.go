@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"encoding/binary"
 	"fmt"
 
 	"github.com/etld/etld/pipeline/row"
@@ -214,7 +215,60 @@ func (g *GroupAgg) Finish(out Emitter) error {
 	return nil
 }
 
+// groupAggStateVersion starts a GroupAgg snapshot, for a later change of
+// the layout.
+const groupAggStateVersion = 1
+
+// Snapshot encodes the groups and counters: a version byte, the dropped
+// count, then the aggregate store (see aggStore.appendState).
+func (g *GroupAgg) Snapshot() ([]byte, error) {
+	if g.err != nil {
+		return nil, g.err
+	}
+	var keys []string
+	if !g.st.keepKeys {
+		keys = make([]string, g.st.slots)
+		for k, id := range g.index {
+			keys[id] = k
+		}
+	}
+	buf := []byte{groupAggStateVersion}
+	buf = binary.AppendVarint(buf, g.dropped)
+	return g.st.appendState(buf, func(id int32) string { return keys[id] }), nil
+}
+
+// Restore replaces the operator's state with a snapshot's.
+func (g *GroupAgg) Restore(state []byte) error {
+	if g.err != nil {
+		return g.err
+	}
+	d := row.NewDecoder(state)
+	if v := d.Byte(); v != groupAggStateVersion {
+		return fmt.Errorf("group aggregate: state version %d, want %d", v, groupAggStateVersion)
+	}
+	g.dropped = d.Varint()
+	keys := g.st.restoreState(d)
+	if err := d.End(); err != nil {
+		return fmt.Errorf("group aggregate: restore: %w", err)
+	}
+	free := make([]bool, len(keys))
+	for _, id := range g.st.free {
+		free[id] = true
+	}
+	g.index = make(map[string]int32, len(keys))
+	for id, k := range keys {
+		if !free[id] {
+			g.index[k] = int32(id)
+		}
+	}
+	if len(g.index)+len(g.st.free) != len(keys) {
+		return fmt.Errorf("group aggregate: restore: %d groups and %d free slots in %d slots", len(g.index), len(g.st.free), len(keys))
+	}
+	return nil
+}
+
 var (
-	_ Operator = (*GroupAgg)(nil)
-	_ Counters = (*GroupAgg)(nil)
+	_ Operator    = (*GroupAgg)(nil)
+	_ Counters    = (*GroupAgg)(nil)
+	_ Snapshotter = (*GroupAgg)(nil)
 )

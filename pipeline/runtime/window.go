@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"cmp"
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"time"
@@ -533,7 +534,122 @@ func zoneOffset(loc *time.Location, ts int64) int64 {
 	return int64(off) * 1_000_000
 }
 
+const windowStateVersion = 1
+
+// Snapshot encodes the open windows: a version byte, the watermark, the
+// time attribute's type, the late count, the window ends still to fire,
+// each slice (its end and its groups' slot ids in first-seen order), each
+// CUMULATE cycle (start, next end to fire, its shared groups), then the
+// aggregate store, which keeps every slot's key.
+func (g *WindowAgg) Snapshot() ([]byte, error) {
+	if g.err != nil {
+		return nil, g.err
+	}
+	buf := []byte{windowStateVersion}
+	buf = binary.AppendVarint(buf, g.wm)
+	buf = append(buf, byte(g.timeID))
+	buf = binary.AppendVarint(buf, g.dropped)
+	buf = binary.AppendUvarint(buf, uint64(len(g.pending)))
+	for _, e := range g.pending {
+		buf = binary.AppendVarint(buf, e)
+	}
+	ends := make([]int64, 0, len(g.slices))
+	for e := range g.slices {
+		ends = append(ends, e)
+	}
+	slices.Sort(ends)
+	buf = binary.AppendUvarint(buf, uint64(len(ends)))
+	for _, e := range ends {
+		buf = binary.AppendVarint(buf, e)
+		buf = appendIDs(buf, g.slices[e].order)
+	}
+	buf = binary.AppendUvarint(buf, uint64(len(g.cycles)))
+	for _, c := range g.cycles {
+		buf = binary.AppendVarint(buf, c.start)
+		buf = binary.AppendVarint(buf, c.next)
+		buf = appendIDs(buf, c.shared.order)
+	}
+	return g.st.appendState(buf, nil), nil
+}
+
+func appendIDs(buf []byte, ids []int32) []byte {
+	buf = binary.AppendUvarint(buf, uint64(len(ids)))
+	for _, id := range ids {
+		buf = binary.AppendUvarint(buf, uint64(id))
+	}
+	return buf
+}
+
+// Restore replaces the operator's state with a snapshot's.
+func (g *WindowAgg) Restore(state []byte) error {
+	if g.err != nil {
+		return g.err
+	}
+	d := row.NewDecoder(state)
+	if v := d.Byte(); v != windowStateVersion {
+		return fmt.Errorf("window aggregate: state version %d, want %d", v, windowStateVersion)
+	}
+	g.wm = d.Varint()
+	g.timeID = row.TypeID(d.Byte())
+	if g.timeID != row.Null && g.timeID != row.Timestamp && g.timeID != row.TimestampLTZ {
+		d.Fail("time attribute type %d", g.timeID)
+	}
+	g.dropped = d.Varint()
+	g.pending = make([]int64, d.Count(1))
+	for i := range g.pending {
+		g.pending[i] = d.Varint()
+	}
+	var orders [][]int32
+	readIDs := func() []int32 {
+		ids := make([]int32, d.Count(1))
+		for i := range ids {
+			ids[i] = int32(min(d.Uvarint(), 1<<31-1))
+		}
+		orders = append(orders, ids)
+		return ids
+	}
+	g.slices = map[int64]*slice{}
+	for range d.Count(2) {
+		w := newSlice(d.Varint())
+		w.order = readIDs()
+		g.slices[w.end] = w
+	}
+	g.cycles = make([]*cycle, d.Count(3))
+	for i := range g.cycles {
+		c := &cycle{start: d.Varint(), next: d.Varint(), shared: slice{index: map[string]int32{}}}
+		c.shared.order = readIDs()
+		g.cycles[i] = c
+	}
+	g.st.restoreState(d)
+	if err := d.End(); err != nil {
+		return fmt.Errorf("window aggregate: restore: %w", err)
+	}
+	// Rebuild each slice's key index from the keys the store keeps.
+	for _, ids := range orders {
+		for _, id := range ids {
+			if id < 0 || id >= g.st.slots {
+				return fmt.Errorf("window aggregate: restore: slot %d of %d", id, g.st.slots)
+			}
+		}
+	}
+	index := func(w *slice) {
+		for _, id := range w.order {
+			w.index[g.st.keys[id]] = id
+		}
+	}
+	for _, w := range g.slices {
+		index(w)
+	}
+	for _, c := range g.cycles {
+		index(&c.shared)
+	}
+	clear(g.merged)
+	g.mOrder = g.mOrder[:0]
+	return nil
+}
+
 var (
-	_ Operator = (*WindowAgg)(nil)
-	_ Counters = (*WindowAgg)(nil)
+	_ Operator    = (*WindowAgg)(nil)
+	_ Counters    = (*WindowAgg)(nil)
+	_ Snapshotter = (*WindowAgg)(nil)
 )
