@@ -5,10 +5,12 @@ import (
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/sources/datagen"
 	"github.com/etld/etld/sources/file"
+	"github.com/etld/etld/sources/kafka"
 )
 
 // Register adds every built-in source to r.
 func Register(r *connector.Registry) {
 	datagen.Register(r)
 	file.Register(r)
+	kafka.Register(r)
 }

@@ -1,0 +1,298 @@
+// Package kafka is the Kafka source: it reads one or more topics through a
+// value format (csv, json, debezium-json, raw), optionally decodes columns
+// from the message key, and fills metadata columns (topic, partition,
+// offset, timestamp, key).
+//
+// Options, with Flink's names in brackets:
+//
+//	brokers              bootstrap servers [properties.bootstrap.servers]
+//	topic                a topic or a list of them [topic]
+//	group_id             consumer group [properties.group.id]
+//	start                earliest | latest | group-offsets | timestamp [scan.startup.mode]
+//	start_timestamp      ms since the epoch or RFC 3339, for start: timestamp [scan.startup.timestamp-millis]
+//	stop                 latest: bounded, up to the end offsets seen at start [scan.bounded.mode]
+//	format               the value format [value.format]
+//	key_format           the key format [key.format]
+//	key_fields           columns decoded from the key [key.fields]
+//	value_fields_include all (default) | except_key [value.fields-include]
+//
+// # Partitions and consumer groups
+//
+// Without group_id the source reads every partition of its topics itself,
+// one kafka-go Reader per partition at an offset it chooses: `start`, or
+// the position of a restored checkpoint. Nothing is ever committed, since
+// there is no group to commit to.
+//
+// With group_id it joins the group (kafka-go's ConsumerGroup, whose
+// generations hand out partitions) and still reads each assigned partition
+// with its own Reader at an offset it chooses. It does not use kafka-go's
+// group Reader because that Reader commits on its own schedule
+// (CommitInterval, or on ReadMessage), which could commit a row before the
+// sinks have it. Offsets are committed only by Commit, which the runtime
+// calls once a checkpoint's rows are durable in every sink.
+//
+// Where an assigned partition starts, first match wins:
+//  1. a partition this run has already read (it came back after a
+//     rebalance): after what Read returned, or at the group's committed
+//     offset if another member got further;
+//  2. the position of a restored checkpoint;
+//  3. the group's committed offset. Unlike Flink, a committed offset wins
+//     over start: earliest/latest/timestamp, because several etld
+//     processes in one group hand partitions to each other on every
+//     rebalance and must not re-read them; use a new group_id to re-read;
+//  4. start (group-offsets falls back to earliest where nothing is
+//     committed; Flink fails there unless auto.offset.reset is set).
+//
+// A partition taken away by a rebalance stops at once: changes of it that
+// Read has not returned yet are dropped (its new owner reads them from the
+// committed offset), and Commit no longer commits it. Nothing undelivered
+// is committed, so a rebalance can duplicate rows, never lose them.
+//
+// # Delivery
+//
+// Read returns what has arrived after a short linger. Position is the
+// next offset of every partition after the last batch Read returned, as
+// JSON {"v":1,"offsets":{"topic/0":42}}; Restore before Open starts there.
+// A broker that cannot be reached at start, or later, is logged as a
+// warning and retried with backoff; it is not an error. A message the
+// format cannot decode goes to on_error as topic/partition/offset.
+package kafka
+
+import (
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/pipeline/row"
+)
+
+// Config is the source's options.
+type Config struct {
+	// Brokers are the bootstrap servers, host:port.
+	Brokers []string `yaml:"brokers,required"`
+	// ClientID names etld to the brokers (their logs and quotas).
+	ClientID string `yaml:"client_id"`
+	// Topic is a topic or a list of topics; a `;`-separated string, as in
+	// Flink, is a list too.
+	Topic []string `yaml:"topic,required"`
+	// GroupID makes the source a member of that consumer group.
+	GroupID string `yaml:"group_id"`
+	// Start is where reading begins: group-offsets (the default with a
+	// group_id), earliest (the default without), latest or timestamp.
+	Start string `yaml:"start"`
+	// StartTimestamp is the time start: timestamp begins at, in ms since
+	// the epoch or RFC 3339.
+	StartTimestamp string `yaml:"start_timestamp"`
+	// Stop: latest makes the source bounded.
+	Stop string `yaml:"stop"`
+	// Format decodes the message value.
+	Format connector.FormatSpec `yaml:"format,required"`
+	// KeyFormat decodes the message key into KeyFields.
+	KeyFormat connector.FormatSpec `yaml:"key_format"`
+	// KeyFields are the columns the key holds, in the key's order.
+	KeyFields []string `yaml:"key_fields"`
+	// ValueFieldsInclude: all (the value holds every column, key columns
+	// too, and its values win, as in Flink) or except_key.
+	ValueFieldsInclude string `yaml:"value_fields_include"`
+}
+
+// Start modes.
+const (
+	startEarliest     = "earliest"
+	startLatest       = "latest"
+	startGroupOffsets = "group-offsets"
+	startTimestamp    = "timestamp"
+)
+
+// Metadata keys the source offers, with Flink's names and types.
+const (
+	metaTopic     = "topic"
+	metaPartition = "partition"
+	metaOffset    = "offset"
+	metaTimestamp = "timestamp"
+	metaKey       = "key"
+)
+
+var metadataTypes = map[string]row.Type{
+	metaTopic:     row.Of(row.String),
+	metaPartition: row.Of(row.Int),
+	metaOffset:    row.Of(row.BigInt),
+	metaTimestamp: row.Of(row.TimestampLTZ),
+	metaKey:       row.Of(row.Bytes),
+}
+
+// Timing of reads. linger is how long Read waits for more messages once it
+// has one; the fetch wait bounds how long a broker holds an empty fetch.
+const (
+	defaultBatch = 1024
+	linger       = 20 * time.Millisecond
+	fetchMaxWait = 250 * time.Millisecond
+	queueLen     = 4096
+)
+
+// options is Config checked and normalised.
+type options struct {
+	brokers  []string
+	clientID string
+	topics   []string
+	groupID  string
+	start    string
+	startTS  time.Time
+	bounded  bool
+	updating bool
+}
+
+func parseOptions(cfg Config) (options, error) {
+	o := options{clientID: cfg.ClientID, groupID: strings.TrimSpace(cfg.GroupID)}
+	if o.clientID == "" {
+		o.clientID = "etld"
+	}
+	o.brokers = splitList(cfg.Brokers)
+	if len(o.brokers) == 0 {
+		return o, connector.Errorf("brokers", "list at least one broker, e.g. 127.0.0.1:9092")
+	}
+	o.topics = splitList(cfg.Topic)
+	if len(o.topics) == 0 {
+		return o, connector.Errorf("topic", "name a topic, or a list of topics")
+	}
+	seen := map[string]bool{}
+	for _, t := range o.topics {
+		if seen[t] {
+			return o, connector.Errorf("topic", "topic %q is listed twice", t)
+		}
+		seen[t] = true
+		if strings.ContainsRune(t, '/') {
+			return o, connector.Errorf("topic", "%q is not a topic name (letters, digits, '.', '_', '-')", t)
+		}
+	}
+	switch s := strings.ToLower(strings.TrimSpace(cfg.Start)); s {
+	case "":
+		o.start = startEarliest
+		if o.groupID != "" {
+			o.start = startGroupOffsets
+		}
+	case startEarliest, "earliest-offset":
+		o.start = startEarliest
+	case startLatest, "latest-offset":
+		o.start = startLatest
+	case startGroupOffsets:
+		if o.groupID == "" {
+			return o, connector.Errorf("start", "group-offsets needs a group_id to read the committed offsets of")
+		}
+		o.start = startGroupOffsets
+	case startTimestamp:
+		o.start = startTimestamp
+	default:
+		return o, connector.Errorf("start", "want earliest, latest, group-offsets or timestamp, got %q", cfg.Start)
+	}
+	switch {
+	case o.start == startTimestamp && cfg.StartTimestamp == "":
+		return o, connector.Errorf("start_timestamp", "start: timestamp needs start_timestamp (ms since the epoch, or RFC 3339 such as 2024-05-06T07:08:09Z)")
+	case o.start != startTimestamp && cfg.StartTimestamp != "":
+		return o, connector.Errorf("start_timestamp", "is only read with start: timestamp")
+	case cfg.StartTimestamp != "":
+		ts, err := parseTimestamp(cfg.StartTimestamp)
+		if err != nil {
+			return o, connector.Errorf("start_timestamp", "%v", err)
+		}
+		o.startTS = ts
+	}
+	switch s := strings.ToLower(strings.TrimSpace(cfg.Stop)); s {
+	case "", "none", "unbounded":
+	case "latest", "latest-offset":
+		o.bounded = true
+	default:
+		return o, connector.Errorf("stop", "want latest (read up to the end offsets seen at start, then finish), got %q", cfg.Stop)
+	}
+	o.updating = cfg.Format.Type == "debezium-json"
+	return o, nil
+}
+
+// parseTimestamp reads ms since the epoch or an RFC 3339 time.
+func parseTimestamp(s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if ms, err := strconv.ParseInt(s, 10, 64); err == nil {
+		if ms < 0 {
+			return time.Time{}, fmt.Errorf("negative timestamp %d", ms)
+		}
+		return time.UnixMilli(ms), nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("want ms since the epoch or RFC 3339 such as 2024-05-06T07:08:09Z, got %q", s)
+	}
+	return t, nil
+}
+
+// splitList flattens list items that are themselves `;`- or `,`-separated
+// (Flink writes topic lists as 'a;b'), dropping blanks.
+func splitList(items []string) []string {
+	var out []string
+	for _, it := range items {
+		for _, f := range strings.FieldsFunc(it, func(r rune) bool { return r == ';' || r == ',' }) {
+			if f = strings.TrimSpace(f); f != "" {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+// New builds a Kafka source. It checks the options and builds the
+// decoders; it does no I/O.
+func New(cfg Config, env connector.SourceEnv) (*Source, error) {
+	o, err := parseOptions(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if env.Formats == nil {
+		return nil, fmt.Errorf("source %q: no format registry", env.Name)
+	}
+	logger := env.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	rb, err := newRowBuilder(cfg, env)
+	if err != nil {
+		return nil, err
+	}
+	return &Source{
+		name:   env.Name,
+		opts:   o,
+		rows:   rb,
+		reject: env.Reject,
+		log:    logger.With("connector", "kafka"),
+		parts:  map[topicPartition]*part{},
+	}, nil
+}
+
+// Register adds the Kafka source to r.
+func Register(r *connector.Registry) {
+	connector.RegisterSource(r, "kafka", "reads Kafka topics, alone or in a consumer group; offsets committed only after delivery",
+		func(cfg Config, env connector.SourceEnv) (connector.Source, error) {
+			s, err := New(cfg, env)
+			if err != nil {
+				return nil, err
+			}
+			return s, nil
+		})
+}
+
+// Bounded reports whether stop: latest was given.
+func (s *Source) Bounded() bool { return s.opts.bounded }
+
+// Updating reports whether the value format carries updates and deletes
+// (debezium-json); the planner then asks for the source's key.
+func (s *Source) Updating() bool { return s.opts.updating }
+
+// MetadataKeys lists the metadata columns the source fills.
+func (s *Source) MetadataKeys() map[string]row.Type {
+	out := make(map[string]row.Type, len(metadataTypes))
+	for k, t := range metadataTypes {
+		out[k] = t
+	}
+	return out
+}

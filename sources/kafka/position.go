@@ -1,0 +1,156 @@
+package kafka
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/etld/etld/internal/retry"
+)
+
+// position is the next offset of each partition, stored as JSON so that a
+// person can read a checkpoint: {"v":1,"offsets":{"orders/0":42}}.
+type position struct {
+	V       int              `json:"v"`
+	Offsets map[string]int64 `json:"offsets"`
+}
+
+const positionVersion = 1
+
+// Position returns, for every partition the source owns, the offset after
+// the last message Read returned; for partitions not placed yet, the
+// restored offset. A partition a rebalance took away is left out: its new
+// owner goes on from the committed offset.
+func (s *Source) Position() ([]byte, error) {
+	p := position{V: positionVersion, Offsets: map[string]int64{}}
+	s.mu.Lock()
+	for tp, part := range s.parts {
+		if next := part.next.Load(); next >= 0 && part.cur.Load() != nil {
+			p.Offsets[tp.String()] = next
+		}
+	}
+	for tp, off := range s.restore {
+		if part := s.parts[tp]; part == nil || part.next.Load() < 0 {
+			p.Offsets[tp.String()] = off
+		}
+	}
+	s.mu.Unlock()
+	out, err := json.Marshal(p)
+	if err != nil {
+		return nil, fmt.Errorf("encode position: %w", err)
+	}
+	return out, nil
+}
+
+// Restore makes Open start each partition in pos (a value Position
+// returned) at its offset, whatever start says.
+func (s *Source) Restore(pos []byte) error {
+	if s.opened {
+		return errors.New("restore after open")
+	}
+	offs, err := decodePosition(pos)
+	if err != nil {
+		return fmt.Errorf("restore: %w", err)
+	}
+	s.restore = offs
+	return nil
+}
+
+func decodePosition(pos []byte) (map[topicPartition]int64, error) {
+	var p position
+	dec := json.NewDecoder(bytes.NewReader(pos))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return nil, fmt.Errorf("position %.64q is not a kafka source position: %w", pos, err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("position %.64q: data after the position", pos)
+	}
+	if p.V != positionVersion {
+		return nil, fmt.Errorf("position %.64q: version %d, want %d", pos, p.V, positionVersion)
+	}
+	out := make(map[topicPartition]int64, len(p.Offsets))
+	for k, off := range p.Offsets {
+		i := strings.LastIndexByte(k, '/')
+		n, err := strconv.Atoi(k[i+1:])
+		if i <= 0 || err != nil || n < 0 {
+			return nil, fmt.Errorf("position %.64q: %q is not topic/partition", pos, k)
+		}
+		if off < 0 {
+			return nil, fmt.Errorf("position %.64q: negative offset for %s", pos, k)
+		}
+		out[topicPartition{k[:i], n}] = off
+	}
+	return out, nil
+}
+
+// Commit commits the offsets in state (a Position result) to the consumer
+// group, for the partitions the source still owns. The runtime calls it
+// once every sink has made the rows before that position durable.
+//
+// As in Flink, a commit that fails is logged and not an error: the
+// committed offsets only say where a run without a checkpoint starts, and
+// the next checkpoint commits newer ones. A failed commit can make such a
+// run read rows again, never skip any.
+func (s *Source) Commit(ctx context.Context, state []byte) error {
+	offs, err := decodePosition(state)
+	if err != nil {
+		return fmt.Errorf("kafka source: commit: %w", err)
+	}
+	if s.opts.groupID == "" || len(offs) == 0 {
+		return nil // no group to commit to
+	}
+	s.mu.Lock()
+	gen := s.gen
+	commit := map[string]map[int]int64{}
+	n := 0
+	for tp, off := range offs {
+		if p := s.parts[tp]; p != nil && p.cur.Load() != nil {
+			if commit[tp.topic] == nil {
+				commit[tp.topic] = map[int]int64{}
+			}
+			commit[tp.topic][tp.partition] = off
+			n++
+		}
+	}
+	s.mu.Unlock()
+	if gen == nil || n == 0 {
+		s.log.Info("kafka source: offsets not committed: the group is rebalancing; the next checkpoint commits them", "group", s.opts.groupID)
+		return nil
+	}
+	err = retry.Do(ctx, retry.Backoff{Initial: 100 * time.Millisecond, Max: time.Second, Attempts: 3}, s.log, "kafka source: commit offsets", func(context.Context) error {
+		return gen.CommitOffsets(commit)
+	})
+	if err != nil {
+		s.log.Warn("kafka source: offsets not committed; the next checkpoint commits newer ones", "group", s.opts.groupID, "error", err.Error())
+		return nil
+	}
+	return nil
+}
+
+// Lag is the number of messages between the source's position and the
+// high watermark, summed over the partitions it owns; -1 before it owns
+// any.
+func (s *Source) Lag() int64 {
+	if !s.assigned.Load() {
+		return -1
+	}
+	var lag int64
+	s.mu.Lock()
+	for _, p := range s.parts {
+		next, hw := p.next.Load(), p.hw.Load()
+		if p.cur.Load() != nil && next >= 0 && hw > next {
+			lag += hw - next
+		}
+	}
+	s.mu.Unlock()
+	return lag
+}
+
+// Bytes is the size of the keys and values Read has returned.
+func (s *Source) Bytes() int64 { return s.bytes.Load() }

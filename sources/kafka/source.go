@@ -1,0 +1,694 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+
+	"github.com/etld/etld/internal/retry"
+	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/pipeline/row"
+)
+
+// Source reads Kafka topics. Open, Read, Position, Commit and Close are
+// called from one goroutine; Lag and Bytes from any.
+//
+// Open starts the work in the background and returns at once: finding the
+// partitions (retrying while no broker answers), joining the group and
+// starting one reader goroutine per partition, which feed one channel.
+// Read takes from that channel, so a broker that is away holds Read back
+// (until ctx ends) but is not an error.
+type Source struct {
+	name   string
+	opts   options
+	rows   *rowBuilder
+	reject func(connector.BadRecord) error
+	log    *slog.Logger
+
+	client    *kafka.Client
+	transport *kafka.Transport
+	dialer    *kafka.Dialer
+
+	ctx    context.Context // background work; ended by Close
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	msgs    chan fetched
+	changed chan struct{} // an assignment began or ended
+	fatal   chan error
+
+	// mu guards parts and gen: the background goroutine changes them on
+	// a rebalance while Read, Position and Commit read them. Only that
+	// goroutine writes parts, so it reads parts without mu.
+	mu    sync.Mutex
+	parts map[topicPartition]*part
+	gen   *kafka.Generation // the current generation; nil between them
+	// assigned is set once partitions are known (static), or while a
+	// generation is live (group).
+	assigned atomic.Bool
+
+	restore map[topicPartition]int64 // from Restore, applied on assignment
+	pending *fetched                 // a message left for the next Read
+	opened  bool
+	err     error // returned by every Read once set
+
+	bytes atomic.Int64
+}
+
+type topicPartition struct {
+	topic     string
+	partition int
+}
+
+func (tp topicPartition) String() string { return fmt.Sprintf("%s/%d", tp.topic, tp.partition) }
+
+// part is one partition's reading state.
+type part struct {
+	tp topicPartition
+	// next is the offset after the last message Read returned, or -1
+	// before this run has placed the partition. Read writes it; the group
+	// goroutine reads it on a rebalance.
+	next atomic.Int64
+	// end is the offset a bounded source stops at (exclusive).
+	end int64
+	// hw is the partition's high watermark as last seen, for Lag.
+	hw atomic.Int64
+	// cur is the reader now feeding the partition; nil when the
+	// partition is not (or no longer) ours. Messages of any other reader
+	// are stale.
+	cur atomic.Pointer[partReader]
+}
+
+type partReader struct {
+	r   *kafka.Reader
+	end int64 // stop after end-1; -1 for unbounded
+}
+
+// fetched is a message on its way from a reader goroutine to Read.
+type fetched struct {
+	p   *part
+	rd  *partReader
+	msg kafka.Message
+}
+
+// Open starts reading in the background.
+func (s *Source) Open(ctx context.Context) error {
+	if s.opened {
+		return errors.New("opened twice")
+	}
+	s.opened = true
+	// The background work lives until Close, not until Open's ctx ends.
+	s.ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	s.msgs = make(chan fetched, queueLen)
+	s.changed = make(chan struct{}, 1)
+	s.fatal = make(chan error, 1)
+	s.dialer = &kafka.Dialer{ClientID: s.opts.clientID, Timeout: 10 * time.Second, DualStack: true}
+	s.transport = &kafka.Transport{ClientID: s.opts.clientID, DialTimeout: 10 * time.Second}
+	s.client = &kafka.Client{Addr: kafka.TCP(s.opts.brokers...), Timeout: 10 * time.Second, Transport: s.transport}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		if err := s.run(s.ctx); err != nil && s.ctx.Err() == nil {
+			s.fatal <- err
+			s.signal()
+		}
+	}()
+	return nil
+}
+
+// run finds the partitions and their offsets, then reads them: all of them
+// without a group, the assigned ones with a group.
+func (s *Source) run(ctx context.Context) error {
+	var partitions []topicPartition
+	what := fmt.Sprintf("kafka source: reading the partitions of %v from %v", s.opts.topics, s.opts.brokers)
+	err := retry.Do(ctx, retry.Backoff{Initial: 200 * time.Millisecond, Max: 10 * time.Second}, s.log, what, func(ctx context.Context) error {
+		var err error
+		partitions, err = s.partitions(ctx)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	var ends map[topicPartition]int64
+	if s.opts.bounded {
+		// The end offsets are those seen now: a bounded read is a snapshot
+		// of the topics as they are at start.
+		what := "kafka source: reading end offsets"
+		err := retry.Do(ctx, retry.Backoff{Initial: 200 * time.Millisecond, Max: 10 * time.Second}, s.log, what, func(ctx context.Context) error {
+			var err error
+			ends, err = s.listOffsets(ctx, partitions, kafka.LastOffset)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	s.mu.Lock()
+	for _, tp := range partitions {
+		p := &part{tp: tp, end: -1}
+		p.next.Store(-1)
+		p.hw.Store(-1)
+		if ends != nil {
+			p.end = ends[tp]
+			p.hw.Store(p.end)
+		}
+		s.parts[tp] = p
+	}
+	for tp, off := range s.restore {
+		if s.parts[tp] == nil {
+			s.log.Warn("kafka source: the restored checkpoint names a partition the topics no longer have; ignored", "partition", tp.String(), "offset", off)
+		}
+	}
+	s.mu.Unlock()
+	if s.opts.groupID == "" {
+		return s.runStatic(ctx, partitions)
+	}
+	return s.runGroup(ctx)
+}
+
+// partitions lists the partitions of the topics. A topic that does not
+// exist yet is a transient error: it may be being created.
+func (s *Source) partitions(ctx context.Context) ([]topicPartition, error) {
+	md, err := s.client.Metadata(ctx, &kafka.MetadataRequest{Topics: s.opts.topics})
+	if err != nil {
+		return nil, err
+	}
+	byName := map[string]kafka.Topic{}
+	for _, t := range md.Topics {
+		byName[t.Name] = t
+	}
+	var out []topicPartition
+	for _, name := range s.opts.topics {
+		t, ok := byName[name]
+		switch {
+		case !ok:
+			return nil, fmt.Errorf("topic %q: not in the brokers' metadata", name)
+		case t.Error != nil:
+			return nil, fmt.Errorf("topic %q: %w", name, t.Error)
+		case len(t.Partitions) == 0:
+			return nil, fmt.Errorf("topic %q has no partitions", name)
+		}
+		for _, p := range t.Partitions {
+			out = append(out, topicPartition{name, p.ID})
+		}
+	}
+	return out, nil
+}
+
+// listOffsets asks for the first or last offset (kafka.FirstOffset,
+// kafka.LastOffset) or the first offset at or after a time in ms, of each
+// partition. For a time after the last message it gives the end offset.
+func (s *Source) listOffsets(ctx context.Context, tps []topicPartition, at int64) (map[topicPartition]int64, error) {
+	req := &kafka.ListOffsetsRequest{Topics: map[string][]kafka.OffsetRequest{}}
+	for _, tp := range tps {
+		req.Topics[tp.topic] = append(req.Topics[tp.topic], kafka.OffsetRequest{Partition: tp.partition, Timestamp: at})
+	}
+	res, err := s.client.ListOffsets(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[topicPartition]int64, len(tps))
+	var late []topicPartition
+	for topic, ps := range res.Topics {
+		for _, po := range ps {
+			tp := topicPartition{topic, po.Partition}
+			if po.Error != nil {
+				return nil, fmt.Errorf("offsets of %s: %w", tp, po.Error)
+			}
+			switch at {
+			case kafka.FirstOffset:
+				out[tp] = po.FirstOffset
+			case kafka.LastOffset:
+				out[tp] = po.LastOffset
+			default:
+				out[tp] = -1
+				for off := range po.Offsets {
+					out[tp] = off
+				}
+				if out[tp] < 0 {
+					late = append(late, tp)
+				}
+			}
+		}
+	}
+	for _, tp := range tps {
+		if _, ok := out[tp]; !ok {
+			return nil, fmt.Errorf("offsets of %s: missing from the broker's answer", tp)
+		}
+	}
+	if len(late) > 0 {
+		// No message at or after the time: start at the end.
+		ends, err := s.listOffsets(ctx, late, kafka.LastOffset)
+		if err != nil {
+			return nil, err
+		}
+		for tp, off := range ends {
+			out[tp] = off
+		}
+	}
+	return out, nil
+}
+
+// startOffsets resolves where each partition of tps begins that this run
+// has not read yet: committed (from the group; negative when none), a
+// restored checkpoint, or the start option. Every offset is then clamped
+// into what the partition holds, since kafka-go's Reader would wait
+// forever at an offset retention has deleted.
+func (s *Source) startOffsets(ctx context.Context, tps []topicPartition, committed map[topicPartition]int64) (map[topicPartition]int64, error) {
+	out := make(map[topicPartition]int64, len(tps))
+	var byStart []topicPartition
+	for _, tp := range tps {
+		p := s.parts[tp]
+		next := p.next.Load()
+		c, hasCommit := committed[tp]
+		hasCommit = hasCommit && c >= 0
+		switch r, restored := s.restore[tp]; {
+		case next >= 0:
+			out[tp] = next
+			if hasCommit && c > next {
+				// Another member got further while the partition was
+				// away; its rows are delivered.
+				out[tp] = c
+			}
+		case restored:
+			out[tp] = r
+		case hasCommit:
+			out[tp] = c
+		default:
+			byStart = append(byStart, tp)
+		}
+	}
+	if len(byStart) > 0 {
+		at := kafka.FirstOffset
+		switch s.opts.start {
+		case startLatest:
+			at = kafka.LastOffset
+		case startTimestamp:
+			at = s.opts.startTS.UnixMilli()
+		}
+		offs, err := s.listOffsets(ctx, byStart, at)
+		if err != nil {
+			return nil, err
+		}
+		for tp, off := range offs {
+			out[tp] = off
+		}
+	}
+	firsts, err := s.listOffsets(ctx, tps, kafka.FirstOffset)
+	if err != nil {
+		return nil, err
+	}
+	lasts, err := s.listOffsets(ctx, tps, kafka.LastOffset)
+	if err != nil {
+		return nil, err
+	}
+	for _, tp := range tps {
+		switch off := out[tp]; {
+		case off < firsts[tp]:
+			s.log.Warn("kafka source: offset is no longer in the partition (deleted by retention); starting at its first offset, rows in between are lost",
+				"partition", tp.String(), "offset", off, "first", firsts[tp])
+			out[tp] = firsts[tp]
+		case off > lasts[tp]:
+			s.log.Warn("kafka source: offset is past the end of the partition (was the topic re-created?); starting at its end",
+				"partition", tp.String(), "offset", off, "end", lasts[tp])
+			out[tp] = lasts[tp]
+		}
+		if s.parts[tp].hw.Load() < 0 {
+			s.parts[tp].hw.Store(lasts[tp])
+		}
+	}
+	return out, nil
+}
+
+// runStatic reads every partition until Close.
+func (s *Source) runStatic(ctx context.Context, tps []topicPartition) error {
+	var starts map[topicPartition]int64
+	what := "kafka source: reading start offsets"
+	err := retry.Do(ctx, retry.Backoff{Initial: 200 * time.Millisecond, Max: 10 * time.Second}, s.log, what, func(ctx context.Context) error {
+		var err error
+		starts, err = s.startOffsets(ctx, tps, nil)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, tp := range tps {
+		if _, err := s.startReader(ctx, &s.wg, s.parts[tp], starts[tp]); err != nil {
+			return err
+		}
+	}
+	s.assigned.Store(true)
+	s.signal()
+	return nil
+}
+
+// runGroup joins the group and reads what each generation assigns.
+func (s *Source) runGroup(ctx context.Context) error {
+	group, err := kafka.NewConsumerGroup(kafka.ConsumerGroupConfig{
+		ID:      s.opts.groupID,
+		Brokers: s.opts.brokers,
+		Dialer:  s.dialer,
+		Topics:  s.opts.topics,
+		// Partitions without a committed offset get this; startOffsets
+		// sees it as "none committed" and applies start instead.
+		StartOffset:      kafka.FirstOffset,
+		JoinGroupBackoff: time.Second,
+		ErrorLogger:      kafka.LoggerFunc(func(msg string, args ...any) { s.log.Debug(fmt.Sprintf(msg, args...)) }),
+	})
+	if err != nil {
+		return fmt.Errorf("consumer group %q: %w", s.opts.groupID, err)
+	}
+	// Closing the group ends the live generation (its readers stop) and
+	// leaves the group, so that its partitions move on without waiting
+	// for the session timeout.
+	defer group.Close()
+	failing := false
+	for {
+		gen, err := group.Next(ctx)
+		if err != nil {
+			if ctx.Err() != nil || errors.Is(err, kafka.ErrGroupClosed) {
+				return nil
+			}
+			// kafka-go backs off (JoinGroupBackoff) before the next try.
+			if !failing {
+				s.log.Warn("kafka source: cannot join the consumer group yet; retrying", "group", s.opts.groupID, "error", err.Error())
+				failing = true
+			}
+			continue
+		}
+		if failing {
+			s.log.Info("kafka source: joined the consumer group", "group", s.opts.groupID)
+			failing = false
+		}
+		if err := s.assign(ctx, gen); err != nil {
+			return err
+		}
+	}
+}
+
+// assign starts readers for a generation's partitions, bound to the
+// generation: they stop when it ends, and the partitions are then no
+// longer ours until the next generation says so.
+func (s *Source) assign(ctx context.Context, gen *kafka.Generation) error {
+	committed := map[topicPartition]int64{}
+	var tps []topicPartition
+	for topic, pas := range gen.Assignments {
+		for _, pa := range pas {
+			tp := topicPartition{topic, pa.ID}
+			tps = append(tps, tp)
+			committed[tp] = pa.Offset
+		}
+	}
+	var starts map[topicPartition]int64
+	what := "kafka source: reading start offsets"
+	err := retry.Do(ctx, retry.Backoff{Initial: 200 * time.Millisecond, Max: 10 * time.Second, Attempts: 5}, s.log, what, func(ctx context.Context) error {
+		s.mu.Lock()
+		for _, tp := range tps {
+			if s.parts[tp] == nil {
+				// A partition added after start.
+				p := &part{tp: tp, end: -1}
+				p.next.Store(-1)
+				p.hw.Store(-1)
+				s.parts[tp] = p
+			}
+		}
+		s.mu.Unlock()
+		var err error
+		starts, err = s.startOffsets(ctx, tps, committed)
+		return err
+	})
+	if err != nil {
+		// Give the partitions back; the group tries again.
+		s.log.Warn("kafka source: cannot place the assigned partitions; rejoining the group", "error", err.Error())
+		gen.Start(func(context.Context) {})
+		return nil
+	}
+	s.log.Info("kafka source: partitions assigned", "group", s.opts.groupID, "generation", gen.ID, "partitions", fmt.Sprint(tps))
+	gen.Start(func(gctx context.Context) {
+		var wg sync.WaitGroup
+		s.mu.Lock()
+		readers := make(map[*part]*partReader, len(tps))
+		for _, tp := range tps {
+			p := s.parts[tp]
+			rd, err := s.startReader(gctx, &wg, p, starts[tp])
+			if err != nil {
+				s.log.Error("kafka source: cannot read an assigned partition", "partition", tp.String(), "error", err.Error())
+				continue
+			}
+			readers[p] = rd
+		}
+		s.gen = gen
+		s.mu.Unlock()
+		s.assigned.Store(true)
+		s.signal()
+
+		<-gctx.Done()
+		s.mu.Lock()
+		s.assigned.Store(false)
+		s.gen = nil
+		for p, rd := range readers {
+			p.cur.CompareAndSwap(rd, nil)
+		}
+		s.mu.Unlock()
+		wg.Wait()
+		s.signal()
+	})
+	return nil
+}
+
+// startReader starts a reader goroutine for p at offset and makes it p's
+// current one. The caller holds s.mu.
+func (s *Source) startReader(ctx context.Context, wg *sync.WaitGroup, p *part, offset int64) (*partReader, error) {
+	if p.next.Load() < 0 {
+		p.next.Store(offset)
+	}
+	rd := &partReader{end: p.end}
+	p.cur.Store(rd)
+	if p.end >= 0 && offset >= p.end {
+		return rd, nil // nothing to read: done already
+	}
+	rd.r = kafka.NewReader(kafka.ReaderConfig{
+		Brokers:        s.opts.brokers,
+		Topic:          p.tp.topic,
+		Partition:      p.tp.partition,
+		Dialer:         s.dialer,
+		MinBytes:       1,
+		MaxBytes:       16 << 20,
+		MaxWait:        fetchMaxWait,
+		ReadBackoffMin: 100 * time.Millisecond,
+		ReadBackoffMax: 2 * time.Second,
+		ErrorLogger:    kafka.LoggerFunc(func(msg string, args ...any) { s.log.Debug(fmt.Sprintf(msg, args...)) }),
+	})
+	if err := rd.r.SetOffset(offset); err != nil {
+		// SetOffset fails only on a reader in a group, which this is not.
+		rd.r.Close()
+		return nil, fmt.Errorf("%s: set offset %d: %w", p.tp, offset, err)
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer rd.r.Close()
+		s.readPartition(ctx, p, rd)
+	}()
+	return rd, nil
+}
+
+// readPartition feeds p's messages to Read until ctx ends or a bounded
+// partition reaches its end. kafka-go's Reader reconnects by itself; its
+// errors are logged once per outage.
+func (s *Source) readPartition(ctx context.Context, p *part, rd *partReader) {
+	failing := false
+	for {
+		m, err := rd.r.FetchMessage(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			if !failing {
+				s.log.Warn("kafka source: cannot fetch; retrying", "partition", p.tp.String(), "error", err.Error())
+				failing = true
+			}
+			continue
+		}
+		if failing {
+			s.log.Info("kafka source: fetching again", "partition", p.tp.String())
+			failing = false
+		}
+		select {
+		case s.msgs <- fetched{p: p, rd: rd, msg: m}:
+		case <-ctx.Done():
+			return
+		}
+		if rd.end >= 0 && m.Offset+1 >= rd.end {
+			return
+		}
+	}
+}
+
+// signal wakes a Read waiting for messages, to look at the assignment.
+func (s *Source) signal() {
+	select {
+	case s.changed <- struct{}{}:
+	default:
+	}
+}
+
+// Read returns up to max changes: it waits for a first message, then takes
+// what else arrives within a short linger.
+func (s *Source) Read(ctx context.Context, max int) (*row.Batch, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	if !s.opened {
+		return nil, errors.New("read before open")
+	}
+	if max <= 0 {
+		max = defaultBatch
+	}
+	b := row.NewBatch(min(max, 256), s.rows.width)
+	var lingerC <-chan time.Time
+	for b.Len() < max {
+		var f fetched
+		switch {
+		case s.pending != nil:
+			f, s.pending = *s.pending, nil
+		case b.Len() == 0 && lingerC == nil:
+			if s.done() {
+				s.err = io.EOF
+				return nil, io.EOF
+			}
+			select {
+			case f = <-s.msgs:
+			case <-s.changed:
+				continue
+			case err := <-s.fatal:
+				s.err = fmt.Errorf("kafka source: %w", err)
+				return nil, s.err
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		default:
+			if lingerC == nil {
+				t := time.NewTimer(linger)
+				defer t.Stop()
+				lingerC = t.C
+			}
+			select {
+			case f = <-s.msgs:
+			default:
+				if s.done() {
+					s.err = io.EOF
+					return b, io.EOF
+				}
+				select {
+				case f = <-s.msgs:
+				case <-s.changed:
+					continue
+				case <-lingerC:
+					return b, nil
+				case <-ctx.Done():
+					return b, nil
+				}
+			}
+		}
+		if f.rd != f.p.cur.Load() || f.msg.Offset < f.p.next.Load() {
+			// From a reader of a generation that ended, or already
+			// returned by one: the partition's current reader has it.
+			continue
+		}
+		before := b.Len()
+		err := s.rows.build(&f.msg, b)
+		if err == nil && b.Len() > max && before > 0 {
+			// One message's changes never straddle two batches, so that
+			// a position always falls between messages.
+			b.Changes = b.Changes[:before]
+			s.pending = &f
+			break
+		}
+		if err != nil {
+			if err := s.rejectMessage(&f.msg, err); err != nil {
+				s.pending = &f
+				s.err = err
+				if b.Len() > 0 {
+					return b, nil
+				}
+				return nil, err
+			}
+		}
+		f.p.next.Store(f.msg.Offset + 1)
+		if f.msg.HighWaterMark > 0 {
+			f.p.hw.Store(f.msg.HighWaterMark)
+		}
+		s.bytes.Add(int64(len(f.msg.Key) + len(f.msg.Value)))
+	}
+	return b, nil
+}
+
+// done reports whether a bounded source has read every partition it owns
+// up to its end.
+func (s *Source) done() bool {
+	if !s.opts.bounded || !s.assigned.Load() || len(s.msgs) > 0 {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, p := range s.parts {
+		if p.cur.Load() != nil && p.next.Load() < p.end {
+			return false
+		}
+	}
+	return true
+}
+
+// rejectMessage hands a message the format refused to the on_error
+// policy, and returns the error that stops the source, if any.
+func (s *Source) rejectMessage(m *kafka.Message, err error) error {
+	bad := connector.BadRecord{
+		Position: fmt.Sprintf("%s/%d/%d", m.Topic, m.Partition, m.Offset),
+		Raw:      m.Value,
+		Err:      err,
+	}
+	if s.reject == nil {
+		return bad
+	}
+	return s.reject(bad)
+}
+
+// Close stops the readers and leaves the group. It is safe after a failed
+// or no Open, and twice.
+func (s *Source) Close(ctx context.Context) error {
+	if s.err == nil {
+		s.err = errors.New("read after close")
+	}
+	if s.cancel == nil {
+		return nil
+	}
+	s.cancel()
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return fmt.Errorf("kafka source: close: %w", ctx.Err())
+	}
+	s.transport.CloseIdleConnections()
+	return nil
+}
+
+var (
+	_ connector.Source         = (*Source)(nil)
+	_ connector.Positioner     = (*Source)(nil)
+	_ connector.Committer      = (*Source)(nil)
+	_ connector.MetadataSource = (*Source)(nil)
+	_ connector.Meter          = (*Source)(nil)
+	_ connector.Lagger         = (*Source)(nil)
+)
