@@ -1,13 +1,48 @@
 // Package file is the file sink: it encodes changes with a format's encoder
 // into one file, in append mode (+I only) or in retract mode (every kind,
 // written in an op column first).
+//
+// # Exactly-once output
+//
+// The sink is two-phase, as Flink's FileSink, but keeps the one output
+// file users name (path: out.csv) rather than a directory of part files:
+// byte-identical output to a run without crashes is the guarantee, and a
+// single file is what a user expects to read.
+//
+//   - Until the runtime takes its first checkpoint (Snapshot), the sink
+//     writes straight into the file, so that a run without checkpoints
+//     behaves as it always did: rows are in the file after every Flush.
+//   - From the first Snapshot (or a Restore) on, rows go to a hidden
+//     in-progress file beside the output, .<name>.part-<run>-<n>.inprogress.
+//     Flush makes it durable; Snapshot closes it and returns a state naming
+//     every part not yet published with its length and the offset it takes
+//     in the output. Commit, called once the checkpoint is stored, appends
+//     the parts' bytes to the output at those offsets, fsyncs it and
+//     deletes them. Commit is idempotent: a part whose bytes are already in
+//     the output is skipped, and one interrupted midway is completed.
+//   - Restore truncates the output to the length the checkpoint
+//     had published plus its pending parts, publishes those parts, and
+//     deletes every other in-progress file of this output (rows written
+//     after that checkpoint, which the sources send again). The result is
+//     byte-identical to a run without the crash; the header of a format
+//     that writes one is written once, into an empty output only.
+//   - Close publishes what was written since the last checkpoint, so that
+//     a run that stops, even on an error, leaves all its rows in the file
+//     as before; a later Restore truncates them away again if they were
+//     past the checkpoint it resumes from.
+//
+// Publishing copies the parts' bytes (copy_file_range on Linux, so within
+// the kernel) rather than renaming files: one output file can only grow by
+// appending.
 package file
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -48,12 +83,17 @@ func New(cfg Config, env connector.SinkEnv) (*Sink, error) {
 	if format.IsZero() {
 		format = connector.FormatSpec{Type: "csv"}
 	}
+	logger := env.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
 	return &Sink{
 		name:    env.Name,
 		path:    cfg.Path,
 		format:  format,
 		formats: env.Formats,
 		append:  cfg.Append,
+		logger:  logger,
 	}, nil
 }
 
@@ -85,6 +125,7 @@ type Sink struct {
 	format  connector.FormatSpec
 	formats *connector.Registry
 	append  bool
+	logger  *slog.Logger
 
 	mode connector.Mode
 	enc  connector.Encoder
@@ -92,7 +133,29 @@ type Sink struct {
 	// the change's values.
 	op row.Row
 
-	f   *os.File
+	// f is the file Write and Flush write: the output itself until the
+	// first Snapshot, then the current in-progress part (nil until a write
+	// needs one).
+	f *os.File
+	// out is the output file, open for writing all along. outSize is its
+	// length as the sink made it.
+	out     *os.File
+	outSize int64
+	// staged is set from the first Snapshot or Restore on: rows go to parts.
+	staged bool
+	// run names this run's parts; seq numbers them.
+	run string
+	seq int
+	// cur is the part f writes, pending the parts snapshotted and not yet
+	// published, in output order.
+	cur     *part
+	pending []part
+	// end is the output offset the next byte written will take once
+	// published: outSize, plus the pending parts, plus cur.
+	end int64
+	// restored is what Restore was given, applied by Open.
+	restored *state
+
 	buf []byte
 	// dirty is set when bytes were written since the last fsync.
 	dirty bool
@@ -139,12 +202,13 @@ func (s *Sink) Bind(in connector.SinkInput) error {
 
 // Open creates the file and its directories, truncating it, or appending
 // to it with append: true, and writes the format's header into a new or
-// empty file.
+// empty file. After a Restore it brings the file back to the checkpoint
+// instead (see the package doc).
 func (s *Sink) Open(ctx context.Context) error {
 	if s.enc == nil {
 		return s.errorf("open before bind")
 	}
-	if s.f != nil || s.closed {
+	if s.out != nil || s.closed {
 		return s.errorf("opened twice")
 	}
 	dirs, err := newEntries(s.path)
@@ -155,21 +219,40 @@ func (s *Sink) Open(ctx context.Context) error {
 		return err
 	}
 	s.syncDirs = dirs
-	flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
-	if s.append {
-		flags = os.O_WRONLY | os.O_CREATE | os.O_APPEND
+	// Never O_APPEND: a restore and Commit write at offsets they check.
+	flags := os.O_WRONLY | os.O_CREATE
+	if !s.append && s.restored == nil {
+		flags |= os.O_TRUNC
 	}
 	f, err := os.OpenFile(s.path, flags, 0o644)
 	if err != nil {
 		return err
 	}
-	s.f = f
+	s.out, s.f = f, f
 	st, err := f.Stat()
 	if err != nil {
 		return err
 	}
+	s.outSize = st.Size()
+	if s.run, err = runID(); err != nil {
+		return err
+	}
+	if s.restored != nil {
+		if err := s.recover(*s.restored); err != nil {
+			return err
+		}
+	} else if err := s.removeParts(); err != nil {
+		// Parts of an earlier run that crashed and starts afresh.
+		return err
+	}
+	if _, err := f.Seek(s.outSize, io.SeekStart); err != nil {
+		return err
+	}
+	if !s.staged {
+		s.end = s.outSize
+	}
 	s.buf = make([]byte, 0, bufferSize+bufferSize/4)
-	if h, ok := s.enc.(connector.HeaderEncoder); ok && st.Size() == 0 {
+	if h, ok := s.enc.(connector.HeaderEncoder); ok && s.end == 0 {
 		s.buf = h.AppendHeader(s.buf)
 	}
 	return nil
@@ -179,7 +262,7 @@ func (s *Sink) Open(ctx context.Context) error {
 // it is full. In append mode a change other than +I is refused: the
 // planner lets none through, so one here is a bug upstream.
 func (s *Sink) Write(ctx context.Context, b *row.Batch) error {
-	if s.f == nil {
+	if s.out == nil {
 		return s.errorf("write before open or after close")
 	}
 	if err := ctx.Err(); err != nil {
@@ -218,10 +301,21 @@ func (s *Sink) writeOut() error {
 	if len(s.buf) == 0 {
 		return nil
 	}
+	if s.f == nil {
+		if err := s.newPart(); err != nil {
+			return err
+		}
+	}
 	n, err := s.f.Write(s.buf)
 	s.written.Add(int64(n))
 	if n > 0 {
 		s.dirty = true
+		s.end += int64(n)
+		if s.staged {
+			s.cur.Len += int64(n)
+		} else {
+			s.outSize += int64(n)
+		}
 	}
 	s.buf = s.buf[:copy(s.buf, s.buf[n:])]
 	return err
@@ -230,7 +324,7 @@ func (s *Sink) writeOut() error {
 // Flush writes out the buffer and fsyncs the file: what was written before
 // is on disk when it returns nil.
 func (s *Sink) Flush(ctx context.Context) error {
-	if s.f == nil {
+	if s.out == nil {
 		return s.errorf("flush before open or after close")
 	}
 	if err := ctx.Err(); err != nil {
@@ -246,7 +340,7 @@ func (s *Sink) flush() error {
 	if err := s.writeOut(); err != nil {
 		return err
 	}
-	if s.dirty {
+	if s.dirty && s.f != nil {
 		if err := s.f.Sync(); err != nil {
 			s.syncErr = fmt.Errorf("%w (data written since the last flush may be lost)", err)
 			return s.syncErr
@@ -300,17 +394,30 @@ func syncDir(dir string) error {
 // included; buffered bytes count once they reach the file.
 func (s *Sink) BytesWritten() int64 { return s.written.Load() }
 
-// Close flushes and closes the file. It is safe after a failed Open and
-// twice.
+// Bytes is BytesWritten, for /metrics (connector.Meter).
+func (s *Sink) Bytes() int64 { return s.written.Load() }
+
+// Close flushes, publishes what is still in parts (see the package doc)
+// and closes the file. It is safe after a failed Open and twice.
 func (s *Sink) Close(ctx context.Context) error {
 	s.closed = true
-	if s.f == nil {
+	if s.out == nil {
 		return nil
 	}
-	flushErr := s.flush()
-	closeErr := s.f.Close()
-	s.f = nil
-	return errors.Join(flushErr, closeErr)
+	err := s.flush()
+	if err == nil && s.staged {
+		err = s.closePart()
+		if err == nil {
+			err = s.publish(s.pending)
+		}
+	}
+	var partErr error
+	if s.f != nil && s.f != s.out {
+		partErr = s.f.Close()
+	}
+	outErr := s.out.Close()
+	s.f, s.out = nil, nil
+	return errors.Join(err, partErr, outErr)
 }
 
 // shorten keeps an error message readable when a row holds a long text.
@@ -334,4 +441,9 @@ func (s *Sink) bindErrorf(format string, args ...any) error {
 	return fmt.Errorf("sink %q (%s): "+format, append([]any{s.name, s.path}, args...)...)
 }
 
-var _ connector.Sink = (*Sink)(nil)
+var (
+	_ connector.Sink            = (*Sink)(nil)
+	_ connector.SinkSnapshotter = (*Sink)(nil)
+	_ connector.Committer       = (*Sink)(nil)
+	_ connector.Meter           = (*Sink)(nil)
+)
