@@ -1,0 +1,355 @@
+// Package checkpoint stores a pipeline's checkpoints on disk, atomically:
+// a checkpoint is visible only once it is complete and durable.
+//
+// Layout, under state_dir/<pipeline>/:
+//
+//	chk-00000000000000000042   one file per checkpoint (the last Keep kept)
+//	MANIFEST                   names the newest complete checkpoint
+//
+// Both are written the same way: into a temporary file in the directory,
+// fsync, rename over the final name, fsync the directory. A crash at any
+// moment leaves either the old manifest or the new one, each naming a
+// checkpoint file that is complete; temporary files left behind are
+// never read and are removed by the next write.
+//
+// A checkpoint file is "ETLDCKPT", a version byte, the fields below
+// (varints, length-prefixed strings and byte strings) and a CRC-32C of
+// everything before it, so a damaged file is refused rather than
+// misread.
+package checkpoint
+
+import (
+	"bufio"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/etld/etld/pipeline/row"
+)
+
+// Component is one node's part of a checkpoint.
+type Component struct {
+	// ID names the component stably across runs: "source/<name>",
+	// "sink/<name>", "transform/<name>/<n>".
+	ID string
+	// Fingerprint describes what the state was made for (schema, SQL,
+	// mode); a restore compares it with the current pipeline's.
+	Fingerprint string
+	// Ended: the node had finished its input (a source at its end, an
+	// operator past Finish, a sink closed) when the checkpoint was taken.
+	Ended bool
+	// Runtime is the runtime's state of the node: an operator's snapshot,
+	// a source's watermark.
+	Runtime []byte
+	// Connector is what a source's Position or a sink's Snapshot returned,
+	// nil when the connector keeps no state.
+	Connector []byte
+}
+
+// Checkpoint is a complete, consistent snapshot of a pipeline.
+type Checkpoint struct {
+	ID       int64
+	Pipeline string
+	Time     time.Time
+	// Finished: every source had reached the end of its input and every
+	// result was delivered: the pipeline has nothing left to do.
+	Finished   bool
+	Components []Component
+}
+
+// Find returns the component with the ID, or nil.
+func (c *Checkpoint) Find(id string) *Component {
+	for i := range c.Components {
+		if c.Components[i].ID == id {
+			return &c.Components[i]
+		}
+	}
+	return nil
+}
+
+// DefaultKeep is how many checkpoint files a store keeps.
+const DefaultKeep = 3
+
+// Store is one pipeline's checkpoint directory.
+type Store struct {
+	dir  string
+	keep int
+}
+
+// Open makes (if needed) and returns the store of pipeline under
+// stateDir.
+func Open(stateDir, pipeline string) (*Store, error) {
+	if pipeline == "" || strings.ContainsAny(pipeline, `/\`) || pipeline == "." || pipeline == ".." {
+		return nil, fmt.Errorf("checkpoint: pipeline name %q cannot name a directory", pipeline)
+	}
+	dir := filepath.Join(stateDir, pipeline)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	return &Store{dir: dir, keep: DefaultKeep}, nil
+}
+
+// Dir is the store's directory.
+func (s *Store) Dir() string { return s.dir }
+
+const (
+	magic        = "ETLDCKPT"
+	version      = 1
+	manifestName = "MANIFEST"
+	filePrefix   = "chk-"
+	tmpMarker    = ".tmp-"
+)
+
+type manifest struct {
+	Version int    `json:"version"`
+	ID      int64  `json:"id"`
+	File    string `json:"file"`
+	// Time is informational, for a person reading the directory.
+	Time string `json:"time"`
+}
+
+func fileName(id int64) string { return fmt.Sprintf("%s%020d", filePrefix, id) }
+
+// Write stores cp durably and makes it the newest checkpoint; it returns
+// the size of the checkpoint file.
+func (s *Store) Write(cp *Checkpoint) (int64, error) {
+	name := fileName(cp.ID)
+	size, err := s.writeFile(name, func(w io.Writer) error { return encode(w, cp) })
+	if err != nil {
+		return 0, fmt.Errorf("checkpoint %d: %w", cp.ID, err)
+	}
+	m, _ := json.Marshal(manifest{Version: version, ID: cp.ID, File: name, Time: cp.Time.UTC().Format(time.RFC3339Nano)})
+	if _, err := s.writeFile(manifestName, func(w io.Writer) error {
+		_, err := w.Write(append(m, '\n'))
+		return err
+	}); err != nil {
+		return 0, fmt.Errorf("checkpoint %d: manifest: %w", cp.ID, err)
+	}
+	s.prune(cp.ID)
+	return size, nil
+}
+
+// writeFile writes name atomically: temporary file, fsync, rename, fsync
+// of the directory.
+func (s *Store) writeFile(name string, fill func(io.Writer) error) (int64, error) {
+	f, err := os.CreateTemp(s.dir, name+tmpMarker+"*")
+	if err != nil {
+		return 0, err
+	}
+	tmp := f.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	bw := bufio.NewWriterSize(f, 1<<20)
+	cw := &countWriter{w: bw}
+	if err := fill(cw); err != nil {
+		return 0, err
+	}
+	if err := bw.Flush(); err != nil {
+		return 0, err
+	}
+	if err := f.Sync(); err != nil {
+		return 0, err
+	}
+	if err := f.Close(); err != nil {
+		return 0, err
+	}
+	if err := os.Rename(tmp, filepath.Join(s.dir, name)); err != nil {
+		return 0, err
+	}
+	ok = true
+	return cw.n, syncDir(s.dir)
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// prune removes checkpoint files older than the newest keep ones and
+// temporary files of interrupted writes. Failures only leave files behind.
+func (s *Store) prune(newest int64) {
+	entries, err := os.ReadDir(s.dir)
+	if err != nil {
+		return
+	}
+	var files []string
+	for _, e := range entries {
+		n := e.Name()
+		switch {
+		case strings.Contains(n, tmpMarker):
+			os.Remove(filepath.Join(s.dir, n))
+		case strings.HasPrefix(n, filePrefix) && n <= fileName(newest):
+			files = append(files, n)
+		}
+	}
+	sort.Strings(files)
+	for len(files) > s.keep {
+		os.Remove(filepath.Join(s.dir, files[0]))
+		files = files[1:]
+	}
+}
+
+// Latest returns the newest complete checkpoint, or nil when the store
+// has none.
+func (s *Store) Latest() (*Checkpoint, error) {
+	data, err := os.ReadFile(filepath.Join(s.dir, manifestName))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	var m manifest
+	if err := json.Unmarshal(data, &m); err != nil || m.Version != version || m.File != fileName(m.ID) {
+		return nil, fmt.Errorf("checkpoint: %s is damaged or of another version: %q", filepath.Join(s.dir, manifestName), strings.TrimSpace(string(data)))
+	}
+	path := filepath.Join(s.dir, m.File)
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: the manifest names %s: %w", m.File, err)
+	}
+	cp, err := decode(raw)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: %s: %w", path, err)
+	}
+	if cp.ID != m.ID {
+		return nil, fmt.Errorf("checkpoint: %s holds checkpoint %d, the manifest says %d", path, cp.ID, m.ID)
+	}
+	return cp, nil
+}
+
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+func encode(w io.Writer, cp *Checkpoint) error {
+	h := crc32.New(castagnoli)
+	mw := io.MultiWriter(w, h)
+	buf := []byte(magic)
+	buf = append(buf, version)
+	buf = binary.AppendVarint(buf, cp.ID)
+	buf = binary.AppendVarint(buf, cp.Time.UnixNano())
+	buf = appendBool(buf, cp.Finished)
+	buf = row.AppendString(buf, cp.Pipeline)
+	buf = binary.AppendUvarint(buf, uint64(len(cp.Components)))
+	for _, c := range cp.Components {
+		buf = row.AppendString(buf, c.ID)
+		buf = row.AppendString(buf, c.Fingerprint)
+		buf = appendBool(buf, c.Ended)
+		buf = appendBytes(buf, c.Runtime)
+		if _, err := mw.Write(buf); err != nil {
+			return err
+		}
+		// The connector's state may be large: written as it is, not
+		// copied into buf.
+		buf = appendBool(buf[:0], c.Connector != nil)
+		buf = binary.AppendUvarint(buf, uint64(len(c.Connector)))
+		if _, err := mw.Write(buf); err != nil {
+			return err
+		}
+		if _, err := mw.Write(c.Connector); err != nil {
+			return err
+		}
+		buf = buf[:0]
+	}
+	if _, err := mw.Write(buf); err != nil {
+		return err
+	}
+	_, err := w.Write(binary.LittleEndian.AppendUint32(nil, h.Sum32()))
+	return err
+}
+
+func appendBool(b []byte, v bool) []byte {
+	if v {
+		return append(b, 1)
+	}
+	return append(b, 0)
+}
+
+// appendBytes writes a large byte string: length, bytes.
+func appendBytes(b, v []byte) []byte {
+	b = binary.AppendUvarint(b, uint64(len(v)))
+	return append(b, v...)
+}
+
+func decode(raw []byte) (*Checkpoint, error) {
+	if len(raw) < len(magic)+1+4 || string(raw[:len(magic)]) != magic {
+		return nil, errors.New("not an etld checkpoint file")
+	}
+	body, sum := raw[:len(raw)-4], binary.LittleEndian.Uint32(raw[len(raw)-4:])
+	if crc32.Checksum(body, castagnoli) != sum {
+		return nil, errors.New("checksum mismatch: the file is damaged")
+	}
+	if v := body[len(magic)]; v != version {
+		return nil, fmt.Errorf("format version %d, this etld reads %d", v, version)
+	}
+	d := row.NewDecoder(body[len(magic)+1:])
+	cp := &Checkpoint{ID: d.Varint()}
+	cp.Time = time.Unix(0, d.Varint())
+	cp.Finished = readBool(d)
+	cp.Pipeline = d.Str()
+	cp.Components = make([]Component, d.Count(6))
+	for i := range cp.Components {
+		c := &cp.Components[i]
+		c.ID = d.Str()
+		c.Fingerprint = d.Str()
+		c.Ended = readBool(d)
+		c.Runtime = nilIfEmpty(d.Bytes())
+		has := readBool(d)
+		c.Connector = d.Bytes()
+		if has && c.Connector == nil {
+			c.Connector = []byte{}
+		}
+		if !has {
+			c.Connector = nil
+		}
+	}
+	if err := d.End(); err != nil {
+		return nil, err
+	}
+	return cp, nil
+}
+
+func readBool(d *row.Decoder) bool {
+	b := d.Byte()
+	if b > 1 {
+		d.Fail("flag %d", b)
+	}
+	return b == 1
+}
+
+func nilIfEmpty(b []byte) []byte {
+	if len(b) == 0 {
+		return nil
+	}
+	return b
+}

@@ -1,0 +1,129 @@
+package checkpoint
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func sample(id int64) *Checkpoint {
+	return &Checkpoint{
+		ID: id, Pipeline: "p", Time: time.Unix(1700000000, 5), Finished: id%2 == 0,
+		Components: []Component{
+			{ID: "source/s", Fingerprint: "file (a BIGINT)", Connector: []byte(`{"offset":12}`), Runtime: []byte{1, 2}},
+			{ID: "transform/t/0", Fingerprint: "GroupAggregate", Runtime: bytes.Repeat([]byte{7}, 100000), Ended: true},
+			{ID: "sink/k", Fingerprint: "print append", Connector: []byte{}},
+			{ID: "sink/n", Fingerprint: "print append"},
+		},
+	}
+}
+
+func TestStoreRoundTripAndKeep(t *testing.T) {
+	s, err := Open(t.TempDir(), "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cp, err := s.Latest(); err != nil || cp != nil {
+		t.Fatalf("empty store: %v, %v", cp, err)
+	}
+	for id := int64(1); id <= 5; id++ {
+		size, err := s.Write(sample(id))
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, _ := os.Stat(filepath.Join(s.Dir(), fileName(id)))
+		if st == nil || st.Size() != size {
+			t.Fatalf("size %d, file %v", size, st)
+		}
+	}
+	cp, err := s.Latest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := sample(5)
+	if cp.ID != 5 || cp.Pipeline != "p" || !cp.Time.Equal(want.Time) || cp.Finished != want.Finished || len(cp.Components) != 4 {
+		t.Fatalf("got %+v", cp)
+	}
+	for i, c := range cp.Components {
+		w := want.Components[i]
+		if c.ID != w.ID || c.Fingerprint != w.Fingerprint || c.Ended != w.Ended || !bytes.Equal(c.Runtime, w.Runtime) ||
+			!bytes.Equal(c.Connector, w.Connector) || (c.Connector == nil) != (w.Connector == nil) {
+			t.Errorf("component %d: got %+v, want %+v", i, c, w)
+		}
+	}
+	if cp.Find("sink/k") == nil || cp.Find("nope") != nil {
+		t.Error("Find")
+	}
+	files, _ := filepath.Glob(filepath.Join(s.Dir(), filePrefix+"*"))
+	if len(files) != DefaultKeep {
+		t.Errorf("%d checkpoint files kept, want %d: %v", len(files), DefaultKeep, files)
+	}
+}
+
+// A crash mid-write leaves a temporary file: it is never read, and the
+// next write removes it.
+func TestTornWriteIsInvisible(t *testing.T) {
+	s, _ := Open(t.TempDir(), "p")
+	if _, err := s.Write(sample(1)); err != nil {
+		t.Fatal(err)
+	}
+	tmp := filepath.Join(s.Dir(), fileName(2)+tmpMarker+"123")
+	os.WriteFile(tmp, []byte("ETLDCKPT\x01half"), 0o644)
+	if cp, err := s.Latest(); err != nil || cp.ID != 1 {
+		t.Fatalf("latest after a torn write: %v, %v", cp, err)
+	}
+	if _, err := s.Write(sample(2)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(tmp); !os.IsNotExist(err) {
+		t.Errorf("temporary file left: %v", err)
+	}
+}
+
+func TestDamageIsRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name, want string
+		damage     func(dir string)
+	}{
+		{"flipped byte", "checksum", func(dir string) {
+			p := filepath.Join(dir, fileName(1))
+			b, _ := os.ReadFile(p)
+			b[len(b)/2] ^= 1
+			os.WriteFile(p, b, 0o644)
+		}},
+		{"truncated", "checksum", func(dir string) {
+			p := filepath.Join(dir, fileName(1))
+			b, _ := os.ReadFile(p)
+			os.WriteFile(p, b[:len(b)-10], 0o644)
+		}},
+		{"missing file", "no such file", func(dir string) { os.Remove(filepath.Join(dir, fileName(1))) }},
+		{"bad manifest", "damaged", func(dir string) { os.WriteFile(filepath.Join(dir, manifestName), []byte("{"), 0o644) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, _ := Open(t.TempDir(), "p")
+			if _, err := s.Write(sample(1)); err != nil {
+				t.Fatal(err)
+			}
+			tc.damage(s.Dir())
+			_, err := s.Latest()
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want one mentioning %q", err, tc.want)
+			}
+		})
+	}
+	if _, err := Open(t.TempDir(), "../x"); err == nil {
+		t.Error("a pipeline name with a slash was accepted")
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	var b bytes.Buffer
+	encode(&b, sample(3))
+	f.Add(b.Bytes())
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		decode(raw) // must not panic
+	})
+}
