@@ -1,0 +1,281 @@
+package kafka
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+
+	"github.com/etld/etld/formats"
+	"github.com/etld/etld/internal/kafkaconf"
+	"github.com/etld/etld/internal/testenv"
+	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/pipeline/row"
+)
+
+// createTopic makes a fresh topic with n partitions and the given topic
+// configs, deleted when the test ends.
+func createTopic(t testing.TB, addr string, n int, configs ...kafka.ConfigEntry) string {
+	t.Helper()
+	ctx := testenv.Context(t, 60*time.Second)
+	topic := testenv.UniqueName(t, "sink")
+	client := &kafka.Client{Addr: kafka.TCP(addr), Timeout: 30 * time.Second}
+	res, err := client.CreateTopics(ctx, &kafka.CreateTopicsRequest{
+		Topics: []kafka.TopicConfig{{Topic: topic, NumPartitions: n, ReplicationFactor: 1, ConfigEntries: configs}},
+	})
+	if err == nil {
+		err = res.Errors[topic]
+	}
+	if err != nil {
+		t.Fatalf("create topic %s: %v", topic, err)
+	}
+	deleteAtEnd(t, addr, topic)
+	return topic
+}
+
+func deleteAtEnd(t testing.TB, addr, topic string) {
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		client := &kafka.Client{Addr: kafka.TCP(addr), Timeout: 30 * time.Second}
+		if _, err := client.DeleteTopics(ctx, &kafka.DeleteTopicsRequest{Topics: []string{topic}}); err != nil {
+			t.Logf("delete topic %s: %v", topic, err)
+		}
+	})
+}
+
+// message is what the tests read back: a nil Value is a tombstone.
+type message struct {
+	Partition int
+	Offset    int64
+	Key       []byte
+	Value     []byte
+}
+
+// readTopic reads every message of topic up to the end offsets it has now,
+// partition by partition, each partition in offset order.
+func readTopic(t testing.TB, addr, topic string) []message {
+	t.Helper()
+	ctx := testenv.Context(t, 60*time.Second)
+	client := &kafka.Client{Addr: kafka.TCP(addr), Timeout: 30 * time.Second}
+	md, err := client.Metadata(ctx, &kafka.MetadataRequest{Topics: []string{topic}})
+	if err != nil || len(md.Topics) != 1 || md.Topics[0].Error != nil {
+		t.Fatalf("metadata of %s: %v %+v", topic, err, md)
+	}
+	var reqs []kafka.OffsetRequest
+	for _, p := range md.Topics[0].Partitions {
+		reqs = append(reqs, kafka.LastOffsetOf(p.ID))
+	}
+	offs, err := client.ListOffsets(ctx, &kafka.ListOffsetsRequest{Topics: map[string][]kafka.OffsetRequest{topic: reqs}})
+	if err != nil {
+		t.Fatalf("list offsets: %v", err)
+	}
+	var out []message
+	for _, po := range offs.Topics[topic] {
+		if po.Error != nil {
+			t.Fatalf("offsets of partition %d: %v", po.Partition, po.Error)
+		}
+		end := po.LastOffset
+		if end == 0 {
+			continue
+		}
+		r := kafka.NewReader(kafka.ReaderConfig{
+			Brokers: []string{addr}, Topic: topic, Partition: po.Partition,
+			MinBytes: 1, MaxBytes: 10 << 20, MaxWait: 100 * time.Millisecond,
+		})
+		for {
+			m, err := r.ReadMessage(ctx)
+			if err != nil {
+				r.Close()
+				t.Fatalf("read partition %d: %v", po.Partition, err)
+			}
+			out = append(out, message{Partition: m.Partition, Offset: m.Offset, Key: m.Key, Value: m.Value})
+			if m.Offset+1 >= end {
+				break
+			}
+		}
+		r.Close()
+	}
+	return out
+}
+
+func testRegistry() *connector.Registry {
+	r := connector.NewRegistry()
+	formats.Register(r)
+	return r
+}
+
+// schemaOf parses "name TYPE" pairs.
+func schemaOf(t testing.TB, cols ...string) row.Schema {
+	t.Helper()
+	var fields []row.Field
+	for i := 0; i+1 < len(cols); i += 2 {
+		typ, err := row.ParseType(cols[i+1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		fields = append(fields, row.Field{Name: cols[i], Type: typ})
+	}
+	return row.NewSchema(fields...)
+}
+
+// rejects collects what the sink hands to its on_error policy.
+type rejects struct {
+	mu  sync.Mutex
+	got []connector.BadRecord
+}
+
+func (r *rejects) reject(b connector.BadRecord) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.got = append(r.got, b)
+	return nil
+}
+
+func (r *rejects) all() []connector.BadRecord {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]connector.BadRecord(nil), r.got...)
+}
+
+// syncBuffer is a log destination safe for the senders' goroutines.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+type harness struct {
+	rejects *rejects
+	logs    *syncBuffer
+}
+
+// newSink builds and binds a sink to the broker at addr; cfg.Kafka's
+// brokers default to addr. Close runs when the test ends.
+func newSink(t testing.TB, addr string, cfg Config, in connector.SinkInput) (*Sink, harness) {
+	t.Helper()
+	if len(cfg.Kafka.Brokers) == 0 {
+		cfg.Kafka = kafkaconf.Config{Brokers: []string{addr}}
+	}
+	h := harness{rejects: &rejects{}, logs: &syncBuffer{}}
+	s, err := New(cfg, connector.SinkEnv{
+		Name:    "out",
+		Logger:  slog.New(slog.NewTextHandler(h.logs, nil)),
+		Formats: testRegistry(),
+		Reject:  h.rejects.reject,
+	})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	if err := s.Bind(in); err != nil {
+		t.Fatalf("Bind: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(context.Background()); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return s, h
+}
+
+// batchOf builds a batch from kinds and rows of values.
+func batchOf(kind row.Kind, rows ...row.Row) *row.Batch {
+	b := &row.Batch{}
+	for _, r := range rows {
+		b.Append(kind, r)
+	}
+	return b
+}
+
+// proxy forwards TCP connections from a loopback port to target. It
+// starts closed (the port refuses connections) until Start.
+type proxy struct {
+	addr   string
+	target string
+	mu     sync.Mutex
+	ln     net.Listener
+	conns  []net.Conn
+}
+
+func newProxy(t *testing.T, target string) *proxy {
+	t.Helper()
+	// Take a free port, then give it back: connections are refused there
+	// until Start listens again.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &proxy{addr: ln.Addr().String(), target: target}
+	ln.Close()
+	t.Cleanup(p.Stop)
+	return p
+}
+
+func (p *proxy) Start() error {
+	ln, err := net.Listen("tcp", p.addr)
+	if err != nil {
+		return fmt.Errorf("listen again on %s: %w", p.addr, err)
+	}
+	p.mu.Lock()
+	p.ln = ln
+	p.mu.Unlock()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			up, err := net.Dial("tcp", p.target)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			p.mu.Lock()
+			p.conns = append(p.conns, c, up)
+			p.mu.Unlock()
+			go pipe(c, up)
+			go pipe(up, c)
+		}
+	}()
+	return nil
+}
+
+// pipe copies until either side ends, then closes both, which ends the
+// copy in the other direction too.
+func pipe(dst, src net.Conn) {
+	_, _ = io.Copy(dst, src)
+	dst.Close()
+	src.Close()
+}
+
+// Stop closes the listener and every forwarded connection.
+func (p *proxy) Stop() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ln != nil {
+		p.ln.Close()
+		p.ln = nil
+	}
+	for _, c := range p.conns {
+		c.Close()
+	}
+	p.conns = nil
+}

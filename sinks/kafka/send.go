@@ -1,0 +1,245 @@
+package kafka
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+
+	"github.com/etld/etld/internal/retry"
+	"github.com/etld/etld/pipeline/connector"
+)
+
+// sendBackoff is the schedule for produce retries: quick at first (a
+// leader election takes well under a second), capped so that a broker
+// back from an outage is found within seconds.
+var sendBackoff = retry.Backoff{Initial: 100 * time.Millisecond, Max: 5 * time.Second}
+
+// sender sends p's batches, one produce request at a time, oldest first,
+// until Close. A sealed batch goes at once; the open one goes when it has
+// waited linger since its first message, so that an idle partition does
+// not send one message per request.
+func (s *Sink) sender(p *part) {
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
+	for {
+		select {
+		case <-p.kick:
+		case <-s.ctx.Done():
+			return
+		}
+		for {
+			s.mu.Lock()
+			var b *batch
+			var wait time.Duration
+			switch {
+			case len(p.queue) > 0:
+				b = p.queue[0]
+				p.queue[0] = nil
+				p.queue = p.queue[1:]
+			case p.cur != nil && len(p.cur.recs) > 0:
+				if age := time.Since(p.cur.start); age >= s.linger {
+					b, p.cur = p.cur, nil
+					if s.sticky == p.id {
+						// Keyless messages move on, as Kafka's sticky
+						// partitioner does once a batch is sent.
+						s.sticky = (p.id + 1) % len(s.parts)
+					}
+				} else {
+					wait = s.linger - age
+				}
+			}
+			s.mu.Unlock()
+			if b == nil {
+				if wait <= 0 {
+					break
+				}
+				timer.Reset(wait)
+				select {
+				case <-timer.C:
+				case <-p.kick:
+					timer.Stop()
+				case <-s.ctx.Done():
+					return
+				}
+				continue
+			}
+			err := s.deliver(p, b, 0, len(b.recs))
+			s.mu.Lock()
+			p.acked += int64(len(b.recs))
+			if err != nil && s.failed == nil {
+				s.failed = err
+			}
+			if len(p.free) < 1 {
+				b.reset()
+				p.free = append(p.free, b)
+			}
+			close(s.progress)
+			s.progress = make(chan struct{})
+			s.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}
+}
+
+// deliver produces messages lo to hi of b to p, retrying transient errors
+// until Close. Messages the broker refuses for good are set aside for the
+// on_error policy: a request refused as a whole for its size is split in
+// halves, in order, until the one message too large is alone. It returns
+// only errors that stop the sink.
+func (s *Sink) deliver(p *part, b *batch, lo, hi int) error {
+	var refused error
+	var recordErrs map[int]error
+	what := fmt.Sprintf("kafka sink %q: produce %d messages to topic %s partition %d", s.name, hi-lo, s.topic, p.id)
+	err := retry.Do(s.ctx, sendBackoff, s.log, what, func(ctx context.Context) error {
+		refused, recordErrs = nil, nil
+		ctx, cancel := context.WithTimeout(ctx, s.timeout)
+		defer cancel()
+		res, err := s.client.Produce(ctx, &kafka.ProduceRequest{
+			Topic:        s.topic,
+			Partition:    p.id,
+			RequiredAcks: s.acks,
+			Compression:  s.compression,
+			Records:      &records{b: b, i: lo, hi: hi},
+		})
+		if err != nil {
+			if s.ctx.Err() != nil {
+				return retry.Permanent(err)
+			}
+			return err // the network, a dial, a timeout: try again
+		}
+		if res == nil || res.Error == nil {
+			return nil
+		}
+		var ke kafka.Error
+		switch {
+		case len(res.RecordErrors) > 0:
+			// The broker names the records it refused and writes none of
+			// the request: refuse those, send the others again.
+			refused, recordErrs = res.Error, res.RecordErrors
+			return nil
+		case errors.As(res.Error, &ke) && refusesRecords(ke):
+			refused = res.Error
+			return nil
+		case errors.As(res.Error, &ke) && !ke.Temporary():
+			return retry.Permanent(fmt.Errorf("topic %s partition %d: %w", s.topic, p.id, res.Error))
+		}
+		return res.Error
+	})
+	if err != nil {
+		return s.errorf("partition %d: %w", p.id, err)
+	}
+	switch {
+	case refused == nil:
+		n := 0
+		for i := lo; i < hi; i++ {
+			n += len(b.key(i)) + len(b.value(i))
+		}
+		s.written.Add(int64(n))
+		return nil
+	case len(recordErrs) > 0:
+		from := lo
+		for i := lo; i < hi; i++ {
+			rerr, bad := recordErrs[i-lo]
+			if !bad {
+				continue
+			}
+			if from < i {
+				if err := s.deliver(p, b, from, i); err != nil {
+					return err
+				}
+			}
+			s.refuse(p, b, i, fmt.Errorf("%w: %v", refused, rerr))
+			from = i + 1
+		}
+		if from < hi {
+			return s.deliver(p, b, from, hi)
+		}
+		return nil
+	case hi-lo == 1:
+		s.refuse(p, b, lo, refused)
+		return nil
+	}
+	mid := lo + (hi-lo)/2
+	if err := s.deliver(p, b, lo, mid); err != nil {
+		return err
+	}
+	return s.deliver(p, b, mid, hi)
+}
+
+// refusesRecords tells the broker's errors about the records themselves,
+// which no retry can change.
+func refusesRecords(e kafka.Error) bool {
+	switch e {
+	case kafka.MessageSizeTooLarge, kafka.RecordListTooLarge, kafka.InvalidRecord,
+		kafka.InvalidTimestamp, kafka.InvalidMessageSize:
+		return true
+	}
+	return false
+}
+
+// refuse sets message i of b aside for the on_error policy, which Write or
+// Flush calls from the pipeline's goroutine.
+func (s *Sink) refuse(p *part, b *batch, i int, err error) {
+	raw := b.value(i)
+	if raw == nil {
+		raw = b.key(i)
+	}
+	bad := connector.BadRecord{
+		Position: fmt.Sprintf("sink %q, topic %s, partition %d", s.name, s.topic, p.id),
+		Raw:      bytes.Clone(raw),
+		Err:      fmt.Errorf("the broker refused the message (key %q, %d bytes): %w", shortKey(b.key(i)), len(raw), err),
+	}
+	s.log.Warn("kafka sink: the broker refused a message", "topic", s.topic, "partition", p.id, "error", err.Error())
+	s.mu.Lock()
+	s.rejected = append(s.rejected, bad)
+	s.mu.Unlock()
+}
+
+func shortKey(k []byte) string {
+	if len(k) > 100 {
+		return string(k[:100]) + "..."
+	}
+	return string(k)
+}
+
+// records reads messages i to hi of a batch as kafka-go records, reusing
+// one record and two readers: the encoder consumes each record before it
+// asks for the next.
+type records struct {
+	b     *batch
+	i, hi int
+	rec   kafka.Record
+	key   bytesReader
+	value bytesReader
+}
+
+func (r *records) ReadRecord() (*kafka.Record, error) {
+	if r.i >= r.hi {
+		return nil, io.EOF
+	}
+	r.rec = kafka.Record{Time: r.b.start}
+	if k := r.b.key(r.i); k != nil {
+		r.key.Reset(k)
+		r.rec.Key = &r.key
+	}
+	if v := r.b.value(r.i); v != nil {
+		r.value.Reset(v)
+		r.rec.Value = &r.value
+	}
+	r.i++
+	return &r.rec, nil
+}
+
+// bytesReader is kafka.Bytes over a slice; bytes.Reader's WriteTo lets the
+// encoder copy without an intermediate buffer.
+type bytesReader struct{ bytes.Reader }
+
+func (*bytesReader) Close() error { return nil }
