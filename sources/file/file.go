@@ -1,6 +1,25 @@
 // Package file is the file source: it reads a file, or every file a glob
 // matches in name order, record by record through a format's decoder. It is
-// bounded: it ends at the end of the last file.
+// bounded: it ends at the end of the last file, unless it follows them.
+//
+// Options (Flink's filesystem connector's name in brackets):
+//
+//   - path [path]: a file, or a glob of files.
+//   - format [format]: csv by default; raw makes one STRING column of each
+//     line, for logs.
+//   - follow: tail -F: the source never ends; it waits for new lines,
+//     picks up new files the glob matches, survives rotation (a new file
+//     under the name: the old one is read to its end first) and
+//     truncation (read again from the start). A last line is read once its
+//     newline arrives. See follow.go.
+//   - monitor_interval [source.monitor-interval]: how often a followed
+//     source looks for new data and files when it has none; 200ms by
+//     default.
+//
+// The position (for checkpoints) is the byte offset and line of the next
+// record; with follow, of every file, with the file's identity (device,
+// inode) and a fingerprint of its first bytes, so that a restore after a
+// rotation does not resume at a stale offset in a new file.
 package file
 
 import (
@@ -9,10 +28,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
+	"time"
 
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
@@ -26,6 +46,12 @@ type Config struct {
 	Path string `yaml:"path,required"`
 	// Format is csv when not given.
 	Format connector.FormatSpec `yaml:"format"`
+	// Follow keeps reading as the files grow, as tail -F: the source is
+	// unbounded.
+	Follow bool `yaml:"follow"`
+	// MonitorInterval is how often a followed source looks for changes
+	// when it has nothing to read.
+	MonitorInterval time.Duration `yaml:"monitor_interval"`
 }
 
 // defaultBatch is the batch size Read uses when asked for max <= 0.
@@ -47,15 +73,32 @@ func New(cfg Config, env connector.SourceEnv) (*Source, error) {
 	if format.IsZero() {
 		format = connector.FormatSpec{Type: "csv"}
 	}
+	switch {
+	case cfg.MonitorInterval < 0:
+		return nil, connector.Errorf("monitor_interval", "must be positive, such as 200ms")
+	case cfg.MonitorInterval != 0 && !cfg.Follow:
+		return nil, connector.Errorf("monitor_interval", "applies only with follow: true")
+	}
 	dec, err := env.Formats.NewDecoder(format, env.Schema)
 	if err != nil {
 		return nil, err
+	}
+	logger := env.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Source{
 		pattern: cfg.Path,
 		dec:     dec,
 		width:   env.Schema.Len(),
 		reject:  env.Reject,
+		logger:  logger,
+	}
+	if cfg.Follow {
+		s.fl = &follower{interval: cfg.MonitorInterval}
+		if s.fl.interval == 0 {
+			s.fl.interval = defaultMonitorInterval
+		}
 	}
 	if sp, ok := dec.(connector.Splitter); ok {
 		s.rd = newRecords(sp.Split)
@@ -70,7 +113,7 @@ func New(cfg Config, env connector.SourceEnv) (*Source, error) {
 
 // Register adds the file source to r.
 func Register(r *connector.Registry) {
-	connector.RegisterSource(r, "file", "reads a file, or a glob of files in name order, in any input format (bounded)",
+	connector.RegisterSource(r, "file", "reads a file, or a glob of files in name order, in any input format; bounded, or follows them as tail -F",
 		func(cfg Config, env connector.SourceEnv) (connector.Source, error) {
 			s, err := New(cfg, env)
 			if err != nil {
@@ -101,6 +144,9 @@ type Source struct {
 	header  connector.HeaderDecoder // nil when the format reads no header
 	width   int
 	reject  func(connector.BadRecord) error
+	logger  *slog.Logger
+	// fl is the state of a followed source; nil when bounded.
+	fl *follower
 
 	files []string
 	cur   int // index into files of the file being read
@@ -114,8 +160,9 @@ type Source struct {
 	err     error // returned by every Read once set
 }
 
-// Bounded reports true: the source ends after its last file.
-func (s *Source) Bounded() bool { return true }
+// Bounded reports whether the source ends after its last file: it does
+// unless it follows them.
+func (s *Source) Bounded() bool { return s.fl == nil }
 
 // Open finds the files and opens the first, or the one Restore named at
 // its offset.
@@ -124,6 +171,12 @@ func (s *Source) Open(ctx context.Context) error {
 		return errors.New("opened twice")
 	}
 	s.opened = true
+	if s.fl != nil {
+		return s.openFollow()
+	}
+	if s.restore != nil && s.restore.V != positionVersion {
+		return fmt.Errorf("the checkpoint position was taken with follow: true; set it again, or remove the pipeline's checkpoint state to start afresh")
+	}
 	files, err := s.match()
 	if err != nil {
 		return err
@@ -142,7 +195,7 @@ func (s *Source) Open(ctx context.Context) error {
 
 // match resolves the path option to the list of files to read.
 func (s *Source) match() ([]string, error) {
-	if !strings.ContainsAny(s.pattern, `*?[\`) {
+	if !isGlob(s.pattern) {
 		st, err := os.Stat(s.pattern)
 		if err != nil {
 			return nil, err
@@ -198,7 +251,7 @@ func (s *Source) openFile(i int, offset, line int64) error {
 		return nil
 	}
 	if s.inHeader {
-		if err := s.readHeader(); err != nil {
+		if err := s.readHeader(name); err != nil {
 			return err
 		}
 	}
@@ -231,8 +284,7 @@ func (s *Source) checkBoundary(name string, offset int64) error {
 
 // readHeader reads the current file's header record, skipping blank lines
 // before it, and hands it to the decoder.
-func (s *Source) readHeader() error {
-	name := s.files[s.cur]
+func (s *Source) readHeader(name string) error {
 	for {
 		rec, line, err := s.rd.next()
 		if err == io.EOF {
@@ -266,7 +318,7 @@ func (s *Source) Read(ctx context.Context, max int) (*row.Batch, error) {
 	if s.err != nil {
 		return nil, s.err
 	}
-	if !s.opened || s.files == nil {
+	if !s.opened || (s.files == nil && s.fl == nil) {
 		return nil, errors.New("read before open")
 	}
 	if max <= 0 {
@@ -274,6 +326,9 @@ func (s *Source) Read(ctx context.Context, max int) (*row.Batch, error) {
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if s.fl != nil {
+		return s.readFollow(ctx, max)
 	}
 	b := row.NewBatch(max, s.width)
 	for n := 0; b.Len() < max; n++ {
@@ -299,44 +354,57 @@ func (s *Source) Read(ctx context.Context, max int) (*row.Batch, error) {
 		if err != nil {
 			return s.fail(b, fmt.Errorf("%s:%d: %w", s.files[s.cur], line, err))
 		}
-		if s.inHeader {
-			if len(rec) == 0 {
-				continue
-			}
-			s.inHeader = false
-			if err := s.header.DecodeHeader(rec); err != nil {
-				s.rd.unread()
-				s.inHeader = true
-				return s.fail(b, fmt.Errorf("%s:%d: header: %w", s.files[s.cur], line, err))
-			}
-			continue
-		}
-		before := b.Len()
-		err = s.dec.Decode(rec, b)
-		if err == nil && b.Len() > max && before > 0 {
-			// One record's changes never straddle two batches, so that a
-			// position always falls between records: leave it for the next.
-			b.Changes = b.Changes[:before]
-			s.rd.unread()
+		if full, err := s.take(b, rec, line, max, s.files[s.cur]); err != nil {
+			return s.fail(b, err)
+		} else if full {
 			break
-		}
-		if err != nil {
-			b.Changes = b.Changes[:before]
-			if err := s.rejectRecord(rec, line, err); err != nil {
-				s.rd.unread()
-				return s.fail(b, err)
-			}
 		}
 	}
 	return b, nil
 }
 
+// take hands rec, read from file name, to the header decoder or the
+// decoder. full reports that its changes did not fit in b: it is given
+// back to the reader for the next batch. An error stops the source, with
+// rec given back so that the position names it.
+func (s *Source) take(b *row.Batch, rec []byte, line int64, max int, name string) (full bool, err error) {
+	if s.inHeader {
+		if len(rec) == 0 {
+			return false, nil
+		}
+		s.inHeader = false
+		if err := s.header.DecodeHeader(rec); err != nil {
+			s.rd.unread()
+			s.inHeader = true
+			return false, fmt.Errorf("%s:%d: header: %w", name, line, err)
+		}
+		return false, nil
+	}
+	before := b.Len()
+	err = s.dec.Decode(rec, b)
+	if err == nil && b.Len() > max && before > 0 {
+		// One record's changes never straddle two batches, so that a
+		// position always falls between records: leave it for the next.
+		b.Changes = b.Changes[:before]
+		s.rd.unread()
+		return true, nil
+	}
+	if err != nil {
+		b.Changes = b.Changes[:before]
+		if err := s.rejectRecord(rec, line, err, name); err != nil {
+			s.rd.unread()
+			return false, err
+		}
+	}
+	return false, nil
+}
+
 // rejectRecord hands a record the decoder refused to the on_error policy,
 // and returns the error that stops the source, if any. Without a policy the
 // record itself is that error.
-func (s *Source) rejectRecord(rec []byte, line int64, err error) error {
+func (s *Source) rejectRecord(rec []byte, line int64, err error, name string) error {
 	bad := connector.BadRecord{
-		Position: fmt.Sprintf("%s:%d", s.files[s.cur], line),
+		Position: fmt.Sprintf("%s:%d", name, line),
 		Raw:      bytes.Clone(rec),
 		Err:      err,
 	}
@@ -362,6 +430,9 @@ func (s *Source) fail(b *row.Batch, err error) (*row.Batch, error) {
 func (s *Source) Close(ctx context.Context) error {
 	if s.err == nil {
 		s.err = errors.New("read after close")
+	}
+	if s.fl != nil {
+		return s.closeFollow()
 	}
 	return s.closeFile()
 }

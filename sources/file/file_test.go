@@ -365,7 +365,10 @@ func TestConfigErrors(t *testing.T) {
 		wantErr string
 	}{
 		{"no path", "format: csv", "p.yaml:4:5: sources[0].path: missing required key"},
-		{"unknown key", "path: a.csv\nfollow: true", "p.yaml:8:5: sources[0].follow: unknown key"},
+		{"unknown key", "path: a.csv\ntail: true", "p.yaml:8:5: sources[0].tail: unknown key"},
+		{"interval without follow", "path: a.csv\nmonitor_interval: 1s", "sources[0].monitor_interval: applies only with follow: true"},
+		{"negative interval", "path: a.csv\nfollow: true\nmonitor_interval: -1s", "sources[0].monitor_interval: duration \"-1s\" is negative"},
+		{"bad interval", "path: a.csv\nfollow: true\nmonitor_interval: often", "sources[0].monitor_interval"},
 		{"bad glob", "path: 'data/[a.csv'", "p.yaml:7:11: sources[0].path: bad glob"},
 		{"unknown format", "path: a.csv\nformat: xml", "p.yaml:8:13: sources[0].format: unknown input format type \"xml\""},
 		{"bad format option", "path: a.csv\nformat: {type: csv, headr: true}", "p.yaml:8:25: sources[0].format.headr: unknown key; did you mean \"header\"?"},

@@ -20,15 +20,38 @@ type position struct {
 	// Line is the 1-based line the next record starts on, so that error
 	// positions stay right after a resume.
 	Line int64 `json:"line"`
+	// Files is the position of a followed source (version 2): every file
+	// read past its start.
+	Files []followPos `json:"files,omitempty"`
 }
 
-const positionVersion = 1
+const (
+	positionVersion       = 1
+	followPositionVersion = 2
+)
 
 // Position returns where the record after the last batch Read returned
 // starts: {"v":1,"file":"data/b.csv","offset":1234,"line":17}.
+//
+// A followed source's position lists every file read past its start:
+// {"v":2,"files":[{"path":"app.log","dev":2049,"ino":1234,"offset":5678,
+// "line":90,"head":"<sha-256 hex>","head_len":1024}]}.
 func (s *Source) Position() ([]byte, error) {
 	p := position{V: positionVersion, Line: 1}
 	switch {
+	case s.fl != nil && s.opened:
+		files, err := s.followPosition()
+		if err != nil {
+			return nil, fmt.Errorf("position: %w", err)
+		}
+		out, err := json.Marshal(struct {
+			V     int         `json:"v"`
+			Files []followPos `json:"files"`
+		}{followPositionVersion, files})
+		if err != nil {
+			return nil, fmt.Errorf("encode position: %w", err)
+		}
+		return out, nil
 	case s.files != nil:
 		p.File, p.Offset, p.Line = s.files[s.cur], s.rd.offset, s.rd.line
 	case s.restore != nil:
@@ -64,9 +87,12 @@ func decodePosition(pos []byte) (position, error) {
 	if dec.More() {
 		return p, fmt.Errorf("position %.64q: data after the position", pos)
 	}
+	if p.V == followPositionVersion {
+		return p, checkFollowPosition(pos, p)
+	}
 	switch {
 	case p.V != positionVersion:
-		return p, fmt.Errorf("position %.64q: version %d, want %d", pos, p.V, positionVersion)
+		return p, fmt.Errorf("position %.64q: version %d, want %d or %d", pos, p.V, positionVersion, followPositionVersion)
 	case p.Offset < 0:
 		return p, fmt.Errorf("position %.64q: negative offset", pos)
 	case p.Line < 1:
@@ -75,4 +101,21 @@ func decodePosition(pos []byte) (position, error) {
 		return p, fmt.Errorf("position %.64q: an offset without a file", pos)
 	}
 	return p, nil
+}
+
+func checkFollowPosition(pos []byte, p position) error {
+	if p.File != "" || p.Offset != 0 || p.Line != 0 || p.Files == nil {
+		return fmt.Errorf("position %.64q: version 2 lists files", pos)
+	}
+	for _, f := range p.Files {
+		switch {
+		case f.Path == "":
+			return fmt.Errorf("position %.64q: a file without a path", pos)
+		case f.Offset <= 0 || f.Line < 1:
+			return fmt.Errorf("position %.64q: %s at offset %d, line %d", pos, f.Path, f.Offset, f.Line)
+		case f.HeadLen != min(f.Offset, headLen) || len(f.Head) != 64:
+			return fmt.Errorf("position %.64q: %s: a fingerprint of %d bytes, want %d", pos, f.Path, f.HeadLen, min(f.Offset, headLen))
+		}
+	}
+	return nil
 }

@@ -228,11 +228,21 @@ func FuzzDecodePosition(f *testing.F) {
 	f.Add([]byte(`{"v":1,"offset":0,"line":1}`))
 	f.Add([]byte(`{"v":1,"file":"a","offset":-1,"line":1}`))
 	f.Add([]byte(`[]`))
+	f.Add([]byte(`{"v":2,"files":[{"path":"app.log","dev":1,"ino":2,"offset":2,"line":2,"head":"87428fc522803d31065e7bce3cf03fe475096631e5e07bbd7a0fde60c4cf25c7","head_len":2}]}`))
+	f.Add([]byte(`{"v":2,"files":[]}`))
 	f.Fuzz(func(t *testing.T, pos []byte) {
 		p, err := decodePosition(pos)
 		if err != nil {
 			if !strings.Contains(err.Error(), "position") {
 				t.Errorf("error %q does not say it is about a position", err)
+			}
+			return
+		}
+		if p.V == followPositionVersion {
+			for _, f := range p.Files {
+				if f.Path == "" || f.Offset <= 0 || f.Line < 1 || f.HeadLen != min(f.Offset, headLen) {
+					t.Errorf("accepted %+v", p)
+				}
 			}
 			return
 		}

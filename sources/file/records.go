@@ -40,6 +40,10 @@ type records struct {
 	eof              bool
 	// stopped is set once the splitter returned bufio.ErrFinalToken.
 	stopped bool
+	// hold is set while following a file that may grow: the end of the
+	// data is not the end of the file, so a record without its end is held
+	// back (io.EOF), and the next call reads again.
+	hold bool
 	// offset and line are those of buf[start] in the file; line is 1-based.
 	offset int64
 	line   int64
@@ -86,6 +90,10 @@ func (rd *records) nextLine() ([]byte, int64, error) {
 			return trimCR(rec), rd.prevLine, nil
 		}
 		rd.scan = rd.end
+		if rd.eof && rd.hold {
+			rd.eof = false
+			return nil, rd.line, io.EOF
+		}
 		if rd.eof {
 			if rd.start == rd.end {
 				return nil, rd.line, io.EOF
@@ -113,7 +121,7 @@ func (rd *records) nextSplit() ([]byte, int64, error) {
 			return nil, rd.line, io.EOF
 		}
 		data := rd.buf[rd.start:rd.end]
-		adv, tok, err := rd.split(data, rd.eof)
+		adv, tok, err := rd.split(data, rd.eof && !rd.hold)
 		final := errors.Is(err, bufio.ErrFinalToken)
 		if err != nil && !final {
 			return nil, rd.line, err
@@ -136,6 +144,10 @@ func (rd *records) nextSplit() ([]byte, int64, error) {
 				continue
 			}
 			return tok, line, nil
+		}
+		if rd.eof && rd.hold {
+			rd.eof = false
+			return nil, rd.line, io.EOF
 		}
 		if rd.eof {
 			if len(data) == 0 {
@@ -160,6 +172,9 @@ func tokenOffset(data, tok []byte) int {
 	}
 	return c - t
 }
+
+// readPos is the offset in the file of the end of what rd read from it.
+func (rd *records) readPos() int64 { return rd.offset + int64(rd.end-rd.start) }
 
 func (rd *records) consume(n int) {
 	rd.start += n
