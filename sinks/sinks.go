@@ -5,6 +5,7 @@ import (
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/sinks/blackhole"
 	"github.com/etld/etld/sinks/file"
+	"github.com/etld/etld/sinks/mysql"
 	"github.com/etld/etld/sinks/kafka"
 	"github.com/etld/etld/sinks/print"
 )
@@ -13,6 +14,7 @@ import (
 func Register(r *connector.Registry) {
 	blackhole.Register(r)
 	file.Register(r)
+	mysql.Register(r)
 	kafka.Register(r)
 	print.Register(r)
 }

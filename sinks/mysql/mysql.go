@@ -1,0 +1,376 @@
+// Package mysql is the MySQL/MariaDB sink, `type: mysql`, also registered
+// as `type: jdbc` for pipelines written after Flink's JDBC connector. It
+// writes an append stream with multi-row INSERTs and an upsert stream with
+// multi-row INSERT ... ON DUPLICATE KEY UPDATE plus DELETE by key.
+//
+// Options (Flink's JDBC name in brackets):
+//
+//   - dsn: a go-sql-driver DSN, user:password@tcp(host:port)/database.
+//   - url [url]: jdbc:mysql://host:port/database (or jdbc:mariadb://),
+//     translated to a DSN; its user and password query parameters are
+//     read, other JDBC properties ignored. `type: jdbc` needs url.
+//   - username [username], password [password]: override the DSN's. Take
+//     the password from the environment: password: ${MYSQL_PASSWORD}.
+//   - table [table-name] (required): a table of the connection's database.
+//   - batch_size [sink.buffer-flush.max-rows] (default 1000): the changes
+//     written in one transaction. Flink's default is 100; larger batches
+//     cost fewer round trips.
+//   - flush_interval [sink.buffer-flush.interval] (default 0: only the
+//     runtime's flushes, every second, and full batches): write a partial
+//     batch out once its oldest change is this old, at the next Write.
+//   - max_retries [sink.max-retries] (default 0: retry until the pipeline
+//     stops, never dropping a batch): tries after a transient failure
+//     before the pipeline fails. Flink's default is 3.
+//   - create_table (default false): create a missing table from the input
+//     schema, with the upsert key as PRIMARY KEY.
+//
+// The common sink keys (mode, key, on_error, dead_letter) are etld's.
+//
+// # Modes
+//
+// Append mode (+I only) inserts rows. Upsert mode needs a key: +I and +U
+// become INSERT ... ON DUPLICATE KEY UPDATE, setting every non-key column;
+// -D becomes DELETE ... WHERE key IN (...). On MariaDB and MySQL before
+// 8.0.20 the update reads VALUES(col); from MySQL 8.0.20, where VALUES() is
+// deprecated, it reads a row alias: INSERT ... AS new ... UPDATE col =
+// new.col. The server is told apart by SELECT VERSION() at Open. An upsert
+// with an empty key (a global aggregate's single row) replaces the whole
+// table: DELETE, then INSERT.
+//
+// Changes are buffered across Writes and folded per key, the last change
+// of a key winning, so a delete after an upsert of the same key stays a
+// delete and no statement order within a batch matters. A batch is
+// written in one transaction (one statement runs on its own, as
+// autocommit makes it atomic too) when batch_size changes are buffered and
+// at every Flush. Statements are cut to stay under 65535 placeholders and
+// under 3/4 of the server's max_allowed_packet.
+//
+// # Errors
+//
+// Transient errors (lost connection, server gone away or restarting,
+// deadlock 1213, lock wait timeout 1205, read-only 1290/1792 during a
+// failover) roll back the batch and retry all of it with backoff. A row
+// the server refuses for good (data too long 1406, incorrect value 1366,
+// NULL into NOT NULL 1048, out of range 1264, foreign key 1452, ...) is
+// found by writing the batch again row by row, and each refused row goes to
+// on_error with the MySQL error number; the other rows are written. Any
+// other server error (no such table, access denied) stops the pipeline.
+// The session runs in strict SQL mode (STRICT_ALL_TABLES added to the
+// server's sql_mode unless the DSN sets sql_mode), so a value is refused
+// rather than silently truncated. A retried append batch whose COMMIT
+// succeeded just as the connection broke may be written twice; upserts and
+// deletes are idempotent.
+//
+// At Open the sink connects (retrying with a warning while the server is
+// unreachable), checks that the table exists, that each input column has
+// a table column of a compatible type, that no table column the input
+// lacks is NOT NULL without a default, and in upsert mode that a PRIMARY
+// KEY or UNIQUE index covers exactly the key. Identifiers are quoted with
+// backticks; values are always statement parameters. Passwords never
+// appear in errors or logs: the connection is shown as user@tcp(addr)/db.
+//
+// # Type mapping
+//
+// create_table creates, and an existing table may have (information_schema
+// DATA_TYPE; any text column takes any type but BYTES, as its text):
+//
+//	etld type          created as                 existing column may be
+//	BOOLEAN            BOOLEAN (TINYINT(1))       integer, bit, decimal
+//	INT                INT                        integer, decimal, float, double
+//	BIGINT             BIGINT                     integer, decimal, float, double
+//	FLOAT              FLOAT                      float, double, decimal
+//	DOUBLE             DOUBLE                     float, double, decimal
+//	DECIMAL(p, s)      DECIMAL(p, s)              decimal, float, double
+//	VARCHAR(n)         VARCHAR(n) utf8mb4         text, enum, set, json
+//	STRING             LONGTEXT utf8mb4; a key column VARCHAR(255)
+//	                   (less when several text columns share the key)
+//	BYTES              LONGBLOB; VARBINARY(n) for BYTES(n) or a key
+//	                                              binary, varbinary, blob
+//	DATE               DATE                       date, datetime, timestamp
+//	TIMESTAMP(p)       DATETIME(min(p, 6))        datetime, timestamp
+//	TIMESTAMP_LTZ(p)   DATETIME(min(p, 6)), UTC   datetime, timestamp
+//
+// Key columns are NOT NULL; others are NOT NULL when the input's type is.
+// DECIMAL values are sent as their exact text, TIMESTAMP as its wall
+// clock, TIMESTAMP_LTZ as its UTC time (the session's time_zone is
+// +00:00 unless the DSN sets one).
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/etld/etld/internal/retry"
+	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/pipeline/row"
+)
+
+// Config is the sink's options.
+type Config struct {
+	DSN           string        `yaml:"dsn"`
+	URL           string        `yaml:"url"`
+	Username      string        `yaml:"username"`
+	Password      string        `yaml:"password"`
+	Table         string        `yaml:"table,required"`
+	BatchSize     int           `yaml:"batch_size"`
+	FlushInterval time.Duration `yaml:"flush_interval"`
+	MaxRetries    int           `yaml:"max_retries"`
+	CreateTable   bool          `yaml:"create_table"`
+}
+
+// DefaultBatchSize is batch_size when not given.
+const DefaultBatchSize = 1000
+
+// New builds a MySQL sink. It checks the options and does no I/O.
+func New(cfg Config, env connector.SinkEnv) (*Sink, error) {
+	if cfg.Table == "" {
+		return nil, connector.Errorf("table", "must name the table to write")
+	}
+	if cfg.BatchSize < 0 {
+		return nil, connector.Errorf("batch_size", "must be positive, got %d", cfg.BatchSize)
+	}
+	if cfg.FlushInterval < 0 {
+		return nil, connector.Errorf("flush_interval", "must not be negative")
+	}
+	if cfg.MaxRetries < 0 {
+		return nil, connector.Errorf("max_retries", "must be 0 (retry until the pipeline stops) or more, got %d", cfg.MaxRetries)
+	}
+	dc, err := driverConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	logger := env.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Sink{
+		name:        env.Name,
+		dc:          dc,
+		target:      redact(dc),
+		table:       cfg.Table,
+		batchSize:   cfg.BatchSize,
+		interval:    cfg.FlushInterval,
+		createTable: cfg.CreateTable,
+		backoff:     retry.Backoff{Initial: 100 * time.Millisecond, Max: 5 * time.Second},
+		logger:      logger,
+		reject:      env.Reject,
+	}
+	if s.batchSize == 0 {
+		s.batchSize = DefaultBatchSize
+	}
+	if cfg.MaxRetries > 0 {
+		s.backoff.Attempts = cfg.MaxRetries + 1
+	}
+	return s, nil
+}
+
+// Register adds the sink as type mysql and, for Flink's JDBC connector's
+// pipelines, as type jdbc.
+func Register(r *connector.Registry) {
+	connector.RegisterSink(r, "mysql", "writes to a MySQL or MariaDB table: batched INSERT, upsert with ON DUPLICATE KEY UPDATE, DELETE by key",
+		func(cfg Config, env connector.SinkEnv) (connector.Sink, error) { return New(cfg, env) })
+	connector.RegisterSink(r, "jdbc", "Flink's JDBC connector for MySQL/MariaDB (url: jdbc:mysql://host:port/db); the mysql sink",
+		func(cfg Config, env connector.SinkEnv) (connector.Sink, error) {
+			if cfg.URL == "" {
+				return nil, connector.Errorf("url", "missing: type jdbc needs url: jdbc:mysql://host:port/database (or use type: mysql with dsn)")
+			}
+			return New(cfg, env)
+		})
+}
+
+// Sink writes changes to a MySQL table. Bind, Open, Write, Flush and
+// Close are called from one goroutine; Bytes from any.
+type Sink struct {
+	name        string
+	dc          *mysql.Config
+	target      string // the connection without its password
+	table       string
+	batchSize   int
+	interval    time.Duration
+	createTable bool
+	backoff     retry.Backoff
+	logger      *slog.Logger
+	reject      func(connector.BadRecord) error
+
+	// Set by Bind.
+	schema row.Schema
+	mode   connector.Mode
+	key    []int
+
+	// Set by Open.
+	db        *sql.DB
+	srv       server
+	stmts     statements
+	maxPacket int
+	cache     map[stmtKey]*sql.Stmt
+
+	buf    buffer
+	closed bool
+	bytes  atomic.Int64
+}
+
+// Capabilities: append, and upsert by key. Retract would need the kind in
+// a column; a table holds the result itself.
+func (s *Sink) Capabilities() connector.Capabilities {
+	return connector.Capabilities{Append: true, Upsert: true, UpsertNeedsKey: true}
+}
+
+// Bind takes the input schema, mode and key.
+func (s *Sink) Bind(in connector.SinkInput) error {
+	switch in.Mode {
+	case connector.Append, connector.Upsert:
+	default:
+		return fmt.Errorf("sink %q (mysql table %s): cannot run in %s mode: a table takes append or upsert", s.name, s.table, in.Mode)
+	}
+	if in.Schema.Len() == 0 {
+		return fmt.Errorf("sink %q (mysql table %s): the input has no columns", s.name, s.table)
+	}
+	for _, f := range in.Schema.Fields {
+		if f.Type.ID == row.Null {
+			return fmt.Errorf("sink %q (mysql table %s): column %s has type NULL, which no table column has; CAST it in the query", s.name, s.table, f.Name)
+		}
+	}
+	s.schema, s.mode, s.key = in.Schema, in.Mode, nil
+	if in.Mode == connector.Upsert {
+		s.key = in.Key
+	}
+	s.buf = newBuffer(s.mode == connector.Upsert, s.key)
+	return nil
+}
+
+// Open connects, retrying while the server cannot be reached, reads the
+// server's version and checks or creates the table.
+func (s *Sink) Open(ctx context.Context) error {
+	if s.schema.Len() == 0 {
+		return s.errorf("open before bind")
+	}
+	if s.db != nil || s.closed {
+		return s.errorf("opened twice")
+	}
+	conn, err := mysql.NewConnector(s.dc)
+	if err != nil {
+		return s.errorf("%v", err)
+	}
+	s.db = sql.OpenDB(conn)
+	// One writer: batches go in order on one connection, and the prepared
+	// statements of the cache live on it.
+	s.db.SetMaxOpenConns(1)
+	s.db.SetMaxIdleConns(1)
+	s.cache = map[stmtKey]*sql.Stmt{}
+
+	connect := retry.Backoff{Initial: s.backoff.Initial, Max: s.backoff.Max}
+	err = retry.Do(ctx, connect, s.logger.With("target", s.target), "mysql connect", func(ctx context.Context) error {
+		err := s.db.PingContext(ctx)
+		if err != nil && classify(err) != transient {
+			return retry.Permanent(err)
+		}
+		return err
+	})
+	if err != nil {
+		return s.errorf("connect: %w", err)
+	}
+	var packet int
+	s.srv, packet, err = queryServer(ctx, s.db)
+	if err != nil {
+		return s.errorf("query the server version: %w", err)
+	}
+	s.maxPacket = packet * 3 / 4
+	cols := make([]string, s.schema.Len())
+	for i, f := range s.schema.Fields {
+		cols[i] = quote(f.Name)
+	}
+	s.stmts = statements{table: quote(s.table), cols: cols, key: s.key, alias: s.srv.rowAlias()}
+	if err := s.prepareTable(ctx); err != nil {
+		return s.errorf("%w", err)
+	}
+	s.logger.Debug("opened", "target", s.target, "server", s.srv.String(), "table", s.table, "mode", s.mode.String())
+	return nil
+}
+
+// Write buffers the changes of b, folded per key in upsert mode, and
+// writes a batch out whenever batch_size changes are buffered or the
+// oldest one is flush_interval old.
+func (s *Sink) Write(ctx context.Context, b *row.Batch) error {
+	if s.db == nil {
+		return s.errorf("write before open or after close")
+	}
+	for i, c := range b.Changes {
+		switch c.Kind {
+		case row.Insert, row.UpdateAfter:
+		case row.Delete:
+			if s.mode != connector.Upsert {
+				return s.errorf("change %d of the batch is -D in append mode; only +I can be written", i)
+			}
+		case row.UpdateBefore:
+			// Upsert mode: the +U that follows overwrites the row by key.
+			continue
+		}
+		if s.buf.len() == 0 {
+			s.buf.since = time.Now()
+		}
+		s.buf.add(c)
+		if s.buf.len() >= s.batchSize {
+			if err := s.writeOut(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	if s.interval > 0 && s.buf.len() > 0 && time.Since(s.buf.since) >= s.interval {
+		return s.writeOut(ctx)
+	}
+	return nil
+}
+
+// Flush writes what is buffered; when it returns nil every change written
+// before it is committed.
+func (s *Sink) Flush(ctx context.Context) error {
+	if s.db == nil {
+		return s.errorf("flush before open or after close")
+	}
+	return s.writeOut(ctx)
+}
+
+// Bytes is about how many bytes of values the sink has sent, for
+// /metrics.
+func (s *Sink) Bytes() int64 { return s.bytes.Load() }
+
+// Close releases the connection. It writes nothing: the runtime flushes
+// before a graceful close, and after a failure the server may be the
+// problem. It is safe after a failed Open and twice.
+func (s *Sink) Close(ctx context.Context) error {
+	s.closed = true
+	if s.db == nil {
+		return nil
+	}
+	if n := s.buf.len(); n > 0 {
+		s.logger.Warn("closing with unwritten changes; they were never acknowledged and are replayed from the last checkpoint", "changes", n, "table", s.table)
+	}
+	var errs []error
+	for _, st := range s.cache {
+		errs = append(errs, st.Close())
+	}
+	errs = append(errs, s.db.Close())
+	s.db, s.cache = nil, nil
+	if err := errors.Join(errs...); err != nil {
+		return s.errorf("close: %w", err)
+	}
+	return nil
+}
+
+// errorf names the table and the connection (without its password); the
+// runtime adds the sink's name.
+func (s *Sink) errorf(format string, args ...any) error {
+	return fmt.Errorf("mysql table %s at %s: "+format, append([]any{quote(s.table), s.target}, args...)...)
+}
+
+var (
+	_ connector.Sink  = (*Sink)(nil)
+	_ connector.Meter = (*Sink)(nil)
+)
