@@ -102,6 +102,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -150,6 +151,9 @@ func New(cfg Config, env connector.SinkEnv) (*Sink, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
+	// The driver's own messages (a stale connection it dropped) go to the
+	// sink's log, not to stderr.
+	dc.Logger = driverLogger{logger}
 	s := &Sink{
 		name:        env.Name,
 		dc:          dc,
@@ -369,6 +373,12 @@ func (s *Sink) Close(ctx context.Context) error {
 func (s *Sink) errorf(format string, args ...any) error {
 	return fmt.Errorf("mysql table %s at %s: "+format, append([]any{quote(s.table), s.target}, args...)...)
 }
+
+// driverLogger hands go-sql-driver's messages to slog at debug level:
+// they describe connections it replaces by itself.
+type driverLogger struct{ l *slog.Logger }
+
+func (d driverLogger) Print(v ...any) { d.l.Debug("mysql driver: " + strings.TrimSpace(fmt.Sprint(v...))) }
 
 var (
 	_ connector.Sink  = (*Sink)(nil)

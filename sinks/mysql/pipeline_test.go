@@ -1,0 +1,193 @@
+package mysql_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/etld/etld/formats"
+	"github.com/etld/etld/pipeline"
+	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/sinks/mysql"
+	"github.com/etld/etld/sources/file"
+)
+
+func registry() *connector.Registry {
+	r := connector.NewRegistry()
+	formats.Register(r)
+	file.Register(r)
+	mysql.Register(r)
+	return r
+}
+
+// runPipeline writes a pipeline file, loads and runs it. The DSN comes
+// from the environment, as a pipeline file should take it.
+func runPipeline(t *testing.T, dsn, yaml string) pipeline.Summary {
+	t.Helper()
+	t.Setenv("ETLD_MYSQL_TEST_DSN", dsn)
+	path := filepath.Join(t.TempDir(), "p.yaml")
+	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := pipeline.Load(path, pipeline.Env{Registry: registry(), Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := p.Run(context.Background(), pipeline.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestGroupByUpsertPipeline runs CSV -> GROUP BY ... HAVING -> mysql in
+// streaming mode, without the runtime's per-batch folding, so that the
+// sink gets every +I, +U and -D of groups entering and leaving the HAVING
+// range; the table must end as the aggregate computed here directly.
+func TestGroupByUpsertPipeline(t *testing.T) {
+	db, dsn := openDB(t)
+	name := table(t, db, "")
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(4, 2))
+	var csv strings.Builder
+	type acc struct{ n, sum int64 }
+	accs := map[string]*acc{}
+	left := 0 // groups that were in the result and left it
+	in := map[string]bool{}
+	for i := 0; i < 6000; i++ {
+		k := fmt.Sprintf("k%d", rng.IntN(80))
+		v := rng.Int64N(1000) - 200
+		fmt.Fprintf(&csv, "%s,%d\n", k, v)
+		a := accs[k]
+		if a == nil {
+			a = &acc{}
+			accs[k] = a
+		}
+		a.n++
+		a.sum += v
+		now := a.n >= 60 && a.n <= 80
+		if in[k] && !now {
+			left++
+		}
+		in[k] = now
+	}
+	if err := os.WriteFile(filepath.Join(dir, "in.csv"), []byte(csv.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for k, a := range accs {
+		if a.n >= 60 && a.n <= 80 {
+			want = append(want, fmt.Sprintf("%s|%d|%d", k, a.n, a.sum))
+		}
+	}
+	sort.Strings(want)
+	if len(want) == 0 || left == 0 {
+		t.Fatalf("test data: %d final groups, %d groups left the result: it would prove nothing", len(want), left)
+	}
+	runPipeline(t, dsn, fmt.Sprintf(`version: 1
+name: agg-to-mysql
+mini_batch: false
+sources:
+  - name: src
+    type: file
+    path: %s
+    schema: [k STRING, v BIGINT]
+transforms:
+  - name: agg
+    sql: |
+      SELECT k, COUNT(*) AS n, SUM(v) AS total
+      FROM src GROUP BY k HAVING COUNT(*) BETWEEN 60 AND 80
+sinks:
+  - name: db
+    from: agg
+    type: mysql
+    dsn: ${ETLD_MYSQL_TEST_DSN}
+    table: %s
+    key: [k]
+    create_table: true
+    batch_size: 37
+`, filepath.Join(dir, "in.csv"), name))
+	if got := dump(t, db, name); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("table:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestDeadLetterPipeline: rows the server refuses go to the dead-letter
+// file with the MySQL error number; the others land. Written through a
+// type: jdbc sink, with Flink's url form.
+func TestDeadLetterPipeline(t *testing.T) {
+	db, dsn := openDB(t)
+	name := table(t, db, "")
+	exec(t, db, "CREATE TABLE `"+name+"` (id INT NOT NULL PRIMARY KEY, code VARCHAR(4) NOT NULL)")
+	dir := t.TempDir()
+	var csv strings.Builder
+	var want []string
+	for i := range 50 {
+		code := fmt.Sprintf("c%d", i)
+		if i%10 == 3 {
+			code = "far too long"
+		} else {
+			want = append(want, fmt.Sprintf("%d|%s", i, code))
+		}
+		fmt.Fprintf(&csv, "%d,%s\n", i, code)
+	}
+	sort.Strings(want)
+	if err := os.WriteFile(filepath.Join(dir, "in.csv"), []byte(csv.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := driverCfg(t, dsn)
+	t.Setenv("ETLD_MYSQL_TEST_PASSWORD", cfg.Passwd)
+	dlq := filepath.Join(dir, "dead.jsonl")
+	sum := runPipeline(t, dsn, fmt.Sprintf(`version: 1
+name: dead-letters
+sources:
+  - name: src
+    type: file
+    path: %s
+    schema: [id INT, code STRING]
+sinks:
+  - name: db
+    from: src
+    type: jdbc
+    url: jdbc:mysql://%s/%s
+    username: %s
+    password: ${ETLD_MYSQL_TEST_PASSWORD}
+    table: %s
+    on_error: dead-letter
+    dead_letter: %s
+`, filepath.Join(dir, "in.csv"), cfg.Addr, cfg.DBName, cfg.User, name, dlq))
+	if got := dump(t, db, name); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("table:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	f, err := os.Open(dlq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var ids []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var rec struct{ Sink, Position, Error, Record string }
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			t.Fatal(err)
+		}
+		if rec.Sink != "db" || !strings.Contains(rec.Error, "Error 1406") || !strings.Contains(rec.Record, "far too long") {
+			t.Errorf("dead letter %+v: want sink db, error 1406 and the row", rec)
+		}
+		ids = append(ids, strings.SplitN(strings.TrimPrefix(rec.Record, "+I["), ",", 2)[0])
+	}
+	if strings.Join(ids, " ") != "3 13 23 33 43" {
+		t.Errorf("dead-lettered rows %v, want 3 13 23 33 43", ids)
+	}
+	if len(sum.Sinks) != 1 || sum.Sinks[0].Skipped != 5 {
+		t.Errorf("summary %+v: want 5 skipped rows in the sink", sum.Sinks)
+	}
+}
