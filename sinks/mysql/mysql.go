@@ -378,7 +378,9 @@ func (s *Sink) errorf(format string, args ...any) error {
 // they describe connections it replaces by itself.
 type driverLogger struct{ l *slog.Logger }
 
-func (d driverLogger) Print(v ...any) { d.l.Debug("mysql driver: " + strings.TrimSpace(fmt.Sprint(v...))) }
+func (d driverLogger) Print(v ...any) {
+	d.l.Debug("mysql driver: " + strings.TrimSpace(fmt.Sprint(v...)))
+}
 
 var (
 	_ connector.Sink  = (*Sink)(nil)

@@ -190,8 +190,8 @@ func (s *signal) Handle(ctx context.Context, r slog.Record) error {
 }
 
 func (s *signal) Enabled(context.Context, slog.Level) bool { return true }
-func (s *signal) WithAttrs([]slog.Attr) slog.Handler { return s }
-func (s *signal) WithGroup(string) slog.Handler      { return s }
+func (s *signal) WithAttrs([]slog.Attr) slog.Handler       { return s }
+func (s *signal) WithGroup(string) slog.Handler            { return s }
 
 func target(t testing.TB, dsn string) string {
 	cfg, err := driver.ParseDSN(dsn)
