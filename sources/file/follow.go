@@ -1,6 +1,7 @@
 package file
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -56,6 +57,30 @@ type followed struct {
 	// gone is when the pattern stopped naming the file; zero while it
 	// does.
 	gone time.Time
+	// probe holds the file's first bytes, up to probeLen, as read.
+	probe []byte
+}
+
+// probeLen is how many leading bytes each poll compares to tell a file
+// rewritten since from one that only grew.
+const probeLen = 64
+
+// sameProbe reports whether the file still starts with the bytes read
+// from it, and keeps more of them while fewer than probeLen were read.
+func (t *followed) sameProbe(read int64) (bool, error) {
+	n := min(read, probeLen)
+	if n == 0 {
+		return true, nil
+	}
+	buf := make([]byte, n)
+	if _, err := t.f.ReadAt(buf, 0); err != nil && err != io.EOF {
+		return false, err
+	}
+	if !bytes.HasPrefix(buf, t.probe) {
+		return false, nil
+	}
+	t.probe = buf
+	return true, nil
 }
 
 // follower is a following source's state.
@@ -69,6 +94,9 @@ type follower struct {
 	// truncations counts the times cur was found truncated and entered
 	// again from its start.
 	truncations int
+	// idle is set when the reader reached the end of the data: the next
+	// record is checked to come from the same file content.
+	idle bool
 }
 
 // openFollow finds what the pattern names now, waiting for nothing: files
@@ -136,7 +164,7 @@ func (s *Source) poll() error {
 			} else {
 				t = &followed{path: p, id: idOf(fst), f: f, line: 1}
 				fl.files = append(fl.files, t)
-				s.logger.Info("file source: following a new file", "path", p)
+				s.logger.Info("file source: following", "path", p)
 			}
 		}
 		t.path, t.gone = p, time.Time{}
@@ -163,7 +191,9 @@ func (fl *follower) find(id fileID, path string) *followed {
 }
 
 // checkTruncation starts a file again from 0 when it became shorter than
-// what was read of it (copytruncate rotation, or a truncating writer).
+// what was read of it (copytruncate rotation, or a truncating writer), or
+// when its first bytes changed: a writer that refilled it past the old
+// length between two polls.
 func (s *Source) checkTruncation() error {
 	fl := s.fl
 	for _, t := range fl.files {
@@ -176,18 +206,31 @@ func (s *Source) checkTruncation() error {
 			read = s.rd.readPos()
 		}
 		if st.Size() >= read {
-			continue
-		}
-		s.logger.Warn("file source: the file was truncated; reading it again from its start", "path", t.path, "size", st.Size(), "read", read)
-		t.offset, t.line, t.head, t.headN = 0, 1, "", 0
-		if t == fl.cur {
-			fl.truncations++
-			if err := s.enter(t); err != nil {
-				return err
+			same, err := t.sameProbe(read)
+			if err != nil {
+				return fmt.Errorf("%s: %w", t.path, err)
 			}
+			if same {
+				continue
+			}
+		}
+		if err := s.restart(t); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// restart reads t, found truncated, again from its start.
+func (s *Source) restart(t *followed) error {
+	fl := s.fl
+	s.logger.Warn("file source: the file was truncated; reading it again from its start", "path", t.path)
+	t.offset, t.line, t.head, t.headN, t.probe = 0, 1, "", 0, nil
+	if t != fl.cur {
+		return nil
+	}
+	fl.truncations++
+	return s.enter(t)
 }
 
 // enter makes t the file being read, from its offset.
@@ -368,6 +411,7 @@ func (s *Source) readFollow(ctx context.Context, max int) (*row.Batch, error) {
 		}
 		rec, line, err := s.rd.next()
 		if err == io.EOF {
+			fl.idle = true
 			if b.Len() > 0 && !fl.draining {
 				return b, nil
 			}
@@ -388,6 +432,20 @@ func (s *Source) readFollow(ctx context.Context, max int) (*row.Batch, error) {
 		}
 		if err != nil {
 			return s.fail(b, fmt.Errorf("%s:%d: %w", fl.cur.path, line, err))
+		}
+		if fl.idle {
+			// New data after a pause: from the same file, or from one
+			// truncated and written again past the old length since? Its
+			// first bytes, compared after the read, tell.
+			fl.idle = false
+			if same, err := fl.cur.sameProbe(s.rd.readPos()); err != nil {
+				return s.fail(b, fmt.Errorf("%s: %w", fl.cur.path, err))
+			} else if !same {
+				if err := s.restart(fl.cur); err != nil {
+					return s.fail(b, err)
+				}
+				continue
+			}
 		}
 		if full, err := s.take(b, rec, line, max, fl.cur.path); err != nil {
 			return s.fail(b, err)

@@ -141,6 +141,15 @@ func TestFollowTruncation(t *testing.T) {
 		t.Fatalf("read %q after truncation", got)
 	}
 	nothingMore(t, s)
+	// Truncated and written past the old length before the source
+	// looked: the first bytes tell.
+	if err := os.WriteFile(path, []byte("y: longer than what was read\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := readLines(t, s, 1); got[0] != "y: longer than what was read" {
+		t.Fatalf("read %q after a rewrite", got)
+	}
+	nothingMore(t, s)
 }
 
 func TestFollowGlobPicksUpNewFiles(t *testing.T) {
