@@ -5,7 +5,7 @@
 //
 // Options, with Flink's names in brackets:
 //
-//	brokers              bootstrap servers [properties.bootstrap.servers]
+//	brokers, client_id, tls, sasl, dial_timeout: the Kafka client (package kafkaconf)
 //	topic                a topic or a list of them [topic]
 //	group_id             consumer group [properties.group.id]
 //	start                earliest | latest | group-offsets | timestamp [scan.startup.mode]
@@ -65,16 +65,19 @@ import (
 	"strings"
 	"time"
 
+	"gopkg.in/yaml.v3"
+
+	"github.com/etld/etld/internal/kafkaconf"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/spec"
 )
 
 // Config is the source's options.
 type Config struct {
-	// Brokers are the bootstrap servers, host:port.
-	Brokers []string `yaml:"brokers,required"`
-	// ClientID names etld to the brokers (their logs and quotas).
-	ClientID string `yaml:"client_id"`
+	// Kafka is the client part: brokers, client_id, tls, sasl,
+	// dial_timeout, shared with the Kafka sink.
+	Kafka kafkaconf.Config `yaml:"-"`
 	// Topic is a topic or a list of topics; a `;`-separated string, as in
 	// Flink, is a list too.
 	Topic []string `yaml:"topic,required"`
@@ -97,6 +100,13 @@ type Config struct {
 	// ValueFieldsInclude: all (the value holds every column, key columns
 	// too, and its values win, as in Flink) or except_key.
 	ValueFieldsInclude string `yaml:"value_fields_include"`
+}
+
+// DecodeNode reads the options: the client keys into Kafka, the others
+// into the source's own fields (spec.Decode has no inline structs).
+func (c *Config) DecodeNode(file string, n *yaml.Node, path string) error {
+	type own Config // without DecodeNode
+	return kafkaconf.Decode(file, n, path, &c.Kafka, (*own)(c), spec.CommonSourceKeys...)
 }
 
 // Start modes.
@@ -135,8 +145,8 @@ const (
 
 // options is Config checked and normalised.
 type options struct {
+	kafka    kafkaconf.Config
 	brokers  []string
-	clientID string
 	topics   []string
 	groupID  string
 	start    string
@@ -146,14 +156,11 @@ type options struct {
 }
 
 func parseOptions(cfg Config) (options, error) {
-	o := options{clientID: cfg.ClientID, groupID: strings.TrimSpace(cfg.GroupID)}
-	if o.clientID == "" {
-		o.clientID = "etld"
+	o := options{kafka: cfg.Kafka, groupID: strings.TrimSpace(cfg.GroupID)}
+	if err := cfg.Kafka.Validate(); err != nil {
+		return o, err
 	}
-	o.brokers = splitList(cfg.Brokers)
-	if len(o.brokers) == 0 {
-		return o, connector.Errorf("brokers", "list at least one broker, e.g. 127.0.0.1:9092")
-	}
+	o.brokers = cfg.Kafka.Addrs()
 	o.topics = splitList(cfg.Topic)
 	if len(o.topics) == 0 {
 		return o, connector.Errorf("topic", "name a topic, or a list of topics")

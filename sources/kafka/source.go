@@ -104,14 +104,20 @@ func (s *Source) Open(ctx context.Context) error {
 		return errors.New("opened twice")
 	}
 	s.opened = true
-	// The background work lives until Close, not until Open's ctx ends.
-	s.ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	s.msgs = make(chan fetched, queueLen)
 	s.changed = make(chan struct{}, 1)
 	s.fatal = make(chan error, 1)
-	s.dialer = &kafka.Dialer{ClientID: s.opts.clientID, Timeout: 10 * time.Second, DualStack: true}
-	s.transport = &kafka.Transport{ClientID: s.opts.clientID, DialTimeout: 10 * time.Second}
+	// TLS files are read here rather than in New, which does no I/O.
+	var err error
+	if s.dialer, err = s.opts.kafka.Dialer(); err != nil {
+		return fmt.Errorf("kafka source: %w", err)
+	}
+	if s.transport, err = s.opts.kafka.Transport(); err != nil {
+		return fmt.Errorf("kafka source: %w", err)
+	}
 	s.client = &kafka.Client{Addr: kafka.TCP(s.opts.brokers...), Timeout: 10 * time.Second, Transport: s.transport}
+	// The background work lives until Close, not until Open's ctx ends.
+	s.ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/segmentio/kafka-go"
 
+	"github.com/etld/etld/internal/kafkaconf"
 	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
@@ -37,7 +38,7 @@ func TestBoundedRead(t *testing.T) {
 			}
 			produce(t, addr, topic, msgs...)
 			ts := testSource{schema: schemaOf(t, "id", "BIGINT", "name", "STRING")}
-			s := ts.open(t, Config{Brokers: []string{addr}, Topic: []string{topic}, Stop: "latest", Format: connector.FormatSpec{Type: tt.format}}, nil)
+			s := ts.open(t, Config{Kafka: kafkaconf.Config{Brokers: []string{addr}}, Topic: []string{topic}, Stop: "latest", Format: connector.FormatSpec{Type: tt.format}}, nil)
 			if !s.Bounded() {
 				t.Fatal("stop: latest is not bounded")
 			}
@@ -59,7 +60,7 @@ func TestBoundedRead(t *testing.T) {
 func TestBoundedEmptyTopicEnds(t *testing.T) {
 	addr := testenv.Kafka(t)
 	topic := createTopic(t, addr, 3)
-	s := testSource{schema: schemaOf(t, "id", "BIGINT")}.open(t, Config{Brokers: []string{addr}, Topic: []string{topic}, Stop: "latest", Format: connector.FormatSpec{Type: "json"}}, nil)
+	s := testSource{schema: schemaOf(t, "id", "BIGINT")}.open(t, Config{Kafka: kafkaconf.Config{Brokers: []string{addr}}, Topic: []string{topic}, Stop: "latest", Format: connector.FormatSpec{Type: "json"}}, nil)
 	if got := readAll(t, s); len(got) != 0 {
 		t.Errorf("read %v from an empty topic", got)
 	}
@@ -82,7 +83,7 @@ func TestMetadataAndKeyColumns(t *testing.T) {
 		meta:   []string{"topic", "", "", "partition", "offset", "timestamp", "key"},
 	}
 	s := ts.open(t, Config{
-		Brokers: []string{addr}, Topic: []string{topic}, Stop: "latest",
+		Kafka: kafkaconf.Config{Brokers: []string{addr}}, Topic: []string{topic}, Stop: "latest",
 		Format: connector.FormatSpec{Type: "json"}, KeyFormat: connector.FormatSpec{Type: "json"},
 		KeyFields: []string{"k"}, ValueFieldsInclude: "except_key",
 	}, nil)
@@ -113,7 +114,7 @@ func TestDebeziumIsAChangelog(t *testing.T) {
 		msg(0, "", ``), // the tombstone Debezium sends after a delete
 	)
 	s := testSource{schema: schemaOf(t, "id", "BIGINT", "v", "STRING")}.open(t,
-		Config{Brokers: []string{addr}, Topic: []string{topic}, Stop: "latest", Format: connector.FormatSpec{Type: "debezium-json"}}, nil)
+		Config{Kafka: kafkaconf.Config{Brokers: []string{addr}}, Topic: []string{topic}, Stop: "latest", Format: connector.FormatSpec{Type: "debezium-json"}}, nil)
 	if !s.Updating() {
 		t.Error("a debezium-json source is not updating")
 	}
@@ -131,7 +132,7 @@ func TestBadMessagesFollowOnError(t *testing.T) {
 	addr := testenv.Kafka(t)
 	topic := createTopic(t, addr, 1)
 	produce(t, addr, topic, msg(0, "", `{"id":1}`), msg(0, "", `{"id":"x"}`), msg(0, "", `{"id":3}`))
-	cfg := Config{Brokers: []string{addr}, Topic: []string{topic}, Stop: "latest", Format: connector.FormatSpec{Type: "json"}}
+	cfg := Config{Kafka: kafkaconf.Config{Brokers: []string{addr}}, Topic: []string{topic}, Stop: "latest", Format: connector.FormatSpec{Type: "json"}}
 	schema := schemaOf(t, "id", "BIGINT")
 
 	t.Run("skip", func(t *testing.T) {
@@ -187,7 +188,7 @@ func TestPositionRestoreResumesExactly(t *testing.T) {
 		msgs = append(msgs, msg(i%2, "", fmt.Sprintf(`{"id":%d}`, i)))
 	}
 	produce(t, addr, topic, msgs...)
-	cfg := Config{Brokers: []string{addr}, Topic: []string{topic}, Format: connector.FormatSpec{Type: "json"}}
+	cfg := Config{Kafka: kafkaconf.Config{Brokers: []string{addr}}, Topic: []string{topic}, Format: connector.FormatSpec{Type: "json"}}
 	ts := testSource{schema: schemaOf(t, "id", "BIGINT")}
 
 	s1 := ts.open(t, cfg, nil)
@@ -241,7 +242,7 @@ func TestCommitThenGroupOffsetsResume(t *testing.T) {
 		msgs = append(msgs, msg(i%2, "", fmt.Sprintf(`{"id":%d}`, i)))
 	}
 	produce(t, addr, topic, msgs...)
-	cfg := Config{Brokers: []string{addr}, Topic: []string{topic}, GroupID: group, Format: connector.FormatSpec{Type: "json"}}
+	cfg := Config{Kafka: kafkaconf.Config{Brokers: []string{addr}}, Topic: []string{topic}, GroupID: group, Format: connector.FormatSpec{Type: "json"}}
 	ts := testSource{schema: schemaOf(t, "id", "BIGINT")}
 
 	s1 := ts.open(t, cfg, nil)
@@ -315,7 +316,7 @@ func TestStartModes(t *testing.T) {
 	produce(t, addr, topic, msgs...)
 	ts := testSource{schema: schemaOf(t, "id", "BIGINT")}
 	cfg := func(start, at string) Config {
-		return Config{Brokers: []string{addr}, Topic: []string{topic}, Start: start, StartTimestamp: at, Stop: "latest", Format: connector.FormatSpec{Type: "json"}}
+		return Config{Kafka: kafkaconf.Config{Brokers: []string{addr}}, Topic: []string{topic}, Start: start, StartTimestamp: at, Stop: "latest", Format: connector.FormatSpec{Type: "json"}}
 	}
 	tests := []struct {
 		name string

@@ -1,0 +1,121 @@
+package kafka_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+
+	"github.com/etld/etld/formats"
+	"github.com/etld/etld/internal/testenv"
+	"github.com/etld/etld/pipeline"
+	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/sinks"
+	"github.com/etld/etld/sources"
+)
+
+// TestPipelineKafkaToFile runs a whole pipeline file through the facade:
+// a bounded Kafka source with metadata columns and a dead-letter policy,
+// SQL, and a CSV file sink.
+func TestPipelineKafkaToFile(t *testing.T) {
+	addr := testenv.Kafka(t)
+	ctx := testenv.Context(t, 120*time.Second)
+	topic := testenv.UniqueName(t, "orders")
+	client := &kafka.Client{Addr: kafka.TCP(addr), Timeout: 30 * time.Second}
+	res, err := client.CreateTopics(ctx, &kafka.CreateTopicsRequest{Topics: []kafka.TopicConfig{{Topic: topic, NumPartitions: 2, ReplicationFactor: 1}}})
+	if err == nil {
+		err = res.Errors[topic]
+	}
+	if err != nil {
+		t.Fatalf("create topic: %v", err)
+	}
+	t.Cleanup(func() { _, _ = client.DeleteTopics(context.Background(), &kafka.DeleteTopicsRequest{Topics: []string{topic}}) })
+
+	w := &kafka.Writer{
+		Addr: kafka.TCP(addr), Topic: topic, RequiredAcks: kafka.RequireAll, BatchTimeout: time.Millisecond,
+		Balancer: kafka.BalancerFunc(func(m kafka.Message, _ ...int) int { return m.WriterData.(int) }),
+	}
+	var msgs []kafka.Message
+	for i := range 20 {
+		msgs = append(msgs, kafka.Message{Value: fmt.Appendf(nil, `{"id":%d,"amount":%d.5}`, i, i), WriterData: i % 2})
+	}
+	// One bad message in partition 1, after the good ones there.
+	msgs = append(msgs, kafka.Message{Value: []byte(`{"id":"oops"}`), WriterData: 1})
+	if err := w.WriteMessages(ctx, msgs...); err != nil {
+		t.Fatalf("produce: %v", err)
+	}
+	w.Close()
+
+	dir := t.TempDir()
+	out, dlq := filepath.Join(dir, "out.csv"), filepath.Join(dir, "dlq.jsonl")
+	yaml := fmt.Sprintf(`version: 1
+name: kafka-to-file
+sources:
+  - name: orders
+    type: kafka
+    brokers: %s
+    topic: %s
+    stop: latest
+    format: json
+    schema:
+      - id BIGINT
+      - amount DOUBLE
+      - part INT METADATA FROM 'partition'
+      - off BIGINT METADATA FROM 'offset'
+    on_error: dead-letter
+    dead_letter: %s
+transforms:
+  - name: big
+    sql: SELECT id, part, off FROM orders WHERE amount > 10
+sinks:
+  - name: out
+    from: big
+    type: file
+    path: %s
+`, addr, topic, dlq, out)
+	path := filepath.Join(dir, "p.yaml")
+	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := connector.NewRegistry()
+	formats.Register(r)
+	sources.Register(r)
+	sinks.Register(r)
+	p, err := pipeline.Load(path, pipeline.Env{Registry: r, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	if _, err := p.Run(ctx, pipeline.RunOptions{}); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Fields(string(data))
+	sort.Strings(got)
+	var want []string
+	for i := 10; i < 20; i++ {
+		want = append(want, fmt.Sprintf("%d,%d,%d", i, i%2, i/2))
+	}
+	sort.Strings(want)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("out.csv = %v, want %v", got, want)
+	}
+	dead, err := os.ReadFile(dlq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pos := topic + "/1/10"; strings.Count(string(dead), "\n") != 1 || !strings.Contains(string(dead), pos) || !strings.Contains(string(dead), "oops") {
+		t.Errorf("dead letters:\n%s\nwant one record at %s", dead, pos)
+	}
+}
