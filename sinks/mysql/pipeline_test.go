@@ -191,3 +191,58 @@ sinks:
 		t.Errorf("summary %+v: want 5 skipped rows in the sink", sum.Sinks)
 	}
 }
+
+// TestExampleConfig runs configs/examples/mysql-sensor-stats.yaml against
+// the test server and checks the table against the data file.
+func TestExampleConfig(t *testing.T) {
+	db, dsn := openDB(t)
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(filepath.Join(root, "configs/examples/mysql-sensor-stats.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := table(t, db, "")
+	dir := t.TempDir()
+	yaml := strings.NewReplacer(
+		"${ETLD_MYSQL_DSN}", "${ETLD_MYSQL_TEST_DSN}",
+		"table: sensor_stats", "table: "+name,
+		"configs/examples/data/sensor.csv", filepath.Join(root, "configs/examples/data/sensor.csv"),
+		"out/sensor-stats-rejected.jsonl", filepath.Join(dir, "rejected.jsonl"),
+	).Replace(string(src))
+	runPipeline(t, dsn, yaml)
+	data, err := os.ReadFile(filepath.Join(root, "configs/examples/data/sensor.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type acc struct {
+		n   int
+		max string
+		hi  float64
+	}
+	accs := map[string]*acc{}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		f := strings.Split(line, ",")
+		var v float64
+		fmt.Sscan(f[2], &v)
+		a := accs[f[0]]
+		if a == nil {
+			a = &acc{hi: v, max: f[2]}
+			accs[f[0]] = a
+		}
+		a.n++
+		if v > a.hi {
+			a.hi, a.max = v, f[2]
+		}
+	}
+	var want []string
+	for id, a := range accs {
+		want = append(want, fmt.Sprintf("%s|%d|%s", id, a.n, a.max))
+	}
+	sort.Strings(want)
+	if got := dump(t, db, name); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("table:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -263,3 +263,67 @@ func TestColumnTakes(t *testing.T) {
 		}
 	}
 }
+
+func TestNewOptionErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		cfg   Config
+		field string
+	}{
+		{"no table", Config{DSN: "u@tcp(h)/d"}, "table"},
+		{"negative batch", Config{DSN: "u@tcp(h)/d", Table: "t", BatchSize: -1}, "batch_size"},
+		{"negative retries", Config{DSN: "u@tcp(h)/d", Table: "t", MaxRetries: -2}, "max_retries"},
+		{"no connection", Config{Table: "t"}, "dsn"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := New(tc.cfg, connector.SinkEnv{Name: "out"})
+			var fe *connector.FieldError
+			if !errors.As(err, &fe) || fe.Field != tc.field {
+				t.Fatalf("error %v, want one about %s", err, tc.field)
+			}
+		})
+	}
+	s, err := New(Config{DSN: "u@tcp(h)/d", Table: "t"}, connector.SinkEnv{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Bind(connector.SinkInput{Schema: row.NewSchema(row.Field{Name: "x", Type: row.Of(row.String)}), Mode: connector.Retract}); err == nil {
+		t.Error("Bind took retract mode")
+	}
+	if err := s.Bind(connector.SinkInput{Schema: row.NewSchema(row.Field{Name: "x", Type: row.Type{}}), Mode: connector.Append}); err == nil || !strings.Contains(err.Error(), "CAST") {
+		t.Errorf("Bind of a NULL-typed column: %v, want a hint to CAST", err)
+	}
+}
+
+func FuzzJDBCURL(f *testing.F) {
+	for _, s := range []string{"jdbc:mysql://h:3306/db", "jdbc:mariadb://u:pw@h/db?user=x&password=y", "jdbc:mysql://[::1]:1/d", "jdbc:", "jdbc:mysql:///", "%"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		c, err := fromJDBC(s)
+		if err != nil {
+			return
+		}
+		if c.Net != "tcp" || c.Addr == "" {
+			t.Fatalf("%q gave net %q addr %q", s, c.Net, c.Addr)
+		}
+		if c.Passwd != "" && strings.Contains(redact(c), c.Passwd) && !strings.Contains(c.User+c.Addr+c.DBName, c.Passwd) {
+			t.Fatalf("redacted %q shows the password", redact(c))
+		}
+	})
+}
+
+func FuzzParseVersion(f *testing.F) {
+	for _, s := range []string{"10.11.19-MariaDB-0+deb12u1", "8.0.36", "8.0.19-log", "", "x.y", "9999999999999999999.1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v := parseVersion(s)
+		if v.rowAlias() && v.mariadb {
+			t.Fatalf("%q: MariaDB has no row alias", s)
+		}
+		if v.rowAlias() && v.major < 8 {
+			t.Fatalf("%q: row alias before MySQL 8", s)
+		}
+	})
+}
