@@ -384,7 +384,7 @@ func Decode(file string, n *yaml.Node, path string, kc *Config, own any, skip ..
 		key := n.Content[i].Value
 		toKafka := contains(Keys, key)
 		if !toKafka && !contains(ownKeys, key) && !contains(skip, key) {
-			toKafka = spec.Closest(key, Keys) != "" && spec.Closest(key, ownKeys) == ""
+			toKafka = contains(Keys, spec.Closest(key, append(append([]string(nil), Keys...), ownKeys...)))
 		}
 		if toKafka {
 			kafkaNode.Content = append(kafkaNode.Content, n.Content[i], n.Content[i+1])

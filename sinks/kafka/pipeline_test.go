@@ -1,0 +1,273 @@
+package kafka_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+
+	"github.com/etld/etld/formats"
+	"github.com/etld/etld/internal/testenv"
+	"github.com/etld/etld/pipeline"
+	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/sinks"
+	"github.com/etld/etld/sources"
+)
+
+func registry() *connector.Registry {
+	r := connector.NewRegistry()
+	formats.Register(r)
+	sources.Register(r)
+	sinks.Register(r)
+	return r
+}
+
+// runPipeline writes the pipeline file into dir, loads it through the real
+// registry and runs it to its end.
+func runPipeline(t testing.TB, ctx context.Context, dir, text string) pipeline.Summary {
+	t.Helper()
+	path := filepath.Join(dir, "p.yaml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := pipeline.Load(path, pipeline.Env{Registry: registry(), Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	sum, err := p.Run(ctx, pipeline.RunOptions{})
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	return sum
+}
+
+func newTopic(t testing.TB, addr string, partitions int) string {
+	t.Helper()
+	ctx := testenv.Context(t, 60*time.Second)
+	topic := testenv.UniqueName(t, "sink")
+	client := &kafka.Client{Addr: kafka.TCP(addr), Timeout: 30 * time.Second}
+	res, err := client.CreateTopics(ctx, &kafka.CreateTopicsRequest{Topics: []kafka.TopicConfig{{Topic: topic, NumPartitions: partitions, ReplicationFactor: 1}}})
+	if err == nil {
+		err = res.Errors[topic]
+	}
+	if err != nil {
+		t.Fatalf("create topic: %v", err)
+	}
+	t.Cleanup(func() {
+		_, _ = client.DeleteTopics(context.Background(), &kafka.DeleteTopicsRequest{Topics: []string{topic}})
+	})
+	return topic
+}
+
+// readAll reads topic from the start up to its current end offsets.
+func readAll(t testing.TB, addr, topic string) []kafka.Message {
+	t.Helper()
+	ctx := testenv.Context(t, 60*time.Second)
+	client := &kafka.Client{Addr: kafka.TCP(addr), Timeout: 30 * time.Second}
+	md, err := client.Metadata(ctx, &kafka.MetadataRequest{Topics: []string{topic}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []kafka.Message
+	for _, p := range md.Topics[0].Partitions {
+		offs, err := client.ListOffsets(ctx, &kafka.ListOffsetsRequest{Topics: map[string][]kafka.OffsetRequest{topic: {kafka.LastOffsetOf(p.ID)}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		end := offs.Topics[topic][0].LastOffset
+		if end == 0 {
+			continue
+		}
+		r := kafka.NewReader(kafka.ReaderConfig{Brokers: []string{addr}, Topic: topic, Partition: p.ID, MaxBytes: 10 << 20, MaxWait: 100 * time.Millisecond})
+		for {
+			m, err := r.ReadMessage(ctx)
+			if err != nil {
+				r.Close()
+				t.Fatal(err)
+			}
+			out = append(out, m)
+			if m.Offset+1 >= end {
+				break
+			}
+		}
+		r.Close()
+	}
+	return out
+}
+
+// readings writes a CSV of n (sensor, delta) rows with deltas of both
+// signs, so that sums cross zero many times, and returns each sensor's
+// final (count, sum).
+func readings(t *testing.T, path string, n, sensors int) map[string][2]int64 {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(7, 11))
+	var b strings.Builder
+	final := map[string][2]int64{}
+	for range n {
+		s := fmt.Sprintf("s%02d", rng.IntN(sensors))
+		d := rng.Int64N(21) - 10
+		fmt.Fprintf(&b, "%s,%d\n", s, d)
+		c := final[s]
+		final[s] = [2]int64{c[0] + 1, c[1] + d}
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return final
+}
+
+// TestPipelineUpsertGroupBy runs CSV -> GROUP BY ... HAVING -> kafka (mode
+// auto picks upsert by the GROUP BY key) through the real registry, then
+// folds the topic (last value per key, a tombstone deletes) and compares
+// it with the table computed directly from the input.
+func TestPipelineUpsertGroupBy(t *testing.T) {
+	addr := testenv.Kafka(t)
+	ctx := testenv.Context(t, 120*time.Second)
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.csv")
+	final := readings(t, in, 20000, 30)
+	topic := newTopic(t, addr, 3)
+	runPipeline(t, ctx, dir, fmt.Sprintf(`version: 1
+name: upsert-to-kafka
+mini_batch: false
+sources:
+  - name: r
+    type: file
+    path: %s
+    format: csv
+    schema:
+      - sensor STRING
+      - delta BIGINT
+transforms:
+  - name: totals
+    sql: SELECT sensor, COUNT(*) AS n, SUM(delta) AS total FROM r GROUP BY sensor HAVING SUM(delta) > 0
+sinks:
+  - name: out
+    from: totals
+    type: kafka
+    brokers: %s
+    topic: %s
+`, in, addr, topic))
+
+	table := map[string]string{}
+	tombstones := 0
+	keyPartition := map[string]int{}
+	for _, m := range readAll(t, addr, topic) {
+		k := string(m.Key)
+		if p, ok := keyPartition[k]; ok && p != m.Partition {
+			t.Fatalf("key %s in partitions %d and %d", k, p, m.Partition)
+		}
+		keyPartition[k] = m.Partition
+		if m.Value == nil {
+			tombstones++
+			delete(table, k)
+			continue
+		}
+		table[k] = string(m.Value)
+	}
+	want := map[string]string{}
+	for s, c := range final {
+		if c[1] > 0 {
+			want[fmt.Sprintf(`{"sensor":"%s"}`, s)] = fmt.Sprintf(`{"sensor":"%s","n":%d,"total":%d}`, s, c[0], c[1])
+		}
+	}
+	if !reflect.DeepEqual(table, want) {
+		t.Errorf("folded topic:\n%v\nwant:\n%v", table, want)
+	}
+	if tombstones == 0 {
+		t.Error("no tombstone in the topic: the HAVING never removed a group, the test proves nothing about deletes")
+	}
+	t.Logf("%d keys, %d tombstones", len(table), tombstones)
+}
+
+// TestPipelineDebeziumOut writes the same GROUP BY as debezium-json (mode
+// auto picks retract): each change is an event, c for +I/+U and d for
+// -U/-D, keyed by key_fields; replaying the events gives the final table.
+func TestPipelineDebeziumOut(t *testing.T) {
+	addr := testenv.Kafka(t)
+	ctx := testenv.Context(t, 120*time.Second)
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.csv")
+	final := readings(t, in, 5000, 10)
+	topic := newTopic(t, addr, 2)
+	runPipeline(t, ctx, dir, fmt.Sprintf(`version: 1
+name: debezium-to-kafka
+sources:
+  - name: r
+    type: file
+    path: %s
+    schema:
+      - sensor STRING
+      - delta BIGINT
+transforms:
+  - name: totals
+    sql: SELECT sensor, SUM(delta) AS total FROM r GROUP BY sensor
+sinks:
+  - name: out
+    from: totals
+    type: kafka
+    brokers: %s
+    topic: %s
+    format: debezium-json
+    key_fields: [sensor]
+`, in, addr, topic))
+
+	type image struct {
+		Sensor string
+		Total  int64
+	}
+	type event struct {
+		Before *image
+		After  *image
+		Op     string
+	}
+	table := map[string]int64{}
+	ops := map[string]int{}
+	for _, m := range readAll(t, addr, topic) {
+		var ev event
+		if err := json.Unmarshal(m.Value, &ev); err != nil {
+			t.Fatalf("message %q: %v", m.Value, err)
+		}
+		ops[ev.Op]++
+		switch ev.Op {
+		case "c":
+			if string(m.Key) != fmt.Sprintf(`{"sensor":"%s"}`, ev.After.Sensor) {
+				t.Fatalf("key %s for %+v", m.Key, ev.After)
+			}
+			table[ev.After.Sensor] = ev.After.Total
+		case "d":
+			if got, ok := table[ev.Before.Sensor]; !ok || got != ev.Before.Total {
+				t.Fatalf("d event for %+v, but the table holds %d (%v)", ev.Before, got, ok)
+			}
+			delete(table, ev.Before.Sensor)
+		default:
+			t.Fatalf("op %q in %s", ev.Op, m.Value)
+		}
+	}
+	want := map[string]int64{}
+	for s, c := range final {
+		want[s] = c[1]
+	}
+	if !reflect.DeepEqual(table, want) {
+		t.Errorf("replayed events give %v, want %v", table, want)
+	}
+	if ops["d"] == 0 {
+		t.Errorf("no d event: %v", ops)
+	}
+	keys := make([]string, 0, len(table))
+	for k := range table {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	t.Logf("ops %v, keys %v", ops, keys)
+}
