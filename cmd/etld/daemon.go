@@ -1,0 +1,198 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/etld/etld/internal/admin"
+	"github.com/etld/etld/internal/daemon"
+	"github.com/etld/etld/internal/metrics"
+	"github.com/etld/etld/internal/sdnotify"
+	"github.com/etld/etld/pipeline"
+)
+
+// daemonConfig assembles the configuration: defaults, then the file, then
+// ETLD_* variables, then flags.
+func daemonConfig(path string, flags [][2]string, secrets *daemon.Secrets) (daemon.Config, error) {
+	cfg := daemon.Defaults()
+	if path != "" {
+		if data, err := os.ReadFile(path); err == nil {
+			secrets.AddFrom(data, os.LookupEnv)
+		}
+		if err := cfg.LoadFile(path, os.LookupEnv); err != nil {
+			return cfg, err
+		}
+	}
+	if err := cfg.ApplyEnv(os.LookupEnv); err != nil {
+		return cfg, err
+	}
+	for _, f := range flags {
+		if err := cfg.Set(f[0], f[1]); err != nil {
+			return cfg, err
+		}
+	}
+	return cfg, cfg.Validate()
+}
+
+// runDaemon runs every pipeline of the pipelines directory until SIGTERM
+// or SIGINT. Bounded pipelines finish and stay listed as finished: the
+// daemon keeps serving the admin endpoints (their final counters) until it
+// is told to stop. SIGHUP reloads the directory.
+func runDaemon(configPath string, flags [][2]string, stderr io.Writer) int {
+	secrets := daemon.NewSecrets()
+	cfg, err := daemonConfig(configPath, flags, secrets)
+	if err != nil {
+		fmt.Fprintln(stderr, "etld run:", secrets.Redact(err.Error()))
+		return 2
+	}
+	logger, err := newLogger(stderr, cfg.Log.Level, cfg.Log.Format, secrets)
+	if err != nil {
+		fmt.Fprintln(stderr, "etld run:", err)
+		return 2
+	}
+	log := logger.With("component", "daemon")
+
+	// Signals are caught before anything starts, so that none is lost.
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+
+	sup := daemon.New(daemon.Options{
+		Dir:     cfg.Pipelines,
+		Load:    daemon.NewLoader(pipeline.Env{Registry: registry(), Logger: logger}, os.LookupEnv),
+		Logger:  logger,
+		Secrets: secrets,
+		// TODO(checkpoints): pass cfg.StateDir and cfg.CheckpointInterval
+		// through Tune once pipeline.RunOptions has them.
+	})
+	reg := metrics.NewRegistry(sup.Status, version)
+	var loaded atomic.Bool
+
+	var srv *admin.Server
+	if cfg.Admin.Enabled {
+		srv, err = admin.Listen(cfg.Admin.Address, admin.Options{
+			Ready: func() (bool, []string) {
+				if !loaded.Load() {
+					return false, []string{"loading the pipelines directory"}
+				}
+				return sup.Ready()
+			},
+			Pipelines: func() any { return sup.Status() },
+			Gatherer:  reg,
+			Logger:    logger,
+		})
+		if err != nil {
+			log.Error("cannot start", "error", err)
+			return 1
+		}
+		if !cfg.Admin.Loopback() {
+			log.Warn("the admin server listens beyond loopback: /pipelines and /metrics describe the pipelines to anyone who can reach it", "address", srv.Addr().String())
+		}
+		log.Info("admin server listening", "address", srv.Addr().String())
+		go func() {
+			if err := srv.Serve(); err != nil {
+				log.Error("admin server stopped", "error", err)
+			}
+		}()
+	}
+
+	res, err := sup.Reload()
+	if err != nil {
+		log.Error("cannot start", "error", err)
+		return 1
+	}
+	loaded.Store(true)
+	log.Info("started", "version", version, "pipelines_dir", cfg.Pipelines, "started", len(res.Started), "not_loaded", len(res.Failed))
+
+	notify := sdnotify.FromEnv(os.Getenv)
+	sdNotify := func(state string) {
+		if err := notify.Notify(state); err != nil {
+			log.Warn("systemd notify failed", "error", err)
+		}
+	}
+	sdNotify("READY=1\nSTATUS=running the pipelines of " + cfg.Pipelines)
+	watchdog := make(<-chan time.Time)
+	if d := notify.WatchdogInterval(); d > 0 {
+		t := time.NewTicker(d)
+		defer t.Stop()
+		watchdog = t.C
+	}
+
+	// The watchdog is fed from this loop, so a loop stuck in a reload
+	// that never ends stops feeding it and systemd restarts etld.
+loop:
+	for {
+		select {
+		case <-watchdog:
+			sdNotify("WATCHDOG=1")
+		case sig := <-sigs:
+			if sig != syscall.SIGHUP {
+				log.Info("stopping: draining in-flight rows and flushing sinks; signal again to abort", "signal", sig.String())
+				break loop
+			}
+			if err := notify.Reloading(); err != nil {
+				log.Warn("systemd notify failed", "error", err)
+			}
+			res, err := sup.Reload()
+			switch {
+			case err != nil:
+				reg.Reloads.WithLabelValues("error").Inc()
+				log.Error("reload failed: nothing changed", "error", err)
+			case len(res.Failed) > 0:
+				reg.Reloads.WithLabelValues("error").Inc()
+			default:
+				reg.Reloads.WithLabelValues("ok").Inc()
+			}
+			log.Info("reloaded", "started", len(res.Started), "stopped", len(res.Stopped), "restarted", len(res.Restarted), "unchanged", len(res.Unchanged), "not_loaded", len(res.Failed))
+			sdNotify("READY=1")
+		}
+	}
+
+	sdNotify("STOPPING=1")
+	// A second signal cancels the runs instead of waiting for the drain.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		for sig := range sigs {
+			if sig != syscall.SIGHUP {
+				cancel()
+				return
+			}
+		}
+	}()
+	sup.Shutdown(ctx)
+	for _, st := range sup.Status() {
+		log.Info("final state", "pipeline", st.Name, "state", string(st.State), "error", st.Error, "rows_in", sumIn(st.Sources), "rows_out", sumOut(st.Sinks))
+	}
+	if srv != nil {
+		shutCtx, done := context.WithTimeout(context.Background(), 5*time.Second)
+		defer done()
+		if err := srv.Shutdown(shutCtx); err != nil {
+			log.Warn("admin server shutdown", "error", err)
+		}
+	}
+	log.Info("stopped")
+	return 0
+}
+
+func sumIn(cs []daemon.Counter) int64 {
+	var n int64
+	for _, c := range cs {
+		n += c.In
+	}
+	return n
+}
+
+func sumOut(cs []daemon.Counter) int64 {
+	var n int64
+	for _, c := range cs {
+		n += c.Out
+	}
+	return n
+}

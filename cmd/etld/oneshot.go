@@ -1,0 +1,184 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/etld/etld/internal/daemon"
+	"github.com/etld/etld/pipeline"
+)
+
+// cmdRun is `etld run`: one-shot over the named files, or the daemon with
+// --config, --daemon, or ETLD_CONFIG and no files named.
+func cmdRun(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	// Every daemon setting is a flag; they are applied after etld.yaml and
+	// the environment, in the order given.
+	var flags [][2]string
+	for _, s := range daemon.Settings {
+		fs.Func(s.Flag, s.Help, func(v string) error {
+			flags = append(flags, [2]string{s.Flag, v})
+			return nil
+		})
+	}
+	quiet := fs.Bool("quiet", false, "print no summary and no progress line (one-shot runs)")
+	configPath := fs.String("config", "", "daemon config file (etld.yaml); runs the daemon")
+	daemonMode := fs.Bool("daemon", false, "run the daemon without a config file")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *configPath == "" && fs.NArg() == 0 {
+		*configPath = os.Getenv(daemon.EnvConfig)
+	}
+	if *configPath != "" || *daemonMode {
+		if fs.NArg() > 0 {
+			fmt.Fprintln(stderr, "etld run: the daemon runs the pipelines directory (--pipelines or pipelines: in etld.yaml); name no files with --config or --daemon")
+			return 2
+		}
+		return runDaemon(*configPath, flags, stderr)
+	}
+	if fs.NArg() == 0 {
+		fmt.Fprintln(stderr, "etld run: name at least one pipeline file or directory, or give --config etld.yaml to run the daemon")
+		return 2
+	}
+	level, format := "info", ""
+	for _, f := range flags {
+		switch f[0] {
+		case "log-level":
+			level = f[1]
+		case "log-format":
+			format = f[1]
+		default:
+			fmt.Fprintf(stderr, "etld run: --%s is a daemon setting: add --config FILE or --daemon\n", f[0])
+			return 2
+		}
+	}
+	return runOnce(fs.Args(), level, format, *quiet, stderr)
+}
+
+// runOnce runs the named pipelines to their end: bounded ones finish,
+// the others run until SIGINT or SIGTERM.
+func runOnce(paths []string, level, format string, quiet bool, stderr io.Writer) int {
+	secrets := secretsOf(paths)
+	logger, err := newLogger(stderr, level, format, secrets)
+	if err != nil {
+		fmt.Fprintln(stderr, "etld run:", err)
+		return 2
+	}
+	ps, err := load(paths, logger)
+	if err != nil {
+		fmt.Fprintln(stderr, secrets.Redact(err.Error()))
+		return 1
+	}
+
+	// The first SIGINT or SIGTERM stops gracefully (drain, flush); a
+	// second one cancels.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stop := make(chan struct{})
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		n := 0
+		for range sigs {
+			n++
+			if n == 1 {
+				logger.Info("stopping: draining in-flight rows and flushing sinks; signal again to abort")
+				close(stop)
+				continue
+			}
+			cancel()
+			return
+		}
+	}()
+
+	progress := newProgress(stderr, !quiet && isTerminal(stderr))
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	failed := false
+	for i, p := range ps {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			summary, err := p.Run(ctx, pipeline.RunOptions{Stop: stop, Progress: func(s pipeline.Summary) { progress.update(i, s) }})
+			progress.done(i)
+			mu.Lock()
+			defer mu.Unlock()
+			if !quiet {
+				progress.clear()
+				fmt.Fprint(stderr, summary)
+			}
+			if err != nil {
+				failed = true
+				if !errors.Is(err, context.Canceled) {
+					fmt.Fprintf(stderr, "error: %s\n", secrets.Redact(err.Error()))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if failed {
+		return 1
+	}
+	return 0
+}
+
+// progress keeps one live status line on a terminal.
+type progress struct {
+	mu      sync.Mutex
+	w       io.Writer
+	enabled bool
+	lines   map[int]pipeline.Summary
+	shown   bool
+}
+
+func newProgress(w io.Writer, enabled bool) *progress {
+	return &progress{w: w, enabled: enabled, lines: map[int]pipeline.Summary{}}
+}
+
+func (p *progress) update(i int, s pipeline.Summary) {
+	if !p.enabled {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.lines[i] = s
+	var parts []string
+	for _, s := range p.lines {
+		var in, out int64
+		for _, c := range s.Sources {
+			in += c.In
+		}
+		for _, c := range s.Sinks {
+			out += c.Out
+		}
+		parts = append(parts, fmt.Sprintf("%s: %d in, %d out, %.0f rows/s", s.Pipeline, in, out, s.RowsPerSecond()))
+	}
+	fmt.Fprintf(p.w, "\r\033[K%s", strings.Join(parts, " | "))
+	p.shown = true
+}
+
+func (p *progress) done(i int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.lines, i)
+}
+
+func (p *progress) clear() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.shown {
+		fmt.Fprint(p.w, "\r\033[K")
+		p.shown = false
+	}
+}

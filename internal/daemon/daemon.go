@@ -1,0 +1,319 @@
+// Package daemon supervises the pipelines of a directory: each runs on
+// its own goroutine, so one failing stops none of the others; a run that
+// fails with a transient error is restarted with backoff; Reload applies
+// the directory's changes (added files start, removed ones stop, changed
+// ones restart, unchanged ones are not touched, and an edited file that
+// does not load leaves its old version running). Status is what the admin
+// server shows.
+package daemon
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/etld/etld/internal/retry"
+	"github.com/etld/etld/pipeline"
+	"github.com/etld/etld/pipeline/plan"
+	"github.com/etld/etld/pipeline/spec"
+)
+
+// Loader builds a pipeline from a file's content. The daemon reads the
+// file itself so that a restart after a failure runs the version it
+// validated, not whatever the file holds by then.
+type Loader func(file string, data []byte) (*pipeline.Pipeline, error)
+
+// NewLoader returns the loader etld uses: pipeline.Load's steps over
+// bytes instead of a path.
+func NewLoader(env pipeline.Env, lookup func(string) (string, bool)) Loader {
+	return func(file string, data []byte) (*pipeline.Pipeline, error) {
+		sp, err := spec.Parse(file, data, lookup)
+		if err != nil {
+			return nil, err
+		}
+		pl, err := plan.Build(sp, plan.Env{Registry: env.Registry, Logger: env.Logger.With("pipeline", sp.Name)})
+		if err != nil {
+			return nil, err
+		}
+		return &pipeline.Pipeline{Spec: sp, Plan: pl}, nil
+	}
+}
+
+// Options configure a Supervisor.
+type Options struct {
+	// Dir is the pipelines directory; its *.yaml and *.yml files are
+	// pipelines.
+	Dir  string
+	Load Loader
+	// Logger gets the daemon's own lines, with component=daemon.
+	Logger *slog.Logger
+	// Backoff schedules restarts after a failed run (zero: 100ms doubling
+	// to 30s, forever). A run that lasted longer than Backoff.Max starts
+	// the schedule over.
+	Backoff retry.Backoff
+	// Tune, if set, fills in run options (state dir, checkpoint interval).
+	Tune func(p *pipeline.Pipeline, o *pipeline.RunOptions)
+	// Secrets, if set, scrubs errors before they reach Status.
+	Secrets *Secrets
+	// Lookup resolves ${VAR} for Secrets (os.LookupEnv when nil).
+	Lookup func(string) (string, bool)
+}
+
+// Supervisor runs the pipelines of a directory.
+type Supervisor struct {
+	opt    Options
+	log    *slog.Logger
+	ctx    context.Context // every run's context; cancelling it aborts them
+	cancel context.CancelFunc
+
+	reload sync.Mutex // one Reload or Shutdown at a time
+	mu     sync.Mutex
+	units  map[string]*unit // by file path
+	closed bool
+}
+
+// New returns a supervisor that has started nothing; call Reload.
+func New(opt Options) *Supervisor {
+	if opt.Logger == nil {
+		opt.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opt.Lookup == nil {
+		opt.Lookup = os.LookupEnv
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Supervisor{
+		opt:    opt,
+		log:    opt.Logger.With("component", "daemon"),
+		ctx:    ctx,
+		cancel: cancel,
+		units:  map[string]*unit{},
+	}
+}
+
+// scan lists the pipeline files of the directory with their contents.
+func (s *Supervisor) scan() (map[string][]byte, error) {
+	entries, err := os.ReadDir(s.opt.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("pipelines directory: %w", err)
+	}
+	files := map[string][]byte{}
+	for _, e := range entries {
+		ext := filepath.Ext(e.Name())
+		if e.IsDir() || (ext != ".yaml" && ext != ".yml") {
+			continue
+		}
+		path := filepath.Join(s.opt.Dir, e.Name())
+		data, err := os.ReadFile(path)
+		if err != nil {
+			// A file removed between ReadDir and ReadFile is simply gone.
+			if errors.Is(err, os.ErrNotExist) {
+				continue
+			}
+			return nil, fmt.Errorf("pipelines directory: %w", err)
+		}
+		files[path] = data
+	}
+	return files, nil
+}
+
+// ReloadResult says what a Reload did.
+type ReloadResult struct {
+	Started, Stopped, Restarted, Unchanged, Failed []string // file paths
+}
+
+// Reload makes the running set match the directory. It returns an error
+// only when the directory cannot be read (then nothing changes); a file
+// that does not load is reported in its Status and in the result.
+func (s *Supervisor) Reload() (ReloadResult, error) {
+	s.reload.Lock()
+	defer s.reload.Unlock()
+	var res ReloadResult
+	files, err := s.scan()
+	if err != nil {
+		return res, err
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return res, errors.New("daemon is shutting down")
+	}
+	current := make(map[string]*unit, len(s.units))
+	for f, u := range s.units {
+		current[f] = u
+	}
+	s.mu.Unlock()
+
+	// Removed files stop first: their names become free for the others.
+	for file, u := range current {
+		if _, ok := files[file]; !ok {
+			s.log.Info("pipeline file removed: stopping", "pipeline", u.name, "file", file)
+			u.stopAndWait()
+			s.mu.Lock()
+			delete(s.units, file)
+			s.mu.Unlock()
+			delete(current, file)
+			res.Stopped = append(res.Stopped, file)
+		}
+	}
+	paths := make([]string, 0, len(files))
+	for f := range files {
+		paths = append(paths, f)
+	}
+	slices.Sort(paths)
+	for _, file := range paths {
+		data := files[file]
+		hash := sha256.Sum256(data)
+		old := current[file]
+		if old != nil && old.hash == hash {
+			res.Unchanged = append(res.Unchanged, file)
+			continue
+		}
+		s.opt.Secrets.AddFrom(data, s.opt.Lookup)
+		p, err := s.opt.Load(file, data)
+		if err == nil {
+			if other := s.nameUsedBy(p.Name(), file); other != "" {
+				p.Plan.Close()
+				err = spec.Errorf(p.Spec.NamePos, "name", "pipeline name %q is already used by %s; names must be unique (they name checkpoint state)", p.Name(), other)
+			}
+		}
+		if err != nil {
+			msg := s.opt.Secrets.Redact(err.Error())
+			res.Failed = append(res.Failed, file)
+			if old != nil && old.live() {
+				// Keep the old version: a typo must not stop a working pipeline.
+				s.log.Error("changed pipeline file does not load; the previous version keeps running", "pipeline", old.name, "file", file, "error", msg)
+				old.setReloadError(msg)
+				continue
+			}
+			if old != nil {
+				old.stopAndWait()
+			}
+			s.log.Error("pipeline file does not load", "file", file, "error", msg)
+			s.put(file, brokenUnit(file, hash, msg))
+			continue
+		}
+		if old != nil {
+			s.log.Info("pipeline file changed: restarting", "pipeline", p.Name(), "file", file)
+			old.stopAndWait()
+			res.Restarted = append(res.Restarted, file)
+		} else {
+			s.log.Info("starting pipeline", "pipeline", p.Name(), "file", file)
+			res.Started = append(res.Started, file)
+		}
+		u := newUnit(s, file, data, hash, p)
+		s.put(file, u)
+		go u.run(s.ctx, p)
+	}
+	return res, nil
+}
+
+func (s *Supervisor) put(file string, u *unit) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.units[file] = u
+}
+
+// nameUsedBy returns the file of another unit running a pipeline called
+// name, or "".
+func (s *Supervisor) nameUsedBy(name, file string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for f, u := range s.units {
+		if f != file && u.name == name && u.name != "" {
+			return f
+		}
+	}
+	return ""
+}
+
+// Shutdown stops every pipeline gracefully (sources stop, in-flight rows
+// drain, sinks flush) and waits. When ctx ends first, the runs are
+// cancelled, and Shutdown still waits for them to return.
+func (s *Supervisor) Shutdown(ctx context.Context) {
+	s.mu.Lock()
+	s.closed = true
+	units := make([]*unit, 0, len(s.units))
+	for _, u := range s.units {
+		units = append(units, u)
+	}
+	s.mu.Unlock()
+	for _, u := range units {
+		u.requestStop()
+	}
+	all := make(chan struct{})
+	go func() {
+		for _, u := range units {
+			<-u.done
+		}
+		close(all)
+	}()
+	select {
+	case <-all:
+	case <-ctx.Done():
+		s.log.Warn("stop deadline passed or second signal: cancelling the pipelines")
+		s.cancel()
+		<-all
+	}
+	s.cancel()
+}
+
+// Status lists every pipeline file, in file order.
+func (s *Supervisor) Status() []Status {
+	s.mu.Lock()
+	units := make([]*unit, 0, len(s.units))
+	for _, u := range s.units {
+		units = append(units, u)
+	}
+	s.mu.Unlock()
+	out := make([]Status, 0, len(units))
+	for _, u := range units {
+		out = append(out, u.status())
+	}
+	slices.SortFunc(out, func(a, b Status) int {
+		if a.File < b.File {
+			return -1
+		}
+		if a.File > b.File {
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// Ready reports whether every pipeline is running or finished, and the
+// reasons when not.
+func (s *Supervisor) Ready() (bool, []string) {
+	var reasons []string
+	for _, st := range s.Status() {
+		if st.State != Running && st.State != Finished {
+			r := fmt.Sprintf("pipeline %s (%s) is %s", st.Name, st.File, st.State)
+			if st.Error != "" {
+				r += ": " + st.Error
+			}
+			reasons = append(reasons, r)
+		}
+	}
+	return len(reasons) == 0, reasons
+}
+
+// waitOrStop waits d, and reports false when stop or ctx ended first.
+func waitOrStop(ctx context.Context, stop <-chan struct{}, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-stop:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}

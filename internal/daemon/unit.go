@@ -1,0 +1,341 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/etld/etld/internal/retry"
+	"github.com/etld/etld/pipeline"
+	"github.com/etld/etld/pipeline/connector"
+)
+
+// State is a pipeline's lifecycle state.
+type State string
+
+// The states, in /pipelines and in the etld_pipeline_state metric.
+const (
+	Starting State = "starting" // loaded, run about to begin
+	Running  State = "running"
+	Finished State = "finished" // a bounded pipeline reached the end of its input
+	Failed   State = "failed"   // does not load, or failed permanently
+	Retrying State = "retrying" // failed; restarts after a backoff
+	Stopped  State = "stopped"  // stopped by a signal or a reload
+)
+
+// States lists every state.
+var States = []State{Starting, Running, Finished, Failed, Retrying, Stopped}
+
+// Status is one pipeline file's state and counters.
+type Status struct {
+	Name  string `json:"name"`
+	File  string `json:"file"`
+	State State  `json:"state"`
+	// Error is why the pipeline failed, is retrying or did not load.
+	Error string `json:"error,omitempty"`
+	// ReloadError is why the file's newer content was refused; the
+	// version shown keeps running.
+	ReloadError string     `json:"reload_error,omitempty"`
+	StartedAt   *time.Time `json:"started_at,omitempty"`
+	// Restarts counts runs begun again after a failure.
+	Restarts int `json:"restarts"`
+	// Counters add up every run of this version of the file.
+	Sources []Counter `json:"sources"`
+	Sinks   []Counter `json:"sinks"`
+	// Dropped counts rows operators discarded (late rows of windows).
+	Dropped []Counter `json:"dropped,omitempty"`
+}
+
+// Counter is one component's counters. Bytes and Lag are present when the
+// connector reports them (connector.Meter, connector.Lagger).
+type Counter struct {
+	Name    string `json:"name"`
+	In      int64  `json:"rows_in"`
+	Out     int64  `json:"rows_out"`
+	Skipped int64  `json:"skipped"`
+	Bytes   *int64 `json:"bytes,omitempty"`
+	Lag     *int64 `json:"lag,omitempty"`
+}
+
+// unit is one pipeline file under supervision.
+type unit struct {
+	s    *Supervisor
+	file string
+	data []byte
+	hash [32]byte
+	name string
+	// sources and sinks name the components in the file's order.
+	sources, sinks []string
+	stop           chan struct{} // closed to stop gracefully
+	once sync.Once
+	done chan struct{} // closed when the run loop has returned
+
+	mu        sync.Mutex
+	state     State
+	err       string
+	reloadErr string
+	started   time.Time
+	restarts  int
+	p         *pipeline.Pipeline // the current run's, for Meter and Lagger
+	last      pipeline.Summary   // the current run's latest counters
+	base      summaryTotals      // finished runs' counters
+}
+
+// summaryTotals adds counters per component kind and name.
+type summaryTotals map[string]Counter
+
+func newUnit(s *Supervisor, file string, data []byte, hash [32]byte, p *pipeline.Pipeline) *unit {
+	u := &unit{s: s, file: file, data: data, hash: hash, name: p.Name(), stop: make(chan struct{}), done: make(chan struct{}), state: Starting, base: summaryTotals{}}
+	for _, src := range p.Plan.Sources {
+		u.sources = append(u.sources, src.Spec.Name)
+	}
+	for _, sink := range p.Plan.Sinks {
+		u.sinks = append(u.sinks, sink.Spec.Name)
+	}
+	return u
+}
+
+// brokenUnit stands for a file that does not load: it shows the error and
+// runs nothing.
+func brokenUnit(file string, hash [32]byte, msg string) *unit {
+	u := &unit{file: file, hash: hash, stop: make(chan struct{}), done: make(chan struct{}), state: Failed, err: msg}
+	close(u.done)
+	return u
+}
+
+// live reports whether the unit has a run loop that has not ended.
+func (u *unit) live() bool {
+	select {
+	case <-u.done:
+		return false
+	default:
+		return true
+	}
+}
+
+func (u *unit) requestStop() { u.once.Do(func() { close(u.stop) }) }
+
+func (u *unit) stopAndWait() {
+	u.requestStop()
+	<-u.done
+}
+
+func (u *unit) stopping() bool {
+	select {
+	case <-u.stop:
+		return true
+	default:
+		return false
+	}
+}
+
+func (u *unit) setReloadError(msg string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.reloadErr = msg
+}
+
+func (u *unit) set(state State, err error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.state = state
+	u.err = ""
+	if err != nil {
+		u.err = u.s.opt.Secrets.Redact(err.Error())
+	}
+}
+
+// run is the unit's loop: run, and after a transient failure wait and
+// run a fresh build of the same content.
+func (u *unit) run(ctx context.Context, p *pipeline.Pipeline) {
+	defer close(u.done)
+	log := u.s.log.With("pipeline", u.name, "file", u.file)
+	attempt := 0
+	for {
+		u.mu.Lock()
+		u.state, u.err, u.p, u.last = Running, "", p, pipeline.Summary{}
+		u.started = time.Now()
+		start := u.started
+		u.mu.Unlock()
+
+		opt := pipeline.RunOptions{Stop: u.stop, Progress: u.progress}
+		if u.s.opt.Tune != nil {
+			u.s.opt.Tune(p, &opt)
+		}
+		summary, err := p.Run(ctx, opt)
+		u.mu.Lock()
+		u.base.add(summary, p)
+		u.last, u.p = pipeline.Summary{}, nil
+		u.mu.Unlock()
+
+		switch {
+		case u.stopping():
+			u.set(Stopped, ignoreCanceled(err))
+			log.Info("pipeline stopped")
+			return
+		case err == nil:
+			u.set(Finished, nil)
+			log.Info("pipeline finished: its input ended")
+			return
+		case retry.IsPermanent(err) || ctx.Err() != nil:
+			u.set(Failed, err)
+			log.Error("pipeline failed", "error", err)
+			return
+		}
+		// A run that lasted longer than the longest wait was healthy for
+		// a while: start the schedule over.
+		longest := u.s.opt.Backoff.Max
+		if longest <= 0 {
+			longest = 30 * time.Second
+		}
+		if time.Since(start) > longest {
+			attempt = 0
+		}
+		attempt++
+		wait := u.s.opt.Backoff.Delay(attempt)
+		u.mu.Lock()
+		u.restarts++
+		u.mu.Unlock()
+		u.set(Retrying, err)
+		log.Warn("pipeline failed; restarting after a backoff", "error", err, "in", wait.Round(time.Millisecond), "attempt", attempt)
+		if !waitOrStop(ctx, u.stop, wait) {
+			u.set(Stopped, err)
+			return
+		}
+		u.set(Starting, err)
+		next, lerr := u.s.opt.Load(u.file, u.data)
+		if lerr != nil {
+			u.set(Failed, lerr)
+			log.Error("pipeline does not load again", "error", lerr)
+			return
+		}
+		p = next
+	}
+}
+
+func ignoreCanceled(err error) error {
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+func (u *unit) progress(s pipeline.Summary) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.last = s
+}
+
+func (u *unit) status() Status {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	st := Status{Name: u.name, File: u.file, State: u.state, Error: u.err, ReloadError: u.reloadErr, Restarts: u.restarts}
+	if st.Name == "" {
+		st.Name = strings.TrimSuffix(filepath.Base(u.file), filepath.Ext(u.file))
+	}
+	if !u.started.IsZero() {
+		t := u.started.UTC()
+		st.StartedAt = &t
+	}
+	cur := summaryTotals{}
+	cur.add(u.last, u.p)
+	sum := func(kind, name string) Counter {
+		c, b := u.base[key(kind, name)], cur[key(kind, name)]
+		out := Counter{Name: name, In: c.In + b.In, Out: c.Out + b.Out, Skipped: c.Skipped + b.Skipped}
+		if c.Bytes != nil || b.Bytes != nil {
+			n := deref(c.Bytes) + deref(b.Bytes)
+			out.Bytes = &n
+		}
+		return out
+	}
+	st.Sources = make([]Counter, len(u.sources))
+	for i, name := range u.sources {
+		st.Sources[i] = sum("source", name)
+	}
+	st.Sinks = make([]Counter, len(u.sinks))
+	for i, name := range u.sinks {
+		st.Sinks[i] = sum("sink", name)
+	}
+	for k, c := range u.base {
+		if strings.HasPrefix(k, "op\x00") {
+			st.Dropped = append(st.Dropped, sum("op", c.Name))
+		}
+	}
+	for k, c := range cur {
+		if _, seen := u.base[k]; !seen && strings.HasPrefix(k, "op\x00") {
+			st.Dropped = append(st.Dropped, sum("op", c.Name))
+		}
+	}
+	slices.SortFunc(st.Dropped, func(a, b Counter) int { return strings.Compare(a.Name, b.Name) })
+	if u.p != nil {
+		// Lag is a level, not a count: only the current run's means anything.
+		for i, src := range u.p.Plan.Sources {
+			if l, ok := src.Conn.(connector.Lagger); ok && i < len(st.Sources) {
+				if lag := l.Lag(); lag >= 0 {
+					st.Sources[i].Lag = &lag
+				}
+			}
+		}
+	}
+	return st
+}
+
+func deref(p *int64) int64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+func key(kind, name string) string { return kind + "\x00" + name }
+
+// add adds a run's counters; p (may be nil) gives the connectors' byte
+// counts.
+func (t summaryTotals) add(s pipeline.Summary, p *pipeline.Pipeline) {
+	bytes := func(c any) *int64 {
+		if m, ok := c.(connector.Meter); ok {
+			n := m.Bytes()
+			return &n
+		}
+		return nil
+	}
+	put := func(kind string, c pipeline.Count, b *int64) {
+		k := key(kind, c.Name)
+		old, ok := t[k]
+		if !ok {
+			old.Name = c.Name
+		}
+		old.In += c.In
+		old.Out += c.Out
+		old.Skipped += c.Skipped
+		if b != nil {
+			n := *b
+			if old.Bytes != nil {
+				n += *old.Bytes
+			}
+			old.Bytes = &n
+		}
+		t[k] = old
+	}
+	for i, c := range s.Sources {
+		var b *int64
+		if p != nil && i < len(p.Plan.Sources) {
+			b = bytes(p.Plan.Sources[i].Conn)
+		}
+		put("source", c, b)
+	}
+	for i, c := range s.Sinks {
+		var b *int64
+		if p != nil && i < len(p.Plan.Sinks) {
+			b = bytes(p.Plan.Sinks[i].Conn)
+		}
+		put("sink", c, b)
+	}
+	for _, c := range s.Dropped {
+		put("op", c, nil)
+	}
+}
