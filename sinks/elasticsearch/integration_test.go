@@ -1,0 +1,546 @@
+package elasticsearch_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/elastic/go-elasticsearch/v8"
+
+	"github.com/etld/etld/formats"
+	"github.com/etld/etld/internal/testenv"
+	"github.com/etld/etld/pipeline"
+	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/sinks"
+	es "github.com/etld/etld/sinks/elasticsearch"
+	"github.com/etld/etld/sources"
+)
+
+// cluster is a test's handle on the real Elasticsearch.
+type cluster struct {
+	t      testing.TB
+	url    string
+	client *elasticsearch.Client
+}
+
+func newCluster(t testing.TB) *cluster {
+	t.Helper()
+	url := testenv.ElasticsearchURL(t)
+	c, err := elasticsearch.NewClient(elasticsearch.Config{Addresses: []string{url}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &cluster{t: t, url: url, client: c}
+}
+
+// index returns a fresh index name, deleted (with any index starting with
+// it) when the test ends.
+func (c *cluster) index(prefix string) string {
+	name := testenv.UniqueName(c.t, prefix)
+	c.t.Cleanup(func() {
+		res, err := c.client.Indices.Delete([]string{name + "*"}, c.client.Indices.Delete.WithExpandWildcards("all"))
+		if err == nil {
+			res.Body.Close()
+		}
+	})
+	return name
+}
+
+// do runs a request and fails the test on an error status.
+func (c *cluster) do(method, path, body string) []byte {
+	c.t.Helper()
+	req, err := newRequest(method, c.url+path, body)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	res, err := c.client.Perform(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	out, _ := io.ReadAll(res.Body)
+	if res.StatusCode >= 300 {
+		c.t.Fatalf("%s %s: HTTP %d: %s", method, path, res.StatusCode, out)
+	}
+	return out
+}
+
+// docs refreshes the indices matching pattern and returns every document
+// by _index/_id.
+func (c *cluster) docs(pattern string) map[string]map[string]any {
+	c.t.Helper()
+	c.do("POST", "/"+pattern+"/_refresh", "")
+	out := c.do("GET", "/"+pattern+"/_search?size=10000", `{"query":{"match_all":{}}}`)
+	var resp struct {
+		Hits struct {
+			Hits []struct {
+				Index  string         `json:"_index"`
+				ID     string         `json:"_id"`
+				Source map[string]any `json:"_source"`
+			} `json:"hits"`
+		} `json:"hits"`
+	}
+	if err := json.Unmarshal(out, &resp); err != nil {
+		c.t.Fatal(err)
+	}
+	m := map[string]map[string]any{}
+	for _, h := range resp.Hits.Hits {
+		m[h.Index+"/"+h.ID] = h.Source
+	}
+	return m
+}
+
+func (c *cluster) count(pattern string) int {
+	c.t.Helper()
+	c.do("POST", "/"+pattern+"/_refresh", "")
+	var resp struct {
+		Count int `json:"count"`
+	}
+	if err := json.Unmarshal(c.do("GET", "/"+pattern+"/_count", ""), &resp); err != nil {
+		c.t.Fatal(err)
+	}
+	return resp.Count
+}
+
+func registry() *connector.Registry {
+	r := connector.NewRegistry()
+	formats.Register(r)
+	sources.Register(r)
+	sinks.Register(r)
+	return r
+}
+
+// openSink builds, binds and opens a sink from YAML options.
+func openSink(t testing.TB, opts es.Config, in connector.SinkInput, reject func(connector.BadRecord) error) *es.Sink {
+	t.Helper()
+	s, err := es.New(opts, connector.SinkEnv{Name: "es", Formats: registry(), Reject: reject, Logger: testLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Bind(in); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Open(testenv.Context(t, time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close(context.Background()) })
+	return s
+}
+
+func testLogger(t testing.TB) *slog.Logger {
+	if testing.Verbose() {
+		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+var sensorSchema = row.NewSchema(
+	row.Field{Name: "id", Type: row.Type{ID: row.BigInt, NotNull: true}},
+	row.Field{Name: "name", Type: row.Of(row.String)},
+	row.Field{Name: "temp", Type: row.Type{ID: row.Decimal, Precision: 10, Scale: 2}},
+	row.Field{Name: "ok", Type: row.Of(row.Boolean)},
+	row.Field{Name: "ts", Type: row.Type{ID: row.Timestamp, Precision: 3}},
+	row.Field{Name: "at", Type: row.Type{ID: row.TimestampLTZ, Precision: 3}},
+)
+
+func sensorRow(id int64, name string, temp int64, ts string) row.Row {
+	t, err := time.Parse("2006-01-02 15:04:05.000", ts)
+	if err != nil {
+		panic(err)
+	}
+	return row.Row{row.BigIntValue(id), row.StringValue(name), row.DecimalValue(temp, 2), row.BoolValue(id%2 == 0),
+		row.TimestampValue(t.UnixMicro()), row.TimestampLTZValue(t.UnixMicro())}
+}
+
+func batch(changes ...row.Change) *row.Batch {
+	return &row.Batch{Changes: changes}
+}
+
+// TestUpsertIndexesAndDeletes writes inserts, updates and deletes by key
+// and checks the documents: one per live key, with the last values and
+// the types kept.
+func TestUpsertIndexesAndDeletes(t *testing.T) {
+	c := newCluster(t)
+	index := c.index("es_upsert")
+	s := openSink(t, es.Config{Hosts: []string{c.url}, Index: index},
+		connector.SinkInput{Schema: sensorSchema, Mode: connector.Upsert, Key: []int{0, 1}}, nil)
+	ctx := testenv.Context(t, time.Minute)
+	w := func(b *row.Batch) {
+		t.Helper()
+		if err := s.Write(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w(batch(
+		row.Change{Kind: row.Insert, Row: sensorRow(1, "a", 1050, "2024-01-01 10:00:00.123")},
+		row.Change{Kind: row.Insert, Row: sensorRow(2, "b", -300, "2024-01-01 11:00:00.000")},
+		row.Change{Kind: row.Insert, Row: sensorRow(3, "c", 0, "2024-01-01 12:00:00.000")},
+	))
+	if err := s.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	w(batch(
+		row.Change{Kind: row.UpdateBefore, Row: sensorRow(1, "a", 1050, "2024-01-01 10:00:00.123")},
+		row.Change{Kind: row.UpdateAfter, Row: sensorRow(1, "a", 2000, "2024-01-02 10:00:00.000")},
+		row.Change{Kind: row.Delete, Row: sensorRow(2, "b", -300, "2024-01-01 11:00:00.000")},
+		// A delete of a document that was never written is no error.
+		row.Change{Kind: row.Delete, Row: sensorRow(9, "z", 0, "2024-01-01 11:00:00.000")},
+		row.Change{Kind: row.Insert, Row: sensorRow(4, "", 1, "2024-01-01 11:00:00.000")},
+	))
+	if err := s.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// A NULL key value becomes the null literal.
+	nullName := sensorRow(5, "", 1, "2024-01-01 11:00:00.000")
+	nullName[1] = row.NullValue
+	w(batch(row.Change{Kind: row.Insert, Row: nullName}))
+	if err := s.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got := c.docs(index)
+	want := map[string]string{
+		index + "/1_a":    `{"at":"2024-01-02T10:00:00Z","id":1,"name":"a","ok":false,"temp":20,"ts":"2024-01-02T10:00:00"}`,
+		index + "/3_c":    `{"at":"2024-01-01T12:00:00Z","id":3,"name":"c","ok":false,"temp":0,"ts":"2024-01-01T12:00:00"}`,
+		index + "/4_":     `{"at":"2024-01-01T11:00:00Z","id":4,"name":"","ok":true,"temp":0.01,"ts":"2024-01-01T11:00:00"}`,
+		index + "/5_null": `{"at":"2024-01-01T11:00:00Z","id":5,"name":null,"ok":false,"temp":0.01,"ts":"2024-01-01T11:00:00"}`,
+	}
+	compareDocs(t, got, want)
+	// The first document's raw JSON: numbers stay numbers, the fraction of
+	// a timestamp is kept.
+	if s.Bytes() <= 0 {
+		t.Errorf("Bytes() = %d after three flushes", s.Bytes())
+	}
+}
+
+func compareDocs(t *testing.T, got map[string]map[string]any, want map[string]string) {
+	t.Helper()
+	var g, w []string
+	for k, v := range got {
+		b, _ := json.Marshal(v) // sorted keys
+		g = append(g, k+" "+string(b))
+	}
+	for k, v := range want {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(v), &m); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(m)
+		w = append(w, k+" "+string(b))
+	}
+	sort.Strings(g)
+	sort.Strings(w)
+	if strings.Join(g, "\n") != strings.Join(w, "\n") {
+		t.Fatalf("documents:\n%s\nwant:\n%s", strings.Join(g, "\n"), strings.Join(w, "\n"))
+	}
+}
+
+func newRequest(method, url, body string) (*http.Request, error) {
+	var r io.Reader
+	if body != "" {
+		r = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, url, r)
+	if err != nil {
+		return nil, err
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	return req, nil
+}
+
+// proxy is a TCP proxy to the real cluster that a test can turn on and
+// off: while off it accepts and closes connections at once, as a node
+// that is not there yet would.
+type proxy struct {
+	ln     net.Listener
+	target string
+	mu     sync.Mutex
+	on     bool
+	conns  []net.Conn
+	wg     sync.WaitGroup
+	// refused gets a value for every connection turned away.
+	refused chan struct{}
+}
+
+func newProxy(t testing.TB, target string) *proxy {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &proxy{ln: ln, target: target, refused: make(chan struct{}, 1000)}
+	p.wg.Add(1)
+	go p.serve()
+	t.Cleanup(func() {
+		ln.Close()
+		p.set(false)
+		p.wg.Wait()
+	})
+	return p
+}
+
+func (p *proxy) addr() string { return "http://" + p.ln.Addr().String() }
+
+// set turns forwarding on or off; off also cuts open connections.
+func (p *proxy) set(on bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.on = on
+	if !on {
+		for _, c := range p.conns {
+			c.Close()
+		}
+		p.conns = nil
+	}
+}
+
+func (p *proxy) waitRefused(t testing.TB, n int) {
+	t.Helper()
+	for range n {
+		select {
+		case <-p.refused:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("the proxy turned away fewer than %d connections", n)
+		}
+	}
+}
+
+func (p *proxy) drainRefused() {
+	for {
+		select {
+		case <-p.refused:
+		default:
+			return
+		}
+	}
+}
+
+func (p *proxy) serve() {
+	defer p.wg.Done()
+	for {
+		in, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		p.mu.Lock()
+		on := p.on
+		p.mu.Unlock()
+		if !on {
+			in.Close()
+			select {
+			case p.refused <- struct{}{}:
+			default:
+			}
+			continue
+		}
+		out, err := net.Dial("tcp", p.target)
+		if err != nil {
+			in.Close()
+			continue
+		}
+		p.mu.Lock()
+		p.conns = append(p.conns, in, out)
+		p.mu.Unlock()
+		p.wg.Add(2)
+		go func() { defer p.wg.Done(); _, _ = io.Copy(out, in); out.Close() }()
+		go func() { defer p.wg.Done(); _, _ = io.Copy(in, out); in.Close() }()
+	}
+}
+
+// TestUnavailableAtStartIsRetried points the sink at a proxy that refuses
+// connections; Open keeps trying, and once the proxy forwards to the real
+// cluster the rows arrive without an error.
+func TestUnavailableAtStartIsRetried(t *testing.T) {
+	c := newCluster(t)
+	index := c.index("es_unavailable")
+	p := newProxy(t, strings.TrimPrefix(c.url, "http://"))
+	delay := 20 * time.Millisecond
+	// No interval flush: the rows stay buffered until Flush.
+	var off time.Duration
+	s, err := es.New(es.Config{Hosts: []string{p.addr()}, Index: index, BackoffDelay: &delay, BulkFlushInterval: &off},
+		connector.SinkEnv{Name: "es", Formats: registry(), Logger: testLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Bind(connector.SinkInput{Schema: sensorSchema, Mode: connector.Upsert, Key: []int{0}}); err != nil {
+		t.Fatal(err)
+	}
+	ctx := testenv.Context(t, time.Minute)
+	opened := make(chan error, 1)
+	go func() { opened <- s.Open(ctx) }()
+	p.waitRefused(t, 3)
+	select {
+	case err := <-opened:
+		t.Fatalf("Open returned %v while the cluster was unreachable", err)
+	default:
+	}
+	p.set(true)
+	if err := <-opened; err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer s.Close(context.Background())
+	var b row.Batch
+	for i := int64(0); i < 50; i++ {
+		b.Append(row.Insert, sensorRow(i, "x", i, "2024-01-01 10:00:00.000"))
+	}
+	if err := s.Write(ctx, &b); err != nil {
+		t.Fatal(err)
+	}
+	// The cluster goes away again before the flush: Flush waits and
+	// retries until it is back.
+	p.set(false)
+	p.drainRefused()
+	flushed := make(chan error, 1)
+	go func() { flushed <- s.Flush(ctx) }()
+	p.waitRefused(t, 2)
+	select {
+	case err := <-flushed:
+		t.Fatalf("Flush returned %v while the cluster was unreachable", err)
+	default:
+	}
+	p.set(true)
+	if err := <-flushed; err != nil {
+		t.Fatalf("Flush after the cluster came back: %v", err)
+	}
+	if n := c.count(index); n != 50 {
+		t.Fatalf("%d documents, want 50", n)
+	}
+}
+
+// TestAppendGeneratesIDs writes rows without a key: every row is its own
+// document, and equal rows are not folded.
+func TestAppendGeneratesIDs(t *testing.T) {
+	c := newCluster(t)
+	index := c.index("es_append")
+	max := 7
+	s := openSink(t, es.Config{Hosts: []string{c.url}, Index: index, BulkFlushMaxActions: &max},
+		connector.SinkInput{Schema: sensorSchema, Mode: connector.Append}, nil)
+	ctx := testenv.Context(t, time.Minute)
+	var b row.Batch
+	for i := int64(0); i < 100; i++ {
+		b.Append(row.Insert, sensorRow(i%10, "same", 1, "2024-01-01 10:00:00.000"))
+	}
+	if err := s.Write(ctx, &b); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := c.count(index); n != 100 {
+		t.Fatalf("%d documents, want 100", n)
+	}
+}
+
+// TestIndexPatternRoutesByDate sends rows into one index per day of
+// their timestamp, deletes included.
+func TestIndexPatternRoutesByDate(t *testing.T) {
+	c := newCluster(t)
+	base := c.index("es_pattern")
+	s := openSink(t, es.Config{Hosts: []string{c.url}, Index: base + "-{ts|yyyy.MM.dd}"},
+		connector.SinkInput{Schema: sensorSchema, Mode: connector.Upsert, Key: []int{0}}, nil)
+	ctx := testenv.Context(t, time.Minute)
+	if err := s.Write(ctx, batch(
+		row.Change{Kind: row.Insert, Row: sensorRow(1, "a", 1, "2024-01-01 23:59:59.999")},
+		row.Change{Kind: row.Insert, Row: sensorRow(2, "b", 2, "2024-01-02 00:00:00.000")},
+		row.Change{Kind: row.Insert, Row: sensorRow(3, "c", 3, "2024-01-02 10:00:00.000")},
+		row.Change{Kind: row.Insert, Row: sensorRow(4, "d", 4, "2024-02-29 10:00:00.000")},
+		row.Change{Kind: row.Delete, Row: sensorRow(4, "d", 4, "2024-02-29 10:00:00.000")},
+	)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got := c.docs(base + "-*")
+	var keys []string
+	for k := range got {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	want := []string{base + "-2024.01.01/1", base + "-2024.01.02/2", base + "-2024.01.02/3"}
+	if fmt.Sprint(keys) != fmt.Sprint(want) {
+		t.Fatalf("documents %v, want %v", keys, want)
+	}
+}
+
+// TestMappingErrorGoesToDeadLetter creates an index whose field v is a
+// long, and sends one row with text in v among good ones, through a
+// whole pipeline with on_error: dead-letter. The good rows land; the bad
+// one is in the dead-letter file with the document and the reason.
+func TestMappingErrorGoesToDeadLetter(t *testing.T) {
+	c := newCluster(t)
+	index := c.index("es_mapping")
+	c.do("PUT", "/"+index, `{"mappings":{"properties":{"k":{"type":"keyword"},"v":{"type":"long"}}}}`)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "in.csv"), "k,v\na,1\nb,not a number\nc,3\n")
+	dlq := filepath.Join(dir, "dlq.jsonl")
+	runPipeline(t, dir, fmt.Sprintf(`version: 1
+name: es_mapping
+sources:
+  - name: rows
+    type: file
+    path: %s
+    format: {type: csv, header: true}
+    schema: [k STRING, v STRING]
+sinks:
+  - name: es
+    from: rows
+    type: elasticsearch
+    hosts: %s
+    index: %s
+    on_error: dead-letter
+    dead_letter: %s
+`, filepath.Join(dir, "in.csv"), c.url, index, dlq))
+	if n := c.count(index); n != 2 {
+		t.Fatalf("%d documents, want the 2 good ones", n)
+	}
+	data, err := os.ReadFile(dlq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) != 1 {
+		t.Fatalf("dead letters:\n%s\nwant one", data)
+	}
+	var rec struct{ Sink, Position, Error, Record string }
+	if err := json.Unmarshal([]byte(lines[0]), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec.Sink != "es" || rec.Record != `{"k":"b","v":"not a number"}` || !strings.Contains(rec.Error, "failed to parse field [v] of type [long]") || !strings.Contains(rec.Position, index) {
+		t.Fatalf("dead letter %+v", rec)
+	}
+}
+
+func writeFile(t testing.TB, path, data string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func runPipeline(t testing.TB, dir, yaml string) pipeline.Summary {
+	t.Helper()
+	path := filepath.Join(dir, "p.yaml")
+	writeFile(t, path, yaml)
+	p, err := pipeline.Load(path, pipeline.Env{Registry: registry(), Logger: testLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := p.Run(testenv.Context(t, 2*time.Minute), pipeline.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
