@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/etld/etld/internal/checkpoint"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/plan"
 	"github.com/etld/etld/pipeline/runtime"
@@ -114,6 +115,30 @@ type RunOptions struct {
 	// Progress, if set, is called about twice a second with the counters
 	// so far.
 	Progress func(Summary)
+	// StateDir, if set, keeps checkpoints under StateDir/<pipeline>/ and
+	// makes Run resume from the newest one. Without it checkpoints still
+	// run (offsets are committed after delivery, two-phase sinks publish)
+	// but nothing is kept.
+	StateDir string
+	// CheckpointInterval is the default interval between checkpoints;
+	// the pipeline file's checkpoint_interval wins over it, and
+	// runtime.DefaultCheckpointInterval (10 s) applies if neither is set.
+	CheckpointInterval time.Duration
+	// Logger receives the run's log lines (restores); nil discards them.
+	Logger *slog.Logger
+}
+
+// CheckpointInterval is the interval the pipeline's checkpoints run at:
+// the file's checkpoint_interval, else def, else
+// runtime.DefaultCheckpointInterval.
+func (p *Pipeline) CheckpointInterval(def time.Duration) time.Duration {
+	switch {
+	case p.Spec.CheckpointInterval > 0:
+		return p.Spec.CheckpointInterval
+	case def > 0:
+		return def
+	}
+	return runtime.DefaultCheckpointInterval
 }
 
 // Summary is a run's counters.
@@ -124,6 +149,24 @@ type Summary struct {
 	Sinks    []Count
 	// Dropped counts rows operators discarded (late rows of windows).
 	Dropped []Count
+	// Checkpoints are the run's checkpoint counters.
+	Checkpoints Checkpoints
+}
+
+// Checkpoints are a run's checkpoint counters.
+type Checkpoints struct {
+	// Count is the number of completed checkpoints, the final one
+	// included; Failures the number that could not be stored.
+	Count, Failures int64
+	// LastID is the id of the last completed checkpoint; LastDuration
+	// the time from its trigger until it was stored; LastSize the bytes
+	// of its file (0 without a state dir).
+	LastID       int64
+	LastDuration time.Duration
+	LastSize     int64
+	// Restored is the id of the checkpoint the run resumed from, 0 if
+	// it started afresh.
+	Restored int64
 }
 
 // Count is one component's counters.
@@ -181,6 +224,11 @@ func (p *Pipeline) Run(ctx context.Context, opt RunOptions) (Summary, error) {
 		for i, n := range g.Sinks {
 			s.Sinks = append(s.Sinks, Count{Name: n.Name, In: n.Stats.RowsIn.Load(), Out: n.Stats.RowsOut.Load(), Skipped: p.Plan.Sinks[i].Skipped()})
 		}
+		c := &g.Checkpoints
+		s.Checkpoints = Checkpoints{
+			Count: c.Count.Load(), Failures: c.Failures.Load(), LastID: c.LastID.Load(),
+			LastDuration: time.Duration(c.LastDuration.Load()), LastSize: c.LastSize.Load(), Restored: c.Restored.Load(),
+		}
 		return s
 	}
 	done := make(chan struct{})
@@ -198,7 +246,15 @@ func (p *Pipeline) Run(ctx context.Context, opt RunOptions) (Summary, error) {
 			}
 		}()
 	}
-	err = runtime.Run(ctx, g, runtime.Options{Stop: opt.Stop})
+	cpo := runtime.CheckpointOptions{Interval: p.CheckpointInterval(opt.CheckpointInterval), Logger: opt.Logger}
+	if opt.StateDir != "" {
+		if cpo.Store, err = checkpoint.Open(opt.StateDir, p.Name()); err != nil {
+			close(done)
+			_ = p.Plan.Close()
+			return summarize(), fmt.Errorf("pipeline %s: %w", p.Name(), err)
+		}
+	}
+	err = runtime.Run(ctx, g, runtime.Options{Stop: opt.Stop, Checkpoint: cpo})
 	close(done)
 	if cerr := p.Plan.Close(); err == nil {
 		err = cerr

@@ -16,7 +16,8 @@ func (p *Plan) Graph() (*runtime.Graph, error) {
 	built := map[*Node]*runtime.Node{}
 	for _, s := range p.Sources {
 		sn := &runtime.SourceNode{
-			Node:   runtime.Node{Name: s.Spec.Name, Kind: "source"},
+			Node: runtime.Node{Name: s.Spec.Name, Kind: "source", ID: "source/" + s.Spec.Name,
+				Fingerprint: fmt.Sprintf("type %s, schema %s", s.Spec.Type, s.Physical)},
 			Source: s.Conn,
 			Reject: s.policy.Reject,
 		}
@@ -36,6 +37,7 @@ func (p *Plan) Graph() (*runtime.Graph, error) {
 		g.Sources = append(g.Sources, sn)
 		built[s.Table.Root] = &sn.Node
 	}
+	owners := p.opOwners()
 	var build func(n *Node) (*runtime.Node, error)
 	build = func(n *Node) (*runtime.Node, error) {
 		if rn, ok := built[n]; ok {
@@ -54,7 +56,8 @@ func (p *Plan) Graph() (*runtime.Graph, error) {
 		if err != nil {
 			return nil, err
 		}
-		on := &runtime.OpNode{Node: runtime.Node{Name: n.Label, Kind: "transform"}, Input: in, Op: op}
+		on := &runtime.OpNode{Node: runtime.Node{Name: n.Label, Kind: "transform", ID: owners[n],
+			Fingerprint: fmt.Sprintf("%s, input %s, output %s", n.Label, n.Input.Schema, n.Schema)}, Input: in, Op: op}
 		g.Ops = append(g.Ops, on)
 		built[n] = &on.Node
 		return &on.Node, nil
@@ -65,12 +68,41 @@ func (p *Plan) Graph() (*runtime.Graph, error) {
 			return nil, err
 		}
 		g.Sinks = append(g.Sinks, &runtime.SinkNode{
-			Node:  runtime.Node{Name: s.Spec.Name, Kind: "sink"},
+			Node: runtime.Node{Name: s.Spec.Name, Kind: "sink", ID: "sink/" + s.Spec.Name,
+				Fingerprint: fmt.Sprintf("type %s, mode %s, key %s, input %s", s.Spec.Type, s.Mode, keyNames(s.Key, s.Input.Root.Schema.Names()), s.Input.Root.Schema)},
 			Input: in, Sink: s.Conn, Mode: s.Mode,
 			Key: s.Key, Compact: s.Mode == connector.Upsert && p.Spec.MiniBatch,
 		})
 	}
 	return g, nil
+}
+
+// opOwners names each transform's operators for checkpoints:
+// "transform/<name>/<depth>", depth counted from the transform's result
+// down its input chain. The names stay put when other transforms or
+// sinks are added, so a checkpoint is matched to the same operator.
+func (p *Plan) opOwners() map[*Node]string {
+	roots := map[*Node]bool{}
+	for _, s := range p.Sources {
+		roots[s.Table.Root] = true
+	}
+	for _, t := range p.Transforms {
+		roots[t.Root] = true
+	}
+	owners := map[*Node]string{}
+	for _, t := range p.Transforms {
+		depth := 0
+		for n := t.Root; n != nil; n = n.Input {
+			if n != t.Root && roots[n] {
+				break
+			}
+			if _, ok := owners[n]; !ok {
+				owners[n] = fmt.Sprintf("transform/%s/%d", t.Name, depth)
+			}
+			depth++
+		}
+	}
+	return owners
 }
 
 func (p *Plan) operator(n *Node) (runtime.Operator, error) {

@@ -20,6 +20,8 @@ type Graph struct {
 	// ChannelSize is the number of batches a channel holds before its
 	// sender waits (default 4).
 	ChannelSize int
+	// Checkpoints counts the run's checkpoints.
+	Checkpoints CheckpointStats
 }
 
 // Node is what every node kind shares: a name for errors and counters.
@@ -27,8 +29,16 @@ type Node struct {
 	Name string
 	// Kind is "source", "transform" or "sink", for messages.
 	Kind  string
-	Stats Stats
-	outs  []chan message
+	// ID names the node in checkpoints, stable across runs of the same
+	// pipeline file; the runtime derives one from Kind and Name if empty.
+	ID string
+	// Fingerprint describes what the node's state is made for (schemas,
+	// SQL, mode, key): a checkpoint whose fingerprint differs is refused.
+	Fingerprint string
+	Stats       Stats
+	outs        []chan message
+	cp          *participant
+	cpIndex     int
 }
 
 // Stats are a node's counters, safe to read while the pipeline runs.
@@ -82,8 +92,25 @@ type SinkNode struct {
 	Compact bool
 }
 
-// message is what travels on a channel: a batch or a watermark.
+// message is what travels on a channel: a batch, a watermark, a
+// checkpoint barrier, or the end of the stream (sent just before the
+// channel closes, saying how it ended).
 type message struct {
+	kind      msgKind
 	batch     *row.Batch
 	watermark int64
+	barrier   int64
+	// stop: the stream ended by a graceful stop of a resumable run, not at
+	// the end of its input: operators keep their state, they do not
+	// Finish.
+	stop bool
 }
+
+type msgKind uint8
+
+const (
+	msgBatch msgKind = iota
+	msgWatermark
+	msgBarrier
+	msgEnd
+)

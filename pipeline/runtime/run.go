@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -15,20 +16,27 @@ import (
 // Options tune a run.
 type Options struct {
 	// Stop, when closed, ends the run gracefully: sources stop reading,
-	// everything in flight drains, sinks flush. Unlike cancelling the
-	// context, no data is abandoned.
+	// everything in flight drains, sinks flush, and a final checkpoint is
+	// taken. Unlike cancelling the context, no data is abandoned.
 	Stop <-chan struct{}
+	// Checkpoint configures checkpoints (see checkpoint.go).
+	Checkpoint CheckpointOptions
 }
 
 // Run executes g until every sink has received the end of its input (a
 // bounded pipeline), Stop is closed, or an error occurs. The first error
-// cancels every node and is returned with the node's kind and name.
+// cancels every node and is returned with the node's kind and name. With
+// a checkpoint store, the run first restores the newest checkpoint.
 func Run(ctx context.Context, g *Graph, opt Options) error {
 	if g.BatchSize <= 0 {
 		g.BatchSize = 1024
 	}
 	if g.ChannelSize <= 0 {
 		g.ChannelSize = 4
+	}
+	co := newCoordinator(g, opt.Checkpoint)
+	if err := co.restore(); err != nil {
+		return fmt.Errorf("pipeline state: %w", err)
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -73,14 +81,20 @@ func Run(ctx context.Context, g *Graph, opt Options) error {
 	for i, s := range g.Sinks {
 		sinkIn[i] = link(s.Input)
 	}
+	coNode := &Node{Name: g.Name, Kind: "checkpoint of pipeline"}
+	if opt.Checkpoint.Store != nil {
+		coNode.Name = opt.Checkpoint.Store.Dir()
+		coNode.Kind = "checkpoint store"
+	}
+	start(coNode, func() error { return co.run(ctx) })
 	for _, s := range g.Sources {
-		start(&s.Node, func() error { return runSource(ctx, s, g.BatchSize, opt.Stop) })
+		start(&s.Node, func() error { return runSource(ctx, s, g.BatchSize, opt.Stop, co) })
 	}
 	for i, op := range g.Ops {
-		start(&op.Node, func() error { return runOp(ctx, op, opIn[i], g.BatchSize) })
+		start(&op.Node, func() error { return runOp(ctx, op, opIn[i], g.BatchSize, co) })
 	}
 	for i, s := range g.Sinks {
-		start(&s.Node, func() error { return runSink(ctx, s, sinkIn[i]) })
+		start(&s.Node, func() error { return runSink(ctx, s, sinkIn[i], co) })
 	}
 	wg.Wait()
 	if firstErr != nil {
@@ -105,6 +119,7 @@ func (n *Node) closeOutputs() {
 	for _, ch := range n.outs {
 		close(ch)
 	}
+	n.outs = nil
 }
 
 // sendAll sends the gathered batches of an emitter.
@@ -118,9 +133,19 @@ func (n *Node) sendAll(ctx context.Context, batches []*row.Batch) error {
 	return nil
 }
 
-func runSource(ctx context.Context, s *SourceNode, batchSize int, stop <-chan struct{}) (err error) {
+func runSource(ctx context.Context, s *SourceNode, batchSize int, stop <-chan struct{}, co *coordinator) (err error) {
 	defer s.closeOutputs()
+	p := s.cp
 	s.Stats.Watermark.Store(NoWatermark)
+	wm := NoWatermark
+	restoredEnd := false
+	if r := p.restored; r != nil {
+		restoredEnd = r.Ended
+		if w, ok := decodeWatermark(r.Runtime); ok {
+			wm = w
+			s.Stats.Watermark.Store(wm)
+		}
+	}
 	// Reads end on stop as well as on cancellation; a stop is an end of
 	// input, not an error.
 	readCtx, cancelRead := context.WithCancel(ctx)
@@ -136,7 +161,16 @@ func runSource(ctx context.Context, s *SourceNode, batchSize int, stop <-chan st
 	}
 	if err := s.Source.Open(readCtx); err != nil {
 		if stopped(ctx, readCtx) {
-			return nil
+			// Stopped before it started: its state is the restored one.
+			var pos []byte
+			if p.restored != nil {
+				pos = p.restored.Connector
+			}
+			_ = s.Source.Close(context.WithoutCancel(ctx))
+			if err := co.report(ctx, report{part: s.cpIndex, ended: true, finished: restoredEnd, runtime: encodeWatermark(wm), connector: pos}); err != nil {
+				return err
+			}
+			return s.send(ctx, message{kind: msgEnd, stop: co.resumable})
 		}
 		_ = s.Source.Close(context.WithoutCancel(ctx))
 		return fmt.Errorf("open: %w", err)
@@ -146,9 +180,26 @@ func runSource(ctx context.Context, s *SourceNode, batchSize int, stop <-chan st
 			err = fmt.Errorf("close: %w", cerr)
 		}
 	}()
-	wm := NoWatermark
-	for {
-		b, rerr := s.Source.Read(readCtx, batchSize)
+	// A restored committer finishes the restored checkpoint's part first:
+	// its commit may not have happened before the crash.
+	if r := p.restored; r != nil && p.committer != nil {
+		if err := p.committer.Commit(ctx, r.Connector); err != nil {
+			return fmt.Errorf("commit of restored checkpoint: %w", err)
+		}
+	}
+	eof := restoredEnd
+	for !eof {
+		if err := s.control(ctx, co, wm); err != nil {
+			return err
+		}
+		rctx := readCtx
+		if p.interrupt != nil {
+			if rctx = p.interrupt.begin(readCtx); rctx == nil {
+				continue // a barrier or commit is waiting
+			}
+		}
+		b, rerr := s.Source.Read(rctx, batchSize)
+		interrupted := p.interrupt != nil && p.interrupt.end(rctx)
 		if b != nil && b.Len() > 0 {
 			s.Stats.RowsIn.Add(int64(b.Len()))
 			out, next, err := s.prepare(b, wm)
@@ -164,7 +215,7 @@ func runSource(ctx context.Context, s *SourceNode, batchSize int, stop <-chan st
 			if next > wm {
 				wm = next
 				s.Stats.Watermark.Store(wm)
-				if err := s.send(ctx, message{watermark: wm}); err != nil {
+				if err := s.send(ctx, message{kind: msgWatermark, watermark: wm}); err != nil {
 					return err
 				}
 			}
@@ -175,16 +226,90 @@ func runSource(ctx context.Context, s *SourceNode, batchSize int, stop <-chan st
 		case errors.Is(rerr, io.EOF):
 			if s.EventTime != nil {
 				// The end of a bounded input closes every window.
+				wm = MaxWatermark
 				s.Stats.Watermark.Store(MaxWatermark)
-				return s.send(ctx, message{watermark: MaxWatermark})
+				if err := s.send(ctx, message{kind: msgWatermark, watermark: MaxWatermark}); err != nil {
+					return err
+				}
 			}
-			return nil
+			eof = true
 		case stopped(ctx, readCtx):
-			return nil
+			return s.end(ctx, co, wm, false)
+		case interrupted && ctx.Err() == nil:
+			continue
 		default:
 			return fmt.Errorf("read: %w", rerr)
 		}
 	}
+	return s.end(ctx, co, wm, true)
+}
+
+// control takes a pending barrier request and runs pending commits,
+// between two Reads.
+func (s *SourceNode) control(ctx context.Context, co *coordinator, wm int64) error {
+	p := s.cp
+	select {
+	case id := <-p.trigger:
+		pos, err := s.position()
+		if err != nil {
+			return err
+		}
+		if err := co.report(ctx, report{part: s.cpIndex, id: id, runtime: encodeWatermark(wm), connector: pos}); err != nil {
+			return err
+		}
+		if err := s.send(ctx, message{kind: msgBarrier, barrier: id}); err != nil {
+			return err
+		}
+	default:
+	}
+	return p.commitPending(ctx)
+}
+
+func (s *SourceNode) position() ([]byte, error) {
+	pos, ok := s.Source.(connector.Positioner)
+	if !ok {
+		return nil, nil
+	}
+	b, err := pos.Position()
+	if err != nil {
+		return nil, fmt.Errorf("position: %w", err)
+	}
+	if b == nil {
+		b = []byte{}
+	}
+	return b, nil
+}
+
+// end reports the source's final state, ends its stream and waits for the
+// final checkpoint's commit before the source is closed.
+func (s *SourceNode) end(ctx context.Context, co *coordinator, wm int64, eof bool) error {
+	pos, err := s.position()
+	if err != nil {
+		return err
+	}
+	if err := co.report(ctx, report{part: s.cpIndex, ended: true, finished: eof, runtime: encodeWatermark(wm), connector: pos}); err != nil {
+		return err
+	}
+	if err := s.send(ctx, message{kind: msgEnd, stop: !eof && co.resumable}); err != nil {
+		return err
+	}
+	s.closeOutputs()
+	return s.cp.waitFinal(ctx, co.done)
+}
+
+func encodeWatermark(wm int64) []byte {
+	if wm == NoWatermark {
+		return nil
+	}
+	return binary.AppendVarint(nil, wm)
+}
+
+func decodeWatermark(b []byte) (int64, bool) {
+	if len(b) == 0 {
+		return 0, false
+	}
+	v, n := binary.Varint(b)
+	return v, n == len(b)
 }
 
 // stopped reports whether the read context ended because of a stop
@@ -243,10 +368,14 @@ func (s *SourceNode) reject(r row.Row, err error) error {
 	return s.Reject(bad)
 }
 
-func runOp(ctx context.Context, n *OpNode, in <-chan message, batchSize int) error {
+func runOp(ctx context.Context, n *OpNode, in <-chan message, batchSize int, co *coordinator) error {
 	defer n.closeOutputs()
 	n.Stats.Watermark.Store(NoWatermark)
 	em := newBatchEmitter(batchSize)
+	// finished: Finish has run, in this run or before the restored
+	// checkpoint; it never runs twice.
+	finished := n.cp.restored != nil && n.cp.restored.Ended
+	stop := false
 	for {
 		var m message
 		var open bool
@@ -256,34 +385,81 @@ func runOp(ctx context.Context, n *OpNode, in <-chan message, batchSize int) err
 			return context.Cause(ctx)
 		}
 		if !open {
-			if err := n.Op.Finish(em); err != nil {
+			if !stop && !finished {
+				if err := n.Op.Finish(em); err != nil {
+					return err
+				}
+				finished = true
+			}
+			if err := n.sendAll(ctx, em.take()); err != nil {
 				return err
 			}
-			err := n.sendAll(ctx, em.take())
 			n.countDropped()
-			return err
+			state, err := n.snapshot()
+			if err != nil {
+				return err
+			}
+			if err := co.report(ctx, report{part: n.cpIndex, ended: true, finished: finished, runtime: state}); err != nil {
+				return err
+			}
+			return n.send(ctx, message{kind: msgEnd, stop: stop})
 		}
-		if m.batch != nil {
+		switch m.kind {
+		case msgBatch:
 			n.Stats.RowsIn.Add(int64(m.batch.Len()))
 			if err := n.Op.Process(m.batch, em); err != nil {
 				return err
 			}
-		} else {
+		case msgWatermark:
 			if err := n.Op.Watermark(m.watermark, em); err != nil {
 				return err
 			}
+		case msgEnd:
+			stop = m.stop
+			continue // forwarded once the input closes
 		}
 		if err := n.sendAll(ctx, em.take()); err != nil {
 			return err
 		}
-		if m.batch == nil {
+		switch m.kind {
+		case msgWatermark:
 			n.Stats.Watermark.Store(m.watermark)
 			if err := n.send(ctx, m); err != nil {
+				return err
+			}
+		case msgBarrier:
+			if err := n.barrier(ctx, co, m); err != nil {
 				return err
 			}
 		}
 		n.countDropped()
 	}
+}
+
+// barrier snapshots the operator and forwards the barrier. With one input
+// there is nothing to align; an operator with several inputs will hold
+// back each input from its barrier on until all inputs delivered it, here.
+func (n *OpNode) barrier(ctx context.Context, co *coordinator, m message) error {
+	state, err := n.snapshot()
+	if err != nil {
+		return err
+	}
+	if err := co.report(ctx, report{part: n.cpIndex, id: m.barrier, runtime: state}); err != nil {
+		return err
+	}
+	return n.send(ctx, m)
+}
+
+func (n *OpNode) snapshot() ([]byte, error) {
+	sn, ok := n.Op.(Snapshotter)
+	if !ok {
+		return nil, nil
+	}
+	state, err := sn.Snapshot()
+	if err != nil {
+		return nil, fmt.Errorf("snapshot: %w", err)
+	}
+	return state, nil
 }
 
 func (n *OpNode) countDropped() {
@@ -293,7 +469,8 @@ func (n *OpNode) countDropped() {
 	}
 }
 
-func runSink(ctx context.Context, n *SinkNode, in <-chan message) (err error) {
+func runSink(ctx context.Context, n *SinkNode, in <-chan message, co *coordinator) (err error) {
+	p := n.cp
 	if err := n.Sink.Open(ctx); err != nil {
 		_ = n.Sink.Close(context.WithoutCancel(ctx))
 		return fmt.Errorf("open: %w", err)
@@ -303,6 +480,11 @@ func runSink(ctx context.Context, n *SinkNode, in <-chan message) (err error) {
 			err = fmt.Errorf("close: %w", cerr)
 		}
 	}()
+	if r := p.restored; r != nil && p.committer != nil {
+		if err := p.committer.Commit(ctx, r.Connector); err != nil {
+			return fmt.Errorf("commit of restored checkpoint: %w", err)
+		}
+	}
 	interval := n.FlushInterval
 	if interval <= 0 {
 		interval = time.Second
@@ -310,6 +492,7 @@ func runSink(ctx context.Context, n *SinkNode, in <-chan message) (err error) {
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	dirty := false
+	finished := false
 	for {
 		select {
 		case <-ctx.Done():
@@ -321,14 +504,36 @@ func runSink(ctx context.Context, n *SinkNode, in <-chan message) (err error) {
 				}
 				dirty = false
 			}
+		case <-p.notify:
+			if err := p.commitPending(ctx); err != nil {
+				return err
+			}
 		case m, open := <-in:
 			if !open {
-				if err := n.Sink.Flush(ctx); err != nil {
-					return fmt.Errorf("flush: %w", err)
+				state, err := n.checkpoint(ctx)
+				if err != nil {
+					return err
 				}
-				return nil
+				if err := co.report(ctx, report{part: n.cpIndex, ended: true, finished: finished, connector: state}); err != nil {
+					return err
+				}
+				return p.waitFinal(ctx, co.done)
 			}
-			if m.batch == nil {
+			switch m.kind {
+			case msgBarrier:
+				state, err := n.checkpoint(ctx)
+				if err != nil {
+					return err
+				}
+				dirty = false
+				if err := co.report(ctx, report{part: n.cpIndex, id: m.barrier, connector: state}); err != nil {
+					return err
+				}
+				continue
+			case msgEnd:
+				finished = !m.stop
+				continue
+			case msgWatermark:
 				continue
 			}
 			n.Stats.RowsIn.Add(int64(m.batch.Len()))
@@ -346,6 +551,26 @@ func runSink(ctx context.Context, n *SinkNode, in <-chan message) (err error) {
 			dirty = true
 		}
 	}
+}
+
+// checkpoint flushes the sink, so that everything before the barrier is
+// durable, and returns its snapshot if it takes one.
+func (n *SinkNode) checkpoint(ctx context.Context) ([]byte, error) {
+	if err := n.Sink.Flush(ctx); err != nil {
+		return nil, fmt.Errorf("flush: %w", err)
+	}
+	sn, ok := n.Sink.(connector.SinkSnapshotter)
+	if !ok {
+		return nil, nil
+	}
+	state, err := sn.Snapshot(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot: %w", err)
+	}
+	if state == nil {
+		state = []byte{}
+	}
+	return state, nil
 }
 
 // admit keeps the changes the sink's mode takes: upsert sinks never see
