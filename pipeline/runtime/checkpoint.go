@@ -111,7 +111,7 @@ type commitReq struct {
 // participant is the coordinator's view of one node and the node's
 // channels to it.
 type participant struct {
-	node  *Node
+	node     *Node
 	stateful bool // its state goes into checkpoints
 	// trigger carries barrier requests to a source.
 	trigger chan int64
@@ -187,15 +187,15 @@ func (p *participant) waitFinal(ctx context.Context, done <-chan struct{}) error
 
 // coordinator runs a graph's checkpoints.
 type coordinator struct {
-	g        *Graph
-	opt      CheckpointOptions
-	log      *slog.Logger
-	parts    []*participant
-	reports  chan report
-	done     chan struct{} // closed once the final checkpoint's commits are queued
-	resumable bool         // a store exists: a stop keeps operator state
-	nextID   int64
-	cur      *inflight // the checkpoint being taken
+	g         *Graph
+	opt       CheckpointOptions
+	log       *slog.Logger
+	parts     []*participant
+	reports   chan report
+	done      chan struct{} // closed once the final checkpoint's commits are queued
+	resumable bool          // a store exists: a stop keeps operator state
+	nextID    int64
+	cur       *inflight // the checkpoint being taken
 }
 
 func newCoordinator(g *Graph, opt CheckpointOptions) *coordinator {

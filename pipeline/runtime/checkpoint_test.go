@@ -93,10 +93,12 @@ type logSink struct {
 	flushed int
 }
 
-func (s *logSink) Capabilities() connector.Capabilities { return connector.Capabilities{Append: true, Upsert: true, Retract: true} }
-func (s *logSink) Bind(connector.SinkInput) error       { return nil }
-func (s *logSink) Open(context.Context) error           { return nil }
-func (s *logSink) Close(context.Context) error          { s.ev.add("sink close"); return nil }
+func (s *logSink) Capabilities() connector.Capabilities {
+	return connector.Capabilities{Append: true, Upsert: true, Retract: true}
+}
+func (s *logSink) Bind(connector.SinkInput) error { return nil }
+func (s *logSink) Open(context.Context) error     { return nil }
+func (s *logSink) Close(context.Context) error    { s.ev.add("sink close"); return nil }
 func (s *logSink) Write(_ context.Context, b *row.Batch) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -28,7 +28,7 @@ type Graph struct {
 type Node struct {
 	Name string
 	// Kind is "source", "transform" or "sink", for messages.
-	Kind  string
+	Kind string
 	// ID names the node in checkpoints, stable across runs of the same
 	// pipeline file; the runtime derives one from Kind and Name if empty.
 	ID string
