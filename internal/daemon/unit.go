@@ -71,8 +71,8 @@ type unit struct {
 	// sources and sinks name the components in the file's order.
 	sources, sinks []string
 	stop           chan struct{} // closed to stop gracefully
-	once sync.Once
-	done chan struct{} // closed when the run loop has returned
+	once           sync.Once
+	done           chan struct{} // closed when the run loop has returned
 
 	mu        sync.Mutex
 	state     State
