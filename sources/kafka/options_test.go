@@ -1,0 +1,207 @@
+package kafka
+
+import (
+	"log/slog"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+
+	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/spec"
+)
+
+// build decodes a source's YAML options through the registry, as a
+// pipeline file does, and returns the source or the error.
+func build(t *testing.T, opts string, schema row.Schema, meta []string) (*Source, error) {
+	t.Helper()
+	r := testRegistry()
+	Register(r)
+	yaml := "version: 1\nname: p\nsources:\n  - name: src\n    type: kafka\n    schema: [x INT]\n" + indent(opts) +
+		"sinks:\n  - {name: out, from: src, type: print}\n"
+	path := filepath.Join(t.TempDir(), "p.yaml")
+	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sp, err := spec.Load(path)
+	if err != nil {
+		t.Fatalf("spec: %v", err)
+	}
+	src, err := r.NewSource(path, sp.Sources[0], connector.SourceEnv{
+		Name: "src", Schema: schema, Metadata: meta, Logger: slog.New(slog.DiscardHandler), Formats: r,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return src.(*Source), nil
+}
+
+func indent(s string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
+		b.WriteString("    " + l + "\n")
+	}
+	return b.String()
+}
+
+func TestOptions(t *testing.T) {
+	schema := row.NewSchema(row.Field{Name: "id", Type: row.Of(row.BigInt)}, row.Field{Name: "name", Type: row.Of(row.String)})
+	tests := []struct {
+		name string
+		opts string
+		want options // checked fields: topics, groupID, start, startTS, bounded, updating
+		err  string  // substring of the error, with its line
+	}{
+		{name: "defaults", opts: "brokers: 127.0.0.1:9092\ntopic: a\nformat: json",
+			want: options{topics: []string{"a"}, start: startEarliest}},
+		{name: "group defaults to group-offsets", opts: "brokers: [h:1]\ntopic: [a, b]\ngroup_id: g\nformat: csv",
+			want: options{topics: []string{"a", "b"}, groupID: "g", start: startGroupOffsets}},
+		{name: "flink topic list and names", opts: "brokers: h:1\ntopic: a;b\nstart: latest-offset\nstop: latest-offset\nformat: json",
+			want: options{topics: []string{"a", "b"}, start: startLatest, bounded: true}},
+		{name: "timestamp ms", opts: "brokers: h:1\ntopic: a\nstart: timestamp\nstart_timestamp: 1700000000123\nformat: json",
+			want: options{topics: []string{"a"}, start: startTimestamp, startTS: time.UnixMilli(1700000000123)}},
+		{name: "timestamp rfc3339", opts: "brokers: h:1\ntopic: a\nstart: timestamp\nstart_timestamp: 2024-05-06T07:08:09Z\nformat: json",
+			want: options{topics: []string{"a"}, start: startTimestamp, startTS: time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)}},
+		{name: "debezium is updating", opts: "brokers: h:1\ntopic: a\nformat: debezium-json",
+			want: options{topics: []string{"a"}, start: startEarliest, updating: true}},
+
+		{name: "no brokers", opts: "topic: a\nformat: json", err: "brokers: missing required key"},
+		{name: "no format", opts: "brokers: h:1\ntopic: a", err: "format: missing required key"},
+		{name: "unknown key", opts: "brokers: h:1\ntopic: a\nformat: json\ngroupid: g", err: `did you mean "group_id"`},
+		{name: "group-offsets without group", opts: "brokers: h:1\ntopic: a\nstart: group-offsets\nformat: json", err: "p.yaml:9:12: sources[0].start: group-offsets needs a group_id"},
+		{name: "bad start", opts: "brokers: h:1\ntopic: a\nstart: beginning\nformat: json", err: "want earliest, latest, group-offsets or timestamp"},
+		{name: "timestamp without time", opts: "brokers: h:1\ntopic: a\nstart: timestamp\nformat: json", err: "start: timestamp needs start_timestamp"},
+		{name: "time without timestamp", opts: "brokers: h:1\ntopic: a\nstart_timestamp: 5\nformat: json", err: "only read with start: timestamp"},
+		{name: "bad time", opts: "brokers: h:1\ntopic: a\nstart: timestamp\nstart_timestamp: yesterday\nformat: json", err: "RFC 3339"},
+		{name: "bad stop", opts: "brokers: h:1\ntopic: a\nstop: never\nformat: json", err: "want latest"},
+		{name: "topic twice", opts: "brokers: h:1\ntopic: [a, a]\nformat: json", err: "listed twice"},
+		{name: "unknown format", opts: "brokers: h:1\ntopic: a\nformat: xml", err: "unknown input format"},
+		{name: "key fields without format", opts: "brokers: h:1\ntopic: a\nformat: json\nkey_fields: id", err: "key_fields needs key_format"},
+		{name: "key format without fields", opts: "brokers: h:1\ntopic: a\nformat: json\nkey_format: raw", err: "key_format needs key_fields"},
+		{name: "key field not a column", opts: "brokers: h:1\ntopic: a\nformat: json\nkey_format: json\nkey_fields: nope", err: `column "nope" is not in the schema`},
+		{name: "except_key without key", opts: "brokers: h:1\ntopic: a\nformat: json\nvalue_fields_include: except_key", err: "except_key needs key_fields"},
+		{name: "bad broker", opts: "brokers: localhost\ntopic: a\nformat: json", err: "want host:port"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := build(t, tt.opts, schema, nil)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("error %v, want one containing %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("error: %v", err)
+			}
+			got := options{topics: s.opts.topics, groupID: s.opts.groupID, start: s.opts.start, startTS: s.opts.startTS, bounded: s.opts.bounded, updating: s.opts.updating}
+			if !reflect.DeepEqual(got, tt.want) || s.Bounded() != tt.want.bounded || s.Updating() != tt.want.updating {
+				t.Errorf("options %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestDecodePosition(t *testing.T) {
+	tests := []struct {
+		in   string
+		want map[topicPartition]int64
+		err  string
+	}{
+		{in: `{"v":1,"offsets":{"a/0":5,"b.c-d/12":0}}`, want: map[topicPartition]int64{{"a", 0}: 5, {"b.c-d", 12}: 0}},
+		{in: `{"v":1,"offsets":{}}`, want: map[topicPartition]int64{}},
+		{in: `{"v":2,"offsets":{}}`, err: "version 2"},
+		{in: `{"v":1,"offsets":{"a":5}}`, err: "not topic/partition"},
+		{in: `{"v":1,"offsets":{"/0":5}}`, err: "not topic/partition"},
+		{in: `{"v":1,"offsets":{"a/x":5}}`, err: "not topic/partition"},
+		{in: `{"v":1,"offsets":{"a/-1":5}}`, err: "not topic/partition"},
+		{in: `{"v":1,"offsets":{"a/0":-3}}`, err: "negative offset"},
+		{in: `{"v":1,"file":"x","offset":3,"line":1}`, err: "not a kafka source position"},
+		{in: `{"v":1,"offsets":{}} {}`, err: "data after"},
+	}
+	for _, tt := range tests {
+		got, err := decodePosition([]byte(tt.in))
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("decodePosition(%s) error %v, want %q", tt.in, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("decodePosition(%s) = %v, %v; want %v", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+// TestPositionBeforeOpenIsTheRestoredOne: a checkpoint taken before the
+// source has placed its partitions keeps the restored offsets.
+func TestPositionBeforeOpenIsTheRestoredOne(t *testing.T) {
+	s, err := build(t, "brokers: h:1\ntopic: a\nformat: json", row.NewSchema(row.Field{Name: "id", Type: row.Of(row.BigInt)}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := `{"v":1,"offsets":{"a/0":7,"a/1":9}}`
+	if err := s.Restore([]byte(in)); err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.Position()
+	if err != nil || string(out) != in {
+		t.Errorf("Position = %s, %v; want %s", out, err, in)
+	}
+	if s.Lag() != -1 {
+		t.Errorf("Lag before Open = %d, want -1", s.Lag())
+	}
+	if err := s.Close(t.Context()); err != nil {
+		t.Errorf("Close without Open: %v", err)
+	}
+}
+
+// TestRowBuilder places value, key and metadata columns without a broker.
+func TestRowBuilder(t *testing.T) {
+	at := time.Date(2024, 1, 2, 3, 4, 5, 678_000_000, time.UTC)
+	m := &kafka.Message{Topic: "t", Partition: 3, Offset: 41, Key: []byte("k1"), Value: []byte(`{"v":"x","id":9}`), Time: at}
+	schema := func(cols ...string) row.Schema {
+		var fs []row.Field
+		for i := 0; i < len(cols); i += 2 {
+			typ, err := row.ParseType(cols[i+1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			fs = append(fs, row.Field{Name: cols[i], Type: typ})
+		}
+		return row.NewSchema(fs...)
+	}
+	tests := []struct {
+		name   string
+		cfg    Config
+		schema row.Schema
+		meta   []string
+		want   string
+	}{
+		{"value only", Config{Format: connector.FormatSpec{Type: "json"}}, schema("id", "BIGINT", "v", "STRING"), nil, "+I[9, x]"},
+		{"metadata last", Config{Format: connector.FormatSpec{Type: "json"}}, schema("id", "BIGINT", "p", "INT", "o", "BIGINT"), []string{"", "partition", "offset"}, "+I[9, 3, 41]"},
+		{"metadata first", Config{Format: connector.FormatSpec{Type: "json"}}, schema("tp", "STRING", "ts", "TIMESTAMP_LTZ(3)", "v", "STRING"), []string{"topic", "timestamp", ""}, "+I[t, 2024-01-02T03:04:05.678Z, x]"},
+		{"raw key except_key", Config{Format: connector.FormatSpec{Type: "json"}, KeyFormat: connector.FormatSpec{Type: "raw"}, KeyFields: []string{"k"}, ValueFieldsInclude: "except_key"},
+			schema("k", "STRING", "v", "STRING", "key", "BYTES"), []string{"", "", "key"}, "+I[k1, x, [107, 49]]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rb, err := newRowBuilder(tt.cfg, connector.SourceEnv{Schema: tt.schema, Metadata: tt.meta, Formats: testRegistry()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := row.NewBatch(1, tt.schema.Len())
+			if err := rb.build(m, b); err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.TrimSpace(b.String()); got != tt.want {
+				t.Errorf("built %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
