@@ -1,0 +1,259 @@
+package crashtest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"text/template"
+	"time"
+
+	"github.com/etld/etld/formats"
+	"github.com/etld/etld/pipeline"
+	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/sinks"
+	"github.com/etld/etld/sources"
+)
+
+// The child's instructions, in its environment.
+const (
+	envPipeline = "ETLD_CRASH_CHILD_PIPELINE"
+	envState    = "ETLD_CRASH_CHILD_STATE"
+	envInterval = "ETLD_CRASH_CHILD_INTERVAL"
+)
+
+// childInterval is the checkpoint interval of the child runs: short, so
+// that kills land between, during and right after checkpoints.
+const childInterval = 100 * time.Millisecond
+
+func registry() *connector.Registry {
+	r := connector.NewRegistry()
+	formats.Register(r)
+	sources.Register(r)
+	sinks.Register(r)
+	return r
+}
+
+// TestCrashChild is the child process: it does nothing unless the harness
+// started it. It runs one pipeline with a state dir until it finishes.
+func TestCrashChild(t *testing.T) {
+	file := os.Getenv(envPipeline)
+	if file == "" {
+		return // not a child: nothing to do
+	}
+	interval, err := time.ParseDuration(os.Getenv(envInterval))
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	p, err := pipeline.Load(file, pipeline.Env{Registry: registry(), Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := p.Run(context.Background(), pipeline.RunOptions{StateDir: os.Getenv(envState), CheckpointInterval: interval, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("FINISHED restored=%d checkpoints=%d\n", sum.Checkpoints.Restored, sum.Checkpoints.Count)
+}
+
+// scenario is one crash test: a pipeline template, what to prepare before
+// the first run, and how to check the result once the crashing runs have
+// finished. The template sees .Dir (the scenario's scratch directory),
+// .Out (the output's name: "out" for the crashing runs, "ref" for the
+// reference run) and .Vars.
+type scenario struct {
+	name     string
+	pipeline string
+	// needs returns the variables of services the scenario uses, failing
+	// or skipping as internal/testenv does when they are missing.
+	needs func(t *testing.T) map[string]string
+	setup func(t *testing.T, e *env)
+	// check compares the crashing runs' result with the reference run's
+	// (made with .Out = "ref", without a state dir, in this process).
+	check func(t *testing.T, e *env)
+	// reset, if set, clears what the crashing runs wrote outside .Dir
+	// (a table, a topic) before another round starts from nothing; the
+	// state dir and .Dir/out.* are cleared by the harness.
+	reset func(t *testing.T, e *env)
+}
+
+type env struct {
+	Dir  string
+	Out  string
+	Vars map[string]string
+	rnd  *rand.Rand
+}
+
+func (e *env) render(t *testing.T, tmpl, out string) string {
+	t.Helper()
+	tp, err := template.New("pipeline").Option("missingkey=error").Parse(tmpl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Out = out
+	var b bytes.Buffer
+	if err := tp.Execute(&b, e); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(e.Dir, out+".yaml")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func intEnv(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	return def
+}
+
+// runScenario runs the reference, then the crashing runs, then the check.
+func runScenario(t *testing.T, sc scenario) {
+	seed := uint64(time.Now().UnixNano())
+	if v, err := strconv.ParseUint(os.Getenv("ETLD_CRASH_SEED"), 10, 64); err == nil {
+		seed = v
+	}
+	kills := intEnv("ETLD_CRASH_KILLS", 20)
+	t.Logf("scenario %s: seed %d (replay with ETLD_CRASH_SEED=%d), %d kills", sc.name, seed, seed, kills)
+	e := &env{Dir: t.TempDir(), Vars: map[string]string{}, rnd: rand.New(rand.NewPCG(seed, 1))}
+	if sc.needs != nil {
+		e.Vars = sc.needs(t)
+	}
+	if sc.setup != nil {
+		sc.setup(t, e)
+	}
+
+	// The reference: one uninterrupted run, in this process.
+	ref := e.render(t, sc.pipeline, "ref")
+	p, err := pipeline.Load(ref, pipeline.Env{Registry: registry(), Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	began := time.Now()
+	if _, err := p.Run(context.Background(), pipeline.RunOptions{}); err != nil {
+		t.Fatalf("reference run: %v", err)
+	}
+	took := time.Since(began)
+
+	// The crashing runs. Each life gets at least the time to start and
+	// take a checkpoint or two, plus a random share of the reference run's
+	// length: the kills are spread over the whole run, and most land
+	// mid-run, at any point of the checkpoint cycle.
+	file := e.render(t, sc.pipeline, "out")
+	state := filepath.Join(e.Dir, "state")
+	floor := 100*time.Millisecond + childInterval
+	spread := 2*took/time.Duration(kills) + childInterval
+	killed, restores, rounds := 0, 0, 0
+	for attempt := 0; ; attempt++ {
+		if attempt > 10*kills+10 {
+			t.Fatalf("no end after %d child runs (%d kills)", attempt, killed)
+		}
+		var delay time.Duration
+		if killed < kills {
+			delay = floor + time.Duration(e.rnd.Int64N(int64(spread)))
+		}
+		res := runChild(t, file, state, delay)
+		restores += strings.Count(res.stderr, "restored checkpoint")
+		if res.killed {
+			killed++
+			continue
+		}
+		if res.err != nil {
+			t.Fatalf("child run %d failed: %v\nstdout:\n%s\nstderr:\n%s", attempt, res.err, res.stdout, res.stderr)
+		}
+		// The pipeline finished: check it. With kills still to do, start
+		// it over from nothing for another round.
+		rounds++
+		e.Out = "out"
+		sc.check(t, e)
+		if t.Failed() || killed >= kills {
+			break
+		}
+		reset(t, e, state)
+		if sc.reset != nil {
+			sc.reset(t, e)
+		}
+	}
+	t.Logf("scenario %s: %d kills in %d rounds, %d restores from a checkpoint; reference run %s", sc.name, killed, rounds, restores, took.Round(time.Millisecond))
+	if restores == 0 {
+		t.Errorf("no run restored a checkpoint: the kills tested nothing")
+	}
+}
+
+// reset removes the state and the outputs of the crashing runs
+// (.Dir/out*, hidden in-progress files included).
+func reset(t *testing.T, e *env, state string) {
+	t.Helper()
+	if err := os.RemoveAll(state); err != nil {
+		t.Fatal(err)
+	}
+	for _, pat := range []string{"out.*", ".out.*"} {
+		matches, _ := filepath.Glob(filepath.Join(e.Dir, pat))
+		for _, m := range matches {
+			if filepath.Ext(m) == ".yaml" {
+				continue
+			}
+			if err := os.RemoveAll(m); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+type childResult struct {
+	killed         bool
+	err            error
+	stdout, stderr string
+}
+
+// runChild runs the pipeline in a child process; a delay > 0 kills it
+// with SIGKILL after that long if it is still running.
+func runChild(t *testing.T, file, state string, delay time.Duration) childResult {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
+	cmd.Env = append(os.Environ(), envPipeline+"="+file, envState+"="+state, envInterval+"="+childInterval.String(),
+		// A race-enabled child otherwise sleeps a second before exiting.
+		"GORACE=atexit_sleep_ms=0")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	var err error
+	killed := false
+	timeout := time.After(3 * time.Minute)
+	var kill <-chan time.Time
+	if delay > 0 {
+		kill = time.After(delay)
+	}
+	select {
+	case err = <-exited:
+	case <-kill:
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		err = <-exited
+		var ee *exec.ExitError
+		killed = errors.As(err, &ee) && !ee.Exited()
+	case <-timeout:
+		_ = cmd.Process.Kill()
+		<-exited
+		t.Fatalf("child run did not end within 3 minutes\nstderr:\n%s", stderr.String())
+	}
+	if err == nil && !strings.Contains(stdout.String(), "FINISHED") {
+		err = errors.New("the child exited without finishing its pipeline")
+	}
+	return childResult{killed: killed, err: err, stdout: stdout.String(), stderr: stderr.String()}
+}
