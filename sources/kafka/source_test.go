@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -336,5 +337,91 @@ func TestStartModes(t *testing.T) {
 				t.Errorf("read %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// owned lists the partitions s reads now.
+func (s *Source) owned() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for tp, p := range s.parts {
+		if p.cur.Load() != nil {
+			out = append(out, tp.String())
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestRebalance: a second member takes half of the partitions. Each member
+// then reads and positions only its own, and a member's stale commit does
+// not move back the offsets of partitions it gave away.
+func TestRebalance(t *testing.T) {
+	addr := testenv.Kafka(t)
+	topic := createTopic(t, addr, 4)
+	group := testenv.UniqueName(t, "g")
+	batch := func(from int) []kafka.Message {
+		var msgs []kafka.Message
+		for i := from; i < from+40; i++ {
+			msgs = append(msgs, msg(i%4, "", fmt.Sprintf(`{"id":%d}`, i)))
+		}
+		return msgs
+	}
+	produce(t, addr, topic, batch(0)...)
+	cfg := Config{Kafka: kafkaconf.Config{Brokers: []string{addr}}, Topic: []string{topic}, GroupID: group, Format: connector.FormatSpec{Type: "json"}}
+	ts := testSource{schema: schemaOf(t, "id", "BIGINT")}
+	ctx := testenv.Context(t, 60*time.Second)
+
+	a := ts.open(t, cfg, nil)
+	readN(t, a, 40, 100)
+	stale, _ := a.Position()
+	if err := a.Commit(ctx, stale); err != nil {
+		t.Fatal(err)
+	}
+
+	b := ts.open(t, cfg, nil)
+	testenv.Eventually(t, 45*time.Second, "the partitions split between the members", func() error {
+		if oa, ob := a.owned(), b.owned(); len(oa) != 2 || len(ob) != 2 {
+			return fmt.Errorf("a owns %v, b owns %v", oa, ob)
+		}
+		return nil
+	})
+	produce(t, addr, topic, batch(40)...)
+	got := append(readN(t, a, 20, 100), readN(t, b, 20, 100)...)
+	seen := map[int64]int{}
+	for _, c := range got {
+		seen[c.Row[0].Int64()]++
+	}
+	for i := int64(40); i < 80; i++ {
+		if seen[i] != 1 {
+			t.Errorf("id %d read %d times, want once", i, seen[i])
+		}
+	}
+
+	var pa position
+	posA, _ := a.Position()
+	if err := json.Unmarshal(posA, &pa); err != nil {
+		t.Fatal(err)
+	}
+	if len(pa.Offsets) != 2 {
+		t.Errorf("a's position %s names partitions it no longer owns (%v)", posA, a.owned())
+	}
+	posB, _ := b.Position()
+	if err := b.Commit(ctx, posB); err != nil {
+		t.Fatal(err)
+	}
+	// a's position from before the rebalance names all four partitions at
+	// 10; only a's own two may be committed from it.
+	if err := a.Commit(ctx, stale); err != nil {
+		t.Fatal(err)
+	}
+	committed := groupOffsets(t, addr, group, topic, 4)
+	for _, tp := range b.owned() {
+		var n int
+		fmt.Sscanf(tp[strings.LastIndexByte(tp, '/')+1:], "%d", &n)
+		if committed[n] != 20 {
+			t.Errorf("committed offset of b's %s = %d, want 20 (a's stale commit must not move it back)", tp, committed[n])
+		}
 	}
 }
