@@ -3,6 +3,7 @@ package crashtest
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -164,10 +165,17 @@ func runScenario(t *testing.T, sc scenario) {
 		if killed < kills {
 			delay = floor + time.Duration(e.rnd.Int64N(int64(spread)))
 		}
+		before := latestID(state)
 		res := runChild(t, file, state, delay)
 		restores += strings.Count(res.stderr, "restored checkpoint")
 		if res.killed {
 			killed++
+			if latestID(state) == before {
+				// The life was too short to complete a checkpoint (a slow
+				// sink): give the next ones more time, or the run never
+				// gets anywhere.
+				floor += floor / 2
+			}
 			continue
 		}
 		if res.err != nil {
@@ -181,6 +189,8 @@ func runScenario(t *testing.T, sc scenario) {
 		if t.Failed() || killed >= kills {
 			break
 		}
+		// Lives were long enough to finish: shorten them again.
+		floor = max(100*time.Millisecond+childInterval, floor*2/3)
 		reset(t, e, state)
 		if sc.reset != nil {
 			sc.reset(t, e)
@@ -210,6 +220,24 @@ func reset(t *testing.T, e *env, state string) {
 			}
 		}
 	}
+}
+
+// latestID is the id the newest checkpoint manifest under state names, 0
+// if there is none.
+func latestID(state string) int64 {
+	matches, _ := filepath.Glob(filepath.Join(state, "*", "MANIFEST"))
+	var id int64
+	for _, m := range matches {
+		b, err := os.ReadFile(m)
+		if err != nil {
+			continue
+		}
+		var man struct{ ID int64 }
+		if json.Unmarshal(b, &man) == nil {
+			id = max(id, man.ID)
+		}
+	}
+	return id
 }
 
 type childResult struct {

@@ -3,10 +3,17 @@ package crashtest
 import (
 	"bufio"
 	"bytes"
+	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
+
+	_ "github.com/go-sql-driver/mysql"
+
+	"github.com/etld/etld/internal/testenv"
 )
 
 // (c) file -> projection/filter -> file (CSV): the output must be
@@ -136,4 +143,136 @@ func excerpt(b []byte, i int) string {
 	lo := max(0, i-40)
 	hi := min(len(b), i+40)
 	return string(b[lo:hi])
+}
+
+// (a) file -> GROUP BY -> MySQL upsert: the final table must be exactly
+// the uninterrupted run's (upserts by key are idempotent; the aggregate
+// resumes from its snapshot).
+var fileGroupByToMySQL = scenario{
+	name: "file-groupby-mysql",
+	pipeline: `version: 1
+name: crash-mysql-{{.Out}}
+sources:
+  - name: readings
+    type: file
+    path: {{.Dir}}/in.csv
+    format: csv
+    schema:
+      - id BIGINT
+      - sensor STRING
+      - temp DOUBLE
+transforms:
+  - name: stats
+    sql: |
+      SELECT sensor, COUNT(*) AS n, MAX(temp) AS max_temp, SUM(id) AS ids
+      FROM readings
+      WHERE temp > 0
+      GROUP BY sensor
+sinks:
+  - name: db
+    from: stats
+    type: mysql
+    dsn: "{{.Vars.dsn}}"
+    table: {{.Vars.table}}_{{.Out}}
+    key: [sensor]
+    create_table: true
+`,
+	needs: func(t *testing.T) map[string]string {
+		return map[string]string{"dsn": testenv.MySQLDSN(t), "table": testenv.UniqueName(t, "crash")}
+	},
+	setup: func(t *testing.T, e *env) {
+		writeReadings(t, filepath.Join(e.Dir, "in.csv"), intEnv("ETLD_CRASH_ROWS", 300_000)/3, e)
+		db := openDB(t, e)
+		t.Cleanup(func() {
+			db.Exec("DROP TABLE IF EXISTS " + e.Vars["table"] + "_ref")
+			db.Exec("DROP TABLE IF EXISTS " + e.Vars["table"] + "_out")
+		})
+	},
+	check: func(t *testing.T, e *env) {
+		db := openDB(t, e)
+		want := tableRows(t, db, e.Vars["table"]+"_ref")
+		got := tableRows(t, db, e.Vars["table"]+"_out")
+		if len(want) == 0 {
+			t.Fatal("the reference table is empty")
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("table after crashes has %d rows, reference %d; first differences:\n%s", len(got), len(want), diffLines(want, got))
+		} else {
+			t.Logf("table %s_out: %d rows, identical to the reference", e.Vars["table"], len(got))
+		}
+	},
+	reset: func(t *testing.T, e *env) {
+		if _, err := openDB(t, e).Exec("DROP TABLE IF EXISTS " + e.Vars["table"] + "_out"); err != nil {
+			t.Fatal(err)
+		}
+	},
+}
+
+func TestCrashMySQL(t *testing.T) { runScenario(t, fileGroupByToMySQL) }
+
+func openDB(t *testing.T, e *env) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("mysql", e.Vars["dsn"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// tableRows returns every row of table as text, in key order.
+func tableRows(t *testing.T, db *sql.DB, table string) []string {
+	t.Helper()
+	rows, err := db.Query("SELECT * FROM " + table + " ORDER BY 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	var out []string
+	for rows.Next() {
+		vals := make([]sql.NullString, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for i, v := range vals {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			if v.Valid {
+				b.WriteString(v.String)
+			} else {
+				b.WriteString("NULL")
+			}
+		}
+		out = append(out, b.String())
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func diffLines(want, got []string) string {
+	var b strings.Builder
+	n := 0
+	for i := 0; i < max(len(want), len(got)) && n < 5; i++ {
+		var w, g string
+		if i < len(want) {
+			w = want[i]
+		}
+		if i < len(got) {
+			g = got[i]
+		}
+		if w != g {
+			fmt.Fprintf(&b, "  row %d: want %q, got %q\n", i, w, g)
+			n++
+		}
+	}
+	return b.String()
 }
