@@ -35,6 +35,11 @@ type Source interface {
 	// with a final non-empty batch) or ctx is done. A source that waits for
 	// data (Kafka, a followed file) returns what it has after a short linger
 	// rather than waiting for a full batch.
+	//
+	// The runtime cancels ctx of an unbounded source's Read to take a
+	// checkpoint or run a Commit without waiting for data, then calls Read
+	// again: a Read whose ctx ends returns what it has (or nothing, with
+	// ctx's error) and loses nothing, leaving no sticky error behind.
 	Read(ctx context.Context, max int) (*row.Batch, error)
 	Close(ctx context.Context) error
 }
