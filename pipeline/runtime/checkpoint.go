@@ -342,7 +342,7 @@ func (c *coordinator) fits(cp *checkpoint.Checkpoint) error {
 	}
 	for _, comp := range cp.Components {
 		if !seen[comp.ID] {
-			diffs = append(diffs, fmt.Sprintf("%s is gone (was %s)", comp.ID, comp.Fingerprint))
+			diffs = append(diffs, fmt.Sprintf("%s is gone (was %s)", describeID(comp.ID), comp.Fingerprint))
 		}
 	}
 	if len(diffs) == 0 {
@@ -354,10 +354,22 @@ func (c *coordinator) fits(cp *checkpoint.Checkpoint) error {
 
 func describe(n *Node) string {
 	if n.Kind == "transform" {
-		// The ID names the transform the operator belongs to.
-		return fmt.Sprintf("%s %q", n.Kind, n.ID)
+		// The ID names the transform the operator belongs to; the name is
+		// the operator's plan.
+		if parts := strings.SplitN(n.ID, "/", 3); len(parts) == 3 && parts[0] == "transform" {
+			return fmt.Sprintf("transform %q (%s)", parts[1], n.Name)
+		}
 	}
 	return fmt.Sprintf("%s %q", n.Kind, n.Name)
+}
+
+// describeID names a component of a checkpoint by its ID alone.
+func describeID(id string) string {
+	parts := strings.SplitN(id, "/", 3)
+	if len(parts) < 2 {
+		return id
+	}
+	return fmt.Sprintf("%s %q", parts[0], parts[1])
 }
 
 // inflight is the checkpoint being taken.
@@ -365,7 +377,6 @@ type inflight struct {
 	id    int64
 	start time.Time
 	got   []*report
-	n     int
 }
 
 // run triggers checkpoints every interval and completes them; it returns

@@ -322,11 +322,11 @@ func TestStaleStateIsRefused(t *testing.T) {
 		edit  func(g *Graph)
 		wants []string
 	}{
-		{"operator changed", func(g *Graph) { g.Ops[0].Fingerprint = "count v2" }, []string{`transform "transform/agg/0" changed: was count, now count v2`}},
+		{"operator changed", func(g *Graph) { g.Ops[0].Fingerprint = "count v2" }, []string{`transform "agg" (agg) changed: was count, now count v2`}},
 		{"sink added", func(g *Graph) {
 			g.Sinks = append(g.Sinks, &SinkNode{Node: Node{Name: "extra", Kind: "sink", Fingerprint: "x"}, Input: &g.Ops[0].Node, Sink: &logSink{ev: ev}})
 		}, []string{`sink "extra" is new (x)`}},
-		{"source renamed", func(g *Graph) { g.Sources[0].Name = "src2" }, []string{`source "src2" is new`, "source/src is gone"}},
+		{"source renamed", func(g *Graph) { g.Sources[0].Name = "src2" }, []string{`source "src2" is new`, `source "src" is gone`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := &feedSource{ev: ev, feed: make(chan int64), bounded: 1}
