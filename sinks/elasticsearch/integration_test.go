@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -543,4 +544,70 @@ func runPipeline(t testing.TB, dir, yaml string) pipeline.Summary {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// TestGroupByUpsertLeavesFinalTable runs a CSV file through GROUP BY with
+// a HAVING that first admits and later removes groups, into an upsert
+// sink, and compares the index with the table computed here: one document
+// per key with its final values, none for removed groups.
+func TestGroupByUpsertLeavesFinalTable(t *testing.T) {
+	c := newCluster(t)
+	index := c.index("es_groupby")
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(7, 8))
+	var csv strings.Builder
+	type acc struct{ n, sum, max int64 }
+	groups := map[string]*acc{}
+	for i := 0; i < 6000; i++ {
+		k := fmt.Sprintf("k%d", rng.IntN(70))
+		v := rng.Int64N(1000) - 200
+		fmt.Fprintf(&csv, "%s,%d\n", k, v)
+		a := groups[k]
+		if a == nil {
+			a = &acc{max: v}
+			groups[k] = a
+		}
+		a.n++
+		a.sum += v
+		a.max = max(a.max, v)
+	}
+	writeFile(t, filepath.Join(dir, "in.csv"), csv.String())
+	want := map[string]string{}
+	removed := 0
+	for k, a := range groups {
+		// HAVING COUNT(*) BETWEEN 70 AND 95: groups enter the result and
+		// leave it again as rows arrive, so the sink must delete them.
+		switch {
+		case a.n >= 70 && a.n <= 95:
+			want[index+"/"+k] = fmt.Sprintf(`{"k":%q,"n":%d,"total":%d,"hi":%d}`, k, a.n, a.sum, a.max)
+		case a.n > 95:
+			removed++
+		}
+	}
+	if len(want) == 0 || removed == 0 {
+		t.Fatalf("test data gives %d final and %d removed groups: the test would prove little", len(want), removed)
+	}
+	runPipeline(t, dir, fmt.Sprintf(`version: 1
+name: es_groupby
+sources:
+  - name: src
+    type: file
+    path: %s
+    schema: [k STRING, v BIGINT]
+transforms:
+  - name: agg
+    sql: |
+      SELECT k, COUNT(*) AS n, SUM(v) AS total, MAX(v) AS hi
+      FROM src GROUP BY k HAVING COUNT(*) BETWEEN 70 AND 95
+sinks:
+  - name: es
+    from: agg
+    type: elasticsearch
+    hosts: [%s]
+    index: %s
+    mode: upsert
+    bulk_flush_max_actions: 50
+    parallelism: 3
+`, filepath.Join(dir, "in.csv"), c.url, index))
+	compareDocs(t, c.docs(index), want)
 }
