@@ -201,7 +201,7 @@ func (u *unit) run(ctx context.Context, p *pipeline.Pipeline) {
 		u.restarts++
 		u.mu.Unlock()
 		u.set(Retrying, err)
-		log.Warn("pipeline failed; restarting after a backoff", "error", err, "in", wait.Round(time.Millisecond), "attempt", attempt)
+		log.Warn("pipeline failed; restarting after a backoff", "error", err, "in", wait.Round(time.Millisecond).String(), "attempt", attempt)
 		if !waitOrStop(ctx, u.stop, wait) {
 			u.set(Stopped, err)
 			return

@@ -1,0 +1,559 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"debug/elf"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/etld/etld/internal/testenv"
+)
+
+// daemonProc is `etld run --daemon|--config` running as a child process,
+// its JSON log lines collected as they come.
+type daemonProc struct {
+	t     *testing.T
+	cmd   *exec.Cmd
+	mu    sync.Mutex
+	lines []map[string]any
+	raw   bytes.Buffer
+	done  chan struct{}
+	err   error
+}
+
+// startDaemon starts etld in dir with args and env added to the
+// environment.
+func startDaemon(t *testing.T, dir string, env []string, args ...string) *daemonProc {
+	t.Helper()
+	d := &daemonProc{t: t, done: make(chan struct{})}
+	d.cmd = exec.Command(etldBin, append([]string{"run"}, args...)...)
+	d.cmd.Dir = dir
+	d.cmd.Env = append(os.Environ(), env...)
+	stderr, err := d.cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			var m map[string]any
+			_ = json.Unmarshal(sc.Bytes(), &m)
+			d.mu.Lock()
+			d.raw.Write(sc.Bytes())
+			d.raw.WriteByte('\n')
+			if m != nil {
+				d.lines = append(d.lines, m)
+			}
+			d.mu.Unlock()
+		}
+		d.err = d.cmd.Wait()
+		close(d.done)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-d.done:
+		default:
+			d.cmd.Process.Kill()
+			<-d.done
+		}
+		if t.Failed() {
+			t.Logf("etld log:\n%s", d.logs())
+		}
+	})
+	return d
+}
+
+func (d *daemonProc) logs() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.raw.String()
+}
+
+// logged returns the first log line with msg whose attributes match.
+func (d *daemonProc) logged(msg string, attrs ...string) map[string]any {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+next:
+	for _, l := range d.lines {
+		if l["msg"] != msg {
+			continue
+		}
+		for i := 0; i+1 < len(attrs); i += 2 {
+			if fmt.Sprint(l[attrs[i]]) != attrs[i+1] {
+				continue next
+			}
+		}
+		return l
+	}
+	return nil
+}
+
+func (d *daemonProc) waitLog(msg string, attrs ...string) map[string]any {
+	d.t.Helper()
+	var line map[string]any
+	testenv.Eventually(d.t, 30*time.Second, "log line "+msg, func() error {
+		if line = d.logged(msg, attrs...); line == nil {
+			select {
+			case <-d.done:
+				d.t.Fatalf("etld exited (%v) before logging %q", d.err, msg)
+			default:
+			}
+			return fmt.Errorf("not logged yet")
+		}
+		return nil
+	})
+	return line
+}
+
+// adminURL waits for the admin server and returns its base URL.
+func (d *daemonProc) adminURL() string {
+	d.t.Helper()
+	return "http://" + fmt.Sprint(d.waitLog("admin server listening")["address"])
+}
+
+// exitCode waits for the process to end.
+func (d *daemonProc) exitCode() int {
+	d.t.Helper()
+	select {
+	case <-d.done:
+	case <-time.After(60 * time.Second):
+		d.t.Fatal("etld did not exit")
+	}
+	if ee, ok := d.err.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	}
+	if d.err != nil {
+		d.t.Fatal(d.err)
+	}
+	return 0
+}
+
+func (d *daemonProc) signal(sig os.Signal) {
+	d.t.Helper()
+	if err := d.cmd.Process.Signal(sig); err != nil {
+		d.t.Fatal(err)
+	}
+}
+
+func httpGet(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body)
+}
+
+type pipelineStatus struct {
+	Name        string     `json:"name"`
+	File        string     `json:"file"`
+	State       string     `json:"state"`
+	Error       string     `json:"error"`
+	ReloadError string     `json:"reload_error"`
+	StartedAt   *time.Time `json:"started_at"`
+	Sources     []struct {
+		Name string `json:"name"`
+		In   int64  `json:"rows_in"`
+	} `json:"sources"`
+	Sinks []struct {
+		Name string `json:"name"`
+		Out  int64  `json:"rows_out"`
+	} `json:"sinks"`
+}
+
+func pipelines(t *testing.T, base string) map[string]pipelineStatus {
+	t.Helper()
+	code, body := httpGet(t, base+"/pipelines")
+	if code != 200 {
+		t.Fatalf("/pipelines = %d %s", code, body)
+	}
+	var list []pipelineStatus
+	if err := json.Unmarshal([]byte(body), &list); err != nil {
+		t.Fatalf("/pipelines: %v\n%s", err, body)
+	}
+	out := map[string]pipelineStatus{}
+	for _, p := range list {
+		out[filepath.Base(p.File)] = p
+	}
+	return out
+}
+
+// metric returns the value of the series (name plus labels, as printed).
+func metric(t *testing.T, base, series string) (float64, bool) {
+	t.Helper()
+	_, body := httpGet(t, base+"/metrics")
+	for _, line := range strings.Split(body, "\n") {
+		if v, ok := strings.CutPrefix(line, series+" "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			return f, err == nil
+		}
+	}
+	return 0, false
+}
+
+const endlessDatagen = `version: 1
+name: %s
+sources:
+  - name: gen
+    type: datagen
+    rate: 20
+    schema: [n INT]
+sinks:
+  - name: out
+    from: gen
+    type: blackhole
+`
+
+// pipelinesDir makes a pipelines dir in a copy of the examples, with the
+// messages example (5 rows from a CSV file, bounded) and files.
+func pipelinesDir(t *testing.T, files map[string]string) (work, dir string) {
+	t.Helper()
+	work = workdir(t)
+	dir = filepath.Join(work, "pipelines")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	msgs := strings.Replace(readFile(t, filepath.Join(work, "configs/examples/messages.yaml")), "type: print", "type: blackhole", 1)
+	files["messages.yaml"] = msgs
+	for name, content := range files {
+		writeFile(t, filepath.Join(dir, name), content)
+	}
+	return work, dir
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestDaemonReadyAndMetrics(t *testing.T) {
+	work, _ := pipelinesDir(t, map[string]string{"gen.yaml": fmt.Sprintf(endlessDatagen, "gen")})
+	// etld.yaml with a relative pipelines dir (from the file's directory)
+	// and a variable; the flag's log level wins over the file's.
+	writeFile(t, filepath.Join(work, "etld.yaml"), "pipelines: pipelines\nadmin:\n  address: ${ETLD_E2E_ADDR}\nlog:\n  level: warn\n  format: json\n")
+	// The examples' data paths are relative to the working directory.
+	d := startDaemon(t, work, []string{"ETLD_E2E_ADDR=127.0.0.1:0"}, "--config", filepath.Join(work, "etld.yaml"), "--log-level", "info")
+	base := d.adminURL()
+
+	if code, body := httpGet(t, base+"/healthz"); code != 200 || strings.TrimSpace(body) != "ok" {
+		t.Errorf("/healthz = %d %q", code, body)
+	}
+	testenv.Eventually(t, 30*time.Second, "/readyz 200", func() error {
+		if code, body := httpGet(t, base+"/readyz"); code != 200 {
+			return fmt.Errorf("%d %s", code, body)
+		}
+		return nil
+	})
+	// The bounded pipeline finishes and stays listed with its counters;
+	// the endless one keeps running.
+	testenv.Eventually(t, 30*time.Second, "messages finished", func() error {
+		if st := pipelines(t, base)["messages.yaml"]; st.State != "finished" {
+			return fmt.Errorf("state %q", st.State)
+		}
+		return nil
+	})
+	ps := pipelines(t, base)
+	if st := ps["messages.yaml"]; st.Name != "messages" || len(st.Sources) != 1 || st.Sources[0].In != 5 || st.Sinks[0].Out != 5 || st.StartedAt == nil {
+		t.Errorf("messages status = %+v, want 5 rows in and out", st)
+	}
+	if st := ps["gen.yaml"]; st.State != "running" {
+		t.Errorf("gen status = %+v", st)
+	}
+	want := map[string]float64{
+		`etld_source_rows_read_total{pipeline="messages",source="messages"}`: 5,
+		`etld_sink_rows_written_total{pipeline="messages",sink="console"}`:   5,
+		`etld_pipeline_state{pipeline="messages",state="finished"}`:          1,
+		`etld_pipeline_state{pipeline="gen",state="running"}`:                1,
+		`etld_pipeline_state{pipeline="gen",state="failed"}`:                 0,
+	}
+	for series, v := range want {
+		if got, ok := metric(t, base, series); !ok || got != v {
+			t.Errorf("%s = %v (present %v), want %v", series, got, ok, v)
+		}
+	}
+	testenv.Eventually(t, 30*time.Second, "datagen rows counted", func() error {
+		if got, _ := metric(t, base, `etld_source_rows_read_total{pipeline="gen",source="gen"}`); got < 1 {
+			return fmt.Errorf("%v rows", got)
+		}
+		return nil
+	})
+	// The info line proves the flag overrode the file's warn level.
+	if d.logged("started") == nil {
+		t.Error("no info line: --log-level did not override the file")
+	}
+	d.signal(syscall.SIGTERM)
+	if code := d.exitCode(); code != 0 {
+		t.Errorf("exit code after SIGTERM = %d, want 0", code)
+	}
+	if l := d.logged("final state", "pipeline", "gen"); l == nil || l["state"] != "stopped" {
+		t.Errorf("final state of gen = %v, want stopped", l)
+	}
+	if l := d.logged("final state", "pipeline", "messages"); l == nil || l["state"] != "finished" || l["rows_out"] != float64(5) {
+		t.Errorf("final state of messages = %v, want finished with 5 rows out", l)
+	}
+}
+
+func TestDaemonReloadOnSIGHUP(t *testing.T) {
+	_, dir := pipelinesDir(t, map[string]string{
+		"same.yaml": fmt.Sprintf(endlessDatagen, "same"),
+		"edit.yaml": fmt.Sprintf(endlessDatagen, "edit"),
+		"typo.yaml": fmt.Sprintf(endlessDatagen, "typo"),
+	})
+	d := startDaemon(t, filepath.Dir(dir), []string{"ETLD_ADMIN_ADDRESS=127.0.0.1:0", "ETLD_PIPELINES=" + dir}, "--daemon")
+	base := d.adminURL()
+	testenv.Eventually(t, 30*time.Second, "/readyz 200", func() error {
+		if code, body := httpGet(t, base+"/readyz"); code != 200 {
+			return fmt.Errorf("%d %s", code, body)
+		}
+		return nil
+	})
+	before := pipelines(t, base)
+
+	writeFile(t, filepath.Join(dir, "edit.yaml"), strings.Replace(fmt.Sprintf(endlessDatagen, "edit"), "rate: 20", "rate: 30", 1))
+	writeFile(t, filepath.Join(dir, "typo.yaml"), strings.Replace(fmt.Sprintf(endlessDatagen, "typo"), "rate: 20", "rat: 30", 1))
+	writeFile(t, filepath.Join(dir, "added.yaml"), fmt.Sprintf(endlessDatagen, "added"))
+	d.signal(syscall.SIGHUP)
+	d.waitLog("reloaded")
+
+	testenv.Eventually(t, 30*time.Second, "reload applied", func() error {
+		ps := pipelines(t, base)
+		if ps["added.yaml"].State != "running" || ps["edit.yaml"].State != "running" {
+			return fmt.Errorf("added %q, edit %q", ps["added.yaml"].State, ps["edit.yaml"].State)
+		}
+		return nil
+	})
+	after := pipelines(t, base)
+	if !after["same.yaml"].StartedAt.Equal(*before["same.yaml"].StartedAt) {
+		t.Errorf("unchanged pipeline restarted: started_at %v, before %v", after["same.yaml"].StartedAt, before["same.yaml"].StartedAt)
+	}
+	if !after["edit.yaml"].StartedAt.After(*before["edit.yaml"].StartedAt) {
+		t.Errorf("changed pipeline not restarted: started_at %v, before %v", after["edit.yaml"].StartedAt, before["edit.yaml"].StartedAt)
+	}
+	typo := after["typo.yaml"]
+	if typo.State != "running" || !typo.StartedAt.Equal(*before["typo.yaml"].StartedAt) || !strings.Contains(typo.ReloadError, "typo.yaml:6:5") || !strings.Contains(typo.ReloadError, `did you mean "rate"?`) {
+		t.Errorf("broken edit: %+v, want the old version running and the load error", typo)
+	}
+	if d.logged("changed pipeline file does not load; the previous version keeps running", "pipeline", "typo") == nil {
+		t.Error("the broken edit was not logged")
+	}
+	if got, _ := metric(t, base, `etld_reloads_total{result="error"}`); got != 1 {
+		t.Errorf("etld_reloads_total{result=\"error\"} = %v, want 1", got)
+	}
+
+	// A removed file stops on the next reload.
+	if err := os.Remove(filepath.Join(dir, "added.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	d.signal(syscall.SIGHUP)
+	testenv.Eventually(t, 30*time.Second, "removed pipeline gone", func() error {
+		if st, ok := pipelines(t, base)["added.yaml"]; ok {
+			return fmt.Errorf("still listed: %s", st.State)
+		}
+		return nil
+	})
+	d.signal(syscall.SIGTERM)
+	if code := d.exitCode(); code != 0 {
+		t.Errorf("exit code = %d", code)
+	}
+}
+
+// notifySocket listens where the daemon's NOTIFY_SOCKET points and
+// collects the datagrams.
+func notifySocket(t *testing.T) (string, func() []string) {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "sd") // unix socket paths are short
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	path := filepath.Join(dir, "notify")
+	conn, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: path, Net: "unixgram"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	var mu sync.Mutex
+	var msgs []string
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := conn.Read(buf)
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			msgs = append(msgs, string(buf[:n]))
+			mu.Unlock()
+		}
+	}()
+	return path, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), msgs...)
+	}
+}
+
+func TestDaemonSdNotify(t *testing.T) {
+	_, dir := pipelinesDir(t, map[string]string{"gen.yaml": fmt.Sprintf(endlessDatagen, "gen")})
+	sock, received := notifySocket(t)
+	d := startDaemon(t, filepath.Dir(dir), []string{"NOTIFY_SOCKET=" + sock, "WATCHDOG_USEC=100000"},
+		"--daemon", "--pipelines", dir, "--admin-enabled", "false")
+	// sequence waits for the messages seen so far, watchdog pings aside,
+	// to end with want.
+	sequence := func(want ...string) {
+		t.Helper()
+		testenv.Eventually(t, 30*time.Second, strings.Join(want, ", "), func() error {
+			var got []string
+			for _, m := range received() {
+				if m != "WATCHDOG=1" {
+					got = append(got, strings.SplitN(m, "\n", 2)[0])
+				}
+			}
+			if len(got) < len(want) || strings.Join(got[len(got)-len(want):], " ") != strings.Join(want, " ") {
+				return fmt.Errorf("received %q", got)
+			}
+			return nil
+		})
+	}
+	sequence("READY=1")
+	testenv.Eventually(t, 30*time.Second, "watchdog pings", func() error {
+		n := 0
+		for _, m := range received() {
+			if m == "WATCHDOG=1" {
+				n++
+			}
+		}
+		if n < 3 {
+			return fmt.Errorf("%d pings", n)
+		}
+		return nil
+	})
+	d.signal(syscall.SIGHUP)
+	sequence("READY=1", "RELOADING=1", "READY=1")
+	for _, m := range received() {
+		if strings.HasPrefix(m, "RELOADING=1") && !strings.Contains(m, "\nMONOTONIC_USEC=") {
+			t.Errorf("RELOADING=1 without MONOTONIC_USEC: %q", m)
+		}
+	}
+	d.signal(syscall.SIGTERM)
+	if code := d.exitCode(); code != 0 {
+		t.Errorf("exit code = %d", code)
+	}
+	sequence("READY=1", "RELOADING=1", "READY=1", "STOPPING=1")
+}
+
+func TestDaemonAdminOnLoopbackByDefault(t *testing.T) {
+	_, dir := pipelinesDir(t, map[string]string{})
+	d := startDaemon(t, filepath.Dir(dir), nil, "--daemon", "--pipelines", dir)
+	addr := fmt.Sprint(d.waitLog("admin server listening")["address"])
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() || port != "9464" {
+		t.Errorf("default admin address %s is not loopback:9464", addr)
+	}
+	// The kernel's socket table: nothing of ours listens on a wildcard or
+	// outside address on that port.
+	if tcp, err := os.ReadFile("/proc/net/tcp"); err == nil {
+		p, _ := strconv.Atoi(port)
+		suffix := fmt.Sprintf(":%04X", p)
+		for _, line := range strings.Split(string(tcp), "\n")[1:] {
+			f := strings.Fields(line)
+			if len(f) > 3 && f[3] == "0A" && strings.HasSuffix(f[1], suffix) && f[1] != "0100007F"+suffix {
+				t.Errorf("a listener on port %d is not 127.0.0.1: %s", p, f[1])
+			}
+		}
+	}
+	// etld healthcheck finds the default address by itself.
+	if out, stderr, code := etld(t, t.TempDir(), "healthcheck"); code != 0 || strings.TrimSpace(out) != "ok" {
+		t.Errorf("etld healthcheck = %d %q %q", code, out, stderr)
+	}
+	d.signal(syscall.SIGINT)
+	if code := d.exitCode(); code != 0 {
+		t.Errorf("exit code after SIGINT = %d", code)
+	}
+	if _, _, code := etld(t, t.TempDir(), "healthcheck", "http://"+addr+"/healthz"); code != 1 {
+		t.Errorf("etld healthcheck with the daemon gone = %d, want 1", code)
+	}
+}
+
+func TestSecretNeverPrinted(t *testing.T) {
+	const secret = "Tr0ub4dor-and-3"
+	env := []string{"ETLD_E2E_PASSWORD=" + secret, "ETLD_ADMIN_ADDRESS=127.0.0.1:0"}
+	// rows wants an integer: the decode error quotes the value it got.
+	bad := strings.Replace(fmt.Sprintf(endlessDatagen, "leaky"), "rate: 20", "rows: ${ETLD_E2E_PASSWORD}", 1)
+	work, dir := pipelinesDir(t, map[string]string{"leaky.yaml": bad})
+	d := startDaemon(t, work, env, "--daemon", "--pipelines", dir)
+	base := d.adminURL()
+	var body string
+	testenv.Eventually(t, 30*time.Second, "leaky failed", func() error {
+		_, body = httpGet(t, base+"/pipelines")
+		if st := pipelines(t, base)["leaky.yaml"]; st.State != "failed" || !strings.Contains(st.Error, "want an integer") {
+			return fmt.Errorf("%+v", st)
+		}
+		return nil
+	})
+	_, ready := httpGet(t, base+"/readyz")
+	d.signal(syscall.SIGTERM)
+	d.exitCode()
+	outputs := map[string]string{"/pipelines": body, "/readyz": ready, "daemon log": d.logs()}
+	for _, cmd := range [][]string{{"validate", dir}, {"explain", filepath.Join(dir, "leaky.yaml")}, {"run", filepath.Join(dir, "leaky.yaml")}} {
+		c := exec.Command(etldBin, cmd...)
+		c.Dir = work
+		c.Env = append(os.Environ(), env...)
+		out, _ := c.CombinedOutput()
+		outputs["etld "+cmd[0]] = string(out)
+	}
+	for what, text := range outputs {
+		if strings.Contains(text, secret) {
+			t.Errorf("the secret appears in %s:\n%s", what, text)
+		}
+		if what != "daemon log" && !strings.Contains(text, "${ETLD_E2E_PASSWORD}") {
+			t.Errorf("%s does not name the scrubbed variable:\n%s", what, text)
+		}
+	}
+}
+
+func TestStaticBinary(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "etld")
+	build := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", bin, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("CGO_ENABLED=0 go build: %v\n%s", err, out)
+	}
+	f, err := elf.Open(bin)
+	if err != nil {
+		t.Skipf("not an ELF platform: %v", err)
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			t.Error("the binary asks for a dynamic loader: not static, it would not run on distroless/static or scratch")
+		}
+	}
+	if libs, _ := f.ImportedLibraries(); len(libs) > 0 {
+		t.Errorf("the binary links %v", libs)
+	}
+}
