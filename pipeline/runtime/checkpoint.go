@@ -116,7 +116,7 @@ type participant struct {
 	// trigger carries barrier requests to a source.
 	trigger chan int64
 	// interrupt cuts short an unbounded source's Read so that it sees a
-	// trigger or a commit without waiting for data.
+	// trigger or a commit without waiting for data (see nudge).
 	interrupt *readInterrupt
 	// commits queues commit requests for a Committer, in order; the
 	// coordinator never waits for the node to take them.
@@ -139,9 +139,28 @@ func (p *participant) enqueue(r commitReq) {
 	case p.notify <- struct{}{}:
 	default:
 	}
-	if p.interrupt != nil {
-		p.interrupt.interrupt()
+	p.nudge()
+}
+
+// interruptGrace is how long a source may take to reach a barrier request
+// or a commit by itself before its Read is interrupted: a busy source
+// gets there within a Read; only one waiting for data is cut short.
+const interruptGrace = 100 * time.Millisecond
+
+// nudge interrupts an unbounded source's Read if a request is still
+// waiting after interruptGrace.
+func (p *participant) nudge() {
+	if p.interrupt == nil {
+		return
 	}
+	time.AfterFunc(interruptGrace, func() {
+		p.mu.Lock()
+		waiting := len(p.queue) > 0 || len(p.trigger) > 0
+		p.mu.Unlock()
+		if waiting {
+			p.interrupt.interrupt()
+		}
+	})
 }
 
 // commitPending runs the queued commits, oldest first, in the node's
@@ -405,9 +424,7 @@ func (c *coordinator) run(ctx context.Context) error {
 				case p.trigger <- c.cur.id:
 				default:
 				}
-				if p.interrupt != nil {
-					p.interrupt.interrupt()
-				}
+				p.nudge()
 			}
 			if c.complete(c.cur) {
 				if err := c.finish(c.cur.id, c.cur.start, false); err != nil {

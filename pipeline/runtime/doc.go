@@ -21,7 +21,13 @@
 // +infinity (so every open window fires, as in Flink), each node closes
 // its outputs when its inputs are closed and it has emitted what Finish
 // gives, and a sink flushes and closes when its input closes. A full
-// channel is backpressure: the sender waits.
+// channel is backpressure: the sender waits. Just before closing, a node
+// sends an end message saying whether its input ended or was stopped.
+//
+// Checkpoints: barriers travel on the same channels, between batches; at a
+// barrier an operator snapshots its state and a sink flushes. The
+// coordinator, the protocol and the end-of-run checkpoint are described in
+// checkpoint.go.
 //
 // Errors: the first error of any node cancels the pipeline's context and
 // is returned by Run, wrapped with the node's name. Every send and receive
