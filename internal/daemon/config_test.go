@@ -118,3 +118,14 @@ func TestAdminLoopback(t *testing.T) {
 		t.Error("the default admin server is not enabled on loopback")
 	}
 }
+
+// The shipped etld.yaml documents the defaults: loading it changes nothing.
+func TestShippedConfigIsTheDefaults(t *testing.T) {
+	cfg := Defaults()
+	if err := cfg.LoadFile("../../configs/etld.yaml", func(string) (string, bool) { return "", false }); err != nil {
+		t.Fatal(err)
+	}
+	if cfg != Defaults() {
+		t.Errorf("configs/etld.yaml = %+v\ndefaults          %+v", cfg, Defaults())
+	}
+}
