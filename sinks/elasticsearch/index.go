@@ -94,7 +94,7 @@ func checkIndexName(s string) error {
 	case strings.HasPrefix(s, "-") || strings.HasPrefix(s, "_") || strings.HasPrefix(s, "+"):
 		return fmt.Errorf("index %q must not start with -, _ or +", s)
 	case strings.ContainsAny(s, `\/*?"<>| ,#:`):
-		return fmt.Errorf(`index %q must not contain \ / * ? " < > | space , # or :`, s)
+		return fmt.Errorf(`index %q must not contain any of \ / * ? " < > | , # : or a space`, s)
 	case len(s) > 255:
 		return fmt.Errorf("index %q is longer than 255 bytes", s)
 	}
