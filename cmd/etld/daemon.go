@@ -68,8 +68,9 @@ func runDaemon(configPath string, flags [][2]string, stderr io.Writer) int {
 		Load:    daemon.NewLoader(pipeline.Env{Registry: registry(), Logger: logger}, os.LookupEnv),
 		Logger:  logger,
 		Secrets: secrets,
-		// TODO(checkpoints): pass cfg.StateDir and cfg.CheckpointInterval
-		// through Tune once pipeline.RunOptions has them.
+
+		StateDir:           cfg.StateDir,
+		CheckpointInterval: cfg.CheckpointInterval,
 	})
 	reg := metrics.NewRegistry(sup.Status, version)
 	var loaded atomic.Bool

@@ -41,7 +41,9 @@ func startDaemon(t *testing.T, dir string, env []string, args ...string) *daemon
 	d := &daemonProc{t: t, done: make(chan struct{})}
 	d.cmd = exec.Command(etldBin, append([]string{"run"}, args...)...)
 	d.cmd.Dir = dir
-	d.cmd.Env = append(os.Environ(), env...)
+	// Checkpoints go to the test's own state dir, never /var/lib/etld:
+	// pipelines of the same name in other tests would resume from them.
+	d.cmd.Env = append(append(os.Environ(), "ETLD_STATE_DIR="+t.TempDir()), env...)
 	stderr, err := d.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -253,7 +255,9 @@ func TestDaemonReadyAndMetrics(t *testing.T) {
 	// and a variable; the flag's log level wins over the file's.
 	writeFile(t, filepath.Join(work, "etld.yaml"), "pipelines: pipelines\nadmin:\n  address: ${ETLD_E2E_ADDR}\nlog:\n  level: warn\n  format: json\n")
 	// The examples' data paths are relative to the working directory.
-	d := startDaemon(t, work, []string{"ETLD_E2E_ADDR=127.0.0.1:0"}, "--config", filepath.Join(work, "etld.yaml"), "--log-level", "info")
+	state := t.TempDir()
+	env := []string{"ETLD_E2E_ADDR=127.0.0.1:0", "ETLD_STATE_DIR=" + state}
+	d := startDaemon(t, work, env, "--config", filepath.Join(work, "etld.yaml"), "--log-level", "info")
 	base := d.adminURL()
 
 	if code, body := httpGet(t, base+"/healthz"); code != 200 || strings.TrimSpace(body) != "ok" {
@@ -298,6 +302,15 @@ func TestDaemonReadyAndMetrics(t *testing.T) {
 		}
 		return nil
 	})
+	if got, _ := metric(t, base, `etld_checkpoints_total{pipeline="messages"}`); got < 1 {
+		t.Errorf("etld_checkpoints_total{pipeline=\"messages\"} = %v, want the final checkpoint at least", got)
+	}
+	if _, ok := metric(t, base, `etld_checkpoint_last_size_bytes{pipeline="messages"}`); !ok {
+		t.Error("no checkpoint size for messages")
+	}
+	if _, err := os.Stat(filepath.Join(state, "messages")); err != nil {
+		t.Errorf("no checkpoint under the state dir: %v", err)
+	}
 	// The info line proves the flag overrode the file's warn level.
 	if d.logged("started") == nil {
 		t.Error("no info line: --log-level did not override the file")
@@ -311,6 +324,24 @@ func TestDaemonReadyAndMetrics(t *testing.T) {
 	}
 	if l := d.logged("final state", "pipeline", "messages"); l == nil || l["state"] != "finished" || l["rows_out"] != float64(5) {
 		t.Errorf("final state of messages = %v, want finished with 5 rows out", l)
+	}
+
+	// Started again on the same state dir, the finished file pipeline
+	// resumes from its checkpoint at the end of its input: no row twice.
+	d = startDaemon(t, work, env, "--config", filepath.Join(work, "etld.yaml"), "--log-level", "info")
+	base = d.adminURL()
+	testenv.Eventually(t, 30*time.Second, "messages finished again", func() error {
+		if st := pipelines(t, base)["messages.yaml"]; st.State != "finished" {
+			return fmt.Errorf("state %q", st.State)
+		}
+		return nil
+	})
+	if got, ok := metric(t, base, `etld_sink_rows_written_total{pipeline="messages",sink="console"}`); !ok || got != 0 {
+		t.Errorf("after a restart the messages sink wrote %v rows, want 0", got)
+	}
+	d.signal(syscall.SIGTERM)
+	if code := d.exitCode(); code != 0 {
+		t.Errorf("second run: exit code %d", code)
 	}
 }
 

@@ -58,8 +58,11 @@ type Options struct {
 	// to 30s, forever). A run that lasted longer than Backoff.Max starts
 	// the schedule over.
 	Backoff retry.Backoff
-	// Tune, if set, fills in run options (state dir, checkpoint interval).
-	Tune func(p *pipeline.Pipeline, o *pipeline.RunOptions)
+	// StateDir keeps each pipeline's checkpoints under StateDir/<name>/;
+	// a restart (after a failure, a reload, or of etld) resumes there.
+	StateDir string
+	// CheckpointInterval is the default for pipelines that set none.
+	CheckpointInterval time.Duration
 	// Secrets, if set, scrubs errors before they reach Status.
 	Secrets *Secrets
 	// Lookup resolves ${VAR} for Secrets (os.LookupEnv when nil).

@@ -47,7 +47,34 @@ type Status struct {
 	Sources []Counter `json:"sources"`
 	Sinks   []Counter `json:"sinks"`
 	// Dropped counts rows operators discarded (late rows of windows).
-	Dropped []Counter `json:"dropped,omitempty"`
+	Dropped     []Counter   `json:"dropped,omitempty"`
+	Checkpoints Checkpoints `json:"checkpoints"`
+}
+
+// Checkpoints are a pipeline's checkpoint counters, over every run of
+// this version of the file; the Last fields are the newest checkpoint's.
+type Checkpoints struct {
+	Count    int64 `json:"count"`
+	Failures int64 `json:"failures"`
+	LastID   int64 `json:"last_id,omitempty"`
+	// LastDuration is from the checkpoint's trigger until it was stored.
+	LastDuration time.Duration `json:"-"`
+	LastSeconds  float64       `json:"last_duration_seconds,omitempty"`
+	LastSize     int64         `json:"last_size_bytes,omitempty"`
+	// Restored is the checkpoint the newest run resumed from (0: none).
+	Restored int64 `json:"restored,omitempty"`
+}
+
+func (c *Checkpoints) add(s pipeline.Checkpoints) {
+	c.Count += s.Count
+	c.Failures += s.Failures
+	if s.LastID != 0 {
+		c.LastID, c.LastDuration, c.LastSize = s.LastID, s.LastDuration, s.LastSize
+		c.LastSeconds = s.LastDuration.Seconds()
+	}
+	if s.Restored != 0 {
+		c.Restored = s.Restored
+	}
 }
 
 // Counter is one component's counters. Bytes and Lag are present when the
@@ -83,6 +110,7 @@ type unit struct {
 	p         *pipeline.Pipeline // the current run's, for Meter and Lagger
 	last      pipeline.Summary   // the current run's latest counters
 	base      summaryTotals      // finished runs' counters
+	cps       Checkpoints        // finished runs' checkpoints
 }
 
 // summaryTotals adds counters per component kind and name.
@@ -162,13 +190,16 @@ func (u *unit) run(ctx context.Context, p *pipeline.Pipeline) {
 		start := u.started
 		u.mu.Unlock()
 
-		opt := pipeline.RunOptions{Stop: u.stop, Progress: u.progress}
-		if u.s.opt.Tune != nil {
-			u.s.opt.Tune(p, &opt)
-		}
-		summary, err := p.Run(ctx, opt)
+		summary, err := p.Run(ctx, pipeline.RunOptions{
+			Stop:               u.stop,
+			Progress:           u.progress,
+			StateDir:           u.s.opt.StateDir,
+			CheckpointInterval: u.s.opt.CheckpointInterval,
+			Logger:             u.s.opt.Logger.With("component", "runtime", "pipeline", u.name),
+		})
 		u.mu.Lock()
 		u.base.add(summary, p)
+		u.cps.add(summary.Checkpoints)
 		u.last, u.p = pipeline.Summary{}, nil
 		u.mu.Unlock()
 
@@ -243,6 +274,8 @@ func (u *unit) status() Status {
 	}
 	cur := summaryTotals{}
 	cur.add(u.last, u.p)
+	st.Checkpoints = u.cps
+	st.Checkpoints.add(u.last.Checkpoints)
 	sum := func(kind, name string) Counter {
 		c, b := u.base[key(kind, name)], cur[key(kind, name)]
 		out := Counter{Name: name, In: c.In + b.In, Out: c.Out + b.Out, Skipped: c.Skipped + b.Skipped}

@@ -25,6 +25,7 @@ type descs struct {
 	srcRead, srcEmitted, srcSkipped, srcBytes, srcLag *prometheus.Desc
 	sinkIn, sinkWritten, sinkRejected, sinkBytes      *prometheus.Desc
 	dropped                                           *prometheus.Desc
+	cpCount, cpFailures, cpDuration, cpSize           *prometheus.Desc
 }
 
 func newDescs() descs {
@@ -45,6 +46,10 @@ func newDescs() descs {
 		sinkRejected: d("etld_sink_rows_rejected_total", "Changes the target refused for good (sink on_error skip or dead-letter).", sink, nil),
 		sinkBytes:    d("etld_sink_bytes_total", "Bytes the sink wrote, for connectors that count them.", sink, nil),
 		dropped:      d("etld_operator_rows_dropped_total", "Rows an operator discarded (late rows of windows).", []string{"pipeline", "operator"}, nil),
+		cpCount:      d("etld_checkpoints_total", "Completed checkpoints.", p, nil),
+		cpFailures:   d("etld_checkpoint_failures_total", "Checkpoints that could not be stored.", p, nil),
+		cpDuration:   d("etld_checkpoint_last_duration_seconds", "Time from the newest checkpoint's trigger until it was stored.", p, nil),
+		cpSize:       d("etld_checkpoint_last_size_bytes", "Size of the newest checkpoint's file (0 without a state dir).", p, nil),
 	}
 }
 
@@ -56,7 +61,7 @@ func NewCollector(status StatusFunc) *Collector {
 // Describe implements prometheus.Collector.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	d := c.descs
-	for _, x := range []*prometheus.Desc{d.state, d.restarts, d.srcRead, d.srcEmitted, d.srcSkipped, d.srcBytes, d.srcLag, d.sinkIn, d.sinkWritten, d.sinkRejected, d.sinkBytes, d.dropped} {
+	for _, x := range []*prometheus.Desc{d.state, d.restarts, d.srcRead, d.srcEmitted, d.srcSkipped, d.srcBytes, d.srcLag, d.sinkIn, d.sinkWritten, d.sinkRejected, d.sinkBytes, d.dropped, d.cpCount, d.cpFailures, d.cpDuration, d.cpSize} {
 		ch <- x
 	}
 }
@@ -104,6 +109,13 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		}
 		for _, o := range st.Dropped {
 			counter(d.dropped, o.Skipped, st.Name, o.Name)
+		}
+		cp := st.Checkpoints
+		counter(d.cpCount, cp.Count, st.Name)
+		counter(d.cpFailures, cp.Failures, st.Name)
+		if cp.LastID != 0 {
+			ch <- prometheus.MustNewConstMetric(d.cpDuration, prometheus.GaugeValue, cp.LastDuration.Seconds(), st.Name)
+			ch <- prometheus.MustNewConstMetric(d.cpSize, prometheus.GaugeValue, float64(cp.LastSize), st.Name)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package metrics
 import (
 	"strings"
 	"testing"
+	"time"
 
 	dto "github.com/prometheus/client_model/go"
 
@@ -15,9 +16,10 @@ func TestCollector(t *testing.T) {
 	status := []daemon.Status{
 		{
 			Name: "orders", File: "orders.yaml", State: daemon.Running, Restarts: 2,
-			Sources: []daemon.Counter{{Name: "kafka_in", In: 10, Out: 9, Skipped: 1, Bytes: ptr(1234), Lag: ptr(42)}},
-			Sinks:   []daemon.Counter{{Name: "es", In: 9, Out: 8, Skipped: 1, Bytes: ptr(999)}},
-			Dropped: []daemon.Counter{{Name: "window", Skipped: 3}},
+			Sources:     []daemon.Counter{{Name: "kafka_in", In: 10, Out: 9, Skipped: 1, Bytes: ptr(1234), Lag: ptr(42)}},
+			Sinks:       []daemon.Counter{{Name: "es", In: 9, Out: 8, Skipped: 1, Bytes: ptr(999)}},
+			Dropped:     []daemon.Counter{{Name: "window", Skipped: 3}},
+			Checkpoints: daemon.Checkpoints{Count: 4, Failures: 1, LastID: 5, LastDuration: 1500 * time.Millisecond, LastSize: 2048},
 		},
 		{Name: "logs", File: "logs.yaml", State: daemon.Finished, Sources: []daemon.Counter{{Name: "file", In: 5, Out: 5}}},
 		// A second file with a used name: skipped rather than a duplicate series.
@@ -52,6 +54,11 @@ func TestCollector(t *testing.T) {
 		`etld_sink_bytes_total{pipeline="orders",sink="es"}`:                    999,
 		`etld_operator_rows_dropped_total{operator="window",pipeline="orders"}`: 3,
 		`etld_source_rows_read_total{pipeline="logs",source="file"}`:            5,
+		`etld_checkpoints_total{pipeline="orders"}`:                             4,
+		`etld_checkpoint_failures_total{pipeline="orders"}`:                     1,
+		`etld_checkpoint_last_duration_seconds{pipeline="orders"}`:              1.5,
+		`etld_checkpoint_last_size_bytes{pipeline="orders"}`:                    2048,
+		`etld_checkpoints_total{pipeline="logs"}`:                               0,
 		`etld_reloads_total{result="ok"}`:                                       1,
 		`etld_reloads_total{result="error"}`:                                    0,
 		`etld_build_info{version="v1.2.3"}`:                                     1,
