@@ -557,6 +557,18 @@ func TestSecretNeverPrinted(t *testing.T) {
 		out, _ := c.CombinedOutput()
 		outputs["etld "+cmd[0]] = string(out)
 	}
+	// A valid pipeline whose SQL holds the secret as a literal: explain
+	// prints the plan's expressions.
+	sqlFile := filepath.Join(t.TempDir(), "sqlsecret.yaml")
+	writeFile(t, sqlFile, "version: 1\nname: sqlsecret\nsources:\n  - name: gen\n    type: datagen\n    rows: 1\n    schema: [s STRING]\n"+
+		"transforms:\n  - name: t\n    sql: SELECT s FROM gen WHERE s <> '${ETLD_E2E_PASSWORD}'\nsinks:\n  - name: out\n    from: t\n    type: blackhole\n")
+	c := exec.Command(etldBin, "explain", sqlFile)
+	c.Env = append(os.Environ(), env...)
+	out, err := c.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "Calc(") {
+		t.Fatalf("explain of a valid pipeline: %v\n%s", err, out)
+	}
+	outputs["etld explain (valid)"] = string(out)
 	for what, text := range outputs {
 		if strings.Contains(text, secret) {
 			t.Errorf("the secret appears in %s:\n%s", what, text)
