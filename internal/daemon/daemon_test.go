@@ -349,3 +349,43 @@ func TestReloadOfUnreadableDirChangesNothing(t *testing.T) {
 		t.Errorf("a.yaml is %s after a failed reload", st.State)
 	}
 }
+
+// stuckSink never finishes a flush until its context ends, as a sink
+// retrying a target that stays down does.
+type stuckSink struct {
+	blackhole.Sink
+	cancelled *atomic.Bool
+}
+
+func (s *stuckSink) Flush(ctx context.Context) error {
+	<-ctx.Done()
+	s.cancelled.Store(true)
+	return ctx.Err()
+}
+
+func TestShutdownDeadlineCancels(t *testing.T) {
+	h := newHarness(t)
+	var cancelled atomic.Bool
+	r := connector.NewRegistry()
+	connector.RegisterSource(r, "probe", "test source", func(c probeConfig, env connector.SourceEnv) (connector.Source, error) {
+		return &probe{cfg: c, opens: h.opens}, nil
+	})
+	connector.RegisterSink(r, "stuck", "test sink", func(struct{}, connector.SinkEnv) (connector.Sink, error) {
+		return &stuckSink{cancelled: &cancelled}, nil
+	})
+	h.sup.opt.Load = NewLoader(pipeline.Env{Registry: r, Logger: slog.New(slog.DiscardHandler)}, os.LookupEnv)
+	h.write("p.yaml", strings.Replace(pipelineYAML("p", "    endless: true"), "type: blackhole", "type: stuck", 1))
+	h.reload()
+	h.waitState("p.yaml", Running)
+	// The graceful stop waits for the flush, which never ends; the
+	// deadline (a second signal, in etld) cancels the run.
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	h.sup.Shutdown(ctx)
+	if !cancelled.Load() {
+		t.Error("Shutdown returned but the stuck flush was never cancelled")
+	}
+	if st := h.status("p.yaml"); st.State != Stopped {
+		t.Errorf("state after a cancelled stop = %s", st.State)
+	}
+}
