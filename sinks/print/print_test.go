@@ -162,7 +162,7 @@ func TestConfig(t *testing.T) {
 		{"stderr", "type: print\nstandard_error: true", os.Stderr, ""},
 		{"common keys pass", "type: print\nname: out\nfrom: t\nmode: retract", os.Stdout, ""},
 		{"unknown key", "type: print\nprefix: x",
-			nil, `p.yaml:2:1: sinks[0].prefix: unknown key; known keys: name, type, from, mode, key, print_identifier, standard_error`},
+			nil, `p.yaml:2:1: sinks[0].prefix: unknown key; known keys: name, type, from, mode, key, on_error, dead_letter, print_identifier, standard_error`},
 		{"misspelt key", "type: print\nstandard-error: true", nil, `p.yaml:2:1: sinks[0].standard-error: unknown key; did you mean "standard_error"?`},
 		{"not a boolean", "type: print\nstandard_error: maybe", nil, `p.yaml:2:17: sinks[0].standard_error: want true or false, got "maybe"`},
 		{"identifier on two lines", "type: print\nprint_identifier: \"a\\nb\"",

@@ -391,7 +391,13 @@ func (s *Source) readFollow(ctx context.Context, max int) (*row.Batch, error) {
 	for n := 0; b.Len() < max; n++ {
 		if n&1023 == 1023 {
 			if err := ctx.Err(); err != nil {
-				return s.fail(b, err)
+				// The runtime cancels a Read to take a checkpoint: hand
+				// over what was read and keep going on the next Read, as
+				// the Source contract asks; nothing is sticky here.
+				if b.Len() > 0 {
+					return b, nil
+				}
+				return nil, err
 			}
 		}
 		if fl.cur == nil {

@@ -3,6 +3,7 @@ package file
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -363,6 +364,51 @@ func TestFollowStopsOnCancel(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("Read did not return after its context ended")
 	}
+}
+
+// TestFollowCancelIsNotSticky: the runtime cancels a busy Read to take a
+// checkpoint; the rows read so far come back, and the next Read goes on
+// where it stopped, losing nothing.
+func TestFollowCancelIsNotSticky(t *testing.T) {
+	h := newHarness(t)
+	var lines strings.Builder
+	const n = 5000
+	for i := range n {
+		fmt.Fprintf(&lines, "line %d\n", i)
+	}
+	s := h.open("path: "+h.write("app.log", lines.String())+"\nformat: raw\nfollow: true\nmonitor_interval: 10ms", lineSchema)
+	b, err := s.Read(&cancelAfter{Context: context.Background(), left: 1}, n)
+	if err != nil || b.Len() == 0 || b.Len() == n {
+		t.Fatalf("cancelled Read: %d rows, %v; want a part of the file and no error", b.Len(), err)
+	}
+	got := b.Len()
+	for got < n {
+		b, err := s.Read(context.Background(), n)
+		if err != nil {
+			t.Fatalf("Read after a cancelled one: %v", err)
+		}
+		for i, c := range b.Changes {
+			if want := fmt.Sprintf("+I[line %d]", got+i); c.String() != want {
+				t.Fatalf("row %d = %s, want %s", got+i, c, want)
+			}
+		}
+		got += b.Len()
+	}
+}
+
+// cancelAfter is a context that reports itself cancelled once Err has
+// been asked left times: a cancellation in the middle of a Read.
+type cancelAfter struct {
+	context.Context
+	left int
+}
+
+func (c *cancelAfter) Err() error {
+	if c.left > 0 {
+		c.left--
+		return nil
+	}
+	return context.Canceled
 }
 
 // TestFollowHoldsAnUnfinishedRecord: a CSV record whose quoted field spans
