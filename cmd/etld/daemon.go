@@ -125,33 +125,58 @@ func runDaemon(configPath string, flags [][2]string, stderr io.Writer) int {
 		watchdog = t.C
 	}
 
-	// The watchdog is fed from this loop, so a loop stuck in a reload
-	// that never ends stops feeding it and systemd restarts etld.
+	// The watchdog is fed from this loop, which never blocks: a reload
+	// runs on its own goroutine (it may wait for a pipeline to drain), and
+	// SIGHUPs that arrive meanwhile make one more reload after it.
+	type reloaded struct {
+		res daemon.ReloadResult
+		err error
+	}
+	var reloadDone chan reloaded // nil when no reload runs
+	pending := false
+	startReload := func() {
+		if err := notify.Reloading(); err != nil {
+			log.Warn("systemd notify failed", "error", err)
+		}
+		reloadDone = make(chan reloaded, 1)
+		go func(done chan<- reloaded) {
+			res, err := sup.Reload()
+			done <- reloaded{res, err}
+		}(reloadDone)
+	}
 loop:
 	for {
 		select {
 		case <-watchdog:
 			sdNotify("WATCHDOG=1")
+		case r := <-reloadDone:
+			reloadDone = nil
+			switch {
+			case r.err != nil:
+				reg.Reloads.WithLabelValues("error").Inc()
+				log.Error("reload failed: nothing changed", "error", r.err)
+			case len(r.res.Failed) > 0:
+				reg.Reloads.WithLabelValues("error").Inc()
+			default:
+				reg.Reloads.WithLabelValues("ok").Inc()
+			}
+			res := r.res
+			log.Info("reloaded", "started", len(res.Started), "stopped", len(res.Stopped), "restarted", len(res.Restarted), "unchanged", len(res.Unchanged), "not_loaded", len(res.Failed))
+			sdNotify("READY=1")
+			if pending {
+				pending = false
+				startReload()
+			}
 		case sig := <-sigs:
 			if sig != syscall.SIGHUP {
 				log.Info("stopping: draining in-flight rows and flushing sinks; signal again to abort", "signal", sig.String())
 				break loop
 			}
-			if err := notify.Reloading(); err != nil {
-				log.Warn("systemd notify failed", "error", err)
+			if reloadDone != nil {
+				pending = true
+				continue
 			}
-			res, err := sup.Reload()
-			switch {
-			case err != nil:
-				reg.Reloads.WithLabelValues("error").Inc()
-				log.Error("reload failed: nothing changed", "error", err)
-			case len(res.Failed) > 0:
-				reg.Reloads.WithLabelValues("error").Inc()
-			default:
-				reg.Reloads.WithLabelValues("ok").Inc()
-			}
-			log.Info("reloaded", "started", len(res.Started), "stopped", len(res.Stopped), "restarted", len(res.Restarted), "unchanged", len(res.Unchanged), "not_loaded", len(res.Failed))
-			sdNotify("READY=1")
+			startReload()
 		}
 	}
 

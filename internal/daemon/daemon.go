@@ -63,6 +63,12 @@ type Options struct {
 	StateDir string
 	// CheckpointInterval is the default for pipelines that set none.
 	CheckpointInterval time.Duration
+	// StopTimeout bounds the graceful stop of a pipeline that a reload
+	// removes or replaces (default 60s): a sink waiting for a target that
+	// is down would otherwise hold the new version back for ever. The
+	// run is then cancelled; what it had not checkpointed is read again
+	// by its successor, so nothing is lost.
+	StopTimeout time.Duration
 	// Secrets, if set, scrubs errors before they reach Status.
 	Secrets *Secrets
 	// Lookup resolves ${VAR} for Secrets (os.LookupEnv when nil).
@@ -89,6 +95,9 @@ func New(opt Options) *Supervisor {
 	}
 	if opt.Lookup == nil {
 		opt.Lookup = os.LookupEnv
+	}
+	if opt.StopTimeout <= 0 {
+		opt.StopTimeout = 60 * time.Second
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Supervisor{
@@ -157,7 +166,7 @@ func (s *Supervisor) Reload() (ReloadResult, error) {
 	for file, u := range current {
 		if _, ok := files[file]; !ok {
 			s.log.Info("pipeline file removed: stopping", "pipeline", u.name, "file", file)
-			u.stopAndWait()
+			u.stopWithin(s.opt.StopTimeout)
 			s.mu.Lock()
 			delete(s.units, file)
 			s.mu.Unlock()
@@ -196,7 +205,7 @@ func (s *Supervisor) Reload() (ReloadResult, error) {
 				continue
 			}
 			if old != nil {
-				old.stopAndWait()
+				old.stopWithin(s.opt.StopTimeout)
 			}
 			s.log.Error("pipeline file does not load", "file", file, "error", msg)
 			s.put(file, brokenUnit(file, hash, msg))
@@ -204,23 +213,32 @@ func (s *Supervisor) Reload() (ReloadResult, error) {
 		}
 		if old != nil {
 			s.log.Info("pipeline file changed: restarting", "pipeline", p.Name(), "file", file)
-			old.stopAndWait()
+			old.stopWithin(s.opt.StopTimeout)
 			res.Restarted = append(res.Restarted, file)
 		} else {
 			s.log.Info("starting pipeline", "pipeline", p.Name(), "file", file)
 			res.Started = append(res.Started, file)
 		}
 		u := newUnit(s, file, data, hash, p)
-		s.put(file, u)
-		go u.run(s.ctx, p)
+		if !s.put(file, u) {
+			// Shutdown began while this reload ran: start nothing more.
+			p.Plan.Close()
+			return res, errors.New("daemon is shutting down")
+		}
+		go u.run(p)
 	}
 	return res, nil
 }
 
-func (s *Supervisor) put(file string, u *unit) {
+// put records u, unless Shutdown has begun.
+func (s *Supervisor) put(file string, u *unit) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
 	s.units[file] = u
+	return true
 }
 
 // nameUsedBy returns the file of another unit running a pipeline called

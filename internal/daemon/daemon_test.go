@@ -389,3 +389,34 @@ func TestShutdownDeadlineCancels(t *testing.T) {
 		t.Errorf("state after a cancelled stop = %s", st.State)
 	}
 }
+
+func TestReloadCancelsAStopThatTakesTooLong(t *testing.T) {
+	h := newHarness(t)
+	var cancelled atomic.Bool
+	r := connector.NewRegistry()
+	blackhole.Register(r)
+	connector.RegisterSource(r, "probe", "test source", func(c probeConfig, env connector.SourceEnv) (connector.Source, error) {
+		return &probe{cfg: c, opens: h.opens}, nil
+	})
+	connector.RegisterSink(r, "stuck", "test sink", func(struct{}, connector.SinkEnv) (connector.Sink, error) {
+		return &stuckSink{cancelled: &cancelled}, nil
+	})
+	h.sup.opt.Load = NewLoader(pipeline.Env{Registry: r, Logger: slog.New(slog.DiscardHandler)}, os.LookupEnv)
+	h.sup.opt.StopTimeout = 100 * time.Millisecond
+	h.write("p.yaml", strings.Replace(pipelineYAML("p", "    endless: true"), "type: blackhole", "type: stuck", 1))
+	h.reload()
+	h.waitState("p.yaml", Running)
+	// The new version writes to a sink that works; the old one's flush
+	// never ends, so the reload cancels it after StopTimeout.
+	h.write("p.yaml", pipelineYAML("p", "    endless: true"))
+	if res := h.reload(); len(res.Restarted) != 1 {
+		t.Fatalf("reload = %+v, want p.yaml restarted", res)
+	}
+	if !cancelled.Load() {
+		t.Error("the old version's stuck flush was not cancelled")
+	}
+	h.waitState("p.yaml", Running)
+	if !strings.Contains(h.logs.String(), "did not stop in time") {
+		t.Errorf("the cancel was not logged:\n%s", h.logs)
+	}
+}

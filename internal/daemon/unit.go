@@ -98,6 +98,8 @@ type unit struct {
 	// sources and sinks name the components in the file's order.
 	sources, sinks []string
 	stop           chan struct{} // closed to stop gracefully
+	ctx            context.Context
+	cancel         context.CancelFunc // aborts the run: after a stop timeout
 	once           sync.Once
 	done           chan struct{} // closed when the run loop has returned
 
@@ -118,6 +120,7 @@ type summaryTotals map[string]Counter
 
 func newUnit(s *Supervisor, file string, data []byte, hash [32]byte, p *pipeline.Pipeline) *unit {
 	u := &unit{s: s, file: file, data: data, hash: hash, name: p.Name(), stop: make(chan struct{}), done: make(chan struct{}), state: Starting, base: summaryTotals{}}
+	u.ctx, u.cancel = context.WithCancel(s.ctx)
 	for _, src := range p.Plan.Sources {
 		u.sources = append(u.sources, src.Spec.Name)
 	}
@@ -130,7 +133,7 @@ func newUnit(s *Supervisor, file string, data []byte, hash [32]byte, p *pipeline
 // brokenUnit stands for a file that does not load: it shows the error and
 // runs nothing.
 func brokenUnit(file string, hash [32]byte, msg string) *unit {
-	u := &unit{file: file, hash: hash, stop: make(chan struct{}), done: make(chan struct{}), state: Failed, err: msg}
+	u := &unit{file: file, hash: hash, stop: make(chan struct{}), done: make(chan struct{}), state: Failed, err: msg, cancel: func() {}}
 	close(u.done)
 	return u
 }
@@ -147,8 +150,19 @@ func (u *unit) live() bool {
 
 func (u *unit) requestStop() { u.once.Do(func() { close(u.stop) }) }
 
-func (u *unit) stopAndWait() {
+// stopWithin stops gracefully, cancels the run if that takes longer than
+// d, and waits for the run loop to end.
+func (u *unit) stopWithin(d time.Duration) {
 	u.requestStop()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-u.done:
+		return
+	case <-t.C:
+		u.s.log.Warn("pipeline did not stop in time: cancelling it", "pipeline", u.name, "file", u.file, "timeout", d.String())
+		u.cancel()
+	}
 	<-u.done
 }
 
@@ -179,8 +193,10 @@ func (u *unit) set(state State, err error) {
 
 // run is the unit's loop: run, and after a transient failure wait and
 // run a fresh build of the same content.
-func (u *unit) run(ctx context.Context, p *pipeline.Pipeline) {
+func (u *unit) run(p *pipeline.Pipeline) {
 	defer close(u.done)
+	defer u.cancel()
+	ctx := u.ctx
 	log := u.s.log.With("pipeline", u.name, "file", u.file)
 	attempt := 0
 	for {
