@@ -65,7 +65,7 @@ func runDaemon(configPath string, flags [][2]string, stderr io.Writer) int {
 
 	sup := daemon.New(daemon.Options{
 		Dir:     cfg.Pipelines,
-		Load:    daemon.NewLoader(pipeline.Env{Registry: registry(), Logger: logger}, os.LookupEnv),
+		Load:    daemon.NewLoader(pipeline.Env{Registry: registry(), Logger: logger.With("component", "connector")}, os.LookupEnv),
 		Logger:  logger,
 		Secrets: secrets,
 

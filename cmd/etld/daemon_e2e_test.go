@@ -600,3 +600,20 @@ func TestStaticBinary(t *testing.T) {
 		t.Errorf("the binary links %v", libs)
 	}
 }
+
+func TestRunOnceResumesWithStateDir(t *testing.T) {
+	dir, state := workdir(t), t.TempDir()
+	out1, stderr, code := etld(t, dir, "run", "--quiet", "--state-dir", state, "configs/examples/messages.yaml")
+	if code != 0 || strings.Count(out1, "\n") != 5 {
+		t.Fatalf("first run: exit %d, %q, %s", code, out1, stderr)
+	}
+	// The second run resumes at the end of the file: no row twice.
+	out2, stderr, code := etld(t, dir, "run", "--quiet", "--state-dir", state, "configs/examples/messages.yaml")
+	if code != 0 || out2 != "" {
+		t.Errorf("second run: exit %d, printed %q, %s", code, out2, stderr)
+	}
+	// Daemon-only settings are refused in a one-shot run.
+	if _, stderr, code := etld(t, dir, "run", "--admin-address", "127.0.0.1:0", "configs/examples/messages.yaml"); code != 2 || !strings.Contains(stderr, "daemon setting") {
+		t.Errorf("--admin-address in a one-shot run: exit %d, %s", code, stderr)
+	}
+}

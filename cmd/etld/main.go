@@ -40,12 +40,13 @@ Run flags:
   --log-level debug|info|warn|error  (default info)
   --log-format text|json             (default: text on a terminal, json otherwise)
   --quiet                            no summary and no progress line (one-shot)
+  --state-dir DIR                    keep checkpoints and resume from them (one-shot: off by default)
+  --checkpoint-interval DURATION     default checkpoint interval (10s)
 
-Daemon flags (each also ETLD_<NAME> in the environment; flag > env > file):
+Daemon flags (each also ETLD_<NAME> in the environment; flag > env > file;
+the daemon's --state-dir defaults to /var/lib/etld):
   --config FILE                      etld.yaml (or ETLD_CONFIG)
   --pipelines DIR                    pipeline files (default /etc/etld/pipelines)
-  --state-dir DIR                    checkpoints (default /var/lib/etld)
-  --checkpoint-interval DURATION     default checkpoint interval
   --admin-address HOST:PORT          admin HTTP (default 127.0.0.1:9464)
   --admin-enabled true|false         serve /healthz /readyz /metrics /pipelines
 `

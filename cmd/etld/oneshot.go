@@ -50,26 +50,29 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "etld run: name at least one pipeline file or directory, or give --config etld.yaml to run the daemon")
 		return 2
 	}
-	level, format := "info", ""
+	// One-shot runs take the logging and checkpoint flags; the others
+	// (pipelines dir, admin server) only mean something to the daemon.
+	cfg := daemon.Config{Log: daemon.LogConfig{Level: "info"}}
 	for _, f := range flags {
 		switch f[0] {
-		case "log-level":
-			level = f[1]
-		case "log-format":
-			format = f[1]
+		case "log-level", "log-format", "state-dir", "checkpoint-interval":
+			if err := cfg.Set(f[0], f[1]); err != nil {
+				fmt.Fprintln(stderr, "etld run:", err)
+				return 2
+			}
 		default:
 			fmt.Fprintf(stderr, "etld run: --%s is a daemon setting: add --config FILE or --daemon\n", f[0])
 			return 2
 		}
 	}
-	return runOnce(fs.Args(), level, format, *quiet, stderr)
+	return runOnce(fs.Args(), cfg, *quiet, stderr)
 }
 
 // runOnce runs the named pipelines to their end: bounded ones finish,
 // the others run until SIGINT or SIGTERM.
-func runOnce(paths []string, level, format string, quiet bool, stderr io.Writer) int {
+func runOnce(paths []string, cfg daemon.Config, quiet bool, stderr io.Writer) int {
 	secrets := secretsOf(paths)
-	logger, err := newLogger(stderr, level, format, secrets)
+	logger, err := newLogger(stderr, cfg.Log.Level, cfg.Log.Format, secrets)
 	if err != nil {
 		fmt.Fprintln(stderr, "etld run:", err)
 		return 2
@@ -110,7 +113,13 @@ func runOnce(paths []string, level, format string, quiet bool, stderr io.Writer)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			summary, err := p.Run(ctx, pipeline.RunOptions{Stop: stop, Progress: func(s pipeline.Summary) { progress.update(i, s) }})
+			summary, err := p.Run(ctx, pipeline.RunOptions{
+				Stop:               stop,
+				Progress:           func(s pipeline.Summary) { progress.update(i, s) },
+				StateDir:           cfg.StateDir,
+				CheckpointInterval: cfg.CheckpointInterval,
+				Logger:             logger.With("component", "runtime", "pipeline", p.Name()),
+			})
 			progress.done(i)
 			mu.Lock()
 			defer mu.Unlock()
