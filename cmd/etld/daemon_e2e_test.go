@@ -315,6 +315,13 @@ func TestDaemonReadyAndMetrics(t *testing.T) {
 	if d.logged("started") == nil {
 		t.Error("no info line: --log-level did not override the file")
 	}
+	// etld healthcheck finds the admin address in the same config file
+	// (with its ${VAR}) while the daemon runs.
+	hc := exec.Command(etldBin, "healthcheck", "--config", filepath.Join(work, "etld.yaml"))
+	hc.Env = append(os.Environ(), "ETLD_E2E_ADDR="+strings.TrimPrefix(base, "http://"))
+	if out, err := hc.CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != "ok" {
+		t.Errorf("etld healthcheck --config: %v %s", err, out)
+	}
 	d.signal(syscall.SIGTERM)
 	if code := d.exitCode(); code != 0 {
 		t.Errorf("exit code after SIGTERM = %d, want 0", code)

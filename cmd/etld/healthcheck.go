@@ -1,37 +1,55 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/etld/etld/internal/daemon"
 )
 
 // cmdHealthcheck GETs the admin server's /healthz and exits 0 on 200, 1
-// otherwise: the container image has no curl. The URL defaults to the
-// admin address from ETLD_ADMIN_ADDRESS, or the default address.
+// otherwise: the container image has no curl. Without a URL it finds the
+// admin address as the daemon does: --config or ETLD_CONFIG, then
+// ETLD_ADMIN_ADDRESS, then the default.
 func cmdHealthcheck(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 1 {
+	fs := flag.NewFlagSet("healthcheck", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	configPath := fs.String("config", os.Getenv(daemon.EnvConfig), "daemon config file whose admin.address to check")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 1 {
 		fmt.Fprintln(stderr, "etld healthcheck: at most one URL")
 		return 2
 	}
-	url := ""
-	if len(args) == 1 {
-		url = args[0]
-	} else {
-		addr := daemon.DefaultAdminAddress
-		if v := os.Getenv("ETLD_ADMIN_ADDRESS"); v != "" {
-			addr = v
+	url := fs.Arg(0)
+	if url == "" {
+		cfg := daemon.Defaults()
+		if *configPath != "" {
+			if err := cfg.LoadFile(*configPath, os.LookupEnv); err != nil {
+				fmt.Fprintln(stderr, "etld healthcheck:", err)
+				return 1
+			}
+		}
+		if err := cfg.ApplyEnv(os.LookupEnv); err != nil {
+			fmt.Fprintln(stderr, "etld healthcheck:", err)
+			return 1
+		}
+		host, port, err := net.SplitHostPort(cfg.Admin.Address)
+		if err != nil {
+			fmt.Fprintf(stderr, "etld healthcheck: admin address %q: %v\n", cfg.Admin.Address, err)
+			return 1
 		}
 		// A wildcard listen address is reached on loopback.
-		if strings.HasPrefix(addr, ":") || strings.HasPrefix(addr, "0.0.0.0:") || strings.HasPrefix(addr, "[::]:") {
-			addr = "127.0.0.1:" + addr[strings.LastIndex(addr, ":")+1:]
+		if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+			host = "127.0.0.1"
 		}
-		url = "http://" + addr + "/healthz"
+		url = "http://" + net.JoinHostPort(host, port) + "/healthz"
 	}
 	client := &http.Client{Timeout: 5 * time.Second}
 	resp, err := client.Get(url)
