@@ -6,6 +6,7 @@
 //
 //	go test -race ./internal/crashtest/                  # default: 20 kills per scenario
 //	ETLD_CRASH_KILLS=200 ETLD_CRASH_SEED=42 go test ./internal/crashtest/
+//	ETLD_CRASH_VERBOSE=1 ...                             # log every life
 //
 // Every run prints its seed; the same seed replays the same kill times
 // (the moments they land in the child still vary with the machine's load).

@@ -71,7 +71,11 @@ func TestCrashChild(t *testing.T) {
 // the first run, and how to check the result once the crashing runs have
 // finished. The template sees .Dir (the scenario's scratch directory),
 // .Out (the output's name: "out" for the crashing runs, "ref" for the
-// reference run) and .Vars.
+// reference run), .Round (0 for the reference run, then 1, 2, ... for each
+// round of crashing runs, so that names outside .Dir that cannot simply be
+// cleared, such as a consumer group or a topic, can be new every round),
+// .Life (the number of the child run, from 1; the template is rendered
+// again before every child run) and .Vars.
 type scenario struct {
 	name     string
 	pipeline string
@@ -86,13 +90,21 @@ type scenario struct {
 	// (a table, a topic) before another round starts from nothing; the
 	// state dir and .Dir/out.* are cleared by the harness.
 	reset func(t *testing.T, e *env)
+	// beforeLife, if set, runs before each child run, after the template
+	// is rendered for it; restoring says whether the run will restore a
+	// checkpoint.
+	beforeLife func(t *testing.T, e *env, restoring bool)
 }
 
 type env struct {
-	Dir  string
-	Out  string
-	Vars map[string]string
-	rnd  *rand.Rand
+	Dir   string
+	Out   string
+	Round int
+	Life  int
+	Vars  map[string]string
+	rnd   *rand.Rand
+	// data holds what a scenario's setup keeps for its check.
+	data map[string]any
 }
 
 func (e *env) render(t *testing.T, tmpl, out string) string {
@@ -128,7 +140,7 @@ func runScenario(t *testing.T, sc scenario) {
 	}
 	kills := intEnv("ETLD_CRASH_KILLS", 20)
 	t.Logf("scenario %s: seed %d (replay with ETLD_CRASH_SEED=%d), %d kills", sc.name, seed, seed, kills)
-	e := &env{Dir: t.TempDir(), Vars: map[string]string{}, rnd: rand.New(rand.NewPCG(seed, 1))}
+	e := &env{Dir: t.TempDir(), Vars: map[string]string{}, rnd: rand.New(rand.NewPCG(seed, 1)), data: map[string]any{}}
 	if sc.needs != nil {
 		e.Vars = sc.needs(t)
 	}
@@ -152,7 +164,8 @@ func runScenario(t *testing.T, sc scenario) {
 	// take a checkpoint or two, plus a random share of the reference run's
 	// length: the kills are spread over the whole run, and most land
 	// mid-run, at any point of the checkpoint cycle.
-	file := e.render(t, sc.pipeline, "out")
+	e.Round = 1
+	var file string
 	state := filepath.Join(e.Dir, "state")
 	floor := 100*time.Millisecond + childInterval
 	spread := 2*took/time.Duration(kills) + childInterval
@@ -166,7 +179,26 @@ func runScenario(t *testing.T, sc scenario) {
 			delay = floor + time.Duration(e.rnd.Int64N(int64(spread)))
 		}
 		before := latestID(state)
+		e.Life++
+		file = e.render(t, sc.pipeline, "out")
+		if sc.beforeLife != nil {
+			sc.beforeLife(t, e, before > 0)
+		}
+		lifeStart := time.Now()
 		res := runChild(t, file, state, delay)
+		if os.Getenv("ETLD_CRASH_VERBOSE") != "" {
+			// Each life, with the child's warnings and its restores and
+			// partition assignments: what a failing seed needs to be read.
+			t.Logf("life %d: killed=%v after %s (delay %s), checkpoint %d -> %d", attempt, res.killed, time.Since(lifeStart).Round(time.Millisecond), delay.Round(time.Millisecond), before, latestID(state))
+			for _, l := range strings.Split(res.stderr, "\n") {
+				if strings.Contains(l, "level=WARN") || strings.Contains(l, "level=ERROR") || strings.Contains(l, "assigned") || strings.Contains(l, "restored") {
+					if i := strings.Index(l, "msg="); i >= 0 {
+						l = l[i:]
+					}
+					t.Logf("  %s", l)
+				}
+			}
+		}
 		restores += strings.Count(res.stderr, "restored checkpoint")
 		if res.killed {
 			killed++
@@ -195,6 +227,7 @@ func runScenario(t *testing.T, sc scenario) {
 		if sc.reset != nil {
 			sc.reset(t, e)
 		}
+		e.Round++
 	}
 	t.Logf("scenario %s: %d kills in %d rounds, %d restores from a checkpoint; reference run %s", sc.name, killed, rounds, restores, took.Round(time.Millisecond))
 	if restores == 0 {
