@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
+	"math/rand/v2"
 	"net/http"
 	"os"
 	"slices"
@@ -18,6 +20,7 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/etld/etld/internal/testenv"
+	"github.com/etld/etld/pipeline"
 )
 
 // The input of the Kafka scenarios: JSON events {"id","k","v"} spread
@@ -78,10 +81,16 @@ func misleadGroup(t *testing.T, e *env, restoring bool) {
 	if sameGroup || !restoring {
 		return
 	}
-	ends := e.data["ends"].(map[int]int64)
+	commitOffsets(t, e, group, func(_ int, end int64) int64 { return e.rnd.Int64N(end + 1) })
+}
+
+// commitOffsets commits, for every partition of the input topic, the
+// offset at gives to group, which has no members.
+func commitOffsets(t *testing.T, e *env, group string, at func(partition int, end int64) int64) {
+	t.Helper()
 	var commits []kafka.OffsetCommit
-	for p, end := range ends {
-		commits = append(commits, kafka.OffsetCommit{Partition: p, Offset: e.rnd.Int64N(end + 1)})
+	for p, end := range e.data["ends"].(map[int]int64) {
+		commits = append(commits, kafka.OffsetCommit{Partition: p, Offset: at(p, end)})
 	}
 	client := &kafka.Client{Addr: kafka.TCP(e.Vars["kafka"]), Timeout: 30 * time.Second}
 	ctx := testenv.Context(t, 60*time.Second)
@@ -529,5 +538,54 @@ func checkAppend(t *testing.T, events []event, out []kafka.Message, what string)
 func TestCrashKafka(t *testing.T) {
 	for _, sc := range []scenario{kafkaGroupByToES, kafkaToKafka} {
 		t.Run(sc.name, func(t *testing.T) { runScenario(t, sc) })
+	}
+}
+
+// TestMisleadingOffsetsAreSeen shows that misleadGroup's commits would
+// mislead a source that used them: without a checkpoint, the committed
+// offsets win over start (sources/kafka's rule 3), so a run in a group
+// committed at the end reads nothing, and one committed halfway reads
+// exactly the rest. The Kafka scenarios pass only because restored
+// positions win over these commits.
+func TestMisleadingOffsetsAreSeen(t *testing.T) {
+	vars := kafkaNeeds(nil)(t)
+	e := &env{Dir: t.TempDir(), Vars: vars, rnd: rand.New(rand.NewPCG(1, 2)), data: map[string]any{}}
+	events := produceEvents(t, e, 2000)
+	ends := e.data["ends"].(map[int]int64)
+	t.Cleanup(func() { deleteTopics(t, vars["kafka"], vars["topic"]+"_out1") })
+	for _, tc := range []struct {
+		name string
+		at   func(end int64) int64
+	}{
+		{"at the end", func(end int64) int64 { return end }},
+		{"halfway", func(end int64) int64 { return end / 2 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e.Round, e.Life = 1, e.Life+1
+			want := 0
+			for _, end := range ends {
+				want += int(end - tc.at(end))
+			}
+			group := groupID(e, "out", e.Round, e.Life)
+			e.data["groups"].(map[string]bool)[group] = true
+			commitOffsets(t, e, group, func(_ int, end int64) int64 { return tc.at(end) })
+			e.Out = "out"
+			file := e.render(t, kafkaToKafka.pipeline, "out")
+			p, err := pipeline.Load(file, pipeline.Env{Registry: registry(), Logger: slog.New(slog.DiscardHandler)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum, err := p.Run(testenv.Context(t, 2*time.Minute), pipeline.RunOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var read int64
+			for _, c := range sum.Sources {
+				read += c.Out
+			}
+			if read != int64(want) {
+				t.Errorf("the source read %d of %d events from a group committed %s; want %d", read, len(events), tc.name, want)
+			}
+		})
 	}
 }
