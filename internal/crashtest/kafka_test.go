@@ -37,22 +37,16 @@ type event struct {
 	V  int64  `json:"v"`
 }
 
-// A SIGKILLed process stays a member of its consumer group until its
-// session times out (30 s with kafka-go): a new life in the same group
-// waits for that at every join, 20 kills cost 10 minutes, and the dead
-// members' share of the partitions shows the bounded-source issue
-// described at sameGroup. By default every life therefore joins a new
-// group, and before a life that restores a checkpoint, misleadGroup
-// commits random offsets to that group, as a previous member's commit
-// would be there: the source must start at the checkpoint's offsets, not
-// at the group's (rows counted twice or missing otherwise).
+// Every life of a round uses the same consumer group, as a restarted
+// process would. The bounded source (stop: latest) reads every partition
+// itself and uses the group only for committed offsets, so the members of
+// killed lives cannot keep partitions from it. Before a life that
+// restores a checkpoint, misleadGroup commits random offsets to the
+// group: the source must start at the checkpoint's offsets, not at the
+// group's (rows counted twice or missing otherwise).
 //
-// ETLD_CRASH_KAFKA_SAME_GROUP=1 keeps one group for a whole round, as a
-// restarted process would. Then a life that joins while members of killed
-// lives are still in the group gets only part of the partitions; the
-// bounded source (stop: latest) ends once it has read those, and the
-// others' rows after the restored checkpoint are never read: rows lost.
-var sameGroup = os.Getenv("ETLD_CRASH_KAFKA_SAME_GROUP") != ""
+// ETLD_CRASH_KAFKA_GROUP_PER_LIFE=1 gives every life a group of its own.
+var sameGroup = os.Getenv("ETLD_CRASH_KAFKA_GROUP_PER_LIFE") == ""
 
 // groupTemplate is the group_id of the scenarios' pipelines.
 var groupTemplate = func() string {
@@ -78,7 +72,7 @@ func misleadGroup(t *testing.T, e *env, restoring bool) {
 	t.Helper()
 	group := groupID(e, "out", e.Round, e.Life)
 	e.data["groups"].(map[string]bool)[group] = true
-	if sameGroup || !restoring {
+	if !restoring {
 		return
 	}
 	commitOffsets(t, e, group, func(_ int, end int64) int64 { return e.rnd.Int64N(end + 1) })

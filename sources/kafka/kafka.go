@@ -43,6 +43,16 @@
 //  4. start (group-offsets falls back to earliest where nothing is
 //     committed; Flink fails there unless auto.offset.reset is set).
 //
+// A bounded source (stop: latest) with a group_id does not join the
+// group: it must read every partition to its end, and membership could
+// hand it only some of them (the members of a killed process stay in the
+// group until their session times out) so that it would finish with rows
+// unread. It reads every partition itself, as Flink's KafkaSource always
+// does, starts at the group's committed offsets (same order as above) and
+// commits outside any generation, as a standalone consumer; a commit the
+// broker refuses while other members are in the group is logged and left
+// to the next checkpoint.
+//
 // A partition taken away by a rebalance stops at once: changes of it that
 // Read has not returned yet are dropped (its new owner reads them from the
 // committed offset), and Commit no longer commits it. Nothing undelivered

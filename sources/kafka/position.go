@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/etld/etld/internal/retry"
+	"github.com/segmentio/kafka-go"
 )
 
 // position is the next offset of each partition, stored as JSON so that a
@@ -119,6 +120,9 @@ func (s *Source) Commit(ctx context.Context, state []byte) error {
 		}
 	}
 	s.mu.Unlock()
+	if s.opts.bounded && n > 0 {
+		return s.commitStandalone(ctx, commit)
+	}
 	if gen == nil || n == 0 {
 		s.log.Info("kafka source: offsets not committed: the group is rebalancing; the next checkpoint commits them", "group", s.opts.groupID)
 		return nil
@@ -129,6 +133,38 @@ func (s *Source) Commit(ctx context.Context, state []byte) error {
 	if err != nil {
 		s.log.Warn("kafka source: offsets not committed; the next checkpoint commits newer ones", "group", s.opts.groupID, "error", err.Error())
 		return nil
+	}
+	return nil
+}
+
+// commitStandalone commits for a bounded source, which reads its
+// partitions without joining the group: a commit outside any generation,
+// as Kafka's standalone consumers make. The broker refuses it while other
+// members are in the group; that is logged, not an error: the checkpoint
+// holds the positions, and a later commit catches up.
+func (s *Source) commitStandalone(ctx context.Context, commit map[string]map[int]int64) error {
+	req := &kafka.OffsetCommitRequest{GroupID: s.opts.groupID, GenerationID: -1, Topics: map[string][]kafka.OffsetCommit{}}
+	for topic, parts := range commit {
+		for partition, off := range parts {
+			req.Topics[topic] = append(req.Topics[topic], kafka.OffsetCommit{Partition: partition, Offset: off})
+		}
+	}
+	err := retry.Do(ctx, retry.Backoff{Initial: 100 * time.Millisecond, Max: time.Second, Attempts: 3}, s.log, "kafka source: commit offsets", func(ctx context.Context) error {
+		res, err := s.client.OffsetCommit(ctx, req)
+		if err != nil {
+			return err
+		}
+		for _, parts := range res.Topics {
+			for _, p := range parts {
+				if p.Error != nil {
+					return p.Error
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		s.log.Warn("kafka source: offsets not committed; the next checkpoint commits newer ones", "group", s.opts.groupID, "error", err.Error())
 	}
 	return nil
 }

@@ -174,9 +174,56 @@ func (s *Source) run(ctx context.Context) error {
 	}
 	s.mu.Unlock()
 	if s.opts.groupID == "" {
-		return s.runStatic(ctx, partitions)
+		return s.runStatic(ctx, partitions, nil)
+	}
+	if s.opts.bounded {
+		// A bounded read must reach the end of every partition. Group
+		// membership could hand this process only some of them (members
+		// of a killed process linger until their session times out), and
+		// the source would finish with the others unread. So, as Flink's
+		// KafkaSource always does, a bounded source reads every partition
+		// itself and uses the group only for its committed offsets.
+		var committed map[topicPartition]int64
+		what := "kafka source: reading the group's committed offsets"
+		err := retry.Do(ctx, retry.Backoff{Initial: 200 * time.Millisecond, Max: 10 * time.Second}, s.log, what, func(ctx context.Context) error {
+			var err error
+			committed, err = s.committedOffsets(ctx, partitions)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		return s.runStatic(ctx, partitions, committed)
 	}
 	return s.runGroup(ctx)
+}
+
+// committedOffsets fetches the group's committed offsets of tps; a
+// partition without one is left out.
+func (s *Source) committedOffsets(ctx context.Context, tps []topicPartition) (map[topicPartition]int64, error) {
+	req := &kafka.OffsetFetchRequest{GroupID: s.opts.groupID, Topics: map[string][]int{}}
+	for _, tp := range tps {
+		req.Topics[tp.topic] = append(req.Topics[tp.topic], tp.partition)
+	}
+	res, err := s.client.OffsetFetch(ctx, req)
+	if err == nil {
+		err = res.Error
+	}
+	if err != nil {
+		return nil, fmt.Errorf("group %q: offset fetch: %w", s.opts.groupID, err)
+	}
+	out := map[topicPartition]int64{}
+	for topic, parts := range res.Topics {
+		for _, p := range parts {
+			if p.Error != nil {
+				return nil, fmt.Errorf("group %q: offset fetch %s/%d: %w", s.opts.groupID, topic, p.Partition, p.Error)
+			}
+			if p.CommittedOffset >= 0 {
+				out[topicPartition{topic, p.Partition}] = p.CommittedOffset
+			}
+		}
+	}
+	return out, nil
 }
 
 // partitions lists the partitions of the topics. A topic that does not
@@ -333,13 +380,14 @@ func (s *Source) startOffsets(ctx context.Context, tps []topicPartition, committ
 	return out, nil
 }
 
-// runStatic reads every partition until Close.
-func (s *Source) runStatic(ctx context.Context, tps []topicPartition) error {
+// runStatic reads every partition until Close, starting at the committed
+// offsets where a bounded source of a group has them.
+func (s *Source) runStatic(ctx context.Context, tps []topicPartition, committed map[topicPartition]int64) error {
 	var starts map[topicPartition]int64
 	what := "kafka source: reading start offsets"
 	err := retry.Do(ctx, retry.Backoff{Initial: 200 * time.Millisecond, Max: 10 * time.Second}, s.log, what, func(ctx context.Context) error {
 		var err error
-		starts, err = s.startOffsets(ctx, tps, nil)
+		starts, err = s.startOffsets(ctx, tps, committed)
 		return err
 	})
 	if err != nil {
