@@ -4,9 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"io"
 	"log/slog"
-	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -41,9 +39,9 @@ func TestSinkOutage(t *testing.T) {
 		t.Fatal(err)
 	}
 	password := cfg.Passwd
-	px := newProxy(t, cfg.Addr)
+	px := testenv.NewProxy(t, cfg.Addr)
 	px.Up()
-	cfg.Addr = px.addr
+	cfg.Addr = px.Addr()
 	// The DSN reaches the pipeline file as ${VAR}, as a secret should.
 	t.Setenv("ETLD_OUTAGE_DSN", cfg.FormatDSN())
 
@@ -181,8 +179,8 @@ sinks:
 		t.Fatalf("the pipeline failed: %v", r.err)
 	}
 	t.Logf("pipeline ended %s after the server's return, %s in all; %d checkpoints", r.at.Sub(up).Round(time.Millisecond), r.at.Sub(began).Round(time.Millisecond), r.sum.Checkpoints.Count)
-	if px.accepted.Load() < 2 {
-		t.Errorf("the sink made %d connections in all: it never reconnected", px.accepted.Load())
+	if n := px.Forwarded(); n < 2 {
+		t.Errorf("the sink made %d connections in all: it never reconnected", n)
 	}
 
 	// The table, against the query computed directly.
@@ -205,114 +203,6 @@ sinks:
 	if strings.Contains(logs.text(), password) {
 		t.Errorf("the logs show the database password")
 	}
-}
-
-// proxy is a TCP proxy on 127.0.0.1 in front of a server. Down closes
-// every connection and stops listening, as a server that went away would;
-// Up listens again on the same port. The server itself is never touched.
-type proxy struct {
-	t        testing.TB
-	target   string
-	addr     string
-	accepted atomic.Int64
-
-	mu    sync.Mutex
-	ln    net.Listener
-	conns map[net.Conn]bool
-	wg    sync.WaitGroup
-}
-
-// newProxy reserves a port; the proxy is down until Up.
-func newProxy(t testing.TB, target string) *proxy {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &proxy{t: t, target: target, addr: ln.Addr().String(), conns: map[net.Conn]bool{}}
-	ln.Close()
-	t.Cleanup(func() {
-		p.Down()
-		p.wg.Wait()
-	})
-	return p
-}
-
-func (p *proxy) Up() {
-	p.t.Helper()
-	ln, err := net.Listen("tcp", p.addr)
-	if err != nil {
-		p.t.Fatalf("proxy: listen again on %s: %v", p.addr, err)
-	}
-	p.mu.Lock()
-	p.ln = ln
-	p.mu.Unlock()
-	p.wg.Add(1)
-	go func() {
-		defer p.wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			p.accepted.Add(1)
-			p.wg.Add(1)
-			go func() {
-				defer p.wg.Done()
-				p.pipe(c)
-			}()
-		}
-	}()
-}
-
-func (p *proxy) pipe(c net.Conn) {
-	s, err := net.Dial("tcp", p.target)
-	if err != nil {
-		c.Close()
-		return
-	}
-	if !p.track(c, s) {
-		c.Close()
-		s.Close()
-		return
-	}
-	done := make(chan struct{}, 2)
-	go func() { _, _ = io.Copy(s, c); done <- struct{}{} }()
-	go func() { _, _ = io.Copy(c, s); done <- struct{}{} }()
-	<-done
-	c.Close()
-	s.Close()
-	<-done
-	p.mu.Lock()
-	delete(p.conns, c)
-	delete(p.conns, s)
-	p.mu.Unlock()
-}
-
-// track registers a connection pair unless the proxy went down meanwhile.
-func (p *proxy) track(conns ...net.Conn) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.ln == nil {
-		return false
-	}
-	for _, c := range conns {
-		p.conns[c] = true
-	}
-	return true
-}
-
-func (p *proxy) Down() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.ln != nil {
-		p.ln.Close()
-		p.ln = nil
-	}
-	for c := range p.conns {
-		c.Close()
-	}
-	clear(p.conns)
 }
 
 // logCapture is a slog handler that keeps every record as text, for

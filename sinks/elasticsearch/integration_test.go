@@ -7,13 +7,11 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -262,115 +260,17 @@ func newRequest(method, url, body string) (*http.Request, error) {
 	return req, nil
 }
 
-// proxy is a TCP proxy to the real cluster that a test can turn on and
-// off: while off it accepts and closes connections at once, as a node
-// that is not there yet would.
-type proxy struct {
-	ln     net.Listener
-	target string
-	mu     sync.Mutex
-	on     bool
-	conns  []net.Conn
-	wg     sync.WaitGroup
-	// refused gets a value for every connection turned away.
-	refused chan struct{}
-}
-
-func newProxy(t testing.TB, target string) *proxy {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &proxy{ln: ln, target: target, refused: make(chan struct{}, 1000)}
-	p.wg.Add(1)
-	go p.serve()
-	t.Cleanup(func() {
-		ln.Close()
-		p.set(false)
-		p.wg.Wait()
-	})
-	return p
-}
-
-func (p *proxy) addr() string { return "http://" + p.ln.Addr().String() }
-
-// set turns forwarding on or off; off also cuts open connections.
-func (p *proxy) set(on bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.on = on
-	if !on {
-		for _, c := range p.conns {
-			c.Close()
-		}
-		p.conns = nil
-	}
-}
-
-func (p *proxy) waitRefused(t testing.TB, n int) {
-	t.Helper()
-	for range n {
-		select {
-		case <-p.refused:
-		case <-time.After(30 * time.Second):
-			t.Fatalf("the proxy turned away fewer than %d connections", n)
-		}
-	}
-}
-
-func (p *proxy) drainRefused() {
-	for {
-		select {
-		case <-p.refused:
-		default:
-			return
-		}
-	}
-}
-
-func (p *proxy) serve() {
-	defer p.wg.Done()
-	for {
-		in, err := p.ln.Accept()
-		if err != nil {
-			return
-		}
-		p.mu.Lock()
-		on := p.on
-		p.mu.Unlock()
-		if !on {
-			in.Close()
-			select {
-			case p.refused <- struct{}{}:
-			default:
-			}
-			continue
-		}
-		out, err := net.Dial("tcp", p.target)
-		if err != nil {
-			in.Close()
-			continue
-		}
-		p.mu.Lock()
-		p.conns = append(p.conns, in, out)
-		p.mu.Unlock()
-		p.wg.Add(2)
-		go func() { defer p.wg.Done(); _, _ = io.Copy(out, in); out.Close() }()
-		go func() { defer p.wg.Done(); _, _ = io.Copy(in, out); in.Close() }()
-	}
-}
-
 // TestUnavailableAtStartIsRetried points the sink at a proxy that refuses
 // connections; Open keeps trying, and once the proxy forwards to the real
 // cluster the rows arrive without an error.
 func TestUnavailableAtStartIsRetried(t *testing.T) {
 	c := newCluster(t)
 	index := c.index("es_unavailable")
-	p := newProxy(t, strings.TrimPrefix(c.url, "http://"))
+	p := testenv.NewProxy(t, strings.TrimPrefix(c.url, "http://"))
 	delay := 20 * time.Millisecond
 	// No interval flush: the rows stay buffered until Flush.
 	var off time.Duration
-	s, err := es.New(es.Config{Hosts: []string{p.addr()}, Index: index, BackoffDelay: &delay, BulkFlushInterval: &off},
+	s, err := es.New(es.Config{Hosts: []string{"http://" + p.Addr()}, Index: index, BackoffDelay: &delay, BulkFlushInterval: &off},
 		connector.SinkEnv{Name: "es", Formats: registry(), Logger: testLogger(t)})
 	if err != nil {
 		t.Fatal(err)
@@ -381,13 +281,13 @@ func TestUnavailableAtStartIsRetried(t *testing.T) {
 	ctx := testenv.Context(t, time.Minute)
 	opened := make(chan error, 1)
 	go func() { opened <- s.Open(ctx) }()
-	p.waitRefused(t, 3)
+	p.WaitRefused(t, 3)
 	select {
 	case err := <-opened:
 		t.Fatalf("Open returned %v while the cluster was unreachable", err)
 	default:
 	}
-	p.set(true)
+	p.Up()
 	if err := <-opened; err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -401,17 +301,17 @@ func TestUnavailableAtStartIsRetried(t *testing.T) {
 	}
 	// The cluster goes away again before the flush: Flush waits and
 	// retries until it is back.
-	p.set(false)
-	p.drainRefused()
+	p.Down()
+	refused := p.Refused()
 	flushed := make(chan error, 1)
 	go func() { flushed <- s.Flush(ctx) }()
-	p.waitRefused(t, 2)
+	p.WaitRefused(t, refused+2)
 	select {
 	case err := <-flushed:
 		t.Fatalf("Flush returned %v while the cluster was unreachable", err)
 	default:
 	}
-	p.set(true)
+	p.Up()
 	if err := <-flushed; err != nil {
 		t.Fatalf("Flush after the cluster came back: %v", err)
 	}

@@ -3,10 +3,7 @@ package kafka
 import (
 	"bytes"
 	"context"
-	"fmt"
-	"io"
 	"log/slog"
-	"net"
 	"sync"
 	"testing"
 	"time"
@@ -203,79 +200,4 @@ func batchOf(kind row.Kind, rows ...row.Row) *row.Batch {
 		b.Append(kind, r)
 	}
 	return b
-}
-
-// proxy forwards TCP connections from a loopback port to target. It
-// starts closed (the port refuses connections) until Start.
-type proxy struct {
-	addr   string
-	target string
-	mu     sync.Mutex
-	ln     net.Listener
-	conns  []net.Conn
-}
-
-func newProxy(t *testing.T, target string) *proxy {
-	t.Helper()
-	// Take a free port, then give it back: connections are refused there
-	// until Start listens again.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &proxy{addr: ln.Addr().String(), target: target}
-	ln.Close()
-	t.Cleanup(p.Stop)
-	return p
-}
-
-func (p *proxy) Start() error {
-	ln, err := net.Listen("tcp", p.addr)
-	if err != nil {
-		return fmt.Errorf("listen again on %s: %w", p.addr, err)
-	}
-	p.mu.Lock()
-	p.ln = ln
-	p.mu.Unlock()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			up, err := net.Dial("tcp", p.target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			p.mu.Lock()
-			p.conns = append(p.conns, c, up)
-			p.mu.Unlock()
-			go pipe(c, up)
-			go pipe(up, c)
-		}
-	}()
-	return nil
-}
-
-// pipe copies until either side ends, then closes both, which ends the
-// copy in the other direction too.
-func pipe(dst, src net.Conn) {
-	_, _ = io.Copy(dst, src)
-	dst.Close()
-	src.Close()
-}
-
-// Stop closes the listener and every forwarded connection.
-func (p *proxy) Stop() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.ln != nil {
-		p.ln.Close()
-		p.ln = nil
-	}
-	for _, c := range p.conns {
-		c.Close()
-	}
-	p.conns = nil
 }

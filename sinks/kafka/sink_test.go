@@ -334,9 +334,9 @@ func TestMissingTopic(t *testing.T) {
 	}
 }
 
-// TestBrokerUnavailableAtStart points the sink at a port that refuses
-// connections: Open keeps retrying with a clear log and no error; once the
-// port forwards to the broker, Open succeeds and the rows arrive. (Kafka
+// TestBrokerUnavailableAtStart points the sink at a port that resets
+// connections (a testenv.Proxy that is down): Open keeps retrying with a
+// clear log and no error; once the port forwards to the broker, Open succeeds and the rows arrive. (Kafka
 // advertises its own address in metadata, so after bootstrap the sink
 // talks to the broker directly; the proxy stands for a broker that is not
 // up yet.)
@@ -344,8 +344,8 @@ func TestBrokerUnavailableAtStart(t *testing.T) {
 	addr := testenv.Kafka(t)
 	ctx := testenv.Context(t, 90*time.Second)
 	topic := createTopic(t, addr, 1)
-	px := newProxy(t, addr)
-	s, h := newSink(t, addr, Config{Topic: topic, Kafka: kafkaconf.Config{Brokers: []string{px.addr}, DialTimeout: time.Second}},
+	px := testenv.NewProxy(t, addr)
+	s, h := newSink(t, addr, Config{Topic: topic, Kafka: kafkaconf.Config{Brokers: []string{px.Addr()}, DialTimeout: time.Second}},
 		connector.SinkInput{Schema: sensorSchema(t), Mode: connector.Append})
 	opened := make(chan error, 1)
 	go func() { opened <- s.Open(ctx) }()
@@ -361,12 +361,10 @@ func TestBrokerUnavailableAtStart(t *testing.T) {
 	default:
 	}
 	logs := h.logs.String()
-	if !strings.Contains(logs, "metadata of topic") || !strings.Contains(logs, px.addr) || !strings.Contains(logs, "connection refused") {
+	if !strings.Contains(logs, "metadata of topic") || !strings.Contains(logs, px.Addr()) || !strings.Contains(logs, "connection reset by peer") {
 		t.Errorf("the retry log does not say what failed where: %s", logs)
 	}
-	if err := px.Start(); err != nil {
-		t.Fatal(err)
-	}
+	px.Up()
 	select {
 	case err := <-opened:
 		if err != nil {

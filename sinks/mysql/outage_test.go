@@ -3,11 +3,8 @@ package mysql_test
 import (
 	"context"
 	"errors"
-	"io"
 	"log/slog"
-	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,155 +15,13 @@ import (
 	"github.com/etld/etld/sinks/mysql"
 )
 
-// proxy is a TCP proxy on 127.0.0.1 in front of the shared server. Down
-// closes every connection and stops listening, as a server that went away;
-// Up listens again on the same port. The shared server is never touched.
-type proxy struct {
-	t      testing.TB
-	target string
-	addr   string
-
-	mu    sync.Mutex
-	ln    net.Listener
-	conns map[net.Conn]bool
-	wg    sync.WaitGroup
-	// cutIn, when positive, is how many more bytes from the client pass
-	// before the proxy goes down by itself: a cut in the middle of a
-	// statement or transaction.
-	cutIn int64
-}
-
-// CutAfter arms the proxy to go down once n more bytes went to the server.
-func (p *proxy) CutAfter(n int64) {
-	p.mu.Lock()
-	p.cutIn = n
-	p.mu.Unlock()
-}
-
-// toServer copies client bytes to the server, going down when armed.
-func (p *proxy) toServer(s, c net.Conn) {
-	buf := make([]byte, 4096)
-	for {
-		n, err := c.Read(buf)
-		if n > 0 {
-			p.mu.Lock()
-			cut := false
-			if p.cutIn > 0 {
-				p.cutIn -= int64(n)
-				cut = p.cutIn <= 0
-			}
-			p.mu.Unlock()
-			if cut {
-				// Part of the packet reaches the server, the rest never.
-				_, _ = s.Write(buf[:n/2])
-				p.Down()
-				return
-			}
-			if _, err := s.Write(buf[:n]); err != nil {
-				return
-			}
-		}
-		if err != nil {
-			return
-		}
-	}
-}
-
-// newProxy reserves a port; the proxy is down until Up.
-func newProxy(t testing.TB, target string) *proxy {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &proxy{t: t, target: target, addr: ln.Addr().String(), conns: map[net.Conn]bool{}}
-	ln.Close()
-	t.Cleanup(func() {
-		p.Down()
-		p.wg.Wait()
-	})
-	return p
-}
-
-func (p *proxy) Up() {
-	p.t.Helper()
-	ln, err := net.Listen("tcp", p.addr)
-	if err != nil {
-		p.t.Fatalf("proxy: listen again on %s: %v", p.addr, err)
-	}
-	p.mu.Lock()
-	p.ln = ln
-	p.mu.Unlock()
-	p.wg.Add(1)
-	go func() {
-		defer p.wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			p.wg.Add(1)
-			go func() {
-				defer p.wg.Done()
-				p.pipe(c)
-			}()
-		}
-	}()
-}
-
-func (p *proxy) pipe(c net.Conn) {
-	s, err := net.Dial("tcp", p.target)
-	if err != nil {
-		c.Close()
-		return
-	}
-	if !p.track(c, s) {
-		c.Close()
-		s.Close()
-		return
-	}
-	done := make(chan struct{}, 2)
-	go func() { p.toServer(s, c); done <- struct{}{} }()
-	go func() { _, _ = io.Copy(c, s); done <- struct{}{} }()
-	<-done
-	c.Close()
-	s.Close()
-	<-done
-}
-
-// track registers a connection pair unless the proxy went down meanwhile.
-func (p *proxy) track(conns ...net.Conn) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.ln == nil {
-		return false
-	}
-	for _, c := range conns {
-		p.conns[c] = true
-	}
-	return true
-}
-
-func (p *proxy) Down() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.ln != nil {
-		p.ln.Close()
-		p.ln = nil
-	}
-	for c := range p.conns {
-		c.Close()
-	}
-	clear(p.conns)
-}
-
-// DSN is dsn pointed at the proxy.
-func (p *proxy) DSN(t testing.TB, dsn string) string {
+// viaProxy is dsn pointed at the proxy.
+func viaProxy(t testing.TB, p *testenv.Proxy, dsn string) string {
 	cfg, err := driver.ParseDSN(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Addr = p.addr
+	cfg.Addr = p.Addr()
 	return cfg.FormatDSN()
 }
 
@@ -208,10 +63,10 @@ func target(t testing.TB, dsn string) string {
 func TestServerOutageMidRun(t *testing.T) {
 	db, dsn := openDB(t)
 	name := table(t, db, "")
-	p := newProxy(t, target(t, dsn))
+	p := testenv.NewProxy(t, target(t, dsn))
 	p.Up()
 	retrying := &signal{Handler: slog.DiscardHandler, text: "will retry", ch: make(chan string, 1)}
-	s := open(t, mysql.Config{DSN: p.DSN(t, dsn), Table: name, CreateTable: true, BatchSize: 50},
+	s := open(t, mysql.Config{DSN: viaProxy(t, p, dsn), Table: name, CreateTable: true, BatchSize: 50},
 		connector.SinkInput{Schema: kvSchema, Mode: connector.Upsert, Key: []int{0}},
 		connector.SinkEnv{Logger: slog.New(retrying)})
 	ctx := testenv.Context(t, 2*time.Minute)
@@ -264,9 +119,9 @@ func TestServerOutageMidRun(t *testing.T) {
 func TestOpenWaitsForServer(t *testing.T) {
 	db, dsn := openDB(t)
 	name := table(t, db, "")
-	p := newProxy(t, target(t, dsn))
+	p := testenv.NewProxy(t, target(t, dsn))
 	warned := &signal{Handler: slog.DiscardHandler, text: "mysql connect: will retry", ch: make(chan string, 1)}
-	s, err := newBound(mysql.Config{DSN: p.DSN(t, dsn), Table: name, CreateTable: true},
+	s, err := newBound(mysql.Config{DSN: viaProxy(t, p, dsn), Table: name, CreateTable: true},
 		connector.SinkInput{Schema: kvSchema, Mode: connector.Append}, connector.SinkEnv{Logger: slog.New(warned)})
 	if err != nil {
 		t.Fatal(err)
@@ -285,8 +140,8 @@ func TestOpenWaitsForServer(t *testing.T) {
 
 	// And a server that never comes up fails Open when the context ends,
 	// naming the server without the password.
-	never := newProxy(t, target(t, dsn))
-	s2, err := newBound(mysql.Config{DSN: never.DSN(t, dsn), Table: name},
+	never := testenv.NewProxy(t, target(t, dsn))
+	s2, err := newBound(mysql.Config{DSN: viaProxy(t, never, dsn), Table: name},
 		connector.SinkInput{Schema: kvSchema, Mode: connector.Append}, connector.SinkEnv{})
 	if err != nil {
 		t.Fatal(err)
@@ -298,7 +153,7 @@ func TestOpenWaitsForServer(t *testing.T) {
 	if err == nil || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Open against no server: %v, want the context's deadline", err)
 	}
-	if strings.Contains(err.Error(), "etld-test-pw") || !strings.Contains(err.Error(), never.addr) {
+	if strings.Contains(err.Error(), "etld-test-pw") || !strings.Contains(err.Error(), never.Addr()) {
 		t.Errorf("error %q: want the address and no password", err)
 	}
 }

@@ -5,13 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"net"
 	"reflect"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,67 +16,6 @@ import (
 	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline/connector"
 )
-
-// proxy is a TCP proxy in front of the broker's bootstrap address. While
-// down it accepts connections and closes them at once, as a host whose
-// broker is not running would reset them; once up it forwards them.
-//
-// Kafka clients use the bootstrap address only for their first metadata
-// request: the broker then advertises its own listener (127.0.0.1:9092),
-// which they dial directly. So the proxy models a broker that is away when
-// the source starts, which is the case under test; it cannot cut
-// connections made after that.
-type proxy struct {
-	ln       net.Listener
-	target   string
-	up       atomic.Bool
-	attempts atomic.Int64
-	wg       sync.WaitGroup
-}
-
-func startProxy(t *testing.T, target string) *proxy {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &proxy{ln: ln, target: target}
-	p.wg.Add(1)
-	go p.serve()
-	t.Cleanup(func() { ln.Close(); p.wg.Wait() })
-	return p
-}
-
-func (p *proxy) addr() string { return p.ln.Addr().String() }
-
-func (p *proxy) serve() {
-	defer p.wg.Done()
-	for {
-		c, err := p.ln.Accept()
-		if err != nil {
-			return
-		}
-		p.attempts.Add(1)
-		if !p.up.Load() {
-			c.Close()
-			continue
-		}
-		p.wg.Add(1)
-		go func() {
-			defer p.wg.Done()
-			defer c.Close()
-			b, err := net.Dial("tcp", p.target)
-			if err != nil {
-				return
-			}
-			defer b.Close()
-			done := make(chan struct{}, 2)
-			go func() { _, _ = io.Copy(b, c); done <- struct{}{} }()
-			go func() { _, _ = io.Copy(c, b); done <- struct{}{} }()
-			<-done
-		}()
-	}
-}
 
 // syncBuffer is a log sink the source's goroutines and the test share.
 type syncBuffer struct {
@@ -108,23 +44,29 @@ func TestBrokerUnavailableAtStart(t *testing.T) {
 		t.Run(fmt.Sprintf("group=%v", group), func(t *testing.T) {
 			topic := createTopic(t, addr, 2)
 			produce(t, addr, topic, msg(0, "", `{"id":1}`), msg(1, "", `{"id":2}`), msg(1, "", `{"id":3}`))
-			px := startProxy(t, addr)
+			// A proxy in front of the bootstrap address, down at first. Kafka
+			// clients use that address only for their first metadata request:
+			// the broker then advertises its own listener, which they dial
+			// directly. So the proxy models a broker that is away when the
+			// source starts, which is the case under test; it cannot cut
+			// connections made after that.
+			px := testenv.NewProxy(t, addr)
 			logs := &syncBuffer{}
 			ts := testSource{
 				schema: schemaOf(t, "id", "BIGINT"),
 				logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo})),
 			}
-			cfg := Config{Kafka: kafkaconf.Config{Brokers: []string{px.addr()}}, Topic: []string{topic}, Stop: "latest", Format: connector.FormatSpec{Type: "json"}}
+			cfg := Config{Kafka: kafkaconf.Config{Brokers: []string{px.Addr()}}, Topic: []string{topic}, Stop: "latest", Format: connector.FormatSpec{Type: "json"}}
 			if group {
 				cfg.GroupID = testenv.UniqueName(t, "g")
 			}
 			s := ts.open(t, cfg, nil)
 
 			testenv.Eventually(t, 30*time.Second, "a retry warning and a second connection attempt", func() error {
-				if px.attempts.Load() < 2 {
-					return fmt.Errorf("%d connection attempts", px.attempts.Load())
+				if n := px.Refused(); n < 2 {
+					return fmt.Errorf("%d connection attempts", n)
 				}
-				if l := logs.String(); !strings.Contains(l, "level=WARN") || !strings.Contains(l, "will retry") || !strings.Contains(l, px.addr()) {
+				if l := logs.String(); !strings.Contains(l, "level=WARN") || !strings.Contains(l, "will retry") || !strings.Contains(l, px.Addr()) {
 					return fmt.Errorf("logs so far:\n%s", l)
 				}
 				return nil
@@ -137,7 +79,7 @@ func TestBrokerUnavailableAtStart(t *testing.T) {
 				t.Fatalf("Read while the broker is away = %v, %v; want to wait until the deadline", b, err)
 			}
 
-			px.up.Store(true)
+			px.Up()
 			got := printed(readAll(t, s))
 			if want := []string{"+I[1]", "+I[2]", "+I[3]"}; !reflect.DeepEqual(got, want) {
 				t.Errorf("read %v, want %v", got, want)
