@@ -8,6 +8,7 @@
 //	brokers, client_id, tls, sasl, dial_timeout: the Kafka client (package kafkaconf)
 //	topic                a topic or a list of them [topic]
 //	group_id             consumer group [properties.group.id]
+//	session_timeout      how long a silent member keeps its partitions (30s) [properties.session.timeout.ms]
 //	start                earliest | latest | group-offsets | timestamp [scan.startup.mode]
 //	start_timestamp      ms since the epoch or RFC 3339, for start: timestamp [scan.startup.timestamp-millis]
 //	stop                 latest: bounded, up to the end offsets seen at start [scan.bounded.mode]
@@ -110,6 +111,12 @@ type Config struct {
 	// ValueFieldsInclude: all (the value holds every column, key columns
 	// too, and its values win, as in Flink) or except_key.
 	ValueFieldsInclude string `yaml:"value_fields_include"`
+	// SessionTimeout is how long the group waits for a member that stopped
+	// heart-beating (a killed process) before it hands that member's
+	// partitions to the others [properties.session.timeout.ms]. Shorter
+	// means a faster takeover after a crash, longer tolerates longer
+	// pauses. 0 keeps the client's default (30s).
+	SessionTimeout time.Duration `yaml:"session_timeout"`
 }
 
 // DecodeNode reads the options: the client keys into Kafka, the others
@@ -163,12 +170,22 @@ type options struct {
 	startTS  time.Time
 	bounded  bool
 	updating bool
+	session  time.Duration
 }
 
 func parseOptions(cfg Config) (options, error) {
-	o := options{kafka: cfg.Kafka, groupID: strings.TrimSpace(cfg.GroupID)}
+	o := options{kafka: cfg.Kafka, groupID: strings.TrimSpace(cfg.GroupID), session: cfg.SessionTimeout}
 	if err := cfg.Kafka.Validate(); err != nil {
 		return o, err
+	}
+	switch {
+	case o.session != 0 && o.groupID == "":
+		return o, connector.Errorf("session_timeout", "is only read with a group_id")
+	case o.session != 0 && (o.session < time.Second || o.session > 30*time.Minute):
+		// The broker refuses sessions outside its group.min/max.session
+		// bounds (6s and 30m by default); below a second the heartbeat
+		// (a third of it) could not keep up.
+		return o, connector.Errorf("session_timeout", "want between 1s and 30m, got %s", o.session)
 	}
 	o.brokers = cfg.Kafka.Addrs()
 	o.topics = splitList(cfg.Topic)

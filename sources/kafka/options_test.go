@@ -54,7 +54,7 @@ func TestOptions(t *testing.T) {
 	tests := []struct {
 		name string
 		opts string
-		want options // checked fields: topics, groupID, start, startTS, bounded, updating
+		want options // checked fields: topics, groupID, start, startTS, bounded, updating, session
 		err  string  // substring of the error, with its line
 	}{
 		{name: "defaults", opts: "brokers: 127.0.0.1:9092\ntopic: a\nformat: json",
@@ -67,6 +67,8 @@ func TestOptions(t *testing.T) {
 			want: options{topics: []string{"a"}, start: startTimestamp, startTS: time.UnixMilli(1700000000123)}},
 		{name: "timestamp rfc3339", opts: "brokers: h:1\ntopic: a\nstart: timestamp\nstart_timestamp: 2024-05-06T07:08:09Z\nformat: json",
 			want: options{topics: []string{"a"}, start: startTimestamp, startTS: time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)}},
+		{name: "session timeout", opts: "brokers: h:1\ntopic: a\ngroup_id: g\nsession_timeout: 10s\nformat: json",
+			want: options{topics: []string{"a"}, groupID: "g", start: startGroupOffsets, session: 10 * time.Second}},
 		{name: "debezium is updating", opts: "brokers: h:1\ntopic: a\nformat: debezium-json",
 			want: options{topics: []string{"a"}, start: startEarliest, updating: true}},
 
@@ -85,6 +87,8 @@ func TestOptions(t *testing.T) {
 		{name: "key format without fields", opts: "brokers: h:1\ntopic: a\nformat: json\nkey_format: raw", err: "key_format needs key_fields"},
 		{name: "key field not a column", opts: "brokers: h:1\ntopic: a\nformat: json\nkey_format: json\nkey_fields: nope", err: `column "nope" is not in the schema`},
 		{name: "except_key without key", opts: "brokers: h:1\ntopic: a\nformat: json\nvalue_fields_include: except_key", err: "except_key needs key_fields"},
+		{name: "session timeout without group", opts: "brokers: h:1\ntopic: a\nsession_timeout: 10s\nformat: json", err: "session_timeout: is only read with a group_id"},
+		{name: "session timeout too short", opts: "brokers: h:1\ntopic: a\ngroup_id: g\nsession_timeout: 100ms\nformat: json", err: "want between 1s and 30m"},
 		{name: "bad broker", opts: "brokers: localhost\ntopic: a\nformat: json", err: "want host:port"},
 	}
 	for _, tt := range tests {
@@ -99,7 +103,7 @@ func TestOptions(t *testing.T) {
 			if err != nil {
 				t.Fatalf("error: %v", err)
 			}
-			got := options{topics: s.opts.topics, groupID: s.opts.groupID, start: s.opts.start, startTS: s.opts.startTS, bounded: s.opts.bounded, updating: s.opts.updating}
+			got := options{topics: s.opts.topics, groupID: s.opts.groupID, start: s.opts.start, startTS: s.opts.startTS, bounded: s.opts.bounded, updating: s.opts.updating, session: s.opts.session}
 			if !reflect.DeepEqual(got, tt.want) || s.Bounded() != tt.want.bounded || s.Updating() != tt.want.updating {
 				t.Errorf("options %+v, want %+v", got, tt.want)
 			}

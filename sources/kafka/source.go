@@ -416,7 +416,10 @@ func (s *Source) runGroup(ctx context.Context) error {
 		// sees it as "none committed" and applies start instead.
 		StartOffset:      kafka.FirstOffset,
 		JoinGroupBackoff: time.Second,
-		ErrorLogger:      kafka.LoggerFunc(func(msg string, args ...any) { s.log.Debug(fmt.Sprintf(msg, args...)) }),
+		SessionTimeout:   s.opts.session,
+		// Heartbeats three times a session, as Kafka's clients do.
+		HeartbeatInterval: s.opts.session / 3,
+		ErrorLogger:       kafka.LoggerFunc(func(msg string, args ...any) { s.log.Debug(fmt.Sprintf(msg, args...)) }),
 	})
 	if err != nil {
 		return fmt.Errorf("consumer group %q: %w", s.opts.groupID, err)
