@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
 # Apache Kafka (KRaft, one combined broker+controller) on 127.0.0.1:9092,
 # controller on 127.0.0.1:9093, jars from Maven Central (testenv/kafka/pom.xml).
+# A second listener, SASL_PLAINTEXT on 127.0.0.1:9094, takes PLAIN,
+# SCRAM-SHA-256 and SCRAM-SHA-512 for user etld / etld-test-pw (lib.sh):
+# PLAIN from the JAAS line in server.properties, SCRAM from credentials that
+# start writes into the cluster's metadata on every start (idempotent), so a
+# fresh data dir and an old one both get them.
 #
 # Usage: testenv/kafka.sh {start|stop|status|tool CLASS ARGS...}
 #   tool runs a Kafka CLI class from the same classpath, e.g.
@@ -17,9 +22,14 @@ LIB="$STATE/lib"
 CONF="$STATE/config"
 DATA="$STATE/data"
 PIDFILE="$STATE/kafka.pid"
+# The sha256 of the server.properties the running broker was started with:
+# a broker started with another configuration is restarted by start.
+RUNNING_CONF="$STATE/kafka.pid.conf"
 PROC_MATCH="$CONF/server.properties" # in our broker's command line
 LOGFILE="$STATE/kafka.log"
 BOOTSTRAP="$KAFKA_HOST:$KAFKA_PORT"
+SASL_ADDR="$KAFKA_HOST:$KAFKA_SASL_PORT"
+SCRAM_MECHANISMS=(SCRAM-SHA-256 SCRAM-SHA-512)
 START_TIMEOUT=${ETLD_TESTENV_KAFKA_TIMEOUT:-240}
 HEAP=${ETLD_TESTENV_KAFKA_HEAP:--Xms256m -Xmx512m}
 
@@ -53,11 +63,15 @@ write_config() {
 		process.roles=broker,controller
 		node.id=1
 		controller.quorum.voters=1@$KAFKA_HOST:$KAFKA_CONTROLLER_PORT
-		listeners=PLAINTEXT://$KAFKA_HOST:$KAFKA_PORT,CONTROLLER://$KAFKA_HOST:$KAFKA_CONTROLLER_PORT
-		advertised.listeners=PLAINTEXT://$KAFKA_HOST:$KAFKA_PORT
+		listeners=PLAINTEXT://$KAFKA_HOST:$KAFKA_PORT,SASL_PLAINTEXT://$KAFKA_HOST:$KAFKA_SASL_PORT,CONTROLLER://$KAFKA_HOST:$KAFKA_CONTROLLER_PORT
+		advertised.listeners=PLAINTEXT://$KAFKA_HOST:$KAFKA_PORT,SASL_PLAINTEXT://$KAFKA_HOST:$KAFKA_SASL_PORT
 		controller.listener.names=CONTROLLER
 		inter.broker.listener.name=PLAINTEXT
-		listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+		listener.security.protocol.map=PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT,CONTROLLER:PLAINTEXT
+		sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-256,SCRAM-SHA-512
+		listener.name.sasl_plaintext.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_$KAFKA_SASL_USER="$KAFKA_SASL_PASSWORD";
+		listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
+		listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
 		log.dirs=$DATA
 		num.partitions=1
 		default.replication.factor=1
@@ -124,6 +138,36 @@ api_versions() {
 		org.apache.kafka.tools.BrokerApiVersionsCommand --bootstrap-server "$BOOTSTRAP" >/dev/null 2>&1
 }
 
+conf_sum() {
+	sha256sum "$CONF/server.properties" | cut -d' ' -f1
+}
+
+# add_scram_user: (re)create the SCRAM credentials of the test user over the
+# PLAINTEXT listener. KRaft keeps them in the metadata log, so they survive
+# restarts; setting them again replaces them with the same password. One
+# call per mechanism: the broker refuses two changes of one user's
+# credentials in one request.
+add_scram_user() {
+	local m
+	: >"$STATE/scram.log"
+	for m in "${SCRAM_MECHANISMS[@]}"; do
+		run_class WARN kafka.admin.ConfigCommand --bootstrap-server "$BOOTSTRAP" --alter \
+			--entity-type users --entity-name "$KAFKA_SASL_USER" \
+			--add-config "$m=[iterations=4096,password=$KAFKA_SASL_PASSWORD]" \
+			>>"$STATE/scram.log" 2>&1 || return 1
+	done
+}
+
+# scram_user_ready: the broker lists both SCRAM credentials of the test user.
+scram_user_ready() {
+	local out m
+	out=$(run_class WARN kafka.admin.ConfigCommand --bootstrap-server "$BOOTSTRAP" --describe \
+		--entity-type users --entity-name "$KAFKA_SASL_USER" 2>/dev/null) || return 1
+	for m in "${SCRAM_MECHANISMS[@]}"; do
+		[[ "$out" == *"$m"* ]] || return 1
+	done
+}
+
 launch() {
 	[[ -f "$LOGFILE" ]] && mv -f "$LOGFILE" "$LOGFILE.1"
 	log "starting kafka.Kafka on $BOOTSTRAP (controller $KAFKA_HOST:$KAFKA_CONTROLLER_PORT, data $DATA)"
@@ -136,6 +180,7 @@ launch() {
 		-cp "$LIB/*" kafka.Kafka "$CONF/server.properties" \
 		>"$LOGFILE" 2>&1 </dev/null &
 	echo $! >"$PIDFILE"
+	conf_sum >"$RUNNING_CONF"
 	# Until setsid has exec'd java the pid's command name is not yet java.
 	wait_for 10 "the java process" pid_alive "$PIDFILE" java "$PROC_MATCH" ||
 		fail_with_log "$LOGFILE" "the broker process did not start"
@@ -146,7 +191,12 @@ start() {
 	check_java "$JAVA_HOME_DIR"
 	install
 	write_config
-	if pid_alive "$PIDFILE" java "$PROC_MATCH"; then
+	if pid_alive "$PIDFILE" java "$PROC_MATCH" && ! stamp_matches "$RUNNING_CONF" "$(conf_sum)"; then
+		# E.g. a broker from before the SASL listener existed.
+		log "our broker (pid $(<"$PIDFILE")) runs with an older server.properties; restarting it"
+		stop_pid "$PIDFILE" java "$PROC_MATCH" 60
+		launch
+	elif pid_alive "$PIDFILE" java "$PROC_MATCH"; then
 		log "our broker (pid $(<"$PIDFILE")) is running; checking it"
 	elif port_open "$KAFKA_PORT"; then
 		if api_versions; then
@@ -163,12 +213,16 @@ start() {
 	((rc == 0)) || fail_with_log "$LOGFILE" "the broker did not open $BOOTSTRAP"
 	wait_service "$START_TIMEOUT" "an ApiVersions answer" "$PIDFILE" java "$PROC_MATCH" api_versions || rc=$?
 	((rc == 0)) || fail_with_log "$LOGFILE" "the broker does not answer Kafka requests on $BOOTSTRAP"
-	log "ready after $((SECONDS - t0))s on $BOOTSTRAP"
+	wait_service "$START_TIMEOUT" "port $KAFKA_SASL_PORT" "$PIDFILE" java "$PROC_MATCH" port_open "$KAFKA_SASL_PORT" || rc=$?
+	((rc == 0)) || fail_with_log "$LOGFILE" "the broker did not open the SASL listener $SASL_ADDR"
+	add_scram_user || fail_with_log "$STATE/scram.log" "could not create the SCRAM credentials of user $KAFKA_SASL_USER"
+	log "ready after $((SECONDS - t0))s on $BOOTSTRAP (SASL_PLAINTEXT $SASL_ADDR, user $KAFKA_SASL_USER)"
 }
 
 stop() {
 	if pid_alive "$PIDFILE" java "$PROC_MATCH"; then
 		stop_pid "$PIDFILE" java "$PROC_MATCH" 60
+		rm -f "$RUNNING_CONF"
 		log "stopped"
 	elif port_open "$KAFKA_PORT"; then
 		log "a broker on port $KAFKA_PORT was not started by testenv; leaving it alone"
@@ -178,9 +232,17 @@ stop() {
 }
 
 status() {
-	[[ -d "$CONF" ]] || write_config
-	if api_versions; then
-		echo "kafka: ready on $BOOTSTRAP"
+	# Rewritten, so that it is compared with what this script would start now.
+	write_config
+	# Also not ready: a broker of ours started with an older configuration
+	# (e.g. without the SASL listener), so that up.sh calls start, which
+	# restarts it.
+	if pid_alive "$PIDFILE" java "$PROC_MATCH" && ! stamp_matches "$RUNNING_CONF" "$(conf_sum)"; then
+		echo "kafka: running with an older configuration; start restarts it"
+		return 1
+	fi
+	if api_versions && port_open "$KAFKA_SASL_PORT" && scram_user_ready; then
+		echo "kafka: ready on $BOOTSTRAP (SASL_PLAINTEXT $SASL_ADDR)"
 		return 0
 	fi
 	echo "kafka: not ready"

@@ -57,7 +57,14 @@ fi
 			printf "export ETLD_TEST_MYSQL_DSN='%s:%s@tcp(%s:%s)/%s'\n" \
 				"$MYSQL_USER" "$MYSQL_PASSWORD" "$MYSQL_HOST" "$MYSQL_PORT" "$MYSQL_DB"
 			;;
-		kafka) echo "export ETLD_TEST_KAFKA=$KAFKA_HOST:$KAFKA_PORT" ;;
+		kafka)
+			echo "export ETLD_TEST_KAFKA=$KAFKA_HOST:$KAFKA_PORT"
+			# Not there on a reused broker that testenv did not start and
+			# that has no SASL listener: the SASL tests then skip (fail in CI).
+			if port_open "$KAFKA_SASL_PORT"; then
+				echo "export ETLD_TEST_KAFKA_SASL=$KAFKA_HOST:$KAFKA_SASL_PORT"
+			fi
+			;;
 		elasticsearch) echo "export ETLD_TEST_ES_URL=http://$ES_HOST:$ES_PORT" ;;
 		esac
 	done

@@ -7,6 +7,7 @@
 //
 //	ETLD_TEST_MYSQL_DSN  go-sql-driver DSN, e.g. etld:pw@tcp(127.0.0.1:3306)/etld_test
 //	ETLD_TEST_KAFKA      bootstrap address, e.g. 127.0.0.1:9092
+//	ETLD_TEST_KAFKA_SASL the same broker's SASL_PLAINTEXT listener, e.g. 127.0.0.1:9094
 //	ETLD_TEST_ES_URL     base URL, e.g. http://127.0.0.1:9200
 //
 // When a variable is unset the test is skipped with a message saying so,
@@ -28,9 +29,15 @@ import (
 
 // Names of the environment variables read by this package.
 const (
-	EnvMySQLDSN         = "ETLD_TEST_MYSQL_DSN"
-	EnvKafka            = "ETLD_TEST_KAFKA"
-	EnvElasticsearchURL = "ETLD_TEST_ES_URL"
+	EnvMySQLDSN  = "ETLD_TEST_MYSQL_DSN"
+	EnvKafka     = "ETLD_TEST_KAFKA"
+	EnvKafkaSASL = "ETLD_TEST_KAFKA_SASL"
+	// EnvKafkaSASLUser and EnvKafkaSASLPassword override the credentials
+	// testenv/kafka.sh creates (DefaultKafkaSASLUser, -Password), for a
+	// broker set up elsewhere.
+	EnvKafkaSASLUser     = "ETLD_TEST_KAFKA_SASL_USER"
+	EnvKafkaSASLPassword = "ETLD_TEST_KAFKA_SASL_PASSWORD"
+	EnvElasticsearchURL  = "ETLD_TEST_ES_URL"
 	// EnvRequire set to 1 turns a missing service into a failure, as CI=true does.
 	EnvRequire = "ETLD_TEST_REQUIRE"
 )
@@ -48,6 +55,31 @@ func MySQLDSN(t testing.TB) string {
 func Kafka(t testing.TB) string {
 	t.Helper()
 	return lookup(t, EnvKafka, "Kafka broker")
+}
+
+// The user testenv/kafka.sh sets up on the SASL listener, for PLAIN,
+// SCRAM-SHA-256 and SCRAM-SHA-512 alike (testenv/lib.sh).
+const (
+	DefaultKafkaSASLUser     = "etld"
+	DefaultKafkaSASLPassword = "etld-test-pw"
+)
+
+// KafkaSASL returns the address (host:port) of the test broker's
+// SASL_PLAINTEXT listener and a user and password it accepts with PLAIN,
+// SCRAM-SHA-256 and SCRAM-SHA-512, or skips/fails t when
+// ETLD_TEST_KAFKA_SASL is unset. It is the broker of Kafka(t): topics
+// created through one listener are seen through the other.
+func KafkaSASL(t testing.TB) (addr, user, password string) {
+	t.Helper()
+	addr = lookup(t, EnvKafkaSASL, "Kafka broker with a SASL_PLAINTEXT listener")
+	user, password = DefaultKafkaSASLUser, DefaultKafkaSASLPassword
+	if v := strings.TrimSpace(os.Getenv(EnvKafkaSASLUser)); v != "" {
+		user = v
+	}
+	if v := os.Getenv(EnvKafkaSASLPassword); v != "" {
+		password = v
+	}
+	return addr, user, password
 }
 
 // ElasticsearchURL returns the base URL of the test Elasticsearch node, or

@@ -53,3 +53,17 @@ func TestRequired(t *testing.T) {
 		}
 	}
 }
+
+func TestKafkaSASL(t *testing.T) {
+	t.Setenv(EnvKafkaSASL, " 127.0.0.1:19094 ")
+	t.Setenv(EnvKafkaSASLUser, "")
+	t.Setenv(EnvKafkaSASLPassword, "")
+	if addr, user, pw := KafkaSASL(t); addr != "127.0.0.1:19094" || user != DefaultKafkaSASLUser || pw != DefaultKafkaSASLPassword {
+		t.Errorf("KafkaSASL = %q %q %q; want the address and testenv's user %q / %q", addr, user, pw, DefaultKafkaSASLUser, DefaultKafkaSASLPassword)
+	}
+	t.Setenv(EnvKafkaSASLUser, "alice")
+	t.Setenv(EnvKafkaSASLPassword, "s3cret")
+	if _, user, pw := KafkaSASL(t); user != "alice" || pw != "s3cret" {
+		t.Errorf("KafkaSASL with overrides = %q %q; want alice s3cret", user, pw)
+	}
+}
