@@ -435,3 +435,24 @@ func reflectStruct(out any) reflect.Type {
 	}
 	return t
 }
+
+// Refused reports whether err is the broker refusing who we are or what
+// we may do (a wrong SASL password, a missing ACL): retrying cannot fix
+// it, so a connector fails at once with the broker's reason instead of
+// retrying until it is stopped.
+func Refused(err error) bool {
+	for _, e := range []kafka.Error{
+		kafka.SASLAuthenticationFailed,
+		kafka.UnsupportedSASLMechanism,
+		kafka.IllegalSASLState,
+		kafka.TopicAuthorizationFailed,
+		kafka.GroupAuthorizationFailed,
+		kafka.ClusterAuthorizationFailed,
+		kafka.TransactionalIDAuthorizationFailed,
+	} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}

@@ -458,6 +458,9 @@ func (s *Sink) Open(ctx context.Context) error {
 		func(ctx context.Context) error {
 			var err error
 			n, err = s.topicPartitions(ctx)
+			if kafkaconf.Refused(err) {
+				return retry.Permanent(err)
+			}
 			return err
 		})
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/segmentio/kafka-go"
 
+	"github.com/etld/etld/internal/kafkaconf"
 	"github.com/etld/etld/internal/retry"
 	"github.com/etld/etld/pipeline/connector"
 )
@@ -110,7 +111,7 @@ func (s *Sink) deliver(p *part, b *batch, lo, hi int) error {
 			Records:      &records{b: b, i: lo, hi: hi},
 		})
 		if err != nil {
-			if s.ctx.Err() != nil {
+			if s.ctx.Err() != nil || kafkaconf.Refused(err) {
 				return retry.Permanent(err)
 			}
 			return err // the network, a dial, a timeout: try again

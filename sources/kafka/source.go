@@ -12,6 +12,7 @@ import (
 
 	"github.com/segmentio/kafka-go"
 
+	"github.com/etld/etld/internal/kafkaconf"
 	"github.com/etld/etld/internal/retry"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
@@ -137,6 +138,9 @@ func (s *Source) run(ctx context.Context) error {
 	err := retry.Do(ctx, retry.Backoff{Initial: 200 * time.Millisecond, Max: 10 * time.Second}, s.log, what, func(ctx context.Context) error {
 		var err error
 		partitions, err = s.partitions(ctx)
+		if kafkaconf.Refused(err) {
+			return retry.Permanent(err)
+		}
 		return err
 	})
 	if err != nil {
