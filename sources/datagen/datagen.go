@@ -193,12 +193,12 @@ func (s *Source) remaining() (uint64, bool) {
 func (s *Source) Open(ctx context.Context) error {
 	switch {
 	case s.restored:
-		s.log.Info("datagen resumes from its checkpoint", "source", s.name, "rows_emitted", s.emitted)
+		s.log.Info("datagen resumes from its checkpoint", "rows_emitted", s.emitted)
 	case s.seedSet:
-		s.log.Debug("datagen seed", "source", s.name, "seed", s.seed)
+		s.log.Debug("datagen seed", "seed", s.seed)
 	default:
 		s.log.Info("datagen chose a random seed; set `seed` to this value to get the same rows again",
-			"source", s.name, "seed", s.seed)
+			"seed", s.seed)
 	}
 	return nil
 }
