@@ -83,6 +83,11 @@ func Do(ctx context.Context, b Backoff, logger *slog.Logger, what string, op fun
 		if b.Attempts > 0 && attempt >= b.Attempts {
 			return err
 		}
+		// A context that ended during op ends the retries now: with a
+		// short wait the timer could otherwise win the select below.
+		if ctx.Err() != nil {
+			return errors.Join(context.Cause(ctx), err)
+		}
 		wait := b.Delay(attempt)
 		if logger != nil {
 			logger.Warn(what+": will retry", "attempt", attempt, "in", wait.Round(time.Millisecond), "error", err.Error())
