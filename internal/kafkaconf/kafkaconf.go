@@ -35,6 +35,7 @@ import (
 	"net"
 	"os"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -267,13 +268,23 @@ func (c Config) Mechanism() (sasl.Mechanism, error) {
 	return nil, fmt.Errorf("sasl.mechanism: %q not supported", s.Mechanism)
 }
 
-// Dialer returns a kafka-go Dialer for readers and admin connections.
-func (c Config) Dialer() (*kafka.Dialer, error) {
+// security is the TLS configuration and SASL mechanism that Dialer and
+// Transport both carry.
+func (c Config) security() (*tls.Config, sasl.Mechanism, error) {
 	tlsCfg, err := c.TLSConfig()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	mech, err := c.Mechanism()
+	if err != nil {
+		return nil, nil, err
+	}
+	return tlsCfg, mech, nil
+}
+
+// Dialer returns a kafka-go Dialer for readers and admin connections.
+func (c Config) Dialer() (*kafka.Dialer, error) {
+	tlsCfg, mech, err := c.security()
 	if err != nil {
 		return nil, err
 	}
@@ -288,11 +299,7 @@ func (c Config) Dialer() (*kafka.Dialer, error) {
 
 // Transport returns a kafka-go Transport for writers and clients.
 func (c Config) Transport() (*kafka.Transport, error) {
-	tlsCfg, err := c.TLSConfig()
-	if err != nil {
-		return nil, err
-	}
-	mech, err := c.Mechanism()
+	tlsCfg, mech, err := c.security()
 	if err != nil {
 		return nil, err
 	}
@@ -382,9 +389,9 @@ func Decode(file string, n *yaml.Node, path string, kc *Config, own any, skip ..
 	ownNode := &yaml.Node{Kind: yaml.MappingNode, Tag: n.Tag, Line: n.Line, Column: n.Column}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		key := n.Content[i].Value
-		toKafka := contains(Keys, key)
-		if !toKafka && !contains(ownKeys, key) && !contains(skip, key) {
-			toKafka = contains(Keys, spec.Closest(key, append(append([]string(nil), Keys...), ownKeys...)))
+		toKafka := slices.Contains(Keys, key)
+		if !toKafka && !slices.Contains(ownKeys, key) && !slices.Contains(skip, key) {
+			toKafka = slices.Contains(Keys, spec.Closest(key, slices.Concat(Keys, ownKeys)))
 		}
 		if toKafka {
 			kafkaNode.Content = append(kafkaNode.Content, n.Content[i], n.Content[i+1])
@@ -394,7 +401,7 @@ func Decode(file string, n *yaml.Node, path string, kc *Config, own any, skip ..
 	}
 	var list spec.List
 	list.Add(spec.Decode(file, kafkaNode, path, kc))
-	list.Add(spec.Decode(file, ownNode, path, own, append(append([]string(nil), skip...), Keys...)...))
+	list.Add(spec.Decode(file, ownNode, path, own, slices.Concat(skip, Keys)...))
 	return list.Err()
 }
 
@@ -414,15 +421,6 @@ func yamlKeys(out any) []string {
 		names = append(names, name)
 	}
 	return names
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func reflectStruct(out any) reflect.Type {
