@@ -265,18 +265,16 @@ func encode(w io.Writer, cp *Checkpoint) error {
 		buf = row.AppendString(buf, c.ID)
 		buf = row.AppendString(buf, c.Fingerprint)
 		buf = appendBool(buf, c.Ended)
-		buf = appendBytes(buf, c.Runtime)
-		if _, err := mw.Write(buf); err != nil {
+		// The states may be large (an aggregate's groups, a sink's
+		// pending files): each is written as it is, after its length,
+		// rather than copied into buf.
+		buf = binary.AppendUvarint(buf, uint64(len(c.Runtime)))
+		if err := writeAll(mw, buf, c.Runtime); err != nil {
 			return err
 		}
-		// The connector's state may be large: written as it is, not
-		// copied into buf.
 		buf = appendBool(buf[:0], c.Connector != nil)
 		buf = binary.AppendUvarint(buf, uint64(len(c.Connector)))
-		if _, err := mw.Write(buf); err != nil {
-			return err
-		}
-		if _, err := mw.Write(c.Connector); err != nil {
+		if err := writeAll(mw, buf, c.Connector); err != nil {
 			return err
 		}
 		buf = buf[:0]
@@ -295,10 +293,13 @@ func appendBool(b []byte, v bool) []byte {
 	return append(b, 0)
 }
 
-// appendBytes writes a large byte string: length, bytes.
-func appendBytes(b, v []byte) []byte {
-	b = binary.AppendUvarint(b, uint64(len(v)))
-	return append(b, v...)
+func writeAll(w io.Writer, bufs ...[]byte) error {
+	for _, b := range bufs {
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func decode(raw []byte) (*Checkpoint, error) {
@@ -324,13 +325,12 @@ func decode(raw []byte) (*Checkpoint, error) {
 		c.Fingerprint = d.Str()
 		c.Ended = readBool(d)
 		c.Runtime = nilIfEmpty(d.Bytes())
+		// A connector without state (nil) differs from one whose state
+		// is empty; the flag keeps them apart. Bytes is never nil when
+		// decoding succeeds.
 		has := readBool(d)
-		c.Connector = d.Bytes()
-		if has && c.Connector == nil {
-			c.Connector = []byte{}
-		}
-		if !has {
-			c.Connector = nil
+		if conn := d.Bytes(); has {
+			c.Connector = conn
 		}
 	}
 	if err := d.End(); err != nil {
