@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
 )
 
 // The binary codec below is how operator state and checkpoints hold rows
@@ -111,18 +110,14 @@ func (d *Decoder) Uvarint() uint64 {
 	return v
 }
 
-// Varint reads a zig-zag varint.
+// Varint reads a zig-zag varint: binary.AppendVarint's encoding is the
+// zig-zag mapping over a uvarint, so the same checks apply.
 func (d *Decoder) Varint() int64 {
-	if d.err != nil {
-		return 0
+	u := d.Uvarint()
+	v := int64(u >> 1)
+	if u&1 != 0 {
+		v = ^v
 	}
-	v, n := binary.Varint(d.buf[d.off:])
-	if n <= 0 || (n > 1 && d.buf[d.off+n-1] == 0) {
-		// An overlong varint is refused too: the encoding stays canonical.
-		d.Fail("bad varint")
-		return 0
-	}
-	d.off += n
 	return v
 }
 
@@ -240,6 +235,3 @@ func (d *Decoder) Row() Row {
 	}
 	return r
 }
-
-// Float64 reads 8 bytes as a float64.
-func (d *Decoder) Float64() float64 { return math.Float64frombits(d.Uint64()) }
