@@ -118,8 +118,9 @@ type participant struct {
 	// interrupt cuts short an unbounded source's Read so that it sees a
 	// trigger or a commit without waiting for data (see nudge).
 	interrupt *readInterrupt
-	// commits queues commit requests for a Committer, in order; the
-	// coordinator never waits for the node to take them.
+	// committer is the node's connector if it commits; queue holds its
+	// commit requests, in order, so that the coordinator never waits for
+	// the node to take them; notify wakes a node waiting for one.
 	committer connector.Committer
 	mu        sync.Mutex
 	queue     []commitReq
