@@ -72,6 +72,7 @@ package kafka
 import (
 	"fmt"
 	"log/slog"
+	"maps"
 	"strconv"
 	"strings"
 	"time"
@@ -79,6 +80,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/etld/etld/internal/kafkaconf"
+	"github.com/etld/etld/internal/retry"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/spec"
@@ -158,6 +160,18 @@ const (
 	linger       = 20 * time.Millisecond
 	fetchMaxWait = 250 * time.Millisecond
 	queueLen     = 4096
+)
+
+// setupBackoff paces the start-up requests (partitions, offsets), which
+// are retried until the broker answers or the source is closed;
+// assignBackoff gives up sooner, so that a generation whose partitions
+// cannot be placed is handed back and the group tries again.
+var (
+	setupBackoff  = retry.Backoff{Initial: 200 * time.Millisecond, Max: 10 * time.Second}
+	assignBackoff = retry.Backoff{Initial: 200 * time.Millisecond, Max: 10 * time.Second, Attempts: 5}
+	// commitBackoff is short: a commit not made now is made by the next
+	// checkpoint.
+	commitBackoff = retry.Backoff{Initial: 100 * time.Millisecond, Max: time.Second, Attempts: 3}
 )
 
 // options is Config checked and normalised.
@@ -324,9 +338,5 @@ func (s *Source) Updating() bool { return s.opts.updating }
 
 // MetadataKeys lists the metadata columns the source fills.
 func (s *Source) MetadataKeys() map[string]row.Type {
-	out := make(map[string]row.Type, len(metadataTypes))
-	for k, t := range metadataTypes {
-		out[k] = t
-	}
-	return out
+	return maps.Clone(metadataTypes)
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/etld/etld/internal/retry"
 	"github.com/segmentio/kafka-go"
@@ -127,12 +126,11 @@ func (s *Source) Commit(ctx context.Context, state []byte) error {
 		s.log.Info("kafka source: offsets not committed: the group is rebalancing; the next checkpoint commits them", "group", s.opts.groupID)
 		return nil
 	}
-	err = retry.Do(ctx, retry.Backoff{Initial: 100 * time.Millisecond, Max: time.Second, Attempts: 3}, s.log, "kafka source: commit offsets", func(context.Context) error {
+	err = retry.Do(ctx, commitBackoff, s.log, "kafka source: commit offsets", func(context.Context) error {
 		return gen.CommitOffsets(commit)
 	})
 	if err != nil {
 		s.log.Warn("kafka source: offsets not committed; the next checkpoint commits newer ones", "group", s.opts.groupID, "error", err.Error())
-		return nil
 	}
 	return nil
 }
@@ -149,7 +147,7 @@ func (s *Source) commitStandalone(ctx context.Context, commit map[string]map[int
 			req.Topics[topic] = append(req.Topics[topic], kafka.OffsetCommit{Partition: partition, Offset: off})
 		}
 	}
-	err := retry.Do(ctx, retry.Backoff{Initial: 100 * time.Millisecond, Max: time.Second, Attempts: 3}, s.log, "kafka source: commit offsets", func(ctx context.Context) error {
+	err := retry.Do(ctx, commitBackoff, s.log, "kafka source: commit offsets", func(ctx context.Context) error {
 		res, err := s.client.OffsetCommit(ctx, req)
 		if err != nil {
 			return err

@@ -87,6 +87,15 @@ type part struct {
 	cur atomic.Pointer[partReader]
 }
 
+// newPart is a partition this run has not placed yet, read to no end and
+// with no high watermark seen.
+func newPart(tp topicPartition) *part {
+	p := &part{tp: tp, end: -1}
+	p.next.Store(-1)
+	p.hw.Store(-1)
+	return p
+}
+
 type partReader struct {
 	r   *kafka.Reader
 	end int64 // stop after end-1; -1 for unbounded
@@ -135,7 +144,7 @@ func (s *Source) Open(ctx context.Context) error {
 func (s *Source) run(ctx context.Context) error {
 	var partitions []topicPartition
 	what := fmt.Sprintf("kafka source: reading the partitions of %v from %v", s.opts.topics, s.opts.brokers)
-	err := retry.Do(ctx, retry.Backoff{Initial: 200 * time.Millisecond, Max: 10 * time.Second}, s.log, what, func(ctx context.Context) error {
+	err := retry.Do(ctx, setupBackoff, s.log, what, func(ctx context.Context) error {
 		var err error
 		partitions, err = s.partitions(ctx)
 		if kafkaconf.Refused(err) {
@@ -151,7 +160,7 @@ func (s *Source) run(ctx context.Context) error {
 		// The end offsets are those seen now: a bounded read is a snapshot
 		// of the topics as they are at start.
 		what := "kafka source: reading end offsets"
-		err := retry.Do(ctx, retry.Backoff{Initial: 200 * time.Millisecond, Max: 10 * time.Second}, s.log, what, func(ctx context.Context) error {
+		err := retry.Do(ctx, setupBackoff, s.log, what, func(ctx context.Context) error {
 			var err error
 			ends, err = s.listOffsets(ctx, partitions, kafka.LastOffset)
 			return err
@@ -162,9 +171,7 @@ func (s *Source) run(ctx context.Context) error {
 	}
 	s.mu.Lock()
 	for _, tp := range partitions {
-		p := &part{tp: tp, end: -1}
-		p.next.Store(-1)
-		p.hw.Store(-1)
+		p := newPart(tp)
 		if ends != nil {
 			p.end = ends[tp]
 			p.hw.Store(p.end)
@@ -189,7 +196,7 @@ func (s *Source) run(ctx context.Context) error {
 		// itself and uses the group only for its committed offsets.
 		var committed map[topicPartition]int64
 		what := "kafka source: reading the group's committed offsets"
-		err := retry.Do(ctx, retry.Backoff{Initial: 200 * time.Millisecond, Max: 10 * time.Second}, s.log, what, func(ctx context.Context) error {
+		err := retry.Do(ctx, setupBackoff, s.log, what, func(ctx context.Context) error {
 			var err error
 			committed, err = s.committedOffsets(ctx, partitions)
 			return err
@@ -389,7 +396,7 @@ func (s *Source) startOffsets(ctx context.Context, tps []topicPartition, committ
 func (s *Source) runStatic(ctx context.Context, tps []topicPartition, committed map[topicPartition]int64) error {
 	var starts map[topicPartition]int64
 	what := "kafka source: reading start offsets"
-	err := retry.Do(ctx, retry.Backoff{Initial: 200 * time.Millisecond, Max: 10 * time.Second}, s.log, what, func(ctx context.Context) error {
+	err := retry.Do(ctx, setupBackoff, s.log, what, func(ctx context.Context) error {
 		var err error
 		starts, err = s.startOffsets(ctx, tps, committed)
 		return err
@@ -423,7 +430,7 @@ func (s *Source) runGroup(ctx context.Context) error {
 		SessionTimeout:   s.opts.session,
 		// Heartbeats three times a session, as Kafka's clients do.
 		HeartbeatInterval: s.opts.session / 3,
-		ErrorLogger:       kafka.LoggerFunc(func(msg string, args ...any) { s.log.Debug(fmt.Sprintf(msg, args...)) }),
+		ErrorLogger:       s.debugLogger(),
 	})
 	if err != nil {
 		return fmt.Errorf("consumer group %q: %w", s.opts.groupID, err)
@@ -471,15 +478,11 @@ func (s *Source) assign(ctx context.Context, gen *kafka.Generation) error {
 	}
 	var starts map[topicPartition]int64
 	what := "kafka source: reading start offsets"
-	err := retry.Do(ctx, retry.Backoff{Initial: 200 * time.Millisecond, Max: 10 * time.Second, Attempts: 5}, s.log, what, func(ctx context.Context) error {
+	err := retry.Do(ctx, assignBackoff, s.log, what, func(ctx context.Context) error {
 		s.mu.Lock()
 		for _, tp := range tps {
 			if s.parts[tp] == nil {
-				// A partition added after start.
-				p := &part{tp: tp, end: -1}
-				p.next.Store(-1)
-				p.hw.Store(-1)
-				s.parts[tp] = p
+				s.parts[tp] = newPart(tp) // a partition added after start
 			}
 		}
 		s.mu.Unlock()
@@ -547,7 +550,7 @@ func (s *Source) startReader(ctx context.Context, wg *sync.WaitGroup, p *part, o
 		MaxWait:        fetchMaxWait,
 		ReadBackoffMin: 100 * time.Millisecond,
 		ReadBackoffMax: 2 * time.Second,
-		ErrorLogger:    kafka.LoggerFunc(func(msg string, args ...any) { s.log.Debug(fmt.Sprintf(msg, args...)) }),
+		ErrorLogger:    s.debugLogger(),
 	})
 	if err := rd.r.SetOffset(offset); err != nil {
 		// SetOffset fails only on a reader in a group, which this is not.
@@ -593,6 +596,12 @@ func (s *Source) readPartition(ctx context.Context, p *part, rd *partReader) {
 			return
 		}
 	}
+}
+
+// debugLogger takes kafka-go's error logs: the reader and the group log
+// every failed attempt, which the source already reports once per outage.
+func (s *Source) debugLogger() kafka.Logger {
+	return kafka.LoggerFunc(func(msg string, args ...any) { s.log.Debug(fmt.Sprintf(msg, args...)) })
 }
 
 // signal wakes a Read waiting for messages, to look at the assignment.
