@@ -453,6 +453,13 @@ func (s *Sink) tick(ctx context.Context) {
 			return
 		case <-t.C:
 			s.mu.Lock()
+			// Close cancels ctx before it closes the senders' channels
+			// under mu: a tick that won the select against ctx.Done must
+			// not send on a closed channel.
+			if ctx.Err() != nil {
+				s.mu.Unlock()
+				return
+			}
 			for _, l := range s.lanes {
 				if err := l.handOver(ctx); err != nil {
 					break

@@ -566,3 +566,35 @@ func TestBindRefuses(t *testing.T) {
 		t.Error("upsert without a key accepted")
 	}
 }
+
+// TestCloseWhileIntervalFlushWaits closes the sink while the interval
+// flusher waits for a busy sender and a change is buffered: the flusher
+// must not hand the buffered request to a sender whose channel Close has
+// closed (a panic: send on closed channel).
+func TestCloseWhileIntervalFlushWaits(t *testing.T) {
+	for range 100 {
+		retrying := make(chan struct{})
+		var once sync.Once
+		f := &fakeES{request: func(call int) int {
+			if call >= 2 {
+				once.Do(func() { close(retrying) })
+			}
+			return 503
+		}}
+		s := newFakeSink(t, f, Config{BulkFlushInterval: ptr(time.Millisecond), BulkFlushMaxActions: ptr(2), Parallelism: 1}, connector.Append, nil)
+		var changes []row.Change
+		for k := range 5 {
+			changes = append(changes, row.Change{Kind: row.Insert, Row: kv(int64(k), 0)})
+		}
+		if err := s.Write(context.Background(), &row.Batch{Changes: changes}); err != nil {
+			t.Fatal(err)
+		}
+		// The sender is busy retrying the first request, the second waits
+		// in its channel, the fifth change is buffered: the next tick
+		// blocks handing it over.
+		<-retrying
+		if err := s.Close(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
