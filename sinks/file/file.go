@@ -110,7 +110,7 @@ func Register(r *connector.Registry) {
 }
 
 // Sink writes changes to a file. Bind, Open, Write, Flush and Close are
-// called from one goroutine; BytesWritten from any.
+// called from one goroutine; Bytes from any.
 //
 // Errors name the file; the runtime adds the sink's name, and Bind, whose
 // errors the planner reports as they are, adds it itself.
@@ -390,11 +390,9 @@ func syncDir(dir string) error {
 	return nil
 }
 
-// BytesWritten is the number of bytes written to the file so far, header
-// included; buffered bytes count once they reach the file.
-func (s *Sink) BytesWritten() int64 { return s.written.Load() }
-
-// Bytes is BytesWritten, for /metrics (connector.Meter).
+// Bytes is the number of bytes written to the file so far, header
+// included; buffered bytes count once they reach the file (connector.Meter,
+// for /metrics).
 func (s *Sink) Bytes() int64 { return s.written.Load() }
 
 // Close flushes, publishes what is still in parts (see the package doc)

@@ -140,8 +140,8 @@ func TestWrite(t *testing.T) {
 			if got := readFile(t, path); got != tt.want {
 				t.Errorf("after Flush the file holds\n%q\nwant\n%q", got, tt.want)
 			}
-			if got := s.BytesWritten(); got != int64(len(tt.want)) {
-				t.Errorf("BytesWritten %d, want %d", got, len(tt.want))
+			if got := s.Bytes(); got != int64(len(tt.want)) {
+				t.Errorf("Bytes %d, want %d", got, len(tt.want))
 			}
 			if err := s.Close(context.Background()); err != nil {
 				t.Fatal(err)
@@ -327,8 +327,8 @@ func TestLargeOutput(t *testing.T) {
 	if got := readFile(t, path); got != want.String() {
 		t.Errorf("file holds %d bytes, want %d", len(got), want.Len())
 	}
-	if got := s.BytesWritten(); got != int64(want.Len()) {
-		t.Errorf("BytesWritten %d, want %d", got, want.Len())
+	if got := s.Bytes(); got != int64(want.Len()) {
+		t.Errorf("Bytes %d, want %d", got, want.Len())
 	}
 }
 
