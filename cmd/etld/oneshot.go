@@ -6,8 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -162,8 +164,11 @@ func (p *progress) update(i int, s pipeline.Summary) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.lines[i] = s
+	// In the order the pipelines were named: a map's order would
+	// reshuffle the line on every update.
 	var parts []string
-	for _, s := range p.lines {
+	for _, i := range slices.Sorted(maps.Keys(p.lines)) {
+		s := p.lines[i]
 		var in, out int64
 		for _, c := range s.Sources {
 			in += c.In
