@@ -151,17 +151,18 @@ loop:
 			sdNotify("WATCHDOG=1")
 		case r := <-reloadDone:
 			reloadDone = nil
-			switch {
-			case r.err != nil:
-				reg.Reloads.WithLabelValues("error").Inc()
-				log.Error("reload failed: nothing changed", "error", r.err)
-			case len(r.res.Failed) > 0:
-				reg.Reloads.WithLabelValues("error").Inc()
-			default:
-				reg.Reloads.WithLabelValues("ok").Inc()
+			result := "ok"
+			if r.err != nil || len(r.res.Failed) > 0 {
+				result = "error"
 			}
-			res := r.res
-			log.Info("reloaded", "started", len(res.Started), "stopped", len(res.Stopped), "restarted", len(res.Restarted), "unchanged", len(res.Unchanged), "not_loaded", len(res.Failed))
+			reg.Reloads.WithLabelValues(result).Inc()
+			if r.err != nil {
+				// No "reloaded" line with zero counts after it: nothing was.
+				log.Error("reload failed: nothing changed", "error", r.err)
+			} else {
+				res := r.res
+				log.Info("reloaded", "started", len(res.Started), "stopped", len(res.Stopped), "restarted", len(res.Restarted), "unchanged", len(res.Unchanged), "not_loaded", len(res.Failed))
+			}
 			sdNotify("READY=1")
 			if pending {
 				pending = false
