@@ -82,7 +82,10 @@ type Supervisor struct {
 	ctx    context.Context // every run's context; cancelling it aborts them
 	cancel context.CancelFunc
 
-	reload sync.Mutex // one Reload or Shutdown at a time
+	// reload runs one Reload at a time. Shutdown does not take it, so as
+	// not to wait behind a reload that drains a pipeline: closed, under
+	// mu, keeps such a reload from starting anything once Shutdown began.
+	reload sync.Mutex
 	mu     sync.Mutex
 	units  map[string]*unit // by file path
 	closed bool
