@@ -415,7 +415,7 @@ func (s *Sink) Open(ctx context.Context) error {
 		return s.ping(ctx)
 	})
 	if err != nil {
-		return err
+		return fmt.Errorf("elasticsearch at %s: %w", hosts, err)
 	}
 	s.opened = true
 	lctx, cancel := context.WithCancel(ctx)
