@@ -23,7 +23,6 @@ type indexPattern struct {
 
 	// Set by bind.
 	col  int
-	typ  row.Type
 	last map[string]string // formatted name -> interned string
 	buf  []byte
 }
@@ -65,12 +64,12 @@ func parseIndex(s string) (*indexPattern, error) {
 		p.now = true
 	}
 	if hasFmt {
+		if format == "" {
+			return nil, fmt.Errorf("%q: the date format after | is empty", s)
+		}
 		f, err := javatime.Compile(format)
 		if err != nil {
 			return nil, fmt.Errorf("%q: %w", s, err)
-		}
-		if format == "" {
-			return nil, fmt.Errorf("%q: the date format after | is empty", s)
 		}
 		p.format, p.hasFmt = f, true
 	}
@@ -118,7 +117,7 @@ func (p *indexPattern) bind(schema row.Schema) error {
 	if p.hasFmt && !t.ID.Temporal() {
 		return fmt.Errorf("index pattern formats column %q as a date, but it is %s; use {%s} without a format, or a TIMESTAMP, TIMESTAMP_LTZ or DATE column", p.column, t, p.column)
 	}
-	p.col, p.typ = i, t
+	p.col = i
 	return nil
 }
 
