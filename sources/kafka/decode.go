@@ -28,7 +28,8 @@ type rowBuilder struct {
 	keyCols    []int
 	keyScratch *row.Batch
 
-	meta []metaCol
+	meta     []metaCol
+	metaVals []row.Value // one message's metadata values, reused
 }
 
 type metaCol struct {
@@ -45,6 +46,7 @@ func newRowBuilder(cfg Config, env connector.SourceEnv) (*rowBuilder, error) {
 			rb.meta = append(rb.meta, metaCol{pos: i, key: env.Metadata[i]})
 		}
 	}
+	rb.metaVals = make([]row.Value, len(rb.meta))
 
 	keyFields := splitList(cfg.KeyFields)
 	exceptKey := false
@@ -152,12 +154,10 @@ func (rb *rowBuilder) build(m *kafka.Message, b *row.Batch) error {
 			key = rb.keyScratch.Changes[0].Row
 		}
 	}
-	var meta []row.Value
-	if len(rb.meta) > 0 {
-		meta = make([]row.Value, len(rb.meta))
-		for j, mc := range rb.meta {
-			meta[j] = metaValue(m, mc.key)
-		}
+	// Computed once per message, not per change: an update brings two.
+	meta := rb.metaVals
+	for j, mc := range rb.meta {
+		meta[j] = metaValue(m, mc.key)
 	}
 	for _, c := range b.Changes[before:] {
 		for j, i := range rb.keyCols {
