@@ -14,7 +14,9 @@ import (
 // tableColumn is a column as information_schema describes it.
 type tableColumn struct {
 	name, dataType, columnType string
-	nullable, hasDefault       bool
+	// hasDefault: an insert may leave the column out (a default, NULL,
+	// auto_increment or a generated value).
+	hasDefault bool
 }
 
 // prepareTable checks that the table exists and can take the sink's rows,
@@ -51,7 +53,7 @@ func (s *Sink) prepareTable(ctx context.Context) error {
 }
 
 func (s *Sink) columns(ctx context.Context) ([]tableColumn, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, IS_NULLABLE = 'YES',
+	rows, err := s.db.QueryContext(ctx, `SELECT COLUMN_NAME, DATA_TYPE, COLUMN_TYPE,
 		COLUMN_DEFAULT IS NOT NULL OR IS_NULLABLE = 'YES' OR EXTRA LIKE '%auto_increment%' OR EXTRA LIKE '%GENERATED%'
 		FROM information_schema.COLUMNS
 		WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION`, s.table)
@@ -62,7 +64,7 @@ func (s *Sink) columns(ctx context.Context) ([]tableColumn, error) {
 	var out []tableColumn
 	for rows.Next() {
 		var c tableColumn
-		if err := rows.Scan(&c.name, &c.dataType, &c.columnType, &c.nullable, &c.hasDefault); err != nil {
+		if err := rows.Scan(&c.name, &c.dataType, &c.columnType, &c.hasDefault); err != nil {
 			return nil, fmt.Errorf("read the columns of table %s: %w", quote(s.table), err)
 		}
 		out = append(out, c)
