@@ -530,6 +530,11 @@ func (s *Sink) add(ctx context.Context, i int, c row.Change) error {
 
 // docID joins the key values, as Flink writes them, with the delimiter.
 func (s *Sink) docID(r row.Row) []byte {
+	if s.idBuf == nil {
+		// Never nil, even when empty: bulk.add reads a nil id as append
+		// mode's "let Elasticsearch make one up".
+		s.idBuf = make([]byte, 0, 64)
+	}
 	id := s.idBuf[:0]
 	for j, k := range s.key {
 		if j > 0 {

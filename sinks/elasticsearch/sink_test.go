@@ -598,3 +598,65 @@ func TestCloseWhileIntervalFlushWaits(t *testing.T) {
 		}
 	}
 }
+
+// bodyRecorder keeps the bulk request bodies on their way to fakeES.
+type bodyRecorder struct {
+	f      *fakeES
+	mu     sync.Mutex
+	bodies []string
+}
+
+func (r *bodyRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	if strings.HasSuffix(req.URL.Path, "/_bulk") {
+		body, _ := io.ReadAll(req.Body)
+		r.mu.Lock()
+		r.bodies = append(r.bodies, string(body))
+		r.mu.Unlock()
+		req.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	return r.f.RoundTrip(req)
+}
+
+// TestEmptyKeyKeepsItsID: an upsert whose key is the empty string sends
+// _id "" (which Elasticsearch refuses item by item, so the row goes to
+// on_error) even as the sink's first row, never an action without _id,
+// which would index a document under a generated id that no later update
+// or delete finds.
+func TestEmptyKeyKeepsItsID(t *testing.T) {
+	rec := &bodyRecorder{f: &fakeES{docs: map[string]string{}}}
+	reg := connector.NewRegistry()
+	formats.Register(reg)
+	s, err := New(Config{Hosts: []string{"http://127.0.0.1:9"}, Index: "i", BulkFlushInterval: ptr(time.Duration(0))},
+		connector.SinkEnv{Name: "es", Formats: reg, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.transport = rec
+	schema := row.NewSchema(row.Field{Name: "k", Type: row.Of(row.String)}, row.Field{Name: "v", Type: row.Of(row.BigInt)})
+	if err := s.Bind(connector.SinkInput{Schema: schema, Mode: connector.Upsert, Key: []int{0}}); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := s.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(ctx)
+	b := &row.Batch{Changes: []row.Change{
+		{Kind: row.Insert, Row: row.Row{row.StringValue(""), row.BigIntValue(1)}},
+		{Kind: row.Insert, Row: row.Row{row.StringValue("a"), row.BigIntValue(2)}},
+	}}
+	if err := s.Write(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	all := strings.Join(rec.bodies, "")
+	for _, want := range []string{`{"index":{"_index":"i","_id":""}}`, `{"index":{"_index":"i","_id":"a"}}`} {
+		if !strings.Contains(all, want) {
+			t.Errorf("bulk requests lack %s; sent:\n%s", want, all)
+		}
+	}
+}
