@@ -63,6 +63,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -374,7 +375,7 @@ func (s *Sink) Bind(in connector.SinkInput) error {
 	switch in.Mode {
 	case connector.Append:
 	case connector.Upsert:
-		if len(s.keyFields) > 0 && !sameNames(s.keyFields, in.KeyNames()) {
+		if len(s.keyFields) > 0 && !slices.EqualFunc(s.keyFields, in.KeyNames(), strings.EqualFold) {
 			return s.bindErrorf("key_fields %s differs from the upsert key (%s): in upsert mode the message key is the upsert key; drop key_fields, or set the sink's key: to the same columns",
 				strings.Join(s.keyFields, ", "), strings.Join(in.KeyNames(), ", "))
 		}
@@ -421,18 +422,6 @@ func (s *Sink) Bind(in connector.SinkInput) error {
 	}
 	s.mode, s.enc, s.keyEnc, s.key = in.Mode, enc, keyEnc, key
 	return nil
-}
-
-func sameNames(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !strings.EqualFold(a[i], b[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 // Open connects, checks that the topic exists (creating it with
