@@ -65,8 +65,11 @@
 // next offset of every partition after the last batch Read returned, as
 // JSON {"v":1,"offsets":{"topic/0":42}}; Restore before Open starts there.
 // A broker that cannot be reached at start, or later, is logged as a
-// warning and retried with backoff; it is not an error. A message the
-// format cannot decode goes to on_error as topic/partition/offset.
+// warning and retried with backoff; it is not an error. A broker that
+// refuses the login or the topics when the source looks them up at start
+// (kafkaconf.Refused) fails the source at once: no retry can fix that. A
+// message the format cannot decode goes to on_error as
+// topic/partition/offset.
 package kafka
 
 import (
