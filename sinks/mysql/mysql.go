@@ -269,9 +269,15 @@ func (s *Sink) Open(ctx context.Context) error {
 	s.db.SetMaxIdleConns(1)
 	s.cache = map[stmtKey]*sql.Stmt{}
 
+	// The version query is retried with the ping: a server that drops
+	// between the two is as transient as one that is not up yet.
 	connect := retry.Backoff{Initial: s.backoff.Initial, Max: s.backoff.Max}
+	var packet int
 	err = retry.Do(ctx, connect, s.logger.With("target", s.target), "mysql connect", func(ctx context.Context) error {
 		err := s.db.PingContext(ctx)
+		if err == nil {
+			s.srv, packet, err = queryServer(ctx, s.db)
+		}
 		if err != nil && classify(err) != transient {
 			return retry.Permanent(err)
 		}
@@ -279,11 +285,6 @@ func (s *Sink) Open(ctx context.Context) error {
 	})
 	if err != nil {
 		return s.errorf("connect: %w", err)
-	}
-	var packet int
-	s.srv, packet, err = queryServer(ctx, s.db)
-	if err != nil {
-		return s.errorf("query the server version: %w", err)
 	}
 	s.maxPacket = packet * 3 / 4
 	cols := make([]string, s.schema.Len())
