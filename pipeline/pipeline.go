@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/etld/etld/internal/checkpoint"
@@ -231,9 +232,19 @@ func (p *Pipeline) Run(ctx context.Context, opt RunOptions) (Summary, error) {
 		}
 		return s
 	}
+	cpo := runtime.CheckpointOptions{Interval: p.CheckpointInterval(opt.CheckpointInterval), Logger: opt.Logger}
+	if opt.StateDir != "" {
+		if cpo.Store, err = checkpoint.Open(opt.StateDir, p.Name()); err != nil {
+			_ = p.Plan.Close()
+			return summarize(), fmt.Errorf("pipeline %s: %w", p.Name(), err)
+		}
+	}
+	// The progress reporter ends before Run returns: a caller's Progress
+	// is never called after the run's summary.
 	done := make(chan struct{})
+	var reporter sync.WaitGroup
 	if opt.Progress != nil {
-		go func() {
+		reporter.Go(func() {
 			t := time.NewTicker(500 * time.Millisecond)
 			defer t.Stop()
 			for {
@@ -244,18 +255,11 @@ func (p *Pipeline) Run(ctx context.Context, opt RunOptions) (Summary, error) {
 					opt.Progress(summarize())
 				}
 			}
-		}()
-	}
-	cpo := runtime.CheckpointOptions{Interval: p.CheckpointInterval(opt.CheckpointInterval), Logger: opt.Logger}
-	if opt.StateDir != "" {
-		if cpo.Store, err = checkpoint.Open(opt.StateDir, p.Name()); err != nil {
-			close(done)
-			_ = p.Plan.Close()
-			return summarize(), fmt.Errorf("pipeline %s: %w", p.Name(), err)
-		}
+		})
 	}
 	err = runtime.Run(ctx, g, runtime.Options{Stop: opt.Stop, Checkpoint: cpo})
 	close(done)
+	reporter.Wait()
 	if cerr := p.Plan.Close(); err == nil {
 		err = cerr
 	}
