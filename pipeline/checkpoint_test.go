@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/etld/etld/internal/builtin"
 	"github.com/etld/etld/pipeline"
 )
 
@@ -42,7 +43,7 @@ func loadStats(t *testing.T, dir, agg string) *pipeline.Pipeline {
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p, err := pipeline.Load(path, pipeline.Env{Registry: registry(), Logger: slog.New(slog.DiscardHandler)})
+	p, err := pipeline.Load(path, pipeline.Env{Registry: builtin.Registry(), Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,20 +13,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/etld/etld/formats"
+	"github.com/etld/etld/internal/builtin"
 	"github.com/etld/etld/pipeline"
-	"github.com/etld/etld/pipeline/connector"
-	"github.com/etld/etld/sinks"
-	"github.com/etld/etld/sources"
 )
-
-func registry() *connector.Registry {
-	r := connector.NewRegistry()
-	formats.Register(r)
-	sources.Register(r)
-	sinks.Register(r)
-	return r
-}
 
 // runFile writes a pipeline file into dir, loads and runs it.
 func runFile(t testing.TB, dir, yaml string) pipeline.Summary {
@@ -35,7 +24,7 @@ func runFile(t testing.TB, dir, yaml string) pipeline.Summary {
 	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p, err := pipeline.Load(path, pipeline.Env{Registry: registry(), Logger: slog.New(slog.DiscardHandler)})
+	p, err := pipeline.Load(path, pipeline.Env{Registry: builtin.Registry(), Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +213,7 @@ sinks:
 	if err := os.WriteFile(path, []byte(fmt.Sprintf(base, "")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p, err := pipeline.Load(path, pipeline.Env{Registry: registry(), Logger: slog.New(slog.DiscardHandler)})
+	p, err := pipeline.Load(path, pipeline.Env{Registry: builtin.Registry(), Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -369,7 +358,7 @@ sinks:
 	if err := os.WriteFile(path, []byte(yaml("fail")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p, err := pipeline.Load(path, pipeline.Env{Registry: registry(), Logger: slog.New(slog.DiscardHandler)})
+	p, err := pipeline.Load(path, pipeline.Env{Registry: builtin.Registry(), Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}

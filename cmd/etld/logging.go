@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/etld/etld/internal/builtin"
 	"github.com/etld/etld/internal/daemon"
 	"github.com/etld/etld/pipeline"
 )
@@ -67,5 +68,5 @@ func load(paths []string, logger *slog.Logger) ([]*pipeline.Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	return pipeline.LoadAll(files, pipeline.Env{Registry: registry(), Logger: logger})
+	return pipeline.LoadAll(files, pipeline.Env{Registry: builtin.Registry(), Logger: logger})
 }

@@ -15,11 +15,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-
-	"github.com/etld/etld/formats"
-	"github.com/etld/etld/pipeline/connector"
-	"github.com/etld/etld/sinks"
-	"github.com/etld/etld/sources"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -53,14 +48,6 @@ the daemon's --state-dir defaults to /var/lib/etld):
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
-}
-
-func registry() *connector.Registry {
-	r := connector.NewRegistry()
-	formats.Register(r)
-	sources.Register(r)
-	sinks.Register(r)
-	return r
 }
 
 func run(args []string, stdout, stderr io.Writer) int {

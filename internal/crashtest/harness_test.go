@@ -18,11 +18,8 @@ import (
 	"text/template"
 	"time"
 
-	"github.com/etld/etld/formats"
+	"github.com/etld/etld/internal/builtin"
 	"github.com/etld/etld/pipeline"
-	"github.com/etld/etld/pipeline/connector"
-	"github.com/etld/etld/sinks"
-	"github.com/etld/etld/sources"
 )
 
 // The child's instructions, in its environment.
@@ -36,14 +33,6 @@ const (
 // that kills land between, during and right after checkpoints.
 const childInterval = 100 * time.Millisecond
 
-func registry() *connector.Registry {
-	r := connector.NewRegistry()
-	formats.Register(r)
-	sources.Register(r)
-	sinks.Register(r)
-	return r
-}
-
 // TestCrashChild is the child process: it does nothing unless the harness
 // started it. It runs one pipeline with a state dir until it finishes.
 func TestCrashChild(t *testing.T) {
@@ -56,7 +45,7 @@ func TestCrashChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	p, err := pipeline.Load(file, pipeline.Env{Registry: registry(), Logger: log})
+	p, err := pipeline.Load(file, pipeline.Env{Registry: builtin.Registry(), Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +139,7 @@ func runScenario(t *testing.T, sc scenario) {
 
 	// The reference: one uninterrupted run, in this process.
 	ref := e.render(t, sc.pipeline, "ref")
-	p, err := pipeline.Load(ref, pipeline.Env{Registry: registry(), Logger: slog.New(slog.DiscardHandler)})
+	p, err := pipeline.Load(ref, pipeline.Env{Registry: builtin.Registry(), Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}

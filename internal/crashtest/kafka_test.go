@@ -19,6 +19,7 @@ import (
 
 	"github.com/segmentio/kafka-go"
 
+	"github.com/etld/etld/internal/builtin"
 	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline"
 )
@@ -565,7 +566,7 @@ func TestMisleadingOffsetsAreSeen(t *testing.T) {
 			commitOffsets(t, e, group, func(_ int, end int64) int64 { return tc.at(end) })
 			e.Out = "out"
 			file := e.render(t, kafkaToKafka.pipeline, "out")
-			p, err := pipeline.Load(file, pipeline.Env{Registry: registry(), Logger: slog.New(slog.DiscardHandler)})
+			p, err := pipeline.Load(file, pipeline.Env{Registry: builtin.Registry(), Logger: slog.New(slog.DiscardHandler)})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -16,6 +16,7 @@ import (
 
 	driver "github.com/go-sql-driver/mysql"
 
+	"github.com/etld/etld/internal/builtin"
 	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline"
 )
@@ -89,7 +90,7 @@ sinks:
 
 	logs := &logCapture{}
 	log := slog.New(logs)
-	p, err := pipeline.Load(file, pipeline.Env{Registry: registry(), Logger: log})
+	p, err := pipeline.Load(file, pipeline.Env{Registry: builtin.Registry(), Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/elastic/go-elasticsearch/v8/esutil"
 
+	"github.com/etld/etld/internal/builtin"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
 	es "github.com/etld/etld/sinks/elasticsearch"
@@ -122,7 +123,7 @@ func BenchmarkUpsert(b *testing.B) {
 		// The sink.
 		index := c.index("bench_sink")
 		s, err := es.New(es.Config{Hosts: []string{c.url}, Index: index},
-			connector.SinkEnv{Name: "es", Formats: registry(), Logger: testLogger(b)})
+			connector.SinkEnv{Name: "es", Formats: builtin.Registry(), Logger: testLogger(b)})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -17,14 +17,12 @@ import (
 
 	"github.com/elastic/go-elasticsearch/v8"
 
-	"github.com/etld/etld/formats"
+	"github.com/etld/etld/internal/builtin"
 	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
-	"github.com/etld/etld/sinks"
 	es "github.com/etld/etld/sinks/elasticsearch"
-	"github.com/etld/etld/sources"
 )
 
 // cluster is a test's handle on the real Elasticsearch.
@@ -113,18 +111,10 @@ func (c *cluster) count(pattern string) int {
 	return resp.Count
 }
 
-func registry() *connector.Registry {
-	r := connector.NewRegistry()
-	formats.Register(r)
-	sources.Register(r)
-	sinks.Register(r)
-	return r
-}
-
 // openSink builds, binds and opens a sink from YAML options.
 func openSink(t testing.TB, opts es.Config, in connector.SinkInput, reject func(connector.BadRecord) error) *es.Sink {
 	t.Helper()
-	s, err := es.New(opts, connector.SinkEnv{Name: "es", Formats: registry(), Reject: reject, Logger: testLogger(t)})
+	s, err := es.New(opts, connector.SinkEnv{Name: "es", Formats: builtin.Registry(), Reject: reject, Logger: testLogger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +261,7 @@ func TestUnavailableAtStartIsRetried(t *testing.T) {
 	// No interval flush: the rows stay buffered until Flush.
 	var off time.Duration
 	s, err := es.New(es.Config{Hosts: []string{"http://" + p.Addr()}, Index: index, BackoffDelay: &delay, BulkFlushInterval: &off},
-		connector.SinkEnv{Name: "es", Formats: registry(), Logger: testLogger(t)})
+		connector.SinkEnv{Name: "es", Formats: builtin.Registry(), Logger: testLogger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -435,7 +425,7 @@ func runPipeline(t testing.TB, dir, yaml string) pipeline.Summary {
 	t.Helper()
 	path := filepath.Join(dir, "p.yaml")
 	writeFile(t, path, yaml)
-	p, err := pipeline.Load(path, pipeline.Env{Registry: registry(), Logger: testLogger(t)})
+	p, err := pipeline.Load(path, pipeline.Env{Registry: builtin.Registry(), Logger: testLogger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,21 +16,10 @@ import (
 
 	"github.com/segmentio/kafka-go"
 
-	"github.com/etld/etld/formats"
+	"github.com/etld/etld/internal/builtin"
 	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline"
-	"github.com/etld/etld/pipeline/connector"
-	"github.com/etld/etld/sinks"
-	"github.com/etld/etld/sources"
 )
-
-func registry() *connector.Registry {
-	r := connector.NewRegistry()
-	formats.Register(r)
-	sources.Register(r)
-	sinks.Register(r)
-	return r
-}
 
 // runPipeline writes the pipeline file into dir, loads it through the real
 // registry and runs it to its end.
@@ -40,7 +29,7 @@ func runPipeline(t testing.TB, ctx context.Context, dir, text string) pipeline.S
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p, err := pipeline.Load(path, pipeline.Env{Registry: registry(), Logger: slog.New(slog.DiscardHandler)})
+	p, err := pipeline.Load(path, pipeline.Env{Registry: builtin.Registry(), Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatalf("load: %v", err)
 	}

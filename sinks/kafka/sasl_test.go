@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/etld/etld/internal/builtin"
 	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline"
 )
@@ -127,7 +128,7 @@ func runLogged(t *testing.T, ctx context.Context, dir, file, text string) string
 	}
 	logs := &lockedBuffer{}
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	p, err := pipeline.Load(path, pipeline.Env{Registry: registry(), Logger: logger})
+	p, err := pipeline.Load(path, pipeline.Env{Registry: builtin.Registry(), Logger: logger})
 	if err != nil {
 		t.Fatalf("load %s: %v", file, err)
 	}
@@ -216,7 +217,7 @@ sinks:
 				t.Fatal(err)
 			}
 			logs := &lockedBuffer{}
-			p, err := pipeline.Load(path, pipeline.Env{Registry: registry(), Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+			p, err := pipeline.Load(path, pipeline.Env{Registry: builtin.Registry(), Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 			if err != nil {
 				t.Fatalf("load: %v", err)
 			}

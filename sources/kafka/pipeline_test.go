@@ -14,12 +14,9 @@ import (
 
 	"github.com/segmentio/kafka-go"
 
-	"github.com/etld/etld/formats"
+	"github.com/etld/etld/internal/builtin"
 	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline"
-	"github.com/etld/etld/pipeline/connector"
-	"github.com/etld/etld/sinks"
-	"github.com/etld/etld/sources"
 )
 
 // TestPipelineKafkaToFile runs a whole pipeline file through the facade:
@@ -87,11 +84,7 @@ sinks:
 	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := connector.NewRegistry()
-	formats.Register(r)
-	sources.Register(r)
-	sinks.Register(r)
-	p, err := pipeline.Load(path, pipeline.Env{Registry: r, Logger: slog.New(slog.DiscardHandler)})
+	p, err := pipeline.Load(path, pipeline.Env{Registry: builtin.Registry(), Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatalf("load: %v", err)
 	}
