@@ -32,6 +32,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/etld/etld/internal/durable"
 	"github.com/etld/etld/pipeline/row"
 )
 
@@ -170,19 +171,7 @@ func (s *Store) writeFile(name string, fill func(io.Writer) error) (int64, error
 		return 0, err
 	}
 	ok = true
-	return cw.n, syncDir(s.dir)
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return cw.n, durable.SyncDir(s.dir)
 }
 
 // prune removes checkpoint files older than the newest keep ones and

@@ -47,6 +47,7 @@ import (
 	"path/filepath"
 	"sync/atomic"
 
+	"github.com/etld/etld/internal/durable"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
 )
@@ -348,7 +349,7 @@ func (s *Sink) flush() error {
 		s.dirty = false
 	}
 	for len(s.syncDirs) > 0 {
-		if err := syncDir(s.syncDirs[0]); err != nil {
+		if err := durable.SyncDir(s.syncDirs[0]); err != nil {
 			return err
 		}
 		s.syncDirs = s.syncDirs[1:]
@@ -373,21 +374,6 @@ func newEntries(path string) ([]string, error) {
 			return dirs, nil
 		}
 	}
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("fsync directory %s: %w", dir, err)
-	}
-	return nil
 }
 
 // Bytes is the number of bytes written to the file so far, header
