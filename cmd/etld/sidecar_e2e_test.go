@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -9,41 +8,24 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/etld/etld/internal/testenv"
 )
-
-// sidecarBuffer collects a child's stderr while the test reads it.
-type sidecarBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *sidecarBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *sidecarBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // sidecarProc is etld running a pipeline that does not end by itself.
 type sidecarProc struct {
 	cmd    *exec.Cmd
-	stderr *sidecarBuffer
+	stderr *testenv.Buffer
 	done   chan struct{}
 	err    error
 }
 
 func startSidecar(t *testing.T, dir string, args ...string) *sidecarProc {
 	t.Helper()
-	d := &sidecarProc{cmd: exec.Command(etldBin, args...), stderr: &sidecarBuffer{}, done: make(chan struct{})}
+	d := &sidecarProc{cmd: exec.Command(etldBin, args...), stderr: &testenv.Buffer{}, done: make(chan struct{})}
 	d.cmd.Dir = dir
 	d.cmd.Stderr = d.stderr
 	if err := d.cmd.Start(); err != nil {

@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -68,29 +66,12 @@ type harness struct {
 	t     *testing.T
 	dir   string
 	sup   *Supervisor
-	logs  *syncBuffer
+	logs  *testenv.Buffer
 	opens *atomic.Int64
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 func newHarness(t *testing.T) *harness {
-	h := &harness{t: t, dir: t.TempDir(), logs: &syncBuffer{}, opens: &atomic.Int64{}}
+	h := &harness{t: t, dir: t.TempDir(), logs: &testenv.Buffer{}, opens: &atomic.Int64{}}
 	r := connector.NewRegistry()
 	blackhole.Register(r)
 	connector.RegisterSource(r, "probe", "test source", func(c probeConfig, env connector.SourceEnv) (connector.Source, error) {

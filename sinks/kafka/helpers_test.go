@@ -1,7 +1,6 @@
 package kafka
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"sync"
@@ -142,27 +141,9 @@ func (r *rejects) all() []connector.BadRecord {
 	return append([]connector.BadRecord(nil), r.got...)
 }
 
-// syncBuffer is a log destination safe for the senders' goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 type harness struct {
 	rejects *rejects
-	logs    *syncBuffer
+	logs    *testenv.Buffer
 }
 
 // newSink builds and binds a sink to the broker at addr; cfg.Kafka's
@@ -172,7 +153,7 @@ func newSink(t testing.TB, addr string, cfg Config, in connector.SinkInput) (*Si
 	if len(cfg.Kafka.Brokers) == 0 {
 		cfg.Kafka = kafkaconf.Config{Brokers: []string{addr}}
 	}
-	h := harness{rejects: &rejects{}, logs: &syncBuffer{}}
+	h := harness{rejects: &rejects{}, logs: &testenv.Buffer{}}
 	s, err := New(cfg, connector.SinkEnv{
 		Name:    "out",
 		Logger:  slog.New(slog.NewTextHandler(h.logs, nil)),

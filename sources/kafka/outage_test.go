@@ -1,14 +1,12 @@
 package kafka
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,24 +14,6 @@ import (
 	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline/connector"
 )
-
-// syncBuffer is a log sink the source's goroutines and the test share.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // TestBrokerUnavailableAtStart starts the source while its broker cannot
 // be reached: Open succeeds, Read waits without an error, a warning says
@@ -51,7 +31,7 @@ func TestBrokerUnavailableAtStart(t *testing.T) {
 			// source starts, which is the case under test; it cannot cut
 			// connections made after that.
 			px := testenv.NewProxy(t, addr)
-			logs := &syncBuffer{}
+			logs := &testenv.Buffer{}
 			ts := testSource{
 				schema: schemaOf(t, "id", "BIGINT"),
 				logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo})),
