@@ -4,7 +4,8 @@
 # reused and not recorded, so down.sh stops only what this run started.
 #
 # Usage: testenv/up.sh [mariadb] [kafka] [elasticsearch]
-#   Prints the `export ETLD_TEST_...` lines on stdout and writes them to
+#   Prints the `export ETLD_TEST_...` lines (and the KAFKA_BROKERS, ES_HOSTS
+#   and ETLD_MYSQL_DSN that configs/examples read) on stdout and writes them to
 #   testenv/.env (or $ETLD_TESTENV_ENV_FILE). Appends the names of the
 #   services it started to testenv/.started (or $ETLD_TESTENV_STARTED_FILE).
 set -euo pipefail
@@ -56,16 +57,22 @@ fi
 		mariadb)
 			printf "export ETLD_TEST_MYSQL_DSN='%s:%s@tcp(%s:%s)/%s'\n" \
 				"$MYSQL_USER" "$MYSQL_PASSWORD" "$MYSQL_HOST" "$MYSQL_PORT" "$MYSQL_DB"
+			# The variable configs/examples/mysql-*.yaml read.
+			echo 'export ETLD_MYSQL_DSN=$ETLD_TEST_MYSQL_DSN'
 			;;
 		kafka)
 			echo "export ETLD_TEST_KAFKA=$KAFKA_HOST:$KAFKA_PORT"
+			echo "export KAFKA_BROKERS=$KAFKA_HOST:$KAFKA_PORT" # read by configs/examples/kafka-*.yaml
 			# Not there on a reused broker that testenv did not start and
 			# that has no SASL listener: the SASL tests then skip (fail in CI).
 			if port_open "$KAFKA_SASL_PORT"; then
 				echo "export ETLD_TEST_KAFKA_SASL=$KAFKA_HOST:$KAFKA_SASL_PORT"
 			fi
 			;;
-		elasticsearch) echo "export ETLD_TEST_ES_URL=http://$ES_HOST:$ES_PORT" ;;
+		elasticsearch)
+			echo "export ETLD_TEST_ES_URL=http://$ES_HOST:$ES_PORT"
+			echo "export ES_HOSTS=http://$ES_HOST:$ES_PORT" # read by configs/examples/elasticsearch-*.yaml
+			;;
 		esac
 	done
 } >"$ENV_FILE.tmp"
