@@ -9,17 +9,31 @@
 //     line, for logs.
 //   - follow: tail -F: the source never ends; it waits for new lines,
 //     picks up new files the glob matches, survives rotation (a new file
-//     under the name: the old one is read to its end first) and
+//     under the name: the old one is read on, first, until it has been
+//     quiet for rotate_wait) and
 //     truncation (read again from the start). A last line is read once its
 //     newline arrives. See follow.go.
 //   - monitor_interval [source.monitor-interval]: how often a followed
 //     source looks for new data and files when it has none; 200ms by
 //     default.
+//   - rotate_wait: how long a followed file that was rotated away
+//     (renamed, or deleted while open) is read on after data last arrived
+//     in it, for the writer that still holds it; 5s by default, as Fluent
+//     Bit's tail input. Then its last line is read even without a newline
+//     and the file is closed.
+//   - rotated_path: a glob of the names rotated files get (app.log.*, or
+//     old/app.log.* for another directory). A restart finds a file of
+//     the checkpoint that path no longer matches among them by its
+//     identity, and reads on from its offset; other files there are not
+//     read. Needed only when path does not match the rotated names.
 //
 // The position (for checkpoints) is the byte offset and line of the next
 // record; with follow, of every file, with the file's identity (device,
 // inode) and a fingerprint of its first bytes, so that a restore after a
-// rotation does not resume at a stale offset in a new file.
+// rotation does not resume at a stale offset in a new file, and finds
+// the rotated file under its new name (in path or rotated_path) to read
+// the rest of it. A file of the checkpoint that is found nowhere is
+// logged as a loss, with the bytes it had unread at the checkpoint.
 package file
 
 import (
@@ -52,6 +66,14 @@ type Config struct {
 	// MonitorInterval is how often a followed source looks for changes
 	// when it has nothing to read.
 	MonitorInterval time.Duration `yaml:"monitor_interval"`
+	// RotateWait is how long a followed file that was rotated away
+	// (renamed, or deleted while open) is read on after data last arrived
+	// in it; 5s when not given. A pointer, so that 0 is refused.
+	RotateWait *time.Duration `yaml:"rotate_wait"`
+	// RotatedPath is a glob of the names rotated files get (app.log.*),
+	// where a restart looks for the checkpoint's files that path no
+	// longer matches.
+	RotatedPath string `yaml:"rotated_path"`
 }
 
 // defaultBatch is the batch size Read uses when asked for max <= 0.
@@ -73,11 +95,9 @@ func New(cfg Config, env connector.SourceEnv) (*Source, error) {
 	if format.IsZero() {
 		format = connector.FormatSpec{Type: "csv"}
 	}
-	switch {
-	case cfg.MonitorInterval < 0:
-		return nil, connector.Errorf("monitor_interval", "must be positive, such as 200ms")
-	case cfg.MonitorInterval != 0 && !cfg.Follow:
-		return nil, connector.Errorf("monitor_interval", "applies only with follow: true")
+	fl, err := newFollower(cfg)
+	if err != nil {
+		return nil, err
 	}
 	dec, err := env.Formats.NewDecoder(format, env.Schema)
 	if err != nil {
@@ -93,12 +113,7 @@ func New(cfg Config, env connector.SourceEnv) (*Source, error) {
 		width:   env.Schema.Len(),
 		reject:  env.Reject,
 		logger:  logger,
-	}
-	if cfg.Follow {
-		s.fl = &follower{interval: cfg.MonitorInterval}
-		if s.fl.interval == 0 {
-			s.fl.interval = defaultMonitorInterval
-		}
+		fl:      fl,
 	}
 	if sp, ok := dec.(connector.Splitter); ok {
 		s.rd = newRecords(sp.Split)

@@ -3,8 +3,6 @@ package file
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
 )
 
@@ -28,15 +27,60 @@ import (
 //
 // Each file is known by its identity (device and inode), so that a rename
 // is not a new file and a new file under an old name (rotation) is. A file
-// the pattern no longer names is read to its end, including a last line
-// without a newline once it has not grown for an interval, and then
-// dropped; a file whose size falls below what was read was truncated and
-// is read again from its start. Files are read one at a time: a file that
-// the pattern no longer names first, then the least recently modified.
+// the pattern no longer names (renamed, or deleted while open) is rotated
+// away, but its writer may still hold it: it is read on through the
+// descriptor opened before, until no data has arrived in it for
+// rotate_wait; then its last line is read even without a newline, and it
+// is closed. A file whose size falls below what was read was truncated
+// and is read again from its start. Files are read one at a time: those
+// rotated away first, then the least recently modified.
 
 // defaultMonitorInterval is how often a followed source looks for new
 // data, rotation, truncation and new files when it has nothing to read.
 const defaultMonitorInterval = 200 * time.Millisecond
+
+// defaultRotateWait is how long a rotated file is read on after its last
+// data arrived: Fluent Bit's tail input waits as long (rotate_wait).
+// Writers that flush at longer intervals need a longer one.
+const defaultRotateWait = 5 * time.Second
+
+// newFollower checks the options of a followed source and returns its
+// state; nil when the source does not follow.
+func newFollower(cfg Config) (*follower, error) {
+	if !cfg.Follow {
+		switch {
+		case cfg.MonitorInterval != 0:
+			return nil, connector.Errorf("monitor_interval", "applies only with follow: true")
+		case cfg.RotateWait != nil:
+			return nil, connector.Errorf("rotate_wait", "applies only with follow: true")
+		case cfg.RotatedPath != "":
+			return nil, connector.Errorf("rotated_path", "applies only with follow: true")
+		}
+		return nil, nil
+	}
+	fl := &follower{interval: cfg.MonitorInterval, rotateWait: defaultRotateWait, rotatedPath: cfg.RotatedPath}
+	switch {
+	case fl.interval < 0:
+		return nil, connector.Errorf("monitor_interval", "must be positive, such as 200ms")
+	case fl.interval == 0:
+		fl.interval = defaultMonitorInterval
+	}
+	if w := cfg.RotateWait; w != nil {
+		switch {
+		case *w <= 0:
+			return nil, connector.Errorf("rotate_wait", "must be positive, such as 5s")
+		case *w < fl.interval:
+			return nil, connector.Errorf("rotate_wait", "%v is shorter than monitor_interval (%v), how often a rotated file is looked at", *w, fl.interval)
+		}
+		fl.rotateWait = *w
+	}
+	// The default under a long monitor_interval.
+	fl.rotateWait = max(fl.rotateWait, fl.interval)
+	if _, err := filepath.Match(cfg.RotatedPath, ""); err != nil {
+		return nil, connector.Errorf("rotated_path", "bad glob %q: %v", cfg.RotatedPath, err)
+	}
+	return fl, nil
+}
 
 // headLen is how many leading bytes of a file fingerprint it in positions,
 // so that a restore does not resume in another file that got the same
@@ -54,6 +98,15 @@ type followed struct {
 	// head fingerprints the first headN bytes, once computed.
 	head  string
 	headN int64
+	// readTo is how far the file was read when the reader last reached
+	// the end of its data, a record without its end held back: it has
+	// something new to read only once it is longer. Never below offset.
+	readTo int64
+	// size is the file's size when last looked at, and grew when it was
+	// first seen at that size or when the file went: a rotated file is
+	// quiet once grew is rotate_wait ago.
+	size int64
+	grew time.Time
 	// gone is when the pattern stopped naming the file; zero while it
 	// does.
 	gone time.Time
@@ -86,14 +139,16 @@ func (t *followed) sameProbe(read int64) (bool, error) {
 // follower is a following source's state.
 type follower struct {
 	interval time.Duration
-	files    []*followed
-	cur      *followed
-	lastPoll time.Time
-	// draining is set while cur, gone, is read to its very end.
+	// rotateWait is how long a rotated file must be quiet to be let go of.
+	rotateWait time.Duration
+	// rotatedPath is the rotated_path glob; "" when not given.
+	rotatedPath string
+	files       []*followed
+	cur         *followed
+	lastPoll    time.Time
+	// draining is set while cur, rotated away and quiet, is read to its
+	// very end.
 	draining bool
-	// truncations counts the times cur was found truncated and entered
-	// again from its start.
-	truncations int
 	// idle is set when the reader reached the end of the data: the next
 	// record is checked to come from the same file content.
 	idle bool
@@ -162,7 +217,7 @@ func (s *Source) poll() error {
 			if t = fl.find(idOf(fst), p); t != nil {
 				f.Close()
 			} else {
-				t = &followed{path: p, id: idOf(fst), f: f, line: 1}
+				t = &followed{path: p, id: idOf(fst), f: f, line: 1, size: fst.Size(), grew: fl.lastPoll}
 				fl.files = append(fl.files, t)
 				s.logger.Info("file source: following", "path", p)
 			}
@@ -172,8 +227,9 @@ func (s *Source) poll() error {
 	}
 	for _, t := range fl.files {
 		if !seen[t] && t.gone.IsZero() {
-			t.gone = fl.lastPoll
-			s.logger.Info("file source: the path no longer names the file being followed (rotated or deleted); reading it to its end", "path", t.path)
+			// The writer may hold it still: the grace starts now.
+			t.gone, t.grew = fl.lastPoll, fl.lastPoll
+			s.logger.Info("file source: the path no longer names the file being followed (rotated or deleted); reading it on until it has been quiet for rotate_wait", "path", t.path, "rotate_wait", fl.rotateWait)
 		}
 	}
 	return s.checkTruncation()
@@ -201,7 +257,7 @@ func (s *Source) checkTruncation() error {
 		if err != nil {
 			return err
 		}
-		read := t.offset
+		read := t.readTo
 		if t == fl.cur {
 			read = s.rd.readPos()
 		}
@@ -225,11 +281,10 @@ func (s *Source) checkTruncation() error {
 func (s *Source) restart(t *followed) error {
 	fl := s.fl
 	s.logger.Warn("file source: the file was truncated; reading it again from its start", "path", t.path)
-	t.offset, t.line, t.head, t.headN, t.probe = 0, 1, "", 0, nil
+	t.offset, t.line, t.readTo, t.head, t.headN, t.probe = 0, 1, 0, "", 0, nil
 	if t != fl.cur {
 		return nil
 	}
-	fl.truncations++
 	return s.enter(t)
 }
 
@@ -256,29 +311,42 @@ func (s *Source) enter(t *followed) error {
 	return nil
 }
 
-// leave stops reading the current file; it keeps its place.
+// leave stops reading the current file, which the reader read to the end
+// of its data; it keeps its place.
 func (s *Source) leave() {
 	fl := s.fl
 	if fl.cur == nil {
 		return
 	}
 	fl.cur.offset, fl.cur.line = s.rd.offset, s.rd.line
+	fl.cur.readTo = max(s.rd.readPos(), fl.cur.offset)
 	fl.cur, fl.draining = nil, false
 }
 
-// drop forgets t, which is gone and read to its end.
+// drop forgets t, rotated away, quiet for rotate_wait and read to its end.
 func (s *Source) drop(t *followed) {
 	fl := s.fl
 	if fl.cur == t {
 		fl.cur, fl.draining = nil, false
 	}
+	s.logger.Info("file source: done with a rotated file: read to its end, and quiet for rotate_wait", "path", t.path, "offset", s.placeOf(t))
 	t.f.Close()
 	fl.files = slices.DeleteFunc(fl.files, func(u *followed) bool { return u == t })
 }
 
-// pick chooses the next file to read: one with unread data, gone files
-// first, then in name order. It drops gone files read to their end that
-// have not grown for an interval. It returns false when no file has data.
+// placeOf is the offset of t's next record.
+func (s *Source) placeOf(t *followed) int64 {
+	if t == s.fl.cur {
+		return s.rd.offset
+	}
+	return t.offset
+}
+
+// pick chooses the next file to read: one with data it has not read,
+// rotated files first, then the least recently modified. A rotated file
+// quiet for rotate_wait is read to its very end, the last record without
+// its end too, or dropped if it was. It returns false when no file has
+// data.
 func (s *Source) pick() (bool, error) {
 	fl := s.fl
 	if time.Since(fl.lastPoll) >= fl.interval {
@@ -286,27 +354,44 @@ func (s *Source) pick() (bool, error) {
 			return false, err
 		}
 	}
+	now := time.Now()
 	var next *followed
 	var nextTime time.Time
+	var drain bool
 	for _, t := range slices.Clone(fl.files) {
 		st, err := t.f.Stat()
 		if err != nil {
 			return false, err
 		}
-		if st.Size() <= t.offset {
-			if !t.gone.IsZero() && time.Since(t.gone) >= fl.interval && st.Size() == t.offset {
-				s.drop(t)
-			}
+		size := st.Size()
+		if size != t.size {
+			t.size, t.grew = size, now
+		}
+		quiet := !t.gone.IsZero() && now.Sub(t.grew) >= fl.rotateWait
+		switch {
+		case quiet && size == t.offset:
+			s.drop(t)
 			continue
+		case size > t.readTo, quiet && size > t.offset:
+		default:
+			continue // nothing new; or shorter, for poll to find truncated
 		}
 		if next == nil || before(t, st.ModTime(), next, nextTime) {
-			next, nextTime = t, st.ModTime()
+			next, nextTime, drain = t, st.ModTime(), quiet
 		}
 	}
 	if next == nil {
 		return false, nil
 	}
-	return true, s.enter(next)
+	if err := s.enter(next); err != nil {
+		return false, err
+	}
+	if drain {
+		// What the writer has not ended by now, it never will.
+		fl.draining = true
+		s.rd.hold = false
+	}
+	return true, nil
 }
 
 // before orders files to read: gone ones first, then the least recently
@@ -327,48 +412,21 @@ func before(a *followed, aTime time.Time, b *followed, bTime time.Time) bool {
 }
 
 // atEnd is what Read does when the current file has no complete record
-// left: look around once an interval has passed. It reports whether to
-// read on at once (something changed) rather than wait.
-func (s *Source) atEnd() (bool, error) {
+// left: drop it if it was being drained; else, once an interval has
+// passed, leave it for pick to look around (it may be rotated away and
+// quiet, truncated, or another file may have data). It reports whether to
+// read on at once rather than wait.
+func (s *Source) atEnd() bool {
 	fl := s.fl
-	t := fl.cur
 	if fl.draining {
-		// Read to its very end, the last line without a newline too.
-		s.drop(t)
-		return true, nil
+		s.drop(fl.cur)
+		return true
 	}
 	if time.Since(fl.lastPoll) < fl.interval {
-		return false, nil
+		return false
 	}
-	truncations := fl.truncations
-	if err := s.poll(); err != nil {
-		return false, err
-	}
-	if fl.truncations != truncations {
-		return true, nil // entered again from its start
-	}
-	if !t.gone.IsZero() && time.Since(t.gone) >= fl.interval {
-		// The writer had an interval to finish with it after the
-		// rotation: whatever it has not ended with a newline by now is a
-		// line all the same.
-		fl.draining = true
-		s.rd.hold = false
-		return true, nil
-	}
-	for _, u := range fl.files {
-		if u == t {
-			continue
-		}
-		st, err := u.f.Stat()
-		if err != nil {
-			return false, err
-		}
-		if st.Size() > u.offset {
-			s.leave()
-			return true, nil
-		}
-	}
-	return false, nil
+	s.leave()
+	return true
 }
 
 // wait sleeps an interval, or until ctx ends.
@@ -421,11 +479,7 @@ func (s *Source) readFollow(ctx context.Context, max int) (*row.Batch, error) {
 			if b.Len() > 0 && !fl.draining {
 				return b, nil
 			}
-			again, err := s.atEnd()
-			if err != nil {
-				return s.fail(b, err)
-			}
-			if again {
+			if s.atEnd() {
 				continue
 			}
 			if b.Len() > 0 {
@@ -460,117 +514,6 @@ func (s *Source) readFollow(ctx context.Context, max int) (*row.Batch, error) {
 		}
 	}
 	return b, nil
-}
-
-// followPos is one file of a followed source's position.
-type followPos struct {
-	Path string `json:"path"`
-	Dev  uint64 `json:"dev,omitempty"`
-	Ino  uint64 `json:"ino,omitempty"`
-	// Offset and Line are those of the next record.
-	Offset int64 `json:"offset"`
-	Line   int64 `json:"line"`
-	// Head is the SHA-256 of the file's first HeadLen bytes, which were
-	// read: min(Offset, 1024).
-	Head    string `json:"head"`
-	HeadLen int64  `json:"head_len"`
-}
-
-// followPosition lists every known file read past its start.
-func (s *Source) followPosition() ([]followPos, error) {
-	fl := s.fl
-	var out []followPos
-	for _, t := range fl.files {
-		offset, line := t.offset, t.line
-		if t == fl.cur {
-			offset, line = s.rd.offset, s.rd.line
-		}
-		if offset == 0 {
-			continue
-		}
-		n := min(offset, headLen)
-		if t.headN != n {
-			h, err := headOf(t.f, n)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", t.path, err)
-			}
-			t.head, t.headN = h, n
-		}
-		out = append(out, followPos{Path: t.path, Dev: t.id.Dev, Ino: t.id.Ino, Offset: offset, Line: line, Head: t.head, HeadLen: n})
-	}
-	return out, nil
-}
-
-// headOf fingerprints the first n bytes of f; "" when f is shorter.
-func headOf(f *os.File, n int64) (string, error) {
-	buf := make([]byte, n)
-	if _, err := f.ReadAt(buf, 0); err == io.EOF {
-		return "", nil
-	} else if err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256(buf)
-	return hex.EncodeToString(sum[:]), nil
-}
-
-// restoreFollow puts each file of the position back at its offset: the
-// file with the same identity, or at the same path, whose first bytes are
-// those read before. A file not found was rotated away or deleted since.
-func (s *Source) restoreFollow(p *position) error {
-	fl := s.fl
-	if p.V == 1 {
-		// A position of the bounded source: files before p.File in name
-		// order were read.
-		for _, t := range fl.files {
-			switch {
-			case t.path < p.File:
-				st, err := t.f.Stat()
-				if err != nil {
-					return err
-				}
-				t.offset = st.Size()
-			case t.path == p.File:
-				t.offset, t.line = p.Offset, p.Line
-			}
-		}
-		return nil
-	}
-	for _, e := range p.Files {
-		var found *followed
-		for _, t := range fl.files {
-			if t.id == (fileID{Dev: e.Dev, Ino: e.Ino}) && t.id != (fileID{}) && sameHead(t, e) {
-				found = t
-				break
-			}
-		}
-		if found == nil {
-			for _, t := range fl.files {
-				if t.path == e.Path && sameHead(t, e) {
-					found = t
-					break
-				}
-			}
-		}
-		if found == nil {
-			s.logger.Warn("file source: a file of the checkpoint is gone (rotated away or deleted): what was written to it after the checkpoint is not read", "path", e.Path, "offset", e.Offset)
-			continue
-		}
-		st, err := found.f.Stat()
-		if err != nil {
-			return err
-		}
-		if st.Size() < e.Offset {
-			s.logger.Warn("file source: the file is shorter than at the checkpoint (truncated); reading it from its start", "path", found.path, "size", st.Size(), "offset", e.Offset)
-			continue
-		}
-		found.offset, found.line = e.Offset, e.Line
-	}
-	return nil
-}
-
-func sameHead(t *followed, e followPos) bool {
-	h, err := headOf(t.f, e.HeadLen)
-	return err == nil && h != "" && h == e.Head
 }
 
 func (s *Source) closeFollow() error {

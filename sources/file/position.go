@@ -35,7 +35,7 @@ const (
 //
 // A followed source's position lists every file read past its start:
 // {"v":2,"files":[{"path":"app.log","dev":2049,"ino":1234,"offset":5678,
-// "line":90,"head":"<sha-256 hex>","head_len":1024}]}.
+// "line":90,"head":"<sha-256 hex>","head_len":1024,"size":6000}]}.
 func (s *Source) Position() ([]byte, error) {
 	p := position{V: positionVersion, Line: 1}
 	switch {
@@ -111,7 +111,7 @@ func checkFollowPosition(pos []byte, p position) error {
 		switch {
 		case f.Path == "":
 			return fmt.Errorf("position %.64q: a file without a path", pos)
-		case f.Offset <= 0 || f.Line < 1:
+		case f.Offset <= 0 || f.Line < 1 || f.Size < 0:
 			return fmt.Errorf("position %.64q: %s at offset %d, line %d", pos, f.Path, f.Offset, f.Line)
 		case f.HeadLen != min(f.Offset, headLen) || len(f.Head) != 64:
 			return fmt.Errorf("position %.64q: %s: a fingerprint of %d bytes, want %d", pos, f.Path, f.HeadLen, min(f.Offset, headLen))
