@@ -38,7 +38,9 @@ func testRegistry() *Registry {
 }
 
 func TestConnectorErrorsNeverShowAVariable(t *testing.T) {
-	lookup := func(k string) (string, bool) { return map[string]string{"MYPW": secret, "T": secret}[k], k == "MYPW" || k == "T" }
+	lookup := func(k string) (string, bool) {
+		return map[string]string{"MYPW": secret, "T": secret}[k], k == "MYPW" || k == "T"
+	}
 	cases := []struct {
 		name, options, want string
 	}{
