@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -121,19 +122,22 @@ func TestRedactNamesTheOwner(t *testing.T) {
 
 func TestClassify(t *testing.T) {
 	cases := []struct {
-		name, value   string
-		secret, parts bool
+		name, value string
+		want        []Secret
 	}{
-		{"DB_PASSWORD", "pw", true, true},
-		{"MYPW", "Tr0ub4dor/&3", true, true},
-		{"API_KEY", "k", false, true},
-		{"ES_URL", "http://u:p@h:9200", true, false},
-		{"PORT", "9200", false, false},
+		{"DB_PASSWORD", "pw", []Secret{{"DB_PASSWORD", "pw", true}}},
+		{"MYPW", "Tr0ub4dor/&3", []Secret{{"MYPW", "Tr0ub4dor/&3", true}}},
+		{"API_KEY", "k", nil},
+		{"PORT", "9200", nil},
+		{"BROKERS", "127.0.0.1:9092", []Secret{{"BROKERS", "127.0.0.1:9092", false}}},
+		// A plain value's embedded password is hidden in pieces too.
+		{"ES_URL", "http://u:p%40ss-word@h:9200", []Secret{{"ES_URL", "http://u:p%40ss-word@h:9200", false}, {"ES_URL", "p%40ss-word", true}, {"ES_URL", "p@ss-word", true}}},
+		{"DSN", "etl:Tr0ub4dor/&3@tcp(h:1)/db", []Secret{{"DSN", "etl:Tr0ub4dor/&3@tcp(h:1)/db", false}, {"DSN", "Tr0ub4dor/&3", true}}},
+		{"JDBC", "jdbc:mysql://h:3306/db?user=u&password=s3cret-pw", []Secret{{"JDBC", "jdbc:mysql://h:3306/db?user=u&password=s3cret-pw", false}, {"JDBC", "s3cret-pw", true}}},
 	}
 	for _, tc := range cases {
-		s, ok := Classify(tc.name, tc.value)
-		if ok != tc.secret || s.Partial != tc.parts || s.Name != tc.name || s.Value != tc.value {
-			t.Errorf("Classify(%s, %q) = %+v, %v", tc.name, tc.value, s, ok)
+		if got := Classify(tc.name, tc.value); !slices.Equal(got, tc.want) {
+			t.Errorf("Classify(%s, %q) = %+v, want %+v", tc.name, tc.value, got, tc.want)
 		}
 	}
 }
