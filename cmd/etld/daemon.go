@@ -14,13 +14,14 @@ import (
 	"github.com/etld/etld/internal/builtin"
 	"github.com/etld/etld/internal/daemon"
 	"github.com/etld/etld/internal/metrics"
+	"github.com/etld/etld/internal/redact"
 	"github.com/etld/etld/internal/sdnotify"
 	"github.com/etld/etld/pipeline"
 )
 
 // daemonConfig assembles the configuration: defaults, then the file, then
 // ETLD_* variables, then flags.
-func daemonConfig(path string, flags [][2]string, secrets *daemon.Secrets) (daemon.Config, error) {
+func daemonConfig(path string, flags [][2]string, secrets *redact.Set) (daemon.Config, error) {
 	cfg := daemon.Defaults()
 	if path != "" {
 		if data, err := os.ReadFile(path); err == nil {
@@ -46,7 +47,7 @@ func daemonConfig(path string, flags [][2]string, secrets *daemon.Secrets) (daem
 // daemon keeps serving the admin endpoints (their final counters) until it
 // is told to stop. SIGHUP reloads the directory.
 func runDaemon(configPath string, flags [][2]string, stderr io.Writer) int {
-	secrets := daemon.NewSecrets()
+	secrets := redact.NewSet()
 	cfg, err := daemonConfig(configPath, flags, secrets)
 	if err != nil {
 		fmt.Fprintln(stderr, "etld run:", secrets.Redact(err.Error()))

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/etld/etld/internal/daemon"
+	"github.com/etld/etld/internal/redact"
 )
 
 // cmdHealthcheck GETs the admin server's /healthz and exits 0 on 200, 1
@@ -28,22 +29,28 @@ func cmdHealthcheck(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	url := fs.Arg(0)
+	// The config file's ${VAR}s are as secret here as in the daemon.
+	secrets := redact.NewSet()
+	fail := func(msg string) int {
+		fmt.Fprintln(stderr, "etld healthcheck:", secrets.Redact(msg))
+		return 1
+	}
 	if url == "" {
 		cfg := daemon.Defaults()
 		if *configPath != "" {
+			if data, err := os.ReadFile(*configPath); err == nil {
+				secrets.AddFrom(data, os.LookupEnv)
+			}
 			if err := cfg.LoadFile(*configPath, os.LookupEnv); err != nil {
-				fmt.Fprintln(stderr, "etld healthcheck:", err)
-				return 1
+				return fail(err.Error())
 			}
 		}
 		if err := cfg.ApplyEnv(os.LookupEnv); err != nil {
-			fmt.Fprintln(stderr, "etld healthcheck:", err)
-			return 1
+			return fail(err.Error())
 		}
 		host, port, err := net.SplitHostPort(cfg.Admin.Address)
 		if err != nil {
-			fmt.Fprintf(stderr, "etld healthcheck: admin address %q: %v\n", cfg.Admin.Address, err)
-			return 1
+			return fail(fmt.Sprintf("admin address %q: %v", cfg.Admin.Address, err))
 		}
 		// A wildcard listen address is reached on loopback.
 		if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
@@ -54,13 +61,11 @@ func cmdHealthcheck(args []string, stdout, stderr io.Writer) int {
 	client := &http.Client{Timeout: 5 * time.Second}
 	resp, err := client.Get(url)
 	if err != nil {
-		fmt.Fprintln(stderr, "etld healthcheck:", err)
-		return 1
+		return fail(err.Error())
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		fmt.Fprintf(stderr, "etld healthcheck: %s: %s\n", url, resp.Status)
-		return 1
+		return fail(fmt.Sprintf("%s: %s", url, resp.Status))
 	}
 	fmt.Fprintln(stdout, "ok")
 	return 0

@@ -8,16 +8,17 @@ import (
 	"strings"
 
 	"github.com/etld/etld/internal/builtin"
-	"github.com/etld/etld/internal/daemon"
+	"github.com/etld/etld/internal/redact"
 	"github.com/etld/etld/pipeline"
 )
 
 // newLogger makes the logger: text on a terminal, JSON otherwise, with
 // secrets scrubbed from every line.
-func newLogger(w io.Writer, level, format string, secrets *daemon.Secrets) (*slog.Logger, error) {
+func newLogger(w io.Writer, level, format string, secrets *redact.Set) (*slog.Logger, error) {
 	var lv slog.Level
 	if err := lv.UnmarshalText([]byte(level)); err != nil {
-		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", level)
+		// The level may come from ${VAR} in etld.yaml.
+		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", secrets.Redact(level))
 	}
 	opts := &slog.HandlerOptions{Level: lv}
 	var h slog.Handler
@@ -33,7 +34,7 @@ func newLogger(w io.Writer, level, format string, secrets *daemon.Secrets) (*slo
 			h = slog.NewJSONHandler(w, opts)
 		}
 	default:
-		return nil, fmt.Errorf("--log-format %q: want text or json", format)
+		return nil, fmt.Errorf("--log-format %q: want text or json", secrets.Redact(format))
 	}
 	return slog.New(secrets.Handler(h)), nil
 }
@@ -49,8 +50,8 @@ func isTerminal(w io.Writer) bool {
 
 // secretsOf records the ${VAR} values the pipeline files reference, so
 // that errors about them can be printed without them.
-func secretsOf(paths []string) *daemon.Secrets {
-	s := daemon.NewSecrets()
+func secretsOf(paths []string) *redact.Set {
+	s := redact.NewSet()
 	files, err := pipeline.Files(paths)
 	if err != nil {
 		return s

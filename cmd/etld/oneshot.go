@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/etld/etld/internal/daemon"
+	"github.com/etld/etld/internal/redact"
 	"github.com/etld/etld/pipeline"
 )
 
@@ -107,7 +108,7 @@ func runOnce(paths []string, cfg daemon.Config, quiet bool, stderr io.Writer) in
 		}
 	}()
 
-	progress := newProgress(stderr, !quiet && isTerminal(stderr))
+	progress := newProgress(stderr, !quiet && isTerminal(stderr), secrets)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	failed := false
@@ -127,7 +128,7 @@ func runOnce(paths []string, cfg daemon.Config, quiet bool, stderr io.Writer) in
 			defer mu.Unlock()
 			if !quiet {
 				progress.clear()
-				fmt.Fprint(stderr, summary)
+				fmt.Fprint(stderr, secrets.Redact(summary.String()))
 			}
 			if err != nil {
 				failed = true
@@ -149,12 +150,13 @@ type progress struct {
 	mu      sync.Mutex
 	w       io.Writer
 	enabled bool
+	secrets *redact.Set // names may come from ${VAR}
 	lines   map[int]pipeline.Summary
 	shown   bool
 }
 
-func newProgress(w io.Writer, enabled bool) *progress {
-	return &progress{w: w, enabled: enabled, lines: map[int]pipeline.Summary{}}
+func newProgress(w io.Writer, enabled bool, secrets *redact.Set) *progress {
+	return &progress{w: w, enabled: enabled, secrets: secrets, lines: map[int]pipeline.Summary{}}
 }
 
 func (p *progress) update(i int, s pipeline.Summary) {
@@ -178,7 +180,7 @@ func (p *progress) update(i int, s pipeline.Summary) {
 		}
 		parts = append(parts, fmt.Sprintf("%s: %d in, %d out, %.0f rows/s", s.Pipeline, in, out, s.RowsPerSecond()))
 	}
-	fmt.Fprintf(p.w, "\r\033[K%s", strings.Join(parts, " | "))
+	fmt.Fprintf(p.w, "\r\033[K%s", p.secrets.Redact(strings.Join(parts, " | ")))
 	p.shown = true
 }
 

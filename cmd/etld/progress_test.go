@@ -11,7 +11,7 @@ import (
 // that it does not reshuffle on every update.
 func TestProgressLineOrder(t *testing.T) {
 	var w strings.Builder
-	p := newProgress(&w, true)
+	p := newProgress(&w, true, nil)
 	names := []string{"a", "b", "c", "d"}
 	for round := 0; round < 50; round++ {
 		for i, name := range names {

@@ -18,7 +18,7 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	for _, p := range ps {
-		fmt.Fprintf(stdout, "%s: pipeline %s is valid\n", p.Spec.File, p.Name())
+		fmt.Fprintln(stdout, secrets.Redact(fmt.Sprintf("%s: pipeline %s is valid", p.Spec.File, p.Name())))
 	}
 	return 0
 }

@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/etld/etld/internal/redact"
 	"github.com/etld/etld/internal/retry"
 	"github.com/etld/etld/pipeline"
 	"github.com/etld/etld/pipeline/plan"
@@ -69,8 +70,9 @@ type Options struct {
 	// run is then cancelled; what it had not checkpointed is read again
 	// by its successor, so nothing is lost.
 	StopTimeout time.Duration
-	// Secrets, if set, scrubs errors before they reach Status.
-	Secrets *Secrets
+	// Secrets, if set, learns the ${VAR}s of every file loaded and scrubs
+	// errors and Status.
+	Secrets *redact.Set
 	// Lookup resolves ${VAR} for Secrets (os.LookupEnv when nil).
 	Lookup func(string) (string, bool)
 }
@@ -297,8 +299,9 @@ func (s *Supervisor) Status() []Status {
 	}
 	s.mu.Unlock()
 	out := make([]Status, 0, len(units))
+	red := s.opt.Secrets.Redactor()
 	for _, u := range units {
-		out = append(out, u.status())
+		out = append(out, redactStatus(red, u.status()))
 	}
 	slices.SortFunc(out, func(a, b Status) int {
 		if a.File < b.File {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/etld/etld/internal/redact"
 	"github.com/etld/etld/internal/retry"
 	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline"
@@ -41,8 +43,11 @@ func (p *probe) Bounded() bool { return !p.cfg.Endless }
 
 func (p *probe) Open(ctx context.Context) error {
 	if p.opens.Add(1) <= p.cfg.Fail {
-		// Drivers often put the DSN, password included, in their errors.
-		err := fmt.Errorf("connect to probe://admin:%s@127.0.0.1:%d: connection refused", p.cfg.Password, p.cfg.Port)
+		// Drivers often put the DSN, password included, in their errors:
+		// as it is, escaped in a URL, quoted, or cut at a delimiter.
+		pw := p.cfg.Password
+		u := url.URL{Scheme: "probe", User: url.UserPassword("admin", pw), Host: fmt.Sprintf("127.0.0.1:%d", p.cfg.Port)}
+		err := fmt.Errorf("connect to probe://admin:%s@127.0.0.1:%d (%s, password %q, near %s): connection refused", pw, p.cfg.Port, u.String(), pw, pw[:len(pw)/2])
 		if p.cfg.Permanent {
 			return retry.Permanent(err)
 		}
@@ -77,7 +82,7 @@ func newHarness(t *testing.T) *harness {
 	connector.RegisterSource(r, "probe", "test source", func(c probeConfig, env connector.SourceEnv) (connector.Source, error) {
 		return &probe{cfg: c, opens: h.opens}, nil
 	})
-	secrets := NewSecrets()
+	secrets := redact.NewSet()
 	logger := slog.New(secrets.Handler(slog.NewJSONHandler(h.logs, nil)))
 	h.sup = New(Options{
 		Dir:     h.dir,
@@ -289,30 +294,41 @@ func TestShutdownStopsEveryPipeline(t *testing.T) {
 }
 
 func TestSecretsNeverInStatusOrLogs(t *testing.T) {
-	const secret = "hunter2-Sup3r-S3cret"
+	const secret = "hunter2-Sup3r\"S3cret\\/@:%2F\nend"
 	t.Setenv("ETLD_TEST_DB_PASSWORD", secret)
+	// A name from a secret variable: /metrics puts names in labels.
+	const nameSecret = "src_x7k9q_tok"
+	t.Setenv("ETLD_TEST_SRC_TOKEN", nameSecret)
 	h := newHarness(t)
 	// The connector error quotes the password; the decode error of a
 	// wrongly typed option quotes the value.
 	h.write("conn.yaml", pipelineYAML("conn", "    password: ${ETLD_TEST_DB_PASSWORD}\n    fail: 1000\n    permanent: true"))
 	h.write("retry.yaml", pipelineYAML("retry", "    password: ${ETLD_TEST_DB_PASSWORD}\n    fail: 1\n    endless: true"))
 	h.write("typed.yaml", pipelineYAML("typed", "    port: ${ETLD_TEST_DB_PASSWORD}"))
+	h.write("named.yaml", strings.ReplaceAll(pipelineYAML("named", "    fail: 1000\n    permanent: true"), "src", "${ETLD_TEST_SRC_TOKEN}"))
 	h.reload()
 	h.waitState("conn.yaml", Failed)
 	h.waitState("retry.yaml", Running)
+	named := h.waitState("named.yaml", Failed)
+	if len(named.Sources) != 1 || named.Sources[0].Name != "${ETLD_TEST_SRC_TOKEN}" {
+		t.Errorf("sources of named.yaml = %+v, want the name shown as its variable", named.Sources)
+	}
 	status, err := json.Marshal(h.sup.Status())
 	if err != nil {
 		t.Fatal(err)
 	}
-	for what, text := range map[string]string{"status": string(status), "logs": h.logs.String()} {
-		if strings.Contains(text, secret) || strings.Contains(text, "hunter2") {
-			t.Errorf("the secret appears in the %s:\n%s", what, text)
+	_, reasons := h.sup.Ready()
+	for what, text := range map[string]string{"status": string(status), "logs": h.logs.String(), "readiness": strings.Join(reasons, "\n")} {
+		for _, s := range []string{secret, nameSecret} {
+			if leaks := testenv.SecretLeaks(text, s); len(leaks) > 0 {
+				t.Errorf("the secret appears in the %s (%v):\n%s", what, leaks, text)
+			}
 		}
 		if !strings.Contains(text, "${ETLD_TEST_DB_PASSWORD}") {
 			t.Errorf("the %s do not say which variable was scrubbed:\n%s", what, text)
 		}
 	}
-	if st := h.status("typed.yaml"); !strings.Contains(st.Error, "want an integer") {
+	if st := h.status("typed.yaml"); !strings.Contains(st.Error, "port: the value of ${ETLD_TEST_DB_PASSWORD} is not an integer") {
 		t.Errorf("typed.yaml error = %q", st.Error)
 	}
 }

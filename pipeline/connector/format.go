@@ -70,6 +70,7 @@ type FormatSpec struct {
 	File    string
 	Path    string
 	Pos     spec.Pos
+	node    *yaml.Node // the option as written, for redacting ${VAR}s
 }
 
 // IsZero reports whether the option was not given.
@@ -77,7 +78,7 @@ func (f FormatSpec) IsZero() bool { return f.Type == "" }
 
 // DecodeNode implements spec.NodeDecoder.
 func (f *FormatSpec) DecodeNode(file string, n *yaml.Node, path string) error {
-	f.File, f.Path, f.Pos = file, path, spec.At(file, n)
+	f.File, f.Path, f.Pos, f.node = file, path, spec.At(file, n), n
 	switch n.Kind {
 	case yaml.ScalarNode:
 		f.Type = n.Value

@@ -118,6 +118,9 @@ func RegisterFormat[C any](r *Registry, typ, summary string,
 
 // fieldErrors turns a constructor's FieldErrors into spec errors at the
 // option's position; other errors are placed at the connector's mapping.
+// A constructor's messages may quote an option (a DSN its driver could not
+// parse): every value substituted from ${VAR} into the connector's
+// options is redacted from them, in any form and in pieces.
 func fieldErrors(file string, n *yaml.Node, path string, err error) error {
 	if err == nil {
 		return nil
@@ -146,6 +149,13 @@ func fieldErrors(file string, n *yaml.Node, path string, err error) error {
 		}
 	}
 	visit(err)
+	if spec.FromVar(n) {
+		for i, e := range list {
+			redacted := *e // the constructor's own *spec.Error stays as it was
+			redacted.Msg = spec.Redact(n, e.Msg)
+			list[i] = &redacted
+		}
+	}
 	return list.Err()
 }
 
@@ -186,7 +196,7 @@ func unknownType(kind, typ string, known []string) string {
 func (r *Registry) NewSource(file string, s *spec.Source, env SourceEnv) (Source, error) {
 	e, ok := r.sources[s.Type]
 	if !ok {
-		return nil, spec.Errorf(s.TypePos, s.Path+".type", "%s", unknownType("source", s.Type, keys(r.sources)))
+		return nil, spec.Errorf(s.TypePos, s.Path+".type", "%s", spec.Redact(s.Options, unknownType("source", s.Type, keys(r.sources))))
 	}
 	return e.build(file, s.Options, s.Path, env)
 }
@@ -195,7 +205,7 @@ func (r *Registry) NewSource(file string, s *spec.Source, env SourceEnv) (Source
 func (r *Registry) NewSink(file string, s *spec.Sink, env SinkEnv) (Sink, error) {
 	e, ok := r.sinks[s.Type]
 	if !ok {
-		return nil, spec.Errorf(s.TypePos, s.Path+".type", "%s", unknownType("sink", s.Type, keys(r.sinks)))
+		return nil, spec.Errorf(s.TypePos, s.Path+".type", "%s", spec.Redact(s.Options, unknownType("sink", s.Type, keys(r.sinks))))
 	}
 	return e.build(file, s.Options, s.Path, env)
 }
@@ -204,7 +214,7 @@ func (r *Registry) NewSink(file string, s *spec.Sink, env SinkEnv) (Sink, error)
 func (r *Registry) NewDecoder(f FormatSpec, schema row.Schema) (Decoder, error) {
 	e, ok := r.formats[f.Type]
 	if !ok || e.decoder == nil {
-		return nil, spec.Errorf(f.Pos, f.Path, "%s", unknownType("input format", f.Type, r.formatNames(true)))
+		return nil, spec.Errorf(f.Pos, f.Path, "%s", spec.Redact(f.node, unknownType("input format", f.Type, r.formatNames(true))))
 	}
 	d, err := e.decoder(f.File, f.Options, f.Path, schema)
 	return d, atFormat(err, f.Pos)
@@ -214,7 +224,7 @@ func (r *Registry) NewDecoder(f FormatSpec, schema row.Schema) (Decoder, error) 
 func (r *Registry) NewEncoder(f FormatSpec, schema row.Schema) (Encoder, error) {
 	e, ok := r.formats[f.Type]
 	if !ok || e.encoder == nil {
-		return nil, spec.Errorf(f.Pos, f.Path, "%s", unknownType("output format", f.Type, r.formatNames(false)))
+		return nil, spec.Errorf(f.Pos, f.Path, "%s", spec.Redact(f.node, unknownType("output format", f.Type, r.formatNames(false))))
 	}
 	enc, err := e.encoder(f.File, f.Options, f.Path, schema)
 	return enc, atFormat(err, f.Pos)

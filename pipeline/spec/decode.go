@@ -44,7 +44,7 @@ var (
 )
 
 func (d *decoder) fail(n *yaml.Node, path, format string, args ...any) {
-	d.errs.Addf(At(d.file, n), path, format, args...)
+	d.errs = append(d.errs, errorAt(d.file, n, path, format, args...))
 }
 
 func kindName(n *yaml.Node) string {
@@ -59,7 +59,7 @@ func kindName(n *yaml.Node) string {
 	if n.Tag == "!!null" {
 		return "null"
 	}
-	return fmt.Sprintf("%q", n.Value)
+	return describe(n)
 }
 
 func (d *decoder) value(n *yaml.Node, path string, v reflect.Value, skip []string) {
@@ -73,13 +73,16 @@ func (d *decoder) value(n *yaml.Node, path string, v reflect.Value, skip []strin
 	switch v.Type() {
 	case nodeType:
 		v.Set(reflect.ValueOf(*n))
+		if s := substitutionOf(n); s != nil && v.CanAddr() {
+			remember(v.Addr().Interface().(*yaml.Node), s)
+		}
 		return
 	case durationType:
 		if n.Kind != yaml.ScalarNode {
-			d.fail(n, path, "want a duration such as 500ms, 5s or 1m, got %s", kindName(n))
+			d.fail(n, path, "%s", notA(n, "a duration such as 500ms, 5s or 1m"))
 			return
 		}
-		dur, err := ParseDuration(n.Value)
+		dur, err := parseDuration(n.Value, n)
 		if err != nil {
 			d.fail(n, path, "%v", err)
 			return
@@ -104,7 +107,7 @@ func (d *decoder) value(n *yaml.Node, path string, v reflect.Value, skip []strin
 				v.Set(reflect.Append(reflect.MakeSlice(v.Type(), 0, 1), reflect.ValueOf(n.Value).Convert(v.Type().Elem())))
 				return
 			}
-			d.fail(n, path, "want a list, got %s", kindName(n))
+			d.fail(n, path, "%s", notA(n, "a list"))
 			return
 		}
 		s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
@@ -114,7 +117,7 @@ func (d *decoder) value(n *yaml.Node, path string, v reflect.Value, skip []strin
 		v.Set(s)
 	case reflect.Map:
 		if n.Kind != yaml.MappingNode {
-			d.fail(n, path, "want a mapping, got %s", kindName(n))
+			d.fail(n, path, "%s", notA(n, "a mapping"))
 			return
 		}
 		m := reflect.MakeMapWithSize(v.Type(), len(n.Content)/2)
@@ -132,7 +135,7 @@ func (d *decoder) value(n *yaml.Node, path string, v reflect.Value, skip []strin
 
 func (d *decoder) structure(n *yaml.Node, path string, v reflect.Value, skip []string) {
 	if n.Kind != yaml.MappingNode {
-		d.fail(n, path, "want a mapping, got %s", kindName(n))
+		d.fail(n, path, "%s", notA(n, "a mapping"))
 		return
 	}
 	t := v.Type()
@@ -195,7 +198,7 @@ func contains(list []string, s string) bool {
 
 func (d *decoder) scalar(n *yaml.Node, path string, v reflect.Value) {
 	if n.Kind != yaml.ScalarNode {
-		d.fail(n, path, "want a single value, got %s", kindName(n))
+		d.fail(n, path, "%s", notA(n, "a single value"))
 		return
 	}
 	s := n.Value
@@ -209,28 +212,28 @@ func (d *decoder) scalar(n *yaml.Node, path string, v reflect.Value) {
 	case reflect.Bool:
 		b, err := strconv.ParseBool(s)
 		if err != nil {
-			d.fail(n, path, "want true or false, got %q", s)
+			d.fail(n, path, "%s", notA(n, "true or false"))
 			return
 		}
 		v.SetBool(b)
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		i, err := strconv.ParseInt(strings.ReplaceAll(s, "_", ""), 0, v.Type().Bits())
 		if err != nil {
-			d.fail(n, path, "want an integer, got %q", s)
+			d.fail(n, path, "%s", notA(n, "an integer"))
 			return
 		}
 		v.SetInt(i)
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		i, err := strconv.ParseUint(strings.ReplaceAll(s, "_", ""), 0, v.Type().Bits())
 		if err != nil {
-			d.fail(n, path, "want a non-negative integer, got %q", s)
+			d.fail(n, path, "%s", notA(n, "a non-negative integer"))
 			return
 		}
 		v.SetUint(i)
 	case reflect.Float32, reflect.Float64:
 		f, err := strconv.ParseFloat(strings.ReplaceAll(s, "_", ""), v.Type().Bits())
 		if err != nil || math.IsNaN(f) {
-			d.fail(n, path, "want a number, got %q", s)
+			d.fail(n, path, "%s", notA(n, "a number"))
 			return
 		}
 		v.SetFloat(f)
@@ -241,7 +244,18 @@ func (d *decoder) scalar(n *yaml.Node, path string, v reflect.Value) {
 
 // ParseDuration reads 500ms, 5s, 1m, 2h, 1d as Go and Flink durations are
 // written. A bare 0 is allowed; other bare numbers need a unit.
-func ParseDuration(s string) (time.Duration, error) {
+func ParseDuration(s string) (time.Duration, error) { return parseDuration(s, nil) }
+
+// parseDuration is ParseDuration for the value of node n (nil: none),
+// whose errors name the variable when the value came from ${VAR}.
+func parseDuration(s string, n *yaml.Node) (time.Duration, error) {
+	if n != nil && substitutionOf(n) != nil {
+		dur, err := parseDuration(s, nil)
+		if err != nil {
+			return 0, fmt.Errorf("%s is not a duration such as 500ms, 5s or 1m", describe(n))
+		}
+		return dur, nil
+	}
 	s = strings.TrimSpace(s)
 	if s == "0" {
 		return 0, nil

@@ -164,6 +164,7 @@ func Parse(file string, data []byte, lookup func(string) (string, bool)) (*Pipel
 	root := doc.Content[0]
 	p.expand(root, "")
 	pl := p.pipeline(root)
+	p.redactErrors()
 	if err := p.errs.Err(); err != nil {
 		return nil, err
 	}
@@ -193,6 +194,8 @@ type parser struct {
 	lines  []string
 	lookup func(string) (string, bool)
 	errs   List
+	// substituted holds what expand did, by field path.
+	substituted map[string]*substitution
 }
 
 func (p *parser) pos(n *yaml.Node) Pos { return At(p.file, n) }
@@ -207,22 +210,7 @@ func (p *parser) expand(n *yaml.Node, path string) {
 		if !strings.Contains(n.Value, "$") {
 			return
 		}
-		n.Value = varRE.ReplaceAllStringFunc(n.Value, func(m string) string {
-			if m == "$$" {
-				return "$"
-			}
-			name := m[2 : len(m)-1]
-			if !nameRE.MatchString(name) {
-				p.errs.Addf(p.pos(n), path, "invalid variable reference %q: want ${NAME} with letters, digits and _", m)
-				return m
-			}
-			v, ok := p.lookup(name)
-			if !ok {
-				p.errs.Addf(p.pos(n), path, "environment variable %s is not set", name)
-				return ""
-			}
-			return v
-		})
+		p.expandScalar(n, path)
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			p.expand(n.Content[i+1], JoinPath(path, n.Content[i].Value))
@@ -343,7 +331,7 @@ func (p *parser) pipeline(root *yaml.Node) *Pipeline {
 		}
 	}
 	if v, ok := f["checkpoint_interval"]; ok {
-		d, err := ParseDuration(p.str(v, "checkpoint_interval"))
+		d, err := parseDuration(p.str(v, "checkpoint_interval"), v)
 		if err != nil {
 			p.errs.Addf(p.pos(v), "checkpoint_interval", "%v", err)
 		}

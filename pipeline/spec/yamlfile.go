@@ -18,5 +18,6 @@ func ReadYAML(file string, data []byte, lookup func(string) (string, bool)) (*ya
 	p := &parser{file: file, lookup: lookup}
 	root := doc.Content[0]
 	p.expand(root, "")
+	p.redactErrors()
 	return root, p.errs.Err()
 }

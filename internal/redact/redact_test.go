@@ -1,0 +1,200 @@
+package redact
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+)
+
+// The secrets of the tests hold every character that an encoder changes.
+const (
+	nasty   = "p@ss\"w\\rd%2F:/x\nend"
+	dsnPart = "Tr0ub4dor/&3"
+)
+
+// shapes is the secret as the outputs of a process can show it.
+func shapes(secret string) map[string]string {
+	js, _ := json.Marshal(secret)
+	ym, _ := yaml.Marshal(map[string]string{"pw": secret})
+	return map[string]string{
+		"raw":            "connect " + secret + " failed",
+		"%q":             fmt.Sprintf("want an integer, got %q", secret),
+		"%q of %q":       fmt.Sprintf("error: %q", fmt.Sprintf("got %q", secret)),
+		"json":           `{"error":` + string(js) + `}`,
+		"yaml":           string(ym),
+		"yaml single":    "pw: '" + strings.ReplaceAll(secret, "'", "''") + "'",
+		"query":          "http://h/?password=" + url.QueryEscape(secret),
+		"path":           "http://h/" + url.PathEscape(secret),
+		"userinfo":       (&url.URL{Scheme: "http", User: url.UserPassword("etl", secret), Host: "h"}).String(),
+		"prefix":         "default addr for network 'etl:" + secret[:len(secret)/2] + "' unknown",
+		"suffix":         "near '" + secret[len(secret)-5:] + "'",
+		"quoted ascii":   strconv.QuoteToASCII("é" + secret),
+		"piece in words": "x" + secret[2:7] + "y",
+	}
+}
+
+func TestRedactEveryForm(t *testing.T) {
+	for _, secret := range []string{nasty, dsnPart, "pässwörd-ünïcode"} {
+		r := New([]Secret{{Name: "SECRET_PW", Value: secret, Partial: true}})
+		for what, text := range shapes(secret) {
+			got := r.String(text)
+			if leaks := leaks(got, secret); len(leaks) > 0 {
+				t.Errorf("secret %q, %s: %q shows %v", secret, what, got, leaks)
+			}
+			if !strings.Contains(got, "${SECRET_PW}") {
+				t.Errorf("secret %q, %s: %q does not name the variable", secret, what, got)
+			}
+			if !utf8Valid(got) {
+				t.Errorf("secret %q, %s: %q is not valid UTF-8", secret, what, got)
+			}
+		}
+	}
+}
+
+func utf8Valid(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
+
+// leaks is testenv.SecretLeaks, which this package cannot import.
+func leaks(text, secret string) []string {
+	var found []string
+	for _, f := range Forms(secret) {
+		if strings.Contains(text, f) {
+			found = append(found, f)
+		}
+	}
+	for i := 0; i+MinPiece <= len(secret); i++ {
+		if p := secret[i : i+MinPiece]; strings.Contains(text, p) {
+			found = append(found, p)
+		}
+	}
+	return found
+}
+
+func TestRedact(t *testing.T) {
+	r := New([]Secret{
+		{Name: "DB_PASSWORD", Value: "pw", Partial: true}, // short: only whole, standing alone
+		{Name: "API_TOKEN", Value: "tok-abc-tok-abc-tok", Partial: true},
+		{Name: "ES_URL", Value: "http://u:longpw@127.0.0.1:9200"}, // whole only
+		{Name: "EMPTY", Value: ""},
+	})
+	cases := []struct{ in, want string }{
+		{"password pw refused", "password ${DB_PASSWORD} refused"},
+		{"pwd and upward stay", "pwd and upward stay"},
+		{`got "pw"`, `got "${DB_PASSWORD}"`},
+		{"Bearer tok-abc-tok-abc-tok!", "Bearer ${API_TOKEN}!"},
+		{"token abc-tok was cut", "token ${API_TOKEN} was cut"},
+		{"GET http://u:longpw@127.0.0.1:9200/idx: 401", "GET ${ES_URL}/idx: 401"},
+		{"dial 127.0.0.1:9200 refused", "dial 127.0.0.1:9200 refused"}, // pieces of a plain value stay
+		{"${API_TOKEN} and ${OTHER_TOKEN} are names", "${API_TOKEN} and ${OTHER_TOKEN} are names"},
+		{"", ""},
+		{"nothing here", "nothing here"},
+	}
+	for _, tc := range cases {
+		got := r.String(tc.in)
+		if got != tc.want {
+			t.Errorf("String(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		if again := r.String(got); again != got {
+			t.Errorf("String is not idempotent on %q: %q", got, again)
+		}
+	}
+	var none *Redactor
+	if got := none.String("pw"); got != "pw" {
+		t.Errorf("nil Redactor changed the text: %q", got)
+	}
+}
+
+func TestRedactNamesTheOwner(t *testing.T) {
+	r := New([]Secret{{Name: "A_PASS", Value: "alpha-secret", Partial: true}, {Name: "B_PASS", Value: "bravo-secret-longer", Partial: true}})
+	got := r.String("a=alpha-secret b=bravo-secret-longer")
+	if got != "a=${A_PASS} b=${B_PASS}" {
+		t.Errorf("got %q", got)
+	}
+}
+
+func TestClassify(t *testing.T) {
+	cases := []struct {
+		name, value string
+		want        []Secret
+	}{
+		{"DB_PASSWORD", "pw", []Secret{{"DB_PASSWORD", "pw", true}}},
+		{"MYPW", "Tr0ub4dor/&3", []Secret{{"MYPW", "Tr0ub4dor/&3", true}}},
+		{"API_KEY", "k", nil},
+		{"PORT", "9200", nil},
+		{"BROKERS", "127.0.0.1:9092", []Secret{{"BROKERS", "127.0.0.1:9092", false}}},
+		// A plain value's embedded password is hidden in pieces too.
+		{"ES_URL", "http://u:p%40ss-word@h:9200", []Secret{{"ES_URL", "http://u:p%40ss-word@h:9200", false}, {"ES_URL", "p%40ss-word", true}, {"ES_URL", "p@ss-word", true}}},
+		{"DSN", "etl:Tr0ub4dor/&3@tcp(h:1)/db", []Secret{{"DSN", "etl:Tr0ub4dor/&3@tcp(h:1)/db", false}, {"DSN", "Tr0ub4dor/&3", true}}},
+		{"JDBC", "jdbc:mysql://h:3306/db?user=u&password=s3cret-pw", []Secret{{"JDBC", "jdbc:mysql://h:3306/db?user=u&password=s3cret-pw", false}, {"JDBC", "s3cret-pw", true}}},
+	}
+	for _, tc := range cases {
+		if got := Classify(tc.name, tc.value); !slices.Equal(got, tc.want) {
+			t.Errorf("Classify(%s, %q) = %+v, want %+v", tc.name, tc.value, got, tc.want)
+		}
+	}
+}
+
+func TestSet(t *testing.T) {
+	env := map[string]string{"DB_PASSWORD": "pw", "PORT": "9200", "DSN": "etl:secret@tcp(h:1)/db", "UNREF": "never-referenced-value"}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	s := NewSet()
+	if got := s.Redact("pw"); got != "pw" {
+		t.Errorf("empty set changed the text: %q", got)
+	}
+	s.AddFrom([]byte("a: ${DB_PASSWORD}\nd: ${PORT}\nf: ${MISSING}"), lookup)
+	s.AddFrom([]byte("dsn: ${DSN}"), lookup) // a reload adds files
+	got := s.Redact("pw on etl:secret@tcp(h:1)/db port 9200 never-referenced-value")
+	if want := "${DB_PASSWORD} on ${DSN} port 9200 never-referenced-value"; got != want {
+		t.Errorf("Redact = %q, want %q", got, want)
+	}
+	var none *Set
+	if got := none.Redact("pw"); got != "pw" {
+		t.Errorf("nil Set changed the text: %q", got)
+	}
+}
+
+func TestHandler(t *testing.T) {
+	for _, format := range []string{"json", "text"} {
+		s := NewSet()
+		s.Add(Secret{Name: "MY_SECRET", Value: nasty, Partial: true})
+		var buf bytes.Buffer
+		var h slog.Handler = slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug})
+		if format == "text" {
+			h = slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug})
+		}
+		log := slog.New(s.Handler(h)).With("dsn", "etl:"+nasty+"@tcp").WithGroup("g")
+		log.Debug("connect "+nasty+" failed",
+			"error", fmt.Errorf("open: %w", errors.New("auth "+strconv.Quote(nasty))),
+			slog.Group("conn", "pw", nasty[:6]),
+			"opts", map[string]string{"password": nasty},
+			"n", 3)
+		out := buf.String()
+		if l := leaks(out, nasty); len(l) > 0 {
+			t.Errorf("%s: secret in log line %v: %s", format, l, out)
+		}
+		if strings.Count(out, "${MY_SECRET}") < 5 || !strings.Contains(out, "n=3") && !strings.Contains(out, `"n":3`) {
+			t.Errorf("%s: log line lacks the markers or the count: %s", format, out)
+		}
+	}
+}
+
+func BenchmarkRedactLogLine(b *testing.B) {
+	var secrets []Secret
+	for i := range 20 {
+		secrets = append(secrets, Secret{Name: fmt.Sprintf("S%d_PASSWORD", i), Value: fmt.Sprintf("secret-value-%d-%s", i, nasty), Partial: true})
+	}
+	r := New(secrets)
+	line := strings.Repeat("pipeline orders: sink es wrote 512 rows in 3ms to http://127.0.0.1:9200/idx ", 3)
+	b.ReportAllocs()
+	for b.Loop() {
+		r.String(line)
+	}
+}

@@ -1,0 +1,148 @@
+package spec
+
+import (
+	"fmt"
+	"runtime"
+	"strconv"
+	"sync"
+	"weak"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/etld/etld/internal/redact"
+)
+
+// A value that came from ${VAR} is never quoted in an error: the error
+// names the variable instead ("the value of ${DB_PORT} is not an
+// integer"). expand remembers, for each scalar it substituted into, the
+// text as written and the variables it used. The record is kept beside
+// the node rather than in it, so that every holder of the node (the spec,
+// a connector's options, a format's) finds it without passing a table
+// around; weak keys let it go with the node.
+var substituted sync.Map // weak.Pointer[yaml.Node] -> *substitution
+
+type substitution struct {
+	written string // the scalar as the file has it, ${VAR} and all
+	vars    []redact.Secret
+}
+
+func remember(n *yaml.Node, s *substitution) {
+	key := weak.Make(n)
+	substituted.Store(key, s)
+	runtime.AddCleanup(n, func(key weak.Pointer[yaml.Node]) { substituted.Delete(key) }, key)
+}
+
+func substitutionOf(n *yaml.Node) *substitution {
+	if n == nil {
+		return nil
+	}
+	if s, ok := substituted.Load(weak.Make(n)); ok {
+		return s.(*substitution)
+	}
+	return nil
+}
+
+// FromVar reports whether n's value, or a value anywhere below n, came
+// from ${VAR}.
+func FromVar(n *yaml.Node) bool { return len(varsBelow(n, nil)) > 0 }
+
+func varsBelow(n *yaml.Node, out []redact.Secret) []redact.Secret {
+	if n == nil {
+		return out
+	}
+	if s := substitutionOf(n); s != nil {
+		out = append(out, s.vars...)
+	}
+	for _, c := range n.Content {
+		out = varsBelow(c, out)
+	}
+	return out
+}
+
+// Redact returns msg with every value substituted from ${VAR} into n or
+// below it replaced by ${VAR}, in every form and in pieces of 4 bytes or
+// more (internal/redact), whatever the variable's name. It is for messages
+// that others wrote about n: a connector's complaint about an option, a
+// driver's DSN parse error that quotes half a password.
+func Redact(n *yaml.Node, msg string) string {
+	vars := varsBelow(n, nil)
+	if len(vars) == 0 {
+		return msg
+	}
+	return redact.New(vars).String(msg)
+}
+
+// describe names n's value for a message: quoted as it is, or, when it
+// came from ${VAR}, by the variable ("the value of ${PORT}") or by the
+// text as written ("the value of \"${HOST}:${PORT}\"").
+func describe(n *yaml.Node) string {
+	s := substitutionOf(n)
+	if s == nil {
+		return strconv.Quote(n.Value)
+	}
+	if len(s.vars) == 1 && s.written == "${"+s.vars[0].Name+"}" {
+		return "the value of " + s.written
+	}
+	return "the value of " + strconv.Quote(s.written)
+}
+
+// notA says that n's value is not what it should be: "want an integer,
+// got \"x\"", or "the value of ${ROWS} is not an integer".
+func notA(n *yaml.Node, what string) string {
+	if substitutionOf(n) != nil {
+		return fmt.Sprintf("%s is not %s", describe(n), what)
+	}
+	return fmt.Sprintf("want %s, got %s", what, kindName(n))
+}
+
+// expandScalar substitutes ${VAR} in n's value and remembers what it did.
+func (p *parser) expandScalar(n *yaml.Node, path string) {
+	written := n.Value
+	var vars []redact.Secret
+	n.Value = varRE.ReplaceAllStringFunc(n.Value, func(m string) string {
+		if m == "$$" {
+			return "$"
+		}
+		name := m[2 : len(m)-1]
+		if !nameRE.MatchString(name) {
+			p.errs.Addf(p.pos(n), path, "invalid variable reference %q: want ${NAME} with letters, digits and _", m)
+			return m
+		}
+		v, ok := p.lookup(name)
+		if !ok {
+			p.errs.Addf(p.pos(n), path, "environment variable %s is not set", name)
+			return ""
+		}
+		vars = append(vars, redact.Secret{Name: name, Value: v, Partial: true})
+		return v
+	})
+	if len(vars) > 0 {
+		s := &substitution{written: written, vars: vars}
+		remember(n, s)
+		if p.substituted == nil {
+			p.substituted = map[string]*substitution{}
+		}
+		p.substituted[path] = s
+	}
+}
+
+// redactErrors hides, in each error the parser found, the values that
+// were substituted into the field the error is about: the checks of the
+// pipeline's own keys quote what they refuse ("unknown mode \"x\"").
+func (p *parser) redactErrors() {
+	for _, e := range p.errs {
+		if s := p.substituted[e.Path]; s != nil {
+			e.Msg = redact.New(s.vars).String(e.Msg)
+		}
+	}
+}
+
+// errorAt is Errorf for an error about node n: a message that a check
+// wrote with n's value in it (a type name, a duration) is redacted.
+func errorAt(file string, n *yaml.Node, path, format string, args ...any) *Error {
+	e := Errorf(At(file, n), path, format, args...)
+	if FromVar(n) {
+		e.Msg = Redact(n, e.Msg)
+	}
+	return e
+}
