@@ -15,6 +15,13 @@
 //   - monitor_interval [source.monitor-interval]: how often a followed
 //     source looks for new data and files when it has none; 200ms by
 //     default.
+//   - max_record_bytes: for a format whose records may span lines (csv:
+//     quoted line breaks), how far from its start a record may reach
+//     while a quote is open; 1 MiB by default. A quote still open then,
+//     or at the end of the file, is a stray one: the record ends with the
+//     line where it opened and goes to on_error as a bad record at its
+//     line, and reading goes on with the next line. A followed file's
+//     open quote waits for more data up to the bound.
 //
 // The position (for checkpoints) is the byte offset and line of the next
 // record; with follow, of every file, with the file's identity (device,
@@ -52,6 +59,9 @@ type Config struct {
 	// MonitorInterval is how often a followed source looks for changes
 	// when it has nothing to read.
 	MonitorInterval time.Duration `yaml:"monitor_interval"`
+	// MaxRecordBytes bounds a record spanning lines (a CSV quoted field
+	// holding line breaks); connector.DefaultMaxRecordBytes when nil.
+	MaxRecordBytes *int `yaml:"max_record_bytes"`
 }
 
 // defaultBatch is the batch size Read uses when asked for max <= 0.
@@ -79,9 +89,16 @@ func New(cfg Config, env connector.SourceEnv) (*Source, error) {
 	case cfg.MonitorInterval != 0 && !cfg.Follow:
 		return nil, connector.Errorf("monitor_interval", "applies only with follow: true")
 	}
+	if cfg.MaxRecordBytes != nil && *cfg.MaxRecordBytes <= 0 {
+		return nil, connector.Errorf("max_record_bytes", "must be positive, such as 1048576 (1 MiB)")
+	}
 	dec, err := env.Formats.NewDecoder(format, env.Schema)
 	if err != nil {
 		return nil, err
+	}
+	sp, spans := dec.(connector.Splitter)
+	if cfg.MaxRecordBytes != nil && !spans {
+		return nil, connector.Errorf("max_record_bytes", "applies only to a format whose records span lines (csv); format %s reads one record per line", format.Type)
 	}
 	logger := env.Logger
 	if logger == nil {
@@ -100,10 +117,14 @@ func New(cfg Config, env connector.SourceEnv) (*Source, error) {
 			s.fl.interval = defaultMonitorInterval
 		}
 	}
-	if sp, ok := dec.(connector.Splitter); ok {
-		s.rd = newRecords(sp.Split)
+	if spans {
+		maxRecordBytes := connector.DefaultMaxRecordBytes
+		if cfg.MaxRecordBytes != nil {
+			maxRecordBytes = *cfg.MaxRecordBytes
+		}
+		s.rd = newRecords(sp.SplitFunc(maxRecordBytes), maxRecordBytes)
 	} else {
-		s.rd = newRecords(nil)
+		s.rd = newRecords(nil, 0)
 	}
 	if hd, ok := dec.(connector.HeaderDecoder); ok && hd.HasHeader() {
 		s.header = hd
@@ -296,7 +317,7 @@ func (s *Source) readHeader(name string) error {
 		if len(rec) == 0 {
 			continue
 		}
-		if err := s.header.DecodeHeader(rec); err != nil {
+		if err := s.decodeHeader(rec); err != nil {
 			return fmt.Errorf("%s:%d: header: %w", name, line, err)
 		}
 		s.inHeader = false
@@ -373,7 +394,7 @@ func (s *Source) take(b *row.Batch, rec []byte, line int64, max int, name string
 			return false, nil
 		}
 		s.inHeader = false
-		if err := s.header.DecodeHeader(rec); err != nil {
+		if err := s.decodeHeader(rec); err != nil {
 			s.rd.unread()
 			s.inHeader = true
 			return false, fmt.Errorf("%s:%d: header: %w", name, line, err)
@@ -381,7 +402,12 @@ func (s *Source) take(b *row.Batch, rec []byte, line int64, max int, name string
 		return false, nil
 	}
 	before := b.Len()
-	err = s.dec.Decode(rec, b)
+	// A record the splitter found bad (a CSV quote that does not close)
+	// comes with its error and is not decoded.
+	err = s.rd.bad
+	if err == nil {
+		err = s.dec.Decode(rec, b)
+	}
 	if err == nil && b.Len() > max && before > 0 {
 		// One record's changes never straddle two batches, so that a
 		// position always falls between records: leave it for the next.
@@ -397,6 +423,15 @@ func (s *Source) take(b *row.Batch, rec []byte, line int64, max int, name string
 		}
 	}
 	return false, nil
+}
+
+// decodeHeader hands rec to the header decoder, unless the splitter found
+// it bad.
+func (s *Source) decodeHeader(rec []byte) error {
+	if s.rd.bad != nil {
+		return s.rd.bad
+	}
+	return s.header.DecodeHeader(rec)
 }
 
 // rejectRecord hands a record the decoder refused to the on_error policy,
