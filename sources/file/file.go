@@ -67,6 +67,10 @@ type Config struct {
 // defaultBatch is the batch size Read uses when asked for max <= 0.
 const defaultBatch = 1024
 
+// maxMaxRecordBytes caps max_record_bytes: the reader holds a record in
+// memory whole.
+const maxMaxRecordBytes = 1 << 30
+
 // New builds a file source. It checks the options and builds the decoder,
 // and touches no file: that is Open's job.
 func New(cfg Config, env connector.SourceEnv) (*Source, error) {
@@ -89,8 +93,12 @@ func New(cfg Config, env connector.SourceEnv) (*Source, error) {
 	case cfg.MonitorInterval != 0 && !cfg.Follow:
 		return nil, connector.Errorf("monitor_interval", "applies only with follow: true")
 	}
-	if cfg.MaxRecordBytes != nil && *cfg.MaxRecordBytes <= 0 {
+	switch n := cfg.MaxRecordBytes; {
+	case n == nil:
+	case *n <= 0:
 		return nil, connector.Errorf("max_record_bytes", "must be positive, such as 1048576 (1 MiB)")
+	case *n > maxMaxRecordBytes:
+		return nil, connector.Errorf("max_record_bytes", "%d is more than the %d (1 GiB) a record may hold in memory", *n, maxMaxRecordBytes)
 	}
 	dec, err := env.Formats.NewDecoder(format, env.Schema)
 	if err != nil {
