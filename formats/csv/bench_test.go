@@ -31,6 +31,25 @@ func sensorCSV() []byte {
 	return b
 }
 
+// quotedCSV is sensorCSV with every id quoted and one in ten holding a
+// line break: the splitter's quote-tracking path.
+func quotedCSV() []byte {
+	var b []byte
+	for i := range benchRows {
+		b = append(b, "\"sensor_"...)
+		if i%10 == 0 {
+			b = append(b, "\n"...)
+		}
+		b = strconv.AppendInt(b, int64(i%100), 10)
+		b = append(b, "\","...)
+		b = strconv.AppendInt(b, 1700000000000+int64(i)*100, 10)
+		b = append(b, ',')
+		b = strconv.AppendFloat(b, 20+float64(i%1000)/37, 'f', -1, 64)
+		b = append(b, '\n')
+	}
+	return b
+}
+
 func sensorSchema(b *testing.B) row.Schema {
 	return schemaOf(b, "id STRING", "ts BIGINT", "temperature DOUBLE")
 }
@@ -114,6 +133,16 @@ func BenchmarkDecode(b *testing.B) {
 		n, m := 0, startMallocs()
 		for b.Loop() {
 			n += baselineDecode(b, data, func(string, int64, float64) {})
+		}
+		m.report(b, n)
+	})
+	quoted := quotedCSV()
+	b.Run("etld-quoted", func(b *testing.B) {
+		dec, _ := NewDecoder(Options{}, sensorSchema(b))
+		b.ReportAllocs()
+		n, m := 0, startMallocs()
+		for b.Loop() {
+			n += etldDecode(b, dec, quoted, func(*row.Batch) {})
 		}
 		m.report(b, n)
 	})

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/etld/etld/pipeline/connector"
@@ -172,22 +173,35 @@ func FuzzCSVDecode(f *testing.F) {
 }
 
 func FuzzCSVSplit(f *testing.F) {
-	for _, seed := range []string{"a,1\nb,2\n", "\"a\nb\",1\r\n", "\"x", "a\"b\n\"c\n", "\r\n\r\n", ""} {
+	for _, seed := range []string{"a,1\nb,2\n", "\"a\nb\",1\r\n", "\"x", "a\"b\n\"c\n", "\r\n\r\n", "",
+		"\"a,1\nb\"x\n\"c\nd\",2\r\n", "x,\"\n\"\"\n\"\r", "\uFEFF\"a\nb\"\n"} {
 		f.Add([]byte(seed), "x\ny", "\"q\"")
 	}
 	schema := schemaOf(f, "a STRING", "b STRING")
 	dec, _ := NewDecoder(Options{}, schema)
 	enc, _ := NewEncoder(Options{}, schema)
 	f.Fuzz(func(t *testing.T, input []byte, v1, v2 string) {
-		// Any input: Split never fails, always makes progress and returns
-		// a prefix of what it was given.
+		// Any input: every byte belongs to exactly one record or one bad
+		// record, their lines only grow (splitAll checks both), and the
+		// records are the same whether the input comes whole or in pieces, with a small bound or the default.
+		for _, max := range []int{8, connector.DefaultMaxRecordBytes} {
+			split := dec.SplitFunc(max)
+			whole := splitAll(t, split, string(input), len(input)+1)
+			// (In small pieces rather than bytes for a long input, as
+			// splitAll's rescans make it quadratic.)
+			if piecewise := splitAll(t, split, string(input), 1+len(input)/128); !slices.Equal(whole, piecewise) {
+				t.Fatalf("max %d: whole %v, piece by piece %v", max, whole, piecewise)
+			}
+		}
+		// What Split decides before the end of the input, it decides the
+		// same way at the end.
 		for data := input; len(data) > 0; {
 			adv, tok, err := dec.Split(data, true)
-			if err != nil || adv <= 0 || adv > len(data) || !bytes.HasPrefix(data, tok) {
+			if adv <= 0 || adv > len(data) || !bytes.HasPrefix(data, tok) {
 				t.Fatalf("Split(%q) = %d, %q, %v", data, adv, tok, err)
 			}
-			if adv2, _, _ := dec.Split(data, false); adv2 > adv {
-				t.Fatalf("more data moved the record end from %d to %d", adv, adv2)
+			if adv2, tok2, err2 := dec.Split(data, false); adv2 > 0 && (adv2 != adv || !bytes.Equal(tok, tok2) || (err == nil) != (err2 == nil)) {
+				t.Fatalf("Split(%q): %d, %q, %v before the end, %d, %q, %v at the end", data, adv2, tok2, err2, adv, tok, err)
 			}
 			data = data[adv:]
 		}

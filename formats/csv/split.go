@@ -1,13 +1,43 @@
 package csv
 
-import "bytes"
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+
+	"github.com/etld/etld/pipeline/connector"
+)
 
 // Split is a bufio.SplitFunc returning one CSV record at a time, without
-// its line break (\n or \r\n). Line breaks inside quoted fields belong to
-// the record. At the end of the input an unterminated record, even one
-// with an open quote, is returned as it is, so that Decode reports what is
-// wrong with it rather than the scanner failing without a position.
+// its line break (\n or \r\n): SplitFunc with
+// connector.DefaultMaxRecordBytes. A bufio.Scanner stops at a bad record.
 func (d *Decoder) Split(data []byte, atEOF bool) (advance int, token []byte, err error) {
+	return d.split(data, atEOF, connector.DefaultMaxRecordBytes)
+}
+
+// SplitFunc returns a bufio.SplitFunc returning one CSV record at a time,
+// without its line break (\n or \r\n).
+//
+// Line breaks inside a quoted field belong to the record, but a quoted
+// field holding line breaks must close within maxRecordBytes of the
+// record's start, and its closing quote must end the field (a delimiter or
+// a line break follows it). A quote that does not, or that is still open
+// at the end of the input, is taken for a stray one (an unbalanced quote
+// in the data): the record then ends with the line where that quote
+// opened, and comes with a *connector.DecodeError saying so, to be set
+// aside as a bad record while reading goes on with the next line. One
+// stray quote so costs one record, not the rest of the file.
+//
+// Before the end of the input, a quote still open within the bound asks
+// for more data, as a followed file that is still being written needs.
+// Records without quotes are cut at their line break, as before.
+func (d *Decoder) SplitFunc(maxRecordBytes int) bufio.SplitFunc {
+	return func(data []byte, atEOF bool) (int, []byte, error) {
+		return d.split(data, atEOF, maxRecordBytes)
+	}
+}
+
+func (d *Decoder) split(data []byte, atEOF bool, maxRecordBytes int) (int, []byte, error) {
 	if atEOF && len(data) == 0 {
 		return 0, nil, nil
 	}
@@ -16,10 +46,81 @@ func (d *Decoder) Split(data []byte, atEOF bool) (advance int, token []byte, err
 		if nl >= 0 {
 			return nl + 1, dropCR(data[:nl]), nil
 		}
-	} else if nl >= 0 {
-		if end := d.recordEnd(data); end >= 0 {
-			return end + 1, dropCR(data[:end]), nil
+		if atEOF {
+			return len(data), data, nil
 		}
+		return 0, nil, nil
+	}
+	return d.quotedRecord(data, atEOF, maxRecordBytes)
+}
+
+// quotedRecord cuts the first record of data, which holds a quote. It
+// returns 0, nil, nil when data does not yet tell where the record ends. A
+// quote opens a quoted field only at the start of a field, as Decode reads
+// it: in `ab"c` it is a character like any other.
+func (d *Decoder) quotedRecord(data []byte, atEOF bool, maxRecordBytes int) (int, []byte, error) {
+	q, delim := d.cfg.quote, d.cfg.delim
+	i := 0
+	if bytes.HasPrefix(data, []byte(bom)) {
+		i = len(bom) // Decode drops it: the field starts after it
+	}
+	field, fieldStart := 0, true
+	for i < len(data) {
+		c := data[i]
+		if c == q && fieldStart {
+			open := i
+			end, crossed := -1, false
+			for j := i + 1; ; {
+				k := bytes.IndexByte(data[j:], q)
+				if k < 0 {
+					crossed = crossed || bytes.IndexByte(data[j:], '\n') >= 0
+					switch {
+					case crossed && len(data) > maxRecordBytes:
+						return d.stray(data, open, field, fmt.Sprintf("within %d bytes (max_record_bytes)", maxRecordBytes))
+					case atEOF:
+						return d.stray(data, open, field, "before the end of the input")
+					}
+					return 0, nil, nil
+				}
+				k += j
+				crossed = crossed || bytes.IndexByte(data[j:k], '\n') >= 0
+				if crossed && k >= maxRecordBytes {
+					return d.stray(data, open, field, fmt.Sprintf("within %d bytes (max_record_bytes)", maxRecordBytes))
+				}
+				switch {
+				case k+1 < len(data) && data[k+1] == q:
+					j = k + 2 // a doubled quote
+					continue
+				case k+1 == len(data) && !atEOF:
+					return 0, nil, nil // a doubled quote, or the end?
+				}
+				end = k
+				break
+			}
+			if crossed {
+				// A quote that closes on a later line must end its field:
+				// otherwise it more likely opens a field of its own line,
+				// and the quote this field began with is a stray one.
+				switch n := end + 1; {
+				case n == len(data), data[n] == delim, data[n] == '\n':
+				case data[n] == '\r' && n+1 == len(data) && !atEOF:
+					return 0, nil, nil
+				case data[n] == '\r' && (n+1 == len(data) || data[n+1] == '\n'):
+				default:
+					return d.stray(data, open, field, fmt.Sprintf("on its line (the quote on a later line is followed by %q, not a delimiter or a line break)", data[n:n+1]))
+				}
+			}
+			i, fieldStart = end+1, false
+			continue
+		}
+		switch c {
+		case '\n':
+			return i + 1, dropCR(data[:i]), nil
+		case delim:
+			field++
+		}
+		fieldStart = c == delim
+		i++
 	}
 	if atEOF {
 		return len(data), data, nil
@@ -27,34 +128,23 @@ func (d *Decoder) Split(data []byte, atEOF bool) (advance int, token []byte, err
 	return 0, nil, nil
 }
 
-// recordEnd returns the offset of the line feed that ends the first record
-// of data, or -1 when data holds no complete record yet. A quote opens a
-// quoted field only at the start of a field, as Decode reads it.
-func (d *Decoder) recordEnd(data []byte) int {
-	q, delim := d.cfg.quote, d.cfg.delim
-	fieldStart, inQuote := true, false
-	for i := 0; i < len(data); i++ {
-		c := data[i]
-		if inQuote {
-			if c == q {
-				if i+1 < len(data) && data[i+1] == q {
-					i++
-					continue
-				}
-				inQuote = false
-			}
-			continue
-		}
-		switch {
-		case c == '\n':
-			return i
-		case c == q && fieldStart:
-			inQuote, fieldStart = true, false
-			continue
-		}
-		fieldStart = c == delim
+// stray returns the bad record of a quote at data[open], in field number
+// field, that does not close as it should: the record up to the end of
+// the line where the quote opened.
+func (d *Decoder) stray(data []byte, open, field int, why string) (int, []byte, error) {
+	adv := len(data)
+	if nl := bytes.IndexByte(data[open:], '\n'); nl >= 0 {
+		adv = open + nl + 1
 	}
-	return -1
+	tok := data[:adv]
+	if n := len(tok); n > 0 && tok[n-1] == '\n' {
+		tok = tok[:n-1]
+	}
+	err := fmt.Errorf("quoted field starting at byte %d has no closing quote %s: taken for a stray quote, the record ends with its line", open, why)
+	if field < d.schema.Len() {
+		return adv, dropCR(tok), &connector.DecodeError{Column: d.schema.Fields[field].Name, Err: err}
+	}
+	return adv, dropCR(tok), &connector.DecodeError{Err: fmt.Errorf("field %d: %w", field+1, err)}
 }
 
 func dropCR(b []byte) []byte {

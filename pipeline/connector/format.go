@@ -1,6 +1,8 @@
 package connector
 
 import (
+	"bufio"
+
 	"gopkg.in/yaml.v3"
 
 	"github.com/etld/etld/pipeline/row"
@@ -24,11 +26,21 @@ type Encoder interface {
 }
 
 // Splitter is a decoder whose records are not simply lines (CSV fields may
-// hold quoted newlines). It is a bufio.SplitFunc; the returned token does
-// not include the record terminator.
+// hold quoted newlines). SplitFunc returns the bufio.SplitFunc that cuts a
+// stream into records; a token does not include the record terminator.
+//
+// A record spans lines only within maxRecordBytes of its start, so that a
+// malformed record (an unbalanced CSV quote) costs that record, not the
+// rest of the stream. A token that comes with a *DecodeError is such a
+// bad record: the reader hands it to the on_error policy with that error
+// and reads on after it. Any other error ends the reading.
 type Splitter interface {
-	Split(data []byte, atEOF bool) (advance int, token []byte, err error)
+	SplitFunc(maxRecordBytes int) bufio.SplitFunc
 }
+
+// DefaultMaxRecordBytes is the bound on a record spanning lines when a
+// source sets none: 1 MiB.
+const DefaultMaxRecordBytes = 1 << 20
 
 // HeaderDecoder is a decoder that may expect a header record first (CSV
 // with header: true). The file source hands the first record to

@@ -26,6 +26,13 @@
 //     the checkpoint that path no longer matches among them by its
 //     identity, and reads on from its offset; other files there are not
 //     read. Needed only when path does not match the rotated names.
+//   - max_record_bytes: for a format whose records may span lines (csv:
+//     quoted line breaks), how far from its start a record may reach
+//     while a quote is open; 1 MiB by default. A quote still open then,
+//     or at the end of the file, is a stray one: the record ends with the
+//     line where it opened and goes to on_error as a bad record at its
+//     line, and reading goes on with the next line. A followed file's
+//     open quote waits for more data up to the bound.
 //
 // The position (for checkpoints) is the byte offset and line of the next
 // record; with follow, of every file, with the file's identity (device,
@@ -74,10 +81,17 @@ type Config struct {
 	// where a restart looks for the checkpoint's files that path no
 	// longer matches.
 	RotatedPath string `yaml:"rotated_path"`
+	// MaxRecordBytes bounds a record spanning lines (a CSV quoted field
+	// holding line breaks); connector.DefaultMaxRecordBytes when nil.
+	MaxRecordBytes *int `yaml:"max_record_bytes"`
 }
 
 // defaultBatch is the batch size Read uses when asked for max <= 0.
 const defaultBatch = 1024
+
+// maxMaxRecordBytes caps max_record_bytes: the reader holds a record in
+// memory whole.
+const maxMaxRecordBytes = 1 << 30
 
 // New builds a file source. It checks the options and builds the decoder,
 // and touches no file: that is Open's job.
@@ -99,9 +113,20 @@ func New(cfg Config, env connector.SourceEnv) (*Source, error) {
 	if err != nil {
 		return nil, err
 	}
+	switch n := cfg.MaxRecordBytes; {
+	case n == nil:
+	case *n <= 0:
+		return nil, connector.Errorf("max_record_bytes", "must be positive, such as 1048576 (1 MiB)")
+	case *n > maxMaxRecordBytes:
+		return nil, connector.Errorf("max_record_bytes", "%d is more than the %d (1 GiB) a record may hold in memory", *n, maxMaxRecordBytes)
+	}
 	dec, err := env.Formats.NewDecoder(format, env.Schema)
 	if err != nil {
 		return nil, err
+	}
+	sp, spans := dec.(connector.Splitter)
+	if cfg.MaxRecordBytes != nil && !spans {
+		return nil, connector.Errorf("max_record_bytes", "applies only to a format whose records span lines (csv); format %s reads one record per line", format.Type)
 	}
 	logger := env.Logger
 	if logger == nil {
@@ -115,10 +140,14 @@ func New(cfg Config, env connector.SourceEnv) (*Source, error) {
 		logger:  logger,
 		fl:      fl,
 	}
-	if sp, ok := dec.(connector.Splitter); ok {
-		s.rd = newRecords(sp.Split)
+	if spans {
+		maxRecordBytes := connector.DefaultMaxRecordBytes
+		if cfg.MaxRecordBytes != nil {
+			maxRecordBytes = *cfg.MaxRecordBytes
+		}
+		s.rd = newRecords(sp.SplitFunc(maxRecordBytes), maxRecordBytes)
 	} else {
-		s.rd = newRecords(nil)
+		s.rd = newRecords(nil, 0)
 	}
 	if hd, ok := dec.(connector.HeaderDecoder); ok && hd.HasHeader() {
 		s.header = hd
@@ -311,7 +340,7 @@ func (s *Source) readHeader(name string) error {
 		if len(rec) == 0 {
 			continue
 		}
-		if err := s.header.DecodeHeader(rec); err != nil {
+		if err := s.decodeHeader(rec); err != nil {
 			return fmt.Errorf("%s:%d: header: %w", name, line, err)
 		}
 		s.inHeader = false
@@ -388,7 +417,7 @@ func (s *Source) take(b *row.Batch, rec []byte, line int64, max int, name string
 			return false, nil
 		}
 		s.inHeader = false
-		if err := s.header.DecodeHeader(rec); err != nil {
+		if err := s.decodeHeader(rec); err != nil {
 			s.rd.unread()
 			s.inHeader = true
 			return false, fmt.Errorf("%s:%d: header: %w", name, line, err)
@@ -396,7 +425,12 @@ func (s *Source) take(b *row.Batch, rec []byte, line int64, max int, name string
 		return false, nil
 	}
 	before := b.Len()
-	err = s.dec.Decode(rec, b)
+	// A record the splitter found bad (a CSV quote that does not close)
+	// comes with its error and is not decoded.
+	err = s.rd.bad
+	if err == nil {
+		err = s.dec.Decode(rec, b)
+	}
 	if err == nil && b.Len() > max && before > 0 {
 		// One record's changes never straddle two batches, so that a
 		// position always falls between records: leave it for the next.
@@ -412,6 +446,15 @@ func (s *Source) take(b *row.Batch, rec []byte, line int64, max int, name string
 		}
 	}
 	return false, nil
+}
+
+// decodeHeader hands rec to the header decoder, unless the splitter found
+// it bad.
+func (s *Source) decodeHeader(rec []byte) error {
+	if s.rd.bad != nil {
+		return s.rd.bad
+	}
+	return s.header.DecodeHeader(rec)
 }
 
 // rejectRecord hands a record the decoder refused to the on_error policy,

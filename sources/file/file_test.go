@@ -371,6 +371,9 @@ func TestConfigErrors(t *testing.T) {
 		{"bad interval", "path: a.csv\nfollow: true\nmonitor_interval: often", "sources[0].monitor_interval"},
 		{"bad glob", "path: 'data/[a.csv'", "p.yaml:7:11: sources[0].path: bad glob"},
 		{"unknown format", "path: a.csv\nformat: xml", "p.yaml:8:13: sources[0].format: unknown input format type \"xml\""},
+		{"zero max_record_bytes", "path: a.csv\nmax_record_bytes: 0", "p.yaml:8:23: sources[0].max_record_bytes: must be positive"},
+		{"huge max_record_bytes", "path: a.csv\nmax_record_bytes: 4294967296", "p.yaml:8:23: sources[0].max_record_bytes: 4294967296 is more than the 1073741824 (1 GiB)"},
+		{"max_record_bytes of a line format", "path: a.csv\nformat: json\nmax_record_bytes: 100", "p.yaml:9:23: sources[0].max_record_bytes: applies only to a format whose records span lines (csv)"},
 		{"bad format option", "path: a.csv\nformat: {type: csv, headr: true}", "p.yaml:8:25: sources[0].format.headr: unknown key; did you mean \"header\"?"},
 	}
 	for _, tt := range tests {

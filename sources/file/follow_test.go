@@ -434,3 +434,38 @@ func TestFollowHoldsAnUnfinishedRecord(t *testing.T) {
 		t.Fatalf("read %v, %v", b, err)
 	}
 }
+
+// TestFollowWaitsForAnOpenQuote: a CSV quote still open at the end of a
+// growing file waits for the rest of its record rather than being taken
+// for a stray; once max_record_bytes pass without its close it is one, a
+// bad record at its line, and the lines after it are read.
+func TestFollowWaitsForAnOpenQuote(t *testing.T) {
+	h := newHarness(t)
+	h.skip = true
+	path := h.write("in.csv", "s1,1,1.5\n\"s\n")
+	s := h.open("path: "+path+"\nfollow: true\nmonitor_interval: 10ms\nmax_record_bytes: 64", sensorSchema)
+	if got := readLines(t, s, 1); !slices.Equal(got, []string{"s1"}) {
+		t.Fatalf("read %q", got)
+	}
+	nothingMore(t, s)
+	appendTo(t, path, "2\",2,2.5\n")
+	if got := readLines(t, s, 1); !slices.Equal(got, []string{"s\n2"}) {
+		t.Fatalf("read %q, want the record whose quote closed", got)
+	}
+	appendTo(t, path, "\"bad,4,4.5\ns5,5,5.5\n")
+	nothingMore(t, s)
+	if len(h.rejects) != 0 {
+		t.Fatalf("rejected %q while its quote could still close", h.rejects[0].Raw)
+	}
+	var more []string
+	for i := 6; i < 12; i++ {
+		appendTo(t, path, fmt.Sprintf("s%d,%d,%d.5\n", i, i, i))
+		more = append(more, fmt.Sprintf("s%d", i))
+	}
+	if got := readLines(t, s, 7); !slices.Equal(got, append([]string{"s5"}, more...)) {
+		t.Fatalf("read %q, want s5 to s11", got)
+	}
+	if len(h.rejects) != 1 || h.rejects[0].Position != path+":4" || string(h.rejects[0].Raw) != "\"bad,4,4.5" {
+		t.Fatalf("rejected %v, want \"bad,4,4.5 at line 4", h.rejects)
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/etld/etld/pipeline/connector"
 )
 
 const (
@@ -15,9 +17,9 @@ const (
 	bufferSize = 256 << 10
 )
 
-// maxRecordSize bounds one record. Without a bound an unclosed CSV quote
-// makes the splitter swallow the rest of the file into memory. A variable
-// so that tests need not fill 64 MiB.
+// maxRecordSize bounds one line, or a record spanning lines when the
+// format's own bound (max_record_bytes) is lower. A variable so that tests
+// need not fill 64 MiB.
 var maxRecordSize = 64 << 20
 
 // splitFunc is bufio.SplitFunc: the decoder's Splitter, or nil for lines.
@@ -40,6 +42,12 @@ type records struct {
 	eof              bool
 	// stopped is set once the splitter returned bufio.ErrFinalToken.
 	stopped bool
+	// bad is the error the splitter returned with the record last
+	// returned, which makes it a bad record (a CSV quote that does not
+	// close); nil for a record to decode.
+	bad error
+	// maxBuf is how large buf may grow.
+	maxBuf int
 	// hold is set while following a file that may grow: the end of the
 	// data is not the end of the file, so a record without its end is held
 	// back (io.EOF), and the next call reads again.
@@ -56,8 +64,11 @@ type records struct {
 // errTooLong is wrapped in the error next returns for an oversize record.
 var errTooLong = errors.New("record too long")
 
-func newRecords(split splitFunc) *records {
-	return &records{split: split, buf: make([]byte, bufferSize), line: 1}
+// newRecords returns a reader of lines, or of the records split cuts,
+// bounded to maxRecordBytes when they span lines.
+func newRecords(split splitFunc, maxRecordBytes int) *records {
+	// The splitter has to see a byte past its bound to know it is passed.
+	return &records{split: split, buf: make([]byte, bufferSize), line: 1, maxBuf: max(maxRecordSize, maxRecordBytes+1024)}
 }
 
 // reset makes rd read r, which is positioned at offset, the start of line.
@@ -72,8 +83,10 @@ func (rd *records) reset(r io.Reader, offset, line int64) {
 // next returns the next record and the line it starts on, or io.EOF. A
 // line record excludes its "\n" and a "\r" before it; the last line counts
 // even without a newline. An error names no file: the caller adds it.
+// After a record, rd.bad says whether the splitter found it bad.
 func (rd *records) next() (rec []byte, line int64, err error) {
 	rd.prevOffset, rd.prevLine = rd.offset, rd.line
+	rd.bad = nil
 	if rd.split == nil {
 		return rd.nextLine()
 	}
@@ -123,6 +136,9 @@ func (rd *records) nextSplit() ([]byte, int64, error) {
 		data := rd.buf[rd.start:rd.end]
 		adv, tok, err := rd.split(data, rd.eof && !rd.hold)
 		final := errors.Is(err, bufio.ErrFinalToken)
+		if err != nil && tok != nil && adv > 0 && isBadRecord(err) {
+			rd.bad, err = err, nil // a bad record: reading goes on after it
+		}
 		if err != nil && !final {
 			return nil, rd.line, err
 		}
@@ -162,6 +178,14 @@ func (rd *records) nextSplit() ([]byte, int64, error) {
 }
 
 var newline = []byte{'\n'}
+
+// isBadRecord reports whether a splitter's error makes its token a bad
+// record (connector.Splitter's contract). A function of its own so that
+// the target errors.As needs escapes only when there is an error.
+func isBadRecord(err error) bool {
+	var de *connector.DecodeError
+	return errors.As(err, &de)
+}
 
 // tokenOffset returns where tok starts inside data when it is a plain
 // subslice of it, and -1 when the splitter built it elsewhere.
@@ -203,10 +227,10 @@ func (rd *records) fill() error {
 		rd.start, rd.end = 0, n
 	}
 	if rd.end == len(rd.buf) {
-		if len(rd.buf) >= maxRecordSize {
-			return fmt.Errorf("%w: more than %d MiB without a record end (an unclosed quote?)", errTooLong, maxRecordSize>>20)
+		if len(rd.buf) >= rd.maxBuf {
+			return fmt.Errorf("%w: more than %d MiB without a line break", errTooLong, rd.maxBuf>>20)
 		}
-		grown := make([]byte, min(2*len(rd.buf), maxRecordSize))
+		grown := make([]byte, min(2*len(rd.buf), rd.maxBuf))
 		copy(grown, rd.buf[:rd.end])
 		rd.buf = grown
 	}

@@ -4,10 +4,15 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/etld/etld/formats/csv"
+	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/pipeline/row"
 )
 
 // quotedSplit cuts at a newline outside double quotes, dropping "\n" or
@@ -41,9 +46,26 @@ type record struct {
 // chunk bytes through a buffer of bufSize, checking offsets on the way and
 // that unread gives back each record.
 func readRecords(t *testing.T, data string, split splitFunc, bufSize, chunk int) ([]record, error) {
-	rd := &records{split: split, buf: make([]byte, bufSize)}
+	recs, err := readRecordsAt(t, data, split, bufSize, chunk)
+	out := make([]record, len(recs))
+	for i, r := range recs {
+		out[i] = r.record
+	}
+	return out, err
+}
+
+// placedRecord is a record with the offset it starts at and, for a bad
+// record the splitter cut, its error.
+type placedRecord struct {
+	record
+	offset int64
+	bad    error
+}
+
+func readRecordsAt(t *testing.T, data string, split splitFunc, bufSize, chunk int) ([]placedRecord, error) {
+	rd := &records{split: split, buf: make([]byte, bufSize), maxBuf: maxRecordSize}
 	rd.reset(&chunkReader{data: []byte(data), n: chunk}, 0, 1)
-	var out []record
+	var out []placedRecord
 	lines := int64(1)
 	for {
 		before := rd.offset
@@ -57,7 +79,7 @@ func readRecords(t *testing.T, data string, split splitFunc, bufSize, chunk int)
 		if err != nil {
 			return out, err
 		}
-		got := string(rec)
+		got, bad := string(rec), rd.bad
 		after, afterLine := rd.offset, rd.line
 		// rd.line is checked against a count of its own, kept as it goes
 		// so that long fuzz inputs do not make this quadratic.
@@ -70,10 +92,10 @@ func readRecords(t *testing.T, data string, split splitFunc, bufSize, chunk int)
 			t.Errorf("unread of %q: offset %d, want %d", got, rd.offset, before)
 		}
 		again, againLine, err := rd.next()
-		if err != nil || string(again) != got || againLine != line || rd.offset != after || rd.line != afterLine {
-			t.Errorf("after unread: %q line %d (%v), want %q line %d", again, againLine, err, got, line)
+		if err != nil || string(again) != got || againLine != line || rd.offset != after || rd.line != afterLine || fmt.Sprint(rd.bad) != fmt.Sprint(bad) {
+			t.Errorf("after unread: %q line %d (%v, bad %v), want %q line %d (bad %v)", again, againLine, err, rd.bad, got, line, bad)
 		}
-		out = append(out, record{got, line})
+		out = append(out, placedRecord{record{got, line}, before, bad})
 	}
 }
 
@@ -197,10 +219,69 @@ func TestSplitter(t *testing.T) {
 	}
 }
 
+// TestSplitterBadRecord: a token that comes with a *DecodeError is a bad
+// record: returned with its line, its error kept for the caller, and
+// reading goes on after it; any other error stops the reader.
+func TestSplitterBadRecord(t *testing.T) {
+	// strayQuote cuts lines, a line holding a quote as a bad record.
+	strayQuote := func(data []byte, atEOF bool) (int, []byte, error) {
+		i := bytes.IndexByte(data, '\n')
+		switch {
+		case i >= 0:
+		case !atEOF || len(data) == 0:
+			return 0, nil, nil
+		default:
+			i = len(data)
+		}
+		if bytes.IndexByte(data[:i], '"') >= 0 {
+			return min(i+1, len(data)), data[:i], &connector.DecodeError{Err: errors.New("stray quote")}
+		}
+		return min(i+1, len(data)), data[:i], nil
+	}
+	for _, size := range []int{4, 64} {
+		for _, chunk := range []int{1, 100} {
+			got, err := readRecordsAt(t, "a\n\"b\nc\n\"d\n", strayQuote, size, chunk)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []record{{"a", 1}, {"\"b", 2}, {"c", 3}, {"\"d", 4}}
+			if len(got) != len(want) {
+				t.Fatalf("buffer %d, chunk %d: %v, want %v", size, chunk, got, want)
+			}
+			for i, r := range got {
+				var de *connector.DecodeError
+				if wantBad := i%2 == 1; r.record != want[i] || (r.bad != nil) != wantBad || wantBad && !errors.As(r.bad, &de) {
+					t.Errorf("buffer %d, chunk %d: record %d is %v (bad %v), want %v (bad %v)", size, chunk, i, r.record, r.bad, want[i], wantBad)
+				}
+			}
+		}
+	}
+}
+
+// TestRecordsBufferHoldsTheBound: a bound on records spanning lines above
+// the reader's own limit lets the buffer grow to it.
+func TestRecordsBufferHoldsTheBound(t *testing.T) {
+	defer func(old int) { maxRecordSize = old }(maxRecordSize)
+	maxRecordSize = 2 * bufferSize
+	bound := 3 * bufferSize
+	// Waits for a quote to close, as csv does, up to the bound.
+	split := func(data []byte, atEOF bool) (int, []byte, error) {
+		if len(data) > bound {
+			return 2, data[:1], &connector.DecodeError{Err: errors.New("past the bound")}
+		}
+		return quotedSplit(data, atEOF)
+	}
+	rd := newRecords(split, bound)
+	rd.reset(strings.NewReader("\"\n"+strings.Repeat("x", 4*bufferSize)), 0, 1)
+	if rec, _, err := rd.next(); err != nil || string(rec) != "\"" || rd.bad == nil {
+		t.Errorf("record %.10q, %v, bad %v; want the quote as a bad record", rec, err, rd.bad)
+	}
+}
+
 func TestRecordTooLong(t *testing.T) {
 	defer func(old int) { maxRecordSize = old }(maxRecordSize)
 	maxRecordSize = 4 * bufferSize
-	rd := newRecords(nil)
+	rd := newRecords(nil, 0)
 	rd.reset(iotest.DataErrReader(strings.NewReader(strings.Repeat("x", maxRecordSize+1))), 0, 1)
 	if _, _, err := rd.next(); !errors.Is(err, errTooLong) {
 		t.Errorf("error %v, want errTooLong", err)
@@ -208,7 +289,7 @@ func TestRecordTooLong(t *testing.T) {
 }
 
 func TestReadError(t *testing.T) {
-	rd := newRecords(nil)
+	rd := newRecords(nil, 0)
 	boom := errors.New("disk on fire")
 	rd.reset(io.MultiReader(strings.NewReader("a\nb"), iotest.ErrReader(boom)), 0, 1)
 	if rec, _, err := rd.next(); err != nil || string(rec) != "a" {
@@ -220,41 +301,69 @@ func TestReadError(t *testing.T) {
 }
 
 // FuzzRecords: lines come out as strings.Split would cut them, with the
-// right line numbers and offsets, whatever the buffer and read sizes; the
-// CSV-like splitter never makes the reader panic or lose its place.
+// right line numbers and offsets, whatever the buffer and read sizes. With
+// the csv splitter (a small bound on records spanning lines, so that it
+// is reached), every byte of the input belongs to exactly one record or
+// one bad record, in order, and lines only grow.
 func FuzzRecords(f *testing.F) {
 	f.Add("a\nb\r\n\nc", false, uint8(4), uint8(1))
 	f.Add("\"a\nb\",1\nc\r\n\"d", true, uint8(5), uint8(2))
 	f.Add("\r\r\n\n\"\"\"\n", true, uint8(1), uint8(200))
+	f.Add("s1,1\n\"bad,2\r\ns3,3\n\"x\ny\"z\n", true, uint8(9), uint8(3))
+	dec, err := csv.NewDecoder(csv.Options{}, row.NewSchema(row.Field{Name: "a", Type: row.Of(row.String)}, row.Field{Name: "b", Type: row.Of(row.String)}))
+	if err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, data string, useSplit bool, size, chunk uint8) {
-		var split splitFunc
-		if useSplit {
-			split = quotedSplit
-		}
-		got, err := readRecords(t, data, split, int(size)%64+1, int(chunk)%64+1)
-		if useSplit {
-			if err != nil && !strings.Contains(err.Error(), "unclosed quote") {
-				t.Errorf("error %v", err)
+		if !useSplit {
+			got, err := readRecords(t, data, nil, int(size)%64+1, int(chunk)%64+1)
+			if err != nil {
+				t.Fatal(err)
 			}
-			for _, r := range got {
-				if r.line < 1 || r.line > int64(strings.Count(data, "\n")+1) {
-					t.Errorf("record %q on line %d", r.text, r.line)
+			var want []record
+			if data != "" {
+				lines := strings.Split(strings.TrimSuffix(data, "\n"), "\n")
+				for i, l := range lines {
+					want = append(want, record{strings.TrimSuffix(l, "\r"), int64(i + 1)})
 				}
+			}
+			if !equalRecords(got, want) {
+				t.Errorf("got %v, want %v", got, want)
 			}
 			return
 		}
+		got, err := readRecordsAt(t, data, dec.SplitFunc(int(size)%32+1), int(size)%64+1, int(chunk)%64+1)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var want []record
-		if data != "" {
-			lines := strings.Split(strings.TrimSuffix(data, "\n"), "\n")
-			for i, l := range lines {
-				want = append(want, record{strings.TrimSuffix(l, "\r"), int64(i + 1)})
+		// Each record starts where the one before ended, with its line
+		// break: nothing lost, nothing read twice.
+		at, prevLine := int64(0), int64(0)
+		lines, counted := int64(1), int64(0) // lines up to offset counted
+		for _, r := range got {
+			if r.offset != at || !strings.HasPrefix(data[at:], r.text) {
+				t.Fatalf("record %q at offset %d, want one at %d: %q", r.text, r.offset, at, data[at:])
 			}
+			at += int64(len(r.text))
+			switch rest := data[at:]; {
+			case strings.HasPrefix(rest, "\n"):
+				at++
+			case strings.HasPrefix(rest, "\r\n"):
+				at += 2
+			case rest == "\r":
+				at++
+			case rest != "":
+				t.Fatalf("record %q at offset %d is followed by %q", r.text, r.offset, rest)
+			}
+			lines += int64(strings.Count(data[counted:r.offset], "\n"))
+			counted = r.offset
+			if r.line != lines || r.line <= prevLine {
+				t.Fatalf("record %q on line %d, want %d, after line %d", r.text, r.line, lines, prevLine)
+			}
+			prevLine = r.line
 		}
-		if !equalRecords(got, want) {
-			t.Errorf("got %v, want %v", got, want)
+		if at != int64(len(data)) {
+			t.Fatalf("records end at %d of %d bytes", at, len(data))
 		}
 	})
 }
