@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/etld/etld/internal/checkpoint"
+	"github.com/etld/etld/internal/panics"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/plan"
 	"github.com/etld/etld/pipeline/runtime"
@@ -240,26 +241,38 @@ func (p *Pipeline) Run(ctx context.Context, opt RunOptions) (Summary, error) {
 		}
 	}
 	// The progress reporter ends before Run returns: a caller's Progress
-	// is never called after the run's summary.
+	// is never called after the run's summary. A panic in it ends the run
+	// with the panic as its error, as one in a node does.
 	done := make(chan struct{})
 	var reporter sync.WaitGroup
+	var reporterErr error
+	runCtx, cancelRun := context.WithCancelCause(ctx)
+	defer cancelRun(nil)
 	if opt.Progress != nil {
 		reporter.Go(func() {
-			t := time.NewTicker(500 * time.Millisecond)
-			defer t.Stop()
-			for {
-				select {
-				case <-done:
-					return
-				case <-t.C:
-					opt.Progress(summarize())
+			reporterErr = panics.Call(func() error {
+				t := time.NewTicker(500 * time.Millisecond)
+				defer t.Stop()
+				for {
+					select {
+					case <-done:
+						return nil
+					case <-t.C:
+						opt.Progress(summarize())
+					}
 				}
+			})
+			if reporterErr != nil {
+				cancelRun(reporterErr)
 			}
 		})
 	}
-	err = runtime.Run(ctx, g, runtime.Options{Stop: opt.Stop, Checkpoint: cpo})
+	err = runtime.Run(runCtx, g, runtime.Options{Stop: opt.Stop, Checkpoint: cpo})
 	close(done)
 	reporter.Wait()
+	if reporterErr != nil {
+		err = fmt.Errorf("progress: %w", reporterErr)
+	}
 	if cerr := p.Plan.Close(); err == nil {
 		err = cerr
 	}

@@ -30,16 +30,26 @@ type probeConfig struct {
 	Fail      int64  `yaml:"fail"`      // Open fails this many times
 	Permanent bool   `yaml:"permanent"` // and the failure is permanent
 	Endless   bool   `yaml:"endless"`   // Read waits for the stop
+	// Panic names where the probe panics: new (its constructor, while
+	// the file is planned), open or read.
+	Panic string `yaml:"panic"`
+	// BadRecord makes Read hand a record it cannot decode to the
+	// source's on_error policy.
+	BadRecord bool `yaml:"bad_record"`
 }
 
 type probe struct {
-	cfg   probeConfig
-	opens *atomic.Int64
+	cfg    probeConfig
+	opens  *atomic.Int64
+	reject func(connector.BadRecord) error
 }
 
 func (p *probe) Bounded() bool { return !p.cfg.Endless }
 
 func (p *probe) Open(ctx context.Context) error {
+	if p.cfg.Panic == "open" {
+		panic("probe: open bug")
+	}
 	if p.opens.Add(1) <= p.cfg.Fail {
 		// Drivers often put the DSN, password included, in their errors.
 		err := fmt.Errorf("connect to probe://admin:%s@127.0.0.1:%d: connection refused", p.cfg.Password, p.cfg.Port)
@@ -52,6 +62,15 @@ func (p *probe) Open(ctx context.Context) error {
 }
 
 func (p *probe) Read(ctx context.Context, max int) (*row.Batch, error) {
+	if p.cfg.Panic == "read" {
+		var rows []row.Row
+		_ = rows[max] // index out of range, as a decoder bug would be
+	}
+	if p.cfg.BadRecord {
+		if err := p.reject(connector.BadRecord{Position: "probe.log:3", Raw: []byte("x=oops"), Err: errors.New("column x: not an integer")}); err != nil {
+			return nil, err
+		}
+	}
 	if p.cfg.Endless {
 		<-ctx.Done()
 		return nil, ctx.Err()
@@ -75,7 +94,10 @@ func newHarness(t *testing.T) *harness {
 	r := connector.NewRegistry()
 	blackhole.Register(r)
 	connector.RegisterSource(r, "probe", "test source", func(c probeConfig, env connector.SourceEnv) (connector.Source, error) {
-		return &probe{cfg: c, opens: h.opens}, nil
+		if c.Panic == "new" {
+			panic("probe: options bug")
+		}
+		return &probe{cfg: c, opens: h.opens, reject: env.Reject}, nil
 	})
 	secrets := NewSecrets()
 	logger := slog.New(secrets.Handler(slog.NewJSONHandler(h.logs, nil)))

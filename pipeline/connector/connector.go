@@ -175,7 +175,11 @@ type Sink interface {
 	Close(ctx context.Context) error
 }
 
-// BadRecord describes an input record that could not become a row.
+// BadRecord describes an input record that could not become a row, or a
+// row its target refused for good. An error with a BadRecord in its chain
+// is a data error: running the pipeline again reads the same record and
+// fails again, so the daemon marks the pipeline failed instead of
+// restarting it.
 type BadRecord struct {
 	// Position names the record: file:line, or topic/partition/offset.
 	Position string
