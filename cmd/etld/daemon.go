@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/etld/etld/internal/admin"
-	"github.com/etld/etld/internal/builtin"
 	"github.com/etld/etld/internal/daemon"
 	"github.com/etld/etld/internal/metrics"
 	"github.com/etld/etld/internal/sdnotify"
@@ -66,7 +65,7 @@ func runDaemon(configPath string, flags [][2]string, stderr io.Writer) int {
 
 	sup := daemon.New(daemon.Options{
 		Dir:     cfg.Pipelines,
-		Load:    daemon.NewLoader(pipeline.Env{Registry: builtin.Registry(), Logger: logger.With("component", "connector")}, os.LookupEnv),
+		Load:    daemon.NewLoader(pipeline.Env{Registry: registry(), Logger: logger.With("component", "connector")}, os.LookupEnv),
 		Logger:  logger,
 		Secrets: secrets,
 

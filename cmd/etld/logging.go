@@ -9,6 +9,7 @@ import (
 
 	"github.com/etld/etld/internal/builtin"
 	"github.com/etld/etld/internal/daemon"
+	"github.com/etld/etld/internal/panics"
 	"github.com/etld/etld/pipeline"
 )
 
@@ -63,10 +64,27 @@ func secretsOf(paths []string) *daemon.Secrets {
 	return s
 }
 
-func load(paths []string, logger *slog.Logger) ([]*pipeline.Pipeline, error) {
+// registry returns the connectors and formats the commands build
+// pipelines from; tests add their own to it.
+var registry = builtin.Registry
+
+// load loads the pipelines of paths. A panic while one is planned (a
+// connector's constructor meeting options it did not expect) is an error
+// like the others: the command exits 1 and reportPanic shows the stack.
+func load(paths []string, logger *slog.Logger) (ps []*pipeline.Pipeline, err error) {
+	defer panics.Recover(&err)
 	files, err := pipeline.Files(paths)
 	if err != nil {
 		return nil, err
 	}
-	return pipeline.LoadAll(files, pipeline.Env{Registry: builtin.Registry(), Logger: logger})
+	return pipeline.LoadAll(files, pipeline.Env{Registry: registry(), Logger: logger})
+}
+
+// reportPanic writes the stack of the panic in err's chain, if any, to
+// w: a panic is a bug in etld, and its report needs the stack. It goes
+// to stderr after the error, never to stdout.
+func reportPanic(w io.Writer, err error, secrets *daemon.Secrets) {
+	if stack, ok := panics.Stack(err); ok {
+		fmt.Fprintf(w, "stack of the panic (a bug in etld; please report it):\n%s", secrets.Redact(stack))
+	}
 }

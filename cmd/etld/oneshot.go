@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"maps"
 	"os"
 	"os/signal"
@@ -15,6 +16,7 @@ import (
 	"syscall"
 
 	"github.com/etld/etld/internal/daemon"
+	"github.com/etld/etld/internal/panics"
 	"github.com/etld/etld/pipeline"
 )
 
@@ -82,6 +84,7 @@ func runOnce(paths []string, cfg daemon.Config, quiet bool, stderr io.Writer) in
 	ps, err := load(paths, logger)
 	if err != nil {
 		fmt.Fprintln(stderr, secrets.Redact(err.Error()))
+		logPanic(logger, "", err)
 		return 1
 	}
 
@@ -115,12 +118,18 @@ func runOnce(paths []string, cfg daemon.Config, quiet bool, stderr io.Writer) in
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			summary, err := p.Run(ctx, pipeline.RunOptions{
-				Stop:               stop,
-				Progress:           func(s pipeline.Summary) { progress.update(i, s) },
-				StateDir:           cfg.StateDir,
-				CheckpointInterval: cfg.CheckpointInterval,
-				Logger:             logger.With("component", "runtime", "pipeline", p.Name()),
+			var summary pipeline.Summary
+			// A panic on Run's own goroutine is its error, as the runtime
+			// makes one on a node's.
+			err := panics.Call(func() (err error) {
+				summary, err = p.Run(ctx, pipeline.RunOptions{
+					Stop:               stop,
+					Progress:           func(s pipeline.Summary) { progress.update(i, s) },
+					StateDir:           cfg.StateDir,
+					CheckpointInterval: cfg.CheckpointInterval,
+					Logger:             logger.With("component", "runtime", "pipeline", p.Name()),
+				})
+				return err
 			})
 			progress.done(i)
 			mu.Lock()
@@ -133,6 +142,7 @@ func runOnce(paths []string, cfg daemon.Config, quiet bool, stderr io.Writer) in
 				failed = true
 				if !errors.Is(err, context.Canceled) {
 					fmt.Fprintf(stderr, "error: %s\n", secrets.Redact(err.Error()))
+					logPanic(logger, p.Name(), err)
 				}
 			}
 		}()
@@ -142,6 +152,21 @@ func runOnce(paths []string, cfg daemon.Config, quiet bool, stderr io.Writer) in
 		return 1
 	}
 	return 0
+}
+
+// logPanic logs, at error level, the stack of the panic in err's chain,
+// if any: a panic is a bug in etld, and its report needs the stack. The
+// error itself is printed apart, as every run error is.
+func logPanic(logger *slog.Logger, pipelineName string, err error) {
+	stack, ok := panics.Stack(err)
+	if !ok {
+		return
+	}
+	args := []any{"stack", stack}
+	if pipelineName != "" {
+		args = append(args, "pipeline", pipelineName)
+	}
+	logger.Error("a panic ended the command: a bug in etld; please report it with this stack", args...)
 }
 
 // progress keeps one live status line on a terminal.

@@ -15,6 +15,7 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 	ps, err := load(args, slog.New(slog.DiscardHandler))
 	if err != nil {
 		fmt.Fprintln(stderr, secrets.Redact(err.Error()))
+		reportPanic(stderr, err, secrets)
 		return 1
 	}
 	for _, p := range ps {
@@ -32,6 +33,7 @@ func cmdExplain(args []string, stdout, stderr io.Writer) int {
 	ps, err := load(args, slog.New(slog.DiscardHandler))
 	if err != nil {
 		fmt.Fprintln(stderr, secrets.Redact(err.Error()))
+		reportPanic(stderr, err, secrets)
 		return 1
 	}
 	for _, p := range ps {
