@@ -350,6 +350,12 @@ func TestDaemonReadyAndMetrics(t *testing.T) {
 	if code := d.exitCode(); code != 0 {
 		t.Errorf("second run: exit code %d", code)
 	}
+	// The runtime's restore line names the pipeline its logger is scoped
+	// to already: the JSON line has the key once.
+	if d.logged("pipeline finished in an earlier run: nothing left to read; remove its state directory to run it again", "pipeline", "messages") == nil {
+		t.Error("the second run did not log the restore of the finished pipeline")
+	}
+	assertUniqueKeys(t, d.logs())
 }
 
 func TestDaemonReloadOnSIGHUP(t *testing.T) {
