@@ -290,6 +290,8 @@ func TestDaemonReadyAndMetrics(t *testing.T) {
 		`etld_pipeline_state{pipeline="messages",state="finished"}`:          1,
 		`etld_pipeline_state{pipeline="gen",state="running"}`:                1,
 		`etld_pipeline_state{pipeline="gen",state="failed"}`:                 0,
+		// The file source counts the bytes of its file (README lists it).
+		`etld_source_bytes_total{pipeline="messages",source="messages"}`: float64(len(readFile(t, filepath.Join(work, "configs/examples/data/messages.csv")))),
 	}
 	for series, v := range want {
 		if got, ok := metric(t, base, series); !ok || got != v {

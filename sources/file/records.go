@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync/atomic"
 )
 
 const (
@@ -51,6 +52,9 @@ type records struct {
 	// unread.
 	prevOffset int64
 	prevLine   int64
+	// read counts the bytes read from every reader rd was reset to; it
+	// is read by a scrape while Read runs (Source.Bytes).
+	read atomic.Int64
 }
 
 // errTooLong is wrapped in the error next returns for an oversize record.
@@ -213,6 +217,7 @@ func (rd *records) fill() error {
 	for range 100 {
 		n, err := rd.r.Read(rd.buf[rd.end:])
 		rd.end += n
+		rd.read.Add(int64(n))
 		if err == io.EOF {
 			rd.eof = true
 			return nil
