@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -192,14 +193,20 @@ func (s Summary) RowsPerSecond() float64 {
 func (s Summary) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "pipeline %s: %s, %.0f rows/s\n", s.Pipeline, s.Elapsed.Round(time.Millisecond), s.RowsPerSecond())
+	// One width for every name, and "rows read" padded to "rows
+	// written": the counts line up in columns.
+	width := 16
+	for _, c := range slices.Concat(s.Sources, s.Sinks) {
+		width = max(width, len(c.Name))
+	}
 	for _, c := range s.Sources {
-		fmt.Fprintf(&b, "  source %-16s %10d rows read  %8d skipped\n", c.Name, c.In, c.Skipped)
+		fmt.Fprintf(&b, "  source %-*s %10d %-12s %8d skipped\n", width, c.Name, c.In, "rows read", c.Skipped)
 	}
 	for _, c := range s.Dropped {
 		fmt.Fprintf(&b, "  dropped %d rows in %s\n", c.Skipped, c.Name)
 	}
 	for _, c := range s.Sinks {
-		fmt.Fprintf(&b, "  sink   %-16s %10d rows written  %8d skipped\n", c.Name, c.Out, c.Skipped)
+		fmt.Fprintf(&b, "  sink   %-*s %10d %-12s %8d skipped\n", width, c.Name, c.Out, "rows written", c.Skipped)
 	}
 	return b.String()
 }

@@ -72,7 +72,8 @@ func runDaemon(configPath string, flags [][2]string, stderr io.Writer) int {
 		StateDir:           cfg.StateDir,
 		CheckpointInterval: cfg.CheckpointInterval,
 	})
-	reg := metrics.NewRegistry(sup.Status, version)
+	build := buildVersion()
+	reg := metrics.NewRegistry(sup.Status, build.Version)
 	var loaded atomic.Bool
 
 	var srv *admin.Server
@@ -109,7 +110,7 @@ func runDaemon(configPath string, flags [][2]string, stderr io.Writer) int {
 		return 1
 	}
 	loaded.Store(true)
-	log.Info("started", "version", version, "pipelines_dir", cfg.Pipelines, "started", len(res.Started), "not_loaded", len(res.Failed))
+	log.Info("started", "version", build.Version, "commit", build.Revision, "go", build.GoVersion, "pipelines_dir", cfg.Pipelines, "started", len(res.Started), "not_loaded", len(res.Failed))
 
 	notify := sdnotify.FromEnv(os.Getenv)
 	sdNotify := func(state string) {

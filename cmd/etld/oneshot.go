@@ -23,23 +23,11 @@ import (
 // cmdRun is `etld run`: one-shot over the named files, or the daemon with
 // --config, --daemon, or ETLD_CONFIG and no files named.
 func cmdRun(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	// Every daemon setting is a flag; they are applied after etld.yaml and
-	// the environment, in the order given.
-	var flags [][2]string
-	for _, s := range daemon.Settings {
-		fs.Func(s.Flag, s.Help, func(v string) error {
-			flags = append(flags, [2]string{s.Flag, v})
-			return nil
-		})
+	rf := newRunFlags()
+	if code := parseFlags(rf.fs, args, runUsage, stdout, stderr); code >= 0 {
+		return code
 	}
-	quiet := fs.Bool("quiet", false, "print no summary and no progress line (one-shot runs)")
-	configPath := fs.String("config", "", "daemon config file (etld.yaml); runs the daemon")
-	daemonMode := fs.Bool("daemon", false, "run the daemon without a config file")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
+	fs, flags, quiet, configPath, daemonMode := rf.fs, rf.settings, &rf.quiet, &rf.config, &rf.daemon
 	if *configPath == "" && fs.NArg() == 0 {
 		*configPath = os.Getenv(daemon.EnvConfig)
 	}
@@ -70,6 +58,30 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return runOnce(fs.Args(), cfg, *quiet, stderr)
+}
+
+// runFlags are etld run's flags.
+type runFlags struct {
+	fs *flag.FlagSet
+	// settings are the daemon settings given as flags, in the order
+	// given: they are applied after etld.yaml and the environment.
+	settings      [][2]string
+	quiet, daemon bool
+	config        string
+}
+
+func newRunFlags() *runFlags {
+	rf := &runFlags{fs: flag.NewFlagSet("run", flag.ContinueOnError)}
+	for _, s := range daemon.Settings {
+		rf.fs.Func(s.Flag, s.Help, func(v string) error {
+			rf.settings = append(rf.settings, [2]string{s.Flag, v})
+			return nil
+		})
+	}
+	rf.fs.BoolVar(&rf.quiet, "quiet", false, "print no summary and no progress line (one-shot runs)")
+	rf.fs.StringVar(&rf.config, "config", "", "daemon config file (etld.yaml); runs the daemon")
+	rf.fs.BoolVar(&rf.daemon, "daemon", false, "run the daemon without a config file")
+	return rf
 }
 
 // runOnce runs the named pipelines to their end: bounded ones finish,
