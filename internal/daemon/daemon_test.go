@@ -36,10 +36,12 @@ type probeConfig struct {
 	// BadRecord makes Read hand a record it cannot decode to the
 	// source's on_error policy.
 	BadRecord bool `yaml:"bad_record"`
+	Rows      int  `yaml:"rows"` // rows Read emits first
 }
 
 type probe struct {
-	cfg    probeConfig
+	cfg     probeConfig
+	emitted bool
 	opens  *atomic.Int64
 	reject func(connector.BadRecord) error
 }
@@ -71,6 +73,16 @@ func (p *probe) Read(ctx context.Context, max int) (*row.Batch, error) {
 			return nil, err
 		}
 	}
+	if p.cfg.Rows > 0 && !p.emitted {
+		p.emitted = true
+		b := row.NewBatch(p.cfg.Rows, 1)
+		for i := range p.cfg.Rows {
+			r := b.NewRow()
+			r[0] = row.IntValue(int32(i))
+			b.Append(row.Insert, r)
+		}
+		return b, nil
+	}
 	if p.cfg.Endless {
 		<-ctx.Done()
 		return nil, ctx.Err()
@@ -79,6 +91,23 @@ func (p *probe) Read(ctx context.Context, max int) (*row.Batch, error) {
 }
 
 func (p *probe) Close(ctx context.Context) error { return nil }
+
+// refuser is a sink whose target refuses every row for good, as a
+// database refuses a value too long for its column.
+type refuser struct {
+	blackhole.Sink
+	reject func(connector.BadRecord) error
+}
+
+func (s *refuser) Write(ctx context.Context, b *row.Batch) error {
+	for i := range b.Changes {
+		bad := connector.BadRecord{Position: fmt.Sprintf("sink out, change %d of the batch", i+1), Err: errors.New("data too long for column x")}
+		if err := s.reject(bad); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // harness is a supervisor over a temp dir with the probe source.
 type harness struct {
@@ -98,6 +127,9 @@ func newHarness(t *testing.T) *harness {
 			panic("probe: options bug")
 		}
 		return &probe{cfg: c, opens: h.opens, reject: env.Reject}, nil
+	})
+	connector.RegisterSink(r, "refuser", "test sink whose target refuses every row for good", func(_ struct{}, env connector.SinkEnv) (connector.Sink, error) {
+		return &refuser{reject: env.Reject}, nil
 	})
 	secrets := NewSecrets()
 	logger := slog.New(secrets.Handler(slog.NewJSONHandler(h.logs, nil)))

@@ -82,6 +82,18 @@ func TestBadRecordFailsUntilTheFileChanges(t *testing.T) {
 	h.waitState("p.yaml", Running)
 }
 
+// A row the sink's target refuses for good under on_error: fail is a
+// data error too.
+func TestRefusedRowFailsForGood(t *testing.T) {
+	h := newHarness(t)
+	h.write("p.yaml", strings.Replace(pipelineYAML("p", "    rows: 3\n    endless: true"), "type: blackhole", "type: refuser", 1))
+	h.reload()
+	st := h.waitState("p.yaml", Failed)
+	if !strings.Contains(st.Error, `sink "out"`) || !strings.Contains(st.Error, "sink out, change 1 of the batch: data too long for column x") || st.Restarts != 0 {
+		t.Errorf("status %+v, want failed at the refused change without a restart", st)
+	}
+}
+
 // A changed file that does not load is listed with its error in
 // /pipelines and in /readyz while its old version keeps running.
 func TestChangedFileThatDoesNotLoadIsNotReady(t *testing.T) {
