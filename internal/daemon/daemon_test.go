@@ -42,8 +42,8 @@ type probeConfig struct {
 type probe struct {
 	cfg     probeConfig
 	emitted bool
-	opens  *atomic.Int64
-	reject func(connector.BadRecord) error
+	opens   *atomic.Int64
+	reject  func(connector.BadRecord) error
 }
 
 func (p *probe) Bounded() bool { return !p.cfg.Endless }
