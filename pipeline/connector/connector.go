@@ -189,6 +189,9 @@ type BadRecord struct {
 
 func (b BadRecord) Error() string { return fmt.Sprintf("%s: %v", b.Position, b.Err) }
 
+// Unwrap returns the reason the record is bad.
+func (b BadRecord) Unwrap() error { return b.Err }
+
 // SourceEnv is what a source constructor gets besides its own config.
 type SourceEnv struct {
 	Name string

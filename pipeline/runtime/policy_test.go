@@ -20,7 +20,11 @@ func TestPolicyFailKeepsTheBadRecord(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rerr := p.Reject(connector.BadRecord{Position: "data/in.csv:7", Raw: []byte("a,b"), Err: errors.New("column n: not an integer")})
+			cause := errors.New("column n: not an integer")
+			rerr := p.Reject(connector.BadRecord{Position: "data/in.csv:7", Raw: []byte("a,b"), Err: cause})
+			if !errors.Is(rerr, cause) {
+				t.Errorf("errors.Is(%v, the record's error) = false", rerr)
+			}
 			wrapped := fmt.Errorf("pipeline p: %s %q: read: %w", kind, "x", rerr)
 			var bad connector.BadRecord
 			if !errors.As(wrapped, &bad) || bad.Position != "data/in.csv:7" {
