@@ -21,7 +21,7 @@ func cmdHealthcheck(args []string, stdout, stderr io.Writer) int {
 	if code := parseFlags(hf.fs, args, healthcheckUsage, stdout, stderr); code >= 0 {
 		return code
 	}
-	fs, configPath := hf.fs, &hf.config
+	fs := hf.fs
 	if fs.NArg() > 1 {
 		fmt.Fprintln(stderr, "etld healthcheck: at most one URL")
 		return 2
@@ -29,8 +29,8 @@ func cmdHealthcheck(args []string, stdout, stderr io.Writer) int {
 	url := fs.Arg(0)
 	if url == "" {
 		cfg := daemon.Defaults()
-		if *configPath != "" {
-			if err := cfg.LoadFile(*configPath, os.LookupEnv); err != nil {
+		if hf.config != "" {
+			if err := cfg.LoadFile(hf.config, os.LookupEnv); err != nil {
 				fmt.Fprintln(stderr, "etld healthcheck:", err)
 				return 1
 			}

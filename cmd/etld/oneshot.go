@@ -27,16 +27,16 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if code := parseFlags(rf.fs, args, runUsage, stdout, stderr); code >= 0 {
 		return code
 	}
-	fs, flags, quiet, configPath, daemonMode := rf.fs, rf.settings, &rf.quiet, &rf.config, &rf.daemon
-	if *configPath == "" && fs.NArg() == 0 {
-		*configPath = os.Getenv(daemon.EnvConfig)
+	fs := rf.fs
+	if rf.config == "" && fs.NArg() == 0 {
+		rf.config = os.Getenv(daemon.EnvConfig)
 	}
-	if *configPath != "" || *daemonMode {
+	if rf.config != "" || rf.daemon {
 		if fs.NArg() > 0 {
 			fmt.Fprintln(stderr, "etld run: the daemon runs the pipelines directory (--pipelines or pipelines: in etld.yaml); name no files with --config or --daemon")
 			return 2
 		}
-		return runDaemon(*configPath, flags, stderr)
+		return runDaemon(rf.config, rf.settings, stderr)
 	}
 	if fs.NArg() == 0 {
 		fmt.Fprintln(stderr, "etld run: name at least one pipeline file or directory, or give --config etld.yaml to run the daemon")
@@ -45,7 +45,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	// One-shot runs take the logging and checkpoint flags; the others
 	// (pipelines dir, admin server) only mean something to the daemon.
 	cfg := daemon.Config{Log: daemon.LogConfig{Level: "info"}}
-	for _, f := range flags {
+	for _, f := range rf.settings {
 		switch f[0] {
 		case "log-level", "log-format", "state-dir", "checkpoint-interval":
 			if err := cfg.Set(f[0], f[1]); err != nil {
@@ -57,7 +57,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	return runOnce(fs.Args(), cfg, *quiet, stderr)
+	return runOnce(fs.Args(), cfg, rf.quiet, stderr)
 }
 
 // runFlags are etld run's flags.
