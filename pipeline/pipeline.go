@@ -10,12 +10,14 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/etld/etld/internal/checkpoint"
+	"github.com/etld/etld/internal/panics"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/plan"
 	"github.com/etld/etld/pipeline/runtime"
@@ -191,14 +193,20 @@ func (s Summary) RowsPerSecond() float64 {
 func (s Summary) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "pipeline %s: %s, %.0f rows/s\n", s.Pipeline, s.Elapsed.Round(time.Millisecond), s.RowsPerSecond())
+	// One width for every name, and "rows read" padded to "rows
+	// written": the counts line up in columns.
+	width := 16
+	for _, c := range slices.Concat(s.Sources, s.Sinks) {
+		width = max(width, len(c.Name))
+	}
 	for _, c := range s.Sources {
-		fmt.Fprintf(&b, "  source %-16s %10d rows read  %8d skipped\n", c.Name, c.In, c.Skipped)
+		fmt.Fprintf(&b, "  source %-*s %10d %-12s %8d skipped\n", width, c.Name, c.In, "rows read", c.Skipped)
 	}
 	for _, c := range s.Dropped {
 		fmt.Fprintf(&b, "  dropped %d rows in %s\n", c.Skipped, c.Name)
 	}
 	for _, c := range s.Sinks {
-		fmt.Fprintf(&b, "  sink   %-16s %10d rows written  %8d skipped\n", c.Name, c.Out, c.Skipped)
+		fmt.Fprintf(&b, "  sink   %-*s %10d %-12s %8d skipped\n", width, c.Name, c.Out, "rows written", c.Skipped)
 	}
 	return b.String()
 }
@@ -240,26 +248,38 @@ func (p *Pipeline) Run(ctx context.Context, opt RunOptions) (Summary, error) {
 		}
 	}
 	// The progress reporter ends before Run returns: a caller's Progress
-	// is never called after the run's summary.
+	// is never called after the run's summary. A panic in it ends the run
+	// with the panic as its error, as one in a node does.
 	done := make(chan struct{})
 	var reporter sync.WaitGroup
+	var reporterErr error
+	runCtx, cancelRun := context.WithCancelCause(ctx)
+	defer cancelRun(nil)
 	if opt.Progress != nil {
 		reporter.Go(func() {
-			t := time.NewTicker(500 * time.Millisecond)
-			defer t.Stop()
-			for {
-				select {
-				case <-done:
-					return
-				case <-t.C:
-					opt.Progress(summarize())
+			reporterErr = panics.Call(func() error {
+				t := time.NewTicker(500 * time.Millisecond)
+				defer t.Stop()
+				for {
+					select {
+					case <-done:
+						return nil
+					case <-t.C:
+						opt.Progress(summarize())
+					}
 				}
+			})
+			if reporterErr != nil {
+				cancelRun(reporterErr)
 			}
 		})
 	}
-	err = runtime.Run(ctx, g, runtime.Options{Stop: opt.Stop, Checkpoint: cpo})
+	err = runtime.Run(runCtx, g, runtime.Options{Stop: opt.Stop, Checkpoint: cpo})
 	close(done)
 	reporter.Wait()
+	if reporterErr != nil {
+		err = fmt.Errorf("progress: %w", reporterErr)
+	}
 	if cerr := p.Plan.Close(); err == nil {
 		err = cerr
 	}

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/etld/etld/internal/admin"
-	"github.com/etld/etld/internal/builtin"
 	"github.com/etld/etld/internal/daemon"
 	"github.com/etld/etld/internal/metrics"
 	"github.com/etld/etld/internal/redact"
@@ -67,14 +66,15 @@ func runDaemon(configPath string, flags [][2]string, stderr io.Writer) int {
 
 	sup := daemon.New(daemon.Options{
 		Dir:     cfg.Pipelines,
-		Load:    daemon.NewLoader(pipeline.Env{Registry: builtin.Registry(), Logger: logger.With("component", "connector")}, os.LookupEnv),
+		Load:    daemon.NewLoader(pipeline.Env{Registry: registry(), Logger: logger.With("component", "connector")}, os.LookupEnv),
 		Logger:  logger,
 		Secrets: secrets,
 
 		StateDir:           cfg.StateDir,
 		CheckpointInterval: cfg.CheckpointInterval,
 	})
-	reg := metrics.NewRegistry(sup.Status, version)
+	build := buildVersion()
+	reg := metrics.NewRegistry(sup.Status, build.Version)
 	var loaded atomic.Bool
 
 	var srv *admin.Server
@@ -111,7 +111,7 @@ func runDaemon(configPath string, flags [][2]string, stderr io.Writer) int {
 		return 1
 	}
 	loaded.Store(true)
-	log.Info("started", "version", version, "pipelines_dir", cfg.Pipelines, "started", len(res.Started), "not_loaded", len(res.Failed))
+	log.Info("started", "version", build.Version, "commit", build.Revision, "go", build.GoVersion, "pipelines_dir", cfg.Pipelines, "started", len(res.Started), "not_loaded", len(res.Failed))
 
 	notify := sdnotify.FromEnv(os.Getenv)
 	sdNotify := func(state string) {

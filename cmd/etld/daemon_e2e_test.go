@@ -172,6 +172,7 @@ type pipelineStatus struct {
 	Error       string     `json:"error"`
 	ReloadError string     `json:"reload_error"`
 	StartedAt   *time.Time `json:"started_at"`
+	Restarts    int        `json:"restarts"`
 	Sources     []struct {
 		Name string `json:"name"`
 		In   int64  `json:"rows_in"`
@@ -290,6 +291,8 @@ func TestDaemonReadyAndMetrics(t *testing.T) {
 		`etld_pipeline_state{pipeline="messages",state="finished"}`:          1,
 		`etld_pipeline_state{pipeline="gen",state="running"}`:                1,
 		`etld_pipeline_state{pipeline="gen",state="failed"}`:                 0,
+		// The file source counts the bytes of its file (README lists it).
+		`etld_source_bytes_total{pipeline="messages",source="messages"}`: float64(len(readFile(t, filepath.Join(work, "configs/examples/data/messages.csv")))),
 	}
 	for series, v := range want {
 		if got, ok := metric(t, base, series); !ok || got != v {
@@ -350,6 +353,12 @@ func TestDaemonReadyAndMetrics(t *testing.T) {
 	if code := d.exitCode(); code != 0 {
 		t.Errorf("second run: exit code %d", code)
 	}
+	// The runtime's restore line names the pipeline its logger is scoped
+	// to already: the JSON line has the key once.
+	if d.logged("pipeline finished in an earlier run: nothing left to read; remove its state directory to run it again", "pipeline", "messages") == nil {
+		t.Error("the second run did not log the restore of the finished pipeline")
+	}
+	assertUniqueKeys(t, d.logs())
 }
 
 func TestDaemonReloadOnSIGHUP(t *testing.T) {
@@ -371,6 +380,12 @@ func TestDaemonReloadOnSIGHUP(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "edit.yaml"), strings.Replace(fmt.Sprintf(endlessDatagen, "edit"), "rate: 20", "rate: 30", 1))
 	writeFile(t, filepath.Join(dir, "typo.yaml"), strings.Replace(fmt.Sprintf(endlessDatagen, "typo"), "rate: 20", "rat: 30", 1))
 	writeFile(t, filepath.Join(dir, "added.yaml"), fmt.Sprintf(endlessDatagen, "added"))
+	// A new file that does not load, and one whose second record does
+	// not decode under on_error: fail (the default).
+	writeFile(t, filepath.Join(dir, "broken.yaml"), "version: 1\nname: [oops\n")
+	badCSV := filepath.Join(t.TempDir(), "bad.csv")
+	writeFile(t, badCSV, "1\nnot-a-number\n3\n")
+	writeFile(t, filepath.Join(dir, "badrow.yaml"), "version: 1\nname: badrow\nsources:\n  - name: rows\n    type: file\n    path: "+badCSV+"\n    format: csv\n    schema: [n INT]\nsinks:\n  - name: out\n    from: rows\n    type: blackhole\n")
 	d.signal(syscall.SIGHUP)
 	d.waitLog("reloaded")
 
@@ -397,6 +412,30 @@ func TestDaemonReloadOnSIGHUP(t *testing.T) {
 	}
 	if got, _ := metric(t, base, `etld_reloads_total{result="error"}`); got != 1 {
 		t.Errorf("etld_reloads_total{result=\"error\"} = %v, want 1", got)
+	}
+	if got, _ := metric(t, base, `etld_pipeline_reload_failed{pipeline="typo"}`); got != 1 {
+		t.Errorf("etld_pipeline_reload_failed{pipeline=\"typo\"} = %v, want 1", got)
+	}
+	if st := after["broken.yaml"]; st.State != "failed" || !strings.Contains(st.Error, "broken.yaml:") {
+		t.Errorf("new file that does not load: %+v, want failed with its file:line:col error", st)
+	}
+	// A data error is permanent: failed with the record's position, and
+	// not restarted.
+	var bad pipelineStatus
+	testenv.Eventually(t, 30*time.Second, "badrow failed", func() error {
+		if bad = pipelines(t, base)["badrow.yaml"]; bad.State != "failed" {
+			return fmt.Errorf("state %q, restarts %d, error %q", bad.State, bad.Restarts, bad.Error)
+		}
+		return nil
+	})
+	if !strings.Contains(bad.Error, badCSV+":2") || bad.Restarts != 0 {
+		t.Errorf("bad record: %+v, want failed at %s:2 without a restart", bad, badCSV)
+	}
+	code, body := httpGet(t, base+"/readyz")
+	for _, want := range []string{"typo.yaml): the changed file does not load", "broken.yaml", badCSV + ":2"} {
+		if code != 503 || !strings.Contains(body, want) {
+			t.Errorf("/readyz = %d, lacks %q:\n%s", code, want, body)
+		}
 	}
 
 	// A removed file stops on the next reload.

@@ -18,12 +18,11 @@ import (
 // admin address as the daemon does: --config or ETLD_CONFIG, then
 // ETLD_ADMIN_ADDRESS, then the default.
 func cmdHealthcheck(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("healthcheck", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	configPath := fs.String("config", os.Getenv(daemon.EnvConfig), "daemon config file whose admin.address to check")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	hf := newHealthcheckFlags()
+	if code := parseFlags(hf.fs, args, healthcheckUsage, stdout, stderr); code >= 0 {
+		return code
 	}
+	fs := hf.fs
 	if fs.NArg() > 1 {
 		fmt.Fprintln(stderr, "etld healthcheck: at most one URL")
 		return 2
@@ -37,11 +36,11 @@ func cmdHealthcheck(args []string, stdout, stderr io.Writer) int {
 	}
 	if url == "" {
 		cfg := daemon.Defaults()
-		if *configPath != "" {
-			if data, err := os.ReadFile(*configPath); err == nil {
+		if hf.config != "" {
+			if data, err := os.ReadFile(hf.config); err == nil {
 				secrets.AddFrom(data, os.LookupEnv)
 			}
-			if err := cfg.LoadFile(*configPath, os.LookupEnv); err != nil {
+			if err := cfg.LoadFile(hf.config, os.LookupEnv); err != nil {
 				return fail(err.Error())
 			}
 		}
@@ -69,4 +68,16 @@ func cmdHealthcheck(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout, "ok")
 	return 0
+}
+
+// healthcheckFlags are etld healthcheck's flags.
+type healthcheckFlags struct {
+	fs     *flag.FlagSet
+	config string
+}
+
+func newHealthcheckFlags() *healthcheckFlags {
+	hf := &healthcheckFlags{fs: flag.NewFlagSet("healthcheck", flag.ContinueOnError)}
+	hf.fs.StringVar(&hf.config, "config", os.Getenv(daemon.EnvConfig), "daemon config file whose admin.address to check")
+	return hf
 }

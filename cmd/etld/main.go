@@ -5,46 +5,19 @@
 //	etld validate FILE|DIR...  check pipelines without starting anything
 //	etld explain FILE          print a pipeline's plan and changelog modes
 //	etld healthcheck [URL]     GET the admin /healthz (container HEALTHCHECK)
-//	etld version               print the version
+//	etld version               print the version, commit and Go version
 //
-// main.go dispatches; oneshot.go, daemon.go, validate.go and
-// healthcheck.go hold the commands, logging.go the logger and secrets.
+// main.go dispatches; oneshot.go, daemon.go, validate.go, healthcheck.go
+// and version.go hold the commands, usage.go their help, logging.go the
+// logger and secrets.
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"os"
 )
-
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
-
-const usage = `etld runs declarative ETL pipelines: sources, SQL transforms, sinks.
-
-Usage:
-  etld run [flags] FILE|DIR...       run pipelines once (bounded ones end with a summary)
-  etld run --config FILE [flags]     run as a daemon over the pipelines directory
-  etld run --daemon [flags]          the same with no config file (defaults, ETLD_*, flags)
-  etld validate FILE|DIR...          check pipelines; exit 1 and list every error
-  etld explain FILE                  print the plan with changelog modes and sink modes
-  etld healthcheck [URL]             exit 0 when the admin /healthz answers 200
-  etld version                       print the version
-
-Run flags:
-  --log-level debug|info|warn|error  (default info)
-  --log-format text|json             (default: text on a terminal, json otherwise)
-  --quiet                            no summary and no progress line (one-shot)
-  --state-dir DIR                    keep checkpoints and resume from them (one-shot: off by default)
-  --checkpoint-interval DURATION     default checkpoint interval (10s)
-
-Daemon flags (each also ETLD_<NAME> in the environment; flag > env > file;
-the daemon's --state-dir defaults to /var/lib/etld):
-  --config FILE                      etld.yaml (or ETLD_CONFIG)
-  --pipelines DIR                    pipeline files (default /etc/etld/pipelines)
-  --admin-address HOST:PORT          admin HTTP (default 127.0.0.1:9464)
-  --admin-enabled true|false         serve /healthz /readyz /metrics /pipelines
-`
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
@@ -65,9 +38,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "healthcheck":
 		return cmdHealthcheck(args[1:], stdout, stderr)
 	case "version", "--version", "-v":
-		fmt.Fprintf(stdout, "etld %s\n", version)
+		fs := flag.NewFlagSet("version", flag.ContinueOnError)
+		if code := parseFlags(fs, args[1:], versionUsage, stdout, stderr); code >= 0 {
+			return code
+		}
+		fmt.Fprint(stdout, buildVersion())
 		return 0
 	case "help", "--help", "-h":
+		if len(args) > 1 {
+			// etld help COMMAND is etld COMMAND --help.
+			return run([]string{args[1], "--help"}, stdout, stderr)
+		}
 		fmt.Fprint(stdout, usage)
 		return 0
 	}

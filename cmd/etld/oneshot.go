@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"maps"
 	"os"
 	"os/signal"
@@ -15,6 +16,7 @@ import (
 	"syscall"
 
 	"github.com/etld/etld/internal/daemon"
+	"github.com/etld/etld/internal/panics"
 	"github.com/etld/etld/internal/redact"
 	"github.com/etld/etld/pipeline"
 )
@@ -22,32 +24,20 @@ import (
 // cmdRun is `etld run`: one-shot over the named files, or the daemon with
 // --config, --daemon, or ETLD_CONFIG and no files named.
 func cmdRun(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	// Every daemon setting is a flag; they are applied after etld.yaml and
-	// the environment, in the order given.
-	var flags [][2]string
-	for _, s := range daemon.Settings {
-		fs.Func(s.Flag, s.Help, func(v string) error {
-			flags = append(flags, [2]string{s.Flag, v})
-			return nil
-		})
+	rf := newRunFlags()
+	if code := parseFlags(rf.fs, args, runUsage, stdout, stderr); code >= 0 {
+		return code
 	}
-	quiet := fs.Bool("quiet", false, "print no summary and no progress line (one-shot runs)")
-	configPath := fs.String("config", "", "daemon config file (etld.yaml); runs the daemon")
-	daemonMode := fs.Bool("daemon", false, "run the daemon without a config file")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	fs := rf.fs
+	if rf.config == "" && fs.NArg() == 0 {
+		rf.config = os.Getenv(daemon.EnvConfig)
 	}
-	if *configPath == "" && fs.NArg() == 0 {
-		*configPath = os.Getenv(daemon.EnvConfig)
-	}
-	if *configPath != "" || *daemonMode {
+	if rf.config != "" || rf.daemon {
 		if fs.NArg() > 0 {
 			fmt.Fprintln(stderr, "etld run: the daemon runs the pipelines directory (--pipelines or pipelines: in etld.yaml); name no files with --config or --daemon")
 			return 2
 		}
-		return runDaemon(*configPath, flags, stderr)
+		return runDaemon(rf.config, rf.settings, stderr)
 	}
 	if fs.NArg() == 0 {
 		fmt.Fprintln(stderr, "etld run: name at least one pipeline file or directory, or give --config etld.yaml to run the daemon")
@@ -56,7 +46,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	// One-shot runs take the logging and checkpoint flags; the others
 	// (pipelines dir, admin server) only mean something to the daemon.
 	cfg := daemon.Config{Log: daemon.LogConfig{Level: "info"}}
-	for _, f := range flags {
+	for _, f := range rf.settings {
 		switch f[0] {
 		case "log-level", "log-format", "state-dir", "checkpoint-interval":
 			if err := cfg.Set(f[0], f[1]); err != nil {
@@ -68,7 +58,31 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	return runOnce(fs.Args(), cfg, *quiet, stderr)
+	return runOnce(fs.Args(), cfg, rf.quiet, stderr)
+}
+
+// runFlags are etld run's flags.
+type runFlags struct {
+	fs *flag.FlagSet
+	// settings are the daemon settings given as flags, in the order
+	// given: they are applied after etld.yaml and the environment.
+	settings      [][2]string
+	quiet, daemon bool
+	config        string
+}
+
+func newRunFlags() *runFlags {
+	rf := &runFlags{fs: flag.NewFlagSet("run", flag.ContinueOnError)}
+	for _, s := range daemon.Settings {
+		rf.fs.Func(s.Flag, s.Help, func(v string) error {
+			rf.settings = append(rf.settings, [2]string{s.Flag, v})
+			return nil
+		})
+	}
+	rf.fs.BoolVar(&rf.quiet, "quiet", false, "print no summary and no progress line (one-shot runs)")
+	rf.fs.StringVar(&rf.config, "config", "", "daemon config file (etld.yaml); runs the daemon")
+	rf.fs.BoolVar(&rf.daemon, "daemon", false, "run the daemon without a config file")
+	return rf
 }
 
 // runOnce runs the named pipelines to their end: bounded ones finish,
@@ -83,6 +97,7 @@ func runOnce(paths []string, cfg daemon.Config, quiet bool, stderr io.Writer) in
 	ps, err := load(paths, logger)
 	if err != nil {
 		fmt.Fprintln(stderr, secrets.Redact(err.Error()))
+		logPanic(logger, "", err)
 		return 1
 	}
 
@@ -116,12 +131,18 @@ func runOnce(paths []string, cfg daemon.Config, quiet bool, stderr io.Writer) in
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			summary, err := p.Run(ctx, pipeline.RunOptions{
-				Stop:               stop,
-				Progress:           func(s pipeline.Summary) { progress.update(i, s) },
-				StateDir:           cfg.StateDir,
-				CheckpointInterval: cfg.CheckpointInterval,
-				Logger:             logger.With("component", "runtime", "pipeline", p.Name()),
+			var summary pipeline.Summary
+			// A panic on Run's own goroutine is its error, as the runtime
+			// makes one on a node's.
+			err := panics.Call(func() (err error) {
+				summary, err = p.Run(ctx, pipeline.RunOptions{
+					Stop:               stop,
+					Progress:           func(s pipeline.Summary) { progress.update(i, s) },
+					StateDir:           cfg.StateDir,
+					CheckpointInterval: cfg.CheckpointInterval,
+					Logger:             logger.With("component", "runtime", "pipeline", p.Name()),
+				})
+				return err
 			})
 			progress.done(i)
 			mu.Lock()
@@ -134,6 +155,7 @@ func runOnce(paths []string, cfg daemon.Config, quiet bool, stderr io.Writer) in
 				failed = true
 				if !errors.Is(err, context.Canceled) {
 					fmt.Fprintf(stderr, "error: %s\n", secrets.Redact(err.Error()))
+					logPanic(logger, p.Name(), err)
 				}
 			}
 		}()
@@ -143,6 +165,21 @@ func runOnce(paths []string, cfg daemon.Config, quiet bool, stderr io.Writer) in
 		return 1
 	}
 	return 0
+}
+
+// logPanic logs, at error level, the stack of the panic in err's chain,
+// if any: a panic is a bug in etld, and its report needs the stack. The
+// error itself is printed apart, as every run error is.
+func logPanic(logger *slog.Logger, pipelineName string, err error) {
+	stack, ok := panics.Stack(err)
+	if !ok {
+		return
+	}
+	args := []any{"stack", stack}
+	if pipelineName != "" {
+		args = append(args, "pipeline", pipelineName)
+	}
+	logger.Error("a panic ended the command: a bug in etld; please report it with this stack", args...)
 }
 
 // progress keeps one live status line on a terminal.

@@ -1,12 +1,18 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 )
 
 func cmdValidate(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
+	if code := parseFlags(fs, args, validateUsage, stdout, stderr); code >= 0 {
+		return code
+	}
+	args = fs.Args()
 	if len(args) == 0 {
 		fmt.Fprintln(stderr, "etld validate: name at least one pipeline file or directory")
 		return 2
@@ -15,6 +21,7 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 	ps, err := load(args, slog.New(slog.DiscardHandler))
 	if err != nil {
 		fmt.Fprintln(stderr, secrets.Redact(err.Error()))
+		reportPanic(stderr, err, secrets)
 		return 1
 	}
 	for _, p := range ps {
@@ -24,6 +31,11 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 }
 
 func cmdExplain(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("explain", flag.ContinueOnError)
+	if code := parseFlags(fs, args, explainUsage, stdout, stderr); code >= 0 {
+		return code
+	}
+	args = fs.Args()
 	if len(args) != 1 {
 		fmt.Fprintln(stderr, "etld explain: name one pipeline file")
 		return 2
@@ -32,6 +44,7 @@ func cmdExplain(args []string, stdout, stderr io.Writer) int {
 	ps, err := load(args, slog.New(slog.DiscardHandler))
 	if err != nil {
 		fmt.Fprintln(stderr, secrets.Redact(err.Error()))
+		reportPanic(stderr, err, secrets)
 		return 1
 	}
 	for _, p := range ps {

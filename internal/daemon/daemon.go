@@ -1,10 +1,13 @@
 // Package daemon supervises the pipelines of a directory: each runs on
-// its own goroutine, so one failing stops none of the others; a run that
-// fails with a transient error is restarted with backoff; Reload applies
+// its own goroutine, so one failing stops none of the others, and a panic
+// while one is loaded, planned or run is that pipeline's error; a run that
+// fails with a transient error is restarted with backoff, one that would
+// fail the same way again (a bad record under on_error: fail, a panic, a
+// permanent error) stays failed until its file changes; Reload applies
 // the directory's changes (added files start, removed ones stop, changed
 // ones restart, unchanged ones are not touched, and an edited file that
-// does not load leaves its old version running). Status is what the admin
-// server shows.
+// does not load leaves its old version running, with the error shown).
+// Status is what the admin server shows.
 package daemon
 
 import (
@@ -19,6 +22,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/etld/etld/internal/panics"
 	"github.com/etld/etld/internal/redact"
 	"github.com/etld/etld/internal/retry"
 	"github.com/etld/etld/pipeline"
@@ -193,7 +197,7 @@ func (s *Supervisor) Reload() (ReloadResult, error) {
 			continue
 		}
 		s.opt.Secrets.AddFrom(data, s.opt.Lookup)
-		p, err := s.opt.Load(file, data)
+		p, err := s.load(file, data)
 		if err == nil {
 			if other := s.nameUsedBy(p.Name(), file); other != "" {
 				p.Plan.Close()
@@ -205,14 +209,14 @@ func (s *Supervisor) Reload() (ReloadResult, error) {
 			res.Failed = append(res.Failed, file)
 			if old != nil && old.live() {
 				// Keep the old version: a typo must not stop a working pipeline.
-				s.log.Error("changed pipeline file does not load; the previous version keeps running", "pipeline", old.name, "file", file, "error", msg)
+				logError(s.log, "changed pipeline file does not load; the previous version keeps running", err, "pipeline", old.name, "file", file, "error", msg)
 				old.setReloadError(msg)
 				continue
 			}
 			if old != nil {
 				old.stopWithin(s.opt.StopTimeout)
 			}
-			s.log.Error("pipeline file does not load", "file", file, "error", msg)
+			logError(s.log, "pipeline file does not load", err, "file", file, "error", msg)
 			s.put(file, brokenUnit(file, hash, msg))
 			continue
 		}
@@ -233,6 +237,25 @@ func (s *Supervisor) Reload() (ReloadResult, error) {
 		go u.run(p)
 	}
 	return res, nil
+}
+
+// load builds a pipeline from a file's content. A panic there (a
+// connector's constructor or the planner meeting options it did not
+// expect) is the file's error: one file must not take the daemon and the
+// other pipelines down, nor crash-loop it at every start.
+func (s *Supervisor) load(file string, data []byte) (p *pipeline.Pipeline, err error) {
+	defer panics.Recover(&err)
+	return s.opt.Load(file, data)
+}
+
+// logError logs msg at error level with args, and with the stack when
+// err is a recovered panic: the status shows the panic's value, the log
+// where it happened.
+func logError(log *slog.Logger, msg string, err error, args ...any) {
+	if stack, ok := panics.Stack(err); ok {
+		args = append(args, "stack", stack)
+	}
+	log.Error(msg, args...)
 }
 
 // put records u, unless Shutdown has begun.
@@ -315,8 +338,8 @@ func (s *Supervisor) Status() []Status {
 	return out
 }
 
-// Ready reports whether every pipeline is running or finished, and the
-// reasons when not.
+// Ready reports whether every pipeline is running or finished and every
+// file's current content loaded, and the reasons when not.
 func (s *Supervisor) Ready() (bool, []string) {
 	var reasons []string
 	for _, st := range s.Status() {
@@ -326,6 +349,11 @@ func (s *Supervisor) Ready() (bool, []string) {
 				r += ": " + st.Error
 			}
 			reasons = append(reasons, r)
+		}
+		if st.ReloadError != "" {
+			// What runs is not what the file says: the operator's change
+			// has not taken effect.
+			reasons = append(reasons, fmt.Sprintf("pipeline %s (%s): the changed file does not load, the previous version is %s: %s", st.Name, st.File, st.State, st.ReloadError))
 		}
 	}
 	return len(reasons) == 0, reasons

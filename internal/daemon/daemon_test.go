@@ -32,16 +32,28 @@ type probeConfig struct {
 	Fail      int64  `yaml:"fail"`      // Open fails this many times
 	Permanent bool   `yaml:"permanent"` // and the failure is permanent
 	Endless   bool   `yaml:"endless"`   // Read waits for the stop
+	// Panic names where the probe panics: new (its constructor, while
+	// the file is planned), open or read.
+	Panic string `yaml:"panic"`
+	// BadRecord makes Read hand a record it cannot decode to the
+	// source's on_error policy.
+	BadRecord bool `yaml:"bad_record"`
+	Rows      int  `yaml:"rows"` // rows Read emits first
 }
 
 type probe struct {
-	cfg   probeConfig
-	opens *atomic.Int64
+	cfg     probeConfig
+	emitted bool
+	opens   *atomic.Int64
+	reject  func(connector.BadRecord) error
 }
 
 func (p *probe) Bounded() bool { return !p.cfg.Endless }
 
 func (p *probe) Open(ctx context.Context) error {
+	if p.cfg.Panic == "open" {
+		panic("probe: open bug")
+	}
 	if p.opens.Add(1) <= p.cfg.Fail {
 		// Drivers often put the DSN, password included, in their errors:
 		// as it is, escaped in a URL, quoted, or cut at a delimiter.
@@ -57,6 +69,25 @@ func (p *probe) Open(ctx context.Context) error {
 }
 
 func (p *probe) Read(ctx context.Context, max int) (*row.Batch, error) {
+	if p.cfg.Panic == "read" {
+		var rows []row.Row
+		_ = rows[max] // index out of range, as a decoder bug would be
+	}
+	if p.cfg.BadRecord {
+		if err := p.reject(connector.BadRecord{Position: "probe.log:3", Raw: []byte("x=oops"), Err: errors.New("column x: not an integer")}); err != nil {
+			return nil, err
+		}
+	}
+	if p.cfg.Rows > 0 && !p.emitted {
+		p.emitted = true
+		b := row.NewBatch(p.cfg.Rows, 1)
+		for i := range p.cfg.Rows {
+			r := b.NewRow()
+			r[0] = row.IntValue(int32(i))
+			b.Append(row.Insert, r)
+		}
+		return b, nil
+	}
 	if p.cfg.Endless {
 		<-ctx.Done()
 		return nil, ctx.Err()
@@ -65,6 +96,23 @@ func (p *probe) Read(ctx context.Context, max int) (*row.Batch, error) {
 }
 
 func (p *probe) Close(ctx context.Context) error { return nil }
+
+// refuser is a sink whose target refuses every row for good, as a
+// database refuses a value too long for its column.
+type refuser struct {
+	blackhole.Sink
+	reject func(connector.BadRecord) error
+}
+
+func (s *refuser) Write(ctx context.Context, b *row.Batch) error {
+	for i := range b.Changes {
+		bad := connector.BadRecord{Position: fmt.Sprintf("sink out, change %d of the batch", i+1), Err: errors.New("data too long for column x")}
+		if err := s.reject(bad); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // harness is a supervisor over a temp dir with the probe source.
 type harness struct {
@@ -80,7 +128,13 @@ func newHarness(t *testing.T) *harness {
 	r := connector.NewRegistry()
 	blackhole.Register(r)
 	connector.RegisterSource(r, "probe", "test source", func(c probeConfig, env connector.SourceEnv) (connector.Source, error) {
-		return &probe{cfg: c, opens: h.opens}, nil
+		if c.Panic == "new" {
+			panic("probe: options bug")
+		}
+		return &probe{cfg: c, opens: h.opens, reject: env.Reject}, nil
+	})
+	connector.RegisterSink(r, "refuser", "test sink whose target refuses every row for good", func(_ struct{}, env connector.SinkEnv) (connector.Sink, error) {
+		return &refuser{reject: env.Reject}, nil
 	})
 	secrets := redact.NewSet()
 	logger := slog.New(secrets.Handler(slog.NewJSONHandler(h.logs, nil)))

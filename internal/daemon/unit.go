@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/etld/etld/internal/panics"
 	"github.com/etld/etld/internal/retry"
 	"github.com/etld/etld/pipeline"
 	"github.com/etld/etld/pipeline/connector"
@@ -206,13 +207,7 @@ func (u *unit) run(p *pipeline.Pipeline) {
 		start := u.started
 		u.mu.Unlock()
 
-		summary, err := p.Run(ctx, pipeline.RunOptions{
-			Stop:               u.stop,
-			Progress:           u.progress,
-			StateDir:           u.s.opt.StateDir,
-			CheckpointInterval: u.s.opt.CheckpointInterval,
-			Logger:             u.s.opt.Logger.With("component", "runtime", "pipeline", u.name),
-		})
+		summary, err := u.runOnce(ctx, p)
 		u.mu.Lock()
 		u.base.add(summary, p)
 		u.cps.add(summary.Checkpoints)
@@ -228,9 +223,9 @@ func (u *unit) run(p *pipeline.Pipeline) {
 			u.set(Finished, nil)
 			log.Info("pipeline finished: its input ended")
 			return
-		case retry.IsPermanent(err) || ctx.Err() != nil:
+		case permanent(err) || ctx.Err() != nil:
 			u.set(Failed, err)
-			log.Error("pipeline failed", "error", err)
+			logError(log, "pipeline failed; it is not restarted until its file changes", err, "error", err)
 			return
 		}
 		// A run that lasted longer than the longest wait was healthy for
@@ -254,14 +249,39 @@ func (u *unit) run(p *pipeline.Pipeline) {
 			return
 		}
 		u.set(Starting, err)
-		next, lerr := u.s.opt.Load(u.file, u.data)
+		next, lerr := u.s.load(u.file, u.data)
 		if lerr != nil {
 			u.set(Failed, lerr)
-			log.Error("pipeline does not load again", "error", lerr)
+			logError(log, "pipeline does not load again", lerr, "error", lerr)
 			return
 		}
 		p = next
 	}
+}
+
+// runOnce runs p once. A panic on Run's own goroutine (building the
+// graph, restoring the checkpoint, closing the connectors) is the run's
+// error, as the runtime makes one on a node's goroutine.
+func (u *unit) runOnce(ctx context.Context, p *pipeline.Pipeline) (summary pipeline.Summary, err error) {
+	defer panics.Recover(&err)
+	return p.Run(ctx, pipeline.RunOptions{
+		Stop:               u.stop,
+		Progress:           u.progress,
+		StateDir:           u.s.opt.StateDir,
+		CheckpointInterval: u.s.opt.CheckpointInterval,
+		Logger:             u.s.opt.Logger.With("component", "runtime", "pipeline", u.name),
+	})
+}
+
+// permanent reports whether a failed run would fail the same way when run
+// again from the same file, so that restarting it only repeats the error:
+// an error marked permanent, a bad record under on_error: fail (reading
+// resumes before it and meets it again), and a panic (a bug, not an
+// outage). Anything else may be an outage and is retried with backoff.
+func permanent(err error) bool {
+	var bad connector.BadRecord
+	var p *panics.Error
+	return retry.IsPermanent(err) || errors.As(err, &bad) || errors.As(err, &p)
 }
 
 func ignoreCanceled(err error) error {

@@ -21,7 +21,7 @@ type Collector struct {
 }
 
 type descs struct {
-	state, restarts                                   *prometheus.Desc
+	state, restarts, reloadFailed                     *prometheus.Desc
 	srcRead, srcEmitted, srcSkipped, srcBytes, srcLag *prometheus.Desc
 	sinkIn, sinkWritten, sinkRejected, sinkBytes      *prometheus.Desc
 	dropped                                           *prometheus.Desc
@@ -36,6 +36,7 @@ func newDescs() descs {
 	return descs{
 		state:        d("etld_pipeline_state", "1 for the pipeline's current state, 0 for the others.", []string{"pipeline", "state"}, nil),
 		restarts:     d("etld_pipeline_restarts_total", "Runs begun again after a failure.", p, nil),
+		reloadFailed: d("etld_pipeline_reload_failed", "1 when the pipeline's file changed and does not load: the previous version keeps running.", p, nil),
 		srcRead:      d("etld_source_rows_read_total", "Records the source read.", src, nil),
 		srcEmitted:   d("etld_source_rows_emitted_total", "Rows the source passed on, after decoding and computed columns.", src, nil),
 		srcSkipped:   d("etld_source_rows_skipped_total", "Bad records skipped or dead-lettered (on_error).", src, nil),
@@ -61,7 +62,7 @@ func NewCollector(status StatusFunc) *Collector {
 // Describe implements prometheus.Collector.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	d := c.descs
-	for _, x := range []*prometheus.Desc{d.state, d.restarts, d.srcRead, d.srcEmitted, d.srcSkipped, d.srcBytes, d.srcLag, d.sinkIn, d.sinkWritten, d.sinkRejected, d.sinkBytes, d.dropped, d.cpCount, d.cpFailures, d.cpDuration, d.cpSize} {
+	for _, x := range []*prometheus.Desc{d.state, d.restarts, d.reloadFailed, d.srcRead, d.srcEmitted, d.srcSkipped, d.srcBytes, d.srcLag, d.sinkIn, d.sinkWritten, d.sinkRejected, d.sinkBytes, d.dropped, d.cpCount, d.cpFailures, d.cpDuration, d.cpSize} {
 		ch <- x
 	}
 }
@@ -88,6 +89,11 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(d.state, prometheus.GaugeValue, v, st.Name, string(s))
 		}
 		counter(d.restarts, int64(st.Restarts), st.Name)
+		reloadFailed := 0.0
+		if st.ReloadError != "" {
+			reloadFailed = 1
+		}
+		ch <- prometheus.MustNewConstMetric(d.reloadFailed, prometheus.GaugeValue, reloadFailed, st.Name)
 		for _, s := range st.Sources {
 			counter(d.srcRead, s.In, st.Name, s.Name)
 			counter(d.srcEmitted, s.Out, st.Name, s.Name)

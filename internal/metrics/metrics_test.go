@@ -22,6 +22,8 @@ func TestCollector(t *testing.T) {
 			Checkpoints: daemon.Checkpoints{Count: 4, Failures: 1, LastID: 5, LastDuration: 1500 * time.Millisecond, LastSize: 2048},
 		},
 		{Name: "logs", File: "logs.yaml", State: daemon.Finished, Sources: []daemon.Counter{{Name: "file", In: 5, Out: 5}}},
+		// Its file changed and does not load; the previous version runs.
+		{Name: "edited", File: "edited.yaml", State: daemon.Running, ReloadError: "edited.yaml:3:1: unknown key"},
 		// A second file with a used name: skipped rather than a duplicate series.
 		{Name: "logs", File: "logs2.yaml", State: daemon.Failed},
 	}
@@ -62,6 +64,8 @@ func TestCollector(t *testing.T) {
 		`etld_reloads_total{result="ok"}`:                                       1,
 		`etld_reloads_total{result="error"}`:                                    0,
 		`etld_build_info{version="v1.2.3"}`:                                     1,
+		`etld_pipeline_reload_failed{pipeline="edited"}`:                        1,
+		`etld_pipeline_reload_failed{pipeline="orders"}`:                        0,
 	}
 	for k, v := range want {
 		if g, ok := got[k]; !ok || g != v {

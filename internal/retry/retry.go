@@ -63,15 +63,34 @@ func IsPermanent(err error) bool {
 	return errors.As(err, &p)
 }
 
+// expected marks an error that is a normal step, not a failure.
+type expected struct{ err error }
+
+func (e expected) Error() string { return e.err.Error() }
+func (e expected) Unwrap() error { return e.err }
+
+// Expected wraps err so that Do retries it as any other error but logs
+// the retry at debug level instead of as a warning: the operation is
+// waiting for something it caused, such as the metadata of a topic it
+// has just created.
+func Expected(err error) error {
+	if err == nil {
+		return nil
+	}
+	return expected{err}
+}
+
 // Do calls op until it returns nil or a Permanent error, waiting b.Delay
 // between tries, and logs each retry on logger (which may be nil) with
-// what. It returns the permanent error unwrapped, the last error when the
-// attempts run out, or the context's cause together with the last error.
+// what: a warning, or a debug line for an Expected error. It returns the
+// permanent error unwrapped, the last error when the attempts run out, or
+// the context's cause together with the last error.
 func Do(ctx context.Context, b Backoff, logger *slog.Logger, what string, op func(ctx context.Context) error) error {
+	warned := false // a retry was logged as a warning
 	for attempt := 1; ; attempt++ {
 		err := op(ctx)
 		if err == nil {
-			if attempt > 1 && logger != nil {
+			if warned && logger != nil {
 				logger.Info(what+": succeeded after retrying", "attempts", attempt)
 			}
 			return nil
@@ -90,7 +109,13 @@ func Do(ctx context.Context, b Backoff, logger *slog.Logger, what string, op fun
 		}
 		wait := b.Delay(attempt)
 		if logger != nil {
-			logger.Warn(what+": will retry", "attempt", attempt, "in", wait.Round(time.Millisecond), "error", err.Error())
+			level := slog.LevelWarn
+			if errors.As(err, new(expected)) {
+				level = slog.LevelDebug
+			} else {
+				warned = true
+			}
+			logger.Log(ctx, level, what+": will retry", "attempt", attempt, "in", wait.Round(time.Millisecond), "error", err.Error())
 		}
 		t := time.NewTimer(wait)
 		select {

@@ -3,6 +3,8 @@ package retry
 import (
 	"context"
 	"errors"
+	"log/slog"
+	"strings"
 	"testing"
 	"time"
 )
@@ -76,5 +78,48 @@ func TestDoAttempts(t *testing.T) {
 	})
 	if err == nil || calls != 4 {
 		t.Fatalf("err=%v calls=%d, want an error after 4 calls", err, calls)
+	}
+}
+
+// An Expected error is retried like any other, but the retry is a debug
+// line, not a warning, and its success is not announced.
+func TestDoLogsExpectedRetriesAtDebug(t *testing.T) {
+	tests := []struct {
+		name     string
+		err      error
+		want     []string
+		wantNone []string
+	}{
+		{"expected", Expected(errors.New("topic created, reading its metadata again")),
+			[]string{`level=DEBUG msg="op: will retry"`}, []string{"level=WARN", "succeeded after retrying"}},
+		{"transient", errors.New("connection refused"),
+			[]string{`level=WARN msg="op: will retry"`, "succeeded after retrying"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var logs strings.Builder
+			logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+			calls := 0
+			err := Do(context.Background(), Backoff{Initial: time.Microsecond}, logger, "op", func(context.Context) error {
+				calls++
+				if calls < 2 {
+					return tt.err
+				}
+				return nil
+			})
+			if err != nil || calls != 2 {
+				t.Fatalf("err=%v calls=%d, want nil after 2 calls", err, calls)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(logs.String(), w) {
+					t.Errorf("logs lack %q:\n%s", w, logs.String())
+				}
+			}
+			for _, w := range tt.wantNone {
+				if strings.Contains(logs.String(), w) {
+					t.Errorf("logs have %q:\n%s", w, logs.String())
+				}
+			}
+		})
 	}
 }

@@ -175,7 +175,11 @@ type Sink interface {
 	Close(ctx context.Context) error
 }
 
-// BadRecord describes an input record that could not become a row.
+// BadRecord describes an input record that could not become a row, or a
+// row its target refused for good. An error with a BadRecord in its chain
+// is a data error: running the pipeline again reads the same record and
+// fails again, so the daemon marks the pipeline failed instead of
+// restarting it.
 type BadRecord struct {
 	// Position names the record: file:line, or topic/partition/offset.
 	Position string
@@ -184,6 +188,9 @@ type BadRecord struct {
 }
 
 func (b BadRecord) Error() string { return fmt.Sprintf("%s: %v", b.Position, b.Err) }
+
+// Unwrap returns the reason the record is bad.
+func (b BadRecord) Unwrap() error { return b.Err }
 
 // SourceEnv is what a source constructor gets besides its own config.
 type SourceEnv struct {

@@ -60,7 +60,9 @@ func (p *Policy) Skipped() int64 {
 // connector.SinkEnv.Reject.
 func (p *Policy) Reject(bad connector.BadRecord) error {
 	if p == nil || p.policy == "fail" {
-		return fmt.Errorf("%s: %w (on_error: fail; set on_error: skip or dead-letter to go on past bad records)", bad.Position, bad.Err)
+		// The record stays in the error's chain: it marks a data error,
+		// which running the pipeline again would meet again.
+		return fmt.Errorf("%w (on_error: fail; set on_error: skip or dead-letter to go on past bad records)", bad)
 	}
 	n := p.skipped.Add(1)
 	if n <= logFirst {

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/etld/etld/internal/panics"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
 )
@@ -63,11 +64,14 @@ func Run(ctx context.Context, g *Graph, opt Options) error {
 			cancel(firstErr)
 		})
 	}
+	// A panic in a node (an operator's or a connector's bug) is the
+	// node's error like any other: it fails this run, not the process and
+	// the other pipelines in it.
 	start := func(n *Node, f func() error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			fail(n, f())
+			fail(n, panics.Call(f))
 		}()
 	}
 

@@ -533,7 +533,7 @@ func (s *Sink) createTopic(ctx context.Context) error {
 		return fmt.Errorf("create topic %q: %w", s.topic, err)
 	}
 	s.log.Info("kafka sink created the topic", "topic", s.topic, "partitions", parts)
-	return errors.New("topic created, reading its metadata again")
+	return retry.Expected(errors.New("topic created, reading its metadata again"))
 }
 
 // Bytes is the number of key and value bytes the brokers acknowledged.

@@ -495,7 +495,12 @@ func (s *Source) Close(ctx context.Context) error {
 	return s.closeFile()
 }
 
+// Bytes is the number of bytes read from the files so far
+// (connector.Meter); a restored source counts from its position on.
+func (s *Source) Bytes() int64 { return s.rd.read.Load() }
+
 var (
 	_ connector.Source     = (*Source)(nil)
 	_ connector.Positioner = (*Source)(nil)
+	_ connector.Meter      = (*Source)(nil)
 )

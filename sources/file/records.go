@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/etld/etld/pipeline/connector"
+	"sync/atomic"
 )
 
 const (
@@ -59,6 +60,9 @@ type records struct {
 	// unread.
 	prevOffset int64
 	prevLine   int64
+	// read counts the bytes read from every reader rd was reset to; it
+	// is read by a scrape while Read runs (Source.Bytes).
+	read atomic.Int64
 }
 
 // errTooLong is wrapped in the error next returns for an oversize record.
@@ -237,6 +241,7 @@ func (rd *records) fill() error {
 	for range 100 {
 		n, err := rd.r.Read(rd.buf[rd.end:])
 		rd.end += n
+		rd.read.Add(int64(n))
 		if err == io.EOF {
 			rd.eof = true
 			return nil

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// The usages, in one style: what the command does, Usage:, then its
+// flags with two dashes. Each command prints its own on --help or -h;
+// `etld --help` joins the commands and the run flags.
+
+const runFlagsUsage = `Run flags:
+  --log-level debug|info|warn|error  (default info)
+  --log-format text|json             (default: text on a terminal, json otherwise)
+  --quiet                            no summary and no progress line (one-shot)
+  --state-dir DIR                    keep checkpoints and resume from them (one-shot: off by default)
+  --checkpoint-interval DURATION     default checkpoint interval (10s)
+`
+
+const daemonFlagsUsage = `Daemon flags (each also ETLD_<NAME> in the environment; flag > env > file;
+the daemon's --state-dir defaults to /var/lib/etld):
+  --config FILE                      etld.yaml (or ETLD_CONFIG); runs the daemon
+  --daemon                           run the daemon without a config file
+  --pipelines DIR                    pipeline files (default /etc/etld/pipelines)
+  --admin-address HOST:PORT          admin HTTP (default 127.0.0.1:9464)
+  --admin-enabled true|false         serve /healthz /readyz /metrics /pipelines
+`
+
+const usage = `etld runs declarative ETL pipelines: sources, SQL transforms, sinks.
+
+Usage:
+  etld run [flags] FILE|DIR...       run pipelines once (bounded ones end with a summary)
+  etld run --config FILE [flags]     run as a daemon over the pipelines directory
+  etld run --daemon [flags]          the same with no config file (defaults, ETLD_*, flags)
+  etld validate FILE|DIR...          check pipelines; exit 1 and list every error
+  etld explain FILE                  print the plan with changelog modes and sink modes
+  etld healthcheck [URL]             exit 0 when the admin /healthz answers 200
+  etld version                       print the version, commit and Go version
+
+` + runFlagsUsage + `
+` + daemonFlagsUsage + `
+Run 'etld COMMAND --help' for a command's usage.
+`
+
+const runUsage = `etld run runs pipelines: once over the named files, or as a daemon over
+the pipelines directory. Bounded pipelines end with a summary; the first
+SIGINT or SIGTERM drains in-flight rows and flushes the sinks, a second
+aborts. The daemon reloads the directory on SIGHUP.
+
+Usage:
+  etld run [flags] FILE|DIR...       run pipelines once (a directory means its *.yaml)
+  etld run --config FILE [flags]     run as a daemon over the pipelines directory
+  etld run --daemon [flags]          the same with no config file (defaults, ETLD_*, flags)
+
+` + runFlagsUsage + `
+` + daemonFlagsUsage
+
+const validateUsage = `etld validate builds every pipeline and starts nothing: it connects to
+nothing and writes nothing. It exits 1 and lists every error as
+file:line:col: field.path: message.
+
+Usage:
+  etld validate FILE|DIR...          a directory means its *.yaml and *.yml files
+`
+
+const explainUsage = `etld explain prints a pipeline's plan: each source's schema, each
+transform's operators with their changelog mode and upsert key, and each
+sink's mode.
+
+Usage:
+  etld explain FILE
+`
+
+const healthcheckUsage = `etld healthcheck GETs the admin server's /healthz and exits 0 when it
+answers 200, 1 otherwise (the container HEALTHCHECK). Without a URL it
+finds the admin address as the daemon does: --config or ETLD_CONFIG, then
+ETLD_ADMIN_ADDRESS, then 127.0.0.1:9464.
+
+Usage:
+  etld healthcheck [--config FILE] [URL]
+
+Flags:
+  --config FILE                      daemon config file whose admin.address to check
+`
+
+const versionUsage = `etld version prints the version, the commit it was built from and the
+Go version, read from the binary's build information.
+
+Usage:
+  etld version
+`
+
+// parseFlags parses args with fs. On --help or -h it prints help to
+// stdout and returns 0; on a wrong flag it prints the error and a pointer
+// to the help to stderr and returns 2; otherwise it returns -1 and the
+// command goes on.
+func parseFlags(fs *flag.FlagSet, args []string, help string, stdout, stderr io.Writer) int {
+	// The flag package's own messages name flags with one dash and list
+	// them in its own format: the command prints its usage instead.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	switch {
+	case err == nil:
+		return -1
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(stdout, help)
+		return 0
+	}
+	// Its errors name a flag with one dash ("-nope"), as typed or not.
+	msg := strings.NewReplacer("defined: -", "defined: --", "argument: -", "argument: --", "flag -", "flag --").Replace(err.Error())
+	fmt.Fprintf(stderr, "etld %s: %s\nRun 'etld %s --help' for usage.\n", fs.Name(), msg, fs.Name())
+	return 2
+}

@@ -1,0 +1,125 @@
+package daemon
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A panic while one pipeline is planned, opened or read fails that
+// pipeline, for good and with its stack in the log; the daemon and the
+// other pipelines go on, at start-up as after a reload.
+func TestPanicFailsOnlyItsPipeline(t *testing.T) {
+	h := newHarness(t)
+	h.write("a-good.yaml", pipelineYAML("good", "    endless: true"))
+	h.write("b-plan.yaml", pipelineYAML("plan", "    panic: new"))
+	h.write("c-open.yaml", pipelineYAML("open", "    panic: open\n    endless: true"))
+	h.write("d-read.yaml", pipelineYAML("read", "    panic: read\n    endless: true"))
+	res := h.reload()
+	if len(res.Started) != 3 || len(res.Failed) != 1 {
+		t.Errorf("reload = %+v, want 3 started and b-plan.yaml failed", baseNames(res))
+	}
+	h.waitState("a-good.yaml", Running)
+	for file, want := range map[string]string{
+		"b-plan.yaml": "panic: probe: options bug",
+		"c-open.yaml": `source "src": panic: probe: open bug`,
+		"d-read.yaml": `source "src": panic: runtime error: index out of range`,
+	} {
+		st := h.waitState(file, Failed)
+		if !strings.Contains(st.Error, want) || st.Restarts != 0 {
+			t.Errorf("%s: error %q after %d restarts, want %q and no restart", file, st.Error, st.Restarts, want)
+		}
+	}
+	logs := h.logs.String()
+	for _, want := range []string{`"stack":"goroutine `, "daemon_test.go"} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("the log has no %q: the panic's stack is not logged:\n%s", want, logs)
+		}
+	}
+
+	// Added by a reload, and an edit of a running file: the same.
+	h.write("e-added.yaml", pipelineYAML("added", "    panic: new"))
+	h.write("a-good.yaml", pipelineYAML("good", "    endless: true\n    panic: new"))
+	res = h.reload()
+	if len(res.Failed) != 2 {
+		t.Errorf("reload = %+v, want e-added.yaml and a-good.yaml failed", baseNames(res))
+	}
+	if st := h.status("e-added.yaml"); st.State != Failed || !strings.Contains(st.Error, "panic: probe: options bug") {
+		t.Errorf("added file: %+v", st)
+	}
+	if st := h.status("a-good.yaml"); st.State != Running || !strings.Contains(st.ReloadError, "panic: probe: options bug") {
+		t.Errorf("edited file: %+v, want the old version running with the panic as reload error", st)
+	}
+}
+
+// A record that does not decode under on_error: fail is a data error:
+// the pipeline fails with the record's position and is not restarted
+// until its file changes, while a transient error keeps its backoff
+// (TestTransientFailureIsRetried).
+func TestBadRecordFailsUntilTheFileChanges(t *testing.T) {
+	h := newHarness(t)
+	h.write("p.yaml", pipelineYAML("p", "    bad_record: true\n    endless: true"))
+	h.reload()
+	st := h.waitState("p.yaml", Failed)
+	if !strings.Contains(st.Error, "probe.log:3: column x: not an integer") || st.Restarts != 0 || h.opens.Load() != 1 {
+		t.Errorf("status %+v after %d opens, want failed at probe.log:3 without a restart", st, h.opens.Load())
+	}
+	ready, reasons := h.sup.Ready()
+	if ready || len(reasons) != 1 || !strings.Contains(reasons[0], "probe.log:3") {
+		t.Errorf("Ready = %v %q, want not ready, naming the record's position", ready, reasons)
+	}
+	if res := h.reload(); len(res.Unchanged) != 1 {
+		t.Errorf("reload of an unchanged file = %+v", baseNames(res))
+	}
+	if st := h.status("p.yaml"); st.State != Failed || h.opens.Load() != 1 {
+		t.Errorf("an unchanged file was restarted: %s after %d opens", st.State, h.opens.Load())
+	}
+	h.write("p.yaml", pipelineYAML("p", "    endless: true"))
+	if res := h.reload(); len(res.Restarted) != 1 {
+		t.Errorf("reload of the fixed file = %+v, want it restarted", baseNames(res))
+	}
+	h.waitState("p.yaml", Running)
+}
+
+// A row the sink's target refuses for good under on_error: fail is a
+// data error too.
+func TestRefusedRowFailsForGood(t *testing.T) {
+	h := newHarness(t)
+	h.write("p.yaml", strings.Replace(pipelineYAML("p", "    rows: 3\n    endless: true"), "type: blackhole", "type: refuser", 1))
+	h.reload()
+	st := h.waitState("p.yaml", Failed)
+	if !strings.Contains(st.Error, `sink "out"`) || !strings.Contains(st.Error, "sink out, change 1 of the batch: data too long for column x") || st.Restarts != 0 {
+		t.Errorf("status %+v, want failed at the refused change without a restart", st)
+	}
+}
+
+// A changed file that does not load is listed with its error in
+// /pipelines and in /readyz while its old version keeps running.
+func TestChangedFileThatDoesNotLoadIsNotReady(t *testing.T) {
+	h := newHarness(t)
+	h.write("p.yaml", pipelineYAML("p", "    endless: true"))
+	h.reload()
+	h.waitState("p.yaml", Running)
+	if ready, reasons := h.sup.Ready(); !ready {
+		t.Fatalf("not ready: %q", reasons)
+	}
+	h.write("p.yaml", pipelineYAML("p", "    endless: true\n    prot: 2"))
+	h.reload()
+	st := h.status("p.yaml")
+	if st.State != Running || !strings.Contains(st.ReloadError, `p.yaml:8:5: sources[0].prot: unknown key`) {
+		t.Errorf("status %+v, want running with the reload error", st)
+	}
+	ready, reasons := h.sup.Ready()
+	if ready || len(reasons) != 1 || !strings.Contains(reasons[0], "does not load") || !strings.Contains(reasons[0], "prot") {
+		t.Errorf("Ready = %v %q, want not ready because the changed file does not load", ready, reasons)
+	}
+	// Removing the file stops the pipeline and forgets the error.
+	if err := os.Remove(filepath.Join(h.dir, "p.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	h.reload()
+	if ready, reasons := h.sup.Ready(); !ready {
+		t.Errorf("not ready after the file was removed: %q", reasons)
+	}
+}
