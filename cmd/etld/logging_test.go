@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/etld/etld/internal/daemon"
+	"github.com/etld/etld/internal/redact"
 )
 
 // duplicateKeys returns the keys a JSON object repeats, at any depth.
@@ -81,28 +81,28 @@ func TestLoggerWritesEveryKeyOnce(t *testing.T) {
 		want string // a fragment of the line
 	}{
 		{"With twice", func(w io.Writer) error {
-			l, err := newLogger(w, "info", "json", daemon.NewSecrets())
+			l, err := newLogger(w, "info", "json", redact.NewSet())
 			if err == nil {
 				l.With("pipeline", "x").With("component", "runtime", "pipeline", "x").Info("m")
 			}
 			return err
 		}, `"msg":"m","pipeline":"x","component":"runtime"}`},
 		{"With and the record", func(w io.Writer) error {
-			l, err := newLogger(w, "info", "json", daemon.NewSecrets())
+			l, err := newLogger(w, "info", "json", redact.NewSet())
 			if err == nil {
 				l.With("pipeline", "x").Info("restored checkpoint", "pipeline", "y", "checkpoint", 3)
 			}
 			return err
 		}, `"msg":"restored checkpoint","pipeline":"x","checkpoint":3}`},
 		{"twice in the record", func(w io.Writer) error {
-			l, err := newLogger(w, "info", "json", daemon.NewSecrets())
+			l, err := newLogger(w, "info", "json", redact.NewSet())
 			if err == nil {
 				l.Info("m", "source", "a", "source", "a", "n", 1)
 			}
 			return err
 		}, `"source":"a","n":1`},
 		{"a group keeps its own keys", func(w io.Writer) error {
-			l, err := newLogger(w, "info", "json", daemon.NewSecrets())
+			l, err := newLogger(w, "info", "json", redact.NewSet())
 			if err == nil {
 				l.With("pipeline", "x").WithGroup("g").Info("m", "pipeline", "y")
 			}
