@@ -13,6 +13,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/etld/etld/internal/panics"
 	"github.com/etld/etld/internal/retry"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
@@ -172,7 +173,9 @@ func (l *lane) run(ctx context.Context) {
 			if l.s.err() == nil {
 				if err := ctx.Err(); err != nil {
 					l.s.fail(context.Cause(ctx))
-				} else if err := l.deliver(ctx, m.b); err != nil {
+				} else if err := panics.Call(func() error { return l.deliver(ctx, m.b) }); err != nil {
+					// A panic (in the client or our response parsing) fails
+					// the sink with its stack instead of the process.
 					l.s.fail(err)
 				}
 			}

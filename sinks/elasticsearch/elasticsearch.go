@@ -88,6 +88,7 @@ import (
 
 	"github.com/elastic/go-elasticsearch/v8"
 
+	"github.com/etld/etld/internal/panics"
 	"github.com/etld/etld/internal/retry"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
@@ -436,7 +437,8 @@ func (s *Sink) Open(ctx context.Context) error {
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
-			s.tick(lctx)
+			// A panic here fails the sink, not the process.
+			s.fail(panics.Call(func() error { s.tick(lctx); return nil }))
 		}()
 	}
 	return nil
@@ -452,22 +454,31 @@ func (s *Sink) tick(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			s.mu.Lock()
-			// Close cancels ctx before it closes the senders' channels
-			// under mu: a tick that won the select against ctx.Done must
-			// not send on a closed channel.
-			if ctx.Err() != nil {
-				s.mu.Unlock()
+			if !s.handOverAll(ctx) {
 				return
 			}
-			for _, l := range s.lanes {
-				if err := l.handOver(ctx); err != nil {
-					break
-				}
-			}
-			s.mu.Unlock()
 		}
 	}
+}
+
+// handOverAll gives every lane its buffered actions; false once the sink
+// is closing. The lock is released by defer, so that a panic on the way
+// (recovered by Open's goroutine) leaves the sink usable for Close.
+func (s *Sink) handOverAll(ctx context.Context) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	// Close cancels ctx before it closes the senders' channels under mu:
+	// a tick that won the select against ctx.Done must not send on a
+	// closed channel.
+	if ctx.Err() != nil {
+		return false
+	}
+	for _, l := range s.lanes {
+		if err := l.handOver(ctx); err != nil {
+			break
+		}
+	}
+	return true
 }
 
 // Write encodes the changes of b into bulk actions. Full requests go to
@@ -605,6 +616,9 @@ func (s *Sink) err() error {
 }
 
 func (s *Sink) fail(err error) {
+	if err == nil {
+		return
+	}
 	s.failure.CompareAndSwap(nil, &err)
 }
 

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/etld/etld/formats"
+	"github.com/etld/etld/internal/panics"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
 )
@@ -658,5 +659,24 @@ func TestEmptyKeyKeepsItsID(t *testing.T) {
 		if !strings.Contains(all, want) {
 			t.Errorf("bulk requests lack %s; sent:\n%s", want, all)
 		}
+	}
+}
+
+// TestPanicInASenderFailsTheSink: a panic on a sender's goroutine (here in
+// the HTTP transport) is the sink's error, returned by Flush with its
+// stack; it never takes the process down.
+func TestPanicInASenderFailsTheSink(t *testing.T) {
+	ctx := context.Background()
+	f := &fakeES{request: func(int) int { panic("transport bug") }}
+	s := newFakeSink(t, f, Config{Parallelism: 2}, connector.Append, nil)
+	if err := s.Write(ctx, &row.Batch{Changes: []row.Change{{Kind: row.Insert, Row: kv(1, 1)}}}); err != nil {
+		t.Fatal(err)
+	}
+	err := s.Flush(ctx)
+	if err == nil || !strings.Contains(err.Error(), "transport bug") {
+		t.Fatalf("Flush = %v, want the panic as the sink's error", err)
+	}
+	if _, ok := panics.Stack(err); !ok {
+		t.Errorf("Flush's error %v carries no stack", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/etld/etld/internal/kafkaconf"
+	"github.com/etld/etld/internal/panics"
 	"github.com/etld/etld/internal/retry"
 	"github.com/etld/etld/pipeline/connector"
 )
@@ -70,7 +71,9 @@ func (s *Sink) sender(p *part) {
 				}
 				continue
 			}
-			err := s.deliver(p, b, 0, len(b.recs))
+			// A panic below (the client, our response handling) fails the
+			// sink with its stack, as an error would, not the process.
+			err := panics.Call(func() error { return s.deliver(p, b, 0, len(b.recs)) })
 			s.mu.Lock()
 			p.acked += int64(len(b.recs))
 			if err != nil && s.failed == nil {
