@@ -13,6 +13,7 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/etld/etld/internal/kafkaconf"
+	"github.com/etld/etld/internal/panics"
 	"github.com/etld/etld/internal/retry"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
@@ -131,9 +132,9 @@ func (s *Source) Open(ctx context.Context) error {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		if err := s.run(s.ctx); err != nil && s.ctx.Err() == nil {
-			s.fatal <- err
-			s.signal()
+		// A panic here fails the source with its stack, not the process.
+		if err := panics.Call(func() error { return s.run(s.ctx) }); err != nil && s.ctx.Err() == nil {
+			s.fail(err)
 		}
 	}()
 	return nil
@@ -561,7 +562,9 @@ func (s *Source) startReader(ctx context.Context, wg *sync.WaitGroup, p *part, o
 	go func() {
 		defer wg.Done()
 		defer rd.r.Close()
-		s.readPartition(ctx, p, rd)
+		if err := panics.Call(func() error { s.readPartition(ctx, p, rd); return nil }); err != nil {
+			s.fail(err)
+		}
 	}()
 	return rd, nil
 }
@@ -602,6 +605,15 @@ func (s *Source) readPartition(ctx context.Context, p *part, rd *partReader) {
 // every failed attempt, which the source already reports once per outage.
 func (s *Source) debugLogger() kafka.Logger {
 	return kafka.LoggerFunc(func(msg string, args ...any) { s.log.Debug(fmt.Sprintf(msg, args...)) })
+}
+
+// fail hands Read an error that stops the source; the first one wins.
+func (s *Source) fail(err error) {
+	select {
+	case s.fatal <- err:
+	default:
+	}
+	s.signal()
 }
 
 // signal wakes a Read waiting for messages, to look at the assignment.
