@@ -42,17 +42,9 @@ type scope struct {
 func (q *queryBuilder) from(f sql.FromItem) (*scope, error) {
 	switch f := f.(type) {
 	case *sql.TableRef:
-		tab, ok := q.b.table(f.Name.Name)
-		if !ok {
-			if _, isTr := q.b.tr[strings.ToLower(f.Name.Name)]; isTr {
-				// A transform that failed to plan, or a cycle: reported.
-				return nil, errReported
-			}
-			hint := ""
-			if c := spec.Closest(f.Name.Name, q.b.tableNames()); c != "" {
-				hint = fmt.Sprintf("; did you mean %q?", c)
-			}
-			return nil, errAt(f.Name.At, "table %q not found: it is not a source or transform of this pipeline%s", f.Name.Name, hint)
+		tab, err := q.b.table(f.Name.Name, f.Name.At)
+		if err != nil {
+			return nil, err
 		}
 		name := tab.Name
 		if !f.Alias.IsZero() {
@@ -75,12 +67,9 @@ func (q *queryBuilder) from(f sql.FromItem) (*scope, error) {
 // window_start, window_end and window_time. The window itself is applied
 // by the aggregate that must follow.
 func (q *queryBuilder) windowScope(w *sql.WindowTVF) (*scope, error) {
-	tab, ok := q.b.table(w.Table.Name)
-	if !ok {
-		if _, isTr := q.b.tr[strings.ToLower(w.Table.Name)]; isTr {
-			return nil, errReported
-		}
-		return nil, errAt(w.Table.At, "table %q not found: it is not a source or transform of this pipeline%s", w.Table.Name, suggest(w.Table.Name, q.b.tableNames()))
+	tab, err := q.b.table(w.Table.Name, w.Table.At)
+	if err != nil {
+		return nil, err
 	}
 	in := tab.Root
 	col := in.Schema.Index(w.TimeCol.Name)
@@ -104,7 +93,6 @@ func (q *queryBuilder) windowScope(w *sql.WindowTVF) (*scope, error) {
 		}
 		return iv.Value.Microseconds(), nil
 	}
-	var err error
 	if spec.Size, err = dur(w.Size, "size"); err != nil {
 		return nil, err
 	}

@@ -32,6 +32,12 @@ type Pipeline struct {
 	Sources    []*Source
 	Transforms []*Transform
 	Sinks      []*Sink
+
+	// Errors are the problems Parse found, the same list it returns as
+	// its error. A pipeline with errors is partial (an element may lack a
+	// name, a column its type); the planner still builds what it can, to
+	// report its own errors with these in one pass.
+	Errors List
 }
 
 // Source is a source entry: the common keys etld reads itself, plus the
@@ -142,7 +148,7 @@ func (s *SQL) FilePos(line, col int) Pos {
 var nameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 var pipelineNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
-// Load reads and checks the pipeline file at path.
+// Load reads and checks the pipeline file at path; see Parse.
 func Load(path string) (*Pipeline, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -151,7 +157,10 @@ func Load(path string) (*Pipeline, error) {
 	return Parse(path, data, os.LookupEnv)
 }
 
-// Parse reads a pipeline file's bytes; lookup resolves ${VAR}.
+// Parse reads a pipeline file's bytes; lookup resolves ${VAR}. With
+// errors it still returns the pipeline as far as it could be read, unless
+// the file is not YAML or holds no document; pass it to the planner to
+// have all the errors of the file at once.
 func Parse(file string, data []byte, lookup func(string) (string, bool)) (*Pipeline, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
@@ -164,10 +173,8 @@ func Parse(file string, data []byte, lookup func(string) (string, bool)) (*Pipel
 	root := doc.Content[0]
 	p.expand(root, "")
 	pl := p.pipeline(root)
-	if err := p.errs.Err(); err != nil {
-		return nil, err
-	}
-	return pl, nil
+	pl.Errors = p.errs
+	return pl, p.errs.Err()
 }
 
 var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
@@ -296,9 +303,15 @@ func (p *parser) strList(n *yaml.Node, path string) []string {
 	return out
 }
 
-func (p *parser) sql(n *yaml.Node, path string) *SQL {
+// sql reads a piece of SQL. Empty SQL is an error, not an absent query:
+// a transform without one would drop out of the plan with every sink that
+// reads it.
+func (p *parser) sql(n *yaml.Node, path, what string) *SQL {
 	text := p.str(n, path)
-	if text == "" {
+	if strings.TrimSpace(text) == "" {
+		if n.Kind == yaml.ScalarNode && n.Tag != "!!null" {
+			p.errs.Addf(p.pos(n), path, "empty SQL: write %s", what)
+		}
 		return nil
 	}
 	s := &SQL{Text: text, Pos: p.pos(n)}
@@ -459,7 +472,7 @@ func (p *parser) source(n *yaml.Node, path string) *Source {
 	}
 	src.OnError = p.onError(f, path)
 	if v, ok := f["watermark"]; ok {
-		src.Watermark = p.sql(v, JoinPath(path, "watermark"))
+		src.Watermark = p.sql(v, JoinPath(path, "watermark"), "the watermark expression, e.g. `event_time - INTERVAL '5' SECOND`")
 	}
 	return src
 }
@@ -558,7 +571,7 @@ func (p *parser) transform(n *yaml.Node, path string) *Transform {
 	f := p.fields(n, path, []string{"name", "sql"})
 	tr.Name = p.required(f, n, path, "name")
 	if v, ok := f["sql"]; ok {
-		tr.SQL = p.sql(v, JoinPath(path, "sql"))
+		tr.SQL = p.sql(v, JoinPath(path, "sql"), "the transform's query, e.g. `SELECT ... FROM ...`")
 	} else if n.Kind == yaml.MappingNode {
 		p.errs.Addf(p.pos(n), JoinPath(path, "sql"), "missing required key")
 	}

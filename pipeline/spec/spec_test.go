@@ -180,3 +180,24 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// An empty query is refused where it is written, whatever its style: a
+// transform without SQL would otherwise drop out of the plan silently.
+func TestParseEmptySQL(t *testing.T) {
+	for name, tc := range map[string]struct{ value, want string }{
+		"double-quoted": {`""`, "e.yaml:5:10: transforms[0].sql: empty SQL"},
+		"single-quoted": {`''`, "e.yaml:5:10: transforms[0].sql: empty SQL"},
+		"blanks":        {`"  "`, "e.yaml:5:10: transforms[0].sql: empty SQL"},
+		"literal":       {"|\n", "e.yaml:5:10: transforms[0].sql: empty SQL"},
+		"folded":        {">-\n", "e.yaml:5:10: transforms[0].sql: empty SQL"},
+		"null":          {"", "e.yaml:5:9: transforms[0].sql: want a string, got null"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			src := "version: 1\nname: e\nsources: [{name: s, type: datagen}]\ntransforms:\n  - sql: " + tc.value + "\n    name: a\nsinks: [{name: o, from: a, type: print}]\n"
+			_, err := Parse("e.yaml", []byte(src), env(nil))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
