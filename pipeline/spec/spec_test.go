@@ -201,3 +201,17 @@ func TestParseEmptySQL(t *testing.T) {
 		})
 	}
 }
+
+// The planner adds its errors to the spec's; one problem found twice is
+// listed once, and the list is in file order.
+func TestListErrSortsAndDeduplicates(t *testing.T) {
+	var l List
+	l.Addf(Pos{File: "a.yaml", Line: 9, Col: 1}, "sinks[0]", "late")
+	l.Addf(Pos{File: "a.yaml", Line: 3, Col: 5}, "sources[0].path", "missing")
+	l.Addf(Pos{File: "a.yaml", Line: 9, Col: 1}, "sinks[0]", "late")
+	l.Addf(Pos{File: "a.yaml", Line: 3, Col: 5}, "sources[0].path", "missing")
+	want := "a.yaml:3:5: sources[0].path: missing\na.yaml:9:1: sinks[0]: late"
+	if got := l.Err().Error(); got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}
