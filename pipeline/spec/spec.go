@@ -204,7 +204,8 @@ type parser struct {
 
 func (p *parser) pos(n *yaml.Node) Pos { return At(p.file, n) }
 
-var varRE = regexp.MustCompile(`\$\$|\$\{([^}]*)\}`)
+// varRE finds $$, ${NAME} and, last, a ${ that no } closes.
+var varRE = regexp.MustCompile(`\$\$|\$\{([^}]*)\}|\$\{`)
 
 // expand replaces ${VAR} in every scalar with the environment's value. An
 // unset variable is an error, never an empty string; $$ is a literal $.
@@ -217,6 +218,11 @@ func (p *parser) expand(n *yaml.Node, path string) {
 		n.Value = varRE.ReplaceAllStringFunc(n.Value, func(m string) string {
 			if m == "$$" {
 				return "$"
+			}
+			if m == "${" {
+				// The rest of the value may be a secret: not shown.
+				p.errs.Addf(p.pos(n), path, `unclosed variable reference: "${" without "}"; write ${NAME}, or $$ for a literal $`)
+				return m
 			}
 			name := m[2 : len(m)-1]
 			if !nameRE.MatchString(name) {

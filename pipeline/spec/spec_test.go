@@ -215,3 +215,30 @@ func TestListErrSortsAndDeduplicates(t *testing.T) {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+func TestExpandRefusesBadReferences(t *testing.T) {
+	for value, want := range map[string]string{
+		`"${bad"`:          `x.yaml:3:63: sources[0].password: unclosed variable reference: "${" without "}"`,
+		`"a${PW}b${"`:      `x.yaml:3:63: sources[0].password: unclosed variable reference: "${" without "}"`,
+		`"${1X}"`:          `x.yaml:3:63: sources[0].password: invalid variable reference "${1X}"`,
+		`"${UNSET_THING}"`: `x.yaml:3:63: sources[0].password: environment variable UNSET_THING is not set`,
+	} {
+		src := "version: 1\nname: p\nsources: [{name: s, type: datagen, schema: [a INT], password: " + value + "}]\nsinks: [{name: o, from: s, type: print}]\n"
+		_, err := Parse("x.yaml", []byte(src), env(map[string]string{"PW": "hunter2"}))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err = %v, want %q", value, err, want)
+		}
+		if err != nil && strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("%s: the error shows a variable's value: %v", value, err)
+		}
+	}
+	// $${ is a literal ${, not an unclosed reference.
+	src := "version: 1\nname: p\nsources: [{name: s, type: datagen, schema: [a INT], password: \"$${bad\"}]\nsinks: [{name: o, from: s, type: print}]\n"
+	p, err := Parse("x.yaml", []byte(src), env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Sources[0].Options.Content[7].Value; got != "${bad" {
+		t.Errorf("$${bad expanded to %q", got)
+	}
+}
