@@ -506,10 +506,23 @@ func (p *parser) onError(f map[string]*yaml.Node, path string) OnError {
 func (p *parser) schema(n *yaml.Node, path string) []Column {
 	var cols []Column
 	seen := map[string]bool{}
-	for i, c := range p.list(n, path) {
+	items := p.list(n, path)
+	for i := 0; i < len(items); i++ {
+		c := items[i]
 		cpath := IndexPath(path, i)
 		text := strings.TrimSpace(p.str(c, cpath))
 		if text == "" {
+			continue
+		}
+		if n.Style&yaml.FlowStyle != 0 && c.Style == 0 && unclosed(text) {
+			// [d DECIMAL(10, 2)] is two items to YAML. Say so once, and
+			// take the pieces after the comma as part of this column.
+			whole := text
+			for i+1 < len(items) && unclosed(whole) && items[i+1].Kind == yaml.ScalarNode {
+				i++
+				whole += ", " + strings.TrimSpace(items[i].Value)
+			}
+			p.errs.Addf(p.pos(c), cpath, "column %q is cut at its comma: in a flow list [...] a comma ends the item; quote it, [%q], or write the schema as a block list, one %q a line", whole, whole, "- "+whole)
 			continue
 		}
 		col := Column{Pos: p.pos(c), Path: cpath}
@@ -542,6 +555,11 @@ func (p *parser) schema(n *yaml.Node, path string) []Column {
 		cols = append(cols, col)
 	}
 	return cols
+}
+
+// unclosed reports whether s opens more parentheses than it closes.
+func unclosed(s string) bool {
+	return strings.Count(s, "(") > strings.Count(s, ")")
 }
 
 var metadataRE = regexp.MustCompile(`(?i)^(.*?)\s+METADATA(?:\s+FROM\s+'([^']*)')?(\s+VIRTUAL)?\s*$`)

@@ -242,3 +242,37 @@ func TestExpandRefusesBadReferences(t *testing.T) {
 		t.Errorf("$${bad expanded to %q", got)
 	}
 }
+
+// In a flow list a comma ends the item, so `DECIMAL(10, 2)` is cut in
+// two; the error says how to write it, once, and the piece after the
+// comma is not reported again as a column of its own.
+func TestParseFlowSchemaCutAtComma(t *testing.T) {
+	for name, tc := range map[string]struct{ schema, want string }{
+		"type": {"[id BIGINT, d DECIMAL(10, 2), s STRING]",
+			`x.yaml:3:65: sources[0].schema[1]: column "d DECIMAL(10, 2)" is cut at its comma: in a flow list [...] a comma ends the item; quote it, ["d DECIMAL(10, 2)"], or write the schema as a block list, one "- d DECIMAL(10, 2)" a line`},
+		"computed": {"[a STRING, b STRING, c AS CONCAT(a, b)]",
+			`x.yaml:3:74: sources[0].schema[2]: column "c AS CONCAT(a, b)" is cut at its comma`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			src := "version: 1\nname: p\nsources: [{name: s, type: datagen, rows: 1, schema: " + tc.schema + "}]\nsinks: [{name: o, from: s, type: print}]\n"
+			_, err := Parse("x.yaml", []byte(src), env(nil))
+			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want %q", err, tc.want)
+			}
+			if n := strings.Count(err.Error(), "\n"); n != 0 {
+				t.Errorf("%d errors, want 1:\n%s", n+1, err)
+			}
+		})
+	}
+	// A block list or a quoted item keeps the comma.
+	for _, schema := range []string{"\n      - d DECIMAL(10, 2)\n", ` ["d DECIMAL(10, 2)"]` + "\n"} {
+		src := "version: 1\nname: p\nsources:\n  - name: s\n    type: datagen\n    schema:" + schema + "sinks: [{name: o, from: s, type: print}]\n"
+		p, err := Parse("x.yaml", []byte(src), env(nil))
+		if err != nil {
+			t.Fatalf("%q: %v", schema, err)
+		}
+		if got := p.Sources[0].Schema[0].Type.String(); got != "DECIMAL(10, 2)" {
+			t.Errorf("%q: type %s", schema, got)
+		}
+	}
+}
