@@ -111,40 +111,6 @@ type Sink struct {
 // CommonSinkKeys are the sink keys read by etld, not by the connector.
 var CommonSinkKeys = []string{"name", "type", "from", "mode", "key", "on_error", "dead_letter"}
 
-// SQL is a piece of SQL text from the file with what it takes to turn a
-// position inside the text into a position in the file.
-type SQL struct {
-	Text string
-	Pos  Pos // where the text begins
-	// block scalars (| and >) start on the line after the key, at indent.
-	block  bool
-	indent int
-	quoted bool
-}
-
-// FilePos maps a 1-based line and column inside the SQL text to the file.
-func (s *SQL) FilePos(line, col int) Pos {
-	if s == nil {
-		return Pos{}
-	}
-	p := s.Pos
-	if s.block {
-		p.Line += line
-		p.Col = s.indent + col
-		return p
-	}
-	p.Line += line - 1
-	if line == 1 {
-		p.Col += col - 1
-		if s.quoted {
-			p.Col++
-		}
-	} else {
-		p.Col = col
-	}
-	return p
-}
-
 var nameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 var pipelineNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
@@ -320,18 +286,7 @@ func (p *parser) sql(n *yaml.Node, path, what string) *SQL {
 		}
 		return nil
 	}
-	s := &SQL{Text: text, Pos: p.pos(n)}
-	switch n.Style {
-	case yaml.LiteralStyle, yaml.FoldedStyle:
-		s.block = true
-		if n.Line < len(p.lines) {
-			next := p.lines[n.Line] // the first content line, 0-based index
-			s.indent = len(next) - len(strings.TrimLeft(next, " "))
-		}
-	case yaml.DoubleQuotedStyle, yaml.SingleQuotedStyle:
-		s.quoted = true
-	}
-	return s
+	return p.sqlIn(n, 0, text)
 }
 
 var topKeys = []string{"version", "name", "execution", "checkpoint_interval", "mini_batch", "sources", "transforms", "sinks"}
@@ -538,11 +493,9 @@ func (p *parser) schema(n *yaml.Node, path string) []Column {
 		}
 		seen[strings.ToLower(name)] = true
 		if expr, ok := cutPrefixFold(rest, "AS "); ok {
-			off := strings.Index(text, expr)
-			col.Computed = &SQL{Text: expr, Pos: Pos{File: p.file, Line: col.Pos.Line, Col: col.Pos.Col + off}}
-			if c.Style == yaml.DoubleQuotedStyle || c.Style == yaml.SingleQuotedStyle {
-				col.Computed.Pos.Col++
-			}
+			// text is c.Value trimmed, and ends with expr.
+			lead := len(c.Value) - len(strings.TrimLeft(c.Value, " \t\n"))
+			col.Computed = p.sqlIn(c, lead+len(text)-len(expr), expr)
 		} else {
 			var ok bool
 			rest, col.Metadata, ok = p.metadataClause(rest, name, col.Pos, cpath)
