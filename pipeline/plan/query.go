@@ -225,6 +225,22 @@ func (q *queryBuilder) projection(items []*sql.SelectItem, s *scope, in *Node, f
 	}
 	identity := true
 	timeAttr := -1
+	// Output names are unique, as Flink requires of a table's fields
+	// ("Field names must be unique"): a sink or a later query could not
+	// tell two columns of one name apart. * counts like the columns it
+	// stands for.
+	names := make(map[string]bool, len(items))
+	unique := func(name string, at sql.Pos, star bool) error {
+		key := strings.ToLower(name)
+		if !names[key] {
+			names[key] = true
+			return nil
+		}
+		if star {
+			return errAt(at, "duplicate column name %q in the select list: * repeats a column already selected; list the columns instead, renaming with AS", name)
+		}
+		return errAt(at, "duplicate column name %q in the select list; give it another name with AS", name)
+	}
 	add := func(name string, c *expr.Compiled, srcCol int, text string) {
 		if srcCol >= 0 && colMap[srcCol] < 0 {
 			colMap[srcCol] = len(fields)
@@ -245,6 +261,9 @@ func (q *queryBuilder) projection(items []*sql.SelectItem, s *scope, in *Node, f
 				return nil, errAt(star.At, "unknown table %q: this query reads %s", star.Table.Name, s.name)
 			}
 			for j, f := range in.Schema.Fields {
+				if err := unique(f.Name, star.At, true); err != nil {
+					return nil, err
+				}
 				c, err := compileExpr(&sql.ColumnRef{Column: sql.Ident{Name: f.Name, Quoted: true}}, in.Schema, s.table)
 				if err != nil {
 					return nil, err
@@ -268,10 +287,8 @@ func (q *queryBuilder) projection(items []*sql.SelectItem, s *scope, in *Node, f
 		if name == "" {
 			name = fmt.Sprintf("EXPR$%d", i)
 		}
-		for _, f := range fields {
-			if strings.EqualFold(f.Name, name) {
-				return nil, errAt(it.Pos(), "duplicate column name %q in the select list; give it another name with AS", name)
-			}
+		if err := unique(name, it.Pos(), false); err != nil {
+			return nil, err
 		}
 		add(name, c, src, sql.Format(it.Expr))
 	}
