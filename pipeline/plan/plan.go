@@ -232,6 +232,11 @@ func (b *builder) source(s *spec.Source) {
 		Formats:  b.env.Registry,
 	})
 	if err != nil {
+		if len(s.Schema) == 0 {
+			// What a constructor says without pointing at an option is
+			// then about the missing columns, said below.
+			err = positioned(err)
+		}
 		b.errs.Add(placeAt(err, s.Pos, s.Path))
 	} else {
 		src.Conn = conn
@@ -241,11 +246,11 @@ func (b *builder) source(s *spec.Source) {
 		if sch, ok := conn.(interface{ Schema() row.Schema }); ok && conn != nil {
 			src.Physical = sch.Schema()
 		} else {
-			// Without a connector there is no telling the columns.
+			// A connector that failed may have failed for the missing
+			// columns (a format's "the schema has no columns"): say what
+			// to write, at the source.
 			broken = true
-			if conn != nil {
-				b.errs.Addf(s.Pos, s.Path+".schema", "missing required key: list the columns, e.g. `- id BIGINT`")
-			}
+			b.errs.Addf(s.Pos, s.Path+".schema", "missing required key: list the columns, e.g. `- id BIGINT`")
 		}
 	}
 	b.plan.Sources = append(b.plan.Sources, src)

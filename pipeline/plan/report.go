@@ -119,3 +119,15 @@ func (r *report) Add(err error) { r.errs.Add(err) }
 func (r *report) Addf(pos spec.Pos, path, format string, args ...any) {
 	r.errs.Addf(pos, path, format, args...)
 }
+
+// positioned is the errors of err that name a line.
+func positioned(err error) error {
+	var all, out spec.List
+	all.Add(err)
+	for _, e := range all {
+		if e.Pos.IsValid() {
+			out = append(out, e)
+		}
+	}
+	return out.Err()
+}
