@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"sort"
 	"strings"
 	"time"
 
@@ -332,7 +333,13 @@ func (p *parser) pipeline(root *yaml.Node) *Pipeline {
 			p.errs.Addf(p.pos(v), "mini_batch", "want true or false, got %s", kindName(v))
 		}
 	}
-	tables := map[string]Pos{}
+	// tables maps the lower-cased names of the sources and transforms
+	// (SQL names are case-insensitive) to their first declaration.
+	type table struct {
+		name string
+		pos  Pos
+	}
+	tables := map[string]table{}
 	declare := func(name string, pos Pos, path string) {
 		if name == "" {
 			return
@@ -340,13 +347,12 @@ func (p *parser) pipeline(root *yaml.Node) *Pipeline {
 		if !nameRE.MatchString(name) {
 			p.errs.Addf(pos, path, "invalid name %q: use letters, digits and '_', not starting with a digit (it is a SQL table name)", name)
 		}
-		for prev, prevPos := range tables {
-			if strings.EqualFold(prev, name) {
-				p.errs.Addf(pos, path, "duplicate name %q: already used at %s", name, prevPos)
-				return
-			}
+		key := strings.ToLower(name)
+		if prev, dup := tables[key]; dup {
+			p.errs.Addf(pos, path, "duplicate name %q: already used at %s", name, prev.pos)
+			return
 		}
-		tables[name] = pos
+		tables[key] = table{name, pos}
 	}
 	if v, ok := f["sources"]; ok {
 		for i, n := range p.list(v, "sources") {
@@ -379,17 +385,19 @@ func (p *parser) pipeline(root *yaml.Node) *Pipeline {
 	if len(pl.Sinks) == 0 && root.Kind == yaml.MappingNode {
 		p.errs.Addf(p.pos(root), "sinks", "a pipeline needs at least one sink")
 	}
+	var names []string // the table names, for suggestions
 	for _, sk := range pl.Sinks {
 		if sk.From == "" {
 			continue
 		}
-		found := false
-		var names []string
-		for name := range tables {
-			names = append(names, name)
-			found = found || strings.EqualFold(name, sk.From)
-		}
-		if !found {
+		if _, found := tables[strings.ToLower(sk.From)]; !found {
+			if names == nil {
+				names = make([]string, 0, len(tables))
+				for _, t := range tables {
+					names = append(names, t.name)
+				}
+				sort.Strings(names) // the nearest of equals is always the same
+			}
 			hint := ""
 			if c := Closest(sk.From, names); c != "" {
 				hint = fmt.Sprintf("; did you mean %q?", c)
