@@ -164,8 +164,27 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("version: 1\nname: x\nsources: [{name: a, type: datagen}]\nsinks: [{name: b, from: a, type: print}]\n"))
 	f.Add([]byte("version: 1\nsources:\n  - schema: [\"a AS\", \"b DECIMAL(99,1)\"]\n"))
 	f.Add([]byte("a: &x [*x]\n"))
+	f.Add([]byte("version: 1\nname: x\nsources: [{name: a, type: datagen, schema: [\"b AS \\\"c\\\" +\\\n  d\"]}]\ntransforms:\n  - name: t\n    sql: >\n      SELECT\n\n        x\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_, err := Parse("f.yaml", data, env(map[string]string{"A": "1"}))
+		p, err := Parse("f.yaml", data, env(map[string]string{"A": "1"}))
+		if p != nil {
+			// Mapping any place in any SQL back to the file never panics.
+			var sqls []*SQL
+			for _, tr := range p.Transforms {
+				sqls = append(sqls, tr.SQL)
+			}
+			for _, src := range p.Sources {
+				sqls = append(sqls, src.Watermark)
+				for _, c := range src.Schema {
+					sqls = append(sqls, c.Computed)
+				}
+			}
+			for _, s := range sqls {
+				for _, lc := range [][2]int{{1, 1}, {1, 5}, {2, 1}, {3, 40}, {99, 99}} {
+					s.FilePos(lc[0], lc[1])
+				}
+			}
+		}
 		if err == nil {
 			return
 		}
