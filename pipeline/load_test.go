@@ -68,3 +68,23 @@ sinks:
 		}
 	}
 }
+
+// Planning a partial pipeline (one the spec found errors in) never
+// panics, and every error it reports points into the file.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte("version: 1\nname: t\nsources: [{name: a, type: datagen, rows: 1, schema: [n BIGINT, t FLAOT]}]\ntransforms: [{name: x, sql: SELECT t FROM a}]\nsinks: [{name: o, from: x, type: print, mode: sideways}]\n"))
+	f.Add([]byte("version: 1\nsources: [foo, {type: file}, {name: b, type: datagen, watermark: ''}]\ntransforms: [{sql: ''}, {name: y}]\nsinks: [{from: b}, {name: p, from: y, type: blackhole, key: [z]}]\n"))
+	f.Add([]byte("colour: blue\nsources:\n  - name: s\n    type: file\n    pth: x\n    schema: [a AS b + 1, b INT]\n    watermark: b\nsinks: [{name: o, from: s, type: file, path: ${NOPE}}]\n"))
+	reg := builtin.Registry()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, err := pipeline.Parse("f.yaml", data, func(string) (string, bool) { return "", false }, pipeline.Env{Registry: reg})
+		if err == nil {
+			return
+		}
+		for _, line := range strings.Split(err.Error(), "\n") {
+			if !strings.HasPrefix(line, "f.yaml:") && !strings.HasPrefix(line, " ") {
+				t.Fatalf("error without a position: %q in\n%v", line, err)
+			}
+		}
+	})
+}
