@@ -75,11 +75,28 @@ func Files(paths []string) ([]string, error) {
 
 // Load reads and plans one pipeline file.
 func Load(path string, env Env) (*Pipeline, error) {
-	sp, err := spec.Load(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	pl, err := plan.Build(sp, plan.Env{Registry: env.Registry, Logger: env.Logger.With("pipeline", sp.Name)})
+	return Parse(path, data, os.LookupEnv, env)
+}
+
+// Parse reads and plans a pipeline file's content; lookup resolves
+// ${VAR}. The errors of the file and of its connectors and SQL come
+// together, in file order: a problem in one place hides none elsewhere.
+func Parse(file string, data []byte, lookup func(string) (string, bool), env Env) (*Pipeline, error) {
+	sp, err := spec.Parse(file, data, lookup)
+	if sp == nil {
+		return nil, err
+	}
+	// With spec errors, plan what can be planned: Build returns the spec's
+	// errors with its own.
+	logger := env.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	pl, err := plan.Build(sp, plan.Env{Registry: env.Registry, Logger: logger.With("pipeline", sp.Name)})
 	if err != nil {
 		return nil, err
 	}

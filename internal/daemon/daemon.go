@@ -26,7 +26,6 @@ import (
 	"github.com/etld/etld/internal/redact"
 	"github.com/etld/etld/internal/retry"
 	"github.com/etld/etld/pipeline"
-	"github.com/etld/etld/pipeline/plan"
 	"github.com/etld/etld/pipeline/spec"
 )
 
@@ -39,15 +38,7 @@ type Loader func(file string, data []byte) (*pipeline.Pipeline, error)
 // bytes instead of a path.
 func NewLoader(env pipeline.Env, lookup func(string) (string, bool)) Loader {
 	return func(file string, data []byte) (*pipeline.Pipeline, error) {
-		sp, err := spec.Parse(file, data, lookup)
-		if err != nil {
-			return nil, err
-		}
-		pl, err := plan.Build(sp, plan.Env{Registry: env.Registry, Logger: env.Logger.With("pipeline", sp.Name)})
-		if err != nil {
-			return nil, err
-		}
-		return &pipeline.Pipeline{Spec: sp, Plan: pl}, nil
+		return pipeline.Parse(file, data, lookup, env)
 	}
 }
 

@@ -147,7 +147,7 @@ func comparable(l, r *node) (*node, *node, error) {
 		}
 		v, err := k(s.val)
 		if err != nil {
-			return nil, fmt.Errorf("cannot compare %s with %s: %v", typeName(other.t), exprString(s.e), err)
+			return nil, fmt.Errorf("cannot compare %s with %s: %v", typeName(other.t), exprString(s.e)(), err)
 		}
 		return constNode(s.e, to, v), nil
 	}

@@ -69,7 +69,7 @@ func (c *compiler) finish(e sql.Expr, t row.Type, f evalFn, args ...*node) (*nod
 }
 
 // evalErr wraps a run-time failure of e.
-func evalErr(text string, err error) error { return &EvalError{Expr: text, Err: err} }
+func evalErr(text func() string, err error) error { return &EvalError{Expr: text(), Err: err} }
 
 func (c *compiler) compile(e sql.Expr) (*node, error) {
 	if e == nil {

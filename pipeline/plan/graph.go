@@ -12,6 +12,11 @@ import (
 // Graph instantiates the plan as a runtime graph with fresh operator state.
 // The connectors are the plan's own: a plan runs once.
 func (p *Plan) Graph() (*runtime.Graph, error) {
+	if len(p.Sinks) != len(p.Spec.Sinks) {
+		// Build refuses such a plan; a run must never write to fewer
+		// sinks than its file declares.
+		return nil, fmt.Errorf("plan: %d of the %d declared sinks are planned", len(p.Sinks), len(p.Spec.Sinks))
+	}
 	g := &runtime.Graph{Name: p.Spec.Name}
 	built := map[*Node]*runtime.Node{}
 	for _, s := range p.Sources {

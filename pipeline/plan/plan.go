@@ -74,7 +74,10 @@ type Sink struct {
 func (s *Sink) Skipped() int64 { return s.policy.Skipped() }
 
 // Build plans a pipeline. Every problem is reported, as a spec.List with
-// file positions, not only the first.
+// file positions, not only the first. p may be a partial pipeline that
+// spec.Parse returned with errors (p.Errors): Build then plans what it can
+// and returns those errors together with its own, without the ones that
+// only follow from them.
 func Build(p *spec.Pipeline, env Env) (*Plan, error) {
 	if env.Logger == nil {
 		env.Logger = slog.New(slog.DiscardHandler)
@@ -83,14 +86,24 @@ func Build(p *spec.Pipeline, env Env) (*Plan, error) {
 		env:  env,
 		plan: &Plan{Spec: p, Batch: p.Execution == "batch", tables: map[string]*Table{}},
 		tr:   map[string]*spec.Transform{},
+		errs: newReport(p.Errors),
 
-		attempted: map[string]bool{},
+		declared:  map[string]bool{},
+		attempted: map[*spec.Transform]*Table{},
+		excused:   map[string]bool{},
+	}
+	for _, s := range p.Sources {
+		b.declared[strings.ToLower(s.Name)] = true
+	}
+	for _, t := range p.Transforms {
+		key := strings.ToLower(t.Name)
+		if _, dup := b.tr[key]; !dup {
+			b.tr[key] = t
+		}
+		b.declared[key] = true
 	}
 	for _, s := range p.Sources {
 		b.source(s)
-	}
-	for _, t := range p.Transforms {
-		b.tr[strings.ToLower(t.Name)] = t
 	}
 	for _, t := range p.Transforms {
 		b.transform(t)
@@ -105,20 +118,52 @@ func Build(p *spec.Pipeline, env Env) (*Plan, error) {
 	for _, s := range p.Sinks {
 		b.sink(s)
 	}
-	if err := b.errs.Err(); err != nil {
+	b.accountForAll()
+	if err := b.errs.result(); err != nil {
 		return nil, err
 	}
 	return b.plan, nil
 }
 
+// accountForAll refuses a pipeline in which a declared transform or sink
+// has no plan node and no error says why: running it would silently do
+// less than its file declares. Each unplanned element must have an error
+// of its own or read a table that failed; since every element is checked,
+// a chain of such excuses always ends at a reported error.
+func (b *builder) accountForAll() {
+	planned := map[*spec.Transform]bool{}
+	for _, t := range b.plan.Transforms {
+		planned[t.Transform] = true
+	}
+	for _, t := range b.plan.Spec.Transforms {
+		if !planned[t] && !b.errs.reported(t.Path) && !b.excused[t.Path] {
+			b.errs.Addf(t.Pos, t.Path, "transform %q was not planned, and no error says why; this is a bug in etld, please report it", t.Name)
+		}
+	}
+	sinks := map[*spec.Sink]bool{}
+	for _, s := range b.plan.Sinks {
+		sinks[s.Spec] = true
+	}
+	for _, s := range b.plan.Spec.Sinks {
+		if !sinks[s] && !b.errs.reported(s.Path) && !b.excused[s.Path] {
+			b.errs.Addf(s.Pos, s.Path, "sink %q was not planned, and no error says why; this is a bug in etld, please report it", s.Name)
+		}
+	}
+}
+
 type builder struct {
 	env  Env
 	plan *Plan
-	errs spec.List
+	errs *report
 	tr   map[string]*spec.Transform
+	// declared holds the (lower-case) names of every source and transform.
+	declared map[string]bool
 	// building holds the transforms being planned, to find cycles.
-	building  []string
-	attempted map[string]bool
+	building  []*spec.Transform
+	attempted map[*spec.Transform]*Table
+	// excused holds the paths of the transforms and sinks left unplanned
+	// because a table they read failed with errors of its own.
+	excused map[string]bool
 }
 
 // errReported fails a query that reads a table whose own errors are
@@ -149,10 +194,17 @@ func indent(s string) string {
 
 func (b *builder) source(s *spec.Source) {
 	src := &Source{Spec: s}
+	// A source whose schema the spec faulted gives no table: the queries
+	// that read it would only fail on the columns it lacks. Its connector
+	// is still built, for the errors in its options.
+	broken := b.shapeFaulted(s)
 	var physical []row.Field
 	var computed []spec.Column
 	var metadata []string
 	for _, c := range s.Schema {
+		if b.errs.reported(c.Path) {
+			continue
+		}
 		if c.Computed != nil {
 			computed = append(computed, c)
 			continue
@@ -180,7 +232,12 @@ func (b *builder) source(s *spec.Source) {
 		Formats:  b.env.Registry,
 	})
 	if err != nil {
-		b.errs.Add(err)
+		if len(s.Schema) == 0 {
+			// What a constructor says without pointing at an option is
+			// then about the missing columns, said below.
+			err = positioned(err)
+		}
+		b.errs.Add(placeAt(err, s.Pos, s.Path))
 	} else {
 		src.Conn = conn
 		b.checkMetadata(s, conn)
@@ -188,9 +245,17 @@ func (b *builder) source(s *spec.Source) {
 	if len(s.Schema) == 0 {
 		if sch, ok := conn.(interface{ Schema() row.Schema }); ok && conn != nil {
 			src.Physical = sch.Schema()
-		} else if conn != nil {
+		} else {
+			// A connector that failed may have failed for the missing
+			// columns (a format's "the schema has no columns"): say what
+			// to write, at the source.
+			broken = true
 			b.errs.Addf(s.Pos, s.Path+".schema", "missing required key: list the columns, e.g. `- id BIGINT`")
 		}
+	}
+	b.plan.Sources = append(b.plan.Sources, src)
+	if broken {
+		return
 	}
 
 	// Computed columns see the physical columns and the computed ones
@@ -237,8 +302,21 @@ func (b *builder) source(s *spec.Source) {
 		Bounded: bounded, source: src,
 	}
 	src.Table = &Table{Name: s.Name, Root: node}
-	b.plan.Sources = append(b.plan.Sources, src)
-	b.plan.tables[strings.ToLower(s.Name)] = src.Table
+	if b.shapeFaulted(s) {
+		return // a computed column, the watermark or the key failed
+	}
+	// Of several tables with one name (an error the spec reported), SQL
+	// reads the first.
+	if key := strings.ToLower(s.Name); b.plan.tables[key] == nil {
+		b.plan.tables[key] = src.Table
+	}
+}
+
+// shapeFaulted reports whether an error makes the source's table unknown:
+// one about the source as a whole, its schema, key or watermark.
+func (b *builder) shapeFaulted(s *spec.Source) bool {
+	return b.errs.reportedAt(s.Path) || b.errs.reported(s.Path+".schema") ||
+		b.errs.reported(s.Path+".key") || b.errs.reported(s.Path+".watermark")
 }
 
 // checkMetadata refuses metadata columns the source cannot fill.
@@ -332,24 +410,31 @@ func (b *builder) compileParsed(e sql.Expr, s *spec.SQL, path string, schema row
 	return c, nil
 }
 
-// transform plans a transform, planning first the transforms it reads.
+// transform plans a transform, planning first the transforms it reads. It
+// returns nil when the transform failed: its errors are reported, or it
+// reads a table that failed.
 func (b *builder) transform(t *spec.Transform) *Table {
-	key := strings.ToLower(t.Name)
-	for i, name := range b.building {
-		if name == key {
-			cycle := append(append([]string(nil), b.building[i:]...), key)
+	for i, bt := range b.building {
+		if bt == t {
+			var cycle []string
+			for _, c := range b.building[i:] {
+				cycle = append(cycle, strings.ToLower(c.Name))
+			}
+			cycle = append(cycle, strings.ToLower(t.Name))
 			b.errs.Addf(t.Pos, t.Path, "transforms form a cycle: %s", strings.Join(cycle, " -> "))
 			return nil
 		}
 	}
-	if b.attempted[key] {
-		return b.plan.tables[key] // nil when it failed: its errors are reported
+	if tab, done := b.attempted[t]; done {
+		return tab
 	}
-	b.attempted[key] = true
-	if t.SQL == nil {
+	b.attempted[t] = nil
+	if t.SQL == nil || b.errs.reported(t.Path+".sql") {
+		// The spec said why (no SQL, or an unset ${VAR} in it); planning
+		// what is left of the text would only repeat it.
 		return nil
 	}
-	b.building = append(b.building, key)
+	b.building = append(b.building, t)
 	defer func() { b.building = b.building[:len(b.building)-1] }()
 	q, err := sql.Parse(t.SQL.Text)
 	if err != nil {
@@ -359,6 +444,7 @@ func (b *builder) transform(t *spec.Transform) *Table {
 	qb := &queryBuilder{b: b}
 	root, err := qb.query(q)
 	if errors.Is(err, errReported) {
+		b.excused[t.Path] = true
 		return nil
 	}
 	if err != nil {
@@ -366,22 +452,35 @@ func (b *builder) transform(t *spec.Transform) *Table {
 		return nil
 	}
 	tab := &Table{Name: t.Name, Root: root, Transform: t}
-	b.plan.tables[key] = tab
+	b.attempted[t] = tab
 	b.plan.Transforms = append(b.plan.Transforms, tab)
+	// Of several tables with one name (an error the spec reported), SQL
+	// reads the first.
+	key := strings.ToLower(t.Name)
+	if _, taken := b.plan.tables[key]; !taken && b.tr[key] == t {
+		b.plan.tables[key] = tab
+	}
 	return tab
 }
 
-// table resolves a table name used in FROM.
-func (b *builder) table(name string) (*Table, bool) {
+// table resolves a table name used in FROM. A declared table that failed
+// gives errReported: its errors are already reported, and a query that
+// reads it cannot be checked.
+func (b *builder) table(name string, at sql.Pos) (*Table, error) {
 	key := strings.ToLower(name)
 	if tab, ok := b.plan.tables[key]; ok {
-		return tab, true
+		return tab, nil
 	}
 	if t, ok := b.tr[key]; ok {
-		tab := b.transform(t)
-		return tab, tab != nil
+		if tab := b.transform(t); tab != nil {
+			return tab, nil
+		}
+		return nil, errReported
 	}
-	return nil, false
+	if b.declared[key] {
+		return nil, errReported
+	}
+	return nil, errAt(at, "table %q not found: it is not a source or transform of this pipeline%s", name, suggest(name, b.tableNames()))
 }
 
 func (b *builder) tableNames() []string {

@@ -42,17 +42,9 @@ type scope struct {
 func (q *queryBuilder) from(f sql.FromItem) (*scope, error) {
 	switch f := f.(type) {
 	case *sql.TableRef:
-		tab, ok := q.b.table(f.Name.Name)
-		if !ok {
-			if _, isTr := q.b.tr[strings.ToLower(f.Name.Name)]; isTr {
-				// A transform that failed to plan, or a cycle: reported.
-				return nil, errReported
-			}
-			hint := ""
-			if c := spec.Closest(f.Name.Name, q.b.tableNames()); c != "" {
-				hint = fmt.Sprintf("; did you mean %q?", c)
-			}
-			return nil, errAt(f.Name.At, "table %q not found: it is not a source or transform of this pipeline%s", f.Name.Name, hint)
+		tab, err := q.b.table(f.Name.Name, f.Name.At)
+		if err != nil {
+			return nil, err
 		}
 		name := tab.Name
 		if !f.Alias.IsZero() {
@@ -75,12 +67,9 @@ func (q *queryBuilder) from(f sql.FromItem) (*scope, error) {
 // window_start, window_end and window_time. The window itself is applied
 // by the aggregate that must follow.
 func (q *queryBuilder) windowScope(w *sql.WindowTVF) (*scope, error) {
-	tab, ok := q.b.table(w.Table.Name)
-	if !ok {
-		if _, isTr := q.b.tr[strings.ToLower(w.Table.Name)]; isTr {
-			return nil, errReported
-		}
-		return nil, errAt(w.Table.At, "table %q not found: it is not a source or transform of this pipeline%s", w.Table.Name, suggest(w.Table.Name, q.b.tableNames()))
+	tab, err := q.b.table(w.Table.Name, w.Table.At)
+	if err != nil {
+		return nil, err
 	}
 	in := tab.Root
 	col := in.Schema.Index(w.TimeCol.Name)
@@ -104,7 +93,6 @@ func (q *queryBuilder) windowScope(w *sql.WindowTVF) (*scope, error) {
 		}
 		return iv.Value.Microseconds(), nil
 	}
-	var err error
 	if spec.Size, err = dur(w.Size, "size"); err != nil {
 		return nil, err
 	}
@@ -237,6 +225,22 @@ func (q *queryBuilder) projection(items []*sql.SelectItem, s *scope, in *Node, f
 	}
 	identity := true
 	timeAttr := -1
+	// Output names are unique, as Flink requires of a table's fields
+	// ("Field names must be unique"): a sink or a later query could not
+	// tell two columns of one name apart. * counts like the columns it
+	// stands for.
+	names := make(map[string]bool, len(items))
+	unique := func(name string, at sql.Pos, star bool) error {
+		key := strings.ToLower(name)
+		if !names[key] {
+			names[key] = true
+			return nil
+		}
+		if star {
+			return errAt(at, "duplicate column name %q in the select list: * repeats a column already selected; list the columns instead, renaming with AS", name)
+		}
+		return errAt(at, "duplicate column name %q in the select list; give it another name with AS", name)
+	}
 	add := func(name string, c *expr.Compiled, srcCol int, text string) {
 		if srcCol >= 0 && colMap[srcCol] < 0 {
 			colMap[srcCol] = len(fields)
@@ -257,6 +261,9 @@ func (q *queryBuilder) projection(items []*sql.SelectItem, s *scope, in *Node, f
 				return nil, errAt(star.At, "unknown table %q: this query reads %s", star.Table.Name, s.name)
 			}
 			for j, f := range in.Schema.Fields {
+				if err := unique(f.Name, star.At, true); err != nil {
+					return nil, err
+				}
 				c, err := compileExpr(&sql.ColumnRef{Column: sql.Ident{Name: f.Name, Quoted: true}}, in.Schema, s.table)
 				if err != nil {
 					return nil, err
@@ -280,10 +287,8 @@ func (q *queryBuilder) projection(items []*sql.SelectItem, s *scope, in *Node, f
 		if name == "" {
 			name = fmt.Sprintf("EXPR$%d", i)
 		}
-		for _, f := range fields {
-			if strings.EqualFold(f.Name, name) {
-				return nil, errAt(it.Pos(), "duplicate column name %q in the select list; give it another name with AS", name)
-			}
+		if err := unique(name, it.Pos(), false); err != nil {
+			return nil, err
 		}
 		add(name, c, src, sql.Format(it.Expr))
 	}

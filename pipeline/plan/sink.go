@@ -28,13 +28,20 @@ func (b *builder) sink(s *spec.Sink) {
 		Reject:  policy.Reject,
 	})
 	if err != nil {
-		b.errs.Add(err)
+		b.errs.Add(placeAt(err, s.Pos, s.Path))
 		return
 	}
-	tab, ok := b.plan.tables[strings.ToLower(s.From)]
-	if !ok || tab == nil {
-		// A dangling from: is the loader's error; a transform that failed
-		// to plan has its own.
+	if b.errs.reported(s.Path) {
+		// A dangling from:, an unknown mode: choosing a mode would only
+		// repeat the spec's errors.
+		return
+	}
+	key := strings.ToLower(s.From)
+	tab := b.plan.tables[key]
+	if tab == nil {
+		if b.declared[key] {
+			b.excused[s.Path] = true // the table failed with errors of its own
+		}
 		return
 	}
 	sk := &Sink{Spec: s, Conn: conn, Input: tab, policy: policy}

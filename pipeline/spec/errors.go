@@ -92,12 +92,20 @@ func (l *List) Addf(pos Pos, path, format string, args ...any) {
 	*l = append(*l, Errorf(pos, path, format, args...))
 }
 
-// Err returns the list sorted by position, or nil when it is empty.
+// Err returns the list sorted by position without repeats, or nil when it
+// is empty.
 func (l List) Err() error {
 	if len(l) == 0 {
 		return nil
 	}
-	sorted := append(List(nil), l...)
+	sorted := make(List, 0, len(l))
+	seen := make(map[Error]bool, len(l))
+	for _, e := range l {
+		if !seen[*e] {
+			seen[*e] = true
+			sorted = append(sorted, e)
+		}
+	}
 	sort.SliceStable(sorted, func(i, j int) bool {
 		a, b := sorted[i].Pos, sorted[j].Pos
 		if a.File != b.File {

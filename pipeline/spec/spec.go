@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"sort"
 	"strings"
 	"time"
 
@@ -32,6 +33,12 @@ type Pipeline struct {
 	Sources    []*Source
 	Transforms []*Transform
 	Sinks      []*Sink
+
+	// Errors are the problems Parse found, the same list it returns as
+	// its error. A pipeline with errors is partial (an element may lack a
+	// name, a column its type); the planner still builds what it can, to
+	// report its own errors with these in one pass.
+	Errors List
 }
 
 // Source is a source entry: the common keys etld reads itself, plus the
@@ -105,44 +112,10 @@ type Sink struct {
 // CommonSinkKeys are the sink keys read by etld, not by the connector.
 var CommonSinkKeys = []string{"name", "type", "from", "mode", "key", "on_error", "dead_letter"}
 
-// SQL is a piece of SQL text from the file with what it takes to turn a
-// position inside the text into a position in the file.
-type SQL struct {
-	Text string
-	Pos  Pos // where the text begins
-	// block scalars (| and >) start on the line after the key, at indent.
-	block  bool
-	indent int
-	quoted bool
-}
-
-// FilePos maps a 1-based line and column inside the SQL text to the file.
-func (s *SQL) FilePos(line, col int) Pos {
-	if s == nil {
-		return Pos{}
-	}
-	p := s.Pos
-	if s.block {
-		p.Line += line
-		p.Col = s.indent + col
-		return p
-	}
-	p.Line += line - 1
-	if line == 1 {
-		p.Col += col - 1
-		if s.quoted {
-			p.Col++
-		}
-	} else {
-		p.Col = col
-	}
-	return p
-}
-
 var nameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 var pipelineNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
-// Load reads and checks the pipeline file at path.
+// Load reads and checks the pipeline file at path; see Parse.
 func Load(path string) (*Pipeline, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -151,7 +124,10 @@ func Load(path string) (*Pipeline, error) {
 	return Parse(path, data, os.LookupEnv)
 }
 
-// Parse reads a pipeline file's bytes; lookup resolves ${VAR}.
+// Parse reads a pipeline file's bytes; lookup resolves ${VAR}. With
+// errors it still returns the pipeline as far as it could be read, unless
+// the file is not YAML or holds no document; pass it to the planner to
+// have all the errors of the file at once.
 func Parse(file string, data []byte, lookup func(string) (string, bool)) (*Pipeline, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
@@ -165,10 +141,8 @@ func Parse(file string, data []byte, lookup func(string) (string, bool)) (*Pipel
 	p.expand(root, "")
 	pl := p.pipeline(root)
 	p.redactErrors()
-	if err := p.errs.Err(); err != nil {
-		return nil, err
-	}
-	return pl, nil
+	pl.Errors = p.errs
+	return pl, p.errs.Err()
 }
 
 var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
@@ -200,7 +174,8 @@ type parser struct {
 
 func (p *parser) pos(n *yaml.Node) Pos { return At(p.file, n) }
 
-var varRE = regexp.MustCompile(`\$\$|\$\{([^}]*)\}`)
+// varRE finds $$, ${NAME} and, last, a ${ that no } closes.
+var varRE = regexp.MustCompile(`\$\$|\$\{([^}]*)\}|\$\{`)
 
 // expand replaces ${VAR} in every scalar with the environment's value. An
 // unset variable is an error, never an empty string; $$ is a literal $.
@@ -284,23 +259,18 @@ func (p *parser) strList(n *yaml.Node, path string) []string {
 	return out
 }
 
-func (p *parser) sql(n *yaml.Node, path string) *SQL {
+// sql reads a piece of SQL. Empty SQL is an error, not an absent query:
+// a transform without one would drop out of the plan with every sink that
+// reads it.
+func (p *parser) sql(n *yaml.Node, path, what string) *SQL {
 	text := p.str(n, path)
-	if text == "" {
+	if strings.TrimSpace(text) == "" {
+		if n.Kind == yaml.ScalarNode && n.Tag != "!!null" {
+			p.errs.Addf(p.pos(n), path, "empty SQL: write %s", what)
+		}
 		return nil
 	}
-	s := &SQL{Text: text, Pos: p.pos(n)}
-	switch n.Style {
-	case yaml.LiteralStyle, yaml.FoldedStyle:
-		s.block = true
-		if n.Line < len(p.lines) {
-			next := p.lines[n.Line] // the first content line, 0-based index
-			s.indent = len(next) - len(strings.TrimLeft(next, " "))
-		}
-	case yaml.DoubleQuotedStyle, yaml.SingleQuotedStyle:
-		s.quoted = true
-	}
-	return s
+	return p.sqlIn(n, 0, text)
 }
 
 var topKeys = []string{"version", "name", "execution", "checkpoint_interval", "mini_batch", "sources", "transforms", "sinks"}
@@ -346,7 +316,13 @@ func (p *parser) pipeline(root *yaml.Node) *Pipeline {
 			p.errs.Addf(p.pos(v), "mini_batch", "want true or false, got %s", kindName(v))
 		}
 	}
-	tables := map[string]Pos{}
+	// tables maps the lower-cased names of the sources and transforms
+	// (SQL names are case-insensitive) to their first declaration.
+	type table struct {
+		name string
+		pos  Pos
+	}
+	tables := map[string]table{}
 	declare := func(name string, pos Pos, path string) {
 		if name == "" {
 			return
@@ -354,13 +330,12 @@ func (p *parser) pipeline(root *yaml.Node) *Pipeline {
 		if !nameRE.MatchString(name) {
 			p.errs.Addf(pos, path, "invalid name %q: use letters, digits and '_', not starting with a digit (it is a SQL table name)", name)
 		}
-		for prev, prevPos := range tables {
-			if strings.EqualFold(prev, name) {
-				p.errs.Addf(pos, path, "duplicate name %q: already used at %s", name, prevPos)
-				return
-			}
+		key := strings.ToLower(name)
+		if prev, dup := tables[key]; dup {
+			p.errs.Addf(pos, path, "duplicate name %q: already used at %s", name, prev.pos)
+			return
 		}
-		tables[name] = pos
+		tables[key] = table{name, pos}
 	}
 	if v, ok := f["sources"]; ok {
 		for i, n := range p.list(v, "sources") {
@@ -393,17 +368,19 @@ func (p *parser) pipeline(root *yaml.Node) *Pipeline {
 	if len(pl.Sinks) == 0 && root.Kind == yaml.MappingNode {
 		p.errs.Addf(p.pos(root), "sinks", "a pipeline needs at least one sink")
 	}
+	var names []string // the table names, for suggestions
 	for _, sk := range pl.Sinks {
 		if sk.From == "" {
 			continue
 		}
-		found := false
-		var names []string
-		for name := range tables {
-			names = append(names, name)
-			found = found || strings.EqualFold(name, sk.From)
-		}
-		if !found {
+		if _, found := tables[strings.ToLower(sk.From)]; !found {
+			if names == nil {
+				names = make([]string, 0, len(tables))
+				for _, t := range tables {
+					names = append(names, t.name)
+				}
+				sort.Strings(names) // the nearest of equals is always the same
+			}
 			hint := ""
 			if c := Closest(sk.From, names); c != "" {
 				hint = fmt.Sprintf("; did you mean %q?", c)
@@ -447,7 +424,7 @@ func (p *parser) source(n *yaml.Node, path string) *Source {
 	}
 	src.OnError = p.onError(f, path)
 	if v, ok := f["watermark"]; ok {
-		src.Watermark = p.sql(v, JoinPath(path, "watermark"))
+		src.Watermark = p.sql(v, JoinPath(path, "watermark"), "the watermark expression, e.g. `event_time - INTERVAL '5' SECOND`")
 	}
 	return src
 }
@@ -475,10 +452,23 @@ func (p *parser) onError(f map[string]*yaml.Node, path string) OnError {
 func (p *parser) schema(n *yaml.Node, path string) []Column {
 	var cols []Column
 	seen := map[string]bool{}
-	for i, c := range p.list(n, path) {
+	items := p.list(n, path)
+	for i := 0; i < len(items); i++ {
+		c := items[i]
 		cpath := IndexPath(path, i)
 		text := strings.TrimSpace(p.str(c, cpath))
 		if text == "" {
+			continue
+		}
+		if n.Style&yaml.FlowStyle != 0 && c.Style == 0 && unclosed(text) {
+			// [d DECIMAL(10, 2)] is two items to YAML. Say so once, and
+			// take the pieces after the comma as part of this column.
+			whole := text
+			for i+1 < len(items) && unclosed(whole) && items[i+1].Kind == yaml.ScalarNode {
+				i++
+				whole += ", " + strings.TrimSpace(items[i].Value)
+			}
+			p.errs.Addf(p.pos(c), cpath, "column %q is cut at its comma: in a flow list [...] a comma ends the item; quote it, [%q], or write the schema as a block list, one %q a line", whole, whole, "- "+whole)
 			continue
 		}
 		col := Column{Pos: p.pos(c), Path: cpath}
@@ -494,11 +484,9 @@ func (p *parser) schema(n *yaml.Node, path string) []Column {
 		}
 		seen[strings.ToLower(name)] = true
 		if expr, ok := cutPrefixFold(rest, "AS "); ok {
-			off := strings.Index(text, expr)
-			col.Computed = &SQL{Text: expr, Pos: Pos{File: p.file, Line: col.Pos.Line, Col: col.Pos.Col + off}}
-			if c.Style == yaml.DoubleQuotedStyle || c.Style == yaml.SingleQuotedStyle {
-				col.Computed.Pos.Col++
-			}
+			// text is c.Value trimmed, and ends with expr.
+			lead := len(c.Value) - len(strings.TrimLeft(c.Value, " \t\n"))
+			col.Computed = p.sqlIn(c, lead+len(text)-len(expr), expr)
 		} else {
 			var ok bool
 			rest, col.Metadata, ok = p.metadataClause(rest, name, col.Pos, cpath)
@@ -511,6 +499,11 @@ func (p *parser) schema(n *yaml.Node, path string) []Column {
 		cols = append(cols, col)
 	}
 	return cols
+}
+
+// unclosed reports whether s opens more parentheses than it closes.
+func unclosed(s string) bool {
+	return strings.Count(s, "(") > strings.Count(s, ")")
 }
 
 var metadataRE = regexp.MustCompile(`(?i)^(.*?)\s+METADATA(?:\s+FROM\s+'([^']*)')?(\s+VIRTUAL)?\s*$`)
@@ -546,7 +539,7 @@ func (p *parser) transform(n *yaml.Node, path string) *Transform {
 	f := p.fields(n, path, []string{"name", "sql"})
 	tr.Name = p.required(f, n, path, "name")
 	if v, ok := f["sql"]; ok {
-		tr.SQL = p.sql(v, JoinPath(path, "sql"))
+		tr.SQL = p.sql(v, JoinPath(path, "sql"), "the transform's query, e.g. `SELECT ... FROM ...`")
 	} else if n.Kind == yaml.MappingNode {
 		p.errs.Addf(p.pos(n), JoinPath(path, "sql"), "missing required key")
 	}

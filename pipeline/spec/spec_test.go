@@ -164,8 +164,27 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("version: 1\nname: x\nsources: [{name: a, type: datagen}]\nsinks: [{name: b, from: a, type: print}]\n"))
 	f.Add([]byte("version: 1\nsources:\n  - schema: [\"a AS\", \"b DECIMAL(99,1)\"]\n"))
 	f.Add([]byte("a: &x [*x]\n"))
+	f.Add([]byte("version: 1\nname: x\nsources: [{name: a, type: datagen, schema: [\"b AS \\\"c\\\" +\\\n  d\"]}]\ntransforms:\n  - name: t\n    sql: >\n      SELECT\n\n        x\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_, err := Parse("f.yaml", data, env(map[string]string{"A": "1"}))
+		p, err := Parse("f.yaml", data, env(map[string]string{"A": "1"}))
+		if p != nil {
+			// Mapping any place in any SQL back to the file never panics.
+			var sqls []*SQL
+			for _, tr := range p.Transforms {
+				sqls = append(sqls, tr.SQL)
+			}
+			for _, src := range p.Sources {
+				sqls = append(sqls, src.Watermark)
+				for _, c := range src.Schema {
+					sqls = append(sqls, c.Computed)
+				}
+			}
+			for _, s := range sqls {
+				for _, lc := range [][2]int{{1, 1}, {1, 5}, {2, 1}, {3, 40}, {99, 99}} {
+					s.FilePos(lc[0], lc[1])
+				}
+			}
+		}
 		if err == nil {
 			return
 		}
@@ -179,4 +198,100 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// An empty query is refused where it is written, whatever its style: a
+// transform without SQL would otherwise drop out of the plan silently.
+func TestParseEmptySQL(t *testing.T) {
+	for name, tc := range map[string]struct{ value, want string }{
+		"double-quoted": {`""`, "e.yaml:5:10: transforms[0].sql: empty SQL"},
+		"single-quoted": {`''`, "e.yaml:5:10: transforms[0].sql: empty SQL"},
+		"blanks":        {`"  "`, "e.yaml:5:10: transforms[0].sql: empty SQL"},
+		"literal":       {"|\n", "e.yaml:5:10: transforms[0].sql: empty SQL"},
+		"folded":        {">-\n", "e.yaml:5:10: transforms[0].sql: empty SQL"},
+		"null":          {"", "e.yaml:5:9: transforms[0].sql: want a string, got null"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			src := "version: 1\nname: e\nsources: [{name: s, type: datagen}]\ntransforms:\n  - sql: " + tc.value + "\n    name: a\nsinks: [{name: o, from: a, type: print}]\n"
+			_, err := Parse("e.yaml", []byte(src), env(nil))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// The planner adds its errors to the spec's; one problem found twice is
+// listed once, and the list is in file order.
+func TestListErrSortsAndDeduplicates(t *testing.T) {
+	var l List
+	l.Addf(Pos{File: "a.yaml", Line: 9, Col: 1}, "sinks[0]", "late")
+	l.Addf(Pos{File: "a.yaml", Line: 3, Col: 5}, "sources[0].path", "missing")
+	l.Addf(Pos{File: "a.yaml", Line: 9, Col: 1}, "sinks[0]", "late")
+	l.Addf(Pos{File: "a.yaml", Line: 3, Col: 5}, "sources[0].path", "missing")
+	want := "a.yaml:3:5: sources[0].path: missing\na.yaml:9:1: sinks[0]: late"
+	if got := l.Err().Error(); got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestExpandRefusesBadReferences(t *testing.T) {
+	for value, want := range map[string]string{
+		`"${bad"`:          `x.yaml:3:63: sources[0].password: unclosed variable reference: "${" without "}"`,
+		`"a${PW}b${"`:      `x.yaml:3:63: sources[0].password: unclosed variable reference: "${" without "}"`,
+		`"${1X}"`:          `x.yaml:3:63: sources[0].password: invalid variable reference "${1X}"`,
+		`"${UNSET_THING}"`: `x.yaml:3:63: sources[0].password: environment variable UNSET_THING is not set`,
+	} {
+		src := "version: 1\nname: p\nsources: [{name: s, type: datagen, schema: [a INT], password: " + value + "}]\nsinks: [{name: o, from: s, type: print}]\n"
+		_, err := Parse("x.yaml", []byte(src), env(map[string]string{"PW": "hunter2"}))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err = %v, want %q", value, err, want)
+		}
+		if err != nil && strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("%s: the error shows a variable's value: %v", value, err)
+		}
+	}
+	// $${ is a literal ${, not an unclosed reference.
+	src := "version: 1\nname: p\nsources: [{name: s, type: datagen, schema: [a INT], password: \"$${bad\"}]\nsinks: [{name: o, from: s, type: print}]\n"
+	p, err := Parse("x.yaml", []byte(src), env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Sources[0].Options.Content[7].Value; got != "${bad" {
+		t.Errorf("$${bad expanded to %q", got)
+	}
+}
+
+// In a flow list a comma ends the item, so `DECIMAL(10, 2)` is cut in
+// two; the error says how to write it, once, and the piece after the
+// comma is not reported again as a column of its own.
+func TestParseFlowSchemaCutAtComma(t *testing.T) {
+	for name, tc := range map[string]struct{ schema, want string }{
+		"type": {"[id BIGINT, d DECIMAL(10, 2), s STRING]",
+			`x.yaml:3:65: sources[0].schema[1]: column "d DECIMAL(10, 2)" is cut at its comma: in a flow list [...] a comma ends the item; quote it, ["d DECIMAL(10, 2)"], or write the schema as a block list, one "- d DECIMAL(10, 2)" a line`},
+		"computed": {"[a STRING, b STRING, c AS CONCAT(a, b)]",
+			`x.yaml:3:74: sources[0].schema[2]: column "c AS CONCAT(a, b)" is cut at its comma`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			src := "version: 1\nname: p\nsources: [{name: s, type: datagen, rows: 1, schema: " + tc.schema + "}]\nsinks: [{name: o, from: s, type: print}]\n"
+			_, err := Parse("x.yaml", []byte(src), env(nil))
+			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want %q", err, tc.want)
+			}
+			if n := strings.Count(err.Error(), "\n"); n != 0 {
+				t.Errorf("%d errors, want 1:\n%s", n+1, err)
+			}
+		})
+	}
+	// A block list or a quoted item keeps the comma.
+	for _, schema := range []string{"\n      - d DECIMAL(10, 2)\n", ` ["d DECIMAL(10, 2)"]` + "\n"} {
+		src := "version: 1\nname: p\nsources:\n  - name: s\n    type: datagen\n    schema:" + schema + "sinks: [{name: o, from: s, type: print}]\n"
+		p, err := Parse("x.yaml", []byte(src), env(nil))
+		if err != nil {
+			t.Fatalf("%q: %v", schema, err)
+		}
+		if got := p.Sources[0].Schema[0].Type.String(); got != "DECIMAL(10, 2)" {
+			t.Errorf("%q: type %s", schema, got)
+		}
+	}
 }

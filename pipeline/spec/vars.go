@@ -103,6 +103,11 @@ func (p *parser) expandScalar(n *yaml.Node, path string) {
 		if m == "$$" {
 			return "$"
 		}
+		if m == "${" {
+			// The rest of the value may be a secret: not shown.
+			p.errs.Addf(p.pos(n), path, `unclosed variable reference: "${" without "}"; write ${NAME}, or $$ for a literal $`)
+			return m
+		}
 		name := m[2 : len(m)-1]
 		if !nameRE.MatchString(name) {
 			p.errs.Addf(p.pos(n), path, "invalid variable reference %q: want ${NAME} with letters, digits and _", m)
