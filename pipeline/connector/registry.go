@@ -3,6 +3,7 @@ package connector
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -57,7 +58,7 @@ func RegisterSource[C any](r *Registry, typ, summary string, ctor func(C, Source
 			return nil, err
 		}
 		src, err := ctor(cfg, env)
-		return src, fieldErrors(file, n, path, err)
+		return built(src, err, file, n, path)
 	}}
 }
 
@@ -72,7 +73,7 @@ func RegisterSink[C any](r *Registry, typ, summary string, ctor func(C, SinkEnv)
 			return nil, err
 		}
 		sink, err := ctor(cfg, env)
-		return sink, fieldErrors(file, n, path, err)
+		return built(sink, err, file, n, path)
 	}}
 }
 
@@ -100,7 +101,7 @@ func RegisterFormat[C any](r *Registry, typ, summary string,
 				return nil, err
 			}
 			d, err := newDecoder(cfg, schema)
-			return d, fieldErrors(file, n, path, err)
+			return built(d, err, file, n, path)
 		}
 	}
 	if newEncoder != nil {
@@ -110,10 +111,41 @@ func RegisterFormat[C any](r *Registry, typ, summary string,
 				return nil, err
 			}
 			enc, err := newEncoder(cfg, schema)
-			return enc, fieldErrors(file, n, path, err)
+			return built(enc, err, file, n, path)
 		}
 	}
 	r.formats[typ] = e
+}
+
+// built is what the registry returns for a constructor's result: the
+// connector, or no connector at all and the error placed in the file. A
+// constructor that fails often returns its half-built value, and a typed
+// nil pointer (a nil *datagen.Source in a connector.Source) is a non-nil
+// interface whose methods dereference nil; dropping the value here means
+// no caller can call one. A constructor that returns neither a connector
+// nor an error is a bug in it, reported rather than handed on.
+func built[T any](conn T, err error, file string, n *yaml.Node, path string) (T, error) {
+	var none T
+	if err != nil {
+		return none, fieldErrors(file, n, path, err)
+	}
+	if isNil(conn) {
+		return none, spec.List{spec.Errorf(spec.At(file, n), path, "internal error: the constructor returned neither a connector nor an error")}
+	}
+	return conn, nil
+}
+
+// isNil reports whether v is a nil interface or holds a nil pointer.
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Interface, reflect.Chan:
+		return rv.IsNil()
+	}
+	return false
 }
 
 // fieldErrors turns a constructor's FieldErrors into spec errors at the
@@ -146,6 +178,22 @@ func fieldErrors(file string, n *yaml.Node, path string, err error) error {
 		}
 	}
 	visit(err)
+	if len(list) == 0 {
+		// An error that held nothing to report (an empty join) still
+		// means the constructor failed.
+		list.Addf(spec.At(file, n), path, "%v", err)
+	}
+	for _, e := range list {
+		// An error with no line (a decoder's complaint about the
+		// schema) is placed at the connector, so that every error
+		// names file:line:col.
+		if !e.Pos.IsValid() && n != nil {
+			e.Pos = spec.At(file, n)
+			if e.Path == "" {
+				e.Path = path
+			}
+		}
+	}
 	return list.Err()
 }
 

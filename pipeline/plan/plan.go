@@ -179,16 +179,20 @@ func (b *builder) source(s *spec.Source) {
 		Reject:   policy.Reject,
 		Formats:  b.env.Registry,
 	})
+	// From here on only src.Conn is used: it stays nil when the
+	// connector failed to build, and every use below checks for that,
+	// so that a connector's errors are reported and never followed by a
+	// call into a half-built value.
 	if err != nil {
 		b.errs.Add(err)
 	} else {
 		src.Conn = conn
 		b.checkMetadata(s, conn)
 	}
-	if len(s.Schema) == 0 {
-		if sch, ok := conn.(interface{ Schema() row.Schema }); ok && conn != nil {
+	if len(s.Schema) == 0 && src.Conn != nil {
+		if sch, ok := src.Conn.(interface{ Schema() row.Schema }); ok {
 			src.Physical = sch.Schema()
-		} else if conn != nil {
+		} else {
 			b.errs.Addf(s.Pos, s.Path+".schema", "missing required key: list the columns, e.g. `- id BIGINT`")
 		}
 	}
@@ -224,13 +228,13 @@ func (b *builder) source(s *spec.Source) {
 		key = append(key, i)
 	}
 	updating := false
-	if u, ok := conn.(interface{ Updating() bool }); ok && conn != nil {
+	if u, ok := src.Conn.(interface{ Updating() bool }); ok {
 		updating = u.Updating()
 	}
 	if updating && key == nil {
 		b.errs.Addf(s.Pos, s.Path+".key", "source %q reads a changelog (updates and deletes), which needs `key:` naming the columns that identify a row", s.Name)
 	}
-	bounded := conn != nil && conn.Bounded()
+	bounded := src.Conn != nil && src.Conn.Bounded()
 	node := &Node{
 		Kind: ScanNode, Label: fmt.Sprintf("Scan(%s, type=%s)", s.Name, s.Type),
 		Schema: schema, Mode: scanMode(updating, key), TimeAttr: timeAttr,

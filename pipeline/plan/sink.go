@@ -28,6 +28,8 @@ func (b *builder) sink(s *spec.Sink) {
 		Reject:  policy.Reject,
 	})
 	if err != nil {
+		// The registry returns no connector with an error: nothing
+		// below may call into a sink that did not build.
 		b.errs.Add(err)
 		return
 	}
