@@ -139,6 +139,23 @@ func (b *builder) sqlError(s *spec.SQL, path string, err error) {
 	b.errs.Add(&spec.Error{Pos: s.Pos, Path: path, Msg: err.Error()})
 }
 
+// addAt adds err, placing whatever in it names no line at pos and path:
+// a sink's Bind refuses its input with plain errors, and every error of a
+// pipeline file names file:line:col.
+func (b *builder) addAt(err error, pos spec.Pos, path string) {
+	var list spec.List
+	list.Add(err)
+	for _, e := range list {
+		if !e.Pos.IsValid() {
+			e.Pos = pos
+			if e.Path == "" {
+				e.Path = path
+			}
+		}
+	}
+	b.errs = append(b.errs, list...)
+}
+
 func indent(s string) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	for i, l := range lines {
@@ -184,7 +201,7 @@ func (b *builder) source(s *spec.Source) {
 	// so that a connector's errors are reported and never followed by a
 	// call into a half-built value.
 	if err != nil {
-		b.errs.Add(err)
+		b.addAt(err, s.Pos, s.Path)
 	} else {
 		src.Conn = conn
 		b.checkMetadata(s, conn)

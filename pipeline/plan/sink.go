@@ -30,7 +30,7 @@ func (b *builder) sink(s *spec.Sink) {
 	if err != nil {
 		// The registry returns no connector with an error: nothing
 		// below may call into a sink that did not build.
-		b.errs.Add(err)
+		b.addAt(err, s.Pos, s.Path)
 		return
 	}
 	tab, ok := b.plan.tables[strings.ToLower(s.From)]
@@ -41,11 +41,11 @@ func (b *builder) sink(s *spec.Sink) {
 	}
 	sk := &Sink{Spec: s, Conn: conn, Input: tab, policy: policy}
 	if err := b.chooseMode(sk); err != nil {
-		b.errs.Add(err)
+		b.addAt(err, s.Pos, s.Path)
 		return
 	}
 	if err := conn.Bind(connector.SinkInput{Schema: tab.Root.Schema, Mode: sk.Mode, Key: sk.Key}); err != nil {
-		b.errs.Add(err)
+		b.addAt(err, s.Pos, s.Path)
 		return
 	}
 	b.plan.Sinks = append(b.plan.Sinks, sk)
