@@ -94,3 +94,25 @@ func TestNewSourceNeverReturnsAHalfBuiltConnector(t *testing.T) {
 		})
 	}
 }
+
+func TestUnknownValue(t *testing.T) {
+	tests := []struct {
+		got  string
+		want []string
+		msg  string
+	}{
+		{"sequense", []string{"random", "sequence"}, `kind: unknown kind "sequense"; did you mean "sequence"? (want random or sequence)`},
+		{"zzzzzzzz", []string{"random", "sequence"}, `kind: unknown kind "zzzzzzzz" (want random or sequence)`},
+		{"gzp", []string{"none", "gzip", "lz4"}, `kind: unknown kind "gzp"; did you mean "gzip"? (want none, gzip or lz4)`},
+	}
+	for _, tt := range tests {
+		err := connector.UnknownValue("kind", "kind", tt.got, tt.want...)
+		var fe *connector.FieldError
+		if !errors.As(err, &fe) || fe.Field != "kind" {
+			t.Errorf("%q: got %#v, want a FieldError for kind", tt.got, err)
+		}
+		if err.Error() != tt.msg {
+			t.Errorf("%q: got %s, want %s", tt.got, err, tt.msg)
+		}
+	}
+}
