@@ -32,6 +32,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/etld/etld/pipeline/connector"
@@ -60,11 +61,14 @@ const defaultBatch = 1024
 // New builds a file source. It checks the options and builds the decoder,
 // and touches no file: that is Open's job.
 func New(cfg Config, env connector.SourceEnv) (*Source, error) {
-	if cfg.Path == "" {
-		return nil, connector.Errorf("path", "must name a file or a glob such as data/*.csv")
-	}
-	if _, err := filepath.Match(cfg.Path, ""); err != nil {
-		return nil, connector.Errorf("path", "bad glob %q: %v", cfg.Path, err)
+	var errs []error
+	switch _, globErr := filepath.Match(cfg.Path, ""); {
+	case cfg.Path == "":
+		errs = append(errs, connector.Errorf("path", "must name a file or a glob such as data/*.csv"))
+	case globErr != nil:
+		errs = append(errs, connector.Errorf("path", "bad glob %q: %v", cfg.Path, globErr))
+	case strings.HasSuffix(cfg.Path, "/"):
+		errs = append(errs, connector.Errorf("path", "%q names a directory; name its files with a glob such as %s*.csv", cfg.Path, cfg.Path))
 	}
 	if env.Formats == nil {
 		return nil, fmt.Errorf("source %q: no format registry", env.Name)
@@ -75,12 +79,13 @@ func New(cfg Config, env connector.SourceEnv) (*Source, error) {
 	}
 	switch {
 	case cfg.MonitorInterval < 0:
-		return nil, connector.Errorf("monitor_interval", "must be positive, such as 200ms")
+		errs = append(errs, connector.Errorf("monitor_interval", "must be > 0, such as 200ms (0: the default)"))
 	case cfg.MonitorInterval != 0 && !cfg.Follow:
-		return nil, connector.Errorf("monitor_interval", "applies only with follow: true")
+		errs = append(errs, connector.Errorf("monitor_interval", "applies only with follow: true"))
 	}
 	dec, err := env.Formats.NewDecoder(format, env.Schema)
-	if err != nil {
+	errs = append(errs, err)
+	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
 	logger := env.Logger

@@ -372,6 +372,11 @@ func TestConfigErrors(t *testing.T) {
 		{"bad glob", "path: 'data/[a.csv'", "p.yaml:7:11: sources[0].path: bad glob"},
 		{"unknown format", "path: a.csv\nformat: xml", "p.yaml:8:13: sources[0].format: unknown input format type \"xml\""},
 		{"bad format option", "path: a.csv\nformat: {type: csv, headr: true}", "p.yaml:8:25: sources[0].format.headr: unknown key; did you mean \"header\"?"},
+		{"directory", "path: data/", "p.yaml:7:11: sources[0].path: \"data/\" names a directory; name its files with a glob such as data/*.csv"},
+		{"several at once", "path: 'data/[a.csv'\nmonitor_interval: 1s\nformat: xml",
+			"p.yaml:7:11: sources[0].path: bad glob \"data/[a.csv\": syntax error in pattern\n" +
+				"p.yaml:8:23: sources[0].monitor_interval: applies only with follow: true\n" +
+				"p.yaml:9:13: sources[0].format: unknown input format type \"xml\""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
