@@ -274,6 +274,9 @@ func TestNewOptionErrors(t *testing.T) {
 		{"negative batch", Config{DSN: "u@tcp(h)/d", Table: "t", BatchSize: -1}, "batch_size"},
 		{"negative retries", Config{DSN: "u@tcp(h)/d", Table: "t", MaxRetries: -2}, "max_retries"},
 		{"no connection", Config{Table: "t"}, "dsn"},
+		{"blank table", Config{DSN: "u@tcp(h)/d", Table: "  "}, "table"},
+		{"table name too long", Config{DSN: "u@tcp(h)/d", Table: strings.Repeat("t", 65)}, "table"},
+		{"table name ends in a space", Config{DSN: "u@tcp(h)/d", Table: "t "}, "table"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := New(tc.cfg, connector.SinkEnv{Name: "out"})
@@ -282,6 +285,18 @@ func TestNewOptionErrors(t *testing.T) {
 				t.Fatalf("error %v, want one about %s", err, tc.field)
 			}
 		})
+	}
+	// Every option error at once, not only the first.
+	_, err := New(Config{Table: "", BatchSize: -1, MaxRetries: -1}, connector.SinkEnv{Name: "out"})
+	var fields []string
+	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+		var fe *connector.FieldError
+		if errors.As(e, &fe) {
+			fields = append(fields, fe.Field)
+		}
+	}
+	if got := strings.Join(fields, " "); got != "table batch_size max_retries dsn" {
+		t.Errorf("errors on %s, want on table batch_size max_retries dsn", got)
 	}
 	s, err := New(Config{DSN: "u@tcp(h)/d", Table: "t"}, connector.SinkEnv{})
 	if err != nil {
