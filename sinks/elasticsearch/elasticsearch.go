@@ -276,7 +276,7 @@ func check(cfg Config) (settings, error) {
 	}
 	if cfg.Parallelism != 0 {
 		if cfg.Parallelism < 1 || cfg.Parallelism > maxParallelism {
-			errs = append(errs, connector.Errorf("parallelism", "must be between 1 and %d", maxParallelism))
+			errs = append(errs, connector.Errorf("parallelism", "must be from 1 to %d, got %d", maxParallelism, cfg.Parallelism))
 		}
 		st.parallelism = cfg.Parallelism
 	}
