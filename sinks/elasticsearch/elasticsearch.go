@@ -79,6 +79,7 @@ import (
 	"hash/maphash"
 	"log/slog"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -198,6 +199,13 @@ func check(cfg Config) (settings, error) {
 			if u.User != nil {
 				errs = append(errs, connector.Errorf("hosts", "%q: put credentials in username/password (from ${VAR}), not in the URL", redactURL(one)))
 				continue
+			}
+			if p := u.Port(); p != "" {
+				// url.Parse takes any digits; the dial would fail only at Open.
+				if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+					errs = append(errs, connector.Errorf("hosts", "%q: port %s is not a number from 1 to 65535", one, p))
+					continue
+				}
 			}
 			st.hosts = append(st.hosts, one)
 		}

@@ -95,6 +95,8 @@ func TestDriverConfig(t *testing.T) {
 		{"no database", Config{DSN: "u:pw@tcp(127.0.0.1:3306)/"}, "", "names no database"},
 		{"not jdbc", Config{URL: "mysql://h/d"}, "", "want jdbc:mysql://"},
 		{"jdbc postgres", Config{URL: "jdbc:postgresql://h/d"}, "", "scheme \"postgresql\""},
+		{"jdbc port out of range", Config{URL: "jdbc:mysql://h:99999/d", Password: "s3cret-pw"}, "", `url: port "99999" of @tcp(h:99999)/d is not a number from 1 to 65535`},
+		{"dsn port out of range", Config{DSN: "u:s3cret-pw@tcp(h:0)/d"}, "", `dsn: port "0" of u@tcp(h:0)/d is not a number from 1 to 65535`},
 		{"bad dsn keeps the password out", Config{DSN: "u:s3cret-pw@tcp(127.0.0.1:3306"}, "", "invalid DSN"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
