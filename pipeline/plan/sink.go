@@ -34,9 +34,11 @@ func (b *builder) sink(s *spec.Sink) {
 		return
 	}
 	tab, ok := b.plan.tables[strings.ToLower(s.From)]
-	if !ok || tab == nil {
+	if !ok || tab == nil || tab.Root.Schema.Len() == 0 {
 		// A dangling from: is the loader's error; a transform that failed
-		// to plan has its own.
+		// to plan has its own, and so has a source without columns (no
+		// schema, or a connector that did not build): binding the sink
+		// to nothing would only add a second, misleading error.
 		return
 	}
 	sk := &Sink{Spec: s, Conn: conn, Input: tab, policy: policy}
