@@ -148,6 +148,16 @@ func isNil(v any) bool {
 	return false
 }
 
+// Place turns a connector's errors about its options into errors of the
+// pipeline file: a FieldError at the position of the option it names
+// inside n (the connector's mapping, whose field path is path), any other
+// error without a line at n. The registry does this for constructors; the
+// planner for a sink's Bind, which may refuse its input with a FieldError
+// too (an index pattern naming a column the input lacks).
+func Place(file string, n *yaml.Node, path string, err error) error {
+	return fieldErrors(file, n, path, err)
+}
+
 // fieldErrors turns a constructor's FieldErrors into spec errors at the
 // option's position; other errors are placed at the connector's mapping.
 func fieldErrors(file string, n *yaml.Node, path string, err error) error {

@@ -47,7 +47,7 @@ func (b *builder) sink(s *spec.Sink) {
 		return
 	}
 	if err := conn.Bind(connector.SinkInput{Schema: tab.Root.Schema, Mode: sk.Mode, Key: sk.Key}); err != nil {
-		b.addAt(err, s.Pos, s.Path)
+		b.addAt(connector.Place(s.Pos.File, s.Options, s.Path, err), s.Pos, s.Path)
 		return
 	}
 	b.plan.Sinks = append(b.plan.Sinks, sk)

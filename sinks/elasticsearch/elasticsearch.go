@@ -390,7 +390,7 @@ func (s *Sink) Bind(in connector.SinkInput) error {
 		return s.bindErrorf("cannot run in %s mode: Elasticsearch takes append (generated ids) or upsert (ids from the key)", in.Mode)
 	}
 	if err := s.cfg.index.bind(in.Schema); err != nil {
-		return s.bindErrorf("%v", err)
+		return connector.Errorf("index", "%v", err)
 	}
 	opts := &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{
 		{Kind: yaml.ScalarNode, Value: "type"}, {Kind: yaml.ScalarNode, Value: "json"},

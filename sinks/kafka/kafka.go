@@ -404,7 +404,7 @@ func (s *Sink) Bind(in connector.SinkInput) error {
 		for _, name := range s.keyFields {
 			i := in.Schema.Index(name)
 			if i < 0 {
-				return s.bindErrorf("key_fields: %q is not a column of the input (its columns: %s)", name, strings.Join(in.Schema.Names(), ", "))
+				return connector.Errorf("key_fields", "%q is not a column of the input (its columns: %s)", name, strings.Join(in.Schema.Names(), ", "))
 			}
 			key = append(key, i)
 		}
