@@ -1,7 +1,8 @@
 .PHONY: test run-example testenv-up testenv-down
 
 # Starts MariaDB, Kafka and Elasticsearch on loopback (testenv/), runs go vet
-# and go test -race against them, and stops what it started.
+# and go test -race against them, fuzzes pipeline files for 30s (FuzzLoadPlan),
+# and stops what it started.
 # Pass go test flags with ARGS, e.g. make test ARGS="-timeout 30m -run Kafka".
 test:
 	bash scripts/test.sh $(ARGS)

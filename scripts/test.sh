@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # The test command: start the real services (testenv/up.sh), run go vet and
-# every test with the race detector against them, then stop what this run
-# started. Exits with go test's status (or go vet's, if only vet failed).
+# every test with the race detector against them, then a short run of the
+# pipeline-file fuzzer (FuzzLoadPlan), then stop what this run started.
+# Exits with go test's status, or else go vet's or the fuzzer's, so that
+# any of them failing fails the run.
 #
 # Usage: scripts/test.sh [go test flags...]     e.g. scripts/test.sh -timeout 30m -run Kafka
 #   Packages default to ./...; set ETLD_TEST_PKGS to narrow them
 #   (e.g. ETLD_TEST_PKGS="./sinks/... ./sources/...").
+#   ETLD_TEST_FUZZTIME is how long the fuzzer runs (default 30s; 0 skips it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -37,8 +40,22 @@ go vet "${pkgs[@]}" || vet=$?
 echo "+ go test -race -count=1 $* ${pkgs[*]}" >&2
 status=0
 go test -race -count=1 "$@" "${pkgs[@]}" || status=$?
-echo "scripts/test.sh: go vet exited $vet, go test exited $status, $((SECONDS - t0))s in total" >&2
+
+# Random options for every connector, through spec parse and planning (no
+# run): nothing may panic and every error must name file:line:col. A
+# failing input is written under internal/builtin/testdata/fuzz/; commit it
+# with the fix so that it stays a regression test.
+fuzztime=${ETLD_TEST_FUZZTIME:-30s}
+fuzz=0
+if [[ $fuzztime != 0 ]]; then
+	echo "+ go test -run '^\$' -fuzz '^FuzzLoadPlan\$' -fuzztime $fuzztime ./internal/builtin" >&2
+	go test -run '^$' -fuzz '^FuzzLoadPlan$' -fuzztime "$fuzztime" ./internal/builtin || fuzz=$?
+fi
+echo "scripts/test.sh: go vet exited $vet, go test exited $status, the fuzzer exited $fuzz, $((SECONDS - t0))s in total" >&2
 if ((status == 0 && vet != 0)); then
 	status=$vet
+fi
+if ((status == 0 && fuzz != 0)); then
+	status=$fuzz
 fi
 exit "$status"

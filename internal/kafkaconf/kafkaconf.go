@@ -198,6 +198,23 @@ func (c Config) Validate() error {
 	return errors.Join(errs...)
 }
 
+// CheckTopic refuses a name Kafka would refuse as a topic: empty, . or
+// .., longer than 249 bytes, or with a character other than ASCII
+// letters, digits, '.', '_' and '-'.
+func CheckTopic(name string) error {
+	switch {
+	case name == "":
+		return errors.New("the topic name is empty")
+	case name == "." || name == "..":
+		return fmt.Errorf("%q is not a valid Kafka topic name", name)
+	case len(name) > 249 || strings.ContainsFunc(name, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-')
+	}):
+		return fmt.Errorf("%q is not a valid Kafka topic name (letters, digits, '.', '_' and '-', at most 249)", name)
+	}
+	return nil
+}
+
 func mechanismName(m string) (string, error) {
 	switch u := strings.ToUpper(strings.TrimSpace(m)); u {
 	case "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512":

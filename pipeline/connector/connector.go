@@ -21,6 +21,7 @@ import (
 	"strings"
 
 	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/spec"
 )
 
 // Source produces changes. The runtime calls Open once, then Read from one
@@ -238,6 +239,29 @@ func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
 // Errorf makes a FieldError for the option field.
 func Errorf(field, format string, args ...any) error {
 	return &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// UnknownValue makes the FieldError for an option that takes one of a
+// set of words and got another: `unknown kind "sequense"; did you mean
+// "sequence"? (want random or sequence)`. what names the option in the
+// message (kind, partitioner); want lists the accepted words.
+func UnknownValue(field, what, got string, want ...string) error {
+	hint := ""
+	if c := spec.Closest(got, want); c != "" {
+		hint = fmt.Sprintf("; did you mean %q?", c)
+	}
+	return Errorf(field, "unknown %s %q%s (want %s)", what, got, hint, orList(want))
+}
+
+// orList renders a, b or c.
+func orList(words []string) string {
+	switch len(words) {
+	case 0:
+		return ""
+	case 1:
+		return words[0]
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
 }
 
 // ModeFromString parses a sink's mode option; "auto" and "" give 0.

@@ -3,6 +3,7 @@ package connector
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -57,7 +58,7 @@ func RegisterSource[C any](r *Registry, typ, summary string, ctor func(C, Source
 			return nil, err
 		}
 		src, err := ctor(cfg, env)
-		return src, fieldErrors(file, n, path, err)
+		return built(src, err, file, n, path)
 	}}
 }
 
@@ -72,7 +73,7 @@ func RegisterSink[C any](r *Registry, typ, summary string, ctor func(C, SinkEnv)
 			return nil, err
 		}
 		sink, err := ctor(cfg, env)
-		return sink, fieldErrors(file, n, path, err)
+		return built(sink, err, file, n, path)
 	}}
 }
 
@@ -100,7 +101,7 @@ func RegisterFormat[C any](r *Registry, typ, summary string,
 				return nil, err
 			}
 			d, err := newDecoder(cfg, schema)
-			return d, fieldErrors(file, n, path, err)
+			return built(d, err, file, n, path)
 		}
 	}
 	if newEncoder != nil {
@@ -110,10 +111,51 @@ func RegisterFormat[C any](r *Registry, typ, summary string,
 				return nil, err
 			}
 			enc, err := newEncoder(cfg, schema)
-			return enc, fieldErrors(file, n, path, err)
+			return built(enc, err, file, n, path)
 		}
 	}
 	r.formats[typ] = e
+}
+
+// built is what the registry returns for a constructor's result: the
+// connector, or no connector at all and the error placed in the file. A
+// constructor that fails often returns its half-built value, and a typed
+// nil pointer (a nil *datagen.Source in a connector.Source) is a non-nil
+// interface whose methods dereference nil; dropping the value here means
+// no caller can call one. A constructor that returns neither a connector
+// nor an error is a bug in it, reported rather than handed on.
+func built[T any](conn T, err error, file string, n *yaml.Node, path string) (T, error) {
+	var none T
+	if err != nil {
+		return none, fieldErrors(file, n, path, err)
+	}
+	if isNil(conn) {
+		return none, spec.List{spec.Errorf(spec.At(file, n), path, "internal error: the constructor returned neither a connector nor an error")}
+	}
+	return conn, nil
+}
+
+// isNil reports whether v is a nil interface or holds a nil pointer.
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Interface, reflect.Chan:
+		return rv.IsNil()
+	}
+	return false
+}
+
+// Place turns a connector's errors about its options into errors of the
+// pipeline file: a FieldError at the position of the option it names
+// inside n (the connector's mapping, whose field path is path), any other
+// error without a line at n. The registry does this for constructors; the
+// planner for a sink's Bind, which may refuse its input with a FieldError
+// too (an index pattern naming a column the input lacks).
+func Place(file string, n *yaml.Node, path string, err error) error {
+	return fieldErrors(file, n, path, err)
 }
 
 // fieldErrors turns a constructor's FieldErrors into spec errors at the
@@ -149,12 +191,30 @@ func fieldErrors(file string, n *yaml.Node, path string, err error) error {
 		}
 	}
 	visit(err)
-	if spec.FromVar(n) {
-		for i, e := range list {
-			redacted := *e // the constructor's own *spec.Error stays as it was
-			redacted.Msg = spec.Redact(n, e.Msg)
-			list[i] = &redacted
+	if len(list) == 0 {
+		// An error that held nothing to report (an empty join) still
+		// means the constructor failed.
+		list.Addf(spec.At(file, n), path, "%v", err)
+	}
+	fromVar := spec.FromVar(n)
+	for i, e := range list {
+		if e.Pos.IsValid() && !fromVar {
+			continue
 		}
+		fixed := *e // the constructor's own *spec.Error stays as it was
+		// An error with no line (a decoder's complaint about the
+		// schema) is placed at the connector, so that every error
+		// names file:line:col.
+		if !fixed.Pos.IsValid() && n != nil {
+			fixed.Pos = spec.At(file, n)
+			if fixed.Path == "" {
+				fixed.Path = path
+			}
+		}
+		if fromVar {
+			fixed.Msg = spec.Redact(n, e.Msg)
+		}
+		list[i] = &fixed
 	}
 	return list.Err()
 }

@@ -231,11 +231,15 @@ func (b *builder) source(s *spec.Source) {
 		Reject:   policy.Reject,
 		Formats:  b.env.Registry,
 	})
+	// From here on only src.Conn is used: it stays nil when the
+	// connector failed to build, and every use below checks for that,
+	// so that a connector's errors are reported and never followed by a
+	// call into a half-built value.
 	if err != nil {
 		if len(s.Schema) == 0 {
 			// What a constructor says without pointing at an option is
 			// then about the missing columns, said below.
-			err = positioned(err)
+			err = aboutOptions(err, s.Path)
 		}
 		b.errs.Add(placeAt(err, s.Pos, s.Path))
 	} else {
@@ -243,7 +247,7 @@ func (b *builder) source(s *spec.Source) {
 		b.checkMetadata(s, conn)
 	}
 	if len(s.Schema) == 0 {
-		if sch, ok := conn.(interface{ Schema() row.Schema }); ok && conn != nil {
+		if sch, ok := src.Conn.(interface{ Schema() row.Schema }); ok && src.Conn != nil {
 			src.Physical = sch.Schema()
 		} else {
 			// A connector that failed may have failed for the missing
@@ -289,13 +293,13 @@ func (b *builder) source(s *spec.Source) {
 		key = append(key, i)
 	}
 	updating := false
-	if u, ok := conn.(interface{ Updating() bool }); ok && conn != nil {
+	if u, ok := src.Conn.(interface{ Updating() bool }); ok {
 		updating = u.Updating()
 	}
 	if updating && key == nil {
 		b.errs.Addf(s.Pos, s.Path+".key", "source %q reads a changelog (updates and deletes), which needs `key:` naming the columns that identify a row", s.Name)
 	}
-	bounded := conn != nil && conn.Bounded()
+	bounded := src.Conn != nil && src.Conn.Bounded()
 	node := &Node{
 		Kind: ScanNode, Label: fmt.Sprintf("Scan(%s, type=%s)", s.Name, s.Type),
 		Schema: schema, Mode: scanMode(updating, key), TimeAttr: timeAttr,

@@ -120,12 +120,14 @@ func (r *report) Addf(pos spec.Pos, path, format string, args ...any) {
 	r.errs.Addf(pos, path, format, args...)
 }
 
-// positioned is the errors of err that name a line.
-func positioned(err error) error {
+// aboutOptions is the errors of err about one of the connector's options
+// (path.option), without those about the connector as a whole (at path
+// itself, where the registry places what names no option).
+func aboutOptions(err error, path string) error {
 	var all, out spec.List
 	all.Add(err)
 	for _, e := range all {
-		if e.Pos.IsValid() {
+		if e.Path != path {
 			out = append(out, e)
 		}
 	}

@@ -28,6 +28,8 @@ func (b *builder) sink(s *spec.Sink) {
 		Reject:  policy.Reject,
 	})
 	if err != nil {
+		// The registry returns no connector with an error: nothing
+		// below may call into a sink that did not build.
 		b.errs.Add(placeAt(err, s.Pos, s.Path))
 		return
 	}
@@ -38,19 +40,23 @@ func (b *builder) sink(s *spec.Sink) {
 	}
 	key := strings.ToLower(s.From)
 	tab := b.plan.tables[key]
-	if tab == nil {
+	if tab == nil || tab.Root.Schema.Len() == 0 {
+		// A transform that failed to plan has its own errors, and so has
+		// a source without columns (no schema, or a connector that did
+		// not build): binding the sink to nothing would only add a
+		// second, misleading error.
 		if b.declared[key] {
-			b.excused[s.Path] = true // the table failed with errors of its own
+			b.excused[s.Path] = true
 		}
 		return
 	}
 	sk := &Sink{Spec: s, Conn: conn, Input: tab, policy: policy}
 	if err := b.chooseMode(sk); err != nil {
-		b.errs.Add(err)
+		b.errs.Add(placeAt(err, s.Pos, s.Path))
 		return
 	}
 	if err := conn.Bind(connector.SinkInput{Schema: tab.Root.Schema, Mode: sk.Mode, Key: sk.Key}); err != nil {
-		b.errs.Add(err)
+		b.errs.Add(placeAt(connector.Place(s.Pos.File, s.Options, s.Path, err), s.Pos, s.Path))
 		return
 	}
 	b.plan.Sinks = append(b.plan.Sinks, sk)

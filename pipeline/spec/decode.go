@@ -261,7 +261,14 @@ func parseDuration(s string, n *yaml.Node) (time.Duration, error) {
 		return 0, nil
 	}
 	if days, ok := strings.CutSuffix(s, "d"); ok {
-		if n, err := strconv.Atoi(days); err == nil {
+		if n, err := strconv.ParseInt(days, 10, 64); err == nil {
+			const maxDays = int64(math.MaxInt64 / (24 * time.Hour))
+			switch {
+			case n < 0:
+				return 0, fmt.Errorf("duration %q is negative", s)
+			case n > maxDays:
+				return 0, fmt.Errorf("duration %q is too long (at most %dd)", s, maxDays)
+			}
 			return time.Duration(n) * 24 * time.Hour, nil
 		}
 	}

@@ -79,6 +79,7 @@ import (
 	"hash/maphash"
 	"log/slog"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -200,6 +201,13 @@ func check(cfg Config) (settings, error) {
 				errs = append(errs, connector.Errorf("hosts", "%q: put credentials in username/password (from ${VAR}), not in the URL", redactURL(one)))
 				continue
 			}
+			if p := u.Port(); p != "" {
+				// url.Parse takes any digits; the dial would fail only at Open.
+				if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+					errs = append(errs, connector.Errorf("hosts", "%q: port %s is not a number from 1 to 65535", one, p))
+					continue
+				}
+			}
 			st.hosts = append(st.hosts, one)
 		}
 	}
@@ -277,7 +285,7 @@ func check(cfg Config) (settings, error) {
 	}
 	if cfg.Parallelism != 0 {
 		if cfg.Parallelism < 1 || cfg.Parallelism > maxParallelism {
-			errs = append(errs, connector.Errorf("parallelism", "must be between 1 and %d", maxParallelism))
+			errs = append(errs, connector.Errorf("parallelism", "must be from 1 to %d, got %d", maxParallelism, cfg.Parallelism))
 		}
 		st.parallelism = cfg.Parallelism
 	}
@@ -383,7 +391,7 @@ func (s *Sink) Bind(in connector.SinkInput) error {
 		return s.bindErrorf("cannot run in %s mode: Elasticsearch takes append (generated ids) or upsert (ids from the key)", in.Mode)
 	}
 	if err := s.cfg.index.bind(in.Schema); err != nil {
-		return s.bindErrorf("%v", err)
+		return connector.Errorf("index", "%v", err)
 	}
 	opts := &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{
 		{Kind: yaml.ScalarNode, Value: "type"}, {Kind: yaml.ScalarNode, Value: "json"},

@@ -36,6 +36,8 @@ func TestConfigChecks(t *testing.T) {
 		{"host without scheme", func(c *Config) { c.Hosts = []string{"a:9200"} }, "hosts"},
 		{"credentials in the url", func(c *Config) { c.Hosts = []string{"http://u:secret@a:9200"} }, "hosts"},
 		{"no host", func(c *Config) { c.Hosts = []string{" ; "} }, "hosts"},
+		{"port out of range", func(c *Config) { c.Hosts = []string{"http://a:92000"} }, "hosts"},
+		{"port zero", func(c *Config) { c.Hosts = []string{"http://a:0"} }, "hosts"},
 		{"upper case index", func(c *Config) { c.Index = "Logs" }, "index"},
 		{"index with a comma", func(c *Config) { c.Index = "a,b" }, "index"},
 		{"pattern", func(c *Config) { c.Index = "logs-{ts|yyyy-MM-dd}" }, ""},

@@ -63,6 +63,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -139,10 +140,8 @@ func New(cfg Config, env connector.SinkEnv) (*Sink, error) {
 	}
 	if strings.TrimSpace(cfg.Topic) == "" {
 		errs = append(errs, connector.Errorf("topic", "must name the topic to write"))
-	} else if len(cfg.Topic) > 249 || strings.ContainsFunc(cfg.Topic, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-')
-	}) {
-		errs = append(errs, connector.Errorf("topic", "%q is not a valid Kafka topic name (letters, digits, '.', '_' and '-', at most 249)", cfg.Topic))
+	} else if err := kafkaconf.CheckTopic(cfg.Topic); err != nil {
+		errs = append(errs, connector.Errorf("topic", "%v", err))
 	}
 	if env.Formats == nil {
 		errs = append(errs, fmt.Errorf("sink %q: no format registry", env.Name))
@@ -180,7 +179,7 @@ func New(cfg Config, env connector.SinkEnv) (*Sink, error) {
 	case "round-robin", "round_robin", "roundrobin":
 		s.partitioner = roundRobin
 	default:
-		errs = append(errs, connector.Errorf("partitioner", "unknown partitioner %q: want hash (by message key) or round-robin", cfg.Partitioner))
+		errs = append(errs, connector.UnknownValue("partitioner", "partitioner", cfg.Partitioner, "hash", "round-robin"))
 	}
 	switch strings.ToLower(cfg.Compression) {
 	case "", "none":
@@ -193,7 +192,7 @@ func New(cfg Config, env connector.SinkEnv) (*Sink, error) {
 	case "zstd":
 		s.compression = kafka.Zstd
 	default:
-		errs = append(errs, connector.Errorf("compression", "unknown compression %q: want none, gzip, snappy, lz4 or zstd", cfg.Compression))
+		errs = append(errs, connector.UnknownValue("compression", "compression", cfg.Compression, "none", "gzip", "snappy", "lz4", "zstd"))
 	}
 	switch strings.ToLower(cfg.Acks) {
 	case "", "all", "-1":
@@ -202,16 +201,16 @@ func New(cfg Config, env connector.SinkEnv) (*Sink, error) {
 	case "none", "0":
 		errs = append(errs, connector.Errorf("acks", "acks %q gets no acknowledgement, so a flush could not know the messages are stored; want all (default) or leader", cfg.Acks))
 	default:
-		errs = append(errs, connector.Errorf("acks", "unknown acks %q: want all (default) or leader", cfg.Acks))
+		errs = append(errs, connector.UnknownValue("acks", "acks", cfg.Acks, "all", "leader"))
 	}
 	if cfg.BatchSize < 0 {
-		errs = append(errs, connector.Errorf("batch_size", "must not be negative"))
+		errs = append(errs, connector.Errorf("batch_size", "must be >= 0 (0: the default, %d), got %d", DefaultBatchSize, cfg.BatchSize))
 	}
 	if s.batchSize <= 0 {
 		s.batchSize = DefaultBatchSize
 	}
 	if cfg.BatchBytes < 0 {
-		errs = append(errs, connector.Errorf("batch_bytes", "must not be negative"))
+		errs = append(errs, connector.Errorf("batch_bytes", "must be >= 0 (0: the default, %d), got %d", DefaultBatchBytes, cfg.BatchBytes))
 	}
 	if s.batchBytes <= 0 {
 		s.batchBytes = DefaultBatchBytes
@@ -222,11 +221,13 @@ func New(cfg Config, env connector.SinkEnv) (*Sink, error) {
 	if s.timeout <= 0 {
 		s.timeout = DefaultWriteTimeout
 	}
-	if cfg.Partitions < 0 {
-		errs = append(errs, connector.Errorf("partitions", "must not be negative"))
+	// Kafka holds partition counts in 32 bits and replication factors in
+	// 16; a larger value would wrap around in the create request.
+	if cfg.Partitions < 0 || cfg.Partitions > math.MaxInt32 {
+		errs = append(errs, connector.Errorf("partitions", "must be from 0 (the default, 1) to %d, got %d", math.MaxInt32, cfg.Partitions))
 	}
-	if cfg.ReplicationFactor < 0 {
-		errs = append(errs, connector.Errorf("replication_factor", "must not be negative"))
+	if cfg.ReplicationFactor < 0 || cfg.ReplicationFactor > math.MaxInt16 {
+		errs = append(errs, connector.Errorf("replication_factor", "must be from 0 (the broker's default) to %d, got %d", math.MaxInt16, cfg.ReplicationFactor))
 	}
 	if !cfg.CreateTopic && (cfg.Partitions != 0 || cfg.ReplicationFactor != 0) {
 		field := "partitions"
@@ -403,7 +404,7 @@ func (s *Sink) Bind(in connector.SinkInput) error {
 		for _, name := range s.keyFields {
 			i := in.Schema.Index(name)
 			if i < 0 {
-				return s.bindErrorf("key_fields: %q is not a column of the input (its columns: %s)", name, strings.Join(in.Schema.Names(), ", "))
+				return connector.Errorf("key_fields", "%q is not a column of the input (its columns: %s)", name, strings.Join(in.Schema.Names(), ", "))
 			}
 			key = append(key, i)
 		}

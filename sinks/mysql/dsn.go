@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -41,12 +42,20 @@ func driverConfig(cfg Config) (*mysql.Config, error) {
 	if cfg.Password != "" {
 		dc.Passwd = cfg.Password
 	}
+	field := "dsn"
+	if cfg.URL != "" {
+		field = "url"
+	}
 	if dc.DBName == "" {
-		field := "dsn"
-		if cfg.URL != "" {
-			field = "url"
-		}
 		return nil, connector.Errorf(field, "names no database: the table is looked up in the connection's database (.../database)")
+	}
+	if dc.Net == "tcp" {
+		// The driver takes any port text and fails only when it dials.
+		if _, port, err := net.SplitHostPort(dc.Addr); err == nil {
+			if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 {
+				return nil, connector.Errorf(field, "port %q of %s is not a number from 1 to 65535", port, redact(dc))
+			}
+		}
 	}
 	if dc.Params == nil {
 		dc.Params = map[string]string{}

@@ -129,22 +129,33 @@ type Config struct {
 // DefaultBatchSize is batch_size when not given.
 const DefaultBatchSize = 1000
 
+// maxIdentifier is the longest table name MySQL and MariaDB take.
+const maxIdentifier = 64
+
 // New builds a MySQL sink. It checks the options and does no I/O.
 func New(cfg Config, env connector.SinkEnv) (*Sink, error) {
-	if cfg.Table == "" {
-		return nil, connector.Errorf("table", "must name the table to write")
+	// Every problem is reported, not only the first.
+	var errs []error
+	switch t := cfg.Table; {
+	case strings.TrimSpace(t) == "":
+		errs = append(errs, connector.Errorf("table", "must name the table to write"))
+	case len(t) > maxIdentifier:
+		errs = append(errs, connector.Errorf("table", "%q is longer than the %d characters a MySQL table name may have", t, maxIdentifier))
+	case strings.HasSuffix(t, " "):
+		errs = append(errs, connector.Errorf("table", "%q ends in a space, which MySQL does not allow in a table name", t))
 	}
 	if cfg.BatchSize < 0 {
-		return nil, connector.Errorf("batch_size", "must be positive, got %d", cfg.BatchSize)
+		errs = append(errs, connector.Errorf("batch_size", "must be >= 0 (0: the default, %d), got %d", DefaultBatchSize, cfg.BatchSize))
 	}
 	if cfg.FlushInterval < 0 {
-		return nil, connector.Errorf("flush_interval", "must not be negative")
+		errs = append(errs, connector.Errorf("flush_interval", "must be >= 0, got %s", cfg.FlushInterval))
 	}
 	if cfg.MaxRetries < 0 {
-		return nil, connector.Errorf("max_retries", "must be 0 (retry until the pipeline stops) or more, got %d", cfg.MaxRetries)
+		errs = append(errs, connector.Errorf("max_retries", "must be 0 (retry until the pipeline stops) or more, got %d", cfg.MaxRetries))
 	}
 	dc, err := driverConfig(cfg)
-	if err != nil {
+	errs = append(errs, err)
+	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
 	logger := env.Logger

@@ -95,6 +95,8 @@ func TestDriverConfig(t *testing.T) {
 		{"no database", Config{DSN: "u:pw@tcp(127.0.0.1:3306)/"}, "", "names no database"},
 		{"not jdbc", Config{URL: "mysql://h/d"}, "", "want jdbc:mysql://"},
 		{"jdbc postgres", Config{URL: "jdbc:postgresql://h/d"}, "", "scheme \"postgresql\""},
+		{"jdbc port out of range", Config{URL: "jdbc:mysql://h:99999/d", Password: "s3cret-pw"}, "", `url: port "99999" of @tcp(h:99999)/d is not a number from 1 to 65535`},
+		{"dsn port out of range", Config{DSN: "u:s3cret-pw@tcp(h:0)/d"}, "", `dsn: port "0" of u@tcp(h:0)/d is not a number from 1 to 65535`},
 		{"bad dsn keeps the password out", Config{DSN: "u:s3cret-pw@tcp(127.0.0.1:3306"}, "", "invalid DSN"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -274,6 +276,9 @@ func TestNewOptionErrors(t *testing.T) {
 		{"negative batch", Config{DSN: "u@tcp(h)/d", Table: "t", BatchSize: -1}, "batch_size"},
 		{"negative retries", Config{DSN: "u@tcp(h)/d", Table: "t", MaxRetries: -2}, "max_retries"},
 		{"no connection", Config{Table: "t"}, "dsn"},
+		{"blank table", Config{DSN: "u@tcp(h)/d", Table: "  "}, "table"},
+		{"table name too long", Config{DSN: "u@tcp(h)/d", Table: strings.Repeat("t", 65)}, "table"},
+		{"table name ends in a space", Config{DSN: "u@tcp(h)/d", Table: "t "}, "table"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := New(tc.cfg, connector.SinkEnv{Name: "out"})
@@ -282,6 +287,18 @@ func TestNewOptionErrors(t *testing.T) {
 				t.Fatalf("error %v, want one about %s", err, tc.field)
 			}
 		})
+	}
+	// Every option error at once, not only the first.
+	_, err := New(Config{Table: "", BatchSize: -1, MaxRetries: -1}, connector.SinkEnv{Name: "out"})
+	var fields []string
+	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+		var fe *connector.FieldError
+		if errors.As(e, &fe) {
+			fields = append(fields, fe.Field)
+		}
+	}
+	if got := strings.Join(fields, " "); got != "table batch_size max_retries dsn" {
+		t.Errorf("errors on %s, want on table batch_size max_retries dsn", got)
 	}
 	s, err := New(Config{DSN: "u@tcp(h)/d", Table: "t"}, connector.SinkEnv{})
 	if err != nil {

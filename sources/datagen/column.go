@@ -146,7 +146,7 @@ func buildColumn(f row.Field, key string, fc FieldConfig) (column, error) {
 		kind = "random"
 	case "random", "sequence":
 	default:
-		fail("kind", "unknown kind %q: want random or sequence", kind)
+		errs = append(errs, connector.UnknownValue(path("kind"), "kind", kind, "random", "sequence"))
 	}
 	if fc.NullRate != nil {
 		switch r := *fc.NullRate; {

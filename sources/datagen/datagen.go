@@ -90,10 +90,10 @@ func New(cfg Config, env connector.SourceEnv) (*Source, error) {
 		errs = append(errs, connector.Errorf("schema", "datagen needs at least one column to generate"))
 	}
 	if cfg.Rows != nil && *cfg.Rows < 0 {
-		errs = append(errs, connector.Errorf("rows", "must not be negative, got %d", *cfg.Rows))
+		errs = append(errs, connector.Errorf("rows", "must be >= 0, got %d", *cfg.Rows))
 	}
-	if cfg.Rate < 0 || math.IsInf(cfg.Rate, 0) {
-		errs = append(errs, connector.Errorf("rate", "want rows per second, 0 or more (0: as fast as possible), got %v", cfg.Rate))
+	if !(cfg.Rate >= 0) || math.IsInf(cfg.Rate, 0) { // NaN too
+		errs = append(errs, connector.Errorf("rate", "must be >= 0 rows per second (0: as fast as possible), got %v", cfg.Rate))
 	}
 	cols, err := buildColumns(env.Schema, cfg.Fields)
 	errs = append(errs, err)

@@ -53,6 +53,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/etld/etld/pipeline/connector"
@@ -96,11 +97,14 @@ const maxMaxRecordBytes = 1 << 30
 // New builds a file source. It checks the options and builds the decoder,
 // and touches no file: that is Open's job.
 func New(cfg Config, env connector.SourceEnv) (*Source, error) {
-	if cfg.Path == "" {
-		return nil, connector.Errorf("path", "must name a file or a glob such as data/*.csv")
-	}
-	if _, err := filepath.Match(cfg.Path, ""); err != nil {
-		return nil, connector.Errorf("path", "bad glob %q: %v", cfg.Path, err)
+	var errs []error
+	switch _, globErr := filepath.Match(cfg.Path, ""); {
+	case cfg.Path == "":
+		errs = append(errs, connector.Errorf("path", "must name a file or a glob such as data/*.csv"))
+	case globErr != nil:
+		errs = append(errs, connector.Errorf("path", "bad glob %q: %v", cfg.Path, globErr))
+	case strings.HasSuffix(cfg.Path, "/"):
+		errs = append(errs, connector.Errorf("path", "%q names a directory; name its files with a glob such as %s*.csv", cfg.Path, cfg.Path))
 	}
 	if env.Formats == nil {
 		return nil, fmt.Errorf("source %q: no format registry", env.Name)
@@ -110,18 +114,17 @@ func New(cfg Config, env connector.SourceEnv) (*Source, error) {
 		format = connector.FormatSpec{Type: "csv"}
 	}
 	fl, err := newFollower(cfg)
-	if err != nil {
-		return nil, err
-	}
+	errs = append(errs, err)
 	switch n := cfg.MaxRecordBytes; {
 	case n == nil:
 	case *n <= 0:
-		return nil, connector.Errorf("max_record_bytes", "must be positive, such as 1048576 (1 MiB)")
+		errs = append(errs, connector.Errorf("max_record_bytes", "must be positive, such as 1048576 (1 MiB)"))
 	case *n > maxMaxRecordBytes:
-		return nil, connector.Errorf("max_record_bytes", "%d is more than the %d (1 GiB) a record may hold in memory", *n, maxMaxRecordBytes)
+		errs = append(errs, connector.Errorf("max_record_bytes", "%d is more than the %d (1 GiB) a record may hold in memory", *n, maxMaxRecordBytes))
 	}
 	dec, err := env.Formats.NewDecoder(format, env.Schema)
-	if err != nil {
+	errs = append(errs, err)
+	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
 	sp, spans := dec.(connector.Splitter)

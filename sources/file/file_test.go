@@ -375,6 +375,11 @@ func TestConfigErrors(t *testing.T) {
 		{"huge max_record_bytes", "path: a.csv\nmax_record_bytes: 4294967296", "p.yaml:8:23: sources[0].max_record_bytes: 4294967296 is more than the 1073741824 (1 GiB)"},
 		{"max_record_bytes of a line format", "path: a.csv\nformat: json\nmax_record_bytes: 100", "p.yaml:9:23: sources[0].max_record_bytes: applies only to a format whose records span lines (csv)"},
 		{"bad format option", "path: a.csv\nformat: {type: csv, headr: true}", "p.yaml:8:25: sources[0].format.headr: unknown key; did you mean \"header\"?"},
+		{"directory", "path: data/", "p.yaml:7:11: sources[0].path: \"data/\" names a directory; name its files with a glob such as data/*.csv"},
+		{"several at once", "path: 'data/[a.csv'\nmonitor_interval: 1s\nformat: xml",
+			"p.yaml:7:11: sources[0].path: bad glob \"data/[a.csv\": syntax error in pattern\n" +
+				"p.yaml:8:23: sources[0].monitor_interval: applies only with follow: true\n" +
+				"p.yaml:9:13: sources[0].format: unknown input format type \"xml\""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

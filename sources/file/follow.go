@@ -61,7 +61,7 @@ func newFollower(cfg Config) (*follower, error) {
 	fl := &follower{interval: cfg.MonitorInterval, rotateWait: defaultRotateWait, rotatedPath: cfg.RotatedPath}
 	switch {
 	case fl.interval < 0:
-		return nil, connector.Errorf("monitor_interval", "must be positive, such as 200ms")
+		return nil, connector.Errorf("monitor_interval", "must be > 0, such as 200ms (0: the default)")
 	case fl.interval == 0:
 		fl.interval = defaultMonitorInterval
 	}

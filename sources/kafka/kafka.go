@@ -73,6 +73,7 @@
 package kafka
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -192,31 +193,35 @@ type options struct {
 
 func parseOptions(cfg Config) (options, error) {
 	o := options{kafka: cfg.Kafka, groupID: strings.TrimSpace(cfg.GroupID), session: cfg.SessionTimeout}
-	if err := cfg.Kafka.Validate(); err != nil {
-		return o, err
+	// Every problem is reported, not only the first.
+	var errs []error
+	fail := func(field, format string, args ...any) {
+		errs = append(errs, connector.Errorf(field, format, args...))
 	}
+	errs = append(errs, cfg.Kafka.Validate())
 	switch {
 	case o.session != 0 && o.groupID == "":
-		return o, connector.Errorf("session_timeout", "is only read with a group_id")
+		fail("session_timeout", "is only read with a group_id")
 	case o.session != 0 && (o.session < time.Second || o.session > 30*time.Minute):
 		// The broker refuses sessions outside its group.min/max.session
 		// bounds (6s and 30m by default); below a second the heartbeat
 		// (a third of it) could not keep up.
-		return o, connector.Errorf("session_timeout", "want between 1s and 30m, got %s", o.session)
+		fail("session_timeout", "want between 1s and 30m, got %s", o.session)
 	}
 	o.brokers = cfg.Kafka.Addrs()
 	o.topics = splitList(cfg.Topic)
 	if len(o.topics) == 0 {
-		return o, connector.Errorf("topic", "name a topic, or a list of topics")
+		fail("topic", "name a topic, or a list of topics")
 	}
 	seen := map[string]bool{}
 	for _, t := range o.topics {
 		if seen[t] {
-			return o, connector.Errorf("topic", "topic %q is listed twice", t)
+			fail("topic", "topic %q is listed twice", t)
+			continue
 		}
 		seen[t] = true
-		if strings.ContainsRune(t, '/') {
-			return o, connector.Errorf("topic", "%q is not a topic name (letters, digits, '.', '_', '-')", t)
+		if err := kafkaconf.CheckTopic(t); err != nil {
+			fail("topic", "%v", err)
 		}
 	}
 	switch s := strings.ToLower(strings.TrimSpace(cfg.Start)); s {
@@ -231,23 +236,25 @@ func parseOptions(cfg Config) (options, error) {
 		o.start = startLatest
 	case startGroupOffsets:
 		if o.groupID == "" {
-			return o, connector.Errorf("start", "group-offsets needs a group_id to read the committed offsets of")
+			fail("start", "group-offsets needs a group_id to read the committed offsets of")
 		}
 		o.start = startGroupOffsets
 	case startTimestamp:
 		o.start = startTimestamp
 	default:
-		return o, connector.Errorf("start", "want earliest, latest, group-offsets or timestamp, got %q", cfg.Start)
+		errs = append(errs, connector.UnknownValue("start", "start", cfg.Start, startEarliest, startLatest, startGroupOffsets, startTimestamp))
 	}
 	switch {
 	case o.start == startTimestamp && cfg.StartTimestamp == "":
-		return o, connector.Errorf("start_timestamp", "start: timestamp needs start_timestamp (ms since the epoch, or RFC 3339 such as 2024-05-06T07:08:09Z)")
+		fail("start_timestamp", "start: timestamp needs start_timestamp (ms since the epoch, or RFC 3339 such as 2024-05-06T07:08:09Z)")
 	case o.start != startTimestamp && cfg.StartTimestamp != "":
-		return o, connector.Errorf("start_timestamp", "is only read with start: timestamp")
+		if o.start != "" { // an unknown start is reported already
+			fail("start_timestamp", "is only read with start: timestamp")
+		}
 	case cfg.StartTimestamp != "":
 		ts, err := parseTimestamp(cfg.StartTimestamp)
 		if err != nil {
-			return o, connector.Errorf("start_timestamp", "%v", err)
+			fail("start_timestamp", "%v", err)
 		}
 		o.startTS = ts
 	}
@@ -256,10 +263,10 @@ func parseOptions(cfg Config) (options, error) {
 	case "latest", "latest-offset":
 		o.bounded = true
 	default:
-		return o, connector.Errorf("stop", "want latest (read up to the end offsets seen at start, then finish), got %q", cfg.Stop)
+		errs = append(errs, connector.UnknownValue("stop", "stop", cfg.Stop, "none", "latest"))
 	}
 	o.updating = cfg.Format.Type == "debezium-json"
-	return o, nil
+	return o, errors.Join(errs...)
 }
 
 // parseTimestamp reads ms since the epoch or an RFC 3339 time.
@@ -295,20 +302,17 @@ func splitList(items []string) []string {
 // New builds a Kafka source. It checks the options and builds the
 // decoders; it does no I/O.
 func New(cfg Config, env connector.SourceEnv) (*Source, error) {
-	o, err := parseOptions(cfg)
-	if err != nil {
-		return nil, err
-	}
 	if env.Formats == nil {
 		return nil, fmt.Errorf("source %q: no format registry", env.Name)
+	}
+	o, optErr := parseOptions(cfg)
+	rb, rowErr := newRowBuilder(cfg, env)
+	if err := errors.Join(optErr, rowErr); err != nil {
+		return nil, err
 	}
 	logger := env.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
-	}
-	rb, err := newRowBuilder(cfg, env)
-	if err != nil {
-		return nil, err
 	}
 	return &Source{
 		name:   env.Name,

@@ -76,11 +76,17 @@ func TestOptions(t *testing.T) {
 		{name: "no format", opts: "brokers: h:1\ntopic: a", err: "format: missing required key"},
 		{name: "unknown key", opts: "brokers: h:1\ntopic: a\nformat: json\ngroupid: g", err: `did you mean "group_id"`},
 		{name: "group-offsets without group", opts: "brokers: h:1\ntopic: a\nstart: group-offsets\nformat: json", err: "p.yaml:9:12: sources[0].start: group-offsets needs a group_id"},
-		{name: "bad start", opts: "brokers: h:1\ntopic: a\nstart: beginning\nformat: json", err: "want earliest, latest, group-offsets or timestamp"},
+		{name: "bad start", opts: "brokers: h:1\ntopic: a\nstart: beginning\nformat: json", err: `p.yaml:9:12: sources[0].start: unknown start "beginning" (want earliest, latest, group-offsets or timestamp)`},
+		{name: "misspelt start", opts: "brokers: h:1\ntopic: a\nstart: latets\nformat: json", err: `p.yaml:9:12: sources[0].start: unknown start "latets"; did you mean "latest"? (want earliest, latest, group-offsets or timestamp)`},
 		{name: "timestamp without time", opts: "brokers: h:1\ntopic: a\nstart: timestamp\nformat: json", err: "start: timestamp needs start_timestamp"},
 		{name: "time without timestamp", opts: "brokers: h:1\ntopic: a\nstart_timestamp: 5\nformat: json", err: "only read with start: timestamp"},
 		{name: "bad time", opts: "brokers: h:1\ntopic: a\nstart: timestamp\nstart_timestamp: yesterday\nformat: json", err: "RFC 3339"},
-		{name: "bad stop", opts: "brokers: h:1\ntopic: a\nstop: never\nformat: json", err: "want latest"},
+		{name: "bad stop", opts: "brokers: h:1\ntopic: a\nstop: forever\nformat: json", err: `p.yaml:9:11: sources[0].stop: unknown stop "forever" (want none or latest)`},
+		{name: "bad topic name", opts: "brokers: h:1\ntopic: [a, \"b c\", ..]\nformat: json", err: `p.yaml:8:12: sources[0].topic: "b c" is not a valid Kafka topic name (letters, digits, '.', '_' and '-', at most 249)` + "\n" +
+			`p.yaml:8:12: sources[0].topic: ".." is not a valid Kafka topic name`},
+		{name: "several at once", opts: "brokers: h:1\ntopic: a\nstart: nope\nstop: forever\nformat: json\nkey_fields: id", err: `p.yaml:9:12: sources[0].start: unknown start "nope"` + " (want earliest, latest, group-offsets or timestamp)\n" +
+			`p.yaml:10:11: sources[0].stop: unknown stop "forever" (want none or latest)` + "\n" +
+			`p.yaml:12:17: sources[0].key_fields: key_fields needs key_format to decode the key with`},
 		{name: "topic twice", opts: "brokers: h:1\ntopic: [a, a]\nformat: json", err: "listed twice"},
 		{name: "unknown format", opts: "brokers: h:1\ntopic: a\nformat: xml", err: "unknown input format"},
 		{name: "key fields without format", opts: "brokers: h:1\ntopic: a\nformat: json\nkey_fields: id", err: "key_fields needs key_format"},
@@ -95,8 +101,18 @@ func TestOptions(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s, err := build(t, tt.opts, schema, nil)
 			if tt.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.err) {
-					t.Fatalf("error %v, want one containing %q", err, tt.err)
+				// Each line of tt.err is one of the errors, in order.
+				if err == nil {
+					t.Fatalf("no error, want %q", tt.err)
+				}
+				got, want := strings.Split(err.Error(), "\n"), strings.Split(tt.err, "\n")
+				if len(got) < len(want) {
+					t.Fatalf("error %v, want lines containing %q", err, want)
+				}
+				for i, w := range want {
+					if !strings.Contains(got[i], w) {
+						t.Errorf("error line %d %q, want one containing %q", i+1, got[i], w)
+					}
 				}
 				return
 			}
