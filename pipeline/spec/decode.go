@@ -168,11 +168,14 @@ func (d *decoder) structure(n *yaml.Node, path string, v reflect.Value, skip []s
 		}
 		f, ok := fields[key.Value]
 		if !ok {
+			// The keys the caller consumed are keys of this mapping too:
+			// on_eror is a typo of on_error whoever reads it.
+			known := append(append([]string(nil), skip...), names...)
 			hint := ""
-			if c := Closest(key.Value, names); c != "" {
+			if c := Closest(key.Value, known); c != "" {
 				hint = fmt.Sprintf("; did you mean %q?", c)
 			} else if len(names) > 0 {
-				hint = "; known keys: " + strings.Join(append(append([]string(nil), skip...), names...), ", ")
+				hint = "; known keys: " + strings.Join(known, ", ")
 			}
 			d.fail(key, JoinPath(path, key.Value), "unknown key%s", hint)
 			continue
