@@ -80,6 +80,28 @@ type SinkSnapshotter interface {
 	Restore(state []byte) error
 }
 
+// RunInfo is what the runtime tells a RunAware sink about its run.
+type RunInfo struct {
+	// Resumable: the run keeps its checkpoints in a state directory (the
+	// daemon, or `etld run --state-dir`), and the next run resumes from
+	// the newest one.
+	Resumable bool
+	// Restored: the run restored a checkpoint that covers this sink, and
+	// SinkSnapshotter.Restore was called with the sink's state in it.
+	Restored bool
+}
+
+// RunAware is a sink that needs to know, before Open, how its run keeps
+// state: a sink whose target may hold data it did not write (a file that
+// already exists) must tell what its own checkpoint covers, which it may
+// cut back to that checkpoint, from data it was never asked to destroy.
+// The runtime calls SetRun once, after any Restore and before Open. A sink
+// that is never told (a test, a tool that drives a sink by hand) behaves
+// as in a run without a state directory.
+type RunAware interface {
+	SetRun(RunInfo)
+}
+
 // Meter is a connector that counts the bytes it read or wrote, for
 // /metrics. Bytes is called from other goroutines: keep it atomic.
 type Meter interface {

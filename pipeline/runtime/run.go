@@ -38,6 +38,7 @@ func Run(ctx context.Context, g *Graph, opt Options) error {
 	if err := co.restore(); err != nil {
 		return fmt.Errorf("pipeline state: %w", err)
 	}
+	co.tellSinks()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
