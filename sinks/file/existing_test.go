@@ -228,4 +228,3 @@ func TestOverwriteContradictsAppend(t *testing.T) {
 		t.Fatalf("got %v, want an error on overwrite naming append: true", err)
 	}
 }
-
