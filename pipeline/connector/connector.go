@@ -197,15 +197,31 @@ type Sink interface {
 	Close(ctx context.Context) error
 }
 
-// BadRecord describes an input record that could not become a row.
+// BadRecord describes an input record that could not become a row, a
+// row a transform's expression failed on, or a row a sink's target
+// refused. It is the error type of every data error: a policy that fails
+// returns an error wrapping it, so errors.As finds it (by value:
+// errors.As(err, new(BadRecord))), and errors.Is finds Err.
 type BadRecord struct {
-	// Position names the record: file:line, or topic/partition/offset.
+	// Position names the source record: file:line, or
+	// topic/partition/offset; "" when no one record made the row (a
+	// window's result).
 	Position string
-	Raw      []byte
-	Err      error
+	// Transform is the name of the transform whose expression failed on
+	// the row; "" for a record a source or a sink refused.
+	Transform string
+	Raw       []byte
+	Err       error
 }
 
-func (b BadRecord) Error() string { return fmt.Sprintf("%s: %v", b.Position, b.Err) }
+func (b BadRecord) Error() string {
+	if b.Position == "" {
+		return b.Err.Error()
+	}
+	return fmt.Sprintf("%s: %v", b.Position, b.Err)
+}
+
+func (b BadRecord) Unwrap() error { return b.Err }
 
 // SourceEnv is what a source constructor gets besides its own config.
 type SourceEnv struct {

@@ -60,7 +60,8 @@ func (p *Policy) Skipped() int64 {
 // connector.SinkEnv.Reject.
 func (p *Policy) Reject(bad connector.BadRecord) error {
 	if p == nil || p.policy == "fail" {
-		return fmt.Errorf("%s: %w (on_error: fail; set on_error: skip or dead-letter to go on past bad records)", bad.Position, bad.Err)
+		// Wrapping bad keeps the data error recognisable (errors.As).
+		return fmt.Errorf("%w (on_error: fail; set on_error: skip or dead-letter to go on past bad records)", bad)
 	}
 	n := p.skipped.Add(1)
 	if n <= logFirst {
@@ -68,7 +69,11 @@ func (p *Policy) Reject(bad connector.BadRecord) error {
 		if n == logFirst {
 			msg = "skipped a bad record; further ones are only counted"
 		}
-		p.logger.Warn(msg, p.kind, p.name, "position", bad.Position, "error", bad.Err.Error(), "on_error", p.policy)
+		args := []any{p.kind, p.name, "position", bad.Position, "error", bad.Err.Error(), "on_error", p.policy}
+		if bad.Transform != "" {
+			args = append(args, "transform", bad.Transform)
+		}
+		p.logger.Warn(msg, args...)
 	}
 	if p.policy == "dead-letter" {
 		return p.writeDeadLetter(bad)
@@ -90,12 +95,13 @@ func (p *Policy) writeDeadLetter(bad connector.BadRecord) error {
 		p.dlq = f
 	}
 	rec := struct {
-		Source   string `json:"source,omitempty"`
-		Sink     string `json:"sink,omitempty"`
-		Position string `json:"position"`
-		Error    string `json:"error"`
-		Record   string `json:"record"`
-	}{Position: bad.Position, Error: bad.Err.Error(), Record: string(bad.Raw)}
+		Source    string `json:"source,omitempty"`
+		Sink      string `json:"sink,omitempty"`
+		Transform string `json:"transform,omitempty"`
+		Position  string `json:"position"`
+		Error     string `json:"error"`
+		Record    string `json:"record"`
+	}{Transform: bad.Transform, Position: bad.Position, Error: bad.Err.Error(), Record: string(bad.Raw)}
 	if p.kind == "sink" {
 		rec.Sink = p.name
 	} else {
