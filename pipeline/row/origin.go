@@ -20,46 +20,56 @@ type Origin interface {
 // and the offset, separator "/"). A source marks each record after
 // decoding it; that costs no allocation per row.
 type Positions struct {
-	sep    string
-	inputs []string
-	at     []position
+	sep string
+	// nums holds each change's record number; spans the inputs, each
+	// from the change it starts at, in order.
+	nums  []int64
+	spans []span
 }
 
-type position struct {
-	input int32
-	num   int64
+type span struct {
+	input string
+	from  int
 }
 
 // NewPositions makes Positions for a batch of up to capacity changes.
 func NewPositions(capacity int, separator string) *Positions {
-	return &Positions{sep: separator, at: make([]position, 0, capacity)}
+	return &Positions{sep: separator, nums: make([]int64, 0, capacity)}
 }
 
 // Mark says that the changes of the batch from the last mark up to its
 // length n came from record num of input. An n below the length marked so
 // far forgets the changes past it (a record given back to the reader).
 func (p *Positions) Mark(n int, input string, num int64) {
-	if n <= len(p.at) {
-		p.at = p.at[:n]
+	if n <= len(p.nums) {
+		p.truncate(n)
 		return
 	}
-	last := len(p.inputs) - 1
-	if last < 0 || p.inputs[last] != input {
-		p.inputs = append(p.inputs, input)
-		last++
+	if k := len(p.spans); k == 0 || p.spans[k-1].input != input {
+		p.spans = append(p.spans, span{input: input, from: len(p.nums)})
 	}
-	for len(p.at) < n {
-		p.at = append(p.at, position{input: int32(last), num: num})
+	for len(p.nums) < n {
+		p.nums = append(p.nums, num)
+	}
+}
+
+func (p *Positions) truncate(n int) {
+	p.nums = p.nums[:n]
+	for k := len(p.spans); k > 0 && p.spans[k-1].from >= n; k-- {
+		p.spans = p.spans[:k-1]
 	}
 }
 
 // Position implements Origin.
 func (p *Positions) Position(i int) string {
-	if i < 0 || i >= len(p.at) {
+	if i < 0 || i >= len(p.nums) {
 		return ""
 	}
-	at := p.at[i]
-	return p.inputs[at.input] + p.sep + strconv.FormatInt(at.num, 10)
+	k := len(p.spans) - 1
+	for k > 0 && p.spans[k].from > i {
+		k--
+	}
+	return p.spans[k].input + p.sep + strconv.FormatInt(p.nums[i], 10)
 }
 
 // Sequence is the Origin of a batch whose change i is record First+i of
