@@ -92,6 +92,47 @@ func TestStateDirResumeAndRefusal(t *testing.T) {
 	}
 }
 
+// Issue 14, item 5: a pipeline renamed in its file starts with new, empty
+// state; its file sink must refuse the output the old name wrote rather
+// than truncate it, and say how to go on.
+func TestRenamedPipelineKeepsItsOutput(t *testing.T) {
+	dir := t.TempDir()
+	state := filepath.Join(dir, "state")
+	if err := os.WriteFile(filepath.Join(dir, "in.csv"), []byte("a,1\nb,2\na,3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := loadStats(t, dir, "").Run(context.Background(), pipeline.RunOptions{StateDir: state}); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.csv")
+	first, err := os.ReadFile(out)
+	if err != nil || len(first) == 0 {
+		t.Fatalf("first run wrote %q (%v)", first, err)
+	}
+	renamed := strings.Replace(statsPipeline, "name: stats\n", "name: stats_renamed\n", 1)
+	text := strings.NewReplacer("%DIR%", dir, "%AGG%", "").Replace(renamed)
+	path := filepath.Join(dir, "p.yaml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := pipeline.Load(path, pipeline.Env{Registry: builtin.Registry(), Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.Run(context.Background(), pipeline.RunOptions{StateDir: state})
+	if err == nil {
+		t.Fatal("the renamed pipeline ran over the old output")
+	}
+	for _, want := range []string{`sink "out"`, out, "overwrite: true"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	if again, _ := os.ReadFile(out); string(again) != string(first) {
+		t.Errorf("refused run changed the output:\n%s\nwas\n%s", again, first)
+	}
+}
+
 func TestCheckpointIntervalPrecedence(t *testing.T) {
 	dir := t.TempDir()
 	p := loadStats(t, dir, "")

@@ -94,7 +94,12 @@ func (c *Codec) column(key string, hint int) int {
 func (c *Codec) DecodeObject(s string, i int, r row.Row) (int, error) {
 	i = SkipSpace(s, i)
 	if i >= len(s) || s[i] != '{' {
-		return i, &connector.DecodeError{Err: syntaxErr(i, "expected a JSON object, got %s", describe(s, i))}
+		if _, err := skipValue(s, i, 0); err != nil && i < len(s) {
+			// Not JSON at all (a plain-text message on a JSON topic):
+			// what its first byte would start says nothing useful.
+			return i, &connector.DecodeError{Err: syntaxErr(s, i, "not a JSON value; expected a JSON object")}
+		}
+		return i, &connector.DecodeError{Err: syntaxErr(s, i, "expected a JSON object, got %s", describe(s, i))}
 	}
 	clear(c.seen)
 	next := 0
@@ -141,7 +146,7 @@ func (c *Codec) DecodeObject(s string, i int, r row.Row) (int, error) {
 func (c *Codec) decodeValue(s string, i, col int) (row.Value, int, error) {
 	t := c.schema.Fields[col].Type
 	if i >= len(s) {
-		return row.NullValue, i, syntaxErr(i, "expected a value, got the end of the record")
+		return row.NullValue, i, syntaxErr(s, i, "expected a value, got the end of the record")
 	}
 	switch ch := s[i]; {
 	case ch == '"':
@@ -189,7 +194,7 @@ func (c *Codec) decodeValue(s string, i, col int) (row.Value, int, error) {
 		}
 		return row.NullValue, end, mismatch(s[i:end], t, describe(s, i))
 	}
-	return row.NullValue, i, syntaxErr(i, "expected a value, got %s", describe(s, i))
+	return row.NullValue, i, syntaxErr(s, i, "expected a value, got %s", describe(s, i))
 }
 
 func mismatch(text string, t row.Type, what string) error {

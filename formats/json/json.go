@@ -95,7 +95,7 @@ func (d *Decoder) Decode(rec []byte, b *row.Batch) error {
 		return err
 	}
 	if end = SkipSpace(s, end); end < len(s) {
-		return &connector.DecodeError{Err: syntaxErr(end, "unexpected %s after the object", describe(s, end))}
+		return &connector.DecodeError{Err: syntaxErr(s, end, "unexpected %s after the object", describe(s, end))}
 	}
 	b.Append(row.Insert, r)
 	return nil

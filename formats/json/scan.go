@@ -11,14 +11,40 @@ import (
 type SyntaxError struct {
 	Offset int
 	Msg    string
+	// Near is the record's text from Offset on, cut short (excerpt), so
+	// that the message shows what was found there; empty at its end.
+	Near string
 }
 
 func (e *SyntaxError) Error() string {
-	return fmt.Sprintf("invalid JSON at byte %d: %s", e.Offset, e.Msg)
+	if e.Near == "" {
+		return fmt.Sprintf("invalid JSON at byte %d: %s", e.Offset, e.Msg)
+	}
+	return fmt.Sprintf("invalid JSON at byte %d: %s (near %q)", e.Offset, e.Msg, e.Near)
 }
 
-func syntaxErr(off int, format string, args ...any) error {
-	return &SyntaxError{Offset: off, Msg: fmt.Sprintf(format, args...)}
+func syntaxErr(s string, off int, format string, args ...any) error {
+	return &SyntaxError{Offset: off, Msg: fmt.Sprintf(format, args...), Near: excerpt(s, off)}
+}
+
+// excerptLen is how many bytes of the record a SyntaxError shows.
+const excerptLen = 24
+
+// excerpt returns up to excerptLen bytes of s from off on, cut at a rune
+// boundary, with "..." when it was cut short.
+func excerpt(s string, off int) string {
+	if off < 0 || off >= len(s) {
+		return ""
+	}
+	rest := s[off:]
+	if len(rest) <= excerptLen {
+		return rest
+	}
+	end := excerptLen
+	for end > 0 && !utf8.RuneStart(rest[end]) {
+		end--
+	}
+	return rest[:end] + "..."
 }
 
 // maxDepth bounds the nesting SkipValue follows, so that a hostile record
@@ -50,9 +76,11 @@ func describe(s string, i int) string {
 		return "an array"
 	case c == '"':
 		return "a string"
-	case c == 't' || c == 'f':
+	// A literal is named only when it is spelled out: "not json" does not
+	// start a null.
+	case strings.HasPrefix(s[i:], "true") || strings.HasPrefix(s[i:], "false"):
 		return "a boolean"
-	case c == 'n':
+	case strings.HasPrefix(s[i:], "null"):
 		return "null"
 	case c == '-' || (c >= '0' && c <= '9'):
 		return "a number"
@@ -68,7 +96,7 @@ func describe(s string, i int) string {
 // without escapes is returned as a substring of s, without copying.
 func ReadString(s string, i int) (string, int, error) {
 	if i >= len(s) || s[i] != '"' {
-		return "", i, syntaxErr(i, "expected a string, got %s", describe(s, i))
+		return "", i, syntaxErr(s, i, "expected a string, got %s", describe(s, i))
 	}
 	for j := i + 1; j < len(s); j++ {
 		switch c := s[j]; {
@@ -77,10 +105,10 @@ func ReadString(s string, i int) (string, int, error) {
 		case c == '\\':
 			return readEscaped(s, i, j)
 		case c < 0x20:
-			return "", j, syntaxErr(j, "control character 0x%02x in a string (escape it)", c)
+			return "", j, syntaxErr(s, j, "control character 0x%02x in a string (escape it)", c)
 		}
 	}
-	return "", len(s), syntaxErr(i, "unterminated string")
+	return "", len(s), syntaxErr(s, i, "unterminated string")
 }
 
 // readEscaped finishes a string whose first escape is at s[j].
@@ -93,7 +121,7 @@ func readEscaped(s string, start, j int) (string, int, error) {
 		case c == '"':
 			return string(buf), j + 1, nil
 		case c < 0x20:
-			return "", j, syntaxErr(j, "control character 0x%02x in a string (escape it)", c)
+			return "", j, syntaxErr(s, j, "control character 0x%02x in a string (escape it)", c)
 		case c != '\\':
 			buf = append(buf, c)
 			j++
@@ -118,7 +146,7 @@ func readEscaped(s string, start, j int) (string, int, error) {
 		case 'u':
 			r, ok := hex4(s, j+2)
 			if !ok {
-				return "", j, syntaxErr(j, `\u must be followed by four hex digits`)
+				return "", j, syntaxErr(s, j, `\u must be followed by four hex digits`)
 			}
 			j += 6
 			if utf16.IsSurrogate(r) {
@@ -136,11 +164,11 @@ func readEscaped(s string, start, j int) (string, int, error) {
 			buf = utf8.AppendRune(buf, r)
 			continue
 		default:
-			return "", j, syntaxErr(j, "invalid escape \\%s in a string", printable(e))
+			return "", j, syntaxErr(s, j, "invalid escape \\%s in a string", printable(e))
 		}
 		j += 2
 	}
-	return "", len(s), syntaxErr(start, "unterminated string")
+	return "", len(s), syntaxErr(s, start, "unterminated string")
 }
 
 func printable(c byte) string {
@@ -186,7 +214,7 @@ func readNumber(s string, i int) (lit string, isFloat bool, end int, err error) 
 			j++
 		}
 	default:
-		return "", false, j, syntaxErr(j, "invalid number: expected a digit, got %s", describe(s, j))
+		return "", false, j, syntaxErr(s, j, "invalid number: expected a digit, got %s", describe(s, j))
 	}
 	if j < len(s) && s[j] == '.' {
 		isFloat = true
@@ -196,7 +224,7 @@ func readNumber(s string, i int) (lit string, isFloat bool, end int, err error) 
 			j++
 		}
 		if j == d {
-			return "", false, j, syntaxErr(j, "invalid number: expected a digit after '.'")
+			return "", false, j, syntaxErr(s, j, "invalid number: expected a digit after '.'")
 		}
 	}
 	if j < len(s) && (s[j] == 'e' || s[j] == 'E') {
@@ -210,7 +238,7 @@ func readNumber(s string, i int) (lit string, isFloat bool, end int, err error) 
 			j++
 		}
 		if j == d {
-			return "", false, j, syntaxErr(j, "invalid number: expected a digit in the exponent")
+			return "", false, j, syntaxErr(s, j, "invalid number: expected a digit in the exponent")
 		}
 	}
 	return s[i:j], isFloat, j, nil
@@ -221,7 +249,7 @@ func readLiteral(s string, i int, word string) (int, error) {
 	if strings.HasPrefix(s[i:], word) {
 		return i + len(word), nil
 	}
-	return i, syntaxErr(i, "invalid value starting with %s", describe(s, i))
+	return i, syntaxErr(s, i, "invalid value: not %s, nor any other JSON value", word)
 }
 
 // SkipValue checks the JSON value at s[i] (after blanks) and returns the
@@ -232,7 +260,7 @@ func SkipValue(s string, i int) (int, error) {
 
 func skipValue(s string, i, depth int) (int, error) {
 	if i >= len(s) {
-		return i, syntaxErr(i, "expected a value, got the end of the record")
+		return i, syntaxErr(s, i, "expected a value, got the end of the record")
 	}
 	switch c := s[i]; {
 	case c == '"':
@@ -240,7 +268,7 @@ func skipValue(s string, i, depth int) (int, error) {
 		return end, err
 	case c == '{' || c == '[':
 		if depth >= maxDepth {
-			return i, syntaxErr(i, "nested deeper than %d levels", maxDepth)
+			return i, syntaxErr(s, i, "nested deeper than %d levels", maxDepth)
 		}
 		if c == '{' {
 			return walkObject(s, i, func(_ string, _, v int) (int, error) { return skipValue(s, v, depth+1) })
@@ -256,7 +284,7 @@ func skipValue(s string, i, depth int) (int, error) {
 		_, _, end, err := readNumber(s, i)
 		return end, err
 	}
-	return i, syntaxErr(i, "expected a value, got %s", describe(s, i))
+	return i, syntaxErr(s, i, "expected a value, got %s", describe(s, i))
 }
 
 func skipArray(s string, i, depth int) (int, error) {
@@ -271,7 +299,7 @@ func skipArray(s string, i, depth int) (int, error) {
 		}
 		i = SkipSpace(s, end)
 		if i >= len(s) {
-			return i, syntaxErr(i, "unterminated array")
+			return i, syntaxErr(s, i, "unterminated array")
 		}
 		switch s[i] {
 		case ',':
@@ -279,7 +307,7 @@ func skipArray(s string, i, depth int) (int, error) {
 		case ']':
 			return i + 1, nil
 		default:
-			return i, syntaxErr(i, "expected ',' or ']' in an array, got %s", describe(s, i))
+			return i, syntaxErr(s, i, "expected ',' or ']' in an array, got %s", describe(s, i))
 		}
 	}
 }
@@ -294,7 +322,7 @@ func WalkObject(s string, i int, fn func(key string, keyPos, valuePos int) (int,
 
 func walkObject(s string, i int, fn func(key string, keyPos, valuePos int) (int, error)) (int, error) {
 	if i >= len(s) || s[i] != '{' {
-		return i, syntaxErr(i, "expected an object, got %s", describe(s, i))
+		return i, syntaxErr(s, i, "expected an object, got %s", describe(s, i))
 	}
 	i = SkipSpace(s, i+1)
 	if i < len(s) && s[i] == '}' {
@@ -303,7 +331,7 @@ func walkObject(s string, i int, fn func(key string, keyPos, valuePos int) (int,
 	for {
 		keyPos := i
 		if i >= len(s) || s[i] != '"' {
-			return i, syntaxErr(i, "expected a quoted member name, got %s", describe(s, i))
+			return i, syntaxErr(s, i, "expected a quoted member name, got %s", describe(s, i))
 		}
 		key, end, err := ReadString(s, i)
 		if err != nil {
@@ -311,7 +339,7 @@ func walkObject(s string, i int, fn func(key string, keyPos, valuePos int) (int,
 		}
 		i = SkipSpace(s, end)
 		if i >= len(s) || s[i] != ':' {
-			return i, syntaxErr(i, "expected ':' after member name %q, got %s", key, describe(s, i))
+			return i, syntaxErr(s, i, "expected ':' after member name %q, got %s", key, describe(s, i))
 		}
 		i = SkipSpace(s, i+1)
 		if end, err = fn(key, keyPos, i); err != nil {
@@ -319,7 +347,7 @@ func walkObject(s string, i int, fn func(key string, keyPos, valuePos int) (int,
 		}
 		i = SkipSpace(s, end)
 		if i >= len(s) {
-			return i, syntaxErr(i, "unterminated object")
+			return i, syntaxErr(s, i, "unterminated object")
 		}
 		switch s[i] {
 		case ',':
@@ -327,7 +355,7 @@ func walkObject(s string, i int, fn func(key string, keyPos, valuePos int) (int,
 		case '}':
 			return i + 1, nil
 		default:
-			return i, syntaxErr(i, "expected ',' or '}' after a member, got %s", describe(s, i))
+			return i, syntaxErr(s, i, "expected ',' or '}' after a member, got %s", describe(s, i))
 		}
 	}
 }

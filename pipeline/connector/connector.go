@@ -81,6 +81,28 @@ type SinkSnapshotter interface {
 	Restore(state []byte) error
 }
 
+// RunInfo is what the runtime tells a RunAware sink about its run.
+type RunInfo struct {
+	// Resumable: the run keeps its checkpoints in a state directory (the
+	// daemon, or `etld run --state-dir`), and the next run resumes from
+	// the newest one.
+	Resumable bool
+	// Restored: the run restored a checkpoint that covers this sink, and
+	// SinkSnapshotter.Restore was called with the sink's state in it.
+	Restored bool
+}
+
+// RunAware is a sink that needs to know, before Open, how its run keeps
+// state: a sink whose target may hold data it did not write (a file that
+// already exists) must tell what its own checkpoint covers, which it may
+// cut back to that checkpoint, from data it was never asked to destroy.
+// The runtime calls SetRun once, after any Restore and before Open. A sink
+// that is never told (a test, a tool that drives a sink by hand) behaves
+// as in a run without a state directory.
+type RunAware interface {
+	SetRun(RunInfo)
+}
+
 // Meter is a connector that counts the bytes it read or wrote, for
 // /metrics. Bytes is called from other goroutines: keep it atomic.
 type Meter interface {
@@ -176,19 +198,32 @@ type Sink interface {
 	Close(ctx context.Context) error
 }
 
-// BadRecord describes an input record that could not become a row, or a
-// row its target refused for good. An error with a BadRecord in its chain
-// is a data error: running the pipeline again reads the same record and
-// fails again, so the daemon marks the pipeline failed instead of
-// restarting it.
+// BadRecord describes an input record that could not become a row, a
+// row a transform's expression failed on, or a row a sink's target
+// refused. It is the error type of every data error: a policy that fails
+// returns an error wrapping it, so errors.As finds it (by value:
+// errors.As(err, new(BadRecord))), and errors.Is finds Err. An error
+// with a BadRecord in its chain is a data error: running the pipeline
+// again reads the same record and fails again, so the daemon marks the
+// pipeline failed instead of restarting it.
 type BadRecord struct {
-	// Position names the record: file:line, or topic/partition/offset.
+	// Position names the source record: file:line, or
+	// topic/partition/offset; "" when no one record made the row (a
+	// window's result).
 	Position string
-	Raw      []byte
-	Err      error
+	// Transform is the name of the transform whose expression failed on
+	// the row; "" for a record a source or a sink refused.
+	Transform string
+	Raw       []byte
+	Err       error
 }
 
-func (b BadRecord) Error() string { return fmt.Sprintf("%s: %v", b.Position, b.Err) }
+func (b BadRecord) Error() string {
+	if b.Position == "" {
+		return b.Err.Error()
+	}
+	return fmt.Sprintf("%s: %v", b.Position, b.Err)
+}
 
 // Unwrap returns the reason the record is bad.
 func (b BadRecord) Unwrap() error { return b.Err }

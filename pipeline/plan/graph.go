@@ -42,7 +42,7 @@ func (p *Plan) Graph() (*runtime.Graph, error) {
 		g.Sources = append(g.Sources, sn)
 		built[s.Table.Root] = &sn.Node
 	}
-	owners := p.opOwners()
+	owners, transforms := p.opOwners()
 	var build func(n *Node) (*runtime.Node, error)
 	build = func(n *Node) (*runtime.Node, error) {
 		if rn, ok := built[n]; ok {
@@ -57,11 +57,11 @@ func (p *Plan) Graph() (*runtime.Graph, error) {
 			built[n] = in
 			return in, nil
 		}
-		op, err := p.operator(n)
+		op, err := p.operator(n, transforms[n])
 		if err != nil {
 			return nil, err
 		}
-		on := &runtime.OpNode{Node: runtime.Node{Name: n.Label, Kind: "transform", ID: owners[n],
+		on := &runtime.OpNode{Node: runtime.Node{Name: n.Label, Kind: "transform", ID: owners[n], Transform: transforms[n],
 			Fingerprint: fmt.Sprintf("%s, input %s, output %s", n.Label, n.Input.Schema, n.Schema)}, Input: in, Op: op}
 		g.Ops = append(g.Ops, on)
 		built[n] = &on.Node
@@ -86,7 +86,9 @@ func (p *Plan) Graph() (*runtime.Graph, error) {
 // "transform/<name>/<depth>", depth counted from the transform's result
 // down its input chain. The names stay put when other transforms or
 // sinks are added, so a checkpoint is matched to the same operator.
-func (p *Plan) opOwners() map[*Node]string {
+// transforms maps each operator to the name of the transform it belongs
+// to, for errors.
+func (p *Plan) opOwners() (owners, transforms map[*Node]string) {
 	roots := map[*Node]bool{}
 	for _, s := range p.Sources {
 		roots[s.Table.Root] = true
@@ -94,7 +96,7 @@ func (p *Plan) opOwners() map[*Node]string {
 	for _, t := range p.Transforms {
 		roots[t.Root] = true
 	}
-	owners := map[*Node]string{}
+	owners, transforms = map[*Node]string{}, map[*Node]string{}
 	for _, t := range p.Transforms {
 		depth := 0
 		for n := t.Root; n != nil; n = n.Input {
@@ -103,17 +105,18 @@ func (p *Plan) opOwners() map[*Node]string {
 			}
 			if _, ok := owners[n]; !ok {
 				owners[n] = fmt.Sprintf("transform/%s/%d", t.Name, depth)
+				transforms[n] = t.Name
 			}
 			depth++
 		}
 	}
-	return owners
+	return owners, transforms
 }
 
-func (p *Plan) operator(n *Node) (runtime.Operator, error) {
+func (p *Plan) operator(n *Node, transform string) (runtime.Operator, error) {
 	switch n.Kind {
 	case CalcNode:
-		c := &runtime.Calc{Name: n.Label, Project: evals(n.project)}
+		c := &runtime.Calc{Name: n.Label, Transform: transform, Project: evals(n.project)}
 		if n.filter != nil {
 			c.Filter = n.filter.True
 		}

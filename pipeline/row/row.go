@@ -67,6 +67,9 @@ func (c Change) String() string { return string(AppendPrint(nil, c.Kind, c.Row))
 // but never modify it or its rows.
 type Batch struct {
 	Changes []Change
+	// Origin, if set, names the record each change came from, for errors
+	// (see Origin); nil when nothing knows.
+	Origin Origin
 	// arena backs the rows of NewRow so that a batch of n rows of width w
 	// costs a few allocations, not n.
 	arena []Value

@@ -24,9 +24,14 @@ type Calc struct {
 	// Reject, if set, gets rows whose expressions fail at run time (a
 	// CAST of '12x' to INT) under the source's on_error policy; a nil
 	// return skips the row. Without Reject the error stops the pipeline.
+	// The BadRecord names the source record the row came from and the
+	// transform.
 	Reject func(connector.BadRecord) error
-	// Name appears in errors.
+	// Name is the operator's plan (Calc(select=[...])).
 	Name string
+	// Transform is the name of the transform in the pipeline file that
+	// the operator belongs to, for BadRecord.Transform.
+	Transform string
 
 	pending    row.Row // the -U waiting for its +U
 	pendingOK  bool
@@ -59,19 +64,27 @@ func (c *Calc) eval(r row.Row) (row.Row, bool, error) {
 // of a source). ok is false when the filter drops the row.
 func (c *Calc) Apply(r row.Row) (out row.Row, ok bool, err error) { return c.eval(r) }
 
-func (c *Calc) reject(r row.Row, err error) error {
+// reject hands change i of in, whose expressions failed with err, to
+// Reject; the BadRecord names the source record it came from.
+func (c *Calc) reject(in *row.Batch, i int, err error) error {
+	r := in.Changes[i].Row
+	bad := connector.BadRecord{Position: positionOf(in, i), Transform: c.Transform, Raw: []byte(row.Change{Kind: row.Insert, Row: r}.String()), Err: err}
 	if c.Reject == nil {
-		return fmt.Errorf("%s: row %v: %w", c.Name, r, err)
+		return fmt.Errorf("%w (row %s)", bad, bad.Raw)
 	}
-	return c.Reject(connector.BadRecord{Position: c.Name, Raw: []byte(row.Change{Kind: row.Insert, Row: r}.String()), Err: err})
+	return c.Reject(bad)
 }
 
 // Process implements Operator.
 func (c *Calc) Process(in *row.Batch, out Emitter) error {
-	for _, ch := range in.Changes {
+	tr := trackerOf(in, out)
+	for i, ch := range in.Changes {
+		if tr != nil {
+			tr.at(i)
+		}
 		r, ok, err := c.eval(ch.Row)
 		if err != nil {
-			if err := c.reject(ch.Row, err); err != nil {
+			if err := c.reject(in, i, err); err != nil {
 				return err
 			}
 			// A skipped row counts as not passing, so that an update

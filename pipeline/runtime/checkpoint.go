@@ -338,6 +338,20 @@ func (c *coordinator) restore() error {
 	return nil
 }
 
+// tellSinks tells every RunAware sink whether the run keeps state and
+// whether a checkpoint covering it was restored; it runs after restore
+// and before any sink opens.
+func (c *coordinator) tellSinks() {
+	for _, s := range c.g.Sinks {
+		ra, ok := s.Sink.(connector.RunAware)
+		if !ok {
+			continue
+		}
+		r := s.cp.restored
+		ra.SetRun(connector.RunInfo{Resumable: c.resumable, Restored: r != nil && r.Connector != nil})
+	}
+}
+
 // fits compares the checkpoint's components with the graph's and names
 // every difference.
 func (c *coordinator) fits(cp *checkpoint.Checkpoint) error {

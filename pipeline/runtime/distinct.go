@@ -27,6 +27,7 @@ func NewDistinct() *Distinct { return &Distinct{seen: map[string]struct{}{}} }
 func (d *Distinct) Rows() int { return len(d.seen) }
 
 func (d *Distinct) Process(in *row.Batch, out Emitter) error {
+	tr := trackerOf(in, out)
 	for i := range in.Changes {
 		c := &in.Changes[i]
 		if c.Kind != row.Insert {
@@ -40,6 +41,9 @@ func (d *Distinct) Process(in *row.Batch, out Emitter) error {
 			continue
 		}
 		d.seen[string(d.kbuf)] = struct{}{}
+		if tr != nil {
+			tr.at(i)
+		}
 		// The input row is immutable: pass it on as it is.
 		out.Emit(row.Insert, c.Row)
 	}

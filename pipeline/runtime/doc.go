@@ -29,7 +29,14 @@
 // coordinator, the protocol and the end-of-run checkpoint are described in
 // checkpoint.go.
 //
+// Positions: a source batch's row.Origin names each change's record
+// (file:line, topic/partition/offset); operators carry it to their output
+// batches (origin.go), so that a run-time error in any transform, and its
+// dead-letter entry, names the source record and the transform.
+//
 // Errors: the first error of any node cancels the pipeline's context and
-// is returned by Run, wrapped with the node's name. Every send and receive
+// is returned by Run, wrapped with the node's name (an operator's with its
+// transform's name from the file and its plan: transform "q" (Calc(...))).
+// Data errors wrap a connector.BadRecord, which carries the position. Every send and receive
 // selects on the context, so no node blocks forever after an error.
 package runtime

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"fmt"
 	"sync/atomic"
 	"time"
 
@@ -29,6 +30,10 @@ type Node struct {
 	Name string
 	// Kind is "source", "transform" or "sink", for messages.
 	Kind string
+	// Transform, for an operator, is the name of the transform in the
+	// pipeline file it belongs to (Name is the operator's plan): errors
+	// say `transform "q" (Calc(...))`.
+	Transform string
 	// ID names the node in checkpoints, stable across runs of the same
 	// pipeline file; the runtime derives one from Kind and Name if empty.
 	ID string
@@ -39,6 +44,15 @@ type Node struct {
 	outs        []chan message
 	cp          *participant
 	cpIndex     int
+}
+
+// label names the node in errors: `source "rt"`, or for an operator the
+// transform it belongs to and its plan, `transform "q" (Calc(...))`.
+func (n *Node) label() string {
+	if n.Transform != "" {
+		return fmt.Sprintf("%s %q (%s)", n.Kind, n.Transform, n.Name)
+	}
+	return fmt.Sprintf("%s %q", n.Kind, n.Name)
 }
 
 // Stats are a node's counters, safe to read while the pipeline runs.

@@ -98,10 +98,14 @@ func (g *GroupAgg) Process(in *row.Batch, out Emitter) error {
 	if g.err != nil {
 		return g.err
 	}
+	tr := trackerOf(in, out)
 	for i := range in.Changes {
 		c := &in.Changes[i]
+		if tr != nil {
+			tr.at(i)
+		}
 		if err := g.change(c.Kind, c.Row, out); err != nil {
-			return fmt.Errorf("group aggregate: change %d (%s): %w", i, c.Kind, err)
+			return changeError("group aggregate", in, i, err)
 		}
 	}
 	return nil

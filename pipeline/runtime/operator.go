@@ -46,23 +46,59 @@ type Counters interface {
 }
 
 // batchEmitter gathers emitted changes into batches of up to size rows and
-// hands full ones to send.
+// hands full ones to send. It carries positions (see origin.go): between
+// begin and take, every batch it makes comes from the one input batch
+// begin was given.
 type batchEmitter struct {
 	size  int
 	batch *row.Batch
 	full  []*row.Batch
+	// src is the origin of the input batch being processed, nil when it
+	// has none (and for a watermark or the end of input); cur is the
+	// input change the next emitted ones come from, -1 for none; from
+	// parallels batch.Changes while src is set.
+	src  row.Origin
+	cur  int32
+	from []int32
 }
 
-func newBatchEmitter(size int) *batchEmitter { return &batchEmitter{size: size} }
+func newBatchEmitter(size int) *batchEmitter { return &batchEmitter{size: size, cur: -1} }
+
+// begin starts the emissions caused by in, or by no input batch when in
+// is nil. Every batch of the previous input must have been taken.
+func (e *batchEmitter) begin(in *row.Batch) {
+	e.src, e.cur = nil, -1
+	if in != nil {
+		e.src = in.Origin
+	}
+}
+
+// at implements tracker.
+func (e *batchEmitter) at(i int) { e.cur = int32(i) }
 
 func (e *batchEmitter) Emit(k row.Kind, r row.Row) {
 	if e.batch == nil {
 		e.batch = &row.Batch{Changes: make([]row.Change, 0, min(e.size, 256))}
+		if e.src != nil {
+			e.from = make([]int32, 0, cap(e.batch.Changes))
+		}
 	}
 	e.batch.Append(k, r)
+	if e.src != nil {
+		e.from = append(e.from, e.cur)
+	}
 	if e.batch.Len() >= e.size {
+		e.seal()
 		e.full = append(e.full, e.batch)
 		e.batch = nil
+	}
+}
+
+// seal gives the current batch its origin.
+func (e *batchEmitter) seal() {
+	if e.src != nil {
+		e.batch.Origin = &derivedOrigin{parent: e.src, from: e.from}
+		e.from = nil
 	}
 }
 
@@ -70,8 +106,9 @@ func (e *batchEmitter) Emit(k row.Kind, r row.Row) {
 func (e *batchEmitter) take() []*row.Batch {
 	out := e.full
 	if e.batch != nil && e.batch.Len() > 0 {
+		e.seal()
 		out = append(out, e.batch)
 	}
-	e.full, e.batch = nil, nil
+	e.full, e.batch, e.from = nil, nil, nil
 	return out
 }

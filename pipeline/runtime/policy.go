@@ -70,7 +70,11 @@ func (p *Policy) Reject(bad connector.BadRecord) error {
 		if n == logFirst {
 			msg = "skipped a bad record; further ones are only counted"
 		}
-		p.logger.Warn(msg, p.kind, p.name, "position", bad.Position, "error", bad.Err.Error(), "on_error", p.policy)
+		args := []any{p.kind, p.name, "position", bad.Position, "error", bad.Err.Error(), "on_error", p.policy}
+		if bad.Transform != "" {
+			args = append(args, "transform", bad.Transform)
+		}
+		p.logger.Warn(msg, args...)
 	}
 	if p.policy == "dead-letter" {
 		return p.writeDeadLetter(bad)
@@ -92,12 +96,13 @@ func (p *Policy) writeDeadLetter(bad connector.BadRecord) error {
 		p.dlq = f
 	}
 	rec := struct {
-		Source   string `json:"source,omitempty"`
-		Sink     string `json:"sink,omitempty"`
-		Position string `json:"position"`
-		Error    string `json:"error"`
-		Record   string `json:"record"`
-	}{Position: bad.Position, Error: bad.Err.Error(), Record: string(bad.Raw)}
+		Source    string `json:"source,omitempty"`
+		Sink      string `json:"sink,omitempty"`
+		Transform string `json:"transform,omitempty"`
+		Position  string `json:"position"`
+		Error     string `json:"error"`
+		Record    string `json:"record"`
+	}{Transform: bad.Transform, Position: bad.Position, Error: bad.Err.Error(), Record: string(bad.Raw)}
 	if p.kind == "sink" {
 		rec.Sink = p.name
 	} else {

@@ -39,6 +39,7 @@ func Run(ctx context.Context, g *Graph, opt Options) error {
 	if err := co.restore(); err != nil {
 		return fmt.Errorf("pipeline state: %w", err)
 	}
+	co.tellSinks()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
@@ -59,7 +60,7 @@ func Run(ctx context.Context, g *Graph, opt Options) error {
 				// A node that ended because another one failed.
 				firstErr = context.Cause(ctx)
 			} else {
-				firstErr = fmt.Errorf("%s %q: %w", n.Kind, n.Name, err)
+				firstErr = fmt.Errorf("%s: %w", n.label(), err)
 			}
 			cancel(firstErr)
 		})
@@ -328,10 +329,15 @@ func (s *SourceNode) prepare(b *row.Batch, wm int64) (*row.Batch, int64, error) 
 		return b, wm, nil
 	}
 	out := b
+	// from maps out's changes to b's, for their positions.
+	var from []int32
 	if s.Calc != nil {
 		out = &row.Batch{Changes: make([]row.Change, 0, b.Len())}
+		if b.Origin != nil {
+			from = make([]int32, 0, b.Len())
+		}
 	}
-	for _, ch := range b.Changes {
+	for i, ch := range b.Changes {
 		r := ch.Row
 		if s.Calc != nil {
 			var ok bool
@@ -346,7 +352,7 @@ func (s *SourceNode) prepare(b *row.Batch, wm int64) (*row.Batch, int64, error) 
 				}
 			}
 			if err != nil {
-				if err := s.reject(ch.Row, err); err != nil {
+				if err := s.reject(b, i, err); err != nil {
 					return nil, wm, err
 				}
 				continue
@@ -355,17 +361,33 @@ func (s *SourceNode) prepare(b *row.Batch, wm int64) (*row.Batch, int64, error) 
 				continue
 			}
 			out.Append(ch.Kind, r)
+			if from != nil {
+				from = append(from, int32(i))
+			}
 		} else if ts, has, err := s.EventTime(r); err != nil {
-			return nil, wm, err
+			return nil, wm, s.badRecord(b, i, fmt.Errorf("watermark: %w", err))
 		} else if has && ts > wm {
 			wm = ts
 		}
 	}
+	if from != nil {
+		out.Origin = &derivedOrigin{parent: b.Origin, from: from}
+	}
 	return out, wm, nil
 }
 
-func (s *SourceNode) reject(r row.Row, err error) error {
-	bad := connector.BadRecord{Position: fmt.Sprintf("source %s", s.Name), Raw: []byte(row.Change{Row: r}.String()), Err: err}
+// badRecord describes change i of b, on which the source's computed
+// columns or watermark failed with err.
+func (s *SourceNode) badRecord(b *row.Batch, i int, err error) connector.BadRecord {
+	pos := positionOf(b, i)
+	if pos == "" {
+		pos = "source " + s.Name
+	}
+	return connector.BadRecord{Position: pos, Raw: []byte(row.Change{Row: b.Changes[i].Row}.String()), Err: err}
+}
+
+func (s *SourceNode) reject(b *row.Batch, i int, err error) error {
+	bad := s.badRecord(b, i, err)
 	if s.Reject == nil {
 		return bad
 	}
@@ -390,6 +412,7 @@ func runOp(ctx context.Context, n *OpNode, in <-chan message, batchSize int, co 
 		}
 		if !open {
 			if !stop && !finished {
+				em.begin(nil)
 				if err := n.Op.Finish(em); err != nil {
 					return err
 				}
@@ -411,10 +434,12 @@ func runOp(ctx context.Context, n *OpNode, in <-chan message, batchSize int, co 
 		switch m.kind {
 		case msgBatch:
 			n.Stats.RowsIn.Add(int64(m.batch.Len()))
+			em.begin(m.batch)
 			if err := n.Op.Process(m.batch, em); err != nil {
 				return err
 			}
 		case msgWatermark:
+			em.begin(nil)
 			if err := n.Op.Watermark(m.watermark, em); err != nil {
 				return err
 			}

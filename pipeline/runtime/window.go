@@ -205,7 +205,7 @@ func (g *WindowAgg) Process(in *row.Batch, out Emitter) error {
 	for i := range in.Changes {
 		c := &in.Changes[i]
 		if err := g.add(c.Kind, c.Row); err != nil {
-			return fmt.Errorf("window aggregate: change %d (%s): %w", i, c.Kind, err)
+			return changeError("window aggregate", in, i, err)
 		}
 	}
 	return nil

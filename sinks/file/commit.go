@@ -126,7 +126,11 @@ func (s *Sink) Commit(ctx context.Context, st []byte) error {
 	if err != nil {
 		return s.errorf("commit: %w", err)
 	}
-	return s.publish(p.Parts)
+	if err := s.publish(p.Parts); err != nil {
+		return err
+	}
+	s.covered = true
+	return nil
 }
 
 // Restore makes Open bring the output back to the checkpoint st was taken
@@ -163,7 +167,7 @@ func (s *Sink) recover(st state) error {
 		}
 		s.outSize = st.Size
 	}
-	s.staged, s.f = true, nil
+	s.staged, s.f, s.covered = true, nil, true
 	if err := s.publish(st.Parts); err != nil {
 		return err
 	}
@@ -201,6 +205,25 @@ func (s *Sink) publish(parts []part) error {
 	}
 	// The deletions need no directory sync: a part that comes back after
 	// a crash is skipped, its bytes being in the output, and deleted again.
+	return nil
+}
+
+// discard deletes the parts of a resumable run that stopped before its
+// first checkpoint, leaving the output as the run found it: no checkpoint
+// covers those rows, and the next run writes them again.
+func (s *Sink) discard() error {
+	dir := filepath.Dir(s.path)
+	var n int64
+	for _, p := range s.pending {
+		n += p.Len
+		if err := os.Remove(filepath.Join(dir, p.Name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	if n > 0 {
+		s.logger.Info("file sink: the run stopped before its first checkpoint; its rows are not published, and the next run writes them again", "sink", s.name, "path", s.path, "bytes", n)
+	}
+	s.pending = nil
 	return nil
 }
 

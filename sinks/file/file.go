@@ -9,9 +9,12 @@
 // byte-identical output to a run without crashes is the guarantee, and a
 // single file is what a user expects to read.
 //
-//   - Until the runtime takes its first checkpoint (Snapshot), the sink
-//     writes straight into the file, so that a run without checkpoints
-//     behaves as it always did: rows are in the file after every Flush.
+//   - In a run without a state directory, until the runtime takes its
+//     first checkpoint (Snapshot), the sink writes straight into the
+//     file, so that a one-shot run behaves as it always did: rows are in
+//     the file after every Flush. In a run with one (connector.RunAware
+//     says so), rows go to parts from the start: the output only ever
+//     holds what a stored checkpoint covers.
 //   - From the first Snapshot (or a Restore) on, rows go to a hidden
 //     in-progress file beside the output, .<name>.part-<run>-<n>.inprogress.
 //     Flush makes it durable; Snapshot closes it and returns a state naming
@@ -29,7 +32,20 @@
 //   - Close publishes what was written since the last checkpoint, so that
 //     a run that stops, even on an error, leaves all its rows in the file
 //     as before; a later Restore truncates them away again if they were
-//     past the checkpoint it resumes from.
+//     past the checkpoint it resumes from. A run with a state directory
+//     that stops before its first checkpoint publishes nothing: no
+//     checkpoint would cover those rows, and the next run, starting
+//     afresh, writes them again.
+//
+// # Existing output
+//
+// The sink never destroys data it was not asked to. A fresh start (no
+// checkpoint of this sink restored) truncates an existing file only in a
+// run without a state directory, as a shell's `>` does, and logs it when
+// the file held data. With a state directory, a non-empty file that this
+// pipeline's checkpoint does not cover (another pipeline's output, or this
+// one's under its old name) is refused unless the sink says overwrite:
+// true; append: true keeps it and writes after it.
 //
 // Publishing copies the parts' bytes (copy_file_range on Linux, so within
 // the kernel) rather than renaming files: one output file can only grow by
@@ -61,8 +77,12 @@ type Config struct {
 	// Append keeps an existing file and writes after its content (its
 	// header too, when the format writes one, only if the file is empty).
 	// By default Open truncates the file, so that a re-run gives the same
-	// output.
+	// output; with a state directory only with Overwrite (see the package
+	// doc).
 	Append bool `yaml:"append"`
+	// Overwrite lets a run with a state directory truncate a non-empty
+	// file that no checkpoint of this pipeline covers.
+	Overwrite bool `yaml:"overwrite"`
 }
 
 const (
@@ -77,6 +97,9 @@ func New(cfg Config, env connector.SinkEnv) (*Sink, error) {
 	if cfg.Path == "" {
 		return nil, connector.Errorf("path", "must name the file to write")
 	}
+	if cfg.Append && cfg.Overwrite {
+		return nil, connector.Errorf("overwrite", "contradicts append: true, which keeps the file's content; set one of them")
+	}
 	if env.Formats == nil {
 		return nil, fmt.Errorf("sink %q: no format registry", env.Name)
 	}
@@ -89,12 +112,13 @@ func New(cfg Config, env connector.SinkEnv) (*Sink, error) {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	return &Sink{
-		name:    env.Name,
-		path:    cfg.Path,
-		format:  format,
-		formats: env.Formats,
-		append:  cfg.Append,
-		logger:  logger,
+		name:      env.Name,
+		path:      cfg.Path,
+		format:    format,
+		formats:   env.Formats,
+		append:    cfg.Append,
+		overwrite: cfg.Overwrite,
+		logger:    logger,
 	}, nil
 }
 
@@ -126,7 +150,11 @@ type Sink struct {
 	format  connector.FormatSpec
 	formats *connector.Registry
 	append  bool
-	logger  *slog.Logger
+	// overwrite: Config.Overwrite. resumable: the run has a state
+	// directory (SetRun).
+	overwrite bool
+	resumable bool
+	logger    *slog.Logger
 
 	mode connector.Mode
 	enc  connector.Encoder
@@ -156,6 +184,10 @@ type Sink struct {
 	end int64
 	// restored is what Restore was given, applied by Open.
 	restored *state
+	// covered is set once a checkpoint covers the output: restored, or
+	// committed in this run. Until then a resumable run's Close publishes
+	// nothing.
+	covered bool
 
 	buf []byte
 	// dirty is set when bytes were written since the last fsync.
@@ -201,10 +233,14 @@ func (s *Sink) Bind(in connector.SinkInput) error {
 	return nil
 }
 
+// SetRun learns whether the run keeps state (connector.RunAware).
+func (s *Sink) SetRun(info connector.RunInfo) { s.resumable = info.Resumable }
+
 // Open creates the file and its directories, truncating it, or appending
 // to it with append: true, and writes the format's header into a new or
 // empty file. After a Restore it brings the file back to the checkpoint
-// instead (see the package doc).
+// instead; in a run with a state directory it refuses to truncate a file
+// with data that no checkpoint covers (see the package doc).
 func (s *Sink) Open(ctx context.Context) error {
 	if s.enc == nil {
 		return s.errorf("open before bind")
@@ -223,6 +259,9 @@ func (s *Sink) Open(ctx context.Context) error {
 	// Never O_APPEND: a restore and Commit write at offsets they check.
 	flags := os.O_WRONLY | os.O_CREATE
 	if !s.append && s.restored == nil {
+		if err := s.checkTruncate(); err != nil {
+			return err
+		}
 		flags |= os.O_TRUNC
 	}
 	f, err := os.OpenFile(s.path, flags, 0o644)
@@ -251,11 +290,37 @@ func (s *Sink) Open(ctx context.Context) error {
 	}
 	if !s.staged {
 		s.end = s.outSize
+		if s.resumable {
+			// With a state directory, rows reach the output only through
+			// a checkpoint's Commit, from the first row on.
+			s.staged, s.f = true, nil
+		}
 	}
 	s.buf = make([]byte, 0, bufferSize+bufferSize/4)
 	if h, ok := s.enc.(connector.HeaderEncoder); ok && s.end == 0 {
 		s.buf = h.AppendHeader(s.buf)
 	}
+	return nil
+}
+
+// checkTruncate is called before a fresh start truncates the file: in a
+// run with a state directory a file with data is refused unless the sink
+// says overwrite: true; otherwise its truncation is logged.
+func (s *Sink) checkTruncate() error {
+	st, err := os.Stat(s.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if st.Size() == 0 || !st.Mode().IsRegular() {
+		return nil
+	}
+	if s.resumable && !s.overwrite {
+		return s.errorf("the file holds %d bytes that no checkpoint of this pipeline covers (a renamed pipeline starts with new, empty state), and a run with a state directory does not destroy data it did not write; set overwrite: true on the sink to replace the file, append: true to write after it, or move it away", st.Size())
+	}
+	s.logger.Info("file sink: truncating the existing file", "sink", s.name, "path", s.path, "bytes", st.Size(), "overwrite", s.overwrite)
 	return nil
 }
 
@@ -391,7 +456,11 @@ func (s *Sink) Close(ctx context.Context) error {
 	err := s.flush()
 	if err == nil && s.staged {
 		err = s.closePart()
-		if err == nil {
+		switch {
+		case err != nil:
+		case s.resumable && !s.covered:
+			err = s.discard()
+		default:
 			err = s.publish(s.pending)
 		}
 	}
@@ -430,4 +499,5 @@ var (
 	_ connector.SinkSnapshotter = (*Sink)(nil)
 	_ connector.Committer       = (*Sink)(nil)
 	_ connector.Meter           = (*Sink)(nil)
+	_ connector.RunAware        = (*Sink)(nil)
 )

@@ -101,11 +101,12 @@ func New(cfg Config, env connector.SourceEnv) (*Source, error) {
 		return nil, err
 	}
 	s := &Source{
-		name:    env.Name,
-		log:     env.Logger,
-		cols:    cols,
-		rows:    -1,
-		seedSet: cfg.Seed != nil,
+		name:      env.Name,
+		rowPrefix: "datagen " + env.Name + " row ",
+		log:       env.Logger,
+		cols:      cols,
+		rows:      -1,
+		seedSet:   cfg.Seed != nil,
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -145,8 +146,11 @@ func Register(r *connector.Registry) {
 // Source generates rows. It is used from one goroutine at a time.
 type Source struct {
 	name string
-	log  *slog.Logger
-	cols []column
+	// rowPrefix starts the position of a generated row in errors
+	// ("datagen gen row 17"), counted from 1 over the whole run.
+	rowPrefix string
+	log       *slog.Logger
+	cols      []column
 	// seqs indexes the sequence columns in cols.
 	seqs    []int
 	anyTime bool
@@ -232,6 +236,7 @@ func (s *Source) Read(ctx context.Context, max int) (*row.Batch, error) {
 		now = newClock(time.Now())
 	}
 	b := row.NewBatch(n, len(s.cols))
+	b.Origin = row.Sequence{Prefix: s.rowPrefix, First: s.emitted + 1}
 	for range n {
 		r := b.NewRow()
 		s.fill(r, &now)

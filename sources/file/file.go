@@ -199,6 +199,8 @@ type Source struct {
 	cur   int // index into files of the file being read
 	f     *os.File
 	rd    *records
+	// positions is the Origin of the batch being read.
+	positions *row.Positions
 	// inHeader is set while the current file's header is still to come.
 	inHeader bool
 	// restore is the position Restore was given, applied by Open.
@@ -377,7 +379,7 @@ func (s *Source) Read(ctx context.Context, max int) (*row.Batch, error) {
 	if s.fl != nil {
 		return s.readFollow(ctx, max)
 	}
-	b := row.NewBatch(max, s.width)
+	b := s.newBatch(max)
 	for n := 0; b.Len() < max; n++ {
 		if n&1023 == 1023 {
 			if err := ctx.Err(); err != nil {
@@ -447,7 +449,9 @@ func (s *Source) take(b *row.Batch, rec []byte, line int64, max int, name string
 			s.rd.unread()
 			return false, err
 		}
+		return false, nil
 	}
+	s.positions.Mark(b.Len(), name, line)
 	return false, nil
 }
 
@@ -458,6 +462,15 @@ func (s *Source) decodeHeader(rec []byte) error {
 		return s.rd.bad
 	}
 	return s.header.DecodeHeader(rec)
+}
+
+// newBatch makes the batch of one Read, with Positions naming each
+// change's file and line for the errors it may cause downstream.
+func (s *Source) newBatch(max int) *row.Batch {
+	b := row.NewBatch(max, s.width)
+	s.positions = row.NewPositions(max, ":")
+	b.Origin = s.positions
+	return b
 }
 
 // rejectRecord hands a record the decoder refused to the on_error policy,

@@ -445,7 +445,7 @@ func (s *Source) wait(ctx context.Context) error {
 // and waits only while nothing has.
 func (s *Source) readFollow(ctx context.Context, max int) (*row.Batch, error) {
 	fl := s.fl
-	b := row.NewBatch(max, s.width)
+	b := s.newBatch(max)
 	for n := 0; b.Len() < max; n++ {
 		if n&1023 == 1023 {
 			if err := ctx.Err(); err != nil {

@@ -114,3 +114,62 @@ sinks:
 		t.Errorf("dead letters:\n%s\nwant one record at %s", dead, pos)
 	}
 }
+
+// TestPipelineTransformErrorNamesTheMessage: a CAST that fails in a
+// transform names the Kafka message (topic/partition/offset) its row
+// came from, and the transform (issue 14, item 8).
+func TestPipelineTransformErrorNamesTheMessage(t *testing.T) {
+	addr := testenv.Kafka(t)
+	ctx := testenv.Context(t, 120*time.Second)
+	topic := testenv.UniqueName(t, "typed")
+	client := &kafka.Client{Addr: kafka.TCP(addr), Timeout: 30 * time.Second}
+	res, err := client.CreateTopics(ctx, &kafka.CreateTopicsRequest{Topics: []kafka.TopicConfig{{Topic: topic, NumPartitions: 1, ReplicationFactor: 1}}})
+	if err == nil {
+		err = res.Errors[topic]
+	}
+	if err != nil {
+		t.Fatalf("create topic: %v", err)
+	}
+	t.Cleanup(func() {
+		_, _ = client.DeleteTopics(context.Background(), &kafka.DeleteTopicsRequest{Topics: []string{topic}})
+	})
+	w := &kafka.Writer{Addr: kafka.TCP(addr), Topic: topic, RequiredAcks: kafka.RequireAll, BatchTimeout: time.Millisecond}
+	if err := w.WriteMessages(ctx, kafka.Message{Value: []byte(`{"id":1,"v":"1"}`)}, kafka.Message{Value: []byte(`{"id":2,"v":"12x"}`)}); err != nil {
+		t.Fatalf("produce: %v", err)
+	}
+	w.Close()
+
+	dir := t.TempDir()
+	yaml := fmt.Sprintf(`version: 1
+name: kafka-typed
+sources:
+  - name: m
+    type: kafka
+    brokers: %s
+    topic: %s
+    stop: latest
+    format: json
+    schema: [id BIGINT, v STRING]
+transforms:
+  - name: typed
+    sql: SELECT id, CAST(v AS INT) AS n FROM m
+sinks:
+  - name: out
+    from: typed
+    type: blackhole
+`, addr, topic)
+	path := filepath.Join(dir, "p.yaml")
+	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := pipeline.Load(path, pipeline.Env{Registry: builtin.Registry(), Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	_, err = p.Run(ctx, pipeline.RunOptions{})
+	for _, want := range []string{`transform "typed" (Calc(`, topic + "/0/1: ", `cannot parse "12x" as INT`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("run error %v, want one saying %q", err, want)
+		}
+	}
+}

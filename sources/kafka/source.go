@@ -74,6 +74,9 @@ func (tp topicPartition) String() string { return fmt.Sprintf("%s/%d", tp.topic,
 // part is one partition's reading state.
 type part struct {
 	tp topicPartition
+	// name is tp as "topic/partition", made once: the input its
+	// messages' positions name (row.Positions).
+	name string
 	// next is the offset after the last message Read returned, or -1
 	// before this run has placed the partition. Read writes it; the group
 	// goroutine reads it on a rebalance.
@@ -91,7 +94,7 @@ type part struct {
 // newPart is a partition this run has not placed yet, read to no end and
 // with no high watermark seen.
 func newPart(tp topicPartition) *part {
-	p := &part{tp: tp, end: -1}
+	p := &part{tp: tp, name: tp.String(), end: -1}
 	p.next.Store(-1)
 	p.hw.Store(-1)
 	return p
@@ -637,6 +640,10 @@ func (s *Source) Read(ctx context.Context, max int) (*row.Batch, error) {
 		max = defaultBatch
 	}
 	b := row.NewBatch(min(max, 256), s.rows.width)
+	// Each change's topic/partition/offset, for the errors it may cause
+	// downstream.
+	positions := row.NewPositions(min(max, 256), "/")
+	b.Origin = positions
 	var lingerC <-chan time.Time
 	for b.Len() < max {
 		var f fetched
@@ -706,6 +713,7 @@ func (s *Source) Read(ctx context.Context, max int) (*row.Batch, error) {
 				return nil, err
 			}
 		}
+		positions.Mark(b.Len(), f.p.name, f.msg.Offset)
 		f.p.next.Store(f.msg.Offset + 1)
 		if f.msg.HighWaterMark > 0 {
 			f.p.hw.Store(f.msg.HighWaterMark)

@@ -179,6 +179,25 @@ func TestBadMessagesFollowOnError(t *testing.T) {
 	})
 }
 
+// TestNotJSONMessageSaysSo: a plain-text message on a JSON topic is
+// reported as not JSON, with its offset in the record and an excerpt,
+// not as "expected a JSON object, got null" (issue 14, item 11).
+func TestNotJSONMessageSaysSo(t *testing.T) {
+	addr := testenv.Kafka(t)
+	topic := createTopic(t, addr, 1)
+	produce(t, addr, topic, msg(0, "", `{"id":1}`), msg(0, "", `not json`))
+	cfg := Config{Kafka: kafkaconf.Config{Brokers: []string{addr}}, Topic: []string{topic}, Stop: "latest", Format: connector.FormatSpec{Type: "json"}}
+	var bad []connector.BadRecord
+	s := testSource{schema: schemaOf(t, "id", "BIGINT"), reject: func(b connector.BadRecord) error { bad = append(bad, b); return nil }}.open(t, cfg, nil)
+	if got := printed(readAll(t, s)); !reflect.DeepEqual(got, []string{"+I[1]"}) {
+		t.Errorf("read %v, want +I[1]", got)
+	}
+	want := topic + `/0/1: invalid JSON at byte 0: not a JSON value; expected a JSON object (near "not json")`
+	if len(bad) != 1 || bad[0].Error() != want {
+		t.Fatalf("rejected %v, want one record: %s", bad, want)
+	}
+}
+
 // TestPositionRestoreResumesExactly reads part of two partitions, takes
 // the position, and a new source restored there reads exactly the rest.
 func TestPositionRestoreResumesExactly(t *testing.T) {

@@ -1,0 +1,88 @@
+package row
+
+import "strconv"
+
+// Origin names the input records a batch's changes came from, so that an
+// error a change causes downstream (a CAST that fails in a transform) can
+// name the record: "orders.csv:2", "orders/0/17". A source sets
+// Batch.Origin; the runtime gives an operator's output batches an origin
+// that maps each change back to the input change that caused it.
+// Position is called only when an error names a change, never per row.
+type Origin interface {
+	// Position names the record change i came from, or "" when no one
+	// record did (a window's result, fired by a watermark).
+	Position(i int) string
+}
+
+// Positions is a source's Origin: change i came from record number num
+// of a named input, written input, separator, num: "orders.csv:2" (a
+// file and its line, separator ":") or "orders/0/17" (a topic's partition
+// and the offset, separator "/"). A source marks each record after
+// decoding it; that costs no allocation per row.
+type Positions struct {
+	sep string
+	// nums holds each change's record number; spans the inputs, each
+	// from the change it starts at, in order.
+	nums  []int64
+	spans []span
+}
+
+type span struct {
+	input string
+	from  int
+}
+
+// NewPositions makes Positions for a batch of up to capacity changes.
+func NewPositions(capacity int, separator string) *Positions {
+	return &Positions{sep: separator, nums: make([]int64, 0, capacity)}
+}
+
+// Mark says that the changes of the batch from the last mark up to its
+// length n came from record num of input. An n below the length marked so
+// far forgets the changes past it (a record given back to the reader).
+func (p *Positions) Mark(n int, input string, num int64) {
+	if n <= len(p.nums) {
+		p.truncate(n)
+		return
+	}
+	if k := len(p.spans); k == 0 || p.spans[k-1].input != input {
+		p.spans = append(p.spans, span{input: input, from: len(p.nums)})
+	}
+	for len(p.nums) < n {
+		p.nums = append(p.nums, num)
+	}
+}
+
+func (p *Positions) truncate(n int) {
+	p.nums = p.nums[:n]
+	for k := len(p.spans); k > 0 && p.spans[k-1].from >= n; k-- {
+		p.spans = p.spans[:k-1]
+	}
+}
+
+// Position implements Origin.
+func (p *Positions) Position(i int) string {
+	if i < 0 || i >= len(p.nums) {
+		return ""
+	}
+	k := len(p.spans) - 1
+	for k > 0 && p.spans[k].from > i {
+		k--
+	}
+	return p.spans[k].input + p.sep + strconv.FormatInt(p.nums[i], 10)
+}
+
+// Sequence is the Origin of a batch whose change i is record First+i of
+// one input (a generator's rows, counted from 1).
+type Sequence struct {
+	Prefix string
+	First  int64
+}
+
+// Position implements Origin.
+func (s Sequence) Position(i int) string {
+	if i < 0 {
+		return ""
+	}
+	return s.Prefix + strconv.FormatInt(s.First+int64(i), 10)
+}
