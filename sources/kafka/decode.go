@@ -58,7 +58,7 @@ func newRowBuilder(cfg Config, env connector.SourceEnv) (*rowBuilder, error) {
 			return nil, connector.Errorf("value_fields_include", "except_key needs key_fields")
 		}
 	default:
-		return nil, connector.Errorf("value_fields_include", "want all or except_key, got %q", cfg.ValueFieldsInclude)
+		return nil, connector.UnknownValue("value_fields_include", "value_fields_include", cfg.ValueFieldsInclude, "all", "except_key")
 	}
 	switch {
 	case len(keyFields) > 0 && cfg.KeyFormat.IsZero():

@@ -92,6 +92,7 @@ func TestOptions(t *testing.T) {
 		{name: "key fields without format", opts: "brokers: h:1\ntopic: a\nformat: json\nkey_fields: id", err: "key_fields needs key_format"},
 		{name: "key format without fields", opts: "brokers: h:1\ntopic: a\nformat: json\nkey_format: raw", err: "key_format needs key_fields"},
 		{name: "key field not a column", opts: "brokers: h:1\ntopic: a\nformat: json\nkey_format: json\nkey_fields: nope", err: `column "nope" is not in the schema`},
+		{name: "misspelt value_fields_include", opts: "brokers: h:1\ntopic: a\nformat: json\nvalue_fields_include: except_kye", err: `p.yaml:10:27: sources[0].value_fields_include: unknown value_fields_include "except_kye"; did you mean "except_key"? (want all or except_key)`},
 		{name: "except_key without key", opts: "brokers: h:1\ntopic: a\nformat: json\nvalue_fields_include: except_key", err: "except_key needs key_fields"},
 		{name: "session timeout without group", opts: "brokers: h:1\ntopic: a\nsession_timeout: 10s\nformat: json", err: "session_timeout: is only read with a group_id"},
 		{name: "session timeout too short", opts: "brokers: h:1\ntopic: a\ngroup_id: g\nsession_timeout: 100ms\nformat: json", err: "want between 1s and 30m"},
