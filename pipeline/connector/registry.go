@@ -196,25 +196,18 @@ func fieldErrors(file string, n *yaml.Node, path string, err error) error {
 		// means the constructor failed.
 		list.Addf(spec.At(file, n), path, "%v", err)
 	}
-	fromVar := spec.FromVar(n)
-	for i, e := range list {
-		if e.Pos.IsValid() && !fromVar {
-			continue
+	if n == nil {
+		return list.Err()
+	}
+	// An error with no line (a decoder's complaint about the schema) is
+	// placed at the connector, so that every error names file:line:col.
+	list = list.Placed(spec.At(file, n), path)
+	if spec.FromVar(n) {
+		for i, e := range list {
+			redacted := *e // the constructor's own *spec.Error stays as it was
+			redacted.Msg = spec.Redact(n, e.Msg)
+			list[i] = &redacted
 		}
-		fixed := *e // the constructor's own *spec.Error stays as it was
-		// An error with no line (a decoder's complaint about the
-		// schema) is placed at the connector, so that every error
-		// names file:line:col.
-		if !fixed.Pos.IsValid() && n != nil {
-			fixed.Pos = spec.At(file, n)
-			if fixed.Path == "" {
-				fixed.Path = path
-			}
-		}
-		if fromVar {
-			fixed.Msg = spec.Redact(n, e.Msg)
-		}
-		list[i] = &fixed
 	}
 	return list.Err()
 }

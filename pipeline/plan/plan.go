@@ -247,7 +247,7 @@ func (b *builder) source(s *spec.Source) {
 		b.checkMetadata(s, conn)
 	}
 	if len(s.Schema) == 0 {
-		if sch, ok := src.Conn.(interface{ Schema() row.Schema }); ok && src.Conn != nil {
+		if sch, ok := src.Conn.(interface{ Schema() row.Schema }); ok {
 			src.Physical = sch.Schema()
 		} else {
 			// A connector that failed may have failed for the missing

@@ -101,15 +101,7 @@ func followsOn(path string, faulted map[string]bool) bool {
 func placeAt(err error, pos spec.Pos, path string) spec.List {
 	var list spec.List
 	list.Add(err)
-	for _, e := range list {
-		if !e.Pos.IsValid() {
-			e.Pos = pos
-			if e.Path == "" {
-				e.Path = path
-			}
-		}
-	}
-	return list
+	return list.Placed(pos, path)
 }
 
 // Add appends err (a spec.Error, a spec.List or a join of them).

@@ -94,6 +94,27 @@ func (l *List) Addf(pos Pos, path, format string, args ...any) {
 
 // Err returns the list sorted by position without repeats, or nil when it
 // is empty.
+// Placed returns l with every error that names no line moved to pos
+// (and to path, when it names no field either), so that each points into
+// the file. The errors are copies: an error a connector keeps and returns
+// again is never changed under it.
+func (l List) Placed(pos Pos, path string) List {
+	out := make(List, len(l))
+	for i, e := range l {
+		if e.Pos.IsValid() {
+			out[i] = e
+			continue
+		}
+		placed := *e
+		placed.Pos = pos
+		if placed.Path == "" {
+			placed.Path = path
+		}
+		out[i] = &placed
+	}
+	return out
+}
+
 func (l List) Err() error {
 	if len(l) == 0 {
 		return nil
