@@ -1,0 +1,271 @@
+package runtime
+
+// The source side of a run: reading batches, evaluating computed columns
+// and the watermark, and taking part in checkpoints between two Reads.
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/pipeline/row"
+)
+
+func runSource(ctx context.Context, s *SourceNode, batchSize int, stop <-chan struct{}, co *coordinator) (err error) {
+	defer s.closeOutputs()
+	p := s.cp
+	s.Stats.Watermark.Store(NoWatermark)
+	wm := NoWatermark
+	restoredEnd := false
+	if r := p.restored; r != nil {
+		restoredEnd = r.Ended
+		if w, ok := decodeWatermark(r.Runtime); ok {
+			wm = w
+			s.Stats.Watermark.Store(wm)
+		}
+	}
+	// Reads end on stop as well as on cancellation; a stop is an end of
+	// input, not an error.
+	readCtx, cancelRead := context.WithCancel(ctx)
+	defer cancelRead()
+	if stop != nil {
+		go func() {
+			select {
+			case <-stop:
+				cancelRead()
+			case <-readCtx.Done():
+			}
+		}()
+	}
+	if err := s.Source.Open(readCtx); err != nil {
+		if stopped(ctx, readCtx) {
+			// Stopped before it started: its state is the restored one.
+			var pos []byte
+			if p.restored != nil {
+				pos = p.restored.Connector
+			}
+			_ = s.Source.Close(context.WithoutCancel(ctx))
+			if err := co.report(ctx, report{part: s.cpIndex, ended: true, finished: restoredEnd, runtime: encodeWatermark(wm), connector: pos}); err != nil {
+				return err
+			}
+			return s.send(ctx, message{kind: msgEnd, stop: co.resumable})
+		}
+		_ = s.Source.Close(context.WithoutCancel(ctx))
+		return fmt.Errorf("open: %w", err)
+	}
+	defer func() {
+		if cerr := s.Source.Close(context.WithoutCancel(ctx)); cerr != nil && err == nil {
+			err = fmt.Errorf("close: %w", cerr)
+		}
+	}()
+	// A restored committer finishes the restored checkpoint's part first:
+	// its commit may not have happened before the crash.
+	if r := p.restored; r != nil && p.committer != nil {
+		if err := p.committer.Commit(ctx, r.Connector); err != nil {
+			return fmt.Errorf("commit of restored checkpoint: %w", err)
+		}
+	}
+	eof := restoredEnd
+	for !eof {
+		if err := s.control(ctx, co, wm); err != nil {
+			return err
+		}
+		rctx := readCtx
+		if p.interrupt != nil {
+			if rctx = p.interrupt.begin(readCtx); rctx == nil {
+				continue // a barrier or commit is waiting
+			}
+		}
+		b, rerr := s.Source.Read(rctx, batchSize)
+		interrupted := p.interrupt != nil && p.interrupt.end(rctx)
+		if b != nil && b.Len() > 0 {
+			s.Stats.RowsIn.Add(int64(b.Len()))
+			out, next, err := s.prepare(b, wm)
+			if err != nil {
+				return err
+			}
+			if out.Len() > 0 {
+				s.Stats.RowsOut.Add(int64(out.Len()))
+				if err := s.send(ctx, message{batch: out}); err != nil {
+					return err
+				}
+			}
+			if next > wm {
+				wm = next
+				s.Stats.Watermark.Store(wm)
+				if err := s.send(ctx, message{kind: msgWatermark, watermark: wm}); err != nil {
+					return err
+				}
+			}
+		}
+		switch {
+		case rerr == nil:
+			continue
+		case errors.Is(rerr, io.EOF):
+			if s.EventTime != nil {
+				// The end of a bounded input closes every window.
+				wm = MaxWatermark
+				s.Stats.Watermark.Store(MaxWatermark)
+				if err := s.send(ctx, message{kind: msgWatermark, watermark: MaxWatermark}); err != nil {
+					return err
+				}
+			}
+			eof = true
+		case stopped(ctx, readCtx):
+			return s.end(ctx, co, wm, false)
+		case interrupted && ctx.Err() == nil:
+			continue
+		default:
+			return fmt.Errorf("read: %w", rerr)
+		}
+	}
+	return s.end(ctx, co, wm, true)
+}
+
+// control takes a pending barrier request and runs pending commits,
+// between two Reads.
+func (s *SourceNode) control(ctx context.Context, co *coordinator, wm int64) error {
+	p := s.cp
+	select {
+	case id := <-p.trigger:
+		pos, err := s.position()
+		if err != nil {
+			return err
+		}
+		if err := co.report(ctx, report{part: s.cpIndex, id: id, runtime: encodeWatermark(wm), connector: pos}); err != nil {
+			return err
+		}
+		if err := s.send(ctx, message{kind: msgBarrier, barrier: id}); err != nil {
+			return err
+		}
+	default:
+	}
+	return p.commitPending(ctx)
+}
+
+func (s *SourceNode) position() ([]byte, error) {
+	pos, ok := s.Source.(connector.Positioner)
+	if !ok {
+		return nil, nil
+	}
+	b, err := pos.Position()
+	if err != nil {
+		return nil, fmt.Errorf("position: %w", err)
+	}
+	if b == nil {
+		b = []byte{}
+	}
+	return b, nil
+}
+
+// end reports the source's final state, ends its stream and waits for the
+// final checkpoint's commit before the source is closed.
+func (s *SourceNode) end(ctx context.Context, co *coordinator, wm int64, eof bool) error {
+	pos, err := s.position()
+	if err != nil {
+		return err
+	}
+	if err := co.report(ctx, report{part: s.cpIndex, ended: true, finished: eof, runtime: encodeWatermark(wm), connector: pos}); err != nil {
+		return err
+	}
+	if err := s.send(ctx, message{kind: msgEnd, stop: !eof && co.resumable}); err != nil {
+		return err
+	}
+	s.closeOutputs()
+	return s.cp.waitFinal(ctx, co.done)
+}
+
+func encodeWatermark(wm int64) []byte {
+	if wm == NoWatermark {
+		return nil
+	}
+	return binary.AppendVarint(nil, wm)
+}
+
+func decodeWatermark(b []byte) (int64, bool) {
+	if len(b) == 0 {
+		return 0, false
+	}
+	v, n := binary.Varint(b)
+	return v, n == len(b)
+}
+
+// stopped reports whether the read context ended because of a stop
+// rather than a failure.
+func stopped(ctx, readCtx context.Context) bool {
+	return ctx.Err() == nil && readCtx.Err() != nil
+}
+
+// prepare evaluates computed columns and the event time of a batch.
+func (s *SourceNode) prepare(b *row.Batch, wm int64) (*row.Batch, int64, error) {
+	if s.Calc == nil && s.EventTime == nil {
+		return b, wm, nil
+	}
+	out := b
+	// from maps out's changes to b's, for their positions.
+	var from []int32
+	if s.Calc != nil {
+		out = &row.Batch{Changes: make([]row.Change, 0, b.Len())}
+		if b.Origin != nil {
+			from = make([]int32, 0, b.Len())
+		}
+	}
+	for i, ch := range b.Changes {
+		r := ch.Row
+		if s.Calc != nil {
+			var ok bool
+			var err error
+			r, ok, err = s.Calc.Apply(r)
+			if err == nil && ok && s.EventTime != nil {
+				var ts int64
+				var has bool
+				ts, has, err = s.EventTime(r)
+				if has && ts > wm {
+					wm = ts
+				}
+			}
+			if err != nil {
+				if err := s.reject(b, i, err); err != nil {
+					return nil, wm, err
+				}
+				continue
+			}
+			if !ok {
+				continue
+			}
+			out.Append(ch.Kind, r)
+			if from != nil {
+				from = append(from, int32(i))
+			}
+		} else if ts, has, err := s.EventTime(r); err != nil {
+			return nil, wm, s.badRecord(b, i, fmt.Errorf("watermark: %w", err))
+		} else if has && ts > wm {
+			wm = ts
+		}
+	}
+	if from != nil {
+		out.Origin = &derivedOrigin{parent: b.Origin, from: from}
+	}
+	return out, wm, nil
+}
+
+// badRecord describes change i of b, on which the source's computed
+// columns or watermark failed with err.
+func (s *SourceNode) badRecord(b *row.Batch, i int, err error) connector.BadRecord {
+	pos := positionOf(b, i)
+	if pos == "" {
+		pos = "source " + s.Name
+	}
+	return connector.BadRecord{Position: pos, Raw: []byte(row.Change{Row: b.Changes[i].Row}.String()), Err: err}
+}
+
+func (s *SourceNode) reject(b *row.Batch, i int, err error) error {
+	bad := s.badRecord(b, i, err)
+	if s.Reject == nil {
+		return bad
+	}
+	return s.Reject(bad)
+}
