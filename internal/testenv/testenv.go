@@ -1,5 +1,6 @@
 // Package testenv hands integration tests the addresses of the real services
-// (MariaDB, Kafka, Elasticsearch) that the scripts in the repository's
+// (MariaDB, Kafka, Elasticsearch) and the paths of the programs (Chromium, dot,
+// podman, umoci) that the scripts in the repository's
 // testenv/ directory start on loopback.
 //
 // The addresses come from environment variables, which `make test` sets after
@@ -9,6 +10,10 @@
 //	ETLD_TEST_KAFKA      bootstrap address, e.g. 127.0.0.1:9092
 //	ETLD_TEST_KAFKA_SASL the same broker's SASL_PLAINTEXT listener, e.g. 127.0.0.1:9094
 //	ETLD_TEST_ES_URL     base URL, e.g. http://127.0.0.1:9200
+//	ETLD_TEST_CHROMIUM   headless browser, e.g. /usr/bin/chromium
+//	ETLD_TEST_DOT        Graphviz's dot, e.g. /usr/bin/dot
+//	ETLD_TEST_PODMAN     podman, e.g. /usr/bin/podman (builds only; podman run fails here)
+//	ETLD_TEST_UMOCI      umoci, e.g. /usr/bin/umoci
 //
 // When a variable is unset the test is skipped with a message saying so,
 // except when CI=true or ETLD_TEST_REQUIRE=1: then it fails, so an
@@ -38,6 +43,11 @@ const (
 	EnvKafkaSASLUser     = "ETLD_TEST_KAFKA_SASL_USER"
 	EnvKafkaSASLPassword = "ETLD_TEST_KAFKA_SASL_PASSWORD"
 	EnvElasticsearchURL  = "ETLD_TEST_ES_URL"
+	// The programs testenv/tools.sh installs from Debian's packages.
+	EnvChromium = "ETLD_TEST_CHROMIUM"
+	EnvDot      = "ETLD_TEST_DOT"
+	EnvPodman   = "ETLD_TEST_PODMAN"
+	EnvUmoci    = "ETLD_TEST_UMOCI"
 	// EnvRequire set to 1 turns a missing service into a failure, as CI=true does.
 	EnvRequire = "ETLD_TEST_REQUIRE"
 )
@@ -47,6 +57,34 @@ const (
 func MySQLDSN(t testing.TB) string {
 	t.Helper()
 	return lookup(t, EnvMySQLDSN, "MariaDB")
+}
+
+// Chromium returns the path of a headless-capable Chromium, or skips/fails t
+// when ETLD_TEST_CHROMIUM is unset.
+func Chromium(t testing.TB) string {
+	t.Helper()
+	return lookup(t, EnvChromium, "Chromium")
+}
+
+// Dot returns the path of Graphviz's dot, or skips/fails t when
+// ETLD_TEST_DOT is unset.
+func Dot(t testing.TB) string {
+	t.Helper()
+	return lookup(t, EnvDot, "Graphviz dot")
+}
+
+// Podman returns the path of podman (build and save work here; run does
+// not), or skips/fails t when ETLD_TEST_PODMAN is unset.
+func Podman(t testing.TB) string {
+	t.Helper()
+	return lookup(t, EnvPodman, "podman")
+}
+
+// Umoci returns the path of umoci, or skips/fails t when ETLD_TEST_UMOCI is
+// unset.
+func Umoci(t testing.TB) string {
+	t.Helper()
+	return lookup(t, EnvUmoci, "umoci")
 }
 
 // Kafka returns the bootstrap address (host:port) of the test Kafka broker,
