@@ -41,7 +41,7 @@ type Pipeline struct {
 func (p *Pipeline) Name() string { return p.Spec.Name }
 
 // Files expands paths: a directory stands for the *.yaml and *.yml files
-// in it, in name order.
+// in it, in name order, without the tests files (NAME_test.yaml).
 func Files(paths []string) ([]string, error) {
 	var out []string
 	for _, p := range paths {
@@ -60,7 +60,9 @@ func Files(paths []string) ([]string, error) {
 		var names []string
 		for _, e := range entries {
 			ext := filepath.Ext(e.Name())
-			if !e.IsDir() && (ext == ".yaml" || ext == ".yml") {
+			// NAME_test.yaml holds the tests of NAME.yaml (etld test),
+			// not a pipeline.
+			if !e.IsDir() && (ext == ".yaml" || ext == ".yml") && !spec.IsTestFile(e.Name()) {
 				names = append(names, filepath.Join(p, e.Name()))
 			}
 		}

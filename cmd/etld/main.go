@@ -4,10 +4,11 @@
 //	etld run --config FILE     run as a daemon: the pipelines dir, admin HTTP, signals
 //	etld validate FILE|DIR...  check pipelines without starting anything
 //	etld explain FILE          print a pipeline's plan and changelog modes
+//	etld test [FILE|DIR...]    run the pipelines' unit tests
 //	etld healthcheck [URL]     GET the admin /healthz (container HEALTHCHECK)
 //	etld version               print the version, commit and Go version
 //
-// main.go dispatches; oneshot.go, daemon.go, validate.go, healthcheck.go
+// main.go dispatches; oneshot.go, daemon.go, validate.go, test.go, healthcheck.go
 // and version.go hold the commands, usage.go their help, logging.go the
 // logger and secrets.
 package main
@@ -35,6 +36,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdValidate(args[1:], stdout, stderr)
 	case "explain":
 		return cmdExplain(args[1:], stdout, stderr)
+	case "test":
+		return cmdTest(args[1:], stdout, stderr)
 	case "healthcheck":
 		return cmdHealthcheck(args[1:], stdout, stderr)
 	case "version", "--version", "-v":

@@ -37,6 +37,7 @@ Usage:
   etld run --daemon [flags]          the same with no config file (defaults, ETLD_*, flags)
   etld validate FILE|DIR...          check pipelines; exit 1 and list every error
   etld explain FILE                  print the plan with changelog modes and sink modes
+  etld test [FILE|DIR...]            run the pipelines' unit tests (tests: sections, NAME_test.yaml)
   etld healthcheck [URL]             exit 0 when the admin /healthz answers 200
   etld version                       print the version, commit and Go version
 
@@ -72,6 +73,23 @@ sink's mode.
 
 Usage:
   etld explain FILE
+`
+
+const testUsage = `etld test runs the unit tests of pipelines: the tests: section of a
+pipeline file, or NAME_test.yaml beside NAME.yaml. Each test feeds rows to
+the sources and compares the changes (+I -U +U -D) or the final table each
+sink receives with the expected ones. Sources and sinks are replaced by
+in-memory ones: no Kafka, MySQL or Elasticsearch is needed, nothing is
+written. It prints PASS or FAIL per test, a diff for each failure and a
+summary, and exits 0 when every test passes, 1 when one fails, 2 when a
+file or its tests cannot be loaded.
+
+Usage:
+  etld test [FILE|DIR...]            a directory means its pipelines (default .)
+
+Flags:
+  --run REGEXP                       run only the tests whose name matches
+  --timeout DURATION                 bound on one test's run (default 1m)
 `
 
 const healthcheckUsage = `etld healthcheck GETs the admin server's /healthz and exits 0 when it

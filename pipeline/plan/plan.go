@@ -502,6 +502,11 @@ func (b *builder) tableNames() []string {
 // aside so far.
 func (s *Source) Skipped() int64 { return s.policy.Skipped() }
 
+// Reject hands a bad record to the source's on_error policy, as the
+// source's connector does: a connector that stands in for it (etld test's
+// in-memory sources) follows the same policy.
+func (s *Source) Reject(bad connector.BadRecord) error { return s.policy.Reject(bad) }
+
 // Close releases what the plan holds beyond its connectors (dead-letter
 // files); the runtime closes the connectors.
 func (p *Plan) Close() error {

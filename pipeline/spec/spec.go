@@ -33,6 +33,8 @@ type Pipeline struct {
 	Sources    []*Source
 	Transforms []*Transform
 	Sinks      []*Sink
+	// Tests are the file's tests section (etld test), nil without one.
+	Tests []*Test
 
 	// Errors are the problems Parse found, the same list it returns as
 	// its error. A pipeline with errors is partial (an element may lack a
@@ -273,7 +275,7 @@ func (p *parser) sql(n *yaml.Node, path, what string) *SQL {
 	return p.sqlIn(n, 0, text)
 }
 
-var topKeys = []string{"version", "name", "execution", "checkpoint_interval", "mini_batch", "sources", "transforms", "sinks"}
+var topKeys = []string{"version", "name", "execution", "checkpoint_interval", "mini_batch", "sources", "transforms", "sinks", "tests"}
 
 func (p *parser) pipeline(root *yaml.Node) *Pipeline {
 	pl := &Pipeline{File: p.file, Execution: "streaming", MiniBatch: true}
@@ -367,6 +369,9 @@ func (p *parser) pipeline(root *yaml.Node) *Pipeline {
 	}
 	if len(pl.Sinks) == 0 && root.Kind == yaml.MappingNode {
 		p.errs.Addf(p.pos(root), "sinks", "a pipeline needs at least one sink")
+	}
+	if v, ok := f["tests"]; ok {
+		pl.Tests = p.tests(v, "tests")
 	}
 	var names []string // the table names, for suggestions
 	for _, sk := range pl.Sinks {

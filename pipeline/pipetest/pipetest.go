@@ -1,0 +1,494 @@
+// Package pipetest runs a pipeline's unit tests (`etld test`, as
+// `benthos test` for Benthos configs): the tests section of a pipeline
+// file, or NAME_test.yaml beside NAME.yaml, gives each test input rows
+// for the sources and the changes (or final table) expected at the sinks.
+//
+// A test runs the real plan (SQL, changelog modes, each sink's mode and
+// key, the runtime's operators, watermarks and checkpoints) with every
+// source and sink replaced by an in-memory one, so no Kafka, MySQL or
+// Elasticsearch is needed. Input records are read one at a time, so the
+// watermark follows the rows' event time record by record and windows fire
+// deterministically; the end of the input fires every open window, as a
+// bounded run does.
+package pipetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/pipeline/plan"
+	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime"
+	"github.com/etld/etld/pipeline/spec"
+)
+
+// standIns are the values a ${VAR} the environment does not set takes
+// in a test run, tried in turn until the option it is in accepts one: the
+// connectors whose options name addresses and secrets (a DSN, brokers,
+// hosts) are replaced, so their real values are not needed, but their
+// constructors still check the options' shape. None is ever connected
+// to. A variable the SQL reads must be set for its tests to mean
+// anything; one that no stand-in fits is reported with the file's error.
+var standIns = []string{
+	"etld-test",
+	"127.0.0.1:9",
+	"http://127.0.0.1:9",
+	"etld:etld-test@tcp(127.0.0.1:9)/etld",
+	"0",
+}
+
+// Env is what loading tests needs.
+type Env struct {
+	Registry *connector.Registry
+	// Lookup resolves ${VAR}; nil means the process environment. A
+	// variable it does not set takes a stand-in value (see standIns).
+	Lookup func(string) (string, bool)
+	// Timeout bounds one test's run (default 1 minute).
+	Timeout time.Duration
+}
+
+// Suite is a pipeline file's tests, checked against its plan.
+type Suite struct {
+	File     string
+	Pipeline string
+	// TestsFile is the file the tests came from: File, or NAME_test.yaml.
+	TestsFile string
+	cases     []*testCase
+	spec      *spec.Pipeline
+	env       Env
+}
+
+// Len is the number of tests.
+func (s *Suite) Len() int { return len(s.cases) }
+
+// Load reads the pipeline file at path and its tests: its tests section,
+// or the tests file beside it. Every problem of the pipeline and of the
+// tests is reported at once, with file:line:col and the field path. A
+// pipeline without tests gives a Suite with none.
+func Load(path string, env Env) (*Suite, error) {
+	if env.Lookup == nil {
+		env.Lookup = os.LookupEnv
+	}
+	if env.Timeout <= 0 {
+		env.Timeout = time.Minute
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	sp, pl, err := parse(path, data, &env)
+	if err != nil {
+		return nil, err
+	}
+	s := &Suite{File: path, Pipeline: sp.Name, TestsFile: path, spec: sp, env: env}
+	tests := sp.Tests
+	side := spec.TestFile(path)
+	if _, statErr := os.Stat(side); statErr == nil {
+		if tests != nil {
+			return nil, spec.List{spec.Errorf(sp.Tests[0].Pos, "tests", "the tests of this pipeline are in this section and in %s too; keep them in one place", side)}
+		}
+		data, err := os.ReadFile(side)
+		if err != nil {
+			return nil, err
+		}
+		if tests, err = spec.ParseTests(side, data, env.Lookup); err != nil {
+			return nil, err
+		}
+		s.TestsFile = side
+	}
+	var errs spec.List
+	for _, t := range tests {
+		c := prepare(t, pl, env.Registry, &errs)
+		s.cases = append(s.cases, c)
+	}
+	if err := errs.Err(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// parse reads and plans the pipeline, giving each unset ${VAR} the first
+// stand-in that the options it is in accept. It sets env.Lookup to the
+// lookup that worked, for the runs and the tests file.
+func parse(path string, data []byte, env *Env) (*spec.Pipeline, *plan.Plan, error) {
+	lines := strings.Split(string(data), "\n")
+	choice := map[string]int{} // unset variable -> index into standIns
+	base := env.Lookup
+	lookup := func(name string) (string, bool) {
+		if v, ok := base(name); ok {
+			return v, true
+		}
+		if _, seen := choice[name]; !seen {
+			choice[name] = 0
+		}
+		if i := choice[name]; i < len(standIns) {
+			return standIns[i], true
+		}
+		return "", false // every stand-in failed: spec says it is unset
+	}
+	for {
+		sp, err := spec.Parse(path, data, lookup)
+		var pl *plan.Plan
+		if sp != nil && err == nil {
+			pl, err = plan.Build(sp, plan.Env{Registry: env.Registry, Logger: slog.New(slog.DiscardHandler)})
+		}
+		if err == nil {
+			_ = pl.Close()
+			env.Lookup = lookup
+			return sp, pl, nil
+		}
+		// The next stand-in for each unset variable on a line an error
+		// points at; none left to try ends the search with the errors.
+		var list spec.List
+		errors.As(err, &list)
+		advanced := false
+		for name, i := range choice {
+			if i >= len(standIns) {
+				continue
+			}
+			for _, e := range list {
+				if l := e.Pos.Line; e.Pos.File == path && l > 0 && l <= len(lines) && strings.Contains(lines[l-1], "${"+name) {
+					choice[name] = i + 1
+					advanced = true
+					break
+				}
+			}
+		}
+		if !advanced || sp == nil {
+			return nil, nil, err
+		}
+	}
+}
+
+// Result is the outcome of one test.
+type Result struct {
+	Name string
+	Pos  spec.Pos
+	// Err is set when the run itself failed (an error in a transform,
+	// a bad record with on_error: fail); the test then fails.
+	Err error
+	// Sinks holds the comparison at each sink the test expects something
+	// of, in the test's order.
+	Sinks []SinkResult
+}
+
+// Passed reports whether the run succeeded and every sink got what the
+// test expects.
+func (r Result) Passed() bool {
+	if r.Err != nil {
+		return false
+	}
+	for _, s := range r.Sinks {
+		if !s.Passed() {
+			return false
+		}
+	}
+	return true
+}
+
+// Run runs the tests whose name only matches (every test when only is
+// nil), in file order.
+func (s *Suite) Run(ctx context.Context, only *regexp.Regexp) []Result {
+	out := make([]Result, 0, len(s.cases))
+	for _, c := range s.cases {
+		if only != nil && !only.MatchString(c.test.Name) {
+			continue
+		}
+		out = append(out, s.run(ctx, c))
+	}
+	return out
+}
+
+func (s *Suite) run(ctx context.Context, c *testCase) Result {
+	res := Result{Name: c.test.Name, Pos: c.test.Pos}
+	sinks, err := s.execute(ctx, c)
+	if err != nil {
+		res.Err = err
+		return res
+	}
+	for _, e := range c.expect {
+		res.Sinks = append(res.Sinks, e.compare(sinks[e.sink]))
+	}
+	return res
+}
+
+// execute plans the pipeline afresh (a plan runs once), puts in-memory
+// connectors in place of the pipeline's own and runs it to the end of the
+// test's input. It returns each sink's memory by name.
+func (s *Suite) execute(ctx context.Context, c *testCase) (map[string]*memSink, error) {
+	// A dead-letter file named by the pipeline goes to a scratch
+	// directory: a test writes nothing outside it.
+	scratch, err := os.MkdirTemp("", "etld-test-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(scratch)
+	restore := redirectDeadLetters(s.spec, scratch)
+	defer restore()
+	pl, err := plan.Build(s.spec, plan.Env{Registry: s.env.Registry, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return nil, err
+	}
+	defer pl.Close()
+	for _, src := range pl.Sources {
+		in := c.inputs[src.Spec.Name]
+		mem := &memSource{width: src.Physical.Len(), reject: src.Reject}
+		if in != nil {
+			mem.records = in.records
+			if in.format != nil {
+				if mem.decoder, err = s.env.Registry.NewDecoder(*in.format, in.decodedSchema); err != nil {
+					return nil, err
+				}
+				mem.decoded, mem.columns = in.decodedSchema.Len(), in.columns
+			}
+		}
+		src.Conn = mem
+	}
+	sinks := map[string]*memSink{}
+	for _, sk := range pl.Sinks {
+		mem := &memSink{}
+		if err := mem.Bind(connector.SinkInput{Schema: sk.Input.Root.Schema, Mode: sk.Mode, Key: sk.Key}); err != nil {
+			return nil, err
+		}
+		sk.Conn = mem
+		sinks[sk.Spec.Name] = mem
+	}
+	g, err := pl.Graph()
+	if err != nil {
+		return nil, err
+	}
+	runCtx, cancel := context.WithTimeout(ctx, s.env.Timeout)
+	defer cancel()
+	// No checkpoint during the run but the final one: a test's input is
+	// small, and its result must not depend on when one was taken.
+	err = runtime.Run(runCtx, g, runtime.Options{Checkpoint: runtime.CheckpointOptions{Interval: 24 * time.Hour}})
+	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		return nil, fmt.Errorf("the run did not end within %s", s.env.Timeout)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return sinks, nil
+}
+
+// redirectDeadLetters points every dead_letter of the pipeline into dir
+// and returns what puts them back.
+func redirectDeadLetters(sp *spec.Pipeline, dir string) func() {
+	var undo []func()
+	redirect := func(oe *spec.OnError, name string) {
+		if oe.DeadLetter == "" {
+			return
+		}
+		was := oe.DeadLetter
+		oe.DeadLetter = filepath.Join(dir, name+"-"+filepath.Base(was))
+		undo = append(undo, func() { oe.DeadLetter = was })
+	}
+	for _, s := range sp.Sources {
+		redirect(&s.OnError, "source-"+s.Name)
+	}
+	for _, s := range sp.Sinks {
+		redirect(&s.OnError, "sink-"+s.Name)
+	}
+	return func() {
+		for _, u := range undo {
+			u()
+		}
+	}
+}
+
+// testCase is a test checked against the plan, its inputs and
+// expectations in the types of their columns.
+type testCase struct {
+	test   *spec.Test
+	inputs map[string]*input
+	expect []*expectation
+}
+
+// input is one source's records.
+type input struct {
+	records []record
+	// format decodes raw records (lines:, file:) into decodedSchema, the
+	// source's columns that are not metadata; columns maps them to their
+	// index in the physical row. nil for rows:.
+	format        *connector.FormatSpec
+	decodedSchema row.Schema
+	columns       []int
+}
+
+func prepare(t *spec.Test, pl *plan.Plan, reg *connector.Registry, errs *spec.List) *testCase {
+	c := &testCase{test: t, inputs: map[string]*input{}}
+	sources := map[string]*plan.Source{}
+	var sourceNames []string
+	for _, s := range pl.Sources {
+		sources[s.Spec.Name] = s
+		sourceNames = append(sourceNames, s.Spec.Name)
+	}
+	for _, in := range t.Inputs {
+		src, ok := sources[in.Source]
+		if !ok {
+			errs.Addf(in.Pos, in.Path, "%q is not a source of this pipeline%s", in.Source, suggest(in.Source, sourceNames))
+			continue
+		}
+		c.inputs[in.Source] = prepareInput(in, src, reg, errs)
+	}
+	sinks := map[string]*plan.Sink{}
+	var sinkNames []string
+	for _, s := range pl.Sinks {
+		sinks[s.Spec.Name] = s
+		sinkNames = append(sinkNames, s.Spec.Name)
+	}
+	for _, e := range t.Expect {
+		sk, ok := sinks[e.Sink]
+		if !ok {
+			errs.Addf(e.Pos, e.Path, "%q is not a sink of this pipeline%s", e.Sink, suggest(e.Sink, sinkNames))
+			continue
+		}
+		c.expect = append(c.expect, prepareExpect(e, sk, errs))
+	}
+	return c
+}
+
+func suggest(name string, names []string) string {
+	if c := spec.Closest(name, names); c != "" {
+		return fmt.Sprintf("; did you mean %q?", c)
+	}
+	return "; it has " + strings.Join(names, ", ")
+}
+
+func prepareInput(in *spec.TestInput, src *plan.Source, reg *connector.Registry, errs *spec.List) *input {
+	out := &input{}
+	physical := src.Physical
+	if in.Rows != nil || (!in.HasLines && in.File == "") {
+		for _, r := range in.Rows {
+			vals, ok := rowValues(r, physical, false, src.Spec.Name, errs)
+			if ok {
+				out.records = append(out.records, record{kind: r.Kind, row: vals, pos: r.Pos.String()})
+			}
+		}
+		return out
+	}
+	// Raw records go through the source's format, with its options.
+	f, err := formatOf(src.Spec)
+	if err != nil {
+		errs.Add(err)
+		return out
+	}
+	var decoded []row.Field
+	metadata := map[string]bool{}
+	for _, c := range src.Spec.Schema {
+		if c.Metadata != "" {
+			metadata[c.Name] = true
+		}
+	}
+	for i, fl := range physical.Fields {
+		if !metadata[fl.Name] {
+			decoded = append(decoded, fl)
+			out.columns = append(out.columns, i)
+		}
+	}
+	out.decodedSchema = row.NewSchema(decoded...)
+	dec, err := reg.NewDecoder(f, out.decodedSchema)
+	if err != nil {
+		errs.Add(err)
+		return out
+	}
+	out.format = &f
+	hd, _ := dec.(connector.HeaderDecoder)
+	header := hd != nil && hd.HasHeader()
+	add := func(raw []byte, pos string) {
+		out.records = append(out.records, record{raw: raw, header: header, pos: pos})
+		header = false
+	}
+	if in.HasLines {
+		for _, l := range in.Lines {
+			add([]byte(l.Text), l.Pos.String())
+		}
+		return out
+	}
+	data, err := os.ReadFile(in.File)
+	if err != nil {
+		errs.Addf(in.FilePos, in.Path+".file", "cannot read the input file: %v", err)
+		return out
+	}
+	for _, r := range splitRecords(data, dec) {
+		add(r.raw, fmt.Sprintf("%s:%d", in.File, r.line))
+	}
+	return out
+}
+
+// formatOf reads a source's format option as its connector does; a
+// source that sets none reads csv, as the file source does.
+func formatOf(s *spec.Source) (connector.FormatSpec, error) {
+	n := s.Options
+	for i := 0; n != nil && i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == "format" {
+			var f connector.FormatSpec
+			err := f.DecodeNode(s.Pos.File, n.Content[i+1], spec.JoinPath(s.Path, "format"))
+			return f, err
+		}
+	}
+	if s.Type == "datagen" {
+		return connector.FormatSpec{}, spec.Errorf(s.Pos, s.Path, "source %q (datagen) reads no records: give its test input as rows", s.Name)
+	}
+	return connector.FormatSpec{Type: "csv", File: s.Pos.File, Path: spec.JoinPath(s.Path, "format"), Pos: s.Pos}, nil
+}
+
+// rowValues turns a test row into a row of schema. A source's row may
+// leave columns out (they are NULL); an expected row must name them all,
+// so that a column the test forgot is not silently taken as NULL.
+func rowValues(r *spec.TestRow, schema row.Schema, all bool, table string, errs *spec.List) (row.Row, bool) {
+	out := make(row.Row, schema.Len())
+	seen := make([]bool, schema.Len())
+	ok := true
+	for _, v := range r.Values {
+		i := indexFold(schema, v.Column)
+		if i < 0 {
+			errs.Addf(v.Pos, v.Path, "%s has no column %q%s", table, v.Column, suggest(v.Column, schema.Names()))
+			ok = false
+			continue
+		}
+		seen[i] = true
+		if v.Null {
+			out[i] = row.NullValue
+			continue
+		}
+		val, err := row.ParseText(v.Text, schema.Fields[i].Type)
+		if err != nil {
+			errs.Addf(v.Pos, v.Path, "column %s is %s: %v", schema.Fields[i].Name, schema.Fields[i].Type, err)
+			ok = false
+			continue
+		}
+		out[i] = val
+	}
+	if all {
+		var missing []string
+		for i, s := range seen {
+			if !s {
+				missing = append(missing, schema.Fields[i].Name)
+			}
+		}
+		if len(missing) > 0 {
+			errs.Addf(r.Pos, r.Path, "the row gives no value for %s of %s (write `%s: null` for NULL)", strings.Join(missing, ", "), table, missing[0])
+			ok = false
+		}
+	}
+	return out, ok
+}
+
+// indexFold finds a column by name, as SQL does, without regard to case.
+func indexFold(s row.Schema, name string) int {
+	for i, f := range s.Fields {
+		if strings.EqualFold(f.Name, name) {
+			return i
+		}
+	}
+	return -1
+}
