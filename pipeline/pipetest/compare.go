@@ -246,12 +246,13 @@ func orderedDiff(want, got []line) *Diff {
 		case i < n && j < m && want[i].id() == got[j].id():
 			d.add(Same, want[i])
 			i, j = i+1, j+1
-		case j < m && (i == n || lcs[i][j+1] >= lcs[i+1][j]):
-			d.add(Got, got[j])
-			j++
-		default:
+		case i < n && (j == m || lcs[i+1][j] >= lcs[i][j+1]):
+			// What was expected first, then what came instead.
 			d.add(Want, want[i])
 			i++
+		default:
+			d.add(Got, got[j])
+			j++
 		}
 	}
 	return d
