@@ -451,7 +451,7 @@ func rowValues(r *spec.TestRow, schema row.Schema, all bool, table string, errs 
 	for _, v := range r.Values {
 		i := indexFold(schema, v.Column)
 		if i < 0 {
-			errs.Addf(v.Pos, v.Path, "%s has no column %q%s", table, v.Column, suggest(v.Column, schema.Names()))
+			errs.Addf(v.KeyPos, v.Path, "%s has no column %q%s", table, v.Column, suggest(v.Column, schema.Names()))
 			ok = false
 			continue
 		}

@@ -25,7 +25,7 @@ func Write(w io.Writer, r Result) {
 		if s.Passed() {
 			continue
 		}
-		mode := s.Mode.String()
+		mode := s.Mode.String() + " mode"
 		if s.Mode == connector.Upsert {
 			mode += ", key [" + strings.Join(s.Key, ", ") + "]"
 		}
@@ -34,14 +34,14 @@ func Write(w io.Writer, r Result) {
 			if !s.Changes.Ordered {
 				order = "in any order"
 			}
-			fmt.Fprintf(w, "    sink %s (%s mode): changes differ (%s; want: expected, not received; got: received, not expected)\n", s.Sink, mode, order)
+			fmt.Fprintf(w, "    sink %s (%s): changes differ (%s; want: expected, not received; got: received, not expected)\n", s.Sink, mode, order)
 			writeDiff(w, s.Columns, s.Changes, true)
 		}
 		for _, n := range s.Notes {
 			fmt.Fprintf(w, "    sink %s: %s\n", s.Sink, n)
 		}
 		if s.Final != nil && !s.Final.Equal() {
-			fmt.Fprintf(w, "    sink %s (%s mode): final table differs (in any order; want: expected, not there; got: there, not expected)\n", s.Sink, mode)
+			fmt.Fprintf(w, "    sink %s (%s): final table differs (in any order; want: expected, not there; got: there, not expected)\n", s.Sink, mode)
 			writeDiff(w, s.Columns, s.Final, false)
 		}
 	}

@@ -74,8 +74,9 @@ type TestValue struct {
 	Column string
 	Text   string
 	Null   bool
-	Pos    Pos
-	Path   string
+	// Pos is the value's position, KeyPos the column name's.
+	Pos, KeyPos Pos
+	Path        string
 }
 
 // TestExpect is what one sink must have received: its changes in order
@@ -154,13 +155,13 @@ func (p *parser) tests(n *yaml.Node, path string) []*Test {
 		}
 		names[t.Name] = t.Pos
 		if v, ok := f["inputs"]; ok {
-			p.eachNamed(v, JoinPath(tpath, "inputs"), func(name string, vn *yaml.Node, ipath string) {
-				t.Inputs = append(t.Inputs, p.testInput(name, vn, ipath))
+			p.eachNamed(v, JoinPath(tpath, "inputs"), func(name string, at Pos, vn *yaml.Node, ipath string) {
+				t.Inputs = append(t.Inputs, p.testInput(name, at, vn, ipath))
 			})
 		}
 		if v, ok := f["expect"]; ok {
-			p.eachNamed(v, JoinPath(tpath, "expect"), func(name string, vn *yaml.Node, epath string) {
-				t.Expect = append(t.Expect, p.testExpect(name, vn, epath))
+			p.eachNamed(v, JoinPath(tpath, "expect"), func(name string, at Pos, vn *yaml.Node, epath string) {
+				t.Expect = append(t.Expect, p.testExpect(name, at, vn, epath))
 			})
 		}
 		if len(t.Expect) == 0 {
@@ -173,7 +174,8 @@ func (p *parser) tests(n *yaml.Node, path string) []*Test {
 
 // eachNamed calls fn for each key of a mapping from names (of sources,
 // of sinks) to their settings.
-func (p *parser) eachNamed(n *yaml.Node, path string, fn func(name string, v *yaml.Node, path string)) {
+// The element's position is its name's.
+func (p *parser) eachNamed(n *yaml.Node, path string, fn func(name string, at Pos, v *yaml.Node, path string)) {
 	f := p.fields(n, path, nil)
 	if n.Kind != yaml.MappingNode {
 		return
@@ -183,12 +185,12 @@ func (p *parser) eachNamed(n *yaml.Node, path string, fn func(name string, v *ya
 		if f[k.Value] != n.Content[i+1] {
 			continue // a duplicate, reported
 		}
-		fn(k.Value, n.Content[i+1], JoinPath(path, k.Value))
+		fn(k.Value, p.pos(k), n.Content[i+1], JoinPath(path, k.Value))
 	}
 }
 
-func (p *parser) testInput(name string, n *yaml.Node, path string) *TestInput {
-	in := &TestInput{Source: name, Pos: p.pos(n), Path: path}
+func (p *parser) testInput(name string, at Pos, n *yaml.Node, path string) *TestInput {
+	in := &TestInput{Source: name, Pos: at, Path: path}
 	f := p.fields(n, path, []string{"rows", "lines", "file"})
 	if n.Kind != yaml.MappingNode {
 		return in
@@ -283,7 +285,7 @@ func (p *parser) testRow(n *yaml.Node, path string) *TestRow {
 			p.errs.Addf(p.pos(k), vpath, "a row with a kind is a mapping with one key, the kind: `- %s: {id: 1}`", k.Value)
 			continue
 		}
-		tv := TestValue{Column: k.Value, Pos: p.pos(v), Path: vpath}
+		tv := TestValue{Column: k.Value, Pos: p.pos(v), KeyPos: p.pos(k), Path: vpath}
 		switch {
 		case v.Kind != yaml.ScalarNode:
 			p.errs.Addf(p.pos(v), vpath, "want a value (a number, a string, true, false or null), got %s", kindName(v))
@@ -298,8 +300,8 @@ func (p *parser) testRow(n *yaml.Node, path string) *TestRow {
 	return r
 }
 
-func (p *parser) testExpect(name string, n *yaml.Node, path string) *TestExpect {
-	e := &TestExpect{Sink: name, Ordered: true, Pos: p.pos(n), Path: path}
+func (p *parser) testExpect(name string, at Pos, n *yaml.Node, path string) *TestExpect {
+	e := &TestExpect{Sink: name, Ordered: true, Pos: at, Path: path}
 	f := p.fields(n, path, []string{"changes", "final", "ordered"})
 	if n.Kind != yaml.MappingNode {
 		return e
