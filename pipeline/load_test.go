@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -87,4 +88,23 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A directory stands for its pipelines: NAME_test.yaml holds the tests of
+// NAME.yaml (etld test) and is no pipeline to run.
+func TestFilesLeavesOutTestsFiles(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"b.yaml", "a.yml", "b_test.yaml", "a_test.yml", "notes.txt"} {
+		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := pipeline.Files([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{filepath.Join(dir, "a.yml"), filepath.Join(dir, "b.yaml")}
+	if !slices.Equal(got, want) {
+		t.Errorf("Files = %v, want %v", got, want)
+	}
 }
