@@ -383,3 +383,62 @@ func TestDeadLetterStaysInScratch(t *testing.T) {
 		t.Errorf("the test wrote the pipeline's dead-letter file %s (stat: %v)", deadLetter, err)
 	}
 }
+
+// A changelog source (Kafka with debezium-json) takes its kinds from the
+// records (lines, decoded by the format) or from the rows (`-D:`); the
+// aggregate over it retracts.
+func TestChangelogSource(t *testing.T) {
+	const pipeline = `version: 1
+name: cdc
+sources:
+  - name: users
+    type: kafka
+    brokers: ${PIPETEST_UNSET_BROKERS}
+    topic: users
+    format: debezium-json
+    key: [id]
+    schema: [id BIGINT, country STRING]
+transforms:
+  - name: per_country
+    sql: SELECT country, COUNT(*) AS n FROM users GROUP BY country
+sinks:
+  - name: out
+    from: per_country
+    type: print
+tests:
+  - name: from debezium records
+    inputs:
+      users:
+        lines:
+          - '{"before": null, "after": {"id": 1, "country": "fr"}, "op": "c"}'
+          - '{"before": {"id": 1, "country": "fr"}, "after": {"id": 1, "country": "de"}, "op": "u"}'
+    expect:
+      out:
+        final: [{country: de, n: 1}]
+  - name: from rows with kinds
+    inputs:
+      users:
+        rows:
+          - {id: 1, country: fr}
+          - {id: 2, country: fr}
+          - -D: {id: 1, country: fr}
+    expect:
+      out:
+        changes:
+          - +I: {country: fr, n: 1}
+          - -U: {country: fr, n: 1}
+          - +U: {country: fr, n: 2}
+          - -U: {country: fr, n: 2}
+          - +U: {country: fr, n: 1}
+`
+	path := write(t, t.TempDir(), "cdc.yaml", pipeline)
+	results, out := runFile(t, path)
+	if len(results) != 2 {
+		t.Fatalf("want 2 results:\n%s", out)
+	}
+	for _, r := range results {
+		if !r.Passed() {
+			t.Errorf("%s failed:\n%s", r.Name, out)
+		}
+	}
+}
