@@ -35,7 +35,8 @@ import (
 // hosts) are replaced, so their real values are not needed, but their
 // constructors still check the options' shape. None is ever connected
 // to. A variable the SQL reads must be set for its tests to mean
-// anything; one that no stand-in fits is reported with the file's error.
+// anything, so one it reads gets none (refuseInSQL); one that no
+// stand-in fits is reported with the file's error.
 var standIns = []string{
 	"etld-test",
 	"127.0.0.1:9",
@@ -139,6 +140,12 @@ func parse(path string, data []byte, env *Env) (*spec.Pipeline, *plan.Plan, erro
 		if sp != nil && err == nil {
 			pl, err = plan.Build(sp, plan.Env{Registry: env.Registry, Logger: slog.New(slog.DiscardHandler)})
 		}
+		if sp != nil && refuseInSQL(sp, lines, choice) {
+			if pl != nil {
+				_ = pl.Close()
+			}
+			continue
+		}
 		if err == nil {
 			_ = pl.Close()
 			env.Lookup = lookup
@@ -165,6 +172,40 @@ func parse(path string, data []byte, env *Env) (*spec.Pipeline, *plan.Plan, erro
 			return nil, nil, err
 		}
 	}
+}
+
+// refuseInSQL takes the stand-ins away from the unset variables that SQL
+// reads (a transform, a computed column, a watermark): a stand-in there
+// would change what the tests test, so such a variable must be set. It
+// reports whether it took any.
+func refuseInSQL(sp *spec.Pipeline, lines []string, choice map[string]int) bool {
+	var texts []*spec.SQL
+	for _, t := range sp.Transforms {
+		texts = append(texts, t.SQL)
+	}
+	for _, s := range sp.Sources {
+		texts = append(texts, s.Watermark)
+		for _, c := range s.Schema {
+			texts = append(texts, c.Computed)
+		}
+	}
+	took := false
+	for _, q := range texts {
+		if q == nil || q.Pos.Line == 0 {
+			continue
+		}
+		// The text's lines, and the line of its key (a block's `|`).
+		last := min(q.Pos.Line+strings.Count(q.Text, "\n")+1, len(lines))
+		for l := q.Pos.Line; l <= last; l++ {
+			for name, i := range choice {
+				if i < len(standIns) && strings.Contains(lines[l-1], "${"+name+"}") {
+					choice[name] = len(standIns)
+					took = true
+				}
+			}
+		}
+	}
+	return took
 }
 
 // Result is the outcome of one test.

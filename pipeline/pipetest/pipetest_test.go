@@ -442,3 +442,22 @@ tests:
 		}
 	}
 }
+
+// An unset ${VAR} in a connector's options takes a stand-in its option
+// accepts (the Elasticsearch hosts of counts); one that SQL reads does
+// not, since a stand-in would change what the tests test.
+func TestUnsetVariableInSQLIsAnError(t *testing.T) {
+	pipeline := strings.Replace(counts, "HAVING COUNT(*) < 3", "HAVING COUNT(*) < ${PIPETEST_UNSET_LIMIT}", 1) + `tests:
+  - name: t
+    expect:
+      console: {changes: []}
+`
+	path := write(t, t.TempDir(), "counts.yaml", pipeline)
+	_, err := pipetest.Load(path, env())
+	if err == nil || !strings.Contains(err.Error(), "environment variable PIPETEST_UNSET_LIMIT is not set") {
+		t.Fatalf("error %v; want PIPETEST_UNSET_LIMIT reported unset", err)
+	}
+	if strings.Contains(err.Error(), "PIPETEST_UNSET_HOSTS") {
+		t.Errorf("the hosts' variable, which has a stand-in, is reported too: %v", err)
+	}
+}
