@@ -3,6 +3,7 @@ package plan_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"encoding/xml"
 	"io"
 	"log/slog"
@@ -75,13 +76,51 @@ sinks:
     type: print
 `
 
+// chained has transforms that read transforms, a global aggregate (its
+// upsert key is the empty one), DISTINCT and a sink that reads a source.
+const chained = `version: 1
+name: chained
+sources:
+  - name: gen
+    type: datagen
+    rows: 3
+    schema: [id INT, s STRING]
+transforms:
+  - name: a
+    sql: SELECT * FROM gen
+  - name: b
+    sql: SELECT * FROM a
+  - name: c
+    sql: SELECT COUNT(*) AS n FROM b
+  - name: d
+    sql: SELECT DISTINCT s FROM gen
+sinks:
+  - name: o1
+    from: b
+    type: print
+  - name: o2
+    from: c
+    type: print
+  - name: o3
+    from: gen
+    type: blackhole
+  - name: o4
+    from: d
+    type: print
+`
+
 func awkwardDescription(t *testing.T) plan.Description {
+	t.Helper()
+	return describeYAML(t, "awkward.yaml", awkward)
+}
+
+func describeYAML(t *testing.T, file, yaml string) plan.Description {
 	t.Helper()
 	reg := connector.NewRegistry()
 	formats.Register(reg)
 	sources.Register(reg)
 	sinks.Register(reg)
-	sp, err := spec.Parse("awkward.yaml", []byte(awkward), func(string) (string, bool) { return "", false })
+	sp, err := spec.Parse(file, []byte(yaml), func(string) (string, bool) { return "", false })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,6 +138,42 @@ func TestPicturesEscapeNames(t *testing.T) {
 	checkMermaid(t, plan.Mermaid([]plan.Description{d}), []plan.Description{d})
 }
 
+func TestDescribeChainedTransforms(t *testing.T) {
+	d := describeYAML(t, "chained.yaml", chained)
+	data, err := json.MarshalIndent(d, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "describe/chained.json", string(data)+"\n")
+	golden(t, "pictures/chained.dot", plan.Dot([]plan.Description{d}))
+	golden(t, "pictures/chained.mmd", plan.Mermaid([]plan.Description{d}))
+	checkGraph(t, d)
+	checkMermaid(t, plan.Mermaid([]plan.Description{d}), []plan.Description{d})
+	edges := map[string]plan.EdgeInfo{}
+	for _, e := range d.Edges {
+		edges[e.From+" -> "+e.To] = e
+	}
+	for _, c := range []struct {
+		edge string
+		text string
+		key  []string
+	}{
+		{"transform:a/0 -> transform:b/0", "[I]", nil},
+		{"transform:c/1 -> transform:c/0", "[I,UB,UA,D]", []string{}},
+		{"source:gen -> sink:o3", "[I]", nil},
+		{"transform:d/0 -> sink:o4", "[I]", []string{"s"}},
+	} {
+		e, ok := edges[c.edge]
+		if !ok {
+			t.Errorf("no edge %s among %v", c.edge, d.Edges)
+			continue
+		}
+		if e.Changelog.Text != c.text || (e.UpsertKey == nil) != (c.key == nil) || !slices.Equal(e.UpsertKey, c.key) {
+			t.Errorf("edge %s: %s key %#v, want %s key %#v", c.edge, e.Changelog.Text, e.UpsertKey, c.text, c.key)
+		}
+	}
+}
+
 // TestDotRendersWithGraphviz runs Graphviz on the dot of every example,
 // of all of them together and of the awkward names, and checks that the
 // SVG shows every node's name and every edge's mode: a quote escaped
@@ -106,7 +181,8 @@ func TestPicturesEscapeNames(t *testing.T) {
 func TestDotRendersWithGraphviz(t *testing.T) {
 	dot := testenv.Dot(t)
 	names, each, all := exampleDescriptions(t)
-	cases := map[string][]plan.Description{"all-examples": all, "awkward": {awkwardDescription(t)}}
+	cases := map[string][]plan.Description{"all-examples": all, "awkward": {awkwardDescription(t)},
+		"chained": {describeYAML(t, "chained.yaml", chained)}}
 	for _, name := range names {
 		cases[name] = []plan.Description{each[name]}
 	}
