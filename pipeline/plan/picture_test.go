@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"io"
-	"log/slog"
 	"os/exec"
 	"regexp"
 	"slices"
@@ -15,13 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/etld/etld/formats"
 	"github.com/etld/etld/internal/testenv"
-	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/plan"
-	"github.com/etld/etld/pipeline/spec"
-	"github.com/etld/etld/sinks"
-	"github.com/etld/etld/sources"
 )
 
 // exampleDescriptions describes the examples in file order, each alone
@@ -116,19 +110,7 @@ func awkwardDescription(t *testing.T) plan.Description {
 
 func describeYAML(t *testing.T, file, yaml string) plan.Description {
 	t.Helper()
-	reg := connector.NewRegistry()
-	formats.Register(reg)
-	sources.Register(reg)
-	sinks.Register(reg)
-	sp, err := spec.Parse(file, []byte(yaml), func(string) (string, bool) { return "", false })
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := plan.Build(sp, plan.Env{Registry: reg, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p.Describe()
+	return buildPlan(t, allConnectors(), file, []byte(yaml), func(string) (string, bool) { return "", false }).Describe()
 }
 
 func TestPicturesEscapeNames(t *testing.T) {
