@@ -58,7 +58,7 @@ func cmdExplain(args []string, stdout, stderr io.Writer) int {
 	// are hidden before, in the data, where they are still as written.
 	ds := make([]plan.Description, len(ps))
 	for i, p := range ps {
-		ds[i] = p.Plan.Describe().Redacted(secrets.Redact)
+		ds[i] = p.Describe().Redacted(secrets.Redact)
 	}
 	switch *format {
 	case "json":
