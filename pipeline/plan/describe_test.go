@@ -171,3 +171,50 @@ func TestDescribeStateIDsAreTheRuntimes(t *testing.T) {
 		t.Error("no example has a stateful operator: the test checks nothing")
 	}
 }
+
+// TestRedactedCoversEveryName walks the JSON of a redacted description:
+// every string is redacted but those etld itself chooses (kinds, modes,
+// connector types, column types, changelog kinds), so that a field added
+// later and forgotten by Redacted fails here.
+func TestRedactedCoversEveryName(t *testing.T) {
+	d := describeYAML(t, "chained.yaml", chained).Redacted(func(s string) string {
+		if s == "" {
+			return ""
+		}
+		return "${X}"
+	})
+	data, err := json.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		t.Fatal(err)
+	}
+	fixed := map[string]bool{"kind": true, "mode": true, "operator": true, "connector": true, "sink_mode": true, "type": true, "kinds": true, "text": true}
+	checked := 0
+	var walk func(key string, v any)
+	walk = func(key string, v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				walk(k, e)
+			}
+		case []any:
+			for _, e := range x {
+				walk(key, e)
+			}
+		case string:
+			if !fixed[key] {
+				checked++
+				if x != "${X}" {
+					t.Errorf("%s %q is not redacted", key, x)
+				}
+			}
+		}
+	}
+	walk("", v)
+	if checked == 0 {
+		t.Error("no string was checked")
+	}
+}
