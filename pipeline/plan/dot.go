@@ -18,6 +18,7 @@ func Dot(ds []Description) string {
 	}
 	fmt.Fprintf(&b, "digraph %s {\n", dotQuote(name))
 	b.WriteString("  rankdir=LR;\n")
+	b.WriteString("  graph [fontname=\"Helvetica\", fontsize=11];\n")
 	b.WriteString("  node [fontname=\"Helvetica\", fontsize=10];\n")
 	b.WriteString("  edge [fontname=\"Helvetica\", fontsize=9];\n")
 	for i, d := range ds {
