@@ -21,6 +21,9 @@
 //   - max_retries [sink.max-retries] (default 0: retry until the pipeline
 //     stops, never dropping a batch): tries after a transient failure
 //     before the pipeline fails. Flink's default is 3.
+//   - replace_table (default false): allow an upsert with no key (a
+//     global aggregate's one row), which empties the table before each
+//     write of that row.
 //   - create_table (default false): create a missing table from the input
 //     schema, with the upsert key as PRIMARY KEY.
 //
@@ -34,8 +37,11 @@
 // 8.0.20 the update reads VALUES(col); from MySQL 8.0.20, where VALUES() is
 // deprecated, it reads a row alias: INSERT ... AS new ... UPDATE col =
 // new.col. The server is told apart by SELECT VERSION() at Open. An upsert
-// with an empty key (a global aggregate's single row) replaces the whole
-// table: DELETE, then INSERT.
+// with an empty key (a global aggregate's single row) can only be kept
+// exact by replacing the whole table (DELETE, then INSERT), which would
+// also delete rows etld never wrote; so it is refused at plan time unless
+// replace_table: true says the table holds nothing else. Flink's JDBC sink
+// refuses such a query outright.
 //
 // Changes are buffered across Writes and folded per key, the last change
 // of a key winning, so a delete after an upsert of the same key stays a
@@ -124,6 +130,7 @@ type Config struct {
 	FlushInterval time.Duration `yaml:"flush_interval"`
 	MaxRetries    int           `yaml:"max_retries"`
 	CreateTable   bool          `yaml:"create_table"`
+	ReplaceTable  bool          `yaml:"replace_table"`
 }
 
 // DefaultBatchSize is batch_size when not given.
@@ -173,6 +180,7 @@ func New(cfg Config, env connector.SinkEnv) (*Sink, error) {
 		batchSize:   cfg.BatchSize,
 		interval:    cfg.FlushInterval,
 		createTable: cfg.CreateTable,
+		replace:     cfg.ReplaceTable,
 		backoff:     retry.Backoff{Initial: 100 * time.Millisecond, Max: 5 * time.Second},
 		logger:      logger,
 		reject:      env.Reject,
@@ -210,6 +218,7 @@ type Sink struct {
 	batchSize   int
 	interval    time.Duration
 	createTable bool
+	replace     bool // replace_table: an upsert with no key may empty the table
 	backoff     retry.Backoff
 	logger      *slog.Logger
 	reject      func(connector.BadRecord) error
@@ -251,6 +260,9 @@ func (s *Sink) Bind(in connector.SinkInput) error {
 		if f.Type.ID == row.Null {
 			return fmt.Errorf("sink %q (mysql table %s): column %s has type NULL, which no table column has; CAST it in the query", s.name, s.table, f.Name)
 		}
+	}
+	if in.Mode == connector.Upsert && len(in.Key) == 0 && !s.replace {
+		return connector.Errorf("replace_table", "sink %q (mysql table %s): the input is an upsert stream with no key (one row, as a global aggregate gives), which the sink can only keep exact by deleting every row of the table before it writes that row; set replace_table: true if the table holds nothing else, or give the query a key (GROUP BY a column)", s.name, s.table)
 	}
 	s.schema, s.mode, s.key = in.Schema, in.Mode, nil
 	if in.Mode == connector.Upsert {

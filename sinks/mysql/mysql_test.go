@@ -393,13 +393,14 @@ func TestCompositeKeyAndCreateTable(t *testing.T) {
 	}
 }
 
-// TestGlobalAggregate: an upsert with an empty key keeps one row.
+// TestGlobalAggregate: an upsert with an empty key keeps one row
+// (replace_table: true; TestGlobalAggregateNeedsReplaceTable is without).
 func TestGlobalAggregate(t *testing.T) {
 	db, dsn := openDB(t)
 	name := table(t, db, "")
 	schema := row.NewSchema(row.Field{Name: "n", Type: row.Of(row.BigInt)})
 	exec(t, db, "CREATE TABLE `"+name+"` (n BIGINT)")
-	s := open(t, mysql.Config{DSN: dsn, Table: name},
+	s := open(t, mysql.Config{DSN: dsn, Table: name, ReplaceTable: true},
 		connector.SinkInput{Schema: schema, Mode: connector.Upsert}, connector.SinkEnv{})
 	ctx := testenv.Context(t, time.Minute)
 	for i := int64(1); i <= 3; i++ {

@@ -246,3 +246,58 @@ func TestExampleConfig(t *testing.T) {
 		t.Errorf("table:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestGlobalAggregateNeedsReplaceTable: an upsert with no key can only be
+// written by emptying the table, so a pipeline that would do it is refused
+// at plan time, naming the option, and the table keeps the rows etld did
+// not write. With replace_table: true the table holds the one result row.
+func TestGlobalAggregateNeedsReplaceTable(t *testing.T) {
+	db, dsn := openDB(t)
+	name := table(t, db, "")
+	exec(t, db, "CREATE TABLE `"+name+"` (n BIGINT)")
+	exec(t, db, "INSERT INTO `"+name+"` VALUES (-1)")
+	in := filepath.Join(t.TempDir(), "in.csv")
+	if err := os.WriteFile(in, []byte("a\nb\nc\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("ETLD_MYSQL_TEST_DSN", dsn)
+	pipelineFile := func(extra string) string {
+		return fmt.Sprintf(`version: 1
+name: global-count
+sources:
+  - name: src
+    type: file
+    path: %s
+    schema: [k STRING]
+transforms:
+  - name: agg
+    sql: SELECT COUNT(*) AS n FROM src
+sinks:
+  - name: db
+    from: agg
+    type: mysql
+    dsn: ${ETLD_MYSQL_TEST_DSN}
+    table: %s%s
+`, in, name, extra)
+	}
+	path := filepath.Join(t.TempDir(), "p.yaml")
+	if err := os.WriteFile(path, []byte(pipelineFile("")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := pipeline.Load(path, pipeline.Env{Registry: registry(), Logger: slog.New(slog.DiscardHandler)})
+	if err == nil {
+		t.Fatal("a keyless upsert into a table was planned; it would delete the table's other rows")
+	}
+	for _, want := range []string{path + ":", "replace_table", "no key"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not contain %q", err, want)
+		}
+	}
+	if got := dump(t, db, name); strings.Join(got, " ") != "-1" {
+		t.Errorf("table %v, want the row etld did not write, -1, untouched", got)
+	}
+	runPipeline(t, dsn, pipelineFile("\n    replace_table: true"))
+	if got := dump(t, db, name); strings.Join(got, " ") != "3" {
+		t.Errorf("with replace_table: table %v, want one row 3", got)
+	}
+}
