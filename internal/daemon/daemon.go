@@ -118,7 +118,8 @@ func (s *Supervisor) scan() (map[string][]byte, error) {
 	files := map[string][]byte{}
 	for _, e := range entries {
 		ext := filepath.Ext(e.Name())
-		if e.IsDir() || (ext != ".yaml" && ext != ".yml") {
+		// NAME_test.yaml holds the unit tests of NAME.yaml (etld test).
+		if e.IsDir() || (ext != ".yaml" && ext != ".yml") || spec.IsTestFile(e.Name()) {
 			continue
 		}
 		path := filepath.Join(s.opt.Dir, e.Name())

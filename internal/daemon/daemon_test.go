@@ -230,6 +230,22 @@ func TestOnePipelineFailingStopsNoOther(t *testing.T) {
 	}
 }
 
+// TestTestFilesAreNotPipelines: a NAME_test.yaml beside a pipeline holds
+// its unit tests (etld test), not a pipeline; the daemon leaves it out.
+func TestTestFilesAreNotPipelines(t *testing.T) {
+	h := newHarness(t)
+	h.write("p.yaml", pipelineYAML("p", ""))
+	h.write("p_test.yaml", "tests:\n  - name: one\n    inputs: {}\n")
+	res := h.reload()
+	if len(res.Started) != 1 || len(res.Failed) != 0 {
+		t.Errorf("reload = %+v, want the pipeline started and nothing failed", res)
+	}
+	h.waitState("p.yaml", Finished)
+	if n := len(h.sup.Status()); n != 1 {
+		t.Errorf("status lists %d files, want only p.yaml: %+v", n, h.sup.Status())
+	}
+}
+
 func TestTransientFailureIsRetried(t *testing.T) {
 	h := newHarness(t)
 	h.write("p.yaml", pipelineYAML("p", "    fail: 3\n    endless: true"))
