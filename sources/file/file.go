@@ -207,8 +207,8 @@ type Source struct {
 	// current one, plus the offset it was opened at, less what had been
 	// read from other files and the header before that offset.
 	base atomic.Int64
-	f     *os.File
-	rd    *records
+	f    *os.File
+	rd   *records
 	// positions is the Origin of the batch being read.
 	positions *row.Positions
 	// inHeader is set while the current file's header is still to come.
