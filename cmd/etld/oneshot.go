@@ -85,7 +85,14 @@ func newRunFlags() *runFlags {
 // the others run until SIGINT or SIGTERM.
 func runOnce(paths []string, cfg daemon.Config, quiet bool, stderr io.Writer) int {
 	secrets := secretsOf(paths)
-	logger, err := newLogger(stderr, cfg.Log.Level, cfg.Log.Format, secrets)
+	// Log lines, summaries and errors go through progress, which writes
+	// them above its lines; the log format is chosen by stderr itself.
+	progress := newProgress(stderr, !quiet && isTerminal(stderr), termWidth(stderr), secrets)
+	format := cfg.Log.Format
+	if format == "" && isTerminal(stderr) {
+		format = "text"
+	}
+	logger, err := newLogger(progress, cfg.Log.Level, format, secrets)
 	if err != nil {
 		fmt.Fprintln(stderr, "etld run:", err)
 		return 2
@@ -119,7 +126,6 @@ func runOnce(paths []string, cfg daemon.Config, quiet bool, stderr io.Writer) in
 		}
 	}()
 
-	progress := newProgress(stderr, !quiet && isTerminal(stderr), termWidth(stderr), secrets)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	failed := false
@@ -144,13 +150,12 @@ func runOnce(paths []string, cfg daemon.Config, quiet bool, stderr io.Writer) in
 			mu.Lock()
 			defer mu.Unlock()
 			if !quiet {
-				progress.clear()
-				fmt.Fprint(stderr, secrets.Redact(summary.String()))
+				fmt.Fprint(progress, secrets.Redact(summary.String()))
 			}
 			if err != nil {
 				failed = true
 				if !errors.Is(err, context.Canceled) {
-					fmt.Fprintf(stderr, "error: %s\n", secrets.Redact(err.Error()))
+					fmt.Fprintf(progress, "error: %s\n", secrets.Redact(err.Error()))
 					logPanic(logger, p.Name(), err)
 				}
 			}

@@ -51,32 +51,57 @@ func (p *progress) update(i int, s pipeline.Summary) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.lines[i] = s
+	p.draw()
+}
+
+// draw replaces the lines shown with those of the running pipelines.
+func (p *progress) draw() {
 	// In the order the pipelines were named: a map's order would
 	// reshuffle the lines on every update.
 	var lines []string
 	for _, i := range slices.Sorted(maps.Keys(p.lines)) {
 		lines = append(lines, p.fit(p.secrets.Redact(progressLine(p.lines[i]))))
 	}
+	if len(lines) == 0 && p.shown == 0 {
+		return
+	}
 	fmt.Fprint(p.w, p.erase()+strings.Join(lines, "\n"))
 	p.shown = len(lines)
 }
 
-// done forgets pipeline i: its summary follows.
+// Write writes b above the lines: they are erased, b is written, and
+// they are drawn again below it. Log lines, summaries and errors go
+// through it, so that none lands in the middle of a progress line, and
+// none is wiped by the next redraw.
+func (p *progress) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.shown == 0 {
+		return p.w.Write(b)
+	}
+	if _, err := io.WriteString(p.w, p.erase()); err != nil {
+		return 0, err
+	}
+	p.shown = 0
+	n, err := p.w.Write(b)
+	if err != nil {
+		return n, err
+	}
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		// The redraw starts by clearing the cursor's line.
+		if _, err := io.WriteString(p.w, "\n"); err != nil {
+			return n, err
+		}
+	}
+	p.draw()
+	return n, nil
+}
+
+// done forgets pipeline i: its summary follows, written through Write.
 func (p *progress) done(i int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	delete(p.lines, i)
-}
-
-// clear removes the lines from the screen, for a summary or an error to
-// take their place; the next update draws them again.
-func (p *progress) clear() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.shown > 0 {
-		fmt.Fprint(p.w, p.erase())
-		p.shown = 0
-	}
 }
 
 // erase is what takes the cursor back to the start of the first line

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -67,8 +68,9 @@ func TestProgressLine(t *testing.T) {
 }
 
 // On a terminal, the lines are redrawn in place: each update goes back
-// to the first line shown and clears to the end of the screen; clear
-// takes them away; a line longer than the terminal is cut.
+// to the first line shown and clears to the end of the screen; what is
+// written through the progress (logs, summaries, errors) goes above
+// them; a line longer than the terminal is cut.
 func TestProgressRedraw(t *testing.T) {
 	var w strings.Builder
 	p := newProgress(&w, true, 40, nil)
@@ -88,29 +90,41 @@ func TestProgressRedraw(t *testing.T) {
 	if got := w.String(); !strings.HasPrefix(got, "\033[1A\r\033[J"+first+"\n") {
 		t.Fatalf("redraw of two lines %q: want the cursor moved up one line first", got)
 	}
+	// A log line goes above the lines, which are drawn again below it.
+	w.Reset()
+	fmt.Fprint(p, "level=INFO msg=hello\n")
+	if got, want := w.String(), "\033[1A\r\033[Jlevel=INFO msg=hello\n\r\033[J"+first+"\nb 0 rows, 0 rows/s"; got != want {
+		t.Fatalf("log line %q, want %q", got, want)
+	}
+	// A finished pipeline's summary replaces its line.
 	w.Reset()
 	p.done(0)
-	p.clear()
-	if got, want := w.String(), "\033[1A\r\033[J"; got != want {
-		t.Fatalf("clear %q, want %q", got, want)
+	fmt.Fprint(p, "pipeline a: 1s\n")
+	if got, want := w.String(), "\033[1A\r\033[Jpipeline a: 1s\n\r\033[Jb 0 rows, 0 rows/s"; got != want {
+		t.Fatalf("summary %q, want %q", got, want)
 	}
+	// The last one leaves nothing behind, and a text without a newline
+	// gets one, so that no redraw wipes it.
 	w.Reset()
-	p.clear()
-	p.update(1, pipeline.Summary{Pipeline: "b", Elapsed: time.Second})
-	if got, want := w.String(), "\r\033[Jb 0 rows, 0 rows/s"; got != want {
-		t.Fatalf("after done and clear %q, want %q: only b, drawn afresh", got, want)
+	p.done(1)
+	fmt.Fprint(p, "error: x")
+	fmt.Fprint(p, "pipeline b: 1s\n")
+	if got, want := w.String(), "\r\033[Jerror: x\npipeline b: 1s\n"; got != want {
+		t.Fatalf("end %q, want %q", got, want)
 	}
 }
 
-// Not on a terminal (or with --quiet), nothing is drawn.
+// Not on a terminal (or with --quiet), nothing is drawn, and what goes
+// through Write is written as it is.
 func TestProgressOffWritesNothing(t *testing.T) {
 	var w strings.Builder
 	p := newProgress(&w, false, 80, nil)
 	p.update(0, pipeline.Summary{Pipeline: "a"})
+	fmt.Fprint(p, "level=INFO msg=hello\n")
 	p.done(0)
-	p.clear()
-	if w.Len() != 0 {
-		t.Errorf("wrote %q", w.String())
+	fmt.Fprint(p, "pipeline a: 1s\n")
+	if got, want := w.String(), "level=INFO msg=hello\npipeline a: 1s\n"; got != want {
+		t.Errorf("wrote %q, want the log line and summary as they are", got)
 	}
 }
 
