@@ -11,6 +11,10 @@
 # health check and a sidecar in the same pod reach it there); set
 # ETLD_ADMIN_ADDRESS=0.0.0.0:9464 and publish the port for a Prometheus
 # outside.
+#
+# Without a golang image to pull, `make image` builds the same image from
+# a binary built on the host (Dockerfile.prebuilt); keep this file's final
+# stage from USER on equal to that one's.
 
 FROM golang:1.26 AS build
 WORKDIR /src

@@ -1,4 +1,4 @@
-.PHONY: test run-example testenv-up testenv-down
+.PHONY: test run-example testenv-up testenv-down image
 
 # Starts MariaDB, Kafka and Elasticsearch on loopback (testenv/), runs go vet
 # and go test -race against them, fuzzes pipeline files for 30s (FuzzLoadPlan),
@@ -16,3 +16,12 @@ testenv-up:
 
 testenv-down:
 	bash testenv/down.sh
+
+# The container image from a binary built here (Dockerfile.prebuilt): the
+# Dockerfile's image without its golang build stage. Needs podman.
+# IMAGE names the tag, e.g. make image IMAGE=localhost/etld:1.2.
+IMAGE ?= localhost/etld:dev
+VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+image:
+	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=$(VERSION)" -o build/etld ./cmd/etld
+	bash scripts/image.sh build/etld $(IMAGE)

@@ -10,9 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -167,73 +165,6 @@ func (p *Pipeline) CheckpointInterval(def time.Duration) time.Duration {
 	return runtime.DefaultCheckpointInterval
 }
 
-// Summary is a run's counters.
-type Summary struct {
-	Pipeline string
-	Elapsed  time.Duration
-	Sources  []Count
-	Sinks    []Count
-	// Dropped counts rows operators discarded (late rows of windows).
-	Dropped []Count
-	// Checkpoints are the run's checkpoint counters.
-	Checkpoints Checkpoints
-}
-
-// Checkpoints are a run's checkpoint counters.
-type Checkpoints struct {
-	// Count is the number of completed checkpoints, the final one
-	// included; Failures the number that could not be stored.
-	Count, Failures int64
-	// LastID is the id of the last completed checkpoint; LastDuration
-	// the time from its trigger until it was stored; LastSize the bytes
-	// of its file (0 without a state dir).
-	LastID       int64
-	LastDuration time.Duration
-	LastSize     int64
-	// Restored is the id of the checkpoint the run resumed from, 0 if
-	// it started afresh.
-	Restored int64
-}
-
-// Count is one component's counters.
-type Count struct {
-	Name             string
-	In, Out, Skipped int64
-}
-
-// RowsPerSecond is the sources' output rate.
-func (s Summary) RowsPerSecond() float64 {
-	var n int64
-	for _, c := range s.Sources {
-		n += c.Out
-	}
-	if s.Elapsed <= 0 {
-		return 0
-	}
-	return float64(n) / s.Elapsed.Seconds()
-}
-
-func (s Summary) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "pipeline %s: %s, %.0f rows/s\n", s.Pipeline, s.Elapsed.Round(time.Millisecond), s.RowsPerSecond())
-	// One width for every name, and "rows read" padded to "rows
-	// written": the counts line up in columns.
-	width := 16
-	for _, c := range slices.Concat(s.Sources, s.Sinks) {
-		width = max(width, len(c.Name))
-	}
-	for _, c := range s.Sources {
-		fmt.Fprintf(&b, "  source %-*s %10d %-12s %8d skipped\n", width, c.Name, c.In, "rows read", c.Skipped)
-	}
-	for _, c := range s.Dropped {
-		fmt.Fprintf(&b, "  dropped %d rows in %s\n", c.Skipped, c.Name)
-	}
-	for _, c := range s.Sinks {
-		fmt.Fprintf(&b, "  sink   %-*s %10d %-12s %8d skipped\n", width, c.Name, c.Out, "rows written", c.Skipped)
-	}
-	return b.String()
-}
-
 // Run executes the pipeline until its bounded input ends, Stop is closed
 // or an error stops it. It returns the summary in every case.
 func (p *Pipeline) Run(ctx context.Context, opt RunOptions) (Summary, error) {
@@ -246,7 +177,11 @@ func (p *Pipeline) Run(ctx context.Context, opt RunOptions) (Summary, error) {
 		s := Summary{Pipeline: p.Name(), Elapsed: time.Since(start)}
 		for i, n := range g.Sources {
 			skipped := n.Stats.Skipped.Load() + p.Plan.Sources[i].Skipped()
-			s.Sources = append(s.Sources, Count{Name: n.Name, In: n.Stats.RowsIn.Load(), Out: n.Stats.RowsOut.Load(), Skipped: skipped})
+			c := Count{Name: n.Name, In: n.Stats.RowsIn.Load(), Out: n.Stats.RowsOut.Load(), Skipped: skipped}
+			if sz, ok := p.Plan.Sources[i].Conn.(connector.Sizer); ok {
+				c.Read, c.Size = sz.Size()
+			}
+			s.Sources = append(s.Sources, c)
 		}
 		for _, n := range g.Ops {
 			if d := n.Stats.Skipped.Load(); d > 0 {
@@ -254,7 +189,7 @@ func (p *Pipeline) Run(ctx context.Context, opt RunOptions) (Summary, error) {
 			}
 		}
 		for i, n := range g.Sinks {
-			s.Sinks = append(s.Sinks, Count{Name: n.Name, In: n.Stats.RowsIn.Load(), Out: n.Stats.RowsOut.Load(), Skipped: p.Plan.Sinks[i].Skipped()})
+			s.Sinks = append(s.Sinks, Count{Name: n.Name, Mode: p.Plan.Sinks[i].Mode.String(), In: n.Stats.RowsIn.Load(), Out: n.Stats.RowsOut.Load(), Skipped: p.Plan.Sinks[i].Skipped()})
 		}
 		c := &g.Checkpoints
 		s.Checkpoints = Checkpoints{

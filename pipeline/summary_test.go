@@ -8,32 +8,77 @@ import (
 	"github.com/etld/etld/pipeline"
 )
 
-// The summary's columns line up: the counts, and the skipped counts,
-// end at the same column on every source and sink line, whatever the
-// names' lengths.
+// The summary is a table: a header, a row per source and sink, names
+// and modes aligned left, counts right, whatever the names' lengths.
+func TestSummaryTable(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		s    pipeline.Summary
+		want string
+	}{{
+		name: "with a sized source",
+		s: pipeline.Summary{
+			Pipeline: "p", Elapsed: 2 * time.Second,
+			Sources:     []pipeline.Count{{Name: "a", In: 5, Out: 5, Skipped: 1, Read: 3 << 20, Size: 3 << 20}, {Name: "a_source_with_a_long_name", In: 1234567, Out: 1234567, Skipped: 12}},
+			Sinks:       []pipeline.Count{{Name: "out", Mode: "append", In: 5, Out: 5}, {Name: "s", Mode: "upsert", In: 1234567, Out: 1000, Skipped: 123}},
+			Dropped:     []pipeline.Count{{Name: "win", Skipped: 7}},
+			Checkpoints: pipeline.Checkpoints{Count: 2},
+		},
+		want: `pipeline p: 2s, 617286 rows/s, 2 checkpoints
+  KIND    NAME                       MODE         IN      OUT  SKIPPED     READ
+  source  a                          -             5        5        1  3.0 MiB
+  source  a_source_with_a_long_name  -       1234567  1234567       12
+  sink    out                        append        5        5        0
+  sink    s                          upsert  1234567     1000      123
+  dropped 7 rows in win
+`,
+	}, {
+		name: "stopped before the end, one checkpoint",
+		s: pipeline.Summary{
+			Pipeline: "q", Elapsed: time.Second,
+			Sources:     []pipeline.Count{{Name: "f", In: 10, Out: 10, Read: 1 << 30, Size: 3 << 30}},
+			Sinks:       []pipeline.Count{{Name: "console", Mode: "retract", In: 10, Out: 10}},
+			Checkpoints: pipeline.Checkpoints{Count: 1},
+		},
+		want: `pipeline q: 1s, 10 rows/s, 1 checkpoint
+  KIND    NAME     MODE     IN  OUT  SKIPPED             READ
+  source  f        -        10   10        0  1.0 GiB/3.0 GiB
+  sink    console  retract  10   10        0
+`,
+	}, {
+		name: "no source knows its size",
+		s: pipeline.Summary{
+			Pipeline: "gen", Elapsed: time.Second,
+			Sources: []pipeline.Count{{Name: "d", In: 3, Out: 3}},
+			Sinks:   []pipeline.Count{{Name: "p", Mode: "append", In: 3, Out: 3}},
+		},
+		want: `pipeline gen: 1s, 3 rows/s
+  KIND    NAME  MODE    IN  OUT  SKIPPED
+  source  d     -        3    3        0
+  sink    p     append   3    3        0
+`,
+	}} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.s.String(); got != tt.want {
+				t.Errorf("summary:\n%s\nwant:\n%s", got, tt.want)
+			}
+		})
+	}
+}
+
+// Every line of the table ends where its longest cell ends: no trailing
+// spaces, and the counts' last digits in one column.
 func TestSummaryColumnsAlign(t *testing.T) {
 	s := pipeline.Summary{
-		Pipeline: "p",
-		Elapsed:  time.Second,
-		Sources:  []pipeline.Count{{Name: "a", In: 5, Skipped: 1}, {Name: "a_source_with_a_long_name", In: 1234567, Skipped: 12}},
-		Sinks:    []pipeline.Count{{Name: "out", Out: 5}, {Name: "s", Out: 1234567, Skipped: 123}},
+		Pipeline: "p", Elapsed: time.Second,
+		Sources: []pipeline.Count{{Name: "x", In: 1}, {Name: "yyyyyyyyyyyyyyyyyyyyyyy", In: 123456789012}},
+		Sinks:   []pipeline.Count{{Name: "z", Mode: "append", Out: 42}},
 	}
-	lines := strings.Split(strings.TrimSpace(s.String()), "\n")[1:]
-	if len(lines) != 4 {
-		t.Fatalf("summary:\n%s", s)
-	}
-	col := func(line, word string) int {
-		i := strings.Index(line, word)
-		if i < 0 {
-			t.Fatalf("%q lacks %q", line, word)
-		}
-		return i
-	}
-	skipped, rows := col(lines[0], " skipped"), col(lines[0], " rows ")
-	for _, l := range lines[1:] {
-		if col(l, " skipped") != skipped || col(l, " rows ") != rows {
-			t.Errorf("columns do not line up:\n%s", s)
-			break
+	lines := strings.Split(strings.TrimSuffix(s.String(), "\n"), "\n")[1:]
+	end := len(lines[0])
+	for _, l := range lines {
+		if len(l) != end || strings.HasSuffix(l, " ") {
+			t.Errorf("line %q does not end at column %d:\n%s", l, end, s)
 		}
 	}
 }

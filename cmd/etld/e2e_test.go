@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -125,10 +126,21 @@ func TestExampleMessages(t *testing.T) {
 	if stdout != want {
 		t.Errorf("stdout:\n%s\nwant:\n%s", stdout, want)
 	}
-	// The summary goes to stderr and counts rows in and out.
-	for _, s := range []string{"pipeline messages", "source messages", "5 rows read", "sink   console", "5 rows written"} {
-		if !strings.Contains(stderr, s) {
-			t.Errorf("summary lacks %q:\n%s", s, stderr)
+	// stderr is no terminal here: no progress line, no escape codes.
+	if strings.Contains(stderr, "\x1b") {
+		t.Errorf("stderr, not a terminal, got escape codes: %q", stderr)
+	}
+	// The summary goes to stderr: a table of rows in and out, the
+	// sink's mode and the bytes the file source read.
+	size := fileSize(t, filepath.Join(repoRoot(t), "configs", "examples", "data", "messages.csv"))
+	for _, re := range []string{
+		`pipeline messages: `,
+		`\n  KIND +NAME +MODE +IN +OUT +SKIPPED +READ\n`,
+		fmt.Sprintf(`\n  source +messages +- +5 +5 +0 +%d B\n`, size),
+		`\n  sink +console +append +5 +5 +0\n`,
+	} {
+		if !regexp.MustCompile(re).MatchString(stderr) {
+			t.Errorf("summary lacks %s:\n%s", re, stderr)
 		}
 	}
 }
@@ -235,4 +247,13 @@ func TestValidateExamples(t *testing.T) {
 	if n := strings.Count(stdout, "is valid"); n < 6 {
 		t.Errorf("validated %d pipelines, want every example:\n%s", n, stdout)
 	}
+}
+
+func fileSize(t *testing.T, path string) int64 {
+	t.Helper()
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.Size()
 }

@@ -7,17 +7,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"maps"
 	"os"
 	"os/signal"
-	"slices"
-	"strings"
 	"sync"
 	"syscall"
 
 	"github.com/etld/etld/internal/daemon"
 	"github.com/etld/etld/internal/panics"
-	"github.com/etld/etld/internal/redact"
 	"github.com/etld/etld/pipeline"
 )
 
@@ -89,7 +85,14 @@ func newRunFlags() *runFlags {
 // the others run until SIGINT or SIGTERM.
 func runOnce(paths []string, cfg daemon.Config, quiet bool, stderr io.Writer) int {
 	secrets := secretsOf(paths)
-	logger, err := newLogger(stderr, cfg.Log.Level, cfg.Log.Format, secrets)
+	// Log lines, summaries and errors go through progress, which writes
+	// them above its lines; the log format is chosen by stderr itself.
+	progress := newProgress(stderr, !quiet && isTerminal(stderr), termWidth(stderr), secrets)
+	format := cfg.Log.Format
+	if format == "" && isTerminal(stderr) {
+		format = "text"
+	}
+	logger, err := newLogger(progress, cfg.Log.Level, format, secrets)
 	if err != nil {
 		fmt.Fprintln(stderr, "etld run:", err)
 		return 2
@@ -123,7 +126,6 @@ func runOnce(paths []string, cfg daemon.Config, quiet bool, stderr io.Writer) in
 		}
 	}()
 
-	progress := newProgress(stderr, !quiet && isTerminal(stderr), secrets)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	failed := false
@@ -148,13 +150,12 @@ func runOnce(paths []string, cfg daemon.Config, quiet bool, stderr io.Writer) in
 			mu.Lock()
 			defer mu.Unlock()
 			if !quiet {
-				progress.clear()
-				fmt.Fprint(stderr, secrets.Redact(summary.String()))
+				fmt.Fprint(progress, secrets.Redact(summary.String()))
 			}
 			if err != nil {
 				failed = true
 				if !errors.Is(err, context.Canceled) {
-					fmt.Fprintf(stderr, "error: %s\n", secrets.Redact(err.Error()))
+					fmt.Fprintf(progress, "error: %s\n", secrets.Redact(err.Error()))
 					logPanic(logger, p.Name(), err)
 				}
 			}
@@ -180,58 +181,4 @@ func logPanic(logger *slog.Logger, pipelineName string, err error) {
 		args = append(args, "pipeline", pipelineName)
 	}
 	logger.Error("a panic ended the command: a bug in etld; please report it with this stack", args...)
-}
-
-// progress keeps one live status line on a terminal.
-type progress struct {
-	mu      sync.Mutex
-	w       io.Writer
-	enabled bool
-	secrets *redact.Set // names may come from ${VAR}
-	lines   map[int]pipeline.Summary
-	shown   bool
-}
-
-func newProgress(w io.Writer, enabled bool, secrets *redact.Set) *progress {
-	return &progress{w: w, enabled: enabled, secrets: secrets, lines: map[int]pipeline.Summary{}}
-}
-
-func (p *progress) update(i int, s pipeline.Summary) {
-	if !p.enabled {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.lines[i] = s
-	// In the order the pipelines were named: a map's order would
-	// reshuffle the line on every update.
-	var parts []string
-	for _, i := range slices.Sorted(maps.Keys(p.lines)) {
-		s := p.lines[i]
-		var in, out int64
-		for _, c := range s.Sources {
-			in += c.In
-		}
-		for _, c := range s.Sinks {
-			out += c.Out
-		}
-		parts = append(parts, fmt.Sprintf("%s: %d in, %d out, %.0f rows/s", s.Pipeline, in, out, s.RowsPerSecond()))
-	}
-	fmt.Fprintf(p.w, "\r\033[K%s", p.secrets.Redact(strings.Join(parts, " | ")))
-	p.shown = true
-}
-
-func (p *progress) done(i int) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	delete(p.lines, i)
-}
-
-func (p *progress) clear() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.shown {
-		fmt.Fprint(p.w, "\r\033[K")
-		p.shown = false
-	}
 }

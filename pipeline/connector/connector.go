@@ -109,6 +109,16 @@ type Meter interface {
 	Bytes() int64
 }
 
+// Sizer is a bounded source that knows how large its input is, for the
+// progress bar of a one-shot run (the file source: the sum of its files'
+// sizes). Size returns how far into its input the source has read, in
+// bytes, the part a restored position skipped included, and the bytes
+// the input holds; total is 0 while unknown (before Open). It is called
+// from other goroutines: keep it atomic.
+type Sizer interface {
+	Size() (done, total int64)
+}
+
 // Lagger is a source that knows how far behind the end of its input it
 // is (Kafka consumer lag: messages, summed over partitions), for /metrics.
 // Lag returns -1 while unknown and is called from other goroutines.

@@ -54,6 +54,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/etld/etld/pipeline/connector"
@@ -197,8 +198,17 @@ type Source struct {
 
 	files []string
 	cur   int // index into files of the file being read
-	f     *os.File
-	rd    *records
+	// before[i] is the sum of the sizes of files[:i], as Open found
+	// them, for Size; total is the sum of them all.
+	before []int64
+	total  atomic.Int64
+	// base is what Size adds to the bytes read (rd.read) to get the
+	// offset in the whole input: the sizes of the files before the
+	// current one, plus the offset it was opened at, less what had been
+	// read from other files and the header before that offset.
+	base atomic.Int64
+	f    *os.File
+	rd   *records
 	// positions is the Origin of the batch being read.
 	positions *row.Positions
 	// inHeader is set while the current file's header is still to come.
@@ -231,6 +241,9 @@ func (s *Source) Open(ctx context.Context) error {
 		return err
 	}
 	s.files = files
+	if err := s.measure(); err != nil {
+		return err
+	}
 	if s.restore == nil || s.restore.File == "" {
 		return s.openFile(0, 0, 1)
 	}
@@ -274,6 +287,24 @@ func (s *Source) match() ([]string, error) {
 	return files, nil
 }
 
+// measure records the files' sizes for Size. A file that grows while
+// it is read makes Size's done pass total: Size then reports done as the
+// total.
+func (s *Source) measure() error {
+	s.before = make([]int64, len(s.files))
+	var total int64
+	for i, name := range s.files {
+		st, err := os.Stat(name)
+		if err != nil {
+			return err
+		}
+		s.before[i] = total
+		total += st.Size()
+	}
+	s.total.Store(total)
+	return nil
+}
+
 // openFile opens files[i] and makes the reader start at offset, the start
 // of line. A resumed file with a header has it read again first, since
 // the decoder may map columns by it.
@@ -297,6 +328,7 @@ func (s *Source) openFile(i int, offset, line int64) error {
 	s.rd.reset(f, 0, 1)
 	s.inHeader = s.header != nil
 	if offset == 0 {
+		s.base.Store(s.before[i] - s.rd.read.Load())
 		return nil
 	}
 	if s.inHeader {
@@ -311,6 +343,7 @@ func (s *Source) openFile(i int, offset, line int64) error {
 		return err
 	}
 	s.rd.reset(f, offset, line)
+	s.base.Store(s.before[i] + offset - s.rd.read.Load())
 	return nil
 }
 
@@ -515,8 +548,22 @@ func (s *Source) Close(ctx context.Context) error {
 // (connector.Meter); a restored source counts from its position on.
 func (s *Source) Bytes() int64 { return s.rd.read.Load() }
 
+// Size is how far the source has read into its files and their total
+// size as Open found them (connector.Sizer); 0, 0 before Open and for a
+// followed source, whose input has no end. done runs ahead of the rows
+// by at most the read buffer.
+func (s *Source) Size() (done, total int64) {
+	total = s.total.Load()
+	if total == 0 {
+		return 0, 0
+	}
+	done = max(0, s.base.Load()+s.rd.read.Load())
+	return min(done, total), total
+}
+
 var (
 	_ connector.Source     = (*Source)(nil)
+	_ connector.Sizer      = (*Source)(nil)
 	_ connector.Positioner = (*Source)(nil)
 	_ connector.Meter      = (*Source)(nil)
 )

@@ -89,6 +89,13 @@ sinks:
 			if c := sum.Sources[0]; c.In != int64(len(tt.wantRows)) || c.Skipped != tt.wantSkipped {
 				t.Errorf("source counts: %d rows read, %d skipped; want %d, %d\n%s", c.In, c.Skipped, len(tt.wantRows), tt.wantSkipped, sum)
 			}
+			// The summary carries what the progress bar and the table show.
+			if c, size := sum.Sources[0], int64(in.Len()); c.Read != size || c.Size != size {
+				t.Errorf("source read %d bytes of %d, want all %d", c.Read, c.Size, size)
+			}
+			if m := sum.Sinks[0].Mode; m != "append" {
+				t.Errorf("sink mode in the summary = %q, want append", m)
+			}
 			if tt.policy != "dead-letter" {
 				return
 			}
