@@ -186,6 +186,9 @@ func (s *Sink) publish(parts []part) error {
 	if s.torn != nil {
 		return s.torn
 	}
+	// Close passes s.pending itself, which the deletions below edit in
+	// place: go over a copy.
+	parts = slices.Clone(parts)
 	wrote := false
 	dir := filepath.Dir(s.path)
 	for i, p := range parts {
