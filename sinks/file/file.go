@@ -49,7 +49,18 @@
 //
 // Publishing copies the parts' bytes (copy_file_range on Linux, so within
 // the kernel) rather than renaming files: one output file can only grow by
-// appending.
+// appending. The one exception is a part that starts an empty output (the
+// first commit of a run with a state directory): it is renamed onto it,
+// so that the commit needs no room beside the part.
+//
+// # A full disk
+//
+// The output only ever holds whole records (space.go). A write that fails
+// is cut back to where it began, its bytes kept in the buffer for a later
+// Flush; a commit whose append fails cuts the output back to the part's
+// start and keeps the part for the next commit or restore. The error names
+// the file, the bytes needed and those free. A run without a state
+// directory that fails deletes its parts: nothing can resume from them.
 package file
 
 import (
@@ -463,7 +474,9 @@ func newEntries(path string) ([]string, error) {
 func (s *Sink) Bytes() int64 { return s.written.Load() }
 
 // Close flushes, publishes what is still in parts (see the package doc)
-// and closes the file. It is safe after a failed Open and twice.
+// and closes the file. A flush that fails (a full disk) leaves whole
+// records in the parts, which are published still. It is safe after a
+// failed Open and twice.
 func (s *Sink) Close(ctx context.Context) error {
 	s.closed = true
 	if s.out == nil {
