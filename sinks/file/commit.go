@@ -247,8 +247,8 @@ func (s *Sink) discard() error {
 // renamePart publishes p by renaming it onto the output when that needs
 // nothing but the rename: the output is empty and p starts it, the output
 // is a regular file under one name only (a rename would cut another hard
-// link or a symbolic link off it) with p's permissions, and p holds
-// exactly its bytes. Copying instead would need p's size twice on disk.
+// link or a symbolic link off it) with p's owner and permissions, and p
+// holds exactly its bytes. Copying instead would need p's size twice on disk.
 // The rename and the directory are synced before it returns, since later
 // commits append to the new file.
 func (s *Sink) renamePart(path string, p part) (bool, error) {
@@ -260,11 +260,11 @@ func (s *Sink) renamePart(path string, p part) (bool, error) {
 		return false, nil
 	}
 	openSt, err := s.out.Stat()
-	if err != nil || !os.SameFile(outSt, openSt) || !singleName(outSt) || outSt.Size() != 0 {
+	if err != nil || !os.SameFile(outSt, openSt) || outSt.Size() != 0 {
 		return false, nil
 	}
 	partSt, err := os.Stat(path)
-	if err != nil || partSt.Size() != p.Len || partSt.Mode() != outSt.Mode() {
+	if err != nil || partSt.Size() != p.Len || !replaceable(outSt, partSt) {
 		// A part that is gone or short: copyPart says so.
 		return false, nil
 	}

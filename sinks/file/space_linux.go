@@ -14,9 +14,11 @@ func freeBytes(dir string) (int64, bool) {
 	return int64(st.Bavail) * st.Bsize, true
 }
 
-// singleName reports whether st is a file with no other hard link, which
-// a rename over it replaces without changing what another name shows.
-func singleName(st os.FileInfo) bool {
-	sys, ok := st.Sys().(*syscall.Stat_t)
-	return ok && sys.Nlink == 1
+// replaceable reports whether a rename of part onto out changes nothing
+// but out's content: out has no other hard link (which would keep the old
+// file), and the same owner, group and permissions as part.
+func replaceable(out, part os.FileInfo) bool {
+	o, ok1 := out.Sys().(*syscall.Stat_t)
+	p, ok2 := part.Sys().(*syscall.Stat_t)
+	return ok1 && ok2 && o.Nlink == 1 && o.Uid == p.Uid && o.Gid == p.Gid && out.Mode() == part.Mode()
 }

@@ -7,5 +7,5 @@ import "os"
 // freeBytes is unknown here: the error gives the bytes needed only.
 func freeBytes(string) (int64, bool) { return 0, false }
 
-// singleName is unknown here: publish copies rather than renames.
-func singleName(os.FileInfo) bool { return false }
+// replaceable is unknown here: publish copies rather than renames.
+func replaceable(out, part os.FileInfo) bool { return false }
