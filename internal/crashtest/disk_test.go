@@ -3,6 +3,7 @@ package crashtest
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"math/rand/v2"
 	"os"
@@ -188,4 +189,166 @@ func TestCrashFullDisk(t *testing.T) {
 func lastLines(s string, n int) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// followedPipeline reads a file that grows (follow: true) into a file on
+// the small disk.
+const followedPipeline = `version: 1
+name: full-disk-followed
+sources:
+  - name: readings
+    type: file
+    path: %s
+    follow: %v
+    format: csv
+    schema:
+      - id BIGINT
+      - sensor STRING
+      - temp DOUBLE
+transforms:
+  - name: hot
+    sql: SELECT id, UPPER(sensor) AS sensor, temp * 1.8 + 32 AS temp_f FROM readings WHERE temp > 10
+sinks:
+  - name: out
+    from: hot
+    type: file
+    path: %s
+    format: { type: csv, header: true }
+`
+
+// TestFullDiskFollowed is issue 21's item 1 for a followed source, which
+// never ends: the run that fills the disk (a write to a part or a commit
+// fails) must leave the output at whole records when it returns its
+// error, not only after the next start. With room again, the next run
+// restores its checkpoint, reads the rest as it arrives and, once
+// stopped, leaves the output byte-identical to a bounded run's.
+func TestFullDiskFollowed(t *testing.T) {
+	disk := testenv.Tmpfs(t, 4<<20)
+	dir := t.TempDir()
+	e := &env{rnd: rand.New(rand.NewPCG(21, 1))}
+	full := filepath.Join(dir, "full.csv")
+	writeReadings(t, full, 60_000, e)
+	input, err := os.ReadFile(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	load := func(name, yaml string) *pipeline.Pipeline {
+		t.Helper()
+		file := filepath.Join(dir, name+".yaml")
+		if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p, err := pipeline.Load(file, pipeline.Env{Registry: builtin.Registry(), Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	ref := filepath.Join(dir, "ref.csv")
+	if _, err := load("ref", fmt.Sprintf(followedPipeline, full, false, ref)).Run(context.Background(), pipeline.RunOptions{}); err != nil {
+		t.Fatalf("reference run: %v", err)
+	}
+	want, err := os.ReadFile(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	in := filepath.Join(dir, "in.csv")
+	out := filepath.Join(disk, "out.csv")
+	yaml := fmt.Sprintf(followedPipeline, in, true, out)
+	opts := pipeline.RunOptions{StateDir: filepath.Join(disk, "state"), CheckpointInterval: 50 * time.Millisecond}
+	// The input arrives in pieces, cut at line ends.
+	fed := 0
+	feed := func(upTo int) {
+		t.Helper()
+		upTo = min(upTo, len(input))
+		if i := bytes.LastIndexByte(input[:upTo], '\n'); i >= 0 {
+			upTo = i + 1
+		}
+		if upTo <= fed {
+			return
+		}
+		f, err := os.OpenFile(in, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.Write(input[fed:upTo]); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		fed = upTo
+	}
+	start := func() (chan struct{}, chan error) {
+		stop, done := make(chan struct{}), make(chan error, 1)
+		p := load("followed", yaml) // a run's connectors serve one run
+		go func() {
+			_, err := p.Run(context.Background(), pipeline.RunOptions{Stop: stop, StateDir: opts.StateDir, CheckpointInterval: opts.CheckpointInterval})
+			done <- err
+		}()
+		return stop, done
+	}
+
+	// Life 1: room for about a third of the output.
+	feed(len(input) / 10)
+	fill := testenv.Fill(t, disk, int64(len(want)/3))
+	stop, done := start()
+	var runErr error
+	deadline := time.Now().Add(time.Minute)
+	for runErr == nil {
+		select {
+		case runErr = <-done:
+		case <-time.After(20 * time.Millisecond):
+			if time.Now().After(deadline) {
+				close(stop)
+				t.Fatalf("the run did not fail on a full disk within a minute (%d of %d input bytes fed)", fed, len(input))
+			}
+			feed(fed + len(input)/50)
+		}
+	}
+	got, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the run failed with %d bytes of output: %v", len(got), runErr)
+	for _, w := range []string{"no space left on device", out, "bytes needed"} {
+		if !strings.Contains(runErr.Error(), w) {
+			t.Errorf("the error %q does not say %q", runErr, w)
+		}
+	}
+	if !bytes.HasPrefix(want, got) || (len(got) > 0 && got[len(got)-1] != '\n') {
+		t.Fatalf("when the run returned, the output (%d bytes) was not whole records of the reference; its tail: %q", len(got), excerpt(got, len(got)))
+	}
+
+	// Life 2: room again; the rest of the input arrives while it runs.
+	if err := os.Remove(fill); err != nil {
+		t.Fatal(err)
+	}
+	stop, done = start()
+	deadline = time.Now().Add(time.Minute)
+	for {
+		feed(fed + len(input)/20)
+		got, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Equal(got, want) {
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("the restarted run ended: %v", err)
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			close(stop)
+			t.Fatalf("the output did not reach the reference's %d bytes within a minute (%d bytes)", len(want), len(got))
+		}
+	}
+	close(stop)
+	if err := <-done; err != nil {
+		t.Fatalf("the graceful stop: %v", err)
+	}
+	sameFile(t, ref, out)
 }
