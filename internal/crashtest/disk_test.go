@@ -352,3 +352,66 @@ func TestFullDiskFollowed(t *testing.T) {
 	}
 	sameFile(t, ref, out)
 }
+
+// TestFullDiskOneShotRun is issue 21's item 1 as reported: a bounded run
+// without a state directory (etld run FILE) fills the disk before its
+// first checkpoint, with rows going straight into the output. It fails
+// naming the file and the bytes needed, the output holds whole records,
+// no in-progress file is left holding the disk, and the same run, with
+// room again, gives the output of a run without the fault.
+func TestFullDiskOneShotRun(t *testing.T) {
+	disk := testenv.Tmpfs(t, 2<<20)
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.csv")
+	writeReadings(t, in, 60_000, &env{rnd: rand.New(rand.NewPCG(21, 2))})
+	run := func(out string) error {
+		t.Helper()
+		file := filepath.Join(dir, "oneshot.yaml")
+		if err := os.WriteFile(file, []byte(fmt.Sprintf(followedPipeline, in, false, out)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p, err := pipeline.Load(file, pipeline.Env{Registry: builtin.Registry(), Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = p.Run(context.Background(), pipeline.RunOptions{})
+		return err
+	}
+	ref := filepath.Join(dir, "ref.csv")
+	if err := run(ref); err != nil {
+		t.Fatalf("reference run: %v", err)
+	}
+	want, err := os.ReadFile(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(disk, "out.csv")
+	fill := testenv.Fill(t, disk, int64(len(want)/2))
+	err = run(out)
+	if err == nil {
+		t.Fatal("the run succeeded on a disk with room for half its output")
+	}
+	for _, w := range []string{"no space left on device", out, "bytes needed"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("the error %q does not say %q", err, w)
+		}
+	}
+	got, rerr := os.ReadFile(out)
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	t.Logf("the run failed with %d bytes of output: %v", len(got), err)
+	if !bytes.HasPrefix(want, got) || (len(got) > 0 && got[len(got)-1] != '\n') {
+		t.Fatalf("the output (%d bytes) is not whole records of the reference; its tail: %q", len(got), excerpt(got, len(got)))
+	}
+	if left, _ := filepath.Glob(filepath.Join(disk, ".*.inprogress")); len(left) != 0 {
+		t.Errorf("the failed run left in-progress files: %v", left)
+	}
+	if err := os.Remove(fill); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(out); err != nil {
+		t.Fatalf("the run again, with room: %v", err)
+	}
+	sameFile(t, ref, out)
+}
