@@ -15,6 +15,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/etld/etld/internal/durable"
 )
 
 // part is an in-progress file: Len bytes that go at offset Off of the
@@ -176,19 +178,34 @@ func (s *Sink) recover(st state) error {
 }
 
 // publish writes the bytes of parts that the output lacks after it, syncs
-// it and deletes the parts. A part cut short by a crash is completed.
+// it and deletes the parts. A part cut short by a crash is completed. It
+// needs no more free space than the bytes it adds: the first part of an
+// empty output is renamed onto it; the others are copied, and a copy that
+// fails (a full disk) is rolled back to the part's start (see rollback).
 func (s *Sink) publish(parts []part) error {
+	if s.torn != nil {
+		return s.torn
+	}
+	// Close passes s.pending itself, which the deletions below edit in
+	// place: go over a copy.
+	parts = slices.Clone(parts)
 	wrote := false
 	dir := filepath.Dir(s.path)
-	for _, p := range parts {
+	for i, p := range parts {
 		if s.outSize >= p.Off+p.Len {
 			continue
 		}
 		if s.outSize < p.Off {
 			return s.errorf("cannot publish %s at offset %d: the file ends at %d", p.Name, p.Off, s.outSize)
 		}
-		if err := s.copyPart(filepath.Join(dir, p.Name), p); err != nil {
+		renamed, err := s.renamePart(filepath.Join(dir, p.Name), p)
+		if err != nil {
 			return err
+		}
+		if !renamed {
+			if err := s.copyPart(filepath.Join(dir, p.Name), p); err != nil {
+				return s.rollback(parts, i, err)
+			}
 		}
 		wrote = true
 	}
@@ -227,11 +244,56 @@ func (s *Sink) discard() error {
 	return nil
 }
 
+// renamePart publishes p by renaming it onto the output when that needs
+// nothing but the rename: the output is empty and p starts it, the output
+// is a regular file under one name only (a rename would cut another hard
+// link or a symbolic link off it) with p's owner and permissions, and p
+// holds exactly its bytes. Copying instead would need p's size twice on disk.
+// The rename and the directory are synced before it returns, since later
+// commits append to the new file.
+func (s *Sink) renamePart(path string, p part) (bool, error) {
+	if s.outSize != 0 || p.Off != 0 || !s.outRegular {
+		return false, nil
+	}
+	outSt, err := os.Lstat(s.path)
+	if err != nil {
+		return false, nil
+	}
+	openSt, err := s.out.Stat()
+	if err != nil || !os.SameFile(outSt, openSt) || outSt.Size() != 0 {
+		return false, nil
+	}
+	partSt, err := os.Stat(path)
+	if err != nil || partSt.Size() != p.Len || !replaceable(outSt, partSt) {
+		// A part that is gone or short: copyPart says so.
+		return false, nil
+	}
+	if err := os.Rename(path, s.path); err != nil {
+		return false, err
+	}
+	f, err := os.OpenFile(s.path, os.O_WRONLY, 0)
+	if err != nil {
+		return false, err
+	}
+	old := s.out
+	s.out, s.outSize = f, p.Len
+	if s.f == old {
+		s.f = f
+	}
+	if err := old.Close(); err != nil {
+		return true, err
+	}
+	if err := durable.SyncDir(filepath.Dir(s.path)); err != nil {
+		return true, err
+	}
+	return true, nil
+}
+
 // copyPart appends the bytes of p from the output's current end on.
 func (s *Sink) copyPart(path string, p part) error {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return s.errorf("the in-progress file %s holding bytes %d to %d of the output is gone: the output cannot be completed; to start afresh, remove it and the pipeline's checkpoint state", p.Name, p.Off, p.Off+p.Len)
+		return brokenPart{s.errorf("the in-progress file %s holding bytes %d to %d of the output is gone: the output cannot be completed; to start afresh, remove it and the pipeline's checkpoint state", p.Name, p.Off, p.Off+p.Len)}
 	}
 	if err != nil {
 		return err
@@ -251,7 +313,7 @@ func (s *Sink) copyPart(path string, p part) error {
 		return err
 	}
 	if n != p.Len-from {
-		return s.errorf("the in-progress file %s holds %d bytes, the checkpoint counted %d", p.Name, from+n, p.Len)
+		return brokenPart{s.errorf("the in-progress file %s holds %d bytes, the checkpoint counted %d", p.Name, from+n, p.Len)}
 	}
 	return nil
 }

@@ -442,3 +442,31 @@ func FuzzDecodeState(f *testing.F) {
 		}
 	})
 }
+
+// TestClosePublishesSeveralPendingParts: Close publishes every part of
+// checkpoints not yet committed, however many. Publishing them once went
+// over the pending list while deleting from it, and then tried to delete
+// a part with no name: the output's directory.
+func TestClosePublishesSeveralPendingParts(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "out.csv")
+	s := open(t, path, headerCSV, connector.Append)
+	write(t, s, numbered(0))
+	commit(t, s, checkpoint(t, s))
+	for i := 1; i <= 3; i++ {
+		write(t, s, numbered(i))
+		checkpoint(t, s) // stored, its commit not yet run
+	}
+	if err := s.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	want := "id,cnt\n"
+	for i := range 4 {
+		want += fmt.Sprintf("b%d-a,%d\nb%d-b,%d\nb%d-c,%d\n", i, i, i, 10*i, i, 100*i)
+	}
+	if got := readFile(t, path); got != want {
+		t.Errorf("output:\n%s\nwant:\n%s", got, want)
+	}
+	if p := parts(t, path); len(p) != 0 {
+		t.Errorf("in-progress files left: %v", p)
+	}
+}

@@ -49,7 +49,18 @@
 //
 // Publishing copies the parts' bytes (copy_file_range on Linux, so within
 // the kernel) rather than renaming files: one output file can only grow by
-// appending.
+// appending. The one exception is a part that starts an empty output (the
+// first commit of a run with a state directory): it is renamed onto it,
+// so that the commit needs no room beside the part.
+//
+// # A full disk
+//
+// The output only ever holds whole records (space.go). A write that fails
+// is cut back to where it began, its bytes kept in the buffer for a later
+// Flush; a commit whose append fails cuts the output back to the part's
+// start and keeps the part for the next commit or restore. The error names
+// the file, the bytes needed and those free. A run without a state
+// directory that fails deletes its parts: nothing can resume from them.
 package file
 
 import (
@@ -170,6 +181,12 @@ type Sink struct {
 	// length as the sink made it.
 	out     *os.File
 	outSize int64
+	// outRegular is set when the output is a regular file, which a failed
+	// write can be cut back in (not a pipe or /dev/stdout).
+	outRegular bool
+	// torn stays once a file could not be cut back to a whole record
+	// after a failed write: nothing more is written to it.
+	torn error
 	// staged is set from the first Snapshot or Restore on: rows go to parts.
 	staged bool
 	// run names this run's parts; seq numbers them.
@@ -273,7 +290,7 @@ func (s *Sink) Open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.outSize = st.Size()
+	s.outSize, s.outRegular = st.Size(), st.Mode().IsRegular()
 	if s.run, err = runID(); err != nil {
 		return err
 	}
@@ -361,9 +378,16 @@ func (s *Sink) Write(ctx context.Context, b *row.Batch) error {
 	return nil
 }
 
-// writeOut writes the buffer to the file. What a failed write left over
-// stays at the front of the buffer.
+// writeOut writes the buffer to the file. The buffer ends at a record's
+// end, so that a write that fails on a regular file (a full disk) is
+// undone: the file is cut back to where the write began, the end of its
+// last whole record, and the whole buffer stays, for a later Flush to
+// write again. Only a pipe or a device, which cannot be cut back, keeps
+// what a failed write left over at the front of the buffer.
 func (s *Sink) writeOut() error {
+	if s.torn != nil {
+		return s.torn
+	}
 	if len(s.buf) == 0 {
 		return nil
 	}
@@ -373,6 +397,9 @@ func (s *Sink) writeOut() error {
 		}
 	}
 	n, err := s.f.Write(s.buf)
+	if err != nil && (s.staged || s.outRegular) {
+		return s.undoWrite(n, err)
+	}
 	s.written.Add(int64(n))
 	if n > 0 {
 		s.dirty = true
@@ -447,21 +474,30 @@ func newEntries(path string) ([]string, error) {
 func (s *Sink) Bytes() int64 { return s.written.Load() }
 
 // Close flushes, publishes what is still in parts (see the package doc)
-// and closes the file. It is safe after a failed Open and twice.
+// and closes the file. A flush that fails (a full disk) leaves whole
+// records in the parts, which are published still. It is safe after a
+// failed Open and twice.
 func (s *Sink) Close(ctx context.Context) error {
 	s.closed = true
 	if s.out == nil {
 		return nil
 	}
 	err := s.flush()
-	if err == nil && s.staged {
-		err = s.closePart()
+	// A flush that failed (a full disk) left every file at a whole
+	// record, so the parts can still be published; only an fsync that
+	// failed leaves their content in doubt.
+	if s.staged && s.torn == nil && s.syncErr == nil {
+		perr := s.closePart()
 		switch {
-		case err != nil:
+		case perr != nil:
 		case s.resumable && !s.covered:
-			err = s.discard()
+			perr = s.discard()
 		default:
-			err = s.publish(s.pending)
+			perr = s.publish(s.pending)
+		}
+		err = errors.Join(err, perr)
+		if err != nil && !s.resumable {
+			s.dropParts()
 		}
 	}
 	var partErr error
