@@ -225,7 +225,12 @@ func (s *Source) committedOffsets(ctx context.Context, tps []topicPartition) (ma
 		err = res.Error
 	}
 	if err != nil {
-		return nil, fmt.Errorf("group %q: offset fetch: %w", s.opts.groupID, err)
+		err = fmt.Errorf("group %q: offset fetch: %w", s.opts.groupID, err)
+		if groupLoading(err) {
+			// A new group's coordinator is being placed: expected once.
+			return nil, retry.Expected(err)
+		}
+		return nil, err
 	}
 	out := map[topicPartition]int64{}
 	for topic, parts := range res.Topics {
@@ -239,6 +244,13 @@ func (s *Source) committedOffsets(ctx context.Context, tps []topicPartition) (ma
 		}
 	}
 	return out, nil
+}
+
+// groupLoading reports whether err is the broker still placing or loading
+// the group's coordinator, which it does on a group's first use.
+func groupLoading(err error) bool {
+	return errors.Is(err, kafka.NotCoordinatorForGroup) || errors.Is(err, kafka.GroupLoadInProgress) ||
+		errors.Is(err, kafka.GroupCoordinatorNotAvailable)
 }
 
 // partitions lists the partitions of the topics. A topic that does not

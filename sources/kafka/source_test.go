@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"io"
 	"reflect"
 	"sort"
@@ -442,5 +443,38 @@ func TestRebalance(t *testing.T) {
 		if committed[n] != 20 {
 			t.Errorf("committed offset of b's %s = %d, want 20 (a's stale commit must not move it back)", tp, committed[n])
 		}
+	}
+}
+
+// TestBoundedGroupCommitsRestoredOffsets: a bounded source with a
+// group_id never joins the group, so a commit it makes before its readers
+// are placed (the runtime commits a restored checkpoint right after Open)
+// commits the checkpoint's offsets as they are, rather than logging that
+// the group is rebalancing.
+func TestBoundedGroupCommitsRestoredOffsets(t *testing.T) {
+	addr := testenv.Kafka(t)
+	topic := createTopic(t, addr, 2)
+	group := testenv.UniqueName(t, "g")
+	var msgs []kafka.Message
+	for i := range 10 {
+		msgs = append(msgs, msg(i%2, "", fmt.Sprintf(`{"id":%d}`, i)))
+	}
+	produce(t, addr, topic, msgs...)
+	logs := &testenv.Buffer{}
+	ts := testSource{schema: schemaOf(t, "id", "BIGINT"), logger: slog.New(slog.NewTextHandler(logs, nil))}
+	cfg := Config{Kafka: kafkaconf.Config{Brokers: []string{addr}}, Topic: []string{topic}, GroupID: group, Stop: "latest", Format: connector.FormatSpec{Type: "json"}}
+	pos := []byte(fmt.Sprintf(`{"v":1,"offsets":{"%s/0":3,"%s/1":2}}`, topic, topic))
+	s := ts.open(t, cfg, pos)
+	if err := s.Commit(testenv.Context(t, 30*time.Second), pos); err != nil {
+		t.Fatalf("Commit: %v", err)
+	}
+	if got := groupOffsets(t, addr, group, topic, 2); got[0] != 3 || got[1] != 2 {
+		t.Errorf("committed offsets %v, want [3 2] from the restored checkpoint", got)
+	}
+	if rest := readAll(t, s); len(rest) != 5 {
+		t.Errorf("read %d rows after the restored offsets, want 5", len(rest))
+	}
+	if strings.Contains(logs.String(), "rebalancing") {
+		t.Errorf("a bounded source, never a member, logged a rebalance:\n%s", logs)
 	}
 }
