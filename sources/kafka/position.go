@@ -137,8 +137,8 @@ func (s *Source) Commit(ctx context.Context, state []byte) error {
 		s.log.Info("kafka source: offsets not committed: no partitions are assigned to this member now (joining the group, or it is rebalancing); the next checkpoint commits them", "group", s.opts.groupID)
 		return nil
 	}
-	err = retry.Do(ctx, commitBackoff, s.log, "kafka source: commit offsets", func(context.Context) error {
-		return gen.CommitOffsets(commit)
+	err = retry.Do(ctx, commitBackoff, s.log, "kafka source: commit offsets", func(ctx context.Context) error {
+		return gen.commit(ctx, commit)
 	})
 	if err != nil {
 		s.log.Warn("kafka source: offsets not committed; the next checkpoint commits newer ones", "group", s.opts.groupID, "error", err.Error())

@@ -393,6 +393,8 @@ func TestRebalance(t *testing.T) {
 	ts := testSource{schema: schemaOf(t, "id", "BIGINT")}
 	ctx := testenv.Context(t, 60*time.Second)
 
+	// Two processes of one group each have their own static member id.
+	cfg.GroupInstanceID = group + "-a"
 	a := ts.open(t, cfg, nil)
 	readN(t, a, 40, 100)
 	stale, _ := a.Position()
@@ -400,6 +402,7 @@ func TestRebalance(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	cfg.GroupInstanceID = group + "-b"
 	b := ts.open(t, cfg, nil)
 	testenv.Eventually(t, 45*time.Second, "the partitions split between the members", func() error {
 		if oa, ob := a.owned(), b.owned(); len(oa) != 2 || len(ob) != 2 {
