@@ -215,7 +215,7 @@ func parseOptions(cfg Config, pipeline, source string) (options, error) {
 	switch id := strings.TrimSpace(cfg.GroupInstanceID); {
 	case id != "" && o.groupID == "":
 		fail("group_instance_id", "is only read with a group_id")
-	case strings.EqualFold(id, "none"):
+	case o.groupID == "", strings.EqualFold(id, "none"):
 	case id != "":
 		if len(id) > 249 {
 			fail("group_instance_id", "at most 249 characters, got %d", len(id))

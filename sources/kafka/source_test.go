@@ -481,3 +481,32 @@ func TestBoundedGroupCommitsRestoredOffsets(t *testing.T) {
 		t.Errorf("a bounded source, never a member, logged a rebalance:\n%s", logs)
 	}
 }
+
+// TestGracefulStopLeavesTheGroup: a source that closes leaves the group,
+// so another member (a different static id) gets its partitions at once,
+// not after the closed one's session timeout (30s).
+func TestGracefulStopLeavesTheGroup(t *testing.T) {
+	addr := testenv.Kafka(t)
+	topic := createTopic(t, addr, 2)
+	group := testenv.UniqueName(t, "g")
+	produce(t, addr, topic, msg(0, "", `{"id":1}`), msg(1, "", `{"id":2}`))
+	ts := testSource{schema: schemaOf(t, "id", "BIGINT")}
+	cfg := Config{Kafka: kafkaconf.Config{Brokers: []string{addr}}, Topic: []string{topic}, GroupID: group, Format: connector.FormatSpec{Type: "json"}}
+	cfg.GroupInstanceID = group + "-a"
+	a := ts.open(t, cfg, nil)
+	readN(t, a, 2, 10)
+	closeSource(t, a)
+
+	cfg.GroupInstanceID = group + "-b"
+	start := time.Now()
+	b := ts.open(t, cfg, nil)
+	testenv.Eventually(t, 20*time.Second, "b owns both partitions", func() error {
+		if ob := b.owned(); len(ob) != 2 {
+			return fmt.Errorf("b owns %v", ob)
+		}
+		return nil
+	})
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("the next member got the partitions %.1f s after the first one closed, want within 5 s", took.Seconds())
+	}
+}
