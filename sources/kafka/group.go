@@ -37,6 +37,7 @@ const (
 	rebalanceTimeout = 30 * time.Second
 	joinBackoff      = time.Second
 	leaveTimeout     = 5 * time.Second
+	maxHeartbeat     = 3 * time.Second
 	protocolType     = "consumer"
 )
 
@@ -244,7 +245,11 @@ func (s *Source) assignAll(ctx context.Context, client *kafka.Client, res *kafka
 // answers a rebalance, an unknown member or a fenced instance, the
 // coordinator stays unreachable for a whole session, or gen.ctx ends.
 func (s *Source) heartbeat(gen *generation, client *kafka.Client, session time.Duration) error {
-	tick := time.NewTicker(session / 3)
+	// A third of the session, as Kafka's clients do, and at most their 3s
+	// default: a live member learns of a rebalance at its next heartbeat,
+	// and the whole group waits for the slowest to rejoin.
+	every := min(session/3, maxHeartbeat)
+	tick := time.NewTicker(every)
 	defer tick.Stop()
 	last := time.Now()
 	for {
@@ -253,7 +258,7 @@ func (s *Source) heartbeat(gen *generation, client *kafka.Client, session time.D
 			return gen.ctx.Err()
 		case <-tick.C:
 		}
-		hctx, cancel := context.WithTimeout(gen.ctx, session/3)
+		hctx, cancel := context.WithTimeout(gen.ctx, every)
 		res, err := client.Heartbeat(hctx, &kafka.HeartbeatRequest{
 			GroupID: s.opts.groupID, GenerationID: int32(gen.id), MemberID: gen.memberID, GroupInstanceID: gen.instanceID,
 		})
