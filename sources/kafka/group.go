@@ -101,7 +101,13 @@ func (s *Source) runGroup(ctx context.Context) error {
 		session = defaultSession
 	}
 	memberID := ""
-	defer func() { s.leave(client, memberID) }()
+	// A fenced member leaves nothing: its place is the other one's now.
+	fenced := false
+	defer func() {
+		if !fenced {
+			s.leave(client, memberID)
+		}
+	}()
 	failing := false
 	for {
 		gen, err := s.join(ctx, client, memberID, session)
@@ -113,7 +119,8 @@ func (s *Source) runGroup(ctx context.Context) error {
 			case ctx.Err() != nil:
 				return nil
 			case errors.Is(err, kafka.FencedInstanceID):
-				return fmt.Errorf("consumer group %q: another member uses group_instance_id %q: give every process of the group its own", s.opts.groupID, s.opts.instanceID)
+				fenced = true
+				return s.fenced()
 			case errors.Is(err, kafka.UnknownMemberId):
 				memberID = ""
 			}
@@ -140,7 +147,8 @@ func (s *Source) runGroup(ctx context.Context) error {
 		case ctx.Err() != nil:
 			return nil
 		case errors.Is(err, kafka.FencedInstanceID):
-			return fmt.Errorf("consumer group %q: another member uses group_instance_id %q: give every process of the group its own", s.opts.groupID, s.opts.instanceID)
+			fenced = true
+			return s.fenced()
 		case errors.Is(err, kafka.UnknownMemberId):
 			memberID = ""
 		}
@@ -148,6 +156,14 @@ func (s *Source) runGroup(ctx context.Context) error {
 			s.log.Info("kafka source: generation ended; rejoining the group", "group", s.opts.groupID, "generation", gen.id, "error", err.Error())
 		}
 	}
+}
+
+// fenced is the error of a member another one replaced under the same
+// group_instance_id. It is permanent: restarting would fence the other
+// in turn, and the two would take the partitions from each other
+// forever.
+func (s *Source) fenced() error {
+	return retry.Permanent(fmt.Errorf("consumer group %q: another member joined with the same group_instance_id %q and took this one's place: give every process of the group its own group_instance_id", s.opts.groupID, s.opts.instanceID))
 }
 
 // join joins the group and syncs: the generation, with the partitions

@@ -16,6 +16,7 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/etld/etld/internal/kafkaconf"
+	"github.com/etld/etld/internal/retry"
 	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
@@ -508,5 +509,30 @@ func TestGracefulStopLeavesTheGroup(t *testing.T) {
 	})
 	if took := time.Since(start); took > 5*time.Second {
 		t.Errorf("the next member got the partitions %.1f s after the first one closed, want within 5 s", took.Seconds())
+	}
+}
+
+// TestSameInstanceIDFencesTheOlderMember: a second member under the same
+// group_instance_id takes the first one's place; the first stops with an
+// error that says why and is permanent (restarting it would fence the
+// second in turn).
+func TestSameInstanceIDFencesTheOlderMember(t *testing.T) {
+	addr := testenv.Kafka(t)
+	topic := createTopic(t, addr, 1)
+	group := testenv.UniqueName(t, "g")
+	produce(t, addr, topic, msg(0, "", `{"id":1}`))
+	ts := testSource{schema: schemaOf(t, "id", "BIGINT")}
+	cfg := Config{Kafka: kafkaconf.Config{Brokers: []string{addr}}, Topic: []string{topic}, GroupID: group, GroupInstanceID: group + "-same", Format: connector.FormatSpec{Type: "json"}}
+	a := ts.open(t, cfg, nil)
+	readN(t, a, 1, 10)
+	b := ts.open(t, cfg, nil)
+	readN(t, b, 1, 10)
+	ctx := testenv.Context(t, 30*time.Second)
+	var err error
+	for err == nil && ctx.Err() == nil {
+		_, err = a.Read(ctx, 10)
+	}
+	if err == nil || !strings.Contains(err.Error(), "same group_instance_id") || !retry.IsPermanent(err) {
+		t.Errorf("the fenced member's Read: %v (permanent %v), want a permanent error naming the group_instance_id", err, retry.IsPermanent(err))
 	}
 }
