@@ -23,7 +23,7 @@ func newLogger(w io.Writer, level, format string, secrets *redact.Set) (*slog.Lo
 		// The level may come from ${VAR} in etld.yaml.
 		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", secrets.Redact(level))
 	}
-	opts := &slog.HandlerOptions{Level: lv}
+	opts := &slog.HandlerOptions{Level: lv, ReplaceAttr: durationString}
 	var h slog.Handler
 	switch strings.ToLower(format) {
 	case "json":
@@ -40,6 +40,17 @@ func newLogger(w io.Writer, level, format string, secrets *redact.Set) (*slog.Lo
 		return nil, fmt.Errorf("--log-format %q: want text or json", secrets.Redact(format))
 	}
 	return slog.New(uniqueKeys(secrets.Handler(h))), nil
+}
+
+// durationString writes a duration as Go writes it ("4.675s"): slog's JSON
+// handler writes raw nanoseconds (4675000000), which a reader has to
+// divide and a log processor cannot tell from a count. The text handler
+// writes the string already; this keeps both the same.
+func durationString(_ []string, a slog.Attr) slog.Attr {
+	if a.Value.Kind() == slog.KindDuration {
+		return slog.String(a.Key, a.Value.Duration().String())
+	}
+	return a
 }
 
 // uniqueHandler writes each top-level key once per line: slog's handlers

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/etld/etld/internal/redact"
 )
@@ -136,5 +138,33 @@ func TestDuplicateKeys(t *testing.T) {
 		if err != nil || fmt.Sprint(dups) != want && !(want == "[]" && dups == nil) {
 			t.Errorf("duplicateKeys(%s) = %v, %v; want %s", line, dups, err, want)
 		}
+	}
+}
+
+// Durations read as Go duration strings in JSON lines too, not as raw
+// nanoseconds that a reader must divide; inside groups as well.
+func TestLoggerWritesDurationsAsStrings(t *testing.T) {
+	for _, format := range []string{"json", "text"} {
+		t.Run(format, func(t *testing.T) {
+			var buf bytes.Buffer
+			l, err := newLogger(&buf, "info", format, redact.NewSet())
+			if err != nil {
+				t.Fatal(err)
+			}
+			l.With("every", 30*time.Second).Info("will retry", "in", 4675*time.Millisecond, slog.Group("g", "took", time.Millisecond))
+			line := buf.String()
+			want := []string{`"every":"30s"`, `"in":"4.675s"`, `"took":"1ms"`}
+			if format == "text" {
+				want = []string{"every=30s", "in=4.675s", "g.took=1ms"}
+			}
+			for _, w := range want {
+				if !strings.Contains(line, w) {
+					t.Errorf("line lacks %s: %s", w, line)
+				}
+			}
+			if strings.Contains(line, "4675000000") {
+				t.Errorf("a duration in nanoseconds: %s", line)
+			}
+		})
 	}
 }

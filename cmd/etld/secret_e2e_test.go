@@ -189,3 +189,27 @@ func TestSecretNeverPrintedByTheDaemon(t *testing.T) {
 	assertNoSecret(t, "/metrics", metrics, "ETLD_E2E_NAME_TOKEN")
 	assertNoSecret(t, "the daemon's log", d.logs(), "ETLD_E2E_PASSWORD", "ETLD_E2E_MYPW", "ETLD_E2E_NAME_TOKEN")
 }
+
+// A variable that holds no secret (a path, by its name and its option)
+// is shown in the errors and logs about it: an error that names only
+// ${ETLD_E2E_OUT} hides which file failed. The secret beside it in the
+// same file stays hidden.
+func TestPlainVariableShownInErrors(t *testing.T) {
+	blocker := filepath.Join(t.TempDir(), "not-a-dir")
+	writeFile(t, blocker, "")
+	outPath := blocker + "/faults/out.csv"
+	file := filepath.Join(t.TempDir(), "plainvar.yaml")
+	writeFile(t, file, strings.Replace(fmt.Sprintf(endlessDatagen, "plainvar"), "type: blackhole",
+		"type: file\n    path: ${ETLD_E2E_OUT}\n  - name: db\n    from: gen\n    type: mysql\n    dsn: etl:${ETLD_E2E_MYPW}@tcp(127.0.0.1:1)/db\n    table: t", 1))
+	env := append(secretEnv(), "ETLD_E2E_OUT="+outPath)
+	for _, format := range []string{"text", "json"} {
+		out, code := etldWith(t, t.TempDir(), env, "run", "--quiet", "--log-format", format, file)
+		if code != 1 || !strings.Contains(out, "not-a-dir/faults/out.csv") {
+			t.Errorf("etld run (%s logs): exit %d, want the error to show the output path %s:\n%s", format, code, outPath, out)
+		}
+		if strings.Contains(out, "${ETLD_E2E_OUT}") {
+			t.Errorf("etld run (%s logs) hides a path that is no secret:\n%s", format, out)
+		}
+		assertNoSecret(t, "etld run plainvar.yaml --log-format "+format, out)
+	}
+}

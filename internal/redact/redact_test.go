@@ -122,38 +122,55 @@ func TestRedactNamesTheOwner(t *testing.T) {
 
 func TestClassify(t *testing.T) {
 	cases := []struct {
-		name, value string
-		want        []Secret
+		field, name, value string
+		want               []Secret
 	}{
-		{"DB_PASSWORD", "pw", []Secret{{"DB_PASSWORD", "pw", true}}},
-		{"MYPW", "Tr0ub4dor/&3", []Secret{{"MYPW", "Tr0ub4dor/&3", true}}},
-		{"API_KEY", "k", nil},
-		{"PORT", "9200", nil},
-		{"BROKERS", "127.0.0.1:9092", []Secret{{"BROKERS", "127.0.0.1:9092", false}}},
-		// A plain value's embedded password is hidden in pieces too.
-		{"ES_URL", "http://u:p%40ss-word@h:9200", []Secret{{"ES_URL", "http://u:p%40ss-word@h:9200", false}, {"ES_URL", "p%40ss-word", true}, {"ES_URL", "p@ss-word", true}}},
-		{"DSN", "etl:Tr0ub4dor/&3@tcp(h:1)/db", []Secret{{"DSN", "etl:Tr0ub4dor/&3@tcp(h:1)/db", false}, {"DSN", "Tr0ub4dor/&3", true}}},
-		{"JDBC", "jdbc:mysql://h:3306/db?user=u&password=s3cret-pw", []Secret{{"JDBC", "jdbc:mysql://h:3306/db?user=u&password=s3cret-pw", false}, {"JDBC", "s3cret-pw", true}}},
+		{"", "DB_PASSWORD", "pw", []Secret{{"DB_PASSWORD", "pw", true}}},
+		{"", "MYPW", "Tr0ub4dor/&3", []Secret{{"MYPW", "Tr0ub4dor/&3", true}}},
+		{"", "API_KEY", "k", nil},
+		{"", "PORT", "9200", nil},
+		// Plain values are shown, long or short: a broker list, a path.
+		{"sources[0].brokers", "BROKERS", "127.0.0.1:9092", nil},
+		{"sinks[0].path", "FAULTS_OUT", "/mnt/faults/out/orders.csv", nil},
+		// Credential fields hide any variable used in them.
+		{"sinks[0].password", "DB", "hunter22", []Secret{{"DB", "hunter22", true}}},
+		{"sources[0].sasl.username", "KUSER", "etld-reader", []Secret{{"KUSER", "etld-reader", true}}},
+		{"sinks[1].api_key", "ES", "c2VjcmV0", []Secret{{"ES", "c2VjcmV0", true}}},
+		{"sinks[0].headers.Authorization", "HDR", "Bearer abc", []Secret{{"HDR", "Bearer abc", true}}},
+		{"sinks[0].key_fields", "KF", "id", nil},
+		// A dsn field hides the value whole, as a URL with user info does
+		// anywhere; the embedded password is hidden in pieces too.
+		{"sinks[0].dsn", "DB_CONN", "etl@tcp(h:1)/db", []Secret{{"DB_CONN", "etl@tcp(h:1)/db", false}}},
+		{"sinks[0].hosts[0]", "ES_URL", "http://u:p%40ss-word@h:9200", []Secret{{"ES_URL", "http://u:p%40ss-word@h:9200", false}, {"ES_URL", "p%40ss-word", true}, {"ES_URL", "p@ss-word", true}}},
+		{"", "DSN", "etl:Tr0ub4dor/&3@tcp(h:1)/db", []Secret{{"DSN", "etl:Tr0ub4dor/&3@tcp(h:1)/db", false}, {"DSN", "Tr0ub4dor/&3", true}}},
+		{"", "JDBC", "jdbc:mysql://h:3306/db?user=u&password=s3cret-pw", []Secret{{"JDBC", "jdbc:mysql://h:3306/db?user=u&password=s3cret-pw", false}, {"JDBC", "s3cret-pw", true}}},
 	}
 	for _, tc := range cases {
-		if got := Classify(tc.name, tc.value); !slices.Equal(got, tc.want) {
-			t.Errorf("Classify(%s, %q) = %+v, want %+v", tc.name, tc.value, got, tc.want)
+		if got := Classify(tc.field, tc.name, tc.value); !slices.Equal(got, tc.want) {
+			t.Errorf("Classify(%s, %s, %q) = %+v, want %+v", tc.field, tc.name, tc.value, got, tc.want)
 		}
 	}
 }
 
 func TestSet(t *testing.T) {
-	env := map[string]string{"DB_PASSWORD": "pw", "PORT": "9200", "DSN": "etl:secret@tcp(h:1)/db", "UNREF": "never-referenced-value"}
+	env := map[string]string{"DB_PASSWORD": "pw", "PORT": "9200", "DSN": "etl:secret@tcp(h:1)/db", "UNREF": "never-referenced-value",
+		"FAULTS_OUT": "/mnt/faults/out.csv", "KUSER": "reader-user", "TOPIC": "orders-topic"}
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
 	s := NewSet()
 	if got := s.Redact("pw"); got != "pw" {
 		t.Errorf("empty set changed the text: %q", got)
 	}
-	s.AddFrom([]byte("a: ${DB_PASSWORD}\nd: ${PORT}\nf: ${MISSING}"), lookup)
+	s.AddFrom([]byte("a: ${DB_PASSWORD}\nd: ${PORT}\nf: ${MISSING}\nsinks:\n  - path: ${FAULTS_OUT}\n    topic: \"${TOPIC}\"\n    sasl: {username: \"${KUSER}\"}\n"), lookup)
 	s.AddFrom([]byte("dsn: ${DSN}"), lookup) // a reload adds files
-	got := s.Redact("pw on etl:secret@tcp(h:1)/db port 9200 never-referenced-value")
-	if want := "${DB_PASSWORD} on ${DSN} port 9200 never-referenced-value"; got != want {
+	got := s.Redact("pw on etl:secret@tcp(h:1)/db port 9200 never-referenced-value; write /mnt/faults/out.csv: no space left on device; orders-topic as reader-user")
+	if want := "${DB_PASSWORD} on ${DSN} port 9200 never-referenced-value; write /mnt/faults/out.csv: no space left on device; orders-topic as ${KUSER}"; got != want {
 		t.Errorf("Redact = %q, want %q", got, want)
+	}
+	// A file that is not YAML still hides what the names and values say.
+	s2 := NewSet()
+	s2.AddFrom([]byte("x: [${DB_PASSWORD}\n: ${FAULTS_OUT}"), lookup)
+	if got := s2.Redact("pw /mnt/faults/out.csv"); got != "${DB_PASSWORD} /mnt/faults/out.csv" {
+		t.Errorf("not YAML: Redact = %q", got)
 	}
 	var none *Set
 	if got := none.Redact("pw"); got != "pw" {

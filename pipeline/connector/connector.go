@@ -241,6 +241,10 @@ func (b BadRecord) Unwrap() error { return b.Err }
 // SourceEnv is what a source constructor gets besides its own config.
 type SourceEnv struct {
 	Name string
+	// Pipeline is the name of the pipeline the source belongs to: with
+	// Name, what identifies the source across restarts (a Kafka source's
+	// static group member id).
+	Pipeline string
 	// Schema holds the physical columns the source produces, in order:
 	// the columns it decodes from its records and its metadata columns.
 	Schema row.Schema

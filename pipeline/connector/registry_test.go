@@ -39,15 +39,16 @@ func testRegistry() *Registry {
 
 func TestConnectorErrorsNeverShowAVariable(t *testing.T) {
 	lookup := func(k string) (string, bool) {
-		return map[string]string{"MYPW": secret, "T": secret}[k], k == "MYPW" || k == "T"
+		v, ok := map[string]string{"MYPW": secret, "T_TOKEN": secret, "T": "csvv"}[k]
+		return v, ok
 	}
 	cases := []struct {
 		name, options, want string
 	}{
 		{"a driver quotes part of the DSN", "dsn: etl:${MYPW}@tcp(127.0.0.1:1)db", "sources[0].dsn: default addr for network 'etl:${MYPW}' unknown"},
 		{"an option of the wrong type", "dsn: x\n    rows: ${MYPW}", "sources[0].rows: the value of ${MYPW} is not an integer"},
-		{"a format from a variable", "dsn: x\n    format: ${T}", "sources[0].format: unknown input format type \"${T}\""},
-		{"a format option from a variable", "dsn: x\n    format: {type: csv, header: \"${T}\"}", "sources[0].format.header: the value of ${T} is not true or false"},
+		{"a format from a variable", "dsn: x\n    format: ${T_TOKEN}", "sources[0].format: unknown input format type \"${T_TOKEN}\""},
+		{"a format option from a variable", "dsn: x\n    format: {type: csv, header: \"${T_TOKEN}\"}", "sources[0].format.header: the value of ${T_TOKEN} is not true or false"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -70,12 +71,28 @@ func TestConnectorErrorsNeverShowAVariable(t *testing.T) {
 		})
 	}
 	// The type itself from a variable.
-	sp, err := spec.Parse("p.yaml", []byte("version: 1\nname: p\nsources: [{name: s, type: \"${T}\"}]\nsinks: [{name: o, from: s, type: print}]\n"), lookup)
+	sp, err := spec.Parse("p.yaml", []byte("version: 1\nname: p\nsources: [{name: s, type: \"${T_TOKEN}\"}]\nsinks: [{name: o, from: s, type: print}]\n"), lookup)
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = testRegistry().NewSource("p.yaml", sp.Sources[0], SourceEnv{})
-	if err == nil || !strings.Contains(err.Error(), `unknown source type "${T}"`) || len(testenv.SecretLeaks(err.Error(), secret)) > 0 {
+	if err == nil || !strings.Contains(err.Error(), `unknown source type "${T_TOKEN}"`) || len(testenv.SecretLeaks(err.Error(), secret)) > 0 {
 		t.Errorf("unknown type from a variable: %v", err)
+	}
+}
+
+// A value from a variable that is no secret (by its name or its option,
+// redact.Classify) is shown in the errors about it, as any other value.
+func TestConnectorErrorsShowAPlainVariable(t *testing.T) {
+	lookup := func(k string) (string, bool) { return map[string]string{"T": "csvv"}[k], k == "T" }
+	src := "version: 1\nname: p\nsources:\n  - name: s\n    type: db\n    dsn: x\n    format: ${T}\nsinks: [{name: o, from: s, type: print}]\n"
+	sp, err := spec.Parse("p.yaml", []byte(src), lookup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := testRegistry()
+	_, err = r.NewSource("p.yaml", sp.Sources[0], SourceEnv{Formats: r})
+	if err == nil || !strings.Contains(err.Error(), `unknown input format type "csvv"`) {
+		t.Errorf("error %v lacks the plain variable's value", err)
 	}
 }

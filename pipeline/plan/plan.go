@@ -225,6 +225,7 @@ func (b *builder) source(s *spec.Source) {
 	src.policy = policy
 	conn, err := b.env.Registry.NewSource(s.Pos.File, s, connector.SourceEnv{
 		Name:     s.Name,
+		Pipeline: b.plan.Spec.Name,
 		Schema:   src.Physical,
 		Metadata: metadata,
 		Logger:   b.env.Logger.With("source", s.Name),

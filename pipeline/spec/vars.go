@@ -22,8 +22,12 @@ import (
 var substituted sync.Map // weak.Pointer[yaml.Node] -> *substitution
 
 type substitution struct {
-	written string // the scalar as the file has it, ${VAR} and all
-	vars    []redact.Secret
+	written string   // the scalar as the file has it, ${VAR} and all
+	names   []string // the variables used, in order
+	// secrets are the values among them that are secret
+	// (redact.Classify: by the variable's name or the option it is used
+	// in); the others are shown in errors like any value of the file.
+	secrets []redact.Secret
 }
 
 func remember(n *yaml.Node, s *substitution) {
@@ -44,32 +48,47 @@ func substitutionOf(n *yaml.Node) *substitution {
 
 // FromVar reports whether n's value, or a value anywhere below n, came
 // from ${VAR}.
-func FromVar(n *yaml.Node) bool { return len(varsBelow(n, nil)) > 0 }
+func FromVar(n *yaml.Node) bool {
+	if n == nil {
+		return false
+	}
+	if substitutionOf(n) != nil {
+		return true
+	}
+	for _, c := range n.Content {
+		if FromVar(c) {
+			return true
+		}
+	}
+	return false
+}
 
-func varsBelow(n *yaml.Node, out []redact.Secret) []redact.Secret {
+func secretsBelow(n *yaml.Node, out []redact.Secret) []redact.Secret {
 	if n == nil {
 		return out
 	}
 	if s := substitutionOf(n); s != nil {
-		out = append(out, s.vars...)
+		out = append(out, s.secrets...)
 	}
 	for _, c := range n.Content {
-		out = varsBelow(c, out)
+		out = secretsBelow(c, out)
 	}
 	return out
 }
 
-// Redact returns msg with every value substituted from ${VAR} into n or
-// below it replaced by ${VAR}, in every form and in pieces of 4 bytes or
-// more (internal/redact), whatever the variable's name. It is for messages
-// that others wrote about n: a connector's complaint about an option, a
-// driver's DSN parse error that quotes half a password.
+// Redact returns msg with every secret value substituted from ${VAR}
+// into n or below it replaced by ${VAR}, in every form and in pieces of 4
+// bytes or more (internal/redact). It is for messages that others wrote
+// about n: a connector's complaint about an option, a driver's DSN parse
+// error that quotes half a password. A value is secret when its
+// variable's name says so or it is used in a credential option
+// (redact.Classify); a path or a topic from ${VAR} is shown.
 func Redact(n *yaml.Node, msg string) string {
-	vars := varsBelow(n, nil)
-	if len(vars) == 0 {
+	secrets := secretsBelow(n, nil)
+	if len(secrets) == 0 {
 		return msg
 	}
-	return redact.New(vars).String(msg)
+	return redact.New(secrets).String(msg)
 }
 
 // describe names n's value for a message: quoted as it is, or, when it
@@ -80,7 +99,7 @@ func describe(n *yaml.Node) string {
 	if s == nil {
 		return strconv.Quote(n.Value)
 	}
-	if len(s.vars) == 1 && s.written == "${"+s.vars[0].Name+"}" {
+	if len(s.names) == 1 && s.written == "${"+s.names[0]+"}" {
 		return "the value of " + s.written
 	}
 	return "the value of " + strconv.Quote(s.written)
@@ -98,7 +117,8 @@ func notA(n *yaml.Node, what string) string {
 // expandScalar substitutes ${VAR} in n's value and remembers what it did.
 func (p *parser) expandScalar(n *yaml.Node, path string) {
 	written := n.Value
-	var vars []redact.Secret
+	var names []string
+	var secrets []redact.Secret
 	n.Value = varRE.ReplaceAllStringFunc(n.Value, func(m string) string {
 		if m == "$$" {
 			return "$"
@@ -118,11 +138,12 @@ func (p *parser) expandScalar(n *yaml.Node, path string) {
 			p.errs.Addf(p.pos(n), path, "environment variable %s is not set", name)
 			return ""
 		}
-		vars = append(vars, redact.Secret{Name: name, Value: v, Partial: true})
+		names = append(names, name)
+		secrets = append(secrets, redact.Classify(path, name, v)...)
 		return v
 	})
-	if len(vars) > 0 {
-		s := &substitution{written: written, vars: vars}
+	if len(names) > 0 {
+		s := &substitution{written: written, names: names, secrets: secrets}
 		remember(n, s)
 		if p.substituted == nil {
 			p.substituted = map[string]*substitution{}
@@ -137,7 +158,7 @@ func (p *parser) expandScalar(n *yaml.Node, path string) {
 func (p *parser) redactErrors() {
 	for _, e := range p.errs {
 		if s := p.substituted[e.Path]; s != nil {
-			e.Msg = redact.New(s.vars).String(e.Msg)
+			e.Msg = redact.New(s.secrets).String(e.Msg)
 		}
 	}
 }

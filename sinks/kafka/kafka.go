@@ -526,7 +526,14 @@ func (s *Sink) createTopic(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := res.Errors[s.topic]; err != nil && !errors.Is(err, kafka.TopicAlreadyExists) {
+	switch err := res.Errors[s.topic]; {
+	case errors.Is(err, kafka.TopicAlreadyExists):
+		// Another client created it since the metadata said it was
+		// missing: it is not ours, and its partition count is whatever
+		// that client chose, which the metadata read next reports.
+		s.log.Info("kafka sink: the topic already exists (created by another client meanwhile); using it as it is", "topic", s.topic)
+		return retry.Expected(errors.New("topic already exists, reading its metadata again"))
+	case err != nil:
 		var ke kafka.Error
 		if errors.As(err, &ke) && !ke.Temporary() {
 			return retry.Permanent(fmt.Errorf("create topic %q: %w", s.topic, err))

@@ -387,3 +387,30 @@ func TestBrokerUnavailableAtStart(t *testing.T) {
 		t.Errorf("read %d messages, want 100", n)
 	}
 }
+
+// TestCreateTopicRace: a topic another client created between the
+// metadata lookup and the create request is not reported as created by
+// this sink, nor with the partition count this sink asked for.
+func TestCreateTopicRace(t *testing.T) {
+	addr := testenv.Kafka(t)
+	ctx := testenv.Context(t, 60*time.Second)
+	topic := createTopic(t, addr, 1)
+	in := connector.SinkInput{Schema: sensorSchema(t), Mode: connector.Append}
+	s, h := newSink(t, addr, Config{Topic: topic, CreateTopic: true, Partitions: 4}, in)
+	if err := s.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// What topicPartitions does when the metadata it read was older than
+	// the other client's create.
+	err := s.createTopic(ctx)
+	if err == nil {
+		t.Fatal("createTopic of an existing topic returned nil; the caller must read the metadata again")
+	}
+	logs := h.logs.String()
+	if strings.Contains(logs, "created the topic") {
+		t.Errorf("an existing topic was logged as created:\n%s", logs)
+	}
+	if !strings.Contains(logs, "already exists") {
+		t.Errorf("the race is not logged:\n%s", logs)
+	}
+}

@@ -8,6 +8,7 @@
 //	brokers, client_id, tls, sasl, dial_timeout: the Kafka client (package kafkaconf)
 //	topic                a topic or a list of them [topic]
 //	group_id             consumer group [properties.group.id]
+//	group_instance_id    static member id; default etld-<pipeline>-<source>-<host>; none: dynamic [properties.group.instance.id]
 //	session_timeout      how long a silent member keeps its partitions (30s) [properties.session.timeout.ms]
 //	start                earliest | latest | group-offsets | timestamp [scan.startup.mode]
 //	start_timestamp      ms since the epoch or RFC 3339, for start: timestamp [scan.startup.timestamp-millis]
@@ -24,9 +25,14 @@
 // the position of a restored checkpoint. Nothing is ever committed, since
 // there is no group to commit to.
 //
-// With group_id it joins the group (kafka-go's ConsumerGroup, whose
-// generations hand out partitions) and still reads each assigned partition
-// with its own Reader at an offset it chooses. It does not use kafka-go's
+// With group_id it joins the group as a static member (group.instance.id,
+// see group.go: kafka-go's ConsumerGroup cannot send one) and reads each
+// assigned partition with its own Reader at an offset it chooses. A
+// restarted process, even after a kill -9, takes its partitions back at
+// once under the same group_instance_id; a graceful stop leaves the
+// group, so that its partitions move to the other members at once. Two
+// processes of one group on one host must each set their own
+// group_instance_id: the second one fences the first. It does not use kafka-go's
 // group Reader because that Reader commits on its own schedule
 // (CommitInterval, or on ReadMessage), which could commit a row before the
 // sinks have it. Offsets are committed only by Commit, which the runtime
@@ -100,6 +106,11 @@ type Config struct {
 	Topic []string `yaml:"topic,required"`
 	// GroupID makes the source a member of that consumer group.
 	GroupID string `yaml:"group_id"`
+	// GroupInstanceID is the static member id (group.instance.id): a
+	// member that comes back under the same id takes its partitions back
+	// at once, instead of after the old member's session timeout. Default
+	// etld-<pipeline>-<source>-<host>; "none" joins as a dynamic member.
+	GroupInstanceID string `yaml:"group_instance_id"`
 	// Start is where reading begins: group-offsets (the default with a
 	// group_id), earliest (the default without), latest or timestamp.
 	Start string `yaml:"start"`
@@ -189,9 +200,11 @@ type options struct {
 	bounded  bool
 	updating bool
 	session  time.Duration
+	// instanceID is the static member id; "" for a dynamic member.
+	instanceID string
 }
 
-func parseOptions(cfg Config) (options, error) {
+func parseOptions(cfg Config, pipeline, source string) (options, error) {
 	o := options{kafka: cfg.Kafka, groupID: strings.TrimSpace(cfg.GroupID), session: cfg.SessionTimeout}
 	// Every problem is reported, not only the first.
 	var errs []error
@@ -199,6 +212,18 @@ func parseOptions(cfg Config) (options, error) {
 		errs = append(errs, connector.Errorf(field, format, args...))
 	}
 	errs = append(errs, cfg.Kafka.Validate())
+	switch id := strings.TrimSpace(cfg.GroupInstanceID); {
+	case id != "" && o.groupID == "":
+		fail("group_instance_id", "is only read with a group_id")
+	case o.groupID == "", strings.EqualFold(id, "none"):
+	case id != "":
+		if len(id) > 249 {
+			fail("group_instance_id", "at most 249 characters, got %d", len(id))
+		}
+		o.instanceID = id
+	default:
+		o.instanceID = defaultInstanceID(pipeline, source)
+	}
 	switch {
 	case o.session != 0 && o.groupID == "":
 		fail("session_timeout", "is only read with a group_id")
@@ -305,7 +330,7 @@ func New(cfg Config, env connector.SourceEnv) (*Source, error) {
 	if env.Formats == nil {
 		return nil, fmt.Errorf("source %q: no format registry", env.Name)
 	}
-	o, optErr := parseOptions(cfg)
+	o, optErr := parseOptions(cfg, env.Pipeline, env.Name)
 	rb, rowErr := newRowBuilder(cfg, env)
 	if err := errors.Join(optErr, rowErr); err != nil {
 		return nil, err

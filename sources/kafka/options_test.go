@@ -33,7 +33,7 @@ func build(t *testing.T, opts string, schema row.Schema, meta []string) (*Source
 		t.Fatalf("spec: %v", err)
 	}
 	src, err := r.NewSource(path, sp.Sources[0], connector.SourceEnv{
-		Name: "src", Schema: schema, Metadata: meta, Logger: slog.New(slog.DiscardHandler), Formats: r,
+		Name: "src", Pipeline: "p", Schema: schema, Metadata: meta, Logger: slog.New(slog.DiscardHandler), Formats: r,
 	})
 	if err != nil {
 		return nil, err
@@ -54,13 +54,17 @@ func TestOptions(t *testing.T) {
 	tests := []struct {
 		name string
 		opts string
-		want options // checked fields: topics, groupID, start, startTS, bounded, updating, session
+		want options // checked fields: topics, groupID, start, startTS, bounded, updating, session, instanceID
 		err  string  // substring of the error, with its line
 	}{
 		{name: "defaults", opts: "brokers: 127.0.0.1:9092\ntopic: a\nformat: json",
 			want: options{topics: []string{"a"}, start: startEarliest}},
 		{name: "group defaults to group-offsets", opts: "brokers: [h:1]\ntopic: [a, b]\ngroup_id: g\nformat: csv",
-			want: options{topics: []string{"a", "b"}, groupID: "g", start: startGroupOffsets}},
+			want: options{topics: []string{"a", "b"}, groupID: "g", start: startGroupOffsets, instanceID: defaultInstanceID("p", "src")}},
+		{name: "group instance id", opts: "brokers: [h:1]\ntopic: a\ngroup_id: g\ngroup_instance_id: worker-2\nformat: csv",
+			want: options{topics: []string{"a"}, groupID: "g", start: startGroupOffsets, instanceID: "worker-2"}},
+		{name: "dynamic member", opts: "brokers: [h:1]\ntopic: a\ngroup_id: g\ngroup_instance_id: none\nformat: csv",
+			want: options{topics: []string{"a"}, groupID: "g", start: startGroupOffsets}},
 		{name: "flink topic list and names", opts: "brokers: h:1\ntopic: a;b\nstart: latest-offset\nstop: latest-offset\nformat: json",
 			want: options{topics: []string{"a", "b"}, start: startLatest, bounded: true}},
 		{name: "timestamp ms", opts: "brokers: h:1\ntopic: a\nstart: timestamp\nstart_timestamp: 1700000000123\nformat: json",
@@ -68,7 +72,7 @@ func TestOptions(t *testing.T) {
 		{name: "timestamp rfc3339", opts: "brokers: h:1\ntopic: a\nstart: timestamp\nstart_timestamp: 2024-05-06T07:08:09Z\nformat: json",
 			want: options{topics: []string{"a"}, start: startTimestamp, startTS: time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)}},
 		{name: "session timeout", opts: "brokers: h:1\ntopic: a\ngroup_id: g\nsession_timeout: 10s\nformat: json",
-			want: options{topics: []string{"a"}, groupID: "g", start: startGroupOffsets, session: 10 * time.Second}},
+			want: options{topics: []string{"a"}, groupID: "g", start: startGroupOffsets, session: 10 * time.Second, instanceID: defaultInstanceID("p", "src")}},
 		{name: "debezium is updating", opts: "brokers: h:1\ntopic: a\nformat: debezium-json",
 			want: options{topics: []string{"a"}, start: startEarliest, updating: true}},
 
@@ -96,6 +100,7 @@ func TestOptions(t *testing.T) {
 		{name: "except_key without key", opts: "brokers: h:1\ntopic: a\nformat: json\nvalue_fields_include: except_key", err: "except_key needs key_fields"},
 		{name: "session timeout without group", opts: "brokers: h:1\ntopic: a\nsession_timeout: 10s\nformat: json", err: "session_timeout: is only read with a group_id"},
 		{name: "session timeout too short", opts: "brokers: h:1\ntopic: a\ngroup_id: g\nsession_timeout: 100ms\nformat: json", err: "want between 1s and 30m"},
+		{name: "instance id without group", opts: "brokers: h:1\ntopic: a\ngroup_instance_id: w\nformat: json", err: "p.yaml:9:24: sources[0].group_instance_id: is only read with a group_id"},
 		{name: "bad broker", opts: "brokers: localhost\ntopic: a\nformat: json", err: "want host:port"},
 	}
 	for _, tt := range tests {
@@ -120,11 +125,51 @@ func TestOptions(t *testing.T) {
 			if err != nil {
 				t.Fatalf("error: %v", err)
 			}
-			got := options{topics: s.opts.topics, groupID: s.opts.groupID, start: s.opts.start, startTS: s.opts.startTS, bounded: s.opts.bounded, updating: s.opts.updating, session: s.opts.session}
+			got := options{topics: s.opts.topics, groupID: s.opts.groupID, start: s.opts.start, startTS: s.opts.startTS, bounded: s.opts.bounded, updating: s.opts.updating, session: s.opts.session, instanceID: s.opts.instanceID}
 			if !reflect.DeepEqual(got, tt.want) || s.Bounded() != tt.want.bounded || s.Updating() != tt.want.updating {
 				t.Errorf("options %+v, want %+v", got, tt.want)
 			}
 		})
+	}
+}
+
+// The default static member id is the same for the same pipeline and
+// source on one host, and a valid member id whatever the names hold.
+func TestDefaultInstanceID(t *testing.T) {
+	host, _ := os.Hostname()
+	if got := defaultInstanceID("orders", "in"); got != defaultInstanceID("orders", "in") || !strings.HasPrefix(got, "etld-orders-in-") || !strings.Contains(got, strings.Map(func(r rune) rune {
+		if r == '.' || r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+			return r
+		}
+		return '_'
+	}, host)) {
+		t.Errorf("defaultInstanceID = %q", got)
+	}
+	if got := defaultInstanceID("a b/c", "ü"); strings.ContainsAny(got, " /ü") {
+		t.Errorf("defaultInstanceID keeps characters a member id should not have: %q", got)
+	}
+	if defaultInstanceID("p", "a") == defaultInstanceID("p", "b") {
+		t.Error("two sources of one pipeline share a member id")
+	}
+}
+
+// kafka-go v0.4.51 reads a Heartbeat or LeaveGroup response's error code
+// into the low 16 bits of the throttle; responseError finds it there.
+func TestResponseError(t *testing.T) {
+	for _, tc := range []struct {
+		err      error
+		throttle time.Duration
+		want     error
+	}{
+		{nil, 0, nil},
+		{nil, time.Duration(kafka.RebalanceInProgress) * time.Millisecond, kafka.RebalanceInProgress},
+		{nil, time.Duration(3<<16|int(kafka.FencedInstanceID)) * time.Millisecond, kafka.FencedInstanceID},
+		{nil, 5 << 16 * time.Millisecond, nil}, // a throttle of 5 ms, no error
+		{kafka.UnknownMemberId, 0, kafka.UnknownMemberId},
+	} {
+		if got := responseError(tc.err, tc.throttle); got != tc.want {
+			t.Errorf("responseError(%v, %v) = %v, want %v", tc.err, tc.throttle, got, tc.want)
+		}
 	}
 }
 

@@ -105,6 +105,20 @@ func (s *Source) Commit(ctx context.Context, state []byte) error {
 	if s.opts.groupID == "" || len(offs) == 0 {
 		return nil // no group to commit to
 	}
+	if s.opts.bounded {
+		// A bounded source is no member: every partition is its own, and
+		// every offset of a position is delivered, whether its reader is
+		// placed yet or not (the runtime commits a restored checkpoint
+		// right after Open).
+		commit := map[string]map[int]int64{}
+		for tp, off := range offs {
+			if commit[tp.topic] == nil {
+				commit[tp.topic] = map[int]int64{}
+			}
+			commit[tp.topic][tp.partition] = off
+		}
+		return s.commitStandalone(ctx, commit)
+	}
 	s.mu.Lock()
 	gen := s.gen
 	commit := map[string]map[int]int64{}
@@ -119,15 +133,12 @@ func (s *Source) Commit(ctx context.Context, state []byte) error {
 		}
 	}
 	s.mu.Unlock()
-	if s.opts.bounded && n > 0 {
-		return s.commitStandalone(ctx, commit)
-	}
 	if gen == nil || n == 0 {
-		s.log.Info("kafka source: offsets not committed: the group is rebalancing; the next checkpoint commits them", "group", s.opts.groupID)
+		s.log.Info("kafka source: offsets not committed: no partitions are assigned to this member now (joining the group, or it is rebalancing); the next checkpoint commits them", "group", s.opts.groupID)
 		return nil
 	}
-	err = retry.Do(ctx, commitBackoff, s.log, "kafka source: commit offsets", func(context.Context) error {
-		return gen.CommitOffsets(commit)
+	err = retry.Do(ctx, commitBackoff, s.log, "kafka source: commit offsets", func(ctx context.Context) error {
+		return gen.commit(ctx, commit)
 	})
 	if err != nil {
 		s.log.Warn("kafka source: offsets not committed; the next checkpoint commits newer ones", "group", s.opts.groupID, "error", err.Error())

@@ -51,7 +51,7 @@ type Source struct {
 	// goroutine writes parts, so it reads parts without mu.
 	mu    sync.Mutex
 	parts map[topicPartition]*part
-	gen   *kafka.Generation // the current generation; nil between them
+	gen   *generation // the current generation; nil between them
 	// assigned is set once partitions are known (static), or while a
 	// generation is live (group).
 	assigned atomic.Bool
@@ -225,7 +225,12 @@ func (s *Source) committedOffsets(ctx context.Context, tps []topicPartition) (ma
 		err = res.Error
 	}
 	if err != nil {
-		return nil, fmt.Errorf("group %q: offset fetch: %w", s.opts.groupID, err)
+		err = fmt.Errorf("group %q: offset fetch: %w", s.opts.groupID, err)
+		if groupLoading(err) {
+			// A new group's coordinator is being placed: expected once.
+			return nil, retry.Expected(err)
+		}
+		return nil, err
 	}
 	out := map[topicPartition]int64{}
 	for topic, parts := range res.Topics {
@@ -239,6 +244,13 @@ func (s *Source) committedOffsets(ctx context.Context, tps []topicPartition) (ma
 		}
 	}
 	return out, nil
+}
+
+// groupLoading reports whether err is the broker still placing or loading
+// the group's coordinator, which it does on a group's first use.
+func groupLoading(err error) bool {
+	return errors.Is(err, kafka.NotCoordinatorForGroup) || errors.Is(err, kafka.GroupLoadInProgress) ||
+		errors.Is(err, kafka.GroupCoordinatorNotAvailable)
 }
 
 // partitions lists the partitions of the topics. A topic that does not
@@ -417,119 +429,6 @@ func (s *Source) runStatic(ctx context.Context, tps []topicPartition, committed 
 	}
 	s.assigned.Store(true)
 	s.signal()
-	return nil
-}
-
-// runGroup joins the group and reads what each generation assigns.
-func (s *Source) runGroup(ctx context.Context) error {
-	group, err := kafka.NewConsumerGroup(kafka.ConsumerGroupConfig{
-		ID:      s.opts.groupID,
-		Brokers: s.opts.brokers,
-		Dialer:  s.dialer,
-		Topics:  s.opts.topics,
-		// Partitions without a committed offset get this; startOffsets
-		// sees it as "none committed" and applies start instead.
-		StartOffset:      kafka.FirstOffset,
-		JoinGroupBackoff: time.Second,
-		SessionTimeout:   s.opts.session,
-		// Heartbeats three times a session, as Kafka's clients do.
-		HeartbeatInterval: s.opts.session / 3,
-		ErrorLogger:       s.debugLogger(),
-	})
-	if err != nil {
-		return fmt.Errorf("consumer group %q: %w", s.opts.groupID, err)
-	}
-	// Closing the group ends the live generation (its readers stop) and
-	// leaves the group, so that its partitions move on without waiting
-	// for the session timeout.
-	defer group.Close()
-	failing := false
-	for {
-		gen, err := group.Next(ctx)
-		if err != nil {
-			if ctx.Err() != nil || errors.Is(err, kafka.ErrGroupClosed) {
-				return nil
-			}
-			// kafka-go backs off (JoinGroupBackoff) before the next try.
-			if !failing {
-				s.log.Warn("kafka source: cannot join the consumer group yet; retrying", "group", s.opts.groupID, "error", err.Error())
-				failing = true
-			}
-			continue
-		}
-		if failing {
-			s.log.Info("kafka source: joined the consumer group", "group", s.opts.groupID)
-			failing = false
-		}
-		if err := s.assign(ctx, gen); err != nil {
-			return err
-		}
-	}
-}
-
-// assign starts readers for a generation's partitions, bound to the
-// generation: they stop when it ends, and the partitions are then no
-// longer ours until the next generation says so.
-func (s *Source) assign(ctx context.Context, gen *kafka.Generation) error {
-	committed := map[topicPartition]int64{}
-	var tps []topicPartition
-	for topic, pas := range gen.Assignments {
-		for _, pa := range pas {
-			tp := topicPartition{topic, pa.ID}
-			tps = append(tps, tp)
-			committed[tp] = pa.Offset
-		}
-	}
-	var starts map[topicPartition]int64
-	what := "kafka source: reading start offsets"
-	err := retry.Do(ctx, assignBackoff, s.log, what, func(ctx context.Context) error {
-		s.mu.Lock()
-		for _, tp := range tps {
-			if s.parts[tp] == nil {
-				s.parts[tp] = newPart(tp) // a partition added after start
-			}
-		}
-		s.mu.Unlock()
-		var err error
-		starts, err = s.startOffsets(ctx, tps, committed)
-		return err
-	})
-	if err != nil {
-		// Give the partitions back; the group tries again.
-		s.log.Warn("kafka source: cannot place the assigned partitions; rejoining the group", "error", err.Error())
-		gen.Start(func(context.Context) {})
-		return nil
-	}
-	s.log.Info("kafka source: partitions assigned", "group", s.opts.groupID, "generation", gen.ID, "partitions", fmt.Sprint(tps))
-	gen.Start(func(gctx context.Context) {
-		var wg sync.WaitGroup
-		s.mu.Lock()
-		readers := make(map[*part]*partReader, len(tps))
-		for _, tp := range tps {
-			p := s.parts[tp]
-			rd, err := s.startReader(gctx, &wg, p, starts[tp])
-			if err != nil {
-				s.log.Error("kafka source: cannot read an assigned partition", "partition", tp.String(), "error", err.Error())
-				continue
-			}
-			readers[p] = rd
-		}
-		s.gen = gen
-		s.mu.Unlock()
-		s.assigned.Store(true)
-		s.signal()
-
-		<-gctx.Done()
-		s.mu.Lock()
-		s.assigned.Store(false)
-		s.gen = nil
-		for p, rd := range readers {
-			p.cur.CompareAndSwap(rd, nil)
-		}
-		s.mu.Unlock()
-		wg.Wait()
-		s.signal()
-	})
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"reflect"
 	"sort"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/etld/etld/internal/kafkaconf"
+	"github.com/etld/etld/internal/retry"
 	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
@@ -392,6 +394,8 @@ func TestRebalance(t *testing.T) {
 	ts := testSource{schema: schemaOf(t, "id", "BIGINT")}
 	ctx := testenv.Context(t, 60*time.Second)
 
+	// Two processes of one group each have their own static member id.
+	cfg.GroupInstanceID = group + "-a"
 	a := ts.open(t, cfg, nil)
 	readN(t, a, 40, 100)
 	stale, _ := a.Position()
@@ -399,6 +403,7 @@ func TestRebalance(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	cfg.GroupInstanceID = group + "-b"
 	b := ts.open(t, cfg, nil)
 	testenv.Eventually(t, 45*time.Second, "the partitions split between the members", func() error {
 		if oa, ob := a.owned(), b.owned(); len(oa) != 2 || len(ob) != 2 {
@@ -442,5 +447,92 @@ func TestRebalance(t *testing.T) {
 		if committed[n] != 20 {
 			t.Errorf("committed offset of b's %s = %d, want 20 (a's stale commit must not move it back)", tp, committed[n])
 		}
+	}
+}
+
+// TestBoundedGroupCommitsRestoredOffsets: a bounded source with a
+// group_id never joins the group, so a commit it makes before its readers
+// are placed (the runtime commits a restored checkpoint right after Open)
+// commits the checkpoint's offsets as they are, rather than logging that
+// the group is rebalancing.
+func TestBoundedGroupCommitsRestoredOffsets(t *testing.T) {
+	addr := testenv.Kafka(t)
+	topic := createTopic(t, addr, 2)
+	group := testenv.UniqueName(t, "g")
+	var msgs []kafka.Message
+	for i := range 10 {
+		msgs = append(msgs, msg(i%2, "", fmt.Sprintf(`{"id":%d}`, i)))
+	}
+	produce(t, addr, topic, msgs...)
+	logs := &testenv.Buffer{}
+	ts := testSource{schema: schemaOf(t, "id", "BIGINT"), logger: slog.New(slog.NewTextHandler(logs, nil))}
+	cfg := Config{Kafka: kafkaconf.Config{Brokers: []string{addr}}, Topic: []string{topic}, GroupID: group, Stop: "latest", Format: connector.FormatSpec{Type: "json"}}
+	pos := []byte(fmt.Sprintf(`{"v":1,"offsets":{"%s/0":3,"%s/1":2}}`, topic, topic))
+	s := ts.open(t, cfg, pos)
+	if err := s.Commit(testenv.Context(t, 30*time.Second), pos); err != nil {
+		t.Fatalf("Commit: %v", err)
+	}
+	if got := groupOffsets(t, addr, group, topic, 2); got[0] != 3 || got[1] != 2 {
+		t.Errorf("committed offsets %v, want [3 2] from the restored checkpoint", got)
+	}
+	if rest := readAll(t, s); len(rest) != 5 {
+		t.Errorf("read %d rows after the restored offsets, want 5", len(rest))
+	}
+	if strings.Contains(logs.String(), "rebalancing") {
+		t.Errorf("a bounded source, never a member, logged a rebalance:\n%s", logs)
+	}
+}
+
+// TestGracefulStopLeavesTheGroup: a source that closes leaves the group,
+// so another member (a different static id) gets its partitions at once,
+// not after the closed one's session timeout (30s).
+func TestGracefulStopLeavesTheGroup(t *testing.T) {
+	addr := testenv.Kafka(t)
+	topic := createTopic(t, addr, 2)
+	group := testenv.UniqueName(t, "g")
+	produce(t, addr, topic, msg(0, "", `{"id":1}`), msg(1, "", `{"id":2}`))
+	ts := testSource{schema: schemaOf(t, "id", "BIGINT")}
+	cfg := Config{Kafka: kafkaconf.Config{Brokers: []string{addr}}, Topic: []string{topic}, GroupID: group, Format: connector.FormatSpec{Type: "json"}}
+	cfg.GroupInstanceID = group + "-a"
+	a := ts.open(t, cfg, nil)
+	readN(t, a, 2, 10)
+	closeSource(t, a)
+
+	cfg.GroupInstanceID = group + "-b"
+	start := time.Now()
+	b := ts.open(t, cfg, nil)
+	testenv.Eventually(t, 20*time.Second, "b owns both partitions", func() error {
+		if ob := b.owned(); len(ob) != 2 {
+			return fmt.Errorf("b owns %v", ob)
+		}
+		return nil
+	})
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("the next member got the partitions %.1f s after the first one closed, want within 5 s", took.Seconds())
+	}
+}
+
+// TestSameInstanceIDFencesTheOlderMember: a second member under the same
+// group_instance_id takes the first one's place; the first stops with an
+// error that says why and is permanent (restarting it would fence the
+// second in turn).
+func TestSameInstanceIDFencesTheOlderMember(t *testing.T) {
+	addr := testenv.Kafka(t)
+	topic := createTopic(t, addr, 1)
+	group := testenv.UniqueName(t, "g")
+	produce(t, addr, topic, msg(0, "", `{"id":1}`))
+	ts := testSource{schema: schemaOf(t, "id", "BIGINT")}
+	cfg := Config{Kafka: kafkaconf.Config{Brokers: []string{addr}}, Topic: []string{topic}, GroupID: group, GroupInstanceID: group + "-same", Format: connector.FormatSpec{Type: "json"}}
+	a := ts.open(t, cfg, nil)
+	readN(t, a, 1, 10)
+	b := ts.open(t, cfg, nil)
+	readN(t, b, 1, 10)
+	ctx := testenv.Context(t, 30*time.Second)
+	var err error
+	for err == nil && ctx.Err() == nil {
+		_, err = a.Read(ctx, 10)
+	}
+	if err == nil || !strings.Contains(err.Error(), "same group_instance_id") || !retry.IsPermanent(err) {
+		t.Errorf("the fenced member's Read: %v (permanent %v), want a permanent error naming the group_instance_id", err, retry.IsPermanent(err))
 	}
 }
