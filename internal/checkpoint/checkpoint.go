@@ -22,8 +22,8 @@ package checkpoint
 import (
 	"bufio"
 	"crypto/rand"
-	"encoding/hex"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
