@@ -67,6 +67,8 @@ type Sink struct {
 	Input  *Table
 	Mode   connector.Mode
 	Key    []int
+	// Replay is what a restored run sends the sink again.
+	Replay connector.Replay
 	policy *runtime.Policy
 }
 

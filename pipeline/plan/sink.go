@@ -55,7 +55,8 @@ func (b *builder) sink(s *spec.Sink) {
 		b.errs.Add(placeAt(err, s.Pos, s.Path))
 		return
 	}
-	if err := conn.Bind(connector.SinkInput{Schema: tab.Root.Schema, Mode: sk.Mode, Key: sk.Key}); err != nil {
+	sk.Replay = replayOf(tab)
+	if err := conn.Bind(connector.SinkInput{Schema: tab.Root.Schema, Mode: sk.Mode, Key: sk.Key, Replay: sk.Replay}); err != nil {
 		b.errs.Add(placeAt(connector.Place(s.Pos.File, s.Options, s.Path, err), s.Pos, s.Path))
 		return
 	}
