@@ -347,8 +347,8 @@ type part struct {
 	// next is the offset after the last message the brokers acknowledged,
 	// under Sink.mu; exactly-once mode only.
 	next int64
-	free        []*batch
-	kick        chan struct{}
+	free []*batch
+	kick chan struct{}
 }
 
 // batch is a run of messages for one partition: their encoded keys and
