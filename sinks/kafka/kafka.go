@@ -18,7 +18,8 @@
 // Delivery. Write encodes into per-partition batches. One goroutine per
 // partition sends them with one produce request in flight at a time, so
 // that a retried request can never overtake a later one: order holds per
-// partition, at least once. Batches grow while a request is in flight
+// partition, at least once; exactly once across crashes for pipelines
+// whose input replays by record (exactly.go). Batches grow while a request is in flight
 // (batch_size, batch_bytes), and a partial batch waits at most linger for
 // more when the sender is idle. Flush returns once every message written
 // before it is acknowledged by the brokers (acks: all by default). Broker
