@@ -24,11 +24,14 @@ package kafka
 // have had.
 //
 // At each checkpoint the sink snapshots, per partition, the offset after
-// the last message the brokers acknowledged. A restored run reads each
-// partition from there to its end and keeps, for each input, the last
-// position with its own etld-sink; then, while writing, it skips every
-// change at or before that position in the partition it goes to: those
-// the crashed run had already written. A run that restored no checkpoint
+// the last message the brokers acknowledged, and the positions it has yet
+// to pass (a checkpoint taken while a restored run is still skipping must
+// keep them: the messages they stand for lie before that offset). A
+// restored run reads each partition from there to its end and keeps, for
+// each input, the last position with its own etld-sink, or the
+// checkpoint's when later; then, while writing, it skips every change at
+// or before that position in the partition it goes to: those the crashed
+// run had already written. A run that restored no checkpoint
 // of this sink (killed before its first one) reads from the instance's
 // creation time (less clockSlack) instead. Changes past every position are
 // written as usual.
@@ -40,6 +43,9 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"maps"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -219,9 +225,10 @@ func (s *Sink) ExactlyOnce() (bool, string) {
 // SetRun implements connector.RunAware.
 func (s *Sink) SetRun(r connector.RunInfo) { s.run = r }
 
-// Snapshot implements connector.SinkSnapshotter: in exactly-once mode, the
-// offset after the last acknowledged message of every partition (Flush
-// ran just before). Otherwise nothing.
+// Snapshot implements connector.SinkSnapshotter: in exactly-once mode, for
+// every partition the offset after the last acknowledged message (Flush
+// ran just before) and the positions still to pass, each an input, a
+// record number and a change index. Otherwise nothing.
 func (s *Sink) Snapshot(ctx context.Context) ([]byte, error) {
 	if s.eo == nil {
 		return nil, nil
@@ -230,36 +237,81 @@ func (s *Sink) Snapshot(ctx context.Context) ([]byte, error) {
 	defer s.mu.Unlock()
 	b := []byte{snapshotVersion}
 	b = binary.AppendUvarint(b, uint64(len(s.parts)))
-	for _, p := range s.parts {
+	for i, p := range s.parts {
 		b = binary.AppendVarint(b, p.next)
+		m := s.eo.written[i]
+		b = binary.AppendUvarint(b, uint64(len(m)))
+		for _, input := range slices.Sorted(maps.Keys(m)) {
+			b = binary.AppendUvarint(b, uint64(len(input)))
+			b = append(b, input...)
+			b = binary.AppendVarint(b, m[input].num)
+			b = binary.AppendUvarint(b, uint64(m[input].sub))
+		}
 	}
 	return b, nil
 }
 
 // Restore implements connector.SinkSnapshotter.
 func (s *Sink) Restore(state []byte) error {
-	s.resumeAt = nil
+	s.resumeAt, s.carried = nil, nil
 	if len(state) == 0 {
 		return nil
 	}
 	if state[0] != snapshotVersion {
 		return fmt.Errorf("kafka sink %q: checkpoint state of version %d, want %d", s.name, state[0], snapshotVersion)
 	}
+	damaged := fmt.Errorf("kafka sink %q: damaged checkpoint state", s.name)
 	b := state[1:]
-	n, k := binary.Uvarint(b)
-	if k <= 0 || n > uint64(len(b)) {
-		return fmt.Errorf("kafka sink %q: damaged checkpoint state", s.name)
+	uvarint := func() (uint64, bool) {
+		v, k := binary.Uvarint(b)
+		if k <= 0 {
+			return 0, false
+		}
+		b = b[k:]
+		return v, true
 	}
-	b = b[k:]
-	next := make([]int64, n)
-	for i := range next {
+	varint := func() (int64, bool) {
 		v, k := binary.Varint(b)
 		if k <= 0 {
-			return fmt.Errorf("kafka sink %q: damaged checkpoint state", s.name)
+			return 0, false
 		}
-		next[i], b = v, b[k:]
+		b = b[k:]
+		return v, true
 	}
-	s.resumeAt = next
+	n, ok := uvarint()
+	if !ok || n > uint64(len(b)) {
+		return damaged
+	}
+	next := make([]int64, n)
+	carried := make([]map[string]pos, n)
+	for i := range next {
+		if next[i], ok = varint(); !ok {
+			return damaged
+		}
+		count, ok := uvarint()
+		if !ok || count > uint64(len(b)) {
+			return damaged
+		}
+		carried[i] = make(map[string]pos, count)
+		for range count {
+			l, ok := uvarint()
+			if !ok || l > uint64(len(b)) {
+				return damaged
+			}
+			input := string(b[:l])
+			b = b[l:]
+			num, ok1 := varint()
+			sub, ok2 := uvarint()
+			if !ok1 || !ok2 || sub > math.MaxInt32 {
+				return damaged
+			}
+			carried[i][input] = pos{num: num, sub: int32(sub)}
+		}
+	}
+	if len(b) != 0 {
+		return damaged
+	}
+	s.resumeAt, s.carried = next, carried
 	return nil
 }
 
@@ -282,11 +334,16 @@ func (s *Sink) openDedup(ctx context.Context) error {
 		if restored && i < len(s.resumeAt) {
 			from = s.resumeAt[i]
 		}
+		var carried map[string]pos
+		if restored && i < len(s.carried) {
+			carried = s.carried[i]
+		}
 		var end int64
 		err := retry.Do(ctx, retry.Backoff{Initial: 200 * time.Millisecond, Max: 5 * time.Second}, s.log,
 			fmt.Sprintf("kafka sink %q: read what earlier runs wrote to topic %s partition %d", s.name, s.topic, p.id),
 			func(ctx context.Context) error {
 				clear(d.written[i])
+				maps.Copy(d.written[i], carried)
 				var err error
 				end, err = s.scan(ctx, d, p.id, from)
 				return err
@@ -360,24 +417,30 @@ func (s *Sink) scan(ctx context.Context, d *dedup, part int, from int64) (int64,
 	return end, nil
 }
 
-// offsets returns the first and end offsets of partition part.
+// offsets returns the first and end offsets of partition part, in two
+// requests: brokers refuse a partition named twice in one.
 func (s *Sink) offsets(ctx context.Context, part int) (first, end int64, err error) {
-	res, err := s.client.ListOffsets(ctx, &kafka.ListOffsetsRequest{Topics: map[string][]kafka.OffsetRequest{
-		s.topic: {kafka.FirstOffsetOf(part), kafka.LastOffsetOf(part)},
-	}})
+	get := func(req kafka.OffsetRequest) (kafka.PartitionOffsets, error) {
+		res, err := s.client.ListOffsets(ctx, &kafka.ListOffsetsRequest{Topics: map[string][]kafka.OffsetRequest{s.topic: {req}}})
+		if err != nil {
+			return kafka.PartitionOffsets{}, err
+		}
+		for _, po := range res.Topics[s.topic] {
+			if po.Partition == part {
+				return po, po.Error
+			}
+		}
+		return kafka.PartitionOffsets{}, fmt.Errorf("no offsets for partition %d", part)
+	}
+	f, err := get(kafka.FirstOffsetOf(part))
 	if err != nil {
 		return 0, 0, err
 	}
-	for _, po := range res.Topics[s.topic] {
-		if po.Partition != part {
-			continue
-		}
-		if po.Error != nil {
-			return 0, 0, po.Error
-		}
-		return po.FirstOffset, po.LastOffset, nil
+	l, err := get(kafka.LastOffsetOf(part))
+	if err != nil {
+		return 0, 0, err
 	}
-	return 0, 0, fmt.Errorf("no offsets for partition %d", part)
+	return f.FirstOffset, l.LastOffset, nil
 }
 
 // offsetAt returns the first offset of partition part whose timestamp is

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -131,7 +132,8 @@ func TestDedupKeylessIsAFunctionOfTheRecord(t *testing.T) {
 }
 
 func TestSnapshotRoundTrip(t *testing.T) {
-	s := &Sink{name: "out", eo: &dedup{}, parts: []*part{{id: 0, next: 12}, {id: 1, next: 0}, {id: 2, next: 1 << 40}}}
+	carried := []map[string]pos{{"t/0": {num: 5, sub: 1}, "a@b": {num: 1 << 50}}, {}, {"": {num: 0}}}
+	s := &Sink{name: "out", eo: &dedup{written: carried}, parts: []*part{{id: 0, next: 12}, {id: 1, next: 0}, {id: 2, next: 1 << 40}}}
 	state, err := s.Snapshot(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -143,7 +145,10 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	if want := []int64{12, 0, 1 << 40}; !slices.Equal(r.resumeAt, want) {
 		t.Errorf("restored %v, want %v", r.resumeAt, want)
 	}
-	for _, bad := range [][]byte{{2}, {snapshotVersion, 5, 1}, {snapshotVersion}} {
+	if !slices.EqualFunc(r.carried, carried, maps.Equal) {
+		t.Errorf("restored positions %v, want %v", r.carried, carried)
+	}
+	for _, bad := range [][]byte{{2}, {snapshotVersion, 5, 1}, {snapshotVersion}, append(slices.Clone(state), 0), state[:len(state)-1]} {
 		if err := r.Restore(bad); err == nil {
 			t.Errorf("Restore(%v) accepted", bad)
 		}
@@ -327,13 +332,22 @@ func TestExactlyOnceAfterCrashes(t *testing.T) {
 			l2.checkpoint(t)
 			l2.write(t, recordBatch(1500, 2100, tc.per))
 			l2.crash(t)
-			// Life 3 replays from 1500 to the end.
+			// Life 3 replays from 1500, checkpoints at 1800 while it is
+			// still skipping, and crashes: the checkpoint must carry what
+			// is left to skip, written before its offsets.
 			l3 := startLife(t, addr, cfg, run, l2.state)
 			l3.write(t, recordBatch(1500, 1800, tc.per))
-			l3.write(t, recordBatch(1800, 3000, tc.per))
 			l3.checkpoint(t)
-			if l3.s.eo.skipped != int64(600*tc.per) {
-				t.Errorf("life 3 skipped %d changes, want %d (1500 to 2100)", l3.s.eo.skipped, 600*tc.per)
+			if l3.s.eo.skipped != int64(300*tc.per) {
+				t.Errorf("life 3 skipped %d changes, want %d (1500 to 1800)", l3.s.eo.skipped, 300*tc.per)
+			}
+			l3.crash(t)
+			// Life 4 replays from 1800 to the end.
+			l4 := startLife(t, addr, cfg, run, l3.state)
+			l4.write(t, recordBatch(1800, 3000, tc.per))
+			l4.checkpoint(t)
+			if l4.s.eo.skipped != int64(300*tc.per) {
+				t.Errorf("life 4 skipped %d changes, want %d (1800 to 2100)", l4.s.eo.skipped, 300*tc.per)
 			}
 
 			got := counts(t, addr, topic)

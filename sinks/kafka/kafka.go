@@ -307,7 +307,8 @@ type Sink struct {
 
 	// Set by SetRun and Restore, before Open.
 	run      connector.RunInfo
-	resumeAt []int64 // the checkpoint's next offset of every partition
+	resumeAt []int64          // the checkpoint's next offset of every partition
+	carried  []map[string]pos // and the positions it had still to pass
 
 	// Set by Open.
 	client    *kafka.Client
