@@ -5,6 +5,7 @@
 //
 //	chk-00000000000000000042   one file per checkpoint (the last Keep kept)
 //	MANIFEST                   names the newest complete checkpoint
+//	INSTANCE                   the state's identity (Instance), made once
 //
 // Both are written the same way: into a temporary file in the directory,
 // fsync, rename over the final name, fsync the directory. A crash at any
@@ -20,7 +21,9 @@ package checkpoint
 
 import (
 	"bufio"
+	"crypto/rand"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -105,6 +108,7 @@ const (
 	magic        = "ETLDCKPT"
 	version      = 1
 	manifestName = "MANIFEST"
+	instanceName = "INSTANCE"
 	filePrefix   = "chk-"
 	tmpMarker    = ".tmp-"
 )
@@ -196,6 +200,46 @@ func (s *Store) prune(newest int64) {
 		os.Remove(filepath.Join(s.dir, files[0]))
 		files = files[1:]
 	}
+}
+
+// Instance returns the identity of this state directory, making it on the
+// first call: a random id and the time it was made, written durably before
+// Instance returns. Every run that resumes from the directory gets the
+// same one, also a run after a crash before the first checkpoint; a
+// removed directory gets a new one. A sink marks what it writes with it,
+// so that it can tell its own earlier writes from another run's.
+func (s *Store) Instance() (id string, since time.Time, err error) {
+	path := filepath.Join(s.dir, instanceName)
+	var inst struct {
+		ID    string    `json:"id"`
+		Since time.Time `json:"since"`
+	}
+	data, err := os.ReadFile(path)
+	switch {
+	case err == nil:
+		if err := json.Unmarshal(data, &inst); err != nil || inst.ID == "" {
+			return "", time.Time{}, fmt.Errorf("checkpoint: %s is damaged: %q (remove it: the next run makes another)", path, strings.TrimSpace(string(data)))
+		}
+		return inst.ID, inst.Since, nil
+	case !errors.Is(err, os.ErrNotExist):
+		return "", time.Time{}, fmt.Errorf("checkpoint: %w", err)
+	}
+	var raw [8]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return "", time.Time{}, fmt.Errorf("checkpoint: instance id: %w", err)
+	}
+	inst.ID, inst.Since = hex.EncodeToString(raw[:]), time.Now().UTC().Truncate(time.Millisecond)
+	data, err = json.Marshal(inst)
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	if _, err := s.writeFile(instanceName, func(w io.Writer) error {
+		_, err := w.Write(append(data, '\n'))
+		return err
+	}); err != nil {
+		return "", time.Time{}, fmt.Errorf("checkpoint: write %s: %w", path, err)
+	}
+	return inst.ID, inst.Since, nil
 }
 
 // Latest returns the newest complete checkpoint, or nil when the store

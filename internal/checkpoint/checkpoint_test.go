@@ -127,3 +127,41 @@ func FuzzDecode(f *testing.F) {
 		decode(raw) // must not panic
 	})
 }
+
+// TestInstanceStaysUntilRemoved: the instance id is made once, survives
+// reopening the store (a restarted run, with or without a checkpoint),
+// and is new once the state directory is removed.
+func TestInstanceStaysUntilRemoved(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, since, err := s.Instance()
+	if err != nil || id == "" || since.IsZero() {
+		t.Fatalf("Instance() = %q, %v, %v", id, since, err)
+	}
+	s2, err := Open(dir, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id2, since2, err := s2.Instance(); err != nil || id2 != id || !since2.Equal(since) {
+		t.Fatalf("reopened: Instance() = %q, %v, %v; want %q, %v", id2, since2, err, id, since)
+	}
+	if err := os.RemoveAll(s.Dir()); err != nil {
+		t.Fatal(err)
+	}
+	s3, err := Open(dir, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id3, _, err := s3.Instance(); err != nil || id3 == id {
+		t.Fatalf("after removing the state: Instance() = %q, %v; want a new id", id3, err)
+	}
+	if err := os.WriteFile(filepath.Join(s3.Dir(), "INSTANCE"), []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s3.Instance(); err == nil || !strings.Contains(err.Error(), "INSTANCE is damaged") {
+		t.Fatalf("damaged INSTANCE: err = %v", err)
+	}
+}

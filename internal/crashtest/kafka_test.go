@@ -425,10 +425,20 @@ func esDelete(url, index string) error {
 	return err
 }
 
-// (d) Kafka -> projection -> Kafka append: at least once. Every input
-// event must be in the output topic with the projected value; a row
-// written again after a restore is a duplicate, allowed, counted and
-// reported.
+// exactlyOnce is the Kafka sinks' exactly_once option in the scenarios:
+// auto, unless ETLD_CRASH_KAFKA_EXACTLY_ONCE=off measures at-least-once
+// delivery (duplicates are then counted, not refused).
+var exactlyOnce = func() string {
+	if os.Getenv("ETLD_CRASH_KAFKA_EXACTLY_ONCE") == "off" {
+		return "off"
+	}
+	return "auto"
+}()
+
+// (d) Kafka (four partitions) -> projection -> Kafka append (three
+// partitions, keyless): exactly once. Every input event must be in the
+// output topic once, with the projected value: a restored run reads back
+// what the killed one wrote after the checkpoint and skips it.
 var kafkaToKafka = scenario{
 	name: "kafka-to-kafka",
 	pipeline: `version: 1
@@ -460,6 +470,7 @@ sinks:
     create_topic: true
     partitions: 3
     format: json
+    exactly_once: ` + exactlyOnce + `
 `,
 	needs:      kafkaNeeds(nil),
 	beforeLife: misleadGroup,
@@ -479,8 +490,79 @@ sinks:
 			t.Errorf("the uninterrupted reference run wrote %d duplicates", d)
 		}
 		topic := fmt.Sprintf("%s_out%d", e.Vars["topic"], e.Round)
-		d := checkAppend(t, events, readTopic(t, e.Vars["kafka"], topic), "after crashes")
-		t.Logf("topic %s: every one of %d events present, %d duplicates (%.2f%%)", topic, len(events), d, 100*float64(d)/float64(len(events)))
+		reportDuplicates(t, topic, len(events), checkAppend(t, events, readTopic(t, e.Vars["kafka"], topic), "after crashes"))
+	},
+}
+
+// reportDuplicates logs the duplicates of an exactly-once scenario's
+// output and fails on any, unless exactly-once is off.
+func reportDuplicates(t *testing.T, topic string, events, dups int) {
+	t.Helper()
+	t.Logf("topic %s: every one of %d events present, %d duplicates (%.2f%%), exactly_once: %s", topic, events, dups, 100*float64(dups)/float64(events), exactlyOnce)
+	if dups > 0 && exactlyOnce != "off" {
+		t.Errorf("topic %s: %d duplicates; exactly-once output must have none", topic, dups)
+	}
+}
+
+// (e) file (CSV) -> projection -> Kafka append (three partitions,
+// keyless): exactly once, the records named by file and line.
+var fileToKafka = scenario{
+	name: "file-to-kafka",
+	pipeline: `version: 1
+name: crash-file-kafka-{{.Out}}
+sources:
+  - name: events
+    type: file
+    path: {{.Dir}}/in.csv
+    format: csv
+    schema:
+      - id BIGINT
+      - k STRING
+      - v BIGINT
+transforms:
+  - name: doubled
+    sql: |
+      SELECT id, UPPER(k) AS k, v * 2 AS v2
+      FROM events
+sinks:
+  - name: out
+    from: doubled
+    type: kafka
+    brokers: {{.Vars.kafka}}
+    topic: {{.Vars.topic}}_{{.Out}}{{.Round}}
+    create_topic: true
+    partitions: 3
+    format: json
+    exactly_once: ` + exactlyOnce + `
+`,
+	needs: kafkaNeeds(nil),
+	setup: func(t *testing.T, e *env) {
+		n := intEnv("ETLD_CRASH_ROWS", 300_000) / 3
+		events := make([]event, n)
+		var b strings.Builder
+		for i := range events {
+			events[i] = event{ID: int64(i), K: fmt.Sprintf("key_%03d", e.rnd.IntN(kafkaKeys)), V: e.rnd.Int64N(1_000_000)}
+			fmt.Fprintf(&b, "%d,%s,%d\n", events[i].ID, events[i].K, events[i].V)
+		}
+		if err := os.WriteFile(e.Dir+"/in.csv", []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		e.data["events"] = events
+		t.Cleanup(func() {
+			topics := []string{e.Vars["topic"] + "_ref0"}
+			for r := 1; r <= e.Round; r++ {
+				topics = append(topics, e.Vars["topic"]+"_out"+strconv.Itoa(r))
+			}
+			deleteTopics(t, e.Vars["kafka"], topics...)
+		})
+	},
+	check: func(t *testing.T, e *env) {
+		events := e.data["events"].([]event)
+		if d := checkAppend(t, events, readTopic(t, e.Vars["kafka"], e.Vars["topic"]+"_ref0"), "reference"); d != 0 {
+			t.Errorf("the uninterrupted reference run wrote %d duplicates", d)
+		}
+		topic := fmt.Sprintf("%s_out%d", e.Vars["topic"], e.Round)
+		reportDuplicates(t, topic, len(events), checkAppend(t, events, readTopic(t, e.Vars["kafka"], topic), "after crashes"))
 	},
 }
 
@@ -531,7 +613,7 @@ func checkAppend(t *testing.T, events []event, out []kafka.Message, what string)
 }
 
 func TestCrashKafka(t *testing.T) {
-	for _, sc := range []scenario{kafkaGroupByToES, kafkaToKafka} {
+	for _, sc := range []scenario{kafkaGroupByToES, kafkaToKafka, fileToKafka} {
 		t.Run(sc.name, func(t *testing.T) { runScenario(t, sc) })
 	}
 }

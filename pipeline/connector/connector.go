@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/spec"
@@ -52,6 +53,18 @@ type Positioner interface {
 	Position() ([]byte, error)
 	// Restore is called before Open with a position Position returned.
 	Restore(pos []byte) error
+}
+
+// Replayer is a source that says what a run restored from one of its
+// checkpoints reads again. Replays returns "" when such a run reads, from
+// each of the source's inputs (a file, a Kafka partition), the same
+// records in the same order as the run that took the checkpoint, and
+// marks each one in Batch.Origin as a row.RecordOrigin; otherwise it says
+// why not ("datagen without a seed draws other rows"). Inputs may
+// interleave differently from run to run. A source that is not a Replayer
+// gives no such promise.
+type Replayer interface {
+	Replays() string
 }
 
 // Committer is a source or sink that finishes its part of a checkpoint
@@ -90,6 +103,15 @@ type RunInfo struct {
 	// Restored: the run restored a checkpoint that covers this sink, and
 	// SinkSnapshotter.Restore was called with the sink's state in it.
 	Restored bool
+	// Pipeline is the name of the run's pipeline.
+	Pipeline string
+	// Instance names the pipeline's state directory: the same in every
+	// run that resumes from it, even before its first checkpoint, and new
+	// when the state is removed; "" when the run is not Resumable. Since
+	// is when the instance was made: nothing the pipeline wrote under it
+	// is older.
+	Instance string
+	Since    time.Time
 }
 
 // RunAware is a sink that needs to know, before Open, how its run keeps
@@ -179,6 +201,32 @@ type SinkInput struct {
 	// Key holds the column indices of the upsert key (Upsert mode), in
 	// schema order of declaration; empty for the one-row global aggregate.
 	Key []int
+	// Replay says what a run restored from a checkpoint sends the sink
+	// again.
+	Replay Replay
+}
+
+// Replay is what the planner knows of a restored run's input to a sink.
+type Replay struct {
+	// ByRecord: every change the sink receives names the source record
+	// it came from (Batch.Origin is a row.RecordOrigin), and a run
+	// restored from a checkpoint gives, for each record after it, the
+	// same changes in the same order, and the records of each input in
+	// their order (inputs may interleave differently). The pipeline is
+	// deterministic: no function reads the clock, no operator's result
+	// depends on how inputs interleave. A sink that finds in its target
+	// the last record a crashed run wrote can skip what it would repeat.
+	ByRecord bool
+	// Why says why not, when ByRecord is false.
+	Why string
+}
+
+// ExactlyOnceSink is a sink that can write a resumed run's output exactly
+// once when its input replays by record (the Kafka sink). ExactlyOnce,
+// after Bind, says whether it will, in a run with a state directory, and
+// why not when it will not; `etld explain` shows it.
+type ExactlyOnceSink interface {
+	ExactlyOnce() (bool, string)
 }
 
 // KeyNames returns the names of the key columns.

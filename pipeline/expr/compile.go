@@ -23,6 +23,8 @@ type node struct {
 type compiler struct {
 	scope Scope
 	now   func() time.Time
+	// clock names the first function read that reads the clock, "" if none.
+	clock string
 	subst func(sql.Expr) (int, row.Type, bool)
 	// lazy counts the enclosing constructs that may not evaluate the node
 	// being compiled (CASE branches, the right side of AND): a constant

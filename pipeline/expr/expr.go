@@ -53,6 +53,10 @@ type Compiled struct {
 	// time: it reads no column and calls nothing nondeterministic.
 	Const bool
 	Value row.Value
+	// Clock names a function the expression calls that reads the clock
+	// (NOW(), PROCTIME(), ...), "" when it calls none: a run that reads
+	// the same rows again gets other values.
+	Clock string
 }
 
 // True evaluates a predicate: it reports whether the expression is TRUE
@@ -147,7 +151,7 @@ func Compile(e sql.Expr, scope Scope, opts ...Option) (*Compiled, error) {
 	if n.t.ID == typeInterval {
 		return nil, errAt(e.Pos(), "an INTERVAL is not a value here: add it to or subtract it from a timestamp (event_time - INTERVAL '5' SECOND)")
 	}
-	out := &Compiled{Type: n.t, Eval: n.eval, Const: n.konst, Value: n.val}
+	out := &Compiled{Type: n.t, Eval: n.eval, Const: n.konst, Value: n.val, Clock: c.clock}
 	if n.t.ID == row.Null {
 		// The bare NULL literal: give it a type a sink can hold.
 		out.Type = row.Of(row.String)

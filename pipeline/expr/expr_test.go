@@ -562,3 +562,26 @@ func TestAggregateType(t *testing.T) {
 		t.Error("IsAggregate")
 	}
 }
+
+// TestClock: an expression that reads the clock says which function does,
+// so that the planner can refuse exactly-once output for it.
+func TestClock(t *testing.T) {
+	for _, tt := range []struct{ expr, want string }{
+		{"UPPER(id) || 'x'", ""},
+		{"UNIX_TIMESTAMP('2024-01-01 00:00:00')", ""},
+		{"NOW()", "NOW()"},
+		{"CASE WHEN id > 'a' THEN CURRENT_TIMESTAMP ELSE NULL END", "CURRENT_TIMESTAMP()"},
+		{"DATE_FORMAT(PROCTIME(), 'yyyy')", "PROCTIME()"},
+		{"UNIX_TIMESTAMP() - 1", "UNIX_TIMESTAMP()"},
+		{"CURRENT_DATE", "CURRENT_DATE()"},
+	} {
+		c, err := compileText(t, tt.expr)
+		if err != nil {
+			t.Errorf("%s: %v", tt.expr, err)
+			continue
+		}
+		if c.Clock != tt.want {
+			t.Errorf("%s: Clock = %q, want %q", tt.expr, c.Clock, tt.want)
+		}
+	}
+}

@@ -232,8 +232,12 @@ func (c *compiler) fnN(e sql.Expr, t row.Type, args []*node, f func(vals []row.V
 	return c.finish(e, t, g, args...)
 }
 
-// volatile makes a node that reads the clock or other state: never folded.
-func volatile(e sql.Expr, t row.Type, f evalFn) *node {
+// volatile makes a node that reads the clock: never folded, and noted in
+// Compiled.Clock.
+func (c *compiler) volatile(e *sql.Call, t row.Type, f evalFn) *node {
+	if c.clock == "" {
+		c.clock = strings.ToUpper(e.Name) + "()"
+	}
 	return &node{t: t, eval: f, col: -1, e: e}
 }
 

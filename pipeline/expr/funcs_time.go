@@ -63,11 +63,11 @@ func buildNow(id row.TypeID) builder {
 		now := c.now
 		if id == row.Date {
 			t.Precision = 0
-			return volatile(e, t, func(row.Row) (row.Value, error) {
+			return c.volatile(e, t, func(row.Row) (row.Value, error) {
 				return row.DateValue(int32(floorDiv(nowMicros(now), microsPerDay))), nil
 			}), nil
 		}
-		return volatile(e, t, func(row.Row) (row.Value, error) { return tsValue(id, nowMicros(now)), nil }), nil
+		return c.volatile(e, t, func(row.Row) (row.Value, error) { return tsValue(id, nowMicros(now)), nil }), nil
 	}
 }
 
@@ -292,7 +292,7 @@ func buildUnixTimestamp(c *compiler, e *sql.Call, args []*node) (*node, error) {
 	t := row.Type{ID: row.BigInt, NotNull: true}
 	if len(args) == 0 {
 		now := c.now
-		return volatile(e, t, func(row.Row) (row.Value, error) { return row.BigIntValue(now().Unix()), nil }), nil
+		return c.volatile(e, t, func(row.Row) (row.Value, error) { return row.BigIntValue(now().Unix()), nil }), nil
 	}
 	if err := check(e, args, "a STRING", isStringy); err != nil {
 		return nil, err

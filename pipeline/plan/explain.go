@@ -3,6 +3,8 @@ package plan
 import (
 	"fmt"
 	"strings"
+
+	"github.com/etld/etld/pipeline/connector"
 )
 
 // Explain renders the plan: every source with its schema, every transform
@@ -44,6 +46,13 @@ func (p *Plan) Explain() string {
 			key = " on " + keyNames(s.Key, s.Input.Root.Schema.Names())
 		}
 		fmt.Fprintf(&b, "  %s: %s <- %s, mode=%s%s\n", s.Spec.Name, s.Spec.Type, s.Input.Name, s.Mode, key)
+		if eo, ok := s.Conn.(connector.ExactlyOnceSink); ok {
+			if yes, why := eo.ExactlyOnce(); yes {
+				b.WriteString("    exactly-once: yes (with a state directory: a restored run skips what a crashed one wrote)\n")
+			} else {
+				fmt.Fprintf(&b, "    exactly-once: no: %s (at least once)\n", why)
+			}
+		}
 	}
 	return b.String()
 }

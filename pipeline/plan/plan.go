@@ -62,11 +62,13 @@ type Table struct {
 
 // Sink is a planned sink.
 type Sink struct {
-	Spec   *spec.Sink
-	Conn   connector.Sink
-	Input  *Table
-	Mode   connector.Mode
-	Key    []int
+	Spec  *spec.Sink
+	Conn  connector.Sink
+	Input *Table
+	Mode  connector.Mode
+	Key   []int
+	// Replay is what a restored run sends the sink again.
+	Replay connector.Replay
 	policy *runtime.Policy
 }
 

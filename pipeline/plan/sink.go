@@ -55,7 +55,13 @@ func (b *builder) sink(s *spec.Sink) {
 		b.errs.Add(placeAt(err, s.Pos, s.Path))
 		return
 	}
-	if err := conn.Bind(connector.SinkInput{Schema: tab.Root.Schema, Mode: sk.Mode, Key: sk.Key}); err != nil {
+	sk.Replay = replayOf(tab)
+	if sk.Replay.ByRecord && sk.Mode == connector.Upsert && b.plan.Spec.MiniBatch {
+		// The runtime compacts each batch's upserts by key (graph.go):
+		// which changes survive depends on where batches are cut.
+		sk.Replay = connector.Replay{Why: "mini_batch compacts upserts within batches, which a restored run cuts elsewhere"}
+	}
+	if err := conn.Bind(connector.SinkInput{Schema: tab.Root.Schema, Mode: sk.Mode, Key: sk.Key, Replay: sk.Replay}); err != nil {
 		b.errs.Add(placeAt(connector.Place(s.Pos.File, s.Options, s.Path, err), s.Pos, s.Path))
 		return
 	}

@@ -14,6 +14,16 @@ type Origin interface {
 	Position(i int) string
 }
 
+// RecordOrigin is an Origin that also gives the record as values, without
+// rendering a string: the input (a file's name, a topic's partition) and
+// the record's number in it. A sink that writes each record's position
+// beside its output (the Kafka sink's exactly-once headers) reads it per
+// change. ok is false when no one record made change i.
+type RecordOrigin interface {
+	Origin
+	Record(i int) (input string, num int64, ok bool)
+}
+
 // Positions is a source's Origin: change i came from record number num
 // of a named input, written input, separator, num: "orders.csv:2" (a
 // file and its line, separator ":") or "orders/0/17" (a topic's partition
@@ -72,6 +82,18 @@ func (p *Positions) Position(i int) string {
 	return p.spans[k].input + p.sep + strconv.FormatInt(p.nums[i], 10)
 }
 
+// Record implements RecordOrigin.
+func (p *Positions) Record(i int) (string, int64, bool) {
+	if i < 0 || i >= len(p.nums) {
+		return "", 0, false
+	}
+	k := len(p.spans) - 1
+	for k > 0 && p.spans[k].from > i {
+		k--
+	}
+	return p.spans[k].input, p.nums[i], true
+}
+
 // Sequence is the Origin of a batch whose change i is record First+i of
 // one input (a generator's rows, counted from 1).
 type Sequence struct {
@@ -85,4 +107,12 @@ func (s Sequence) Position(i int) string {
 		return ""
 	}
 	return s.Prefix + strconv.FormatInt(s.First+int64(i), 10)
+}
+
+// Record implements RecordOrigin: the input is the prefix.
+func (s Sequence) Record(i int) (string, int64, bool) {
+	if i < 0 {
+		return "", 0, false
+	}
+	return s.Prefix, s.First + int64(i), true
 }

@@ -36,3 +36,30 @@ func BenchmarkPositionsMark(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*1024), "ns/record")
 }
+
+func TestRecord(t *testing.T) {
+	p := NewPositions(4, "/")
+	p.Mark(1, "t/0", 7)
+	p.Mark(3, "t/1", 2) // one record, two changes
+	tests := []struct {
+		o     RecordOrigin
+		i     int
+		input string
+		num   int64
+		ok    bool
+	}{
+		{p, 0, "t/0", 7, true},
+		{p, 1, "t/1", 2, true},
+		{p, 2, "t/1", 2, true},
+		{p, 3, "", 0, false},
+		{p, -1, "", 0, false},
+		{Sequence{Prefix: "gen", First: 11}, 2, "gen", 13, true},
+		{Sequence{Prefix: "gen", First: 11}, -1, "", 0, false},
+	}
+	for _, tt := range tests {
+		input, num, ok := tt.o.Record(tt.i)
+		if input != tt.input || num != tt.num || ok != tt.ok {
+			t.Errorf("%T.Record(%d) = %q, %d, %v; want %q, %d, %v", tt.o, tt.i, input, num, ok, tt.input, tt.num, tt.ok)
+		}
+	}
+}

@@ -341,15 +341,28 @@ func (c *coordinator) restore() error {
 // tellSinks tells every RunAware sink whether the run keeps state and
 // whether a checkpoint covering it was restored; it runs after restore
 // and before any sink opens.
-func (c *coordinator) tellSinks() {
+func (c *coordinator) tellSinks() error {
+	info := connector.RunInfo{Resumable: c.resumable, Pipeline: c.g.Name}
 	for _, s := range c.g.Sinks {
 		ra, ok := s.Sink.(connector.RunAware)
 		if !ok {
 			continue
 		}
+		if c.opt.Store != nil && info.Instance == "" {
+			// Made before any sink opens, so that whatever a sink writes
+			// carries it, also in a run killed before its first
+			// checkpoint.
+			id, since, err := c.opt.Store.Instance()
+			if err != nil {
+				return err
+			}
+			info.Instance, info.Since = id, since
+		}
 		r := s.cp.restored
-		ra.SetRun(connector.RunInfo{Resumable: c.resumable, Restored: r != nil && r.Connector != nil})
+		info.Restored = r != nil && r.Connector != nil
+		ra.SetRun(info)
 	}
+	return nil
 }
 
 // fits compares the checkpoint's components with the graph's and names

@@ -32,7 +32,13 @@
 // Positions: a source batch's row.Origin names each change's record
 // (file:line, topic/partition/offset); operators carry it to their output
 // batches (origin.go), so that a run-time error in any transform, and its
-// dead-letter entry, names the source record and the transform.
+// dead-letter entry, names the source record and the transform. A sink
+// receives its batches with their origins, also when its mode drops
+// changes (upsert's -U); a row.RecordOrigin gives each change's record
+// as values (input, number), which the Kafka sink writes beside each
+// message for exactly-once output. Before any sink opens, a run with a
+// state directory tells RunAware sinks the directory's instance id
+// (checkpoint.Store.Instance), stable across the runs that resume it.
 //
 // Errors: the first error of any node cancels the pipeline's context and
 // is returned by Run, wrapped with the node's name (an operator's with its

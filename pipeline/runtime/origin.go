@@ -35,6 +35,18 @@ func (d *derivedOrigin) Position(i int) string {
 	return d.parent.Position(int(d.from[i]))
 }
 
+// Record implements row.RecordOrigin when the parent does.
+func (d *derivedOrigin) Record(i int) (string, int64, bool) {
+	if i < 0 || i >= len(d.from) || d.from[i] < 0 {
+		return "", 0, false
+	}
+	ro, ok := d.parent.(row.RecordOrigin)
+	if !ok {
+		return "", 0, false
+	}
+	return ro.Record(int(d.from[i]))
+}
+
 // tracker is the node's emitter as an operator sees it: at(i) says that
 // the changes emitted next are caused by change i of the input batch.
 type tracker interface {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
 )
 
@@ -65,4 +66,35 @@ func TestOperatorsCarryPositions(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestUpsertAdmitKeepsRecords: an upsert sink's input loses its -U
+// changes, and each change kept still names its record as values, for a
+// sink that writes positions (row.RecordOrigin through derivedOrigin).
+func TestUpsertAdmitKeepsRecords(t *testing.T) {
+	in := row.NewBatch(4, 1)
+	pos := row.NewPositions(4, "/")
+	in.Origin = pos
+	kinds := []row.Kind{row.Insert, row.UpdateBefore, row.UpdateAfter, row.Delete}
+	for i, k := range kinds {
+		r := in.NewRow()
+		r[0] = row.BigIntValue(int64(i))
+		in.Append(k, r)
+		pos.Mark(in.Len(), "t/0", int64(10+i/2)) // -U and +U of one record
+	}
+	n := &SinkNode{Mode: connector.Upsert}
+	out, err := n.admit(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ro, ok := out.Origin.(row.RecordOrigin)
+	if !ok || out.Len() != 3 {
+		t.Fatalf("admit gave %d changes with origin %T; want 3 naming their records", out.Len(), out.Origin)
+	}
+	for i, want := range []int64{10, 11, 11} {
+		input, num, ok := ro.Record(i)
+		if !ok || input != "t/0" || num != want {
+			t.Errorf("change %d (%s): record %q %d %v; want t/0 %d", i, out.Changes[i].Kind, input, num, ok, want)
+		}
+	}
 }

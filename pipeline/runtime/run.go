@@ -37,7 +37,9 @@ func Run(ctx context.Context, g *Graph, opt Options) error {
 	if err := co.restore(); err != nil {
 		return fmt.Errorf("pipeline state: %w", err)
 	}
-	co.tellSinks()
+	if err := co.tellSinks(); err != nil {
+		return fmt.Errorf("pipeline state: %w", err)
+	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
@@ -362,10 +364,22 @@ func (n *SinkNode) admit(b *row.Batch) (*row.Batch, error) {
 			return b, nil
 		}
 		out := &row.Batch{Changes: make([]row.Change, 0, b.Len()-drop)}
-		for _, c := range b.Changes {
+		// The kept changes keep their records' positions: a sink that
+		// writes them (Kafka's exactly-once headers) needs every one.
+		var from []int32
+		if b.Origin != nil {
+			from = make([]int32, 0, cap(out.Changes))
+		}
+		for i, c := range b.Changes {
 			if c.Kind != row.UpdateBefore {
 				out.Changes = append(out.Changes, c)
+				if from != nil {
+					from = append(from, int32(i))
+				}
 			}
+		}
+		if from != nil {
+			out.Origin = &derivedOrigin{parent: b.Origin, from: from}
 		}
 		return out, nil
 	case connector.Append:

@@ -18,7 +18,8 @@
 // Delivery. Write encodes into per-partition batches. One goroutine per
 // partition sends them with one produce request in flight at a time, so
 // that a retried request can never overtake a later one: order holds per
-// partition, at least once. Batches grow while a request is in flight
+// partition, at least once; exactly once across crashes for pipelines
+// whose input replays by record (exactly.go). Batches grow while a request is in flight
 // (batch_size, batch_bytes), and a partial batch waits at most linger for
 // more when the sender is idle. Flush returns once every message written
 // before it is acknowledged by the brokers (acks: all by default). Broker
@@ -56,6 +57,10 @@
 //	                   an existing topic is used as it is
 //	partitions         partitions of a created topic, default 1
 //	replication_factor replicas of a created topic, default: the broker's
+//	exactly_once       auto (default): with a state directory and an input
+//	                   that replays by record, messages carry their source
+//	                   record and a restored run skips what a crashed one
+//	                   wrote (exactly.go); off: at least once, no headers
 package kafka
 
 import (
@@ -99,6 +104,8 @@ type Config struct {
 	CreateTopic       bool          `yaml:"create_topic"`
 	Partitions        int           `yaml:"partitions"`
 	ReplicationFactor int           `yaml:"replication_factor"`
+	// ExactlyOnce is auto (the default) or off.
+	ExactlyOnce string `yaml:"exactly_once"`
 }
 
 // DecodeNode implements spec.NodeDecoder: the Kafka client keys sit beside
@@ -119,6 +126,9 @@ const (
 	// deltas, header count, as varints), counted so that a batch stays
 	// under the broker's message.max.bytes.
 	recordOverhead = 24
+	// headerOverhead is what the two exactly-once headers add besides
+	// their values: a count, two keys and four lengths.
+	headerOverhead = 1 + len(headerSink) + len(headerPos) + 4*2
 	// queuedBatches is how many sealed batches a partition holds beyond
 	// the one in flight before Write waits: memory stays bounded while
 	// encoding overlaps sending.
@@ -236,6 +246,13 @@ func New(cfg Config, env connector.SinkEnv) (*Sink, error) {
 		}
 		errs = append(errs, connector.Errorf(field, "only applies with create_topic: true"))
 	}
+	switch strings.ToLower(cfg.ExactlyOnce) {
+	case "", "auto":
+	case "off":
+		s.eoOff = true
+	default:
+		errs = append(errs, connector.UnknownValue("exactly_once", "exactly_once", cfg.ExactlyOnce, "auto", "off"))
+	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
@@ -278,6 +295,7 @@ type Sink struct {
 	create      bool
 	partitions  int
 	replicas    int
+	eoOff       bool // exactly_once: off
 
 	// Set by Bind.
 	mode   connector.Mode
@@ -285,6 +303,12 @@ type Sink struct {
 	keyEnc connector.Encoder
 	key    []int   // key column indices; nil without a key
 	keyRow row.Row // scratch row for the key encoder
+	replay connector.Replay
+
+	// Set by SetRun and Restore, before Open.
+	run      connector.RunInfo
+	resumeAt []int64          // the checkpoint's next offset of every partition
+	carried  []map[string]pos // and the positions it had still to pass
 
 	// Set by Open.
 	client    *kafka.Client
@@ -297,6 +321,8 @@ type Sink struct {
 	cancel    context.CancelFunc
 	wg        sync.WaitGroup
 	scratch   []byte
+	// eo is set by Open in exactly-once mode (exactly.go).
+	eo *dedup
 
 	// mu guards the partitions' batches, counters and what the senders
 	// hand back (rejected, failed).
@@ -320,8 +346,11 @@ type part struct {
 	// sent and acked count messages handed to the partition and
 	// acknowledged (or rejected) by the broker, under Sink.mu.
 	sent, acked int64
-	free        []*batch
-	kick        chan struct{}
+	// next is the offset after the last message the brokers acknowledged,
+	// under Sink.mu; exactly-once mode only.
+	next int64
+	free []*batch
+	kick chan struct{}
 }
 
 // batch is a run of messages for one partition: their encoded keys and
@@ -333,10 +362,12 @@ type batch struct {
 	start time.Time
 }
 
-// span locates one message in batch.buf; key or value -1 when null.
+// span locates one message in batch.buf; key or value -1 when null, pos
+// (its etld-pos header) -1 when it has none.
 type span struct {
 	keyOff, keyEnd int32
 	valOff, valEnd int32
+	posOff, posEnd int32
 }
 
 func (b *batch) reset() {
@@ -349,6 +380,14 @@ func (b *batch) key(i int) []byte {
 		return nil
 	}
 	return b.buf[r.keyOff:r.keyEnd]
+}
+
+func (b *batch) pos(i int) []byte {
+	r := b.recs[i]
+	if r.posOff < 0 {
+		return nil
+	}
+	return b.buf[r.posOff:r.posEnd]
 }
 
 func (b *batch) value(i int) []byte {
@@ -421,7 +460,7 @@ func (s *Sink) Bind(in connector.SinkInput) error {
 		}
 		s.keyRow = make(row.Row, len(key))
 	}
-	s.mode, s.enc, s.keyEnc, s.key = in.Mode, enc, keyEnc, key
+	s.mode, s.enc, s.keyEnc, s.key, s.replay = in.Mode, enc, keyEnc, key, in.Replay
 	return nil
 }
 
@@ -464,6 +503,9 @@ func (s *Sink) Open(ctx context.Context) error {
 	}
 	s.progress = make(chan struct{})
 	s.balancer = kafka.Murmur2Balancer{Consistent: true}
+	if err := s.openDedup(ctx); err != nil {
+		return err
+	}
 	s.ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	for _, p := range s.parts {
 		s.wg.Add(1)
@@ -557,7 +599,7 @@ func (s *Sink) Close(ctx context.Context) error {
 		s.wg.Wait()
 		s.cancel = nil
 	}
-	s.parts = nil
+	s.parts, s.eo = nil, nil
 	if s.transport != nil {
 		s.transport.CloseIdleConnections()
 		s.transport = nil
@@ -578,6 +620,9 @@ func (s *Sink) bindErrorf(format string, args ...any) error {
 }
 
 var (
-	_ connector.Sink  = (*Sink)(nil)
-	_ connector.Meter = (*Sink)(nil)
+	_ connector.Sink            = (*Sink)(nil)
+	_ connector.Meter           = (*Sink)(nil)
+	_ connector.RunAware        = (*Sink)(nil)
+	_ connector.SinkSnapshotter = (*Sink)(nil)
+	_ connector.ExactlyOnceSink = (*Sink)(nil)
 )

@@ -101,6 +101,7 @@ func (s *Sink) sender(p *part) {
 func (s *Sink) deliver(p *part, b *batch, lo, hi int) error {
 	var refused error
 	var recordErrs map[int]error
+	var base int64
 	what := fmt.Sprintf("kafka sink %q: produce %d messages to topic %s partition %d", s.name, hi-lo, s.topic, p.id)
 	err := retry.Do(s.ctx, sendBackoff, s.log, what, func(ctx context.Context) error {
 		refused, recordErrs = nil, nil
@@ -111,7 +112,7 @@ func (s *Sink) deliver(p *part, b *batch, lo, hi int) error {
 			Partition:    p.id,
 			RequiredAcks: s.acks,
 			Compression:  s.compression,
-			Records:      &records{b: b, i: lo, hi: hi},
+			Records:      &records{b: b, i: lo, hi: hi, sinkID: s.eoID()},
 		})
 		if err != nil {
 			if s.ctx.Err() != nil || kafkaconf.Refused(err) {
@@ -120,6 +121,9 @@ func (s *Sink) deliver(p *part, b *batch, lo, hi int) error {
 			return err // the network, a dial, a timeout: try again
 		}
 		if res == nil || res.Error == nil {
+			if res != nil {
+				base = res.BaseOffset
+			}
 			return nil
 		}
 		var ke kafka.Error
@@ -147,6 +151,9 @@ func (s *Sink) deliver(p *part, b *batch, lo, hi int) error {
 			n += len(b.key(i)) + len(b.value(i))
 		}
 		s.written.Add(int64(n))
+		s.mu.Lock()
+		p.next = max(p.next, base+int64(hi-lo))
+		s.mu.Unlock()
 		return nil
 	case len(recordErrs) > 0:
 		from := lo
@@ -207,6 +214,15 @@ func (s *Sink) refuse(p *part, b *batch, i int, err error) {
 	s.mu.Unlock()
 }
 
+// eoID is the etld-sink header value in exactly-once mode, nil otherwise.
+// The senders read it; Open sets it before they start.
+func (s *Sink) eoID() []byte {
+	if s.eo == nil {
+		return nil
+	}
+	return s.eo.id
+}
+
 func shortKey(k []byte) string {
 	if len(k) > 100 {
 		return string(k[:100]) + "..."
@@ -218,11 +234,13 @@ func shortKey(k []byte) string {
 // one record and two readers: the encoder consumes each record before it
 // asks for the next.
 type records struct {
-	b     *batch
-	i, hi int
-	rec   kafka.Record
-	key   bytesReader
-	value bytesReader
+	b      *batch
+	i, hi  int
+	sinkID []byte // the etld-sink header of messages with an etld-pos
+	rec    kafka.Record
+	key    bytesReader
+	value  bytesReader
+	hdrs   [2]kafka.Header
 }
 
 func (r *records) ReadRecord() (*kafka.Record, error) {
@@ -237,6 +255,10 @@ func (r *records) ReadRecord() (*kafka.Record, error) {
 	if v := r.b.value(r.i); v != nil {
 		r.value.Reset(v)
 		r.rec.Value = &r.value
+	}
+	if pos := r.b.pos(r.i); pos != nil {
+		r.hdrs = [2]kafka.Header{{Key: headerSink, Value: r.sinkID}, {Key: headerPos, Value: pos}}
+		r.rec.Headers = r.hdrs[:]
 	}
 	r.i++
 	return &r.rec, nil

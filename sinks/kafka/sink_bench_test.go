@@ -85,3 +85,55 @@ func BenchmarkSinkVsWriter(b *testing.B) {
 	b.ReportMetric(float64(n)/bestPlain.Seconds(), "writer-rows/s")
 	b.ReportMetric(bestPlain.Seconds()/best.Seconds(), "ratio")
 }
+
+// BenchmarkExactlyOnceOverhead writes the same N rows (ETLD_BENCH_ROWS,
+// 100k by default; batches of 1024 whose changes name records of three
+// inputs) through a sink in exactly-once mode (a resumable run: headers,
+// partitions by record) and one with exactly_once: off, in turn, each into
+// a fresh three-partition topic. It reports the best pass of each and
+// eo/off as ratio.
+func BenchmarkExactlyOnceOverhead(b *testing.B) {
+	addr := testenv.Kafka(b)
+	n := 100_000
+	if s := os.Getenv("ETLD_BENCH_ROWS"); s != "" {
+		var err error
+		if n, err = strconv.Atoi(s); err != nil || n <= 0 {
+			b.Fatalf("ETLD_BENCH_ROWS=%q: want a positive number", s)
+		}
+	}
+	var batches []*row.Batch
+	for i := 0; i < n; i += 1024 {
+		batches = append(batches, recordBatch(i, min(n, i+1024), 1))
+	}
+	pass := func(opt string) time.Duration {
+		ctx := testenv.Context(b, 5*time.Minute)
+		topic := createTopic(b, addr, 3)
+		s, _ := newSink(b, addr, Config{Topic: topic, ExactlyOnce: opt}, connector.SinkInput{Schema: sensorSchema(b), Mode: connector.Append, Replay: connector.Replay{ByRecord: true}})
+		s.SetRun(connector.RunInfo{Resumable: true, Pipeline: "bench", Instance: "0123456789abcdef", Since: time.Now()})
+		if err := s.Open(ctx); err != nil {
+			b.Fatal(err)
+		}
+		start := time.Now()
+		for _, bt := range batches {
+			if err := s.Write(ctx, bt); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := s.Flush(ctx); err != nil {
+			b.Fatal(err)
+		}
+		took := time.Since(start)
+		if err := s.Close(ctx); err != nil {
+			b.Fatal(err)
+		}
+		return took
+	}
+	best, bestOff := time.Duration(math.MaxInt64), time.Duration(math.MaxInt64)
+	for b.Loop() {
+		best = min(best, pass("auto"))
+		bestOff = min(bestOff, pass("off"))
+	}
+	b.ReportMetric(float64(n)/best.Seconds(), "eo-rows/s")
+	b.ReportMetric(float64(n)/bestOff.Seconds(), "off-rows/s")
+	b.ReportMetric(bestOff.Seconds()/best.Seconds(), "ratio")
+}

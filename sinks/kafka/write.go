@@ -21,12 +21,27 @@ func (s *Sink) Write(ctx context.Context, b *row.Batch) error {
 		return err
 	}
 	now := time.Now()
+	eo := s.eo
+	var origin row.RecordOrigin
+	if eo != nil {
+		origin, _ = b.Origin.(row.RecordOrigin)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i := range b.Changes {
 		c := &b.Changes[i]
 		if s.failed != nil {
 			return s.failed
+		}
+		var input string
+		var at pos
+		var placed bool // the change names its record: exactly once
+		if eo != nil {
+			input, at, placed = eo.recordOf(origin, i)
+			if !placed && !eo.warnedNone {
+				eo.warnedNone = true
+				s.log.Warn("kafka sink: a change names no source record; it and its like are written at least once", "topic", s.topic)
+			}
 		}
 		var tombstone bool
 		switch s.mode {
@@ -74,14 +89,30 @@ func (s *Sink) Write(ctx context.Context, b *row.Batch) error {
 			buf = trimNewline(buf)
 			valEnd = len(buf)
 		}
-		s.scratch = buf
 		var p *part
-		if keyEnd >= 0 && s.partitioner == byHash {
+		switch {
+		case keyEnd >= 0 && s.partitioner == byHash:
 			p = s.parts[s.balancer.Balance(kafka.Message{Key: buf[:keyEnd]}, s.ids...)]
-		} else {
+		case placed:
+			p = s.parts[eo.keyless(input, at.num, len(s.parts), s.partitioner == roundRobin)]
+		default:
 			p = s.parts[s.sticky]
 		}
-		if err := s.add(ctx, p, buf, keyEnd, valEnd, now); err != nil {
+		posEnd := -1
+		if placed {
+			waiting := eo.pending > 0
+			if eo.skip(p.id, input, at) {
+				s.scratch = buf[:0]
+				continue
+			}
+			if waiting && eo.pending == 0 {
+				s.log.Info("kafka sink: past every message a crashed run had written", "topic", s.topic, "skipped", eo.skipped)
+			}
+			buf = appendPos(buf, input, at)
+			posEnd = len(buf)
+		}
+		s.scratch = buf
+		if err := s.add(ctx, p, buf, keyEnd, valEnd, posEnd, now); err != nil {
 			return err
 		}
 	}
@@ -89,10 +120,14 @@ func (s *Sink) Write(ctx context.Context, b *row.Batch) error {
 }
 
 // add appends one encoded message (key buf[:keyEnd], value
-// buf[keyEnd or 0:valEnd]) to p's open batch, sealing it when full.
-// Called with s.mu held; it may release it while waiting for room.
-func (s *Sink) add(ctx context.Context, p *part, buf []byte, keyEnd, valEnd int, now time.Time) error {
+// buf[keyEnd or 0:valEnd], etld-pos header from there to posEnd) to p's
+// open batch, sealing it when full. Called with s.mu held; it may release
+// it while waiting for room.
+func (s *Sink) add(ctx context.Context, p *part, buf []byte, keyEnd, valEnd, posEnd int, now time.Time) error {
 	size := recordOverhead + len(buf)
+	if posEnd >= 0 {
+		size += headerOverhead + len(s.eo.id)
+	}
 	if p.cur != nil && len(p.cur.recs) > 0 && p.cur.bytes+size > s.batchBytes {
 		if err := s.seal(ctx, p); err != nil {
 			return err
@@ -107,7 +142,7 @@ func (s *Sink) add(ctx context.Context, p *part, buf []byte, keyEnd, valEnd int,
 	}
 	b := p.cur
 	base := int32(len(b.buf))
-	sp := span{keyOff: -1, keyEnd: -1, valOff: -1, valEnd: -1}
+	sp := span{keyOff: -1, keyEnd: -1, valOff: -1, valEnd: -1, posOff: -1, posEnd: -1}
 	valStart := 0
 	if keyEnd >= 0 {
 		sp.keyOff, sp.keyEnd = base, base+int32(keyEnd)
@@ -115,6 +150,9 @@ func (s *Sink) add(ctx context.Context, p *part, buf []byte, keyEnd, valEnd int,
 	}
 	if valEnd >= 0 {
 		sp.valOff, sp.valEnd = base+int32(valStart), base+int32(valEnd)
+	}
+	if posEnd >= 0 {
+		sp.posOff, sp.posEnd = base+int32(max(valStart, valEnd)), base+int32(posEnd)
 	}
 	b.buf = append(b.buf, buf...)
 	b.recs = append(b.recs, sp)

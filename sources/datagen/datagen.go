@@ -268,7 +268,22 @@ func (s *Source) Restore(pos []byte) error {
 	return nil
 }
 
+// Replays implements connector.Replayer: a restored run continues the
+// generator from its checkpointed state, and a run that starts over draws
+// the same rows only from the same seed. Random timestamps follow the
+// clock.
+func (s *Source) Replays() string {
+	switch {
+	case s.anyTime:
+		return "random timestamps (max_past) follow the clock"
+	case !s.seedSet:
+		return "without a seed a run that starts over draws other rows; set seed"
+	}
+	return ""
+}
+
 var (
 	_ connector.Source     = (*Source)(nil)
 	_ connector.Positioner = (*Source)(nil)
+	_ connector.Replayer   = (*Source)(nil)
 )

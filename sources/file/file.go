@@ -561,9 +561,21 @@ func (s *Source) Size() (done, total int64) {
 	return min(done, total), total
 }
 
+// Replays implements connector.Replayer: a restored run reads on from
+// the checkpoint's offset in the same files, line by line. A followed file
+// does not qualify: after a rotation a new file takes the name and its
+// line numbers start again, so a position would name two records.
+func (s *Source) Replays() string {
+	if s.fl != nil {
+		return "a followed file may be rotated, and the new file's line numbers start again"
+	}
+	return ""
+}
+
 var (
 	_ connector.Source     = (*Source)(nil)
 	_ connector.Sizer      = (*Source)(nil)
 	_ connector.Positioner = (*Source)(nil)
+	_ connector.Replayer   = (*Source)(nil)
 	_ connector.Meter      = (*Source)(nil)
 )

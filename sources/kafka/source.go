@@ -673,9 +673,15 @@ func (s *Source) Close(ctx context.Context) error {
 	return nil
 }
 
+// Replays implements connector.Replayer: a restored run reads every
+// partition on from the checkpoint's offsets, in offset order (the
+// partitions interleave differently).
+func (s *Source) Replays() string { return "" }
+
 var (
 	_ connector.Source         = (*Source)(nil)
 	_ connector.Positioner     = (*Source)(nil)
+	_ connector.Replayer       = (*Source)(nil)
 	_ connector.Committer      = (*Source)(nil)
 	_ connector.MetadataSource = (*Source)(nil)
 	_ connector.Meter          = (*Source)(nil)

@@ -1,0 +1,64 @@
+package plan
+
+import (
+	"fmt"
+
+	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/pipeline/expr"
+)
+
+// replayOf derives what a run restored from a checkpoint sends again to a
+// sink reading t (connector.Replay): ByRecord when every node between the
+// sources and the sink maps one record to its changes without state (a
+// Calc: projection and filter), no expression reads the clock, and every
+// source reads the same records of each input again in order. Stateful
+// operators do not qualify: over inputs that interleave differently (the
+// partitions of a Kafka topic) a restored run emits other intermediate
+// results, and a window's results come from no one record.
+func replayOf(t *Table) connector.Replay {
+	no := func(format string, args ...any) connector.Replay {
+		return connector.Replay{Why: fmt.Sprintf(format, args...)}
+	}
+	for n := t.Root; n != nil; n = n.Input {
+		switch n.Kind {
+		case ScanNode:
+			src := n.source
+			if src == nil || src.Conn == nil {
+				return no("its source did not build")
+			}
+			name := src.Spec.Name
+			if c := firstClock(append(append([]*expr.Compiled(nil), src.computed...), src.watermark)); c != "" {
+				return no("source %q: a computed column or the watermark calls %s, which reads the clock", name, c)
+			}
+			rp, ok := src.Conn.(connector.Replayer)
+			if !ok {
+				return no("source %q (%s) does not promise to read the same records again after a restore", name, src.Spec.Type)
+			}
+			if why := rp.Replays(); why != "" {
+				return no("source %q: %s", name, why)
+			}
+		case CalcNode:
+			if c := firstClock(append([]*expr.Compiled{n.filter}, n.project...)); c != "" {
+				return no("%s calls %s, which reads the clock", n.Label, c)
+			}
+		case GroupAggNode, DistinctNode:
+			return no("%s keeps state: its results depend on how the inputs interleave, which a restored run may change", n.Label)
+		case WindowAggNode:
+			return no("%s: a window's results come from no one source record", n.Label)
+		default:
+			return no("%s is not known to replay the same changes", n.Label)
+		}
+	}
+	return connector.Replay{ByRecord: true}
+}
+
+// firstClock names the first clock-reading function of cs (nil entries
+// are skipped), or "".
+func firstClock(cs []*expr.Compiled) string {
+	for _, c := range cs {
+		if c != nil && c.Clock != "" {
+			return c.Clock
+		}
+	}
+	return ""
+}
