@@ -117,8 +117,9 @@ sinks:
 	if want := fmt.Sprintf("shutdown_timeout %s passed", timeout); line["reason"] != want {
 		t.Errorf("abandon reason %q, want %q", line["reason"], want)
 	}
-	if bySink, _ := line["pending_rows_by_sink"].(map[string]any); bySink["db"] == nil {
-		t.Errorf("abandon line lacks the db sink's pending rows: %v", line)
+	// The sink is stuck writing rows that came after the checkpoint.
+	if bySink, _ := line["pending_rows_by_sink"].(map[string]any); fmt.Sprint(bySink["db"]) == "0" || bySink["db"] == nil {
+		t.Errorf("abandon line shows no pending rows for the db sink: %v", line)
 	}
 	if d.logged("stopped before every pipeline could drain: exit status 1; the next start resumes from the checkpoints named above") == nil {
 		t.Error("no final line says why the exit status is 1")
