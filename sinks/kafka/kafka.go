@@ -64,6 +64,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"net"
 	"slices"
 	"strings"
 	"sync"
@@ -286,6 +287,11 @@ type Sink struct {
 	key    []int   // key column indices; nil without a key
 	keyRow row.Row // scratch row for the key encoder
 
+	// dial, if set, replaces the transport's dialer: tests route every
+	// connection through a proxy, since a broker's metadata names its own
+	// address and would take the sink around one after bootstrap.
+	dial func(ctx context.Context, network, addr string) (net.Conn, error)
+
 	// Set by Open.
 	client    *kafka.Client
 	transport *kafka.Transport
@@ -438,6 +444,9 @@ func (s *Sink) Open(ctx context.Context) error {
 	tr, err := s.kafka.Transport()
 	if err != nil {
 		return s.errorf("%w", err)
+	}
+	if s.dial != nil {
+		tr.Dial = s.dial
 	}
 	s.transport = tr
 	s.client = &kafka.Client{Addr: kafka.TCP(s.kafka.Addrs()...), Transport: tr, Timeout: s.timeout}
