@@ -491,7 +491,10 @@ func TestReloadCancelsAStopThatTakesTooLong(t *testing.T) {
 		t.Error("the old version's stuck flush was not cancelled")
 	}
 	h.waitState("p.yaml", Running)
-	if !strings.Contains(h.logs.String(), "did not stop in time") {
-		t.Errorf("the cancel was not logged:\n%s", h.logs)
+	line := findLine(h.logs.String(), "did not stop in time")
+	for _, want := range []string{`"pipeline":"p"`, `"reason":"shutdown_timeout 100ms passed"`, `"resume_from_checkpoint":`, `"pending_rows_by_sink":{"out":`} {
+		if !strings.Contains(line, want) {
+			t.Errorf("the reload's abandon line lacks %s:\n%s", want, h.logs)
+		}
 	}
 }
