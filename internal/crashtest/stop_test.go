@@ -19,20 +19,18 @@ import (
 	"github.com/etld/etld/internal/testenv"
 )
 
-// etldBinary builds cmd/etld once for the tests that need the real
-// command: its signal handling and shutdown_timeout live there.
-var etldBinary = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "etld-crashtest-")
-	if err != nil {
-		return "", err
-	}
-	bin := filepath.Join(dir, "etld")
+// buildEtld builds cmd/etld into a directory of t's, for the tests that
+// need the real command: its signal handling and shutdown_timeout live
+// there.
+func buildEtld(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "etld")
 	out, err := exec.Command("go", "build", "-o", bin, "github.com/etld/etld/cmd/etld").CombinedOutput()
 	if err != nil {
-		return "", fmt.Errorf("go build ./cmd/etld: %v\n%s", err, out)
+		t.Fatalf("go build ./cmd/etld: %v\n%s", err, out)
 	}
-	return bin, nil
-})
+	return bin
+}
 
 // etldProc is `etld run` as a child process, its stderr kept.
 type etldProc struct {
@@ -51,12 +49,8 @@ func (w lockedWriter) Write(b []byte) (int, error) {
 	return w.p.stderr.Write(b)
 }
 
-func startEtld(t *testing.T, env []string, args ...string) *etldProc {
+func startEtld(t *testing.T, bin string, env []string, args ...string) *etldProc {
 	t.Helper()
-	bin, err := etldBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
 	p := &etldProc{exited: make(chan struct{})}
 	p.cmd = exec.Command(bin, append([]string{"run"}, args...)...)
 	p.cmd.Env = append(os.Environ(), env...)
@@ -125,6 +119,7 @@ func (p *etldProc) exitCode(t *testing.T) int {
 // a last run finishes, and the table is exactly the query's result.
 func TestStopDuringAnOutage(t *testing.T) {
 	rnd := seedOf(t, "stop during an outage")
+	bin := buildEtld(t)
 	m := startPrivateMariaDB(t)
 	db := m.open()
 	const rows, rate, keys = 60_000, 5_000, 50 // twelve seconds of input
@@ -142,7 +137,7 @@ func TestStopDuringAnOutage(t *testing.T) {
 	stops := 2 + rnd.IntN(2)
 	var counted, resumed int64
 	for i := range stops {
-		p := startEtld(t, env, args...)
+		p := startEtld(t, bin, env, args...)
 		// Progress since the last stop: the run has checkpoints to lose.
 		target := counted + int64(rows/20+rnd.IntN(rows/10))
 		testenv.Eventually(t, time.Minute, fmt.Sprintf("stop %d: %d rows counted", i+1, target), func() error {
@@ -207,7 +202,7 @@ func TestStopDuringAnOutage(t *testing.T) {
 		m.waitReady()
 	}
 
-	last := startEtld(t, env, args...)
+	last := startEtld(t, bin, env, args...)
 	if code := last.exitCode(t); code != 0 {
 		t.Fatalf("last run: exit %d\n%s", code, last.logs())
 	}
