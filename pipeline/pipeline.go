@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/etld/etld/internal/checkpoint"
@@ -33,6 +34,20 @@ type Env struct {
 type Pipeline struct {
 	Spec *spec.Pipeline
 	Plan *plan.Plan
+	// live gives the counters of the run in progress (or of the last).
+	live atomic.Pointer[func() Summary]
+}
+
+// Live returns the counters of the run in progress, or of the last run,
+// read now (Progress reports lag by up to half a second); false before
+// any run began. A caller abandoning a stuck run uses it to say what the
+// run leaves.
+func (p *Pipeline) Live() (Summary, bool) {
+	f := p.live.Load()
+	if f == nil {
+		return Summary{Pipeline: p.Name()}, false
+	}
+	return (*f)(), true
 }
 
 // Name is the pipeline's name.
@@ -189,7 +204,8 @@ func (p *Pipeline) Run(ctx context.Context, opt RunOptions) (Summary, error) {
 			}
 		}
 		for i, n := range g.Sinks {
-			s.Sinks = append(s.Sinks, Count{Name: n.Name, Mode: p.Plan.Sinks[i].Mode.String(), In: n.Stats.RowsIn.Load(), Out: n.Stats.RowsOut.Load(), Skipped: p.Plan.Sinks[i].Skipped()})
+			in := n.Stats.RowsIn.Load()
+			s.Sinks = append(s.Sinks, Count{Name: n.Name, Mode: p.Plan.Sinks[i].Mode.String(), In: in, Out: n.Stats.RowsOut.Load(), Skipped: p.Plan.Sinks[i].Skipped(), Pending: max(in-n.Stats.Checkpointed.Load(), 0)})
 		}
 		c := &g.Checkpoints
 		s.Checkpoints = Checkpoints{
@@ -198,6 +214,7 @@ func (p *Pipeline) Run(ctx context.Context, opt RunOptions) (Summary, error) {
 		}
 		return s
 	}
+	p.live.Store(&summarize)
 	cpo := runtime.CheckpointOptions{Interval: p.CheckpointInterval(opt.CheckpointInterval), Logger: opt.Logger}
 	if opt.StateDir != "" {
 		if cpo.Store, err = checkpoint.Open(opt.StateDir, p.Name()); err != nil {

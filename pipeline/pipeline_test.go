@@ -366,3 +366,31 @@ sinks:
 		t.Errorf("fail policy: err = %v, want the bad value named", err)
 	}
 }
+
+// TestPendingIsWhatNoCheckpointCovers: a sink's Pending counts the rows
+// it took in after the last completed checkpoint. A run that ends at the
+// end of its input takes a final checkpoint after everything, so nothing
+// is pending, and the checkpoint names every row.
+func TestPendingIsWhatNoCheckpointCovers(t *testing.T) {
+	sum := runFile(t, t.TempDir(), `version: 1
+name: pending
+sources:
+  - name: gen
+    type: datagen
+    rows: 5000
+    schema: [id BIGINT]
+sinks:
+  - name: out
+    from: gen
+    type: blackhole
+`)
+	if len(sum.Sinks) != 1 {
+		t.Fatalf("sinks = %+v", sum.Sinks)
+	}
+	if c := sum.Sinks[0]; c.In != 5000 || c.Pending != 0 {
+		t.Errorf("sink after the end of input: in %d, pending %d; want 5000 in, 0 pending", c.In, c.Pending)
+	}
+	if sum.Checkpoints.Count == 0 {
+		t.Error("no checkpoint: the final one is missing")
+	}
+}

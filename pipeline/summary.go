@@ -53,6 +53,10 @@ type Count struct {
 	// in bytes, of its size (connector.Sizer); both 0 for a source that
 	// cannot tell (datagen, Kafka, a followed file).
 	Read, Size int64
+	// Pending, for a sink, counts the rows it took in after the last
+	// completed checkpoint: written or buffered, but not yet covered by
+	// a checkpoint, so a run cut short reads them again on its next start.
+	Pending int64
 }
 
 // RowsPerSecond is the sources' output rate.

@@ -72,6 +72,7 @@ func runDaemon(configPath string, flags [][2]string, stderr io.Writer) int {
 
 		StateDir:           cfg.StateDir,
 		CheckpointInterval: cfg.CheckpointInterval,
+		StopTimeout:        cfg.ShutdownTimeout,
 	})
 	build := buildVersion()
 	reg := metrics.NewRegistry(sup.Status, build.Version)
@@ -172,7 +173,7 @@ loop:
 			}
 		case sig := <-sigs:
 			if sig != syscall.SIGHUP {
-				log.Info("stopping: draining in-flight rows and flushing sinks; signal again to abort", "signal", sig.String())
+				log.Info("stopping: draining in-flight rows and flushing sinks; signal again to abort", "signal", sig.String(), "shutdown_timeout", cfg.ShutdownTimeout.String())
 				break loop
 			}
 			if reloadDone != nil {
@@ -184,18 +185,22 @@ loop:
 	}
 
 	sdNotify("STOPPING=1")
-	// A second signal cancels the runs instead of waiting for the drain.
-	ctx, cancel := context.WithCancel(context.Background())
+	// The stop has a deadline, and a second signal cuts it short: either
+	// way each pipeline still running is abandoned with a line saying what
+	// it leaves, and etld exits 1.
+	abort, abortNow := context.WithCancelCause(context.Background())
+	defer abortNow(nil)
+	ctx, cancel := context.WithTimeoutCause(abort, cfg.ShutdownTimeout, fmt.Errorf("shutdown_timeout %s passed", cfg.ShutdownTimeout))
 	defer cancel()
 	go func() {
 		for sig := range sigs {
 			if sig != syscall.SIGHUP {
-				cancel()
+				abortNow(fmt.Errorf("second signal (%s)", sig))
 				return
 			}
 		}
 	}()
-	sup.Shutdown(ctx)
+	clean := sup.Shutdown(ctx)
 	for _, st := range sup.Status() {
 		log.Info("final state", "pipeline", st.Name, "state", string(st.State), "error", st.Error, "rows_in", sumIn(st.Sources), "rows_out", sumOut(st.Sinks))
 	}
@@ -205,6 +210,10 @@ loop:
 		if err := srv.Shutdown(shutCtx); err != nil {
 			log.Warn("admin server shutdown", "error", err)
 		}
+	}
+	if !clean {
+		log.Error("stopped before every pipeline could drain: exit status 1; the next start resumes from the checkpoints named above")
+		return 1
 	}
 	log.Info("stopped")
 	return 0

@@ -10,7 +10,9 @@ import (
 	"os"
 	"os/signal"
 	"sync"
+	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/etld/etld/internal/daemon"
 	"github.com/etld/etld/internal/panics"
@@ -41,10 +43,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	}
 	// One-shot runs take the logging and checkpoint flags; the others
 	// (pipelines dir, admin server) only mean something to the daemon.
-	cfg := daemon.Config{Log: daemon.LogConfig{Level: "info"}}
+	cfg := daemon.Config{Log: daemon.LogConfig{Level: "info"}, ShutdownTimeout: daemon.DefaultShutdownTimeout}
 	for _, f := range rf.settings {
 		switch f[0] {
-		case "log-level", "log-format", "state-dir", "checkpoint-interval":
+		case "log-level", "log-format", "state-dir", "checkpoint-interval", "shutdown-timeout":
 			if err := cfg.Set(f[0], f[1]); err != nil {
 				fmt.Fprintln(stderr, "etld run:", err)
 				return 2
@@ -53,6 +55,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "etld run: --%s is a daemon setting: add --config FILE or --daemon\n", f[0])
 			return 2
 		}
+	}
+	if cfg.ShutdownTimeout <= 0 {
+		fmt.Fprintln(stderr, "etld run: --shutdown-timeout: want a duration above 0")
+		return 2
 	}
 	return runOnce(fs.Args(), cfg, rf.quiet, stderr)
 }
@@ -104,35 +110,44 @@ func runOnce(paths []string, cfg daemon.Config, quiet bool, stderr io.Writer) in
 		return 1
 	}
 
-	// The first SIGINT or SIGTERM stops gracefully (drain, flush); a
-	// second one cancels.
+	// The first SIGINT or SIGTERM stops gracefully (drain, flush) within
+	// the shutdown_timeout; the deadline or a second signal abandons the
+	// runs still going, each with a line saying what it leaves.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	stop := make(chan struct{})
+	abandoned := make(chan string, 1) // why
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(sigs)
 	go func() {
-		n := 0
-		for range sigs {
-			n++
-			if n == 1 {
-				logger.Info("stopping: draining in-flight rows and flushing sinks; signal again to abort")
-				close(stop)
-				continue
-			}
-			cancel()
+		select {
+		case <-sigs:
+		case <-ctx.Done():
 			return
+		}
+		logger.Info("stopping: draining in-flight rows and flushing sinks; signal again to abort", "shutdown_timeout", cfg.ShutdownTimeout.String())
+		close(stop)
+		deadline := time.NewTimer(cfg.ShutdownTimeout)
+		defer deadline.Stop()
+		select {
+		case sig := <-sigs:
+			abandoned <- fmt.Sprintf("second signal (%s)", sig)
+		case <-deadline.C:
+			abandoned <- fmt.Sprintf("shutdown_timeout %s passed", cfg.ShutdownTimeout)
+		case <-ctx.Done():
 		}
 	}()
 
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	failed := false
+	ended := make([]atomic.Bool, len(ps))
 	for i, p := range ps {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer ended[i].Store(true)
 			var summary pipeline.Summary
 			// A panic on Run's own goroutine is its error, as the runtime
 			// makes one on a node's.
@@ -161,7 +176,31 @@ func runOnce(paths []string, cfg daemon.Config, quiet bool, stderr io.Writer) in
 			}
 		}()
 	}
-	wg.Wait()
+	all := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(all)
+	}()
+	select {
+	case <-all:
+	case why := <-abandoned:
+		for i, p := range ps {
+			if !ended[i].Load() {
+				s, _ := p.Live()
+				daemon.LogAbandoned(logger, s, cfg.StateDir != "", why)
+			}
+		}
+		cancel()
+		// A connector stuck in a call that ignores cancelling must not
+		// keep the process alive.
+		t := time.NewTimer(daemon.AbandonGrace)
+		defer t.Stop()
+		select {
+		case <-all:
+		case <-t.C:
+		}
+		return 1
+	}
 	if failed {
 		return 1
 	}

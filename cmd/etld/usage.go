@@ -18,6 +18,7 @@ const runFlagsUsage = `Run flags:
   --quiet                            no summary and no progress line (one-shot)
   --state-dir DIR                    keep checkpoints and resume from them (one-shot: off by default)
   --checkpoint-interval DURATION     default checkpoint interval (10s)
+  --shutdown-timeout DURATION        deadline of a graceful stop (30s); past it, exit 1
 `
 
 const daemonFlagsUsage = `Daemon flags (each also ETLD_<NAME> in the environment; flag > env > file;
@@ -49,8 +50,10 @@ Run 'etld COMMAND --help' for a command's usage.
 
 const runUsage = `etld run runs pipelines: once over the named files, or as a daemon over
 the pipelines directory. Bounded pipelines end with a summary; the first
-SIGINT or SIGTERM drains in-flight rows and flushes the sinks, a second
-aborts. The daemon reloads the directory on SIGHUP.
+SIGINT or SIGTERM drains in-flight rows and flushes the sinks within
+--shutdown-timeout; past it, or at a second signal, etld logs per pipeline
+what was not checkpointed and the checkpoint the next start resumes from
+(nothing is lost), and exits 1. The daemon reloads the directory on SIGHUP.
 
 Usage:
   etld run [flags] FILE|DIR...       run pipelines once (a directory means its *.yaml)

@@ -22,8 +22,14 @@ type Config struct {
 	// CheckpointInterval is the default for pipelines that set none; 0
 	// leaves the runtime's default.
 	CheckpointInterval time.Duration `yaml:"checkpoint_interval"`
-	Admin              AdminConfig   `yaml:"admin"`
-	Log                LogConfig     `yaml:"log"`
+	// ShutdownTimeout bounds a graceful stop (SIGTERM, SIGINT, or a
+	// reload that stops a pipeline): past it the runs are abandoned,
+	// which loses nothing, since the next start resumes from the last
+	// checkpoint. A stop that waits for a sink whose server is down would
+	// otherwise never end.
+	ShutdownTimeout time.Duration `yaml:"shutdown_timeout"`
+	Admin           AdminConfig   `yaml:"admin"`
+	Log             LogConfig     `yaml:"log"`
 }
 
 // AdminConfig is the admin HTTP server's.
@@ -41,6 +47,11 @@ type LogConfig struct {
 	Format string `yaml:"format"`
 }
 
+// DefaultShutdownTimeout is ShutdownTimeout's default. The systemd unit's
+// TimeoutStopSec is a little longer, so that etld, not SIGKILL, ends a
+// stop that runs out of time, and says what it left.
+const DefaultShutdownTimeout = 30 * time.Second
+
 // DefaultAdminAddress listens on loopback only.
 const DefaultAdminAddress = "127.0.0.1:9464"
 
@@ -50,8 +61,10 @@ func Defaults() Config {
 	return Config{
 		Pipelines: "/etc/etld/pipelines",
 		StateDir:  "/var/lib/etld",
-		Admin:     AdminConfig{Enabled: true, Address: DefaultAdminAddress},
-		Log:       LogConfig{Level: "info"},
+
+		ShutdownTimeout: DefaultShutdownTimeout,
+		Admin:           AdminConfig{Enabled: true, Address: DefaultAdminAddress},
+		Log:             LogConfig{Level: "info"},
 	}
 }
 
@@ -78,6 +91,11 @@ var Settings = []Setting{
 	{"checkpoint_interval", "checkpoint-interval", "ETLD_CHECKPOINT_INTERVAL", "default checkpoint interval, e.g. 10s", func(c *Config, v string) error {
 		d, err := spec.ParseDuration(v)
 		c.CheckpointInterval = d
+		return err
+	}},
+	{"shutdown_timeout", "shutdown-timeout", "ETLD_SHUTDOWN_TIMEOUT", "deadline of a graceful stop, e.g. 30s; past it etld exits 1 and resumes from its checkpoint on the next start", func(c *Config, v string) error {
+		d, err := spec.ParseDuration(v)
+		c.ShutdownTimeout = d
 		return err
 	}},
 	{"admin.enabled", "admin-enabled", "ETLD_ADMIN_ENABLED", "serve /healthz, /readyz, /metrics, /pipelines (true or false)", func(c *Config, v string) error {
@@ -161,6 +179,9 @@ func (c *Config) Validate() error {
 	var errs []string
 	if c.Pipelines == "" {
 		errs = append(errs, "pipelines: want the directory of the pipeline files")
+	}
+	if c.ShutdownTimeout <= 0 {
+		errs = append(errs, fmt.Sprintf("shutdown_timeout %s: want a duration above 0, e.g. %s", c.ShutdownTimeout, DefaultShutdownTimeout))
 	}
 	switch strings.ToLower(c.Log.Level) {
 	case "debug", "info", "warn", "error":

@@ -14,6 +14,7 @@ func TestConfigPrecedence(t *testing.T) {
 	file := `pipelines: pipelines.d
 state_dir: /srv/etld/state
 checkpoint_interval: 30s
+shutdown_timeout: 45s
 admin:
   address: ${ADMIN_ADDR}
 log:
@@ -23,7 +24,7 @@ log:
 	if err := os.WriteFile(path, []byte(file), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	env := map[string]string{"ADMIN_ADDR": "127.0.0.1:1234", "ETLD_LOG_LEVEL": "warn", "ETLD_STATE_DIR": "/env/state", "ETLD_LOG_FORMAT": ""}
+	env := map[string]string{"ADMIN_ADDR": "127.0.0.1:1234", "ETLD_LOG_LEVEL": "warn", "ETLD_STATE_DIR": "/env/state", "ETLD_LOG_FORMAT": "", "ETLD_SHUTDOWN_TIMEOUT": "12s"}
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
 
 	cfg := Defaults()
@@ -43,6 +44,7 @@ log:
 		Pipelines:          filepath.Join(dir, "pipelines.d"), // relative to the file
 		StateDir:           "/flag/state",                     // flag > env > file
 		CheckpointInterval: 30 * time.Second,
+		ShutdownTimeout:    12 * time.Second,                                      // env > file
 		Admin:              AdminConfig{Enabled: true, Address: "127.0.0.1:1234"}, // ${VAR} expanded; enabled by default
 		Log:                LogConfig{Level: "warn", Format: "text"},              // env > file; an empty variable sets nothing
 	}
@@ -63,6 +65,8 @@ func TestConfigErrors(t *testing.T) {
 		{"bad yaml", "admin: [\n", nil, "etld.yaml:"},
 		{"bad env", "", map[string]string{"ETLD_ADMIN_ENABLED": "sometimes"}, `ETLD_ADMIN_ENABLED: want true or false, got "sometimes"`},
 		{"bad level", "log: {level: loud}\n", nil, `log.level "loud": want debug, info, warn or error`},
+		{"zero shutdown timeout", "shutdown_timeout: 0s\n", nil, `shutdown_timeout 0s: want a duration above 0`},
+		{"bad shutdown timeout", "", map[string]string{"ETLD_SHUTDOWN_TIMEOUT": "soon"}, `ETLD_SHUTDOWN_TIMEOUT: `},
 		{"bad address", "admin: {address: localhost}\n", nil, `admin.address "localhost": want host:port`},
 	}
 	for _, tc := range cases {

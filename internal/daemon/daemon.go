@@ -19,6 +19,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -60,10 +61,11 @@ type Options struct {
 	// CheckpointInterval is the default for pipelines that set none.
 	CheckpointInterval time.Duration
 	// StopTimeout bounds the graceful stop of a pipeline that a reload
-	// removes or replaces (default 60s): a sink waiting for a target that
-	// is down would otherwise hold the new version back for ever. The
-	// run is then cancelled; what it had not checkpointed is read again
-	// by its successor, so nothing is lost.
+	// removes or replaces (default DefaultShutdownTimeout, the daemon
+	// passes its shutdown_timeout): a sink waiting for a target that is
+	// down would otherwise hold the new version back for ever. The run is
+	// then cancelled, after a line saying what it leaves; what it had not
+	// checkpointed is read again by its successor, so nothing is lost.
 	StopTimeout time.Duration
 	// Secrets, if set, learns the ${VAR}s of every file loaded and scrubs
 	// errors and Status.
@@ -97,7 +99,7 @@ func New(opt Options) *Supervisor {
 		opt.Lookup = os.LookupEnv
 	}
 	if opt.StopTimeout <= 0 {
-		opt.StopTimeout = 60 * time.Second
+		opt.StopTimeout = DefaultShutdownTimeout
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Supervisor{
@@ -275,9 +277,14 @@ func (s *Supervisor) nameUsedBy(name, file string) string {
 }
 
 // Shutdown stops every pipeline gracefully (sources stop, in-flight rows
-// drain, sinks flush) and waits. When ctx ends first, the runs are
-// cancelled, and Shutdown still waits for them to return.
-func (s *Supervisor) Shutdown(ctx context.Context) {
+// drain, sinks flush) and waits, and reports whether every one stopped
+// so. When ctx ends first (the shutdown_timeout, a second signal: its
+// cause says which), each pipeline still running is abandoned: a line
+// says what it leaves unflushed and the checkpoint its next start resumes
+// from, its run is cancelled, and Shutdown waits at most AbandonGrace
+// more for the runs to return, since a connector stuck in a call that
+// ignores cancelling must not keep the process alive.
+func (s *Supervisor) Shutdown(ctx context.Context) bool {
 	s.mu.Lock()
 	s.closed = true
 	units := make([]*unit, 0, len(s.units))
@@ -285,6 +292,7 @@ func (s *Supervisor) Shutdown(ctx context.Context) {
 		units = append(units, u)
 	}
 	s.mu.Unlock()
+	slices.SortFunc(units, func(a, b *unit) int { return strings.Compare(a.file, b.file) })
 	for _, u := range units {
 		u.requestStop()
 	}
@@ -295,15 +303,31 @@ func (s *Supervisor) Shutdown(ctx context.Context) {
 		}
 		close(all)
 	}()
+	defer s.cancel()
 	select {
 	case <-all:
+		return true
 	case <-ctx.Done():
-		s.log.Warn("stop deadline passed or second signal: cancelling the pipelines")
-		s.cancel()
-		<-all
+	}
+	why := context.Cause(ctx).Error()
+	for _, u := range units {
+		if u.live() {
+			u.abandon(why)
+		}
 	}
 	s.cancel()
+	t := time.NewTimer(AbandonGrace)
+	defer t.Stop()
+	select {
+	case <-all:
+	case <-t.C:
+		s.log.Warn("pipelines still returning after being cancelled: exiting without them", "waited", AbandonGrace.String())
+	}
+	return false
 }
+
+// AbandonGrace is how long Shutdown waits for cancelled runs to return.
+const AbandonGrace = time.Second
 
 // Status lists every pipeline file, in file order.
 func (s *Supervisor) Status() []Status {

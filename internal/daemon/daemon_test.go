@@ -144,6 +144,8 @@ func newHarness(t *testing.T) *harness {
 		Logger:  logger,
 		Backoff: retry.Backoff{Initial: time.Millisecond, Max: 5 * time.Millisecond},
 		Secrets: secrets,
+		// Abandoned runs say where they resume.
+		StateDir: filepath.Join(h.dir, ".state"),
 	})
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -349,7 +351,9 @@ func TestShutdownStopsEveryPipeline(t *testing.T) {
 	h.waitState("c.yaml", Retrying)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	h.sup.Shutdown(ctx)
+	if !h.sup.Shutdown(ctx) {
+		t.Error("Shutdown reported a stop cut short, but every pipeline could stop")
+	}
 	for _, st := range h.sup.Status() {
 		if st.State != Stopped {
 			t.Errorf("%s is %s after Shutdown", st.Name, st.State)
@@ -446,15 +450,35 @@ func TestShutdownDeadlineCancels(t *testing.T) {
 	h.waitState("p.yaml", Running)
 	// The graceful stop waits for the flush, which never ends; the
 	// deadline (a second signal, in etld) cancels the run.
-	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	ctx, cancel := context.WithTimeoutCause(context.Background(), 200*time.Millisecond, errors.New("test deadline passed"))
 	defer cancel()
-	h.sup.Shutdown(ctx)
+	if h.sup.Shutdown(ctx) {
+		t.Error("Shutdown reported a graceful stop, but the deadline cut it short")
+	}
 	if !cancelled.Load() {
 		t.Error("Shutdown returned but the stuck flush was never cancelled")
 	}
 	if st := h.status("p.yaml"); st.State != Stopped {
 		t.Errorf("state after a cancelled stop = %s", st.State)
 	}
+	// One line for the pipeline says why, what it leaves and where its
+	// next start resumes (no checkpoint completed: the flush never ends).
+	line := findLine(h.logs.String(), "did not stop in time")
+	for _, want := range []string{`"pipeline":"p"`, `"reason":"test deadline passed"`, `"resume_from_checkpoint":0`, `"pending_rows_by_sink":{"out":`} {
+		if !strings.Contains(line, want) {
+			t.Errorf("abandon line lacks %s:\n%s", want, h.logs)
+		}
+	}
+}
+
+// findLine is the first line of logs containing s.
+func findLine(logs, s string) string {
+	for line := range strings.Lines(logs) {
+		if strings.Contains(line, s) {
+			return line
+		}
+	}
+	return ""
 }
 
 func TestReloadCancelsAStopThatTakesTooLong(t *testing.T) {
@@ -483,7 +507,10 @@ func TestReloadCancelsAStopThatTakesTooLong(t *testing.T) {
 		t.Error("the old version's stuck flush was not cancelled")
 	}
 	h.waitState("p.yaml", Running)
-	if !strings.Contains(h.logs.String(), "did not stop in time") {
-		t.Errorf("the cancel was not logged:\n%s", h.logs)
+	line := findLine(h.logs.String(), "did not stop in time")
+	for _, want := range []string{`"pipeline":"p"`, `"reason":"shutdown_timeout 100ms passed"`, `"resume_from_checkpoint":`, `"pending_rows_by_sink":{"out":`} {
+		if !strings.Contains(line, want) {
+			t.Errorf("the reload's abandon line lacks %s:\n%s", want, h.logs)
+		}
 	}
 }

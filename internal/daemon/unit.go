@@ -161,10 +161,22 @@ func (u *unit) stopWithin(d time.Duration) {
 	case <-u.done:
 		return
 	case <-t.C:
-		u.s.log.Warn("pipeline did not stop in time: cancelling it", "pipeline", u.name, "file", u.file, "timeout", d.String())
-		u.cancel()
+		u.abandon("shutdown_timeout " + d.String() + " passed")
 	}
 	<-u.done
+}
+
+// abandon logs what the run leaves unflushed and cancels it.
+func (u *unit) abandon(why string) {
+	u.mu.Lock()
+	s, p := u.last, u.p
+	u.mu.Unlock()
+	if p != nil {
+		s, _ = p.Live() // fresher than the last progress report
+	}
+	s.Pipeline = u.name
+	LogAbandoned(u.s.log.With("file", u.file), s, u.s.opt.StateDir != "", why)
+	u.cancel()
 }
 
 func (u *unit) stopping() bool {

@@ -22,6 +22,31 @@ type Backoff struct {
 	// Attempts bounds the number of tries; 0 means until ctx ends. A sink
 	// that must never drop data leaves it at 0.
 	Attempts int
+	// Probe, if set, is a cheap health request (a ping, a HEAD /) made
+	// every ProbeEvery while Do waits between tries, each bounded by
+	// ProbeTimeout: once it succeeds the wait ends and the operation is
+	// tried at once. A server's return is then noticed within about
+	// ProbeEvery, without resending a large write at that rate.
+	Probe func(ctx context.Context) error
+	// ProbeEvery is the probing interval (default 200ms).
+	ProbeEvery time.Duration
+	// ProbeTimeout bounds one probe (default 500ms): a server that
+	// accepts connections but does not answer must not hold the wait.
+	ProbeTimeout time.Duration
+}
+
+// Sink is the schedule of writes to a server that may be away for a
+// while: 100ms doubling to 1s, so that writes resume within about a
+// second of the server's return even after a long outage (a 30s cap made
+// recovery take up to 30s), with the sink's Probe set to notice the
+// return sooner still. A failed write costs the server little: the next
+// try is a reconnect, refused at once while it is down.
+var Sink = Backoff{Initial: 100 * time.Millisecond, Max: time.Second}
+
+// WithProbe returns b probing with probe while it waits.
+func (b Backoff) WithProbe(probe func(ctx context.Context) error) Backoff {
+	b.Probe = probe
+	return b
 }
 
 // Delay returns the wait before retry number attempt (1 for the first
@@ -117,12 +142,44 @@ func Do(ctx context.Context, b Backoff, logger *slog.Logger, what string, op fun
 			}
 			logger.Log(ctx, level, what+": will retry", "attempt", attempt, "in", wait.Round(time.Millisecond), "error", err.Error())
 		}
-		t := time.NewTimer(wait)
+		if !b.wait(ctx, wait) {
+			return errors.Join(context.Cause(ctx), err)
+		}
+	}
+}
+
+// wait waits d, or less once the probe succeeds, and reports false when
+// ctx ended first.
+func (b Backoff) wait(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	var probe <-chan time.Time
+	if b.Probe != nil {
+		every := b.ProbeEvery
+		if every <= 0 {
+			every = 200 * time.Millisecond
+		}
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		probe = tick.C
+	}
+	for {
 		select {
 		case <-ctx.Done():
-			t.Stop()
-			return errors.Join(context.Cause(ctx), err)
+			return false
 		case <-t.C:
+			return true
+		case <-probe:
+			timeout := b.ProbeTimeout
+			if timeout <= 0 {
+				timeout = 500 * time.Millisecond
+			}
+			pctx, cancel := context.WithTimeout(ctx, timeout)
+			err := b.Probe(pctx)
+			cancel()
+			if err == nil {
+				return ctx.Err() == nil
+			}
 		}
 	}
 }

@@ -123,3 +123,78 @@ func TestDoLogsExpectedRetriesAtDebug(t *testing.T) {
 		})
 	}
 }
+
+func TestProbeEndsTheWait(t *testing.T) {
+	// An hour between tries: only the probe can make the second try come.
+	probes, calls := 0, 0
+	b := Backoff{Initial: time.Hour, ProbeEvery: time.Millisecond,
+		Probe: func(context.Context) error {
+			probes++
+			if probes < 3 {
+				return errors.New("still down")
+			}
+			return nil
+		}}
+	start := time.Now()
+	err := Do(context.Background(), b, nil, "op", func(context.Context) error {
+		calls++
+		if calls == 1 {
+			return errors.New("down")
+		}
+		return nil
+	})
+	if err != nil || calls != 2 || probes != 3 {
+		t.Fatalf("err=%v calls=%d probes=%d, want nil after 2 calls and 3 probes", err, calls, probes)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("Do took %s: the probe's success did not end the wait", d)
+	}
+}
+
+func TestProbeIsBounded(t *testing.T) {
+	// A probe that hangs (a server that accepts and never answers) is cut
+	// at ProbeTimeout; the wait still ends on its own timer.
+	var deadlines []time.Duration
+	b := Backoff{Initial: 50 * time.Millisecond, Max: 50 * time.Millisecond, Attempts: 2,
+		ProbeEvery: time.Millisecond, ProbeTimeout: 20 * time.Millisecond,
+		Probe: func(ctx context.Context) error {
+			d, ok := ctx.Deadline()
+			if !ok {
+				t.Error("probe context has no deadline")
+			}
+			deadlines = append(deadlines, time.Until(d))
+			<-ctx.Done()
+			return ctx.Err()
+		}}
+	err := Do(context.Background(), b, nil, "op", func(context.Context) error { return errors.New("down") })
+	if err == nil || err.Error() != "down" {
+		t.Fatalf("err = %v, want the last error after the attempts", err)
+	}
+	if len(deadlines) == 0 {
+		t.Fatal("the probe never ran")
+	}
+	for _, d := range deadlines {
+		if d > 20*time.Millisecond {
+			t.Errorf("probe deadline %s away, want at most ProbeTimeout 20ms", d)
+		}
+	}
+}
+
+func TestProbeWaitEndsWithContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	b := Backoff{Initial: time.Hour, ProbeEvery: time.Millisecond,
+		Probe: func(context.Context) error { cancel(); return errors.New("down") }}
+	err := Do(ctx, b, nil, "op", func(context.Context) error { return errors.New("down") })
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want the context's", err)
+	}
+}
+
+func TestSinkScheduleRecoversWithinASecond(t *testing.T) {
+	// However long the outage, no wait is longer than the cap.
+	for attempt := 1; attempt < 100; attempt++ {
+		if d := Sink.Delay(attempt); d > time.Second {
+			t.Fatalf("Sink.Delay(%d) = %s, want at most 1s", attempt, d)
+		}
+	}
+}

@@ -100,6 +100,8 @@ type report struct {
 	finished  bool // ended at the end of its input, not by a stop
 	runtime   []byte
 	connector []byte
+	// rows, from a sink, is its RowsIn at the barrier (or at its end).
+	rows int64
 }
 
 // commitReq asks a committer to commit its state of a checkpoint.
@@ -546,6 +548,11 @@ func (c *coordinator) finish(id int64, start time.Time, final bool) error {
 	st.LastDuration.Store(int64(time.Since(start)))
 	st.LastID.Store(id)
 	st.Count.Add(1)
+	for i, p := range c.parts {
+		if r := states[i]; r != nil && r.rows > 0 {
+			p.node.Stats.Checkpointed.Store(r.rows)
+		}
+	}
 	for i, p := range c.parts {
 		if p.committer != nil {
 			p.enqueue(commitReq{id: id, state: states[i].connector})

@@ -62,6 +62,10 @@ type Stats struct {
 	// Skipped counts the rows an operator dropped (late rows of a
 	// window). Records set aside by on_error are counted by the policy.
 	Skipped atomic.Int64
+	// Checkpointed, for a sink, is RowsIn as of the last completed
+	// checkpoint: RowsIn minus it is what a stop cut short would leave
+	// to be read again from that checkpoint.
+	Checkpointed atomic.Int64
 	// Watermark is the node's current watermark, NoWatermark if none.
 	Watermark atomic.Int64
 }

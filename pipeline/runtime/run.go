@@ -287,7 +287,7 @@ func runSink(ctx context.Context, n *SinkNode, in <-chan message, co *coordinato
 				if err != nil {
 					return err
 				}
-				if err := co.report(ctx, report{part: n.cpIndex, ended: true, finished: finished, connector: state}); err != nil {
+				if err := co.report(ctx, report{part: n.cpIndex, ended: true, finished: finished, connector: state, rows: n.Stats.RowsIn.Load()}); err != nil {
 					return err
 				}
 				return p.waitFinal(ctx, co.done)
@@ -299,7 +299,7 @@ func runSink(ctx context.Context, n *SinkNode, in <-chan message, co *coordinato
 					return err
 				}
 				dirty = false
-				if err := co.report(ctx, report{part: n.cpIndex, id: m.barrier, connector: state}); err != nil {
+				if err := co.report(ctx, report{part: n.cpIndex, id: m.barrier, connector: state, rows: n.Stats.RowsIn.Load()}); err != nil {
 					return err
 				}
 				continue

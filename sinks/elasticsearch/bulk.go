@@ -244,7 +244,9 @@ func (l *lane) deliver(ctx context.Context, b *bulk) error {
 	s := l.s
 	pending := b.liveItems()
 	what := fmt.Sprintf("sink %s: bulk request", s.name)
-	return retry.Do(ctx, s.cfg.backoff, s.logger, what, func(ctx context.Context) error {
+	// Between tries a cluster health request, far cheaper than the bulk
+	// body, notices the cluster's return and ends the wait.
+	return retry.Do(ctx, s.cfg.backoff.WithProbe(s.ping), s.logger, what, func(ctx context.Context) error {
 		body := b.payload(pending)
 		s.sent.Add(int64(len(body)))
 		res, err := s.client.Bulk(bytes.NewReader(body),

@@ -127,8 +127,10 @@ const (
 	defaultInterval    = time.Second
 	defaultParallelism = 2
 	maxParallelism     = 64
-	// maxBackoff caps exponential waits between retries.
-	maxBackoff = 30 * time.Second
+	// maxBackoff caps exponential waits between retries: a cluster back
+	// from an outage is written to again within a second, and a health
+	// probe meanwhile (see deliver) notices it sooner.
+	maxBackoff = time.Second
 )
 
 // settings are the checked options.

@@ -501,3 +501,51 @@ sinks:
 `, filepath.Join(dir, "in.csv"), c.url, index))
 	compareDocs(t, c.docs(index), want)
 }
+
+// TestRecoveryAfterOutage keeps the cluster away long enough for the
+// backoff to reach its cap (ETLD_OUTAGE_SECONDS, default 8; the issue saw
+// 4-7 s recoveries after a 30-40 s outage with a 30 s cap), then brings
+// it back: the pending bulk request must succeed within 2 s (plus slack)
+// of the return, thanks to the 1 s cap and the health probe.
+func TestRecoveryAfterOutage(t *testing.T) {
+	c := newCluster(t)
+	index := c.index("es_recovery")
+	p := testenv.NewProxy(t, strings.TrimPrefix(c.url, "http://"))
+	p.Up()
+	var off time.Duration
+	s, err := es.New(es.Config{Hosts: []string{"http://" + p.Addr()}, Index: index, BulkFlushInterval: &off},
+		connector.SinkEnv{Name: "es", Formats: builtin.Registry(), Logger: testLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Bind(connector.SinkInput{Schema: sensorSchema, Mode: connector.Upsert, Key: []int{0}}); err != nil {
+		t.Fatal(err)
+	}
+	ctx := testenv.Context(t, 3*time.Minute)
+	if err := s.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(context.Background())
+	write := func(from, to int64) error {
+		var b row.Batch
+		for i := from; i < to; i++ {
+			b.Append(row.Insert, sensorRow(i, "x", i, "2024-01-01 10:00:00.000"))
+		}
+		if err := s.Write(ctx, &b); err != nil {
+			return err
+		}
+		return s.Flush(ctx)
+	}
+	if err := write(0, 50); err != nil {
+		t.Fatal(err)
+	}
+	outage := testenv.OutageDuration(8 * time.Second)
+	took := testenv.MeasureRecovery(t, p, outage, func() error { return write(50, 100) })
+	t.Logf("elasticsearch: first write %s after the cluster's return from a %s outage", took.Round(time.Millisecond), outage)
+	if took > testenv.RecoveryBound {
+		t.Errorf("elasticsearch: writes resumed %s after the cluster's return, want within %s", took.Round(time.Millisecond), testenv.RecoveryBound)
+	}
+	if n := c.count(index); n != 100 {
+		t.Errorf("%d documents, want 100", n)
+	}
+}

@@ -69,6 +69,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"net"
 	"slices"
 	"strings"
 	"sync"
@@ -310,6 +311,11 @@ type Sink struct {
 	resumeAt []int64          // the checkpoint's next offset of every partition
 	carried  []map[string]pos // and the positions it had still to pass
 
+	// dial, if set, replaces the transport's dialer: tests route every
+	// connection through a proxy, since a broker's metadata names its own
+	// address and would take the sink around one after bootstrap.
+	dial func(ctx context.Context, network, addr string) (net.Conn, error)
+
 	// Set by Open.
 	client    *kafka.Client
 	transport *kafka.Transport
@@ -477,6 +483,9 @@ func (s *Sink) Open(ctx context.Context) error {
 	tr, err := s.kafka.Transport()
 	if err != nil {
 		return s.errorf("%w", err)
+	}
+	if s.dial != nil {
+		tr.Dial = s.dial
 	}
 	s.transport = tr
 	s.client = &kafka.Client{Addr: kafka.TCP(s.kafka.Addrs()...), Transport: tr, Timeout: s.timeout}

@@ -17,9 +17,10 @@ import (
 )
 
 // sendBackoff is the schedule for produce retries: quick at first (a
-// leader election takes well under a second), capped so that a broker
-// back from an outage is found within seconds.
-var sendBackoff = retry.Backoff{Initial: 100 * time.Millisecond, Max: 5 * time.Second}
+// leader election takes well under a second), capped at a second so that
+// a broker back from an outage is written to again within about that;
+// deliver adds a metadata probe that notices it sooner.
+var sendBackoff = retry.Sink
 
 // sender sends p's batches, one produce request at a time, oldest first,
 // until Close. A sealed batch goes at once; the open one goes when it has
@@ -103,7 +104,7 @@ func (s *Sink) deliver(p *part, b *batch, lo, hi int) error {
 	var recordErrs map[int]error
 	var base int64
 	what := fmt.Sprintf("kafka sink %q: produce %d messages to topic %s partition %d", s.name, hi-lo, s.topic, p.id)
-	err := retry.Do(s.ctx, sendBackoff, s.log, what, func(ctx context.Context) error {
+	err := retry.Do(s.ctx, sendBackoff.WithProbe(s.probe), s.log, what, func(ctx context.Context) error {
 		refused, recordErrs = nil, nil
 		ctx, cancel := context.WithTimeout(ctx, s.timeout)
 		defer cancel()
@@ -269,3 +270,19 @@ func (r *records) ReadRecord() (*kafka.Record, error) {
 type bytesReader struct{ bytes.Reader }
 
 func (*bytesReader) Close() error { return nil }
+
+// probe asks a broker for the topic's metadata: a small request that
+// succeeds once the cluster is back, so that a produce waiting to be
+// tried again goes at once.
+func (s *Sink) probe(ctx context.Context) error {
+	res, err := s.client.Metadata(ctx, &kafka.MetadataRequest{Topics: []string{s.topic}})
+	if err != nil {
+		return err
+	}
+	for _, t := range res.Topics {
+		if t.Error != nil {
+			return t.Error
+		}
+	}
+	return nil
+}

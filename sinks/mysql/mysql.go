@@ -181,10 +181,12 @@ func New(cfg Config, env connector.SinkEnv) (*Sink, error) {
 		interval:    cfg.FlushInterval,
 		createTable: cfg.CreateTable,
 		replace:     cfg.ReplaceTable,
-		backoff:     retry.Backoff{Initial: 100 * time.Millisecond, Max: 5 * time.Second},
 		logger:      logger,
 		reject:      env.Reject,
 	}
+	// While a write waits to be tried again, a ping notices the server's
+	// return: the write goes again at once instead of after the backoff.
+	s.backoff = retry.Sink.WithProbe(s.ping)
 	if s.batchSize == 0 {
 		s.batchSize = DefaultBatchSize
 	}
@@ -390,6 +392,14 @@ func (s *Sink) Close(ctx context.Context) error {
 		return s.errorf("close: %w", err)
 	}
 	return nil
+}
+
+// ping asks the server whether it is back, on a connection of the pool.
+func (s *Sink) ping(ctx context.Context) error {
+	if s.db == nil {
+		return errors.New("not connected")
+	}
+	return s.db.PingContext(ctx)
 }
 
 // errorf names the table and the connection (without its password); the
