@@ -20,6 +20,7 @@ import (
 	"github.com/etld/etld/internal/panics"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/plan"
+	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime"
 	"github.com/etld/etld/pipeline/spec"
 )
@@ -146,6 +147,10 @@ type RunOptions struct {
 	CheckpointInterval time.Duration
 	// Logger receives the run's log lines (restores); nil discards them.
 	Logger *slog.Logger
+	// Tap, if set, sees every batch of changes a sink is about to be
+	// given, with the sink's name (see runtime.SinkNode.Tap: it must
+	// return quickly and must not keep the batch).
+	Tap func(sink string, b *row.Batch)
 }
 
 // CheckpointInterval is the interval the pipeline's checkpoints run at:
@@ -171,6 +176,19 @@ type Summary struct {
 	Dropped []Count
 	// Checkpoints are the run's checkpoint counters.
 	Checkpoints Checkpoints
+	// State lists the stateful operators (group and window aggregates,
+	// DISTINCT) with the size of their state, in plan order.
+	State []StateSize
+}
+
+// StateSize is one stateful operator's state: Entries it holds now
+// (groups, window groups, distinct rows) and the Bytes of its newest
+// snapshot (0 before the first checkpoint).
+type StateSize struct {
+	// Operator is the operator's plan, e.g. GroupAggregate(...);
+	// Transform the pipeline file's transform it belongs to.
+	Operator, Transform string
+	Entries, Bytes      int64
 }
 
 // Checkpoints are a run's checkpoint counters.
@@ -184,6 +202,8 @@ type Checkpoints struct {
 	LastID       int64
 	LastDuration time.Duration
 	LastSize     int64
+	// LastAt is when the last checkpoint completed (zero if none).
+	LastAt time.Time
 	// Restored is the id of the checkpoint the run resumed from, 0 if
 	// it started afresh.
 	Restored int64
@@ -246,6 +266,9 @@ func (p *Pipeline) Run(ctx context.Context, opt RunOptions) (Summary, error) {
 			if d := n.Stats.Skipped.Load(); d > 0 {
 				s.Dropped = append(s.Dropped, Count{Name: n.Name, Skipped: d})
 			}
+			if _, ok := n.Op.(runtime.StateSizer); ok {
+				s.State = append(s.State, StateSize{Operator: n.Name, Transform: n.Transform, Entries: n.Stats.StateEntries.Load(), Bytes: n.Stats.StateBytes.Load()})
+			}
 		}
 		for i, n := range g.Sinks {
 			s.Sinks = append(s.Sinks, Count{Name: n.Name, In: n.Stats.RowsIn.Load(), Out: n.Stats.RowsOut.Load(), Skipped: p.Plan.Sinks[i].Skipped()})
@@ -255,7 +278,16 @@ func (p *Pipeline) Run(ctx context.Context, opt RunOptions) (Summary, error) {
 			Count: c.Count.Load(), Failures: c.Failures.Load(), LastID: c.LastID.Load(),
 			LastDuration: time.Duration(c.LastDuration.Load()), LastSize: c.LastSize.Load(), Restored: c.Restored.Load(),
 		}
+		if at := c.LastAt.Load(); at != 0 {
+			s.Checkpoints.LastAt = time.Unix(0, at)
+		}
 		return s
+	}
+	if opt.Tap != nil {
+		for _, n := range g.Sinks {
+			name := n.Name
+			n.Tap = func(b *row.Batch) { opt.Tap(name, b) }
+		}
 	}
 	cpo := runtime.CheckpointOptions{Interval: p.CheckpointInterval(opt.CheckpointInterval), Logger: opt.Logger}
 	if opt.StateDir != "" {
