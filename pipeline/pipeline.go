@@ -188,7 +188,10 @@ type StateSize struct {
 	// Operator is the operator's plan, e.g. GroupAggregate(...);
 	// Transform the pipeline file's transform it belongs to.
 	Operator, Transform string
-	Entries, Bytes      int64
+	// ID is the operator's state id (runtime.Node.ID), the StateID of
+	// its node in plan.Describe.
+	ID             string
+	Entries, Bytes int64
 }
 
 // Checkpoints are a run's checkpoint counters.
@@ -267,7 +270,7 @@ func (p *Pipeline) Run(ctx context.Context, opt RunOptions) (Summary, error) {
 				s.Dropped = append(s.Dropped, Count{Name: n.Name, Skipped: d})
 			}
 			if _, ok := n.Op.(runtime.StateSizer); ok {
-				s.State = append(s.State, StateSize{Operator: n.Name, Transform: n.Transform, Entries: n.Stats.StateEntries.Load(), Bytes: n.Stats.StateBytes.Load()})
+				s.State = append(s.State, StateSize{Operator: n.Name, Transform: n.Transform, ID: n.ID, Entries: n.Stats.StateEntries.Load(), Bytes: n.Stats.StateBytes.Load()})
 			}
 		}
 		for i, n := range g.Sinks {

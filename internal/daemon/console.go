@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/etld/etld/pipeline/plan"
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/spec"
 )
@@ -70,6 +71,17 @@ func (s *Supervisor) File(name string) (FileView, bool) {
 		v.Errors = fileErrors(u.loadErr, red)
 	}
 	return v, true
+}
+
+// Plan returns the plan of the pipeline called name as plan.Describe
+// gives it, redacted (a SQL literal may have come from a ${VAR}); false
+// when no pipeline has that name or its file did not load.
+func (s *Supervisor) Plan(name string) (plan.Description, bool) {
+	u := s.byName(name)
+	if u == nil || u.plan == nil {
+		return plan.Description{}, false
+	}
+	return u.plan.Redacted(s.opt.Secrets.Redact), true
 }
 
 // refusedFile is a running pipeline's newer file content that did not

@@ -19,7 +19,7 @@ func redactStatus(r *redact.Redactor, st Status) Status {
 	}
 	for i := range st.OperatorState {
 		o := &st.OperatorState[i]
-		o.Operator, o.Transform = r.String(o.Operator), r.String(o.Transform)
+		o.Operator, o.Transform, o.StateID = r.String(o.Operator), r.String(o.Transform), r.String(o.StateID)
 	}
 	return st
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/etld/etld/internal/retry"
 	"github.com/etld/etld/pipeline"
 	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/pipeline/plan"
 )
 
 // State is a pipeline's lifecycle state.
@@ -69,8 +70,10 @@ type Status struct {
 type StateSize struct {
 	Operator  string `json:"operator"`
 	Transform string `json:"transform,omitempty"`
-	Entries   int64  `json:"entries"`
-	Bytes     int64  `json:"bytes"`
+	// StateID is the operator's state_id in the plan (/pipelines/{name}/plan).
+	StateID string `json:"state_id"`
+	Entries int64  `json:"entries"`
+	Bytes   int64  `json:"bytes"`
 }
 
 // Checkpoints are a pipeline's checkpoint counters, over every run of
@@ -130,8 +133,9 @@ type unit struct {
 	// srcDLQ and sinkDLQ say which of them dead-letter.
 	sources, sinks  []string
 	srcDLQ, sinkDLQ []bool
-	sample          *sampler      // nil for a file that did not load
-	stop            chan struct{} // closed to stop gracefully
+	sample          *sampler          // nil for a file that did not load
+	plan            *plan.Description // likewise
+	stop            chan struct{}     // closed to stop gracefully
 	ctx             context.Context
 	cancel          context.CancelFunc // aborts the run: after a stop timeout
 	once            sync.Once
@@ -161,6 +165,8 @@ func newUnit(s *Supervisor, file string, data []byte, hash [32]byte, p *pipeline
 	u := &unit{s: s, file: file, data: data, hash: hash, name: p.Name(), stop: make(chan struct{}), done: make(chan struct{}), state: Starting, base: summaryTotals{}}
 	u.ctx, u.cancel = context.WithCancel(s.ctx)
 	u.sample = &sampler{}
+	d := p.Plan.Describe()
+	u.plan = &d
 	for _, src := range p.Plan.Sources {
 		u.sources = append(u.sources, src.Spec.Name)
 		u.srcDLQ = append(u.srcDLQ, src.Spec.OnError.Policy == "dead-letter")
@@ -424,7 +430,7 @@ func stateSizes(s []pipeline.StateSize) []StateSize {
 	}
 	out := make([]StateSize, len(s))
 	for i, x := range s {
-		out[i] = StateSize{Operator: x.Operator, Transform: x.Transform, Entries: x.Entries, Bytes: x.Bytes}
+		out[i] = StateSize{Operator: x.Operator, Transform: x.Transform, StateID: x.ID, Entries: x.Entries, Bytes: x.Bytes}
 	}
 	return out
 }
