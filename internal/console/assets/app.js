@@ -106,8 +106,10 @@ function chart(rates, width, height, withAxes) {
   const pad = withAxes ? { l: 48, r: 8, t: 16, b: 18 } : { l: 1, r: 1, t: 2, b: 2 };
   const w = width - pad.l - pad.r;
   const h = height - pad.t - pad.b;
-  const span = 15 * 60 * 1000;
+  // The history holds at most 15 minutes; a younger one fills the width.
   const now = rates.length ? Date.parse(rates[rates.length - 1].t) : Date.now();
+  const oldest = rates.length ? Date.parse(rates[0].t) : now;
+  const span = Math.max(Math.min(15 * 60 * 1000, now - oldest), 10 * 1000);
   let top = 1;
   for (const r of rates) top = Math.max(top, r.rows_in_per_second, r.rows_out_per_second);
   const x = (t) => pad.l + w - ((now - Date.parse(t)) / span) * w;
@@ -124,7 +126,7 @@ function chart(rates, width, height, withAxes) {
     s.append(svg("line", { class: "axis", x1: pad.l, y1: pad.t, x2: pad.l, y2: pad.t + h }));
     s.append(svg("text", { x: pad.l - 4, y: pad.t + 4, "text-anchor": "end" }, top.toFixed(top < 10 ? 1 : 0)));
     s.append(svg("text", { x: pad.l - 4, y: pad.t + h, "text-anchor": "end" }, "0"));
-    s.append(svg("text", { x: pad.l, y: height - 4 }, "−15 min"));
+    s.append(svg("text", { x: pad.l, y: height - 4 }, "−" + duration(span / 1000)));
     s.append(svg("text", { x: pad.l + w, y: height - 4, "text-anchor": "end" }, "now"));
     s.append(svg("text", { x: pad.l + 8, y: 11, class: "legend-in" }, "rows/s in"));
     s.append(svg("text", { x: pad.l + 80, y: 11, class: "legend-out" }, "rows/s out"));
@@ -170,9 +172,9 @@ async function renderList(list) {
 
 // ---- plan graph -------------------------------------------------------
 
-const NODE_W = 250;
+const NODE_W = 270;
 const LINE_H = 13;
-const COL_GAP = 110;
+const COL_GAP = 150;
 const ROW_GAP = 34;
 
 function wrap(text, width) {
@@ -233,9 +235,9 @@ function drawPlan(d, states) {
   cols.forEach((nodes, c) => {
     let y = 30;
     for (const n of nodes || []) {
-      const lines = wrap(n.label, 40);
+      const lines = wrap(n.label, 44);
       const extra = nodeExtra(n, states);
-      const h = 22 + (lines.length + extra.length) * LINE_H;
+      const h = 22 + LINE_H + (lines.length + extra.length) * LINE_H;
       box[n.id] = { x: 20 + c * (NODE_W + COL_GAP), y: y, w: NODE_W, h: h, lines: lines, extra: extra };
       y += h + ROW_GAP;
     }
@@ -274,7 +276,11 @@ function drawPlan(d, states) {
     const g = svg("g", { class: "edge", "data-from": e.from, "data-to": e.to });
     g.append(svg("path", { d: `M ${x1} ${y1} C ${mx} ${y1}, ${mx} ${y2}, ${x2} ${y2}`, "marker-end": "url(#arrow)" }));
     const updating = e.changelog.kinds.length > 1;
-    g.append(svg("text", { x: mx, y: (y1 + y2) / 2 - 4, "text-anchor": "middle", class: "edge-label" + (updating ? " updating" : "") }, edgeLabel(e)));
+    g.append(svg("title", {}, edgeLabel(e)));
+    const label = svg("text", { x: mx, y: (y1 + y2) / 2 - 16, "text-anchor": "middle", class: "edge-label" + (updating ? " updating" : "") });
+    label.append(svg("tspan", { x: mx, dy: 0 }, e.changelog.text));
+    wrap("key " + keyText(e.upsert_key), 24).forEach((line) => label.append(svg("tspan", { x: mx, dy: 12 }, line)));
+    g.append(label);
     s.append(g);
   }
   for (const n of drawn) {
@@ -284,9 +290,10 @@ function drawPlan(d, states) {
     g.append(svg("title", {}, n.label));
     g.append(svg("rect", { width: b.w, height: b.h, rx: 4 }));
     const kind = n.kind === "operator" ? n.operator : n.kind + (n.connector ? " · " + n.connector : "");
-    g.append(svg("text", { x: 8, y: 13, class: "kind" }, kind + " " + n.changelog.text + (n.kind !== "sink" ? " key " + keyText(n.upsert_key) : "")));
-    b.lines.forEach((line, i) => g.append(svg("text", { x: 8, y: 28 + i * LINE_H, class: "label-line" }, line)));
-    b.extra.forEach((line, i) => g.append(svg("text", { x: 8, y: 28 + (b.lines.length + i) * LINE_H, class: "extra" }, line)));
+    g.append(svg("text", { x: 8, y: 13, class: "kind" }, kind + " " + n.changelog.text));
+    g.append(svg("text", { x: 8, y: 13 + LINE_H, class: "kind" }, n.kind === "sink" ? "receives " + n.changelog.text : "key " + keyText(n.upsert_key)));
+    b.lines.forEach((line, i) => g.append(svg("text", { x: 8, y: 28 + LINE_H + i * LINE_H, class: "label-line" }, line)));
+    b.extra.forEach((line, i) => g.append(svg("text", { x: 8, y: 28 + LINE_H + (b.lines.length + i) * LINE_H, class: "extra" }, line)));
     s.append(g);
   }
   return s;
