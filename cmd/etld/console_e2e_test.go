@@ -84,7 +84,7 @@ sinks:
 // consoleExamples are the examples the daemon runs besides the two above
 // (bounded ones, whose counters end up still, so the page's numbers can
 // equal /pipelines exactly).
-var consoleExamples = []string{"hello-datagen", "sensor-stats", "sensor-windows", "statement-set"}
+var consoleExamples = []string{"hello-datagen", "sensor-stats", "sensor-windows", "statement-set", "kafka-orders-produce", "kafka-orders"}
 
 func screenshotDir(t *testing.T) string {
 	if d := os.Getenv("ETLD_TEST_SCREENSHOTS"); d != "" {
@@ -100,6 +100,10 @@ func screenshotDir(t *testing.T) string {
 // (their data and output paths made absolute), the live pipeline and the
 // broken file, with an admin token on a loopback address.
 func consoleDaemon(t *testing.T) string {
+	// The Kafka examples show a consumer lag; their topic and group are
+	// this run's own.
+	brokers := testenv.Kafka(t)
+	topic := fmt.Sprintf("console-orders-%d", time.Now().UnixNano())
 	work := t.TempDir()
 	dir := filepath.Join(work, "pipelines")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -116,6 +120,8 @@ func consoleDaemon(t *testing.T) string {
 		}
 		text := strings.ReplaceAll(string(data), "configs/examples/data/", filepath.Join(root, "configs", "examples", "data")+"/")
 		text = strings.ReplaceAll(text, "path: out/", "path: "+filepath.Join(work, "out")+"/")
+		text = strings.ReplaceAll(text, "topic: orders", "topic: "+topic)
+		text = strings.ReplaceAll(text, "group_id: etld-orders", "group_id: "+topic)
 		if err := os.WriteFile(filepath.Join(dir, name+".yaml"), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -126,7 +132,7 @@ func consoleDaemon(t *testing.T) string {
 		}
 	}
 	d := startDaemon(t, work, []string{
-		"ETLD_ADMIN_TOKEN=" + consoleToken, "DB_PASSWORD=" + brokenSecret, "LIVE_TOKEN=" + liveSecret, "ETLD_LOG_FORMAT=json",
+		"ETLD_ADMIN_TOKEN=" + consoleToken, "DB_PASSWORD=" + brokenSecret, "KAFKA_BROKERS=" + brokers, "LIVE_TOKEN=" + liveSecret, "ETLD_LOG_FORMAT=json",
 	}, "--daemon", "--pipelines", dir, "--admin-address", "127.0.0.1:0", "--checkpoint-interval", "1s")
 	return d.adminURL()
 }
@@ -355,7 +361,13 @@ func TestConsoleInBrowser(t *testing.T) {
 				}
 				continue
 			}
-			if st.State != "finished" && st.State != "failed" {
+			// The Kafka consumer never finishes: once it has read all
+			// 1000 orders, its counters and its lag (0) stay still.
+			if st.Name == "kafka-orders" {
+				if st.State != "running" || len(st.Sources) != 1 || st.Sources[0].In != 1000 || st.Sources[0].Lag == nil {
+					return fmt.Errorf("kafka-orders is %s, read %+v", st.State, st.Sources)
+				}
+			} else if st.State != "finished" && st.State != "failed" {
 				return fmt.Errorf("%s is still %s", st.Name, st.State)
 			}
 			for f, want := range st.expected() {
@@ -367,7 +379,7 @@ func TestConsoleInBrowser(t *testing.T) {
 		return nil
 	})
 	for _, st := range status {
-		if st.Name != "broken" && st.Name != "live-counts" && st.State != "finished" {
+		if st.Name != "broken" && st.Name != "live-counts" && st.Name != "kafka-orders" && st.State != "finished" {
 			t.Errorf("example %s is %s", st.Name, st.State)
 		}
 	}
@@ -577,7 +589,7 @@ func consoleBehindPrefix(t *testing.T, base, shots string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "broken hello-datagen live-counts sensor-stats sensor-windows statement-set"; names != want {
+	if want := "broken hello-datagen kafka-orders kafka-orders-produce live-counts sensor-stats sensor-windows statement-set"; names != want {
 		t.Errorf("behind the prefix the list shows %q, want %q", names, want)
 	}
 	screenshot(t, ctx, shots, "console-prefix")
