@@ -385,6 +385,9 @@ async function renderDetail(p) {
   }
   if (lastPlan) plan.replaceChildren(drawPlan(lastPlan, states));
   else plan.replaceChildren(el("p", { class: "muted", text: "No plan: the file did not load." }));
+  // A file that did not load runs nothing: no rates, nothing to sample.
+  document.getElementById("rates-big").hidden = !lastPlan;
+  document.getElementById("sample-box").hidden = !lastPlan;
 }
 
 function route() {
