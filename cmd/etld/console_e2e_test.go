@@ -32,7 +32,7 @@ import (
 const (
 	consoleToken = "Qx7-t0k3n-9fz2"
 	// Values of ${VAR}s the pipelines reference: neither may reach the page.
-	brokenSecret = "hunter2-never-shown"
+	brokenSecret = "hX9q-2kZr-77wv"
 	liveSecret   = "zebra-cobalt-77"
 )
 

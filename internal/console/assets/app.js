@@ -235,7 +235,7 @@ function drawPlan(d, states) {
   cols.forEach((nodes, c) => {
     let y = 30;
     for (const n of nodes || []) {
-      const lines = wrap(n.label, 44);
+      const lines = wrap(n.label, 40);
       const extra = nodeExtra(n, states);
       const h = 22 + LINE_H + (lines.length + extra.length) * LINE_H;
       box[n.id] = { x: 20 + c * (NODE_W + COL_GAP), y: y, w: NODE_W, h: h, lines: lines, extra: extra };
