@@ -129,6 +129,10 @@ func LoadAll(paths []string, env Env) ([]*Pipeline, error) {
 // Explain renders the pipeline's plan.
 func (p *Pipeline) Explain() string { return p.Plan.Explain() }
 
+// Describe is the pipeline's plan as data (explain --format json, the web
+// console's picture).
+func (p *Pipeline) Describe() plan.Description { return p.Plan.Describe() }
+
 // RunOptions tune a run.
 type RunOptions struct {
 	// Stop, when closed, ends the run gracefully (drain and flush).

@@ -3,12 +3,12 @@
 //	etld run FILE|DIR...       run pipelines once; bounded ones end with a summary
 //	etld run --config FILE     run as a daemon: the pipelines dir, admin HTTP, signals
 //	etld validate FILE|DIR...  check pipelines without starting anything
-//	etld explain FILE          print a pipeline's plan and changelog modes
+//	etld explain FILE|DIR...   print the plans: text, json, dot or mermaid
 //	etld healthcheck [URL]     GET the admin /healthz (container HEALTHCHECK)
 //	etld version               print the version, commit and Go version
 //
-// main.go dispatches; oneshot.go, daemon.go, validate.go, healthcheck.go
-// and version.go hold the commands, usage.go their help, logging.go the
+// main.go dispatches; oneshot.go, daemon.go, validate.go, explain.go,
+// healthcheck.go and version.go hold the commands, usage.go their help, logging.go the
 // logger and secrets.
 package main
 

@@ -38,7 +38,8 @@ Usage:
   etld run --config FILE [flags]     run as a daemon over the pipelines directory
   etld run --daemon [flags]          the same with no config file (defaults, ETLD_*, flags)
   etld validate FILE|DIR...          check pipelines; exit 1 and list every error
-  etld explain FILE                  print the plan with changelog modes and sink modes
+  etld explain [flags] FILE|DIR...   print the plans with changelog modes and sink modes,
+                                     --format text|json|dot|mermaid
   etld healthcheck [URL]             exit 0 when the admin /healthz answers 200
   etld version                       print the version, commit and Go version
 
@@ -70,10 +71,21 @@ Usage:
 
 const explainUsage = `etld explain prints a pipeline's plan: each source's schema, each
 transform's operators with their changelog mode and upsert key, and each
-sink's mode.
+sink's mode. It starts nothing and connects to nothing.
 
 Usage:
-  etld explain FILE
+  etld explain [flags] FILE|DIR...   a directory means its *.yaml and *.yml files
+
+Flags:
+  --format text|json|dot|mermaid     (default text)
+      text     the plan as indented text
+      json     the plan as data: nodes (id, kind, schema, changelog mode,
+               upsert key, sink mode, state id) and edges; one object for
+               a FILE, an array for a DIR or several paths
+      dot      a Graphviz digraph, e.g. | dot -Tsvg > plan.svg; several
+               pipelines become one cluster each
+      mermaid  a Mermaid flowchart LR, e.g. for a Markdown page; several
+               pipelines become one subgraph each
 `
 
 const healthcheckUsage = `etld healthcheck GETs the admin server's /healthz and exits 0 when it

@@ -71,7 +71,8 @@ type NodeInfo struct {
 	Watermark string `json:"watermark,omitempty"`
 	EventTime string `json:"event_time,omitempty"`
 	// SinkMode is a sink's chosen mode: append, upsert or retract;
-	// SinkKey the key an upsert sink writes by.
+	// SinkKey the key an upsert sink writes by (also in UpsertKey, which
+	// tells no key, null, from the empty key of a global aggregate).
 	SinkMode string   `json:"sink_mode,omitempty"`
 	SinkKey  []string `json:"sink_key,omitempty"`
 	// Stateful marks an operator that keeps state across rows (group
@@ -197,7 +198,9 @@ func (p *Plan) Describe() Description {
 		info.SinkMode = s.Mode.String()
 		info.Changelog = sinkChangelog(s.Mode, in.Mode)
 		info.UpsertKey = nil
-		if s.Mode == connector.Upsert {
+		if s.Mode == connector.Upsert && s.Key != nil {
+			// A nil key is an upsert sink that needs none; an empty
+			// one the single row of a global aggregate.
 			info.SinkKey = keyList(s.Key, in.Schema.Names())
 			info.UpsertKey = info.SinkKey
 		}

@@ -33,10 +33,7 @@ func examplePlans(t *testing.T) map[string]*plan.Plan {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no examples: %v", err)
 	}
-	reg := connector.NewRegistry()
-	formats.Register(reg)
-	sources.Register(reg)
-	sinks.Register(reg)
+	reg := allConnectors()
 	lookup := func(name string) (string, bool) { v, ok := exampleVars[name]; return v, ok }
 	out := map[string]*plan.Plan{}
 	for _, file := range files {
@@ -44,18 +41,33 @@ func examplePlans(t *testing.T) map[string]*plan.Plan {
 		if err != nil {
 			t.Fatal(err)
 		}
-		name := "configs/examples/" + filepath.Base(file)
-		sp, err := spec.Parse(name, data, lookup)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		p, err := plan.Build(sp, plan.Env{Registry: reg, Logger: slog.New(slog.DiscardHandler)})
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
+		p := buildPlan(t, reg, "configs/examples/"+filepath.Base(file), data, lookup)
 		out[strings.TrimSuffix(filepath.Base(file), ".yaml")] = p
 	}
 	return out
+}
+
+// allConnectors is a registry of every connector and format of etld.
+func allConnectors() *connector.Registry {
+	reg := connector.NewRegistry()
+	formats.Register(reg)
+	sources.Register(reg)
+	sinks.Register(reg)
+	return reg
+}
+
+// buildPlan plans a pipeline file's content, failing t on any error.
+func buildPlan(t *testing.T, reg *connector.Registry, file string, data []byte, lookup func(string) (string, bool)) *plan.Plan {
+	t.Helper()
+	sp, err := spec.Parse(file, data, lookup)
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	p, err := plan.Build(sp, plan.Env{Registry: reg, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	return p
 }
 
 // golden compares got with testdata/FILE, or rewrites it with -update.
@@ -157,5 +169,52 @@ func TestDescribeStateIDsAreTheRuntimes(t *testing.T) {
 	}
 	if stateful == 0 {
 		t.Error("no example has a stateful operator: the test checks nothing")
+	}
+}
+
+// TestRedactedCoversEveryName walks the JSON of a redacted description:
+// every string is redacted but those etld itself chooses (kinds, modes,
+// connector types, column types, changelog kinds), so that a field added
+// later and forgotten by Redacted fails here.
+func TestRedactedCoversEveryName(t *testing.T) {
+	d := describeYAML(t, "chained.yaml", chained).Redacted(func(s string) string {
+		if s == "" {
+			return ""
+		}
+		return "${X}"
+	})
+	data, err := json.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		t.Fatal(err)
+	}
+	fixed := map[string]bool{"kind": true, "mode": true, "operator": true, "connector": true, "sink_mode": true, "type": true, "kinds": true, "text": true}
+	checked := 0
+	var walk func(key string, v any)
+	walk = func(key string, v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				walk(k, e)
+			}
+		case []any:
+			for _, e := range x {
+				walk(key, e)
+			}
+		case string:
+			if !fixed[key] {
+				checked++
+				if x != "${X}" {
+					t.Errorf("%s %q is not redacted", key, x)
+				}
+			}
+		}
+	}
+	walk("", v)
+	if checked == 0 {
+		t.Error("no string was checked")
 	}
 }

@@ -8,12 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/etld/etld/formats"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/plan"
 	"github.com/etld/etld/pipeline/spec"
-	"github.com/etld/etld/sinks"
-	"github.com/etld/etld/sources"
 )
 
 var update = flag.Bool("update", false, "rewrite the expected output of testdata/*.plantest")
@@ -25,10 +22,7 @@ func TestGolden(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no golden files: %v", err)
 	}
-	reg := connector.NewRegistry()
-	formats.Register(reg)
-	sources.Register(reg)
-	sinks.Register(reg)
+	reg := allConnectors()
 	for _, file := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(file), ".plantest"), func(t *testing.T) {
 			data, err := os.ReadFile(file)
