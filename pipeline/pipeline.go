@@ -19,6 +19,7 @@ import (
 	"github.com/etld/etld/internal/panics"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/plan"
+	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime"
 	"github.com/etld/etld/pipeline/spec"
 )
@@ -165,6 +166,10 @@ type RunOptions struct {
 	CheckpointInterval time.Duration
 	// Logger receives the run's log lines (restores); nil discards them.
 	Logger *slog.Logger
+	// Tap, if set, sees every batch of changes a sink is about to be
+	// given, with the sink's name (see runtime.SinkNode.Tap: it must
+	// return quickly and must not keep the batch).
+	Tap func(sink string, b *row.Batch)
 }
 
 // CheckpointInterval is the interval the pipeline's checkpoints run at:
@@ -202,6 +207,9 @@ func (p *Pipeline) Run(ctx context.Context, opt RunOptions) (Summary, error) {
 			if d := n.Stats.Skipped.Load(); d > 0 {
 				s.Dropped = append(s.Dropped, Count{Name: n.Name, Skipped: d})
 			}
+			if _, ok := n.Op.(runtime.StateSizer); ok {
+				s.State = append(s.State, StateSize{Operator: n.Name, Transform: n.Transform, ID: n.ID, Entries: n.Stats.StateEntries.Load(), Bytes: n.Stats.StateBytes.Load()})
+			}
 		}
 		for i, n := range g.Sinks {
 			in := n.Stats.RowsIn.Load()
@@ -212,9 +220,18 @@ func (p *Pipeline) Run(ctx context.Context, opt RunOptions) (Summary, error) {
 			Count: c.Count.Load(), Failures: c.Failures.Load(), LastID: c.LastID.Load(),
 			LastDuration: time.Duration(c.LastDuration.Load()), LastSize: c.LastSize.Load(), Restored: c.Restored.Load(),
 		}
+		if at := c.LastAt.Load(); at != 0 {
+			s.Checkpoints.LastAt = time.Unix(0, at)
+		}
 		return s
 	}
 	p.live.Store(&summarize)
+	if opt.Tap != nil {
+		for _, n := range g.Sinks {
+			name := n.Name
+			n.Tap = func(b *row.Batch) { opt.Tap(name, b) }
+		}
+	}
 	cpo := runtime.CheckpointOptions{Interval: p.CheckpointInterval(opt.CheckpointInterval), Logger: opt.Logger}
 	if opt.StateDir != "" {
 		if cpo.Store, err = checkpoint.Open(opt.StateDir, p.Name()); err != nil {

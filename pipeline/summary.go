@@ -21,6 +21,22 @@ type Summary struct {
 	Dropped []Count
 	// Checkpoints are the run's checkpoint counters.
 	Checkpoints Checkpoints
+	// State lists the stateful operators (group and window aggregates,
+	// DISTINCT) with the size of their state, in plan order.
+	State []StateSize
+}
+
+// StateSize is one stateful operator's state: Entries it holds now
+// (groups, window groups, distinct rows) and the Bytes of its newest
+// snapshot (0 before the first checkpoint).
+type StateSize struct {
+	// Operator is the operator's plan, e.g. GroupAggregate(...);
+	// Transform the pipeline file's transform it belongs to.
+	Operator, Transform string
+	// ID is the operator's state id (runtime.Node.ID), the StateID of
+	// its node in plan.Describe.
+	ID             string
+	Entries, Bytes int64
 }
 
 // Checkpoints are a run's checkpoint counters.
@@ -34,6 +50,8 @@ type Checkpoints struct {
 	LastID       int64
 	LastDuration time.Duration
 	LastSize     int64
+	// LastAt is when the last checkpoint completed (zero if none).
+	LastAt time.Time
 	// Restored is the id of the checkpoint the run resumed from, 0 if
 	// it started afresh.
 	Restored int64

@@ -80,7 +80,7 @@ func runDaemon(configPath string, flags [][2]string, stderr io.Writer) int {
 
 	var srv *admin.Server
 	if cfg.Admin.Enabled {
-		srv, err = admin.Listen(cfg.Admin.Address, admin.Options{
+		srv, err = admin.Listen(cfg.Admin.Address, consoleOptions(admin.Options{
 			Ready: func() (bool, []string) {
 				if !loaded.Load() {
 					return false, []string{"loading the pipelines directory"}
@@ -90,13 +90,16 @@ func runDaemon(configPath string, flags [][2]string, stderr io.Writer) int {
 			Pipelines: func() any { return sup.Status() },
 			Gatherer:  reg,
 			Logger:    logger,
-		})
+		}, sup, cfg.Admin, secrets))
 		if err != nil {
 			log.Error("cannot start", "error", err)
 			return 1
 		}
 		if !cfg.Admin.Loopback() {
-			log.Warn("the admin server listens beyond loopback: /pipelines and /metrics describe the pipelines to anyone who can reach it", "address", srv.Addr().String())
+			log.Warn("the admin server listens beyond loopback: /metrics describes the pipelines to anyone who can reach it; /ui and /pipelines need admin.token", "address", srv.Addr().String())
+			if cfg.Admin.Token == "" {
+				log.Warn("admin.token is not set: /ui and /pipelines answer 401 to everyone; set ETLD_ADMIN_TOKEN to use them", "address", srv.Addr().String())
+			}
 		}
 		log.Info("admin server listening", "address", srv.Addr().String())
 		go func() {

@@ -27,7 +27,9 @@ the daemon's --state-dir defaults to /var/lib/etld):
   --daemon                           run the daemon without a config file
   --pipelines DIR                    pipeline files (default /etc/etld/pipelines)
   --admin-address HOST:PORT          admin HTTP (default 127.0.0.1:9464)
-  --admin-enabled true|false         serve /healthz /readyz /metrics /pipelines
+  --admin-enabled true|false         serve /healthz /readyz /metrics /pipelines /ui
+  --admin-token TOKEN                token for /ui and /pipelines, required beyond loopback
+                                     (prefer ETLD_ADMIN_TOKEN: a flag shows in ps)
 `
 
 const usage = `etld runs declarative ETL pipelines: sources, SQL transforms, sinks.

@@ -1,6 +1,10 @@
 // Package admin is etld's HTTP admin server: /healthz (the process
 // answers), /readyz (every pipeline running or finished), /metrics
-// (Prometheus) and /pipelines (JSON status).
+// (Prometheus), /pipelines (JSON status) with each pipeline's history,
+// plan, file and change sample under /pipelines/{name}/, and the web
+// console at /ui/. /ui and /pipelines need the admin token when Auth
+// says so; /healthz, /readyz and /metrics never do (probes and
+// Prometheus reach them as before).
 package admin
 
 import (
@@ -8,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -26,6 +31,24 @@ type Options struct {
 	Pipelines func() any
 	Gatherer  prometheus.Gatherer
 	Logger    *slog.Logger
+	// Console, if set, answers /pipelines/{name}/history, plan, file and
+	// sample.
+	Console Console
+	// UI, if set, serves the console's files at /ui/ (the path with the
+	// prefix /ui stripped).
+	UI   http.Handler
+	Auth Auth
+}
+
+// Console is what the web console reads beyond /pipelines; each method
+// reports false for a name no pipeline has (the daemon's Supervisor).
+type Console interface {
+	History(name string) (any, bool)
+	Plan(name string) (any, bool)
+	File(name string) (any, bool)
+	Sample(name string) (any, bool)
+	// SetSample turns a pipeline's sampled live view on or off.
+	SetSample(name string, on bool) error
 }
 
 // Server is a listening admin server.
@@ -74,6 +97,24 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	return s.srv.Shutdown(ctx)
 }
 
+// relativeRedirect sends Location as given: http.Redirect would make it
+// absolute from the request's path, which behind a proxy that strips a
+// path prefix lacks the prefix.
+func relativeRedirect(w http.ResponseWriter, location string, code int) {
+	w.Header().Set("Location", location)
+	w.WriteHeader(code)
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+	}
+}
+
 // Handler routes the admin endpoints.
 func Handler(opt Options) http.Handler {
 	mux := http.NewServeMux()
@@ -91,14 +132,51 @@ func Handler(opt Options) http.Handler {
 		}
 		fmt.Fprintln(w, "ready")
 	})
-	mux.HandleFunc("GET /pipelines", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(opt.Pipelines()); err != nil {
-			http.Error(w, err.Error(), http.StatusInternalServerError)
-		}
+	api := func(pattern string, h http.HandlerFunc) {
+		mux.Handle(pattern, opt.Auth.protect(false, h))
+	}
+	api("GET /pipelines", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, opt.Pipelines())
 	})
+	if c := opt.Console; c != nil {
+		get := func(what func(string) (any, bool)) http.HandlerFunc {
+			return func(w http.ResponseWriter, r *http.Request) {
+				v, ok := what(r.PathValue("name"))
+				if !ok {
+					http.Error(w, fmt.Sprintf("no pipeline %q, or nothing to show for it", r.PathValue("name")), http.StatusNotFound)
+					return
+				}
+				writeJSON(w, v)
+			}
+		}
+		api("GET /pipelines/{name}/history", get(c.History))
+		api("GET /pipelines/{name}/plan", get(c.Plan))
+		api("GET /pipelines/{name}/file", get(c.File))
+		api("GET /pipelines/{name}/sample", get(c.Sample))
+		api("POST /pipelines/{name}/sample", csrf(func(w http.ResponseWriter, r *http.Request) {
+			var req struct {
+				Enabled *bool `json:"enabled"`
+			}
+			if err := json.NewDecoder(io.LimitReader(r.Body, 1<<10)).Decode(&req); err != nil || req.Enabled == nil {
+				http.Error(w, `want {"enabled": true} or {"enabled": false}`, http.StatusBadRequest)
+				return
+			}
+			if err := c.SetSample(r.PathValue("name"), *req.Enabled); err != nil {
+				http.Error(w, err.Error(), http.StatusNotFound)
+				return
+			}
+			v, _ := c.Sample(r.PathValue("name"))
+			writeJSON(w, v)
+		}))
+	}
+	if opt.UI != nil {
+		// Relative redirect: /prefix/ui goes to /prefix/ui/ behind a proxy.
+		mux.HandleFunc("GET /ui", func(w http.ResponseWriter, r *http.Request) {
+			relativeRedirect(w, "ui/", http.StatusMovedPermanently)
+		})
+		mux.HandleFunc("POST /ui/login", opt.Auth.login)
+		mux.Handle("GET /ui/", opt.Auth.protect(true, http.StripPrefix("/ui", opt.UI)))
+	}
 	if opt.Gatherer != nil {
 		mux.Handle("GET /metrics", promhttp.HandlerFor(opt.Gatherer, promhttp.HandlerOpts{}))
 	}

@@ -2,6 +2,7 @@ package admin
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -91,5 +92,104 @@ func TestListenPortInUse(t *testing.T) {
 	defer s.ln.Close()
 	if _, err := Listen(s.Addr().String(), Options{}); err == nil || !strings.Contains(err.Error(), "admin server") {
 		t.Errorf("binding a port in use: err = %v, want an admin server error", err)
+	}
+}
+
+type fakeConsole struct{ sampling bool }
+
+func (f *fakeConsole) History(name string) (any, bool) {
+	return map[string]string{"h": name}, name == "p"
+}
+func (f *fakeConsole) Plan(name string) (any, bool) {
+	return map[string]string{"plan": name}, name == "p"
+}
+func (f *fakeConsole) File(name string) (any, bool) {
+	return map[string]string{"file": name}, name == "p"
+}
+func (f *fakeConsole) Sample(name string) (any, bool) {
+	return map[string]bool{"enabled": f.sampling}, name == "p"
+}
+func (f *fakeConsole) SetSample(name string, on bool) error {
+	if name != "p" {
+		return errors.New("no such pipeline")
+	}
+	f.sampling = on
+	return nil
+}
+
+func TestAuthAndConsole(t *testing.T) {
+	ui := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "page "+r.URL.Path) })
+	opt := func(auth Auth) Options {
+		return Options{
+			Ready:     func() (bool, []string) { return true, nil },
+			Pipelines: func() any { return []string{} },
+			Console:   &fakeConsole{},
+			UI:        ui,
+			Auth:      auth,
+		}
+	}
+	type req struct {
+		method, path, bearer, cookie, csrf, body string
+	}
+	do := func(h http.Handler, q req) (int, string, http.Header) {
+		r := httptest.NewRequest(q.method, q.path, strings.NewReader(q.body))
+		if q.bearer != "" {
+			r.Header.Set("Authorization", "Bearer "+q.bearer)
+		}
+		if q.cookie != "" {
+			r.AddCookie(&http.Cookie{Name: TokenCookie, Value: q.cookie})
+		}
+		if q.csrf != "" {
+			r.Header.Set(ConsoleHeader, q.csrf)
+		}
+		if q.method == "POST" && strings.HasSuffix(q.path, "/login") {
+			r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		return rec.Code, rec.Body.String(), rec.Result().Header
+	}
+	cases := []struct {
+		name string
+		auth Auth
+		req  req
+		code int
+		body string
+	}{
+		{"loopback, no token: open", Auth{}, req{method: "GET", path: "/pipelines"}, 200, "[]"},
+		{"loopback, no token: page", Auth{}, req{method: "GET", path: "/ui/"}, 200, "page /"},
+		{"ui redirects relatively", Auth{}, req{method: "GET", path: "/ui"}, 301, ""},
+		{"required, no token set: refused", Auth{Required: true}, req{method: "GET", path: "/pipelines", bearer: "x"}, 401, "admin.token is not set"},
+		{"required, no token: page is the form", Auth{Required: true, Token: "t0k"}, req{method: "GET", path: "/ui/"}, 401, `action="login"`},
+		{"required, wrong token", Auth{Required: true, Token: "t0k"}, req{method: "GET", path: "/pipelines", bearer: "nope"}, 401, "Bearer"},
+		{"required, bearer", Auth{Required: true, Token: "t0k"}, req{method: "GET", path: "/pipelines", bearer: "t0k"}, 200, "[]"},
+		{"required, cookie", Auth{Required: true, Token: "t0k"}, req{method: "GET", path: "/ui/app.js", cookie: "t0k"}, 200, "page /app.js"},
+		{"required, history without token", Auth{Required: true, Token: "t0k"}, req{method: "GET", path: "/pipelines/p/history"}, 401, ""},
+		{"history", Auth{Required: true, Token: "t0k"}, req{method: "GET", path: "/pipelines/p/history", bearer: "t0k"}, 200, `"h": "p"`},
+		{"plan", Auth{}, req{method: "GET", path: "/pipelines/p/plan"}, 200, `"plan": "p"`},
+		{"file of an unknown pipeline", Auth{}, req{method: "GET", path: "/pipelines/q/file"}, 404, "no pipeline"},
+		{"sample POST without the console header", Auth{}, req{method: "POST", path: "/pipelines/p/sample", body: `{"enabled":true}`}, 403, "X-Etld-Console"},
+		{"sample POST without token", Auth{Required: true, Token: "t0k"}, req{method: "POST", path: "/pipelines/p/sample", csrf: "1", body: `{"enabled":true}`}, 401, ""},
+		{"sample POST", Auth{Required: true, Token: "t0k"}, req{method: "POST", path: "/pipelines/p/sample", cookie: "t0k", csrf: "1", body: `{"enabled":true}`}, 200, `"enabled": true`},
+		{"sample POST, bad body", Auth{}, req{method: "POST", path: "/pipelines/p/sample", csrf: "1", body: `{}`}, 400, "enabled"},
+		{"metrics stay open", Auth{Required: true, Token: "t0k"}, req{method: "GET", path: "/healthz"}, 200, "ok"},
+		{"login, wrong token", Auth{Required: true, Token: "t0k"}, req{method: "POST", path: "/ui/login", body: "token=nope"}, 401, "wrong token"},
+	}
+	for _, tc := range cases {
+		code, body, _ := do(Handler(opt(tc.auth)), tc.req)
+		if code != tc.code || !strings.Contains(body, tc.body) {
+			t.Errorf("%s: %s %s = %d %q, want %d containing %q", tc.name, tc.req.method, tc.req.path, code, body, tc.code, tc.body)
+		}
+	}
+	// The redirect stays relative, so a path prefix survives it.
+	if _, _, h := do(Handler(opt(Auth{})), req{method: "GET", path: "/ui"}); h.Get("Location") != "ui/" {
+		t.Errorf("GET /ui redirects to %q, want ui/", h.Get("Location"))
+	}
+	// A good login sets an HttpOnly, SameSite=Strict cookie for every path
+	// and sends the browser back to the page, relatively.
+	code, _, h := do(Handler(opt(Auth{Required: true, Token: "t0k"})), req{method: "POST", path: "/ui/login", body: "token=t0k"})
+	c := h.Get("Set-Cookie")
+	if code != http.StatusSeeOther || h.Get("Location") != "./" || !strings.Contains(c, TokenCookie+"=t0k") || !strings.Contains(c, "HttpOnly") || !strings.Contains(c, "SameSite=Strict") || !strings.Contains(c, "Path=/") {
+		t.Errorf("login = %d, Location %q, Set-Cookie %q", code, h.Get("Location"), c)
 	}
 }

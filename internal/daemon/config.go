@@ -38,7 +38,16 @@ type AdminConfig struct {
 	// Address is host:port; loopback by default, because /pipelines and
 	// /metrics describe the pipelines to whoever can reach them.
 	Address string `yaml:"address"`
+	// Token guards /ui and /pipelines: required when Address is not
+	// loopback (without one they answer 401 to everyone), checked on
+	// loopback too when set. Give it as ${VAR} in etld.yaml or through
+	// ETLD_ADMIN_TOKEN; it is a secret and never logged.
+	Token string `yaml:"token"`
 }
+
+// TokenRequired reports whether /ui and /pipelines need the token: the
+// address is not loopback, or a token is set.
+func (a AdminConfig) TokenRequired() bool { return !a.Loopback() || a.Token != "" }
 
 // LogConfig is the logger's.
 type LogConfig struct {
@@ -108,6 +117,10 @@ var Settings = []Setting{
 	}},
 	{"admin.address", "admin-address", "ETLD_ADMIN_ADDRESS", "admin HTTP host:port (default " + DefaultAdminAddress + ")", func(c *Config, v string) error {
 		c.Admin.Address = v
+		return nil
+	}},
+	{"admin.token", "admin-token", "ETLD_ADMIN_TOKEN", "token for /ui and /pipelines; required when admin.address is not loopback (prefer the variable: a flag shows in ps)", func(c *Config, v string) error {
+		c.Admin.Token = v
 		return nil
 	}},
 	{"log.level", "log-level", "ETLD_LOG_LEVEL", "debug, info, warn or error", func(c *Config, v string) error {

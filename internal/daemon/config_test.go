@@ -123,6 +123,31 @@ func TestAdminLoopback(t *testing.T) {
 	}
 }
 
+func TestAdminTokenRequired(t *testing.T) {
+	cases := []struct {
+		addr, token string
+		want        bool
+	}{
+		{DefaultAdminAddress, "", false},
+		{DefaultAdminAddress, "s3cret", true},
+		{"0.0.0.0:9464", "", true},
+		{"0.0.0.0:9464", "s3cret", true},
+		{":9464", "", true},
+		{"10.0.0.5:9464", "", true},
+	}
+	for _, tc := range cases {
+		if got := (AdminConfig{Address: tc.addr, Token: tc.token}).TokenRequired(); got != tc.want {
+			t.Errorf("TokenRequired(%q, token %v) = %v, want %v", tc.addr, tc.token != "", got, tc.want)
+		}
+	}
+	cfg := Defaults()
+	if err := cfg.ApplyEnv(func(k string) (string, bool) {
+		return map[string]string{"ETLD_ADMIN_TOKEN": "t0k"}[k], k == "ETLD_ADMIN_TOKEN"
+	}); err != nil || cfg.Admin.Token != "t0k" {
+		t.Errorf("ETLD_ADMIN_TOKEN gave %q, %v", cfg.Admin.Token, err)
+	}
+}
+
 // The shipped etld.yaml documents the defaults: loading it changes nothing.
 func TestShippedConfigIsTheDefaults(t *testing.T) {
 	cfg := Defaults()

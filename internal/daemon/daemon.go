@@ -72,6 +72,10 @@ type Options struct {
 	Secrets *redact.Set
 	// Lookup resolves ${VAR} for Secrets (os.LookupEnv when nil).
 	Lookup func(string) (string, bool)
+	// SampleInterval is how often the counters are sampled for the
+	// console's rate history (default DefaultSampleInterval); the
+	// history keeps HistoryLength samples.
+	SampleInterval time.Duration
 }
 
 // Supervisor runs the pipelines of a directory.
@@ -101,14 +105,20 @@ func New(opt Options) *Supervisor {
 	if opt.StopTimeout <= 0 {
 		opt.StopTimeout = DefaultShutdownTimeout
 	}
+	if opt.SampleInterval <= 0 {
+		opt.SampleInterval = DefaultSampleInterval
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Supervisor{
+	s := &Supervisor{
 		opt:    opt,
 		log:    opt.Logger.With("component", "daemon"),
 		ctx:    ctx,
 		cancel: cancel,
 		units:  map[string]*unit{},
 	}
+	// The sampler ends with the supervisor's context, at Shutdown.
+	go s.sampleLoop(opt.SampleInterval)
+	return s
 }
 
 // scan lists the pipeline files of the directory with their contents.
@@ -204,14 +214,14 @@ func (s *Supervisor) Reload() (ReloadResult, error) {
 			if old != nil && old.live() {
 				// Keep the old version: a typo must not stop a working pipeline.
 				logError(s.log, "changed pipeline file does not load; the previous version keeps running", err, "pipeline", old.name, "file", file, "error", msg)
-				old.setReloadError(msg)
+				old.setReloadError(msg, data, err)
 				continue
 			}
 			if old != nil {
 				old.stopWithin(s.opt.StopTimeout)
 			}
 			logError(s.log, "pipeline file does not load", err, "file", file, "error", msg)
-			s.put(file, brokenUnit(file, hash, msg))
+			s.put(file, brokenUnit(file, data, hash, msg, err))
 			continue
 		}
 		if old != nil {

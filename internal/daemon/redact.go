@@ -17,5 +17,9 @@ func redactStatus(r *redact.Redactor, st Status) Status {
 			list[i].Name = r.String(list[i].Name)
 		}
 	}
+	for i := range st.OperatorState {
+		o := &st.OperatorState[i]
+		o.Operator, o.Transform, o.StateID = r.String(o.Operator), r.String(o.Transform), r.String(o.StateID)
+	}
 	return st
 }

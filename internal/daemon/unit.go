@@ -13,6 +13,7 @@ import (
 	"github.com/etld/etld/internal/retry"
 	"github.com/etld/etld/pipeline"
 	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/pipeline/plan"
 )
 
 // State is a pipeline's lifecycle state.
@@ -44,12 +45,35 @@ type Status struct {
 	StartedAt   *time.Time `json:"started_at,omitempty"`
 	// Restarts counts runs begun again after a failure.
 	Restarts int `json:"restarts"`
+	// Errors counts the errors this version of the file met: runs that
+	// failed (retried or not) and a file that did not load.
+	Errors int `json:"errors"`
+	// RowsInPerSecond and RowsOutPerSecond are the rates of rows read by
+	// the sources and written by the sinks over the last 10 seconds of
+	// the history (absent until two samples exist).
+	RowsInPerSecond  *float64 `json:"rows_in_per_second,omitempty"`
+	RowsOutPerSecond *float64 `json:"rows_out_per_second,omitempty"`
 	// Counters add up every run of this version of the file.
 	Sources []Counter `json:"sources"`
 	Sinks   []Counter `json:"sinks"`
 	// Dropped counts rows operators discarded (late rows of windows).
 	Dropped     []Counter   `json:"dropped,omitempty"`
 	Checkpoints Checkpoints `json:"checkpoints"`
+	// State lists the stateful operators with the size of their state,
+	// from the current run (the last run's when none runs).
+	OperatorState []StateSize `json:"operator_state,omitempty"`
+}
+
+// StateSize is one stateful operator's state: the entries it holds
+// (groups, window groups, distinct rows) and the bytes of its newest
+// snapshot (0 before the first checkpoint).
+type StateSize struct {
+	Operator  string `json:"operator"`
+	Transform string `json:"transform,omitempty"`
+	// StateID is the operator's state_id in the plan (/pipelines/{name}/plan).
+	StateID string `json:"state_id"`
+	Entries int64  `json:"entries"`
+	Bytes   int64  `json:"bytes"`
 }
 
 // Checkpoints are a pipeline's checkpoint counters, over every run of
@@ -62,6 +86,8 @@ type Checkpoints struct {
 	LastDuration time.Duration `json:"-"`
 	LastSeconds  float64       `json:"last_duration_seconds,omitempty"`
 	LastSize     int64         `json:"last_size_bytes,omitempty"`
+	// LastAt is when the newest checkpoint completed.
+	LastAt *time.Time `json:"last_at,omitempty"`
 	// Restored is the checkpoint the newest run resumed from (0: none).
 	Restored int64 `json:"restored,omitempty"`
 }
@@ -72,6 +98,10 @@ func (c *Checkpoints) add(s pipeline.Checkpoints) {
 	if s.LastID != 0 {
 		c.LastID, c.LastDuration, c.LastSize = s.LastID, s.LastDuration, s.LastSize
 		c.LastSeconds = s.LastDuration.Seconds()
+		if !s.LastAt.IsZero() {
+			t := s.LastAt.UTC()
+			c.LastAt = &t
+		}
 	}
 	if s.Restored != 0 {
 		c.Restored = s.Restored
@@ -85,8 +115,11 @@ type Counter struct {
 	In      int64  `json:"rows_in"`
 	Out     int64  `json:"rows_out"`
 	Skipped int64  `json:"skipped"`
-	Bytes   *int64 `json:"bytes,omitempty"`
-	Lag     *int64 `json:"lag,omitempty"`
+	// DeadLettered is the part of Skipped that on_error: dead-letter
+	// wrote to the dead letter (all of it under that policy, else 0).
+	DeadLettered int64  `json:"dead_lettered"`
+	Bytes        *int64 `json:"bytes,omitempty"`
+	Lag          *int64 `json:"lag,omitempty"`
 }
 
 // unit is one pipeline file under supervision.
@@ -96,13 +129,17 @@ type unit struct {
 	data []byte
 	hash [32]byte
 	name string
-	// sources and sinks name the components in the file's order.
-	sources, sinks []string
-	stop           chan struct{} // closed to stop gracefully
-	ctx            context.Context
-	cancel         context.CancelFunc // aborts the run: after a stop timeout
-	once           sync.Once
-	done           chan struct{} // closed when the run loop has returned
+	// sources and sinks name the components in the file's order;
+	// srcDLQ and sinkDLQ say which of them dead-letter.
+	sources, sinks  []string
+	srcDLQ, sinkDLQ []bool
+	sample          *sampler          // nil for a file that did not load
+	plan            *plan.Description // likewise
+	stop            chan struct{}     // closed to stop gracefully
+	ctx             context.Context
+	cancel          context.CancelFunc // aborts the run: after a stop timeout
+	once            sync.Once
+	done            chan struct{} // closed when the run loop has returned
 
 	mu        sync.Mutex
 	state     State
@@ -114,6 +151,11 @@ type unit struct {
 	last      pipeline.Summary   // the current run's latest counters
 	base      summaryTotals      // finished runs' counters
 	cps       Checkpoints        // finished runs' checkpoints
+	errors    int
+	opState   []StateSize  // the latest run's stateful operators
+	history   ring         // samples of the totals, for the console
+	loadErr   error        // why the file did not load (broken units)
+	refused   *refusedFile // a newer content that did not load
 }
 
 // summaryTotals adds counters per component kind and name.
@@ -122,19 +164,24 @@ type summaryTotals map[string]Counter
 func newUnit(s *Supervisor, file string, data []byte, hash [32]byte, p *pipeline.Pipeline) *unit {
 	u := &unit{s: s, file: file, data: data, hash: hash, name: p.Name(), stop: make(chan struct{}), done: make(chan struct{}), state: Starting, base: summaryTotals{}}
 	u.ctx, u.cancel = context.WithCancel(s.ctx)
+	u.sample = &sampler{}
+	d := p.Plan.Describe()
+	u.plan = &d
 	for _, src := range p.Plan.Sources {
 		u.sources = append(u.sources, src.Spec.Name)
+		u.srcDLQ = append(u.srcDLQ, src.Spec.OnError.Policy == "dead-letter")
 	}
 	for _, sink := range p.Plan.Sinks {
 		u.sinks = append(u.sinks, sink.Spec.Name)
+		u.sinkDLQ = append(u.sinkDLQ, sink.Spec.OnError.Policy == "dead-letter")
 	}
 	return u
 }
 
 // brokenUnit stands for a file that does not load: it shows the error and
 // runs nothing.
-func brokenUnit(file string, hash [32]byte, msg string) *unit {
-	u := &unit{file: file, hash: hash, stop: make(chan struct{}), done: make(chan struct{}), state: Failed, err: msg, cancel: func() {}}
+func brokenUnit(file string, data []byte, hash [32]byte, msg string, err error) *unit {
+	u := &unit{file: file, data: data, hash: hash, stop: make(chan struct{}), done: make(chan struct{}), state: Failed, err: msg, cancel: func() {}, loadErr: err, errors: 1}
 	close(u.done)
 	return u
 }
@@ -188,10 +235,11 @@ func (u *unit) stopping() bool {
 	}
 }
 
-func (u *unit) setReloadError(msg string) {
+func (u *unit) setReloadError(msg string, data []byte, err error) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.reloadErr = msg
+	u.refused = &refusedFile{data: data, err: err}
 }
 
 func (u *unit) set(state State, err error) {
@@ -224,6 +272,10 @@ func (u *unit) run(p *pipeline.Pipeline) {
 		u.base.add(summary, p)
 		u.cps.add(summary.Checkpoints)
 		u.last, u.p = pipeline.Summary{}, nil
+		u.opState = stateSizes(summary.State)
+		if err != nil && !u.stopping() {
+			u.errors++
+		}
 		u.mu.Unlock()
 
 		switch {
@@ -263,6 +315,9 @@ func (u *unit) run(p *pipeline.Pipeline) {
 		u.set(Starting, err)
 		next, lerr := u.s.load(u.file, u.data)
 		if lerr != nil {
+			u.mu.Lock()
+			u.errors++
+			u.mu.Unlock()
 			u.set(Failed, lerr)
 			logError(log, "pipeline does not load again", lerr, "error", lerr)
 			return
@@ -282,6 +337,7 @@ func (u *unit) runOnce(ctx context.Context, p *pipeline.Pipeline) (summary pipel
 		StateDir:           u.s.opt.StateDir,
 		CheckpointInterval: u.s.opt.CheckpointInterval,
 		Logger:             u.s.opt.Logger.With("component", "runtime", "pipeline", u.name),
+		Tap:                u.sample.tap,
 	})
 }
 
@@ -312,7 +368,7 @@ func (u *unit) progress(s pipeline.Summary) {
 func (u *unit) status() Status {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	st := Status{Name: u.name, File: u.file, State: u.state, Error: u.err, ReloadError: u.reloadErr, Restarts: u.restarts}
+	st := Status{Name: u.name, File: u.file, State: u.state, Error: u.err, ReloadError: u.reloadErr, Restarts: u.restarts, Errors: u.errors}
 	if st.Name == "" {
 		st.Name = strings.TrimSuffix(filepath.Base(u.file), filepath.Ext(u.file))
 	}
@@ -337,9 +393,24 @@ func (u *unit) status() Status {
 	for i, name := range u.sources {
 		st.Sources[i] = sum("source", name)
 	}
+	for i := range st.Sources {
+		if u.srcDLQ[i] {
+			st.Sources[i].DeadLettered = st.Sources[i].Skipped
+		}
+	}
 	st.Sinks = make([]Counter, len(u.sinks))
 	for i, name := range u.sinks {
 		st.Sinks[i] = sum("sink", name)
+		if u.sinkDLQ[i] {
+			st.Sinks[i].DeadLettered = st.Sinks[i].Skipped
+		}
+	}
+	st.OperatorState = slices.Clone(u.opState)
+	if u.p != nil {
+		st.OperatorState = stateSizes(u.last.State)
+	}
+	if r := recentRate(u.history.ordered(), 10*time.Second); r != nil {
+		st.RowsInPerSecond, st.RowsOutPerSecond = &r.In, &r.Out
 	}
 	for k, c := range u.base {
 		if strings.HasPrefix(k, "op\x00") {
@@ -363,6 +434,17 @@ func (u *unit) status() Status {
 		}
 	}
 	return st
+}
+
+func stateSizes(s []pipeline.StateSize) []StateSize {
+	if len(s) == 0 {
+		return nil
+	}
+	out := make([]StateSize, len(s))
+	for i, x := range s {
+		out[i] = StateSize{Operator: x.Operator, Transform: x.Transform, StateID: x.ID, Entries: x.Entries, Bytes: x.Bytes}
+	}
+	return out
 }
 
 func deref(p *int64) int64 {

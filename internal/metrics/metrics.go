@@ -26,6 +26,8 @@ type descs struct {
 	sinkIn, sinkWritten, sinkRejected, sinkBytes      *prometheus.Desc
 	dropped                                           *prometheus.Desc
 	cpCount, cpFailures, cpDuration, cpSize           *prometheus.Desc
+	srcDLQ, sinkDLQ, errors, stateEntries, stateBytes *prometheus.Desc
+	cpLastAt                                          *prometheus.Desc
 }
 
 func newDescs() descs {
@@ -51,6 +53,12 @@ func newDescs() descs {
 		cpFailures:   d("etld_checkpoint_failures_total", "Checkpoints that could not be stored.", p, nil),
 		cpDuration:   d("etld_checkpoint_last_duration_seconds", "Time from the newest checkpoint's trigger until it was stored.", p, nil),
 		cpSize:       d("etld_checkpoint_last_size_bytes", "Size of the newest checkpoint's file (0 without a state dir).", p, nil),
+		cpLastAt:     d("etld_checkpoint_last_timestamp_seconds", "When the newest checkpoint completed (Unix time).", p, nil),
+		srcDLQ:       d("etld_source_rows_dead_lettered_total", "Bad records written to the source's dead letter (part of etld_source_rows_skipped_total).", src, nil),
+		sinkDLQ:      d("etld_sink_rows_dead_lettered_total", "Refused changes written to the sink's dead letter (part of etld_sink_rows_rejected_total).", sink, nil),
+		errors:       d("etld_pipeline_errors_total", "Errors the pipeline met: failed runs and a file that did not load.", p, nil),
+		stateEntries: d("etld_operator_state_entries", "Entries a stateful operator holds (groups, window groups, distinct rows).", []string{"pipeline", "operator", "state_id"}, nil),
+		stateBytes:   d("etld_operator_state_bytes", "Size of a stateful operator's newest snapshot (0 before the first checkpoint).", []string{"pipeline", "operator", "state_id"}, nil),
 	}
 }
 
@@ -62,7 +70,7 @@ func NewCollector(status StatusFunc) *Collector {
 // Describe implements prometheus.Collector.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	d := c.descs
-	for _, x := range []*prometheus.Desc{d.state, d.restarts, d.reloadFailed, d.srcRead, d.srcEmitted, d.srcSkipped, d.srcBytes, d.srcLag, d.sinkIn, d.sinkWritten, d.sinkRejected, d.sinkBytes, d.dropped, d.cpCount, d.cpFailures, d.cpDuration, d.cpSize} {
+	for _, x := range []*prometheus.Desc{d.state, d.restarts, d.reloadFailed, d.srcRead, d.srcEmitted, d.srcSkipped, d.srcBytes, d.srcLag, d.sinkIn, d.sinkWritten, d.sinkRejected, d.sinkBytes, d.dropped, d.cpCount, d.cpFailures, d.cpDuration, d.cpSize, d.cpLastAt, d.srcDLQ, d.sinkDLQ, d.errors, d.stateEntries, d.stateBytes} {
 		ch <- x
 	}
 }
@@ -89,6 +97,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(d.state, prometheus.GaugeValue, v, st.Name, string(s))
 		}
 		counter(d.restarts, int64(st.Restarts), st.Name)
+		counter(d.errors, int64(st.Errors), st.Name)
 		reloadFailed := 0.0
 		if st.ReloadError != "" {
 			reloadFailed = 1
@@ -98,6 +107,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 			counter(d.srcRead, s.In, st.Name, s.Name)
 			counter(d.srcEmitted, s.Out, st.Name, s.Name)
 			counter(d.srcSkipped, s.Skipped, st.Name, s.Name)
+			counter(d.srcDLQ, s.DeadLettered, st.Name, s.Name)
 			if s.Bytes != nil {
 				counter(d.srcBytes, *s.Bytes, st.Name, s.Name)
 			}
@@ -109,6 +119,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 			counter(d.sinkIn, s.In, st.Name, s.Name)
 			counter(d.sinkWritten, s.Out, st.Name, s.Name)
 			counter(d.sinkRejected, s.Skipped, st.Name, s.Name)
+			counter(d.sinkDLQ, s.DeadLettered, st.Name, s.Name)
 			if s.Bytes != nil {
 				counter(d.sinkBytes, *s.Bytes, st.Name, s.Name)
 			}
@@ -116,12 +127,19 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		for _, o := range st.Dropped {
 			counter(d.dropped, o.Skipped, st.Name, o.Name)
 		}
+		for _, o := range st.OperatorState {
+			ch <- prometheus.MustNewConstMetric(d.stateEntries, prometheus.GaugeValue, float64(o.Entries), st.Name, o.Operator, o.StateID)
+			ch <- prometheus.MustNewConstMetric(d.stateBytes, prometheus.GaugeValue, float64(o.Bytes), st.Name, o.Operator, o.StateID)
+		}
 		cp := st.Checkpoints
 		counter(d.cpCount, cp.Count, st.Name)
 		counter(d.cpFailures, cp.Failures, st.Name)
 		if cp.LastID != 0 {
 			ch <- prometheus.MustNewConstMetric(d.cpDuration, prometheus.GaugeValue, cp.LastDuration.Seconds(), st.Name)
 			ch <- prometheus.MustNewConstMetric(d.cpSize, prometheus.GaugeValue, float64(cp.LastSize), st.Name)
+			if cp.LastAt != nil {
+				ch <- prometheus.MustNewConstMetric(d.cpLastAt, prometheus.GaugeValue, float64(cp.LastAt.UnixNano())/1e9, st.Name)
+			}
 		}
 	}
 }

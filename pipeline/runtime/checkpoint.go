@@ -86,6 +86,9 @@ type CheckpointStats struct {
 	// LastSize is the size of the last checkpoint file in bytes (0
 	// without a store).
 	LastSize atomic.Int64
+	// LastAt is when the last checkpoint completed, in Unix nanoseconds
+	// (0 if none): the console shows its age.
+	LastAt atomic.Int64
 	// Restored is the id of the checkpoint the run started from, 0 if
 	// none.
 	Restored atomic.Int64
@@ -546,6 +549,7 @@ func (c *coordinator) finish(id int64, start time.Time, final bool) error {
 		start = cp.Time
 	}
 	st.LastDuration.Store(int64(time.Since(start)))
+	st.LastAt.Store(time.Now().UnixNano())
 	st.LastID.Store(id)
 	st.Count.Add(1)
 	for i, p := range c.parts {

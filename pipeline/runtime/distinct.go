@@ -26,6 +26,9 @@ func NewDistinct() *Distinct { return &Distinct{seen: map[string]struct{}{}} }
 // Rows is the number of distinct rows seen.
 func (d *Distinct) Rows() int { return len(d.seen) }
 
+// StateEntries implements StateSizer: the distinct rows seen.
+func (d *Distinct) StateEntries() int64 { return int64(len(d.seen)) }
+
 func (d *Distinct) Process(in *row.Batch, out Emitter) error {
 	tr := trackerOf(in, out)
 	for i := range in.Changes {

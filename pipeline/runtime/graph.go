@@ -68,6 +68,12 @@ type Stats struct {
 	Checkpointed atomic.Int64
 	// Watermark is the node's current watermark, NoWatermark if none.
 	Watermark atomic.Int64
+	// StateEntries, for an operator with state (a StateSizer), is the
+	// number of entries it holds (groups, window slices by key, distinct
+	// rows), updated after every message; StateBytes is the size of its
+	// newest snapshot (0 before the first checkpoint).
+	StateEntries atomic.Int64
+	StateBytes   atomic.Int64
 }
 
 // SourceNode reads a connector source.
@@ -108,6 +114,11 @@ type SinkNode struct {
 	// writes (Flink's mini-batch).
 	Key     []int
 	Compact bool
+	// Tap, if set, sees every batch of changes the sink is about to be
+	// given (after its mode's filtering), on the sink's goroutine. It
+	// must return quickly and must not keep or modify the batch: the
+	// daemon's live sample view copies a few rows out of it.
+	Tap func(*row.Batch)
 }
 
 // message is what travels on a channel: a batch, a watermark, a

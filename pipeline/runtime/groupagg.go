@@ -94,6 +94,9 @@ func (g *GroupAgg) Dropped() (int64, string) {
 // Groups is the number of keys with state.
 func (g *GroupAgg) Groups() int { return len(g.index) }
 
+// StateEntries implements StateSizer: the keys with state.
+func (g *GroupAgg) StateEntries() int64 { return int64(len(g.index)) }
+
 func (g *GroupAgg) Process(in *row.Batch, out Emitter) error {
 	if g.err != nil {
 		return g.err

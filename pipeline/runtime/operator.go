@@ -45,6 +45,20 @@ type Counters interface {
 	Dropped() (n int64, reason string)
 }
 
+// StateSizer is an operator whose state grows with what it has seen
+// (group and window aggregates, DISTINCT). StateEntries is called from
+// the operator's goroutine after each message; the node publishes it in
+// Stats.StateEntries for the metrics endpoint and the console.
+type StateSizer interface {
+	StateEntries() int64
+}
+
+var (
+	_ StateSizer = (*GroupAgg)(nil)
+	_ StateSizer = (*WindowAgg)(nil)
+	_ StateSizer = (*Distinct)(nil)
+)
+
 // batchEmitter gathers emitted changes into batches of up to size rows and
 // hands full ones to send. It carries positions (see origin.go): between
 // begin and take, every batch it makes comes from the one input batch

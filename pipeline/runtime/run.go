@@ -232,6 +232,7 @@ func (n *OpNode) snapshot() ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("snapshot: %w", err)
 	}
+	n.Stats.StateBytes.Store(int64(len(state)))
 	return state, nil
 }
 
@@ -239,6 +240,9 @@ func (n *OpNode) countDropped() {
 	if c, ok := n.Op.(Counters); ok {
 		d, _ := c.Dropped()
 		n.Stats.Skipped.Store(d)
+	}
+	if s, ok := n.Op.(StateSizer); ok {
+		n.Stats.StateEntries.Store(s.StateEntries())
 	}
 }
 
@@ -316,6 +320,9 @@ func runSink(ctx context.Context, n *SinkNode, in <-chan message, co *coordinato
 			}
 			if b.Len() == 0 {
 				continue
+			}
+			if n.Tap != nil {
+				n.Tap(b)
 			}
 			if err := n.Sink.Write(ctx, b); err != nil {
 				return fmt.Errorf("write: %w", err)

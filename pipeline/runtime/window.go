@@ -198,6 +198,10 @@ func NewWindowAgg(w WindowSpec, keys []int, aggs []AggCall, opt WindowOptions) *
 // Dropped counts late rows.
 func (g *WindowAgg) Dropped() (int64, string) { return g.dropped, "late" }
 
+// StateEntries implements StateSizer: the groups of open windows (one per
+// key and slice) held until the watermark fires them.
+func (g *WindowAgg) StateEntries() int64 { return int64(g.st.slots) - int64(len(g.st.free)) }
+
 func (g *WindowAgg) Process(in *row.Batch, out Emitter) error {
 	if g.err != nil {
 		return g.err
