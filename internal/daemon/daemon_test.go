@@ -252,6 +252,14 @@ func TestTransientFailureIsRetried(t *testing.T) {
 	h := newHarness(t)
 	h.write("p.yaml", pipelineYAML("p", "    fail: 3\n    endless: true"))
 	h.reload()
+	// Each attempt reports running before its source opens, so running
+	// alone may be the first, failing attempt: wait for the 4th open.
+	testenv.Eventually(t, 10*time.Second, "a 4th open", func() error {
+		if n := h.opens.Load(); n < 4 {
+			return fmt.Errorf("%d opens", n)
+		}
+		return nil
+	})
 	st := h.waitState("p.yaml", Running)
 	if st.Restarts != 3 || h.opens.Load() != 4 {
 		t.Errorf("restarts = %d, opens = %d; want 3 restarts and a 4th open that worked", st.Restarts, h.opens.Load())
