@@ -65,14 +65,7 @@ func (g *generation) commit(ctx context.Context, offsets map[string]map[int]int6
 	if err != nil {
 		return err
 	}
-	for _, parts := range res.Topics {
-		for _, p := range parts {
-			if p.Error != nil {
-				return p.Error
-			}
-		}
-	}
-	return nil
+	return commitError(res)
 }
 
 // defaultInstanceID is the static member id of a source that names none:

@@ -163,14 +163,7 @@ func (s *Source) commitStandalone(ctx context.Context, commit map[string]map[int
 		if err != nil {
 			return err
 		}
-		for _, parts := range res.Topics {
-			for _, p := range parts {
-				if p.Error != nil {
-					return p.Error
-				}
-			}
-		}
-		return nil
+		return commitError(res)
 	})
 	if err != nil {
 		s.log.Warn("kafka source: offsets not committed; the next checkpoint commits newer ones", "group", s.opts.groupID, "error", err.Error())
@@ -199,3 +192,16 @@ func (s *Source) Lag() int64 {
 
 // Bytes is the size of the keys and values Read has returned.
 func (s *Source) Bytes() int64 { return s.bytes.Load() }
+
+// commitError is the first partition's error in an OffsetCommit
+// response: the request as a whole may succeed while a partition fails.
+func commitError(res *kafka.OffsetCommitResponse) error {
+	for _, parts := range res.Topics {
+		for _, p := range parts {
+			if p.Error != nil {
+				return p.Error
+			}
+		}
+	}
+	return nil
+}
