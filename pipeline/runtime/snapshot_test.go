@@ -85,12 +85,22 @@ func TestSnapshotRestoreContinuesExactly(t *testing.T) {
 		{Func: Max, Arg: 2, ArgType: tDec(10, 2)},
 		{Func: CountDistinct, Arg: 1, ArgType: tBigInt},
 		{Func: Avg, Arg: 2, ArgType: tDec(10, 2)},
+		{Func: FirstValue, Arg: 1, ArgType: tBigInt},
+		{Func: LastValue, Arg: 2, ArgType: tDec(10, 2)},
+		{Func: ListAgg, Arg: 0, ArgType: tString, Sep: ";"},
+		{Func: ListAgg, Arg: 0, ArgType: tString, Sep: ",", Distinct: true},
+		{Func: VarSamp, Arg: 1, ArgType: tBigInt},
+		{Func: StddevPop, Arg: 1, ArgType: tBigInt, Distinct: true},
 	}
 	winAggs := []AggCall{
 		{Func: CountStar, Arg: -1},
 		{Func: Sum, Arg: 2, ArgType: tDec(10, 2)},
 		{Func: Max, Arg: 1, ArgType: tBigInt},
 		{Func: SumDistinct, Arg: 1, ArgType: tBigInt},
+		{Func: FirstValue, Arg: 1, ArgType: tBigInt},
+		{Func: LastValue, Arg: 1, ArgType: tBigInt},
+		{Func: ListAgg, Arg: 0, ArgType: tString, Sep: ","},
+		{Func: VarPop, Arg: 1, ArgType: tBigInt},
 	}
 	tumble := WindowSpec{Kind: Tumble, TimeCol: 3, Size: minute}
 	hop := WindowSpec{Kind: Hop, TimeCol: 3, Size: 3 * minute, Slide: minute}
