@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestAggregateFunctionsOverRetractions runs an outer GROUP BY over an
@@ -118,5 +119,89 @@ sources:
 	data, _ := os.ReadFile(filepath.Join(dir, "stream.csv"))
 	if n := strings.Count(string(data), "-U,"); n < 1000 {
 		t.Errorf("only %d -U rows in the outer changelog: the retractions were not exercised", n)
+	}
+}
+
+// TestAggregateFunctionsInHopWindows: a HOP window merges its slices, and
+// the order-sensitive functions must see them in time order; streaming
+// and batch execution give the same rows, computed here from the input.
+func TestAggregateFunctionsInHopWindows(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(9, 10))
+	type rec struct {
+		id string
+		ts int64 // ms
+		v  int64
+	}
+	var recs []rec
+	var csv strings.Builder
+	ts := int64(0)
+	for range 400 {
+		ts += rng.Int64N(2000)
+		r := rec{fmt.Sprintf("s%d", rng.IntN(3)), ts, rng.Int64N(21) - 5}
+		recs = append(recs, r)
+		fmt.Fprintf(&csv, "%s,%d,%d\n", r.id, r.ts, r.v)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "in.csv"), []byte(csv.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const slide, size = 20_000, 60_000
+	var want []string
+	for start := int64(-size + slide); start <= ts; start += slide {
+		for _, id := range []string{"s0", "s1", "s2"} {
+			var vals []string
+			var n, sum, sq int64
+			pos := map[int64]bool{}
+			var first, last int64
+			for _, r := range recs {
+				if r.id != id || r.ts < start || r.ts >= start+size {
+					continue
+				}
+				if n == 0 {
+					first = r.v
+				}
+				last = r.v
+				n++
+				sum += r.v
+				sq += r.v * r.v
+				if r.v > 0 {
+					pos[r.v] = true
+				}
+				vals = append(vals, fmt.Sprint(r.v))
+			}
+			if n == 0 {
+				continue
+			}
+			ws := time.UnixMilli(start).UTC().Format("2006-01-02 15:04:05.000")
+			want = append(want, fmt.Sprintf("%s,%s,%d,%d,%d,%d,%s", ws, id, first, last, len(pos), (sq-sum*sum/n)/n, strings.Join(vals, ";")))
+		}
+	}
+	slices.Sort(want)
+	query := fmt.Sprintf(`version: 1
+sources:
+  - name: src
+    type: file
+    path: %s
+    schema:
+      - id STRING
+      - ts BIGINT
+      - v BIGINT
+      - event_time AS TO_TIMESTAMP_LTZ(ts, 3)
+    watermark: event_time
+transforms:
+  - name: w
+    sql: |
+      SELECT window_start, id, FIRST_VALUE(v) AS fv, LAST_VALUE(v) AS lv,
+             COUNT(DISTINCT v) FILTER (WHERE v > 0) AS dpos, VAR_POP(v) AS vp,
+             LISTAGG(CAST(v AS STRING), ';') AS vs
+      FROM TABLE(HOP(TABLE src, DESCRIPTOR(event_time), INTERVAL '20' SECOND, INTERVAL '1' MINUTE))
+      GROUP BY window_start, window_end, id
+`, filepath.Join(dir, "in.csv"))
+	for _, mode := range []string{"streaming", "batch"} {
+		out := filepath.Join(dir, mode+".csv")
+		runFile(t, dir, query+fmt.Sprintf("name: %s\nexecution: %s\nsinks:\n  - name: out\n    from: w\n    type: file\n    path: %s\n", mode, mode, out))
+		if got := readLines(t, out); !slices.Equal(got, want) {
+			t.Errorf("%s result:\n%s\nwant:\n%s", mode, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
 	}
 }
