@@ -1,8 +1,11 @@
 package runtime
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/etld/etld/pipeline/row"
@@ -230,5 +233,171 @@ func TestAggFuncsValidate(t *testing.T) {
 	st := newAggStore([]AggCall{{Func: Sum, Arg: 0, ArgType: tBigInt, HasFilter: true, Filter: 1}}, false, false)
 	if err := st.check(row.Row{row.BigIntValue(1), row.BigIntValue(1)}); err == nil {
 		t.Error("a BIGINT filter value passed check")
+	}
+}
+
+// TestGroupAggFuncsMatchModel drives GroupAgg with random inserts,
+// updates and deletes, folds its changelog into a table and compares it
+// with a model that keeps each group's values as Flink's retractable
+// accumulators do (arrival order; a retraction removes the earliest equal
+// value). Columns: key, v BIGINT, s STRING (v as text), f BOOLEAN.
+func TestGroupAggFuncsMatchModel(t *testing.T) {
+	aggs := []AggCall{
+		{Func: VarPop, Arg: 1, ArgType: tBigInt},
+		{Func: StddevSamp, Arg: 1, ArgType: tBigInt, HasFilter: true, Filter: 3},
+		{Func: Sum, Arg: 1, ArgType: tBigInt, Distinct: true},
+		{Func: Count, Arg: 3, ArgType: row.Type{ID: row.Boolean}, HasFilter: true, Filter: 3},
+		{Func: FirstValue, Arg: 1, ArgType: tBigInt},
+		{Func: LastValue, Arg: 2, ArgType: tString},
+		{Func: ListAgg, Arg: 2, ArgType: tString, Sep: "/", HasFilter: true, Filter: 3},
+	}
+	// model is a group: its live rows (for the order-free aggregates) and
+	// the value lists of FIRST_VALUE(v), LAST_VALUE(s) and the filtered
+	// LISTAGG(s), each kept as the accumulator keeps its own.
+	type model struct {
+		rows              []row.Row
+		firsts, lasts, ls []row.Value
+	}
+	removeEarliest := func(l []row.Value, v row.Value) []row.Value {
+		if i := slices.Index(l, v); i >= 0 {
+			return slices.Delete(l, i, i+1)
+		}
+		return l
+	}
+	passes := func(r row.Row) bool { return !r[3].IsNull() && r[3].Bool() }
+	for seed := range uint64(40) {
+		rng := rand.New(rand.NewPCG(seed, 11))
+		g := NewGroupAgg([]int{0}, aggs, GroupAggOptions{})
+		groups := map[string]*model{}
+		var live []row.Row
+		table := map[string]string{}
+		out := &aggOut{}
+		for range 60 {
+			var b []row.Change
+			for range 1 + rng.IntN(5) {
+				if len(live) > 0 && rng.IntN(5) < 2 {
+					j := rng.IntN(len(live))
+					r := live[j]
+					live = slices.Delete(live, j, j+1)
+					b = append(b, row.Change{Kind: []row.Kind{D, UB}[rng.IntN(2)], Row: r})
+					m := groups[r[0].Str()]
+					k := slices.IndexFunc(m.rows, func(x row.Row) bool { return slices.Equal(x, r) })
+					m.rows = slices.Delete(m.rows, k, k+1)
+					if !r[1].IsNull() {
+						m.firsts, m.lasts = removeEarliest(m.firsts, r[1]), removeEarliest(m.lasts, r[2])
+						if passes(r) {
+							m.ls = removeEarliest(m.ls, r[2])
+						}
+					}
+					continue
+				}
+				v := row.BigIntValue(rng.Int64N(6))
+				s := row.StringValue(v.String())
+				if rng.IntN(7) == 0 {
+					v, s = row.NullValue, row.NullValue
+				}
+				f := row.BoolValue(rng.IntN(3) > 0)
+				if rng.IntN(7) == 0 {
+					f = row.NullValue
+				}
+				r := row.Row{row.StringValue(string(rune('a' + rng.IntN(3)))), v, s, f}
+				live = append(live, r)
+				b = append(b, row.Change{Kind: []row.Kind{I, UA}[rng.IntN(2)], Row: r})
+				if groups[r[0].Str()] == nil {
+					groups[r[0].Str()] = &model{}
+				}
+				m := groups[r[0].Str()]
+				m.rows = append(m.rows, r)
+				if !v.IsNull() {
+					m.firsts, m.lasts = append(m.firsts, v), append(m.lasts, s)
+					if passes(r) {
+						m.ls = append(m.ls, s)
+					}
+				}
+			}
+			if err := g.Process(aggBatch(b...), out); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, l := range out.take() {
+			kind, body := l[:2], l[2:]
+			key := strings.SplitN(strings.Trim(body, "[]"), ",", 2)[0]
+			switch kind {
+			case "+I", "+U":
+				table[key] = body
+			default:
+				if table[key] != body {
+					t.Fatalf("seed %d: %s retracts %q, table holds %q", seed, kind, body, table[key])
+				}
+				delete(table, key)
+			}
+		}
+		want := map[string]string{}
+		for k, m := range groups {
+			if len(m.rows) == 0 {
+				continue
+			}
+			var vals, fvals []int64
+			distinct := map[int64]bool{}
+			var dsum int64
+			nf := 0
+			for _, r := range m.rows {
+				if passes(r) {
+					nf++
+				}
+				if r[1].IsNull() {
+					continue
+				}
+				x := r[1].Int64()
+				vals = append(vals, x)
+				if !distinct[x] {
+					distinct[x] = true
+					dsum += x
+				}
+				if passes(r) {
+					fvals = append(fvals, x)
+				}
+			}
+			variance := func(xs []int64, samp bool) string {
+				n := int64(len(xs))
+				den := n
+				if samp {
+					den--
+				}
+				if n == 0 || den == 0 {
+					return "null"
+				}
+				var sum, sq int64
+				for _, x := range xs {
+					sum, sq = sum+x, sq+x*x
+				}
+				v := (sq - sum*sum/n) / den
+				if samp {
+					return fmt.Sprint(int64(math.Sqrt(float64(v))))
+				}
+				return fmt.Sprint(v)
+			}
+			first, last, dsumText, list := "null", "null", "null", "null"
+			if len(vals) > 0 {
+				first, last, dsumText = m.firsts[0].String(), m.lasts[len(m.lasts)-1].String(), fmt.Sprint(dsum)
+			}
+			if len(m.ls) > 0 {
+				var strs []string
+				for _, v := range m.ls {
+					strs = append(strs, v.Str())
+				}
+				list = strings.Join(strs, "/")
+			}
+			want[k] = fmt.Sprintf("[%s, %s, %s, %s, %d, %s, %s, %s]", k, variance(vals, false), variance(fvals, true),
+				dsumText, nf, first, last, list)
+		}
+		if len(table) != len(want) {
+			t.Fatalf("seed %d: %d groups in the table, want %d:\n%v\n%v", seed, len(table), len(want), table, want)
+		}
+		for k, w := range want {
+			if table[k] != w {
+				t.Fatalf("seed %d key %s: table %s, want %s", seed, k, table[k], w)
+			}
+		}
 	}
 }
