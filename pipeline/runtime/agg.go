@@ -264,9 +264,6 @@ func (s *aggSlot) checkArg(v row.Value) error {
 	if s.kind == accRows || v.IsNull() {
 		return nil
 	}
-	if s.call.ArgType.ID == row.Null {
-		return nil // FIRST_VALUE(NULL) and the like: every value is NULL
-	}
 	want := s.call.ArgType
 	if v.Type() != want.ID || (want.ID == row.Decimal && v.Scale() != want.Scale) {
 		return fmt.Errorf("%s: argument value %s has type %s, want %s", s.call, v, v.Type(), want)
