@@ -172,6 +172,8 @@ func (e *EvalError) Unwrap() error { return e.Err }
 // aggregates are the functions the planner computes; Compile refuses them.
 var aggregates = map[string]bool{
 	"COUNT": true, "SUM": true, "MIN": true, "MAX": true, "AVG": true,
+	"STDDEV_POP": true, "STDDEV_SAMP": true, "VAR_POP": true, "VAR_SAMP": true,
+	"FIRST_VALUE": true, "LAST_VALUE": true, "LISTAGG": true,
 }
 
 // IsAggregate reports whether name (any case) is an aggregate function.

@@ -57,6 +57,9 @@ func (c *compiler) call(e *sql.Call) (*node, error) {
 	if aggregates[name] {
 		return nil, errAt(e.At, "aggregate function %s is not allowed here: aggregates belong in the SELECT list or HAVING of a query (use a subquery or transform to filter on one)", name)
 	}
+	if e.Filter != nil {
+		return nil, errAt(e.FilterAt, "FILTER (WHERE ...) applies only to aggregate functions, not to %s", name)
+	}
 	def, ok := funcs[name]
 	if !ok {
 		msg := fmt.Sprintf("unknown function %s", name)

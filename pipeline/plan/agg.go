@@ -294,30 +294,62 @@ func windowText(w *sql.WindowTVF) string {
 	return fmt.Sprintf("%s(%s)", w.Kind, strings.Join(parts, ", "))
 }
 
-// aggCall checks one aggregate call and places its argument through
-// addArg, which returns the argument's column.
+// aggCall checks one aggregate call and places its argument (and its
+// FILTER condition) through addArg, which returns the column.
 func (q *queryBuilder) aggCall(c *sql.Call, schema row.Schema, table string, addArg func(*expr.Compiled, string) int) (runtime.AggCall, error) {
 	name := strings.ToUpper(c.Name)
+	var filter *expr.Compiled
+	if c.Filter != nil {
+		if containsAgg(c.Filter) {
+			return runtime.AggCall{}, errAt(c.Filter.Pos(), "aggregate functions cannot be nested in FILTER (WHERE ...)")
+		}
+		f, err := compileExpr(c.Filter, schema, table)
+		if err != nil {
+			return runtime.AggCall{}, err
+		}
+		if f.Type.ID != row.Boolean {
+			return runtime.AggCall{}, errAt(c.Filter.Pos(), "FILTER (WHERE ...) needs a BOOLEAN condition, got %s", f.Type)
+		}
+		filter = f
+	}
+	withFilter := func(call runtime.AggCall) runtime.AggCall {
+		if filter != nil {
+			call.HasFilter, call.Filter = true, addArg(filter, sql.Format(c.Filter))
+		}
+		return call
+	}
 	if c.Star {
 		if name != "COUNT" {
 			return runtime.AggCall{}, errAt(c.At, "%s(*) is not allowed; only COUNT(*)", name)
 		}
+		if filter != nil {
+			// COUNT(*) FILTER (WHERE f) counts the rows whose f is TRUE:
+			// COUNT over the filter column, which the filter already
+			// restricts to TRUE.
+			call := withFilter(runtime.AggCall{Func: runtime.Count, ArgType: filter.Type})
+			call.Arg = call.Filter
+			return call, nil
+		}
 		return runtime.AggCall{Func: runtime.CountStar, Arg: -1}, nil
 	}
-	if len(c.Args) != 1 {
+	nargs := 1
+	if name == "LISTAGG" {
+		nargs = 2
+	}
+	if len(c.Args) < 1 || len(c.Args) > nargs {
+		if nargs == 2 {
+			return runtime.AggCall{}, errAt(c.At, "LISTAGG takes one or two arguments (the value and a separator literal), got %d", len(c.Args))
+		}
 		return runtime.AggCall{}, errAt(c.At, "%s takes one argument, got %d", name, len(c.Args))
 	}
 	arg, err := compileExpr(c.Args[0], schema, table)
 	if err != nil {
 		return runtime.AggCall{}, err
 	}
-	call := runtime.AggCall{ArgType: arg.Type}
+	call := runtime.AggCall{ArgType: arg.Type, Distinct: c.Distinct}
 	switch name {
 	case "COUNT":
 		call.Func = runtime.Count
-		if c.Distinct {
-			call.Func = runtime.CountDistinct
-		}
 	case "SUM", "AVG":
 		if !arg.Type.ID.Numeric() {
 			return runtime.AggCall{}, errAt(c.Args[0].Pos(), "%s needs a numeric argument, got %s", name, arg.Type)
@@ -326,16 +358,47 @@ func (q *queryBuilder) aggCall(c *sql.Call, schema row.Schema, table string, add
 		if name == "AVG" {
 			call.Func = runtime.Avg
 		}
-	case "MIN":
-		call.Func = runtime.Min
-	case "MAX":
-		call.Func = runtime.Max
+	case "MIN", "MAX":
+		// MIN(DISTINCT x) is MIN(x): duplicates never change an extreme.
+		call.Func, call.Distinct = runtime.Min, false
+		if name == "MAX" {
+			call.Func = runtime.Max
+		}
+	case "STDDEV_POP", "STDDEV_SAMP", "VAR_POP", "VAR_SAMP":
+		switch {
+		case arg.Type.ID == row.Decimal:
+			return runtime.AggCall{}, errAt(c.Args[0].Pos(), "%s over DECIMAL is not supported yet; CAST the argument AS DOUBLE", name)
+		case !arg.Type.ID.Numeric():
+			return runtime.AggCall{}, errAt(c.Args[0].Pos(), "%s needs a numeric argument, got %s", name, arg.Type)
+		}
+		call.Func = map[string]runtime.AggFunc{"STDDEV_POP": runtime.StddevPop, "STDDEV_SAMP": runtime.StddevSamp,
+			"VAR_POP": runtime.VarPop, "VAR_SAMP": runtime.VarSamp}[name]
+	case "FIRST_VALUE", "LAST_VALUE":
+		if c.Distinct {
+			return runtime.AggCall{}, errAt(c.At, "%s(DISTINCT ...) is not allowed", name)
+		}
+		call.Func = runtime.FirstValue
+		if name == "LAST_VALUE" {
+			call.Func = runtime.LastValue
+		}
+	case "LISTAGG":
+		if arg.Type.ID != row.String {
+			return runtime.AggCall{}, errAt(c.Args[0].Pos(), "LISTAGG needs a STRING argument, got %s; CAST it AS STRING", arg.Type)
+		}
+		call.Func, call.Sep = runtime.ListAgg, ","
+		if len(c.Args) == 2 {
+			lit, ok := c.Args[1].(*sql.Literal)
+			if !ok || lit.Kind != sql.LitString {
+				return runtime.AggCall{}, errAt(c.Args[1].Pos(), "LISTAGG's separator must be a string literal, as in LISTAGG(name, '; ')")
+			}
+			call.Sep = lit.Value.Str()
+		}
 	default:
 		return runtime.AggCall{}, errAt(c.At, "aggregate function %s is not supported", name)
 	}
-	if c.Distinct && name != "COUNT" {
-		return runtime.AggCall{}, errAt(c.At, "%s(DISTINCT ...) is not supported yet; only COUNT(DISTINCT ...)", name)
+	if err := call.Validate(); err != nil {
+		return runtime.AggCall{}, errAt(c.Args[0].Pos(), "%v", err)
 	}
 	call.Arg = addArg(arg, sql.Format(c.Args[0]))
-	return call, nil
+	return withFilter(call), nil
 }

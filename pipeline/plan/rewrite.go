@@ -50,6 +50,7 @@ func rewrite(e sql.Expr, f func(sql.Expr) (sql.Expr, bool)) sql.Expr {
 	case *sql.Call:
 		c := *n
 		c.Args = list(n.Args)
+		c.Filter = rw(n.Filter)
 		return &c
 	case *sql.Cast:
 		c := *n

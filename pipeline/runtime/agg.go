@@ -19,6 +19,13 @@ const (
 	Max                          // MAX(x)
 	Avg                          // AVG(x)
 	AvgDistinct                  // AVG(DISTINCT x)
+	StddevPop                    // STDDEV_POP(x)
+	StddevSamp                   // STDDEV_SAMP(x)
+	VarPop                       // VAR_POP(x)
+	VarSamp                      // VAR_SAMP(x)
+	FirstValue                   // FIRST_VALUE(x)
+	LastValue                    // LAST_VALUE(x)
+	ListAgg                      // LISTAGG(x [, sep])
 )
 
 var aggNames = [...]string{
@@ -31,6 +38,13 @@ var aggNames = [...]string{
 	Max:           "MAX",
 	Avg:           "AVG",
 	AvgDistinct:   "AVG",
+	StddevPop:     "STDDEV_POP",
+	StddevSamp:    "STDDEV_SAMP",
+	VarPop:        "VAR_POP",
+	VarSamp:       "VAR_SAMP",
+	FirstValue:    "FIRST_VALUE",
+	LastValue:     "LAST_VALUE",
+	ListAgg:       "LISTAGG",
 }
 
 func (f AggFunc) String() string {
@@ -47,22 +61,43 @@ func (f AggFunc) Distinct() bool {
 }
 
 // AggCall is one aggregate of a GROUP BY or window aggregate. The planner
-// places a projection before the aggregate that computes every argument,
-// so an argument is a column index of the operator's input.
+// places a projection before the aggregate that computes every argument
+// (and every FILTER condition), so an argument is a column index of the
+// operator's input.
 type AggCall struct {
 	Func    AggFunc
 	Arg     int // input column index; -1 for COUNT(*)
 	ArgType row.Type
+	// Distinct makes any function see each distinct non-NULL value once
+	// (the *Distinct functions imply it).
+	Distinct bool
+	// HasFilter says that only rows whose BOOLEAN column Filter is TRUE
+	// reach the aggregate (agg(...) FILTER (WHERE cond)). COUNT(*) with a
+	// filter is planned as COUNT(Filter): a FALSE is not NULL, but the
+	// filter drops it first.
+	HasFilter bool
+	Filter    int
+	// Sep is LISTAGG's separator (Flink's default is ",").
+	Sep string
 }
 
+// distinct reports whether the call keeps a DISTINCT multiset.
+func (c AggCall) distinct() bool { return c.Distinct || c.Func.Distinct() }
+
 func (c AggCall) String() string {
+	var s string
 	switch {
 	case c.Func == CountStar:
-		return "COUNT(*)"
-	case c.Func.Distinct():
-		return fmt.Sprintf("%s(DISTINCT $%d)", c.Func, c.Arg)
+		s = "COUNT(*)"
+	case c.distinct():
+		s = fmt.Sprintf("%s(DISTINCT $%d)", c.Func, c.Arg)
+	default:
+		s = fmt.Sprintf("%s($%d)", c.Func, c.Arg)
 	}
-	return fmt.Sprintf("%s($%d)", c.Func, c.Arg)
+	if c.HasFilter {
+		s += fmt.Sprintf(" FILTER (WHERE $%d)", c.Filter)
+	}
+	return s
 }
 
 // ResultType gives Flink's result type of the call:
@@ -76,13 +111,19 @@ func (c AggCall) String() string {
 //   - AVG: the argument type for INT, BIGINT (the average truncated toward
 //     zero, as Flink's), FLOAT and DOUBLE; DECIMAL(p,s) → DECIMAL(18,
 //     max(6,s)) rounded half up (Flink: DECIMAL(38, max(6,s))).
-//   - MIN, MAX: the argument type.
+//   - MIN, MAX, FIRST_VALUE, LAST_VALUE: the argument type.
+//   - STDDEV_POP, STDDEV_SAMP, VAR_POP, VAR_SAMP: the argument type, as
+//     Calcite's SqlAvgAggFunction derives it for Flink (INT gives INT).
+//     DECIMAL arguments are refused.
+//   - LISTAGG: STRING.
 //
 // All but COUNT are nullable: NULL when the group has no non-NULL value.
 func (c AggCall) ResultType() row.Type {
 	switch c.Func {
 	case CountStar, Count, CountDistinct:
 		return row.Type{ID: row.BigInt, NotNull: true}
+	case ListAgg:
+		return row.Of(row.String)
 	case Sum, SumDistinct:
 		if c.ArgType.ID == row.Decimal {
 			return row.Type{ID: row.Decimal, Precision: row.MaxDecimalPrecision, Scale: c.ArgType.Scale}
@@ -115,13 +156,24 @@ func (c AggCall) Validate() error {
 	if c.Arg < 0 {
 		return fmt.Errorf("%s: argument column %d is negative", c.Func, c.Arg)
 	}
+	if c.HasFilter && c.Filter < 0 {
+		return fmt.Errorf("%s: filter column %d is negative", c, c.Filter)
+	}
 	id := c.ArgType.ID
 	switch c.Func {
 	case Sum, SumDistinct, Avg, AvgDistinct:
 		if !id.Numeric() {
 			return fmt.Errorf("%s: argument type %s is not numeric (want INT, BIGINT, FLOAT, DOUBLE or DECIMAL)", c, c.ArgType)
 		}
-	case Min, Max, Count, CountDistinct:
+	case StddevPop, StddevSamp, VarPop, VarSamp:
+		if !id.Numeric() || id == row.Decimal {
+			return fmt.Errorf("%s: argument type %s is not INT, BIGINT, FLOAT or DOUBLE", c, c.ArgType)
+		}
+	case ListAgg:
+		if id != row.String {
+			return fmt.Errorf("%s: argument type %s is not STRING", c, c.ArgType)
+		}
+	case Min, Max, Count, CountDistinct, FirstValue, LastValue:
 		if id == row.Null || id > row.TimestampLTZ {
 			return fmt.Errorf("%s: argument type %s cannot be aggregated", c, c.ArgType)
 		}
@@ -143,11 +195,17 @@ const (
 	accF64                    // float64 sum, n
 	accDec                    // 128-bit unscaled sum, n
 	accExtreme                // MIN/MAX
+	accMomInt                 // wrapping int64 sum, sum of squares, n (STDDEV/VAR)
+	accMomF64                 // float64 sum, sum of squares, n (STDDEV/VAR)
+	accFirst                  // insert-only FIRST_VALUE: the first value
+	accLast                   // insert-only LAST_VALUE: the last value
+	accList                   // LISTAGG, retractable FIRST/LAST_VALUE: the values in arrival order
 )
 
 // numSlots is how many int64 slots each kind takes; the last one is n, the
 // count of accumulated values.
-var numSlots = [...]int{accRows: 0, accCount: 1, accInt: 2, accF32: 2, accF64: 2, accDec: 3, accExtreme: 0}
+var numSlots = [...]int{accRows: 0, accCount: 1, accInt: 2, accF32: 2, accF64: 2, accDec: 3, accExtreme: 0,
+	accMomInt: 3, accMomF64: 3, accFirst: 0, accLast: 0, accList: 0}
 
 // aggSlot is one aggregate's place in a group's state.
 type aggSlot struct {
@@ -170,6 +228,17 @@ func newAggSlot(c AggCall) aggSlot {
 		s.kind = accCount
 	case Min, Max:
 		s.kind, s.max = accExtreme, c.Func == Max
+	case StddevPop, StddevSamp, VarPop, VarSamp:
+		s.kind = accMomF64
+		if c.ArgType.ID == row.Int || c.ArgType.ID == row.BigInt {
+			s.kind = accMomInt
+		}
+	case FirstValue:
+		s.kind = accFirst // newAggStore makes it accList when retractable
+	case LastValue:
+		s.kind = accLast
+	case ListAgg:
+		s.kind = accList
 	default: // SUM, AVG
 		switch c.ArgType.ID {
 		case row.Int, row.BigInt:
@@ -206,6 +275,25 @@ func (s *aggSlot) checkArg(v row.Value) error {
 // may go negative when a retraction arrives before its accumulation (as
 // Flink's MapView counts do); a value is present while its count is > 0.
 type valueCounts map[row.Value]int64
+
+// valueList is the values of a LISTAGG or of a retractable FIRST_VALUE /
+// LAST_VALUE in arrival order. A retraction removes the earliest equal
+// value, as Flink's ListView-backed retractable accumulators do; one with
+// no equal value is ignored. Retraction costs O(n) in the group's values.
+type valueList struct{ vals []row.Value }
+
+func (l *valueList) add(v row.Value) { l.vals = append(l.vals, v) }
+
+func (l *valueList) remove(v row.Value) {
+	for i, x := range l.vals {
+		if x == v {
+			copy(l.vals[i:], l.vals[i+1:])
+			l.vals[len(l.vals)-1] = row.NullValue
+			l.vals = l.vals[:len(l.vals)-1]
+			return
+		}
+	}
+}
 
 // extremes is a retractable MIN/MAX: every value with its count, and a
 // binary heap whose top is the extreme. Retracting the extreme costs

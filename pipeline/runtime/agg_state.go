@@ -39,6 +39,16 @@ func newAggStore(aggs []AggCall, insertOnly, keepKeys bool) *aggStore {
 	s := &aggStore{numW: 1, keepKeys: keepKeys}
 	for _, c := range aggs {
 		a := newAggSlot(c)
+		if !insertOnly && (a.kind == accFirst || a.kind == accLast) {
+			// A retraction of the first (last) value needs the one before.
+			a.kind = accList
+		}
+		switch a.kind {
+		case accFirst, accLast:
+			a.val, s.valW = s.valW, s.valW+1
+		case accList:
+			a.ext, s.extW = s.extW, s.extW+1
+		}
 		if a.kind == accExtreme {
 			// The extreme, or while a retractable one has seen a single
 			// distinct value, that value with its count in a num slot; the
@@ -51,7 +61,7 @@ func newAggStore(aggs []AggCall, insertOnly, keepKeys bool) *aggStore {
 		} else if n := numSlots[a.kind]; n > 0 {
 			a.num, s.numW = s.numW, s.numW+n
 		}
-		if c.Func.Distinct() {
+		if c.distinct() {
 			a.dist, s.extW = s.extW, s.extW+1
 		}
 		s.aggs = append(s.aggs, a)
@@ -103,12 +113,17 @@ func (s *aggStore) check(r row.Row) error {
 				return err
 			}
 		}
+		if a.call.HasFilter {
+			if v := r[a.call.Filter]; !v.IsNull() && v.Type() != row.Boolean {
+				return fmt.Errorf("%s: filter value %s has type %s, want BOOLEAN", a.call, v, v.Type())
+			}
+		}
 	}
 	return nil
 }
 
 // update accumulates (add) or retracts r into slot id. NULL arguments are
-// skipped by all but COUNT(*).
+// skipped by all but COUNT(*); so are rows whose FILTER is not TRUE.
 func (s *aggStore) update(id int32, r row.Row, add bool) {
 	nums := s.nums[int(id)*s.numW : int(id+1)*s.numW]
 	d := int64(1)
@@ -120,6 +135,11 @@ func (s *aggStore) update(id int32, r row.Row, add bool) {
 		a := &s.aggs[i]
 		if a.kind == accRows {
 			continue
+		}
+		if a.call.HasFilter {
+			if f := r[a.call.Filter]; f.IsNull() || !f.Bool() {
+				continue
+			}
 		}
 		v := r[a.call.Arg]
 		if v.IsNull() {
@@ -183,6 +203,33 @@ func (s *aggStore) apply(id int32, a *aggSlot, nums []int64, v row.Value, add bo
 		nums[a.num] = int64(math.Float64bits(f))
 	case accDec:
 		nums[a.num], nums[a.num+1] = add128(nums[a.num], nums[a.num+1], d*v.Unscaled())
+	case accMomInt:
+		x := v.Int64()
+		nums[a.num] += d * x
+		nums[a.num+1] += d * x * x
+	case accMomF64:
+		x := v.Float64()
+		if !add {
+			x = -x
+		}
+		nums[a.num] = addF64(nums[a.num], x)
+		nums[a.num+1] = addF64(nums[a.num+1], float64(d)*x*x)
+	case accFirst:
+		if p := &s.vals[int(id)*s.valW+a.val]; p.IsNull() {
+			*p = v
+		}
+		return
+	case accLast:
+		s.vals[int(id)*s.valW+a.val] = v
+		return
+	case accList:
+		l := s.list(id, a)
+		if add {
+			l.add(v)
+		} else {
+			l.remove(v)
+		}
+		return
 	case accExtreme:
 		p := &s.vals[int(id)*s.valW+a.val]
 		switch {
@@ -196,6 +243,22 @@ func (s *aggStore) apply(id int32, a *aggSlot, nums []int64, v row.Value, add bo
 		return
 	}
 	nums[a.num+numSlots[a.kind]-1] += d
+}
+
+// addF64 adds x to the float64 whose bits slot holds.
+func addF64(slot int64, x float64) int64 {
+	return int64(math.Float64bits(math.Float64frombits(uint64(slot)) + x))
+}
+
+// list returns the value list of a's list accumulator in slot id.
+func (s *aggStore) list(id int32, a *aggSlot) *valueList {
+	p := &s.exts[int(id)*s.extW+a.ext]
+	l, _ := (*p).(*valueList)
+	if l == nil {
+		l = &valueList{}
+		*p = l
+	}
+	return l
 }
 
 func (a *aggSlot) better(v, cur row.Value) bool {
@@ -237,8 +300,20 @@ func (s *aggStore) merge(dst, src int32) {
 		a := &s.aggs[i]
 		if a.dist >= 0 {
 			// The inner accumulator must see each value once: replay the
-			// values whose presence the merge changes.
+			// values whose presence the merge changes; a list in its
+			// order, not the map's.
 			sm, _ := s.exts[int(src)*s.extW+a.dist].(valueCounts)
+			if a.kind == accList {
+				sl, _ := s.exts[int(src)*s.extW+a.ext].(*valueList)
+				if sl != nil {
+					for _, v := range sl.vals {
+						if c := sm[v]; s.distinctStep(dst, a, v, c) {
+							s.apply(dst, a, dn, v, c > 0)
+						}
+					}
+				}
+				continue
+			}
 			for v, c := range sm {
 				if s.distinctStep(dst, a, v, c) {
 					s.apply(dst, a, dn, v, c > 0)
@@ -248,6 +323,25 @@ func (s *aggStore) merge(dst, src int32) {
 		}
 		switch a.kind {
 		case accRows:
+		case accMomF64:
+			dn[a.num] = addF64(dn[a.num], math.Float64frombits(uint64(sn[a.num])))
+			dn[a.num+1] = addF64(dn[a.num+1], math.Float64frombits(uint64(sn[a.num+1])))
+			dn[a.num+2] += sn[a.num+2]
+		case accFirst:
+			p := &s.vals[int(dst)*s.valW+a.val]
+			if p.IsNull() {
+				*p = s.vals[int(src)*s.valW+a.val]
+			}
+		case accLast:
+			if v := s.vals[int(src)*s.valW+a.val]; !v.IsNull() {
+				s.vals[int(dst)*s.valW+a.val] = v
+			}
+		case accList:
+			// Slices merge in time order: src's values come after dst's.
+			if sl, _ := s.exts[int(src)*s.extW+a.ext].(*valueList); sl != nil && len(sl.vals) > 0 {
+				dl := s.list(dst, a)
+				dl.vals = append(dl.vals, sl.vals...)
+			}
 		case accF32:
 			f := float32(math.Float64frombits(uint64(dn[a.num]))) + float32(math.Float64frombits(uint64(sn[a.num])))
 			dn[a.num], dn[a.num+1] = int64(math.Float64bits(float64(f))), dn[a.num+1]+sn[a.num+1]
@@ -311,6 +405,12 @@ func (s *aggStore) result(id int32, a *aggSlot, nums []int64) row.Value {
 			return e.top()
 		}
 		return row.NullValue
+	case accFirst, accLast:
+		return s.vals[int(id)*s.valW+a.val]
+	case accList:
+		return s.listResult(id, a)
+	case accMomInt, accMomF64:
+		return moments(a, nums[a.num:a.num+3])
 	}
 	n := nums[a.num+numSlots[a.kind]-1]
 	if n == 0 {
@@ -349,6 +449,103 @@ func (s *aggStore) result(id int32, a *aggSlot, nums []int64) row.Value {
 		return row.NullValue // Flink's decimal overflow gives NULL
 	}
 	return row.NullValue
+}
+
+// listResult is LISTAGG's joined string or FIRST/LAST_VALUE's end of the
+// list; NULL for no values.
+func (s *aggStore) listResult(id int32, a *aggSlot) row.Value {
+	l, _ := s.exts[int(id)*s.extW+a.ext].(*valueList)
+	if l == nil || len(l.vals) == 0 {
+		return row.NullValue
+	}
+	switch a.call.Func {
+	case FirstValue:
+		return l.vals[0]
+	case LastValue:
+		return l.vals[len(l.vals)-1]
+	}
+	n := len(a.call.Sep) * (len(l.vals) - 1)
+	for _, v := range l.vals {
+		n += len(v.Str())
+	}
+	b := make([]byte, 0, n)
+	for i, v := range l.vals {
+		if i > 0 {
+			b = append(b, a.call.Sep...)
+		}
+		b = append(b, v.Str()...)
+	}
+	return row.StringValue(string(b))
+}
+
+// moments computes STDDEV_POP/SAMP and VAR_POP/SAMP from the sum, the sum
+// of squares and the count, the way Flink computes them: Calcite rewrites
+// the call to (Σx² - (Σx)²/n) / n (or n-1) in the argument's type, so an
+// INT or BIGINT argument gives integer arithmetic (wrapping, truncating)
+// and the square root is truncated back to the argument type. NULL for no
+// values, and for the sample variants of a single value.
+func moments(a *aggSlot, m []int64) row.Value {
+	n := m[2]
+	f := a.call.Func
+	samp := f == StddevSamp || f == VarSamp
+	root := f == StddevPop || f == StddevSamp
+	den := n
+	if samp {
+		den = n - 1
+	}
+	if n <= 0 || den <= 0 {
+		return row.NullValue
+	}
+	if a.kind == accMomF64 {
+		sum, sq := math.Float64frombits(uint64(m[0])), math.Float64frombits(uint64(m[1]))
+		v := (sq - sum*sum/float64(n)) / float64(den)
+		if root {
+			v = math.Sqrt(v)
+		}
+		if a.call.ArgType.ID == row.Float {
+			return row.FloatValue(float32(v))
+		}
+		return row.DoubleValue(v)
+	}
+	sum, sq := m[0], m[1]
+	sumSq := sum * sum
+	isInt := a.call.ArgType.ID == row.Int
+	if isInt {
+		sum, sq = int64(int32(sum)), int64(int32(sq))
+		sumSq = int64(int32(sum) * int32(sum))
+	}
+	v := (sq - sumSq/n) / den
+	if root {
+		v = javaLong(math.Sqrt(float64(v)))
+	}
+	if isInt {
+		return row.IntValue(javaInt(v, root))
+	}
+	return row.BigIntValue(v)
+}
+
+// javaLong is Java's (long) cast of a double: NaN gives 0, out of range
+// saturates.
+func javaLong(f float64) int64 {
+	switch {
+	case f != f:
+		return 0
+	case f >= math.MaxInt64:
+		return math.MaxInt64
+	case f <= math.MinInt64:
+		return math.MinInt64
+	}
+	return int64(f)
+}
+
+// javaInt narrows v to INT: a square root (from a double) saturates as
+// Java's (int) cast of a double; an integer variance wraps as (int) of a
+// long.
+func javaInt(v int64, saturate bool) int32 {
+	if saturate {
+		return int32(max(min(v, math.MaxInt32), math.MinInt32))
+	}
+	return int32(v)
 }
 
 // maxDecimal18 is 10^18: DECIMAL(18, s) holds unscaled values below it.
@@ -523,6 +720,7 @@ const (
 	extNone     = 0
 	extCounts   = 1 // valueCounts of a DISTINCT aggregate
 	extExtremes = 2 // extremes of a retractable MIN/MAX
+	extList     = 3 // valueList of LISTAGG and retractable FIRST/LAST_VALUE
 )
 
 // appendState appends the store's state; key gives a slot's group key
@@ -555,6 +753,12 @@ func (s *aggStore) appendState(dst []byte, key func(id int32) string) []byte {
 				for v, c := range m {
 					dst = row.AppendValue(dst, v)
 					dst = binary.AppendVarint(dst, c)
+				}
+			case *valueList:
+				dst = append(dst, extList)
+				dst = binary.AppendUvarint(dst, uint64(len(m.vals)))
+				for _, v := range m.vals {
+					dst = row.AppendValue(dst, v)
 				}
 			case *extremes:
 				dst = append(dst, extExtremes)
@@ -589,6 +793,9 @@ func (s *aggStore) restoreState(d *row.Decoder) (keys []string) {
 	for _, a := range s.aggs {
 		if a.ext >= 0 {
 			extTag[a.ext], extMax[a.ext] = extExtremes, a.max
+			if a.kind == accList {
+				extTag[a.ext] = extList
+			}
 		}
 		if a.dist >= 0 {
 			extTag[a.dist] = extCounts
@@ -632,6 +839,14 @@ func (s *aggStore) restoreState(d *row.Decoder) (keys []string) {
 			if tag != extTag[j] {
 				d.Fail("slot %d map %d: tag %d, want %d", id, j, tag, extTag[j])
 				break
+			}
+			if tag == extList {
+				l := &valueList{vals: make([]row.Value, d.Count(1))}
+				for k := range l.vals {
+					l.vals[k] = d.Value()
+				}
+				s.exts[id*s.extW+j] = l
+				continue
 			}
 			n := d.Count(2)
 			if tag == extCounts {

@@ -85,12 +85,22 @@ func TestSnapshotRestoreContinuesExactly(t *testing.T) {
 		{Func: Max, Arg: 2, ArgType: tDec(10, 2)},
 		{Func: CountDistinct, Arg: 1, ArgType: tBigInt},
 		{Func: Avg, Arg: 2, ArgType: tDec(10, 2)},
+		{Func: FirstValue, Arg: 1, ArgType: tBigInt},
+		{Func: LastValue, Arg: 2, ArgType: tDec(10, 2)},
+		{Func: ListAgg, Arg: 0, ArgType: tString, Sep: ";"},
+		{Func: ListAgg, Arg: 0, ArgType: tString, Sep: ",", Distinct: true},
+		{Func: VarSamp, Arg: 1, ArgType: tBigInt},
+		{Func: StddevPop, Arg: 1, ArgType: tBigInt, Distinct: true},
 	}
 	winAggs := []AggCall{
 		{Func: CountStar, Arg: -1},
 		{Func: Sum, Arg: 2, ArgType: tDec(10, 2)},
 		{Func: Max, Arg: 1, ArgType: tBigInt},
 		{Func: SumDistinct, Arg: 1, ArgType: tBigInt},
+		{Func: FirstValue, Arg: 1, ArgType: tBigInt},
+		{Func: LastValue, Arg: 1, ArgType: tBigInt},
+		{Func: ListAgg, Arg: 0, ArgType: tString, Sep: ","},
+		{Func: VarPop, Arg: 1, ArgType: tBigInt},
 	}
 	tumble := WindowSpec{Kind: Tumble, TimeCol: 3, Size: minute}
 	hop := WindowSpec{Kind: Hop, TimeCol: 3, Size: 3 * minute, Slide: minute}
@@ -175,7 +185,8 @@ func restored(t *testing.T, fresh func() Operator, from Operator) Operator {
 // TestRestoreRefusesDamagedState: every truncation of a snapshot is an
 // error, never a panic or a silently smaller state.
 func TestRestoreRefusesDamagedState(t *testing.T) {
-	aggs := []AggCall{{Func: CountStar, Arg: -1}, {Func: Max, Arg: 1, ArgType: tBigInt}, {Func: CountDistinct, Arg: 1, ArgType: tBigInt}}
+	aggs := []AggCall{{Func: CountStar, Arg: -1}, {Func: Max, Arg: 1, ArgType: tBigInt}, {Func: CountDistinct, Arg: 1, ArgType: tBigInt},
+		{Func: ListAgg, Arg: 0, ArgType: tString, Sep: ","}, {Func: LastValue, Arg: 1, ArgType: tBigInt}}
 	steps := changeStream(1, 10, true)
 	ops := map[string]func() Operator{
 		"group": func() Operator { return NewGroupAgg([]int{0}, aggs, GroupAggOptions{}) },
@@ -204,7 +215,8 @@ func TestRestoreRefusesDamagedState(t *testing.T) {
 }
 
 func FuzzGroupAggRestore(f *testing.F) {
-	aggs := []AggCall{{Func: CountStar, Arg: -1}, {Func: Min, Arg: 1, ArgType: tBigInt}, {Func: CountDistinct, Arg: 1, ArgType: tBigInt}}
+	aggs := []AggCall{{Func: CountStar, Arg: -1}, {Func: Min, Arg: 1, ArgType: tBigInt}, {Func: CountDistinct, Arg: 1, ArgType: tBigInt},
+		{Func: FirstValue, Arg: 1, ArgType: tBigInt}, {Func: ListAgg, Arg: 0, ArgType: tString, Distinct: true}}
 	g := NewGroupAgg([]int{0}, aggs, GroupAggOptions{})
 	drive(&testing.T{}, g, changeStream(2, 8, true), &aggOut{})
 	state, _ := g.Snapshot()

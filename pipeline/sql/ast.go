@@ -430,13 +430,16 @@ func (e *Like) Pos() Pos { return leftPos(e.X, e.OpAt) }
 //	CURRENT_TIMESTAMP            CURRENT_TIMESTAMP() (also CURRENT_DATE,
 //	                             CURRENT_TIME, LOCALTIME, LOCALTIMESTAMP)
 //
-// NOW() and PROCTIME() are ordinary calls.
+// NOW() and PROCTIME() are ordinary calls. An aggregate call may carry
+// FILTER (WHERE Filter): only rows for which Filter is TRUE reach it.
 type Call struct {
 	At       Pos // the function name
 	Name     string
 	Args     []Expr
 	Distinct bool
 	Star     bool
+	Filter   Expr // nil when absent
+	FilterAt Pos  // the FILTER keyword, when Filter is set
 }
 
 // Cast is CAST(X AS Type) or, with Try, TRY_CAST(X AS Type). Type went

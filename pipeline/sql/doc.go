@@ -21,7 +21,8 @@
 // unary - +. Note that || binds as tightly as * (as in Flink), not like +.
 // Primaries: number, string, X'hex', DATE '...', TIMESTAMP '...', INTERVAL
 // '...' unit [TO unit], TRUE FALSE NULL UNKNOWN, names (t.col, `quoted`),
-// calls f(args), COUNT(*), agg(DISTINCT x), CAST and TRY_CAST, CASE, TRIM,
+// calls f(args), COUNT(*), agg(DISTINCT x), agg(...) FILTER (WHERE cond)
+// (the planner refuses FILTER after a non-aggregate), CAST and TRY_CAST, CASE, TRIM,
 // SUBSTRING(s FROM i FOR n), POSITION(a IN b), EXTRACT(unit FROM x) and
 // CURRENT_TIMESTAMP, CURRENT_DATE, LOCALTIMESTAMP (no parentheses).
 //

@@ -391,6 +391,11 @@ func (f *formatter) call(c *Call) {
 		f.exprList(c.Args)
 	}
 	f.w(")")
+	if c.Filter != nil {
+		f.w(" FILTER (WHERE ")
+		f.expr(c.Filter, precLowest)
+		f.w(")")
+	}
 }
 
 func (f *formatter) caseExpr(c *Case) {

@@ -106,6 +106,10 @@ func dumpTo(b *strings.Builder, n Node) {
 	case *Call:
 		w("(call %s star=%v distinct=%v", n.Name, n.Star, n.Distinct)
 		list(n.Args)
+		if n.Filter != nil {
+			w(" filter")
+			opt(n.Filter)
+		}
 		w(")")
 	case *Cast:
 		w("(cast try=%v %s", n.Try, n.Type)

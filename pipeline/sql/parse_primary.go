@@ -209,9 +209,31 @@ func (p *parser) afterCall(c *Call) (Expr, *Error) {
 	case t.is("OVER"):
 		return nil, p.errAt(t, "OVER (window aggregation) is not supported yet")
 	case t.is("FILTER") && p.peek(1).isPunct("("):
-		return nil, p.errAt(t, "FILTER (WHERE ...) on an aggregate is not supported yet")
+		return p.parseFilter(c)
 	case t.is("WITHIN") && p.peek(1).is("GROUP"):
 		return nil, p.errAt(t, "WITHIN GROUP is not supported yet")
+	}
+	return c, nil
+}
+
+// parseFilter reads FILTER (WHERE cond) after an aggregate call; the
+// planner refuses it after any other function.
+func (p *parser) parseFilter(c *Call) (Expr, *Error) {
+	kw := p.next()
+	open := p.next()
+	if err := p.expectWord("WHERE", "after FILTER ("); err != nil {
+		return nil, err
+	}
+	cond, err := p.expectExpr("WHERE")
+	if err != nil {
+		return nil, err
+	}
+	if err := p.expectClose(")", "FILTER (", open.pos); err != nil {
+		return nil, err
+	}
+	c.Filter, c.FilterAt = cond, kw.pos
+	if t := p.tok(); t.is("OVER") {
+		return nil, p.errAt(t, "OVER (window aggregation) is not supported yet")
 	}
 	return c, nil
 }

@@ -73,6 +73,8 @@ var formatCases = []struct{ in, want string }{
 	// functions and special forms
 	{"SELECT count(*), COUNT(DISTINCT a), count(all a), Sum(b), now(), PROCTIME() FROM t",
 		"SELECT COUNT(*), COUNT(DISTINCT a), COUNT(a), SUM(b), NOW(), PROCTIME() FROM t"},
+	{"SELECT count(*) filter (where a > 1 and b is null), listagg(distinct s, ';') FILTER (WHERE s <> '') + 0, first_value(x) FROM t",
+		"SELECT COUNT(*) FILTER (WHERE a > 1 AND b IS NULL), LISTAGG(DISTINCT s, ';') FILTER (WHERE s <> '') + 0, FIRST_VALUE(x) FROM t"},
 	{"SELECT CURRENT_TIMESTAMP, current_date, LOCALTIMESTAMP, CURRENT_TIMESTAMP() FROM t",
 		"SELECT CURRENT_TIMESTAMP, CURRENT_DATE, LOCALTIMESTAMP, CURRENT_TIMESTAMP FROM t"},
 	{"SELECT `current_date` FROM t", ""},
