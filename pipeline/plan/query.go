@@ -13,19 +13,14 @@ import (
 
 // queryBuilder plans one transform's query.
 type queryBuilder struct {
-	b *builder
+	b   *builder
+	env *cteEnv // the WITH queries in scope
 }
 
 func errAt(p sql.Pos, format string, args ...any) error {
 	return &sql.Error{Pos: p, Msg: fmt.Sprintf(format, args...)}
 }
 
-func (q *queryBuilder) query(qu *sql.Query) (*Node, error) {
-	if len(qu.Selects) > 1 {
-		return nil, errAt(qu.UnionAt[0], "UNION ALL is not supported yet")
-	}
-	return q.selectBlock(qu.Selects[0])
-}
 
 // scope is what a SELECT's expressions can name: one input table.
 type scope struct {
@@ -42,6 +37,17 @@ type scope struct {
 func (q *queryBuilder) from(f sql.FromItem) (*scope, error) {
 	switch f := f.(type) {
 	case *sql.TableRef:
+		if c := q.env.find(f.Name.Name); c != nil {
+			n, err := q.cte(c)
+			if err != nil {
+				return nil, err
+			}
+			name := f.Name.Name
+			if !f.Alias.IsZero() {
+				name = f.Alias.Name
+			}
+			return &scope{node: n, name: name, table: f.Name.Name}, nil
+		}
 		tab, err := q.b.table(f.Name.Name, f.Name.At)
 		if err != nil {
 			return nil, err
