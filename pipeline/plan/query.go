@@ -21,7 +21,6 @@ func errAt(p sql.Pos, format string, args ...any) error {
 	return &sql.Error{Pos: p, Msg: fmt.Sprintf(format, args...)}
 }
 
-
 // scope is what a SELECT's expressions can name: one input table.
 type scope struct {
 	node  *Node
