@@ -209,7 +209,9 @@ func TestUnionCheckpointRestore(t *testing.T) {
 	g := unionCountGraph(a, b, sink)
 	ctx, kill := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- Run(ctx, g, Options{Checkpoint: CheckpointOptions{Interval: 5 * time.Millisecond, Store: store}}) }()
+	go func() {
+		done <- Run(ctx, g, Options{Checkpoint: CheckpointOptions{Interval: 5 * time.Millisecond, Store: store}})
+	}()
 	testenv.Eventually(t, 10*time.Second, "20 rows read", func() error {
 		if n := g.Sources[0].Stats.RowsIn.Load() + g.Sources[1].Stats.RowsIn.Load(); n != 20 {
 			return fmt.Errorf("%d rows", n)
