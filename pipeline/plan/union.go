@@ -51,7 +51,7 @@ func (q *queryBuilder) query(qu *sql.Query) (*Node, error) {
 		}
 		acc, sels = append(acc, n), append(sels, s)
 		if qu.UnionDistinct(i) {
-			u, err := q.union(acc, sels, qu.UnionAt[i])
+			u, err := q.union(acc, sels)
 			if err != nil {
 				return nil, err
 			}
@@ -62,7 +62,7 @@ func (q *queryBuilder) query(qu *sql.Query) (*Node, error) {
 	if len(acc) == 1 {
 		return acc[0], nil
 	}
-	return q.union(acc, sels, qu.UnionAt[len(qu.UnionAt)-1])
+	return q.union(acc, sels)
 }
 
 // cte plans a reference to a WITH query.
@@ -73,8 +73,8 @@ func (q *queryBuilder) cte(c *cteEnv) (*Node, error) {
 	return q.query(c.query)
 }
 
-// union plans UNION ALL of ins (planned from sels; at is the last UNION
-// keyword, for errors that concern them all). Column names come from the
+// union plans UNION ALL of ins (planned from sels, whose positions the
+// errors name). Column names come from the
 // first input; each column's type is the common type of the inputs'
 // (Flink's LogicalTypeMerging: INT with BIGINT is BIGINT, DECIMALs keep
 // the larger integer and fraction parts, VARCHAR the longer length, NOT
@@ -83,7 +83,7 @@ func (q *queryBuilder) cte(c *cteEnv) (*Node, error) {
 // updating when any input is, with no upsert key: a key of one input says
 // nothing about the rows of another (Flink's FlinkRelMdUpsertKeys derives
 // none for a union either).
-func (q *queryBuilder) union(ins []*Node, sels []*sql.Select, at sql.Pos) (*Node, error) {
+func (q *queryBuilder) union(ins []*Node, sels []*sql.Select) (*Node, error) {
 	width := ins[0].Schema.Len()
 	for j, in := range ins[1:] {
 		if in.Schema.Len() != width {
@@ -124,7 +124,6 @@ func (q *queryBuilder) union(ins []*Node, sels []*sql.Select, at sql.Pos) (*Node
 		modes[j] = in.Mode.Kinds()
 	}
 	u.Label = fmt.Sprintf("Union(all=[true], union=[%s], inputs=[%s])", strings.Join(schema.Names(), ", "), strings.Join(modes, ", "))
-	_ = at
 	return u, nil
 }
 
