@@ -47,8 +47,10 @@ func foldRows(t *testing.T, path string) []string {
 }
 
 // TestUnionPipelines runs UNION ALL of two file sources of different
-// integer types, UNION of two updating aggregates into a retract sink,
-// and a WITH query read twice, and checks the final tables.
+// integer types, a table unioned with itself, UNION of three updating
+// aggregates (two of them equal, whose copies it must collapse) into a
+// retract sink and in batch execution, and a WITH query read twice, and
+// checks the final tables.
 func TestUnionPipelines(t *testing.T) {
 	dir := t.TempDir()
 	var a, b strings.Builder
@@ -89,15 +91,23 @@ transforms:
   - name: counts
     sql: |
       SELECT id, COUNT(*) AS n FROM a GROUP BY id
-      UNION
+      UNION ALL
       SELECT id, COUNT(*) AS n FROM b GROUP BY id
+      UNION
+      SELECT id, COUNT(*) FROM a GROUP BY id
   - name: twice
     sql: |
       WITH small AS (SELECT id FROM a WHERE id < 2)
       SELECT id, 'x' AS src FROM small
       UNION ALL
       SELECT id, 'y' AS src FROM small WHERE id = 1
+  - name: self
+    sql: SELECT * FROM a UNION ALL SELECT * FROM a
 sinks:
+  - name: self
+    from: self
+    type: file
+    path: %s
   - name: all
     from: merged
     type: file
@@ -111,13 +121,24 @@ sinks:
     from: twice
     type: file
     path: %s
-`, out("a.csv"), out("b.csv"), out("all.csv"), out("counts.csv"), out("twice.csv")))
+`, out("a.csv"), out("b.csv"), out("self.csv"), out("all.csv"), out("counts.csv"), out("twice.csv")))
 
 	got := readLines(t, out("all.csv"))
 	slices.Sort(got)
 	slices.Sort(wantAll)
 	if !slices.Equal(got, wantAll) {
 		t.Errorf("UNION ALL: %d rows, want %d (first got %q)", len(got), len(wantAll), got[:min(3, len(got))])
+	}
+
+	gotSelf := readLines(t, out("self.csv"))
+	slices.Sort(gotSelf)
+	var wantSelf []string
+	for _, r := range readLines(t, out("a.csv")) {
+		wantSelf = append(wantSelf, r, r)
+	}
+	slices.Sort(wantSelf)
+	if !slices.Equal(gotSelf, wantSelf) {
+		t.Errorf("a UNION ALL a: %d rows, want every row of a twice (%d)", len(gotSelf), len(wantSelf))
 	}
 
 	var wantCounts []string
@@ -134,6 +155,38 @@ sinks:
 	slices.Sort(wantCounts)
 	if gotCounts := foldRows(t, out("counts.csv")); !slices.Equal(gotCounts, wantCounts) {
 		t.Errorf("UNION of updating inputs ends with\n%s\nwant\n%s", strings.Join(gotCounts, "\n"), strings.Join(wantCounts, "\n"))
+	}
+	// Batch execution gives the same table as final rows.
+	runFile(t, dir, fmt.Sprintf(`version: 1
+name: unions-batch
+execution: batch
+sources:
+  - name: a
+    type: file
+    path: %s
+    schema: [id INT, tag STRING]
+  - name: b
+    type: file
+    path: %s
+    schema: [id BIGINT, tag STRING]
+transforms:
+  - name: counts
+    sql: |
+      SELECT id, COUNT(*) AS n FROM a GROUP BY id
+      UNION ALL
+      SELECT id, COUNT(*) AS n FROM b GROUP BY id
+      UNION
+      SELECT id, COUNT(*) FROM a GROUP BY id
+sinks:
+  - name: counts
+    from: counts
+    type: file
+    path: %s
+`, out("a.csv"), out("b.csv"), out("batch.csv")))
+	batched := readLines(t, out("batch.csv"))
+	slices.Sort(batched)
+	if !slices.Equal(batched, wantCounts) {
+		t.Errorf("UNION in batch execution gives\n%s\nwant\n%s", strings.Join(batched, "\n"), strings.Join(wantCounts, "\n"))
 	}
 	data, _ := os.ReadFile(out("counts.csv"))
 	if !strings.Contains(string(data), "-D,") && !strings.Contains(string(data), "-U,") {
