@@ -107,23 +107,25 @@ func (q *queryBuilder) union(ins []*Node, sels []*sql.Select) (*Node, error) {
 	}
 	schema := row.NewSchema(fields...)
 	u := &Node{Kind: UnionNode, Schema: schema, TimeAttr: ins[0].TimeAttr, Bounded: true}
+	modes := make([]Changelog, len(ins))
 	for j, in := range ins {
 		in, err := q.widen(in, schema)
 		if err != nil {
 			return nil, errAt(sels[j].At, "UNION: input %d: %v", j+1, err)
 		}
 		u.Inputs = append(u.Inputs, in)
-		u.Mode.Updating = u.Mode.Updating || in.Mode.Updating
+		modes[j] = in.Mode
 		u.Bounded = u.Bounded && in.Bounded
 		if in.TimeAttr != u.TimeAttr {
 			u.TimeAttr = -1
 		}
 	}
-	modes := make([]string, len(u.Inputs))
-	for j, in := range u.Inputs {
-		modes[j] = in.Mode.Kinds()
+	u.Mode = unionMode(modes)
+	kinds := make([]string, len(modes))
+	for j, m := range modes {
+		kinds[j] = m.Kinds()
 	}
-	u.Label = fmt.Sprintf("Union(all=[true], union=[%s], inputs=[%s])", strings.Join(schema.Names(), ", "), strings.Join(modes, ", "))
+	u.Label = fmt.Sprintf("Union(all=[true], union=[%s], inputs=[%s])", strings.Join(schema.Names(), ", "), strings.Join(kinds, ", "))
 	return u, nil
 }
 
