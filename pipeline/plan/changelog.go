@@ -94,6 +94,17 @@ func distinctMode(width int, inUpdating, batch bool) Changelog {
 	return c
 }
 
+// unionMode: UNION ALL is updating when any input is, and has no upsert
+// key (Flink's FlinkRelMdUpsertKeys gives a union none): a key of one
+// input says nothing of the rows of another.
+func unionMode(ins []Changelog) Changelog {
+	out := Changelog{}
+	for _, in := range ins {
+		out.Updating = out.Updating || in.Updating
+	}
+	return out
+}
+
 // sameKey reports whether a declared key (names) equals the derived key.
 func sameKey(declared []string, derived []int, names []string) bool {
 	if len(declared) != len(derived) {

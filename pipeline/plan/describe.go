@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/etld/etld/pipeline/connector"
@@ -167,15 +168,23 @@ func (p *Plan) Describe() Description {
 		d.Nodes = append(d.Nodes, group)
 		// The operators this transform owns, from its result down to
 		// the table it reads; listed and joined in data-flow order.
+		// Post-order: every node after the ones it reads.
 		var chain []*Node
-		for n := t.Root; n != nil; n = n.Input {
-			if _, done := ids[n]; done || transforms[n] != t.Name {
-				break
+		var collect func(n *Node)
+		collect = func(n *Node) {
+			if n == nil || transforms[n] != t.Name || slices.Contains(chain, n) {
+				return
+			}
+			if _, done := ids[n]; done {
+				return
+			}
+			for _, in := range n.inputs() {
+				collect(in)
 			}
 			chain = append(chain, n)
 		}
-		for i := len(chain) - 1; i >= 0; i-- {
-			n := chain[i]
+		collect(t.Root)
+		for _, n := range chain {
 			id := "transform:" + strings.TrimPrefix(owners[n], "transform/")
 			ids[n] = id
 			info := nodeInfo(n)
@@ -185,8 +194,10 @@ func (p *Plan) Describe() Description {
 				info.Stateful, info.StateID = true, owners[n]
 			}
 			d.Nodes = append(d.Nodes, info)
-			if from, ok := ids[n.Input]; ok {
-				d.Edges = append(d.Edges, edgeInfo(from, id, n.Input))
+			for _, in := range n.inputs() {
+				if from, ok := ids[in]; ok {
+					d.Edges = append(d.Edges, edgeInfo(from, id, in))
+				}
 			}
 		}
 	}
@@ -249,6 +260,8 @@ func operatorName(k NodeKind) string {
 		return "distinct"
 	case ScanNode:
 		return "scan"
+	case UnionNode:
+		return "union"
 	}
 	return fmt.Sprintf("node%d", k)
 }

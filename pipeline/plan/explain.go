@@ -68,5 +68,7 @@ func (p *Plan) explainNode(b *strings.Builder, n *Node, depth int) {
 		return
 	}
 	fmt.Fprintf(b, "%s%s, changelogMode=%s, upsertKey=%s\n", pad, n.Label, n.Mode.Kinds(), n.Mode.keyText(n.Schema.Names()))
-	p.explainNode(b, n.Input, depth+1)
+	for _, in := range n.inputs() {
+		p.explainNode(b, in, depth+1)
+	}
 }

@@ -48,6 +48,19 @@ func (p *Plan) Graph() (*runtime.Graph, error) {
 		if rn, ok := built[n]; ok {
 			return rn, nil
 		}
+		if n.Kind == UnionNode {
+			un := &runtime.UnionNode{Node: runtime.Node{Name: n.Label, Kind: "transform", ID: owners[n], Transform: transforms[n]}}
+			for _, in := range n.Inputs {
+				rn, err := build(in)
+				if err != nil {
+					return nil, err
+				}
+				un.Inputs = append(un.Inputs, rn)
+			}
+			g.Unions = append(g.Unions, un)
+			built[n] = &un.Node
+			return &un.Node, nil
+		}
 		in, err := build(n.Input)
 		if err != nil {
 			return nil, err
@@ -98,17 +111,26 @@ func (p *Plan) opOwners() (owners, transforms map[*Node]string) {
 	}
 	owners, transforms = map[*Node]string{}, map[*Node]string{}
 	for _, t := range p.Transforms {
-		depth := 0
-		for n := t.Root; n != nil; n = n.Input {
-			if n != t.Root && roots[n] {
-				break
+		// The path from the transform's result: the depth down a chain,
+		// and below a union the input's number, "2/u1/0".
+		var walk func(n *Node, prefix string, depth int)
+		walk = func(n *Node, prefix string, depth int) {
+			if n == nil || n != t.Root && roots[n] {
+				return
 			}
 			if _, ok := owners[n]; !ok {
-				owners[n] = fmt.Sprintf("transform/%s/%d", t.Name, depth)
+				owners[n] = fmt.Sprintf("transform/%s/%s%d", t.Name, prefix, depth)
 				transforms[n] = t.Name
 			}
-			depth++
+			if n.Kind == UnionNode {
+				for i, in := range n.Inputs {
+					walk(in, fmt.Sprintf("%s%d/u%d/", prefix, depth, i), 0)
+				}
+				return
+			}
+			walk(n.Input, prefix, depth+1)
 		}
+		walk(t.Root, "", 0)
 	}
 	return owners, transforms
 }

@@ -15,6 +15,8 @@ const (
 	GroupAggNode
 	WindowAggNode
 	DistinctNode
+	// UnionNode merges Inputs (UNION ALL); Input is nil.
+	UnionNode
 )
 
 // Node is one operator of the logical plan. A node read by several
@@ -24,6 +26,8 @@ type Node struct {
 	Kind  NodeKind
 	Label string // Flink-style description for explain
 	Input *Node
+	// Inputs are a UnionNode's inputs, in the query's order.
+	Inputs []*Node
 
 	Schema row.Schema
 	Mode   Changelog
@@ -51,4 +55,15 @@ func (n *Node) scan() *Source {
 		}
 	}
 	return nil
+}
+
+// inputs returns what n reads: its Input, or a union's Inputs.
+func (n *Node) inputs() []*Node {
+	if n.Kind == UnionNode {
+		return n.Inputs
+	}
+	if n.Input == nil {
+		return nil
+	}
+	return []*Node{n.Input}
 }

@@ -13,18 +13,12 @@ import (
 
 // queryBuilder plans one transform's query.
 type queryBuilder struct {
-	b *builder
+	b   *builder
+	env *cteEnv // the WITH queries in scope
 }
 
 func errAt(p sql.Pos, format string, args ...any) error {
 	return &sql.Error{Pos: p, Msg: fmt.Sprintf(format, args...)}
-}
-
-func (q *queryBuilder) query(qu *sql.Query) (*Node, error) {
-	if len(qu.Selects) > 1 {
-		return nil, errAt(qu.UnionAt[0], "UNION ALL is not supported yet")
-	}
-	return q.selectBlock(qu.Selects[0])
 }
 
 // scope is what a SELECT's expressions can name: one input table.
@@ -42,15 +36,15 @@ type scope struct {
 func (q *queryBuilder) from(f sql.FromItem) (*scope, error) {
 	switch f := f.(type) {
 	case *sql.TableRef:
-		tab, err := q.b.table(f.Name.Name, f.Name.At)
+		root, table, err := q.named(f.Name)
 		if err != nil {
 			return nil, err
 		}
-		name := tab.Name
+		name := table
 		if !f.Alias.IsZero() {
 			name = f.Alias.Name
 		}
-		return &scope{node: tab.Root, name: name, table: tab.Name}, nil
+		return &scope{node: root, name: name, table: table}, nil
 	case *sql.SubqueryRef:
 		n, err := q.query(f.Query)
 		if err != nil {
@@ -63,24 +57,37 @@ func (q *queryBuilder) from(f sql.FromItem) (*scope, error) {
 	return nil, fmt.Errorf("unsupported FROM item %T", f)
 }
 
+// named plans a table name: a WITH query in scope, else a source or
+// transform. It returns the table's plan and its name.
+func (q *queryBuilder) named(id sql.Ident) (*Node, string, error) {
+	if c := q.env.find(id.Name); c != nil {
+		n, err := q.cte(c)
+		return n, id.Name, err
+	}
+	tab, err := q.b.table(id.Name, id.At)
+	if err != nil {
+		return nil, "", err
+	}
+	return tab.Root, tab.Name, nil
+}
+
 // windowScope plans the table of a window TVF: its columns plus
 // window_start, window_end and window_time. The window itself is applied
 // by the aggregate that must follow.
 func (q *queryBuilder) windowScope(w *sql.WindowTVF) (*scope, error) {
-	tab, err := q.b.table(w.Table.Name, w.Table.At)
+	in, tabName, err := q.named(w.Table)
 	if err != nil {
 		return nil, err
 	}
-	in := tab.Root
 	col := in.Schema.Index(w.TimeCol.Name)
 	if col < 0 {
-		return nil, errAt(w.TimeCol.At, "column %q not found in table %s%s", w.TimeCol.Name, tab.Name, suggest(w.TimeCol.Name, in.Schema.Names()))
+		return nil, errAt(w.TimeCol.At, "column %q not found in table %s%s", w.TimeCol.Name, tabName, suggest(w.TimeCol.Name, in.Schema.Names()))
 	}
 	if col != in.TimeAttr {
 		return nil, errAt(w.TimeCol.At, "%s needs an event-time attribute, and %q is not one: declare `watermark:` on the source for it (e.g. `watermark: %s - INTERVAL '5' SECOND`)", w.Kind, w.TimeCol.Name, w.TimeCol.Name)
 	}
 	if in.Mode.Updating {
-		return nil, errAt(w.At, "%s cannot read the updating table %q: window aggregates take insert-only input", w.Kind, tab.Name)
+		return nil, errAt(w.At, "%s cannot read the updating table %q: window aggregates take insert-only input", w.Kind, tabName)
 	}
 	spec := &runtime.WindowSpec{TimeCol: col}
 	dur := func(e sql.Expr, what string) (int64, error) {
@@ -116,11 +123,11 @@ func (q *queryBuilder) windowScope(w *sql.WindowTVF) (*scope, error) {
 			return nil, errAt(w.Size.Pos(), "the CUMULATE size must be a whole multiple of its step")
 		}
 	}
-	name := tab.Name
+	name := tabName
 	if !w.Alias.IsZero() {
 		name = w.Alias.Name
 	}
-	return &scope{node: in, name: name, table: tab.Name, window: w, windowSpec: spec}, nil
+	return &scope{node: in, name: name, table: tabName, window: w, windowSpec: spec}, nil
 }
 
 func suggest(name string, names []string) string {

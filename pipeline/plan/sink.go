@@ -173,18 +173,36 @@ func alternatives(c connector.Capabilities) string {
 // of ARCHITECTURE.md section 4.
 func refuse(s *spec.Sink, mode string, t *Table, caps connector.Capabilities) error {
 	why := "its rows change after they are written"
-	for n := t.Root; n != nil; n = n.Input {
-		if n.Kind == GroupAggNode || n.Kind == DistinctNode {
+	// The first updating node found down the inputs (through a union,
+	// the input that makes it updating) says why.
+	union := false
+	var find func(n *Node) bool
+	find = func(n *Node) bool {
+		if n != nil && n.Kind == UnionNode && n.Mode.Updating {
+			union = true
+		}
+		switch {
+		case n == nil || !n.Mode.Updating:
+			return false
+		case n.Kind == GroupAggNode || n.Kind == DistinctNode:
 			why = groupText(n) + " updates rows already written"
-			break
-		}
-		if n.Kind == ScanNode {
+			return true
+		case n.Kind == ScanNode:
 			why = fmt.Sprintf("source %q reads a changelog of updates and deletes", n.source.Spec.Name)
-			break
+			return true
 		}
+		for _, in := range n.inputs() {
+			if find(in) {
+				return true
+			}
+		}
+		return false
 	}
+	find(t.Root)
 	var fixes []string
-	if caps.Upsert {
+	if caps.Upsert && union {
+		fixes = append(fixes, "GROUP BY the result of the UNION to give it an upsert key (a union has none: a key of one input says nothing of another's rows)")
+	} else if caps.Upsert {
 		fixes = append(fixes, "keep the upsert key columns in the SELECT list so that this sink can upsert")
 	} else {
 		fixes = append(fixes, "use an upsert sink (elasticsearch, mysql, kafka with a key)")

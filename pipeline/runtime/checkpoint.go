@@ -21,7 +21,7 @@ import (
 // Reads (an unbounded source's Read is interrupted: see readInterrupt): it
 // records its position, reports it and sends barrier N downstream after
 // the batches it already sent. An operator receiving barrier N on all its
-// inputs (one today; alignment lives in align below) snapshots its state,
+// inputs (a union aligns them: see union.go) snapshots its state,
 // reports it and forwards the barrier. A sink receiving barrier N flushes,
 // so that everything before the barrier is durable, takes its own
 // snapshot if it has one, and reports. Checkpoint N is complete when every
@@ -258,6 +258,12 @@ func newCoordinator(g *Graph, opt CheckpointOptions) *coordinator {
 		}
 		_, stateful := o.Op.(Snapshotter)
 		add(&o.Node, stateful, nil)
+	}
+	for i, u := range g.Unions {
+		if u.ID == "" {
+			u.ID = fmt.Sprintf("union/%s/%d", u.Name, i)
+		}
+		add(&u.Node, false, nil)
 	}
 	for _, s := range g.Sinks {
 		if s.ID == "" {

@@ -10,6 +10,11 @@
 //   - An operator node runs an Operator: projection and filter, group and
 //     window aggregates. Operators are plain structs driven by the node's
 //     loop, so they are tested without goroutines: changes in, changes out.
+//   - A union node merges several inputs (UNION ALL): batches pass
+//     unchanged as they arrive; its watermark is the minimum of its open
+//     inputs'; barriers are aligned (an input that delivered barrier N
+//     waits until every open input did); it ends when all inputs ended.
+//     It has no state. Operators have one input: several meet only here.
 //   - A sink node passes each change the sink's mode lets through to
 //     connector.Sink.Write (upsert mode drops -U), flushes on a timer and
 //     at the end, then closes the sink.

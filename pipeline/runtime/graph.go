@@ -15,6 +15,7 @@ type Graph struct {
 	Name    string
 	Sources []*SourceNode
 	Ops     []*OpNode
+	Unions  []*UnionNode
 	Sinks   []*SinkNode
 	// BatchSize caps the changes per batch (default 1024).
 	BatchSize int

@@ -82,6 +82,12 @@ func Run(ctx context.Context, g *Graph, opt Options) error {
 	for i, op := range g.Ops {
 		opIn[i] = link(op.Input)
 	}
+	unionIn := make([][]chan message, len(g.Unions))
+	for i, u := range g.Unions {
+		for _, in := range u.Inputs {
+			unionIn[i] = append(unionIn[i], link(in))
+		}
+	}
 	sinkIn := make([]chan message, len(g.Sinks))
 	for i, s := range g.Sinks {
 		sinkIn[i] = link(s.Input)
@@ -97,6 +103,9 @@ func Run(ctx context.Context, g *Graph, opt Options) error {
 	}
 	for i, op := range g.Ops {
 		start(&op.Node, func() error { return runOp(ctx, op, opIn[i], g.BatchSize, co) })
+	}
+	for i, u := range g.Unions {
+		start(&u.Node, func() error { return runUnion(ctx, u, unionIn[i], co) })
 	}
 	for i, s := range g.Sinks {
 		start(&s.Node, func() error { return runSink(ctx, s, sinkIn[i], co) })
@@ -210,8 +219,8 @@ func runOp(ctx context.Context, n *OpNode, in <-chan message, batchSize int, co 
 }
 
 // barrier snapshots the operator and forwards the barrier. With one input
-// there is nothing to align; an operator with several inputs will hold
-// back each input from its barrier on until all inputs delivered it, here.
+// there is nothing to align; several inputs meet in a UnionNode, which
+// aligns their barriers (union.go).
 func (n *OpNode) barrier(ctx context.Context, co *coordinator, m message) error {
 	state, err := n.snapshot()
 	if err != nil {

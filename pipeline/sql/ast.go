@@ -43,15 +43,34 @@ func (i Ident) Pos() Pos { return i.At }
 // IsZero reports whether the identifier is absent.
 func (i Ident) IsZero() bool { return i.Name == "" }
 
-// Query is a whole query: one SELECT, or several combined with UNION ALL
-// (in order; parenthesised operands are flattened since UNION ALL is
-// associative). Selects has at least one element.
+// Query is a whole query: optional WITH clauses, then one SELECT or
+// several combined with UNION ALL / UNION, left to right (SQL gives both
+// the same precedence). Parenthesised operands are flattened when that
+// keeps the meaning (UNION ALL is associative); otherwise the operand is a
+// SELECT * FROM (query). Selects has at least one element.
 type Query struct {
+	// With holds the common table expressions, in order; each may read
+	// the ones before it.
+	With    []*CTE
 	Selects []*Select
 	// UnionAt holds the position of each UNION keyword: UnionAt[i] joins
 	// Selects[i] and Selects[i+1].
 	UnionAt []Pos
+	// Distinct parallels UnionAt: true for UNION (DISTINCT), which removes
+	// the duplicates of everything to its left and the SELECT to its right;
+	// false for UNION ALL. Nil when every union is UNION ALL.
+	Distinct []bool
 }
+
+// CTE is one `name AS (query)` of a WITH clause.
+type CTE struct {
+	Name  Ident
+	Query *Query
+}
+
+// UnionDistinct reports whether the i-th union (between Selects[i] and
+// Selects[i+1]) removes duplicates.
+func (q *Query) UnionDistinct(i int) bool { return i < len(q.Distinct) && q.Distinct[i] }
 
 // Pos returns the position of the first SELECT.
 func (q *Query) Pos() Pos {

@@ -53,9 +53,27 @@ func (f *formatter) query(q *Query) {
 		f.w("?")
 		return
 	}
+	for i, c := range q.With {
+		if i == 0 {
+			f.w("WITH ")
+		} else {
+			f.w(", ")
+		}
+		f.ident(c.Name)
+		f.w(" AS (")
+		f.query(c.Query)
+		f.w(")")
+	}
+	if len(q.With) > 0 {
+		f.w(" ")
+	}
 	for i, s := range q.Selects {
 		if i > 0 {
-			f.w(" UNION ALL ")
+			if q.UnionDistinct(i - 1) {
+				f.w(" UNION ")
+			} else {
+				f.w(" UNION ALL ")
+			}
 		}
 		f.selectBlock(s)
 	}

@@ -1,5 +1,10 @@
 package sql
 
+import (
+	"fmt"
+	"strings"
+)
+
 // parseTopQuery reads a whole query text: the query, an optional `;`, and
 // nothing else.
 func (p *parser) parseTopQuery() (*Query, *Error) {
@@ -26,15 +31,22 @@ func (p *parser) parseTopQuery() (*Query, *Error) {
 	return q, nil
 }
 
-// parseQuery reads SELECTs joined by UNION ALL.
+// parseQuery reads an optional WITH clause, then SELECTs joined by UNION
+// ALL and UNION [DISTINCT].
 func (p *parser) parseQuery() (*Query, *Error) {
 	if err := p.enter(); err != nil {
 		return nil, err
 	}
 	defer p.leave()
 	q := &Query{}
+	if p.tok().is("WITH") {
+		if err := p.parseWith(q); err != nil {
+			return nil, err
+		}
+	}
+	distinct := false
 	for {
-		if err := p.parseQueryTerm(q); err != nil {
+		if err := p.parseQueryTerm(q, distinct); err != nil {
 			return nil, err
 		}
 		t := p.tok()
@@ -42,20 +54,76 @@ func (p *parser) parseQuery() (*Query, *Error) {
 			break
 		}
 		p.next()
-		if !p.acceptWord("ALL") {
-			if p.tok().is("DISTINCT") {
-				return nil, p.errAt(t, "UNION DISTINCT is not supported yet; only UNION ALL is")
-			}
-			return nil, p.errAt(t, "UNION (which removes duplicates) is not supported yet; write UNION ALL")
+		distinct = true
+		if p.acceptWord("ALL") {
+			distinct = false
+		} else {
+			p.acceptWord("DISTINCT")
 		}
 		q.UnionAt = append(q.UnionAt, t.pos)
+		if distinct && q.Distinct == nil {
+			q.Distinct = make([]bool, len(q.UnionAt)-1, len(q.UnionAt))
+		}
+		if q.Distinct != nil {
+			q.Distinct = append(q.Distinct, distinct)
+		}
 	}
 	return q, nil
 }
 
-// parseQueryTerm reads one SELECT, or a parenthesised query whose SELECTs
-// are appended to q.
-func (p *parser) parseQueryTerm(q *Query) *Error {
+// parseWith reads `WITH name AS (query), ...` into q.With.
+func (p *parser) parseWith(q *Query) *Error {
+	p.next()
+	if p.tok().is("RECURSIVE") {
+		return p.errAt(p.tok(), "WITH RECURSIVE is not supported (Flink has no recursive queries)")
+	}
+	seen := map[string]bool{}
+	for {
+		nameTok := p.tok()
+		name, err := p.expectName("a name for the WITH query")
+		if err != nil {
+			return err
+		}
+		if p.tok().isPunct("(") {
+			return p.errAt(p.tok(), "column lists on a WITH query, name(a, b), are not supported; alias the columns in its SELECT list")
+		}
+		key := strings.ToLower(name.Name)
+		if seen[key] {
+			return p.errAt(nameTok, fmt.Sprintf("the WITH query %q is defined twice", name.Name))
+		}
+		seen[key] = true
+		if err := p.expectWord("AS", "after the WITH query's name"); err != nil {
+			return err
+		}
+		open := p.tok()
+		if !open.isPunct("(") {
+			return p.expected("( after AS in WITH", "(")
+		}
+		p.next()
+		inner, err := p.parseQuery()
+		if err != nil {
+			return err
+		}
+		if err := p.expectClose(")", "(", open.pos); err != nil {
+			return err
+		}
+		q.With = append(q.With, &CTE{Name: name, Query: inner})
+		if !p.acceptPunct(",") {
+			break
+		}
+	}
+	if t := p.tok(); !t.is("SELECT") && !t.isPunct("(") {
+		return p.expected("SELECT after the WITH clause", "SELECT")
+	}
+	return nil
+}
+
+// parseQueryTerm reads one SELECT, or a parenthesised query. A
+// parenthesised query's SELECTs are appended to q when that keeps the
+// meaning: it is the first operand (unions associate to the left), or it
+// and the union before it (distinct tells which) are all UNION ALL.
+// Otherwise it stands as SELECT * FROM (query).
+func (p *parser) parseQueryTerm(q *Query, distinct bool) *Error {
 	t := p.tok()
 	switch {
 	case t.is("SELECT"):
@@ -74,16 +142,32 @@ func (p *parser) parseQueryTerm(q *Query) *Error {
 		if err := p.expectClose(")", "(", t.pos); err != nil {
 			return err
 		}
-		q.Selects = append(q.Selects, inner.Selects...)
-		q.UnionAt = append(q.UnionAt, inner.UnionAt...)
+		first := len(q.Selects) == 0
+		if len(inner.With) == 0 && (first || !distinct && inner.Distinct == nil) {
+			if inner.Distinct != nil || q.Distinct != nil {
+				for len(q.Distinct) < len(q.UnionAt) {
+					q.Distinct = append(q.Distinct, false)
+				}
+				q.Distinct = append(q.Distinct, inner.Distinct...)
+				for len(q.Distinct) < len(q.UnionAt)+len(inner.UnionAt) {
+					q.Distinct = append(q.Distinct, false)
+				}
+			}
+			q.Selects = append(q.Selects, inner.Selects...)
+			q.UnionAt = append(q.UnionAt, inner.UnionAt...)
+			return nil
+		}
+		q.Selects = append(q.Selects, &Select{At: t.pos,
+			Items: []*SelectItem{{Expr: &Star{At: t.pos}}},
+			From:  &SubqueryRef{At: t.pos, Query: inner}})
 		return nil
 	case t.is("WITH"):
-		return p.errAt(t, "WITH (common table expressions) is not supported yet; define each one as its own transform")
+		return p.errAt(t, "WITH must begin the query (or a parenthesised query): write WITH name AS (...) SELECT ...")
 	case t.is("VALUES"):
 		return p.errAt(t, "VALUES is not supported yet")
 	}
 	if len(q.Selects) > 0 {
-		return p.expected("SELECT after UNION ALL", "SELECT")
+		return p.expected("SELECT after UNION", "SELECT")
 	}
 	return p.expected("SELECT", "SELECT")
 }

@@ -470,3 +470,50 @@ func TestClosePublishesSeveralPendingParts(t *testing.T) {
 		t.Errorf("in-progress files left: %v", p)
 	}
 }
+
+// A resumable run (a state directory) writes even its first rows through
+// a part; killed after its first checkpoint was stored and before the
+// commit published it, the output is empty and the restore renames the
+// part onto it, reopening the output. Open must then go on with the
+// reopened file (it sought the closed one: "file already closed").
+func TestRestoreRenamesFirstPartOfResumableRun(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "out.csv")
+	resumable := func(st []byte) *Sink {
+		t.Helper()
+		s, err := build(t, "path: "+path+"\nformat: csv")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.SetRun(connector.RunInfo{Resumable: true})
+		if err := s.Bind(connector.SinkInput{Schema: statsSchema, Mode: connector.Append}); err != nil {
+			t.Fatal(err)
+		}
+		if st != nil {
+			if err := s.Restore(st); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.Open(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	s := resumable(nil)
+	write(t, s, numbered(0))
+	st := checkpoint(t, s) // stored; its commit never comes
+	crash(s)
+	if got := readFile(t, path); got != "" {
+		t.Fatalf("output before any commit holds %q", got)
+	}
+
+	s = resumable(st)
+	write(t, s, numbered(1))
+	commit(t, s, checkpoint(t, s))
+	if err := s.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	want := "b0-a,0\nb0-b,0\nb0-c,0\nb1-a,1\nb1-b,10\nb1-c,100\n"
+	if got := readFile(t, path); got != want {
+		t.Errorf("output:\n%s\nwant:\n%s", got, want)
+	}
+}

@@ -302,7 +302,9 @@ func (s *Sink) Open(ctx context.Context) error {
 		// Parts of an earlier run that crashed and starts afresh.
 		return err
 	}
-	if _, err := f.Seek(s.outSize, io.SeekStart); err != nil {
+	// s.out, not f: a restore may have renamed a part onto the output
+	// and reopened it (renamePart), closing f.
+	if _, err := s.out.Seek(s.outSize, io.SeekStart); err != nil {
 		return err
 	}
 	if !s.staged {

@@ -1,0 +1,177 @@
+package runtime
+
+import (
+	"context"
+	"sync"
+)
+
+// UnionNode merges several inputs into one stream (UNION ALL): batches pass
+// unchanged, in the order they arrive. It keeps no state but takes part in
+// checkpoints, since it is where the inputs' barriers meet:
+//
+//   - Barriers are aligned, as Flink's aligned checkpoints: an input that
+//     delivered barrier N is held back (its forwarder waits) until every
+//     input still open delivered N; then the union reports N and forwards
+//     one barrier N. Without that, changes after barrier N on one input
+//     would be emitted before it, and a restore would read them again.
+//   - The watermark is the minimum of the open inputs' watermarks, sent
+//     when it advances; an input that ended no longer holds it back (a
+//     bounded input sent +infinity before ending anyway).
+//   - The stream ends when every input has ended; the end is a stop when
+//     any input stopped.
+type UnionNode struct {
+	Node
+	Inputs []*Node
+}
+
+// unionMsg is a message of input i; open false means the input closed.
+type unionMsg struct {
+	i    int
+	m    message
+	open bool
+}
+
+func runUnion(ctx context.Context, n *UnionNode, ins []chan message, co *coordinator) error {
+	defer n.closeOutputs()
+	n.Stats.Watermark.Store(NoWatermark)
+	fctx, fcancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer fcancel()
+	merged := make(chan unionMsg)
+	resume := make([]chan struct{}, len(ins))
+	for i, ch := range ins {
+		resume[i] = make(chan struct{}, 1)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			forwardInput(fctx, i, ch, merged, resume[i])
+		}()
+	}
+	wms := make([]int64, len(ins))
+	closed := make([]bool, len(ins))
+	arrived := make([]bool, len(ins))
+	for i := range wms {
+		wms[i] = NoWatermark
+	}
+	var pending int64 // the barrier being aligned, 0 for none
+	open, stop, outWM := len(ins), false, NoWatermark
+	// aligned forwards the pending barrier once every open input
+	// delivered it, and lets the held inputs go on.
+	aligned := func() error {
+		if pending == 0 {
+			return nil
+		}
+		for i := range ins {
+			if !closed[i] && !arrived[i] {
+				return nil
+			}
+		}
+		if err := co.report(ctx, report{part: n.cpIndex, id: pending}); err != nil {
+			return err
+		}
+		if err := n.send(ctx, message{kind: msgBarrier, barrier: pending}); err != nil {
+			return err
+		}
+		pending = 0
+		for i := range arrived {
+			if arrived[i] {
+				arrived[i] = false
+				resume[i] <- struct{}{}
+			}
+		}
+		return nil
+	}
+	// advance sends the minimum watermark of the open inputs if it grew.
+	advance := func() error {
+		low, some := MaxWatermark, false
+		for i, wm := range wms {
+			if !closed[i] {
+				low, some = min(low, wm), true
+			}
+		}
+		if !some || low == NoWatermark || low <= outWM {
+			return nil
+		}
+		outWM = low
+		n.Stats.Watermark.Store(low)
+		return n.send(ctx, message{kind: msgWatermark, watermark: low})
+	}
+	for open > 0 {
+		var u unionMsg
+		select {
+		case u = <-merged:
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+		if !u.open {
+			closed[u.i] = true
+			open--
+			if open == 0 {
+				break
+			}
+			if err := advance(); err != nil {
+				return err
+			}
+			if err := aligned(); err != nil {
+				return err
+			}
+			continue
+		}
+		switch m := u.m; m.kind {
+		case msgBatch:
+			n.Stats.RowsIn.Add(int64(m.batch.Len()))
+			n.Stats.RowsOut.Add(int64(m.batch.Len()))
+			if err := n.send(ctx, m); err != nil {
+				return err
+			}
+		case msgWatermark:
+			wms[u.i] = max(wms[u.i], m.watermark)
+			if err := advance(); err != nil {
+				return err
+			}
+		case msgBarrier:
+			pending = m.barrier
+			arrived[u.i] = true
+			if err := aligned(); err != nil {
+				return err
+			}
+		case msgEnd:
+			stop = stop || m.stop
+		}
+	}
+	if err := co.report(ctx, report{part: n.cpIndex, ended: true, finished: !stop}); err != nil {
+		return err
+	}
+	return n.send(ctx, message{kind: msgEnd, stop: stop})
+}
+
+// forwardInput hands the messages of input i to the union's loop, and
+// after a barrier waits for resume: the input is held back until the
+// barrier is aligned.
+func forwardInput(ctx context.Context, i int, in <-chan message, out chan<- unionMsg, resume <-chan struct{}) {
+	for {
+		var m message
+		var open bool
+		select {
+		case m, open = <-in:
+		case <-ctx.Done():
+			return
+		}
+		select {
+		case out <- unionMsg{i: i, m: m, open: open}:
+		case <-ctx.Done():
+			return
+		}
+		if !open {
+			return
+		}
+		if m.kind == msgBarrier {
+			select {
+			case <-resume:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}
+}
