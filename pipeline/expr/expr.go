@@ -54,8 +54,8 @@ type Compiled struct {
 	Const bool
 	Value row.Value
 	// Clock names a function the expression calls that reads the clock
-	// (NOW(), PROCTIME(), ...), "" when it calls none: a run that reads
-	// the same rows again gets other values.
+	// (NOW(), PROCTIME(), ...) or is random (UUID()), "" when it calls
+	// none: a run that reads the same rows again gets other values.
 	Clock string
 }
 

@@ -1,0 +1,69 @@
+package expr
+
+import (
+	"regexp"
+	"testing"
+
+	"github.com/etld/etld/pipeline/row"
+)
+
+func TestMiscFunctions(t *testing.T) {
+	runEvalCases(t, []evalCase{
+		{"GREATEST(1, 3, 2)", "INT NOT NULL 3"},
+		{"LEAST(1, 3, 2)", "INT NOT NULL 1"},
+		{"GREATEST(n, 2.5)", "DECIMAL(11, 1) NOT NULL 42.0"},
+		{"GREATEST(temp, n)", "DOUBLE 42.0"},
+		{"LEAST('b', 'a', 'c')", "STRING NOT NULL a"},
+		{"GREATEST(n, x_i, 1)", "INT null"},
+		{"GREATEST(NULL, 1)", "INT null"},
+		{"LEAST(ts, TIMESTAMP '2000-01-01 00:00:00')", "TIMESTAMP(3) 2000-01-01T00:00"},
+		{"GREATEST(day, DATE '2030-01-01')", "DATE 2030-01-01"},
+		{"GREATEST(id, 1)", "error: GREATEST: STRING and INT have no common type"},
+		{"SHA224('')", "STRING NOT NULL d14a028c2a3a2bc9476102bb288234c415a2b01f828ea62ac5b3e42f"},
+		{"SHA256('abc')", "STRING NOT NULL ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+		{"SHA2('abc', 256)", "STRING ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+		{"SHA2('abc', 224)", "STRING 23097d223405d8228642a477bda255b32aadbce4bda0b3f7e36c9da7"},
+		{"SHA2('abc', 100)", "STRING null"},
+		{"SHA2(x_s, 256)", "STRING null"},
+		{"SHA2('abc', x_i)", "STRING null"},
+		{"SHA384('')", "STRING NOT NULL 38b060a751ac96384cd9327eb1b1e36a21fdb71114be07434c0cc7bf63f6e1da274edebfe76f65fbd51ad2f14898b95b"},
+		{"CONVERT_TZ('1970-01-01 00:00:00', 'UTC', 'America/Los_Angeles')", "STRING 1969-12-31 16:00:00"},
+		{"CONVERT_TZ('2024-07-01 12:00:00', 'Europe/Berlin', 'UTC')", "STRING 2024-07-01 10:00:00"},
+		{"CONVERT_TZ('2024-01-01 12:00:00', 'GMT+05:30', 'GMT-01:00')", "STRING 2024-01-01 05:30:00"},
+		{"CONVERT_TZ('2024-01-01', 'UTC', 'UTC')", "STRING null"},
+		{"CONVERT_TZ(x_s, 'UTC', 'UTC')", "STRING null"},
+		{"CONVERT_TZ('2024-01-01 00:00:00', 'Mars/Base', 'UTC')", "error: unknown time zone \"Mars/Base\""},
+		{"CONVERT_TZ('2024-01-01 00:00:00', id, 'UTC')", "STRING null"},
+	})
+}
+
+// TestUUID: UUID() gives a new version-4 UUID per call, is never folded,
+// and marks the expression non-deterministic like the clock functions.
+func TestUUID(t *testing.T) {
+	c, err := compileText(t, "UUID()")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Const || c.Clock != "UUID()" || c.Type != (row.Type{ID: row.String, NotNull: true}) {
+		t.Fatalf("UUID(): Const %v, Clock %q, Type %s", c.Const, c.Clock, c.Type)
+	}
+	shape := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+	seen := map[string]bool{}
+	for i := 0; i < 100; i++ {
+		v, err := c.Eval(testRow)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !shape.MatchString(v.Str()) || seen[v.Str()] {
+			t.Fatalf("UUID() gave %q (bad shape or repeated)", v.Str())
+		}
+		seen[v.Str()] = true
+	}
+	c, err = compileText(t, "UPPER(UUID()) || id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Clock != "UUID()" {
+		t.Fatalf("UUID() inside an expression: Clock %q", c.Clock)
+	}
+}
