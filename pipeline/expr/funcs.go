@@ -19,6 +19,10 @@ type funcDef struct {
 	// lazyFrom is the first argument that is evaluated only sometimes
 	// (IF's branches, COALESCE's fallbacks); 0 when all always are.
 	lazyFrom int
+	// unitArg says the first argument is a unit keyword (TIMESTAMPADD's
+	// DAY), not an expression: it reaches the builder as a constant
+	// STRING, upper-cased.
+	unitArg bool
 }
 
 // funcs is the function library, filled by the funcs_*.go files.
@@ -78,6 +82,14 @@ func (c *compiler) call(e *sql.Call) (*node, error) {
 	args := make([]*node, n)
 	for i, a := range e.Args {
 		var err error
+		if i == 0 && def.unitArg {
+			ref, ok := a.(*sql.ColumnRef)
+			if !ok || !ref.Table.IsZero() {
+				return nil, errAt(a.Pos(), "%s argument 1 must be a time unit keyword such as DAY or MONTH", name)
+			}
+			args[0] = constNode(a, row.Type{ID: row.String, NotNull: true}, row.StringValue(strings.ToUpper(ref.Column.Name)))
+			continue
+		}
 		if def.lazyFrom > 0 && i >= def.lazyFrom {
 			args[i], err = c.compileLazy(a)
 		} else {
