@@ -81,7 +81,7 @@ func TestTimestampAddDiff(t *testing.T) {
 		{"TIMESTAMPADD(SECOND, x_i, ts)", "TIMESTAMP(3) null"},
 		{"TIMESTAMPADD(DAY, 1, x_ts)", "TIMESTAMP(3) null"},
 		{"TIMESTAMPADD(FORTNIGHT, 1, ts)", "error: unknown time unit FORTNIGHT"},
-		{"TIMESTAMPADD('DAY', 1, ts)", "error: must be a time unit keyword"},
+		{"TIMESTAMPADD('DAY', 1, ts)", "error: TIMESTAMPADD needs a time unit keyword first"},
 		{"TIMESTAMPADD(DAY, 1.5, ts)", "error: TIMESTAMPADD argument 2 must be an integer"},
 		{"TIMESTAMPADD(DAY, 1, id)", "error: TIMESTAMPADD argument 3 must be a DATE, TIMESTAMP or TIMESTAMP_LTZ"},
 		{"TIMESTAMPDIFF(DAY, TIMESTAMP '2003-01-02 10:00:00', TIMESTAMP '2003-01-03 10:00:00')", "INT NOT NULL 1"},

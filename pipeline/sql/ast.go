@@ -431,12 +431,55 @@ func (e *Like) Pos() Pos { return leftPos(e.X, e.OpAt) }
 //	                             CURRENT_TIME, LOCALTIME, LOCALTIMESTAMP)
 //
 // NOW() and PROCTIME() are ordinary calls.
+//
+// TIMESTAMPADD(unit, n, t) and TIMESTAMPDIFF(unit, a, b) keep their unit
+// keyword in Unit (upper-cased) and the other two arguments in Args. The
+// SQL/JSON functions keep their clauses in JSON (see JSONClauses).
 type Call struct {
 	At       Pos // the function name
 	Name     string
 	Args     []Expr
 	Distinct bool
 	Star     bool
+	Unit     string
+	UnitAt   Pos
+	JSON     *JSONClauses
+}
+
+// JSONBehavior is what a SQL/JSON function does ON EMPTY or ON ERROR:
+// Kind is "" when the clause is not written, else NULL, ERROR, DEFAULT
+// (the value is Args[Arg]), TRUE, FALSE, UNKNOWN, EMPTY ARRAY or EMPTY
+// OBJECT.
+type JSONBehavior struct {
+	Kind string
+	At   Pos
+	Arg  int
+}
+
+// JSONClauses are the clauses after the arguments of JSON_VALUE,
+// JSON_QUERY, JSON_EXISTS, JSON_OBJECT and JSON_ARRAY:
+//
+//	JSON_VALUE(j, path [RETURNING type] [{NULL | ERROR | DEFAULT x} ON EMPTY]
+//	           [{NULL | ERROR | DEFAULT x} ON ERROR])
+//	JSON_QUERY(j, path [{WITHOUT | WITH [CONDITIONAL | UNCONDITIONAL]} [ARRAY] WRAPPER]
+//	           [{NULL | ERROR | EMPTY ARRAY | EMPTY OBJECT} ON EMPTY] [... ON ERROR])
+//	JSON_EXISTS(j, path [{TRUE | FALSE | UNKNOWN | ERROR} ON ERROR])
+//	JSON_OBJECT([KEY] k VALUE v, ... [{NULL | ABSENT} ON NULL])  Args: k1, v1, k2, v2...
+//	JSON_ARRAY(v, ... [{NULL | ABSENT} ON NULL])
+//
+// DEFAULT values are appended to Args (after the path), so that code
+// walking the arguments sees them.
+type JSONClauses struct {
+	Returning     row.Type
+	ReturningText string // "" when there is no RETURNING clause
+	ReturningAt   Pos
+	// Wrapper is "", WITHOUT, WITH CONDITIONAL or WITH UNCONDITIONAL.
+	Wrapper          string
+	OnEmpty, OnError JSONBehavior
+	// OnNull is "", NULL or ABSENT.
+	OnNull string
+	// Keyed is set for JSON_OBJECT: Args alternate keys and values.
+	Keyed bool
 }
 
 // Cast is CAST(X AS Type) or, with Try, TRY_CAST(X AS Type). Type went

@@ -106,7 +106,7 @@ var errorCases = []struct{ in, want string }{
 	{"SELECT t.* + 1 FROM t", "1:12: expected \",\" or FROM after a select item, got \"+\""},
 	{"SELECT * + 1 FROM t", "1:10: expected \",\" or FROM after a select item, got \"+\""},
 	{"SELECT (a, b) FROM t", "1:10: row values (a, b, ...) are not supported"},
-	{"SELECT JSON_VALUE(p, '$.a' RETURNING INT) FROM t", "1:28: JSON_VALUE(... RETURNING type) is not supported yet; wrap the call in CAST(... AS type)"},
+	{"SELECT UPPER(p RETURNING INT) FROM t", "1:16: UPPER(... RETURNING type) is not supported yet; wrap the call in CAST(... AS type)"},
 	{"SELECT COUNT(*) FILTER (WHERE a > 1) FROM t", "1:17: FILTER (WHERE ...) on an aggregate is not supported yet"},
 	{"SELECT a FROM t GROUP BY ROLLUP (a)", "1:26: GROUP BY ROLLUP is not supported yet"},
 	{"SELECT a FROM t WHERE a SIMILAR TO 'x'", "1:25: SIMILAR TO is not supported yet; use LIKE or REGEXP"},

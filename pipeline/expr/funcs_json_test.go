@@ -1,0 +1,76 @@
+package expr
+
+import "testing"
+
+// TestJSONFunctions: the SQL/JSON functions with their clauses, as
+// Flink's documentation gives them (strict mode unless the path says lax).
+func TestJSONFunctions(t *testing.T) {
+	runEvalCases(t, []evalCase{
+		// JSON_VALUE
+		{`JSON_VALUE('{"a": true}', '$.a')`, "STRING true"},
+		{`JSON_VALUE('{"a": true}', '$.a' RETURNING BOOLEAN)`, "BOOLEAN true"},
+		{`JSON_VALUE('{"a": true}', 'lax $.b' DEFAULT FALSE ON EMPTY)`, "STRING false"},
+		{`JSON_VALUE('{"a": true}', 'strict $.b' DEFAULT FALSE ON ERROR)`, "STRING false"},
+		{`JSON_VALUE('{"a": true}', 'strict $.b' DEFAULT 'e' ON EMPTY DEFAULT 'x' ON ERROR)`, "STRING x"},
+		{`JSON_VALUE('{"a": true}', 'lax $.b' DEFAULT 'e' ON EMPTY DEFAULT 'x' ON ERROR)`, "STRING e"},
+		{`JSON_VALUE('{"a": true}', '$.b' DEFAULT 'e' ON EMPTY)`, "STRING null"},
+		{`JSON_VALUE('{"a.b": [0.998,0.996]}', '$.["a.b"][0]' RETURNING DOUBLE)`, "DOUBLE 0.998"},
+		{`JSON_VALUE('{"a": "12"}', '$.a' RETURNING INT)`, "INT 12"},
+		{`JSON_VALUE('{"a": 7}', '$.a' RETURNING BIGINT) + 1`, "BIGINT 8"},
+		{`JSON_VALUE('{"a": 1.25}', '$.a' RETURNING DECIMAL(5, 2))`, "DECIMAL(5, 2) 1.25"},
+		{`JSON_VALUE('{"a": "2024-01-02"}', '$.a' RETURNING DATE)`, "DATE 2024-01-02"},
+		{`JSON_VALUE('{"a": "x"}', '$.a' RETURNING INT)`, "INT null"},
+		{`JSON_VALUE('{"a": "x"}', '$.a' RETURNING INT DEFAULT -1 ON ERROR)`, "INT -1"},
+		{`JSON_VALUE('{"a": "true"}', '$.a' RETURNING BOOLEAN)`, "BOOLEAN null"},
+		{`JSON_VALUE('{"a": [1]}', '$.a')`, "STRING null"},
+		{`JSON_VALUE('{"a": [1]}', '$.a' DEFAULT 'arr' ON ERROR)`, "STRING arr"},
+		{`JSON_VALUE('{"a": null}', 'lax $.a' DEFAULT 'n' ON EMPTY)`, "STRING n"},
+		{`JSON_VALUE('not json', '$.a' DEFAULT 'bad' ON ERROR)`, "STRING bad"},
+		{`JSON_VALUE('{"a": 1}', 'lax $.b' ERROR ON EMPTY)`, "error: no value at the JSON path"},
+		{`JSON_VALUE(js, 'lax $.zz' DEFAULT id ON EMPTY)`, "STRING sensor-1"},
+		{`JSON_VALUE(x_s, '$.a' DEFAULT 'd' ON EMPTY)`, "STRING null"},
+		{`JSON_VALUE(js, '$.a' RETURNING BYTES)`, "error: JSON_VALUE cannot return BYTES"},
+		// JSON_QUERY
+		{`JSON_QUERY('{"a": {"b": 1}}', '$.a')`, `STRING {"b":1}`},
+		{`JSON_QUERY('[1, 2]', '$')`, "STRING [1,2]"},
+		{`JSON_QUERY('[1, 2]', '$' WITH ARRAY WRAPPER)`, "STRING [[1,2]]"},
+		{`JSON_QUERY('[1, 2]', '$' WITH CONDITIONAL ARRAY WRAPPER)`, "STRING [1,2]"},
+		{`JSON_QUERY('{"a": "x"}', '$.a' WITH CONDITIONAL ARRAY WRAPPER)`, `STRING ["x"]`},
+		{`JSON_QUERY('{"a": "x"}', '$.a')`, "STRING null"},
+		{`JSON_QUERY('{"a": "x"}', '$.a' WITHOUT ARRAY WRAPPER EMPTY ARRAY ON ERROR)`, "STRING []"},
+		{`JSON_QUERY('{}', 'lax $.invalid' EMPTY OBJECT ON EMPTY)`, "STRING {}"},
+		{`JSON_QUERY('{}', 'strict $.invalid' EMPTY ARRAY ON ERROR)`, "STRING []"},
+		{`JSON_QUERY('{}', 'strict $.invalid' ERROR ON ERROR)`, "error: the strict path leads nowhere"},
+		{`JSON_QUERY(x_s, '$')`, "STRING null"},
+		// JSON_EXISTS
+		{`JSON_EXISTS('{"a": true}', '$.a')`, "BOOLEAN NOT NULL true"},
+		{`JSON_EXISTS('{"a": true}', '$.b')`, "BOOLEAN NOT NULL false"},
+		{`JSON_EXISTS('{"a": [{"b": 1}]}', '$.a[0].b')`, "BOOLEAN NOT NULL true"},
+		{`JSON_EXISTS('{"a": true}', 'strict $.b' TRUE ON ERROR)`, "BOOLEAN NOT NULL true"},
+		{`JSON_EXISTS('{"a": true}', 'lax $.b' TRUE ON ERROR)`, "BOOLEAN NOT NULL false"},
+		{`JSON_EXISTS('{"a": null}', '$.a')`, "BOOLEAN NOT NULL false"},
+		{`JSON_EXISTS('oops', '$.a' UNKNOWN ON ERROR)`, "BOOLEAN null"},
+		{`JSON_EXISTS('oops', '$.a' ERROR ON ERROR)`, "error: the text is not JSON"},
+		{`JSON_EXISTS(x_s, '$.a')`, "BOOLEAN null"},
+		// JSON_OBJECT
+		{`JSON_OBJECT()`, "STRING NOT NULL {}"},
+		{`JSON_OBJECT('K1' VALUE 'V1')`, `STRING NOT NULL {"K1":"V1"}`},
+		{`JSON_OBJECT(KEY 'K1' VALUE 'V1', KEY 'K2' VALUE 'V2')`, `STRING NOT NULL {"K1":"V1","K2":"V2"}`},
+		{`JSON_OBJECT(KEY 'K1' VALUE 1, KEY 'K2' VALUE 1.50, KEY 'K3' VALUE TRUE, KEY 'K4' VALUE temp)`, `STRING NOT NULL {"K1":1,"K2":1.50,"K3":true,"K4":31.5}`},
+		{`JSON_OBJECT(KEY 'K1' VALUE NULL)`, `STRING NOT NULL {"K1":null}`},
+		{`JSON_OBJECT(KEY 'K1' VALUE x_s ABSENT ON NULL)`, "STRING NOT NULL {}"},
+		{`JSON_OBJECT(KEY 'K1' VALUE JSON_OBJECT(KEY 'K2' VALUE 'V'))`, `STRING NOT NULL {"K1":{"K2":"V"}}`},
+		{`JSON_OBJECT(KEY 'K1' VALUE JSON_ARRAY(1, 2))`, `STRING NOT NULL {"K1":[1,2]}`},
+		{`JSON_OBJECT(KEY 'K1' VALUE 'a"b\')`, `STRING NOT NULL {"K1":"a\"b\\"}`},
+		{`JSON_OBJECT(KEY 'a' VALUE 1, KEY 'b' VALUE 2, KEY 'a' VALUE 3)`, `STRING NOT NULL {"a":3,"b":2}`},
+		{`JSON_OBJECT(KEY 'ts' VALUE ts, KEY 'd' VALUE day, KEY 'bin' VALUE bin)`, `STRING NOT NULL {"ts":"2024-01-02T10:30:45.123","d":"2024-01-02","bin":"aGk="}`},
+		{`JSON_OBJECT(KEY id VALUE 1)`, "error: JSON_OBJECT keys must be non-NULL string constants"},
+		// JSON_ARRAY
+		{`JSON_ARRAY()`, "STRING NOT NULL []"},
+		{`JSON_ARRAY(1, 'a', FALSE)`, `STRING NOT NULL [1,"a",false]`},
+		{`JSON_ARRAY(1, x_s, 2)`, "STRING NOT NULL [1,2]"},
+		{`JSON_ARRAY(1, x_s NULL ON NULL)`, "STRING NOT NULL [1,null]"},
+		{`JSON_ARRAY(JSON_ARRAY(1), JSON_OBJECT())`, "STRING NOT NULL [[1],{}]"},
+		{`JSON_ARRAY(ABSENT ON NULL)`, "STRING NOT NULL []"},
+	})
+}
