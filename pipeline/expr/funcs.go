@@ -105,7 +105,7 @@ func (c *compiler) call(e *sql.Call) (*node, error) {
 			return nil, err
 		}
 		args = append(args, arg)
-		if arg.t.ID == typeInterval {
+		if isInterval(arg.t.ID) {
 			return nil, errAt(a.Pos(), "%s does not take an INTERVAL argument", name)
 		}
 	}

@@ -101,3 +101,24 @@ func TestTimestampAddDiff(t *testing.T) {
 		{"TIMESTAMPDIFF(DAY, id, ts)", "error: TIMESTAMPDIFF argument 2 must be a DATE"},
 	})
 }
+
+func TestIntervalArithmetic(t *testing.T) {
+	runEvalCases(t, []evalCase{
+		{"ts + INTERVAL '1' DAY", "TIMESTAMP(3) 2024-01-03T10:30:45.123"},
+		{"day - INTERVAL '1' DAY", "DATE 2024-01-01"},
+		{"ts + INTERVAL '1' MONTH", "TIMESTAMP(3) 2024-02-02T10:30:45.123"},
+		{"DATE '2024-01-31' + INTERVAL '1' MONTH", "DATE NOT NULL 2024-02-29"},
+		{"DATE '2024-03-31' - INTERVAL '1' MONTH", "DATE NOT NULL 2024-02-29"},
+		{"INTERVAL '2' YEAR + DATE '2024-02-29'", "DATE NOT NULL 2026-02-28"},
+		{"DATE '2024-01-15' + INTERVAL '1-6' YEAR TO MONTH", "DATE NOT NULL 2025-07-15"},
+		{"DATE '2024-01-15' - INTERVAL '-1' YEAR", "DATE NOT NULL 2025-01-15"},
+		{"lts - INTERVAL '13' MONTHS", "TIMESTAMP_LTZ(3) 2022-12-02T10:30:45.123Z"},
+		{"x_ts + INTERVAL '1' YEAR", "TIMESTAMP(3) null"},
+		{"DATE '2024-01-15' + (INTERVAL '1' YEAR + INTERVAL '1' MONTH)", "DATE NOT NULL 2025-02-15"},
+		{"DATE '2024-01-15' + -INTERVAL '1' MONTH", "DATE NOT NULL 2023-12-15"},
+		{"n + INTERVAL '1' MONTH", "error: cannot apply + to INT and INTERVAL"},
+		{"INTERVAL '1' MONTH", "error: an INTERVAL is not a value here"},
+		{"INTERVAL '1' MONTH + INTERVAL '1' DAY", "error: cannot apply + to INTERVAL and INTERVAL"},
+		{"ts < ts + INTERVAL '1' MONTH", "BOOLEAN true"},
+	})
+}

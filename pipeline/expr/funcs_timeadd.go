@@ -226,3 +226,36 @@ func buildTimestampDiff(c *compiler, e *sql.Call, args []*node) (*node, error) {
 		return row.IntValue(int32((ms2 - ms1) / (u.micros / 1000))), nil
 	})
 }
+
+// addYearMonth compiles time ± year-month interval (op '+' or '-'): the
+// months are added as TIMESTAMPADD(MONTH, ...) adds them, a month end
+// clamped (DATE '2024-01-31' + INTERVAL '1' MONTH = 2024-02-29).
+func (c *compiler) addYearMonth(e sql.Expr, op byte, l, r *node, notNull bool) (*node, error) {
+	ts, iv := l, r
+	if l.t.ID == typeIntervalYM {
+		ts, iv = r, l
+	}
+	t := ts.t
+	t.NotNull = notNull
+	id := t.ID
+	text := exprString(e)
+	f := func(a, b row.Value) (row.Value, error) {
+		k := b.Int64()
+		if op == '-' {
+			k = -k
+		}
+		if id == row.Date {
+			d, err := addMonths(int64(a.Days()), k)
+			if err != nil || d > math.MaxInt32 || d < math.MinInt32 {
+				return row.NullValue, evalErr(text, errOverflow)
+			}
+			return row.DateValue(int32(d)), nil
+		}
+		us, err := addMonthsMicros(a.Micros(), k)
+		if err != nil {
+			return row.NullValue, evalErr(text, err)
+		}
+		return tsValue(id, us), nil
+	}
+	return c.finish(e, t, bin(ts.eval, iv.eval, f), l, r)
+}

@@ -218,6 +218,10 @@ const (
 	Hour
 	Minute
 	Second
+	// Year and Month make year-month intervals; they sort after the
+	// day-time units only because they were added later.
+	Year
+	Month
 )
 
 func (u IntervalUnit) String() string {
@@ -230,6 +234,10 @@ func (u IntervalUnit) String() string {
 		return "MINUTE"
 	case Second:
 		return "SECOND"
+	case Year:
+		return "YEAR"
+	case Month:
+		return "MONTH"
 	}
 	return ""
 }
@@ -237,14 +245,20 @@ func (u IntervalUnit) String() string {
 // IntervalLit is a day-time interval: INTERVAL '5' SECOND, INTERVAL '10'
 // MINUTES, INTERVAL '1:30' MINUTE TO SECOND, INTERVAL '-2' HOUR. Value is
 // its length (negative when the text is), at millisecond precision as in
-// Flink.
+// Flink. A year-month interval (INTERVAL '1' YEAR, INTERVAL '2' MONTH,
+// INTERVAL '1-6' YEAR TO MONTH) has Months set and Value zero: a month
+// has no fixed length.
 type IntervalLit struct {
-	At    Pos // the INTERVAL keyword
-	Text  string
-	Unit  IntervalUnit
-	To    IntervalUnit // zero unless written UNIT TO UNIT
-	Value time.Duration
+	At     Pos // the INTERVAL keyword
+	Text   string
+	Unit   IntervalUnit
+	To     IntervalUnit // zero unless written UNIT TO UNIT
+	Value  time.Duration
+	Months int64
 }
+
+// YearMonth reports whether l is a year-month interval.
+func (l *IntervalLit) YearMonth() bool { return l.Unit == Year || l.Unit == Month }
 
 // ColumnRef names a column, optionally qualified by a table name or alias
 // (t.col). Table is zero when unqualified.

@@ -455,7 +455,11 @@ func (f *formatter) literal(l *Literal) {
 func (f *formatter) interval(l *IntervalLit) {
 	f.w("INTERVAL " + quoteString(l.Text) + " " + l.Unit.String())
 	lead := strings.TrimLeft(strings.TrimSpace(l.Text), "+-")
-	if i := strings.IndexAny(lead, " :."); i >= 0 {
+	seps := " :."
+	if l.YearMonth() {
+		seps = "-"
+	}
+	if i := strings.IndexAny(lead, seps); i >= 0 {
 		lead = lead[:i]
 	}
 	if n := len(strings.TrimLeft(lead, "0")); n > 2 {

@@ -25,6 +25,9 @@ func TestParseFunctionClauses(t *testing.T) {
 		{"JSON_OBJECT()", "JSON_OBJECT()"},
 		{"JSON_ARRAY(1, NULL NULL ON NULL)", "JSON_ARRAY(1, NULL NULL ON NULL)"},
 		{"JSON_ARRAY(NULL ON NULL)", "JSON_ARRAY( NULL ON NULL)"},
+		{"ts + INTERVAL '1' month", "ts + INTERVAL '1' MONTH"},
+		{"d - INTERVAL '-2' YEARS", "d - INTERVAL '-2' YEAR"},
+		{"d - INTERVAL '1-6' YEAR TO MONTH", "d - INTERVAL '1-6' YEAR TO MONTH"},
 	}
 	for _, tc := range cases {
 		e, err := ParseExpr(tc.in)
