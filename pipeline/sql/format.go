@@ -520,7 +520,10 @@ func (f *formatter) jsonCall(c *Call) {
 		f.expr(c.Args[i], precLowest)
 	}
 	if j.OnNull != "" {
-		f.w(" " + j.OnNull + " ON NULL")
+		if n > 0 {
+			f.w(" ")
+		}
+		f.w(j.OnNull + " ON NULL")
 	}
 	if j.ReturningText != "" {
 		f.w(" RETURNING " + j.ReturningText)
