@@ -421,7 +421,12 @@ func buildJSONValue(c *compiler, e *sql.Call, args []*node) (*node, error) {
 		raw, found := jsonLocate(v.Str(), path, lax)
 		switch found {
 		case jsonEmpty:
-			return onEmpty(r)
+			// A DEFAULT ON EMPTY that fails falls through to the ON
+			// ERROR behaviour, as Flink documents.
+			if out, err := onEmpty(r); err == nil || j.OnEmpty.Kind != "DEFAULT" {
+				return out, err
+			}
+			return onError(r)
 		case jsonError:
 			return onError(r)
 		}

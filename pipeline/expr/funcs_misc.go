@@ -142,8 +142,8 @@ func buildSHA2(c *compiler, e *sql.Call, args []*node) (*node, error) {
 var zoneCache sync.Map // name -> *time.Location
 
 // loadZone reads a zone as Java's TimeZone.getTimeZone does: a region
-// name (Europe/Berlin), UTC/GMT, or a custom offset GMT+hh:mm / GMT-hh
-// (also written UTC+hh:mm or +hh:mm). ok is false for any other text,
+// name (Europe/Berlin), an old three-letter id (PST), UTC/GMT, or a
+// custom offset GMT+hh:mm / GMT-hh (also written UTC+hh:mm or +hh:mm). ok is false for any other text,
 // where Java silently falls back to GMT; etld gives NULL instead of a
 // wrong time.
 func loadZone(name string) (*time.Location, bool) {
@@ -160,6 +160,12 @@ func loadZone(name string) (*time.Location, bool) {
 			return nil, false
 		}
 		loc = time.FixedZone(name, off)
+	case javaShortZones[up] != "":
+		l, err := time.LoadLocation(javaShortZones[up])
+		if err != nil {
+			return nil, false
+		}
+		loc = l
 	default:
 		l, err := time.LoadLocation(name)
 		if err != nil || name == "" || name == "Local" {
@@ -169,6 +175,21 @@ func loadZone(name string) (*time.Location, bool) {
 	}
 	zoneCache.Store(name, loc)
 	return loc, true
+}
+
+// javaShortZones are the three-letter ids java.util.TimeZone still
+// accepts (its old mapping: EST, MST and HST fixed offsets, the others
+// regions).
+var javaShortZones = map[string]string{
+	"ACT": "Australia/Darwin", "AET": "Australia/Sydney", "AGT": "America/Argentina/Buenos_Aires",
+	"ART": "Africa/Cairo", "AST": "America/Anchorage", "BET": "America/Sao_Paulo",
+	"BST": "Asia/Dhaka", "CAT": "Africa/Harare", "CNT": "America/St_Johns",
+	"CST": "America/Chicago", "CTT": "Asia/Shanghai", "EAT": "Africa/Addis_Ababa",
+	"ECT": "Europe/Paris", "IET": "America/Indiana/Indianapolis", "IST": "Asia/Kolkata",
+	"JST": "Asia/Tokyo", "MIT": "Pacific/Apia", "NET": "Asia/Yerevan",
+	"NST": "Pacific/Auckland", "PLT": "Asia/Karachi", "PNT": "America/Phoenix",
+	"PRT": "America/Puerto_Rico", "PST": "America/Los_Angeles", "SST": "Pacific/Guadalcanal",
+	"VST": "Asia/Ho_Chi_Minh", "EST": "Etc/GMT+5", "MST": "Etc/GMT+7", "HST": "Etc/GMT+10",
 }
 
 // parseOffset reads +h, +hh, +hh:mm or +hhmm into seconds east of UTC.

@@ -31,6 +31,8 @@ func TestMiscFunctions(t *testing.T) {
 		{"CONVERT_TZ('2024-07-01 12:00:00', 'Europe/Berlin', 'UTC')", "STRING 2024-07-01 10:00:00"},
 		{"CONVERT_TZ('2024-01-01 12:00:00', 'GMT+05:30', 'GMT-01:00')", "STRING 2024-01-01 05:30:00"},
 		{"CONVERT_TZ('2024-01-01', 'UTC', 'UTC')", "STRING null"},
+		{"CONVERT_TZ('2024-07-01 12:00:00', 'UTC', 'PST')", "STRING 2024-07-01 05:00:00"},
+		{"CONVERT_TZ('2024-07-01 12:00:00', 'UTC', 'EST')", "STRING 2024-07-01 07:00:00"},
 		{"CONVERT_TZ(x_s, 'UTC', 'UTC')", "STRING null"},
 		{"CONVERT_TZ('2024-01-01 00:00:00', 'Mars/Base', 'UTC')", "error: unknown time zone \"Mars/Base\""},
 		{"CONVERT_TZ('2024-01-01 00:00:00', id, 'UTC')", "STRING null"},
