@@ -341,10 +341,7 @@ var (
 // error. DEFAULT values are converted to t when compiled.
 func buildJSONValue(c *compiler, e *sql.Call, args []*node) (*node, error) {
 	j := jsonClauses(e)
-	if err := check(e, args[:1], "a STRING", isStringy); err != nil {
-		return nil, err
-	}
-	if err := check(e, args[1:2], "a STRING", isStringy); err != nil {
+	if err := check(e, args, "a STRING", isStringy, 0, 1); err != nil {
 		return nil, err
 	}
 	t := row.Type{ID: row.String}

@@ -33,6 +33,8 @@ func TestJSONFunctions(t *testing.T) {
 		{`JSON_VALUE('{"a": 1}', 'lax $.b' ERROR ON EMPTY)`, "error: no value at the JSON path"},
 		{`JSON_VALUE(js, 'lax $.zz' DEFAULT id ON EMPTY)`, "STRING sensor-1"},
 		{`JSON_VALUE(x_s, '$.a' DEFAULT 'd' ON EMPTY)`, "STRING null"},
+		{`JSON_VALUE(js, 1)`, "error: JSON_VALUE argument 2 must be a STRING, not INT"},
+		{`JSON_VALUE(n, '$')`, "error: JSON_VALUE argument 1 must be a STRING, not INT"},
 		{`JSON_VALUE(js, '$.a' RETURNING BYTES)`, "error: JSON_VALUE cannot return BYTES"},
 		// JSON_QUERY
 		{`JSON_QUERY('{"a": {"b": 1}}', '$.a')`, `STRING {"b":1}`},
