@@ -124,3 +124,32 @@ func TestIntervalArithmetic(t *testing.T) {
 		{"ts < ts + INTERVAL '1' MONTH", "BOOLEAN true"},
 	})
 }
+
+// TestItem8Existing pins the item-8 functions etld had before: exact
+// outputs and NULL cases, as Flink documents them.
+func TestItem8Existing(t *testing.T) {
+	runEvalCases(t, []evalCase{
+		{"UNIX_TIMESTAMP('1970-01-01 08:00:01.001', 'yyyy-MM-dd HH:mm:ss.SSS')", "BIGINT NOT NULL 28801"},
+		{"UNIX_TIMESTAMP('1970-01-01 08:00:01.001 +0800', 'yyyy-MM-dd HH:mm:ss.SSS X')", "BIGINT NOT NULL 1"},
+		{"UNIX_TIMESTAMP('1970-01-01 08:00:01.001', 'yyyy-MM-dd HH:mm:ss.SSS X')", "BIGINT NOT NULL -9223372036854775808"},
+		{"UNIX_TIMESTAMP(x_s, 'yyyy')", "BIGINT null"},
+		{"TO_DATE('2024-13-01')", "DATE null"},
+		{"TO_DATE(x_s)", "DATE null"},
+		{"TO_DATE('20240102', 'yyyyMMdd')", "DATE 2024-01-02"},
+		{"SHA1('abc')", "STRING NOT NULL a9993e364706816aba3e25717850c26c9cd0d89d"},
+		{"SHA512('')", "STRING NOT NULL cf83e1357eefb8bdf1542850d66d8007d620e4050b5715dc83f4a921d36ce9ce47d0d13c5d85f2b0ff8318d2877eec2f63b931bd47417a81a538327af927da3e"},
+		{"MD5(x_s)", "STRING null"},
+		{"IFNULL(x_s, 'dflt')", "STRING NOT NULL dflt"},
+		{"IFNULL(x_s, x_s)", "STRING null"},
+		{"IF(5 > 3, 5, 3)", "INT NOT NULL 5"},
+		{"IF(x_b, 1, x_i)", "INT null"},
+		{"INITCAP('hi THOMAS')", "STRING NOT NULL Hi Thomas"},
+		{"INITCAP(x_s)", "STRING null"},
+		{"LPAD('hi', 4, '??')", "STRING ??hi"},
+		{"LPAD('hi', 1, '??')", "STRING h"},
+		{"RPAD('hi', 4, '??')", "STRING hi??"},
+		{"RPAD(x_s, 4, '?')", "STRING null"},
+		{"REGEXP_REPLACE('foobar', 'oo|ar', '')", "STRING NOT NULL fb"},
+		{"REGEXP_REPLACE(x_s, 'a', 'b')", "STRING null"},
+	})
+}
