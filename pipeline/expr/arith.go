@@ -52,7 +52,7 @@ func negate(x *node) (evalFn, error) {
 		f = func(v row.Value) row.Value { return row.IntValue(-int32(v.Int64())) }
 	case row.BigInt:
 		f = func(v row.Value) row.Value { return row.BigIntValue(-v.Int64()) }
-	case typeInterval:
+	case typeInterval, typeIntervalYM:
 		f = func(v row.Value) row.Value { return row.BigIntValue(-v.Int64()) }
 	case row.Float:
 		f = func(v row.Value) row.Value { return row.FloatValue(-float32(v.Float64())) }
@@ -77,7 +77,7 @@ func negate(x *node) (evalFn, error) {
 func (c *compiler) arith(e sql.Expr, opAt sql.Pos, bop sql.BinaryOp, l, r *node) (*node, error) {
 	op := opByte(bop)
 	lt, rt := l.t, r.t
-	if lt.ID.Temporal() || rt.ID.Temporal() || lt.ID == typeInterval || rt.ID == typeInterval {
+	if lt.ID.Temporal() || rt.ID.Temporal() || isInterval(lt.ID) || isInterval(rt.ID) {
 		return c.timeArith(e, opAt, bop, l, r)
 	}
 	switch {
@@ -231,6 +231,16 @@ func (c *compiler) timeArith(e sql.Expr, opAt sql.Pos, bop sql.BinaryOp, l, r *n
 		return s, nil
 	}
 	switch {
+	case (lt.Temporal() && rt == typeIntervalYM && (op == '+' || op == '-')) || (lt == typeIntervalYM && rt.Temporal() && op == '+'):
+		return c.addYearMonth(e, op, l, r, notNull)
+	case lt == typeIntervalYM && rt == typeIntervalYM && (op == '+' || op == '-'):
+		f := func(a, b row.Value) (row.Value, error) {
+			if op == '-' {
+				return row.BigIntValue(a.Int64() - b.Int64()), nil
+			}
+			return row.BigIntValue(a.Int64() + b.Int64()), nil
+		}
+		return c.finish(e, row.Type{ID: typeIntervalYM, NotNull: notNull}, bin(l.eval, r.eval, f), l, r)
 	case (lt.Temporal() && rt == typeInterval && (op == '+' || op == '-')) || (lt == typeInterval && rt.Temporal() && op == '+'):
 		ts, iv := l, r
 		if lt == typeInterval {

@@ -67,6 +67,16 @@ func BenchmarkCase(b *testing.B) {
 	benchExprs(b, "CASE WHEN temp > 40 THEN 'hot' WHEN temp > 20 THEN 'warm' ELSE 'cold' END")
 }
 
+// BenchmarkTimeFunctions: month arithmetic walks the calendar per row.
+func BenchmarkTimeFunctions(b *testing.B) {
+	benchExprs(b, "TIMESTAMPADD(MONTH, n, ts)", "TIMESTAMPDIFF(MONTH, day, ts)", "ts + INTERVAL '1' YEAR")
+}
+
+// BenchmarkJSONValueReturning scans the document text once per row.
+func BenchmarkJSONValueReturning(b *testing.B) {
+	benchExprs(b, "JSON_VALUE(js, '$.a.b[0]' RETURNING INT DEFAULT 0 ON ERROR)")
+}
+
 // TestNumericExpressionsDoNotAllocate holds the package to its promise.
 func TestNumericExpressionsDoNotAllocate(t *testing.T) {
 	for _, text := range []string{
@@ -87,6 +97,12 @@ func TestNumericExpressionsDoNotAllocate(t *testing.T) {
 		"ts - INTERVAL '5' SECOND",
 		"TO_TIMESTAMP_LTZ(b, 3)",
 		"EXTRACT(HOUR FROM ts)",
+		"TIMESTAMPADD(MONTH, n, ts)",
+		"TIMESTAMPDIFF(MONTH, day, ts)",
+		"day + INTERVAL '1-2' YEAR TO MONTH",
+		"GREATEST(n, x_i, 7)",
+		"JSON_VALUE(js, '$.a.b[0]' RETURNING INT)",
+		"JSON_EXISTS(js, 'lax $.a.t')",
 	} {
 		c, err := compileText(t, text)
 		if err != nil {

@@ -135,7 +135,7 @@ func castToString(from, to row.Type) castFunc {
 		return func(v row.Value) (row.Value, error) {
 			return row.StringValue(trunc(strings.ToValidUTF8(v.Str(), "\uFFFD"))), nil
 		}
-	case typeInterval:
+	case typeInterval, typeIntervalYM:
 		return nil
 	}
 	return func(v row.Value) (row.Value, error) {

@@ -110,7 +110,7 @@ func compareDomain(a, b row.Type) (domain, error) {
 		return domString, nil
 	case a.ID == row.Boolean && b.ID == row.Boolean:
 		return domInt, nil
-	case a.ID == b.ID && (a.ID.Temporal() || a.ID == typeInterval):
+	case a.ID == b.ID && (a.ID.Temporal() || isInterval(a.ID)):
 		return domInt, nil
 	case isTimestamp(a.ID) && isTimestamp(b.ID):
 		return domInt, nil

@@ -86,6 +86,9 @@ func (c *compiler) compile(e sql.Expr) (*node, error) {
 	case *sql.Literal:
 		return c.literal(e)
 	case *sql.IntervalLit:
+		if e.YearMonth() {
+			return constNode(e, row.Type{ID: typeIntervalYM, NotNull: true}, row.BigIntValue(e.Months)), nil
+		}
 		us := e.Value.Microseconds()
 		return constNode(e, row.Type{ID: typeInterval, NotNull: true}, row.BigIntValue(us)), nil
 	case *sql.ColumnRef:
@@ -164,7 +167,7 @@ func (c *compiler) unary(e *sql.Unary) (*node, error) {
 	}
 	switch e.Op {
 	case sql.OpPlus:
-		if !x.t.ID.Numeric() && x.t.ID != typeInterval && x.t.ID != row.Null {
+		if !x.t.ID.Numeric() && !isInterval(x.t.ID) && x.t.ID != row.Null {
 			return nil, errAt(e.At, "unary + needs a number, not %s", typeName(x.t))
 		}
 		return x, nil

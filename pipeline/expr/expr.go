@@ -54,8 +54,8 @@ type Compiled struct {
 	Const bool
 	Value row.Value
 	// Clock names a function the expression calls that reads the clock
-	// (NOW(), PROCTIME(), ...), "" when it calls none: a run that reads
-	// the same rows again gets other values.
+	// (NOW(), PROCTIME(), ...) or is random (UUID()), "" when it calls
+	// none: a run that reads the same rows again gets other values.
 	Clock string
 }
 
@@ -148,7 +148,7 @@ func Compile(e sql.Expr, scope Scope, opts ...Option) (*Compiled, error) {
 	if err != nil {
 		return nil, err
 	}
-	if n.t.ID == typeInterval {
+	if isInterval(n.t.ID) {
 		return nil, errAt(e.Pos(), "an INTERVAL is not a value here: add it to or subtract it from a timestamp (event_time - INTERVAL '5' SECOND)")
 	}
 	out := &Compiled{Type: n.t, Eval: n.eval, Const: n.konst, Value: n.val, Clock: c.clock}

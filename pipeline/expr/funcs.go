@@ -19,6 +19,10 @@ type funcDef struct {
 	// lazyFrom is the first argument that is evaluated only sometimes
 	// (IF's branches, COALESCE's fallbacks); 0 when all always are.
 	lazyFrom int
+	// unitArg says the call starts with a unit keyword (TIMESTAMPADD's
+	// DAY, sql.Call.Unit): it reaches the builder as argument 0, a
+	// constant STRING.
+	unitArg bool
 }
 
 // funcs is the function library, filled by the funcs_*.go files.
@@ -74,22 +78,37 @@ func (c *compiler) call(e *sql.Call) (*node, error) {
 	if e.Distinct {
 		return nil, errAt(e.At, "DISTINCT is allowed only in aggregate calls, not in %s", name)
 	}
+	if def.unitArg != (e.Unit != "") {
+		if def.unitArg {
+			return nil, errAt(e.At, "%s needs a time unit keyword first, as in %s(DAY, ...)", name, name)
+		}
+		return nil, errAt(e.UnitAt, "%s does not take a time unit", name)
+	}
 	n := len(e.Args)
+	if def.unitArg {
+		n++
+	}
 	if n < def.min || (def.max >= 0 && n > def.max) {
 		return nil, errAt(e.At, "%s takes %s, got %d", name, arity(def.min, def.max), n)
 	}
-	args := make([]*node, n)
-	for i, a := range e.Args {
+	args := make([]*node, 0, n)
+	if def.unitArg {
+		u := &sql.Literal{At: e.UnitAt, Kind: sql.LitString, Text: e.Unit}
+		args = append(args, constNode(u, row.Type{ID: row.String, NotNull: true}, row.StringValue(e.Unit)))
+	}
+	for _, a := range e.Args {
 		var err error
-		if def.lazyFrom > 0 && i >= def.lazyFrom {
-			args[i], err = c.compileLazy(a)
+		var arg *node
+		if def.lazyFrom > 0 && len(args) >= def.lazyFrom {
+			arg, err = c.compileLazy(a)
 		} else {
-			args[i], err = c.compile(a)
+			arg, err = c.compile(a)
 		}
 		if err != nil {
 			return nil, err
 		}
-		if args[i].t.ID == typeInterval {
+		args = append(args, arg)
+		if isInterval(arg.t.ID) {
 			return nil, errAt(a.Pos(), "%s does not take an INTERVAL argument", name)
 		}
 	}

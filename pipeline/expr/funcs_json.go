@@ -1,7 +1,9 @@
 package expr
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -10,17 +12,22 @@ import (
 	"github.com/etld/etld/pipeline/sql"
 )
 
-// JSON_VALUE(json, path) extracts a scalar as STRING, in Flink's default
-// lax mode: a path that leads nowhere, to an object or array, or into text
-// that is not JSON gives NULL; JSON null gives NULL. Paths are the common
-// subset of SQL/JSON paths: $, .key, ."quoted key", ['key'], ["key"], [n],
-// optionally after the mode word lax or strict (strict is read as lax).
-// The path must be a constant; it is parsed once. (The parser has no
-// RETURNING clause yet: CAST the result.)
+// The SQL/JSON query functions JSON_VALUE, JSON_QUERY and JSON_EXISTS
+// follow Flink (Calcite's JsonFunctions over Jayway JsonPath): the path
+// is a constant, in strict mode unless it starts with the word lax
+// ("strict" may be written too). A path that leads nowhere is empty in
+// lax mode and an error in strict mode; text that is not JSON is an
+// error in both. JSON null at the path counts as empty. What happens
+// then is the ON EMPTY / ON ERROR clause's business, NULL by default
+// (FALSE for JSON_EXISTS). Paths are $, .key, ."quoted key", ['key'],
+// ["key"] and [n]; wildcards and filters are refused. The construction
+// functions JSON_OBJECT and JSON_ARRAY are in funcs_jsonbuild.go.
 
 func init() {
 	register(map[string]*funcDef{
-		"JSON_VALUE": {min: 2, max: 2, build: buildJSONValue},
+		"JSON_VALUE":  {min: 2, max: 4, lazyFrom: 2, build: buildJSONValue},
+		"JSON_QUERY":  {min: 2, max: 2, build: buildJSONQuery},
+		"JSON_EXISTS": {min: 2, max: 2, build: buildJSONExists},
 	})
 }
 
@@ -32,27 +39,39 @@ type jsonStep struct {
 }
 
 func parseJSONPath(p string) ([]jsonStep, error) {
+	steps, _, err := parseJSONPathMode(p)
+	return steps, err
+}
+
+// parseJSONPathMode parses a path and its mode: lax is false (strict)
+// unless the path starts with the word lax.
+func parseJSONPathMode(p string) ([]jsonStep, bool, error) {
 	s := strings.TrimSpace(p)
-	for _, mode := range []string{"lax ", "strict "} {
-		if len(s) >= len(mode) && strings.EqualFold(s[:len(mode)], mode) {
+	lax := false
+	for _, mode := range []string{"lax", "strict"} {
+		if len(s) > len(mode) && strings.EqualFold(s[:len(mode)], mode) && (s[len(mode)] == ' ' || s[len(mode)] == '\t' || s[len(mode)] == '\n') {
 			s = strings.TrimSpace(s[len(mode):])
+			lax = mode == "lax"
 		}
 	}
-	bad := func(i int, why string) error {
-		return fmt.Errorf("JSON path %q: %s at character %d", p, why, i+1)
+	bad := func(i int, why string) ([]jsonStep, bool, error) {
+		return nil, false, fmt.Errorf("JSON path %q: %s at character %d", p, why, i+1)
 	}
 	if !strings.HasPrefix(s, "$") {
-		return nil, bad(0, "a path starts with $")
+		return bad(0, "a path starts with $")
 	}
 	var steps []jsonStep
 	for i := 1; i < len(s); {
 		switch s[i] {
 		case '.':
 			i++
+			if i < len(s) && s[i] == '[' {
+				continue // $.["a.b"], as Jayway reads it
+			}
 			if i < len(s) && s[i] == '"' {
 				end := strings.IndexByte(s[i+1:], '"')
 				if end < 0 {
-					return nil, bad(i, "unclosed quoted name")
+					return bad(i, "unclosed quoted name")
 				}
 				steps = append(steps, jsonStep{key: s[i+1 : i+1+end], index: -1})
 				i += end + 2
@@ -63,26 +82,29 @@ func parseJSONPath(p string) ([]jsonStep, error) {
 				i++
 			}
 			if start == i {
-				return nil, bad(start, "expected a member name after .")
+				return bad(start, "expected a member name after .")
 			}
 			name := s[start:i]
 			if name == "*" {
-				return nil, bad(start, "wildcards select several values; JSON_VALUE returns one")
+				return bad(start, "wildcards (several values) are not supported yet")
 			}
 			steps = append(steps, jsonStep{key: name, index: -1})
 		case '[':
 			end := strings.IndexByte(s[i:], ']')
 			if end < 0 {
-				return nil, bad(i, "unclosed [")
+				return bad(i, "unclosed [")
 			}
 			inner := strings.TrimSpace(s[i+1 : i+end])
 			switch {
 			case len(inner) >= 2 && (inner[0] == '\'' || inner[0] == '"') && inner[len(inner)-1] == inner[0]:
 				steps = append(steps, jsonStep{key: inner[1 : len(inner)-1], index: -1})
 			default:
+				if inner == "*" {
+					return bad(i+1, "wildcards (several values) are not supported yet")
+				}
 				n, err := strconv.Atoi(inner)
 				if err != nil || n < 0 {
-					return nil, bad(i+1, fmt.Sprintf("expected an array index or a quoted name, found %q", inner))
+					return bad(i+1, fmt.Sprintf("expected an array index or a quoted name, found %q", inner))
 				}
 				steps = append(steps, jsonStep{index: n})
 			}
@@ -90,10 +112,10 @@ func parseJSONPath(p string) ([]jsonStep, error) {
 		case ' ', '\t':
 			i++
 		default:
-			return nil, bad(i, fmt.Sprintf("unexpected %q", s[i]))
+			return bad(i, fmt.Sprintf("unexpected %q", s[i]))
 		}
 	}
-	return steps, nil
+	return steps, lax, nil
 }
 
 func skipWS(s string, i int) int {
@@ -208,46 +230,316 @@ func jsonStepInto(s string, i int, st jsonStep) (int, bool) {
 	return 0, false
 }
 
-// jsonValue walks path in doc and returns the scalar there as text.
-func jsonValue(doc string, path []jsonStep) row.Value {
+// jsonFound is the outcome of following a path.
+type jsonFound uint8
+
+const (
+	jsonHit   jsonFound = iota // a value (not JSON null) is at the path
+	jsonEmpty                  // nothing, or JSON null, is there (lax mode)
+	jsonError                  // the text is not JSON, or (strict) nothing is there
+)
+
+// jsonLocate follows path in doc and returns the raw text of the value
+// found.
+func jsonLocate(doc string, path []jsonStep, lax bool) (string, jsonFound) {
 	if !json.Valid([]byte(doc)) {
-		return row.NullValue
+		return "", jsonError
 	}
 	i := 0
 	for _, st := range path {
 		var ok bool
 		if i, ok = jsonStepInto(doc, i, st); !ok {
-			return row.NullValue
+			if lax {
+				return "", jsonEmpty
+			}
+			return "", jsonError
 		}
 	}
 	i = skipWS(doc, i)
-	end := skipValue(doc, i)
-	raw := doc[i:end]
-	switch {
-	case raw == "" || raw == "null" || raw[0] == '{' || raw[0] == '[':
-		return row.NullValue
-	case raw[0] == '"':
-		return row.StringValue(jsonString(raw))
+	raw := doc[i:skipValue(doc, i)]
+	if raw == "" || raw == "null" {
+		return "", jsonEmpty
 	}
-	return row.StringValue(raw)
+	return raw, jsonHit
 }
 
+// jsonScalarText is the text of a JSON scalar as Flink hands it on:
+// strings decoded, numbers with a fraction or exponent as Java prints a
+// double (Jayway reads them as double: 1.5e3 gives 1500.0), integers and
+// booleans as written. ok is false for an object or array.
+func jsonScalarText(raw string) (string, bool) {
+	switch raw[0] {
+	case '{', '[':
+		return "", false
+	case '"':
+		return jsonString(raw), true
+	case 't', 'f':
+		return raw, true
+	}
+	if strings.ContainsAny(raw, ".eE") {
+		if f, err := strconv.ParseFloat(raw, 64); err == nil {
+			return row.DoubleValue(f).String(), true
+		}
+	}
+	return raw, true
+}
+
+// jsonValue is JSON_VALUE(doc, path) with the default clauses, for the
+// fuzz test: the scalar as text, or NULL.
+func jsonValue(doc string, path []jsonStep) row.Value {
+	raw, found := jsonLocate(doc, path, false)
+	if found != jsonHit {
+		return row.NullValue
+	}
+	if s, ok := jsonScalarText(raw); ok {
+		return row.StringValue(s)
+	}
+	return row.NullValue
+}
+
+// jsonPathArg reads the constant path argument; nil steps with a nil
+// error mean the path is NULL.
+func jsonPathArg(e *sql.Call, args []*node) ([]jsonStep, bool, bool, error) {
+	pv, err := constArg(e, args, 1, "the JSON path")
+	if err != nil {
+		return nil, false, false, err
+	}
+	if pv.IsNull() {
+		return nil, false, true, nil
+	}
+	path, lax, err := parseJSONPathMode(pv.Str())
+	if err != nil {
+		return nil, false, false, errAt(args[1].e.Pos(), "%v", err)
+	}
+	return path, lax, false, nil
+}
+
+func jsonClauses(e *sql.Call) *sql.JSONClauses {
+	if e.JSON == nil {
+		return &sql.JSONClauses{}
+	}
+	return e.JSON
+}
+
+// jsonValueTypes are the types JSON_VALUE ... RETURNING gives.
+func jsonReturnable(id row.TypeID) bool {
+	switch id {
+	case row.String, row.Boolean, row.Int, row.BigInt, row.Float, row.Double, row.Decimal, row.Date, row.Timestamp, row.TimestampLTZ:
+		return true
+	}
+	return false
+}
+
+var (
+	errJSONEmpty  = errors.New("no value at the JSON path (ERROR ON EMPTY)")
+	errJSONNotDoc = errors.New("the text is not JSON, or the strict path leads nowhere (ERROR ON ERROR)")
+)
+
+// buildJSONValue is JSON_VALUE(doc, path [RETURNING t] [... ON EMPTY]
+// [... ON ERROR]): the scalar at path, converted to t (STRING by default).
+// An object or array there, or a value that does not convert to t, is an
+// error. DEFAULT values are converted to t when compiled.
 func buildJSONValue(c *compiler, e *sql.Call, args []*node) (*node, error) {
+	j := jsonClauses(e)
+	if err := check(e, args, "a STRING", isStringy, 0, 1); err != nil {
+		return nil, err
+	}
+	t := row.Type{ID: row.String}
+	if j.ReturningText != "" {
+		t = j.Returning.Nullable()
+		if !jsonReturnable(t.ID) {
+			return nil, errAt(j.ReturningAt, "JSON_VALUE cannot return %s; use STRING, BOOLEAN, INT, BIGINT, FLOAT, DOUBLE, DECIMAL, DATE or TIMESTAMP", t)
+		}
+	}
+	path, lax, null, err := jsonPathArg(e, args)
+	if err != nil {
+		return nil, err
+	}
+	if null {
+		return constNode(e, t, row.NullValue), nil
+	}
+	conv := func(v row.Value) (row.Value, error) { return v, nil }
+	if t.ID != row.String {
+		k, err := castKernel(row.Type{ID: row.String}, t)
+		if err != nil {
+			return nil, errAt(j.ReturningAt, "%v", err)
+		}
+		conv = k
+	}
+	behave := func(b sql.JSONBehavior, why error) (evalFn, error) {
+		switch b.Kind {
+		case "", "NULL":
+			return constEval(row.NullValue), nil
+		case "ERROR":
+			text := exprString(e)
+			return func(row.Row) (row.Value, error) { return row.NullValue, evalErr(text, why) }, nil
+		}
+		// The DEFAULT value is CAST to the RETURNING type, as in Flink
+		// (DEFAULT FALSE gives 'false' when the type is STRING).
+		d := args[b.Arg]
+		if d.t.ID == row.Null {
+			return constEval(row.NullValue), nil
+		}
+		k, err := castKernel(d.t, t)
+		if err != nil {
+			return nil, errAt(d.e.Pos(), "JSON_VALUE DEFAULT: %v", err)
+		}
+		if d.t.ID == row.Boolean && t.ID == row.String {
+			// Flink hands the value on as Java's toString: false, not FALSE.
+			k = func(v row.Value) (row.Value, error) { return row.StringValue(strconv.FormatBool(v.Bool())), nil }
+		}
+		de, dtext := d.eval, exprString(d.e)
+		return func(r row.Row) (row.Value, error) {
+			v, err := de(r)
+			if err != nil || v.IsNull() {
+				return row.NullValue, err
+			}
+			out, err := k(v)
+			if err != nil {
+				return row.NullValue, evalErr(dtext, err)
+			}
+			return out, nil
+		}, nil
+	}
+	onEmpty, err := behave(j.OnEmpty, errJSONEmpty)
+	if err != nil {
+		return nil, err
+	}
+	onError, err := behave(j.OnError, errJSONNotDoc)
+	if err != nil {
+		return nil, err
+	}
+	doc := args[0].eval
+	f := func(r row.Row) (row.Value, error) {
+		v, err := doc(r)
+		if err != nil || v.IsNull() {
+			return row.NullValue, err
+		}
+		raw, found := jsonLocate(v.Str(), path, lax)
+		switch found {
+		case jsonEmpty:
+			// A DEFAULT ON EMPTY that fails falls through to the ON
+			// ERROR behaviour, as Flink documents.
+			if out, err := onEmpty(r); err == nil || j.OnEmpty.Kind != "DEFAULT" {
+				return out, err
+			}
+			return onError(r)
+		case jsonError:
+			return onError(r)
+		}
+		s, ok := jsonScalarText(raw)
+		if !ok || (t.ID == row.Boolean && raw[0] == '"') {
+			return onError(r)
+		}
+		out, err := conv(row.StringValue(s))
+		if err != nil {
+			return onError(r)
+		}
+		return out, nil
+	}
+	return c.finish(e, t, f, args...)
+}
+
+// compactJSON writes raw (valid JSON) without insignificant whitespace,
+// as Jackson serialises the node Flink found.
+func compactJSON(raw string) string {
+	var b bytes.Buffer
+	if json.Compact(&b, []byte(raw)) != nil {
+		return raw
+	}
+	return b.String()
+}
+
+// buildJSONQuery is JSON_QUERY(doc, path [wrapper] [... ON EMPTY] [... ON
+// ERROR]): the JSON text of the object or array at path. WITHOUT WRAPPER
+// (the default) makes a scalar there an error; WITH [UNCONDITIONAL]
+// ARRAY WRAPPER wraps whatever is found in an array, WITH CONDITIONAL only
+// what is not an array already.
+func buildJSONQuery(c *compiler, e *sql.Call, args []*node) (*node, error) {
+	j := jsonClauses(e)
 	if err := check(e, args, "a STRING", isStringy); err != nil {
 		return nil, err
 	}
-	pv, err := constArg(e, args, 1, "the JSON path")
+	if j.ReturningText != "" && j.Returning.ID != row.String {
+		return nil, errAt(j.ReturningAt, "JSON_QUERY returns STRING here (RETURNING ARRAY<STRING> needs composite types, which etld does not have yet)")
+	}
+	t := row.Type{ID: row.String}
+	path, lax, null, err := jsonPathArg(e, args)
 	if err != nil {
 		return nil, err
 	}
-	if pv.IsNull() {
-		return constNode(e, row.Type{ID: row.String}, row.NullValue), nil
+	if null {
+		return constNode(e, t, row.NullValue), nil
 	}
-	path, err := parseJSONPath(pv.Str())
+	behave := func(b sql.JSONBehavior, why error) func() (row.Value, error) {
+		switch b.Kind {
+		case "ERROR":
+			return func() (row.Value, error) { return row.NullValue, why }
+		case "EMPTY ARRAY":
+			return func() (row.Value, error) { return row.StringValue("[]"), nil }
+		case "EMPTY OBJECT":
+			return func() (row.Value, error) { return row.StringValue("{}"), nil }
+		}
+		return func() (row.Value, error) { return row.NullValue, nil }
+	}
+	onEmpty, onError := behave(j.OnEmpty, errJSONEmpty), behave(j.OnError, errJSONNotDoc)
+	wrapper := j.Wrapper
+	return c.fn1(e, t, args[0], func(v row.Value) (row.Value, error) {
+		raw, found := jsonLocate(v.Str(), path, lax)
+		switch found {
+		case jsonEmpty:
+			return onEmpty()
+		case jsonError:
+			return onError()
+		}
+		out := compactJSON(raw)
+		switch {
+		case wrapper == "WITH UNCONDITIONAL", wrapper == "WITH CONDITIONAL" && raw[0] != '[':
+			out = "[" + out + "]"
+		case wrapper == "" || wrapper == "WITHOUT":
+			if raw[0] != '{' && raw[0] != '[' {
+				return onError()
+			}
+		}
+		return row.StringValue(out), nil
+	})
+}
+
+// buildJSONExists is JSON_EXISTS(doc, path [{TRUE | FALSE | UNKNOWN |
+// ERROR} ON ERROR]): whether a value other than JSON null is at path (as
+// in Flink, '{"a": null}' has no $.a). Errors (text that is not JSON, a
+// strict path that leads nowhere) give the ON ERROR value, FALSE by
+// default.
+func buildJSONExists(c *compiler, e *sql.Call, args []*node) (*node, error) {
+	j := jsonClauses(e)
+	if err := check(e, args, "a STRING", isStringy); err != nil {
+		return nil, err
+	}
+	t := row.Type{ID: row.Boolean, NotNull: args[0].t.NotNull}
+	path, lax, null, err := jsonPathArg(e, args)
 	if err != nil {
-		return nil, errAt(args[1].e.Pos(), "%v", err)
+		return nil, err
 	}
-	return c.fn1(e, row.Type{ID: row.String}, args[0], func(v row.Value) (row.Value, error) {
-		return jsonValue(v.Str(), path), nil
+	if null {
+		return constNode(e, t, row.NullValue), nil
+	}
+	onError := func() (row.Value, error) { return row.BoolValue(false), nil }
+	switch j.OnError.Kind {
+	case "TRUE":
+		onError = func() (row.Value, error) { return row.BoolValue(true), nil }
+	case "UNKNOWN":
+		t.NotNull = false
+		onError = func() (row.Value, error) { return row.NullValue, nil }
+	case "ERROR":
+		onError = func() (row.Value, error) { return row.NullValue, errJSONNotDoc }
+	}
+	return c.fn1(e, t, args[0], func(v row.Value) (row.Value, error) {
+		switch _, found := jsonLocate(v.Str(), path, lax); found {
+		case jsonError:
+			return onError()
+		case jsonEmpty:
+			return row.BoolValue(false), nil
+		}
+		return row.BoolValue(true), nil
 	})
 }

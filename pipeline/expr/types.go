@@ -11,6 +11,13 @@ import (
 // arithmetic. Its values are BIGINT microseconds.
 const typeInterval row.TypeID = 200
 
+// typeIntervalYM is the type of a year-month interval while compiling,
+// held as a BIGINT number of months. Like typeInterval it never leaves
+// the compiler.
+const typeIntervalYM row.TypeID = 201
+
+func isInterval(id row.TypeID) bool { return id == typeInterval || id == typeIntervalYM }
+
 const (
 	maxPrec = row.MaxDecimalPrecision
 	// minAdjustedScale is the number of fraction digits Flink keeps at
@@ -172,7 +179,7 @@ func isTimestamp(id row.TypeID) bool { return id == row.Timestamp || id == row.T
 // typeName renders a type for messages, interval included.
 func typeName(t row.Type) string {
 	switch t.ID {
-	case typeInterval:
+	case typeInterval, typeIntervalYM:
 		return "INTERVAL"
 	case row.Null:
 		return "NULL"

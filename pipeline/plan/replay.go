@@ -28,7 +28,7 @@ func replayOf(t *Table) connector.Replay {
 			}
 			name := src.Spec.Name
 			if c := firstClock(append(append([]*expr.Compiled(nil), src.computed...), src.watermark)); c != "" {
-				return no("source %q: a computed column or the watermark calls %s, which reads the clock", name, c)
+				return no("source %q: a computed column or the watermark calls %s, which reads the clock or is random", name, c)
 			}
 			rp, ok := src.Conn.(connector.Replayer)
 			if !ok {
@@ -39,7 +39,7 @@ func replayOf(t *Table) connector.Replay {
 			}
 		case CalcNode:
 			if c := firstClock(append([]*expr.Compiled{n.filter}, n.project...)); c != "" {
-				return no("%s calls %s, which reads the clock", n.Label, c)
+				return no("%s calls %s, which reads the clock or is random", n.Label, c)
 			}
 		case GroupAggNode, DistinctNode:
 			return no("%s keeps state: its results depend on how the inputs interleave, which a restored run may change", n.Label)

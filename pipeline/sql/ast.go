@@ -237,6 +237,10 @@ const (
 	Hour
 	Minute
 	Second
+	// Year and Month make year-month intervals; they sort after the
+	// day-time units only because they were added later.
+	Year
+	Month
 )
 
 func (u IntervalUnit) String() string {
@@ -249,6 +253,10 @@ func (u IntervalUnit) String() string {
 		return "MINUTE"
 	case Second:
 		return "SECOND"
+	case Year:
+		return "YEAR"
+	case Month:
+		return "MONTH"
 	}
 	return ""
 }
@@ -256,14 +264,20 @@ func (u IntervalUnit) String() string {
 // IntervalLit is a day-time interval: INTERVAL '5' SECOND, INTERVAL '10'
 // MINUTES, INTERVAL '1:30' MINUTE TO SECOND, INTERVAL '-2' HOUR. Value is
 // its length (negative when the text is), at millisecond precision as in
-// Flink.
+// Flink. A year-month interval (INTERVAL '1' YEAR, INTERVAL '2' MONTH,
+// INTERVAL '1-6' YEAR TO MONTH) has Months set and Value zero: a month
+// has no fixed length.
 type IntervalLit struct {
-	At    Pos // the INTERVAL keyword
-	Text  string
-	Unit  IntervalUnit
-	To    IntervalUnit // zero unless written UNIT TO UNIT
-	Value time.Duration
+	At     Pos // the INTERVAL keyword
+	Text   string
+	Unit   IntervalUnit
+	To     IntervalUnit // zero unless written UNIT TO UNIT
+	Value  time.Duration
+	Months int64
 }
+
+// YearMonth reports whether l is a year-month interval.
+func (l *IntervalLit) YearMonth() bool { return l.Unit == Year || l.Unit == Month }
 
 // ColumnRef names a column, optionally qualified by a table name or alias
 // (t.col). Table is zero when unqualified.
@@ -451,6 +465,10 @@ func (e *Like) Pos() Pos { return leftPos(e.X, e.OpAt) }
 //
 // NOW() and PROCTIME() are ordinary calls. An aggregate call may carry
 // FILTER (WHERE Filter): only rows for which Filter is TRUE reach it.
+//
+// TIMESTAMPADD(unit, n, t) and TIMESTAMPDIFF(unit, a, b) keep their unit
+// keyword in Unit (upper-cased) and the other two arguments in Args. The
+// SQL/JSON functions keep their clauses in JSON (see JSONClauses).
 type Call struct {
 	At       Pos // the function name
 	Name     string
@@ -459,6 +477,45 @@ type Call struct {
 	Star     bool
 	Filter   Expr // nil when absent
 	FilterAt Pos  // the FILTER keyword, when Filter is set
+	Unit     string
+	UnitAt   Pos
+	JSON     *JSONClauses
+}
+
+// JSONBehavior is what a SQL/JSON function does ON EMPTY or ON ERROR:
+// Kind is "" when the clause is not written, else NULL, ERROR, DEFAULT
+// (the value is Args[Arg]), TRUE, FALSE, UNKNOWN, EMPTY ARRAY or EMPTY
+// OBJECT.
+type JSONBehavior struct {
+	Kind string
+	At   Pos
+	Arg  int
+}
+
+// JSONClauses are the clauses after the arguments of JSON_VALUE,
+// JSON_QUERY, JSON_EXISTS, JSON_OBJECT and JSON_ARRAY:
+//
+//	JSON_VALUE(j, path [RETURNING type] [{NULL | ERROR | DEFAULT x} ON EMPTY]
+//	           [{NULL | ERROR | DEFAULT x} ON ERROR])
+//	JSON_QUERY(j, path [{WITHOUT | WITH [CONDITIONAL | UNCONDITIONAL]} [ARRAY] WRAPPER]
+//	           [{NULL | ERROR | EMPTY ARRAY | EMPTY OBJECT} ON EMPTY] [... ON ERROR])
+//	JSON_EXISTS(j, path [{TRUE | FALSE | UNKNOWN | ERROR} ON ERROR])
+//	JSON_OBJECT([KEY] k VALUE v, ... [{NULL | ABSENT} ON NULL])  Args: k1, v1, k2, v2...
+//	JSON_ARRAY(v, ... [{NULL | ABSENT} ON NULL])
+//
+// DEFAULT values are appended to Args (after the path), so that code
+// walking the arguments sees them.
+type JSONClauses struct {
+	Returning     row.Type
+	ReturningText string // "" when there is no RETURNING clause
+	ReturningAt   Pos
+	// Wrapper is "", WITHOUT, WITH CONDITIONAL or WITH UNCONDITIONAL.
+	Wrapper          string
+	OnEmpty, OnError JSONBehavior
+	// OnNull is "", NULL or ABSENT.
+	OnNull string
+	// Keyed is set for JSON_OBJECT: Args alternate keys and values.
+	Keyed bool
 }
 
 // Cast is CAST(X AS Type) or, with Try, TRY_CAST(X AS Type). Type went

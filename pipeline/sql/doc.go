@@ -23,8 +23,12 @@
 // '...' unit [TO unit], TRUE FALSE NULL UNKNOWN, names (t.col, `quoted`),
 // calls f(args), COUNT(*), agg(DISTINCT x), agg(...) FILTER (WHERE cond)
 // (the planner refuses FILTER after a non-aggregate), CAST and TRY_CAST, CASE, TRIM,
-// SUBSTRING(s FROM i FOR n), POSITION(a IN b), EXTRACT(unit FROM x) and
-// CURRENT_TIMESTAMP, CURRENT_DATE, LOCALTIMESTAMP (no parentheses).
+// SUBSTRING(s FROM i FOR n), POSITION(a IN b), EXTRACT(unit FROM x),
+// TIMESTAMPADD(unit, n, t) and TIMESTAMPDIFF(unit, a, b) (Call.Unit), the
+// clauses of JSON_VALUE, JSON_QUERY, JSON_EXISTS, JSON_OBJECT and
+// JSON_ARRAY (Call.JSON) and CURRENT_TIMESTAMP, CURRENT_DATE,
+// LOCALTIMESTAMP (no parentheses). Interval units are SECOND, MINUTE,
+// HOUR, DAY (day-time) and YEAR, MONTH (year-month, IntervalLit.Months).
 //
 // ORDER BY, LIMIT, joins, OVER, WITH, subqueries in expressions, SESSION
 // windows and the like are recognised and refused with "... is not

@@ -399,6 +399,17 @@ func (f *formatter) call(c *Call) {
 		f.w(quoteName(c.Name))
 	}
 	f.w("(")
+	if c.Unit != "" {
+		f.w(c.Unit)
+		if len(c.Args) > 0 {
+			f.w(", ")
+		}
+	}
+	if c.JSON != nil {
+		f.jsonCall(c)
+		f.w(")")
+		return
+	}
 	switch {
 	case c.Star:
 		f.w("*")
@@ -467,7 +478,11 @@ func (f *formatter) literal(l *Literal) {
 func (f *formatter) interval(l *IntervalLit) {
 	f.w("INTERVAL " + quoteString(l.Text) + " " + l.Unit.String())
 	lead := strings.TrimLeft(strings.TrimSpace(l.Text), "+-")
-	if i := strings.IndexAny(lead, " :."); i >= 0 {
+	seps := " :."
+	if l.YearMonth() {
+		seps = "-"
+	}
+	if i := strings.IndexAny(lead, seps); i >= 0 {
 		lead = lead[:i]
 	}
 	if n := len(strings.TrimLeft(lead, "0")); n > 2 {
@@ -503,3 +518,57 @@ func isPlainName(s string) bool {
 func quoteName(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
 
 func quoteString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// jsonCall writes the arguments and clauses of a SQL/JSON call.
+func (f *formatter) jsonCall(c *Call) {
+	j := c.JSON
+	n := len(c.Args)
+	for _, b := range []JSONBehavior{j.OnEmpty, j.OnError} {
+		if b.Kind == "DEFAULT" && b.Arg < n {
+			n = b.Arg
+		}
+	}
+	for i := 0; i < n; i++ {
+		switch {
+		case j.Keyed && i%2 == 0:
+			if i > 0 {
+				f.w(", ")
+			}
+			f.w("KEY ")
+		case j.Keyed:
+			f.w(" VALUE ")
+		case i > 0:
+			f.w(", ")
+		}
+		f.expr(c.Args[i], precLowest)
+	}
+	if j.OnNull != "" {
+		if n > 0 {
+			f.w(" ")
+		}
+		f.w(j.OnNull + " ON NULL")
+	}
+	if j.ReturningText != "" {
+		f.w(" RETURNING " + j.ReturningText)
+	}
+	if j.Wrapper != "" {
+		f.w(" " + j.Wrapper + " ARRAY WRAPPER")
+	}
+	for _, b := range []struct {
+		JSONBehavior
+		on string
+	}{{j.OnEmpty, "EMPTY"}, {j.OnError, "ERROR"}} {
+		switch b.Kind {
+		case "":
+			continue
+		case "DEFAULT":
+			f.w(" DEFAULT ")
+			if b.Arg < len(c.Args) {
+				f.expr(c.Args[b.Arg], precLowest)
+			}
+		default:
+			f.w(" " + b.Kind)
+		}
+		f.w(" ON " + b.on)
+	}
+}

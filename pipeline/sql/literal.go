@@ -117,7 +117,7 @@ func timestampPrecision(s string) (int, bool) {
 
 // intervalUnits are the units INTERVAL accepts; plural first so that a
 // misspelling like SECS suggests SECONDS.
-var intervalUnits = []string{"SECONDS", "SECOND", "MINUTES", "MINUTE", "HOURS", "HOUR", "DAYS", "DAY"}
+var intervalUnits = []string{"SECONDS", "SECOND", "MINUTES", "MINUTE", "HOURS", "HOUR", "DAYS", "DAY", "MONTHS", "MONTH", "YEARS", "YEAR"}
 
 func intervalUnit(up string) IntervalUnit {
 	switch strings.TrimSuffix(up, "S") {
@@ -129,6 +129,10 @@ func intervalUnit(up string) IntervalUnit {
 		return Minute
 	case "SECOND":
 		return Second
+	case "YEAR":
+		return Year
+	case "MONTH":
+		return Month
 	}
 	return 0
 }
@@ -156,10 +160,23 @@ func (p *parser) parseInterval() (Expr, *Error) {
 		if err != nil {
 			return nil, err
 		}
-		if to <= unit {
+		switch {
+		case unit == Year || to == Year || unit == Month || to == Month:
+			if unit != Year || to != Month {
+				return nil, p.errAt(t, "INTERVAL "+unit.String()+" TO "+to.String()+": the only year-month range is YEAR TO MONTH")
+			}
+		case to <= unit:
 			return nil, p.errAt(t, "INTERVAL "+unit.String()+" TO "+to.String()+": the unit after TO must be smaller than "+unit.String())
 		}
 		lit.To = to
+	}
+	if lit.YearMonth() {
+		m, msg := parseYearMonthText(s.text, lit.Unit, lit.To, lead)
+		if msg != "" {
+			return nil, p.errAt(s, "invalid interval '"+s.text+"' for "+intervalName(lit)+": "+msg)
+		}
+		lit.Months = m
+		return lit, nil
 	}
 	d, msg := parseIntervalText(s.text, lit.Unit, lit.To, lead)
 	if msg != "" {
@@ -186,8 +203,8 @@ func (p *parser) intervalUnit() (IntervalUnit, int, *Error) {
 	u := intervalUnit(t.up)
 	if u == 0 {
 		switch strings.TrimSuffix(t.up, "S") {
-		case "YEAR", "MONTH", "QUARTER", "WEEK":
-			return 0, 0, p.errAt(t, "interval unit "+t.up+" is not supported yet: use SECOND, MINUTE, HOUR or DAY")
+		case "QUARTER", "WEEK":
+			return 0, 0, p.errAt(t, "interval unit "+t.up+" is not supported: use SECOND, MINUTE, HOUR, DAY, MONTH or YEAR")
 		}
 		return 0, 0, p.errAt(t, "unknown interval unit \""+t.text+"\""+didYouMean(t.up, intervalUnits), intervalUnits...)
 	}
@@ -351,3 +368,58 @@ func itoa(n int) string { return strconv.Itoa(n) }
 func lower(s string) string { return strings.ToLower(s) }
 
 func joinWords(ws []string) string { return strings.Join(ws, ", ") }
+
+// parseYearMonthText reads a year-month interval's text: '[-]Y' for YEAR,
+// '[-]M' for MONTH, '[-]Y-M' for YEAR TO MONTH (months 0 to 11). It
+// returns the months, or a message when the text does not fit.
+func parseYearMonthText(text string, unit, to IntervalUnit, lead int) (int64, string) {
+	s := strings.TrimSpace(text)
+	neg := false
+	if s != "" && (s[0] == '-' || s[0] == '+') {
+		neg = s[0] == '-'
+		s = s[1:]
+	}
+	shape := map[IntervalUnit]string{Year: "'[-]Y'", Month: "'[-]M'"}[unit]
+	if to == Month {
+		shape = "'[-]Y-M'"
+	}
+	num := func(f string) (int64, bool) {
+		if f == "" || len(f) > 9 || strings.Trim(f, "0123456789") != "" {
+			return 0, false
+		}
+		n, err := strconv.ParseInt(f, 10, 64)
+		return n, err == nil
+	}
+	lf, mf := s, ""
+	if to == Month {
+		var ok bool
+		if lf, mf, ok = strings.Cut(s, "-"); !ok {
+			return 0, "want " + shape
+		}
+	}
+	n, ok := num(lf)
+	if !ok {
+		return 0, "want " + shape
+	}
+	if lead > 0 && len(strings.TrimLeft(lf, "0")) > lead {
+		return 0, "the value has more digits than the precision " + strconv.Itoa(lead)
+	}
+	months := n
+	if unit == Year {
+		months = n * 12
+	}
+	if to == Month {
+		m, ok := num(mf)
+		if !ok {
+			return 0, "want " + shape
+		}
+		if m > 11 {
+			return 0, "month field " + mf + " is out of range (0 to 11)"
+		}
+		months += m
+	}
+	if neg {
+		months = -months
+	}
+	return months, ""
+}

@@ -174,6 +174,17 @@ func (p *parser) parseCall() (Expr, *Error) {
 	if call.Distinct {
 		after = "DISTINCT"
 	}
+	if t := p.tok(); (call.Name == "TIMESTAMPADD" || call.Name == "TIMESTAMPDIFF") && t.kind == tokWord && p.peek(1).isPunct(",") {
+		call.Unit, call.UnitAt = t.up, t.pos
+		p.next()
+		p.next()
+	}
+	if jsonFuncs[call.Name] {
+		if err := p.parseJSONCall(call, open.pos); err != nil {
+			return nil, err
+		}
+		return p.afterCall(call)
+	}
 	for {
 		e, err := p.expectExpr(after)
 		if err != nil {

@@ -1,0 +1,186 @@
+package expr
+
+import (
+	"encoding/base64"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/sql"
+)
+
+// JSON_OBJECT and JSON_ARRAY build JSON text as Flink does (Jackson
+// nodes, written compactly): STRING values become JSON strings, numbers
+// and BOOLEAN stay themselves, BYTES become base64 strings, times their
+// print text ('2024-01-02T10:30:45.123'). A value computed by another
+// JSON_OBJECT or JSON_ARRAY call is inserted as JSON, not as a string.
+// JSON_OBJECT writes NULL values as null unless ABSENT ON NULL is given;
+// JSON_ARRAY leaves them out unless NULL ON NULL is.
+
+func init() {
+	register(map[string]*funcDef{
+		"JSON_OBJECT": {min: 0, max: -1, build: buildJSONObject},
+		"JSON_ARRAY":  {min: 0, max: -1, build: buildJSONArray},
+	})
+}
+
+// appendJSONString writes s as a JSON string, escaping what Jackson
+// escapes: the quote, the backslash and control characters.
+func appendJSONString(dst []byte, s string) []byte {
+	const hexDigits = "0123456789ABCDEF"
+	dst = append(dst, '"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\':
+			dst = append(dst, '\\', c)
+		case c == '\n':
+			dst = append(dst, '\\', 'n')
+		case c == '\r':
+			dst = append(dst, '\\', 'r')
+		case c == '\t':
+			dst = append(dst, '\\', 't')
+		case c == '\b':
+			dst = append(dst, '\\', 'b')
+		case c == '\f':
+			dst = append(dst, '\\', 'f')
+		case c < 0x20:
+			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&15])
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return append(dst, '"')
+}
+
+// jsonWriter appends one SQL value as JSON.
+type jsonWriter func(dst []byte, v row.Value) []byte
+
+func jsonWriterFor(n *node) jsonWriter {
+	if call, ok := n.e.(*sql.Call); ok && (strings.EqualFold(call.Name, "JSON_OBJECT") || strings.EqualFold(call.Name, "JSON_ARRAY")) {
+		return func(dst []byte, v row.Value) []byte { return append(dst, v.Str()...) }
+	}
+	switch n.t.ID {
+	case row.String:
+		return func(dst []byte, v row.Value) []byte { return appendJSONString(dst, v.Str()) }
+	case row.Boolean:
+		return func(dst []byte, v row.Value) []byte { return strconv.AppendBool(dst, v.Bool()) }
+	case row.Bytes:
+		return func(dst []byte, v row.Value) []byte {
+			return appendJSONString(dst, base64.StdEncoding.EncodeToString([]byte(v.Str())))
+		}
+	case row.Float, row.Double:
+		return func(dst []byte, v row.Value) []byte {
+			// Jackson writes NaN and the infinities as strings.
+			f := toFloat(v)
+			if math.IsNaN(f) || math.IsInf(f, 0) {
+				return appendJSONString(dst, v.String())
+			}
+			return v.AppendPrint(dst)
+		}
+	}
+	if n.t.ID.Numeric() {
+		return func(dst []byte, v row.Value) []byte { return v.AppendPrint(dst) }
+	}
+	return func(dst []byte, v row.Value) []byte { return appendJSONString(dst, v.String()) }
+}
+
+// jsonValueWriters compiles the values of a construction call; they are
+// evaluated every row, NULL included.
+func jsonValueWriters(args []*node) ([]evalFn, []jsonWriter) {
+	evs := make([]evalFn, len(args))
+	ws := make([]jsonWriter, len(args))
+	for i, a := range args {
+		evs[i], ws[i] = a.eval, jsonWriterFor(a)
+	}
+	return evs, ws
+}
+
+// buildJSONObject is JSON_OBJECT([KEY] k VALUE v, ... [{NULL | ABSENT} ON
+// NULL]). Keys are constant non-NULL strings, as Flink requires; a key
+// written twice keeps its first place and its last value, as Jackson's
+// ObjectNode.set does.
+func buildJSONObject(c *compiler, e *sql.Call, args []*node) (*node, error) {
+	absent := e.JSON != nil && e.JSON.OnNull == "ABSENT"
+	var keys []string
+	var vals []*node
+	at := map[string]int{}
+	for i := 0; i+1 < len(args); i += 2 {
+		k := args[i]
+		if !k.konst || k.val.IsNull() || k.t.ID != row.String {
+			return nil, errAt(k.e.Pos(), "JSON_OBJECT keys must be non-NULL string constants, not %s", exprString(k.e)())
+		}
+		if j, ok := at[k.val.Str()]; ok {
+			vals[j] = args[i+1]
+			continue
+		}
+		at[k.val.Str()] = len(keys)
+		keys = append(keys, k.val.Str())
+		vals = append(vals, args[i+1])
+	}
+	quoted := make([][]byte, len(keys))
+	for i, k := range keys {
+		quoted[i] = append(appendJSONString(nil, k), ':')
+	}
+	evs, ws := jsonValueWriters(vals)
+	f := func(r row.Row) (row.Value, error) {
+		buf := make([]byte, 0, 64)
+		buf = append(buf, '{')
+		first := true
+		for i, ev := range evs {
+			v, err := ev(r)
+			if err != nil {
+				return row.NullValue, err
+			}
+			if v.IsNull() && absent {
+				continue
+			}
+			if !first {
+				buf = append(buf, ',')
+			}
+			first = false
+			buf = append(buf, quoted[i]...)
+			if v.IsNull() {
+				buf = append(buf, "null"...)
+			} else {
+				buf = ws[i](buf, v)
+			}
+		}
+		buf = append(buf, '}')
+		return row.StringValue(string(buf)), nil
+	}
+	return c.finish(e, row.Type{ID: row.String, NotNull: true}, f, args...)
+}
+
+// buildJSONArray is JSON_ARRAY(v, ... [{NULL | ABSENT} ON NULL]).
+func buildJSONArray(c *compiler, e *sql.Call, args []*node) (*node, error) {
+	keepNull := e.JSON != nil && e.JSON.OnNull == "NULL"
+	evs, ws := jsonValueWriters(args)
+	f := func(r row.Row) (row.Value, error) {
+		buf := make([]byte, 0, 64)
+		buf = append(buf, '[')
+		first := true
+		for i, ev := range evs {
+			v, err := ev(r)
+			if err != nil {
+				return row.NullValue, err
+			}
+			if v.IsNull() && !keepNull {
+				continue
+			}
+			if !first {
+				buf = append(buf, ',')
+			}
+			first = false
+			if v.IsNull() {
+				buf = append(buf, "null"...)
+			} else {
+				buf = ws[i](buf, v)
+			}
+		}
+		buf = append(buf, ']')
+		return row.StringValue(string(buf)), nil
+	}
+	return c.finish(e, row.Type{ID: row.String, NotNull: true}, f, args...)
+}
