@@ -2,6 +2,7 @@ package expr
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/etld/etld/pipeline/row"
@@ -104,6 +105,9 @@ func TestNumericExpressionsDoNotAllocate(t *testing.T) {
 		"JSON_VALUE(js, '$.a.b[0]' RETURNING INT)",
 		"JSON_EXISTS(js, 'lax $.a.t')",
 	} {
+		if raceEnabled && strings.HasPrefix(text, "JSON_") {
+			continue // encoding/json's scanner comes from a sync.Pool
+		}
 		c, err := compileText(t, text)
 		if err != nil {
 			t.Fatal(err)
