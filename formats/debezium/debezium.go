@@ -36,7 +36,8 @@ func (o Options) json() json.Options { return json.Options{TimestampFormat: o.Ti
 func Register(r *connector.Registry) {
 	connector.RegisterFormat(r, "debezium-json", "Debezium change events as JSON: an updating changelog",
 		func(o Options, s row.Schema) (connector.Decoder, error) { return NewDecoder(o, s) },
-		func(o Options, s row.Schema) (connector.Encoder, error) { return NewEncoder(o, s) })
+		func(o Options, s row.Schema) (connector.Encoder, error) { return NewEncoder(o, s) },
+		connector.FormatChangelog)
 }
 
 // Decoder reads Debezium change events. It is not safe for concurrent use.
