@@ -10,7 +10,8 @@ import (
 
 // CanalOptions are the canal-json format's options.
 type CanalOptions struct {
-	Options `yaml:",inline"`
+	// TimestampFormat is as the json format's: sql (default) or iso-8601.
+	TimestampFormat string `yaml:"timestamp_format"`
 	// DatabaseInclude and TableInclude are Flink's
 	// canal-json.database.include and canal-json.table.include: regular
 	// expressions the whole "database" or "table" of a message must match
@@ -38,7 +39,7 @@ type CanalDecoder struct {
 
 // NewCanalDecoder returns a decoder of messages whose rows have schema.
 func NewCanalDecoder(o CanalOptions, schema row.Schema) (*CanalDecoder, error) {
-	c, err := o.codec(schema)
+	c, err := Options{TimestampFormat: o.TimestampFormat}.codec(schema)
 	if err != nil {
 		return nil, err
 	}
@@ -50,6 +51,15 @@ func NewCanalDecoder(o CanalOptions, schema row.Schema) (*CanalDecoder, error) {
 		return nil, err
 	}
 	return d, nil
+}
+
+// newCanalEncoder checks the options as the decoder does (the filters
+// only apply to reading) and returns the encoder.
+func newCanalEncoder(o CanalOptions, schema row.Schema) (*Encoder, error) {
+	if _, err := NewCanalDecoder(o, schema); err != nil {
+		return nil, err
+	}
+	return newEncoder(Options{TimestampFormat: o.TimestampFormat}, schema, canalEvent)
 }
 
 // anchored compiles a pattern that must match a whole name, as Java's

@@ -39,9 +39,7 @@ func (o Options) codec(s row.Schema) (*json.Codec, error) {
 func Register(r *connector.Registry) {
 	connector.RegisterFormat(r, "canal-json", "Canal change messages as JSON (several rows a message): an updating changelog",
 		func(o CanalOptions, s row.Schema) (connector.Decoder, error) { return NewCanalDecoder(o, s) },
-		func(o CanalOptions, s row.Schema) (connector.Encoder, error) {
-			return newEncoder(o.Options, s, canalEvent)
-		},
+		func(o CanalOptions, s row.Schema) (connector.Encoder, error) { return newCanalEncoder(o, s) },
 		connector.FormatChangelog)
 	connector.RegisterFormat(r, "maxwell-json", "Maxwell change messages as JSON: an updating changelog",
 		func(o Options, s row.Schema) (connector.Decoder, error) { return NewMaxwellDecoder(o, s) },
