@@ -3,6 +3,7 @@
 package formats
 
 import (
+	"github.com/etld/etld/formats/cdcjson"
 	"github.com/etld/etld/formats/csv"
 	"github.com/etld/etld/formats/debezium"
 	"github.com/etld/etld/formats/json"
@@ -10,10 +11,12 @@ import (
 	"github.com/etld/etld/pipeline/connector"
 )
 
-// Register adds every built-in format to r: csv, json, debezium-json, raw.
+// Register adds every built-in format to r: csv, json, raw and the
+// changelog formats debezium-json, canal-json, maxwell-json, ogg-json.
 func Register(r *connector.Registry) {
 	csv.Register(r)
 	json.Register(r)
 	debezium.Register(r)
+	cdcjson.Register(r)
 	raw.Register(r)
 }

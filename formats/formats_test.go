@@ -31,7 +31,7 @@ func TestRegistry(t *testing.T) {
 	for _, e := range r.Formats() {
 		names = append(names, e.Type)
 	}
-	if got := strings.Join(names, " "); got != "csv debezium-json json raw" {
+	if got := strings.Join(names, " "); got != "canal-json csv debezium-json json maxwell-json ogg-json raw" {
 		t.Fatalf("formats: %s", got)
 	}
 	sensor := row.NewSchema(row.Field{Name: "id", Type: row.Of(row.String)}, row.Field{Name: "ts", Type: row.Of(row.BigInt)})
@@ -48,12 +48,18 @@ func TestRegistry(t *testing.T) {
 		{"format: {type: json, timestamp_format: iso-8601, fail_on_missing_field: true}", sensor, ""},
 		{"format: {type: debezium-json, timestamp_format: sql}", sensor, ""},
 		{"format: raw", line, ""},
+		{"format: {type: canal-json, database_include: inv, table_include: 'a|b', timestamp_format: iso-8601}", sensor, ""},
+		{"format: maxwell-json", sensor, ""},
+		{"format: {type: ogg-json, timestamp_format: sql}", sensor, ""},
+		{"format: {type: debezium-json, schema_include: false}", sensor, ""},
+		{"format: {type: canal-json,\n  table_include: '('}", sensor, "p.yaml:2:18: sources[0].format.table_include: bad regular expression \"(\": error parsing regexp: missing closing ): `^(?:()$`"},
+		{"format: {type: maxwell-json, database_include: x}", sensor, "p.yaml:1:30: sources[0].format.database_include: unknown key; known keys: type, timestamp_format"},
 		{"format: {type: csv,\n  delimitter: ';'}", sensor, `p.yaml:2:3: sources[0].format.delimitter: unknown key; did you mean "delimiter"?`},
 		{"format: {type: csv,\n  delimiter: ';;'}", sensor, `p.yaml:2:14: sources[0].format.delimiter: want one ASCII character (or \t), got ";;"`},
 		{"format: {type: json, timestamp_format: rfc}", sensor, `p.yaml:1:40: sources[0].format.timestamp_format: want sql or iso-8601, got "rfc"`},
 		{"format: {type: raw, x: 1}", line, "p.yaml:1:21: sources[0].format.x: unknown key"},
 		{"format: raw", sensor, "p.yaml:1:9: sources[0].format: the raw format needs a schema of exactly one STRING column, got (id STRING, ts BIGINT)"},
-		{"format: avro", sensor, `p.yaml:1:9: sources[0].format: unknown input format type "avro": available: csv, debezium-json, json, raw`},
+		{"format: avro", sensor, `p.yaml:1:9: sources[0].format: unknown input format type "avro": available: canal-json, csv, debezium-json, json, maxwell-json, ogg-json, raw`},
 	}
 	for _, tt := range tests {
 		f := formatSpec(t, tt.src)
@@ -70,5 +76,20 @@ func TestRegistry(t *testing.T) {
 		if tt.err != "" && errD.Error() != tt.err {
 			t.Errorf("%s: decoder:\n got %v\nwant %s", tt.src, errD, tt.err)
 		}
+	}
+	// Only the changelog formats carry row kinds: a source reading one is
+	// updating, whatever the connector.
+	for typ, want := range map[string]bool{"csv": false, "json": false, "raw": false, "debezium-json": true,
+		"canal-json": true, "maxwell-json": true, "ogg-json": true, "avro": false} {
+		if got := r.Changelog(connector.FormatSpec{Type: typ}); got != want {
+			t.Errorf("Changelog(%s) = %v, want %v", typ, got, want)
+		}
+	}
+	f := formatSpec(t, "format: {type: debezium-json,\n  schema_include: true}")
+	if _, err := r.NewEncoder(f, sensor); err == nil || err.Error() != "p.yaml:2:19: sources[0].format.schema_include: is for reading only: debezium-json writes events without a schema envelope, as Flink does (it refuses schema-include for writing too); remove it from the sink's format" {
+		t.Errorf("schema_include for writing: %v", err)
+	}
+	if _, err := r.NewDecoder(f, sensor); err != nil {
+		t.Errorf("schema_include for reading: %v", err)
 	}
 }

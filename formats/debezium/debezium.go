@@ -3,7 +3,8 @@
 //
 // Reading: {"before": {...}|null, "after": {...}|null, "op": "c"|"r"|"u"|"d",
 // ...} or the same inside {"schema": ..., "payload": {...}} (Kafka Connect's
-// JsonConverter with schemas enabled; the schema part is ignored). c and r
+// JsonConverter with schemas enabled; the schema part is ignored), either
+// shape unless schema_include says which. c and r
 // give +I(after), u gives -U(before) and +U(after), d gives -D(before). A
 // tombstone (an empty record, or null, which Debezium sends after a delete
 // so that Kafka compaction can drop the key) gives no change. The row
@@ -28,6 +29,13 @@ import (
 type Options struct {
 	// TimestampFormat is as the json format's: sql (default) or iso-8601.
 	TimestampFormat string `yaml:"timestamp_format"`
+	// SchemaInclude is Flink's debezium-json.schema-include: true says
+	// every event comes in a {"schema": ..., "payload": ...} envelope
+	// (Kafka Connect's JsonConverter with schemas.enable), false that none
+	// does; an event of the other shape is then an error that says so.
+	// Not given, either shape is read. Writing an envelope is refused, as
+	// in Flink.
+	SchemaInclude *bool `yaml:"schema_include"`
 }
 
 func (o Options) json() json.Options { return json.Options{TimestampFormat: o.TimestampFormat} }
@@ -36,12 +44,16 @@ func (o Options) json() json.Options { return json.Options{TimestampFormat: o.Ti
 func Register(r *connector.Registry) {
 	connector.RegisterFormat(r, "debezium-json", "Debezium change events as JSON: an updating changelog",
 		func(o Options, s row.Schema) (connector.Decoder, error) { return NewDecoder(o, s) },
-		func(o Options, s row.Schema) (connector.Encoder, error) { return NewEncoder(o, s) })
+		func(o Options, s row.Schema) (connector.Encoder, error) { return NewEncoder(o, s) },
+		connector.FormatChangelog)
 }
 
 // Decoder reads Debezium change events. It is not safe for concurrent use.
 type Decoder struct {
 	codec *json.Codec
+	// schemaInclude: nil reads both shapes; otherwise whether the
+	// envelope is required (true) or refused (false).
+	schemaInclude *bool
 }
 
 // NewDecoder returns a decoder of events whose row images have schema.
@@ -50,7 +62,7 @@ func NewDecoder(o Options, schema row.Schema) (*Decoder, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Decoder{codec: c}, nil
+	return &Decoder{codec: c, schemaInclude: o.SchemaInclude}, nil
 }
 
 // event holds the offsets of an envelope's members in the record; -1 when
@@ -74,6 +86,14 @@ func (d *Decoder) Decode(rec []byte, b *row.Batch) error {
 	ev, err := readEnvelope(s, i, true)
 	if err != nil {
 		return &connector.DecodeError{Err: err}
+	}
+	if want := d.schemaInclude; want != nil && *want != (ev.payload >= 0) {
+		if *want {
+			return &connector.DecodeError{Err: errors.New(`schema_include is true, but the event has no "payload" member: ` +
+				`it is not in a {"schema", "payload"} envelope (set schema_include: false, or leave it out to read both shapes)`)}
+		}
+		return &connector.DecodeError{Err: errors.New(`the event is in a {"schema", "payload"} envelope (Kafka Connect's schemas.enable), ` +
+			`and schema_include is false; set schema_include: true, or leave it out to read both shapes`)}
 	}
 	if ev.payload >= 0 {
 		if isNull(s, ev.payload) {
@@ -196,6 +216,9 @@ type Encoder struct {
 
 // NewEncoder returns an encoder of rows of schema.
 func NewEncoder(o Options, schema row.Schema) (*Encoder, error) {
+	if o.SchemaInclude != nil && *o.SchemaInclude {
+		return nil, connector.Errorf("schema_include", "is for reading only: debezium-json writes events without a schema envelope, as Flink does (it refuses schema-include for writing too); remove it from the sink's format")
+	}
 	c, err := json.NewCodec(schema, o.json())
 	if err != nil {
 		return nil, err

@@ -186,3 +186,51 @@ func FuzzDebeziumDecode(f *testing.F) {
 		}
 	})
 }
+
+func TestSchemaInclude(t *testing.T) {
+	yes, no := true, false
+	bare := `{"before":null,"after":{"id":1,"name":"a","weight":1},"op":"c"}`
+	wrapped := `{"schema":{"type":"struct","optional":false},"payload":` + bare + `}`
+	tests := []struct {
+		name    string
+		include *bool
+		rec     string
+		wantErr string
+	}{
+		{"unset reads bare", nil, bare, ""},
+		{"unset reads wrapped", nil, wrapped, ""},
+		{"true reads wrapped", &yes, wrapped, ""},
+		{"true refuses bare", &yes, bare, `schema_include is true, but the event has no "payload" member`},
+		{"false reads bare", &no, bare, ""},
+		{"false refuses wrapped", &no, wrapped, `and schema_include is false; set schema_include: true`},
+		{"true, tombstone", &yes, ``, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := NewDecoder(Options{SchemaInclude: tt.include}, schema)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := row.NewBatch(1, schema.Len())
+			err = d.Decode([]byte(tt.rec), b)
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Fatal(err)
+			case tt.wantErr == "" && tt.rec != "" && (b.Len() != 1 || b.Changes[0].String() != "+I[1, a, 1.00]"):
+				t.Fatalf("got %v", b)
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+				t.Fatalf("got %v, want an error containing %q", err, tt.wantErr)
+			case tt.wantErr != "" && b.Len() != 0:
+				t.Fatal("a refused event appended changes")
+			}
+		})
+	}
+	_, err := NewEncoder(Options{SchemaInclude: &yes}, schema)
+	var fe *connector.FieldError
+	if !errors.As(err, &fe) || fe.Field != "schema_include" || !strings.Contains(fe.Msg, "is for reading only") {
+		t.Errorf("schema_include: true for writing: %v", err)
+	}
+	if _, err := NewEncoder(Options{SchemaInclude: &no}, schema); err != nil {
+		t.Errorf("schema_include: false for writing: %v", err)
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/etld/etld/pipeline/connector"
 )
 
 // TestPipelineFormatDocumentsEveryType keeps docs/pipeline-format.md in step
@@ -36,6 +38,23 @@ func TestPipelineFormatDocumentsEveryType(t *testing.T) {
 	for _, e := range r.Sinks() {
 		if !strings.Contains(sinks, "`type: "+e.Type+"`") {
 			t.Errorf("sink type %q has no ### section under ## Sinks", e.Type)
+		}
+	}
+	// Every format has a paragraph of its own under ## Formats, starting
+	// with its name; a changelog format is described under ### Changelog
+	// formats.
+	_, formats, _ := strings.Cut(sources, "\n## Formats\n")
+	formats, _, _ = strings.Cut(formats, "\n## ")
+	_, changelog, hasChangelog := strings.Cut(formats, "\n### Changelog formats\n")
+	if !hasChangelog {
+		t.Error("## Formats has no ### Changelog formats section")
+	}
+	for _, e := range r.Formats() {
+		if !strings.Contains(formats, "\n`"+e.Type+"`") {
+			t.Errorf("format %q has no paragraph under ## Formats starting with `%s`", e.Type, e.Type)
+		}
+		if r.Changelog(connector.FormatSpec{Type: e.Type}) && !strings.Contains(changelog, "\n`"+e.Type+"`") {
+			t.Errorf("changelog format %q is not described under ### Changelog formats", e.Type)
 		}
 	}
 }

@@ -30,7 +30,7 @@ func keys(names ...string) []opt {
 }
 
 var (
-	formatOpts = append(keys("type", "delimiter", "quote", "header", "null_literal", "timestamp_format", "fail_on_missing_field"), opt{name: "nope"})
+	formatOpts = append(keys("type", "delimiter", "quote", "header", "null_literal", "timestamp_format", "fail_on_missing_field", "database_include", "table_include", "schema_include"), opt{name: "nope"})
 	fieldOpts  = keys("kind", "null_rate", "min", "max", "length", "max_past", "start", "end", "step", "nope")
 	kafkaOpts  = []opt{
 		{name: "brokers"}, {name: "client_id"}, {name: "dial_timeout"},
@@ -83,7 +83,7 @@ var values = []string{
 	// durations
 	"0s", "-1s", "1ns", "1ms", "500ms", "30s", "1h", "30d", "-5m", "1.5s", "9999999h",
 	// strings, with the enum values the connectors know and near misses
-	`""`, `" "`, "x", "sequence", "sequense", "random", "csv", "json", "raw", "debezium-json", "xml",
+	`""`, `" "`, "x", "sequence", "sequense", "random", "csv", "json", "raw", "debezium-json", "canal-json", "maxwell-json", "ogg-json", "xml",
 	"earliest", "latest", "group-offsets", "timestamp", "none", "all", "except_key", "leader",
 	"round-robin", "gzip", "zstd", "exponential", "constant", "sql", "iso-8601", "PLAIN", "SCRAM-SHA-512",
 	"2024-01-02 03:04:05", "2024-01-02", "2024-05-06T07:08:09Z", `"\t"`, `";"`, `"\n"`, "2mb", "-1kb", "10gb",
@@ -92,7 +92,7 @@ var values = []string{
 	"idx-{ts|yyyy-MM-dd}", "idx-{nope}", `"{"`, "id", "name", "t", "a/b", "${NOPE}", "$$",
 	// other kinds
 	"true", "false", "null", "~", "[]", "{}", "[1, 2]", "[id]", "[id, name]", "[id, id]", `["a;b", c]`,
-	"{type: csv}", "{type: json}", "{type: raw}", "{type: debezium-json}", "{type: csv, delimiter: ';', header: true}",
+	"{type: csv}", "{type: json}", "{type: raw}", "{type: debezium-json}", "{type: canal-json, table_include: 'a|b'}", "{type: ogg-json}", "{type: csv, delimiter: ';', header: true}",
 	"{kind: sequence, start: 1, end: 10}", "{kind: random, min: 10, max: 1}", "{a: {b: [c]}}", "&a x", "*a", "!!binary aGk=",
 }
 

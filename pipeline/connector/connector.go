@@ -158,6 +158,17 @@ type MetadataSource interface {
 	MetadataKeys() map[string]row.Type
 }
 
+// UpdatingSource is a source whose changes may be updates and deletes,
+// not only inserts: one whose format is a changelog format
+// (Registry.Changelog), whatever the connector. The planner asks it for
+// the source's changelog mode; a source that is not one is insert-only.
+// A source that builds a decoder from a format option must either be one
+// or refuse a changelog format with a FieldError naming the option, so
+// that no -U reaches a plan that expects inserts only.
+type UpdatingSource interface {
+	Updating() bool
+}
+
 // Mode is the changelog mode a sink runs in.
 type Mode uint8
 

@@ -34,8 +34,10 @@ type sinkEntry struct {
 
 type formatEntry struct {
 	summary string
-	decoder func(file string, n *yaml.Node, path string, schema row.Schema) (Decoder, error)
-	encoder func(file string, n *yaml.Node, path string, schema row.Schema) (Encoder, error)
+	// changelog: records carry row kinds (FormatChangelog).
+	changelog bool
+	decoder   func(file string, n *yaml.Node, path string, schema row.Schema) (Decoder, error)
+	encoder   func(file string, n *yaml.Node, path string, schema row.Schema) (Encoder, error)
 }
 
 // NewRegistry returns an empty registry.
@@ -77,11 +79,21 @@ func RegisterSink[C any](r *Registry, typ, summary string, ctor func(C, SinkEnv)
 	}}
 }
 
+// FormatOption says something about a format at its registration.
+type FormatOption func(*formatEntry)
+
+// FormatChangelog marks a changelog format (debezium-json, canal-json,
+// ...): its records carry row kinds, so a source reading it is updating
+// (+I -U +U -D) whatever the connector, and a sink writing it writes every
+// kind. Flink's DecodingFormat.getChangelogMode, as a flag.
+func FormatChangelog(e *formatEntry) { e.changelog = true }
+
 // RegisterFormat adds a format whose options decode into C. Either
 // constructor may be nil when the format only reads or only writes.
 func RegisterFormat[C any](r *Registry, typ, summary string,
 	newDecoder func(C, row.Schema) (Decoder, error),
 	newEncoder func(C, row.Schema) (Encoder, error),
+	opts ...FormatOption,
 ) {
 	if _, dup := r.formats[typ]; dup {
 		panic("connector: format registered twice: " + typ)
@@ -94,6 +106,9 @@ func RegisterFormat[C any](r *Registry, typ, summary string,
 		return cfg, spec.Decode(file, n, path, &cfg, "type")
 	}
 	e := formatEntry{summary: summary}
+	for _, o := range opts {
+		o(&e)
+	}
 	if newDecoder != nil {
 		e.decoder = func(file string, n *yaml.Node, path string, schema row.Schema) (Decoder, error) {
 			cfg, err := decode(file, n, path)
@@ -281,6 +296,14 @@ func (r *Registry) NewEncoder(f FormatSpec, schema row.Schema) (Encoder, error) 
 	}
 	enc, err := e.encoder(f.File, f.Options, f.Path, schema)
 	return enc, atFormat(err, f.Pos)
+}
+
+// Changelog reports whether the format f carries row kinds (registered
+// with FormatChangelog): a source that reads it is updating, a sink that
+// writes it writes -U and -D as records. An unknown format is not; building
+// its decoder or encoder reports it.
+func (r *Registry) Changelog(f FormatSpec) bool {
+	return r.formats[f.Type].changelog
 }
 
 // atFormat places errors that name no line at the format option: the short

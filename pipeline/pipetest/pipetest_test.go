@@ -461,3 +461,40 @@ func TestUnsetVariableInSQLIsAnError(t *testing.T) {
 		t.Errorf("the hosts' variable, which has a stand-in, is reported too: %v", err)
 	}
 }
+
+// A file source with a changelog format other than Debezium's is a
+// changelog source too: a Canal message of two rows, then an update.
+func TestCanalFileSource(t *testing.T) {
+	const pipeline = `version: 1
+name: cdc
+sources:
+  - name: users
+    type: file
+    path: users.json
+    format: canal-json
+    key: [id]
+    schema: [id BIGINT, country STRING]
+transforms:
+  - name: per_country
+    sql: SELECT country, COUNT(*) AS n FROM users GROUP BY country
+sinks:
+  - name: out
+    from: per_country
+    type: print
+tests:
+  - name: from canal messages
+    inputs:
+      users:
+        lines:
+          - '{"data": [{"id": 1, "country": "fr"}, {"id": 2, "country": "fr"}], "type": "INSERT"}'
+          - '{"data": [{"id": 1, "country": "de"}], "old": [{"country": "fr"}], "type": "UPDATE"}'
+    expect:
+      out:
+        final: [{country: fr, n: 1}, {country: de, n: 1}]
+`
+	path := write(t, t.TempDir(), "cdc.yaml", pipeline)
+	results, out := runFile(t, path)
+	if len(results) != 1 || !results[0].Passed() {
+		t.Fatalf("want one passing test:\n%s", out)
+	}
+}

@@ -37,8 +37,10 @@ func (c Changelog) keyText(names []string) string {
 
 // The rules of ARCHITECTURE.md section 4, one function per operator.
 
-// scanMode: file, datagen and kafka(csv, json) sources are insert-only; a
-// changelog source (debezium-json) is updating. A declared key is kept.
+// scanMode: a source is insert-only, unless its format is a changelog
+// format (debezium-json, canal-json, maxwell-json, ogg-json), whatever the
+// connector: then it is updating (connector.UpdatingSource). A declared
+// key is kept.
 func scanMode(updating bool, declaredKey []int) Changelog {
 	c := Changelog{Updating: updating}
 	if declaredKey != nil {

@@ -296,7 +296,7 @@ func (b *builder) source(s *spec.Source) {
 		key = append(key, i)
 	}
 	updating := false
-	if u, ok := src.Conn.(interface{ Updating() bool }); ok {
+	if u, ok := src.Conn.(connector.UpdatingSource); ok {
 		updating = u.Updating()
 	}
 	if updating && key == nil {

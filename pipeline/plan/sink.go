@@ -131,8 +131,8 @@ func (b *builder) chooseMode(sk *Sink) error {
 		case !in.Mode.Updating && caps.Append:
 			sk.Mode = connector.Append
 		case in.Mode.Updating && caps.Retract && caps.AutoRetract:
-			// A sink that writes the kinds themselves (print,
-			// debezium-json) shows the whole changelog.
+			// A sink that writes the kinds themselves (print, a
+			// changelog format) shows the whole changelog.
 			sk.Mode = connector.Retract
 		case in.Mode.Updating && caps.Upsert && (hasKey || !caps.UpsertNeedsKey):
 			sk.Mode, sk.Key = connector.Upsert, key

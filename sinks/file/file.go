@@ -1,6 +1,8 @@
 // Package file is the file sink: it encodes changes with a format's encoder
 // into one file, in append mode (+I only) or in retract mode (every kind,
-// written in an op column first).
+// written in an op column first; with a changelog format such as
+// debezium-json or canal-json, as the format's own events instead, and
+// then chosen by mode: auto for an updating input).
 //
 // # Exactly-once output
 //
@@ -127,6 +129,7 @@ func New(cfg Config, env connector.SinkEnv) (*Sink, error) {
 		path:      cfg.Path,
 		format:    format,
 		formats:   env.Formats,
+		changelog: env.Formats.Changelog(format),
 		append:    cfg.Append,
 		overwrite: cfg.Overwrite,
 		logger:    logger,
@@ -160,7 +163,10 @@ type Sink struct {
 	path    string
 	format  connector.FormatSpec
 	formats *connector.Registry
-	append  bool
+	// changelog: the format writes row kinds itself (debezium-json,
+	// canal-json, ...), so retract mode needs no op column.
+	changelog bool
+	append    bool
 	// overwrite: Config.Overwrite. resumable: the run has a state
 	// directory (SetRun).
 	overwrite bool
@@ -219,9 +225,11 @@ type Sink struct {
 	written atomic.Int64
 }
 
-// Capabilities: append, and retract when asked for with mode: retract.
+// Capabilities: append, and retract when asked for with mode: retract;
+// a changelog format writes every kind as its events, so mode: auto picks
+// retract for an updating input.
 func (s *Sink) Capabilities() connector.Capabilities {
-	return connector.Capabilities{Append: true, Retract: true}
+	return connector.Capabilities{Append: true, Retract: true, AutoRetract: s.changelog}
 }
 
 // Bind builds the encoder for the input: over its schema in append mode,
@@ -231,6 +239,9 @@ func (s *Sink) Bind(in connector.SinkInput) error {
 	switch in.Mode {
 	case connector.Append:
 	case connector.Retract:
+		if s.changelog {
+			break // the format writes the kind
+		}
 		if i := schema.Index(opColumn); i >= 0 {
 			return s.bindErrorf("retract mode writes the change kind into a column %q, and the input has one already (column %d); rename it with AS in the query", opColumn, i+1)
 		}
@@ -244,7 +255,7 @@ func (s *Sink) Bind(in connector.SinkInput) error {
 		return err
 	}
 	s.mode, s.enc = in.Mode, enc
-	if in.Mode == connector.Retract {
+	if in.Mode == connector.Retract && !s.changelog {
 		s.op = make(row.Row, schema.Len())
 	}
 	return nil
@@ -356,15 +367,18 @@ func (s *Sink) Write(ctx context.Context, b *row.Batch) error {
 	for i, c := range b.Changes {
 		n := len(s.buf)
 		var err error
-		if s.mode == connector.Retract {
+		switch {
+		case s.mode == connector.Retract && s.changelog:
+			// The format's events say the kind (a -U as a delete).
+			s.buf, err = s.enc.Encode(s.buf, c.Kind, c.Row)
+		case s.mode == connector.Retract:
 			// Kind.String returns constant strings: no allocation per row.
 			s.op[0] = row.StringValue(c.Kind.String())
 			copy(s.op[1:], c.Row)
 			s.buf, err = s.enc.Encode(s.buf, row.Insert, s.op)
-		} else {
-			if c.Kind != row.Insert {
-				return s.errorf("change %d of the batch is %s in append mode; only +I can be written (set mode: retract to write every kind)", i, c.Kind)
-			}
+		case c.Kind != row.Insert:
+			return s.errorf("change %d of the batch is %s in append mode; only +I can be written (set mode: retract to write every kind)", i, c.Kind)
+		default:
 			s.buf, err = s.enc.Encode(s.buf, c.Kind, c.Row)
 		}
 		if err != nil {

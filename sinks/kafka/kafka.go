@@ -8,8 +8,9 @@
 //     message key is the upsert key's columns encoded with key_format (a
 //     JSON object by default); +I and +U write the row as the value, -D
 //     writes a tombstone (the key with a null value), -U never arrives.
-//   - retract (format debezium-json only): every change is one Debezium
-//     event, c for +I/+U and d for -U/-D, as Flink writes them.
+//   - retract (a changelog format only: debezium-json, canal-json,
+//     maxwell-json, ogg-json): every change is one event of the format, an
+//     insert for +I/+U and a delete for -U/-D, as Flink writes them.
 //
 // Messages with a key go to the partition the Java client's murmur2 hash of
 // the key picks, so one key stays in one partition, in order; messages
@@ -35,7 +36,7 @@
 //	brokers, client_id, tls, sasl, dial_timeout  see internal/kafkaconf
 //	                   [properties.bootstrap.servers, properties.*]
 //	topic              required [topic]
-//	format             value format: json (default), csv, debezium-json, raw
+//	format             value format: json (default), csv, raw, or a changelog format (debezium-json, canal-json, maxwell-json, ogg-json)
 //	                   [format / value.format]
 //	key_fields         columns of the message key in append and retract
 //	                   modes [key.fields]; upsert mode uses the upsert key
@@ -404,11 +405,12 @@ func (b *batch) value(i int) []byte {
 	return b.buf[r.valOff:r.valEnd]
 }
 
-// Capabilities depend on the value format: debezium-json writes every
+// Capabilities depend on the value format: a changelog format
+// (debezium-json, canal-json, maxwell-json, ogg-json) writes every
 // change kind (retract, picked by mode: auto for updating input); the
 // others write rows, so updates need upsert by key.
 func (s *Sink) Capabilities() connector.Capabilities {
-	if s.format.Type == "debezium-json" {
+	if s.formats.Changelog(s.format) {
 		return connector.Capabilities{Append: true, Retract: true, AutoRetract: true}
 	}
 	// Retract is claimed so that mode: retract reaches Bind, which says
@@ -425,12 +427,12 @@ func (s *Sink) Bind(in connector.SinkInput) error {
 			return s.bindErrorf("key_fields %s differs from the upsert key (%s): in upsert mode the message key is the upsert key; drop key_fields, or set the sink's key: to the same columns",
 				strings.Join(s.keyFields, ", "), strings.Join(in.KeyNames(), ", "))
 		}
-		if s.format.Type == "debezium-json" {
-			return s.bindErrorf("upsert mode writes rows and tombstones by key, and debezium-json writes change events; use mode: retract with debezium-json, or a row format such as json for upsert")
+		if s.formats.Changelog(s.format) {
+			return s.bindErrorf("upsert mode writes rows and tombstones by key, and %s writes change events; use mode: retract with %s, or a row format such as json for upsert", s.format.Type, s.format.Type)
 		}
 	case connector.Retract:
-		if s.format.Type != "debezium-json" {
-			return s.bindErrorf("retract mode writes every change kind (-U and -D too), which format %s cannot carry; use format: debezium-json, or give the input an upsert key (key:, or a GROUP BY) so that the sink writes by key with tombstones", s.format.Type)
+		if !s.formats.Changelog(s.format) {
+			return s.bindErrorf("retract mode writes every change kind (-U and -D too), which format %s cannot carry; use a changelog format (debezium-json, canal-json, maxwell-json, ogg-json), or give the input an upsert key (key:, or a GROUP BY) so that the sink writes by key with tombstones", s.format.Type)
 		}
 	default:
 		return s.bindErrorf("cannot run in %s mode", in.Mode)

@@ -6,7 +6,8 @@
 //
 //   - path [path]: a file, or a glob of files.
 //   - format [format]: csv by default; raw makes one STRING column of each
-//     line, for logs.
+//     line, for logs. A changelog format (debezium-json, canal-json,
+//     maxwell-json, ogg-json) makes the source updating.
 //   - follow: tail -F: the source never ends; it waits for new lines,
 //     picks up new files the glob matches, survives rotation (a new file
 //     under the name: the old one is read on, first, until it has been
@@ -137,12 +138,13 @@ func New(cfg Config, env connector.SourceEnv) (*Source, error) {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Source{
-		pattern: cfg.Path,
-		dec:     dec,
-		width:   env.Schema.Len(),
-		reject:  env.Reject,
-		logger:  logger,
-		fl:      fl,
+		pattern:  cfg.Path,
+		updating: env.Formats.Changelog(format),
+		dec:      dec,
+		width:    env.Schema.Len(),
+		reject:   env.Reject,
+		logger:   logger,
+		fl:       fl,
 	}
 	if spans {
 		maxRecordBytes := connector.DefaultMaxRecordBytes
@@ -188,11 +190,13 @@ func Register(r *connector.Registry) {
 // one-column csv a NULL). Only blank lines before a header are skipped.
 type Source struct {
 	pattern string
-	dec     connector.Decoder
-	header  connector.HeaderDecoder // nil when the format reads no header
-	width   int
-	reject  func(connector.BadRecord) error
-	logger  *slog.Logger
+	// updating: the format is a changelog format (debezium-json, ...).
+	updating bool
+	dec      connector.Decoder
+	header   connector.HeaderDecoder // nil when the format reads no header
+	width    int
+	reject   func(connector.BadRecord) error
+	logger   *slog.Logger
 	// fl is the state of a followed source; nil when bounded.
 	fl *follower
 
@@ -222,6 +226,12 @@ type Source struct {
 // Bounded reports whether the source ends after its last file: it does
 // unless it follows them.
 func (s *Source) Bounded() bool { return s.fl == nil }
+
+// Updating reports whether the format is a changelog format
+// (debezium-json, canal-json, maxwell-json, ogg-json), whose records
+// carry updates and deletes: the planner then plans the source as
+// updating and asks for its key.
+func (s *Source) Updating() bool { return s.updating }
 
 // Open finds the files and opens the first, or the one Restore named at
 // its offset.

@@ -468,6 +468,20 @@ func TestUpdatePairsStayTogether(t *testing.T) {
 	if b, err := s.Read(context.Background(), 1); err != nil || b.Len() != 2 {
 		t.Errorf("Read(1) of a two-change record: %v, %v", b, err)
 	}
+	// So do the six changes of a Canal message updating three rows: a
+	// checkpoint's position is always between records.
+	canal := `{"data":[{"v":"a2"},{"v":"b2"},{"v":"c2"}],"old":[{"v":"a"},{"v":"b"},{"v":"c"}],"type":"UPDATE"}` + "\n"
+	s = h.open("path: "+h.write("c.txt", canal+canal)+"\nformat: canal-json", "[v STRING]")
+	if !s.Updating() {
+		t.Error("a canal-json file source is not updating")
+	}
+	if b, err := s.Read(context.Background(), 2); err != nil || b.Len() != 6 ||
+		b.Changes[0].String() != "-U[a]" || b.Changes[5].String() != "+U[c2]" {
+		t.Errorf("Read(2) of a six-change record: %v, %v", b, err)
+	}
+	if s = h.open("path: "+h.write("d.csv", "x\n"), "[v STRING]"); s.Updating() {
+		t.Error("a csv file source is updating")
+	}
 }
 
 func TestLargeFile(t *testing.T) {

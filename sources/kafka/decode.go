@@ -81,6 +81,12 @@ func newRowBuilder(cfg Config, env connector.SourceEnv) (*rowBuilder, error) {
 		keyFieldsSchema = append(keyFieldsSchema, schema.Fields[i])
 	}
 	if len(keyFields) > 0 {
+		if env.Formats.Changelog(cfg.KeyFormat) {
+			// A key is one row's identity; the value says what happened
+			// to the row. A key that carried row kinds would contradict
+			// the value's.
+			return nil, connector.Errorf("key_format", "%s is a changelog format, which a message key cannot be: the key only identifies the row; use json, csv or raw for the key and the changelog format for the value (format)", cfg.KeyFormat.Type)
+		}
 		dec, err := env.Formats.NewDecoder(cfg.KeyFormat, row.NewSchema(keyFieldsSchema...))
 		if err != nil {
 			return nil, err

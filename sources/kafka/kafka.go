@@ -290,7 +290,6 @@ func parseOptions(cfg Config, pipeline, source string) (options, error) {
 	default:
 		errs = append(errs, connector.UnknownValue("stop", "stop", cfg.Stop, "none", "latest"))
 	}
-	o.updating = cfg.Format.Type == "debezium-json"
 	return o, errors.Join(errs...)
 }
 
@@ -331,6 +330,9 @@ func New(cfg Config, env connector.SourceEnv) (*Source, error) {
 		return nil, fmt.Errorf("source %q: no format registry", env.Name)
 	}
 	o, optErr := parseOptions(cfg, env.Pipeline, env.Name)
+	// The value format decides the changelog mode (debezium-json,
+	// canal-json, ... are updating), as in every source.
+	o.updating = env.Formats.Changelog(cfg.Format)
 	rb, rowErr := newRowBuilder(cfg, env)
 	if err := errors.Join(optErr, rowErr); err != nil {
 		return nil, err
@@ -364,8 +366,9 @@ func Register(r *connector.Registry) {
 // Bounded reports whether stop: latest was given.
 func (s *Source) Bounded() bool { return s.opts.bounded }
 
-// Updating reports whether the value format carries updates and deletes
-// (debezium-json); the planner then asks for the source's key.
+// Updating reports whether the value format is a changelog format
+// (debezium-json, canal-json, maxwell-json, ogg-json): it carries updates
+// and deletes, and the planner then asks for the source's key.
 func (s *Source) Updating() bool { return s.opts.updating }
 
 // MetadataKeys lists the metadata columns the source fills.
