@@ -1,6 +1,7 @@
 package row
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -240,6 +241,9 @@ type ParseError struct {
 	Err  error
 }
 
+// Unwrap gives the reason, such as ErrDoesNotFit.
+func (e *ParseError) Unwrap() error { return e.Err }
+
 func (e *ParseError) Error() string {
 	text := e.Text
 	if len(text) > 40 {
@@ -335,6 +339,10 @@ func numErr(err error) error {
 	return nil
 }
 
+// ErrDoesNotFit marks a number too large for its DECIMAL type: CAST gives
+// NULL for it, as Flink's DecimalData.fromBigDecimal does.
+var ErrDoesNotFit = errors.New("does not fit")
+
 // ParseDecimal reads a decimal text into its unscaled value at scale,
 // rounding half up, and checks it fits the precision.
 func ParseDecimal(s string, precision, scale int) (int64, error) {
@@ -358,7 +366,7 @@ func ParseDecimal(s string, precision, scale int) (int64, error) {
 			digits++
 		}
 		if digits > MaxDecimalPrecision {
-			return 0, fmt.Errorf("out of range")
+			return 0, fmt.Errorf("%w DECIMAL(%d, %d)", ErrDoesNotFit, precision, scale)
 		}
 	}
 	for i := 0; i < scale; i++ {
@@ -382,7 +390,7 @@ func ParseDecimal(s string, precision, scale int) (int64, error) {
 		}
 	}
 	if precision > 0 && u >= uint64(math.Pow10(precision)) {
-		return 0, fmt.Errorf("does not fit DECIMAL(%d, %d)", precision, scale)
+		return 0, fmt.Errorf("%w DECIMAL(%d, %d)", ErrDoesNotFit, precision, scale)
 	}
 	if neg {
 		return -int64(u), nil
