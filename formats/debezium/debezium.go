@@ -28,9 +28,14 @@ import (
 type Options struct {
 	// TimestampFormat is as the json format's: sql (default) or iso-8601.
 	TimestampFormat string `yaml:"timestamp_format"`
+	// EncodeDecimalAsPlainNumber is as the json format's (Flink's
+	// debezium-json.encode.decimal-as-plain-number).
+	EncodeDecimalAsPlainNumber bool `yaml:"encode_decimal_as_plain_number"`
 }
 
-func (o Options) json() json.Options { return json.Options{TimestampFormat: o.TimestampFormat} }
+func (o Options) json() json.Options {
+	return json.Options{TimestampFormat: o.TimestampFormat, EncodeDecimalAsPlainNumber: o.EncodeDecimalAsPlainNumber}
+}
 
 // Register adds the debezium-json format to r.
 func Register(r *connector.Registry) {
