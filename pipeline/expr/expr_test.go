@@ -383,6 +383,9 @@ func TestCast(t *testing.T) {
 		{"CAST(9999.94 AS DECIMAL(5, 1))", "DECIMAL(5, 1) NOT NULL 9999.9"},
 		{"CAST('123456' AS DECIMAL(5, 1))", "DECIMAL(5, 1) null"},
 		{"CAST('1234567890123456789012' AS DECIMAL(5, 1))", "DECIMAL(5, 1) null"},
+		{"CAST('1E999' AS DECIMAL(5, 1))", "DECIMAL(5, 1) null"},
+		{"CAST('2.5E-7' AS DECIMAL(18, 12))", "DECIMAL(18, 12) NOT NULL 2.50000E-7"}, // shown as print shows it
+		{"CAST(CAST('2.5E-7' AS DECIMAL(18, 12)) AS STRING)", "STRING NOT NULL 0.000000250000"},
 		{"CAST(d AS DECIMAL(2, 1))", "DECIMAL(2, 1) null"},
 		{"CAST(-temp AS DECIMAL(2, 1))", "DECIMAL(2, 1) null"},
 		{"CAST(12345678901 AS DECIMAL(10, 0))", "DECIMAL(10, 0) null"},

@@ -69,6 +69,10 @@ func TestParseDecimalExponent(t *testing.T) {
 		{"1E", dec(5, 0), 0, true},
 		{"E5", dec(5, 0), 0, true},
 		{"1E999", dec(5, 0), 0, true},
+		{"0E999", dec(5, 0), 0, false},
+		{"1E-999", dec(5, 1), 0, false}, // rounds to 0.0, as BigDecimal.setScale
+		{"1.5E", dec(5, 0), 0, true},
+		{"1xE2", dec(5, 0), 0, true},
 	}
 	for _, tc := range tests {
 		v, err := ParseText(tc.text, tc.t)

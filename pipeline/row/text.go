@@ -305,9 +305,9 @@ func ParseText(s string, t Type) (Value, error) {
 		if strings.ContainsAny(s, "eE") {
 			// Java's BigDecimal(String) reads 0E-7 and 2.5E+3, the form
 			// BigDecimal.toString and so the csv and json formats write.
-			plain, ok := expandExponent(s)
-			if !ok {
-				return fail(fmt.Errorf("not a number"))
+			plain, err := expandExponent(s)
+			if err != nil {
+				return fail(err)
 			}
 			s = plain
 		}
@@ -399,31 +399,54 @@ func ParseDecimal(s string, precision, scale int) (int64, error) {
 }
 
 // expandExponent rewrites a number with an exponent (2.5E-7) as plain
-// digits (0.00000025). Exponents beyond what a DECIMAL holds report false.
-func expandExponent(s string) (string, bool) {
+// digits (0.00000025). An exponent far beyond what a DECIMAL holds gives
+// ErrDoesNotFit when positive and zero when negative, as the value
+// rounds there.
+func expandExponent(s string) (string, error) {
 	i := strings.IndexAny(s, "eE")
 	mant, expText := s[:i], s[i+1:]
-	exp, err := strconv.Atoi(expText)
-	if err != nil || exp > 2*MaxDecimalPrecision || exp < -2*MaxDecimalPrecision {
-		return "", false
-	}
 	sign := ""
 	if mant != "" && (mant[0] == '-' || mant[0] == '+') {
 		sign, mant = mant[:1], mant[1:]
 	}
 	whole, frac, _ := strings.Cut(mant, ".")
 	digits := whole + frac
-	if digits == "" {
-		return "", false
+	exp, err := strconv.Atoi(expText)
+	if digits == "" || !allDigits(digits) || (err != nil && !isRange(err)) {
+		return "", fmt.Errorf("not a number")
+	}
+	const limit = 4 * MaxDecimalPrecision
+	switch {
+	case exp < -limit:
+		return "0", nil
+	case exp > limit:
+		if strings.Trim(digits, "0") == "" {
+			return "0", nil
+		}
+		return "", fmt.Errorf("%w", ErrDoesNotFit)
 	}
 	point := len(whole) + exp
 	switch {
 	case point <= 0:
-		return sign + "0." + strings.Repeat("0", -point) + digits, true
+		return sign + "0." + strings.Repeat("0", -point) + digits, nil
 	case point >= len(digits):
-		return sign + digits + strings.Repeat("0", point-len(digits)), true
+		return sign + digits + strings.Repeat("0", point-len(digits)), nil
 	}
-	return sign + digits[:point] + "." + digits[point:], true
+	return sign + digits[:point] + "." + digits[point:], nil
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func isRange(err error) bool {
+	var ne *strconv.NumError
+	return errors.As(err, &ne) && ne.Err == strconv.ErrRange
 }
 
 var timestampLayouts = []string{
