@@ -75,6 +75,11 @@ func (e *Encoder) Encode(dst []byte, _ row.Kind, r row.Row) ([]byte, error) {
 		switch v.Type() {
 		case row.Bytes:
 			dst = base64.StdEncoding.AppendEncode(dst, []byte(v.Str()))
+		case row.Decimal:
+			// Flink's csv writer hands Jackson's CsvGenerator the
+			// BigDecimal, which writes its toString (0E-7); Flink's csv
+			// format has no option for the plain form.
+			dst = row.AppendDecimal(dst, v, false)
 		default:
 			dst = row.AppendText(dst, v, e.schema.Fields[i].Type)
 		}

@@ -36,9 +36,14 @@ type Options struct {
 	// Not given, either shape is read. Writing an envelope is refused, as
 	// in Flink.
 	SchemaInclude *bool `yaml:"schema_include"`
+	// EncodeDecimalAsPlainNumber is as the json format's (Flink's
+	// debezium-json.encode.decimal-as-plain-number).
+	EncodeDecimalAsPlainNumber bool `yaml:"encode_decimal_as_plain_number"`
 }
 
-func (o Options) json() json.Options { return json.Options{TimestampFormat: o.TimestampFormat} }
+func (o Options) json() json.Options {
+	return json.Options{TimestampFormat: o.TimestampFormat, EncodeDecimalAsPlainNumber: o.EncodeDecimalAsPlainNumber}
+}
 
 // Register adds the debezium-json format to r.
 func Register(r *connector.Registry) {

@@ -234,3 +234,24 @@ func TestSchemaInclude(t *testing.T) {
 		t.Errorf("schema_include: false for writing: %v", err)
 	}
 }
+
+// Flink's debezium-json.encode.decimal-as-plain-number, as json's.
+func TestEncodeDecimalForms(t *testing.T) {
+	small := row.NewSchema(row.Field{Name: "d", Type: row.Type{ID: row.Decimal, Precision: 10, Scale: 7}})
+	for _, tc := range []struct {
+		plain bool
+		want  string
+	}{
+		{false, `{"before":null,"after":{"d":0E-7},"op":"c"}` + "\n"},
+		{true, `{"before":null,"after":{"d":0.0000000},"op":"c"}` + "\n"},
+	} {
+		e, err := NewEncoder(Options{EncodeDecimalAsPlainNumber: tc.plain}, small)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := e.Encode(nil, row.Insert, row.Row{row.DecimalValue(0, 7)})
+		if err != nil || string(got) != tc.want {
+			t.Errorf("plain=%v: got %s, %v; want %s", tc.plain, got, err, tc.want)
+		}
+	}
+}

@@ -49,7 +49,10 @@ func (c *Codec) AppendValue(dst []byte, v row.Value, t row.Type) []byte {
 		// Flink writes.
 		return row.AppendText(dst, v, t)
 	case row.Decimal:
-		return row.AppendText(dst, v, t)
+		// Flink hands Jackson the BigDecimal (a DecimalNode, kept as it
+		// is since Jackson 2.15) and Jackson writes toString, or
+		// toPlainString under WRITE_BIGDECIMAL_AS_PLAIN.
+		return row.AppendDecimal(dst, v, c.opts.EncodeDecimalAsPlainNumber)
 	case row.String:
 		return appendString(dst, v.Str())
 	case row.Bytes:

@@ -17,7 +17,8 @@
 // newline. DOUBLE and FLOAT NaN and infinities are written as the strings
 // "NaN", "Infinity" and "-Infinity", as Flink's Jackson writer does (JSON
 // has no literal for them); the reader accepts those strings back. DECIMAL
-// is a number with its scale, timestamps are strings in the configured
+// is a number with its scale in Java's BigDecimal.toString form (0E-7,
+// 2.50000E-7 below 1E-6; plain with encode_decimal_as_plain_number), timestamps are strings in the configured
 // standard with as many fraction digits as needed (Flink's form), BYTES is
 // base64 and invalid UTF-8 in strings becomes U+FFFD.
 package json
@@ -40,6 +41,12 @@ type Options struct {
 	// FailOnMissingField makes a record without a member for some column
 	// an error instead of a NULL.
 	FailOnMissingField bool `yaml:"fail_on_missing_field"`
+	// EncodeDecimalAsPlainNumber is Flink's
+	// json.encode.decimal-as-plain-number: DECIMAL written as
+	// BigDecimal.toPlainString (0.0000000) instead of the default
+	// BigDecimal.toString (0E-7), which Jackson writes unless its
+	// WRITE_BIGDECIMAL_AS_PLAIN feature is on.
+	EncodeDecimalAsPlainNumber bool `yaml:"encode_decimal_as_plain_number"`
 }
 
 // iso reports whether timestamps are written in ISO-8601 form; it assumes

@@ -41,7 +41,12 @@ func (c *compiler) cast(e *sql.Cast) (*node, error) {
 	if err != nil {
 		return nil, errAt(e.At, "%v", err)
 	}
-	to.NotNull = x.t.NotNull && !e.Try
+	// A DECIMAL too narrow for the value gives NULL (Flink's
+	// DecimalData.fromBigDecimal), so such a CAST is nullable even over a
+	// NOT NULL input. Flink keeps the input's nullability there
+	// (SqlCastFunction.deriveType) and then carries a NULL in a NOT NULL
+	// column; etld keeps the type honest instead.
+	to.NotNull = x.t.NotNull && !e.Try && !decimalCastCanOverflow(x.t, to)
 	if x.t.Nullable() == to.Nullable() {
 		n := *x
 		n.t, n.e = to, e
@@ -75,7 +80,11 @@ func (c *compiler) cast(e *sql.Cast) (*node, error) {
 			return out, nil
 		}
 	}
-	return c.finish(e, to, f, x)
+	n, err := c.finish(e, to, f, x)
+	if err == nil && n.konst && !n.val.IsNull() && x.t.NotNull && !e.Try {
+		n.t.NotNull = true // a constant that fits stays NOT NULL
+	}
+	return n, err
 }
 
 func castKernel(from, to row.Type) (castFunc, error) {
@@ -213,10 +222,35 @@ func b2i(b bool) int {
 	return 0
 }
 
+// decimalCastCanOverflow reports whether CAST(from AS to) may meet a value
+// whose integer part needs more digits than to has: the CAST then gives
+// NULL.
+func decimalCastCanOverflow(from, to row.Type) bool {
+	if to.ID != row.Decimal {
+		return false
+	}
+	room := to.Precision - to.Scale
+	switch from.ID {
+	case row.Int:
+		return room < 10
+	case row.BigInt:
+		return room < 19
+	case row.Decimal:
+		return room < from.Precision-from.Scale
+	case row.Boolean:
+		return room < 1
+	case row.Null:
+		return false
+	}
+	return true // FLOAT, DOUBLE, STRING
+}
+
 // numToNum converts between numeric types as Java and Flink do: integer
 // narrowing wraps, floating point to integer truncates and saturates,
 // DECIMAL to integer truncates, anything to DECIMAL rounds half up and
-// fails when the integer part does not fit.
+// gives NULL when the integer part does not fit (Flink's
+// DecimalDataUtils.castFrom returns DecimalData.fromBigDecimal, which is
+// null when the precision overflows).
 func numToNum(from, to row.Type) castFunc {
 	switch to.ID {
 	case row.Int, row.BigInt:
@@ -249,7 +283,7 @@ func numToNum(from, to row.Type) castFunc {
 			return func(v row.Value) (row.Value, error) {
 				u, ok := rescale(v.Int64(), v.Scale(), s)
 				if !ok || !fits(u, p) {
-					return row.NullValue, fmt.Errorf("%s does not fit %s", v.Text(from), typeName(to))
+					return row.NullValue, nil
 				}
 				return row.DecimalValue(u, s), nil
 			}
@@ -258,7 +292,7 @@ func numToNum(from, to row.Type) castFunc {
 			u, err := decFromFloat(v.Float64(), s, p)
 			if err != nil {
 				if errors.Is(err, errDecimalOverflow) {
-					return row.NullValue, fmt.Errorf("%s does not fit %s", v.Text(from), typeName(to))
+					return row.NullValue, nil
 				}
 				return row.NullValue, err
 			}
@@ -297,7 +331,11 @@ func stringToNumber(to row.Type) castFunc {
 			}
 			return intResult(to, i), nil
 		}
-		return row.ParseText(s, to)
+		out, err := row.ParseText(s, to)
+		if to.ID == row.Decimal && errors.Is(err, row.ErrDoesNotFit) {
+			return row.NullValue, nil // as a number that does not fit
+		}
+		return out, err
 	}
 }
 

@@ -1,6 +1,7 @@
 package row
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -9,8 +10,10 @@ import (
 )
 
 // AppendText appends v as SQL's CAST(v AS STRING) writes it: the text form
-// that CSV and JSON files carry. NULL appends nothing; callers that need a
-// null literal check IsNull first.
+// that CSV and JSON files carry, but for DECIMAL, which CAST writes plain
+// (Flink's DecimalData.toString is toPlainString) and the csv and json
+// formats write with AppendDecimal. NULL appends nothing; callers that need
+// a null literal check IsNull first.
 func AppendText(dst []byte, v Value, t Type) []byte {
 	switch v.id {
 	case Null:
@@ -47,7 +50,7 @@ func (v Value) Text(t Type) string { return string(AppendText(nil, v, t)) }
 
 // AppendPrint appends v as Flink's print connector shows it (Java's
 // toString of the external type): null, true, 1.0, 2024-01-01T10:00,
-// 2024-01-01T10:00:00Z.
+// 2024-01-01T10:00:00Z, and DECIMAL as BigDecimal.toString (0E-7).
 func (v Value) AppendPrint(dst []byte) []byte {
 	switch v.id {
 	case Null:
@@ -60,6 +63,8 @@ func (v Value) AppendPrint(dst []byte) []byte {
 		return appendJavaInstant(dst, int64(v.n))
 	case Bytes:
 		return appendJavaBytes(dst, v.s)
+	case Decimal:
+		return appendJavaDecimal(dst, int64(v.n), int(v.scale))
 	}
 	return AppendText(dst, v, Type{})
 }
@@ -67,23 +72,70 @@ func (v Value) AppendPrint(dst []byte) []byte {
 // String renders v as the print connector does.
 func (v Value) String() string { return string(v.AppendPrint(nil)) }
 
+// AppendDecimal appends the DECIMAL v as Java's BigDecimal writes it:
+// toPlainString when plain (CAST(d AS STRING), Flink's DecimalData.toString,
+// JSON's encode.decimal-as-plain-number), else toString, which switches to
+// exponent form when the adjusted exponent is below -6: 0 at scale 7 is
+// 0E-7, 250000 at scale 12 is 2.50000E-7. It does not allocate.
+func AppendDecimal(dst []byte, v Value, plain bool) []byte {
+	if plain {
+		return appendDecimal(dst, int64(v.n), int(v.scale))
+	}
+	return appendJavaDecimal(dst, int64(v.n), int(v.scale))
+}
+
+// appendDecimal writes BigDecimal.toPlainString of unscaled×10^-scale.
 func appendDecimal(dst []byte, unscaled int64, scale int) []byte {
 	if scale == 0 {
 		return strconv.AppendInt(dst, unscaled, 10)
 	}
-	neg := unscaled < 0
-	u := uint64(unscaled)
-	if neg {
-		u = -u
+	var buf [24]byte
+	digits := appendMagnitude(buf[:0], unscaled)
+	if unscaled < 0 {
 		dst = append(dst, '-')
 	}
-	digits := strconv.FormatUint(u, 10)
 	if len(digits) <= scale {
-		digits = strings.Repeat("0", scale-len(digits)+1) + digits
+		dst = append(dst, '0', '.')
+		for i := len(digits); i < scale; i++ {
+			dst = append(dst, '0')
+		}
+		return append(dst, digits...)
 	}
 	dst = append(dst, digits[:len(digits)-scale]...)
 	dst = append(dst, '.')
 	return append(dst, digits[len(digits)-scale:]...)
+}
+
+// appendJavaDecimal writes BigDecimal.toString of unscaled×10^-scale
+// (scale >= 0 in etld): plain while the adjusted exponent, the power of
+// ten of the first digit, is at least -6; below that one digit, the
+// others after a point, and E-n.
+func appendJavaDecimal(dst []byte, unscaled int64, scale int) []byte {
+	var buf [24]byte
+	digits := appendMagnitude(buf[:0], unscaled)
+	adjusted := len(digits) - 1 - scale
+	if adjusted >= -6 {
+		return appendDecimal(dst, unscaled, scale)
+	}
+	if unscaled < 0 {
+		dst = append(dst, '-')
+	}
+	dst = append(dst, digits[0])
+	if len(digits) > 1 {
+		dst = append(dst, '.')
+		dst = append(dst, digits[1:]...)
+	}
+	dst = append(dst, 'E')
+	return strconv.AppendInt(dst, int64(adjusted), 10)
+}
+
+// appendMagnitude appends the decimal digits of |u|.
+func appendMagnitude(dst []byte, u int64) []byte {
+	m := uint64(u)
+	if u < 0 {
+		m = -m
+	}
+	return strconv.AppendUint(dst, m, 10)
 }
 
 // appendJavaFloat writes a float as Java's Double.toString / Float.toString:
@@ -189,6 +241,9 @@ type ParseError struct {
 	Err  error
 }
 
+// Unwrap gives the reason, such as ErrDoesNotFit.
+func (e *ParseError) Unwrap() error { return e.Err }
+
 func (e *ParseError) Error() string {
 	text := e.Text
 	if len(text) > 40 {
@@ -247,6 +302,15 @@ func ParseText(s string, t Type) (Value, error) {
 		}
 		return DoubleValue(f), nil
 	case Decimal:
+		if strings.ContainsAny(s, "eE") {
+			// Java's BigDecimal(String) reads 0E-7 and 2.5E+3, the form
+			// BigDecimal.toString and so the csv and json formats write.
+			plain, err := expandExponent(s)
+			if err != nil {
+				return fail(err)
+			}
+			s = plain
+		}
 		u, err := ParseDecimal(s, t.Precision, t.Scale)
 		if err != nil {
 			return fail(err)
@@ -275,6 +339,10 @@ func numErr(err error) error {
 	return nil
 }
 
+// ErrDoesNotFit marks a number too large for its DECIMAL type: CAST gives
+// NULL for it, as Flink's DecimalData.fromBigDecimal does.
+var ErrDoesNotFit = errors.New("does not fit")
+
 // ParseDecimal reads a decimal text into its unscaled value at scale,
 // rounding half up, and checks it fits the precision.
 func ParseDecimal(s string, precision, scale int) (int64, error) {
@@ -298,7 +366,7 @@ func ParseDecimal(s string, precision, scale int) (int64, error) {
 			digits++
 		}
 		if digits > MaxDecimalPrecision {
-			return 0, fmt.Errorf("out of range")
+			return 0, fmt.Errorf("%w DECIMAL(%d, %d)", ErrDoesNotFit, precision, scale)
 		}
 	}
 	for i := 0; i < scale; i++ {
@@ -322,12 +390,63 @@ func ParseDecimal(s string, precision, scale int) (int64, error) {
 		}
 	}
 	if precision > 0 && u >= uint64(math.Pow10(precision)) {
-		return 0, fmt.Errorf("does not fit DECIMAL(%d, %d)", precision, scale)
+		return 0, fmt.Errorf("%w DECIMAL(%d, %d)", ErrDoesNotFit, precision, scale)
 	}
 	if neg {
 		return -int64(u), nil
 	}
 	return int64(u), nil
+}
+
+// expandExponent rewrites a number with an exponent (2.5E-7) as plain
+// digits (0.00000025). An exponent far beyond what a DECIMAL holds gives
+// ErrDoesNotFit when positive and zero when negative, as the value
+// rounds there.
+func expandExponent(s string) (string, error) {
+	i := strings.IndexAny(s, "eE")
+	mant, expText := s[:i], s[i+1:]
+	sign := ""
+	if mant != "" && (mant[0] == '-' || mant[0] == '+') {
+		sign, mant = mant[:1], mant[1:]
+	}
+	whole, frac, _ := strings.Cut(mant, ".")
+	digits := whole + frac
+	exp, err := strconv.Atoi(expText)
+	if digits == "" || !allDigits(digits) || (err != nil && !isRange(err)) {
+		return "", fmt.Errorf("not a number")
+	}
+	const limit = 4 * MaxDecimalPrecision
+	switch {
+	case exp < -limit:
+		return "0", nil
+	case exp > limit:
+		if strings.Trim(digits, "0") == "" {
+			return "0", nil
+		}
+		return "", fmt.Errorf("%w", ErrDoesNotFit)
+	}
+	point := len(whole) + exp
+	switch {
+	case point <= 0:
+		return sign + "0." + strings.Repeat("0", -point) + digits, nil
+	case point >= len(digits):
+		return sign + digits + strings.Repeat("0", point-len(digits)), nil
+	}
+	return sign + digits[:point] + "." + digits[point:], nil
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func isRange(err error) bool {
+	var ne *strconv.NumError
+	return errors.As(err, &ne) && ne.Err == strconv.ErrRange
 }
 
 var timestampLayouts = []string{

@@ -161,10 +161,14 @@ func (p *indexPattern) name(r row.Row, now func() time.Time) (string, error) {
 // value or an index part: Java's toString of the value (2024-01-01T10:00
 // for a TIMESTAMP, true for a BOOLEAN). A TIMESTAMP_LTZ is written as
 // its wall clock in the session zone (UTC), without a Z, as Flink's
-// TimestampData.toString does.
+// TimestampData.toString does. A DECIMAL is plain (0.0000000), as
+// Flink's DecimalData.toString is toPlainString.
 func appendKeyValue(dst []byte, v row.Value) []byte {
-	if v.Type() == row.TimestampLTZ {
+	switch v.Type() {
+	case row.TimestampLTZ:
 		v = row.TimestampValue(v.Micros())
+	case row.Decimal:
+		return row.AppendDecimal(dst, v, true)
 	}
 	return v.AppendPrint(dst)
 }

@@ -189,6 +189,8 @@ func TestDocumentIDs(t *testing.T) {
 		{"timestamp ltz", []int{0}, row.Row{row.TimestampLTZValue(ts + 5e5)}, nil, nil, "2024-01-01T10:00:00.500"},
 		{"boolean", []int{0}, row.Row{row.BoolValue(true)}, nil, nil, "true"},
 		{"decimal", []int{0}, row.Row{row.DecimalValue(-150, 2)}, nil, nil, "-1.50"},
+		// DecimalData.toString is toPlainString: no exponent in an id.
+		{"small decimal", []int{0}, row.Row{row.DecimalValue(0, 7)}, nil, nil, "0.0000000"},
 		{"double", []int{0}, row.Row{row.DoubleValue(1e7)}, nil, nil, "1.0E7"},
 		{"date", []int{0}, row.Row{row.DateValue(0)}, nil, nil, "1970-01-01"},
 	}

@@ -84,6 +84,9 @@ func TestFormat(t *testing.T) {
 			"+I[1.0, -0.5, 1.0E7, 1.5E-4, NaN]"},
 		{"floats", row.Insert, row.Row{row.FloatValue(1.1), row.FloatValue(0)}, "+I[1.1, 0.0]"},
 		{"decimals", row.Insert, row.Row{row.DecimalValue(1230, 2), row.DecimalValue(-5, 2), row.DecimalValue(42, 0)}, "+I[12.30, -0.05, 42]"},
+		// Flink prints Row.toString, so BigDecimal.toString: exponent
+		// form below 1E-6.
+		{"small decimals", row.Insert, row.Row{row.DecimalValue(0, 7), row.DecimalValue(250000, 12), row.DecimalValue(1, 6)}, "+I[0E-7, 2.50000E-7, 0.000001]"},
 		{"strings are not quoted", row.Insert, row.Row{row.StringValue("x, y"), row.StringValue("")}, "+I[x, y, ]"},
 		{"bytes", row.Insert, row.Row{row.BytesValue([]byte{1, 0xff, 'A'})}, "+I[[1, -1, 65]]"},
 		{"date", row.Insert, row.Row{row.DateValue(19723)}, "+I[2024-01-01]"},
