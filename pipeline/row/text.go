@@ -114,6 +114,11 @@ func appendJavaFloat(dst []byte, f float64, bits int) []byte {
 			dst = strconv.AppendInt(dst, i, 10)
 			return append(dst, ".0"...)
 		}
+		if bits == 64 {
+			if out, ok := appendFewDecimals(dst, f); ok {
+				return out
+			}
+		}
 		start := len(dst)
 		dst = strconv.AppendFloat(dst, f, 'f', -1, bits)
 		if bytes.IndexByte(dst[start:], '.') < 0 {
@@ -139,6 +144,42 @@ func appendJavaFloat(dst []byte, f float64, bits int) []byte {
 		dst = append(dst, '-')
 	}
 	return append(dst, exp[:n]...)
+}
+
+// appendFewDecimals writes f, a DOUBLE in [1e-3, 1e7) that is not an
+// integer, when its shortest digits have at most three fractional ones
+// (readings such as 35.8), as strconv's shortest 'f' form would, and
+// reports false otherwise (AVGs and the like: the caller asks strconv).
+// A miss costs one multiplication and one division.
+//
+// Why it is exact: s and 1000 are exact doubles (s < 2^53), so the
+// correctly rounded quotient s/1000 is the double that the decimal
+// s·10^-3 reads as. When s reads as f and neither s-1 nor s+1 does, the
+// decimals that read as f lie strictly between (s-1)·10^-3 and
+// (s+1)·10^-3, so s·10^-3 is the only one with three or fewer fractional
+// digits. None with more fractional digits has fewer significant ones:
+// that would need the interval to hold a power of ten 10^m, m >= -3,
+// which is itself such a decimal. So s·10^-3, its trailing zeros cut,
+// is the shortest, whatever the rounding of f·1000 that found it.
+func appendFewDecimals(dst []byte, f float64) ([]byte, bool) {
+	s := math.Round(f * 1000)
+	if s/1000 != f || (s-1)/1000 == f || (s+1)/1000 == f {
+		return dst, false
+	}
+	u := int64(s)
+	if u < 0 {
+		dst = append(dst, '-')
+		u = -u
+	}
+	dst = strconv.AppendInt(dst, u/1000, 10)
+	frac := u % 1000 // not 0: f is not an integer
+	digits := [3]byte{byte('0' + frac/100), byte('0' + frac/10%10), byte('0' + frac%10)}
+	n := 3
+	for digits[n-1] == '0' {
+		n--
+	}
+	dst = append(dst, '.')
+	return append(dst, digits[:n]...), true
 }
 
 // Micros at 0000-01-01 00:00:00 and at 10000-01-01 00:00:00 UTC: within

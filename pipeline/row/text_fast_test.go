@@ -18,6 +18,16 @@ func floatSamples(r *rand.Rand, n int) []float64 {
 		math.MaxFloat64, math.SmallestNonzeroFloat64, math.MaxFloat32, math.SmallestNonzeroFloat32,
 		1 << 53, 1<<53 + 2, float64(math.MaxInt64), 0.3, 2.0 / 3, 100, 1000000,
 	}
+	// Around powers of two, where the interval of decimals that read as
+	// a double is lopsided, with few decimals and one ulp either side.
+	for e := -12; e <= 24; e++ {
+		p := math.Ldexp(1, e)
+		for _, d := range []float64{0, 0.1, 0.01, 0.001, 0.05, 0.25, 0.3, 0.999} {
+			for _, v := range []float64{p + d, p - d, -(p + d)} {
+				fs = append(fs, v, math.Nextafter(v, 0), math.Nextafter(v, math.Inf(1)))
+			}
+		}
+	}
 	for e := -330; e <= 310; e++ {
 		fs = append(fs, math.Pow10(e), -math.Pow10(e), 3*math.Pow10(e))
 	}
@@ -29,8 +39,15 @@ func floatSamples(r *rand.Rand, n int) []float64 {
 			fs = append(fs, (r.Float64()-0.5)*math.Pow10(r.IntN(20)-6))
 		case 2: // integers, also beyond the fixed range
 			fs = append(fs, float64(r.Int64N(1<<uint(r.IntN(62)+1))-(1<<uint(r.IntN(40)))))
-		case 3: // few decimals, as sensor readings have
-			fs = append(fs, float64(r.IntN(200000)-100000)/math.Pow10(r.IntN(4)))
+		case 3: // few decimals, as sensor readings have, and their neighbours
+			v := float64(r.Int64N(2e10)-1e10) / math.Pow10(r.IntN(5))
+			switch r.IntN(4) {
+			case 0:
+				v = math.Nextafter(v, math.Inf(1))
+			case 1:
+				v = math.Nextafter(v, math.Inf(-1))
+			}
+			fs = append(fs, v)
 		case 4: // float32 values of any pattern
 			fs = append(fs, float64(math.Float32frombits(r.Uint32())))
 		}
