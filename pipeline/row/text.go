@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -215,7 +216,7 @@ func appendSQLTimestamp(dst []byte, micros int64, precision int) []byte {
 		days--
 		sod += 86400
 	}
-	y, m, d := civilFromDays(days)
+	y, m, d := cachedCivilFromDays(days)
 	var b [29]byte // "YYYY-MM-DD hh:mm:ss.fffffffff"
 	put4(b[0:], int(y))
 	b[4] = '-'
@@ -251,6 +252,28 @@ func appendSQLTimestampSlow(dst []byte, micros int64, precision int) []byte {
 		dst = append(dst, frac[:precision]...)
 	}
 	return dst
+}
+
+// lastDay caches the last day that cachedCivilFromDays converted: its
+// key (dayKey, never 0, so that 0 is empty) in the high 32 bits,
+// year<<9 | month<<5 | day in the low ones. The rows of one window, and
+// the windows of one day, share it. One word, so that goroutines share
+// it without a lock.
+var lastDay atomic.Uint64
+
+// dayKey numbers the days of years 0..9999 from 1 (0000-01-01 is day
+// -719528 of the Unix epoch).
+func dayKey(days int64) uint64 { return uint64(days + 719528 + 1) }
+
+func cachedCivilFromDays(days int64) (year int64, month, day int) {
+	c := lastDay.Load()
+	if c>>32 == dayKey(days) {
+		return int64(c >> 9 & (1<<23 - 1)), int(c >> 5 & 15), int(c & 31)
+	}
+	year, month, day = civilFromDays(days)
+	// Only years 0..9999 come here: the key and the year fit their fields.
+	lastDay.Store(dayKey(days)<<32 | uint64(year)<<9 | uint64(month)<<5 | uint64(day))
+	return year, month, day
 }
 
 // civilFromDays converts days since 1970-01-01 to a proleptic Gregorian

@@ -116,6 +116,26 @@ func TestAppendSQLTimestampMatchesReference(t *testing.T) {
 	}
 }
 
+// The day cache gives the right date from empty, and for each of the
+// days at its ends (its key 0 means empty).
+func TestAppendSQLTimestampDayCache(t *testing.T) {
+	for _, m := range []int64{-1, 0, minFastMicros, endFastMicros - 1, -86400e6, 86400e6} {
+		for _, prev := range []int64{m, m + 86400e6, m - 86400e6} {
+			lastDay.Store(0)
+			appendSQLTimestamp(nil, prev, 0) // fills the cache, or not
+			for range 2 {
+				if got, want := string(appendSQLTimestamp(nil, m, 3)), string(refAppendSQLTimestamp(nil, m, 3)); got != want {
+					t.Errorf("after %d: appendSQLTimestamp(%d) = %q, want %q", prev, m, got, want)
+				}
+			}
+			lastDay.Store(0)
+			if got, want := string(appendSQLTimestamp(nil, m, 3)), string(refAppendSQLTimestamp(nil, m, 3)); got != want {
+				t.Errorf("from empty: appendSQLTimestamp(%d) = %q, want %q", m, got, want)
+			}
+		}
+	}
+}
+
 // The Java forms the print connector and CSV files show, spelled out.
 func TestAppendTextForms(t *testing.T) {
 	cases := []struct {
