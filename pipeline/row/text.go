@@ -120,12 +120,9 @@ func appendJavaFloat(dst []byte, f float64, bits int) []byte {
 				return out
 			}
 		}
-		start := len(dst)
-		dst = strconv.AppendFloat(dst, f, 'f', -1, bits)
-		if bytes.IndexByte(dst[start:], '.') < 0 {
-			dst = append(dst, ".0"...)
-		}
-		return dst
+		// Not an integer, so its digits have a point: an integer that
+		// read as f would be f, since every integer below 1e7 is exact.
+		return strconv.AppendFloat(dst, f, 'f', -1, bits)
 	}
 	// Go writes 1.5E-04 or 1E+07; Java 1.5E-4 and 1.0E7. The exponent is
 	// never 0 here, so trimming its zeros leaves a digit.
