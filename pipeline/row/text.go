@@ -148,7 +148,7 @@ func appendJavaFloat(dst []byte, f float64, bits int) []byte {
 // integer, when its shortest digits have at most three fractional ones
 // (readings such as 35.8), as strconv's shortest 'f' form would, and
 // reports false otherwise (AVGs and the like: the caller asks strconv).
-// A miss costs one multiplication and one division.
+// A miss mostly costs one multiplication and a rounding.
 //
 // Why it is exact: s and 1000 are exact doubles (s < 2^53), so the
 // correctly rounded quotient s/1000 is the double that the decimal
@@ -160,7 +160,15 @@ func appendJavaFloat(dst []byte, f float64, bits int) []byte {
 // which is itself such a decimal. So s·10^-3, its trailing zeros cut,
 // is the shortest, whatever the rounding of f·1000 that found it.
 func appendFewDecimals(dst []byte, f float64) ([]byte, bool) {
-	s := math.Round(f * 1000)
+	m := f * 1000
+	s := math.Round(m)
+	// A first sieve without a division: when s·10^-3 reads as f, m is
+	// within a few ulps of s (|m-s| <= 2^-51·|s| or so); most values
+	// with more digits are far off, and a value let through is checked
+	// exactly below.
+	if d := m - s; d > 0x1p-45*math.Abs(s) || d < -0x1p-45*math.Abs(s) {
+		return dst, false
+	}
 	if s/1000 != f || (s-1)/1000 == f || (s+1)/1000 == f {
 		return dst, false
 	}
@@ -173,7 +181,7 @@ func appendFewDecimals(dst []byte, f float64) ([]byte, bool) {
 	frac := u % 1000 // not 0: f is not an integer
 	digits := [3]byte{byte('0' + frac/100), byte('0' + frac/10%10), byte('0' + frac%10)}
 	n := 3
-	for digits[n-1] == '0' {
+	for n > 1 && digits[n-1] == '0' {
 		n--
 	}
 	dst = append(dst, '.')

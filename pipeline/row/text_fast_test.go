@@ -167,38 +167,47 @@ func TestAppendTextForms(t *testing.T) {
 	}
 }
 
-// benchFloats are what a retract CSV of sensor aggregates carries.
-func benchFloats() []float64 {
+// benchFloats are what a retract CSV of sensor aggregates carries, by
+// kind, and all kinds mixed.
+func benchFloats() map[string][]float64 {
 	r := rand.New(rand.NewPCG(5, 6))
-	fs := make([]float64, 1024)
-	for i := range fs {
-		switch i % 4 {
-		case 0:
-			fs[i] = float64(r.IntN(1000000)) // COUNT or SUM of integers
-		case 1:
-			fs[i] = float64(r.IntN(9000)-1000) / 100 // a reading
-		case 2:
-			fs[i] = r.Float64() * 50 // AVG
-		case 3:
-			fs[i] = r.NormFloat64() * 1e9 // large
-		}
+	kinds := map[string]func() float64{
+		"integer": func() float64 { return float64(r.IntN(1000000)) },        // COUNT, SUM of integers
+		"reading": func() float64 { return float64(r.IntN(9000)-1000) / 10 }, // a reading, MAX of them
+		"avg":     func() float64 { return r.Float64() * 50 },                // AVG, SUM with rounding error
+		"sci":     func() float64 { return r.NormFloat64() * 1e9 },           // beyond 1e7
 	}
-	return fs
+	out := map[string][]float64{}
+	var mix []float64
+	for name, gen := range kinds {
+		fs := make([]float64, 1024)
+		for i := range fs {
+			fs[i] = gen()
+		}
+		out[name] = fs
+		mix = append(mix, fs[:256]...)
+	}
+	r.Shuffle(len(mix), func(i, j int) { mix[i], mix[j] = mix[j], mix[i] })
+	out["mix"] = mix
+	return out
 }
 
 func BenchmarkAppendJavaFloat(b *testing.B) {
-	fs := benchFloats()
-	for _, impl := range []struct {
-		name string
-		f    func([]byte, float64, int) []byte
-	}{{"new", appendJavaFloat}, {"old", refAppendJavaFloat}} {
-		b.Run(impl.name, func(b *testing.B) {
-			buf := make([]byte, 0, 64)
-			b.ReportAllocs()
-			for i := 0; b.Loop(); i++ {
-				buf = impl.f(buf[:0], fs[i&1023], 64)
-			}
-		})
+	sets := benchFloats()
+	for _, kind := range []string{"mix", "integer", "reading", "avg", "sci"} {
+		fs := sets[kind]
+		for _, impl := range []struct {
+			name string
+			f    func([]byte, float64, int) []byte
+		}{{"new", appendJavaFloat}, {"old", refAppendJavaFloat}} {
+			b.Run(kind+"/"+impl.name, func(b *testing.B) {
+				buf := make([]byte, 0, 64)
+				b.ReportAllocs()
+				for i := 0; b.Loop(); i++ {
+					buf = impl.f(buf[:0], fs[i&1023], 64)
+				}
+			})
+		}
 	}
 }
 
