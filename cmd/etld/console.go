@@ -35,6 +35,7 @@ func consoleOptions(opt admin.Options, sup *daemon.Supervisor, a daemon.AdminCon
 	opt.Console = consoleData{sup}
 	opt.UI = console.Handler()
 	opt.Auth = adminAuth(a, secrets)
+	opt.Pprof = a.Pprof
 	return opt
 }
 

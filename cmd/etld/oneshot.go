@@ -26,6 +26,23 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if code := parseFlags(rf.fs, args, runUsage, stdout, stderr); code >= 0 {
 		return code
 	}
+	if err := rf.profiles.start(); err != nil {
+		fmt.Fprintln(stderr, "etld run:", err)
+		return 2
+	}
+	code := runCommand(rf, stderr)
+	if err := rf.profiles.stop(); err != nil {
+		fmt.Fprintln(stderr, "etld run:", err)
+		if code == 0 {
+			code = 1
+		}
+	}
+	return code
+}
+
+// runCommand is etld run after its flags, between the profiles' start
+// and stop.
+func runCommand(rf *runFlags, stderr io.Writer) int {
 	fs := rf.fs
 	if rf.config == "" && fs.NArg() == 0 {
 		rf.config = os.Getenv(daemon.EnvConfig)
@@ -71,6 +88,7 @@ type runFlags struct {
 	settings      [][2]string
 	quiet, daemon bool
 	config        string
+	profiles      profiles
 }
 
 func newRunFlags() *runFlags {
@@ -84,6 +102,8 @@ func newRunFlags() *runFlags {
 	rf.fs.BoolVar(&rf.quiet, "quiet", false, "print no summary and no progress line (one-shot runs)")
 	rf.fs.StringVar(&rf.config, "config", "", "daemon config file (etld.yaml); runs the daemon")
 	rf.fs.BoolVar(&rf.daemon, "daemon", false, "run the daemon without a config file")
+	rf.fs.StringVar(&rf.profiles.cpu, "cpuprofile", "", "write a CPU profile of the whole run to FILE (go tool pprof reads it)")
+	rf.fs.StringVar(&rf.profiles.mem, "memprofile", "", "write a heap profile to FILE at exit, after a GC")
 	return rf
 }
 

@@ -19,6 +19,8 @@ const runFlagsUsage = `Run flags:
   --state-dir DIR                    keep checkpoints and resume from them (one-shot: off by default)
   --checkpoint-interval DURATION     default checkpoint interval (10s)
   --shutdown-timeout DURATION        deadline of a graceful stop (30s); past it, exit 1
+  --cpuprofile FILE                  write a CPU profile of the run (one-shot or daemon) for go tool pprof
+  --memprofile FILE                  write a heap profile at exit, after a GC
 `
 
 const daemonFlagsUsage = `Daemon flags (each also ETLD_<NAME> in the environment; flag > env > file;
@@ -30,6 +32,8 @@ the daemon's --state-dir defaults to /var/lib/etld):
   --admin-enabled true|false         serve /healthz /readyz /metrics /pipelines /ui
   --admin-token TOKEN                token for /ui and /pipelines, required beyond loopback
                                      (prefer ETLD_ADMIN_TOKEN: a flag shows in ps)
+  --admin-pprof true|false           serve /debug/pprof/ behind the same token as /pipelines
+                                     (default false)
 `
 
 const usage = `etld runs declarative ETL pipelines: sources, SQL transforms, sinks.

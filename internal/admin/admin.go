@@ -4,7 +4,8 @@
 // plan, file and change sample under /pipelines/{name}/, and the web
 // console at /ui/. /ui and /pipelines need the admin token when Auth
 // says so; /healthz, /readyz and /metrics never do (probes and
-// Prometheus reach them as before).
+// Prometheus reach them as before). /debug/pprof/ is served only when
+// Options.Pprof is set, behind the same token as /pipelines.
 package admin
 
 import (
@@ -16,6 +17,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"strings"
 	"time"
 
@@ -38,6 +40,10 @@ type Options struct {
 	// prefix /ui stripped).
 	UI   http.Handler
 	Auth Auth
+	// Pprof serves Go's profiles at /debug/pprof/ (admin.pprof). Off by
+	// default: a profile shows the process's code and, for some
+	// profiles, costs CPU while it is taken.
+	Pprof bool
 }
 
 // Console is what the web console reads beyond /pipelines; each method
@@ -176,6 +182,17 @@ func Handler(opt Options) http.Handler {
 		})
 		mux.HandleFunc("POST /ui/login", opt.Auth.login)
 		mux.Handle("GET /ui/", opt.Auth.protect(true, http.StripPrefix("/ui", opt.UI)))
+	}
+	if opt.Pprof {
+		// Registered on this mux, not http.DefaultServeMux (which the
+		// package's init also fills and nothing here serves). No
+		// cmdline: the command line may carry --admin-token. No POST
+		// symbol: Go's profiles carry their symbols, and a POST here
+		// would need the console's CSRF header.
+		api("GET /debug/pprof/", pprof.Index)
+		api("GET /debug/pprof/profile", pprof.Profile)
+		api("GET /debug/pprof/symbol", pprof.Symbol)
+		api("GET /debug/pprof/trace", pprof.Trace)
 	}
 	if opt.Gatherer != nil {
 		mux.Handle("GET /metrics", promhttp.HandlerFor(opt.Gatherer, promhttp.HandlerOpts{}))

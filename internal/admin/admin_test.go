@@ -193,3 +193,55 @@ func TestAuthAndConsole(t *testing.T) {
 		t.Errorf("login = %d, Location %q, Set-Cookie %q", code, h.Get("Location"), c)
 	}
 }
+
+// TestPprof checks that /debug/pprof/ exists only with Options.Pprof and
+// needs the token wherever /pipelines does.
+func TestPprof(t *testing.T) {
+	cases := []struct {
+		name   string
+		pprof  bool
+		auth   Auth
+		path   string
+		bearer string
+		code   int
+		body   string
+	}{
+		{"off: not found", false, Auth{}, "/debug/pprof/", "", 404, ""},
+		{"off: heap not found", false, Auth{}, "/debug/pprof/heap", "", 404, ""},
+		{"on, loopback without token: index", true, Auth{}, "/debug/pprof/", "", 200, "goroutine"},
+		{"on, token required, none sent", true, Auth{Required: true, Token: "t0k"}, "/debug/pprof/", "", 401, "Bearer"},
+		{"on, token required, heap without it", true, Auth{Required: true, Token: "t0k"}, "/debug/pprof/heap", "", 401, ""},
+		{"on, token required, wrong one", true, Auth{Required: true, Token: "t0k"}, "/debug/pprof/heap", "nope", 401, ""},
+		{"on, required but no token set", true, Auth{Required: true}, "/debug/pprof/", "x", 401, "admin.token is not set"},
+		{"on, token sent: index", true, Auth{Required: true, Token: "t0k"}, "/debug/pprof/", "t0k", 200, "goroutine"},
+		{"on, token sent: goroutines as text", true, Auth{Required: true, Token: "t0k"}, "/debug/pprof/goroutine?debug=1", "t0k", 200, "goroutine profile:"},
+		{"on: no cmdline (it may hold --admin-token)", true, Auth{}, "/debug/pprof/cmdline", "", 404, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := Handler(Options{Ready: func() (bool, []string) { return true, nil }, Pipelines: func() any { return []string{} }, Auth: tc.auth, Pprof: tc.pprof})
+			req := httptest.NewRequest("GET", tc.path, nil)
+			if tc.bearer != "" {
+				req.Header.Set("Authorization", "Bearer "+tc.bearer)
+			}
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			body, _ := io.ReadAll(rec.Result().Body)
+			if rec.Code != tc.code || !strings.Contains(string(body), tc.body) {
+				t.Errorf("GET %s = %d %.200q, want %d containing %q", tc.path, rec.Code, body, tc.code, tc.body)
+			}
+		})
+	}
+}
+
+// TestPprofHeapProfileIsGzip checks that a binary profile comes back in
+// pprof's format (gzip-compressed protobuf), so go tool pprof reads it.
+func TestPprofHeapProfileIsGzip(t *testing.T) {
+	h := Handler(Options{Ready: func() (bool, []string) { return true, nil }, Pipelines: func() any { return nil }, Pprof: true})
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", "/debug/pprof/heap", nil))
+	body := rec.Body.Bytes()
+	if rec.Code != 200 || len(body) < 2 || body[0] != 0x1f || body[1] != 0x8b {
+		t.Fatalf("GET /debug/pprof/heap = %d, %d bytes starting %x: want 200 and a gzip stream", rec.Code, len(body), body[:min(len(body), 4)])
+	}
+}

@@ -43,6 +43,9 @@ type AdminConfig struct {
 	// loopback too when set. Give it as ${VAR} in etld.yaml or through
 	// ETLD_ADMIN_TOKEN; it is a secret and never logged.
 	Token string `yaml:"token"`
+	// Pprof serves Go's profiles at /debug/pprof/, behind the token
+	// wherever /pipelines needs it (TokenRequired). Off by default.
+	Pprof bool `yaml:"pprof"`
 }
 
 // TokenRequired reports whether /ui and /pipelines need the token: the
@@ -121,6 +124,14 @@ var Settings = []Setting{
 	}},
 	{"admin.token", "admin-token", "ETLD_ADMIN_TOKEN", "token for /ui and /pipelines; required when admin.address is not loopback (prefer the variable: a flag shows in ps)", func(c *Config, v string) error {
 		c.Admin.Token = v
+		return nil
+	}},
+	{"admin.pprof", "admin-pprof", "ETLD_ADMIN_PPROF", "serve Go's profiles at /debug/pprof/ on the admin server, behind admin.token like /pipelines (true or false; default false)", func(c *Config, v string) error {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("want true or false, got %q", v)
+		}
+		c.Admin.Pprof = b
 		return nil
 	}},
 	{"log.level", "log-level", "ETLD_LOG_LEVEL", "debug, info, warn or error", func(c *Config, v string) error {

@@ -158,3 +158,30 @@ func TestShippedConfigIsTheDefaults(t *testing.T) {
 		t.Errorf("configs/etld.yaml = %+v\ndefaults          %+v", cfg, Defaults())
 	}
 }
+
+// TestAdminPprof checks admin.pprof: off by default, set by the file, the
+// environment or the flag, and refused when not a boolean.
+func TestAdminPprof(t *testing.T) {
+	if Defaults().Admin.Pprof {
+		t.Fatal("admin.pprof is on by default")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "etld.yaml")
+	if err := os.WriteFile(path, []byte("admin:\n  pprof: true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := Defaults()
+	if err := cfg.LoadFile(path, func(string) (string, bool) { return "", false }); err != nil || !cfg.Admin.Pprof {
+		t.Errorf("admin.pprof: true in the file: pprof %v, err %v", cfg.Admin.Pprof, err)
+	}
+	cfg = Defaults()
+	if err := cfg.ApplyEnv(func(k string) (string, bool) { return "true", k == "ETLD_ADMIN_PPROF" }); err != nil || !cfg.Admin.Pprof {
+		t.Errorf("ETLD_ADMIN_PPROF=true: pprof %v, err %v", cfg.Admin.Pprof, err)
+	}
+	if err := cfg.Set("admin-pprof", "false"); err != nil || cfg.Admin.Pprof {
+		t.Errorf("--admin-pprof=false after the env: pprof %v, err %v", cfg.Admin.Pprof, err)
+	}
+	if err := cfg.Set("admin-pprof", "maybe"); err == nil || !strings.Contains(err.Error(), `--admin-pprof: want true or false, got "maybe"`) {
+		t.Errorf("--admin-pprof=maybe: err %v", err)
+	}
+}

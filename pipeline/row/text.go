@@ -1,11 +1,13 @@
 package row
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -140,7 +142,8 @@ func appendMagnitude(dst []byte, u int64) []byte {
 
 // appendJavaFloat writes a float as Java's Double.toString / Float.toString:
 // shortest digits, at least one fractional digit, scientific notation
-// outside [1e-3, 1e7).
+// outside [1e-3, 1e7). It writes straight into dst, allocating nothing: a
+// retract CSV of aggregates spends much of its time here.
 func appendJavaFloat(dst []byte, f float64, bits int) []byte {
 	switch {
 	case math.IsNaN(f):
@@ -157,39 +160,211 @@ func appendJavaFloat(dst []byte, f float64, bits int) []byte {
 	}
 	abs := math.Abs(f)
 	if abs >= 1e-3 && abs < 1e7 {
-		start := len(dst)
-		dst = strconv.AppendFloat(dst, f, 'f', -1, bits)
-		if !strings.ContainsRune(string(dst[start:]), '.') {
-			dst = append(dst, ".0"...)
+		// An integer below 1e7 (< 2^24) is exact in both widths, and its
+		// shortest digits are its own: COUNTs and SUMs of integers skip
+		// the shortest-digits search.
+		if i := int64(f); float64(i) == f {
+			dst = strconv.AppendInt(dst, i, 10)
+			return append(dst, ".0"...)
 		}
-		return dst
+		if bits == 64 {
+			if out, ok := appendFewDecimals(dst, f); ok {
+				return out
+			}
+		}
+		// Not an integer, so its digits have a point: an integer that
+		// read as f would be f, since every integer below 1e7 is exact.
+		return strconv.AppendFloat(dst, f, 'f', -1, bits)
 	}
-	s := strconv.FormatFloat(f, 'E', -1, bits)
-	mant, exp, _ := strings.Cut(s, "E")
-	if !strings.Contains(mant, ".") {
-		mant += ".0"
+	// Go writes 1.5E-04 or 1E+07; Java 1.5E-4 and 1.0E7. The exponent is
+	// never 0 here, so trimming its zeros leaves a digit.
+	start := len(dst)
+	dst = strconv.AppendFloat(dst, f, 'E', -1, bits)
+	e := start + bytes.LastIndexByte(dst[start:], 'E')
+	negExp := dst[e+1] == '-'
+	var exp [4]byte
+	n := copy(exp[:], bytes.TrimLeft(dst[e+2:], "0"))
+	hasDot := bytes.IndexByte(dst[start:e], '.') >= 0
+	dst = dst[:e]
+	if !hasDot {
+		dst = append(dst, ".0"...)
 	}
-	dst = append(dst, mant...)
 	dst = append(dst, 'E')
-	exp = strings.TrimPrefix(exp, "+")
-	if strings.HasPrefix(exp, "-") {
-		return append(dst, "-"+strings.TrimLeft(exp[1:], "0")...)
+	if negExp {
+		dst = append(dst, '-')
 	}
-	return append(dst, strings.TrimLeft(exp, "0")...)
+	return append(dst, exp[:n]...)
 }
 
+// appendFewDecimals writes f, a DOUBLE in [1e-3, 1e7) that is not an
+// integer, when its shortest digits have at most three fractional ones
+// (readings such as 35.8), as strconv's shortest 'f' form would, and
+// reports false otherwise (AVGs and the like: the caller asks strconv).
+// A miss mostly costs one multiplication and a rounding.
+//
+// Why it is exact: s and 1000 are exact doubles (s < 2^53), so the
+// correctly rounded quotient s/1000 is the double that the decimal
+// s·10^-3 reads as. When s reads as f and neither s-1 nor s+1 does, the
+// decimals that read as f lie strictly between (s-1)·10^-3 and
+// (s+1)·10^-3, so s·10^-3 is the only one with three or fewer fractional
+// digits. None with more fractional digits has fewer significant ones:
+// that would need the interval to hold a power of ten 10^m, m >= -3,
+// which is itself such a decimal. So s·10^-3, its trailing zeros cut,
+// is the shortest, whatever the rounding of f·1000 that found it.
+func appendFewDecimals(dst []byte, f float64) ([]byte, bool) {
+	m := f * 1000
+	s := math.Round(m)
+	// A first sieve without a division: when s·10^-3 reads as f, m is
+	// within a few ulps of s (|m-s| <= 2^-51·|s| or so); most values
+	// with more digits are far off, and a value let through is checked
+	// exactly below.
+	if d := m - s; d > 0x1p-45*math.Abs(s) || d < -0x1p-45*math.Abs(s) {
+		return dst, false
+	}
+	if s/1000 != f || (s-1)/1000 == f || (s+1)/1000 == f {
+		return dst, false
+	}
+	u := int64(s)
+	if u < 0 {
+		dst = append(dst, '-')
+		u = -u
+	}
+	dst = strconv.AppendInt(dst, u/1000, 10)
+	frac := u % 1000 // not 0: f is not an integer
+	digits := [3]byte{byte('0' + frac/100), byte('0' + frac/10%10), byte('0' + frac%10)}
+	n := 3
+	for n > 1 && digits[n-1] == '0' {
+		n--
+	}
+	dst = append(dst, '.')
+	return append(dst, digits[:n]...), true
+}
+
+// Micros at 0000-01-01 00:00:00 and at 10000-01-01 00:00:00 UTC: within
+// them a timestamp has the four-digit year that appendSQLTimestamp writes
+// by hand.
+const (
+	minFastMicros = -62167219200 * 1e6
+	endFastMicros = 253402300800 * 1e6
+)
+
+// appendSQLTimestamp writes "2006-01-02 15:04:05" and precision digits
+// of the fraction (at most 9), as SQL's CAST(ts AS STRING). Window
+// aggregates write two per row, so the digits are written by hand (a
+// civil-from-days conversion) instead of through time.AppendFormat and
+// fmt; years outside 0000..9999 take time's path, which spells them as
+// Go does.
 func appendSQLTimestamp(dst []byte, micros int64, precision int) []byte {
+	if precision > 9 {
+		precision = 9
+	}
+	if micros < minFastMicros || micros >= endFastMicros {
+		return appendSQLTimestampSlow(dst, micros, precision)
+	}
+	secs := micros / 1e6
+	frac := micros - secs*1e6
+	if frac < 0 {
+		secs--
+		frac += 1e6
+	}
+	days := secs / 86400
+	sod := secs - days*86400
+	if sod < 0 {
+		days--
+		sod += 86400
+	}
+	y, m, d := cachedCivilFromDays(days)
+	var b [29]byte // "YYYY-MM-DD hh:mm:ss.fffffffff"
+	put4(b[0:], int(y))
+	b[4] = '-'
+	put2(b[5:], m)
+	b[7] = '-'
+	put2(b[8:], d)
+	b[10] = ' '
+	put2(b[11:], int(sod/3600))
+	b[13] = ':'
+	put2(b[14:], int(sod/60%60))
+	b[16] = ':'
+	put2(b[17:], int(sod%60))
+	if precision <= 0 {
+		return append(dst, b[:19]...)
+	}
+	b[19] = '.'
+	// Micros give six digits; nanos 7..9 are zeros.
+	f := int(frac)
+	for i := 25; i >= 20; i-- {
+		b[i] = byte('0' + f%10)
+		f /= 10
+	}
+	b[26], b[27], b[28] = '0', '0', '0'
+	return append(dst, b[:20+precision]...)
+}
+
+func appendSQLTimestampSlow(dst []byte, micros int64, precision int) []byte {
 	t := time.UnixMicro(micros).UTC()
 	dst = t.AppendFormat(dst, time.DateTime)
 	if precision > 0 {
 		frac := fmt.Sprintf("%09d", t.Nanosecond())
-		if precision > 9 {
-			precision = 9
-		}
 		dst = append(dst, '.')
 		dst = append(dst, frac[:precision]...)
 	}
 	return dst
+}
+
+// lastDay caches the last day that cachedCivilFromDays converted: its
+// key (dayKey, never 0, so that 0 is empty) in the high 32 bits,
+// year<<9 | month<<5 | day in the low ones. The rows of one window, and
+// the windows of one day, share it. One word, so that goroutines share
+// it without a lock.
+var lastDay atomic.Uint64
+
+// dayKey numbers the days of years 0..9999 from 1 (0000-01-01 is day
+// -719528 of the Unix epoch).
+func dayKey(days int64) uint64 { return uint64(days + 719528 + 1) }
+
+func cachedCivilFromDays(days int64) (year int64, month, day int) {
+	c := lastDay.Load()
+	if c>>32 == dayKey(days) {
+		return int64(c >> 9 & (1<<23 - 1)), int(c >> 5 & 15), int(c & 31)
+	}
+	year, month, day = civilFromDays(days)
+	// Only years 0..9999 come here: the key and the year fit their fields.
+	lastDay.Store(dayKey(days)<<32 | uint64(year)<<9 | uint64(month)<<5 | uint64(day))
+	return year, month, day
+}
+
+// civilFromDays converts days since 1970-01-01 to a proleptic Gregorian
+// date (Howard Hinnant's days-to-civil algorithm, eras of 400 years).
+func civilFromDays(days int64) (year int64, month, day int) {
+	z := days + 719468
+	era := z / 146097
+	if z < 0 && z%146097 != 0 {
+		era--
+	}
+	doe := z - era*146097                                  // [0, 146096]
+	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365 // [0, 399]
+	doy := doe - (365*yoe + yoe/4 - yoe/100)               // [0, 365]
+	mp := (5*doy + 2) / 153                                // [0, 11], March first
+	day = int(doy - (153*mp+2)/5 + 1)
+	month = int(mp + 3)
+	if month > 12 {
+		month -= 12
+	}
+	year = yoe + era*400
+	if month <= 2 {
+		year++
+	}
+	return year, month, day
+}
+
+func put2(b []byte, v int) {
+	b[0] = byte('0' + v/10)
+	b[1] = byte('0' + v%10)
+}
+
+func put4(b []byte, v int) {
+	put2(b, v/100)
+	put2(b[2:], v%100)
 }
 
 // appendJavaFraction writes Java's java.time fraction: nothing for zero,
