@@ -1,0 +1,263 @@
+package runtime
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/etld/etld/pipeline/row"
+)
+
+// rowArena carves output rows from shared chunks, so that emitting a row
+// costs no allocation of its own. Rows are never reused: receivers may
+// keep them.
+type rowArena struct{ buf []row.Value }
+
+func (a *rowArena) row(width int) row.Row {
+	if len(a.buf)+width > cap(a.buf) {
+		a.buf = make([]row.Value, 0, max(256*width, 1))
+	}
+	n := len(a.buf)
+	a.buf = a.buf[:n+width]
+	return a.buf[n : n+width : n+width]
+}
+
+// decodeKey reads the values row.KeyOf encoded into key, filling dst. It
+// is row.AppendKey's inverse (a test holds the two together); strings of
+// the result share key's memory.
+func decodeKey(dst []row.Value, key string) error {
+	for i := range dst {
+		if len(key) < 2 {
+			return fmt.Errorf("group key truncated at column %d", i)
+		}
+		id, scale := row.TypeID(key[0]), int(key[1])
+		key = key[2:]
+		switch id {
+		case row.Null:
+			dst[i] = row.NullValue
+			continue
+		case row.String, row.Bytes:
+			n, w := uvarint(key)
+			if w <= 0 || n > uint64(len(key)-w) {
+				return fmt.Errorf("group key column %d: bad string length", i)
+			}
+			s := key[w : w+int(n)]
+			key = key[w+int(n):]
+			if id == row.String {
+				dst[i] = row.StringValue(s)
+			} else {
+				dst[i] = row.BytesValue([]byte(s))
+			}
+			continue
+		}
+		if len(key) < 8 {
+			return fmt.Errorf("group key column %d truncated", i)
+		}
+		var n uint64
+		for j := 7; j >= 0; j-- {
+			n = n<<8 | uint64(key[j])
+		}
+		key = key[8:]
+		switch id {
+		case row.Boolean:
+			dst[i] = row.BoolValue(n != 0)
+		case row.Int:
+			dst[i] = row.IntValue(int32(int64(n)))
+		case row.BigInt:
+			dst[i] = row.BigIntValue(int64(n))
+		case row.Float:
+			dst[i] = row.FloatValue(float32(math.Float64frombits(n)))
+		case row.Double:
+			dst[i] = row.DoubleValue(math.Float64frombits(n))
+		case row.Decimal:
+			dst[i] = row.DecimalValue(int64(n), scale)
+		case row.Date:
+			dst[i] = row.DateValue(int32(int64(n)))
+		case row.Timestamp:
+			dst[i] = row.TimestampValue(int64(n))
+		case row.TimestampLTZ:
+			dst[i] = row.TimestampLTZValue(int64(n))
+		default:
+			return fmt.Errorf("group key column %d: unknown type %d", i, id)
+		}
+	}
+	if len(key) != 0 {
+		return fmt.Errorf("group key has %d bytes after its %d columns", len(key), len(dst))
+	}
+	return nil
+}
+
+// uvarint is binary.Uvarint over a string: the number and the bytes it
+// took, or w <= 0 when s does not start with a valid one.
+func uvarint(s string) (n uint64, w int) {
+	for i := 0; i < len(s) && i < 10; i++ {
+		b := s[i]
+		if b < 0x80 {
+			if i == 9 && b > 1 {
+				return 0, -1
+			}
+			return n | uint64(b)<<(7*i), i + 1
+		}
+		n |= uint64(b&0x7f) << (7 * i)
+	}
+	return 0, 0
+}
+
+// Snapshot encoding of an aggStore: the slot count, the free list, then
+// every slot in id order (free ones are zeroed and cost a few bytes): its
+// key, its int64 slots (varints), its Value slots and its maps (a tag, 0
+// for none, then value/count pairs). Slot ids survive a restore, so the
+// order groups were first seen, which batch mode and windows emit in,
+// does too.
+const (
+	extNone     = 0
+	extCounts   = 1 // valueCounts of a DISTINCT aggregate
+	extExtremes = 2 // extremes of a retractable MIN/MAX
+	extList     = 3 // valueList of LISTAGG and retractable FIRST/LAST_VALUE
+)
+
+// appendState appends the store's state; key gives a slot's group key
+// when the store does not keep keys itself.
+func (s *aggStore) appendState(dst []byte, key func(id int32) string) []byte {
+	dst = binary.AppendUvarint(dst, uint64(s.slots))
+	dst = binary.AppendUvarint(dst, uint64(len(s.free)))
+	for _, id := range s.free {
+		dst = binary.AppendUvarint(dst, uint64(id))
+	}
+	for id := range s.slots {
+		k := ""
+		if s.keepKeys {
+			k = s.keys[id]
+		} else if key != nil {
+			k = key(id)
+		}
+		dst = row.AppendString(dst, k)
+		for _, n := range s.nums[int(id)*s.numW : int(id+1)*s.numW] {
+			dst = binary.AppendVarint(dst, n)
+		}
+		for _, v := range s.vals[int(id)*s.valW : int(id+1)*s.valW] {
+			dst = row.AppendValue(dst, v)
+		}
+		for _, x := range s.exts[int(id)*s.extW : int(id+1)*s.extW] {
+			switch m := x.(type) {
+			case valueCounts:
+				dst = append(dst, extCounts)
+				dst = binary.AppendUvarint(dst, uint64(len(m)))
+				for v, c := range m {
+					dst = row.AppendValue(dst, v)
+					dst = binary.AppendVarint(dst, c)
+				}
+			case *valueList:
+				dst = append(dst, extList)
+				dst = binary.AppendUvarint(dst, uint64(len(m.vals)))
+				for _, v := range m.vals {
+					dst = row.AppendValue(dst, v)
+				}
+			case *extremes:
+				dst = append(dst, extExtremes)
+				live := 0
+				for _, c := range m.counts {
+					if c.n != 0 {
+						live++
+					}
+				}
+				dst = binary.AppendUvarint(dst, uint64(live))
+				for v, c := range m.counts {
+					if c.n != 0 {
+						dst = row.AppendValue(dst, v)
+						dst = binary.AppendVarint(dst, c.n)
+					}
+				}
+			default:
+				dst = append(dst, extNone)
+			}
+		}
+	}
+	return dst
+}
+
+// restoreState replaces the store's groups with those appendState wrote;
+// keys returns each slot's key (free slots have "").
+func (s *aggStore) restoreState(d *row.Decoder) (keys []string) {
+	// What each map slot holds, from the layout: DISTINCT counts or a
+	// MIN/MAX multiset.
+	extTag := make([]byte, s.extW)
+	extMax := make([]bool, s.extW)
+	for _, a := range s.aggs {
+		if a.ext >= 0 {
+			extTag[a.ext], extMax[a.ext] = extExtremes, a.max
+			if a.kind == accList {
+				extTag[a.ext] = extList
+			}
+		}
+		if a.dist >= 0 {
+			extTag[a.dist] = extCounts
+		}
+	}
+	slots := d.Count(1 + s.numW + s.valW + s.extW)
+	free := make([]int32, d.Count(1))
+	for i := range free {
+		id := d.Uvarint()
+		if id >= uint64(slots) {
+			d.Fail("free slot %d of %d", id, slots)
+		}
+		free[i] = int32(id)
+	}
+	s.slots = int32(slots)
+	s.free = free
+	s.nums = make([]int64, slots*s.numW)
+	s.vals = make([]row.Value, slots*s.valW)
+	s.exts = make([]any, slots*s.extW)
+	s.keys = nil
+	if s.keepKeys {
+		s.keys = make([]string, slots)
+	}
+	keys = make([]string, slots)
+	for id := 0; id < slots && d.Err() == nil; id++ {
+		keys[id] = d.Str()
+		if s.keepKeys {
+			s.keys[id] = keys[id]
+		}
+		for j := range s.numW {
+			s.nums[id*s.numW+j] = d.Varint()
+		}
+		for j := range s.valW {
+			s.vals[id*s.valW+j] = d.Value()
+		}
+		for j := range s.extW {
+			tag := d.Byte()
+			if tag == extNone {
+				continue
+			}
+			if tag != extTag[j] {
+				d.Fail("slot %d map %d: tag %d, want %d", id, j, tag, extTag[j])
+				break
+			}
+			if tag == extList {
+				l := &valueList{vals: make([]row.Value, d.Count(1))}
+				for k := range l.vals {
+					l.vals[k] = d.Value()
+				}
+				s.exts[id*s.extW+j] = l
+				continue
+			}
+			n := d.Count(2)
+			if tag == extCounts {
+				m := make(valueCounts, n)
+				for range n {
+					v := d.Value()
+					m[v] = d.Varint()
+				}
+				s.exts[id*s.extW+j] = m
+				continue
+			}
+			e := &extremes{counts: make(map[row.Value]extremeCount, n), max: extMax[j]}
+			for range n {
+				v := d.Value()
+				e.add(v, d.Varint())
+			}
+			s.exts[id*s.extW+j] = e
+		}
+	}
+	return keys
+}
