@@ -102,6 +102,34 @@ func (c *Codec) DecodeObject(s string, i int, r row.Row) (int, error) {
 		return i, &connector.DecodeError{Err: syntaxErr(s, i, "expected a JSON object, got %s", describe(s, i))}
 	}
 	clear(c.seen)
+	end, err := c.readMembers(s, i, func(col int, val row.Value) error {
+		r[col] = val
+		c.seen[col] = true
+		return nil
+	})
+	if err != nil {
+		return end, err
+	}
+	for col, seen := range c.seen {
+		f := &c.schema.Fields[col]
+		switch {
+		case !seen && c.opts.FailOnMissingField:
+			return end, &connector.DecodeError{Column: f.Name, Err: errors.New("missing from the record (fail_on_missing_field is set)")}
+		case !seen:
+			r[col] = row.NullValue
+		}
+		if f.Type.NotNull && r[col].IsNull() {
+			return end, &connector.DecodeError{Column: f.Name, Err: fmt.Errorf("null or missing, but the column is %s", f.Type)}
+		}
+	}
+	return end, nil
+}
+
+// readMembers walks the JSON object at s[i], which must start there,
+// decoding each member that names a column and handing it to set; other
+// members are skipped. Errors are *connector.DecodeError, with the column
+// for a value that does not fit (set's errors included).
+func (c *Codec) readMembers(s string, i int, set func(col int, val row.Value) error) (int, error) {
 	next := 0
 	var colErr error
 	end, err := walkObject(s, i, func(key string, _, v int) (int, error) {
@@ -117,8 +145,10 @@ func (c *Codec) DecodeObject(s string, i int, r row.Row) (int, error) {
 			}
 			return end, err
 		}
-		r[col] = val
-		c.seen[col] = true
+		if err := set(col, val); err != nil {
+			colErr = err
+			return end, err
+		}
 		return end, nil
 	})
 	if err != nil {
@@ -126,18 +156,6 @@ func (c *Codec) DecodeObject(s string, i int, r row.Row) (int, error) {
 			return end, &connector.DecodeError{Column: c.schema.Fields[next-1].Name, Err: colErr}
 		}
 		return end, &connector.DecodeError{Err: err}
-	}
-	for col, seen := range c.seen {
-		f := &c.schema.Fields[col]
-		switch {
-		case !seen && c.opts.FailOnMissingField:
-			return end, &connector.DecodeError{Column: f.Name, Err: errors.New("missing from the record (fail_on_missing_field is set)")}
-		case !seen:
-			r[col] = row.NullValue
-		}
-		if f.Type.NotNull && r[col].IsNull() {
-			return end, &connector.DecodeError{Column: f.Name, Err: fmt.Errorf("null or missing, but the column is %s", f.Type)}
-		}
 	}
 	return end, nil
 }
