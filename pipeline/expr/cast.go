@@ -167,19 +167,6 @@ func castToBool(from row.Type) castFunc {
 	return nil
 }
 
-// javaToInt is Java's (long) of a double: truncation, NaN to 0, saturation.
-func javaToInt(f float64) int64 {
-	switch {
-	case f != f:
-		return 0
-	case f >= math.MaxInt64:
-		return math.MaxInt64
-	case f <= math.MinInt64:
-		return math.MinInt64
-	}
-	return int64(f)
-}
-
 // javaToInt32 is Java's (int) of a double.
 func javaToInt32(f float64) int64 {
 	switch {
@@ -271,7 +258,7 @@ func numToNum(from, to row.Type) castFunc {
 		if to.ID == row.Int {
 			return func(v row.Value) (row.Value, error) { return row.IntValue(int32(javaToInt32(v.Float64()))), nil }
 		}
-		return func(v row.Value) (row.Value, error) { return row.BigIntValue(javaToInt(v.Float64())), nil }
+		return func(v row.Value) (row.Value, error) { return row.BigIntValue(row.JavaLong(v.Float64())), nil }
 	case row.Float:
 		return func(v row.Value) (row.Value, error) { return row.FloatValue(float32(toFloat(v))), nil }
 	case row.Double:

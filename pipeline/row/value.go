@@ -161,3 +161,18 @@ func KeyOf(dst []byte, r Row, idx []int) []byte {
 	}
 	return dst
 }
+
+// JavaLong is Java's (long) cast of a double, which Flink's casts and
+// aggregates inherit: truncation toward zero, NaN to 0, saturation at the
+// int64 range.
+func JavaLong(f float64) int64 {
+	switch {
+	case f != f:
+		return 0
+	case f >= math.MaxInt64:
+		return math.MaxInt64
+	case f <= math.MinInt64:
+		return math.MinInt64
+	}
+	return int64(f)
+}

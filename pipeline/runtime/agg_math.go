@@ -46,26 +46,12 @@ func moments(a *aggSlot, m []int64) row.Value {
 	}
 	v := (sq - sumSq/n) / den
 	if root {
-		v = javaLong(math.Sqrt(float64(v)))
+		v = row.JavaLong(math.Sqrt(float64(v)))
 	}
 	if isInt {
 		return row.IntValue(javaInt(v, root))
 	}
 	return row.BigIntValue(v)
-}
-
-// javaLong is Java's (long) cast of a double: NaN gives 0, out of range
-// saturates.
-func javaLong(f float64) int64 {
-	switch {
-	case f != f:
-		return 0
-	case f >= math.MaxInt64:
-		return math.MaxInt64
-	case f <= math.MinInt64:
-		return math.MinInt64
-	}
-	return int64(f)
 }
 
 // javaInt narrows v to INT: a square root (from a double) saturates as
