@@ -349,19 +349,19 @@ func (c *coordinator) restore() error {
 	return nil
 }
 
-// tellSinks tells every RunAware sink whether the run keeps state and
-// whether a checkpoint covering it was restored; it runs after restore
-// and before any sink opens.
+// tellSinks tells every RunAware sink and source whether the run keeps
+// state and whether a checkpoint covering it was restored; it runs after
+// restore and before any connector opens.
 func (c *coordinator) tellSinks() error {
 	info := connector.RunInfo{Resumable: c.resumable, Pipeline: c.g.Name}
-	for _, s := range c.g.Sinks {
-		ra, ok := s.Sink.(connector.RunAware)
+	tell := func(conn any, restored *checkpoint.Component) error {
+		ra, ok := conn.(connector.RunAware)
 		if !ok {
-			continue
+			return nil
 		}
 		if c.opt.Store != nil && info.Instance == "" {
-			// Made before any sink opens, so that whatever a sink writes
-			// carries it, also in a run killed before its first
+			// Made before any connector opens, so that whatever a sink
+			// writes carries it, also in a run killed before its first
 			// checkpoint.
 			id, since, err := c.opt.Store.Instance()
 			if err != nil {
@@ -369,9 +369,19 @@ func (c *coordinator) tellSinks() error {
 			}
 			info.Instance, info.Since = id, since
 		}
-		r := s.cp.restored
-		info.Restored = r != nil && r.Connector != nil
+		info.Restored = restored != nil && restored.Connector != nil
 		ra.SetRun(info)
+		return nil
+	}
+	for _, s := range c.g.Sinks {
+		if err := tell(s.Sink, s.cp.restored); err != nil {
+			return err
+		}
+	}
+	for _, s := range c.g.Sources {
+		if err := tell(s.Source, s.cp.restored); err != nil {
+			return err
+		}
 	}
 	return nil
 }

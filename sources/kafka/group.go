@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -68,23 +66,6 @@ func (g *generation) commit(ctx context.Context, offsets map[string]map[int]int6
 	return commitError(res)
 }
 
-// defaultInstanceID is the static member id of a source that names none:
-// the same for the same pipeline and source on the same host, so that a
-// restart takes the place of the process it replaces.
-func defaultInstanceID(pipeline, source string) string {
-	host, err := os.Hostname()
-	if err != nil || host == "" {
-		host = "localhost"
-	}
-	id := "etld-" + pipeline + "-" + source + "-" + host
-	return strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-' {
-			return r
-		}
-		return '_'
-	}, id)
-}
-
 // runGroup is a member of the group until ctx ends, reading what each
 // generation assigns; it leaves the group when ctx ends.
 func (s *Source) runGroup(ctx context.Context) error {
@@ -102,6 +83,7 @@ func (s *Source) runGroup(ctx context.Context) error {
 		}
 	}()
 	failing := false
+	first := true
 	for {
 		gen, err := s.join(ctx, client, memberID, session)
 		if gen != nil {
@@ -132,6 +114,11 @@ func (s *Source) runGroup(ctx context.Context) error {
 			s.log.Info("kafka source: joined the consumer group", "group", s.opts.groupID)
 			failing = false
 		}
+		if err := s.checkShare(gen, first); err != nil {
+			gen.cancel()
+			return err // the deferred leave hands the partitions back
+		}
+		first = false
 		done := s.assign(gen)
 		err = s.heartbeat(gen, client, session)
 		gen.cancel()
@@ -156,7 +143,7 @@ func (s *Source) runGroup(ctx context.Context) error {
 // in turn, and the two would take the partitions from each other
 // forever.
 func (s *Source) fenced() error {
-	return retry.Permanent(fmt.Errorf("consumer group %q: another member joined with the same group_instance_id %q and took this one's place: give every process of the group its own group_instance_id", s.opts.groupID, s.opts.instanceID))
+	return retry.Permanent(fmt.Errorf("consumer group %q: another member joined with the same group_instance_id %q and took this one's place: two processes share it (the same state directory, or the same group_instance_id); give every process of the group its own state directory or group_instance_id", s.opts.groupID, s.opts.instanceID))
 }
 
 // join joins the group and syncs: the generation, with the partitions

@@ -57,9 +57,13 @@ type Source struct {
 	assigned atomic.Bool
 
 	restore map[topicPartition]int64 // from Restore, applied on assignment
-	pending *fetched                 // a message left for the next Read
-	opened  bool
-	err     error // returned by every Read once set
+	// run is what the runtime told SetRun; keepsState names the operator
+	// downstream that keeps state, if any (KeepsState).
+	runInfo    connector.RunInfo
+	keepsState string
+	pending    *fetched // a message left for the next Read
+	opened     bool
+	err        error // returned by every Read once set
 
 	bytes atomic.Int64
 }
@@ -103,6 +107,9 @@ func newPart(tp topicPartition) *part {
 type partReader struct {
 	r   *kafka.Reader
 	end int64 // stop after end-1; -1 for unbounded
+	// start is the offset the reader began at: a position below it was
+	// taken before this assignment of the partition.
+	start int64
 }
 
 // fetched is a message on its way from a reader goroutine to Read.
@@ -130,6 +137,9 @@ func (s *Source) Open(ctx context.Context) error {
 		return fmt.Errorf("kafka source: %w", err)
 	}
 	s.client = &kafka.Client{Addr: kafka.TCP(s.opts.brokers...), Timeout: 10 * time.Second, Transport: s.transport}
+	if s.opts.groupID != "" {
+		s.opts.instanceID = s.opts.instanceFor(s.runInfo)
+	}
 	// The background work lives until Close, not until Open's ctx ends.
 	s.ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	s.wg.Add(1)
@@ -359,6 +369,12 @@ func (s *Source) startOffsets(ctx context.Context, tps []topicPartition, committ
 			}
 		case restored:
 			out[tp] = r
+			if hasCommit && c > r && s.keepsState == "" {
+				// Another process of the group delivered further while
+				// this one was down. With state, the restored state
+				// belongs with the restored offset.
+				out[tp] = c
+			}
 		case hasCommit:
 			out[tp] = c
 		default:
@@ -438,7 +454,7 @@ func (s *Source) startReader(ctx context.Context, wg *sync.WaitGroup, p *part, o
 	if p.next.Load() < 0 {
 		p.next.Store(offset)
 	}
-	rd := &partReader{end: p.end}
+	rd := &partReader{end: p.end, start: offset}
 	p.cur.Store(rd)
 	if p.end >= 0 && offset >= p.end {
 		return rd, nil // nothing to read: done already
