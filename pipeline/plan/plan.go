@@ -120,6 +120,7 @@ func Build(p *spec.Pipeline, env Env) (*Plan, error) {
 	for _, s := range p.Sinks {
 		b.sink(s)
 	}
+	b.checkShared()
 	b.accountForAll()
 	if err := b.errs.result(); err != nil {
 		return nil, err
