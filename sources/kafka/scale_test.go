@@ -1,0 +1,73 @@
+package kafka
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/etld/etld/internal/kafkaconf"
+	"github.com/etld/etld/internal/retry"
+	"github.com/etld/etld/internal/testenv"
+	"github.com/etld/etld/pipeline/connector"
+)
+
+// TestStatefulSourceRefusesAShareOfTheGroup: a source under an operator
+// that keeps state (the planner called KeepsState) that joins a group in
+// which another member holds partitions of its topics fails at once,
+// permanently, with the reason and the way out, and leaves the group; the
+// member that was there gets every partition back and reads on.
+func TestStatefulSourceRefusesAShareOfTheGroup(t *testing.T) {
+	addr := testenv.Kafka(t)
+	topic := createTopic(t, addr, 4)
+	group := testenv.UniqueName(t, "g")
+	for i := range 4 {
+		produce(t, addr, topic, msg(i, "", fmt.Sprintf(`{"id":%d}`, i)))
+	}
+	ts := testSource{schema: schemaOf(t, "id", "BIGINT")}
+	cfg := Config{Kafka: kafkaconf.Config{Brokers: []string{addr}}, Topic: []string{topic}, GroupID: group, Format: connector.FormatSpec{Type: "json"}}
+	cfg.GroupInstanceID = group + "-a"
+	a := ts.open(t, cfg, nil)
+	readN(t, a, 4, 10)
+
+	cfg.GroupInstanceID = group + "-b"
+	b := ts.build(t, cfg)
+	b.KeepsState(`transform "counts" (GroupAggregate(groupBy=[k], select=[COUNT(*)]))`)
+	ctx := testenv.Context(t, 60*time.Second)
+	if err := b.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { closeSource(t, b) })
+	var err error
+	n := 0
+	for err == nil && ctx.Err() == nil {
+		var got int
+		if batch, rerr := b.Read(ctx, 10); batch != nil {
+			got = batch.Len()
+		} else {
+			err = rerr
+		}
+		n += got
+	}
+	for _, want := range []string{"other members hold partitions", `transform "counts"`, "keeps state", "etld export flink"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("the stateful newcomer's Read: %v, want an error containing %q", err, want)
+		}
+	}
+	if !retry.IsPermanent(err) {
+		t.Errorf("the refusal is not permanent: a restart would only meet the same group")
+	}
+	if n > 0 {
+		t.Errorf("the refused member read %d rows of its share before refusing", n)
+	}
+	testenv.Eventually(t, 45*time.Second, "a owns all 4 partitions again", func() error {
+		if oa := a.owned(); len(oa) != 4 {
+			return fmt.Errorf("a owns %v", oa)
+		}
+		return nil
+	})
+	produce(t, addr, topic, msg(2, "", `{"id":9}`))
+	if got := readN(t, a, 1, 10); got[0].Row[0].Int64() != 9 {
+		t.Errorf("a read %v after the newcomer left, want id 9", got[0].Row)
+	}
+}
