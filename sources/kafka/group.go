@@ -205,12 +205,23 @@ func (s *Source) join(ctx context.Context, client *kafka.Client, memberID string
 }
 
 // assignAll is the leader's part: the range balancer over the partitions
-// of every topic some member subscribes to.
+// of every topic some member subscribes to. Static members come first, in
+// the order of their group_instance_id, as in Kafka's own range assignor:
+// the broker gives a member a new random member id on every join, and an
+// order by it would hand a restarted process other partitions than it had.
 func (s *Source) assignAll(ctx context.Context, client *kafka.Client, res *kafka.JoinGroupResponse) ([]kafka.SyncGroupRequestAssignment, error) {
 	members := make([]kafka.GroupMember, 0, len(res.Members))
 	topics := map[string]bool{}
+	// The balancer orders members by ID: give it a key in the order
+	// wanted, and map its answer back to the member ids.
+	byKey := make(map[string]string, len(res.Members))
 	for _, m := range res.Members {
-		members = append(members, kafka.GroupMember{ID: m.ID, Topics: m.Metadata.Topics, UserData: m.Metadata.UserData})
+		key := "1" + m.ID
+		if m.GroupInstanceID != "" {
+			key = "0" + m.GroupInstanceID + "\x00" + m.ID
+		}
+		byKey[key] = m.ID
+		members = append(members, kafka.GroupMember{ID: key, Topics: m.Metadata.Topics, UserData: m.Metadata.UserData})
 		for _, t := range m.Metadata.Topics {
 			topics[t] = true
 		}
@@ -231,8 +242,8 @@ func (s *Source) assignAll(ctx context.Context, client *kafka.Client, res *kafka
 		partitions = append(partitions, t.Partitions...)
 	}
 	var out []kafka.SyncGroupRequestAssignment
-	for id, byTopic := range (kafka.RangeGroupBalancer{}).AssignGroups(members, partitions) {
-		out = append(out, kafka.SyncGroupRequestAssignment{MemberID: id, Assignment: kafka.GroupProtocolAssignment{AssignedPartitions: byTopic}})
+	for key, byTopic := range (kafka.RangeGroupBalancer{}).AssignGroups(members, partitions) {
+		out = append(out, kafka.SyncGroupRequestAssignment{MemberID: byKey[key], Assignment: kafka.GroupProtocolAssignment{AssignedPartitions: byTopic}})
 	}
 	return out, nil
 }
