@@ -129,6 +129,17 @@ type RunAware interface {
 	SetRun(RunInfo)
 }
 
+// CheckpointAsker is a source that sometimes needs a checkpoint before
+// the interval is up: a Kafka source told of a rebalance commits what the
+// sinks have before it gives its partitions up, so that their next owner
+// does not read those rows again. The runtime calls AskCheckpoints once,
+// before Open, with ask, which any goroutine may call and which never
+// blocks: it asks for a checkpoint at once, or right after the one in
+// flight. The source learns the outcome through Commit.
+type CheckpointAsker interface {
+	AskCheckpoints(ask func())
+}
+
 // SharedSource is a source whose input several etld processes can split
 // among them: a Kafka source in a consumer group reads only the
 // partitions the group assigns it. Each process then sees a share of the

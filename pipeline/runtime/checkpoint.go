@@ -221,6 +221,9 @@ type coordinator struct {
 	resumable bool          // a store exists: a stop keeps operator state
 	nextID    int64
 	cur       *inflight // the checkpoint being taken
+	// asked carries a source's request for a checkpoint before the
+	// interval is up (connector.CheckpointAsker).
+	asked chan struct{}
 }
 
 func newCoordinator(g *Graph, opt CheckpointOptions) *coordinator {
@@ -231,7 +234,7 @@ func newCoordinator(g *Graph, opt CheckpointOptions) *coordinator {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	c := &coordinator{g: g, opt: opt, log: log, done: make(chan struct{}), resumable: opt.Store != nil, nextID: 1}
+	c := &coordinator{g: g, opt: opt, log: log, done: make(chan struct{}), resumable: opt.Store != nil, nextID: 1, asked: make(chan struct{}, 1)}
 	add := func(n *Node, stateful bool, committer any) *participant {
 		p := &participant{node: n, stateful: stateful, notify: make(chan struct{}, 1)}
 		if cm, ok := committer.(connector.Committer); ok {
@@ -248,6 +251,9 @@ func newCoordinator(g *Graph, opt CheckpointOptions) *coordinator {
 		}
 		p := add(&s.Node, true, s.Source)
 		p.trigger = make(chan int64, 1)
+		if a, ok := s.Source.(connector.CheckpointAsker); ok {
+			a.AskCheckpoints(c.ask)
+		}
 		if !s.Source.Bounded() {
 			p.interrupt = &readInterrupt{}
 		}
@@ -454,32 +460,25 @@ func (c *coordinator) run(ctx context.Context) error {
 	defer tick.Stop()
 	ended, sourcesEnded := 0, 0
 	var endStart time.Time
+	// again: a source asked for a checkpoint while one was in flight,
+	// whose barrier may have passed before what it wants covered.
+	again := false
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-tick.C:
-			if c.cur != nil || sourcesEnded == len(c.g.Sources) {
+		case <-c.asked:
+			if c.cur != nil {
+				again = true
 				continue
 			}
-			c.cur = &inflight{id: c.nextID, start: time.Now(), got: make([]*report, len(c.parts))}
-			c.nextID++
-			for _, s := range c.g.Sources {
-				p := s.cp
-				if p.final != nil {
-					continue
-				}
-				select {
-				case p.trigger <- c.cur.id:
-				default:
-				}
-				p.nudge()
+			c.log.Debug("checkpoint asked for by a source", "pipeline", c.g.Name)
+			if err := c.begin(sourcesEnded); err != nil {
+				return err
 			}
-			if c.complete(c.cur) {
-				if err := c.finish(c.cur.id, c.cur.start, false); err != nil {
-					return err
-				}
-				c.cur = nil
+		case <-tick.C:
+			if err := c.begin(sourcesEnded); err != nil {
+				return err
 			}
 		case r := <-c.reports:
 			p := c.parts[r.part]
@@ -512,9 +511,53 @@ func (c *coordinator) run(ctx context.Context) error {
 					return err
 				}
 				c.cur = nil
+				if again {
+					again = false
+					if err := c.begin(sourcesEnded); err != nil {
+						return err
+					}
+				}
 			}
 		}
 	}
+}
+
+// ask is connector.CheckpointAsker's function: a checkpoint as soon as
+// possible. It never blocks; asks while one is pending are one ask.
+func (c *coordinator) ask() {
+	select {
+	case c.asked <- struct{}{}:
+	default:
+	}
+}
+
+// begin starts the next checkpoint, unless one is in flight or every
+// source has ended; one that no node has to report (every one ended)
+// finishes at once.
+func (c *coordinator) begin(sourcesEnded int) error {
+	if c.cur != nil || sourcesEnded == len(c.g.Sources) {
+		return nil
+	}
+	c.cur = &inflight{id: c.nextID, start: time.Now(), got: make([]*report, len(c.parts))}
+	c.nextID++
+	for _, s := range c.g.Sources {
+		p := s.cp
+		if p.final != nil {
+			continue
+		}
+		select {
+		case p.trigger <- c.cur.id:
+		default:
+		}
+		p.nudge()
+	}
+	if c.complete(c.cur) {
+		if err := c.finish(c.cur.id, c.cur.start, false); err != nil {
+			return err
+		}
+		c.cur = nil
+	}
+	return nil
 }
 
 // complete reports whether every node has reported cur or ended.

@@ -36,6 +36,9 @@ const (
 	joinBackoff      = time.Second
 	leaveTimeout     = 5 * time.Second
 	maxHeartbeat     = 3 * time.Second
+	// revokeCommitWait bounds the wait for a checkpoint before giving
+	// the partitions up on a rebalance (and at most half the session).
+	revokeCommitWait = 10 * time.Second
 	protocolType     = "consumer"
 )
 
@@ -121,6 +124,9 @@ func (s *Source) runGroup(ctx context.Context) error {
 		first = false
 		done := s.assign(gen)
 		err = s.heartbeat(gen, client, session)
+		if errors.Is(err, kafka.RebalanceInProgress) && ctx.Err() == nil {
+			s.commitBeforeRevoke(gen, session)
+		}
 		gen.cancel()
 		<-done
 		switch {
@@ -402,4 +408,89 @@ func responseError(err error, throttle time.Duration) error {
 		return kafka.Error(code)
 	}
 	return nil
+}
+
+// revokeWait is a commit the group goroutine waits for before it gives
+// the partitions up: the offsets each partition must be committed to.
+type revokeWait struct {
+	target map[topicPartition]int64
+	done   chan struct{}
+}
+
+// AskCheckpoints implements connector.CheckpointAsker.
+func (s *Source) AskCheckpoints(ask func()) { s.ask = ask }
+
+// commitBeforeRevoke runs when the coordinator announces a rebalance,
+// which takes every partition of this member away (the eager protocol)
+// until the next generation hands some back. Before rejoining, it asks
+// the runtime for a checkpoint and waits, a bounded time, for its Commit:
+// still in this generation, which the broker accepts while it waits for
+// the members to rejoin, it commits what the sinks have of every row Read
+// returned so far. The partitions' next owners then start after those
+// rows instead of at the last checkpoint's offsets, and read none of
+// them again. Without an answer in time (a slow sink) the rebalance goes
+// on: those rows are read again (at least once), nothing is lost.
+func (s *Source) commitBeforeRevoke(gen *generation, session time.Duration) {
+	if s.ask == nil {
+		return
+	}
+	w := &revokeWait{target: map[topicPartition]int64{}, done: make(chan struct{})}
+	s.mu.Lock()
+	for tp, p := range s.parts {
+		if p.cur.Load() == nil {
+			continue
+		}
+		if next := p.next.Load(); next >= 0 && next > p.committed.Load() {
+			w.target[tp] = next
+		}
+	}
+	if len(w.target) > 0 {
+		s.revoke = w
+	}
+	s.mu.Unlock()
+	if len(w.target) == 0 {
+		return // everything read is committed already
+	}
+	defer func() {
+		s.mu.Lock()
+		s.revoke = nil
+		s.mu.Unlock()
+	}()
+	// Within the session, so that the member is still one when it
+	// commits; the group waits for it to rejoin meanwhile.
+	wait := min(session/2, revokeCommitWait)
+	s.ask()
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-w.done:
+		s.log.Info("kafka source: committed what the sinks have before the rebalance", "group", s.opts.groupID, "generation", gen.id, "partitions", len(w.target))
+	case <-t.C:
+		s.log.Warn("kafka source: no checkpoint completed before the rebalance; the rows read since the last commit are read again by the partitions' next owners", "group", s.opts.groupID, "waited", wait.String())
+	case <-gen.ctx.Done():
+	}
+}
+
+// committedUpTo records a successful commit of offs in generation gen,
+// and ends a revokeWait it satisfies. The caller holds no lock.
+func (s *Source) committedUpTo(offs map[string]map[int]int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for topic, parts := range offs {
+		for partition, off := range parts {
+			tp := topicPartition{topic, partition}
+			if p := s.parts[tp]; p != nil && off > p.committed.Load() {
+				p.committed.Store(off)
+			}
+			if w := s.revoke; w != nil {
+				if want, ok := w.target[tp]; ok && off >= want {
+					delete(w.target, tp)
+				}
+			}
+		}
+	}
+	if w := s.revoke; w != nil && len(w.target) == 0 {
+		close(w.done)
+		s.revoke = nil
+	}
 }

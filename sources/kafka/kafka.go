@@ -82,10 +82,14 @@
 // broker refuses while other members are in the group is logged and left
 // to the next checkpoint.
 //
-// A partition taken away by a rebalance stops at once: changes of it that
-// Read has not returned yet are dropped (its new owner reads them from the
-// committed offset), and Commit no longer commits it. Nothing undelivered
-// is committed, so a rebalance can duplicate rows, never lose them.
+// Told of a rebalance, the member first asks the runtime for a
+// checkpoint and waits a bounded time for its Commit, still in the old
+// generation (commitBeforeRevoke), so that the rows Read returned are
+// committed before the partitions move. Then the partitions stop: changes
+// of them that Read has not returned yet are dropped (their new owners
+// read them from the committed offset), and Commit no longer commits
+// them. Nothing undelivered is committed, so a rebalance can duplicate
+// rows (a checkpoint that misses the wait, a kill), never lose them.
 //
 // # Delivery
 //

@@ -149,7 +149,9 @@ func (s *Source) Commit(ctx context.Context, state []byte) error {
 	})
 	if err != nil {
 		s.log.Warn("kafka source: offsets not committed; the next checkpoint commits newer ones", "group", s.opts.groupID, "error", err.Error())
+		return nil
 	}
+	s.committedUpTo(commit)
 	return nil
 }
 

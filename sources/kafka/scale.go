@@ -141,6 +141,7 @@ func listShort(names []string) string {
 }
 
 var (
-	_ connector.RunAware     = (*Source)(nil)
-	_ connector.SharedSource = (*Source)(nil)
+	_ connector.RunAware        = (*Source)(nil)
+	_ connector.SharedSource    = (*Source)(nil)
+	_ connector.CheckpointAsker = (*Source)(nil)
 )

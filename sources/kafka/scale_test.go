@@ -71,3 +71,72 @@ func TestStatefulSourceRefusesAShareOfTheGroup(t *testing.T) {
 		t.Errorf("a read %v after the newcomer left, want id 9", got[0].Row)
 	}
 }
+
+// TestRebalanceCommitsWhatWasDeliveredFirst: told of a rebalance, a
+// member asks the runtime for a checkpoint and waits for its Commit
+// before it gives its partitions up; that commit, still in the old
+// generation, holds every row it read, so the partitions' next owner
+// starts after them and reads none of them again.
+func TestRebalanceCommitsWhatWasDeliveredFirst(t *testing.T) {
+	addr := testenv.Kafka(t)
+	topic := createTopic(t, addr, 4)
+	group := testenv.UniqueName(t, "g")
+	batch := func(from int) {
+		for i := from; i < from+40; i++ {
+			produce(t, addr, topic, msg(i%4, "", fmt.Sprintf(`{"id":%d}`, i)))
+		}
+	}
+	batch(0)
+	ts := testSource{schema: schemaOf(t, "id", "BIGINT")}
+	cfg := Config{Kafka: kafkaconf.Config{Brokers: []string{addr}}, Topic: []string{topic}, GroupID: group, Format: connector.FormatSpec{Type: "json"}}
+	cfg.GroupInstanceID = group + "-a"
+	a := ts.build(t, cfg)
+	asked := make(chan struct{}, 1)
+	a.AskCheckpoints(func() {
+		select {
+		case asked <- struct{}{}:
+		default:
+		}
+	})
+	ctx := testenv.Context(t, 90*time.Second)
+	if err := a.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { closeSource(t, a) })
+	readN(t, a, 40, 100) // delivered, not committed: no checkpoint yet
+
+	cfg.GroupInstanceID = group + "-b"
+	b := ts.open(t, cfg, nil)
+	// The runtime's part: a checkpoint (Position at the barrier, Commit
+	// once the sinks have the rows), on a's goroutine.
+	select {
+	case <-asked:
+	case <-time.After(30 * time.Second):
+		t.Fatal("a did not ask for a checkpoint on the rebalance within 30 s")
+	}
+	pos, err := a.Position()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Commit(ctx, pos); err != nil {
+		t.Fatal(err)
+	}
+	committed := groupOffsets(t, addr, group, topic, 4)
+	for p := range 4 {
+		if committed[p] != 10 {
+			t.Errorf("partition %d committed at %d before the rebalance, want 10 (all a read)", p, committed[p])
+		}
+	}
+	testenv.Eventually(t, 45*time.Second, "the partitions split between the members", func() error {
+		if oa, ob := a.owned(), b.owned(); len(oa) != 2 || len(ob) != 2 {
+			return fmt.Errorf("a owns %v, b owns %v", oa, ob)
+		}
+		return nil
+	})
+	batch(40)
+	for _, c := range readN(t, b, 20, 100) {
+		if id := c.Row[0].Int64(); id < 40 {
+			t.Errorf("b read id %d again, which a had delivered before the rebalance", id)
+		}
+	}
+}

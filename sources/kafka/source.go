@@ -61,9 +61,13 @@ type Source struct {
 	// downstream that keeps state, if any (KeepsState).
 	runInfo    connector.RunInfo
 	keepsState string
-	pending    *fetched // a message left for the next Read
-	opened     bool
-	err        error // returned by every Read once set
+	// ask asks the runtime for a checkpoint (AskCheckpoints); revoke is
+	// the commit a rebalance waits for, under mu.
+	ask     func()
+	revoke  *revokeWait
+	pending *fetched // a message left for the next Read
+	opened  bool
+	err     error // returned by every Read once set
 
 	bytes atomic.Int64
 }
@@ -89,6 +93,8 @@ type part struct {
 	end int64
 	// hw is the partition's high watermark as last seen, for Lag.
 	hw atomic.Int64
+	// committed is the highest offset this run committed for it.
+	committed atomic.Int64
 	// cur is the reader now feeding the partition; nil when the
 	// partition is not (or no longer) ours. Messages of any other reader
 	// are stale.
