@@ -61,10 +61,9 @@
 //  1. a partition this run has already read (it came back after a
 //     rebalance): after what Read returned, or at the group's committed
 //     offset if another member got further;
-//  2. the position of a restored checkpoint, or the group's committed
-//     offset where that is further and no operator downstream keeps
-//     state (another process delivered those rows while this one was
-//     down);
+//  2. the position of a restored checkpoint; with group_shared, the
+//     group's committed offset where that is further (another process
+//     delivered those rows while this one was down);
 //  3. the group's committed offset. Unlike Flink, a committed offset wins
 //     over start: earliest/latest/timestamp, because several etld
 //     processes in one group hand partitions to each other on every

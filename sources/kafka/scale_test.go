@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/segmentio/kafka-go"
+
 	"github.com/etld/etld/internal/kafkaconf"
 	"github.com/etld/etld/internal/retry"
 	"github.com/etld/etld/internal/testenv"
@@ -138,5 +140,42 @@ func TestRebalanceCommitsWhatWasDeliveredFirst(t *testing.T) {
 		if id := c.Row[0].Int64(); id < 40 {
 			t.Errorf("b read id %d again, which a had delivered before the rebalance", id)
 		}
+	}
+}
+
+// TestRestoredOffsetAgainstCommitted: a restored checkpoint's offset wins
+// over the group's committed one, as in Flink, unless the group is
+// declared shared: there a further committed offset is where another
+// process delivered up to while this one was down.
+func TestRestoredOffsetAgainstCommitted(t *testing.T) {
+	addr := testenv.Kafka(t)
+	for _, shared := range []bool{false, true} {
+		t.Run(fmt.Sprint("shared=", shared), func(t *testing.T) {
+			topic := createTopic(t, addr, 1)
+			group := testenv.UniqueName(t, "g")
+			for i := range 8 {
+				produce(t, addr, topic, msg(0, "", fmt.Sprintf(`{"id":%d}`, i)))
+			}
+			// Another member's commit, made while this process was down.
+			client := &kafka.Client{Addr: kafka.TCP(addr), Timeout: 10 * time.Second}
+			res, err := client.OffsetCommit(testenv.Context(t, 30*time.Second), &kafka.OffsetCommitRequest{GroupID: group, GenerationID: -1,
+				Topics: map[string][]kafka.OffsetCommit{topic: {{Partition: 0, Offset: 5}}}})
+			if err == nil {
+				err = commitError(res)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			ts := testSource{schema: schemaOf(t, "id", "BIGINT")}
+			cfg := Config{Kafka: kafkaconf.Config{Brokers: []string{addr}}, Topic: []string{topic}, GroupID: group, GroupShared: shared, Format: connector.FormatSpec{Type: "json"}}
+			s := ts.open(t, cfg, fmt.Appendf(nil, `{"v":1,"offsets":{"%s/0":2}}`, topic))
+			want := int64(2)
+			if shared {
+				want = 5
+			}
+			if got := readN(t, s, 1, 1)[0].Row[0].Int64(); got != want {
+				t.Errorf("first id read %d, want %d", got, want)
+			}
+		})
 	}
 }

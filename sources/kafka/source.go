@@ -375,10 +375,12 @@ func (s *Source) startOffsets(ctx context.Context, tps []topicPartition, committ
 			}
 		case restored:
 			out[tp] = r
-			if hasCommit && c > r && s.keepsState == "" {
-				// Another process of the group delivered further while
-				// this one was down. With state, the restored state
-				// belongs with the restored offset.
+			if hasCommit && c > r && s.opts.shared && s.keepsState == "" {
+				// Another process of the shared group delivered further
+				// while this one was down. Elsewhere the checkpoint wins,
+				// as in Flink: a committed offset may come from anyone
+				// (a tool, an older run), and with state the restored
+				// state belongs with the restored offset.
 				out[tp] = c
 			}
 		case hasCommit:
