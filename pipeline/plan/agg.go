@@ -256,7 +256,7 @@ func (q *queryBuilder) aggregate(sel *sql.Select, s *scope) (*Node, error) {
 		}
 		post[i] = &sql.SelectItem{Expr: e, Alias: alias}
 	}
-	aggScope := &scope{node: agg, name: s.name, table: s.table}
+	aggScope := &scope{node: agg, name: s.name, table: s.table, also: s.also}
 	var havingC *expr.Compiled
 	if having != nil {
 		h := replace(having)
