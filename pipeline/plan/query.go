@@ -307,10 +307,23 @@ func (q *queryBuilder) projection(items []*sql.SelectItem, s *scope, in *Node, f
 		}
 		src := -1
 		name := it.Alias.Name
-		if ref, ok := it.Expr.(*sql.ColumnRef); ok {
+		switch ref := it.Expr.(type) {
+		case *sql.ColumnRef:
+			if !ref.Table.IsZero() && !s.knows(ref.Table.Name) {
+				// r.f, a field of the ROW column r: named as the field,
+				// as Flink does.
+				if name == "" {
+					name = ref.Column.Name
+				}
+				break
+			}
 			src = in.Schema.Index(ref.Column.Name)
 			if name == "" && src >= 0 {
 				name = in.Schema.Fields[src].Name
+			}
+		case *sql.FieldAccess:
+			if name == "" {
+				name = ref.Field.Name
 			}
 		}
 		if name == "" {
