@@ -176,6 +176,9 @@ func (c *compiler) index(e *sql.Index) (*node, error) {
 		if !i.t.ID.Integral() && i.t.ID != row.Null {
 			return nil, errAt(e.Index.Pos(), "an ARRAY index must be an INT, not %s", typeName(i.t))
 		}
+		if i.konst && !i.val.IsNull() && i.val.Int64() < 1 {
+			return nil, errAt(e.Index.Pos(), "an ARRAY index starts at 1, not %d (Flink refuses it too)", i.val.Int64())
+		}
 		ie := i.eval
 		return c.finish(e, x.t.Elem().Nullable(), func(r row.Row) (row.Value, error) {
 			v, err := ev(r)
