@@ -85,33 +85,6 @@ func decodeNested(s string, i int, t row.Type) (row.Value, int, error) {
 	return row.NullValue, end, mismatch(s[i:end], t, describe(s, i))
 }
 
-// walkArray reads the array at s[i], calling fn with the offset of each
-// element (after blanks); fn consumes it and returns the offset after it.
-func walkArray(s string, i int, fn func(v int) (int, error)) (int, error) {
-	i = SkipSpace(s, i+1)
-	if i < len(s) && s[i] == ']' {
-		return i + 1, nil
-	}
-	for {
-		end, err := fn(i)
-		if err != nil {
-			return end, err
-		}
-		i = SkipSpace(s, end)
-		if i >= len(s) {
-			return i, syntaxErr(s, i, "unterminated array")
-		}
-		switch s[i] {
-		case ',':
-			i = SkipSpace(s, i+1)
-		case ']':
-			return i + 1, nil
-		default:
-			return i, syntaxErr(s, i, "expected ',' or ']' in an array, got %s", describe(s, i))
-		}
-	}
-}
-
 // appendNested writes a composite value: an array, or an object for a
 // MAP (keys as their text) and a ROW (fields by name).
 func (c *Codec) appendNested(dst []byte, v row.Value, t row.Type) []byte {
