@@ -262,6 +262,8 @@ func operatorName(k NodeKind) string {
 		return "scan"
 	case UnionNode:
 		return "union"
+	case UnnestNode:
+		return "unnest"
 	}
 	return fmt.Sprintf("node%d", k)
 }

@@ -155,6 +155,13 @@ func (p *Plan) operator(n *Node, transform string) (runtime.Operator, error) {
 		return runtime.NewDistinct(), nil
 	case WindowAggNode:
 		return runtime.NewWindowAgg(*n.window, n.keys, n.aggs, runtime.WindowOptions{Batch: n.batch}), nil
+	case UnnestNode:
+		u := *n.unnest
+		u.Transform = transform
+		if src := n.scan(); src != nil {
+			u.Reject = src.policy.Reject
+		}
+		return &u, nil
 	}
 	return nil, fmt.Errorf("plan: no operator for node %q", n.Label)
 }

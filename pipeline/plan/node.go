@@ -17,6 +17,9 @@ const (
 	DistinctNode
 	// UnionNode merges Inputs (UNION ALL); Input is nil.
 	UnionNode
+	// UnnestNode joins each input row with the elements of one of its
+	// ARRAY or MAP values (CROSS JOIN UNNEST).
+	UnnestNode
 )
 
 // Node is one operator of the logical plan. A node read by several
@@ -44,6 +47,9 @@ type Node struct {
 	aggs   []runtime.AggCall // GroupAggNode, WindowAggNode
 	window *runtime.WindowSpec
 	batch  bool
+
+	unnest   *runtime.Unnest // UnnestNode: a template, copied per run
+	unnestOf *expr.Compiled  // UnnestNode: the unnested expression
 }
 
 // scan returns the scan at the bottom of n's input chain, whose on_error

@@ -351,7 +351,7 @@ func (b *builder) checkMetadata(s *spec.Source, conn connector.Source) {
 			}
 			continue
 		}
-		if t.ID != c.Type.ID {
+		if t.ID != c.Type.ID || (t.ID.Nested() && t.Nullable() != c.Type.Nullable()) {
 			b.errs.Addf(c.Pos, c.Path, "column %q: metadata %q is %s, declared %s", c.Name, c.Metadata, t, c.Type)
 		}
 	}

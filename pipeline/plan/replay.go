@@ -41,6 +41,10 @@ func replayOf(t *Table) connector.Replay {
 			if c := firstClock(append([]*expr.Compiled{n.filter}, n.project...)); c != "" {
 				return no("%s calls %s, which reads the clock or is random", n.Label, c)
 			}
+		case UnnestNode:
+			if c := firstClock([]*expr.Compiled{n.unnestOf}); c != "" {
+				return no("%s calls %s, which reads the clock or is random", n.Label, c)
+			}
 		case GroupAggNode, DistinctNode:
 			return no("%s keeps state: its results depend on how the inputs interleave, which a restored run may change", n.Label)
 		case WindowAggNode:

@@ -72,6 +72,14 @@ func rewrite(e sql.Expr, f func(sql.Expr) (sql.Expr, bool)) sql.Expr {
 		c := *n
 		c.X = rw(n.X)
 		return &c
+	case *sql.Index:
+		c := *n
+		c.X, c.Index = rw(n.X), rw(n.Index)
+		return &c
+	case *sql.FieldAccess:
+		c := *n
+		c.X = rw(n.X)
+		return &c
 	}
 	return e
 }

@@ -188,6 +188,7 @@ const (
 	metaOffset    = "offset"
 	metaTimestamp = "timestamp"
 	metaKey       = "key"
+	metaHeaders   = "headers"
 )
 
 var metadataTypes = map[string]row.Type{
@@ -196,6 +197,9 @@ var metadataTypes = map[string]row.Type{
 	metaOffset:    row.Of(row.BigInt),
 	metaTimestamp: row.Of(row.TimestampLTZ),
 	metaKey:       row.Of(row.Bytes),
+	// Flink's headers: MAP<STRING, BYTES>; a key sent twice keeps its
+	// last value, as Flink's HashMap.put does.
+	metaHeaders: row.MapOf(row.Of(row.String), row.Of(row.Bytes)),
 }
 
 // Timing of reads. linger is how long Read waits for more messages once it
