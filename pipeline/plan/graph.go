@@ -155,6 +155,10 @@ func (p *Plan) operator(n *Node, transform string) (runtime.Operator, error) {
 		return runtime.NewDistinct(), nil
 	case WindowAggNode:
 		return runtime.NewWindowAgg(*n.window, n.keys, n.aggs, runtime.WindowOptions{Batch: n.batch}), nil
+	case RankNode:
+		return runtime.NewTopN(*n.rank), nil
+	case DedupNode:
+		return runtime.NewDedup(*n.dedup), nil
 	}
 	return nil, fmt.Errorf("plan: no operator for node %q", n.Label)
 }

@@ -17,6 +17,9 @@ const (
 	DistinctNode
 	// UnionNode merges Inputs (UNION ALL); Input is nil.
 	UnionNode
+	// RankNode is a Top-N, DedupNode a deduplication (rank.go).
+	RankNode
+	DedupNode
 )
 
 // Node is one operator of the logical plan. A node read by several
@@ -44,6 +47,9 @@ type Node struct {
 	aggs   []runtime.AggCall // GroupAggNode, WindowAggNode
 	window *runtime.WindowSpec
 	batch  bool
+
+	rank  *runtime.RankSpec  // RankNode
+	dedup *runtime.DedupSpec // DedupNode
 }
 
 // scan returns the scan at the bottom of n's input chain, whose on_error
