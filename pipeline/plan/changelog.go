@@ -154,9 +154,9 @@ func rankMode(partition []int, rowNumber, top1 bool, rnCol int, in Changelog, ba
 	return out
 }
 
-// dedupMode: deduplication is keyed by its partition key; keep-first on
-// processing time is insert-only, keep-last and event-time keep-first
-// update the kept row (insert-only in batch execution).
+// dedupMode: deduplication is keyed by its partition key; keep-first is
+// insert-only (on event time it emits at the watermark), keep-last
+// updates the kept row (insert-only in batch execution).
 func dedupMode(key []int, updating, batch bool) Changelog {
 	return Changelog{Updating: updating && !batch, Key: key, HasKey: true}
 }

@@ -279,7 +279,12 @@ func (q *queryBuilder) rankNode(calc *Node, spec runtime.RankSpec, over *sql.Ove
 		}
 		n.Kind = DedupNode
 		n.dedup = &runtime.DedupSpec{Key: spec.Partition, TimeCol: spec.Order[0].Col, RowTime: rowTime, KeepLast: keepLast, Batch: spec.Batch}
-		n.Mode = dedupMode(spec.Partition, keepLast || rowTime, spec.Batch)
+		n.Mode = dedupMode(spec.Partition, keepLast, spec.Batch)
+		if rowTime && !keepLast {
+			// Rows leave at the watermark, insert-only: the time
+			// attribute survives, as in Flink.
+			n.TimeAttr = calc.TimeAttr
+		}
 		n.Label = fmt.Sprintf("Deduplicate(keep=%s, key=%s, order=%s)", keep, part, order)
 		return n
 	}

@@ -31,14 +31,6 @@ func TestDedupChangelog(t *testing.T) {
 			{"+I[b, t, 1970-01-01T00:00:02Z]"},
 			{"-U[a, s, 1970-01-01T00:00:05Z]", "+U[a, u, 1970-01-01T00:00:02Z]"},
 		}},
-		// Event time: the earliest row wins, whenever it arrives.
-		{"rowtime keep first", DedupSpec{Key: []int{0}, TimeCol: 2, RowTime: true}, [][]string{
-			{"+I[a, p, 1970-01-01T00:00:03Z]"},
-			{"-U[a, p, 1970-01-01T00:00:03Z]", "+U[a, q, 1970-01-01T00:00:01Z]"},
-			nil, nil,
-			{"+I[b, t, 1970-01-01T00:00:02Z]"},
-			nil,
-		}},
 		// The latest row wins; a tie goes to the later arrival.
 		{"rowtime keep last", DedupSpec{Key: []int{0}, TimeCol: 2, RowTime: true, KeepLast: true}, [][]string{
 			{"+I[a, p, 1970-01-01T00:00:03Z]"},
@@ -111,5 +103,58 @@ func TestDedupBatch(t *testing.T) {
 	}
 	if err := d.Process(aggBatch(del("a", "y", ltzSec(4))), &out); err == nil {
 		t.Error("a -D was accepted")
+	}
+}
+
+// TestDedupKeepFirstOnEventTime: rows wait for the watermark, the earliest
+// per key wins, late rows are dropped and counted, and the waiting state
+// survives a checkpoint.
+func TestDedupKeepFirstOnEventTime(t *testing.T) {
+	spec := DedupSpec{Key: []int{0}, TimeCol: 2, RowTime: true}
+	d := NewDedup(spec)
+	var out aggOut
+	step := func(d *Dedup, wm int64, cs ...row.Change) []string {
+		t.Helper()
+		if err := d.Process(aggBatch(cs...), &out); err != nil {
+			t.Fatal(err)
+		}
+		if wm != 0 {
+			if err := d.Watermark(wm, &out); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return out.take()
+	}
+	if got := step(d, 0, ins("a", "p", ltzSec(3)), ins("a", "q", ltzSec(1)), ins("a", "r", ltzSec(5)), ins("b", "t", ltzSec(2))); got != nil {
+		t.Fatalf("emitted %q before the watermark", got)
+	}
+	want := []string{"+I[a, q, 1970-01-01T00:00:01Z]", "+I[b, t, 1970-01-01T00:00:02Z]"}
+	if got := step(d, 2_000_000); !slices.Equal(got, want) {
+		t.Errorf("watermark 2s: got %q, want %q", got, want)
+	}
+	// c at 1s and a at 0s are late; a at 4s comes after a's result.
+	if got := step(d, 0, ins("c", "u", ltzSec(1)), ins("a", "v", ltzSec(0)), ins("a", "w", ltzSec(4)), ins("c", "x", ltzSec(6)), ins("c", "y", ltzSec(5))); got != nil {
+		t.Fatalf("emitted %q", got)
+	}
+	if n, why := d.Dropped(); n != 2 || why != "late" {
+		t.Errorf("dropped %d %s, want 2 late", n, why)
+	}
+	snap, err := d.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewDedup(spec)
+	if err := r.Restore(snap); err != nil {
+		t.Fatal(err)
+	}
+	if r.StateEntries() != 3 {
+		t.Errorf("restored %d entries, want 3 (a and b done, c waiting)", r.StateEntries())
+	}
+	if got := step(r, 0, ins("b", "z", ltzSec(3))); got != nil {
+		t.Errorf("a key already emitted emitted again: %q", got)
+	}
+	want = []string{"+I[c, y, 1970-01-01T00:00:05Z]"}
+	if got := step(r, MaxWatermark); !slices.Equal(got, want) {
+		t.Errorf("final watermark: got %q, want %q", got, want)
 	}
 }
