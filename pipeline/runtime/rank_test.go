@@ -231,3 +231,10 @@ func TestTopNRefusesRetractionInAppendMode(t *testing.T) {
 		t.Error("a -D into an insert-only Top-N was accepted")
 	}
 }
+
+// changes returns and clears the recorded changes as row changes.
+func (o *aggOut) changes() []row.Change {
+	cs := o.rows
+	o.rows, o.lines = nil, nil
+	return cs
+}
