@@ -169,3 +169,12 @@ func containsAll(set, sub []int) bool {
 	}
 	return true
 }
+
+// windowRankMode: a window Top-N or deduplication is insert-only, keyed as
+// rankMode keys a ROW_NUMBER (the partition holds window_start and
+// window_end).
+func windowRankMode(partition []int, top1 bool, rnCol int, in Changelog) Changelog {
+	c := rankMode(partition, true, top1, rnCol, in, true)
+	c.Updating = false
+	return c
+}

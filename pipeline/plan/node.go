@@ -20,6 +20,10 @@ const (
 	// RankNode is a Top-N, DedupNode a deduplication (rank.go).
 	RankNode
 	DedupNode
+	// WindowTableNode reads a window TVF as rows, WindowRankNode is a
+	// window Top-N or deduplication (window_rank.go).
+	WindowTableNode
+	WindowRankNode
 )
 
 // Node is one operator of the logical plan. A node read by several
@@ -50,6 +54,9 @@ type Node struct {
 
 	rank  *runtime.RankSpec  // RankNode
 	dedup *runtime.DedupSpec // DedupNode
+
+	windowTable *runtime.WindowTable    // WindowTableNode
+	windowRank  *runtime.WindowRankSpec // WindowRankNode
 }
 
 // scan returns the scan at the bottom of n's input chain, whose on_error

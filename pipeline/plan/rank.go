@@ -99,8 +99,10 @@ func (q *queryBuilder) topN(sel *sql.Select, sub *sql.SubqueryRef, inner *sql.Se
 	if err != nil {
 		return nil, nil, err
 	}
+	tvfTime := "" // the time column of a window TVF read directly
 	if s.window != nil {
-		return nil, nil, errAt(s.window.At, "Top-N directly over a window table function is not supported yet; rank the result of a window aggregate (GROUP BY window_start, window_end, ...)")
+		tvfTime = s.node.Schema.Fields[s.windowSpec.TimeCol].Name
+		s = q.windowTable(s)
 	}
 	var filter *expr.Compiled
 	if inner.Where != nil {
@@ -194,7 +196,28 @@ func (q *queryBuilder) topN(sel *sql.Select, sub *sql.SubqueryRef, inner *sql.Se
 			procTime = procTimeCol(s.node, j)
 		}
 	}
-	node := q.rankNode(calc, spec, over, rnName, partNames, orderNames, procTime)
+	var node *Node
+	if endCol := windowEnd(over, spec); endCol >= 0 && !calc.Mode.Updating && windowed(calc) {
+		timeCol := -1
+		if tvfTime != "" {
+			timeCol = calc.Schema.Index(tvfTime)
+			if len(orderNames) == 1 && strings.EqualFold(keyText(over.Window.OrderBy[0].X, orderNames[0]), tvfTime) {
+				timeCol = spec.Order[0].Col
+			}
+		}
+		if kind != runtime.RowNumber {
+			return nil, nil, errAt(over.Call.At, "a window Top-N ranks with ROW_NUMBER(), as in Flink")
+		}
+		partText, orderText := rankTexts(over, partNames, orderNames)
+		if node, err = q.windowRankNode(calc, spec, endCol, timeCol, rnName, partText, orderText); err != nil {
+			return nil, nil, err
+		}
+	} else {
+		if tvfTime != "" {
+			return nil, nil, errAt(over.Window.At, "a Top-N over a window table function partitions by window_start and window_end (PARTITION BY window_start, window_end, ...), as Flink's window Top-N does")
+		}
+		node = q.rankNode(calc, spec, over, rnName, partNames, orderNames, procTime)
+	}
 
 	// The second Calc: the subquery's columns in its order, by position
 	// in the first (a star stands for the input's columns).
@@ -253,21 +276,7 @@ func (q *queryBuilder) rankNode(calc *Node, spec runtime.RankSpec, over *sql.Ove
 		fields = append(fields, row.Field{Name: rnName, Type: row.Type{ID: row.BigInt, NotNull: true}})
 	}
 	n := &Node{Input: calc, Schema: row.NewSchema(fields...), TimeAttr: -1, Bounded: calc.Bounded}
-	orderText := make([]string, len(orderNames))
-	for i, o := range over.Window.OrderBy {
-		orderText[i] = keyText(o.X, orderNames[i])
-		if o.Desc {
-			orderText[i] += " DESC"
-		}
-		if o.Nulls != sql.NullsDefault {
-			orderText[i] += map[bool]string{true: " NULLS FIRST", false: " NULLS LAST"}[o.NullsFirst()]
-		}
-	}
-	partText := make([]string, len(partNames))
-	for i, e := range over.Window.PartitionBy {
-		partText[i] = keyText(e, partNames[i])
-	}
-	part := "[" + strings.Join(partText, ", ") + "]"
+	part, orderText := rankTexts(over, partNames, orderNames)
 	if dd, keepLast, rowTime := dedupOf(calc, spec, procTime); dd {
 		keep := "FirstRow"
 		if keepLast {
@@ -311,6 +320,25 @@ func (q *queryBuilder) rankNode(calc *Node, spec runtime.RankSpec, over *sql.Ove
 	n.Label = fmt.Sprintf("Rank(%s%srankRange=[%d..%d], partitionBy=%s, orderBy=[%s]%s)",
 		strategy, rankType, spec.Start, spec.End, part, strings.Join(orderText, ", "), noNumber)
 	return n
+}
+
+// rankTexts are a rank's partition ([a, b]) and order keys for its label.
+func rankTexts(over *sql.Over, partNames, orderNames []string) (string, []string) {
+	orderText := make([]string, len(orderNames))
+	for i, o := range over.Window.OrderBy {
+		orderText[i] = keyText(o.X, orderNames[i])
+		if o.Desc {
+			orderText[i] += " DESC"
+		}
+		if o.Nulls != sql.NullsDefault {
+			orderText[i] += map[bool]string{true: " NULLS FIRST", false: " NULLS LAST"}[o.NullsFirst()]
+		}
+	}
+	partText := make([]string, len(partNames))
+	for i, e := range over.Window.PartitionBy {
+		partText[i] = keyText(e, partNames[i])
+	}
+	return "[" + strings.Join(partText, ", ") + "]", orderText
 }
 
 // keyText names a partition or order key in a label: the column it is,
