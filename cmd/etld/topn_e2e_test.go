@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -28,15 +29,27 @@ b,r,7,7000
 
 // topNCases are queries over that input whose printed changelog must be
 // Flink's, change for change: each strategy, with and without the rank
-// number, a rank range, and deduplication on event time.
-var topNCases = []struct{ name, sql string }{
-	{"append_rank", "SELECT cat, item, amount, rn FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY cat ORDER BY amount DESC) AS rn FROM sales) WHERE rn <= 2"},
-	{"append_no_rank", "SELECT cat, item, amount FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY cat ORDER BY amount DESC) AS rn FROM sales) WHERE rn <= 2"},
-	{"append_range", "SELECT cat, item, amount, rn FROM (SELECT cat, item, amount, ROW_NUMBER() OVER (PARTITION BY cat ORDER BY amount ASC) AS rn FROM sales) WHERE rn BETWEEN 2 AND 3"},
-	{"retract_rank", "SELECT * FROM (SELECT cat, item, total, ROW_NUMBER() OVER (PARTITION BY cat ORDER BY total DESC) AS rn FROM (SELECT cat, item, SUM(amount) AS total FROM sales GROUP BY cat, item)) WHERE rn <= 2"},
-	{"retract_no_rank", "SELECT cat, item, total FROM (SELECT cat, item, total, ROW_NUMBER() OVER (PARTITION BY cat ORDER BY total DESC) AS rn FROM (SELECT cat, item, SUM(amount) AS total FROM sales GROUP BY cat, item)) WHERE rn <= 2"},
-	{"dedup_last_rowtime", "SELECT item, amount FROM (SELECT item, amount, ROW_NUMBER() OVER (PARTITION BY item ORDER BY event_time DESC) AS rn FROM sales) WHERE rn = 1"},
-	{"dedup_first_rowtime", "SELECT item, amount FROM (SELECT item, amount, ROW_NUMBER() OVER (PARTITION BY item ORDER BY event_time) AS rn FROM sales) WHERE rn = 1"},
+// number, a rank range, and deduplication on event time. Window Top-N and
+// batch results are compared as sorted lines: within one window (or at the
+// end of a batch run) the order of partitions is Flink's hash order.
+var topNCases = []struct {
+	name, sql     string
+	sorted, batch bool
+}{
+	{"append_rank", "SELECT cat, item, amount, rn FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY cat ORDER BY amount DESC) AS rn FROM sales) WHERE rn <= 2", false, false},
+	{"append_no_rank", "SELECT cat, item, amount FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY cat ORDER BY amount DESC) AS rn FROM sales) WHERE rn <= 2", false, false},
+	{"append_range", "SELECT cat, item, amount, rn FROM (SELECT cat, item, amount, ROW_NUMBER() OVER (PARTITION BY cat ORDER BY amount ASC) AS rn FROM sales) WHERE rn BETWEEN 2 AND 3", false, false},
+	{"retract_rank", "SELECT * FROM (SELECT cat, item, total, ROW_NUMBER() OVER (PARTITION BY cat ORDER BY total DESC) AS rn FROM (SELECT cat, item, SUM(amount) AS total FROM sales GROUP BY cat, item)) WHERE rn <= 2", false, false},
+	{"retract_no_rank", "SELECT cat, item, total FROM (SELECT cat, item, total, ROW_NUMBER() OVER (PARTITION BY cat ORDER BY total DESC) AS rn FROM (SELECT cat, item, SUM(amount) AS total FROM sales GROUP BY cat, item)) WHERE rn <= 2", false, false},
+	{"dedup_last_rowtime", "SELECT item, amount FROM (SELECT item, amount, ROW_NUMBER() OVER (PARTITION BY item ORDER BY event_time DESC) AS rn FROM sales) WHERE rn = 1", false, false},
+	{"dedup_first_rowtime", "SELECT item, amount FROM (SELECT item, amount, ROW_NUMBER() OVER (PARTITION BY item ORDER BY event_time) AS rn FROM sales) WHERE rn = 1", false, false},
+	{"window_topn_agg", "SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY total DESC) AS rn FROM (SELECT window_start, window_end, cat, SUM(amount) AS total FROM TABLE(TUMBLE(TABLE sales, DESCRIPTOR(event_time), INTERVAL '5' SECOND)) GROUP BY window_start, window_end, cat)) WHERE rn <= 1", true, false},
+	{"window_topn_hop", "SELECT window_start, window_end, item, amount, rn FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY amount DESC) AS rn FROM TABLE(HOP(TABLE sales, DESCRIPTOR(event_time), INTERVAL '2' SECOND, INTERVAL '4' SECOND))) WHERE rn <= 2", true, false},
+	{"window_topn_cumulate", "SELECT window_start, window_end, cat, item, amount FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end, cat ORDER BY amount DESC) AS rn FROM TABLE(CUMULATE(TABLE sales, DESCRIPTOR(event_time), INTERVAL '2' SECOND, INTERVAL '6' SECOND))) WHERE rn <= 1", true, false},
+	{"window_dedup_last", "SELECT window_start, item, amount FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end, item ORDER BY event_time DESC) AS rn FROM TABLE(TUMBLE(TABLE sales, DESCRIPTOR(event_time), INTERVAL '5' SECOND))) WHERE rn = 1", true, false},
+	{"window_dedup_first", "SELECT window_start, item, amount FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end, item ORDER BY event_time) AS rn FROM TABLE(TUMBLE(TABLE sales, DESCRIPTOR(event_time), INTERVAL '5' SECOND))) WHERE rn = 1", true, false},
+	{"batch_rank", "SELECT cat, item, amount, rk FROM (SELECT *, RANK() OVER (PARTITION BY cat ORDER BY amount DESC) AS rk FROM sales) WHERE rk <= 2", true, true},
+	{"batch_dense_rank", "SELECT cat, amount, rk FROM (SELECT cat, amount, DENSE_RANK() OVER (PARTITION BY cat ORDER BY amount) AS rk FROM sales) WHERE rk BETWEEN 2 AND 3", true, true},
 }
 
 func writeSales(t *testing.T, dir string) string {
@@ -69,7 +82,11 @@ func TestTopNMatchesFlink(t *testing.T) {
 	var scripts []string
 	for _, tc := range topNCases {
 		script := filepath.Join(dir, tc.name+".sql")
-		text := fmt.Sprintf(`CREATE TABLE sales (cat STRING, item STRING, amount BIGINT, ts BIGINT,
+		mode := ""
+		if tc.batch {
+			mode = "SET 'execution.runtime-mode' = 'batch';\n"
+		}
+		text := mode + fmt.Sprintf(`CREATE TABLE sales (cat STRING, item STRING, amount BIGINT, ts BIGINT,
   event_time AS TO_TIMESTAMP_LTZ(ts, 3), WATERMARK FOR event_time AS event_time - INTERVAL '5' SECOND)
   WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'csv');
 %s;
@@ -85,7 +102,11 @@ func TestTopNMatchesFlink(t *testing.T) {
 			if flink[i].Err != "" {
 				t.Fatalf("Flink failed: %s", flink[i].Err)
 			}
-			yaml := fmt.Sprintf("version: 1\nname: %s\n"+salesSource+"transforms:\n  - name: q\n    sql: %s\nsinks:\n  - name: out\n    from: q\n    type: print\n", tc.name, data, tc.sql)
+			execution := "streaming"
+			if tc.batch {
+				execution = "batch"
+			}
+			yaml := fmt.Sprintf("version: 1\nname: %s\nexecution: "+execution+"\n"+salesSource+"transforms:\n  - name: q\n    sql: %s\nsinks:\n  - name: out\n    from: q\n    type: print\n", tc.name, data, tc.sql)
 			path := filepath.Join(dir, tc.name+".yaml")
 			if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
 				t.Fatal(err)
@@ -94,11 +115,20 @@ func TestTopNMatchesFlink(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
+			if tc.sorted {
+				stdout, flink[i].Out = sortedLines(stdout), sortedLines(flink[i].Out)
+			}
 			if stdout != flink[i].Out {
 				t.Errorf("etld printed:\n%s\nFlink printed:\n%s", stdout, flink[i].Out)
 			}
 		})
 	}
+}
+
+func sortedLines(s string) string {
+	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	slices.Sort(lines)
+	return strings.Join(lines, "\n") + "\n"
 }
 
 // TestTopNIntoMySQL runs a Top-N (upsert key category + rn), a Top-N over
