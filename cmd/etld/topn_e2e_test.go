@@ -96,7 +96,7 @@ func TestTopNMatchesFlink(t *testing.T) {
 		}
 		scripts = append(scripts, script)
 	}
-	flink := testenv.RunFlink(t, 2*time.Minute, scripts...)
+	flink := testenv.RunFlink(t, 5*time.Minute, scripts...)
 	for i, tc := range topNCases {
 		t.Run(tc.name, func(t *testing.T) {
 			if flink[i].Err != "" {
