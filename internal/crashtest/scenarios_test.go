@@ -91,7 +91,7 @@ sinks:
 	},
 }
 
-// (a'') file -> GROUP BY -> Top-N (RetractStrategy) -> file in retract
+// (a3) file -> GROUP BY -> Top-N (RetractStrategy) -> file in retract
 // mode: the Rank's partitions, restored from its snapshots, must give a
 // byte-identical changelog.
 var fileTopNToFile = scenario{

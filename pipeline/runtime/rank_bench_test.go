@@ -7,8 +7,6 @@ import (
 	"github.com/etld/etld/pipeline/row"
 )
 
-
-
 // BenchmarkTopN is issue 16's top-3 per key over 100k keys (append-only
 // input) and keep-last deduplication over 1M keys, in 1024-row batches.
 //
