@@ -143,15 +143,17 @@ func TestTopNIntoMySQL(t *testing.T) {
 	t.Cleanup(func() { db.Close() })
 	dir := t.TempDir()
 	data := writeSales(t, dir)
-	top, best, last := testenv.UniqueName(t, "top"), testenv.UniqueName(t, "best"), testenv.UniqueName(t, "last")
+	top, best, last, first := testenv.UniqueName(t, "top"), testenv.UniqueName(t, "best"), testenv.UniqueName(t, "last"), testenv.UniqueName(t, "first")
 	t.Cleanup(func() {
-		for _, tab := range []string{top, best, last} {
+		for _, tab := range []string{top, best, last, first} {
 			db.Exec("DROP TABLE IF EXISTS " + tab)
 		}
 	})
 	yaml := fmt.Sprintf(`version: 1
 name: topn_mysql
-`+salesSource+`transforms:
+`+strings.Replace(salesSource, "    watermark:", "      - pt AS PROCTIME()\n    watermark:", 1)+`transforms:
+  - name: first_seen
+    sql: SELECT item, amount FROM (SELECT item, amount, ROW_NUMBER() OVER (PARTITION BY item ORDER BY pt) AS rn FROM sales) WHERE rn = 1
   - name: top2
     sql: SELECT cat, rn, item, amount FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY cat ORDER BY amount DESC) AS rn FROM sales) WHERE rn <= 2
   - name: best
@@ -181,7 +183,14 @@ sinks:
     dsn: ${TOPN_DSN}
     table: %s
     create_table: true
-`, data, top, best, last)
+  - name: first_db
+    from: first_seen
+    type: mysql
+    dsn: ${TOPN_DSN}
+    table: %s
+    create_table: true
+    key: [item]
+`, data, top, best, last, first)
 	path := filepath.Join(dir, "p.yaml")
 	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
@@ -197,6 +206,7 @@ sinks:
 		"last_db: mysql <- newest, mode=upsert on [item]",
 		"Rank(strategy=RetractStrategy, rankRange=[1..1], partitionBy=[cat], orderBy=[total DESC], outputRankNumber=false)",
 		"Deduplicate(keep=LastRow, key=[item], order=ROWTIME)",
+		"Deduplicate(keep=FirstRow, key=[item], order=PROCTIME), changelogMode=[I], upsertKey=[item]",
 	} {
 		if !strings.Contains(explain, want) {
 			t.Errorf("explain lacks %q:\n%s", want, explain)
@@ -209,6 +219,7 @@ sinks:
 		{top, "SELECT cat, rn, item, amount FROM %s ORDER BY cat, rn", "a,1,y,30 a,2,y,20 b,1,r,7 b,2,q,2"},
 		{best, "SELECT cat, item, total FROM %s ORDER BY cat", "a,y,50 b,r,7"},
 		{last, "SELECT item, amount FROM %s ORDER BY item", "q,2 r,7 w,5 x,10 y,20 z,15"},
+		{first, "SELECT item, amount FROM %s ORDER BY item", "q,1 r,7 w,5 x,10 y,20 z,15"},
 	} {
 		if got := queryRows(t, db, fmt.Sprintf(tc.query, tc.table)); got != tc.want {
 			t.Errorf("%s holds %q, want %q", tc.table, got, tc.want)
