@@ -162,6 +162,15 @@ func (p *Plan) operator(n *Node, transform string) (runtime.Operator, error) {
 			u.Reject = src.policy.Reject
 		}
 		return &u, nil
+	case RankNode:
+		return runtime.NewTopN(*n.rank), nil
+	case DedupNode:
+		return runtime.NewDedup(*n.dedup), nil
+	case WindowTableNode:
+		w := *n.windowTable
+		return &w, nil
+	case WindowRankNode:
+		return runtime.NewWindowRank(*n.windowRank), nil
 	}
 	return nil, fmt.Errorf("plan: no operator for node %q", n.Label)
 }

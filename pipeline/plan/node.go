@@ -20,6 +20,13 @@ const (
 	// UnnestNode joins each input row with the elements of one of its
 	// ARRAY or MAP values (CROSS JOIN UNNEST).
 	UnnestNode
+	// RankNode is a Top-N, DedupNode a deduplication (rank.go).
+	RankNode
+	DedupNode
+	// WindowTableNode reads a window TVF as rows, WindowRankNode is a
+	// window Top-N or deduplication (window_rank.go).
+	WindowTableNode
+	WindowRankNode
 )
 
 // Node is one operator of the logical plan. A node read by several
@@ -50,6 +57,12 @@ type Node struct {
 
 	unnest   *runtime.Unnest // UnnestNode: a template, copied per run
 	unnestOf *expr.Compiled  // UnnestNode: the unnested expression
+
+	rank  *runtime.RankSpec  // RankNode
+	dedup *runtime.DedupSpec // DedupNode
+
+	windowTable *runtime.WindowTable    // WindowTableNode
+	windowRank  *runtime.WindowRankSpec // WindowRankNode
 }
 
 // scan returns the scan at the bottom of n's input chain, whose on_error
