@@ -18,6 +18,10 @@ type GroupAggOptions struct {
 	// MAX keep just the extreme instead of every value (Flink's
 	// needRetraction = false). A retraction is then an error.
 	InsertOnly bool
+	// MiniBatch: streaming mode emits, per input batch, one net change
+	// per key the batch touched instead of one per input change
+	// (groupagg_minibatch.go; the pipeline's mini_batch option).
+	MiniBatch bool
 }
 
 // GroupAgg is GROUP BY without a window (Flink's GroupAggFunction). It
@@ -46,6 +50,7 @@ type GroupAgg struct {
 	next    []row.Value
 	arena   rowArena
 	dropped int64
+	mb      miniBatch
 }
 
 // NewGroupAgg builds the operator. keys and aggregate arguments are input
@@ -101,6 +106,9 @@ func (g *GroupAgg) Process(in *row.Batch, out Emitter) error {
 	if g.err != nil {
 		return g.err
 	}
+	if g.opt.MiniBatch && !g.opt.Batch {
+		return g.processMiniBatch(in, out)
+	}
 	tr := trackerOf(in, out)
 	for i := range in.Changes {
 		c := &in.Changes[i]
@@ -116,11 +124,11 @@ func (g *GroupAgg) Process(in *row.Batch, out Emitter) error {
 
 func (g *GroupAgg) change(k row.Kind, r row.Row, out Emitter) error {
 	if len(r) < g.width {
-		return fmt.Errorf("row has %d columns, want at least %d", len(r), g.width)
+		return errWidth(len(r), g.width)
 	}
 	add := k.IsAdd()
 	if !add && g.opt.InsertOnly {
-		return fmt.Errorf("input planned as insert-only carries a %s change", k)
+		return errInsertOnly(k)
 	}
 	if err := g.st.check(r); err != nil {
 		return err
@@ -163,6 +171,14 @@ func (g *GroupAgg) change(k row.Kind, r row.Row, out Emitter) error {
 	out.Emit(row.UpdateBefore, g.output(r, g.prev))
 	out.Emit(row.UpdateAfter, g.output(r, g.next))
 	return nil
+}
+
+func errWidth(have, want int) error {
+	return fmt.Errorf("row has %d columns, want at least %d", have, want)
+}
+
+func errInsertOnly(k row.Kind) error {
+	return fmt.Errorf("input planned as insert-only carries a %s change", k)
 }
 
 func (g *GroupAgg) drop(id int32) {

@@ -1,0 +1,170 @@
+package runtime
+
+import (
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/etld/etld/pipeline/row"
+)
+
+func TestGroupAggMiniBatch(t *testing.T) {
+	countSumMax := []AggCall{
+		{Func: CountStar, Arg: -1},
+		{Func: Sum, Arg: 1, ArgType: tBigInt},
+		{Func: Max, Arg: 1, ArgType: tBigInt},
+	}
+	mb := GroupAggOptions{MiniBatch: true}
+	runGroupAggCases(t, []groupAggCase{{
+		name: "one change per key per batch",
+		keys: []int{0}, aggs: countSumMax, opt: mb,
+		batches: [][]row.Change{
+			{aggChange(I, "a", 1), aggChange(I, "b", 10), aggChange(I, "a", 5)},
+			{aggChange(I, "a", 2), aggChange(I, "b", 1), aggChange(I, "a", 3)},
+		},
+		want: [][]string{
+			{"+I[a, 2, 6, 5]", "+I[b, 1, 10, 10]"},
+			{"-U[a, 2, 6, 5]", "+U[a, 4, 11, 5]", "-U[b, 1, 10, 10]", "+U[b, 2, 11, 10]"},
+		},
+	}, {
+		name: "updating input: the -U/+U pair of one row folds",
+		keys: []int{0}, aggs: countSumMax, opt: mb,
+		batches: [][]row.Change{
+			{aggChange(I, "a", 1), aggChange(I, "a", 7)},
+			{aggChange(UB, "a", 7), aggChange(UA, "a", 3)},
+			{aggChange(UB, "a", 3), aggChange(UA, "a", 3)},
+			{aggChange(D, "a", 1), aggChange(D, "a", 3)},
+		},
+		want: [][]string{
+			{"+I[a, 2, 8, 7]"},
+			{"-U[a, 2, 8, 7]", "+U[a, 2, 4, 3]"},
+			nil, // the result came back: nothing
+			{"-D[a, 2, 4, 3]"},
+		},
+	}, {
+		name: "a key deleted and inserted again within a batch",
+		keys: []int{0}, aggs: countSumMax, opt: mb,
+		batches: [][]row.Change{
+			{aggChange(I, "a", 1)},
+			{aggChange(D, "a", 1), aggChange(I, "b", 2), aggChange(I, "a", 4)},
+			{aggChange(I, "c", 1), aggChange(D, "c", 1)},
+		},
+		want: [][]string{
+			{"+I[a, 1, 1, 1]"},
+			{"-D[a, 1, 1, 1]", "+I[b, 1, 2, 2]", "+I[a, 1, 4, 4]"},
+			nil,
+		},
+	}, {
+		name: "retraction of a key without state is dropped",
+		keys: []int{0}, aggs: countSumMax, opt: mb,
+		batches: [][]row.Change{{aggChange(D, "ghost", 1), aggChange(I, "a", 1)}},
+		want:    [][]string{{"+I[a, 1, 1, 1]"}},
+		dropped: 1,
+	}, {
+		name: "batch mode ignores it",
+		keys: []int{0}, aggs: countSumMax, opt: GroupAggOptions{MiniBatch: true, Batch: true},
+		batches: [][]row.Change{{aggChange(I, "a", 1), aggChange(I, "a", 2)}},
+		want:    [][]string{nil},
+		finish:  []string{"+I[a, 2, 3, 2]"},
+	}})
+}
+
+// TestGroupAggMiniBatchFoldsToTheSameTable feeds random changelogs (with
+// retractions, deletes of whole keys, ghosts) cut into random batches to
+// GroupAgg with and without mini-batch: after each batch both outputs,
+// folded into tables, must be equal, every -U/-D must retract the row the
+// table holds, and mini-batch must not emit more changes.
+func TestGroupAggMiniBatchFoldsToTheSameTable(t *testing.T) {
+	aggs := []AggCall{
+		{Func: CountStar, Arg: -1},
+		{Func: Sum, Arg: 1, ArgType: tBigInt},
+		{Func: Max, Arg: 1, ArgType: tBigInt},
+		{Func: Min, Arg: 1, ArgType: tBigInt},
+		{Func: Count, Arg: 1, ArgType: tBigInt},
+	}
+	var plainTotal, miniTotal int
+	for seed := range uint64(200) {
+		rng := rand.New(rand.NewPCG(seed, 7))
+		plain := NewGroupAgg([]int{0}, aggs, GroupAggOptions{})
+		mini := NewGroupAgg([]int{0}, aggs, GroupAggOptions{MiniBatch: true})
+		pt, mt := foldTable{}, foldTable{}
+		var live []row.Row // rows inserted and not yet retracted
+		keys := 1 + rng.IntN(8)
+		for b := range 20 {
+			var batch []row.Change
+			for range 1 + rng.IntN(12) {
+				switch p := rng.IntN(10); {
+				case p < 5 || len(live) == 0:
+					var v row.Value = row.BigIntValue(int64(rng.IntN(20) - 5))
+					if rng.IntN(6) == 0 {
+						v = row.NullValue
+					}
+					r := row.Row{row.StringValue(fmt.Sprint("k", rng.IntN(keys))), v}
+					live = append(live, r)
+					batch = append(batch, row.Change{Kind: []row.Kind{I, UA}[rng.IntN(2)], Row: r})
+				case p < 9:
+					j := rng.IntN(len(live))
+					batch = append(batch, row.Change{Kind: []row.Kind{D, UB}[rng.IntN(2)], Row: live[j]})
+					live = slices.Delete(live, j, j+1)
+				default: // a retraction of a key that never had state
+					batch = append(batch, row.Change{Kind: D, Row: row.Row{row.StringValue("ghost"), row.BigIntValue(1)}})
+				}
+			}
+			po, mo := &aggOut{}, &aggOut{}
+			if err := plain.Process(aggBatch(batch...), po); err != nil {
+				t.Fatalf("seed %d batch %d: plain: %v", seed, b, err)
+			}
+			if err := mini.Process(aggBatch(batch...), mo); err != nil {
+				t.Fatalf("seed %d batch %d: mini-batch: %v", seed, b, err)
+			}
+			pc, mc := po.changes(), mo.changes()
+			plainTotal += len(pc)
+			miniTotal += len(mc)
+			if len(mc) > len(pc) {
+				t.Fatalf("seed %d batch %d: mini-batch emitted %d changes, plain %d", seed, b, len(mc), len(pc))
+			}
+			if err := pt.apply(pc); err != nil {
+				t.Fatalf("seed %d batch %d: plain: %v", seed, b, err)
+			}
+			if err := mt.apply(mc); err != nil {
+				t.Fatalf("seed %d batch %d: mini-batch: %v\n%v", seed, b, err, mc)
+			}
+			if !maps.Equal(pt, mt) {
+				t.Fatalf("seed %d batch %d: tables differ\nplain %v\nmini  %v", seed, b, pt, mt)
+			}
+		}
+		pd, _ := plain.Dropped()
+		md, _ := mini.Dropped()
+		if pd != md || plain.Groups() != mini.Groups() {
+			t.Fatalf("seed %d: dropped %d/%d groups %d/%d", seed, pd, md, plain.Groups(), mini.Groups())
+		}
+	}
+	if miniTotal >= plainTotal {
+		t.Errorf("mini-batch emitted %d changes over all seeds, plain %d: nothing folded", miniTotal, plainTotal)
+	}
+	t.Logf("changes: plain %d, mini-batch %d", plainTotal, miniTotal)
+}
+
+// foldTable is a changelog folded into a table: key column -> row.
+type foldTable map[string]string
+
+func (ft foldTable) apply(cs []row.Change) error {
+	for _, c := range cs {
+		k, s := c.Row[0].String(), row.Change{Kind: I, Row: c.Row}.String()
+		switch c.Kind {
+		case I, UA:
+			if _, ok := ft[k]; ok {
+				return fmt.Errorf("%v: key %s already holds %s", c, k, ft[k])
+			}
+			ft[k] = s
+		case UB, D:
+			if ft[k] != s {
+				return fmt.Errorf("%v retracts a row the table does not hold (%q)", c, ft[k])
+			}
+			delete(ft, k)
+		}
+	}
+	return nil
+}
