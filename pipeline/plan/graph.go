@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/expr"
@@ -135,6 +136,16 @@ func (p *Plan) opOwners() (owners, transforms map[*Node]string) {
 	return owners, transforms
 }
 
+// A streaming GROUP BY with mini_batch holds up to miniBatchSize input
+// changes, or miniBatchLatency, before it emits the net change per key
+// (Flink's table.exec.mini-batch.size and allow-latency, which Flink
+// leaves to the user; these fold a 100k-key stream well and add at most
+// a quarter second).
+const (
+	miniBatchSize    = 50000
+	miniBatchLatency = 250 * time.Millisecond
+)
+
 func (p *Plan) operator(n *Node, transform string) (runtime.Operator, error) {
 	switch n.Kind {
 	case CalcNode:
@@ -147,10 +158,10 @@ func (p *Plan) operator(n *Node, transform string) (runtime.Operator, error) {
 		}
 		return c, nil
 	case GroupAggNode:
-		return runtime.NewGroupAgg(n.keys, n.aggs, runtime.GroupAggOptions{Batch: n.batch, InsertOnly: !n.Input.Mode.Updating, MiniBatch: p.Spec.MiniBatch}), nil
+		return runtime.NewGroupAgg(n.keys, n.aggs, runtime.GroupAggOptions{Batch: n.batch, InsertOnly: !n.Input.Mode.Updating, MiniBatch: p.Spec.MiniBatch, MiniBatchSize: miniBatchSize, MiniBatchLatency: miniBatchLatency}), nil
 	case DistinctNode:
 		if n.Input.Mode.Updating {
-			return runtime.NewGroupAgg(n.keys, nil, runtime.GroupAggOptions{Batch: n.batch, MiniBatch: p.Spec.MiniBatch}), nil
+			return runtime.NewGroupAgg(n.keys, nil, runtime.GroupAggOptions{Batch: n.batch, MiniBatch: p.Spec.MiniBatch, MiniBatchSize: miniBatchSize, MiniBatchLatency: miniBatchLatency}), nil
 		}
 		return runtime.NewDistinct(), nil
 	case WindowAggNode:

@@ -3,6 +3,7 @@ package runtime
 import (
 	"encoding/binary"
 	"fmt"
+	"time"
 
 	"github.com/etld/etld/pipeline/row"
 )
@@ -22,6 +23,12 @@ type GroupAggOptions struct {
 	// per key the batch touched instead of one per input change
 	// (groupagg_minibatch.go; the pipeline's mini_batch option).
 	MiniBatch bool
+	// MiniBatchSize: with MiniBatch, flush once this many input changes
+	// were applied (0: after every input batch); the node also flushes
+	// at barriers, at the end and every MiniBatchLatency (Flink's
+	// table.exec.mini-batch.size and allow-latency).
+	MiniBatchSize    int
+	MiniBatchLatency time.Duration
 }
 
 // GroupAgg is GROUP BY without a window (Flink's GroupAggFunction). It
@@ -212,8 +219,12 @@ func (g *GroupAgg) Watermark(int64, Emitter) error { return g.err }
 // Finish emits the batch-mode result: one +I per group, in slot order
 // (the order groups were first seen, when nothing was retracted).
 func (g *GroupAgg) Finish(out Emitter) error {
-	if g.err != nil || !g.opt.Batch {
+	if g.err != nil {
 		return g.err
+	}
+	if !g.opt.Batch {
+		g.flushMiniBatch(nil, out)
+		return nil
 	}
 	if len(g.index) == 0 && len(g.keys) == 0 {
 		id := g.st.alloc("")

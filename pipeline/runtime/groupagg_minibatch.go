@@ -1,8 +1,19 @@
 package runtime
 
 import (
+	"time"
+
 	"github.com/etld/etld/pipeline/row"
 )
+
+// Flusher is an operator that holds output back (a mini-batch). The node
+// calls Flush before every snapshot (checkpoint barrier, end of input,
+// stop), so a snapshot never holds state whose changes were not emitted,
+// and every FlushEvery while its input is quiet.
+type Flusher interface {
+	Flush(out Emitter) error
+	FlushEvery() time.Duration
+}
 
 // Mini-batch (Flink's MiniBatchGroupAggFunction): with
 // GroupAggOptions.MiniBatch, GroupAgg applies every change of one input
@@ -26,10 +37,13 @@ type touched struct {
 	prev int     // offset of that result in miniBatch.prev
 	key  row.Row // an input row of the key, for the output's key columns
 	at   int     // the last input change of the key, for positions
+	seq  uint64  // the input batch of at
 }
 
 type miniBatch struct {
-	list []touched
+	seq     uint64 // input batches seen
+	pending int    // input changes applied since the last flush
+	list    []touched
 	mark []int32 // by slot: 1 + index in list for a key touched now, 0 otherwise
 	prev []row.Value
 }
@@ -43,10 +57,10 @@ func (g *GroupAgg) touch(id int32, had bool, r row.Row, i int) *touched {
 	}
 	if e := m.mark[id]; e != 0 {
 		t := &m.list[e-1]
-		t.key, t.at = r, i
+		t.key, t.at, t.seq = r, i, m.seq
 		return t
 	}
-	t := touched{id: id, had: had, prev: len(m.prev), key: r, at: i}
+	t := touched{id: id, had: had, prev: len(m.prev), key: r, at: i, seq: m.seq}
 	if had {
 		m.prev = append(m.prev, make([]row.Value, len(g.next))...)
 		g.st.results(id, m.prev[t.prev:t.prev+len(g.next)])
@@ -58,6 +72,8 @@ func (g *GroupAgg) touch(id int32, had bool, r row.Row, i int) *touched {
 
 // processMiniBatch is Process with mini-batch folding.
 func (g *GroupAgg) processMiniBatch(in *row.Batch, out Emitter) error {
+	g.mb.seq++
+	g.mb.pending += len(in.Changes)
 	for i := range in.Changes {
 		c := &in.Changes[i]
 		if err := g.miniChange(c.Kind, c.Row, i); err != nil {
@@ -65,8 +81,27 @@ func (g *GroupAgg) processMiniBatch(in *row.Batch, out Emitter) error {
 			return changeError("group aggregate", in, i, err)
 		}
 	}
-	g.flushMiniBatch(in, out)
+	if g.mb.pending >= g.opt.MiniBatchSize {
+		g.flushMiniBatch(in, out)
+	}
 	return nil
+}
+
+// Flush implements Flusher.
+func (g *GroupAgg) Flush(out Emitter) error {
+	if g.err != nil {
+		return g.err
+	}
+	g.flushMiniBatch(nil, out)
+	return nil
+}
+
+// FlushEvery implements Flusher: 0 for an operator without mini-batch.
+func (g *GroupAgg) FlushEvery() time.Duration {
+	if !g.opt.MiniBatch || g.opt.Batch {
+		return 0
+	}
+	return g.opt.MiniBatchLatency
 }
 
 func (g *GroupAgg) miniChange(k row.Kind, r row.Row, i int) error {
@@ -110,12 +145,20 @@ func (g *GroupAgg) miniChange(k row.Kind, r row.Row, i int) error {
 // order the keys were first touched.
 func (g *GroupAgg) flushMiniBatch(in *row.Batch, out Emitter) {
 	m := &g.mb
-	tr := trackerOf(in, out)
+	m.pending = 0
+	var tr tracker
+	if in != nil {
+		tr = trackerOf(in, out)
+	}
 	n := len(g.next)
 	for j := range m.list {
 		t := &m.list[j]
 		if tr != nil {
-			tr.at(t.at)
+			if t.seq == m.seq {
+				tr.at(t.at)
+			} else {
+				tr.at(-1) // a change of an earlier batch: no position to name
+			}
 		}
 		var prev []row.Value
 		if t.had {

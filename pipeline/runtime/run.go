@@ -155,15 +155,42 @@ func runOp(ctx context.Context, n *OpNode, in <-chan message, batchSize int, co 
 	// checkpoint; it never runs twice.
 	finished := n.cp.restored != nil && n.cp.restored.Ended
 	stop := false
+	// A Flusher (a mini-batch) is flushed before every snapshot and on a
+	// timer, so held changes wait at most its latency.
+	fl, _ := n.Op.(Flusher)
+	var tick <-chan time.Time
+	if fl != nil && fl.FlushEvery() > 0 {
+		t := time.NewTicker(fl.FlushEvery())
+		defer t.Stop()
+		tick = t.C
+	}
+	flush := func() error {
+		if fl == nil {
+			return nil
+		}
+		em.begin(nil)
+		return fl.Flush(em)
+	}
 	for {
 		var m message
 		var open bool
 		select {
 		case m, open = <-in:
+		case <-tick:
+			if err := flush(); err != nil {
+				return err
+			}
+			if err := n.sendAll(ctx, em.take()); err != nil {
+				return err
+			}
+			continue
 		case <-ctx.Done():
 			return context.Cause(ctx)
 		}
 		if !open {
+			if err := flush(); err != nil {
+				return err
+			}
 			if !stop && !finished {
 				em.begin(nil)
 				if err := n.Op.Finish(em); err != nil {
@@ -194,6 +221,10 @@ func runOp(ctx context.Context, n *OpNode, in <-chan message, batchSize int, co 
 		case msgWatermark:
 			em.begin(nil)
 			if err := n.Op.Watermark(m.watermark, em); err != nil {
+				return err
+			}
+		case msgBarrier:
+			if err := flush(); err != nil {
 				return err
 			}
 		case msgEnd:
