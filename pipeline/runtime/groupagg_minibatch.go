@@ -44,8 +44,8 @@ type miniBatch struct {
 	seq     uint64 // input batches seen
 	pending int    // input changes applied since the last flush
 	list    []touched
-	mark []int32 // by slot: 1 + index in list for a key touched now, 0 otherwise
-	prev []row.Value
+	mark    []int32 // by slot: 1 + index in list for a key touched now, 0 otherwise
+	prev    []row.Value
 }
 
 // entry returns the index of id's entry in list, creating one (with the
