@@ -149,9 +149,13 @@ func (s *logSink) Commit(_ context.Context, state []byte) error {
 
 // countGraph is feed -> GROUP BY key COUNT(*), SUM(v) -> sink.
 func countGraph(src *feedSource, sink *logSink) *Graph {
+	return countGraphWith(src, sink, GroupAggOptions{})
+}
+
+func countGraphWith(src *feedSource, sink *logSink, opt GroupAggOptions) *Graph {
 	g := &Graph{Name: "t"}
 	sn := &SourceNode{Node: Node{Name: "src", Kind: "source", Fingerprint: "feed"}, Source: src}
-	agg := NewGroupAgg([]int{0}, []AggCall{{Func: CountStar, Arg: -1}, {Func: Sum, Arg: 1, ArgType: tBigInt}}, GroupAggOptions{})
+	agg := NewGroupAgg([]int{0}, []AggCall{{Func: CountStar, Arg: -1}, {Func: Sum, Arg: 1, ArgType: tBigInt}}, opt)
 	op := &OpNode{Node: Node{Name: "agg", Kind: "transform", Fingerprint: "count"}, Input: &sn.Node, Op: agg}
 	g.Sources = []*SourceNode{sn}
 	g.Ops = []*OpNode{op}
