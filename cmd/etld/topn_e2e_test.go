@@ -106,9 +106,7 @@ func TestTopNMatchesFlink(t *testing.T) {
 			if tc.batch {
 				execution = "batch"
 			}
-			// Flink's script runs without mini-batch, so etld's per-change
-			// changelog is the one to compare (mini_batch folds it).
-			yaml := fmt.Sprintf("version: 1\nname: %s\nexecution: "+execution+"\nmini_batch: false\n"+salesSource+"transforms:\n  - name: q\n    sql: %s\nsinks:\n  - name: out\n    from: q\n    type: print\n", tc.name, data, tc.sql)
+			yaml := fmt.Sprintf("version: 1\nname: %s\nexecution: "+execution+"\n"+salesSource+"transforms:\n  - name: q\n    sql: %s\nsinks:\n  - name: out\n    from: q\n    type: print\n", tc.name, data, tc.sql)
 			path := filepath.Join(dir, tc.name+".yaml")
 			if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
 				t.Fatal(err)

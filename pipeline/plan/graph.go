@@ -160,10 +160,10 @@ func (p *Plan) operator(n *Node, transform string) (runtime.Operator, error) {
 		}
 		return c, nil
 	case GroupAggNode:
-		return runtime.NewGroupAgg(n.keys, n.aggs, runtime.GroupAggOptions{Batch: n.batch, InsertOnly: !n.Input.Mode.Updating, MiniBatch: p.Spec.MiniBatch, MiniBatchSize: miniBatchSize, MiniBatchLatency: miniBatchLatency}), nil
+		return runtime.NewGroupAgg(n.keys, n.aggs, runtime.GroupAggOptions{Batch: n.batch, InsertOnly: !n.Input.Mode.Updating, MiniBatch: p.Spec.MiniBatchAggregate, MiniBatchSize: miniBatchSize, MiniBatchLatency: miniBatchLatency}), nil
 	case DistinctNode:
 		if n.Input.Mode.Updating {
-			return runtime.NewGroupAgg(n.keys, nil, runtime.GroupAggOptions{Batch: n.batch, MiniBatch: p.Spec.MiniBatch, MiniBatchSize: miniBatchSize, MiniBatchLatency: miniBatchLatency}), nil
+			return runtime.NewGroupAgg(n.keys, nil, runtime.GroupAggOptions{Batch: n.batch, MiniBatch: p.Spec.MiniBatchAggregate, MiniBatchSize: miniBatchSize, MiniBatchLatency: miniBatchLatency}), nil
 		}
 		return runtime.NewDistinct(), nil
 	case WindowAggNode:

@@ -29,6 +29,13 @@ type Pipeline struct {
 	// MiniBatch folds the changes of one key within a batch before they
 	// reach an upsert sink (default true; `mini_batch: false` turns it off).
 	MiniBatch bool
+	// MiniBatchAggregate makes a streaming GROUP BY hold its output and
+	// emit one net change per key per mini-batch (default false:
+	// `mini_batch_aggregate: true`). Off by default because which
+	// intermediate changes survive depends on timing, and a run that
+	// starts over into an upsert or retract sink promises the same
+	// changelog as before.
+	MiniBatchAggregate bool
 
 	Sources    []*Source
 	Transforms []*Transform
@@ -275,7 +282,7 @@ func (p *parser) sql(n *yaml.Node, path, what string) *SQL {
 	return p.sqlIn(n, 0, text)
 }
 
-var topKeys = []string{"version", "name", "execution", "checkpoint_interval", "mini_batch", "sources", "transforms", "sinks", "tests"}
+var topKeys = []string{"version", "name", "execution", "checkpoint_interval", "mini_batch", "mini_batch_aggregate", "sources", "transforms", "sinks", "tests"}
 
 func (p *parser) pipeline(root *yaml.Node) *Pipeline {
 	pl := &Pipeline{File: p.file, Execution: "streaming", MiniBatch: true}
@@ -316,6 +323,15 @@ func (p *parser) pipeline(root *yaml.Node) *Pipeline {
 			pl.MiniBatch = false
 		default:
 			p.errs.Addf(p.pos(v), "mini_batch", "want true or false, got %s", kindName(v))
+		}
+	}
+	if v, ok := f["mini_batch_aggregate"]; ok {
+		switch p.str(v, "mini_batch_aggregate") {
+		case "true":
+			pl.MiniBatchAggregate = true
+		case "false":
+		default:
+			p.errs.Addf(p.pos(v), "mini_batch_aggregate", "want true or false, got %s", kindName(v))
 		}
 	}
 	// tables maps the lower-cased names of the sources and transforms

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -294,6 +295,35 @@ func TestParseFlowSchemaCutAtComma(t *testing.T) {
 		}
 		if got := p.Sources[0].Schema[0].Type.String(); got != "DECIMAL(10, 2)" {
 			t.Errorf("%q: type %s", schema, got)
+		}
+	}
+}
+
+func TestParseMiniBatchAggregate(t *testing.T) {
+	const base = "version: 1\nname: p\n%ssources:\n  - {name: s, type: datagen, schema: [a INT]}\nsinks:\n  - {name: o, from: s, type: blackhole}\n"
+	for _, tc := range []struct {
+		line string
+		want bool
+		err  string
+	}{
+		{"", false, ""},
+		{"mini_batch_aggregate: true\n", true, ""},
+		{"mini_batch_aggregate: false\n", false, ""},
+		{"mini_batch_aggregate: [1]\n", false, "mini_batch_aggregate"},
+	} {
+		p, err := Parse("p.yaml", []byte(fmt.Sprintf(base, tc.line)), env(nil))
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%q: error %v, want one naming %s", tc.line, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%q: %v", tc.line, err)
+			continue
+		}
+		if p.MiniBatchAggregate != tc.want {
+			t.Errorf("%q: MiniBatchAggregate %v, want %v", tc.line, p.MiniBatchAggregate, tc.want)
 		}
 	}
 }
