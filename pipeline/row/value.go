@@ -94,10 +94,10 @@ func (v Value) Float64() float64 {
 	}
 	return float64(int64(v.n))
 }
-func (v Value) Str() string     { return v.s }
-func (v Value) Scale() int      { return int(v.scale) }
-func (v Value) Micros() int64   { return int64(v.n) }
-func (v Value) Days() int32     { return int32(int64(v.n)) }
+func (v Value) Str() string   { return v.s }
+func (v Value) Scale() int    { return int(v.scale) }
+func (v Value) Micros() int64 { return int64(v.n) }
+func (v Value) Days() int32   { return int32(int64(v.n)) }
 
 // Unscaled is a DECIMAL's unscaled value when it fits an int64 (see
 // WideDecimal); Decimal128 gives every one.
