@@ -25,7 +25,15 @@ func (p *parser) numberLiteral(t token, signPos Pos, sign string) (Expr, *Error)
 	case tokInt:
 		n, err := strconv.ParseInt(text, 10, 64)
 		if err != nil {
-			return nil, p.errAt(t, "integer "+text+" is out of range for BIGINT")
+			// Past BIGINT an integer literal is DECIMAL(n, 0), as in Flink.
+			digits := len(strings.TrimLeft(t.text, "0"))
+			u, derr := row.ParseDecimal128(text, digits, 0)
+			if derr != nil || digits > row.MaxDecimalPrecision {
+				return nil, p.errAt(t, "integer "+text+" is out of range for DECIMAL(38, 0)")
+			}
+			lit.Kind, lit.Value = LitDecimal, row.Decimal128Value(u, 0)
+			lit.Type = row.Type{ID: row.Decimal, Precision: digits, Scale: 0, NotNull: true}
+			return lit, nil
 		}
 		lit.Kind = LitInt
 		if n >= math.MinInt32 && n <= math.MaxInt32 {
@@ -42,11 +50,11 @@ func (p *parser) numberLiteral(t token, signPos Pos, sign string) (Expr, *Error)
 			return nil, p.errAt(t, "decimal "+text+" has "+strconv.Itoa(prec)+" digits; DECIMAL holds at most "+
 				strconv.Itoa(row.MaxDecimalPrecision)+" (write it with an exponent, 1.5E3, for a DOUBLE)")
 		}
-		u, err := row.ParseDecimal(text, prec, scale)
+		u, err := row.ParseDecimal128(text, prec, scale)
 		if err != nil {
 			return nil, p.errAt(t, "decimal "+text+": "+err.Error())
 		}
-		lit.Kind, lit.Value = LitDecimal, row.DecimalValue(u, scale)
+		lit.Kind, lit.Value = LitDecimal, row.Decimal128Value(u, scale)
 		lit.Type = row.Type{ID: row.Decimal, Precision: prec, Scale: scale, NotNull: true}
 	default:
 		text = strings.ToUpper(text) // 1.5e3 and 1.5E3 are one literal
