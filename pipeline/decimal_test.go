@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -77,6 +78,75 @@ sinks:
 	}
 	for _, tc := range tests {
 		if got := readLines(t, out(tc.file)); strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+			t.Errorf("%s:\n got %q\nwant %q", tc.file, got, tc.want)
+		}
+	}
+}
+
+// TestDecimal38 is issue 17's first item end to end: a DECIMAL(20, 12)
+// column is accepted, 99999999.99² is DECIMAL(21, 4), d / 3 is
+// DECIMAL(21, 13), SUM over DECIMAL(10, 2) is DECIMAL(38, 2) and AVG
+// DECIMAL(38, 6), a wide value groups and orders, and a result past 38
+// digits is NULL; the csv file carries Flink's text.
+func TestDecimal38(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.csv")
+	data := "a,99999999.99,12345678.123456789012\n" +
+		"a,10.25,0.000000000001\n" +
+		"b,99999999.99,-12345678.123456789012\n"
+	if err := os.WriteFile(in, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := func(name string) string { return filepath.Join(dir, name) }
+	runFile(t, dir, fmt.Sprintf(`version: 1
+name: dec38
+execution: batch
+sources:
+  - name: src
+    type: file
+    path: %s
+    schema:
+      - k STRING
+      - d DECIMAL(10, 2)
+      - w DECIMAL(20, 12)
+transforms:
+  - name: rows
+    sql: |
+      SELECT k, d * d AS sq, d / 3 AS third, w * w AS ww,
+             CAST(w AS DECIMAL(38, 0)) * 99999999999999999999999999999999 AS past
+      FROM src
+  - name: sums
+    sql: |
+      SELECT k, SUM(d) AS sd, AVG(d) AS ad, SUM(w) AS sw, MAX(w) AS mw, COUNT(*) AS n
+      FROM src GROUP BY k
+sinks:
+  - name: rows
+    from: rows
+    type: file
+    path: %s
+  - name: sums
+    from: sums
+    type: file
+    path: %s
+`, in, out("rows.csv"), out("sums.csv")))
+	tests := []struct {
+		file string
+		want []string
+	}{
+		{"rows.csv", []string{
+			"a,105.0625,3.4166666666667,0E-21,0", // w * w is DECIMAL(38, 21): 1E-24 rounds to 0
+			"a,9999999998000000.0001,33333333.3300000000000,152415768327999.543353759025153483936,",
+			"b,9999999998000000.0001,33333333.3300000000000,152415768327999.543353759025153483936,",
+		}},
+		{"sums.csv", []string{
+			"a,100000010.24,50000005.120000,12345678.123456789013,12345678.123456789012,2",
+			"b,99999999.99,99999999.990000,-12345678.123456789012,-12345678.123456789012,1",
+		}},
+	}
+	for _, tc := range tests {
+		got := readLines(t, out(tc.file))
+		slices.Sort(got)
+		if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
 			t.Errorf("%s:\n got %q\nwant %q", tc.file, got, tc.want)
 		}
 	}
