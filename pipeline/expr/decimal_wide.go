@@ -8,7 +8,7 @@ import (
 	"github.com/etld/etld/pipeline/row"
 )
 
-// The wide DECIMAL path. DECIMAL(18) and narrower values compute in int64
+// The wide DECIMAL path. Values that fit an int64 compute in int64
 // and 128-bit intermediates (decimal.go) and never allocate; a value past
 // int64, or a result the int64 path cannot hold, computes here exactly in
 // math/big, as Flink's DecimalDataUtils falls back from its compact long
