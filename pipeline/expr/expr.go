@@ -180,7 +180,7 @@ var aggregates = map[string]bool{
 func IsAggregate(name string) bool { return aggregates[strings.ToUpper(name)] }
 
 // AggregateType is the result type of an aggregate over arg, as Flink
-// derives it within etld's DECIMAL limit: COUNT gives BIGINT NOT NULL; SUM
+// derives it: COUNT gives BIGINT NOT NULL; SUM
 // keeps the argument type (DECIMAL(p, s) widens to DECIMAL(38, s)); AVG
 // keeps it too (INT averages are integer, as in Flink; DECIMAL(p, s) gives
 // DECIMAL(38, max(6, s))); MIN and MAX keep it. All but COUNT are nullable.
