@@ -362,7 +362,7 @@ func buildRound(trunc bool) builder {
 }
 
 // buildFloorCeil is FLOOR(x) or CEIL(x): integers unchanged, floating
-// point stays floating point, DECIMAL(p, s) gives DECIMAL(p - s + 1, 0).
+// point stays floating point, DECIMAL(p, s) gives DECIMAL(p, 0).
 func buildFloorCeil(floor bool) builder {
 	return func(c *compiler, e *sql.Call, args []*node) (*node, error) {
 		if err := check(e, args, "a number", isNumber); err != nil {
@@ -387,7 +387,10 @@ func buildFloorCeil(floor bool) builder {
 				return row.DoubleValue(g(v.Float64())), nil
 			})
 		}
-		rt := decimalType(min(maxPrec, t.Precision-t.Scale+1), 0)
+		// Calcite's ARG0_OR_EXACT_NO_SCALE, which Flink keeps: the
+		// precision stays, the scale goes (FLOOR of DECIMAL(10, 2) is
+		// DECIMAL(10, 0); the value always fits).
+		rt := decimalType(t.Precision, 0)
 		rt.NotNull = t.NotNull
 		return c.fn1(e, rt, x, func(v row.Value) (row.Value, error) {
 			u, s := v.Unscaled(), v.Scale()

@@ -217,6 +217,15 @@ func arithType(op byte, a, b row.Type) row.Type {
 		}
 		p1, s1 := decimalParams(a)
 		p2, s2 := decimalParams(b)
+		if op == '%' && s1 == 0 && s2 == 0 {
+			// Flink's deriveDecimalModType, as Calcite's: MOD of two
+			// scale-0 numbers has the divisor's type. An INT or BIGINT
+			// divisor then makes it integer MOD of the operands' Java
+			// long values (CAST(d AS BIGINT), the low 64 bits), as
+			// Flink's generated code does.
+			t = b
+			break
+		}
 		switch op {
 		case '+', '-':
 			t = addDecimalType(p1, s1, p2, s2)

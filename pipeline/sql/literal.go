@@ -25,15 +25,8 @@ func (p *parser) numberLiteral(t token, signPos Pos, sign string) (Expr, *Error)
 	case tokInt:
 		n, err := strconv.ParseInt(text, 10, 64)
 		if err != nil {
-			// Past BIGINT an integer literal is DECIMAL(n, 0), as in Flink.
-			digits := len(strings.TrimLeft(t.text, "0"))
-			u, derr := row.ParseDecimal128(text, digits, 0)
-			if derr != nil || digits > row.MaxDecimalPrecision {
-				return nil, p.errAt(t, "integer "+text+" is out of range for DECIMAL(38, 0)")
-			}
-			lit.Kind, lit.Value = LitDecimal, row.Decimal128Value(u, 0)
-			lit.Type = row.Type{ID: row.Decimal, Precision: digits, Scale: 0, NotNull: true}
-			return lit, nil
+			// Flink (Calcite) refuses it too: "Numeric literal out of range".
+			return nil, p.errAt(t, "integer "+text+" is out of range for BIGINT")
 		}
 		lit.Kind = LitInt
 		if n >= math.MinInt32 && n <= math.MaxInt32 {
