@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -134,11 +135,11 @@ func TestDecimal38(t *testing.T) {
 }
 
 // DECIMAL arithmetic whose values fit an int64 stays allocation-free,
-// whatever the declared precision; only values past int64 take the
-// math/big path.
+// whatever the declared precision, and so do + - * past int64 while the
+// result fits 128 bits and its high word is small (99999999.99²).
 func TestDecimalNoAllocation(t *testing.T) {
 	r := dec38Row(t)
-	for _, text := range []string{"q * q + q / 3", "nn - q", "CAST(q AS DECIMAL(30, 4)) * 3", "q > 3.5"} {
+	for _, text := range []string{"q * q + q / 3", "nn - q", "CAST(q AS DECIMAL(30, 4)) * 3", "q > 3.5", "big * big", "nn * nn - nn", "f * 100 + f", "f > q"} {
 		e, err := sql.ParseExpr(text)
 		if err != nil {
 			t.Fatal(err)
@@ -150,5 +151,46 @@ func TestDecimalNoAllocation(t *testing.T) {
 		if n := testing.AllocsPerRun(100, func() { _, _ = c.Eval(r) }); n != 0 {
 			t.Errorf("%s allocates %.0f times per row", text, n)
 		}
+	}
+}
+
+// The 128-bit path agrees with the exact math/big one wherever it
+// answers, for random operands of every width and scale.
+func TestArith128MatchesExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 38))
+	operand := func() row.Value {
+		digits := 1 + rng.IntN(38)
+		var b strings.Builder
+		if rng.IntN(2) == 0 {
+			b.WriteByte('-')
+		}
+		for i := 0; i < digits; i++ {
+			b.WriteByte(byte('0' + rng.IntN(10)))
+		}
+		scale := rng.IntN(digits + 1)
+		u, err := row.ParseDecimal128(b.String(), 38, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return row.Decimal128Value(u, scale)
+	}
+	answered := 0
+	for i := 0; i < 20000; i++ {
+		a, b := operand(), operand()
+		op := "+-*"[rng.IntN(3)]
+		s, p := rng.IntN(39), 1+rng.IntN(38)
+		s = min(s, p)
+		got, ok := arith128(op, a, b, s, p)
+		if !ok {
+			continue
+		}
+		answered++
+		want, err := wideArith(op, a, b, s, p)
+		if err != nil || !row.Equal(got, want) {
+			t.Fatalf("%v %c %v at DECIMAL(%d, %d): 128-bit %v, exact %v (%v)", a, op, b, p, s, got, want, err)
+		}
+	}
+	if answered < 5000 {
+		t.Fatalf("the 128-bit path answered only %d of 20000", answered)
 	}
 }

@@ -79,6 +79,9 @@ func decArith(op byte, a, b row.Value, s, p int) (row.Value, error) {
 			return row.NullValue, err
 		}
 	}
+	if v, ok := arith128(op, a, b, s, p); ok {
+		return v, nil
+	}
 	return wideArith(op, a, b, s, p)
 }
 

@@ -1,7 +1,6 @@
 package row
 
 import (
-	"math/big"
 	"math/bits"
 	"strconv"
 )
@@ -26,8 +25,9 @@ func mulPow10(x int64, k int) Int128 {
 }
 
 // CompareDecimals compares two DECIMAL values exactly, whatever their
-// scales: without allocating when both fit an int64 and the scales are
-// at most 18 apart, through math/big otherwise.
+// scales and widths, without allocating: signs first, then magnitudes at
+// the larger scale in 128 bits (a magnitude that overflows 128 bits when
+// scaled is the larger one, since the other fits).
 func CompareDecimals(a, b Value) int {
 	sa, sb := int(a.scale), int(b.scale)
 	if sa == sb {
@@ -39,13 +39,74 @@ func CompareDecimals(a, b Value) int {
 		}
 		return Int128Of(int64(a.n)).Cmp(mulPow10(int64(b.n), sa-sb))
 	}
-	x, y := a.Decimal128().Big(new(big.Int)), b.Decimal128().Big(new(big.Int))
-	if sa < sb {
-		x.Mul(x, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(sb-sa)), nil))
-	} else {
-		y.Mul(y, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(sa-sb)), nil))
+	x, y := a.Decimal128(), b.Decimal128()
+	if sx, sy := x.Sign(), y.Sign(); sx != sy || sx == 0 {
+		return cmpInt(sx, sy)
 	}
-	return x.Cmp(y)
+	xh, xl := x.magnitude()
+	yh, yl := y.magnitude()
+	var c int
+	if sa < sb {
+		h, l, ok := scaleMagnitude(xh, xl, sb-sa)
+		c = 1
+		if ok {
+			c = cmpMag(h, l, yh, yl)
+		}
+	} else {
+		h, l, ok := scaleMagnitude(yh, yl, sa-sb)
+		c = -1
+		if ok {
+			c = cmpMag(xh, xl, h, l)
+		}
+	}
+	if x.Sign() < 0 {
+		return -c
+	}
+	return c
+}
+
+func cmpInt(a, b int) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func cmpMag(ah, al, bh, bl uint64) int {
+	if ah != bh {
+		if ah < bh {
+			return -1
+		}
+		return 1
+	}
+	switch {
+	case al < bl:
+		return -1
+	case al > bl:
+		return 1
+	}
+	return 0
+}
+
+// scaleMagnitude is hi:lo × 10^k; ok is false when it passes 128 bits.
+func scaleMagnitude(hi, lo uint64, k int) (uint64, uint64, bool) {
+	for k > 0 {
+		step := min(k, 19)
+		m := pow10x128[step][1]
+		h1, l1 := bits.Mul64(lo, m)
+		h2, l2 := bits.Mul64(hi, m)
+		var c uint64
+		hi, c = bits.Add64(h1, l2, 0)
+		lo = l1
+		if h2 != 0 || c != 0 {
+			return 0, 0, false
+		}
+		k -= step
+	}
+	return hi, lo, true
 }
 
 // wideFloat is a wide DECIMAL as the nearest float64, as Java's

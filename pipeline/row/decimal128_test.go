@@ -3,6 +3,7 @@ package row
 import (
 	"errors"
 	"math/big"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -150,5 +151,41 @@ func TestDecimal128NoAllocation(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("Decimal128Value + AppendDecimal of 9999999998000000.0001 allocates %.0f times", allocs)
+	}
+}
+
+// CompareDecimals agrees with exact rational comparison for random
+// values of every width and scale.
+func TestCompareDecimalsMatchesExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 8))
+	value := func() (Value, *big.Rat) {
+		digits := 1 + rng.IntN(38)
+		text := make([]byte, 0, digits+1)
+		if rng.IntN(2) == 0 {
+			text = append(text, '-')
+		}
+		for i := 0; i < digits; i++ {
+			text = append(text, byte('0'+rng.IntN(10)))
+		}
+		if rng.IntN(4) == 0 {
+			text = append(text[:len(text)-digits+1], make([]byte, 0)...) // a short one now and then
+		}
+		u, err := ParseDecimal128(string(text), 38, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		scale := rng.IntN(39)
+		r := new(big.Rat).SetFrac(u.Big(new(big.Int)), new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale)), nil))
+		return Decimal128Value(u, scale), r
+	}
+	for i := 0; i < 20000; i++ {
+		a, ra := value()
+		b, rb := value()
+		if got, want := CompareDecimals(a, b), ra.Cmp(rb); got != want {
+			t.Fatalf("CompareDecimals(%v, %v) = %d, want %d", a, b, got, want)
+		}
+		if got, want := Compare(a, b), ra.Cmp(rb); got != want {
+			t.Fatalf("Compare(%v, %v) = %d, want %d", a, b, got, want)
+		}
 	}
 }
