@@ -113,7 +113,7 @@ transforms:
   - name: rows
     sql: |
       SELECT k, d * d AS sq, d / 3 AS third, w * w AS ww,
-             CAST(w AS DECIMAL(38, 0)) * 99999999999999999999999999999999 AS past
+             CAST(w AS DECIMAL(38, 0)) * CAST('99999999999999999999999999999999' AS DECIMAL(32, 0)) AS past
       FROM src
   - name: sums
     sql: |
