@@ -565,21 +565,29 @@ func ParseDecimal128(s string, precision, scale int) (Int128, error) {
 	tooWide := func() (Int128, error) {
 		return Int128{}, fmt.Errorf("%w DECIMAL(%d, %d)", ErrDoesNotFit, precision, scale)
 	}
+	if len(intPart)+scale <= MaxCompactDecimalPrecision {
+		// The common case: at most 18 digits, all in a uint64.
+		u, ok := parseCompact(intPart, frac, scale)
+		if !ok {
+			return Int128{}, fmt.Errorf("not a number")
+		}
+		if precision > 0 && precision <= MaxCompactDecimalPrecision && u >= pow10x128[precision][1] {
+			return tooWide()
+		}
+		if neg {
+			return Int128Of(-int64(u)), nil
+		}
+		return Int128Of(int64(u)), nil
+	}
 	// hi:lo accumulates the magnitude: at most 38 digits and a rounding
 	// carry, well within 128 bits.
 	var hi, lo uint64
-	push := func(d byte) {
-		h, l := bits.Mul64(lo, 10)
-		var c uint64
-		lo, c = bits.Add64(l, uint64(d), 0)
-		hi = hi*10 + h + c
-	}
 	digits := 0
 	for _, c := range []byte(intPart) {
 		if c < '0' || c > '9' {
 			return Int128{}, fmt.Errorf("not a number")
 		}
-		push(c - '0')
+		hi, lo = push10(hi, lo, c-'0')
 		if hi != 0 || lo != 0 {
 			digits++
 		}
@@ -598,7 +606,7 @@ func ParseDecimal128(s string, precision, scale int) (Int128, error) {
 		if d < '0' || d > '9' {
 			return Int128{}, fmt.Errorf("not a number")
 		}
-		push(d - '0')
+		hi, lo = push10(hi, lo, d-'0')
 	}
 	if len(frac) > scale {
 		for _, c := range []byte(frac[scale:]) {
@@ -620,6 +628,51 @@ func ParseDecimal128(s string, precision, scale int) (Int128, error) {
 		u = u.Neg()
 	}
 	return u, nil
+}
+
+// parseCompact reads intPart.frac at scale, rounding half up, when
+// intPart and scale have at most 18 digits together (so the result,
+// carry included, is at most 10^18).
+func parseCompact(intPart, frac string, scale int) (uint64, bool) {
+	var u uint64
+	for i := 0; i < len(intPart); i++ {
+		c := intPart[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		u = u*10 + uint64(c-'0')
+	}
+	for i := 0; i < scale; i++ {
+		c := byte('0')
+		if i < len(frac) {
+			c = frac[i]
+		}
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		u = u*10 + uint64(c-'0')
+	}
+	if len(frac) > scale {
+		for i := scale; i < len(frac); i++ {
+			if frac[i] < '0' || frac[i] > '9' {
+				return 0, false
+			}
+		}
+		if frac[scale] >= '5' {
+			u++
+		}
+	}
+	return u, true
+}
+
+// push10 is hi:lo × 10 + d, in 64 bits while it fits.
+func push10(hi, lo uint64, d byte) (uint64, uint64) {
+	if hi == 0 && lo < (1<<64-1)/10-9 {
+		return 0, lo*10 + uint64(d)
+	}
+	h, l := bits.Mul64(lo, 10)
+	l, c := bits.Add64(l, uint64(d), 0)
+	return hi*10 + h + c, l
 }
 
 // expandExponent rewrites a number with an exponent (2.5E-7) as plain
