@@ -545,7 +545,7 @@ func ParseDecimal(s string, precision, scale int) (int64, error) {
 		return 0, err
 	}
 	if !u.IsInt64() {
-		return 0, fmt.Errorf("%w DECIMAL(%d, %d)", ErrDoesNotFit, precision, scale)
+		return 0, fmt.Errorf("its unscaled value at scale %d needs more than 64 bits", scale)
 	}
 	return int64(u.Lo), nil
 }
