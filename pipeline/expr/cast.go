@@ -252,6 +252,9 @@ func numToNum(from, to row.Type) castFunc {
 			return func(v row.Value) (row.Value, error) { return intResult(to, v.Int64()), nil }
 		case row.Decimal:
 			return func(v row.Value) (row.Value, error) {
+				if v.WideDecimal() {
+					return intResult(to, wideToLong(v)), nil
+				}
 				u, s := v.Unscaled(), v.Scale()
 				if s < len(pow10) {
 					u /= pow10[s]
@@ -274,18 +277,19 @@ func numToNum(from, to row.Type) castFunc {
 		switch from.ID {
 		case row.Int, row.BigInt, row.Decimal:
 			return func(v row.Value) (row.Value, error) {
-				u, ok := rescale(v.Int64(), v.Scale(), s)
-				if !ok || !fits(u, p) {
-					return row.NullValue, nil
+				if !v.WideDecimal() {
+					if u, ok := rescale(v.Int64(), v.Scale(), s); ok && fits(u, p) {
+						return row.DecimalValue(u, s), nil
+					}
 				}
-				return row.DecimalValue(u, s), nil
+				return bigResult(roundHalfUp(bigOf(v), v.Scale()-s), s, p), nil
 			}
 		}
 		return func(v row.Value) (row.Value, error) {
 			u, err := decFromFloat(v.Float64(), s, p)
 			if err != nil {
 				if errors.Is(err, errDecimalOverflow) {
-					return row.NullValue, nil
+					return wideFromFloat(v.Float64(), s, p), nil
 				}
 				return row.NullValue, err
 			}
@@ -298,6 +302,9 @@ func numToNum(from, to row.Type) castFunc {
 // toFloat reads any numeric value as float64 exactly as Java widens it.
 func toFloat(v row.Value) float64 {
 	if v.Type() == row.Decimal {
+		if v.WideDecimal() {
+			return v.Float64()
+		}
 		return decToFloat(v.Unscaled(), v.Scale())
 	}
 	return v.Float64()

@@ -32,6 +32,17 @@ func decodeKey(dst []row.Value, key string) error {
 		}
 		id, scale := row.TypeID(key[0]), int(key[1])
 		key = key[2:]
+		if id == row.Decimal && scale&0x80 != 0 {
+			// A wide DECIMAL: low and high word, little-endian.
+			if len(key) < 16 {
+				return fmt.Errorf("group key column %d truncated", i)
+			}
+			lo := binary.LittleEndian.Uint64([]byte(key[:8]))
+			hi := binary.LittleEndian.Uint64([]byte(key[8:16]))
+			key = key[16:]
+			dst[i] = row.Decimal128Value(row.Int128{Hi: int64(hi), Lo: lo}, scale&^0x80)
+			continue
+		}
 		switch id {
 		case row.Null:
 			dst[i] = row.NullValue
