@@ -208,18 +208,22 @@ func FuzzCSVDecode(f *testing.F) {
 
 func FuzzCSVSplit(f *testing.F) {
 	for _, seed := range []string{"a,1\nb,2\n", "\"a\nb\",1\r\n", "\"x", "a\"b\n\"c\n", "\r\n\r\n", "",
-		"\"a,1\nb\"x\n\"c\nd\",2\r\n", "x,\"\n\"\"\n\"\r", "\uFEFF\"a\nb\"\n"} {
+		"\"a,1\nb\"x\n\"c\nd\",2\r\n", "x,\"\n\"\"\n\"\r", "\uFEFF\"a\nb\"\n", "#\"a\nb\"\n", "\"a\\\"\nb\",\\\n", "\"\\"} {
 		f.Add([]byte(seed), "x\ny", "\"q\"")
 	}
 	schema := schemaOf(f, "a STRING", "b STRING")
 	dec, _ := NewDecoder(Options{NullLiteral: str("")}, schema)
 	enc, _ := NewEncoder(Options{NullLiteral: str("")}, schema)
+	other, _ := NewDecoder(Options{AllowComments: true, EscapeCharacter: `\`}, schema)
 	f.Fuzz(func(t *testing.T, input []byte, v1, v2 string) {
 		// Any input: every byte belongs to exactly one record or one bad
 		// record, their lines only grow (splitAll checks both), and the
 		// records are the same whether the input comes whole or in pieces, with a small bound or the default.
-		for _, max := range []int{8, connector.DefaultMaxRecordBytes} {
+		for k, max := range []int{8, connector.DefaultMaxRecordBytes, 8, connector.DefaultMaxRecordBytes} {
 			split := dec.SplitFunc(max)
+			if k >= 2 {
+				split = other.SplitFunc(max) // comments and escapes
+			}
 			whole := splitAll(t, split, string(input), len(input)+1)
 			// (In small pieces rather than bytes for a long input, as
 			// splitAll's rescans make it quadratic.)

@@ -43,7 +43,7 @@ func (d *Decoder) split(data []byte, atEOF bool, maxRecordBytes int) (int, []byt
 	}
 	nl := bytes.IndexByte(data, '\n')
 	// A comment line is a line, whatever quotes it holds.
-	comment := d.cfg.comment && data[0] == '#'
+	comment := d.cfg.comment && len(data) > 0 && data[0] == '#'
 	if d.cfg.quote == 0 || comment || (nl >= 0 && bytes.IndexByte(data[:nl], d.cfg.quote) < 0) {
 		if nl >= 0 {
 			return nl + 1, dropCR(data[:nl]), nil
