@@ -8,9 +8,9 @@
 // Fields map to columns by position. Values are in SQL text form (CAST AS
 // STRING), except BYTES, which are base64 as in Flink's csv format. A
 // record's line break may be \n or \r\n; a quoted field may hold line
-// breaks, delimiters and doubled quotes. A blank line is skipped (Flink
-// reads no row from it), except for a one-column schema with
-// null_literal: "", where it is that column's NULL.
+// breaks, delimiters and doubled quotes. A blank line is skipped when the
+// schema has several columns (it cannot be a record of theirs) and is one
+// empty field when it has one, as Flink reads it.
 //
 // ignore_parse_errors is Flink's ignore-parse-errors at the field level:
 // a field that does not parse becomes NULL and a record with too few

@@ -91,7 +91,7 @@ func TestDecode(t *testing.T) {
 		{"blank line skipped", Options{}, three, "", nil},
 		{"blank line skipped, CRLF", Options{}, three, "\r\n", nil},
 		{"blank line is NULL for one column with null_literal \"\"", Options{NullLiteral: str("")}, schemaOf(t, "a STRING"), "", row.Row{null}},
-		{"blank line skipped for one column", Options{}, schemaOf(t, "a STRING"), "", nil},
+		{"blank line is the empty string for one column, as in Flink", Options{}, schemaOf(t, "a STRING"), "", row.Row{s("")}},
 		{"trailing delimiter is an empty last field", Options{}, schemaOf(t, "a STRING", "b STRING"), "x,", row.Row{s("x"), s("")}},
 	}
 	for _, tt := range tests {

@@ -72,7 +72,7 @@ func (d *Decoder) DecodeHeader(rec []byte) error {
 // its line break.
 func (d *Decoder) Decode(rec []byte, b *row.Batch) error {
 	rec = trimTerminator(rec)
-	if len(rec) == 0 && !(d.schema.Len() == 1 && d.cfg.hasNull && d.cfg.nullLit == "") {
+	if len(rec) == 0 && d.schema.Len() > 1 {
 		return nil
 	}
 	if d.cfg.comment && len(rec) > 0 && rec[0] == '#' {

@@ -191,10 +191,10 @@ func TestRead(t *testing.T) {
 		schema:  "[v STRING]",
 		want:    []string{"+I[a]", "+I[null]", "+I[b]"},
 	}, {
-		name:    "one column: a blank line is skipped, as in Flink",
+		name:    "one column: a blank line is the empty string, as in Flink",
 		content: "a\n\nb\n",
 		schema:  "[v STRING]",
-		want:    []string{"+I[a]", "+I[b]"},
+		want:    []string{"+I[a]", "+I[]", "+I[b]"},
 	}, {
 		name:    "comments",
 		content: "#id,\"ts\n#\"\ns1,1,2\n",
