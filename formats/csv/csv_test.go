@@ -93,6 +93,9 @@ func TestDecode(t *testing.T) {
 		{"blank line is NULL for one column with null_literal \"\"", Options{NullLiteral: str("")}, schemaOf(t, "a STRING"), "", row.Row{null}},
 		{"blank line is the empty string for one column, as in Flink", Options{}, schemaOf(t, "a STRING"), "", row.Row{s("")}},
 		{"trailing delimiter is an empty last field", Options{}, schemaOf(t, "a STRING", "b STRING"), "x,", row.Row{s("x"), s("")}},
+		{"trailing delimiter after a full record (Flink's allow-trailing-comma)", Options{}, three, "x,1,y,", row.Row{s("x"), row.IntValue(1), s("y")}},
+		{"Flink's timestamp text", Options{}, schemaOf(t, "t TIMESTAMP(6)", "l TIMESTAMP_LTZ(3)"), `2024-01-02 10:00:00.0001,2024-01-02 10:00:00.5Z`,
+			row.Row{row.TimestampValue(micros("2024-01-02 10:00:00.0001")), row.TimestampLTZValue(micros("2024-01-02 10:00:00.5"))}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -127,6 +130,8 @@ func TestDecodeErrors(t *testing.T) {
 	}{
 		{Options{}, `a,1`, "", "expected 3 fields, got 2"},
 		{Options{}, `a,1,2,3`, "", "expected 3 fields, got 4"},
+		{Options{}, `a,1,2,,`, "", "expected 3 fields, got 5"},
+		{Options{}, `a,1,2,""`, "", "expected 3 fields, got 4"},
 		{Options{}, `a,1`, "", "expected 3 fields, got 2"},
 		{Options{}, `a,x,1`, "ts", `cannot parse "x" as BIGINT`},
 		{Options{}, `a,99999999999999999999,1`, "ts", `cannot parse "99999999999999999999" as BIGINT: out of range`},
@@ -261,7 +266,7 @@ func TestEncode(t *testing.T) {
 	}{
 		{"every type", Options{}, all, row.Row{row.BoolValue(false), row.IntValue(-7), row.BigIntValue(1 << 60), row.FloatValue(0.1), row.DoubleValue(1e7),
 			row.DecimalValue(-5, 2), s("héllo"), row.BytesValue([]byte{0, 1, 2}), row.DateValue(19724), row.TimestampValue(micros("2024-01-02 10:00:00.12")), row.TimestampLTZValue(0)},
-			"FALSE,-7,1152921504606846976,0.1,1.0E7,-0.05,héllo,AAEC,2024-01-02,2024-01-02 10:00:00.120,1970-01-01 00:00:00.000\n", ""},
+			"FALSE,-7,1152921504606846976,0.1,1.0E7,-0.05,héllo,AAEC,2024-01-02,2024-01-02 10:00:00.12,1970-01-01 00:00:00Z\n", ""},
 		{"NULLs and empty strings, Flink's default", Options{}, three, row.Row{s(""), null, null}, ",,\n", ""},
 		{"NULLs and empty strings, null_literal \"\"", Options{NullLiteral: str("")}, three, row.Row{s(""), null, null}, "\"\",,\n", ""},
 		{"escape character doubled in quotes", Options{EscapeCharacter: `\`}, three, row.Row{s(`a\b`), null, s(`"`)}, "\"a\\\\b\",,\"\"\"\"\n", ""},

@@ -87,6 +87,11 @@ func (d *Decoder) Decode(rec []byte, b *row.Batch) error {
 	if err := d.parse(s); err != nil {
 		return err
 	}
+	if n := len(d.fields); n == d.schema.Len()+1 && d.fields[n-1] == (field{}) {
+		// Flink 2.3's allow-trailing-comma (on by default): a delimiter
+		// ending a full record is no extra field.
+		d.fields = d.fields[:n-1]
+	}
 	if n := len(d.fields); n != d.schema.Len() {
 		// Flink's ignore-parse-errors reads the fields a short record
 		// has and leaves the others NULL; a long one is refused.

@@ -3,6 +3,7 @@ package csv
 import (
 	"encoding/base64"
 	"fmt"
+	"time"
 
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
@@ -82,6 +83,14 @@ func (e *Encoder) Encode(dst []byte, _ row.Kind, r row.Row) ([]byte, error) {
 		switch v.Type() {
 		case row.Bytes:
 			dst = base64.StdEncoding.AppendEncode(dst, []byte(v.Str()))
+		case row.Timestamp, row.TimestampLTZ:
+			// Flink's csv writer: the fraction with the digits it needs
+			// (none when zero) whatever the precision, and a Z ending an
+			// instant (2024-01-02 10:00:00.5Z).
+			dst = time.UnixMicro(v.Micros()).UTC().AppendFormat(dst, "2006-01-02 15:04:05.999999")
+			if v.Type() == row.TimestampLTZ {
+				dst = append(dst, 'Z')
+			}
 		case row.Decimal:
 			// Flink's csv writer hands Jackson's CsvGenerator the
 			// BigDecimal, which writes its toString (0E-7); Flink's csv
