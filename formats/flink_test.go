@@ -1,0 +1,174 @@
+package formats
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/etld/etld/internal/testenv"
+	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/pipeline/row"
+)
+
+// flinkCase is one file read by Flink's filesystem connector with a
+// format's options and by etld's decoder with the same options in etld's
+// spelling: both must give the same rows, or both refuse the file.
+type flinkCase struct {
+	name   string
+	format string // Flink's format identifier: csv or json
+	schema string // column definitions, in both dialects
+	data   string
+	flink  string // Flink's WITH options after 'format', e.g. 'csv.null-literal'='N'
+	etld   string // the etld format mapping, e.g. {type: csv, null_literal: N}
+	// skipped is the number of records Flink's ignore-parse-errors drops
+	// silently and etld hands to on_error instead.
+	skipped int
+}
+
+var flinkCases = []flinkCase{
+	// csv: Flink's empty-field rule and the options (issue #17, item 5).
+	{name: "csv empty fields", format: "csv", schema: "s STRING, i INT, c STRING",
+		data: ",2,\n\"\",3,x\n", etld: "csv"},
+	{name: "csv empty INT fails", format: "csv", schema: "s STRING, i INT, c STRING",
+		data: "a,,1\n", etld: "csv"},
+	{name: "csv empty INT with ignore-parse-errors", format: "csv", schema: "s STRING, i INT, c STRING",
+		data: "a,,1\nb,x,2\n", flink: `'csv.ignore-parse-errors'='true'`, etld: "{type: csv, ignore_parse_errors: true}"},
+	{name: "csv null-literal empty", format: "csv", schema: "s STRING, i INT, c STRING",
+		data: ",,2\n", flink: `'csv.null-literal'=''`, etld: `{type: csv, null_literal: ""}`},
+	{name: "csv null-literal N", format: "csv", schema: "s STRING, i INT, c STRING",
+		data: "N,N,\n", flink: `'csv.null-literal'='N'`, etld: `{type: csv, null_literal: N}`},
+	{name: "csv one column blank line", format: "csv", schema: "s STRING",
+		data: "a\n\nb\n", etld: "csv"},
+	// etld skips a blank line in a multi-column schema; Flink does so
+	// with allow-comments, and without it reads a record of one empty
+	// field, which fails the job (docs/pipeline-format.md says so).
+	{name: "csv blank lines skipped", format: "csv", schema: "s STRING, i INT",
+		data: "a,1\n\n\nb,2\n", flink: `'csv.allow-comments'='true'`, etld: "csv"},
+	{name: "csv escape and comments", format: "csv", schema: "s STRING, i INT, c STRING",
+		data: "a\\,b,1,\"q\\\"x\\n\"\n#c,6,\"z\nnext,8,\\tt\n",
+		flink: `'csv.escape-character'='\', 'csv.allow-comments'='true'`, etld: `{type: csv, escape_character: '\', allow_comments: true}`},
+	{name: "csv short record", format: "csv", schema: "s STRING, i INT, c STRING",
+		data: "short,4\n", etld: "csv"},
+	{name: "csv short record with ignore-parse-errors", format: "csv", schema: "s STRING, i INT, c STRING",
+		data: "short,4\n", flink: `'csv.ignore-parse-errors'='true'`, etld: "{type: csv, ignore_parse_errors: true}"},
+	{name: "csv long record", format: "csv", schema: "s STRING, i INT, c STRING",
+		data: "long,5,x,y\n", etld: "csv"},
+	{name: "csv long record with ignore-parse-errors", format: "csv", schema: "s STRING, i INT, c STRING",
+		data: "ok,1,a\nlong,5,x,y\n", flink: `'csv.ignore-parse-errors'='true'`, etld: "{type: csv, ignore_parse_errors: true}", skipped: 1},
+	{name: "csv trailing comma", format: "csv", schema: "s STRING, i INT, c STRING",
+		data: "trail,7,t,\n", etld: "csv"},
+	{name: "csv delimiter and quote", format: "csv", schema: "s STRING, i INT, c STRING",
+		data: "'a;b';1;\"\n", flink: `'csv.field-delimiter'=';', 'csv.quote-character'=''''`, etld: `{type: csv, field_delimiter: ';', quote_character: "'"}`},
+	{name: "csv quoting disabled", format: "csv", schema: "s STRING, i INT, c STRING",
+		data: "\"a,1,b\"\n", flink: `'csv.disable-quote-character'='true'`, etld: "{type: csv, disable_quote_character: true}"},
+	{name: "csv timestamps", format: "csv", schema: "t TIMESTAMP(3), d DATE",
+		data: "2024-01-02 10:00:00.5,2024-01-02\n", etld: "csv"},
+	// json (item 6).
+	{name: "json sql timestamps", format: "json", schema: "t TIMESTAMP(3), l TIMESTAMP_LTZ(3)",
+		data: `{"t":"2024-01-02 10:00:00.5","l":"2024-01-02 10:00:00.25Z"}` + "\n", etld: "json"},
+	{name: "json iso timestamp under sql", format: "json", schema: "t TIMESTAMP(3), l TIMESTAMP_LTZ(3)",
+		data: `{"t":"2024-01-02T10:00:00"}` + "\n", etld: "json"},
+	{name: "json LTZ without Z", format: "json", schema: "t TIMESTAMP(3), l TIMESTAMP_LTZ(3)",
+		data: `{"l":"2024-01-02 10:00:00"}` + "\n", etld: "json"},
+	{name: "json iso-8601 timestamps", format: "json", schema: "t TIMESTAMP(3), l TIMESTAMP_LTZ(3)",
+		data: `{"t":"2024-01-02T10:00","l":"2024-01-02T10:00:00.5Z"}` + "\n",
+		flink: `'json.timestamp-format.standard'='ISO-8601'`, etld: "{type: json, timestamp_format: iso-8601}"},
+	{name: "json ignore-parse-errors", format: "json", schema: "i INT, s STRING, t TIMESTAMP(3)",
+		data: `{"i":"x","s":"ok","t":"yesterday"}` + "\n" + `{"i":` + "\n" + `{"i":2}` + "\n",
+		flink: `'json.ignore-parse-errors'='true'`, etld: "{type: json, ignore_parse_errors: true}", skipped: 1},
+	{name: "json fail-on-missing-field", format: "json", schema: "i INT, s STRING",
+		data: `{"s":"x"}` + "\n", flink: `'json.fail-on-missing-field'='true'`, etld: "{type: json, fail_on_missing_field: true}"},
+	{name: "json missing field", format: "json", schema: "i INT, s STRING",
+		data: `{"s":"x"}` + "\n", etld: "json"},
+}
+
+// TestFlinkFormats reads every flinkCase with Flink 2.x in local mode and
+// with etld, and compares the rows (or that both refuse the data).
+func TestFlinkFormats(t *testing.T) {
+	testenv.Flink(t)
+	dir := t.TempDir()
+	var scripts []string
+	for i, c := range flinkCases {
+		data := filepath.Join(dir, fmt.Sprintf("case%d.%s", i, c.format))
+		if err := os.WriteFile(data, []byte(c.data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		with := fmt.Sprintf("'connector'='filesystem', 'path'='file://%s', 'format'='%s'", data, c.format)
+		if c.flink != "" {
+			with += ", " + c.flink
+		}
+		script := filepath.Join(dir, fmt.Sprintf("case%d.sql", i))
+		sql := fmt.Sprintf("SET 'execution.runtime-mode' = 'batch';\nCREATE TABLE t (%s) WITH (%s);\nSELECT * FROM t;\n", c.schema, with)
+		if err := os.WriteFile(script, []byte(sql), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		scripts = append(scripts, script)
+	}
+	results := testenv.RunFlink(t, 120*time.Second, scripts...)
+	for i, c := range flinkCases {
+		t.Run(c.name, func(t *testing.T) {
+			rows, errs := readWithEtld(t, c)
+			res := results[i]
+			switch {
+			case res.Err != "" && len(errs) == 0:
+				t.Fatalf("Flink refuses the data (%s), etld reads %q", lastLine(res.Err), rows)
+			case res.Err != "":
+				return // both refuse it
+			case len(errs) != c.skipped:
+				t.Fatalf("etld refuses %d records (%v), Flink %d; Flink read %q", len(errs), errs, c.skipped, res.Out)
+			}
+			if got, want := strings.Join(rows, ""), res.Out; got != want {
+				t.Errorf("etld read\n%s\nFlink read\n%s", got, want)
+			}
+		})
+	}
+}
+
+// readWithEtld decodes c.data as the file source does, giving the rows in
+// Flink's print form and the records' errors.
+func readWithEtld(t *testing.T, c flinkCase) (rows []string, errs []error) {
+	t.Helper()
+	r := connector.NewRegistry()
+	Register(r)
+	var schema row.Schema
+	for _, col := range strings.Split(c.schema, ", ") {
+		name, typ, _ := strings.Cut(col, " ")
+		ty, err := row.ParseType(typ)
+		if err != nil {
+			t.Fatal(err)
+		}
+		schema.Fields = append(schema.Fields, row.Field{Name: name, Type: ty})
+	}
+	dec, err := r.NewDecoder(formatSpec(t, "format: "+c.etld), schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(strings.NewReader(c.data))
+	if sp, ok := dec.(connector.Splitter); ok {
+		sc.Split(sp.SplitFunc(connector.DefaultMaxRecordBytes))
+	}
+	for sc.Scan() {
+		b := row.NewBatch(1, schema.Len())
+		if err := dec.Decode(sc.Bytes(), b); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for _, ch := range b.Changes {
+			rows = append(rows, ch.String()+"\n")
+		}
+	}
+	if err := sc.Err(); err != nil {
+		errs = append(errs, err)
+	}
+	return rows, errs
+}
+
+// lastLine is the innermost cause of Flink's exception chain.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
