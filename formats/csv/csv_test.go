@@ -266,7 +266,7 @@ func TestEncode(t *testing.T) {
 	}{
 		{"every type", Options{}, all, row.Row{row.BoolValue(false), row.IntValue(-7), row.BigIntValue(1 << 60), row.FloatValue(0.1), row.DoubleValue(1e7),
 			row.DecimalValue(-5, 2), s("héllo"), row.BytesValue([]byte{0, 1, 2}), row.DateValue(19724), row.TimestampValue(micros("2024-01-02 10:00:00.12")), row.TimestampLTZValue(0)},
-			"FALSE,-7,1152921504606846976,0.1,1.0E7,-0.05,héllo,AAEC,2024-01-02,2024-01-02 10:00:00.12,1970-01-01 00:00:00Z\n", ""},
+			"false,-7,1152921504606846976,0.1,1.0E7,-0.05,héllo,AAEC,2024-01-02,2024-01-02 10:00:00.12,1970-01-01 00:00:00Z\n", ""},
 		{"NULLs and empty strings, Flink's default", Options{}, three, row.Row{s(""), null, null}, ",,\n", ""},
 		{"NULLs and empty strings, null_literal \"\"", Options{NullLiteral: str("")}, three, row.Row{s(""), null, null}, "\"\",,\n", ""},
 		{"escape character doubled in quotes", Options{EscapeCharacter: `\`}, three, row.Row{s(`a\b`), null, s(`"`)}, "\"a\\\\b\",,\"\"\"\"\n", ""},

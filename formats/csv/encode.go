@@ -3,6 +3,7 @@ package csv
 import (
 	"encoding/base64"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/etld/etld/pipeline/connector"
@@ -83,6 +84,10 @@ func (e *Encoder) Encode(dst []byte, _ row.Kind, r row.Row) ([]byte, error) {
 		switch v.Type() {
 		case row.Bytes:
 			dst = base64.StdEncoding.AppendEncode(dst, []byte(v.Str()))
+		case row.Boolean:
+			// Jackson's CSV writer, Flink's, writes a boolean node as
+			// true or false (CAST to STRING gives TRUE).
+			dst = strconv.AppendBool(dst, v.Bool())
 		case row.Timestamp, row.TimestampLTZ:
 			// Flink's csv writer: the fraction with the digits it needs
 			// (none when zero) whatever the precision, and a Z ending an
