@@ -134,15 +134,7 @@ func readWithEtld(t *testing.T, c flinkCase) (rows []string, errs []error) {
 	t.Helper()
 	r := connector.NewRegistry()
 	Register(r)
-	var schema row.Schema
-	for _, col := range strings.Split(c.schema, ", ") {
-		name, typ, _ := strings.Cut(col, " ")
-		ty, err := row.ParseType(typ)
-		if err != nil {
-			t.Fatal(err)
-		}
-		schema.Fields = append(schema.Fields, row.Field{Name: name, Type: ty})
-	}
+	schema := parseSchema(t, c.schema)
 	dec, err := r.NewDecoder(formatSpec(t, "format: "+c.etld), schema)
 	if err != nil {
 		t.Fatal(err)
@@ -171,4 +163,140 @@ func readWithEtld(t *testing.T, c flinkCase) (rows []string, errs []error) {
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return lines[len(lines)-1]
+}
+
+// flinkWrite is rows that Flink writes with a format's options and etld
+// reads back, and that etld writes and Flink reads back: each side must
+// read what the other writes as the rows themselves.
+type flinkWrite struct {
+	name   string
+	format string
+	schema string
+	values string    // the rows as a Flink VALUES list
+	rows   []row.Row // the same rows for etld's encoder
+	flink  string
+	etld   string
+}
+
+func flinkWrites() []flinkWrite {
+	const micros = 1704189600500000 // 2024-01-02 10:00:00.5
+	s := row.StringValue
+	return []flinkWrite{
+		{name: "csv default", format: "csv", schema: "s STRING, i INT, b BOOLEAN, t TIMESTAMP(3), d DATE, x DOUBLE, m DECIMAL(10,2)",
+			values: `('a b, "c"', 1, TRUE, TIMESTAMP '2024-01-02 10:00:00.5', DATE '2024-01-02', 1.5E7, CAST(12.5 AS DECIMAL(10, 2))), ('', -2, FALSE, TIMESTAMP '2024-01-02 10:00:00', DATE '1969-12-31', -0.25E0, CAST(0 AS DECIMAL(10, 2)))`,
+			rows: []row.Row{
+				{s(`a b, "c"`), row.IntValue(1), row.BoolValue(true), row.TimestampValue(micros), row.DateValue(19724), row.DoubleValue(1.5e7), row.DecimalValue(1250, 2)},
+				{s(""), row.IntValue(-2), row.BoolValue(false), row.TimestampValue(micros - 500000), row.DateValue(-1), row.DoubleValue(-0.25), row.DecimalValue(0, 2)},
+			},
+			etld: "csv"},
+		{name: "csv null-literal and escape", format: "csv", schema: "s STRING, i INT, e STRING",
+			values: `('x', CAST(NULL AS INT), 'a\b"c'), (CAST(NULL AS STRING), 2, '')`,
+			rows:   []row.Row{{s("x"), row.NullValue, s(`a\b"c`)}, {row.NullValue, row.IntValue(2), s("")}},
+			flink:  `'csv.null-literal'='N', 'csv.escape-character'='\'`, etld: `{type: csv, null_literal: N, escape_character: '\'}`},
+		{name: "csv TIMESTAMP_LTZ", format: "csv", schema: "l TIMESTAMP_LTZ(3)",
+			values: `(TO_TIMESTAMP_LTZ(1704189600500, 3))`, rows: []row.Row{{row.TimestampLTZValue(micros)}}, etld: "csv"},
+		{name: "json sql", format: "json", schema: "s STRING, t TIMESTAMP(3), l TIMESTAMP_LTZ(3), m DECIMAL(10,7)",
+			values: `('x', TIMESTAMP '2024-01-02 10:00:00.5', TO_TIMESTAMP_LTZ(1704189600500, 3), CAST(0 AS DECIMAL(10, 7)))`,
+			rows:   []row.Row{{s("x"), row.TimestampValue(micros), row.TimestampLTZValue(micros), row.DecimalValue(0, 7)}},
+			etld:   "json"},
+		{name: "json iso-8601 and plain decimals", format: "json", schema: "t TIMESTAMP(3), l TIMESTAMP_LTZ(3), m DECIMAL(10,7)",
+			values: `(TIMESTAMP '2024-01-02 10:00:00', TO_TIMESTAMP_LTZ(1704189600500, 3), CAST(0 AS DECIMAL(10, 7)))`,
+			rows:   []row.Row{{row.TimestampValue(micros - 500000), row.TimestampLTZValue(micros), row.DecimalValue(0, 7)}},
+			flink:  `'json.timestamp-format.standard'='ISO-8601', 'json.encode.decimal-as-plain-number'='true'`,
+			etld:   "{type: json, timestamp_format: iso-8601, encode_decimal_as_plain_number: true}"},
+	}
+}
+
+// TestFlinkWritesEtldReads runs every flinkWrite both ways.
+func TestFlinkWritesEtldReads(t *testing.T) {
+	testenv.Flink(t)
+	dir := t.TempDir()
+	r := connector.NewRegistry()
+	Register(r)
+	cases := flinkWrites()
+	var scripts []string
+	script := func(name, sql string) {
+		p := filepath.Join(dir, name+".sql")
+		if err := os.WriteFile(p, []byte("SET 'execution.runtime-mode' = 'batch';\n"+sql), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		scripts = append(scripts, p)
+	}
+	for i, c := range cases {
+		schema := parseSchema(t, c.schema)
+		with := func(path string) string {
+			w := fmt.Sprintf("'connector'='filesystem', 'path'='file://%s', 'format'='%s'", path, c.format)
+			if c.flink != "" {
+				w += ", " + c.flink
+			}
+			return w
+		}
+		// What etld writes, for Flink to read.
+		enc, err := r.NewEncoder(formatSpec(t, "format: "+c.etld), schema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf []byte
+		for _, rw := range c.rows {
+			if buf, err = enc.Encode(buf, row.Insert, rw); err != nil {
+				t.Fatal(err)
+			}
+		}
+		etldFile := filepath.Join(dir, fmt.Sprintf("etld%d.%s", i, c.format))
+		if err := os.WriteFile(etldFile, buf, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		script(fmt.Sprintf("values%d", i), fmt.Sprintf("CREATE TABLE v (%s) WITH ('connector'='print');\nINSERT INTO v VALUES %s;\n", c.schema, c.values))
+		script(fmt.Sprintf("write%d", i), fmt.Sprintf("CREATE TABLE o (%s) WITH (%s);\nINSERT INTO o VALUES %s;\n", c.schema, with(filepath.Join(dir, fmt.Sprintf("flink%d", i))), c.values))
+		script(fmt.Sprintf("read%d", i), fmt.Sprintf("CREATE TABLE e (%s) WITH (%s);\nSELECT * FROM e;\n", c.schema, with(etldFile)))
+	}
+	results := testenv.RunFlink(t, 120*time.Second, scripts...)
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			values, write, read := results[3*i], results[3*i+1], results[3*i+2]
+			if values.Err != "" || write.Err != "" {
+				t.Fatalf("Flink: %s%s", lastLine(values.Err), lastLine(write.Err))
+			}
+			var own strings.Builder
+			for _, rw := range c.rows {
+				own.WriteString(row.Change{Kind: row.Insert, Row: rw}.String() + "\n")
+			}
+			if own.String() != values.Out {
+				t.Fatalf("the case's rows\n%sare not its VALUES\n%s", own.String(), values.Out)
+			}
+			// etld reads Flink's file.
+			parts, _ := filepath.Glob(filepath.Join(dir, fmt.Sprintf("flink%d", i), "*"))
+			var data []byte
+			for _, p := range parts {
+				b, err := os.ReadFile(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				data = append(data, b...)
+			}
+			rows, errs := readWithEtld(t, flinkCase{format: c.format, schema: c.schema, data: string(data), etld: c.etld})
+			if got := strings.Join(rows, ""); len(errs) > 0 || got != values.Out {
+				t.Errorf("etld reads Flink's\n%s\nas\n%s%v", data, got, errs)
+			}
+			// Flink reads etld's file.
+			etldFile, _ := os.ReadFile(filepath.Join(dir, fmt.Sprintf("etld%d.%s", i, c.format)))
+			if read.Err != "" || read.Out != values.Out {
+				t.Errorf("Flink reads etld's\n%s\nas\n%s%s", etldFile, read.Out, lastLine(read.Err))
+			}
+		})
+	}
+}
+
+func parseSchema(t *testing.T, cols string) row.Schema {
+	t.Helper()
+	var schema row.Schema
+	for _, col := range strings.Split(cols, ", ") {
+		name, typ, _ := strings.Cut(col, " ")
+		ty, err := row.ParseType(typ)
+		if err != nil {
+			t.Fatal(err)
+		}
+		schema.Fields = append(schema.Fields, row.Field{Name: name, Type: ty})
+	}
+	return schema
 }
