@@ -86,9 +86,10 @@ var flinkCases = []flinkCase{
 		data: `{"s":"x"}` + "\n", etld: "json"},
 }
 
-// TestFlinkFormats reads every flinkCase with Flink 2.x in local mode and
-// with etld, and compares the rows (or that both refuse the data).
-func TestFlinkFormats(t *testing.T) {
+// TestFlink compares etld's csv and json formats with Flink 2.x's in
+// local mode, all scripts in one JVM: every flinkCase read by both, and
+// every flinkWrite written by each and read by the other.
+func TestFlink(t *testing.T) {
 	testenv.Flink(t)
 	dir := t.TempDir()
 	var scripts []string
@@ -108,9 +109,11 @@ func TestFlinkFormats(t *testing.T) {
 		}
 		scripts = append(scripts, script)
 	}
+	writes := flinkWrites()
+	scripts = append(scripts, writeScripts(t, dir, writes)...)
 	results := testenv.RunFlink(t, 120*time.Second, scripts...)
 	for i, c := range flinkCases {
-		t.Run(c.name, func(t *testing.T) {
+		t.Run("read/"+c.name, func(t *testing.T) {
 			rows, errs := readWithEtld(t, c)
 			res := results[i]
 			switch {
@@ -126,6 +129,7 @@ func TestFlinkFormats(t *testing.T) {
 			}
 		})
 	}
+	checkWrites(t, dir, writes, results[len(flinkCases):])
 }
 
 // readWithEtld decodes c.data as the file source does, giving the rows in
@@ -207,21 +211,14 @@ func flinkWrites() []flinkWrite {
 	}
 }
 
-// TestFlinkWritesEtldReads runs every flinkWrite both ways.
-func TestFlinkWritesEtldReads(t *testing.T) {
-	testenv.Flink(t)
-	dir := t.TempDir()
+// writeScripts writes, for every flinkWrite, etld's file of its rows and
+// one script that prints the VALUES, writes them with Flink, then reads
+// etld's file with Flink: its output is the rows twice when all agree.
+func writeScripts(t *testing.T, dir string, cases []flinkWrite) []string {
+	t.Helper()
 	r := connector.NewRegistry()
 	Register(r)
-	cases := flinkWrites()
 	var scripts []string
-	script := func(name, sql string) {
-		p := filepath.Join(dir, name+".sql")
-		if err := os.WriteFile(p, []byte("SET 'execution.runtime-mode' = 'batch';\n"+sql), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		scripts = append(scripts, p)
-	}
 	for i, c := range cases {
 		schema := parseSchema(t, c.schema)
 		with := func(path string) string {
@@ -231,7 +228,6 @@ func TestFlinkWritesEtldReads(t *testing.T) {
 			}
 			return w
 		}
-		// What etld writes, for Flink to read.
 		enc, err := r.NewEncoder(formatSpec(t, "format: "+c.etld), schema)
 		if err != nil {
 			t.Fatal(err)
@@ -246,23 +242,35 @@ func TestFlinkWritesEtldReads(t *testing.T) {
 		if err := os.WriteFile(etldFile, buf, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		script(fmt.Sprintf("values%d", i), fmt.Sprintf("CREATE TABLE v (%s) WITH ('connector'='print');\nINSERT INTO v VALUES %s;\n", c.schema, c.values))
-		script(fmt.Sprintf("write%d", i), fmt.Sprintf("CREATE TABLE o (%s) WITH (%s);\nINSERT INTO o VALUES %s;\n", c.schema, with(filepath.Join(dir, fmt.Sprintf("flink%d", i))), c.values))
-		script(fmt.Sprintf("read%d", i), fmt.Sprintf("CREATE TABLE e (%s) WITH (%s);\nSELECT * FROM e;\n", c.schema, with(etldFile)))
+		sql := fmt.Sprintf("SET 'execution.runtime-mode' = 'batch';\n"+
+			"CREATE TABLE v (%[1]s) WITH ('connector'='print');\nINSERT INTO v VALUES %[2]s;\n"+
+			"CREATE TABLE o (%[1]s) WITH (%[3]s);\nINSERT INTO o VALUES %[2]s;\n"+
+			"CREATE TABLE e (%[1]s) WITH (%[4]s);\nSELECT * FROM e;\n",
+			c.schema, c.values, with(filepath.Join(dir, fmt.Sprintf("flink%d", i))), with(etldFile))
+		p := filepath.Join(dir, fmt.Sprintf("write%d.sql", i))
+		if err := os.WriteFile(p, []byte(sql), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		scripts = append(scripts, p)
 	}
-	results := testenv.RunFlink(t, 120*time.Second, scripts...)
+	return scripts
+}
+
+// checkWrites compares, for every flinkWrite, its rows with the VALUES
+// Flink printed, etld's reading of Flink's file with them, and Flink's
+// reading of etld's file with them.
+func checkWrites(t *testing.T, dir string, cases []flinkWrite, results []testenv.FlinkResult) {
 	for i, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			values, write, read := results[3*i], results[3*i+1], results[3*i+2]
-			if values.Err != "" || write.Err != "" {
-				t.Fatalf("Flink: %s%s", lastLine(values.Err), lastLine(write.Err))
-			}
+		t.Run("write/"+c.name, func(t *testing.T) {
+			res := results[i]
 			var own strings.Builder
 			for _, rw := range c.rows {
 				own.WriteString(row.Change{Kind: row.Insert, Row: rw}.String() + "\n")
 			}
-			if own.String() != values.Out {
-				t.Fatalf("the case's rows\n%sare not its VALUES\n%s", own.String(), values.Out)
+			want := own.String()
+			if res.Err != "" || res.Out != want+want {
+				etldFile, _ := os.ReadFile(filepath.Join(dir, fmt.Sprintf("etld%d.%s", i, c.format)))
+				t.Errorf("want the rows\n%stwice: printed from VALUES, then read by Flink from etld's\n%sFlink gave\n%s%s", want, etldFile, res.Out, lastLine(res.Err))
 			}
 			// etld reads Flink's file.
 			parts, _ := filepath.Glob(filepath.Join(dir, fmt.Sprintf("flink%d", i), "*"))
@@ -275,13 +283,8 @@ func TestFlinkWritesEtldReads(t *testing.T) {
 				data = append(data, b...)
 			}
 			rows, errs := readWithEtld(t, flinkCase{format: c.format, schema: c.schema, data: string(data), etld: c.etld})
-			if got := strings.Join(rows, ""); len(errs) > 0 || got != values.Out {
+			if got := strings.Join(rows, ""); len(errs) > 0 || got != want {
 				t.Errorf("etld reads Flink's\n%s\nas\n%s%v", data, got, errs)
-			}
-			// Flink reads etld's file.
-			etldFile, _ := os.ReadFile(filepath.Join(dir, fmt.Sprintf("etld%d.%s", i, c.format)))
-			if read.Err != "" || read.Out != values.Out {
-				t.Errorf("Flink reads etld's\n%s\nas\n%s%s", etldFile, read.Out, lastLine(read.Err))
 			}
 		})
 	}
