@@ -2,19 +2,19 @@ package conformance
 
 import (
 	"flag"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/etld/etld/internal/testenv"
 )
 
 var record = flag.Bool("record", false, "run Flink over the cases and store its results in the case files (make conformance-flink)")
 
 // flinkScriptTimeout bounds one case's script in the Flink runner.
-const flinkScriptTimeout = 120
+const flinkScriptTimeout = 2 * time.Minute
 
 // TestRecordFlink re-records Flink's results: every case becomes a Flink
 // SQL script over its data files, the runner runs them all in one JVM,
@@ -24,10 +24,6 @@ const flinkScriptTimeout = 120
 func TestRecordFlink(t *testing.T) {
 	if !*record {
 		t.Skip("the recorder: go test ./conformance -run TestRecordFlink -record (make conformance-flink)")
-	}
-	runner := os.Getenv("ETLD_TEST_FLINK")
-	if runner == "" {
-		t.Fatal("ETLD_TEST_FLINK is not set: bash testenv/flink.sh install, then source testenv/.env")
 	}
 	cases := loadCases(t)
 	root := t.TempDir()
@@ -49,21 +45,16 @@ func TestRecordFlink(t *testing.T) {
 		dirs[script] = dir
 	}
 	start := time.Now()
-	cmd := exec.Command(runner, append([]string{"--timeout", fmt.Sprint(flinkScriptTimeout)}, scripts...)...)
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("flink runner: %v", err)
-	}
+	results := testenv.RunFlink(t, flinkScriptTimeout, scripts...)
 	t.Logf("flink ran %d scripts in %s", len(scripts), time.Since(start).Round(time.Second))
 	failed := 0
 	for i, c := range cases {
-		script := scripts[i]
-		dir := dirs[script]
-		errText, _ := os.ReadFile(script + ".err")
-		if strings.TrimSpace(string(errText)) != "" {
+		res := results[i]
+		dir := dirs[res.Script]
+		if strings.TrimSpace(res.Err) != "" {
 			failed++
 			c.SetSection(FlinkOutSection, "", true)
-			c.SetSection(FlinkErrSection, CondenseError(string(errText), dir), false)
+			c.SetSection(FlinkErrSection, CondenseError(res.Err, dir), false)
 		} else {
 			var out string
 			if c.Sink != nil {
@@ -73,12 +64,7 @@ func TestRecordFlink(t *testing.T) {
 					continue
 				}
 			} else {
-				data, err := os.ReadFile(script + ".out")
-				if err != nil {
-					t.Errorf("%s: %v", c.Name, err)
-					continue
-				}
-				out = strings.Join(ChangeLines(string(data)), "\n")
+				out = strings.Join(ChangeLines(res.Out), "\n")
 				if out != "" {
 					out += "\n"
 				}
