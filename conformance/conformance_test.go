@@ -133,3 +133,42 @@ func TestCaseFilesRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+var bless = flag.Bool("bless", false, "write etld's result into the etld.out section of each case that expects a deliberate difference")
+
+// TestBless, with -bless, records what etld gives for the cases that
+// differ from Flink on purpose, for review in the diff: the changes it
+// prints, or `error: ` and the gist of its refusal.
+func TestBless(t *testing.T) {
+	if !*bless {
+		t.Skip("a tool: go test ./conformance -run TestBless -args -bless")
+	}
+	for _, c := range loadCases(t) {
+		d, ok := Lookup(c.Expect)
+		if !ok || d.Kind != Deliberate {
+			continue
+		}
+		got := c.RunEtld(context.Background(), t.TempDir())
+		body := strings.Join(got.Lines, "\n") + "\n"
+		if err := got.Err(); err != nil {
+			body = "error: " + errorGist(err) + "\n"
+		}
+		c.SetSection(EtldOutSection, body, false)
+		if err := os.WriteFile(c.Path, c.Format(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// errorGist is the part of an etld error that does not depend on where
+// the case ran: the message after the field path, its first line.
+func errorGist(err error) string {
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	if _, after, ok := strings.Cut(msg, ".sql: "); ok {
+		msg = after
+	}
+	if len(msg) > 100 {
+		msg = msg[:100]
+	}
+	return strings.TrimSpace(msg)
+}

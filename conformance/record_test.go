@@ -11,7 +11,10 @@ import (
 	"github.com/etld/etld/internal/testenv"
 )
 
-var record = flag.Bool("record", false, "run Flink over the cases and store its results in the case files (make conformance-flink)")
+var (
+	record  = flag.Bool("record", false, "run Flink over the cases and store its results in the case files (make conformance-flink)")
+	harvest = flag.String("harvest", "", "with -record: take the results of a runner still running (or killed) in this directory instead of starting one; only finished scripts are stored")
+)
 
 // flinkScriptTimeout bounds one case's script in the Flink runner.
 const flinkScriptTimeout = 2 * time.Minute
@@ -26,6 +29,10 @@ func TestRecordFlink(t *testing.T) {
 		t.Skip("the recorder: go test ./conformance -run TestRecordFlink -record (make conformance-flink)")
 	}
 	cases := loadCases(t)
+	if *harvest != "" {
+		harvestFlink(t, cases, *harvest)
+		return
+	}
 	root := t.TempDir()
 	var scripts []string
 	dirs := map[string]string{}
@@ -47,10 +54,50 @@ func TestRecordFlink(t *testing.T) {
 	start := time.Now()
 	results := testenv.RunFlink(t, flinkScriptTimeout, scripts...)
 	t.Logf("flink ran %d scripts in %s", len(scripts), time.Since(start).Round(time.Second))
+	storeFlink(t, cases, results, func(r testenv.FlinkResult) string { return dirs[r.Script] })
+}
+
+// harvestFlink stores the results a runner left in root (root/NAME/NAME.sql
+// and its .out/.err): a script is finished when it failed or when the
+// next one started, or when the runner is gone. Cases must be the same
+// list, in the same order, as the run's.
+func harvestFlink(t *testing.T, cases []*Case, root string) {
+	var done []*Case
+	var results []testenv.FlinkResult
+	for i, c := range cases {
+		script := filepath.Join(root, c.Name, c.Name+".sql")
+		out, err := os.ReadFile(script + ".out")
+		if err != nil {
+			continue
+		}
+		// A case changed since the run began is not that run's case.
+		if ran, err := os.ReadFile(script); err != nil || string(ran) != c.FlinkScript(filepath.Dir(script)) || !sameData(c, filepath.Dir(script)) {
+			continue
+		}
+		errText, _ := os.ReadFile(script + ".err")
+		finished := len(errText) > 0 || *harvestAll
+		if i+1 < len(cases) {
+			if _, err := os.Stat(filepath.Join(root, cases[i+1].Name, cases[i+1].Name+".sql.out")); err == nil {
+				finished = true
+			}
+		}
+		if !finished {
+			continue
+		}
+		done = append(done, c)
+		results = append(results, testenv.FlinkResult{Script: script, Out: string(out), Err: string(errText)})
+	}
+	storeFlink(t, done, results, func(r testenv.FlinkResult) string { return filepath.Dir(r.Script) })
+}
+
+var harvestAll = flag.Bool("harvest-all", false, "with -harvest: the runner has ended, so every script with output is finished")
+
+// storeFlink writes each case's Flink result into its file.
+func storeFlink(t *testing.T, cases []*Case, results []testenv.FlinkResult, dirOf func(testenv.FlinkResult) string) {
 	failed := 0
 	for i, c := range cases {
 		res := results[i]
-		dir := dirs[res.Script]
+		dir := dirOf(res)
 		if strings.TrimSpace(res.Err) != "" {
 			failed++
 			c.SetSection(FlinkOutSection, "", true)
@@ -77,4 +124,15 @@ func TestRecordFlink(t *testing.T) {
 		}
 	}
 	t.Logf("recorded %d cases, %d of them Flink failed", len(cases), failed)
+}
+
+// sameData says whether dir holds c's data files as they are now.
+func sameData(c *Case, dir string) bool {
+	for _, tb := range c.Tables {
+		data, err := os.ReadFile(filepath.Join(dir, tb.Name+dataSectionExt))
+		if err != nil || string(data) != c.Data(tb.Name) {
+			return false
+		}
+	}
+	return true
 }
