@@ -53,6 +53,9 @@ var Differences = []Difference{
 	{Name: "json-query-number-text", Kind: Deliberate, Area: "expr: JSON_QUERY",
 		Reason: "JSON_QUERY writes the numbers it finds as the input wrote them (1.5e3 stays 1.5e3); Flink's Jackson re-writes them as Java doubles (1500.0)."},
 
+	{Name: "double-text-java17", Kind: Open, Area: "row: DOUBLE text",
+		Reason: "etld writes a DOUBLE with the shortest digits that read back as it (Double.toString's rule since Java 19, JDK-4511638); Flink on Java 17 writes a few values otherwise: Double.MIN_VALUE is 4.9E-324 there, 5.0E-324 in etld, and 1.0E23 is 9.999999999999999E22. Print output compares DOUBLE at 12 digits, so only csv and json show it."},
+
 	{Name: "decimal38", Kind: Pending, Area: "issue 17 item 1 (branch dec38): DECIMAL precision 38 and Flink's result types",
 		Reason: "DECIMAL is capped at 18 digits and its arithmetic result types are narrower than Flink's LogicalTypeMerging rules."},
 	{Name: "csv-options", Kind: Pending, Area: "issue 17 item 5 (branch fmtopts): csv empty fields and options",

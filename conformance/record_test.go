@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -29,6 +30,9 @@ func TestRecordFlink(t *testing.T) {
 		t.Skip("the recorder: go test ./conformance -run TestRecordFlink -record (make conformance-flink)")
 	}
 	cases := loadCases(t)
+	if *reverse {
+		slices.Reverse(cases)
+	}
 	if *harvest != "" {
 		harvestFlink(t, cases, *harvest)
 		return
@@ -57,38 +61,45 @@ func TestRecordFlink(t *testing.T) {
 	storeFlink(t, cases, results, func(r testenv.FlinkResult) string { return dirs[r.Script] })
 }
 
-// harvestFlink stores the results a runner left in root (root/NAME/NAME.sql
-// and its .out/.err): a script is finished when it failed or when the
-// next one started, or when the runner is gone. Cases must be the same
-// list, in the same order, as the run's.
-func harvestFlink(t *testing.T, cases []*Case, root string) {
+// harvestFlink stores the results runners left in roots (comma-separated
+// directories, each holding NAME/NAME.sql and its .out/.err): a runner
+// goes through its scripts one after the other, so every script with
+// output is finished but the newest, which is finished when it failed or
+// when the runner has ended (-harvest-all). A case changed since its
+// script was written is left out.
+func harvestFlink(t *testing.T, cases []*Case, roots string) {
 	var done []*Case
 	var results []testenv.FlinkResult
-	for i, c := range cases {
-		script := filepath.Join(root, c.Name, c.Name+".sql")
-		out, err := os.ReadFile(script + ".out")
-		if err != nil {
-			continue
-		}
-		// A case changed since the run began is not that run's case.
-		if ran, err := os.ReadFile(script); err != nil || string(ran) != c.FlinkScript(filepath.Dir(script)) || !sameData(c, filepath.Dir(script)) {
-			continue
-		}
-		errText, _ := os.ReadFile(script + ".err")
-		finished := len(errText) > 0 || *harvestAll
-		if i+1 < len(cases) {
-			if _, err := os.Stat(filepath.Join(root, cases[i+1].Name, cases[i+1].Name+".sql.out")); err == nil {
-				finished = true
+	for _, root := range strings.Split(roots, ",") {
+		newest, newestTime := "", time.Time{}
+		outs, _ := filepath.Glob(filepath.Join(root, "*", "*.sql.out"))
+		for _, o := range outs {
+			if st, err := os.Stat(o); err == nil && st.ModTime().After(newestTime) {
+				newest, newestTime = o, st.ModTime()
 			}
 		}
-		if !finished {
-			continue
+		for _, c := range cases {
+			script := filepath.Join(root, c.Name, c.Name+".sql")
+			out, err := os.ReadFile(script + ".out")
+			if err != nil {
+				continue
+			}
+			errText, _ := os.ReadFile(script + ".err")
+			if script+".out" == newest && len(errText) == 0 && !*harvestAll {
+				continue
+			}
+			// A case changed since the run began is not that run's case.
+			if ran, err := os.ReadFile(script); err != nil || string(ran) != c.FlinkScript(filepath.Dir(script)) || !sameData(c, filepath.Dir(script)) {
+				continue
+			}
+			done = append(done, c)
+			results = append(results, testenv.FlinkResult{Script: script, Out: string(out), Err: string(errText)})
 		}
-		done = append(done, c)
-		results = append(results, testenv.FlinkResult{Script: script, Out: string(out), Err: string(errText)})
 	}
 	storeFlink(t, done, results, func(r testenv.FlinkResult) string { return filepath.Dir(r.Script) })
 }
+
+var reverse = flag.Bool("reverse", false, "with -record: run the cases last to first (a second runner beside one going first to last)")
 
 var harvestAll = flag.Bool("harvest-all", false, "with -harvest: the runner has ended, so every script with output is finished")
 
