@@ -23,28 +23,33 @@ type Changelog struct {
 	Problems []string
 }
 
-// ChangeLines picks the printed changes (+I[...], -U[...], ...) out of
-// output that may hold other lines.
+// ChangeLines splits printed changes (+I[...], -U[...], ...): a line that
+// does not start with a row kind continues the change before it (a
+// STRING holding a line break prints on two lines). Lines before the
+// first change are dropped.
 func ChangeLines(text string) []string {
 	var out []string
 	for _, l := range splitLines(text) {
-		l = strings.TrimRight(l, "\r")
-		if isChange(l) {
+		switch {
+		case len(l) >= 3 && l[2] == '[' && isKind(l[:2]):
 			out = append(out, l)
+		case len(out) > 0:
+			out[len(out)-1] += "\n" + l
 		}
 	}
 	return out
 }
 
-func isChange(l string) bool {
-	if len(l) < 4 || l[len(l)-1] != ']' || l[2] != '[' {
-		return false
-	}
-	switch l[:2] {
+func isKind(k string) bool {
+	switch k {
 	case "+I", "-U", "+U", "-D":
 		return true
 	}
 	return false
+}
+
+func isChange(l string) bool {
+	return len(l) >= 4 && l[len(l)-1] == ']' && l[2] == '[' && isKind(l[:2])
 }
 
 // Fold folds printed changes into the final table. schema, when it has

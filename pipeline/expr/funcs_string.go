@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -491,8 +490,9 @@ func buildASCII(c *compiler, e *sql.Call, args []*node) (*node, error) {
 		if s == "" {
 			return row.IntValue(0), nil
 		}
-		r, _ := utf8.DecodeRuneInString(s)
-		return row.IntValue(r), nil
+		// Flink gives the first byte of the UTF-8 text as a Java byte,
+		// signed: ASCII('Ä') is -61 (0xC3), not the code point 196.
+		return row.IntValue(int32(int8(s[0]))), nil
 	})
 }
 
@@ -501,11 +501,13 @@ func buildChr(c *compiler, e *sql.Call, args []*node) (*node, error) {
 		return nil, err
 	}
 	return c.fn1(e, row.Type{ID: row.String}, args[0], func(v row.Value) (row.Value, error) {
+		// Flink's CHR: the character of the lowest byte (so CHR(300) is
+		// CHR(44), ','), the empty string for a negative n.
 		n := v.Int64()
-		if n < 0 || n > math.MaxInt32 || !utf8.ValidRune(rune(n)) {
-			return row.NullValue, nil
+		if n < 0 {
+			return row.StringValue(""), nil
 		}
-		return row.StringValue(string(rune(n))), nil
+		return row.StringValue(string(rune(n & 0xFF))), nil
 	})
 }
 
