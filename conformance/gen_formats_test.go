@@ -173,7 +173,7 @@ var formatOutputs = []struct {
 	{"json-out-escaping", "json (id INT, s STRING)", "SELECT id, s FROM t"},
 	{"csv-out-all", "csv (id INT, i INT, b BIGINT, d DOUBLE, f FLOAT, m DECIMAL(10, 2), s STRING, dt DATE, ts TIMESTAMP(3), bo BOOLEAN)", "SELECT * FROM t"},
 	{"json-out-all", "json (id INT, i INT, b BIGINT, d DOUBLE, f FLOAT, m DECIMAL(10, 2), s STRING, dt DATE, ts TIMESTAMP(3), bo BOOLEAN)", "SELECT * FROM t"},
-	{"json-out-computed", "json (id INT, x DOUBLE, y STRING, z BIGINT)", "SELECT id, d * 2, UPPER(s), CAST(i AS BIGINT) + 1 FROM t WHERE id < 4"},
+	{"json-out-computed", "json (id INT, x DOUBLE, y STRING, z BIGINT)", "SELECT id, d * 2 AS x, UPPER(s) AS y, CAST(i AS BIGINT) + 1 AS z FROM t WHERE id < 4"},
 	{"csv-out-computed", "csv (id INT, x DOUBLE, y STRING, z BIGINT)", "SELECT id, d * 2, UPPER(s), CAST(i AS BIGINT) + 1 FROM t WHERE id < 4"},
 }
 
