@@ -370,6 +370,24 @@ func TestGenerate(t *testing.T) {
 		}
 	}
 	if !*generate {
+		// The case files are what the generator writes: an edit by hand
+		// of a generated case's inputs would be lost at the next -generate.
+		for _, g := range gens {
+			path := filepath.Join(casesDir, g.name+".case")
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Errorf("generated case %s has no file: go test ./conformance -run TestGenerate -args -generate", g.name)
+				continue
+			}
+			prev, err := Parse(path, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fresh, _ := Parse(path, []byte(g.text()))
+			if !sameInputs(fresh, prev) {
+				t.Errorf("%s: its query, tables or data differ from gen_test.go's; edit the tables there and run -generate", path)
+			}
+		}
 		return
 	}
 	var re *regexp.Regexp
@@ -405,17 +423,7 @@ func TestGenerate(t *testing.T) {
 // merge keeps prev's expect line and, when the inputs are the same, its
 // recorded sections.
 func merge(fresh, prev *Case) *Case {
-	same := fresh.Query() == prev.Query() && len(fresh.Tables) == len(prev.Tables) && fresh.Batch == prev.Batch
-	for _, t := range fresh.Tables {
-		if fresh.Data(t.Name) != prev.Data(t.Name) {
-			same = false
-		}
-	}
-	for i, t := range fresh.Tables {
-		if same && fmt.Sprint(t) != fmt.Sprint(prev.Tables[i]) {
-			same = false
-		}
-	}
+	same := sameInputs(fresh, prev)
 	for _, h := range prev.Header {
 		if strings.HasPrefix(h, "expect:") || (strings.HasPrefix(h, "#") && !strings.HasPrefix(h, "# generated")) {
 			fresh.Header = append(fresh.Header, h)
@@ -432,4 +440,18 @@ func merge(fresh, prev *Case) *Case {
 		}
 	}
 	return fresh
+}
+
+// sameInputs says whether two cases run the same query over the same
+// tables, data, sink and mode.
+func sameInputs(a, b *Case) bool {
+	if a.Query() != b.Query() || len(a.Tables) != len(b.Tables) || a.Batch != b.Batch || fmt.Sprint(a.Sink) != fmt.Sprint(b.Sink) {
+		return false
+	}
+	for i, t := range a.Tables {
+		if a.Data(t.Name) != b.Data(t.Name) || fmt.Sprint(t) != fmt.Sprint(b.Tables[i]) {
+			return false
+		}
+	}
+	return true
 }
