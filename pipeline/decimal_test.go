@@ -14,7 +14,7 @@ import (
 // form as Flink's csv and json formats write it (0E-7, 2.50000E-7), the
 // json option encode_decimal_as_plain_number gives the plain form, CAST
 // AS STRING is plain, and a CAST to a DECIMAL too narrow gives NULL
-// instead of stopping the run.
+// instead of stopping the run (a text too wide is an error: TRY_CAST).
 func TestDecimalTextAndNarrowCast(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in.csv")
@@ -40,7 +40,7 @@ transforms:
              CAST(0 AS DECIMAL(10, 7)) AS z,
              CAST(d AS DECIMAL(5, 1)) AS narrow,
              CAST(t AS DECIMAL(18, 12)) AS tiny,
-             CAST(s AS DECIMAL(3, 1)) AS txt,
+             TRY_CAST(s AS DECIMAL(3, 1)) AS txt,
              CAST(CAST(0 AS DECIMAL(10, 7)) AS STRING) AS ztext
       FROM src
 sinks:

@@ -381,9 +381,11 @@ func TestCast(t *testing.T) {
 		{"CAST(99999999.99 AS DECIMAL(5, 1))", "DECIMAL(5, 1) null"},
 		{"CAST(99999.99 AS DECIMAL(5, 1))", "DECIMAL(5, 1) null"}, // rounds up to 100000.0
 		{"CAST(9999.94 AS DECIMAL(5, 1))", "DECIMAL(5, 1) NOT NULL 9999.9"},
-		{"CAST('123456' AS DECIMAL(5, 1))", "DECIMAL(5, 1) null"},
-		{"CAST('1234567890123456789012' AS DECIMAL(5, 1))", "DECIMAL(5, 1) null"},
-		{"CAST('1E999' AS DECIMAL(5, 1))", "DECIMAL(5, 1) null"},
+		// A text that does not fit is an error, as in Flink 2.3
+		// ("For input string: '123456'. Overflow.").
+		{"CAST('123456' AS DECIMAL(5, 1))", "error: cannot parse \"123456\" as DECIMAL(5, 1)"},
+		{"CAST('1234567890123456789012' AS DECIMAL(5, 1))", "error: cannot parse \"1234567890123456789012\" as DECIMAL(5, 1)"},
+		{"CAST('1E999' AS DECIMAL(5, 1))", "error: cannot parse \"1E999\" as DECIMAL(5, 1)"},
 		{"CAST('2.5E-7' AS DECIMAL(18, 12))", "DECIMAL(18, 12) NOT NULL 2.50000E-7"}, // shown as print shows it
 		{"CAST(CAST('2.5E-7' AS DECIMAL(18, 12)) AS STRING)", "STRING NOT NULL 0.000000250000"},
 		{"CAST(d AS DECIMAL(2, 1))", "DECIMAL(2, 1) null"},

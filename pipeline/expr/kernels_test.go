@@ -2,7 +2,6 @@ package expr
 
 import (
 	"math"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -193,34 +192,6 @@ func TestRoundFloat(t *testing.T) {
 	}
 	if !math.IsNaN(roundFloat(math.NaN(), 2, false)) || !math.IsInf(roundFloat(math.Inf(-1), 2, false), -1) {
 		t.Error("NaN or Inf changed")
-	}
-}
-
-func TestJavaReplacement(t *testing.T) {
-	re := regexp.MustCompile(`(a)(b)(?P<c>c)`)
-	cases := []struct{ in, want, err string }{
-		{"x", "x", ""},
-		{"$1-$2", "${1}-${2}", ""},
-		{"$12", "${1}2", ""},
-		{"${c}", "${c}", ""},
-		{`\$1 \\`, `$$1 \`, ""},
-		{"$", "", "ends with $"},
-		{"$x", "", "illegal group reference"},
-		{"$4", "", "refers to group 4"},
-		{"${d}", "", `names group "d"`},
-		{`\`, "", `ends with \`},
-	}
-	for _, tc := range cases {
-		got, err := javaReplacement(tc.in, re)
-		if tc.err != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.err) {
-				t.Errorf("%q: error %v, want %q", tc.in, err, tc.err)
-			}
-			continue
-		}
-		if err != nil || got != tc.want {
-			t.Errorf("%q: %q %v, want %q", tc.in, got, err, tc.want)
-		}
 	}
 }
 
