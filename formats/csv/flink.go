@@ -1,0 +1,49 @@
+package csv
+
+import (
+	"github.com/etld/etld/pipeline/connector"
+)
+
+// FlinkFormat implements connector.FlinkFormat: Flink's csv format.
+// Flink's has no header: on reading, the export asks Flink to skip the
+// lines that do not parse (csv.ignore-parse-errors), which drops a
+// header whose names are not values of the columns' types.
+func (d *Decoder) FlinkFormat() (string, connector.FlinkTable) {
+	t := d.cfg.flink()
+	if d.cfg.header {
+		t.Set("ignore-parse-errors", "true", "header")
+		t.Differ("header", "Flink's csv format has no header: the export sets csv.ignore-parse-errors, which skips the header line only when it does not parse as a row of the schema (a schema of STRING columns reads it as a row), and skips every other unparsable line too instead of failing")
+	}
+	return "csv", t
+}
+
+// FlinkFormat implements connector.FlinkFormat: Flink's csv format.
+func (e *Encoder) FlinkFormat() (string, connector.FlinkTable) {
+	t := e.cfg.flink()
+	if e.cfg.header {
+		t.Differ("header", "Flink's csv format writes no header line")
+	}
+	return "csv", t
+}
+
+func (c config) flink() connector.FlinkTable {
+	var t connector.FlinkTable
+	if c.delim != ',' {
+		d := string(c.delim)
+		if c.delim == '\t' {
+			d = `\t` // Flink reads the two characters as a tab
+		}
+		t.Set("field-delimiter", d, "delimiter")
+	}
+	switch c.quote {
+	case 0:
+		t.Set("disable-quote-character", "true", "quote")
+	case '"':
+	default:
+		t.Set("quote-character", string(c.quote), "quote")
+	}
+	if c.hasNull {
+		t.Set("null-literal", c.nullLit, "null_literal")
+	}
+	return t
+}
