@@ -172,3 +172,15 @@ func errorAt(file string, n *yaml.Node, path, format string, args ...any) *Error
 	}
 	return e
 }
+
+// Written returns the text of n's value as the file has it, ${VAR} and
+// all, when the value came from ${VAR} expansion (ok false otherwise).
+// etld export flink writes it instead of the value, so that an exported
+// script keeps its references and never holds what they stand for.
+func Written(n *yaml.Node) (written string, names []string, ok bool) {
+	s := substitutionOf(n)
+	if s == nil {
+		return "", nil, false
+	}
+	return s.written, s.names, true
+}

@@ -2,8 +2,8 @@ package mysql
 
 import (
 	"fmt"
-	"net/url"
 	"sort"
+	"strings"
 
 	"github.com/etld/etld/pipeline/connector"
 )
@@ -18,17 +18,17 @@ func (s *Sink) FlinkSink(in connector.SinkInput) (connector.FlinkTable, error) {
 		field = "url"
 	}
 	u := "jdbc:mysql://" + s.dc.Addr + "/" + s.dc.DBName
-	if len(s.dc.Params) > 0 {
-		keys := make([]string, 0, len(s.dc.Params))
-		for k := range s.dc.Params {
-			keys = append(keys, k)
+	// The DSN's parameters are go-sql-driver's; etld adds sql_mode and
+	// time_zone itself. Connector/J spells its own differently.
+	var params []string
+	for k := range s.dc.Params {
+		if k != "sql_mode" && k != "time_zone" {
+			params = append(params, k)
 		}
-		sort.Strings(keys)
-		q := url.Values{}
-		for _, k := range keys {
-			q.Set(k, s.dc.Params[k])
-		}
-		u += "?" + q.Encode()
+	}
+	sort.Strings(params)
+	if len(params) > 0 {
+		t.Differ(field, "the driver parameters %s are go-sql-driver's, left out of the JDBC url: add MySQL Connector/J's equivalents by hand", strings.Join(params, ", "))
 	}
 	t.Set("connector", "jdbc", "")
 	t.Set("url", u, field)
