@@ -5,14 +5,14 @@ import (
 )
 
 // FlinkFormat implements connector.FlinkFormat: Flink's csv format.
-// Flink's has no header: on reading, the export asks Flink to skip the
-// lines that do not parse (csv.ignore-parse-errors), which drops a
-// header whose names are not values of the columns' types.
+// Flink's has no header: on reading, the export asks Flink to make the
+// fields that do not parse NULL (csv.ignore-parse-errors), so that a
+// header line becomes a row rather than a failed job.
 func (d *Decoder) FlinkFormat() (string, connector.FlinkTable) {
 	t := d.cfg.flink()
 	if d.cfg.header {
 		t.Set("ignore-parse-errors", "true", "header")
-		t.Differ("header", "Flink's csv format has no header: the export sets csv.ignore-parse-errors, which skips the header line only when it does not parse as a row of the schema (a schema of STRING columns reads it as a row), and skips every other unparsable line too instead of failing")
+		t.Differ("header", "Flink's csv format has no header: it reads the header line as a row, with NULL in each column whose type the name does not parse as (the export sets csv.ignore-parse-errors so that the line does not fail the job; it also turns every other unparsable field into NULL instead of failing)")
 	}
 	return "csv", t
 }
