@@ -2,6 +2,7 @@ package csv
 
 import (
 	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/pipeline/row"
 )
 
 // FlinkFormat implements connector.FlinkFormat: Flink's csv format.
@@ -22,6 +23,12 @@ func (e *Encoder) FlinkFormat() (string, connector.FlinkTable) {
 	t := e.cfg.flink()
 	if e.cfg.header {
 		t.Differ("header", "Flink's csv format writes no header line")
+	}
+	for _, f := range e.schema.Fields {
+		if id := f.Type.ID; id == row.Timestamp || id == row.TimestampLTZ {
+			t.Differ("", "Flink's csv format writes a timestamp quoted and without a zero fraction (\"2019-01-17 09:43:10\"); etld writes 2019-01-17 09:43:10.000 (column %s)", f.Name)
+			break
+		}
 	}
 	return "csv", t
 }

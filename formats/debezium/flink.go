@@ -18,5 +18,7 @@ func (d *Decoder) FlinkFormat() (string, connector.FlinkTable) {
 
 // FlinkFormat implements connector.FlinkFormat: Flink's debezium-json.
 func (e *Encoder) FlinkFormat() (string, connector.FlinkTable) {
-	return "debezium-json", e.codec.Options().Flink(false)
+	t := e.codec.Options().Flink(false)
+	e.codec.FlinkDecimals(&t)
+	return "debezium-json", t
 }

@@ -204,6 +204,11 @@ func (x *exporter) filters() {
 				return
 			}
 			seen[n] = true
+			if n.Kind == plan.DistinctNode && !n.Mode.Updating {
+				tr := t.Transform
+				x.differ(tr.Pos, tr.Path+".sql", "transform "+t.Name,
+					"SELECT DISTINCT: etld's result is insert-only (each distinct row once, never retracted); Flink plans it as a GroupAggregate whose result is updating, which an append-only sink (a file, kafka without a key) refuses")
+			}
 			if n.Filters() && n.Input != nil && n.Input.Mode.Updating {
 				tr := t.Transform
 				x.differ(tr.Pos, tr.Path+".sql", "transform "+t.Name,

@@ -157,6 +157,10 @@ func (x *exporter) table(name string, cols []string, t connector.FlinkTable, nod
 	fmt.Fprintf(&x.body, "CREATE TABLE %s (\n  %s\n) WITH (\n", ident(name), strings.Join(cols, ",\n  "))
 	filesystem := slices.ContainsFunc(t.Options, func(o connector.FlinkOption) bool { return o.Key == "connector" && o.Value == "filesystem" })
 	secrets := substituted(node, nil)
+	values := make([][]string, len(secrets))
+	for i, n := range secrets {
+		values[i] = spec.SecretValues(n)
+	}
 	for i, o := range t.Options {
 		v := o.Value
 		if o.Field != "" {
@@ -167,8 +171,8 @@ func (x *exporter) table(name string, cols []string, t connector.FlinkTable, nod
 		}
 		// Whatever the connector put where: no value of a variable
 		// that is secret leaves in any form.
-		for _, n := range secrets {
-			if spec.Redact(n, v) != v {
+		for i, n := range secrets {
+			if slices.ContainsFunc(values[i], func(secret string) bool { return strings.Contains(v, secret) }) {
 				v = x.derived(n, o, path, element)
 			}
 		}

@@ -184,3 +184,17 @@ func Written(n *yaml.Node) (written string, names []string, ok bool) {
 	}
 	return s.written, s.names, true
 }
+
+// SecretValues returns the values of the secret variables (by name or
+// by the option they are used in) substituted into n or below it, whole
+// (a password inside a DSN is one of them). etld export flink keeps
+// every option that holds one out of the script.
+func SecretValues(n *yaml.Node) []string {
+	var out []string
+	for _, s := range secretsBelow(n, nil) {
+		if s.Value != "" {
+			out = append(out, s.Value)
+		}
+	}
+	return out
+}
