@@ -2,13 +2,13 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
-	"regexp"
 	"database/sql"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
