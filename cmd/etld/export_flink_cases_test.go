@@ -88,7 +88,7 @@ func flinkCases() []flinkCase {
 		{name: "statement-set", file: "configs/examples/statement-set.yaml", sinks: []flinkSink{
 			{kind: "file", target: "out/hot-sensors.csv"}, {kind: "file", target: "out/numbers.json"}}},
 		{name: "messages", file: "configs/examples/messages.yaml", sinks: []flinkSink{{kind: "print"}},
-			differs: "Flink's csv format has no header"},
+			listed: []string{"Flink's csv format has no header"}},
 		{name: "cdc-canal-products", file: "configs/examples/cdc-canal-products.yaml", sinks: []flinkSink{{kind: "print"}},
 			differs: "an UPDATE message of several rows"},
 		{name: "hello-datagen", file: "configs/examples/hello-datagen.yaml", sinks: []flinkSink{{kind: "print"}}, countOnly: true},

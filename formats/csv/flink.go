@@ -8,12 +8,14 @@ import (
 // FlinkFormat implements connector.FlinkFormat: Flink's csv format.
 // Flink's has no header: on reading, the export asks Flink to make the
 // fields that do not parse NULL (csv.ignore-parse-errors), so that a
-// header line becomes a row rather than a failed job.
+// header line becomes a row rather than a failed job, and drops that
+// row (FlinkTable.HeaderRows).
 func (d *Decoder) FlinkFormat() (string, connector.FlinkTable) {
 	t := d.cfg.flink()
 	if d.cfg.header {
 		t.Set("ignore-parse-errors", "true", "header")
-		t.Differ("header", "Flink's csv format has no header: it reads the header line as a row, with NULL in each column whose type the name does not parse as (the export sets csv.ignore-parse-errors so that the line does not fail the job; it also turns every other unparsable field into NULL instead of failing)")
+		t.HeaderRows = true
+		t.Differ("header", "Flink's csv format has no header: it reads the header line as a row, with NULL in each column whose type the name does not parse as; the export sets csv.ignore-parse-errors so that the line does not fail the job (which also makes every other unparsable field NULL instead of failing) and reads the table through a view that drops rows that look like the header (a data row equal to the column names is dropped too)")
 	}
 	return "csv", t
 }

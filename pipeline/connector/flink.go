@@ -57,6 +57,12 @@ type FlinkDifference struct {
 type FlinkTable struct {
 	Options     []FlinkOption
 	Differences []FlinkDifference
+	// HeaderRows: the format reads a header line that Flink's cannot
+	// skip (csv with header), which reaches Flink as a row with NULL in
+	// each column whose type its text does not parse as and the names in
+	// the others. The exporter reads the table through a view that drops
+	// such rows.
+	HeaderRows bool
 }
 
 // Set adds the option key = value, taken from the etld option field.
@@ -83,6 +89,7 @@ func (t *FlinkTable) AddFormat(prefix string, codec any, field, etldName string)
 		return
 	}
 	name, ft := ff.FlinkFormat()
+	t.HeaderRows = t.HeaderRows || ft.HeaderRows
 	t.Set(prefix+"format", name, field)
 	for _, o := range ft.Options {
 		t.Set(prefix+name+"."+o.Key, o.Value, joinField(field, o.Field))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/plan"
+	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/spec"
 	"github.com/etld/etld/pipeline/sql"
 )
@@ -60,7 +61,27 @@ func (x *exporter) source(s *plan.Source) {
 	if len(sp.Key) > 0 {
 		cols = append(cols, primaryKey(sp.Key))
 	}
-	x.table(sp.Name, cols, t, sp.Options, sp.Pos.File, sp.Path, element)
+	if !t.HeaderRows {
+		x.table(sp.Name, cols, t, sp.Options, sp.Pos.File, sp.Path, element)
+		return
+	}
+	// The header line reaches Flink as a row: the names in the text
+	// columns, NULL in the others. The view that takes the source's name
+	// drops it; the table behind it keeps the time attribute.
+	file := x.tableName(sp.Name + "_file")
+	x.table(file, cols, t, sp.Options, sp.Pos.File, sp.Path, element)
+	var header []string
+	for _, c := range sp.Schema {
+		switch {
+		case c.Computed != nil || c.Metadata != "":
+		case c.Type.ID == row.String:
+			// COALESCE: a row of NULLs is no header.
+			header = append(header, fmt.Sprintf("COALESCE(LOWER(%s) = %s, FALSE)", ident(c.Name), quote(strings.ToLower(c.Name))))
+		default:
+			header = append(header, ident(c.Name)+" IS NULL")
+		}
+	}
+	fmt.Fprintf(&x.body, "CREATE TEMPORARY VIEW %s AS\nSELECT * FROM %s WHERE NOT (%s);\n\n", ident(sp.Name), ident(file), strings.Join(header, " AND "))
 }
 
 // sourceOnError maps a source's on_error policy: Flink's formats skip
