@@ -74,7 +74,7 @@ func cmdExport(args []string, stdout, stderr io.Writer) int {
 	var scripts []*export.Script
 	failed := false
 	for _, p := range ps {
-		s, err := export.Flink(p.Plan, export.Options{})
+		s, err := export.Flink(p.Plan)
 		if err != nil {
 			fmt.Fprintln(stderr, secrets.Redact(err.Error()))
 			failed = true

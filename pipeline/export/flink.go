@@ -24,14 +24,6 @@ import (
 	"github.com/etld/etld/pipeline/sql"
 )
 
-// Options change what Flink writes.
-type Options struct {
-	// Paths rewrites the path option of a file source or sink (a
-	// relative path is relative to the directory Flink runs in); nil
-	// keeps them as written.
-	Paths func(string) string
-}
-
 // Difference is something the script does otherwise than etld.
 type Difference struct {
 	Pos spec.Pos
@@ -66,14 +58,13 @@ type Script struct {
 // counterpart (a connector without one, retract mode into a CSV file)
 // is an error naming its position; one that Flink runs otherwise is a
 // Difference.
-func Flink(p *plan.Plan, opt Options) (*Script, error) {
-	x := &exporter{plan: p, opt: opt, names: map[string]bool{}, placeholders: map[string]string{}}
+func Flink(p *plan.Plan) (*Script, error) {
+	x := &exporter{plan: p, names: map[string]bool{}, placeholders: map[string]string{}}
 	return x.script()
 }
 
 type exporter struct {
 	plan  *plan.Plan
-	opt   Options
 	errs  spec.List
 	diffs []Difference
 	// names are the Flink table names taken, lower-cased.

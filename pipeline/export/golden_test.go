@@ -57,7 +57,7 @@ func exportFile(t *testing.T, file string, data []byte) (*export.Script, string)
 		return nil, err.Error()
 	}
 	t.Cleanup(func() { p.Close() })
-	s, err := export.Flink(p, export.Options{})
+	s, err := export.Flink(p)
 	if err != nil {
 		return nil, err.Error()
 	}

@@ -176,7 +176,6 @@ func (x *exporter) table(name string, cols []string, t connector.FlinkTable, nod
 		x.differ(spec.At(file, n), spec.JoinPath(path, d.Field), element, "%s", d.What)
 	}
 	fmt.Fprintf(&x.body, "CREATE TABLE %s (\n  %s\n) WITH (\n", ident(name), strings.Join(cols, ",\n  "))
-	filesystem := slices.ContainsFunc(t.Options, func(o connector.FlinkOption) bool { return o.Key == "connector" && o.Value == "filesystem" })
 	secrets := substituted(node, nil)
 	values := make([][]string, len(secrets))
 	for i, n := range secrets {
@@ -186,9 +185,6 @@ func (x *exporter) table(name string, cols []string, t connector.FlinkTable, nod
 		v := o.Value
 		if o.Field != "" {
 			v = x.reference(find(node, o.Field), o, v, path, element)
-		}
-		if o.Key == "path" && filesystem && x.opt.Paths != nil && !strings.Contains(v, "${") {
-			v = x.opt.Paths(v)
 		}
 		// Whatever the connector put where: no value of a variable
 		// that is secret leaves in any form.
