@@ -3,6 +3,8 @@ package connector
 import (
 	"fmt"
 	"time"
+
+	"github.com/etld/etld/pipeline/row"
 )
 
 // Flink export (etld export flink). A connector that has a Flink
@@ -63,6 +65,10 @@ type FlinkTable struct {
 	// the others. The exporter reads the table through a view that drops
 	// such rows.
 	HeaderRows bool
+	// Types, for a sink, are the column types its Flink table declares
+	// when they are not all the input's (nil): the exporter casts the
+	// columns whose type differs in the INSERT.
+	Types []row.Type
 }
 
 // Set adds the option key = value, taken from the etld option field.

@@ -70,7 +70,9 @@ type exporter struct {
 	// names are the Flink table names taken, lower-cased.
 	names        map[string]bool
 	placeholders map[string]string // name -> where
-	body         strings.Builder
+	// selects are the select lists of the sinks' INSERTs, in order.
+	selects []string
+	body    strings.Builder
 }
 
 func (x *exporter) differ(pos spec.Pos, path, element, format string, args ...any) {
@@ -100,7 +102,7 @@ func (x *exporter) script() (*Script, error) {
 	if len(p.Sinks) > 0 {
 		x.body.WriteString("EXECUTE STATEMENT SET\nBEGIN\n")
 		for i, s := range p.Sinks {
-			fmt.Fprintf(&x.body, "INSERT INTO %s SELECT * FROM %s;\n", ident(sinkTables[i]), ident(s.Input.Name))
+			fmt.Fprintf(&x.body, "INSERT INTO %s SELECT %s FROM %s;\n", ident(sinkTables[i]), x.selects[i], ident(s.Input.Name))
 		}
 		x.body.WriteString("END;\n")
 	}

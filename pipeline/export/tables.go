@@ -117,6 +117,7 @@ func (x *exporter) sink(s *plan.Sink) string {
 	sp := s.Spec
 	element := "sink " + sp.Name
 	name := x.tableName(sp.Name)
+	x.selects = append(x.selects, "*")
 	fs, ok := s.Conn.(connector.FlinkSink)
 	if !ok {
 		x.errs.Addf(sp.TypePos, sp.Path+".type", "sink type %q has no Flink counterpart: the pipeline cannot be exported", sp.Type)
@@ -141,10 +142,21 @@ func (x *exporter) sink(s *plan.Sink) string {
 		x.differ(sp.OnError.Pos, sp.Path+".on_error", element, "%s", what)
 	}
 	var cols []string
-	for _, f := range schema.Fields {
+	var casts []string
+	for i, f := range schema.Fields {
+		typ := f.Type
+		if t.Types != nil && t.Types[i] != f.Type {
+			typ = t.Types[i]
+			casts = append(casts, fmt.Sprintf("CAST(%s AS %s) AS %s", ident(f.Name), typ.Nullable(), ident(f.Name)))
+		} else {
+			casts = append(casts, ident(f.Name))
+		}
 		// Nullable: a NOT NULL that etld infers and Flink does not would
 		// fail the INSERT; key columns are NOT NULL through the key.
-		cols = append(cols, fmt.Sprintf("%s %s", ident(f.Name), f.Type.Nullable()))
+		cols = append(cols, fmt.Sprintf("%s %s", ident(f.Name), typ.Nullable()))
+	}
+	if t.Types != nil {
+		x.selects[len(x.selects)-1] = strings.Join(casts, ", ")
 	}
 	if s.Mode == connector.Upsert && len(s.Key) > 0 {
 		names := make([]string, len(s.Key))
@@ -172,8 +184,11 @@ func primaryKey(cols []string) string {
 // the connector's differences.
 func (x *exporter) table(name string, cols []string, t connector.FlinkTable, node *yaml.Node, file, path, element string) {
 	for _, d := range t.Differences {
-		n := find(node, d.Field)
-		x.differ(spec.At(file, n), spec.JoinPath(path, d.Field), element, "%s", d.What)
+		n, at := find(node, d.Field), path
+		if d.Field != "" {
+			at = spec.JoinPath(path, d.Field)
+		}
+		x.differ(spec.At(file, n), at, element, "%s", d.What)
 	}
 	fmt.Fprintf(&x.body, "CREATE TABLE %s (\n  %s\n) WITH (\n", ident(name), strings.Join(cols, ",\n  "))
 	secrets := substituted(node, nil)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/pipeline/row"
 )
 
 // FlinkSink implements connector.FlinkSink: Flink's jdbc connector with
@@ -54,6 +55,21 @@ func (s *Sink) FlinkSink(in connector.SinkInput) (connector.FlinkTable, error) {
 	}
 	if s.given.MaxRetries != 0 {
 		t.Set("sink.max-retries", fmt.Sprint(s.given.MaxRetries), "max_retries")
+	}
+	// Flink's jdbc connector converts no TIMESTAMP_LTZ: the table takes
+	// the UTC wall clock as TIMESTAMP, which is what etld writes.
+	for i, f := range in.Schema.Fields {
+		if f.Type.ID != row.TimestampLTZ {
+			continue
+		}
+		if t.Types == nil {
+			t.Types = make([]row.Type, in.Schema.Len())
+			for j, g := range in.Schema.Fields {
+				t.Types[j] = g.Type
+			}
+		}
+		t.Types[i].ID = row.Timestamp
+		t.Differ("", "Flink's jdbc connector cannot write TIMESTAMP_LTZ: the table declares %s TIMESTAMP(%d) and the INSERT casts it in the session time zone UTC, the value etld writes", f.Name, f.Type.Precision)
 	}
 	if s.createTable || s.replace {
 		ddl, err := s.createDDL()
