@@ -34,6 +34,13 @@ func NewDecoder(o Options, schema row.Schema) (*Decoder, error) {
 	if err := checkSchema(schema); err != nil {
 		return nil, err
 	}
+	for _, f := range schema.Fields {
+		if f.Type.ID.Nested() {
+			// Flink's csv reads an ARRAY from array-element-delimiter
+			// separated text; etld reads composite values from json.
+			return nil, fmt.Errorf("csv: column %s is %s: the csv format does not read composite values; use format: json", f.Name, f.Type)
+		}
+	}
 	return &Decoder{cfg: cfg, schema: schema, fields: make([]field, 0, schema.Len())}, nil
 }
 

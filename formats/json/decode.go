@@ -162,7 +162,11 @@ func (c *Codec) readMembers(s string, i int, set func(col int, val row.Value) er
 
 // decodeValue reads the value at s[i] into the type of column col.
 func (c *Codec) decodeValue(s string, i, col int) (row.Value, int, error) {
-	t := c.schema.Fields[col].Type
+	return decodeAs(s, i, c.schema.Fields[col].Type)
+}
+
+// decodeAs reads the value at s[i] as a value of type t.
+func decodeAs(s string, i int, t row.Type) (row.Value, int, error) {
 	if i >= len(s) {
 		return row.NullValue, i, syntaxErr(s, i, "expected a value, got the end of the record")
 	}
@@ -200,6 +204,8 @@ func (c *Codec) decodeValue(s string, i, col int) (row.Value, int, error) {
 			return row.StringValue(word), end, nil
 		}
 		return row.NullValue, end, mismatch(word, t, "a boolean")
+	case (ch == '{' || ch == '[') && t.ID.Nested():
+		return decodeNested(s, i, t)
 	case ch == '{' || ch == '[':
 		end, err := skipValue(s, i, 1)
 		if err != nil {

@@ -67,6 +67,8 @@ func (c *Codec) AppendValue(dst []byte, v row.Value, t row.Type) []byte {
 		dst = append(dst, '"')
 		dst = AppendTimestamp(dst, v.Micros(), v.Type() == row.TimestampLTZ, c.opts.iso())
 		return append(dst, '"')
+	case row.Array, row.Map, row.Struct:
+		return c.appendNested(dst, v, t)
 	}
 	return append(dst, "null"...)
 }

@@ -287,13 +287,15 @@ func skipValue(s string, i, depth int) (int, error) {
 	return i, syntaxErr(s, i, "expected a value, got %s", describe(s, i))
 }
 
-func skipArray(s string, i, depth int) (int, error) {
+// walkArray reads the array at s[i], calling fn with the offset of each
+// element (after blanks); fn consumes it and returns the offset after it.
+func walkArray(s string, i int, fn func(v int) (int, error)) (int, error) {
 	i = SkipSpace(s, i+1)
 	if i < len(s) && s[i] == ']' {
 		return i + 1, nil
 	}
 	for {
-		end, err := skipValue(s, i, depth+1)
+		end, err := fn(i)
 		if err != nil {
 			return end, err
 		}
@@ -310,6 +312,10 @@ func skipArray(s string, i, depth int) (int, error) {
 			return i, syntaxErr(s, i, "expected ',' or ']' in an array, got %s", describe(s, i))
 		}
 	}
+}
+
+func skipArray(s string, i, depth int) (int, error) {
+	return walkArray(s, i, func(v int) (int, error) { return skipValue(s, v, depth+1) })
 }
 
 // WalkObject reads the object at s[i] (after blanks). For each member it

@@ -107,22 +107,58 @@ type RunInfo struct {
 	Pipeline string
 	// Instance names the pipeline's state directory: the same in every
 	// run that resumes from it, even before its first checkpoint, and new
-	// when the state is removed; "" when the run is not Resumable. Since
-	// is when the instance was made: nothing the pipeline wrote under it
-	// is older.
+	// when the state is removed; "" when the run is not Resumable. Two
+	// processes with their own state directories have their own
+	// instances. Since is when the instance was made: nothing the
+	// pipeline wrote under it is older.
 	Instance string
 	Since    time.Time
 }
 
-// RunAware is a sink that needs to know, before Open, how its run keeps
-// state: a sink whose target may hold data it did not write (a file that
-// already exists) must tell what its own checkpoint covers, which it may
-// cut back to that checkpoint, from data it was never asked to destroy.
-// The runtime calls SetRun once, after any Restore and before Open. A sink
-// that is never told (a test, a tool that drives a sink by hand) behaves
-// as in a run without a state directory.
+// RunAware is a sink or source that needs to know, before Open, how its
+// run keeps state: a sink whose target may hold data it did not write (a
+// file that already exists) must tell what its own checkpoint covers,
+// which it may cut back to that checkpoint, from data it was never asked
+// to destroy; a Kafka source names its static group member after the
+// state directory's Instance, which a restart of the same process keeps
+// and another process on the same host does not share. The runtime calls
+// SetRun once, after any Restore and before Open. A connector that is
+// never told (a test, a tool that drives it by hand) behaves as in a run
+// without a state directory.
 type RunAware interface {
 	SetRun(RunInfo)
+}
+
+// CheckpointAsker is a source that sometimes needs a checkpoint before
+// the interval is up: a Kafka source told of a rebalance commits what the
+// sinks have before it gives its partitions up, so that their next owner
+// does not read those rows again. The runtime calls AskCheckpoints once,
+// before Open, with ask, which any goroutine may call and which never
+// blocks: it asks for a checkpoint at once, or right after the one in
+// flight. The source learns the outcome through Commit.
+type CheckpointAsker interface {
+	AskCheckpoints(ask func())
+}
+
+// SharedSource is a source whose input several etld processes can split
+// among them: a Kafka source in a consumer group reads only the
+// partitions the group assigns it. Each process then sees a share of the
+// rows, which is right for operators that look at one row at a time
+// (projection, filter) and wrong for those that keep state across rows
+// (an aggregate, a window, DISTINCT): each process would aggregate its
+// share alone.
+type SharedSource interface {
+	// SharedOption is the option that declares the input split among
+	// processes (a Kafka source's group_shared), or "" when the file
+	// does not declare it. The planner refuses such a source read by an
+	// operator that keeps state.
+	SharedOption() string
+	// KeepsState is called by the planner, before Open, when an operator
+	// reading the source keeps state; why names it. A source that finds
+	// at run time that other processes read a share of its input (other
+	// members hold partitions of its topics) then fails instead of
+	// reading its share.
+	KeepsState(why string)
 }
 
 // Meter is a connector that counts the bytes it read or wrote, for

@@ -91,6 +91,12 @@ func castKernel(from, to row.Type) (castFunc, error) {
 	if from.ID == row.Null {
 		return func(row.Value) (row.Value, error) { return row.NullValue, nil }, nil
 	}
+	if to.ID.Nested() {
+		if sameShape(from, to) {
+			return func(v row.Value) (row.Value, error) { return v, nil }, nil
+		}
+		return castNested(from, to)
+	}
 	var k castFunc
 	switch to.ID {
 	case row.String:

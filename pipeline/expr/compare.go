@@ -194,6 +194,9 @@ func decimalScaleOf(s string) int {
 // shapes, a column against a constant and a column against a column, get
 // closures that read the row directly.
 func comparison(op sql.BinaryOp, l, r *node) (evalFn, error) {
+	if l.t.ID.Nested() || r.t.ID.Nested() {
+		return nestedComparison(op, l, r)
+	}
 	l, r, err := comparable(l, r)
 	if err != nil {
 		return nil, err

@@ -95,6 +95,9 @@ func (c *compiler) compile(e sql.Expr) (*node, error) {
 		if c.scope == nil {
 			return nil, errAt(e.Pos(), "column %q cannot be used here: the expression has no input table", e.Column.Name)
 		}
+		if !e.Table.IsZero() {
+			return c.qualifiedRef(e)
+		}
 		i, t, err := c.scope.Resolve(e.Table.Name, e.Column.Name)
 		if err != nil {
 			return nil, errAt(e.Pos(), "%v", err)
@@ -124,6 +127,14 @@ func (c *compiler) compile(e sql.Expr) (*node, error) {
 		return c.trim(e)
 	case *sql.Extract:
 		return c.extract(e)
+	case *sql.Index:
+		return c.index(e)
+	case *sql.FieldAccess:
+		x, err := c.compile(e.X)
+		if err != nil {
+			return nil, err
+		}
+		return c.fieldAccess(e, x, e.Field)
 	}
 	return nil, errAt(e.Pos(), "unsupported expression %T", e)
 }

@@ -145,6 +145,8 @@ func commonTypeNullable(a, b row.Type) (row.Type, bool) {
 			id = row.TimestampLTZ
 		}
 		return row.Type{ID: id, Precision: max(a.Precision, b.Precision)}, true
+	case a.ID == b.ID && a.ID.Nested():
+		return commonNested(a, b)
 	case a.ID == row.Date && isTimestamp(b.ID):
 		return b, true
 	case isTimestamp(a.ID) && b.ID == row.Date:

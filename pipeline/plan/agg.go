@@ -256,7 +256,7 @@ func (q *queryBuilder) aggregate(sel *sql.Select, s *scope) (*Node, error) {
 		}
 		post[i] = &sql.SelectItem{Expr: e, Alias: alias}
 	}
-	aggScope := &scope{node: agg, name: s.name, table: s.table}
+	aggScope := &scope{node: agg, name: s.name, table: s.table, also: s.also}
 	var havingC *expr.Compiled
 	if having != nil {
 		h := replace(having)
@@ -359,6 +359,9 @@ func (q *queryBuilder) aggCall(c *sql.Call, schema row.Schema, table string, add
 			call.Func = runtime.Avg
 		}
 	case "MIN", "MAX":
+		if arg.Type.ID.Nested() {
+			return runtime.AggCall{}, errAt(c.Args[0].Pos(), "%s of %s: composite values have no order (Flink refuses it too)", name, arg.Type)
+		}
 		// MIN(DISTINCT x) is MIN(x): duplicates never change an extreme.
 		call.Func, call.Distinct = runtime.Min, false
 		if name == "MAX" {

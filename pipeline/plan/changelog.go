@@ -135,3 +135,46 @@ func keyList(key []int, names []string) []string {
 	}
 	return out
 }
+
+// rankMode: a Top-N is updating (insert-only in batch execution), keyed
+// as Flink's FlinkRelMdUpsertKeys keys a Rank: a top-1 ROW_NUMBER by its
+// partition key; with the rank number selected (rnCol >= 0), ROW_NUMBER
+// by partition key + rank number; otherwise by the input's key when it
+// holds the partition key; else no key.
+func rankMode(partition []int, rowNumber, top1 bool, rnCol int, in Changelog, batch bool) Changelog {
+	out := Changelog{Updating: !batch}
+	switch {
+	case rowNumber && top1:
+		out.Key, out.HasKey = partition, true
+	case rowNumber && rnCol >= 0:
+		out.Key, out.HasKey = append(append([]int(nil), partition...), rnCol), true
+	case in.HasKey && containsAll(in.Key, partition):
+		out.Key, out.HasKey = in.Key, true
+	}
+	return out
+}
+
+// dedupMode: deduplication is keyed by its partition key; keep-first is
+// insert-only (on event time it emits at the watermark), keep-last
+// updates the kept row (insert-only in batch execution).
+func dedupMode(key []int, updating, batch bool) Changelog {
+	return Changelog{Updating: updating && !batch, Key: key, HasKey: true}
+}
+
+func containsAll(set, sub []int) bool {
+	for _, s := range sub {
+		if !slices.Contains(set, s) {
+			return false
+		}
+	}
+	return true
+}
+
+// windowRankMode: a window Top-N or deduplication is insert-only, keyed as
+// rankMode keys a ROW_NUMBER (the partition holds window_start and
+// window_end).
+func windowRankMode(partition []int, top1 bool, rnCol int, in Changelog) Changelog {
+	c := rankMode(partition, true, top1, rnCol, in, true)
+	c.Updating = false
+	return c
+}

@@ -190,7 +190,7 @@ func (p *Plan) Describe() Description {
 			info := nodeInfo(n)
 			info.ID, info.Kind, info.Label, info.Name, info.Parent = id, KindOperator, n.Label, t.Name, group.ID
 			info.Operator = operatorName(n.Kind)
-			if n.Kind == GroupAggNode || n.Kind == WindowAggNode || n.Kind == DistinctNode {
+			if n.Kind == GroupAggNode || n.Kind == WindowAggNode || n.Kind == DistinctNode || n.Kind == RankNode || n.Kind == DedupNode || n.Kind == WindowRankNode {
 				info.Stateful, info.StateID = true, owners[n]
 			}
 			d.Nodes = append(d.Nodes, info)
@@ -258,10 +258,20 @@ func operatorName(k NodeKind) string {
 		return "window_aggregate"
 	case DistinctNode:
 		return "distinct"
+	case RankNode:
+		return "rank"
+	case DedupNode:
+		return "deduplicate"
+	case WindowTableNode:
+		return "window_table"
+	case WindowRankNode:
+		return "window_rank"
 	case ScanNode:
 		return "scan"
 	case UnionNode:
 		return "union"
+	case UnnestNode:
+		return "unnest"
 	}
 	return fmt.Sprintf("node%d", k)
 }

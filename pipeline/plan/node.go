@@ -17,6 +17,16 @@ const (
 	DistinctNode
 	// UnionNode merges Inputs (UNION ALL); Input is nil.
 	UnionNode
+	// UnnestNode joins each input row with the elements of one of its
+	// ARRAY or MAP values (CROSS JOIN UNNEST).
+	UnnestNode
+	// RankNode is a Top-N, DedupNode a deduplication (rank.go).
+	RankNode
+	DedupNode
+	// WindowTableNode reads a window TVF as rows, WindowRankNode is a
+	// window Top-N or deduplication (window_rank.go).
+	WindowTableNode
+	WindowRankNode
 )
 
 // Node is one operator of the logical plan. A node read by several
@@ -44,6 +54,15 @@ type Node struct {
 	aggs   []runtime.AggCall // GroupAggNode, WindowAggNode
 	window *runtime.WindowSpec
 	batch  bool
+
+	unnest   *runtime.Unnest // UnnestNode: a template, copied per run
+	unnestOf *expr.Compiled  // UnnestNode: the unnested expression
+
+	rank  *runtime.RankSpec  // RankNode
+	dedup *runtime.DedupSpec // DedupNode
+
+	windowTable *runtime.WindowTable    // WindowTableNode
+	windowRank  *runtime.WindowRankSpec // WindowRankNode
 }
 
 // scan returns the scan at the bottom of n's input chain, whose on_error

@@ -120,6 +120,7 @@ func Build(p *spec.Pipeline, env Env) (*Plan, error) {
 	for _, s := range p.Sinks {
 		b.sink(s)
 	}
+	b.checkShared()
 	b.accountForAll()
 	if err := b.errs.result(); err != nil {
 		return nil, err
@@ -350,7 +351,7 @@ func (b *builder) checkMetadata(s *spec.Source, conn connector.Source) {
 			}
 			continue
 		}
-		if t.ID != c.Type.ID {
+		if t.ID != c.Type.ID || (t.ID.Nested() && t.Nullable() != c.Type.Nullable()) {
 			b.errs.Addf(c.Pos, c.Path, "column %q: metadata %q is %s, declared %s", c.Name, c.Metadata, t, c.Type)
 		}
 	}

@@ -30,6 +30,22 @@ type scope struct {
 	// then the table the window reads, and the aggregate applies it.
 	window     *sql.WindowTVF
 	windowSpec *runtime.WindowSpec
+	// also holds further qualifiers the columns may be named by: the
+	// input's names and the alias of a CROSS JOIN UNNEST (unnest.go).
+	also []string
+}
+
+// knows reports whether qualifier names the scope's table.
+func (s *scope) knows(qualifier string) bool {
+	if strings.EqualFold(qualifier, s.name) || strings.EqualFold(qualifier, s.table) {
+		return true
+	}
+	for _, a := range s.also {
+		if strings.EqualFold(qualifier, a) {
+			return true
+		}
+	}
+	return false
 }
 
 // from plans a FROM item.
@@ -53,6 +69,8 @@ func (q *queryBuilder) from(f sql.FromItem) (*scope, error) {
 		return &scope{node: n, name: f.Alias.Name, table: "subquery"}, nil
 	case *sql.WindowTVF:
 		return q.windowScope(f)
+	case *sql.Unnest:
+		return q.unnestScope(f)
 	}
 	return nil, fmt.Errorf("unsupported FROM item %T", f)
 }
@@ -146,7 +164,11 @@ func (s *scope) unqualify(e sql.Expr) (sql.Expr, error) {
 		if !ok || c.Table.IsZero() {
 			return nil, false
 		}
-		if !strings.EqualFold(c.Table.Name, s.name) && !strings.EqualFold(c.Table.Name, s.table) {
+		if !s.knows(c.Table.Name) {
+			if s.node != nil && s.node.Schema.Index(c.Table.Name) >= 0 {
+				// r.f: field f of the ROW column r (expr resolves it).
+				return x, true
+			}
 			if bad == nil {
 				bad = errAt(c.Table.At, "unknown table %q: this query reads %s", c.Table.Name, s.name)
 			}
@@ -166,7 +188,7 @@ func (q *queryBuilder) compile(e sql.Expr, s *scope, schema row.Schema) (*expr.C
 }
 
 func (q *queryBuilder) selectBlock(sel *sql.Select) (*Node, error) {
-	s, err := q.from(sel.From)
+	s, sel, err := q.selectFrom(sel)
 	if err != nil {
 		return nil, err
 	}
@@ -264,7 +286,7 @@ func (q *queryBuilder) projection(items []*sql.SelectItem, s *scope, in *Node, f
 	}
 	for i, it := range items {
 		if star, ok := it.Expr.(*sql.Star); ok {
-			if !star.Table.IsZero() && !strings.EqualFold(star.Table.Name, s.name) && !strings.EqualFold(star.Table.Name, s.table) {
+			if !star.Table.IsZero() && !s.knows(star.Table.Name) {
 				return nil, errAt(star.At, "unknown table %q: this query reads %s", star.Table.Name, s.name)
 			}
 			for j, f := range in.Schema.Fields {
@@ -285,10 +307,23 @@ func (q *queryBuilder) projection(items []*sql.SelectItem, s *scope, in *Node, f
 		}
 		src := -1
 		name := it.Alias.Name
-		if ref, ok := it.Expr.(*sql.ColumnRef); ok {
+		switch ref := it.Expr.(type) {
+		case *sql.ColumnRef:
+			if !ref.Table.IsZero() && !s.knows(ref.Table.Name) {
+				// r.f, a field of the ROW column r: named as the field,
+				// as Flink does.
+				if name == "" {
+					name = ref.Column.Name
+				}
+				break
+			}
 			src = in.Schema.Index(ref.Column.Name)
 			if name == "" && src >= 0 {
 				name = in.Schema.Fields[src].Name
+			}
+		case *sql.FieldAccess:
+			if name == "" {
+				name = ref.Field.Name
 			}
 		}
 		if name == "" {

@@ -41,9 +41,15 @@ func replayOf(t *Table) connector.Replay {
 			if c := firstClock(append([]*expr.Compiled{n.filter}, n.project...)); c != "" {
 				return no("%s calls %s, which reads the clock or is random", n.Label, c)
 			}
-		case GroupAggNode, DistinctNode:
+		case UnnestNode:
+			if c := firstClock([]*expr.Compiled{n.unnestOf}); c != "" {
+				return no("%s calls %s, which reads the clock or is random", n.Label, c)
+			}
+		case WindowTableNode:
+			// Stateless: each record's rows follow from the record.
+		case GroupAggNode, DistinctNode, RankNode, DedupNode:
 			return no("%s keeps state: its results depend on how the inputs interleave, which a restored run may change", n.Label)
-		case WindowAggNode:
+		case WindowAggNode, WindowRankNode:
 			return no("%s: a window's results come from no one source record", n.Label)
 		default:
 			return no("%s is not known to replay the same changes", n.Label)

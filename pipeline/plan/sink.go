@@ -187,6 +187,9 @@ func refuse(s *spec.Sink, mode string, t *Table, caps connector.Capabilities) er
 		case n.Kind == GroupAggNode || n.Kind == DistinctNode:
 			why = groupText(n) + " updates rows already written"
 			return true
+		case n.Kind == RankNode || n.Kind == DedupNode:
+			why = n.Label + " updates rows already written"
+			return true
 		case n.Kind == ScanNode:
 			why = fmt.Sprintf("source %q reads a changelog of updates and deletes", n.source.Spec.Name)
 			return true

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"unsafe"
 )
 
 // The binary codec below is how operator state and checkpoints hold rows
@@ -19,6 +20,8 @@ import (
 //	FLOAT DOUBLE                  8 bytes, the float64 bits little-endian
 //	DECIMAL                       scale byte, zig-zag varint unscaled
 //	STRING BYTES                  uvarint length, the bytes
+//	ARRAY MAP ROW                 uvarint length, the nested encoding
+//	                              (nested.go: a count, then values)
 //
 // A row is its uvarint width followed by its values.
 
@@ -36,7 +39,7 @@ func AppendValue(dst []byte, v Value) []byte {
 	case Decimal:
 		dst = append(dst, v.scale)
 		dst = binary.AppendVarint(dst, int64(v.n))
-	case String, Bytes:
+	case String, Bytes, Array, Map, Struct:
 		dst = binary.AppendUvarint(dst, uint64(len(v.s)))
 		dst = append(dst, v.s...)
 	}
@@ -68,6 +71,9 @@ type Decoder struct {
 	buf []byte
 	off int
 	err error
+	// alias makes Str return strings that share buf: set only when buf
+	// is an immutable string's bytes (a nested value's items).
+	alias bool
 }
 
 // NewDecoder reads b; strings it returns are copies, b may be reused.
@@ -174,7 +180,13 @@ func (d *Decoder) Bytes() []byte {
 }
 
 // Str reads a length-prefixed string.
-func (d *Decoder) Str() string { return string(d.Bytes()) }
+func (d *Decoder) Str() string {
+	b := d.Bytes()
+	if d.alias {
+		return unsafe.String(unsafe.SliceData(b), len(b))
+	}
+	return string(b)
+}
 
 // Value reads a value.
 func (d *Decoder) Value() Value {
@@ -213,7 +225,7 @@ func (d *Decoder) Value() Value {
 	case Decimal:
 		scale := d.Byte()
 		return Value{id: id, scale: scale, n: uint64(d.Varint())}
-	case String, Bytes:
+	case String, Bytes, Array, Map, Struct:
 		return Value{id: id, s: d.Str()}
 	}
 	d.Fail("unknown type %d", id)

@@ -43,6 +43,8 @@ func AppendText(dst []byte, v Value, t Type) []byte {
 			p = 3
 		}
 		return appendSQLTimestamp(dst, int64(v.n), p)
+	case Array, Map, Struct:
+		return appendNestedText(dst, v, t)
 	}
 	return dst
 }
@@ -67,6 +69,8 @@ func (v Value) AppendPrint(dst []byte) []byte {
 		return appendJavaBytes(dst, v.s)
 	case Decimal:
 		return appendJavaDecimal(dst, int64(v.n), int(v.scale))
+	case Array, Map, Struct:
+		return appendNestedPrint(dst, v)
 	}
 	return AppendText(dst, v, Type{})
 }

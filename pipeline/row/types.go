@@ -26,6 +26,11 @@ const (
 	Date
 	Timestamp
 	TimestampLTZ
+	// The composite types (nested.go): ARRAY<T>, MAP<K, V> and ROW<...>.
+	// The SQL ROW type is Struct here because Row is a table's row.
+	Array
+	Map
+	Struct
 )
 
 var typeNames = [...]string{
@@ -41,6 +46,9 @@ var typeNames = [...]string{
 	Date:         "DATE",
 	Timestamp:    "TIMESTAMP",
 	TimestampLTZ: "TIMESTAMP_LTZ",
+	Array:        "ARRAY",
+	Map:          "MAP",
+	Struct:       "ROW",
 }
 
 func (id TypeID) String() string {
@@ -78,6 +86,10 @@ type Type struct {
 	Scale     int
 	Length    int
 	NotNull   bool
+	// nest holds the element, key and field types of ARRAY, MAP and ROW,
+	// interned (nested.go) so that equal types have equal pointers and
+	// Type stays comparable with ==.
+	nest *nested
 }
 
 // Of returns the nullable type with the given id and default parameters.
@@ -102,6 +114,8 @@ func (t Type) String() string {
 		fmt.Fprintf(&b, "DECIMAL(%d, %d)", t.Precision, t.Scale)
 	case Timestamp, TimestampLTZ:
 		fmt.Fprintf(&b, "%s(%d)", t.ID, t.Precision)
+	case Array, Map, Struct:
+		b.WriteString(t.nest.text)
 	case String:
 		if t.Length > 0 {
 			fmt.Fprintf(&b, "VARCHAR(%d)", t.Length)
@@ -122,6 +136,9 @@ func (t Type) String() string {
 // WITH LOCAL TIME ZONE, each optionally followed by NOT NULL.
 func ParseType(s string) (Type, error) {
 	src := strings.TrimSpace(s)
+	if isNestedTypeText(src) {
+		return parseNestedType(src)
+	}
 	up := strings.ToUpper(src)
 	var t Type
 	if rest, ok := strings.CutSuffix(up, "NOT NULL"); ok {
@@ -202,7 +219,7 @@ func ParseType(s string) (Type, error) {
 	case "":
 		return Type{}, fmt.Errorf("missing type")
 	default:
-		return Type{}, fmt.Errorf("unknown type %q (want one of BOOLEAN, INT, BIGINT, FLOAT, DOUBLE, DECIMAL(p,s), STRING, VARCHAR(n), BYTES, DATE, TIMESTAMP(p), TIMESTAMP_LTZ(p))", src)
+		return Type{}, fmt.Errorf("unknown type %q (want one of BOOLEAN, INT, BIGINT, FLOAT, DOUBLE, DECIMAL(p,s), STRING, VARCHAR(n), BYTES, DATE, TIMESTAMP(p), TIMESTAMP_LTZ(p), ARRAY<T>, MAP<K, V>, ROW<name T, ...>)", src)
 	}
 	if ltz && t.ID != TimestampLTZ {
 		return Type{}, fmt.Errorf("type %q: WITH LOCAL TIME ZONE applies only to TIMESTAMP", src)

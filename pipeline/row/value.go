@@ -121,6 +121,10 @@ func Compare(a, b Value) int {
 	switch a.id {
 	case String, Bytes:
 		return strings.Compare(a.s, b.s)
+	case Array, Map, Struct:
+		if b.id == a.id {
+			return compareNested(a, b)
+		}
 	case Boolean:
 		return cmp.Compare(a.n, b.n)
 	case Int, BigInt, Date, Timestamp, TimestampLTZ:
@@ -142,7 +146,7 @@ func AppendKey(dst []byte, v Value) []byte {
 	switch v.id {
 	case Null:
 		return dst
-	case String, Bytes:
+	case String, Bytes, Array, Map, Struct:
 		dst = binary.AppendUvarint(dst, uint64(len(v.s)))
 		return append(dst, v.s...)
 	case Float, Double:

@@ -174,8 +174,12 @@ func (c AggCall) Validate() error {
 			return fmt.Errorf("%s: argument type %s is not STRING", c, c.ArgType)
 		}
 	case Min, Max, Count, CountDistinct, FirstValue, LastValue:
-		if id == row.Null || id > row.TimestampLTZ {
+		if id == row.Null || id > row.TimestampLTZ && !id.Nested() {
 			return fmt.Errorf("%s: argument type %s cannot be aggregated", c, c.ArgType)
+		}
+		// A composite value is counted and kept, never ordered.
+		if id.Nested() && (c.Func == Min || c.Func == Max) {
+			return fmt.Errorf("%s: argument type %s has no order", c, c.ArgType)
 		}
 	}
 	if id == row.Decimal && (c.ArgType.Precision > row.MaxDecimalPrecision || c.ArgType.Scale > c.ArgType.Precision) {

@@ -11,13 +11,17 @@ import (
 )
 
 // aggOut records emitted changes in Flink's print form.
-type aggOut struct{ lines []string }
+type aggOut struct {
+	lines []string
+	rows  []row.Change
+}
 
 func (o *aggOut) Emit(k row.Kind, r row.Row) {
 	o.lines = append(o.lines, row.Change{Kind: k, Row: r}.String())
+	o.rows = append(o.rows, row.Change{Kind: k, Row: r})
 }
 
-func (o *aggOut) take() []string { l := o.lines; o.lines = nil; return l }
+func (o *aggOut) take() []string { l := o.lines; o.lines, o.rows = nil, nil; return l }
 
 // aggChange builds a change from Go values: int → BIGINT, int32 → INT,
 // float64 → DOUBLE, string → STRING, nil → NULL, row.Value as is.

@@ -221,6 +221,9 @@ type coordinator struct {
 	resumable bool          // a store exists: a stop keeps operator state
 	nextID    int64
 	cur       *inflight // the checkpoint being taken
+	// asked carries a source's request for a checkpoint before the
+	// interval is up (connector.CheckpointAsker).
+	asked chan struct{}
 }
 
 func newCoordinator(g *Graph, opt CheckpointOptions) *coordinator {
@@ -231,7 +234,7 @@ func newCoordinator(g *Graph, opt CheckpointOptions) *coordinator {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	c := &coordinator{g: g, opt: opt, log: log, done: make(chan struct{}), resumable: opt.Store != nil, nextID: 1}
+	c := &coordinator{g: g, opt: opt, log: log, done: make(chan struct{}), resumable: opt.Store != nil, nextID: 1, asked: make(chan struct{}, 1)}
 	add := func(n *Node, stateful bool, committer any) *participant {
 		p := &participant{node: n, stateful: stateful, notify: make(chan struct{}, 1)}
 		if cm, ok := committer.(connector.Committer); ok {
@@ -248,6 +251,9 @@ func newCoordinator(g *Graph, opt CheckpointOptions) *coordinator {
 		}
 		p := add(&s.Node, true, s.Source)
 		p.trigger = make(chan int64, 1)
+		if a, ok := s.Source.(connector.CheckpointAsker); ok {
+			a.AskCheckpoints(c.ask)
+		}
 		if !s.Source.Bounded() {
 			p.interrupt = &readInterrupt{}
 		}
@@ -349,19 +355,19 @@ func (c *coordinator) restore() error {
 	return nil
 }
 
-// tellSinks tells every RunAware sink whether the run keeps state and
-// whether a checkpoint covering it was restored; it runs after restore
-// and before any sink opens.
+// tellSinks tells every RunAware sink and source whether the run keeps
+// state and whether a checkpoint covering it was restored; it runs after
+// restore and before any connector opens.
 func (c *coordinator) tellSinks() error {
 	info := connector.RunInfo{Resumable: c.resumable, Pipeline: c.g.Name}
-	for _, s := range c.g.Sinks {
-		ra, ok := s.Sink.(connector.RunAware)
+	tell := func(conn any, restored *checkpoint.Component) error {
+		ra, ok := conn.(connector.RunAware)
 		if !ok {
-			continue
+			return nil
 		}
 		if c.opt.Store != nil && info.Instance == "" {
-			// Made before any sink opens, so that whatever a sink writes
-			// carries it, also in a run killed before its first
+			// Made before any connector opens, so that whatever a sink
+			// writes carries it, also in a run killed before its first
 			// checkpoint.
 			id, since, err := c.opt.Store.Instance()
 			if err != nil {
@@ -369,9 +375,19 @@ func (c *coordinator) tellSinks() error {
 			}
 			info.Instance, info.Since = id, since
 		}
-		r := s.cp.restored
-		info.Restored = r != nil && r.Connector != nil
+		info.Restored = restored != nil && restored.Connector != nil
 		ra.SetRun(info)
+		return nil
+	}
+	for _, s := range c.g.Sinks {
+		if err := tell(s.Sink, s.cp.restored); err != nil {
+			return err
+		}
+	}
+	for _, s := range c.g.Sources {
+		if err := tell(s.Source, s.cp.restored); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -444,32 +460,25 @@ func (c *coordinator) run(ctx context.Context) error {
 	defer tick.Stop()
 	ended, sourcesEnded := 0, 0
 	var endStart time.Time
+	// again: a source asked for a checkpoint while one was in flight,
+	// whose barrier may have passed before what it wants covered.
+	again := false
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-tick.C:
-			if c.cur != nil || sourcesEnded == len(c.g.Sources) {
+		case <-c.asked:
+			if c.cur != nil {
+				again = true
 				continue
 			}
-			c.cur = &inflight{id: c.nextID, start: time.Now(), got: make([]*report, len(c.parts))}
-			c.nextID++
-			for _, s := range c.g.Sources {
-				p := s.cp
-				if p.final != nil {
-					continue
-				}
-				select {
-				case p.trigger <- c.cur.id:
-				default:
-				}
-				p.nudge()
+			c.log.Debug("checkpoint asked for by a source", "pipeline", c.g.Name)
+			if err := c.begin(sourcesEnded); err != nil {
+				return err
 			}
-			if c.complete(c.cur) {
-				if err := c.finish(c.cur.id, c.cur.start, false); err != nil {
-					return err
-				}
-				c.cur = nil
+		case <-tick.C:
+			if err := c.begin(sourcesEnded); err != nil {
+				return err
 			}
 		case r := <-c.reports:
 			p := c.parts[r.part]
@@ -502,9 +511,53 @@ func (c *coordinator) run(ctx context.Context) error {
 					return err
 				}
 				c.cur = nil
+				if again {
+					again = false
+					if err := c.begin(sourcesEnded); err != nil {
+						return err
+					}
+				}
 			}
 		}
 	}
+}
+
+// ask is connector.CheckpointAsker's function: a checkpoint as soon as
+// possible. It never blocks; asks while one is pending are one ask.
+func (c *coordinator) ask() {
+	select {
+	case c.asked <- struct{}{}:
+	default:
+	}
+}
+
+// begin starts the next checkpoint, unless one is in flight or every
+// source has ended; one that no node has to report (every one ended)
+// finishes at once.
+func (c *coordinator) begin(sourcesEnded int) error {
+	if c.cur != nil || sourcesEnded == len(c.g.Sources) {
+		return nil
+	}
+	c.cur = &inflight{id: c.nextID, start: time.Now(), got: make([]*report, len(c.parts))}
+	c.nextID++
+	for _, s := range c.g.Sources {
+		p := s.cp
+		if p.final != nil {
+			continue
+		}
+		select {
+		case p.trigger <- c.cur.id:
+		default:
+		}
+		p.nudge()
+	}
+	if c.complete(c.cur) {
+		if err := c.finish(c.cur.id, c.cur.start, false); err != nil {
+			return err
+		}
+		c.cur = nil
+	}
+	return nil
 }
 
 // complete reports whether every node has reported cur or ended.

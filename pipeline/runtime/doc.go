@@ -42,8 +42,9 @@
 // changes (upsert's -U); a row.RecordOrigin gives each change's record
 // as values (input, number), which the Kafka sink writes beside each
 // message for exactly-once output. Before any sink opens, a run with a
-// state directory tells RunAware sinks the directory's instance id
-// (checkpoint.Store.Instance), stable across the runs that resume it.
+// state directory tells RunAware sinks and sources the directory's
+// instance id (checkpoint.Store.Instance), stable across the runs that
+// resume it.
 //
 // Errors: the first error of any node cancels the pipeline's context and
 // is returned by Run, wrapped with the node's name (an operator's with its

@@ -506,10 +506,17 @@ func (p *parser) schema(n *yaml.Node, path string) []Column {
 	return cols
 }
 
-// unclosed reports whether s opens more parentheses than it closes.
+// unclosed reports whether s opens more parentheses, or composite type
+// brackets (MAP<STRING, INT>), than it closes.
 func unclosed(s string) bool {
-	return strings.Count(s, "(") > strings.Count(s, ")")
+	if strings.Count(s, "(") > strings.Count(s, ")") {
+		return true
+	}
+	// Only a composite type's < counts: c AS a < b opens nothing.
+	return compositeRE.MatchString(s) && strings.Count(s, "<") > strings.Count(s, ">")
 }
+
+var compositeRE = regexp.MustCompile(`(?i)\b(ARRAY|MAP|ROW)\s*<`)
 
 var metadataRE = regexp.MustCompile(`(?i)^(.*?)\s+METADATA(?:\s+FROM\s+'([^']*)')?(\s+VIRTUAL)?\s*$`)
 

@@ -271,6 +271,8 @@ func TestParseFlowSchemaCutAtComma(t *testing.T) {
 			`x.yaml:3:65: sources[0].schema[1]: column "d DECIMAL(10, 2)" is cut at its comma: in a flow list [...] a comma ends the item; quote it, ["d DECIMAL(10, 2)"], or write the schema as a block list, one "- d DECIMAL(10, 2)" a line`},
 		"computed": {"[a STRING, b STRING, c AS CONCAT(a, b)]",
 			`x.yaml:3:74: sources[0].schema[2]: column "c AS CONCAT(a, b)" is cut at its comma`},
+		"map": {"[id BIGINT, m MAP<STRING, INT>]",
+			`x.yaml:3:65: sources[0].schema[1]: column "m MAP<STRING, INT>" is cut at its comma`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			src := "version: 1\nname: p\nsources: [{name: s, type: datagen, rows: 1, schema: " + tc.schema + "}]\nsinks: [{name: o, from: s, type: print}]\n"

@@ -30,7 +30,10 @@
 // LOCALTIMESTAMP (no parentheses). Interval units are SECOND, MINUTE,
 // HOUR, DAY (day-time) and YEAR, MONTH (year-month, IntervalLit.Months).
 //
-// ORDER BY, LIMIT, joins, OVER, WITH, subqueries in expressions, SESSION
+// A call may carry OVER (PARTITION BY ... ORDER BY ...) (*Over,
+// parse_over.go); window frames and named windows are refused.
+//
+// ORDER BY, LIMIT, joins, WITH, subqueries in expressions, SESSION
 // windows and the like are recognised and refused with "... is not
 // supported yet" at their keyword.
 //

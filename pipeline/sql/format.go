@@ -138,6 +138,28 @@ func (f *formatter) from(n FromItem) {
 		f.query(n.Query)
 		f.w(")")
 		f.alias(n.Alias)
+	case *Unnest:
+		f.from(n.Input)
+		f.w(" CROSS JOIN UNNEST(")
+		f.expr(n.X, precLowest)
+		f.w(")")
+		if n.Ordinality {
+			f.w(" WITH ORDINALITY")
+		}
+		if !n.Alias.IsZero() {
+			f.w(" AS ")
+			f.ident(n.Alias)
+			if len(n.Columns) > 0 {
+				f.w(" (")
+				for i, c := range n.Columns {
+					if i > 0 {
+						f.w(", ")
+					}
+					f.ident(c)
+				}
+				f.w(")")
+			}
+		}
 	case *WindowTVF:
 		f.window(n)
 	}
@@ -295,6 +317,8 @@ func (f *formatter) expr(e Expr, min int) {
 		}
 	case *Call:
 		f.call(e)
+	case *Over:
+		f.over(e)
 	case *Cast:
 		if e.Try {
 			f.w("TRY_CAST(")
@@ -321,6 +345,22 @@ func (f *formatter) expr(e Expr, min int) {
 		f.w("EXTRACT(" + e.Unit + " FROM ")
 		f.expr(e.X, precLowest)
 		f.w(")")
+	case *Index:
+		f.expr(e.X, precPrimary)
+		f.w("[")
+		f.expr(e.Index, precLowest)
+		f.w("]")
+	case *FieldAccess:
+		if c, ok := e.X.(*ColumnRef); ok && c.Table.IsZero() {
+			// x.f alone would read as column f of table x.
+			f.w("(")
+			f.ident(c.Column)
+			f.w(")")
+		} else {
+			f.expr(e.X, precPrimary)
+		}
+		f.w(".")
+		f.ident(e.Field)
 	}
 }
 
@@ -360,6 +400,11 @@ func isNumberLit(l *Literal) bool {
 
 func (f *formatter) call(c *Call) {
 	switch {
+	case (c.Name == "ARRAY" || c.Name == "MAP") && len(c.Args) > 0 && !c.Distinct && !c.Star:
+		f.w(c.Name + "[")
+		f.exprList(c.Args)
+		f.w("]")
+		return
 	case niladic[c.Name] && len(c.Args) == 0 && !c.Star:
 		f.w(c.Name)
 		return

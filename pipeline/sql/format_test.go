@@ -132,6 +132,20 @@ func dumpTo(b *strings.Builder, n Node) {
 		w("(extract %s", n.Unit)
 		opt(n.X)
 		w(")")
+	case *Index:
+		w("(index")
+		opt(n.X)
+		opt(n.Index)
+		w(")")
+	case *FieldAccess:
+		w("(field %q", n.Field.Name)
+		opt(n.X)
+		w(")")
+	case *Unnest:
+		w("(unnest ord=%v %q %d ", n.Ordinality, n.Alias.Name, len(n.Columns))
+		dumpTo(b, n.Input)
+		opt(n.X)
+		w(")")
 	default:
 		w("(?%T)", n)
 	}

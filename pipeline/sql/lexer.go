@@ -251,7 +251,7 @@ func (l *lexer) punct(start Pos) token {
 	}
 	c := rest[0]
 	switch c {
-	case '(', ')', ',', '.', ';', '*', '+', '-', '/', '%', '=', '<', '>':
+	case '(', ')', ',', '.', ';', '*', '+', '-', '/', '%', '=', '<', '>', '[', ']':
 		l.advance(1)
 		return token{kind: tokPunct, pos: start, end: l.off, text: string(c)}
 	case '|':

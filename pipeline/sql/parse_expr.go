@@ -267,7 +267,11 @@ func (p *parser) parseBinaryLevel(ops map[string]BinaryOp, next func() (Expr, *E
 func (p *parser) parseUnary() (Expr, *Error) {
 	t := p.tok()
 	if !t.isPunct("-") && !t.isPunct("+") {
-		return p.parsePrimary()
+		x, err := p.parsePrimary()
+		if err != nil {
+			return nil, err
+		}
+		return p.parsePostfix(x)
 	}
 	p.next()
 	if n := p.tok(); t.text == "-" && (n.kind == tokInt || n.kind == tokDecimal || n.kind == tokApprox) {

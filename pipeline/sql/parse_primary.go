@@ -98,6 +98,14 @@ func (p *parser) parseWord() (Expr, *Error) {
 		if paren {
 			return p.parseCall()
 		}
+	case "ARRAY", "MAP":
+		if p.peek(1).isPunct("[") {
+			return p.parseConstructor()
+		}
+	case "ROW":
+		if paren {
+			return p.parseConstructor()
+		}
 	}
 	if niladic[t.up] {
 		p.next()
@@ -136,9 +144,6 @@ func (p *parser) parseNamed() (Expr, *Error) {
 		return nil, p.errAt(c, "expected a column name after "+t.text+"., got "+c.describe(), "column name")
 	}
 	p.next()
-	if n := p.tok(); n.isPunct(".") {
-		return nil, p.errAt(n, "a column reference has at most two parts (table.column)")
-	}
 	if p.tok().isPunct("(") {
 		return nil, p.errAt(dot, "qualified function names are not supported")
 	}
@@ -218,7 +223,7 @@ func (p *parser) parseCall() (Expr, *Error) {
 func (p *parser) afterCall(c *Call) (Expr, *Error) {
 	switch t := p.tok(); {
 	case t.is("OVER"):
-		return nil, p.errAt(t, "OVER (window aggregation) is not supported yet")
+		return p.parseOver(c)
 	case t.is("FILTER") && p.peek(1).isPunct("("):
 		return p.parseFilter(c)
 	case t.is("WITHIN") && p.peek(1).is("GROUP"):
@@ -244,7 +249,7 @@ func (p *parser) parseFilter(c *Call) (Expr, *Error) {
 	}
 	c.Filter, c.FilterAt = cond, kw.pos
 	if t := p.tok(); t.is("OVER") {
-		return nil, p.errAt(t, "OVER (window aggregation) is not supported yet")
+		return p.parseOver(c)
 	}
 	return c, nil
 }
@@ -283,15 +288,22 @@ func (p *parser) parseCast() (Expr, *Error) {
 // closes the enclosing call.
 func (p *parser) typeText() (string, *Error) {
 	var b strings.Builder
-	depth := 0
+	depth, angles := 0, 0
 	for {
 		t := p.tok()
 		switch {
-		case t.kind == tokWord || t.kind == tokQuoted:
-			if b.Len() > 0 && !strings.HasSuffix(b.String(), "(") {
+		case t.kind == tokWord || t.kind == tokQuoted || t.kind == tokString:
+			if b.Len() > 0 && !strings.HasSuffix(b.String(), "(") && !strings.HasSuffix(b.String(), "<") && !strings.HasSuffix(b.String(), " ") {
 				b.WriteByte(' ')
 			}
-			b.WriteString(t.text)
+			switch t.kind {
+			case tokQuoted: // a ROW field name
+				b.WriteString("`" + strings.ReplaceAll(t.text, "`", "``") + "`")
+			case tokString: // a ROW field's COMMENT
+				b.WriteString("'" + strings.ReplaceAll(t.text, "'", "''") + "'")
+			default:
+				b.WriteString(t.text)
+			}
 		case t.kind == tokInt:
 			b.WriteString(t.text)
 		case t.isPunct("("):
@@ -302,8 +314,12 @@ func (p *parser) typeText() (string, *Error) {
 			b.WriteByte(')')
 		case t.isPunct(","):
 			b.WriteString(", ")
-		case t.isPunct("<") || t.isPunct(">"):
-			return "", p.errAt(t, "composite types (ARRAY<...>, MAP<...>, ROW<...>) are not supported")
+		case t.isPunct("<"):
+			angles++
+			b.WriteByte('<')
+		case t.isPunct(">") && angles > 0:
+			angles--
+			b.WriteByte('>')
 		default:
 			if b.Len() == 0 {
 				return "", p.expected("a type name", "type")

@@ -300,6 +300,29 @@ func (p *parser) parseFromItem() (FromItem, *Error) {
 	if err != nil {
 		return nil, err
 	}
+	for {
+		// input CROSS JOIN UNNEST(x) ... and input, UNNEST(x) ...
+		// (ast_nested.go); [LATERAL] is allowed before UNNEST.
+		k := 0
+		switch t := p.tok(); {
+		case t.is("CROSS") && p.peek(1).is("JOIN"):
+			k = 2
+		case t.isPunct(","):
+			k = 1
+		}
+		if k > 0 && p.peek(k).is("LATERAL") {
+			k++
+		}
+		if k == 0 || !p.peek(k).is("UNNEST") || !p.peek(k+1).isPunct("(") {
+			break
+		}
+		for range k {
+			p.next()
+		}
+		if item, err = p.parseUnnest(item); err != nil {
+			return nil, err
+		}
+	}
 	if t := p.tok(); t.isPunct(",") {
 		return nil, p.errAt(t, "FROM a, b (a cross join) is not supported yet; JOIN is planned")
 	}

@@ -200,6 +200,16 @@ func metaValue(m *kafka.Message, k string) row.Value {
 			return row.NullValue
 		}
 		return row.BytesValue(m.Key)
+	case metaHeaders:
+		keys := make([]row.Value, len(m.Headers))
+		vals := make([]row.Value, len(m.Headers))
+		for i, h := range m.Headers {
+			keys[i] = row.StringValue(h.Key)
+			if h.Value != nil {
+				vals[i] = row.BytesValue(h.Value)
+			}
+		}
+		return row.MapValue(keys, vals)
 	}
 	return row.NullValue
 }

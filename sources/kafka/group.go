@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -38,6 +36,9 @@ const (
 	joinBackoff      = time.Second
 	leaveTimeout     = 5 * time.Second
 	maxHeartbeat     = 3 * time.Second
+	// revokeCommitWait bounds the wait for a checkpoint before giving
+	// the partitions up on a rebalance (and at most half the session).
+	revokeCommitWait = 10 * time.Second
 	protocolType     = "consumer"
 )
 
@@ -68,23 +69,6 @@ func (g *generation) commit(ctx context.Context, offsets map[string]map[int]int6
 	return commitError(res)
 }
 
-// defaultInstanceID is the static member id of a source that names none:
-// the same for the same pipeline and source on the same host, so that a
-// restart takes the place of the process it replaces.
-func defaultInstanceID(pipeline, source string) string {
-	host, err := os.Hostname()
-	if err != nil || host == "" {
-		host = "localhost"
-	}
-	id := "etld-" + pipeline + "-" + source + "-" + host
-	return strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-' {
-			return r
-		}
-		return '_'
-	}, id)
-}
-
 // runGroup is a member of the group until ctx ends, reading what each
 // generation assigns; it leaves the group when ctx ends.
 func (s *Source) runGroup(ctx context.Context) error {
@@ -102,6 +86,7 @@ func (s *Source) runGroup(ctx context.Context) error {
 		}
 	}()
 	failing := false
+	first := true
 	for {
 		gen, err := s.join(ctx, client, memberID, session)
 		if gen != nil {
@@ -132,8 +117,16 @@ func (s *Source) runGroup(ctx context.Context) error {
 			s.log.Info("kafka source: joined the consumer group", "group", s.opts.groupID)
 			failing = false
 		}
+		if err := s.checkShare(gen, first); err != nil {
+			gen.cancel()
+			return err // the deferred leave hands the partitions back
+		}
+		first = false
 		done := s.assign(gen)
 		err = s.heartbeat(gen, client, session)
+		if errors.Is(err, kafka.RebalanceInProgress) && ctx.Err() == nil {
+			s.commitBeforeRevoke(gen, session)
+		}
 		gen.cancel()
 		<-done
 		switch {
@@ -156,7 +149,7 @@ func (s *Source) runGroup(ctx context.Context) error {
 // in turn, and the two would take the partitions from each other
 // forever.
 func (s *Source) fenced() error {
-	return retry.Permanent(fmt.Errorf("consumer group %q: another member joined with the same group_instance_id %q and took this one's place: give every process of the group its own group_instance_id", s.opts.groupID, s.opts.instanceID))
+	return retry.Permanent(fmt.Errorf("consumer group %q: another member joined with the same group_instance_id %q and took this one's place: two processes share it (the same state directory, or the same group_instance_id); give every process of the group its own state directory or group_instance_id", s.opts.groupID, s.opts.instanceID))
 }
 
 // join joins the group and syncs: the generation, with the partitions
@@ -218,12 +211,23 @@ func (s *Source) join(ctx context.Context, client *kafka.Client, memberID string
 }
 
 // assignAll is the leader's part: the range balancer over the partitions
-// of every topic some member subscribes to.
+// of every topic some member subscribes to. Static members come first, in
+// the order of their group_instance_id, as in Kafka's own range assignor:
+// the broker gives a member a new random member id on every join, and an
+// order by it would hand a restarted process other partitions than it had.
 func (s *Source) assignAll(ctx context.Context, client *kafka.Client, res *kafka.JoinGroupResponse) ([]kafka.SyncGroupRequestAssignment, error) {
 	members := make([]kafka.GroupMember, 0, len(res.Members))
 	topics := map[string]bool{}
+	// The balancer orders members by ID: give it a key in the order
+	// wanted, and map its answer back to the member ids.
+	byKey := make(map[string]string, len(res.Members))
 	for _, m := range res.Members {
-		members = append(members, kafka.GroupMember{ID: m.ID, Topics: m.Metadata.Topics, UserData: m.Metadata.UserData})
+		key := "1" + m.ID
+		if m.GroupInstanceID != "" {
+			key = "0" + m.GroupInstanceID + "\x00" + m.ID
+		}
+		byKey[key] = m.ID
+		members = append(members, kafka.GroupMember{ID: key, Topics: m.Metadata.Topics, UserData: m.Metadata.UserData})
 		for _, t := range m.Metadata.Topics {
 			topics[t] = true
 		}
@@ -244,8 +248,8 @@ func (s *Source) assignAll(ctx context.Context, client *kafka.Client, res *kafka
 		partitions = append(partitions, t.Partitions...)
 	}
 	var out []kafka.SyncGroupRequestAssignment
-	for id, byTopic := range (kafka.RangeGroupBalancer{}).AssignGroups(members, partitions) {
-		out = append(out, kafka.SyncGroupRequestAssignment{MemberID: id, Assignment: kafka.GroupProtocolAssignment{AssignedPartitions: byTopic}})
+	for key, byTopic := range (kafka.RangeGroupBalancer{}).AssignGroups(members, partitions) {
+		out = append(out, kafka.SyncGroupRequestAssignment{MemberID: byKey[key], Assignment: kafka.GroupProtocolAssignment{AssignedPartitions: byTopic}})
 	}
 	return out, nil
 }
@@ -404,4 +408,89 @@ func responseError(err error, throttle time.Duration) error {
 		return kafka.Error(code)
 	}
 	return nil
+}
+
+// revokeWait is a commit the group goroutine waits for before it gives
+// the partitions up: the offsets each partition must be committed to.
+type revokeWait struct {
+	target map[topicPartition]int64
+	done   chan struct{}
+}
+
+// AskCheckpoints implements connector.CheckpointAsker.
+func (s *Source) AskCheckpoints(ask func()) { s.ask = ask }
+
+// commitBeforeRevoke runs when the coordinator announces a rebalance,
+// which takes every partition of this member away (the eager protocol)
+// until the next generation hands some back. Before rejoining, it asks
+// the runtime for a checkpoint and waits, a bounded time, for its Commit:
+// still in this generation, which the broker accepts while it waits for
+// the members to rejoin, it commits what the sinks have of every row Read
+// returned so far. The partitions' next owners then start after those
+// rows instead of at the last checkpoint's offsets, and read none of
+// them again. Without an answer in time (a slow sink) the rebalance goes
+// on: those rows are read again (at least once), nothing is lost.
+func (s *Source) commitBeforeRevoke(gen *generation, session time.Duration) {
+	if s.ask == nil {
+		return
+	}
+	w := &revokeWait{target: map[topicPartition]int64{}, done: make(chan struct{})}
+	s.mu.Lock()
+	for tp, p := range s.parts {
+		if p.cur.Load() == nil {
+			continue
+		}
+		if next := p.next.Load(); next >= 0 && next > p.committed.Load() {
+			w.target[tp] = next
+		}
+	}
+	if len(w.target) > 0 {
+		s.revoke = w
+	}
+	s.mu.Unlock()
+	if len(w.target) == 0 {
+		return // everything read is committed already
+	}
+	defer func() {
+		s.mu.Lock()
+		s.revoke = nil
+		s.mu.Unlock()
+	}()
+	// Within the session, so that the member is still one when it
+	// commits; the group waits for it to rejoin meanwhile.
+	wait := min(session/2, revokeCommitWait)
+	s.ask()
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-w.done:
+		s.log.Info("kafka source: committed what the sinks have before the rebalance", "group", s.opts.groupID, "generation", gen.id, "partitions", len(w.target))
+	case <-t.C:
+		s.log.Warn("kafka source: no checkpoint completed before the rebalance; the rows read since the last commit are read again by the partitions' next owners", "group", s.opts.groupID, "waited", wait.String())
+	case <-gen.ctx.Done():
+	}
+}
+
+// committedUpTo records a successful commit of offs in generation gen,
+// and ends a revokeWait it satisfies. The caller holds no lock.
+func (s *Source) committedUpTo(offs map[string]map[int]int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for topic, parts := range offs {
+		for partition, off := range parts {
+			tp := topicPartition{topic, partition}
+			if p := s.parts[tp]; p != nil && off > p.committed.Load() {
+				p.committed.Store(off)
+			}
+			if w := s.revoke; w != nil {
+				if want, ok := w.target[tp]; ok && off >= want {
+					delete(w.target, tp)
+				}
+			}
+		}
+	}
+	if w := s.revoke; w != nil && len(w.target) == 0 {
+		close(w.done)
+		s.revoke = nil
+	}
 }

@@ -8,7 +8,8 @@
 //	brokers, client_id, tls, sasl, dial_timeout: the Kafka client (package kafkaconf)
 //	topic                a topic or a list of them [topic]
 //	group_id             consumer group [properties.group.id]
-//	group_instance_id    static member id; default etld-<pipeline>-<source>-<host>; none: dynamic [properties.group.instance.id]
+//	group_instance_id    static member id; default etld-<pipeline>-<source>-<state instance>; none: dynamic [properties.group.instance.id]
+//	group_shared         several etld processes split the group's partitions; refused with stateful operators
 //	session_timeout      how long a silent member keeps its partitions (30s) [properties.session.timeout.ms]
 //	start                earliest | latest | group-offsets | timestamp [scan.startup.mode]
 //	start_timestamp      ms since the epoch or RFC 3339, for start: timestamp [scan.startup.timestamp-millis]
@@ -30,9 +31,27 @@
 // assigned partition with its own Reader at an offset it chooses. A
 // restarted process, even after a kill -9, takes its partitions back at
 // once under the same group_instance_id; a graceful stop leaves the
-// group, so that its partitions move to the other members at once. Two
-// processes of one group on one host must each set their own
-// group_instance_id: the second one fences the first. It does not use kafka-go's
+// group, so that its partitions move to the other members at once.
+//
+// The default group_instance_id names the process slot, not the host:
+// etld-<pipeline>-<source>-<instance>, where instance is the state
+// directory's identity (connector.RunInfo.Instance, a random id made
+// once and kept in the directory). A restart with the same state
+// directory takes the same place; two processes with their own state
+// directories, on one host or not, are two members. Without a state
+// directory nothing identifies a slot: the default is then
+// etld-<pipeline>-<source>-<host> for a group the process has to itself,
+// and a dynamic member (no static id) with group_shared, so that
+// processes on one host do not fence each other; a killed dynamic
+// member's partitions move on after session_timeout.
+//
+// Several processes in one group (see scale.go) each read the partitions
+// the group assigns them. That is right when every operator looks at one
+// row at a time; group_shared: true declares it, and the planner refuses
+// it under an operator that keeps state. Without it, a source under such
+// an operator that finds other members holding partitions of its topics
+// in its first generation fails (its state would hold a share of the
+// rows) instead of reading. It does not use kafka-go's
 // group Reader because that Reader commits on its own schedule
 // (CommitInterval, or on ReadMessage), which could commit a row before the
 // sinks have it. Offsets are committed only by Commit, which the runtime
@@ -42,7 +61,9 @@
 //  1. a partition this run has already read (it came back after a
 //     rebalance): after what Read returned, or at the group's committed
 //     offset if another member got further;
-//  2. the position of a restored checkpoint;
+//  2. the position of a restored checkpoint; with group_shared, the
+//     group's committed offset where that is further (another process
+//     delivered those rows while this one was down);
 //  3. the group's committed offset. Unlike Flink, a committed offset wins
 //     over start: earliest/latest/timestamp, because several etld
 //     processes in one group hand partitions to each other on every
@@ -60,10 +81,14 @@
 // broker refuses while other members are in the group is logged and left
 // to the next checkpoint.
 //
-// A partition taken away by a rebalance stops at once: changes of it that
-// Read has not returned yet are dropped (its new owner reads them from the
-// committed offset), and Commit no longer commits it. Nothing undelivered
-// is committed, so a rebalance can duplicate rows, never lose them.
+// Told of a rebalance, the member first asks the runtime for a
+// checkpoint and waits a bounded time for its Commit, still in the old
+// generation (commitBeforeRevoke), so that the rows Read returned are
+// committed before the partitions move. Then the partitions stop: changes
+// of them that Read has not returned yet are dropped (their new owners
+// read them from the committed offset), and Commit no longer commits
+// them. Nothing undelivered is committed, so a rebalance can duplicate
+// rows (a checkpoint that misses the wait, a kill), never lose them.
 //
 // # Delivery
 //
@@ -109,8 +134,13 @@ type Config struct {
 	// GroupInstanceID is the static member id (group.instance.id): a
 	// member that comes back under the same id takes its partitions back
 	// at once, instead of after the old member's session timeout. Default
-	// etld-<pipeline>-<source>-<host>; "none" joins as a dynamic member.
+	// etld-<pipeline>-<source>-<instance of the state directory>; "none"
+	// joins as a dynamic member.
 	GroupInstanceID string `yaml:"group_instance_id"`
+	// GroupShared declares that several etld processes run the pipeline
+	// with this group_id and split its partitions. The planner refuses
+	// it when an operator reading the source keeps state.
+	GroupShared bool `yaml:"group_shared"`
 	// Start is where reading begins: group-offsets (the default with a
 	// group_id), earliest (the default without), latest or timestamp.
 	Start string `yaml:"start"`
@@ -158,6 +188,7 @@ const (
 	metaOffset    = "offset"
 	metaTimestamp = "timestamp"
 	metaKey       = "key"
+	metaHeaders   = "headers"
 )
 
 var metadataTypes = map[string]row.Type{
@@ -166,6 +197,9 @@ var metadataTypes = map[string]row.Type{
 	metaOffset:    row.Of(row.BigInt),
 	metaTimestamp: row.Of(row.TimestampLTZ),
 	metaKey:       row.Of(row.Bytes),
+	// Flink's headers: MAP<STRING, BYTES>; a key sent twice keeps its
+	// last value, as Flink's HashMap.put does.
+	metaHeaders: row.MapOf(row.Of(row.String), row.Of(row.Bytes)),
 }
 
 // Timing of reads. linger is how long Read waits for more messages once it
@@ -200,12 +234,17 @@ type options struct {
 	bounded  bool
 	updating bool
 	session  time.Duration
-	// instanceID is the static member id; "" for a dynamic member.
-	instanceID string
+	// instanceID is the static member id; "" for a dynamic member. With
+	// defaultInstance it is derived at Open from the run (instanceFor).
+	instanceID      string
+	defaultInstance bool
+	shared          bool
+	pipeline        string
+	source          string
 }
 
 func parseOptions(cfg Config, pipeline, source string) (options, error) {
-	o := options{kafka: cfg.Kafka, groupID: strings.TrimSpace(cfg.GroupID), session: cfg.SessionTimeout}
+	o := options{kafka: cfg.Kafka, groupID: strings.TrimSpace(cfg.GroupID), session: cfg.SessionTimeout, shared: cfg.GroupShared, pipeline: pipeline, source: source}
 	// Every problem is reported, not only the first.
 	var errs []error
 	fail := func(field, format string, args ...any) {
@@ -222,7 +261,7 @@ func parseOptions(cfg Config, pipeline, source string) (options, error) {
 		}
 		o.instanceID = id
 	default:
-		o.instanceID = defaultInstanceID(pipeline, source)
+		o.defaultInstance = true
 	}
 	switch {
 	case o.session != 0 && o.groupID == "":
@@ -289,6 +328,14 @@ func parseOptions(cfg Config, pipeline, source string) (options, error) {
 		o.bounded = true
 	default:
 		errs = append(errs, connector.UnknownValue("stop", "stop", cfg.Stop, "none", "latest"))
+	}
+	switch {
+	case o.shared && o.groupID == "":
+		fail("group_shared", "is only read with a group_id: without one every process reads every partition")
+	case o.shared && o.bounded:
+		// A bounded source reads every partition itself (see the
+		// package doc), so processes could not split them.
+		fail("group_shared", "a bounded source (stop: latest) reads every partition itself, so processes cannot split them; leave out stop or group_shared")
 	}
 	return o, errors.Join(errs...)
 }

@@ -110,6 +110,8 @@ func TestOptions(t *testing.T) {
 		{name: "session timeout without group", opts: "brokers: h:1\ntopic: a\nsession_timeout: 10s\nformat: json", err: "session_timeout: is only read with a group_id"},
 		{name: "session timeout too short", opts: "brokers: h:1\ntopic: a\ngroup_id: g\nsession_timeout: 100ms\nformat: json", err: "want between 1s and 30m"},
 		{name: "instance id without group", opts: "brokers: h:1\ntopic: a\ngroup_instance_id: w\nformat: json", err: "p.yaml:9:24: sources[0].group_instance_id: is only read with a group_id"},
+		{name: "shared without group", opts: "brokers: h:1\ntopic: a\ngroup_shared: true\nformat: json", err: "p.yaml:9:19: sources[0].group_shared: is only read with a group_id"},
+		{name: "shared and bounded", opts: "brokers: h:1\ntopic: a\ngroup_id: g\nstop: latest\ngroup_shared: true\nformat: json", err: "sources[0].group_shared: a bounded source (stop: latest) reads every partition itself"},
 		{name: "bad broker", opts: "brokers: localhost\ntopic: a\nformat: json", err: "want host:port"},
 	}
 	for _, tt := range tests {
@@ -134,7 +136,7 @@ func TestOptions(t *testing.T) {
 			if err != nil {
 				t.Fatalf("error: %v", err)
 			}
-			got := options{topics: s.opts.topics, groupID: s.opts.groupID, start: s.opts.start, startTS: s.opts.startTS, bounded: s.opts.bounded, updating: s.opts.updating, session: s.opts.session, instanceID: s.opts.instanceID}
+			got := options{topics: s.opts.topics, groupID: s.opts.groupID, start: s.opts.start, startTS: s.opts.startTS, bounded: s.opts.bounded, updating: s.opts.updating, session: s.opts.session, instanceID: s.opts.instanceFor(connector.RunInfo{})}
 			if !reflect.DeepEqual(got, tt.want) || s.Bounded() != tt.want.bounded || s.Updating() != tt.want.updating {
 				t.Errorf("options %+v, want %+v", got, tt.want)
 			}
@@ -159,6 +161,36 @@ func TestDefaultInstanceID(t *testing.T) {
 	}
 	if defaultInstanceID("p", "a") == defaultInstanceID("p", "b") {
 		t.Error("two sources of one pipeline share a member id")
+	}
+}
+
+// The default static member id names the state directory's instance, so
+// that two processes on one host with their own state directories are
+// two members, and a restart with the same directory takes its place;
+// without a state directory a shared group's member is dynamic.
+func TestInstanceFor(t *testing.T) {
+	withState := connector.RunInfo{Resumable: true, Instance: "0123abcd"}
+	tests := []struct {
+		name string
+		opts options
+		run  connector.RunInfo
+		want string
+	}{
+		{"explicit", options{instanceID: "w-2"}, withState, "w-2"},
+		{"none is dynamic", options{}, withState, ""},
+		{"state instance", options{defaultInstance: true, pipeline: "p", source: "in"}, withState, "etld-p-in-0123abcd"},
+		{"state instance, shared", options{defaultInstance: true, shared: true, pipeline: "p", source: "in"}, withState, "etld-p-in-0123abcd"},
+		{"no state: the host", options{defaultInstance: true, pipeline: "p", source: "in"}, connector.RunInfo{}, defaultInstanceID("p", "in")},
+		{"no state, shared: dynamic", options{defaultInstance: true, shared: true, pipeline: "p", source: "in"}, connector.RunInfo{}, ""},
+	}
+	for _, tt := range tests {
+		if got := tt.opts.instanceFor(tt.run); got != tt.want {
+			t.Errorf("%s: instanceFor = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+	o := options{defaultInstance: true, pipeline: "p", source: "in"}
+	if o.instanceFor(connector.RunInfo{Instance: "a1"}) == o.instanceFor(connector.RunInfo{Instance: "b2"}) {
+		t.Error("two state directories give one member id")
 	}
 }
 

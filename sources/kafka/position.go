@@ -124,7 +124,14 @@ func (s *Source) Commit(ctx context.Context, state []byte) error {
 	commit := map[string]map[int]int64{}
 	n := 0
 	for tp, off := range offs {
-		if p := s.parts[tp]; p != nil && p.cur.Load() != nil {
+		// A position below where the partition's reader began was taken
+		// before a rebalance gave the partition back, maybe after
+		// another member committed further: committing it would move
+		// the group back.
+		if p := s.parts[tp]; p != nil {
+			if rd := p.cur.Load(); rd == nil || off < rd.start {
+				continue
+			}
 			if commit[tp.topic] == nil {
 				commit[tp.topic] = map[int]int64{}
 			}
@@ -142,7 +149,9 @@ func (s *Source) Commit(ctx context.Context, state []byte) error {
 	})
 	if err != nil {
 		s.log.Warn("kafka source: offsets not committed; the next checkpoint commits newer ones", "group", s.opts.groupID, "error", err.Error())
+		return nil
 	}
+	s.committedUpTo(commit)
 	return nil
 }
 

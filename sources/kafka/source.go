@@ -58,7 +58,15 @@ type Source struct {
 	assigned atomic.Bool
 
 	restore map[topicPartition]int64 // from Restore, applied on assignment
-	pending *fetched                 // a message left for the next Read
+	// run is what the runtime told SetRun; keepsState names the operator
+	// downstream that keeps state, if any (KeepsState).
+	runInfo    connector.RunInfo
+	keepsState string
+	// ask asks the runtime for a checkpoint (AskCheckpoints); revoke is
+	// the commit a rebalance waits for, under mu.
+	ask     func()
+	revoke  *revokeWait
+	pending *fetched // a message left for the next Read
 	opened  bool
 	err     error // returned by every Read once set
 
@@ -86,6 +94,8 @@ type part struct {
 	end int64
 	// hw is the partition's high watermark as last seen, for Lag.
 	hw atomic.Int64
+	// committed is the highest offset this run committed for it.
+	committed atomic.Int64
 	// cur is the reader now feeding the partition; nil when the
 	// partition is not (or no longer) ours. Messages of any other reader
 	// are stale.
@@ -104,6 +114,9 @@ func newPart(tp topicPartition) *part {
 type partReader struct {
 	r   *kafka.Reader
 	end int64 // stop after end-1; -1 for unbounded
+	// start is the offset the reader began at: a position below it was
+	// taken before this assignment of the partition.
+	start int64
 }
 
 // fetched is a message on its way from a reader goroutine to Read.
@@ -131,6 +144,9 @@ func (s *Source) Open(ctx context.Context) error {
 		return fmt.Errorf("kafka source: %w", err)
 	}
 	s.client = &kafka.Client{Addr: kafka.TCP(s.opts.brokers...), Timeout: 10 * time.Second, Transport: s.transport}
+	if s.opts.groupID != "" {
+		s.opts.instanceID = s.opts.instanceFor(s.runInfo)
+	}
 	// The background work lives until Close, not until Open's ctx ends.
 	s.ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	s.wg.Add(1)
@@ -360,6 +376,14 @@ func (s *Source) startOffsets(ctx context.Context, tps []topicPartition, committ
 			}
 		case restored:
 			out[tp] = r
+			if hasCommit && c > r && s.opts.shared && s.keepsState == "" {
+				// Another process of the shared group delivered further
+				// while this one was down. Elsewhere the checkpoint wins,
+				// as in Flink: a committed offset may come from anyone
+				// (a tool, an older run), and with state the restored
+				// state belongs with the restored offset.
+				out[tp] = c
+			}
 		case hasCommit:
 			out[tp] = c
 		default:
@@ -439,7 +463,7 @@ func (s *Source) startReader(ctx context.Context, wg *sync.WaitGroup, p *part, o
 	if p.next.Load() < 0 {
 		p.next.Store(offset)
 	}
-	rd := &partReader{end: p.end}
+	rd := &partReader{end: p.end, start: offset}
 	p.cur.Store(rd)
 	if p.end >= 0 && offset >= p.end {
 		return rd, nil // nothing to read: done already

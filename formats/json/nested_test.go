@@ -1,0 +1,71 @@
+package json
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/etld/etld/pipeline/row"
+)
+
+func nestedSchema(t *testing.T) row.Schema {
+	var fields []row.Field
+	for _, c := range []string{"tags ARRAY<STRING>", "m MAP<STRING, INT>", "r ROW<a INT, b ARRAY<DOUBLE>, ts TIMESTAMP(3)>", "mi MAP<INT, STRING>", "nn ARRAY<INT NOT NULL>"} {
+		name, typ, _ := strings.Cut(c, " ")
+		ty, err := row.ParseType(typ)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fields = append(fields, row.Field{Name: name, Type: ty})
+	}
+	return row.NewSchema(fields...)
+}
+
+func TestNestedDecodeEncode(t *testing.T) {
+	schema := nestedSchema(t)
+	c, err := NewCodec(schema, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ in, print, out, err string }{
+		{in: `{"tags":["a","b"],"m":{"x":1,"y":null},"r":{"b":[1.5, 2],"a":7,"zz":{"q":1},"ts":"2024-01-02 10:00:00.5"},"mi":{"1":"one"},"nn":[]}`,
+			print: "[[a, b], {x=1, y=null}, +I[7, [1.5, 2.0], 2024-01-02T10:00:00.500], {1=one}, []]",
+			out:   `{"tags":["a","b"],"m":{"x":1,"y":null},"r":{"a":7,"b":[1.5,2.0],"ts":"2024-01-02 10:00:00.5"},"mi":{"1":"one"},"nn":[]}`},
+		{in: `{"tags":null,"r":{}}`, print: "[null, null, +I[null, null, null], null, null]",
+			out: `{"tags":null,"m":null,"r":{"a":null,"b":null,"ts":null},"mi":null,"nn":null}`},
+		{in: `{"tags":[1]}`, print: "[[1], null, null, null, null]", out: `{"tags":["1"],"m":null,"r":null,"mi":null,"nn":null}`},
+		{in: `{"tags":{"a":1}}`, err: `column tags: cannot parse "{\"a\":1}" as ARRAY<STRING>: an object does not fit`},
+		{in: `{"m":[1]}`, err: `column m: cannot parse "[1]" as MAP<STRING, INT>: an array does not fit`},
+		{in: `{"mi":{"x":"one"}}`, err: `cannot parse "x" as INT`},
+		{in: `{"nn":[1,null]}`, err: "element 2 is null, but the elements are INT NOT NULL"},
+		{in: `{"tags":["a",}`, err: "expected a value"},
+	} {
+		r := make(row.Row, schema.Len())
+		_, err := c.DecodeObject(tc.in, 0, r)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: error %v, want %q", tc.in, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tc.in, err)
+			continue
+		}
+		if got := row.AppendPrint(nil, row.Insert, r); string(got) != "+I"+tc.print {
+			t.Errorf("%s: decoded %s, want +I%s", tc.in, got, tc.print)
+		}
+		out := string(c.AppendObject(nil, r))
+		if out != tc.out {
+			t.Errorf("%s: encoded\n %s, want\n %s", tc.in, out, tc.out)
+		}
+		back := make(row.Row, schema.Len())
+		if _, err := c.DecodeObject(out, 0, back); err != nil {
+			t.Errorf("%s: its encoding does not decode: %v", out, err)
+		}
+		for i := range r {
+			if !row.Equal(r[i], back[i]) {
+				t.Errorf("%s: column %d reads back as %v, not %v", out, i, back[i], r[i])
+			}
+		}
+	}
+}

@@ -1,0 +1,555 @@
+package plan
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/etld/etld/pipeline/expr"
+	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime"
+	"github.com/etld/etld/pipeline/sql"
+)
+
+// This file plans Top-N and deduplication (Flink's Rank and Deduplicate,
+// and their window forms): a subquery that ranks its rows with
+// ROW_NUMBER() OVER (PARTITION BY ... ORDER BY ...) AS rn, read by a query
+// whose WHERE limits rn. It plans as
+//
+//	Calc(the subquery's columns, partition and order keys; its WHERE)
+//	  → Rank / Deduplicate / WindowRank / WindowDeduplicate
+//	  → Calc(the subquery's columns in order, rn if it is read)
+//
+// and the outer query continues over that, without the rn conditions.
+
+// rankFuncs are the ranking functions a Top-N takes.
+var rankFuncs = map[string]runtime.RankKind{"ROW_NUMBER": runtime.RowNumber, "RANK": runtime.Rank, "DENSE_RANK": runtime.DenseRank}
+
+// rankSubquery finds the ranking item of a FROM subquery, or -1.
+func rankSubquery(f sql.FromItem) (*sql.SubqueryRef, *sql.Select, int) {
+	sub, ok := f.(*sql.SubqueryRef)
+	if !ok || len(sub.Query.Selects) != 1 || len(sub.Query.With) > 0 {
+		return nil, nil, -1
+	}
+	inner := sub.Query.Selects[0]
+	for i, it := range inner.Items {
+		if o, ok := it.Expr.(*sql.Over); ok {
+			if _, ok := rankFuncs[o.Call.Name]; ok {
+				return sub, inner, i
+			}
+		}
+	}
+	return nil, nil, -1
+}
+
+// selectFrom plans sel's FROM. A Top-N subquery plans here with the
+// outer WHERE's rank conditions; sel comes back without them.
+func (q *queryBuilder) selectFrom(sel *sql.Select) (*scope, *sql.Select, error) {
+	for _, it := range sel.Items {
+		var at *sql.Over
+		walk(it.Expr, func(x sql.Expr) bool {
+			if o, ok := x.(*sql.Over); ok && at == nil {
+				if _, rank := rankFuncs[o.Call.Name]; rank {
+					at = o
+				}
+			}
+			return at == nil
+		})
+		if at != nil {
+			return nil, nil, errAt(at.Call.At, "%s() OVER (...) is supported as a Top-N: rank in a subquery and limit the rank in the query that reads it (SELECT ... FROM (SELECT ..., %s() OVER (...) AS rn FROM t) WHERE rn <= N)", at.Call.Name, at.Call.Name)
+		}
+	}
+	if sub, inner, item := rankSubquery(sel.From); sub != nil {
+		return q.topN(sel, sub, inner, item)
+	}
+	s, err := q.from(sel.From)
+	return s, sel, err
+}
+
+// rankRange is the rank condition of the outer WHERE: Start..End.
+type rankRange struct {
+	start, end int64
+	found      bool
+}
+
+func (q *queryBuilder) topN(sel *sql.Select, sub *sql.SubqueryRef, inner *sql.Select, item int) (*scope, *sql.Select, error) {
+	over := inner.Items[item].Expr.(*sql.Over)
+	kind := rankFuncs[over.Call.Name]
+	if len(over.Call.Args) > 0 || over.Call.Distinct || over.Call.Star {
+		return nil, nil, errAt(over.Call.At, "%s() takes no arguments", over.Call.Name)
+	}
+	if over.Window.Frame != nil {
+		return nil, nil, errAt(over.Window.Frame.At, "%s() takes no window frame", over.Call.Name)
+	}
+	if len(over.Window.OrderBy) == 0 {
+		return nil, nil, errAt(over.Window.At, "%s() needs ORDER BY in its OVER clause", over.Call.Name)
+	}
+	for i, it := range inner.Items {
+		if i != item && containsOver(it.Expr) {
+			return nil, nil, errAt(it.Pos(), "a Top-N subquery ranks with one ROW_NUMBER() OVER (...) column; OVER aggregates are not supported here")
+		}
+	}
+	switch {
+	case inner.Distinct || len(inner.GroupBy) > 0 || inner.Having != nil || anyAgg(inner.Items):
+		return nil, nil, errAt(inner.At, "a Top-N subquery cannot aggregate: compute the aggregate in a subquery of its own and rank its result")
+	case inner.Where != nil && containsOver(inner.Where):
+		return nil, nil, errAt(inner.Where.Pos(), "ROW_NUMBER() cannot be used in WHERE; filter on it in the outer query")
+	}
+	rnName := inner.Items[item].Alias.Name
+	if rnName == "" {
+		rnName = fmt.Sprintf("EXPR$%d", item)
+	}
+	rr, rest, err := rankCondition(sel.Where, rnName, sub.Alias.Name)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !rr.found {
+		return nil, nil, errAt(over.Call.At, "%s() OVER (...) is planned as a Top-N, which needs the outer query to limit it: add WHERE %s <= N (or = N, < N, BETWEEN) to the query that reads this subquery", over.Call.Name, rnName)
+	}
+	if !q.b.plan.Batch && kind != runtime.RowNumber {
+		return nil, nil, errAt(over.Call.At, "%s() on a streaming table is not supported (as in Flink); use ROW_NUMBER(), or set `execution: batch`", over.Call.Name)
+	}
+
+	s, err := q.from(inner.From)
+	if err != nil {
+		return nil, nil, err
+	}
+	tvfTime := "" // the time column of a window TVF read directly
+	if s.window != nil {
+		tvfTime = s.node.Schema.Fields[s.windowSpec.TimeCol].Name
+		s = q.windowTable(s)
+	}
+	var filter *expr.Compiled
+	if inner.Where != nil {
+		if filter, err = q.compileFilter(inner.Where, s, s.node.Schema); err != nil {
+			return nil, nil, err
+		}
+	}
+
+	// The first Calc: the subquery's other items under their final names,
+	// then the partition and order keys that are not among them.
+	var items []*sql.SelectItem
+	hasStar := false
+	for i, it := range inner.Items {
+		if i == item {
+			continue
+		}
+		c := *it
+		if _, star := it.Expr.(*sql.Star); star {
+			hasStar = true
+		} else if c.Alias.IsZero() {
+			if ref, ok := it.Expr.(*sql.ColumnRef); ok {
+				if j := s.node.Schema.Index(ref.Column.Name); j >= 0 {
+					c.Alias = sql.Ident{Name: s.node.Schema.Fields[j].Name, Quoted: true}
+				}
+			}
+			if c.Alias.IsZero() {
+				c.Alias = sql.Ident{Name: fmt.Sprintf("EXPR$%d", i), Quoted: true}
+			}
+		}
+		items = append(items, &c)
+	}
+	visible := len(items)
+	keyCol := func(e sql.Expr) (string, error) {
+		e, err := s.unqualify(e)
+		if err != nil {
+			return "", err
+		}
+		text := sql.Format(e)
+		for _, it := range items {
+			if _, star := it.Expr.(*sql.Star); star {
+				continue
+			}
+			x, _ := s.unqualify(it.Expr)
+			if sql.Format(x) == text {
+				return it.Alias.Name, nil
+			}
+		}
+		if ref, ok := e.(*sql.ColumnRef); ok && hasStar {
+			if j := s.node.Schema.Index(ref.Column.Name); j >= 0 {
+				return s.node.Schema.Fields[j].Name, nil
+			}
+		}
+		name := fmt.Sprintf("$rank%d", len(items)-visible)
+		items = append(items, &sql.SelectItem{Expr: e, Alias: sql.Ident{Name: name, Quoted: true}})
+		return name, nil
+	}
+	partNames := make([]string, len(over.Window.PartitionBy))
+	for i, e := range over.Window.PartitionBy {
+		if partNames[i], err = keyCol(e); err != nil {
+			return nil, nil, err
+		}
+	}
+	orderNames := make([]string, len(over.Window.OrderBy))
+	for i, o := range over.Window.OrderBy {
+		if orderNames[i], err = keyCol(o.X); err != nil {
+			return nil, nil, err
+		}
+	}
+	calc, err := q.projection(items, s, s.node, filter, inner.Where)
+	if err != nil {
+		return nil, nil, err
+	}
+	col := func(name string) int { return calc.Schema.Index(name) }
+	spec := runtime.RankSpec{Start: rr.start, End: rr.end, Kind: kind, Batch: q.b.plan.Batch}
+	for _, n := range partNames {
+		spec.Partition = append(spec.Partition, col(n))
+	}
+	for i, o := range over.Window.OrderBy {
+		spec.Order = append(spec.Order, runtime.SortKey{Col: col(orderNames[i]), Desc: o.Desc, NullsFirst: o.NullsFirst()})
+	}
+	outer := *sel
+	outer.Where = rest
+	spec.OutputRank = readsColumn(&outer, rnName, sub.Alias.Name)
+	if spec.OutputRank && calc.Schema.Index(rnName) >= 0 {
+		return nil, nil, errAt(inner.Items[item].Pos(), "duplicate column name %q in the select list; give it another name with AS", rnName)
+	}
+	// A processing-time order is known from the column it reads.
+	procTime := false
+	if ref, ok := over.Window.OrderBy[0].X.(*sql.ColumnRef); ok {
+		if j := s.node.Schema.Index(ref.Column.Name); j >= 0 {
+			procTime = procTimeCol(s.node, j)
+		}
+	}
+	var node *Node
+	if endCol := windowEnd(over, spec); endCol >= 0 && !calc.Mode.Updating && windowed(calc) {
+		timeCol := -1
+		if tvfTime != "" {
+			timeCol = calc.Schema.Index(tvfTime)
+			if len(orderNames) == 1 && strings.EqualFold(keyText(over.Window.OrderBy[0].X, orderNames[0]), tvfTime) {
+				timeCol = spec.Order[0].Col
+			}
+		}
+		if kind != runtime.RowNumber {
+			return nil, nil, errAt(over.Call.At, "a window Top-N ranks with ROW_NUMBER(), as in Flink")
+		}
+		partText, orderText := rankTexts(over, partNames, orderNames)
+		if node, err = q.windowRankNode(calc, spec, endCol, timeCol, rnName, partText, orderText); err != nil {
+			return nil, nil, err
+		}
+	} else {
+		if tvfTime != "" {
+			return nil, nil, errAt(over.Window.At, "a Top-N over a window table function partitions by window_start and window_end (PARTITION BY window_start, window_end, ...), as Flink's window Top-N does")
+		}
+		node = q.rankNode(calc, spec, over, rnName, partNames, orderNames, procTime)
+	}
+
+	// The second Calc: the subquery's columns in its order, by position
+	// in the first (a star stands for the input's columns).
+	var outItems []*sql.SelectItem
+	ref := func(name string) *sql.SelectItem {
+		return &sql.SelectItem{Expr: &sql.ColumnRef{Column: sql.Ident{Name: name, Quoted: true}}}
+	}
+	pos := 0
+	for i, it := range inner.Items {
+		if i == item {
+			if spec.OutputRank {
+				outItems = append(outItems, ref(rnName))
+			}
+			continue
+		}
+		width := 1
+		if _, star := it.Expr.(*sql.Star); star {
+			width = s.node.Schema.Len()
+		}
+		for range width {
+			outItems = append(outItems, ref(calc.Schema.Fields[pos].Name))
+			pos++
+		}
+	}
+	out := node
+	if !identity(outItems, node) {
+		rs := &scope{node: node, name: sub.Alias.Name, table: "subquery"}
+		if out, err = q.projection(outItems, rs, node, nil, nil); err != nil {
+			return nil, nil, err
+		}
+	}
+	rest2 := *sel
+	rest2.Where = rest
+	return &scope{node: out, name: sub.Alias.Name, table: "subquery"}, &rest2, nil
+}
+
+// identity reports whether items list node's columns in order.
+func identity(items []*sql.SelectItem, node *Node) bool {
+	if len(items) != node.Schema.Len() {
+		return false
+	}
+	for i, it := range items {
+		if it.Expr.(*sql.ColumnRef).Column.Name != node.Schema.Fields[i].Name {
+			return false
+		}
+	}
+	return true
+}
+
+// rankNode builds the Rank, Deduplicate or WindowRank node over calc.
+func (q *queryBuilder) rankNode(calc *Node, spec runtime.RankSpec, over *sql.Over, rnName string, partNames, orderNames []string, procTime bool) *Node {
+	fields := append([]row.Field(nil), calc.Schema.Fields...)
+	rnCol := -1
+	if spec.OutputRank {
+		rnCol = len(fields)
+		fields = append(fields, row.Field{Name: rnName, Type: row.Type{ID: row.BigInt, NotNull: true}})
+	}
+	n := &Node{Input: calc, Schema: row.NewSchema(fields...), TimeAttr: -1, Bounded: calc.Bounded}
+	part, orderText := rankTexts(over, partNames, orderNames)
+	if dd, keepLast, rowTime := dedupOf(calc, spec, procTime); dd {
+		keep := "FirstRow"
+		if keepLast {
+			keep = "LastRow"
+		}
+		order := "PROCTIME"
+		if rowTime {
+			order = "ROWTIME"
+		}
+		n.Kind = DedupNode
+		n.dedup = &runtime.DedupSpec{Key: spec.Partition, TimeCol: spec.Order[0].Col, RowTime: rowTime, KeepLast: keepLast, Batch: spec.Batch}
+		n.Mode = dedupMode(spec.Partition, keepLast, spec.Batch)
+		if rowTime && !keepLast {
+			// Rows leave at the watermark, insert-only: the time
+			// attribute survives, as in Flink.
+			n.TimeAttr = calc.TimeAttr
+		}
+		n.Label = fmt.Sprintf("Deduplicate(keep=%s, key=%s, order=%s)", keep, part, order)
+		return n
+	}
+	n.Kind = RankNode
+	if !calc.Mode.Updating {
+		spec.Strategy = runtime.AppendFast
+	} else {
+		spec.Strategy = runtime.Retract
+	}
+	n.rank = &spec
+	n.Mode = rankMode(spec.Partition, spec.Kind == runtime.RowNumber, spec.Start == 1 && spec.End == 1, rnCol, calc.Mode, spec.Batch)
+	strategy := "strategy=" + spec.Strategy.String() + ", "
+	if spec.Batch {
+		strategy = ""
+	}
+	rankType := ""
+	if spec.Kind != runtime.RowNumber {
+		rankType = "rankType=" + spec.Kind.String() + ", "
+	}
+	noNumber := ""
+	if !spec.OutputRank {
+		noNumber = ", outputRankNumber=false"
+	}
+	n.Label = fmt.Sprintf("Rank(%s%srankRange=[%d..%d], partitionBy=%s, orderBy=[%s]%s)",
+		strategy, rankType, spec.Start, spec.End, part, strings.Join(orderText, ", "), noNumber)
+	return n
+}
+
+// rankTexts are a rank's partition ([a, b]) and order keys for its label.
+func rankTexts(over *sql.Over, partNames, orderNames []string) (string, []string) {
+	orderText := make([]string, len(orderNames))
+	for i, o := range over.Window.OrderBy {
+		orderText[i] = keyText(o.X, orderNames[i])
+		if o.Desc {
+			orderText[i] += " DESC"
+		}
+		if o.Nulls != sql.NullsDefault {
+			orderText[i] += map[bool]string{true: " NULLS FIRST", false: " NULLS LAST"}[o.NullsFirst()]
+		}
+	}
+	partText := make([]string, len(partNames))
+	for i, e := range over.Window.PartitionBy {
+		partText[i] = keyText(e, partNames[i])
+	}
+	return "[" + strings.Join(partText, ", ") + "]", orderText
+}
+
+// keyText names a partition or order key in a label: the column it is,
+// or the expression when it is computed.
+func keyText(e sql.Expr, col string) string {
+	if strings.HasPrefix(col, "$rank") {
+		return sql.Format(e)
+	}
+	return col
+}
+
+// dedupOf reports whether a rank is a deduplication (Flink's
+// RankUtil.canConvertToDeduplicate): ROW_NUMBER, rank 1 only, the rank
+// number not read, and one ORDER BY key that is a time attribute of an
+// insert-only input (procTime: the processing-time attribute). DESC keeps
+// the last row.
+func dedupOf(calc *Node, spec runtime.RankSpec, procTime bool) (ok, keepLast, rowTime bool) {
+	if spec.Kind != runtime.RowNumber || spec.Start != 1 || spec.End != 1 || spec.OutputRank || len(spec.Order) != 1 || calc.Mode.Updating {
+		return false, false, false
+	}
+	c := spec.Order[0].Col
+	switch {
+	case c == calc.TimeAttr && c >= 0:
+		return true, spec.Order[0].Desc, true
+	case procTime:
+		return true, spec.Order[0].Desc, false
+	}
+	return false, false, false
+}
+
+// procTimeCol reports whether column c of n is a processing-time
+// attribute: a source's computed column `AS PROCTIME()`, passed on as a
+// plain column.
+func procTimeCol(n *Node, c int) bool {
+	name := n.Schema.Fields[c].Name
+	for x := n; x != nil; x = x.Input {
+		switch x.Kind {
+		case CalcNode:
+			continue
+		case ScanNode:
+			src := x.source
+			j := x.Schema.Index(name)
+			phys := src.Physical.Len()
+			return j >= phys && j-phys < len(src.computed) && src.computed[j-phys].Clock == "PROCTIME()" && x.Schema.Fields[j].Type.ID == row.TimestampLTZ
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// rankCondition takes the rank conditions out of an outer WHERE: the
+// conjuncts comparing rn with an integer literal. It returns the range and
+// the WHERE left.
+func rankCondition(where sql.Expr, rn, alias string) (rankRange, sql.Expr, error) {
+	rr := rankRange{start: 1, end: -1}
+	var rest []sql.Expr
+	isRN := func(e sql.Expr) bool {
+		ref, ok := e.(*sql.ColumnRef)
+		return ok && strings.EqualFold(ref.Column.Name, rn) && (ref.Table.IsZero() || strings.EqualFold(ref.Table.Name, alias))
+	}
+	intLit := func(e sql.Expr) (int64, bool) {
+		l, ok := e.(*sql.Literal)
+		if !ok || l.Kind != sql.LitInt {
+			return 0, false
+		}
+		return l.Value.Int64(), true
+	}
+	bound := func(op sql.BinaryOp, n int64) {
+		rr.found = true
+		switch op {
+		case sql.OpLe:
+			rr.end = minEnd(rr.end, n)
+		case sql.OpLt:
+			rr.end = minEnd(rr.end, n-1)
+		case sql.OpEq:
+			rr.start, rr.end = max(rr.start, n), minEnd(rr.end, n)
+		case sql.OpGe:
+			rr.start = max(rr.start, n)
+		case sql.OpGt:
+			rr.start = max(rr.start, n+1)
+		}
+	}
+	flip := map[sql.BinaryOp]sql.BinaryOp{sql.OpLe: sql.OpGe, sql.OpLt: sql.OpGt, sql.OpGe: sql.OpLe, sql.OpGt: sql.OpLt, sql.OpEq: sql.OpEq}
+	for _, c := range conjuncts(where) {
+		switch c := c.(type) {
+		case *sql.Binary:
+			if _, cmp := flip[c.Op]; cmp {
+				if n, ok := intLit(c.R); ok && isRN(c.L) {
+					bound(c.Op, n)
+					continue
+				}
+				if n, ok := intLit(c.L); ok && isRN(c.R) {
+					bound(flip[c.Op], n)
+					continue
+				}
+			}
+		case *sql.Between:
+			lo, ok1 := intLit(c.Lo)
+			hi, ok2 := intLit(c.Hi)
+			if !c.Not && ok1 && ok2 && isRN(c.X) {
+				bound(sql.OpGe, lo)
+				bound(sql.OpLe, hi)
+				continue
+			}
+		}
+		rest = append(rest, c)
+	}
+	if rr.found && rr.end < 0 {
+		return rr, nil, errAt(where.Pos(), "the Top-N condition on %s sets no upper bound: add %s <= N", rn, rn)
+	}
+	if rr.found && (rr.end < rr.start || rr.end < 1) {
+		return rr, nil, errAt(where.Pos(), "the Top-N condition on %s selects no rank (%d to %d)", rn, rr.start, rr.end)
+	}
+	return rr, andAll(rest), nil
+}
+
+func minEnd(end, n int64) int64 {
+	if end < 0 || n < end {
+		return n
+	}
+	return end
+}
+
+func conjuncts(e sql.Expr) []sql.Expr {
+	if e == nil {
+		return nil
+	}
+	if b, ok := e.(*sql.Binary); ok && b.Op == sql.OpAnd {
+		return append(conjuncts(b.L), conjuncts(b.R)...)
+	}
+	return []sql.Expr{e}
+}
+
+func andAll(es []sql.Expr) sql.Expr {
+	if len(es) == 0 {
+		return nil
+	}
+	out := es[0]
+	for _, e := range es[1:] {
+		out = &sql.Binary{Op: sql.OpAnd, OpAt: e.Pos(), L: out, R: e}
+	}
+	return out
+}
+
+// readsColumn reports whether the outer query (its rank conditions taken
+// out) reads column name of the subquery alias; a * reads every column.
+func readsColumn(sel *sql.Select, name, alias string) bool {
+	found := false
+	visit := func(e sql.Expr) {
+		if e == nil {
+			return
+		}
+		walk(e, func(x sql.Expr) bool {
+			switch x := x.(type) {
+			case *sql.ColumnRef:
+				if strings.EqualFold(x.Column.Name, name) && (x.Table.IsZero() || strings.EqualFold(x.Table.Name, alias)) {
+					found = true
+				}
+			case *sql.Star:
+				if x.Table.IsZero() || strings.EqualFold(x.Table.Name, alias) {
+					found = true
+				}
+			}
+			return !found
+		})
+	}
+	for _, it := range sel.Items {
+		visit(it.Expr)
+	}
+	visit(sel.Where)
+	for _, g := range sel.GroupBy {
+		visit(g)
+	}
+	visit(sel.Having)
+	return found
+}
+
+func containsOver(e sql.Expr) bool {
+	found := false
+	if e == nil {
+		return false
+	}
+	walk(e, func(x sql.Expr) bool {
+		if _, ok := x.(*sql.Over); ok {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+func anyAgg(items []*sql.SelectItem) bool {
+	for _, it := range items {
+		if containsAgg(it.Expr) {
+			return true
+		}
+	}
+	return false
+}

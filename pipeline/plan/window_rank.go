@@ -1,0 +1,102 @@
+package plan
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime"
+	"github.com/etld/etld/pipeline/sql"
+)
+
+// This file plans window Top-N and window deduplication (issue 16 item 3):
+// a Top-N whose PARTITION BY holds window_start and window_end, over a
+// window aggregate's result or over a window TVF read directly. Both are
+// insert-only: a window's ranks are emitted when the watermark reaches
+// its end, and its state is then freed.
+
+// windowTable plans a window TVF read as a table: its input's columns
+// plus window_start, window_end and window_time, one row per window.
+func (q *queryBuilder) windowTable(s *scope) *scope {
+	in := s.node
+	timeType := in.Schema.Fields[s.windowSpec.TimeCol].Type
+	fields := append(append([]row.Field(nil), in.Schema.Fields...), runtime.WindowColumns(timeType)...)
+	n := &Node{
+		Kind: WindowTableNode, Input: in, Schema: row.NewSchema(fields...),
+		Mode: InsertOnly, TimeAttr: len(fields) - 1, Bounded: in.Bounded,
+		windowTable: &runtime.WindowTable{Spec: *s.windowSpec, LTZ: timeType.ID == row.TimestampLTZ},
+	}
+	n.Label = fmt.Sprintf("WindowTableFunction(window=[%s])", windowText(s.window))
+	return &scope{node: n, name: s.name, table: s.table}
+}
+
+// windowed reports whether n's rows come from a window (a window
+// aggregate or a window TVF, through Calcs).
+func windowed(n *Node) bool {
+	for x := n; x != nil; x = x.Input {
+		switch x.Kind {
+		case WindowAggNode, WindowTableNode:
+			return true
+		case CalcNode:
+			continue
+		}
+		return false
+	}
+	return false
+}
+
+// windowEnd returns the index of the window_end partition key, or -1 when
+// the partition does not hold both window_start and window_end.
+func windowEnd(over *sql.Over, spec runtime.RankSpec) int {
+	start, end := -1, -1
+	for i, e := range over.Window.PartitionBy {
+		ref, ok := e.(*sql.ColumnRef)
+		if !ok {
+			continue
+		}
+		switch strings.ToLower(ref.Column.Name) {
+		case "window_start":
+			start = i
+		case "window_end":
+			end = i
+		}
+	}
+	if start < 0 || end < 0 {
+		return -1
+	}
+	return spec.Partition[end]
+}
+
+// windowRankNode builds the WindowRank or WindowDeduplicate node over
+// calc; endCol is the window_end column, timeCol the TVF's own time
+// column in calc (-1 when the rows come from a window aggregate).
+func (q *queryBuilder) windowRankNode(calc *Node, spec runtime.RankSpec, endCol, timeCol int, rnName, part string, orderText []string) (*Node, error) {
+	fields := append([]row.Field(nil), calc.Schema.Fields...)
+	rnCol := -1
+	if spec.OutputRank {
+		rnCol = len(fields)
+		fields = append(fields, row.Field{Name: rnName, Type: row.Type{ID: row.BigInt, NotNull: true}})
+	}
+	n := &Node{
+		Kind: WindowRankNode, Input: calc, Schema: row.NewSchema(fields...),
+		TimeAttr: calc.TimeAttr, Bounded: calc.Bounded,
+		Mode: windowRankMode(spec.Partition, spec.Start == 1 && spec.End == 1, rnCol, calc.Mode),
+	}
+	wr := &runtime.WindowRankSpec{Rank: spec, EndCol: endCol}
+	dedup := spec.Start == 1 && spec.End == 1 && !spec.OutputRank && len(spec.Order) == 1 && timeCol >= 0 && spec.Order[0].Col == timeCol
+	if dedup {
+		keep := "FirstRow"
+		if spec.Order[0].Desc {
+			keep, wr.LastWins = "LastRow", true
+		}
+		n.Label = fmt.Sprintf("WindowDeduplicate(keep=%s, partitionBy=%s, orderKey=[%s])", keep, part, calc.Schema.Fields[timeCol].Name)
+	} else {
+		noNumber := ""
+		if !spec.OutputRank {
+			noNumber = ", outputRankNumber=false"
+		}
+		n.Label = fmt.Sprintf("WindowRank(rankRange=[%d..%d], partitionBy=%s, orderBy=[%s]%s)", spec.Start, spec.End, part, strings.Join(orderText, ", "), noNumber)
+	}
+	n.windowRank = wr
+	return n, nil
+}
