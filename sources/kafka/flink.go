@@ -16,8 +16,9 @@ func (s *Source) FlinkSource() (connector.FlinkTable, error) {
 	o.kafka.Flink(&t)
 	if o.groupID != "" {
 		t.Set("properties.group.id", o.groupID, "group_id")
-		if o.instanceID != "" {
-			t.Differ("group_instance_id", "Flink assigns partitions itself and commits offsets only for monitoring: it joins no consumer group (no static member id, no rebalance), and resumes from its own checkpoints")
+		t.Differ("group_id", "Flink assigns partitions itself and commits offsets only for monitoring: it joins no consumer group (no static member id, no rebalance), and resumes from its own checkpoints")
+		if o.shared {
+			t.Differ("group_shared", "Flink scales by its own parallelism, not by processes in one group: the option has no counterpart and is dropped")
 		}
 	}
 	switch o.start {

@@ -6,7 +6,7 @@
 --   ${KAFKA_BROKERS}: sources[0].brokers (source orders)
 --
 -- Differences: 2, where Flink will not do what etld does:
---   sources[0].group_instance_id (source orders, line 12): Flink assigns partitions itself and commits offsets only for monitoring: it joins no consumer group (no static member id, no rebalance), and resumes from its own checkpoints
+--   sources[0].group_id (source orders, line 16): Flink assigns partitions itself and commits offsets only for monitoring: it joins no consumer group (no static member id, no rebalance), and resumes from its own checkpoints
 --   sources[0].on_error (source orders, line 25): etld sets aside a record that does not decode and counts it; Flink's ignore-parse-errors drops it unseen, and json formats keep a record whose field has the wrong type with that field NULL
 
 SET 'execution.runtime-mode' = 'streaming';
