@@ -86,3 +86,8 @@ func (n *Node) inputs() []*Node {
 	}
 	return []*Node{n.Input}
 }
+
+// Filters reports whether n is a CalcNode with a condition (WHERE,
+// HAVING): over an updating input it emits -D where Flink emits -U
+// (ARCHITECTURE §4), which the Flink export lists as a difference.
+func (n *Node) Filters() bool { return n.Kind == CalcNode && n.filter != nil }
