@@ -38,7 +38,7 @@ SELECT customer, COUNT(*) AS orders, SUM(amount) AS revenue FROM orders GROUP BY
 CREATE TABLE `out` (
   `customer` STRING,
   `orders` BIGINT,
-  `revenue` DECIMAL(18, 2)
+  `revenue` DECIMAL(38, 2)
 ) WITH (
   'connector' = 'print'
 );
