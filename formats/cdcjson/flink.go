@@ -29,7 +29,5 @@ func (d *OggDecoder) FlinkFormat() (string, connector.FlinkTable) {
 
 // FlinkFormat implements connector.FlinkFormat: the format's Flink name.
 func (e *Encoder) FlinkFormat() (string, connector.FlinkTable) {
-	t := e.codec.Options().Flink(false)
-	e.codec.FlinkDecimals(&t)
-	return e.shape.name, t
+	return e.shape.name, e.codec.Options().Flink(false)
 }

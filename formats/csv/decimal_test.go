@@ -7,7 +7,7 @@ import (
 )
 
 // Flink's csv format writes DECIMAL through Jackson's CsvGenerator, which
-// writes BigDecimal.toString: exponent form below 1E-6.
+// writes the BigDecimal with its trailing zeros stripped, by toString (Flink 2.3).
 func TestEncodeDecimal(t *testing.T) {
 	schema := schemaOf(t, "a DECIMAL(10,7)", "b DECIMAL(18,12)", "c DECIMAL(10,2)")
 	r := row.Row{row.DecimalValue(0, 7), row.DecimalValue(250000, 12), row.DecimalValue(-12345, 2)}
@@ -16,7 +16,7 @@ func TestEncodeDecimal(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, err := enc.Encode(nil, row.Insert, r)
-	if want := "0E-7,2.50000E-7,-123.45\n"; err != nil || string(got) != want {
+	if want := "0,2.5E-7,-123.45\n"; err != nil || string(got) != want {
 		t.Fatalf("Encode = %q, %v; want %q", got, err, want)
 	}
 	dec, _ := NewDecoder(Options{}, schema)

@@ -18,7 +18,5 @@ func (d *Decoder) FlinkFormat() (string, connector.FlinkTable) {
 
 // FlinkFormat implements connector.FlinkFormat: Flink's debezium-json.
 func (e *Encoder) FlinkFormat() (string, connector.FlinkTable) {
-	t := e.codec.Options().Flink(false)
-	e.codec.FlinkDecimals(&t)
-	return "debezium-json", t
+	return "debezium-json", e.codec.Options().Flink(false)
 }

@@ -15,7 +15,7 @@ func TestEncodeDecimal(t *testing.T) {
 		plain bool
 		want  string
 	}{
-		{false, `{"a":0E-7,"b":2.50000E-7,"c":-123.45}` + "\n"},
+		{false, `{"a":0,"b":2.5E-7,"c":-123.45}` + "\n"},
 		{true, `{"a":0.0000000,"b":0.000000250000,"c":-123.45}` + "\n"},
 	}
 	for _, tc := range tests {
@@ -57,7 +57,7 @@ func TestDecimal38(t *testing.T) {
 		plain bool
 		want  string
 	}{
-		{false, `{"a":99999999999999999999999999999999999999,"b":2.5000000000000000000000E-8,"c":-9999999998000000.0001}` + "\n"},
+		{false, `{"a":99999999999999999999999999999999999999,"b":2.5E-8,"c":-9999999998000000.0001}` + "\n"},
 		{true, `{"a":99999999999999999999999999999999999999,"b":0.000000025000000000000000000000,"c":-9999999998000000.0001}` + "\n"},
 	} {
 		enc, err := NewEncoder(Options{EncodeDecimalAsPlainNumber: tc.plain}, schema)

@@ -2,7 +2,6 @@ package json
 
 import (
 	"github.com/etld/etld/pipeline/connector"
-	"github.com/etld/etld/pipeline/row"
 )
 
 // FlinkFormat implements connector.FlinkFormat: Flink's json format.
@@ -12,22 +11,7 @@ func (d *Decoder) FlinkFormat() (string, connector.FlinkTable) {
 
 // FlinkFormat implements connector.FlinkFormat: Flink's json format.
 func (e *Encoder) FlinkFormat() (string, connector.FlinkTable) {
-	t := e.codec.opts.Flink(false)
-	e.codec.FlinkDecimals(&t)
-	return "json", t
-}
-
-// FlinkDecimals records, for an encoder of DECIMAL columns, that Flink's
-// JSON formats write a decimal normalised (Jackson's JsonNodeFactory
-// strips its trailing zeros: 17.50 as 17.5, 100.00 as 1E+2) where etld
-// writes the column's scale.
-func (c *Codec) FlinkDecimals(t *connector.FlinkTable) {
-	for _, f := range c.schema.Fields {
-		if f.Type.ID == row.Decimal {
-			t.Differ("", "Flink's JSON formats write a DECIMAL without its trailing zeros (17.50 as 17.5, 100.00 as 1E+2; as a plain number with encode.decimal-as-plain-number); etld writes the column's scale (column %s)", f.Name)
-			return
-		}
-	}
+	return "json", e.codec.opts.Flink(false)
 }
 
 // Options returns the options the codec was made with.

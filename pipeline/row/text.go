@@ -91,6 +91,43 @@ func AppendDecimal(dst []byte, v Value, plain bool) []byte {
 	return appendJavaDecimal(dst, v)
 }
 
+// AppendDecimalStripped writes v as Flink's csv and json writers do (the
+// latter without encode.decimal-as-plain-number): Jackson's number node of
+// the BigDecimal, whose trailing zeros are stripped, then toString: 17.50
+// as 17.5, 100.00 as 1E+2, 0.00 as 0, 2.5E-7 at any scale as 2.5E-7.
+func AppendDecimalStripped(dst []byte, v Value) []byte {
+	var buf [40]byte
+	digits, neg := decimalDigits(buf[:0], v)
+	scale := int(v.scale)
+	if len(digits) == 1 && digits[0] == '0' {
+		// BigDecimal.stripTrailingZeros of any zero is BigDecimal.ZERO.
+		return append(dst, '0')
+	}
+	for len(digits) > 1 && digits[len(digits)-1] == '0' {
+		digits = digits[:len(digits)-1]
+		scale--
+	}
+	adjusted := len(digits) - 1 - scale
+	if scale >= 0 && adjusted >= -6 {
+		return appendPlainDigits(dst, digits, neg, scale)
+	}
+	// BigDecimal.toString's scientific form: one digit, the rest after a
+	// point, and E with the adjusted exponent (signed, + included).
+	if neg {
+		dst = append(dst, '-')
+	}
+	dst = append(dst, digits[0])
+	if len(digits) > 1 {
+		dst = append(dst, '.')
+		dst = append(dst, digits[1:]...)
+	}
+	dst = append(dst, 'E')
+	if adjusted >= 0 {
+		dst = append(dst, '+')
+	}
+	return strconv.AppendInt(dst, int64(adjusted), 10)
+}
+
 // appendDecimal writes BigDecimal.toPlainString of the DECIMAL v.
 func appendDecimal(dst []byte, v Value) []byte {
 	if v.s == "" && v.scale == 0 {

@@ -5,9 +5,8 @@
 -- them before running, e.g. envsubst < FILE > job.sql:
 --   ${KAFKA_BROKERS}: sinks[0].brokers (sink topic)
 --
--- Differences: 3, where Flink will not do what etld does:
+-- Differences: 2, where Flink will not do what etld does:
 --   sources[0].seed (source gen, line 12): Flink's datagen takes no seed: its random columns get other values than etld's (sequences are the same)
---   sinks[0].format (sink topic, line 29): Flink's JSON formats write a DECIMAL without its trailing zeros (17.50 as 17.5, 100.00 as 1E+2; as a plain number with encode.decimal-as-plain-number); etld writes the column's scale (column amount)
 --   sinks[0].create_topic (sink topic, line 35): Flink does not create topics: create orders (3 partitions) before the job starts, or let the brokers create it with their defaults (auto.create.topics.enable)
 
 SET 'execution.runtime-mode' = 'streaming';
