@@ -30,8 +30,8 @@
 // LOCALTIMESTAMP (no parentheses). Interval units are SECOND, MINUTE,
 // HOUR, DAY (day-time) and YEAR, MONTH (year-month, IntervalLit.Months).
 //
-// ORDER BY, LIMIT, joins, OVER, WITH, subqueries in expressions, SESSION
-// windows and the like are recognised and refused with "... is not
+// ORDER BY, LIMIT, joins, OVER, WITH, subqueries in expressions
+// and the like are recognised and refused with "... is not
 // supported yet" at their keyword.
 //
 // # Where etld is more lenient than Flink
