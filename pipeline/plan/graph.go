@@ -154,6 +154,9 @@ func (p *Plan) operator(n *Node, transform string) (runtime.Operator, error) {
 		}
 		return runtime.NewDistinct(), nil
 	case WindowAggNode:
+		if n.window.Kind == runtime.Session {
+			return runtime.NewSessionAgg(n.window.TimeCol, n.window.Gap, n.keys, n.aggs, runtime.WindowOptions{Batch: n.batch}), nil
+		}
 		return runtime.NewWindowAgg(*n.window, n.keys, n.aggs, runtime.WindowOptions{Batch: n.batch}), nil
 	}
 	return nil, fmt.Errorf("plan: no operator for node %q", n.Label)
