@@ -52,6 +52,23 @@ func rewrite(e sql.Expr, f func(sql.Expr) (sql.Expr, bool)) sql.Expr {
 		c.Args = list(n.Args)
 		c.Filter = rw(n.Filter)
 		return &c
+	case *sql.Over:
+		c := *n
+		// The call itself is not offered to f (an aggregate call under
+		// OVER is no group aggregate), only its arguments.
+		call := *n.Call
+		call.Args, call.Filter = list(n.Call.Args), rw(n.Call.Filter)
+		c.Call = &call
+		w := *n.Window
+		w.PartitionBy = list(n.Window.PartitionBy)
+		w.OrderBy = make([]*sql.OrderItem, len(n.Window.OrderBy))
+		for i, it := range n.Window.OrderBy {
+			o := *it
+			o.X = rw(it.X)
+			w.OrderBy[i] = &o
+		}
+		c.Window = &w
+		return &c
 	case *sql.Cast:
 		c := *n
 		c.X = rw(n.X)

@@ -13,8 +13,8 @@ type Node interface {
 }
 
 // Expr is an expression node: *Literal, *IntervalLit, *ColumnRef, *Star,
-// *Unary, *Binary, *IsExpr, *Between, *InList, *Like, *Call, *Cast, *Case,
-// *Trim or *Extract.
+// *Unary, *Binary, *IsExpr, *Between, *InList, *Like, *Call, *Over, *Cast,
+// *Case, *Trim or *Extract.
 type Expr interface {
 	Node
 	exprNode()

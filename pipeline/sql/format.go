@@ -312,6 +312,8 @@ func (f *formatter) expr(e Expr, min int) {
 		}
 	case *Call:
 		f.call(e)
+	case *Over:
+		f.over(e)
 	case *Cast:
 		if e.Try {
 			f.w("TRY_CAST(")

@@ -218,7 +218,7 @@ func (p *parser) parseCall() (Expr, *Error) {
 func (p *parser) afterCall(c *Call) (Expr, *Error) {
 	switch t := p.tok(); {
 	case t.is("OVER"):
-		return nil, p.errAt(t, "OVER (window aggregation) is not supported yet")
+		return p.parseOver(c)
 	case t.is("FILTER") && p.peek(1).isPunct("("):
 		return p.parseFilter(c)
 	case t.is("WITHIN") && p.peek(1).is("GROUP"):
@@ -244,7 +244,7 @@ func (p *parser) parseFilter(c *Call) (Expr, *Error) {
 	}
 	c.Filter, c.FilterAt = cond, kw.pos
 	if t := p.tok(); t.is("OVER") {
-		return nil, p.errAt(t, "OVER (window aggregation) is not supported yet")
+		return p.parseOver(c)
 	}
 	return c, nil
 }

@@ -1,0 +1,560 @@
+package runtime
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/etld/etld/pipeline/row"
+)
+
+// RankKind is the ranking function of a Top-N.
+type RankKind uint8
+
+// The ranking functions. Streaming Top-N takes ROW_NUMBER only, as Flink
+// does; RANK and DENSE_RANK run in batch execution.
+const (
+	RowNumber RankKind = iota + 1
+	Rank
+	DenseRank
+)
+
+func (k RankKind) String() string {
+	switch k {
+	case RowNumber:
+		return "ROW_NUMBER"
+	case Rank:
+		return "RANK"
+	case DenseRank:
+		return "DENSE_RANK"
+	}
+	return "?"
+}
+
+// RankStrategy is how a streaming Top-N keeps its state, Flink's
+// RankProcessStrategy.
+type RankStrategy uint8
+
+const (
+	// AppendFast: an insert-only input; only the top rows are kept
+	// (AppendOnlyTopNFunction).
+	AppendFast RankStrategy = iota + 1
+	// Retract: any input; every row is kept, so that a retracted top row
+	// is replaced by the next one (RetractableTopNFunction).
+	Retract
+)
+
+func (s RankStrategy) String() string {
+	switch s {
+	case AppendFast:
+		return "AppendFastStrategy"
+	case Retract:
+		return "RetractStrategy"
+	}
+	return "?"
+}
+
+// SortKey is one ORDER BY column of a Top-N.
+type SortKey struct {
+	Col        int
+	Desc       bool
+	NullsFirst bool
+}
+
+// RankSpec is a Top-N: the rows ranked Start..End (1-based, inclusive)
+// within each partition, in Order.
+type RankSpec struct {
+	Partition  []int
+	Order      []SortKey
+	Start, End int64
+	Kind       RankKind
+	Strategy   RankStrategy
+	// OutputRank appends the rank number (BIGINT) to each output row;
+	// without it the operator emits Flink's "no ranking number" changes.
+	OutputRank bool
+	// Batch: the input is bounded and final; the ranks are emitted as +I
+	// at Finish (Flink's BATCH Rank), where RANK and DENSE_RANK work too.
+	Batch bool
+}
+
+// compareRows orders two rows by keys (NULLs per key, DESC reversing).
+func compareRows(keys []SortKey, a, b row.Row) int {
+	for _, k := range keys {
+		va, vb := a[k.Col], b[k.Col]
+		switch an, bn := va.IsNull(), vb.IsNull(); {
+		case an && bn:
+			continue
+		case an || bn: // one NULL: where NULLs go decides
+			if an == k.NullsFirst {
+				return -1
+			}
+			return 1
+		}
+		c := row.Compare(va, vb)
+		if k.Desc {
+			c = -c
+		}
+		if c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+func sameRow(a, b row.Row) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !row.Equal(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// rankPartition is one partition's rows in sort order: groups of rows with
+// equal sort keys, each in arrival order (Flink's TopNBuffer).
+type rankPartition struct {
+	groups [][]row.Row
+	n      int
+}
+
+// find returns the index of r's group, or where it would go, and whether
+// it exists.
+func (p *rankPartition) find(keys []SortKey, r row.Row) (int, bool) {
+	lo, hi := 0, len(p.groups)
+	for lo < hi {
+		m := (lo + hi) / 2
+		c := compareRows(keys, p.groups[m][0], r)
+		switch {
+		case c == 0:
+			return m, true
+		case c < 0:
+			lo = m + 1
+		default:
+			hi = m
+		}
+	}
+	return lo, false
+}
+
+// add appends r to its group and returns the group's index.
+func (p *rankPartition) add(keys []SortKey, r row.Row) int {
+	gi, ok := p.find(keys, r)
+	if ok {
+		p.groups[gi] = append(p.groups[gi], r)
+	} else {
+		p.groups = append(p.groups, nil)
+		copy(p.groups[gi+1:], p.groups[gi:])
+		p.groups[gi] = []row.Row{r}
+	}
+	p.n++
+	return gi
+}
+
+// removeAt drops row j of group gi.
+func (p *rankPartition) removeAt(gi, j int) {
+	g := p.groups[gi]
+	if len(g) == 1 {
+		p.groups = append(p.groups[:gi], p.groups[gi+1:]...)
+	} else {
+		p.groups[gi] = append(g[:j:j], g[j+1:]...)
+	}
+	p.n--
+}
+
+// TopN is a streaming or batch Top-N (Flink's Rank operators). Per
+// partition it keeps rows in sort order, ties in arrival order, and emits
+// Flink's changes exactly:
+//
+//   - with the rank number: a row entering at rank r shifts the rows below
+//     it, each shift a -U[old row, k] +U[new row, k] pair for k from r to
+//     End, then +I of the last one when the top had room; a retracted row
+//     shifts the rows below it up the same way and ends with -D of the
+//     row that left rank End, or of the last one;
+//   - without it (rn not selected): +I of a row entering the top, -D of a
+//     row leaving it, nothing for rows that only move within it.
+//
+// AppendFast keeps only the top End rows (and rows tied with them) of an
+// insert-only input; Retract keeps every row and takes -U/-D too. A rank
+// range that does not start at 1 always uses the rank-number algorithm,
+// as Flink's does, and emits the rows ranked in range.
+type TopN struct {
+	spec  RankSpec
+	parts map[string]*rankPartition
+	order []string // batch: partitions in the order they were first seen
+	rows  int64
+	kbuf  []byte
+	out   Emitter
+}
+
+// NewTopN builds the operator.
+func NewTopN(spec RankSpec) *TopN {
+	return &TopN{spec: spec, parts: map[string]*rankPartition{}}
+}
+
+// StateEntries implements StateSizer: the rows held.
+func (t *TopN) StateEntries() int64 { return t.rows }
+
+func (t *TopN) partition(r row.Row) *rankPartition {
+	t.kbuf = row.KeyOf(t.kbuf[:0], r, t.spec.Partition)
+	p := t.parts[string(t.kbuf)]
+	if p == nil {
+		p = &rankPartition{}
+		k := string(t.kbuf)
+		t.parts[k] = p
+		if t.spec.Batch {
+			t.order = append(t.order, k)
+		}
+	}
+	return p
+}
+
+func (t *TopN) Process(in *row.Batch, out Emitter) error {
+	tr := trackerOf(in, out)
+	t.out = out
+	for i := range in.Changes {
+		c := &in.Changes[i]
+		if tr != nil {
+			tr.at(i)
+		}
+		p := t.partition(c.Row)
+		switch {
+		case t.spec.Batch:
+			if !c.Kind.IsAdd() {
+				return fmt.Errorf("top-n: change %d: a batch input carries a %s change", i, c.Kind)
+			}
+			p.add(t.spec.Order, c.Row)
+			t.rows++
+		case c.Kind.IsAdd() && t.spec.Strategy == AppendFast:
+			if c.Kind != row.Insert {
+				return fmt.Errorf("top-n: change %d: input planned as insert-only carries a %s change", i, c.Kind)
+			}
+			t.appendRow(p, c.Row)
+		case c.Kind.IsAdd():
+			gi := p.add(t.spec.Order, c.Row)
+			t.rows++
+			if t.spec.OutputRank || t.spec.Start > 1 {
+				t.insertWithRank(p, gi, c.Row)
+			} else {
+				t.insertWithoutRank(p, gi, c.Row)
+			}
+		case t.spec.Strategy == AppendFast:
+			return fmt.Errorf("top-n: change %d: input planned as insert-only carries a %s change", i, c.Kind)
+		default:
+			t.retract(p, c.Row)
+		}
+		if p.n == 0 {
+			t.kbuf = row.KeyOf(t.kbuf[:0], c.Row, t.spec.Partition)
+			delete(t.parts, string(t.kbuf))
+		}
+	}
+	return nil
+}
+
+func (t *TopN) inRange(rank int64) bool { return rank >= t.spec.Start && rank <= t.spec.End }
+
+// emit sends r with kind k at rank, when the rank is in range.
+func (t *TopN) emit(k row.Kind, r row.Row, rank int64) {
+	if !t.inRange(rank) {
+		return
+	}
+	t.emitRow(k, r, rank)
+}
+
+func (t *TopN) emitRow(k row.Kind, r row.Row, rank int64) {
+	if t.spec.OutputRank {
+		o := make(row.Row, len(r)+1)
+		copy(o, r)
+		o[len(r)] = row.BigIntValue(rank)
+		r = o
+	}
+	t.out.Emit(k, r)
+}
+
+// appendRow is AppendOnlyTopNFunction.processElement.
+func (t *TopN) appendRow(p *rankPartition, r row.Row) {
+	if p.n >= int(t.spec.End) {
+		last := p.groups[len(p.groups)-1]
+		if compareRows(t.spec.Order, r, last[0]) >= 0 {
+			return
+		}
+	}
+	gi := p.add(t.spec.Order, r)
+	t.rows++
+	if t.spec.OutputRank || t.spec.Start > 1 {
+		stop := t.insertWithRank(p, gi, r)
+		for _, g := range p.groups[stop:] {
+			p.n -= len(g)
+			t.rows -= int64(len(g))
+		}
+		p.groups = p.groups[:stop]
+		return
+	}
+	if p.n > int(t.spec.End) {
+		lg := len(p.groups) - 1
+		last := p.groups[lg][len(p.groups[lg])-1]
+		p.removeAt(lg, len(p.groups[lg])-1)
+		t.rows--
+		if sameRow(last, r) {
+			return
+		}
+		t.out.Emit(row.Delete, last)
+	}
+	t.out.Emit(row.Insert, r)
+}
+
+// insertWithRank emits the changes of r, just added to group gi, with
+// rank numbers (emitRecordsWithRowNumber). It returns the index of the
+// first group the walk did not reach.
+func (t *TopN) insertWithRank(p *rankPartition, gi int, r row.Row) int {
+	var rank int64
+	var cur row.Row
+	found := false
+	i := 0
+	for ; i < len(p.groups) && rank <= t.spec.End; i++ {
+		g := p.groups[i]
+		switch {
+		case !found && i == gi:
+			rank += int64(len(g))
+			cur, found = r, true
+		case found:
+			for j := 0; j < len(g) && rank <= t.spec.End; j++ {
+				prev := g[j]
+				t.emit(row.UpdateBefore, prev, rank)
+				t.emit(row.UpdateAfter, cur, rank)
+				cur = prev
+				rank++
+			}
+		default:
+			rank += int64(len(g))
+		}
+	}
+	if rank <= t.spec.End {
+		t.emit(row.Insert, cur, rank)
+	}
+	return i
+}
+
+// insertWithoutRank emits the changes of r, just added to group gi,
+// without rank numbers (emitRecordsWithoutRowNumber): -D of the row
+// pushed out of the top, +I of r when it entered.
+func (t *TopN) insertWithoutRank(p *rankPartition, gi int, r row.Row) {
+	var rank int64
+	var toDelete row.Row
+	collect := false
+	found := false
+	for i := 0; i < len(p.groups) && rank <= t.spec.End; i++ {
+		g := p.groups[i]
+		if !found && i == gi {
+			rank += int64(len(g))
+			collect, found = t.inRange(rank), true
+			continue
+		}
+		if !found {
+			rank += int64(len(g))
+			continue
+		}
+		if last := rank + int64(len(g)); last <= t.spec.End {
+			rank = last
+			continue
+		}
+		toDelete = g[t.spec.End-rank]
+		break
+	}
+	if toDelete != nil {
+		t.out.Emit(row.Delete, toDelete)
+	}
+	if collect {
+		t.out.Emit(row.Insert, r)
+	}
+}
+
+// retract removes r (a -U or -D) and emits the changes
+// (retractRecordWithRowNumber / WithoutRowNumber). A row the state does
+// not hold is ignored, as Flink does.
+func (t *TopN) retract(p *rankPartition, r row.Row) {
+	gi, ok := p.find(t.spec.Order, r)
+	if !ok {
+		return
+	}
+	j := -1
+	for k, x := range p.groups[gi] {
+		if sameRow(x, r) {
+			j = k
+			break
+		}
+	}
+	if j < 0 {
+		return
+	}
+	var rank int64 = 1 // the old rank of the removed row
+	for _, g := range p.groups[:gi] {
+		rank += int64(len(g))
+	}
+	rank += int64(j)
+	removed := p.groups[gi][j]
+	// The rows after the removed one, in order, before the removal.
+	next := func(yield func(row.Row) bool) {
+		for k := j + 1; k < len(p.groups[gi]); k++ {
+			if !yield(p.groups[gi][k]) {
+				return
+			}
+		}
+		for _, g := range p.groups[gi+1:] {
+			for _, x := range g {
+				if !yield(x) {
+					return
+				}
+			}
+		}
+	}
+	if rank <= t.spec.End {
+		if t.spec.OutputRank || t.spec.Start > 1 {
+			prev, k := removed, rank
+			for x := range next {
+				if k > t.spec.End {
+					break
+				}
+				t.emit(row.UpdateBefore, prev, k)
+				t.emit(row.UpdateAfter, x, k)
+				prev = x
+				k++
+			}
+			if k <= t.spec.End {
+				t.emit(row.Delete, prev, k)
+			}
+		} else {
+			t.out.Emit(row.Delete, removed)
+			k := rank
+			for x := range next {
+				k++
+				if k == t.spec.End+1 {
+					t.out.Emit(row.Insert, x)
+					break
+				}
+			}
+		}
+	}
+	p.removeAt(gi, j)
+	t.rows--
+}
+
+func (t *TopN) Watermark(int64, Emitter) error { return nil }
+
+// Finish emits a batch Top-N's ranks.
+func (t *TopN) Finish(out Emitter) error {
+	if !t.spec.Batch {
+		return nil
+	}
+	t.out = out
+partitions:
+	for _, k := range t.order {
+		p := t.parts[k]
+		var n, rank, dense int64
+		for _, g := range p.groups {
+			dense++
+			for i, r := range g {
+				n++
+				switch t.spec.Kind {
+				case RowNumber:
+					rank = n
+				case Rank:
+					if i == 0 {
+						rank = n
+					}
+				case DenseRank:
+					rank = dense
+				}
+				if rank > t.spec.End {
+					continue partitions
+				}
+				if t.inRange(rank) {
+					t.emitRow(row.Insert, r, rank)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+const topNStateVersion = 1
+
+// Snapshot encodes the partitions: a version byte, their count, then per
+// partition its groups, each a count of rows and the rows.
+func (t *TopN) Snapshot() ([]byte, error) {
+	buf := []byte{topNStateVersion}
+	keys := t.order
+	if !t.spec.Batch {
+		keys = make([]string, 0, len(t.parts))
+		for k := range t.parts {
+			keys = append(keys, k)
+		}
+	}
+	buf = binary.AppendUvarint(buf, uint64(len(keys)))
+	for _, k := range keys {
+		p := t.parts[k]
+		buf = binary.AppendUvarint(buf, uint64(len(p.groups)))
+		for _, g := range p.groups {
+			buf = binary.AppendUvarint(buf, uint64(len(g)))
+			for _, r := range g {
+				buf = row.AppendRow(buf, r)
+			}
+		}
+	}
+	return buf, nil
+}
+
+// Restore replaces the partitions with a snapshot's.
+func (t *TopN) Restore(state []byte) error {
+	d := row.NewDecoder(state)
+	if v := d.Byte(); v != topNStateVersion {
+		return fmt.Errorf("top-n: state version %d, want %d", v, topNStateVersion)
+	}
+	parts := map[string]*rankPartition{}
+	var order []string
+	var rows int64
+	np := d.Count(1)
+	for range np {
+		p := &rankPartition{}
+		ng := d.Count(1)
+		for range ng {
+			nr := d.Count(1)
+			g := make([]row.Row, 0, nr)
+			for range nr {
+				g = append(g, d.Row())
+			}
+			if d.Err() != nil {
+				break
+			}
+			if len(g) == 0 {
+				d.Fail("empty rank group")
+				break
+			}
+			p.groups = append(p.groups, g)
+			p.n += len(g)
+		}
+		if d.Err() != nil || len(p.groups) == 0 {
+			break
+		}
+		t.kbuf = row.KeyOf(t.kbuf[:0], p.groups[0][0], t.spec.Partition)
+		k := string(t.kbuf)
+		parts[k] = p
+		order = append(order, k)
+		rows += int64(p.n)
+	}
+	if err := d.End(); err != nil {
+		return fmt.Errorf("top-n: restore: %w", err)
+	}
+	t.parts, t.rows = parts, rows
+	if t.spec.Batch {
+		t.order = order
+	}
+	return nil
+}
+
+var (
+	_ Operator    = (*TopN)(nil)
+	_ Snapshotter = (*TopN)(nil)
+	_ StateSizer  = (*TopN)(nil)
+)

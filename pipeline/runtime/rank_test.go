@@ -1,0 +1,233 @@
+package runtime
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/etld/etld/pipeline/row"
+)
+
+// rankStep is one input change and the changes Flink's Rank emits for it.
+type rankStep struct {
+	in   row.Change
+	want []string
+}
+
+// topNSpec ranks [category, item, sales] by sales DESC per category.
+func topNSpec(strategy RankStrategy, outputRank bool, start, end int64) RankSpec {
+	return RankSpec{
+		Partition: []int{0}, Order: []SortKey{{Col: 2, Desc: true}},
+		Start: start, End: end, Kind: RowNumber, Strategy: strategy, OutputRank: outputRank,
+	}
+}
+
+func ins(vals ...any) row.Change { return aggChange(row.Insert, vals...) }
+func ub(vals ...any) row.Change  { return aggChange(row.UpdateBefore, vals...) }
+func ua(vals ...any) row.Change  { return aggChange(row.UpdateAfter, vals...) }
+func del(vals ...any) row.Change { return aggChange(row.Delete, vals...) }
+
+func TestTopNChangelog(t *testing.T) {
+	appendInput := []row.Change{ins("a", "x", 10), ins("a", "y", 20), ins("a", "z", 15), ins("a", "w", 5), ins("b", "q", 1)}
+	// An updating input (a GROUP BY item's sales): y leaves the top 2
+	// (-U y 5), re-enters at the top (+U y 30), then rows are deleted.
+	updating := []row.Change{ins("a", "x", 10), ins("a", "y", 5), ins("a", "z", 1), ub("a", "y", 5), ua("a", "y", 30), del("a", "x", 10), del("a", "y", 30)}
+	tests := []struct {
+		name string
+		spec RankSpec
+		in   []row.Change
+		want [][]string
+	}{
+		{"append, rank number", topNSpec(AppendFast, true, 1, 2), appendInput, [][]string{
+			{"+I[a, x, 10, 1]"},
+			{"-U[a, x, 10, 1]", "+U[a, y, 20, 1]", "+I[a, x, 10, 2]"},
+			{"-U[a, x, 10, 2]", "+U[a, z, 15, 2]"},
+			nil,
+			{"+I[b, q, 1, 1]"},
+		}},
+		{"append, no rank number", topNSpec(AppendFast, false, 1, 2), appendInput, [][]string{
+			{"+I[a, x, 10]"},
+			{"+I[a, y, 20]"},
+			{"-D[a, x, 10]", "+I[a, z, 15]"},
+			nil,
+			{"+I[b, q, 1]"},
+		}},
+		{"append, rank 2 to 3", topNSpec(AppendFast, true, 2, 3), appendInput, [][]string{
+			nil,
+			{"+I[a, x, 10, 2]"},
+			{"-U[a, x, 10, 2]", "+U[a, z, 15, 2]", "+I[a, x, 10, 3]"},
+			nil,
+			nil,
+		}},
+		{"append, rank 2 to 3, no rank number", topNSpec(AppendFast, false, 2, 3), appendInput, [][]string{
+			nil,
+			{"+I[a, x, 10]"},
+			{"-U[a, x, 10]", "+U[a, z, 15]", "+I[a, x, 10]"},
+			nil,
+			nil,
+		}},
+		{"retract, rank number", topNSpec(Retract, true, 1, 2), updating, [][]string{
+			{"+I[a, x, 10, 1]"},
+			{"+I[a, y, 5, 2]"},
+			nil,
+			{"-U[a, y, 5, 2]", "+U[a, z, 1, 2]"},
+			{"-U[a, x, 10, 1]", "+U[a, y, 30, 1]", "-U[a, z, 1, 2]", "+U[a, x, 10, 2]"},
+			{"-U[a, x, 10, 2]", "+U[a, z, 1, 2]"},
+			{"-U[a, y, 30, 1]", "+U[a, z, 1, 1]", "-D[a, z, 1, 2]"},
+		}},
+		{"retract, no rank number", topNSpec(Retract, false, 1, 2), updating, [][]string{
+			{"+I[a, x, 10]"},
+			{"+I[a, y, 5]"},
+			nil,
+			{"-D[a, y, 5]", "+I[a, z, 1]"},
+			{"-D[a, z, 1]", "+I[a, y, 30]"},
+			{"-D[a, x, 10]", "+I[a, z, 1]"},
+			{"-D[a, y, 30]"},
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			op := NewTopN(tc.spec)
+			var out aggOut
+			for i, c := range tc.in {
+				if err := op.Process(aggBatch(c), &out); err != nil {
+					t.Fatalf("change %d: %v", i, err)
+				}
+				if got := out.take(); !slices.Equal(got, tc.want[i]) {
+					t.Errorf("after %s: got %q, want %q", c, got, tc.want[i])
+				}
+			}
+		})
+	}
+}
+
+func TestTopNTies(t *testing.T) {
+	// Equal sort keys keep arrival order: the later row ranks below, and a
+	// tie with the last of a full top is not admitted (Flink's TopNBuffer).
+	op := NewTopN(topNSpec(AppendFast, true, 1, 2))
+	var out aggOut
+	for _, c := range []row.Change{ins("a", "x", 10), ins("a", "y", 10), ins("a", "z", 10)} {
+		if err := op.Process(aggBatch(c), &out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []string{"+I[a, x, 10, 1]", "+I[a, y, 10, 2]"}
+	if got := out.take(); !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if op.StateEntries() != 2 {
+		t.Errorf("state entries = %d, want 2 (z never admitted)", op.StateEntries())
+	}
+}
+
+func TestTopNNulls(t *testing.T) {
+	for _, tc := range []struct {
+		key  SortKey
+		want string
+	}{
+		{SortKey{Col: 2, NullsFirst: true}, "+I[a, n, null, 1]"},
+		{SortKey{Col: 2, Desc: true, NullsFirst: true}, "+I[a, n, null, 1]"},
+		{SortKey{Col: 2, Desc: true}, "+I[a, x, 10, 1]"},
+	} {
+		spec := topNSpec(Retract, true, 1, 1)
+		spec.Order = []SortKey{tc.key}
+		op := NewTopN(spec)
+		var out aggOut
+		if err := op.Process(aggBatch(ins("a", "x", 10), ins("a", "n", nil)), &out); err != nil {
+			t.Fatal(err)
+		}
+		// The rank-1 row after both inputs is the last +U, or the +I.
+		lines := out.take()
+		got := lines[len(lines)-1]
+		if got[0] == '+' && got[1] == 'U' {
+			got = "+I" + got[2:]
+		}
+		if got != tc.want {
+			t.Errorf("%+v: top row %s, want %s (changes %q)", tc.key, got, tc.want, lines)
+		}
+	}
+}
+
+func TestTopNBatchRanks(t *testing.T) {
+	in := aggBatch(ins("a", "x", 10), ins("a", "y", 10), ins("a", "z", 5), ins("a", "w", 1), ins("b", "q", 7))
+	for _, tc := range []struct {
+		kind RankKind
+		want []string
+	}{
+		{RowNumber, []string{"+I[a, x, 10, 1]", "+I[a, y, 10, 2]", "+I[a, z, 5, 3]", "+I[b, q, 7, 1]"}},
+		{Rank, []string{"+I[a, x, 10, 1]", "+I[a, y, 10, 1]", "+I[a, z, 5, 3]", "+I[b, q, 7, 1]"}},
+		{DenseRank, []string{"+I[a, x, 10, 1]", "+I[a, y, 10, 1]", "+I[a, z, 5, 2]", "+I[a, w, 1, 3]", "+I[b, q, 7, 1]"}},
+	} {
+		spec := topNSpec(0, true, 1, 3)
+		spec.Kind, spec.Batch = tc.kind, true
+		op := NewTopN(spec)
+		var out aggOut
+		if err := op.Process(in, &out); err != nil {
+			t.Fatal(err)
+		}
+		if got := out.take(); got != nil {
+			t.Errorf("%s: emitted %q before the end", tc.kind, got)
+		}
+		if err := op.Finish(&out); err != nil {
+			t.Fatal(err)
+		}
+		if got := out.take(); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: got %q, want %q", tc.kind, got, tc.want)
+		}
+	}
+}
+
+// TestTopNRestore cuts a run at every change: a snapshot restored into a
+// new operator must emit what the uninterrupted one does.
+func TestTopNRestore(t *testing.T) {
+	in := []row.Change{ins("a", "x", 10), ins("b", "x", 3), ins("a", "y", 5), ins("a", "z", 1), ub("a", "y", 5), ua("a", "y", 30), del("a", "x", 10), ins("b", "y", 4), del("a", "y", 30)}
+	for _, strategy := range []RankStrategy{AppendFast, Retract} {
+		changes := in
+		if strategy == AppendFast {
+			changes = nil
+			for _, c := range in {
+				if c.Kind == row.Insert {
+					changes = append(changes, c)
+				}
+			}
+		}
+		run := func(op *TopN, cs []row.Change) []string {
+			var out aggOut
+			for _, c := range cs {
+				if err := op.Process(aggBatch(c), &out); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return out.take()
+		}
+		whole := run(NewTopN(topNSpec(strategy, true, 1, 2)), changes)
+		for cut := range changes {
+			first := NewTopN(topNSpec(strategy, true, 1, 2))
+			got := run(first, changes[:cut])
+			snap, err := first.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			second := NewTopN(topNSpec(strategy, true, 1, 2))
+			if err := second.Restore(snap); err != nil {
+				t.Fatalf("%s cut %d: restore: %v", strategy, cut, err)
+			}
+			if second.StateEntries() != first.StateEntries() {
+				t.Errorf("%s cut %d: restored %d entries, had %d", strategy, cut, second.StateEntries(), first.StateEntries())
+			}
+			got = append(got, run(second, changes[cut:])...)
+			if !slices.Equal(got, whole) {
+				t.Errorf("%s cut %d:\n got %q\nwant %q", strategy, cut, got, whole)
+			}
+		}
+	}
+	if err := NewTopN(topNSpec(Retract, true, 1, 2)).Restore([]byte{topNStateVersion, 1, 1, 5}); err == nil {
+		t.Error("a truncated snapshot restored without error")
+	}
+}
+
+func TestTopNRefusesRetractionInAppendMode(t *testing.T) {
+	op := NewTopN(topNSpec(AppendFast, true, 1, 2))
+	if err := op.Process(aggBatch(del("a", "x", 1)), &aggOut{}); err == nil {
+		t.Error("a -D into an insert-only Top-N was accepted")
+	}
+}

@@ -1,0 +1,198 @@
+package sql
+
+// This file holds the OVER clause: `call OVER (PARTITION BY ... ORDER BY
+// ...)`, the AST nodes it builds and their formatting. The ranking
+// functions (ROW_NUMBER, RANK, DENSE_RANK) of Top-N and deduplication and
+// the OVER aggregates share it; a window frame (ROWS / RANGE BETWEEN ...)
+// is read by parseWindowFrame (parse_frame.go).
+
+// Over is a function call with an OVER clause: ROW_NUMBER() OVER (...),
+// SUM(x) OVER (...). Its position is the call's.
+type Over struct {
+	Call   *Call
+	OverAt Pos // the OVER keyword
+	Window *WindowSpec
+}
+
+// WindowSpec is the parenthesised window of an OVER clause.
+type WindowSpec struct {
+	At          Pos // the opening parenthesis
+	PartitionBy []Expr
+	OrderBy     []*OrderItem
+	// Frame is the ROWS / RANGE clause; nil when absent.
+	Frame *Frame
+}
+
+// NullOrder is where an ORDER BY item puts NULLs.
+type NullOrder uint8
+
+// The NULL orders. NullsDefault follows Flink: NULLs sort first in
+// ascending order and last in descending order (they compare lowest).
+const (
+	NullsDefault NullOrder = iota
+	NullsFirst
+	NullsLast
+)
+
+// OrderItem is one `expr [ASC|DESC] [NULLS FIRST|LAST]`.
+type OrderItem struct {
+	X     Expr
+	Desc  bool
+	Nulls NullOrder
+}
+
+// Pos returns the position of the item's expression.
+func (o *OrderItem) Pos() Pos { return o.X.Pos() }
+
+// NullsFirst reports whether NULLs come before every value, with the
+// default resolved as Flink does.
+func (o *OrderItem) NullsFirst() bool {
+	switch o.Nulls {
+	case NullsFirst:
+		return true
+	case NullsLast:
+		return false
+	}
+	return !o.Desc
+}
+
+// Pos returns the position of the function name.
+func (e *Over) Pos() Pos { return e.Call.At }
+
+func (*Over) exprNode() {}
+
+// parseOver reads `OVER (window)` after c, the current token OVER.
+func (p *parser) parseOver(c *Call) (Expr, *Error) {
+	kw := p.next()
+	open := p.tok()
+	if !open.isPunct("(") {
+		if open.kind == tokWord || open.kind == tokQuoted {
+			return nil, p.errAt(open, "named windows (OVER w, WINDOW w AS (...)) are not supported yet; write the window in parentheses")
+		}
+		return nil, p.errAt(open, `expected "(" after OVER, got `+open.describe(), `"("`)
+	}
+	p.next()
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	defer p.leave()
+	w := &WindowSpec{At: open.pos}
+	if p.acceptWord("PARTITION") {
+		if err := p.expectWord("BY", "after PARTITION"); err != nil {
+			return nil, err
+		}
+		list, err := p.exprList("PARTITION BY")
+		if err != nil {
+			return nil, err
+		}
+		w.PartitionBy = list
+	}
+	if p.acceptWord("ORDER") {
+		if err := p.expectWord("BY", "after ORDER"); err != nil {
+			return nil, err
+		}
+		items, err := p.orderItems()
+		if err != nil {
+			return nil, err
+		}
+		w.OrderBy = items
+	}
+	if t := p.tok(); t.is("ROWS") || t.is("RANGE") {
+		f, err := p.parseWindowFrame()
+		if err != nil {
+			return nil, err
+		}
+		w.Frame = f
+	}
+	if err := p.expectClose(")", "OVER (", open.pos); err != nil {
+		return nil, err
+	}
+	return &Over{Call: c, OverAt: kw.pos, Window: w}, nil
+}
+
+// exprList reads one or more comma-separated expressions after what.
+func (p *parser) exprList(what string) ([]Expr, *Error) {
+	var list []Expr
+	after := what
+	for {
+		e, err := p.expectExpr(after)
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, e)
+		if !p.acceptPunct(",") {
+			return list, nil
+		}
+		after = `","`
+	}
+}
+
+// orderItems reads the items of an ORDER BY.
+func (p *parser) orderItems() ([]*OrderItem, *Error) {
+	var items []*OrderItem
+	after := "ORDER BY"
+	for {
+		e, err := p.expectExpr(after)
+		if err != nil {
+			return nil, err
+		}
+		it := &OrderItem{X: e}
+		switch {
+		case p.acceptWord("DESC"):
+			it.Desc = true
+		case p.acceptWord("ASC"):
+		}
+		if p.acceptWord("NULLS") {
+			switch {
+			case p.acceptWord("FIRST"):
+				it.Nulls = NullsFirst
+			case p.acceptWord("LAST"):
+				it.Nulls = NullsLast
+			default:
+				return nil, p.expected("FIRST or LAST after NULLS", "FIRST", "LAST")
+			}
+		}
+		items = append(items, it)
+		if !p.acceptPunct(",") {
+			return items, nil
+		}
+		after = `","`
+	}
+}
+
+// over writes an OVER call.
+func (f *formatter) over(e *Over) {
+	f.call(e.Call)
+	f.w(" OVER (")
+	w := e.Window
+	sep := ""
+	if len(w.PartitionBy) > 0 {
+		f.w("PARTITION BY ")
+		f.exprList(w.PartitionBy)
+		sep = " "
+	}
+	if len(w.OrderBy) > 0 {
+		f.w(sep + "ORDER BY ")
+		for i, it := range w.OrderBy {
+			if i > 0 {
+				f.w(", ")
+			}
+			f.expr(it.X, precLowest)
+			if it.Desc {
+				f.w(" DESC")
+			}
+			switch it.Nulls {
+			case NullsFirst:
+				f.w(" NULLS FIRST")
+			case NullsLast:
+				f.w(" NULLS LAST")
+			}
+		}
+		sep = " "
+	}
+	if w.Frame != nil {
+		f.w(sep)
+		f.frame(w.Frame)
+	}
+	f.w(")")
+}
