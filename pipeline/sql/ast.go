@@ -92,6 +92,8 @@ type Select struct {
 	GroupBy    []Expr
 	GroupByAt  Pos  // the GROUP keyword, when GroupBy is not empty
 	Having     Expr // nil when absent
+	// Windows is the WINDOW clause: the named windows OVER w refers to.
+	Windows []*NamedWindow
 }
 
 // Pos returns the position of the SELECT keyword.

@@ -110,6 +110,7 @@ func (f *formatter) selectBlock(s *Select) {
 		f.w(" HAVING ")
 		f.expr(s.Having, precLowest)
 	}
+	f.windowClause(s.Windows)
 }
 
 func (f *formatter) selectItem(it *SelectItem) {
