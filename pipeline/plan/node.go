@@ -17,6 +17,8 @@ const (
 	DistinctNode
 	// UnionNode merges Inputs (UNION ALL); Input is nil.
 	UnionNode
+	// OverAggNode computes OVER aggregates (over.go).
+	OverAggNode
 )
 
 // Node is one operator of the logical plan. A node read by several
@@ -43,6 +45,7 @@ type Node struct {
 	keys   []int             // GroupAggNode, WindowAggNode
 	aggs   []runtime.AggCall // GroupAggNode, WindowAggNode
 	window *runtime.WindowSpec
+	over   *runtime.OverSpec // OverAggNode
 	batch  bool
 }
 
