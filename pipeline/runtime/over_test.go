@@ -117,8 +117,8 @@ func TestOverAgg(t *testing.T) {
 			"+I[08:03, a, 16, 30, 4]", "+I[08:05, a, 32, 48, 2]",
 		},
 	}, {
-		name: "RANGE UNBOUNDED: a running total, peers together",
-		spec: OverSpec{Preceding: Unbounded, Aggs: []AggCall{overSum, overMax}},
+		name:  "RANGE UNBOUNDED: a running total, peers together",
+		spec:  OverSpec{Preceding: Unbounded, Aggs: []AggCall{overSum, overMax}},
 		steps: []overStep{{"a", "08:00", 1}, {"b", "08:01", 2}, {"a", "08:01", 4}, wmStep("08:01"), {"a", "08:02", 8}},
 		want: []string{
 			"-- wm 08:01", "+I[08:00, a, 1, 1, 1]",
@@ -134,8 +134,8 @@ func TestOverAgg(t *testing.T) {
 			"+I[08:02, a, 3, 3, 2, 1]", "+I[08:03, a, 4, 4, 3, 2]",
 		},
 	}, {
-		name: "MAX over a sliding frame forgets a retracted maximum",
-		spec: OverSpec{Rows: true, Preceding: 1, Aggs: []AggCall{overMax}},
+		name:  "MAX over a sliding frame forgets a retracted maximum",
+		spec:  OverSpec{Rows: true, Preceding: 1, Aggs: []AggCall{overMax}},
 		steps: []overStep{{"a", "08:00", 9}, {"a", "08:01", 1}, {"a", "08:02", 2}, {"a", "08:03", 0}},
 		want:  []string{"-- end", "+I[08:00, a, 9, 9]", "+I[08:01, a, 1, 9]", "+I[08:02, a, 2, 2]", "+I[08:03, a, 0, 2]"},
 	}}
