@@ -14,6 +14,7 @@
 //	ETLD_TEST_DOT        Graphviz's dot, e.g. /usr/bin/dot
 //	ETLD_TEST_PODMAN     podman, e.g. /usr/bin/podman (builds only; podman run fails here)
 //	ETLD_TEST_UMOCI      umoci, e.g. /usr/bin/umoci
+//	ETLD_TEST_FLINK      runner of Flink SQL scripts in local mode (testenv/flink.sh)
 //
 // When a variable is unset the test is skipped with a message saying so,
 // except when CI=true or ETLD_TEST_REQUIRE=1: then it fails, so an
@@ -48,6 +49,8 @@ const (
 	EnvDot      = "ETLD_TEST_DOT"
 	EnvPodman   = "ETLD_TEST_PODMAN"
 	EnvUmoci    = "ETLD_TEST_UMOCI"
+	// EnvFlink is the runner testenv/flink.sh builds (see RunFlink).
+	EnvFlink = "ETLD_TEST_FLINK"
 	// EnvRequire set to 1 turns a missing service into a failure, as CI=true does.
 	EnvRequire = "ETLD_TEST_REQUIRE"
 )
