@@ -159,8 +159,13 @@ tests:
 // record-by-record run.
 func TestSessionWindowLateRows(t *testing.T) {
 	dir := t.TempDir()
+	runPipeTests(t, dir, fmt.Sprintf(clicksPipeline, filepath.Join(dir, "clicks.csv"), filepath.Join(dir, "out.csv"), "")+sessionLateTests)
+}
+
+// runPipeTests runs the tests: of a pipeline file as etld test does.
+func runPipeTests(t *testing.T, dir, yaml string) {
+	t.Helper()
 	path := filepath.Join(dir, "p.yaml")
-	yaml := fmt.Sprintf(clicksPipeline, filepath.Join(dir, "clicks.csv"), filepath.Join(dir, "out.csv"), "") + sessionLateTests
 	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +173,11 @@ func TestSessionWindowLateRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range s.Run(context.Background(), nil) {
+	results := s.Run(context.Background(), nil)
+	if len(results) == 0 {
+		t.Fatal("no tests ran")
+	}
+	for _, r := range results {
 		if !r.Passed() {
 			var out bytes.Buffer
 			pipetest.Write(&out, r)
