@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"cmp"
-	"container/heap"
 	"encoding/binary"
 	"fmt"
 	"slices"
@@ -55,8 +54,36 @@ func (s OverSpec) String() string {
 // rows for LAG (oldest first).
 type overPart struct {
 	id    int32
-	frame []row.Row
-	hist  []row.Row
+	frame rowRing
+	hist  rowRing
+}
+
+// rowRing is a FIFO of rows in a ring that grows when full: a sliding
+// frame costs no allocation per row once it has its size.
+type rowRing struct {
+	buf     []row.Row
+	head, n int
+}
+
+func (q *rowRing) push(r row.Row) {
+	if q.n == len(q.buf) {
+		grown := make([]row.Row, max(4, 2*len(q.buf)))
+		for i := range q.n {
+			grown[i] = q.at(i)
+		}
+		q.buf, q.head = grown, 0
+	}
+	q.buf[(q.head+q.n)%len(q.buf)] = r
+	q.n++
+}
+
+// at is the i-th row, the oldest first.
+func (q *rowRing) at(i int) row.Row { return q.buf[(q.head+i)%len(q.buf)] }
+
+func (q *rowRing) pop() {
+	q.buf[q.head] = nil
+	q.head = (q.head + 1) % len(q.buf)
+	q.n--
 }
 
 // overRow is an input row waiting for the watermark to pass its time.
@@ -67,22 +94,64 @@ type overRow struct {
 	r   row.Row
 }
 
+// overQueue is a binary min-heap of waiting rows by (time, arrival),
+// written out rather than through container/heap's interface: it is on
+// the path of every row.
 type overQueue []overRow
 
-func (h overQueue) Len() int { return len(h) }
-func (h overQueue) Less(i, j int) bool {
-	if h[i].ts != h[j].ts {
-		return h[i].ts < h[j].ts
-	}
-	return h[i].seq < h[j].seq
+func (x *overRow) before(y *overRow) bool {
+	return x.ts < y.ts || x.ts == y.ts && x.seq < y.seq
 }
-func (h overQueue) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *overQueue) Push(x any)   { *h = append(*h, x.(overRow)) }
-func (h *overQueue) Pop() any {
-	x := (*h)[len(*h)-1]
-	(*h)[len(*h)-1] = overRow{}
-	*h = (*h)[:len(*h)-1]
-	return x
+
+func (h *overQueue) push(x overRow) {
+	*h = append(*h, x)
+	q := *h
+	for i := len(q) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !q[i].before(&q[p]) {
+			break
+		}
+		q[i], q[p] = q[p], q[i]
+		i = p
+	}
+}
+
+func (h *overQueue) pop() overRow {
+	q := *h
+	top := q[0]
+	last := len(q) - 1
+	q[0] = q[last]
+	q[last] = overRow{}
+	q = q[:last]
+	for i := 0; ; {
+		c := 2*i + 1
+		if c >= len(q) {
+			break
+		}
+		if c+1 < len(q) && q[c+1].before(&q[c]) {
+			c++
+		}
+		if !q[c].before(&q[i]) {
+			break
+		}
+		q[i], q[c] = q[c], q[i]
+		i = c
+	}
+	*h = q
+	return top
+}
+
+// init orders a queue in any order into a heap.
+func (h overQueue) init() {
+	slices.SortFunc(h, func(a, b overRow) int {
+		if a.before(&b) {
+			return -1
+		}
+		if b.before(&a) {
+			return 1
+		}
+		return 0
+	})
 }
 
 // OverAgg is an event-time OVER aggregate (Flink's RowTimeRowsBounded-
@@ -179,7 +248,7 @@ func (g *OverAgg) add(k row.Kind, r row.Row) error {
 		p = &overPart{id: g.st.alloc(key)}
 		g.parts[key] = p
 	}
-	heap.Push(&g.queue, overRow{ts: ts, seq: g.seq, p: p, r: r})
+	g.queue.push(overRow{ts: ts, seq: g.seq, p: p, r: r})
 	g.seq++
 	return nil
 }
@@ -212,7 +281,7 @@ func (g *OverAgg) emitBelow(wm int64, out Emitter) error {
 		ts := g.queue[0].ts
 		g.ready = g.ready[:0]
 		for len(g.queue) > 0 && g.queue[0].ts == ts {
-			g.ready = append(g.ready, heap.Pop(&g.queue).(overRow))
+			g.ready = append(g.ready, g.queue.pop())
 		}
 		if err := g.step(ts, g.ready, out); err != nil {
 			return err
@@ -228,9 +297,9 @@ func (g *OverAgg) step(ts int64, rows []overRow, out Emitter) error {
 	if s.Rows {
 		for _, x := range rows {
 			g.accumulate(x.p, x.r)
-			if s.Preceding != Unbounded && int64(len(x.p.frame)) > s.Preceding+1 {
-				g.st.update(x.p.id, x.p.frame[0], false)
-				x.p.frame = popFront(x.p.frame)
+			if s.Preceding != Unbounded && int64(x.p.frame.n) > s.Preceding+1 {
+				g.st.update(x.p.id, x.p.frame.at(0), false)
+				x.p.frame.pop()
 			}
 			if err := g.emit(x.p, x.r, out); err != nil {
 				return err
@@ -244,9 +313,9 @@ func (g *OverAgg) step(ts int64, rows []overRow, out Emitter) error {
 	for i, x := range rows {
 		if s.Preceding != Unbounded && !seenBefore(rows[:i], x.p) {
 			limit := ts - s.Preceding
-			for len(x.p.frame) > 0 && x.p.frame[0][s.TimeCol].Micros() < limit {
-				g.st.update(x.p.id, x.p.frame[0], false)
-				x.p.frame = popFront(x.p.frame)
+			for x.p.frame.n > 0 && x.p.frame.at(0)[s.TimeCol].Micros() < limit {
+				g.st.update(x.p.id, x.p.frame.at(0), false)
+				x.p.frame.pop()
 			}
 		}
 		g.accumulate(x.p, x.r)
@@ -272,7 +341,11 @@ func seenBefore(rows []overRow, p *overPart) bool {
 func (g *OverAgg) accumulate(p *overPart, r row.Row) {
 	g.st.update(p.id, r, true)
 	if g.spec.Preceding != Unbounded {
-		p.frame = append(p.frame, r)
+		if p.frame.buf == nil && g.spec.Rows {
+			// n PRECEDING holds n+1 rows, and one more between push and pop.
+			p.frame.buf = make([]row.Row, min(g.spec.Preceding+2, 1024))
+		}
+		p.frame.push(r)
 	}
 }
 
@@ -281,17 +354,10 @@ func (g *OverAgg) remember(p *overPart, r row.Row) {
 	if g.maxLag == 0 {
 		return
 	}
-	p.hist = append(p.hist, r)
-	if len(p.hist) > g.maxLag {
-		p.hist = popFront(p.hist)
+	p.hist.push(r)
+	if p.hist.n > g.maxLag {
+		p.hist.pop()
 	}
-}
-
-// popFront drops rs[0]. A FIFO used so stays bounded: once the array's
-// end is reached, append copies only the live rows to a new one.
-func popFront(rs []row.Row) []row.Row {
-	rs[0] = nil
-	return rs[1:]
 }
 
 func (g *OverAgg) emit(p *overPart, r row.Row, out Emitter) error {
@@ -304,10 +370,10 @@ func (g *OverAgg) emit(p *overPart, r row.Row, out Emitter) error {
 		if l.Default >= 0 {
 			v = r[l.Default]
 		}
-		if h := len(p.hist) - l.Offset; l.Offset == 0 {
+		if h := p.hist.n - l.Offset; l.Offset == 0 {
 			v = r[l.Arg]
 		} else if h >= 0 {
-			v = p.hist[h][l.Arg]
+			v = p.hist.at(h)[l.Arg]
 		}
 		o[n+na+i] = v
 	}
@@ -336,18 +402,18 @@ func (g *OverAgg) Snapshot() ([]byte, error) {
 		parts = append(parts, p)
 	}
 	slices.SortFunc(parts, func(a, b *overPart) int { return cmp.Compare(a.id, b.id) })
-	appendRows := func(buf []byte, rs []row.Row) []byte {
-		buf = binary.AppendUvarint(buf, uint64(len(rs)))
-		for _, r := range rs {
-			buf = row.AppendRow(buf, r)
+	appendRows := func(buf []byte, q *rowRing) []byte {
+		buf = binary.AppendUvarint(buf, uint64(q.n))
+		for i := range q.n {
+			buf = row.AppendRow(buf, q.at(i))
 		}
 		return buf
 	}
 	buf = binary.AppendUvarint(buf, uint64(len(parts)))
 	for _, p := range parts {
 		buf = binary.AppendUvarint(buf, uint64(p.id))
-		buf = appendRows(buf, p.frame)
-		buf = appendRows(buf, p.hist)
+		buf = appendRows(buf, &p.frame)
+		buf = appendRows(buf, &p.hist)
 	}
 	queue := slices.Clone(g.queue)
 	slices.SortFunc(queue, func(a, b overRow) int { return cmp.Compare(a.seq, b.seq) })
@@ -376,12 +442,12 @@ func (g *OverAgg) Restore(state []byte) error {
 	}
 	g.dropped = d.Varint()
 	g.seq = d.Uvarint()
-	readRows := func() []row.Row {
-		rs := make([]row.Row, d.Count(1))
-		for i := range rs {
-			rs[i] = d.Row()
+	readRows := func() rowRing {
+		var q rowRing
+		for range d.Count(1) {
+			q.push(d.Row())
 		}
-		return rs
+		return q
 	}
 	slotID := func() int32 { return int32(min(d.Uvarint(), 1<<31-1)) }
 	byID := map[int32]*overPart{}
@@ -418,7 +484,7 @@ func (g *OverAgg) Restore(state []byte) error {
 		}
 		g.queue = append(g.queue, overRow{ts: w.r[g.spec.TimeCol].Micros(), seq: w.seq, p: p, r: w.r})
 	}
-	heap.Init(&g.queue)
+	g.queue.init()
 	return nil
 }
 
