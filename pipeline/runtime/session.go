@@ -20,9 +20,10 @@ type session struct {
 	dead       bool // merged into another session or fired
 }
 
-// sessionTimer is a session's end as it was when scheduled; a session
-// whose end moved on (it merged) has a newer timer, and the old one is
-// skipped when it comes up.
+// sessionTimer is a session's end as it was when scheduled. A session
+// whose end moved on (rows extended it, or it merged) keeps its one timer
+// until it comes up, and is then scheduled again at its new end: a
+// session never has more than one timer.
 type sessionTimer struct {
 	end int64
 	s   *session
@@ -196,10 +197,7 @@ func (g *SessionAgg) add(k row.Kind, r row.Row) error {
 		g.live--
 	}
 	s.start = min(s.start, start)
-	if e := max(ss[j-1].end, end); e != s.end {
-		s.end = e
-		heap.Push(&g.timers, sessionTimer{end: e, s: s})
-	}
+	s.end = max(ss[j-1].end, end)
 	if j-i > 1 {
 		g.open[string(g.kbuf)] = slices.Delete(ss, i+1, j)
 	}
@@ -232,7 +230,11 @@ func (g *SessionAgg) fire(out Emitter) error {
 	for len(g.timers) > 0 && g.timers.peek().end <= g.wm {
 		t := heap.Pop(&g.timers).(sessionTimer)
 		s := t.s
-		if s.dead || s.end != t.end {
+		if s.dead {
+			continue
+		}
+		if s.end != t.end {
+			heap.Push(&g.timers, sessionTimer{end: s.end, s: s})
 			continue
 		}
 		key := g.st.keys[s.id]
