@@ -153,7 +153,12 @@ func (p *Plan) operator(n *Node, transform string) (runtime.Operator, error) {
 			return runtime.NewGroupAgg(n.keys, nil, runtime.GroupAggOptions{Batch: n.batch}), nil
 		}
 		return runtime.NewDistinct(), nil
+	case OverAggNode:
+		return runtime.NewOverAgg(*n.over, runtime.WindowOptions{Batch: n.batch}), nil
 	case WindowAggNode:
+		if n.window.Kind == runtime.Session {
+			return runtime.NewSessionAgg(n.window.TimeCol, n.window.Gap, n.keys, n.aggs, runtime.WindowOptions{Batch: n.batch}), nil
+		}
 		return runtime.NewWindowAgg(*n.window, n.keys, n.aggs, runtime.WindowOptions{Batch: n.batch}), nil
 	case UnnestNode:
 		u := *n.unnest

@@ -27,6 +27,8 @@ const (
 	// window Top-N or deduplication (window_rank.go).
 	WindowTableNode
 	WindowRankNode
+	// OverAggNode computes OVER aggregates (over.go).
+	OverAggNode
 )
 
 // Node is one operator of the logical plan. A node read by several
@@ -53,6 +55,7 @@ type Node struct {
 	keys   []int             // GroupAggNode, WindowAggNode
 	aggs   []runtime.AggCall // GroupAggNode, WindowAggNode
 	window *runtime.WindowSpec
+	over   *runtime.OverSpec // OverAggNode
 	batch  bool
 
 	unnest   *runtime.Unnest // UnnestNode: a template, copied per run

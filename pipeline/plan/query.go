@@ -132,6 +132,16 @@ func (q *queryBuilder) windowScope(w *sql.WindowTVF) (*scope, error) {
 		if spec.Slide, err = dur(w.Slide, "slide"); err != nil {
 			return nil, err
 		}
+	case sql.Session:
+		spec.Kind = runtime.Session
+		if spec.Gap, err = dur(w.Gap, "gap"); err != nil {
+			return nil, err
+		}
+		for _, p := range w.PartitionBy {
+			if in.Schema.Index(p.Name) < 0 {
+				return nil, errAt(p.At, "column %q not found in table %s%s", p.Name, tabName, suggest(p.Name, in.Schema.Names()))
+			}
+		}
 	case sql.Cumulate:
 		spec.Kind = runtime.Cumulate
 		if spec.Step, err = dur(w.Step, "step"); err != nil {
@@ -205,6 +215,9 @@ func (q *queryBuilder) selectBlock(sel *sql.Select) (*Node, error) {
 			return true
 		})
 		return nil, errAt(at, "aggregate functions are not allowed in WHERE; use HAVING")
+	}
+	if overs, ranking := overCalls(sel.Items); len(overs) > 0 && !ranking {
+		return q.overAggregate(sel, s, overs)
 	}
 	if aggregated {
 		return q.aggregate(sel, s)

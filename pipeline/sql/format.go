@@ -110,6 +110,7 @@ func (f *formatter) selectBlock(s *Select) {
 		f.w(" HAVING ")
 		f.expr(s.Having, precLowest)
 	}
+	f.windowClause(s.Windows)
 }
 
 func (f *formatter) selectItem(it *SelectItem) {
@@ -174,6 +175,21 @@ func (f *formatter) window(w *WindowTVF) {
 	}
 	f.w("TABLE ")
 	f.ident(w.Table)
+	if len(w.PartitionBy) > 0 {
+		f.w(" PARTITION BY ")
+		if w.PartitionParens {
+			f.w("(")
+		}
+		for i, c := range w.PartitionBy {
+			if i > 0 {
+				f.w(", ")
+			}
+			f.ident(c)
+		}
+		if w.PartitionParens {
+			f.w(")")
+		}
+	}
 	f.w(", ")
 	if w.Named {
 		f.w("TIMECOL => ")
@@ -192,6 +208,8 @@ func (f *formatter) window(w *WindowTVF) {
 			e = w.Step
 		case "OFFSET":
 			e = w.Offset
+		case "GAP":
+			e = w.Gap
 		}
 		if e == nil {
 			continue

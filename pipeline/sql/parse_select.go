@@ -187,6 +187,7 @@ func (p *parser) startsQuery(k int) bool {
 
 func (p *parser) parseSelect() (*Select, *Error) {
 	sel := &Select{At: p.next().pos}
+	overMark := len(p.namedOvers)
 	if t := p.tok(); t.is("DISTINCT") {
 		p.next()
 		sel.Distinct, sel.DistinctAt = true, t.pos
@@ -238,6 +239,14 @@ func (p *parser) parseSelect() (*Select, *Error) {
 		if sel.Having, err = p.expectExpr("HAVING"); err != nil {
 			return nil, err
 		}
+	}
+	if p.tok().is("WINDOW") {
+		if sel.Windows, err = p.parseWindowClause(); err != nil {
+			return nil, err
+		}
+	}
+	if err := p.resolveNamedOvers(sel, overMark); err != nil {
+		return nil, err
 	}
 	if err := p.unsupportedHere(); err != nil {
 		return nil, err
