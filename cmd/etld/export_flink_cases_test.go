@@ -269,7 +269,6 @@ sinks:
 					`{"order_id": 4, "customer": "cy", "amount": 100.00}`,
 					`{"order_id": 5, "customer": "bob", "amount": 1.75}`)
 			},
-			listed: []string{"without its trailing zeros"},
 			sinks: []flinkSink{
 				{kind: "kafka-upsert", target: "per_customer_{{uniq}}_{{side}}"},
 				{kind: "kafka-append", target: "big_{{uniq}}_{{side}}"}},
