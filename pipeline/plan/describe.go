@@ -272,6 +272,8 @@ func operatorName(k NodeKind) string {
 		return "union"
 	case UnnestNode:
 		return "unnest"
+	case JoinNode:
+		return "join"
 	}
 	return fmt.Sprintf("node%d", k)
 }

@@ -27,6 +27,9 @@ const (
 	// window Top-N or deduplication (window_rank.go).
 	WindowTableNode
 	WindowRankNode
+	// JoinNode joins Inputs[0] (left) and Inputs[1] (right); Input is
+	// nil (join.go).
+	JoinNode
 )
 
 // Node is one operator of the logical plan. A node read by several
@@ -63,6 +66,8 @@ type Node struct {
 
 	windowTable *runtime.WindowTable    // WindowTableNode
 	windowRank  *runtime.WindowRankSpec // WindowRankNode
+
+	join *runtime.JoinSpec // JoinNode
 }
 
 // scan returns the scan at the bottom of n's input chain, whose on_error
@@ -78,7 +83,7 @@ func (n *Node) scan() *Source {
 
 // inputs returns what n reads: its Input, or a union's Inputs.
 func (n *Node) inputs() []*Node {
-	if n.Kind == UnionNode {
+	if n.Kind == UnionNode || n.Kind == JoinNode {
 		return n.Inputs
 	}
 	if n.Input == nil {
