@@ -225,7 +225,6 @@ func inputSpec(m Changelog, keys []int) string {
 	return "NoUniqueKey"
 }
 
-
 // joinMode: an inner join of insert-only inputs is insert-only; an outer
 // join, or a join of an updating input, is updating (outer joins retract
 // the NULL-padded row when a match arrives; batch joins emit final rows).
