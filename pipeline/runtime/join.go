@@ -42,6 +42,10 @@ type JoinSpec struct {
 	// Residual, if set, is the non-equality part of the ON condition,
 	// evaluated on the joined row (left followed by right).
 	Residual func(joined row.Row) (bool, error)
+	// NullAware, for an anti join, is NOT IN's NULL rule: a left row
+	// passes only when the right side is empty, or when its key is not
+	// NULL, no right key is NULL and no right row matches it.
+	NullAware bool
 	// Batch: the inputs are bounded and the result final. Right rows are
 	// kept, left rows held until both inputs ended; Finish then emits
 	// insert-only results.
@@ -150,6 +154,10 @@ type Join struct {
 	// held are the left changes of a batch join, joined at Finish.
 	held    []row.Change
 	settled bool // Finish ran: a batch join emits nothing more
+	// A null-aware anti join (NOT IN) also keeps the left rows whose
+	// key is NULL and counts the right rows, and those with a NULL key.
+	leftNulls             *joinSide
+	rightRows, rightNulls int64
 }
 
 var (
@@ -171,6 +179,7 @@ func NewJoin(spec JoinSpec) *Join {
 	j := &Join{spec: spec}
 	j.sides[0] = newJoinSide(spec.LeftKeys, spec.LeftUnique, spec.LeftWidth)
 	j.sides[1] = newJoinSide(spec.RightKeys, spec.RightUnique, spec.RightWidth)
+	j.leftNulls = newJoinSide(nil, spec.LeftUnique, spec.LeftWidth)
 	switch spec.Kind {
 	case LeftJoin, SemiJoin, AntiJoin:
 		j.outer[0] = true
@@ -273,6 +282,9 @@ func (j *Join) matchOf(side int, this, other row.Row) (bool, error) {
 func (j *Join) emitting(side int) bool { return !j.spec.Batch || side == 0 }
 
 func (j *Join) change(side int, k row.Kind, r row.Row, out Emitter) error {
+	if j.spec.NullAware {
+		return j.notInChange(side, k, r, out)
+	}
 	if j.semi() {
 		return j.semiChange(side, k, r, out)
 	}
@@ -398,6 +410,120 @@ func (j *Join) semiChange(side int, k row.Kind, r row.Row, out Emitter) error {
 	return nil
 }
 
+// notInVisible reports whether a left row of a null-aware anti join
+// passes, given its matches and whether its key is NULL.
+func (j *Join) notInVisible(assoc int, nullKey bool, rows, nulls int64) bool {
+	if rows == 0 {
+		return true
+	}
+	return !nullKey && nulls == 0 && assoc == 0
+}
+
+// notInChange is a change of a null-aware anti join (NOT IN). A right
+// change that empties the right side or adds its first NULL key (or the
+// reverse) changes the answer for every left row: they are all looked
+// at then; otherwise only the left rows of the right row's key are.
+func (j *Join) notInChange(side int, k row.Kind, r row.Row, out Emitter) error {
+	add := k.IsAdd()
+	this, other := j.sides[side], j.sides[1-side]
+	key, null := this.key(r)
+	if side == 0 {
+		matched := 0
+		if !null {
+			for _, e := range other.rows[key] {
+				ok, err := j.matchOf(0, r, e.row)
+				if err != nil {
+					return err
+				}
+				if ok {
+					matched += e.count
+				}
+			}
+		}
+		if j.notInVisible(matched, null, j.rightRows, j.rightNulls) {
+			out.Emit(k, r)
+		}
+		store, skey := this, key
+		if null {
+			store, skey = j.leftNulls, ""
+		}
+		if add {
+			store.add(skey, r, matched)
+		} else {
+			store.remove(skey, r)
+		}
+		return nil
+	}
+	d := int64(1)
+	if !add {
+		d = -1
+	}
+	rows, nulls := j.rightRows+d, j.rightNulls
+	if null {
+		nulls += d
+	}
+	type seen struct {
+		e      *joinEntry
+		null   bool
+		before bool
+	}
+	var affected []seen
+	note := func(e *joinEntry, null bool) {
+		affected = append(affected, seen{e, null, j.notInVisible(e.assoc, null, j.rightRows, j.rightNulls)})
+	}
+	if (rows == 0) != (j.rightRows == 0) || (nulls == 0) != (j.rightNulls == 0) {
+		for _, m := range j.sides[0].rows {
+			for _, e := range m {
+				note(e, false)
+			}
+		}
+		for _, m := range j.leftNulls.rows {
+			for _, e := range m {
+				note(e, true)
+			}
+		}
+	} else if !null {
+		for _, e := range j.sides[0].rows[key] {
+			note(e, false)
+		}
+	}
+	j.rightRows, j.rightNulls = rows, nulls
+	if !null {
+		for _, e := range j.sides[0].rows[key] {
+			ok, err := j.matchOf(1, r, e.row)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue
+			}
+			if add {
+				e.assoc++
+			} else if e.assoc > 0 {
+				e.assoc--
+			}
+		}
+		if add {
+			this.add(key, r, 0)
+		} else {
+			this.remove(key, r)
+		}
+	}
+	if j.spec.Batch {
+		return nil
+	}
+	for _, a := range affected {
+		after := j.notInVisible(a.e.assoc, a.null, rows, nulls)
+		if after == a.before {
+			continue
+		}
+		for range a.e.count {
+			out.Emit(padKind(after), a.e.row)
+		}
+	}
+	return nil
+}
+
 func padKind(add bool) row.Kind {
 	if add {
 		return row.Insert
@@ -408,7 +534,7 @@ func padKind(add bool) row.Kind {
 // StateEntries implements StateSizer: the distinct rows kept on both
 // sides (and a batch join's held left changes).
 func (j *Join) StateEntries() int64 {
-	return j.sides[0].size + j.sides[1].size + int64(len(j.held))
+	return j.sides[0].size + j.sides[1].size + j.leftNulls.size + int64(len(j.held))
 }
 
 const joinStateVersion = 1
@@ -422,7 +548,7 @@ func (j *Join) Snapshot() ([]byte, error) {
 	} else {
 		buf = append(buf, 0)
 	}
-	for _, s := range j.sides {
+	for _, s := range []*joinSide{j.sides[0], j.sides[1], j.leftNulls} {
 		buf = binary.AppendUvarint(buf, uint64(s.size))
 		for _, m := range s.rows {
 			for _, e := range m {
@@ -432,6 +558,8 @@ func (j *Join) Snapshot() ([]byte, error) {
 			}
 		}
 	}
+	buf = binary.AppendVarint(buf, j.rightRows)
+	buf = binary.AppendVarint(buf, j.rightNulls)
 	buf = binary.AppendUvarint(buf, uint64(len(j.held)))
 	for _, c := range j.held {
 		buf = append(buf, byte(c.Kind))
@@ -447,9 +575,10 @@ func (j *Join) Restore(state []byte) error {
 		return fmt.Errorf("join: state version %d, want %d", v, joinStateVersion)
 	}
 	settled := d.Byte() == 1
-	widths := [2]int{j.spec.LeftWidth, j.spec.RightWidth}
-	for i := range j.sides {
-		s := newJoinSide(j.sides[i].keys, j.sides[i].unique, widths[i])
+	widths := [3]int{j.spec.LeftWidth, j.spec.RightWidth, j.spec.LeftWidth}
+	var restored [3]*joinSide
+	for i, old := range []*joinSide{j.sides[0], j.sides[1], j.leftNulls} {
+		s := newJoinSide(old.keys, old.unique, widths[i])
 		n := d.Count(1)
 		for range n {
 			r := d.Row()
@@ -473,8 +602,9 @@ func (j *Join) Restore(state []byte) error {
 				s.rows[key][s.ident(r)].assoc = assoc
 			}
 		}
-		j.sides[i] = s
+		restored[i] = s
 	}
+	rightRows, rightNulls := d.Varint(), d.Varint()
 	n := d.Count(2)
 	held := make([]row.Change, 0, n)
 	for range n {
@@ -488,6 +618,8 @@ func (j *Join) Restore(state []byte) error {
 	if err := d.End(); err != nil {
 		return fmt.Errorf("join: %w", err)
 	}
+	j.sides[0], j.sides[1], j.leftNulls = restored[0], restored[1], restored[2]
+	j.rightRows, j.rightNulls = rightRows, rightNulls
 	j.held, j.settled = held, settled
 	return nil
 }

@@ -194,3 +194,38 @@ func TestJoinBatch(t *testing.T) {
 		t.Errorf("batch full join: got %q, want %q", c.got, want)
 	}
 }
+
+func TestJoinNotInNullRule(t *testing.T) {
+	spec := joinSpec2(AntiJoin)
+	spec.NullAware = true
+	spec.RightWidth = 1
+	j := NewJoin(spec)
+	runJoinSteps(t, j, []joinStep{
+		{0, ins(1, "a"), []string{"+I[1, a]"}},
+		{0, ins(nil, "n"), []string{"+I[null, n]"}}, // NULL NOT IN (empty) is true
+		{1, ins(2), []string{"-D[null, n]"}},        // NULL NOT IN (2) is unknown
+		{1, ins(1), []string{"-D[1, a]"}},
+		{1, del(1), []string{"+I[1, a]"}},
+		{1, ins(nil), []string{"-D[1, a]"}}, // 1 NOT IN (2, NULL) is unknown
+		{0, ins(3, "c"), nil},
+	})
+	state, err := j.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := NewJoin(spec)
+	if err := k.Restore(state); err != nil {
+		t.Fatal(err)
+	}
+	var c joinCollector
+	if err := k.ProcessInput(1, &row.Batch{Changes: []row.Change{del(nil)}}, &c); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(c.got)
+	if want := []string{"+I[1, a]", "+I[3, c]"}; !slices.Equal(c.got, want) {
+		t.Errorf("after the NULL left the restored right side: got %q, want %q", c.got, want)
+	}
+	for _, step := range []joinStep{{1, del(2), []string{"+I[null, n]"}}} {
+		runJoinSteps(t, k, []joinStep{step})
+	}
+}
