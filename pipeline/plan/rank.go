@@ -70,6 +70,10 @@ func (q *queryBuilder) selectFrom(sel *sql.Select) (*scope, *sql.Select, error) 
 		sel = &cp
 	}
 	s, err := q.from(sel.From)
+	if err != nil {
+		return nil, nil, err
+	}
+	sel, err = q.subqueryJoins(s, sel)
 	return s, sel, err
 }
 
