@@ -140,6 +140,27 @@ func (q *queryBuilder) joinScope(j *sql.Join) (*scope, error) {
 		Bounded: left.Bounded && right.Bounded}
 	s := &scope{node: n, name: ls.name + ", " + rs.name, table: "join", cols: cols}
 	if j.On == nil {
+		// A comma join inside a chain of them (FROM a, b, c WHERE ...):
+		// the conjuncts of the WHERE that name only a and b join them.
+		var mine []sql.Expr
+		for _, c := range conjuncts(q.commaWhere) {
+			if s.resolvesAll(c) {
+				mine = append(mine, c)
+			}
+		}
+		j = &sql.Join{At: j.At, Type: j.Type, Left: j.Left, Right: j.Right, On: andAll(mine)}
+	}
+	if inner, ok := j.Left.(*sql.Join); ok && j.Type == sql.CommaJoin && inner.Type == sql.CommaJoin && inner.On == nil && j.On != nil {
+		// The conjuncts the inner comma join took are not tested again.
+		var rest []sql.Expr
+		for _, c := range conjuncts(j.On) {
+			if !ls.resolvesAll(c) {
+				rest = append(rest, c)
+			}
+		}
+		j = &sql.Join{At: j.At, Type: j.Type, Left: j.Left, Right: j.Right, On: andAll(rest)}
+	}
+	if j.On == nil {
 		return nil, errAt(j.At, "a cross join of %s and %s needs an equality between them (in WHERE) to be planned as a join: an unbounded cross join is refused, as Flink does", ls.name, rs.name)
 	}
 	if err := q.joinCondition(n, s, j.On, kind); err != nil {
@@ -257,4 +278,18 @@ func joinMode(kind runtime.JoinKind, l, r Changelog, lkeys, rkeys []int, lw int,
 		out.Key, out.HasKey = append(slices.Clone(l.Key), shifted(r.Key)...), true
 	}
 	return out
+}
+
+// resolvesAll reports whether every column e names is a column of s.
+func (s *scope) resolvesAll(e sql.Expr) bool {
+	ok := true
+	walk(e, func(x sql.Expr) bool {
+		if c, isCol := x.(*sql.ColumnRef); isCol {
+			if i, err := s.resolve(c); err != nil || i < 0 {
+				ok = false
+			}
+		}
+		return ok
+	})
+	return ok
 }

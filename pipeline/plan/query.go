@@ -16,6 +16,10 @@ import (
 type queryBuilder struct {
 	b   *builder
 	env *cteEnv // the WITH queries in scope
+	// commaWhere is the WHERE of a SELECT over a chain of comma joins
+	// while its FROM is planned: the inner ones take their conditions
+	// from it (join.go).
+	commaWhere sql.Expr
 }
 
 func errAt(p sql.Pos, format string, args ...any) error {

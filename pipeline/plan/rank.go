@@ -65,6 +65,9 @@ func (q *queryBuilder) selectFrom(sel *sql.Select) (*scope, *sql.Select, error) 
 		// FROM a, b WHERE cond is a JOIN ON cond, as Flink plans it.
 		on := *j
 		on.On = sel.Where
+		saved := q.commaWhere
+		q.commaWhere = sel.Where
+		defer func() { q.commaWhere = saved }()
 		cp := *sel
 		cp.From, cp.Where = &on, nil
 		sel = &cp
