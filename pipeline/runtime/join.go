@@ -152,8 +152,10 @@ type Join struct {
 	sides [2]*joinSide
 	outer [2]bool
 	// held are the left changes of a batch join, joined at Finish.
-	held    []row.Change
-	settled bool // Finish ran: a batch join emits nothing more
+	held []row.Change
+	// nullRight are a batch outer join's right changes with a NULL key.
+	nullRight []row.Change
+	settled   bool // Finish ran: a batch join emits nothing more
 	// A null-aware anti join (NOT IN) also keeps the left rows whose
 	// key is NULL and counts the right rows, and those with a NULL key.
 	leftNulls             *joinSide
@@ -232,6 +234,12 @@ func (j *Join) Finish(out Emitter) error {
 	}
 	j.held = nil
 	if j.outer[1] {
+		for _, c := range j.nullRight {
+			if c.Kind.IsAdd() {
+				out.Emit(row.Insert, j.padded(1, c.Row))
+			}
+		}
+		j.nullRight = nil
 		for _, m := range j.sides[1].rows {
 			for _, e := range m {
 				if e.assoc == 0 {
@@ -293,8 +301,13 @@ func (j *Join) change(side int, k row.Kind, r row.Row, out Emitter) error {
 	add := k.IsAdd()
 	key, null := this.key(r)
 	if null {
-		if thisOuter && j.emitting(side) {
+		switch {
+		case thisOuter && j.emitting(side):
 			out.Emit(padKind(add), j.padded(side, r))
+		case thisOuter:
+			// A batch join's right row that can never match: emitted
+			// padded at the end with the other unmatched ones.
+			j.nullRight = append(j.nullRight, row.Change{Kind: k, Row: r})
 		}
 		return nil
 	}
@@ -534,7 +547,7 @@ func padKind(add bool) row.Kind {
 // StateEntries implements StateSizer: the distinct rows kept on both
 // sides (and a batch join's held left changes).
 func (j *Join) StateEntries() int64 {
-	return j.sides[0].size + j.sides[1].size + j.leftNulls.size + int64(len(j.held))
+	return j.sides[0].size + j.sides[1].size + j.leftNulls.size + int64(len(j.held)+len(j.nullRight))
 }
 
 const joinStateVersion = 1
@@ -560,10 +573,12 @@ func (j *Join) Snapshot() ([]byte, error) {
 	}
 	buf = binary.AppendVarint(buf, j.rightRows)
 	buf = binary.AppendVarint(buf, j.rightNulls)
-	buf = binary.AppendUvarint(buf, uint64(len(j.held)))
-	for _, c := range j.held {
-		buf = append(buf, byte(c.Kind))
-		buf = row.AppendRow(buf, c.Row)
+	for _, cs := range [][]row.Change{j.held, j.nullRight} {
+		buf = binary.AppendUvarint(buf, uint64(len(cs)))
+		for _, c := range cs {
+			buf = append(buf, byte(c.Kind))
+			buf = row.AppendRow(buf, c.Row)
+		}
 	}
 	return buf, nil
 }
@@ -605,21 +620,26 @@ func (j *Join) Restore(state []byte) error {
 		restored[i] = s
 	}
 	rightRows, rightNulls := d.Varint(), d.Varint()
-	n := d.Count(2)
-	held := make([]row.Change, 0, n)
-	for range n {
-		k := row.Kind(d.Byte())
-		r := d.Row()
-		if d.Err() != nil {
-			break
+	changes := func() []row.Change {
+		n := d.Count(2)
+		out := make([]row.Change, 0, n)
+		for range n {
+			k := row.Kind(d.Byte())
+			r := d.Row()
+			if d.Err() != nil {
+				break
+			}
+			out = append(out, row.Change{Kind: k, Row: r})
 		}
-		held = append(held, row.Change{Kind: k, Row: r})
+		return out
 	}
+	held := changes()
+	nullRight := changes()
 	if err := d.End(); err != nil {
 		return fmt.Errorf("join: %w", err)
 	}
 	j.sides[0], j.sides[1], j.leftNulls = restored[0], restored[1], restored[2]
 	j.rightRows, j.rightNulls = rightRows, rightNulls
-	j.held, j.settled = held, settled
+	j.held, j.nullRight, j.settled = held, nullRight, settled
 	return nil
 }

@@ -183,13 +183,22 @@ func TestJoinBatch(t *testing.T) {
 		{1, ins(1, "x"), nil},
 		{0, ins(3, "c"), nil},
 		{1, ins(2, "y"), nil},
+		{1, ins(nil, "z"), nil},
 	})
+	state, err := j.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	j = NewJoin(spec)
+	if err := j.Restore(state); err != nil {
+		t.Fatal(err)
+	}
 	var c joinCollector
 	if err := j.Finish(&c); err != nil {
 		t.Fatal(err)
 	}
 	slices.Sort(c.got)
-	want := []string{"+I[1, a, 1, x]", "+I[3, c, null, null]", "+I[null, null, 2, y]"}
+	want := []string{"+I[1, a, 1, x]", "+I[3, c, null, null]", "+I[null, null, 2, y]", "+I[null, null, null, z]"}
 	if !slices.Equal(c.got, want) {
 		t.Errorf("batch full join: got %q, want %q", c.got, want)
 	}
