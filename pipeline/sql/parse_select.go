@@ -344,8 +344,30 @@ func (p *parser) parseTableFactor() (FromItem, *Error) {
 	switch {
 	case t.isPunct("("):
 		if !p.startsQuery(1) {
+			// (a JOIN b ON ...): a parenthesised join.
 			p.next()
-			return nil, p.expected("a query (SELECT ...) after (", "SELECT")
+			item, err := p.parseTableFactor()
+			if err != nil {
+				return nil, err
+			}
+			joined := false
+			for {
+				next, ok, err := p.parseJoin(item)
+				if err != nil {
+					return nil, err
+				}
+				if !ok {
+					break
+				}
+				item, joined = next, true
+			}
+			if !joined {
+				return nil, p.expected("a query (SELECT ...) or a join after (", "SELECT")
+			}
+			if err := p.expectClose(")", "(", t.pos); err != nil {
+				return nil, err
+			}
+			return item, nil
 		}
 		p.next()
 		q, err := p.parseQuery()
