@@ -18,6 +18,9 @@ type scopeCol struct {
 	quals []string
 	name  string
 	idx   int
+	// inner marks a column of an EXISTS subquery's table: an unqualified
+	// name it shares with the outer table means it, as SQL scopes names.
+	inner bool
 }
 
 // tableCols returns the columns of s as scopeCols, offset by off.
@@ -44,8 +47,16 @@ func (s *scope) tableCols(off int) []scopeCol {
 func (s *scope) resolve(c *sql.ColumnRef) (int, error) {
 	found := -1
 	var tables []string
+	innerOnly := false
+	if c.Table.IsZero() {
+		for _, col := range s.cols {
+			if col.inner && strings.EqualFold(col.name, c.Column.Name) {
+				innerOnly = true
+			}
+		}
+	}
 	for _, col := range s.cols {
-		if !strings.EqualFold(col.name, c.Column.Name) {
+		if !strings.EqualFold(col.name, c.Column.Name) || innerOnly && !col.inner {
 			continue
 		}
 		if !c.Table.IsZero() && !slices.ContainsFunc(col.quals, func(q string) bool { return strings.EqualFold(q, c.Table.Name) }) {

@@ -72,7 +72,7 @@ func (q *queryBuilder) inJoin(s *scope, in *sql.InQuery) error {
 	if in.Not {
 		kind = runtime.AntiJoin
 	}
-	return q.semiJoin(s, subScope, cond, kind, in.Not)
+	return q.semiJoin(s, subScope, cond, kind, in.Not, false)
 }
 
 // existsJoin plans `[NOT] EXISTS (SELECT ... FROM t WHERE cond)`: a semi
@@ -97,14 +97,19 @@ func (q *queryBuilder) existsJoin(s *scope, e *sql.Exists, not bool) error {
 	if not {
 		kind = runtime.AntiJoin
 	}
-	return q.semiJoin(s, is, inner.Where, kind, false)
+	return q.semiJoin(s, is, inner.Where, kind, false, true)
 }
 
 // semiJoin replaces s's node by its semi (anti) join with r on cond.
-func (q *queryBuilder) semiJoin(s *scope, r *scope, cond sql.Expr, kind runtime.JoinKind, nullAware bool) error {
+// With correlated, r's columns take an unqualified name both have.
+func (q *queryBuilder) semiJoin(s *scope, r *scope, cond sql.Expr, kind runtime.JoinKind, nullAware, correlated bool) error {
 	left, right := s.node, r.node
 	lw := left.Schema.Len()
-	cols := append(s.tableCols(0), r.tableCols(lw)...)
+	rcols := r.tableCols(lw)
+	for i := range rcols {
+		rcols[i].inner = correlated
+	}
+	cols := append(s.tableCols(0), rcols...)
 	fields := make([]row.Field, 0, lw+right.Schema.Len())
 	used := map[string]bool{}
 	for _, f := range append(slices.Clone(left.Schema.Fields), right.Schema.Fields...) {
