@@ -190,7 +190,7 @@ func (p *Plan) Describe() Description {
 			info := nodeInfo(n)
 			info.ID, info.Kind, info.Label, info.Name, info.Parent = id, KindOperator, n.Label, t.Name, group.ID
 			info.Operator = operatorName(n.Kind)
-			if n.Kind == GroupAggNode || n.Kind == WindowAggNode || n.Kind == DistinctNode || n.Kind == RankNode || n.Kind == DedupNode || n.Kind == WindowRankNode || n.Kind == OverAggNode {
+			if n.keepsState() {
 				info.Stateful, info.StateID = true, owners[n]
 			}
 			d.Nodes = append(d.Nodes, info)
@@ -274,6 +274,8 @@ func operatorName(k NodeKind) string {
 		return "union"
 	case UnnestNode:
 		return "unnest"
+	case JoinNode:
+		return "join"
 	}
 	return fmt.Sprintf("node%d", k)
 }

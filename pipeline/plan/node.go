@@ -29,6 +29,9 @@ const (
 	WindowRankNode
 	// OverAggNode computes OVER aggregates (over.go).
 	OverAggNode
+	// JoinNode joins Inputs[0] (left) and Inputs[1] (right); Input is
+	// nil (join.go).
+	JoinNode
 )
 
 // Node is one operator of the logical plan. A node read by several
@@ -66,6 +69,8 @@ type Node struct {
 
 	windowTable *runtime.WindowTable    // WindowTableNode
 	windowRank  *runtime.WindowRankSpec // WindowRankNode
+
+	join *runtime.JoinSpec // JoinNode
 }
 
 // scan returns the scan at the bottom of n's input chain, whose on_error
@@ -81,7 +86,7 @@ func (n *Node) scan() *Source {
 
 // inputs returns what n reads: its Input, or a union's Inputs.
 func (n *Node) inputs() []*Node {
-	if n.Kind == UnionNode {
+	if n.Kind == UnionNode || n.Kind == JoinNode {
 		return n.Inputs
 	}
 	if n.Input == nil {

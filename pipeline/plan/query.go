@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/etld/etld/pipeline/expr"
@@ -15,6 +16,10 @@ import (
 type queryBuilder struct {
 	b   *builder
 	env *cteEnv // the WITH queries in scope
+	// commaWhere is the WHERE of a SELECT over a chain of comma joins
+	// while its FROM is planned: the inner ones take their conditions
+	// from it (join.go).
+	commaWhere sql.Expr
 }
 
 func errAt(p sql.Pos, format string, args ...any) error {
@@ -33,10 +38,15 @@ type scope struct {
 	// also holds further qualifiers the columns may be named by: the
 	// input's names and the alias of a CROSS JOIN UNNEST (unnest.go).
 	also []string
+	// cols, for a join, are the columns of all its tables (join.go).
+	cols []scopeCol
 }
 
 // knows reports whether qualifier names the scope's table.
 func (s *scope) knows(qualifier string) bool {
+	if s.cols != nil {
+		return s.knowsJoined(qualifier)
+	}
 	if strings.EqualFold(qualifier, s.name) || strings.EqualFold(qualifier, s.table) {
 		return true
 	}
@@ -71,6 +81,8 @@ func (q *queryBuilder) from(f sql.FromItem) (*scope, error) {
 		return q.windowScope(f)
 	case *sql.Unnest:
 		return q.unnestScope(f)
+	case *sql.Join:
+		return q.joinScope(f)
 	}
 	return nil, fmt.Errorf("unsupported FROM item %T", f)
 }
@@ -168,6 +180,9 @@ func suggest(name string, names []string) string {
 // unqualify drops qualifiers that name the scope's table and refuses
 // others.
 func (s *scope) unqualify(e sql.Expr) (sql.Expr, error) {
+	if s.cols != nil {
+		return s.unqualifyJoined(e)
+	}
 	var bad error
 	out := rewrite(e, func(x sql.Expr) (sql.Expr, bool) {
 		c, ok := x.(*sql.ColumnRef)
@@ -303,6 +318,9 @@ func (q *queryBuilder) projection(items []*sql.SelectItem, s *scope, in *Node, f
 				return nil, errAt(star.At, "unknown table %q: this query reads %s", star.Table.Name, s.name)
 			}
 			for j, f := range in.Schema.Fields {
+				if !star.Table.IsZero() && s.cols != nil && !slices.ContainsFunc(s.cols[j].quals, func(q string) bool { return strings.EqualFold(q, star.Table.Name) }) {
+					continue // t.* of a join: t's columns only
+				}
 				if err := unique(f.Name, star.At, true); err != nil {
 					return nil, err
 				}
@@ -322,6 +340,13 @@ func (q *queryBuilder) projection(items []*sql.SelectItem, s *scope, in *Node, f
 		name := it.Alias.Name
 		switch ref := it.Expr.(type) {
 		case *sql.ColumnRef:
+			if s.cols != nil {
+				src, _ = s.resolve(ref)
+				if name == "" && src >= 0 {
+					name = ref.Column.Name
+				}
+				break
+			}
 			if !ref.Table.IsZero() && !s.knows(ref.Table.Name) {
 				// r.f, a field of the ROW column r: named as the field,
 				// as Flink does.

@@ -131,6 +131,18 @@ func (f *formatter) alias(a Ident) {
 
 func (f *formatter) from(n FromItem) {
 	switch n := n.(type) {
+	case *Join:
+		f.from(n.Left)
+		if n.Type == CommaJoin {
+			f.w(", ")
+		} else {
+			f.w(" " + n.Type.String() + " ")
+		}
+		f.from(n.Right)
+		if n.On != nil {
+			f.w(" ON ")
+			f.expr(n.On, precLowest)
+		}
 	case *TableRef:
 		f.ident(n.Name)
 		f.alias(n.Alias)
@@ -318,6 +330,16 @@ func (f *formatter) expr(e Expr, min int) {
 		f.expr(e.Lo, precAdd)
 		f.w(" AND ")
 		f.expr(e.Hi, precAdd)
+	case *InQuery:
+		f.expr(e.X, precCompare)
+		f.not(e.Not)
+		f.w(" IN (")
+		f.query(e.Query)
+		f.w(")")
+	case *Exists:
+		f.w("EXISTS (")
+		f.query(e.Query)
+		f.w(")")
 	case *InList:
 		f.expr(e.X, precCompare)
 		f.not(e.Not)
