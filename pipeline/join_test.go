@@ -58,6 +58,7 @@ sources:
   - name: orders
     type: file
     path: %s
+    format: {type: csv, null_literal: ""} # an order of no customer has an empty cust
     schema: [id INT, cust INT, amount INT]
   - name: customers
     type: file
@@ -126,9 +127,9 @@ func TestSemiAntiJoinPipelines(t *testing.T) {
 	runFile(t, dir, fmt.Sprintf(`version: 1
 name: semi
 sources:
-  - {name: orders, type: file, path: %s, schema: [id INT, cust INT]}
-  - {name: customers, type: file, path: %s, schema: [id INT, name STRING, region STRING]}
-  - {name: with_null, type: file, path: %s, schema: [id INT, name STRING, region STRING]}
+  - {name: orders, type: file, path: %s, format: {type: csv, null_literal: ""}, schema: [id INT, cust INT]}
+  - {name: customers, type: file, path: %s, format: {type: csv, null_literal: ""}, schema: [id INT, name STRING, region STRING]}
+  - {name: with_null, type: file, path: %s, format: {type: csv, null_literal: ""}, schema: [id INT, name STRING, region STRING]}
 transforms:
   - name: in_eu
     sql: SELECT id FROM orders WHERE cust IN (SELECT id FROM customers WHERE region = 'eu')

@@ -49,34 +49,6 @@ var joinCases = []struct {
 	{"batch_full", "SELECT o.id, c.name FROM orders o FULL JOIN customers c ON o.cust = c.id", true},
 }
 
-// foldPrinted applies a printed changelog (+I[...], -D[...]) to a
-// multiset and returns the rows left, sorted.
-func foldPrinted(t *testing.T, out string) []string {
-	t.Helper()
-	held := map[string]int{}
-	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-		if line == "" {
-			continue
-		}
-		kind, r := line[:2], line[2:]
-		switch kind {
-		case "+I", "+U":
-			held[r]++
-		case "-U", "-D":
-			held[r]--
-		default:
-			t.Fatalf("not a change: %q", line)
-		}
-	}
-	var rows []string
-	for r, n := range held {
-		for range n {
-			rows = append(rows, r)
-		}
-	}
-	slices.Sort(rows)
-	return rows
-}
 
 // TestJoinsMatchFlink runs each join through etld and through Flink into
 // print and compares the final tables.
