@@ -39,8 +39,8 @@ type GroupAgg struct {
 	opt     GroupAggOptions
 	st      *aggStore
 	index   *keyTable // encoded group key -> st slot
-	err     error // from validation, returned by every call
-	width   int   // input columns the operator reads
+	err     error     // from validation, returned by every call
+	width   int       // input columns the operator reads
 	kbuf    []byte
 	prev    []row.Value
 	next    []row.Value
@@ -53,8 +53,8 @@ type GroupAgg struct {
 // method return its error.
 func NewGroupAgg(keys []int, aggs []AggCall, opt GroupAggOptions) *GroupAgg {
 	g := &GroupAgg{
-		keys:  keys,
-		opt:   opt,
+		keys: keys,
+		opt:  opt,
 		// The index keeps the keys that batch mode emits at Finish.
 		st:    newAggStore(aggs, opt.InsertOnly, false),
 		index: newKeyTable(),
