@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // checkKeyTable runs ops against a keyTable and a Go map side by side:
@@ -22,7 +23,7 @@ func checkKeyTable(t *testing.T, ops []byte) {
 		case 0:
 			return []byte{b}
 		case 1:
-			return []byte(fmt.Sprintf("%020d", b)) // exactly keyInline
+			return []byte(fmt.Sprintf("%0*d", keyInline, b)) // exactly keyInline
 		case 2:
 			return []byte(strings.Repeat(string(rune('a'+b%26)), 21+int(b)))
 		}
@@ -140,5 +141,12 @@ func TestKeyTableFindAllocs(t *testing.T) {
 		}
 	}); a != 0 {
 		t.Fatalf("find allocates %.1f times", a)
+	}
+}
+
+// TestKeyTableEntrySize: the per-key cost the design counts on.
+func TestKeyTableEntrySize(t *testing.T) {
+	if s := unsafe.Sizeof(keyEntry{}); s != 16 {
+		t.Fatalf("keyEntry is %d bytes, want 16", s)
 	}
 }
