@@ -128,21 +128,23 @@ const (
 )
 
 // appendState appends the store's state; key gives a slot's group key
-// when the store does not keep keys itself.
-func (s *aggStore) appendState(dst []byte, key func(id int32) string) []byte {
+// (a view, copied at once) when the store does not keep keys itself.
+func (s *aggStore) appendState(dst []byte, key func(id int32) []byte) []byte {
 	dst = binary.AppendUvarint(dst, uint64(s.slots))
 	dst = binary.AppendUvarint(dst, uint64(len(s.free)))
 	for _, id := range s.free {
 		dst = binary.AppendUvarint(dst, uint64(id))
 	}
 	for id := range s.slots {
-		k := ""
 		if s.keepKeys {
-			k = s.keys[id]
+			dst = row.AppendString(dst, s.keys[id])
 		} else if key != nil {
-			k = key(id)
+			k := key(id)
+			dst = binary.AppendUvarint(dst, uint64(len(k))) // row.AppendString's layout
+			dst = append(dst, k...)
+		} else {
+			dst = row.AppendString(dst, "")
 		}
-		dst = row.AppendString(dst, k)
 		for _, n := range s.nums[int(id)*s.numW : int(id+1)*s.numW] {
 			dst = binary.AppendVarint(dst, n)
 		}
