@@ -1,4 +1,4 @@
-.PHONY: test run-example testenv-up testenv-down image
+.PHONY: test run-example testenv-up testenv-down image conformance-flink
 
 # Starts MariaDB, Kafka and Elasticsearch on loopback (testenv/), runs go vet
 # and go test -race against them, fuzzes pipeline files for 30s (FuzzLoadPlan),
@@ -25,3 +25,13 @@ VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 image:
 	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=$(VERSION)" -o build/etld ./cmd/etld
 	bash scripts/image.sh build/etld $(IMAGE)
+
+# Re-records Flink's results for the conformance suite (conformance/cases):
+# Flink 2.3 in local mode (testenv/flink.sh fetches it once) runs every case
+# in one JVM and each case file gets its flink.out or flink.err section.
+# CASE narrows it to the cases matching a regular expression, e.g.
+# make conformance-flink CASE='^fn-'. make test checks etld against them.
+CASE ?=
+conformance-flink:
+	bash testenv/flink.sh start
+	eval "$$(bash testenv/flink.sh env)" && go test -count=1 -timeout 120m -run TestRecordFlink ./conformance -args -record -case '$(CASE)'

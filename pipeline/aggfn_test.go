@@ -172,7 +172,7 @@ func TestAggregateFunctionsInHopWindows(t *testing.T) {
 			if n == 0 {
 				continue
 			}
-			ws := time.UnixMilli(start).UTC().Format("2006-01-02 15:04:05.000")
+			ws := time.UnixMilli(start).UTC().Format("2006-01-02 15:04:05.999") // Flink's csv timestamp text
 			want = append(want, fmt.Sprintf("%s,%s,%d,%d,%d,%d,%s", ws, id, first, last, len(pos), (sq-sum*sum/n)/n, strings.Join(vals, ";")))
 		}
 	}

@@ -5,6 +5,7 @@
 //	etld validate FILE|DIR...  check pipelines without starting anything
 //	etld explain FILE|DIR...   print the plans: text, json, dot or mermaid
 //	etld test [FILE|DIR...]    run the pipelines' unit tests
+//	etld export flink FILE|DIR write the pipelines as Flink SQL scripts
 //	etld healthcheck [URL]     GET the admin /healthz (container HEALTHCHECK)
 //	etld version               print the version, commit and Go version
 //
@@ -38,6 +39,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdExplain(args[1:], stdout, stderr)
 	case "test":
 		return cmdTest(args[1:], stdout, stderr)
+	case "export":
+		return cmdExport(args[1:], stdout, stderr)
 	case "healthcheck":
 		return cmdHealthcheck(args[1:], stdout, stderr)
 	case "version", "--version", "-v":

@@ -46,6 +46,7 @@ Usage:
   etld explain [flags] FILE|DIR...   print the plans with changelog modes and sink modes,
                                      --format text|json|dot|mermaid
   etld test [FILE|DIR...]            run the pipelines' unit tests (tests: sections, NAME_test.yaml)
+  etld export flink [flags] FILE|DIR...  write the pipelines as Flink SQL scripts (-o, --k8s)
   etld healthcheck [URL]             exit 0 when the admin /healthz answers 200
   etld version                       print the version, commit and Go version
 

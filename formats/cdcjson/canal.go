@@ -35,6 +35,8 @@ type CanalOptions struct {
 type CanalDecoder struct {
 	images
 	database, table *regexp.Regexp // nil: every one
+	// databaseInclude and tableInclude are the patterns as written.
+	databaseInclude, tableInclude string
 }
 
 // NewCanalDecoder returns a decoder of messages whose rows have schema.
@@ -43,7 +45,7 @@ func NewCanalDecoder(o CanalOptions, schema row.Schema) (*CanalDecoder, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &CanalDecoder{images: images{codec: c}}
+	d := &CanalDecoder{images: images{codec: c}, databaseInclude: o.DatabaseInclude, tableInclude: o.TableInclude}
 	if d.database, err = anchored("database_include", o.DatabaseInclude); err != nil {
 		return nil, err
 	}

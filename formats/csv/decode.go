@@ -82,6 +82,9 @@ func (d *Decoder) Decode(rec []byte, b *row.Batch) error {
 	if len(rec) == 0 && d.schema.Len() > 1 {
 		return nil
 	}
+	if d.cfg.comment && len(rec) > 0 && rec[0] == '#' {
+		return nil
+	}
 	// One copy per record; unquoted and simply quoted fields are then
 	// substrings of it and the row does not alias the caller's buffer.
 	s := string(rec)
@@ -91,12 +94,28 @@ func (d *Decoder) Decode(rec []byte, b *row.Batch) error {
 	if err := d.parse(s); err != nil {
 		return err
 	}
-	if len(d.fields) != d.schema.Len() {
-		return &connector.DecodeError{Err: fmt.Errorf("expected %d fields, got %d", d.schema.Len(), len(d.fields))}
+	if n := len(d.fields); n == d.schema.Len()+1 && d.fields[n-1] == (field{}) {
+		// Flink 2.3's allow-trailing-comma (on by default): a delimiter
+		// ending a full record is no extra field.
+		d.fields = d.fields[:n-1]
+	}
+	if n := len(d.fields); n != d.schema.Len() {
+		// Flink's ignore-parse-errors reads the fields a short record
+		// has and leaves the others NULL; a long one is refused.
+		if !d.cfg.ignore || n > d.schema.Len() {
+			return &connector.DecodeError{Err: fmt.Errorf("expected %d fields, got %d", d.schema.Len(), n)}
+		}
 	}
 	r := b.NewRow()
-	for i, f := range d.fields {
-		v, err := d.value(i, f)
+	for i := range d.schema.Fields {
+		if i >= len(d.fields) {
+			if t := &d.schema.Fields[i].Type; t.NotNull {
+				return &connector.DecodeError{Column: d.schema.Fields[i].Name, Err: fmt.Errorf("missing (%d fields of %d), but the column is %s", len(d.fields), d.schema.Len(), t)}
+			}
+			r[i] = row.NullValue
+			continue
+		}
+		v, err := d.value(i, d.fields[i])
 		if err != nil {
 			return &connector.DecodeError{Column: d.schema.Fields[i].Name, Err: err}
 		}
@@ -108,37 +127,52 @@ func (d *Decoder) Decode(rec []byte, b *row.Batch) error {
 
 func (d *Decoder) value(i int, f field) (row.Value, error) {
 	t := &d.schema.Fields[i].Type
-	if !f.quoted && ((d.cfg.hasNull && f.text == d.cfg.nullLit) || (!d.cfg.hasNull && f.text == "")) {
+	if d.cfg.hasNull && !f.quoted && f.text == d.cfg.nullLit {
 		if t.NotNull {
 			return row.NullValue, fmt.Errorf("NULL, but the column is %s", t)
 		}
 		return row.NullValue, nil
 	}
+	v, err := d.parseValue(f.text, t)
+	if err != nil {
+		switch {
+		case d.cfg.ignore && !t.NotNull:
+			return row.NullValue, nil
+		case f.text == "" && !d.cfg.hasNull && !t.NotNull:
+			// Flink's rule, which surprises users of etld's former one.
+			return row.NullValue, &row.ParseError{Text: "", Type: *t, Err: errors.New(`an empty field is NULL only with null_literal: ""`)}
+		}
+	}
+	return v, err
+}
+
+// parseValue reads the text of a field that is not the null literal.
+func (d *Decoder) parseValue(text string, t *row.Type) (row.Value, error) {
 	// Fast paths for the common numbers; anything unusual (blanks, errors)
 	// goes through ParseText, which gives the same values and the errors.
 	switch t.ID {
 	case row.String:
-		return row.StringValue(f.text), nil
+		return row.StringValue(text), nil
 	case row.BigInt:
-		if n, err := strconv.ParseInt(f.text, 10, 64); err == nil {
+		if n, err := strconv.ParseInt(text, 10, 64); err == nil {
 			return row.BigIntValue(n), nil
 		}
 	case row.Int:
-		if n, err := strconv.ParseInt(f.text, 10, 32); err == nil {
+		if n, err := strconv.ParseInt(text, 10, 32); err == nil {
 			return row.IntValue(int32(n)), nil
 		}
 	case row.Double:
-		if x, err := strconv.ParseFloat(f.text, 64); err == nil {
+		if x, err := strconv.ParseFloat(text, 64); err == nil {
 			return row.DoubleValue(x), nil
 		}
 	case row.Bytes:
-		b, err := base64.StdEncoding.DecodeString(f.text)
+		b, err := base64.StdEncoding.DecodeString(text)
 		if err != nil {
-			return row.NullValue, &row.ParseError{Text: f.text, Type: *t, Err: errors.New("not base64")}
+			return row.NullValue, &row.ParseError{Text: text, Type: *t, Err: errors.New("not base64")}
 		}
 		return row.BytesValue(b), nil
 	}
-	return row.ParseText(f.text, *t)
+	return row.ParseText(text, *t)
 }
 
 // bom is the byte order mark Excel and other Windows tools put at the start
@@ -168,7 +202,10 @@ func (d *Decoder) parse(s string) error {
 	if quote != 0 && strings.IndexByte(s, quote) >= 0 {
 		return d.parseSlow(s)
 	}
-	// The common record: no quotes, no line breaks.
+	if d.cfg.escape != 0 && strings.IndexByte(s, d.cfg.escape) >= 0 {
+		return d.parseSlow(s)
+	}
+	// The common record: no quotes, no escapes, no line breaks.
 	for {
 		end := strings.IndexByte(s, delim)
 		if end < 0 {
@@ -180,8 +217,8 @@ func (d *Decoder) parse(s string) error {
 	}
 }
 
-// parseSlow handles quoted fields and reports bad quoting and unquoted
-// line breaks with their byte offset.
+// parseSlow handles quoted fields and escapes, and reports bad quoting
+// and unquoted line breaks with their byte offset.
 func (d *Decoder) parseSlow(s string) error {
 	delim, quote := d.cfg.delim, d.cfg.quote
 	pos := 0
@@ -197,22 +234,13 @@ func (d *Decoder) parseSlow(s string) error {
 			d.fields = append(d.fields, field{text: text, quoted: true})
 			pos = end
 		} else {
-			end := strings.IndexByte(s[pos:], delim)
-			if end < 0 {
-				end = len(s)
-			} else {
-				end += pos
+			text, end, escaped, err := d.unquoted(s, pos)
+			if err != nil {
+				return err
 			}
-			text := s[pos:end]
-			for j := 0; j < len(text); j++ {
-				switch c := text[j]; {
-				case c == quote && quote != 0:
-					return d.fieldErr(fmt.Errorf("quote at byte %d inside an unquoted field (quote the whole field and write the quote twice)", pos+j))
-				case c == '\n' || c == '\r':
-					return d.fieldErr(fmt.Errorf("line break at byte %d in an unquoted field (quote the field)", pos+j))
-				}
-			}
-			d.fields = append(d.fields, field{text: text})
+			// An escaped field is literal text, as a quoted one is: never
+			// the null literal.
+			d.fields = append(d.fields, field{text: text, quoted: escaped})
 			pos = end
 		}
 		if pos >= len(s) {
@@ -222,36 +250,106 @@ func (d *Decoder) parseSlow(s string) error {
 	}
 }
 
+// unquoted reads the unquoted field starting at s[pos] and returns its
+// text, the offset of the delimiter after it (or len(s)) and whether it
+// held escapes. A field without escapes is a substring of s.
+func (d *Decoder) unquoted(s string, pos int) (text string, end int, escaped bool, err error) {
+	delim, quote, esc := d.cfg.delim, d.cfg.quote, d.cfg.escape
+	buf := d.unquote[:0]
+	for j := pos; j < len(s); j++ {
+		switch c := s[j]; {
+		case c == delim:
+			if escaped {
+				d.unquote = buf
+				return string(buf), j, true, nil
+			}
+			return s[pos:j], j, false, nil
+		case c == esc && esc != 0:
+			if !escaped {
+				buf, escaped = append(buf, s[pos:j]...), true
+			}
+			if j+1 >= len(s) {
+				return "", 0, false, d.fieldErr(fmt.Errorf("escape character at byte %d ends the record", j))
+			}
+			j++
+			buf = append(buf, unescape(s[j], esc))
+			continue
+		case c == quote && quote != 0:
+			return "", 0, false, d.fieldErr(fmt.Errorf("quote at byte %d inside an unquoted field (quote the whole field and write the quote twice)", j))
+		case c == '\n' || c == '\r':
+			return "", 0, false, d.fieldErr(fmt.Errorf("line break at byte %d in an unquoted field (quote the field)", j))
+		}
+		if escaped {
+			buf = append(buf, s[j])
+		}
+	}
+	if escaped {
+		d.unquote = buf
+		return string(buf), len(s), true, nil
+	}
+	return s[pos:], len(s), false, nil
+}
+
+// unescape is the character an escaped c stands for: Jackson's CSV reader
+// (Flink's) reads \n, \r, \t and \0 as control characters, anything
+// else (the escape character itself included) as itself.
+func unescape(c, esc byte) byte {
+	if c == esc {
+		return c
+	}
+	switch c {
+	case 'n':
+		return '\n'
+	case 'r':
+		return '\r'
+	case 't':
+		return '\t'
+	case '0':
+		return 0
+	}
+	return c
+}
+
 // quoted reads the quoted field starting at s[pos] and returns its text
 // and the offset after its closing quote. A field without doubled quotes
-// is a substring of s.
+// or escapes is a substring of s.
 func (d *Decoder) quoted(s string, pos int) (string, int, error) {
-	q := d.cfg.quote
+	q, esc := d.cfg.quote, d.cfg.escape
 	i := pos + 1
-	j := strings.IndexByte(s[i:], q)
-	if j < 0 {
-		return "", 0, d.fieldErr(fmt.Errorf("quoted field starting at byte %d has no closing quote", pos))
-	}
-	j += i
-	if j+1 >= len(s) || s[j+1] != q {
-		return s[i:j], j + 1, nil
-	}
-	buf := d.unquote[:0]
-	for {
-		buf = append(buf, s[i:j+1]...) // the text and one quote of the pair
-		i = j + 2
-		k := strings.IndexByte(s[i:], q)
-		if k < 0 {
-			d.unquote = buf
+	if esc == 0 {
+		j := strings.IndexByte(s[i:], q)
+		if j < 0 {
 			return "", 0, d.fieldErr(fmt.Errorf("quoted field starting at byte %d has no closing quote", pos))
 		}
-		j = i + k
-		if j+1 >= len(s) || s[j+1] != q {
-			buf = append(buf, s[i:j]...)
-			d.unquote = buf
-			return string(buf), j + 1, nil
+		if j += i; j+1 >= len(s) || s[j+1] != q {
+			return s[i:j], j + 1, nil
 		}
 	}
+	buf := d.unquote[:0]
+	for j := i; j < len(s); j++ {
+		switch c := s[j]; {
+		case c == esc && esc != 0:
+			if j+1 >= len(s) {
+				j = len(s)
+				continue
+			}
+			j++
+			buf = append(buf, unescape(s[j], esc))
+		case c == q && j+1 < len(s) && s[j+1] == q:
+			buf = append(buf, q) // a doubled quote
+			j++
+		case c == q:
+			d.unquote = buf
+			if esc != 0 && len(buf) == j-i {
+				return s[i:j], j + 1, nil // nothing was escaped
+			}
+			return string(buf), j + 1, nil
+		default:
+			buf = append(buf, c)
+		}
+	}
+	d.unquote = buf
+	return "", 0, d.fieldErr(fmt.Errorf("quoted field starting at byte %d has no closing quote", pos))
 }
 
 // fieldErr names the column of the field being parsed.

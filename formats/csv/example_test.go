@@ -17,7 +17,9 @@ func Example() {
 		row.Field{Name: "ts", Type: row.Of(row.BigInt)},
 		row.Field{Name: "note", Type: row.Of(row.String)},
 	)
-	opts := csv.Options{Header: true}
+	// null_literal "" tells an empty field (NULL) from a quoted one ('');
+	// without it, both are '' in a STRING column, as in Flink.
+	opts := csv.Options{Header: true, NullLiteral: new("")}
 	dec, _ := csv.NewDecoder(opts, schema)
 	input := "id,ts,note\r\ns1,1700000000000,\"two\nlines\"\r\ns2,1700000000100,\r\ns3,1700000000200,\"\"\r\n"
 

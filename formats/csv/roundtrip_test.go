@@ -67,8 +67,14 @@ func TestRoundTrip(t *testing.T) {
 		"s STRING", "s2 STRING", "y BYTES", "dt DATE", "t TIMESTAMP(6)", "l TIMESTAMP_LTZ(6)")
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, opts := range []Options{
-		{}, {Header: true}, {NullLiteral: str("NULL")}, {Delimiter: `\t`}, {Delimiter: "|", Quote: str("'")},
-		{Delimiter: ".", NullLiteral: str(`\N`)}, {Delimiter: " "},
+		// Without a null literal, NULL is written as an empty field and
+		// reads back as '' or not at all (Flink's csv format does the
+		// same): every case that must bring NULLs back names one.
+		{NullLiteral: str("")}, {Header: true, NullLiteral: str("")}, {NullLiteral: str("NULL")}, {Delimiter: `\t`, NullLiteral: str("")},
+		{Delimiter: "|", Quote: str("'"), NullLiteral: str("")}, {Delimiter: ".", NullLiteral: str(`\N`)}, {Delimiter: " ", NullLiteral: str("")},
+		{FieldDelimiter: ";", QuoteCharacter: "'", EscapeCharacter: `\`, NullLiteral: str("NULL")},
+		{EscapeCharacter: `\`, DisableQuoteCharacter: true, NullLiteral: str("NULL")},
+		{AllowComments: true, NullLiteral: str(""), Header: true}, {IgnoreParseErrors: true, NullLiteral: str("")},
 	} {
 		enc, err := NewEncoder(opts, schema)
 		if err != nil {
@@ -122,19 +128,41 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
+// FuzzCSVDecode's mode bits: which options a case sets.
+const (
+	fuzzNullLit   = 1 << iota // null_literal: NULL
+	fuzzEmptyNull             // null_literal: ""
+	fuzzEscape                // escape_character: \
+	fuzzNoQuote               // disable_quote_character
+	fuzzComments              // allow_comments
+	fuzzIgnore                // ignore_parse_errors
+)
+
 func FuzzCSVDecode(f *testing.F) {
 	for _, seed := range []string{
 		"a,1,2.5,x", `"a,b","2","3.5","say ""hi"""`, "\"a\r\nb\",1,2,", ",,,", `"",,,""`,
 		`"abc,1,2,3`, `ab"c,1,2,3`, `"ab"c,1,2,3`, "a,1\n2,3,4", "é😀,-0,NaN,\xff", "a,1", "a,1,2,3,4,5",
 	} {
-		f.Add([]byte(seed), byte(','), false)
-		f.Add([]byte(seed), byte(';'), true)
+		for _, mode := range []byte{0, fuzzNullLit, fuzzEmptyNull, fuzzEscape | fuzzNullLit, fuzzEscape | fuzzNoQuote | fuzzEmptyNull, fuzzComments | fuzzIgnore} {
+			f.Add([]byte(seed), byte(','), mode)
+		}
+		f.Add([]byte(seed), byte(';'), byte(fuzzNullLit))
+	}
+	for _, seed := range []string{`a\,b,1,2,"c\"d"`, `\N,\,,\t,\`, `#"comment,1,2,3`, `"a\`, `x,,,`, `x,1`} {
+		f.Add([]byte(seed), byte(','), byte(fuzzEscape|fuzzIgnore|fuzzComments))
 	}
 	schema := schemaOf(f, "s STRING", "n BIGINT", "d DOUBLE", "s2 STRING")
-	f.Fuzz(func(t *testing.T, rec []byte, delim byte, nullLit bool) {
-		opts := Options{Delimiter: string([]byte{delim})}
-		if nullLit {
+	f.Fuzz(func(t *testing.T, rec []byte, delim byte, mode byte) {
+		opts := Options{Delimiter: string([]byte{delim}), AllowComments: mode&fuzzComments != 0, IgnoreParseErrors: mode&fuzzIgnore != 0,
+			DisableQuoteCharacter: mode&fuzzNoQuote != 0}
+		switch {
+		case mode&fuzzNullLit != 0:
 			opts.NullLiteral = str("NULL")
+		case mode&fuzzEmptyNull != 0:
+			opts.NullLiteral = str("")
+		}
+		if mode&fuzzEscape != 0 {
+			opts.EscapeCharacter = `\`
 		}
 		dec, err := NewDecoder(opts, schema)
 		if err != nil {
@@ -155,9 +183,15 @@ func FuzzCSVDecode(f *testing.F) {
 		if b.Len() == 0 {
 			return
 		}
+		if opts.NullLiteral == nil && slices.ContainsFunc(b.Changes[0].Row, row.Value.IsNull) {
+			return // NULL is written as an empty field, which reads back as ''
+		}
 		// What we read, we write so that it reads back the same.
 		out, err := enc.Encode(nil, row.Insert, b.Changes[0].Row)
 		if err != nil {
+			if opts.DisableQuoteCharacter && opts.EscapeCharacter == "" {
+				return // a value that needs quoting; the error says so
+			}
 			t.Fatal(err)
 		}
 		b2 := row.NewBatch(1, schema.Len())
@@ -174,18 +208,22 @@ func FuzzCSVDecode(f *testing.F) {
 
 func FuzzCSVSplit(f *testing.F) {
 	for _, seed := range []string{"a,1\nb,2\n", "\"a\nb\",1\r\n", "\"x", "a\"b\n\"c\n", "\r\n\r\n", "",
-		"\"a,1\nb\"x\n\"c\nd\",2\r\n", "x,\"\n\"\"\n\"\r", "\uFEFF\"a\nb\"\n"} {
+		"\"a,1\nb\"x\n\"c\nd\",2\r\n", "x,\"\n\"\"\n\"\r", "\uFEFF\"a\nb\"\n", "#\"a\nb\"\n", "\"a\\\"\nb\",\\\n", "\"\\"} {
 		f.Add([]byte(seed), "x\ny", "\"q\"")
 	}
 	schema := schemaOf(f, "a STRING", "b STRING")
-	dec, _ := NewDecoder(Options{}, schema)
-	enc, _ := NewEncoder(Options{}, schema)
+	dec, _ := NewDecoder(Options{NullLiteral: str("")}, schema)
+	enc, _ := NewEncoder(Options{NullLiteral: str("")}, schema)
+	other, _ := NewDecoder(Options{AllowComments: true, EscapeCharacter: `\`}, schema)
 	f.Fuzz(func(t *testing.T, input []byte, v1, v2 string) {
 		// Any input: every byte belongs to exactly one record or one bad
 		// record, their lines only grow (splitAll checks both), and the
 		// records are the same whether the input comes whole or in pieces, with a small bound or the default.
-		for _, max := range []int{8, connector.DefaultMaxRecordBytes} {
+		for k, max := range []int{8, connector.DefaultMaxRecordBytes, 8, connector.DefaultMaxRecordBytes} {
 			split := dec.SplitFunc(max)
+			if k >= 2 {
+				split = other.SplitFunc(max) // comments and escapes
+			}
 			whole := splitAll(t, split, string(input), len(input)+1)
 			// (In small pieces rather than bytes for a long input, as
 			// splitAll's rescans make it quadratic.)

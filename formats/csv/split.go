@@ -42,7 +42,9 @@ func (d *Decoder) split(data []byte, atEOF bool, maxRecordBytes int) (int, []byt
 		return 0, nil, nil
 	}
 	nl := bytes.IndexByte(data, '\n')
-	if d.cfg.quote == 0 || (nl >= 0 && bytes.IndexByte(data[:nl], d.cfg.quote) < 0) {
+	// A comment line is a line, whatever quotes it holds.
+	comment := d.cfg.comment && len(data) > 0 && data[0] == '#'
+	if d.cfg.quote == 0 || comment || (nl >= 0 && bytes.IndexByte(data[:nl], d.cfg.quote) < 0) {
 		if nl >= 0 {
 			return nl + 1, dropCR(data[:nl]), nil
 		}
@@ -72,6 +74,21 @@ func (d *Decoder) quotedRecord(data []byte, atEOF bool, maxRecordBytes int) (int
 			end, crossed := -1, false
 			for j := i + 1; ; {
 				k := bytes.IndexByte(data[j:], q)
+				if esc := d.cfg.escape; esc != 0 {
+					// An escaped character, a quote included, is text.
+					limit := len(data)
+					if k >= 0 {
+						limit = j + k
+					}
+					if e := bytes.IndexByte(data[j:limit], esc); e >= 0 {
+						if j+e+1 < len(data) {
+							crossed = crossed || bytes.IndexByte(data[j:j+e+2], '\n') >= 0
+							j += e + 2
+							continue
+						}
+						k = -1 // the escape ends the data
+					}
+				}
 				if k < 0 {
 					crossed = crossed || bytes.IndexByte(data[j:], '\n') >= 0
 					switch {

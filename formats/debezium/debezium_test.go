@@ -242,7 +242,7 @@ func TestEncodeDecimalForms(t *testing.T) {
 		plain bool
 		want  string
 	}{
-		{false, `{"before":null,"after":{"d":0E-7},"op":"c"}` + "\n"},
+		{false, `{"before":null,"after":{"d":0},"op":"c"}` + "\n"},
 		{true, `{"before":null,"after":{"d":0.0000000},"op":"c"}` + "\n"},
 	} {
 		e, err := NewEncoder(Options{EncodeDecimalAsPlainNumber: tc.plain}, small)

@@ -138,12 +138,16 @@ func (c *Codec) readMembers(s string, i int, set func(col int, val row.Value) er
 			return skipValue(s, v, 1)
 		}
 		next = col + 1
-		val, end, err := c.decodeValue(s, v, col)
+		val, end, err := c.decodeColumn(s, v, col)
 		if err != nil {
-			if _, ok := err.(*SyntaxError); !ok {
-				colErr = err
+			if _, ok := err.(*SyntaxError); ok {
+				return end, err
 			}
-			return end, err
+			if !c.opts.IgnoreParseErrors || c.schema.Fields[col].Type.NotNull {
+				colErr = err
+				return end, err
+			}
+			val = row.NullValue // Flink's ignore-parse-errors
 		}
 		if err := set(col, val); err != nil {
 			colErr = err

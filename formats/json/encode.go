@@ -49,10 +49,15 @@ func (c *Codec) AppendValue(dst []byte, v row.Value, t row.Type) []byte {
 		// Flink writes.
 		return row.AppendText(dst, v, t)
 	case row.Decimal:
-		// Flink hands Jackson the BigDecimal (a DecimalNode, kept as it
-		// is since Jackson 2.15) and Jackson writes toString, or
-		// toPlainString under WRITE_BIGDECIMAL_AS_PLAIN.
-		return row.AppendDecimal(dst, v, c.opts.EncodeDecimalAsPlainNumber)
+		// Flink hands Jackson a number node of the BigDecimal: by
+		// default one with its trailing zeros stripped, written by
+		// toString (100.00 as 1E+2); with encode.decimal-as-plain-number
+		// the exact value, written by toPlainString (100.00). Both
+		// checked on Flink 2.3 (conformance's type-decimal-*-json).
+		if c.opts.EncodeDecimalAsPlainNumber {
+			return row.AppendDecimal(dst, v, true)
+		}
+		return row.AppendDecimalStripped(dst, v)
 	case row.String:
 		return appendString(dst, v.Str())
 	case row.Bytes:

@@ -8,10 +8,12 @@
 // unless fail_on_missing_field is set. Numbers go into numeric columns
 // exactly (a fraction for an INT column is an error), numeric strings are
 // accepted too, nested objects and arrays go into a STRING column as their
-// JSON text, BYTES are base64, timestamps are strings in the SQL or ISO-8601
-// form (with or without a zone) or epoch milliseconds, dates are strings
-// or a number of days since 1970-01-01 (Debezium's form). A blank record
-// carries no row and is skipped.
+// JSON text, BYTES are base64, timestamps are strings in the form
+// timestamp_format names (TIMESTAMP_LTZ with a trailing Z, TIMESTAMP
+// without) or epoch milliseconds, dates are strings or a number of days
+// since 1970-01-01 (Debezium's form). A blank record carries no row and is
+// skipped. With ignore_parse_errors, a value that does not fit its column
+// is NULL, as in Flink.
 //
 // Writing: one object per record, members in schema order, followed by a
 // newline. DOUBLE and FLOAT NaN and infinities are written as the strings
@@ -24,6 +26,7 @@
 package json
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -31,35 +34,93 @@ import (
 	"github.com/etld/etld/pipeline/row"
 )
 
-// Options are the json format's options.
+// Options are the json format's options: Flink's json options in
+// etld's spelling (json.fail-on-missing-field is fail_on_missing_field).
 type Options struct {
 	// TimestampFormat is Flink's json.timestamp-format.standard: "sql"
 	// (2024-01-02 10:00:00.123, the default) or "iso-8601"
-	// (2024-01-02T10:00:00.123). TIMESTAMP_LTZ values get a trailing Z in
-	// both. It decides how timestamps are written; both are read.
+	// (2024-01-02T10:00:00.123). TIMESTAMP_LTZ values end in Z in both.
+	// It decides how timestamps are written and, in the json format, the
+	// one form a timestamp string is read in (the changelog formats
+	// read both).
 	TimestampFormat string `yaml:"timestamp_format"`
 	// FailOnMissingField makes a record without a member for some column
 	// an error instead of a NULL.
 	FailOnMissingField bool `yaml:"fail_on_missing_field"`
+	// IgnoreParseErrors is Flink's json.ignore-parse-errors: a member
+	// whose value does not fit its column is NULL. Malformed JSON is
+	// still an error, for the source's on_error policy.
+	IgnoreParseErrors bool `yaml:"ignore_parse_errors"`
+	// MapNullKeyMode is Flink's json.map-null-key.mode, for writing a
+	// MAP whose key is NULL: "fail" (the default), "drop" the entry, or
+	// "literal": write the key as MapNullKeyLiteral.
+	MapNullKeyMode string `yaml:"map_null_key_mode"`
+	// MapNullKeyLiteral is Flink's json.map-null-key.literal: the key
+	// written for NULL under map_null_key_mode: literal; "null" unset.
+	MapNullKeyLiteral *string `yaml:"map_null_key_literal"`
 	// EncodeDecimalAsPlainNumber is Flink's
 	// json.encode.decimal-as-plain-number: DECIMAL written as
 	// BigDecimal.toPlainString (0.0000000) instead of the default
 	// BigDecimal.toString (0E-7), which Jackson writes unless its
 	// WRITE_BIGDECIMAL_AS_PLAIN feature is on.
 	EncodeDecimalAsPlainNumber bool `yaml:"encode_decimal_as_plain_number"`
+
+	// strictTimestamps reads a timestamp string only in the form
+	// TimestampFormat names, as Flink's json format does; set by
+	// NewDecoder (the changelog formats, sharing the Codec, read both).
+	strictTimestamps bool
 }
 
 // iso reports whether timestamps are written in ISO-8601 form; it assumes
 // Validate passed.
 func (o Options) iso() bool { return strings.EqualFold(o.TimestampFormat, "iso-8601") }
 
+// stdName is the timestamp standard's name as the options spell it.
+func (o Options) stdName() string {
+	if o.iso() {
+		return "iso-8601"
+	}
+	return "sql"
+}
+
+// MapNullKey is how a NULL MAP key is written: drop the entry, or write
+// key; err (the default, Flink's FAIL) when neither.
+func (o Options) MapNullKey() (key string, drop bool, err error) {
+	switch strings.ToLower(o.MapNullKeyMode) {
+	case "drop":
+		return "", true, nil
+	case "literal":
+		if o.MapNullKeyLiteral != nil {
+			return *o.MapNullKeyLiteral, false, nil
+		}
+		return "null", false, nil
+	}
+	return "", false, errors.New("a MAP key is NULL, which JSON cannot hold (set map_null_key_mode: drop or literal)")
+}
+
 // Validate checks the options; errors name the option.
 func (o Options) Validate() error {
+	var errs []error
 	switch strings.ToLower(o.TimestampFormat) {
 	case "", "sql", "iso-8601":
-		return nil
+	default:
+		errs = append(errs, connector.Errorf("timestamp_format", "want sql or iso-8601, got %q", o.TimestampFormat))
 	}
-	return connector.Errorf("timestamp_format", "want sql or iso-8601, got %q", o.TimestampFormat)
+	switch strings.ToLower(o.MapNullKeyMode) {
+	case "", "fail", "drop":
+		if o.MapNullKeyLiteral != nil {
+			errs = append(errs, connector.Errorf("map_null_key_literal", "applies only with map_null_key_mode: literal"))
+		}
+	case "literal":
+	default:
+		errs = append(errs, connector.Errorf("map_null_key_mode", "want fail, drop or literal, got %q", o.MapNullKeyMode))
+	}
+	if o.FailOnMissingField && o.IgnoreParseErrors {
+		// Flink refuses the pair too: a missing member would be both an
+		// error and a NULL.
+		errs = append(errs, connector.Errorf("ignore_parse_errors", "cannot be set together with fail_on_missing_field"))
+	}
+	return errors.Join(errs...)
 }
 
 // Register adds the json format to r.
@@ -77,6 +138,7 @@ type Decoder struct {
 
 // NewDecoder returns a decoder of records into rows of schema.
 func NewDecoder(o Options, schema row.Schema) (*Decoder, error) {
+	o.strictTimestamps = true
 	c, err := NewCodec(schema, o)
 	if err != nil {
 		return nil, err

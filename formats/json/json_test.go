@@ -47,7 +47,7 @@ func TestDecode(t *testing.T) {
 		rec  string
 		want row.Row // nil: nothing appended
 	}{
-		{"every type", `{"b":true,"i":-7,"n":9007199254740993,"f":1.5,"d":-2.25e3,"m":12.345,"s":"héllo","y":"AAEC","dt":"2024-01-02","t":"2024-01-02 10:00:00.123","l":"2024-01-02T10:00:00.123456Z"}`,
+		{"every type", `{"b":true,"i":-7,"n":9007199254740993,"f":1.5,"d":-2.25e3,"m":12.345,"s":"héllo","y":"AAEC","dt":"2024-01-02","t":"2024-01-02 10:00:00.123","l":"2024-01-02 10:00:00.123456Z"}`,
 			row.Row{row.BoolValue(true), row.IntValue(-7), row.BigIntValue(9007199254740993), row.FloatValue(1.5), row.DoubleValue(-2250),
 				row.DecimalValue(1235, 2), row.StringValue("héllo"), row.BytesValue([]byte{0, 1, 2}), row.DateValue(19724),
 				row.TimestampValue(ts("2024-01-02 10:00:00.123")), row.TimestampLTZValue(ts("2024-01-02 10:00:00.123456"))}},
@@ -207,6 +207,11 @@ func TestOptions(t *testing.T) {
 		{Options{TimestampFormat: "SQL"}, ""},
 		{Options{TimestampFormat: "ISO-8601"}, ""},
 		{Options{TimestampFormat: "iso"}, `timestamp_format: want sql or iso-8601, got "iso"`},
+		{Options{IgnoreParseErrors: true, MapNullKeyMode: "LITERAL", MapNullKeyLiteral: new("")}, ""},
+		{Options{MapNullKeyMode: "drop"}, ""},
+		{Options{MapNullKeyMode: "skip"}, `map_null_key_mode: want fail, drop or literal, got "skip"`},
+		{Options{MapNullKeyLiteral: new("n")}, "map_null_key_literal: applies only with map_null_key_mode: literal"},
+		{Options{FailOnMissingField: true, IgnoreParseErrors: true}, "ignore_parse_errors: cannot be set together with fail_on_missing_field"},
 	} {
 		err := tt.opts.Validate()
 		if (err == nil) != (tt.err == "") || (err != nil && err.Error() != tt.err) {
@@ -288,5 +293,100 @@ func TestPlainDecimal(t *testing.T) {
 	}
 	if _, ok := plainDecimal("1e999"); ok {
 		t.Error("a huge exponent must be refused")
+	}
+}
+
+// TestTimestampStandard: timestamp_format decides the one form a
+// timestamp string is read in, as Flink's json.timestamp-format.standard
+// does, for TIMESTAMP (no zone) and TIMESTAMP_LTZ (a trailing Z).
+func TestTimestampStandard(t *testing.T) {
+	schema := schemaOf(t, "t TIMESTAMP(6)", "l TIMESTAMP_LTZ(6)")
+	want := row.Row{row.TimestampValue(ts("2024-01-02 10:00:00.123456")), row.TimestampLTZValue(ts("2024-01-02 10:00:00.5"))}
+	minute := row.Row{row.TimestampValue(ts("2024-01-02 10:00:00")), row.TimestampLTZValue(ts("2024-01-02 10:00:00"))}
+	tests := []struct {
+		std, rec string
+		want     row.Row
+		err      string
+	}{
+		{"sql", `{"t":"2024-01-02 10:00:00.123456","l":"2024-01-02 10:00:00.5Z"}`, want, ""},
+		{"iso-8601", `{"t":"2024-01-02T10:00:00.123456","l":"2024-01-02T10:00:00.5Z"}`, want, ""},
+		{"iso-8601", `{"t":"2024-01-02T10:00","l":"2024-01-02T10:00Z"}`, minute, ""},
+		{"sql", `{"t":"2024-01-02 10:00:00.123456000"}`, row.Row{want[0], row.NullValue}, ""},
+		{"sql", `{"t":1704189600000,"l":1704189600000}`, minute, ""}, // epoch millis, an etld extension
+		{"sql", `{"t":"2024-01-02T10:00:00"}`, nil, `column t: cannot parse "2024-01-02T10:00:00" as TIMESTAMP(6): timestamp_format sql reads yyyy-MM-dd HH:mm:ss[.fraction], without a zone (timestamp_format: iso-8601 reads yyyy-MM-ddTHH:mm:ss)`},
+		{"sql", `{"l":"2024-01-02 10:00:00"}`, nil, `column l: cannot parse "2024-01-02 10:00:00" as TIMESTAMP_LTZ(6): timestamp_format sql reads yyyy-MM-dd HH:mm:ss[.fraction]Z (timestamp_format: iso-8601 reads yyyy-MM-ddTHH:mm:ssZ)`},
+		{"sql", `{"t":"2024-01-02 10:00:00Z"}`, nil, "column t: cannot parse"},
+		{"sql", `{"t":"2024-01-02 10:00"}`, nil, "column t: cannot parse"},
+		{"sql", `{"t":"2024-01-02 10:00:00."}`, nil, "column t: cannot parse"},
+		{"sql", `{"t":"2024-01-02 10:00:00.1234567890"}`, nil, "column t: cannot parse"},
+		{"iso-8601", `{"t":"2024-01-02 10:00:00"}`, nil, `column t: cannot parse "2024-01-02 10:00:00" as TIMESTAMP(6): timestamp_format iso-8601 reads yyyy-MM-ddTHH:mm[:ss[.fraction]], without a zone (timestamp_format: sql reads yyyy-MM-dd HH:mm:ss)`},
+		{"iso-8601", `{"l":"2024-01-02T10:00:00+01:00"}`, nil, "column l: cannot parse"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.std+" "+tt.rec, func(t *testing.T) {
+			d, err := NewDecoder(Options{TimestampFormat: tt.std}, schema)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := row.NewBatch(1, 2)
+			err = d.Decode([]byte(tt.rec), b)
+			if tt.err != "" {
+				if err == nil || !strings.HasPrefix(err.Error(), tt.err) {
+					t.Fatalf("got %v, want an error starting %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			assertRow(t, b.Changes[0].Row, tt.want)
+		})
+	}
+}
+
+// TestIgnoreParseErrors: a value that does not fit its column is NULL, as
+// in Flink; malformed JSON and a NOT NULL column still fail the record.
+func TestIgnoreParseErrors(t *testing.T) {
+	schema := schemaOf(t, "i INT", "m DECIMAL(4,2)", "t TIMESTAMP(3)", "y BYTES", "b BOOLEAN", "s STRING", "n INT NOT NULL")
+	d, err := NewDecoder(Options{IgnoreParseErrors: true}, schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := row.NewBatch(1, schema.Len())
+	if err := d.Decode([]byte(`{"i":1.5,"m":12345,"t":"yesterday","y":"!!","b":{},"s":"ok","n":7}`), b); err != nil {
+		t.Fatal(err)
+	}
+	null := row.NullValue
+	assertRow(t, b.Changes[0].Row, row.Row{null, null, null, null, null, row.StringValue("ok"), row.IntValue(7)})
+	for rec, msg := range map[string]string{
+		`{"n":"x"}`:    `column n: cannot parse "x" as INT NOT NULL`,
+		`{"n":1,"i":}`: "invalid JSON",
+	} {
+		if err := d.Decode([]byte(rec), b); err == nil || !strings.Contains(err.Error(), msg) {
+			t.Errorf("%s: got %v, want %q", rec, err, msg)
+		}
+	}
+	if b.Len() != 1 {
+		t.Errorf("failed records appended rows: %v", b)
+	}
+}
+
+func TestMapNullKey(t *testing.T) {
+	for _, tt := range []struct {
+		opts Options
+		key  string
+		drop bool
+		err  bool
+	}{
+		{Options{}, "", false, true},
+		{Options{MapNullKeyMode: "FAIL"}, "", false, true},
+		{Options{MapNullKeyMode: "drop"}, "", true, false},
+		{Options{MapNullKeyMode: "literal"}, "null", false, false},
+		{Options{MapNullKeyMode: "Literal", MapNullKeyLiteral: new("N/A")}, "N/A", false, false},
+	} {
+		key, drop, err := tt.opts.MapNullKey()
+		if key != tt.key || drop != tt.drop || (err != nil) != tt.err {
+			t.Errorf("%+v: got %q, %v, %v", tt.opts, key, drop, err)
+		}
 	}
 }

@@ -100,23 +100,38 @@ func (c *Codec) appendNested(dst []byte, v row.Value, t row.Type) []byte {
 		return append(dst, ']')
 	case row.Map:
 		dst = append(dst, '{')
+		first, skip := true, false
 		for i, x := range v.Items() {
-			switch {
-			case i%2 == 0:
-				if i > 0 {
-					dst = append(dst, ',')
+			if i%2 == 1 {
+				if !skip {
+					dst = c.AppendValue(dst, x, t.Elem())
 				}
-				if x.IsNull() {
-					// Flink's map-null-key.mode FAIL is the default;
-					// etld writes the literal "null" (its LITERAL mode).
-					dst = appendString(dst, "null")
-				} else {
-					dst = appendString(dst, x.Text(t.Key()))
-				}
-				dst = append(dst, ':')
-			default:
-				dst = c.AppendValue(dst, x, t.Elem())
+				continue
 			}
+			name := ""
+			if x.IsNull() {
+				// map_null_key_mode: drop skips the entry, literal writes
+				// map_null_key_literal; Flink's default, FAIL, stops the
+				// job, where etld writes the literal "null" (a named
+				// difference: the encoder has no error path per value).
+				key, drop, err := c.opts.MapNullKey()
+				if skip = drop; skip {
+					continue
+				}
+				if err != nil {
+					key = "null"
+				}
+				name = key
+			} else {
+				skip = false
+				name = x.Text(t.Key())
+			}
+			if !first {
+				dst = append(dst, ',')
+			}
+			first = false
+			dst = appendString(dst, name)
+			dst = append(dst, ':')
 		}
 		return append(dst, '}')
 	}

@@ -69,3 +69,36 @@ func TestNestedDecodeEncode(t *testing.T) {
 		}
 	}
 }
+
+// TestMapNullKeyOnWrite: a NULL MAP key follows map_null_key_mode (drop the
+// entry, or write the literal); etld writes "null" where Flink's default
+// FAIL stops the job.
+func TestMapNullKeyOnWrite(t *testing.T) {
+	ty := row.MapOf(row.Type{ID: row.String}, row.Type{ID: row.Int})
+	m := row.MapValue(
+		[]row.Value{row.StringValue("a"), row.NullValue, row.StringValue("b")},
+		[]row.Value{row.IntValue(1), row.IntValue(2), row.IntValue(3)})
+	schema := row.NewSchema(row.Field{Name: "m", Type: ty})
+	for _, tc := range []struct {
+		opts Options
+		want string
+	}{
+		{Options{}, `{"m":{"a":1,"null":2,"b":3}}`},
+		{Options{MapNullKeyMode: "drop"}, `{"m":{"a":1,"b":3}}`},
+		{Options{MapNullKeyMode: "literal", MapNullKeyLiteral: new("N/A")}, `{"m":{"a":1,"N/A":2,"b":3}}`},
+	} {
+		c, err := NewCodec(schema, tc.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := string(c.AppendObject(nil, row.Row{m})); got != tc.want {
+			t.Errorf("%+v: got %s, want %s", tc.opts, got, tc.want)
+		}
+	}
+	// A map whose only key is NULL, dropped, is an empty object.
+	c, _ := NewCodec(schema, Options{MapNullKeyMode: "drop"})
+	only := row.MapValue([]row.Value{row.NullValue}, []row.Value{row.IntValue(1)})
+	if got := string(c.AppendObject(nil, row.Row{only})); got != `{"m":{}}` {
+		t.Errorf("only a NULL key, dropped: got %s", got)
+	}
+}

@@ -108,14 +108,22 @@ func FuzzJSONDecode(f *testing.F) {
 		`{"i":1.0,"n":1e3,"m":1.2345e2,"t":1704189600123}`,
 		`{"s":{"a": [1, "x"]}, "d":"NaN", "f":"-Infinity"}`,
 		`[1]`, `{"n":1,}`, `{"n"`, ` `, `{"x":[[[[`, "{\"s\":\"\xff\"}",
+		`{"t":"2024-01-02 10:00:00.123","l":"2024-01-02 10:00:00.123456Z"}`, `{"t":"2024-01-02T10:00","l":"2024-01-02T10:00:00.5Z"}`,
+		`{"i":"x","m":1e400,"y":"!","dt":"2024-02-30","b":{}}`,
 	} {
-		f.Add([]byte(seed))
+		for mode := range byte(4) { // bit 0: iso-8601, bit 1: ignore_parse_errors
+			f.Add([]byte(seed), mode)
+		}
 	}
 	schema := schemaOf(f, "b BOOLEAN", "i INT", "n BIGINT", "f FLOAT", "d DOUBLE", "m DECIMAL(10,2)", "s STRING",
 		"y BYTES", "dt DATE", "t TIMESTAMP(3)", "l TIMESTAMP_LTZ(6)")
-	f.Fuzz(func(t *testing.T, rec []byte) {
-		dec, _ := NewDecoder(Options{}, schema)
-		enc, _ := NewEncoder(Options{}, schema)
+	f.Fuzz(func(t *testing.T, rec []byte, mode byte) {
+		opts := Options{IgnoreParseErrors: mode&2 != 0}
+		if mode&1 != 0 {
+			opts.TimestampFormat = "iso-8601"
+		}
+		dec, _ := NewDecoder(opts, schema)
+		enc, _ := NewEncoder(opts, schema)
 		b := row.NewBatch(1, schema.Len())
 		err := dec.Decode(rec, b)
 		if err != nil {

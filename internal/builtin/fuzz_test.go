@@ -30,7 +30,7 @@ func keys(names ...string) []opt {
 }
 
 var (
-	formatOpts = append(keys("type", "delimiter", "quote", "header", "null_literal", "timestamp_format", "fail_on_missing_field", "database_include", "table_include", "schema_include"), opt{name: "nope"})
+	formatOpts = append(keys("type", "delimiter", "quote", "header", "null_literal", "field_delimiter", "quote_character", "disable_quote_character", "escape_character", "allow_comments", "ignore_parse_errors", "array_element_delimiter", "timestamp_format", "fail_on_missing_field", "map_null_key_mode", "map_null_key_literal", "encode_decimal_as_plain_number", "database_include", "table_include", "schema_include"), opt{name: "nope"})
 	fieldOpts  = keys("kind", "null_rate", "min", "max", "length", "max_past", "start", "end", "step", "nope")
 	kafkaOpts  = []opt{
 		{name: "brokers"}, {name: "client_id"}, {name: "dial_timeout"},

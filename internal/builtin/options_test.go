@@ -53,6 +53,12 @@ func TestOptionErrors(t *testing.T) {
 		// formats
 		{name: "csv delimiter", src: "type: file\n    path: a.csv\n    format: {type: csv, delimiter: ab}\n    schema: [id BIGINT]", sink: print,
 			want: `p.yaml:7:36: sources[0].format.delimiter: want one ASCII character (or \t), got "ab"`},
+		{name: "csv quote and disabled quote", src: "type: file\n    path: a.csv\n    format: {type: csv, quote_character: \"'\", disable_quote_character: true}\n    schema: [id BIGINT]", sink: print,
+			want: `p.yaml:7:72: sources[0].format.disable_quote_character: cannot be set together with a quote character`},
+		{name: "csv escape", src: "type: file\n    path: a.csv\n    format: {type: csv, escape_character: ','}\n    schema: [id BIGINT]", sink: print,
+			want: `p.yaml:7:43: sources[0].format.escape_character: "," is already the delimiter or the quote`},
+		{name: "json map null key mode", src: "type: file\n    path: a.json\n    format: {type: json, map_null_key_mode: skip}\n    schema: [id BIGINT]", sink: print,
+			want: `p.yaml:7:45: sources[0].format.map_null_key_mode: want fail, drop or literal, got "skip"`},
 		{name: "json timestamp format", src: "type: file\n    path: a.json\n    format: {type: json, timestamp_format: iso}\n    schema: [id BIGINT]", sink: print,
 			want: `p.yaml:7:44: sources[0].format.timestamp_format: want sql or iso-8601, got "iso"`},
 		{name: "debezium timestamp format", src: kafka + "    topic: t\n    format: {type: debezium-json, timestamp_format: x}\n    key: [id]\n    schema: [id BIGINT]", sink: print,

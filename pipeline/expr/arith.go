@@ -59,7 +59,7 @@ func negate(x *node) (evalFn, error) {
 	case row.Double:
 		f = func(v row.Value) row.Value { return row.DoubleValue(-v.Float64()) }
 	case row.Decimal:
-		f = func(v row.Value) row.Value { return row.DecimalValue(-v.Unscaled(), v.Scale()) }
+		f = func(v row.Value) row.Value { return row.Decimal128Value(v.Decimal128().Neg(), v.Scale()) }
 	default:
 		return nil, fmt.Errorf("unary - needs a number, not %s", typeName(x.t))
 	}
@@ -142,25 +142,25 @@ func (c *compiler) arith(e sql.Expr, opAt sql.Pos, bop sql.BinaryOp, l, r *node)
 	case row.Decimal:
 		p, s := t.Precision, t.Scale
 		f = func(a, b row.Value) (row.Value, error) {
-			u, err := decOp(op, a.Int64(), a.Scale(), b.Int64(), b.Scale(), s, p)
+			v, err := decArith(op, a, b, s, p)
 			if err != nil {
 				return fail(err)
 			}
-			return row.DecimalValue(u, s), nil
+			return v, nil
 		}
 		if r.konst && !r.val.IsNull() {
 			// A constant operand is read once.
-			le, k, ks := l.eval, r.val.Int64(), r.val.Scale()
+			le, k := l.eval, r.val
 			g := func(rw row.Row) (row.Value, error) {
 				v, err := le(rw)
 				if err != nil || v.IsNull() {
 					return row.NullValue, err
 				}
-				u, err := decOp(op, v.Int64(), v.Scale(), k, ks, s, p)
+				out, err := decArith(op, v, k, s, p)
 				if err != nil {
 					return fail(err)
 				}
-				return row.DecimalValue(u, s), nil
+				return out, nil
 			}
 			return c.finish(e, t, g, l, r)
 		}

@@ -87,6 +87,9 @@ func ordFloat(a, b float64) int {
 func ordString(a, b string) int { return strings.Compare(a, b) + 1 }
 
 func ordDec(a, b row.Value) int {
+	if a.WideDecimal() || b.WideDecimal() {
+		return row.CompareDecimals(a, b) + 1
+	}
 	return decCmp(a.Int64(), a.Scale(), b.Int64(), b.Scale()) + 1
 }
 

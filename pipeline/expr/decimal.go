@@ -7,9 +7,17 @@ import (
 	"strconv"
 )
 
-// DECIMAL values are an int64 unscaled integer and a scale. Intermediate
-// products and quotients go through 128 bits so that nothing overflows
-// before the final rounding to the result scale.
+// The int64 DECIMAL path: an unscaled value that fits an int64 and a
+// scale. Intermediate products and quotients go through 128 bits so that
+// nothing overflows before the final rounding to the result scale; what
+// does not fit an int64 returns errDecimalOverflow and decArith retries
+// it on the exact path (decimal_wide.go), which alone says NULL.
+//
+// Division rounds once, half up, at the result scale; Flink rounds to 38
+// significant digits first. The two agree here: they differ only when the
+// quotient's digits past the result scale are a run of 9s at least 19
+// long, and a quotient with at most 19 digits over a divisor below 10^19
+// cannot come that close to a half without being it.
 
 var pow10 = [...]int64{
 	1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
@@ -92,18 +100,30 @@ func rescale(u int64, from, to int) (int64, bool) {
 	return signed(q, u < 0)
 }
 
+// decAdd adds at the larger operand scale, exactly, then rounds to s (an
+// adjusted result type may have fewer fraction digits than an operand).
 func decAdd(a int64, sa int, b int64, sb int, s, p int) (int64, error) {
+	t := max(sa, sb)
 	x, y := a, b
-	if sa != s || sb != s {
+	if sa != t || sb != t {
 		var ok1, ok2 bool
-		x, ok1 = rescale(a, sa, s)
-		y, ok2 = rescale(b, sb, s)
+		x, ok1 = rescale(a, sa, t)
+		y, ok2 = rescale(b, sb, t)
 		if !ok1 || !ok2 {
 			return 0, errDecimalOverflow
 		}
 	}
 	z := x + y
-	if (x >= 0) == (y >= 0) && (z >= 0) != (x >= 0) || !fits(z, p) {
+	if (x >= 0) == (y >= 0) && (z >= 0) != (x >= 0) {
+		return 0, errDecimalOverflow
+	}
+	if t != s {
+		var ok bool
+		if z, ok = rescale(z, t, s); !ok {
+			return 0, errDecimalOverflow
+		}
+	}
+	if !fits(z, p) {
 		return 0, errDecimalOverflow
 	}
 	return z, nil
@@ -187,8 +207,11 @@ func decDiv(a int64, sa int, b int64, sb int, s, p int) (int64, error) {
 			return 0, nil
 		}
 		hi, d := bits.Mul64(den, uint64(pow10[-k]))
-		if hi != 0 {
-			return 0, nil // the divisor exceeds 2^64 > 2*num: rounds to 0
+		if hi != 0 || d >= 1e19 {
+			// Past 10^19 Flink's rounding to 38 significant digits before
+			// the rounding to s could differ from one rounding: the exact
+			// path decides.
+			return 0, errDecimalOverflow
 		}
 		var ok bool
 		if q, ok = divRound128(0, num, d); !ok {
@@ -202,21 +225,24 @@ func decDiv(a int64, sa int, b int64, sb int, s, p int) (int64, error) {
 	return z, nil
 }
 
-// decMod is Java's BigDecimal.remainder: the sign of the dividend.
+// decMod is Java's BigDecimal.remainder (the sign of the dividend), at
+// the larger operand scale, then rounded to s.
 func decMod(a int64, sa int, b int64, sb int, s, p int) (int64, error) {
-	x, ok1 := rescale(a, sa, s)
-	y, ok2 := rescale(b, sb, s)
+	t := max(sa, sb)
+	x, ok1 := rescale(a, sa, t)
+	y, ok2 := rescale(b, sb, t)
 	if !ok1 || !ok2 {
 		return 0, errDecimalOverflow
 	}
 	if y == 0 {
 		return 0, errDivByZero
 	}
-	if y == -1 {
-		return 0, nil
+	z := int64(0)
+	if y != -1 {
+		z = x % y
 	}
-	z := x % y
-	if !fits(z, p) {
+	z, ok := rescale(z, t, s)
+	if !ok || !fits(z, p) {
 		return 0, errDecimalOverflow
 	}
 	return z, nil

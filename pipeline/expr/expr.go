@@ -6,17 +6,17 @@
 //
 // Semantics follow Flink SQL: SQL NULL with three-valued logic (TRUE, FALSE,
 // UNKNOWN), implicit numeric widening INT < BIGINT < DECIMAL < FLOAT <
-// DOUBLE, Flink's DECIMAL result types within etld's 18-digit limit
-// (row.MaxDecimalPrecision), Java integer arithmetic (INT and BIGINT wrap
+// DOUBLE, Flink's DECIMAL result types up to 38 digits (LogicalTypeMerging;
+// a DECIMAL result or CAST that does not fit its type is NULL, as Flink's
+// DecimalData.fromBigDecimal), Java integer arithmetic (INT and BIGINT wrap
 // on overflow), integer division and modulo by zero fail, DOUBLE division
 // by zero gives Infinity or NaN. The session time zone is UTC: TIMESTAMP and
 // TIMESTAMP_LTZ hold the same microseconds.
 //
 // Where etld deliberately differs from Flink it says so next to the code:
-// DECIMAL arithmetic or a CAST whose result does not fit its DECIMAL type
-// is a run-time error, not a silent NULL; the common type of BIGINT and
-// DECIMAL(p, s) keeps the scale (Flink keeps integer digits, which within
-// 18 digits would erase every fraction); a constant that cannot be
+// a DECIMAL result that may overflow (its type was cut to 38 digits) or a
+// CAST to a too narrow DECIMAL is nullable even over NOT NULL operands,
+// since it may be NULL; a constant that cannot be
 // computed (CAST('12x' AS INT) outside any CASE branch) is a plan-time
 // error; regular expressions are Go's RE2 (no backreferences, lookaround
 // or possessive quantifiers: refused at plan time when literal, a run-time
@@ -180,10 +180,10 @@ var aggregates = map[string]bool{
 func IsAggregate(name string) bool { return aggregates[strings.ToUpper(name)] }
 
 // AggregateType is the result type of an aggregate over arg, as Flink
-// derives it within etld's DECIMAL limit: COUNT gives BIGINT NOT NULL; SUM
-// keeps the argument type (DECIMAL(p, s) widens to DECIMAL(18, s)); AVG
+// derives it: COUNT gives BIGINT NOT NULL; SUM
+// keeps the argument type (DECIMAL(p, s) widens to DECIMAL(38, s)); AVG
 // keeps it too (INT averages are integer, as in Flink; DECIMAL(p, s) gives
-// DECIMAL(18, max(6, s))); MIN and MAX keep it. All but COUNT are nullable.
+// DECIMAL(38, max(6, s))); MIN and MAX keep it. All but COUNT are nullable.
 // For COUNT(*) pass the zero Type.
 func AggregateType(name string, arg row.Type) (row.Type, error) {
 	name = strings.ToUpper(name)

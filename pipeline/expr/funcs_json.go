@@ -16,8 +16,8 @@ import (
 // follow Flink (Calcite's JsonFunctions over Jayway JsonPath): the path
 // is a constant, in strict mode unless it starts with the word lax
 // ("strict" may be written too). A path that leads nowhere is empty in
-// lax mode and an error in strict mode; text that is not JSON is an
-// error in both. JSON null at the path counts as empty. What happens
+// lax mode and an error in strict mode, and so is text that is not JSON
+// (Calcite reads it as nothing in lax mode). JSON null at the path counts as empty. What happens
 // then is the ON EMPTY / ON ERROR clause's business, NULL by default
 // (FALSE for JSON_EXISTS). Paths are $, .key, ."quoted key", ['key'],
 // ["key"] and [n]; wildcards and filters are refused. The construction
@@ -236,13 +236,19 @@ type jsonFound uint8
 const (
 	jsonHit   jsonFound = iota // a value (not JSON null) is at the path
 	jsonEmpty                  // nothing, or JSON null, is there (lax mode)
-	jsonError                  // the text is not JSON, or (strict) nothing is there
+	jsonError                  // (strict) the text is not JSON, or nothing is there
 )
 
 // jsonLocate follows path in doc and returns the raw text of the value
 // found.
 func jsonLocate(doc string, path []jsonStep, lax bool) (string, jsonFound) {
 	if !json.Valid([]byte(doc)) {
+		// Calcite's jsonApiCommonSyntax: in lax mode a text that is not
+		// JSON reads as nothing there (ON EMPTY), in strict mode it is
+		// an error (ON ERROR).
+		if lax {
+			return "", jsonEmpty
+		}
 		return "", jsonError
 	}
 	i := 0

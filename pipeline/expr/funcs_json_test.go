@@ -30,6 +30,9 @@ func TestJSONFunctions(t *testing.T) {
 		{`JSON_VALUE('{"a": [1]}', '$.a' DEFAULT 'arr' ON ERROR)`, "STRING arr"},
 		{`JSON_VALUE('{"a": null}', 'lax $.a' DEFAULT 'n' ON EMPTY)`, "STRING n"},
 		{`JSON_VALUE('not json', '$.a' DEFAULT 'bad' ON ERROR)`, "STRING bad"},
+		// Calcite reads text that is not JSON as empty in lax mode.
+		{`JSON_VALUE('not json', 'lax $.a' DEFAULT 'none' ON EMPTY DEFAULT 'bad' ON ERROR)`, "STRING none"},
+		{`JSON_QUERY('not json', 'lax $.x' EMPTY ARRAY ON EMPTY)`, "STRING []"},
 		{`JSON_VALUE('{"a": 1}', 'lax $.b' ERROR ON EMPTY)`, "error: no value at the JSON path"},
 		{`JSON_VALUE(js, 'lax $.zz' DEFAULT id ON EMPTY)`, "STRING sensor-1"},
 		{`JSON_VALUE(x_s, '$.a' DEFAULT 'd' ON EMPTY)`, "STRING null"},

@@ -2,6 +2,7 @@ package expr
 
 import (
 	"math"
+	"math/big"
 	"strconv"
 
 	"github.com/etld/etld/pipeline/row"
@@ -122,11 +123,10 @@ func buildAbs(c *compiler, e *sql.Call, args []*node) (*node, error) {
 		f = func(v row.Value) (row.Value, error) { return row.DoubleValue(math.Abs(v.Float64())), nil }
 	case row.Decimal:
 		f = func(v row.Value) (row.Value, error) {
-			u := v.Unscaled()
-			if u < 0 {
-				u = -u
+			if u := v.Decimal128(); u.Sign() < 0 {
+				return row.Decimal128Value(u.Neg(), v.Scale()), nil
 			}
-			return row.DecimalValue(u, v.Scale()), nil
+			return v, nil
 		}
 	}
 	return c.fn1(e, t, x, f)
@@ -159,7 +159,11 @@ func buildSign(c *compiler, e *sql.Call, args []*node) (*node, error) {
 			}
 			return row.DoubleValue(s), nil
 		case row.Decimal:
-			return row.DecimalValue(int64(cmp64(v.Unscaled(), 0))*pow10[min(v.Scale(), 18)], v.Scale()), nil
+			sign := v.Decimal128().Sign()
+			if v.Scale() < len(pow10) {
+				return row.DecimalValue(int64(sign)*pow10[v.Scale()], v.Scale()), nil
+			}
+			return bigResult(roundBig(big.NewInt(int64(sign)), -v.Scale()), v.Scale(), maxPrec), nil
 		}
 		return intResult(t, int64(cmp64(v.Int64(), 0))), nil
 	})
@@ -333,6 +337,9 @@ func buildRound(trunc bool) builder {
 			if d >= vs {
 				return v, nil
 			}
+			if v.WideDecimal() || vs-d >= len(pow10) {
+				return wideRound(v, d, s, p, trunc), nil
+			}
 			// q counts units of 10^-d.
 			q := roundUnscaled(u, vs-d, trunc)
 			if d < 0 {
@@ -342,12 +349,12 @@ func buildRound(trunc bool) builder {
 				}
 				r := q * pow10[k]
 				if q != 0 && r/pow10[k] != q {
-					return row.NullValue, errDecimalOverflow
+					return wideRound(v, d, s, p, trunc), nil
 				}
 				q = r
 			}
 			if !fits(q, p) {
-				return row.NullValue, errDecimalOverflow
+				return row.NullValue, nil // Flink's fromBigDecimal: NULL
 			}
 			return row.DecimalValue(q, s), nil
 		})
@@ -355,7 +362,7 @@ func buildRound(trunc bool) builder {
 }
 
 // buildFloorCeil is FLOOR(x) or CEIL(x): integers unchanged, floating
-// point stays floating point, DECIMAL(p, s) gives DECIMAL(p - s + 1, 0).
+// point stays floating point, DECIMAL(p, s) gives DECIMAL(p, 0).
 func buildFloorCeil(floor bool) builder {
 	return func(c *compiler, e *sql.Call, args []*node) (*node, error) {
 		if err := check(e, args, "a number", isNumber); err != nil {
@@ -380,12 +387,18 @@ func buildFloorCeil(floor bool) builder {
 				return row.DoubleValue(g(v.Float64())), nil
 			})
 		}
-		rt := decimalType(min(maxPrec, t.Precision-t.Scale+1), 0)
+		// Calcite's ARG0_OR_EXACT_NO_SCALE, which Flink keeps: the
+		// precision stays, the scale goes (FLOOR of DECIMAL(10, 2) is
+		// DECIMAL(10, 0); the value always fits).
+		rt := decimalType(t.Precision, 0)
 		rt.NotNull = t.NotNull
 		return c.fn1(e, rt, x, func(v row.Value) (row.Value, error) {
 			u, s := v.Unscaled(), v.Scale()
 			if s == 0 {
-				return row.DecimalValue(u, 0), nil
+				return v, nil
+			}
+			if v.WideDecimal() {
+				return wideFloorCeil(v, floor), nil
 			}
 			if s >= len(pow10) {
 				return row.DecimalValue(0, 0), nil

@@ -147,6 +147,7 @@ func TestItem8Existing(t *testing.T) {
 		{"INITCAP(x_s)", "STRING null"},
 		{"LPAD('hi', 4, '??')", "STRING ??hi"},
 		{"LPAD('hi', 1, '??')", "STRING h"},
+		{"LPAD('hello', 5, '')", "STRING null"}, // an empty pad is NULL even with nothing to pad, as in Flink
 		{"RPAD('hi', 4, '??')", "STRING hi??"},
 		{"RPAD(x_s, 4, '?')", "STRING null"},
 		{"REGEXP_REPLACE('foobar', 'oo|ar', '')", "STRING NOT NULL fb"},

@@ -138,65 +138,11 @@ func buildRegexpExtract(c *compiler, e *sql.Call, args []*node) (*node, error) {
 	})
 }
 
-// javaReplacement translates a java.util.regex replacement string ($1,
-// ${name}, \ escapes) into a Go Expand template for re.
-func javaReplacement(repl string, re *regexp.Regexp) (string, error) {
-	var b strings.Builder
-	groups := int64(re.NumSubexp())
-	for i := 0; i < len(repl); i++ {
-		ch := repl[i]
-		switch ch {
-		case '\\':
-			i++
-			if i >= len(repl) {
-				return "", fmt.Errorf("replacement %q ends with \\ (the character to escape is missing)", repl)
-			}
-			if repl[i] == '$' {
-				b.WriteString("$$")
-			} else {
-				b.WriteByte(repl[i])
-			}
-		case '$':
-			i++
-			if i >= len(repl) {
-				return "", fmt.Errorf("replacement %q ends with $ (a group reference is missing)", repl)
-			}
-			if repl[i] == '{' {
-				end := strings.IndexByte(repl[i:], '}')
-				if end < 0 {
-					return "", fmt.Errorf("replacement %q has an unclosed ${", repl)
-				}
-				name := repl[i+1 : i+end]
-				if re.SubexpIndex(name) < 0 {
-					return "", fmt.Errorf("replacement %q names group %q, which the pattern does not have", repl, name)
-				}
-				b.WriteString("${" + name + "}")
-				i += end
-				continue
-			}
-			if repl[i] < '0' || repl[i] > '9' {
-				return "", fmt.Errorf("replacement %q has an illegal group reference: $ must be followed by a group number or {name} (write \\$ for a dollar sign)", repl)
-			}
-			// Java takes as many digits as still name an existing group.
-			n := int64(repl[i] - '0')
-			for i+1 < len(repl) && repl[i+1] >= '0' && repl[i+1] <= '9' {
-				m := n*10 + int64(repl[i+1]-'0')
-				if m > groups {
-					break
-				}
-				n = m
-				i++
-			}
-			if n > groups {
-				return "", fmt.Errorf("replacement %q refers to group %d; the pattern has %d", repl, n, groups)
-			}
-			fmt.Fprintf(&b, "${%d}", n)
-		default:
-			b.WriteByte(ch)
-		}
-	}
-	return b.String(), nil
-}
+// literalTemplate is repl as a Go Expand template that writes it as it
+// is: Flink's REGEXP_REPLACE takes the replacement literally (Java's
+// Matcher.quoteReplacement), so '$2 $1' is written as "$2 $1", not as
+// group references (the conformance case fn-regexp-replace).
+func literalTemplate(repl string) string { return strings.ReplaceAll(repl, "$", "$$") }
 
 func replaceAll(re *regexp.Regexp, s, tmpl string) string {
 	if !strings.Contains(tmpl, "$") {
@@ -206,7 +152,7 @@ func replaceAll(re *regexp.Regexp, s, tmpl string) string {
 }
 
 // buildRegexpReplace is REGEXP_REPLACE(s, regex, replacement): every
-// match replaced, with Java's $n / ${name} group references.
+// match replaced by the replacement, taken literally as Flink does.
 func buildRegexpReplace(c *compiler, e *sql.Call, args []*node) (*node, error) {
 	if err := check(e, args, "a STRING", isStringy); err != nil {
 		return nil, err
@@ -218,10 +164,7 @@ func buildRegexpReplace(c *compiler, e *sql.Call, args []*node) (*node, error) {
 	t := strType(args...)
 	if ra.fixed != nil && args[2].konst && !args[2].val.IsNull() {
 		re := ra.fixed
-		tmpl, err := javaReplacement(args[2].val.Str(), re)
-		if err != nil {
-			return nil, errAt(args[2].e.Pos(), "REGEXP_REPLACE: %v", err)
-		}
+		tmpl := literalTemplate(args[2].val.Str())
 		return c.fn1(e, t, args[0], func(s row.Value) (row.Value, error) {
 			return row.StringValue(replaceAll(re, s.Str(), tmpl)), nil
 		})
@@ -235,10 +178,7 @@ func buildRegexpReplace(c *compiler, e *sql.Call, args []*node) (*node, error) {
 		if err != nil {
 			return row.NullValue, err
 		}
-		tmpl, err := javaReplacement(r.Str(), re)
-		if err != nil {
-			return row.NullValue, err
-		}
+		tmpl := literalTemplate(r.Str())
 		last.Store(&reCache{pattern: p.Str(), re: re, repl: r.Str(), tmpl: tmpl})
 		return row.StringValue(replaceAll(re, s.Str(), tmpl)), nil
 	})

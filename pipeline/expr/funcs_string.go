@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -30,7 +29,7 @@ func init() {
 	register(map[string]*funcDef{
 		"CONCAT":           {min: 1, max: -1, build: buildConcat},
 		"CONCAT_WS":        {min: 2, max: -1, build: buildConcatWS},
-		"UPPER":            {min: 1, max: 1, build: strMap(strings.ToUpper)},
+		"UPPER":            {min: 1, max: 1, build: strMap(javaUpper)},
 		"LOWER":            {min: 1, max: 1, build: strMap(strings.ToLower)},
 		"INITCAP":          {min: 1, max: 1, build: strMap(initCap)},
 		"REVERSE":          {min: 1, max: 1, build: strMap(reverse)},
@@ -150,22 +149,40 @@ func strMap(f func(string) string) builder {
 
 // initCap upper-cases the first letter of each word and lower-cases the
 // rest, words being runs of letters and digits.
+// javaUpper is Java's String.toUpperCase for the multi-character case
+// mapping users meet: ß becomes SS (UPPER('ß') is 'SS' in Flink), which
+// Go's one-to-one strings.ToUpper leaves as ß.
+func javaUpper(s string) string {
+	u := strings.ToUpper(s)
+	if strings.Contains(u, "ß") {
+		u = strings.ReplaceAll(u, "ß", "SS")
+	}
+	return u
+}
+
 func initCap(s string) string {
+	// Flink's INITCAP is Calcite's SqlFunctions.initcap: words are runs of
+	// ASCII letters and digits; the first letter of each is upper-cased,
+	// the rest lower-cased, and every other character (a non-ASCII letter
+	// too: INITCAP('ÄÖü') is 'ÄÖü') is kept and ends a word.
 	var b strings.Builder
 	b.Grow(len(s))
 	start := true
-	for _, r := range s {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			if start {
-				b.WriteRune(unicode.ToUpper(r))
-			} else {
-				b.WriteRune(unicode.ToLower(r))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		digit, upper, lower := c >= '0' && c <= '9', c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z'
+		switch {
+		case !digit && !upper && !lower:
+			start = true
+		case start:
+			if lower {
+				c -= 'a' - 'A'
 			}
 			start = false
-			continue
+		case upper:
+			c += 'a' - 'A'
 		}
-		start = true
-		b.WriteRune(r)
+		b.WriteByte(c)
 	}
 	return b.String()
 }
@@ -353,7 +370,9 @@ func buildTrimFunc(mode sql.TrimMode) builder {
 // when longer; a negative n or an empty pad (when padding is needed)
 // gives NULL.
 func pad(s string, n int64, p string, left bool) (row.Value, error) {
-	if n < 0 {
+	// Flink: NULL for a negative length or an empty pad, even when s
+	// needs no padding (LPAD('Hello', 5, '') is NULL).
+	if n < 0 || p == "" {
 		return row.NullValue, nil
 	}
 	if n > maxStringLen {
@@ -362,9 +381,6 @@ func pad(s string, n int64, p string, left bool) (row.Value, error) {
 	have := int64(utf8.RuneCountInString(s))
 	if have >= n {
 		return row.StringValue(s[:runeOffset(s, n)]), nil
-	}
-	if p == "" {
-		return row.NullValue, nil
 	}
 	need := n - have
 	pr := []rune(p)
@@ -491,8 +507,9 @@ func buildASCII(c *compiler, e *sql.Call, args []*node) (*node, error) {
 		if s == "" {
 			return row.IntValue(0), nil
 		}
-		r, _ := utf8.DecodeRuneInString(s)
-		return row.IntValue(r), nil
+		// Flink gives the first byte of the UTF-8 text as a Java byte,
+		// signed: ASCII('Ä') is -61 (0xC3), not the code point 196.
+		return row.IntValue(int32(int8(s[0]))), nil
 	})
 }
 
@@ -501,11 +518,13 @@ func buildChr(c *compiler, e *sql.Call, args []*node) (*node, error) {
 		return nil, err
 	}
 	return c.fn1(e, row.Type{ID: row.String}, args[0], func(v row.Value) (row.Value, error) {
+		// Flink's CHR: the character of the lowest byte (so CHR(300) is
+		// CHR(44), ','), the empty string for a negative n.
 		n := v.Int64()
-		if n < 0 || n > math.MaxInt32 || !utf8.ValidRune(rune(n)) {
-			return row.NullValue, nil
+		if n < 0 {
+			return row.StringValue(""), nil
 		}
-		return row.StringValue(string(rune(n))), nil
+		return row.StringValue(string(rune(n & 0xFF))), nil
 	})
 }
 

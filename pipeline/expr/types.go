@@ -40,9 +40,10 @@ func decimalParams(t row.Type) (p, s int) {
 	return t.Precision, t.Scale
 }
 
-// adjustDecimal is Flink's LogicalTypeMerging.adjustPrecisionScale with
-// etld's maximum precision: when a result needs more digits than fit, the
-// scale gives way (down to 6 fraction digits) so the integer part survives.
+// adjustDecimal is Flink's LogicalTypeMerging.adjustPrecisionScale: when
+// a result needs more than 38 digits, the scale gives way (down to 6
+// fraction digits, or the scale itself when smaller) so the integer part
+// survives.
 func adjustDecimal(p, s int) row.Type {
 	if p <= maxPrec {
 		return decimalType(max(p, 1), s)
@@ -70,6 +71,23 @@ func modDecimalType(p1, s1, p2, s2 int) row.Type {
 	return adjustDecimal(min(p1-s1, p2-s2)+s, s)
 }
 
+// decimalMayOverflow reports whether op's exact result type needs more
+// than 38 digits, so that adjustDecimal cut it and a result may not fit.
+func decimalMayOverflow(op byte, p1, s1, p2, s2 int) bool {
+	var p int
+	switch op {
+	case '+', '-':
+		p = max(p1-s1, p2-s2) + max(s1, s2) + 1
+	case '*':
+		p = p1 + p2 + 1
+	case '/':
+		p = p1 - s1 + s2 + max(6, s1+p2+1)
+	case '%':
+		p = min(p1-s1, p2-s2) + max(s1, s2)
+	}
+	return p > maxPrec
+}
+
 // roundDecimalType is Flink's findRoundDecimalType.
 func roundDecimalType(p, s, r int) row.Type {
 	switch {
@@ -92,12 +110,10 @@ func commonExactType(a, b row.Type) row.Type {
 	}
 	p1, s1 := decimalParams(a)
 	p2, s2 := decimalParams(b)
-	// Flink keeps the integer digits and gives up fraction digits when
-	// both do not fit 38 digits. Within etld's 18, BIGINT (19 digits)
-	// would then erase every fraction: keep the scale instead, so that a
-	// value too large fails loudly rather than losing its cents.
-	s := min(max(s1, s2), maxPrec)
-	d := min(max(p1-s1, p2-s2), maxPrec-s)
+	// Flink's createCommonExactNumericType: the integer digits first, the
+	// fraction digits with what is left of 38.
+	d := min(max(p1-s1, p2-s2), maxPrec)
+	s := min(max(s1, s2), maxPrec-d)
 	return decimalType(d+s, s)
 }
 
@@ -203,6 +219,15 @@ func arithType(op byte, a, b row.Type) row.Type {
 		}
 		p1, s1 := decimalParams(a)
 		p2, s2 := decimalParams(b)
+		if op == '%' && s1 == 0 && s2 == 0 {
+			// Flink's deriveDecimalModType, as Calcite's: MOD of two
+			// scale-0 numbers has the divisor's type. An INT or BIGINT
+			// divisor then makes it integer MOD of the operands' Java
+			// long values (CAST(d AS BIGINT), the low 64 bits), as
+			// Flink's generated code does.
+			t = b
+			break
+		}
 		switch op {
 		case '+', '-':
 			t = addDecimalType(p1, s1, p2, s2)
@@ -212,6 +237,12 @@ func arithType(op byte, a, b row.Type) row.Type {
 			t = divDecimalType(p1, s1, p2, s2)
 		case '%':
 			t = modDecimalType(p1, s1, p2, s2)
+		}
+		if decimalMayOverflow(op, p1, s1, p2, s2) {
+			// Only a result whose type was cut to 38 digits can overflow
+			// (the unadjusted types bound every result); the overflow is
+			// NULL, so the type says it may be.
+			return t
 		}
 	case op == '%' && a.ID.Integral() && b.ID.Integral():
 		t = row.Type{ID: b.ID}

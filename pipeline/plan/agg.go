@@ -47,7 +47,9 @@ func (q *queryBuilder) aggregate(sel *sql.Select, s *scope) (*Node, error) {
 					hasEnd, windowRefAt = true, ref.Pos()
 					continue
 				case "window_time":
-					return nil, errAt(ref.Pos(), "GROUP BY window_time is not a window aggregate; group by window_start and window_end")
+					// Flink accepts it beside window_start and
+					// window_end: a property of the window, not a key.
+					continue
 				}
 			}
 		}
@@ -66,6 +68,22 @@ func (q *queryBuilder) aggregate(sel *sql.Select, s *scope) (*Node, error) {
 			missing = "window_start, window_end"
 		}
 		return nil, errAt(at, "a window aggregate groups by both window_start and window_end; without %s Flink plans this as a regular GROUP BY that updates its rows (a common trap). Add %s to the GROUP BY to get one final row per window", missing, missing)
+	}
+
+	if s.window != nil && s.window.Kind == sql.Session {
+		// Sessions merge per group key; Flink partitions them by the
+		// PARTITION BY columns, so both must agree.
+		for _, p := range s.window.PartitionBy {
+			found := false
+			for _, k := range keyExprs {
+				if ref, ok := k.(*sql.ColumnRef); ok && strings.EqualFold(ref.Column.Name, p.Name) {
+					found = true
+				}
+			}
+			if !found {
+				return nil, errAt(p.At, "the SESSION window's PARTITION BY column %q must also be a GROUP BY column: sessions are kept per group", p.Name)
+			}
+		}
 	}
 
 	// Aggregate calls in the select list and HAVING, each once.
@@ -286,7 +304,14 @@ func (q *queryBuilder) aggregate(sel *sql.Select, s *scope) (*Node, error) {
 
 func windowText(w *sql.WindowTVF) string {
 	parts := []string{w.TimeCol.Name}
-	for _, e := range []sql.Expr{w.Slide, w.Step, w.Size, w.Offset} {
+	if len(w.PartitionBy) > 0 {
+		names := make([]string, len(w.PartitionBy))
+		for i, p := range w.PartitionBy {
+			names[i] = p.Name
+		}
+		parts = append(parts, "PARTITION BY "+strings.Join(names, ", "))
+	}
+	for _, e := range []sql.Expr{w.Slide, w.Step, w.Size, w.Offset, w.Gap} {
 		if e != nil {
 			parts = append(parts, sql.Format(e))
 		}

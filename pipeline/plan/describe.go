@@ -53,7 +53,7 @@ type NodeInfo struct {
 	// Parent is an operator's transform node.
 	Parent string `json:"parent,omitempty"`
 	// Operator is an operator's kind: calc, group_aggregate,
-	// window_aggregate or distinct.
+	// window_aggregate, over_aggregate or distinct.
 	Operator string `json:"operator,omitempty"`
 	// Connector is a source's or sink's type (file, kafka, ...).
 	Connector string `json:"connector,omitempty"`
@@ -190,7 +190,7 @@ func (p *Plan) Describe() Description {
 			info := nodeInfo(n)
 			info.ID, info.Kind, info.Label, info.Name, info.Parent = id, KindOperator, n.Label, t.Name, group.ID
 			info.Operator = operatorName(n.Kind)
-			if n.Kind == GroupAggNode || n.Kind == WindowAggNode || n.Kind == DistinctNode || n.Kind == RankNode || n.Kind == DedupNode || n.Kind == WindowRankNode {
+			if n.keepsState() {
 				info.Stateful, info.StateID = true, owners[n]
 			}
 			d.Nodes = append(d.Nodes, info)
@@ -256,6 +256,8 @@ func operatorName(k NodeKind) string {
 		return "group_aggregate"
 	case WindowAggNode:
 		return "window_aggregate"
+	case OverAggNode:
+		return "over_aggregate"
 	case DistinctNode:
 		return "distinct"
 	case RankNode:
@@ -272,6 +274,8 @@ func operatorName(k NodeKind) string {
 		return "union"
 	case UnnestNode:
 		return "unnest"
+	case JoinNode:
+		return "join"
 	}
 	return fmt.Sprintf("node%d", k)
 }

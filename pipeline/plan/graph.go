@@ -62,6 +62,13 @@ func (p *Plan) Graph() (*runtime.Graph, error) {
 			built[n] = &un.Node
 			return &un.Node, nil
 		}
+		if n.Kind == JoinNode {
+			rn, err := p.joinGraph(g, n, owners[n], transforms[n], build)
+			if err == nil {
+				built[n] = rn
+			}
+			return rn, err
+		}
 		in, err := build(n.Input)
 		if err != nil {
 			return nil, err
@@ -123,9 +130,13 @@ func (p *Plan) opOwners() (owners, transforms map[*Node]string) {
 				owners[n] = fmt.Sprintf("transform/%s/%s%d", t.Name, prefix, depth)
 				transforms[n] = t.Name
 			}
-			if n.Kind == UnionNode {
+			if n.Kind == UnionNode || n.Kind == JoinNode {
+				tag := "u"
+				if n.Kind == JoinNode {
+					tag = "j"
+				}
 				for i, in := range n.Inputs {
-					walk(in, fmt.Sprintf("%s%d/u%d/", prefix, depth, i), 0)
+					walk(in, fmt.Sprintf("%s%d/%s%d/", prefix, depth, tag, i), 0)
 				}
 				return
 			}
@@ -166,7 +177,12 @@ func (p *Plan) operator(n *Node, transform string) (runtime.Operator, error) {
 			return runtime.NewGroupAgg(n.keys, nil, runtime.GroupAggOptions{Batch: n.batch, MiniBatch: p.Spec.MiniBatchAggregate, MiniBatchSize: miniBatchSize, MiniBatchLatency: miniBatchLatency}), nil
 		}
 		return runtime.NewDistinct(), nil
+	case OverAggNode:
+		return runtime.NewOverAgg(*n.over, runtime.WindowOptions{Batch: n.batch}), nil
 	case WindowAggNode:
+		if n.window.Kind == runtime.Session {
+			return runtime.NewSessionAgg(n.window.TimeCol, n.window.Gap, n.keys, n.aggs, runtime.WindowOptions{Batch: n.batch}), nil
+		}
 		return runtime.NewWindowAgg(*n.window, n.keys, n.aggs, runtime.WindowOptions{Batch: n.batch}), nil
 	case UnnestNode:
 		u := *n.unnest
@@ -228,4 +244,24 @@ func computedCalc(s *Source) *runtime.Calc {
 		project[phys+j] = func(row.Row) (row.Value, error) { return scratch[phys+j], nil }
 	}
 	return &runtime.Calc{Name: "source " + s.Spec.Name, Project: project}
+}
+
+// joinGraph builds a join as a union of its two inputs, which aligns
+// their barriers and tags each batch with its side, followed by the
+// join operator.
+func (p *Plan) joinGraph(g *runtime.Graph, n *Node, id, transform string, build func(*Node) (*runtime.Node, error)) (*runtime.Node, error) {
+	un := &runtime.UnionNode{Node: runtime.Node{Name: "inputs of " + n.Label, Kind: "transform", ID: id + "/inputs", Transform: transform}}
+	for _, in := range n.Inputs {
+		rn, err := build(in)
+		if err != nil {
+			return nil, err
+		}
+		un.Inputs = append(un.Inputs, rn)
+	}
+	g.Unions = append(g.Unions, un)
+	on := &runtime.OpNode{Node: runtime.Node{Name: n.Label, Kind: "transform", ID: id, Transform: transform,
+		Fingerprint: fmt.Sprintf("%s, left %s, right %s, output %s", n.Label, n.Inputs[0].Schema, n.Inputs[1].Schema, n.Schema)},
+		Input: &un.Node, Op: runtime.NewJoin(*n.join)}
+	g.Ops = append(g.Ops, on)
+	return &on.Node, nil
 }

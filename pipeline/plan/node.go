@@ -27,6 +27,11 @@ const (
 	// window Top-N or deduplication (window_rank.go).
 	WindowTableNode
 	WindowRankNode
+	// OverAggNode computes OVER aggregates (over.go).
+	OverAggNode
+	// JoinNode joins Inputs[0] (left) and Inputs[1] (right); Input is
+	// nil (join.go).
+	JoinNode
 )
 
 // Node is one operator of the logical plan. A node read by several
@@ -53,6 +58,7 @@ type Node struct {
 	keys   []int             // GroupAggNode, WindowAggNode
 	aggs   []runtime.AggCall // GroupAggNode, WindowAggNode
 	window *runtime.WindowSpec
+	over   *runtime.OverSpec // OverAggNode
 	batch  bool
 
 	unnest   *runtime.Unnest // UnnestNode: a template, copied per run
@@ -63,6 +69,8 @@ type Node struct {
 
 	windowTable *runtime.WindowTable    // WindowTableNode
 	windowRank  *runtime.WindowRankSpec // WindowRankNode
+
+	join *runtime.JoinSpec // JoinNode
 }
 
 // scan returns the scan at the bottom of n's input chain, whose on_error
@@ -78,7 +86,7 @@ func (n *Node) scan() *Source {
 
 // inputs returns what n reads: its Input, or a union's Inputs.
 func (n *Node) inputs() []*Node {
-	if n.Kind == UnionNode {
+	if n.Kind == UnionNode || n.Kind == JoinNode {
 		return n.Inputs
 	}
 	if n.Input == nil {
@@ -86,3 +94,8 @@ func (n *Node) inputs() []*Node {
 	}
 	return []*Node{n.Input}
 }
+
+// Filters reports whether n is a CalcNode with a condition (WHERE,
+// HAVING): over an updating input it emits -D where Flink emits -U
+// (ARCHITECTURE §4), which the Flink export lists as a difference.
+func (n *Node) Filters() bool { return n.Kind == CalcNode && n.filter != nil }

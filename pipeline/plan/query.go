@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/etld/etld/pipeline/expr"
@@ -15,6 +16,10 @@ import (
 type queryBuilder struct {
 	b   *builder
 	env *cteEnv // the WITH queries in scope
+	// commaWhere is the WHERE of a SELECT over a chain of comma joins
+	// while its FROM is planned: the inner ones take their conditions
+	// from it (join.go).
+	commaWhere sql.Expr
 }
 
 func errAt(p sql.Pos, format string, args ...any) error {
@@ -33,10 +38,15 @@ type scope struct {
 	// also holds further qualifiers the columns may be named by: the
 	// input's names and the alias of a CROSS JOIN UNNEST (unnest.go).
 	also []string
+	// cols, for a join, are the columns of all its tables (join.go).
+	cols []scopeCol
 }
 
 // knows reports whether qualifier names the scope's table.
 func (s *scope) knows(qualifier string) bool {
+	if s.cols != nil {
+		return s.knowsJoined(qualifier)
+	}
 	if strings.EqualFold(qualifier, s.name) || strings.EqualFold(qualifier, s.table) {
 		return true
 	}
@@ -71,6 +81,8 @@ func (q *queryBuilder) from(f sql.FromItem) (*scope, error) {
 		return q.windowScope(f)
 	case *sql.Unnest:
 		return q.unnestScope(f)
+	case *sql.Join:
+		return q.joinScope(f)
 	}
 	return nil, fmt.Errorf("unsupported FROM item %T", f)
 }
@@ -132,6 +144,16 @@ func (q *queryBuilder) windowScope(w *sql.WindowTVF) (*scope, error) {
 		if spec.Slide, err = dur(w.Slide, "slide"); err != nil {
 			return nil, err
 		}
+	case sql.Session:
+		spec.Kind = runtime.Session
+		if spec.Gap, err = dur(w.Gap, "gap"); err != nil {
+			return nil, err
+		}
+		for _, p := range w.PartitionBy {
+			if in.Schema.Index(p.Name) < 0 {
+				return nil, errAt(p.At, "column %q not found in table %s%s", p.Name, tabName, suggest(p.Name, in.Schema.Names()))
+			}
+		}
 	case sql.Cumulate:
 		spec.Kind = runtime.Cumulate
 		if spec.Step, err = dur(w.Step, "step"); err != nil {
@@ -158,6 +180,9 @@ func suggest(name string, names []string) string {
 // unqualify drops qualifiers that name the scope's table and refuses
 // others.
 func (s *scope) unqualify(e sql.Expr) (sql.Expr, error) {
+	if s.cols != nil {
+		return s.unqualifyJoined(e)
+	}
 	var bad error
 	out := rewrite(e, func(x sql.Expr) (sql.Expr, bool) {
 		c, ok := x.(*sql.ColumnRef)
@@ -205,6 +230,9 @@ func (q *queryBuilder) selectBlock(sel *sql.Select) (*Node, error) {
 			return true
 		})
 		return nil, errAt(at, "aggregate functions are not allowed in WHERE; use HAVING")
+	}
+	if overs, ranking := overCalls(sel.Items); len(overs) > 0 && !ranking {
+		return q.overAggregate(sel, s, overs)
 	}
 	if aggregated {
 		return q.aggregate(sel, s)
@@ -290,6 +318,9 @@ func (q *queryBuilder) projection(items []*sql.SelectItem, s *scope, in *Node, f
 				return nil, errAt(star.At, "unknown table %q: this query reads %s", star.Table.Name, s.name)
 			}
 			for j, f := range in.Schema.Fields {
+				if !star.Table.IsZero() && s.cols != nil && !slices.ContainsFunc(s.cols[j].quals, func(q string) bool { return strings.EqualFold(q, star.Table.Name) }) {
+					continue // t.* of a join: t's columns only
+				}
 				if err := unique(f.Name, star.At, true); err != nil {
 					return nil, err
 				}
@@ -309,6 +340,13 @@ func (q *queryBuilder) projection(items []*sql.SelectItem, s *scope, in *Node, f
 		name := it.Alias.Name
 		switch ref := it.Expr.(type) {
 		case *sql.ColumnRef:
+			if s.cols != nil {
+				src, _ = s.resolve(ref)
+				if name == "" && src >= 0 {
+					name = ref.Column.Name
+				}
+				break
+			}
 			if !ref.Table.IsZero() && !s.knows(ref.Table.Name) {
 				// r.f, a field of the ROW column r: named as the field,
 				// as Flink does.

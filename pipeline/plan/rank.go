@@ -61,7 +61,22 @@ func (q *queryBuilder) selectFrom(sel *sql.Select) (*scope, *sql.Select, error) 
 	if sub, inner, item := rankSubquery(sel.From); sub != nil {
 		return q.topN(sel, sub, inner, item)
 	}
+	if j, ok := sel.From.(*sql.Join); ok && j.Type == sql.CommaJoin && sel.Where != nil {
+		// FROM a, b WHERE cond is a JOIN ON cond, as Flink plans it.
+		on := *j
+		on.On = sel.Where
+		saved := q.commaWhere
+		q.commaWhere = sel.Where
+		defer func() { q.commaWhere = saved }()
+		cp := *sel
+		cp.From, cp.Where = &on, nil
+		sel = &cp
+	}
 	s, err := q.from(sel.From)
+	if err != nil {
+		return nil, nil, err
+	}
+	sel, err = q.subqueryJoins(s, sel)
 	return s, sel, err
 }
 

@@ -51,6 +51,8 @@ func replayOf(t *Table) connector.Replay {
 			return no("%s keeps state: its results depend on how the inputs interleave, which a restored run may change", n.Label)
 		case WindowAggNode, WindowRankNode:
 			return no("%s: a window's results come from no one source record", n.Label)
+		case OverAggNode:
+			return no("%s keeps state: a row's results depend on the rows before it", n.Label)
 		default:
 			return no("%s is not known to replay the same changes", n.Label)
 		}

@@ -190,6 +190,9 @@ func refuse(s *spec.Sink, mode string, t *Table, caps connector.Capabilities) er
 		case n.Kind == RankNode || n.Kind == DedupNode:
 			why = n.Label + " updates rows already written"
 			return true
+		case n.Kind == JoinNode && (n.join.Kind != runtime.InnerJoin || !n.Inputs[0].Mode.Updating && !n.Inputs[1].Mode.Updating):
+			why = n.Label + " retracts its rows when matches arrive or leave"
+			return true
 		case n.Kind == ScanNode:
 			why = fmt.Sprintf("source %q reads a changelog of updates and deletes", n.source.Spec.Name)
 			return true

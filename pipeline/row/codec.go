@@ -18,7 +18,11 @@ import (
 //	BOOLEAN                       uvarint 0 or 1
 //	INT BIGINT DATE TIMESTAMP(_LTZ) zig-zag varint
 //	FLOAT DOUBLE                  8 bytes, the float64 bits little-endian
-//	DECIMAL                       scale byte, zig-zag varint unscaled
+//	DECIMAL                       scale byte, zig-zag varint unscaled; for an
+//	                              unscaled value wider than int64, the scale
+//	                              byte | 0x80, then the low and the high word,
+//	                              8 bytes each, little-endian (so state written
+//	                              before DECIMAL(38) reads back unchanged)
 //	STRING BYTES                  uvarint length, the bytes
 //	ARRAY MAP ROW                 uvarint length, the nested encoding
 //	                              (nested.go: a count, then values)
@@ -37,6 +41,11 @@ func AppendValue(dst []byte, v Value) []byte {
 	case Float, Double:
 		dst = binary.LittleEndian.AppendUint64(dst, v.n)
 	case Decimal:
+		if v.s != "" {
+			dst = append(dst, v.scale|wideKeyBit)
+			dst = binary.LittleEndian.AppendUint64(dst, v.n)
+			return append(dst, v.s...)
+		}
 		dst = append(dst, v.scale)
 		dst = binary.AppendVarint(dst, int64(v.n))
 	case String, Bytes, Array, Map, Struct:
@@ -224,6 +233,18 @@ func (d *Decoder) Value() Value {
 		return Value{id: id, n: d.Uint64()}
 	case Decimal:
 		scale := d.Byte()
+		if scale&wideKeyBit != 0 {
+			lo := d.Uint64()
+			hi := d.Uint64()
+			scale &^= wideKeyBit
+			if d.err == nil && scale > MaxDecimalPrecision {
+				d.Fail("DECIMAL scale %d out of range", scale)
+			}
+			if d.err != nil {
+				return NullValue
+			}
+			return Decimal128Value(Int128{Hi: int64(hi), Lo: lo}, int(scale))
+		}
 		return Value{id: id, scale: scale, n: uint64(d.Varint())}
 	case String, Bytes, Array, Map, Struct:
 		return Value{id: id, s: d.Str()}

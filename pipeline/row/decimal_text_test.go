@@ -53,6 +53,41 @@ func TestAppendDecimal(t *testing.T) {
 	}
 }
 
+// TestAppendDecimalStripped: BigDecimal.stripTrailingZeros().toString(),
+// the text Flink's csv and json writers give (recorded on Flink 2.3 by
+// conformance's type-decimal-*-csv/json cases).
+func TestAppendDecimalStripped(t *testing.T) {
+	for _, tc := range []struct {
+		unscaled int64
+		scale    int
+		want     string
+	}{
+		{0, 7, "0"},
+		{0, 0, "0"},
+		{10, 0, "1E+1"},
+		{10000, 2, "1E+2"},
+		{1750, 2, "17.5"},
+		{-123456789, 0, "-123456789"},
+		{250000, 12, "2.5E-7"},
+		{1, 6, "0.000001"},
+		{1, 7, "1E-7"},
+		{15000, 4, "1.5"},
+		{-999999999999, 4, "-99999999.9999"},
+		{1230, 0, "1.23E+3"},
+	} {
+		if got := string(AppendDecimalStripped(nil, DecimalValue(tc.unscaled, tc.scale))); got != tc.want {
+			t.Errorf("stripped toString(%d, %d) = %q, want %q", tc.unscaled, tc.scale, got, tc.want)
+		}
+	}
+	wide, err := ParseText("12345678901234567890123.4500", Type{ID: Decimal, Precision: 38, Scale: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(AppendDecimalStripped(nil, wide)); got != "12345678901234567890123.45" {
+		t.Errorf("wide value stripped: %q", got)
+	}
+}
+
 func TestParseDecimalExponent(t *testing.T) {
 	dec := func(p, s int) Type { return Type{ID: Decimal, Precision: p, Scale: s} }
 	tests := []struct {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -32,7 +33,7 @@ func AppendText(dst []byte, v Value, t Type) []byte {
 	case Double:
 		return appendJavaFloat(dst, math.Float64frombits(v.n), 64)
 	case Decimal:
-		return appendDecimal(dst, int64(v.n), int(v.scale))
+		return appendDecimal(dst, v)
 	case String, Bytes:
 		return append(dst, v.s...)
 	case Date:
@@ -68,7 +69,7 @@ func (v Value) AppendPrint(dst []byte) []byte {
 	case Bytes:
 		return appendJavaBytes(dst, v.s)
 	case Decimal:
-		return appendJavaDecimal(dst, int64(v.n), int(v.scale))
+		return appendJavaDecimal(dst, v)
 	case Array, Map, Struct:
 		return appendNestedPrint(dst, v)
 	}
@@ -85,20 +86,73 @@ func (v Value) String() string { return string(v.AppendPrint(nil)) }
 // 0E-7, 250000 at scale 12 is 2.50000E-7. It does not allocate.
 func AppendDecimal(dst []byte, v Value, plain bool) []byte {
 	if plain {
-		return appendDecimal(dst, int64(v.n), int(v.scale))
+		return appendDecimal(dst, v)
 	}
-	return appendJavaDecimal(dst, int64(v.n), int(v.scale))
+	return appendJavaDecimal(dst, v)
 }
 
-// appendDecimal writes BigDecimal.toPlainString of unscaled×10^-scale.
-func appendDecimal(dst []byte, unscaled int64, scale int) []byte {
-	if scale == 0 {
-		return strconv.AppendInt(dst, unscaled, 10)
+// AppendDecimalStripped writes v as Flink's csv and json writers do (the
+// latter without encode.decimal-as-plain-number): Jackson's number node of
+// the BigDecimal, whose trailing zeros are stripped, then toString: 17.50
+// as 17.5, 100.00 as 1E+2, 0.00 as 0, 2.5E-7 at any scale as 2.5E-7.
+func AppendDecimalStripped(dst []byte, v Value) []byte {
+	var buf [40]byte
+	digits, neg := decimalDigits(buf[:0], v)
+	scale := int(v.scale)
+	if len(digits) == 1 && digits[0] == '0' {
+		// BigDecimal.stripTrailingZeros of any zero is BigDecimal.ZERO.
+		return append(dst, '0')
 	}
-	var buf [24]byte
-	digits := appendMagnitude(buf[:0], unscaled)
-	if unscaled < 0 {
+	for len(digits) > 1 && digits[len(digits)-1] == '0' {
+		digits = digits[:len(digits)-1]
+		scale--
+	}
+	adjusted := len(digits) - 1 - scale
+	if scale >= 0 && adjusted >= -6 {
+		return appendPlainDigits(dst, digits, neg, scale)
+	}
+	// BigDecimal.toString's scientific form: one digit, the rest after a
+	// point, and E with the adjusted exponent (signed, + included).
+	if neg {
 		dst = append(dst, '-')
+	}
+	dst = append(dst, digits[0])
+	if len(digits) > 1 {
+		dst = append(dst, '.')
+		dst = append(dst, digits[1:]...)
+	}
+	dst = append(dst, 'E')
+	if adjusted >= 0 {
+		dst = append(dst, '+')
+	}
+	return strconv.AppendInt(dst, int64(adjusted), 10)
+}
+
+// appendDecimal writes BigDecimal.toPlainString of the DECIMAL v.
+func appendDecimal(dst []byte, v Value) []byte {
+	if v.s == "" && v.scale == 0 {
+		return strconv.AppendInt(dst, int64(v.n), 10)
+	}
+	var buf [40]byte
+	digits, neg := decimalDigits(buf[:0], v)
+	return appendPlainDigits(dst, digits, neg, int(v.scale))
+}
+
+// decimalDigits appends the digits of |unscaled| of the DECIMAL v.
+func decimalDigits(dst []byte, v Value) ([]byte, bool) {
+	if v.s == "" {
+		return appendMagnitude(dst, int64(v.n)), int64(v.n) < 0
+	}
+	x := v.Decimal128()
+	return appendMagnitude128(dst, x), x.Hi < 0
+}
+
+func appendPlainDigits(dst, digits []byte, neg bool, scale int) []byte {
+	if neg {
+		dst = append(dst, '-')
+	}
+	if scale == 0 {
+		return append(dst, digits...)
 	}
 	if len(digits) <= scale {
 		dst = append(dst, '0', '.')
@@ -112,18 +166,19 @@ func appendDecimal(dst []byte, unscaled int64, scale int) []byte {
 	return append(dst, digits[len(digits)-scale:]...)
 }
 
-// appendJavaDecimal writes BigDecimal.toString of unscaled×10^-scale
-// (scale >= 0 in etld): plain while the adjusted exponent, the power of
-// ten of the first digit, is at least -6; below that one digit, the
-// others after a point, and E-n.
-func appendJavaDecimal(dst []byte, unscaled int64, scale int) []byte {
-	var buf [24]byte
-	digits := appendMagnitude(buf[:0], unscaled)
+// appendJavaDecimal writes BigDecimal.toString of the DECIMAL v (scale >=
+// 0 in etld): plain while the adjusted exponent, the power of ten of the
+// first digit, is at least -6; below that one digit, the others after a
+// point, and E-n.
+func appendJavaDecimal(dst []byte, v Value) []byte {
+	var buf [40]byte
+	digits, neg := decimalDigits(buf[:0], v)
+	scale := int(v.scale)
 	adjusted := len(digits) - 1 - scale
 	if adjusted >= -6 {
-		return appendDecimal(dst, unscaled, scale)
+		return appendPlainDigits(dst, digits, neg, scale)
 	}
-	if unscaled < 0 {
+	if neg {
 		dst = append(dst, '-')
 	}
 	dst = append(dst, digits[0])
@@ -490,11 +545,11 @@ func ParseText(s string, t Type) (Value, error) {
 			}
 			s = plain
 		}
-		u, err := ParseDecimal(s, t.Precision, t.Scale)
+		u, err := ParseDecimal128(s, t.Precision, t.Scale)
 		if err != nil {
 			return fail(err)
 		}
-		return DecimalValue(u, t.Scale), nil
+		return Decimal128Value(u, t.Scale), nil
 	case Date:
 		d, err := time.Parse(time.DateOnly, s)
 		if err != nil {
@@ -523,8 +578,22 @@ func numErr(err error) error {
 var ErrDoesNotFit = errors.New("does not fit")
 
 // ParseDecimal reads a decimal text into its unscaled value at scale,
-// rounding half up, and checks it fits the precision.
+// rounding half up, and checks it fits the precision and an int64 (for
+// DECIMAL(18) and narrower; ParseDecimal128 reads any).
 func ParseDecimal(s string, precision, scale int) (int64, error) {
+	u, err := ParseDecimal128(s, precision, scale)
+	if err != nil {
+		return 0, err
+	}
+	if !u.IsInt64() {
+		return 0, fmt.Errorf("its unscaled value at scale %d needs more than 64 bits", scale)
+	}
+	return int64(u.Lo), nil
+}
+
+// ParseDecimal128 reads a decimal text into its unscaled value at scale,
+// rounding half up, and checks it fits the precision (up to 38 digits).
+func ParseDecimal128(s string, precision, scale int) (Int128, error) {
 	neg := false
 	if s != "" && (s[0] == '-' || s[0] == '+') {
 		neg = s[0] == '-'
@@ -532,21 +601,43 @@ func ParseDecimal(s string, precision, scale int) (int64, error) {
 	}
 	intPart, frac, _ := strings.Cut(s, ".")
 	if intPart == "" && frac == "" {
-		return 0, fmt.Errorf("not a number")
+		return Int128{}, fmt.Errorf("not a number")
 	}
-	var u uint64
+	tooWide := func() (Int128, error) {
+		return Int128{}, fmt.Errorf("%w DECIMAL(%d, %d)", ErrDoesNotFit, precision, scale)
+	}
+	if len(intPart)+scale <= MaxCompactDecimalPrecision {
+		// The common case: at most 18 digits, all in a uint64.
+		u, ok := parseCompact(intPart, frac, scale)
+		if !ok {
+			return Int128{}, fmt.Errorf("not a number")
+		}
+		if precision > 0 && precision <= MaxCompactDecimalPrecision && u >= pow10x128[precision][1] {
+			return tooWide()
+		}
+		if neg {
+			return Int128Of(-int64(u)), nil
+		}
+		return Int128Of(int64(u)), nil
+	}
+	// hi:lo accumulates the magnitude: at most 38 digits and a rounding
+	// carry, well within 128 bits.
+	var hi, lo uint64
 	digits := 0
 	for _, c := range []byte(intPart) {
 		if c < '0' || c > '9' {
-			return 0, fmt.Errorf("not a number")
+			return Int128{}, fmt.Errorf("not a number")
 		}
-		u = u*10 + uint64(c-'0')
-		if u != 0 {
+		hi, lo = push10(hi, lo, c-'0')
+		if hi != 0 || lo != 0 {
 			digits++
 		}
 		if digits > MaxDecimalPrecision {
-			return 0, fmt.Errorf("%w DECIMAL(%d, %d)", ErrDoesNotFit, precision, scale)
+			return tooWide()
 		}
+	}
+	if scale > MaxDecimalPrecision || digits+scale > MaxDecimalPrecision {
+		return tooWide() // more than 38 digits unscaled
 	}
 	for i := 0; i < scale; i++ {
 		d := byte('0')
@@ -554,27 +645,75 @@ func ParseDecimal(s string, precision, scale int) (int64, error) {
 			d = frac[i]
 		}
 		if d < '0' || d > '9' {
-			return 0, fmt.Errorf("not a number")
+			return Int128{}, fmt.Errorf("not a number")
 		}
-		u = u*10 + uint64(d-'0')
+		hi, lo = push10(hi, lo, d-'0')
 	}
 	if len(frac) > scale {
 		for _, c := range []byte(frac[scale:]) {
 			if c < '0' || c > '9' {
-				return 0, fmt.Errorf("not a number")
+				return Int128{}, fmt.Errorf("not a number")
+			}
+		}
+		if frac[scale] >= '5' {
+			var c uint64
+			lo, c = bits.Add64(lo, 1, 0)
+			hi += c
+		}
+	}
+	u := Int128{Hi: int64(hi), Lo: lo}
+	if !u.DigitsFit(MaxDecimalPrecision) || (precision > 0 && !u.DigitsFit(precision)) {
+		return tooWide()
+	}
+	if neg {
+		u = u.Neg()
+	}
+	return u, nil
+}
+
+// parseCompact reads intPart.frac at scale, rounding half up, when
+// intPart and scale have at most 18 digits together (so the result,
+// carry included, is at most 10^18).
+func parseCompact(intPart, frac string, scale int) (uint64, bool) {
+	var u uint64
+	for i := 0; i < len(intPart); i++ {
+		c := intPart[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		u = u*10 + uint64(c-'0')
+	}
+	for i := 0; i < scale; i++ {
+		c := byte('0')
+		if i < len(frac) {
+			c = frac[i]
+		}
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		u = u*10 + uint64(c-'0')
+	}
+	if len(frac) > scale {
+		for i := scale; i < len(frac); i++ {
+			if frac[i] < '0' || frac[i] > '9' {
+				return 0, false
 			}
 		}
 		if frac[scale] >= '5' {
 			u++
 		}
 	}
-	if precision > 0 && u >= uint64(math.Pow10(precision)) {
-		return 0, fmt.Errorf("%w DECIMAL(%d, %d)", ErrDoesNotFit, precision, scale)
+	return u, true
+}
+
+// push10 is hi:lo × 10 + d, in 64 bits while it fits.
+func push10(hi, lo uint64, d byte) (uint64, uint64) {
+	if hi == 0 && lo < (1<<64-1)/10-9 {
+		return 0, lo*10 + uint64(d)
 	}
-	if neg {
-		return -int64(u), nil
-	}
-	return int64(u), nil
+	h, l := bits.Mul64(lo, 10)
+	l, c := bits.Add64(l, uint64(d), 0)
+	return hi*10 + h + c, l
 }
 
 // expandExponent rewrites a number with an exponent (2.5E-7) as plain

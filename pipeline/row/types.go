@@ -73,9 +73,14 @@ func (id TypeID) Integral() bool { return id == Int || id == BigInt }
 // Temporal reports whether the type holds a point in time.
 func (id TypeID) Temporal() bool { return id == Timestamp || id == TimestampLTZ || id == Date }
 
-// MaxDecimalPrecision is the largest DECIMAL precision etld holds exactly: the
-// unscaled value lives in an int64.
-const MaxDecimalPrecision = 18
+// MaxDecimalPrecision is the largest DECIMAL precision, Flink's
+// DecimalType.MAX_PRECISION: the unscaled value is an Int128, held inline
+// in a Value when it fits an int64 (always for DECIMAL(18) and narrower).
+const MaxDecimalPrecision = 38
+
+// MaxCompactDecimalPrecision is the largest precision whose every value
+// fits an int64 unscaled (Flink's DecimalData "compact" decimals).
+const MaxCompactDecimalPrecision = 18
 
 // Type is a SQL type with its parameters and nullability.
 type Type struct {

@@ -13,7 +13,9 @@ import (
 // bytes. The zero Value is NULL.
 //
 // Payload by type: BOOLEAN 0/1; INT and BIGINT the integer; FLOAT and
-// DOUBLE the float64 bits; DECIMAL the unscaled integer (scale beside it);
+// DOUBLE the float64 bits; DECIMAL the unscaled integer (scale beside it)
+// when it fits an int64, else its low word with the high word's 8 bytes in
+// s (Decimal128Value);
 // DATE days since 1970-01-01; TIMESTAMP and TIMESTAMP_LTZ microseconds since
 // 1970-01-01 00:00:00 (UTC for LTZ, wall-clock for TIMESTAMP).
 type Value struct {
@@ -46,6 +48,17 @@ func DecimalValue(unscaled int64, scale int) Value {
 	return Value{id: Decimal, n: uint64(unscaled), scale: uint8(scale)}
 }
 
+// Decimal128Value is unscaled × 10^-scale for any unscaled value of up to
+// 38 digits. The form is canonical, so Equal and AppendKey need no
+// special case: an unscaled value that fits an int64 is held as
+// DecimalValue holds it, a wider one keeps its high word in s.
+func Decimal128Value(unscaled Int128, scale int) Value {
+	if unscaled.IsInt64() {
+		return DecimalValue(int64(unscaled.Lo), scale)
+	}
+	return Value{id: Decimal, n: unscaled.Lo, s: hiString(unscaled.Hi), scale: uint8(scale)}
+}
+
 // DateValue is a day count since 1970-01-01.
 func DateValue(days int32) Value { return Value{id: Date, n: uint64(int64(days))} }
 
@@ -74,15 +87,33 @@ func (v Value) Float64() float64 {
 	case Float, Double:
 		return math.Float64frombits(v.n)
 	case Decimal:
+		if v.s != "" {
+			return wideFloat(v)
+		}
 		return float64(int64(v.n)) / math.Pow10(int(v.scale))
 	}
 	return float64(int64(v.n))
 }
-func (v Value) Str() string     { return v.s }
-func (v Value) Scale() int      { return int(v.scale) }
-func (v Value) Micros() int64   { return int64(v.n) }
-func (v Value) Days() int32     { return int32(int64(v.n)) }
+func (v Value) Str() string   { return v.s }
+func (v Value) Scale() int    { return int(v.scale) }
+func (v Value) Micros() int64 { return int64(v.n) }
+func (v Value) Days() int32   { return int32(int64(v.n)) }
+
+// Unscaled is a DECIMAL's unscaled value when it fits an int64 (see
+// WideDecimal); Decimal128 gives every one.
 func (v Value) Unscaled() int64 { return int64(v.n) }
+
+// WideDecimal reports a DECIMAL whose unscaled value needs more than 64
+// bits: Unscaled does not hold it, Decimal128 does.
+func (v Value) WideDecimal() bool { return v.id == Decimal && v.s != "" }
+
+// Decimal128 is a DECIMAL's unscaled value.
+func (v Value) Decimal128() Int128 {
+	if v.s == "" {
+		return Int128Of(int64(v.n))
+	}
+	return Int128{Hi: int64(binary.LittleEndian.Uint64([]byte(v.s))), Lo: v.n}
+}
 
 // Time returns a TIMESTAMP as its wall clock in UTC, a TIMESTAMP_LTZ as its
 // instant in UTC, and a DATE as its midnight.
@@ -132,8 +163,14 @@ func Compare(a, b Value) int {
 			return cmp.Compare(int64(a.n), int64(b.n))
 		}
 	case Decimal:
-		if b.id == Decimal && a.scale == b.scale {
-			return cmp.Compare(int64(a.n), int64(b.n))
+		if b.id == Decimal {
+			if a.scale == b.scale {
+				if a.s == "" && b.s == "" {
+					return cmp.Compare(int64(a.n), int64(b.n))
+				}
+				return a.Decimal128().Cmp(b.Decimal128())
+			}
+			return CompareDecimals(a, b)
 		}
 	}
 	return cmp.Compare(a.Float64(), b.Float64())
@@ -142,6 +179,13 @@ func Compare(a, b Value) int {
 // AppendKey appends an injective binary encoding of v to dst, for use as (part
 // of) a map key: equal values give equal bytes, different ones different.
 func AppendKey(dst []byte, v Value) []byte {
+	if v.id == Decimal && v.s != "" {
+		// A wide DECIMAL: the scale byte's top bit marks the 16 bytes,
+		// so narrow ones keep the encoding old state was written with.
+		dst = append(dst, byte(v.id), v.scale|wideKeyBit)
+		dst = binary.LittleEndian.AppendUint64(dst, v.n)
+		return append(dst, v.s...)
+	}
 	dst = append(dst, byte(v.id), v.scale)
 	switch v.id {
 	case Null:

@@ -105,12 +105,14 @@ func (c AggCall) String() string {
 //   - COUNT(*), COUNT(x), COUNT(DISTINCT x): BIGINT NOT NULL.
 //   - SUM: INT → INT, BIGINT → BIGINT, FLOAT → FLOAT, DOUBLE → DOUBLE (the
 //     argument type, as Flink's SumAggFunction), DECIMAL(p,s) →
-//     DECIMAL(18,s) (Flink: DECIMAL(38,s); 18 is etld's largest precision).
-//     Integer sums wrap on overflow as Java's do; a DECIMAL sum that does not
-//     fit 18 digits is NULL, as Flink's decimal overflow is.
+//     DECIMAL(38,s) (Flink's findSumAggType). Integer sums wrap on overflow
+//     as Java's do; a DECIMAL sum that does not fit 38 digits is NULL, as
+//     Flink's decimal overflow is. The running sum is a 128-bit integer
+//     modulo 2^128: exact whatever the order of additions and retractions,
+//     but a true sum past ±1.7·10^38 (2^127) would wrap unnoticed.
 //   - AVG: the argument type for INT, BIGINT (the average truncated toward
-//     zero, as Flink's), FLOAT and DOUBLE; DECIMAL(p,s) → DECIMAL(18,
-//     max(6,s)) rounded half up (Flink: DECIMAL(38, max(6,s))).
+//     zero, as Flink's), FLOAT and DOUBLE; DECIMAL(p,s) → DECIMAL(38,
+//     max(6,s)) (Flink's findAvgAggType), rounded as Flink's division.
 //   - MIN, MAX, FIRST_VALUE, LAST_VALUE: the argument type.
 //   - STDDEV_POP, STDDEV_SAMP, VAR_POP, VAR_SAMP: the argument type, as
 //     Calcite's SqlAvgAggFunction derives it for Flink (INT gives INT).

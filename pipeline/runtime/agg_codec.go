@@ -32,6 +32,17 @@ func decodeKey(dst []row.Value, key string) error {
 		}
 		id, scale := row.TypeID(key[0]), int(key[1])
 		key = key[2:]
+		if id == row.Decimal && scale&0x80 != 0 {
+			// A wide DECIMAL: low and high word, little-endian.
+			if len(key) < 16 {
+				return fmt.Errorf("group key column %d truncated", i)
+			}
+			lo := binary.LittleEndian.Uint64([]byte(key[:8]))
+			hi := binary.LittleEndian.Uint64([]byte(key[8:16]))
+			key = key[16:]
+			dst[i] = row.Decimal128Value(row.Int128{Hi: int64(hi), Lo: lo}, scale&^0x80)
+			continue
+		}
 		switch id {
 		case row.Null:
 			dst[i] = row.NullValue
@@ -117,21 +128,23 @@ const (
 )
 
 // appendState appends the store's state; key gives a slot's group key
-// when the store does not keep keys itself.
-func (s *aggStore) appendState(dst []byte, key func(id int32) string) []byte {
+// (a view, copied at once) when the store does not keep keys itself.
+func (s *aggStore) appendState(dst []byte, key func(id int32) []byte) []byte {
 	dst = binary.AppendUvarint(dst, uint64(s.slots))
 	dst = binary.AppendUvarint(dst, uint64(len(s.free)))
 	for _, id := range s.free {
 		dst = binary.AppendUvarint(dst, uint64(id))
 	}
 	for id := range s.slots {
-		k := ""
 		if s.keepKeys {
-			k = s.keys[id]
+			dst = row.AppendString(dst, s.keys[id])
 		} else if key != nil {
-			k = key(id)
+			k := key(id)
+			dst = binary.AppendUvarint(dst, uint64(len(k))) // row.AppendString's layout
+			dst = append(dst, k...)
+		} else {
+			dst = row.AppendString(dst, "")
 		}
-		dst = row.AppendString(dst, k)
 		for _, n := range s.nums[int(id)*s.numW : int(id+1)*s.numW] {
 			dst = binary.AppendVarint(dst, n)
 		}

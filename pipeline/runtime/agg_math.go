@@ -64,9 +64,6 @@ func javaInt(v int64, saturate bool) int32 {
 	return int32(v)
 }
 
-// maxDecimal18 is 10^18: DECIMAL(18, s) holds unscaled values below it.
-const maxDecimal18 = 1_000_000_000_000_000_000
-
 // add128 adds v to the 128-bit integer (lo, hi).
 func add128(lo, hi, v int64) (int64, int64) {
 	return add128x(lo, hi, v, v>>63)
@@ -90,12 +87,18 @@ func big128(lo, hi int64) *big.Int {
 var pow10 = [...]int64{1, 10, 100, 1000, 10_000, 100_000, 1_000_000}
 
 // avgDecimal divides the sum (lo, hi) of n values of scale s by n, at
-// scale max(6, s), rounding half away from zero (Flink's HALF_UP); NULL
-// when the result does not fit DECIMAL(18).
+// scale max(6, s), as Flink's DECIMAL AVG does (sum / count with
+// DecimalDataUtils.divide: 38 significant digits, then HALF_UP to the
+// scale); NULL when the result does not fit DECIMAL(38).
 func avgDecimal(lo, hi, n int64, s int) row.Value {
 	rs := avgDecimalScale(s)
 	k := rs - s // 0..6
-	if v, ok := fit128(lo, hi); ok && v > math.MinInt64/pow10[k] && v < math.MaxInt64/pow10[k] && n > 0 {
+	if n <= 0 {
+		return row.NullValue
+	}
+	if v, ok := fit128(lo, hi); ok && v > math.MinInt64/pow10[k] && v < math.MaxInt64/pow10[k] {
+		// One rounding equals Flink's two here: the quotient has at most
+		// 19 digits and the divisor is below 10^19 (see expr's decimal.go).
 		y := v * pow10[k]
 		q, r := y/n, y%n
 		if r < 0 {
@@ -108,25 +111,39 @@ func avgDecimal(lo, hi, n int64, s int) row.Value {
 				q++
 			}
 		}
-		if q > -maxDecimal18 && q < maxDecimal18 {
-			return row.DecimalValue(q, rs)
-		}
-		return row.NullValue
+		return row.DecimalValue(q, rs)
 	}
+	// The exact path: the quotient at a scale t giving at least 40
+	// digits, rounded half up to 38 significant digits, then to rs.
 	y := big128(lo, hi)
-	y.Mul(y, big.NewInt(pow10[k]))
-	bn := big.NewInt(n)
-	q, r := new(big.Int).QuoRem(y, bn, new(big.Int))
-	r.Abs(r).Lsh(r, 1)
-	if r.Cmp(new(big.Int).Abs(bn)) >= 0 {
-		if y.Sign()*bn.Sign() < 0 {
-			q.Sub(q, big.NewInt(1))
-		} else {
+	neg := y.Sign() < 0
+	y.Abs(y)
+	t := rs + 40
+	y.Mul(y, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(t-s)), nil))
+	q := y.Quo(y, big.NewInt(n))
+	roundDrop := func(drop int) {
+		if drop <= 0 {
+			return
+		}
+		d := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(drop)), nil)
+		r := new(big.Int)
+		q.QuoRem(q, d, r)
+		if r.Lsh(r, 1).Cmp(d) >= 0 {
 			q.Add(q, big.NewInt(1))
 		}
+		t -= drop
 	}
-	if !q.IsInt64() || q.Int64() <= -maxDecimal18 || q.Int64() >= maxDecimal18 {
+	roundDrop(len(q.String()) - 38)
+	roundDrop(t - rs)
+	for ; t < rs; t++ {
+		q.Mul(q, big.NewInt(10))
+	}
+	if neg {
+		q.Neg(q)
+	}
+	x, ok := row.Int128FromBig(q)
+	if !ok || !x.DigitsFit(row.MaxDecimalPrecision) {
 		return row.NullValue
 	}
-	return row.DecimalValue(q.Int64(), rs)
+	return row.Decimal128Value(x, rs)
 }

@@ -199,6 +199,14 @@ func (s *aggStore) apply(id int32, a *aggSlot, nums []int64, v row.Value, add bo
 		}
 		nums[a.num] = int64(math.Float64bits(f))
 	case accDec:
+		if v.WideDecimal() {
+			x := v.Decimal128()
+			if !add {
+				x = x.Neg()
+			}
+			nums[a.num], nums[a.num+1] = add128x(nums[a.num], nums[a.num+1], int64(x.Lo), x.Hi)
+			break
+		}
 		nums[a.num], nums[a.num+1] = add128(nums[a.num], nums[a.num+1], d*v.Unscaled())
 	case accMomInt:
 		x := v.Int64()
@@ -440,8 +448,8 @@ func (s *aggStore) result(id int32, a *aggSlot, nums []int64) row.Value {
 		if avg {
 			return avgDecimal(lo, hi, n, a.call.ArgType.Scale)
 		}
-		if v, ok := fit128(lo, hi); ok && v > -maxDecimal18 && v < maxDecimal18 {
-			return row.DecimalValue(v, a.call.ArgType.Scale)
+		if x := (row.Int128{Hi: hi, Lo: uint64(lo)}); x.DigitsFit(row.MaxDecimalPrecision) {
+			return row.Decimal128Value(x, a.call.ArgType.Scale)
 		}
 		return row.NullValue // Flink's decimal overflow gives NULL
 	}

@@ -54,6 +54,15 @@ func aggBatch(changes ...row.Change) *row.Batch { return &row.Batch{Changes: cha
 
 func dec(unscaled int64, scale int) row.Value { return row.DecimalValue(unscaled, scale) }
 
+// wdec is a DECIMAL(38, scale) from its text.
+func wdec(text string, scale int) row.Value {
+	v, err := row.ParseText(text, row.Type{ID: row.Decimal, Precision: 38, Scale: scale})
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
 var (
 	tInt    = row.Type{ID: row.Int}
 	tBigInt = row.Type{ID: row.BigInt}
@@ -76,14 +85,14 @@ func TestAggResultType(t *testing.T) {
 		{AggCall{Func: Sum, Arg: 0, ArgType: row.Type{ID: row.BigInt, NotNull: true}}, "BIGINT"},
 		{AggCall{Func: Sum, Arg: 0, ArgType: tFloat}, "FLOAT"},
 		{AggCall{Func: Sum, Arg: 0, ArgType: tDouble}, "DOUBLE"},
-		{AggCall{Func: Sum, Arg: 0, ArgType: tDec(10, 2)}, "DECIMAL(18, 2)"},
-		{AggCall{Func: SumDistinct, Arg: 0, ArgType: tDec(5, 0)}, "DECIMAL(18, 0)"},
+		{AggCall{Func: Sum, Arg: 0, ArgType: tDec(10, 2)}, "DECIMAL(38, 2)"},
+		{AggCall{Func: SumDistinct, Arg: 0, ArgType: tDec(5, 0)}, "DECIMAL(38, 0)"},
 		{AggCall{Func: Avg, Arg: 0, ArgType: tInt}, "INT"},
 		{AggCall{Func: Avg, Arg: 0, ArgType: tBigInt}, "BIGINT"},
 		{AggCall{Func: Avg, Arg: 0, ArgType: tFloat}, "FLOAT"},
 		{AggCall{Func: Avg, Arg: 0, ArgType: tDouble}, "DOUBLE"},
-		{AggCall{Func: Avg, Arg: 0, ArgType: tDec(10, 2)}, "DECIMAL(18, 6)"},
-		{AggCall{Func: Avg, Arg: 0, ArgType: tDec(18, 8)}, "DECIMAL(18, 8)"},
+		{AggCall{Func: Avg, Arg: 0, ArgType: tDec(10, 2)}, "DECIMAL(38, 6)"},
+		{AggCall{Func: Avg, Arg: 0, ArgType: tDec(18, 8)}, "DECIMAL(38, 8)"},
 		{AggCall{Func: Min, Arg: 0, ArgType: row.Type{ID: row.String, NotNull: true}}, "STRING"},
 		{AggCall{Func: Max, Arg: 0, ArgType: row.Type{ID: row.Timestamp, Precision: 3}}, "TIMESTAMP(3)"},
 	}
@@ -107,7 +116,7 @@ func TestAggValidate(t *testing.T) {
 		{AggCall{Func: Sum, Arg: 0, ArgType: tString}, "not numeric"},
 		{AggCall{Func: Avg, Arg: 0, ArgType: row.Type{ID: row.Boolean}}, "not numeric"},
 		{AggCall{Func: Max, Arg: 0, ArgType: row.Type{ID: row.Null}}, "cannot be aggregated"},
-		{AggCall{Func: Sum, Arg: 0, ArgType: tDec(30, 2)}, "out of range"},
+		{AggCall{Func: Sum, Arg: 0, ArgType: tDec(39, 2)}, "out of range"},
 		{AggCall{Func: AggFunc(99), Arg: 0, ArgType: tInt}, "unknown aggregate"},
 	}
 	for _, tt := range tests {
@@ -145,12 +154,19 @@ func TestAggValues(t *testing.T) {
 			add(f64(1.5), "1.5"), add(f64(2.25), "3.75"), sub(f64(1.5), "2.25")}},
 		{"sum decimal", AggCall{Func: Sum, ArgType: tDec(10, 2)}, []step{
 			add(dec(400, 2), "4.00"), add(dec(-1050, 2), "-6.50")}},
-		{"sum decimal overflow is null and recovers", AggCall{Func: Sum, ArgType: tDec(18, 0)}, []step{
+		{"sum decimal past 18 digits", AggCall{Func: Sum, ArgType: tDec(18, 0)}, []step{
 			add(dec(999_999_999_999_999_999, 0), "999999999999999999"),
+			add(dec(1, 0), "1000000000000000000"),
+			add(dec(999_999_999_999_999_999, 0), "1999999999999999999"),
+			add(dec(math.MaxInt64, 0), "11223372036854775806"),
+			sub(dec(math.MaxInt64, 0), "1999999999999999999")}},
+		{"sum decimal overflow is null and recovers", AggCall{Func: Sum, ArgType: tDec(38, 0)}, []step{
+			add(wdec("99999999999999999999999999999999999999", 0), "99999999999999999999999999999999999999"),
 			add(dec(1, 0), "null"),
-			add(dec(999_999_999_999_999_999, 0), "null"),
-			sub(dec(999_999_999_999_999_999, 0), "null"),
-			sub(dec(1, 0), "999999999999999999")}},
+			add(wdec("99999999999999999999999999999999999999", 0), "null"),
+			sub(wdec("99999999999999999999999999999999999999", 0), "null"),
+			sub(dec(1, 0), "99999999999999999999999999999999999999"),
+			add(wdec("-99999999999999999999999999999999999990", 0), "9")}},
 		{"avg int truncates toward zero", AggCall{Func: Avg, ArgType: tInt}, []step{
 			add(i32(1), "1"), add(i32(2), "1"), sub(i32(1), "2"), add(i32(-5), "-1")}},
 		{"avg bigint sums in bigint", AggCall{Func: Avg, ArgType: tBigInt}, []step{
@@ -164,10 +180,20 @@ func TestAggValues(t *testing.T) {
 			add(dec(-1000, 2), "-1.250000")}},
 		{"avg decimal negative half", AggCall{Func: Avg, ArgType: tDec(10, 6)}, []step{
 			add(dec(-1, 6), "-0.000001"), add(dec(0, 6), "-0.000001"), add(dec(0, 6), "0.000000")}},
-		{"avg decimal of huge sums", AggCall{Func: Avg, ArgType: tDec(18, 0)}, []step{
-			add(dec(999_999_999_999_999_999, 0), "null"), // 10^18 × 10^6 does not fit DECIMAL(18, 6)
-			add(dec(-999_999_999_999_999_999, 0), "0.000000"),
-			sub(dec(-999_999_999_999_999_999, 0), "null")}},
+		{"avg decimal of huge sums", AggCall{Func: Avg, ArgType: tDec(38, 0)}, []step{
+			add(wdec("99999999999999999999999999999999999999", 0), "null"), // 38 digits × 10^6 do not fit DECIMAL(38, 6)
+			add(wdec("-99999999999999999999999999999999999999", 0), "0.000000"),
+			sub(wdec("-99999999999999999999999999999999999999", 0), "null"),
+			sub(wdec("99999999999999999999999999999999999999", 0), "null"),
+			add(wdec("1000000000000000000000000000000", 0), "1000000000000000000000000000000.000000"),
+			add(dec(0, 0), "500000000000000000000000000000.000000")}},
+		{"avg decimal past 64 bits rounds as Flink's divide", AggCall{Func: Avg, ArgType: tDec(38, 10)}, []step{
+			add(wdec("1234567890123456789012345678.0123456789", 10), "1234567890123456789012345678.0123456789"),
+			add(dec(0, 10), "617283945061728394506172839.0061728395"),
+			add(dec(0, 10), "411522630041152263004115226.0041152263")}},
+		{"avg decimal(18, 0) past int64", AggCall{Func: Avg, ArgType: tDec(18, 0)}, []step{
+			add(dec(999_999_999_999_999_999, 0), "999999999999999999.000000"),
+			add(dec(0, 0), "499999999999999999.500000")}},
 		{"avg decimal rounds at scale 12", AggCall{Func: Avg, ArgType: tDec(18, 12)}, []step{
 			add(dec(999_999_999_999_999_999, 12), "999999.999999999999"),
 			add(dec(999_999_999_999_999_999, 12), "999999.999999999999"),
@@ -289,6 +315,7 @@ func TestDecodeKeyRoundTrip(t *testing.T) {
 		row.FloatValue(1.25), row.DoubleValue(-3.5), row.DoubleValue(math.Inf(1)), dec(-12345, 3),
 		row.StringValue(""), row.StringValue(strings.Repeat("é", 100)), row.BytesValue([]byte{0, 1, 255}),
 		row.DateValue(-1), row.TimestampValue(1586937900000000), row.TimestampLTZValue(-1),
+		wdec("-99999999999999999999999999999999999999", 0), wdec("12345678.123456789012", 12),
 	}
 	idx := make([]int, len(vals))
 	for i := range idx {

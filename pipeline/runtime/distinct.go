@@ -15,19 +15,19 @@ import (
 // with no aggregates instead: it must delete a row when its last copy is
 // retracted.
 type Distinct struct {
-	seen map[string]struct{}
+	seen *keyTable // each row's key encoding; ids 0..n-1, never removed
 	kbuf []byte
 	cols []int
 }
 
 // NewDistinct builds the operator.
-func NewDistinct() *Distinct { return &Distinct{seen: map[string]struct{}{}} }
+func NewDistinct() *Distinct { return &Distinct{seen: newKeyTable()} }
 
 // Rows is the number of distinct rows seen.
-func (d *Distinct) Rows() int { return len(d.seen) }
+func (d *Distinct) Rows() int { return d.seen.len() }
 
 // StateEntries implements StateSizer: the distinct rows seen.
-func (d *Distinct) StateEntries() int64 { return int64(len(d.seen)) }
+func (d *Distinct) StateEntries() int64 { return int64(d.seen.len()) }
 
 func (d *Distinct) Process(in *row.Batch, out Emitter) error {
 	tr := trackerOf(in, out)
@@ -40,10 +40,10 @@ func (d *Distinct) Process(in *row.Batch, out Emitter) error {
 			d.cols = append(d.cols, len(d.cols))
 		}
 		d.kbuf = row.KeyOf(d.kbuf[:0], c.Row, d.cols[:len(c.Row)])
-		if _, ok := d.seen[string(d.kbuf)]; ok {
+		if _, ok := d.seen.find(d.kbuf); ok {
 			continue
 		}
-		d.seen[string(d.kbuf)] = struct{}{}
+		d.seen.insert(d.kbuf, int32(d.seen.len()))
 		if tr != nil {
 			tr.at(i)
 		}
@@ -59,17 +59,20 @@ func (d *Distinct) Finish(Emitter) error           { return nil }
 const distinctStateVersion = 1
 
 // Snapshot encodes the rows seen: a version byte, their count, then each
-// row's key encoding.
+// row's key encoding (row.AppendString's layout), in the order first seen.
 func (d *Distinct) Snapshot() ([]byte, error) {
-	n := 0
-	for k := range d.seen {
-		n += len(k) + 2
+	n := d.seen.len()
+	size := 16
+	for id := range n {
+		size += len(d.seen.bytes(int32(id))) + 2
 	}
-	buf := make([]byte, 0, n+16)
+	buf := make([]byte, 0, size)
 	buf = append(buf, distinctStateVersion)
-	buf = binary.AppendUvarint(buf, uint64(len(d.seen)))
-	for k := range d.seen {
-		buf = row.AppendString(buf, k)
+	buf = binary.AppendUvarint(buf, uint64(n))
+	for id := range n {
+		k := d.seen.bytes(int32(id))
+		buf = binary.AppendUvarint(buf, uint64(len(k)))
+		buf = append(buf, k...)
 	}
 	return buf, nil
 }
@@ -81,9 +84,15 @@ func (d *Distinct) Restore(state []byte) error {
 		return fmt.Errorf("select distinct: state version %d, want %d", v, distinctStateVersion)
 	}
 	n := dec.Count(1)
-	seen := make(map[string]struct{}, n)
-	for range n {
-		seen[dec.Str()] = struct{}{}
+	seen := newKeyTable()
+	seen.reset(n)
+	for i := range n {
+		k := []byte(dec.Str())
+		if _, dup := seen.find(k); dup {
+			dec.Fail("row %d repeats a key", i)
+			break
+		}
+		seen.insert(k, int32(i))
 	}
 	if err := dec.End(); err != nil {
 		return fmt.Errorf("select distinct: restore: %w", err)

@@ -130,6 +130,9 @@ type message struct {
 	batch     *row.Batch
 	watermark int64
 	barrier   int64
+	// input is the number of the union input a batch came from, for
+	// an operator of two inputs (TwoInput) behind it.
+	input int
 	// stop: the stream ended by a graceful stop of a resumable run, not at
 	// the end of its input: operators keep their state, they do not
 	// Finish.

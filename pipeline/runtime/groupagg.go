@@ -49,9 +49,9 @@ type GroupAgg struct {
 	keys    []int
 	opt     GroupAggOptions
 	st      *aggStore
-	index   map[string]int32
-	err     error // from validation, returned by every call
-	width   int   // input columns the operator reads
+	index   *keyTable // encoded group key -> st slot
+	err     error     // from validation, returned by every call
+	width   int       // input columns the operator reads
 	kbuf    []byte
 	prev    []row.Value
 	next    []row.Value
@@ -65,10 +65,11 @@ type GroupAgg struct {
 // method return its error.
 func NewGroupAgg(keys []int, aggs []AggCall, opt GroupAggOptions) *GroupAgg {
 	g := &GroupAgg{
-		keys:  keys,
-		opt:   opt,
-		st:    newAggStore(aggs, opt.InsertOnly, opt.Batch),
-		index: map[string]int32{},
+		keys: keys,
+		opt:  opt,
+		// The index keeps the keys that batch mode emits at Finish.
+		st:    newAggStore(aggs, opt.InsertOnly, false),
+		index: newKeyTable(),
 		prev:  make([]row.Value, len(aggs)),
 		next:  make([]row.Value, len(aggs)),
 	}
@@ -104,10 +105,10 @@ func (g *GroupAgg) Dropped() (int64, string) {
 }
 
 // Groups is the number of keys with state.
-func (g *GroupAgg) Groups() int { return len(g.index) }
+func (g *GroupAgg) Groups() int { return g.index.len() }
 
 // StateEntries implements StateSizer: the keys with state.
-func (g *GroupAgg) StateEntries() int64 { return int64(len(g.index)) }
+func (g *GroupAgg) StateEntries() int64 { return int64(g.index.len()) }
 
 func (g *GroupAgg) Process(in *row.Batch, out Emitter) error {
 	if g.err != nil {
@@ -141,15 +142,14 @@ func (g *GroupAgg) change(k row.Kind, r row.Row, out Emitter) error {
 		return err
 	}
 	g.kbuf = row.KeyOf(g.kbuf[:0], r, g.keys)
-	id, ok := g.index[string(g.kbuf)]
+	id, ok := g.index.find(g.kbuf)
 	if !ok {
 		if !add {
 			g.dropped++
 			return nil
 		}
-		key := string(g.kbuf)
-		id = g.st.alloc(key)
-		g.index[key] = id
+		id = g.st.alloc("")
+		g.index.insert(g.kbuf, id)
 		g.st.update(id, r, true)
 		if !g.opt.Batch {
 			g.st.results(id, g.next)
@@ -189,7 +189,7 @@ func errInsertOnly(k row.Kind) error {
 }
 
 func (g *GroupAgg) drop(id int32) {
-	delete(g.index, string(g.kbuf))
+	g.index.remove(g.kbuf)
 	g.st.release(id)
 }
 
@@ -226,7 +226,7 @@ func (g *GroupAgg) Finish(out Emitter) error {
 		g.flushMiniBatch(nil, out)
 		return nil
 	}
-	if len(g.index) == 0 && len(g.keys) == 0 {
+	if g.index.len() == 0 && len(g.keys) == 0 {
 		id := g.st.alloc("")
 		g.st.results(id, g.next)
 		g.st.release(id)
@@ -240,7 +240,7 @@ func (g *GroupAgg) Finish(out Emitter) error {
 			continue // a free slot
 		}
 		r := g.arena.row(len(g.keys) + len(g.next))
-		if err := decodeKey(r[:len(g.keys)], g.st.keys[id]); err != nil {
+		if err := decodeKey(r[:len(g.keys)], g.index.key(int32(id))); err != nil {
 			return fmt.Errorf("group aggregate: %w", err)
 		}
 		g.st.results(id, r[len(g.keys):])
@@ -259,16 +259,14 @@ func (g *GroupAgg) Snapshot() ([]byte, error) {
 	if g.err != nil {
 		return nil, g.err
 	}
-	var keys []string
-	if !g.st.keepKeys {
-		keys = make([]string, g.st.slots)
-		for k, id := range g.index {
-			keys[id] = k
-		}
-	}
 	buf := []byte{groupAggStateVersion}
 	buf = binary.AppendVarint(buf, g.dropped)
-	return g.st.appendState(buf, func(id int32) string { return keys[id] }), nil
+	return g.st.appendState(buf, func(id int32) []byte {
+		if !g.index.has(id) {
+			return nil // a free slot
+		}
+		return g.index.bytes(id)
+	}), nil
 }
 
 // Restore replaces the operator's state with a snapshot's.
@@ -289,15 +287,21 @@ func (g *GroupAgg) Restore(state []byte) error {
 	for _, id := range g.st.free {
 		free[id] = true
 	}
-	g.index = make(map[string]int32, len(keys))
+	index := newKeyTable()
+	index.reset(len(keys))
 	for id, k := range keys {
-		if !free[id] {
-			g.index[k] = int32(id)
+		if free[id] {
+			continue
 		}
+		if _, dup := index.find([]byte(k)); dup {
+			return fmt.Errorf("group aggregate: restore: slot %d repeats a group key", id)
+		}
+		index.insert([]byte(k), int32(id))
 	}
-	if len(g.index)+len(g.st.free) != len(keys) {
-		return fmt.Errorf("group aggregate: restore: %d groups and %d free slots in %d slots", len(g.index), len(g.st.free), len(keys))
+	if index.len()+len(g.st.free) != len(keys) {
+		return fmt.Errorf("group aggregate: restore: %d groups and %d free slots in %d slots", index.len(), len(g.st.free), len(keys))
 	}
+	g.index = index
 	return nil
 }
 

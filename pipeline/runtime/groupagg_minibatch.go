@@ -116,15 +116,14 @@ func (g *GroupAgg) miniChange(k row.Kind, r row.Row, i int) error {
 		return err
 	}
 	g.kbuf = row.KeyOf(g.kbuf[:0], r, g.keys)
-	id, ok := g.index[string(g.kbuf)]
+	id, ok := g.index.find(g.kbuf)
 	if !ok {
 		if !add {
 			g.dropped++
 			return nil
 		}
-		key := string(g.kbuf)
-		id = g.st.alloc(key)
-		g.index[key] = id
+		id = g.st.alloc("")
+		g.index.insert(g.kbuf, id)
 		g.touch(id, false, r, i)
 		g.st.update(id, r, true)
 		return nil

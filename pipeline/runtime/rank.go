@@ -299,6 +299,14 @@ func (t *TopN) appendRow(p *rankPartition, r row.Row) {
 		if sameRow(last, r) {
 			return
 		}
+		if t.spec.End == 1 {
+			// A top 1 replaces its one row: Flink 2.3 emits the pair as
+			// an update (-U/+U), as the conformance case sql-top-n
+			// recorded; a larger top deletes and inserts.
+			t.out.Emit(row.UpdateBefore, last)
+			t.out.Emit(row.UpdateAfter, r)
+			return
+		}
 		t.out.Emit(row.Delete, last)
 	}
 	t.out.Emit(row.Insert, r)

@@ -51,6 +51,13 @@ func TestTopNChangelog(t *testing.T) {
 			nil,
 			{"+I[b, q, 1]"},
 		}},
+		{"append, top 1, no rank number", topNSpec(AppendFast, false, 1, 1), appendInput, [][]string{
+			{"+I[a, x, 10]"},
+			{"-U[a, x, 10]", "+U[a, y, 20]"},
+			nil,
+			nil,
+			{"+I[b, q, 1]"},
+		}},
 		{"append, rank 2 to 3", topNSpec(AppendFast, true, 2, 3), appendInput, [][]string{
 			nil,
 			{"+I[a, x, 10, 2]"},

@@ -215,7 +215,11 @@ func runOp(ctx context.Context, n *OpNode, in <-chan message, batchSize int, co 
 		case msgBatch:
 			n.Stats.RowsIn.Add(int64(m.batch.Len()))
 			em.begin(m.batch)
-			if err := n.Op.Process(m.batch, em); err != nil {
+			if two, ok := n.Op.(TwoInput); ok {
+				if err := two.ProcessInput(m.input, m.batch, em); err != nil {
+					return err
+				}
+			} else if err := n.Op.Process(m.batch, em); err != nil {
 				return err
 			}
 		case msgWatermark:

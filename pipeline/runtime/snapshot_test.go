@@ -32,7 +32,8 @@ func drive(t *testing.T, op Operator, steps []step, out *aggOut) {
 // changeStream makes n batches over a few keys: with updating, a third of
 // the changes retract a live row (-D, or -U then +U with a new value).
 // Column 0 is the key (STRING), 1 a BIGINT, 2 a DECIMAL(10,2), 3 a
-// TIMESTAMP rising with jitter; a watermark follows every batch.
+// TIMESTAMP rising with jitter, 4 a DECIMAL(38, 6) past int64 from a few
+// values (a key too); a watermark follows every batch.
 func changeStream(seed uint64, n int, updating bool) []step {
 	rnd := rand.New(rand.NewPCG(seed, 7))
 	var live []row.Row
@@ -61,6 +62,7 @@ func changeStream(seed uint64, n int, updating bool) []step {
 				row.BigIntValue(int64(rnd.IntN(50))),
 				row.DecimalValue(int64(rnd.IntN(10000)), 2),
 				row.TimestampValue(clock - int64(rnd.IntN(90))*1_000_000), // some rows late
+				wideDec(rnd.IntN(3)+1, rnd.IntN(3), rnd.IntN(2) == 0),
 			}
 			if rnd.IntN(10) == 0 {
 				r[1] = row.NullValue
@@ -91,6 +93,10 @@ func TestSnapshotRestoreContinuesExactly(t *testing.T) {
 		{Func: ListAgg, Arg: 0, ArgType: tString, Sep: ",", Distinct: true},
 		{Func: VarSamp, Arg: 1, ArgType: tBigInt},
 		{Func: StddevPop, Arg: 1, ArgType: tBigInt, Distinct: true},
+		{Func: Sum, Arg: 4, ArgType: tDec(38, 6)},
+		{Func: Min, Arg: 4, ArgType: tDec(38, 6)},
+		{Func: Avg, Arg: 4, ArgType: tDec(38, 6)},
+		{Func: CountDistinct, Arg: 4, ArgType: tDec(38, 6)},
 	}
 	winAggs := []AggCall{
 		{Func: CountStar, Arg: -1},
@@ -114,6 +120,7 @@ func TestSnapshotRestoreContinuesExactly(t *testing.T) {
 		{"group agg insert-only", func() Operator { return NewGroupAgg([]int{0}, aggs, GroupAggOptions{InsertOnly: true}) }, false},
 		{"group agg batch", func() Operator { return NewGroupAgg([]int{0, 1}, aggs, GroupAggOptions{Batch: true}) }, true},
 		{"global agg", func() Operator { return NewGroupAgg(nil, aggs, GroupAggOptions{}) }, true},
+		{"group agg by a DECIMAL(38) key", func() Operator { return NewGroupAgg([]int{4}, aggs, GroupAggOptions{}) }, true},
 		{"distinct over updates", func() Operator { return NewGroupAgg([]int{0, 1}, nil, GroupAggOptions{}) }, true},
 		{"distinct", func() Operator { return NewDistinct() }, false},
 		{"tumble", func() Operator { return NewWindowAgg(tumble, []int{0}, winAggs, WindowOptions{}) }, false},
@@ -167,6 +174,16 @@ func TestSnapshotRestoreContinuesExactly(t *testing.T) {
 			}
 		})
 	}
+}
+
+// wideDec is a DECIMAL(38, 6) whose unscaled value is hi·2^64 + lo, negated
+// when neg.
+func wideDec(hi, lo int, neg bool) row.Value {
+	x := row.Int128{Hi: int64(hi), Lo: uint64(lo)}
+	if neg {
+		x = x.Neg()
+	}
+	return row.Decimal128Value(x, 6)
 }
 
 func restored(t *testing.T, fresh func() Operator, from Operator) Operator {

@@ -122,6 +122,7 @@ func runUnion(ctx context.Context, n *UnionNode, ins []chan message, co *coordin
 		case msgBatch:
 			n.Stats.RowsIn.Add(int64(m.batch.Len()))
 			n.Stats.RowsOut.Add(int64(m.batch.Len()))
+			m.input = u.i
 			if err := n.send(ctx, m); err != nil {
 				return err
 			}

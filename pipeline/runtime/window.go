@@ -17,6 +17,7 @@ const (
 	Tumble   WindowKind = iota // TUMBLE(TABLE t, DESCRIPTOR(ts), size [, offset])
 	Hop                        // HOP(TABLE t, DESCRIPTOR(ts), slide, size [, offset])
 	Cumulate                   // CUMULATE(TABLE t, DESCRIPTOR(ts), step, size [, offset])
+	Session                    // SESSION(TABLE t [PARTITION BY k], DESCRIPTOR(ts), gap): SessionAgg
 )
 
 func (k WindowKind) String() string {
@@ -27,6 +28,8 @@ func (k WindowKind) String() string {
 		return "HOP"
 	case Cumulate:
 		return "CUMULATE"
+	case Session:
+		return "SESSION"
 	}
 	return fmt.Sprintf("WindowKind(%d)", k)
 }
@@ -39,6 +42,7 @@ type WindowSpec struct {
 	Slide   int64 // HOP
 	Step    int64 // CUMULATE
 	Offset  int64 // shifts window starts; no effect on watermarks
+	Gap     int64 // SESSION
 }
 
 // maxEventTime bounds event times and durations so that window arithmetic
@@ -48,12 +52,12 @@ const maxEventTime = 1 << 62
 // Validate reports a spec Flink refuses, with Flink's rules: TUMBLE needs
 // size > 0 and |offset| < size; HOP slide > 0, size > 0 and size a
 // multiple of slide; CUMULATE step > 0, size > 0 and size a multiple of
-// step.
+// step; SESSION gap > 0.
 func (w WindowSpec) Validate() error {
 	if w.TimeCol < 0 {
 		return fmt.Errorf("%s: time column %d is negative", w.Kind, w.TimeCol)
 	}
-	for _, d := range []int64{w.Size, w.Slide, w.Step, w.Offset} {
+	for _, d := range []int64{w.Size, w.Slide, w.Step, w.Offset, w.Gap} {
 		if d >= maxEventTime/4 || d <= -maxEventTime/4 {
 			return fmt.Errorf("%s: duration %dµs is out of range", w.Kind, d)
 		}
@@ -79,6 +83,10 @@ func (w WindowSpec) Validate() error {
 		}
 		if w.Size%w.Step != 0 {
 			return fmt.Errorf("CUMULATE window size %s must be an integral multiple of its step %s", micros(w.Size), micros(w.Step))
+		}
+	case Session:
+		if w.Gap <= 0 {
+			return fmt.Errorf("SESSION window gap must be positive, got %s", micros(w.Gap))
 		}
 	default:
 		return fmt.Errorf("unknown window kind %d", w.Kind)
@@ -216,26 +224,9 @@ func (g *WindowAgg) Process(in *row.Batch, out Emitter) error {
 }
 
 func (g *WindowAgg) add(k row.Kind, r row.Row) error {
-	if k != row.Insert {
-		return fmt.Errorf("input planned as insert-only carries a %s change", k)
-	}
-	if len(r) < g.width {
-		return fmt.Errorf("row has %d columns, want at least %d", len(r), g.width)
-	}
-	tv := r[g.spec.TimeCol]
-	switch id := tv.Type(); {
-	case id == row.Null:
-		return fmt.Errorf("event time column %d is NULL", g.spec.TimeCol)
-	case id != row.Timestamp && id != row.TimestampLTZ:
-		return fmt.Errorf("event time column %d has type %s, want TIMESTAMP or TIMESTAMP_LTZ", g.spec.TimeCol, id)
-	case g.timeID == row.Null:
-		g.timeID = id
-	case id != g.timeID:
-		return fmt.Errorf("event time column %d has type %s after %s", g.spec.TimeCol, id, g.timeID)
-	}
-	ts := tv.Micros()
-	if ts >= maxEventTime || ts <= -maxEventTime {
-		return fmt.Errorf("event time %s is out of range", tv)
+	ts, err := eventTime(k, r, g.width, g.spec.TimeCol, &g.timeID)
+	if err != nil {
+		return err
 	}
 	if err := g.st.check(r); err != nil {
 		return err

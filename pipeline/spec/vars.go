@@ -172,3 +172,29 @@ func errorAt(file string, n *yaml.Node, path, format string, args ...any) *Error
 	}
 	return e
 }
+
+// Written returns the text of n's value as the file has it, ${VAR} and
+// all, when the value came from ${VAR} expansion (ok false otherwise).
+// etld export flink writes it instead of the value, so that an exported
+// script keeps its references and never holds what they stand for.
+func Written(n *yaml.Node) (written string, names []string, ok bool) {
+	s := substitutionOf(n)
+	if s == nil {
+		return "", nil, false
+	}
+	return s.written, s.names, true
+}
+
+// SecretValues returns the values of the secret variables (by name or
+// by the option they are used in) substituted into n or below it, whole
+// (a password inside a DSN is one of them). etld export flink keeps
+// every option that holds one out of the script.
+func SecretValues(n *yaml.Node) []string {
+	var out []string
+	for _, s := range secretsBelow(n, nil) {
+		if s.Value != "" {
+			out = append(out, s.Value)
+		}
+	}
+	return out
+}

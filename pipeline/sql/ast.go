@@ -92,6 +92,8 @@ type Select struct {
 	GroupBy    []Expr
 	GroupByAt  Pos  // the GROUP keyword, when GroupBy is not empty
 	Having     Expr // nil when absent
+	// Windows is the WINDOW clause: the named windows OVER w refers to.
+	Windows []*NamedWindow
 }
 
 // Pos returns the position of the SELECT keyword.
@@ -140,6 +142,7 @@ const (
 	Tumble WindowKind = iota + 1
 	Hop
 	Cumulate
+	Session
 )
 
 func (k WindowKind) String() string {
@@ -150,6 +153,8 @@ func (k WindowKind) String() string {
 		return "HOP"
 	case Cumulate:
 		return "CUMULATE"
+	case Session:
+		return "SESSION"
 	}
 	return "WindowKind(?)"
 }
@@ -159,10 +164,11 @@ func (k WindowKind) String() string {
 //	TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), size [, offset]))
 //	TABLE(HOP(TABLE t, DESCRIPTOR(ts), slide, size [, offset]))
 //	TABLE(CUMULATE(TABLE t, DESCRIPTOR(ts), step, size [, offset]))
+//	TABLE(SESSION(TABLE t [PARTITION BY k, ...], DESCRIPTOR(ts), gap))
 //
 // or the same with named arguments (DATA => TABLE t, TIMECOL =>
-// DESCRIPTOR(ts), SIZE => ..., SLIDE => ..., STEP => ..., OFFSET => ...) in
-// any order. Its rows are the table's columns plus window_start,
+// DESCRIPTOR(ts), SIZE => ..., SLIDE => ..., STEP => ..., OFFSET => ...,
+// GAP => ...) in any order. Its rows are the table's columns plus window_start,
 // window_end and window_time.
 type WindowTVF struct {
 	At      Pos // the outer TABLE keyword, or the function name if unwrapped
@@ -174,7 +180,13 @@ type WindowTVF struct {
 	Slide   Expr // HOP only, else nil
 	Step    Expr // CUMULATE only, else nil
 	Offset  Expr // nil when absent
-	Alias   Ident
+	Gap     Expr // SESSION only, else nil
+	// PartitionBy are SESSION's PARTITION BY columns (Flink 1.19+), nil
+	// when not written.
+	PartitionBy []Ident
+	// PartitionParens records PARTITION BY (a, b), for Format.
+	PartitionParens bool
+	Alias           Ident
 	// Named records that the arguments were written by name, so Format
 	// can write them back the same way.
 	Named bool

@@ -30,11 +30,11 @@
 // LOCALTIMESTAMP (no parentheses). Interval units are SECOND, MINUTE,
 // HOUR, DAY (day-time) and YEAR, MONTH (year-month, IntervalLit.Months).
 //
-// A call may carry OVER (PARTITION BY ... ORDER BY ...) (*Over,
-// parse_over.go); window frames and named windows are refused.
+// A call may carry OVER (PARTITION BY ... ORDER BY ... [frame]) or OVER w
+// with a WINDOW clause (*Over, parse_over.go, parse_frame.go).
 //
-// ORDER BY, LIMIT, joins, WITH, subqueries in expressions, SESSION
-// windows and the like are recognised and refused with "... is not
+// ORDER BY, LIMIT, joins, subqueries in expressions and the like are
+// recognised and refused with "... is not
 // supported yet" at their keyword.
 //
 // # Where etld is more lenient than Flink

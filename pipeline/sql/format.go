@@ -110,6 +110,7 @@ func (f *formatter) selectBlock(s *Select) {
 		f.w(" HAVING ")
 		f.expr(s.Having, precLowest)
 	}
+	f.windowClause(s.Windows)
 }
 
 func (f *formatter) selectItem(it *SelectItem) {
@@ -130,6 +131,18 @@ func (f *formatter) alias(a Ident) {
 
 func (f *formatter) from(n FromItem) {
 	switch n := n.(type) {
+	case *Join:
+		f.from(n.Left)
+		if n.Type == CommaJoin {
+			f.w(", ")
+		} else {
+			f.w(" " + n.Type.String() + " ")
+		}
+		f.from(n.Right)
+		if n.On != nil {
+			f.w(" ON ")
+			f.expr(n.On, precLowest)
+		}
 	case *TableRef:
 		f.ident(n.Name)
 		f.alias(n.Alias)
@@ -174,6 +187,21 @@ func (f *formatter) window(w *WindowTVF) {
 	}
 	f.w("TABLE ")
 	f.ident(w.Table)
+	if len(w.PartitionBy) > 0 {
+		f.w(" PARTITION BY ")
+		if w.PartitionParens {
+			f.w("(")
+		}
+		for i, c := range w.PartitionBy {
+			if i > 0 {
+				f.w(", ")
+			}
+			f.ident(c)
+		}
+		if w.PartitionParens {
+			f.w(")")
+		}
+	}
 	f.w(", ")
 	if w.Named {
 		f.w("TIMECOL => ")
@@ -192,6 +220,8 @@ func (f *formatter) window(w *WindowTVF) {
 			e = w.Step
 		case "OFFSET":
 			e = w.Offset
+		case "GAP":
+			e = w.Gap
 		}
 		if e == nil {
 			continue
@@ -300,6 +330,16 @@ func (f *formatter) expr(e Expr, min int) {
 		f.expr(e.Lo, precAdd)
 		f.w(" AND ")
 		f.expr(e.Hi, precAdd)
+	case *InQuery:
+		f.expr(e.X, precCompare)
+		f.not(e.Not)
+		f.w(" IN (")
+		f.query(e.Query)
+		f.w(")")
+	case *Exists:
+		f.w("EXISTS (")
+		f.query(e.Query)
+		f.w(")")
 	case *InList:
 		f.expr(e.X, precCompare)
 		f.not(e.Not)

@@ -25,6 +25,7 @@ func (p *parser) numberLiteral(t token, signPos Pos, sign string) (Expr, *Error)
 	case tokInt:
 		n, err := strconv.ParseInt(text, 10, 64)
 		if err != nil {
+			// Flink (Calcite) refuses it too: "Numeric literal out of range".
 			return nil, p.errAt(t, "integer "+text+" is out of range for BIGINT")
 		}
 		lit.Kind = LitInt
@@ -42,11 +43,11 @@ func (p *parser) numberLiteral(t token, signPos Pos, sign string) (Expr, *Error)
 			return nil, p.errAt(t, "decimal "+text+" has "+strconv.Itoa(prec)+" digits; DECIMAL holds at most "+
 				strconv.Itoa(row.MaxDecimalPrecision)+" (write it with an exponent, 1.5E3, for a DOUBLE)")
 		}
-		u, err := row.ParseDecimal(text, prec, scale)
+		u, err := row.ParseDecimal128(text, prec, scale)
 		if err != nil {
 			return nil, p.errAt(t, "decimal "+text+": "+err.Error())
 		}
-		lit.Kind, lit.Value = LitDecimal, row.DecimalValue(u, scale)
+		lit.Kind, lit.Value = LitDecimal, row.Decimal128Value(u, scale)
 		lit.Type = row.Type{ID: row.Decimal, Precision: prec, Scale: scale, NotNull: true}
 	default:
 		text = strings.ToUpper(text) // 1.5e3 and 1.5E3 are one literal

@@ -189,7 +189,14 @@ func (p *parser) parseNegatable(x Expr, start token, not bool) (Expr, *Error) {
 		}
 		p.next()
 		if p.startsQuery(0) {
-			return nil, p.errAt(p.tok(), "IN (subquery) is not supported yet")
+			q, err := p.parseQuery()
+			if err != nil {
+				return nil, err
+			}
+			if err := p.expectClose(")", "(", open.pos); err != nil {
+				return nil, err
+			}
+			return &InQuery{X: x, Not: not, At: start.pos, Query: q}, nil
 		}
 		list, err := p.parseExprList(open, `"("`)
 		if err != nil {

@@ -12,6 +12,10 @@ type Over struct {
 	Call   *Call
 	OverAt Pos // the OVER keyword
 	Window *WindowSpec
+	// Name is the window's name for OVER w (zero for OVER (...)); the
+	// parser sets Window to the WINDOW clause's definition, shared by
+	// every call naming it.
+	Name Ident
 }
 
 // WindowSpec is the parenthesised window of an OVER clause.
@@ -66,12 +70,25 @@ func (p *parser) parseOver(c *Call) (Expr, *Error) {
 	kw := p.next()
 	open := p.tok()
 	if !open.isPunct("(") {
-		if open.kind == tokWord || open.kind == tokQuoted {
-			return nil, p.errAt(open, "named windows (OVER w, WINDOW w AS (...)) are not supported yet; write the window in parentheses")
+		if isName(open) {
+			p.next()
+			o := &Over{Call: c, OverAt: kw.pos, Name: ident(open)}
+			p.namedOvers = append(p.namedOvers, o)
+			return o, nil
 		}
-		return nil, p.errAt(open, `expected "(" after OVER, got `+open.describe(), `"("`)
+		return nil, p.errAt(open, `expected "(" or a window name after OVER, got `+open.describe(), `"("`)
 	}
 	p.next()
+	w, err := p.windowSpecBody(open)
+	if err != nil {
+		return nil, err
+	}
+	return &Over{Call: c, OverAt: kw.pos, Window: w}, nil
+}
+
+// windowSpecBody reads a window after its opening parenthesis open, up to
+// and with the closing one.
+func (p *parser) windowSpecBody(open token) (*WindowSpec, *Error) {
 	if err := p.enter(); err != nil {
 		return nil, err
 	}
@@ -107,7 +124,7 @@ func (p *parser) parseOver(c *Call) (Expr, *Error) {
 	if err := p.expectClose(")", "OVER (", open.pos); err != nil {
 		return nil, err
 	}
-	return &Over{Call: c, OverAt: kw.pos, Window: w}, nil
+	return w, nil
 }
 
 // exprList reads one or more comma-separated expressions after what.
@@ -163,8 +180,18 @@ func (p *parser) orderItems() ([]*OrderItem, *Error) {
 // over writes an OVER call.
 func (f *formatter) over(e *Over) {
 	f.call(e.Call)
+	if !e.Name.IsZero() {
+		f.w(" OVER ")
+		f.ident(e.Name)
+		return
+	}
 	f.w(" OVER (")
-	w := e.Window
+	f.windowSpec(e.Window)
+	f.w(")")
+}
+
+// windowSpec writes a window without its parentheses.
+func (f *formatter) windowSpec(w *WindowSpec) {
 	sep := ""
 	if len(w.PartitionBy) > 0 {
 		f.w("PARTITION BY ")
@@ -194,5 +221,4 @@ func (f *formatter) over(e *Over) {
 		f.w(sep)
 		f.frame(w.Frame)
 	}
-	f.w(")")
 }

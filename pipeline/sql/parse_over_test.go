@@ -53,7 +53,7 @@ func TestOverShape(t *testing.T) {
 
 func TestOverErrors(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
-		{"ROW_NUMBER() OVER", `1:18: expected "(" after OVER, got end of query`},
+		{"ROW_NUMBER() OVER", `1:18: expected "(" or a window name after OVER, got end of query`},
 		{"ROW_NUMBER() OVER (PARTITION a)", "1:30: expected BY after PARTITION, got name a"},
 		{"ROW_NUMBER() OVER (ORDER BY a NULLS)", "1:36: expected FIRST or LAST after NULLS, got \")\""},
 		{"ROW_NUMBER() OVER (ORDER BY a", "1:30: unexpected end of query: missing ) for OVER ( at 1:19"},

@@ -73,7 +73,21 @@ func (p *parser) parseWord() (Expr, *Error) {
 	case "INTERVAL":
 		return p.parseInterval()
 	case "EXISTS":
-		return nil, p.errAt(t, "EXISTS (subquery) is not supported yet")
+		open := p.peek(1)
+		if !open.isPunct("(") || !p.startsQuery(2) {
+			p.next()
+			return nil, p.expected("(SELECT ...) after EXISTS", "(")
+		}
+		p.next()
+		p.next()
+		q, err := p.parseQuery()
+		if err != nil {
+			return nil, err
+		}
+		if err := p.expectClose(")", "(", open.pos); err != nil {
+			return nil, err
+		}
+		return &Exists{At: t.pos, Query: q}, nil
 	case "DATE", "TIMESTAMP", "TIME":
 		if p.peek(1).kind == tokString {
 			return p.parseTypedLiteral()

@@ -187,6 +187,7 @@ func (p *parser) startsQuery(k int) bool {
 
 func (p *parser) parseSelect() (*Select, *Error) {
 	sel := &Select{At: p.next().pos}
+	overMark := len(p.namedOvers)
 	if t := p.tok(); t.is("DISTINCT") {
 		p.next()
 		sel.Distinct, sel.DistinctAt = true, t.pos
@@ -238,6 +239,14 @@ func (p *parser) parseSelect() (*Select, *Error) {
 		if sel.Having, err = p.expectExpr("HAVING"); err != nil {
 			return nil, err
 		}
+	}
+	if p.tok().is("WINDOW") {
+		if sel.Windows, err = p.parseWindowClause(); err != nil {
+			return nil, err
+		}
+	}
+	if err := p.resolveNamedOvers(sel, overMark); err != nil {
+		return nil, err
 	}
 	if err := p.unsupportedHere(); err != nil {
 		return nil, err
@@ -323,8 +332,15 @@ func (p *parser) parseFromItem() (FromItem, *Error) {
 			return nil, err
 		}
 	}
-	if t := p.tok(); t.isPunct(",") {
-		return nil, p.errAt(t, "FROM a, b (a cross join) is not supported yet; JOIN is planned")
+	for {
+		next, ok, err := p.parseJoin(item)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			break
+		}
+		item = next
 	}
 	if err := p.unsupportedHere(); err != nil {
 		return nil, err
@@ -337,8 +353,30 @@ func (p *parser) parseTableFactor() (FromItem, *Error) {
 	switch {
 	case t.isPunct("("):
 		if !p.startsQuery(1) {
+			// (a JOIN b ON ...): a parenthesised join.
 			p.next()
-			return nil, p.expected("a query (SELECT ...) after (", "SELECT")
+			item, err := p.parseTableFactor()
+			if err != nil {
+				return nil, err
+			}
+			joined := false
+			for {
+				next, ok, err := p.parseJoin(item)
+				if err != nil {
+					return nil, err
+				}
+				if !ok {
+					break
+				}
+				item, joined = next, true
+			}
+			if !joined {
+				return nil, p.expected("a query (SELECT ...) or a join after (", "SELECT")
+			}
+			if err := p.expectClose(")", "(", t.pos); err != nil {
+				return nil, err
+			}
+			return item, nil
 		}
 		p.next()
 		q, err := p.parseQuery()
@@ -392,4 +430,58 @@ func (p *parser) fromAlias() (Ident, *Error) {
 		return Ident{}, p.errAt(p.tok(), "column aliases on a FROM item, alias(a, b), are not supported; alias the columns in the SELECT list")
 	}
 	return alias, nil
+}
+
+// parseJoin reads one `[INNER|LEFT|RIGHT|FULL [OUTER]] JOIN item ON cond`
+// or `, item` after left; ok is false when none follows.
+func (p *parser) parseJoin(left FromItem) (FromItem, bool, *Error) {
+	t := p.tok()
+	typ, k := InnerJoin, 0
+	switch {
+	case t.isPunct(","):
+		typ, k = CommaJoin, 1
+	case t.is("CROSS") && p.peek(1).is("JOIN"):
+		typ, k = CommaJoin, 2
+	case t.is("JOIN"):
+		k = 1
+	case t.is("INNER") && p.peek(1).is("JOIN"):
+		k = 2
+	case t.is("LEFT"), t.is("RIGHT"), t.is("FULL"):
+		typ = map[string]JoinType{"LEFT": LeftJoin, "RIGHT": RightJoin, "FULL": FullJoin}[t.up]
+		k = 1
+		if p.peek(k).is("OUTER") {
+			k++
+		}
+		if !p.peek(k).is("JOIN") {
+			return nil, false, p.errAt(p.peek(k), "expected JOIN after "+t.up)
+		}
+		k++
+	default:
+		return nil, false, nil
+	}
+	at := t.pos
+	for range k {
+		p.next()
+	}
+	right, err := p.parseTableFactor()
+	if err != nil {
+		return nil, false, err
+	}
+	j := &Join{At: at, Type: typ, Left: left, Right: right}
+	if typ == CommaJoin {
+		if p.tok().is("ON") {
+			return nil, false, p.errAt(p.tok(), "a cross join takes no ON; write JOIN ... ON")
+		}
+		return j, true, nil
+	}
+	if p.tok().is("USING") {
+		return nil, false, p.errAt(p.tok(), "JOIN ... USING is not supported yet; write ON a.col = b.col")
+	}
+	if !p.acceptWord("ON") {
+		return nil, false, p.expected("ON after the joined table", "ON")
+	}
+	if j.On, err = p.expectExpr("ON"); err != nil {
+		return nil, false, err
+	}
+	return j, true, nil
 }

@@ -5,15 +5,16 @@ package sql
 //	TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), size [, offset]))
 //	TABLE(HOP(TABLE t, DESCRIPTOR(ts), slide, size [, offset]))
 //	TABLE(CUMULATE(TABLE t, DESCRIPTOR(ts), step, size [, offset]))
+//	TABLE(SESSION(TABLE t [PARTITION BY k [, ...]], DESCRIPTOR(ts), gap))
 //	TABLE(TUMBLE(DATA => TABLE t, TIMECOL => DESCRIPTOR(ts), SIZE => ...))
 //
 // The outer TABLE( ) may be left out; Format always writes it.
 
 func windowFuncStart(t token) bool {
-	return t.kind == tokWord && (windowKinds[t.up] != 0 || t.up == "SESSION")
+	return t.kind == tokWord && windowKinds[t.up] != 0
 }
 
-var windowKinds = map[string]WindowKind{"TUMBLE": Tumble, "HOP": Hop, "CUMULATE": Cumulate}
+var windowKinds = map[string]WindowKind{"TUMBLE": Tumble, "HOP": Hop, "CUMULATE": Cumulate, "SESSION": Session}
 
 // windowParams lists each function's positional parameters after the table
 // and time column; the last (OFFSET) is optional.
@@ -21,6 +22,7 @@ var windowParams = map[WindowKind][]string{
 	Tumble:   {"SIZE", "OFFSET"},
 	Hop:      {"SLIDE", "SIZE", "OFFSET"},
 	Cumulate: {"STEP", "SIZE", "OFFSET"},
+	Session:  {"GAP"},
 }
 
 func windowSignature(k WindowKind) string {
@@ -29,6 +31,8 @@ func windowSignature(k WindowKind) string {
 		return "HOP(TABLE t, DESCRIPTOR(time_col), slide, size [, offset])"
 	case Cumulate:
 		return "CUMULATE(TABLE t, DESCRIPTOR(time_col), step, size [, offset])"
+	case Session:
+		return "SESSION(TABLE t [PARTITION BY col, ...], DESCRIPTOR(time_col), gap)"
 	}
 	return "TUMBLE(TABLE t, DESCRIPTOR(time_col), size [, offset])"
 }
@@ -43,10 +47,7 @@ func (p *parser) parseWindowTVF() (FromItem, *Error) {
 	}
 	fn := p.tok()
 	if !windowFuncStart(fn) || !p.peek(1).isPunct("(") {
-		return nil, p.expected("TUMBLE, HOP or CUMULATE after TABLE(", "TUMBLE", "HOP", "CUMULATE")
-	}
-	if fn.up == "SESSION" {
-		return nil, p.errAt(fn, "SESSION windows are not supported yet; use TUMBLE, HOP or CUMULATE")
+		return nil, p.expected("TUMBLE, HOP, CUMULATE or SESSION after TABLE(", "TUMBLE", "HOP", "CUMULATE", "SESSION")
 	}
 	w.Kind, w.KindAt = windowKinds[fn.up], fn.pos
 	p.next()
@@ -85,7 +86,7 @@ func (p *parser) windowPositionalArgs(w *WindowTVF, open token) *Error {
 	params := windowParams[w.Kind]
 	for i, param := range params {
 		if !p.acceptPunct(",") {
-			if i < len(params)-1 {
+			if i < len(params)-1 || param != "OFFSET" {
 				t := p.tok()
 				if t.isPunct(")") || t.kind == tokEOF {
 					return p.errAt(t, name+" needs a "+lower(param)+": "+windowSignature(w.Kind), ",")
@@ -155,8 +156,8 @@ func (p *parser) windowNamedArgs(w *WindowTVF, open token) *Error {
 	if err := p.expectClose(")", name+"(", open.pos); err != nil {
 		return err
 	}
-	for _, req := range allowed[:len(allowed)-1] { // all but OFFSET
-		if !seen[req] {
+	for _, req := range allowed {
+		if !seen[req] && req != "OFFSET" {
 			return p.errAt(end, name+" is missing the "+req+" argument: "+windowSignature(w.Kind), req)
 		}
 	}
@@ -184,6 +185,52 @@ func (p *parser) windowTable(w *WindowTVF, after string) *Error {
 		return p.errAt(p.tok(), "qualified table names (catalog.database.table) are not supported: name a source or a transform")
 	}
 	w.Table = name
+	if p.tok().is("PARTITION") {
+		if w.Kind != Session {
+			return p.errAt(p.tok(), "PARTITION BY is only for SESSION windows; "+w.Kind.String()+" reads the table as a whole")
+		}
+		return p.windowPartition(w)
+	}
+	return nil
+}
+
+// windowPartition reads SESSION's `PARTITION BY a, b` or `PARTITION BY
+// (a, b)`. Unparenthesised, the list ends before a comma that is followed
+// by DESCRIPTOR( or by a named argument.
+func (p *parser) windowPartition(w *WindowTVF) *Error {
+	p.next()
+	if !p.tok().is("BY") {
+		return p.expected("BY after PARTITION", "BY")
+	}
+	p.next()
+	var open token
+	if p.tok().isPunct("(") {
+		open = p.next()
+		w.PartitionParens = true
+	}
+	for {
+		col, err := p.expectName("a column name in PARTITION BY")
+		if err != nil {
+			return err
+		}
+		if p.tok().isPunct(".") {
+			return p.errAt(p.tok(), "PARTITION BY takes bare column names")
+		}
+		w.PartitionBy = append(w.PartitionBy, col)
+		if !p.tok().isPunct(",") {
+			break
+		}
+		if !w.PartitionParens {
+			n := p.peek(1)
+			if (n.is("DESCRIPTOR") && p.peek(2).isPunct("(")) || (n.kind == tokWord && p.peek(2).isPunct("=>")) {
+				break
+			}
+		}
+		p.next()
+	}
+	if w.PartitionParens {
+		return p.expectClose(")", "PARTITION BY (", open.pos)
+	}
 	return nil
 }
 
@@ -219,5 +266,7 @@ func setWindowParam(w *WindowTVF, param string, e Expr) {
 		w.Step = e
 	case "OFFSET":
 		w.Offset = e
+	case "GAP":
+		w.Gap = e
 	}
 }

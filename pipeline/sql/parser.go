@@ -41,6 +41,9 @@ type parser struct {
 	toks  []token
 	i     int
 	depth int
+	// namedOvers are the OVER w calls read so far whose SELECT has not
+	// resolved w yet (parse_frame.go).
+	namedOvers []*Over
 }
 
 func newParser(src string) *parser {
@@ -195,8 +198,6 @@ func (p *parser) unsupportedHere() *Error {
 		msg = "JOIN is not supported yet"
 	case t.isPunct(","):
 		return nil
-	case t.is("WINDOW"):
-		msg = "the WINDOW clause is not supported yet"
 	case t.is("QUALIFY"):
 		msg = "QUALIFY is not supported yet"
 	case t.is("MATCH_RECOGNIZE"):

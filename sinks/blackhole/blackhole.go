@@ -43,3 +43,12 @@ func (s *Sink) Flush(context.Context) error { return nil }
 func (s *Sink) Close(context.Context) error { return nil }
 
 var _ connector.Sink = (*Sink)(nil)
+
+// FlinkSink implements connector.FlinkSink: Flink's blackhole connector.
+func (*Sink) FlinkSink(connector.SinkInput) (connector.FlinkTable, error) {
+	var t connector.FlinkTable
+	t.Set("connector", "blackhole", "")
+	return t, nil
+}
+
+var _ connector.FlinkSink = (*Sink)(nil)

@@ -166,7 +166,7 @@ func New(cfg Config, env connector.SinkEnv) (*Sink, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Sink{name: env.Name, cfg: st, formats: env.Formats, reject: env.Reject, logger: logger, now: time.Now}, nil
+	return &Sink{name: env.Name, given: cfg, cfg: st, formats: env.Formats, reject: env.Reject, logger: logger, now: time.Now}, nil
 }
 
 // check validates cfg; every complaint names its option.
@@ -344,6 +344,7 @@ func Register(r *connector.Registry) {
 // Close are called from one goroutine; Bytes from any.
 type Sink struct {
 	name    string
+	given   Config // as written, for FlinkSink
 	cfg     settings
 	formats *connector.Registry
 	reject  func(connector.BadRecord) error

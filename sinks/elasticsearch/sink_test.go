@@ -191,6 +191,7 @@ func TestDocumentIDs(t *testing.T) {
 		{"decimal", []int{0}, row.Row{row.DecimalValue(-150, 2)}, nil, nil, "-1.50"},
 		// DecimalData.toString is toPlainString: no exponent in an id.
 		{"small decimal", []int{0}, row.Row{row.DecimalValue(0, 7)}, nil, nil, "0.0000000"},
+		{"decimal(38)", []int{0}, row.Row{row.Decimal128Value(row.Int128{Hi: -1 << 40, Lo: 7}, 30)}, nil, nil, "-20.282409603651670423947251286009"},
 		{"double", []int{0}, row.Row{row.DoubleValue(1e7)}, nil, nil, "1.0E7"},
 		{"date", []int{0}, row.Row{row.DateValue(0)}, nil, nil, "1970-01-01"},
 	}

@@ -160,6 +160,7 @@ func New(cfg Config, env connector.SinkEnv) (*Sink, error) {
 	}
 	s := &Sink{
 		name:       env.Name,
+		cfg:        cfg,
 		topic:      cfg.Topic,
 		kafka:      cfg.Kafka,
 		format:     cfg.Format,
@@ -278,6 +279,7 @@ func Register(r *connector.Registry) {
 // run in goroutines of their own between Open and Close.
 type Sink struct {
 	name      string
+	cfg       Config // as given, for FlinkSink
 	topic     string
 	kafka     kafkaconf.Config
 	format    connector.FormatSpec

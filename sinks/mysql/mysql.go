@@ -174,6 +174,7 @@ func New(cfg Config, env connector.SinkEnv) (*Sink, error) {
 	dc.Logger = driverLogger{logger}
 	s := &Sink{
 		name:        env.Name,
+		given:       cfg,
 		dc:          dc,
 		target:      redact(dc),
 		table:       cfg.Table,
@@ -214,6 +215,7 @@ func Register(r *connector.Registry) {
 // Close are called from one goroutine; Bytes from any.
 type Sink struct {
 	name        string
+	given       Config // as written, for FlinkSink
 	dc          *mysql.Config
 	target      string // the connection without its password
 	table       string

@@ -36,7 +36,7 @@ func New(cfg Config, env connector.SinkEnv) (*Sink, error) {
 	if strings.ContainsAny(cfg.PrintIdentifier, "\r\n") {
 		return nil, connector.Errorf("print_identifier", "must fit on one line: it starts every printed line")
 	}
-	s := &Sink{name: env.Name, out: os.Stdout}
+	s := &Sink{name: env.Name, out: os.Stdout, given: cfg}
 	if cfg.StandardError {
 		s.out = os.Stderr
 	}
@@ -59,6 +59,7 @@ const bufferSize = 64 << 10
 // Sink prints changes. It is used from one goroutine at a time.
 type Sink struct {
 	name   string
+	given  Config // as written, for FlinkSink
 	prefix string
 	// out is os.Stdout or os.Stderr; tests put their own writer here.
 	out  io.Writer

@@ -214,7 +214,12 @@ func (c *column) random(f row.Field, fc FieldConfig, path func(string) string) e
 		case row.BigInt:
 			lo, hi = math.MinInt64, math.MaxInt64
 		case row.Decimal:
-			hi = int64(math.Pow10(t.Precision)) - 1
+			// Random DECIMALs are drawn as int64 unscaled values: all of
+			// DECIMAL(18) and narrower, ±9223372036854775807 of a wider one.
+			hi = math.MaxInt64
+			if t.Precision <= row.MaxCompactDecimalPrecision {
+				hi = int64(math.Pow10(t.Precision)) - 1
+			}
 			lo = -hi
 		}
 		var errs []error
@@ -356,6 +361,9 @@ func (c *column) sequence(f row.Field, fc FieldConfig, path func(string) string)
 	}
 	step := int64(1)
 	if t.ID == row.Decimal {
+		if t.Scale > row.MaxCompactDecimalPrecision {
+			return connector.Errorf(path("kind"), "a sequence over %s counts by 1 = 10^%d units, past int64; use a scale of at most %d", t, t.Scale, row.MaxCompactDecimalPrecision)
+		}
 		step = int64(math.Pow10(t.Scale))
 	}
 	c.gen, c.seq = genSeqInt, sequence{start: start, step: step, count: seqCount(start, end, step)}

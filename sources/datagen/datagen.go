@@ -102,6 +102,8 @@ func New(cfg Config, env connector.SourceEnv) (*Source, error) {
 	}
 	s := &Source{
 		name:      env.Name,
+		given:     cfg,
+		schema:    env.Schema,
 		rowPrefix: "datagen " + env.Name + " row ",
 		log:       env.Logger,
 		cols:      cols,
@@ -146,6 +148,10 @@ func Register(r *connector.Registry) {
 // Source generates rows. It is used from one goroutine at a time.
 type Source struct {
 	name string
+	// given and schema are the options as written and the columns, for
+	// FlinkSource.
+	given  Config
+	schema row.Schema
 	// rowPrefix starts the position of a generated row in errors
 	// ("datagen gen row 17"), counted from 1 over the whole run.
 	rowPrefix string

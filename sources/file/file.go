@@ -138,13 +138,15 @@ func New(cfg Config, env connector.SourceEnv) (*Source, error) {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Source{
-		pattern:  cfg.Path,
-		updating: env.Formats.Changelog(format),
-		dec:      dec,
-		width:    env.Schema.Len(),
-		reject:   env.Reject,
-		logger:   logger,
-		fl:       fl,
+		pattern:      cfg.Path,
+		formatName:   format.Type,
+		maxRecordSet: cfg.MaxRecordBytes != nil,
+		updating:     env.Formats.Changelog(format),
+		dec:          dec,
+		width:        env.Schema.Len(),
+		reject:       env.Reject,
+		logger:       logger,
+		fl:           fl,
 	}
 	if spans {
 		maxRecordBytes := connector.DefaultMaxRecordBytes
@@ -190,6 +192,10 @@ func Register(r *connector.Registry) {
 // one-column csv a NULL). Only blank lines before a header are skipped.
 type Source struct {
 	pattern string
+	// formatName and maxRecordSet are what FlinkSource needs of the
+	// options.
+	formatName   string
+	maxRecordSet bool
 	// updating: the format is a changelog format (debezium-json, ...).
 	updating bool
 	dec      connector.Decoder

@@ -177,12 +177,29 @@ func TestRead(t *testing.T) {
 	}, {
 		name:    "null fields",
 		content: "s1,,\n",
+		format:  `{type: csv, null_literal: ""}`,
 		want:    []string{"+I[s1, null, null]"},
 	}, {
-		name:    "one column: a blank line is a NULL",
+		name:    "ignore_parse_errors: empty fields of numbers are NULL",
+		content: ",,\n",
+		format:  `{type: csv, ignore_parse_errors: true}`,
+		want:    []string{"+I[, null, null]"},
+	}, {
+		name:    "one column: a blank line is a NULL with null_literal \"\"",
 		content: "a\n\nb\n",
+		format:  `{type: csv, null_literal: ""}`,
 		schema:  "[v STRING]",
 		want:    []string{"+I[a]", "+I[null]", "+I[b]"},
+	}, {
+		name:    "one column: a blank line is the empty string, as in Flink",
+		content: "a\n\nb\n",
+		schema:  "[v STRING]",
+		want:    []string{"+I[a]", "+I[]", "+I[b]"},
+	}, {
+		name:    "comments",
+		content: "#id,\"ts\n#\"\ns1,1,2\n",
+		format:  `{type: csv, allow_comments: true}`,
+		want:    []string{"+I[s1, 1, 2.0]"},
 	}, {
 		name:    "json lines",
 		content: "{\"id\": \"s1\", \"ts\": 1}\r\n\n{\"temperature\": 3.5, \"ts\": 2}",

@@ -84,7 +84,7 @@ sinks:
 		t.Fatal(err)
 	}
 	// BYTES are base64 in CSV: 0x02 is Ag==.
-	const want = "1,abc,Ag==,2,TRUE\n2,,,0,TRUE\n"
+	const want = "1,abc,Ag==,2,true\n2,,,0,true\n"
 	if string(data) != want {
 		t.Errorf("out.csv:\n%s\nwant:\n%s", data, want)
 	}

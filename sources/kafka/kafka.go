@@ -390,6 +390,7 @@ func New(cfg Config, env connector.SourceEnv) (*Source, error) {
 	}
 	return &Source{
 		name:   env.Name,
+		flink:  flinkConfig{format: cfg.Format.Type, keyFields: splitList(cfg.KeyFields), exceptKey: strings.Contains(strings.ToLower(cfg.ValueFieldsInclude), "except")},
 		opts:   o,
 		rows:   rb,
 		reject: env.Reject,

@@ -29,6 +29,7 @@ import (
 // (until ctx ends) but is not an error.
 type Source struct {
 	name   string
+	flink  flinkConfig // what FlinkSource needs of the config
 	opts   options
 	rows   *rowBuilder
 	reject func(connector.BadRecord) error

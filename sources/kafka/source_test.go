@@ -27,12 +27,14 @@ func TestBoundedRead(t *testing.T) {
 	tests := []struct {
 		format string
 		values []string
+		want4  string // the fourth row
 	}{
-		{"json", []string{`{"id":1,"name":"a"}`, `{"id":2,"name":"b"}`, `{"id":3,"name":"c"}`, `{"id":4,"name":null}`, `{"id":5,"name":"e"}`}},
-		{"csv", []string{"1,a", "2,b", "3,c", "4,", "5,e"}},
+		{"json", []string{`{"id":1,"name":"a"}`, `{"id":2,"name":"b"}`, `{"id":3,"name":"c"}`, `{"id":4,"name":null}`, `{"id":5,"name":"e"}`}, "+I[4, null]"},
+		// csv's empty field is '' in a STRING column, as in Flink.
+		{"csv", []string{"1,a", "2,b", "3,c", "4,", "5,e"}, "+I[4, ]"},
 	}
-	want := []string{"+I[1, a]", "+I[2, b]", "+I[3, c]", "+I[4, null]", "+I[5, e]"}
 	for _, tt := range tests {
+		want := []string{"+I[1, a]", "+I[2, b]", "+I[3, c]", tt.want4, "+I[5, e]"}
 		t.Run(tt.format, func(t *testing.T) {
 			topic := createTopic(t, addr, 2)
 			var msgs []kafka.Message

@@ -1,0 +1,306 @@
+package plan
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime"
+	"github.com/etld/etld/pipeline/sql"
+)
+
+// scopeCol is one column of a scope of several tables (a join): the
+// qualifiers that name its table, its name as written in the table, and
+// its index in the joined row (whose field is named uniquely: a second
+// `id` becomes `id0`, as Flink names it).
+type scopeCol struct {
+	quals []string
+	name  string
+	idx   int
+	// inner marks a column of an EXISTS subquery's table: an unqualified
+	// name it shares with the outer table means it, as SQL scopes names.
+	inner bool
+}
+
+// tableCols returns the columns of s as scopeCols, offset by off.
+func (s *scope) tableCols(off int) []scopeCol {
+	if s.cols != nil {
+		out := make([]scopeCol, len(s.cols))
+		for i, c := range s.cols {
+			c.idx += off
+			out[i] = c
+		}
+		return out
+	}
+	quals := append([]string{s.name, s.table}, s.also...)
+	out := make([]scopeCol, s.node.Schema.Len())
+	for i, f := range s.node.Schema.Fields {
+		out[i] = scopeCol{quals: quals, name: f.Name, idx: off + i}
+	}
+	return out
+}
+
+// resolve finds the column c names in a join scope: its index, or -1
+// with an error when the name is ambiguous or its table unknown; -1 and
+// no error when c is not a column of the scope (a ROW field access).
+func (s *scope) resolve(c *sql.ColumnRef) (int, error) {
+	found := -1
+	var tables []string
+	innerOnly := false
+	if c.Table.IsZero() {
+		for _, col := range s.cols {
+			if col.inner && strings.EqualFold(col.name, c.Column.Name) {
+				innerOnly = true
+			}
+		}
+	}
+	for _, col := range s.cols {
+		if !strings.EqualFold(col.name, c.Column.Name) || innerOnly && !col.inner {
+			continue
+		}
+		if !c.Table.IsZero() && !slices.ContainsFunc(col.quals, func(q string) bool { return strings.EqualFold(q, c.Table.Name) }) {
+			continue
+		}
+		if found >= 0 && found != col.idx {
+			tables = append(tables, col.quals[0])
+			return -1, errAt(c.Column.At, "column %q is ambiguous: it is in %s; qualify it (t.%s)", c.Column.Name, strings.Join(tables, " and "), c.Column.Name)
+		}
+		found = col.idx
+		tables = append(tables, col.quals[0])
+	}
+	if found < 0 && !c.Table.IsZero() && !s.knows(c.Table.Name) && s.node.Schema.Index(c.Table.Name) < 0 {
+		return -1, errAt(c.Table.At, "unknown table %q: this query reads %s", c.Table.Name, s.name)
+	}
+	return found, nil
+}
+
+// knowsCol reports whether qualifier names one of a join scope's tables.
+func (s *scope) knowsJoined(qualifier string) bool {
+	for _, c := range s.cols {
+		if slices.ContainsFunc(c.quals, func(q string) bool { return strings.EqualFold(q, qualifier) }) {
+			return true
+		}
+	}
+	return false
+}
+
+// unqualifyJoined rewrites the column names of e into the joined row's
+// field names.
+func (s *scope) unqualifyJoined(e sql.Expr) (sql.Expr, error) {
+	var bad error
+	out := rewrite(e, func(x sql.Expr) (sql.Expr, bool) {
+		c, ok := x.(*sql.ColumnRef)
+		if !ok {
+			return nil, false
+		}
+		i, err := s.resolve(c)
+		if err != nil {
+			if bad == nil {
+				bad = err
+			}
+			return x, true
+		}
+		if i < 0 {
+			return x, true
+		}
+		return &sql.ColumnRef{Column: sql.Ident{At: c.Column.At, Name: s.node.Schema.Fields[i].Name, Quoted: true}}, true
+	})
+	return out, bad
+}
+
+var joinKinds = map[sql.JoinType]runtime.JoinKind{
+	sql.InnerJoin: runtime.InnerJoin, sql.CommaJoin: runtime.InnerJoin,
+	sql.LeftJoin: runtime.LeftJoin, sql.RightJoin: runtime.RightJoin, sql.FullJoin: runtime.FullJoin,
+}
+
+// joinScope plans `left JOIN right ON cond`.
+func (q *queryBuilder) joinScope(j *sql.Join) (*scope, error) {
+	ls, err := q.from(j.Left)
+	if err != nil {
+		return nil, err
+	}
+	rs, err := q.from(j.Right)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range []*scope{ls, rs} {
+		if s.window != nil {
+			return nil, errAt(s.window.At, "a window table function cannot be joined here: aggregate it in a subquery first")
+		}
+	}
+	kind := joinKinds[j.Type]
+	left, right := ls.node, rs.node
+	lw := left.Schema.Len()
+	cols := append(ls.tableCols(0), rs.tableCols(lw)...)
+	fields := make([]row.Field, 0, lw+right.Schema.Len())
+	used := map[string]bool{}
+	for i, f := range append(slices.Clone(left.Schema.Fields), right.Schema.Fields...) {
+		name := f.Name
+		for n := 0; used[strings.ToLower(name)]; n++ {
+			name = fmt.Sprintf("%s%d", f.Name, n)
+		}
+		used[strings.ToLower(name)] = true
+		if i < lw && (kind == runtime.RightJoin || kind == runtime.FullJoin) ||
+			i >= lw && (kind == runtime.LeftJoin || kind == runtime.FullJoin) {
+			f.Type = f.Type.Nullable()
+		}
+		fields = append(fields, row.Field{Name: name, Type: f.Type})
+	}
+	n := &Node{Kind: JoinNode, Inputs: []*Node{left, right}, Schema: row.NewSchema(fields...), TimeAttr: -1,
+		Bounded: left.Bounded && right.Bounded}
+	s := &scope{node: n, name: ls.name + ", " + rs.name, table: "join", cols: cols}
+	if j.On == nil {
+		// A comma join inside a chain of them (FROM a, b, c WHERE ...):
+		// the conjuncts of the WHERE that name only a and b join them.
+		var mine []sql.Expr
+		for _, c := range conjuncts(q.commaWhere) {
+			if s.resolvesAll(c) {
+				mine = append(mine, c)
+			}
+		}
+		j = &sql.Join{At: j.At, Type: j.Type, Left: j.Left, Right: j.Right, On: andAll(mine)}
+	}
+	if inner, ok := j.Left.(*sql.Join); ok && j.Type == sql.CommaJoin && inner.Type == sql.CommaJoin && inner.On == nil && j.On != nil {
+		// The conjuncts the inner comma join took are not tested again.
+		var rest []sql.Expr
+		for _, c := range conjuncts(j.On) {
+			if !ls.resolvesAll(c) {
+				rest = append(rest, c)
+			}
+		}
+		j = &sql.Join{At: j.At, Type: j.Type, Left: j.Left, Right: j.Right, On: andAll(rest)}
+	}
+	if j.On == nil {
+		return nil, errAt(j.At, "a cross join of %s and %s needs an equality between them (in WHERE) to be planned as a join: an unbounded cross join is refused, as Flink does", ls.name, rs.name)
+	}
+	if err := q.joinCondition(n, s, j.On, kind); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// joinCondition splits cond into equalities of a left and a right column
+// (the join keys) and the rest (the residual), and completes n.
+func (q *queryBuilder) joinCondition(n *Node, s *scope, cond sql.Expr, kind runtime.JoinKind) error {
+	left, right := n.Inputs[0], n.Inputs[1]
+	lw := left.Schema.Len()
+	on, err := s.unqualifyJoined(cond)
+	if err != nil {
+		return err
+	}
+	js := &runtime.JoinSpec{Kind: kind, LeftWidth: lw, RightWidth: right.Schema.Len(), Batch: q.b.plan.Batch}
+	var residual []sql.Expr
+	var keyTexts []string
+	for _, c := range conjuncts(on) {
+		b, ok := c.(*sql.Binary)
+		if ok && b.Op == sql.OpEq {
+			l, lok := b.L.(*sql.ColumnRef)
+			r, rok := b.R.(*sql.ColumnRef)
+			if lok && rok {
+				li, ri := n.Schema.Index(l.Column.Name), n.Schema.Index(r.Column.Name)
+				if li >= lw {
+					li, ri = ri, li
+				}
+				if li >= 0 && li < lw && ri >= lw {
+					lt, rt := n.Schema.Fields[li].Type, n.Schema.Fields[ri].Type
+					if !sameRepresentation(lt, rt) {
+						return errAt(b.OpAt, "the join key %s = %s compares %s with %s: CAST one side to the other's type", n.Schema.Fields[li].Name, n.Schema.Fields[ri].Name, lt, rt)
+					}
+					js.LeftKeys = append(js.LeftKeys, li)
+					js.RightKeys = append(js.RightKeys, ri-lw)
+					keyTexts = append(keyTexts, fmt.Sprintf("=(%s, %s)", n.Schema.Fields[li].Name, n.Schema.Fields[ri].Name))
+					continue
+				}
+			}
+		}
+		residual = append(residual, c)
+	}
+	if len(js.LeftKeys) == 0 {
+		return errAt(cond.Pos(), "a join needs at least one equality between a column of each side (ON a.k = b.k): a join without one is a cross join of unbounded inputs, which etld refuses as Flink does")
+	}
+	where := strings.Join(keyTexts, ", ")
+	if len(residual) > 0 {
+		res := andAll(residual)
+		c, err := compileExpr(res, n.Schema, "join")
+		if err != nil {
+			return err
+		}
+		if c.Type.ID != row.Boolean && c.Type.ID != row.Null {
+			return errAt(res.Pos(), "a join condition must be BOOLEAN, this one is %s", c.Type)
+		}
+		js.Residual = c.True
+		where += ", " + sql.Format(res)
+	}
+	if left.Mode.HasKey {
+		js.LeftUnique = left.Mode.Key
+	}
+	if right.Mode.HasKey {
+		js.RightUnique = right.Mode.Key
+	}
+	n.join = js
+	n.Mode = joinMode(kind, left.Mode, right.Mode, js.LeftKeys, js.RightKeys, lw, q.b.plan.Batch)
+	names := n.Schema.Names()
+	n.Label = fmt.Sprintf("Join(joinType=[%s], where=[%s], select=[%s], leftInputSpec=[%s], rightInputSpec=[%s])",
+		kind, where, strings.Join(names, ", "), inputSpec(left.Mode, js.LeftKeys), inputSpec(right.Mode, js.RightKeys))
+	return nil
+}
+
+// inputSpec is Flink's JoinInputSideSpec as explain shows it.
+func inputSpec(m Changelog, keys []int) string {
+	switch {
+	case m.HasKey && containsAll(keys, m.Key):
+		return "JoinKeyContainsUniqueKey"
+	case m.HasKey:
+		return "HasUniqueKey"
+	}
+	return "NoUniqueKey"
+}
+
+// joinMode: an inner join of insert-only inputs is insert-only; an outer
+// join, or a join of an updating input, is updating (outer joins retract
+// the NULL-padded row when a match arrives; batch joins emit final rows).
+// The upsert key follows Flink's FlinkRelMdUniqueKeys.getJoinUniqueKeys:
+// when the right input is unique on its join keys (its key lies inside
+// them), the left key is a key of the join unless the join pads the left
+// side with NULLs, and the reverse; else the two keys together are one.
+func joinMode(kind runtime.JoinKind, l, r Changelog, lkeys, rkeys []int, lw int, batch bool) Changelog {
+	out := Changelog{Updating: !batch && (l.Updating || r.Updating || kind != runtime.InnerJoin)}
+	if kind == runtime.SemiJoin || kind == runtime.AntiJoin {
+		out.Updating = !batch && (l.Updating || r.Updating || kind == runtime.AntiJoin)
+		out.Key, out.HasKey = l.Key, l.HasKey
+		return out
+	}
+	nullsLeft := kind == runtime.RightJoin || kind == runtime.FullJoin
+	nullsRight := kind == runtime.LeftJoin || kind == runtime.FullJoin
+	shifted := func(k []int) []int {
+		out := make([]int, len(k))
+		for i, x := range k {
+			out[i] = x + lw
+		}
+		return out
+	}
+	switch {
+	case r.HasKey && containsAll(rkeys, r.Key) && l.HasKey && !nullsLeft:
+		out.Key, out.HasKey = l.Key, true
+	case l.HasKey && containsAll(lkeys, l.Key) && r.HasKey && !nullsRight:
+		out.Key, out.HasKey = shifted(r.Key), true
+	case l.HasKey && r.HasKey:
+		out.Key, out.HasKey = append(slices.Clone(l.Key), shifted(r.Key)...), true
+	}
+	return out
+}
+
+// resolvesAll reports whether every column e names is a column of s.
+func (s *scope) resolvesAll(e sql.Expr) bool {
+	ok := true
+	walk(e, func(x sql.Expr) bool {
+		if c, isCol := x.(*sql.ColumnRef); isCol {
+			if i, err := s.resolve(c); err != nil || i < 0 {
+				ok = false
+			}
+		}
+		return ok
+	})
+	return ok
+}

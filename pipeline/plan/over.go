@@ -1,0 +1,364 @@
+package plan
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/etld/etld/pipeline/expr"
+	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime"
+	"github.com/etld/etld/pipeline/sql"
+)
+
+// OVER aggregates: a SELECT whose list holds agg(...) OVER (window) or
+// LAG(...) OVER (window), planned as
+//
+//	Calc(input columns, partition keys, arguments; WHERE) → OverAggregate → Calc(select list)
+//
+// The OverAggregate emits each input row once, with its results appended,
+// when the watermark passes the row's event time: insert-only.
+
+// rankingFuncs are the OVER functions of Top-N and deduplication, which
+// are planned elsewhere.
+var rankingFuncs = map[string]bool{"ROW_NUMBER": true, "RANK": true, "DENSE_RANK": true}
+
+// overCalls returns the OVER calls of the select list, outermost first,
+// and whether one of them is a ranking function.
+func overCalls(items []*sql.SelectItem) (overs []*sql.Over, ranking bool) {
+	for _, it := range items {
+		walk(it.Expr, func(x sql.Expr) bool {
+			if o, ok := x.(*sql.Over); ok {
+				overs = append(overs, o)
+				ranking = ranking || rankingFuncs[strings.ToUpper(o.Call.Name)]
+			}
+			return true
+		})
+	}
+	return overs, ranking
+}
+
+// windowText is the window as Format writes it, for comparing two calls'
+// windows and for explain.
+func overWindowText(w *sql.WindowSpec) string {
+	return sql.Format(&sql.Over{Call: &sql.Call{Name: "X"}, Window: w})[len("X() OVER "):]
+}
+
+// overAggregate plans a SELECT with OVER aggregates over s.
+func (q *queryBuilder) overAggregate(sel *sql.Select, s *scope, overs []*sql.Over) (*Node, error) {
+	in := s.node
+	first := overs[0]
+	switch {
+	case s.window != nil:
+		return nil, errAt(first.OverAt, "OVER aggregates over a window table function are not supported; read the window TVF in a subquery with its GROUP BY")
+	case len(sel.GroupBy) > 0 || sel.Having != nil:
+		return nil, errAt(first.OverAt, "OVER aggregates cannot be mixed with GROUP BY or HAVING in one SELECT; group in a subquery and compute the OVER aggregates around it")
+	case in.Mode.Updating:
+		return nil, errAt(first.OverAt, "OVER aggregates take insert-only input; the %s they read is updating", s.table)
+	}
+	for _, it := range sel.Items {
+		if containsAgg(it.Expr) {
+			return nil, errAt(it.Pos(), "an aggregate without OVER cannot stand beside OVER aggregates; give it an OVER window too or aggregate in a subquery")
+		}
+	}
+	w := first.Window
+	text := overWindowText(w)
+	for _, o := range overs[1:] {
+		if overWindowText(o.Window) != text {
+			return nil, errAt(o.OverAt, "all OVER aggregates of a SELECT must use the same window (Flink computes them in one operator): %s differs from %s; name one WINDOW w AS (...) and write OVER w", overWindowText(o.Window), text)
+		}
+	}
+	spec, err := q.overSpec(w, s)
+	if err != nil {
+		return nil, err
+	}
+
+	var where *expr.Compiled
+	if sel.Where != nil {
+		if where, err = q.compileFilter(sel.Where, s, in.Schema); err != nil {
+			return nil, err
+		}
+	}
+	// The first Calc passes the input's columns and appends the partition
+	// keys and the arguments.
+	var preFields []row.Field
+	var preProject []*expr.Compiled
+	var preTexts []string
+	add := func(name string, c *expr.Compiled, text string) int {
+		// A plain input column is read where it is.
+		if i := in.Schema.Index(strings.Trim(text, "`")); i >= 0 && i < in.Schema.Len() && c.Type == in.Schema.Fields[i].Type {
+			return i
+		}
+		preFields = append(preFields, row.Field{Name: name, Type: c.Type})
+		preProject = append(preProject, c)
+		preTexts = append(preTexts, text)
+		return len(preFields) - 1
+	}
+	for _, f := range in.Schema.Fields {
+		c, err := compileExpr(&sql.ColumnRef{Column: sql.Ident{Name: f.Name, Quoted: true}}, in.Schema, s.table)
+		if err != nil {
+			return nil, err
+		}
+		preFields = append(preFields, f)
+		preProject = append(preProject, c)
+		preTexts = append(preTexts, f.Name)
+	}
+	var keyTexts []string
+	for i, k := range w.PartitionBy {
+		k, err := s.unqualify(k)
+		if err != nil {
+			return nil, err
+		}
+		c, err := compileExpr(k, in.Schema, s.table)
+		if err != nil {
+			return nil, err
+		}
+		spec.Keys = append(spec.Keys, add(fmt.Sprintf("$p%d", i), c, sql.Format(k)))
+		keyTexts = append(keyTexts, sql.Format(k))
+	}
+	// The functions, each once; results follow the input's columns,
+	// aggregates first, then LAGs.
+	type fn struct {
+		text string
+		lag  bool
+		i    int
+		typ  row.Type
+	}
+	var fns []fn
+	index := map[string]int{}
+	var aggTexts []string
+	for _, o := range overs {
+		oc, err := s.unqualify(o)
+		if err != nil {
+			return nil, err
+		}
+		call := oc.(*sql.Over).Call
+		text := sql.Format(call)
+		if _, seen := index[strings.ToLower(text)]; seen {
+			continue
+		}
+		name := strings.ToUpper(call.Name)
+		f := fn{text: text}
+		switch {
+		case expr.IsAggregate(name):
+			for _, a := range call.Args {
+				if containsAgg(a) {
+					return nil, errAt(a.Pos(), "aggregate functions cannot be nested")
+				}
+			}
+			j := len(spec.Aggs)
+			ac, err := q.aggCall(call, in.Schema, s.table, func(c *expr.Compiled, t string) int {
+				return add(fmt.Sprintf("$arg%d", len(preFields)), c, t)
+			})
+			if err != nil {
+				return nil, err
+			}
+			spec.Aggs = append(spec.Aggs, ac)
+			f.i, f.typ = j, ac.ResultType()
+		case name == "LAG":
+			l, typ, err := q.lagCall(call, in.Schema, s.table, add)
+			if err != nil {
+				return nil, err
+			}
+			f.lag, f.i, f.typ = true, len(spec.Lags), typ
+			spec.Lags = append(spec.Lags, l)
+		case name == "LEAD":
+			return nil, errAt(call.At, "LEAD reads rows that have not arrived yet; Flink supports it in batch mode only, and etld not yet. Use LAG, ordering the other way round in a subquery if needed")
+		default:
+			return nil, errAt(call.At, "%s is not an aggregate function and cannot take OVER (...); OVER takes COUNT, SUM, AVG, MIN, MAX, FIRST_VALUE, LAST_VALUE, LISTAGG, STDDEV/VAR, LAG", name)
+		}
+		index[strings.ToLower(text)] = len(fns)
+		fns = append(fns, f)
+		aggTexts = append(aggTexts, text)
+	}
+	pre := in
+	if where != nil || len(preFields) > in.Schema.Len() {
+		pre = &Node{
+			Kind: CalcNode, Input: in, Schema: row.NewSchema(preFields...),
+			Mode: Changelog{}, TimeAttr: in.TimeAttr, Bounded: in.Bounded,
+			filter: where,
+		}
+		if len(preFields) > in.Schema.Len() {
+			pre.project = preProject
+		}
+		cond := ""
+		if sel.Where != nil {
+			cond = ", where=[" + sql.Format(sel.Where) + "]"
+		}
+		pre.Label = fmt.Sprintf("Calc(select=[%s]%s)", strings.Join(preTexts, ", "), cond)
+	}
+
+	outFields := append([]row.Field(nil), preFields...)
+	resultCol := make([]int, len(fns))
+	for _, kind := range []bool{false, true} { // aggregates, then LAGs
+		for j, f := range fns {
+			if f.lag == kind {
+				resultCol[j] = len(outFields)
+				outFields = append(outFields, row.Field{Name: fmt.Sprintf("$o%d", j), Type: f.typ})
+			}
+		}
+	}
+	spec.TimeCol = in.TimeAttr
+	node := &Node{
+		Kind: OverAggNode, Input: pre, Schema: row.NewSchema(outFields...),
+		Mode: overAggMode(), TimeAttr: in.TimeAttr, Bounded: in.Bounded,
+		over: &spec, batch: q.b.plan.Batch,
+	}
+	partition := ""
+	if len(keyTexts) > 0 {
+		partition = "partitionBy=[" + strings.Join(keyTexts, ", ") + "], "
+	}
+	frame := "RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
+	if w.Frame != nil {
+		frame = strings.Trim(overWindowText(&sql.WindowSpec{Frame: w.Frame}), "()")
+	}
+	node.Label = fmt.Sprintf("OverAggregate(%sorderBy=[%s ASC], window=[%s], select=[%s])",
+		partition, in.Schema.Fields[in.TimeAttr].Name, frame, strings.Join(aggTexts, ", "))
+
+	// The last Calc: the select list, each OVER call read from its column.
+	var post []*sql.SelectItem
+	for i, it := range sel.Items {
+		if star, ok := it.Expr.(*sql.Star); ok {
+			// * is the input's columns, not the arguments placed after them.
+			if !star.Table.IsZero() && !strings.EqualFold(star.Table.Name, s.name) && !strings.EqualFold(star.Table.Name, s.table) {
+				return nil, errAt(star.At, "unknown table %q: this query reads %s", star.Table.Name, s.name)
+			}
+			for _, f := range in.Schema.Fields {
+				post = append(post, &sql.SelectItem{Expr: &sql.ColumnRef{Column: sql.Ident{At: star.At, Name: f.Name, Quoted: true}}})
+			}
+			continue
+		}
+		e := rewrite(it.Expr, func(x sql.Expr) (sql.Expr, bool) {
+			o, ok := x.(*sql.Over)
+			if !ok {
+				return nil, false
+			}
+			oc, _ := s.unqualify(o)
+			j := index[strings.ToLower(sql.Format(oc.(*sql.Over).Call))]
+			return &sql.ColumnRef{Column: sql.Ident{At: o.Pos(), Name: outFields[resultCol[j]].Name, Quoted: true}}, true
+		})
+		alias := it.Alias
+		if _, ok := it.Expr.(*sql.Over); ok && alias.IsZero() {
+			alias = sql.Ident{Name: fmt.Sprintf("EXPR$%d", i)}
+		}
+		post = append(post, &sql.SelectItem{Expr: e, Alias: alias})
+	}
+	overScope := &scope{node: node, name: s.name, table: s.table}
+	out, err := q.projection(post, overScope, node, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	// Flink's explain calls the window w0.
+	wname := "w0"
+	if !first.Name.IsZero() {
+		wname = first.Name.Name
+	}
+	for j, f := range fns {
+		out.Label = strings.ReplaceAll(out.Label, "`"+outFields[resultCol[j]].Name+"`", f.text+" OVER "+wname)
+	}
+	if sel.Distinct {
+		return q.distinct(out), nil
+	}
+	return out, nil
+}
+
+// overSpec checks the window: ORDER BY the input's event-time attribute,
+// ascending; a ROWS frame counts rows, a RANGE frame an interval; no
+// frame is RANGE UNBOUNDED PRECEDING, as in SQL.
+func (q *queryBuilder) overSpec(w *sql.WindowSpec, s *scope) (runtime.OverSpec, error) {
+	in := s.node
+	spec := runtime.OverSpec{Preceding: runtime.Unbounded}
+	timeName := ""
+	if in.TimeAttr >= 0 {
+		timeName = in.Schema.Fields[in.TimeAttr].Name
+	}
+	orderHint := "ORDER BY its event-time attribute"
+	if timeName != "" {
+		orderHint = "ORDER BY " + timeName
+	}
+	if len(w.OrderBy) != 1 {
+		return spec, errAt(w.At, "an OVER window needs exactly one ORDER BY column, the event-time attribute, ascending (%s)", orderHint)
+	}
+	o := w.OrderBy[0]
+	x, err := s.unqualify(o.X)
+	if err != nil {
+		return spec, err
+	}
+	ref, ok := x.(*sql.ColumnRef)
+	if !ok || in.TimeAttr < 0 || !strings.EqualFold(ref.Column.Name, timeName) {
+		if in.TimeAttr < 0 {
+			return spec, errAt(o.Pos(), "OVER windows are ordered by an event-time attribute, and %s has none: declare `watermark:` on its source", s.table)
+		}
+		return spec, errAt(o.Pos(), "OVER windows are ordered by the event-time attribute: write %s", orderHint)
+	}
+	if o.Desc {
+		return spec, errAt(o.Pos(), "an OVER window orders its time attribute ascending: drop DESC")
+	}
+	f := w.Frame
+	if f == nil {
+		return spec, nil
+	}
+	spec.Rows = f.Unit == sql.FrameRows
+	switch {
+	case f.Unbounded:
+	case f.Preceding == nil:
+		spec.Preceding = 0
+	case spec.Rows:
+		lit, ok := f.Preceding.(*sql.Literal)
+		n, err := strconv.ParseInt(litText(lit, ok), 10, 64)
+		if !ok || lit.Kind != sql.LitInt || err != nil || n < 0 {
+			return spec, errAt(f.Preceding.Pos(), "ROWS takes a whole number of rows PRECEDING (such as ROWS BETWEEN 9 PRECEDING AND CURRENT ROW)")
+		}
+		spec.Preceding = n
+	default:
+		iv, ok := f.Preceding.(*sql.IntervalLit)
+		if !ok || iv.YearMonth() || iv.Value < 0 {
+			return spec, errAt(f.Preceding.Pos(), "RANGE over a time attribute takes a day-time interval PRECEDING (such as RANGE BETWEEN INTERVAL '1' HOUR PRECEDING AND CURRENT ROW)")
+		}
+		spec.Preceding = iv.Value.Microseconds()
+	}
+	return spec, nil
+}
+
+func litText(l *sql.Literal, ok bool) string {
+	if !ok {
+		return ""
+	}
+	return l.Text
+}
+
+// lagCall plans LAG(x [, offset [, default]]): offset an integer literal
+// (default 1), default an expression of x's type (default NULL).
+func (q *queryBuilder) lagCall(c *sql.Call, schema row.Schema, table string, add func(string, *expr.Compiled, string) int) (runtime.LagCall, row.Type, error) {
+	if len(c.Args) < 1 || len(c.Args) > 3 || c.Distinct || c.Star || c.Filter != nil {
+		return runtime.LagCall{}, row.Type{}, errAt(c.At, "LAG takes (value [, offset [, default]])")
+	}
+	arg, err := compileExpr(c.Args[0], schema, table)
+	if err != nil {
+		return runtime.LagCall{}, row.Type{}, err
+	}
+	l := runtime.LagCall{Offset: 1, Default: -1}
+	l.Arg = add(fmt.Sprintf("$lag%d", len(schema.Fields)), arg, sql.Format(c.Args[0]))
+	if len(c.Args) > 1 {
+		lit, ok := c.Args[1].(*sql.Literal)
+		n, err := strconv.Atoi(litText(lit, ok))
+		if !ok || lit.Kind != sql.LitInt || err != nil || n < 0 {
+			return runtime.LagCall{}, row.Type{}, errAt(c.Args[1].Pos(), "LAG's offset must be a whole number literal")
+		}
+		l.Offset = n
+	}
+	typ := arg.Type
+	typ.NotNull = false
+	if len(c.Args) > 2 {
+		d, err := compileExpr(&sql.Cast{At: c.Args[2].Pos(), X: c.Args[2], Type: arg.Type, TypeText: arg.Type.String()}, schema, table)
+		if err != nil {
+			return runtime.LagCall{}, row.Type{}, errAt(c.Args[2].Pos(), "LAG's default must have the value's type %s: %v", arg.Type, err)
+		}
+		l.Default = add("$lagdefault", d, sql.Format(c.Args[2]))
+	}
+	return l, typ, nil
+}
+
+// overAggMode: an OVER aggregate emits each row once, final: insert-only,
+// with no key (Flink derives none either: rows need not be unique).
+func overAggMode() Changelog { return Changelog{} }

@@ -1,0 +1,149 @@
+package plan
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime"
+	"github.com/etld/etld/pipeline/sql"
+)
+
+// subqueryQualifier names a subquery's columns in the condition of the
+// semi join made of `x IN (subquery)`; no SQL text can name it.
+const subqueryQualifier = "$subquery"
+
+// subqueryJoins turns the conjuncts of sel's WHERE that are
+// `x [NOT] IN (query)`, `EXISTS (query)` or `NOT EXISTS (query)` into
+// semi and anti joins of s (Flink's SubQueryRemoveRule), and returns sel
+// with the rest of its WHERE.
+func (q *queryBuilder) subqueryJoins(s *scope, sel *sql.Select) (*sql.Select, error) {
+	if sel.Where == nil {
+		return sel, nil
+	}
+	var rest []sql.Expr
+	changed := false
+	for _, c := range conjuncts(sel.Where) {
+		var err error
+		switch x := c.(type) {
+		case *sql.InQuery:
+			err = q.inJoin(s, x)
+		case *sql.Exists:
+			err = q.existsJoin(s, x, false)
+		case *sql.Unary:
+			if e, ok := x.X.(*sql.Exists); ok && x.Op == sql.OpNot {
+				err = q.existsJoin(s, e, true)
+				break
+			}
+			rest = append(rest, c)
+			continue
+		default:
+			rest = append(rest, c)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		changed = true
+	}
+	if !changed {
+		return sel, nil
+	}
+	cp := *sel
+	cp.Where = andAll(rest)
+	return &cp, nil
+}
+
+// inJoin plans `x [NOT] IN (query)` as a semi (anti) join on x = the
+// query's one column; NOT IN follows SQL's NULL rule (null-aware).
+func (q *queryBuilder) inJoin(s *scope, in *sql.InQuery) error {
+	sub, err := q.query(in.Query)
+	if err != nil {
+		return err
+	}
+	if sub.Schema.Len() != 1 {
+		return errAt(in.Query.Pos(), "the query of IN must select one column, this one selects %d (%s)", sub.Schema.Len(), strings.Join(sub.Schema.Names(), ", "))
+	}
+	subScope := &scope{node: sub, name: subqueryQualifier, table: "subquery"}
+	cond := &sql.Binary{OpAt: in.At, Op: sql.OpEq, L: in.X,
+		R: &sql.ColumnRef{Table: sql.Ident{Name: subqueryQualifier}, Column: sql.Ident{At: in.At, Name: sub.Schema.Fields[0].Name, Quoted: true}}}
+	kind := runtime.SemiJoin
+	if in.Not {
+		kind = runtime.AntiJoin
+	}
+	return q.semiJoin(s, subScope, cond, kind, in.Not, false)
+}
+
+// existsJoin plans `[NOT] EXISTS (SELECT ... FROM t WHERE cond)`: a semi
+// (anti) join of s with t on cond, which names columns of both.
+func (q *queryBuilder) existsJoin(s *scope, e *sql.Exists, not bool) error {
+	qu := e.Query
+	if len(qu.Selects) != 1 || len(qu.With) > 0 {
+		return errAt(e.At, "EXISTS supports one SELECT ... FROM ... WHERE ... without UNION or WITH")
+	}
+	inner := qu.Selects[0]
+	if len(inner.GroupBy) > 0 || inner.Having != nil || inner.Distinct {
+		return errAt(e.At, "EXISTS over GROUP BY, HAVING or DISTINCT is not supported; EXISTS only asks whether a row exists")
+	}
+	if inner.Where == nil {
+		return errAt(e.At, "EXISTS without a WHERE relating the subquery to the outer table is not supported: write the condition (WHERE t.k = outer.k)")
+	}
+	is, err := q.from(inner.From)
+	if err != nil {
+		return err
+	}
+	kind := runtime.SemiJoin
+	if not {
+		kind = runtime.AntiJoin
+	}
+	return q.semiJoin(s, is, inner.Where, kind, false, true)
+}
+
+// semiJoin replaces s's node by its semi (anti) join with r on cond.
+// With correlated, r's columns take an unqualified name both have.
+func (q *queryBuilder) semiJoin(s *scope, r *scope, cond sql.Expr, kind runtime.JoinKind, nullAware, correlated bool) error {
+	left, right := s.node, r.node
+	lw := left.Schema.Len()
+	rcols := r.tableCols(lw)
+	for i := range rcols {
+		rcols[i].inner = correlated
+	}
+	cols := append(s.tableCols(0), rcols...)
+	fields := make([]row.Field, 0, lw+right.Schema.Len())
+	used := map[string]bool{}
+	for _, f := range append(slices.Clone(left.Schema.Fields), right.Schema.Fields...) {
+		name := f.Name
+		for n := 0; used[strings.ToLower(name)]; n++ {
+			name = fmt.Sprintf("%s%d", f.Name, n)
+		}
+		used[strings.ToLower(name)] = true
+		fields = append(fields, row.Field{Name: name, Type: f.Type})
+	}
+	n := &Node{Kind: JoinNode, Inputs: []*Node{left, right}, Schema: row.NewSchema(fields...), TimeAttr: -1,
+		Bounded: left.Bounded && right.Bounded}
+	both := &scope{node: n, name: s.name + ", " + r.name, table: "join", cols: cols}
+	if err := q.joinCondition(n, both, cond, kind); err != nil {
+		return err
+	}
+	n.join.NullAware = nullAware
+	if nullAware {
+		n.Label = strings.Replace(n.Label, "joinType=[LeftAntiJoin]", "joinType=[LeftAntiJoin], nullAware=[true]", 1)
+	}
+	n.Schema = left.Schema
+	n.TimeAttr = left.TimeAttr
+	if kind == runtime.AntiJoin && !q.b.plan.Batch {
+		n.TimeAttr = -1 // rows are retracted: no longer insert-only
+	}
+	n.Label = strings.Replace(n.Label, ", select=["+strings.Join(fields2names(fields), ", ")+"]", ", select=["+strings.Join(left.Schema.Names(), ", ")+"]", 1)
+	s.node = n
+	return nil
+}
+
+func fields2names(fs []row.Field) []string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = f.Name
+	}
+	return out
+}

@@ -1,0 +1,195 @@
+package runtime
+
+import (
+	"encoding/binary"
+	"hash/maphash"
+)
+
+// keyTable maps encoded keys (row.KeyOf) to int32 ids that its owner
+// chooses, such as aggStore slots. It replaces a map[string]int32, which
+// costs a string allocation per key and a pointer per entry for the GC to
+// scan. Here nothing holds a pointer: an open-addressing index of
+// (hash, id) pairs, probed linearly, points into one entry per id that
+// keeps the key inline when it is short (a BIGINT key is 10 bytes) and
+// in a shared byte arena when not. Deletion shifts the probe run back, so
+// there are no tombstones; the arena is compacted when half of it is
+// dead.
+type keyTable struct {
+	seed maphash.Seed
+	// index holds bucket = hash<<32 | id+1; 0 is an empty bucket. Its
+	// length is a power of two, at most 3/4 full.
+	index []uint64
+	// entries is indexed by id.
+	entries []keyEntry
+	arena   []byte
+	dead    int // arena bytes of removed keys
+	n       int
+}
+
+// keyInline is the longest key kept in its entry: a BIGINT or TIMESTAMP
+// key takes 10 bytes, and an entry is 16.
+const keyInline = 12
+
+// keyEntry is one id's key: n is the key length + 1 (0: no key), and b
+// holds the key, or when it is longer than keyInline, its arena offset.
+type keyEntry struct {
+	n uint32
+	b [keyInline]byte
+}
+
+func newKeyTable() *keyTable { return &keyTable{seed: maphash.MakeSeed()} }
+
+func (t *keyTable) len() int { return t.n }
+
+func (t *keyTable) hash(key []byte) uint32 {
+	h := maphash.Bytes(t.seed, key)
+	return uint32(h ^ h>>32)
+}
+
+// bytes returns id's key, a view valid until the next change.
+func (t *keyTable) bytes(id int32) []byte {
+	e := &t.entries[id]
+	n := int(e.n) - 1
+	if n <= keyInline {
+		return e.b[:n]
+	}
+	off := binary.LittleEndian.Uint64(e.b[:8])
+	return t.arena[off : off+uint64(n)]
+}
+
+// key returns a copy of id's key.
+func (t *keyTable) key(id int32) string { return string(t.bytes(id)) }
+
+// has reports whether id holds a key.
+func (t *keyTable) has(id int32) bool { return int(id) < len(t.entries) && t.entries[id].n != 0 }
+
+func (t *keyTable) equal(id uint32, key []byte) bool {
+	e := &t.entries[id]
+	if int(e.n) != len(key)+1 {
+		return false
+	}
+	return string(t.bytes(int32(id))) == string(key)
+}
+
+// find returns key's id and whether it is present; it does not allocate.
+func (t *keyTable) find(key []byte) (int32, bool) {
+	if t.n == 0 {
+		return 0, false
+	}
+	h := t.hash(key)
+	mask := uint32(len(t.index) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		b := t.index[i]
+		if b == 0 {
+			return 0, false
+		}
+		if uint32(b>>32) == h && t.equal(uint32(b)-1, key) {
+			return int32(uint32(b) - 1), true
+		}
+	}
+}
+
+// insert adds key, which must be absent, under id, which must be free.
+func (t *keyTable) insert(key []byte, id int32) {
+	if (t.n+1)*4 > len(t.index)*3 {
+		t.grow()
+	}
+	for int(id) >= len(t.entries) {
+		t.entries = append(t.entries, keyEntry{})
+	}
+	e := &t.entries[id]
+	e.n = uint32(len(key) + 1)
+	if len(key) <= keyInline {
+		copy(e.b[:], key)
+	} else {
+		binary.LittleEndian.PutUint64(e.b[:8], uint64(len(t.arena)))
+		t.arena = append(t.arena, key...)
+	}
+	t.place(t.hash(key), uint32(id))
+	t.n++
+}
+
+func (t *keyTable) place(h, id uint32) {
+	mask := uint32(len(t.index) - 1)
+	i := h & mask
+	for t.index[i] != 0 {
+		i = (i + 1) & mask
+	}
+	t.index[i] = uint64(h)<<32 | uint64(id+1)
+}
+
+func (t *keyTable) grow() {
+	old := t.index
+	t.index = make([]uint64, max(2*len(old), 16))
+	for _, b := range old {
+		if b != 0 {
+			t.place(uint32(b>>32), uint32(b)-1)
+		}
+	}
+}
+
+// remove deletes key and returns the id it had.
+func (t *keyTable) remove(key []byte) (int32, bool) {
+	if t.n == 0 {
+		return 0, false
+	}
+	h := t.hash(key)
+	mask := uint32(len(t.index) - 1)
+	i := h & mask
+	for {
+		b := t.index[i]
+		if b == 0 {
+			return 0, false
+		}
+		if uint32(b>>32) == h && t.equal(uint32(b)-1, key) {
+			break
+		}
+		i = (i + 1) & mask
+	}
+	id := int32(uint32(t.index[i]) - 1)
+	// Backward shift: move later members of the probe run into the hole
+	// when their home bucket is at or before it.
+	for j := (i + 1) & mask; t.index[j] != 0; j = (j + 1) & mask {
+		home := uint32(t.index[j]>>32) & mask
+		if (j-home)&mask >= (j-i)&mask {
+			t.index[i] = t.index[j]
+			i = j
+		}
+	}
+	t.index[i] = 0
+	e := &t.entries[id]
+	if n := int(e.n) - 1; n > keyInline {
+		t.dead += n
+	}
+	*e = keyEntry{}
+	t.n--
+	if t.dead > 4096 && t.dead*2 > len(t.arena) {
+		t.compact()
+	}
+	return id, true
+}
+
+// compact copies the live long keys into a new arena.
+func (t *keyTable) compact() {
+	arena := make([]byte, 0, len(t.arena)-t.dead)
+	for i := range t.entries {
+		e := &t.entries[i]
+		if n := int(e.n) - 1; n > keyInline {
+			off := binary.LittleEndian.Uint64(e.b[:8])
+			binary.LittleEndian.PutUint64(e.b[:8], uint64(len(arena)))
+			arena = append(arena, t.arena[off:off+uint64(n)]...)
+		}
+	}
+	t.arena, t.dead = arena, 0
+}
+
+// reset empties the table, keeping room for n keys.
+func (t *keyTable) reset(n int) {
+	size := 16
+	for size*3 < n*4 {
+		size *= 2
+	}
+	t.index = make([]uint64, size)
+	t.entries = make([]keyEntry, 0, n)
+	t.arena, t.dead, t.n = nil, 0, 0
+}
