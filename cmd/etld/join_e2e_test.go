@@ -49,7 +49,6 @@ var joinCases = []struct {
 	{"batch_full", "SELECT o.id, c.name FROM orders o FULL JOIN customers c ON o.cust = c.id", true},
 }
 
-
 // TestJoinsMatchFlink runs each join through etld and through Flink into
 // print and compares the final tables.
 func TestJoinsMatchFlink(t *testing.T) {
@@ -92,8 +91,8 @@ CREATE TABLE customers (id INT, name STRING, region STRING)
 name: %s
 execution: %s
 sources:
-  - {name: orders, type: file, path: %s, schema: [id INT, cust INT, amount INT]}
-  - {name: customers, type: file, path: %s, schema: [id INT, name STRING, region STRING]}
+  - {name: orders, type: file, path: %s, format: {type: csv, null_literal: ""}, schema: [id INT, cust INT, amount INT]}
+  - {name: customers, type: file, path: %s, format: {type: csv, null_literal: ""}, schema: [id INT, name STRING, region STRING]}
 transforms:
   - name: q
     sql: %s
