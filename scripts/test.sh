@@ -37,9 +37,16 @@ echo "+ go vet ${pkgs[*]}" >&2
 vet=0
 go vet "${pkgs[@]}" || vet=$?
 
-echo "+ go test -race -count=1 $* ${pkgs[*]}" >&2
+# go test's default of 10 minutes per package is too short for cmd/etld,
+# whose end-to-end tests include several runs of Flink (a JVM each) and
+# the Kafka scale-out test; a -timeout given on the command line wins.
+timeout=(-timeout 45m)
+for arg in "$@"; do
+	case $arg in -timeout | -timeout=* | -test.timeout*) timeout=() ;; esac
+done
+echo "+ go test -race -count=1 ${timeout[*]} $* ${pkgs[*]}" >&2
 status=0
-go test -race -count=1 "$@" "${pkgs[@]}" || status=$?
+go test -race -count=1 "${timeout[@]}" "$@" "${pkgs[@]}" || status=$?
 
 # Random options for every connector, through spec parse and planning (no
 # run): nothing may panic and every error must name file:line:col. A
