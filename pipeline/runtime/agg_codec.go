@@ -274,3 +274,27 @@ func (s *aggStore) restoreState(d *row.Decoder) (keys []string) {
 	}
 	return keys
 }
+
+// appendClock starts the snapshot of an event-time operator (window,
+// session and OVER aggregates): its state version, the watermark, the time
+// attribute's type and the count of late rows dropped.
+func appendClock(version byte, wm int64, timeID row.TypeID, dropped int64) []byte {
+	buf := []byte{version}
+	buf = binary.AppendVarint(buf, wm)
+	buf = append(buf, byte(timeID))
+	return binary.AppendVarint(buf, dropped)
+}
+
+// readClock reads what appendClock wrote; what names the operator in the
+// error of a snapshot of another version.
+func readClock(d *row.Decoder, version byte, what string) (wm int64, timeID row.TypeID, dropped int64, err error) {
+	if v := d.Byte(); v != version {
+		return 0, 0, 0, fmt.Errorf("%s: state version %d, want %d", what, v, version)
+	}
+	wm = d.Varint()
+	timeID = row.TypeID(d.Byte())
+	if timeID != row.Null && timeID != row.Timestamp && timeID != row.TimestampLTZ {
+		d.Fail("time attribute type %d", timeID)
+	}
+	return wm, timeID, d.Varint(), nil
+}

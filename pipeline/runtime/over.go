@@ -392,10 +392,7 @@ func (g *OverAgg) Snapshot() ([]byte, error) {
 	if g.err != nil {
 		return nil, g.err
 	}
-	buf := []byte{overStateVersion}
-	buf = binary.AppendVarint(buf, g.wm)
-	buf = append(buf, byte(g.timeID))
-	buf = binary.AppendVarint(buf, g.dropped)
+	buf := appendClock(overStateVersion, g.wm, g.timeID, g.dropped)
 	buf = binary.AppendUvarint(buf, g.seq)
 	parts := make([]*overPart, 0, len(g.parts))
 	for _, p := range g.parts {
@@ -432,15 +429,10 @@ func (g *OverAgg) Restore(state []byte) error {
 		return g.err
 	}
 	d := row.NewDecoder(state)
-	if v := d.Byte(); v != overStateVersion {
-		return fmt.Errorf("over aggregate: state version %d, want %d", v, overStateVersion)
+	var err error
+	if g.wm, g.timeID, g.dropped, err = readClock(d, overStateVersion, "over aggregate"); err != nil {
+		return err
 	}
-	g.wm = d.Varint()
-	g.timeID = row.TypeID(d.Byte())
-	if g.timeID != row.Null && g.timeID != row.Timestamp && g.timeID != row.TimestampLTZ {
-		d.Fail("time attribute type %d", g.timeID)
-	}
-	g.dropped = d.Varint()
 	g.seq = d.Uvarint()
 	readRows := func() rowRing {
 		var q rowRing

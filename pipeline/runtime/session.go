@@ -292,10 +292,7 @@ func (g *SessionAgg) Snapshot() ([]byte, error) {
 	if g.err != nil {
 		return nil, g.err
 	}
-	buf := []byte{sessionStateVersion}
-	buf = binary.AppendVarint(buf, g.wm)
-	buf = append(buf, byte(g.timeID))
-	buf = binary.AppendVarint(buf, g.dropped)
+	buf := appendClock(sessionStateVersion, g.wm, g.timeID, g.dropped)
 	buf = binary.AppendUvarint(buf, g.seq)
 	all := make([]*session, 0, g.live)
 	for _, ss := range g.open {
@@ -318,15 +315,10 @@ func (g *SessionAgg) Restore(state []byte) error {
 		return g.err
 	}
 	d := row.NewDecoder(state)
-	if v := d.Byte(); v != sessionStateVersion {
-		return fmt.Errorf("session window aggregate: state version %d, want %d", v, sessionStateVersion)
+	var err error
+	if g.wm, g.timeID, g.dropped, err = readClock(d, sessionStateVersion, "session window aggregate"); err != nil {
+		return err
 	}
-	g.wm = d.Varint()
-	g.timeID = row.TypeID(d.Byte())
-	if g.timeID != row.Null && g.timeID != row.Timestamp && g.timeID != row.TimestampLTZ {
-		d.Fail("time attribute type %d", g.timeID)
-	}
-	g.dropped = d.Varint()
 	g.seq = d.Uvarint()
 	all := make([]*session, d.Count(4))
 	for i := range all {

@@ -540,10 +540,7 @@ func (g *WindowAgg) Snapshot() ([]byte, error) {
 	if g.err != nil {
 		return nil, g.err
 	}
-	buf := []byte{windowStateVersion}
-	buf = binary.AppendVarint(buf, g.wm)
-	buf = append(buf, byte(g.timeID))
-	buf = binary.AppendVarint(buf, g.dropped)
+	buf := appendClock(windowStateVersion, g.wm, g.timeID, g.dropped)
 	buf = binary.AppendUvarint(buf, uint64(len(g.pending)))
 	for _, e := range g.pending {
 		buf = binary.AppendVarint(buf, e)
@@ -581,15 +578,10 @@ func (g *WindowAgg) Restore(state []byte) error {
 		return g.err
 	}
 	d := row.NewDecoder(state)
-	if v := d.Byte(); v != windowStateVersion {
-		return fmt.Errorf("window aggregate: state version %d, want %d", v, windowStateVersion)
+	var err error
+	if g.wm, g.timeID, g.dropped, err = readClock(d, windowStateVersion, "window aggregate"); err != nil {
+		return err
 	}
-	g.wm = d.Varint()
-	g.timeID = row.TypeID(d.Byte())
-	if g.timeID != row.Null && g.timeID != row.Timestamp && g.timeID != row.TimestampLTZ {
-		d.Fail("time attribute type %d", g.timeID)
-	}
-	g.dropped = d.Varint()
 	g.pending = make([]int64, d.Count(1))
 	for i := range g.pending {
 		g.pending[i] = d.Varint()
