@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"cmp"
 	"errors"
 	"math"
 	"math/bits"
@@ -251,7 +252,7 @@ func decMod(a int64, sa int, b int64, sb int, s, p int) (int64, error) {
 // decCmp compares two decimals exactly.
 func decCmp(a int64, sa int, b int64, sb int) int {
 	if sa == sb {
-		return cmp64(a, b)
+		return cmp.Compare(a, b)
 	}
 	if (a < 0) != (b < 0) {
 		if a < 0 {
@@ -272,34 +273,14 @@ func decCmp(a int64, sa int, b int64, sb int) int {
 	c := 0
 	switch {
 	case ahi != bhi:
-		c = cmpU(ahi, bhi)
+		c = cmp.Compare(ahi, bhi)
 	default:
-		c = cmpU(alo, blo)
+		c = cmp.Compare(alo, blo)
 	}
 	if a < 0 {
 		return -c
 	}
 	return c
-}
-
-func cmp64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-func cmpU(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // decToFloat converts a decimal to float64.

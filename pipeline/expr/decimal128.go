@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"cmp"
 	"math/bits"
 
 	"github.com/etld/etld/pipeline/row"
@@ -76,9 +77,9 @@ func divRoundU(m u128, d uint64) u128 {
 func cmpU128(a, b u128) int {
 	switch {
 	case a.hi != b.hi:
-		return cmpU(a.hi, b.hi)
+		return cmp.Compare(a.hi, b.hi)
 	}
-	return cmpU(a.lo, b.lo)
+	return cmp.Compare(a.lo, b.lo)
 }
 
 // arith128 is + - * of a and b at scale s and precision p when the exact

@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"cmp"
 	"math"
 	"math/big"
 	"strconv"
@@ -165,7 +166,7 @@ func buildSign(c *compiler, e *sql.Call, args []*node) (*node, error) {
 			}
 			return bigResult(roundBig(big.NewInt(int64(sign)), -v.Scale()), v.Scale(), maxPrec), nil
 		}
-		return intResult(t, int64(cmp64(v.Int64(), 0))), nil
+		return intResult(t, int64(cmp.Compare(v.Int64(), 0))), nil
 	})
 }
 
@@ -178,7 +179,7 @@ func roundUnscaled(u int64, k int, trunc bool) int64 {
 	if k >= len(pow10) {
 		// |u| < 9.3e18: only k = 19 can still round up, to ±1.
 		if !trunc && k == len(pow10) && abs64(u) >= 5e18 {
-			return int64(cmp64(u, 0))
+			return int64(cmp.Compare(u, 0))
 		}
 		return 0
 	}

@@ -1,6 +1,7 @@
 package row
 
 import (
+	"cmp"
 	"math/bits"
 	"strconv"
 )
@@ -41,7 +42,7 @@ func CompareDecimals(a, b Value) int {
 	}
 	x, y := a.Decimal128(), b.Decimal128()
 	if sx, sy := x.Sign(), y.Sign(); sx != sy || sx == 0 {
-		return cmpInt(sx, sy)
+		return cmp.Compare(sx, sy)
 	}
 	xh, xl := x.magnitude()
 	yh, yl := y.magnitude()
@@ -63,16 +64,6 @@ func CompareDecimals(a, b Value) int {
 		return -c
 	}
 	return c
-}
-
-func cmpInt(a, b int) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func cmpMag(ah, al, bh, bl uint64) int {
