@@ -130,26 +130,39 @@ func (g *GroupAgg) Process(in *row.Batch, out Emitter) error {
 	return nil
 }
 
-func (g *GroupAgg) change(k row.Kind, r row.Row, out Emitter) error {
+// slotOf checks the change of kind k to r and finds its group's slot,
+// allocating one for a new group (isNew). A retraction of a group the
+// state does not hold is counted as dropped and gives id -1.
+func (g *GroupAgg) slotOf(k row.Kind, r row.Row) (id int32, isNew, add bool, err error) {
 	if len(r) < g.width {
-		return errWidth(len(r), g.width)
+		return -1, false, false, errWidth(len(r), g.width)
 	}
-	add := k.IsAdd()
+	add = k.IsAdd()
 	if !add && g.opt.InsertOnly {
-		return errInsertOnly(k)
+		return -1, false, false, errInsertOnly(k)
 	}
 	if err := g.st.check(r); err != nil {
-		return err
+		return -1, false, false, err
 	}
 	g.kbuf = row.KeyOf(g.kbuf[:0], r, g.keys)
-	id, ok := g.index.find(g.kbuf)
-	if !ok {
-		if !add {
-			g.dropped++
-			return nil
-		}
-		id = g.st.alloc("")
-		g.index.insert(g.kbuf, id)
+	if id, ok := g.index.find(g.kbuf); ok {
+		return id, false, add, nil
+	}
+	if !add {
+		g.dropped++
+		return -1, false, false, nil
+	}
+	id = g.st.alloc("")
+	g.index.insert(g.kbuf, id)
+	return id, true, true, nil
+}
+
+func (g *GroupAgg) change(k row.Kind, r row.Row, out Emitter) error {
+	id, isNew, add, err := g.slotOf(k, r)
+	if err != nil || id < 0 {
+		return err
+	}
+	if isNew {
 		g.st.update(id, r, true)
 		if !g.opt.Batch {
 			g.st.results(id, g.next)

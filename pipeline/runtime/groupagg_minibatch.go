@@ -105,25 +105,11 @@ func (g *GroupAgg) FlushEvery() time.Duration {
 }
 
 func (g *GroupAgg) miniChange(k row.Kind, r row.Row, i int) error {
-	if len(r) < g.width {
-		return errWidth(len(r), g.width)
-	}
-	add := k.IsAdd()
-	if !add && g.opt.InsertOnly {
-		return errInsertOnly(k)
-	}
-	if err := g.st.check(r); err != nil {
+	id, isNew, add, err := g.slotOf(k, r)
+	if err != nil || id < 0 {
 		return err
 	}
-	g.kbuf = row.KeyOf(g.kbuf[:0], r, g.keys)
-	id, ok := g.index.find(g.kbuf)
-	if !ok {
-		if !add {
-			g.dropped++
-			return nil
-		}
-		id = g.st.alloc("")
-		g.index.insert(g.kbuf, id)
+	if isNew {
 		g.touch(id, false, r, i)
 		g.st.update(id, r, true)
 		return nil
