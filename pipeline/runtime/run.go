@@ -147,8 +147,16 @@ func (n *Node) sendAll(ctx context.Context, batches []*row.Batch) error {
 	return nil
 }
 
-func runOp(ctx context.Context, n *OpNode, in <-chan message, batchSize int, co *coordinator) error {
+func runOp(ctx context.Context, n *OpNode, in <-chan message, batchSize int, co *coordinator) (err error) {
 	defer n.closeOutputs()
+	if o, ok := n.Op.(Opener); ok {
+		// A lookup join's client (join_lookup.go).
+		if err := o.Open(ctx); err != nil {
+			_ = o.Close(context.WithoutCancel(ctx))
+			return err
+		}
+		defer func() { err = errors.Join(err, o.Close(context.WithoutCancel(ctx))) }()
+	}
 	n.Stats.Watermark.Store(NoWatermark)
 	em := newBatchEmitter(batchSize)
 	// finished: Finish has run, in this run or before the restored
