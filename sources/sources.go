@@ -6,6 +6,7 @@ import (
 	"github.com/etld/etld/sources/datagen"
 	"github.com/etld/etld/sources/file"
 	"github.com/etld/etld/sources/kafka"
+	"github.com/etld/etld/sources/mysql"
 )
 
 // Register adds every built-in source to r.
@@ -13,4 +14,5 @@ func Register(r *connector.Registry) {
 	datagen.Register(r)
 	file.Register(r)
 	kafka.Register(r)
+	mysql.Register(r)
 }

@@ -276,6 +276,8 @@ func operatorName(k NodeKind) string {
 		return "unnest"
 	case JoinNode:
 		return "join"
+	case LookupJoinNode:
+		return "lookup_join"
 	}
 	return fmt.Sprintf("node%d", k)
 }

@@ -20,12 +20,17 @@ func (p *Plan) Graph() (*runtime.Graph, error) {
 	}
 	g := &runtime.Graph{Name: p.Spec.Name}
 	built := map[*Node]*runtime.Node{}
+	scanned := p.scannedSources()
 	for _, s := range p.Sources {
 		sn := &runtime.SourceNode{
 			Node: runtime.Node{Name: s.Spec.Name, Kind: "source", ID: "source/" + s.Spec.Name,
 				Fingerprint: fmt.Sprintf("type %s, schema %s", s.Spec.Type, s.Physical)},
 			Source: s.Conn,
 			Reject: s.policy.Reject,
+		}
+		if s.lookedUp && !scanned[s] {
+			// Only lookup joins read it: looked up, never scanned.
+			sn.Source = runtime.EmptySource{}
 		}
 		if s.computed != nil {
 			sn.Calc = computedCalc(s)
@@ -200,6 +205,8 @@ func (p *Plan) operator(n *Node, transform string) (runtime.Operator, error) {
 		return &w, nil
 	case WindowRankNode:
 		return runtime.NewWindowRank(*n.windowRank), nil
+	case LookupJoinNode:
+		return p.lookupOperator(n), nil
 	}
 	return nil, fmt.Errorf("plan: no operator for node %q", n.Label)
 }

@@ -116,6 +116,9 @@ var joinKinds = map[sql.JoinType]runtime.JoinKind{
 
 // joinScope plans `left JOIN right ON cond`.
 func (q *queryBuilder) joinScope(j *sql.Join) (*scope, error) {
+	if s, ok, err := q.lookupJoin(j); ok {
+		return s, err
+	}
 	ls, err := q.from(j.Left)
 	if err != nil {
 		return nil, err

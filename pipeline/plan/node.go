@@ -32,6 +32,9 @@ const (
 	// JoinNode joins Inputs[0] (left) and Inputs[1] (right); Input is
 	// nil (join.go).
 	JoinNode
+	// LookupJoinNode joins Input with rows looked up by key in a source
+	// table (lookup.go).
+	LookupJoinNode
 )
 
 // Node is one operator of the logical plan. A node read by several
@@ -71,6 +74,8 @@ type Node struct {
 	windowRank  *runtime.WindowRankSpec // WindowRankNode
 
 	join *runtime.JoinSpec // JoinNode
+
+	lookup *lookupPlan // LookupJoinNode
 }
 
 // scan returns the scan at the bottom of n's input chain, whose on_error

@@ -50,6 +50,8 @@ type Source struct {
 	// watermark gives each row's watermark candidate.
 	watermark *expr.Compiled
 	policy    *runtime.Policy
+	// lookedUp: a lookup join reads the table by key (lookup.go).
+	lookedUp bool
 }
 
 // Table is a named table: a source or a transform.

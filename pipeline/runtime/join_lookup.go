@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sync/atomic"
 	"time"
 
@@ -306,3 +307,22 @@ var (
 	_ Opener     = (*LookupJoin)(nil)
 	_ StateSizer = (*LookupJoin)(nil)
 )
+
+// EmptySource is a bounded source without rows: a table that only lookup
+// joins read runs as one, so that its node is there (checkpoints name
+// it) and scans nothing.
+type EmptySource struct{}
+
+// Bounded implements connector.Source.
+func (EmptySource) Bounded() bool { return true }
+
+// Open implements connector.Source.
+func (EmptySource) Open(context.Context) error { return nil }
+
+// Read implements connector.Source.
+func (EmptySource) Read(context.Context, int) (*row.Batch, error) { return nil, io.EOF }
+
+// Close implements connector.Source.
+func (EmptySource) Close(context.Context) error { return nil }
+
+var _ connector.Source = EmptySource{}

@@ -1,0 +1,218 @@
+package plan
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime"
+	"github.com/etld/etld/pipeline/sql"
+)
+
+// lookupPlan is a lookup join's plan (LookupJoinNode): the table looked
+// up, its client and the operator's spec without it.
+type lookupPlan struct {
+	table    *Source
+	lookuper connector.Lookuper
+	spec     runtime.LookupJoinSpec
+}
+
+// lookupJoin plans `left [LEFT] JOIN t FOR SYSTEM_TIME AS OF x AS c ON
+// ...` as a lookup join (Flink's LookupJoin) when x is a processing-time
+// attribute of left (a source's computed column `AS PROCTIME()`); ok is
+// false when it is not, and the join is another engineer's kind (an
+// event-time temporal join) or an error of joinScope's.
+func (q *queryBuilder) lookupJoin(j *sql.Join) (s *scope, ok bool, err error) {
+	ref, isRef := j.Right.(*sql.TableRef)
+	if !isRef || ref.AsOf == nil || q.env.find(ref.Name.Name) != nil {
+		return nil, false, nil
+	}
+	at, isCol := ref.AsOf.(*sql.ColumnRef)
+	if !isCol {
+		return nil, false, nil
+	}
+	ls, err := q.from(j.Left)
+	if err != nil {
+		return nil, true, err
+	}
+	if ls.window != nil {
+		return nil, false, nil
+	}
+	probe := -1
+	for _, c := range ls.tableCols(0) {
+		if strings.EqualFold(c.name, at.Column.Name) && (at.Table.IsZero() || slices.ContainsFunc(c.quals, func(q string) bool { return strings.EqualFold(q, at.Table.Name) })) {
+			probe = c.idx
+		}
+	}
+	if probe < 0 || !lookupTimeCol(ls.node, probe) {
+		return nil, false, nil
+	}
+	tab, err := q.b.table(ref.Name.Name, ref.Name.At)
+	if err != nil {
+		return nil, true, err
+	}
+	root := tab.Root
+	if root.Kind != ScanNode || root.source == nil || root.source.Conn == nil {
+		return nil, true, errAt(ref.Name.At, "%s FOR SYSTEM_TIME AS OF %s (processing time) is a lookup join, which looks rows up in a source table by key; %q is a transform: look up a mysql (or jdbc) source", ref.Name.Name, at.Column.Name, ref.Name.Name)
+	}
+	src := root.source
+	lsrc, isLookup := src.Conn.(connector.LookupSource)
+	if !isLookup {
+		return nil, true, errAt(ref.Name.At, "%s FOR SYSTEM_TIME AS OF %s (processing time) is a lookup join, and a %s source cannot be looked up by key: look up a mysql (or jdbc) source", ref.Name.Name, at.Column.Name, src.Spec.Type)
+	}
+	if src.computed != nil || src.watermark != nil {
+		return nil, true, errAt(ref.Name.At, "the lookup table %q declares computed columns or a watermark, which a lookup does not evaluate: compute them after the join", ref.Name.Name)
+	}
+	var kind runtime.JoinKind
+	switch j.Type {
+	case sql.InnerJoin:
+		kind = runtime.InnerJoin
+	case sql.LeftJoin:
+		kind = runtime.LeftJoin
+	default:
+		return nil, true, errAt(j.At, "a lookup join is INNER or LEFT, as in Flink; %s is not supported", j.Type)
+	}
+	name := tab.Name
+	if !ref.Alias.IsZero() {
+		name = ref.Alias.Name
+	}
+	rs := &scope{node: root, name: name, table: tab.Name}
+	left := ls.node
+	lw := left.Schema.Len()
+	cols := append(ls.tableCols(0), rs.tableCols(lw)...)
+	fields := make([]row.Field, 0, lw+root.Schema.Len())
+	used := map[string]bool{}
+	for i, f := range append(slices.Clone(left.Schema.Fields), root.Schema.Fields...) {
+		n := f.Name
+		for k := 0; used[strings.ToLower(n)]; k++ {
+			n = fmt.Sprintf("%s%d", f.Name, k)
+		}
+		used[strings.ToLower(n)] = true
+		if i >= lw && kind == runtime.LeftJoin {
+			f.Type = f.Type.Nullable()
+		}
+		fields = append(fields, row.Field{Name: n, Type: f.Type})
+	}
+	node := &Node{Kind: LookupJoinNode, Input: left, Schema: row.NewSchema(fields...), TimeAttr: left.TimeAttr, Bounded: left.Bounded,
+		Mode: Changelog{Updating: left.Mode.Updating, Key: left.Mode.Key, HasKey: left.Mode.HasKey}}
+	s = &scope{node: node, name: ls.name + ", " + rs.name, table: "join", cols: cols}
+	if j.On == nil {
+		return nil, true, errAt(j.At, "a lookup join needs ON with an equality of a column of each side")
+	}
+	on, err := s.unqualifyJoined(j.On)
+	if err != nil {
+		return nil, true, err
+	}
+	spec := runtime.LookupJoinSpec{Kind: kind, RightWidth: root.Schema.Len()}
+	var rightKeys []int
+	var keyTexts []string
+	var residual []sql.Expr
+	for _, c := range conjuncts(on) {
+		if b, isBin := c.(*sql.Binary); isBin && b.Op == sql.OpEq {
+			l, lok := b.L.(*sql.ColumnRef)
+			r, rok := b.R.(*sql.ColumnRef)
+			if lok && rok {
+				li, ri := node.Schema.Index(l.Column.Name), node.Schema.Index(r.Column.Name)
+				if li >= lw {
+					li, ri = ri, li
+				}
+				if li >= 0 && li < lw && ri >= lw && !slices.Contains(rightKeys, ri-lw) {
+					lt, rt := node.Schema.Fields[li].Type, node.Schema.Fields[ri].Type
+					if !sameRepresentation(lt, rt) {
+						return nil, true, errAt(b.OpAt, "the lookup key %s = %s compares %s with %s: CAST the probe side's column to %s", node.Schema.Fields[li].Name, node.Schema.Fields[ri].Name, lt, rt, rt)
+					}
+					spec.LeftKeys = append(spec.LeftKeys, li)
+					rightKeys = append(rightKeys, ri-lw)
+					keyTexts = append(keyTexts, fmt.Sprintf("%s=%s", root.Schema.Fields[ri-lw].Name, node.Schema.Fields[li].Name))
+					continue
+				}
+			}
+		}
+		residual = append(residual, c)
+	}
+	if len(rightKeys) == 0 {
+		return nil, true, errAt(j.On.Pos(), "a lookup join needs an equality of a column of %s and a column of the probe side (ON o.k = %s.id): Flink refuses a lookup without a key too", name, name)
+	}
+	label := fmt.Sprintf("LookupJoin(table=[%s], joinType=[%s], lookup=[%s]", tab.Name, kind, strings.Join(keyTexts, ", "))
+	if len(residual) > 0 {
+		res := andAll(residual)
+		c, err := compileExpr(res, node.Schema, "join")
+		if err != nil {
+			return nil, true, err
+		}
+		if c.Type.ID != row.Boolean && c.Type.ID != row.Null {
+			return nil, true, errAt(res.Pos(), "a join condition must be BOOLEAN, this one is %s", c.Type)
+		}
+		spec.Residual = c.True
+		label += fmt.Sprintf(", where=[%s]", sql.Format(res))
+	}
+	lk, err := lsrc.Lookuper(rightKeys)
+	if err != nil {
+		return nil, true, errAt(ref.Name.At, "the lookup table %q: %v", ref.Name.Name, err)
+	}
+	spec.Options = lsrc.LookupOptions()
+	label += fmt.Sprintf(", select=[%s], cache=[%s], batch=[%d])", strings.Join(node.Schema.Names(), ", "), cacheText(spec.Options), spec.Options.MaxBatch)
+	node.Label = label
+	node.lookup = &lookupPlan{table: src, lookuper: lk, spec: spec}
+	src.lookedUp = true
+	return s, true, nil
+}
+
+// cacheText is the cache as explain shows it, in Flink's option words.
+func cacheText(o connector.LookupOptions) string {
+	if !o.Cache {
+		return "NONE"
+	}
+	parts := []string{"PARTIAL", fmt.Sprintf("max-rows=%d", o.MaxRows)}
+	if o.ExpireAfterWrite > 0 {
+		parts = append(parts, "expire-after-write="+connector.FlinkDuration(o.ExpireAfterWrite))
+	}
+	if o.ExpireAfterAccess > 0 {
+		parts = append(parts, "expire-after-access="+connector.FlinkDuration(o.ExpireAfterAccess))
+	}
+	parts = append(parts, fmt.Sprintf("cache-missing-key=%t", o.CacheMissingKey))
+	return strings.Join(parts, ", ")
+}
+
+// lookupTimeCol reports whether column c of n is a processing-time
+// attribute: procTimeCol's rule, seen through the lookup joins before n
+// (whose left columns come first, under their names).
+func lookupTimeCol(n *Node, c int) bool {
+	for n.Kind == LookupJoinNode && c < n.Input.Schema.Len() {
+		n = n.Input
+	}
+	return procTimeCol(n, c)
+}
+
+// lookupOperator is the runtime operator of a LookupJoinNode.
+func (p *Plan) lookupOperator(n *Node) runtime.Operator {
+	spec := n.lookup.spec
+	spec.Lookuper = n.lookup.lookuper
+	return runtime.NewLookupJoin(spec)
+}
+
+// scannedSources returns the sources some sink reads by a scan: a source
+// that only lookup joins read is looked up, never scanned.
+func (p *Plan) scannedSources() map[*Source]bool {
+	out := map[*Source]bool{}
+	seen := map[*Node]bool{}
+	var walk func(n *Node)
+	walk = func(n *Node) {
+		if n == nil || seen[n] {
+			return
+		}
+		seen[n] = true
+		if n.Kind == ScanNode {
+			out[n.source] = true
+		}
+		for _, in := range n.inputs() {
+			walk(in)
+		}
+	}
+	for _, s := range p.Sinks {
+		walk(s.Input.Root)
+	}
+	return out
+}
