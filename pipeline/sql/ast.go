@@ -115,10 +115,16 @@ func (s *SelectItem) Pos() Pos {
 	return s.Expr.Pos()
 }
 
-// TableRef reads a source or transform by name.
+// TableRef reads a source or transform by name. AsOf is the X of
+// `name FOR SYSTEM_TIME AS OF X [AS alias]` (nil when absent), at AsOfAt
+// (the FOR keyword): the planner decides what it means, a temporal join
+// when X is an event-time attribute of the probe side and the table is
+// versioned, a lookup join when X is a processing-time attribute.
 type TableRef struct {
-	Name  Ident
-	Alias Ident // zero when absent
+	Name   Ident
+	AsOf   Expr
+	AsOfAt Pos
+	Alias  Ident // zero when absent
 }
 
 // Pos returns the position of the table name.

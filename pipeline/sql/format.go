@@ -145,6 +145,10 @@ func (f *formatter) from(n FromItem) {
 		}
 	case *TableRef:
 		f.ident(n.Name)
+		if n.AsOf != nil {
+			f.w(" FOR SYSTEM_TIME AS OF ")
+			f.expr(n.AsOf, precLowest)
+		}
 		f.alias(n.Alias)
 	case *SubqueryRef:
 		f.w("(")

@@ -413,11 +413,22 @@ func (p *parser) parseTableFactor() (FromItem, *Error) {
 	if p.tok().isPunct("(") {
 		return nil, p.errAt(p.tok(), "table functions other than TUMBLE, HOP and CUMULATE are not supported")
 	}
-	alias, err := p.fromAlias()
-	if err != nil {
+	ref := &TableRef{Name: name}
+	if t := p.tok(); t.is("FOR") && p.peek(1).is("SYSTEM_TIME") {
+		p.next()
+		p.next()
+		if !p.acceptWord("AS") || !p.acceptWord("OF") {
+			return nil, p.expected("AS OF after FOR SYSTEM_TIME", "AS OF")
+		}
+		ref.AsOfAt = t.pos
+		if ref.AsOf, err = p.expectExpr("FOR SYSTEM_TIME AS OF"); err != nil {
+			return nil, err
+		}
+	}
+	if ref.Alias, err = p.fromAlias(); err != nil {
 		return nil, err
 	}
-	return &TableRef{Name: name, Alias: alias}, nil
+	return ref, nil
 }
 
 // fromAlias reads a FROM item's alias and refuses a column alias list.
@@ -473,6 +484,9 @@ func (p *parser) parseJoin(left FromItem) (FromItem, bool, *Error) {
 			return nil, false, p.errAt(p.tok(), "a cross join takes no ON; write JOIN ... ON")
 		}
 		return j, true, nil
+	}
+	if t := p.tok(); t.is("FOR") && p.peek(1).is("SYSTEM_TIME") {
+		return nil, false, p.unsupportedHere()
 	}
 	if p.tok().is("USING") {
 		return nil, false, p.errAt(p.tok(), "JOIN ... USING is not supported yet; write ON a.col = b.col")
