@@ -62,6 +62,9 @@ func (s *scope) knows(qualifier string) bool {
 func (q *queryBuilder) from(f sql.FromItem) (*scope, error) {
 	switch f := f.(type) {
 	case *sql.TableRef:
+		if f.AsOf != nil {
+			return nil, errAt(f.AsOfAt, "FOR SYSTEM_TIME AS OF is only supported on the right side of a JOIN (a temporal or lookup join)")
+		}
 		root, table, err := q.named(f.Name)
 		if err != nil {
 			return nil, err

@@ -55,7 +55,12 @@ func dumpTo(b *strings.Builder, n Node) {
 		opt(n.Having)
 		w(")")
 	case *TableRef:
-		w("(table %q %q)", n.Name.Name, n.Alias.Name)
+		w("(table %q %q", n.Name.Name, n.Alias.Name)
+		if n.AsOf != nil {
+			w(" as-of")
+			opt(n.AsOf)
+		}
+		w(")")
 	case *SubqueryRef:
 		w("(subquery ")
 		dumpTo(b, n.Query)

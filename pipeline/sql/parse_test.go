@@ -48,6 +48,12 @@ var formatCases = []struct{ in, want string }{
 	{"SELECT a FROM t UNION ALL (WITH x AS (SELECT a FROM t) SELECT a FROM x)",
 		"SELECT a FROM t UNION ALL SELECT * FROM (WITH x AS (SELECT a FROM t) SELECT a FROM x)"},
 	{"-- leading comment\nSELECT /* inline */ a -- trailing\nFROM t", "SELECT a FROM t"},
+	// FOR SYSTEM_TIME AS OF (temporal and lookup joins)
+	{"SELECT * FROM o JOIN r FOR SYSTEM_TIME AS OF o.ts AS r ON o.k = r.k", ""},
+	{"select * from o left join rates for system_time as of o.ts r on o.k = r.k",
+		"SELECT * FROM o LEFT JOIN rates FOR SYSTEM_TIME AS OF o.ts AS r ON o.k = r.k"},
+	{"SELECT * FROM o JOIN r FOR SYSTEM_TIME AS OF o.ts - INTERVAL '1' SECOND ON o.k = r.k", ""},
+	{"SELECT * FROM r FOR SYSTEM_TIME AS OF TIMESTAMP '2024-01-01 00:00:00'", ""},
 
 	// precedence and parentheses
 	{"SELECT a + b * c, (a + b) * c, a - (b - c), (a - b) - c FROM t",
