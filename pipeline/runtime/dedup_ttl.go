@@ -40,7 +40,7 @@ func (d *Dedup) SweepEvery() time.Duration {
 func (d *Dedup) Sweep() {
 	if d.ttl.on() {
 		d.ttl.tick()
-		d.sweep(sweepBudget(0))
+		d.sweep(quietSweep)
 	}
 }
 

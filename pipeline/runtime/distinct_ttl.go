@@ -29,7 +29,7 @@ func (d *Distinct) SweepEvery() time.Duration {
 func (d *Distinct) Sweep() {
 	if d.ttl.on() {
 		d.ttl.tick()
-		d.sweep(sweepBudget(0))
+		d.sweep(quietSweep)
 	}
 }
 

@@ -36,7 +36,7 @@ func (g *GroupAgg) SweepEvery() time.Duration {
 func (g *GroupAgg) Sweep() {
 	if g.ttl.on() {
 		g.ttl.tick()
-		g.sweep(sweepBudget(0))
+		g.sweep(quietSweep)
 	}
 }
 

@@ -43,7 +43,7 @@ func (j *Join) SweepEvery() time.Duration { return sweepEvery(j.ttl.TTL) }
 func (j *Join) Sweep() {
 	if j.ttl.TTL > 0 {
 		j.tick()
-		j.sweep(sweepBudget(0))
+		j.sweep(quietSweep)
 	}
 }
 

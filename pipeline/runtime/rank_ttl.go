@@ -34,7 +34,7 @@ func (t *TopN) SweepEvery() time.Duration {
 func (t *TopN) Sweep() {
 	if t.ttl.on() {
 		t.ttl.tick()
-		t.sweep(sweepBudget(0))
+		t.sweep(quietSweep)
 	}
 }
 

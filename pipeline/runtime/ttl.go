@@ -67,6 +67,11 @@ func sweepEvery(ttl time.Duration) time.Duration {
 // batch of n changes can create, so expired state never accumulates.
 func sweepBudget(n int) int { return 2*n + 256 }
 
+// quietSweep bounds the entries one timer sweep frees (well under a
+// millisecond of work), so a mass expiry on a quiet input is freed
+// within a few ticks without stalling the node.
+const quietSweep = 4096
+
 // ttlList keeps entries, by int32 id, in the order of their last write
 // (a doubly linked list over slices, no pointer per entry), with that
 // write's time. The oldest is at the head, so sweeping expired entries
