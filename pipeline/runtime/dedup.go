@@ -54,6 +54,7 @@ type Dedup struct {
 	done    map[string]struct{}
 	wm      int64
 	dropped int64
+	ttl     ttlKeys[string] // state TTL by key (dedup_ttl.go)
 }
 
 // NewDedup builds the operator.
@@ -101,7 +102,7 @@ func (d *Dedup) waitFirst(r row.Row) {
 		d.dropped++
 		return
 	}
-	if _, ok := d.done[string(d.kbuf)]; ok {
+	if _, ok := d.done[string(d.kbuf)]; ok && !d.expireKey() {
 		return
 	}
 	if prev, ok := d.kept[string(d.kbuf)]; ok && at >= prev[d.spec.TimeCol].Micros() {
@@ -115,6 +116,10 @@ func (d *Dedup) waitFirst(r row.Row) {
 }
 
 func (d *Dedup) Process(in *row.Batch, out Emitter) error {
+	if d.ttl.on() {
+		d.ttl.tick()
+		defer d.sweep(sweepBudget(len(in.Changes)))
+	}
 	tr := trackerOf(in, out)
 	for i := range in.Changes {
 		c := &in.Changes[i]
@@ -126,10 +131,12 @@ func (d *Dedup) Process(in *row.Batch, out Emitter) error {
 			d.waitFirst(c.Row)
 			continue
 		}
+		d.expireKey()
 		prev, seen := d.kept[string(d.kbuf)]
 		if seen && !d.replaces(prev, c.Row) {
 			continue
 		}
+		d.ttl.touch(string(d.kbuf))
 		if !seen {
 			k := string(d.kbuf)
 			d.kept[k] = c.Row
@@ -182,6 +189,7 @@ func (d *Dedup) Watermark(wm int64, out Emitter) error {
 		delete(d.kept, t.key)
 		delete(d.waiting, t.key)
 		d.done[t.key] = struct{}{}
+		d.ttl.touch(t.key)
 	}
 	return nil
 }
@@ -204,7 +212,11 @@ const dedupStateVersion = 2
 // (in first-seen order in batch mode, in timer order when they wait for
 // the watermark).
 func (d *Dedup) Snapshot() ([]byte, error) {
-	buf := []byte{dedupStateVersion}
+	v := byte(dedupStateVersion)
+	if d.ttl.on() {
+		v = dedupTTLStateVersion
+	}
+	buf := []byte{v}
 	buf = binary.AppendVarint(buf, d.wm)
 	buf = binary.AppendVarint(buf, d.dropped)
 	buf = binary.AppendUvarint(buf, uint64(len(d.done)))
@@ -228,7 +240,7 @@ func (d *Dedup) Snapshot() ([]byte, error) {
 		for _, t := range live {
 			buf = row.AppendRow(buf, d.kept[t.key])
 		}
-		return buf, nil
+		return d.appendTTL(buf), nil
 	}
 	if d.spec.Batch {
 		for _, k := range d.order {
@@ -239,14 +251,15 @@ func (d *Dedup) Snapshot() ([]byte, error) {
 	for _, r := range d.kept {
 		buf = row.AppendRow(buf, r)
 	}
-	return buf, nil
+	return d.appendTTL(buf), nil
 }
 
 // Restore replaces the kept rows with a snapshot's.
 func (d *Dedup) Restore(state []byte) error {
 	dec := row.NewDecoder(state)
-	if v := dec.Byte(); v != dedupStateVersion {
-		return fmt.Errorf("deduplicate: state version %d, want %d", v, dedupStateVersion)
+	v := dec.Byte()
+	if v != dedupStateVersion && v != dedupTTLStateVersion {
+		return fmt.Errorf("deduplicate: state version %d, want %d or %d", v, dedupStateVersion, dedupTTLStateVersion)
 	}
 	wm, dropped := dec.Varint(), dec.Varint()
 	nd := dec.Count(1)
@@ -274,6 +287,7 @@ func (d *Dedup) Restore(state []byte) error {
 		kept[string(d.kbuf)] = r
 		order = append(order, string(d.kbuf))
 	}
+	d.readTTL(dec, v == dedupTTLStateVersion)
 	if err := dec.End(); err != nil {
 		return fmt.Errorf("deduplicate: restore: %w", err)
 	}
@@ -282,6 +296,7 @@ func (d *Dedup) Restore(state []byte) error {
 	if d.spec.Batch {
 		d.order = order
 	}
+	d.touchRestored()
 	if d.firstOnTimer() {
 		for _, k := range order {
 			d.seq++

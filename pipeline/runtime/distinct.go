@@ -15,13 +15,21 @@ import (
 // with no aggregates instead: it must delete a row when its last copy is
 // retracted.
 type Distinct struct {
-	seen *keyTable // each row's key encoding; ids 0..n-1, never removed
+	seen *keyTable // each row's key encoding; ids 0..n-1, never removed without a TTL
 	kbuf []byte
 	cols []int
+	// With a state TTL (distinct_ttl.go) rows expire: ttl orders their
+	// ids by last write, and free holds the ids of expired ones.
+	ttl  ttlList
+	free []int32
+	ids  int32
 }
 
 // NewDistinct builds the operator.
 func NewDistinct() *Distinct { return &Distinct{seen: newKeyTable()} }
+
+// Process with a TTL also refreshes a repeated row's time, as Flink's
+// GroupAggFunction writes its state for every row.
 
 // Rows is the number of distinct rows seen.
 func (d *Distinct) Rows() int { return d.seen.len() }
@@ -30,6 +38,10 @@ func (d *Distinct) Rows() int { return d.seen.len() }
 func (d *Distinct) StateEntries() int64 { return int64(d.seen.len()) }
 
 func (d *Distinct) Process(in *row.Batch, out Emitter) error {
+	if d.ttl.on() {
+		d.ttl.tick()
+		defer d.sweep(sweepBudget(len(in.Changes)))
+	}
 	tr := trackerOf(in, out)
 	for i := range in.Changes {
 		c := &in.Changes[i]
@@ -40,10 +52,11 @@ func (d *Distinct) Process(in *row.Batch, out Emitter) error {
 			d.cols = append(d.cols, len(d.cols))
 		}
 		d.kbuf = row.KeyOf(d.kbuf[:0], c.Row, d.cols[:len(c.Row)])
-		if _, ok := d.seen.find(d.kbuf); ok {
+		if id, ok := d.seen.find(d.kbuf); ok && !d.expireAt(id) {
+			d.ttl.touch(id)
 			continue
 		}
-		d.seen.insert(d.kbuf, int32(d.seen.len()))
+		d.ttl.touch(d.insert(d.kbuf))
 		if tr != nil {
 			tr.at(i)
 		}
@@ -61,6 +74,9 @@ const distinctStateVersion = 1
 // Snapshot encodes the rows seen: a version byte, their count, then each
 // row's key encoding (row.AppendString's layout), in the order first seen.
 func (d *Distinct) Snapshot() ([]byte, error) {
+	if d.ttl.on() {
+		return d.snapshotTTL(), nil
+	}
 	n := d.seen.len()
 	size := 16
 	for id := range n {
@@ -80,24 +96,34 @@ func (d *Distinct) Snapshot() ([]byte, error) {
 // Restore replaces the rows seen with a snapshot's.
 func (d *Distinct) Restore(state []byte) error {
 	dec := row.NewDecoder(state)
-	if v := dec.Byte(); v != distinctStateVersion {
-		return fmt.Errorf("select distinct: state version %d, want %d", v, distinctStateVersion)
+	v := dec.Byte()
+	if v != distinctStateVersion && v != distinctTTLStateVersion {
+		return fmt.Errorf("select distinct: state version %d, want %d or %d", v, distinctStateVersion, distinctTTLStateVersion)
 	}
+	d.resetTTL()
 	n := dec.Count(1)
 	seen := newKeyTable()
 	seen.reset(n)
 	for i := range n {
 		k := []byte(dec.Str())
+		at := int64(0)
+		if v == distinctTTLStateVersion {
+			at = dec.Varint()
+		}
+		if dec.Err() != nil {
+			break
+		}
 		if _, dup := seen.find(k); dup {
 			dec.Fail("row %d repeats a key", i)
 			break
 		}
 		seen.insert(k, int32(i))
+		d.restoredAt(int32(i), at, v == distinctTTLStateVersion)
 	}
 	if err := dec.End(); err != nil {
 		return fmt.Errorf("select distinct: restore: %w", err)
 	}
-	d.seen = seen
+	d.seen, d.ids, d.free = seen, int32(n), nil
 	return nil
 }
 

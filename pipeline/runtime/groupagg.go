@@ -58,6 +58,7 @@ type GroupAgg struct {
 	arena   rowArena
 	dropped int64
 	mb      miniBatch
+	ttl     ttlList // state TTL by slot (groupagg_ttl.go)
 }
 
 // NewGroupAgg builds the operator. keys and aggregate arguments are input
@@ -114,6 +115,10 @@ func (g *GroupAgg) Process(in *row.Batch, out Emitter) error {
 	if g.err != nil {
 		return g.err
 	}
+	if g.ttl.on() {
+		g.ttl.tick()
+		defer g.sweep(sweepBudget(len(in.Changes)))
+	}
 	if g.opt.MiniBatch && !g.opt.Batch {
 		return g.processMiniBatch(in, out)
 	}
@@ -145,7 +150,7 @@ func (g *GroupAgg) slotOf(k row.Kind, r row.Row) (id int32, isNew, add bool, err
 		return -1, false, false, err
 	}
 	g.kbuf = row.KeyOf(g.kbuf[:0], r, g.keys)
-	if id, ok := g.index.find(g.kbuf); ok {
+	if id, ok := g.index.find(g.kbuf); ok && !g.expireAt(id) {
 		return id, false, add, nil
 	}
 	if !add {
@@ -162,6 +167,7 @@ func (g *GroupAgg) change(k row.Kind, r row.Row, out Emitter) error {
 	if err != nil || id < 0 {
 		return err
 	}
+	g.ttl.touch(id)
 	if isNew {
 		g.st.update(id, r, true)
 		if !g.opt.Batch {
@@ -185,7 +191,7 @@ func (g *GroupAgg) change(k row.Kind, r row.Row, out Emitter) error {
 		return nil
 	}
 	g.st.results(id, g.next)
-	if sameValues(g.prev, g.next) {
+	if sameValues(g.prev, g.next) && !g.ttl.on() {
 		return nil
 	}
 	out.Emit(row.UpdateBefore, g.output(r, g.prev))
@@ -204,6 +210,7 @@ func errInsertOnly(k row.Kind) error {
 func (g *GroupAgg) drop(id int32) {
 	g.index.remove(g.kbuf)
 	g.st.release(id)
+	g.ttl.drop(id)
 }
 
 // output builds [key values of in..., aggs...].
@@ -272,14 +279,22 @@ func (g *GroupAgg) Snapshot() ([]byte, error) {
 	if g.err != nil {
 		return nil, g.err
 	}
-	buf := []byte{groupAggStateVersion}
+	v := byte(groupAggStateVersion)
+	if g.ttl.on() {
+		v = groupAggTTLStateVersion
+	}
+	buf := []byte{v}
 	buf = binary.AppendVarint(buf, g.dropped)
-	return g.st.appendState(buf, func(id int32) []byte {
+	buf = g.st.appendState(buf, func(id int32) []byte {
 		if !g.index.has(id) {
 			return nil // a free slot
 		}
 		return g.index.bytes(id)
-	}), nil
+	})
+	if g.ttl.on() {
+		buf = g.appendTTL(buf)
+	}
+	return buf, nil
 }
 
 // Restore replaces the operator's state with a snapshot's.
@@ -288,11 +303,13 @@ func (g *GroupAgg) Restore(state []byte) error {
 		return g.err
 	}
 	d := row.NewDecoder(state)
-	if v := d.Byte(); v != groupAggStateVersion {
-		return fmt.Errorf("group aggregate: state version %d, want %d", v, groupAggStateVersion)
+	v := d.Byte()
+	if v != groupAggStateVersion && v != groupAggTTLStateVersion {
+		return fmt.Errorf("group aggregate: state version %d, want %d or %d", v, groupAggStateVersion, groupAggTTLStateVersion)
 	}
 	g.dropped = d.Varint()
 	keys := g.st.restoreState(d)
+	g.readTTL(d, v == groupAggTTLStateVersion, len(keys))
 	if err := d.End(); err != nil {
 		return fmt.Errorf("group aggregate: restore: %w", err)
 	}
@@ -315,7 +332,7 @@ func (g *GroupAgg) Restore(state []byte) error {
 		return fmt.Errorf("group aggregate: restore: %d groups and %d free slots in %d slots", index.len(), len(g.st.free), len(keys))
 	}
 	g.index = index
-	return nil
+	return g.touchRestored()
 }
 
 var (

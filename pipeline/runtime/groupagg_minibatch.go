@@ -109,6 +109,7 @@ func (g *GroupAgg) miniChange(k row.Kind, r row.Row, i int) error {
 	if err != nil || id < 0 {
 		return err
 	}
+	g.ttl.touch(id)
 	if isNew {
 		g.touch(id, false, r, i)
 		g.st.update(id, r, true)
@@ -160,7 +161,7 @@ func (g *GroupAgg) flushMiniBatch(in *row.Batch, out Emitter) {
 		switch {
 		case !t.had:
 			out.Emit(row.Insert, g.output(t.key, g.next))
-		case !sameValues(prev, g.next):
+		case !sameValues(prev, g.next) || g.ttl.on():
 			out.Emit(row.UpdateBefore, g.output(t.key, prev))
 			out.Emit(row.UpdateAfter, g.output(t.key, g.next))
 		}

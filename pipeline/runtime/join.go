@@ -72,6 +72,10 @@ type joinSide struct {
 	size   int64
 	kbuf   []byte
 	ibuf   []byte
+	// ttl is the state TTL per stored row (join_ttl.go); onExpire, if
+	// set, is told of each row it drops.
+	ttl      ttlKeys[joinRef]
+	onExpire func(*joinEntry)
 }
 
 func newJoinSide(keys, unique []int, width int) *joinSide {
@@ -111,6 +115,14 @@ func (s *joinSide) add(key string, r row.Row, assoc int) {
 		s.rows[key] = m
 	}
 	id := s.ident(r)
+	if s.ttl.on() {
+		s.expireRow(key, id)
+		if m = s.rows[key]; m == nil {
+			m = map[string]*joinEntry{}
+			s.rows[key] = m
+		}
+		defer s.ttl.touch(joinRef{key, id})
+	}
 	if e := m[id]; e != nil {
 		if s.unique != nil {
 			e.row, e.count, e.assoc = r, 1, assoc
@@ -128,6 +140,9 @@ func (s *joinSide) add(key string, r row.Row, assoc int) {
 func (s *joinSide) remove(key string, r row.Row) {
 	m := s.rows[key]
 	id := s.ident(r)
+	if s.expireRow(key, id) {
+		return
+	}
 	e := m[id]
 	if e == nil {
 		return
@@ -138,7 +153,10 @@ func (s *joinSide) remove(key string, r row.Row) {
 		if len(m) == 0 {
 			delete(s.rows, key)
 		}
+		s.ttl.drop(joinRef{key, id})
+		return
 	}
+	s.ttl.touch(joinRef{key, id})
 }
 
 // Join is a regular join of two inputs (Flink's StreamingJoinOperator and
@@ -160,6 +178,7 @@ type Join struct {
 	// key is NULL and counts the right rows, and those with a NULL key.
 	leftNulls             *joinSide
 	rightRows, rightNulls int64
+	ttl                   StateTTL // join_ttl.go
 }
 
 var (
@@ -202,6 +221,10 @@ func (j *Join) Process(in *row.Batch, out Emitter) error {
 
 // ProcessInput implements TwoInput.
 func (j *Join) ProcessInput(input int, in *row.Batch, out Emitter) error {
+	if j.ttl.TTL > 0 {
+		j.tick()
+		defer j.sweep(sweepBudget(len(in.Changes)))
+	}
 	tr := trackerOf(in, out)
 	for i, c := range in.Changes {
 		if tr != nil {
@@ -312,7 +335,7 @@ func (j *Join) change(side int, k row.Kind, r row.Row, out Emitter) error {
 		return nil
 	}
 	matched := 0
-	for _, e := range other.rows[key] {
+	for id, e := range other.live(key) {
 		ok, err := j.matchOf(side, r, e.row)
 		if err != nil {
 			return err
@@ -332,6 +355,7 @@ func (j *Join) change(side int, k row.Kind, r row.Row, out Emitter) error {
 			} else if e.assoc > 0 {
 				e.assoc--
 			}
+			other.touch(key, id)
 		}
 		for range e.count {
 			out.Emit(k, j.joined(side, r, e.row))
@@ -364,7 +388,7 @@ func (j *Join) semiChange(side int, k row.Kind, r row.Row, out Emitter) error {
 	if side == 0 {
 		matched := 0
 		if !null {
-			for _, e := range other.rows[key] {
+			for _, e := range other.live(key) {
 				ok, err := j.matchOf(0, r, e.row)
 				if err != nil {
 					return err
@@ -389,7 +413,7 @@ func (j *Join) semiChange(side int, k row.Kind, r row.Row, out Emitter) error {
 	if null {
 		return nil
 	}
-	for _, e := range other.rows[key] {
+	for id, e := range other.live(key) {
 		ok, err := j.matchOf(1, r, e.row)
 		if err != nil {
 			return err
@@ -405,6 +429,7 @@ func (j *Join) semiChange(side int, k row.Kind, r row.Row, out Emitter) error {
 			e.assoc--
 			emit = e.assoc == 0
 		}
+		other.touch(key, id)
 		if emit && !j.spec.Batch {
 			kind := row.Insert
 			if add == anti {
@@ -443,7 +468,7 @@ func (j *Join) notInChange(side int, k row.Kind, r row.Row, out Emitter) error {
 	if side == 0 {
 		matched := 0
 		if !null {
-			for _, e := range other.rows[key] {
+			for _, e := range other.live(key) {
 				ok, err := j.matchOf(0, r, e.row)
 				if err != nil {
 					return err
@@ -485,24 +510,28 @@ func (j *Join) notInChange(side int, k row.Kind, r row.Row, out Emitter) error {
 		affected = append(affected, seen{e, null, j.notInVisible(e.assoc, null, j.rightRows, j.rightNulls)})
 	}
 	if (rows == 0) != (j.rightRows == 0) || (nulls == 0) != (j.rightNulls == 0) {
-		for _, m := range j.sides[0].rows {
-			for _, e := range m {
-				note(e, false)
+		for k, m := range j.sides[0].rows {
+			for id, e := range m {
+				if !j.sides[0].ttl.expired(joinRef{k, id}) {
+					note(e, false)
+				}
 			}
 		}
-		for _, m := range j.leftNulls.rows {
-			for _, e := range m {
-				note(e, true)
+		for k, m := range j.leftNulls.rows {
+			for id, e := range m {
+				if !j.leftNulls.ttl.expired(joinRef{k, id}) {
+					note(e, true)
+				}
 			}
 		}
 	} else if !null {
-		for _, e := range j.sides[0].rows[key] {
+		for _, e := range j.sides[0].live(key) {
 			note(e, false)
 		}
 	}
 	j.rightRows, j.rightNulls = rows, nulls
 	if !null {
-		for _, e := range j.sides[0].rows[key] {
+		for id, e := range j.sides[0].live(key) {
 			ok, err := j.matchOf(1, r, e.row)
 			if err != nil {
 				return err
@@ -515,6 +544,7 @@ func (j *Join) notInChange(side int, k row.Kind, r row.Row, out Emitter) error {
 			} else if e.assoc > 0 {
 				e.assoc--
 			}
+			j.sides[0].touch(key, id)
 		}
 		if add {
 			this.add(key, r, 0)
@@ -555,7 +585,7 @@ const joinStateVersion = 1
 // Snapshot implements Snapshotter: each side's entries (row, count,
 // association count), then a batch join's held left changes.
 func (j *Join) Snapshot() ([]byte, error) {
-	buf := []byte{joinStateVersion}
+	buf := []byte{j.stateVersion()}
 	if j.settled {
 		buf = append(buf, 1)
 	} else {
@@ -563,11 +593,12 @@ func (j *Join) Snapshot() ([]byte, error) {
 	}
 	for _, s := range []*joinSide{j.sides[0], j.sides[1], j.leftNulls} {
 		buf = binary.AppendUvarint(buf, uint64(s.size))
-		for _, m := range s.rows {
-			for _, e := range m {
+		for k, m := range s.rows {
+			for id, e := range m {
 				buf = row.AppendRow(buf, e.row)
 				buf = binary.AppendUvarint(buf, uint64(e.count))
 				buf = binary.AppendUvarint(buf, uint64(e.assoc))
+				buf = s.appendTime(buf, k, id)
 			}
 		}
 	}
@@ -586,18 +617,26 @@ func (j *Join) Snapshot() ([]byte, error) {
 // Restore implements Snapshotter.
 func (j *Join) Restore(state []byte) error {
 	d := row.NewDecoder(state)
-	if v := d.Byte(); v != joinStateVersion {
-		return fmt.Errorf("join: state version %d, want %d", v, joinStateVersion)
+	v := d.Byte()
+	if v != joinStateVersion && v != joinTTLStateVersion {
+		return fmt.Errorf("join: state version %d, want %d or %d", v, joinStateVersion, joinTTLStateVersion)
 	}
+	timed := v == joinTTLStateVersion
 	settled := d.Byte() == 1
 	widths := [3]int{j.spec.LeftWidth, j.spec.RightWidth, j.spec.LeftWidth}
 	var restored [3]*joinSide
 	for i, old := range []*joinSide{j.sides[0], j.sides[1], j.leftNulls} {
 		s := newJoinSide(old.keys, old.unique, widths[i])
+		s.onExpire = old.onExpire
+		rt := j.restoreTimes(s)
 		n := d.Count(1)
 		for range n {
 			r := d.Row()
 			count, assoc := int(d.Uvarint()), int(d.Uvarint())
+			at := int64(0)
+			if timed {
+				at = d.Varint()
+			}
 			if d.Err() != nil {
 				break
 			}
@@ -616,7 +655,9 @@ func (j *Join) Restore(state []byte) error {
 			if s.unique == nil {
 				s.rows[key][s.ident(r)].assoc = assoc
 			}
+			rt.note(key, s.ident(r), at)
 		}
+		rt.apply(timed)
 		restored[i] = s
 	}
 	rightRows, rightNulls := d.Varint(), d.Varint()

@@ -186,6 +186,7 @@ type TopN struct {
 	rows  int64
 	kbuf  []byte
 	out   Emitter
+	ttl   ttlKeys[string] // state TTL by partition (rank_ttl.go)
 }
 
 // NewTopN builds the operator.
@@ -199,6 +200,10 @@ func (t *TopN) StateEntries() int64 { return t.rows }
 func (t *TopN) partition(r row.Row) *rankPartition {
 	t.kbuf = row.KeyOf(t.kbuf[:0], r, t.spec.Partition)
 	p := t.parts[string(t.kbuf)]
+	if p != nil && t.expirePart() {
+		p = nil
+	}
+	t.ttl.touch(string(t.kbuf))
 	if p == nil {
 		p = &rankPartition{}
 		k := string(t.kbuf)
@@ -213,6 +218,10 @@ func (t *TopN) partition(r row.Row) *rankPartition {
 func (t *TopN) Process(in *row.Batch, out Emitter) error {
 	tr := trackerOf(in, out)
 	t.out = out
+	if t.ttl.on() {
+		t.ttl.tick()
+		defer t.sweep(sweepBudget(len(in.Changes)))
+	}
 	for i := range in.Changes {
 		c := &in.Changes[i]
 		if tr != nil {
@@ -247,6 +256,7 @@ func (t *TopN) Process(in *row.Batch, out Emitter) error {
 		if p.n == 0 {
 			t.kbuf = row.KeyOf(t.kbuf[:0], c.Row, t.spec.Partition)
 			delete(t.parts, string(t.kbuf))
+			t.ttl.drop(string(t.kbuf))
 		}
 	}
 	return nil
@@ -491,7 +501,7 @@ const topNStateVersion = 1
 // Snapshot encodes the partitions: a version byte, their count, then per
 // partition its groups, each a count of rows and the rows.
 func (t *TopN) Snapshot() ([]byte, error) {
-	buf := []byte{topNStateVersion}
+	buf := []byte{t.stateVersion()}
 	keys := t.order
 	if !t.spec.Batch {
 		keys = make([]string, 0, len(t.parts))
@@ -510,14 +520,15 @@ func (t *TopN) Snapshot() ([]byte, error) {
 			}
 		}
 	}
-	return buf, nil
+	return t.appendTTL(buf), nil
 }
 
 // Restore replaces the partitions with a snapshot's.
 func (t *TopN) Restore(state []byte) error {
 	d := row.NewDecoder(state)
-	if v := d.Byte(); v != topNStateVersion {
-		return fmt.Errorf("top-n: state version %d, want %d", v, topNStateVersion)
+	v := d.Byte()
+	if v != topNStateVersion && v != topNTTLStateVersion {
+		return fmt.Errorf("top-n: state version %d, want %d or %d", v, topNStateVersion, topNTTLStateVersion)
 	}
 	parts := map[string]*rankPartition{}
 	var order []string
@@ -551,6 +562,7 @@ func (t *TopN) Restore(state []byte) error {
 		order = append(order, k)
 		rows += int64(p.n)
 	}
+	t.readTTL(d, v == topNTTLStateVersion, parts)
 	if err := d.End(); err != nil {
 		return fmt.Errorf("top-n: restore: %w", err)
 	}

@@ -172,6 +172,15 @@ func runOp(ctx context.Context, n *OpNode, in <-chan message, batchSize int, co 
 		defer t.Stop()
 		tick = t.C
 	}
+	// A Sweeper (state TTL) frees expired state on a timer too, so that
+	// idle keys go while the input is quiet.
+	sw, _ := n.Op.(Sweeper)
+	var sweep <-chan time.Time
+	if sw != nil && sw.SweepEvery() > 0 {
+		t := time.NewTicker(sw.SweepEvery())
+		defer t.Stop()
+		sweep = t.C
+	}
 	flush := func() error {
 		if fl == nil {
 			return nil
@@ -191,6 +200,10 @@ func runOp(ctx context.Context, n *OpNode, in <-chan message, batchSize int, co 
 			if err := n.sendAll(ctx, em.take()); err != nil {
 				return err
 			}
+			continue
+		case <-sweep:
+			sw.Sweep()
+			n.countDropped()
 			continue
 		case <-ctx.Done():
 			return context.Cause(ctx)

@@ -36,6 +36,12 @@ type Pipeline struct {
 	// starts over into an upsert or retract sink promises the same
 	// changelog as before.
 	MiniBatchAggregate bool
+	// StateTTL is `state_ttl`, Flink's table.exec.state.ttl: the state a
+	// streaming operator keeps for a key (GROUP BY, DISTINCT, joins,
+	// Top-N, deduplication) is dropped once the key was not written for
+	// this long. 0, the default, keeps state forever.
+	StateTTL    time.Duration
+	StateTTLPos Pos
 
 	Sources    []*Source
 	Transforms []*Transform
@@ -98,6 +104,11 @@ type Transform struct {
 	SQL  *SQL
 	Pos  Pos
 	Path string
+	// StateTTL, when set, is the transform's own `state_ttl`, overriding
+	// the pipeline's for the stateful operators of its query (0: keep
+	// their state forever).
+	StateTTL    *time.Duration
+	StateTTLPos Pos
 }
 
 // Sink is a sink entry.
@@ -282,7 +293,7 @@ func (p *parser) sql(n *yaml.Node, path, what string) *SQL {
 	return p.sqlIn(n, 0, text)
 }
 
-var topKeys = []string{"version", "name", "execution", "checkpoint_interval", "mini_batch", "mini_batch_aggregate", "sources", "transforms", "sinks", "tests"}
+var topKeys = []string{"version", "name", "execution", "checkpoint_interval", "mini_batch", "mini_batch_aggregate", "state_ttl", "sources", "transforms", "sinks", "tests"}
 
 func (p *parser) pipeline(root *yaml.Node) *Pipeline {
 	pl := &Pipeline{File: p.file, Execution: "streaming", MiniBatch: true}
@@ -324,6 +335,9 @@ func (p *parser) pipeline(root *yaml.Node) *Pipeline {
 		default:
 			p.errs.Addf(p.pos(v), "mini_batch", "want true or false, got %s", kindName(v))
 		}
+	}
+	if v, ok := f["state_ttl"]; ok {
+		pl.StateTTL, pl.StateTTLPos = p.stateTTL(v, "state_ttl"), p.pos(v)
 	}
 	if v, ok := f["mini_batch_aggregate"]; ok {
 		switch p.str(v, "mini_batch_aggregate") {
@@ -564,14 +578,32 @@ func cutPrefixFold(s, prefix string) (string, bool) {
 
 func (p *parser) transform(n *yaml.Node, path string) *Transform {
 	tr := &Transform{Pos: p.pos(n), Path: path}
-	f := p.fields(n, path, []string{"name", "sql"})
+	f := p.fields(n, path, []string{"name", "sql", "state_ttl"})
 	tr.Name = p.required(f, n, path, "name")
+	if v, ok := f["state_ttl"]; ok {
+		d := p.stateTTL(v, JoinPath(path, "state_ttl"))
+		tr.StateTTL, tr.StateTTLPos = &d, p.pos(v)
+	}
 	if v, ok := f["sql"]; ok {
 		tr.SQL = p.sql(v, JoinPath(path, "sql"), "the transform's query, e.g. `SELECT ... FROM ...`")
 	} else if n.Kind == yaml.MappingNode {
 		p.errs.Addf(p.pos(n), JoinPath(path, "sql"), "missing required key")
 	}
 	return tr
+}
+
+// stateTTL reads a state_ttl value: a duration of at least 1ms (Flink's
+// TTL counts milliseconds), or 0 for never.
+func (p *parser) stateTTL(v *yaml.Node, path string) time.Duration {
+	d, err := parseDuration(p.str(v, path), v)
+	switch {
+	case err != nil:
+		p.errs.Addf(p.pos(v), path, "%v (0 keeps state forever)", err)
+	case d > 0 && d < time.Millisecond:
+		p.errs.Addf(p.pos(v), path, "state_ttl %s is below a millisecond, the unit state ages are counted in", d)
+		d = 0
+	}
+	return d
 }
 
 func (p *parser) sink(n *yaml.Node, path string) *Sink {

@@ -1,0 +1,112 @@
+package runtime
+
+import (
+	"time"
+
+	"github.com/etld/etld/pipeline/row"
+)
+
+// State TTL of a streaming TopN (see ttl.go): the unit is the partition.
+// Every row of a partition refreshes its time; a partition not written
+// for TTL is dropped whole, so its next row enters an empty top (+I at
+// rank 1) and a retraction of a row of it is ignored. Flink's rank
+// functions expire their sort-key entries one by one inside a
+// partition (MapState entries), which can leave a partition's tree and
+// its rows out of step (their "lenient" warnings); etld keeps a
+// partition's rows together. Batch mode has no TTL.
+
+// SetStateTTL implements TTLSetter.
+func (t *TopN) SetStateTTL(c StateTTL) {
+	if c.TTL > 0 && !t.spec.Batch {
+		t.ttl.set(c)
+	}
+}
+
+// SweepEvery implements Sweeper.
+func (t *TopN) SweepEvery() time.Duration {
+	if !t.ttl.on() {
+		return 0
+	}
+	return sweepEvery(time.Duration(t.ttl.list.ttl) * time.Millisecond)
+}
+
+// Sweep implements Sweeper.
+func (t *TopN) Sweep() {
+	if t.ttl.on() {
+		t.ttl.tick()
+		t.sweep(quietSweep)
+	}
+}
+
+func (t *TopN) sweep(budget int) {
+	t.ttl.sweep(budget, func(k string) bool {
+		if p := t.parts[k]; p != nil {
+			t.rows -= int64(p.n)
+			delete(t.parts, k)
+		}
+		return true
+	})
+}
+
+// expirePart drops the partition of the key in t.kbuf when it expired
+// and reports whether it did.
+func (t *TopN) expirePart() bool {
+	if !t.ttl.expired(string(t.kbuf)) {
+		return false
+	}
+	k := string(t.kbuf)
+	t.rows -= int64(t.parts[k].n)
+	delete(t.parts, k)
+	t.ttl.drop(k)
+	return true
+}
+
+// topNTTLStateVersion is the version-1 layout followed by the
+// partitions' last writes (ttlKeys.appendTimes).
+const topNTTLStateVersion = 2
+
+func (t *TopN) stateVersion() byte {
+	if t.ttl.on() {
+		return topNTTLStateVersion
+	}
+	return topNStateVersion
+}
+
+func (t *TopN) appendTTL(buf []byte) []byte {
+	if !t.ttl.on() {
+		return buf
+	}
+	return t.ttl.appendTimes(buf, row.AppendString)
+}
+
+// readTTL restores the partitions' times; those without one (an old
+// snapshot) get the restore time.
+func (t *TopN) readTTL(d *row.Decoder, timed bool, parts map[string]*rankPartition) {
+	t.ttl.reset()
+	t.ttl.tick()
+	if timed {
+		t.ttl.readTimes(d, (*row.Decoder).Str)
+	}
+	if !t.ttl.on() {
+		return
+	}
+	var stale []string
+	t.ttl.each(func(k string, _ int64) {
+		if parts[k] == nil {
+			stale = append(stale, k)
+		}
+	})
+	for _, k := range stale {
+		t.ttl.drop(k)
+	}
+	for k := range parts {
+		if _, ok := t.ttl.ids[k]; !ok {
+			t.ttl.touch(k)
+		}
+	}
+}
+
+var (
+	_ TTLSetter = (*TopN)(nil)
+	_ Sweeper   = (*TopN)(nil)
+)
