@@ -188,6 +188,8 @@ func (q *queryBuilder) aggregate(sel *sql.Select, s *scope) (*Node, error) {
 		Mode: Changelog{Updating: in.Mode.Updating}, TimeAttr: -1, Bounded: in.Bounded,
 		filter: where, project: preProject,
 	}
+	preSrc, aggMono := aggSources(keyExprs, calls, aggs, len(preFields), in.Schema, sel.Where)
+	pre.colSrc = preSrc
 	cond := ""
 	if sel.Where != nil {
 		cond = ", where=[" + sql.Format(sel.Where) + "]"
@@ -204,6 +206,7 @@ func (q *queryBuilder) aggregate(sel *sql.Select, s *scope) (*Node, error) {
 		aggTexts = append(aggTexts, sql.Format(c))
 	}
 	agg := &Node{Input: pre, Bounded: in.Bounded, TimeAttr: -1, keys: keys, aggs: aggs, batch: q.b.plan.Batch}
+	agg.aggMono = aggMono
 	keyLabel := strings.Join(keyNames, ", ")
 	if window != nil {
 		wtype := row.Type{ID: row.Timestamp, Precision: 3, NotNull: true}

@@ -197,6 +197,9 @@ func (p *Plan) operator(n *Node, transform string) (runtime.Operator, error) {
 		}
 		return &u, nil
 	case RankNode:
+		if n.rank.Strategy == runtime.UpdateFast {
+			return runtime.NewUpdatableTopN(*n.rank), nil
+		}
 		return runtime.NewTopN(*n.rank), nil
 	case DedupNode:
 		return runtime.NewDedup(*n.dedup), nil

@@ -76,6 +76,13 @@ type Node struct {
 	join *runtime.JoinSpec // JoinNode
 
 	lookup *lookupPlan // LookupJoinNode
+
+	// colSrc is the input column each output column of a CalcNode
+	// copies, -1 when computed (nil when unknown); aggMono is each
+	// aggregate's monotonicity over an insert-only input (GroupAggNode).
+	// monotonic.go reads both to pick a Top-N's strategy.
+	colSrc  []int
+	aggMono []monotonicity
 }
 
 // scan returns the scan at the bottom of n's input chain, whose on_error

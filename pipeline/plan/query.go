@@ -301,7 +301,9 @@ func (q *queryBuilder) projection(items []*sql.SelectItem, s *scope, in *Node, f
 		}
 		return errAt(at, "duplicate column name %q in the select list; give it another name with AS", name)
 	}
+	var colSrc []int
 	add := func(name string, c *expr.Compiled, srcCol int, text string) {
+		colSrc = append(colSrc, srcCol)
 		if srcCol >= 0 && colMap[srcCol] < 0 {
 			colMap[srcCol] = len(fields)
 		}
@@ -381,7 +383,7 @@ func (q *queryBuilder) projection(items []*sql.SelectItem, s *scope, in *Node, f
 	n := &Node{
 		Kind: CalcNode, Input: in, Schema: row.NewSchema(fields...),
 		Mode: calcMode(in.Mode, colMap), TimeAttr: timeAttr, Bounded: in.Bounded,
-		filter: filter,
+		filter: filter, colSrc: colSrc,
 	}
 	if !identity {
 		n.project = project

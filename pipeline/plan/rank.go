@@ -327,14 +327,10 @@ func (q *queryBuilder) rankNode(calc *Node, spec runtime.RankSpec, over *sql.Ove
 		return n
 	}
 	n.Kind = RankNode
-	if !calc.Mode.Updating {
-		spec.Strategy = runtime.AppendFast
-	} else {
-		spec.Strategy = runtime.Retract
-	}
+	spec.Strategy, spec.RowKey = rankStrategy(calc, spec)
 	n.rank = &spec
 	n.Mode = rankMode(spec.Partition, spec.Kind == runtime.RowNumber, spec.Start == 1 && spec.End == 1, rnCol, calc.Mode, spec.Batch)
-	strategy := "strategy=" + spec.Strategy.String() + ", "
+	strategy := "strategy=" + strategyText(spec) + ", "
 	if spec.Batch {
 		strategy = ""
 	}

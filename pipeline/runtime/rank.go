@@ -41,6 +41,9 @@ const (
 	// Retract: any input; every row is kept, so that a retracted top row
 	// is replaced by the next one (RetractableTopNFunction).
 	Retract
+	// UpdateFast: an updating input with an upsert key and a sort key
+	// that only moves up; only the top rows are kept (UpdatableTopN).
+	UpdateFast
 )
 
 func (s RankStrategy) String() string {
@@ -49,6 +52,8 @@ func (s RankStrategy) String() string {
 		return "AppendFastStrategy"
 	case Retract:
 		return "RetractStrategy"
+	case UpdateFast:
+		return "UpdateFastStrategy"
 	}
 	return "?"
 }
@@ -68,6 +73,8 @@ type RankSpec struct {
 	Start, End int64
 	Kind       RankKind
 	Strategy   RankStrategy
+	// RowKey is the input's upsert key (UpdateFast only).
+	RowKey []int
 	// OutputRank appends the rank number (BIGINT) to each output row;
 	// without it the operator emits Flink's "no ranking number" changes.
 	OutputRank bool
