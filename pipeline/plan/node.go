@@ -70,7 +70,8 @@ type Node struct {
 	windowTable *runtime.WindowTable    // WindowTableNode
 	windowRank  *runtime.WindowRankSpec // WindowRankNode
 
-	join *runtime.JoinSpec // JoinNode
+	join     *runtime.JoinSpec         // JoinNode
+	interval *runtime.IntervalJoinSpec // JoinNode of an interval join (join_interval.go)
 }
 
 // scan returns the scan at the bottom of n's input chain, whose on_error
