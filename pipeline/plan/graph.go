@@ -271,7 +271,7 @@ func (p *Plan) joinGraph(g *runtime.Graph, n *Node, id, transform string, build 
 	g.Unions = append(g.Unions, un)
 	on := &runtime.OpNode{Node: runtime.Node{Name: n.Label, Kind: "transform", ID: id, Transform: transform,
 		Fingerprint: fmt.Sprintf("%s, left %s, right %s, output %s", n.Label, n.Inputs[0].Schema, n.Inputs[1].Schema, n.Schema)},
-		Input: &un.Node, Op: runtime.NewJoin(*n.join)}
+		Input: &un.Node, Op: joinOperator(n)}
 	g.Ops = append(g.Ops, on)
 	return &on.Node, nil
 }

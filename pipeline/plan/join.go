@@ -219,6 +219,9 @@ func (q *queryBuilder) joinCondition(n *Node, s *scope, cond sql.Expr, kind runt
 		}
 		residual = append(residual, c)
 	}
+	if ok, err := q.intervalJoin(n, js, residual, keyTexts); ok || err != nil {
+		return err
+	}
 	if len(js.LeftKeys) == 0 {
 		return errAt(cond.Pos(), "a join needs at least one equality between a column of each side (ON a.k = b.k): a join without one is a cross join of unbounded inputs, which etld refuses as Flink does")
 	}

@@ -73,7 +73,8 @@ type Node struct {
 	windowTable *runtime.WindowTable    // WindowTableNode
 	windowRank  *runtime.WindowRankSpec // WindowRankNode
 
-	join *runtime.JoinSpec // JoinNode
+	join     *runtime.JoinSpec         // JoinNode
+	interval *runtime.IntervalJoinSpec // JoinNode of an interval join (join_interval.go)
 
 	lookup *lookupPlan // LookupJoinNode
 

@@ -261,6 +261,9 @@ func runOp(ctx context.Context, n *OpNode, in <-chan message, batchSize int, co 
 		}
 		switch m.kind {
 		case msgWatermark:
+			if h, ok := n.Op.(WatermarkHolder); ok {
+				m.watermark = h.HoldWatermark(m.watermark)
+			}
 			n.Stats.Watermark.Store(m.watermark)
 			if err := n.send(ctx, m); err != nil {
 				return err

@@ -1,0 +1,177 @@
+package plan
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime"
+	"github.com/etld/etld/pipeline/sql"
+)
+
+// timeBound is one comparison of the two inputs' time attributes,
+// normalised to left.time OP right.time + off (µs).
+type timeBound struct {
+	lower bool // left.time >= right.time + off (else <=)
+	off   int64
+	ms    int64 // the bound in milliseconds as Flink computes it
+	expr  sql.Expr
+}
+
+// timeTerm reads e as a column plus a constant day-time interval: col,
+// col + INTERVAL, INTERVAL + col, col - INTERVAL (nested).
+func timeTerm(e sql.Expr, schema row.Schema) (col int, off int64, ok bool) {
+	switch x := e.(type) {
+	case *sql.ColumnRef:
+		if !x.Table.IsZero() {
+			return 0, 0, false
+		}
+		i := schema.Index(x.Column.Name)
+		return i, 0, i >= 0
+	case *sql.Binary:
+		if x.Op != sql.OpAdd && x.Op != sql.OpSub {
+			return 0, 0, false
+		}
+		iv, isIv := x.R.(*sql.IntervalLit)
+		other := x.L
+		if !isIv && x.Op == sql.OpAdd {
+			iv, isIv = x.L.(*sql.IntervalLit)
+			other = x.R
+		}
+		if !isIv || iv.YearMonth() {
+			return 0, 0, false
+		}
+		c, o, ok := timeTerm(other, schema)
+		d := iv.Value.Microseconds()
+		if x.Op == sql.OpSub {
+			d = -d
+		}
+		return c, o + d, ok
+	}
+	return 0, 0, false
+}
+
+// boundOf reads c as a comparison of the left and the right time
+// attribute (lt, rt: their indexes in the joined schema).
+func boundOf(c sql.Expr, schema row.Schema, lt, rt int) (timeBound, bool) {
+	b, ok := c.(*sql.Binary)
+	if !ok || b.Op != sql.OpLt && b.Op != sql.OpLe && b.Op != sql.OpGt && b.Op != sql.OpGe {
+		return timeBound{}, false
+	}
+	lc, lo, lok := timeTerm(b.L, schema)
+	rc, ro, rok := timeTerm(b.R, schema)
+	if !lok || !rok {
+		return timeBound{}, false
+	}
+	op := b.Op
+	var off int64
+	switch {
+	case lc == lt && rc == rt:
+		off = ro - lo
+	case lc == rt && rc == lt:
+		off = lo - ro
+		op = map[sql.BinaryOp]sql.BinaryOp{sql.OpLt: sql.OpGt, sql.OpLe: sql.OpGe, sql.OpGt: sql.OpLt, sql.OpGe: sql.OpLe}[op]
+	default:
+		return timeBound{}, false
+	}
+	// A strict bound moves by the smallest step: 1 ms in Flink (its time
+	// attributes are TIMESTAMP(3)), 1 µs here, which selects the same
+	// rows of millisecond timestamps.
+	tb := timeBound{off: off, ms: off / 1000, expr: c}
+	switch op {
+	case sql.OpGe:
+		tb.lower = true
+	case sql.OpGt:
+		tb.lower, tb.off, tb.ms = true, off+1, tb.ms+1
+	case sql.OpLt:
+		tb.off, tb.ms = off-1, tb.ms-1
+	}
+	return tb, true
+}
+
+// expandBetween turns `x BETWEEN lo AND hi` into `x >= lo` and `x <= hi`,
+// as Calcite does before Flink looks for time bounds.
+func expandBetween(cs []sql.Expr) []sql.Expr {
+	var out []sql.Expr
+	for _, c := range cs {
+		if b, ok := c.(*sql.Between); ok && !b.Not {
+			out = append(out, &sql.Binary{OpAt: b.OpAt, Op: sql.OpGe, L: b.X, R: b.Lo}, &sql.Binary{OpAt: b.OpAt, Op: sql.OpLe, L: b.X, R: b.Hi})
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// intervalJoin plans the join as an event-time interval join when its
+// condition bounds one input's time attribute by the other's from below
+// and from above (Flink's IntervalJoinUtil): exactly two such
+// comparisons, one of each kind. It reports false, and changes nothing,
+// when the join is a regular one.
+func (q *queryBuilder) intervalJoin(n *Node, js *runtime.JoinSpec, residual []sql.Expr, keyTexts []string) (bool, error) {
+	left, right := n.Inputs[0], n.Inputs[1]
+	if q.b.plan.Batch || left.TimeAttr < 0 || right.TimeAttr < 0 || js.Kind > runtime.FullJoin {
+		return false, nil
+	}
+	lw := left.Schema.Len()
+	lt, rt := left.TimeAttr, lw+right.TimeAttr
+	var bounds []timeBound
+	var rest []sql.Expr
+	for _, c := range expandBetween(residual) {
+		if b, ok := boundOf(c, n.Schema, lt, rt); ok {
+			bounds = append(bounds, b)
+			continue
+		}
+		rest = append(rest, c)
+	}
+	if len(bounds) != 2 || bounds[0].lower == bounds[1].lower {
+		return false, nil
+	}
+	lo, hi := bounds[0], bounds[1]
+	if hi.lower {
+		lo, hi = hi, lo
+	}
+	for i, in := range n.Inputs {
+		if in.Mode.Updating {
+			return true, errAt(lo.expr.Pos(), "an interval join takes insert-only inputs, and its %s input is updating: join an insert-only table, or drop the time bounds for a regular join", [2]string{"left", "right"}[i])
+		}
+	}
+	is := &runtime.IntervalJoinSpec{Kind: js.Kind, LeftKeys: js.LeftKeys, RightKeys: js.RightKeys,
+		LeftWidth: js.LeftWidth, RightWidth: js.RightWidth, LeftTime: left.TimeAttr, RightTime: right.TimeAttr,
+		Lower: lo.off, Upper: hi.off}
+	where := append(keyTexts, sql.Format(lo.expr), sql.Format(hi.expr))
+	if len(rest) > 0 {
+		res := andAll(rest)
+		c, err := compileExpr(res, n.Schema, "join")
+		if err != nil {
+			return true, err
+		}
+		if c.Type.ID != row.Boolean && c.Type.ID != row.Null {
+			return true, errAt(res.Pos(), "a join condition must be BOOLEAN, this one is %s", c.Type)
+		}
+		is.Residual = c.True
+		where = append(where, sql.Format(res))
+	}
+	js.Residual = is.Residual
+	n.join, n.interval = js, is
+	n.Mode = joinMode(js.Kind, left.Mode, right.Mode, js.LeftKeys, js.RightKeys, lw, true)
+	// The output keeps the time attribute of a side that is never padded
+	// with NULLs (Flink keeps both; etld has one per table).
+	switch js.Kind {
+	case runtime.RightJoin:
+		n.TimeAttr = rt
+	case runtime.InnerJoin, runtime.LeftJoin:
+		n.TimeAttr = lt
+	}
+	n.Label = fmt.Sprintf("IntervalJoin(joinType=[%s], windowBounds=[isRowTime=true, leftLowerBound=%d, leftUpperBound=%d, leftTimeIndex=%d, rightTimeIndex=%d], where=[%s], select=[%s])",
+		js.Kind, lo.ms, hi.ms, left.TimeAttr, right.TimeAttr, strings.Join(where, ", "), strings.Join(n.Schema.Names(), ", "))
+	return true, nil
+}
+
+// joinOperator returns the runtime operator of a JoinNode.
+func joinOperator(n *Node) runtime.Operator {
+	if n.interval != nil {
+		return runtime.NewIntervalJoin(*n.interval)
+	}
+	return runtime.NewJoin(*n.join)
+}
