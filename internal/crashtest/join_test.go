@@ -1,6 +1,7 @@
 package crashtest
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -174,5 +175,120 @@ func leftJoinTable(orders []order, events []event) []string {
 			out = append(out, fmt.Sprintf("%d, %s, %d, NULL, NULL", o.ID, k, o.Amount))
 		}
 	}
+	return out
+}
+
+// (t) file -> GROUP BY (updating) -> Top-N (RetractStrategy, rank number
+// selected) -> MySQL upsert keyed by partition and rank number: rows
+// enter, leave and re-enter the top 3 as the maxima rise, and after any
+// kills the table must hold exactly the final top 3 of each band,
+// computed directly from the input.
+var fileTopNToMySQL = scenario{
+	name: "file-topn-mysql",
+	pipeline: `version: 1
+name: crash-topn-mysql-{{.Out}}
+sources:
+  - name: readings
+    type: file
+    path: {{.Dir}}/in.csv
+    format: csv
+    schema:
+      - id BIGINT
+      - sensor STRING
+      - temp DOUBLE
+transforms:
+  - name: hottest
+    sql: |
+      SELECT band, rn, sensor, max_id FROM (
+        SELECT band, sensor, max_id, ROW_NUMBER() OVER (PARTITION BY band ORDER BY max_id DESC, sensor) AS rn
+        FROM (SELECT MOD(CHAR_LENGTH(sensor), 3) AS band, sensor, max_id
+              FROM (SELECT sensor, MAX(id) AS max_id FROM readings GROUP BY sensor)))
+      WHERE rn <= 3
+sinks:
+  - name: db
+    from: hottest
+    type: mysql
+    dsn: "{{.Vars.dsn}}"
+    table: {{.Vars.table}}_{{.Out}}
+    key: [band, rn]
+    create_table: true
+`,
+	needs: func(t *testing.T) map[string]string {
+		return map[string]string{"dsn": testenv.MySQLDSN(t), "table": testenv.UniqueName(t, "crasht")}
+	},
+	setup: func(t *testing.T, e *env) {
+		path := filepath.Join(e.Dir, "in.csv")
+		writeReadings(t, path, intEnv("ETLD_CRASH_ROWS", 300_000)/3, e)
+		e.data["want"] = topNTable(t, path)
+		db := openDB(t, e)
+		t.Cleanup(func() {
+			db.Exec("DROP TABLE IF EXISTS " + e.Vars["table"] + "_ref")
+			db.Exec("DROP TABLE IF EXISTS " + e.Vars["table"] + "_out")
+		})
+	},
+	check: func(t *testing.T, e *env) {
+		want := e.data["want"].([]string)
+		db := openDB(t, e)
+		ref := tableRows(t, db, e.Vars["table"]+"_ref")
+		slices.Sort(ref)
+		if !slices.Equal(ref, want) {
+			t.Fatalf("the reference run's table has %d rows, the direct computation %d; first differences:\n%s", len(ref), len(want), diffLines(want, ref))
+		}
+		got := tableRows(t, db, e.Vars["table"]+"_out")
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("table after crashes has %d rows, want %d; first differences:\n%s", len(got), len(want), diffLines(want, got))
+		} else {
+			t.Logf("table %s_out: %d rows, the top 3 of each band, equal to the direct computation", e.Vars["table"], len(got))
+		}
+	},
+	reset: func(t *testing.T, e *env) {
+		if _, err := openDB(t, e).Exec("DROP TABLE IF EXISTS " + e.Vars["table"] + "_out"); err != nil {
+			t.Fatal(err)
+		}
+	},
+}
+
+func TestCrashTopNMySQL(t *testing.T) { runScenario(t, fileTopNToMySQL) }
+
+// topNTable computes fileTopNToMySQL's query from the readings file: per
+// sensor the largest id, per band (CHAR_LENGTH(sensor) mod 3) the three
+// sensors with the largest ones (ties by sensor); rows "band, rn,
+// sensor, max", sorted as text.
+func topNTable(t *testing.T, path string) []string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	maxID := map[string]int64{}
+	for _, l := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+		f := strings.Split(l, ",")
+		var id int64
+		if _, err := fmt.Sscan(f[0], &id); err != nil {
+			t.Fatal(err)
+		}
+		if cur, ok := maxID[f[1]]; !ok || id > cur {
+			maxID[f[1]] = id
+		}
+	}
+	bands := map[int][]string{}
+	for s := range maxID {
+		b := len(s) % 3
+		bands[b] = append(bands[b], s)
+	}
+	var out []string
+	for b, ss := range bands {
+		slices.SortFunc(ss, func(x, y string) int {
+			if maxID[x] != maxID[y] {
+				return cmp.Compare(maxID[y], maxID[x])
+			}
+			return strings.Compare(x, y)
+		})
+		for i, s := range ss[:min(3, len(ss))] {
+			out = append(out, fmt.Sprintf("%d, %d, %s, %d", b, i+1, s, maxID[s]))
+		}
+	}
+	slices.Sort(out)
 	return out
 }
