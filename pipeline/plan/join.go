@@ -21,6 +21,9 @@ type scopeCol struct {
 	// inner marks a column of an EXISTS subquery's table: an unqualified
 	// name it shares with the outer table means it, as SQL scopes names.
 	inner bool
+	// hidden marks the column of an IN subquery: only its qualifier
+	// names it, so an unqualified name means the outer table's column.
+	hidden bool
 }
 
 // tableCols returns the columns of s as scopeCols, offset by off.
@@ -56,7 +59,7 @@ func (s *scope) resolve(c *sql.ColumnRef) (int, error) {
 		}
 	}
 	for _, col := range s.cols {
-		if !strings.EqualFold(col.name, c.Column.Name) || innerOnly && !col.inner {
+		if !strings.EqualFold(col.name, c.Column.Name) || innerOnly && !col.inner || col.hidden && c.Table.IsZero() {
 			continue
 		}
 		if !c.Table.IsZero() && !slices.ContainsFunc(col.quals, func(q string) bool { return strings.EqualFold(q, c.Table.Name) }) {
