@@ -58,7 +58,7 @@ func writeGenData(t *testing.T, dir string) {
 	if err := os.MkdirAll(d, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for name, text := range map[string]string{"readings.csv": readingsCSV, "products.jsonl": productsCanal} {
+	for name, text := range map[string]string{"readings.csv": readingsCSV, "products.jsonl": productsCanal, "regions.csv": regionsCSV} {
 		if err := os.WriteFile(filepath.Join(d, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +79,7 @@ const readingsSource = `
 `
 
 func flinkCases() []flinkCase {
-	return []flinkCase{
+	return append([]flinkCase{
 		// The examples.
 		{name: "sensor-stats", file: "configs/examples/sensor-stats.yaml", sinks: []flinkSink{{kind: "print"}}},
 		{name: "sensor-rename", file: "configs/examples/sensor-rename.yaml", sinks: []flinkSink{{kind: "file", target: "out/sensor-renamed.csv", header: true}}},
@@ -319,5 +319,5 @@ sinks:
     table: warm_{{uniq}}_{{side}}
     create_table: true
 `},
-	}
+	}, flinkOpCases()...)
 }

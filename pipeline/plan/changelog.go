@@ -14,6 +14,18 @@ type Changelog struct {
 	// global aggregate.
 	Key    []int
 	HasKey bool
+	// Alt are further upsert keys besides Key (Flink's FlinkRelMdUpsertKeys
+	// gives a set: a join is keyed by each side's key and by both
+	// together). An upsert sink may be keyed by Key or any of them.
+	Alt [][]int
+}
+
+// keys returns every upsert key: Key first, then Alt.
+func (c Changelog) keys() [][]int {
+	if !c.HasKey {
+		return nil
+	}
+	return append([][]int{c.Key}, c.Alt...)
 }
 
 // InsertOnly is the mode of sources and window aggregates.
@@ -32,7 +44,7 @@ func (c Changelog) keyText(names []string) string {
 	if !c.HasKey {
 		return "none"
 	}
-	return keyNames(c.Key, names)
+	return c.keysText(names)
 }
 
 // The rules of ARCHITECTURE.md section 4, one function per operator.
@@ -55,18 +67,28 @@ func scanMode(updating bool, declaredKey []int) Changelog {
 // maps input column → output column (-1 when dropped).
 func calcMode(in Changelog, colMap []int) Changelog {
 	out := Changelog{Updating: in.Updating}
-	if !in.HasKey {
-		return out
-	}
-	key := make([]int, 0, len(in.Key))
-	for _, k := range in.Key {
-		if k >= len(colMap) || colMap[k] < 0 {
-			return out
+	for _, k := range in.keys() {
+		if m, ok := mapKey(k, colMap); ok {
+			if out.HasKey {
+				out.Alt = append(out.Alt, m)
+			} else {
+				out.Key, out.HasKey = m, true
+			}
 		}
-		key = append(key, colMap[k])
 	}
-	out.Key, out.HasKey = key, true
 	return out
+}
+
+// mapKey maps key's columns through colMap; ok is false when one is dropped.
+func mapKey(key, colMap []int) ([]int, bool) {
+	out := make([]int, 0, len(key))
+	for _, k := range key {
+		if k >= len(colMap) || colMap[k] < 0 {
+			return nil, false
+		}
+		out = append(out, colMap[k])
+	}
+	return out, true
 }
 
 // groupAggMode: a GROUP BY without window is updating, keyed by the group
@@ -105,6 +127,25 @@ func unionMode(ins []Changelog) Changelog {
 		out.Updating = out.Updating || in.Updating
 	}
 	return out
+}
+
+// matchesKey reports whether a declared key (names) is one of c's upsert keys.
+func (c Changelog) matchesKey(declared []string, names []string) bool {
+	for _, k := range c.keys() {
+		if sameKey(declared, k, names) {
+			return true
+		}
+	}
+	return false
+}
+
+// keysText names every upsert key of c: [a] or [a] or [a, b].
+func (c Changelog) keysText(names []string) string {
+	var out []string
+	for _, k := range c.keys() {
+		out = append(out, keyNames(k, names))
+	}
+	return strings.Join(out, " or ")
 }
 
 // sameKey reports whether a declared key (names) equals the derived key.

@@ -21,6 +21,9 @@ type scopeCol struct {
 	// inner marks a column of an EXISTS subquery's table: an unqualified
 	// name it shares with the outer table means it, as SQL scopes names.
 	inner bool
+	// hidden marks the column of an IN subquery: only its qualifier
+	// names it, so an unqualified name means the outer table's column.
+	hidden bool
 }
 
 // tableCols returns the columns of s as scopeCols, offset by off.
@@ -56,7 +59,7 @@ func (s *scope) resolve(c *sql.ColumnRef) (int, error) {
 		}
 	}
 	for _, col := range s.cols {
-		if !strings.EqualFold(col.name, c.Column.Name) || innerOnly && !col.inner {
+		if !strings.EqualFold(col.name, c.Column.Name) || innerOnly && !col.inner || col.hidden && c.Table.IsZero() {
 			continue
 		}
 		if !c.Table.IsZero() && !slices.ContainsFunc(col.quals, func(q string) bool { return strings.EqualFold(q, c.Table.Name) }) {
@@ -255,7 +258,7 @@ func (q *queryBuilder) joinCondition(n *Node, s *scope, cond sql.Expr, kind runt
 // inputSpec is Flink's JoinInputSideSpec as explain shows it.
 func inputSpec(m Changelog, keys []int) string {
 	switch {
-	case m.HasKey && containsAll(keys, m.Key):
+	case uniqueOn(m, keys):
 		return "JoinKeyContainsUniqueKey"
 	case m.HasKey:
 		return "HasUniqueKey"
@@ -266,10 +269,11 @@ func inputSpec(m Changelog, keys []int) string {
 // joinMode: an inner join of insert-only inputs is insert-only; an outer
 // join, or a join of an updating input, is updating (outer joins retract
 // the NULL-padded row when a match arrives; batch joins emit final rows).
-// The upsert key follows Flink's FlinkRelMdUniqueKeys.getJoinUniqueKeys:
-// when the right input is unique on its join keys (its key lies inside
-// them), the left key is a key of the join unless the join pads the left
-// side with NULLs, and the reverse; else the two keys together are one.
+// The upsert keys follow Flink's FlinkRelMdUniqueKeys.getJoinUniqueKeys,
+// a set: when the right input is unique on its join keys (its key lies
+// inside them), the left key is a key of the join unless the join pads
+// the left side with NULLs, and the reverse; when both inputs have a key,
+// the two together are one too. Key is the first, Alt the others.
 func joinMode(kind runtime.JoinKind, l, r Changelog, lkeys, rkeys []int, lw int, batch bool) Changelog {
 	out := Changelog{Updating: !batch && (l.Updating || r.Updating || kind != runtime.InnerJoin)}
 	if kind == runtime.SemiJoin || kind == runtime.AntiJoin {
@@ -286,15 +290,47 @@ func joinMode(kind runtime.JoinKind, l, r Changelog, lkeys, rkeys []int, lw int,
 		}
 		return out
 	}
-	switch {
-	case r.HasKey && containsAll(rkeys, r.Key) && l.HasKey && !nullsLeft:
-		out.Key, out.HasKey = l.Key, true
-	case l.HasKey && containsAll(lkeys, l.Key) && r.HasKey && !nullsRight:
-		out.Key, out.HasKey = shifted(r.Key), true
-	case l.HasKey && r.HasKey:
-		out.Key, out.HasKey = append(slices.Clone(l.Key), shifted(r.Key)...), true
+	// Every key of the set, the preferred first: a side's own keys when
+	// the other side is unique on its join keys, then both together.
+	var keys [][]int
+	add := func(k []int) {
+		for _, have := range keys {
+			if len(have) == len(k) && containsAll(have, k) {
+				return
+			}
+		}
+		keys = append(keys, k)
+	}
+	if uniqueOn(r, rkeys) && !nullsLeft {
+		for _, k := range l.keys() {
+			add(k)
+		}
+	}
+	if uniqueOn(l, lkeys) && !nullsRight {
+		for _, k := range r.keys() {
+			add(shifted(k))
+		}
+	}
+	for _, lk := range l.keys() {
+		for _, rk := range r.keys() {
+			add(append(slices.Clone(lk), shifted(rk)...))
+		}
+	}
+	if len(keys) > 0 {
+		out.Key, out.HasKey, out.Alt = keys[0], true, keys[1:]
 	}
 	return out
+}
+
+// uniqueOn reports whether one of c's upsert keys lies inside cols: the
+// input has at most one row per value of cols.
+func uniqueOn(c Changelog, cols []int) bool {
+	for _, k := range c.keys() {
+		if containsAll(cols, k) {
+			return true
+		}
+	}
+	return false
 }
 
 // resolvesAll reports whether every column e names is a column of s.

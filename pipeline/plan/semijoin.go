@@ -108,6 +108,7 @@ func (q *queryBuilder) semiJoin(s *scope, r *scope, cond sql.Expr, kind runtime.
 	rcols := r.tableCols(lw)
 	for i := range rcols {
 		rcols[i].inner = correlated
+		rcols[i].hidden = !correlated
 	}
 	cols := append(s.tableCols(0), rcols...)
 	fields := make([]row.Field, 0, lw+right.Schema.Len())

@@ -89,8 +89,8 @@ func (b *builder) chooseMode(sk *Sink) error {
 			}
 			declared = append(declared, i)
 		}
-		if in.Mode.HasKey && !sameKey(s.Key, in.Mode.Key, names) {
-			return spec.Errorf(s.KeyPos, s.Path+".key", "%s declares key %s, but the upsert key of %s is %s. Writing by another key would have to keep every row's history to stay correct (Flink's upsert materializer); etld refuses instead. Use key: %s, or change the GROUP BY", what, keyNames(declared, names), source, keyNames(in.Mode.Key, names), strings.Join(keyList(in.Mode.Key, names), ", "))
+		if in.Mode.HasKey && !in.Mode.matchesKey(s.Key, names) {
+			return spec.Errorf(s.KeyPos, s.Path+".key", "%s declares key %s, but %s of %s is %s. Writing by another key would have to keep every row's history to stay correct (Flink's upsert materializer); etld refuses instead. Use key: %s, or change the GROUP BY", what, keyNames(declared, names), keyWord(in.Mode), source, in.Mode.keysText(names), strings.Join(keyList(in.Mode.Key, names), ", "))
 		}
 		if in.Mode.Updating && !in.Mode.HasKey {
 			return spec.Errorf(s.KeyPos, s.Path+".key", "%s declares key %s, but %s has no upsert key: its updates cannot be matched to rows by key", what, keyNames(declared, names), source)
@@ -247,4 +247,12 @@ func describe(t *Table) string {
 		return fmt.Sprintf("transform %q", t.Name)
 	}
 	return fmt.Sprintf("source %q", t.Name)
+}
+
+// keyWord is "the upsert key", or "an upsert key" when there are several.
+func keyWord(c Changelog) string {
+	if len(c.Alt) > 0 {
+		return "an upsert key"
+	}
+	return "the upsert key"
 }

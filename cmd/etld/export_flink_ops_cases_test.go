@@ -1,0 +1,85 @@
+package main
+
+// regionsCSV is the dimension of the join cases: region, name; asia has
+// no row and af no readings, so that both sides have unmatched rows.
+const regionsCSV = `eu,Europe
+us,United States
+af,Africa
+`
+
+const regionsSource = `
+  - name: regions
+    type: file
+    path: configs/gen/data/regions.csv
+    schema:
+      - region STRING
+      - name STRING
+`
+
+// flinkOpCases are the pipelines of the stateful operators beyond
+// GROUP BY and windows: Top-N, deduplication, OVER, SESSION, the regular
+// joins (inner, left, full, semi, anti) and UNNEST, each into print.
+func flinkOpCases() []flinkCase {
+	one := func(name, sql string, sources string) flinkCase {
+		return flinkCase{name: name, file: "configs/gen/" + name + ".yaml", sinks: []flinkSink{{kind: "print"}}, yaml: `version: 1
+name: ` + name + `
+sources:` + sources + `
+transforms:
+  - name: q
+    sql: |
+` + indent(sql, "      ") + `
+sinks:
+  - name: out
+    from: q
+    type: print
+`}
+	}
+	return []flinkCase{
+		one("gen-topn", `SELECT region, id, temp, rn FROM (
+  SELECT region, id, temp, ROW_NUMBER() OVER (PARTITION BY region ORDER BY temp DESC) AS rn
+  FROM readings)
+WHERE rn <= 2`, readingsSource),
+		one("gen-dedup", `SELECT id, ts, temp FROM (
+  SELECT id, ts, temp, ROW_NUMBER() OVER (PARTITION BY id ORDER BY event_time DESC) AS rn
+  FROM readings)
+WHERE rn = 1`, readingsSource),
+		one("gen-over", `SELECT id, ts, SUM(temp) OVER w AS last2, COUNT(*) OVER w AS n
+FROM readings
+WINDOW w AS (PARTITION BY id ORDER BY event_time ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)`, readingsSource),
+		one("gen-session", `SELECT region, window_start, window_end, COUNT(*) AS n, MAX(temp) AS hi
+FROM TABLE(SESSION(TABLE readings PARTITION BY region, DESCRIPTOR(event_time), INTERVAL '5' SECOND))
+GROUP BY region, window_start, window_end`, readingsSource),
+		one("gen-join-inner", `SELECT r.id, r.temp, g.name FROM readings r JOIN regions g ON r.region = g.region AND r.temp > 0`, readingsSource+regionsSource),
+		one("gen-join-left", `SELECT r.id, r.ts, g.name FROM readings r LEFT JOIN regions g ON r.region = g.region`, readingsSource+regionsSource),
+		one("gen-join-full", `SELECT r.id, r.ts, g.region, g.name FROM readings r FULL JOIN regions g ON r.region = g.region`, readingsSource+regionsSource),
+		one("gen-semi", `SELECT id, ts FROM readings WHERE region IN (SELECT region FROM regions)`, readingsSource+regionsSource),
+		one("gen-anti", `SELECT g.region, g.name FROM regions g WHERE NOT EXISTS (SELECT * FROM readings r WHERE r.region = g.region)`, readingsSource+regionsSource),
+		one("gen-dedup-first", `SELECT region, id, ts FROM (
+  SELECT region, id, ts, ROW_NUMBER() OVER (PARTITION BY region ORDER BY event_time) AS rn
+  FROM readings)
+WHERE rn = 1`, readingsSource),
+		one("gen-topn-updating", `SELECT region, id, hi, rn FROM (
+  SELECT region, id, hi, ROW_NUMBER() OVER (PARTITION BY region ORDER BY hi DESC) AS rn
+  FROM (SELECT region, id, MAX(temp) AS hi FROM readings GROUP BY region, id))
+WHERE rn <= 1`, readingsSource),
+		one("gen-over-range", `SELECT region, ts, SUM(temp) OVER (PARTITION BY region ORDER BY event_time
+  RANGE BETWEEN INTERVAL '10' SECOND PRECEDING AND CURRENT ROW) AS last10s
+FROM readings`, readingsSource),
+		one("gen-join-updating", `SELECT g.region, g.name, s.n, s.hi
+FROM regions g LEFT JOIN (SELECT region, COUNT(*) AS n, MAX(temp) AS hi FROM readings GROUP BY region) s
+  ON s.region = g.region`, readingsSource+regionsSource),
+		one("gen-not-in", `SELECT id, region FROM readings WHERE region NOT IN (SELECT region FROM regions)`, readingsSource+regionsSource),
+		one("gen-unnest", `SELECT r.id, r.ts, t.tag FROM readings r CROSS JOIN UNNEST(ARRAY[r.id, r.region]) AS t (tag)`, readingsSource),
+	}
+}
+
+func indent(s, pad string) string {
+	out := pad
+	for i := 0; i < len(s); i++ {
+		out += string(s[i])
+		if s[i] == '\n' {
+			out += pad
+		}
+	}
+	return out
+}
