@@ -141,7 +141,6 @@ func lookupFixture(t *testing.T, n, m int) (dsn, name, orders string, want func(
 
 func writeFile(path, s string) error { return os.WriteFile(path, []byte(s), 0o644) }
 
-
 const lookupPipeline = `version: 1
 name: lookup
 sources:
@@ -202,7 +201,7 @@ func TestLookupJoinPipeline(t *testing.T) {
 			// 450 distinct keys per batch in queries of 100: 5 per batch.
 			trips: func(n int64) bool { return n >= 25 && n <= 50 }},
 		{name: "left_filter_cached", kind: "LEFT", filter: true, batch: 1000,
-			cache: "      cache: partial\n      partial_cache: { max_rows: 1000, expire_after_write: 1h }",
+			cache:   "      cache: partial\n      partial_cache: { max_rows: 1000, expire_after_write: 1h }",
 			explain: "cache=[PARTIAL, max-rows=1000, expire-after-write=60 min, cache-missing-key=true]",
 			// Every key is looked up once: the first batch holds them all.
 			trips: func(n int64) bool { return n == 1 }},
