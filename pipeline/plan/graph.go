@@ -87,6 +87,7 @@ func (p *Plan) Graph() (*runtime.Graph, error) {
 		if err != nil {
 			return nil, err
 		}
+		p.setStateTTL(op, n, transforms[n])
 		on := &runtime.OpNode{Node: runtime.Node{Name: n.Label, Kind: "transform", ID: owners[n], Transform: transforms[n],
 			Fingerprint: fmt.Sprintf("%s, input %s, output %s", n.Label, n.Input.Schema, n.Schema)}, Input: in, Op: op}
 		g.Ops = append(g.Ops, on)
@@ -272,6 +273,26 @@ func (p *Plan) joinGraph(g *runtime.Graph, n *Node, id, transform string, build 
 	on := &runtime.OpNode{Node: runtime.Node{Name: n.Label, Kind: "transform", ID: id, Transform: transform,
 		Fingerprint: fmt.Sprintf("%s, left %s, right %s, output %s", n.Label, n.Inputs[0].Schema, n.Inputs[1].Schema, n.Schema)},
 		Input: &un.Node, Op: joinOperator(n)}
+	p.setStateTTL(on.Op, n, transform)
 	g.Ops = append(g.Ops, on)
 	return &on.Node, nil
+}
+
+// setStateTTL gives a streaming operator with keyed state the retention
+// of `state_ttl`: the transform's own when set, else the pipeline's. It is
+// not part of the fingerprint, so changing it keeps the checkpoint.
+func (p *Plan) setStateTTL(op runtime.Operator, n *Node, transform string) {
+	setter, ok := op.(runtime.TTLSetter)
+	if !ok || n.batch {
+		return
+	}
+	ttl := p.Spec.StateTTL
+	for _, t := range p.Spec.Transforms {
+		if t.Name == transform && t.StateTTL != nil {
+			ttl = *t.StateTTL
+		}
+	}
+	if ttl > 0 {
+		setter.SetStateTTL(runtime.StateTTL{TTL: ttl})
+	}
 }
