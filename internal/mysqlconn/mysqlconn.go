@@ -168,23 +168,31 @@ func Scrub(msg, s string) string {
 	return strings.ReplaceAll(msg, pw, "xxxxx")
 }
 
-// transientCodes are server errors that go away by themselves: a
-// query that failed with one is tried again.
-var transientCodes = map[uint16]bool{
+// TransientCodes are server errors that go away by themselves: a query
+// or a write that failed with one is tried again (the MySQL sink and the
+// mysql source share them).
+var TransientCodes = map[uint16]bool{
+	1021: true, // disk full
 	1037: true, // out of memory
 	1038: true, // out of sort memory
 	1040: true, // too many connections
 	1041: true, // out of memory
 	1047: true, // unknown command / WSREP not ready (Galera)
 	1053: true, // server shutdown in progress
+	1114: true, // table is full
 	1158: true, // network read error
 	1159: true, // network read timeout
 	1160: true, // network write error
 	1161: true, // network write timeout
+	1180: true, // error during COMMIT
+	1181: true, // error during ROLLBACK
 	1205: true, // lock wait timeout
 	1213: true, // deadlock
+	1290: true, // --read-only (a replica during failover)
 	1317: true, // query interrupted
 	1615: true, // prepared statement needs re-preparing
+	1792: true, // read-only transaction
+	1836: true, // read-only mode
 	1927: true, // connection killed (MariaDB)
 	1969: true, // statement timeout (MariaDB)
 	2006: true, // server has gone away
@@ -204,7 +212,7 @@ func Transient(err error) bool {
 	case err == nil:
 		return false
 	case errors.As(err, &me):
-		return transientCodes[me.Number]
+		return TransientCodes[me.Number]
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return false
 	}

@@ -1,15 +1,13 @@
 package mysql
 
 import (
-	"fmt"
 	"net"
-	"net/url"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/etld/etld/internal/mysqlconn"
 	"github.com/etld/etld/pipeline/connector"
 )
 
@@ -24,13 +22,13 @@ func driverConfig(cfg Config) (*mysql.Config, error) {
 	case cfg.DSN != "":
 		c, err := mysql.ParseDSN(cfg.DSN)
 		if err != nil {
-			return nil, connector.Errorf("dsn", "%s (want user:password@tcp(host:port)/database)", scrub(err.Error(), cfg.DSN))
+			return nil, connector.Errorf("dsn", "%s (want user:password@tcp(host:port)/database)", mysqlconn.Scrub(err.Error(), cfg.DSN))
 		}
 		dc = c
 	case cfg.URL != "":
-		c, err := fromJDBC(cfg.URL)
+		c, err := mysqlconn.FromJDBC(cfg.URL)
 		if err != nil {
-			return nil, connector.Errorf("url", "%s", scrub(err.Error(), cfg.URL))
+			return nil, connector.Errorf("url", "%s", mysqlconn.Scrub(err.Error(), cfg.URL))
 		}
 		dc = c
 	default:
@@ -53,7 +51,7 @@ func driverConfig(cfg Config) (*mysql.Config, error) {
 		// The driver takes any port text and fails only when it dials.
 		if _, port, err := net.SplitHostPort(dc.Addr); err == nil {
 			if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 {
-				return nil, connector.Errorf(field, "port %q of %s is not a number from 1 to 65535", port, redact(dc))
+				return nil, connector.Errorf(field, "port %q of %s is not a number from 1 to 65535", port, mysqlconn.Redact(dc))
 			}
 		}
 	}
@@ -78,69 +76,4 @@ func driverConfig(cfg Config) (*mysql.Config, error) {
 		dc.Timeout = 10 * time.Second
 	}
 	return dc, nil
-}
-
-// fromJDBC reads Flink's JDBC url, jdbc:mysql://host[:port]/database
-// [?user=..&password=..], into a driver config. Other JDBC properties
-// (useSSL, serverTimezone, ...) have no meaning here and are ignored.
-func fromJDBC(raw string) (*mysql.Config, error) {
-	rest, ok := strings.CutPrefix(raw, "jdbc:")
-	if !ok {
-		return nil, fmt.Errorf("want jdbc:mysql://host:port/database")
-	}
-	u, err := url.Parse(rest)
-	if err != nil {
-		return nil, fmt.Errorf("not a URL: want jdbc:mysql://host:port/database")
-	}
-	if u.Scheme != "mysql" && u.Scheme != "mariadb" {
-		return nil, fmt.Errorf("scheme %q: want jdbc:mysql://host:port/database", u.Scheme)
-	}
-	if u.Hostname() == "" {
-		return nil, fmt.Errorf("no host: want jdbc:mysql://host:port/database")
-	}
-	port := u.Port()
-	if port == "" {
-		port = "3306"
-	}
-	c := mysql.NewConfig()
-	c.Net = "tcp"
-	c.Addr = net.JoinHostPort(u.Hostname(), port)
-	c.DBName = strings.TrimPrefix(u.Path, "/")
-	if u.User != nil {
-		c.User = u.User.Username()
-		c.Passwd, _ = u.User.Password()
-	}
-	q := u.Query()
-	if v := q.Get("user"); v != "" {
-		c.User = v
-	}
-	if v := q.Get("password"); v != "" {
-		c.Passwd = v
-	}
-	return c, nil
-}
-
-// redact renders a driver config for logs and errors: user, address and
-// database, never the password or the parameters.
-func redact(c *mysql.Config) string {
-	return fmt.Sprintf("%s@%s(%s)/%s", c.User, c.Net, c.Addr, c.DBName)
-}
-
-// scrub removes the password of the connection string s from msg, for the
-// driver's DSN parse errors: a DSN that does not parse cannot be redacted
-// with ParseDSN.
-func scrub(msg, s string) string {
-	at := strings.LastIndex(s, "@")
-	if at < 0 {
-		return msg
-	}
-	userinfo := s[:at]
-	if i := strings.LastIndex(userinfo, "//"); i >= 0 {
-		userinfo = userinfo[i+2:]
-	}
-	_, pw, ok := strings.Cut(userinfo, ":")
-	if !ok || pw == "" {
-		return msg
-	}
-	return strings.ReplaceAll(msg, pw, "xxxxx")
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/etld/etld/internal/mysqlconn"
 )
 
 // class says what to do about a failed statement.
@@ -22,37 +24,6 @@ const (
 	// access denied, syntax); stop the pipeline, dropping nothing.
 	fatal
 )
-
-// transientCodes are server errors that go away by themselves.
-var transientCodes = map[uint16]bool{
-	1021: true, // disk full
-	1037: true, // out of memory
-	1038: true, // out of sort memory
-	1040: true, // too many connections
-	1041: true, // out of memory
-	1047: true, // unknown command / WSREP not ready (Galera)
-	1053: true, // server shutdown in progress
-	1114: true, // table is full
-	1158: true, // network read error
-	1159: true, // network read timeout
-	1160: true, // network write error
-	1161: true, // network write timeout
-	1180: true, // error during COMMIT
-	1181: true, // error during ROLLBACK
-	1205: true, // lock wait timeout
-	1213: true, // deadlock
-	1290: true, // --read-only (a replica during failover)
-	1317: true, // query interrupted
-	1615: true, // prepared statement needs re-preparing
-	1792: true, // read-only transaction
-	1836: true, // read-only mode
-	1927: true, // connection killed (MariaDB)
-	1969: true, // statement timeout (MariaDB)
-	2006: true, // server has gone away
-	2013: true, // lost connection during query
-	3024: true, // max_execution_time exceeded (MySQL)
-	4031: true, // disconnected for inactivity (MySQL)
-}
 
 // rowCodes are errors about the data of a row.
 var rowCodes = map[uint16]bool{
@@ -86,7 +57,7 @@ func classify(err error) class {
 	switch {
 	case errors.As(err, &me):
 		switch {
-		case transientCodes[me.Number]:
+		case mysqlconn.TransientCodes[me.Number]:
 			return transient
 		case rowCodes[me.Number]:
 			return rowLevel

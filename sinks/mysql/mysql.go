@@ -107,6 +107,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/etld/etld/internal/mysqlconn"
 	"log/slog"
 	"strings"
 	"sync/atomic"
@@ -176,7 +177,7 @@ func New(cfg Config, env connector.SinkEnv) (*Sink, error) {
 		name:        env.Name,
 		given:       cfg,
 		dc:          dc,
-		target:      redact(dc),
+		target:      mysqlconn.Redact(dc),
 		table:       cfg.Table,
 		batchSize:   cfg.BatchSize,
 		interval:    cfg.FlushInterval,

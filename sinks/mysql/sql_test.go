@@ -3,6 +3,7 @@ package mysql
 import (
 	"errors"
 	"fmt"
+	"github.com/etld/etld/internal/mysqlconn"
 	"io"
 	"strings"
 	"testing"
@@ -113,11 +114,11 @@ func TestDriverConfig(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := redact(dc); got != tc.want {
+			if got := mysqlconn.Redact(dc); got != tc.want {
 				t.Errorf("redacted %q, want %q", got, tc.want)
 			}
-			if strings.Contains(redact(dc), "pw") || strings.Contains(redact(dc), ":x@") {
-				t.Errorf("redacted form shows the password: %s", redact(dc))
+			if strings.Contains(mysqlconn.Redact(dc), "pw") || strings.Contains(mysqlconn.Redact(dc), ":x@") {
+				t.Errorf("redacted form shows the password: %s", mysqlconn.Redact(dc))
 			}
 			if dc.Params["sql_mode"] == "" || dc.Params["time_zone"] != "'+00:00'" {
 				t.Errorf("session params %v: want strict sql_mode and UTC time_zone", dc.Params)
@@ -132,7 +133,7 @@ func TestScrub(t *testing.T) {
 		{"no password here", "u@tcp(h)/d", "no password here"},
 		{"jdbc u:p@w@h", "jdbc:mysql://u:p@w@h/d", "jdbc u:xxxxx@h"},
 	} {
-		if got := scrub(tc.msg, tc.dsn); got != tc.want {
+		if got := mysqlconn.Scrub(tc.msg, tc.dsn); got != tc.want {
 			t.Errorf("scrub(%q, %q) = %q, want %q", tc.msg, tc.dsn, got, tc.want)
 		}
 	}
@@ -317,15 +318,15 @@ func FuzzJDBCURL(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		c, err := fromJDBC(s)
+		c, err := mysqlconn.FromJDBC(s)
 		if err != nil {
 			return
 		}
 		if c.Net != "tcp" || c.Addr == "" {
 			t.Fatalf("%q gave net %q addr %q", s, c.Net, c.Addr)
 		}
-		if c.Passwd != "" && strings.Contains(redact(c), c.Passwd) && !strings.Contains(c.User+c.Addr+c.DBName, c.Passwd) {
-			t.Fatalf("redacted %q shows the password", redact(c))
+		if c.Passwd != "" && strings.Contains(mysqlconn.Redact(c), c.Passwd) && !strings.Contains(c.User+c.Addr+c.DBName, c.Passwd) {
+			t.Fatalf("redacted %q shows the password", mysqlconn.Redact(c))
 		}
 	})
 }
