@@ -28,7 +28,7 @@ func TestPipelineFormatDocumentsEveryType(t *testing.T) {
 	}
 	r := Registry()
 	for _, e := range r.Sources() {
-		if !strings.Contains(sources, "### `type: "+e.Type+"`") {
+		if !regexp.MustCompile("(?m)^### .*`type: " + regexp.QuoteMeta(e.Type) + "`").MatchString(sources) {
 			t.Errorf("source type %q has no ### section under ## Sources", e.Type)
 		}
 		if !strings.Contains(typeRow[1], "`"+e.Type+"`") {

@@ -50,6 +50,15 @@ var sourceOpts = map[string][]opt{
 	"kafka": append([]opt{{name: "topic"}, {name: "group_id"}, {name: "start"}, {name: "start_timestamp"},
 		{name: "stop"}, {name: "format", sub: formatOpts}, {name: "key_format", sub: formatOpts},
 		{name: "key_fields"}, {name: "value_fields_include"}, {name: "session_timeout"}}, kafkaOpts...),
+	"mysql": mysqlSourceOpts,
+	"jdbc":  mysqlSourceOpts,
+}
+
+var mysqlSourceOpts = []opt{{name: "dsn"}, {name: "url"}, {name: "username"}, {name: "password"},
+	{name: "table"}, {name: "query"},
+	{name: "scan", sub: []opt{{name: "fetch_size"}, {name: "partition", sub: keys("column", "num", "lower_bound", "upper_bound")}}},
+	{name: "lookup", sub: []opt{{name: "cache"}, {name: "max_retries"}, {name: "batch_size"},
+		{name: "partial_cache", sub: keys("max_rows", "expire_after_write", "expire_after_access", "cache_missing_key")}}},
 }
 
 var esOpts = keys("hosts", "index", "key_delimiter", "key_null_literal", "bulk_flush_max_actions",
@@ -210,6 +219,8 @@ var sourceSeeds = map[string]string{
 	"datagen": "rows: 10\nfields: {id: {kind: sequence, start: 1, end: 10}}",
 	"file":    "path: in.csv\nformat: {type: csv, header: true}",
 	"kafka":   "brokers: [127.0.0.1:9092]\ntopic: t\nformat: json\nstop: latest",
+	"mysql":   "dsn: \"u:p@tcp(127.0.0.1:3306)/db\"\ntable: t\nscan: {partition: {column: id, num: 2, lower_bound: 1, upper_bound: 10}}",
+	"jdbc":    "url: jdbc:mysql://127.0.0.1:3306/db\ntable: t\nlookup: {cache: partial, partial_cache: {max_rows: 10}}",
 }
 
 var sinkSeeds = map[string]string{
