@@ -67,7 +67,7 @@ var esOpts = keys("hosts", "index", "key_delimiter", "key_null_literal", "bulk_f
 	"socket_timeout", "parallelism")
 
 var mysqlOpts = keys("dsn", "url", "username", "password", "table", "batch_size", "flush_interval",
-	"max_retries", "create_table")
+	"max_retries", "create_table", "replace_table", "parallelism")
 
 var sinkOpts = map[string][]opt{
 	"print":     keys("print_identifier", "standard_error"),

@@ -20,13 +20,14 @@ import (
 )
 
 // BenchmarkUpsert writes an upsert stream (ETLD_BENCH_ROWS changes, 50k by
-// default, over a tenth as many keys) three ways in the same run, each
+// default, over a tenth as many keys) five ways in the same run, each
 // into an emptied table:
 //
 //   - sink: Write of 1024-change batches and a final Flush, as the runtime
-//     calls it, with batch_size 1000;
+//     calls it, with batch_size 1000; sink2 the same with parallelism 2;
 //   - loop: the baseline, a plain loop of one prepared multi-row INSERT ...
-//     ON DUPLICATE KEY UPDATE per 1000 changes;
+//     ON DUPLICATE KEY UPDATE per 1000 changes; loop2 two such loops at
+//     once, on two connections, over the keys split in two beforehand;
 //   - load: LOAD DATA LOCAL INFILE ... REPLACE of the same changes, for
 //     reference.
 //
@@ -75,8 +76,8 @@ func BenchmarkUpsert(b *testing.B) {
 	truncate := func() {
 		exec(b, db, "TRUNCATE TABLE `"+name+"`")
 	}
-	runSink := func() {
-		s, err := newBound(mysql.Config{DSN: dsn, Table: name, BatchSize: batchSize},
+	runSink := func(parallelism int) {
+		s, err := newBound(mysql.Config{DSN: dsn, Table: name, BatchSize: batchSize, Parallelism: parallelism},
 			connector.SinkInput{Schema: schema, Mode: connector.Upsert, Key: []int{0}}, connector.SinkEnv{})
 		if err != nil {
 			b.Fatal(err)
@@ -94,10 +95,24 @@ func BenchmarkUpsert(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	runLoop := func() {
+	// The baseline's changes, split by key for its connections beforehand
+	// (untimed), so that it pays nothing for routing.
+	var changes []row.Change
+	for _, bt := range batches {
+		changes = append(changes, bt.Changes...)
+	}
+	split := func(conns int) [][]row.Change {
+		parts := make([][]row.Change, conns)
+		for _, c := range changes {
+			k := c.Row[0].Int64() % int64(conns)
+			parts[k] = append(parts[k], c)
+		}
+		return parts
+	}
+	loopOn := func(changes []row.Change) error {
 		conn, err := db.Conn(ctx)
 		if err != nil {
-			b.Fatal(err)
+			return err
 		}
 		defer conn.Close()
 		query := func(rows int) string {
@@ -107,13 +122,13 @@ func BenchmarkUpsert(b *testing.B) {
 		}
 		full, err := conn.PrepareContext(ctx, query(batchSize))
 		if err != nil {
-			b.Fatal(err)
+			return err
 		}
 		defer full.Close()
 		args := make([]any, 0, 3*batchSize)
-		flush := func() {
+		flush := func() error {
 			if len(args) == 0 {
-				return
+				return nil
 			}
 			var err error
 			if len(args) == 3*batchSize {
@@ -121,27 +136,39 @@ func BenchmarkUpsert(b *testing.B) {
 			} else {
 				_, err = conn.ExecContext(ctx, query(len(args)/3), args...)
 			}
-			if err != nil {
-				b.Fatal(err)
-			}
 			args = args[:0]
+			return err
 		}
-		for _, bt := range batches {
-			for _, c := range bt.Changes {
-				args = append(args, c.Row[0].Int64(), c.Row[1].Str(), c.Row[2].Int64())
-				if len(args) == 3*batchSize {
-					flush()
+		for _, c := range changes {
+			args = append(args, c.Row[0].Int64(), c.Row[1].Str(), c.Row[2].Int64())
+			if len(args) == 3*batchSize {
+				if err := flush(); err != nil {
+					return err
 				}
 			}
 		}
-		flush()
+		return flush()
 	}
+	// runLoop is the plain client: one loop of batches per connection, on
+	// disjoint keys, in parallel.
+	runLoop := func(parts [][]row.Change) {
+		errs := make(chan error, len(parts))
+		for _, p := range parts {
+			go func() { errs <- loopOn(p) }()
+		}
+		for range parts {
+			if err := <-errs; err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	one, two := split(1), split(2)
 	runLoad := func() {
 		if _, err := db.ExecContext(ctx, "LOAD DATA LOCAL INFILE 'Reader::etld_bench' REPLACE INTO TABLE `"+name+"` (id, v, n)"); err != nil {
 			b.Fatal(err)
 		}
 	}
-	var tSink, tLoop, tLoad time.Duration
+	var tSink, tLoop, tSink2, tLoop2, tLoad time.Duration
 	timed := func(d *time.Duration, f func()) {
 		truncate()
 		start := time.Now()
@@ -149,9 +176,11 @@ func BenchmarkUpsert(b *testing.B) {
 		*d += time.Since(start)
 	}
 	for b.Loop() {
-		// Interleaved, so that the machine's load swings hit all three.
-		timed(&tLoop, runLoop)
-		timed(&tSink, runSink)
+		// Interleaved, so that the machine's load swings hit all of them.
+		timed(&tLoop, func() { runLoop(one) })
+		timed(&tSink, func() { runSink(1) })
+		timed(&tLoop2, func() { runLoop(two) })
+		timed(&tSink2, func() { runSink(2) })
 		timed(&tLoad, runLoad)
 	}
 	var count int
@@ -161,8 +190,11 @@ func BenchmarkUpsert(b *testing.B) {
 	rate := func(d time.Duration) float64 { return float64(n) * float64(b.N) / d.Seconds() }
 	b.ReportMetric(rate(tSink), "sink-rows/s")
 	b.ReportMetric(rate(tLoop), "loop-rows/s")
+	b.ReportMetric(rate(tSink2), "sink2-rows/s")
+	b.ReportMetric(rate(tLoop2), "loop2-rows/s")
 	b.ReportMetric(rate(tLoad), "load-data-rows/s")
 	b.ReportMetric(rate(tSink)/rate(tLoop), "sink/loop")
+	b.ReportMetric(rate(tSink2)/rate(tLoop2), "sink2/loop2")
 }
 
 func countUnseen(seen []bool) int {

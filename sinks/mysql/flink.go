@@ -53,6 +53,9 @@ func (s *Sink) FlinkSink(in connector.SinkInput) (connector.FlinkTable, error) {
 	if s.interval != 0 {
 		t.Set("sink.buffer-flush.interval", connector.FlinkDuration(s.interval), "flush_interval")
 	}
+	if s.given.Parallelism > 1 {
+		t.Set("sink.parallelism", fmt.Sprint(s.given.Parallelism), "parallelism")
+	}
 	if s.given.MaxRetries != 0 {
 		t.Set("sink.max-retries", fmt.Sprint(s.given.MaxRetries), "max_retries")
 	}

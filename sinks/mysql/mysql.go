@@ -21,6 +21,11 @@
 //   - max_retries [sink.max-retries] (default 0: retry until the pipeline
 //     stops, never dropping a batch): tries after a transient failure
 //     before the pipeline fails. Flink's default is 3.
+//   - parallelism [sink.parallelism] (default 1): connections writing at
+//     once. In upsert mode changes are split across them by a hash of the
+//     key, each key's changes on one connection in order, one transaction
+//     per batch per connection; in append mode whole batches take turns.
+//     An upsert with no key (replace_table) uses one.
 //   - replace_table (default false): allow an upsert with no key (a
 //     global aggregate's one row), which empties the table before each
 //     write of that row.
@@ -107,14 +112,16 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"github.com/etld/etld/internal/mysqlconn"
+	"hash/maphash"
 	"log/slog"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/etld/etld/internal/mysqlconn"
 	"github.com/etld/etld/internal/retry"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
@@ -132,6 +139,7 @@ type Config struct {
 	MaxRetries    int           `yaml:"max_retries"`
 	CreateTable   bool          `yaml:"create_table"`
 	ReplaceTable  bool          `yaml:"replace_table"`
+	Parallelism   int           `yaml:"parallelism"`
 }
 
 // DefaultBatchSize is batch_size when not given.
@@ -157,6 +165,9 @@ func New(cfg Config, env connector.SinkEnv) (*Sink, error) {
 	}
 	if cfg.FlushInterval < 0 {
 		errs = append(errs, connector.Errorf("flush_interval", "must be >= 0, got %s", cfg.FlushInterval))
+	}
+	if cfg.Parallelism < 0 || cfg.Parallelism > MaxParallelism {
+		errs = append(errs, connector.Errorf("parallelism", "must be from 1 to %d (0: the default, 1), got %d", MaxParallelism, cfg.Parallelism))
 	}
 	if cfg.MaxRetries < 0 {
 		errs = append(errs, connector.Errorf("max_retries", "must be 0 (retry until the pipeline stops) or more, got %d", cfg.MaxRetries))
@@ -185,6 +196,8 @@ func New(cfg Config, env connector.SinkEnv) (*Sink, error) {
 		replace:     cfg.ReplaceTable,
 		logger:      logger,
 		reject:      env.Reject,
+		parallelism: max(cfg.Parallelism, 1),
+		seed:        maphash.MakeSeed(),
 	}
 	// While a write waits to be tried again, a ping notices the server's
 	// return: the write goes again at once instead of after the backoff.
@@ -227,6 +240,8 @@ type Sink struct {
 	backoff     retry.Backoff
 	logger      *slog.Logger
 	reject      func(connector.BadRecord) error
+	parallelism int
+	seed        maphash.Seed
 
 	// Set by Bind.
 	schema row.Schema
@@ -238,9 +253,15 @@ type Sink struct {
 	srv       server
 	stmts     statements
 	maxPacket int
-	cache     map[stmtKey]*sql.Stmt
 
-	buf    buffer
+	// mu guards cache and the calls of reject, which the lanes' batches
+	// in flight share.
+	mu    sync.Mutex
+	cache map[stmtKey]*sql.Stmt
+
+	lanes  []*lane
+	next   int    // append mode: the lane being filled
+	kb     []byte // scratch for laneOf
 	closed bool
 	bytes  atomic.Int64
 }
@@ -273,7 +294,12 @@ func (s *Sink) Bind(in connector.SinkInput) error {
 	if in.Mode == connector.Upsert {
 		s.key = in.Key
 	}
-	s.buf = newBuffer(s.mode == connector.Upsert, s.key)
+	n := s.parallelism
+	if in.Mode == connector.Upsert && len(in.Key) == 0 {
+		// Replacing the whole table for each write is one connection's job.
+		n = 1
+	}
+	s.lanes, s.next = newLanes(n, s.mode == connector.Upsert, s.key), 0
 	return nil
 }
 
@@ -291,10 +317,11 @@ func (s *Sink) Open(ctx context.Context) error {
 		return s.errorf("%v", err)
 	}
 	s.db = sql.OpenDB(conn)
-	// One writer: batches go in order on one connection, and the prepared
-	// statements of the cache live on it.
-	s.db.SetMaxOpenConns(1)
-	s.db.SetMaxIdleConns(1)
+	// A connection per lane: a lane's batches go in order on whichever
+	// connection is free, and database/sql prepares the cached statements
+	// on each connection as it is first used.
+	s.db.SetMaxOpenConns(len(s.lanes))
+	s.db.SetMaxIdleConns(len(s.lanes))
 	s.cache = map[stmtKey]*sql.Stmt{}
 
 	// The version query is retried with the ping: a server that drops
@@ -345,18 +372,19 @@ func (s *Sink) Write(ctx context.Context, b *row.Batch) error {
 			// Upsert mode: the +U that follows overwrites the row by key.
 			continue
 		}
-		if s.buf.len() == 0 {
-			s.buf.since = time.Now()
+		l := s.laneOf(c)
+		if l.buf.len() == 0 {
+			l.buf.since = time.Now()
 		}
-		s.buf.add(c)
-		if s.buf.len() >= s.batchSize {
-			if err := s.writeOut(ctx); err != nil {
+		l.buf.add(c)
+		if l.buf.len() >= s.batchSize {
+			if err := s.submit(ctx, l); err != nil {
 				return err
 			}
 		}
 	}
-	if s.interval > 0 && s.buf.len() > 0 && time.Since(s.buf.since) >= s.interval {
-		return s.writeOut(ctx)
+	if s.interval > 0 {
+		return s.writeOld(ctx)
 	}
 	return nil
 }
@@ -367,7 +395,7 @@ func (s *Sink) Flush(ctx context.Context) error {
 	if s.db == nil {
 		return s.errorf("flush before open or after close")
 	}
-	return s.writeOut(ctx)
+	return s.writeAll(ctx)
 }
 
 // Bytes is about how many bytes of values the sink has sent, for
@@ -382,10 +410,15 @@ func (s *Sink) Close(ctx context.Context) error {
 	if s.db == nil {
 		return nil
 	}
-	if n := s.buf.len(); n > 0 {
+	var errs []error
+	if err := s.drain(); err != nil {
+		// A batch in flight failed after the last Write or Flush; it was
+		// never acknowledged, so the checkpoint replays it.
+		s.logger.Warn("a batch in flight failed while closing", "table", s.table, "error", err.Error())
+	}
+	if n := s.buffered(); n > 0 {
 		s.logger.Warn("closing with unwritten changes; they were never acknowledged and are replayed from the last checkpoint", "changes", n, "table", s.table)
 	}
-	var errs []error
 	for _, st := range s.cache {
 		errs = append(errs, st.Close())
 	}

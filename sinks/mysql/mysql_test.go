@@ -264,15 +264,21 @@ func TestUpsertAndDelete(t *testing.T) {
 		name             string
 		batchSize, write int // sink batch size, changes per Write
 		flushEvery       int // Writes between Flushes
+		parallelism      int
 	}{
-		{"one by one", 1, 7, 1},
-		{"small batches", 3, 10, 2},
-		{"folded across writes", 1000, 9, 50},
-		{"large", 1000, 500, 1},
+		{"one by one", 1, 7, 1, 1},
+		{"small batches", 3, 10, 2, 1},
+		{"folded across writes", 1000, 9, 50, 1},
+		{"large", 1000, 500, 1, 1},
+		// Many batches of each key in flight on four connections: the
+		// table still ends as the changes in order.
+		{"parallel, one by one", 1, 7, 3, 4},
+		{"parallel, small batches", 5, 40, 10, 4},
+		{"parallel, large", 1000, 500, 1, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			name := table(t, db, "")
-			s := open(t, mysql.Config{DSN: dsn, Table: name, CreateTable: true, BatchSize: tc.batchSize},
+			s := open(t, mysql.Config{DSN: dsn, Table: name, CreateTable: true, BatchSize: tc.batchSize, Parallelism: tc.parallelism},
 				connector.SinkInput{Schema: kvSchema, Mode: connector.Upsert, Key: []int{0}}, connector.SinkEnv{})
 			ctx := testenv.Context(t, 2*time.Minute)
 			changes := randomChanges(uint64(tc.batchSize), 1500, 40)
@@ -510,8 +516,14 @@ func TestQuotedIdentifiersAndValues(t *testing.T) {
 // the MySQL error number; the rest of their batch is written.
 func TestRowErrorsAreRejected(t *testing.T) {
 	db, dsn := openDB(t)
-	for _, mode := range []connector.Mode{connector.Append, connector.Upsert} {
-		t.Run(mode.String(), func(t *testing.T) {
+	for _, tc := range []struct {
+		mode connector.Mode
+		// parallelism 3 and batches of 4: refused rows turn up on several
+		// connections at once.
+		parallelism, batchSize int
+	}{{connector.Append, 1, 0}, {connector.Upsert, 1, 0}, {connector.Append, 3, 4}, {connector.Upsert, 3, 4}} {
+		mode := tc.mode
+		t.Run(fmt.Sprintf("%s/parallelism %d", mode, tc.parallelism), func(t *testing.T) {
 			name := table(t, db, "")
 			exec(t, db, "CREATE TABLE `"+name+"` (id BIGINT NOT NULL PRIMARY KEY, v VARCHAR(5) NOT NULL, n TINYINT)")
 			schema := row.NewSchema(kvSchema.Fields[0], kvSchema.Fields[1], row.Field{Name: "n", Type: row.Of(row.Int)})
@@ -520,7 +532,7 @@ func TestRowErrorsAreRejected(t *testing.T) {
 				in.Key = []int{0}
 			}
 			var rej rejects
-			s := open(t, mysql.Config{DSN: dsn, Table: name}, in, connector.SinkEnv{Reject: rej.reject})
+			s := open(t, mysql.Config{DSN: dsn, Table: name, Parallelism: tc.parallelism, BatchSize: tc.batchSize}, in, connector.SinkEnv{Reject: rej.reject})
 			ctx := testenv.Context(t, time.Minute)
 			b := &row.Batch{}
 			var want []string
@@ -562,8 +574,14 @@ func TestRowErrorsAreRejected(t *testing.T) {
 					t.Errorf("rejects do not contain %q:\n%s", w, all)
 				}
 			}
-			if mode == connector.Upsert && !strings.Contains(rej.recs[0].Position, "key (id=3)") {
-				t.Errorf("position %q does not name the key", rej.recs[0].Position)
+			if mode == connector.Upsert {
+				positions := make([]string, len(rej.recs))
+				for i, r := range rej.recs {
+					positions[i] = r.Position
+				}
+				if p := strings.Join(positions, "\n"); !strings.Contains(p, "key (id=3)") {
+					t.Errorf("no position names the key id=3:\n%s", p)
+				}
 			}
 		})
 	}
@@ -597,5 +615,43 @@ func TestPasswordNeverShown(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), cfg.User+"@tcp(") {
 		t.Errorf("error %q does not say which server", err)
+	}
+}
+
+// TestParallelAppendWritesEveryRow: with several connections, every row
+// of every batch is in the table once after the last Flush, and a Flush
+// in between returns only when the batches before it are committed.
+func TestParallelAppendWritesEveryRow(t *testing.T) {
+	db, dsn := openDB(t)
+	name := table(t, db, "")
+	s := open(t, mysql.Config{DSN: dsn, Table: name, CreateTable: true, BatchSize: 7, Parallelism: 4},
+		connector.SinkInput{Schema: kvSchema, Mode: connector.Append}, connector.SinkEnv{})
+	ctx := testenv.Context(t, time.Minute)
+	const n = 1000
+	var want []string
+	for start := 0; start < n; start += 33 {
+		b := &row.Batch{}
+		for i := start; i < min(start+33, n); i++ {
+			b.Append(row.Insert, row.Row{row.BigIntValue(int64(i)), row.StringValue(fmt.Sprint("v", i))})
+			want = append(want, fmt.Sprintf("%d|v%d", i, i))
+		}
+		if err := s.Write(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		if start == 495 {
+			if err := s.Flush(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if got := len(dump(t, db, name)); got != len(want) {
+				t.Fatalf("after a Flush the table has %d rows, want the %d written", got, len(want))
+			}
+		}
+	}
+	if err := s.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(want)
+	if got := dump(t, db, name); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("table has %d rows, want %d; first difference in:\n%v", len(got), len(want), got[:min(len(got), 10)])
 	}
 }

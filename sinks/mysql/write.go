@@ -81,18 +81,6 @@ type stmt struct {
 	bytes int
 }
 
-// writeOut writes the buffer as one batch and empties it.
-func (s *Sink) writeOut(ctx context.Context) error {
-	if s.buf.len() == 0 {
-		return nil
-	}
-	if err := s.writeBatch(ctx, s.buf.changes); err != nil {
-		return err
-	}
-	s.buf.reset()
-	return nil
-}
-
 // writeBatch writes changes in one transaction, retrying transient
 // failures; if the server refuses a row, it writes them one by one and
 // rejects the refused ones.
@@ -148,7 +136,10 @@ func (s *Sink) writeRows(ctx context.Context, changes []row.Change) error {
 		if s.reject == nil {
 			return s.errorf("%w", bad)
 		}
-		if err := s.reject(bad); err != nil {
+		s.mu.Lock()
+		err = s.reject(bad)
+		s.mu.Unlock()
+		if err != nil {
 			return err
 		}
 	}
@@ -171,8 +162,8 @@ func (s *Sink) position(i, n int, c row.Change) string {
 // exec runs the statements of a batch: a single one on its own (a
 // statement is atomic under autocommit), several in a transaction.
 func (s *Sink) exec(ctx context.Context, plan []stmt) error {
-	// Prepare before BEGIN: the pool has one connection, which the
-	// transaction holds.
+	// Prepare before BEGIN: with one connection in the pool, the
+	// transaction holds it.
 	prepared := make([]*sql.Stmt, len(plan))
 	for i, st := range plan {
 		ps, err := s.prepared(ctx, st)
@@ -215,6 +206,8 @@ func (s *Sink) prepared(ctx context.Context, st stmt) (*sql.Stmt, error) {
 	if st.key.op == opDeleteAll || (st.key.n != 1 && st.key.n != s.chunkRows(st.key.op)) {
 		return nil, nil
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if ps, ok := s.cache[st.key]; ok {
 		return ps, nil
 	}
