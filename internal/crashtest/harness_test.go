@@ -272,6 +272,14 @@ type childResult struct {
 // with SIGKILL after that long if it is still running.
 func runChild(t *testing.T, file, state string, delay time.Duration) childResult {
 	t.Helper()
+	return runChildUntil(t, file, state, delay, nil)
+}
+
+// runChildUntil is runChild that also kills the child as soon as
+// killWhen, polled, reports true (a checkpoint has been written): a kill
+// that lands after the event whatever the machine's speed.
+func runChildUntil(t *testing.T, file, state string, delay time.Duration, killWhen func() bool) childResult {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
 	cmd.Env = append(os.Environ(), envPipeline+"="+file, envState+"="+state, envInterval+"="+childInterval.String(),
 		// A race-enabled child otherwise sleeps a second before exiting.
@@ -290,17 +298,34 @@ func runChild(t *testing.T, file, state string, delay time.Duration) childResult
 	if delay > 0 {
 		kill = time.After(delay)
 	}
-	select {
-	case err = <-exited:
-	case <-kill:
+	var poll <-chan time.Time
+	if killWhen != nil {
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		poll = tick.C
+	}
+	sigkill := func() {
 		_ = cmd.Process.Signal(syscall.SIGKILL)
 		err = <-exited
 		var ee *exec.ExitError
 		killed = errors.As(err, &ee) && !ee.Exited()
-	case <-timeout:
-		_ = cmd.Process.Kill()
-		<-exited
-		t.Fatalf("child run did not end within 3 minutes\nstderr:\n%s", stderr.String())
+	}
+	for done := false; !done; {
+		select {
+		case err = <-exited:
+			done = true
+		case <-poll:
+			if done = killWhen(); done {
+				sigkill()
+			}
+		case <-kill:
+			sigkill()
+			done = true
+		case <-timeout:
+			_ = cmd.Process.Kill()
+			<-exited
+			t.Fatalf("child run did not end within 3 minutes\nstderr:\n%s", stderr.String())
+		}
 	}
 	if err == nil && !strings.Contains(stdout.String(), "FINISHED") {
 		err = errors.New("the child exited without finishing its pipeline")
