@@ -41,6 +41,11 @@ var topNCases = []struct {
 	{"append_range", "SELECT cat, item, amount, rn FROM (SELECT cat, item, amount, ROW_NUMBER() OVER (PARTITION BY cat ORDER BY amount ASC) AS rn FROM sales) WHERE rn BETWEEN 2 AND 3", false, false},
 	{"retract_rank", "SELECT * FROM (SELECT cat, item, total, ROW_NUMBER() OVER (PARTITION BY cat ORDER BY total DESC) AS rn FROM (SELECT cat, item, SUM(amount) AS total FROM sales GROUP BY cat, item)) WHERE rn <= 2", false, false},
 	{"retract_no_rank", "SELECT cat, item, total FROM (SELECT cat, item, total, ROW_NUMBER() OVER (PARTITION BY cat ORDER BY total DESC) AS rn FROM (SELECT cat, item, SUM(amount) AS total FROM sales GROUP BY cat, item)) WHERE rn <= 2", false, false},
+	// Flink's UpdateFastStrategy: an updating input with a unique key
+	// (cat, item) whose sort field only grows (COUNT, MAX).
+	{"update_fast_count", "SELECT * FROM (SELECT cat, item, c, ROW_NUMBER() OVER (PARTITION BY cat ORDER BY c DESC) AS rn FROM (SELECT cat, item, COUNT(*) AS c FROM sales GROUP BY cat, item)) WHERE rn <= 2", false, false},
+	{"update_fast_no_rank", "SELECT cat, item, c FROM (SELECT cat, item, c, ROW_NUMBER() OVER (PARTITION BY cat ORDER BY c DESC) AS rn FROM (SELECT cat, item, COUNT(*) AS c FROM sales GROUP BY cat, item)) WHERE rn <= 2", false, false},
+	{"update_fast_max", "SELECT * FROM (SELECT cat, item, m, ROW_NUMBER() OVER (PARTITION BY cat ORDER BY m DESC) AS rn FROM (SELECT cat, item, MAX(amount) AS m FROM sales GROUP BY cat, item)) WHERE rn <= 1", false, false},
 	{"dedup_last_rowtime", "SELECT item, amount FROM (SELECT item, amount, ROW_NUMBER() OVER (PARTITION BY item ORDER BY event_time DESC) AS rn FROM sales) WHERE rn = 1", false, false},
 	{"dedup_first_rowtime", "SELECT item, amount FROM (SELECT item, amount, ROW_NUMBER() OVER (PARTITION BY item ORDER BY event_time) AS rn FROM sales) WHERE rn = 1", false, false},
 	{"window_topn_agg", "SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY total DESC) AS rn FROM (SELECT window_start, window_end, cat, SUM(amount) AS total FROM TABLE(TUMBLE(TABLE sales, DESCRIPTOR(event_time), INTERVAL '5' SECOND)) GROUP BY window_start, window_end, cat)) WHERE rn <= 1", true, false},
