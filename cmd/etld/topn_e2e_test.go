@@ -53,6 +53,11 @@ var topNCases = []struct {
 	{"window_topn_cumulate", "SELECT window_start, window_end, cat, item, amount FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end, cat ORDER BY amount DESC) AS rn FROM TABLE(CUMULATE(TABLE sales, DESCRIPTOR(event_time), INTERVAL '2' SECOND, INTERVAL '6' SECOND))) WHERE rn <= 1", true, false},
 	{"window_dedup_last", "SELECT window_start, item, amount FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end, item ORDER BY event_time DESC) AS rn FROM TABLE(TUMBLE(TABLE sales, DESCRIPTOR(event_time), INTERVAL '5' SECOND))) WHERE rn = 1", true, false},
 	{"window_dedup_first", "SELECT window_start, item, amount FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end, item ORDER BY event_time) AS rn FROM TABLE(TUMBLE(TABLE sales, DESCRIPTOR(event_time), INTERVAL '5' SECOND))) WHERE rn = 1", true, false},
+	// Over SESSION: rows wait for their session to end (a session-assign
+	// step), then rank within it.
+	{"window_topn_session", "SELECT window_start, window_end, cat, item, amount, rn FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY amount DESC) AS rn FROM TABLE(SESSION(TABLE sales PARTITION BY cat, DESCRIPTOR(event_time), INTERVAL '1' SECOND))) WHERE rn <= 2", true, false},
+	{"window_dedup_session", "SELECT window_start, window_end, cat, item, amount FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end, cat ORDER BY event_time DESC) AS rn FROM TABLE(SESSION(TABLE sales PARTITION BY cat, DESCRIPTOR(event_time), INTERVAL '1' SECOND))) WHERE rn = 1", true, false},
+	{"window_topn_session_agg", "SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY total DESC) AS rn FROM (SELECT window_start, window_end, cat, SUM(amount) AS total FROM TABLE(SESSION(TABLE sales PARTITION BY cat, DESCRIPTOR(event_time), INTERVAL '1' SECOND)) GROUP BY window_start, window_end, cat)) WHERE rn <= 1", true, false},
 	{"batch_rank", "SELECT cat, item, amount, rk FROM (SELECT *, RANK() OVER (PARTITION BY cat ORDER BY amount DESC) AS rk FROM sales) WHERE rk <= 2", true, true},
 	{"batch_dense_rank", "SELECT cat, amount, rk FROM (SELECT cat, amount, DENSE_RANK() OVER (PARTITION BY cat ORDER BY amount) AS rk FROM sales) WHERE rk BETWEEN 2 AND 3", true, true},
 }

@@ -206,6 +206,9 @@ func (p *Plan) operator(n *Node, transform string) (runtime.Operator, error) {
 		return runtime.NewDedup(*n.dedup), nil
 	case WindowTableNode:
 		w := *n.windowTable
+		if w.Spec.Kind == runtime.Session {
+			return runtime.NewSessionTable(w), nil
+		}
 		return &w, nil
 	case WindowRankNode:
 		return runtime.NewWindowRank(*n.windowRank), nil

@@ -21,10 +21,17 @@ func (q *queryBuilder) windowTable(s *scope) *scope {
 	in := s.node
 	timeType := in.Schema.Fields[s.windowSpec.TimeCol].Type
 	fields := append(append([]row.Field(nil), in.Schema.Fields...), runtime.WindowColumns(timeType)...)
+	wt := &runtime.WindowTable{Spec: *s.windowSpec, LTZ: timeType.ID == row.TimestampLTZ, Batch: q.b.plan.Batch}
+	if s.window.Kind == sql.Session {
+		// A session's rows wait for it to end, per PARTITION BY key.
+		for _, p := range s.window.PartitionBy {
+			wt.Keys = append(wt.Keys, in.Schema.Index(p.Name))
+		}
+	}
 	n := &Node{
 		Kind: WindowTableNode, Input: in, Schema: row.NewSchema(fields...),
 		Mode: InsertOnly, TimeAttr: len(fields) - 1, Bounded: in.Bounded,
-		windowTable: &runtime.WindowTable{Spec: *s.windowSpec, LTZ: timeType.ID == row.TimestampLTZ},
+		windowTable: wt,
 	}
 	n.Label = fmt.Sprintf("WindowTableFunction(window=[%s])", windowText(s.window))
 	return &scope{node: n, name: s.name, table: s.table}

@@ -16,7 +16,11 @@ import (
 type WindowTable struct {
 	Spec WindowSpec
 	// LTZ: the time attribute is a TIMESTAMP_LTZ, and so is window_time.
-	LTZ     bool
+	LTZ bool
+	// Keys (the PARTITION BY columns) and Batch are SESSION's, which
+	// runs as a SessionTable.
+	Keys    []int
+	Batch   bool
 	dropped int64
 }
 
