@@ -135,10 +135,12 @@ func flinkTemporal(t *testing.T, dir string) (orders, rates, deletes string, wan
 }
 
 // TestTemporalJoinMatchesFlink runs each event-time temporal join over
-// files through etld and Flink into print and compares the outputs.
+// files through etld and Flink into print and compares the outputs; then
+// through etld over Kafka topics of the same data (temporalOverKafka).
 func TestTemporalJoinMatchesFlink(t *testing.T) {
 	dir := t.TempDir()
 	orders, rates, deletes, want := flinkTemporal(t, dir)
+	t.Run("kafka", func(t *testing.T) { temporalOverKafka(t, dir, want) })
 	for i, tc := range temporalCases {
 		t.Run(tc.name, func(t *testing.T) {
 			yaml := fmt.Sprintf("version: 1\nname: %s\n"+temporalFileSources+temporalTransforms+"  - name: q\n    sql: %s\nsinks:\n  - {name: out, from: q, type: print}\n",
