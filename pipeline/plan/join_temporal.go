@@ -69,10 +69,10 @@ func (q *queryBuilder) temporalJoin(n *Node, s *scope, j *sql.Join, ref *sql.Tab
 		return errAt(j.At, "a temporal join takes an insert-only left input, as in Flink, and the left input is updating: join the versioned table %s from an append-only table", name)
 	}
 	if !right.Mode.HasKey {
-		return errAt(ref.Name.At, "the versioned table %s of a temporal join needs a primary key, as in Flink: declare `key:` on the source (a changelog format), or use a transform with an upsert key (a GROUP BY or a deduplication)", name)
+		return errAt(ref.Name.At, "the versioned table %s of a temporal join needs a primary key, as in Flink: read it from a source with a changelog format (debezium-json, ...) and `key:`, or a transform of one that keeps the key columns", name)
 	}
 	if right.TimeAttr < 0 {
-		return errAt(ref.Name.At, "the versioned table %s of a temporal join needs an event-time attribute, as in Flink: declare a watermark on its source, and keep the column in a transform", name)
+		return errAt(ref.Name.At, "the versioned table %s of a temporal join needs an event-time attribute, as in Flink: declare a watermark on its source and keep that column in a transform (a GROUP BY or a keep-last deduplication has none in etld: Flink's versioned views are not supported yet)", name)
 	}
 	if j.On == nil {
 		return errAt(j.At, "a temporal join needs ON with an equality of the versioned table's primary key")
