@@ -58,7 +58,7 @@ func writeGenData(t *testing.T, dir string) {
 	if err := os.MkdirAll(d, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for name, text := range map[string]string{"readings.csv": readingsCSV, "products.jsonl": productsCanal, "regions.csv": regionsCSV} {
+	for name, text := range map[string]string{"readings.csv": readingsCSV, "products.jsonl": productsCanal, "regions.csv": regionsCSV, "region-rates.jsonl": regionRates} {
 		if err := os.WriteFile(filepath.Join(d, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}

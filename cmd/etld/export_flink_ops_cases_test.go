@@ -16,6 +16,29 @@ const regionsSource = `
       - name STRING
 `
 
+// regionRates is the versioned table of the temporal join case, a
+// debezium-json changelog keyed by region: eu changes at 10 s, us has one
+// version, asia none. Its watermark is an hour behind, so that every
+// reading joins at the end of the input, in Flink as in etld.
+const regionRates = `{"before":null,"after":{"region":"eu","factor":1,"ts":0},"op":"c"}
+{"before":null,"after":{"region":"us","factor":2,"ts":0},"op":"c"}
+{"before":{"region":"eu","factor":1,"ts":0},"after":{"region":"eu","factor":3,"ts":10000},"op":"u"}
+`
+
+const regionRatesSource = `
+  - name: region_rates
+    type: file
+    path: configs/gen/data/region-rates.jsonl
+    format: {type: debezium-json, schema_include: false}
+    key: [region]
+    schema:
+      - region STRING
+      - factor INT
+      - ts BIGINT
+      - valid_from AS TO_TIMESTAMP_LTZ(ts, 3)
+    watermark: valid_from - INTERVAL '1' HOUR
+`
+
 // flinkOpCases are the pipelines of the stateful operators beyond
 // GROUP BY and windows: Top-N, deduplication, OVER, SESSION, the regular
 // joins (inner, left, full, semi, anti) and UNNEST, each into print.
@@ -69,6 +92,8 @@ FROM readings`, readingsSource),
 FROM regions g LEFT JOIN (SELECT region, COUNT(*) AS n, MAX(temp) AS hi FROM readings GROUP BY region) s
   ON s.region = g.region`, readingsSource+regionsSource),
 		one("gen-not-in", `SELECT id, region FROM readings WHERE region NOT IN (SELECT region FROM regions)`, readingsSource+regionsSource),
+		one("gen-temporal", `SELECT r.id, r.ts, r.temp * f.factor AS scaled, f.valid_from
+FROM readings r LEFT JOIN region_rates FOR SYSTEM_TIME AS OF r.event_time AS f ON r.region = f.region`, readingsSource+regionRatesSource),
 		one("gen-unnest", `SELECT r.id, r.ts, t.tag FROM readings r CROSS JOIN UNNEST(ARRAY[r.id, r.region]) AS t (tag)`, readingsSource),
 	}
 }

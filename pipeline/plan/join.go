@@ -126,7 +126,8 @@ func (q *queryBuilder) joinScope(j *sql.Join) (*scope, error) {
 	if err != nil {
 		return nil, err
 	}
-	rs, err := q.from(j.Right)
+	rightItem, asOf := temporalTable(j)
+	rs, err := q.from(rightItem)
 	if err != nil {
 		return nil, err
 	}
@@ -156,6 +157,12 @@ func (q *queryBuilder) joinScope(j *sql.Join) (*scope, error) {
 	n := &Node{Kind: JoinNode, Inputs: []*Node{left, right}, Schema: row.NewSchema(fields...), TimeAttr: -1,
 		Bounded: left.Bounded && right.Bounded}
 	s := &scope{node: n, name: ls.name + ", " + rs.name, table: "join", cols: cols}
+	if asOf != nil {
+		if err := q.temporalJoin(n, s, j, asOf); err != nil {
+			return nil, err
+		}
+		return s, nil
+	}
 	if j.On == nil {
 		// A comma join inside a chain of them (FROM a, b, c WHERE ...):
 		// the conjuncts of the WHERE that name only a and b join them.
@@ -191,36 +198,9 @@ func (q *queryBuilder) joinScope(j *sql.Join) (*scope, error) {
 func (q *queryBuilder) joinCondition(n *Node, s *scope, cond sql.Expr, kind runtime.JoinKind) error {
 	left, right := n.Inputs[0], n.Inputs[1]
 	lw := left.Schema.Len()
-	on, err := s.unqualifyJoined(cond)
+	js, residual, keyTexts, err := q.equiKeys(n, s, cond, kind)
 	if err != nil {
 		return err
-	}
-	js := &runtime.JoinSpec{Kind: kind, LeftWidth: lw, RightWidth: right.Schema.Len(), Batch: q.b.plan.Batch}
-	var residual []sql.Expr
-	var keyTexts []string
-	for _, c := range conjuncts(on) {
-		b, ok := c.(*sql.Binary)
-		if ok && b.Op == sql.OpEq {
-			l, lok := b.L.(*sql.ColumnRef)
-			r, rok := b.R.(*sql.ColumnRef)
-			if lok && rok {
-				li, ri := n.Schema.Index(l.Column.Name), n.Schema.Index(r.Column.Name)
-				if li >= lw {
-					li, ri = ri, li
-				}
-				if li >= 0 && li < lw && ri >= lw {
-					lt, rt := n.Schema.Fields[li].Type, n.Schema.Fields[ri].Type
-					if !sameRepresentation(lt, rt) {
-						return errAt(b.OpAt, "the join key %s = %s compares %s with %s: CAST one side to the other's type", n.Schema.Fields[li].Name, n.Schema.Fields[ri].Name, lt, rt)
-					}
-					js.LeftKeys = append(js.LeftKeys, li)
-					js.RightKeys = append(js.RightKeys, ri-lw)
-					keyTexts = append(keyTexts, fmt.Sprintf("=(%s, %s)", n.Schema.Fields[li].Name, n.Schema.Fields[ri].Name))
-					continue
-				}
-			}
-		}
-		residual = append(residual, c)
 	}
 	if ok, err := q.intervalJoin(n, js, residual, keyTexts); ok || err != nil {
 		return err
@@ -253,6 +233,46 @@ func (q *queryBuilder) joinCondition(n *Node, s *scope, cond sql.Expr, kind runt
 	n.Label = fmt.Sprintf("Join(joinType=[%s], where=[%s], select=[%s], leftInputSpec=[%s], rightInputSpec=[%s])",
 		kind, where, strings.Join(names, ", "), inputSpec(left.Mode, js.LeftKeys), inputSpec(right.Mode, js.RightKeys))
 	return nil
+}
+
+// equiKeys splits cond into the equalities of a left and a right column
+// (the join keys, with their explain texts) and the other conjuncts (the
+// residual), for every kind of join of two inputs.
+func (q *queryBuilder) equiKeys(n *Node, s *scope, cond sql.Expr, kind runtime.JoinKind) (*runtime.JoinSpec, []sql.Expr, []string, error) {
+	left, right := n.Inputs[0], n.Inputs[1]
+	lw := left.Schema.Len()
+	on, err := s.unqualifyJoined(cond)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	js := &runtime.JoinSpec{Kind: kind, LeftWidth: lw, RightWidth: right.Schema.Len(), Batch: q.b.plan.Batch}
+	var residual []sql.Expr
+	var keyTexts []string
+	for _, c := range conjuncts(on) {
+		b, ok := c.(*sql.Binary)
+		if ok && b.Op == sql.OpEq {
+			l, lok := b.L.(*sql.ColumnRef)
+			r, rok := b.R.(*sql.ColumnRef)
+			if lok && rok {
+				li, ri := n.Schema.Index(l.Column.Name), n.Schema.Index(r.Column.Name)
+				if li >= lw {
+					li, ri = ri, li
+				}
+				if li >= 0 && li < lw && ri >= lw {
+					lt, rt := n.Schema.Fields[li].Type, n.Schema.Fields[ri].Type
+					if !sameRepresentation(lt, rt) {
+						return nil, nil, nil, errAt(b.OpAt, "the join key %s = %s compares %s with %s: CAST one side to the other's type", n.Schema.Fields[li].Name, n.Schema.Fields[ri].Name, lt, rt)
+					}
+					js.LeftKeys = append(js.LeftKeys, li)
+					js.RightKeys = append(js.RightKeys, ri-lw)
+					keyTexts = append(keyTexts, fmt.Sprintf("=(%s, %s)", n.Schema.Fields[li].Name, n.Schema.Fields[ri].Name))
+					continue
+				}
+			}
+		}
+		residual = append(residual, c)
+	}
+	return js, residual, keyTexts, nil
 }
 
 // inputSpec is Flink's JoinInputSideSpec as explain shows it.

@@ -170,6 +170,9 @@ func (q *queryBuilder) intervalJoin(n *Node, js *runtime.JoinSpec, residual []sq
 
 // joinOperator returns the runtime operator of a JoinNode.
 func joinOperator(n *Node) runtime.Operator {
+	if n.temporal != nil {
+		return runtime.NewTemporalJoin(*n.temporal)
+	}
 	if n.interval != nil {
 		return runtime.NewIntervalJoin(*n.interval)
 	}

@@ -75,6 +75,7 @@ type Node struct {
 
 	join     *runtime.JoinSpec         // JoinNode
 	interval *runtime.IntervalJoinSpec // JoinNode of an interval join (join_interval.go)
+	temporal *runtime.TemporalJoinSpec // JoinNode of a temporal join (join_temporal.go)
 
 	lookup *lookupPlan // LookupJoinNode
 

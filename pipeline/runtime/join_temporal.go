@@ -36,8 +36,8 @@ type temporalLeft struct {
 }
 
 // temporalVersion is a change of the versioned table at its time: an
-// insert or update-after is a version valid from time on, a -U or -D ends
-// the previous one (Flink keeps the change itself, one per time).
+// insert or update-after is a version valid from time on, a -D ends the
+// previous one (Flink keeps the change itself, one per time).
 type temporalVersion struct {
 	time int64
 	kind row.Kind
@@ -150,6 +150,13 @@ func (j *TemporalJoin) left(c row.Change, out Emitter) error {
 }
 
 func (j *TemporalJoin) right(c row.Change) {
+	if c.Kind == row.UpdateBefore {
+		// Flink asks the versioned table for its upsert changes only (I,
+		// UA, D: the planner drops -U, as ChangelogMode's ONLY_UPDATE_AFTER):
+		// a -U carries the old row, whose time is the version it ends, and
+		// would wrongly replace that version.
+		return
+	}
 	t := c.Row[j.spec.RightTime]
 	key, null := j.key(1, c.Row)
 	if null || t.IsNull() {

@@ -124,6 +124,17 @@ var temporalCases = []struct {
 		{side: 0, kind: kI, key: 1, at: 6, val: "p"},
 		tjWM(10, "+I[1 9 o | 1 8 b]", "+I[1 6 p | 1 5 a]"),
 	}},
+	{"-U with the old version's time is ignored, a -D at it ends the version", true, []temporalStep{
+		{side: 1, kind: kI, key: 1, at: 5, val: "a"},
+		{side: 1, kind: kI, key: 2, at: 5, val: "x"},
+		{side: 1, kind: kUB, key: 1, at: 5, val: "a"},
+		{side: 1, kind: kUA, key: 1, at: 8, val: "b"},
+		{side: 1, kind: kD, key: 2, at: 5, val: "x"},
+		{side: 0, kind: kI, key: 1, at: 6, val: "p"},
+		{side: 0, kind: kI, key: 1, at: 9, val: "o"},
+		{side: 0, kind: kI, key: 2, at: 6, val: "q"},
+		tjWM(10, "+I[1 6 p | 1 5 a]", "+I[1 9 o | 1 8 b]", "+I[2 6 q | null null null]"),
+	}},
 	{"late order joins the versions still kept", true, []temporalStep{
 		{side: 1, kind: kI, key: 1, at: 5, val: "a"},
 		{side: 1, kind: kUA, key: 1, at: 15, val: "b"},
