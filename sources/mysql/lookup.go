@@ -149,7 +149,7 @@ func (l *Lookup) query(ctx context.Context, keys [][]row.Value, out [][]row.Row)
 	b.WriteString(")")
 	q := b.String()
 	logger := s.logger.With("target", s.target)
-	return retry.Do(ctx, l.backoff, logger, "mysql lookup", func(ctx context.Context) error {
+	err := retry.Do(ctx, l.backoff, logger, "mysql lookup", func(ctx context.Context) error {
 		for i := range out {
 			out[i] = nil
 		}
@@ -182,6 +182,12 @@ func (l *Lookup) query(ctx context.Context, keys [][]row.Value, out [][]row.Row)
 		}
 		return permanentUnless(rows.Err())
 	})
+	if err != nil && !errors.As(err, new(connector.BadRecord)) {
+		// The retries' last error is the driver's bare "invalid
+		// connection": say which table and server it was about.
+		return s.errorf("lookup of %d keys: %w", len(keys), err)
+	}
+	return err
 }
 
 func permanentUnless(err error) error {
