@@ -32,7 +32,15 @@ func main() {
 	noFlink := flag.Bool("no-flink", false, "skip Flink")
 	noDuck := flag.Bool("no-duckdb", false, "skip DuckDB")
 	timeout := flag.Duration("timeout", 30*time.Minute, "limit of one engine run")
+	again := flag.String("report", "", "print the table of this -json file again and exit")
 	flag.Parse()
+	if *again != "" {
+		if err := reprint(*again); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	rows, err := parseRows(*rowsFlag)
 	if err != nil || *runs < 1 {
 		fmt.Fprintln(os.Stderr, "bench: -rows:", err, "(and -runs must be >= 1)")
@@ -174,20 +182,48 @@ func runWorkload(e *env, w workload, runs int) (workloadResult, error) {
 			r.Check = fmt.Sprintf("DIFFERENT: %d rows", r.OutRows)
 		}
 	}
-	for i := range res {
-		if res[i].Engine == w.baseline && res[i].Time > 0 {
-			for j := range res {
-				if res[j].Time > 0 {
-					res[j].Ratio = res[i].Time / res[j].Time
-				}
-			}
-		}
-	}
+	ratios(res, w.baseline)
 	wr.Engines = res
 	if w.after != nil {
 		wr.Extra = w.after(res)
 	}
 	return wr, nil
+}
+
+// ratios sets each engine's time and CPU ratios against the baseline's.
+func ratios(res []engineResult, baseline string) {
+	for i := range res {
+		if res[i].Engine != baseline || res[i].Time <= 0 {
+			continue
+		}
+		for j := range res {
+			if res[j].Time > 0 {
+				res[j].Ratio = res[i].Time / res[j].Time
+			}
+			if res[j].CPU > 0 && res[i].CPU > 0 {
+				res[j].CPURatio = res[i].CPU / res[j].CPU
+			}
+		}
+	}
+}
+
+// reprint prints the table of a -json file again (with this version's
+// ratios and targets).
+func reprint(path string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var rep report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	for _, w := range rep.Workloads {
+		ratios(w.Engines, w.Baseline)
+	}
+	rep.Targets = targets(rep.Workloads)
+	rep.print(os.Stdout)
+	return nil
 }
 
 func logf(format string, args ...any) {
