@@ -183,10 +183,11 @@ SELECT CAST(NOW() AS STRING);
 			return measure{}, err
 		}
 		secs := int(e.timeout.Seconds())
-		m, _, err := runChild([]string{e.flink, "--timeout", fmt.Sprint(secs), script}, []string{"ETLD_FLINKRUN_LOG=" + filepath.Join(dir, "flink.log")}, dir, filepath.Join(dir, "stderr"), e.timeout+time.Minute)
+		m, stderr, err := runChild([]string{e.flink, "--timeout", fmt.Sprint(secs), script}, []string{"ETLD_FLINKRUN_LOG=" + filepath.Join(dir, "flink.log")}, dir, filepath.Join(dir, "stderr"), e.timeout+time.Minute)
 		if err != nil {
 			return m, err
 		}
+		m.Script = parseFlinkInner(stderr)
 		if b, err := os.ReadFile(script + ".err"); err == nil {
 			return m, fmt.Errorf("flink: %s", lastLines(b, 3))
 		}

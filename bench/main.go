@@ -158,7 +158,7 @@ func runWorkload(e *env, w workload, runs int) (workloadResult, error) {
 				}
 				res[i].OutRows, res[i].Checksum = n, sum
 			}
-			logf("  wall %.2fs cpu %.2fs rss %.0f MiB job %.2fs", m.Wall, m.CPU, float64(m.PeakRSS)/(1<<20), m.Inner)
+			logf("  wall %.2fs cpu %.2fs rss %.0f MiB job %.2fs script %.2fs", m.Wall, m.CPU, float64(m.PeakRSS)/(1<<20), m.Inner, m.Script)
 			res[i].Runs = append(res[i].Runs, m)
 		}
 	}

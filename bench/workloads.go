@@ -1,7 +1,5 @@
 package main
 
-import "fmt"
-
 // workload is one benchmark of issue 18: its engines run interleaved,
 // and ratios are against baseline (an engine's name).
 type workload struct {
@@ -76,7 +74,7 @@ func workloads(e *env) []workload {
 			}),
 			baselineEngine(e, "go-encoding-csv"),
 			baselineEngine(e, "go-byte-split"),
-			duckEngine(e, fmt.Sprintf("COPY (SELECT id, k1, amount, name FROM $EVENTS WHERE amount < 5000) TO '$OUT' (HEADER false)")),
+			duckEngine(e, "COPY (SELECT id, k1, amount, name FROM $EVENTS WHERE amount < 5000) TO '$OUT' (HEADER false)"),
 			flinkEngine(e, "flink-batch", flinkBatch, "", "id BIGINT, k1 BIGINT, amount BIGINT, name STRING", flinkFS, "INSERT INTO sink_out "+w1SQL, true),
 		},
 	}, {
