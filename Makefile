@@ -35,3 +35,22 @@ CASE ?=
 conformance-flink:
 	bash testenv/flink.sh start
 	eval "$$(bash testenv/flink.sh env)" && go test -count=1 -timeout 120m -run TestRecordFlink ./conformance -args -record -case '$(CASE)'
+
+# Issue 18's benchmarks (bench/README.md): generates the data once into
+# bench/.cache, then runs each workload on etld, the Go baselines, DuckDB
+# (a venv under bench/.cache, bench/duckdb.sh) and Flink (testenv/flink.sh,
+# where Java is present) interleaved, and prints the table and the targets.
+# BENCH_ROWS, BENCH_RUNS, BENCH_ONLY (e.g. W1,W2) narrow it; BENCH_GO=1
+# also runs the Go benchmarks against Flink of pipeline/ (bench-go).
+.PHONY: bench bench-go
+BENCH_ROWS ?= 10M
+BENCH_RUNS ?= 3
+BENCH_ONLY ?=
+BENCH_GO ?=
+bench:
+	go run ./bench -rows $(BENCH_ROWS) -runs $(BENCH_RUNS) -only '$(BENCH_ONLY)' -json bench/.cache/bench.json
+	@if [ -n "$(BENCH_GO)" ]; then $(MAKE) --no-print-directory bench-go; fi
+
+bench-go:
+	if [ -z "$$ETLD_TEST_FLINK" ] && command -v java >/dev/null; then bash testenv/flink.sh start && eval "$$(bash testenv/flink.sh env)"; fi; \
+	go test -count=1 -timeout 60m -run XXX -bench AgainstFlink -benchtime 1x ./pipeline/

@@ -57,9 +57,12 @@ type measure struct {
 	CPU     float64 `json:"cpu_s"`    // user+sys of the child (wait4 rusage)
 	PeakRSS int64   `json:"peak_rss"` // bytes (rusage maxrss)
 	Inner   float64 `json:"inner_s,omitempty"`
-	Rows    int64   `json:"out_rows"`
-	Sum     string  `json:"checksum,omitempty"`
-	Err     string  `json:"error,omitempty"`
+	// Script is FlinkRun's own time of the script (its "ok in" line):
+	// between the JVM's start (left out) and the job (Inner).
+	Script float64 `json:"script_s,omitempty"`
+	Rows   int64   `json:"out_rows"`
+	Sum    string  `json:"checksum,omitempty"`
+	Err    string  `json:"error,omitempty"`
 }
 
 // runChild runs argv with env added and returns its wall time and rusage;
