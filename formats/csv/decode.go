@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
@@ -18,7 +19,21 @@ type Decoder struct {
 	// fields and unquote are per-record scratch, reused.
 	fields  []field
 	unquote []byte
+	// needed is the projection (SetColumns): nil reads every column.
+	needed []bool
+	// special marks the bytes that end the fast path of parse: the
+	// delimiter, the quote, the escape and the line breaks.
+	special [256]bool
+	// arena holds the copies of records that rows' strings point into:
+	// one allocation per arenaSize bytes of input, not one per record.
+	// Bytes once written are never overwritten, so a string into it
+	// stays valid for as long as a value holds it.
+	arena []byte
 }
+
+// arenaSize is the size of a fresh arena: large enough that allocating
+// it is rare, small enough that a few retained strings do not pin much.
+const arenaSize = 64 << 10
 
 type field struct {
 	text   string
@@ -41,7 +56,41 @@ func NewDecoder(o Options, schema row.Schema) (*Decoder, error) {
 			return nil, fmt.Errorf("csv: column %s is %s: the csv format does not read composite values; use format: json", f.Name, f.Type)
 		}
 	}
-	return &Decoder{cfg: cfg, schema: schema, fields: make([]field, 0, schema.Len())}, nil
+	d := &Decoder{cfg: cfg, schema: schema, fields: make([]field, 0, schema.Len())}
+	for _, c := range []byte{cfg.delim, cfg.quote, cfg.escape, '\n', '\r'} {
+		d.special[c] = true
+	}
+	// An unset quote or escape is 0: a NUL byte then takes the slow
+	// path, which reads it as the plain character it is.
+	return d, nil
+}
+
+// SetColumns implements connector.ProjectingDecoder: the columns not
+// needed are split off their record but not parsed, and are NULL in the
+// row. A bad value in them is then no error, as with Flink's projection
+// pushdown; a record with the wrong number of fields still is.
+func (d *Decoder) SetColumns(needed []bool) {
+	if needed != nil && len(needed) != d.schema.Len() {
+		return // not this schema's projection: read everything
+	}
+	d.needed = needed
+}
+
+// intern copies rec into the arena and returns it as a string sharing
+// the arena's memory.
+func (d *Decoder) intern(rec []byte) string {
+	if len(rec) == 0 {
+		return ""
+	}
+	if len(d.arena)+len(rec) > cap(d.arena) {
+		d.arena = make([]byte, 0, max(arenaSize, len(rec)))
+	}
+	start := len(d.arena)
+	d.arena = append(d.arena, rec...)
+	b := d.arena[start:len(d.arena):len(d.arena)]
+	// The bytes are never written again (intern only appends past
+	// them), so the string is immutable as Go requires.
+	return unsafe.String(&b[0], len(b))
 }
 
 // HasHeader reports whether the first record is a header.
@@ -85,9 +134,10 @@ func (d *Decoder) Decode(rec []byte, b *row.Batch) error {
 	if d.cfg.comment && len(rec) > 0 && rec[0] == '#' {
 		return nil
 	}
-	// One copy per record; unquoted and simply quoted fields are then
-	// substrings of it and the row does not alias the caller's buffer.
-	s := string(rec)
+	// One copy per record, into the arena; unquoted and simply quoted
+	// fields are then substrings of it and the row does not alias the
+	// caller's buffer.
+	s := d.intern(rec)
 	if len(s) >= 3 && s[:3] == bom {
 		s = s[3:]
 	}
@@ -113,6 +163,10 @@ func (d *Decoder) Decode(rec []byte, b *row.Batch) error {
 				return &connector.DecodeError{Column: d.schema.Fields[i].Name, Err: fmt.Errorf("missing (%d fields of %d), but the column is %s", len(d.fields), d.schema.Len(), t)}
 			}
 			r[i] = row.NullValue
+			continue
+		}
+		if d.needed != nil && !d.needed[i] {
+			r[i] = row.NullValue // projected away: not parsed
 			continue
 		}
 		v, err := d.value(i, d.fields[i])
@@ -195,26 +249,24 @@ func trimTerminator(rec []byte) []byte {
 // parse splits s into d.fields.
 func (d *Decoder) parse(s string) error {
 	d.fields = d.fields[:0]
-	delim, quote := d.cfg.delim, d.cfg.quote
-	if strings.IndexByte(s, '\n') >= 0 || strings.IndexByte(s, '\r') >= 0 {
-		return d.parseSlow(s)
-	}
-	if quote != 0 && strings.IndexByte(s, quote) >= 0 {
-		return d.parseSlow(s)
-	}
-	if d.cfg.escape != 0 && strings.IndexByte(s, d.cfg.escape) >= 0 {
-		return d.parseSlow(s)
-	}
-	// The common record: no quotes, no escapes, no line breaks.
-	for {
-		end := strings.IndexByte(s, delim)
-		if end < 0 {
-			d.fields = append(d.fields, field{text: s})
-			return nil
+	delim := d.cfg.delim
+	// The common record, no quotes, no escapes, no line breaks, is split
+	// in one pass; any other special byte starts over on the slow path.
+	start := 0
+	for j := 0; j < len(s); j++ {
+		c := s[j]
+		if !d.special[c] {
+			continue
 		}
-		d.fields = append(d.fields, field{text: s[:end]})
-		s = s[end+1:]
+		if c != delim {
+			d.fields = d.fields[:0]
+			return d.parseSlow(s)
+		}
+		d.fields = append(d.fields, field{text: s[start:j]})
+		start = j + 1
 	}
+	d.fields = append(d.fields, field{text: s[start:]})
+	return nil
 }
 
 // parseSlow handles quoted fields and escapes, and reports bad quoting

@@ -127,6 +127,7 @@ func Build(p *spec.Pipeline, env Env) (*Plan, error) {
 	if err := b.errs.result(); err != nil {
 		return nil, err
 	}
+	b.pushProjections()
 	return b.plan, nil
 }
 
