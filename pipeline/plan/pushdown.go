@@ -18,6 +18,7 @@ func (b *builder) pushProjections() {
 		}
 		if needed := b.plan.columnsRead(src, nodes); needed != nil {
 			ps.SetColumns(needed)
+			src.Projected = needed
 		}
 	}
 }
