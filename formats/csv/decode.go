@@ -19,6 +19,12 @@ type Decoder struct {
 	// fields and unquote are per-record scratch, reused.
 	fields  []field
 	unquote []byte
+	// On the fast path of parse, fast is set and the fields are
+	// src[ends[i-1]+1 : ends[i]]: offsets, which the hot loop writes
+	// without the GC write barrier that strings cost.
+	fast bool
+	src  string
+	ends []int
 	// needed is the projection (SetColumns): nil reads every column.
 	needed []bool
 	// special marks the bytes that end the fast path of parse: the
@@ -105,9 +111,9 @@ func (d *Decoder) DecodeHeader(rec []byte) error {
 	if err := d.parse(s); err != nil {
 		return err
 	}
-	names := make([]string, len(d.fields))
-	for i, f := range d.fields {
-		names[i] = f.text
+	names := make([]string, d.nfields())
+	for i := range names {
+		names[i] = d.fieldAt(i).text
 	}
 	want := d.schema.Names()
 	if len(names) != len(want) {
@@ -144,12 +150,13 @@ func (d *Decoder) Decode(rec []byte, b *row.Batch) error {
 	if err := d.parse(s); err != nil {
 		return err
 	}
-	if n := len(d.fields); n == d.schema.Len()+1 && d.fields[n-1] == (field{}) {
+	nf := d.nfields()
+	if nf == d.schema.Len()+1 && d.fieldAt(nf-1) == (field{}) {
 		// Flink 2.3's allow-trailing-comma (on by default): a delimiter
 		// ending a full record is no extra field.
-		d.fields = d.fields[:n-1]
+		nf--
 	}
-	if n := len(d.fields); n != d.schema.Len() {
+	if n := nf; n != d.schema.Len() {
 		// Flink's ignore-parse-errors reads the fields a short record
 		// has and leaves the others NULL; a long one is refused.
 		if !d.cfg.ignore || n > d.schema.Len() {
@@ -158,9 +165,9 @@ func (d *Decoder) Decode(rec []byte, b *row.Batch) error {
 	}
 	r := b.NewRow()
 	for i := range d.schema.Fields {
-		if i >= len(d.fields) {
+		if i >= nf {
 			if t := &d.schema.Fields[i].Type; t.NotNull {
-				return &connector.DecodeError{Column: d.schema.Fields[i].Name, Err: fmt.Errorf("missing (%d fields of %d), but the column is %s", len(d.fields), d.schema.Len(), t)}
+				return &connector.DecodeError{Column: d.schema.Fields[i].Name, Err: fmt.Errorf("missing (%d fields of %d), but the column is %s", nf, d.schema.Len(), t)}
 			}
 			r[i] = row.NullValue
 			continue
@@ -169,7 +176,7 @@ func (d *Decoder) Decode(rec []byte, b *row.Batch) error {
 			r[i] = row.NullValue // projected away: not parsed
 			continue
 		}
-		v, err := d.value(i, d.fields[i])
+		v, err := d.value(i, d.fieldAt(i))
 		if err != nil {
 			return &connector.DecodeError{Column: d.schema.Fields[i].Name, Err: err}
 		}
@@ -246,27 +253,47 @@ func trimTerminator(rec []byte) []byte {
 	return rec
 }
 
-// parse splits s into d.fields.
+// parse splits s into fields, read with nfields and fieldAt.
 func (d *Decoder) parse(s string) error {
 	d.fields = d.fields[:0]
+	d.ends = d.ends[:0]
+	d.fast, d.src = true, s
 	delim := d.cfg.delim
 	// The common record, no quotes, no escapes, no line breaks, is split
 	// in one pass; any other special byte starts over on the slow path.
-	start := 0
 	for j := 0; j < len(s); j++ {
 		c := s[j]
 		if !d.special[c] {
 			continue
 		}
 		if c != delim {
-			d.fields = d.fields[:0]
+			d.fast, d.src = false, ""
 			return d.parseSlow(s)
 		}
-		d.fields = append(d.fields, field{text: s[start:j]})
-		start = j + 1
+		d.ends = append(d.ends, j)
 	}
-	d.fields = append(d.fields, field{text: s[start:]})
+	d.ends = append(d.ends, len(s))
 	return nil
+}
+
+// nfields is the number of fields parse found.
+func (d *Decoder) nfields() int {
+	if d.fast {
+		return len(d.ends)
+	}
+	return len(d.fields)
+}
+
+// fieldAt is field i of those parse found.
+func (d *Decoder) fieldAt(i int) field {
+	if !d.fast {
+		return d.fields[i]
+	}
+	lo := 0
+	if i > 0 {
+		lo = d.ends[i-1] + 1
+	}
+	return field{text: d.src[lo:d.ends[i]]}
 }
 
 // parseSlow handles quoted fields and escapes, and reports bad quoting
