@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
@@ -18,7 +19,27 @@ type Decoder struct {
 	// fields and unquote are per-record scratch, reused.
 	fields  []field
 	unquote []byte
+	// On the fast path of parse, fast is set and the fields are
+	// src[ends[i-1]+1 : ends[i]]: offsets, which the hot loop writes
+	// without the GC write barrier that strings cost.
+	fast bool
+	src  string
+	ends []int
+	// needed is the projection (SetColumns): nil reads every column.
+	needed []bool
+	// special marks the bytes that end the fast path of parse: the
+	// delimiter, the quote, the escape and the line breaks.
+	special [256]bool
+	// arena holds the copies of records that rows' strings point into:
+	// one allocation per arenaSize bytes of input, not one per record.
+	// Bytes once written are never overwritten, so a string into it
+	// stays valid for as long as a value holds it.
+	arena []byte
 }
+
+// arenaSize is the size of a fresh arena: large enough that allocating
+// it is rare, small enough that a few retained strings do not pin much.
+const arenaSize = 64 << 10
 
 type field struct {
 	text   string
@@ -41,7 +62,41 @@ func NewDecoder(o Options, schema row.Schema) (*Decoder, error) {
 			return nil, fmt.Errorf("csv: column %s is %s: the csv format does not read composite values; use format: json", f.Name, f.Type)
 		}
 	}
-	return &Decoder{cfg: cfg, schema: schema, fields: make([]field, 0, schema.Len())}, nil
+	d := &Decoder{cfg: cfg, schema: schema, fields: make([]field, 0, schema.Len())}
+	for _, c := range []byte{cfg.delim, cfg.quote, cfg.escape, '\n', '\r'} {
+		d.special[c] = true
+	}
+	// An unset quote or escape is 0: a NUL byte then takes the slow
+	// path, which reads it as the plain character it is.
+	return d, nil
+}
+
+// SetColumns implements connector.ProjectingDecoder: the columns not
+// needed are split off their record but not parsed, and are NULL in the
+// row. A bad value in them is then no error, as with Flink's projection
+// pushdown; a record with the wrong number of fields still is.
+func (d *Decoder) SetColumns(needed []bool) {
+	if needed != nil && len(needed) != d.schema.Len() {
+		return // not this schema's projection: read everything
+	}
+	d.needed = needed
+}
+
+// intern copies rec into the arena and returns it as a string sharing
+// the arena's memory.
+func (d *Decoder) intern(rec []byte) string {
+	if len(rec) == 0 {
+		return ""
+	}
+	if len(d.arena)+len(rec) > cap(d.arena) {
+		d.arena = make([]byte, 0, max(arenaSize, len(rec)))
+	}
+	start := len(d.arena)
+	d.arena = append(d.arena, rec...)
+	b := d.arena[start:len(d.arena):len(d.arena)]
+	// The bytes are never written again (intern only appends past
+	// them), so the string is immutable as Go requires.
+	return unsafe.String(&b[0], len(b))
 }
 
 // HasHeader reports whether the first record is a header.
@@ -56,9 +111,9 @@ func (d *Decoder) DecodeHeader(rec []byte) error {
 	if err := d.parse(s); err != nil {
 		return err
 	}
-	names := make([]string, len(d.fields))
-	for i, f := range d.fields {
-		names[i] = f.text
+	names := make([]string, d.nfields())
+	for i := range names {
+		names[i] = d.fieldAt(i).text
 	}
 	want := d.schema.Names()
 	if len(names) != len(want) {
@@ -85,21 +140,23 @@ func (d *Decoder) Decode(rec []byte, b *row.Batch) error {
 	if d.cfg.comment && len(rec) > 0 && rec[0] == '#' {
 		return nil
 	}
-	// One copy per record; unquoted and simply quoted fields are then
-	// substrings of it and the row does not alias the caller's buffer.
-	s := string(rec)
+	// One copy per record, into the arena; unquoted and simply quoted
+	// fields are then substrings of it and the row does not alias the
+	// caller's buffer.
+	s := d.intern(rec)
 	if len(s) >= 3 && s[:3] == bom {
 		s = s[3:]
 	}
 	if err := d.parse(s); err != nil {
 		return err
 	}
-	if n := len(d.fields); n == d.schema.Len()+1 && d.fields[n-1] == (field{}) {
+	nf := d.nfields()
+	if nf == d.schema.Len()+1 && d.fieldAt(nf-1) == (field{}) {
 		// Flink 2.3's allow-trailing-comma (on by default): a delimiter
 		// ending a full record is no extra field.
-		d.fields = d.fields[:n-1]
+		nf--
 	}
-	if n := len(d.fields); n != d.schema.Len() {
+	if n := nf; n != d.schema.Len() {
 		// Flink's ignore-parse-errors reads the fields a short record
 		// has and leaves the others NULL; a long one is refused.
 		if !d.cfg.ignore || n > d.schema.Len() {
@@ -108,14 +165,18 @@ func (d *Decoder) Decode(rec []byte, b *row.Batch) error {
 	}
 	r := b.NewRow()
 	for i := range d.schema.Fields {
-		if i >= len(d.fields) {
+		if i >= nf {
 			if t := &d.schema.Fields[i].Type; t.NotNull {
-				return &connector.DecodeError{Column: d.schema.Fields[i].Name, Err: fmt.Errorf("missing (%d fields of %d), but the column is %s", len(d.fields), d.schema.Len(), t)}
+				return &connector.DecodeError{Column: d.schema.Fields[i].Name, Err: fmt.Errorf("missing (%d fields of %d), but the column is %s", nf, d.schema.Len(), t)}
 			}
 			r[i] = row.NullValue
 			continue
 		}
-		v, err := d.value(i, d.fields[i])
+		if d.needed != nil && !d.needed[i] {
+			r[i] = row.NullValue // projected away: not parsed
+			continue
+		}
+		v, err := d.value(i, d.fieldAt(i))
 		if err != nil {
 			return &connector.DecodeError{Column: d.schema.Fields[i].Name, Err: err}
 		}
@@ -192,29 +253,47 @@ func trimTerminator(rec []byte) []byte {
 	return rec
 }
 
-// parse splits s into d.fields.
+// parse splits s into fields, read with nfields and fieldAt.
 func (d *Decoder) parse(s string) error {
 	d.fields = d.fields[:0]
-	delim, quote := d.cfg.delim, d.cfg.quote
-	if strings.IndexByte(s, '\n') >= 0 || strings.IndexByte(s, '\r') >= 0 {
-		return d.parseSlow(s)
-	}
-	if quote != 0 && strings.IndexByte(s, quote) >= 0 {
-		return d.parseSlow(s)
-	}
-	if d.cfg.escape != 0 && strings.IndexByte(s, d.cfg.escape) >= 0 {
-		return d.parseSlow(s)
-	}
-	// The common record: no quotes, no escapes, no line breaks.
-	for {
-		end := strings.IndexByte(s, delim)
-		if end < 0 {
-			d.fields = append(d.fields, field{text: s})
-			return nil
+	d.ends = d.ends[:0]
+	d.fast, d.src = true, s
+	delim := d.cfg.delim
+	// The common record, no quotes, no escapes, no line breaks, is split
+	// in one pass; any other special byte starts over on the slow path.
+	for j := 0; j < len(s); j++ {
+		c := s[j]
+		if !d.special[c] {
+			continue
 		}
-		d.fields = append(d.fields, field{text: s[:end]})
-		s = s[end+1:]
+		if c != delim {
+			d.fast, d.src = false, ""
+			return d.parseSlow(s)
+		}
+		d.ends = append(d.ends, j)
 	}
+	d.ends = append(d.ends, len(s))
+	return nil
+}
+
+// nfields is the number of fields parse found.
+func (d *Decoder) nfields() int {
+	if d.fast {
+		return len(d.ends)
+	}
+	return len(d.fields)
+}
+
+// fieldAt is field i of those parse found.
+func (d *Decoder) fieldAt(i int) field {
+	if !d.fast {
+		return d.fields[i]
+	}
+	lo := 0
+	if i > 0 {
+		lo = d.ends[i-1] + 1
+	}
+	return field{text: d.src[lo:d.ends[i]]}
 }
 
 // parseSlow handles quoted fields and escapes, and reports bad quoting

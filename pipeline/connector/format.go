@@ -50,6 +50,22 @@ type HeaderDecoder interface {
 	DecodeHeader(rec []byte) error
 }
 
+// ProjectingDecoder is a decoder that can leave columns undecoded:
+// projection pushdown. needed parallels the decoder's schema; a column
+// not needed is still counted (the record's structure is checked) but its
+// value is not parsed, so a bad value there is no error, and the row holds
+// NULL in its place. nil means every column. Called before any Decode.
+type ProjectingDecoder interface {
+	SetColumns(needed []bool)
+}
+
+// ProjectingSource is a source that passes a projection on to its
+// format (ProjectingDecoder): the planner calls SetColumns with the
+// physical columns the plan reads, before Open.
+type ProjectingSource interface {
+	SetColumns(needed []bool)
+}
+
 // HeaderEncoder is an encoder that writes a header record at the start of a
 // new file.
 type HeaderEncoder interface {

@@ -26,6 +26,9 @@ type compiler struct {
 	// clock names the first function read that reads the clock, "" if none.
 	clock string
 	subst func(sql.Expr) (int, row.Type, bool)
+	// reads holds the input columns the expression reads, in the order
+	// first read, for Compiled.Reads.
+	reads []int
 	// lazy counts the enclosing constructs that may not evaluate the node
 	// being compiled (CASE branches, the right side of AND): a constant
 	// that fails there is left to fail at run time, if ever reached.
@@ -49,6 +52,16 @@ func constNode(e sql.Expr, t row.Type, v row.Value) *node {
 
 func colNode(e sql.Expr, i int, t row.Type) *node {
 	return &node{t: t, eval: func(r row.Row) (row.Value, error) { return r[i], nil }, col: i, e: e}
+}
+
+// read notes that the expression reads input column i.
+func (c *compiler) read(i int) {
+	for _, j := range c.reads {
+		if j == i {
+			return
+		}
+	}
+	c.reads = append(c.reads, i)
 }
 
 // finish makes the node for e computed by f from args, folding it to a
@@ -79,6 +92,7 @@ func (c *compiler) compile(e sql.Expr) (*node, error) {
 	}
 	if c.subst != nil {
 		if i, t, ok := c.subst(e); ok {
+			c.read(i)
 			return colNode(e, i, t), nil
 		}
 	}
@@ -102,6 +116,7 @@ func (c *compiler) compile(e sql.Expr) (*node, error) {
 		if err != nil {
 			return nil, errAt(e.Pos(), "%v", err)
 		}
+		c.read(i)
 		return colNode(e, i, t), nil
 	case *sql.Star:
 		return nil, errAt(e.Pos(), "* is allowed only in a SELECT list and in COUNT(*)")

@@ -57,6 +57,9 @@ type Compiled struct {
 	// (NOW(), PROCTIME(), ...) or is random (UUID()), "" when it calls
 	// none: a run that reads the same rows again gets other values.
 	Clock string
+	// Reads lists the input columns the expression reads, each once: what
+	// the planner may not leave undecoded (projection pushdown).
+	Reads []int
 }
 
 // True evaluates a predicate: it reports whether the expression is TRUE
@@ -151,7 +154,7 @@ func Compile(e sql.Expr, scope Scope, opts ...Option) (*Compiled, error) {
 	if isInterval(n.t.ID) {
 		return nil, errAt(e.Pos(), "an INTERVAL is not a value here: add it to or subtract it from a timestamp (event_time - INTERVAL '5' SECOND)")
 	}
-	out := &Compiled{Type: n.t, Eval: n.eval, Const: n.konst, Value: n.val, Clock: c.clock}
+	out := &Compiled{Type: n.t, Eval: n.eval, Const: n.konst, Value: n.val, Clock: c.clock, Reads: c.reads}
 	if n.t.ID == row.Null {
 		// The bare NULL literal: give it a type a sink can hold.
 		out.Type = row.Of(row.String)

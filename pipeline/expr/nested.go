@@ -256,12 +256,14 @@ func (c *compiler) fieldAccess(e sql.Expr, x *node, field sql.Ident) (*node, err
 func (c *compiler) qualifiedRef(e *sql.ColumnRef) (*node, error) {
 	i, t, err := c.scope.Resolve(e.Table.Name, e.Column.Name)
 	if err == nil {
+		c.read(i)
 		return colNode(e, i, t), nil
 	}
 	j, rt, rerr := c.scope.Resolve("", e.Table.Name)
 	if rerr != nil || rt.ID != row.Struct {
 		return nil, errAt(e.Pos(), "%v", err)
 	}
+	c.read(j)
 	return c.fieldAccess(e, colNode(&sql.ColumnRef{Column: e.Table}, j, rt), e.Column)
 }
 

@@ -46,7 +46,11 @@ type Source struct {
 	// computed columns.
 	Physical row.Schema
 	Table    *Table
-	computed []*expr.Compiled // nil when the source has no computed columns
+	// Projected parallels Physical: the columns the plan reads, pushed
+	// down to the connector (pushdown.go); nil when it reads them all or
+	// the connector cannot leave any out.
+	Projected []bool
+	computed  []*expr.Compiled // nil when the source has no computed columns
 	// watermark gives each row's watermark candidate.
 	watermark *expr.Compiled
 	policy    *runtime.Policy
@@ -127,6 +131,7 @@ func Build(p *spec.Pipeline, env Env) (*Plan, error) {
 	if err := b.errs.result(); err != nil {
 		return nil, err
 	}
+	b.pushProjections()
 	return b.plan, nil
 }
 

@@ -595,3 +595,13 @@ var (
 	_ connector.Replayer   = (*Source)(nil)
 	_ connector.Meter      = (*Source)(nil)
 )
+
+// SetColumns passes the planner's projection on to the format, when it
+// can leave columns undecoded.
+func (s *Source) SetColumns(needed []bool) {
+	if pd, ok := s.dec.(connector.ProjectingDecoder); ok {
+		pd.SetColumns(needed)
+	}
+}
+
+var _ connector.ProjectingSource = (*Source)(nil)

@@ -1,0 +1,71 @@
+package plan_test
+
+import (
+	"log/slog"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/etld/etld/internal/builtin"
+	"github.com/etld/etld/pipeline/plan"
+)
+
+// TestProjectionPushdown: the columns a file source is told to decode
+// are those the plan reads, through computed columns and the watermark;
+// a reader that is not a projecting Calc keeps them all.
+func TestProjectionPushdown(t *testing.T) {
+	tests := []struct {
+		name    string
+		extra   string // more source keys
+		queries []string
+		direct  bool     // a sink reads the source itself
+		want    []string // nil: every column
+	}{
+		{name: "filter and project", queries: []string{"SELECT id, amount FROM s WHERE amount > 5"}, want: []string{"id", "amount"}},
+		{name: "filter column only in WHERE", queries: []string{"SELECT id FROM s WHERE name <> 'x'"}, want: []string{"id", "name"}},
+		{name: "two readers", queries: []string{"SELECT id FROM s", "SELECT UPPER(name) AS n FROM s"}, want: []string{"id", "name"}},
+		{name: "star", queries: []string{"SELECT * FROM s"}},
+		{name: "star with a filter", queries: []string{"SELECT * FROM s WHERE id > 1"}},
+		{name: "sink reads the source", queries: []string{"SELECT id FROM s"}, direct: true},
+		{name: "aggregate", queries: []string{"SELECT name, SUM(amount) AS total FROM s GROUP BY name"}, want: []string{"amount", "name"}},
+		{name: "computed column", extra: "      - double_amount AS amount * 2\n", queries: []string{"SELECT id, double_amount FROM s"}, want: []string{"id", "amount"}},
+		{name: "watermark", extra: "      - et AS TO_TIMESTAMP_LTZ(ts, 3)\n    watermark: et - INTERVAL '1' SECOND\n", queries: []string{"SELECT id FROM s"}, want: []string{"id", "ts"}},
+		{name: "self join", queries: []string{"SELECT a.id FROM s a JOIN s b ON a.id = b.id"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b strings.Builder
+			b.WriteString("version: 1\nname: t\nsources:\n  - name: s\n    type: file\n    path: in.csv\n    schema:\n")
+			b.WriteString("      - id BIGINT\n      - name STRING\n      - amount BIGINT\n      - ts BIGINT\n")
+			b.WriteString(tt.extra)
+			b.WriteString("transforms:\n")
+			for i, q := range tt.queries {
+				b.WriteString("  - name: t" + string(rune('0'+i)) + "\n    sql: " + q + "\n")
+			}
+			b.WriteString("sinks:\n")
+			for i := range tt.queries {
+				b.WriteString("  - {name: o" + string(rune('0'+i)) + ", from: t" + string(rune('0'+i)) + ", type: blackhole}\n")
+			}
+			if tt.direct {
+				b.WriteString("  - {name: raw, from: s, type: blackhole}\n")
+			}
+			p, err := plan.Build(parse(t, b.String()), plan.Env{Registry: builtin.Registry(), Logger: slog.New(slog.DiscardHandler)})
+			if err != nil {
+				t.Fatalf("%v\n%s", err, b.String())
+			}
+			src := p.Sources[0]
+			var got []string
+			for i, ok := range src.Projected {
+				if ok {
+					got = append(got, src.Physical.Fields[i].Name)
+				}
+			}
+			want := slices.Clone(tt.want)
+			slices.Sort(got)
+			slices.Sort(want)
+			if !slices.Equal(got, want) || (tt.want == nil) != (src.Projected == nil) {
+				t.Errorf("projected %v (%v), want %v", got, src.Projected, tt.want)
+			}
+		})
+	}
+}
