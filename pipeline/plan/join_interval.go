@@ -110,10 +110,16 @@ func expandBetween(cs []sql.Expr) []sql.Expr {
 // when the join is a regular one.
 func (q *queryBuilder) intervalJoin(n *Node, js *runtime.JoinSpec, residual []sql.Expr, keyTexts []string) (bool, error) {
 	left, right := n.Inputs[0], n.Inputs[1]
-	if q.b.plan.Batch || left.TimeAttr < 0 || right.TimeAttr < 0 || js.Kind > runtime.FullJoin {
+	if q.b.plan.Batch || js.Kind > runtime.FullJoin {
 		return false, nil
 	}
 	lw := left.Schema.Len()
+	if pos, ok := procTimeBound(residual, n.Schema, left, right); ok {
+		return true, errAt(pos, "a processing-time interval join is not supported: etld's interval join runs on event time only; bound the two sources' rowtime columns (each with a WATERMARK) instead, or drop the time bounds for a regular join")
+	}
+	if left.TimeAttr < 0 || right.TimeAttr < 0 {
+		return false, nil
+	}
 	lt, rt := left.TimeAttr, lw+right.TimeAttr
 	var bounds []timeBound
 	var rest []sql.Expr
@@ -166,6 +172,36 @@ func (q *queryBuilder) intervalJoin(n *Node, js *runtime.JoinSpec, residual []sq
 	n.Label = fmt.Sprintf("IntervalJoin(joinType=[%s], windowBounds=[isRowTime=true, leftLowerBound=%d, leftUpperBound=%d, leftTimeIndex=%d, rightTimeIndex=%d], where=[%s], select=[%s])",
 		js.Kind, lo.ms, hi.ms, left.TimeAttr, right.TimeAttr, strings.Join(where, ", "), strings.Join(n.Schema.Names(), ", "))
 	return true, nil
+}
+
+// procTimeBound finds a comparison of a PROCTIME() column of each input
+// (as Flink's ProcTimeIntervalJoin would bound them), to refuse it rather
+// than run it as a regular join whose state never expires.
+func procTimeBound(residual []sql.Expr, schema row.Schema, left, right *Node) (sql.Pos, bool) {
+	lw := left.Schema.Len()
+	isProc := func(c int) (side int, ok bool) {
+		if c < lw {
+			return 0, procTimeCol(left, c)
+		}
+		return 1, procTimeCol(right, c-lw)
+	}
+	for _, c := range expandBetween(residual) {
+		b, ok := c.(*sql.Binary)
+		if !ok || b.Op != sql.OpLt && b.Op != sql.OpLe && b.Op != sql.OpGt && b.Op != sql.OpGe {
+			continue
+		}
+		lc, _, lok := timeTerm(b.L, schema)
+		rc, _, rok := timeTerm(b.R, schema)
+		if !lok || !rok {
+			continue
+		}
+		ls, lp := isProc(lc)
+		rs, rp := isProc(rc)
+		if lp && rp && ls != rs {
+			return c.Pos(), true
+		}
+	}
+	return sql.Pos{}, false
 }
 
 // joinOperator returns the runtime operator of a JoinNode.
