@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unsafe"
 
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
@@ -30,16 +29,7 @@ type Decoder struct {
 	// special marks the bytes that end the fast path of parse: the
 	// delimiter, the quote, the escape and the line breaks.
 	special [256]bool
-	// arena holds the copies of records that rows' strings point into:
-	// one allocation per arenaSize bytes of input, not one per record.
-	// Bytes once written are never overwritten, so a string into it
-	// stays valid for as long as a value holds it.
-	arena []byte
 }
-
-// arenaSize is the size of a fresh arena: large enough that allocating
-// it is rare, small enough that a few retained strings do not pin much.
-const arenaSize = 64 << 10
 
 type field struct {
 	text   string
@@ -82,22 +72,13 @@ func (d *Decoder) SetColumns(needed []bool) {
 	d.needed = needed
 }
 
-// intern copies rec into the arena and returns it as a string sharing
-// the arena's memory.
-func (d *Decoder) intern(rec []byte) string {
-	if len(rec) == 0 {
-		return ""
-	}
-	if len(d.arena)+len(rec) > cap(d.arena) {
-		d.arena = make([]byte, 0, max(arenaSize, len(rec)))
-	}
-	start := len(d.arena)
-	d.arena = append(d.arena, rec...)
-	b := d.arena[start:len(d.arena):len(d.arena)]
-	// The bytes are never written again (intern only appends past
-	// them), so the string is immutable as Go requires.
-	return unsafe.String(&b[0], len(b))
-}
+// intern copies rec into a string of its own, which the row's string
+// values share. One allocation per record, not per field; and a value an
+// operator keeps in its state (a Top-N's rows, a deduplication's) pins its
+// own record only. (Records packed into a shared arena cost less, but a
+// kept value then pins the whole arena: a Top-N's rows spread over a file
+// would keep the file in memory.)
+func (d *Decoder) intern(rec []byte) string { return string(rec) }
 
 // HasHeader reports whether the first record is a header.
 func (d *Decoder) HasHeader() bool { return d.cfg.header }
@@ -140,7 +121,7 @@ func (d *Decoder) Decode(rec []byte, b *row.Batch) error {
 	if d.cfg.comment && len(rec) > 0 && rec[0] == '#' {
 		return nil
 	}
-	// One copy per record, into the arena; unquoted and simply quoted
+	// One copy per record; unquoted and simply quoted
 	// fields are then substrings of it and the row does not alias the
 	// caller's buffer.
 	s := d.intern(rec)
