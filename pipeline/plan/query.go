@@ -117,7 +117,16 @@ func (q *queryBuilder) windowScope(w *sql.WindowTVF) (*scope, error) {
 		return nil, errAt(w.TimeCol.At, "column %q not found in table %s%s", w.TimeCol.Name, tabName, suggest(w.TimeCol.Name, in.Schema.Names()))
 	}
 	if col != in.TimeAttr {
-		return nil, errAt(w.TimeCol.At, "%s needs an event-time attribute, and %q is not one: declare `watermark:` on the source for it (e.g. `watermark: %s - INTERVAL '5' SECOND`)", w.Kind, w.TimeCol.Name, w.TimeCol.Name)
+		switch {
+		case in.TimeAttr >= 0:
+			// A transform keeps one time attribute (a join keeps its left
+			// side's): name it rather than advise a watermark.
+			return nil, errAt(w.TimeCol.At, "%s needs an event-time attribute, and %q is not the one of %s: its event-time attribute is %q", w.Kind, w.TimeCol.Name, tabName, in.Schema.Fields[in.TimeAttr].Name)
+		case in.Kind == ScanNode:
+			return nil, errAt(w.TimeCol.At, "%s needs an event-time attribute, and %q is not one: declare `watermark:` on the source for it (e.g. `watermark: %s - INTERVAL '5' SECOND`)", w.Kind, w.TimeCol.Name, w.TimeCol.Name)
+		default:
+			return nil, errAt(w.TimeCol.At, "%s needs an event-time attribute, and %s has none: select its source's watermark column unchanged in the transform (a computed or aggregated column is not one; a join keeps at most one input's)", w.Kind, tabName)
+		}
 	}
 	if in.Mode.Updating {
 		return nil, errAt(w.At, "%s cannot read the updating table %q: window aggregates take insert-only input", w.Kind, tabName)
