@@ -72,7 +72,8 @@ type Stats struct {
 	// StateEntries, for an operator with state (a StateSizer), is the
 	// number of entries it holds (groups, window slices by key, distinct
 	// rows), updated after every message; StateBytes is the size of its
-	// newest snapshot (0 before the first checkpoint).
+	// newest snapshot (0 before the first checkpoint, and always in a run
+	// without a checkpoint store, which takes no snapshots).
 	StateEntries atomic.Int64
 	StateBytes   atomic.Int64
 }

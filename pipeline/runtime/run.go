@@ -281,9 +281,15 @@ func runOp(ctx context.Context, n *OpNode, in <-chan message, batchSize int, co 
 // there is nothing to align; several inputs meet in a UnionNode, which
 // aligns their barriers (union.go).
 func (n *OpNode) barrier(ctx context.Context, co *coordinator, m message) error {
-	state, err := n.snapshot()
-	if err != nil {
-		return err
+	// A run without a checkpoint store keeps no state: its barriers only
+	// make sinks flush, and encoding the operators' state (hundreds of MB
+	// for a million keys) every interval would be wasted work.
+	var state []byte
+	if co.opt.Store != nil {
+		var err error
+		if state, err = n.snapshot(); err != nil {
+			return err
+		}
 	}
 	if err := co.report(ctx, report{part: n.cpIndex, id: m.barrier, runtime: state}); err != nil {
 		return err
