@@ -253,6 +253,18 @@ func (d *Decoder) Value() Value {
 	return NullValue
 }
 
+// CopyRow decodes the one row encoded in b (AppendRow) into a new slice
+// whose strings share a single copy of b: two allocations whatever the
+// row's width, and b may be reused.
+func CopyRow(b []byte) (Row, error) {
+	d := itemDecoder(string(b))
+	r := d.Row()
+	if err := d.End(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
 // Row reads a row into a new slice.
 func (d *Decoder) Row() Row {
 	n := d.Count(1)

@@ -4,7 +4,9 @@ import (
 	"container/heap"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"slices"
+	"time"
 
 	"github.com/etld/etld/pipeline/row"
 )
@@ -41,25 +43,32 @@ type DedupSpec struct {
 //     than the watermark when it arrives is late: dropped and counted
 //     (RowTimeDeduplicateKeepFirstRowFunction).
 type Dedup struct {
-	spec  DedupSpec
-	kept  map[string]row.Row
-	order []string // batch: keys in first-seen order
+	spec DedupSpec
+	// keys gives each key an id; kept holds its row (encoded, no
+	// pointer for the GC to scan) and times, on event time, that row's
+	// time (timeKey). A key whose row was emitted on the watermark
+	// (event time, keep first) stays in keys with no kept row: done.
+	keys  *keyTable
+	kept  rowStore
+	times []int64
+	free  []int32 // ids of dropped keys
+	order []int32 // batch: ids in first-seen order
 	kbuf  []byte
+	fbuf  []byte // forget's copy of a key
 
-	// Event time, keep first: kept holds the rows waiting for the
-	// watermark, timers their times, done the keys already emitted.
+	// Event time, keep first: timers hold the waiting rows' times, and
+	// waiting (by id) the seq of each key's live timer, 0 for none.
 	timers  timerHeap
 	seq     uint64
-	waiting map[string]uint64 // key -> seq of its live timer
-	done    map[string]struct{}
+	waiting []uint64
 	wm      int64
 	dropped int64
-	ttl     ttlKeys[string] // state TTL by key (dedup_ttl.go)
+	ttl     ttlList // state TTL by id (dedup_ttl.go)
 }
 
 // NewDedup builds the operator.
 func NewDedup(spec DedupSpec) *Dedup {
-	return &Dedup{spec: spec, kept: map[string]row.Row{}, waiting: map[string]uint64{}, done: map[string]struct{}{}, wm: NoWatermark}
+	return &Dedup{spec: spec, keys: newKeyTable(), wm: NoWatermark}
 }
 
 // firstOnTimer reports whether rows wait for the watermark (event time,
@@ -67,7 +76,7 @@ func NewDedup(spec DedupSpec) *Dedup {
 func (d *Dedup) firstOnTimer() bool { return d.spec.RowTime && !d.spec.KeepLast && !d.spec.Batch }
 
 // StateEntries implements StateSizer: the keys with state.
-func (d *Dedup) StateEntries() int64 { return int64(len(d.kept) + len(d.done)) }
+func (d *Dedup) StateEntries() int64 { return int64(d.keys.len()) }
 
 // Dropped counts late rows.
 func (d *Dedup) Dropped() (int64, string) { return d.dropped, "late" }
@@ -77,7 +86,7 @@ func (d *Dedup) Dropped() (int64, string) { return d.dropped, "late" }
 type timer struct {
 	at  int64
 	seq uint64
-	key string
+	id  int32
 }
 
 type timerHeap []timer
@@ -95,6 +104,58 @@ func (h *timerHeap) Pop() any {
 	return t
 }
 
+// timeKey is a time attribute as an int64 ordered as row.Compare orders
+// the values: NULL first.
+func timeKey(v row.Value) int64 {
+	if v.IsNull() {
+		return math.MinInt64
+	}
+	return v.Micros()
+}
+
+// lookup finds the key in d.kbuf, dropping its state first when it
+// expired.
+func (d *Dedup) lookup() (int32, bool) {
+	id, ok := d.keys.find(d.kbuf)
+	if ok && d.ttl.expired(id) {
+		d.forget(id)
+		return 0, false
+	}
+	return id, ok
+}
+
+// add gives the key in d.kbuf an id.
+func (d *Dedup) add() int32 {
+	var id int32
+	if n := len(d.free); n > 0 {
+		id, d.free = d.free[n-1], d.free[:n-1]
+	} else {
+		id = int32(len(d.times))
+		d.times = append(d.times, 0)
+		d.waiting = append(d.waiting, 0)
+	}
+	d.keys.insert(d.kbuf, id)
+	return id
+}
+
+// keep stores r as id's row.
+func (d *Dedup) keep(id int32, r row.Row) {
+	d.kept.put(id, r)
+	if d.spec.RowTime {
+		d.times[id] = timeKey(r[d.spec.TimeCol])
+	}
+}
+
+// forget drops id's key and state.
+func (d *Dedup) forget(id int32) {
+	d.fbuf = append(d.fbuf[:0], d.keys.bytes(id)...) // a copy: remove clears the entry bytes views
+	d.keys.remove(d.fbuf)
+	d.kept.remove(id)
+	d.waiting[id] = 0
+	d.ttl.drop(id)
+	d.free = append(d.free, id)
+}
+
 // waitFirst is keep-first on event time for one row.
 func (d *Dedup) waitFirst(r row.Row) {
 	at := r[d.spec.TimeCol].Micros()
@@ -102,17 +163,19 @@ func (d *Dedup) waitFirst(r row.Row) {
 		d.dropped++
 		return
 	}
-	if _, ok := d.done[string(d.kbuf)]; ok && !d.expireKey() {
+	id, ok := d.lookup()
+	switch {
+	case !ok:
+		id = d.add()
+	case !d.kept.has(id): // done: emitted already
+		return
+	case at >= d.times[id]:
 		return
 	}
-	if prev, ok := d.kept[string(d.kbuf)]; ok && at >= prev[d.spec.TimeCol].Micros() {
-		return
-	}
-	k := string(d.kbuf)
-	d.kept[k] = r
+	d.keep(id, r)
 	d.seq++
-	d.waiting[k] = d.seq
-	heap.Push(&d.timers, timer{at: at, seq: d.seq, key: k})
+	d.waiting[id] = d.seq
+	heap.Push(&d.timers, timer{at: at, seq: d.seq, id: id})
 }
 
 func (d *Dedup) Process(in *row.Batch, out Emitter) error {
@@ -131,21 +194,22 @@ func (d *Dedup) Process(in *row.Batch, out Emitter) error {
 			d.waitFirst(c.Row)
 			continue
 		}
-		d.expireKey()
-		prev, seen := d.kept[string(d.kbuf)]
-		if seen && !d.replaces(prev, c.Row) {
+		id, seen := d.lookup()
+		if seen && !d.replaces(id, c.Row) {
 			continue
 		}
-		d.ttl.touch(string(d.kbuf))
-		if !seen {
-			k := string(d.kbuf)
-			d.kept[k] = c.Row
+		var prev row.Row
+		switch {
+		case !seen:
+			id = d.add()
 			if d.spec.Batch {
-				d.order = append(d.order, k)
+				d.order = append(d.order, id)
 			}
-		} else {
-			d.kept[string(d.kbuf)] = c.Row
+		case !d.spec.Batch:
+			prev = d.kept.row(id)
 		}
+		d.keep(id, c.Row)
+		d.ttl.touch(id)
 		if d.spec.Batch {
 			continue
 		}
@@ -162,16 +226,16 @@ func (d *Dedup) Process(in *row.Batch, out Emitter) error {
 	return nil
 }
 
-// replaces reports whether next takes the place of the kept row prev.
-func (d *Dedup) replaces(prev, next row.Row) bool {
+// replaces reports whether next takes the place of id's kept row.
+func (d *Dedup) replaces(id int32, next row.Row) bool {
 	if !d.spec.RowTime {
 		return d.spec.KeepLast
 	}
-	c := row.Compare(next[d.spec.TimeCol], prev[d.spec.TimeCol])
+	at, prev := timeKey(next[d.spec.TimeCol]), d.times[id]
 	if d.spec.KeepLast {
-		return c >= 0
+		return at >= prev
 	}
-	return c < 0
+	return at < prev
 }
 
 // Watermark emits the waiting rows whose time it reached, in time order.
@@ -182,14 +246,13 @@ func (d *Dedup) Watermark(wm int64, out Emitter) error {
 	d.wm = wm
 	for len(d.timers) > 0 && d.timers[0].at <= wm {
 		t := heap.Pop(&d.timers).(timer)
-		if d.waiting[t.key] != t.seq {
+		if d.waiting[t.id] != t.seq {
 			continue // replaced by an earlier row
 		}
-		out.Emit(row.Insert, d.kept[t.key])
-		delete(d.kept, t.key)
-		delete(d.waiting, t.key)
-		d.done[t.key] = struct{}{}
-		d.ttl.touch(t.key)
+		out.Emit(row.Insert, d.kept.row(t.id))
+		d.kept.remove(t.id)
+		d.waiting[t.id] = 0
+		d.ttl.touch(t.id)
 	}
 	return nil
 }
@@ -199,8 +262,8 @@ func (d *Dedup) Finish(out Emitter) error {
 	if !d.spec.Batch {
 		return nil
 	}
-	for _, k := range d.order {
-		out.Emit(row.Insert, d.kept[k])
+	for _, id := range d.order {
+		out.Emit(row.Insert, d.kept.row(id))
 	}
 	return nil
 }
@@ -219,15 +282,25 @@ func (d *Dedup) Snapshot() ([]byte, error) {
 	buf := []byte{v}
 	buf = binary.AppendVarint(buf, d.wm)
 	buf = binary.AppendVarint(buf, d.dropped)
-	buf = binary.AppendUvarint(buf, uint64(len(d.done)))
-	for k := range d.done {
-		buf = row.AppendString(buf, k)
-	}
-	buf = binary.AppendUvarint(buf, uint64(len(d.kept)))
+	ids := d.ids()
+	var done []int32
 	if d.firstOnTimer() {
-		live := make([]timer, 0, len(d.waiting))
+		for _, id := range ids {
+			if !d.kept.has(id) {
+				done = append(done, id)
+			}
+		}
+	}
+	buf = binary.AppendUvarint(buf, uint64(len(done)))
+	for _, id := range done {
+		buf = row.AppendString(buf, string(d.keys.bytes(id)))
+	}
+	buf = binary.AppendUvarint(buf, uint64(d.kept.len()))
+	switch {
+	case d.firstOnTimer():
+		live := make([]timer, 0, len(d.timers))
 		for _, t := range d.timers {
-			if d.waiting[t.key] == t.seq {
+			if d.waiting[t.id] == t.seq {
 				live = append(live, t)
 			}
 		}
@@ -237,74 +310,89 @@ func (d *Dedup) Snapshot() ([]byte, error) {
 			}
 			return 1
 		})
+		ids = ids[:0]
 		for _, t := range live {
-			buf = row.AppendRow(buf, d.kept[t.key])
+			ids = append(ids, t.id)
 		}
-		return d.appendTTL(buf), nil
+	case d.spec.Batch:
+		ids = d.order
 	}
-	if d.spec.Batch {
-		for _, k := range d.order {
-			buf = row.AppendRow(buf, d.kept[k])
-		}
-		return buf, nil
-	}
-	for _, r := range d.kept {
-		buf = row.AppendRow(buf, r)
+	for _, id := range ids {
+		buf = append(buf, d.kept.bytes(id)...) // AppendRow's encoding
 	}
 	return d.appendTTL(buf), nil
 }
 
-// Restore replaces the kept rows with a snapshot's.
+// ids lists the ids that hold a key.
+func (d *Dedup) ids() []int32 {
+	ids := make([]int32, 0, d.keys.len())
+	for id := range int32(len(d.times)) {
+		if d.keys.has(id) {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// Restore replaces the state with a snapshot's.
 func (d *Dedup) Restore(state []byte) error {
 	dec := row.NewDecoder(state)
 	v := dec.Byte()
 	if v != dedupStateVersion && v != dedupTTLStateVersion {
 		return fmt.Errorf("deduplicate: state version %d, want %d or %d", v, dedupStateVersion, dedupTTLStateVersion)
 	}
-	wm, dropped := dec.Varint(), dec.Varint()
-	nd := dec.Count(1)
-	done := make(map[string]struct{}, nd)
-	for range nd {
-		done[dec.Str()] = struct{}{}
+	r := NewDedup(d.spec)
+	if d.ttl.on() {
+		r.SetStateTTL(StateTTL{TTL: time.Duration(d.ttl.ttl) * time.Millisecond, Now: d.ttl.now})
+	}
+	r.wm, r.dropped = dec.Varint(), dec.Varint()
+	for range dec.Count(1) {
+		r.kbuf = append(r.kbuf[:0], dec.Bytes()...)
+		if _, ok := r.keys.find(r.kbuf); !ok && dec.Err() == nil {
+			r.add()
+		}
 	}
 	n := dec.Count(1)
-	kept := make(map[string]row.Row, n)
-	var order []string
 	for range n {
-		r := dec.Row()
+		kr := dec.Row()
 		if dec.Err() != nil {
 			break
 		}
 		for _, k := range d.spec.Key {
-			if k >= len(r) {
-				dec.Fail("row of %d columns has no key column %d", len(r), k)
+			if k >= len(kr) {
+				dec.Fail("row of %d columns has no key column %d", len(kr), k)
 			}
+		}
+		if d.spec.RowTime && d.spec.TimeCol >= len(kr) {
+			dec.Fail("row of %d columns has no time column %d", len(kr), d.spec.TimeCol)
 		}
 		if dec.Err() != nil {
 			break
 		}
-		d.kbuf = row.KeyOf(d.kbuf[:0], r, d.spec.Key)
-		kept[string(d.kbuf)] = r
-		order = append(order, string(d.kbuf))
+		r.kbuf = row.KeyOf(r.kbuf[:0], kr, d.spec.Key)
+		id, ok := r.keys.find(r.kbuf)
+		if !ok {
+			id = r.add()
+			r.order = append(r.order, id)
+		}
+		r.keep(id, kr)
 	}
-	d.readTTL(dec, v == dedupTTLStateVersion)
+	r.readTTL(dec, v == dedupTTLStateVersion)
 	if err := dec.End(); err != nil {
 		return fmt.Errorf("deduplicate: restore: %w", err)
 	}
-	d.kept, d.done, d.wm, d.dropped = kept, done, wm, dropped
-	d.timers, d.waiting, d.seq = nil, map[string]uint64{}, 0
-	if d.spec.Batch {
-		d.order = order
-	}
-	d.touchRestored()
-	if d.firstOnTimer() {
-		for _, k := range order {
-			d.seq++
-			d.waiting[k] = d.seq
-			d.timers = append(d.timers, timer{at: kept[k][d.spec.TimeCol].Micros(), seq: d.seq, key: k})
+	if r.firstOnTimer() {
+		for _, id := range r.order { // the snapshot's timer order
+			r.seq++
+			r.waiting[id] = r.seq
+			r.timers = append(r.timers, timer{at: r.times[id], seq: r.seq, id: id})
 		}
-		heap.Init(&d.timers)
+		heap.Init(&r.timers)
 	}
+	if !d.spec.Batch {
+		r.order = nil
+	}
+	*d = *r
 	return nil
 }
 

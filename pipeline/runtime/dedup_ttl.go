@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"encoding/binary"
 	"time"
 
 	"github.com/etld/etld/pipeline/row"
@@ -33,7 +34,7 @@ func (d *Dedup) SweepEvery() time.Duration {
 	if !d.ttl.on() {
 		return 0
 	}
-	return sweepEvery(time.Duration(d.ttl.list.ttl) * time.Millisecond)
+	return sweepEvery(time.Duration(d.ttl.ttl) * time.Millisecond)
 }
 
 // Sweep implements Sweeper.
@@ -45,76 +46,59 @@ func (d *Dedup) Sweep() {
 }
 
 func (d *Dedup) sweep(budget int) {
-	d.ttl.sweep(budget, func(k string) bool {
-		delete(d.kept, k)
-		delete(d.done, k)
+	d.ttl.sweep(budget, func(id int32) bool {
+		d.forget(id)
 		return true
 	})
 }
 
-// expireKey drops the state of the key in d.kbuf when it expired and
-// reports whether it did.
-func (d *Dedup) expireKey() bool {
-	if !d.ttl.expired(string(d.kbuf)) {
-		return false
-	}
-	k := string(d.kbuf)
-	delete(d.kept, k)
-	delete(d.done, k)
-	d.ttl.drop(k)
-	return true
-}
-
 // dedupTTLStateVersion is the version-2 layout followed by the keys'
-// last writes (ttlKeys.appendTimes).
+// last writes: a count, then per key (the oldest first) the key and the
+// time in milliseconds.
 const dedupTTLStateVersion = 3
 
 func (d *Dedup) appendTTL(buf []byte) []byte {
 	if !d.ttl.on() {
 		return buf
 	}
-	return d.ttl.appendTimes(buf, row.AppendString)
+	buf = binary.AppendUvarint(buf, uint64(d.ttl.n))
+	d.ttl.each(func(id int32, at int64) {
+		buf = row.AppendString(buf, string(d.keys.bytes(id)))
+		buf = binary.AppendVarint(buf, at)
+	})
+	return buf
 }
 
+// readTTL reads appendTTL's times (when timed) into a restored Dedup,
+// then gives the keys that have none (an old snapshot) the restore time.
+// Keys the snapshot no longer holds are skipped.
 func (d *Dedup) readTTL(dec *row.Decoder, timed bool) {
-	d.ttl.reset()
 	d.ttl.tick()
 	if timed {
-		d.ttl.readTimes(dec, (*row.Decoder).Str)
+		for range dec.Count(2) {
+			d.kbuf = append(d.kbuf[:0], dec.Bytes()...)
+			at := dec.Varint()
+			if dec.Err() != nil {
+				return
+			}
+			if id, ok := d.keys.find(d.kbuf); ok && d.ttl.on() && d.tracked(id) {
+				d.ttl.touchAt(id, at)
+			}
+		}
 	}
-}
-
-// touchRestored gives the restored keys without a time (an old
-// snapshot) the restore time; it runs after kept and done are restored.
-func (d *Dedup) touchRestored() {
 	if !d.ttl.on() {
 		return
 	}
-	var stale []string
-	d.ttl.each(func(k string, _ int64) {
-		_, kept := d.kept[k]
-		_, done := d.done[k]
-		if !kept && !done {
-			stale = append(stale, k)
-		}
-	})
-	for _, k := range stale {
-		d.ttl.drop(k)
-	}
-	if d.firstOnTimer() {
-		for k := range d.done {
-			if _, ok := d.ttl.ids[k]; !ok {
-				d.ttl.touch(k)
-			}
-		}
-		return
-	}
-	for k := range d.kept {
-		if _, ok := d.ttl.ids[k]; !ok {
-			d.ttl.touch(k)
+	for _, id := range d.ids() {
+		if d.tracked(id) && !d.ttl.linked(id) {
+			d.ttl.touch(id)
 		}
 	}
 }
+
+// tracked reports whether id's state expires by TTL: every key's but
+// that of a row waiting for the watermark (event time, keep first).
+func (d *Dedup) tracked(id int32) bool { return !d.firstOnTimer() || !d.kept.has(id) }
 
 var (
 	_ TTLSetter = (*Dedup)(nil)
