@@ -74,6 +74,10 @@ type batchEmitter struct {
 	src  row.Origin
 	cur  int32
 	from []int32
+	// last is the length of the last batch taken: a new batch starts
+	// with room for as many changes, so that one emitting as many changes
+	// as it reads (a Calc) does not grow its slices from 256 each time.
+	last int
 }
 
 func newBatchEmitter(size int) *batchEmitter { return &batchEmitter{size: size, cur: -1} }
@@ -92,7 +96,7 @@ func (e *batchEmitter) at(i int) { e.cur = int32(i) }
 
 func (e *batchEmitter) Emit(k row.Kind, r row.Row) {
 	if e.batch == nil {
-		e.batch = &row.Batch{Changes: make([]row.Change, 0, min(e.size, 256))}
+		e.batch = &row.Batch{Changes: make([]row.Change, 0, min(e.size, max(e.last, 256)))}
 		if e.src != nil {
 			e.from = make([]int32, 0, cap(e.batch.Changes))
 		}
@@ -110,6 +114,7 @@ func (e *batchEmitter) Emit(k row.Kind, r row.Row) {
 
 // seal gives the current batch its origin.
 func (e *batchEmitter) seal() {
+	e.last = e.batch.Len()
 	if e.src != nil {
 		e.batch.Origin = &derivedOrigin{parent: e.src, from: e.from}
 		e.from = nil

@@ -187,39 +187,122 @@ func (p *rankPartition) removeAt(gi, j int) {
 // range that does not start at 1 always uses the rank-number algorithm,
 // as Flink's does, and emits the rows ranked in range.
 type TopN struct {
-	spec  RankSpec
-	parts map[string]*rankPartition
-	order []string // batch: partitions in the order they were first seen
+	spec RankSpec
+	// keys gives each partition an id, the index of its rows in parts
+	// (nil for a free id).
+	keys  *keyTable
+	parts []*rankPartition
+	free  []int32
+	order []int32 // batch: partitions in the order they were first seen
 	rows  int64
 	kbuf  []byte
 	out   Emitter
 	ttl   ttlKeys[string] // state TTL by partition (rank_ttl.go)
+	// floor, for an AppendFast top whose ORDER BY is one integer column
+	// (floorCol, else -1): by id, the sort value of a full partition's
+	// last row, with floorSet, so that a row that cannot enter (most rows
+	// of a long stream) is turned away without reading the partition's
+	// rows, each a pointer away.
+	floorCol int
+	floor    []int64
+	floorSet []bool
 }
 
 // NewTopN builds the operator.
 func NewTopN(spec RankSpec) *TopN {
-	return &TopN{spec: spec, parts: map[string]*rankPartition{}}
+	t := &TopN{spec: spec, keys: newKeyTable(), floorCol: -1}
+	if spec.Strategy == AppendFast && !spec.Batch && len(spec.Order) == 1 {
+		t.floorCol = spec.Order[0].Col
+	}
+	return t
 }
 
 // StateEntries implements StateSizer: the rows held.
 func (t *TopN) StateEntries() int64 { return t.rows }
 
-func (t *TopN) partition(r row.Row) *rankPartition {
+// partition returns the id and rows of the partition of r, whose key it
+// leaves in t.kbuf, making them when new.
+func (t *TopN) partition(r row.Row) (int32, *rankPartition) {
 	t.kbuf = row.KeyOf(t.kbuf[:0], r, t.spec.Partition)
-	p := t.parts[string(t.kbuf)]
-	if p != nil && t.expirePart() {
-		p = nil
+	id, ok := t.keys.find(t.kbuf)
+	if ok && t.expirePart(id) {
+		ok = false
 	}
 	t.ttl.touch(string(t.kbuf))
-	if p == nil {
-		p = &rankPartition{}
-		k := string(t.kbuf)
-		t.parts[k] = p
+	if !ok {
+		id = t.addPart(t.kbuf, &rankPartition{})
 		if t.spec.Batch {
-			t.order = append(t.order, k)
+			t.order = append(t.order, id)
 		}
 	}
-	return p
+	return id, t.parts[id]
+}
+
+// addPart gives key the partition p.
+func (t *TopN) addPart(key []byte, p *rankPartition) int32 {
+	var id int32
+	if n := len(t.free); n > 0 {
+		id, t.free = t.free[n-1], t.free[:n-1]
+		t.parts[id] = p
+	} else {
+		id = int32(len(t.parts))
+		t.parts = append(t.parts, p)
+		if t.floorCol >= 0 {
+			t.floor = append(t.floor, 0)
+			t.floorSet = append(t.floorSet, false)
+		}
+	}
+	t.keys.insert(key, id)
+	return id
+}
+
+// dropPart forgets partition id, whose key is in t.kbuf.
+func (t *TopN) dropPart(id int32) {
+	t.rows -= int64(t.parts[id].n)
+	t.keys.remove(t.kbuf)
+	t.parts[id] = nil
+	if t.floorCol >= 0 {
+		t.floorSet[id] = false
+	}
+	t.free = append(t.free, id)
+}
+
+// intKey is v as an int64 ordered as row.Compare orders such values,
+// when it is a non-NULL integer, date or timestamp.
+func intKey(v row.Value) (int64, bool) {
+	switch v.Type() {
+	case row.Int, row.BigInt, row.Date, row.Timestamp, row.TimestampLTZ:
+		return v.Int64(), true
+	}
+	return 0, false
+}
+
+// turnedAway reports whether r cannot enter the full partition id: its
+// sort value is not better than the floor (appendRow's first test).
+func (t *TopN) turnedAway(id int32, r row.Row) bool {
+	if !t.floorSet[id] {
+		return false
+	}
+	v, ok := intKey(r[t.floorCol])
+	if !ok {
+		return false
+	}
+	if t.spec.Order[0].Desc {
+		return v <= t.floor[id]
+	}
+	return v >= t.floor[id]
+}
+
+// setFloor records partition id's floor after a change.
+func (t *TopN) setFloor(id int32, p *rankPartition) {
+	t.floorSet[id] = false
+	if p.n < int(t.spec.End) || len(p.groups) == 0 {
+		return
+	}
+	last := p.groups[len(p.groups)-1][0]
+	if v, ok := intKey(last[t.floorCol]); ok {
+		t.floor[id], t.floorSet[id] = v, true
+	}
 }
 
 func (t *TopN) Process(in *row.Batch, out Emitter) error {
@@ -234,7 +317,7 @@ func (t *TopN) Process(in *row.Batch, out Emitter) error {
 		if tr != nil {
 			tr.at(i)
 		}
-		p := t.partition(c.Row)
+		id, p := t.partition(c.Row)
 		switch {
 		case t.spec.Batch:
 			if !c.Kind.IsAdd() {
@@ -245,6 +328,14 @@ func (t *TopN) Process(in *row.Batch, out Emitter) error {
 		case c.Kind.IsAdd() && t.spec.Strategy == AppendFast:
 			if c.Kind != row.Insert {
 				return fmt.Errorf("top-n: change %d: input planned as insert-only carries a %s change", i, c.Kind)
+			}
+			if t.floorCol >= 0 {
+				if t.turnedAway(id, c.Row) {
+					continue
+				}
+				t.appendRow(p, c.Row)
+				t.setFloor(id, p)
+				break
 			}
 			t.appendRow(p, c.Row)
 		case c.Kind.IsAdd():
@@ -262,7 +353,7 @@ func (t *TopN) Process(in *row.Batch, out Emitter) error {
 		}
 		if p.n == 0 {
 			t.kbuf = row.KeyOf(t.kbuf[:0], c.Row, t.spec.Partition)
-			delete(t.parts, string(t.kbuf))
+			t.dropPart(id)
 			t.ttl.drop(string(t.kbuf))
 		}
 	}
@@ -474,8 +565,8 @@ func (t *TopN) Finish(out Emitter) error {
 	}
 	t.out = out
 partitions:
-	for _, k := range t.order {
-		p := t.parts[k]
+	for _, id := range t.order {
+		p := t.parts[id]
 		var n, rank, dense int64
 		for _, g := range p.groups {
 			dense++
@@ -509,16 +600,18 @@ const topNStateVersion = 1
 // partition its groups, each a count of rows and the rows.
 func (t *TopN) Snapshot() ([]byte, error) {
 	buf := []byte{t.stateVersion()}
-	keys := t.order
+	ids := t.order
 	if !t.spec.Batch {
-		keys = make([]string, 0, len(t.parts))
-		for k := range t.parts {
-			keys = append(keys, k)
+		ids = make([]int32, 0, t.keys.len())
+		for id, p := range t.parts {
+			if p != nil {
+				ids = append(ids, int32(id))
+			}
 		}
 	}
-	buf = binary.AppendUvarint(buf, uint64(len(keys)))
-	for _, k := range keys {
-		p := t.parts[k]
+	buf = binary.AppendUvarint(buf, uint64(len(ids)))
+	for _, id := range ids {
+		p := t.parts[id]
 		buf = binary.AppendUvarint(buf, uint64(len(p.groups)))
 		for _, g := range p.groups {
 			buf = binary.AppendUvarint(buf, uint64(len(g)))
@@ -537,9 +630,8 @@ func (t *TopN) Restore(state []byte) error {
 	if v != topNStateVersion && v != topNTTLStateVersion {
 		return fmt.Errorf("top-n: state version %d, want %d or %d", v, topNStateVersion, topNTTLStateVersion)
 	}
-	parts := map[string]*rankPartition{}
-	var order []string
-	var rows int64
+	r := NewTopN(t.spec)
+	r.ttl = t.ttl
 	np := d.Count(1)
 	for range np {
 		p := &rankPartition{}
@@ -563,20 +655,26 @@ func (t *TopN) Restore(state []byte) error {
 		if d.Err() != nil || len(p.groups) == 0 {
 			break
 		}
-		t.kbuf = row.KeyOf(t.kbuf[:0], p.groups[0][0], t.spec.Partition)
-		k := string(t.kbuf)
-		parts[k] = p
-		order = append(order, k)
-		rows += int64(p.n)
+		r.kbuf = row.KeyOf(r.kbuf[:0], p.groups[0][0], t.spec.Partition)
+		if _, dup := r.keys.find(r.kbuf); dup {
+			d.Fail("partition %q twice", r.kbuf)
+			break
+		}
+		id := r.addPart(r.kbuf, p)
+		r.order = append(r.order, id)
+		r.rows += int64(p.n)
+		if r.floorCol >= 0 {
+			r.setFloor(id, p)
+		}
 	}
-	t.readTTL(d, v == topNTTLStateVersion, parts)
+	r.readTTL(d, v == topNTTLStateVersion)
 	if err := d.End(); err != nil {
 		return fmt.Errorf("top-n: restore: %w", err)
 	}
-	t.parts, t.rows = parts, rows
-	if t.spec.Batch {
-		t.order = order
+	if !t.spec.Batch {
+		r.order = nil
 	}
+	*t = *r
 	return nil
 }
 

@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -244,4 +246,51 @@ func (o *aggOut) changes() []row.Change {
 	cs := o.rows
 	o.rows, o.lines = nil, nil
 	return cs
+}
+
+// TestTopNFloorChangesNothing runs random insert-only streams (ties,
+// NULL sort values, INT and BIGINT columns) through an AppendFast top
+// with its floor and through the same top without it (floorCol -1, every
+// row compared against the partition's rows) and wants the same changes,
+// state and snapshot.
+func TestTopNFloorChangesNothing(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(3, 4))
+	for _, desc := range []bool{false, true} {
+		for _, end := range []int64{1, 3} {
+			for _, rank := range []bool{false, true} {
+				spec := topNSpec(AppendFast, rank, 1, end)
+				spec.Order[0].Desc = desc
+				fast, slow := NewTopN(spec), NewTopN(spec)
+				if fast.floorCol != 2 {
+					t.Fatalf("floor column %d, want 2", fast.floorCol)
+				}
+				slow.floorCol = -1
+				var fo, so aggOut
+				for i := range 5000 {
+					var v any = rnd.IntN(50)
+					switch rnd.IntN(10) {
+					case 0:
+						v = nil
+					case 1:
+						v = int32(rnd.IntN(50))
+					}
+					c := ins(fmt.Sprint("p", rnd.IntN(20)), fmt.Sprint("r", i), v)
+					if err := fast.Process(aggBatch(c), &fo); err != nil {
+						t.Fatal(err)
+					}
+					if err := slow.Process(aggBatch(c), &so); err != nil {
+						t.Fatal(err)
+					}
+					if f, s := fo.take(), so.take(); !slices.Equal(f, s) {
+						t.Fatalf("desc=%v end=%d rank=%v: after %s: with the floor %q, without %q", desc, end, rank, c, f, s)
+					}
+				}
+				fs, _ := fast.Snapshot()
+				ss, _ := slow.Snapshot()
+				if fast.StateEntries() != slow.StateEntries() || len(fs) != len(ss) {
+					t.Errorf("desc=%v end=%d rank=%v: state %d (%d B) with the floor, %d (%d B) without", desc, end, rank, fast.StateEntries(), len(fs), slow.StateEntries(), len(ss))
+				}
+			}
+		}
+	}
 }

@@ -40,9 +40,9 @@ func (t *TopN) Sweep() {
 
 func (t *TopN) sweep(budget int) {
 	t.ttl.sweep(budget, func(k string) bool {
-		if p := t.parts[k]; p != nil {
-			t.rows -= int64(p.n)
-			delete(t.parts, k)
+		t.kbuf = append(t.kbuf[:0], k...)
+		if id, ok := t.keys.find(t.kbuf); ok {
+			t.dropPart(id)
 		}
 		return true
 	})
@@ -50,14 +50,12 @@ func (t *TopN) sweep(budget int) {
 
 // expirePart drops the partition of the key in t.kbuf when it expired
 // and reports whether it did.
-func (t *TopN) expirePart() bool {
+func (t *TopN) expirePart(id int32) bool {
 	if !t.ttl.expired(string(t.kbuf)) {
 		return false
 	}
-	k := string(t.kbuf)
-	t.rows -= int64(t.parts[k].n)
-	delete(t.parts, k)
-	t.ttl.drop(k)
+	t.dropPart(id)
+	t.ttl.drop(string(t.kbuf))
 	return true
 }
 
@@ -81,7 +79,7 @@ func (t *TopN) appendTTL(buf []byte) []byte {
 
 // readTTL restores the partitions' times; those without one (an old
 // snapshot) get the restore time.
-func (t *TopN) readTTL(d *row.Decoder, timed bool, parts map[string]*rankPartition) {
+func (t *TopN) readTTL(d *row.Decoder, timed bool) {
 	t.ttl.reset()
 	t.ttl.tick()
 	if timed {
@@ -92,14 +90,18 @@ func (t *TopN) readTTL(d *row.Decoder, timed bool, parts map[string]*rankPartiti
 	}
 	var stale []string
 	t.ttl.each(func(k string, _ int64) {
-		if parts[k] == nil {
+		if _, ok := t.keys.find([]byte(k)); !ok {
 			stale = append(stale, k)
 		}
 	})
 	for _, k := range stale {
 		t.ttl.drop(k)
 	}
-	for k := range parts {
+	for id, p := range t.parts {
+		if p == nil {
+			continue
+		}
+		k := t.keys.key(int32(id))
 		if _, ok := t.ttl.ids[k]; !ok {
 			t.ttl.touch(k)
 		}
