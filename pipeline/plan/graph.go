@@ -282,20 +282,14 @@ func (p *Plan) joinGraph(g *runtime.Graph, n *Node, id, transform string, build 
 }
 
 // setStateTTL gives a streaming operator with keyed state the retention
-// of `state_ttl`: the transform's own when set, else the pipeline's. It is
-// not part of the fingerprint, so changing it keeps the checkpoint.
+// of `state_ttl` (Plan.stateTTL). It is not part of the fingerprint, so
+// changing it keeps the checkpoint.
 func (p *Plan) setStateTTL(op runtime.Operator, n *Node, transform string) {
 	setter, ok := op.(runtime.TTLSetter)
-	if !ok || n.batch {
+	if !ok {
 		return
 	}
-	ttl := p.Spec.StateTTL
-	for _, t := range p.Spec.Transforms {
-		if t.Name == transform && t.StateTTL != nil {
-			ttl = *t.StateTTL
-		}
-	}
-	if ttl > 0 {
+	if ttl := p.stateTTL(n, transform); ttl > 0 {
 		setter.SetStateTTL(runtime.StateTTL{TTL: ttl})
 	}
 }
