@@ -69,3 +69,16 @@ func durationText(d time.Duration) string {
 	}
 	return fmt.Sprintf("%dms", ms)
 }
+
+// ExpiringState reports whether the named transform owns an operator
+// whose state `state_ttl` expires: only then does its retention change
+// what it computes (the Flink export compares it with the pipeline's).
+func (p *Plan) ExpiringState(transform string) bool {
+	_, owners := p.opOwners()
+	for n, t := range owners {
+		if t == transform && n.honoursTTL() {
+			return true
+		}
+	}
+	return false
+}
