@@ -16,7 +16,7 @@ func (n *Node) honoursTTL() bool {
 		return false
 	}
 	switch n.Kind {
-	case GroupAggNode, DistinctNode, DedupNode:
+	case GroupAggNode, DistinctNode, DedupNode, OverAggNode:
 		return true
 	case RankNode:
 		// UpdatableTopN keeps its rows by upsert key and has no TTL.
