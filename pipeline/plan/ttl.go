@@ -3,8 +3,6 @@ package plan
 import (
 	"fmt"
 	"time"
-
-	"github.com/etld/etld/pipeline/runtime"
 )
 
 // honoursTTL reports whether n's operator keeps keyed state that
@@ -16,11 +14,8 @@ func (n *Node) honoursTTL() bool {
 		return false
 	}
 	switch n.Kind {
-	case GroupAggNode, DistinctNode, DedupNode, OverAggNode:
+	case GroupAggNode, DistinctNode, RankNode, DedupNode, OverAggNode:
 		return true
-	case RankNode:
-		// UpdatableTopN keeps its rows by upsert key and has no TTL.
-		return n.rank.Strategy != runtime.UpdateFast
 	case JoinNode:
 		// Interval and event-time temporal joins free state by the
 		// watermark.
