@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/etld/etld/pipeline/plan"
+	"github.com/etld/etld/pipeline/runtime"
 	"github.com/etld/etld/pipeline/spec"
 )
 
@@ -72,5 +73,48 @@ func TestDescribeStateTTL(t *testing.T) {
 		if g, ok := got[name]; !ok || g != ttl {
 			t.Errorf("%s: GroupAggregate state_ttl %q (found: %v), want %q", name, g, ok, ttl)
 		}
+	}
+}
+
+// TestGraphSetsStateTTL: the operators Graph builds run with a TTL (they
+// sweep) exactly where the plan as data says one applies.
+func TestGraphSetsStateTTL(t *testing.T) {
+	data, err := os.ReadFile("testdata/state-ttl.plantest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	input, _, _ := strings.Cut(string(data), "\n----\n")
+	p := buildPlan(t, allConnectors(), "state-ttl.yaml", []byte(input), func(string) (string, bool) { return "", false })
+	defer p.Close()
+	g, err := p.Graph()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops := map[string]runtime.Operator{}
+	for _, n := range g.Ops {
+		ops[n.ID] = n.Op
+	}
+	checked, with := 0, 0
+	for _, n := range p.Describe().Nodes {
+		if !n.Stateful {
+			continue
+		}
+		op, ok := ops[n.StateID]
+		if !ok {
+			t.Errorf("%s: no runtime operator %s", n.Label, n.StateID)
+			continue
+		}
+		sw, ok := op.(runtime.Sweeper)
+		sweeps := ok && sw.SweepEvery() > 0
+		if sweeps != (n.StateTTL != "") {
+			t.Errorf("%s (%s): operator sweeps %v, state_ttl %q", n.Label, n.Name, sweeps, n.StateTTL)
+		}
+		checked++
+		if sweeps {
+			with++
+		}
+	}
+	if checked < 10 || with < 8 {
+		t.Errorf("checked %d stateful operators, %d with a TTL: the file plans fewer than expected", checked, with)
 	}
 }
