@@ -40,7 +40,7 @@ sinks:
 // TestStateTTLKeyStartsAgain runs a GROUP BY with state_ttl in the
 // daemon. Within one input batch a user's second click updates its count
 // (-U/+U); once the admin server shows the aggregate's state emptied by
-// expiry (/metrics and /pipelines), the user's next click starts it again
+// expiry (/metrics and /pipelines, which also shows the retention), the user's next click starts it again
 // with +I, not -U/+U. Expiry is observed through the state size, never
 // waited for by sleeping: the test takes the TTL (3 s) plus a sweep.
 func TestStateTTLKeyStartsAgain(t *testing.T) {
@@ -88,8 +88,8 @@ func TestStateTTLKeyStartsAgain(t *testing.T) {
 		}
 		return nil
 	})
-	if n, ok := operatorState(t, base, "ttl", "transform/per_user/1"); !ok || n != 0 {
-		t.Errorf("/pipelines operator_state of the aggregate: %d entries (found %v), want 0", n, ok)
+	if st, ok := operatorState(t, base, "ttl", "transform/per_user/1"); !ok || st.Entries != 0 || st.StateTTL != "3s" {
+		t.Errorf("/pipelines operator_state of the aggregate: %+v (found %v), want 0 entries, state_ttl 3s", st, ok)
 	}
 
 	// a comes back: a fresh group, +I[a, 1]; nothing retracts the old one.
@@ -106,17 +106,21 @@ func TestStateTTLKeyStartsAgain(t *testing.T) {
 	}
 }
 
-// operatorState returns the entries /pipelines reports for the
-// operator with the state id in the named pipeline.
-func operatorState(t *testing.T, base, pipeline, stateID string) (int64, bool) {
+// operatorStateInfo is an entry of /pipelines' operator_state.
+type operatorStateInfo struct {
+	StateID  string `json:"state_id"`
+	Entries  int64  `json:"entries"`
+	StateTTL string `json:"state_ttl"`
+}
+
+// operatorState returns what /pipelines reports for the operator with
+// the state id in the named pipeline.
+func operatorState(t *testing.T, base, pipeline, stateID string) (operatorStateInfo, bool) {
 	t.Helper()
 	_, body := httpGet(t, base+"/pipelines")
 	var list []struct {
-		Name  string `json:"name"`
-		State []struct {
-			StateID string `json:"state_id"`
-			Entries int64  `json:"entries"`
-		} `json:"operator_state"`
+		Name  string              `json:"name"`
+		State []operatorStateInfo `json:"operator_state"`
 	}
 	if err := json.Unmarshal([]byte(body), &list); err != nil {
 		t.Fatalf("/pipelines: %v\n%s", err, body)
@@ -124,11 +128,11 @@ func operatorState(t *testing.T, base, pipeline, stateID string) (int64, bool) {
 	for _, p := range list {
 		for _, s := range p.State {
 			if p.Name == pipeline && s.StateID == stateID {
-				return s.Entries, true
+				return s, true
 			}
 		}
 	}
-	return 0, false
+	return operatorStateInfo{}, false
 }
 
 func grepLines(text, sub string) string {
