@@ -208,7 +208,7 @@ func (p *Pipeline) Run(ctx context.Context, opt RunOptions) (Summary, error) {
 				s.Dropped = append(s.Dropped, Count{Name: n.Name, Skipped: d})
 			}
 			if _, ok := n.Op.(runtime.StateSizer); ok {
-				s.State = append(s.State, StateSize{Operator: n.Name, Transform: n.Transform, ID: n.ID, Entries: n.Stats.StateEntries.Load(), Bytes: n.Stats.StateBytes.Load()})
+				s.State = append(s.State, StateSize{Operator: n.Name, Transform: n.Transform, ID: n.ID, Entries: n.Stats.StateEntries.Load(), Bytes: n.Stats.StateBytes.Load(), TTL: n.StateTTL})
 			}
 		}
 		for i, n := range g.Sinks {

@@ -37,6 +37,8 @@ type StateSize struct {
 	// its node in plan.Describe.
 	ID             string
 	Entries, Bytes int64
+	// TTL is the operator's state_ttl retention, 0 for none.
+	TTL time.Duration
 }
 
 // Checkpoints are a run's checkpoint counters.

@@ -1,5 +1,7 @@
 package main
 
+import "strings"
+
 // regionsCSV is the dimension of the join cases: region, name; asia has
 // no row and af no readings, so that both sides have unmatched rows.
 const regionsCSV = `eu,Europe
@@ -94,8 +96,17 @@ FROM regions g LEFT JOIN (SELECT region, COUNT(*) AS n, MAX(temp) AS hi FROM rea
 		one("gen-not-in", `SELECT id, region FROM readings WHERE region NOT IN (SELECT region FROM regions)`, readingsSource+regionsSource),
 		one("gen-temporal", `SELECT r.id, r.ts, r.temp * f.factor AS scaled, f.valid_from
 FROM readings r LEFT JOIN region_rates FOR SYSTEM_TIME AS OF r.event_time AS f ON r.region = f.region`, readingsSource+regionRatesSource),
+		// state_ttl: SET 'table.exec.state.ttl' on Flink. An hour never
+		// expires within the run, so both sides keep every group.
+		stateTTL(one("gen-state-ttl", `SELECT region, COUNT(*) AS n, MAX(temp) AS hi FROM readings GROUP BY region`, readingsSource)),
 		one("gen-unnest", `SELECT r.id, r.ts, t.tag FROM readings r CROSS JOIN UNNEST(ARRAY[r.id, r.region]) AS t (tag)`, readingsSource),
 	}
+}
+
+// stateTTL gives a case's pipeline a state_ttl of an hour.
+func stateTTL(c flinkCase) flinkCase {
+	c.yaml = strings.Replace(c.yaml, "\nsources:", "\nstate_ttl: 1h\nsources:", 1)
+	return c
 }
 
 func indent(s, pad string) string {

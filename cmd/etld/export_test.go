@@ -15,6 +15,12 @@ func TestExportFlinkCommand(t *testing.T) {
 	const secret = "Pw-n0t-in-any-0utput"
 	t.Setenv("ETLD_MYSQL_DSN", "etld:"+secret+"@tcp(127.0.0.1:3306)/etld")
 	dir := workdir(t)
+	// sensor-stats with a pipeline-wide state_ttl, and with its transform
+	// keeping its state forever under it: Flink has one TTL per job.
+	stats := readFile(t, filepath.Join(dir, "configs/examples/sensor-stats.yaml"))
+	ttl := strings.Replace(stats, "\nname: sensor-stats\n", "\nname: sensor-stats\nstate_ttl: 1h\n", 1)
+	writeFile(t, filepath.Join(dir, "ttl.yaml"), ttl)
+	writeFile(t, filepath.Join(dir, "ttl-own.yaml"), strings.Replace(ttl, "  - name: per_sensor\n", "  - name: per_sensor\n    state_ttl: 0\n", 1))
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -26,6 +32,9 @@ func TestExportFlinkCommand(t *testing.T) {
 		{"differences refused", []string{"configs/examples/mysql-sensor-stats.yaml"}, 1, "'password' = '${ETLD_MYSQL_DSN_PASSWORD}'", "pass --allow-differences to accept them"},
 		{"differences allowed", []string{"--allow-differences", "configs/examples/mysql-sensor-stats.yaml"}, 0, "PRIMARY KEY (`id`) NOT ENFORCED", "sinks[0].create_table"},
 		{"flags after the file", []string{"configs/examples/mysql-sensor-stats.yaml", "--allow-differences"}, 0, "'connector' = 'jdbc'", ""},
+		{"state_ttl", []string{"ttl.yaml"}, 0, "SET 'table.exec.state.ttl' = '60 min';", ""},
+		{"a transform's own state_ttl refused", []string{"ttl-own.yaml"}, 1, "SET 'table.exec.state.ttl' = '60 min';", "transforms[0].state_ttl"},
+		{"a transform's own state_ttl allowed", []string{"--allow-differences", "ttl-own.yaml"}, 0, "-- Differences: 1", "Flink has one state TTL per job"},
 		{"no engine", []string{}, 2, "", "name the target engine"},
 		{"no file", []string{"flink"}, 2, "", "name at least one pipeline"},
 	} {

@@ -74,6 +74,9 @@ type StateSize struct {
 	StateID string `json:"state_id"`
 	Entries int64  `json:"entries"`
 	Bytes   int64  `json:"bytes"`
+	// StateTTL is the operator's state_ttl ("3s", "1h0m0s"), absent
+	// when its state does not expire.
+	StateTTL string `json:"state_ttl,omitempty"`
 }
 
 // Checkpoints are a pipeline's checkpoint counters, over every run of
@@ -443,6 +446,9 @@ func stateSizes(s []pipeline.StateSize) []StateSize {
 	out := make([]StateSize, len(s))
 	for i, x := range s {
 		out[i] = StateSize{Operator: x.Operator, Transform: x.Transform, StateID: x.ID, Entries: x.Entries, Bytes: x.Bytes}
+		if x.TTL > 0 {
+			out[i].StateTTL = x.TTL.String()
+		}
 	}
 	return out
 }

@@ -173,7 +173,39 @@ func (x *exporter) settings() {
 			set("table.exec.mini-batch.enabled", "false")
 		}
 	}
+	if sp.StateTTL > 0 && !x.plan.Batch {
+		// Both engines expire the state of a key not written for the
+		// TTL, in processing time (Flink's OnCreateAndWrite).
+		set("table.exec.state.ttl", connector.FlinkDuration(sp.StateTTL))
+	}
 	x.body.WriteString("\n")
+	x.transformTTLs()
+}
+
+// transformTTLs lists the transforms whose own state_ttl differs from the
+// pipeline's: Flink has one table.exec.state.ttl per job, and its
+// STATE_TTL hint covers only a join's or GROUP BY's input tables, not
+// every stateful operator of a view, so such a transform's state expires
+// after the pipeline's TTL on Flink.
+func (x *exporter) transformTTLs() {
+	sp := x.plan.Spec
+	if x.plan.Batch {
+		return
+	}
+	for _, tr := range sp.Transforms {
+		if tr.StateTTL == nil || *tr.StateTTL == sp.StateTTL || !x.plan.ExpiringState(tr.Name) {
+			continue
+		}
+		own, flink := "keeps its state forever", "table.exec.state.ttl = 0 (forever)"
+		if *tr.StateTTL > 0 {
+			own = "drops a key's state after " + connector.FlinkDuration(*tr.StateTTL)
+		}
+		if sp.StateTTL > 0 {
+			flink = "the pipeline's table.exec.state.ttl = " + connector.FlinkDuration(sp.StateTTL)
+		}
+		x.differ(tr.StateTTLPos, tr.Path+".state_ttl", "transform "+tr.Name,
+			"etld %s for this transform; Flink has one state TTL per job and applies %s to it", own, flink)
+	}
 }
 
 // transform writes a transform as a view, its query in canonical form

@@ -82,6 +82,9 @@ type NodeInfo struct {
 	// which a running pipeline reports its state.
 	Stateful bool   `json:"stateful,omitempty"`
 	StateID  string `json:"state_id,omitempty"`
+	// StateTTL is the operator's `state_ttl` retention ("1h"), empty
+	// when its state is kept forever or freed by the watermark.
+	StateTTL string `json:"state_ttl,omitempty"`
 }
 
 // Column is one column of a schema.
@@ -192,6 +195,9 @@ func (p *Plan) Describe() Description {
 			info.Operator = operatorName(n.Kind)
 			if n.keepsState() {
 				info.Stateful, info.StateID = true, owners[n]
+			}
+			if ttl := p.stateTTL(n, t.Name); ttl > 0 {
+				info.StateTTL = durationText(ttl)
 			}
 			d.Nodes = append(d.Nodes, info)
 			for _, in := range n.inputs() {

@@ -33,11 +33,12 @@ func (p *Plan) Explain() string {
 	if len(p.Transforms) > 0 {
 		b.WriteString("\ntransforms:\n")
 	}
+	_, owners := p.opOwners()
 	for _, t := range p.Transforms {
 		n := t.Root
 		fmt.Fprintf(&b, "  %s: changelogMode=%s, upsertKey=%s\n", t.Name, n.Mode.Kinds(), n.Mode.keyText(n.Schema.Names()))
 		fmt.Fprintf(&b, "    schema: %s\n", n.Schema)
-		p.explainNode(&b, n, 2)
+		p.explainNode(&b, n, 2, owners)
 	}
 	b.WriteString("\nsinks:\n")
 	for _, s := range p.Sinks {
@@ -57,7 +58,9 @@ func (p *Plan) Explain() string {
 	return b.String()
 }
 
-func (p *Plan) explainNode(b *strings.Builder, n *Node, depth int) {
+// owners names the transform each operator belongs to, whose state_ttl
+// it runs with.
+func (p *Plan) explainNode(b *strings.Builder, n *Node, depth int, owners map[*Node]string) {
 	pad := strings.Repeat("  ", depth)
 	if n.Kind == ScanNode {
 		name := "?"
@@ -67,8 +70,8 @@ func (p *Plan) explainNode(b *strings.Builder, n *Node, depth int) {
 		fmt.Fprintf(b, "%sScan(%s), changelogMode=%s\n", pad, name, n.Mode.Kinds())
 		return
 	}
-	fmt.Fprintf(b, "%s%s, changelogMode=%s, upsertKey=%s\n", pad, n.Label, n.Mode.Kinds(), n.Mode.keyText(n.Schema.Names()))
+	fmt.Fprintf(b, "%s%s, changelogMode=%s, upsertKey=%s%s\n", pad, n.Label, n.Mode.Kinds(), n.Mode.keyText(n.Schema.Names()), p.ttlText(n, owners[n]))
 	for _, in := range n.inputs() {
-		p.explainNode(b, in, depth+1)
+		p.explainNode(b, in, depth+1, owners)
 	}
 }

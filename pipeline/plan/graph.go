@@ -87,9 +87,9 @@ func (p *Plan) Graph() (*runtime.Graph, error) {
 		if err != nil {
 			return nil, err
 		}
-		p.setStateTTL(op, n, transforms[n])
 		on := &runtime.OpNode{Node: runtime.Node{Name: n.Label, Kind: "transform", ID: owners[n], Transform: transforms[n],
 			Fingerprint: fmt.Sprintf("%s, input %s, output %s", n.Label, n.Input.Schema, n.Schema)}, Input: in, Op: op}
+		on.StateTTL = p.setStateTTL(op, n, transforms[n])
 		g.Ops = append(g.Ops, on)
 		built[n] = &on.Node
 		return &on.Node, nil
@@ -276,26 +276,22 @@ func (p *Plan) joinGraph(g *runtime.Graph, n *Node, id, transform string, build 
 	on := &runtime.OpNode{Node: runtime.Node{Name: n.Label, Kind: "transform", ID: id, Transform: transform,
 		Fingerprint: fmt.Sprintf("%s, left %s, right %s, output %s", n.Label, n.Inputs[0].Schema, n.Inputs[1].Schema, n.Schema)},
 		Input: &un.Node, Op: joinOperator(n)}
-	p.setStateTTL(on.Op, n, transform)
+	on.StateTTL = p.setStateTTL(on.Op, n, transform)
 	g.Ops = append(g.Ops, on)
 	return &on.Node, nil
 }
 
 // setStateTTL gives a streaming operator with keyed state the retention
-// of `state_ttl`: the transform's own when set, else the pipeline's. It is
-// not part of the fingerprint, so changing it keeps the checkpoint.
-func (p *Plan) setStateTTL(op runtime.Operator, n *Node, transform string) {
+// of `state_ttl` (Plan.stateTTL). It is not part of the fingerprint, so
+// changing it keeps the checkpoint. It returns the TTL set, 0 for none.
+func (p *Plan) setStateTTL(op runtime.Operator, n *Node, transform string) time.Duration {
 	setter, ok := op.(runtime.TTLSetter)
-	if !ok || n.batch {
-		return
+	if !ok {
+		return 0
 	}
-	ttl := p.Spec.StateTTL
-	for _, t := range p.Spec.Transforms {
-		if t.Name == transform && t.StateTTL != nil {
-			ttl = *t.StateTTL
-		}
-	}
+	ttl := p.stateTTL(n, transform)
 	if ttl > 0 {
 		setter.SetStateTTL(runtime.StateTTL{TTL: ttl})
 	}
+	return ttl
 }

@@ -41,10 +41,13 @@ type Node struct {
 	// Fingerprint describes what the node's state is made for (schemas,
 	// SQL, mode, key): a checkpoint whose fingerprint differs is refused.
 	Fingerprint string
-	Stats       Stats
-	outs        []chan message
-	cp          *participant
-	cpIndex     int
+	// StateTTL is the state retention (`state_ttl`) an operator runs
+	// with, 0 for none; the admin API shows it beside the state's size.
+	StateTTL time.Duration
+	Stats    Stats
+	outs     []chan message
+	cp       *participant
+	cpIndex  int
 }
 
 // label names the node in errors: `source "rt"`, or for an operator the

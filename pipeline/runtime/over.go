@@ -56,6 +56,9 @@ type overPart struct {
 	id    int32
 	frame rowRing
 	hist  rowRing
+	// waiting counts its rows in the queue: a partition with rows still
+	// to emit does not expire (see over_ttl.go).
+	waiting int
 }
 
 // rowRing is a FIFO of rows in a ring that grows when full: a sliding
@@ -179,6 +182,7 @@ type OverAgg struct {
 	kbuf    []byte
 	arena   rowArena
 	dropped int64
+	ttl     ttlKeys[string] // partitions' last writes (over_ttl.go)
 }
 
 // NewOverAgg builds the operator. An invalid spec or call makes every
@@ -220,6 +224,10 @@ func (g *OverAgg) Process(in *row.Batch, out Emitter) error {
 	if g.err != nil {
 		return g.err
 	}
+	if g.ttl.on() {
+		g.ttl.tick()
+		defer g.sweep(sweepBudget(len(in.Changes)))
+	}
 	for i := range in.Changes {
 		c := &in.Changes[i]
 		if err := g.add(c.Kind, c.Row); err != nil {
@@ -243,6 +251,9 @@ func (g *OverAgg) add(k row.Kind, r row.Row) error {
 	}
 	g.kbuf = row.KeyOf(g.kbuf[:0], r, g.spec.Keys)
 	p := g.parts[string(g.kbuf)]
+	if p != nil && g.expire(p) {
+		p = nil
+	}
 	if p == nil {
 		key := string(g.kbuf)
 		p = &overPart{id: g.st.alloc(key)}
@@ -250,6 +261,10 @@ func (g *OverAgg) add(k row.Kind, r row.Row) error {
 	}
 	g.queue.push(overRow{ts: ts, seq: g.seq, p: p, r: r})
 	g.seq++
+	p.waiting++
+	if g.ttl.on() {
+		g.ttl.touch(string(g.kbuf))
+	}
 	return nil
 }
 
@@ -281,7 +296,9 @@ func (g *OverAgg) emitBelow(wm int64, out Emitter) error {
 		ts := g.queue[0].ts
 		g.ready = g.ready[:0]
 		for len(g.queue) > 0 && g.queue[0].ts == ts {
-			g.ready = append(g.ready, g.queue.pop())
+			x := g.queue.pop()
+			x.p.waiting--
+			g.ready = append(g.ready, x)
 		}
 		if err := g.step(ts, g.ready, out); err != nil {
 			return err
@@ -392,7 +409,11 @@ func (g *OverAgg) Snapshot() ([]byte, error) {
 	if g.err != nil {
 		return nil, g.err
 	}
-	buf := appendClock(overStateVersion, g.wm, g.timeID, g.dropped)
+	v := byte(overStateVersion)
+	if g.ttl.on() {
+		v = overTTLStateVersion
+	}
+	buf := appendClock(v, g.wm, g.timeID, g.dropped)
 	buf = binary.AppendUvarint(buf, g.seq)
 	parts := make([]*overPart, 0, len(g.parts))
 	for _, p := range g.parts {
@@ -420,7 +441,7 @@ func (g *OverAgg) Snapshot() ([]byte, error) {
 		buf = binary.AppendUvarint(buf, uint64(x.p.id))
 		buf = row.AppendRow(buf, x.r)
 	}
-	return g.st.appendState(buf, nil), nil
+	return g.appendTTL(g.st.appendState(buf, nil)), nil
 }
 
 // Restore replaces the operator's state with a snapshot's.
@@ -429,8 +450,11 @@ func (g *OverAgg) Restore(state []byte) error {
 		return g.err
 	}
 	d := row.NewDecoder(state)
-	var err error
-	if g.wm, g.timeID, g.dropped, err = readClock(d, overStateVersion, "over aggregate"); err != nil {
+	v, err := overVersion(state)
+	if err != nil {
+		return err
+	}
+	if g.wm, g.timeID, g.dropped, err = readClock(d, v, "over aggregate"); err != nil {
 		return err
 	}
 	g.seq = d.Uvarint()
@@ -458,6 +482,7 @@ func (g *OverAgg) Restore(state []byte) error {
 		queue[i] = waiting{seq: d.Uvarint(), id: slotID(), r: d.Row()}
 	}
 	g.st.restoreState(d)
+	g.readTTL(d, v == overTTLStateVersion)
 	if err := d.End(); err != nil {
 		return fmt.Errorf("over aggregate: restore: %w", err)
 	}
@@ -475,9 +500,10 @@ func (g *OverAgg) Restore(state []byte) error {
 			return fmt.Errorf("over aggregate: restore: waiting row of unknown partition %d", w.id)
 		}
 		g.queue = append(g.queue, overRow{ts: w.r[g.spec.TimeCol].Micros(), seq: w.seq, p: p, r: w.r})
+		p.waiting++
 	}
 	g.queue.init()
-	return nil
+	return g.touchRestored()
 }
 
 var (

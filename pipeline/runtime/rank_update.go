@@ -36,6 +36,7 @@ type UpdatableTopN struct {
 	rows  int64
 	kbuf  []byte
 	out   Emitter
+	ttl   ttlKeys[string] // partitions' last writes (rank_update_ttl.go)
 }
 
 // fastPartition is one partition's kept rows: groups of row keys with
@@ -140,6 +141,10 @@ func (t *UpdatableTopN) admits(p *fastPartition, r row.Row) bool {
 func (t *UpdatableTopN) Process(in *row.Batch, out Emitter) error {
 	tr := trackerOf(in, out)
 	t.out = out
+	if t.ttl.on() {
+		t.ttl.tick()
+		defer t.sweep(sweepBudget(len(in.Changes)))
+	}
 	for i := range in.Changes {
 		c := &in.Changes[i]
 		switch c.Kind {
@@ -153,6 +158,12 @@ func (t *UpdatableTopN) Process(in *row.Batch, out Emitter) error {
 		}
 		t.kbuf = row.KeyOf(t.kbuf[:0], c.Row, t.spec.Partition)
 		p := t.parts[string(t.kbuf)]
+		if p != nil && t.expirePart() {
+			p = nil
+		}
+		if t.ttl.on() {
+			t.ttl.touch(string(t.kbuf))
+		}
 		if p == nil {
 			p = &fastPartition{rows: map[string]row.Row{}}
 			t.parts[string(t.kbuf)] = p
@@ -172,6 +183,7 @@ func (t *UpdatableTopN) Process(in *row.Batch, out Emitter) error {
 		if p.n == 0 {
 			t.kbuf = row.KeyOf(t.kbuf[:0], c.Row, t.spec.Partition)
 			delete(t.parts, string(t.kbuf))
+			t.ttl.drop(string(t.kbuf))
 		}
 	}
 	return nil
@@ -319,7 +331,7 @@ const updatableTopNStateVersion = 1
 // partition its groups, each a count of rows and the rows in order (the
 // row keys are derived again on restore).
 func (t *UpdatableTopN) Snapshot() ([]byte, error) {
-	buf := []byte{updatableTopNStateVersion}
+	buf := []byte{t.stateVersion()}
 	buf = binary.AppendUvarint(buf, uint64(len(t.parts)))
 	for _, p := range t.parts {
 		buf = binary.AppendUvarint(buf, uint64(len(p.groups)))
@@ -330,14 +342,15 @@ func (t *UpdatableTopN) Snapshot() ([]byte, error) {
 			}
 		}
 	}
-	return buf, nil
+	return t.appendTTL(buf), nil
 }
 
 // Restore replaces the partitions with a snapshot's.
 func (t *UpdatableTopN) Restore(state []byte) error {
 	d := row.NewDecoder(state)
-	if v := d.Byte(); v != updatableTopNStateVersion {
-		return fmt.Errorf("top-n (UpdateFastStrategy): state version %d, want %d", v, updatableTopNStateVersion)
+	v := d.Byte()
+	if v != updatableTopNStateVersion && v != updatableTopNTTLStateVersion {
+		return fmt.Errorf("top-n (UpdateFastStrategy): state version %d, want %d or %d", v, updatableTopNStateVersion, updatableTopNTTLStateVersion)
 	}
 	parts := map[string]*fastPartition{}
 	var rows int64
@@ -379,6 +392,7 @@ func (t *UpdatableTopN) Restore(state []byte) error {
 		parts[string(t.kbuf)] = p
 		rows += int64(p.n)
 	}
+	t.readTTL(d, v == updatableTopNTTLStateVersion, parts)
 	if err := d.End(); err != nil {
 		return fmt.Errorf("top-n (UpdateFastStrategy): restore: %w", err)
 	}

@@ -25,8 +25,9 @@ import (
 // a restored run keeps the ages.
 //
 // The operators that honour it: GroupAgg (with its mini-batch path),
-// Distinct, Join (both sides, per stored row), TopN (per partition) and
-// Dedup (per key). Window aggregates, window Top-N, sessions and interval
+// Distinct, Join (both sides, per stored row), TopN and
+// UpdatableTopN (per partition), Dedup (per key) and OverAgg (per
+// partition). Window aggregates, window Top-N, sessions and interval
 // state are freed by the watermark instead.
 
 // StateTTL is an operator's state retention.

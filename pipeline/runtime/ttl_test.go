@@ -125,6 +125,12 @@ func TestStateTTLChangelog(t *testing.T) {
 			{at: 10, in: del("c", "x", 10), want: nil}, // expired: ignored
 			{at: 10, in: ins("c", "y", 5), want: []string{"+I[c, y, 5, 1]"}},
 		}},
+		{"top-2 update-fast", func() ttlOp { return NewUpdatableTopN(updateFastSpec(true, 1, 2)) }, []ttlStep{
+			{at: 0, in: ins("a", "x", 1), want: []string{"+I[a, x, 1, 1]"}},
+			{at: 5, in: ua("a", "x", 2), want: []string{"-U[a, x, 1, 1]", "+U[a, x, 2, 1]"}},
+			// Written at 5, expired at 15: x enters an empty top again.
+			{at: 15, in: ua("a", "x", 3), want: []string{"+I[a, x, 3, 1]"}},
+		}},
 		{"inner join", func() ttlOp { return NewJoin(joinSpec2(InnerJoin)) }, []ttlStep{
 			{at: 0, side: 0, in: ins(1, "a"), want: nil},
 			{at: 5, side: 1, in: ins(1, "x"), want: []string{"+I[1, a, 1, x]"}},
@@ -169,11 +175,12 @@ func TestStateTTLChangelog(t *testing.T) {
 // node's timer sweep on a quiet input.
 func TestStateTTLFreesUntouchedKeys(t *testing.T) {
 	ops := map[string]func() ttlOp{
-		"group aggregate": func() ttlOp { return NewGroupAgg([]int{0}, countSum(), GroupAggOptions{}) },
-		"distinct":        func() ttlOp { return NewDistinct() },
-		"dedup":           func() ttlOp { return NewDedup(DedupSpec{Key: []int{0}, TimeCol: 1, KeepLast: true}) },
-		"top-n":           func() ttlOp { return NewTopN(topNSpec(Retract, false, 1, 3)) },
-		"join":            func() ttlOp { return NewJoin(joinSpec2(LeftJoin)) },
+		"group aggregate":   func() ttlOp { return NewGroupAgg([]int{0}, countSum(), GroupAggOptions{}) },
+		"distinct":          func() ttlOp { return NewDistinct() },
+		"dedup":             func() ttlOp { return NewDedup(DedupSpec{Key: []int{0}, TimeCol: 1, KeepLast: true}) },
+		"top-n":             func() ttlOp { return NewTopN(topNSpec(Retract, false, 1, 3)) },
+		"top-n update-fast": func() ttlOp { return NewUpdatableTopN(updateFastSpec(false, 1, 3)) },
+		"join":              func() ttlOp { return NewJoin(joinSpec2(LeftJoin)) },
 	}
 	for name, mk := range ops {
 		t.Run(name, func(t *testing.T) {
@@ -265,6 +272,9 @@ func TestStateTTLRestoreKeepsAges(t *testing.T) {
 		{"top-n", func() ttlOp { return NewTopN(topNSpec(Retract, false, 1, 2)) },
 			[]ttlStep{{at: 0, in: ins("a", "x", 1)}, {at: 5, in: ins("b", "y", 1)}},
 			ttlStep{in: del("a", "x", 1)}, []string{"-D[a, x, 1]"}, nil},
+		{"top-n update-fast", func() ttlOp { return NewUpdatableTopN(updateFastSpec(false, 1, 2)) },
+			[]ttlStep{{at: 0, in: ins("a", "x", 1)}, {at: 5, in: ins("b", "y", 1)}},
+			ttlStep{in: ua("a", "x", 2)}, []string{"-U[a, x, 1]", "+U[a, x, 2]"}, []string{"+I[a, x, 2]"}},
 		{"join", func() ttlOp { return NewJoin(joinSpec2(InnerJoin)) },
 			[]ttlStep{{at: 0, side: 0, in: ins(1, "a")}, {at: 5, side: 0, in: ins(2, "b")}},
 			ttlStep{side: 1, in: ins(1, "x")}, []string{"+I[1, a, 1, x]"}, nil},
