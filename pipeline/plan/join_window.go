@@ -239,13 +239,35 @@ func (q *queryBuilder) windowJoin(n *Node, js *runtime.JoinSpec, residual []sql.
 	return true, nil
 }
 
-// windowKeyPos returns the position of the first key equality, for
-// messages about the window join's condition.
+// windowKeyPos returns the position of the equality of window_start (or
+// else window_end, else the first key) in cond, for messages about the
+// window join's condition.
 func windowKeyPos(cond sql.Expr) sql.Pos {
+	var first, end sql.Pos
 	for _, c := range conjuncts(cond) {
-		if b, ok := c.(*sql.Binary); ok && b.Op == sql.OpEq {
-			return b.OpAt
+		b, ok := c.(*sql.Binary)
+		if !ok || b.Op != sql.OpEq {
+			continue
 		}
+		if first.Line == 0 {
+			first = b.OpAt
+		}
+		if l, ok := b.L.(*sql.ColumnRef); ok {
+			switch strings.ToLower(l.Column.Name) {
+			case "window_start":
+				return b.OpAt
+			case "window_end":
+				if end.Line == 0 {
+					end = b.OpAt
+				}
+			}
+		}
+	}
+	switch {
+	case end.Line != 0:
+		return end
+	case first.Line != 0:
+		return first
 	}
 	return cond.Pos()
 }
