@@ -13,8 +13,9 @@ import (
 // This file plans window joins (Flink's WindowJoin): a join of two window
 // TVFs (or of what a window aggregate or a window Top-N made of them) on
 // both window_start and window_end, plus any equality keys and a
-// residual. Insert-only: a window's matches are emitted once the
-// watermark passes its end.
+// residual; also semi and anti joins (IN, EXISTS and their negations)
+// whose subquery is correlated on both. Insert-only: a window's matches
+// are emitted once the watermark passes its end.
 
 // windowProps is what Flink's RelWindowProperties records of a table: the
 // window its rows were assigned to and which columns hold its start and
@@ -46,7 +47,7 @@ func windowPropsOf(n *Node) (windowProps, bool) {
 		}
 		// The side that is never padded with NULLs keeps its window.
 		switch n.windowJoin.Kind {
-		case runtime.InnerJoin, runtime.LeftJoin:
+		case runtime.InnerJoin, runtime.LeftJoin, runtime.SemiJoin, runtime.AntiJoin:
 			p, _ := windowPropsOf(n.Inputs[0])
 			p.start, p.end = n.windowJoin.LeftStart, n.windowJoin.LeftEnd
 			return p, true
@@ -137,7 +138,7 @@ func flinkDuration(us int64) string {
 // false, and changes nothing, when the join is not a window join.
 func (q *queryBuilder) windowJoin(n *Node, js *runtime.JoinSpec, residual []sql.Expr, keyTexts []string, at sql.Pos) (bool, error) {
 	left, right := n.Inputs[0], n.Inputs[1]
-	if q.b.plan.Batch || js.Kind > runtime.FullJoin {
+	if q.b.plan.Batch {
 		return false, nil
 	}
 	lp, lok := windowPropsOf(left)
@@ -223,7 +224,7 @@ func (q *queryBuilder) windowJoin(n *Node, js *runtime.JoinSpec, residual []sql.
 	// The output keeps the time attribute (window_time) of a side that
 	// is never padded with NULLs, as the interval join does.
 	switch js.Kind {
-	case runtime.InnerJoin, runtime.LeftJoin:
+	case runtime.InnerJoin, runtime.LeftJoin, runtime.SemiJoin, runtime.AntiJoin:
 		n.TimeAttr = left.TimeAttr
 	case runtime.RightJoin:
 		if right.TimeAttr >= 0 {

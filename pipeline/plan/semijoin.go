@@ -128,12 +128,15 @@ func (q *queryBuilder) semiJoin(s *scope, r *scope, cond sql.Expr, kind runtime.
 		return err
 	}
 	n.join.NullAware = nullAware
+	if n.windowJoin != nil {
+		n.windowJoin.NullAware = nullAware
+	}
 	if nullAware {
 		n.Label = strings.Replace(n.Label, "joinType=[LeftAntiJoin]", "joinType=[LeftAntiJoin], nullAware=[true]", 1)
 	}
 	n.Schema = left.Schema
 	n.TimeAttr = left.TimeAttr
-	if kind == runtime.AntiJoin && !q.b.plan.Batch {
+	if kind == runtime.AntiJoin && !q.b.plan.Batch && n.windowJoin == nil {
 		n.TimeAttr = -1 // rows are retracted: no longer insert-only
 	}
 	n.Label = strings.Replace(n.Label, ", select=["+strings.Join(fields2names(fields), ", ")+"]", ", select=["+strings.Join(left.Schema.Names(), ", ")+"]", 1)

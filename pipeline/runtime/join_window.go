@@ -15,7 +15,9 @@ import (
 // window_end columns; the output row is the left row followed by the
 // right row.
 type WindowJoinSpec struct {
-	Kind                  JoinKind // InnerJoin, LeftJoin, RightJoin or FullJoin
+	// Kind is InnerJoin, LeftJoin, RightJoin, FullJoin, or SemiJoin and
+	// AntiJoin, which emit left rows only.
+	Kind                  JoinKind
 	LeftKeys, RightKeys   []int
 	LeftWidth, RightWidth int
 	LeftStart, LeftEnd    int
@@ -23,6 +25,9 @@ type WindowJoinSpec struct {
 	// Residual, if set, is the rest of the ON condition, evaluated on the
 	// joined row.
 	Residual func(joined row.Row) (bool, error)
+	// NullAware: an anti join of NOT IN, whose single key matches any
+	// row when either side's key is NULL (SQL's NOT IN).
+	NullAware bool
 	// Batch: every window fires at the end of input.
 	Batch bool
 }
@@ -51,7 +56,9 @@ type wjBucket struct {
 // padded with NULLs, and the window's state freed, as Flink's
 // WindowJoinOperator does. Output is insert-only. A row whose window has
 // already fired is late: dropped and counted. Rows whose key holds a NULL
-// never match (outer sides emit them padded).
+// never match (outer sides emit them padded). A semi (anti) window join
+// emits, when the window fires, the window's left rows that have a match
+// (none) in it.
 type WindowJoin struct {
 	spec    WindowJoinSpec
 	outer   [2]bool
@@ -180,6 +187,9 @@ func compareWindows(a, b wjWindow) int {
 // row of its key (Flink's order), then the unmatched rows of the outer
 // sides padded with NULLs.
 func (j *WindowJoin) fire(b *wjBucket, out Emitter) error {
+	if j.spec.Kind == SemiJoin || j.spec.Kind == AntiJoin {
+		return j.fireSemi(b, out)
+	}
 	for _, ks := range b.order {
 		k := b.keys[ks]
 		lefts, rights := k.rows[0], k.rows[1]
@@ -217,6 +227,65 @@ func (j *WindowJoin) fire(b *wjBucket, out Emitter) error {
 		}
 	}
 	return nil
+}
+
+// fireSemi emits a window's left rows that have a match (semi) or none
+// (anti) among its right rows. Null-aware, a left row with a NULL key is
+// matched by every right row, and any row by a right row with a NULL key.
+func (j *WindowJoin) fireSemi(b *wjBucket, out Emitter) error {
+	anti := j.spec.Kind == AntiJoin
+	var nullRights, allRights []row.Row
+	if j.spec.NullAware {
+		for _, ks := range b.order {
+			k := b.keys[ks]
+			if k.null {
+				nullRights = append(nullRights, k.rows[1]...)
+			}
+			allRights = append(allRights, k.rows[1]...)
+		}
+	}
+	for _, ks := range b.order {
+		k := b.keys[ks]
+		j.rows -= int64(len(k.rows[0]) + len(k.rows[1]))
+		var cands [2][]row.Row
+		switch {
+		case j.spec.NullAware && k.null:
+			cands[0] = allRights
+		case j.spec.NullAware:
+			cands = [2][]row.Row{k.rows[1], nullRights}
+		case !k.null:
+			cands[0] = k.rows[1]
+		}
+		for _, l := range k.rows[0] {
+			found, err := j.anyMatch(l, cands)
+			if err != nil {
+				return err
+			}
+			if found != anti {
+				out.Emit(row.Insert, l)
+			}
+		}
+	}
+	return nil
+}
+
+func (j *WindowJoin) anyMatch(l row.Row, cands [2][]row.Row) (bool, error) {
+	for _, rows := range cands {
+		for _, r := range rows {
+			if j.spec.Residual == nil {
+				return true, nil
+			}
+			jr := make(row.Row, 0, len(l)+len(r))
+			ok, err := j.spec.Residual(append(append(jr, l...), r...))
+			if err != nil {
+				return false, fmt.Errorf("window join: %w", err)
+			}
+			if ok {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
 }
 
 func (j *WindowJoin) padded(side int, r row.Row) row.Row {

@@ -43,6 +43,10 @@ func (c *wjCollector) Emit(k row.Kind, r row.Row) {
 		}
 		return fmt.Sprintf("%s %d %s", r[0], r[1].Micros(), r[3])
 	}
+	if len(r) == 4 { // a semi or anti join's left row
+		c.got = append(c.got, k.String()+"["+side(r)+"]")
+		return
+	}
 	c.got = append(c.got, k.String()+"["+side(r[:4])+" | "+side(r[4:])+"]")
 }
 
@@ -91,22 +95,36 @@ func TestWindowJoinSemantics(t *testing.T) {
 	// What the two watermarks of wjStream emit, by kind.
 	cases := []struct {
 		kind         JoinKind
+		nullAware    bool
 		first, final []string
 	}{
-		{InnerJoin, []string{"+I[1 0 a | 1 0 x]", "+I[1 0 a | 1 0 y]"}, []string{"+I[1 10 c | 1 10 w]"}},
-		{LeftJoin,
+		{InnerJoin, false, []string{"+I[1 0 a | 1 0 x]", "+I[1 0 a | 1 0 y]"}, []string{"+I[1 10 c | 1 10 w]"}},
+		{LeftJoin, false,
 			[]string{"+I[1 0 a | 1 0 x]", "+I[1 0 a | 1 0 y]", "+I[2 0 b | null]", "+I[null 0 n | null]"},
 			[]string{"+I[1 10 c | 1 10 w]"}},
-		{RightJoin,
+		{RightJoin, false,
 			[]string{"+I[1 0 a | 1 0 x]", "+I[1 0 a | 1 0 y]", "+I[null | 3 0 z]", "+I[null | null 0 m]"},
 			[]string{"+I[1 10 c | 1 10 w]", "+I[null | 2 10 v]"}},
-		{FullJoin,
+		{FullJoin, false,
 			[]string{"+I[1 0 a | 1 0 x]", "+I[1 0 a | 1 0 y]", "+I[2 0 b | null]", "+I[null 0 n | null]", "+I[null | 3 0 z]", "+I[null | null 0 m]"},
 			[]string{"+I[1 10 c | 1 10 w]", "+I[null | 2 10 v]"}},
+		// EXISTS: a matches; c matches w.
+		{SemiJoin, false, []string{"+I[1 0 a]"}, []string{"+I[1 10 c]"}},
+		// NOT EXISTS: b and the NULL key n have no match.
+		{AntiJoin, false, []string{"+I[2 0 b]", "+I[null 0 n]"}, nil},
+		// NOT IN: the right NULL key m makes every left row of its window
+		// not NOT IN.
+		{AntiJoin, true, nil, nil},
 	}
 	for _, tc := range cases {
-		t.Run(tc.kind.String(), func(t *testing.T) {
-			j := NewWindowJoin(wjSpec(tc.kind))
+		name := tc.kind.String()
+		if tc.nullAware {
+			name += "NullAware"
+		}
+		t.Run(name, func(t *testing.T) {
+			spec := wjSpec(tc.kind)
+			spec.NullAware = tc.nullAware
+			j := NewWindowJoin(spec)
 			for i, s := range wjStream() {
 				got := stepWJ(t, j, i, s)
 				want := s.want
@@ -193,7 +211,7 @@ func TestWindowJoinBatchFiresAtEnd(t *testing.T) {
 
 func TestWindowJoinSnapshotRestore(t *testing.T) {
 	steps := wjStream()
-	for _, kind := range []JoinKind{InnerJoin, LeftJoin, RightJoin, FullJoin} {
+	for _, kind := range []JoinKind{InnerJoin, LeftJoin, RightJoin, FullJoin, SemiJoin, AntiJoin} {
 		ref := NewWindowJoin(wjSpec(kind))
 		var want [][]string
 		for i, s := range steps {
@@ -245,5 +263,35 @@ func TestWindowJoinRestoreRejectsBadState(t *testing.T) {
 	other.RightWidth = 5
 	if err := NewWindowJoin(other).Restore(snap); err == nil {
 		t.Error("restore into a wider right side: no error")
+	}
+}
+
+func TestWindowJoinNullAwareAnti(t *testing.T) {
+	spec := wjSpec(AntiJoin)
+	spec.NullAware = true
+	// x NOT IN (...) AND l.val < r.val: only right rows passing the
+	// residual count.
+	spec.Residual = func(r row.Row) (bool, error) { return r[3].String() < r[7].String(), nil }
+	j := NewWindowJoin(spec)
+	for i, s := range []wjStep{
+		{0, 1, 0, "b", nil},   // matched by 1/c
+		{0, 2, 0, "b", nil},   // matched by the NULL key's c
+		{0, nil, 0, "b", nil}, // matched by any right row passing the residual
+		{0, 3, 0, "z", nil},   // no right row has a greater value
+		{1, 1, 0, "c", nil},
+		{1, nil, 0, "c", nil},
+		{1, 3, 0, "a", nil},
+	} {
+		stepWJ(t, j, i, s)
+	}
+	var c wjCollector
+	if err := j.Watermark(10, &c); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"+I[3 0 z]"}; !slices.Equal(c.got, want) {
+		t.Errorf("got %q, want %q", c.got, want)
+	}
+	if j.StateEntries() != 0 {
+		t.Errorf("%d rows held after the window fired", j.StateEntries())
 	}
 }
