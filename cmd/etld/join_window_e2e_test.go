@@ -33,6 +33,9 @@ var windowJoinCases = func() []struct{ name, view, sql string } {
 	}
 	on := " ON o.k = s.k AND o.window_start = s.window_start AND o.window_end = s.window_end"
 	sel := "SELECT o.id, s.sid, o.window_start, o.window_end, s.window_start AS sws FROM "
+	agg := func(t, a string) string {
+		return fmt.Sprintf("(SELECT k, window_start, window_end, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE %s, DESCRIPTOR(et), INTERVAL '1' MINUTE)) GROUP BY k, window_start, window_end) %s", t, a)
+	}
 	semi := "SELECT o.id, o.k, o.window_start, o.window_end FROM "
 	corr := " WHERE o.window_start = s.window_start AND o.window_end = s.window_end"
 	// The left window's window_time stays the output's time attribute,
@@ -49,6 +52,7 @@ var windowJoinCases = func() []struct{ name, view, sql string } {
 		{"window_left_hop", "", sel + hop("orders", "o") + " LEFT JOIN " + hop("ships", "s") + on + " AND s.sid > 10"},
 		{"window_full_hop", "", sel + hop("orders", "o") + " FULL JOIN " + hop("ships", "s") + on},
 		{"window_right_cumulate", "", sel + cumulate("orders", "o") + " RIGHT JOIN " + cumulate("ships", "s") + on},
+		{"window_full_after_aggregates", "", "SELECT o.k, o.n, s.n AS sn, o.window_start, s.window_end FROM " + agg("orders", "o") + " FULL JOIN " + agg("ships", "s") + on},
 		{"window_semi_in", "", semi + tumble("orders", "o") + " WHERE o.k IN (SELECT s.k FROM " + tumble("ships", "s") + corr + ")"},
 		{"window_anti_not_in", "", semi + tumble("orders", "o") + " WHERE o.k NOT IN (SELECT s.k FROM " + tumble("ships", "s") + corr + ")"},
 		{"window_semi_exists", "", semi + hop("orders", "o") + " WHERE EXISTS (SELECT * FROM " + hop("ships", "s") + corr + " AND o.k = s.k)"},
