@@ -159,7 +159,6 @@ func (q *queryBuilder) windowJoin(n *Node, js *runtime.JoinSpec, residual []sql.
 				windowKey = append(windowKey, i)
 			}
 			keys = append(keys, i)
-			continue
 		}
 	}
 	if !lok || !rok {
@@ -186,7 +185,7 @@ func (q *queryBuilder) windowJoin(n *Node, js *runtime.JoinSpec, residual []sql.
 		if !endEq {
 			missing = "window_end"
 		}
-		return true, errAt(at, "a window join needs both window_start = window_start and window_end = window_end of its two inputs in ON, and %s is missing: without it Flink plans a regular join, whose state never expires", missing)
+		return true, errAt(at, "a window join needs both window_start = window_start and window_end = window_end of its two inputs in its condition, and %s is missing: without it Flink plans a regular join, whose state never expires", missing)
 	}
 	if lp.spec.Kind == runtime.Session || rp.spec.Kind == runtime.Session {
 		return true, errAt(at, "a window join over SESSION windows is not supported (as in Flink): use TUMBLE, HOP or CUMULATE on both sides")
