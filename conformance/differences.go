@@ -72,9 +72,6 @@ var Differences = []Difference{
 	{Name: "char-padding", Kind: Open, Area: "row/expr: CHAR(n)",
 		Reason: "CHAR(n) is read as VARCHAR(n): CAST('' AS CHAR(3)) is '' in etld, three spaces in Flink, which pads a CHAR to its length."},
 
-	{Name: "window-tvf-forms", Kind: Open, Area: "plan: window table functions",
-		Reason: "etld takes a window table function under a window aggregate, Top-N or deduplication; Flink also selects its rows as they are."},
-
 	{Name: "json-build-times", Kind: Open, Area: "expr: JSON_OBJECT, JSON_ARRAY",
 		Reason: "etld's JSON_OBJECT and JSON_ARRAY take DATE and TIMESTAMP values (written as their print text); Flink refuses them at planning (Type 'DATE NOT NULL' is not scalar or cannot be converted into JSON)."},
 

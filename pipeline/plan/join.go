@@ -131,10 +131,14 @@ func (q *queryBuilder) joinScope(j *sql.Join) (*scope, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, s := range []*scope{ls, rs} {
-		if s.window != nil {
-			return nil, errAt(s.window.At, "a window table function cannot be joined here: aggregate it in a subquery first")
-		}
+	// A window TVF joined directly is read as a table, as in a subquery
+	// (FROM (SELECT * FROM TABLE(TUMBLE(...))) L): its rows and window
+	// columns, for a window join.
+	if ls.window != nil {
+		ls = q.windowTable(ls)
+	}
+	if rs.window != nil {
+		rs = q.windowTable(rs)
 	}
 	kind := joinKinds[j.Type]
 	left, right := ls.node, rs.node
@@ -200,6 +204,9 @@ func (q *queryBuilder) joinCondition(n *Node, s *scope, cond sql.Expr, kind runt
 	lw := left.Schema.Len()
 	js, residual, keyTexts, err := q.equiKeys(n, s, cond, kind)
 	if err != nil {
+		return err
+	}
+	if ok, err := q.windowJoin(n, js, residual, keyTexts, windowKeyPos(cond)); ok || err != nil {
 		return err
 	}
 	if ok, err := q.intervalJoin(n, js, residual, keyTexts); ok || err != nil {

@@ -212,5 +212,8 @@ func joinOperator(n *Node) runtime.Operator {
 	if n.interval != nil {
 		return runtime.NewIntervalJoin(*n.interval)
 	}
+	if n.windowJoin != nil {
+		return runtime.NewWindowJoin(*n.windowJoin)
+	}
 	return runtime.NewJoin(*n.join)
 }

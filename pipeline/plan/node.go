@@ -76,6 +76,8 @@ type Node struct {
 	join     *runtime.JoinSpec         // JoinNode
 	interval *runtime.IntervalJoinSpec // JoinNode of an interval join (join_interval.go)
 	temporal *runtime.TemporalJoinSpec // JoinNode of a temporal join (join_temporal.go)
+	// windowJoin is set on a JoinNode of a window join (join_window.go).
+	windowJoin *runtime.WindowJoinSpec
 
 	lookup *lookupPlan // LookupJoinNode
 

@@ -250,7 +250,9 @@ func (q *queryBuilder) selectBlock(sel *sql.Select) (*Node, error) {
 		return q.aggregate(sel, s)
 	}
 	if s.window != nil {
-		return nil, errAt(s.window.At, "a window table function needs an aggregate grouped by window_start and window_end (GROUP BY window_start, window_end, ...)")
+		// A window TVF read as a table (Flink's WindowTableFunction):
+		// each row once per window holding it, with the window columns.
+		s = q.windowTable(s)
 	}
 	if sel.Having != nil {
 		return nil, errAt(sel.Having.Pos(), "HAVING needs GROUP BY or an aggregate")

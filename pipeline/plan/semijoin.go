@@ -58,6 +58,9 @@ func (q *queryBuilder) subqueryJoins(s *scope, sel *sql.Select) (*sql.Select, er
 // inJoin plans `x [NOT] IN (query)` as a semi (anti) join on x = the
 // query's one column; NOT IN follows SQL's NULL rule (null-aware).
 func (q *queryBuilder) inJoin(s *scope, in *sql.InQuery) error {
+	if ok, err := q.correlatedIn(s, in); ok || err != nil {
+		return err
+	}
 	sub, err := q.query(in.Query)
 	if err != nil {
 		return err
@@ -73,6 +76,68 @@ func (q *queryBuilder) inJoin(s *scope, in *sql.InQuery) error {
 		kind = runtime.AntiJoin
 	}
 	return q.semiJoin(s, subScope, cond, kind, in.Not, false)
+}
+
+// correlatedIn plans `x [NOT] IN (SELECT c FROM t WHERE cond)` whose
+// cond names the outer table (as Flink's window semi joins do) as the
+// semi (anti) join of s with t on `x = c AND cond`. It reports false when
+// the subquery does not name the outer table.
+func (q *queryBuilder) correlatedIn(s *scope, in *sql.InQuery) (bool, error) {
+	qu := in.Query
+	if len(qu.Selects) != 1 || len(qu.With) > 0 {
+		return false, nil
+	}
+	inner := qu.Selects[0]
+	if inner.Where == nil || len(inner.Items) != 1 {
+		return false, nil
+	}
+	outer := false
+	walk(inner.Where, func(x sql.Expr) bool {
+		if c, ok := x.(*sql.ColumnRef); ok && !c.Table.IsZero() && s.knows(c.Table.Name) {
+			outer = true
+		}
+		return !outer
+	})
+	if !outer {
+		return false, nil
+	}
+	is, err := q.from(inner.From)
+	if err != nil {
+		return true, err
+	}
+	if len(inner.GroupBy) > 0 || inner.Having != nil || inner.Distinct {
+		return true, errAt(in.At, "a correlated IN over GROUP BY, HAVING or DISTINCT is not supported")
+	}
+	col, ok := inner.Items[0].Expr.(*sql.ColumnRef)
+	x, xok := in.X.(*sql.ColumnRef)
+	if !ok || !xok {
+		return true, errAt(in.At, "a correlated IN compares a column with the column its subquery selects (x IN (SELECT c FROM t WHERE ...))")
+	}
+	// Qualify both sides: in the join scope an unqualified name the two
+	// tables share means the subquery's.
+	if col.Table.IsZero() {
+		col = &sql.ColumnRef{Table: sql.Ident{Name: is.name}, Column: col.Column}
+	}
+	if x.Table.IsZero() {
+		x = &sql.ColumnRef{Table: sql.Ident{Name: s.name}, Column: x.Column}
+	}
+	cond := andAll([]sql.Expr{&sql.Binary{OpAt: in.At, Op: sql.OpEq, L: x, R: col}, inner.Where})
+	kind := runtime.SemiJoin
+	if in.Not {
+		kind = runtime.AntiJoin
+	}
+	if err := q.semiJoin(s, is, cond, kind, in.Not, true); err != nil {
+		return true, err
+	}
+	if in.Not {
+		// SQL's NULL rule is kept on x = c alone, which the window join
+		// (its only key besides the window) applies; a regular anti
+		// join's null-aware state covers one key without correlation.
+		if wj := s.node.windowJoin; wj == nil || len(wj.LeftKeys) != 1 {
+			return true, errAt(in.At, "a correlated NOT IN is supported as a window anti join only (correlated on window_start and window_end, with no other equality): write NOT EXISTS (SELECT ... WHERE x = c AND ...) instead, which has no NULL rule")
+		}
+	}
+	return true, nil
 }
 
 // existsJoin plans `[NOT] EXISTS (SELECT ... FROM t WHERE cond)`: a semi
@@ -128,12 +193,15 @@ func (q *queryBuilder) semiJoin(s *scope, r *scope, cond sql.Expr, kind runtime.
 		return err
 	}
 	n.join.NullAware = nullAware
+	if n.windowJoin != nil {
+		n.windowJoin.NullAware = nullAware
+	}
 	if nullAware {
 		n.Label = strings.Replace(n.Label, "joinType=[LeftAntiJoin]", "joinType=[LeftAntiJoin], nullAware=[true]", 1)
 	}
 	n.Schema = left.Schema
 	n.TimeAttr = left.TimeAttr
-	if kind == runtime.AntiJoin && !q.b.plan.Batch {
+	if kind == runtime.AntiJoin && !q.b.plan.Batch && n.windowJoin == nil {
 		n.TimeAttr = -1 // rows are retracted: no longer insert-only
 	}
 	n.Label = strings.Replace(n.Label, ", select=["+strings.Join(fields2names(fields), ", ")+"]", ", select=["+strings.Join(left.Schema.Names(), ", ")+"]", 1)
