@@ -17,9 +17,9 @@ func (n *Node) honoursTTL() bool {
 	case GroupAggNode, DistinctNode, RankNode, DedupNode, OverAggNode:
 		return true
 	case JoinNode:
-		// Interval and event-time temporal joins free state by the
-		// watermark.
-		return n.temporal == nil && n.interval == nil
+		// Interval, window and event-time temporal joins free state by
+		// the watermark.
+		return n.temporal == nil && n.interval == nil && n.windowJoin == nil
 	}
 	return false
 }
