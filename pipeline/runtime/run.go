@@ -223,7 +223,7 @@ func runOp(ctx context.Context, n *OpNode, in <-chan message, batchSize int, co 
 				return err
 			}
 			n.countDropped()
-			state, err := n.snapshot()
+			state, err := n.snapshot(co)
 			if err != nil {
 				return err
 			}
@@ -281,15 +281,9 @@ func runOp(ctx context.Context, n *OpNode, in <-chan message, batchSize int, co 
 // there is nothing to align; several inputs meet in a UnionNode, which
 // aligns their barriers (union.go).
 func (n *OpNode) barrier(ctx context.Context, co *coordinator, m message) error {
-	// A run without a checkpoint store keeps no state: its barriers only
-	// make sinks flush, and encoding the operators' state (hundreds of MB
-	// for a million keys) every interval would be wasted work.
-	var state []byte
-	if co.opt.Store != nil {
-		var err error
-		if state, err = n.snapshot(); err != nil {
-			return err
-		}
+	state, err := n.snapshot(co)
+	if err != nil {
+		return err
 	}
 	if err := co.report(ctx, report{part: n.cpIndex, id: m.barrier, runtime: state}); err != nil {
 		return err
@@ -297,9 +291,13 @@ func (n *OpNode) barrier(ctx context.Context, co *coordinator, m message) error 
 	return n.send(ctx, m)
 }
 
-func (n *OpNode) snapshot() ([]byte, error) {
+// snapshot encodes the operator's state for a checkpoint. A run without
+// a checkpoint store keeps no state: its barriers only make sinks flush,
+// and encoding the operators' state (hundreds of MB for a million keys)
+// at every barrier and at the end would be wasted work.
+func (n *OpNode) snapshot(co *coordinator) ([]byte, error) {
 	sn, ok := n.Op.(Snapshotter)
-	if !ok {
+	if !ok || co.opt.Store == nil {
 		return nil, nil
 	}
 	state, err := sn.Snapshot()
