@@ -55,8 +55,6 @@ func Register(r *connector.Registry) {
 // and of the byte after it; pos is -1 when the message has none.
 type member struct{ pos, end int }
 
-func (m member) present() bool { return m.pos >= 0 }
-
 // isTombstone reports whether the record carries no change: empty, blank
 // or the literal null.
 func isTombstone(s string) bool {
@@ -105,11 +103,6 @@ func readString(s string, m member) (string, error) {
 	}
 	v, _, err := json.ReadString(s, m.pos)
 	return v, err
-}
-
-// readBool reads the member as a boolean; false when absent or null.
-func readBool(s string, m member) bool {
-	return m.present() && strings.HasPrefix(s[m.pos:], "true")
 }
 
 // elements returns the offsets of the elements of the array m holds.

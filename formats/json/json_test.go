@@ -141,7 +141,7 @@ func TestDecodeErrors(t *testing.T) {
 		{`nothing to see here, really not JSON`, "", `invalid JSON at byte 0: not a JSON value; expected a JSON object (near "nothing to see here, rea...")`},
 		{`null`, "", `invalid JSON at byte 0: expected a JSON object, got null (near "null")`},
 		{`{"n":1,"s":nix}`, "", `invalid JSON at byte 11: invalid value: not null, nor any other JSON value (near "nix}")`},
-		{`{"n":1,"s":"` + "éééééééééééé" + "" + `"}`, "", `control character 0x01 in a string (escape it) (near "\x01\"}")`},
+		{`{"n":1,"s":"` + "éééééééééééé" + "\x01" + `"}`, "", `control character 0x01 in a string (escape it) (near "\x01\"}")`},
 		{`{"n":1} ` + "ééééééééééééé", "", `(near "` + "éééééééééééé" + `...")`},
 		{`{"s":"a` + "\x01" + `"}`, "", "control character 0x01 in a string"},
 		{`{"s":"\x"}`, "", `invalid escape \x`},

@@ -175,9 +175,6 @@ func wideFromFloat(f float64, s, p int) row.Value {
 	return v
 }
 
-// maxCompact is the widest precision whose values all fit an int64.
-const maxCompact = row.MaxCompactDecimalPrecision
-
 // wideRound is ROUND (or TRUNCATE) of v to d places, Flink's
 // DecimalDataUtils.sround: the value at d places, half up, given at scale
 // s (0 when d < 0), NULL when it exceeds p digits.

@@ -9,12 +9,6 @@ import (
 	"github.com/etld/etld/pipeline/row"
 )
 
-// rankStep is one input change and the changes Flink's Rank emits for it.
-type rankStep struct {
-	in   row.Change
-	want []string
-}
-
 // topNSpec ranks [category, item, sales] by sales DESC per category.
 func topNSpec(strategy RankStrategy, outputRank bool, start, end int64) RankSpec {
 	return RankSpec{

@@ -99,6 +99,3 @@ func (a *rowStore) compactIfSparse() {
 	}
 	a.buf, a.dead = buf, 0
 }
-
-// reset empties the arena.
-func (a *rowStore) reset() { *a = rowStore{} }

@@ -226,7 +226,6 @@ func (t *ttlKeys[K]) set(c StateTTL) {
 
 func (t *ttlKeys[K]) on() bool { return t.list.on() }
 func (t *ttlKeys[K]) tick()    { t.list.tick() }
-func (t *ttlKeys[K]) len() int { return t.list.n }
 
 func (t *ttlKeys[K]) id(k K) int32 {
 	if id, ok := t.ids[k]; ok {

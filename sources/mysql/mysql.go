@@ -272,7 +272,6 @@ type Source struct {
 type scanned struct {
 	rng  int
 	rows []row.Row
-	keys []string // per row, its position text
 	done bool
 	err  error
 }
