@@ -234,6 +234,7 @@ func (q *queryBuilder) joinCondition(n *Node, s *scope, cond sql.Expr, kind runt
 	if right.Mode.HasKey {
 		js.RightUnique = right.Mode.Key
 	}
+	js.LeftAppendOnly, js.RightAppendOnly = !left.Mode.Updating, !right.Mode.Updating
 	n.join = js
 	n.Mode = joinMode(kind, left.Mode, right.Mode, js.LeftKeys, js.RightKeys, lw, q.b.plan.Batch)
 	names := n.Schema.Names()

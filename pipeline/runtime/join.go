@@ -38,7 +38,13 @@ type JoinSpec struct {
 	// side's state and replaced by the next one of the same key, instead
 	// of being counted by its whole value (Flink's JoinInputSideSpec).
 	LeftUnique, RightUnique []int
-	LeftWidth, RightWidth   int
+	// LeftAppendOnly and RightAppendOnly say an input is insert-only:
+	// its rows are never retracted, so the side stores each row as it
+	// comes, without the identity (the whole row's encoding) that finds
+	// a row again to retract it (Flink's JoinInputSideSpec without a
+	// unique key still keys them by the row; the output is the same).
+	LeftAppendOnly, RightAppendOnly bool
+	LeftWidth, RightWidth           int
 	// Residual, if set, is the non-equality part of the ON condition,
 	// evaluated on the joined row (left followed by right).
 	Residual func(joined row.Row) (bool, error)
@@ -68,7 +74,10 @@ type joinSide struct {
 	keys   []int
 	unique []int
 	all    []int
-	rows   map[string]map[string]*joinEntry
+	// appendOnly: rows are stored without an identity (JoinSpec's
+	// LeftAppendOnly); never with a unique key or a TTL, which need one.
+	appendOnly bool
+	rows   map[string]*joinRows
 	size   int64
 	kbuf   []byte
 	ibuf   []byte
@@ -83,7 +92,7 @@ func newJoinSide(keys, unique []int, width int) *joinSide {
 	for i := range all {
 		all[i] = i
 	}
-	return &joinSide{keys: keys, unique: unique, all: all, rows: map[string]map[string]*joinEntry{}}
+	return &joinSide{keys: keys, unique: unique, all: all, rows: map[string]*joinRows{}}
 }
 
 // key encodes r's join key; null reports a NULL in it: such a row never
@@ -111,19 +120,24 @@ func (s *joinSide) ident(r row.Row) string {
 func (s *joinSide) add(key string, r row.Row, assoc int) {
 	m := s.rows[key]
 	if m == nil {
-		m = map[string]*joinEntry{}
+		m = &joinRows{}
 		s.rows[key] = m
+	}
+	if s.appendOnly {
+		m.put("", &joinEntry{row: r, count: 1, assoc: assoc})
+		s.size++
+		return
 	}
 	id := s.ident(r)
 	if s.ttl.on() {
 		s.expireRow(key, id)
 		if m = s.rows[key]; m == nil {
-			m = map[string]*joinEntry{}
+			m = &joinRows{}
 			s.rows[key] = m
 		}
 		defer s.ttl.touch(joinRef{key, id})
 	}
-	if e := m[id]; e != nil {
+	if e := m.get(id); e != nil {
 		if s.unique != nil {
 			e.row, e.count, e.assoc = r, 1, assoc
 		} else {
@@ -131,7 +145,7 @@ func (s *joinSide) add(key string, r row.Row, assoc int) {
 		}
 		return
 	}
-	m[id] = &joinEntry{row: r, count: 1, assoc: assoc}
+	m.put(id, &joinEntry{row: r, count: 1, assoc: assoc})
 	s.size++
 }
 
@@ -143,14 +157,17 @@ func (s *joinSide) remove(key string, r row.Row) {
 	if s.expireRow(key, id) {
 		return
 	}
-	e := m[id]
+	if m == nil {
+		return
+	}
+	e := m.get(id)
 	if e == nil {
 		return
 	}
 	if e.count--; e.count <= 0 || s.unique != nil {
-		delete(m, id)
+		m.del(id)
 		s.size--
-		if len(m) == 0 {
+		if m.len() == 0 {
 			delete(s.rows, key)
 		}
 		s.ttl.drop(joinRef{key, id})
@@ -200,6 +217,8 @@ func NewJoin(spec JoinSpec) *Join {
 	j := &Join{spec: spec}
 	j.sides[0] = newJoinSide(spec.LeftKeys, spec.LeftUnique, spec.LeftWidth)
 	j.sides[1] = newJoinSide(spec.RightKeys, spec.RightUnique, spec.RightWidth)
+	j.sides[0].appendOnly = spec.LeftAppendOnly && spec.LeftUnique == nil
+	j.sides[1].appendOnly = spec.RightAppendOnly && spec.RightUnique == nil
 	j.leftNulls = newJoinSide(nil, spec.LeftUnique, spec.LeftWidth)
 	switch spec.Kind {
 	case LeftJoin, SemiJoin, AntiJoin:
@@ -264,7 +283,7 @@ func (j *Join) Finish(out Emitter) error {
 		}
 		j.nullRight = nil
 		for _, m := range j.sides[1].rows {
-			for _, e := range m {
+			for _, e := range m.all {
 				if e.assoc == 0 {
 					for range e.count {
 						out.Emit(row.Insert, j.padded(1, e.row))
@@ -335,7 +354,7 @@ func (j *Join) change(side int, k row.Kind, r row.Row, out Emitter) error {
 		return nil
 	}
 	matched := 0
-	for id, e := range other.live(key) {
+	for id, e := range other.live(key).all {
 		ok, err := j.matchOf(side, r, e.row)
 		if err != nil {
 			return err
@@ -388,7 +407,7 @@ func (j *Join) semiChange(side int, k row.Kind, r row.Row, out Emitter) error {
 	if side == 0 {
 		matched := 0
 		if !null {
-			for _, e := range other.live(key) {
+			for _, e := range other.live(key).all {
 				ok, err := j.matchOf(0, r, e.row)
 				if err != nil {
 					return err
@@ -413,7 +432,7 @@ func (j *Join) semiChange(side int, k row.Kind, r row.Row, out Emitter) error {
 	if null {
 		return nil
 	}
-	for id, e := range other.live(key) {
+	for id, e := range other.live(key).all {
 		ok, err := j.matchOf(1, r, e.row)
 		if err != nil {
 			return err
@@ -468,7 +487,7 @@ func (j *Join) notInChange(side int, k row.Kind, r row.Row, out Emitter) error {
 	if side == 0 {
 		matched := 0
 		if !null {
-			for _, e := range other.live(key) {
+			for _, e := range other.live(key).all {
 				ok, err := j.matchOf(0, r, e.row)
 				if err != nil {
 					return err
@@ -511,27 +530,27 @@ func (j *Join) notInChange(side int, k row.Kind, r row.Row, out Emitter) error {
 	}
 	if (rows == 0) != (j.rightRows == 0) || (nulls == 0) != (j.rightNulls == 0) {
 		for k, m := range j.sides[0].rows {
-			for id, e := range m {
+			for id, e := range m.all {
 				if !j.sides[0].ttl.expired(joinRef{k, id}) {
 					note(e, false)
 				}
 			}
 		}
 		for k, m := range j.leftNulls.rows {
-			for id, e := range m {
+			for id, e := range m.all {
 				if !j.leftNulls.ttl.expired(joinRef{k, id}) {
 					note(e, true)
 				}
 			}
 		}
 	} else if !null {
-		for _, e := range j.sides[0].live(key) {
+		for _, e := range j.sides[0].live(key).all {
 			note(e, false)
 		}
 	}
 	j.rightRows, j.rightNulls = rows, nulls
 	if !null {
-		for id, e := range j.sides[0].live(key) {
+		for id, e := range j.sides[0].live(key).all {
 			ok, err := j.matchOf(1, r, e.row)
 			if err != nil {
 				return err
@@ -594,7 +613,7 @@ func (j *Join) Snapshot() ([]byte, error) {
 	for _, s := range []*joinSide{j.sides[0], j.sides[1], j.leftNulls} {
 		buf = binary.AppendUvarint(buf, uint64(s.size))
 		for k, m := range s.rows {
-			for id, e := range m {
+			for id, e := range m.all {
 				buf = row.AppendRow(buf, e.row)
 				buf = binary.AppendUvarint(buf, uint64(e.count))
 				buf = binary.AppendUvarint(buf, uint64(e.assoc))
@@ -627,6 +646,7 @@ func (j *Join) Restore(state []byte) error {
 	var restored [3]*joinSide
 	for i, old := range []*joinSide{j.sides[0], j.sides[1], j.leftNulls} {
 		s := newJoinSide(old.keys, old.unique, widths[i])
+		s.appendOnly = old.appendOnly
 		s.onExpire = old.onExpire
 		rt := j.restoreTimes(s)
 		n := d.Count(1)
@@ -652,8 +672,8 @@ func (j *Join) Restore(state []byte) error {
 			for range count {
 				s.add(key, r, assoc)
 			}
-			if s.unique == nil {
-				s.rows[key][s.ident(r)].assoc = assoc
+			if s.unique == nil && !s.appendOnly {
+				s.rows[key].get(s.ident(r)).assoc = assoc
 			}
 			rt.note(key, s.ident(r), at)
 		}

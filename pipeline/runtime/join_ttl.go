@@ -30,6 +30,7 @@ func (j *Join) SetStateTTL(c StateTTL) {
 	j.ttl = c
 	for _, s := range []*joinSide{j.sides[0], j.sides[1], j.leftNulls} {
 		s.ttl.set(c)
+		s.appendOnly = false // a row's age is kept by its identity
 	}
 	if j.spec.NullAware {
 		j.sides[1].onExpire = func(e *joinEntry) { j.rightRows -= int64(e.count) }
@@ -70,16 +71,25 @@ func (s *joinSide) touch(key, id string) {
 }
 
 // live returns key's rows, first dropping those that expired.
-func (s *joinSide) live(key string) map[string]*joinEntry {
+func (s *joinSide) live(key string) *joinRows {
 	m := s.rows[key]
-	if m == nil || !s.ttl.on() {
+	if m == nil {
+		return &noJoinRows
+	}
+	if !s.ttl.on() {
 		return m
 	}
-	for id := range m {
+	for id := range m.all {
 		s.expireRow(key, id)
 	}
-	return s.rows[key]
+	if m = s.rows[key]; m == nil {
+		return &noJoinRows
+	}
+	return m
 }
+
+// noJoinRows is the rows of a key without any.
+var noJoinRows joinRows
 
 // expireRow drops row id of key if it expired and reports whether it
 // did.
@@ -94,14 +104,17 @@ func (s *joinSide) expireRow(key, id string) bool {
 // dropRow removes an expired row.
 func (s *joinSide) dropRow(key, id string) {
 	m := s.rows[key]
-	e := m[id]
 	s.ttl.drop(joinRef{key, id})
+	if m == nil {
+		return
+	}
+	e := m.get(id)
 	if e == nil {
 		return
 	}
-	delete(m, id)
+	m.del(id)
 	s.size--
-	if len(m) == 0 {
+	if m.len() == 0 {
 		delete(s.rows, key)
 	}
 	if s.onExpire != nil {
