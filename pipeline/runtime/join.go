@@ -77,10 +77,10 @@ type joinSide struct {
 	// appendOnly: rows are stored without an identity (JoinSpec's
 	// LeftAppendOnly); never with a unique key or a TTL, which need one.
 	appendOnly bool
-	rows   map[string]*joinRows
-	size   int64
-	kbuf   []byte
-	ibuf   []byte
+	rows       map[string]*joinRows
+	size       int64
+	kbuf       []byte
+	ibuf       []byte
 	// ttl is the state TTL per stored row (join_ttl.go); onExpire, if
 	// set, is told of each row it drops.
 	ttl      ttlKeys[joinRef]
