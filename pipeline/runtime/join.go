@@ -77,7 +77,7 @@ type joinSide struct {
 	// appendOnly: rows are stored without an identity (JoinSpec's
 	// LeftAppendOnly); never with a unique key or a TTL, which need one.
 	appendOnly bool
-	rows       map[string]*joinRows
+	rows       *joinKeys
 	size       int64
 	kbuf       []byte
 	ibuf       []byte
@@ -92,7 +92,7 @@ func newJoinSide(keys, unique []int, width int) *joinSide {
 	for i := range all {
 		all[i] = i
 	}
-	return &joinSide{keys: keys, unique: unique, all: all, rows: map[string]*joinRows{}}
+	return &joinSide{keys: keys, unique: unique, all: all, rows: newJoinKeys()}
 }
 
 // key encodes r's join key; null reports a NULL in it: such a row never
@@ -118,10 +118,9 @@ func (s *joinSide) ident(r row.Row) string {
 
 // add stores r under key with assoc matches and returns its entry.
 func (s *joinSide) add(key string, r row.Row, assoc int) {
-	m := s.rows[key]
+	m := s.rows.get(key)
 	if m == nil {
-		m = &joinRows{}
-		s.rows[key] = m
+		m = s.rows.add(key)
 	}
 	if s.appendOnly {
 		m.put("", &joinEntry{row: r, count: 1, assoc: assoc})
@@ -131,9 +130,8 @@ func (s *joinSide) add(key string, r row.Row, assoc int) {
 	id := s.ident(r)
 	if s.ttl.on() {
 		s.expireRow(key, id)
-		if m = s.rows[key]; m == nil {
-			m = &joinRows{}
-			s.rows[key] = m
+		if m = s.rows.get(key); m == nil {
+			m = s.rows.add(key)
 		}
 		defer s.ttl.touch(joinRef{key, id})
 	}
@@ -152,7 +150,7 @@ func (s *joinSide) add(key string, r row.Row, assoc int) {
 // remove takes one r out of key's rows; a row that is not there (never
 // seen, or restored from before) is ignored, as Flink does.
 func (s *joinSide) remove(key string, r row.Row) {
-	m := s.rows[key]
+	m := s.rows.get(key)
 	id := s.ident(r)
 	if s.expireRow(key, id) {
 		return
@@ -168,7 +166,7 @@ func (s *joinSide) remove(key string, r row.Row) {
 		m.del(id)
 		s.size--
 		if m.len() == 0 {
-			delete(s.rows, key)
+			s.rows.remove(key)
 		}
 		s.ttl.drop(joinRef{key, id})
 		return
@@ -282,7 +280,7 @@ func (j *Join) Finish(out Emitter) error {
 			}
 		}
 		j.nullRight = nil
-		for _, m := range j.sides[1].rows {
+		for _, m := range j.sides[1].rows.all {
 			for _, e := range m.all {
 				if e.assoc == 0 {
 					for range e.count {
@@ -529,14 +527,14 @@ func (j *Join) notInChange(side int, k row.Kind, r row.Row, out Emitter) error {
 		affected = append(affected, seen{e, null, j.notInVisible(e.assoc, null, j.rightRows, j.rightNulls)})
 	}
 	if (rows == 0) != (j.rightRows == 0) || (nulls == 0) != (j.rightNulls == 0) {
-		for k, m := range j.sides[0].rows {
+		for k, m := range j.sides[0].rows.all {
 			for id, e := range m.all {
 				if !j.sides[0].ttl.expired(joinRef{k, id}) {
 					note(e, false)
 				}
 			}
 		}
-		for k, m := range j.leftNulls.rows {
+		for k, m := range j.leftNulls.rows.all {
 			for id, e := range m.all {
 				if !j.leftNulls.ttl.expired(joinRef{k, id}) {
 					note(e, true)
@@ -612,7 +610,7 @@ func (j *Join) Snapshot() ([]byte, error) {
 	}
 	for _, s := range []*joinSide{j.sides[0], j.sides[1], j.leftNulls} {
 		buf = binary.AppendUvarint(buf, uint64(s.size))
-		for k, m := range s.rows {
+		for k, m := range s.rows.all {
 			for id, e := range m.all {
 				buf = row.AppendRow(buf, e.row)
 				buf = binary.AppendUvarint(buf, uint64(e.count))
@@ -673,7 +671,7 @@ func (j *Join) Restore(state []byte) error {
 				s.add(key, r, assoc)
 			}
 			if s.unique == nil && !s.appendOnly {
-				s.rows[key].get(s.ident(r)).assoc = assoc
+				s.rows.get(key).get(s.ident(r)).assoc = assoc
 			}
 			rt.note(key, s.ident(r), at)
 		}

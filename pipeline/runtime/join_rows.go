@@ -1,5 +1,7 @@
 package runtime
 
+import "unsafe"
+
 // joinRows is one join key's stored rows by identity (joinSide.ident).
 // Most keys hold a few rows, and a Go map per key cost an allocation of
 // a few hundred bytes and two string hashes per change: here the rows
@@ -83,6 +85,61 @@ func (m *joinRows) all(yield func(string, *joinEntry) bool) {
 		}
 		if i < len(m.ids) && m.es[i] == e {
 			i++ // still there; else the last row took its place: visit it
+		}
+	}
+}
+
+// joinKeys is a join side's rows by join key: the keys in a keyTable
+// (no string kept per key, no Go map to hash them), each id's rows in
+// rows.
+type joinKeys struct {
+	index *keyTable
+	rows  []*joinRows // by id; nil for a free id
+	free  []int32
+}
+
+func newJoinKeys() *joinKeys { return &joinKeys{index: newKeyTable()} }
+
+// view is key's bytes, shared: the table only reads them.
+func view(key string) []byte { return unsafe.Slice(unsafe.StringData(key), len(key)) }
+
+// get returns key's rows, nil if it has none.
+func (t *joinKeys) get(key string) *joinRows {
+	if id, ok := t.index.find(view(key)); ok {
+		return t.rows[id]
+	}
+	return nil
+}
+
+// add gives key, which must be absent, empty rows.
+func (t *joinKeys) add(key string) *joinRows {
+	m := &joinRows{}
+	var id int32
+	if n := len(t.free); n > 0 {
+		id, t.free = t.free[n-1], t.free[:n-1]
+		t.rows[id] = m
+	} else {
+		id = int32(len(t.rows))
+		t.rows = append(t.rows, m)
+	}
+	t.index.insert(view(key), id)
+	return m
+}
+
+// remove forgets key.
+func (t *joinKeys) remove(key string) {
+	if id, ok := t.index.remove(view(key)); ok {
+		t.rows[id] = nil
+		t.free = append(t.free, id)
+	}
+}
+
+// all yields each key with its rows. The yielded key's rows may be
+// emptied, not removed, while it runs.
+func (t *joinKeys) all(yield func(string, *joinRows) bool) {
+	for id, m := range t.rows {
+		if m != nil && !yield(t.index.key(int32(id)), m) {
+			return
 		}
 	}
 }

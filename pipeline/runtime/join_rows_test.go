@@ -47,3 +47,34 @@ func TestJoinRowsMatchesAMap(t *testing.T) {
 		}
 	}
 }
+
+// TestJoinKeysMatchesAMap drives joinKeys and a map with the same adds
+// and removes of keys of every length (inline and arena keys in the
+// keyTable) and compares lookups and iteration.
+func TestJoinKeysMatchesAMap(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(11, 12))
+	keys := newJoinKeys()
+	want := map[string]*joinRows{}
+	for step := range 20_000 {
+		k := fmt.Sprintf("%0*d", 1+rnd.IntN(30), rnd.IntN(500))
+		if got := keys.get(k); got != want[k] {
+			t.Fatalf("step %d: get(%q) = %p, want %p", step, k, got, want[k])
+		}
+		if want[k] == nil {
+			want[k] = keys.add(k)
+		} else {
+			keys.remove(k)
+			delete(want, k)
+		}
+	}
+	n := 0
+	for k, m := range keys.all {
+		if want[k] != m {
+			t.Fatalf("all yields %q with other rows", k)
+		}
+		n++
+	}
+	if n != len(want) {
+		t.Fatalf("all yields %d keys, want %d", n, len(want))
+	}
+}

@@ -72,7 +72,7 @@ func (s *joinSide) touch(key, id string) {
 
 // live returns key's rows, first dropping those that expired.
 func (s *joinSide) live(key string) *joinRows {
-	m := s.rows[key]
+	m := s.rows.get(key)
 	if m == nil {
 		return &noJoinRows
 	}
@@ -82,7 +82,7 @@ func (s *joinSide) live(key string) *joinRows {
 	for id := range m.all {
 		s.expireRow(key, id)
 	}
-	if m = s.rows[key]; m == nil {
+	if m = s.rows.get(key); m == nil {
 		return &noJoinRows
 	}
 	return m
@@ -103,7 +103,7 @@ func (s *joinSide) expireRow(key, id string) bool {
 
 // dropRow removes an expired row.
 func (s *joinSide) dropRow(key, id string) {
-	m := s.rows[key]
+	m := s.rows.get(key)
 	s.ttl.drop(joinRef{key, id})
 	if m == nil {
 		return
@@ -115,7 +115,7 @@ func (s *joinSide) dropRow(key, id string) {
 	m.del(id)
 	s.size--
 	if m.len() == 0 {
-		delete(s.rows, key)
+		s.rows.remove(key)
 	}
 	if s.onExpire != nil {
 		s.onExpire(e)
