@@ -124,26 +124,7 @@ func TestJoinModelAndRestore(t *testing.T) {
 				stream := joinStream(seed, 300)
 				spec := joinSpec2(kind)
 				spec.Residual = func(r row.Row) (bool, error) { return r[1].Int64() <= r[3].Int64(), nil }
-				run := func(cutEvery int) []string {
-					j := NewJoin(spec)
-					var c joinCollector
-					for i, s := range stream {
-						if cutEvery > 0 && i%cutEvery == 0 {
-							state, err := j.Snapshot()
-							if err != nil {
-								t.Fatal(err)
-							}
-							j = NewJoin(spec)
-							if err := j.Restore(state); err != nil {
-								t.Fatalf("restore at %d: %v", i, err)
-							}
-						}
-						if err := j.ProcessInput(s.side, &row.Batch{Changes: []row.Change{s.c}}, &c); err != nil {
-							t.Fatal(err)
-						}
-					}
-					return c.got
-				}
+				run := func(cutEvery int) []string { return runJoinStream(t, spec, stream, cutEvery) }
 				whole := run(0)
 				if got, want := foldChanges(t, whole), modelJoin(kind, stream); !slices.Equal(got, want) {
 					t.Fatalf("final table differs from the model:\n got %q\nwant %q", got, want)
@@ -173,24 +154,7 @@ func TestJoinAppendOnlySides(t *testing.T) {
 				spec := joinSpec2(kind)
 				spec.Residual = func(r row.Row) (bool, error) { return r[1].Int64() <= r[3].Int64(), nil }
 				spec.LeftAppendOnly, spec.RightAppendOnly = appendOnly, appendOnly
-				j := NewJoin(spec)
-				var c joinCollector
-				for i, s := range stream {
-					if cutEvery > 0 && i%cutEvery == 0 {
-						state, err := j.Snapshot()
-						if err != nil {
-							t.Fatal(err)
-						}
-						j = NewJoin(spec)
-						if err := j.Restore(state); err != nil {
-							t.Fatalf("restore at %d: %v", i, err)
-						}
-					}
-					if err := j.ProcessInput(s.side, &row.Batch{Changes: []row.Change{s.c}}, &c); err != nil {
-						t.Fatal(err)
-					}
-				}
-				return c.got
+				return runJoinStream(t, spec, stream, cutEvery)
 			}
 			name := fmt.Sprintf("%s/%d", kind, seed)
 			keyed, flat := run(false, 0), run(true, 0)
@@ -207,4 +171,29 @@ func TestJoinAppendOnlySides(t *testing.T) {
 			}
 		}
 	}
+}
+
+// runJoinStream feeds stream to a join of spec and returns its changes;
+// with cutEvery > 0 the join is snapshotted every cutEvery changes and
+// replaced by one restored from the snapshot.
+func runJoinStream(t *testing.T, spec JoinSpec, stream []sideChange, cutEvery int) []string {
+	t.Helper()
+	j := NewJoin(spec)
+	var c joinCollector
+	for i, s := range stream {
+		if cutEvery > 0 && i%cutEvery == 0 {
+			state, err := j.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			j = NewJoin(spec)
+			if err := j.Restore(state); err != nil {
+				t.Fatalf("restore at %d: %v", i, err)
+			}
+		}
+		if err := j.ProcessInput(s.side, &row.Batch{Changes: []row.Change{s.c}}, &c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return c.got
 }
