@@ -305,14 +305,17 @@ func (j *Join) joined(side int, this, other row.Row) row.Row {
 
 // padded returns side's row with NULLs for the other side's columns.
 func (j *Join) padded(side int, r row.Row) row.Row {
-	out := make(row.Row, j.spec.LeftWidth+j.spec.RightWidth)
-	for i := range out {
-		out[i] = row.NullValue
-	}
+	return padRow(side, r, j.spec.LeftWidth, j.spec.RightWidth)
+}
+
+// padRow returns side's row r (0 left, 1 right) as a joined row of
+// leftWidth+rightWidth columns, NULL in the other side's.
+func padRow(side int, r row.Row, leftWidth, rightWidth int) row.Row {
+	out := make(row.Row, leftWidth+rightWidth) // zero Values are NULL
 	if side == 0 {
 		copy(out, r)
 	} else {
-		copy(out[j.spec.LeftWidth:], r)
+		copy(out[leftWidth:], r)
 	}
 	return out
 }

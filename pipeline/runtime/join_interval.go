@@ -178,16 +178,7 @@ func (j *IntervalJoin) joined(l, r row.Row) row.Row {
 }
 
 func (j *IntervalJoin) padded(side int, r row.Row) row.Row {
-	out := make(row.Row, j.spec.LeftWidth+j.spec.RightWidth)
-	for i := range out {
-		out[i] = row.NullValue
-	}
-	if side == 0 {
-		copy(out, r)
-	} else {
-		copy(out[j.spec.LeftWidth:], r)
-	}
-	return out
+	return padRow(side, r, j.spec.LeftWidth, j.spec.RightWidth)
 }
 
 // ProcessInput implements TwoInput.

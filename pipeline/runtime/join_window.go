@@ -289,16 +289,7 @@ func (j *WindowJoin) anyMatch(l row.Row, cands [2][]row.Row) (bool, error) {
 }
 
 func (j *WindowJoin) padded(side int, r row.Row) row.Row {
-	out := make(row.Row, j.spec.LeftWidth+j.spec.RightWidth)
-	for i := range out {
-		out[i] = row.NullValue
-	}
-	if side == 0 {
-		copy(out, r)
-	} else {
-		copy(out[j.spec.LeftWidth:], r)
-	}
-	return out
+	return padRow(side, r, j.spec.LeftWidth, j.spec.RightWidth)
 }
 
 // Finish fires what is left (a batch run's windows; a streaming run's
