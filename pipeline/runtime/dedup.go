@@ -48,10 +48,9 @@ type Dedup struct {
 	// pointer for the GC to scan) and times, on event time, that row's
 	// time (timeKey). A key whose row was emitted on the watermark
 	// (event time, keep first) stays in keys with no kept row: done.
-	keys  *keyTable
+	keys  *keyIDs
 	kept  rowStore
 	times []int64
-	free  []int32 // ids of dropped keys
 	order []int32 // batch: ids in first-seen order
 	kbuf  []byte
 	fbuf  []byte // forget's copy of a key
@@ -68,7 +67,7 @@ type Dedup struct {
 
 // NewDedup builds the operator.
 func NewDedup(spec DedupSpec) *Dedup {
-	return &Dedup{spec: spec, keys: newKeyTable(), wm: NoWatermark}
+	return &Dedup{spec: spec, keys: newKeyIDs(), wm: NoWatermark}
 }
 
 // firstOnTimer reports whether rows wait for the watermark (event time,
@@ -126,15 +125,11 @@ func (d *Dedup) lookup() (int32, bool) {
 
 // add gives the key in d.kbuf an id.
 func (d *Dedup) add() int32 {
-	var id int32
-	if n := len(d.free); n > 0 {
-		id, d.free = d.free[n-1], d.free[:n-1]
-	} else {
-		id = int32(len(d.times))
+	id, fresh := d.keys.add(d.kbuf)
+	if fresh {
 		d.times = append(d.times, 0)
 		d.waiting = append(d.waiting, 0)
 	}
-	d.keys.insert(d.kbuf, id)
 	return id
 }
 
@@ -149,11 +144,10 @@ func (d *Dedup) keep(id int32, r row.Row) {
 // forget drops id's key and state.
 func (d *Dedup) forget(id int32) {
 	d.fbuf = append(d.fbuf[:0], d.keys.bytes(id)...) // a copy: remove clears the entry bytes views
-	d.keys.remove(d.fbuf)
+	d.keys.drop(d.fbuf)
 	d.kept.remove(id)
 	d.waiting[id] = 0
 	d.ttl.drop(id)
-	d.free = append(d.free, id)
 }
 
 // waitFirst is keep-first on event time for one row.

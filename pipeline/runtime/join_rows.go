@@ -93,12 +93,11 @@ func (m *joinRows) all(yield func(string, *joinEntry) bool) {
 // (no string kept per key, no Go map to hash them), each id's rows in
 // rows.
 type joinKeys struct {
-	index *keyTable
+	index *keyIDs
 	rows  []*joinRows // by id; nil for a free id
-	free  []int32
 }
 
-func newJoinKeys() *joinKeys { return &joinKeys{index: newKeyTable()} }
+func newJoinKeys() *joinKeys { return &joinKeys{index: newKeyIDs()} }
 
 // view is key's bytes, shared: the table only reads them.
 func view(key string) []byte { return unsafe.Slice(unsafe.StringData(key), len(key)) }
@@ -114,23 +113,18 @@ func (t *joinKeys) get(key string) *joinRows {
 // add gives key, which must be absent, empty rows.
 func (t *joinKeys) add(key string) *joinRows {
 	m := &joinRows{}
-	var id int32
-	if n := len(t.free); n > 0 {
-		id, t.free = t.free[n-1], t.free[:n-1]
-		t.rows[id] = m
-	} else {
-		id = int32(len(t.rows))
+	if id, fresh := t.index.add(view(key)); fresh {
 		t.rows = append(t.rows, m)
+	} else {
+		t.rows[id] = m
 	}
-	t.index.insert(view(key), id)
 	return m
 }
 
 // remove forgets key.
 func (t *joinKeys) remove(key string) {
-	if id, ok := t.index.remove(view(key)); ok {
+	if id, ok := t.index.drop(view(key)); ok {
 		t.rows[id] = nil
-		t.free = append(t.free, id)
 	}
 }
 

@@ -193,3 +193,36 @@ func (t *keyTable) reset(n int) {
 	t.entries = make([]keyEntry, 0, n)
 	t.arena, t.dead, t.n = nil, 0, 0
 }
+
+// keyIDs is a keyTable that hands out the ids itself, reusing freed
+// ones, for an owner whose per-key state lives in slices indexed by id
+// (deduplication's rows, Top-N's partitions, a join side's keys).
+type keyIDs struct {
+	*keyTable
+	free []int32
+	next int32 // ids handed out so far
+}
+
+func newKeyIDs() *keyIDs { return &keyIDs{keyTable: newKeyTable()} }
+
+// add inserts key, which must be absent, and returns its id; fresh
+// reports an id never handed out before: the owner's slices grow by one.
+func (t *keyIDs) add(key []byte) (id int32, fresh bool) {
+	if n := len(t.free); n > 0 {
+		id, t.free = t.free[n-1], t.free[:n-1]
+	} else {
+		id, fresh = t.next, true
+		t.next++
+	}
+	t.insert(key, id)
+	return id, fresh
+}
+
+// drop removes key and frees its id for a later add.
+func (t *keyIDs) drop(key []byte) (int32, bool) {
+	id, ok := t.remove(key)
+	if ok {
+		t.free = append(t.free, id)
+	}
+	return id, ok
+}

@@ -190,9 +190,8 @@ type TopN struct {
 	spec RankSpec
 	// keys gives each partition an id, the index of its rows in parts
 	// (nil for a free id).
-	keys  *keyTable
+	keys  *keyIDs
 	parts []*rankPartition
-	free  []int32
 	order []int32 // batch: partitions in the order they were first seen
 	rows  int64
 	kbuf  []byte
@@ -210,7 +209,7 @@ type TopN struct {
 
 // NewTopN builds the operator.
 func NewTopN(spec RankSpec) *TopN {
-	t := &TopN{spec: spec, keys: newKeyTable(), floorCol: -1}
+	t := &TopN{spec: spec, keys: newKeyIDs(), floorCol: -1}
 	if spec.Strategy == AppendFast && !spec.Batch && len(spec.Order) == 1 {
 		t.floorCol = spec.Order[0].Col
 	}
@@ -240,31 +239,27 @@ func (t *TopN) partition(r row.Row) (int32, *rankPartition) {
 
 // addPart gives key the partition p.
 func (t *TopN) addPart(key []byte, p *rankPartition) int32 {
-	var id int32
-	if n := len(t.free); n > 0 {
-		id, t.free = t.free[n-1], t.free[:n-1]
+	id, fresh := t.keys.add(key)
+	if !fresh {
 		t.parts[id] = p
-	} else {
-		id = int32(len(t.parts))
-		t.parts = append(t.parts, p)
-		if t.floorCol >= 0 {
-			t.floor = append(t.floor, 0)
-			t.floorSet = append(t.floorSet, false)
-		}
+		return id
 	}
-	t.keys.insert(key, id)
+	t.parts = append(t.parts, p)
+	if t.floorCol >= 0 {
+		t.floor = append(t.floor, 0)
+		t.floorSet = append(t.floorSet, false)
+	}
 	return id
 }
 
 // dropPart forgets partition id, whose key is in t.kbuf.
 func (t *TopN) dropPart(id int32) {
 	t.rows -= int64(t.parts[id].n)
-	t.keys.remove(t.kbuf)
+	t.keys.drop(t.kbuf)
 	t.parts[id] = nil
 	if t.floorCol >= 0 {
 		t.floorSet[id] = false
 	}
-	t.free = append(t.free, id)
 }
 
 // intKey is v as an int64 ordered as row.Compare orders such values,
