@@ -28,14 +28,34 @@ func (q *queryBuilder) aggregate(sel *sql.Select, s *scope) (*Node, error) {
 	}
 
 	// Group keys; with a window TVF, window_start and window_end name the
-	// window and are not keys of their own.
+	// window and are not keys of their own. Over rows that carry their
+	// windows already, grouping by both makes a window aggregate of those
+	// windows (attached, below).
+	attached, err := q.attachedWindow(sel.GroupBy, s)
+	if err != nil {
+		return nil, err
+	}
 	var keyExprs []sql.Expr
+	var startExpr sql.Expr // attached: the window_start key, last
 	var hasStart, hasEnd bool
 	var windowRefAt sql.Pos
 	for _, g := range sel.GroupBy {
 		g, err := s.unqualify(g)
 		if err != nil {
 			return nil, err
+		}
+		if attached != nil {
+			if ref, ok := g.(*sql.ColumnRef); ok {
+				switch i := in.Schema.Index(ref.Column.Name); {
+				case i == attached.start:
+					startExpr = g
+					continue
+				case i == attached.end:
+					continue
+				case strings.EqualFold(ref.Column.Name, "window_time"):
+					continue
+				}
+			}
 		}
 		if s.window != nil {
 			if ref, ok := g.(*sql.ColumnRef); ok {
@@ -54,6 +74,9 @@ func (q *queryBuilder) aggregate(sel *sql.Select, s *scope) (*Node, error) {
 			}
 		}
 		keyExprs = append(keyExprs, g)
+	}
+	if startExpr != nil {
+		keyExprs = append(keyExprs, startExpr)
 	}
 	if s.window != nil && !(hasStart && hasEnd) {
 		at := sel.GroupByAt
@@ -170,8 +193,15 @@ func (q *queryBuilder) aggregate(sel *sql.Select, s *scope) (*Node, error) {
 		aggs[j] = call
 	}
 	var window *runtime.WindowSpec
-	if s.window != nil {
-		w := *s.windowSpec
+	if s.window != nil || attached != nil {
+		var w runtime.WindowSpec
+		if attached != nil {
+			// The rows' window_end stands for their time.
+			w = attached.spec
+			w.TimeCol = attached.end
+		} else {
+			w = *s.windowSpec
+		}
 		tc := in.Schema.Fields[w.TimeCol]
 		c, err := compileExpr(&sql.ColumnRef{Column: sql.Ident{Name: tc.Name, Quoted: true}}, in.Schema, s.table)
 		if err != nil {
@@ -208,7 +238,25 @@ func (q *queryBuilder) aggregate(sel *sql.Select, s *scope) (*Node, error) {
 	agg := &Node{Input: pre, Bounded: in.Bounded, TimeAttr: -1, keys: keys, aggs: aggs, batch: q.b.plan.Batch}
 	agg.aggMono = aggMono
 	keyLabel := strings.Join(keyNames, ", ")
-	if window != nil {
+	switch {
+	case attached != nil:
+		// [keys..., window_start (the last key), window_end, window_time]
+		wtype := row.Type{ID: row.Timestamp, Precision: 3, NotNull: true}
+		ttype := wtype
+		if attached.ltz {
+			ttype.ID = row.TimestampLTZ
+		}
+		outFields = append(outFields,
+			row.Field{Name: in.Schema.Fields[attached.end].Name, Type: wtype},
+			row.Field{Name: "window_time", Type: ttype})
+		agg.Kind, agg.window = WindowAggNode, window
+		agg.attached, agg.attachedLTZ = true, attached.ltz
+		agg.TimeAttr = len(keys) + 1
+		key := append(append([]int(nil), keys...), len(keys))
+		agg.Mode = windowAggMode(key)
+		keyLabel = strings.Join(keyNames[:len(keyNames)-1], ", ")
+		agg.Label = fmt.Sprintf("WindowAggregate(window=[%s], groupBy=[%s], select=[%s])", flinkWindowText(attached.spec, in.Schema, *attached), keyLabel, strings.Join(aggTexts, ", "))
+	case window != nil:
 		wtype := row.Type{ID: row.Timestamp, Precision: 3, NotNull: true}
 		ttype := row.Type{ID: preFields[window.TimeCol].Type.ID, Precision: 3, NotNull: true}
 		outFields = append(outFields,
@@ -220,7 +268,7 @@ func (q *queryBuilder) aggregate(sel *sql.Select, s *scope) (*Node, error) {
 		key := append(append([]int(nil), keys...), len(keys), len(keys)+1)
 		agg.Mode = windowAggMode(key)
 		agg.Label = fmt.Sprintf("WindowAggregate(window=[%s], groupBy=[%s], select=[%s])", windowText(s.window), keyLabel, strings.Join(aggTexts, ", "))
-	} else {
+	default:
 		agg.Kind = GroupAggNode
 		agg.Mode = groupAggMode(len(keys), q.b.plan.Batch)
 		agg.Label = fmt.Sprintf("GroupAggregate(groupBy=[%s], select=[%s])", keyLabel, strings.Join(aggTexts, ", "))
@@ -303,6 +351,42 @@ func (q *queryBuilder) aggregate(sel *sql.Select, s *scope) (*Node, error) {
 		return q.distinct(out), nil
 	}
 	return out, nil
+}
+
+// attachedWindow returns the windows of s's rows when a GROUP BY over
+// them is a window aggregate of those windows (Flink's
+// WindowAttachedWindowingStrategy): the rows come from a window join,
+// aggregate or Top-N that kept window_start and window_end, in streaming
+// mode, and the GROUP BY names both columns. It returns nil otherwise:
+// the GROUP BY is a regular one.
+func (q *queryBuilder) attachedWindow(groupBy []sql.Expr, s *scope) (*windowProps, error) {
+	in := s.node
+	if s.window != nil || q.b.plan.Batch || in.Mode.Updating {
+		return nil, nil
+	}
+	p, ok := windowPropsOf(in)
+	if !ok || p.spec.Kind == runtime.Session {
+		return nil, nil
+	}
+	var hasStart, hasEnd bool
+	for _, g := range groupBy {
+		g, err := s.unqualify(g)
+		if err != nil {
+			return nil, err
+		}
+		if ref, ok := g.(*sql.ColumnRef); ok {
+			switch in.Schema.Index(ref.Column.Name) {
+			case p.start:
+				hasStart = true
+			case p.end:
+				hasEnd = true
+			}
+		}
+	}
+	if !hasStart || !hasEnd {
+		return nil, nil
+	}
+	return &p, nil
 }
 
 func windowText(w *sql.WindowTVF) string {

@@ -189,7 +189,7 @@ func (p *Plan) operator(n *Node, transform string) (runtime.Operator, error) {
 		if n.window.Kind == runtime.Session {
 			return runtime.NewSessionAgg(n.window.TimeCol, n.window.Gap, n.keys, n.aggs, runtime.WindowOptions{Batch: n.batch}), nil
 		}
-		return runtime.NewWindowAgg(*n.window, n.keys, n.aggs, runtime.WindowOptions{Batch: n.batch}), nil
+		return runtime.NewWindowAgg(*n.window, n.keys, n.aggs, runtime.WindowOptions{Batch: n.batch, Attached: n.attached, AttachedLTZ: n.attachedLTZ}), nil
 	case UnnestNode:
 		u := *n.unnest
 		u.Transform = transform

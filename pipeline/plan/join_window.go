@@ -37,6 +37,9 @@ func windowPropsOf(n *Node) (windowProps, bool) {
 		return windowProps{spec: n.windowTable.Spec, start: w, end: w + 1, ltz: n.windowTable.LTZ}, true
 	case WindowAggNode:
 		k := len(n.keys)
+		if n.attached {
+			k-- // window_start is the last key
+		}
 		return windowProps{spec: *n.window, start: k, end: k + 1, ltz: n.Schema.Fields[k+2].Type.ID == row.TimestampLTZ}, true
 	case WindowRankNode:
 		// Its rows are its input's, with the rank number appended.

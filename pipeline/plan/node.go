@@ -61,8 +61,12 @@ type Node struct {
 	keys   []int             // GroupAggNode, WindowAggNode
 	aggs   []runtime.AggCall // GroupAggNode, WindowAggNode
 	window *runtime.WindowSpec
-	over   *runtime.OverSpec // OverAggNode
-	batch  bool
+	// attached: a WindowAggNode over rows that carry their windows
+	// (runtime.WindowOptions.Attached); attachedLTZ: those windows were
+	// over a TIMESTAMP_LTZ.
+	attached, attachedLTZ bool
+	over                  *runtime.OverSpec // OverAggNode
+	batch                 bool
 
 	unnest   *runtime.Unnest // UnnestNode: a template, copied per run
 	unnestOf *expr.Compiled  // UnnestNode: the unnested expression

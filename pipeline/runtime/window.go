@@ -125,6 +125,17 @@ type WindowOptions struct {
 	// its local end stands for. nil is UTC. TIMESTAMP attributes are wall
 	// clocks already and ignore it.
 	Zone *time.Location
+	// Attached: the rows were assigned to their windows upstream, by a
+	// window join, aggregate or Top-N (Flink's
+	// WindowAttachedWindowingStrategy): each row counts in the window it
+	// carries, not in the windows of its time. The spec's TimeCol is then
+	// the rows' window_end column and the last key column their
+	// window_start, and an output row is [keys..., window_start,
+	// window_end, window_time, results...] with window_start from the key.
+	Attached bool
+	// AttachedLTZ: with Attached, the upstream windows were over a
+	// TIMESTAMP_LTZ, so window_time is one too.
+	AttachedLTZ bool
 }
 
 // slice is the state of one slice of time: a TUMBLE window, a HOP slide,
@@ -232,11 +243,14 @@ func (g *WindowAgg) add(k row.Kind, r row.Row) error {
 		return err
 	}
 	g.kbuf = row.KeyOf(g.kbuf[:0], r, g.keys)
-	local := g.toLocal(ts)
 	wm := g.wm
 	if g.opt.Batch {
 		wm = NoWatermark
 	}
+	if g.opt.Attached {
+		return g.addAttached(ts, r, wm)
+	}
+	local := g.toLocal(ts)
 	s := &g.spec
 	if s.Kind == Cumulate {
 		start := windowStart(local, s.Offset, s.Size)
@@ -269,6 +283,22 @@ func (g *WindowAgg) add(k row.Kind, r row.Row) error {
 				g.schedule(e)
 			}
 		}
+	}
+	g.st.update(w.slot(g.st, g.kbuf), r, true)
+	return nil
+}
+
+// addAttached counts r in the window whose end it carries: one slice per
+// window, fired as a TUMBLE window is.
+func (g *WindowAgg) addAttached(end int64, r row.Row, wm int64) error {
+	if g.fireTime(end) <= wm {
+		g.dropped++
+		return nil
+	}
+	w := g.slices[end]
+	if w == nil {
+		w = g.slice(end)
+		g.schedule(end)
 	}
 	g.st.update(w.slot(g.st, g.kbuf), r, true)
 	return nil
@@ -365,7 +395,7 @@ func (g *WindowAgg) Finish(out Emitter) error {
 }
 
 func (g *WindowAgg) fire(out Emitter) error {
-	if g.spec.Kind == Cumulate {
+	if g.spec.Kind == Cumulate && !g.opt.Attached {
 		for len(g.cycles) > 0 {
 			c := g.cycles[0]
 			for c.next <= c.start+g.spec.Size && g.fireTime(c.next) <= g.wm {
@@ -404,7 +434,7 @@ func (g *WindowAgg) fire(out Emitter) error {
 func (g *WindowAgg) fireHop(end, fire int64, out Emitter) error {
 	size, slide := g.spec.Size, g.slide()
 	first := end - size + slide
-	if first == end { // TUMBLE, or HOP with slide = size: nothing to merge
+	if first == end || g.opt.Attached { // TUMBLE, HOP with slide = size, a window of its own: nothing to merge
 		if w := g.slices[end]; w != nil {
 			for _, id := range w.order {
 				if err := g.emit(id, end-size, end, fire, out); err != nil {
@@ -477,18 +507,24 @@ func (g *WindowAgg) fireCumulate(c *cycle, end int64, out Emitter) error {
 
 func (g *WindowAgg) emit(id int32, start, end, fire int64, out Emitter) error {
 	nk := len(g.keys)
-	r := g.arena.row(nk + 3 + len(g.res))
+	at := nk // window_start's column
+	if g.opt.Attached {
+		at = nk - 1 // the last key
+	}
+	r := g.arena.row(at + 3 + len(g.res))
 	if err := decodeKey(r[:nk], g.st.keys[id]); err != nil {
 		return fmt.Errorf("window aggregate: %w", err)
 	}
-	r[nk] = row.TimestampValue(start)
-	r[nk+1] = row.TimestampValue(end)
-	if g.timeID == row.TimestampLTZ {
-		r[nk+2] = row.TimestampLTZValue(fire - 1000)
-	} else {
-		r[nk+2] = row.TimestampValue(end - 1000)
+	if !g.opt.Attached {
+		r[at] = row.TimestampValue(start)
 	}
-	g.st.results(id, r[nk+3:])
+	r[at+1] = row.TimestampValue(end)
+	if g.timeID == row.TimestampLTZ || g.opt.AttachedLTZ {
+		r[at+2] = row.TimestampLTZValue(fire - 1000)
+	} else {
+		r[at+2] = row.TimestampValue(end - 1000)
+	}
+	g.st.results(id, r[at+3:])
 	out.Emit(row.Insert, r)
 	return nil
 }
