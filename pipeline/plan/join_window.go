@@ -222,7 +222,12 @@ func (q *queryBuilder) windowJoin(n *Node, js *runtime.JoinSpec, residual []sql.
 	}
 	js.Residual = ws.Residual
 	n.join, n.windowJoin = js, ws
-	n.Mode = InsertOnly
+	// Insert-only, with the upsert keys of a join whose keys are every
+	// equality, the window bounds included: within a window, a side unique
+	// on its keys and window (a window aggregate's rows) matches each row
+	// of the other side at most once.
+	n.Mode = joinMode(js.Kind, left.Mode, right.Mode, js.LeftKeys, js.RightKeys, lw, false)
+	n.Mode.Updating = false
 	// The output keeps the time attribute (window_time) of a side that
 	// is never padded with NULLs, as the interval join does.
 	switch js.Kind {
