@@ -46,6 +46,8 @@ var Differences = []Difference{
 		Reason: "A TIMESTAMP before 1970 converts as the calendar says: 1969-12-31 23:59:59.5 has CAST AS DATE 1969-12-31, HOUR 23, SECOND 59 and CAST AS TIMESTAMP(0) 1969-12-31 23:59:59. Flink divides its negative epoch milliseconds truncating towards zero and gives 1970-01-01, 0, 0 and 1970-01-01 00:00:00."},
 	{Name: "window-start-only", Kind: Deliberate, Area: "plan: window aggregates",
 		Reason: "GROUP BY window_start without window_end over a window TVF is refused with an explanation; Flink silently plans an updating aggregate instead of a window aggregate, a common trap."},
+	{Name: "window-join-fallback", Kind: Deliberate, Area: "plan: window joins",
+		Reason: "A join of window TVFs that equates their window bounds but is no window join (the windows differ, or only one of window_start and window_end is equated, or one side has no window) is refused with the reason; Flink silently plans a regular join, whose outer results update and whose state never expires."},
 	{Name: "regexp-re2", Kind: Deliberate, Area: "expr: regular expressions",
 		Reason: "Regular expressions are Go's RE2: backreferences, lookaround, possessive quantifiers and atomic groups are refused (at validation when constant) rather than risk run times exponential in the input."},
 	{Name: "convert-tz-unknown-zone", Kind: Deliberate, Area: "expr: CONVERT_TZ",
