@@ -16,7 +16,9 @@ import (
 //     would be emitted before it, and a restore would read them again.
 //   - The watermark is the minimum of the open inputs' watermarks, sent
 //     when it advances; an input that ended no longer holds it back (a
-//     bounded input sent +infinity before ending anyway).
+//     bounded input sent +infinity before ending anyway), but one that
+//     was stopped does: it resumes from the checkpoint with rows at its
+//     watermark, which a higher one downstream would make late.
 //   - The stream ends when every input has ended; the end is a stop when
 //     any input stopped.
 type UnionNode struct {
@@ -50,6 +52,7 @@ func runUnion(ctx context.Context, n *UnionNode, ins []chan message, co *coordin
 	}
 	wms := make([]int64, len(ins))
 	closed := make([]bool, len(ins))
+	stopped := make([]bool, len(ins)) // ended by a stop: still holds the watermark
 	arrived := make([]bool, len(ins))
 	for i := range wms {
 		wms[i] = NoWatermark
@@ -86,7 +89,7 @@ func runUnion(ctx context.Context, n *UnionNode, ins []chan message, co *coordin
 	advance := func() error {
 		low, some := MaxWatermark, false
 		for i, wm := range wms {
-			if !closed[i] {
+			if !closed[i] || stopped[i] {
 				low, some = min(low, wm), true
 			}
 		}
@@ -139,6 +142,7 @@ func runUnion(ctx context.Context, n *UnionNode, ins []chan message, co *coordin
 			}
 		case msgEnd:
 			stop = stop || m.stop
+			stopped[u.i] = m.stop
 		}
 	}
 	if err := co.report(ctx, report{part: n.cpIndex, ended: true, finished: !stop}); err != nil {

@@ -147,15 +147,16 @@ func TestUnionWatermarkIsMinimum(t *testing.T) {
 	if got := h.next(); got != "wm 7" {
 		t.Fatalf("got %q, want wm 7 (input 2 holds it)", got)
 	}
-	h.ins[2] <- message{kind: msgEnd, stop: true}
+	h.ins[2] <- message{kind: msgEnd}
 	close(h.ins[2])
 	if got := h.next(); got != "wm 20" {
 		t.Fatalf("got %q, want wm 20 once input 2 ended", got)
 	}
+	// A stopped input goes on holding the watermark: it resumes from the
+	// checkpoint with rows at its watermark, which must not be late then.
+	h.ins[0] <- message{kind: msgEnd, stop: true}
 	close(h.ins[0])
-	if got := h.next(); got != "wm 30" {
-		t.Fatalf("got %q, want wm 30 once input 0 ended", got)
-	}
+	h.quiet()
 	close(h.ins[1])
 	for _, want := range []string{"end stop=true", "closed"} {
 		if got := h.next(); got != want {
