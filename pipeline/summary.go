@@ -112,6 +112,9 @@ func (s Summary) String() string {
 	default:
 		fmt.Fprintf(&b, ", %d checkpoints", n)
 	}
+	if c := s.Checkpoints; c.LastSize > 0 {
+		fmt.Fprintf(&b, " (the last %s, in %s)", human.Bytes(c.LastSize), c.LastDuration.Round(time.Millisecond))
+	}
 	b.WriteString("\n")
 	sized := false
 	for _, c := range s.Sources {
@@ -149,6 +152,17 @@ func (s Summary) String() string {
 	writeTable(&b, rows, 3)
 	for _, c := range s.Dropped {
 		fmt.Fprintf(&b, "  dropped %d rows in %s\n", c.Skipped, c.Name)
+	}
+	for _, st := range s.State {
+		op := st.Operator
+		if i := strings.IndexByte(op, '('); i > 0 {
+			op = op[:i]
+		}
+		fmt.Fprintf(&b, "  state of %s (%s): %d entries", st.Transform, op, st.Entries)
+		if st.Bytes > 0 {
+			fmt.Fprintf(&b, ", %s checkpointed", human.Bytes(st.Bytes))
+		}
+		b.WriteString("\n")
 	}
 	return b.String()
 }
