@@ -53,7 +53,24 @@ const temporalOrders = `1,EUR,10,500
 11,,1,41000
 `
 
+// temporalHistory is the rates as an append-only log (csv: currency,
+// rate, ts), which a keep-last deduplication by time turns into a
+// versioned table: Flink's versioned view.
+const temporalHistory = `EUR,114,1000
+USD,100,1000
+CHF,90,2000
+EUR,116,10000
+JPY,1,15000
+CHF,95,20000
+EUR,118,30000
+`
+
+// temporalVersionedView is Flink's versioned view of temporalHistory:
+// the view versioned_rates in Flink, a transform in etld.
+const temporalVersionedView = "SELECT currency, rate, update_time FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY currency ORDER BY update_time DESC) AS rn FROM rates_history) WHERE rn = 1"
+
 var temporalCases = []struct{ name, sql string }{
+	{"temporal_versioned_view", "SELECT o.id, o.currency, r.rate FROM orders o LEFT JOIN versioned_rates FOR SYSTEM_TIME AS OF o.order_time AS r ON o.currency = r.currency"},
 	{"temporal_inner", "SELECT o.id, r.rate, o.amount * r.rate AS price FROM orders o JOIN rates FOR SYSTEM_TIME AS OF o.order_time AS r ON o.currency = r.currency"},
 	{"temporal_left", "SELECT o.id, o.currency, r.rate, r.update_time FROM orders o LEFT JOIN rates FOR SYSTEM_TIME AS OF o.order_time AS r ON r.currency = o.currency"},
 	{"temporal_residual", "SELECT o.id, r.rate FROM orders o LEFT JOIN rates FOR SYSTEM_TIME AS OF o.order_time AS r ON o.currency = r.currency AND r.rate > 95"},
@@ -67,14 +84,31 @@ CREATE TABLE rates (currency STRING, rate INT, ts BIGINT, update_time AS TO_TIME
   WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'debezium-json');
 CREATE TABLE rates_log (currency STRING, rate INT, ts BIGINT, update_time AS TO_TIMESTAMP_LTZ(ts, 3), WATERMARK FOR update_time AS update_time - INTERVAL '1' HOUR, PRIMARY KEY (currency) NOT ENFORCED)
   WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'debezium-json');
+CREATE TABLE rates_history (currency STRING, rate INT, ts BIGINT, update_time AS TO_TIMESTAMP_LTZ(ts, 3), WATERMARK FOR update_time AS update_time)
+  WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'csv');
+CREATE TEMPORARY VIEW versioned_rates AS ` + temporalVersionedView + `;
 CREATE TEMPORARY VIEW priced AS SELECT o.id, o.order_time, o.amount * r.rate AS price FROM orders o JOIN rates FOR SYSTEM_TIME AS OF o.order_time AS r ON o.currency = r.currency;
 `
 
 // temporalTransforms are the etld transforms of temporalDDL; the sources
 // are the caller's (files or Kafka topics).
-const temporalTransforms = `transforms:
+const temporalTransforms = temporalPriced + `  - name: versioned_rates
+    sql: ` + temporalVersionedView + `
+`
+
+// temporalPriced is the transform priced alone, over orders and rates.
+const temporalPriced = `transforms:
   - name: priced
     sql: SELECT o.id, o.order_time, o.amount * r.rate AS price FROM orders o JOIN rates FOR SYSTEM_TIME AS OF o.order_time AS r ON o.currency = r.currency
+`
+
+// temporalHistorySource is the source of temporalHistory, read from a
+// file: %s is its path.
+const temporalHistorySource = `  - name: rates_history
+    type: file
+    path: %s
+    schema: [currency STRING, rate INT, ts BIGINT, "update_time AS TO_TIMESTAMP_LTZ(ts, 3)"]
+    watermark: update_time
 `
 
 const temporalFileSources = `sources:
@@ -102,10 +136,11 @@ const temporalFileSources = `sources:
 
 // flinkTemporal runs every temporal case through Flink over the files of
 // temporalRates and temporalOrders and returns each one's folded output.
-func flinkTemporal(t *testing.T, dir string) (orders, rates, deletes string, want [][]string) {
+func flinkTemporal(t *testing.T, dir string) (orders, rates, deletes, history string, want [][]string) {
 	t.Helper()
 	orders, rates, deletes = filepath.Join(dir, "orders.csv"), filepath.Join(dir, "rates.json"), filepath.Join(dir, "deletes.json")
-	for path, data := range map[string]string{orders: temporalOrders, rates: temporalRates, deletes: temporalDeletes} {
+	history = filepath.Join(dir, "history.csv")
+	for path, data := range map[string]string{orders: temporalOrders, rates: temporalRates, deletes: temporalDeletes, history: temporalHistory} {
 		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -113,7 +148,7 @@ func flinkTemporal(t *testing.T, dir string) (orders, rates, deletes string, wan
 	var scripts []string
 	for _, tc := range temporalCases {
 		script := filepath.Join(dir, tc.name+".sql")
-		if err := os.WriteFile(script, []byte(fmt.Sprintf(temporalDDL, orders, rates, deletes)+tc.sql+";\n"), 0o644); err != nil {
+		if err := os.WriteFile(script, []byte(fmt.Sprintf(temporalDDL, orders, rates, deletes, history)+tc.sql+";\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		scripts = append(scripts, script)
@@ -131,7 +166,7 @@ func flinkTemporal(t *testing.T, dir string) (orders, rates, deletes string, wan
 		}
 		want = append(want, w)
 	}
-	return orders, rates, deletes, want
+	return orders, rates, deletes, history, want
 }
 
 // TestTemporalJoinMatchesFlink runs each event-time temporal join over
@@ -139,12 +174,12 @@ func flinkTemporal(t *testing.T, dir string) (orders, rates, deletes string, wan
 // through etld over Kafka topics of the same data (temporalOverKafka).
 func TestTemporalJoinMatchesFlink(t *testing.T) {
 	dir := t.TempDir()
-	orders, rates, deletes, want := flinkTemporal(t, dir)
+	orders, rates, deletes, history, want := flinkTemporal(t, dir)
 	t.Run("kafka", func(t *testing.T) { temporalOverKafka(t, dir, want) })
 	for i, tc := range temporalCases {
 		t.Run(tc.name, func(t *testing.T) {
-			yaml := fmt.Sprintf("version: 1\nname: %s\n"+temporalFileSources+temporalTransforms+"  - name: q\n    sql: %s\nsinks:\n  - {name: out, from: q, type: print}\n",
-				tc.name, orders, rates, deletes, tc.sql)
+			yaml := fmt.Sprintf("version: 1\nname: %s\n"+temporalFileSources+temporalHistorySource+temporalTransforms+"  - name: q\n    sql: %s\nsinks:\n  - {name: out, from: q, type: print}\n",
+				tc.name, orders, rates, deletes, history, tc.sql)
 			path := filepath.Join(dir, tc.name+".yaml")
 			if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
 				t.Fatal(err)

@@ -55,12 +55,23 @@ func lines(data string) []string {
 // and compares each output with Flink's over the same data in files.
 func temporalOverKafka(t *testing.T, dir string, want [][]string) {
 	brokers := testenv.Kafka(t)
-	topics := []string{testenv.UniqueName(t, "tj-orders"), testenv.UniqueName(t, "tj-rates"), testenv.UniqueName(t, "tj-rates-log")}
+	topics := []string{testenv.UniqueName(t, "tj-orders"), testenv.UniqueName(t, "tj-rates"), testenv.UniqueName(t, "tj-rates-log"), testenv.UniqueName(t, "tj-history")}
 	createTopics(t, brokers, topics)
 	produce(t, brokers, topics[:1], lines(temporalOrders)...)
 	produce(t, brokers, topics[1:2], lines(temporalRates)...)
-	produce(t, brokers, topics[2:], lines(temporalDeletes)...)
-	sources := fmt.Sprintf(temporalKafkaSources, brokers, topics[0], topics[1], topics[2], "\n    stop: latest")
+	produce(t, brokers, topics[2:3], lines(temporalDeletes)...)
+	produce(t, brokers, topics[3:], lines(temporalHistory)...)
+	sources := fmt.Sprintf(temporalKafkaSources, brokers, topics[0], topics[1], topics[2], "\n    stop: latest") +
+		fmt.Sprintf(`  - name: rates_history
+    type: kafka
+    brokers: [%s]
+    topic: %s
+    start: earliest
+    stop: latest
+    format: csv
+    schema: [currency STRING, rate INT, ts BIGINT, "update_time AS TO_TIMESTAMP_LTZ(ts, 3)"]
+    watermark: update_time
+`, brokers, topics[3])
 	for i, tc := range temporalCases {
 		t.Run(tc.name, func(t *testing.T) {
 			yaml := fmt.Sprintf("version: 1\nname: k_%s\n", tc.name) + sources + temporalTransforms +
@@ -92,7 +103,7 @@ func TestTemporalJoinResumesItsVersions(t *testing.T) {
 	dir, state := t.TempDir(), t.TempDir()
 	path := filepath.Join(dir, "resume.yaml")
 	writeFile(t, path, "version: 1\nname: tj_resume\ncheckpoint_interval: 1s\n"+
-		fmt.Sprintf(temporalKafkaSources, brokers, topics[0], topics[1], topics[2], "")+temporalTransforms+
+		fmt.Sprintf(temporalKafkaSources, brokers, topics[0], topics[1], topics[2], "")+temporalPriced+
 		"sinks:\n  - {name: out, from: priced, type: print}\n")
 
 	life := func(want []string) string {

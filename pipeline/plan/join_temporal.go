@@ -72,7 +72,7 @@ func (q *queryBuilder) temporalJoin(n *Node, s *scope, j *sql.Join, ref *sql.Tab
 		return errAt(ref.Name.At, "the versioned table %s of a temporal join needs a primary key, as in Flink: read it from a source with a changelog format (debezium-json, ...) and `key:`, or a transform of one that keeps the key columns", name)
 	}
 	if right.TimeAttr < 0 {
-		return errAt(ref.Name.At, "the versioned table %s of a temporal join needs an event-time attribute, as in Flink: declare a watermark on its source and keep that column in a transform (a GROUP BY or a keep-last deduplication has none in etld: Flink's versioned views are not supported yet)", name)
+		return errAt(ref.Name.At, "the versioned table %s of a temporal join needs an event-time attribute, as in Flink: declare a watermark on its source and keep that column in a transform (a GROUP BY has none; a keep-last deduplication ordered by the event time DESC, Flink's versioned view, keeps it)", name)
 	}
 	if j.On == nil {
 		return errAt(j.At, "a temporal join needs ON with an equality of the versioned table's primary key")

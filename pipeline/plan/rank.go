@@ -318,9 +318,12 @@ func (q *queryBuilder) rankNode(calc *Node, spec runtime.RankSpec, over *sql.Ove
 		n.Kind = DedupNode
 		n.dedup = &runtime.DedupSpec{Key: spec.Partition, TimeCol: spec.Order[0].Col, RowTime: rowTime, KeepLast: keepLast, Batch: spec.Batch}
 		n.Mode = dedupMode(spec.Partition, keepLast, spec.Batch)
-		if rowTime && !keepLast {
-			// Rows leave at the watermark, insert-only: the time
-			// attribute survives, as in Flink.
+		if rowTime {
+			// The time attribute survives, as in Flink: keep first emits
+			// rows at the watermark, insert-only; keep last replaces a
+			// key's row only by a later one, so its changes follow the
+			// watermark, and the result can be the versioned table of a
+			// temporal join (Flink's versioned view).
 			n.TimeAttr = calc.TimeAttr
 		}
 		n.Label = fmt.Sprintf("Deduplicate(keep=%s, key=%s, order=%s)", keep, part, order)
