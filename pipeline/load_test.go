@@ -1,6 +1,7 @@
 package pipeline_test
 
 import (
+	"bytes"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -76,6 +77,20 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("version: 1\nname: t\nsources: [{name: a, type: datagen, rows: 1, schema: [n BIGINT, t FLAOT]}]\ntransforms: [{name: x, sql: SELECT t FROM a}]\nsinks: [{name: o, from: x, type: print, mode: sideways}]\n"))
 	f.Add([]byte("version: 1\nsources: [foo, {type: file}, {name: b, type: datagen, watermark: ''}]\ntransforms: [{sql: ''}, {name: y}]\nsinks: [{from: b}, {name: p, from: y, type: blackhole, key: [z]}]\n"))
 	f.Add([]byte("colour: blue\nsources:\n  - name: s\n    type: file\n    pth: x\n    schema: [a AS b + 1, b INT]\n    watermark: b\nsinks: [{name: o, from: s, type: file, path: ${NOPE}}]\n"))
+	// Every golden plan's pipeline: the fuzzer starts from files that
+	// reach deep into the planner (joins, windows, Top-N, TTL, errors).
+	goldens, err := filepath.Glob(filepath.Join("plan", "testdata", "*.plantest"))
+	if err != nil || len(goldens) == 0 {
+		f.Fatalf("no golden plans to seed from (%v)", err)
+	}
+	for _, path := range goldens {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		yaml, _, _ := bytes.Cut(data, []byte("\n----\n"))
+		f.Add(yaml)
+	}
 	reg := builtin.Registry()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		_, err := pipeline.Parse("f.yaml", data, func(string) (string, bool) { return "", false }, pipeline.Env{Registry: reg})
