@@ -1,0 +1,105 @@
+package row
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+// slowTimestamp is ParseTimestamp without the fast path.
+func slowTimestamp(s string) (int64, bool) {
+	for _, layout := range timestampLayouts {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC().UnixMicro(), true
+		}
+	}
+	return 0, false
+}
+
+// The fast path gives time.Parse's instant for every text it takes, and
+// takes the common forms.
+func TestParseSQLTimestampMatchesTimeParse(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		fast bool
+	}{
+		{"2024-01-02 10:00:00", true},
+		{"2024-01-02T10:00:00.123", true},
+		{"1969-12-31 23:59:59.5", true},
+		{"0001-01-01 00:00:00", true},
+		{"9999-12-31 23:59:59.999999999", true},
+		{"2024-02-29 12:00:00.0000001", true},
+		{"1600-02-29 00:00:00", true},
+		{"1900-02-29 00:00:00", false}, // no such day
+		{"2023-02-29 00:00:00", false},
+		{"2024-04-31 00:00:00", false},
+		{"2024-13-01 00:00:00", false},
+		{"2024-01-02 24:00:00", false},
+		{"2024-01-02 10:60:00", false},
+		{"2024-01-02 10:00:60", false},
+		{"2024-01-02 10:00:00.", false},
+		{"2024-01-02 10:00:00.1234567891", false},
+		{"2024-01-02 10:00:00Z", false},
+		{"2024-01-02 10:00", false},
+		{"2024-1-02 10:00:00", false},
+		{"+024-01-02 10:00:00", false},
+	} {
+		got, ok := parseSQLTimestamp(tt.in)
+		if ok != tt.fast {
+			t.Errorf("parseSQLTimestamp(%q) ok = %v, want %v", tt.in, ok, tt.fast)
+		}
+		want, wantOK := slowTimestamp(tt.in)
+		if ok && (!wantOK || got != want) {
+			t.Errorf("parseSQLTimestamp(%q) = %d, time.Parse gives %d (%v)", tt.in, got, want, wantOK)
+		}
+	}
+	// Random texts of the form, some characters changed: the fast path
+	// agrees with time.Parse on all it takes, and takes some.
+	rng := rand.New(rand.NewPCG(7, 7))
+	taken := 0
+	digits := "0123456789"
+	for range 200_000 {
+		b := []byte("2000-01-01 00:00:00.000000000")
+		b = b[:19+rng.IntN(11)]
+		for i := range b {
+			switch {
+			case rng.IntN(40) == 0:
+				b[i] = "0123456789-: T.Zx"[rng.IntN(17)]
+			case b[i] >= '0' && b[i] <= '9':
+				b[i] = digits[rng.IntN(10)]
+			}
+		}
+		s := string(b)
+		got, ok := parseSQLTimestamp(s)
+		want, wantOK := slowTimestamp(s)
+		if ok && (!wantOK || got != want) {
+			t.Fatalf("parseSQLTimestamp(%q) = %d, %v; time.Parse gives %d, %v", s, got, ok, want, wantOK)
+		}
+		if ok {
+			taken++
+		}
+	}
+	if taken < 100 {
+		t.Fatalf("the fast path took %d of the random texts: the test tests nothing", taken)
+	}
+}
+
+func FuzzParseSQLTimestamp(f *testing.F) {
+	f.Add("2024-01-02 10:00:00.123")
+	f.Add("1969-12-31T23:59:59.999999999")
+	f.Fuzz(func(t *testing.T, s string) {
+		got, ok := parseSQLTimestamp(s)
+		want, wantOK := slowTimestamp(s)
+		if ok && (!wantOK || got != want) {
+			t.Fatalf("parseSQLTimestamp(%q) = %d; time.Parse gives %d, %v", s, got, want, wantOK)
+		}
+	})
+}
+
+func BenchmarkParseTimestamp(b *testing.B) {
+	for b.Loop() {
+		if _, err := ParseTimestamp("2024-01-02 10:00:00.123", Timestamp); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
