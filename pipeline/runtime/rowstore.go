@@ -1,6 +1,10 @@
 package runtime
 
-import "github.com/etld/etld/pipeline/row"
+import (
+	"fmt"
+
+	"github.com/etld/etld/pipeline/row"
+)
 
 // rowStore keeps rows by int32 id, each encoded (row.AppendRow) in one
 // byte slice. An operator that holds a row per key for a million keys
@@ -98,4 +102,21 @@ func (a *rowStore) compactIfSparse() {
 		s.off, s.space = uint64(off), s.n
 	}
 	a.buf, a.dead = buf, 0
+}
+
+// decodeInto decodes id's row into dst, which must have the row's width.
+// Unlike row it allocates nothing for numbers: only a copy of each
+// string value.
+func (a *rowStore) decodeInto(dst row.Row, id int32) {
+	d := *row.NewDecoder(a.bytes(id))
+	if n := d.Count(1); n != len(dst) {
+		panic(fmt.Sprintf("rowStore: a row of %d columns decoded into %d", n, len(dst)))
+	}
+	for i := range dst {
+		dst[i] = d.Value()
+	}
+	if err := d.End(); err != nil {
+		// The bytes are the arena's own encoding: a failure is a bug.
+		panic("rowStore: " + err.Error())
+	}
 }
