@@ -93,3 +93,31 @@ func TestJoinRestoresOldSnapshots(t *testing.T) {
 		})
 	}
 }
+
+// An interval join snapshot written while its cache was Go maps (same
+// version and layout since): FULL JOIN after left +I[1,100,a]
+// +I[1,100,b], right +I[1,103,x], left +I[2,104,c], right
+// +I[NULL,105,n], watermark 90, right +I[3,120,z].
+const goldenIntervalJoin = "01b4019e010b00040a0300020000000000000000f40101d001010303040ad001070163000000020000010000ec0101d2010103000ad20107016e000a030003000000000000000000008a0201f001010303060af00107017a000a0300010000000000000000ec0101c801020303020ac801070161010303020ac80107016201e80101ce01010303020ace0107017801"
+
+func TestIntervalJoinRestoresOldSnapshot(t *testing.T) {
+	state, err := hex.DecodeString(goldenIntervalJoin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := NewIntervalJoin(ijSpec(FullJoin))
+	if err := j.Restore(state); err != nil {
+		t.Fatal(err)
+	}
+	if got := j.StateEntries(); got != 6 {
+		t.Fatalf("restored %d rows, want 6", got)
+	}
+	runIJ(t, j, []ijStep{
+		{0, 3, 118, "w", []string{"+I[3 118 w | 3 120 z]"}},
+		{1, 1, 101, "y", []string{"+I[1 100 a | 1 101 y]", "+I[1 100 b | 1 101 y]"}},
+		ijWM(MaxWatermark-1, "+I[2 104 c | null null null]", "+I[null null null | null 105 n]"),
+	})
+	if got := j.StateEntries(); got != 0 {
+		t.Errorf("%d rows left after the last watermark", got)
+	}
+}
