@@ -98,11 +98,12 @@ type TwoInput interface {
 // NewJoin returns a join with empty state.
 func NewJoin(spec JoinSpec) *Join {
 	j := &Join{spec: spec}
-	j.sides[0] = newJoinSide(spec.LeftKeys, spec.LeftUnique, spec.LeftWidth)
-	j.sides[1] = newJoinSide(spec.RightKeys, spec.RightUnique, spec.RightWidth)
+	j.sides[0] = newJoinSide(spec.LeftKeys, spec.LeftUnique, spec.LeftWidth, newKeyIDs())
+	j.sides[1] = newJoinSide(spec.RightKeys, spec.RightUnique, spec.RightWidth, nil)
+	pairJoinSides(j.sides[0], j.sides[1])
 	j.sides[0].appendOnly = spec.LeftAppendOnly && spec.LeftUnique == nil
 	j.sides[1].appendOnly = spec.RightAppendOnly && spec.RightUnique == nil
-	j.leftNulls = newJoinSide(nil, spec.LeftUnique, spec.LeftWidth)
+	j.leftNulls = newJoinSide(nil, spec.LeftUnique, spec.LeftWidth, newKeyIDs())
 	switch spec.Kind {
 	case LeftJoin, SemiJoin, AntiJoin:
 		j.outer[0] = true
@@ -167,8 +168,8 @@ func (j *Join) Finish(out Emitter) error {
 		j.nullRight = nil
 		right := j.sides[1]
 		for _, rid := range right.eachRow {
-			if e := right.ents[rid]; e.assoc == 0 {
-				for range e.count {
+			if count, assoc := right.counts(rid); assoc == 0 {
+				for range count {
 					out.Emit(row.Insert, j.paddedStored(1, rid))
 				}
 			}
@@ -179,7 +180,7 @@ func (j *Join) Finish(out Emitter) error {
 
 // joinedStored returns the output row of this (of side) and the other
 // side's stored row rid.
-func (j *Join) joinedStored(side int, this row.Row, rid int32) row.Row {
+func (j *Join) joinedStored(side int, this row.Row, rid rowRef) row.Row {
 	lw := j.spec.LeftWidth
 	out := make(row.Row, lw+j.spec.RightWidth)
 	if side == 0 {
@@ -198,7 +199,7 @@ func (j *Join) padded(side int, r row.Row) row.Row {
 }
 
 // paddedStored is padded of side's stored row rid.
-func (j *Join) paddedStored(side int, rid int32) row.Row {
+func (j *Join) paddedStored(side int, rid rowRef) row.Row {
 	lw := j.spec.LeftWidth
 	out := make(row.Row, lw+j.spec.RightWidth) // zero Values are NULL
 	if side == 0 {
@@ -224,7 +225,7 @@ func padRow(side int, r row.Row, leftWidth, rightWidth int) row.Row {
 // probe joins this (of side) with the other side's stored row rid: the
 // joined row, nil when the residual rejects it. A join without a
 // residual that emits nothing (semi, anti) builds no row.
-func (j *Join) probe(side int, this row.Row, rid int32, build bool) (row.Row, error) {
+func (j *Join) probe(side int, this row.Row, rid rowRef, build bool) (row.Row, error) {
 	if j.spec.Residual == nil && !build {
 		return nil, nil
 	}
@@ -240,7 +241,7 @@ func (j *Join) probe(side int, this row.Row, rid int32, build bool) (row.Row, er
 
 // matches reports whether this (of side) and the other side's row rid
 // satisfy the residual.
-func (j *Join) matches(side int, this row.Row, rid int32) (bool, error) {
+func (j *Join) matches(side int, this row.Row, rid rowRef) (bool, error) {
 	if j.spec.Residual == nil {
 		return true, nil
 	}
@@ -293,8 +294,13 @@ func (j *Join) change(side int, k row.Kind, r row.Row, out Emitter) error {
 		}
 		return nil
 	}
+	// The key's id serves the probe and the store: one lookup.
+	kid, found := this.index.find(this.kbuf)
+	if found {
+		found = other.expire(kid)
+	}
 	matched := 0
-	if kid, ok := other.live(this.kbuf); ok {
+	if found {
 		for rid := range other.rows(kid) {
 			jr, err := j.probe(side, r, rid, true)
 			if err != nil {
@@ -303,27 +309,28 @@ func (j *Join) change(side int, k row.Kind, r row.Row, out Emitter) error {
 			if jr == nil {
 				continue
 			}
-			e := &other.ents[rid]
-			matched += int(e.count)
+			count, assoc := other.counts(rid)
+			matched += int(count)
 			if otherOuter {
 				if add {
-					if e.assoc == 0 && j.emitting(1-side) {
-						for range e.count {
+					if assoc == 0 && j.emitting(1-side) {
+						for range count {
 							out.Emit(row.Delete, j.paddedStored(1-side, rid))
 						}
 					}
-					if e.assoc == math.MaxInt32 {
+					if assoc == math.MaxInt32 {
 						return errJoinCount
 					}
-					e.assoc++
-				} else if e.assoc > 0 {
-					e.assoc--
+					assoc++
+				} else if assoc > 0 {
+					assoc--
 				}
+				other.setAssoc(rid, assoc)
 				other.touch(rid)
 			}
-			emitCopies(out, k, jr, e.count)
-			if otherOuter && !add && e.assoc == 0 && j.emitting(1-side) {
-				for range e.count {
+			emitCopies(out, k, jr, count)
+			if otherOuter && !add && assoc == 0 && j.emitting(1-side) {
+				for range count {
 					out.Emit(row.Insert, j.paddedStored(1-side, rid))
 				}
 			}
@@ -332,7 +339,17 @@ func (j *Join) change(side int, k row.Kind, r row.Row, out Emitter) error {
 	if thisOuter && matched == 0 && j.emitting(side) {
 		out.Emit(padKind(add), j.padded(side, r))
 	}
-	return store(this, add, r, matched)
+	if !add {
+		if found {
+			this.removeAt(kid, r)
+		}
+		return nil
+	}
+	if !found {
+		kid, _ = this.index.add(this.kbuf)
+	}
+	this.ensure(kid)
+	return this.addAt(kid, r, matched)
 }
 
 // semiChange is a change of a semi or anti join: the left rows carry how
@@ -368,25 +385,26 @@ func (j *Join) semiChange(side int, k row.Kind, r row.Row, out Emitter) error {
 			if !ok {
 				continue
 			}
-			e := &other.ents[rid]
+			count, assoc := other.counts(rid)
 			var emit bool
 			if add {
-				if e.assoc == math.MaxInt32 {
+				if assoc == math.MaxInt32 {
 					return errJoinCount
 				}
-				e.assoc++
-				emit = e.assoc == 1
-			} else if e.assoc > 0 {
-				e.assoc--
-				emit = e.assoc == 0
+				assoc++
+				emit = assoc == 1
+			} else if assoc > 0 {
+				assoc--
+				emit = assoc == 0
 			}
+			other.setAssoc(rid, assoc)
 			other.touch(rid)
 			if emit && !j.spec.Batch {
 				kind := row.Insert
 				if add == anti {
 					kind = row.Delete
 				}
-				for range e.count {
+				for range count {
 					out.Emit(kind, other.row(rid))
 				}
 			}
@@ -413,7 +431,8 @@ func (j *Join) countMatches(r row.Row, null bool) (int, error) {
 			return 0, err
 		}
 		if ok {
-			matched += int(right.ents[rid].count)
+			count, _ := right.counts(rid)
+			matched += int(count)
 		}
 	}
 	return matched, nil
@@ -463,19 +482,20 @@ func (j *Join) notInChange(side int, k row.Kind, r row.Row, out Emitter) error {
 	// before the change.
 	type seen struct {
 		s      *joinSide
-		rid    int32
+		rid    rowRef
 		null   bool
 		before bool
 	}
 	var affected []seen
-	note := func(s *joinSide, rid int32, null bool) {
-		affected = append(affected, seen{s, rid, null, j.notInVisible(s.ents[rid].assoc, null, j.rightRows, j.rightNulls)})
+	note := func(s *joinSide, rid rowRef, null bool) {
+		_, assoc := s.counts(rid)
+		affected = append(affected, seen{s, rid, null, j.notInVisible(assoc, null, j.rightRows, j.rightNulls)})
 	}
 	left := j.sides[0]
 	if (rows == 0) != (j.rightRows == 0) || (nulls == 0) != (j.rightNulls == 0) {
 		for _, s := range []*joinSide{left, j.leftNulls} {
 			for _, rid := range s.eachRow {
-				if !s.ttl.expired(rid) {
+				if !s.ttl.expired(int32(rid)) {
 					note(s, rid, s == j.leftNulls)
 				}
 			}
@@ -498,15 +518,16 @@ func (j *Join) notInChange(side int, k row.Kind, r row.Row, out Emitter) error {
 				if !ok {
 					continue
 				}
-				e := &left.ents[rid]
+				_, assoc := left.counts(rid)
 				if add {
-					if e.assoc == math.MaxInt32 {
+					if assoc == math.MaxInt32 {
 						return errJoinCount
 					}
-					e.assoc++
-				} else if e.assoc > 0 {
-					e.assoc--
+					assoc++
+				} else if assoc > 0 {
+					assoc--
 				}
+				left.setAssoc(rid, assoc)
 				left.touch(rid)
 			}
 		}
@@ -518,12 +539,12 @@ func (j *Join) notInChange(side int, k row.Kind, r row.Row, out Emitter) error {
 		return nil
 	}
 	for _, a := range affected {
-		e := a.s.ents[a.rid]
-		after := j.notInVisible(e.assoc, a.null, rows, nulls)
+		count, assoc := a.s.counts(a.rid)
+		after := j.notInVisible(assoc, a.null, rows, nulls)
 		if after == a.before {
 			continue
 		}
-		for range e.count {
+		for range count {
 			out.Emit(padKind(after), a.s.row(a.rid))
 		}
 	}
@@ -557,10 +578,10 @@ func (j *Join) Snapshot() ([]byte, error) {
 	for _, s := range []*joinSide{j.sides[0], j.sides[1], j.leftNulls} {
 		buf = binary.AppendUvarint(buf, uint64(s.size))
 		for _, rid := range s.eachRow {
-			e := s.ents[rid]
-			buf = append(buf, s.store.bytes(rid)...) // AppendRow's encoding
-			buf = binary.AppendUvarint(buf, uint64(e.count))
-			buf = binary.AppendUvarint(buf, uint64(e.assoc))
+			count, assoc := s.counts(rid)
+			buf = append(buf, s.bytes(rid)...) // AppendRow's encoding
+			buf = binary.AppendUvarint(buf, uint64(count))
+			buf = binary.AppendUvarint(buf, uint64(assoc))
 			buf = s.appendTime(buf, rid)
 		}
 	}
@@ -588,7 +609,10 @@ func (j *Join) Restore(state []byte) error {
 	widths := [3]int{j.spec.LeftWidth, j.spec.RightWidth, j.spec.LeftWidth}
 	var restored [3]*joinSide
 	for i, old := range []*joinSide{j.sides[0], j.sides[1], j.leftNulls} {
-		s := newJoinSide(old.keys, old.unique, widths[i])
+		s := newJoinSide(old.keys, old.unique, widths[i], newKeyIDs())
+		if i == 1 {
+			pairJoinSides(restored[0], s)
+		}
 		s.appendOnly = old.appendOnly
 		s.onExpire = old.onExpire
 		rt := j.restoreTimes(s)
@@ -651,15 +675,15 @@ func (j *Join) Restore(state []byte) error {
 }
 
 // restoreRow stores a snapshot's row, whose key is in s.kbuf, count
-// times with assoc matches, and returns its row id (the last one, on an
+// times with assoc matches, and returns it (the last copy, on an
 // append-only side, which stores each copy apart).
-func (s *joinSide) restoreRow(r row.Row, count, assoc int32) (int32, error) {
+func (s *joinSide) restoreRow(r row.Row, count, assoc int32) (rowRef, error) {
 	if s.appendOnly {
 		kid := s.keyID()
 		for range count {
-			s.link(kid, s.newRow(), r, assoc)
+			s.appendRun(kid, r, assoc)
 		}
-		return s.ents[s.heads[kid]].prev, nil
+		return 0, nil // no TTL, so no time to note
 	}
 	for range count {
 		if err := s.add(r, int(assoc)); err != nil {
@@ -672,5 +696,5 @@ func (s *joinSide) restoreRow(r row.Row, count, assoc int32) (int32, error) {
 	kid, _ := s.index.find(s.kbuf)
 	rid, _ := s.idents.find(s.identOf(kid, r))
 	s.ents[rid].assoc = assoc
-	return rid, nil
+	return rowRef(rid), nil
 }

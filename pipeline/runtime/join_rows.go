@@ -25,7 +25,13 @@ import (
 // A side whose rows are retracted finds a row again by its identity (the
 // unique key's value, or the whole row): idents maps the key id and the
 // identity to the row id. An append-only side (JoinSpec's LeftAppendOnly)
-// has no idents: each row is stored as it comes.
+// has no idents and no row ids: each key's rows are one run of bytes in
+// runArena (joinRun), so that joining a key's rows reads one place of
+// memory rather than three per row (its entry, its store slot, its
+// bytes): on a large state every one of those is a cache and TLB miss.
+//
+// A stored row is named by a rowRef: its row id, or on an append-only
+// side its offset in runArena.
 type joinSide struct {
 	keys   []int
 	unique []int
@@ -34,11 +40,14 @@ type joinSide struct {
 	// unique key or a TTL, which need one. Set before the first row.
 	appendOnly bool
 
-	index *keyIDs // join key -> key id
-	// heads and nrows are by key id: the first row of the key's list
-	// (-1 for a free id) and how many rows the list holds.
-	heads []int32
-	nrows []int32
+	// index gives each join key an id; both sides of a join share it,
+	// so that a change finds its key once for the probe of the other
+	// side and its own state (peer is the other side, nil for a side
+	// of its own). A key leaves it when neither side has a row for it.
+	index *keyIDs
+	peer  *joinSide
+	// lists are by key id: each key's list of rows.
+	lists []joinList
 
 	// idents maps a key id (4 bytes) followed by a row's identity to
 	// its row id, which keyIDs hands out; nil on an append-only side,
@@ -49,9 +58,16 @@ type joinSide struct {
 	ents     []joinEnt // by row id
 	store    rowStore  // by row id: the encoded row
 
+	// An append-only side's rows: runs by key id, in runArena, of
+	// which runDead bytes are left behind by moved runs.
+	runs     []joinRun
+	runArena []byte
+	runDead  int
+
 	size       int64 // distinct rows held
 	kbuf, ibuf []byte
 	fbuf       []byte // dropRow's copy of a key
+	rbuf, ebuf []byte // appendRun's encodings
 
 	// ttl is the state TTL by row id (join_ttl.go); onExpire, if set,
 	// is told the count of each row it drops.
@@ -65,12 +81,38 @@ type joinEnt struct {
 	next, prev   int32
 }
 
-func newJoinSide(keys, unique []int, width int) *joinSide {
+// joinList is a key's rows on a side that has row ids: the first (-1
+// for none) and how many.
+type joinList struct{ head, n int32 }
+
+// rowRef names a stored row: a row id, or on an append-only side the
+// row's offset in runArena.
+type rowRef int64
+
+// joinRun is an append-only side's rows of one key: runArena[off:off+n]
+// holds them, each as its match count (4 bytes, little-endian), its
+// encoding's length (uvarint) and its encoding (row.AppendRow); the run
+// may grow in place up to space bytes.
+type joinRun struct {
+	off      uint64
+	n, space uint32
+	rows     uint32
+}
+
+// newJoinSide returns an empty side whose keys are in index.
+func newJoinSide(keys, unique []int, width int, index *keyIDs) *joinSide {
 	all := make([]int, width)
 	for i := range all {
 		all[i] = i
 	}
-	return &joinSide{keys: keys, unique: unique, all: all, index: newKeyIDs()}
+	return &joinSide{keys: keys, unique: unique, all: all, index: index}
+}
+
+// pairJoinSides makes a and b the two sides of one join, sharing a's
+// index.
+func pairJoinSides(a, b *joinSide) {
+	b.index = a.index
+	a.peer, b.peer = b, a
 }
 
 // key encodes r's join key into s.kbuf; null reports a NULL in it: such
@@ -90,15 +132,34 @@ func (s *joinSide) find(key []byte) (int32, bool) { return s.index.find(key) }
 
 // keyID returns the id of the key in s.kbuf, adding it if absent.
 func (s *joinSide) keyID() int32 {
-	if kid, ok := s.index.find(s.kbuf); ok {
-		return kid
+	kid, ok := s.index.find(s.kbuf)
+	if !ok {
+		kid, _ = s.index.add(s.kbuf)
 	}
-	kid, fresh := s.index.add(s.kbuf)
-	if fresh {
-		s.heads = append(s.heads, -1)
-		s.nrows = append(s.nrows, 0)
-	}
+	s.ensure(kid)
 	return kid
+}
+
+// ensure grows the side's arrays by key id to hold kid: the index is
+// shared, so its ids may run ahead of them.
+func (s *joinSide) ensure(kid int32) {
+	if s.appendOnly {
+		for int(kid) >= len(s.runs) {
+			s.runs = append(s.runs, joinRun{})
+		}
+		return
+	}
+	for int(kid) >= len(s.lists) {
+		s.lists = append(s.lists, joinList{head: -1})
+	}
+}
+
+// holds reports whether the side has a row under key id kid.
+func (s *joinSide) holds(kid int32) bool {
+	if s.appendOnly {
+		return int(kid) < len(s.runs) && s.runs[kid].rows > 0
+	}
+	return int(kid) < len(s.lists) && s.lists[kid].n > 0
 }
 
 // identOf encodes key id kid followed by r's identity into s.ibuf.
@@ -132,8 +193,9 @@ func (s *joinSide) link(kid, rid int32, r row.Row, assoc int32) {
 	}
 	e := &s.ents[rid]
 	e.count, e.assoc = 1, assoc
-	if h := s.heads[kid]; h < 0 {
-		s.heads[kid] = rid
+	l := &s.lists[kid]
+	if h := l.head; h < 0 {
+		l.head = rid
 		e.next, e.prev = rid, rid
 	} else {
 		tail := s.ents[h].prev
@@ -141,7 +203,7 @@ func (s *joinSide) link(kid, rid int32, r row.Row, assoc int32) {
 		s.ents[tail].next = rid
 		s.ents[h].prev = rid
 	}
-	s.nrows[kid]++
+	l.n++
 	s.store.put(rid, r)
 	s.size++
 }
@@ -151,12 +213,16 @@ var errJoinCount = fmt.Errorf("join: more than %d copies of one row or matches o
 
 // add stores r, whose key is in s.kbuf, with assoc matches.
 func (s *joinSide) add(r row.Row, assoc int) error {
+	return s.addAt(s.keyID(), r, assoc)
+}
+
+// addAt is add of a row whose key has id kid (s.ensure'd).
+func (s *joinSide) addAt(kid int32, r row.Row, assoc int) error {
 	if assoc > math.MaxInt32 {
 		return errJoinCount
 	}
-	kid := s.keyID()
 	if s.appendOnly {
-		s.link(kid, s.newRow(), r, int32(assoc))
+		s.appendRun(kid, r, int32(assoc))
 		return nil
 	}
 	if s.idents == nil {
@@ -199,6 +265,14 @@ func (s *joinSide) remove(r row.Row) {
 	if !ok {
 		return
 	}
+	s.removeAt(kid, r)
+}
+
+// removeAt is remove of a row whose key has id kid.
+func (s *joinSide) removeAt(kid int32, r row.Row) {
+	if s.idents == nil {
+		return
+	}
 	rid, ok := s.idents.find(s.identOf(kid, r))
 	if !ok {
 		return
@@ -233,36 +307,52 @@ func (s *joinSide) dropRow(rid int32, expired bool) {
 // out of the index when it has no row left.
 func (s *joinSide) unlink(kid, rid int32) {
 	e := &s.ents[rid]
+	l := &s.lists[kid]
 	if e.next == rid {
-		s.heads[kid] = -1
+		l.head = -1
 	} else {
 		s.ents[e.prev].next = e.next
 		s.ents[e.next].prev = e.prev
-		if s.heads[kid] == rid {
-			s.heads[kid] = e.next
+		if l.head == rid {
+			l.head = e.next
 		}
 	}
-	s.nrows[kid]--
+	l.n--
 	s.store.remove(rid)
 	s.size--
 	if s.idents == nil {
 		s.freeRows = append(s.freeRows, rid)
 	}
-	if s.heads[kid] < 0 {
+	if l.n == 0 && (s.peer == nil || !s.peer.holds(kid)) {
 		s.fbuf = append(s.fbuf[:0], s.index.bytes(kid)...)
 		s.index.drop(s.fbuf)
 	}
 }
 
-// rows yields the row ids of key kid (of any side's index: see find),
-// in the order they were added. The row being yielded may be dropped; no
-// other may.
-func (s *joinSide) rows(kid int32) func(yield func(int32) bool) {
-	return func(yield func(int32) bool) {
-		rid, n := s.heads[kid], s.nrows[kid]
+// rows yields the rows of key kid (of any side's index: see find), in
+// the order they were added. The row being yielded may be dropped; no
+// other may, and none added.
+func (s *joinSide) rows(kid int32) func(yield func(rowRef) bool) {
+	if !s.holds(kid) {
+		return func(func(rowRef) bool) {}
+	}
+	if s.appendOnly {
+		return func(yield func(rowRef) bool) {
+			run := s.runs[kid]
+			for at, end := run.off, run.off+uint64(run.n); at < end; {
+				if !yield(rowRef(at)) {
+					return
+				}
+				n, w := binary.Uvarint(s.runArena[at+4:])
+				at += 4 + uint64(w) + n
+			}
+		}
+	}
+	return func(yield func(rowRef) bool) {
+		rid, n := s.lists[kid].head, s.lists[kid].n
 		for ; n > 0; n-- {
 			next := s.ents[rid].next
-			if !yield(rid) {
+			if !yield(rowRef(rid)) {
 				return
 			}
 			rid = next
@@ -270,24 +360,117 @@ func (s *joinSide) rows(kid int32) func(yield func(int32) bool) {
 	}
 }
 
-// eachRow yields every stored row id with its key id.
-func (s *joinSide) eachRow(yield func(kid, rid int32) bool) {
-	for kid := range s.heads {
-		if s.heads[kid] < 0 {
-			continue
-		}
-		for rid := range s.rows(int32(kid)) {
-			if !yield(int32(kid), rid) {
+// eachRow yields every stored row with its key id.
+func (s *joinSide) eachRow(yield func(kid int32, ref rowRef) bool) {
+	keys := len(s.lists)
+	if s.appendOnly {
+		keys = len(s.runs)
+	}
+	for kid := range int32(keys) {
+		for ref := range s.rows(kid) {
+			if !yield(kid, ref) {
 				return
 			}
 		}
 	}
 }
 
-// decodeInto decodes row rid's values into dst, which has its width.
-func (s *joinSide) decodeInto(dst row.Row, rid int32) {
-	s.store.decodeInto(dst, rid)
+// counts returns a stored row's count and match count.
+func (s *joinSide) counts(ref rowRef) (count, assoc int32) {
+	if s.appendOnly {
+		return 1, int32(binary.LittleEndian.Uint32(s.runArena[ref:]))
+	}
+	e := &s.ents[ref]
+	return e.count, e.assoc
 }
 
-// row decodes a copy of row rid.
-func (s *joinSide) row(rid int32) row.Row { return s.store.row(rid) }
+// setAssoc sets a stored row's match count.
+func (s *joinSide) setAssoc(ref rowRef, assoc int32) {
+	if s.appendOnly {
+		binary.LittleEndian.PutUint32(s.runArena[ref:], uint32(assoc))
+		return
+	}
+	s.ents[ref].assoc = assoc
+}
+
+// bytes is a stored row's encoding (row.AppendRow), a view valid until
+// the next change.
+func (s *joinSide) bytes(ref rowRef) []byte {
+	if s.appendOnly {
+		n, w := binary.Uvarint(s.runArena[ref+4:])
+		at := uint64(ref) + 4 + uint64(w)
+		return s.runArena[at : at+n]
+	}
+	return s.store.bytes(int32(ref))
+}
+
+// appendRun appends r with assoc matches to key kid's run. A full run
+// grows where it is when it is the arena's last, else moves to the end
+// with twice the room; the bytes it leaves are compacted away once they
+// are half of the arena.
+func (s *joinSide) appendRun(kid int32, r row.Row, assoc int32) {
+	s.rbuf = row.AppendRow(s.rbuf[:0], r)
+	s.ebuf = binary.LittleEndian.AppendUint32(s.ebuf[:0], uint32(assoc))
+	s.ebuf = binary.AppendUvarint(s.ebuf, uint64(len(s.rbuf)))
+	s.ebuf = append(s.ebuf, s.rbuf...)
+	n := uint32(len(s.ebuf))
+	run := &s.runs[kid]
+	if run.n+n > run.space {
+		space := max(2*run.space, run.n+n, 32)
+		if run.n > 0 && run.off+uint64(run.space) == uint64(len(s.runArena)) {
+			s.runArena = growZero(s.runArena, int(run.off)+int(space))
+		} else {
+			off := len(s.runArena)
+			s.runArena = append(s.runArena, s.runArena[run.off:run.off+uint64(run.n)]...)
+			s.runArena = growZero(s.runArena, off+int(space))
+			s.runDead += int(run.space)
+			run.off = uint64(off)
+		}
+		run.space = space
+	}
+	copy(s.runArena[run.off+uint64(run.n):], s.ebuf)
+	run.n += n
+	run.rows++
+	s.size++
+	s.compactRunsIfSparse()
+}
+
+// growZero extends b to length n with zero bytes.
+func growZero(b []byte, n int) []byte {
+	if n <= len(b) {
+		return b
+	}
+	return append(b, make([]byte, n-len(b))...)
+}
+
+// compactRunsIfSparse copies the live runs into a new arena once moved
+// runs left half of it behind.
+func (s *joinSide) compactRunsIfSparse() {
+	if s.runDead < 1<<20 || s.runDead*3 < len(s.runArena) {
+		return
+	}
+	arena := make([]byte, 0, len(s.runArena)-s.runDead+len(s.runArena)/8)
+	for kid := range s.runs {
+		run := &s.runs[kid]
+		if run.n == 0 {
+			continue
+		}
+		off := len(arena)
+		arena = append(arena, s.runArena[run.off:run.off+uint64(run.n)]...)
+		run.off, run.space = uint64(off), run.n
+	}
+	s.runArena, s.runDead = arena, 0
+}
+
+// decodeInto decodes a stored row's values into dst, which has its
+// width.
+func (s *joinSide) decodeInto(dst row.Row, ref rowRef) {
+	decodeRowInto(dst, s.bytes(ref))
+}
+
+// row decodes a copy of a stored row.
+func (s *joinSide) row(ref rowRef) row.Row {
+	r := make(row.Row, len(s.all))
+	s.decodeInto(r, ref)
+	return r
+}

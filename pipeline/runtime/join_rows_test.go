@@ -25,7 +25,7 @@ func TestJoinSideMatchesAModel(t *testing.T) {
 			if mode == "unique" {
 				unique = []int{1}
 			}
-			s := newJoinSide([]int{0}, unique, 3)
+			s := newJoinSide([]int{0}, unique, 3, newKeyIDs())
 			s.appendOnly = mode == "append-only"
 			// want: key -> rows in order, each with its count.
 			type held struct {
@@ -91,8 +91,8 @@ func TestJoinSideMatchesAModel(t *testing.T) {
 					})
 				}
 			}
-			if mode != "append-only" && (len(s.heads) > 40 || len(s.ents) > 40*18) {
-				t.Errorf("%d key ids and %d row ids for at most 40 keys of 18 rows: ids are not reused", len(s.heads), len(s.ents))
+			if mode != "append-only" && (len(s.lists) > 40 || len(s.ents) > 40*18) {
+				t.Errorf("%d key ids and %d row ids for at most 40 keys of 18 rows: ids are not reused", len(s.lists), len(s.ents))
 			}
 		})
 	}
@@ -113,7 +113,8 @@ func checkJoinSide(t *testing.T, s *joinSide, step int, want func(yield func(int
 		}
 		var got []string
 		for rid := range s.rows(kid) {
-			got = append(got, fmt.Sprintf("%v*%d", s.row(rid), s.ents[rid].count))
+			count, _ := s.counts(rid)
+			got = append(got, fmt.Sprintf("%v*%d", s.row(rid), count))
 		}
 		if !slices.Equal(got, rows) {
 			t.Fatalf("step %d: key %d holds %q, want %q", step, k, got, rows)
@@ -122,5 +123,83 @@ func checkJoinSide(t *testing.T, s *joinSide, step int, want func(yield func(int
 	}
 	if s.size != int64(n) || s.index.len() != keys {
 		t.Fatalf("step %d: %d rows under %d keys, want %d under %d", step, s.size, s.index.len(), n, keys)
+	}
+}
+
+// TestJoinRunsGrowAndMove appends rows to the runs of an append-only
+// side in random key order, so that runs grow in place and move many
+// times, and wants every key's rows, in order, with their match counts,
+// and an arena within a small factor of its live bytes (runs double, so
+// what moving leaves behind is at most what the runs hold).
+func TestJoinRunsGrowAndMove(t *testing.T) {
+	s := newJoinSide([]int{0}, nil, 2, newKeyIDs())
+	s.appendOnly = true
+	const keys = 1000
+	want := make([][]string, keys)
+	rnd := rand.New(rand.NewPCG(13, 14))
+	for i := range 100_000 {
+		k := rnd.IntN(keys)
+		r := row.Row{row.BigIntValue(int64(k)), row.StringValue(strings.Repeat("x", rnd.IntN(200)) + fmt.Sprint(i))}
+		s.key(r)
+		if err := s.add(r, i%7); err != nil {
+			t.Fatal(err)
+		}
+		want[k] = append(want[k], fmt.Sprintf("%v*%d", r, i%7))
+	}
+	live := 0
+	for k := range keys {
+		kid, ok := s.find(row.KeyOf(nil, row.Row{row.BigIntValue(int64(k))}, []int{0}))
+		if !ok {
+			t.Fatalf("key %d missing", k)
+		}
+		var got []string
+		for ref := range s.rows(kid) {
+			_, assoc := s.counts(ref)
+			got = append(got, fmt.Sprintf("%v*%d", s.row(ref), assoc))
+		}
+		if !slices.Equal(got, want[k]) {
+			t.Fatalf("key %d holds %d rows, want %d (or other ones)", k, len(got), len(want[k]))
+		}
+		live += int(s.runs[kid].n)
+	}
+	if len(s.runArena) > 4*live+1<<21 {
+		t.Errorf("arena of %d bytes for %d live: moved runs are not reclaimed", len(s.runArena), live)
+	}
+}
+
+// TestJoinSidesShareKeys: the two sides of a join share one key index; a
+// key stays while either side holds a row for it and leaves when
+// neither does, whichever side empties last, append-only or not.
+func TestJoinSidesShareKeys(t *testing.T) {
+	for _, leftAppendOnly := range []bool{false, true} {
+		spec := joinSpec2(FullJoin)
+		spec.LeftAppendOnly = leftAppendOnly
+		j := NewJoin(spec)
+		var c joinCollector
+		feed := func(side int, ch row.Change) {
+			if err := j.ProcessInput(side, &row.Batch{Changes: []row.Change{ch}}, &c); err != nil {
+				t.Fatal(err)
+			}
+		}
+		feed(1, ins(1, "x"))
+		feed(0, ins(1, "a"))
+		feed(1, ins(2, "y"))
+		if got := j.sides[0].index.len(); got != 2 || j.sides[1].index != j.sides[0].index {
+			t.Fatalf("append-only %v: %d keys in the shared index, want 2", leftAppendOnly, got)
+		}
+		feed(1, del(1, "x")) // the left side still holds key 1
+		feed(1, del(2, "y")) // key 2 has no row left
+		want := 1
+		if !leftAppendOnly {
+			feed(0, del(1, "a"))
+			want = 0
+		}
+		if got := j.sides[0].index.len(); got != want {
+			t.Errorf("append-only %v: %d keys left, want %d", leftAppendOnly, got, want)
+		}
+		feed(1, ins(1, "z"))
+		if got := c.got[len(c.got)-1]; leftAppendOnly && got != "+I[1, a, 1, z]" || !leftAppendOnly && got != "+I[null, null, 1, z]" {
+			t.Errorf("append-only %v: a row of key 1 after the retractions: %s", leftAppendOnly, got)
+		}
 	}
 }

@@ -62,21 +62,34 @@ func (j *Join) sweep(budget int) {
 }
 
 // touch records a write of row rid.
-func (s *joinSide) touch(rid int32) { s.ttl.touch(rid) }
+func (s *joinSide) touch(ref rowRef) {
+	if s.ttl.on() {
+		s.ttl.touch(int32(ref))
+	}
+}
 
 // live returns the id of key (another side's kbuf) and whether it has
 // rows, first dropping those that expired.
 func (s *joinSide) live(key []byte) (int32, bool) {
 	kid, ok := s.index.find(key)
-	if !ok || !s.ttl.on() {
-		return kid, ok
+	if ok {
+		ok = s.expire(kid)
 	}
-	for rid := range s.rows(kid) {
-		if s.ttl.expired(rid) {
+	return kid, ok
+}
+
+// expire drops key id kid's expired rows and reports whether the key is
+// still in the index (the other side may hold it).
+func (s *joinSide) expire(kid int32) bool {
+	if !s.ttl.on() {
+		return true
+	}
+	for ref := range s.rows(kid) {
+		if rid := int32(ref); s.ttl.expired(rid) {
 			s.dropRow(rid, true)
 		}
 	}
-	return s.index.find(key)
+	return s.index.has(kid)
 }
 
 // joinTTLStateVersion is the version-1 layout with each stored row's
@@ -90,10 +103,11 @@ func (j *Join) stateVersion() byte {
 	return joinStateVersion
 }
 
-func (s *joinSide) appendTime(buf []byte, rid int32) []byte {
+func (s *joinSide) appendTime(buf []byte, ref rowRef) []byte {
 	if !s.ttl.on() {
 		return buf
 	}
+	rid := int32(ref)
 	var at int64
 	if s.ttl.linked(rid) {
 		at = s.ttl.at[rid]
@@ -117,9 +131,9 @@ func (j *Join) restoreTimes(s *joinSide) *joinTimes {
 	return &joinTimes{s: s}
 }
 
-func (t *joinTimes) note(rid int32, at int64) {
+func (t *joinTimes) note(ref rowRef, at int64) {
 	if t.s.ttl.on() {
-		t.rids = append(t.rids, rid)
+		t.rids = append(t.rids, int32(ref))
 		t.ats = append(t.ats, at)
 	}
 }

@@ -105,18 +105,22 @@ func (a *rowStore) compactIfSparse() {
 }
 
 // decodeInto decodes id's row into dst, which must have the row's width.
-// Unlike row it allocates nothing for numbers: only a copy of each
+func (a *rowStore) decodeInto(dst row.Row, id int32) { decodeRowInto(dst, a.bytes(id)) }
+
+// decodeRowInto decodes the row encoded in b (row.AppendRow), which the
+// state wrote itself, into dst, which must have its width. Unlike
+// row.CopyRow it allocates nothing for numbers: only a copy of each
 // string value.
-func (a *rowStore) decodeInto(dst row.Row, id int32) {
-	d := *row.NewDecoder(a.bytes(id))
+func decodeRowInto(dst row.Row, b []byte) {
+	d := *row.NewDecoder(b)
 	if n := d.Count(1); n != len(dst) {
-		panic(fmt.Sprintf("rowStore: a row of %d columns decoded into %d", n, len(dst)))
+		panic(fmt.Sprintf("state: a row of %d columns decoded into %d", n, len(dst)))
 	}
 	for i := range dst {
 		dst[i] = d.Value()
 	}
 	if err := d.End(); err != nil {
-		// The bytes are the arena's own encoding: a failure is a bug.
-		panic("rowStore: " + err.Error())
+		// The bytes are the state's own encoding: a failure is a bug.
+		panic("state: " + err.Error())
 	}
 }
