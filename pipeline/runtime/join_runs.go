@@ -22,7 +22,7 @@ type joinRun struct {
 // appendRun appends r with assoc matches to key kid's run. A full run
 // grows where it is when it is the arena's last, else moves to the end
 // with twice the room; the bytes it leaves are compacted away once they
-// are half of the arena.
+// are a third of the arena.
 func (s *joinSide) appendRun(kid int32, r row.Row, assoc int32) {
 	s.rbuf = row.AppendRow(s.rbuf[:0], r)
 	s.ebuf = binary.LittleEndian.AppendUint32(s.ebuf[:0], uint32(assoc))
@@ -59,7 +59,8 @@ func growZero(b []byte, n int) []byte {
 }
 
 // compactRunsIfSparse copies the live runs into a new arena once moved
-// runs left half of it behind.
+// runs left a third of it behind (runs double, so they leave about as
+// much as they hold: at a half this would rarely run).
 func (s *joinSide) compactRunsIfSparse() {
 	if s.runDead < 1<<20 || s.runDead*3 < len(s.runArena) {
 		return
