@@ -3,6 +3,7 @@ package runtime
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 
 	"github.com/etld/etld/pipeline/row"
 )
@@ -58,122 +59,6 @@ type JoinSpec struct {
 	Batch bool
 }
 
-// joinEntry is one distinct row of a side's state: how many times it is
-// there and, for the outer side of an outer join (the left side of a
-// semi or anti join), with how many rows of the other side it matches
-// (Flink's OuterJoinRecordStateView).
-type joinEntry struct {
-	row   row.Row
-	count int
-	assoc int
-}
-
-// joinSide is one input's state: rows by join key, then by identity (the
-// unique key's value, or the whole row).
-type joinSide struct {
-	keys   []int
-	unique []int
-	all    []int
-	// appendOnly: rows are stored without an identity (JoinSpec's
-	// LeftAppendOnly); never with a unique key or a TTL, which need one.
-	appendOnly bool
-	rows       *joinKeys
-	size       int64
-	kbuf       []byte
-	ibuf       []byte
-	// ttl is the state TTL per stored row (join_ttl.go); onExpire, if
-	// set, is told of each row it drops.
-	ttl      ttlKeys[joinRef]
-	onExpire func(*joinEntry)
-}
-
-func newJoinSide(keys, unique []int, width int) *joinSide {
-	all := make([]int, width)
-	for i := range all {
-		all[i] = i
-	}
-	return &joinSide{keys: keys, unique: unique, all: all, rows: newJoinKeys()}
-}
-
-// key encodes r's join key; null reports a NULL in it: such a row never
-// matches (SQL's = is never true on NULL).
-func (s *joinSide) key(r row.Row) (key string, null bool) {
-	for _, k := range s.keys {
-		if r[k].IsNull() {
-			return "", true
-		}
-	}
-	s.kbuf = row.KeyOf(s.kbuf[:0], r, s.keys)
-	return string(s.kbuf), false
-}
-
-func (s *joinSide) ident(r row.Row) string {
-	if s.unique != nil {
-		s.ibuf = row.KeyOf(s.ibuf[:0], r, s.unique)
-	} else {
-		s.ibuf = row.KeyOf(s.ibuf[:0], r, s.all)
-	}
-	return string(s.ibuf)
-}
-
-// add stores r under key with assoc matches and returns its entry.
-func (s *joinSide) add(key string, r row.Row, assoc int) {
-	m := s.rows.get(key)
-	if m == nil {
-		m = s.rows.add(key)
-	}
-	if s.appendOnly {
-		m.put("", &joinEntry{row: r, count: 1, assoc: assoc})
-		s.size++
-		return
-	}
-	id := s.ident(r)
-	if s.ttl.on() {
-		s.expireRow(key, id)
-		if m = s.rows.get(key); m == nil {
-			m = s.rows.add(key)
-		}
-		defer s.ttl.touch(joinRef{key, id})
-	}
-	if e := m.get(id); e != nil {
-		if s.unique != nil {
-			e.row, e.count, e.assoc = r, 1, assoc
-		} else {
-			e.count++
-		}
-		return
-	}
-	m.put(id, &joinEntry{row: r, count: 1, assoc: assoc})
-	s.size++
-}
-
-// remove takes one r out of key's rows; a row that is not there (never
-// seen, or restored from before) is ignored, as Flink does.
-func (s *joinSide) remove(key string, r row.Row) {
-	m := s.rows.get(key)
-	id := s.ident(r)
-	if s.expireRow(key, id) {
-		return
-	}
-	if m == nil {
-		return
-	}
-	e := m.get(id)
-	if e == nil {
-		return
-	}
-	if e.count--; e.count <= 0 || s.unique != nil {
-		m.del(id)
-		s.size--
-		if m.len() == 0 {
-			s.rows.remove(key)
-		}
-		s.ttl.drop(joinRef{key, id})
-		return
-	}
-	s.ttl.touch(joinRef{key, id})
-}
-
 // Join is a regular join of two inputs (Flink's StreamingJoinOperator and
 // StreamingSemiAntiJoinOperator): each side keeps its rows by join key; a
 // change on one side is joined with the other side's rows of its key. An
@@ -213,11 +98,12 @@ type TwoInput interface {
 // NewJoin returns a join with empty state.
 func NewJoin(spec JoinSpec) *Join {
 	j := &Join{spec: spec}
-	j.sides[0] = newJoinSide(spec.LeftKeys, spec.LeftUnique, spec.LeftWidth)
-	j.sides[1] = newJoinSide(spec.RightKeys, spec.RightUnique, spec.RightWidth)
+	j.sides[0] = newJoinSide(spec.LeftKeys, spec.LeftUnique, spec.LeftWidth, newKeyIDs())
+	j.sides[1] = newJoinSide(spec.RightKeys, spec.RightUnique, spec.RightWidth, nil)
+	pairJoinSides(j.sides[0], j.sides[1])
 	j.sides[0].appendOnly = spec.LeftAppendOnly && spec.LeftUnique == nil
 	j.sides[1].appendOnly = spec.RightAppendOnly && spec.RightUnique == nil
-	j.leftNulls = newJoinSide(nil, spec.LeftUnique, spec.LeftWidth)
+	j.leftNulls = newJoinSide(nil, spec.LeftUnique, spec.LeftWidth, newKeyIDs())
 	switch spec.Kind {
 	case LeftJoin, SemiJoin, AntiJoin:
 		j.outer[0] = true
@@ -280,12 +166,11 @@ func (j *Join) Finish(out Emitter) error {
 			}
 		}
 		j.nullRight = nil
-		for _, m := range j.sides[1].rows.all {
-			for _, e := range m.all {
-				if e.assoc == 0 {
-					for range e.count {
-						out.Emit(row.Insert, j.padded(1, e.row))
-					}
+		right := j.sides[1]
+		for _, rid := range right.eachRow {
+			if count, assoc := right.counts(rid); assoc == 0 {
+				for range count {
+					out.Emit(row.Insert, j.paddedStored(1, rid))
 				}
 			}
 		}
@@ -293,19 +178,36 @@ func (j *Join) Finish(out Emitter) error {
 	return nil
 }
 
-// joined returns the output row of a left and a right row.
-func (j *Join) joined(side int, this, other row.Row) row.Row {
-	l, r := this, other
-	if side == 1 {
-		l, r = other, this
+// joinedStored returns the output row of this (of side) and the other
+// side's stored row rid.
+func (j *Join) joinedStored(side int, this row.Row, rid rowRef) row.Row {
+	lw := j.spec.LeftWidth
+	out := make(row.Row, lw+j.spec.RightWidth)
+	if side == 0 {
+		copy(out, this)
+		j.sides[1].decodeInto(out[lw:], rid)
+	} else {
+		copy(out[lw:], this)
+		j.sides[0].decodeInto(out[:lw], rid)
 	}
-	out := make(row.Row, 0, len(l)+len(r))
-	return append(append(out, l...), r...)
+	return out
 }
 
 // padded returns side's row with NULLs for the other side's columns.
 func (j *Join) padded(side int, r row.Row) row.Row {
 	return padRow(side, r, j.spec.LeftWidth, j.spec.RightWidth)
+}
+
+// paddedStored is padded of side's stored row rid.
+func (j *Join) paddedStored(side int, rid rowRef) row.Row {
+	lw := j.spec.LeftWidth
+	out := make(row.Row, lw+j.spec.RightWidth) // zero Values are NULL
+	if side == 0 {
+		j.sides[0].decodeInto(out[:lw], rid)
+	} else {
+		j.sides[1].decodeInto(out[lw:], rid)
+	}
+	return out
 }
 
 // padRow returns side's row r (0 left, 1 right) as a joined row of
@@ -320,17 +222,56 @@ func padRow(side int, r row.Row, leftWidth, rightWidth int) row.Row {
 	return out
 }
 
-// matchOf reports whether this (of side) and other satisfy the residual.
-func (j *Join) matchOf(side int, this, other row.Row) (bool, error) {
+// probe joins this (of side) with the other side's stored row rid: the
+// joined row, nil when the residual rejects it. A join without a
+// residual that emits nothing (semi, anti) builds no row.
+func (j *Join) probe(side int, this row.Row, rid rowRef, build bool) (row.Row, error) {
+	if j.spec.Residual == nil && !build {
+		return nil, nil
+	}
+	jr := j.joinedStored(side, this, rid)
+	if j.spec.Residual != nil {
+		ok, err := j.spec.Residual(jr)
+		if err != nil || !ok {
+			return nil, err
+		}
+	}
+	return jr, nil
+}
+
+// matches reports whether this (of side) and the other side's row rid
+// satisfy the residual.
+func (j *Join) matches(side int, this row.Row, rid rowRef) (bool, error) {
 	if j.spec.Residual == nil {
 		return true, nil
 	}
-	return j.spec.Residual(j.joined(side, this, other))
+	jr, err := j.probe(side, this, rid, false)
+	return jr != nil, err
 }
 
 // emitting reports whether the right side's padded rows were emitted: a
 // batch join emits them only at the end.
 func (j *Join) emitting(side int) bool { return !j.spec.Batch || side == 0 }
+
+// store adds (add) or removes r, whose key is in s.kbuf, on side s.
+func store(s *joinSide, add bool, r row.Row, matched int) error {
+	if add {
+		return s.add(r, matched)
+	}
+	s.remove(r)
+	return nil
+}
+
+// emitCopies emits r count times: the first is r itself, the others
+// copies, so that no two emitted changes share a row.
+func emitCopies(out Emitter, k row.Kind, r row.Row, count int32) {
+	for i := range count {
+		if i > 0 {
+			r = r.Clone()
+		}
+		out.Emit(k, r)
+	}
+}
 
 func (j *Join) change(side int, k row.Kind, r row.Row, out Emitter) error {
 	if j.spec.NullAware {
@@ -342,8 +283,7 @@ func (j *Join) change(side int, k row.Kind, r row.Row, out Emitter) error {
 	this, other := j.sides[side], j.sides[1-side]
 	thisOuter, otherOuter := j.outer[side], j.outer[1-side]
 	add := k.IsAdd()
-	key, null := this.key(r)
-	if null {
+	if this.key(r) {
 		switch {
 		case thisOuter && j.emitting(side):
 			out.Emit(padKind(add), j.padded(side, r))
@@ -354,47 +294,62 @@ func (j *Join) change(side int, k row.Kind, r row.Row, out Emitter) error {
 		}
 		return nil
 	}
+	// The key's id serves the probe and the store: one lookup.
+	kid, found := this.index.find(this.kbuf)
+	if found {
+		found = other.expire(kid)
+	}
 	matched := 0
-	for id, e := range other.live(key).all {
-		ok, err := j.matchOf(side, r, e.row)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			continue
-		}
-		matched += e.count
-		if otherOuter {
-			if add {
-				if e.assoc == 0 && j.emitting(1-side) {
-					for range e.count {
-						out.Emit(row.Delete, j.padded(1-side, e.row))
-					}
-				}
-				e.assoc++
-			} else if e.assoc > 0 {
-				e.assoc--
+	if found {
+		for rid := range other.rows(kid) {
+			jr, err := j.probe(side, r, rid, true)
+			if err != nil {
+				return err
 			}
-			other.touch(key, id)
-		}
-		for range e.count {
-			out.Emit(k, j.joined(side, r, e.row))
-		}
-		if otherOuter && !add && e.assoc == 0 && j.emitting(1-side) {
-			for range e.count {
-				out.Emit(row.Insert, j.padded(1-side, e.row))
+			if jr == nil {
+				continue
+			}
+			count, assoc := other.counts(rid)
+			matched += int(count)
+			if otherOuter {
+				if add {
+					if assoc == 0 && j.emitting(1-side) {
+						for range count {
+							out.Emit(row.Delete, j.paddedStored(1-side, rid))
+						}
+					}
+					if assoc == math.MaxInt32 {
+						return errJoinCount
+					}
+					assoc++
+				} else if assoc > 0 {
+					assoc--
+				}
+				other.setAssoc(rid, assoc)
+				other.touch(rid)
+			}
+			emitCopies(out, k, jr, count)
+			if otherOuter && !add && assoc == 0 && j.emitting(1-side) {
+				for range count {
+					out.Emit(row.Insert, j.paddedStored(1-side, rid))
+				}
 			}
 		}
 	}
 	if thisOuter && matched == 0 && j.emitting(side) {
 		out.Emit(padKind(add), j.padded(side, r))
 	}
-	if add {
-		this.add(key, r, matched)
-	} else {
-		this.remove(key, r)
+	if !add {
+		if found {
+			this.removeAt(kid, r)
+		}
+		return nil
 	}
-	return nil
+	if !found {
+		kid, _ = this.index.add(this.kbuf)
+	}
+	this.ensure(kid)
+	return this.addAt(kid, r, matched)
 }
 
 // semiChange is a change of a semi or anti join: the left rows carry how
@@ -404,73 +359,88 @@ func (j *Join) semiChange(side int, k row.Kind, r row.Row, out Emitter) error {
 	this, other := j.sides[side], j.sides[1-side]
 	anti := j.spec.Kind == AntiJoin
 	add := k.IsAdd()
-	key, null := this.key(r)
+	null := this.key(r)
 	if side == 0 {
-		matched := 0
-		if !null {
-			for _, e := range other.live(key).all {
-				ok, err := j.matchOf(0, r, e.row)
-				if err != nil {
-					return err
-				}
-				if ok {
-					matched += e.count
-				}
-			}
+		matched, err := j.countMatches(r, null)
+		if err != nil {
+			return err
 		}
 		if (matched > 0) != anti {
 			out.Emit(k, r)
 		}
-		if !null {
-			if add {
-				this.add(key, r, matched)
-			} else {
-				this.remove(key, r)
-			}
+		if null {
+			return nil
 		}
-		return nil
+		return store(this, add, r, matched)
 	}
 	if null {
 		return nil
 	}
-	for id, e := range other.live(key).all {
-		ok, err := j.matchOf(1, r, e.row)
+	if kid, ok := other.live(this.kbuf); ok {
+		for rid := range other.rows(kid) {
+			ok, err := j.matches(1, r, rid)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue
+			}
+			count, assoc := other.counts(rid)
+			var emit bool
+			if add {
+				if assoc == math.MaxInt32 {
+					return errJoinCount
+				}
+				assoc++
+				emit = assoc == 1
+			} else if assoc > 0 {
+				assoc--
+				emit = assoc == 0
+			}
+			other.setAssoc(rid, assoc)
+			other.touch(rid)
+			if emit && !j.spec.Batch {
+				kind := row.Insert
+				if add == anti {
+					kind = row.Delete
+				}
+				for range count {
+					out.Emit(kind, other.row(rid))
+				}
+			}
+		}
+	}
+	return store(this, add, r, 0)
+}
+
+// countMatches counts the right rows that match the left row r, whose
+// key is in the left side's kbuf (none when it is NULL).
+func (j *Join) countMatches(r row.Row, null bool) (int, error) {
+	if null {
+		return 0, nil
+	}
+	right := j.sides[1]
+	kid, ok := right.live(j.sides[0].kbuf)
+	if !ok {
+		return 0, nil
+	}
+	matched := 0
+	for rid := range right.rows(kid) {
+		ok, err := j.matches(0, r, rid)
 		if err != nil {
-			return err
+			return 0, err
 		}
-		if !ok {
-			continue
-		}
-		var emit bool
-		if add {
-			e.assoc++
-			emit = e.assoc == 1
-		} else if e.assoc > 0 {
-			e.assoc--
-			emit = e.assoc == 0
-		}
-		other.touch(key, id)
-		if emit && !j.spec.Batch {
-			kind := row.Insert
-			if add == anti {
-				kind = row.Delete
-			}
-			for range e.count {
-				out.Emit(kind, e.row)
-			}
+		if ok {
+			count, _ := right.counts(rid)
+			matched += int(count)
 		}
 	}
-	if add {
-		this.add(key, r, 0)
-	} else {
-		this.remove(key, r)
-	}
-	return nil
+	return matched, nil
 }
 
 // notInVisible reports whether a left row of a null-aware anti join
 // passes, given its matches and whether its key is NULL.
-func (j *Join) notInVisible(assoc int, nullKey bool, rows, nulls int64) bool {
+func (j *Join) notInVisible(assoc int32, nullKey bool, rows, nulls int64) bool {
 	if rows == 0 {
 		return true
 	}
@@ -483,34 +453,22 @@ func (j *Join) notInVisible(assoc int, nullKey bool, rows, nulls int64) bool {
 // at then; otherwise only the left rows of the right row's key are.
 func (j *Join) notInChange(side int, k row.Kind, r row.Row, out Emitter) error {
 	add := k.IsAdd()
-	this, other := j.sides[side], j.sides[1-side]
-	key, null := this.key(r)
+	this := j.sides[side]
+	null := this.key(r)
 	if side == 0 {
-		matched := 0
-		if !null {
-			for _, e := range other.live(key).all {
-				ok, err := j.matchOf(0, r, e.row)
-				if err != nil {
-					return err
-				}
-				if ok {
-					matched += e.count
-				}
-			}
+		matched, err := j.countMatches(r, null)
+		if err != nil {
+			return err
 		}
-		if j.notInVisible(matched, null, j.rightRows, j.rightNulls) {
+		if j.notInVisible(int32(min(matched, 1)), null, j.rightRows, j.rightNulls) {
 			out.Emit(k, r)
 		}
-		store, skey := this, key
+		s := this
 		if null {
-			store, skey = j.leftNulls, ""
+			s = j.leftNulls
+			s.kbuf = s.kbuf[:0]
 		}
-		if add {
-			store.add(skey, r, matched)
-		} else {
-			store.remove(skey, r)
-		}
-		return nil
+		return store(s, add, r, matched)
 	}
 	d := int64(1)
 	if !add {
@@ -520,68 +478,74 @@ func (j *Join) notInChange(side int, k row.Kind, r row.Row, out Emitter) error {
 	if null {
 		nulls += d
 	}
+	// affected are the left rows whose visibility may change, with it
+	// before the change.
 	type seen struct {
-		e      *joinEntry
+		s      *joinSide
+		rid    rowRef
 		null   bool
 		before bool
 	}
 	var affected []seen
-	note := func(e *joinEntry, null bool) {
-		affected = append(affected, seen{e, null, j.notInVisible(e.assoc, null, j.rightRows, j.rightNulls)})
+	note := func(s *joinSide, rid rowRef, null bool) {
+		_, assoc := s.counts(rid)
+		affected = append(affected, seen{s, rid, null, j.notInVisible(assoc, null, j.rightRows, j.rightNulls)})
 	}
+	left := j.sides[0]
 	if (rows == 0) != (j.rightRows == 0) || (nulls == 0) != (j.rightNulls == 0) {
-		for k, m := range j.sides[0].rows.all {
-			for id, e := range m.all {
-				if !j.sides[0].ttl.expired(joinRef{k, id}) {
-					note(e, false)
-				}
-			}
-		}
-		for k, m := range j.leftNulls.rows.all {
-			for id, e := range m.all {
-				if !j.leftNulls.ttl.expired(joinRef{k, id}) {
-					note(e, true)
+		for _, s := range []*joinSide{left, j.leftNulls} {
+			for _, rid := range s.eachRow {
+				if !s.ttl.expired(int32(rid)) {
+					note(s, rid, s == j.leftNulls)
 				}
 			}
 		}
 	} else if !null {
-		for _, e := range j.sides[0].live(key).all {
-			note(e, false)
+		if kid, ok := left.live(this.kbuf); ok {
+			for rid := range left.rows(kid) {
+				note(left, rid, false)
+			}
 		}
 	}
 	j.rightRows, j.rightNulls = rows, nulls
 	if !null {
-		for id, e := range j.sides[0].live(key).all {
-			ok, err := j.matchOf(1, r, e.row)
-			if err != nil {
-				return err
+		if kid, ok := left.live(this.kbuf); ok {
+			for rid := range left.rows(kid) {
+				ok, err := j.matches(1, r, rid)
+				if err != nil {
+					return err
+				}
+				if !ok {
+					continue
+				}
+				_, assoc := left.counts(rid)
+				if add {
+					if assoc == math.MaxInt32 {
+						return errJoinCount
+					}
+					assoc++
+				} else if assoc > 0 {
+					assoc--
+				}
+				left.setAssoc(rid, assoc)
+				left.touch(rid)
 			}
-			if !ok {
-				continue
-			}
-			if add {
-				e.assoc++
-			} else if e.assoc > 0 {
-				e.assoc--
-			}
-			j.sides[0].touch(key, id)
 		}
-		if add {
-			this.add(key, r, 0)
-		} else {
-			this.remove(key, r)
+		if err := store(this, add, r, 0); err != nil {
+			return err
 		}
 	}
 	if j.spec.Batch {
 		return nil
 	}
 	for _, a := range affected {
-		after := j.notInVisible(a.e.assoc, a.null, rows, nulls)
+		count, assoc := a.s.counts(a.rid)
+		after := j.notInVisible(assoc, a.null, rows, nulls)
 		if after == a.before {
 			continue
 		}
-		for range a.e.count {
-			out.Emit(padKind(after), a.e.row)
+		for range count {
+			out.Emit(padKind(after), a.s.row(a.rid))
 		}
 	}
 	return nil
@@ -613,13 +577,12 @@ func (j *Join) Snapshot() ([]byte, error) {
 	}
 	for _, s := range []*joinSide{j.sides[0], j.sides[1], j.leftNulls} {
 		buf = binary.AppendUvarint(buf, uint64(s.size))
-		for k, m := range s.rows.all {
-			for id, e := range m.all {
-				buf = row.AppendRow(buf, e.row)
-				buf = binary.AppendUvarint(buf, uint64(e.count))
-				buf = binary.AppendUvarint(buf, uint64(e.assoc))
-				buf = s.appendTime(buf, k, id)
-			}
+		for _, rid := range s.eachRow {
+			count, assoc := s.counts(rid)
+			buf = append(buf, s.bytes(rid)...) // AppendRow's encoding
+			buf = binary.AppendUvarint(buf, uint64(count))
+			buf = binary.AppendUvarint(buf, uint64(assoc))
+			buf = s.appendTime(buf, rid)
 		}
 	}
 	buf = binary.AppendVarint(buf, j.rightRows)
@@ -646,14 +609,17 @@ func (j *Join) Restore(state []byte) error {
 	widths := [3]int{j.spec.LeftWidth, j.spec.RightWidth, j.spec.LeftWidth}
 	var restored [3]*joinSide
 	for i, old := range []*joinSide{j.sides[0], j.sides[1], j.leftNulls} {
-		s := newJoinSide(old.keys, old.unique, widths[i])
+		s := newJoinSide(old.keys, old.unique, widths[i], newKeyIDs())
+		if i == 1 {
+			pairJoinSides(restored[0], s)
+		}
 		s.appendOnly = old.appendOnly
 		s.onExpire = old.onExpire
 		rt := j.restoreTimes(s)
 		n := d.Count(1)
 		for range n {
 			r := d.Row()
-			count, assoc := int(d.Uvarint()), int(d.Uvarint())
+			count, assoc := d.Uvarint(), d.Uvarint()
 			at := int64(0)
 			if timed {
 				at = d.Varint()
@@ -665,18 +631,20 @@ func (j *Join) Restore(state []byte) error {
 				d.Fail("row of %d columns on side %d, want %d", len(r), i, widths[i])
 				break
 			}
-			key, null := s.key(r)
-			if null {
+			if count == 0 || count > math.MaxInt32 || assoc > math.MaxInt32 {
+				d.Fail("row count %d, match count %d", count, assoc)
+				break
+			}
+			if s.key(r) {
 				d.Fail("row with a NULL join key in the state")
 				break
 			}
-			for range count {
-				s.add(key, r, assoc)
+			rid, err := s.restoreRow(r, int32(count), int32(assoc))
+			if err != nil {
+				d.Fail("%v", err)
+				break
 			}
-			if s.unique == nil && !s.appendOnly {
-				s.rows.get(key).get(s.ident(r)).assoc = assoc
-			}
-			rt.note(key, s.ident(r), at)
+			rt.note(rid, at)
 		}
 		rt.apply(timed)
 		restored[i] = s
@@ -704,4 +672,29 @@ func (j *Join) Restore(state []byte) error {
 	j.rightRows, j.rightNulls = rightRows, rightNulls
 	j.held, j.nullRight, j.settled = held, nullRight, settled
 	return nil
+}
+
+// restoreRow stores a snapshot's row, whose key is in s.kbuf, count
+// times with assoc matches, and returns it (the last copy, on an
+// append-only side, which stores each copy apart).
+func (s *joinSide) restoreRow(r row.Row, count, assoc int32) (rowRef, error) {
+	if s.appendOnly {
+		kid := s.keyID()
+		for range count {
+			s.appendRun(kid, r, assoc)
+		}
+		return 0, nil // no TTL, so no time to note
+	}
+	for range count {
+		if err := s.add(r, int(assoc)); err != nil {
+			return 0, err
+		}
+		if s.unique != nil {
+			break
+		}
+	}
+	kid, _ := s.index.find(s.kbuf)
+	rid, _ := s.idents.find(s.identOf(kid, r))
+	s.ents[rid].assoc = assoc
+	return rowRef(rid), nil
 }

@@ -1,9 +1,10 @@
 package runtime
 
 import (
-	"container/heap"
+	"cmp"
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	"github.com/etld/etld/pipeline/row"
 )
@@ -32,40 +33,6 @@ type IntervalJoinSpec struct {
 // (Flink's getMaxOutputDelay with an allowed lateness of 0).
 func (s *IntervalJoinSpec) OutputDelay() int64 { return max(-s.Lower, s.Upper) }
 
-// ijRow is a cached row and whether it was joined at least once (an outer
-// side's row that never was is emitted NULL-padded when it expires).
-type ijRow struct {
-	row     row.Row
-	emitted bool
-}
-
-// ijKey is the state of one join key: each side's rows by their time, and
-// each side's cleanup timer (0: none), as Flink keeps them per key.
-type ijKey struct {
-	key   string
-	null  bool // a NULL in the key: its rows never match
-	cache [2]map[int64][]*ijRow
-	timer [2]int64
-}
-
-type ijTimer struct {
-	at  int64
-	key string
-}
-
-type ijTimers []ijTimer
-
-func (h ijTimers) Len() int           { return len(h) }
-func (h ijTimers) Less(i, j int) bool { return h[i].at < h[j].at }
-func (h ijTimers) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *ijTimers) Push(x any)        { *h = append(*h, x.(ijTimer)) }
-func (h *ijTimers) Pop() any {
-	old := *h
-	t := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return t
-}
-
 // IntervalJoin is an event-time interval join. It follows Flink's
 // TimeIntervalJoin step by step, so that late rows join (or not) as they
 // do there: a row joins the other side's cached rows within its bounds,
@@ -81,7 +48,9 @@ type IntervalJoin struct {
 	outer    [2]bool
 	relSize  [2]int64 // Flink's leftRelativeSize, rightRelativeSize
 	minClean int64
-	keys     map[string]*ijKey
+	index    *keyIDs // key -> id
+	keys     []ijKey // by id
+	sides    [2]ijSide
 	timers   ijTimers
 	wm       int64
 	// expiration is Flink's leftExpirationTime and rightExpirationTime:
@@ -89,7 +58,7 @@ type IntervalJoin struct {
 	expiration [2]int64
 	size       int64
 	nullTimes  int64
-	kbuf       []byte
+	kbuf, fbuf []byte
 }
 
 var (
@@ -109,7 +78,7 @@ type WatermarkHolder interface {
 
 // NewIntervalJoin returns an interval join with empty state.
 func NewIntervalJoin(spec IntervalJoinSpec) *IntervalJoin {
-	j := &IntervalJoin{spec: spec, keys: map[string]*ijKey{}, wm: NoWatermark}
+	j := &IntervalJoin{spec: spec, index: newKeyIDs(), wm: NoWatermark}
 	j.relSize = [2]int64{-spec.Lower, spec.Upper}
 	j.minClean = (j.relSize[0] + j.relSize[1]) / 2
 	switch spec.Kind {
@@ -152,29 +121,6 @@ func (j *IntervalJoin) expire(opTime, rel int64) int64 {
 		return MaxWatermark
 	}
 	return opTime - rel - 1
-}
-
-func (j *IntervalJoin) keyOf(side int, r row.Row) *ijKey {
-	idx := j.spec.LeftKeys
-	if side == 1 {
-		idx = j.spec.RightKeys
-	}
-	null := false
-	for _, i := range idx {
-		null = null || r[i].IsNull()
-	}
-	j.kbuf = row.KeyOf(j.kbuf[:0], r, idx)
-	k := j.keys[string(j.kbuf)]
-	if k == nil {
-		k = &ijKey{key: string(j.kbuf), null: null}
-		j.keys[k.key] = k
-	}
-	return k
-}
-
-func (j *IntervalJoin) joined(l, r row.Row) row.Row {
-	out := make(row.Row, 0, len(l)+len(r))
-	return append(append(out, l...), r...)
 }
 
 func (j *IntervalJoin) padded(side int, r row.Row) row.Row {
@@ -222,53 +168,53 @@ func (j *IntervalJoin) add(s int, r row.Row, out Emitter) error {
 	t := r[timeCol].Micros()
 	opTime := j.opTime()
 	lower, upper := t-j.relSize[o], t+j.relSize[s]
-	k := j.keyOf(s, r)
+	kid := j.keyOf(s, r)
 	emitted := false
 	if j.expiration[o] < upper {
 		j.expiration[o] = j.expire(opTime, j.relSize[o])
-		for ot, rows := range k.cache[o] {
-			if ot >= lower && ot <= upper {
-				for _, e := range rows {
-					ok, err := j.match(s, k, r, e.row, out)
-					if err != nil {
-						return err
-					}
-					emitted = emitted || ok
-					e.emitted = e.emitted || ok
+		other := &j.sides[o]
+		for rid := range j.rows(kid, o) {
+			e := &other.ents[rid]
+			if e.at >= lower && e.at <= upper {
+				ok, err := j.match(s, kid, r, rid, out)
+				if err != nil {
+					return err
 				}
+				emitted = emitted || ok
+				e.emitted = e.emitted || ok
 			}
-			if ot <= j.expiration[o] {
-				j.drop(k, o, ot, rows, out)
+			if e.at <= j.expiration[o] {
+				j.drop(kid, o, rid, out)
 			}
 		}
 	}
 	if opTime < upper {
-		if k.cache[s] == nil {
-			k.cache[s] = map[int64][]*ijRow{}
-		}
-		k.cache[s][t] = append(k.cache[s][t], &ijRow{row: r, emitted: emitted})
-		j.size++
-		if k.timer[s] == 0 {
-			j.setTimer(k, s, t)
+		j.cache(kid, s, r, t, emitted)
+		if j.keys[kid].timer[s] == 0 {
+			j.setTimer(kid, s, t)
 		}
 	} else if !emitted && j.outer[s] {
 		out.Emit(row.Insert, j.padded(s, r))
 	}
-	j.forget(k)
+	j.forget(kid)
 	return nil
 }
 
-// match joins this (of side s) with other and emits the joined row when
-// the key has no NULL and the residual holds.
-func (j *IntervalJoin) match(s int, k *ijKey, this, other row.Row, out Emitter) (bool, error) {
-	if k.null {
+// match joins this (of side s) with the other side's cached row rid and
+// emits the joined row when the key has no NULL and the residual holds.
+func (j *IntervalJoin) match(s int, kid int32, this row.Row, rid int32, out Emitter) (bool, error) {
+	if j.keys[kid].null {
 		return false, nil
 	}
-	l, r := this, other
-	if s == 1 {
-		l, r = other, this
+	lw := j.spec.LeftWidth
+	jr := make(row.Row, lw+j.spec.RightWidth)
+	if s == 0 {
+		copy(jr, this)
+		j.sides[1].store.decodeInto(jr[lw:], rid)
+	} else {
+		copy(jr[lw:], this)
+		j.sides[0].store.decodeInto(jr[:lw], rid)
 	}
-	jr := j.joined(l, r)
 	if j.spec.Residual != nil {
 		ok, err := j.spec.Residual(jr)
 		if err != nil || !ok {
@@ -279,31 +225,26 @@ func (j *IntervalJoin) match(s int, k *ijKey, this, other row.Row, out Emitter) 
 	return true, nil
 }
 
-// drop removes side's rows of time t, emitting the unmatched ones padded
-// when side is outer.
-func (j *IntervalJoin) drop(k *ijKey, side int, t int64, rows []*ijRow, out Emitter) {
-	if j.outer[side] {
-		for _, e := range rows {
-			if !e.emitted {
-				out.Emit(row.Insert, j.padded(side, e.row))
-			}
+// drop removes side's row rid of key kid, emitting it padded when it
+// never joined and side is outer.
+func (j *IntervalJoin) drop(kid int32, side int, rid int32, out Emitter) {
+	if j.outer[side] && !j.sides[side].ents[rid].emitted {
+		lw := j.spec.LeftWidth
+		pr := make(row.Row, lw+j.spec.RightWidth) // zero Values are NULL
+		if side == 0 {
+			j.sides[0].store.decodeInto(pr[:lw], rid)
+		} else {
+			j.sides[1].store.decodeInto(pr[lw:], rid)
 		}
+		out.Emit(row.Insert, pr)
 	}
-	j.size -= int64(len(rows))
-	delete(k.cache[side], t)
+	j.uncache(kid, side, rid)
 }
 
-func (j *IntervalJoin) setTimer(k *ijKey, side int, t int64) {
+func (j *IntervalJoin) setTimer(kid int32, side int, t int64) {
 	at := t + j.relSize[side] + j.minClean + 1
-	k.timer[side] = at
-	heap.Push(&j.timers, ijTimer{at: at, key: k.key})
-}
-
-// forget removes a key that holds nothing.
-func (j *IntervalJoin) forget(k *ijKey) {
-	if len(k.cache[0]) == 0 && len(k.cache[1]) == 0 && k.timer == [2]int64{} {
-		delete(j.keys, k.key)
-	}
+	j.keys[kid].timer[side] = at
+	j.timers.push(ijTimer{at: at, kid: kid})
 }
 
 // Watermark fires the cleanup timers the watermark passed.
@@ -314,38 +255,36 @@ func (j *IntervalJoin) Watermark(wm int64, out Emitter) error {
 	j.wm = wm
 	opTime := j.opTime()
 	for len(j.timers) > 0 && j.timers[0].at <= wm {
-		t := heap.Pop(&j.timers).(ijTimer)
-		k := j.keys[t.key]
-		if k == nil {
+		t := j.timers.pop()
+		if !j.keys[t.kid].used {
 			continue
 		}
 		// Flink's order: the timer on the left stream cleans the right
 		// cache, then the one on the right stream the left cache.
 		for _, side := range []int{1, 0} {
-			if k.timer[side] == t.at {
+			if j.keys[t.kid].timer[side] == t.at {
 				j.expiration[side] = j.expire(opTime, j.relSize[side])
-				j.removeExpired(k, side, j.expiration[side], out)
+				j.removeExpired(t.kid, side, j.expiration[side], out)
 			}
 		}
-		j.forget(k)
+		j.forget(t.kid)
 	}
 	return nil
 }
 
-func (j *IntervalJoin) removeExpired(k *ijKey, side int, exp int64, out Emitter) {
+func (j *IntervalJoin) removeExpired(kid int32, side int, exp int64, out Emitter) {
 	earliest, found := int64(0), false
-	for t, rows := range k.cache[side] {
-		if t <= exp {
-			j.drop(k, side, t, rows, out)
+	for rid := range j.rows(kid, side) {
+		if t := j.sides[side].ents[rid].at; t <= exp {
+			j.drop(kid, side, rid, out)
 		} else if !found || t < earliest {
 			earliest, found = t, true
 		}
 	}
 	if found {
-		j.setTimer(k, side, earliest)
+		j.setTimer(kid, side, earliest)
 	} else {
-		k.timer[side] = 0
-		k.cache[side] = nil
+		j.keys[kid].timer[side] = 0
 	}
 }
 
@@ -353,27 +292,51 @@ const intervalJoinStateVersion = 1
 
 // Snapshot implements Snapshotter: the clock, the two expiration times,
 // then per key its bytes, NULL flag, and per side its timer and rows by
-// time (row, emitted).
+// time (row, emitted), as Flink's map of time to rows.
 func (j *IntervalJoin) Snapshot() ([]byte, error) {
 	buf := []byte{intervalJoinStateVersion}
 	buf = binary.AppendVarint(buf, j.wm)
 	buf = binary.AppendVarint(buf, j.expiration[0])
 	buf = binary.AppendVarint(buf, j.expiration[1])
 	buf = binary.AppendUvarint(buf, uint64(j.nullTimes))
-	buf = binary.AppendUvarint(buf, uint64(len(j.keys)))
-	for _, k := range j.keys {
-		buf = row.AppendString(buf, k.key)
+	buf = binary.AppendUvarint(buf, uint64(j.index.len()))
+	var rids []int32
+	for kid := range j.keys {
+		k := &j.keys[kid]
+		if !k.used {
+			continue
+		}
+		buf = row.AppendString(buf, string(j.index.bytes(int32(kid))))
 		buf = append(buf, b2byte(k.null))
 		for side := range 2 {
+			ents := j.sides[side].ents
 			buf = binary.AppendVarint(buf, k.timer[side])
-			buf = binary.AppendUvarint(buf, uint64(len(k.cache[side])))
-			for t, rows := range k.cache[side] {
-				buf = binary.AppendVarint(buf, t)
-				buf = binary.AppendUvarint(buf, uint64(len(rows)))
-				for _, e := range rows {
-					buf = row.AppendRow(buf, e.row)
-					buf = append(buf, b2byte(e.emitted))
+			rids = rids[:0]
+			for rid := range j.rows(int32(kid), side) {
+				rids = append(rids, rid)
+			}
+			// Grouped by time, each time's rows in the order cached.
+			slices.SortStableFunc(rids, func(a, b int32) int { return cmp.Compare(ents[a].at, ents[b].at) })
+			times := 0
+			for i, rid := range rids {
+				if i == 0 || ents[rid].at != ents[rids[i-1]].at {
+					times++
 				}
+			}
+			buf = binary.AppendUvarint(buf, uint64(times))
+			for i := 0; i < len(rids); {
+				at := ents[rids[i]].at
+				n := 1
+				for i+n < len(rids) && ents[rids[i+n]].at == at {
+					n++
+				}
+				buf = binary.AppendVarint(buf, at)
+				buf = binary.AppendUvarint(buf, uint64(n))
+				for _, rid := range rids[i : i+n] {
+					buf = append(buf, j.sides[side].store.bytes(rid)...) // AppendRow's encoding
+					buf = append(buf, b2byte(ents[rid].emitted))
+				}
+				i += n
 			}
 		}
 	}
@@ -395,48 +358,52 @@ func (j *IntervalJoin) Restore(state []byte) error {
 	}
 	wm, e0, e1 := d.Varint(), d.Varint(), d.Varint()
 	nullTimes := int64(d.Uvarint())
-	keys := map[string]*ijKey{}
-	var timers ijTimers
-	var size int64
+	r := NewIntervalJoin(j.spec)
 	widths := [2]int{j.spec.LeftWidth, j.spec.RightWidth}
 	n := d.Count(4)
 	for range n {
-		k := &ijKey{key: d.Str(), null: d.Byte() == 1}
+		key := d.Bytes()
+		null := d.Byte() == 1
+		if d.Err() != nil {
+			break
+		}
+		if _, dup := r.index.find(key); dup {
+			d.Fail("key %x twice", key)
+			break
+		}
+		kid := r.keyID(key, null)
 		for side := range 2 {
-			k.timer[side] = d.Varint()
-			if k.timer[side] != 0 {
-				timers = append(timers, ijTimer{at: k.timer[side], key: k.key})
+			timer := d.Varint()
+			r.keys[kid].timer[side] = timer
+			if timer != 0 {
+				r.timers = append(r.timers, ijTimer{at: timer, kid: kid})
 			}
 			nt := d.Count(2)
-			if nt > 0 {
-				k.cache[side] = make(map[int64][]*ijRow, nt)
-			}
 			for range nt {
 				t := d.Varint()
 				nr := d.Count(2)
-				rows := make([]*ijRow, 0, nr)
 				for range nr {
-					r := d.Row()
+					cr := d.Row()
 					em := d.Byte() == 1
-					if d.Err() == nil && len(r) != widths[side] {
-						d.Fail("row of %d columns on side %d, want %d", len(r), side, widths[side])
+					if d.Err() == nil && len(cr) != widths[side] {
+						d.Fail("row of %d columns on side %d, want %d", len(cr), side, widths[side])
 					}
-					rows = append(rows, &ijRow{row: r, emitted: em})
+					if d.Err() != nil {
+						break
+					}
+					r.cache(kid, side, cr, t, em)
 				}
-				k.cache[side][t] = rows
-				size += int64(nr)
 			}
 		}
 		if d.Err() != nil {
 			break
 		}
-		keys[k.key] = k
 	}
 	if err := d.End(); err != nil {
 		return fmt.Errorf("interval join: %w", err)
 	}
-	heap.Init(&timers)
-	j.wm, j.expiration, j.nullTimes = wm, [2]int64{e0, e1}, nullTimes
-	j.keys, j.timers, j.size = keys, timers, size
+	slices.SortFunc(r.timers, func(a, b ijTimer) int { return cmp.Compare(a.at, b.at) }) // a sorted slice is a heap
+	r.wm, r.expiration, r.nullTimes = wm, [2]int64{e0, e1}, nullTimes
+	*j = *r
 	return nil
 }

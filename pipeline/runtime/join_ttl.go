@@ -17,10 +17,8 @@ import (
 // state held the row). Expiry emits nothing: a NULL-padded row of an
 // expired outer row is never retracted. A NOT IN's count of right rows
 // drops with its expired rows; right rows with a NULL key are only
-// counted and never expire. Batch mode has no TTL.
-
-// joinRef names one stored row of a side: its join key and identity.
-type joinRef struct{ key, id string }
+// counted and never expire. Batch mode has no TTL. The times are kept by
+// row id (joinSide's rows have ids).
 
 // SetStateTTL implements TTLSetter.
 func (j *Join) SetStateTTL(c StateTTL) {
@@ -33,7 +31,7 @@ func (j *Join) SetStateTTL(c StateTTL) {
 		s.appendOnly = false // a row's age is kept by its identity
 	}
 	if j.spec.NullAware {
-		j.sides[1].onExpire = func(e *joinEntry) { j.rightRows -= int64(e.count) }
+		j.sides[1].onExpire = func(count int64) { j.rightRows -= count }
 	}
 }
 
@@ -56,70 +54,42 @@ func (j *Join) tick() {
 
 func (j *Join) sweep(budget int) {
 	for _, s := range []*joinSide{j.sides[0], j.sides[1], j.leftNulls} {
-		s.ttl.sweep(budget, func(r joinRef) bool {
-			s.dropRow(r.key, r.id)
+		s.ttl.sweep(budget, func(rid int32) bool {
+			s.dropRow(rid, true)
 			return true
 		})
 	}
 }
 
-// touch records a write of the row id of key.
-func (s *joinSide) touch(key, id string) {
+// touch records a write of row rid.
+func (s *joinSide) touch(ref rowRef) {
 	if s.ttl.on() {
-		s.ttl.touch(joinRef{key, id})
+		s.ttl.touch(int32(ref))
 	}
 }
 
-// live returns key's rows, first dropping those that expired.
-func (s *joinSide) live(key string) *joinRows {
-	m := s.rows.get(key)
-	if m == nil {
-		return &noJoinRows
+// live returns the id of key (another side's kbuf) and whether it has
+// rows, first dropping those that expired.
+func (s *joinSide) live(key []byte) (int32, bool) {
+	kid, ok := s.index.find(key)
+	if ok {
+		ok = s.expire(kid)
 	}
+	return kid, ok
+}
+
+// expire drops key id kid's expired rows and reports whether the key is
+// still in the index (the other side may hold it).
+func (s *joinSide) expire(kid int32) bool {
 	if !s.ttl.on() {
-		return m
+		return true
 	}
-	for id := range m.all {
-		s.expireRow(key, id)
+	for ref := range s.rows(kid) {
+		if rid := int32(ref); s.ttl.expired(rid) {
+			s.dropRow(rid, true)
+		}
 	}
-	if m = s.rows.get(key); m == nil {
-		return &noJoinRows
-	}
-	return m
-}
-
-// noJoinRows is the rows of a key without any.
-var noJoinRows joinRows
-
-// expireRow drops row id of key if it expired and reports whether it
-// did.
-func (s *joinSide) expireRow(key, id string) bool {
-	if !s.ttl.expired(joinRef{key, id}) {
-		return false
-	}
-	s.dropRow(key, id)
-	return true
-}
-
-// dropRow removes an expired row.
-func (s *joinSide) dropRow(key, id string) {
-	m := s.rows.get(key)
-	s.ttl.drop(joinRef{key, id})
-	if m == nil {
-		return
-	}
-	e := m.get(id)
-	if e == nil {
-		return
-	}
-	m.del(id)
-	s.size--
-	if m.len() == 0 {
-		s.rows.remove(key)
-	}
-	if s.onExpire != nil {
-		s.onExpire(e)
-	}
+	return s.index.has(kid)
 }
 
 // joinTTLStateVersion is the version-1 layout with each stored row's
@@ -133,18 +103,22 @@ func (j *Join) stateVersion() byte {
 	return joinStateVersion
 }
 
-func (s *joinSide) appendTime(buf []byte, key, id string) []byte {
+func (s *joinSide) appendTime(buf []byte, ref rowRef) []byte {
 	if !s.ttl.on() {
 		return buf
 	}
-	at, _ := s.ttl.at(joinRef{key, id})
+	rid := int32(ref)
+	var at int64
+	if s.ttl.linked(rid) {
+		at = s.ttl.at[rid]
+	}
 	return binary.AppendVarint(buf, at)
 }
 
 // joinTimes gathers a restored side's times, to set them in time order.
 type joinTimes struct {
 	s    *joinSide
-	refs []joinRef
+	rids []int32
 	ats  []int64
 }
 
@@ -157,9 +131,9 @@ func (j *Join) restoreTimes(s *joinSide) *joinTimes {
 	return &joinTimes{s: s}
 }
 
-func (t *joinTimes) note(key, id string, at int64) {
+func (t *joinTimes) note(ref rowRef, at int64) {
 	if t.s.ttl.on() {
-		t.refs = append(t.refs, joinRef{key, id})
+		t.rids = append(t.rids, int32(ref))
 		t.ats = append(t.ats, at)
 	}
 }
@@ -170,13 +144,13 @@ func (t *joinTimes) apply(timed bool) {
 	if !timed || !t.s.ttl.on() {
 		return
 	}
-	order := make([]int, len(t.refs))
+	order := make([]int, len(t.rids))
 	for i := range order {
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(t.ats[a], t.ats[b]) })
 	for _, i := range order {
-		t.s.ttl.touchAt(t.refs[i], t.ats[i])
+		t.s.ttl.touchAt(t.rids[i], t.ats[i])
 	}
 }
 

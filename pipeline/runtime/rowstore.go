@@ -1,6 +1,10 @@
 package runtime
 
-import "github.com/etld/etld/pipeline/row"
+import (
+	"fmt"
+
+	"github.com/etld/etld/pipeline/row"
+)
 
 // rowStore keeps rows by int32 id, each encoded (row.AppendRow) in one
 // byte slice. An operator that holds a row per key for a million keys
@@ -98,4 +102,25 @@ func (a *rowStore) compactIfSparse() {
 		s.off, s.space = uint64(off), s.n
 	}
 	a.buf, a.dead = buf, 0
+}
+
+// decodeInto decodes id's row into dst, which must have the row's width.
+func (a *rowStore) decodeInto(dst row.Row, id int32) { decodeRowInto(dst, a.bytes(id)) }
+
+// decodeRowInto decodes the row encoded in b (row.AppendRow), which the
+// state wrote itself, into dst, which must have its width. Unlike
+// row.CopyRow it allocates nothing for numbers: only a copy of each
+// string value.
+func decodeRowInto(dst row.Row, b []byte) {
+	d := *row.NewDecoder(b)
+	if n := d.Count(1); n != len(dst) {
+		panic(fmt.Sprintf("state: a row of %d columns decoded into %d", n, len(dst)))
+	}
+	for i := range dst {
+		dst[i] = d.Value()
+	}
+	if err := d.End(); err != nil {
+		// The bytes are the state's own encoding: a failure is a bug.
+		panic("state: " + err.Error())
+	}
 }
