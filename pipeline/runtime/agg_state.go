@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 
@@ -8,16 +9,27 @@ import (
 )
 
 // aggStore holds the accumulators of many groups in flat arrays indexed by
-// slot id, each with a fixed stride: int64 counters and sums, Values for
-// MIN/MAX extremes, and the maps of DISTINCT and of retractable MIN/MAX
-// past their first distinct value. A group costs its slots and nothing else: no
-// per-group object, no per-aggregate interface. The arrays and maps are
-// plain data, ready to be snapshotted.
+// slot id, each with a fixed stride: int64 counters and sums, and the
+// value of an insert-only MIN/MAX/FIRST/LAST of a fixed-width type (a
+// word: its bits, with a presence bit in the slot's flag word); Values
+// for the other extremes (strings, wide decimals, the single value of a
+// retractable MIN/MAX); and the maps of DISTINCT and of retractable
+// MIN/MAX past their first distinct value. A group costs its slots and
+// nothing else: no per-group object, no per-aggregate interface. The
+// int64s, the bulk of most states, live outside the Go heap once large
+// (offheap.go). The arrays and maps are plain data, ready to be
+// snapshotted.
 type aggStore struct {
 	aggs []aggSlot
 	// numW, valW, extW are the strides; nums[id*numW] counts the group's
 	// rows (accumulated minus retracted).
 	numW, valW, extW int
+	// numSnap and valSnap are the int64s and Values a snapshot holds per
+	// slot: the words are written as the Values they were before there
+	// were words, so the format does not depend on the layout in memory.
+	numSnap, valSnap int
+	flagAt           int // the flag word's place in a slot's nums; -1 for none
+	mem              *offHeap
 	nums             []int64
 	vals             []row.Value
 	exts             []any // *extremes or valueCounts
@@ -33,7 +45,14 @@ type aggStore struct {
 // extreme; otherwise they keep every value with its count so that the
 // extreme survives its retraction.
 func newAggStore(aggs []AggCall, insertOnly, keepKeys bool) *aggStore {
-	s := &aggStore{numW: 1, keepKeys: keepKeys}
+	return newAggStoreWords(aggs, insertOnly, keepKeys, true)
+}
+
+// newAggStoreWords is newAggStore; words false keeps every value a
+// Value, as before there were words (tests compare the two).
+func newAggStoreWords(aggs []AggCall, insertOnly, keepKeys, words bool) *aggStore {
+	s := &aggStore{numW: 1, keepKeys: keepKeys, flagAt: -1}
+	s.mem = newOffHeap(s)
 	for _, c := range aggs {
 		a := newAggSlot(c)
 		if !insertOnly && (a.kind == accFirst || a.kind == accLast) {
@@ -63,7 +82,130 @@ func newAggStore(aggs []AggCall, insertOnly, keepKeys bool) *aggStore {
 		}
 		s.aggs = append(s.aggs, a)
 	}
+	s.layWords(words)
 	return s
+}
+
+// maxWords is how many aggregates of a store can be words: the presence
+// bits of a slot fill one int64.
+const maxWords = 64
+
+// layWords turns the insert-only MIN/MAX/FIRST_VALUE/LAST_VALUE of a
+// fixed-width type into words: an int64 after the counters instead of a
+// 32-byte Value (MAX(BIGINT) then costs 8 bytes and a bit). The snapshot
+// layout (numSnap, valSnap, each aggregate's sval) stays the one without
+// words.
+func (s *aggStore) layWords(words bool) {
+	s.numSnap, s.valSnap = s.numW, s.valW
+	n, vals := 0, 0
+	for i := range s.aggs {
+		a := &s.aggs[i]
+		a.sval, a.word = a.val, -1
+		if a.val < 0 {
+			continue
+		}
+		insertOnly := a.kind == accFirst || a.kind == accLast || (a.kind == accExtreme && a.ext < 0)
+		if words && insertOnly && n < maxWords && wordType(a.call.ArgType) {
+			a.kind, a.val = accWord, -1
+			a.word, a.bit = s.numW, uint8(n)
+			s.numW++
+			n++
+			continue
+		}
+		a.val = vals
+		vals++
+	}
+	s.valW = vals
+	if n > 0 {
+		s.flagAt = s.numW
+		s.numW++
+	}
+}
+
+// wordType reports a type whose values an int64 holds exactly and orders
+// as row.Compare does. A DECIMAL of up to 18 digits always fits 64 bits;
+// FLOAT is left out: its Value holds float64 bits, which a round trip
+// through float32 would not keep for every NaN.
+func wordType(t row.Type) bool {
+	switch t.ID {
+	case row.Boolean, row.Int, row.BigInt, row.Date, row.Timestamp, row.TimestampLTZ, row.Double:
+		return true
+	case row.Decimal:
+		return t.Precision > 0 && t.Precision <= 18
+	}
+	return false
+}
+
+// wordOf is v's word; checkArg made sure v has the call's type.
+func wordOf(t row.TypeID, v row.Value) int64 {
+	switch t {
+	case row.Double:
+		return int64(math.Float64bits(v.Float64()))
+	case row.Decimal:
+		return v.Unscaled()
+	case row.Boolean:
+		if v.Bool() {
+			return 1
+		}
+		return 0
+	}
+	return v.Int64()
+}
+
+// valueOfWord is wordOf's inverse.
+func valueOfWord(t row.Type, w int64) row.Value {
+	switch t.ID {
+	case row.Boolean:
+		return row.BoolValue(w != 0)
+	case row.Int:
+		return row.IntValue(int32(w))
+	case row.Date:
+		return row.DateValue(int32(w))
+	case row.Timestamp:
+		return row.TimestampValue(w)
+	case row.TimestampLTZ:
+		return row.TimestampLTZValue(w)
+	case row.Double:
+		return row.DoubleValue(math.Float64frombits(uint64(w)))
+	case row.Decimal:
+		return row.DecimalValue(w, t.Scale)
+	}
+	return row.BigIntValue(w)
+}
+
+// wordBetter is better over words: w would replace cur as the extreme.
+func (a *aggSlot) wordBetter(w, cur int64) bool {
+	var c int
+	if a.call.ArgType.ID == row.Double {
+		c = cmp.Compare(math.Float64frombits(uint64(w)), math.Float64frombits(uint64(cur)))
+	} else {
+		c = cmp.Compare(w, cur)
+	}
+	return (a.max && c > 0) || (!a.max && c < 0)
+}
+
+// setWord folds word w into aggregate a of a slot whose int64s are nums:
+// the first one always, later ones as the function says.
+func (a *aggSlot) setWord(nums []int64, flagAt int, w int64) {
+	bit := int64(1) << a.bit
+	p := &nums[a.word]
+	switch {
+	case nums[flagAt]&bit == 0:
+		*p = w
+		nums[flagAt] |= bit
+	case a.call.Func == LastValue:
+		*p = w
+	case (a.call.Func == Min || a.call.Func == Max) && a.wordBetter(w, *p):
+		*p = w
+	}
+}
+
+// wordValue is aggregate a's word as a Value, NULL when none was set.
+func (a *aggSlot) wordValue(nums []int64, flagAt int) row.Value {
+	if nums[flagAt]&(int64(1)<<a.bit) == 0 {
+		return row.NullValue
+	}
+	return valueOfWord(a.call.ArgType, nums[a.word])
 }
 
 // alloc returns a zeroed slot.
@@ -74,7 +216,7 @@ func (s *aggStore) alloc(key string) int32 {
 	} else {
 		id = s.slots
 		s.slots++
-		s.nums = append(s.nums, make([]int64, s.numW)...)
+		s.nums = offHeapGrow(s.mem, s.nums, len(s.nums)+s.numW)
 		s.vals = append(s.vals, make([]row.Value, s.valW)...)
 		s.exts = append(s.exts, make([]any, s.extW)...)
 		if s.keepKeys {
@@ -219,6 +361,9 @@ func (s *aggStore) apply(id int32, a *aggSlot, nums []int64, v row.Value, add bo
 		}
 		nums[a.num] = addF64(nums[a.num], x)
 		nums[a.num+1] = addF64(nums[a.num+1], float64(d)*x*x)
+	case accWord:
+		a.setWord(nums, s.flagAt, wordOf(a.call.ArgType.ID, v))
+		return
 	case accFirst:
 		if p := &s.vals[int(id)*s.valW+a.val]; p.IsNull() {
 			*p = v
@@ -328,6 +473,10 @@ func (s *aggStore) merge(dst, src int32) {
 		}
 		switch a.kind {
 		case accRows:
+		case accWord:
+			if sn[s.flagAt]&(int64(1)<<a.bit) != 0 {
+				a.setWord(dn, s.flagAt, sn[a.word])
+			}
 		case accMomF64:
 			dn[a.num] = addF64(dn[a.num], math.Float64frombits(uint64(sn[a.num])))
 			dn[a.num+1] = addF64(dn[a.num+1], math.Float64frombits(uint64(sn[a.num+1])))
@@ -399,6 +548,8 @@ func (s *aggStore) result(id int32, a *aggSlot, nums []int64) row.Value {
 		return row.BigIntValue(nums[0])
 	case accCount:
 		return row.BigIntValue(nums[a.num])
+	case accWord:
+		return a.wordValue(nums, s.flagAt)
 	case accExtreme:
 		switch {
 		case a.ext < 0:

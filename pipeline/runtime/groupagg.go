@@ -70,7 +70,7 @@ func NewGroupAgg(keys []int, aggs []AggCall, opt GroupAggOptions) *GroupAgg {
 		opt:  opt,
 		// The index keeps the keys that batch mode emits at Finish.
 		st:    newAggStore(aggs, opt.InsertOnly, false),
-		index: newKeyTable(),
+		index: newOffHeapKeyTable(),
 		prev:  make([]row.Value, len(aggs)),
 		next:  make([]row.Value, len(aggs)),
 	}
@@ -317,7 +317,7 @@ func (g *GroupAgg) Restore(state []byte) error {
 	for _, id := range g.st.free {
 		free[id] = true
 	}
-	index := newKeyTable()
+	index := newOffHeapKeyTable()
 	index.reset(len(keys))
 	for id, k := range keys {
 		if free[id] {
@@ -331,6 +331,7 @@ func (g *GroupAgg) Restore(state []byte) error {
 	if index.len()+len(g.st.free) != len(keys) {
 		return fmt.Errorf("group aggregate: restore: %d groups and %d free slots in %d slots", index.len(), len(g.st.free), len(keys))
 	}
+	g.index.release()
 	g.index = index
 	return g.touchRestored()
 }
