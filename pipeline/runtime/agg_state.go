@@ -271,26 +271,34 @@ func (s *aggStore) update(id int32, r row.Row, add bool) {
 	}
 	nums[0] += d
 	for i := range s.aggs {
-		a := &s.aggs[i]
-		if a.kind == accRows {
-			continue
+		if a := &s.aggs[i]; a.kind != accRows {
+			s.step(id, a, nums, r, add)
 		}
-		if a.call.HasFilter {
-			if f := r[a.call.Filter]; f.IsNull() || !f.Bool() {
-				continue
-			}
-		}
-		v := r[a.call.Arg]
-		if v.IsNull() {
-			continue
-		}
-		if a.dist >= 0 {
-			if !s.distinctStep(id, a, v, d) {
-				continue
-			}
-		}
-		s.apply(id, a, nums, v, add)
 	}
+}
+
+// step is update for one aggregate a (not COUNT(*)) of slot id, whose
+// int64s are nums.
+func (s *aggStore) step(id int32, a *aggSlot, nums []int64, r row.Row, add bool) {
+	if a.call.HasFilter {
+		if f := r[a.call.Filter]; f.IsNull() || !f.Bool() {
+			return
+		}
+	}
+	v := r[a.call.Arg]
+	if v.IsNull() {
+		return
+	}
+	if a.dist >= 0 {
+		d := int64(1)
+		if !add {
+			d = -1
+		}
+		if !s.distinctStep(id, a, v, d) {
+			return
+		}
+	}
+	s.apply(id, a, nums, v, add)
 }
 
 // distinctStep counts v for a DISTINCT aggregate and reports whether v

@@ -58,7 +58,10 @@ type GroupAgg struct {
 	arena   rowArena
 	dropped int64
 	mb      miniBatch
-	ttl     ttlList // state TTL by slot (groupagg_ttl.go)
+	batch   batchScratch // groupagg_batch.go
+	// rowByRow turns the batch-mode passes off: tests compare the two.
+	rowByRow bool
+	ttl      ttlList // state TTL by slot (groupagg_ttl.go)
 }
 
 // NewGroupAgg builds the operator. keys and aggregate arguments are input
@@ -121,6 +124,9 @@ func (g *GroupAgg) Process(in *row.Batch, out Emitter) error {
 	}
 	if g.opt.MiniBatch && !g.opt.Batch {
 		return g.processMiniBatch(in, out)
+	}
+	if g.vectorized() {
+		return g.processBatch(in)
 	}
 	tr := trackerOf(in, out)
 	for i := range in.Changes {

@@ -96,7 +96,14 @@ func (t *keyTable) find(key []byte) (int32, bool) {
 	if t.n == 0 {
 		return 0, false
 	}
-	h := t.hash(key)
+	return t.findHashed(key, t.hash(key))
+}
+
+// findHashed is find of a key whose hash the caller computed.
+func (t *keyTable) findHashed(key []byte, h uint32) (int32, bool) {
+	if t.n == 0 {
+		return 0, false
+	}
 	mask := uint32(len(t.index) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
 		b := t.index[i]
@@ -109,8 +116,31 @@ func (t *keyTable) find(key []byte) (int32, bool) {
 	}
 }
 
+// probe returns the id of the first member of hash h's probe run that
+// has hash h, or -1: a candidate for a key of that hash, which equal must
+// confirm. Split from the key comparison, so that a caller probing many
+// keys has the index loads of all of them in flight at once.
+func (t *keyTable) probe(h uint32) int32 {
+	if t.n == 0 {
+		return -1
+	}
+	mask := uint32(len(t.index) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		b := t.index[i]
+		if b == 0 {
+			return -1
+		}
+		if uint32(b>>32) == h {
+			return int32(uint32(b) - 1)
+		}
+	}
+}
+
 // insert adds key, which must be absent, under id, which must be free.
-func (t *keyTable) insert(key []byte, id int32) {
+func (t *keyTable) insert(key []byte, id int32) { t.insertHashed(key, id, t.hash(key)) }
+
+// insertHashed is insert of a key whose hash the caller computed.
+func (t *keyTable) insertHashed(key []byte, id int32, h uint32) {
 	if (t.n+1)*4 > len(t.index)*3 {
 		t.grow()
 	}
@@ -127,7 +157,7 @@ func (t *keyTable) insert(key []byte, id int32) {
 		t.arena = offHeapGrow(t.mem, t.arena, off+len(key))
 		copy(t.arena[off:], key)
 	}
-	t.place(t.hash(key), uint32(id))
+	t.place(h, uint32(id))
 	t.n++
 }
 
