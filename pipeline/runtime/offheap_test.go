@@ -93,42 +93,61 @@ func TestOffHeapCleanup(t *testing.T) {
 	}
 }
 
-// TestGroupAggRestoreReleases: Restore gives back the memory of the
-// state it replaces, so restoring again and again maps no more.
-func TestGroupAggRestoreReleases(t *testing.T) {
+// TestRestoreReleases: Restore gives back the memory of the state it
+// replaces, so restoring again and again maps no more.
+func TestRestoreReleases(t *testing.T) {
 	if !mapSupported {
 		t.Skip("no mappings on this platform")
 	}
 	aggs := []AggCall{{Func: CountStar, Arg: -1}, {Func: Max, Arg: 0, ArgType: tBigInt}}
 	g := NewGroupAgg([]int{0}, aggs, GroupAggOptions{InsertOnly: true})
-	if err := g.Process(groupBatch(100_000), &discard{}); err != nil {
-		t.Fatal(err)
-	}
-	state, err := g.Snapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var once int
-	for i := range 3 {
-		if err := g.Restore(state); err != nil {
-			t.Fatal(err)
+	d := NewDistinct()
+	for _, tc := range []struct {
+		name string
+		op   interface {
+			Operator
+			Snapshotter
+			StateEntries() int64
 		}
-		m := g.st.mem.mapped() + g.index.mem.mapped()
-		if i == 0 {
-			once = m
-		} else if m != once {
-			t.Fatalf("restore %d: %d bytes mapped, %d after the first", i, m, once)
-		}
-	}
-	again, err := g.Snapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(again) != string(state) {
-		t.Fatal("snapshot after restores differs")
-	}
-	if g.Groups() != 100_000 {
-		t.Fatalf("%d groups, want 100000", g.Groups())
+		mapped func() int
+	}{
+		{"group aggregate", g, func() int { return g.st.mem.mapped() + g.index.mem.mapped() }},
+		{"distinct", d, func() int { return d.seen.mem.mapped() }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := tc.op.Process(groupBatch(100_000), &discard{}); err != nil {
+				t.Fatal(err)
+			}
+			state, err := tc.op.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var once int
+			for i := range 3 {
+				if err := tc.op.Restore(state); err != nil {
+					t.Fatal(err)
+				}
+				m := tc.mapped()
+				if i == 0 {
+					once = m
+				} else if m != once {
+					t.Fatalf("restore %d: %d bytes mapped, %d after the first", i, m, once)
+				}
+			}
+			if once == 0 {
+				t.Fatal("100k keys mapped nothing")
+			}
+			again, err := tc.op.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(again) != string(state) {
+				t.Fatal("snapshot after restores differs")
+			}
+			if n := tc.op.StateEntries(); n != 100_000 {
+				t.Fatalf("%d entries, want 100000", n)
+			}
+		})
 	}
 }
 
