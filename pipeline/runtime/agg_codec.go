@@ -159,7 +159,7 @@ func (s *aggStore) appendState(dst []byte, key func(id int32) []byte) []byte {
 				// The Values in sval order, which is aggregate order.
 				switch a := &s.aggs[i]; {
 				case a.kind == accWord:
-					dst = row.AppendValue(dst, a.wordValue(nums, s.flagAt))
+					dst = row.AppendValue(dst, s.wordValue(id, a, nums))
 				case a.val >= 0:
 					dst = row.AppendValue(dst, s.vals[int(id)*s.valW+a.val])
 				}
@@ -249,6 +249,8 @@ func (s *aggStore) restoreState(d *row.Decoder) (keys []string) {
 	s.free = free
 	s.mem.release()
 	s.nums = offHeapMake[int64](s.mem, slots*s.numW)
+	s.present = nil
+	s.growPresent(slots)
 	s.vals = make([]row.Value, slots*s.valW)
 	s.exts = make([]any, slots*s.extW)
 	s.keys = nil
@@ -273,7 +275,7 @@ func (s *aggStore) restoreState(d *row.Decoder) (keys []string) {
 						d.Fail("slot %d: %v", id, err)
 						break
 					}
-					a.setWord(nums, s.flagAt, wordOf(a.call.ArgType.ID, v))
+					s.setWord(int32(id), a, nums, wordOf(a.call.ArgType.ID, v))
 				}
 			case a.val >= 0:
 				s.vals[id*s.valW+a.val] = d.Value()

@@ -11,7 +11,7 @@ import (
 // aggStore holds the accumulators of many groups in flat arrays indexed by
 // slot id, each with a fixed stride: int64 counters and sums, and the
 // value of an insert-only MIN/MAX/FIRST/LAST of a fixed-width type (a
-// word: its bits, with a presence bit in the slot's flag word); Values
+// word: its bits, with a presence bit in a bitmap beside); Values
 // for the other extremes (strings, wide decimals, the single value of a
 // retractable MIN/MAX); and the maps of DISTINCT and of retractable
 // MIN/MAX past their first distinct value. A group costs its slots and
@@ -28,11 +28,14 @@ type aggStore struct {
 	// slot: the words are written as the Values they were before there
 	// were words, so the format does not depend on the layout in memory.
 	numSnap, valSnap int
-	flagAt           int // the flag word's place in a slot's nums; -1 for none
-	mem              *offHeap
-	nums             []int64
-	vals             []row.Value
-	exts             []any // *extremes or valueCounts
+	// words is the count of words per slot; present holds their
+	// presence bits, slot id's word k at bit id*words+k.
+	words   int
+	present []uint64
+	mem     *offHeap
+	nums    []int64
+	vals    []row.Value
+	exts    []any // *extremes or valueCounts
 	// keys holds each slot's group key when the owner emits groups
 	// without an input row at hand (batch mode, windows).
 	keys     []string
@@ -51,7 +54,7 @@ func newAggStore(aggs []AggCall, insertOnly, keepKeys bool) *aggStore {
 // newAggStoreWords is newAggStore; words false keeps every value a
 // Value, as before there were words (tests compare the two).
 func newAggStoreWords(aggs []AggCall, insertOnly, keepKeys, words bool) *aggStore {
-	s := &aggStore{numW: 1, keepKeys: keepKeys, flagAt: -1}
+	s := &aggStore{numW: 1, keepKeys: keepKeys}
 	s.mem = newOffHeap(s)
 	for _, c := range aggs {
 		a := newAggSlot(c)
@@ -86,13 +89,13 @@ func newAggStoreWords(aggs []AggCall, insertOnly, keepKeys, words bool) *aggStor
 	return s
 }
 
-// maxWords is how many aggregates of a store can be words: the presence
-// bits of a slot fill one int64.
-const maxWords = 64
+// maxWords bounds the words of a store (the bit field's width).
+const maxWords = 256
 
 // layWords turns the insert-only MIN/MAX/FIRST_VALUE/LAST_VALUE of a
 // fixed-width type into words: an int64 after the counters instead of a
-// 32-byte Value (MAX(BIGINT) then costs 8 bytes and a bit). The snapshot
+// 32-byte Value (MAX(BIGINT) then costs 8 bytes and a bit; a slot of
+// COUNT(*), SUM and MAX of BIGINT is 32 bytes, two to a cache line). The snapshot
 // layout (numSnap, valSnap, each aggregate's sval) stays the one without
 // words.
 func (s *aggStore) layWords(words bool) {
@@ -116,10 +119,7 @@ func (s *aggStore) layWords(words bool) {
 		vals++
 	}
 	s.valW = vals
-	if n > 0 {
-		s.flagAt = s.numW
-		s.numW++
-	}
+	s.words = n
 }
 
 // wordType reports a type whose values an int64 holds exactly and orders
@@ -184,15 +184,22 @@ func (a *aggSlot) wordBetter(w, cur int64) bool {
 	return (a.max && c > 0) || (!a.max && c < 0)
 }
 
-// setWord folds word w into aggregate a of a slot whose int64s are nums:
-// the first one always, later ones as the function says.
-func (a *aggSlot) setWord(nums []int64, flagAt int, w int64) {
-	bit := int64(1) << a.bit
+// hasWord reports whether slot id's word of a was set.
+func (s *aggStore) hasWord(id int32, a *aggSlot) bool {
+	b := uint(id)*uint(s.words) + uint(a.bit)
+	return s.present[b>>6]&(1<<(b&63)) != 0
+}
+
+// setWord folds word w into aggregate a of slot id, whose int64s are
+// nums: the first one always, later ones as the function says.
+func (s *aggStore) setWord(id int32, a *aggSlot, nums []int64, w int64) {
+	b := uint(id)*uint(s.words) + uint(a.bit)
+	m := &s.present[b>>6]
 	p := &nums[a.word]
 	switch {
-	case nums[flagAt]&bit == 0:
+	case *m&(1<<(b&63)) == 0:
 		*p = w
-		nums[flagAt] |= bit
+		*m |= 1 << (b & 63)
 	case a.call.Func == LastValue:
 		*p = w
 	case (a.call.Func == Min || a.call.Func == Max) && a.wordBetter(w, *p):
@@ -200,12 +207,27 @@ func (a *aggSlot) setWord(nums []int64, flagAt int, w int64) {
 	}
 }
 
-// wordValue is aggregate a's word as a Value, NULL when none was set.
-func (a *aggSlot) wordValue(nums []int64, flagAt int) row.Value {
-	if nums[flagAt]&(int64(1)<<a.bit) == 0 {
+// wordValue is slot id's word of a as a Value, NULL when none was set.
+func (s *aggStore) wordValue(id int32, a *aggSlot, nums []int64) row.Value {
+	if !s.hasWord(id, a) {
 		return row.NullValue
 	}
 	return valueOfWord(a.call.ArgType, nums[a.word])
+}
+
+// clearWords unsets the presence bits of slot id.
+func (s *aggStore) clearWords(id int32) {
+	for k := range s.words {
+		b := uint(id)*uint(s.words) + uint(k)
+		s.present[b>>6] &^= 1 << (b & 63)
+	}
+}
+
+// growPresent makes room for the presence bits of slots.
+func (s *aggStore) growPresent(slots int) {
+	if n := (slots*s.words + 63) / 64; n > len(s.present) {
+		s.present = offHeapGrow(s.mem, s.present, n)
+	}
 }
 
 // alloc returns a zeroed slot.
@@ -217,6 +239,7 @@ func (s *aggStore) alloc(key string) int32 {
 		id = s.slots
 		s.slots++
 		s.nums = offHeapGrow(s.mem, s.nums, len(s.nums)+s.numW)
+		s.growPresent(int(s.slots))
 		s.vals = append(s.vals, make([]row.Value, s.valW)...)
 		s.exts = append(s.exts, make([]any, s.extW)...)
 		if s.keepKeys {
@@ -234,6 +257,7 @@ func (s *aggStore) release(id int32) {
 	clear(s.nums[int(id)*s.numW : int(id+1)*s.numW])
 	clear(s.vals[int(id)*s.valW : int(id+1)*s.valW])
 	clear(s.exts[int(id)*s.extW : int(id+1)*s.extW])
+	s.clearWords(id)
 	if s.keepKeys {
 		s.keys[id] = ""
 	}
@@ -370,7 +394,7 @@ func (s *aggStore) apply(id int32, a *aggSlot, nums []int64, v row.Value, add bo
 		nums[a.num] = addF64(nums[a.num], x)
 		nums[a.num+1] = addF64(nums[a.num+1], float64(d)*x*x)
 	case accWord:
-		a.setWord(nums, s.flagAt, wordOf(a.call.ArgType.ID, v))
+		s.setWord(id, a, nums, wordOf(a.call.ArgType.ID, v))
 		return
 	case accFirst:
 		if p := &s.vals[int(id)*s.valW+a.val]; p.IsNull() {
@@ -482,8 +506,8 @@ func (s *aggStore) merge(dst, src int32) {
 		switch a.kind {
 		case accRows:
 		case accWord:
-			if sn[s.flagAt]&(int64(1)<<a.bit) != 0 {
-				a.setWord(dn, s.flagAt, sn[a.word])
+			if s.hasWord(src, a) {
+				s.setWord(dst, a, dn, sn[a.word])
 			}
 		case accMomF64:
 			dn[a.num] = addF64(dn[a.num], math.Float64frombits(uint64(sn[a.num])))
@@ -557,7 +581,7 @@ func (s *aggStore) result(id int32, a *aggSlot, nums []int64) row.Value {
 	case accCount:
 		return row.BigIntValue(nums[a.num])
 	case accWord:
-		return a.wordValue(nums, s.flagAt)
+		return s.wordValue(id, a, nums)
 	case accExtreme:
 		switch {
 		case a.ext < 0:

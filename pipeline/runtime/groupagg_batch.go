@@ -205,7 +205,7 @@ func (s *aggStore) foldInserts(ids []int32, changes []row.Change) {
 			t := a.call.ArgType.ID
 			for j, id := range ids {
 				if v := changes[j].Row[arg]; !v.IsNull() {
-					a.setWord(nums[int(id)*w:int(id+1)*w], s.flagAt, wordOf(t, v))
+					s.setWord(id, a, nums[int(id)*w:int(id+1)*w], wordOf(t, v))
 				}
 			}
 		default:
