@@ -206,12 +206,13 @@ const (
 	accFirst                  // insert-only FIRST_VALUE: the first value
 	accLast                   // insert-only LAST_VALUE: the last value
 	accList                   // LISTAGG, retractable FIRST/LAST_VALUE: the values in arrival order
+	accWord                   // insert-only MIN/MAX/FIRST/LAST of a fixed-width type: an int64 (aggStore.layWords)
 )
 
 // numSlots is how many int64 slots each kind takes; the last one is n, the
 // count of accumulated values.
 var numSlots = [...]int{accRows: 0, accCount: 1, accInt: 2, accF32: 2, accF64: 2, accDec: 3, accExtreme: 0,
-	accMomInt: 3, accMomF64: 3, accFirst: 0, accLast: 0, accList: 0}
+	accMomInt: 3, accMomF64: 3, accFirst: 0, accLast: 0, accList: 0, accWord: 0}
 
 // aggSlot is one aggregate's place in a group's state.
 type aggSlot struct {
@@ -221,12 +222,16 @@ type aggSlot struct {
 	// MIN/MAX; ext the multiset of a retractable MIN/MAX; dist the
 	// value→count map of a DISTINCT aggregate. -1 when unused.
 	num, val, ext, dist int
-	max                 bool // MAX rather than MIN
-	res                 row.Type
+	// sval is the Value's place in a snapshot (the val it had before
+	// words); word the int64 of an accWord, bit its presence bit.
+	sval, word int
+	bit        uint8
+	max        bool // MAX rather than MIN
+	res        row.Type
 }
 
 func newAggSlot(c AggCall) aggSlot {
-	s := aggSlot{call: c, num: -1, val: -1, ext: -1, dist: -1, res: c.ResultType()}
+	s := aggSlot{call: c, num: -1, val: -1, ext: -1, dist: -1, sval: -1, word: -1, res: c.ResultType()}
 	switch c.Func {
 	case CountStar:
 		s.kind = accRows
@@ -273,6 +278,9 @@ func (s *aggSlot) checkArg(v row.Value) error {
 	want := s.call.ArgType
 	if v.Type() != want.ID || (want.ID == row.Decimal && v.Scale() != want.Scale) {
 		return fmt.Errorf("%s: argument value %s has type %s, want %s", s.call, v, v.Type(), want)
+	}
+	if s.kind == accWord && v.WideDecimal() {
+		return fmt.Errorf("%s: argument value %s has more digits than its type %s", s.call, v, want)
 	}
 	return nil
 }

@@ -46,12 +46,13 @@ func cpuNow() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// memNow returns live heap bytes and the count of allocations so far.
-func memNow() (heap, mallocs uint64) {
+// memNow returns live bytes, the Go heap's and those mapped off it
+// (offheap.go), and the count of allocations so far.
+func memNow() (live, mallocs uint64) {
 	runtime.GC()
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
-	return m.HeapAlloc, m.Mallocs
+	return m.HeapAlloc + uint64(offHeapLive.Load()), m.Mallocs
 }
 
 func reportRun(b *testing.B, rows int64, cpu0 time.Duration, heap0, mallocs0 uint64, groups int, keep any) {

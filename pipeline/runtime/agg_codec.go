@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/etld/etld/pipeline/row"
 )
@@ -135,7 +136,11 @@ func (s *aggStore) appendState(dst []byte, key func(id int32) []byte) []byte {
 	for _, id := range s.free {
 		dst = binary.AppendUvarint(dst, uint64(id))
 	}
+	start := len(dst)
 	for id := range s.slots {
+		if id == snapshotSample && s.slots >= 4*snapshotSample {
+			dst = growForRest(dst, len(dst)-start, snapshotSample, int(s.slots))
+		}
 		if s.keepKeys {
 			dst = row.AppendString(dst, s.keys[id])
 		} else if key != nil {
@@ -145,11 +150,20 @@ func (s *aggStore) appendState(dst []byte, key func(id int32) []byte) []byte {
 		} else {
 			dst = row.AppendString(dst, "")
 		}
-		for _, n := range s.nums[int(id)*s.numW : int(id+1)*s.numW] {
+		nums := s.nums[int(id)*s.numW : int(id+1)*s.numW]
+		for _, n := range nums[:s.numSnap] {
 			dst = binary.AppendVarint(dst, n)
 		}
-		for _, v := range s.vals[int(id)*s.valW : int(id+1)*s.valW] {
-			dst = row.AppendValue(dst, v)
+		if s.valSnap > 0 {
+			for i := range s.aggs {
+				// The Values in sval order, which is aggregate order.
+				switch a := &s.aggs[i]; {
+				case a.kind == accWord:
+					dst = row.AppendValue(dst, s.wordValue(id, a, nums))
+				case a.val >= 0:
+					dst = row.AppendValue(dst, s.vals[int(id)*s.valW+a.val])
+				}
+			}
 		}
 		for _, x := range s.exts[int(id)*s.extW : int(id+1)*s.extW] {
 			switch m := x.(type) {
@@ -189,6 +203,21 @@ func (s *aggStore) appendState(dst []byte, key func(id int32) []byte) []byte {
 	return dst
 }
 
+// snapshotSample is how many slots appendState encodes before it sizes
+// the buffer for the rest.
+const snapshotSample = 1024
+
+// growForRest makes room in dst for all slots at the bytes per slot that
+// the first done took, and an eighth more: a million groups then cost one
+// buffer of about the snapshot's size, instead of append's successive
+// copies of it (twice the snapshot's size at the peak, and garbage for
+// the GC), which at the end of a run made the checkpoint the peak of the
+// process's memory.
+func growForRest(dst []byte, bytes, done, all int) []byte {
+	rest := bytes / done * (all - done)
+	return slices.Grow(dst, rest+rest/8)
+}
+
 // restoreState replaces the store's groups with those appendState wrote;
 // keys returns each slot's key (free slots have "").
 func (s *aggStore) restoreState(d *row.Decoder) (keys []string) {
@@ -207,7 +236,7 @@ func (s *aggStore) restoreState(d *row.Decoder) (keys []string) {
 			extTag[a.dist] = extCounts
 		}
 	}
-	slots := d.Count(1 + s.numW + s.valW + s.extW)
+	slots := d.Count(1 + s.numSnap + s.valSnap + s.extW)
 	free := make([]int32, d.Count(1))
 	for i := range free {
 		id := d.Uvarint()
@@ -218,7 +247,10 @@ func (s *aggStore) restoreState(d *row.Decoder) (keys []string) {
 	}
 	s.slots = int32(slots)
 	s.free = free
-	s.nums = make([]int64, slots*s.numW)
+	s.mem.release()
+	s.nums = offHeapMake[int64](s.mem, slots*s.numW)
+	s.present = nil
+	s.growPresent(slots)
 	s.vals = make([]row.Value, slots*s.valW)
 	s.exts = make([]any, slots*s.extW)
 	s.keys = nil
@@ -231,11 +263,23 @@ func (s *aggStore) restoreState(d *row.Decoder) (keys []string) {
 		if s.keepKeys {
 			s.keys[id] = keys[id]
 		}
-		for j := range s.numW {
-			s.nums[id*s.numW+j] = d.Varint()
+		nums := s.nums[id*s.numW : (id+1)*s.numW]
+		for j := range s.numSnap {
+			nums[j] = d.Varint()
 		}
-		for j := range s.valW {
-			s.vals[id*s.valW+j] = d.Value()
+		for i := range s.aggs {
+			switch a := &s.aggs[i]; {
+			case a.kind == accWord:
+				if v := d.Value(); !v.IsNull() {
+					if err := a.checkArg(v); err != nil {
+						d.Fail("slot %d: %v", id, err)
+						break
+					}
+					s.setWord(int32(id), a, nums, wordOf(a.call.ArgType.ID, v))
+				}
+			case a.val >= 0:
+				s.vals[id*s.valW+a.val] = d.Value()
+			}
 		}
 		for j := range s.extW {
 			tag := d.Byte()

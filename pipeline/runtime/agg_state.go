@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 
@@ -8,19 +9,33 @@ import (
 )
 
 // aggStore holds the accumulators of many groups in flat arrays indexed by
-// slot id, each with a fixed stride: int64 counters and sums, Values for
-// MIN/MAX extremes, and the maps of DISTINCT and of retractable MIN/MAX
-// past their first distinct value. A group costs its slots and nothing else: no
-// per-group object, no per-aggregate interface. The arrays and maps are
-// plain data, ready to be snapshotted.
+// slot id, each with a fixed stride: int64 counters and sums, and the
+// value of an insert-only MIN/MAX/FIRST/LAST of a fixed-width type (a
+// word: its bits, with a presence bit in a bitmap beside); Values
+// for the other extremes (strings, wide decimals, the single value of a
+// retractable MIN/MAX); and the maps of DISTINCT and of retractable
+// MIN/MAX past their first distinct value. A group costs its slots and
+// nothing else: no per-group object, no per-aggregate interface. The
+// int64s, the bulk of most states, live outside the Go heap once large
+// (offheap.go). The arrays and maps are plain data, ready to be
+// snapshotted.
 type aggStore struct {
 	aggs []aggSlot
 	// numW, valW, extW are the strides; nums[id*numW] counts the group's
 	// rows (accumulated minus retracted).
 	numW, valW, extW int
-	nums             []int64
-	vals             []row.Value
-	exts             []any // *extremes or valueCounts
+	// numSnap and valSnap are the int64s and Values a snapshot holds per
+	// slot: the words are written as the Values they were before there
+	// were words, so the format does not depend on the layout in memory.
+	numSnap, valSnap int
+	// words is the count of words per slot; present holds their
+	// presence bits, slot id's word k at bit id*words+k.
+	words   int
+	present []uint64
+	mem     *offHeap
+	nums    []int64
+	vals    []row.Value
+	exts    []any // *extremes or valueCounts
 	// keys holds each slot's group key when the owner emits groups
 	// without an input row at hand (batch mode, windows).
 	keys     []string
@@ -33,7 +48,14 @@ type aggStore struct {
 // extreme; otherwise they keep every value with its count so that the
 // extreme survives its retraction.
 func newAggStore(aggs []AggCall, insertOnly, keepKeys bool) *aggStore {
+	return newAggStoreWords(aggs, insertOnly, keepKeys, true)
+}
+
+// newAggStoreWords is newAggStore; words false keeps every value a
+// Value, as before there were words (tests compare the two).
+func newAggStoreWords(aggs []AggCall, insertOnly, keepKeys, words bool) *aggStore {
 	s := &aggStore{numW: 1, keepKeys: keepKeys}
+	s.mem = newOffHeap(s)
 	for _, c := range aggs {
 		a := newAggSlot(c)
 		if !insertOnly && (a.kind == accFirst || a.kind == accLast) {
@@ -63,7 +85,149 @@ func newAggStore(aggs []AggCall, insertOnly, keepKeys bool) *aggStore {
 		}
 		s.aggs = append(s.aggs, a)
 	}
+	s.layWords(words)
 	return s
+}
+
+// maxWords bounds the words of a store (the bit field's width).
+const maxWords = 256
+
+// layWords turns the insert-only MIN/MAX/FIRST_VALUE/LAST_VALUE of a
+// fixed-width type into words: an int64 after the counters instead of a
+// 32-byte Value (MAX(BIGINT) then costs 8 bytes and a bit; a slot of
+// COUNT(*), SUM and MAX of BIGINT is 32 bytes, two to a cache line). The snapshot
+// layout (numSnap, valSnap, each aggregate's sval) stays the one without
+// words.
+func (s *aggStore) layWords(words bool) {
+	s.numSnap, s.valSnap = s.numW, s.valW
+	n, vals := 0, 0
+	for i := range s.aggs {
+		a := &s.aggs[i]
+		a.sval, a.word = a.val, -1
+		if a.val < 0 {
+			continue
+		}
+		insertOnly := a.kind == accFirst || a.kind == accLast || (a.kind == accExtreme && a.ext < 0)
+		if words && insertOnly && n < maxWords && wordType(a.call.ArgType) {
+			a.kind, a.val = accWord, -1
+			a.word, a.bit = s.numW, uint8(n)
+			s.numW++
+			n++
+			continue
+		}
+		a.val = vals
+		vals++
+	}
+	s.valW = vals
+	s.words = n
+}
+
+// wordType reports a type whose values an int64 holds exactly and orders
+// as row.Compare does. A DECIMAL of up to 18 digits always fits 64 bits;
+// FLOAT is left out: its Value holds float64 bits, which a round trip
+// through float32 would not keep for every NaN.
+func wordType(t row.Type) bool {
+	switch t.ID {
+	case row.Boolean, row.Int, row.BigInt, row.Date, row.Timestamp, row.TimestampLTZ, row.Double:
+		return true
+	case row.Decimal:
+		return t.Precision > 0 && t.Precision <= 18
+	}
+	return false
+}
+
+// wordOf is v's word; checkArg made sure v has the call's type.
+func wordOf(t row.TypeID, v row.Value) int64 {
+	switch t {
+	case row.Double:
+		return int64(math.Float64bits(v.Float64()))
+	case row.Decimal:
+		return v.Unscaled()
+	case row.Boolean:
+		if v.Bool() {
+			return 1
+		}
+		return 0
+	}
+	return v.Int64()
+}
+
+// valueOfWord is wordOf's inverse.
+func valueOfWord(t row.Type, w int64) row.Value {
+	switch t.ID {
+	case row.Boolean:
+		return row.BoolValue(w != 0)
+	case row.Int:
+		return row.IntValue(int32(w))
+	case row.Date:
+		return row.DateValue(int32(w))
+	case row.Timestamp:
+		return row.TimestampValue(w)
+	case row.TimestampLTZ:
+		return row.TimestampLTZValue(w)
+	case row.Double:
+		return row.DoubleValue(math.Float64frombits(uint64(w)))
+	case row.Decimal:
+		return row.DecimalValue(w, t.Scale)
+	}
+	return row.BigIntValue(w)
+}
+
+// wordBetter is better over words: w would replace cur as the extreme.
+func (a *aggSlot) wordBetter(w, cur int64) bool {
+	var c int
+	if a.call.ArgType.ID == row.Double {
+		c = cmp.Compare(math.Float64frombits(uint64(w)), math.Float64frombits(uint64(cur)))
+	} else {
+		c = cmp.Compare(w, cur)
+	}
+	return (a.max && c > 0) || (!a.max && c < 0)
+}
+
+// hasWord reports whether slot id's word of a was set.
+func (s *aggStore) hasWord(id int32, a *aggSlot) bool {
+	b := uint(id)*uint(s.words) + uint(a.bit)
+	return s.present[b>>6]&(1<<(b&63)) != 0
+}
+
+// setWord folds word w into aggregate a of slot id, whose int64s are
+// nums: the first one always, later ones as the function says.
+func (s *aggStore) setWord(id int32, a *aggSlot, nums []int64, w int64) {
+	b := uint(id)*uint(s.words) + uint(a.bit)
+	m := &s.present[b>>6]
+	p := &nums[a.word]
+	switch {
+	case *m&(1<<(b&63)) == 0:
+		*p = w
+		*m |= 1 << (b & 63)
+	case a.call.Func == LastValue:
+		*p = w
+	case (a.call.Func == Min || a.call.Func == Max) && a.wordBetter(w, *p):
+		*p = w
+	}
+}
+
+// wordValue is slot id's word of a as a Value, NULL when none was set.
+func (s *aggStore) wordValue(id int32, a *aggSlot, nums []int64) row.Value {
+	if !s.hasWord(id, a) {
+		return row.NullValue
+	}
+	return valueOfWord(a.call.ArgType, nums[a.word])
+}
+
+// clearWords unsets the presence bits of slot id.
+func (s *aggStore) clearWords(id int32) {
+	for k := range s.words {
+		b := uint(id)*uint(s.words) + uint(k)
+		s.present[b>>6] &^= 1 << (b & 63)
+	}
+}
+
+// growPresent makes room for the presence bits of slots.
+func (s *aggStore) growPresent(slots int) {
+	if n := (slots*s.words + 63) / 64; n > len(s.present) {
+		s.present = offHeapGrow(s.mem, s.present, n)
+	}
 }
 
 // alloc returns a zeroed slot.
@@ -74,7 +238,8 @@ func (s *aggStore) alloc(key string) int32 {
 	} else {
 		id = s.slots
 		s.slots++
-		s.nums = append(s.nums, make([]int64, s.numW)...)
+		s.nums = offHeapGrow(s.mem, s.nums, len(s.nums)+s.numW)
+		s.growPresent(int(s.slots))
 		s.vals = append(s.vals, make([]row.Value, s.valW)...)
 		s.exts = append(s.exts, make([]any, s.extW)...)
 		if s.keepKeys {
@@ -92,6 +257,7 @@ func (s *aggStore) release(id int32) {
 	clear(s.nums[int(id)*s.numW : int(id+1)*s.numW])
 	clear(s.vals[int(id)*s.valW : int(id+1)*s.valW])
 	clear(s.exts[int(id)*s.extW : int(id+1)*s.extW])
+	s.clearWords(id)
 	if s.keepKeys {
 		s.keys[id] = ""
 	}
@@ -129,26 +295,34 @@ func (s *aggStore) update(id int32, r row.Row, add bool) {
 	}
 	nums[0] += d
 	for i := range s.aggs {
-		a := &s.aggs[i]
-		if a.kind == accRows {
-			continue
+		if a := &s.aggs[i]; a.kind != accRows {
+			s.step(id, a, nums, r, add)
 		}
-		if a.call.HasFilter {
-			if f := r[a.call.Filter]; f.IsNull() || !f.Bool() {
-				continue
-			}
-		}
-		v := r[a.call.Arg]
-		if v.IsNull() {
-			continue
-		}
-		if a.dist >= 0 {
-			if !s.distinctStep(id, a, v, d) {
-				continue
-			}
-		}
-		s.apply(id, a, nums, v, add)
 	}
+}
+
+// step is update for one aggregate a (not COUNT(*)) of slot id, whose
+// int64s are nums.
+func (s *aggStore) step(id int32, a *aggSlot, nums []int64, r row.Row, add bool) {
+	if a.call.HasFilter {
+		if f := r[a.call.Filter]; f.IsNull() || !f.Bool() {
+			return
+		}
+	}
+	v := r[a.call.Arg]
+	if v.IsNull() {
+		return
+	}
+	if a.dist >= 0 {
+		d := int64(1)
+		if !add {
+			d = -1
+		}
+		if !s.distinctStep(id, a, v, d) {
+			return
+		}
+	}
+	s.apply(id, a, nums, v, add)
 }
 
 // distinctStep counts v for a DISTINCT aggregate and reports whether v
@@ -219,6 +393,9 @@ func (s *aggStore) apply(id int32, a *aggSlot, nums []int64, v row.Value, add bo
 		}
 		nums[a.num] = addF64(nums[a.num], x)
 		nums[a.num+1] = addF64(nums[a.num+1], float64(d)*x*x)
+	case accWord:
+		s.setWord(id, a, nums, wordOf(a.call.ArgType.ID, v))
+		return
 	case accFirst:
 		if p := &s.vals[int(id)*s.valW+a.val]; p.IsNull() {
 			*p = v
@@ -328,6 +505,10 @@ func (s *aggStore) merge(dst, src int32) {
 		}
 		switch a.kind {
 		case accRows:
+		case accWord:
+			if s.hasWord(src, a) {
+				s.setWord(dst, a, dn, sn[a.word])
+			}
 		case accMomF64:
 			dn[a.num] = addF64(dn[a.num], math.Float64frombits(uint64(sn[a.num])))
 			dn[a.num+1] = addF64(dn[a.num+1], math.Float64frombits(uint64(sn[a.num+1])))
@@ -399,6 +580,8 @@ func (s *aggStore) result(id int32, a *aggSlot, nums []int64) row.Value {
 		return row.BigIntValue(nums[0])
 	case accCount:
 		return row.BigIntValue(nums[a.num])
+	case accWord:
+		return s.wordValue(id, a, nums)
 	case accExtreme:
 		switch {
 		case a.ext < 0:

@@ -15,7 +15,7 @@ import (
 // with no aggregates instead: it must delete a row when its last copy is
 // retracted.
 type Distinct struct {
-	seen *keyTable // each row's key encoding; ids 0..n-1, never removed without a TTL
+	seen *keyTable // each row's key encoding, off the Go heap; ids 0..n-1, never removed without a TTL
 	kbuf []byte
 	cols []int
 	// With a state TTL (distinct_ttl.go) rows expire: ttl orders their
@@ -26,7 +26,7 @@ type Distinct struct {
 }
 
 // NewDistinct builds the operator.
-func NewDistinct() *Distinct { return &Distinct{seen: newKeyTable()} }
+func NewDistinct() *Distinct { return &Distinct{seen: newOffHeapKeyTable()} }
 
 // Process with a TTL also refreshes a repeated row's time, as Flink's
 // GroupAggFunction writes its state for every row.
@@ -102,7 +102,7 @@ func (d *Distinct) Restore(state []byte) error {
 	}
 	d.resetTTL()
 	n := dec.Count(1)
-	seen := newKeyTable()
+	seen := newOffHeapKeyTable()
 	seen.reset(n)
 	for i := range n {
 		k := []byte(dec.Str())
@@ -123,6 +123,7 @@ func (d *Distinct) Restore(state []byte) error {
 	if err := dec.End(); err != nil {
 		return fmt.Errorf("select distinct: restore: %w", err)
 	}
+	d.seen.release()
 	d.seen, d.ids, d.free = seen, int32(n), nil
 	return nil
 }

@@ -58,7 +58,10 @@ type GroupAgg struct {
 	arena   rowArena
 	dropped int64
 	mb      miniBatch
-	ttl     ttlList // state TTL by slot (groupagg_ttl.go)
+	batch   batchScratch // groupagg_batch.go
+	// rowByRow turns the batch-mode passes off: tests compare the two.
+	rowByRow bool
+	ttl      ttlList // state TTL by slot (groupagg_ttl.go)
 }
 
 // NewGroupAgg builds the operator. keys and aggregate arguments are input
@@ -70,7 +73,7 @@ func NewGroupAgg(keys []int, aggs []AggCall, opt GroupAggOptions) *GroupAgg {
 		opt:  opt,
 		// The index keeps the keys that batch mode emits at Finish.
 		st:    newAggStore(aggs, opt.InsertOnly, false),
-		index: newKeyTable(),
+		index: newOffHeapKeyTable(),
 		prev:  make([]row.Value, len(aggs)),
 		next:  make([]row.Value, len(aggs)),
 	}
@@ -121,6 +124,9 @@ func (g *GroupAgg) Process(in *row.Batch, out Emitter) error {
 	}
 	if g.opt.MiniBatch && !g.opt.Batch {
 		return g.processMiniBatch(in, out)
+	}
+	if g.vectorized() {
+		return g.processBatch(in)
 	}
 	tr := trackerOf(in, out)
 	for i := range in.Changes {
@@ -317,7 +323,7 @@ func (g *GroupAgg) Restore(state []byte) error {
 	for _, id := range g.st.free {
 		free[id] = true
 	}
-	index := newKeyTable()
+	index := newOffHeapKeyTable()
 	index.reset(len(keys))
 	for id, k := range keys {
 		if free[id] {
@@ -331,6 +337,7 @@ func (g *GroupAgg) Restore(state []byte) error {
 	if index.len()+len(g.st.free) != len(keys) {
 		return fmt.Errorf("group aggregate: restore: %d groups and %d free slots in %d slots", index.len(), len(g.st.free), len(keys))
 	}
+	g.index.release()
 	g.index = index
 	return g.touchRestored()
 }

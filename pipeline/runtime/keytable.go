@@ -13,9 +13,11 @@ import (
 // keeps the key inline when it is short (a BIGINT key is 10 bytes) and
 // in a shared byte arena when not. Deletion shifts the probe run back, so
 // there are no tombstones; the arena is compacted when half of it is
-// dead.
+// dead. A table made by newOffHeapKeyTable keeps its index, entries and
+// arena outside the Go heap (offheap.go).
 type keyTable struct {
 	seed maphash.Seed
+	mem  *offHeap // nil: the Go heap
 	// index holds bucket = hash<<32 | id+1; 0 is an empty bucket. Its
 	// length is a power of two, at most 3/4 full.
 	index []uint64
@@ -38,6 +40,24 @@ type keyEntry struct {
 }
 
 func newKeyTable() *keyTable { return &keyTable{seed: maphash.MakeSeed()} }
+
+// newOffHeapKeyTable is a keyTable whose arrays live outside the Go heap
+// once they are large. Its owner keeps no view from bytes past a change
+// (a view then reads unmapped memory) and calls release when it drops
+// the table before the table becomes garbage, if it wants the memory
+// back before the GC notices.
+func newOffHeapKeyTable() *keyTable {
+	t := &keyTable{seed: maphash.MakeSeed()}
+	t.mem = newOffHeap(t)
+	return t
+}
+
+// release returns an off-heap table's memory; the table is empty after.
+func (t *keyTable) release() {
+	t.mem.release()
+	t.index, t.entries, t.arena = nil, nil, nil
+	t.dead, t.n = 0, 0
+}
 
 func (t *keyTable) len() int { return t.n }
 
@@ -76,7 +96,14 @@ func (t *keyTable) find(key []byte) (int32, bool) {
 	if t.n == 0 {
 		return 0, false
 	}
-	h := t.hash(key)
+	return t.findHashed(key, t.hash(key))
+}
+
+// findHashed is find of a key whose hash the caller computed.
+func (t *keyTable) findHashed(key []byte, h uint32) (int32, bool) {
+	if t.n == 0 {
+		return 0, false
+	}
 	mask := uint32(len(t.index) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
 		b := t.index[i]
@@ -89,23 +116,48 @@ func (t *keyTable) find(key []byte) (int32, bool) {
 	}
 }
 
+// probe returns the id of the first member of hash h's probe run that
+// has hash h, or -1: a candidate for a key of that hash, which equal must
+// confirm. Split from the key comparison, so that a caller probing many
+// keys has the index loads of all of them in flight at once.
+func (t *keyTable) probe(h uint32) int32 {
+	if t.n == 0 {
+		return -1
+	}
+	mask := uint32(len(t.index) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		b := t.index[i]
+		if b == 0 {
+			return -1
+		}
+		if uint32(b>>32) == h {
+			return int32(uint32(b) - 1)
+		}
+	}
+}
+
 // insert adds key, which must be absent, under id, which must be free.
-func (t *keyTable) insert(key []byte, id int32) {
+func (t *keyTable) insert(key []byte, id int32) { t.insertHashed(key, id, t.hash(key)) }
+
+// insertHashed is insert of a key whose hash the caller computed.
+func (t *keyTable) insertHashed(key []byte, id int32, h uint32) {
 	if (t.n+1)*4 > len(t.index)*3 {
 		t.grow()
 	}
-	for int(id) >= len(t.entries) {
-		t.entries = append(t.entries, keyEntry{})
+	if int(id) >= len(t.entries) {
+		t.entries = offHeapGrow(t.mem, t.entries, int(id)+1)
 	}
 	e := &t.entries[id]
 	e.n = uint32(len(key) + 1)
 	if len(key) <= keyInline {
 		copy(e.b[:], key)
 	} else {
-		binary.LittleEndian.PutUint64(e.b[:8], uint64(len(t.arena)))
-		t.arena = append(t.arena, key...)
+		off := len(t.arena)
+		binary.LittleEndian.PutUint64(e.b[:8], uint64(off))
+		t.arena = offHeapGrow(t.mem, t.arena, off+len(key))
+		copy(t.arena[off:], key)
 	}
-	t.place(t.hash(key), uint32(id))
+	t.place(h, uint32(id))
 	t.n++
 }
 
@@ -120,12 +172,13 @@ func (t *keyTable) place(h, id uint32) {
 
 func (t *keyTable) grow() {
 	old := t.index
-	t.index = make([]uint64, max(2*len(old), 16))
+	t.index = offHeapMake[uint64](t.mem, max(2*len(old), 16))
 	for _, b := range old {
 		if b != 0 {
 			t.place(uint32(b>>32), uint32(b)-1)
 		}
 	}
+	offHeapFree(t.mem, old)
 }
 
 // remove deletes key and returns the id it had.
@@ -171,16 +224,18 @@ func (t *keyTable) remove(key []byte) (int32, bool) {
 
 // compact copies the live long keys into a new arena.
 func (t *keyTable) compact() {
-	arena := make([]byte, 0, len(t.arena)-t.dead)
+	arena := offHeapMake[byte](t.mem, len(t.arena)-t.dead)
+	at := 0
 	for i := range t.entries {
 		e := &t.entries[i]
 		if n := int(e.n) - 1; n > keyInline {
 			off := binary.LittleEndian.Uint64(e.b[:8])
-			binary.LittleEndian.PutUint64(e.b[:8], uint64(len(arena)))
-			arena = append(arena, t.arena[off:off+uint64(n)]...)
+			binary.LittleEndian.PutUint64(e.b[:8], uint64(at))
+			at += copy(arena[at:], t.arena[off:off+uint64(n)])
 		}
 	}
-	t.arena, t.dead = arena, 0
+	offHeapFree(t.mem, t.arena)
+	t.arena, t.dead = arena[:at], 0
 }
 
 // reset empties the table, keeping room for n keys.
@@ -189,8 +244,11 @@ func (t *keyTable) reset(n int) {
 	for size*3 < n*4 {
 		size *= 2
 	}
-	t.index = make([]uint64, size)
-	t.entries = make([]keyEntry, 0, n)
+	offHeapFree(t.mem, t.index)
+	offHeapFree(t.mem, t.entries)
+	offHeapFree(t.mem, t.arena)
+	t.index = offHeapMake[uint64](t.mem, size)
+	t.entries = offHeapMake[keyEntry](t.mem, n)[:0]
 	t.arena, t.dead, t.n = nil, 0, 0
 }
 

@@ -93,9 +93,30 @@ func FuzzKeyTable(f *testing.F) {
 }
 
 // TestKeyTableLarge grows a table to 200k keys, removes every other one
-// (compacting the arena of long keys) and checks the rest.
+// (compacting the arena of long keys) and checks the rest, on the Go heap
+// and off it (where the index, entries and arena outgrow the heap).
 func TestKeyTableLarge(t *testing.T) {
-	tab := newKeyTable()
+	t.Run("heap", func(t *testing.T) { checkKeyTableLarge(t, newKeyTable()) })
+	t.Run("off-heap", func(t *testing.T) {
+		tab := newOffHeapKeyTable()
+		checkKeyTableLarge(t, tab)
+		if mapSupported && tab.mem.mapped() < len(tab.index)*8+len(tab.entries)*16 {
+			t.Fatalf("%d bytes mapped for an index of %d and %d entries", tab.mem.mapped(), len(tab.index), len(tab.entries))
+		}
+		live := offHeapLive.Load()
+		m := tab.mem.mapped()
+		tab.release()
+		if offHeapLive.Load() != live-int64(m) || tab.len() != 0 {
+			t.Fatalf("release: live %d, want %d; len %d", offHeapLive.Load(), live-int64(m), tab.len())
+		}
+		tab.insert([]byte("again"), 0) // a released table is an empty one
+		if id, ok := tab.find([]byte("again")); !ok || id != 0 {
+			t.Fatalf("find after release = %d,%v", id, ok)
+		}
+	})
+}
+
+func checkKeyTableLarge(t *testing.T, tab *keyTable) {
 	key := func(i int) []byte {
 		if i%3 == 0 {
 			return []byte(fmt.Sprintf("long key number %030d", i))

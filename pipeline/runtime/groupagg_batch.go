@@ -1,0 +1,219 @@
+package runtime
+
+import (
+	"fmt"
+
+	"github.com/etld/etld/pipeline/row"
+)
+
+// Batch mode over an insert-only input (the common bounded GROUP BY)
+// folds a whole input batch in passes instead of row by row: validate
+// every change, encode and hash every key, find every slot, then apply
+// each aggregate to all the rows in a tight loop of its own kind. The
+// lookups of one batch are independent of each other, so the CPU
+// overlaps their cache misses (the key index, the entries and the
+// accumulators are megabytes at 100k keys), and an aggregate's dispatch
+// is paid once per batch instead of once per row. Nothing is emitted
+// before Finish, and each aggregate's state is its own, so the result,
+// the slot order (first seen) and the state equal the row-by-row fold's;
+// on a bad change the changes before it are applied and its error is
+// the same (groupagg_batch_test.go holds the two paths together).
+
+// batchScratch is processBatch's per-batch arrays, kept between batches.
+type batchScratch struct {
+	keys   []byte   // the batch's encoded keys, back to back
+	ends   []int32  // end of change i's key in keys
+	hashes []uint32 // keyTable hash of change i's key
+	ids    []int32  // change i's slot
+}
+
+// vectorized reports whether Process folds batches in passes.
+func (g *GroupAgg) vectorized() bool { return g.opt.Batch && g.opt.InsertOnly && !g.rowByRow }
+
+// processBatch is Process for vectorized operators.
+func (g *GroupAgg) processBatch(in *row.Batch) error {
+	changes := in.Changes
+	bad := g.firstBad(changes)
+	g.foldBatch(changes[:bad])
+	if bad < len(changes) {
+		c := &changes[bad]
+		err := g.checkInsert(c.Kind, c.Row)
+		if err == nil { // firstBad and checkInsert disagree: a bug
+			err = fmt.Errorf("change %d failed a check that passes row by row", bad)
+		}
+		return changeError("group aggregate", in, bad, err)
+	}
+	return nil
+}
+
+// firstBad returns the index of the first change checkInsert refuses, or
+// len(changes): the checks of checkInsert, one column at a time.
+func (g *GroupAgg) firstBad(changes []row.Change) int {
+	bad := len(changes)
+	for i := range changes {
+		if c := &changes[i]; len(c.Row) < g.width || !c.Kind.IsAdd() {
+			bad = i
+			break
+		}
+	}
+	for _, a := range g.st.aggs {
+		if a.kind != accRows {
+			bad = a.firstBadArg(changes[:bad])
+		}
+		if a.call.HasFilter {
+			f := a.call.Filter
+			for i := range changes[:bad] {
+				if v := changes[i].Row[f]; !v.IsNull() && v.Type() != row.Boolean {
+					bad = i
+					break
+				}
+			}
+		}
+	}
+	return bad
+}
+
+// firstBadArg is the index of the first change whose argument checkArg
+// refuses, or len(changes).
+func (a *aggSlot) firstBadArg(changes []row.Change) int {
+	arg, id := a.call.Arg, a.call.ArgType.ID
+	for i := range changes {
+		v := changes[i].Row[arg]
+		if v.IsNull() || (v.Type() == id && id != row.Decimal) {
+			continue
+		}
+		if a.checkArg(v) != nil {
+			return i
+		}
+	}
+	return len(changes)
+}
+
+// checkInsert is slotOf's validation: the same checks, the same errors.
+func (g *GroupAgg) checkInsert(k row.Kind, r row.Row) error {
+	if len(r) < g.width {
+		return errWidth(len(r), g.width)
+	}
+	if !k.IsAdd() {
+		return errInsertOnly(k)
+	}
+	return g.st.check(r)
+}
+
+// foldBatch accumulates changes, all valid inserts.
+func (g *GroupAgg) foldBatch(changes []row.Change) {
+	n := len(changes)
+	if n == 0 {
+		return
+	}
+	b := &g.batch
+	b.keys, b.ends = b.keys[:0], b.ends[:0]
+	for i := range changes {
+		b.keys = row.KeyOf(b.keys, changes[i].Row, g.keys)
+		b.ends = append(b.ends, int32(len(b.keys)))
+	}
+	b.hashes = growTo(b.hashes, n)
+	b.ids = growTo(b.ids, n)
+	start := int32(0)
+	for i, end := range b.ends {
+		b.hashes[i] = g.index.hash(b.keys[start:end])
+		start = end
+	}
+	// Find every slot; a key not found is new, or was added by an
+	// earlier change of this batch: look again in order, and add it.
+	// In two passes, each of independent loads: the index buckets, then
+	// the entries holding the keys.
+	for i, h := range b.hashes[:n] {
+		b.ids[i] = g.index.probe(h)
+	}
+	missed := false
+	start = 0
+	for i, end := range b.ends {
+		key := b.keys[start:end]
+		if id := b.ids[i]; id < 0 || !g.index.equal(uint32(id), key) {
+			// Absent, or a hash shared with another key.
+			if id, ok := g.index.findHashed(key, b.hashes[i]); ok {
+				b.ids[i] = id
+			} else {
+				b.ids[i], missed = -1, true
+			}
+		}
+		start = end
+	}
+	if missed {
+		start = 0
+		for i, end := range b.ends {
+			if b.ids[i] < 0 {
+				key := b.keys[start:end]
+				id, ok := g.index.findHashed(key, b.hashes[i])
+				if !ok {
+					id = g.st.alloc("")
+					g.index.insertHashed(key, id, b.hashes[i])
+				}
+				b.ids[i] = id
+			}
+			start = end
+		}
+	}
+	g.st.foldInserts(b.ids[:n], changes)
+}
+
+// growTo returns s with length n, its contents not kept.
+func growTo[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+// foldInserts accumulates changes[i].Row, an insert, into slot ids[i],
+// aggregate by aggregate: the common kinds in loops of their own, the
+// others through step.
+func (s *aggStore) foldInserts(ids []int32, changes []row.Change) {
+	nums, w := s.nums, s.numW
+	for _, id := range ids {
+		nums[int(id)*w]++
+	}
+	for i := range s.aggs {
+		a := &s.aggs[i]
+		if a.kind == accRows {
+			continue
+		}
+		if a.call.HasFilter || a.dist >= 0 {
+			for j, id := range ids {
+				s.step(id, a, nums[int(id)*w:int(id+1)*w], changes[j].Row, true)
+			}
+			continue
+		}
+		arg := a.call.Arg
+		switch a.kind {
+		case accCount:
+			for j, id := range ids {
+				if !changes[j].Row[arg].IsNull() {
+					nums[int(id)*w+a.num]++
+				}
+			}
+		case accInt:
+			for j, id := range ids {
+				if v := changes[j].Row[arg]; !v.IsNull() {
+					p := nums[int(id)*w+a.num : int(id)*w+a.num+2]
+					p[0] += v.Int64() // wraps as Java's long arithmetic
+					p[1]++
+				}
+			}
+		case accWord:
+			t := a.call.ArgType.ID
+			for j, id := range ids {
+				if v := changes[j].Row[arg]; !v.IsNull() {
+					s.setWord(id, a, nums[int(id)*w:int(id+1)*w], wordOf(t, v))
+				}
+			}
+		default:
+			for j, id := range ids {
+				if v := changes[j].Row[arg]; !v.IsNull() {
+					s.apply(id, a, nums[int(id)*w:int(id+1)*w], v, true)
+				}
+			}
+		}
+	}
+}
