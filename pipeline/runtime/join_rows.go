@@ -51,12 +51,10 @@ type joinSide struct {
 
 	// idents maps a key id (4 bytes) followed by a row's identity to
 	// its row id, which keyIDs hands out; nil on an append-only side,
-	// which hands out row ids itself (nextRow, freeRows).
-	idents   *keyIDs
-	nextRow  int32
-	freeRows []int32
-	ents     []joinEnt // by row id
-	store    rowStore  // by row id: the encoded row
+	// which keeps its rows in runs instead (join_runs.go).
+	idents *keyIDs
+	ents   []joinEnt // by row id
+	store  rowStore  // by row id: the encoded row
 
 	// An append-only side's rows: runs by key id, in runArena, of
 	// which runDead bytes are left behind by moved runs.
@@ -161,18 +159,6 @@ func (s *joinSide) identOf(kid int32, r row.Row) []byte {
 		s.ibuf = row.KeyOf(s.ibuf, r, s.all)
 	}
 	return s.ibuf
-}
-
-// newRow returns a free row id.
-func (s *joinSide) newRow() int32 {
-	var rid int32
-	if n := len(s.freeRows); n > 0 {
-		rid, s.freeRows = s.freeRows[n-1], s.freeRows[:n-1]
-	} else {
-		rid = s.nextRow
-		s.nextRow++
-	}
-	return rid
 }
 
 // link appends row rid, stored as r with the given counts, to key kid's
@@ -310,9 +296,6 @@ func (s *joinSide) unlink(kid, rid int32) {
 	l.n--
 	s.store.remove(rid)
 	s.size--
-	if s.idents == nil {
-		s.freeRows = append(s.freeRows, rid)
-	}
 	if l.n == 0 && (s.peer == nil || !s.peer.holds(kid)) {
 		s.fbuf = append(s.fbuf[:0], s.index.bytes(kid)...)
 		s.index.drop(s.fbuf)

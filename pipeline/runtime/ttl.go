@@ -338,12 +338,3 @@ func (t *ttlKeys[K]) reset() {
 	t.set(c)
 	t.list.clock = clock
 }
-
-// at returns k's last write.
-func (t *ttlKeys[K]) at(k K) (int64, bool) {
-	id, ok := t.ids[k]
-	if !ok || !t.list.linked(id) {
-		return 0, false
-	}
-	return t.list.at[id], true
-}
