@@ -38,6 +38,15 @@ type Splitter interface {
 	SplitFunc(maxRecordBytes int) bufio.SplitFunc
 }
 
+// LineSplitter is a Splitter that can tell when a block of whole lines
+// holds one record per line (CSV without a quote in it): a reader may then
+// cut the block at line breaks, as fast as memory, and leave SplitFunc to
+// the blocks that need it.
+type LineSplitter interface {
+	Splitter
+	RecordsAreLines(block []byte) bool
+}
+
 // DefaultMaxRecordBytes is the bound on a record spanning lines when a
 // source sets none: 1 MiB.
 const DefaultMaxRecordBytes = 1 << 20
@@ -64,6 +73,27 @@ type ProjectingDecoder interface {
 // physical columns the plan reads, before Open.
 type ProjectingSource interface {
 	SetColumns(needed []bool)
+}
+
+// ParallelDecoder is a decoder whose records decode independently of each
+// other, and whose DecodeHeader (if any) only checks the header: a source
+// may decode one input's records on several goroutines at once, each with
+// a decoder of its own from Clone, and put the rows back in input order.
+// Clone returns a decoder of the same options and projection (SetColumns)
+// that shares no scratch state with the original.
+type ParallelDecoder interface {
+	Decoder
+	Clone() Decoder
+}
+
+// StringDecoder is a decoder that can decode a record held in a string
+// the caller never changes: the row's string values may then be
+// substrings of rec, with no copy. A source that reads a block of records
+// into memory it never reuses decodes each record from one string over
+// the block instead of copying each record. (A value an operator keeps
+// then keeps the block in memory.)
+type StringDecoder interface {
+	DecodeString(rec string, b *row.Batch) error
 }
 
 // HeaderEncoder is an encoder that writes a header record at the start of a
