@@ -96,6 +96,22 @@ type StringDecoder interface {
 	DecodeString(rec string, b *row.Batch) error
 }
 
+// MappingSource is a source that decodes on several goroutines and can
+// run the runtime's stateless work on each batch there (a source's
+// computed columns, the projection and filter that follow it), so that
+// this work too runs in parallel. Called before the first Read.
+//
+// MapBatches makes Read return f(b) in place of each batch b the source
+// decodes, with the position after b; f runs on the decode goroutines,
+// several at once. A nil result means f cannot map b (a row's expressions
+// failed: on_error must see it in order): Read then returns b itself, as
+// it does a batch holding records the decoder refused. fresh says f's
+// results hold none of b's rows, so that the source may reuse b's memory
+// once f returned. MapBatches reports whether the source will map.
+type MappingSource interface {
+	MapBatches(f func(b *row.Batch) *row.Batch, fresh bool) bool
+}
+
 // HeaderEncoder is an encoder that writes a header record at the start of a
 // new file.
 type HeaderEncoder interface {

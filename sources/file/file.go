@@ -228,6 +228,11 @@ type Source struct {
 	// (parallel.go): its reader goroutine then owns f, rd, cur and
 	// inHeader.
 	par *parallel
+	// mapper, if set, maps each batch on the decode workers
+	// (connector.MappingSource); mapFresh: its results hold none of the
+	// decoded rows, whose batch a worker then reuses.
+	mapper   func(*row.Batch) *row.Batch
+	mapFresh bool
 	// parDone is the offset in the whole input of a parallel read's
 	// position, for Size; -1 while the read is serial.
 	parDone atomic.Int64
@@ -621,4 +626,7 @@ func (s *Source) SetColumns(needed []bool) {
 	}
 }
 
-var _ connector.ProjectingSource = (*Source)(nil)
+var (
+	_ connector.ProjectingSource = (*Source)(nil)
+	_ connector.MappingSource    = (*Source)(nil)
+)

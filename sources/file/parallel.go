@@ -75,7 +75,10 @@ type block struct {
 // each at the number of changes before it: Read hands those to on_error
 // in order, and cuts the batch at the first one the policy fails on.
 type item struct {
-	b            *row.Batch
+	b *row.Batch
+	// mapped: b is what the runtime's map (MapBatches) made of the
+	// decoded batch.
+	mapped       bool
 	pos          *row.Positions
 	bad          []refused
 	end, endLine int64
@@ -132,9 +135,11 @@ func (s *Source) startParallel(pd connector.ParallelDecoder, max int) {
 	for _, dec := range decs {
 		go func() {
 			defer p.wg.Done()
+			w := &worker{dec: dec, max: max}
+			w.sd, _ = dec.(connector.StringDecoder)
 			for b := range work {
 				if ctx.Err() == nil {
-					s.decodeBlock(b, dec, max)
+					s.decodeBlock(b, w)
 				}
 				close(b.done)
 			}
@@ -235,13 +240,53 @@ func (s *Source) nextHeader(name string) error {
 	return nil
 }
 
+// worker is a decode worker's own state.
+type worker struct {
+	dec connector.Decoder
+	sd  connector.StringDecoder // dec, when it decodes strings
+	max int
+	// spare is a decoded batch the map is done with, for the next one.
+	spare *row.Batch
+}
+
+// MapBatches implements connector.MappingSource for a source that reads
+// in parallel.
+func (s *Source) MapBatches(f func(*row.Batch) *row.Batch, fresh bool) bool {
+	if s.par != nil || s.parallelDecoder() == nil {
+		return false
+	}
+	s.mapper, s.mapFresh = f, fresh
+	return true
+}
+
+// push adds a finished item to b, mapped when the source maps and the
+// decoder refused none of its records (those go to on_error in order,
+// and the runtime's serial way handles the rest of the batch).
+func (s *Source) push(b *block, it item, w *worker) {
+	if s.mapper != nil && len(it.bad) == 0 {
+		if out := s.mapper(it.b); out != nil {
+			if s.mapFresh {
+				it.b.Reset()
+				w.spare = it.b
+			}
+			it.b, it.mapped = out, true
+		}
+	}
+	b.items = append(b.items, it)
+}
+
 // decodeBlock decodes b into its items, batches of up to max changes.
-func (s *Source) decodeBlock(b *block, dec connector.Decoder, max int) {
+func (s *Source) decodeBlock(b *block, w *worker) {
 	name := s.files[b.file]
-	sd, _ := dec.(connector.StringDecoder)
+	dec, sd, max := w.dec, w.sd, w.max
 	var it item
 	begin := func() {
-		it = item{b: row.NewBatch(max, s.width), pos: row.NewPositions(max, ":")}
+		nb := w.spare
+		if nb == nil {
+			nb = row.NewBatch(max, s.width)
+		}
+		w.spare = nil
+		it = item{b: nb, pos: row.NewPositions(max, ":")}
 		it.b.Origin = it.pos
 	}
 	begin()
@@ -266,7 +311,7 @@ func (s *Source) decodeBlock(b *block, dec connector.Decoder, max int) {
 			// One record's changes never straddle two batches: it
 			// starts the next one.
 			it.b.Changes = it.b.Changes[:before]
-			b.items = append(b.items, it)
+			s.push(b, it, w)
 			begin()
 			take(rec, raw, line, from, fromLine, end, endLine, bad)
 			return
@@ -274,7 +319,7 @@ func (s *Source) decodeBlock(b *block, dec connector.Decoder, max int) {
 		it.pos.Mark(it.b.Len(), name, line)
 		it.end, it.endLine = end, endLine
 		if it.b.Len() >= max {
-			b.items = append(b.items, it)
+			s.push(b, it, w)
 			begin()
 		}
 	}
@@ -305,8 +350,9 @@ func (s *Source) decodeBlock(b *block, dec connector.Decoder, max int) {
 	}
 	it.end, it.endLine = b.end, b.endLine
 	if it.b.Len() > 0 || len(it.bad) > 0 || len(b.items) == 0 {
-		b.items = append(b.items, it)
+		s.push(b, it, w)
 	} else {
+		w.spare = it.b
 		// The records after the last full batch held no rows: the last
 		// batch's position is the block's end.
 		b.items[len(b.items)-1].end, b.items[len(b.items)-1].endLine = b.end, b.endLine
@@ -356,15 +402,18 @@ func (s *Source) readParallel(ctx context.Context, max int) (*row.Batch, error) 
 			}
 			return nil, err
 		}
+		// A mapped batch goes out even when its filter left nothing, for
+		// the counters of the rows read.
+		has := out.Len() > 0 || it.mapped
 		last := b.final && p.next == len(b.items)
 		if last {
 			s.err = io.EOF
-			if out.Len() == 0 {
+			if !has {
 				return nil, io.EOF
 			}
 			return out, io.EOF
 		}
-		if out.Len() > 0 {
+		if has {
 			return out, nil
 		}
 	}
