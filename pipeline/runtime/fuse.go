@@ -3,7 +3,8 @@ package runtime
 // Fusion: a Calc (projection and filter) that is the only reader of an
 // insert-only source whose decoding runs on several goroutines
 // (connector.MappingSource) runs there too, together with the source's
-// computed columns and watermark expression. A Calc over inserts keeps no
+// watermark expression; not behind computed columns, whose compiled form
+// shares a scratch row (plan.computedCalc). A Calc over inserts keeps no
 // state (it holds a -U only until its +U), so each batch maps on its
 // own, and the source returns the batches in order. The Calc's node stays
 // in the graph, for its counters and checkpoints, and passes the mapped
@@ -63,13 +64,18 @@ func fuse(g *Graph) map[*SourceNode]*fusion {
 			if u, ok := s.Source.(connector.UpdatingSource); ok && u.Updating() {
 				break // a Calc over updates pairs -U with +U: not per batch
 			}
+			if s.Calc != nil {
+				// The planner's computed columns share a scratch row
+				// (plan.computedCalc): not for several goroutines.
+				break
+			}
 			ms, ok := s.Source.(connector.MappingSource)
 			if !ok {
 				break
 			}
 			f := &fusion{src: s, calc: c, op: op}
 			// The mapped rows are new when a Calc projects them.
-			if !ms.MapBatches(f.mapBatch, c.Project != nil || s.Calc != nil) {
+			if !ms.MapBatches(f.mapBatch, c.Project != nil) {
 				break
 			}
 			c.fused = true
@@ -82,29 +88,12 @@ func fuse(g *Graph) map[*SourceNode]*fusion {
 	return out
 }
 
-// mapBatch runs the source's computed columns and watermark expression
-// and the fused Calc over b, on one of the source's decode goroutines; nil
-// when a row's expressions fail (the batch then takes the serial way, in
-// which on_error sees the row in order).
+// mapBatch runs the source's watermark expression and the fused Calc
+// over b, on one of the source's decode goroutines; nil when a row's
+// expressions fail (the batch then takes the serial way, in which
+// on_error sees the row in order).
 func (f *fusion) mapBatch(b *row.Batch) *row.Batch {
-	s := f.src
-	if s.Calc == nil {
-		return f.calcRows(b, b.Changes, nil, b.Len())
-	}
-	// The source node's output rows, and the decoded change of each.
-	rows := make([]row.Change, 0, b.Len())
-	from := make([]int32, 0, b.Len())
-	for i, ch := range b.Changes {
-		r, ok, err := s.Calc.Apply(ch.Row)
-		if err != nil {
-			return nil
-		}
-		if ok {
-			rows = append(rows, row.Change{Kind: ch.Kind, Row: r})
-			from = append(from, int32(i))
-		}
-	}
-	return f.calcRows(b, rows, from, len(rows))
+	return f.calcRows(b, b.Changes, nil, b.Len())
 }
 
 // calcRows evaluates the watermark and the Calc over rows, the source
