@@ -1,6 +1,7 @@
 package csv
 
 import (
+	"bytes"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -115,16 +116,53 @@ func (d *Decoder) DecodeHeader(rec []byte) error {
 // its line break.
 func (d *Decoder) Decode(rec []byte, b *row.Batch) error {
 	rec = trimTerminator(rec)
-	if len(rec) == 0 && d.schema.Len() > 1 {
-		return nil
-	}
-	if d.cfg.comment && len(rec) > 0 && rec[0] == '#' {
+	if d.skips(len(rec), len(rec) > 0 && rec[0] == '#') {
 		return nil
 	}
 	// One copy per record; unquoted and simply quoted
 	// fields are then substrings of it and the row does not alias the
 	// caller's buffer.
-	s := d.intern(rec)
+	return d.decode(d.intern(rec), b)
+}
+
+// DecodeString implements connector.StringDecoder: Decode of a record
+// that its caller never changes, whose substrings the row's values are.
+func (d *Decoder) DecodeString(rec string, b *row.Batch) error {
+	if n := len(rec); n > 0 && rec[n-1] == '\n' {
+		rec = rec[:n-1]
+	}
+	if n := len(rec); n > 0 && rec[n-1] == '\r' {
+		rec = rec[:n-1]
+	}
+	if d.skips(len(rec), len(rec) > 0 && rec[0] == '#') {
+		return nil
+	}
+	return d.decode(rec, b)
+}
+
+// skips reports whether a record of n bytes, starting with a '#' or not,
+// holds no row: a blank line of a schema of several columns (of one
+// column it is a NULL), or a comment when comments are on.
+func (d *Decoder) skips(n int, hash bool) bool {
+	return (n == 0 && d.schema.Len() > 1) || (d.cfg.comment && hash)
+}
+
+// Clone implements connector.ParallelDecoder: a decoder of the same
+// options and projection, with scratch of its own.
+func (d *Decoder) Clone() connector.Decoder {
+	c := *d
+	c.fields, c.unquote, c.ends, c.src, c.fast = make([]field, 0, d.schema.Len()), nil, nil, "", false
+	return &c
+}
+
+// RecordsAreLines implements connector.LineSplitter: a block without a
+// quote holds one record per line.
+func (d *Decoder) RecordsAreLines(block []byte) bool {
+	return d.cfg.quote == 0 || bytes.IndexByte(block, d.cfg.quote) < 0
+}
+
+// decode appends the row of s, a record without its terminator.
+func (d *Decoder) decode(s string, b *row.Batch) error {
 	if len(s) >= 3 && s[:3] == bom {
 		s = s[3:]
 	}
@@ -422,7 +460,10 @@ func (d *Decoder) fieldErr(err error) error {
 }
 
 var (
-	_ connector.Decoder       = (*Decoder)(nil)
-	_ connector.HeaderDecoder = (*Decoder)(nil)
-	_ connector.Splitter      = (*Decoder)(nil)
+	_ connector.Decoder         = (*Decoder)(nil)
+	_ connector.HeaderDecoder   = (*Decoder)(nil)
+	_ connector.Splitter        = (*Decoder)(nil)
+	_ connector.LineSplitter    = (*Decoder)(nil)
+	_ connector.ParallelDecoder = (*Decoder)(nil)
+	_ connector.StringDecoder   = (*Decoder)(nil)
 )

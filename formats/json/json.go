@@ -153,7 +153,27 @@ func (d *Decoder) Decode(rec []byte, b *row.Batch) error {
 	}
 	// One copy per record: every string value without escapes is then a
 	// substring of it, and the row does not alias the caller's buffer.
-	s := string(rec)
+	return d.decode(string(rec), b)
+}
+
+// DecodeString implements connector.StringDecoder: Decode of a record
+// that its caller never changes, whose substrings the row's values are.
+func (d *Decoder) DecodeString(rec string, b *row.Batch) error {
+	if isBlankString(rec) {
+		return nil
+	}
+	return d.decode(rec, b)
+}
+
+// Clone implements connector.ParallelDecoder: a decoder of the same
+// options, with scratch of its own.
+func (d *Decoder) Clone() connector.Decoder {
+	c := *d.codec
+	c.seen, c.lowerBuf = make([]bool, len(d.codec.seen)), nil
+	return &Decoder{codec: &c}
+}
+
+func (d *Decoder) decode(s string, b *row.Batch) error {
 	r := b.NewRow()
 	i := SkipSpace(s, 0)
 	if strings.HasPrefix(s[i:], bom) {
@@ -173,6 +193,17 @@ func (d *Decoder) Decode(rec []byte, b *row.Batch) error {
 // bom is the byte order mark some Windows tools put at the start of a
 // UTF-8 file; Jackson skips it, and so do we.
 const bom = "\uFEFF"
+
+func isBlankString(rec string) bool {
+	for i := 0; i < len(rec); i++ {
+		switch rec[i] {
+		case ' ', '\t', '\n', '\r':
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 func isBlank(rec []byte) bool {
 	for _, c := range rec {
@@ -210,6 +241,8 @@ func (e *Encoder) Encode(dst []byte, _ row.Kind, r row.Row) ([]byte, error) {
 }
 
 var (
-	_ connector.Decoder = (*Decoder)(nil)
-	_ connector.Encoder = (*Encoder)(nil)
+	_ connector.Decoder         = (*Decoder)(nil)
+	_ connector.ParallelDecoder = (*Decoder)(nil)
+	_ connector.StringDecoder   = (*Decoder)(nil)
+	_ connector.Encoder         = (*Encoder)(nil)
 )

@@ -38,6 +38,15 @@ type Splitter interface {
 	SplitFunc(maxRecordBytes int) bufio.SplitFunc
 }
 
+// LineSplitter is a Splitter that can tell when a block of whole lines
+// holds one record per line (CSV without a quote in it): a reader may then
+// cut the block at line breaks, as fast as memory, and leave SplitFunc to
+// the blocks that need it.
+type LineSplitter interface {
+	Splitter
+	RecordsAreLines(block []byte) bool
+}
+
 // DefaultMaxRecordBytes is the bound on a record spanning lines when a
 // source sets none: 1 MiB.
 const DefaultMaxRecordBytes = 1 << 20
@@ -64,6 +73,43 @@ type ProjectingDecoder interface {
 // physical columns the plan reads, before Open.
 type ProjectingSource interface {
 	SetColumns(needed []bool)
+}
+
+// ParallelDecoder is a decoder whose records decode independently of each
+// other, and whose DecodeHeader (if any) only checks the header: a source
+// may decode one input's records on several goroutines at once, each with
+// a decoder of its own from Clone, and put the rows back in input order.
+// Clone returns a decoder of the same options and projection (SetColumns)
+// that shares no scratch state with the original.
+type ParallelDecoder interface {
+	Decoder
+	Clone() Decoder
+}
+
+// StringDecoder is a decoder that can decode a record held in a string
+// the caller never changes: the row's string values may then be
+// substrings of rec, with no copy. A source that reads a block of records
+// into memory it never reuses decodes each record from one string over
+// the block instead of copying each record. (A value an operator keeps
+// then keeps the block in memory.)
+type StringDecoder interface {
+	DecodeString(rec string, b *row.Batch) error
+}
+
+// MappingSource is a source that decodes on several goroutines and can
+// run the runtime's stateless work on each batch there (a source's
+// computed columns, the projection and filter that follow it), so that
+// this work too runs in parallel. Called before the first Read.
+//
+// MapBatches makes Read return f(b) in place of each batch b the source
+// decodes, with the position after b; f runs on the decode goroutines,
+// several at once. A nil result means f cannot map b (a row's expressions
+// failed: on_error must see it in order): Read then returns b itself, as
+// it does a batch holding records the decoder refused. fresh says f's
+// results hold none of b's rows, so that the source may reuse b's memory
+// once f returned. MapBatches reports whether the source will map.
+type MappingSource interface {
+	MapBatches(f func(b *row.Batch) *row.Batch, fresh bool) bool
 }
 
 // HeaderEncoder is an encoder that writes a header record at the start of a

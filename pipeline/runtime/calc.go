@@ -36,6 +36,9 @@ type Calc struct {
 	pending    row.Row // the -U waiting for its +U
 	pendingOK  bool
 	hasPending bool
+	// fused: the Calc also runs in its source's decoders (fuse.go), and
+	// its node passes the batches they mapped on as they are.
+	fused bool
 }
 
 // eval returns the projected row and whether it passes the filter.
@@ -50,14 +53,22 @@ func (c *Calc) eval(r row.Row) (row.Row, bool, error) {
 		return r, true, nil
 	}
 	out := make(row.Row, len(c.Project))
+	if err := c.projectInto(r, out); err != nil {
+		return nil, false, err
+	}
+	return out, true, nil
+}
+
+// projectInto computes the output columns of r into out.
+func (c *Calc) projectInto(r, out row.Row) error {
 	for i, f := range c.Project {
 		v, err := f(r)
 		if err != nil {
-			return nil, false, err
+			return err
 		}
 		out[i] = v
 	}
-	return out, true, nil
+	return nil
 }
 
 // Apply evaluates one row outside the operator protocol (computed columns

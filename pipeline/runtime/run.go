@@ -98,8 +98,9 @@ func Run(ctx context.Context, g *Graph, opt Options) error {
 		coNode.Kind = "checkpoint store"
 	}
 	start(coNode, func() error { return co.run(ctx) })
+	fused := fuse(g)
 	for _, s := range g.Sources {
-		start(&s.Node, func() error { return runSource(ctx, s, g.BatchSize, opt.Stop, co) })
+		start(&s.Node, func() error { return runSource(ctx, s, fused[s], g.BatchSize, opt.Stop, co) })
 	}
 	for i, op := range g.Ops {
 		start(&op.Node, func() error { return runOp(ctx, op, opIn[i], g.BatchSize, co) })
@@ -235,6 +236,15 @@ func runOp(ctx context.Context, n *OpNode, in <-chan message, batchSize int, co 
 		switch m.kind {
 		case msgBatch:
 			n.Stats.RowsIn.Add(int64(m.batch.Len()))
+			if c, ok := n.Op.(*Calc); ok && c.fused && fusedOf(m.batch) != nil {
+				// Mapped in the source's decoders already (fuse.go).
+				if m.batch.Len() > 0 {
+					if err := n.sendAll(ctx, []*row.Batch{m.batch}); err != nil {
+						return err
+					}
+				}
+				continue
+			}
 			em.begin(m.batch)
 			if two, ok := n.Op.(TwoInput); ok {
 				if err := two.ProcessInput(m.input, m.batch, em); err != nil {

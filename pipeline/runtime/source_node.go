@@ -14,7 +14,7 @@ import (
 	"github.com/etld/etld/pipeline/row"
 )
 
-func runSource(ctx context.Context, s *SourceNode, batchSize int, stop <-chan struct{}, co *coordinator) (err error) {
+func runSource(ctx context.Context, s *SourceNode, fz *fusion, batchSize int, stop <-chan struct{}, co *coordinator) (err error) {
 	defer s.closeOutputs()
 	p := s.cp
 	s.Stats.Watermark.Store(NoWatermark)
@@ -81,7 +81,25 @@ func runSource(ctx context.Context, s *SourceNode, batchSize int, stop <-chan st
 		}
 		b, rerr := s.Source.Read(rctx, batchSize)
 		interrupted := p.interrupt != nil && p.interrupt.end(rctx)
-		if b != nil && b.Len() > 0 {
+		if fo := fusedOf(b); fo != nil && fz != nil {
+			// Mapped by the fused Calc in the source's decoders: count
+			// for the source and for the Calc what they would have.
+			s.Stats.RowsIn.Add(int64(fo.read))
+			s.Stats.RowsOut.Add(int64(fo.kept))
+			fz.op.Stats.RowsIn.Add(int64(fo.kept - b.Len()))
+			if b.Len() > 0 {
+				if err := s.send(ctx, message{batch: b}); err != nil {
+					return err
+				}
+			}
+			if fo.wm > wm {
+				wm = fo.wm
+				s.Stats.Watermark.Store(wm)
+				if err := s.send(ctx, message{kind: msgWatermark, watermark: wm}); err != nil {
+					return err
+				}
+			}
+		} else if b != nil && b.Len() > 0 {
 			s.Stats.RowsIn.Add(int64(b.Len()))
 			out, next, err := s.prepare(b, wm)
 			if err != nil {

@@ -148,6 +148,7 @@ func New(cfg Config, env connector.SourceEnv) (*Source, error) {
 		logger:       logger,
 		fl:           fl,
 	}
+	s.parDone.Store(-1)
 	if spans {
 		maxRecordBytes := connector.DefaultMaxRecordBytes
 		if cfg.MaxRecordBytes != nil {
@@ -223,6 +224,18 @@ type Source struct {
 	positions *row.Positions
 	// inHeader is set while the current file's header is still to come.
 	inHeader bool
+	// par, once the first Read started it, is a parallel read
+	// (parallel.go): its reader goroutine then owns f, rd, cur and
+	// inHeader.
+	par *parallel
+	// mapper, if set, maps each batch on the decode workers
+	// (connector.MappingSource); mapFresh: its results hold none of the
+	// decoded rows, whose batch a worker then reuses.
+	mapper   func(*row.Batch) *row.Batch
+	mapFresh bool
+	// parDone is the offset in the whole input of a parallel read's
+	// position, for Size; -1 while the read is serial.
+	parDone atomic.Int64
 	// restore is the position Restore was given, applied by Open.
 	restore *position
 	opened  bool
@@ -428,6 +441,9 @@ func (s *Source) Read(ctx context.Context, max int) (*row.Batch, error) {
 	if s.fl != nil {
 		return s.readFollow(ctx, max)
 	}
+	if s.par != nil || s.parallelDecoder() != nil {
+		return s.readParallel(ctx, max)
+	}
 	b := s.newBatch(max)
 	for n := 0; b.Len() < max; n++ {
 		if n&1023 == 1023 {
@@ -557,6 +573,7 @@ func (s *Source) Close(ctx context.Context) error {
 	if s.fl != nil {
 		return s.closeFollow()
 	}
+	s.stopParallel()
 	return s.closeFile()
 }
 
@@ -572,6 +589,11 @@ func (s *Source) Size() (done, total int64) {
 	total = s.total.Load()
 	if total == 0 {
 		return 0, 0
+	}
+	if d := s.parDone.Load(); d >= 0 {
+		// A parallel read's reader runs ahead by the blocks in flight:
+		// count what Read returned.
+		return min(d, total), total
 	}
 	done = max(0, s.base.Load()+s.rd.read.Load())
 	return min(done, total), total
@@ -604,4 +626,7 @@ func (s *Source) SetColumns(needed []bool) {
 	}
 }
 
-var _ connector.ProjectingSource = (*Source)(nil)
+var (
+	_ connector.ProjectingSource = (*Source)(nil)
+	_ connector.MappingSource    = (*Source)(nil)
+)

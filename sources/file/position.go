@@ -52,6 +52,8 @@ func (s *Source) Position() ([]byte, error) {
 			return nil, fmt.Errorf("encode position: %w", err)
 		}
 		return out, nil
+	case s.par != nil:
+		p.File, p.Offset, p.Line = s.files[s.par.file], s.par.offset, s.par.line
 	case s.files != nil:
 		p.File, p.Offset, p.Line = s.files[s.cur], s.rd.offset, s.rd.line
 	case s.restore != nil:

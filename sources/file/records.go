@@ -63,6 +63,14 @@ type records struct {
 	// read counts the bytes read from every reader rd was reset to; it
 	// is read by a scrape while Read runs (Source.Bytes).
 	read atomic.Int64
+	// fresh makes fill never write over bytes it read before: it reads
+	// into a new buffer instead of moving the unread part to the front.
+	// Records and blocks then stay valid for as long as anyone holds
+	// them, for decoders on other goroutines (parallel.go).
+	fresh bool
+	// pending is an error block met after the records it returned, for
+	// the next call.
+	pending error
 }
 
 // errTooLong is wrapped in the error next returns for an oversize record.
@@ -78,6 +86,11 @@ func newRecords(split splitFunc, maxRecordBytes int) *records {
 // reset makes rd read r, which is positioned at offset, the start of line.
 func (rd *records) reset(r io.Reader, offset, line int64) {
 	rd.r = r
+	if rd.fresh {
+		// Blocks of the last reader may still be in use.
+		rd.buf = nil
+	}
+	rd.pending = nil
 	rd.start, rd.scan, rd.end = 0, 0, 0
 	rd.eof, rd.stopped = false, false
 	rd.offset, rd.line = offset, line
@@ -225,6 +238,9 @@ func (rd *records) unread() {
 // front or growing the buffer when the unread part is a record too large
 // for it.
 func (rd *records) fill() error {
+	if rd.fresh {
+		return rd.fillFresh()
+	}
 	if rd.start > 0 {
 		n := copy(rd.buf, rd.buf[rd.start:rd.end])
 		rd.scan -= rd.start
@@ -238,6 +254,33 @@ func (rd *records) fill() error {
 		copy(grown, rd.buf[:rd.end])
 		rd.buf = grown
 	}
+	return rd.readMore()
+}
+
+// fillFresh is fill for fresh mode: it reads into the room after
+// buf[end], or into a new buffer holding a copy of the unread part, so
+// that nothing before end is ever written again.
+func (rd *records) fillFresh() error {
+	if rd.end == len(rd.buf) {
+		unread := rd.end - rd.start
+		if unread >= rd.maxBuf {
+			return fmt.Errorf("%w: more than %d MiB without a line break", errTooLong, rd.maxBuf>>20)
+		}
+		size := min(max(freshBufferSize, 2*unread), rd.maxBuf)
+		buf := make([]byte, size)
+		copy(buf, rd.buf[rd.start:rd.end])
+		rd.scan -= rd.start
+		rd.buf, rd.start, rd.end = buf, 0, unread
+	}
+	return rd.readMore()
+}
+
+// freshBufferSize is the size of a new buffer in fresh mode; a variable
+// so that tests can cut a file into many buffers.
+var freshBufferSize = bufferSize
+
+// readMore reads into buf[end:], which has room.
+func (rd *records) readMore() error {
 	for range 100 {
 		n, err := rd.r.Read(rd.buf[rd.end:])
 		rd.end += n
@@ -254,4 +297,90 @@ func (rd *records) fill() error {
 		}
 	}
 	return io.ErrNoProgress
+}
+
+// splitRec is a record of a block that a format's splitter cut: the
+// record (tok), the line it starts on, the splitter's error if it is a
+// bad one, and the position (offset, line) of what follows it.
+type splitRec struct {
+	tok              []byte
+	line             int64
+	bad              error
+	endOffset, endLn int64
+}
+
+// block returns the next whole records, about maxBytes of them or at least
+// one: either data, whole lines from the line at rd's position on (lines
+// mode, or a block the splitter says holds one record per line), or the
+// records the splitter cut (recs). It needs fresh mode: the block stays
+// valid after later calls. An error comes after the records before it,
+// with rd's position at the record that failed; io.EOF at the end.
+func (rd *records) block(maxBytes int, lines func([]byte) bool) (data []byte, recs []splitRec, err error) {
+	if rd.pending != nil {
+		return nil, nil, rd.pending
+	}
+	rd.prevOffset, rd.prevLine = rd.offset, rd.line
+	rd.bad = nil
+	for {
+		if rd.stopped {
+			return nil, nil, io.EOF
+		}
+		window := rd.buf[rd.start:rd.end]
+		cut := bytes.LastIndexByte(window[:min(maxBytes, len(window))], '\n')
+		if cut < 0 && len(window) > maxBytes {
+			if i := bytes.IndexByte(window[maxBytes:], '\n'); i >= 0 {
+				cut = maxBytes + i
+			}
+		}
+		switch {
+		case cut >= 0:
+			window = window[:cut+1]
+		case rd.eof && !rd.hold && len(window) > 0:
+			// The last line, without a line break.
+		case rd.eof && !rd.hold:
+			return nil, nil, io.EOF
+		default:
+			if err := rd.fill(); err != nil {
+				return nil, nil, err
+			}
+			continue
+		}
+		if rd.split != nil && !lines(window) {
+			return rd.splitBlock(maxBytes)
+		}
+		rd.consume(len(window))
+		rd.line += int64(bytes.Count(window, newline))
+		return window, nil, nil
+	}
+}
+
+// splitBlock cuts about maxBytes of records with the splitter.
+func (rd *records) splitBlock(maxBytes int) (data []byte, recs []splitRec, err error) {
+	from := rd.offset
+	for rd.offset-from < int64(maxBytes) {
+		tok, line, err := rd.next()
+		if err == io.EOF && len(recs) > 0 {
+			break
+		}
+		if err != nil {
+			if len(recs) == 0 {
+				return nil, nil, err
+			}
+			rd.pending = err
+			break
+		}
+		recs = append(recs, splitRec{tok: tok, line: line, bad: rd.bad, endOffset: rd.offset, endLn: rd.line})
+	}
+	return nil, recs, nil
+}
+
+// drained reports whether rd has nothing left to read: it reads ahead
+// when its buffer is empty, keeping an error for the next block.
+func (rd *records) drained() bool {
+	if rd.start == rd.end && !rd.eof && rd.pending == nil {
+		if err := rd.fill(); err != nil {
+			rd.pending = err
+		}
+	}
+	return rd.pending == nil && ((rd.eof && !rd.hold && rd.start == rd.end) || rd.stopped)
 }

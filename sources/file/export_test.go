@@ -1,0 +1,7 @@
+package file
+
+import "testing"
+
+// SetReader sets the parallel reader's tuning for one test (withReader),
+// for the external tests.
+func SetReader(t testing.TB, workers, block, buffer int) { withReader(t, workers, block, buffer) }
