@@ -4,6 +4,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 func TestParseType(t *testing.T) {
@@ -120,5 +121,22 @@ func TestKeysAndOrder(t *testing.T) {
 	}
 	if Compare(IntValue(3), BigIntValue(10)) >= 0 || Compare(NullValue, IntValue(0)) >= 0 || Compare(DoubleValue(2.5), IntValue(2)) <= 0 {
 		t.Error("Compare orders numbers or NULL wrongly")
+	}
+}
+
+// A detached row equals the original and shares neither its slice nor
+// its strings' memory.
+func TestDetach(t *testing.T) {
+	block := "abcdefgh"
+	r := Row{StringValue(block[2:5]), BigIntValue(7), NullValue}
+	d := Detach(r)
+	if len(d) != len(r) || d[0].Str() != "cde" || d[1].Int64() != 7 || !d[2].IsNull() {
+		t.Fatalf("Detach(%v) = %v", r, d)
+	}
+	if &d[0] == &r[0] {
+		t.Error("the copy shares the row's slice")
+	}
+	if unsafe.StringData(d[0].Str()) == unsafe.StringData(r[0].Str()) {
+		t.Error("the copy's string points into the original's memory")
 	}
 }

@@ -224,3 +224,19 @@ func JavaLong(f float64) int64 {
 	}
 	return int64(f)
 }
+
+// Detach returns a copy of r that shares no memory with it: a slice of its
+// own and its own copy of every value's text. A row an operator keeps for
+// long (a Top-N's rows) must not hold on to the batch slab its slice was
+// carved from, nor to the read block its strings point into: each of those
+// is shared by thousands of rows.
+func Detach(r Row) Row {
+	out := make(Row, len(r))
+	for i, v := range r {
+		if v.s != "" {
+			v.s = strings.Clone(v.s)
+		}
+		out[i] = v
+	}
+	return out
+}

@@ -76,7 +76,7 @@ func (q *rowRing) push(r row.Row) {
 		}
 		q.buf, q.head = grown, 0
 	}
-	q.buf[(q.head+q.n)%len(q.buf)] = r
+	q.buf[(q.head+q.n)%len(q.buf)] = row.Detach(r) // kept: must not pin its batch (row.Detach)
 	q.n++
 }
 

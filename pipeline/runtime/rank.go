@@ -145,8 +145,11 @@ func (p *rankPartition) find(keys []SortKey, r row.Row) (int, bool) {
 	return lo, false
 }
 
-// add appends r to its group and returns the group's index.
+// add appends a detached copy of r to its group (a kept row must not pin
+// the batch slab and read block it came from) and returns the group's
+// index.
 func (p *rankPartition) add(keys []SortKey, r row.Row) int {
+	r = row.Detach(r)
 	gi, ok := p.find(keys, r)
 	if ok {
 		p.groups[gi] = append(p.groups[gi], r)

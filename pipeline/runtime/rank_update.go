@@ -79,7 +79,7 @@ func (p *fastPartition) find(keys []SortKey, r row.Row) (int, bool) {
 // group's index.
 func (p *fastPartition) put(keys []SortKey, k string, r row.Row) int {
 	gi, ok := p.find(keys, r)
-	p.rows[k] = r
+	p.rows[k] = row.Detach(r) // kept: must not pin its batch
 	if ok {
 		p.groups[gi] = append(p.groups[gi], k)
 	} else {
@@ -214,7 +214,7 @@ func (t *UpdatableTopN) withNumber(p *fastPartition, k string, r row.Row) error 
 	switch c := compareRows(t.spec.Order, r, old); {
 	case c == 0:
 		rank := p.rankOf(t.spec.Order, k, old)
-		p.rows[k] = r
+		p.rows[k] = row.Detach(r) // kept: must not pin its batch
 		t.emit(row.UpdateBefore, old, rank)
 		t.emit(row.UpdateAfter, r, rank)
 	case c > 0:
@@ -294,7 +294,7 @@ func (t *UpdatableTopN) withoutNumber(p *fastPartition, k string, r row.Row) {
 			p.unlink(t.spec.Order, k, old)
 			p.put(t.spec.Order, k, r)
 		} else {
-			p.rows[k] = r
+			p.rows[k] = row.Detach(r) // kept: must not pin its batch
 		}
 		t.out.Emit(row.UpdateBefore, old)
 		t.out.Emit(row.UpdateAfter, r)
@@ -372,7 +372,7 @@ func (t *UpdatableTopN) Restore(state []byte) error {
 					d.Fail("duplicate row key in a top-n partition")
 					break
 				}
-				p.rows[k] = r
+				p.rows[k] = row.Detach(r) // kept: must not pin its batch
 				g = append(g, k)
 			}
 			if d.Err() != nil {
