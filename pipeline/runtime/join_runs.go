@@ -14,9 +14,8 @@ import (
 // encoding's length (uvarint) and its encoding (row.AppendRow); the run
 // may grow in place up to space bytes.
 type joinRun struct {
-	off      uint64
-	n, space uint32
-	rows     uint32
+	rowSlot // the run's bytes in runArena
+	rows    uint32
 }
 
 // appendRun appends r with assoc matches to key kid's run. A full run
@@ -65,15 +64,6 @@ func (s *joinSide) compactRunsIfSparse() {
 	if s.runDead < 1<<20 || s.runDead*3 < len(s.runArena) {
 		return
 	}
-	arena := make([]byte, 0, len(s.runArena)-s.runDead+len(s.runArena)/8)
-	for kid := range s.runs {
-		run := &s.runs[kid]
-		if run.n == 0 {
-			continue
-		}
-		off := len(arena)
-		arena = append(arena, s.runArena[run.off:run.off+uint64(run.n)]...)
-		run.off, run.space = uint64(off), run.n
-	}
+	arena := compactSlots(s.runArena, len(s.runArena)-s.runDead, s.runs, func(r *joinRun) *rowSlot { return &r.rowSlot })
 	s.runArena, s.runDead = arena, 0
 }

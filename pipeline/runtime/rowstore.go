@@ -91,16 +91,7 @@ func (a *rowStore) compactIfSparse() {
 	if a.dead < 1<<20 || a.dead*2 < len(a.buf) {
 		return
 	}
-	buf := make([]byte, 0, len(a.buf)-a.dead+len(a.buf)/8)
-	for i := range a.slots {
-		s := &a.slots[i]
-		if s.n == 0 {
-			continue
-		}
-		off := len(buf)
-		buf = append(buf, a.buf[s.off:s.off+uint64(s.n)]...)
-		s.off, s.space = uint64(off), s.n
-	}
+	buf := compactSlots(a.buf, len(a.buf)-a.dead, a.slots, func(s *rowSlot) *rowSlot { return s })
 	a.buf, a.dead = buf, 0
 }
 
@@ -123,4 +114,21 @@ func decodeRowInto(dst row.Row, b []byte) {
 		// The bytes are the state's own encoding: a failure is a bug.
 		panic("state: " + err.Error())
 	}
+}
+
+// compactSlots copies the live bytes that slots point at (n > 0) from buf
+// into a new arena of live bytes plus an eighth of buf to grow into, and
+// points each slot at its copy, with no room to spare.
+func compactSlots[T any](buf []byte, live int, slots []T, slot func(*T) *rowSlot) []byte {
+	out := make([]byte, 0, live+len(buf)/8)
+	for i := range slots {
+		s := slot(&slots[i])
+		if s.n == 0 {
+			continue
+		}
+		off := len(out)
+		out = append(out, buf[s.off:s.off+uint64(s.n)]...)
+		s.off, s.space = uint64(off), s.n
+	}
+	return out
 }
