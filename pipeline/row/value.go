@@ -233,10 +233,16 @@ func JavaLong(f float64) int64 {
 func Detach(r Row) Row {
 	out := make(Row, len(r))
 	for i, v := range r {
-		if v.s != "" {
-			v.s = strings.Clone(v.s)
-		}
-		out[i] = v
+		out[i] = DetachValue(v)
 	}
 	return out
+}
+
+// DetachValue returns v with its own copy of its text (Detach for one
+// value): an aggregate's MIN, a DISTINCT set's members.
+func DetachValue(v Value) Value {
+	if v.s != "" {
+		v.s = strings.Clone(v.s)
+	}
+	return v
 }

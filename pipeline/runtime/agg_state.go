@@ -314,6 +314,10 @@ func (s *aggStore) step(id int32, a *aggSlot, nums []int64, r row.Row, add bool)
 		return
 	}
 	if a.dist >= 0 {
+		// A map assignment stores its key even when the key is present
+		// (Go overwrites string keys): every value the set sees is a copy
+		// of its own (the contract's retention rule, doc.go).
+		v = row.DetachValue(v)
 		d := int64(1)
 		if !add {
 			d = -1
@@ -398,16 +402,16 @@ func (s *aggStore) apply(id int32, a *aggSlot, nums []int64, v row.Value, add bo
 		return
 	case accFirst:
 		if p := &s.vals[int(id)*s.valW+a.val]; p.IsNull() {
-			*p = v
+			*p = row.DetachValue(v)
 		}
 		return
 	case accLast:
-		s.vals[int(id)*s.valW+a.val] = v
+		s.vals[int(id)*s.valW+a.val] = row.DetachValue(v)
 		return
 	case accList:
 		l := s.list(id, a)
 		if add {
-			l.add(v)
+			l.add(row.DetachValue(v))
 		} else {
 			l.remove(v)
 		}
@@ -417,7 +421,7 @@ func (s *aggStore) apply(id int32, a *aggSlot, nums []int64, v row.Value, add bo
 		switch {
 		case a.ext < 0: // insert-only
 			if p.IsNull() || a.better(v, *p) {
-				*p = v
+				*p = row.DetachValue(v)
 			}
 		default:
 			s.extremeAdd(id, a, nums, v, d)
@@ -451,6 +455,7 @@ func (a *aggSlot) better(v, cur row.Value) bool {
 // extremeAdd counts v into a retractable MIN/MAX: in the inline single
 // value while there is one distinct value, in the multiset after.
 func (s *aggStore) extremeAdd(id int32, a *aggSlot, nums []int64, v row.Value, d int64) {
+	v = row.DetachValue(v) // kept, or a map key (see step)
 	p := &s.exts[int(id)*s.extW+a.ext]
 	if e, _ := (*p).(*extremes); e != nil {
 		e.add(v, d)

@@ -29,6 +29,17 @@
 // channel is backpressure: the sender waits. Just before closing, a node
 // sends an end message saying whether its input ended or was stopped.
 //
+// Retention: a batch's rows are carved from slabs the whole batch shares,
+// and their strings may point into the source's read blocks, which
+// thousands of rows share. What an operator keeps past the batch that
+// carried it (a group's MIN or LISTAGG values, a DISTINCT set, a Top-N's
+// or OVER's rows, a versioned table's versions, a join side's rows, a
+// session's rows) is its own copy: row.Detach, row.DetachValue, or an
+// encoding (rowStore, AppendRow). Otherwise a million groups each holding
+// one short string hold a million read blocks. The one exception is a
+// batch join's held left rows: they are the whole input, released at its
+// end, and copying each would cost more than the blocks they share.
+//
 // Checkpoints: barriers travel on the same channels, between batches; at a
 // barrier an operator snapshots its state and a sink flushes. The
 // coordinator, the protocol and the end-of-run checkpoint are described in

@@ -143,7 +143,7 @@ func (j *TemporalJoin) left(c row.Change, out Emitter) error {
 	}
 	s := j.state(key)
 	j.seq++
-	s.left = append(s.left, temporalLeft{seq: j.seq, time: t.Micros(), row: c.Row})
+	s.left = append(s.left, temporalLeft{seq: j.seq, time: t.Micros(), row: row.Detach(c.Row)}) // kept: must not pin its batch
 	j.entries++
 	j.dirty[key] = s
 	return nil
@@ -163,7 +163,7 @@ func (j *TemporalJoin) right(c row.Change) {
 		return
 	}
 	s := j.state(key)
-	v := temporalVersion{time: t.Micros(), kind: c.Kind, row: c.Row}
+	v := temporalVersion{time: t.Micros(), kind: c.Kind, row: row.Detach(c.Row)} // kept: must not pin its batch
 	i, found := slices.BinarySearchFunc(s.versions, v.time, func(x temporalVersion, t int64) int {
 		switch {
 		case x.time < t:

@@ -152,7 +152,7 @@ func (j *WindowJoin) add(w wjWindow, side int, keys []int, r row.Row) {
 		b.keys[string(j.kbuf)] = k
 		b.order = append(b.order, string(j.kbuf))
 	}
-	k.rows[side] = append(k.rows[side], r)
+	k.rows[side] = append(k.rows[side], row.Detach(r)) // kept: must not pin its batch
 	j.rows++
 }
 

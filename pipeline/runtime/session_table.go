@@ -105,7 +105,7 @@ func (t *SessionTable) add(k row.Kind, r row.Row) error {
 		t.live++
 		t.open[key] = slices.Insert(ss, i, s)
 		heap.Push(&t.timers, sessionTimer{end: end, s: s})
-		t.held[s.id] = append(t.held[s.id], r)
+		t.held[s.id] = append(t.held[s.id], row.Detach(r)) // kept: must not pin its batch
 		return nil
 	}
 	// Merge into the earliest session; the rows of the later ones follow
@@ -122,7 +122,7 @@ func (t *SessionTable) add(k row.Kind, r row.Row) error {
 	if j-i > 1 {
 		t.open[string(t.kbuf)] = slices.Delete(ss, i+1, j)
 	}
-	t.held[s.id] = append(t.held[s.id], r)
+	t.held[s.id] = append(t.held[s.id], row.Detach(r)) // kept: must not pin its batch
 	return nil
 }
 
