@@ -19,16 +19,26 @@ import (
 // on a bad change the changes before it are applied and its error is
 // the same (groupagg_batch_test.go holds the two paths together).
 
+// The same passes fold a streaming mini-batch's input (groupagg_minibatch.go),
+// which emits only at its flush: the keys a batch touches are noted in
+// order before its fold, so each key's result before the batch is taken
+// first, as row by row.
+
 // batchScratch is processBatch's per-batch arrays, kept between batches.
 type batchScratch struct {
 	keys   []byte   // the batch's encoded keys, back to back
 	ends   []int32  // end of change i's key in keys
 	hashes []uint32 // keyTable hash of change i's key
 	ids    []int32  // change i's slot
+	fresh  []bool   // change i added its key's slot
 }
 
-// vectorized reports whether Process folds batches in passes.
-func (g *GroupAgg) vectorized() bool { return g.opt.Batch && g.opt.InsertOnly && !g.rowByRow }
+// vectorized reports whether Process folds batches in passes: an
+// insert-only input in batch mode or with mini-batch, but not under a
+// state TTL (a lookup there may find an expired key).
+func (g *GroupAgg) vectorized() bool {
+	return g.opt.InsertOnly && !g.rowByRow && (g.opt.Batch || (g.opt.MiniBatch && !g.ttl.on()))
+}
 
 // processBatch is Process for vectorized operators.
 func (g *GroupAgg) processBatch(in *row.Batch) error {
@@ -36,14 +46,19 @@ func (g *GroupAgg) processBatch(in *row.Batch) error {
 	bad := g.firstBad(changes)
 	g.foldBatch(changes[:bad])
 	if bad < len(changes) {
-		c := &changes[bad]
-		err := g.checkInsert(c.Kind, c.Row)
-		if err == nil { // firstBad and checkInsert disagree: a bug
-			err = fmt.Errorf("change %d failed a check that passes row by row", bad)
-		}
-		return changeError("group aggregate", in, bad, err)
+		return g.badChange(in, bad)
 	}
 	return nil
+}
+
+// badChange is the error of change bad of in, which firstBad refused.
+func (g *GroupAgg) badChange(in *row.Batch, bad int) error {
+	c := &in.Changes[bad]
+	err := g.checkInsert(c.Kind, c.Row)
+	if err == nil { // firstBad and checkInsert disagree: a bug
+		err = fmt.Errorf("change %d failed a check that passes row by row", bad)
+	}
+	return changeError("group aggregate", in, bad, err)
 }
 
 // firstBad returns the index of the first change checkInsert refuses, or
@@ -102,11 +117,21 @@ func (g *GroupAgg) checkInsert(k row.Kind, r row.Row) error {
 
 // foldBatch accumulates changes, all valid inserts.
 func (g *GroupAgg) foldBatch(changes []row.Change) {
+	g.st.foldInserts(g.slotsOf(changes), changes)
+}
+
+// slotsOf returns the slot of each change's key (changes: valid
+// inserts), adding the keys not there yet; g.batch.fresh[i] says that
+// change i added its key. The result is scratch, valid until the next
+// call.
+func (g *GroupAgg) slotsOf(changes []row.Change) []int32 {
 	n := len(changes)
-	if n == 0 {
-		return
-	}
 	b := &g.batch
+	b.fresh = growTo(b.fresh, n)
+	clear(b.fresh)
+	if n == 0 {
+		return b.ids[:0]
+	}
 	b.keys, b.ends = b.keys[:0], b.ends[:0]
 	for i := range changes {
 		b.keys = row.KeyOf(b.keys, changes[i].Row, g.keys)
@@ -149,13 +174,14 @@ func (g *GroupAgg) foldBatch(changes []row.Change) {
 				if !ok {
 					id = g.st.alloc("")
 					g.index.insertHashed(key, id, b.hashes[i])
+					b.fresh[i] = true
 				}
 				b.ids[i] = id
 			}
 			start = end
 		}
 	}
-	g.st.foldInserts(b.ids[:n], changes)
+	return b.ids[:n]
 }
 
 // growTo returns s with length n, its contents not kept.

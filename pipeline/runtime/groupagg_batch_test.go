@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -149,5 +150,75 @@ func TestGroupAggBatchPassesBadChange(t *testing.T) {
 			}
 			compareGroupAggs(t, fast, slow)
 		})
+	}
+}
+
+// posOut records each emitted change with the input change it names.
+type posOut struct {
+	lines []string
+	cur   int
+}
+
+func (o *posOut) at(i int) { o.cur = i }
+func (o *posOut) Emit(k row.Kind, r row.Row) {
+	o.lines = append(o.lines, fmt.Sprintf("%s @%d", row.Change{Kind: k, Row: r}, o.cur))
+}
+
+// TestGroupAggMiniBatchPassesMatchRows: a streaming mini-batch over an
+// insert-only input folded in passes emits what the row by row fold
+// emits, change for change, with the same positions, at every flush
+// (mid-batch size limits, explicit flushes) and after a refused change.
+func TestGroupAggMiniBatchPassesMatchRows(t *testing.T) {
+	for _, keys := range [][]int{{0}, {0, 5}, {}} {
+		rnd := rand.New(rand.NewPCG(7, uint64(len(keys))))
+		opt := GroupAggOptions{MiniBatch: true, MiniBatchSize: 900, InsertOnly: true}
+		fast, slow := NewGroupAgg(keys, batchAggs(), opt), NewGroupAgg(keys, batchAggs(), opt)
+		slow.rowByRow = true
+		if !fast.vectorized() || slow.vectorized() {
+			t.Fatal("paths not as set up")
+		}
+		for step, size := range []int{1, 7, 300, 1024, 0, 2000, 64, 500, 100} {
+			b := &row.Batch{Origin: row.Sequence{Prefix: "in:", First: int64(step * 10000)}}
+			for range size {
+				b.Changes = append(b.Changes, row.Change{Kind: row.Insert, Row: batchRow(rnd, 400)})
+			}
+			if step == 7 {
+				b.Changes[250].Row = b.Changes[250].Row[:3] // refused: too narrow
+			}
+			fo, so := &posOut{}, &posOut{}
+			ferr, serr := fast.Process(b, fo), slow.Process(b, so)
+			if (ferr == nil) != (serr == nil) || (ferr != nil && ferr.Error() != serr.Error()) {
+				t.Fatalf("step %d: errors differ:\npasses     %v\nrow by row %v", step, ferr, serr)
+			}
+			if step == 7 && ferr == nil {
+				t.Fatal("the narrow row was not refused")
+			}
+			if step == 3 {
+				if err := fast.Flush(fo); err != nil {
+					t.Fatal(err)
+				}
+				if err := slow.Flush(so); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !slices.Equal(fo.lines, so.lines) {
+				t.Fatalf("step %d: outputs differ:\npasses     %v\nrow by row %v", step, fo.lines, so.lines)
+			}
+		}
+		fo, so := &posOut{}, &posOut{}
+		if err := fast.Flush(fo); err != nil {
+			t.Fatal(err)
+		}
+		if err := slow.Flush(so); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(fo.lines, so.lines) || len(fo.lines) == 0 {
+			t.Fatalf("final flush: outputs differ or are empty:\npasses     %v\nrow by row %v", fo.lines, so.lines)
+		}
+		fs, _ := fast.Snapshot()
+		ss, _ := slow.Snapshot()
+		if len(fs) != len(ss) || fast.Groups() != slow.Groups() {
+			t.Fatalf("state differs: %d groups, %d bytes in passes; %d, %d row by row", fast.Groups(), len(fs), slow.Groups(), len(ss))
+		}
 	}
 }

@@ -35,16 +35,26 @@ type touched struct {
 	id   int32   // the key's slot, -1 once its last row was retracted
 	had  bool    // the key had a result before the batch
 	prev int     // offset of that result in miniBatch.prev
-	key  row.Row // an input row of the key, for the output's key columns
-	at   int     // the last input change of the key, for positions
-	seq  uint64  // the input batch of at
+	key  row.Row // the key's first input row of the mini-batch, for the output's key columns
+	// at and seq are the key's last input change and its input batch,
+	// for positions, once id is -1; touchMark holds them before.
+	at  int32
+	seq uint64
+}
+
+// touchMark is a slot's place in the mini-batch, next to its last change
+// so that a change touching a key already touched writes one cache line.
+type touchMark struct {
+	entry int32  // 1 + the key's index in list, 0 when not touched now
+	at    int32  // the key's last input change, for positions
+	seq   uint64 // the input batch of at
 }
 
 type miniBatch struct {
 	seq     uint64 // input batches seen
 	pending int    // input changes applied since the last flush
 	list    []touched
-	mark    []int32 // by slot: 1 + index in list for a key touched now, 0 otherwise
+	mark    []touchMark // by slot
 	prev    []row.Value
 }
 
@@ -53,20 +63,22 @@ type miniBatch struct {
 func (g *GroupAgg) touch(id int32, had bool, r row.Row, i int) *touched {
 	m := &g.mb
 	for int(id) >= len(m.mark) {
-		m.mark = append(m.mark, 0)
+		m.mark = append(m.mark, touchMark{})
 	}
-	if e := m.mark[id]; e != 0 {
-		t := &m.list[e-1]
-		t.key, t.at, t.seq = r, i, m.seq
-		return t
+	mk := &m.mark[id]
+	mk.at, mk.seq = int32(i), m.seq
+	if mk.entry != 0 {
+		// The key's first row stays its key: every row of the key has
+		// the same key columns, and no pointer is written per change.
+		return &m.list[mk.entry-1]
 	}
-	t := touched{id: id, had: had, prev: len(m.prev), key: r, at: i, seq: m.seq}
+	t := touched{id: id, had: had, prev: len(m.prev), key: r}
 	if had {
 		m.prev = append(m.prev, make([]row.Value, len(g.next))...)
 		g.st.results(id, m.prev[t.prev:t.prev+len(g.next)])
 	}
 	m.list = append(m.list, t)
-	m.mark[id] = int32(len(m.list))
+	mk.entry = int32(len(m.list))
 	return &m.list[len(m.list)-1]
 }
 
@@ -74,15 +86,27 @@ func (g *GroupAgg) touch(id int32, had bool, r row.Row, i int) *touched {
 func (g *GroupAgg) processMiniBatch(in *row.Batch, out Emitter) error {
 	g.mb.seq++
 	g.mb.pending += len(in.Changes)
-	for i := range in.Changes {
-		c := &in.Changes[i]
-		if err := g.miniChange(c.Kind, c.Row, i); err != nil {
-			g.flushMiniBatch(in, out) // what was applied is state: emit it
-			return changeError("group aggregate", in, i, err)
-		}
+	if err := g.applyMiniBatch(in); err != nil {
+		g.flushMiniBatch(in, out) // what was applied is state: emit it
+		return err
 	}
 	if g.mb.pending >= g.opt.MiniBatchSize {
 		g.flushMiniBatch(in, out)
+	}
+	return nil
+}
+
+// applyMiniBatch applies in's changes to the groups, noting the keys
+// they touch.
+func (g *GroupAgg) applyMiniBatch(in *row.Batch) error {
+	if g.vectorized() {
+		return g.foldMiniBatch(in)
+	}
+	for i := range in.Changes {
+		c := &in.Changes[i]
+		if err := g.miniChange(c.Kind, c.Row, i); err != nil {
+			return changeError("group aggregate", in, i, err)
+		}
 	}
 	return nil
 }
@@ -104,6 +128,24 @@ func (g *GroupAgg) FlushEvery() time.Duration {
 	return g.opt.MiniBatchLatency
 }
 
+// foldMiniBatch is processMiniBatch's fold in passes (groupagg_batch.go):
+// the changes' slots, then each touched key noted in order (its result
+// before the batch taken), then the fold. A change the checks refuse
+// fails the batch after the changes before it, as row by row.
+func (g *GroupAgg) foldMiniBatch(in *row.Batch) error {
+	changes := in.Changes
+	bad := g.firstBad(changes)
+	ids := g.slotsOf(changes[:bad])
+	for i, id := range ids {
+		g.touch(id, !g.batch.fresh[i], changes[i].Row, i)
+	}
+	g.st.foldInserts(ids, changes[:bad])
+	if bad < len(changes) {
+		return g.badChange(in, bad)
+	}
+	return nil
+}
+
 func (g *GroupAgg) miniChange(k row.Kind, r row.Row, i int) error {
 	id, isNew, add, err := g.slotOf(k, r)
 	if err != nil || id < 0 {
@@ -120,8 +162,9 @@ func (g *GroupAgg) miniChange(k row.Kind, r row.Row, i int) error {
 	if g.st.rows(id) == 0 {
 		// The slot is free for another key of this batch: the entry
 		// keeps its old result and emits -D at the flush.
-		g.mb.mark[id] = 0
-		t.id = -1
+		mk := &g.mb.mark[id]
+		t.id, t.at, t.seq = -1, mk.at, mk.seq
+		*mk = touchMark{}
 		g.drop(id)
 	}
 	return nil
@@ -139,9 +182,14 @@ func (g *GroupAgg) flushMiniBatch(in *row.Batch, out Emitter) {
 	n := len(g.next)
 	for j := range m.list {
 		t := &m.list[j]
+		if t.id >= 0 {
+			mk := &m.mark[t.id]
+			t.at, t.seq = mk.at, mk.seq
+			*mk = touchMark{}
+		}
 		if tr != nil {
 			if t.seq == m.seq {
-				tr.at(t.at)
+				tr.at(int(t.at))
 			} else {
 				tr.at(-1) // a change of an earlier batch: no position to name
 			}
@@ -156,7 +204,6 @@ func (g *GroupAgg) flushMiniBatch(in *row.Batch, out Emitter) {
 			}
 			continue
 		}
-		m.mark[t.id] = 0
 		g.st.results(t.id, g.next)
 		switch {
 		case !t.had:
