@@ -30,6 +30,8 @@ type Decoder struct {
 	// special marks the bytes that end the fast path of parse: the
 	// delimiter, the quote, the escape and the line breaks.
 	special [256]bool
+	// ts reads the timestamps: a file's rows share their minute.
+	ts row.TimestampReader
 }
 
 type field struct {
@@ -151,7 +153,7 @@ func (d *Decoder) skips(n int, hash bool) bool {
 // options and projection, with scratch of its own.
 func (d *Decoder) Clone() connector.Decoder {
 	c := *d
-	c.fields, c.unquote, c.ends, c.src, c.fast = make([]field, 0, d.schema.Len()), nil, nil, "", false
+	c.fields, c.unquote, c.ends, c.src, c.fast, c.ts = make([]field, 0, d.schema.Len()), nil, nil, "", false, row.TimestampReader{}
 	return &c
 }
 
@@ -244,6 +246,14 @@ func (d *Decoder) parseValue(text string, t *row.Type) (row.Value, error) {
 	case row.Double:
 		if x, err := strconv.ParseFloat(text, 64); err == nil {
 			return row.DoubleValue(x), nil
+		}
+	case row.Timestamp:
+		if m, ok := d.ts.Micros(text); ok {
+			return row.TimestampValue(m), nil
+		}
+	case row.TimestampLTZ:
+		if m, ok := d.ts.Micros(text); ok {
+			return row.TimestampLTZValue(m), nil
 		}
 	case row.Bytes:
 		b, err := base64.StdEncoding.DecodeString(text)

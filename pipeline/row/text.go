@@ -806,36 +806,50 @@ func ParseTimestamp(s string, id TypeID) (Value, error) {
 // is false for every other text, valid or not: the layouts decide then.
 // A test holds it to time.Parse on random texts.
 func parseSQLTimestamp(s string) (micros int64, ok bool) {
+	base, ok := parseSQLMinute(s)
+	if !ok {
+		return 0, false
+	}
+	sec, ok := parseSQLSeconds(s[17:])
+	return base + sec, ok
+}
+
+// parseSQLMinute reads the first 17 bytes of parseSQLTimestamp's form,
+// "YYYY-MM-DD HH:MM:", into the microseconds of that minute.
+func parseSQLMinute(s string) (micros int64, ok bool) {
 	if len(s) < 19 || s[4] != '-' || s[7] != '-' || (s[10] != ' ' && s[10] != 'T') || s[13] != ':' || s[16] != ':' {
 		return 0, false
 	}
-	num := func(i, n int) (int, bool) {
-		v := 0
-		for _, c := range []byte(s[i : i+n]) {
-			if c < '0' || c > '9' {
-				return 0, false
-			}
-			v = v*10 + int(c-'0')
-		}
-		return v, true
-	}
-	year, ok1 := num(0, 4)
-	month, ok2 := num(5, 2)
-	day, ok3 := num(8, 2)
-	hour, ok4 := num(11, 2)
-	minute, ok5 := num(14, 2)
-	second, ok6 := num(17, 2)
-	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || month < 1 || month > 12 || day < 1 ||
-		day > daysIn(month, year) || hour > 23 || minute > 59 || second > 59 {
+	year, ok1 := digits(s[0:4])
+	month, ok2 := digits(s[5:7])
+	day, ok3 := digits(s[8:10])
+	hour, ok4 := digits(s[11:13])
+	minute, ok5 := digits(s[14:16])
+	if !(ok1 && ok2 && ok3 && ok4 && ok5) || month < 1 || month > 12 || day < 1 ||
+		day > daysIn(month, year) || hour > 23 || minute > 59 {
 		return 0, false
 	}
-	frac := 0 // microseconds, the digits past the sixth truncated
-	if len(s) > 19 {
-		digits := s[20:]
-		if s[19] != '.' || len(digits) == 0 || len(digits) > 9 {
+	days := daysFromCivil(year, month, day)
+	return ((days*24+int64(hour))*60 + int64(minute)) * 60_000_000, true
+}
+
+// parseSQLSeconds reads the rest, "SS" with an optional fraction of 1 to
+// 9 digits, into microseconds (the digits past the sixth truncated).
+func parseSQLSeconds(s string) (micros int64, ok bool) {
+	if len(s) < 2 {
+		return 0, false
+	}
+	second, ok := digits(s[:2])
+	if !ok || second > 59 {
+		return 0, false
+	}
+	frac := 0
+	if len(s) > 2 {
+		fd := s[3:]
+		if s[2] != '.' || len(fd) == 0 || len(fd) > 9 {
 			return 0, false
 		}
-		for i, c := range []byte(digits) {
+		for i, c := range []byte(fd) {
 			if c < '0' || c > '9' {
 				return 0, false
 			}
@@ -843,12 +857,51 @@ func parseSQLTimestamp(s string) (micros int64, ok bool) {
 				frac = frac*10 + int(c-'0')
 			}
 		}
-		for i := len(digits); i < 6; i++ {
+		for i := len(fd); i < 6; i++ {
 			frac *= 10
 		}
 	}
-	days := daysFromCivil(year, month, day)
-	return ((days*24+int64(hour))*60+int64(minute))*60_000_000 + int64(second)*1_000_000 + int64(frac), true
+	return int64(second)*1_000_000 + int64(frac), true
+}
+
+// digits is the value of s, ASCII digits only.
+func digits(s string) (int, bool) {
+	v := 0
+	for _, c := range []byte(s) {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + int(c-'0')
+	}
+	return v, true
+}
+
+// TimestampReader reads texts of parseSQLTimestamp's form as it does, and
+// a run of texts that share their minute (the rows of a log or a file,
+// one a millisecond) faster: it keeps the last minute it read with its
+// microseconds, and for a text of that minute reads only the seconds. One
+// per decoder: it is not safe for concurrent use.
+type TimestampReader struct {
+	minute string // "YYYY-MM-DD HH:MM:" of the last text read, "" for none
+	base   int64  // the microseconds of minute
+}
+
+// Micros is parseSQLTimestamp(s): ok is false for a text of any other
+// form, valid or not (ParseText or ParseTimestamp decide then).
+func (r *TimestampReader) Micros(s string) (int64, bool) {
+	if len(s) < 19 {
+		return 0, false
+	}
+	if r.minute == "" || s[:17] != r.minute {
+		base, ok := parseSQLMinute(s)
+		if !ok {
+			return 0, false
+		}
+		// A copy: the text may point into a read block.
+		r.minute, r.base = strings.Clone(s[:17]), base
+	}
+	sec, ok := parseSQLSeconds(s[17:])
+	return r.base + sec, ok
 }
 
 func daysIn(month, year int) int {

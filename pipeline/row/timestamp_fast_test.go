@@ -103,3 +103,59 @@ func BenchmarkParseTimestamp(b *testing.B) {
 		}
 	}
 }
+
+// A TimestampReader reads every text as parseSQLTimestamp does (which the
+// tests above hold to time.Parse), over runs of texts that share their
+// minute and texts that break the run (another minute, a bad second, a
+// bad fraction, another form, a cut text).
+func TestTimestampReaderMatchesParse(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	var r TimestampReader
+	fast := 0
+	tails := []string{"00", "59", "60", "7", "3x", "05.", "05.1", "05.123", "05.123456789", "05.1234567890", "05.12a", "05,1", "05 "}
+	minutes := []string{"2024-01-01 00:00:", "2024-01-01 00:01:", "2024-02-29T23:59:", "2023-02-29 10:00:", "1969-12-31 23:59:", "2024-13-01 00:00:", "0001-01-01 00:00:"}
+	for range 100_000 {
+		s := minutes[rng.IntN(len(minutes))] + tails[rng.IntN(len(tails))]
+		if rng.IntN(30) == 0 {
+			s = "2024-01-01 00:00:05Z" // another layout
+		}
+		if rng.IntN(50) == 0 {
+			s = s[:rng.IntN(len(s))]
+		}
+		if r.minute != "" && len(s) >= 17 && s[:17] == r.minute {
+			fast++
+		}
+		got, ok := r.Micros(s)
+		want, wantOK := parseSQLTimestamp(s)
+		if got != want || ok != wantOK {
+			t.Fatalf("TimestampReader.Micros(%q) = %d, %v; parseSQLTimestamp gives %d, %v", s, got, ok, want, wantOK)
+		}
+	}
+	if fast < 10_000 {
+		t.Fatalf("only %d texts shared the reader's minute: the test tests nothing", fast)
+	}
+}
+
+func FuzzTimestampReader(f *testing.F) {
+	f.Add("2024-01-02 10:00:00.123", "2024-01-02 10:00:59")
+	f.Add("1969-12-31T23:59:59.999999999", "1969-12-31T23:59:60")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		var r TimestampReader
+		for _, s := range []string{a, b, a} {
+			got, ok := r.Micros(s)
+			want, wantOK := parseSQLTimestamp(s)
+			if got != want || ok != wantOK {
+				t.Fatalf("TimestampReader.Micros(%q) = %d, %v; parseSQLTimestamp gives %d, %v", s, got, ok, want, wantOK)
+			}
+		}
+	})
+}
+
+func BenchmarkTimestampReader(b *testing.B) {
+	var r TimestampReader
+	for b.Loop() {
+		if _, ok := r.Micros("2024-01-02 10:00:00.123"); !ok {
+			b.Fatal("not read")
+		}
+	}
+}
