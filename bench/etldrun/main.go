@@ -15,6 +15,7 @@ import (
 	"os"
 
 	"github.com/etld/etld/internal/builtin"
+	"github.com/etld/etld/internal/heapfloor"
 	"github.com/etld/etld/pipeline"
 )
 
@@ -28,6 +29,7 @@ type summary struct {
 }
 
 func main() {
+	heapfloor.Start(heapfloor.Default) // as etld's main does
 	stateDir := flag.String("state-dir", "", "checkpoint directory (required)")
 	out := flag.String("summary", "", "where the JSON summary goes (required)")
 	flag.Parse()
