@@ -249,8 +249,7 @@ func (g *GroupAgg) Finish(out Emitter) error {
 		return g.err
 	}
 	if !g.opt.Batch {
-		g.flushMiniBatch(nil, out)
-		return nil
+		return g.flushMiniBatch(nil, out)
 	}
 	if g.index.len() == 0 && len(g.keys) == 0 {
 		id := g.st.alloc("")

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/etld/etld/pipeline/row"
@@ -32,10 +33,13 @@ type Flusher interface {
 
 // touched is one key a mini-batch changed.
 type touched struct {
-	id   int32   // the key's slot, -1 once its last row was retracted
-	had  bool    // the key had a result before the batch
-	prev int     // offset of that result in miniBatch.prev
-	key  row.Row // the key's first input row of the mini-batch, for the output's key columns
+	id   int32 // the key's slot, -1 once its last row was retracted
+	had  bool  // the key had a result before the batch
+	prev int   // offset of that result in miniBatch.prev
+	// key is, once id is -1, the row whose retraction emptied the key,
+	// for the -D's key columns; a live key's come from the index (no
+	// pointer per key: a mini-batch's rows are not kept alive by it).
+	key row.Row
 	// at and seq are the key's last input change and its input batch,
 	// for positions, once id is -1; touchMark holds them before.
 	at  int32
@@ -56,11 +60,12 @@ type miniBatch struct {
 	list    []touched
 	mark    []touchMark // by slot
 	prev    []row.Value
+	key     []row.Value // scratch: a flushed key's columns
 }
 
 // entry returns the index of id's entry in list, creating one (with the
 // key's current result as prev) when the batch has not touched it yet.
-func (g *GroupAgg) touch(id int32, had bool, r row.Row, i int) *touched {
+func (g *GroupAgg) touch(id int32, had bool, i int) *touched {
 	m := &g.mb
 	for int(id) >= len(m.mark) {
 		m.mark = append(m.mark, touchMark{})
@@ -68,11 +73,9 @@ func (g *GroupAgg) touch(id int32, had bool, r row.Row, i int) *touched {
 	mk := &m.mark[id]
 	mk.at, mk.seq = int32(i), m.seq
 	if mk.entry != 0 {
-		// The key's first row stays its key: every row of the key has
-		// the same key columns, and no pointer is written per change.
 		return &m.list[mk.entry-1]
 	}
-	t := touched{id: id, had: had, prev: len(m.prev), key: r}
+	t := touched{id: id, had: had, prev: len(m.prev)}
 	if had {
 		m.prev = append(m.prev, make([]row.Value, len(g.next))...)
 		g.st.results(id, m.prev[t.prev:t.prev+len(g.next)])
@@ -87,11 +90,13 @@ func (g *GroupAgg) processMiniBatch(in *row.Batch, out Emitter) error {
 	g.mb.seq++
 	g.mb.pending += len(in.Changes)
 	if err := g.applyMiniBatch(in); err != nil {
-		g.flushMiniBatch(in, out) // what was applied is state: emit it
+		if ferr := g.flushMiniBatch(in, out); ferr != nil { // what was applied is state: emit it
+			return ferr
+		}
 		return err
 	}
 	if g.mb.pending >= g.opt.MiniBatchSize {
-		g.flushMiniBatch(in, out)
+		return g.flushMiniBatch(in, out)
 	}
 	return nil
 }
@@ -116,8 +121,7 @@ func (g *GroupAgg) Flush(out Emitter) error {
 	if g.err != nil {
 		return g.err
 	}
-	g.flushMiniBatch(nil, out)
-	return nil
+	return g.flushMiniBatch(nil, out)
 }
 
 // FlushEvery implements Flusher: 0 for an operator without mini-batch.
@@ -137,7 +141,7 @@ func (g *GroupAgg) foldMiniBatch(in *row.Batch) error {
 	bad := g.firstBad(changes)
 	ids := g.slotsOf(changes[:bad])
 	for i, id := range ids {
-		g.touch(id, !g.batch.fresh[i], changes[i].Row, i)
+		g.touch(id, !g.batch.fresh[i], i)
 	}
 	g.st.foldInserts(ids, changes[:bad])
 	if bad < len(changes) {
@@ -153,26 +157,34 @@ func (g *GroupAgg) miniChange(k row.Kind, r row.Row, i int) error {
 	}
 	g.ttl.touch(id)
 	if isNew {
-		g.touch(id, false, r, i)
+		g.touch(id, false, i)
 		g.st.update(id, r, true)
 		return nil
 	}
-	t := g.touch(id, true, r, i)
+	t := g.touch(id, true, i)
 	g.st.update(id, r, add)
 	if g.st.rows(id) == 0 {
 		// The slot is free for another key of this batch: the entry
 		// keeps its old result and emits -D at the flush.
 		mk := &g.mb.mark[id]
-		t.id, t.at, t.seq = -1, mk.at, mk.seq
+		t.id, t.at, t.seq, t.key = -1, mk.at, mk.seq, r
 		*mk = touchMark{}
 		g.drop(id)
 	}
 	return nil
 }
 
+// keyed returns a row of key's values followed by aggs.
+func (g *GroupAgg) keyed(key, aggs []row.Value) row.Row {
+	r := g.arena.row(len(key) + len(aggs))
+	copy(r, key)
+	copy(r[len(key):], aggs)
+	return r
+}
+
 // flushMiniBatch emits the batch's net change per touched key, in the
 // order the keys were first touched.
-func (g *GroupAgg) flushMiniBatch(in *row.Batch, out Emitter) {
+func (g *GroupAgg) flushMiniBatch(in *row.Batch, out Emitter) error {
 	m := &g.mb
 	m.pending = 0
 	var tr tracker
@@ -205,16 +217,25 @@ func (g *GroupAgg) flushMiniBatch(in *row.Batch, out Emitter) {
 			continue
 		}
 		g.st.results(t.id, g.next)
-		switch {
-		case !t.had:
-			out.Emit(row.Insert, g.output(t.key, g.next))
-		case !sameValues(prev, g.next) || g.ttl.on():
-			out.Emit(row.UpdateBefore, g.output(t.key, prev))
-			out.Emit(row.UpdateAfter, g.output(t.key, g.next))
+		changed := t.had && (!sameValues(prev, g.next) || g.ttl.on())
+		if t.had && !changed {
+			continue
+		}
+		m.key = growTo(m.key, len(g.keys))
+		if err := decodeKey(m.key, g.index.key(t.id)); err != nil {
+			g.err = fmt.Errorf("group aggregate: %w", err) // a broken index: every later call fails
+			return g.err
+		}
+		if changed {
+			out.Emit(row.UpdateBefore, g.keyed(m.key, prev))
+			out.Emit(row.UpdateAfter, g.keyed(m.key, g.next))
+		} else {
+			out.Emit(row.Insert, g.keyed(m.key, g.next))
 		}
 	}
 	clear(m.list)
 	m.list = m.list[:0]
 	clear(m.prev)
 	m.prev = m.prev[:0]
+	return nil
 }
