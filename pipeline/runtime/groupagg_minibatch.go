@@ -63,8 +63,9 @@ type miniBatch struct {
 	key     []row.Value // scratch: a flushed key's columns
 }
 
-// entry returns the index of id's entry in list, creating one (with the
-// key's current result as prev) when the batch has not touched it yet.
+// touch notes change i as id's last and returns id's entry in list,
+// creating one (with the key's current result as prev) when the
+// mini-batch has not touched it yet.
 func (g *GroupAgg) touch(id int32, had bool, i int) *touched {
 	m := &g.mb
 	for int(id) >= len(m.mark) {
