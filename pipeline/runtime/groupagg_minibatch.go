@@ -68,21 +68,33 @@ type miniBatch struct {
 // mini-batch has not touched it yet.
 func (g *GroupAgg) touch(id int32, had bool, i int) *touched {
 	m := &g.mb
-	for int(id) >= len(m.mark) {
-		m.mark = append(m.mark, touchMark{})
-	}
+	g.growMarks()
 	mk := &m.mark[id]
 	mk.at, mk.seq = int32(i), m.seq
 	if mk.entry != 0 {
 		return &m.list[mk.entry-1]
 	}
+	return g.enter(id, had)
+}
+
+// growMarks gives every slot a mark.
+func (g *GroupAgg) growMarks() {
+	if n := int(g.st.slots); n > len(g.mb.mark) {
+		g.mb.mark = append(g.mb.mark, make([]touchMark, n-len(g.mb.mark))...)
+	}
+}
+
+// enter makes id's entry: the key is touched for the first time since
+// the last flush.
+func (g *GroupAgg) enter(id int32, had bool) *touched {
+	m := &g.mb
 	t := touched{id: id, had: had, prev: len(m.prev)}
 	if had {
 		m.prev = append(m.prev, make([]row.Value, len(g.next))...)
 		g.st.results(id, m.prev[t.prev:t.prev+len(g.next)])
 	}
 	m.list = append(m.list, t)
-	mk.entry = int32(len(m.list))
+	m.mark[id].entry = int32(len(m.list))
 	return &m.list[len(m.list)-1]
 }
 
@@ -141,8 +153,16 @@ func (g *GroupAgg) foldMiniBatch(in *row.Batch) error {
 	changes := in.Changes
 	bad := g.firstBad(changes)
 	ids := g.slotsOf(changes[:bad])
+	// touch's loop, with the marks grown once: each iteration's loads
+	// are independent, so the CPU overlaps their cache misses.
+	g.growMarks()
+	marks, fresh, seq := g.mb.mark, g.batch.fresh, g.mb.seq
 	for i, id := range ids {
-		g.touch(id, !g.batch.fresh[i], i)
+		mk := &marks[id]
+		mk.at, mk.seq = int32(i), seq
+		if mk.entry == 0 {
+			g.enter(id, !fresh[i])
+		}
 	}
 	g.st.foldInserts(ids, changes[:bad])
 	if bad < len(changes) {
