@@ -272,16 +272,17 @@ type childResult struct {
 // with SIGKILL after that long if it is still running.
 func runChild(t *testing.T, file, state string, delay time.Duration) childResult {
 	t.Helper()
-	return runChildUntil(t, file, state, delay, nil)
+	return runChildUntil(t, file, state, childInterval, delay, nil)
 }
 
-// runChildUntil is runChild that also kills the child as soon as
-// killWhen, polled, reports true (a checkpoint has been written): a kill
-// that lands after the event whatever the machine's speed.
-func runChildUntil(t *testing.T, file, state string, delay time.Duration, killWhen func() bool) childResult {
+// runChildUntil is runChild with the child's checkpoint interval given,
+// that also kills the child as soon as killWhen, polled every
+// millisecond, reports true (a checkpoint has been written): a kill that
+// lands after the event whatever the machine's speed.
+func runChildUntil(t *testing.T, file, state string, interval, delay time.Duration, killWhen func() bool) childResult {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), envPipeline+"="+file, envState+"="+state, envInterval+"="+childInterval.String(),
+	cmd.Env = append(os.Environ(), envPipeline+"="+file, envState+"="+state, envInterval+"="+interval.String(),
 		// A race-enabled child otherwise sleeps a second before exiting.
 		"GORACE=atexit_sleep_ms=0")
 	var stdout, stderr bytes.Buffer
@@ -300,7 +301,7 @@ func runChildUntil(t *testing.T, file, state string, delay time.Duration, killWh
 	}
 	var poll <-chan time.Time
 	if killWhen != nil {
-		tick := time.NewTicker(5 * time.Millisecond)
+		tick := time.NewTicker(time.Millisecond)
 		defer tick.Stop()
 		poll = tick.C
 	}
