@@ -229,6 +229,16 @@ func (g *GroupAgg) output(in row.Row, aggs []row.Value) row.Row {
 	return r
 }
 
+// keyedRow returns an output row with slot id's key columns, decoded
+// from the index, and room for the aggregates after them.
+func (g *GroupAgg) keyedRow(id int32) (row.Row, error) {
+	r := g.arena.row(len(g.keys) + len(g.next))
+	if err := decodeKey(r[:len(g.keys)], g.index.key(id)); err != nil {
+		return nil, fmt.Errorf("group aggregate: %w", err)
+	}
+	return r, nil
+}
+
 // sameValues is Flink's equaliser over two results: NULL equals NULL.
 func sameValues(a, b []row.Value) bool {
 	for i := range a {
@@ -264,9 +274,9 @@ func (g *GroupAgg) Finish(out Emitter) error {
 		if g.st.rows(id) == 0 {
 			continue // a free slot
 		}
-		r := g.arena.row(len(g.keys) + len(g.next))
-		if err := decodeKey(r[:len(g.keys)], g.index.key(int32(id))); err != nil {
-			return fmt.Errorf("group aggregate: %w", err)
+		r, err := g.keyedRow(int32(id))
+		if err != nil {
+			return err
 		}
 		g.st.results(id, r[len(g.keys):])
 		out.Emit(row.Insert, r)

@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/etld/etld/pipeline/row"
@@ -60,7 +59,6 @@ type miniBatch struct {
 	list    []touched
 	mark    []touchMark // by slot
 	prev    []row.Value
-	key     []row.Value // scratch: a flushed key's columns
 }
 
 // touch notes change i as id's last and returns id's entry in list,
@@ -195,14 +193,6 @@ func (g *GroupAgg) miniChange(k row.Kind, r row.Row, i int) error {
 	return nil
 }
 
-// keyed returns a row of key's values followed by aggs.
-func (g *GroupAgg) keyed(key, aggs []row.Value) row.Row {
-	r := g.arena.row(len(key) + len(aggs))
-	copy(r, key)
-	copy(r[len(key):], aggs)
-	return r
-}
-
 // flushMiniBatch emits the batch's net change per touched key, in the
 // order the keys were first touched.
 func (g *GroupAgg) flushMiniBatch(in *row.Batch, out Emitter) error {
@@ -242,17 +232,22 @@ func (g *GroupAgg) flushMiniBatch(in *row.Batch, out Emitter) error {
 		if t.had && !changed {
 			continue
 		}
-		m.key = growTo(m.key, len(g.keys))
-		if err := decodeKey(m.key, g.index.key(t.id)); err != nil {
-			g.err = fmt.Errorf("group aggregate: %w", err) // a broken index: every later call fails
-			return g.err
+		r, err := g.keyedRow(t.id)
+		if err != nil {
+			g.err = err // a broken index: every later call fails
+			return err
 		}
-		if changed {
-			out.Emit(row.UpdateBefore, g.keyed(m.key, prev))
-			out.Emit(row.UpdateAfter, g.keyed(m.key, g.next))
-		} else {
-			out.Emit(row.Insert, g.keyed(m.key, g.next))
+		if !changed {
+			copy(r[len(g.keys):], g.next)
+			out.Emit(row.Insert, r)
+			continue
 		}
+		after := g.arena.row(len(r))
+		copy(after, r[:len(g.keys)])
+		copy(after[len(g.keys):], g.next)
+		copy(r[len(g.keys):], prev)
+		out.Emit(row.UpdateBefore, r)
+		out.Emit(row.UpdateAfter, after)
 	}
 	clear(m.list)
 	m.list = m.list[:0]
