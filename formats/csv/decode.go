@@ -27,6 +27,11 @@ type Decoder struct {
 	ends []int
 	// needed is the projection (SetColumns): nil reads every column.
 	needed []bool
+	// outAt, when set (DecodeColumns), is where each column goes in the
+	// row, -1 for nowhere (not parsed); copies holds the (from, to)
+	// places of a column that comes twice.
+	outAt  []int
+	copies [][2]int
 	// special marks the bytes that end the fast path of parse: the
 	// delimiter, the quote, the escape and the line breaks.
 	special [256]bool
@@ -73,6 +78,32 @@ func (d *Decoder) SetColumns(needed []bool) {
 		return // not this schema's projection: read everything
 	}
 	d.needed = needed
+}
+
+// DecodeColumns implements connector.ColumnDecoder: rows hold the
+// columns cols of the schema, in that order; the others are split off
+// their record but not parsed.
+func (d *Decoder) DecodeColumns(cols []int) bool {
+	if len(cols) == 0 {
+		return false
+	}
+	outAt := make([]int, d.schema.Len())
+	for i := range outAt {
+		outAt[i] = -1
+	}
+	var copies [][2]int
+	for j, i := range cols {
+		switch {
+		case i < 0 || i >= len(outAt):
+			return false
+		case outAt[i] < 0:
+			outAt[i] = j
+		default:
+			copies = append(copies, [2]int{outAt[i], j})
+		}
+	}
+	d.outAt, d.copies = outAt, copies
+	return true
 }
 
 // intern copies rec into a string of its own, which the row's string
@@ -185,23 +216,38 @@ func (d *Decoder) decode(s string, b *row.Batch) error {
 		}
 	}
 	r := b.NewRow()
+	// Column i goes to r[at], nowhere when at < 0; the columns are read
+	// in the schema's order whatever the row's, so that a record's first
+	// error is the same in either.
 	for i := range d.schema.Fields {
+		at := i
+		if d.outAt != nil {
+			at = d.outAt[i]
+		}
 		if i >= nf {
 			if t := &d.schema.Fields[i].Type; t.NotNull {
 				return &connector.DecodeError{Column: d.schema.Fields[i].Name, Err: fmt.Errorf("missing (%d fields of %d), but the column is %s", nf, d.schema.Len(), t)}
 			}
-			r[i] = row.NullValue
+			if at >= 0 {
+				r[at] = row.NullValue
+			}
+			continue
+		}
+		if at < 0 {
 			continue
 		}
 		if d.needed != nil && !d.needed[i] {
-			r[i] = row.NullValue // projected away: not parsed
+			r[at] = row.NullValue // projected away: not parsed
 			continue
 		}
 		v, err := d.value(i, d.fieldAt(i))
 		if err != nil {
 			return &connector.DecodeError{Column: d.schema.Fields[i].Name, Err: err}
 		}
-		r[i] = v
+		r[at] = v
+	}
+	for _, c := range d.copies {
+		r[c[1]] = r[c[0]]
 	}
 	b.Append(row.Insert, r)
 	return nil
@@ -508,4 +554,5 @@ var (
 	_ connector.LineSplitter    = (*Decoder)(nil)
 	_ connector.ParallelDecoder = (*Decoder)(nil)
 	_ connector.StringDecoder   = (*Decoder)(nil)
+	_ connector.ColumnDecoder   = (*Decoder)(nil)
 )

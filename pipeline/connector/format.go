@@ -75,6 +75,34 @@ type ProjectingSource interface {
 	SetColumns(needed []bool)
 }
 
+// ColumnDecoder is a decoder that can decode some of its schema's columns
+// only, into narrower rows: after DecodeColumns(cols) reported true,
+// column j of each row it decodes is column cols[j] of its schema (a
+// column may come twice). A column not in cols is not parsed, as with
+// ProjectingDecoder; a record's structure is still checked. Each row it
+// decodes so has every value written (a batch it decodes into may hold
+// old rows: BatchRecycler). Called before any Decode; Clone keeps it.
+type ColumnDecoder interface {
+	DecodeColumns(cols []int) bool
+}
+
+// ColumnSource is a source whose rows can be some of its columns only
+// (ColumnDecoder): after SelectColumns(cols) reported true, column j of
+// every row Read returns is column cols[j] of the source's schema. The
+// runtime asks it for a projection that only picks columns (SELECT b, a
+// FROM t), which then costs no step of its own. Called before Open.
+type ColumnSource interface {
+	SelectColumns(cols []int) bool
+}
+
+// BatchRecycler is a source that can reuse the memory of the batches it
+// returned: the runtime gives a batch back with Recycle once nothing
+// reads it any more (its reader folded it into state of its own). The
+// source may then write new rows into it.
+type BatchRecycler interface {
+	Recycle(b *row.Batch)
+}
+
 // ParallelDecoder is a decoder whose records decode independently of each
 // other, and whose DecodeHeader (if any) only checks the header: a source
 // may decode one input's records on several goroutines at once, each with

@@ -60,6 +60,11 @@ type Compiled struct {
 	// Reads lists the input columns the expression reads, each once: what
 	// the planner may not leave undecoded (projection pushdown).
 	Reads []int
+	// IsColumn reports that the expression is one input column as it is
+	// (a column reference, perhaps retyped to a wider nullability):
+	// Column, whose value is the expression's for every row.
+	IsColumn bool
+	Column   int
 }
 
 // True evaluates a predicate: it reports whether the expression is TRUE
@@ -155,6 +160,9 @@ func Compile(e sql.Expr, scope Scope, opts ...Option) (*Compiled, error) {
 		return nil, errAt(e.Pos(), "an INTERVAL is not a value here: add it to or subtract it from a timestamp (event_time - INTERVAL '5' SECOND)")
 	}
 	out := &Compiled{Type: n.t, Eval: n.eval, Const: n.konst, Value: n.val, Clock: c.clock, Reads: c.reads}
+	if n.col >= 0 && !n.konst {
+		out.IsColumn, out.Column = true, n.col
+	}
 	if n.t.ID == row.Null {
 		// The bare NULL literal: give it a type a sink can hold.
 		out.Type = row.Of(row.String)

@@ -605,3 +605,47 @@ func TestClock(t *testing.T) {
 		}
 	}
 }
+
+// TestIsColumn: an expression that is one column as it is says which;
+// any computation, a constant or a conversion of the value does not.
+func TestIsColumn(t *testing.T) {
+	cases := []struct {
+		text string
+		col  int // -1: not a column
+	}{
+		{"id", 0},
+		{"b", 3},
+		{"sensor.temp", 1},
+		{"(b)", 3},
+		{"b + 1", -1},
+		{"CAST(n AS BIGINT)", -1},
+		{"COALESCE(b, 0)", -1},
+		{"42", -1},
+		{"UPPER(id)", -1},
+	}
+	for _, tc := range cases {
+		c, err := compileText(t, tc.text)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.text, err)
+		}
+		col := -1
+		if c.IsColumn {
+			col = c.Column
+		}
+		if col != tc.col {
+			t.Errorf("%s: column %d, want %d", tc.text, col, tc.col)
+		}
+		if c.IsColumn && !row.Equal(mustEval(t, c), testRow[c.Column]) {
+			t.Errorf("%s: its value is not column %d's", tc.text, c.Column)
+		}
+	}
+}
+
+func mustEval(t *testing.T, c *Compiled) row.Value {
+	t.Helper()
+	v, err := c.Eval(testRow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}

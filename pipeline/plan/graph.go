@@ -168,7 +168,7 @@ const (
 func (p *Plan) operator(n *Node, transform string) (runtime.Operator, error) {
 	switch n.Kind {
 	case CalcNode:
-		c := &runtime.Calc{Name: n.Label, Transform: transform, Project: evals(n.project)}
+		c := &runtime.Calc{Name: n.Label, Transform: transform, Project: evals(n.project), Columns: columnsOf(n.project)}
 		if n.filter != nil {
 			c.Filter = n.filter.True
 		}
@@ -216,6 +216,22 @@ func (p *Plan) operator(n *Node, transform string) (runtime.Operator, error) {
 		return p.lookupOperator(n), nil
 	}
 	return nil, fmt.Errorf("plan: no operator for node %q", n.Label)
+}
+
+// columnsOf returns the input column of each expression, when every one
+// is a column as it is (runtime.Calc.Columns), else nil.
+func columnsOf(cs []*expr.Compiled) []int {
+	if len(cs) == 0 {
+		return nil
+	}
+	cols := make([]int, len(cs))
+	for i, c := range cs {
+		if !c.IsColumn {
+			return nil
+		}
+		cols[i] = c.Column
+	}
+	return cols
 }
 
 func evals(cs []*expr.Compiled) []func(row.Row) (row.Value, error) {

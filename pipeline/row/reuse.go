@@ -11,3 +11,15 @@ func (b *Batch) Reset() {
 	b.arena = b.arena[:0]
 	b.Origin = nil
 }
+
+// Reuse empties b for new rows, keeping its memory, without zeroing it:
+// rows written next overwrite the old ones, which (and what their values
+// point to) stay reachable until then. For a batch whose reader gave it
+// back (connector.BatchRecycler) to a maker that overwrites every value
+// of the rows it carves; at the rate batches are recycled, zeroing would
+// cost what allocating them did.
+func (b *Batch) Reuse() {
+	b.Changes = b.Changes[:0]
+	b.arena = b.arena[:0]
+	b.Origin = nil
+}

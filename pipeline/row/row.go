@@ -85,7 +85,8 @@ func NewBatch(capacity, width int) *Batch {
 	}
 }
 
-// NewRow returns a zeroed row of the batch's width carved from its arena.
+// NewRow returns a row of the batch's width carved from its arena, zeroed
+// unless the batch was reused (Reuse).
 // The row is not yet part of the batch: Append it.
 func (b *Batch) NewRow() Row {
 	if len(b.arena)+b.width > cap(b.arena) {

@@ -21,6 +21,10 @@ type Calc struct {
 	// Project, if set, computes the output columns; otherwise rows pass
 	// unchanged.
 	Project []func(r row.Row) (row.Value, error)
+	// Columns, if set, says that Project only picks input columns: output
+	// column j is input column Columns[j]. A source may then decode its
+	// rows so (connector.ColumnSource, fuse.go).
+	Columns []int
 	// Reject, if set, gets rows whose expressions fail at run time (a
 	// CAST of '12x' to INT) under the source's on_error policy; a nil
 	// return skips the row. Without Reject the error stops the pipeline.

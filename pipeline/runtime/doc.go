@@ -39,6 +39,9 @@
 // one short string hold a million read blocks. The one exception is a
 // batch join's held left rows: they are the whole input, released at its
 // end, and copying each would cost more than the blocks they share.
+// An operator that keeps nothing of a batch at all says so
+// (InputReleaser): the rows a fused Calc mapped (fuse.go) are then
+// written again into the same memory once Process returned.
 //
 // Checkpoints: barriers travel on the same channels, between batches; at a
 // barrier an operator snapshots its state and a sink flushes. The

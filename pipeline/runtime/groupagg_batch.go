@@ -40,6 +40,12 @@ func (g *GroupAgg) vectorized() bool {
 	return g.opt.InsertOnly && !g.rowByRow && (g.opt.Batch || (g.opt.MiniBatch && !g.ttl.on()))
 }
 
+// ReleasesInput implements InputReleaser: the vectorized passes fold a
+// batch's rows into the slots and keep none of them (a key's columns are
+// decoded from the index, values kept are detached copies); row by row,
+// a retraction that empties a key keeps its row for the -D.
+func (g *GroupAgg) ReleasesInput() bool { return g.vectorized() }
+
 // processBatch is Process for vectorized operators.
 func (g *GroupAgg) processBatch(in *row.Batch) error {
 	changes := in.Changes

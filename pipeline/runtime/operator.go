@@ -23,7 +23,8 @@ type Emitter interface {
 // input batch, Watermark when the event-time clock advances, and Finish
 // once when the input has ended. All calls come from one goroutine.
 // An operator may keep rows of its input batches (they are immutable) but
-// must not modify them.
+// must not modify them, unless it is an InputReleaser that said it keeps
+// none (doc.go, Retention).
 type Operator interface {
 	Process(in *row.Batch, out Emitter) error
 	// Watermark tells the operator that no row with an event time below wm

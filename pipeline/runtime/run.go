@@ -252,6 +252,8 @@ func runOp(ctx context.Context, n *OpNode, in <-chan message, batchSize int, co 
 				}
 			} else if err := n.Op.Process(m.batch, em); err != nil {
 				return err
+			} else if r, ok := n.Op.(InputReleaser); ok && r.ReleasesInput() {
+				release(m.batch)
 			}
 		case msgWatermark:
 			em.begin(nil)

@@ -5,3 +5,6 @@ import "testing"
 // SetReader sets the parallel reader's tuning for one test (withReader),
 // for the external tests.
 func SetReader(t testing.TB, workers, block, buffer int) { withReader(t, workers, block, buffer) }
+
+// Recycled is how many batches the sources took back (Recycle).
+func Recycled() int64 { return recycled.Load() }

@@ -147,6 +147,7 @@ func New(cfg Config, env connector.SourceEnv) (*Source, error) {
 		reject:       env.Reject,
 		logger:       logger,
 		fl:           fl,
+		spares:       make(chan *row.Batch, sparesKept),
 	}
 	s.parDone.Store(-1)
 	if spans {
@@ -233,6 +234,11 @@ type Source struct {
 	// decoded rows, whose batch a worker then reuses.
 	mapper   func(*row.Batch) *row.Batch
 	mapFresh bool
+	// spares holds batches their reader gave back (Recycle), for the
+	// decode workers.
+	spares chan *row.Batch
+	// columns: the decoder reads the columns SelectColumns chose.
+	columns bool
 	// parDone is the offset in the whole input of a parallel read's
 	// position, for Size; -1 while the read is serial.
 	parDone atomic.Int64
@@ -626,7 +632,40 @@ func (s *Source) SetColumns(needed []bool) {
 	}
 }
 
+// SelectColumns implements connector.ColumnSource when the format
+// decodes some columns only (connector.ColumnDecoder).
+func (s *Source) SelectColumns(cols []int) bool {
+	cd, ok := s.dec.(connector.ColumnDecoder)
+	if !ok || s.updating || !cd.DecodeColumns(cols) {
+		return false
+	}
+	s.width, s.columns = len(cols), true
+	return true
+}
+
+// sparesKept bounds the batches given back that a source keeps: a few
+// more than the blocks in flight hold.
+const sparesKept = 64
+
+// Recycle implements connector.BatchRecycler: a decode worker writes its
+// next batch into b (parallel.go).
+func (s *Source) Recycle(b *row.Batch) {
+	if !s.columns {
+		return // only a ColumnDecoder writes every value of a row
+	}
+	select {
+	case s.spares <- b:
+		recycled.Add(1)
+	default:
+	}
+}
+
+// recycled counts the batches Recycle took, for tests.
+var recycled atomic.Int64
+
 var (
 	_ connector.ProjectingSource = (*Source)(nil)
 	_ connector.MappingSource    = (*Source)(nil)
+	_ connector.ColumnSource     = (*Source)(nil)
+	_ connector.BatchRecycler    = (*Source)(nil)
 )

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +21,12 @@ import (
 // source's extra options (on_error, ...) and schema, and returns what the
 // sink wrote, the dead-letter file and the run's error.
 func runFused(t *testing.T, dir, in, schema, options, sql string) (out, dead, runErr string) {
+	return runFusedIn(t, dir, in, "", schema, options, sql, "")
+}
+
+// runFusedIn is runFused with lines for the top of the pipeline file
+// (execution: ...) and options for the sink ("mode: retract").
+func runFusedIn(t *testing.T, dir, in, top, schema, options, sql, sinkOptions string) (out, dead, runErr string) {
 	t.Helper()
 	src, outPath, deadPath := filepath.Join(dir, "in.csv"), filepath.Join(dir, "out.csv"), filepath.Join(dir, "dead.jsonl")
 	os.Remove(outPath)
@@ -28,8 +35,12 @@ func runFused(t *testing.T, dir, in, schema, options, sql string) (out, dead, ru
 		t.Fatal(err)
 	}
 	options = strings.ReplaceAll(options, "$DEAD", deadPath)
+	if sinkOptions != "" {
+		sinkOptions = ", " + sinkOptions
+	}
 	yaml := fmt.Sprintf(`version: 1
 name: fused
+%s
 sources:
   - name: s
     type: file
@@ -40,8 +51,8 @@ transforms:
   - name: q
     sql: %q
 sinks:
-  - {name: out, from: q, type: file, path: %s, overwrite: true}
-`, src, schema, options, sql, outPath)
+  - {name: out, from: q, type: file, path: %s, overwrite: true%s}
+`, top, src, schema, options, sql, outPath, sinkOptions)
 	path := filepath.Join(dir, "p.yaml")
 	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
@@ -131,4 +142,103 @@ func byWriter(dead string) string {
 		}
 	}
 	return strings.Join(src, "") + strings.Join(tr, "")
+}
+
+// TestFusedIntoAggregate: an aggregate reading a Calc that only picks
+// columns gets rows the decoders made of those columns alone (no
+// projection step), and gives their memory back once folded; one reading
+// a computed projection gives back the projection's slabs. The results,
+// dead letters and errors are those of a serial read, in batch and in
+// streaming mini-batch mode, with records the decoder refuses (whose
+// batches take the serial way) and a column read twice.
+func TestFusedIntoAggregate(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	names := []string{"a", "b", "c", `"d,e"`, "", "f"}
+	var in strings.Builder
+	for i := range 5000 {
+		if i%397 == 396 {
+			fmt.Fprintf(&in, "%d,bad,%d\n", i, r.IntN(1000)) // a bad record: 3 fields
+			continue
+		}
+		fmt.Fprintf(&in, "%d,%s,%d,2024-01-01 00:00:%02d\n", i, names[r.IntN(len(names))], r.IntN(1000), i%60)
+	}
+	schema := "[id BIGINT, name STRING, amount BIGINT, ts TIMESTAMP(3)]"
+	skip, dead := "    on_error: skip", "    on_error: dead-letter\n    dead_letter: $DEAD"
+	batch, stream := "execution: batch", "execution: streaming\nmini_batch_aggregate: true"
+	picked := "SELECT name, COUNT(*) AS n, SUM(amount) AS s, MAX(amount) AS m FROM s GROUP BY name"
+	computed := "SELECT MOD(amount, 7) AS k, COUNT(*) AS n, SUM(id) AS s, MIN(name) AS f FROM s GROUP BY MOD(amount, 7)"
+	// recycles: whether the decoded batches are given back ("" when it
+	// depends on how far a failing run got).
+	cases := []struct{ name, top, options, sql, sink, recycles string }{
+		{"picked batch", batch, skip, picked, "", "yes"},
+		{"picked batch dead-letter", batch, dead, picked, "", "yes"},
+		{"picked stream", stream, skip, picked, "mode: retract", "yes"},
+		{"computed batch", batch, skip, computed, "", "no"},
+		{"computed stream", stream, dead, computed, "mode: retract", "no"},
+		{"picked into a sink", batch, skip, "SELECT amount, id, amount AS again FROM s", "", "no"},
+		{"picked and a bad record fails", batch, "", picked, "", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			file.SetReader(t, -1, 0, 0)
+			out, dead, err := runFusedIn(t, dir, in.String(), tc.top, schema, tc.options, tc.sql, tc.sink)
+			if out == "" && err == "" {
+				t.Fatal("the serial run wrote nothing")
+			}
+			file.SetReader(t, 2, 97, 512)
+			recycled := file.Recycled()
+			fOut, fDead, fErr := runFusedIn(t, dir, in.String(), tc.top, schema, tc.options, tc.sql, tc.sink)
+			if got := file.Recycled() > recycled; tc.recycles != "" && got != (tc.recycles == "yes") {
+				t.Errorf("batches given back: %v, want %s", got, tc.recycles)
+			}
+			if fErr != err {
+				t.Fatalf("fused run's error:\n%s\nserial:\n%s", fErr, err)
+			}
+			if fDead != dead {
+				t.Fatalf("fused dead letters:\n%.2000s\nserial:\n%.2000s", fDead, dead)
+			}
+			if err != "" {
+				return
+			}
+			// A streaming run's mini-batches end where its batches do:
+			// the changes differ, the table they make does not.
+			if got, want := folded(t, fOut, tc.sink != ""), folded(t, out, tc.sink != ""); got != want {
+				t.Fatalf("fused result:\n%.3000s\nserial:\n%.3000s", got, want)
+			}
+		})
+	}
+}
+
+// folded is the table a sink's output makes: its lines sorted, or, from
+// a retract sink, the rows its changes leave.
+func folded(t *testing.T, out string, retract bool) string {
+	t.Helper()
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if retract {
+		live := map[string]int{}
+		for _, l := range lines {
+			op, rest, ok := strings.Cut(l, ",")
+			switch {
+			case !ok:
+				t.Fatalf("a change without its op: %q", l)
+			case op == "+I" || op == "+U":
+				live[rest]++
+			case op == "-U" || op == "-D":
+				if live[rest]--; live[rest] == 0 {
+					delete(live, rest)
+				}
+			default:
+				t.Fatalf("op %q in %q", op, l)
+			}
+		}
+		lines = lines[:0]
+		for l, n := range live {
+			for range n {
+				lines = append(lines, l)
+			}
+		}
+	}
+	slices.Sort(lines)
+	return strings.Join(lines, "\n")
 }

@@ -283,7 +283,12 @@ func (s *Source) decodeBlock(b *block, w *worker) {
 	begin := func() {
 		nb := w.spare
 		if nb == nil {
-			nb = row.NewBatch(max, s.width)
+			select {
+			case nb = <-s.spares:
+				nb.Reuse() // every value of a row is written (connector.Decoder)
+			default:
+				nb = row.NewBatch(max, s.width)
+			}
 		}
 		w.spare = nil
 		it = item{b: nb, pos: row.NewPositions(max, ":")}

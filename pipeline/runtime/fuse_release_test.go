@@ -1,0 +1,87 @@
+package runtime
+
+import (
+	"testing"
+
+	"github.com/etld/etld/pipeline/row"
+)
+
+// TestSlabPool: a slab given back is the next one handed out; a full
+// pool drops what it is given; a kept slab too small is not handed out.
+func TestSlabPool(t *testing.T) {
+	var p slabPool
+	a := p.get(8)
+	p.put(a)
+	if b := p.get(8); &b[0] != &a[0] {
+		t.Fatal("a slab given back was not reused")
+	}
+	for range slabsKept + 10 {
+		p.put(make([]row.Value, 4))
+	}
+	if n := len(p.free); n != slabsKept {
+		t.Fatalf("the pool keeps %d slabs, want %d", n, slabsKept)
+	}
+	if b := p.get(16); len(b) != 16 {
+		t.Fatalf("get(16) = %d values", len(b))
+	}
+}
+
+// TestRelease: release gives a mapped batch's slabs back once, and the
+// source's own batch to its recycler once; any other batch is left
+// alone.
+func TestRelease(t *testing.T) {
+	var p slabPool
+	slab := make([]row.Value, 4)
+	b := &row.Batch{Changes: []row.Change{{Kind: row.Insert, Row: slab[:2]}}}
+	b.Origin = &fusedOrigin{slabs: [][]row.Value{slab}, pool: &p}
+	release(b)
+	release(b)
+	if n := len(p.free); n != 1 {
+		t.Fatalf("%d slabs given back, want 1", n)
+	}
+	if b.Changes != nil {
+		t.Error("a released batch still shows its rows")
+	}
+
+	var recycled []*row.Batch
+	own := &row.Batch{Changes: []row.Change{{Kind: row.Insert, Row: row.Row{row.BigIntValue(1)}}}}
+	own.Origin = &fusedOrigin{same: true, recycle: func(b *row.Batch) { recycled = append(recycled, b) }}
+	release(own)
+	release(own)
+	if len(recycled) != 1 || recycled[0] != own {
+		t.Fatalf("recycled %v, want the batch once", recycled)
+	}
+
+	other := &row.Batch{Changes: []row.Change{{Kind: row.Insert, Row: row.Row{row.BigIntValue(1)}}}}
+	release(other)
+	if other.Len() != 1 {
+		t.Error("release touched a batch no fusion made")
+	}
+}
+
+// TestGroupAggReleasesInput: only the vectorized passes, which keep no
+// row, let their input go; row by row a retraction keeps the row that
+// emptied its key.
+func TestGroupAggReleasesInput(t *testing.T) {
+	aggs := []AggCall{{Func: CountStar, Arg: -1}, {Func: Max, Arg: 1, ArgType: tBigInt}}
+	cases := []struct {
+		name string
+		opt  GroupAggOptions
+		want bool
+	}{
+		{"batch", GroupAggOptions{Batch: true, InsertOnly: true}, true},
+		{"mini-batch over inserts", GroupAggOptions{InsertOnly: true, MiniBatch: true}, true},
+		{"mini-batch over updates", GroupAggOptions{MiniBatch: true}, false},
+		{"streaming row by row", GroupAggOptions{InsertOnly: true}, false},
+	}
+	for _, tc := range cases {
+		if got := NewGroupAgg([]int{0}, aggs, tc.opt).ReleasesInput(); got != tc.want {
+			t.Errorf("%s: ReleasesInput() = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	g := NewGroupAgg([]int{0}, aggs, GroupAggOptions{Batch: true, InsertOnly: true})
+	g.rowByRow = true
+	if g.ReleasesInput() {
+		t.Error("row by row (rowByRow) releases its input")
+	}
+}
