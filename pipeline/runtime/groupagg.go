@@ -59,6 +59,9 @@ type GroupAgg struct {
 	dropped int64
 	mb      miniBatch
 	batch   batchScratch // groupagg_batch.go
+	// ints caches the slots of a one-column integer key for the passes
+	// (groupagg_intkey.go); nil for other keys.
+	ints *intKeys
 	// rowByRow turns the batch-mode passes off: tests compare the two.
 	rowByRow bool
 	ttl      ttlList // state TTL by slot (groupagg_ttl.go)
@@ -80,6 +83,9 @@ func NewGroupAgg(keys []int, aggs []AggCall, opt GroupAggOptions) *GroupAgg {
 	g.width, g.err = inputWidth(keys, aggs)
 	if g.err != nil {
 		g.err = fmt.Errorf("group aggregate: %w", g.err)
+	}
+	if opt.InsertOnly && (opt.Batch || opt.MiniBatch) {
+		g.ints = intKeysOf(keys) // for the passes (vectorized)
 	}
 	return g
 }
@@ -214,6 +220,7 @@ func errInsertOnly(k row.Kind) error {
 }
 
 func (g *GroupAgg) drop(id int32) {
+	g.ints.reset()
 	g.index.remove(g.kbuf)
 	g.st.release(id)
 	g.ttl.drop(id)
@@ -348,6 +355,7 @@ func (g *GroupAgg) Restore(state []byte) error {
 	}
 	g.index.release()
 	g.index = index
+	g.ints.reset()
 	return g.touchRestored()
 }
 

@@ -131,6 +131,9 @@ func (g *GroupAgg) foldBatch(changes []row.Change) {
 // change i added its key. The result is scratch, valid until the next
 // call.
 func (g *GroupAgg) slotsOf(changes []row.Change) []int32 {
+	if g.ints != nil {
+		return g.slotsOfInts(changes)
+	}
 	n := len(changes)
 	b := &g.batch
 	b.fresh = growTo(b.fresh, n)
@@ -186,6 +189,49 @@ func (g *GroupAgg) slotsOf(changes []row.Change) []int32 {
 			}
 			start = end
 		}
+	}
+	return b.ids[:n]
+}
+
+// slotsOfInts is slotsOf through the integer-key cache (intKeys): a
+// change whose key it holds costs one lookup; the others take the
+// index's way, in order (a key may be added by an earlier change of the
+// batch), and are cached.
+func (g *GroupAgg) slotsOfInts(changes []row.Change) []int32 {
+	n := len(changes)
+	b := &g.batch
+	b.fresh = growTo(b.fresh, n)
+	clear(b.fresh)
+	b.ids = growTo(b.ids, n)
+	col := g.keys[0]
+	missed := false
+	for i := range changes {
+		id := g.ints.find(changes[i].Row[col])
+		b.ids[i] = id
+		missed = missed || id < 0
+	}
+	if !missed {
+		return b.ids[:n]
+	}
+	for i := range changes {
+		if b.ids[i] >= 0 {
+			continue
+		}
+		v := changes[i].Row[col]
+		if id := g.ints.find(v); id >= 0 {
+			b.ids[i] = id
+			continue
+		}
+		b.keys = row.KeyOf(b.keys[:0], changes[i].Row, g.keys)
+		h := g.index.hash(b.keys)
+		id, ok := g.index.findHashed(b.keys, h)
+		if !ok {
+			id = g.st.alloc("")
+			g.index.insertHashed(b.keys, id, h)
+			b.fresh[i] = true
+		}
+		b.ids[i] = id
+		g.ints.add(v, id)
 	}
 	return b.ids[:n]
 }

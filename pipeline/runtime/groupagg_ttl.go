@@ -52,6 +52,7 @@ func (g *GroupAgg) sweep(budget int) {
 		if g.pending(id) {
 			return false
 		}
+		g.ints.reset()
 		g.index.remove(g.index.bytes(id))
 		g.st.release(id)
 		return true
