@@ -303,6 +303,14 @@ type Sink interface {
 	Close(ctx context.Context) error
 }
 
+// RowCopier is a sink whose Write keeps nothing of a batch's rows once it
+// returned nil: it encodes them, or copies the values it keeps. The
+// runtime may then give the rows' memory back to the source that made
+// them (BatchRecycler).
+type RowCopier interface {
+	CopiesRows() bool
+}
+
 // BadRecord describes an input record that could not become a row, a
 // row a transform's expression failed on, or a row a sink's target
 // refused. It is the error type of every data error: a policy that fails

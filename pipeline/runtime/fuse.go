@@ -32,6 +32,9 @@ type fusion struct {
 	// recycle, if set, takes them back once their reader is done.
 	picked  bool
 	recycle func(*row.Batch)
+	// shared: the Calc's node has several readers, which all get the
+	// same batches: none may give them back.
+	shared bool
 }
 
 // fusedOrigin marks a batch the fusion mapped, and is its Origin: change
@@ -90,7 +93,7 @@ func fuse(g *Graph) map[*SourceNode]*fusion {
 			if !ok {
 				break
 			}
-			f := &fusion{src: s, calc: c, op: op}
+			f := &fusion{src: s, calc: c, op: op, shared: readers[&op.Node] != 1}
 			f.pickColumns()
 			// The mapped rows are new when a Calc projects them.
 			if !ms.MapBatches(f.mapBatch, c.Project != nil) {
@@ -122,7 +125,7 @@ func (f *fusion) pickColumns() {
 	}
 	c.Project = nil
 	f.picked = true
-	if r, ok := s.Source.(connector.BatchRecycler); ok {
+	if r, ok := s.Source.(connector.BatchRecycler); ok && !f.shared {
 		f.recycle = r.Recycle
 	}
 }
@@ -203,8 +206,11 @@ func (f *fusion) calcRows(b *row.Batch, rows []row.Change, srcFrom []int32, kept
 			from[j] = srcFrom[i]
 		}
 	}
-	out.Origin = &fusedOrigin{derivedOrigin: derivedOrigin{parent: b.Origin, from: from}, read: b.Len(), kept: kept, wm: wm,
-		slabs: slabs, pool: &f.slabs}
+	fo := &fusedOrigin{derivedOrigin: derivedOrigin{parent: b.Origin, from: from}, read: b.Len(), kept: kept, wm: wm}
+	if !f.shared {
+		fo.slabs, fo.pool = slabs, &f.slabs
+	}
+	out.Origin = fo
 	return out
 }
 
@@ -294,8 +300,8 @@ type InputReleaser interface {
 // after.
 func release(b *row.Batch) {
 	fo := fusedOf(b)
-	if fo == nil {
-		return
+	if fo == nil || fo.pool == nil && fo.recycle == nil {
+		return // not the fusion's to take back, or shared by several readers
 	}
 	if fo.pool != nil {
 		for _, s := range fo.slabs {

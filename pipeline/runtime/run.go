@@ -412,6 +412,9 @@ func runSink(ctx context.Context, n *SinkNode, in <-chan message, co *coordinato
 				return fmt.Errorf("write: %w", err)
 			}
 			n.Stats.RowsOut.Add(int64(b.Len()))
+			if c, ok := n.Sink.(connector.RowCopier); ok && c.CopiesRows() && n.Tap == nil {
+				release(m.batch) // the sink keeps none of its rows (fuse.go)
+			}
 			dirty = true
 		}
 	}

@@ -357,6 +357,10 @@ func (s *Sink) checkTruncate() error {
 // Write encodes the changes of b into the buffer, writing it out whenever
 // it is full. In append mode a change other than +I is refused: the
 // planner lets none through, so one here is a bug upstream.
+// CopiesRows implements connector.RowCopier: Write encodes each row into
+// the buffer at once.
+func (s *Sink) CopiesRows() bool { return true }
+
 func (s *Sink) Write(ctx context.Context, b *row.Batch) error {
 	if s.out == nil {
 		return s.errorf("write before open or after close")

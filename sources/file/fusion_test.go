@@ -175,7 +175,8 @@ func TestFusedIntoAggregate(t *testing.T) {
 		{"picked stream", stream, skip, picked, "mode: retract", "yes"},
 		{"computed batch", batch, skip, computed, "", "no"},
 		{"computed stream", stream, dead, computed, "mode: retract", "no"},
-		{"picked into a sink", batch, skip, "SELECT amount, id, amount AS again FROM s", "", "no"},
+		// The file sink encodes its rows (connector.RowCopier).
+		{"picked into a sink", batch, skip, "SELECT amount, id, amount AS again FROM s", "", "yes"},
 		{"picked and a bad record fails", batch, "", picked, "", ""},
 	}
 	for _, tc := range cases {
@@ -241,4 +242,68 @@ func folded(t *testing.T, out string, retract bool) string {
 	}
 	slices.Sort(lines)
 	return strings.Join(lines, "\n")
+}
+
+// TestFusedSharedNotRecycled: a fused Calc read by an aggregate and by a
+// sink hands both the same batches, so neither gives them back: the
+// sink's rows and the aggregate's results are a serial read's, for a
+// Calc that picks columns and for one that computes them.
+func TestFusedSharedNotRecycled(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	var in strings.Builder
+	for i := range 6000 {
+		fmt.Fprintf(&in, "%d,%c,%d\n", i, 'a'+rune(r.IntN(20)), r.IntN(1000))
+	}
+	for name, sel := range map[string]string{"picked": "SELECT name, amount FROM s", "computed": "SELECT name, amount * 2 AS amount FROM s"} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			src := filepath.Join(dir, "in.csv")
+			if err := os.WriteFile(src, []byte(in.String()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			yaml := fmt.Sprintf(`version: 1
+name: shared
+execution: batch
+sources:
+  - {name: s, type: file, path: %s, schema: [id BIGINT, name STRING, amount BIGINT]}
+transforms:
+  - {name: p, sql: %q}
+  - {name: q, sql: "SELECT name, COUNT(*) AS n, SUM(amount) AS t FROM p GROUP BY name"}
+sinks:
+  - {name: agg, from: q, type: file, path: %s, overwrite: true}
+  - {name: rows, from: p, type: file, path: %s, overwrite: true}
+`, src, sel, filepath.Join(dir, "agg.csv"), filepath.Join(dir, "rows.csv"))
+			path := filepath.Join(dir, "p.yaml")
+			if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			run := func() (agg, rows string) {
+				p, err := pipeline.Load(path, pipeline.Env{Registry: builtin.Registry(), Logger: slog.New(slog.DiscardHandler)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := p.Run(testenv.Context(t, 60*time.Second), pipeline.RunOptions{}); err != nil {
+					t.Fatal(err)
+				}
+				a, _ := os.ReadFile(filepath.Join(dir, "agg.csv"))
+				b, _ := os.ReadFile(filepath.Join(dir, "rows.csv"))
+				return folded(t, string(a), false), string(b)
+			}
+			file.SetReader(t, -1, 0, 0)
+			agg, rows := run()
+			if strings.Count(rows, "\n") != 6000 || strings.Count(agg, "\n") < 10 {
+				t.Fatalf("the serial run wrote %d rows and %d groups", strings.Count(rows, "\n"), strings.Count(agg, "\n")+1)
+			}
+			file.SetReader(t, 2, 97, 512)
+			for range 3 {
+				fAgg, fRows := run()
+				if fRows != rows {
+					t.Fatal("the fused run's rows differ from the serial run's")
+				}
+				if fAgg != agg {
+					t.Fatalf("fused groups:\n%.1000s\nserial:\n%.1000s", fAgg, agg)
+				}
+			}
+		})
+	}
 }
