@@ -32,9 +32,11 @@ type fusion struct {
 	// recycle, if set, takes them back once their reader is done.
 	picked  bool
 	recycle func(*row.Batch)
-	// shared: the Calc's node has several readers, which all get the
-	// same batches: none may give them back.
-	shared bool
+	// releaser is the one node that may give the batches back (release):
+	// the Calc node's only reader, an operator or a sink. nil when the
+	// node has several readers, which all get the same batches, or a
+	// union, which passes them on as they are.
+	releaser *Node
 }
 
 // fusedOrigin marks a batch the fusion mapped, and is its Origin: change
@@ -54,22 +56,31 @@ type fusedOrigin struct {
 	// ones (from is unused); recycle gives it back to the source.
 	same    bool
 	recycle func(*row.Batch)
+	// by is the node that may release the batch (fusion.releaser).
+	by *Node
 }
 
 // fuse finds the Calcs to run in their sources' decoders and tells the
 // sources; it returns the fusion of each source node that has one.
 func fuse(g *Graph) map[*SourceNode]*fusion {
 	readers := map[*Node]int{}
+	// reader is a node's reader that may give its batches back: an
+	// operator or a sink, which pass no input batch on as it is (a union
+	// does).
+	reader := map[*Node]*Node{}
 	for _, op := range g.Ops {
 		readers[op.Input]++
+		reader[op.Input] = &op.Node
 	}
 	for _, u := range g.Unions {
 		for _, in := range u.Inputs {
 			readers[in]++
+			reader[in] = nil
 		}
 	}
 	for _, s := range g.Sinks {
 		readers[s.Input]++
+		reader[s.Input] = &s.Node
 	}
 	var out map[*SourceNode]*fusion
 	for _, op := range g.Ops {
@@ -93,7 +104,10 @@ func fuse(g *Graph) map[*SourceNode]*fusion {
 			if !ok {
 				break
 			}
-			f := &fusion{src: s, calc: c, op: op, shared: readers[&op.Node] != 1}
+			f := &fusion{src: s, calc: c, op: op}
+			if readers[&op.Node] == 1 {
+				f.releaser = reader[&op.Node]
+			}
 			f.pickColumns()
 			// The mapped rows are new when a Calc projects them.
 			if !ms.MapBatches(f.mapBatch, c.Project != nil) {
@@ -125,7 +139,7 @@ func (f *fusion) pickColumns() {
 	}
 	c.Project = nil
 	f.picked = true
-	if r, ok := s.Source.(connector.BatchRecycler); ok && !f.shared {
+	if r, ok := s.Source.(connector.BatchRecycler); ok && f.releaser != nil {
 		f.recycle = r.Recycle
 	}
 }
@@ -138,7 +152,7 @@ func (f *fusion) mapBatch(b *row.Batch) *row.Batch {
 	if f.picked {
 		// The source decoded the Calc's rows: b is the result.
 		b.Origin = &fusedOrigin{derivedOrigin: derivedOrigin{parent: b.Origin}, read: b.Len(), kept: b.Len(), wm: NoWatermark,
-			same: true, recycle: f.recycle}
+			same: true, recycle: f.recycle, by: f.releaser}
 		return b
 	}
 	return f.calcRows(b, b.Changes, nil, b.Len())
@@ -207,8 +221,8 @@ func (f *fusion) calcRows(b *row.Batch, rows []row.Change, srcFrom []int32, kept
 		}
 	}
 	fo := &fusedOrigin{derivedOrigin: derivedOrigin{parent: b.Origin, from: from}, read: b.Len(), kept: kept, wm: wm}
-	if !f.shared {
-		fo.slabs, fo.pool = slabs, &f.slabs
+	if f.releaser != nil {
+		fo.slabs, fo.pool, fo.by = slabs, &f.slabs, f.releaser
 	}
 	out.Origin = fo
 	return out
@@ -295,13 +309,13 @@ type InputReleaser interface {
 	ReleasesInput() bool
 }
 
-// release gives the rows of b, a batch its reader is done with, back to
-// the fusion that mapped them, if one did; b's rows must not be read
-// after.
-func release(b *row.Batch) {
+// release gives the rows of b, a batch node n is done with, back to the
+// fusion that mapped them, if one did and n is the one reader it gave
+// them to; b's rows must not be read after.
+func release(b *row.Batch, n *Node) {
 	fo := fusedOf(b)
-	if fo == nil || fo.pool == nil && fo.recycle == nil {
-		return // not the fusion's to take back, or shared by several readers
+	if fo == nil || fo.by != n || fo.pool == nil && fo.recycle == nil {
+		return // not the fusion's to take back, or not n's alone
 	}
 	if fo.pool != nil {
 		for _, s := range fo.slabs {

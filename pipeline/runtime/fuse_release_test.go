@@ -26,16 +26,21 @@ func TestSlabPool(t *testing.T) {
 	}
 }
 
-// TestRelease: release gives a mapped batch's slabs back once, and the
-// source's own batch to its recycler once; any other batch is left
-// alone.
+// TestRelease: release by the node a batch was given to gives a mapped
+// batch's slabs back once, and the source's own batch to its recycler
+// once; by another node, or of any other batch, it does nothing.
 func TestRelease(t *testing.T) {
 	var p slabPool
+	var reader, stranger Node
 	slab := make([]row.Value, 4)
 	b := &row.Batch{Changes: []row.Change{{Kind: row.Insert, Row: slab[:2]}}}
-	b.Origin = &fusedOrigin{slabs: [][]row.Value{slab}, pool: &p}
-	release(b)
-	release(b)
+	b.Origin = &fusedOrigin{slabs: [][]row.Value{slab}, pool: &p, by: &reader}
+	release(b, &stranger)
+	if len(p.free) != 0 || b.Len() != 1 {
+		t.Fatal("a node the batch was not given to released it")
+	}
+	release(b, &reader)
+	release(b, &reader)
 	if n := len(p.free); n != 1 {
 		t.Fatalf("%d slabs given back, want 1", n)
 	}
@@ -45,15 +50,15 @@ func TestRelease(t *testing.T) {
 
 	var recycled []*row.Batch
 	own := &row.Batch{Changes: []row.Change{{Kind: row.Insert, Row: row.Row{row.BigIntValue(1)}}}}
-	own.Origin = &fusedOrigin{same: true, recycle: func(b *row.Batch) { recycled = append(recycled, b) }}
-	release(own)
-	release(own)
+	own.Origin = &fusedOrigin{same: true, recycle: func(b *row.Batch) { recycled = append(recycled, b) }, by: &reader}
+	release(own, &reader)
+	release(own, &reader)
 	if len(recycled) != 1 || recycled[0] != own {
 		t.Fatalf("recycled %v, want the batch once", recycled)
 	}
 
 	other := &row.Batch{Changes: []row.Change{{Kind: row.Insert, Row: row.Row{row.BigIntValue(1)}}}}
-	release(other)
+	release(other, &reader)
 	if other.Len() != 1 {
 		t.Error("release touched a batch no fusion made")
 	}

@@ -253,7 +253,7 @@ func runOp(ctx context.Context, n *OpNode, in <-chan message, batchSize int, co 
 			} else if err := n.Op.Process(m.batch, em); err != nil {
 				return err
 			} else if r, ok := n.Op.(InputReleaser); ok && r.ReleasesInput() {
-				release(m.batch)
+				release(m.batch, &n.Node)
 			}
 		case msgWatermark:
 			em.begin(nil)
@@ -413,7 +413,7 @@ func runSink(ctx context.Context, n *SinkNode, in <-chan message, co *coordinato
 			}
 			n.Stats.RowsOut.Add(int64(b.Len()))
 			if c, ok := n.Sink.(connector.RowCopier); ok && c.CopiesRows() && n.Tap == nil {
-				release(m.batch) // the sink keeps none of its rows (fuse.go)
+				release(m.batch, &n.Node) // the sink keeps none of its rows (fuse.go)
 			}
 			dirty = true
 		}
