@@ -3,7 +3,9 @@ package runtime
 import (
 	"encoding/binary"
 	"fmt"
+	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/etld/etld/pipeline/row"
 )
@@ -240,8 +242,17 @@ func (g *GroupAgg) output(in row.Row, aggs []row.Value) row.Row {
 // from the index, and room for the aggregates after them.
 func (g *GroupAgg) keyedRow(id int32) (row.Row, error) {
 	r := g.arena.row(len(g.keys) + len(g.next))
-	if err := decodeKey(r[:len(g.keys)], g.index.key(id)); err != nil {
+	// Decoded from a view of the index's bytes, not a copy of the key
+	// (an allocation per emitted group): only a STRING value points
+	// into what it was decoded from, and that one is copied.
+	b := g.index.bytes(id)
+	if err := decodeKey(r[:len(g.keys)], unsafe.String(unsafe.SliceData(b), len(b))); err != nil {
 		return nil, fmt.Errorf("group aggregate: %w", err)
+	}
+	for i, v := range r[:len(g.keys)] {
+		if v.Type() == row.String {
+			r[i] = row.StringValue(strings.Clone(v.Str()))
+		}
 	}
 	return r, nil
 }

@@ -156,3 +156,51 @@ func TestKeptRowsDoNotPinInput(t *testing.T) {
 		}
 	})
 }
+
+// TestEmittedKeysDoNotPointIntoIndex: the key columns a mini-batch flush
+// and batch Finish emit are decoded from the key index's memory (its
+// entries, its arena, off the Go heap once large), which a later change
+// rewrites or frees: a STRING key must be a copy of its own.
+func TestEmittedKeysDoNotPointIntoIndex(t *testing.T) {
+	inside := func(g *GroupAgg, s string) bool {
+		p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+		in := func(start unsafe.Pointer, n uintptr) bool {
+			return n > 0 && p >= uintptr(start) && p < uintptr(start)+n
+		}
+		t := g.index
+		return in(unsafe.Pointer(unsafe.SliceData(t.entries)), uintptr(len(t.entries))*unsafe.Sizeof(keyEntry{})) ||
+			in(unsafe.Pointer(unsafe.SliceData(t.arena)), uintptr(len(t.arena)))
+	}
+	aggs := []AggCall{{Func: CountStar, Arg: -1}}
+	for _, opt := range []GroupAggOptions{
+		{InsertOnly: true, MiniBatch: true},
+		{InsertOnly: true, Batch: true},
+	} {
+		g := NewGroupAgg([]int{0, 1}, aggs, opt)
+		b := &row.Batch{}
+		for i := range 50 {
+			short, long := fmt.Sprintf("k%d", i%7), strings.Repeat("x", 20)+fmt.Sprint(i%5)
+			b.Changes = append(b.Changes, row.Change{Kind: row.Insert, Row: row.Row{row.StringValue(short), row.StringValue(long)}})
+		}
+		out := &aggOut{}
+		if err := g.Process(b, out); err != nil {
+			t.Fatal(err)
+		}
+		if err := g.Flush(out); err != nil {
+			t.Fatal(err)
+		}
+		if err := g.Finish(out); err != nil {
+			t.Fatal(err)
+		}
+		if len(out.rows) == 0 {
+			t.Fatalf("%+v: nothing emitted", opt)
+		}
+		for _, c := range out.rows {
+			for i, v := range c.Row[:2] {
+				if inside(g, v.Str()) {
+					t.Fatalf("%+v: key column %d %q points into the key index", opt, i, v.Str())
+				}
+			}
+		}
+	}
+}
