@@ -73,16 +73,10 @@ func TestProjection(t *testing.T) {
 // column or in its shape.
 func TestProjectionProperty(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	types := []string{"BIGINT", "INT", "DOUBLE", "STRING", "BOOLEAN", "DECIMAL(10, 2)", "TIMESTAMP(3)", "DATE"}
-	values := []string{"", "1", "-7", "2.5", "x", `"a,b"`, `"q""q"`, "true", "2024-01-02", "2024-01-02 03:04:05.678", "12.34", "nope", `"line` + "\n" + `break"`}
 	compared := 0
 	for iter := 0; iter < 300; iter++ {
-		n := 1 + r.IntN(6)
-		var cols []string
-		for i := range n {
-			cols = append(cols, fmt.Sprintf("c%d %s", i, types[r.IntN(len(types))]))
-		}
-		sch := schemaOf(t, cols...)
+		sch := randomSchema(t, r)
+		n := sch.Len()
 		needed := make([]bool, n)
 		for i := range needed {
 			needed[i] = r.IntN(2) == 0
@@ -91,11 +85,7 @@ func TestProjectionProperty(t *testing.T) {
 		proj, _ := NewDecoder(Options{}, sch)
 		proj.SetColumns(needed)
 		for rec := 0; rec < 20; rec++ {
-			fields := make([]string, n+r.IntN(3)-1) // sometimes one short or long
-			for i := range fields {
-				fields[i] = values[r.IntN(len(values))]
-			}
-			line := []byte(strings.Join(fields, ","))
+			line := randomRecord(r, n)
 			fb, pb := row.NewBatch(1, n), row.NewBatch(1, n)
 			ferr := full.Decode(line, fb)
 			perr := proj.Decode(line, pb)
@@ -142,6 +132,28 @@ func TestProjectionProperty(t *testing.T) {
 		t.Fatalf("only %d records decoded on both sides: the generator makes too few good ones", compared)
 	}
 	t.Logf("%d records compared", compared)
+}
+
+// randomSchema is a schema of 1 to 6 columns of random types.
+func randomSchema(t testing.TB, r *rand.Rand) row.Schema {
+	types := []string{"BIGINT", "INT", "DOUBLE", "STRING", "BOOLEAN", "DECIMAL(10, 2)", "TIMESTAMP(3)", "DATE"}
+	n := 1 + r.IntN(6)
+	var cols []string
+	for i := range n {
+		cols = append(cols, fmt.Sprintf("c%d %s", i, types[r.IntN(len(types))]))
+	}
+	return schemaOf(t, cols...)
+}
+
+// randomRecord is a record for a schema of n columns, sometimes one field
+// short or long, of values good and bad for any type.
+func randomRecord(r *rand.Rand, n int) []byte {
+	values := []string{"", "1", "-7", "2.5", "x", `"a,b"`, `"q""q"`, "true", "2024-01-02", "2024-01-02 03:04:05.678", "12.34", "nope", `"line` + "\n" + `break"`}
+	fields := make([]string, n+r.IntN(3)-1)
+	for i := range fields {
+		fields[i] = values[r.IntN(len(values))]
+	}
+	return []byte(strings.Join(fields, ","))
 }
 
 // FuzzParseFastPath checks the one-pass split of parse against

@@ -14,8 +14,6 @@ package runtime
 // changed: the plan is the same, only where its Calc runs.
 
 import (
-	"sync"
-
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
 )
@@ -26,7 +24,7 @@ type fusion struct {
 	calc *Calc
 	op   *OpNode
 	// slabs holds the slabs of mapped batches their reader is done with.
-	slabs slabPool
+	slabs *slabPool
 	// picked: the source decodes the Calc's columns itself
 	// (connector.ColumnSource), and its batches pass as they are;
 	// recycle, if set, takes them back once their reader is done.
@@ -104,7 +102,7 @@ func fuse(g *Graph) map[*SourceNode]*fusion {
 			if !ok {
 				break
 			}
-			f := &fusion{src: s, calc: c, op: op}
+			f := &fusion{src: s, calc: c, op: op, slabs: newSlabPool()}
 			if readers[&op.Node] == 1 {
 				f.releaser = reader[&op.Node]
 			}
@@ -222,7 +220,7 @@ func (f *fusion) calcRows(b *row.Batch, rows []row.Change, srcFrom []int32, kept
 	}
 	fo := &fusedOrigin{derivedOrigin: derivedOrigin{parent: b.Origin, from: from}, read: b.Len(), kept: kept, wm: wm}
 	if f.releaser != nil {
-		fo.slabs, fo.pool, fo.by = slabs, &f.slabs, f.releaser
+		fo.slabs, fo.pool, fo.by = slabs, f.slabs, f.releaser
 	}
 	out.Origin = fo
 	return out
@@ -265,7 +263,6 @@ const slabValues = 1024
 // costs no allocation per row, nor the zeroing and the collections that
 // came with it (they were a fifth of a streaming GROUP BY's time).
 type slabPool struct {
-	once sync.Once
 	free chan []row.Value
 }
 
@@ -274,12 +271,11 @@ type slabPool struct {
 // some thousand rows), 8 MiB at most.
 const slabsKept = 256
 
-func (p *slabPool) init() { p.free = make(chan []row.Value, slabsKept) }
+func newSlabPool() *slabPool { return &slabPool{free: make(chan []row.Value, slabsKept)} }
 
 // get returns a slab of n values: a kept one (its old values are
 // overwritten before they are read), or a new one.
 func (p *slabPool) get(n int) []row.Value {
-	p.once.Do(p.init)
 	select {
 	case s := <-p.free:
 		if cap(s) >= n {
@@ -292,7 +288,6 @@ func (p *slabPool) get(n int) []row.Value {
 
 // put keeps s for get, unless the pool is full.
 func (p *slabPool) put(s []row.Value) {
-	p.once.Do(p.init)
 	select {
 	case p.free <- s:
 	default:

@@ -9,7 +9,7 @@ import (
 // TestSlabPool: a slab given back is the next one handed out; a full
 // pool drops what it is given; a kept slab too small is not handed out.
 func TestSlabPool(t *testing.T) {
-	var p slabPool
+	p := newSlabPool()
 	a := p.get(8)
 	p.put(a)
 	if b := p.get(8); &b[0] != &a[0] {
@@ -30,11 +30,11 @@ func TestSlabPool(t *testing.T) {
 // batch's slabs back once, and the source's own batch to its recycler
 // once; by another node, or of any other batch, it does nothing.
 func TestRelease(t *testing.T) {
-	var p slabPool
+	p := newSlabPool()
 	var reader, stranger Node
 	slab := make([]row.Value, 4)
 	b := &row.Batch{Changes: []row.Change{{Kind: row.Insert, Row: slab[:2]}}}
-	b.Origin = &fusedOrigin{slabs: [][]row.Value{slab}, pool: &p, by: &reader}
+	b.Origin = &fusedOrigin{slabs: [][]row.Value{slab}, pool: p, by: &reader}
 	release(b, &stranger)
 	if len(p.free) != 0 || b.Len() != 1 {
 		t.Fatal("a node the batch was not given to released it")

@@ -178,14 +178,7 @@ func (g *GroupAgg) slotsOf(changes []row.Change) []int32 {
 		start = 0
 		for i, end := range b.ends {
 			if b.ids[i] < 0 {
-				key := b.keys[start:end]
-				id, ok := g.index.findHashed(key, b.hashes[i])
-				if !ok {
-					id = g.st.alloc("")
-					g.index.insertHashed(key, id, b.hashes[i])
-					b.fresh[i] = true
-				}
-				b.ids[i] = id
+				b.ids[i], b.fresh[i] = g.slotOrNew(b.keys[start:end], b.hashes[i])
 			}
 			start = end
 		}
@@ -223,17 +216,21 @@ func (g *GroupAgg) slotsOfInts(changes []row.Change) []int32 {
 			continue
 		}
 		b.keys = row.KeyOf(b.keys[:0], changes[i].Row, g.keys)
-		h := g.index.hash(b.keys)
-		id, ok := g.index.findHashed(b.keys, h)
-		if !ok {
-			id = g.st.alloc("")
-			g.index.insertHashed(b.keys, id, h)
-			b.fresh[i] = true
-		}
-		b.ids[i] = id
-		g.ints.add(v, id)
+		b.ids[i], b.fresh[i] = g.slotOrNew(b.keys, g.index.hash(b.keys))
+		g.ints.add(v, b.ids[i])
 	}
 	return b.ids[:n]
+}
+
+// slotOrNew returns the slot of key, of hash h, adding one for a key the
+// index does not hold (fresh).
+func (g *GroupAgg) slotOrNew(key []byte, h uint32) (id int32, fresh bool) {
+	if id, ok := g.index.findHashed(key, h); ok {
+		return id, false
+	}
+	id = g.st.alloc("")
+	g.index.insertHashed(key, id, h)
+	return id, true
 }
 
 // growTo returns s with length n, its contents not kept.
