@@ -82,6 +82,7 @@ func BenchmarkGroupAgg(b *testing.B) {
 		{"streaming", GroupAggOptions{}},
 		{"streaming-insert-only", GroupAggOptions{InsertOnly: true}},
 		{"batch-insert-only", GroupAggOptions{Batch: true, InsertOnly: true}},
+		{"mini-batch-insert-only", GroupAggOptions{InsertOnly: true, MiniBatch: true, MiniBatchSize: 1 << 20}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()

@@ -30,15 +30,19 @@ type Flusher interface {
 // without mini-batch (groupagg_minibatch_test.go checks it on random
 // changelogs).
 
-// touched is one key a mini-batch changed.
+// touched is one key a mini-batch changed. It holds no pointer: a
+// mini-batch of many keys costs the garbage collector nothing to scan.
 type touched struct {
-	id   int32 // the key's slot, -1 once its last row was retracted
-	had  bool  // the key had a result before the batch
-	prev int   // offset of that result in miniBatch.prev
-	// key is, once id is -1, the row whose retraction emptied the key,
-	// for the -D's key columns; a live key's come from the index (no
-	// pointer per key: a mini-batch's rows are not kept alive by it).
-	key row.Row
+	id  int32 // the key's slot, -1 once its last row was retracted
+	had bool  // the key had a result before the batch
+	// prev is the offset of the key's state before the batch: in
+	// miniBatch.saved (a flat store: the slot's words, agg_saved.go),
+	// or of its results in miniBatch.prev.
+	prev int
+	// gone is, once id is -1, the index in miniBatch.gone of the row
+	// whose retraction emptied the key, for the -D's key columns; a live
+	// key's come from the index.
+	gone int32
 	// at and seq are the key's last input change and its input batch,
 	// for positions, once id is -1; touchMark holds them before.
 	at  int32
@@ -58,7 +62,9 @@ type miniBatch struct {
 	pending int    // input changes applied since the last flush
 	list    []touched
 	mark    []touchMark // by slot
+	saved   []int64
 	prev    []row.Value
+	gone    []row.Row
 }
 
 // touch notes change i as id's last and returns id's entry in list,
@@ -86,8 +92,14 @@ func (g *GroupAgg) growMarks() {
 // the last flush.
 func (g *GroupAgg) enter(id int32, had bool) *touched {
 	m := &g.mb
-	t := touched{id: id, had: had, prev: len(m.prev)}
-	if had {
+	t := touched{id: id, had: had}
+	switch {
+	case !had:
+	case g.st.flat():
+		t.prev = len(m.saved)
+		m.saved = g.st.saveSlot(m.saved, id)
+	default:
+		t.prev = len(m.prev)
 		m.prev = append(m.prev, make([]row.Value, len(g.next))...)
 		g.st.results(id, m.prev[t.prev:t.prev+len(g.next)])
 	}
@@ -186,7 +198,8 @@ func (g *GroupAgg) miniChange(k row.Kind, r row.Row, i int) error {
 		// The slot is free for another key of this batch: the entry
 		// keeps its old result and emits -D at the flush.
 		mk := &g.mb.mark[id]
-		t.id, t.at, t.seq, t.key = -1, mk.at, mk.seq, r
+		t.id, t.at, t.seq, t.gone = -1, mk.at, mk.seq, int32(len(g.mb.gone))
+		g.mb.gone = append(g.mb.gone, r)
 		*mk = touchMark{}
 		g.drop(id)
 	}
@@ -202,7 +215,7 @@ func (g *GroupAgg) flushMiniBatch(in *row.Batch, out Emitter) error {
 	if in != nil {
 		tr = trackerOf(in, out)
 	}
-	n := len(g.next)
+	n, flat, saved := len(g.next), g.st.flat(), g.st.savedWords()
 	for j := range m.list {
 		t := &m.list[j]
 		if t.id >= 0 {
@@ -217,13 +230,21 @@ func (g *GroupAgg) flushMiniBatch(in *row.Batch, out Emitter) error {
 				tr.at(-1) // a change of an earlier batch: no position to name
 			}
 		}
+		if t.id >= 0 && t.had && flat && !g.ttl.on() && g.st.sameAsSaved(t.id, m.saved[t.prev:t.prev+saved]) {
+			continue // the same words: the same results
+		}
 		var prev []row.Value
-		if t.had {
+		switch {
+		case !t.had:
+		case flat:
+			prev = g.prev
+			g.st.savedResults(m.saved[t.prev:t.prev+saved], prev)
+		default:
 			prev = m.prev[t.prev : t.prev+n]
 		}
 		if t.id < 0 {
 			if t.had {
-				out.Emit(row.Delete, g.output(t.key, prev))
+				out.Emit(row.Delete, g.output(m.gone[t.gone], prev))
 			}
 			continue
 		}
@@ -249,9 +270,11 @@ func (g *GroupAgg) flushMiniBatch(in *row.Batch, out Emitter) error {
 		out.Emit(row.UpdateBefore, r)
 		out.Emit(row.UpdateAfter, after)
 	}
-	clear(m.list)
 	m.list = m.list[:0]
+	m.saved = m.saved[:0]
 	clear(m.prev)
 	m.prev = m.prev[:0]
+	clear(m.gone)
+	m.gone = m.gone[:0]
 	return nil
 }

@@ -81,19 +81,52 @@ func TestGroupAggMiniBatch(t *testing.T) {
 // outputs, folded into tables, must be equal; every -U/-D must retract the
 // row the table holds, and mini-batch must emit fewer changes.
 func TestGroupAggMiniBatchFoldsToTheSameTable(t *testing.T) {
-	aggs := []AggCall{
-		{Func: CountStar, Arg: -1},
-		{Func: Sum, Arg: 1, ArgType: tBigInt},
-		{Func: Max, Arg: 1, ArgType: tBigInt},
-		{Func: Min, Arg: 1, ArgType: tBigInt},
-		{Func: Count, Arg: 1, ArgType: tBigInt},
+	for _, tc := range []struct {
+		name       string
+		aggs       []AggCall
+		insertOnly bool
+		flat       bool // the store is words only (agg_saved.go)
+	}{
+		{"retractable MIN/MAX", []AggCall{
+			{Func: CountStar, Arg: -1},
+			{Func: Sum, Arg: 1, ArgType: tBigInt},
+			{Func: Max, Arg: 1, ArgType: tBigInt},
+			{Func: Min, Arg: 1, ArgType: tBigInt},
+			{Func: Count, Arg: 1, ArgType: tBigInt},
+		}, false, false},
+		{"sums", []AggCall{
+			{Func: CountStar, Arg: -1},
+			{Func: Sum, Arg: 1, ArgType: tBigInt},
+			{Func: Count, Arg: 1, ArgType: tBigInt},
+			{Func: Avg, Arg: 1, ArgType: tBigInt},
+		}, false, true},
+		{"insert-only words", []AggCall{
+			{Func: CountStar, Arg: -1},
+			{Func: Sum, Arg: 1, ArgType: tBigInt},
+			{Func: Max, Arg: 1, ArgType: tBigInt},
+			{Func: Min, Arg: 1, ArgType: tBigInt},
+			{Func: LastValue, Arg: 1, ArgType: tBigInt},
+		}, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if flat := NewGroupAgg([]int{0}, tc.aggs, GroupAggOptions{InsertOnly: tc.insertOnly}).st.flat(); flat != tc.flat {
+				t.Fatalf("store flat %v, want %v", flat, tc.flat)
+			}
+			testMiniBatchFolds(t, tc.aggs, tc.insertOnly)
+		})
 	}
+}
+
+// testMiniBatchFolds feeds random changelogs to a GroupAgg of aggs with
+// and without mini-batch and compares the tables their outputs fold to.
+// insertOnly: the changelogs hold inserts only.
+func testMiniBatchFolds(t *testing.T, aggs []AggCall, insertOnly bool) {
 	var plainTotal, miniTotal int
 	for seed := range uint64(200) {
 		rng := rand.New(rand.NewPCG(seed, 7))
-		plain := NewGroupAgg([]int{0}, aggs, GroupAggOptions{})
+		plain := NewGroupAgg([]int{0}, aggs, GroupAggOptions{InsertOnly: insertOnly})
 		size := []int{0, 5, 40}[seed%3]
-		mini := NewGroupAgg([]int{0}, aggs, GroupAggOptions{MiniBatch: true, MiniBatchSize: size})
+		mini := NewGroupAgg([]int{0}, aggs, GroupAggOptions{InsertOnly: insertOnly, MiniBatch: true, MiniBatchSize: size})
 		pt, mt := foldTable{}, foldTable{}
 		var live []row.Row // rows inserted and not yet retracted
 		keys := 1 + rng.IntN(8)
@@ -101,14 +134,18 @@ func TestGroupAggMiniBatchFoldsToTheSameTable(t *testing.T) {
 			var batch []row.Change
 			for range 1 + rng.IntN(12) {
 				switch p := rng.IntN(10); {
-				case p < 5 || len(live) == 0:
+				case p < 5 || len(live) == 0 || insertOnly:
 					var v row.Value = row.BigIntValue(int64(rng.IntN(20) - 5))
 					if rng.IntN(6) == 0 {
 						v = row.NullValue
 					}
 					r := row.Row{row.StringValue(fmt.Sprint("k", rng.IntN(keys))), v}
 					live = append(live, r)
-					batch = append(batch, row.Change{Kind: []row.Kind{I, UA}[rng.IntN(2)], Row: r})
+					kind := []row.Kind{I, UA}[rng.IntN(2)]
+					if insertOnly {
+						kind = I
+					}
+					batch = append(batch, row.Change{Kind: kind, Row: r})
 				case p < 9:
 					j := rng.IntN(len(live))
 					batch = append(batch, row.Change{Kind: []row.Kind{D, UB}[rng.IntN(2)], Row: live[j]})
