@@ -44,39 +44,38 @@ type touched struct {
 	// key's come from the index.
 	gone int32
 	// at and seq are the key's last input change and its input batch,
-	// for positions, once id is -1; touchMark holds them before.
+	// for positions: seq is the mini-batch's seq when that change is of
+	// the batch a flush follows (the only one whose positions it names),
+	// which the flush finds in miniBatch.last, or the drop sets.
 	at  int32
 	seq uint64
-}
-
-// touchMark is a slot's place in the mini-batch, next to its last change
-// so that a change touching a key already touched writes one cache line.
-type touchMark struct {
-	entry int32  // 1 + the key's index in list, 0 when not touched now
-	at    int32  // the key's last input change, for positions
-	seq   uint64 // the input batch of at
 }
 
 type miniBatch struct {
 	seq     uint64 // input batches seen
 	pending int    // input changes applied since the last flush
 	list    []touched
-	mark    []touchMark // by slot
-	saved   []int64
-	prev    []row.Value
-	gone    []row.Row
+	// mark is, by slot, 1 + the key's index in list, 0 when the
+	// mini-batch has not touched it: 4 bytes a slot, so that the marks
+	// of many keys stay in the CPU's cache.
+	mark []int32
+	// last is the slot each change of the latest input batch touched,
+	// -1 for none: the positions of the keys it touched last.
+	last  []int32
+	saved []int64
+	prev  []row.Value
+	gone  []row.Row
 }
 
-// touch notes change i as id's last and returns id's entry in list,
+// touch notes change i as touching id and returns id's entry in list,
 // creating one (with the key's current result as prev) when the
 // mini-batch has not touched it yet.
 func (g *GroupAgg) touch(id int32, had bool, i int) *touched {
 	m := &g.mb
 	g.growMarks()
-	mk := &m.mark[id]
-	mk.at, mk.seq = int32(i), m.seq
-	if mk.entry != 0 {
-		return &m.list[mk.entry-1]
+	m.last[i] = id
+	if e := m.mark[id]; e != 0 {
+		return &m.list[e-1]
 	}
 	return g.enter(id, had)
 }
@@ -84,7 +83,7 @@ func (g *GroupAgg) touch(id int32, had bool, i int) *touched {
 // growMarks gives every slot a mark.
 func (g *GroupAgg) growMarks() {
 	if n := int(g.st.slots); n > len(g.mb.mark) {
-		g.mb.mark = append(g.mb.mark, make([]touchMark, n-len(g.mb.mark))...)
+		g.mb.mark = append(g.mb.mark, make([]int32, n-len(g.mb.mark))...)
 	}
 }
 
@@ -104,7 +103,7 @@ func (g *GroupAgg) enter(id int32, had bool) *touched {
 		g.st.results(id, m.prev[t.prev:t.prev+len(g.next)])
 	}
 	m.list = append(m.list, t)
-	m.mark[id].entry = int32(len(m.list))
+	m.mark[id] = int32(len(m.list))
 	return &m.list[len(m.list)-1]
 }
 
@@ -130,6 +129,11 @@ func (g *GroupAgg) applyMiniBatch(in *row.Batch) error {
 	if g.vectorized() {
 		return g.foldMiniBatch(in)
 	}
+	last := growTo(g.mb.last, len(in.Changes))
+	for i := range last {
+		last[i] = -1
+	}
+	g.mb.last = last
 	for i := range in.Changes {
 		c := &in.Changes[i]
 		if err := g.miniChange(c.Kind, c.Row, i); err != nil {
@@ -163,14 +167,13 @@ func (g *GroupAgg) foldMiniBatch(in *row.Batch) error {
 	changes := in.Changes
 	bad := g.firstBad(changes)
 	ids := g.slotsOf(changes[:bad])
+	g.mb.last = ids // scratch of slotsOf, unchanged until the next batch
 	// touch's loop, with the marks grown once: each iteration's loads
 	// are independent, so the CPU overlaps their cache misses.
 	g.growMarks()
-	marks, fresh, seq := g.mb.mark, g.batch.fresh, g.mb.seq
+	marks, fresh := g.mb.mark, g.batch.fresh
 	for i, id := range ids {
-		mk := &marks[id]
-		mk.at, mk.seq = int32(i), seq
-		if mk.entry == 0 {
+		if marks[id] == 0 {
 			g.enter(id, !fresh[i])
 		}
 	}
@@ -197,10 +200,9 @@ func (g *GroupAgg) miniChange(k row.Kind, r row.Row, i int) error {
 	if g.st.rows(id) == 0 {
 		// The slot is free for another key of this batch: the entry
 		// keeps its old result and emits -D at the flush.
-		mk := &g.mb.mark[id]
-		t.id, t.at, t.seq, t.gone = -1, mk.at, mk.seq, int32(len(g.mb.gone))
+		t.id, t.at, t.seq, t.gone = -1, int32(i), g.mb.seq, int32(len(g.mb.gone))
 		g.mb.gone = append(g.mb.gone, r)
-		*mk = touchMark{}
+		g.mb.mark[id], g.mb.last[i] = 0, -1
 		g.drop(id)
 	}
 	return nil
@@ -215,13 +217,20 @@ func (g *GroupAgg) flushMiniBatch(in *row.Batch, out Emitter) error {
 	if in != nil {
 		tr = trackerOf(in, out)
 	}
+	if tr != nil {
+		// The keys in's changes touched last, at their last change.
+		for i, id := range m.last {
+			if id >= 0 && m.mark[id] != 0 {
+				t := &m.list[m.mark[id]-1]
+				t.at, t.seq = int32(i), m.seq
+			}
+		}
+	}
 	n, flat, saved := len(g.next), g.st.flat(), g.st.savedWords()
 	for j := range m.list {
 		t := &m.list[j]
 		if t.id >= 0 {
-			mk := &m.mark[t.id]
-			t.at, t.seq = mk.at, mk.seq
-			*mk = touchMark{}
+			m.mark[t.id] = 0
 		}
 		if tr != nil {
 			if t.seq == m.seq {

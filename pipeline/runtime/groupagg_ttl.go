@@ -43,7 +43,7 @@ func (g *GroupAgg) Sweep() {
 // pending reports whether the slot has changes a mini-batch has not
 // emitted yet: it cannot expire before the flush.
 func (g *GroupAgg) pending(id int32) bool {
-	return int(id) < len(g.mb.mark) && g.mb.mark[id].entry != 0
+	return int(id) < len(g.mb.mark) && g.mb.mark[id] != 0
 }
 
 // sweep frees at most budget expired groups.

@@ -98,3 +98,70 @@ func TestUpsertAdmitKeepsRecords(t *testing.T) {
 		}
 	}
 }
+
+// TestMiniBatchPositions: a mini-batch's flush names, for each key, the
+// record of the key's last change when that change is of the batch the
+// flush follows, and no record for a key last changed by an earlier
+// batch; a key emptied by a retraction names the retraction's record.
+func TestMiniBatchPositions(t *testing.T) {
+	batch := func(line int64, changes ...row.Change) *row.Batch {
+		pos := row.NewPositions(len(changes), ":")
+		b := &row.Batch{Changes: changes, Origin: pos}
+		for i := range changes {
+			pos.Mark(i+1, "in.csv", line+int64(i))
+		}
+		return b
+	}
+	ins := func(k string) row.Change {
+		return row.Change{Kind: row.Insert, Row: row.Row{row.StringValue(k), row.BigIntValue(1)}}
+	}
+	del := func(k string) row.Change {
+		return row.Change{Kind: row.Delete, Row: row.Row{row.StringValue(k), row.BigIntValue(1)}}
+	}
+	type step struct {
+		in   *row.Batch
+		want []string // "kind key position" of each change the step emits
+	}
+	for _, tc := range []struct {
+		name       string
+		insertOnly bool // the passes (foldMiniBatch), or row by row
+		steps      []step
+	}{
+		{"insert-only", true, []step{
+			{batch(10, ins("a"), ins("b"), ins("a")), nil},
+			{batch(20, ins("b"), ins("c"), ins("b")), []string{"+I a ", "+I b in.csv:22", "+I c in.csv:21"}},
+			{batch(30, ins("a"), ins("d"), ins("a"), ins("c"), ins("a"), ins("d")), []string{
+				"-U a in.csv:34", "+U a in.csv:34", "+I d in.csv:35", "-U c in.csv:33", "+U c in.csv:33"}},
+		}},
+		{"updating", false, []step{
+			{batch(10, ins("a"), ins("b"), ins("a")), nil},
+			{batch(20, ins("b"), ins("c"), ins("b")), []string{"+I a ", "+I b in.csv:22", "+I c in.csv:21"}},
+			// b emptied at 31, then a new b (maybe in b's old slot).
+			{batch(30, del("b"), ins("a"), del("b"), del("b"), ins("b"), ins("a")), []string{
+				"-D b in.csv:33", "-U a in.csv:35", "+U a in.csv:35", "+I b in.csv:34"}},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := NewGroupAgg([]int{0}, []AggCall{{Func: CountStar, Arg: -1}}, GroupAggOptions{InsertOnly: tc.insertOnly, MiniBatch: true, MiniBatchSize: 6})
+			if g.vectorized() != tc.insertOnly {
+				t.Fatalf("vectorized %v", g.vectorized())
+			}
+			for n, s := range tc.steps {
+				em := newBatchEmitter(100)
+				em.begin(s.in)
+				if err := g.Process(s.in, em); err != nil {
+					t.Fatal(err)
+				}
+				var got []string
+				for _, b := range em.take() {
+					for i, c := range b.Changes {
+						got = append(got, fmt.Sprintf("%s %s %s", c.Kind, c.Row[0].Str(), b.Origin.Position(i)))
+					}
+				}
+				if fmt.Sprint(got) != fmt.Sprint(s.want) {
+					t.Errorf("step %d: emitted %q, want %q", n, got, s.want)
+				}
+			}
+		})
+	}
+}
