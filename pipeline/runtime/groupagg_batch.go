@@ -77,8 +77,8 @@ func (g *GroupAgg) firstBad(changes []row.Change) int {
 			break
 		}
 	}
-	for _, a := range g.st.aggs {
-		if a.kind != accRows {
+	for i, a := range g.st.aggs {
+		if a.kind != accRows && !g.st.argCheckedBefore(i) {
 			bad = a.firstBadArg(changes[:bad])
 		}
 		if a.call.HasFilter {
@@ -92,6 +92,22 @@ func (g *GroupAgg) firstBad(changes []row.Change) int {
 		}
 	}
 	return bad
+}
+
+// argCheckedBefore reports whether an aggregate before aggs[i] takes
+// the same argument column of the same type, not a DECIMAL (whose check
+// depends on the aggregate): firstBadArg would refuse the same changes.
+func (s *aggStore) argCheckedBefore(i int) bool {
+	c := s.aggs[i].call
+	if c.ArgType.ID == row.Decimal {
+		return false
+	}
+	for _, b := range s.aggs[:i] {
+		if b.kind != accRows && b.call.Arg == c.Arg && b.call.ArgType.ID == c.ArgType.ID {
+			return true
+		}
+	}
+	return false
 }
 
 // firstBadArg is the index of the first change whose argument checkArg
