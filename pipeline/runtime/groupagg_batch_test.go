@@ -70,7 +70,7 @@ func TestGroupAggBatchPassesMatchRows(t *testing.T) {
 		for _, size := range []int{1, 7, 300, 1024, 0, 2000, 64} {
 			b := &row.Batch{}
 			for range size {
-				b.Changes = append(b.Changes, row.Change{Kind: row.Insert, Row: batchRow(rnd, 500)})
+				b.Changes = append(b.Changes, row.Change{Kind: row.Insert, Row: batchRow(rnd, 3000)})
 			}
 			if err := fast.Process(b, &aggOut{}); err != nil {
 				t.Fatal(err)
@@ -78,6 +78,9 @@ func TestGroupAggBatchPassesMatchRows(t *testing.T) {
 			if err := slow.Process(b, &aggOut{}); err != nil {
 				t.Fatal(err)
 			}
+		}
+		if len(keys) == 1 && len(fast.ints.direct) == 0 {
+			t.Fatal("the keys, dense, are not in the integer cache's direct array")
 		}
 		compareGroupAggs(t, fast, slow)
 	}
@@ -180,7 +183,7 @@ func TestGroupAggMiniBatchPassesMatchRows(t *testing.T) {
 		for step, size := range []int{1, 7, 300, 1024, 0, 2000, 64, 500, 100} {
 			b := &row.Batch{Origin: row.Sequence{Prefix: "in:", First: int64(step * 10000)}}
 			for range size {
-				b.Changes = append(b.Changes, row.Change{Kind: row.Insert, Row: batchRow(rnd, 400)})
+				b.Changes = append(b.Changes, row.Change{Kind: row.Insert, Row: batchRow(rnd, 2000)})
 			}
 			if step == 7 {
 				b.Changes[250].Row = b.Changes[250].Row[:3] // refused: too narrow
