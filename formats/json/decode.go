@@ -24,6 +24,15 @@ type Codec struct {
 	// seen and lowerBuf are decoding scratch, reused across records.
 	seen     []bool
 	lowerBuf []byte
+	// use is the projection (the decoder's SetColumns or DecodeColumns):
+	// a member of a column not used is skipped, its JSON checked but its
+	// value not read. nil uses every column.
+	use []bool
+	// outAt, when set (DecodeColumns), is where each column goes in the
+	// row, -1 for nowhere; copies holds the (from, to) places of a column
+	// that comes twice.
+	outAt  []int
+	copies [][2]int
 }
 
 // NewCodec returns a codec for schema.
@@ -103,7 +112,7 @@ func (c *Codec) DecodeObject(s string, i int, r row.Row) (int, error) {
 	}
 	clear(c.seen)
 	end, err := c.readMembers(s, i, func(col int, val row.Value) error {
-		r[col] = val
+		r[c.at(col)] = val
 		c.seen[col] = true
 		return nil
 	})
@@ -111,18 +120,37 @@ func (c *Codec) DecodeObject(s string, i int, r row.Row) (int, error) {
 		return end, err
 	}
 	for col, seen := range c.seen {
-		f := &c.schema.Fields[col]
+		if c.use != nil && !c.use[col] {
+			// Not read, so neither missing nor NULL (Flink's projection
+			// pushdown): NULL in a row of every column.
+			if c.outAt == nil {
+				r[col] = row.NullValue
+			}
+			continue
+		}
+		f, at := &c.schema.Fields[col], c.at(col)
 		switch {
 		case !seen && c.opts.FailOnMissingField:
 			return end, &connector.DecodeError{Column: f.Name, Err: errors.New("missing from the record (fail_on_missing_field is set)")}
 		case !seen:
-			r[col] = row.NullValue
+			r[at] = row.NullValue
 		}
-		if f.Type.NotNull && r[col].IsNull() {
+		if f.Type.NotNull && r[at].IsNull() {
 			return end, &connector.DecodeError{Column: f.Name, Err: fmt.Errorf("null or missing, but the column is %s", f.Type)}
 		}
 	}
+	for _, cp := range c.copies {
+		r[cp[1]] = r[cp[0]]
+	}
 	return end, nil
+}
+
+// at is column col's place in a decoded row.
+func (c *Codec) at(col int) int {
+	if c.outAt != nil {
+		return c.outAt[col]
+	}
+	return col
 }
 
 // readMembers walks the JSON object at s[i], which must start there,
@@ -138,6 +166,9 @@ func (c *Codec) readMembers(s string, i int, set func(col int, val row.Value) er
 			return skipValue(s, v, 1)
 		}
 		next = col + 1
+		if c.use != nil && !c.use[col] {
+			return skipValue(s, v, 1)
+		}
 		val, end, err := c.decodeColumn(s, v, col)
 		if err != nil {
 			if _, ok := err.(*SyntaxError); ok {

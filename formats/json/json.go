@@ -28,6 +28,7 @@ package json
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/etld/etld/pipeline/connector"
@@ -165,8 +166,51 @@ func (d *Decoder) DecodeString(rec string, b *row.Batch) error {
 	return d.decode(rec, b)
 }
 
+// SetColumns implements connector.ProjectingDecoder: the members of the
+// columns not needed are skipped (their JSON checked, their values not
+// read) and the columns are NULL in the row. A bad value, a missing
+// member or a NULL in them is then no error, as with Flink's projection
+// pushdown; malformed JSON still is.
+func (d *Decoder) SetColumns(needed []bool) {
+	if needed != nil && len(needed) != d.codec.Width() {
+		return // not this schema's projection: read everything
+	}
+	d.codec.use = slices.Clone(needed)
+}
+
+// DecodeColumns implements connector.ColumnDecoder: rows hold the
+// columns cols of the schema, in that order; the members of the others
+// are skipped as with SetColumns.
+func (d *Decoder) DecodeColumns(cols []int) bool {
+	if len(cols) == 0 {
+		return false
+	}
+	c := d.codec
+	outAt := make([]int, c.Width())
+	for i := range outAt {
+		outAt[i] = -1
+	}
+	var copies [][2]int
+	for j, i := range cols {
+		switch {
+		case i < 0 || i >= len(outAt):
+			return false
+		case outAt[i] < 0:
+			outAt[i] = j
+		default:
+			copies = append(copies, [2]int{outAt[i], j})
+		}
+	}
+	c.use = make([]bool, len(outAt))
+	for i, at := range outAt {
+		c.use[i] = at >= 0
+	}
+	c.outAt, c.copies = outAt, copies
+	return true
+}
+
 // Clone implements connector.ParallelDecoder: a decoder of the same
-// options, with scratch of its own.
+// options and columns, with scratch of its own.
 func (d *Decoder) Clone() connector.Decoder {
 	c := *d.codec
 	c.seen, c.lowerBuf = make([]bool, len(d.codec.seen)), nil
@@ -241,8 +285,10 @@ func (e *Encoder) Encode(dst []byte, _ row.Kind, r row.Row) ([]byte, error) {
 }
 
 var (
-	_ connector.Decoder         = (*Decoder)(nil)
-	_ connector.ParallelDecoder = (*Decoder)(nil)
-	_ connector.StringDecoder   = (*Decoder)(nil)
-	_ connector.Encoder         = (*Encoder)(nil)
+	_ connector.Decoder           = (*Decoder)(nil)
+	_ connector.ParallelDecoder   = (*Decoder)(nil)
+	_ connector.StringDecoder     = (*Decoder)(nil)
+	_ connector.ProjectingDecoder = (*Decoder)(nil)
+	_ connector.ColumnDecoder     = (*Decoder)(nil)
+	_ connector.Encoder           = (*Encoder)(nil)
 )

@@ -332,3 +332,60 @@ sinks:
 		})
 	}
 }
+
+// TestFusedJSONIntoAggregate: a json source read by a projection that
+// only picks columns decodes just those (connector.ColumnDecoder) and
+// gives its batches back: the results and dead letters are those of a
+// serial read and of the same query through a computing Calc, with
+// members in any order, unknown ones, malformed records, and bad values
+// in a picked column (dead letters) and in one not read (no error).
+func TestFusedJSONIntoAggregate(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	names := []string{`"a"`, `"b"`, `"c\"d"`, `null`, `"e"`}
+	var in strings.Builder
+	bad := 0
+	for i := range 5000 {
+		members := []string{
+			fmt.Sprintf(`"id":%d`, i),
+			fmt.Sprintf(`"name":%s`, names[r.IntN(len(names))]),
+			fmt.Sprintf(`"amount":%d`, r.IntN(1000)),
+			fmt.Sprintf(`"ts":"2024-01-01 00:00:%02d"`, i%60),
+			`"extra":{"x":[1,2]}`,
+		}
+		switch i % 401 {
+		case 400:
+			members[2] = `"amount":"lots"` // a bad value in a picked column
+			bad++
+		case 200:
+			members[3] = `"ts":"not a time"` // in a column not read
+		case 100:
+			members[1] = `"name":"open` // malformed
+			bad++
+		}
+		r.Shuffle(len(members), func(a, b int) { members[a], members[b] = members[b], members[a] })
+		fmt.Fprintf(&in, "{%s}\n", strings.Join(members, ","))
+	}
+	schema := "[id BIGINT, name STRING, amount BIGINT, ts TIMESTAMP(3)]"
+	options := "    format: json\n    on_error: dead-letter\n    dead_letter: $DEAD"
+	sql := "SELECT name, COUNT(*) AS n, SUM(amount) AS s, MAX(amount) AS m FROM s GROUP BY name"
+	dir := t.TempDir()
+	file.SetReader(t, -1, 0, 0)
+	out, dead, err := runFusedIn(t, dir, in.String(), "execution: batch", schema, options, sql, "")
+	if err != "" || out == "" || strings.Count(dead, "\n") != bad {
+		t.Fatalf("serial run: error %q, %d bytes out, dead letters:\n%s", err, len(out), dead)
+	}
+	file.SetReader(t, 2, 97, 512)
+	recycled := file.Recycled()
+	fOut, fDead, fErr := runFusedIn(t, dir, in.String(), "execution: batch", schema, options, sql, "")
+	if file.Recycled() == recycled {
+		t.Error("no batch given back: the columns were not picked")
+	}
+	if fErr != "" || fDead != dead || folded(t, fOut, false) != folded(t, out, false) {
+		t.Fatalf("fused run: error %q\n%.2000s\nserial:\n%.2000s\ndead letters:\n%.1000s\nserial:\n%.1000s", fErr, fOut, out, fDead, dead)
+	}
+	computing := strings.ReplaceAll(sql, "(amount)", "(amount + 0)")
+	cOut, cDead, cErr := runFusedIn(t, dir, in.String(), "execution: batch", schema, options, computing, "")
+	if cErr != "" || cDead != dead || folded(t, cOut, false) != folded(t, fOut, false) {
+		t.Fatalf("computing run: error %q\n%.2000s\npicked:\n%.2000s", cErr, cOut, fOut)
+	}
+}
