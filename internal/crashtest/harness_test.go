@@ -158,6 +158,12 @@ func runScenario(t *testing.T, sc scenario) {
 	state := filepath.Join(e.Dir, "state")
 	floor := 100*time.Millisecond + childInterval
 	spread := 2*took/time.Duration(kills) + childInterval
+	// life is how long the last life that ran to its end took. A run
+	// shorter than floor (a fast machine, a build without -race) would
+	// never be killed, and one shorter than a few checkpoint intervals
+	// never restored: the kills then land within a life's length and
+	// the checkpoints come four times a life.
+	var life time.Duration
 	killed, restores, rounds := 0, 0, 0
 	for attempt := 0; ; attempt++ {
 		if attempt > 10*kills+10 {
@@ -166,6 +172,13 @@ func runScenario(t *testing.T, sc scenario) {
 		var delay time.Duration
 		if killed < kills {
 			delay = floor + time.Duration(e.rnd.Int64N(int64(spread)))
+			if life > 0 && delay >= life {
+				delay = life/4 + time.Duration(e.rnd.Int64N(int64(life/2)+1))
+			}
+		}
+		interval := childInterval
+		if life > 0 {
+			interval = min(interval, max(life/4, 2*time.Millisecond))
 		}
 		before := latestID(state)
 		e.Life++
@@ -174,7 +187,7 @@ func runScenario(t *testing.T, sc scenario) {
 			sc.beforeLife(t, e, before > 0)
 		}
 		lifeStart := time.Now()
-		res := runChild(t, file, state, delay)
+		res := runChildUntil(t, file, state, interval, delay, nil)
 		if os.Getenv("ETLD_CRASH_VERBOSE") != "" {
 			// Each life, with the child's warnings and its restores and
 			// partition assignments: what a failing seed needs to be read.
@@ -204,6 +217,9 @@ func runScenario(t *testing.T, sc scenario) {
 		}
 		// The pipeline finished: check it. With kills still to do, start
 		// it over from nothing for another round.
+		if before == 0 {
+			life = time.Since(lifeStart) // a whole run, not the end of one
+		}
 		rounds++
 		e.Out = "out"
 		sc.check(t, e)
