@@ -171,6 +171,8 @@ func (p *Plan) operator(n *Node, transform string) (runtime.Operator, error) {
 		c := &runtime.Calc{Name: n.Label, Transform: transform, Project: evals(n.project), Columns: columnsOf(n.project)}
 		if n.filter != nil {
 			c.Filter = n.filter.True
+			c.FilterReads = append([]int{}, n.filter.Reads...)
+			c.InputWidth = n.Input.Schema.Len()
 		}
 		if src := n.scan(); src != nil {
 			c.Reject = src.policy.Reject

@@ -25,6 +25,13 @@ type Calc struct {
 	// column j is input column Columns[j]. A source may then decode its
 	// rows so (connector.ColumnSource, fuse.go).
 	Columns []int
+	// FilterReads, if not nil, lists the input columns Filter reads
+	// (none: empty): when Columns holds them all, the source may decode
+	// Columns only and Filter read its columns from them (fuse.go).
+	// InputWidth is the width of an input row, for a rejected row's
+	// record then (0: not known, and the source decodes every column).
+	FilterReads []int
+	InputWidth  int
 	// Reject, if set, gets rows whose expressions fail at run time (a
 	// CAST of '12x' to INT) under the source's on_error policy; a nil
 	// return skips the row. Without Reject the error stops the pipeline.
@@ -43,6 +50,10 @@ type Calc struct {
 	// fused: the Calc also runs in its source's decoders (fuse.go), and
 	// its node passes the batches they mapped on as they are.
 	fused bool
+	// widen, when the source decodes Columns only (fuse.go), puts a
+	// picked row's values back in a row of the input's width, for the
+	// record of a row the filter fails on: the same as without picking.
+	widen func(row.Row) row.Row
 }
 
 // eval returns the projected row and whether it passes the filter.
@@ -83,6 +94,9 @@ func (c *Calc) Apply(r row.Row) (out row.Row, ok bool, err error) { return c.eva
 // Reject; the BadRecord names the source record it came from.
 func (c *Calc) reject(in *row.Batch, i int, err error) error {
 	r := in.Changes[i].Row
+	if c.widen != nil {
+		r = c.widen(r)
+	}
 	bad := connector.BadRecord{Position: positionOf(in, i), Transform: c.Transform, Raw: []byte(row.Change{Kind: row.Insert, Row: r}.String()), Err: err}
 	if c.Reject == nil {
 		return fmt.Errorf("%w (row %s)", bad, bad.Raw)

@@ -14,6 +14,8 @@ package runtime
 // changed: the plan is the same, only where its Calc runs.
 
 import (
+	"slices"
+
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
 )
@@ -30,6 +32,12 @@ type fusion struct {
 	// recycle, if set, takes them back once their reader is done.
 	picked  bool
 	recycle func(*row.Batch)
+	// filter is the Calc's filter over whole input rows, when the source
+	// picks columns for a Calc that has one; it reads the columns of a
+	// picked row as reads says, from a scratch row width long.
+	filter func(row.Row) (bool, error)
+	reads  []pickedRead
+	width  int
 	// releaser is the one node that may give the batches back (release):
 	// the Calc node's only reader, an operator or a sink. nil when the
 	// node has several readers, which all get the same batches, or a
@@ -123,19 +131,44 @@ func fuse(g *Graph) map[*SourceNode]*fusion {
 
 // pickColumns has the source decode the columns a Calc that only picks
 // columns projects (Calc.Columns), when it can and nothing else reads
-// the source's rows (a watermark, a filter): the Calc then has nothing
-// left to do, and its rows are never copied. The source's rows are then
-// the Calc's, serial or parallel, mapped or not.
+// the source's rows (a watermark; a filter may, if it reads only those
+// columns): the Calc then has at most its filter left to do, and its
+// rows are never copied. The source's rows are then the Calc's, serial
+// or parallel, mapped or not; the filter reads a picked row's columns
+// where they are (filterPicked).
 func (f *fusion) pickColumns() {
 	s, c := f.src, f.calc
-	if c.Columns == nil || c.Filter != nil || s.EventTime != nil {
+	if c.Columns == nil || s.EventTime != nil {
 		return
+	}
+	var reads []pickedRead
+	width := 0
+	if c.Filter != nil {
+		var ok bool
+		if reads, width, ok = pickedReads(c.Columns, c.FilterReads); !ok || c.InputWidth <= 0 {
+			return
+		}
 	}
 	cs, ok := s.Source.(connector.ColumnSource)
 	if !ok || !cs.SelectColumns(c.Columns) {
 		return
 	}
 	c.Project = nil
+	if c.Filter != nil {
+		f.filter, f.reads, f.width = c.Filter, reads, width
+		// The Calc's node filters the batches the decoders did not map
+		// (one goroutine: one scratch row).
+		scratch := make(row.Row, width)
+		c.Filter = func(r row.Row) (bool, error) { return filterPicked(f.filter, scratch, reads, r) }
+		cols, width := c.Columns, c.InputWidth
+		c.widen = func(r row.Row) row.Row {
+			whole := make(row.Row, width)
+			for j, col := range cols {
+				whole[col] = r[j]
+			}
+			return whole
+		}
+	}
 	f.picked = true
 	if r, ok := s.Source.(connector.BatchRecycler); ok && f.releaser != nil {
 		f.recycle = r.Recycle
@@ -147,6 +180,9 @@ func (f *fusion) pickColumns() {
 // expressions fail (the batch then takes the serial way, in which
 // on_error sees the row in order).
 func (f *fusion) mapBatch(b *row.Batch) *row.Batch {
+	if f.picked && f.filter != nil {
+		return f.filterBatch(b)
+	}
 	if f.picked {
 		// The source decoded the Calc's rows: b is the result.
 		b.Origin = &fusedOrigin{derivedOrigin: derivedOrigin{parent: b.Origin}, read: b.Len(), kept: b.Len(), wm: NoWatermark,
@@ -154,6 +190,68 @@ func (f *fusion) mapBatch(b *row.Batch) *row.Batch {
 		return b
 	}
 	return f.calcRows(b, b.Changes, nil, b.Len())
+}
+
+// pickedRead is a column a filter reads: full in a whole input row,
+// picked in a picked row.
+type pickedRead struct{ full, picked int }
+
+// pickedReads places the columns a filter reads (reads: nil when not
+// known) in the rows of the columns cols, and returns the width of a
+// whole row the filter can read them from; ok is false when a column is
+// not among cols.
+func pickedReads(cols, reads []int) (placed []pickedRead, width int, ok bool) {
+	if reads == nil {
+		return nil, 0, false
+	}
+	for _, full := range reads {
+		j := slices.Index(cols, full)
+		if j < 0 {
+			return nil, 0, false
+		}
+		placed = append(placed, pickedRead{full: full, picked: j})
+		width = max(width, full+1)
+	}
+	return placed, width, true
+}
+
+// filterPicked runs filter, over whole rows, on the picked row r: the
+// columns it reads are put where it reads them in scratch, and taken out
+// after (scratch keeps no value of r alive).
+func filterPicked(filter func(row.Row) (bool, error), scratch row.Row, reads []pickedRead, r row.Row) (bool, error) {
+	for _, m := range reads {
+		scratch[m.full] = r[m.picked]
+	}
+	ok, err := filter(scratch)
+	for _, m := range reads {
+		scratch[m.full] = row.NullValue
+	}
+	return ok, err
+}
+
+// filterBatch is mapBatch for picked columns and a filter: b's changes
+// whose rows pass, in place; nil when the filter fails on a row (b is
+// then as it was, for the serial way).
+func (f *fusion) filterBatch(b *row.Batch) *row.Batch {
+	scratch := make(row.Row, f.width)
+	pass := make([]int32, 0, b.Len())
+	for i, ch := range b.Changes {
+		ok, err := filterPicked(f.filter, scratch, f.reads, ch.Row)
+		if err != nil {
+			return nil
+		}
+		if ok {
+			pass = append(pass, int32(i))
+		}
+	}
+	read := b.Len()
+	for j, i := range pass {
+		b.Changes[j] = b.Changes[i]
+	}
+	b.Changes = b.Changes[:len(pass)]
+	b.Origin = &fusedOrigin{derivedOrigin: derivedOrigin{parent: b.Origin, from: pass}, read: read, kept: read, wm: NoWatermark,
+		recycle: f.recycle, by: f.releaser}
+	return b
 }
 
 // calcRows evaluates the watermark and the Calc over rows, the source
