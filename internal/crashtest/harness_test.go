@@ -162,7 +162,7 @@ func runScenario(t *testing.T, sc scenario) {
 	// shorter than floor (a fast machine, a build without -race) would
 	// never be killed, and one shorter than a few checkpoint intervals
 	// never restored: the kills then land within a life's length and
-	// the checkpoints come four times a life.
+	// the checkpoints come eight times a life.
 	var life time.Duration
 	killed, restores, rounds := 0, 0, 0
 	for attempt := 0; ; attempt++ {
@@ -173,12 +173,14 @@ func runScenario(t *testing.T, sc scenario) {
 		if killed < kills {
 			delay = floor + time.Duration(e.rnd.Int64N(int64(spread)))
 			if life > 0 && delay >= life {
-				delay = life/4 + time.Duration(e.rnd.Int64N(int64(life/2)+1))
+				// In the life's second half: its first is much the
+				// child's start, before any checkpoint.
+				delay = life/2 + time.Duration(e.rnd.Int64N(int64(life/2)+1))
 			}
 		}
 		interval := childInterval
 		if life > 0 {
-			interval = min(interval, max(life/4, 2*time.Millisecond))
+			interval = min(interval, max(life/8, 2*time.Millisecond))
 		}
 		before := latestID(state)
 		e.Life++
