@@ -380,16 +380,26 @@ func TestFusedJSONIntoAggregate(t *testing.T) {
 	}
 	schema := "[id BIGINT, name STRING, amount BIGINT, ts TIMESTAMP(3)]"
 	options := "    format: json\n    on_error: dead-letter\n    dead_letter: $DEAD"
-	sql := "SELECT name, COUNT(*) AS n, SUM(amount) AS s, MAX(amount) AS m FROM s GROUP BY name"
+	for _, tc := range []struct{ name, sql string }{
+		{"picked", "SELECT name, COUNT(*) AS n, SUM(amount) AS s, MAX(amount) AS m FROM s GROUP BY name"},
+		{"picked with a filter", "SELECT name, COUNT(*) AS n, SUM(amount) AS s, MAX(amount) AS m FROM s WHERE amount < 600 GROUP BY name"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { testFusedJSON(t, in.String(), bad, schema, options, tc.sql) })
+	}
+}
+
+// testFusedJSON runs sql over the json records in serially, fused and
+// through a computing Calc, and compares.
+func testFusedJSON(t *testing.T, in string, bad int, schema, options, sql string) {
 	dir := t.TempDir()
 	file.SetReader(t, -1, 0, 0)
-	out, dead, err := runFusedIn(t, dir, in.String(), "execution: batch", schema, options, sql, "")
+	out, dead, err := runFusedIn(t, dir, in, "execution: batch", schema, options, sql, "")
 	if err != "" || out == "" || strings.Count(dead, "\n") != bad {
 		t.Fatalf("serial run: error %q, %d bytes out, dead letters:\n%s", err, len(out), dead)
 	}
 	file.SetReader(t, 2, 97, 512)
 	recycled := file.Recycled()
-	fOut, fDead, fErr := runFusedIn(t, dir, in.String(), "execution: batch", schema, options, sql, "")
+	fOut, fDead, fErr := runFusedIn(t, dir, in, "execution: batch", schema, options, sql, "")
 	if file.Recycled() == recycled {
 		t.Error("no batch given back: the columns were not picked")
 	}
@@ -397,7 +407,7 @@ func TestFusedJSONIntoAggregate(t *testing.T) {
 		t.Fatalf("fused run: error %q\n%.2000s\nserial:\n%.2000s\ndead letters:\n%.1000s\nserial:\n%.1000s", fErr, fOut, out, fDead, dead)
 	}
 	computing := strings.ReplaceAll(sql, "(amount)", "(amount + 0)")
-	cOut, cDead, cErr := runFusedIn(t, dir, in.String(), "execution: batch", schema, options, computing, "")
+	cOut, cDead, cErr := runFusedIn(t, dir, in, "execution: batch", schema, options, computing, "")
 	if cErr != "" || cDead != dead || folded(t, cOut, false) != folded(t, fOut, false) {
 		t.Fatalf("computing run: error %q\n%.2000s\npicked:\n%.2000s", cErr, cOut, fOut)
 	}
