@@ -54,6 +54,10 @@ type Calc struct {
 	// picked row's values back in a row of the input's width, for the
 	// record of a row the filter fails on: the same as without picking.
 	widen func(row.Row) row.Row
+	// narrow, if not 0, cuts the rows that pass to their first narrow
+	// columns: the source decoded columns only the filter reads after the
+	// projected ones (fuse.go).
+	narrow int
 }
 
 // eval returns the projected row and whether it passes the filter.
@@ -65,6 +69,9 @@ func (c *Calc) eval(r row.Row) (row.Row, bool, error) {
 		}
 	}
 	if c.Project == nil {
+		if n := c.narrow; n > 0 {
+			r = r[:n:n]
+		}
 		return r, true, nil
 	}
 	out := make(row.Row, len(c.Project))

@@ -38,6 +38,9 @@ type fusion struct {
 	filter func(row.Row) (bool, error)
 	reads  []pickedRead
 	width  int
+	// narrow, if not 0, is the width the rows that pass are cut to: the
+	// filter read columns after the projected ones.
+	narrow int
 	// releaser is the one node that may give the batches back (release):
 	// the Calc node's only reader, an operator or a sink. nil when the
 	// node has several readers, which all get the same batches, or a
@@ -131,39 +134,44 @@ func fuse(g *Graph) map[*SourceNode]*fusion {
 
 // pickColumns has the source decode the columns a Calc that only picks
 // columns projects (Calc.Columns), when it can and nothing else reads
-// the source's rows (a watermark; a filter may, if it reads only those
-// columns): the Calc then has at most its filter left to do, and its
-// rows are never copied. The source's rows are then the Calc's, serial
-// or parallel, mapped or not; the filter reads a picked row's columns
-// where they are (filterPicked).
+// the source's rows (a watermark): the Calc then has at most its filter
+// left to do, and its rows are never copied. The source's rows are then
+// the Calc's, serial or parallel, mapped or not. A filter reads a picked
+// row's columns where they are (filterPicked); the columns it reads that
+// the Calc does not project are decoded after the projected ones, and
+// the rows that pass are cut to the projected ones (Calc.narrow).
 func (f *fusion) pickColumns() {
 	s, c := f.src, f.calc
 	if c.Columns == nil || s.EventTime != nil {
 		return
 	}
+	layout := c.Columns
 	var reads []pickedRead
 	width := 0
 	if c.Filter != nil {
-		var ok bool
-		if reads, width, ok = pickedReads(c.Columns, c.FilterReads); !ok || c.InputWidth <= 0 {
-			return
+		if c.FilterReads == nil || c.InputWidth <= 0 {
+			return // the columns it reads, or the rows' width, not known
 		}
+		layout, reads, width = pickedLayout(c.Columns, c.FilterReads)
 	}
 	cs, ok := s.Source.(connector.ColumnSource)
-	if !ok || !cs.SelectColumns(c.Columns) {
+	if !ok || !cs.SelectColumns(layout) {
 		return
 	}
 	c.Project = nil
 	if c.Filter != nil {
 		f.filter, f.reads, f.width = c.Filter, reads, width
+		if len(layout) > len(c.Columns) {
+			f.narrow, c.narrow = len(c.Columns), len(c.Columns)
+		}
 		// The Calc's node filters the batches the decoders did not map
 		// (one goroutine: one scratch row).
 		scratch := make(row.Row, width)
 		c.Filter = func(r row.Row) (bool, error) { return filterPicked(f.filter, scratch, reads, r) }
-		cols, width := c.Columns, c.InputWidth
+		inWidth := c.InputWidth
 		c.widen = func(r row.Row) row.Row {
-			whole := make(row.Row, width)
-			for j, col := range cols {
+			whole := make(row.Row, inWidth)
+			for j, col := range layout {
 				whole[col] = r[j]
 			}
 			return whole
@@ -196,23 +204,22 @@ func (f *fusion) mapBatch(b *row.Batch) *row.Batch {
 // picked in a picked row.
 type pickedRead struct{ full, picked int }
 
-// pickedReads places the columns a filter reads (reads: nil when not
-// known) in the rows of the columns cols, and returns the width of a
-// whole row the filter can read them from; ok is false when a column is
-// not among cols.
-func pickedReads(cols, reads []int) (placed []pickedRead, width int, ok bool) {
-	if reads == nil {
-		return nil, 0, false
-	}
+// pickedLayout returns the columns to decode for a Calc projecting cols
+// whose filter reads the columns reads: cols, then those of reads not
+// among them; where the filter finds each column it reads in such a row;
+// and the width of a whole row the filter can read them from.
+func pickedLayout(cols, reads []int) (layout []int, placed []pickedRead, width int) {
+	layout = cols
 	for _, full := range reads {
-		j := slices.Index(cols, full)
+		j := slices.Index(layout, full)
 		if j < 0 {
-			return nil, 0, false
+			layout = append(slices.Clip(layout), full)
+			j = len(layout) - 1
 		}
 		placed = append(placed, pickedRead{full: full, picked: j})
 		width = max(width, full+1)
 	}
-	return placed, width, true
+	return layout, placed, width
 }
 
 // filterPicked runs filter, over whole rows, on the picked row r: the
@@ -247,6 +254,9 @@ func (f *fusion) filterBatch(b *row.Batch) *row.Batch {
 	read := b.Len()
 	for j, i := range pass {
 		b.Changes[j] = b.Changes[i]
+		if n := f.narrow; n > 0 {
+			b.Changes[j].Row = b.Changes[j].Row[:n:n]
+		}
 	}
 	b.Changes = b.Changes[:len(pass)]
 	b.Origin = &fusedOrigin{derivedOrigin: derivedOrigin{parent: b.Origin, from: pass}, read: read, kept: read, wm: NoWatermark,
