@@ -667,7 +667,13 @@ func (s *Sink) bindErrorf(format string, args ...any) error {
 	return fmt.Errorf("sink %q (elasticsearch): "+format, append([]any{s.name}, args...)...)
 }
 
+// CopiesRows implements connector.RowCopier: Write encodes each row into
+// the bulk request's bytes (its action and document) before it returns;
+// retries and refusals work from those bytes, not from rows.
+func (s *Sink) CopiesRows() bool { return true }
+
 var (
-	_ connector.Sink  = (*Sink)(nil)
-	_ connector.Meter = (*Sink)(nil)
+	_ connector.Sink      = (*Sink)(nil)
+	_ connector.RowCopier = (*Sink)(nil)
+	_ connector.Meter     = (*Sink)(nil)
 )

@@ -447,6 +447,45 @@ func TestFoldKeepsOneActionPerDocument(t *testing.T) {
 	}
 }
 
+// TestWrittenRowsAreNotKept: the rows of a written batch are overwritten
+// once Write returned, as a batch given back to its source is, before
+// the flush sends them, and again between the retries of a failed
+// request: the documents are the rows as they were (connector.RowCopier).
+func TestWrittenRowsAreNotKept(t *testing.T) {
+	f := &fakeES{request: func(call int) int {
+		if call == 1 {
+			return 503 // the whole request again
+		}
+		return 200
+	}}
+	s := newFakeSink(t, f, Config{Parallelism: 1}, connector.Upsert, nil)
+	if !s.CopiesRows() {
+		t.Fatal("the sink does not say it copies rows")
+	}
+	ctx := context.Background()
+	b := &row.Batch{}
+	for i := range int64(100) {
+		b.Changes = append(b.Changes, row.Change{Kind: row.Insert, Row: kv(i, 10*i)})
+	}
+	if err := s.Write(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range b.Changes {
+		c.Row[0], c.Row[1] = row.BigIntValue(-1), row.BigIntValue(-1)
+	}
+	if err := s.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.docs) != 100 || f.calls < 2 {
+		t.Fatalf("%d documents in %d requests, want 100 after a retry", len(f.docs), f.calls)
+	}
+	for i := range 100 {
+		if got, want := f.docs[fmt.Sprintf("i/%d", i)], fmt.Sprintf(`{"k":%d,"v":%d}`, i, 10*i); got != want {
+			t.Fatalf("document %d is %s, want %s", i, got, want)
+		}
+	}
+}
+
 // TestRefusedItemsFollowOnError: a 400 item goes to Reject with its
 // document and reason and the rest lands; with a failing policy the
 // error comes out of Flush.

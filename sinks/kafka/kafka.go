@@ -632,8 +632,13 @@ func (s *Sink) bindErrorf(format string, args ...any) error {
 	return fmt.Errorf("sink %q (kafka, topic %s): "+format, append([]any{s.name, s.topic}, args...)...)
 }
 
+// CopiesRows implements connector.RowCopier: Write encodes each row into
+// the bytes of its message before it returns, and keeps no row.
+func (s *Sink) CopiesRows() bool { return true }
+
 var (
 	_ connector.Sink            = (*Sink)(nil)
+	_ connector.RowCopier       = (*Sink)(nil)
 	_ connector.Meter           = (*Sink)(nil)
 	_ connector.RunAware        = (*Sink)(nil)
 	_ connector.SinkSnapshotter = (*Sink)(nil)
