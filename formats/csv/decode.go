@@ -84,23 +84,9 @@ func (d *Decoder) SetColumns(needed []bool) {
 // columns cols of the schema, in that order; the others are split off
 // their record but not parsed.
 func (d *Decoder) DecodeColumns(cols []int) bool {
-	if len(cols) == 0 {
+	outAt, copies, ok := connector.ColumnPlaces(d.schema.Len(), cols)
+	if !ok {
 		return false
-	}
-	outAt := make([]int, d.schema.Len())
-	for i := range outAt {
-		outAt[i] = -1
-	}
-	var copies [][2]int
-	for j, i := range cols {
-		switch {
-		case i < 0 || i >= len(outAt):
-			return false
-		case outAt[i] < 0:
-			outAt[i] = j
-		default:
-			copies = append(copies, [2]int{outAt[i], j})
-		}
 	}
 	d.outAt, d.copies = outAt, copies
 	return true

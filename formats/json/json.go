@@ -182,24 +182,10 @@ func (d *Decoder) SetColumns(needed []bool) {
 // columns cols of the schema, in that order; the members of the others
 // are skipped as with SetColumns.
 func (d *Decoder) DecodeColumns(cols []int) bool {
-	if len(cols) == 0 {
-		return false
-	}
 	c := d.codec
-	outAt := make([]int, c.Width())
-	for i := range outAt {
-		outAt[i] = -1
-	}
-	var copies [][2]int
-	for j, i := range cols {
-		switch {
-		case i < 0 || i >= len(outAt):
-			return false
-		case outAt[i] < 0:
-			outAt[i] = j
-		default:
-			copies = append(copies, [2]int{outAt[i], j})
-		}
+	outAt, copies, ok := connector.ColumnPlaces(c.Width(), cols)
+	if !ok {
+		return false
 	}
 	c.use = make([]bool, len(outAt))
 	for i, at := range outAt {

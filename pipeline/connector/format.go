@@ -86,6 +86,32 @@ type ColumnDecoder interface {
 	DecodeColumns(cols []int) bool
 }
 
+// ColumnPlaces lays out a ColumnDecoder's selection cols over a schema
+// of width columns: at[i] is where column i goes in a decoded row (-1:
+// not decoded), copies the (from, to) places of a column selected again.
+// ok is false for an empty selection or one naming a column the schema
+// lacks.
+func ColumnPlaces(width int, cols []int) (at []int, copies [][2]int, ok bool) {
+	if len(cols) == 0 {
+		return nil, nil, false
+	}
+	at = make([]int, width)
+	for i := range at {
+		at[i] = -1
+	}
+	for j, i := range cols {
+		switch {
+		case i < 0 || i >= width:
+			return nil, nil, false
+		case at[i] < 0:
+			at[i] = j
+		default:
+			copies = append(copies, [2]int{at[i], j})
+		}
+	}
+	return at, copies, true
+}
+
 // ColumnSource is a source whose rows can be some of its columns only
 // (ColumnDecoder): after SelectColumns(cols) reported true, column j of
 // every row Read returns is column cols[j] of the source's schema. The
