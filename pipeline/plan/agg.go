@@ -6,7 +6,8 @@ import (
 
 	"github.com/etld/etld/pipeline/expr"
 	"github.com/etld/etld/pipeline/row"
-	"github.com/etld/etld/pipeline/runtime"
+	"github.com/etld/etld/pipeline/runtime/aggop"
+	"github.com/etld/etld/pipeline/runtime/windowop"
 	"github.com/etld/etld/pipeline/sql"
 )
 
@@ -179,7 +180,7 @@ func (q *queryBuilder) aggregate(sel *sql.Select, s *scope) (*Node, error) {
 		preProject = append(preProject, c)
 		preTexts = append(preTexts, sql.Format(k))
 	}
-	aggs := make([]runtime.AggCall, len(calls))
+	aggs := make([]aggop.AggCall, len(calls))
 	for j, c := range calls {
 		call, err := q.aggCall(c, in.Schema, s.table, func(comp *expr.Compiled, text string) int {
 			preFields = append(preFields, row.Field{Name: fmt.Sprintf("$arg%d", j), Type: comp.Type})
@@ -192,9 +193,9 @@ func (q *queryBuilder) aggregate(sel *sql.Select, s *scope) (*Node, error) {
 		}
 		aggs[j] = call
 	}
-	var window *runtime.WindowSpec
+	var window *windowop.WindowSpec
 	if s.window != nil || attached != nil {
-		var w runtime.WindowSpec
+		var w windowop.WindowSpec
 		if attached != nil {
 			// The rows' window_end stands for their time.
 			w = attached.spec
@@ -365,7 +366,7 @@ func (q *queryBuilder) attachedWindow(groupBy []sql.Expr, s *scope) (*windowProp
 		return nil, nil
 	}
 	p, ok := windowPropsOf(in)
-	if !ok || p.spec.Kind == runtime.Session {
+	if !ok || p.spec.Kind == windowop.Session {
 		return nil, nil
 	}
 	var hasStart, hasEnd bool
@@ -408,23 +409,23 @@ func windowText(w *sql.WindowTVF) string {
 
 // aggCall checks one aggregate call and places its argument (and its
 // FILTER condition) through addArg, which returns the column.
-func (q *queryBuilder) aggCall(c *sql.Call, schema row.Schema, table string, addArg func(*expr.Compiled, string) int) (runtime.AggCall, error) {
+func (q *queryBuilder) aggCall(c *sql.Call, schema row.Schema, table string, addArg func(*expr.Compiled, string) int) (aggop.AggCall, error) {
 	name := strings.ToUpper(c.Name)
 	var filter *expr.Compiled
 	if c.Filter != nil {
 		if containsAgg(c.Filter) {
-			return runtime.AggCall{}, errAt(c.Filter.Pos(), "aggregate functions cannot be nested in FILTER (WHERE ...)")
+			return aggop.AggCall{}, errAt(c.Filter.Pos(), "aggregate functions cannot be nested in FILTER (WHERE ...)")
 		}
 		f, err := compileExpr(c.Filter, schema, table)
 		if err != nil {
-			return runtime.AggCall{}, err
+			return aggop.AggCall{}, err
 		}
 		if f.Type.ID != row.Boolean {
-			return runtime.AggCall{}, errAt(c.Filter.Pos(), "FILTER (WHERE ...) needs a BOOLEAN condition, got %s", f.Type)
+			return aggop.AggCall{}, errAt(c.Filter.Pos(), "FILTER (WHERE ...) needs a BOOLEAN condition, got %s", f.Type)
 		}
 		filter = f
 	}
-	withFilter := func(call runtime.AggCall) runtime.AggCall {
+	withFilter := func(call aggop.AggCall) aggop.AggCall {
 		if filter != nil {
 			call.HasFilter, call.Filter = true, addArg(filter, sql.Format(c.Filter))
 		}
@@ -432,17 +433,17 @@ func (q *queryBuilder) aggCall(c *sql.Call, schema row.Schema, table string, add
 	}
 	if c.Star {
 		if name != "COUNT" {
-			return runtime.AggCall{}, errAt(c.At, "%s(*) is not allowed; only COUNT(*)", name)
+			return aggop.AggCall{}, errAt(c.At, "%s(*) is not allowed; only COUNT(*)", name)
 		}
 		if filter != nil {
 			// COUNT(*) FILTER (WHERE f) counts the rows whose f is TRUE:
 			// COUNT over the filter column, which the filter already
 			// restricts to TRUE.
-			call := withFilter(runtime.AggCall{Func: runtime.Count, ArgType: filter.Type})
+			call := withFilter(aggop.AggCall{Func: aggop.Count, ArgType: filter.Type})
 			call.Arg = call.Filter
 			return call, nil
 		}
-		return runtime.AggCall{Func: runtime.CountStar, Arg: -1}, nil
+		return aggop.AggCall{Func: aggop.CountStar, Arg: -1}, nil
 	}
 	nargs := 1
 	if name == "LISTAGG" {
@@ -450,69 +451,69 @@ func (q *queryBuilder) aggCall(c *sql.Call, schema row.Schema, table string, add
 	}
 	if len(c.Args) < 1 || len(c.Args) > nargs {
 		if nargs == 2 {
-			return runtime.AggCall{}, errAt(c.At, "LISTAGG takes one or two arguments (the value and a separator literal), got %d", len(c.Args))
+			return aggop.AggCall{}, errAt(c.At, "LISTAGG takes one or two arguments (the value and a separator literal), got %d", len(c.Args))
 		}
-		return runtime.AggCall{}, errAt(c.At, "%s takes one argument, got %d", name, len(c.Args))
+		return aggop.AggCall{}, errAt(c.At, "%s takes one argument, got %d", name, len(c.Args))
 	}
 	arg, err := compileExpr(c.Args[0], schema, table)
 	if err != nil {
-		return runtime.AggCall{}, err
+		return aggop.AggCall{}, err
 	}
-	call := runtime.AggCall{ArgType: arg.Type, Distinct: c.Distinct}
+	call := aggop.AggCall{ArgType: arg.Type, Distinct: c.Distinct}
 	switch name {
 	case "COUNT":
-		call.Func = runtime.Count
+		call.Func = aggop.Count
 	case "SUM", "AVG":
 		if !arg.Type.ID.Numeric() {
-			return runtime.AggCall{}, errAt(c.Args[0].Pos(), "%s needs a numeric argument, got %s", name, arg.Type)
+			return aggop.AggCall{}, errAt(c.Args[0].Pos(), "%s needs a numeric argument, got %s", name, arg.Type)
 		}
-		call.Func = runtime.Sum
+		call.Func = aggop.Sum
 		if name == "AVG" {
-			call.Func = runtime.Avg
+			call.Func = aggop.Avg
 		}
 	case "MIN", "MAX":
 		if arg.Type.ID.Nested() {
-			return runtime.AggCall{}, errAt(c.Args[0].Pos(), "%s of %s: composite values have no order (Flink refuses it too)", name, arg.Type)
+			return aggop.AggCall{}, errAt(c.Args[0].Pos(), "%s of %s: composite values have no order (Flink refuses it too)", name, arg.Type)
 		}
 		// MIN(DISTINCT x) is MIN(x): duplicates never change an extreme.
-		call.Func, call.Distinct = runtime.Min, false
+		call.Func, call.Distinct = aggop.Min, false
 		if name == "MAX" {
-			call.Func = runtime.Max
+			call.Func = aggop.Max
 		}
 	case "STDDEV_POP", "STDDEV_SAMP", "VAR_POP", "VAR_SAMP":
 		switch {
 		case arg.Type.ID == row.Decimal:
-			return runtime.AggCall{}, errAt(c.Args[0].Pos(), "%s over DECIMAL is not supported yet; CAST the argument AS DOUBLE", name)
+			return aggop.AggCall{}, errAt(c.Args[0].Pos(), "%s over DECIMAL is not supported yet; CAST the argument AS DOUBLE", name)
 		case !arg.Type.ID.Numeric():
-			return runtime.AggCall{}, errAt(c.Args[0].Pos(), "%s needs a numeric argument, got %s", name, arg.Type)
+			return aggop.AggCall{}, errAt(c.Args[0].Pos(), "%s needs a numeric argument, got %s", name, arg.Type)
 		}
-		call.Func = map[string]runtime.AggFunc{"STDDEV_POP": runtime.StddevPop, "STDDEV_SAMP": runtime.StddevSamp,
-			"VAR_POP": runtime.VarPop, "VAR_SAMP": runtime.VarSamp}[name]
+		call.Func = map[string]aggop.AggFunc{"STDDEV_POP": aggop.StddevPop, "STDDEV_SAMP": aggop.StddevSamp,
+			"VAR_POP": aggop.VarPop, "VAR_SAMP": aggop.VarSamp}[name]
 	case "FIRST_VALUE", "LAST_VALUE":
 		if c.Distinct {
-			return runtime.AggCall{}, errAt(c.At, "%s(DISTINCT ...) is not allowed", name)
+			return aggop.AggCall{}, errAt(c.At, "%s(DISTINCT ...) is not allowed", name)
 		}
-		call.Func = runtime.FirstValue
+		call.Func = aggop.FirstValue
 		if name == "LAST_VALUE" {
-			call.Func = runtime.LastValue
+			call.Func = aggop.LastValue
 		}
 	case "LISTAGG":
 		if arg.Type.ID != row.String {
-			return runtime.AggCall{}, errAt(c.Args[0].Pos(), "LISTAGG needs a STRING argument, got %s; CAST it AS STRING", arg.Type)
+			return aggop.AggCall{}, errAt(c.Args[0].Pos(), "LISTAGG needs a STRING argument, got %s; CAST it AS STRING", arg.Type)
 		}
-		call.Func, call.Sep = runtime.ListAgg, ","
+		call.Func, call.Sep = aggop.ListAgg, ","
 		if len(c.Args) == 2 {
 			lit, ok := c.Args[1].(*sql.Literal)
 			if !ok || lit.Kind != sql.LitString {
-				return runtime.AggCall{}, errAt(c.Args[1].Pos(), "LISTAGG's separator must be a string literal, as in LISTAGG(name, '; ')")
+				return aggop.AggCall{}, errAt(c.Args[1].Pos(), "LISTAGG's separator must be a string literal, as in LISTAGG(name, '; ')")
 			}
 			call.Sep = lit.Value.Str()
 		}
 	default:
-		return runtime.AggCall{}, errAt(c.At, "aggregate function %s is not supported", name)
+		return aggop.AggCall{}, errAt(c.At, "aggregate function %s is not supported", name)
 	}
 	if err := call.Validate(); err != nil {
-		return runtime.AggCall{}, errAt(c.Args[0].Pos(), "%v", err)
+		return aggop.AggCall{}, errAt(c.Args[0].Pos(), "%v", err)
 	}
 	call.Arg = addArg(arg, sql.Format(c.Args[0]))
 	return withFilter(call), nil

@@ -8,6 +8,11 @@ import (
 	"github.com/etld/etld/pipeline/expr"
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime"
+	"github.com/etld/etld/pipeline/runtime/aggop"
+	"github.com/etld/etld/pipeline/runtime/joinop"
+	"github.com/etld/etld/pipeline/runtime/operator"
+	"github.com/etld/etld/pipeline/runtime/rankop"
+	"github.com/etld/etld/pipeline/runtime/windowop"
 )
 
 // Graph instantiates the plan as a runtime graph with fresh operator state.
@@ -30,7 +35,7 @@ func (p *Plan) Graph() (*runtime.Graph, error) {
 		}
 		if s.lookedUp && !scanned[s] {
 			// Only lookup joins read it: looked up, never scanned.
-			sn.Source = runtime.EmptySource{}
+			sn.Source = joinop.EmptySource{}
 		}
 		if s.computed != nil {
 			sn.Calc = computedCalc(s)
@@ -165,7 +170,7 @@ const (
 	miniBatchLatency = time.Second
 )
 
-func (p *Plan) operator(n *Node, transform string) (runtime.Operator, error) {
+func (p *Plan) operator(n *Node, transform string) (operator.Operator, error) {
 	switch n.Kind {
 	case CalcNode:
 		c := &runtime.Calc{Name: n.Label, Transform: transform, Project: evals(n.project), Columns: columnsOf(n.project)}
@@ -179,19 +184,19 @@ func (p *Plan) operator(n *Node, transform string) (runtime.Operator, error) {
 		}
 		return c, nil
 	case GroupAggNode:
-		return runtime.NewGroupAgg(n.keys, n.aggs, runtime.GroupAggOptions{Batch: n.batch, InsertOnly: !n.Input.Mode.Updating, MiniBatch: p.Spec.MiniBatchAggregate, MiniBatchSize: miniBatchSize, MiniBatchLatency: miniBatchLatency}), nil
+		return aggop.NewGroupAgg(n.keys, n.aggs, aggop.GroupAggOptions{Batch: n.batch, InsertOnly: !n.Input.Mode.Updating, MiniBatch: p.Spec.MiniBatchAggregate, MiniBatchSize: miniBatchSize, MiniBatchLatency: miniBatchLatency}), nil
 	case DistinctNode:
 		if n.Input.Mode.Updating {
-			return runtime.NewGroupAgg(n.keys, nil, runtime.GroupAggOptions{Batch: n.batch, MiniBatch: p.Spec.MiniBatchAggregate, MiniBatchSize: miniBatchSize, MiniBatchLatency: miniBatchLatency}), nil
+			return aggop.NewGroupAgg(n.keys, nil, aggop.GroupAggOptions{Batch: n.batch, MiniBatch: p.Spec.MiniBatchAggregate, MiniBatchSize: miniBatchSize, MiniBatchLatency: miniBatchLatency}), nil
 		}
-		return runtime.NewDistinct(), nil
+		return aggop.NewDistinct(), nil
 	case OverAggNode:
-		return runtime.NewOverAgg(*n.over, runtime.WindowOptions{Batch: n.batch}), nil
+		return windowop.NewOverAgg(*n.over, windowop.WindowOptions{Batch: n.batch}), nil
 	case WindowAggNode:
-		if n.window.Kind == runtime.Session {
-			return runtime.NewSessionAgg(n.window.TimeCol, n.window.Gap, n.keys, n.aggs, runtime.WindowOptions{Batch: n.batch}), nil
+		if n.window.Kind == windowop.Session {
+			return windowop.NewSessionAgg(n.window.TimeCol, n.window.Gap, n.keys, n.aggs, windowop.WindowOptions{Batch: n.batch}), nil
 		}
-		return runtime.NewWindowAgg(*n.window, n.keys, n.aggs, runtime.WindowOptions{Batch: n.batch, Attached: n.attached, AttachedLTZ: n.attachedLTZ}), nil
+		return windowop.NewWindowAgg(*n.window, n.keys, n.aggs, windowop.WindowOptions{Batch: n.batch, Attached: n.attached, AttachedLTZ: n.attachedLTZ}), nil
 	case UnnestNode:
 		u := *n.unnest
 		u.Transform = transform
@@ -200,20 +205,20 @@ func (p *Plan) operator(n *Node, transform string) (runtime.Operator, error) {
 		}
 		return &u, nil
 	case RankNode:
-		if n.rank.Strategy == runtime.UpdateFast {
-			return runtime.NewUpdatableTopN(*n.rank), nil
+		if n.rank.Strategy == rankop.UpdateFast {
+			return rankop.NewUpdatableTopN(*n.rank), nil
 		}
-		return runtime.NewTopN(*n.rank), nil
+		return rankop.NewTopN(*n.rank), nil
 	case DedupNode:
-		return runtime.NewDedup(*n.dedup), nil
+		return rankop.NewDedup(*n.dedup), nil
 	case WindowTableNode:
 		w := *n.windowTable
-		if w.Spec.Kind == runtime.Session {
-			return runtime.NewSessionTable(w), nil
+		if w.Spec.Kind == windowop.Session {
+			return windowop.NewSessionTable(w), nil
 		}
 		return &w, nil
 	case WindowRankNode:
-		return runtime.NewWindowRank(*n.windowRank), nil
+		return windowop.NewWindowRank(*n.windowRank), nil
 	case LookupJoinNode:
 		return p.lookupOperator(n), nil
 	}
@@ -302,14 +307,14 @@ func (p *Plan) joinGraph(g *runtime.Graph, n *Node, id, transform string, build 
 // setStateTTL gives a streaming operator with keyed state the retention
 // of `state_ttl` (Plan.stateTTL). It is not part of the fingerprint, so
 // changing it keeps the checkpoint. It returns the TTL set, 0 for none.
-func (p *Plan) setStateTTL(op runtime.Operator, n *Node, transform string) time.Duration {
-	setter, ok := op.(runtime.TTLSetter)
+func (p *Plan) setStateTTL(op operator.Operator, n *Node, transform string) time.Duration {
+	setter, ok := op.(operator.TTLSetter)
 	if !ok {
 		return 0
 	}
 	ttl := p.stateTTL(n, transform)
 	if ttl > 0 {
-		setter.SetStateTTL(runtime.StateTTL{TTL: ttl})
+		setter.SetStateTTL(operator.StateTTL{TTL: ttl})
 	}
 	return ttl
 }

@@ -6,7 +6,8 @@ import (
 	"time"
 
 	"github.com/etld/etld/pipeline/row"
-	"github.com/etld/etld/pipeline/runtime"
+	"github.com/etld/etld/pipeline/runtime/joinop"
+	"github.com/etld/etld/pipeline/runtime/windowop"
 	"github.com/etld/etld/pipeline/sql"
 )
 
@@ -21,7 +22,7 @@ import (
 // window its rows were assigned to and which columns hold its start and
 // end.
 type windowProps struct {
-	spec       runtime.WindowSpec
+	spec       windowop.WindowSpec
 	start, end int
 	ltz        bool // the window's time attribute is a TIMESTAMP_LTZ
 }
@@ -50,11 +51,11 @@ func windowPropsOf(n *Node) (windowProps, bool) {
 		}
 		// The side that is never padded with NULLs keeps its window.
 		switch n.windowJoin.Kind {
-		case runtime.InnerJoin, runtime.LeftJoin, runtime.SemiJoin, runtime.AntiJoin:
+		case joinop.InnerJoin, joinop.LeftJoin, joinop.SemiJoin, joinop.AntiJoin:
 			p, _ := windowPropsOf(n.Inputs[0])
 			p.start, p.end = n.windowJoin.LeftStart, n.windowJoin.LeftEnd
 			return p, true
-		case runtime.RightJoin:
+		case joinop.RightJoin:
 			p, _ := windowPropsOf(n.Inputs[1])
 			lw := n.windowJoin.LeftWidth
 			p.start, p.end = lw+n.windowJoin.RightStart, lw+n.windowJoin.RightEnd
@@ -89,26 +90,26 @@ func windowPropsOf(n *Node) (windowProps, bool) {
 
 // sameWindow compares two windows as Flink's WindowSpec.equals does: the
 // kind and every length, whatever the time column.
-func sameWindow(a, b runtime.WindowSpec) bool {
+func sameWindow(a, b windowop.WindowSpec) bool {
 	a.TimeCol, b.TimeCol = 0, 0
 	return a == b
 }
 
 // flinkWindowText is a window as Flink's explain shows a window join's
 // leftWindow and rightWindow.
-func flinkWindowText(s runtime.WindowSpec, in row.Schema, p windowProps) string {
+func flinkWindowText(s windowop.WindowSpec, in row.Schema, p windowProps) string {
 	parts := []string{
 		fmt.Sprintf("win_start=[%s]", in.Fields[p.start].Name),
 		fmt.Sprintf("win_end=[%s]", in.Fields[p.end].Name),
 	}
 	switch s.Kind {
-	case runtime.Tumble:
+	case windowop.Tumble:
 		parts = append(parts, "size=["+flinkDuration(s.Size)+"]")
-	case runtime.Hop:
+	case windowop.Hop:
 		parts = append(parts, "size=["+flinkDuration(s.Size)+"]", "slide=["+flinkDuration(s.Slide)+"]")
-	case runtime.Cumulate:
+	case windowop.Cumulate:
 		parts = append(parts, "max_size=["+flinkDuration(s.Size)+"]", "step=["+flinkDuration(s.Step)+"]")
-	case runtime.Session:
+	case windowop.Session:
 		parts = append(parts, "gap=["+flinkDuration(s.Gap)+"]")
 	}
 	if s.Offset != 0 {
@@ -139,7 +140,7 @@ func flinkDuration(us int64) string {
 // windows, only one of the two equalities), whose outer results update
 // and whose state never expires, it refuses with the reason. It reports
 // false, and changes nothing, when the join is not a window join.
-func (q *queryBuilder) windowJoin(n *Node, js *runtime.JoinSpec, residual []sql.Expr, keyTexts []string, at sql.Pos) (bool, error) {
+func (q *queryBuilder) windowJoin(n *Node, js *joinop.JoinSpec, residual []sql.Expr, keyTexts []string, at sql.Pos) (bool, error) {
 	left, right := n.Inputs[0], n.Inputs[1]
 	if q.b.plan.Batch {
 		return false, nil
@@ -190,7 +191,7 @@ func (q *queryBuilder) windowJoin(n *Node, js *runtime.JoinSpec, residual []sql.
 		}
 		return true, errAt(at, "a window join needs both window_start = window_start and window_end = window_end of its two inputs in its condition, and %s is missing: without it Flink plans a regular join, whose state never expires", missing)
 	}
-	if lp.spec.Kind == runtime.Session || rp.spec.Kind == runtime.Session {
+	if lp.spec.Kind == windowop.Session || rp.spec.Kind == windowop.Session {
 		return true, errAt(at, "a window join over SESSION windows is not supported (as in Flink): use TUMBLE, HOP or CUMULATE on both sides")
 	}
 	lt, rt := flinkWindowText(lp.spec, left.Schema, lp), flinkWindowText(rp.spec, right.Schema, rp)
@@ -200,7 +201,7 @@ func (q *queryBuilder) windowJoin(n *Node, js *runtime.JoinSpec, residual []sql.
 	if lp.ltz != rp.ltz {
 		return true, errAt(at, "a window join needs the same time attribute type on both sides: one window is over TIMESTAMP_LTZ, the other over TIMESTAMP")
 	}
-	ws := &runtime.WindowJoinSpec{Kind: js.Kind, LeftWidth: lw, RightWidth: js.RightWidth,
+	ws := &joinop.WindowJoinSpec{Kind: js.Kind, LeftWidth: lw, RightWidth: js.RightWidth,
 		LeftStart: lp.start, LeftEnd: lp.end, RightStart: rp.start, RightEnd: rp.end}
 	var where []string
 	for _, i := range keys {
@@ -231,9 +232,9 @@ func (q *queryBuilder) windowJoin(n *Node, js *runtime.JoinSpec, residual []sql.
 	// The output keeps the time attribute (window_time) of a side that
 	// is never padded with NULLs, as the interval join does.
 	switch js.Kind {
-	case runtime.InnerJoin, runtime.LeftJoin, runtime.SemiJoin, runtime.AntiJoin:
+	case joinop.InnerJoin, joinop.LeftJoin, joinop.SemiJoin, joinop.AntiJoin:
 		n.TimeAttr = left.TimeAttr
-	case runtime.RightJoin:
+	case joinop.RightJoin:
 		if right.TimeAttr >= 0 {
 			n.TimeAttr = lw + right.TimeAttr
 		}

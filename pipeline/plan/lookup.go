@@ -7,7 +7,8 @@ import (
 
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
-	"github.com/etld/etld/pipeline/runtime"
+	"github.com/etld/etld/pipeline/runtime/joinop"
+	"github.com/etld/etld/pipeline/runtime/operator"
 	"github.com/etld/etld/pipeline/sql"
 )
 
@@ -16,7 +17,7 @@ import (
 type lookupPlan struct {
 	table    *Source
 	lookuper connector.Lookuper
-	spec     runtime.LookupJoinSpec
+	spec     joinop.LookupJoinSpec
 }
 
 // lookupJoin plans `left [LEFT] JOIN t FOR SYSTEM_TIME AS OF x AS c ON
@@ -65,12 +66,12 @@ func (q *queryBuilder) lookupJoin(j *sql.Join) (s *scope, ok bool, err error) {
 	if src.computed != nil || src.watermark != nil {
 		return nil, true, errAt(ref.Name.At, "the lookup table %q declares computed columns or a watermark, which a lookup does not evaluate: compute them after the join", ref.Name.Name)
 	}
-	var kind runtime.JoinKind
+	var kind joinop.JoinKind
 	switch j.Type {
 	case sql.InnerJoin:
-		kind = runtime.InnerJoin
+		kind = joinop.InnerJoin
 	case sql.LeftJoin:
-		kind = runtime.LeftJoin
+		kind = joinop.LeftJoin
 	default:
 		return nil, true, errAt(j.At, "a lookup join is INNER or LEFT, as in Flink; %s is not supported", j.Type)
 	}
@@ -90,7 +91,7 @@ func (q *queryBuilder) lookupJoin(j *sql.Join) (s *scope, ok bool, err error) {
 			n = fmt.Sprintf("%s%d", f.Name, k)
 		}
 		used[strings.ToLower(n)] = true
-		if i >= lw && kind == runtime.LeftJoin {
+		if i >= lw && kind == joinop.LeftJoin {
 			f.Type = f.Type.Nullable()
 		}
 		fields = append(fields, row.Field{Name: n, Type: f.Type})
@@ -105,7 +106,7 @@ func (q *queryBuilder) lookupJoin(j *sql.Join) (s *scope, ok bool, err error) {
 	if err != nil {
 		return nil, true, err
 	}
-	spec := runtime.LookupJoinSpec{Kind: kind, RightWidth: root.Schema.Len()}
+	spec := joinop.LookupJoinSpec{Kind: kind, RightWidth: root.Schema.Len()}
 	var rightKeys []int
 	var keyTexts []string
 	var residual []sql.Expr
@@ -187,10 +188,10 @@ func lookupTimeCol(n *Node, c int) bool {
 }
 
 // lookupOperator is the runtime operator of a LookupJoinNode.
-func (p *Plan) lookupOperator(n *Node) runtime.Operator {
+func (p *Plan) lookupOperator(n *Node) operator.Operator {
 	spec := n.lookup.spec
 	spec.Lookuper = n.lookup.lookuper
-	return runtime.NewLookupJoin(spec)
+	return joinop.NewLookupJoin(spec)
 }
 
 // scannedSources returns the sources some sink reads by a scan: a source

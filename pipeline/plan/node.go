@@ -4,6 +4,10 @@ import (
 	"github.com/etld/etld/pipeline/expr"
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime"
+	"github.com/etld/etld/pipeline/runtime/aggop"
+	"github.com/etld/etld/pipeline/runtime/joinop"
+	"github.com/etld/etld/pipeline/runtime/rankop"
+	"github.com/etld/etld/pipeline/runtime/windowop"
 )
 
 // NodeKind names a plan operator.
@@ -58,30 +62,30 @@ type Node struct {
 	filter  *expr.Compiled   // CalcNode
 	project []*expr.Compiled // CalcNode; nil passes rows through
 
-	keys   []int             // GroupAggNode, WindowAggNode
-	aggs   []runtime.AggCall // GroupAggNode, WindowAggNode
-	window *runtime.WindowSpec
+	keys   []int           // GroupAggNode, WindowAggNode
+	aggs   []aggop.AggCall // GroupAggNode, WindowAggNode
+	window *windowop.WindowSpec
 	// attached: a WindowAggNode over rows that carry their windows
-	// (runtime.WindowOptions.Attached); attachedLTZ: those windows were
+	// (windowop.WindowOptions.Attached); attachedLTZ: those windows were
 	// over a TIMESTAMP_LTZ.
 	attached, attachedLTZ bool
-	over                  *runtime.OverSpec // OverAggNode
+	over                  *windowop.OverSpec // OverAggNode
 	batch                 bool
 
 	unnest   *runtime.Unnest // UnnestNode: a template, copied per run
 	unnestOf *expr.Compiled  // UnnestNode: the unnested expression
 
-	rank  *runtime.RankSpec  // RankNode
-	dedup *runtime.DedupSpec // DedupNode
+	rank  *rankop.RankSpec  // RankNode
+	dedup *rankop.DedupSpec // DedupNode
 
-	windowTable *runtime.WindowTable    // WindowTableNode
-	windowRank  *runtime.WindowRankSpec // WindowRankNode
+	windowTable *windowop.WindowTable    // WindowTableNode
+	windowRank  *windowop.WindowRankSpec // WindowRankNode
 
-	join     *runtime.JoinSpec         // JoinNode
-	interval *runtime.IntervalJoinSpec // JoinNode of an interval join (join_interval.go)
-	temporal *runtime.TemporalJoinSpec // JoinNode of a temporal join (join_temporal.go)
+	join     *joinop.JoinSpec         // JoinNode
+	interval *joinop.IntervalJoinSpec // JoinNode of an interval join (join_interval.go)
+	temporal *joinop.TemporalJoinSpec // JoinNode of a temporal join (join_temporal.go)
 	// windowJoin is set on a JoinNode of a window join (join_window.go).
-	windowJoin *runtime.WindowJoinSpec
+	windowJoin *joinop.WindowJoinSpec
 
 	lookup *lookupPlan // LookupJoinNode
 

@@ -7,7 +7,7 @@ import (
 
 	"github.com/etld/etld/pipeline/expr"
 	"github.com/etld/etld/pipeline/row"
-	"github.com/etld/etld/pipeline/runtime"
+	"github.com/etld/etld/pipeline/runtime/windowop"
 	"github.com/etld/etld/pipeline/sql"
 )
 
@@ -265,9 +265,9 @@ func (q *queryBuilder) overAggregate(sel *sql.Select, s *scope, overs []*sql.Ove
 // overSpec checks the window: ORDER BY the input's event-time attribute,
 // ascending; a ROWS frame counts rows, a RANGE frame an interval; no
 // frame is RANGE UNBOUNDED PRECEDING, as in SQL.
-func (q *queryBuilder) overSpec(w *sql.WindowSpec, s *scope) (runtime.OverSpec, error) {
+func (q *queryBuilder) overSpec(w *sql.WindowSpec, s *scope) (windowop.OverSpec, error) {
 	in := s.node
-	spec := runtime.OverSpec{Preceding: runtime.Unbounded}
+	spec := windowop.OverSpec{Preceding: windowop.Unbounded}
 	timeName := ""
 	if in.TimeAttr >= 0 {
 		timeName = in.Schema.Fields[in.TimeAttr].Name
@@ -329,21 +329,21 @@ func litText(l *sql.Literal, ok bool) string {
 
 // lagCall plans LAG(x [, offset [, default]]): offset an integer literal
 // (default 1), default an expression of x's type (default NULL).
-func (q *queryBuilder) lagCall(c *sql.Call, schema row.Schema, table string, add func(string, *expr.Compiled, string) int) (runtime.LagCall, row.Type, error) {
+func (q *queryBuilder) lagCall(c *sql.Call, schema row.Schema, table string, add func(string, *expr.Compiled, string) int) (windowop.LagCall, row.Type, error) {
 	if len(c.Args) < 1 || len(c.Args) > 3 || c.Distinct || c.Star || c.Filter != nil {
-		return runtime.LagCall{}, row.Type{}, errAt(c.At, "LAG takes (value [, offset [, default]])")
+		return windowop.LagCall{}, row.Type{}, errAt(c.At, "LAG takes (value [, offset [, default]])")
 	}
 	arg, err := compileExpr(c.Args[0], schema, table)
 	if err != nil {
-		return runtime.LagCall{}, row.Type{}, err
+		return windowop.LagCall{}, row.Type{}, err
 	}
-	l := runtime.LagCall{Offset: 1, Default: -1}
+	l := windowop.LagCall{Offset: 1, Default: -1}
 	l.Arg = add(fmt.Sprintf("$lag%d", len(schema.Fields)), arg, sql.Format(c.Args[0]))
 	if len(c.Args) > 1 {
 		lit, ok := c.Args[1].(*sql.Literal)
 		n, err := strconv.Atoi(litText(lit, ok))
 		if !ok || lit.Kind != sql.LitInt || err != nil || n < 0 {
-			return runtime.LagCall{}, row.Type{}, errAt(c.Args[1].Pos(), "LAG's offset must be a whole number literal")
+			return windowop.LagCall{}, row.Type{}, errAt(c.Args[1].Pos(), "LAG's offset must be a whole number literal")
 		}
 		l.Offset = n
 	}
@@ -352,7 +352,7 @@ func (q *queryBuilder) lagCall(c *sql.Call, schema row.Schema, table string, add
 	if len(c.Args) > 2 {
 		d, err := compileExpr(&sql.Cast{At: c.Args[2].Pos(), X: c.Args[2], Type: arg.Type, TypeText: arg.Type.String()}, schema, table)
 		if err != nil {
-			return runtime.LagCall{}, row.Type{}, errAt(c.Args[2].Pos(), "LAG's default must have the value's type %s: %v", arg.Type, err)
+			return windowop.LagCall{}, row.Type{}, errAt(c.Args[2].Pos(), "LAG's default must have the value's type %s: %v", arg.Type, err)
 		}
 		l.Default = add("$lagdefault", d, sql.Format(c.Args[2]))
 	}

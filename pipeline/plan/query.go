@@ -7,7 +7,7 @@ import (
 
 	"github.com/etld/etld/pipeline/expr"
 	"github.com/etld/etld/pipeline/row"
-	"github.com/etld/etld/pipeline/runtime"
+	"github.com/etld/etld/pipeline/runtime/windowop"
 	"github.com/etld/etld/pipeline/spec"
 	"github.com/etld/etld/pipeline/sql"
 )
@@ -34,7 +34,7 @@ type scope struct {
 	// window and windowSpec are set when FROM is a window TVF: node is
 	// then the table the window reads, and the aggregate applies it.
 	window     *sql.WindowTVF
-	windowSpec *runtime.WindowSpec
+	windowSpec *windowop.WindowSpec
 	// also holds further qualifiers the columns may be named by: the
 	// input's names and the alias of a CROSS JOIN UNNEST (unnest.go).
 	also []string
@@ -131,7 +131,7 @@ func (q *queryBuilder) windowScope(w *sql.WindowTVF) (*scope, error) {
 	if in.Mode.Updating {
 		return nil, errAt(w.At, "%s cannot read the updating table %q: window aggregates take insert-only input", w.Kind, tabName)
 	}
-	spec := &runtime.WindowSpec{TimeCol: col}
+	spec := &windowop.WindowSpec{TimeCol: col}
 	dur := func(e sql.Expr, what string) (int64, error) {
 		if e == nil {
 			return 0, nil
@@ -150,14 +150,14 @@ func (q *queryBuilder) windowScope(w *sql.WindowTVF) (*scope, error) {
 	}
 	switch w.Kind {
 	case sql.Tumble:
-		spec.Kind = runtime.Tumble
+		spec.Kind = windowop.Tumble
 	case sql.Hop:
-		spec.Kind = runtime.Hop
+		spec.Kind = windowop.Hop
 		if spec.Slide, err = dur(w.Slide, "slide"); err != nil {
 			return nil, err
 		}
 	case sql.Session:
-		spec.Kind = runtime.Session
+		spec.Kind = windowop.Session
 		if spec.Gap, err = dur(w.Gap, "gap"); err != nil {
 			return nil, err
 		}
@@ -167,7 +167,7 @@ func (q *queryBuilder) windowScope(w *sql.WindowTVF) (*scope, error) {
 			}
 		}
 	case sql.Cumulate:
-		spec.Kind = runtime.Cumulate
+		spec.Kind = windowop.Cumulate
 		if spec.Step, err = dur(w.Step, "step"); err != nil {
 			return nil, err
 		}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/etld/etld/pipeline/expr"
 	"github.com/etld/etld/pipeline/row"
-	"github.com/etld/etld/pipeline/runtime"
+	"github.com/etld/etld/pipeline/runtime/rankop"
 	"github.com/etld/etld/pipeline/sql"
 )
 
@@ -22,7 +22,7 @@ import (
 // and the outer query continues over that, without the rn conditions.
 
 // rankFuncs are the ranking functions a Top-N takes.
-var rankFuncs = map[string]runtime.RankKind{"ROW_NUMBER": runtime.RowNumber, "RANK": runtime.Rank, "DENSE_RANK": runtime.DenseRank}
+var rankFuncs = map[string]rankop.RankKind{"ROW_NUMBER": rankop.RowNumber, "RANK": rankop.Rank, "DENSE_RANK": rankop.DenseRank}
 
 // rankSubquery finds the ranking item of a FROM subquery, or -1.
 func rankSubquery(f sql.FromItem) (*sql.SubqueryRef, *sql.Select, int) {
@@ -120,7 +120,7 @@ func (q *queryBuilder) topN(sel *sql.Select, sub *sql.SubqueryRef, inner *sql.Se
 	if !rr.found {
 		return nil, nil, errAt(over.Call.At, "%s() OVER (...) is planned as a Top-N, which needs the outer query to limit it: add WHERE %s <= N (or = N, < N, BETWEEN) to the query that reads this subquery", over.Call.Name, rnName)
 	}
-	if !q.b.plan.Batch && kind != runtime.RowNumber {
+	if !q.b.plan.Batch && kind != rankop.RowNumber {
 		return nil, nil, errAt(over.Call.At, "%s() on a streaming table is not supported (as in Flink); use ROW_NUMBER(), or set `execution: batch`", over.Call.Name)
 	}
 
@@ -205,12 +205,12 @@ func (q *queryBuilder) topN(sel *sql.Select, sub *sql.SubqueryRef, inner *sql.Se
 		return nil, nil, err
 	}
 	col := func(name string) int { return calc.Schema.Index(name) }
-	spec := runtime.RankSpec{Start: rr.start, End: rr.end, Kind: kind, Batch: q.b.plan.Batch}
+	spec := rankop.RankSpec{Start: rr.start, End: rr.end, Kind: kind, Batch: q.b.plan.Batch}
 	for _, n := range partNames {
 		spec.Partition = append(spec.Partition, col(n))
 	}
 	for i, o := range over.Window.OrderBy {
-		spec.Order = append(spec.Order, runtime.SortKey{Col: col(orderNames[i]), Desc: o.Desc, NullsFirst: o.NullsFirst()})
+		spec.Order = append(spec.Order, rankop.SortKey{Col: col(orderNames[i]), Desc: o.Desc, NullsFirst: o.NullsFirst()})
 	}
 	outer := *sel
 	outer.Where = rest
@@ -234,7 +234,7 @@ func (q *queryBuilder) topN(sel *sql.Select, sub *sql.SubqueryRef, inner *sql.Se
 				timeCol = spec.Order[0].Col
 			}
 		}
-		if kind != runtime.RowNumber {
+		if kind != rankop.RowNumber {
 			return nil, nil, errAt(over.Call.At, "a window Top-N ranks with ROW_NUMBER(), as in Flink")
 		}
 		partText, orderText := rankTexts(over, partNames, orderNames)
@@ -297,7 +297,7 @@ func identity(items []*sql.SelectItem, node *Node) bool {
 }
 
 // rankNode builds the Rank, Deduplicate or WindowRank node over calc.
-func (q *queryBuilder) rankNode(calc *Node, spec runtime.RankSpec, over *sql.Over, rnName string, partNames, orderNames []string, procTime bool) *Node {
+func (q *queryBuilder) rankNode(calc *Node, spec rankop.RankSpec, over *sql.Over, rnName string, partNames, orderNames []string, procTime bool) *Node {
 	fields := append([]row.Field(nil), calc.Schema.Fields...)
 	rnCol := -1
 	if spec.OutputRank {
@@ -316,7 +316,7 @@ func (q *queryBuilder) rankNode(calc *Node, spec runtime.RankSpec, over *sql.Ove
 			order = "ROWTIME"
 		}
 		n.Kind = DedupNode
-		n.dedup = &runtime.DedupSpec{Key: spec.Partition, TimeCol: spec.Order[0].Col, RowTime: rowTime, KeepLast: keepLast, Batch: spec.Batch}
+		n.dedup = &rankop.DedupSpec{Key: spec.Partition, TimeCol: spec.Order[0].Col, RowTime: rowTime, KeepLast: keepLast, Batch: spec.Batch}
 		n.Mode = dedupMode(spec.Partition, keepLast, spec.Batch)
 		if rowTime {
 			// The time attribute survives, as in Flink: keep first emits
@@ -332,13 +332,13 @@ func (q *queryBuilder) rankNode(calc *Node, spec runtime.RankSpec, over *sql.Ove
 	n.Kind = RankNode
 	spec.Strategy, spec.RowKey = rankStrategy(calc, spec)
 	n.rank = &spec
-	n.Mode = rankMode(spec.Partition, spec.Kind == runtime.RowNumber, spec.Start == 1 && spec.End == 1, rnCol, calc.Mode, spec.Batch)
+	n.Mode = rankMode(spec.Partition, spec.Kind == rankop.RowNumber, spec.Start == 1 && spec.End == 1, rnCol, calc.Mode, spec.Batch)
 	strategy := "strategy=" + strategyText(spec) + ", "
 	if spec.Batch {
 		strategy = ""
 	}
 	rankType := ""
-	if spec.Kind != runtime.RowNumber {
+	if spec.Kind != rankop.RowNumber {
 		rankType = "rankType=" + spec.Kind.String() + ", "
 	}
 	noNumber := ""
@@ -383,8 +383,8 @@ func keyText(e sql.Expr, col string) string {
 // number not read, and one ORDER BY key that is a time attribute of an
 // insert-only input (procTime: the processing-time attribute). DESC keeps
 // the last row.
-func dedupOf(calc *Node, spec runtime.RankSpec, procTime bool) (ok, keepLast, rowTime bool) {
-	if spec.Kind != runtime.RowNumber || spec.Start != 1 || spec.End != 1 || spec.OutputRank || len(spec.Order) != 1 || calc.Mode.Updating {
+func dedupOf(calc *Node, spec rankop.RankSpec, procTime bool) (ok, keepLast, rowTime bool) {
+	if spec.Kind != rankop.RowNumber || spec.Start != 1 || spec.End != 1 || spec.OutputRank || len(spec.Order) != 1 || calc.Mode.Updating {
 		return false, false, false
 	}
 	c := spec.Order[0].Col

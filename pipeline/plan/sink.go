@@ -8,6 +8,7 @@ import (
 	"github.com/etld/etld/pipeline/expr"
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime"
+	"github.com/etld/etld/pipeline/runtime/joinop"
 	"github.com/etld/etld/pipeline/spec"
 	"github.com/etld/etld/pipeline/sql"
 )
@@ -190,7 +191,7 @@ func refuse(s *spec.Sink, mode string, t *Table, caps connector.Capabilities) er
 		case n.Kind == RankNode || n.Kind == DedupNode:
 			why = n.Label + " updates rows already written"
 			return true
-		case n.Kind == JoinNode && (n.join.Kind != runtime.InnerJoin || !n.Inputs[0].Mode.Updating && !n.Inputs[1].Mode.Updating):
+		case n.Kind == JoinNode && (n.join.Kind != joinop.InnerJoin || !n.Inputs[0].Mode.Updating && !n.Inputs[1].Mode.Updating):
 			why = n.Label + " retracts its rows when matches arrive or leave"
 			return true
 		case n.Kind == ScanNode:

@@ -12,6 +12,7 @@ import (
 
 	"github.com/etld/etld/internal/checkpoint"
 	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/pipeline/runtime/operator"
 )
 
 // Checkpoints (Flink's aligned barriers, in one process).
@@ -45,14 +46,6 @@ import (
 // One checkpoint is in flight at a time: a tick while one is running is
 // skipped. A checkpoint waits as long as a sink's Flush does (a target
 // that is down holds it back); it never times out into data loss.
-
-// Snapshotter is an operator with state that checkpoints keep: Snapshot
-// encodes it at a barrier, Restore replaces it before the run starts.
-// Both are called from the operator's goroutine (or before it starts).
-type Snapshotter interface {
-	Snapshot() ([]byte, error)
-	Restore(state []byte) error
-}
 
 // DefaultCheckpointInterval is used when neither the pipeline file nor
 // the run sets an interval.
@@ -262,7 +255,7 @@ func newCoordinator(g *Graph, opt CheckpointOptions) *coordinator {
 		if o.ID == "" {
 			o.ID = fmt.Sprintf("transform/%s/%d", o.Name, i)
 		}
-		_, stateful := o.Op.(Snapshotter)
+		_, stateful := o.Op.(operator.Snapshotter)
 		add(&o.Node, stateful, nil)
 	}
 	for i, u := range g.Unions {
@@ -326,7 +319,7 @@ func (c *coordinator) restore() error {
 	}
 	for _, o := range c.g.Ops {
 		comp := o.cp.restored
-		sn, ok := o.Op.(Snapshotter)
+		sn, ok := o.Op.(operator.Snapshotter)
 		if !ok || comp == nil {
 			continue
 		}

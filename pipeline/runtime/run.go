@@ -10,6 +10,7 @@ import (
 	"github.com/etld/etld/internal/panics"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime/operator"
 )
 
 // Options tune a run.
@@ -150,7 +151,7 @@ func (n *Node) sendAll(ctx context.Context, batches []*row.Batch) error {
 
 func runOp(ctx context.Context, n *OpNode, in <-chan message, batchSize int, co *coordinator) (err error) {
 	defer n.closeOutputs()
-	if o, ok := n.Op.(Opener); ok {
+	if o, ok := n.Op.(operator.Opener); ok {
 		// A lookup join's client (join_lookup.go).
 		if err := o.Open(ctx); err != nil {
 			_ = o.Close(context.WithoutCancel(ctx))
@@ -158,7 +159,7 @@ func runOp(ctx context.Context, n *OpNode, in <-chan message, batchSize int, co 
 		}
 		defer func() { err = errors.Join(err, o.Close(context.WithoutCancel(ctx))) }()
 	}
-	n.Stats.Watermark.Store(NoWatermark)
+	n.Stats.Watermark.Store(operator.NoWatermark)
 	em := newBatchEmitter(batchSize)
 	// finished: Finish has run, in this run or before the restored
 	// checkpoint; it never runs twice.
@@ -166,7 +167,7 @@ func runOp(ctx context.Context, n *OpNode, in <-chan message, batchSize int, co 
 	stop := false
 	// A Flusher (a mini-batch) is flushed before every snapshot and on a
 	// timer, so held changes wait at most its latency.
-	fl, _ := n.Op.(Flusher)
+	fl, _ := n.Op.(operator.Flusher)
 	var tick <-chan time.Time
 	if fl != nil && fl.FlushEvery() > 0 {
 		t := time.NewTicker(fl.FlushEvery())
@@ -175,7 +176,7 @@ func runOp(ctx context.Context, n *OpNode, in <-chan message, batchSize int, co 
 	}
 	// A Sweeper (state TTL) frees expired state on a timer too, so that
 	// idle keys go while the input is quiet.
-	sw, _ := n.Op.(Sweeper)
+	sw, _ := n.Op.(operator.Sweeper)
 	var sweep <-chan time.Time
 	if sw != nil && sw.SweepEvery() > 0 {
 		t := time.NewTicker(sw.SweepEvery())
@@ -246,13 +247,13 @@ func runOp(ctx context.Context, n *OpNode, in <-chan message, batchSize int, co 
 				continue
 			}
 			em.begin(m.batch)
-			if two, ok := n.Op.(TwoInput); ok {
+			if two, ok := n.Op.(operator.TwoInput); ok {
 				if err := two.ProcessInput(m.input, m.batch, em); err != nil {
 					return err
 				}
 			} else if err := n.Op.Process(m.batch, em); err != nil {
 				return err
-			} else if r, ok := n.Op.(InputReleaser); ok && r.ReleasesInput() {
+			} else if r, ok := n.Op.(operator.InputReleaser); ok && r.ReleasesInput() {
 				release(m.batch, &n.Node)
 			}
 		case msgWatermark:
@@ -273,7 +274,7 @@ func runOp(ctx context.Context, n *OpNode, in <-chan message, batchSize int, co 
 		}
 		switch m.kind {
 		case msgWatermark:
-			if h, ok := n.Op.(WatermarkHolder); ok {
+			if h, ok := n.Op.(operator.WatermarkHolder); ok {
 				m.watermark = h.HoldWatermark(m.watermark)
 			}
 			n.Stats.Watermark.Store(m.watermark)
@@ -308,7 +309,7 @@ func (n *OpNode) barrier(ctx context.Context, co *coordinator, m message) error 
 // and encoding the operators' state (hundreds of MB for a million keys)
 // at every barrier and at the end would be wasted work.
 func (n *OpNode) snapshot(co *coordinator) ([]byte, error) {
-	sn, ok := n.Op.(Snapshotter)
+	sn, ok := n.Op.(operator.Snapshotter)
 	if !ok || co.opt.Store == nil {
 		return nil, nil
 	}
@@ -321,11 +322,11 @@ func (n *OpNode) snapshot(co *coordinator) ([]byte, error) {
 }
 
 func (n *OpNode) countDropped() {
-	if c, ok := n.Op.(Counters); ok {
+	if c, ok := n.Op.(operator.Counters); ok {
 		d, _ := c.Dropped()
 		n.Stats.Skipped.Store(d)
 	}
-	if s, ok := n.Op.(StateSizer); ok {
+	if s, ok := n.Op.(operator.StateSizer); ok {
 		n.Stats.StateEntries.Store(s.StateEntries())
 	}
 }

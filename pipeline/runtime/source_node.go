@@ -1,8 +1,5 @@
 package runtime
 
-// The source side of a run: reading batches, evaluating computed columns
-// and the watermark, and taking part in checkpoints between two Reads.
-
 import (
 	"context"
 	"encoding/binary"
@@ -12,13 +9,17 @@ import (
 
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime/operator"
 )
+
+// The source side of a run: reading batches, evaluating computed columns
+// and the watermark, and taking part in checkpoints between two Reads.
 
 func runSource(ctx context.Context, s *SourceNode, fz *fusion, batchSize int, stop <-chan struct{}, co *coordinator) (err error) {
 	defer s.closeOutputs()
 	p := s.cp
-	s.Stats.Watermark.Store(NoWatermark)
-	wm := NoWatermark
+	s.Stats.Watermark.Store(operator.NoWatermark)
+	wm := operator.NoWatermark
 	restoredEnd := false
 	if r := p.restored; r != nil {
 		restoredEnd = r.Ended
@@ -125,9 +126,9 @@ func runSource(ctx context.Context, s *SourceNode, fz *fusion, batchSize int, st
 		case errors.Is(rerr, io.EOF):
 			if s.EventTime != nil {
 				// The end of a bounded input closes every window.
-				wm = MaxWatermark
-				s.Stats.Watermark.Store(MaxWatermark)
-				if err := s.send(ctx, message{kind: msgWatermark, watermark: MaxWatermark}); err != nil {
+				wm = operator.MaxWatermark
+				s.Stats.Watermark.Store(operator.MaxWatermark)
+				if err := s.send(ctx, message{kind: msgWatermark, watermark: operator.MaxWatermark}); err != nil {
 					return err
 				}
 			}
@@ -197,7 +198,7 @@ func (s *SourceNode) end(ctx context.Context, co *coordinator, wm int64, eof boo
 }
 
 func encodeWatermark(wm int64) []byte {
-	if wm == NoWatermark {
+	if wm == operator.NoWatermark {
 		return nil
 	}
 	return binary.AppendVarint(nil, wm)
@@ -273,7 +274,7 @@ func (s *SourceNode) prepare(b *row.Batch, wm int64) (*row.Batch, int64, error) 
 // badRecord describes change i of b, on which the source's computed
 // columns or watermark failed with err.
 func (s *SourceNode) badRecord(b *row.Batch, i int, err error) connector.BadRecord {
-	pos := positionOf(b, i)
+	pos := operator.PositionOf(b, i)
 	if pos == "" {
 		pos = "source " + s.Name
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/etld/etld/pipeline"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/runtime"
+	"github.com/etld/etld/pipeline/runtime/joinop"
 	"github.com/etld/etld/sinks/blackhole"
 	"github.com/etld/etld/sources/file"
 	"github.com/etld/etld/sources/mysql"
@@ -166,7 +167,7 @@ func writeOrders(t testing.TB, path string, rows, customers int) {
 
 // runLookupPipeline runs the pipeline and returns its lookup join and the
 // rows the sink took.
-func runLookupPipeline(t testing.TB, path string) (*runtime.LookupJoin, int64) {
+func runLookupPipeline(t testing.TB, path string) (*joinop.LookupJoin, int64) {
 	r := connector.NewRegistry()
 	formats.Register(r)
 	file.Register(r)
@@ -185,9 +186,9 @@ func runLookupPipeline(t testing.TB, path string) (*runtime.LookupJoin, int64) {
 	if err := runtime.Run(ctx, g, runtime.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	var lj *runtime.LookupJoin
+	var lj *joinop.LookupJoin
 	for _, o := range g.Ops {
-		if l, ok := o.Op.(*runtime.LookupJoin); ok {
+		if l, ok := o.Op.(*joinop.LookupJoin); ok {
 			lj = l
 		}
 	}
