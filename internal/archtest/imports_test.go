@@ -6,6 +6,7 @@ package archtest
 import (
 	"encoding/json"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -81,6 +82,53 @@ func TestImportRules(t *testing.T) {
 					t.Errorf("%s depends on %s: the runtime and planner see connectors only through pipeline/connector", self, dep)
 				}
 			}
+		}
+	}
+}
+
+// runtimeImports lists, for each package of the runtime, the packages of
+// etld it may import (tests aside). The contract (operator) and the state
+// structures are the ground floor; each operator family stands on them and
+// on the families it is built on (windows keep their aggregates in
+// aggop's store and their Top-N in rankop's partitions); the engine wires
+// operators through the contract alone, so it imports no family; the test
+// kit imports no family and not the engine, so that every family's tests can use it.
+var runtimeImports = map[string][]string{
+	"pipeline/runtime":          {"pipeline/row", "pipeline/connector", "pipeline/runtime/operator", "internal/checkpoint", "internal/panics"},
+	"pipeline/runtime/operator": {"pipeline/row"},
+	"pipeline/runtime/state":    {"pipeline/row", "pipeline/runtime/operator"},
+	"pipeline/runtime/aggop":    {"pipeline/row", "pipeline/runtime/operator", "pipeline/runtime/state"},
+	"pipeline/runtime/rankop":   {"pipeline/row", "pipeline/runtime/operator", "pipeline/runtime/state"},
+	"pipeline/runtime/joinop":   {"pipeline/row", "pipeline/connector", "pipeline/runtime/operator", "pipeline/runtime/state"},
+	"pipeline/runtime/windowop": {"pipeline/row", "pipeline/runtime/operator", "pipeline/runtime/state", "pipeline/runtime/aggop", "pipeline/runtime/rankop"},
+	"pipeline/runtime/optest":   {"pipeline/row", "pipeline/runtime/operator", "pipeline/runtime/state"},
+}
+
+func TestRuntimeLayers(t *testing.T) {
+	seen := map[string]bool{}
+	for _, p := range listPackages(t) {
+		self := rel(p.ImportPath)
+		if self != "pipeline/runtime" && !strings.HasPrefix(self, "pipeline/runtime/") {
+			continue
+		}
+		allowed, ok := runtimeImports[self]
+		if !ok {
+			t.Errorf("%s: a runtime package with no entry in runtimeImports; say what it may import", self)
+			continue
+		}
+		seen[self] = true
+		for _, imp := range p.Imports {
+			if !strings.HasPrefix(imp, module+"/") {
+				continue
+			}
+			if dep := rel(imp); !slices.Contains(allowed, dep) {
+				t.Errorf("%s imports %s: it may import only %v", self, dep, allowed)
+			}
+		}
+	}
+	for p := range runtimeImports {
+		if !seen[p] {
+			t.Errorf("runtimeImports names %s, which does not exist", p)
 		}
 	}
 }

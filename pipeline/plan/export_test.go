@@ -22,7 +22,7 @@ func TTLMismatches(p *Plan) []string {
 		for _, in := range n.inputs() {
 			walk(in)
 		}
-		var op operator.Operator
+		var op operator.Lifecycle
 		switch n.Kind {
 		case ScanNode, UnionNode, LookupJoinNode:
 			return

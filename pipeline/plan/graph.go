@@ -170,7 +170,7 @@ const (
 	miniBatchLatency = time.Second
 )
 
-func (p *Plan) operator(n *Node, transform string) (operator.Operator, error) {
+func (p *Plan) operator(n *Node, transform string) (operator.Lifecycle, error) {
 	switch n.Kind {
 	case CalcNode:
 		c := &runtime.Calc{Name: n.Label, Transform: transform, Project: evals(n.project), Columns: columnsOf(n.project)}
@@ -307,7 +307,7 @@ func (p *Plan) joinGraph(g *runtime.Graph, n *Node, id, transform string, build 
 // setStateTTL gives a streaming operator with keyed state the retention
 // of `state_ttl` (Plan.stateTTL). It is not part of the fingerprint, so
 // changing it keeps the checkpoint. It returns the TTL set, 0 for none.
-func (p *Plan) setStateTTL(op operator.Operator, n *Node, transform string) time.Duration {
+func (p *Plan) setStateTTL(op operator.Lifecycle, n *Node, transform string) time.Duration {
 	setter, ok := op.(operator.TTLSetter)
 	if !ok {
 		return 0

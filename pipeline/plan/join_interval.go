@@ -206,7 +206,7 @@ func procTimeBound(residual []sql.Expr, schema row.Schema, left, right *Node) (s
 }
 
 // joinOperator returns the runtime operator of a JoinNode.
-func joinOperator(n *Node) operator.Operator {
+func joinOperator(n *Node) operator.Lifecycle {
 	if n.temporal != nil {
 		return joinop.NewTemporalJoin(*n.temporal)
 	}

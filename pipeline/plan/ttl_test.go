@@ -90,7 +90,7 @@ func TestGraphSetsStateTTL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ops := map[string]operator.Operator{}
+	ops := map[string]operator.Lifecycle{}
 	for _, n := range g.Ops {
 		ops[n.ID] = n.Op
 	}

@@ -102,7 +102,9 @@ type SourceNode struct {
 type OpNode struct {
 	Node
 	Input *Node
-	Op    operator.Operator
+	// Op is an operator.Operator, or an operator.TwoInput behind a
+	// union that numbers its inputs.
+	Op operator.Lifecycle
 }
 
 // SinkNode writes into a connector sink.

@@ -159,6 +159,12 @@ func runOp(ctx context.Context, n *OpNode, in <-chan message, batchSize int, co 
 		}
 		defer func() { err = errors.Join(err, o.Close(context.WithoutCancel(ctx))) }()
 	}
+	step, err := n.batchStep()
+	if err != nil {
+		return err
+	}
+	c, _ := n.Op.(*Calc)
+	fusedCalc := c != nil && c.fused
 	n.Stats.Watermark.Store(operator.NoWatermark)
 	em := newBatchEmitter(batchSize)
 	// finished: Finish has run, in this run or before the restored
@@ -237,7 +243,7 @@ func runOp(ctx context.Context, n *OpNode, in <-chan message, batchSize int, co 
 		switch m.kind {
 		case msgBatch:
 			n.Stats.RowsIn.Add(int64(m.batch.Len()))
-			if c, ok := n.Op.(*Calc); ok && c.fused && fusedOf(m.batch) != nil {
+			if fusedCalc && fusedOf(m.batch) != nil {
 				// Mapped in the source's decoders already (fuse.go).
 				if m.batch.Len() > 0 {
 					if err := n.sendAll(ctx, []*row.Batch{m.batch}); err != nil {
@@ -247,14 +253,8 @@ func runOp(ctx context.Context, n *OpNode, in <-chan message, batchSize int, co 
 				continue
 			}
 			em.begin(m.batch)
-			if two, ok := n.Op.(operator.TwoInput); ok {
-				if err := two.ProcessInput(m.input, m.batch, em); err != nil {
-					return err
-				}
-			} else if err := n.Op.Process(m.batch, em); err != nil {
+			if err := step(m, em); err != nil {
 				return err
-			} else if r, ok := n.Op.(operator.InputReleaser); ok && r.ReleasesInput() {
-				release(m.batch, &n.Node)
 			}
 		case msgWatermark:
 			em.begin(nil)
@@ -287,6 +287,30 @@ func runOp(ctx context.Context, n *OpNode, in <-chan message, batchSize int, co 
 			}
 		}
 		n.countDropped()
+	}
+}
+
+// batchStep returns how the node hands an input batch to its operator:
+// with its input's number to one of two inputs, or else to Process,
+// after which an operator that keeps nothing of its input gives the
+// batch's rows back to the fusion that mapped them.
+func (n *OpNode) batchStep() (func(m message, em *batchEmitter) error, error) {
+	switch op := n.Op.(type) {
+	case operator.TwoInput:
+		return func(m message, em *batchEmitter) error { return op.ProcessInput(m.input, m.batch, em) }, nil
+	case operator.Operator:
+		rel, _ := op.(operator.InputReleaser)
+		return func(m message, em *batchEmitter) error {
+			if err := op.Process(m.batch, em); err != nil {
+				return err
+			}
+			if rel != nil && rel.ReleasesInput() {
+				release(m.batch, &n.Node)
+			}
+			return nil
+		}, nil
+	default:
+		return nil, fmt.Errorf("operator %T takes no input", n.Op)
 	}
 }
 

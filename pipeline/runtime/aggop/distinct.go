@@ -25,13 +25,15 @@ type Distinct struct {
 	ttl  rtstate.TTLList
 	free []int32
 	ids  int32
+	operator.Expiry
 }
 
 // NewDistinct builds the operator.
-func NewDistinct() *Distinct { return &Distinct{Seen: rtstate.NewOffHeapKeyTable()} }
-
-// Process with a TTL also refreshes a repeated row's time, as Flink's
-// GroupAggFunction writes its state for every row.
+func NewDistinct() *Distinct {
+	d := &Distinct{Seen: rtstate.NewOffHeapKeyTable()}
+	d.InitExpiry(d.ttl.Set, d.ttl.Tick, d.sweep)
+	return d
+}
 
 // Rows is the number of distinct rows seen.
 func (d *Distinct) Rows() int { return d.Seen.Len() }
@@ -39,16 +41,14 @@ func (d *Distinct) Rows() int { return d.Seen.Len() }
 // StateEntries implements StateSizer: the distinct rows seen.
 func (d *Distinct) StateEntries() int64 { return int64(d.Seen.Len()) }
 
+// Process emits the first copy of each row. With a TTL a repeated row
+// refreshes its time, as Flink's GroupAggFunction writes its state for
+// every row.
 func (d *Distinct) Process(in *row.Batch, out operator.Emitter) error {
-	if d.ttl.On() {
-		d.ttl.Tick()
-		defer d.sweep(operator.SweepBudget(len(in.Changes)))
-	}
-	tr := operator.TrackerOf(in, out)
-	for i := range in.Changes {
-		c := &in.Changes[i]
+	defer d.Begin(len(in.Changes))()
+	return operator.EachChange("select distinct", in, out, func(_ int, c *row.Change) error {
 		if c.Kind != row.Insert {
-			return fmt.Errorf("select distinct: change %d: input planned as insert-only carries a %s change", i, c.Kind)
+			return fmt.Errorf("input planned as insert-only carries a %s change", c.Kind)
 		}
 		for len(d.cols) < len(c.Row) {
 			d.cols = append(d.cols, len(d.cols))
@@ -56,16 +56,13 @@ func (d *Distinct) Process(in *row.Batch, out operator.Emitter) error {
 		d.kbuf = row.KeyOf(d.kbuf[:0], c.Row, d.cols[:len(c.Row)])
 		if id, ok := d.Seen.Find(d.kbuf); ok && !d.expireAt(id) {
 			d.ttl.Touch(id)
-			continue
+			return nil
 		}
 		d.ttl.Touch(d.insert(d.kbuf))
-		if tr != nil {
-			tr.At(i)
-		}
 		// The input row is immutable: pass it on as it is.
 		out.Emit(row.Insert, c.Row)
-	}
-	return nil
+		return nil
+	})
 }
 
 func (d *Distinct) Watermark(int64, operator.Emitter) error { return nil }

@@ -13,29 +13,6 @@ import (
 // refreshes the row's time (Flink's GroupAggFunction, which SELECT
 // DISTINCT is in Flink, writes its state for every row).
 
-// SetStateTTL implements TTLSetter.
-func (d *Distinct) SetStateTTL(c operator.StateTTL) {
-	if c.TTL > 0 {
-		d.ttl.Set(c)
-	}
-}
-
-// SweepEvery implements Sweeper.
-func (d *Distinct) SweepEvery() time.Duration {
-	if !d.ttl.On() {
-		return 0
-	}
-	return operator.SweepEvery(time.Duration(d.ttl.TTL) * time.Millisecond)
-}
-
-// Sweep implements Sweeper.
-func (d *Distinct) Sweep() {
-	if d.ttl.On() {
-		d.ttl.Tick()
-		d.sweep(operator.QuietSweep)
-	}
-}
-
 // insert adds key under a free id.
 func (d *Distinct) insert(key []byte) int32 {
 	var id int32

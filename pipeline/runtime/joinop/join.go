@@ -84,7 +84,6 @@ type Join struct {
 }
 
 var (
-	_ operator.Operator    = (*Join)(nil)
 	_ operator.TwoInput    = (*Join)(nil)
 	_ operator.Snapshotter = (*Join)(nil)
 	_ operator.StateSizer  = (*Join)(nil)
@@ -111,11 +110,6 @@ func NewJoin(spec JoinSpec) *Join {
 }
 
 func (j *Join) semi() bool { return j.spec.Kind == SemiJoin || j.spec.Kind == AntiJoin }
-
-// Process is not used: a join has two inputs (ProcessInput).
-func (j *Join) Process(in *row.Batch, out operator.Emitter) error {
-	return fmt.Errorf("join: a batch without its input number")
-}
 
 // ProcessInput implements TwoInput.
 func (j *Join) ProcessInput(input int, in *row.Batch, out operator.Emitter) error {

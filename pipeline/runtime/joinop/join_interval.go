@@ -64,7 +64,6 @@ type IntervalJoin struct {
 }
 
 var (
-	_ operator.Operator        = (*IntervalJoin)(nil)
 	_ operator.TwoInput        = (*IntervalJoin)(nil)
 	_ operator.Snapshotter     = (*IntervalJoin)(nil)
 	_ operator.StateSizer      = (*IntervalJoin)(nil)
@@ -94,11 +93,6 @@ func (j *IntervalJoin) HoldWatermark(wm int64) int64 {
 		return wm
 	}
 	return wm - j.spec.OutputDelay()
-}
-
-// Process is not used: a join has two inputs (ProcessInput).
-func (j *IntervalJoin) Process(*row.Batch, operator.Emitter) error {
-	return fmt.Errorf("interval join: a batch without its input number")
 }
 
 func (j *IntervalJoin) Finish(operator.Emitter) error { return nil }

@@ -69,7 +69,6 @@ type TemporalJoin struct {
 }
 
 var (
-	_ operator.Operator    = (*TemporalJoin)(nil)
 	_ operator.TwoInput    = (*TemporalJoin)(nil)
 	_ operator.Snapshotter = (*TemporalJoin)(nil)
 	_ operator.StateSizer  = (*TemporalJoin)(nil)
@@ -78,11 +77,6 @@ var (
 // NewTemporalJoin returns a temporal join with empty state.
 func NewTemporalJoin(spec TemporalJoinSpec) *TemporalJoin {
 	return &TemporalJoin{spec: spec, Keys: map[string]*temporalKey{}, dirty: map[string]*temporalKey{}, wm: operator.NoWatermark}
-}
-
-// Process is not used: a join has two inputs (ProcessInput).
-func (j *TemporalJoin) Process(*row.Batch, operator.Emitter) error {
-	return fmt.Errorf("temporal join: a batch without its input number")
 }
 
 // key encodes side's join key of r; null reports a NULL in it (never

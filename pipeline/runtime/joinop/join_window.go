@@ -71,7 +71,6 @@ type WindowJoin struct {
 }
 
 var (
-	_ operator.Operator    = (*WindowJoin)(nil)
 	_ operator.TwoInput    = (*WindowJoin)(nil)
 	_ operator.Snapshotter = (*WindowJoin)(nil)
 	_ operator.StateSizer  = (*WindowJoin)(nil)
@@ -97,11 +96,6 @@ func (j *WindowJoin) Dropped() (int64, string) { return j.dropped, "late" }
 
 // StateEntries implements StateSizer: the rows held in open windows.
 func (j *WindowJoin) StateEntries() int64 { return j.rows }
-
-// Process is not used: a join has two inputs (ProcessInput).
-func (j *WindowJoin) Process(*row.Batch, operator.Emitter) error {
-	return fmt.Errorf("window join: a batch without its input number")
-}
 
 // ProcessInput implements TwoInput.
 func (j *WindowJoin) ProcessInput(input int, in *row.Batch, _ operator.Emitter) error {

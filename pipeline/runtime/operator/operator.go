@@ -21,14 +21,11 @@ type Emitter interface {
 	Emit(k row.Kind, r row.Row)
 }
 
-// Operator is one step of a transform. The node calls Process for every
-// input batch, Watermark when the event-time clock advances, and Finish
-// once when the input has ended. All calls come from one goroutine.
-// An operator may keep rows of its input batches (they are immutable) but
-// must not modify them, unless it is an InputReleaser that said it keeps
-// none (doc.go, Retention).
-type Operator interface {
-	Process(in *row.Batch, out Emitter) error
+// Lifecycle is what every operator has besides its input: the
+// event-time clock and the end of the input. The node calls Watermark
+// when the clock advances and Finish once when the input has ended. All
+// calls to an operator come from one goroutine.
+type Lifecycle interface {
 	// Watermark tells the operator that no row with an event time below wm
 	// (microseconds) will arrive any more. Operators that hold rows until
 	// then (windows) emit them here. The node forwards the watermark
@@ -37,6 +34,23 @@ type Operator interface {
 	// Finish is called at the end of a bounded input, after the final
 	// watermark. Batch-mode aggregates emit their results here.
 	Finish(out Emitter) error
+}
+
+// Operator is one step of a transform with one input: the node calls
+// Process for every input batch. An operator may keep rows of its input
+// batches (they are immutable) but must not modify them, unless it is an
+// InputReleaser that said it keeps none (the engine's doc, Retention).
+type Operator interface {
+	Lifecycle
+	Process(in *row.Batch, out Emitter) error
+}
+
+// TwoInput is an operator of two inputs (a join): a union in front of it
+// tags each batch with the input it came from, and the node gives it the
+// batch with that number (0 left, 1 right).
+type TwoInput interface {
+	Lifecycle
+	ProcessInput(input int, in *row.Batch, out Emitter) error
 }
 
 // Counters is what an operator reports for `etld run`'s summary and the
@@ -71,13 +85,6 @@ type Snapshotter interface {
 type Flusher interface {
 	Flush(out Emitter) error
 	FlushEvery() time.Duration
-}
-
-// TwoInput is an operator of two inputs. The node gives it each batch
-// with the number of the input it came from (0 left, 1 right); Process is
-// not called.
-type TwoInput interface {
-	ProcessInput(input int, in *row.Batch, out Emitter) error
 }
 
 // WatermarkHolder is an operator that forwards a watermark behind the one

@@ -46,9 +46,8 @@ func PositionOf(b *row.Batch, i int) string {
 // ChangeError describes an operator's failure on change i of in, naming
 // the source record the change came from when it is known.
 func ChangeError(op string, in *row.Batch, i int, err error) error {
-	kind := in.Changes[i].Kind
 	if pos := PositionOf(in, i); pos != "" {
-		return fmt.Errorf("%s: %s: change %d (%s): %w", op, pos, i, kind, err)
+		return fmt.Errorf("%s: %s: change %d: %w", op, pos, i, err)
 	}
-	return fmt.Errorf("%s: change %d (%s): %w", op, i, kind, err)
+	return fmt.Errorf("%s: change %d: %w", op, i, err)
 }

@@ -12,7 +12,7 @@ import (
 )
 
 type ttlOp interface {
-	operator.Operator
+	operator.Lifecycle
 	operator.Snapshotter
 	operator.StateSizer
 	operator.TTLSetter
@@ -28,7 +28,7 @@ func runTTLSteps(t *testing.T, op ttlOp, clock *fakeClock, steps []TTLStep) {
 		if two, ok := op.(operator.TwoInput); ok {
 			err = two.ProcessInput(s.Side, b, out)
 		} else {
-			err = op.Process(b, out)
+			err = op.(operator.Operator).Process(b, out)
 		}
 		if err != nil {
 			t.Fatalf("step %d: %v", i, err)
@@ -219,7 +219,7 @@ func feed(t *testing.T, op ttlOp, side int, steps []TTLStep) {
 	if two, ok := op.(operator.TwoInput); ok {
 		err = two.ProcessInput(side, b, &Out{})
 	} else {
-		err = op.Process(b, &Out{})
+		err = op.(operator.Operator).Process(b, &Out{})
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -336,7 +336,7 @@ func runQuiet(t *testing.T, op ttlOp, s TTLStep) {
 	if two, ok := op.(operator.TwoInput); ok {
 		err = two.ProcessInput(s.Side, b, &Out{})
 	} else {
-		err = op.Process(b, &Out{})
+		err = op.(operator.Operator).Process(b, &Out{})
 	}
 	if err != nil {
 		t.Fatal(err)
