@@ -217,10 +217,9 @@ func (q *queryBuilder) aggregate(sel *sql.Select, s *scope) (*Node, error) {
 	pre := &Node{
 		Kind: CalcNode, Input: in, Schema: row.NewSchema(preFields...),
 		Mode: Changelog{Updating: in.Mode.Updating}, TimeAttr: -1, Bounded: in.Bounded,
-		filter: where, project: preProject,
 	}
 	preSrc, aggMono := aggSources(keyExprs, calls, aggs, len(preFields), in.Schema, sel.Where)
-	pre.colSrc = preSrc
+	pre.op = &calcOp{filter: where, project: preProject, colSrc: preSrc}
 	cond := ""
 	if sel.Where != nil {
 		cond = ", where=[" + sql.Format(sel.Where) + "]"
@@ -236,8 +235,7 @@ func (q *queryBuilder) aggregate(sel *sql.Select, s *scope) (*Node, error) {
 	for _, c := range calls {
 		aggTexts = append(aggTexts, sql.Format(c))
 	}
-	agg := &Node{Input: pre, Bounded: in.Bounded, TimeAttr: -1, keys: keys, aggs: aggs, batch: q.b.plan.Batch}
-	agg.aggMono = aggMono
+	agg := &Node{Input: pre, Bounded: in.Bounded, TimeAttr: -1, batch: q.b.plan.Batch}
 	keyLabel := strings.Join(keyNames, ", ")
 	switch {
 	case attached != nil:
@@ -250,8 +248,8 @@ func (q *queryBuilder) aggregate(sel *sql.Select, s *scope) (*Node, error) {
 		outFields = append(outFields,
 			row.Field{Name: in.Schema.Fields[attached.end].Name, Type: wtype},
 			row.Field{Name: "window_time", Type: ttype})
-		agg.Kind, agg.window = WindowAggNode, window
-		agg.attached, agg.attachedLTZ = true, attached.ltz
+		agg.Kind = WindowAggNode
+		agg.op = &windowAggOp{keys: keys, aggs: aggs, window: window, attached: true, attachedLTZ: attached.ltz, batch: agg.batch}
 		agg.TimeAttr = len(keys) + 1
 		key := append(append([]int(nil), keys...), len(keys))
 		agg.Mode = windowAggMode(key)
@@ -264,13 +262,15 @@ func (q *queryBuilder) aggregate(sel *sql.Select, s *scope) (*Node, error) {
 			row.Field{Name: "window_start", Type: wtype},
 			row.Field{Name: "window_end", Type: wtype},
 			row.Field{Name: "window_time", Type: ttype})
-		agg.Kind, agg.window = WindowAggNode, window
+		agg.Kind = WindowAggNode
+		agg.op = &windowAggOp{keys: keys, aggs: aggs, window: window, batch: agg.batch}
 		agg.TimeAttr = len(keys) + 2
 		key := append(append([]int(nil), keys...), len(keys), len(keys)+1)
 		agg.Mode = windowAggMode(key)
 		agg.Label = fmt.Sprintf("WindowAggregate(window=[%s], groupBy=[%s], select=[%s])", windowText(s.window), keyLabel, strings.Join(aggTexts, ", "))
 	default:
 		agg.Kind = GroupAggNode
+		agg.op = &groupAggOp{keys: keys, aggs: aggs, aggMono: aggMono, batch: agg.batch}
 		agg.Mode = groupAggMode(len(keys), q.b.plan.Batch)
 		agg.Label = fmt.Sprintf("GroupAggregate(groupBy=[%s], select=[%s])", keyLabel, strings.Join(aggTexts, ", "))
 	}

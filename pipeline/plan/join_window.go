@@ -35,30 +35,32 @@ func windowPropsOf(n *Node) (windowProps, bool) {
 	switch n.Kind {
 	case WindowTableNode:
 		w := n.Input.Schema.Len()
-		return windowProps{spec: n.windowTable.Spec, start: w, end: w + 1, ltz: n.windowTable.LTZ}, true
+		t := n.windowTable().table
+		return windowProps{spec: t.Spec, start: w, end: w + 1, ltz: t.LTZ}, true
 	case WindowAggNode:
-		k := len(n.keys)
-		if n.attached {
+		wa := n.windowAgg()
+		k := len(wa.keys)
+		if wa.attached {
 			k-- // window_start is the last key
 		}
-		return windowProps{spec: *n.window, start: k, end: k + 1, ltz: n.Schema.Fields[k+2].Type.ID == row.TimestampLTZ}, true
+		return windowProps{spec: *wa.window, start: k, end: k + 1, ltz: n.Schema.Fields[k+2].Type.ID == row.TimestampLTZ}, true
 	case WindowRankNode:
 		// Its rows are its input's, with the rank number appended.
 		return windowPropsOf(n.Input)
 	case JoinNode:
-		if n.windowJoin == nil {
+		if n.windowJoin() == nil {
 			return windowProps{}, false
 		}
 		// The side that is never padded with NULLs keeps its window.
-		switch n.windowJoin.Kind {
+		switch n.windowJoin().Kind {
 		case joinop.InnerJoin, joinop.LeftJoin, joinop.SemiJoin, joinop.AntiJoin:
 			p, _ := windowPropsOf(n.Inputs[0])
-			p.start, p.end = n.windowJoin.LeftStart, n.windowJoin.LeftEnd
+			p.start, p.end = n.windowJoin().LeftStart, n.windowJoin().LeftEnd
 			return p, true
 		case joinop.RightJoin:
 			p, _ := windowPropsOf(n.Inputs[1])
-			lw := n.windowJoin.LeftWidth
-			p.start, p.end = lw+n.windowJoin.RightStart, lw+n.windowJoin.RightEnd
+			lw := n.windowJoin().LeftWidth
+			p.start, p.end = lw+n.windowJoin().RightStart, lw+n.windowJoin().RightEnd
 			return p, true
 		}
 		return windowProps{}, false
@@ -67,11 +69,12 @@ func windowPropsOf(n *Node) (windowProps, bool) {
 		if !ok {
 			return windowProps{}, false
 		}
-		if n.project == nil && n.colSrc == nil {
+		c := n.calc()
+		if c.project == nil && c.colSrc == nil {
 			return in, true
 		}
 		start, end := -1, -1
-		for i, src := range n.colSrc {
+		for i, src := range c.colSrc {
 			if src == in.start && start < 0 {
 				start = i
 			}
@@ -222,7 +225,7 @@ func (q *queryBuilder) windowJoin(n *Node, js *joinop.JoinSpec, residual []sql.E
 		where = append(where, sql.Format(res))
 	}
 	js.Residual = ws.Residual
-	n.join, n.windowJoin = js, ws
+	n.op = &joinOp{join: js, window: ws}
 	// Insert-only, with the upsert keys of a join whose keys are every
 	// equality, the window bounds included: within a window, a side unique
 	// on its keys and window (a window aggregate's rows) matches each row

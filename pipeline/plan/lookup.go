@@ -8,7 +8,6 @@ import (
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/joinop"
-	"github.com/etld/etld/pipeline/runtime/operator"
 	"github.com/etld/etld/pipeline/sql"
 )
 
@@ -55,10 +54,10 @@ func (q *queryBuilder) lookupJoin(j *sql.Join) (s *scope, ok bool, err error) {
 		return nil, true, err
 	}
 	root := tab.Root
-	if root.Kind != ScanNode || root.source == nil || root.source.Conn == nil {
+	if root.Kind != ScanNode || root.scanned() == nil || root.scanned().Conn == nil {
 		return nil, true, errAt(ref.Name.At, "%s FOR SYSTEM_TIME AS OF %s (processing time) is a lookup join, which looks rows up in a source table by key; %q is a transform: look up a mysql (or jdbc) source", ref.Name.Name, at.Column.Name, ref.Name.Name)
 	}
-	src := root.source
+	src := root.scanned()
 	lsrc, isLookup := src.Conn.(connector.LookupSource)
 	if !isLookup {
 		return nil, true, errAt(ref.Name.At, "%s FOR SYSTEM_TIME AS OF %s (processing time) is a lookup join, and a %s source cannot be looked up by key: look up a mysql (or jdbc) source", ref.Name.Name, at.Column.Name, src.Spec.Type)
@@ -156,7 +155,7 @@ func (q *queryBuilder) lookupJoin(j *sql.Join) (s *scope, ok bool, err error) {
 	spec.Options = lsrc.LookupOptions()
 	label += fmt.Sprintf(", select=[%s], cache=[%s], batch=[%d])", strings.Join(node.Schema.Names(), ", "), cacheText(spec.Options), spec.Options.MaxBatch)
 	node.Label = label
-	node.lookup = &lookupPlan{table: src, lookuper: lk, spec: spec}
+	node.op = &lookupOp{&lookupPlan{table: src, lookuper: lk, spec: spec}}
 	src.lookedUp = true
 	return s, true, nil
 }
@@ -187,13 +186,6 @@ func lookupTimeCol(n *Node, c int) bool {
 	return procTimeCol(n, c)
 }
 
-// lookupOperator is the runtime operator of a LookupJoinNode.
-func (p *Plan) lookupOperator(n *Node) operator.Operator {
-	spec := n.lookup.spec
-	spec.Lookuper = n.lookup.lookuper
-	return joinop.NewLookupJoin(spec)
-}
-
 // scannedSources returns the sources some sink reads by a scan: a source
 // that only lookup joins read is looked up, never scanned.
 func (p *Plan) scannedSources() map[*Source]bool {
@@ -206,7 +198,7 @@ func (p *Plan) scannedSources() map[*Source]bool {
 		}
 		seen[n] = true
 		if n.Kind == ScanNode {
-			out[n.source] = true
+			out[n.scanned()] = true
 		}
 		for _, in := range n.inputs() {
 			walk(in)

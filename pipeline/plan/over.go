@@ -176,11 +176,12 @@ func (q *queryBuilder) overAggregate(sel *sql.Select, s *scope, overs []*sql.Ove
 		pre = &Node{
 			Kind: CalcNode, Input: in, Schema: row.NewSchema(preFields...),
 			Mode: Changelog{}, TimeAttr: in.TimeAttr, Bounded: in.Bounded,
-			filter: where,
 		}
+		c := &calcOp{filter: where}
 		if len(preFields) > in.Schema.Len() {
-			pre.project = preProject
+			c.project = preProject
 		}
+		pre.op = c
 		cond := ""
 		if sel.Where != nil {
 			cond = ", where=[" + sql.Format(sel.Where) + "]"
@@ -202,7 +203,7 @@ func (q *queryBuilder) overAggregate(sel *sql.Select, s *scope, overs []*sql.Ove
 	node := &Node{
 		Kind: OverAggNode, Input: pre, Schema: row.NewSchema(outFields...),
 		Mode: overAggMode(), TimeAttr: in.TimeAttr, Bounded: in.Bounded,
-		over: &spec, batch: q.b.plan.Batch,
+		op: &overOp{spec: &spec, batch: q.b.plan.Batch}, batch: q.b.plan.Batch,
 	}
 	partition := ""
 	if len(keyTexts) > 0 {

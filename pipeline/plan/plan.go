@@ -314,7 +314,7 @@ func (b *builder) source(s *spec.Source) {
 	node := &Node{
 		Kind: ScanNode, Label: fmt.Sprintf("Scan(%s, type=%s)", s.Name, s.Type),
 		Schema: schema, Mode: scanMode(updating, key), TimeAttr: timeAttr,
-		Bounded: bounded, source: src,
+		Bounded: bounded, op: &scanOp{source: src},
 	}
 	src.Table = &Table{Name: s.Name, Root: node}
 	if b.shapeFaulted(s) {

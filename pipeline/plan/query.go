@@ -394,11 +394,12 @@ func (q *queryBuilder) projection(items []*sql.SelectItem, s *scope, in *Node, f
 	n := &Node{
 		Kind: CalcNode, Input: in, Schema: row.NewSchema(fields...),
 		Mode: calcMode(in.Mode, colMap), TimeAttr: timeAttr, Bounded: in.Bounded,
-		filter: filter, colSrc: colSrc,
 	}
+	c := &calcOp{filter: filter, colSrc: colSrc}
 	if !identity {
-		n.project = project
+		c.project = project
 	}
+	n.op = c
 	cond := ""
 	if where != nil {
 		cond = ", where=[" + sql.Format(where) + "]"
@@ -427,7 +428,7 @@ func (q *queryBuilder) distinct(n *Node) *Node {
 	}
 	d := &Node{
 		Kind: DistinctNode, Input: n, Schema: n.Schema, TimeAttr: -1, Bounded: n.Bounded,
-		Mode: distinctMode(n.Schema.Len(), n.Mode.Updating, q.b.plan.Batch), keys: keys, batch: q.b.plan.Batch,
+		Mode: distinctMode(n.Schema.Len(), n.Mode.Updating, q.b.plan.Batch), op: &distinctOp{keys: keys, batch: q.b.plan.Batch}, batch: q.b.plan.Batch,
 	}
 	d.Label = fmt.Sprintf("Distinct(%s)", strings.Join(n.Schema.Names(), ", "))
 	return d

@@ -316,7 +316,7 @@ func (q *queryBuilder) rankNode(calc *Node, spec rankop.RankSpec, over *sql.Over
 			order = "ROWTIME"
 		}
 		n.Kind = DedupNode
-		n.dedup = &rankop.DedupSpec{Key: spec.Partition, TimeCol: spec.Order[0].Col, RowTime: rowTime, KeepLast: keepLast, Batch: spec.Batch}
+		n.op = &dedupOp{&rankop.DedupSpec{Key: spec.Partition, TimeCol: spec.Order[0].Col, RowTime: rowTime, KeepLast: keepLast, Batch: spec.Batch}}
 		n.Mode = dedupMode(spec.Partition, keepLast, spec.Batch)
 		if rowTime {
 			// The time attribute survives, as in Flink: keep first emits
@@ -331,7 +331,7 @@ func (q *queryBuilder) rankNode(calc *Node, spec rankop.RankSpec, over *sql.Over
 	}
 	n.Kind = RankNode
 	spec.Strategy, spec.RowKey = rankStrategy(calc, spec)
-	n.rank = &spec
+	n.op = &rankOp{spec: &spec}
 	n.Mode = rankMode(spec.Partition, spec.Kind == rankop.RowNumber, spec.Start == 1 && spec.End == 1, rnCol, calc.Mode, spec.Batch)
 	strategy := "strategy=" + strategyText(spec) + ", "
 	if spec.Batch {
@@ -407,7 +407,7 @@ func procTimeCol(n *Node, c int) bool {
 		case CalcNode:
 			continue
 		case ScanNode:
-			src := x.source
+			src := x.scanned()
 			j := x.Schema.Index(name)
 			phys := src.Physical.Len()
 			return j >= phys && j-phys < len(src.computed) && src.computed[j-phys].Clock == "PROCTIME()" && x.Schema.Fields[j].Type.ID == row.TimestampLTZ
