@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/etld/etld/internal/builtin"
+	"github.com/etld/etld/builtin"
 	"github.com/etld/etld/pipeline"
 	"github.com/etld/etld/pipeline/connector"
 )

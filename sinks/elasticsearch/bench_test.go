@@ -12,7 +12,7 @@ import (
 
 	"github.com/elastic/go-elasticsearch/v8/esutil"
 
-	"github.com/etld/etld/internal/builtin"
+	"github.com/etld/etld/builtin"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
 	es "github.com/etld/etld/sinks/elasticsearch"

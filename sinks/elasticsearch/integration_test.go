@@ -17,7 +17,7 @@ import (
 
 	"github.com/elastic/go-elasticsearch/v8"
 
-	"github.com/etld/etld/internal/builtin"
+	"github.com/etld/etld/builtin"
 	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline"
 	"github.com/etld/etld/pipeline/connector"
