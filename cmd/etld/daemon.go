@@ -10,11 +10,11 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/etld/etld/internal/admin"
-	"github.com/etld/etld/internal/daemon"
-	"github.com/etld/etld/internal/metrics"
+	"github.com/etld/etld/internal/app/admin"
+	"github.com/etld/etld/internal/app/daemon"
+	"github.com/etld/etld/internal/app/metrics"
+	"github.com/etld/etld/internal/app/sdnotify"
 	"github.com/etld/etld/internal/redact"
-	"github.com/etld/etld/internal/sdnotify"
 	"github.com/etld/etld/pipeline"
 )
 

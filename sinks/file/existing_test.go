@@ -37,9 +37,9 @@ func startSink(t *testing.T, path, options string, run connector.RunInfo, st []b
 	return s, nil
 }
 
-// TestExistingOutput is issue 14, item 5: a fresh start of a run with a
-// state directory never destroys a file with data it was not asked to;
-// a one-shot run truncates as a shell's > does, and says so.
+// TestExistingOutput: a fresh start of a run with a state directory never
+// destroys a file with data it was not asked to; a one-shot run truncates as
+// a shell's > does, and says so.
 func TestExistingOutput(t *testing.T) {
 	const old = "old,1\nold,2\n"
 	resumable := connector.RunInfo{Resumable: true}

@@ -27,7 +27,7 @@ import (
 	"github.com/etld/etld/sources/mysql"
 )
 
-// BenchmarkLookupJoinAgainstBatchedIN is issue 15's lookup benchmark:
+// BenchmarkLookupJoinAgainstBatchedIN is the lookup join's benchmark:
 // ETLD_BENCH_ROWS orders (default 1M) from a file, each joined with its
 // customer in a MariaDB table of a tenth as many rows (100k), into a
 // blackhole. etld without a cache and with a PARTIAL cache of every

@@ -8,7 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
-	"github.com/etld/etld/internal/daemon"
+	"github.com/etld/etld/internal/app/daemon"
 )
 
 // StatusFunc lists the pipelines (daemon.Supervisor.Status).

@@ -13,7 +13,7 @@ import (
 // with the registry: every source and sink type has its own section and is
 // named in the table of keys every source or sink has.
 func TestPipelineFormatDocumentsEveryType(t *testing.T) {
-	data, err := os.ReadFile("../../docs/pipeline-format.md")
+	data, err := os.ReadFile("../docs/pipeline-format.md")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -151,7 +151,7 @@ func TestAdminTokenRequired(t *testing.T) {
 // The shipped etld.yaml documents the defaults: loading it changes nothing.
 func TestShippedConfigIsTheDefaults(t *testing.T) {
 	cfg := Defaults()
-	if err := cfg.LoadFile("../../configs/etld.yaml", func(string) (string, bool) { return "", false }); err != nil {
+	if err := cfg.LoadFile("../../../configs/etld.yaml", func(string) (string, bool) { return "", false }); err != nil {
 		t.Fatal(err)
 	}
 	if cfg != Defaults() {

@@ -7,7 +7,7 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 
-	"github.com/etld/etld/internal/daemon"
+	"github.com/etld/etld/internal/app/daemon"
 )
 
 func ptr(n int64) *int64 { return &n }
