@@ -197,6 +197,11 @@ func (s *Supervisor) Reload() (ReloadResult, error) {
 		hash := sha256.Sum256(data)
 		old := current[file]
 		if old != nil && old.hash == hash {
+			// The file holds what runs again: an edit refused before was
+			// reverted, and there is nothing left to fix.
+			if old.setReloadError("", nil, nil) {
+				s.log.Info("pipeline file is back to the running version: its refused edit is forgotten", "pipeline", old.name, "file", file)
+			}
 			res.Unchanged = append(res.Unchanged, file)
 			continue
 		}

@@ -123,3 +123,34 @@ func TestChangedFileThatDoesNotLoadIsNotReady(t *testing.T) {
 		t.Errorf("not ready after the file was removed: %q", reasons)
 	}
 }
+
+// Reverting a refused edit brings the file back to the content that
+// runs: the reload leaves the pipeline running, untouched, and forgets
+// the refusal (the status, readiness, the file view), or the daemon
+// would stay not ready with nothing left to fix.
+func TestRevertedEditClearsTheReloadError(t *testing.T) {
+	h := newHarness(t)
+	good := pipelineYAML("p", "    endless: true")
+	h.write("p.yaml", good)
+	h.reload()
+	before := h.waitState("p.yaml", Running)
+	h.write("p.yaml", pipelineYAML("p", "    endless: true\n    prot: 2"))
+	h.reload()
+	if st := h.status("p.yaml"); st.ReloadError == "" {
+		t.Fatalf("the bad edit was not refused: %+v", st)
+	}
+	h.write("p.yaml", good)
+	if res := h.reload(); len(res.Unchanged) != 1 || len(res.Failed) != 0 {
+		t.Errorf("reload of the reverted file = %+v, want it unchanged", baseNames(res))
+	}
+	st := h.status("p.yaml")
+	if st.State != Running || st.ReloadError != "" || !st.StartedAt.Equal(*before.StartedAt) {
+		t.Errorf("status %+v, want the same run without a reload error", st)
+	}
+	if ready, reasons := h.sup.Ready(); !ready {
+		t.Errorf("not ready after the edit was reverted: %q", reasons)
+	}
+	if v, _ := h.sup.File("p"); v.Refused || len(v.Errors) != 0 || v.Text != good {
+		t.Errorf("file view %+v, want the running content without errors", v)
+	}
+}

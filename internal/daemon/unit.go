@@ -238,11 +238,17 @@ func (u *unit) stopping() bool {
 	}
 }
 
-func (u *unit) setReloadError(msg string, data []byte, err error) {
+// setReloadError records a newer content that did not load (err nil:
+// none) and reports whether one was recorded before.
+func (u *unit) setReloadError(msg string, data []byte, err error) (had bool) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	u.reloadErr = msg
-	u.refused = &refusedFile{data: data, err: err}
+	had = u.refused != nil
+	u.reloadErr, u.refused = msg, nil
+	if err != nil {
+		u.refused = &refusedFile{data: data, err: err}
+	}
+	return had
 }
 
 func (u *unit) set(state State, err error) {
