@@ -374,13 +374,19 @@ func (u *unit) progress(s pipeline.Summary) {
 	u.last = s
 }
 
+// shownName is the pipeline's name, or for a file that did not load the
+// file's name without its extension.
+func (u *unit) shownName() string {
+	if u.name != "" {
+		return u.name
+	}
+	return strings.TrimSuffix(filepath.Base(u.file), filepath.Ext(u.file))
+}
+
 func (u *unit) status() Status {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	st := Status{Name: u.name, File: u.file, State: u.state, Error: u.err, ReloadError: u.reloadErr, Restarts: u.restarts, Errors: u.errors}
-	if st.Name == "" {
-		st.Name = strings.TrimSuffix(filepath.Base(u.file), filepath.Ext(u.file))
-	}
+	st := Status{Name: u.shownName(), File: u.file, State: u.state, Error: u.err, ReloadError: u.reloadErr, Restarts: u.restarts, Errors: u.errors}
 	if !u.started.IsZero() {
 		t := u.started.UTC()
 		st.StartedAt = &t
