@@ -81,11 +81,11 @@ func runDaemon(configPath string, flags [][2]string, stderr io.Writer) int {
 	var srv *admin.Server
 	if cfg.Admin.Enabled {
 		srv, err = admin.Listen(cfg.Admin.Address, consoleOptions(admin.Options{
-			Ready: func() (bool, []string) {
+			Ready: func(details bool) (bool, []string) {
 				if !loaded.Load() {
 					return false, []string{"loading the pipelines directory"}
 				}
-				return sup.Ready()
+				return sup.Ready(details)
 			},
 			Pipelines: func() any { return sup.Status() },
 			Gatherer:  reg,

@@ -567,6 +567,20 @@ func TestDaemonAdminOnLoopbackByDefault(t *testing.T) {
 	if out, stderr, code := etld(t, t.TempDir(), "healthcheck"); code != 0 || strings.TrimSpace(out) != "ok" {
 		t.Errorf("etld healthcheck = %d %q %q", code, out, stderr)
 	}
+	// A page of another site whose name resolves to loopback (DNS
+	// rebinding) sends its own name as Host: refused on every path.
+	for host, want := range map[string]int{"evil.example.com:" + port: http.StatusMisdirectedRequest, "localhost:" + port: 200} {
+		req, _ := http.NewRequest("GET", "http://"+addr+"/pipelines", nil)
+		req.Host = host
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("GET /pipelines with Host %s = %d, want %d", host, resp.StatusCode, want)
+		}
+	}
 	d.signal(syscall.SIGINT)
 	if code := d.exitCode(); code != 0 {
 		t.Errorf("exit code after SIGINT = %d", code)

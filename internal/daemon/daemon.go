@@ -370,21 +370,30 @@ func (s *Supervisor) Status() []Status {
 }
 
 // Ready reports whether every pipeline is running or finished and every
-// file's current content loaded, and the reasons when not.
-func (s *Supervisor) Ready() (bool, []string) {
+// file's current content loaded, and the reasons when not: with details,
+// each pipeline's file and error, else its name and state only (an error
+// may quote a record).
+func (s *Supervisor) Ready(details bool) (bool, []string) {
 	var reasons []string
 	for _, st := range s.Status() {
 		if st.State != Running && st.State != Finished {
-			r := fmt.Sprintf("pipeline %s (%s) is %s", st.Name, st.File, st.State)
-			if st.Error != "" {
-				r += ": " + st.Error
+			r := fmt.Sprintf("pipeline %s is %s", st.Name, st.State)
+			if details {
+				r = fmt.Sprintf("pipeline %s (%s) is %s", st.Name, st.File, st.State)
+				if st.Error != "" {
+					r += ": " + st.Error
+				}
 			}
 			reasons = append(reasons, r)
 		}
 		if st.ReloadError != "" {
 			// What runs is not what the file says: the operator's change
 			// has not taken effect.
-			reasons = append(reasons, fmt.Sprintf("pipeline %s (%s): the changed file does not load, the previous version is %s: %s", st.Name, st.File, st.State, st.ReloadError))
+			r := fmt.Sprintf("pipeline %s: the changed file does not load, the previous version is %s", st.Name, st.State)
+			if details {
+				r = fmt.Sprintf("pipeline %s (%s): the changed file does not load, the previous version is %s: %s", st.Name, st.File, st.State, st.ReloadError)
+			}
+			reasons = append(reasons, r)
 		}
 	}
 	return len(reasons) == 0, reasons

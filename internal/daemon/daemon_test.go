@@ -222,7 +222,7 @@ func TestOnePipelineFailingStopsNoOther(t *testing.T) {
 	if len(h.sup.Status()) != 4 {
 		t.Errorf("status lists %d files, want the 4 pipeline files", len(h.sup.Status()))
 	}
-	ready, reasons := h.sup.Ready()
+	ready, reasons := h.sup.Ready(true)
 	if ready || len(reasons) != 2 || !strings.Contains(strings.Join(reasons, "\n"), "broken") {
 		t.Errorf("Ready = %v %q, want not ready because of the two failed files", ready, reasons)
 	}
@@ -267,7 +267,7 @@ func TestTransientFailureIsRetried(t *testing.T) {
 	if !strings.Contains(h.logs.String(), "restarting after a backoff") {
 		t.Errorf("no retry logged:\n%s", h.logs)
 	}
-	if ready, reasons := h.sup.Ready(); !ready {
+	if ready, reasons := h.sup.Ready(true); !ready {
 		t.Errorf("not ready after recovering: %q", reasons)
 	}
 }
@@ -399,7 +399,7 @@ func TestSecretsNeverInStatusOrLogs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, reasons := h.sup.Ready()
+	_, reasons := h.sup.Ready(true)
 	for what, text := range map[string]string{"status": string(status), "logs": h.logs.String(), "readiness": strings.Join(reasons, "\n")} {
 		for _, s := range []string{secret, nameSecret} {
 			if leaks := testenv.SecretLeaks(text, s); len(leaks) > 0 {

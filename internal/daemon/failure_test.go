@@ -65,7 +65,7 @@ func TestBadRecordFailsUntilTheFileChanges(t *testing.T) {
 	if !strings.Contains(st.Error, "probe.log:3: column x: not an integer") || st.Restarts != 0 || h.opens.Load() != 1 {
 		t.Errorf("status %+v after %d opens, want failed at probe.log:3 without a restart", st, h.opens.Load())
 	}
-	ready, reasons := h.sup.Ready()
+	ready, reasons := h.sup.Ready(true)
 	if ready || len(reasons) != 1 || !strings.Contains(reasons[0], "probe.log:3") {
 		t.Errorf("Ready = %v %q, want not ready, naming the record's position", ready, reasons)
 	}
@@ -101,7 +101,7 @@ func TestChangedFileThatDoesNotLoadIsNotReady(t *testing.T) {
 	h.write("p.yaml", pipelineYAML("p", "    endless: true"))
 	h.reload()
 	h.waitState("p.yaml", Running)
-	if ready, reasons := h.sup.Ready(); !ready {
+	if ready, reasons := h.sup.Ready(true); !ready {
 		t.Fatalf("not ready: %q", reasons)
 	}
 	h.write("p.yaml", pipelineYAML("p", "    endless: true\n    prot: 2"))
@@ -110,7 +110,7 @@ func TestChangedFileThatDoesNotLoadIsNotReady(t *testing.T) {
 	if st.State != Running || !strings.Contains(st.ReloadError, `p.yaml:8:5: sources[0].prot: unknown key`) {
 		t.Errorf("status %+v, want running with the reload error", st)
 	}
-	ready, reasons := h.sup.Ready()
+	ready, reasons := h.sup.Ready(true)
 	if ready || len(reasons) != 1 || !strings.Contains(reasons[0], "does not load") || !strings.Contains(reasons[0], "prot") {
 		t.Errorf("Ready = %v %q, want not ready because the changed file does not load", ready, reasons)
 	}
@@ -119,7 +119,7 @@ func TestChangedFileThatDoesNotLoadIsNotReady(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.reload()
-	if ready, reasons := h.sup.Ready(); !ready {
+	if ready, reasons := h.sup.Ready(true); !ready {
 		t.Errorf("not ready after the file was removed: %q", reasons)
 	}
 }
@@ -147,10 +147,37 @@ func TestRevertedEditClearsTheReloadError(t *testing.T) {
 	if st.State != Running || st.ReloadError != "" || !st.StartedAt.Equal(*before.StartedAt) {
 		t.Errorf("status %+v, want the same run without a reload error", st)
 	}
-	if ready, reasons := h.sup.Ready(); !ready {
+	if ready, reasons := h.sup.Ready(true); !ready {
 		t.Errorf("not ready after the edit was reverted: %q", reasons)
 	}
 	if v, _ := h.sup.File("p"); v.Refused || len(v.Errors) != 0 || v.Text != good {
 		t.Errorf("file view %+v, want the running content without errors", v)
+	}
+}
+
+// Readiness without details names each pipeline that is not ready and
+// its state, never its error: an error may quote a record, and /readyz
+// shows it so to whoever may not read /pipelines.
+func TestReadyWithoutDetailsShowsStatesOnly(t *testing.T) {
+	h := newHarness(t)
+	h.write("bad.yaml", pipelineYAML("bad", "    bad_record: true\n    endless: true"))
+	h.write("edit.yaml", pipelineYAML("edit", "    endless: true"))
+	h.reload()
+	h.waitState("bad.yaml", Failed)
+	h.waitState("edit.yaml", Running)
+	h.write("edit.yaml", pipelineYAML("edit", "    endless: true\n    prot: 2"))
+	h.reload()
+	ready, reasons := h.sup.Ready(false)
+	text := strings.Join(reasons, "\n")
+	if ready || len(reasons) != 2 || !strings.Contains(text, "pipeline bad is failed") || !strings.Contains(text, "pipeline edit: the changed file does not load") {
+		t.Errorf("Ready(false) = %v %q, want both pipelines named with their states", ready, reasons)
+	}
+	for _, detail := range []string{"probe.log", "not an integer", "prot", h.dir} {
+		if strings.Contains(text, detail) {
+			t.Errorf("Ready(false) shows %q: %q", detail, reasons)
+		}
+	}
+	if _, reasons := h.sup.Ready(true); !strings.Contains(strings.Join(reasons, "\n"), "probe.log:3: column x: not an integer") {
+		t.Errorf("Ready(true) = %q, want the errors", reasons)
 	}
 }
