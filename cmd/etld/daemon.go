@@ -58,6 +58,14 @@ func runDaemon(configPath string, flags [][2]string, stderr io.Writer) int {
 		return 2
 	}
 	log := logger.With("component", "daemon")
+	if cfg.StateDir != "" {
+		release, err := daemon.LockStateDir(cfg.StateDir)
+		if err != nil {
+			log.Error("cannot start", "error", err)
+			return 1
+		}
+		defer release()
+	}
 
 	// Signals are caught before anything starts, so that none is lost.
 	sigs := make(chan os.Signal, 4)

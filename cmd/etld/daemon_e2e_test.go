@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"debug/elf"
 	"encoding/json"
 	"fmt"
@@ -313,6 +314,16 @@ func TestDaemonReadyAndMetrics(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(state, "messages")); err != nil {
 		t.Errorf("no checkpoint under the state dir: %v", err)
+	}
+	// A second daemon on the same state directory is refused at once
+	// (the deadline only bounds a daemon that would run).
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	second := exec.CommandContext(ctx, etldBin, "run", "--config", filepath.Join(work, "etld.yaml"))
+	second.Dir, second.Env = work, append(os.Environ(), env...)
+	out, _ := second.CombinedOutput()
+	cancel()
+	if code := second.ProcessState.ExitCode(); code != 1 || !strings.Contains(string(out), "is in use by another etld (pid ") {
+		t.Errorf("a second daemon on the same state_dir: exit %d\n%s", code, out)
 	}
 	// The info line proves the flag overrode the file's warn level.
 	if d.logged("started") == nil {

@@ -132,6 +132,9 @@ type unit struct {
 	data []byte
 	hash [32]byte
 	name string
+	// recheck: a broken unit whose error came from the file system or
+	// from another file, which the next reload tries again.
+	recheck bool
 	// sources and sinks name the components in the file's order;
 	// srcDLQ and sinkDLQ say which of them dead-letter.
 	sources, sinks  []string
@@ -181,10 +184,10 @@ func newUnit(s *Supervisor, file string, data []byte, hash [32]byte, p *pipeline
 	return u
 }
 
-// brokenUnit stands for a file that does not load: it shows the error and
-// runs nothing.
-func brokenUnit(file string, data []byte, hash [32]byte, msg string, err error) *unit {
-	u := &unit{file: file, data: data, hash: hash, stop: make(chan struct{}), done: make(chan struct{}), state: Failed, err: msg, cancel: func() {}, loadErr: err, errors: 1}
+// brokenUnit stands for a file that does not load, or cannot be read:
+// it shows the error (msg, redacted) and runs nothing.
+func brokenUnit(c *change, msg string) *unit {
+	u := &unit{file: c.file, data: c.data, hash: c.hash, recheck: c.recheck, stop: make(chan struct{}), done: make(chan struct{}), state: Failed, err: msg, cancel: func() {}, loadErr: c.err, errors: 1}
 	close(u.done)
 	return u
 }
