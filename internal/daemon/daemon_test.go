@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/etld/etld/formats/csv"
 	"github.com/etld/etld/internal/redact"
 	"github.com/etld/etld/internal/retry"
 	"github.com/etld/etld/internal/testenv"
@@ -22,6 +23,7 @@ import (
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/sinks/blackhole"
+	"github.com/etld/etld/sinks/file"
 )
 
 // probeConfig is a test source with a password option, as database and
@@ -127,6 +129,8 @@ func newHarness(t *testing.T) *harness {
 	h := &harness{t: t, dir: t.TempDir(), logs: &testenv.Buffer{}, opens: &atomic.Int64{}}
 	r := connector.NewRegistry()
 	blackhole.Register(r)
+	file.Register(r)
+	csv.Register(r)
 	connector.RegisterSource(r, "probe", "test source", func(c probeConfig, env connector.SourceEnv) (connector.Source, error) {
 		if c.Panic == "new" {
 			panic("probe: options bug")

@@ -1,10 +1,14 @@
 package daemon
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/etld/etld/internal/testenv"
 )
 
 // A panic while one pipeline is planned, opened or read fails that
@@ -179,5 +183,50 @@ func TestReadyWithoutDetailsShowsStatesOnly(t *testing.T) {
 	}
 	if _, reasons := h.sup.Ready(true); !strings.Contains(strings.Join(reasons, "\n"), "probe.log:3: column x: not an integer") {
 		t.Errorf("Ready(true) = %q, want the errors", reasons)
+	}
+}
+
+// waitSettled waits until file's run is no longer starting or running
+// (with a bounded input, finished also counts).
+func (h *harness) waitSettled(file string) Status {
+	h.t.Helper()
+	var st Status
+	testenv.Eventually(h.t, 10*time.Second, file+" settled", func() error {
+		st = h.status(file)
+		if st.State == Starting || st.State == Running {
+			return fmt.Errorf("state %s", st.State)
+		}
+		return nil
+	})
+	return st
+}
+
+// A run refused for good by what the state directory holds is failed,
+// not retried for ever: saved state that no longer fits the file, and a
+// file sink's output that no checkpoint of the pipeline covers (the
+// pipeline was renamed, so it starts with new state). Neither changes
+// until the file or the state directory does.
+func TestRefusalsOfTheStateFail(t *testing.T) {
+	h := newHarness(t)
+	h.write("p.yaml", pipelineYAML("p", "    rows: 3"))
+	h.reload()
+	h.waitState("p.yaml", Finished)
+	h.write("p.yaml", strings.NewReplacer("name: src", "name: src2", "from: src", "from: src2").Replace(pipelineYAML("p", "    rows: 3")))
+	h.reload()
+	if st := h.waitSettled("p.yaml"); st.State != Failed || st.Restarts != 0 || !strings.Contains(st.Error, "no longer fits the pipeline file") {
+		t.Errorf("state that does not fit: %s after %d restarts (%q), want failed at once", st.State, st.Restarts, st.Error)
+	}
+
+	out := filepath.Join(t.TempDir(), "out.csv")
+	withFile := func(name string) string {
+		return strings.Replace(pipelineYAML(name, "    rows: 3"), "type: blackhole", "type: file\n    path: "+out+"\n    format: {type: csv}", 1)
+	}
+	h.write("f.yaml", withFile("f"))
+	h.reload()
+	h.waitState("f.yaml", Finished)
+	h.write("f.yaml", withFile("f_renamed"))
+	h.reload()
+	if st := h.waitSettled("f.yaml"); st.State != Failed || st.Restarts != 0 || !strings.Contains(st.Error, "no checkpoint of this pipeline covers") {
+		t.Errorf("renamed pipeline's output: %s after %d restarts (%q), want failed at once", st.State, st.Restarts, st.Error)
 	}
 }
