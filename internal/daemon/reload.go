@@ -221,7 +221,8 @@ func (s *Supervisor) claimNames(current map[string]*unit, changes []*change) {
 	held := map[string]bool{}
 	for file, u := range current {
 		c := changed[file]
-		if u.name != "" && (c == nil || c.p == nil && u.live() || c.p != nil && c.p.Name() == u.name) {
+		keeps := c == nil || (c.p == nil && u.live()) || (c.p != nil && c.p.Name() == u.name)
+		if u.name != "" && keeps {
 			owner[u.name], held[u.name] = file, true
 		}
 	}
