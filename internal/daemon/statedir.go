@@ -38,8 +38,13 @@ func (s *Supervisor) recordFiles(started []*unit) {
 		return
 	}
 	files := s.recordedFiles()
+	changed := false
 	for _, u := range started {
+		changed = changed || files[u.name] != u.file
 		files[u.name] = u.file
+	}
+	if !changed {
+		return
 	}
 	if err := writeFileAtomic(filepath.Join(s.opt.StateDir, filesFile), files); err != nil {
 		s.log.Warn("cannot record which file runs each pipeline name", "error", err)
