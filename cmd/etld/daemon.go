@@ -58,6 +58,14 @@ func runDaemon(configPath string, flags [][2]string, stderr io.Writer) int {
 		return 2
 	}
 	log := logger.With("component", "daemon")
+	if cfg.StateDir != "" {
+		release, err := daemon.LockStateDir(cfg.StateDir)
+		if err != nil {
+			log.Error("cannot start", "error", err)
+			return 1
+		}
+		defer release()
+	}
 
 	// Signals are caught before anything starts, so that none is lost.
 	sigs := make(chan os.Signal, 4)
@@ -81,11 +89,11 @@ func runDaemon(configPath string, flags [][2]string, stderr io.Writer) int {
 	var srv *admin.Server
 	if cfg.Admin.Enabled {
 		srv, err = admin.Listen(cfg.Admin.Address, consoleOptions(admin.Options{
-			Ready: func() (bool, []string) {
+			Ready: func(details bool) (bool, []string) {
 				if !loaded.Load() {
 					return false, []string{"loading the pipelines directory"}
 				}
-				return sup.Ready()
+				return sup.Ready(details)
 			},
 			Pipelines: func() any { return sup.Status() },
 			Gatherer:  reg,

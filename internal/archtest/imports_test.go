@@ -100,8 +100,10 @@ func TestImportRules(t *testing.T) {
 // aggop's store and their Top-N in rankop's partitions); the engine wires
 // operators through the contract alone, so it imports no family; the test
 // kit imports no family and not the engine, so that every family's tests can use it.
+// The engine marks the errors that running again cannot fix (saved state
+// that no longer fits) with internal/retry, as connectors do.
 var runtimeImports = map[string][]string{
-	"pipeline/runtime":          {"pipeline/row", "pipeline/connector", "pipeline/runtime/operator", "internal/checkpoint", "internal/panics"},
+	"pipeline/runtime":          {"pipeline/row", "pipeline/connector", "pipeline/runtime/operator", "internal/checkpoint", "internal/panics", "internal/retry"},
 	"pipeline/runtime/operator": {"pipeline/row"},
 	"pipeline/runtime/state":    {"pipeline/row", "pipeline/runtime/operator"},
 	"pipeline/runtime/aggop":    {"pipeline/row", "pipeline/runtime/operator", "pipeline/runtime/state"},

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/etld/etld/internal/checkpoint"
+	"github.com/etld/etld/internal/retry"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/runtime/operator"
 )
@@ -141,8 +142,10 @@ func (c *coordinator) fits(cp *checkpoint.Checkpoint) error {
 	if len(diffs) == 0 {
 		return nil
 	}
-	return fmt.Errorf("the saved state in %s (checkpoint %d, taken %s) no longer fits the pipeline file: %s; remove %s (or move it away) to start from scratch",
-		c.opt.Store.Dir(), cp.ID, cp.Time.UTC().Format(time.RFC3339), strings.Join(diffs, "; "), c.opt.Store.Dir())
+	// Permanent: running again meets the same state, until the file or
+	// the state directory changes.
+	return retry.Permanent(fmt.Errorf("the saved state in %s (checkpoint %d, taken %s) no longer fits the pipeline file: %s; remove %s (or move it away) to start from scratch",
+		c.opt.Store.Dir(), cp.ID, cp.Time.UTC().Format(time.RFC3339), strings.Join(diffs, "; "), c.opt.Store.Dir()))
 }
 
 func describe(n *Node) string {

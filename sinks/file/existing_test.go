@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/etld/etld/internal/retry"
 	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline/connector"
 )
@@ -111,6 +112,10 @@ func TestExistingOutput(t *testing.T) {
 					if !strings.Contains(err.Error(), w) {
 						t.Errorf("Open error %q does not contain %q", err, w)
 					}
+				}
+				// Opening again meets the same file: retrying cannot help.
+				if !retry.IsPermanent(err) {
+					t.Errorf("Open error %q is not marked permanent", err)
 				}
 				if got := readFile(t, path); got != tt.existing {
 					t.Errorf("the refused file now holds %q, want it untouched: %q", got, tt.existing)

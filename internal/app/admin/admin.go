@@ -4,8 +4,10 @@
 // plan, file and change sample under /pipelines/{name}/, and the web
 // console at /ui/. /ui and /pipelines need the admin token when Auth
 // says so; /healthz, /readyz and /metrics never do (probes and
-// Prometheus reach them as before). /debug/pprof/ is served only when
-// Options.Pprof is set, behind the same token as /pipelines.
+// Prometheus reach them as before), and /readyz gives the pipelines'
+// errors only to who may read /pipelines. /debug/pprof/ is served only
+// when Options.Pprof is set, behind the same token as /pipelines. Every
+// path refuses a Host header that names another site (hostCheck).
 package admin
 
 import (
@@ -27,8 +29,14 @@ import (
 
 // Options are what the server shows.
 type Options struct {
-	// Ready reports readiness and, when not ready, why.
-	Ready func() (bool, []string)
+	// Address is the address the server listens on (Listen sets it):
+	// the Host header of a request must name its host, a loopback name
+	// or an IP address, unless it is a wildcard (see hostCheck). Empty:
+	// loopback names and IP addresses only.
+	Address string
+	// Ready reports readiness and, when not ready, why: with details,
+	// each pipeline's error too, else its state only.
+	Ready func(details bool) (bool, []string)
 	// Pipelines returns the value /pipelines encodes as JSON.
 	Pipelines func() any
 	Gatherer  prometheus.Gatherer
@@ -78,6 +86,9 @@ func Listen(address string, opt Options) (*Server, error) {
 	}
 	log = log.With("component", "admin")
 	s := &Server{ln: ln, log: log}
+	if opt.Address == "" {
+		opt.Address = address
+	}
 	s.srv = &http.Server{
 		Handler:           Handler(opt),
 		ReadHeaderTimeout: 5 * time.Second,
@@ -130,7 +141,9 @@ func Handler(opt Options) http.Handler {
 	})
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		ready, reasons := opt.Ready()
+		// The errors may quote records: only who may read /pipelines,
+		// which shows them too, gets them; probes need the states only.
+		ready, reasons := opt.Ready(opt.Auth.ok(r))
 		if !ready {
 			w.WriteHeader(http.StatusServiceUnavailable)
 			fmt.Fprintf(w, "not ready:\n%s\n", strings.Join(reasons, "\n"))
@@ -197,5 +210,5 @@ func Handler(opt Options) http.Handler {
 	if opt.Gatherer != nil {
 		mux.Handle("GET /metrics", promhttp.HandlerFor(opt.Gatherer, promhttp.HandlerOpts{}))
 	}
-	return mux
+	return hostCheck(opt.Address, mux)
 }

@@ -12,6 +12,14 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
+// newRequest is a request to a loopback server, as a local client sends
+// it (httptest's own Host, example.com, is what a rebinding page sends).
+func newRequest(method, target string, body io.Reader) *http.Request {
+	r := httptest.NewRequest(method, target, body)
+	r.Host = "127.0.0.1:9464"
+	return r
+}
+
 func TestHandler(t *testing.T) {
 	ready := false
 	reg := prometheus.NewRegistry()
@@ -19,13 +27,13 @@ func TestHandler(t *testing.T) {
 	c.Add(7)
 	reg.MustRegister(c)
 	h := Handler(Options{
-		Ready:     func() (bool, []string) { return ready, []string{"pipeline p (p.yaml) is retrying: broker down"} },
+		Ready:     func(bool) (bool, []string) { return ready, []string{"pipeline p (p.yaml) is retrying: broker down"} },
 		Pipelines: func() any { return []map[string]string{{"name": "p", "state": "retrying"}} },
 		Gatherer:  reg,
 	})
 	get := func(path string) (int, string) {
 		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+		h.ServeHTTP(rec, newRequest("GET", path, nil))
 		body, _ := io.ReadAll(rec.Result().Body)
 		return rec.Code, string(body)
 	}
@@ -55,14 +63,14 @@ func TestHandler(t *testing.T) {
 		t.Errorf("/pipelines is not the JSON list: %v %q", err, body)
 	}
 	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest("POST", "/healthz", nil))
+	h.ServeHTTP(rec, newRequest("POST", "/healthz", nil))
 	if rec.Code != http.StatusMethodNotAllowed {
 		t.Errorf("POST /healthz = %d, want 405", rec.Code)
 	}
 }
 
 func TestListenReportsAddress(t *testing.T) {
-	s, err := Listen("127.0.0.1:0", Options{Ready: func() (bool, []string) { return true, nil }, Pipelines: func() any { return nil }})
+	s, err := Listen("127.0.0.1:0", Options{Ready: func(bool) (bool, []string) { return true, nil }, Pipelines: func() any { return nil }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +129,7 @@ func TestAuthAndConsole(t *testing.T) {
 	ui := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "page "+r.URL.Path) })
 	opt := func(auth Auth) Options {
 		return Options{
-			Ready:     func() (bool, []string) { return true, nil },
+			Ready:     func(bool) (bool, []string) { return true, nil },
 			Pipelines: func() any { return []string{} },
 			Console:   &fakeConsole{},
 			UI:        ui,
@@ -132,7 +140,7 @@ func TestAuthAndConsole(t *testing.T) {
 		method, path, bearer, cookie, csrf, body string
 	}
 	do := func(h http.Handler, q req) (int, string, http.Header) {
-		r := httptest.NewRequest(q.method, q.path, strings.NewReader(q.body))
+		r := newRequest(q.method, q.path, strings.NewReader(q.body))
 		if q.bearer != "" {
 			r.Header.Set("Authorization", "Bearer "+q.bearer)
 		}
@@ -219,8 +227,8 @@ func TestPprof(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			h := Handler(Options{Ready: func() (bool, []string) { return true, nil }, Pipelines: func() any { return []string{} }, Auth: tc.auth, Pprof: tc.pprof})
-			req := httptest.NewRequest("GET", tc.path, nil)
+			h := Handler(Options{Ready: func(bool) (bool, []string) { return true, nil }, Pipelines: func() any { return []string{} }, Auth: tc.auth, Pprof: tc.pprof})
+			req := newRequest("GET", tc.path, nil)
 			if tc.bearer != "" {
 				req.Header.Set("Authorization", "Bearer "+tc.bearer)
 			}
@@ -237,11 +245,101 @@ func TestPprof(t *testing.T) {
 // TestPprofHeapProfileIsGzip checks that a binary profile comes back in
 // pprof's format (gzip-compressed protobuf), so go tool pprof reads it.
 func TestPprofHeapProfileIsGzip(t *testing.T) {
-	h := Handler(Options{Ready: func() (bool, []string) { return true, nil }, Pipelines: func() any { return nil }, Pprof: true})
+	h := Handler(Options{Ready: func(bool) (bool, []string) { return true, nil }, Pipelines: func() any { return nil }, Pprof: true})
 	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest("GET", "/debug/pprof/heap", nil))
+	h.ServeHTTP(rec, newRequest("GET", "/debug/pprof/heap", nil))
 	body := rec.Body.Bytes()
 	if rec.Code != 200 || len(body) < 2 || body[0] != 0x1f || body[1] != 0x8b {
 		t.Fatalf("GET /debug/pprof/heap = %d, %d bytes starting %x: want 200 and a gzip stream", rec.Code, len(body), body[:min(len(body), 4)])
+	}
+}
+
+// TestHostHeader: a page of another site whose name resolves to the
+// loopback address (DNS rebinding) sends its own name as Host; only the
+// loopback names, IP addresses and the configured address's host are
+// answered, so such a page reads nothing, even from a loopback server
+// without a token.
+func TestHostHeader(t *testing.T) {
+	cases := []struct {
+		address, host string
+		ok            bool
+	}{
+		{"127.0.0.1:9464", "127.0.0.1:9464", true},
+		{"127.0.0.1:9464", "localhost:9464", true},
+		{"127.0.0.1:9464", "LocalHost", true},
+		{"127.0.0.1:9464", "console.localhost:9464", true},
+		{"127.0.0.1:9464", "[::1]:9464", true},
+		{"127.0.0.1:9464", "10.0.0.7:9464", true}, // an IP address cannot be rebound
+		{"127.0.0.1:9464", "evil.example.com:9464", false},
+		{"127.0.0.1:9464", "evil.example.com", false},
+		{"127.0.0.1:9464", "localhost.evil.example.com", false},
+		{"127.0.0.1:9464", "", true}, // HTTP/1.0 without Host: no name to rebind
+		{"", "example.com", false},   // Handler without an address: loopback only
+		{"etld.internal:9464", "etld.internal:9464", true},
+		{"etld.internal:9464", "ETLD.internal", true},
+		{"etld.internal:9464", "other.internal:9464", false},
+		// Listening everywhere, a server is reached by names it cannot
+		// know (a Service's DNS name); beyond loopback its pages need the
+		// token, which a rebinding page does not have.
+		{":9464", "etld.monitoring.svc:9464", true},
+		{"0.0.0.0:9464", "etld.monitoring.svc", true},
+		{"[::]:9464", "anything", true},
+	}
+	for _, tc := range cases {
+		h := Handler(Options{
+			Address:   tc.address,
+			Ready:     func(bool) (bool, []string) { return true, nil },
+			Pipelines: func() any { return []string{} },
+			Console:   &fakeConsole{},
+		})
+		for _, path := range []string{"/pipelines", "/pipelines/p/file", "/readyz", "/healthz"} {
+			r := httptest.NewRequest("GET", path, nil)
+			r.Host = tc.host
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, r)
+			if ok := rec.Code == 200; ok != tc.ok {
+				t.Errorf("address %q, Host %q: GET %s = %d %q, want answered: %v", tc.address, tc.host, path, rec.Code, rec.Body.String(), tc.ok)
+			}
+			if !tc.ok && (rec.Code != http.StatusMisdirectedRequest || !strings.Contains(rec.Body.String(), "Host")) {
+				t.Errorf("address %q, Host %q: GET %s = %d %q, want 421 naming the Host header", tc.address, tc.host, path, rec.Code, rec.Body.String())
+			}
+		}
+	}
+}
+
+// TestReadyzDetailsNeedTheToken: the reasons of /readyz quote errors,
+// which may quote a record ("cannot parse \"alice@example.com\" as
+// INT"); they are shown to whoever may read /pipelines, which holds the
+// same text, and to others the states only.
+func TestReadyzDetailsNeedTheToken(t *testing.T) {
+	ready := func(details bool) (bool, []string) {
+		if details {
+			return false, []string{`pipeline p is failed: cannot parse "alice@example.com" as INT`}
+		}
+		return false, []string{"pipeline p is failed"}
+	}
+	for _, tc := range []struct {
+		auth          Auth
+		bearer        string
+		record, state bool
+	}{
+		{Auth{}, "", true, true}, // loopback without a token: /pipelines is open too
+		{Auth{Required: true, Token: "t0k"}, "", false, true},
+		{Auth{Required: true, Token: "t0k"}, "nope", false, true},
+		{Auth{Required: true, Token: "t0k"}, "t0k", true, true},
+		{Auth{Required: true}, "", false, true},
+	} {
+		h := Handler(Options{Ready: ready, Pipelines: func() any { return nil }, Auth: tc.auth})
+		r := httptest.NewRequest("GET", "/readyz", nil)
+		r.Host = "127.0.0.1"
+		if tc.bearer != "" {
+			r.Header.Set("Authorization", "Bearer "+tc.bearer)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		body := rec.Body.String()
+		if rec.Code != 503 || strings.Contains(body, "alice") != tc.record || strings.Contains(body, "pipeline p is failed") != tc.state {
+			t.Errorf("auth %+v, bearer %q: /readyz = %d %q, want 503, the record shown: %v", tc.auth, tc.bearer, rec.Code, body, tc.record)
+		}
 	}
 }

@@ -61,7 +61,7 @@ func (s *Supervisor) File(name string) (FileView, bool) {
 	red := s.opt.Secrets.Redact
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	v := FileView{Name: name, File: u.file, State: u.state, Text: red(string(u.data)), Errors: []FileError{}}
+	v := FileView{Name: name, File: red(u.file), State: u.state, Text: red(string(u.data)), Errors: []FileError{}}
 	switch {
 	case u.refused != nil:
 		v.Refused = true
@@ -91,18 +91,22 @@ type refusedFile struct {
 	err  error
 }
 
-// byName returns the unit whose Status name is name (the first file in
-// order when two files claim one name), or nil.
+// byName returns the unit whose name, as Status shows it, is name (the
+// first file in order when two files claim one name), or nil. Only the
+// name is compared as shown, since that is what a client has: the units
+// are found by their files as they are, for a piece of a secret in the
+// pipelines directory's path is hidden in what Status shows.
 func (s *Supervisor) byName(name string) *unit {
-	for _, st := range s.Status() {
-		if st.Name == name {
-			s.mu.Lock()
-			u := s.units[st.File]
-			s.mu.Unlock()
-			return u
+	red := s.opt.Secrets.Redactor()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var found *unit
+	for file, u := range s.units {
+		if red.String(u.shownName()) == name && (found == nil || file < found.file) {
+			found = u
 		}
 	}
-	return nil
+	return found
 }
 
 // SampleCapacity is how many sampled changes a pipeline keeps; older ones

@@ -3,6 +3,8 @@ package daemon
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -161,5 +163,41 @@ func TestSampler(t *testing.T) {
 	sm.tap("out", batch(row.Insert))
 	if sm.seen != int64(samplePerBatch+SampleCapacity) {
 		t.Error("sampled after being turned off")
+	}
+}
+
+// A piece of a secret in the pipelines directory's path is hidden where
+// the path is shown, but the supervisor finds its pipelines by their real
+// keys: every /pipelines/{name}/... answer still works.
+func TestSecretInThePathKeepsLookups(t *testing.T) {
+	const pw = "Zq7x9k2!w"
+	t.Setenv("ETLD_TEST_DIR_PASSWORD", pw)
+	h := newHarness(t)
+	h.dir = filepath.Join(h.dir, "pipes-x9k2")
+	if err := os.Mkdir(h.dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h.sup.opt.Dir = h.dir
+	h.write("p.yaml", pipelineYAML("p", "    password: ${ETLD_TEST_DIR_PASSWORD}\n    endless: true"))
+	h.reload()
+	st := h.waitState("p.yaml", Running)
+	if leaks := testenv.SecretLeaks(st.File, pw); len(leaks) > 0 || !strings.Contains(st.File, "pipes-${ETLD_TEST_DIR_PASSWORD}") {
+		t.Errorf("status shows the file as %q (%v)", st.File, leaks)
+	}
+	v, ok := h.sup.File("p")
+	if !ok || v.File != st.File || !strings.Contains(v.Text, "name: p") {
+		t.Errorf("File(p) = %+v, %v; want the file as the status shows it", v, ok)
+	}
+	if _, ok := h.sup.Plan("p"); !ok {
+		t.Error("Plan(p) not found")
+	}
+	if _, ok := h.sup.History("p"); !ok {
+		t.Error("History(p) not found")
+	}
+	if err := h.sup.SetSample("p", true); err != nil {
+		t.Errorf("SetSample(p) = %v", err)
+	}
+	if s, ok := h.sup.Sample("p"); !ok || !s.Enabled {
+		t.Errorf("Sample(p) = %+v, %v", s, ok)
 	}
 }

@@ -5,19 +5,17 @@
 // fail the same way again (a bad record under on_error: fail, a panic, a
 // permanent error) stays failed until its file changes; Reload applies
 // the directory's changes (added files start, removed ones stop, changed
-// ones restart, unchanged ones are not touched, and an edited file that
-// does not load leaves its old version running, with the error shown).
-// Status is what the admin server shows.
+// ones restart, unchanged ones are not touched, an edited file that does
+// not load leaves its old version running, with the error shown, and an
+// entry that cannot be read or claims a name another file runs under
+// fails alone). Status is what the admin server shows.
 package daemon
 
 import (
 	"context"
-	"crypto/sha256"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -27,7 +25,6 @@ import (
 	"github.com/etld/etld/internal/redact"
 	"github.com/etld/etld/internal/retry"
 	"github.com/etld/etld/pipeline"
-	"github.com/etld/etld/pipeline/spec"
 )
 
 // Loader builds a pipeline from a file's content. The daemon reads the
@@ -121,128 +118,6 @@ func New(opt Options) *Supervisor {
 	return s
 }
 
-// scan lists the pipeline files of the directory with their contents.
-func (s *Supervisor) scan() (map[string][]byte, error) {
-	entries, err := os.ReadDir(s.opt.Dir)
-	if err != nil {
-		return nil, fmt.Errorf("pipelines directory: %w", err)
-	}
-	files := map[string][]byte{}
-	for _, e := range entries {
-		ext := filepath.Ext(e.Name())
-		// NAME_test.yaml holds the unit tests of NAME.yaml (etld test).
-		if e.IsDir() || (ext != ".yaml" && ext != ".yml") || spec.IsTestFile(e.Name()) {
-			continue
-		}
-		path := filepath.Join(s.opt.Dir, e.Name())
-		data, err := os.ReadFile(path)
-		if err != nil {
-			// A file removed between ReadDir and ReadFile is simply gone.
-			if errors.Is(err, os.ErrNotExist) {
-				continue
-			}
-			return nil, fmt.Errorf("pipelines directory: %w", err)
-		}
-		files[path] = data
-	}
-	return files, nil
-}
-
-// ReloadResult says what a Reload did.
-type ReloadResult struct {
-	Started, Stopped, Restarted, Unchanged, Failed []string // file paths
-}
-
-// Reload makes the running set match the directory. It returns an error
-// only when the directory cannot be read (then nothing changes); a file
-// that does not load is reported in its Status and in the result.
-func (s *Supervisor) Reload() (ReloadResult, error) {
-	s.reload.Lock()
-	defer s.reload.Unlock()
-	var res ReloadResult
-	files, err := s.scan()
-	if err != nil {
-		return res, err
-	}
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return res, errors.New("daemon is shutting down")
-	}
-	current := make(map[string]*unit, len(s.units))
-	for f, u := range s.units {
-		current[f] = u
-	}
-	s.mu.Unlock()
-
-	// Removed files stop first: their names become free for the others.
-	for file, u := range current {
-		if _, ok := files[file]; !ok {
-			s.log.Info("pipeline file removed: stopping", "pipeline", u.name, "file", file)
-			u.stopWithin(s.opt.StopTimeout)
-			s.mu.Lock()
-			delete(s.units, file)
-			s.mu.Unlock()
-			delete(current, file)
-			res.Stopped = append(res.Stopped, file)
-		}
-	}
-	paths := make([]string, 0, len(files))
-	for f := range files {
-		paths = append(paths, f)
-	}
-	slices.Sort(paths)
-	for _, file := range paths {
-		data := files[file]
-		hash := sha256.Sum256(data)
-		old := current[file]
-		if old != nil && old.hash == hash {
-			res.Unchanged = append(res.Unchanged, file)
-			continue
-		}
-		s.opt.Secrets.AddFrom(data, s.opt.Lookup)
-		p, err := s.load(file, data)
-		if err == nil {
-			if other := s.nameUsedBy(p.Name(), file); other != "" {
-				p.Plan.Close()
-				err = spec.Errorf(p.Spec.NamePos, "name", "pipeline name %q is already used by %s; names must be unique (they name checkpoint state)", p.Name(), other)
-			}
-		}
-		if err != nil {
-			msg := s.opt.Secrets.Redact(err.Error())
-			res.Failed = append(res.Failed, file)
-			if old != nil && old.live() {
-				// Keep the old version: a typo must not stop a working pipeline.
-				logError(s.log, "changed pipeline file does not load; the previous version keeps running", err, "pipeline", old.name, "file", file, "error", msg)
-				old.setReloadError(msg, data, err)
-				continue
-			}
-			if old != nil {
-				old.stopWithin(s.opt.StopTimeout)
-			}
-			logError(s.log, "pipeline file does not load", err, "file", file, "error", msg)
-			s.put(file, brokenUnit(file, data, hash, msg, err))
-			continue
-		}
-		if old != nil {
-			s.log.Info("pipeline file changed: restarting", "pipeline", p.Name(), "file", file)
-			old.stopWithin(s.opt.StopTimeout)
-			res.Restarted = append(res.Restarted, file)
-		} else {
-			s.log.Info("starting pipeline", "pipeline", p.Name(), "file", file)
-			res.Started = append(res.Started, file)
-		}
-		u := newUnit(s, file, data, hash, p)
-		if !s.put(file, u) {
-			// Shutdown began while this reload ran: start nothing more.
-			p.Plan.Close()
-			return res, errors.New("daemon is shutting down")
-		}
-		go u.run(p)
-	}
-	return res, nil
-}
-
 // load builds a pipeline from a file's content. A panic there (a
 // connector's constructor or the planner meeting options it did not
 // expect) is the file's error: one file must not take the daemon and the
@@ -271,19 +146,6 @@ func (s *Supervisor) put(file string, u *unit) bool {
 	}
 	s.units[file] = u
 	return true
-}
-
-// nameUsedBy returns the file of another unit running a pipeline called
-// name, or "".
-func (s *Supervisor) nameUsedBy(name, file string) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for f, u := range s.units {
-		if f != file && u.name == name && u.name != "" {
-			return f
-		}
-	}
-	return ""
 }
 
 // Shutdown stops every pipeline gracefully (sources stop, in-flight rows
@@ -365,21 +227,30 @@ func (s *Supervisor) Status() []Status {
 }
 
 // Ready reports whether every pipeline is running or finished and every
-// file's current content loaded, and the reasons when not.
-func (s *Supervisor) Ready() (bool, []string) {
+// file's current content loaded, and the reasons when not: with details,
+// each pipeline's file and error, else its name and state only (an error
+// may quote a record).
+func (s *Supervisor) Ready(details bool) (bool, []string) {
 	var reasons []string
 	for _, st := range s.Status() {
 		if st.State != Running && st.State != Finished {
-			r := fmt.Sprintf("pipeline %s (%s) is %s", st.Name, st.File, st.State)
-			if st.Error != "" {
-				r += ": " + st.Error
+			r := fmt.Sprintf("pipeline %s is %s", st.Name, st.State)
+			if details {
+				r = fmt.Sprintf("pipeline %s (%s) is %s", st.Name, st.File, st.State)
+				if st.Error != "" {
+					r += ": " + st.Error
+				}
 			}
 			reasons = append(reasons, r)
 		}
 		if st.ReloadError != "" {
 			// What runs is not what the file says: the operator's change
 			// has not taken effect.
-			reasons = append(reasons, fmt.Sprintf("pipeline %s (%s): the changed file does not load, the previous version is %s: %s", st.Name, st.File, st.State, st.ReloadError))
+			r := fmt.Sprintf("pipeline %s: the changed file does not load, the previous version is %s", st.Name, st.State)
+			if details {
+				r = fmt.Sprintf("pipeline %s (%s): the changed file does not load, the previous version is %s: %s", st.Name, st.File, st.State, st.ReloadError)
+			}
+			reasons = append(reasons, r)
 		}
 	}
 	return len(reasons) == 0, reasons

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/etld/etld/formats/csv"
 	"github.com/etld/etld/internal/redact"
 	"github.com/etld/etld/internal/retry"
 	"github.com/etld/etld/internal/testenv"
@@ -22,6 +23,7 @@ import (
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/sinks/blackhole"
+	"github.com/etld/etld/sinks/file"
 )
 
 // probeConfig is a test source with a password option, as database and
@@ -127,6 +129,8 @@ func newHarness(t *testing.T) *harness {
 	h := &harness{t: t, dir: t.TempDir(), logs: &testenv.Buffer{}, opens: &atomic.Int64{}}
 	r := connector.NewRegistry()
 	blackhole.Register(r)
+	file.Register(r)
+	csv.Register(r)
 	connector.RegisterSource(r, "probe", "test source", func(c probeConfig, env connector.SourceEnv) (connector.Source, error) {
 		if c.Panic == "new" {
 			panic("probe: options bug")
@@ -222,7 +226,7 @@ func TestOnePipelineFailingStopsNoOther(t *testing.T) {
 	if len(h.sup.Status()) != 4 {
 		t.Errorf("status lists %d files, want the 4 pipeline files", len(h.sup.Status()))
 	}
-	ready, reasons := h.sup.Ready()
+	ready, reasons := h.sup.Ready(true)
 	if ready || len(reasons) != 2 || !strings.Contains(strings.Join(reasons, "\n"), "broken") {
 		t.Errorf("Ready = %v %q, want not ready because of the two failed files", ready, reasons)
 	}
@@ -267,7 +271,7 @@ func TestTransientFailureIsRetried(t *testing.T) {
 	if !strings.Contains(h.logs.String(), "restarting after a backoff") {
 		t.Errorf("no retry logged:\n%s", h.logs)
 	}
-	if ready, reasons := h.sup.Ready(); !ready {
+	if ready, reasons := h.sup.Ready(true); !ready {
 		t.Errorf("not ready after recovering: %q", reasons)
 	}
 }
@@ -399,7 +403,7 @@ func TestSecretsNeverInStatusOrLogs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, reasons := h.sup.Ready()
+	_, reasons := h.sup.Ready(true)
 	for what, text := range map[string]string{"status": string(status), "logs": h.logs.String(), "readiness": strings.Join(reasons, "\n")} {
 		for _, s := range []string{secret, nameSecret} {
 			if leaks := testenv.SecretLeaks(text, s); len(leaks) > 0 {

@@ -132,6 +132,9 @@ type unit struct {
 	data []byte
 	hash [32]byte
 	name string
+	// recheck: a broken unit whose error came from the file system or
+	// from another file, which the next reload tries again.
+	recheck bool
 	// sources and sinks name the components in the file's order;
 	// srcDLQ and sinkDLQ say which of them dead-letter.
 	sources, sinks  []string
@@ -181,10 +184,10 @@ func newUnit(s *Supervisor, file string, data []byte, hash [32]byte, p *pipeline
 	return u
 }
 
-// brokenUnit stands for a file that does not load: it shows the error and
-// runs nothing.
-func brokenUnit(file string, data []byte, hash [32]byte, msg string, err error) *unit {
-	u := &unit{file: file, data: data, hash: hash, stop: make(chan struct{}), done: make(chan struct{}), state: Failed, err: msg, cancel: func() {}, loadErr: err, errors: 1}
+// brokenUnit stands for a file that does not load, or cannot be read:
+// it shows the error (msg, redacted) and runs nothing.
+func brokenUnit(c *change, msg string) *unit {
+	u := &unit{file: c.file, data: c.data, hash: c.hash, recheck: c.recheck, stop: make(chan struct{}), done: make(chan struct{}), state: Failed, err: msg, cancel: func() {}, loadErr: c.err, errors: 1}
 	close(u.done)
 	return u
 }
@@ -238,11 +241,17 @@ func (u *unit) stopping() bool {
 	}
 }
 
-func (u *unit) setReloadError(msg string, data []byte, err error) {
+// setReloadError records a newer content that did not load (err nil:
+// none) and reports whether one was recorded before.
+func (u *unit) setReloadError(msg string, data []byte, err error) (had bool) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	u.reloadErr = msg
-	u.refused = &refusedFile{data: data, err: err}
+	had = u.refused != nil
+	u.reloadErr, u.refused = msg, nil
+	if err != nil {
+		u.refused = &refusedFile{data: data, err: err}
+	}
+	return had
 }
 
 func (u *unit) set(state State, err error) {
@@ -368,13 +377,19 @@ func (u *unit) progress(s pipeline.Summary) {
 	u.last = s
 }
 
+// shownName is the pipeline's name, or for a file that did not load the
+// file's name without its extension.
+func (u *unit) shownName() string {
+	if u.name != "" {
+		return u.name
+	}
+	return strings.TrimSuffix(filepath.Base(u.file), filepath.Ext(u.file))
+}
+
 func (u *unit) status() Status {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	st := Status{Name: u.name, File: u.file, State: u.state, Error: u.err, ReloadError: u.reloadErr, Restarts: u.restarts, Errors: u.errors}
-	if st.Name == "" {
-		st.Name = strings.TrimSuffix(filepath.Base(u.file), filepath.Ext(u.file))
-	}
+	st := Status{Name: u.shownName(), File: u.file, State: u.state, Error: u.err, ReloadError: u.reloadErr, Restarts: u.restarts, Errors: u.errors}
 	if !u.started.IsZero() {
 		t := u.started.UTC()
 		st.StartedAt = &t
