@@ -19,23 +19,72 @@ import (
 // column, so the aggregate operators work on column indices; the last one
 // computes the select list from the aggregate's output.
 func (q *queryBuilder) aggregate(sel *sql.Select, s *scope) (*Node, error) {
-	in := s.node
-	var where *expr.Compiled
-	var err error
-	if sel.Where != nil {
-		if where, err = q.compileFilter(sel.Where, s, in.Schema); err != nil {
-			return nil, err
-		}
+	a := &aggPlan{q: q, sel: sel, s: s, in: s.node}
+	if err := a.groupKeys(); err != nil {
+		return nil, err
 	}
-
-	// Group keys; with a window TVF, window_start and window_end name the
-	// window and are not keys of their own. Over rows that carry their
-	// windows already, grouping by both makes a window aggregate of those
-	// windows (attached, below).
-	attached, err := q.attachedWindow(sel.GroupBy, s)
+	if err := a.collectCalls(); err != nil {
+		return nil, err
+	}
+	pre, err := a.firstCalc()
 	if err != nil {
 		return nil, err
 	}
+	out, err := a.lastCalc(a.aggNode(pre))
+	if err != nil {
+		return nil, err
+	}
+	if sel.Distinct {
+		return q.distinct(out), nil
+	}
+	return out, nil
+}
+
+// aggPlan is a GROUP BY or window aggregate being planned, in the
+// phases Flink's plan shows: the group keys and the aggregate calls are
+// found, then a first Calc computes the keys, the calls' arguments and
+// (windows) the time attribute, then the aggregate, then a last Calc
+// computes the select list and HAVING over the aggregate's row.
+type aggPlan struct {
+	q   *queryBuilder
+	sel *sql.Select
+	s   *scope
+	in  *Node
+	// attached: the rows carry their windows already and the GROUP BY
+	// names them (attachedWindow).
+	attached *windowProps
+
+	keyExprs []sql.Expr
+	// calls are the aggregate calls of the select list and HAVING, each
+	// once; callIndex finds one by its text.
+	calls     []*sql.Call
+	callIndex map[string]int
+	items     []*sql.SelectItem
+	having    sql.Expr
+
+	// The first Calc's columns: keys, then arguments, then the time.
+	preFields  []row.Field
+	preProject []*expr.Compiled
+	preTexts   []string
+	keyNames   []string
+	keys       []int
+	aggs       []aggop.AggCall
+	aggMono    []monotonicity
+	window     *windowop.WindowSpec
+	aggNames   []string
+}
+
+// groupKeys finds the group keys. With a window TVF, window_start and
+// window_end name the window and are not keys of their own. Over rows
+// that carry their windows already, grouping by both makes a window
+// aggregate of those windows (attached).
+func (a *aggPlan) groupKeys() error {
+	sel, s, in := a.sel, a.s, a.in
+	attached, err := a.q.attachedWindow(sel.GroupBy, s)
+	if err != nil {
+		return err
+	}
+	a.attached = attached
 	var keyExprs []sql.Expr
 	var startExpr sql.Expr // attached: the window_start key, last
 	var hasStart, hasEnd bool
@@ -43,7 +92,7 @@ func (q *queryBuilder) aggregate(sel *sql.Select, s *scope) (*Node, error) {
 	for _, g := range sel.GroupBy {
 		g, err := s.unqualify(g)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if attached != nil {
 			if ref, ok := g.(*sql.ColumnRef); ok {
@@ -91,7 +140,7 @@ func (q *queryBuilder) aggregate(sel *sql.Select, s *scope) (*Node, error) {
 		if !hasStart && !hasEnd {
 			missing = "window_start, window_end"
 		}
-		return nil, errAt(at, "a window aggregate groups by both window_start and window_end; without %s Flink plans this as a regular GROUP BY that updates its rows (a common trap). Add %s to the GROUP BY to get one final row per window", missing, missing)
+		return errAt(at, "a window aggregate groups by both window_start and window_end; without %s Flink plans this as a regular GROUP BY that updates its rows (a common trap). Add %s to the GROUP BY to get one final row per window", missing, missing)
 	}
 
 	if s.window != nil && s.window.Kind == sql.Session {
@@ -105,12 +154,20 @@ func (q *queryBuilder) aggregate(sel *sql.Select, s *scope) (*Node, error) {
 				}
 			}
 			if !found {
-				return nil, errAt(p.At, "the SESSION window's PARTITION BY column %q must also be a GROUP BY column: sessions are kept per group", p.Name)
+				return errAt(p.At, "the SESSION window's PARTITION BY column %q must also be a GROUP BY column: sessions are kept per group", p.Name)
 			}
 		}
 	}
 
-	// Aggregate calls in the select list and HAVING, each once.
+	a.keyExprs = keyExprs
+	return nil
+}
+
+// collectCalls finds the aggregate calls of the select list and HAVING,
+// each once, refusing nested ones and SELECT *.
+func (a *aggPlan) collectCalls() error {
+	sel, s := a.sel, a.s
+	var err error
 	var calls []*sql.Call
 	callIndex := map[string]int{}
 	collect := func(e sql.Expr) error {
@@ -120,9 +177,9 @@ func (q *queryBuilder) aggregate(sel *sql.Select, s *scope) (*Node, error) {
 			if !ok || !expr.IsAggregate(c.Name) {
 				return true
 			}
-			for _, a := range c.Args {
-				if containsAgg(a) && ferr == nil {
-					ferr = errAt(a.Pos(), "aggregate functions cannot be nested")
+			for _, arg := range c.Args {
+				if containsAgg(arg) && ferr == nil {
+					ferr = errAt(arg.Pos(), "aggregate functions cannot be nested")
 				}
 			}
 			text := strings.ToLower(sql.Format(c))
@@ -137,35 +194,48 @@ func (q *queryBuilder) aggregate(sel *sql.Select, s *scope) (*Node, error) {
 	items := make([]*sql.SelectItem, len(sel.Items))
 	for i, it := range sel.Items {
 		if star, ok := it.Expr.(*sql.Star); ok {
-			return nil, errAt(star.At, "SELECT * cannot be used with GROUP BY or aggregates; list the grouped columns and aggregates")
+			return errAt(star.At, "SELECT * cannot be used with GROUP BY or aggregates; list the grouped columns and aggregates")
 		}
 		e, err := s.unqualify(it.Expr)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if err := collect(e); err != nil {
-			return nil, err
+			return err
 		}
 		items[i] = &sql.SelectItem{Expr: e, Alias: it.Alias}
 	}
 	var having sql.Expr
 	if sel.Having != nil {
 		if having, err = s.unqualify(sel.Having); err != nil {
-			return nil, err
+			return err
 		}
 		if err := collect(having); err != nil {
-			return nil, err
+			return err
 		}
 	}
 
-	// The first Calc: keys, then aggregate arguments, then (windows) the
-	// time attribute.
+	a.calls, a.callIndex, a.items, a.having = calls, callIndex, items, having
+	return nil
+}
+
+// firstCalc builds the Calc under the aggregate: the WHERE, then the
+// keys, the aggregate arguments and (windows) the time attribute.
+func (a *aggPlan) firstCalc() (*Node, error) {
+	q, sel, s, in := a.q, a.sel, a.s, a.in
+	var where *expr.Compiled
+	if sel.Where != nil {
+		var err error
+		if where, err = q.compileFilter(sel.Where, s, in.Schema); err != nil {
+			return nil, err
+		}
+	}
 	var preFields []row.Field
 	var preProject []*expr.Compiled
 	var preTexts []string
 	var keyNames []string
-	keys := make([]int, len(keyExprs))
-	for i, k := range keyExprs {
+	keys := make([]int, len(a.keyExprs))
+	for i, k := range a.keyExprs {
 		c, err := compileExpr(k, in.Schema, s.table)
 		if err != nil {
 			return nil, err
@@ -180,8 +250,8 @@ func (q *queryBuilder) aggregate(sel *sql.Select, s *scope) (*Node, error) {
 		preProject = append(preProject, c)
 		preTexts = append(preTexts, sql.Format(k))
 	}
-	aggs := make([]aggop.AggCall, len(calls))
-	for j, c := range calls {
+	aggs := make([]aggop.AggCall, len(a.calls))
+	for j, c := range a.calls {
 		call, err := q.aggCall(c, in.Schema, s.table, func(comp *expr.Compiled, text string) int {
 			preFields = append(preFields, row.Field{Name: fmt.Sprintf("$arg%d", j), Type: comp.Type})
 			preProject = append(preProject, comp)
@@ -194,12 +264,12 @@ func (q *queryBuilder) aggregate(sel *sql.Select, s *scope) (*Node, error) {
 		aggs[j] = call
 	}
 	var window *windowop.WindowSpec
-	if s.window != nil || attached != nil {
+	if s.window != nil || a.attached != nil {
 		var w windowop.WindowSpec
-		if attached != nil {
+		if a.attached != nil {
 			// The rows' window_end stands for their time.
-			w = attached.spec
-			w.TimeCol = attached.end
+			w = a.attached.spec
+			w.TimeCol = a.attached.end
 		} else {
 			w = *s.windowSpec
 		}
@@ -218,7 +288,7 @@ func (q *queryBuilder) aggregate(sel *sql.Select, s *scope) (*Node, error) {
 		Kind: CalcNode, Input: in, Schema: row.NewSchema(preFields...),
 		Mode: Changelog{Updating: in.Mode.Updating}, TimeAttr: -1, Bounded: in.Bounded,
 	}
-	preSrc, aggMono := aggSources(keyExprs, calls, aggs, len(preFields), in.Schema, sel.Where)
+	preSrc, aggMono := aggSources(a.keyExprs, a.calls, aggs, len(preFields), in.Schema, sel.Where)
 	pre.op = &calcOp{filter: where, project: preProject, colSrc: preSrc}
 	cond := ""
 	if sel.Where != nil {
@@ -226,13 +296,22 @@ func (q *queryBuilder) aggregate(sel *sql.Select, s *scope) (*Node, error) {
 	}
 	pre.Label = fmt.Sprintf("Calc(select=[%s]%s)", strings.Join(preTexts, ", "), cond)
 
-	// The aggregate: keys, [window_start, window_end, window_time], results.
+	a.preFields, a.preProject, a.preTexts = preFields, preProject, preTexts
+	a.keyNames, a.keys, a.aggs, a.aggMono, a.window = keyNames, keys, aggs, aggMono, window
+	return pre, nil
+}
+
+// aggNode builds the aggregate over the first Calc: its row is the keys,
+// [window_start, window_end, window_time], then the results.
+func (a *aggPlan) aggNode(pre *Node) *Node {
+	q, s, in := a.q, a.s, a.in
+	keys, keyNames, aggs, window, attached, preFields := a.keys, a.keyNames, a.aggs, a.window, a.attached, a.preFields
 	var outFields []row.Field
 	for i := range keys {
 		outFields = append(outFields, preFields[keys[i]])
 	}
 	var aggTexts []string
-	for _, c := range calls {
+	for _, c := range a.calls {
 		aggTexts = append(aggTexts, sql.Format(c))
 	}
 	agg := &Node{Input: pre, Bounded: in.Bounded, TimeAttr: -1, batch: q.b.plan.Batch}
@@ -270,18 +349,27 @@ func (q *queryBuilder) aggregate(sel *sql.Select, s *scope) (*Node, error) {
 		agg.Label = fmt.Sprintf("WindowAggregate(window=[%s], groupBy=[%s], select=[%s])", windowText(s.window), keyLabel, strings.Join(aggTexts, ", "))
 	default:
 		agg.Kind = GroupAggNode
-		agg.op = &groupAggOp{keys: keys, aggs: aggs, aggMono: aggMono, batch: agg.batch}
+		agg.op = &groupAggOp{keys: keys, aggs: aggs, aggMono: a.aggMono, batch: agg.batch}
 		agg.Mode = groupAggMode(len(keys), q.b.plan.Batch)
 		agg.Label = fmt.Sprintf("GroupAggregate(groupBy=[%s], select=[%s])", keyLabel, strings.Join(aggTexts, ", "))
 	}
 	aggNames := make([]string, len(aggs))
-	for j, a := range aggs {
+	for j, call := range aggs {
 		aggNames[j] = fmt.Sprintf("$a%d", j)
-		outFields = append(outFields, row.Field{Name: aggNames[j], Type: a.ResultType()})
+		outFields = append(outFields, row.Field{Name: aggNames[j], Type: call.ResultType()})
 	}
 	agg.Schema = row.NewSchema(outFields...)
 
-	// The last Calc: the select list and HAVING over the aggregate's row.
+	a.aggNames = aggNames
+	return agg
+}
+
+// lastCalc builds the select list and HAVING over the aggregate's row:
+// an aggregate call or a group key becomes a reference to its column.
+func (a *aggPlan) lastCalc(agg *Node) (*Node, error) {
+	q, sel, s, in := a.q, a.sel, a.s, a.in
+	keyExprs, keyNames, aggNames, callIndex, calls := a.keyExprs, a.keyNames, a.aggNames, a.callIndex, a.calls
+	var err error
 	keyText := map[string]string{}
 	for i, k := range keyExprs {
 		keyText[strings.ToLower(sql.Format(k))] = keyNames[i]
@@ -310,8 +398,8 @@ func (q *queryBuilder) aggregate(sel *sql.Select, s *scope) (*Node, error) {
 		})
 		return ferr
 	}
-	post := make([]*sql.SelectItem, len(items))
-	for i, it := range items {
+	post := make([]*sql.SelectItem, len(a.items))
+	for i, it := range a.items {
 		e := replace(it.Expr)
 		if err := check(e); err != nil {
 			return nil, err
@@ -328,8 +416,8 @@ func (q *queryBuilder) aggregate(sel *sql.Select, s *scope) (*Node, error) {
 	}
 	aggScope := &scope{node: agg, name: s.name, table: s.table, also: s.also}
 	var havingC *expr.Compiled
-	if having != nil {
-		h := replace(having)
+	if a.having != nil {
+		h := replace(a.having)
 		if err := check(h); err != nil {
 			return nil, err
 		}
@@ -347,9 +435,6 @@ func (q *queryBuilder) aggregate(sel *sql.Select, s *scope) (*Node, error) {
 	}
 	for i, k := range keyExprs {
 		out.Label = strings.ReplaceAll(out.Label, "`"+keyNames[i]+"`", sql.Format(k))
-	}
-	if sel.Distinct {
-		return q.distinct(out), nil
 	}
 	return out, nil
 }
