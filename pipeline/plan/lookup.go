@@ -49,31 +49,11 @@ func (q *queryBuilder) lookupJoin(j *sql.Join) (s *scope, ok bool, err error) {
 	if probe < 0 || !lookupTimeCol(ls.node, probe) {
 		return nil, false, nil
 	}
-	tab, err := q.b.table(ref.Name.Name, ref.Name.At)
+	tab, src, lsrc, kind, err := q.lookupTable(j, ref, at)
 	if err != nil {
 		return nil, true, err
 	}
 	root := tab.Root
-	if root.Kind != ScanNode || root.scanned() == nil || root.scanned().Conn == nil {
-		return nil, true, errAt(ref.Name.At, "%s FOR SYSTEM_TIME AS OF %s (processing time) is a lookup join, which looks rows up in a source table by key; %q is a transform: look up a mysql (or jdbc) source", ref.Name.Name, at.Column.Name, ref.Name.Name)
-	}
-	src := root.scanned()
-	lsrc, isLookup := src.Conn.(connector.LookupSource)
-	if !isLookup {
-		return nil, true, errAt(ref.Name.At, "%s FOR SYSTEM_TIME AS OF %s (processing time) is a lookup join, and a %s source cannot be looked up by key: look up a mysql (or jdbc) source", ref.Name.Name, at.Column.Name, src.Spec.Type)
-	}
-	if src.computed != nil || src.watermark != nil {
-		return nil, true, errAt(ref.Name.At, "the lookup table %q declares computed columns or a watermark, which a lookup does not evaluate: compute them after the join", ref.Name.Name)
-	}
-	var kind joinop.JoinKind
-	switch j.Type {
-	case sql.InnerJoin:
-		kind = joinop.InnerJoin
-	case sql.LeftJoin:
-		kind = joinop.LeftJoin
-	default:
-		return nil, true, errAt(j.At, "a lookup join is INNER or LEFT, as in Flink; %s is not supported", j.Type)
-	}
 	name := tab.Name
 	if !ref.Alias.IsZero() {
 		name = ref.Alias.Name
@@ -106,31 +86,9 @@ func (q *queryBuilder) lookupJoin(j *sql.Join) (s *scope, ok bool, err error) {
 		return nil, true, err
 	}
 	spec := joinop.LookupJoinSpec{Kind: kind, RightWidth: root.Schema.Len()}
-	var rightKeys []int
-	var keyTexts []string
-	var residual []sql.Expr
-	for _, c := range conjuncts(on) {
-		if b, isBin := c.(*sql.Binary); isBin && b.Op == sql.OpEq {
-			l, lok := b.L.(*sql.ColumnRef)
-			r, rok := b.R.(*sql.ColumnRef)
-			if lok && rok {
-				li, ri := node.Schema.Index(l.Column.Name), node.Schema.Index(r.Column.Name)
-				if li >= lw {
-					li, ri = ri, li
-				}
-				if li >= 0 && li < lw && ri >= lw && !slices.Contains(rightKeys, ri-lw) {
-					lt, rt := node.Schema.Fields[li].Type, node.Schema.Fields[ri].Type
-					if !sameRepresentation(lt, rt) {
-						return nil, true, errAt(b.OpAt, "the lookup key %s = %s compares %s with %s: CAST the probe side's column to %s", node.Schema.Fields[li].Name, node.Schema.Fields[ri].Name, lt, rt, rt)
-					}
-					spec.LeftKeys = append(spec.LeftKeys, li)
-					rightKeys = append(rightKeys, ri-lw)
-					keyTexts = append(keyTexts, fmt.Sprintf("%s=%s", root.Schema.Fields[ri-lw].Name, node.Schema.Fields[li].Name))
-					continue
-				}
-			}
-		}
-		residual = append(residual, c)
+	rightKeys, keyTexts, residual, err := lookupKeys(on, node, root, &spec)
+	if err != nil {
+		return nil, true, err
 	}
 	if len(rightKeys) == 0 {
 		return nil, true, errAt(j.On.Pos(), "a lookup join needs an equality of a column of %s and a column of the probe side (ON o.k = %s.id): Flink refuses a lookup without a key too", name, name)
@@ -158,6 +116,69 @@ func (q *queryBuilder) lookupJoin(j *sql.Join) (s *scope, ok bool, err error) {
 	node.op = &lookupOp{&lookupPlan{table: src, lookuper: lk, spec: spec}}
 	src.lookedUp = true
 	return s, true, nil
+}
+
+// lookupTable finds the table a lookup join looks rows up in, and
+// refuses one that cannot be looked up, and a join other than INNER and
+// LEFT.
+func (q *queryBuilder) lookupTable(j *sql.Join, ref *sql.TableRef, at *sql.ColumnRef) (*Table, *Source, connector.LookupSource, joinop.JoinKind, error) {
+	tab, err := q.b.table(ref.Name.Name, ref.Name.At)
+	if err != nil {
+		return nil, nil, nil, 0, err
+	}
+	root := tab.Root
+	if root.Kind != ScanNode || root.scanned() == nil || root.scanned().Conn == nil {
+		return nil, nil, nil, 0, errAt(ref.Name.At, "%s FOR SYSTEM_TIME AS OF %s (processing time) is a lookup join, which looks rows up in a source table by key; %q is a transform: look up a mysql (or jdbc) source", ref.Name.Name, at.Column.Name, ref.Name.Name)
+	}
+	src := root.scanned()
+	lsrc, isLookup := src.Conn.(connector.LookupSource)
+	if !isLookup {
+		return nil, nil, nil, 0, errAt(ref.Name.At, "%s FOR SYSTEM_TIME AS OF %s (processing time) is a lookup join, and a %s source cannot be looked up by key: look up a mysql (or jdbc) source", ref.Name.Name, at.Column.Name, src.Spec.Type)
+	}
+	if src.computed != nil || src.watermark != nil {
+		return nil, nil, nil, 0, errAt(ref.Name.At, "the lookup table %q declares computed columns or a watermark, which a lookup does not evaluate: compute them after the join", ref.Name.Name)
+	}
+	var kind joinop.JoinKind
+	switch j.Type {
+	case sql.InnerJoin:
+		kind = joinop.InnerJoin
+	case sql.LeftJoin:
+		kind = joinop.LeftJoin
+	default:
+		return nil, nil, nil, 0, errAt(j.At, "a lookup join is INNER or LEFT, as in Flink; %s is not supported", j.Type)
+	}
+	return tab, src, lsrc, kind, nil
+}
+
+// lookupKeys splits a lookup join's ON into the equalities of a probe
+// column and a looked-up column (the lookup keys, set in spec) and the
+// rest (the residual condition).
+func lookupKeys(on sql.Expr, node, root *Node, spec *joinop.LookupJoinSpec) (rightKeys []int, keyTexts []string, residual []sql.Expr, err error) {
+	lw := node.Schema.Len() - root.Schema.Len()
+	for _, c := range conjuncts(on) {
+		if b, isBin := c.(*sql.Binary); isBin && b.Op == sql.OpEq {
+			l, lok := b.L.(*sql.ColumnRef)
+			r, rok := b.R.(*sql.ColumnRef)
+			if lok && rok {
+				li, ri := node.Schema.Index(l.Column.Name), node.Schema.Index(r.Column.Name)
+				if li >= lw {
+					li, ri = ri, li
+				}
+				if li >= 0 && li < lw && ri >= lw && !slices.Contains(rightKeys, ri-lw) {
+					lt, rt := node.Schema.Fields[li].Type, node.Schema.Fields[ri].Type
+					if !sameRepresentation(lt, rt) {
+						return nil, nil, nil, errAt(b.OpAt, "the lookup key %s = %s compares %s with %s: CAST the probe side's column to %s", node.Schema.Fields[li].Name, node.Schema.Fields[ri].Name, lt, rt, rt)
+					}
+					spec.LeftKeys = append(spec.LeftKeys, li)
+					rightKeys = append(rightKeys, ri-lw)
+					keyTexts = append(keyTexts, fmt.Sprintf("%s=%s", root.Schema.Fields[ri-lw].Name, node.Schema.Fields[li].Name))
+					continue
+				}
+			}
+		}
+		residual = append(residual, c)
+	}
+	return rightKeys, keyTexts, residual, nil
 }
 
 // cacheText is the cache as explain shows it, in Flink's option words.
