@@ -228,6 +228,19 @@ func (b *builder) source(s *spec.Source) {
 		physical = append(physical, row.Field{Name: c.Name, Type: c.Type})
 	}
 	src.Physical = row.NewSchema(physical...)
+	if !b.sourceConn(s, src, metadata) {
+		broken = true
+	}
+	b.plan.Sources = append(b.plan.Sources, src)
+	if !broken {
+		b.sourceTable(s, src, computed)
+	}
+}
+
+// sourceConn builds a source's error policy and connector. It reports
+// false when the source has no schema to make a table of: none written,
+// and none the connector knows.
+func (b *builder) sourceConn(s *spec.Source, src *Source, metadata []string) bool {
 	policy, err := runtime.NewPolicy("source", s.Name, s.OnError.Policy, s.OnError.DeadLetter, b.env.Logger)
 	if err != nil {
 		b.errs.Addf(s.OnError.Pos, s.Path+".on_error", "%v", err)
@@ -264,15 +277,16 @@ func (b *builder) source(s *spec.Source) {
 			// A connector that failed may have failed for the missing
 			// columns (a format's "the schema has no columns"): say what
 			// to write, at the source.
-			broken = true
 			b.errs.Addf(s.Pos, s.Path+".schema", "missing required key: list the columns, e.g. `- id BIGINT`")
+			return false
 		}
 	}
-	b.plan.Sources = append(b.plan.Sources, src)
-	if broken {
-		return
-	}
+	return true
+}
 
+// sourceTable makes the table SQL reads of a source: its physical
+// columns, then its computed columns, with its watermark and key.
+func (b *builder) sourceTable(s *spec.Source, src *Source, computed []spec.Column) {
 	// Computed columns see the physical columns and the computed ones
 	// before them, as Flink's computed columns do.
 	fields := append([]row.Field(nil), src.Physical.Fields...)
