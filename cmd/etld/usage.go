@@ -100,11 +100,12 @@ Flags:
 const testUsage = `etld test runs the unit tests of pipelines: the tests: section of a
 pipeline file, or NAME_test.yaml beside NAME.yaml. Each test feeds rows to
 the sources and compares the changes (+I -U +U -D) or the final table each
-sink receives with the expected ones. Sources and sinks are replaced by
-in-memory ones: no Kafka, MySQL or Elasticsearch is needed, nothing is
-written. It prints PASS or FAIL per test, a diff for each failure and a
-summary, and exits 0 when every test passes, 1 when one fails, 2 when a
-file or its tests cannot be loaded.
+sink receives with the expected ones, and the records a source set aside
+with the expected dead letters. Sources (a lookup join's table too) and
+sinks are replaced by in-memory ones: no Kafka, MySQL or Elasticsearch is
+needed, nothing is written. It prints PASS or FAIL per test, a diff for
+each failure and a summary, and exits 0 when every test passes, 1 when one
+fails, 2 when a file or its tests cannot be loaded.
 
 Usage:
   etld test [FILE|DIR...]            a directory means its pipelines (default .)

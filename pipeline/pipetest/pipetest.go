@@ -218,6 +218,9 @@ type Result struct {
 	// Sinks holds the comparison at each sink the test expects something
 	// of, in the test's order.
 	Sinks []SinkResult
+	// DeadLetters holds the comparison of each source's dead letters the
+	// test names, in its order.
+	DeadLetters []DeadLetterResult
 }
 
 // Passed reports whether the run succeeded and every sink got what the
@@ -228,6 +231,11 @@ func (r Result) Passed() bool {
 	}
 	for _, s := range r.Sinks {
 		if !s.Passed() {
+			return false
+		}
+	}
+	for _, d := range r.DeadLetters {
+		if !d.Passed() {
 			return false
 		}
 	}
@@ -249,21 +257,31 @@ func (s *Suite) Run(ctx context.Context, only *regexp.Regexp) []Result {
 
 func (s *Suite) run(ctx context.Context, c *testCase) Result {
 	res := Result{Name: c.test.Name, Pos: c.test.Pos}
-	sinks, err := s.execute(ctx, c)
+	out, err := s.execute(ctx, c)
 	if err != nil {
 		res.Err = err
 		return res
 	}
 	for _, e := range c.expect {
-		res.Sinks = append(res.Sinks, e.compare(sinks[e.sink]))
+		res.Sinks = append(res.Sinks, e.compare(out.sinks[e.sink]))
+	}
+	for _, d := range c.deadLetters {
+		res.DeadLetters = append(res.DeadLetters, d.compare(out.deadLetters[d.source]))
 	}
 	return res
 }
 
+// outcome is what a test's run left: each sink's memory and each
+// source's dead letters, by name.
+type outcome struct {
+	sinks       map[string]*memSink
+	deadLetters map[string][]deadLetter
+}
+
 // execute plans the pipeline afresh (a plan runs once), puts in-memory
 // connectors in place of the pipeline's own and runs it to the end of the
-// test's input. It returns each sink's memory by name.
-func (s *Suite) execute(ctx context.Context, c *testCase) (map[string]*memSink, error) {
+// test's input.
+func (s *Suite) execute(ctx context.Context, c *testCase) (*outcome, error) {
 	// A dead-letter file named by the pipeline goes to a scratch
 	// directory: a test writes nothing outside it.
 	scratch, err := os.MkdirTemp("", "etld-test-")
@@ -271,7 +289,7 @@ func (s *Suite) execute(ctx context.Context, c *testCase) (map[string]*memSink, 
 		return nil, err
 	}
 	defer os.RemoveAll(scratch)
-	restore := redirectDeadLetters(s.spec, scratch)
+	files, restore := redirectDeadLetters(s.spec, scratch)
 	defer restore()
 	pl, err := plan.Build(s.spec, plan.Env{Registry: s.env.Registry, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
@@ -279,16 +297,19 @@ func (s *Suite) execute(ctx context.Context, c *testCase) (map[string]*memSink, 
 	}
 	defer pl.Close()
 	for _, src := range pl.Sources {
-		in := c.inputs[src.Spec.Name]
-		mem := &memSource{width: src.Physical.Len(), reject: src.Reject}
-		if in != nil {
-			mem.records = in.records
-			if in.format != nil {
-				if mem.decoder, err = s.env.Registry.NewDecoder(*in.format, in.decodedSchema); err != nil {
-					return nil, err
-				}
-				mem.decoded, mem.columns = in.decodedSchema.Len(), in.columns
+		mem, err := s.memSource(src, c.inputs[src.Spec.Name])
+		if err != nil {
+			return nil, err
+		}
+		if src.LookedUp() {
+			table := &memTable{name: src.Spec.Name}
+			if lsrc, ok := src.Conn.(connector.LookupSource); ok {
+				table.opts = lsrc.LookupOptions()
 			}
+			if table.reader, err = s.memSource(src, c.inputs[src.Spec.Name]); err != nil {
+				return nil, err
+			}
+			mem.table = table
 		}
 		src.Conn = mem
 	}
@@ -316,28 +337,57 @@ func (s *Suite) execute(ctx context.Context, c *testCase) (map[string]*memSink, 
 	if err != nil {
 		return nil, err
 	}
-	return sinks, nil
+	if err := pl.Close(); err != nil {
+		return nil, err
+	}
+	out := &outcome{sinks: sinks, deadLetters: map[string][]deadLetter{}}
+	for _, d := range c.deadLetters {
+		if out.deadLetters[d.source], err = readDeadLetters(files[d.source]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
-// redirectDeadLetters points every dead_letter of the pipeline into dir
-// and returns what puts them back.
-func redirectDeadLetters(sp *spec.Pipeline, dir string) func() {
+// memSource is an in-memory source that reads in (nothing when nil) in
+// place of src.
+func (s *Suite) memSource(src *plan.Source, in *input) (*memSource, error) {
+	mem := &memSource{width: src.Physical.Len(), reject: src.Reject}
+	if in == nil {
+		return mem, nil
+	}
+	mem.records = in.records
+	if in.format != nil {
+		dec, err := s.env.Registry.NewDecoder(*in.format, in.decodedSchema)
+		if err != nil {
+			return nil, err
+		}
+		mem.decoder, mem.decoded, mem.columns = dec, in.decodedSchema.Len(), in.columns
+	}
+	return mem, nil
+}
+
+// redirectDeadLetters points every dead_letter of the pipeline into dir.
+// It returns the sources' files there by name, and what puts them back.
+func redirectDeadLetters(sp *spec.Pipeline, dir string) (map[string]string, func()) {
 	var undo []func()
-	redirect := func(oe *spec.OnError, name string) {
+	redirect := func(oe *spec.OnError, name string) string {
 		if oe.DeadLetter == "" {
-			return
+			return ""
 		}
 		was := oe.DeadLetter
 		oe.DeadLetter = filepath.Join(dir, name+"-"+filepath.Base(was))
 		undo = append(undo, func() { oe.DeadLetter = was })
+		return oe.DeadLetter
 	}
+	sources := map[string]string{}
 	for _, s := range sp.Sources {
-		redirect(&s.OnError, "source-"+s.Name)
+		sources[s.Name] = redirect(&s.OnError, "source-"+s.Name)
 	}
 	for _, s := range sp.Sinks {
 		redirect(&s.OnError, "sink-"+s.Name)
 	}
-	return func() {
+	return sources, func() {
 		for _, u := range undo {
 			u()
 		}
