@@ -84,30 +84,40 @@ func Load(path string, env Env) (*Suite, error) {
 	if err != nil {
 		return nil, err
 	}
-	sp, pl, err := parse(path, data, &env)
-	if err != nil {
+	// Every error is collected: the pipeline's, its tests section's or
+	// tests file's, and those of each test against the plan.
+	sp, pl, errs, err := parse(path, data, &env)
+	if !isList(err) {
 		return nil, err
+	}
+	errs.Add(err)
+	if sp == nil {
+		return nil, errs.Err()
 	}
 	s := &Suite{File: path, Pipeline: sp.Name, TestsFile: path, spec: sp, env: env}
 	tests := sp.Tests
 	side := spec.TestFile(path)
 	if _, statErr := os.Stat(side); statErr == nil {
 		if tests != nil {
-			return nil, spec.List{spec.Errorf(sp.Tests[0].Pos, "tests", "the tests of this pipeline are in this section and in %s too; keep them in one place", side)}
+			errs.Addf(sp.Tests[0].Pos, "tests", "the tests of this pipeline are in this section and in %s too; keep them in one place", side)
+			return nil, errs.Err()
 		}
 		data, err := os.ReadFile(side)
 		if err != nil {
 			return nil, err
 		}
-		if tests, err = spec.ParseTests(side, data, env.Lookup); err != nil {
+		// A test the file's errors leave whole is still checked below.
+		tests, err = spec.ParseTests(side, data, env.Lookup)
+		if !isList(err) {
 			return nil, err
 		}
+		errs.Add(err)
 		s.TestsFile = side
 	}
-	var errs spec.List
-	for _, t := range tests {
-		c := prepare(t, pl, env.Registry, &errs)
-		s.cases = append(s.cases, c)
+	if pl != nil {
+		for _, t := range tests {
+			s.cases = append(s.cases, prepare(t, pl, env.Registry, &errs))
+		}
 	}
 	if err := errs.Err(); err != nil {
 		return nil, err
@@ -115,10 +125,20 @@ func Load(path string, env Env) (*Suite, error) {
 	return s, nil
 }
 
+// isList reports whether err is nil or a list of errors in the files,
+// which Load collects; any other error ends it.
+func isList(err error) bool {
+	var list spec.List
+	return err == nil || errors.As(err, &list)
+}
+
 // parse reads and plans the pipeline, giving each unset ${VAR} the first
 // stand-in that the options it is in accept. It sets env.Lookup to the
-// lookup that worked, for the runs and the tests file.
-func parse(path string, data []byte, env *Env) (*spec.Pipeline, *plan.Plan, error) {
+// lookup that worked, for the runs and the tests file. The errors of the
+// tests section come apart (tests), so that they stop neither the plan
+// nor the checks of the tests against it; the pipeline is returned with
+// its errors when it was read, so that its tests are read too.
+func parse(path string, data []byte, env *Env) (sp *spec.Pipeline, pl *plan.Plan, tests spec.List, err error) {
 	lines := strings.Split(string(data), "\n")
 	choice := map[string]int{} // unset variable -> index into standIns
 	base := env.Lookup
@@ -135,9 +155,11 @@ func parse(path string, data []byte, env *Env) (*spec.Pipeline, *plan.Plan, erro
 		return "", false // every stand-in failed: spec says it is unset
 	}
 	for {
-		sp, err := spec.Parse(path, data, lookup)
-		var pl *plan.Plan
-		if sp != nil && err == nil {
+		sp, err = spec.Parse(path, data, lookup)
+		pl = nil
+		if sp != nil {
+			// Build returns the spec's other errors with its own.
+			sp.Errors, tests = splitTests(sp.Errors)
 			pl, err = plan.Build(sp, plan.Env{Registry: env.Registry, Logger: slog.New(slog.DiscardHandler)})
 		}
 		if sp != nil && refuseInSQL(sp, lines, choice) {
@@ -149,7 +171,7 @@ func parse(path string, data []byte, env *Env) (*spec.Pipeline, *plan.Plan, erro
 		if err == nil {
 			_ = pl.Close()
 			env.Lookup = lookup
-			return sp, pl, nil
+			return sp, pl, tests, nil
 		}
 		// The next stand-in for each unset variable on a line an error
 		// points at; none left to try ends the search with the errors.
@@ -169,9 +191,22 @@ func parse(path string, data []byte, env *Env) (*spec.Pipeline, *plan.Plan, erro
 			}
 		}
 		if !advanced || sp == nil {
-			return nil, nil, err
+			return sp, nil, tests, err
 		}
 	}
+}
+
+// splitTests parts a pipeline's errors into those of its tests section
+// and the others.
+func splitTests(errs spec.List) (others, tests spec.List) {
+	for _, e := range errs {
+		if e.Path == "tests" || strings.HasPrefix(e.Path, "tests[") || strings.HasPrefix(e.Path, "tests.") {
+			tests = append(tests, e)
+		} else {
+			others = append(others, e)
+		}
+	}
+	return others, tests
 }
 
 // refuseInSQL takes the stand-ins away from the unset variables that SQL
