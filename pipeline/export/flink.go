@@ -21,7 +21,6 @@ import (
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/plan"
 	"github.com/etld/etld/pipeline/spec"
-	"github.com/etld/etld/pipeline/sql"
 )
 
 // Difference is something the script does otherwise than etld.
@@ -211,12 +210,13 @@ func (x *exporter) transformTTLs() {
 // transform writes a transform as a view, its query in canonical form
 // (names quoted where Flink reserves them).
 func (x *exporter) transform(t *plan.Table) {
-	q, err := sql.Parse(t.Transform.SQL.Text)
+	tr := t.Transform
+	q, err := x.formatSQL(tr.SQL, parseQuery, tr.Path+".sql", "transform "+t.Name)
 	if err != nil {
-		x.errs.Addf(t.Transform.Pos, t.Transform.Path+".sql", "%v", err)
+		x.errs.Addf(tr.Pos, tr.Path+".sql", "%v", err)
 		return
 	}
-	fmt.Fprintf(&x.body, "CREATE TEMPORARY VIEW %s AS\n%s;\n\n", ident(t.Name), sql.Format(q))
+	fmt.Fprintf(&x.body, "CREATE TEMPORARY VIEW %s AS\n%s;\n\n", ident(t.Name), q)
 }
 
 // filters lists the transforms that filter an updating input.
