@@ -20,6 +20,7 @@ import (
 
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/plan"
+	"github.com/etld/etld/pipeline/runtime"
 	"github.com/etld/etld/pipeline/spec"
 )
 
@@ -158,8 +159,14 @@ func (x *exporter) settings() {
 	// etld computes TIMESTAMP_LTZ text, windows and TO_TIMESTAMP_LTZ in
 	// UTC.
 	set("table.local-time-zone", "UTC")
-	if sp.CheckpointInterval > 0 {
+	switch {
+	case sp.CheckpointInterval > 0:
 		set("execution.checkpointing.interval", connector.FlinkDuration(sp.CheckpointInterval))
+	case !x.plan.Batch:
+		// etld checkpoints a pipeline that sets no interval every 10 s;
+		// Flink does not checkpoint at all unless told, and then commits
+		// no Kafka offset and no file sink's part file.
+		set("execution.checkpointing.interval", connector.FlinkDuration(runtime.DefaultCheckpointInterval))
 	}
 	if !x.plan.Batch {
 		if sp.MiniBatch {
