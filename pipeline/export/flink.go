@@ -99,6 +99,7 @@ func (x *exporter) script() (*Script, error) {
 		sinkTables[i] = x.sink(s)
 	}
 	x.filters()
+	x.dataFailures()
 	if len(p.Sinks) > 0 {
 		x.body.WriteString("EXECUTE STATEMENT SET\nBEGIN\n")
 		for i, s := range p.Sinks {

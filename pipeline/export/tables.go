@@ -28,6 +28,9 @@ func (x *exporter) source(s *plan.Source) {
 		x.errs.Add(connector.Place(sp.Pos.File, sp.Options, sp.Path, err))
 		return
 	}
+	if s.LookedUp() {
+		t.Differences = append(t.Differences, t.LookupDifferences...)
+	}
 	x.sourceOnError(sp, &t)
 	var cols []string
 	for _, c := range sp.Schema {
@@ -100,11 +103,15 @@ func (x *exporter) sourceOnError(sp *spec.Source, t *connector.FlinkTable) {
 	if slices.ContainsFunc(t.Options, func(o connector.FlinkOption) bool { return o.Key == "value.format" }) {
 		prefix = "value."
 	}
+	what := "etld sets aside a record that does not decode and counts it; Flink's ignore-parse-errors drops it unseen, and json formats keep a record whose field has the wrong type with that field NULL"
+	if format == "" {
+		// A table without a format (jdbc) converts each value itself.
+		what = "etld sets aside a row whose value does not parse as its column's type and counts it; Flink's table fails the job on it"
+	}
 	key := prefix + format + ".ignore-parse-errors"
-	if format != "raw" && !slices.ContainsFunc(t.Options, func(o connector.FlinkOption) bool { return o.Key == key }) {
+	if format != "raw" && format != "" && !slices.ContainsFunc(t.Options, func(o connector.FlinkOption) bool { return o.Key == key }) {
 		t.Set(key, "true", "on_error")
 	}
-	what := "etld sets aside a record that does not decode and counts it; Flink's ignore-parse-errors drops it unseen, and json formats keep a record whose field has the wrong type with that field NULL"
 	if oe.Policy == "dead-letter" {
 		what += fmt.Sprintf("; Flink has no dead-letter file: nothing is written to %s", deadLetter(sp.Options, oe))
 	}
