@@ -392,6 +392,11 @@ func (a *aggPlan) lastCalc(agg *Node) (*Node, error) {
 			if ref, ok := x.(*sql.ColumnRef); ok && ferr == nil && agg.Schema.Index(ref.Column.Name) < 0 {
 				if in.Schema.Index(ref.Column.Name) >= 0 {
 					ferr = errAt(ref.Pos(), "column %q is neither in the GROUP BY nor inside an aggregate function", ref.Column.Name)
+				} else {
+					// Said of the input, the table the query names: the
+					// aggregate's row has internal names ($a0).
+					_, _, err := expr.Table{Name: s.table, Schema: in.Schema}.Resolve("", ref.Column.Name)
+					ferr = errAt(ref.Pos(), "%v", err)
 				}
 			}
 			return true

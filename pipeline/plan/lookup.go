@@ -12,11 +12,15 @@ import (
 )
 
 // lookupPlan is a lookup join's plan (LookupJoinNode): the table looked
-// up, its client and the operator's spec without it.
+// up, its key columns and the operator's spec without its client. The
+// operator asks the table's connector for the client, so that a
+// connector put in place of the planned one (etld test's in-memory
+// tables) is the one looked up, as a scan reads the Source's Conn of the
+// moment.
 type lookupPlan struct {
-	table    *Source
-	lookuper connector.Lookuper
-	spec     joinop.LookupJoinSpec
+	table *Source
+	keys  []int
+	spec  joinop.LookupJoinSpec
 }
 
 // lookupJoin plans `left [LEFT] JOIN t FOR SYSTEM_TIME AS OF x AS c ON
@@ -106,14 +110,15 @@ func (q *queryBuilder) lookupJoin(j *sql.Join) (s *scope, ok bool, err error) {
 		spec.Residual = c.True
 		label += fmt.Sprintf(", where=[%s]", sql.Format(res))
 	}
-	lk, err := lsrc.Lookuper(rightKeys)
-	if err != nil {
+	// Asked here for its errors (a table given as a query); the
+	// operator asks again.
+	if _, err := lsrc.Lookuper(rightKeys); err != nil {
 		return nil, true, errAt(ref.Name.At, "the lookup table %q: %v", ref.Name.Name, err)
 	}
 	spec.Options = lsrc.LookupOptions()
 	label += fmt.Sprintf(", select=[%s], cache=[%s], batch=[%d])", strings.Join(node.Schema.Names(), ", "), cacheText(spec.Options), spec.Options.MaxBatch)
 	node.Label = label
-	node.op = &lookupOp{&lookupPlan{table: src, lookuper: lk, spec: spec}}
+	node.op = &lookupOp{&lookupPlan{table: src, keys: rightKeys, spec: spec}}
 	src.lookedUp = true
 	return s, true, nil
 }

@@ -212,8 +212,17 @@ func (j *joinOp) regular() bool { return j.temporal == nil && j.interval == nil 
 type lookupOp struct{ lookup *lookupPlan }
 
 func (l *lookupOp) operator(opBuild) (operator.Lifecycle, error) {
-	spec := l.lookup.spec
-	spec.Lookuper = l.lookup.lookuper
+	lp := l.lookup
+	lsrc, ok := lp.table.Conn.(connector.LookupSource)
+	if !ok {
+		return nil, fmt.Errorf("plan: the lookup table %q cannot be looked up", lp.table.Spec.Name)
+	}
+	lk, err := lsrc.Lookuper(lp.keys)
+	if err != nil {
+		return nil, fmt.Errorf("the lookup table %q: %w", lp.table.Spec.Name, err)
+	}
+	spec := lp.spec
+	spec.Lookuper = lk
 	return joinop.NewLookupJoin(spec), nil
 }
 

@@ -527,6 +527,9 @@ func (b *builder) tableNames() []string {
 // aside so far.
 func (s *Source) Skipped() int64 { return s.policy.Skipped() }
 
+// LookedUp reports whether a lookup join reads the source's table by key.
+func (s *Source) LookedUp() bool { return s.lookedUp }
+
 // Reject hands a bad record to the source's on_error policy, as the
 // source's connector does: a connector that stands in for it (etld test's
 // in-memory sources) follows the same policy.
