@@ -501,19 +501,9 @@ func windowText(w *sql.WindowTVF) string {
 // FILTER condition) through addArg, which returns the column.
 func (q *queryBuilder) aggCall(c *sql.Call, schema row.Schema, table string, addArg func(*expr.Compiled, string) int) (aggop.AggCall, error) {
 	name := strings.ToUpper(c.Name)
-	var filter *expr.Compiled
-	if c.Filter != nil {
-		if containsAgg(c.Filter) {
-			return aggop.AggCall{}, errAt(c.Filter.Pos(), "aggregate functions cannot be nested in FILTER (WHERE ...)")
-		}
-		f, err := compileExpr(c.Filter, schema, table)
-		if err != nil {
-			return aggop.AggCall{}, err
-		}
-		if f.Type.ID != row.Boolean {
-			return aggop.AggCall{}, errAt(c.Filter.Pos(), "FILTER (WHERE ...) needs a BOOLEAN condition, got %s", f.Type)
-		}
-		filter = f
+	filter, err := aggFilter(c, schema, table)
+	if err != nil {
+		return aggop.AggCall{}, err
 	}
 	withFilter := func(call aggop.AggCall) aggop.AggCall {
 		if filter != nil {
@@ -550,20 +540,52 @@ func (q *queryBuilder) aggCall(c *sql.Call, schema row.Schema, table string, add
 		return aggop.AggCall{}, err
 	}
 	call := aggop.AggCall{ArgType: arg.Type, Distinct: c.Distinct}
+	if err := setAggFunc(&call, name, c, arg.Type); err != nil {
+		return aggop.AggCall{}, err
+	}
+	if err := call.Validate(); err != nil {
+		return aggop.AggCall{}, errAt(c.Args[0].Pos(), "%v", err)
+	}
+	call.Arg = addArg(arg, sql.Format(c.Args[0]))
+	return withFilter(call), nil
+}
+
+// aggFilter compiles an aggregate call's FILTER (WHERE ...), nil for none.
+func aggFilter(c *sql.Call, schema row.Schema, table string) (*expr.Compiled, error) {
+	if c.Filter == nil {
+		return nil, nil
+	}
+	if containsAgg(c.Filter) {
+		return nil, errAt(c.Filter.Pos(), "aggregate functions cannot be nested in FILTER (WHERE ...)")
+	}
+	f, err := compileExpr(c.Filter, schema, table)
+	if err != nil {
+		return nil, err
+	}
+	if f.Type.ID != row.Boolean {
+		return nil, errAt(c.Filter.Pos(), "FILTER (WHERE ...) needs a BOOLEAN condition, got %s", f.Type)
+	}
+	return f, nil
+}
+
+// setAggFunc sets the function of call, the aggregate name with one
+// argument (and LISTAGG's separator) of type argType, refusing an
+// argument the function does not take.
+func setAggFunc(call *aggop.AggCall, name string, c *sql.Call, argType row.Type) error {
 	switch name {
 	case "COUNT":
 		call.Func = aggop.Count
 	case "SUM", "AVG":
-		if !arg.Type.ID.Numeric() {
-			return aggop.AggCall{}, errAt(c.Args[0].Pos(), "%s needs a numeric argument, got %s", name, arg.Type)
+		if !argType.ID.Numeric() {
+			return errAt(c.Args[0].Pos(), "%s needs a numeric argument, got %s", name, argType)
 		}
 		call.Func = aggop.Sum
 		if name == "AVG" {
 			call.Func = aggop.Avg
 		}
 	case "MIN", "MAX":
-		if arg.Type.ID.Nested() {
-			return aggop.AggCall{}, errAt(c.Args[0].Pos(), "%s of %s: composite values have no order (Flink refuses it too)", name, arg.Type)
+		if argType.ID.Nested() {
+			return errAt(c.Args[0].Pos(), "%s of %s: composite values have no order (Flink refuses it too)", name, argType)
 		}
 		// MIN(DISTINCT x) is MIN(x): duplicates never change an extreme.
 		call.Func, call.Distinct = aggop.Min, false
@@ -572,39 +594,35 @@ func (q *queryBuilder) aggCall(c *sql.Call, schema row.Schema, table string, add
 		}
 	case "STDDEV_POP", "STDDEV_SAMP", "VAR_POP", "VAR_SAMP":
 		switch {
-		case arg.Type.ID == row.Decimal:
-			return aggop.AggCall{}, errAt(c.Args[0].Pos(), "%s over DECIMAL is not supported yet; CAST the argument AS DOUBLE", name)
-		case !arg.Type.ID.Numeric():
-			return aggop.AggCall{}, errAt(c.Args[0].Pos(), "%s needs a numeric argument, got %s", name, arg.Type)
+		case argType.ID == row.Decimal:
+			return errAt(c.Args[0].Pos(), "%s over DECIMAL is not supported yet; CAST the argument AS DOUBLE", name)
+		case !argType.ID.Numeric():
+			return errAt(c.Args[0].Pos(), "%s needs a numeric argument, got %s", name, argType)
 		}
 		call.Func = map[string]aggop.AggFunc{"STDDEV_POP": aggop.StddevPop, "STDDEV_SAMP": aggop.StddevSamp,
 			"VAR_POP": aggop.VarPop, "VAR_SAMP": aggop.VarSamp}[name]
 	case "FIRST_VALUE", "LAST_VALUE":
 		if c.Distinct {
-			return aggop.AggCall{}, errAt(c.At, "%s(DISTINCT ...) is not allowed", name)
+			return errAt(c.At, "%s(DISTINCT ...) is not allowed", name)
 		}
 		call.Func = aggop.FirstValue
 		if name == "LAST_VALUE" {
 			call.Func = aggop.LastValue
 		}
 	case "LISTAGG":
-		if arg.Type.ID != row.String {
-			return aggop.AggCall{}, errAt(c.Args[0].Pos(), "LISTAGG needs a STRING argument, got %s; CAST it AS STRING", arg.Type)
+		if argType.ID != row.String {
+			return errAt(c.Args[0].Pos(), "LISTAGG needs a STRING argument, got %s; CAST it AS STRING", argType)
 		}
 		call.Func, call.Sep = aggop.ListAgg, ","
 		if len(c.Args) == 2 {
 			lit, ok := c.Args[1].(*sql.Literal)
 			if !ok || lit.Kind != sql.LitString {
-				return aggop.AggCall{}, errAt(c.Args[1].Pos(), "LISTAGG's separator must be a string literal, as in LISTAGG(name, '; ')")
+				return errAt(c.Args[1].Pos(), "LISTAGG's separator must be a string literal, as in LISTAGG(name, '; ')")
 			}
 			call.Sep = lit.Value.Str()
 		}
 	default:
-		return aggop.AggCall{}, errAt(c.At, "aggregate function %s is not supported", name)
+		return errAt(c.At, "aggregate function %s is not supported", name)
 	}
-	if err := call.Validate(); err != nil {
-		return aggop.AggCall{}, errAt(c.Args[0].Pos(), "%v", err)
-	}
-	call.Arg = addArg(arg, sql.Format(c.Args[0]))
-	return withFilter(call), nil
+	return nil
 }
