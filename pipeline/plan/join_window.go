@@ -151,23 +151,7 @@ func (q *queryBuilder) windowJoin(n *Node, js *joinop.JoinSpec, residual []sql.E
 	lp, lok := windowPropsOf(left)
 	rp, rok := windowPropsOf(right)
 	lw := left.Schema.Len()
-	var startEq, endEq bool
-	var keys []int // indexes in js's keys of the remaining equalities
-	var windowKey []int
-	for i := range js.LeftKeys {
-		l, r := js.LeftKeys[i], js.RightKeys[i]
-		switch {
-		case lok && rok && l == lp.start && r == rp.start:
-			startEq = true
-		case lok && rok && l == lp.end && r == rp.end:
-			endEq = true
-		default:
-			if lok && (l == lp.start || l == lp.end) || rok && (r == rp.start || r == rp.end) {
-				windowKey = append(windowKey, i)
-			}
-			keys = append(keys, i)
-		}
-	}
+	startEq, endEq, keys, windowKey := windowJoinEqualities(js, lp, lok, rp, rok)
 	if !lok || !rok {
 		// One side has windows: an equality of its window bounds with
 		// the other's same-named column meant a window join.
@@ -249,6 +233,28 @@ func (q *queryBuilder) windowJoin(n *Node, js *joinop.JoinSpec, residual []sql.E
 	n.Label = fmt.Sprintf("WindowJoin(joinType=[%s]%s, leftWindow=[%s], rightWindow=[%s], select=[%s])",
 		js.Kind, whereText, lt, rt, strings.Join(n.Schema.Names(), ", "))
 	return true, nil
+}
+
+// windowJoinEqualities sorts a join's key equalities: the equality of
+// the two sides' window_start (startEq) and of their window_end (endEq),
+// and the others (keys, indexes in js's keys), of which windowKey are
+// those that compare a window bound of one side with another column.
+func windowJoinEqualities(js *joinop.JoinSpec, lp windowProps, lok bool, rp windowProps, rok bool) (startEq, endEq bool, keys, windowKey []int) {
+	for i := range js.LeftKeys {
+		l, r := js.LeftKeys[i], js.RightKeys[i]
+		switch {
+		case lok && rok && l == lp.start && r == rp.start:
+			startEq = true
+		case lok && rok && l == lp.end && r == rp.end:
+			endEq = true
+		default:
+			if lok && (l == lp.start || l == lp.end) || rok && (r == rp.start || r == rp.end) {
+				windowKey = append(windowKey, i)
+			}
+			keys = append(keys, i)
+		}
+	}
+	return startEq, endEq, keys, windowKey
 }
 
 // windowKeyPos returns the position of the equality of window_start (or
