@@ -19,7 +19,6 @@ import (
 
 	"github.com/etld/etld/internal/builtin"
 	"github.com/etld/etld/internal/testenv"
-	"github.com/etld/etld/pipeline"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
 	es "github.com/etld/etld/sinks/elasticsearch"
@@ -40,19 +39,6 @@ func newCluster(t testing.TB) *cluster {
 		t.Fatal(err)
 	}
 	return &cluster{t: t, url: url, client: c}
-}
-
-// index returns a fresh index name, deleted (with any index starting with
-// it) when the test ends.
-func (c *cluster) index(prefix string) string {
-	name := testenv.UniqueName(c.t, prefix)
-	c.t.Cleanup(func() {
-		res, err := c.client.Indices.Delete([]string{name + "*"}, c.client.Indices.Delete.WithExpandWildcards("all"))
-		if err == nil {
-			res.Body.Close()
-		}
-	})
-	return name
 }
 
 // do runs a request and fails the test on an error status.
@@ -419,21 +405,6 @@ func writeFile(t testing.TB, path, data string) {
 	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
 	}
-}
-
-func runPipeline(t testing.TB, dir, yaml string) pipeline.Summary {
-	t.Helper()
-	path := filepath.Join(dir, "p.yaml")
-	writeFile(t, path, yaml)
-	p, err := pipeline.Load(path, pipeline.Env{Registry: builtin.Registry(), Logger: testLogger(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := p.Run(testenv.Context(t, 2*time.Minute), pipeline.RunOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
 }
 
 // TestGroupByUpsertLeavesFinalTable runs a CSV file through GROUP BY with

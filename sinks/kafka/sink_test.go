@@ -26,7 +26,7 @@ func sensorRows(from, to int) []row.Row {
 }
 
 func sensorSchema(t testing.TB) row.Schema {
-	return schemaOf(t, "id", "BIGINT", "name", "STRING", "temp", "DOUBLE")
+	return testenv.Schema(t, "id BIGINT", "name STRING", "temp DOUBLE")
 }
 
 // TestAppendRoundTrip writes rows in append mode, without and with key
@@ -130,7 +130,7 @@ func TestUpsertTombstones(t *testing.T) {
 	addr := testenv.Kafka(t)
 	topic := createTopic(t, addr, 1)
 	ctx := testenv.Context(t, 60*time.Second)
-	schema := schemaOf(t, "region", "STRING", "n", "BIGINT")
+	schema := testenv.Schema(t, "region STRING", "n BIGINT")
 	s, _ := newSink(t, addr, Config{Topic: topic}, connector.SinkInput{Schema: schema, Mode: connector.Upsert, Key: []int{0}})
 	if err := s.Open(ctx); err != nil {
 		t.Fatal(err)
@@ -174,7 +174,7 @@ func TestKeyHashPartitioning(t *testing.T) {
 	addr := testenv.Kafka(t)
 	topic := createTopic(t, addr, 3)
 	ctx := testenv.Context(t, 60*time.Second)
-	schema := schemaOf(t, "k", "STRING", "seq", "BIGINT")
+	schema := testenv.Schema(t, "k STRING", "seq BIGINT")
 	s, _ := newSink(t, addr, Config{Topic: topic, KeyFields: []string{"k"}, BatchSize: 50},
 		connector.SinkInput{Schema: schema, Mode: connector.Append})
 	if err := s.Open(ctx); err != nil {
@@ -251,7 +251,7 @@ func TestKeyHashPartitioning(t *testing.T) {
 func TestRefusedMessagesGoToOnError(t *testing.T) {
 	addr := testenv.Kafka(t)
 	ctx := testenv.Context(t, 60*time.Second)
-	schema := schemaOf(t, "id", "BIGINT", "text", "STRING")
+	schema := testenv.Schema(t, "id BIGINT", "text STRING")
 	rows := func() *row.Batch {
 		b := &row.Batch{}
 		for i := range 20 {
