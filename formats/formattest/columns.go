@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
 )
@@ -135,7 +136,7 @@ func FuzzColumns(f *testing.F, seeds []string, newDecoder func(row.Schema) conne
 		f.Add([]byte(seed), []byte{1, 2, 2})
 		f.Add([]byte(seed), []byte{3, 0})
 	}
-	sch := schemaOf(f, "s STRING", "n BIGINT", "d DOUBLE", "s2 STRING")
+	sch := testenv.Schema(f, "s STRING", "n BIGINT", "d DOUBLE", "s2 STRING")
 	f.Fuzz(func(t *testing.T, rec []byte, sel []byte) {
 		if len(sel) == 0 || len(sel) > 8 {
 			return

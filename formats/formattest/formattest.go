@@ -15,9 +15,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
+	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
 )
@@ -27,21 +27,6 @@ type Codec struct {
 	Schema  row.Schema
 	Decoder connector.Decoder
 	Encoder connector.Encoder
-}
-
-// schemaOf makes a schema of "name TYPE" columns.
-func schemaOf(t testing.TB, cols ...string) row.Schema {
-	t.Helper()
-	var fields []row.Field
-	for _, c := range cols {
-		name, typ, _ := strings.Cut(c, " ")
-		ty, err := row.ParseType(typ)
-		if err != nil {
-			t.Fatalf("column %q: %v", c, err)
-		}
-		fields = append(fields, row.Field{Name: name, Type: ty})
-	}
-	return row.NewSchema(fields...)
 }
 
 // RandomValue makes a value of type t that a format's text forms carry
@@ -198,5 +183,5 @@ func RandomSchema(t testing.TB, r *rand.Rand, types []string) row.Schema {
 	for i := range 1 + r.IntN(6) {
 		cols = append(cols, fmt.Sprintf("c%d %s", i, types[r.IntN(len(types))]))
 	}
-	return schemaOf(t, cols...)
+	return testenv.Schema(t, cols...)
 }
