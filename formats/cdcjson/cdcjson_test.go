@@ -9,7 +9,6 @@ import (
 
 	"github.com/etld/etld/formats/formattest"
 	"github.com/etld/etld/formats/json"
-	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
 )
@@ -264,8 +263,7 @@ func codec(t testing.TB, format string, sch row.Schema) formattest.Codec {
 // TestRoundTrip writes random changes of every type and kind in each
 // format and reads them back.
 func TestRoundTrip(t *testing.T) {
-	sch := testenv.Schema(t, "b BOOLEAN", "i INT", "n BIGINT", "f FLOAT", "d DOUBLE", "m DECIMAL(18,4)",
-		"s STRING", "y BYTES", "dt DATE", "t TIMESTAMP(6)", "l TIMESTAMP_LTZ(6)")
+	sch := formattest.AllTypes(t)
 	rng := rand.New(rand.NewPCG(7, 8))
 	for _, format := range []string{"canal-json", "maxwell-json", "ogg-json"} {
 		t.Run(format, func(t *testing.T) {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/etld/etld/formats/formattest"
 	"github.com/etld/etld/formats/json"
-	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
 )
@@ -179,8 +178,7 @@ func codec(t testing.TB, sch row.Schema) formattest.Codec {
 // TestRoundTrip writes random changes of every type and kind as events
 // and reads them back.
 func TestRoundTrip(t *testing.T) {
-	sch := testenv.Schema(t, "b BOOLEAN", "i INT", "n BIGINT", "f FLOAT", "d DOUBLE", "m DECIMAL(18,4)",
-		"s STRING", "y BYTES", "dt DATE", "t TIMESTAMP(6)", "l TIMESTAMP_LTZ(6)")
+	sch := formattest.AllTypes(t)
 	formattest.RoundTrip(t, codec(t, sch), formattest.RandomChanges(rand.New(rand.NewPCG(9, 10)), sch, 1000, true, nil))
 }
 

@@ -175,6 +175,14 @@ func split(t testing.TB, sp connector.Splitter, stream []byte) [][]byte {
 	return out
 }
 
+// AllTypes is a schema of one column of each scalar type, for a round
+// trip of every type a format writes.
+func AllTypes(t testing.TB) row.Schema {
+	t.Helper()
+	return testenv.Schema(t, "b BOOLEAN", "i INT", "n BIGINT", "f FLOAT", "d DOUBLE", "m DECIMAL(18,4)",
+		"s STRING", "y BYTES", "dt DATE", "t TIMESTAMP(6)", "l TIMESTAMP_LTZ(6)")
+}
+
 // RandomSchema is a schema of 1 to 6 columns c0, c1, ... of types drawn
 // from types.
 func RandomSchema(t testing.TB, r *rand.Rand, types []string) row.Schema {

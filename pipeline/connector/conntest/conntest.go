@@ -29,7 +29,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -48,41 +47,6 @@ var Schema = row.NewSchema(
 // Row is a row of Schema.
 func Row(id int64, v string) row.Row {
 	return row.Row{row.BigIntValue(id), row.StringValue(v)}
-}
-
-// UpsertChanges is an upsert changelog of n steps over keys ids of
-// Schema, as an upsert sink receives one: inserts, updates (+U alone),
-// deletes and inserts of deleted keys again, a key often changing
-// several times within a few changes.
-func UpsertChanges(seed uint64, n, keys int) []row.Change {
-	rng := rand.New(rand.NewPCG(seed, 7))
-	live := map[int64]bool{}
-	out := make([]row.Change, 0, n)
-	for i := range n {
-		k := rng.Int64N(int64(keys))
-		v := fmt.Sprintf("v%d", i)
-		switch {
-		case !live[k]:
-			out = append(out, row.Change{Kind: row.Insert, Row: Row(k, v)})
-			live[k] = true
-		case rng.IntN(3) == 0:
-			out = append(out, row.Change{Kind: row.Delete, Row: Row(k, "old")})
-			live[k] = false
-		default:
-			out = append(out, row.Change{Kind: row.UpdateAfter, Row: Row(k, v)})
-		}
-	}
-	return out
-}
-
-// Inserts is n inserts of Schema, ids from first on.
-func Inserts(first, n int) []row.Change {
-	out := make([]row.Change, n)
-	for i := range out {
-		id := int64(first + i)
-		out[i] = row.Change{Kind: row.Insert, Row: Row(id, fmt.Sprintf("v%d", id))}
-	}
-	return out
 }
 
 // Drain reads s in batches of at most max until it ends (io.EOF) and

@@ -2,6 +2,8 @@ package conntest
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -104,19 +106,19 @@ func RunSink(t *testing.T, k Sink) {
 	}
 }
 
-// lifeOf is one sink of a definition, closed when the test ends unless
+// life is one sink of a definition, closed when the test ends unless
 // the definition closed it or crashed it.
-type lifeOf struct {
+type life struct {
 	connector.Sink
 	done bool
 }
 
 // open binds s as the kit does, restores state when it is not nil, tells
 // a RunAware sink run, opens it and returns it.
-func (k Sink) open(t *testing.T, s connector.Sink, replay bool, state []byte, run *connector.RunInfo) *lifeOf {
+func (k Sink) open(t *testing.T, s connector.Sink, replay bool, state []byte, run *connector.RunInfo) *life {
 	t.Helper()
 	k.bind(t, s, replay)
-	l := &lifeOf{Sink: s}
+	l := &life{Sink: s}
 	t.Cleanup(func() {
 		if !l.done {
 			_ = l.Close(context.Background())
@@ -151,7 +153,7 @@ func (k Sink) bind(t *testing.T, s connector.Sink, replay bool) {
 }
 
 // close closes l and fails t on an error.
-func (l *lifeOf) close(t *testing.T) {
+func (l *life) close(t *testing.T) {
 	t.Helper()
 	l.done = true
 	if err := l.Close(ctx(t)); err != nil {
@@ -172,7 +174,7 @@ func batchOf(changes []row.Change, first int64) *row.Batch {
 	return b
 }
 
-func (l *lifeOf) write(t *testing.T, changes []row.Change, first int64) *row.Batch {
+func (l *life) write(t *testing.T, changes []row.Change, first int64) *row.Batch {
 	t.Helper()
 	b := batchOf(changes, first)
 	if err := l.Write(ctx(t), b); err != nil {
@@ -181,7 +183,7 @@ func (l *lifeOf) write(t *testing.T, changes []row.Change, first int64) *row.Bat
 	return b
 }
 
-func (l *lifeOf) flush(t *testing.T) {
+func (l *life) flush(t *testing.T) {
 	t.Helper()
 	if err := l.Flush(ctx(t)); err != nil {
 		t.Fatalf("Flush: %v", err)
@@ -192,9 +194,44 @@ func (l *lifeOf) flush(t *testing.T) {
 // inserts.
 func (k Sink) changes(n int) []row.Change {
 	if k.Mode == connector.Upsert {
-		return UpsertChanges(5, n, n/4)
+		return upsertChanges(5, n, n/4)
 	}
-	return Inserts(0, n)
+	return inserts(n)
+}
+
+// upsertChanges is an upsert changelog of n steps over keys ids of
+// Schema, as an upsert sink receives one: inserts, updates (+U alone),
+// deletes and inserts of deleted keys again, a key often changing
+// several times within a few changes.
+func upsertChanges(seed uint64, n, keys int) []row.Change {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	live := map[int64]bool{}
+	out := make([]row.Change, 0, n)
+	for i := range n {
+		k := rng.Int64N(int64(keys))
+		v := fmt.Sprintf("v%d", i)
+		switch {
+		case !live[k]:
+			out = append(out, row.Change{Kind: row.Insert, Row: Row(k, v)})
+			live[k] = true
+		case rng.IntN(3) == 0:
+			out = append(out, row.Change{Kind: row.Delete, Row: Row(k, "old")})
+			live[k] = false
+		default:
+			out = append(out, row.Change{Kind: row.UpdateAfter, Row: Row(k, v)})
+		}
+	}
+	return out
+}
+
+// inserts is n inserts of Schema, ids 0 to n-1.
+func inserts(n int) []row.Change {
+	out := make([]row.Change, n)
+	for i := range out {
+		id := int64(i)
+		out[i] = row.Change{Kind: row.Insert, Row: Row(id, fmt.Sprintf("v%d", id))}
+	}
+	return out
 }
 
 // table is what a target holds in mode after changes, as printedRows
@@ -384,7 +421,7 @@ func exactlyOnceAfterCrash(t *testing.T, k Sink) {
 }
 
 // checkpoint does what the runtime does at a barrier: Flush, Snapshot.
-func checkpoint(t *testing.T, l *lifeOf) []byte {
+func checkpoint(t *testing.T, l *life) []byte {
 	t.Helper()
 	l.flush(t)
 	state, err := l.Sink.(connector.SinkSnapshotter).Snapshot(ctx(t))
@@ -396,7 +433,7 @@ func checkpoint(t *testing.T, l *lifeOf) []byte {
 
 // commit finishes a checkpoint for a Committer, as the runtime does once
 // the checkpoint is stored.
-func commit(t *testing.T, l *lifeOf, state []byte) {
+func commit(t *testing.T, l *life, state []byte) {
 	t.Helper()
 	if c, ok := l.Sink.(connector.Committer); ok {
 		if err := c.Commit(ctx(t), state); err != nil {

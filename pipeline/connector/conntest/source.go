@@ -229,8 +229,8 @@ func sameRecords(got, want []record, byRecord, ordered bool) error {
 // Commit of each position, twice, returns nil.
 func resumeFromPosition(t *testing.T, k Source) {
 	input := k.Input(t)
-	_, byRecord := input(t).(connector.Replayer)
 	first := input(t)
+	_, byRecord := first.(connector.Replayer)
 	closeFirst := openSource(t, first)
 	whole := readAllRecords(t, first, k.Max, byRecord)
 	closeFirst()
