@@ -180,7 +180,7 @@ func TestExactlyOnceOption(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Bind(connector.SinkInput{Schema: schemaOf(t, "id", "BIGINT"), Mode: connector.Append, Replay: tc.replay}); err != nil {
+		if err := s.Bind(connector.SinkInput{Schema: testenv.Schema(t, "id BIGINT"), Mode: connector.Append, Replay: tc.replay}); err != nil {
 			t.Fatal(err)
 		}
 		if yes, why := s.ExactlyOnce(); yes != tc.yes || why != tc.why {
