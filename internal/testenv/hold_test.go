@@ -101,4 +101,3 @@ func TestFramings(t *testing.T) {
 		}
 	}
 }
-
