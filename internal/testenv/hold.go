@@ -142,6 +142,24 @@ func (p *HoldProxy) Seen(match func(req []byte) bool) <-chan struct{} {
 	return w.seen
 }
 
+// DropClients closes the client side of every connection that holds a
+// request, as the sockets of a killed process end: a client in the
+// middle of a call sees its connection gone. The server side stays open
+// with what is held, until Release.
+func (p *HoldProxy) DropClients() {
+	p.mu.Lock()
+	var drop []net.Conn
+	for c := range p.conns {
+		if c.holding {
+			drop = append(drop, c.client)
+		}
+	}
+	p.mu.Unlock()
+	for _, c := range drop {
+		c.Close()
+	}
+}
+
 // Release sends every held byte to the server, on the connection it was
 // sent on. The channel is closed once the server answered each released
 // request or closed the connection; the server side of a connection whose
