@@ -92,16 +92,20 @@ func TestDedupSkip(t *testing.T) {
 	}
 }
 
+// TestDedupNumbersARecordsChanges: a record's changes are numbered in
+// their input, also when another input's changes come between them (a
+// UNION ALL passes its inputs' batches on as they come, and a batch may
+// end within a record's changes).
 func TestDedupNumbersARecordsChanges(t *testing.T) {
 	d := &dedup{}
 	var got []pos
 	for _, r := range []struct {
 		in  string
 		num int64
-	}{{"a", 1}, {"a", 1}, {"a", 2}, {"b", 2}, {"b", 2}, {"b", 2}, {"a", 2}} {
+	}{{"a", 1}, {"a", 1}, {"a", 2}, {"b", 2}, {"b", 2}, {"b", 2}, {"a", 2}, {"c", 1}, {"b", 2}, {"a", 3}, {"b", 3}} {
 		got = append(got, d.next(r.in, r.num))
 	}
-	want := []pos{{1, 0}, {1, 1}, {2, 0}, {2, 0}, {2, 1}, {2, 2}, {2, 0}}
+	want := []pos{{1, 0}, {1, 1}, {2, 0}, {2, 0}, {2, 1}, {2, 2}, {2, 1}, {1, 0}, {2, 3}, {3, 0}, {3, 0}}
 	if !slices.Equal(got, want) {
 		t.Errorf("next = %v, want %v", got, want)
 	}
