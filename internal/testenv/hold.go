@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"net"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -42,6 +43,8 @@ type HoldProxy struct {
 	heldSig  chan struct{}
 	watchers []watcher
 	closed   bool
+	// answers holds the server's answers to released requests.
+	answers [][]byte
 }
 
 // Framing tells where requests and answers end: each function returns
@@ -208,6 +211,14 @@ func (p *HoldProxy) Release() <-chan struct{} {
 	return all
 }
 
+// Answers returns the server's answers to the requests released so far,
+// framing included: what the killed client would have read.
+func (p *HoldProxy) Answers() [][]byte {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.answers)
+}
+
 func (p *HoldProxy) serve() {
 	defer p.wg.Done()
 	for {
@@ -369,8 +380,11 @@ func (p *HoldProxy) answer(c *holdConn, data []byte) {
 		if size == 0 {
 			break
 		}
+		var found bool
+		if c.waiting, found = removeID(c.waiting, id); found {
+			p.answers = append(p.answers, bytes.Clone(c.answers[:size]))
+		}
 		c.answers = c.answers[size:]
-		c.waiting = removeID(c.waiting, id)
 		if len(c.waiting) == 0 && !p.framing.Paired {
 			// The rest answers requests that came after.
 			c.answers = c.answers[:0]
@@ -390,13 +404,13 @@ func (p *HoldProxy) answer(c *holdConn, data []byte) {
 	}
 }
 
-func removeID(ids []int32, id int32) []int32 {
+func removeID(ids []int32, id int32) ([]int32, bool) {
 	for i, x := range ids {
 		if x == id {
-			return append(ids[:i], ids[i+1:]...)
+			return append(ids[:i], ids[i+1:]...), true
 		}
 	}
-	return ids
+	return ids, false
 }
 
 // HTTPFraming frames HTTP/1.1 requests and answers by Content-Length or
@@ -478,13 +492,40 @@ func mysqlPacket(buf []byte) (int, int32) {
 	return n, 0
 }
 
-// MySQLCommand is the command byte of a MySQL client packet and what
+// MySQL client commands.
+const (
+	mysqlQuery       = 0x03 // COM_QUERY
+	mysqlStmtExecute = 0x17 // COM_STMT_EXECUTE
+)
+
+// mysqlCommand is the command byte of a MySQL client packet and what
 // follows it (a COM_QUERY's text), or 0 and nil for a short packet.
-func MySQLCommand(req []byte) (byte, []byte) {
+func mysqlCommand(req []byte) (byte, []byte) {
 	if len(req) < 5 {
 		return 0, nil
 	}
 	return req[4], req[5:]
+}
+
+// MySQLWrite matches a MySQL request that changes rows: an executed
+// prepared statement, or an INSERT or DELETE sent as text.
+func MySQLWrite(req []byte) bool {
+	cmd, text := mysqlCommand(req)
+	upper := bytes.ToUpper(bytes.TrimSpace(text))
+	return cmd == mysqlStmtExecute || cmd == mysqlQuery && (bytes.HasPrefix(upper, []byte("INSERT")) || bytes.HasPrefix(upper, []byte("DELETE")))
+}
+
+// MySQLCommit matches a MySQL COMMIT.
+func MySQLCommit(req []byte) bool {
+	cmd, text := mysqlCommand(req)
+	return cmd == mysqlQuery && bytes.EqualFold(bytes.TrimSpace(text), []byte("COMMIT"))
+}
+
+// HTTPRequestTo matches an HTTP request of method to a path that starts
+// with path ("POST", "/_bulk").
+func HTTPRequestTo(method, path string) func([]byte) bool {
+	prefix := []byte(method + " " + path)
+	return func(req []byte) bool { return bytes.HasPrefix(req, prefix) }
 }
 
 // KafkaFraming frames Kafka's size-prefixed requests and answers, paired
@@ -512,11 +553,7 @@ func kafkaFrame(buf []byte, idAt int) (int, int32) {
 	return n, int32(binary.BigEndian.Uint32(buf[idAt:]))
 }
 
-// KafkaAPIKey is the API key of a Kafka request (0: Produce), -1 for a
-// short one.
-func KafkaAPIKey(req []byte) int16 {
-	if len(req) < 6 {
-		return -1
-	}
-	return int16(binary.BigEndian.Uint16(req[4:]))
+// KafkaProduce matches a Kafka Produce request.
+func KafkaProduce(req []byte) bool {
+	return len(req) >= 6 && binary.BigEndian.Uint16(req[4:]) == 0
 }

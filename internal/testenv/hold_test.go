@@ -76,6 +76,9 @@ func TestHoldProxyHoldsUntilRelease(t *testing.T) {
 	if g := seen(); strings.Join(g, " ") != "/a=1 /b=new /b=stale" {
 		t.Fatalf("after the release the server got %v", g)
 	}
+	if a := p.Answers(); len(a) != 1 || !strings.HasPrefix(string(a[0]), "HTTP/1.1 200") || !strings.HasSuffix(string(a[0]), "0\r\n\r\n") {
+		t.Fatalf("answers to the released request: %q", a)
+	}
 }
 
 func TestFramings(t *testing.T) {

@@ -74,7 +74,7 @@ func TestLateBulkOfAKilledLifeIsRefused(t *testing.T) {
 	if err := first.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	held := proxy.Hold(func(req []byte) bool { return strings.HasPrefix(string(req), "POST /_bulk") })
+	held := proxy.Hold(testenv.HTTPRequestTo("POST", "/_bulk"))
 	if err := first.Write(ctx, batch(kvChange(row.UpdateAfter, 1, 4), kvChange(row.UpdateAfter, 2, 4))); err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,8 @@
 package mysql_test
 
 import (
-	"bytes"
 	"context"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -15,25 +13,6 @@ import (
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/sinks/mysql"
 )
-
-// MySQL client commands the tests hold or watch.
-const (
-	comQuery       = 0x03
-	comStmtExecute = 0x17
-)
-
-// isWrite matches a statement that changes rows: an executed prepared
-// statement, or the text of an INSERT or DELETE.
-func isWrite(req []byte) bool {
-	cmd, text := testenv.MySQLCommand(req)
-	upper := bytes.ToUpper(bytes.TrimSpace(text))
-	return cmd == comStmtExecute || cmd == comQuery && (bytes.HasPrefix(upper, []byte("INSERT")) || bytes.HasPrefix(upper, []byte("DELETE")))
-}
-
-func isCommit(req []byte) bool {
-	cmd, text := testenv.MySQLCommand(req)
-	return cmd == comQuery && strings.EqualFold(strings.TrimSpace(string(text)), "COMMIT")
-}
 
 // viaHold is dsn pointed at the proxy.
 func viaHold(t testing.TB, p *testenv.HoldProxy, dsn string) string {
@@ -66,8 +45,8 @@ func TestLateWriteOfAKilledLife(t *testing.T) {
 		// deletes adds a delete to the held batch: two statements.
 		deletes bool
 	}{
-		{"held write", isWrite, false},
-		{"held commit", isCommit, true},
+		{"held write", testenv.MySQLWrite, false},
+		{"held commit", testenv.MySQLCommit, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) { lateWrite(t, tc.hold, tc.deletes) })
 	}
@@ -109,7 +88,7 @@ func lateWrite(t *testing.T, hold func([]byte) bool, deletes bool) {
 	}
 
 	next := open(t, cfg, in, connector.SinkEnv{})
-	wrote := proxy.Seen(isWrite)
+	wrote := proxy.Seen(testenv.MySQLWrite)
 	if err := next.Write(ctx, batchOf(row1("new"))); err != nil {
 		t.Fatal(err)
 	}
