@@ -1,7 +1,9 @@
 package kafka
 
 // Exactly-once output without transactions (kafka-go has no
-// transactional producer).
+// transactional producer, and its consumers would not hide aborted
+// messages). A late write of a killed run is fenced off by producer epoch
+// (fence.go).
 //
 // When the planner says the sink's input replays by record
 // (connector.Replay.ByRecord: every change names its source record, and a
