@@ -127,3 +127,29 @@ func TestLateBulkOfAKilledLifeIsRefused(t *testing.T) {
 	}
 	compareDocs(t, c.docs(index), map[string]string{index + "/1": `{"k":1,"v":7}`})
 }
+
+// TestPatternIndexExistsBeforeItsFirstBulk: the first bulk request for an
+// index of a pattern is held on its way; the index exists already (the
+// sink created it rather than leave it to the bulk request), and the
+// request then writes into it.
+func TestPatternIndexExistsBeforeItsFirstBulk(t *testing.T) {
+	c := newCluster(t)
+	prefix := c.index("es_created")
+	proxy := testenv.NewHoldProxy(t, strings.TrimPrefix(c.url, "http://"), testenv.HTTPFraming)
+	s := openSink(t, es.Config{Hosts: []string{"http://" + proxy.Addr()}, Index: prefix + "-{k}"},
+		connector.SinkInput{Schema: kvSchema, Mode: connector.Upsert, Key: []int{0}}, nil)
+	ctx := testenv.Context(t, time.Minute)
+	held := proxy.Hold(testenv.HTTPRequestTo("POST", "/_bulk"))
+	if err := s.Write(ctx, batch(kvChange(row.Insert, 1, 10))); err != nil {
+		t.Fatal(err)
+	}
+	flushed := make(chan error, 1)
+	go func() { flushed <- s.Flush(ctx) }()
+	<-held
+	c.do("HEAD", "/"+prefix+"-1", "") // fails the test when missing
+	<-proxy.Release()
+	if err := <-flushed; err != nil {
+		t.Fatal(err)
+	}
+	compareDocs(t, c.docs(prefix+"-*"), map[string]string{prefix + "-1/1": `{"k":1,"v":10}`})
+}
