@@ -21,6 +21,7 @@ import (
 	"github.com/etld/etld/pipeline/plan"
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime"
+	"github.com/etld/etld/pipeline/runtime/operator"
 	"github.com/etld/etld/pipeline/spec"
 )
 
@@ -207,7 +208,7 @@ func (p *Pipeline) Run(ctx context.Context, opt RunOptions) (Summary, error) {
 			if d := n.Stats.Skipped.Load(); d > 0 {
 				s.Dropped = append(s.Dropped, Count{Name: n.Name, Skipped: d})
 			}
-			if _, ok := n.Op.(runtime.StateSizer); ok {
+			if _, ok := n.Op.(operator.StateSizer); ok {
 				s.State = append(s.State, StateSize{Operator: n.Name, Transform: n.Transform, ID: n.ID, Entries: n.Stats.StateEntries.Load(), Bytes: n.Stats.StateBytes.Load(), TTL: n.StateTTL})
 			}
 		}

@@ -10,11 +10,11 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/etld/etld/internal/admin"
-	"github.com/etld/etld/internal/daemon"
-	"github.com/etld/etld/internal/metrics"
+	"github.com/etld/etld/internal/app/admin"
+	"github.com/etld/etld/internal/app/daemon"
+	"github.com/etld/etld/internal/app/metrics"
+	"github.com/etld/etld/internal/app/sdnotify"
 	"github.com/etld/etld/internal/redact"
-	"github.com/etld/etld/internal/sdnotify"
 	"github.com/etld/etld/pipeline"
 )
 
@@ -58,6 +58,14 @@ func runDaemon(configPath string, flags [][2]string, stderr io.Writer) int {
 		return 2
 	}
 	log := logger.With("component", "daemon")
+	if cfg.StateDir != "" {
+		release, err := daemon.LockStateDir(cfg.StateDir)
+		if err != nil {
+			log.Error("cannot start", "error", err)
+			return 1
+		}
+		defer release()
+	}
 
 	// Signals are caught before anything starts, so that none is lost.
 	sigs := make(chan os.Signal, 4)
@@ -81,11 +89,11 @@ func runDaemon(configPath string, flags [][2]string, stderr io.Writer) int {
 	var srv *admin.Server
 	if cfg.Admin.Enabled {
 		srv, err = admin.Listen(cfg.Admin.Address, consoleOptions(admin.Options{
-			Ready: func() (bool, []string) {
+			Ready: func(details bool) (bool, []string) {
 				if !loaded.Load() {
 					return false, []string{"loading the pipelines directory"}
 				}
-				return sup.Ready()
+				return sup.Ready(details)
 			},
 			Pipelines: func() any { return sup.Status() },
 			Gatherer:  reg,

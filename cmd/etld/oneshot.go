@@ -14,7 +14,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/etld/etld/internal/daemon"
+	"github.com/etld/etld/internal/app/daemon"
 	"github.com/etld/etld/internal/panics"
 	"github.com/etld/etld/pipeline"
 )

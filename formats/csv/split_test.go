@@ -88,7 +88,7 @@ func splitAll(t *testing.T, split bufio.SplitFunc, input string, chunk int) []sp
 }
 
 func TestSplitStrayQuote(t *testing.T) {
-	// The file: 18 lines, a stray quote opening line 2.
+	// A file of 18 lines with a stray quote opening line 2.
 	var file18, want18 = strings.Builder{}, []splitRecord{}
 	for i := 1; i <= 18; i++ {
 		l := fmt.Sprintf("s%d,%d,%d.5", i, i, i)

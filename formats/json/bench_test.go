@@ -12,7 +12,8 @@ import (
 
 const benchRows = 10000
 
-// sensorLines is the issue 2 workload as JSON lines.
+// sensorLines is the sensor workload of the CSV benchmarks (id, ts,
+// temperature) as JSON lines.
 func sensorLines() [][]byte {
 	lines := make([][]byte, benchRows)
 	for i := range lines {

@@ -136,7 +136,8 @@ func TestDecodeErrors(t *testing.T) {
 		{`{"n":-}`, "", "invalid number: expected a digit"},
 		{`{"n":1.}`, "", "expected a digit after '.'"},
 		{`{"n":tru}`, "", `invalid JSON at byte 5: invalid value: not true, nor any other JSON value (near "tru}")`},
-		// Issue 14: plain text on a JSON topic is not "null".
+		// Plain text on a JSON topic is said to be not JSON, not a broken
+		// null (both texts start with n).
 		{`not json`, "", `invalid JSON at byte 0: not a JSON value; expected a JSON object (near "not json")`},
 		{`nothing to see here, really not JSON`, "", `invalid JSON at byte 0: not a JSON value; expected a JSON object (near "nothing to see here, rea...")`},
 		{`null`, "", `invalid JSON at byte 0: expected a JSON object, got null (near "null")`},

@@ -1,11 +1,14 @@
-// Package archtest checks the import rules of STYLE.md's package map, so
-// that a connector importing another, or the runtime importing a
-// connector, fails the test run instead of waiting for a reviewer.
+// Package archtest checks the import rules of etld's package map (the
+// Packages section of docs/design.md), so that a connector importing
+// another, the runtime importing a connector, or a kit in internal/
+// importing the application, fails the test run instead of waiting for a
+// reviewer.
 package archtest
 
 import (
 	"encoding/json"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -13,14 +16,16 @@ import (
 const module = "github.com/etld/etld"
 
 type pkg struct {
-	ImportPath string
-	Imports    []string // non-test imports only
-	Deps       []string
+	ImportPath   string
+	Imports      []string // non-test imports only
+	TestImports  []string // imports of the package's own _test.go files
+	XTestImports []string // imports of its external (package x_test) test files
+	Deps         []string // non-test imports, transitively
 }
 
 func listPackages(t *testing.T) []pkg {
 	t.Helper()
-	cmd := exec.Command("go", "list", "-json=ImportPath,Imports,Deps", module+"/...")
+	cmd := exec.Command("go", "list", "-json=ImportPath,Imports,TestImports,XTestImports,Deps", module+"/...")
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
@@ -55,6 +60,9 @@ func connectorOf(path string) string {
 func TestImportRules(t *testing.T) {
 	for _, p := range listPackages(t) {
 		self := rel(p.ImportPath)
+		for _, msg := range groundFloor(p) {
+			t.Error(msg)
+		}
 		for _, imp := range p.Imports {
 			if !strings.HasPrefix(imp, module) {
 				continue
@@ -81,6 +89,55 @@ func TestImportRules(t *testing.T) {
 					t.Errorf("%s depends on %s: the runtime and planner see connectors only through pipeline/connector", self, dep)
 				}
 			}
+		}
+	}
+}
+
+// runtimeImports lists, for each package of the runtime, the packages of
+// etld it may import (tests aside). The contract (operator) and the state
+// structures are the ground floor; each operator family stands on them and
+// on the families it is built on (windows keep their aggregates in
+// aggop's store and their Top-N in rankop's partitions); the engine wires
+// operators through the contract alone, so it imports no family; the test
+// kit imports no family and not the engine, so that every family's tests can use it.
+// The engine marks the errors that running again cannot fix (saved state
+// that no longer fits) with internal/retry, as connectors do.
+var runtimeImports = map[string][]string{
+	"pipeline/runtime":          {"pipeline/row", "pipeline/connector", "pipeline/runtime/operator", "internal/checkpoint", "internal/panics", "internal/retry"},
+	"pipeline/runtime/operator": {"pipeline/row"},
+	"pipeline/runtime/state":    {"pipeline/row", "pipeline/runtime/operator"},
+	"pipeline/runtime/aggop":    {"pipeline/row", "pipeline/runtime/operator", "pipeline/runtime/state"},
+	"pipeline/runtime/rankop":   {"pipeline/row", "pipeline/runtime/operator", "pipeline/runtime/state"},
+	"pipeline/runtime/joinop":   {"pipeline/row", "pipeline/connector", "pipeline/runtime/operator", "pipeline/runtime/state"},
+	"pipeline/runtime/windowop": {"pipeline/row", "pipeline/runtime/operator", "pipeline/runtime/state", "pipeline/runtime/aggop", "pipeline/runtime/rankop"},
+	"pipeline/runtime/optest":   {"pipeline/row", "pipeline/runtime/operator", "pipeline/runtime/state"},
+}
+
+func TestRuntimeLayers(t *testing.T) {
+	seen := map[string]bool{}
+	for _, p := range listPackages(t) {
+		self := rel(p.ImportPath)
+		if self != "pipeline/runtime" && !strings.HasPrefix(self, "pipeline/runtime/") {
+			continue
+		}
+		allowed, ok := runtimeImports[self]
+		if !ok {
+			t.Errorf("%s: a runtime package with no entry in runtimeImports; say what it may import", self)
+			continue
+		}
+		seen[self] = true
+		for _, imp := range p.Imports {
+			if !strings.HasPrefix(imp, module+"/") {
+				continue
+			}
+			if dep := rel(imp); !slices.Contains(allowed, dep) {
+				t.Errorf("%s imports %s: it may import only %v", self, dep, allowed)
+			}
+		}
+	}
+	for p := range runtimeImports {
+		if !seen[p] {
+			t.Errorf("runtimeImports names %s, which does not exist", p)
 		}
 	}
 }

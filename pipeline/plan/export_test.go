@@ -3,11 +3,11 @@ package plan
 import (
 	"fmt"
 
-	"github.com/etld/etld/pipeline/runtime"
+	"github.com/etld/etld/pipeline/runtime/operator"
 )
 
 // TTLMismatches lists the nodes of p whose operator takes a state TTL
-// (runtime.TTLSetter) while honoursTTL says it does not, or the reverse:
+// (operator.TTLSetter) while honoursTTL says it does not, or the reverse:
 // explain would show a retention the run does not apply, or hide one it
 // does.
 func TTLMismatches(p *Plan) []string {
@@ -22,12 +22,10 @@ func TTLMismatches(p *Plan) []string {
 		for _, in := range n.inputs() {
 			walk(in)
 		}
-		var op runtime.Operator
+		var op operator.Lifecycle
 		switch n.Kind {
 		case ScanNode, UnionNode, LookupJoinNode:
 			return
-		case JoinNode:
-			op = joinOperator(n)
 		default:
 			var err error
 			if op, err = p.operator(n, ""); err != nil {
@@ -35,7 +33,7 @@ func TTLMismatches(p *Plan) []string {
 				return
 			}
 		}
-		_, takes := op.(runtime.TTLSetter)
+		_, takes := op.(operator.TTLSetter)
 		if takes && n.batch {
 			takes = false // SetStateTTL ignores a TTL in batch mode
 		}

@@ -8,6 +8,8 @@ import (
 	"github.com/etld/etld/pipeline/expr"
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime"
+	"github.com/etld/etld/pipeline/runtime/joinop"
+	"github.com/etld/etld/pipeline/runtime/operator"
 )
 
 // Graph instantiates the plan as a runtime graph with fresh operator state.
@@ -30,7 +32,7 @@ func (p *Plan) Graph() (*runtime.Graph, error) {
 		}
 		if s.lookedUp && !scanned[s] {
 			// Only lookup joins read it: looked up, never scanned.
-			sn.Source = runtime.EmptySource{}
+			sn.Source = joinop.EmptySource{}
 		}
 		if s.computed != nil {
 			sn.Calc = computedCalc(s)
@@ -78,7 +80,7 @@ func (p *Plan) Graph() (*runtime.Graph, error) {
 		if err != nil {
 			return nil, err
 		}
-		if n.Kind == CalcNode && n.filter == nil && n.project == nil {
+		if c := n.calc(); c != nil && c.filter == nil && c.project == nil {
 			// A pure renaming: the rows pass unchanged.
 			built[n] = in
 			return in, nil
@@ -165,59 +167,11 @@ const (
 	miniBatchLatency = time.Second
 )
 
-func (p *Plan) operator(n *Node, transform string) (runtime.Operator, error) {
-	switch n.Kind {
-	case CalcNode:
-		c := &runtime.Calc{Name: n.Label, Transform: transform, Project: evals(n.project), Columns: columnsOf(n.project)}
-		if n.filter != nil {
-			c.Filter = n.filter.True
-			c.FilterReads = append([]int{}, n.filter.Reads...)
-			c.InputWidth = n.Input.Schema.Len()
-		}
-		if src := n.scan(); src != nil {
-			c.Reject = src.policy.Reject
-		}
-		return c, nil
-	case GroupAggNode:
-		return runtime.NewGroupAgg(n.keys, n.aggs, runtime.GroupAggOptions{Batch: n.batch, InsertOnly: !n.Input.Mode.Updating, MiniBatch: p.Spec.MiniBatchAggregate, MiniBatchSize: miniBatchSize, MiniBatchLatency: miniBatchLatency}), nil
-	case DistinctNode:
-		if n.Input.Mode.Updating {
-			return runtime.NewGroupAgg(n.keys, nil, runtime.GroupAggOptions{Batch: n.batch, MiniBatch: p.Spec.MiniBatchAggregate, MiniBatchSize: miniBatchSize, MiniBatchLatency: miniBatchLatency}), nil
-		}
-		return runtime.NewDistinct(), nil
-	case OverAggNode:
-		return runtime.NewOverAgg(*n.over, runtime.WindowOptions{Batch: n.batch}), nil
-	case WindowAggNode:
-		if n.window.Kind == runtime.Session {
-			return runtime.NewSessionAgg(n.window.TimeCol, n.window.Gap, n.keys, n.aggs, runtime.WindowOptions{Batch: n.batch}), nil
-		}
-		return runtime.NewWindowAgg(*n.window, n.keys, n.aggs, runtime.WindowOptions{Batch: n.batch, Attached: n.attached, AttachedLTZ: n.attachedLTZ}), nil
-	case UnnestNode:
-		u := *n.unnest
-		u.Transform = transform
-		if src := n.scan(); src != nil {
-			u.Reject = src.policy.Reject
-		}
-		return &u, nil
-	case RankNode:
-		if n.rank.Strategy == runtime.UpdateFast {
-			return runtime.NewUpdatableTopN(*n.rank), nil
-		}
-		return runtime.NewTopN(*n.rank), nil
-	case DedupNode:
-		return runtime.NewDedup(*n.dedup), nil
-	case WindowTableNode:
-		w := *n.windowTable
-		if w.Spec.Kind == runtime.Session {
-			return runtime.NewSessionTable(w), nil
-		}
-		return &w, nil
-	case WindowRankNode:
-		return runtime.NewWindowRank(*n.windowRank), nil
-	case LookupJoinNode:
-		return p.lookupOperator(n), nil
+func (p *Plan) operator(n *Node, transform string) (operator.Lifecycle, error) {
+	if n.op == nil {
+		return nil, fmt.Errorf("plan: no operator for node %q", n.Label)
 	}
-	return nil, fmt.Errorf("plan: no operator for node %q", n.Label)
+	return n.op.operator(opBuild{p: p, n: n, transform: transform})
 }
 
 // columnsOf returns the input column of each expression, when every one
@@ -293,7 +247,12 @@ func (p *Plan) joinGraph(g *runtime.Graph, n *Node, id, transform string, build 
 	g.Unions = append(g.Unions, un)
 	on := &runtime.OpNode{Node: runtime.Node{Name: n.Label, Kind: "transform", ID: id, Transform: transform,
 		Fingerprint: fmt.Sprintf("%s, left %s, right %s, output %s", n.Label, n.Inputs[0].Schema, n.Inputs[1].Schema, n.Schema)},
-		Input: &un.Node, Op: joinOperator(n)}
+		Input: &un.Node}
+	op, err := p.operator(n, transform)
+	if err != nil {
+		return nil, err
+	}
+	on.Op = op
 	on.StateTTL = p.setStateTTL(on.Op, n, transform)
 	g.Ops = append(g.Ops, on)
 	return &on.Node, nil
@@ -302,14 +261,14 @@ func (p *Plan) joinGraph(g *runtime.Graph, n *Node, id, transform string, build 
 // setStateTTL gives a streaming operator with keyed state the retention
 // of `state_ttl` (Plan.stateTTL). It is not part of the fingerprint, so
 // changing it keeps the checkpoint. It returns the TTL set, 0 for none.
-func (p *Plan) setStateTTL(op runtime.Operator, n *Node, transform string) time.Duration {
-	setter, ok := op.(runtime.TTLSetter)
+func (p *Plan) setStateTTL(op operator.Lifecycle, n *Node, transform string) time.Duration {
+	setter, ok := op.(operator.TTLSetter)
 	if !ok {
 		return 0
 	}
 	ttl := p.stateTTL(n, transform)
 	if ttl > 0 {
-		setter.SetStateTTL(runtime.StateTTL{TTL: ttl})
+		setter.SetStateTTL(operator.StateTTL{TTL: ttl})
 	}
 	return ttl
 }

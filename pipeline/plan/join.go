@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/etld/etld/pipeline/row"
-	"github.com/etld/etld/pipeline/runtime"
+	"github.com/etld/etld/pipeline/runtime/joinop"
 	"github.com/etld/etld/pipeline/sql"
 )
 
@@ -112,9 +112,9 @@ func (s *scope) unqualifyJoined(e sql.Expr) (sql.Expr, error) {
 	return out, bad
 }
 
-var joinKinds = map[sql.JoinType]runtime.JoinKind{
-	sql.InnerJoin: runtime.InnerJoin, sql.CommaJoin: runtime.InnerJoin,
-	sql.LeftJoin: runtime.LeftJoin, sql.RightJoin: runtime.RightJoin, sql.FullJoin: runtime.FullJoin,
+var joinKinds = map[sql.JoinType]joinop.JoinKind{
+	sql.InnerJoin: joinop.InnerJoin, sql.CommaJoin: joinop.InnerJoin,
+	sql.LeftJoin: joinop.LeftJoin, sql.RightJoin: joinop.RightJoin, sql.FullJoin: joinop.FullJoin,
 }
 
 // joinScope plans `left JOIN right ON cond`.
@@ -152,8 +152,8 @@ func (q *queryBuilder) joinScope(j *sql.Join) (*scope, error) {
 			name = fmt.Sprintf("%s%d", f.Name, n)
 		}
 		used[strings.ToLower(name)] = true
-		if i < lw && (kind == runtime.RightJoin || kind == runtime.FullJoin) ||
-			i >= lw && (kind == runtime.LeftJoin || kind == runtime.FullJoin) {
+		if i < lw && (kind == joinop.RightJoin || kind == joinop.FullJoin) ||
+			i >= lw && (kind == joinop.LeftJoin || kind == joinop.FullJoin) {
 			f.Type = f.Type.Nullable()
 		}
 		fields = append(fields, row.Field{Name: name, Type: f.Type})
@@ -199,7 +199,7 @@ func (q *queryBuilder) joinScope(j *sql.Join) (*scope, error) {
 
 // joinCondition splits cond into equalities of a left and a right column
 // (the join keys) and the rest (the residual), and completes n.
-func (q *queryBuilder) joinCondition(n *Node, s *scope, cond sql.Expr, kind runtime.JoinKind) error {
+func (q *queryBuilder) joinCondition(n *Node, s *scope, cond sql.Expr, kind joinop.JoinKind) error {
 	left, right := n.Inputs[0], n.Inputs[1]
 	lw := left.Schema.Len()
 	js, residual, keyTexts, err := q.equiKeys(n, s, cond, kind)
@@ -235,7 +235,7 @@ func (q *queryBuilder) joinCondition(n *Node, s *scope, cond sql.Expr, kind runt
 		js.RightUnique = right.Mode.Key
 	}
 	js.LeftAppendOnly, js.RightAppendOnly = !left.Mode.Updating, !right.Mode.Updating
-	n.join = js
+	n.op = &joinOp{join: js}
 	n.Mode = joinMode(kind, left.Mode, right.Mode, js.LeftKeys, js.RightKeys, lw, q.b.plan.Batch)
 	names := n.Schema.Names()
 	n.Label = fmt.Sprintf("Join(joinType=[%s], where=[%s], select=[%s], leftInputSpec=[%s], rightInputSpec=[%s])",
@@ -246,14 +246,14 @@ func (q *queryBuilder) joinCondition(n *Node, s *scope, cond sql.Expr, kind runt
 // equiKeys splits cond into the equalities of a left and a right column
 // (the join keys, with their explain texts) and the other conjuncts (the
 // residual), for every kind of join of two inputs.
-func (q *queryBuilder) equiKeys(n *Node, s *scope, cond sql.Expr, kind runtime.JoinKind) (*runtime.JoinSpec, []sql.Expr, []string, error) {
+func (q *queryBuilder) equiKeys(n *Node, s *scope, cond sql.Expr, kind joinop.JoinKind) (*joinop.JoinSpec, []sql.Expr, []string, error) {
 	left, right := n.Inputs[0], n.Inputs[1]
 	lw := left.Schema.Len()
 	on, err := s.unqualifyJoined(cond)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	js := &runtime.JoinSpec{Kind: kind, LeftWidth: lw, RightWidth: right.Schema.Len(), Batch: q.b.plan.Batch}
+	js := &joinop.JoinSpec{Kind: kind, LeftWidth: lw, RightWidth: right.Schema.Len(), Batch: q.b.plan.Batch}
 	var residual []sql.Expr
 	var keyTexts []string
 	for _, c := range conjuncts(on) {
@@ -302,15 +302,15 @@ func inputSpec(m Changelog, keys []int) string {
 // inside them), the left key is a key of the join unless the join pads
 // the left side with NULLs, and the reverse; when both inputs have a key,
 // the two together are one too. Key is the first, Alt the others.
-func joinMode(kind runtime.JoinKind, l, r Changelog, lkeys, rkeys []int, lw int, batch bool) Changelog {
-	out := Changelog{Updating: !batch && (l.Updating || r.Updating || kind != runtime.InnerJoin)}
-	if kind == runtime.SemiJoin || kind == runtime.AntiJoin {
-		out.Updating = !batch && (l.Updating || r.Updating || kind == runtime.AntiJoin)
+func joinMode(kind joinop.JoinKind, l, r Changelog, lkeys, rkeys []int, lw int, batch bool) Changelog {
+	out := Changelog{Updating: !batch && (l.Updating || r.Updating || kind != joinop.InnerJoin)}
+	if kind == joinop.SemiJoin || kind == joinop.AntiJoin {
+		out.Updating = !batch && (l.Updating || r.Updating || kind == joinop.AntiJoin)
 		out.Key, out.HasKey = l.Key, l.HasKey
 		return out
 	}
-	nullsLeft := kind == runtime.RightJoin || kind == runtime.FullJoin
-	nullsRight := kind == runtime.LeftJoin || kind == runtime.FullJoin
+	nullsLeft := kind == joinop.RightJoin || kind == joinop.FullJoin
+	nullsRight := kind == joinop.LeftJoin || kind == joinop.FullJoin
 	shifted := func(k []int) []int {
 		out := make([]int, len(k))
 		for i, x := range k {

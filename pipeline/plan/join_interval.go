@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/etld/etld/pipeline/row"
-	"github.com/etld/etld/pipeline/runtime"
+	"github.com/etld/etld/pipeline/runtime/joinop"
 	"github.com/etld/etld/pipeline/sql"
 )
 
@@ -108,9 +108,9 @@ func expandBetween(cs []sql.Expr) []sql.Expr {
 // and from above (Flink's IntervalJoinUtil): exactly two such
 // comparisons, one of each kind. It reports false, and changes nothing,
 // when the join is a regular one.
-func (q *queryBuilder) intervalJoin(n *Node, js *runtime.JoinSpec, residual []sql.Expr, keyTexts []string) (bool, error) {
+func (q *queryBuilder) intervalJoin(n *Node, js *joinop.JoinSpec, residual []sql.Expr, keyTexts []string) (bool, error) {
 	left, right := n.Inputs[0], n.Inputs[1]
-	if q.b.plan.Batch || js.Kind > runtime.FullJoin {
+	if q.b.plan.Batch || js.Kind > joinop.FullJoin {
 		return false, nil
 	}
 	lw := left.Schema.Len()
@@ -142,7 +142,7 @@ func (q *queryBuilder) intervalJoin(n *Node, js *runtime.JoinSpec, residual []sq
 			return true, errAt(lo.expr.Pos(), "an interval join takes insert-only inputs, and its %s input is updating: join an insert-only table, or drop the time bounds for a regular join", [2]string{"left", "right"}[i])
 		}
 	}
-	is := &runtime.IntervalJoinSpec{Kind: js.Kind, LeftKeys: js.LeftKeys, RightKeys: js.RightKeys,
+	is := &joinop.IntervalJoinSpec{Kind: js.Kind, LeftKeys: js.LeftKeys, RightKeys: js.RightKeys,
 		LeftWidth: js.LeftWidth, RightWidth: js.RightWidth, LeftTime: left.TimeAttr, RightTime: right.TimeAttr,
 		Lower: lo.off, Upper: hi.off}
 	where := append(keyTexts, sql.Format(lo.expr), sql.Format(hi.expr))
@@ -159,14 +159,14 @@ func (q *queryBuilder) intervalJoin(n *Node, js *runtime.JoinSpec, residual []sq
 		where = append(where, sql.Format(res))
 	}
 	js.Residual = is.Residual
-	n.join, n.interval = js, is
+	n.op = &joinOp{join: js, interval: is}
 	n.Mode = joinMode(js.Kind, left.Mode, right.Mode, js.LeftKeys, js.RightKeys, lw, true)
 	// The output keeps the time attribute of a side that is never padded
 	// with NULLs (Flink keeps both; etld has one per table).
 	switch js.Kind {
-	case runtime.RightJoin:
+	case joinop.RightJoin:
 		n.TimeAttr = rt
-	case runtime.InnerJoin, runtime.LeftJoin:
+	case joinop.InnerJoin, joinop.LeftJoin:
 		n.TimeAttr = lt
 	}
 	n.Label = fmt.Sprintf("IntervalJoin(joinType=[%s], windowBounds=[isRowTime=true, leftLowerBound=%d, leftUpperBound=%d, leftTimeIndex=%d, rightTimeIndex=%d], where=[%s], select=[%s])",
@@ -202,18 +202,4 @@ func procTimeBound(residual []sql.Expr, schema row.Schema, left, right *Node) (s
 		}
 	}
 	return sql.Pos{}, false
-}
-
-// joinOperator returns the runtime operator of a JoinNode.
-func joinOperator(n *Node) runtime.Operator {
-	if n.temporal != nil {
-		return runtime.NewTemporalJoin(*n.temporal)
-	}
-	if n.interval != nil {
-		return runtime.NewIntervalJoin(*n.interval)
-	}
-	if n.windowJoin != nil {
-		return runtime.NewWindowJoin(*n.windowJoin)
-	}
-	return runtime.NewJoin(*n.join)
 }

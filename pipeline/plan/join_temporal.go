@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/etld/etld/pipeline/row"
-	"github.com/etld/etld/pipeline/runtime"
+	"github.com/etld/etld/pipeline/runtime/joinop"
 	"github.com/etld/etld/pipeline/sql"
 )
 
@@ -38,12 +38,12 @@ func (q *queryBuilder) temporalJoin(n *Node, s *scope, j *sql.Join, ref *sql.Tab
 	if q.b.plan.Batch {
 		return errAt(ref.AsOfAt, "an event-time temporal join (FOR SYSTEM_TIME AS OF) is streaming only, as in Flink: drop `execution: batch`, or join %s without AS OF", name)
 	}
-	var kind runtime.JoinKind
+	var kind joinop.JoinKind
 	switch j.Type {
 	case sql.InnerJoin, sql.CommaJoin:
-		kind = runtime.InnerJoin
+		kind = joinop.InnerJoin
 	case sql.LeftJoin:
-		kind = runtime.LeftJoin
+		kind = joinop.LeftJoin
 	default:
 		return errAt(j.At, "a temporal join is INNER or LEFT, as in Flink: a %s of the versioned table %s is not supported", j.Type, name)
 	}
@@ -89,7 +89,7 @@ func (q *queryBuilder) temporalJoin(n *Node, s *scope, j *sql.Join, ref *sql.Tab
 		return errAt(j.On.Pos(), "the primary key %s of the versioned table %s must be among the equality keys of the temporal join, as in Flink; the join keys are %s",
 			right.Mode.keysText(right.Schema.Names()), name, keyNames(js.RightKeys, right.Schema.Names()))
 	}
-	ts := &runtime.TemporalJoinSpec{Left: kind == runtime.LeftJoin, LeftKeys: js.LeftKeys, RightKeys: js.RightKeys,
+	ts := &joinop.TemporalJoinSpec{Left: kind == joinop.LeftJoin, LeftKeys: js.LeftKeys, RightKeys: js.RightKeys,
 		LeftTime: left.TimeAttr, RightTime: right.TimeAttr, LeftWidth: lw, RightWidth: js.RightWidth}
 	where := strings.Join(keyTexts, ", ")
 	if len(residual) > 0 {
@@ -105,7 +105,7 @@ func (q *queryBuilder) temporalJoin(n *Node, s *scope, j *sql.Join, ref *sql.Tab
 		js.Residual = c.True
 		where += ", " + sql.Format(res)
 	}
-	n.join, n.temporal = js, ts
+	n.op = &joinOp{join: js, temporal: ts}
 	// Insert-only: a left row is emitted once, when the watermark passes
 	// it, with the version valid then. Each left row gives one row (the
 	// right's key is in the join keys), so the left's key stays a key.

@@ -6,7 +6,8 @@ import (
 	"time"
 
 	"github.com/etld/etld/pipeline/row"
-	"github.com/etld/etld/pipeline/runtime"
+	"github.com/etld/etld/pipeline/runtime/joinop"
+	"github.com/etld/etld/pipeline/runtime/windowop"
 	"github.com/etld/etld/pipeline/sql"
 )
 
@@ -21,7 +22,7 @@ import (
 // window its rows were assigned to and which columns hold its start and
 // end.
 type windowProps struct {
-	spec       runtime.WindowSpec
+	spec       windowop.WindowSpec
 	start, end int
 	ltz        bool // the window's time attribute is a TIMESTAMP_LTZ
 }
@@ -34,30 +35,32 @@ func windowPropsOf(n *Node) (windowProps, bool) {
 	switch n.Kind {
 	case WindowTableNode:
 		w := n.Input.Schema.Len()
-		return windowProps{spec: n.windowTable.Spec, start: w, end: w + 1, ltz: n.windowTable.LTZ}, true
+		t := n.windowTable().table
+		return windowProps{spec: t.Spec, start: w, end: w + 1, ltz: t.LTZ}, true
 	case WindowAggNode:
-		k := len(n.keys)
-		if n.attached {
+		wa := n.windowAgg()
+		k := len(wa.keys)
+		if wa.attached {
 			k-- // window_start is the last key
 		}
-		return windowProps{spec: *n.window, start: k, end: k + 1, ltz: n.Schema.Fields[k+2].Type.ID == row.TimestampLTZ}, true
+		return windowProps{spec: *wa.window, start: k, end: k + 1, ltz: n.Schema.Fields[k+2].Type.ID == row.TimestampLTZ}, true
 	case WindowRankNode:
 		// Its rows are its input's, with the rank number appended.
 		return windowPropsOf(n.Input)
 	case JoinNode:
-		if n.windowJoin == nil {
+		if n.windowJoin() == nil {
 			return windowProps{}, false
 		}
 		// The side that is never padded with NULLs keeps its window.
-		switch n.windowJoin.Kind {
-		case runtime.InnerJoin, runtime.LeftJoin, runtime.SemiJoin, runtime.AntiJoin:
+		switch n.windowJoin().Kind {
+		case joinop.InnerJoin, joinop.LeftJoin, joinop.SemiJoin, joinop.AntiJoin:
 			p, _ := windowPropsOf(n.Inputs[0])
-			p.start, p.end = n.windowJoin.LeftStart, n.windowJoin.LeftEnd
+			p.start, p.end = n.windowJoin().LeftStart, n.windowJoin().LeftEnd
 			return p, true
-		case runtime.RightJoin:
+		case joinop.RightJoin:
 			p, _ := windowPropsOf(n.Inputs[1])
-			lw := n.windowJoin.LeftWidth
-			p.start, p.end = lw+n.windowJoin.RightStart, lw+n.windowJoin.RightEnd
+			lw := n.windowJoin().LeftWidth
+			p.start, p.end = lw+n.windowJoin().RightStart, lw+n.windowJoin().RightEnd
 			return p, true
 		}
 		return windowProps{}, false
@@ -66,11 +69,12 @@ func windowPropsOf(n *Node) (windowProps, bool) {
 		if !ok {
 			return windowProps{}, false
 		}
-		if n.project == nil && n.colSrc == nil {
+		c := n.calc()
+		if c.project == nil && c.colSrc == nil {
 			return in, true
 		}
 		start, end := -1, -1
-		for i, src := range n.colSrc {
+		for i, src := range c.colSrc {
 			if src == in.start && start < 0 {
 				start = i
 			}
@@ -89,26 +93,26 @@ func windowPropsOf(n *Node) (windowProps, bool) {
 
 // sameWindow compares two windows as Flink's WindowSpec.equals does: the
 // kind and every length, whatever the time column.
-func sameWindow(a, b runtime.WindowSpec) bool {
+func sameWindow(a, b windowop.WindowSpec) bool {
 	a.TimeCol, b.TimeCol = 0, 0
 	return a == b
 }
 
 // flinkWindowText is a window as Flink's explain shows a window join's
 // leftWindow and rightWindow.
-func flinkWindowText(s runtime.WindowSpec, in row.Schema, p windowProps) string {
+func flinkWindowText(s windowop.WindowSpec, in row.Schema, p windowProps) string {
 	parts := []string{
 		fmt.Sprintf("win_start=[%s]", in.Fields[p.start].Name),
 		fmt.Sprintf("win_end=[%s]", in.Fields[p.end].Name),
 	}
 	switch s.Kind {
-	case runtime.Tumble:
+	case windowop.Tumble:
 		parts = append(parts, "size=["+flinkDuration(s.Size)+"]")
-	case runtime.Hop:
+	case windowop.Hop:
 		parts = append(parts, "size=["+flinkDuration(s.Size)+"]", "slide=["+flinkDuration(s.Slide)+"]")
-	case runtime.Cumulate:
+	case windowop.Cumulate:
 		parts = append(parts, "max_size=["+flinkDuration(s.Size)+"]", "step=["+flinkDuration(s.Step)+"]")
-	case runtime.Session:
+	case windowop.Session:
 		parts = append(parts, "gap=["+flinkDuration(s.Gap)+"]")
 	}
 	if s.Offset != 0 {
@@ -139,7 +143,7 @@ func flinkDuration(us int64) string {
 // windows, only one of the two equalities), whose outer results update
 // and whose state never expires, it refuses with the reason. It reports
 // false, and changes nothing, when the join is not a window join.
-func (q *queryBuilder) windowJoin(n *Node, js *runtime.JoinSpec, residual []sql.Expr, keyTexts []string, at sql.Pos) (bool, error) {
+func (q *queryBuilder) windowJoin(n *Node, js *joinop.JoinSpec, residual []sql.Expr, keyTexts []string, at sql.Pos) (bool, error) {
 	left, right := n.Inputs[0], n.Inputs[1]
 	if q.b.plan.Batch {
 		return false, nil
@@ -147,23 +151,7 @@ func (q *queryBuilder) windowJoin(n *Node, js *runtime.JoinSpec, residual []sql.
 	lp, lok := windowPropsOf(left)
 	rp, rok := windowPropsOf(right)
 	lw := left.Schema.Len()
-	var startEq, endEq bool
-	var keys []int // indexes in js's keys of the remaining equalities
-	var windowKey []int
-	for i := range js.LeftKeys {
-		l, r := js.LeftKeys[i], js.RightKeys[i]
-		switch {
-		case lok && rok && l == lp.start && r == rp.start:
-			startEq = true
-		case lok && rok && l == lp.end && r == rp.end:
-			endEq = true
-		default:
-			if lok && (l == lp.start || l == lp.end) || rok && (r == rp.start || r == rp.end) {
-				windowKey = append(windowKey, i)
-			}
-			keys = append(keys, i)
-		}
-	}
+	startEq, endEq, keys, windowKey := windowJoinEqualities(js, lp, lok, rp, rok)
 	if !lok || !rok {
 		// One side has windows: an equality of its window bounds with
 		// the other's same-named column meant a window join.
@@ -190,7 +178,7 @@ func (q *queryBuilder) windowJoin(n *Node, js *runtime.JoinSpec, residual []sql.
 		}
 		return true, errAt(at, "a window join needs both window_start = window_start and window_end = window_end of its two inputs in its condition, and %s is missing: without it Flink plans a regular join, whose state never expires", missing)
 	}
-	if lp.spec.Kind == runtime.Session || rp.spec.Kind == runtime.Session {
+	if lp.spec.Kind == windowop.Session || rp.spec.Kind == windowop.Session {
 		return true, errAt(at, "a window join over SESSION windows is not supported (as in Flink): use TUMBLE, HOP or CUMULATE on both sides")
 	}
 	lt, rt := flinkWindowText(lp.spec, left.Schema, lp), flinkWindowText(rp.spec, right.Schema, rp)
@@ -200,7 +188,7 @@ func (q *queryBuilder) windowJoin(n *Node, js *runtime.JoinSpec, residual []sql.
 	if lp.ltz != rp.ltz {
 		return true, errAt(at, "a window join needs the same time attribute type on both sides: one window is over TIMESTAMP_LTZ, the other over TIMESTAMP")
 	}
-	ws := &runtime.WindowJoinSpec{Kind: js.Kind, LeftWidth: lw, RightWidth: js.RightWidth,
+	ws := &joinop.WindowJoinSpec{Kind: js.Kind, LeftWidth: lw, RightWidth: js.RightWidth,
 		LeftStart: lp.start, LeftEnd: lp.end, RightStart: rp.start, RightEnd: rp.end}
 	var where []string
 	for _, i := range keys {
@@ -221,7 +209,7 @@ func (q *queryBuilder) windowJoin(n *Node, js *runtime.JoinSpec, residual []sql.
 		where = append(where, sql.Format(res))
 	}
 	js.Residual = ws.Residual
-	n.join, n.windowJoin = js, ws
+	n.op = &joinOp{join: js, window: ws}
 	// Insert-only, with the upsert keys of a join whose keys are every
 	// equality, the window bounds included: within a window, a side unique
 	// on its keys and window (a window aggregate's rows) matches each row
@@ -231,9 +219,9 @@ func (q *queryBuilder) windowJoin(n *Node, js *runtime.JoinSpec, residual []sql.
 	// The output keeps the time attribute (window_time) of a side that
 	// is never padded with NULLs, as the interval join does.
 	switch js.Kind {
-	case runtime.InnerJoin, runtime.LeftJoin, runtime.SemiJoin, runtime.AntiJoin:
+	case joinop.InnerJoin, joinop.LeftJoin, joinop.SemiJoin, joinop.AntiJoin:
 		n.TimeAttr = left.TimeAttr
-	case runtime.RightJoin:
+	case joinop.RightJoin:
 		if right.TimeAttr >= 0 {
 			n.TimeAttr = lw + right.TimeAttr
 		}
@@ -245,6 +233,28 @@ func (q *queryBuilder) windowJoin(n *Node, js *runtime.JoinSpec, residual []sql.
 	n.Label = fmt.Sprintf("WindowJoin(joinType=[%s]%s, leftWindow=[%s], rightWindow=[%s], select=[%s])",
 		js.Kind, whereText, lt, rt, strings.Join(n.Schema.Names(), ", "))
 	return true, nil
+}
+
+// windowJoinEqualities sorts a join's key equalities: the equality of
+// the two sides' window_start (startEq) and of their window_end (endEq),
+// and the others (keys, indexes in js's keys), of which windowKey are
+// those that compare a window bound of one side with another column.
+func windowJoinEqualities(js *joinop.JoinSpec, lp windowProps, lok bool, rp windowProps, rok bool) (startEq, endEq bool, keys, windowKey []int) {
+	for i := range js.LeftKeys {
+		l, r := js.LeftKeys[i], js.RightKeys[i]
+		switch {
+		case lok && rok && l == lp.start && r == rp.start:
+			startEq = true
+		case lok && rok && l == lp.end && r == rp.end:
+			endEq = true
+		default:
+			if lok && (l == lp.start || l == lp.end) || rok && (r == rp.start || r == rp.end) {
+				windowKey = append(windowKey, i)
+			}
+			keys = append(keys, i)
+		}
+	}
+	return startEq, endEq, keys, windowKey
 }
 
 // windowKeyPos returns the position of the equality of window_start (or

@@ -6,7 +6,8 @@ import (
 	"strings"
 
 	"github.com/etld/etld/pipeline/row"
-	"github.com/etld/etld/pipeline/runtime"
+	"github.com/etld/etld/pipeline/runtime/aggop"
+	"github.com/etld/etld/pipeline/runtime/rankop"
 	"github.com/etld/etld/pipeline/sql"
 )
 
@@ -45,12 +46,13 @@ func modifiedMonotonicity(n *Node) []monotonicity {
 			return constants(width)
 		}
 		out := make([]monotonicity, width)
-		if n.filter != nil {
+		c := n.calc()
+		if c.filter != nil {
 			// A condition over changing columns turns updates into
 			// deletes (Flink's isNeedRetract, taken conservatively).
 			return out
 		}
-		for i, src := range n.colSrc {
+		for i, src := range c.colSrc {
 			if src >= 0 && i < width {
 				out[i] = in[src]
 			}
@@ -70,11 +72,12 @@ func modifiedMonotonicity(n *Node) []monotonicity {
 		if in == nil || !allConstant(in) {
 			return nil
 		}
-		if !n.dedup.KeepLast && !n.dedup.RowTime {
+		dd := n.deduped().spec
+		if !dd.KeepLast && !dd.RowTime {
 			return constants(width) // keep-first emits no updates
 		}
 		out := make([]monotonicity, width)
-		for _, k := range n.dedup.Key {
+		for _, k := range dd.Key {
 			out[k] = constantMono
 		}
 		return out
@@ -124,21 +127,22 @@ func groupAggMonotonicity(n *Node) []monotonicity {
 	if in == nil {
 		return nil
 	}
-	for _, k := range n.keys {
+	g := n.groupAgg()
+	for _, k := range g.keys {
 		if in[k] != constantMono {
 			return nil
 		}
 	}
-	out := constants(len(n.keys))
-	out = append(out, n.aggMono...)
+	out := constants(len(g.keys))
+	out = append(out, g.aggMono...)
 	if !allConstant(in) {
 		// The input updates: an aggregate keeps its direction only
 		// when its argument moves the same way (COUNT always does).
-		for j, a := range n.aggs {
+		for j, a := range g.aggs {
 			switch {
 			case isCount(a.Func):
-			case a.Arg < 0 || a.Func == runtime.ListAgg || in[a.Arg] != out[len(n.keys)+j]:
-				out[len(n.keys)+j] = notMonotonic
+			case a.Arg < 0 || a.Func == aggop.ListAgg || in[a.Arg] != out[len(g.keys)+j]:
+				out[len(g.keys)+j] = notMonotonic
 			}
 		}
 	}
@@ -151,7 +155,7 @@ func rankMonotonicity(n *Node) []monotonicity {
 	if in == nil {
 		return nil
 	}
-	spec := n.rank
+	spec := n.ranked().spec
 	for _, k := range spec.Partition {
 		if in[k] != constantMono {
 			return nil
@@ -176,8 +180,8 @@ func rankMonotonicity(n *Node) []monotonicity {
 	return out
 }
 
-func isCount(f runtime.AggFunc) bool {
-	return f == runtime.CountStar || f == runtime.Count || f == runtime.CountDistinct
+func isCount(f aggop.AggFunc) bool {
+	return f == aggop.CountStar || f == aggop.Count || f == aggop.CountDistinct
 }
 
 func constants(n int) []monotonicity {
@@ -202,13 +206,13 @@ func allConstant(m []monotonicity) bool {
 // SUM rises when its argument is known to be >= 0 and falls when it is
 // known to be <= 0 (Flink's column interval: a literal, or bounds on the
 // argument column in WHERE or the call's FILTER).
-func aggCallMonotonicity(call *sql.Call, f runtime.AggFunc, where sql.Expr) monotonicity {
+func aggCallMonotonicity(call *sql.Call, f aggop.AggFunc, where sql.Expr) monotonicity {
 	switch f {
-	case runtime.CountStar, runtime.Count, runtime.CountDistinct, runtime.Max:
+	case aggop.CountStar, aggop.Count, aggop.CountDistinct, aggop.Max:
 		return increasing
-	case runtime.Min:
+	case aggop.Min:
 		return decreasing
-	case runtime.Sum, runtime.SumDistinct:
+	case aggop.Sum, aggop.SumDistinct:
 		if len(call.Args) != 1 {
 			return notMonotonic
 		}
@@ -298,25 +302,25 @@ func numLit(e sql.Expr) (float64, bool) {
 // drop its -U (Flink's UpdateKindTrait ONLY_UPDATE_AFTER: Calcs without
 // a condition over a GROUP BY, DISTINCT or deduplication); else Retract.
 // It returns the upsert key UpdateFast reads rows by.
-func rankStrategy(calc *Node, spec runtime.RankSpec) (runtime.RankStrategy, []int) {
+func rankStrategy(calc *Node, spec rankop.RankSpec) (rankop.RankStrategy, []int) {
 	if !calc.Mode.Updating {
-		return runtime.AppendFast, nil
+		return rankop.AppendFast, nil
 	}
 	if !calc.Mode.HasKey || !containsAll(calc.Mode.Key, spec.Partition) || !dropsUpdateBefore(calc) {
-		return runtime.Retract, nil
+		return rankop.Retract, nil
 	}
 	m := modifiedMonotonicity(calc)
 	if m == nil {
-		return runtime.Retract, nil
+		return rankop.Retract, nil
 	}
 	for _, o := range spec.Order {
 		switch x := m[o.Col]; {
 		case x == constantMono, o.Desc && x == increasing, !o.Desc && x == decreasing:
 		default:
-			return runtime.Retract, nil
+			return rankop.Retract, nil
 		}
 	}
-	return runtime.UpdateFast, calc.Mode.Key
+	return rankop.UpdateFast, calc.Mode.Key
 }
 
 // dropsUpdateBefore reports whether n can give its updates without -U.
@@ -324,7 +328,7 @@ func dropsUpdateBefore(n *Node) bool {
 	for ; n != nil; n = n.Input {
 		switch n.Kind {
 		case CalcNode:
-			if n.filter != nil {
+			if n.Filters() {
 				return false
 			}
 		case GroupAggNode, DistinctNode, DedupNode:
@@ -339,7 +343,7 @@ func dropsUpdateBefore(n *Node) bool {
 // aggSources gives an aggregate's first Calc its colSrc (keys and
 // arguments that are plain columns of schema; width columns in all) and
 // the aggregate its aggMono.
-func aggSources(keys []sql.Expr, calls []*sql.Call, aggs []runtime.AggCall, width int, schema row.Schema, where sql.Expr) ([]int, []monotonicity) {
+func aggSources(keys []sql.Expr, calls []*sql.Call, aggs []aggop.AggCall, width int, schema row.Schema, where sql.Expr) ([]int, []monotonicity) {
 	src := make([]int, width)
 	for i := range src {
 		src[i] = -1
@@ -365,8 +369,8 @@ func aggSources(keys []sql.Expr, calls []*sql.Call, aggs []runtime.AggCall, widt
 
 // strategyText names a strategy as Flink's EXPLAIN does:
 // UpdateFastStrategy lists its upsert key's columns (UpdateFastStrategy[0,1]).
-func strategyText(spec runtime.RankSpec) string {
-	if spec.Strategy != runtime.UpdateFast {
+func strategyText(spec rankop.RankSpec) string {
+	if spec.Strategy != rankop.UpdateFast {
 		return spec.Strategy.String()
 	}
 	key := make([]string, len(spec.RowKey))

@@ -6,7 +6,7 @@ import (
 
 	"github.com/etld/etld/pipeline/expr"
 	"github.com/etld/etld/pipeline/row"
-	"github.com/etld/etld/pipeline/runtime"
+	"github.com/etld/etld/pipeline/runtime/rankop"
 	"github.com/etld/etld/pipeline/sql"
 )
 
@@ -22,7 +22,7 @@ import (
 // and the outer query continues over that, without the rn conditions.
 
 // rankFuncs are the ranking functions a Top-N takes.
-var rankFuncs = map[string]runtime.RankKind{"ROW_NUMBER": runtime.RowNumber, "RANK": runtime.Rank, "DENSE_RANK": runtime.DenseRank}
+var rankFuncs = map[string]rankop.RankKind{"ROW_NUMBER": rankop.RowNumber, "RANK": rankop.Rank, "DENSE_RANK": rankop.DenseRank}
 
 // rankSubquery finds the ranking item of a FROM subquery, or -1.
 func rankSubquery(f sql.FromItem) (*sql.SubqueryRef, *sql.Select, int) {
@@ -87,27 +87,76 @@ type rankRange struct {
 }
 
 func (q *queryBuilder) topN(sel *sql.Select, sub *sql.SubqueryRef, inner *sql.Select, item int) (*scope, *sql.Select, error) {
+	t := &topNPlan{q: q, sel: sel, sub: sub, inner: inner, item: item}
+	if err := t.check(); err != nil {
+		return nil, nil, err
+	}
+	calc, err := t.firstCalc()
+	if err != nil {
+		return nil, nil, err
+	}
+	node, err := t.rank(calc)
+	if err != nil {
+		return nil, nil, err
+	}
+	out, err := t.secondCalc(calc, node)
+	if err != nil {
+		return nil, nil, err
+	}
+	rest := *sel
+	rest.Where = t.rest
+	return &scope{node: out, name: sub.Alias.Name, table: "subquery"}, &rest, nil
+}
+
+// topNPlan is a Top-N subquery being planned, in the phases of Flink's
+// plan: a first Calc computes the subquery's other items and the
+// partition and order keys, the Rank (or window Rank, or Deduplicate)
+// follows, and a second Calc puts the subquery's columns in its order.
+type topNPlan struct {
+	q     *queryBuilder
+	sel   *sql.Select
+	sub   *sql.SubqueryRef
+	inner *sql.Select
+	item  int // the ROW_NUMBER() item of inner
+
+	over   *sql.Over
+	kind   rankop.RankKind
+	rnName string
+	rr     rankRange
+	rest   sql.Expr // the outer WHERE without the rank condition
+
+	s          *scope
+	tvfTime    string // the time column of a window TVF read directly
+	partNames  []string
+	orderNames []string
+	spec       rankop.RankSpec
+}
+
+// check refuses what a Top-N subquery cannot hold and finds the outer
+// query's limit on the rank.
+func (t *topNPlan) check() error {
+	q, sel, sub, inner, item := t.q, t.sel, t.sub, t.inner, t.item
 	over := inner.Items[item].Expr.(*sql.Over)
 	kind := rankFuncs[over.Call.Name]
 	if len(over.Call.Args) > 0 || over.Call.Distinct || over.Call.Star {
-		return nil, nil, errAt(over.Call.At, "%s() takes no arguments", over.Call.Name)
+		return errAt(over.Call.At, "%s() takes no arguments", over.Call.Name)
 	}
 	if over.Window.Frame != nil {
-		return nil, nil, errAt(over.Window.Frame.At, "%s() takes no window frame", over.Call.Name)
+		return errAt(over.Window.Frame.At, "%s() takes no window frame", over.Call.Name)
 	}
 	if len(over.Window.OrderBy) == 0 {
-		return nil, nil, errAt(over.Window.At, "%s() needs ORDER BY in its OVER clause", over.Call.Name)
+		return errAt(over.Window.At, "%s() needs ORDER BY in its OVER clause", over.Call.Name)
 	}
 	for i, it := range inner.Items {
 		if i != item && containsOver(it.Expr) {
-			return nil, nil, errAt(it.Pos(), "a Top-N subquery ranks with one ROW_NUMBER() OVER (...) column; OVER aggregates are not supported here")
+			return errAt(it.Pos(), "a Top-N subquery ranks with one ROW_NUMBER() OVER (...) column; OVER aggregates are not supported here")
 		}
 	}
 	switch {
 	case inner.Distinct || len(inner.GroupBy) > 0 || inner.Having != nil || anyAgg(inner.Items):
-		return nil, nil, errAt(inner.At, "a Top-N subquery cannot aggregate: compute the aggregate in a subquery of its own and rank its result")
+		return errAt(inner.At, "a Top-N subquery cannot aggregate: compute the aggregate in a subquery of its own and rank its result")
 	case inner.Where != nil && containsOver(inner.Where):
-		return nil, nil, errAt(inner.Where.Pos(), "ROW_NUMBER() cannot be used in WHERE; filter on it in the outer query")
+		return errAt(inner.Where.Pos(), "ROW_NUMBER() cannot be used in WHERE; filter on it in the outer query")
 	}
 	rnName := inner.Items[item].Alias.Name
 	if rnName == "" {
@@ -115,18 +164,27 @@ func (q *queryBuilder) topN(sel *sql.Select, sub *sql.SubqueryRef, inner *sql.Se
 	}
 	rr, rest, err := rankCondition(sel.Where, rnName, sub.Alias.Name)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	if !rr.found {
-		return nil, nil, errAt(over.Call.At, "%s() OVER (...) is planned as a Top-N, which needs the outer query to limit it: add WHERE %s <= N (or = N, < N, BETWEEN) to the query that reads this subquery", over.Call.Name, rnName)
+		return errAt(over.Call.At, "%s() OVER (...) is planned as a Top-N, which needs the outer query to limit it: add WHERE %s <= N (or = N, < N, BETWEEN) to the query that reads this subquery", over.Call.Name, rnName)
 	}
-	if !q.b.plan.Batch && kind != runtime.RowNumber {
-		return nil, nil, errAt(over.Call.At, "%s() on a streaming table is not supported (as in Flink); use ROW_NUMBER(), or set `execution: batch`", over.Call.Name)
+	if !q.b.plan.Batch && kind != rankop.RowNumber {
+		return errAt(over.Call.At, "%s() on a streaming table is not supported (as in Flink); use ROW_NUMBER(), or set `execution: batch`", over.Call.Name)
 	}
 
+	t.over, t.kind, t.rnName, t.rr, t.rest = over, kind, rnName, rr, rest
+	return nil
+}
+
+// firstCalc reads the subquery's FROM and builds the Calc under the
+// rank: the subquery's other items under their final names, then the
+// partition and order keys that are not among them.
+func (t *topNPlan) firstCalc() (*Node, error) {
+	q, inner, item, over := t.q, t.inner, t.item, t.over
 	s, err := q.from(inner.From)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	tvfTime := "" // the time column of a window TVF read directly
 	if s.window != nil {
@@ -136,7 +194,7 @@ func (q *queryBuilder) topN(sel *sql.Select, sub *sql.SubqueryRef, inner *sql.Se
 	var filter *expr.Compiled
 	if inner.Where != nil {
 		if filter, err = q.compileFilter(inner.Where, s, s.node.Schema); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 
@@ -191,32 +249,42 @@ func (q *queryBuilder) topN(sel *sql.Select, sub *sql.SubqueryRef, inner *sql.Se
 	partNames := make([]string, len(over.Window.PartitionBy))
 	for i, e := range over.Window.PartitionBy {
 		if partNames[i], err = keyCol(e); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	orderNames := make([]string, len(over.Window.OrderBy))
 	for i, o := range over.Window.OrderBy {
 		if orderNames[i], err = keyCol(o.X); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	calc, err := q.projection(items, s, s.node, filter, inner.Where)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
+	t.s, t.tvfTime, t.partNames, t.orderNames = s, tvfTime, partNames, orderNames
+	return calc, nil
+}
+
+// rank builds the rank over the first Calc: a window Top-N over rows
+// that carry their windows, a deduplication, or a Top-N.
+func (t *topNPlan) rank(calc *Node) (*Node, error) {
+	q, sel, sub, inner, item, over, kind, rnName, rr := t.q, t.sel, t.sub, t.inner, t.item, t.over, t.kind, t.rnName, t.rr
+	s, tvfTime, partNames, orderNames := t.s, t.tvfTime, t.partNames, t.orderNames
+	var err error
 	col := func(name string) int { return calc.Schema.Index(name) }
-	spec := runtime.RankSpec{Start: rr.start, End: rr.end, Kind: kind, Batch: q.b.plan.Batch}
+	spec := rankop.RankSpec{Start: rr.start, End: rr.end, Kind: kind, Batch: q.b.plan.Batch}
 	for _, n := range partNames {
 		spec.Partition = append(spec.Partition, col(n))
 	}
 	for i, o := range over.Window.OrderBy {
-		spec.Order = append(spec.Order, runtime.SortKey{Col: col(orderNames[i]), Desc: o.Desc, NullsFirst: o.NullsFirst()})
+		spec.Order = append(spec.Order, rankop.SortKey{Col: col(orderNames[i]), Desc: o.Desc, NullsFirst: o.NullsFirst()})
 	}
 	outer := *sel
-	outer.Where = rest
+	outer.Where = t.rest
 	spec.OutputRank = readsColumn(&outer, rnName, sub.Alias.Name)
 	if spec.OutputRank && calc.Schema.Index(rnName) >= 0 {
-		return nil, nil, errAt(inner.Items[item].Pos(), "duplicate column name %q in the select list; give it another name with AS", rnName)
+		return nil, errAt(inner.Items[item].Pos(), "duplicate column name %q in the select list; give it another name with AS", rnName)
 	}
 	// A processing-time order is known from the column it reads.
 	procTime := false
@@ -234,22 +302,30 @@ func (q *queryBuilder) topN(sel *sql.Select, sub *sql.SubqueryRef, inner *sql.Se
 				timeCol = spec.Order[0].Col
 			}
 		}
-		if kind != runtime.RowNumber {
-			return nil, nil, errAt(over.Call.At, "a window Top-N ranks with ROW_NUMBER(), as in Flink")
+		if kind != rankop.RowNumber {
+			return nil, errAt(over.Call.At, "a window Top-N ranks with ROW_NUMBER(), as in Flink")
 		}
 		partText, orderText := rankTexts(over, partNames, orderNames)
 		if node, err = q.windowRankNode(calc, spec, endCol, timeCol, rnName, partText, orderText); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	} else {
 		if tvfTime != "" {
-			return nil, nil, errAt(over.Window.At, "a Top-N over a window table function partitions by window_start and window_end (PARTITION BY window_start, window_end, ...), as Flink's window Top-N does")
+			return nil, errAt(over.Window.At, "a Top-N over a window table function partitions by window_start and window_end (PARTITION BY window_start, window_end, ...), as Flink's window Top-N does")
 		}
 		node = q.rankNode(calc, spec, over, rnName, partNames, orderNames, procTime)
 	}
 
-	// The second Calc: the subquery's columns in its order, by position
-	// in the first (a star stands for the input's columns).
+	t.spec = spec
+	return node, nil
+}
+
+// secondCalc puts the subquery's columns in its order, by position in
+// the first Calc (a star stands for the input's columns), with the rank
+// number where the subquery has it and the outer query reads it.
+func (t *topNPlan) secondCalc(calc, node *Node) (*Node, error) {
+	q, sub, inner, item, rnName, s, spec := t.q, t.sub, t.inner, t.item, t.rnName, t.s, t.spec
+	var err error
 	var outItems []*sql.SelectItem
 	ref := func(name string) *sql.SelectItem {
 		return &sql.SelectItem{Expr: &sql.ColumnRef{Column: sql.Ident{Name: name, Quoted: true}}}
@@ -275,12 +351,10 @@ func (q *queryBuilder) topN(sel *sql.Select, sub *sql.SubqueryRef, inner *sql.Se
 	if !identity(outItems, node) {
 		rs := &scope{node: node, name: sub.Alias.Name, table: "subquery"}
 		if out, err = q.projection(outItems, rs, node, nil, nil); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
-	rest2 := *sel
-	rest2.Where = rest
-	return &scope{node: out, name: sub.Alias.Name, table: "subquery"}, &rest2, nil
+	return out, nil
 }
 
 // identity reports whether items list node's columns in order.
@@ -297,7 +371,7 @@ func identity(items []*sql.SelectItem, node *Node) bool {
 }
 
 // rankNode builds the Rank, Deduplicate or WindowRank node over calc.
-func (q *queryBuilder) rankNode(calc *Node, spec runtime.RankSpec, over *sql.Over, rnName string, partNames, orderNames []string, procTime bool) *Node {
+func (q *queryBuilder) rankNode(calc *Node, spec rankop.RankSpec, over *sql.Over, rnName string, partNames, orderNames []string, procTime bool) *Node {
 	fields := append([]row.Field(nil), calc.Schema.Fields...)
 	rnCol := -1
 	if spec.OutputRank {
@@ -316,7 +390,7 @@ func (q *queryBuilder) rankNode(calc *Node, spec runtime.RankSpec, over *sql.Ove
 			order = "ROWTIME"
 		}
 		n.Kind = DedupNode
-		n.dedup = &runtime.DedupSpec{Key: spec.Partition, TimeCol: spec.Order[0].Col, RowTime: rowTime, KeepLast: keepLast, Batch: spec.Batch}
+		n.op = &dedupOp{&rankop.DedupSpec{Key: spec.Partition, TimeCol: spec.Order[0].Col, RowTime: rowTime, KeepLast: keepLast, Batch: spec.Batch}}
 		n.Mode = dedupMode(spec.Partition, keepLast, spec.Batch)
 		if rowTime {
 			// The time attribute survives, as in Flink: keep first emits
@@ -331,14 +405,14 @@ func (q *queryBuilder) rankNode(calc *Node, spec runtime.RankSpec, over *sql.Ove
 	}
 	n.Kind = RankNode
 	spec.Strategy, spec.RowKey = rankStrategy(calc, spec)
-	n.rank = &spec
-	n.Mode = rankMode(spec.Partition, spec.Kind == runtime.RowNumber, spec.Start == 1 && spec.End == 1, rnCol, calc.Mode, spec.Batch)
+	n.op = &rankOp{spec: &spec}
+	n.Mode = rankMode(spec.Partition, spec.Kind == rankop.RowNumber, spec.Start == 1 && spec.End == 1, rnCol, calc.Mode, spec.Batch)
 	strategy := "strategy=" + strategyText(spec) + ", "
 	if spec.Batch {
 		strategy = ""
 	}
 	rankType := ""
-	if spec.Kind != runtime.RowNumber {
+	if spec.Kind != rankop.RowNumber {
 		rankType = "rankType=" + spec.Kind.String() + ", "
 	}
 	noNumber := ""
@@ -383,8 +457,8 @@ func keyText(e sql.Expr, col string) string {
 // number not read, and one ORDER BY key that is a time attribute of an
 // insert-only input (procTime: the processing-time attribute). DESC keeps
 // the last row.
-func dedupOf(calc *Node, spec runtime.RankSpec, procTime bool) (ok, keepLast, rowTime bool) {
-	if spec.Kind != runtime.RowNumber || spec.Start != 1 || spec.End != 1 || spec.OutputRank || len(spec.Order) != 1 || calc.Mode.Updating {
+func dedupOf(calc *Node, spec rankop.RankSpec, procTime bool) (ok, keepLast, rowTime bool) {
+	if spec.Kind != rankop.RowNumber || spec.Start != 1 || spec.End != 1 || spec.OutputRank || len(spec.Order) != 1 || calc.Mode.Updating {
 		return false, false, false
 	}
 	c := spec.Order[0].Col
@@ -407,7 +481,7 @@ func procTimeCol(n *Node, c int) bool {
 		case CalcNode:
 			continue
 		case ScanNode:
-			src := x.source
+			src := x.scanned()
 			j := x.Schema.Index(name)
 			phys := src.Physical.Len()
 			return j >= phys && j-phys < len(src.computed) && src.computed[j-phys].Clock == "PROCTIME()" && x.Schema.Fields[j].Type.ID == row.TimestampLTZ

@@ -25,7 +25,7 @@ func replayFrom(n *Node) connector.Replay {
 	for ; n != nil; n = n.Input {
 		switch n.Kind {
 		case ScanNode:
-			src := n.source
+			src := n.scanned()
 			if src == nil || src.Conn == nil {
 				return no("its source did not build")
 			}
@@ -41,11 +41,11 @@ func replayFrom(n *Node) connector.Replay {
 				return no("source %q: %s", name, why)
 			}
 		case CalcNode:
-			if c := firstClock(append([]*expr.Compiled{n.filter}, n.project...)); c != "" {
+			if c := firstClock(append([]*expr.Compiled{n.calc().filter}, n.calc().project...)); c != "" {
 				return no("%s calls %s, which reads the clock or is random", n.Label, c)
 			}
 		case UnnestNode:
-			if c := firstClock([]*expr.Compiled{n.unnestOf}); c != "" {
+			if c := firstClock([]*expr.Compiled{n.op.(*unnestOp).of}); c != "" {
 				return no("%s calls %s, which reads the clock or is random", n.Label, c)
 			}
 		case WindowTableNode:

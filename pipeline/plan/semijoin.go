@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/etld/etld/pipeline/row"
-	"github.com/etld/etld/pipeline/runtime"
+	"github.com/etld/etld/pipeline/runtime/joinop"
 	"github.com/etld/etld/pipeline/sql"
 )
 
@@ -71,9 +71,9 @@ func (q *queryBuilder) inJoin(s *scope, in *sql.InQuery) error {
 	subScope := &scope{node: sub, name: subqueryQualifier, table: "subquery"}
 	cond := &sql.Binary{OpAt: in.At, Op: sql.OpEq, L: in.X,
 		R: &sql.ColumnRef{Table: sql.Ident{Name: subqueryQualifier}, Column: sql.Ident{At: in.At, Name: sub.Schema.Fields[0].Name, Quoted: true}}}
-	kind := runtime.SemiJoin
+	kind := joinop.SemiJoin
 	if in.Not {
-		kind = runtime.AntiJoin
+		kind = joinop.AntiJoin
 	}
 	return q.semiJoin(s, subScope, cond, kind, in.Not, false)
 }
@@ -122,9 +122,9 @@ func (q *queryBuilder) correlatedIn(s *scope, in *sql.InQuery) (bool, error) {
 		x = &sql.ColumnRef{Table: sql.Ident{Name: s.name}, Column: x.Column}
 	}
 	cond := andAll([]sql.Expr{&sql.Binary{OpAt: in.At, Op: sql.OpEq, L: x, R: col}, inner.Where})
-	kind := runtime.SemiJoin
+	kind := joinop.SemiJoin
 	if in.Not {
-		kind = runtime.AntiJoin
+		kind = joinop.AntiJoin
 	}
 	if err := q.semiJoin(s, is, cond, kind, in.Not, true); err != nil {
 		return true, err
@@ -133,7 +133,7 @@ func (q *queryBuilder) correlatedIn(s *scope, in *sql.InQuery) (bool, error) {
 		// SQL's NULL rule is kept on x = c alone, which the window join
 		// (its only key besides the window) applies; a regular anti
 		// join's null-aware state covers one key without correlation.
-		if wj := s.node.windowJoin; wj == nil || len(wj.LeftKeys) != 1 {
+		if wj := s.node.windowJoin(); wj == nil || len(wj.LeftKeys) != 1 {
 			return true, errAt(in.At, "a correlated NOT IN is supported as a window anti join only (correlated on window_start and window_end, with no other equality): write NOT EXISTS (SELECT ... WHERE x = c AND ...) instead, which has no NULL rule")
 		}
 	}
@@ -158,16 +158,16 @@ func (q *queryBuilder) existsJoin(s *scope, e *sql.Exists, not bool) error {
 	if err != nil {
 		return err
 	}
-	kind := runtime.SemiJoin
+	kind := joinop.SemiJoin
 	if not {
-		kind = runtime.AntiJoin
+		kind = joinop.AntiJoin
 	}
 	return q.semiJoin(s, is, inner.Where, kind, false, true)
 }
 
 // semiJoin replaces s's node by its semi (anti) join with r on cond.
 // With correlated, r's columns take an unqualified name both have.
-func (q *queryBuilder) semiJoin(s *scope, r *scope, cond sql.Expr, kind runtime.JoinKind, nullAware, correlated bool) error {
+func (q *queryBuilder) semiJoin(s *scope, r *scope, cond sql.Expr, kind joinop.JoinKind, nullAware, correlated bool) error {
 	left, right := s.node, r.node
 	lw := left.Schema.Len()
 	rcols := r.tableCols(lw)
@@ -192,16 +192,16 @@ func (q *queryBuilder) semiJoin(s *scope, r *scope, cond sql.Expr, kind runtime.
 	if err := q.joinCondition(n, both, cond, kind); err != nil {
 		return err
 	}
-	n.join.NullAware = nullAware
-	if n.windowJoin != nil {
-		n.windowJoin.NullAware = nullAware
+	n.joined().join.NullAware = nullAware
+	if n.windowJoin() != nil {
+		n.windowJoin().NullAware = nullAware
 	}
 	if nullAware {
 		n.Label = strings.Replace(n.Label, "joinType=[LeftAntiJoin]", "joinType=[LeftAntiJoin], nullAware=[true]", 1)
 	}
 	n.Schema = left.Schema
 	n.TimeAttr = left.TimeAttr
-	if kind == runtime.AntiJoin && !q.b.plan.Batch && n.windowJoin == nil {
+	if kind == joinop.AntiJoin && !q.b.plan.Batch && n.windowJoin() == nil {
 		n.TimeAttr = -1 // rows are retracted: no longer insert-only
 	}
 	n.Label = strings.Replace(n.Label, ", select=["+strings.Join(fields2names(fields), ", ")+"]", ", select=["+strings.Join(left.Schema.Names(), ", ")+"]", 1)

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/etld/etld/pipeline/plan"
-	"github.com/etld/etld/pipeline/runtime"
+	"github.com/etld/etld/pipeline/runtime/operator"
 	"github.com/etld/etld/pipeline/spec"
 )
 
@@ -90,7 +90,7 @@ func TestGraphSetsStateTTL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ops := map[string]runtime.Operator{}
+	ops := map[string]operator.Lifecycle{}
 	for _, n := range g.Ops {
 		ops[n.ID] = n.Op
 	}
@@ -104,7 +104,7 @@ func TestGraphSetsStateTTL(t *testing.T) {
 			t.Errorf("%s: no runtime operator %s", n.Label, n.StateID)
 			continue
 		}
-		sw, ok := op.(runtime.Sweeper)
+		sw, ok := op.(operator.Sweeper)
 		sweeps := ok && sw.SweepEvery() > 0
 		if sweeps != (n.StateTTL != "") {
 			t.Errorf("%s (%s): operator sweeps %v, state_ttl %q", n.Label, n.Name, sweeps, n.StateTTL)

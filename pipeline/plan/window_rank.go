@@ -5,7 +5,8 @@ import (
 	"strings"
 
 	"github.com/etld/etld/pipeline/row"
-	"github.com/etld/etld/pipeline/runtime"
+	"github.com/etld/etld/pipeline/runtime/rankop"
+	"github.com/etld/etld/pipeline/runtime/windowop"
 	"github.com/etld/etld/pipeline/sql"
 )
 
@@ -20,8 +21,8 @@ import (
 func (q *queryBuilder) windowTable(s *scope) *scope {
 	in := s.node
 	timeType := in.Schema.Fields[s.windowSpec.TimeCol].Type
-	fields := append(append([]row.Field(nil), in.Schema.Fields...), runtime.WindowColumns(timeType)...)
-	wt := &runtime.WindowTable{Spec: *s.windowSpec, LTZ: timeType.ID == row.TimestampLTZ, Batch: q.b.plan.Batch}
+	fields := append(append([]row.Field(nil), in.Schema.Fields...), windowop.WindowColumns(timeType)...)
+	wt := &windowop.WindowTable{Spec: *s.windowSpec, LTZ: timeType.ID == row.TimestampLTZ, Batch: q.b.plan.Batch}
 	if s.window.Kind == sql.Session {
 		// A session's rows wait for it to end, per PARTITION BY key.
 		for _, p := range s.window.PartitionBy {
@@ -31,7 +32,7 @@ func (q *queryBuilder) windowTable(s *scope) *scope {
 	n := &Node{
 		Kind: WindowTableNode, Input: in, Schema: row.NewSchema(fields...),
 		Mode: InsertOnly, TimeAttr: len(fields) - 1, Bounded: in.Bounded,
-		windowTable: wt,
+		op: &windowTableOp{table: wt},
 	}
 	n.Label = fmt.Sprintf("WindowTableFunction(window=[%s])", windowText(s.window))
 	return &scope{node: n, name: s.name, table: s.table}
@@ -54,7 +55,7 @@ func windowed(n *Node) bool {
 
 // windowEnd returns the index of the window_end partition key, or -1 when
 // the partition does not hold both window_start and window_end.
-func windowEnd(over *sql.Over, spec runtime.RankSpec) int {
+func windowEnd(over *sql.Over, spec rankop.RankSpec) int {
 	start, end := -1, -1
 	for i, e := range over.Window.PartitionBy {
 		ref, ok := e.(*sql.ColumnRef)
@@ -77,7 +78,7 @@ func windowEnd(over *sql.Over, spec runtime.RankSpec) int {
 // windowRankNode builds the WindowRank or WindowDeduplicate node over
 // calc; endCol is the window_end column, timeCol the TVF's own time
 // column in calc (-1 when the rows come from a window aggregate).
-func (q *queryBuilder) windowRankNode(calc *Node, spec runtime.RankSpec, endCol, timeCol int, rnName, part string, orderText []string) (*Node, error) {
+func (q *queryBuilder) windowRankNode(calc *Node, spec rankop.RankSpec, endCol, timeCol int, rnName, part string, orderText []string) (*Node, error) {
 	fields := append([]row.Field(nil), calc.Schema.Fields...)
 	rnCol := -1
 	if spec.OutputRank {
@@ -89,7 +90,7 @@ func (q *queryBuilder) windowRankNode(calc *Node, spec runtime.RankSpec, endCol,
 		TimeAttr: calc.TimeAttr, Bounded: calc.Bounded,
 		Mode: windowRankMode(spec.Partition, spec.Start == 1 && spec.End == 1, rnCol, calc.Mode),
 	}
-	wr := &runtime.WindowRankSpec{Rank: spec, EndCol: endCol}
+	wr := &windowop.WindowRankSpec{Rank: spec, EndCol: endCol}
 	dedup := spec.Start == 1 && spec.End == 1 && !spec.OutputRank && len(spec.Order) == 1 && timeCol >= 0 && spec.Order[0].Col == timeCol
 	if dedup {
 		keep := "FirstRow"
@@ -104,6 +105,6 @@ func (q *queryBuilder) windowRankNode(calc *Node, spec runtime.RankSpec, endCol,
 		}
 		n.Label = fmt.Sprintf("WindowRank(rankRange=[%d..%d], partitionBy=%s, orderBy=[%s]%s)", spec.Start, spec.End, part, strings.Join(orderText, ", "), noNumber)
 	}
-	n.windowRank = wr
+	n.op = &windowRankOp{spec: wr}
 	return n, nil
 }

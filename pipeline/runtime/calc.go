@@ -5,6 +5,7 @@ import (
 
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime/operator"
 )
 
 // Calc is projection and filter: the SELECT list and the WHERE (or HAVING)
@@ -104,7 +105,7 @@ func (c *Calc) reject(in *row.Batch, i int, err error) error {
 	if c.widen != nil {
 		r = c.widen(r)
 	}
-	bad := connector.BadRecord{Position: positionOf(in, i), Transform: c.Transform, Raw: []byte(row.Change{Kind: row.Insert, Row: r}.String()), Err: err}
+	bad := connector.BadRecord{Position: operator.PositionOf(in, i), Transform: c.Transform, Raw: []byte(row.Change{Kind: row.Insert, Row: r}.String()), Err: err}
 	if c.Reject == nil {
 		return fmt.Errorf("%w (row %s)", bad, bad.Raw)
 	}
@@ -112,11 +113,11 @@ func (c *Calc) reject(in *row.Batch, i int, err error) error {
 }
 
 // Process implements Operator.
-func (c *Calc) Process(in *row.Batch, out Emitter) error {
-	tr := trackerOf(in, out)
+func (c *Calc) Process(in *row.Batch, out operator.Emitter) error {
+	tr := operator.TrackerOf(in, out)
 	for i, ch := range in.Changes {
 		if tr != nil {
-			tr.at(i)
+			tr.At(i)
 		}
 		r, ok, err := c.eval(ch.Row)
 		if err != nil {
@@ -134,7 +135,7 @@ func (c *Calc) Process(in *row.Batch, out Emitter) error {
 	return nil
 }
 
-func (c *Calc) emit(k row.Kind, r row.Row, ok bool, out Emitter) error {
+func (c *Calc) emit(k row.Kind, r row.Row, ok bool, out operator.Emitter) error {
 	if c.Filter == nil && c.Reject == nil {
 		if ok {
 			out.Emit(k, r)
@@ -176,7 +177,7 @@ func (c *Calc) emit(k row.Kind, r row.Row, ok bool, out Emitter) error {
 }
 
 // flushPending emits a -U whose +U never came as the retraction it is.
-func (c *Calc) flushPending(out Emitter) {
+func (c *Calc) flushPending(out operator.Emitter) {
 	if c.pendingOK {
 		out.Emit(row.Delete, c.pending)
 	}
@@ -184,10 +185,10 @@ func (c *Calc) flushPending(out Emitter) {
 }
 
 // Watermark implements Operator.
-func (c *Calc) Watermark(int64, Emitter) error { return nil }
+func (c *Calc) Watermark(int64, operator.Emitter) error { return nil }
 
 // Finish implements Operator.
-func (c *Calc) Finish(out Emitter) error {
+func (c *Calc) Finish(out operator.Emitter) error {
 	if c.hasPending {
 		c.flushPending(out)
 	}

@@ -5,13 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/etld/etld/internal/checkpoint"
 	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/pipeline/runtime/operator"
 )
 
 // Checkpoints (Flink's aligned barriers, in one process).
@@ -45,14 +44,6 @@ import (
 // One checkpoint is in flight at a time: a tick while one is running is
 // skipped. A checkpoint waits as long as a sink's Flush does (a target
 // that is down holds it back); it never times out into data loss.
-
-// Snapshotter is an operator with state that checkpoints keep: Snapshot
-// encodes it at a barrier, Restore replaces it before the run starts.
-// Both are called from the operator's goroutine (or before it starts).
-type Snapshotter interface {
-	Snapshot() ([]byte, error)
-	Restore(state []byte) error
-}
 
 // DefaultCheckpointInterval is used when neither the pipeline file nor
 // the run sets an interval.
@@ -107,108 +98,10 @@ type report struct {
 	rows int64
 }
 
-// commitReq asks a committer to commit its state of a checkpoint.
-type commitReq struct {
-	id    int64
-	state []byte
-}
-
-// participant is the coordinator's view of one node and the node's
-// channels to it.
-type participant struct {
-	node     *Node
-	stateful bool // its state goes into checkpoints
-	// trigger carries barrier requests to a source.
-	trigger chan int64
-	// interrupt cuts short an unbounded source's Read so that it sees a
-	// trigger or a commit without waiting for data (see nudge).
-	interrupt *readInterrupt
-	// committer is the node's connector if it commits; queue holds its
-	// commit requests, in order, so that the coordinator never waits for
-	// the node to take them; notify wakes a node waiting for one.
-	committer connector.Committer
-	mu        sync.Mutex
-	queue     []commitReq
-	notify    chan struct{}
-	// restored is the node's part of the checkpoint the run started from.
-	restored *checkpoint.Component
-	// final state, once ended.
-	final *report
-}
-
-// enqueue adds a commit request and wakes the node.
-func (p *participant) enqueue(r commitReq) {
-	p.mu.Lock()
-	p.queue = append(p.queue, r)
-	p.mu.Unlock()
-	select {
-	case p.notify <- struct{}{}:
-	default:
-	}
-	p.nudge()
-}
-
 // interruptGrace is how long a source may take to reach a barrier request
 // or a commit by itself before its Read is interrupted: a busy source
 // gets there within a Read; only one waiting for data is cut short.
 const interruptGrace = 100 * time.Millisecond
-
-// nudge interrupts an unbounded source's Read if a request is still
-// waiting after interruptGrace.
-func (p *participant) nudge() {
-	if p.interrupt == nil {
-		return
-	}
-	time.AfterFunc(interruptGrace, func() {
-		p.mu.Lock()
-		waiting := len(p.queue) > 0 || len(p.trigger) > 0
-		p.mu.Unlock()
-		if waiting {
-			p.interrupt.interrupt()
-		}
-	})
-}
-
-// commitPending runs the queued commits, oldest first, in the node's
-// goroutine.
-func (p *participant) commitPending(ctx context.Context) error {
-	if p == nil || p.committer == nil {
-		return nil
-	}
-	for {
-		p.mu.Lock()
-		if len(p.queue) == 0 {
-			p.mu.Unlock()
-			return nil
-		}
-		r := p.queue[0]
-		p.queue = p.queue[1:]
-		p.mu.Unlock()
-		if err := p.committer.Commit(ctx, r.state); err != nil {
-			return fmt.Errorf("commit of checkpoint %d: %w", r.id, err)
-		}
-	}
-}
-
-// waitFinal runs commits until the coordinator has sent the final
-// checkpoint's (done closed), then returns.
-func (p *participant) waitFinal(ctx context.Context, done <-chan struct{}) error {
-	if p == nil || p.committer == nil {
-		return nil
-	}
-	for {
-		if err := p.commitPending(ctx); err != nil {
-			return err
-		}
-		select {
-		case <-p.notify:
-		case <-done:
-			return p.commitPending(ctx)
-		case <-ctx.Done():
-			return context.Cause(ctx)
-		}
-	}
-}
 
 // coordinator runs a graph's checkpoints.
 type coordinator struct {
@@ -262,7 +155,7 @@ func newCoordinator(g *Graph, opt CheckpointOptions) *coordinator {
 		if o.ID == "" {
 			o.ID = fmt.Sprintf("transform/%s/%d", o.Name, i)
 		}
-		_, stateful := o.Op.(Snapshotter)
+		_, stateful := o.Op.(operator.Snapshotter)
 		add(&o.Node, stateful, nil)
 	}
 	for i, u := range g.Unions {
@@ -289,163 +182,6 @@ func (c *coordinator) report(ctx context.Context, r report) error {
 	case <-ctx.Done():
 		return context.Cause(ctx)
 	}
-}
-
-// restore reads the newest checkpoint, checks that it fits the graph and
-// hands every node its state. It runs before any node starts.
-func (c *coordinator) restore() error {
-	if c.opt.Store == nil {
-		return nil
-	}
-	cp, err := c.opt.Store.Latest()
-	if err != nil {
-		return fmt.Errorf("%w (remove or move away %s to start from scratch)", err, c.opt.Store.Dir())
-	}
-	if cp == nil {
-		return nil
-	}
-	if err := c.fits(cp); err != nil {
-		return err
-	}
-	for _, p := range c.parts {
-		p.restored = cp.Find(p.node.ID)
-	}
-	for _, s := range c.g.Sources {
-		comp := s.cp.restored
-		if comp.Connector == nil {
-			continue
-		}
-		pos, ok := s.Source.(connector.Positioner)
-		if !ok {
-			c.log.Warn("source cannot resume from a position: it starts from its beginning", "source", s.Name, "checkpoint", cp.ID)
-			continue
-		}
-		if err := pos.Restore(comp.Connector); err != nil {
-			return fmt.Errorf("source %q: restore from checkpoint %d: %w", s.Name, cp.ID, err)
-		}
-	}
-	for _, o := range c.g.Ops {
-		comp := o.cp.restored
-		sn, ok := o.Op.(Snapshotter)
-		if !ok || comp == nil {
-			continue
-		}
-		if err := sn.Restore(comp.Runtime); err != nil {
-			return fmt.Errorf("transform %q: restore from checkpoint %d: %w", o.Name, cp.ID, err)
-		}
-	}
-	for _, s := range c.g.Sinks {
-		comp := s.cp.restored
-		sn, ok := s.Sink.(connector.SinkSnapshotter)
-		if !ok || comp.Connector == nil {
-			continue
-		}
-		if err := sn.Restore(comp.Connector); err != nil {
-			return fmt.Errorf("sink %q: restore from checkpoint %d: %w", s.Name, cp.ID, err)
-		}
-	}
-	c.nextID = cp.ID + 1
-	c.g.Checkpoints.Restored.Store(cp.ID)
-	if cp.Finished {
-		c.log.Info("pipeline finished in an earlier run: nothing left to read; remove its state directory to run it again",
-			"pipeline", c.g.Name, "checkpoint", cp.ID, "state", c.opt.Store.Dir())
-	} else {
-		c.log.Info("restored checkpoint", "pipeline", c.g.Name, "checkpoint", cp.ID, "taken", cp.Time)
-	}
-	return nil
-}
-
-// tellSinks tells every RunAware sink and source whether the run keeps
-// state and whether a checkpoint covering it was restored; it runs after
-// restore and before any connector opens.
-func (c *coordinator) tellSinks() error {
-	info := connector.RunInfo{Resumable: c.resumable, Pipeline: c.g.Name}
-	tell := func(conn any, restored *checkpoint.Component) error {
-		ra, ok := conn.(connector.RunAware)
-		if !ok {
-			return nil
-		}
-		if c.opt.Store != nil && info.Instance == "" {
-			// Made before any connector opens, so that whatever a sink
-			// writes carries it, also in a run killed before its first
-			// checkpoint.
-			id, since, err := c.opt.Store.Instance()
-			if err != nil {
-				return err
-			}
-			info.Instance, info.Since = id, since
-			store := c.opt.Store
-			info.Fence = func() (uint64, error) { return store.Fence(time.Now()) }
-		}
-		info.Restored = restored != nil && restored.Connector != nil
-		ra.SetRun(info)
-		return nil
-	}
-	for _, s := range c.g.Sinks {
-		if err := tell(s.Sink, s.cp.restored); err != nil {
-			return err
-		}
-	}
-	for _, s := range c.g.Sources {
-		if err := tell(s.Source, s.cp.restored); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// fits compares the checkpoint's components with the graph's and names
-// every difference.
-func (c *coordinator) fits(cp *checkpoint.Checkpoint) error {
-	var diffs []string
-	if cp.Pipeline != c.g.Name {
-		diffs = append(diffs, fmt.Sprintf("it belongs to pipeline %q", cp.Pipeline))
-	}
-	seen := map[string]bool{}
-	for _, p := range c.parts {
-		if !p.stateful {
-			continue
-		}
-		id := p.node.ID
-		seen[id] = true
-		comp := cp.Find(id)
-		switch {
-		case comp == nil:
-			diffs = append(diffs, fmt.Sprintf("%s is new (%s)", describe(p.node), p.node.Fingerprint))
-		case comp.Fingerprint != p.node.Fingerprint:
-			diffs = append(diffs, fmt.Sprintf("%s changed: was %s, now %s", describe(p.node), comp.Fingerprint, p.node.Fingerprint))
-		}
-	}
-	for _, comp := range cp.Components {
-		if !seen[comp.ID] {
-			diffs = append(diffs, fmt.Sprintf("%s is gone (was %s)", describeID(comp.ID), comp.Fingerprint))
-		}
-	}
-	if len(diffs) == 0 {
-		return nil
-	}
-	return fmt.Errorf("the saved state in %s (checkpoint %d, taken %s) no longer fits the pipeline file: %s; remove %s (or move it away) to start from scratch",
-		c.opt.Store.Dir(), cp.ID, cp.Time.UTC().Format(time.RFC3339), strings.Join(diffs, "; "), c.opt.Store.Dir())
-}
-
-func describe(n *Node) string {
-	if n.Kind == "transform" {
-		// The ID names the transform the operator belongs to; the name is
-		// the operator's plan.
-		if parts := strings.SplitN(n.ID, "/", 3); len(parts) == 3 && parts[0] == "transform" {
-			return fmt.Sprintf("transform %q (%s)", parts[1], n.Name)
-		}
-	}
-	return fmt.Sprintf("%s %q", n.Kind, n.Name)
-}
-
-// describeID names a component of a checkpoint by its ID alone.
-func describeID(id string) string {
-	parts := strings.SplitN(id, "/", 3)
-	if len(parts) < 2 {
-		return id
-	}
-	return fmt.Sprintf("%s %q", parts[0], parts[1])
 }
 
 // inflight is the checkpoint being taken.
@@ -636,48 +372,3 @@ func (c *coordinator) curReport(i int) *report {
 
 // errInterrupted is the cause of a Read cut short for a checkpoint.
 var errInterrupted = errors.New("interrupted for a checkpoint")
-
-// readInterrupt lets the coordinator cut short an unbounded source's Read
-// (a Kafka source waiting for messages), so that barriers and commits do
-// not wait for data to arrive. The connector contract makes that safe: a
-// Read whose context ends returns without losing what it did not return.
-type readInterrupt struct {
-	mu      sync.Mutex
-	cancel  context.CancelCauseFunc
-	pending bool
-}
-
-// begin returns the context for one Read, or nil when an interrupt is
-// already pending: the caller handles it first.
-func (r *readInterrupt) begin(parent context.Context) context.Context {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.pending {
-		r.pending = false
-		return nil
-	}
-	ctx, cancel := context.WithCancelCause(parent)
-	r.cancel = cancel
-	return ctx
-}
-
-// end releases the Read's context and reports whether it was interrupted.
-func (r *readInterrupt) end(ctx context.Context) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	interrupted := errors.Is(context.Cause(ctx), errInterrupted)
-	r.cancel(nil)
-	r.cancel = nil
-	r.pending = false
-	return interrupted
-}
-
-func (r *readInterrupt) interrupt() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.cancel != nil {
-		r.cancel(errInterrupted)
-		return
-	}
-	r.pending = true
-}

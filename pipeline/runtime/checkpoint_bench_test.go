@@ -13,6 +13,8 @@ import (
 	"github.com/etld/etld/internal/checkpoint"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime/aggop"
+	"github.com/etld/etld/pipeline/runtime/optest"
 )
 
 func benchEnv(name string, def int) int {
@@ -22,7 +24,7 @@ func benchEnv(name string, def int) int {
 	return def
 }
 
-var benchAggs = []AggCall{{Func: CountStar, Arg: -1}, {Func: Sum, Arg: 2, ArgType: tBigInt}, {Func: Max, Arg: 2, ArgType: tBigInt}}
+var benchAggs = []aggop.AggCall{{Func: aggop.CountStar, Arg: -1}, {Func: aggop.Sum, Arg: 2, ArgType: optest.TBigInt}, {Func: aggop.Max, Arg: 2, ArgType: optest.TBigInt}}
 
 // BenchmarkCheckpointState: what a checkpoint of a GROUP BY with N keys
 // (COUNT(*), SUM, MAX over BIGINT keys) costs: the operator's Snapshot
@@ -33,9 +35,9 @@ var benchAggs = []AggCall{{Func: CountStar, Arg: -1}, {Func: Sum, Arg: 2, ArgTyp
 //	go test -run '^$' -bench CheckpointState -benchtime 3x ./pipeline/runtime/
 func BenchmarkCheckpointState(b *testing.B) {
 	nkeys := benchEnv("ETLD_BENCH_KEYS", 100_000)
-	g := NewGroupAgg([]int{0}, benchAggs, GroupAggOptions{InsertOnly: true})
-	for _, in := range benchPool((nkeys+1023)/1024, 1024, nkeys, 1) {
-		if err := g.Process(in, &discard{}); err != nil {
+	g := aggop.NewGroupAgg([]int{0}, benchAggs, aggop.GroupAggOptions{InsertOnly: true})
+	for _, in := range optest.BenchPool((nkeys+1023)/1024, 1024, nkeys, 1) {
+		if err := g.Process(in, &optest.Discard{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -67,7 +69,7 @@ func BenchmarkCheckpointState(b *testing.B) {
 		b.Fatal(err)
 	}
 	t0 := time.Now()
-	r := NewGroupAgg([]int{0}, benchAggs, GroupAggOptions{InsertOnly: true})
+	r := aggop.NewGroupAgg([]int{0}, benchAggs, aggop.GroupAggOptions{InsertOnly: true})
 	if err := r.Restore(cp.Components[0].Runtime); err != nil {
 		b.Fatal(err)
 	}
@@ -127,12 +129,12 @@ func (nullSink) Commit(context.Context, []byte) error     { return nil }
 func BenchmarkCheckpointThroughput(b *testing.B) {
 	rows := benchEnv("ETLD_BENCH_ROWS", 1_000_000)
 	nkeys := benchEnv("ETLD_BENCH_KEYS", 100_000)
-	pool := benchPool(256, 1024, nkeys, 1)
+	pool := optest.BenchPool(256, 1024, nkeys, 1)
 	run := func(opt CheckpointOptions) (time.Duration, int64) {
 		src := &poolSource{pool: pool, n: rows / 1024}
 		sn := &SourceNode{Node: Node{Name: "src", Kind: "source"}, Source: src}
 		op := &OpNode{Node: Node{Name: "agg", Kind: "transform"}, Input: &sn.Node,
-			Op: NewGroupAgg([]int{0}, benchAggs, GroupAggOptions{InsertOnly: true})}
+			Op: aggop.NewGroupAgg([]int{0}, benchAggs, aggop.GroupAggOptions{InsertOnly: true})}
 		g := &Graph{Name: "bench", Sources: []*SourceNode{sn}, Ops: []*OpNode{op},
 			Sinks: []*SinkNode{{Node: Node{Name: "out", Kind: "sink"}, Input: &op.Node, Sink: nullSink{}, Mode: connector.Upsert, Key: []int{0}, Compact: true}}}
 		t0 := time.Now()

@@ -13,9 +13,12 @@ import (
 	"time"
 
 	"github.com/etld/etld/internal/checkpoint"
+	"github.com/etld/etld/internal/retry"
 	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime/aggop"
+	"github.com/etld/etld/pipeline/runtime/optest"
 )
 
 // events is a log shared by the fake connectors below, in order.
@@ -149,13 +152,13 @@ func (s *logSink) Commit(_ context.Context, state []byte) error {
 
 // countGraph is feed -> GROUP BY key COUNT(*), SUM(v) -> sink.
 func countGraph(src *feedSource, sink *logSink) *Graph {
-	return countGraphWith(src, sink, GroupAggOptions{})
+	return countGraphWith(src, sink, aggop.GroupAggOptions{})
 }
 
-func countGraphWith(src *feedSource, sink *logSink, opt GroupAggOptions) *Graph {
+func countGraphWith(src *feedSource, sink *logSink, opt aggop.GroupAggOptions) *Graph {
 	g := &Graph{Name: "t"}
 	sn := &SourceNode{Node: Node{Name: "src", Kind: "source", Fingerprint: "feed"}, Source: src}
-	agg := NewGroupAgg([]int{0}, []AggCall{{Func: CountStar, Arg: -1}, {Func: Sum, Arg: 1, ArgType: tBigInt}}, opt)
+	agg := aggop.NewGroupAgg([]int{0}, []aggop.AggCall{{Func: aggop.CountStar, Arg: -1}, {Func: aggop.Sum, Arg: 1, ArgType: optest.TBigInt}}, opt)
 	op := &OpNode{Node: Node{Name: "agg", Kind: "transform", Fingerprint: "count"}, Input: &sn.Node, Op: agg}
 	g.Sources = []*SourceNode{sn}
 	g.Ops = []*OpNode{op}
@@ -339,6 +342,10 @@ func TestStaleStateIsRefused(t *testing.T) {
 			err := Run(context.Background(), g, Options{Checkpoint: CheckpointOptions{Store: store}})
 			if err == nil {
 				t.Fatal("a pipeline that no longer fits its state ran")
+			}
+			// Running again meets the same state: retrying cannot help.
+			if !retry.IsPermanent(err) {
+				t.Errorf("error %q is not marked permanent", err)
 			}
 			for _, w := range append(tc.wants, "no longer fits", "remove "+store.Dir()) {
 				if !strings.Contains(err.Error(), w) {

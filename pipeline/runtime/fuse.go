@@ -1,5 +1,13 @@
 package runtime
 
+import (
+	"slices"
+
+	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime/operator"
+)
+
 // Fusion: a Calc (projection and filter) that is the only reader of an
 // insert-only source whose decoding runs on several goroutines
 // (connector.MappingSource) runs there too, together with the source's
@@ -12,13 +20,6 @@ package runtime
 // expressions failed goes to on_error in order, on the source's goroutine)
 // comes as the source decoded it and takes the usual way. explain is not
 // changed: the plan is the same, only where its Calc runs.
-
-import (
-	"slices"
-
-	"github.com/etld/etld/pipeline/connector"
-	"github.com/etld/etld/pipeline/row"
-)
 
 // fusion is a source node's fused Calc and that Calc's node.
 type fusion struct {
@@ -193,7 +194,7 @@ func (f *fusion) mapBatch(b *row.Batch) *row.Batch {
 	}
 	if f.picked {
 		// The source decoded the Calc's rows: b is the result.
-		b.Origin = &fusedOrigin{derivedOrigin: derivedOrigin{parent: b.Origin}, read: b.Len(), kept: b.Len(), wm: NoWatermark,
+		b.Origin = &fusedOrigin{derivedOrigin: derivedOrigin{parent: b.Origin}, read: b.Len(), kept: b.Len(), wm: operator.NoWatermark,
 			same: true, recycle: f.recycle, by: f.releaser}
 		return b
 	}
@@ -259,7 +260,7 @@ func (f *fusion) filterBatch(b *row.Batch) *row.Batch {
 		}
 	}
 	b.Changes = b.Changes[:len(pass)]
-	b.Origin = &fusedOrigin{derivedOrigin: derivedOrigin{parent: b.Origin, from: pass}, read: read, kept: read, wm: NoWatermark,
+	b.Origin = &fusedOrigin{derivedOrigin: derivedOrigin{parent: b.Origin, from: pass}, read: read, kept: read, wm: operator.NoWatermark,
 		recycle: f.recycle, by: f.releaser}
 	return b
 }
@@ -269,7 +270,7 @@ func (f *fusion) filterBatch(b *row.Batch) *row.Batch {
 // one).
 func (f *fusion) calcRows(b *row.Batch, rows []row.Change, srcFrom []int32, kept int) *row.Batch {
 	s, c := f.src, f.calc
-	wm := NoWatermark
+	wm := operator.NoWatermark
 	// Pass one: the watermark and the filter, keeping the passing rows'
 	// numbers.
 	pass := make([]int32, 0, len(rows))
@@ -400,16 +401,6 @@ func (p *slabPool) put(s []row.Value) {
 	case p.free <- s:
 	default:
 	}
-}
-
-// InputReleaser is an operator that may keep nothing of an input
-// batch's rows once Process returned (it folds them into state of its
-// own, or copies what it keeps): the node then gives the rows' memory
-// back to the decoders that made them (slabPool). ReleasesInput is
-// asked after each Process that returned nil, and must be false when
-// the operator keeps a row slice, or a change's row, of that batch.
-type InputReleaser interface {
-	ReleasesInput() bool
 }
 
 // release gives the rows of b, a batch node n is done with, back to the

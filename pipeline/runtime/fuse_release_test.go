@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime/aggop"
+	"github.com/etld/etld/pipeline/runtime/optest"
 )
 
 // TestSlabPool: a slab given back is the next one handed out; a full
@@ -68,24 +70,24 @@ func TestRelease(t *testing.T) {
 // row, let their input go; row by row a retraction keeps the row that
 // emptied its key.
 func TestGroupAggReleasesInput(t *testing.T) {
-	aggs := []AggCall{{Func: CountStar, Arg: -1}, {Func: Max, Arg: 1, ArgType: tBigInt}}
+	aggs := []aggop.AggCall{{Func: aggop.CountStar, Arg: -1}, {Func: aggop.Max, Arg: 1, ArgType: optest.TBigInt}}
 	cases := []struct {
 		name string
-		opt  GroupAggOptions
+		opt  aggop.GroupAggOptions
 		want bool
 	}{
-		{"batch", GroupAggOptions{Batch: true, InsertOnly: true}, true},
-		{"mini-batch over inserts", GroupAggOptions{InsertOnly: true, MiniBatch: true}, true},
-		{"mini-batch over updates", GroupAggOptions{MiniBatch: true}, false},
-		{"streaming row by row", GroupAggOptions{InsertOnly: true}, false},
+		{"batch", aggop.GroupAggOptions{Batch: true, InsertOnly: true}, true},
+		{"mini-batch over inserts", aggop.GroupAggOptions{InsertOnly: true, MiniBatch: true}, true},
+		{"mini-batch over updates", aggop.GroupAggOptions{MiniBatch: true}, false},
+		{"streaming row by row", aggop.GroupAggOptions{InsertOnly: true}, false},
 	}
 	for _, tc := range cases {
-		if got := NewGroupAgg([]int{0}, aggs, tc.opt).ReleasesInput(); got != tc.want {
+		if got := aggop.NewGroupAgg([]int{0}, aggs, tc.opt).ReleasesInput(); got != tc.want {
 			t.Errorf("%s: ReleasesInput() = %v, want %v", tc.name, got, tc.want)
 		}
 	}
-	g := NewGroupAgg([]int{0}, aggs, GroupAggOptions{Batch: true, InsertOnly: true})
-	g.rowByRow = true
+	g := aggop.NewGroupAgg([]int{0}, aggs, aggop.GroupAggOptions{Batch: true, InsertOnly: true})
+	g.RowByRow = true
 	if g.ReleasesInput() {
 		t.Error("row by row (rowByRow) releases its input")
 	}

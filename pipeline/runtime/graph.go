@@ -7,6 +7,7 @@ import (
 
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime/operator"
 )
 
 // Graph is a pipeline ready to run: its nodes and their wiring. The
@@ -101,7 +102,9 @@ type SourceNode struct {
 type OpNode struct {
 	Node
 	Input *Node
-	Op    Operator
+	// Op is an operator.Operator, or an operator.TwoInput behind a
+	// union that numbers its inputs.
+	Op operator.Lifecycle
 }
 
 // SinkNode writes into a connector sink.

@@ -12,6 +12,8 @@ import (
 	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime/joinop"
+	"github.com/etld/etld/pipeline/runtime/optest"
 )
 
 // joinFeedGraph is two feeds -> union (their sides) -> LEFT JOIN on the
@@ -21,7 +23,7 @@ func joinFeedGraph(a, b *feedSource, sink *logSink) *Graph {
 	sa := &SourceNode{Node: Node{Name: "a", Kind: "source", Fingerprint: "feed"}, Source: a}
 	sb := &SourceNode{Node: Node{Name: "b", Kind: "source", Fingerprint: "feed"}, Source: b}
 	u := &UnionNode{Node: Node{Name: "inputs", Kind: "transform"}, Inputs: []*Node{&sa.Node, &sb.Node}}
-	j := NewJoin(JoinSpec{Kind: LeftJoin, LeftKeys: []int{0}, RightKeys: []int{0}, LeftWidth: 2, RightWidth: 2,
+	j := joinop.NewJoin(joinop.JoinSpec{Kind: joinop.LeftJoin, LeftKeys: []int{0}, RightKeys: []int{0}, LeftWidth: 2, RightWidth: 2,
 		Residual: func(r row.Row) (bool, error) { return r[1].Int64()%2 == 0 || r[3].Int64() > 104, nil }})
 	op := &OpNode{Node: Node{Name: "join", Kind: "transform", Fingerprint: "join"}, Input: &u.Node, Op: j}
 	g.Sources = []*SourceNode{sa, sb}
@@ -96,7 +98,7 @@ func TestJoinCheckpointRestore(t *testing.T) {
 	g2 := joinFeedGraph(a2, b2, sink2)
 	start(g2, Options{Checkpoint: CheckpointOptions{Interval: time.Hour, Store: store}}).wait(t)
 
-	got := foldChanges(t, append(slices.Clone(sink.rows[:kept]), sink2.rows...))
+	got := optest.FoldChanges(t, append(slices.Clone(sink.rows[:kept]), sink2.rows...))
 	var want []string
 	for x := range int64(20) {
 		n := 0

@@ -11,21 +11,24 @@ import (
 	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime/joinop"
+	"github.com/etld/etld/pipeline/runtime/operator"
+	"github.com/etld/etld/pipeline/runtime/optest"
 )
 
 // tenWindows appends window_start and window_end of the 10 µs window
 // holding a feed row's value (its time), as a TUMBLE TVF would.
 type tenWindows struct{}
 
-func (tenWindows) Process(in *row.Batch, out Emitter) error {
+func (tenWindows) Process(in *row.Batch, out operator.Emitter) error {
 	for _, c := range in.Changes {
 		start := c.Row[1].Int64() / 10 * 10
 		out.Emit(c.Kind, append(slices.Clone(c.Row), row.TimestampValue(start), row.TimestampValue(start+10)))
 	}
 	return nil
 }
-func (tenWindows) Watermark(int64, Emitter) error { return nil }
-func (tenWindows) Finish(Emitter) error           { return nil }
+func (tenWindows) Watermark(int64, operator.Emitter) error { return nil }
+func (tenWindows) Finish(operator.Emitter) error           { return nil }
 
 // windowJoinFeedGraph is two feeds (watermark: the largest value read)
 // -> windows -> union -> inner window join on the key column -> sink.
@@ -37,7 +40,7 @@ func windowJoinFeedGraph(a, b *feedSource, sink *logSink) *Graph {
 	wa := &OpNode{Node: Node{Name: "wa", Kind: "transform", Fingerprint: "windows"}, Input: &sa.Node, Op: tenWindows{}}
 	wb := &OpNode{Node: Node{Name: "wb", Kind: "transform", Fingerprint: "windows"}, Input: &sb.Node, Op: tenWindows{}}
 	u := &UnionNode{Node: Node{Name: "inputs", Kind: "transform"}, Inputs: []*Node{&wa.Node, &wb.Node}}
-	j := NewWindowJoin(WindowJoinSpec{Kind: InnerJoin, LeftKeys: []int{0}, RightKeys: []int{0}, LeftWidth: 4, RightWidth: 4,
+	j := joinop.NewWindowJoin(joinop.WindowJoinSpec{Kind: joinop.InnerJoin, LeftKeys: []int{0}, RightKeys: []int{0}, LeftWidth: 4, RightWidth: 4,
 		LeftStart: 2, LeftEnd: 3, RightStart: 2, RightEnd: 3})
 	op := &OpNode{Node: Node{Name: "join", Kind: "transform", Fingerprint: "window join"}, Input: &u.Node, Op: j}
 	g.Sources = []*SourceNode{sa, sb}
@@ -103,7 +106,7 @@ func TestWindowJoinCheckpointRestore(t *testing.T) {
 	g2 := windowJoinFeedGraph(a2, b2, sink2)
 	start(g2, Options{Checkpoint: CheckpointOptions{Interval: time.Hour, Store: store}}).wait(t)
 
-	got := foldChanges(t, sink2.rows)
+	got := optest.FoldChanges(t, sink2.rows)
 	var want []string
 	for x := range int64(20) {
 		for y := range int64(20) {

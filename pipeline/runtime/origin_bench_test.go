@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime/optest"
 )
 
 // BenchmarkCalcPositions: what carrying record positions costs a filter
@@ -15,7 +16,7 @@ import (
 //
 //	go test -run '^$' -bench CalcPositions -count 10 ./pipeline/runtime/
 func BenchmarkCalcPositions(b *testing.B) {
-	plain := benchPool(64, 1024, 100_000, 1)
+	plain := optest.BenchPool(64, 1024, 100_000, 1)
 	tracked := make([]*row.Batch, len(plain))
 	for i, p := range plain {
 		pos := row.NewPositions(p.Len(), ":")

@@ -6,6 +6,8 @@ import (
 
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime/aggop"
+	"github.com/etld/etld/pipeline/runtime/operator"
 )
 
 // TestOperatorsCarryPositions: the output batches of a filter (split
@@ -25,12 +27,12 @@ func TestOperatorsCarryPositions(t *testing.T) {
 	keepOdd := func(r row.Row) (bool, error) { return r[1].Int64()%2 == 1, nil }
 	tests := []struct {
 		name string
-		op   Operator
+		op   operator.Operator
 		// want: the position of each output change, in order.
 		want []string
 	}{
 		{"filter", &Calc{Filter: keepOdd}, []string{"in.csv:11", "in.csv:13", "in.csv:15"}},
-		{"group aggregate", NewGroupAgg([]int{0}, []AggCall{{Func: CountStar, Arg: -1}}, GroupAggOptions{InsertOnly: true}),
+		{"group aggregate", aggop.NewGroupAgg([]int{0}, []aggop.AggCall{{Func: aggop.CountStar, Arg: -1}}, aggop.GroupAggOptions{InsertOnly: true}),
 			// +I k0, +I k1, then -U/+U of each key per row.
 			[]string{"in.csv:10", "in.csv:11", "in.csv:12", "in.csv:12", "in.csv:13", "in.csv:13", "in.csv:14", "in.csv:14", "in.csv:15", "in.csv:15"}},
 	}
@@ -142,9 +144,9 @@ func TestMiniBatchPositions(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			g := NewGroupAgg([]int{0}, []AggCall{{Func: CountStar, Arg: -1}}, GroupAggOptions{InsertOnly: tc.insertOnly, MiniBatch: true, MiniBatchSize: 6})
-			if g.vectorized() != tc.insertOnly {
-				t.Fatalf("vectorized %v", g.vectorized())
+			g := aggop.NewGroupAgg([]int{0}, []aggop.AggCall{{Func: aggop.CountStar, Arg: -1}}, aggop.GroupAggOptions{InsertOnly: tc.insertOnly, MiniBatch: true, MiniBatchSize: 6})
+			if g.Vectorized() != tc.insertOnly {
+				t.Fatalf("vectorized %v", g.Vectorized())
 			}
 			for n, s := range tc.steps {
 				em := newBatchEmitter(100)

@@ -1,8 +1,5 @@
 package runtime
 
-// The source side of a run: reading batches, evaluating computed columns
-// and the watermark, and taking part in checkpoints between two Reads.
-
 import (
 	"context"
 	"encoding/binary"
@@ -12,13 +9,17 @@ import (
 
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime/operator"
 )
+
+// The source side of a run: reading batches, evaluating computed columns
+// and the watermark, and taking part in checkpoints between two Reads.
 
 func runSource(ctx context.Context, s *SourceNode, fz *fusion, batchSize int, stop <-chan struct{}, co *coordinator) (err error) {
 	defer s.closeOutputs()
 	p := s.cp
-	s.Stats.Watermark.Store(NoWatermark)
-	wm := NoWatermark
+	s.Stats.Watermark.Store(operator.NoWatermark)
+	wm := operator.NoWatermark
 	restoredEnd := false
 	if r := p.restored; r != nil {
 		restoredEnd = r.Ended
@@ -81,43 +82,8 @@ func runSource(ctx context.Context, s *SourceNode, fz *fusion, batchSize int, st
 		}
 		b, rerr := s.Source.Read(rctx, batchSize)
 		interrupted := p.interrupt != nil && p.interrupt.end(rctx)
-		if fo := fusedOf(b); fo != nil && fz != nil {
-			// Mapped by the fused Calc in the source's decoders: count
-			// for the source and for the Calc what they would have.
-			s.Stats.RowsIn.Add(int64(fo.read))
-			s.Stats.RowsOut.Add(int64(fo.kept))
-			fz.op.Stats.RowsIn.Add(int64(fo.kept - b.Len()))
-			if b.Len() > 0 {
-				if err := s.send(ctx, message{batch: b}); err != nil {
-					return err
-				}
-			}
-			if fo.wm > wm {
-				wm = fo.wm
-				s.Stats.Watermark.Store(wm)
-				if err := s.send(ctx, message{kind: msgWatermark, watermark: wm}); err != nil {
-					return err
-				}
-			}
-		} else if b != nil && b.Len() > 0 {
-			s.Stats.RowsIn.Add(int64(b.Len()))
-			out, next, err := s.prepare(b, wm)
-			if err != nil {
-				return err
-			}
-			if out.Len() > 0 {
-				s.Stats.RowsOut.Add(int64(out.Len()))
-				if err := s.send(ctx, message{batch: out}); err != nil {
-					return err
-				}
-			}
-			if next > wm {
-				wm = next
-				s.Stats.Watermark.Store(wm)
-				if err := s.send(ctx, message{kind: msgWatermark, watermark: wm}); err != nil {
-					return err
-				}
-			}
+		if wm, err = s.forward(ctx, b, fz, wm); err != nil {
+			return err
 		}
 		switch {
 		case rerr == nil:
@@ -125,9 +91,9 @@ func runSource(ctx context.Context, s *SourceNode, fz *fusion, batchSize int, st
 		case errors.Is(rerr, io.EOF):
 			if s.EventTime != nil {
 				// The end of a bounded input closes every window.
-				wm = MaxWatermark
-				s.Stats.Watermark.Store(MaxWatermark)
-				if err := s.send(ctx, message{kind: msgWatermark, watermark: MaxWatermark}); err != nil {
+				wm = operator.MaxWatermark
+				s.Stats.Watermark.Store(operator.MaxWatermark)
+				if err := s.send(ctx, message{kind: msgWatermark, watermark: operator.MaxWatermark}); err != nil {
 					return err
 				}
 			}
@@ -197,7 +163,7 @@ func (s *SourceNode) end(ctx context.Context, co *coordinator, wm int64, eof boo
 }
 
 func encodeWatermark(wm int64) []byte {
-	if wm == NoWatermark {
+	if wm == operator.NoWatermark {
 		return nil
 	}
 	return binary.AppendVarint(nil, wm)
@@ -273,7 +239,7 @@ func (s *SourceNode) prepare(b *row.Batch, wm int64) (*row.Batch, int64, error) 
 // badRecord describes change i of b, on which the source's computed
 // columns or watermark failed with err.
 func (s *SourceNode) badRecord(b *row.Batch, i int, err error) connector.BadRecord {
-	pos := positionOf(b, i)
+	pos := operator.PositionOf(b, i)
 	if pos == "" {
 		pos = "source " + s.Name
 	}
@@ -286,4 +252,42 @@ func (s *SourceNode) reject(b *row.Batch, i int, err error) error {
 		return bad
 	}
 	return s.Reject(bad)
+}
+
+// forward sends what the source read (b, nil or empty at times) on,
+// through its computed columns and watermark unless a fused Calc mapped
+// it in the decoders already, and then the watermark if it advanced.
+// It returns the source's watermark.
+func (s *SourceNode) forward(ctx context.Context, b *row.Batch, fz *fusion, wm int64) (int64, error) {
+	next := wm
+	if fo := fusedOf(b); fo != nil && fz != nil {
+		// Count for the source and for the Calc what they would have.
+		s.Stats.RowsIn.Add(int64(fo.read))
+		s.Stats.RowsOut.Add(int64(fo.kept))
+		fz.op.Stats.RowsIn.Add(int64(fo.kept - b.Len()))
+		if b.Len() > 0 {
+			if err := s.send(ctx, message{batch: b}); err != nil {
+				return wm, err
+			}
+		}
+		next = fo.wm
+	} else if b != nil && b.Len() > 0 {
+		s.Stats.RowsIn.Add(int64(b.Len()))
+		out, w, err := s.prepare(b, wm)
+		if err != nil {
+			return wm, err
+		}
+		if out.Len() > 0 {
+			s.Stats.RowsOut.Add(int64(out.Len()))
+			if err := s.send(ctx, message{batch: out}); err != nil {
+				return wm, err
+			}
+		}
+		next = w
+	}
+	if next <= wm {
+		return wm, nil
+	}
+	s.Stats.Watermark.Store(next)
+	return next, s.send(ctx, message{kind: msgWatermark, watermark: next})
 }

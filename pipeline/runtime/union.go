@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime/operator"
 )
 
 // UnionNode merges several inputs into one stream (UNION ALL): batches pass
@@ -45,7 +46,7 @@ type unionMsg struct {
 
 func runUnion(ctx context.Context, n *UnionNode, ins []chan message, co *coordinator) error {
 	defer n.closeOutputs()
-	n.Stats.Watermark.Store(NoWatermark)
+	n.Stats.Watermark.Store(operator.NoWatermark)
 	fctx, fcancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -65,10 +66,10 @@ func runUnion(ctx context.Context, n *UnionNode, ins []chan message, co *coordin
 	stopped := make([]bool, len(ins)) // ended by a stop: still holds the watermark
 	arrived := make([]bool, len(ins))
 	for i := range wms {
-		wms[i] = NoWatermark
+		wms[i] = operator.NoWatermark
 	}
 	var pending int64 // the barrier being aligned, 0 for none
-	open, stop, outWM := len(ins), false, NoWatermark
+	open, stop, outWM := len(ins), false, operator.NoWatermark
 	// aligned forwards the pending barrier once every open input
 	// delivered it, and lets the held inputs go on.
 	aligned := func() error {
@@ -97,13 +98,13 @@ func runUnion(ctx context.Context, n *UnionNode, ins []chan message, co *coordin
 	}
 	// advance sends the minimum watermark of the open inputs if it grew.
 	advance := func() error {
-		low, some := MaxWatermark, false
+		low, some := operator.MaxWatermark, false
 		for i, wm := range wms {
 			if !closed[i] || stopped[i] {
 				low, some = min(low, wm), true
 			}
 		}
-		if !some || low == NoWatermark || low <= outWM {
+		if !some || low == operator.NoWatermark || low <= outWM {
 			return nil
 		}
 		outWM = low

@@ -5,6 +5,7 @@ import (
 
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime/operator"
 )
 
 // Unnest is `input CROSS JOIN UNNEST(x)`: each input row joined with every
@@ -47,16 +48,16 @@ func (u *Unnest) width() int {
 }
 
 // Process implements Operator.
-func (u *Unnest) Process(in *row.Batch, out Emitter) error {
-	tr := trackerOf(in, out)
+func (u *Unnest) Process(in *row.Batch, out operator.Emitter) error {
+	tr := operator.TrackerOf(in, out)
 	w := u.width()
 	for i, ch := range in.Changes {
 		if tr != nil {
-			tr.at(i)
+			tr.At(i)
 		}
 		x, err := u.Of(ch.Row)
 		if err != nil {
-			bad := connector.BadRecord{Position: positionOf(in, i), Transform: u.Transform,
+			bad := connector.BadRecord{Position: operator.PositionOf(in, i), Transform: u.Transform,
 				Raw: []byte(row.Change{Kind: row.Insert, Row: ch.Row}.String()), Err: err}
 			if u.Reject == nil {
 				return fmt.Errorf("%w (row %s)", bad, bad.Raw)
@@ -103,7 +104,7 @@ func (u *Unnest) Process(in *row.Batch, out Emitter) error {
 }
 
 // Watermark implements Operator.
-func (u *Unnest) Watermark(int64, Emitter) error { return nil }
+func (u *Unnest) Watermark(int64, operator.Emitter) error { return nil }
 
 // Finish implements Operator.
-func (u *Unnest) Finish(Emitter) error { return nil }
+func (u *Unnest) Finish(operator.Emitter) error { return nil }

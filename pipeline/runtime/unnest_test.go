@@ -8,6 +8,9 @@ import (
 
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime/aggop"
+	"github.com/etld/etld/pipeline/runtime/operator"
+	"github.com/etld/etld/pipeline/runtime/optest"
 )
 
 func strArray(xs ...string) row.Value {
@@ -32,26 +35,26 @@ func TestUnnest(t *testing.T) {
 		want []string
 	}{
 		{"array keeps kinds", &Unnest{Of: col1}, []row.Change{
-			{Kind: I, Row: row.Row{row.IntValue(1), strArray("a", "b")}},
-			{Kind: UB, Row: row.Row{row.IntValue(1), strArray("a", "b")}},
-			{Kind: UA, Row: row.Row{row.IntValue(1), strArray("c")}},
-			{Kind: D, Row: row.Row{row.IntValue(1), strArray("c")}},
-			{Kind: I, Row: row.Row{row.IntValue(2), row.NullValue}},
-			{Kind: I, Row: row.Row{row.IntValue(3), strArray()}},
+			{Kind: row.Insert, Row: row.Row{row.IntValue(1), strArray("a", "b")}},
+			{Kind: row.UpdateBefore, Row: row.Row{row.IntValue(1), strArray("a", "b")}},
+			{Kind: row.UpdateAfter, Row: row.Row{row.IntValue(1), strArray("c")}},
+			{Kind: row.Delete, Row: row.Row{row.IntValue(1), strArray("c")}},
+			{Kind: row.Insert, Row: row.Row{row.IntValue(2), row.NullValue}},
+			{Kind: row.Insert, Row: row.Row{row.IntValue(3), strArray()}},
 		}, []string{"+I[1, [a, b], a]", "+I[1, [a, b], b]", "-U[1, [a, b], a]", "-U[1, [a, b], b]", "+U[1, [c], c]", "-D[1, [c], c]"}},
 		{"rows and ordinality", &Unnest{Of: col1, Fields: 2, Ordinality: true}, []row.Change{
-			{Kind: I, Row: row.Row{row.IntValue(1), row.ArrayValue([]row.Value{pair, row.NullValue})}},
+			{Kind: row.Insert, Row: row.Row{row.IntValue(1), row.ArrayValue([]row.Value{pair, row.NullValue})}},
 		}, []string{"+I[1, [+I[1, x], null], 1, x, 1]", "+I[1, [+I[1, x], null], null, null, 2]"}},
 		{"map", &Unnest{Of: col1, Map: true, Ordinality: true}, []row.Change{
-			{Kind: I, Row: row.Row{row.IntValue(1), row.MapValue([]row.Value{row.StringValue("k"), row.StringValue("j")}, []row.Value{row.IntValue(5), row.NullValue})}},
+			{Kind: row.Insert, Row: row.Row{row.IntValue(1), row.MapValue([]row.Value{row.StringValue("k"), row.StringValue("j")}, []row.Value{row.IntValue(5), row.NullValue})}},
 		}, []string{"+I[1, {k=5, j=null}, k, 5, 1]", "+I[1, {k=5, j=null}, j, null, 2]"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			out := &aggOut{}
-			if err := tc.u.Process(aggBatch(tc.in...), out); err != nil {
+			out := &optest.Out{}
+			if err := tc.u.Process(optest.Batch(tc.in...), out); err != nil {
 				t.Fatal(err)
 			}
-			if got := out.take(); !slices.Equal(got, tc.want) {
+			if got := out.Take(); !slices.Equal(got, tc.want) {
 				t.Fatalf("got  %q\nwant %q", got, tc.want)
 			}
 		})
@@ -59,11 +62,11 @@ func TestUnnest(t *testing.T) {
 	boom := errors.New("boom")
 	var rejected []string
 	u := &Unnest{Of: func(row.Row) (row.Value, error) { return row.NullValue, boom }}
-	if err := u.Process(aggBatch(row.Change{Kind: I, Row: row.Row{row.IntValue(1)}}), &aggOut{}); err == nil || !strings.Contains(err.Error(), "boom") {
+	if err := u.Process(optest.Batch(row.Change{Kind: row.Insert, Row: row.Row{row.IntValue(1)}}), &optest.Out{}); err == nil || !strings.Contains(err.Error(), "boom") {
 		t.Fatalf("without Reject: %v", err)
 	}
 	u.Reject = func(b connector.BadRecord) error { rejected = append(rejected, b.Err.Error()); return nil }
-	if err := u.Process(aggBatch(row.Change{Kind: I, Row: row.Row{row.IntValue(1)}}), &aggOut{}); err != nil || len(rejected) != 1 {
+	if err := u.Process(optest.Batch(row.Change{Kind: row.Insert, Row: row.Row{row.IntValue(1)}}), &optest.Out{}); err != nil || len(rejected) != 1 {
 		t.Fatalf("with Reject: %v, %q", err, rejected)
 	}
 }
@@ -75,18 +78,18 @@ func TestCompositeKeysSurviveSnapshot(t *testing.T) {
 	m := func(v int32) row.Value {
 		return row.MapValue([]row.Value{row.StringValue("v")}, []row.Value{row.IntValue(v)})
 	}
-	fresh := func() Operator {
-		return NewGroupAgg([]int{0}, []AggCall{{Func: CountStar, Arg: -1}, {Func: LastValue, Arg: 1, ArgType: mt}}, GroupAggOptions{InsertOnly: true})
+	fresh := func() operator.Operator {
+		return aggop.NewGroupAgg([]int{0}, []aggop.AggCall{{Func: aggop.CountStar, Arg: -1}, {Func: aggop.LastValue, Arg: 1, ArgType: mt}}, aggop.GroupAggOptions{InsertOnly: true})
 	}
 	a := fresh()
-	out := &aggOut{}
-	first := []row.Change{{Kind: I, Row: row.Row{strArray("x", "y"), m(1)}}, {Kind: I, Row: row.Row{strArray("x"), m(2)}}}
-	drive(t, a, []step{{batch: first}}, out)
-	out.take()
-	b := restored(t, fresh, a)
-	drive(t, b, []step{{batch: []row.Change{{Kind: I, Row: row.Row{strArray("x", "y"), m(3)}}}}}, out)
+	out := &optest.Out{}
+	first := []row.Change{{Kind: row.Insert, Row: row.Row{strArray("x", "y"), m(1)}}, {Kind: row.Insert, Row: row.Row{strArray("x"), m(2)}}}
+	optest.Drive(t, a, []optest.Step{{Batch: first}}, out)
+	out.Take()
+	b := optest.Restored(t, fresh, a)
+	optest.Drive(t, b, []optest.Step{{Batch: []row.Change{{Kind: row.Insert, Row: row.Row{strArray("x", "y"), m(3)}}}}}, out)
 	want := []string{"-U[[x, y], 1, {v=1}]", "+U[[x, y], 2, {v=3}]"}
-	if got := out.take(); !slices.Equal(got, want) {
+	if got := out.Take(); !slices.Equal(got, want) {
 		t.Fatalf("after restore: got %q, want %q", got, want)
 	}
 }

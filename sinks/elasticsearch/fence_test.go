@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/etld/etld/internal/builtin"
+	"github.com/etld/etld/builtin"
 	"github.com/etld/etld/internal/checkpoint"
 	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline/connector"

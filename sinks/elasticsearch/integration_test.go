@@ -17,7 +17,7 @@ import (
 
 	"github.com/elastic/go-elasticsearch/v8"
 
-	"github.com/etld/etld/internal/builtin"
+	"github.com/etld/etld/builtin"
 	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline"
 	"github.com/etld/etld/pipeline/connector"
@@ -503,8 +503,8 @@ sinks:
 }
 
 // TestRecoveryAfterOutage keeps the cluster away long enough for the
-// backoff to reach its cap (ETLD_OUTAGE_SECONDS, default 8; the issue saw
-// 4-7 s recoveries after a 30-40 s outage with a 30 s cap), then brings
+// backoff to reach its cap (ETLD_OUTAGE_SECONDS, default 8; with a 30 s
+// cap, recoveries took 4-7 s after a 30-40 s outage), then brings
 // it back: the pending bulk request must succeed within 2 s (plus slack)
 // of the return, thanks to the 1 s cap and the health probe.
 func TestRecoveryAfterOutage(t *testing.T) {

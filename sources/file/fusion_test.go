@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/etld/etld/internal/builtin"
+	"github.com/etld/etld/builtin"
 	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline"
 	"github.com/etld/etld/sources/file"

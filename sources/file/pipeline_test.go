@@ -10,14 +10,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/etld/etld/internal/builtin"
+	"github.com/etld/etld/builtin"
 	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline"
 )
 
-// TestPipelineStrayQuote runs the file through a whole pipeline
-// under each on_error policy: an unbalanced quote on line 2 of 18 is one
-// bad record at line 2, and the 16 good rows after it are read.
+// TestPipelineStrayQuote runs a file with a stray quote through a whole
+// pipeline under each on_error policy: an unbalanced quote on line 2 of 18 is
+// one bad record at line 2, and the 16 good rows after it are read.
 func TestPipelineStrayQuote(t *testing.T) {
 	var in strings.Builder
 	var good []string

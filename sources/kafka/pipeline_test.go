@@ -14,7 +14,7 @@ import (
 
 	"github.com/segmentio/kafka-go"
 
-	"github.com/etld/etld/internal/builtin"
+	"github.com/etld/etld/builtin"
 	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline"
 )
@@ -115,9 +115,9 @@ sinks:
 	}
 }
 
-// TestPipelineTransformErrorNamesTheMessage: a CAST that fails in a
-// transform names the Kafka message (topic/partition/offset) its row
-// came from, and the transform (issue 14, item 8).
+// TestPipelineTransformErrorNamesTheMessage: a CAST that fails in a transform
+// names the Kafka message (topic/partition/offset) its row came from, and the
+// transform.
 func TestPipelineTransformErrorNamesTheMessage(t *testing.T) {
 	addr := testenv.Kafka(t)
 	ctx := testenv.Context(t, 120*time.Second)

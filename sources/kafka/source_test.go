@@ -185,7 +185,7 @@ func TestBadMessagesFollowOnError(t *testing.T) {
 
 // TestNotJSONMessageSaysSo: a plain-text message on a JSON topic is
 // reported as not JSON, with its offset in the record and an excerpt,
-// not as "expected a JSON object, got null" (issue 14, item 11).
+// not as "expected a JSON object, got null".
 func TestNotJSONMessageSaysSo(t *testing.T) {
 	addr := testenv.Kafka(t)
 	topic := createTopic(t, addr, 1)

@@ -21,12 +21,13 @@ import (
 	"github.com/etld/etld/pipeline"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/runtime"
+	"github.com/etld/etld/pipeline/runtime/joinop"
 	"github.com/etld/etld/sinks/blackhole"
 	"github.com/etld/etld/sources/file"
 	"github.com/etld/etld/sources/mysql"
 )
 
-// BenchmarkLookupJoinAgainstBatchedIN is issue 15's lookup benchmark:
+// BenchmarkLookupJoinAgainstBatchedIN is the lookup join's benchmark:
 // ETLD_BENCH_ROWS orders (default 1M) from a file, each joined with its
 // customer in a MariaDB table of a tenth as many rows (100k), into a
 // blackhole. etld without a cache and with a PARTIAL cache of every
@@ -166,7 +167,7 @@ func writeOrders(t testing.TB, path string, rows, customers int) {
 
 // runLookupPipeline runs the pipeline and returns its lookup join and the
 // rows the sink took.
-func runLookupPipeline(t testing.TB, path string) (*runtime.LookupJoin, int64) {
+func runLookupPipeline(t testing.TB, path string) (*joinop.LookupJoin, int64) {
 	r := connector.NewRegistry()
 	formats.Register(r)
 	file.Register(r)
@@ -185,9 +186,9 @@ func runLookupPipeline(t testing.TB, path string) (*runtime.LookupJoin, int64) {
 	if err := runtime.Run(ctx, g, runtime.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	var lj *runtime.LookupJoin
+	var lj *joinop.LookupJoin
 	for _, o := range g.Ops {
-		if l, ok := o.Op.(*runtime.LookupJoin); ok {
+		if l, ok := o.Op.(*joinop.LookupJoin); ok {
 			lj = l
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/etld/etld/pipeline"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/runtime"
+	"github.com/etld/etld/pipeline/runtime/joinop"
 	filesink "github.com/etld/etld/sinks/file"
 	"github.com/etld/etld/sources/file"
 	"github.com/etld/etld/sources/mysql"
@@ -45,7 +46,7 @@ func load(t *testing.T, dsn, yaml string) *pipeline.Pipeline {
 
 // runGraph runs p's graph and returns its lookup join operators, for
 // their counters.
-func runGraph(t *testing.T, p *pipeline.Pipeline) []*runtime.LookupJoin {
+func runGraph(t *testing.T, p *pipeline.Pipeline) []*joinop.LookupJoin {
 	t.Helper()
 	g, err := p.Plan.Graph()
 	if err != nil {
@@ -54,9 +55,9 @@ func runGraph(t *testing.T, p *pipeline.Pipeline) []*runtime.LookupJoin {
 	if err := runtime.Run(runCtx(t), g, runtime.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	var out []*runtime.LookupJoin
+	var out []*joinop.LookupJoin
 	for _, o := range g.Ops {
-		if lj, ok := o.Op.(*runtime.LookupJoin); ok {
+		if lj, ok := o.Op.(*joinop.LookupJoin); ok {
 			out = append(out, lj)
 		}
 	}

@@ -1,0 +1,345 @@
+package aggop
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime/state"
+)
+
+// RowArena carves output rows from shared chunks, so that emitting a row
+// costs no allocation of its own. Rows are never reused: receivers may
+// keep them.
+type RowArena struct{ buf []row.Value }
+
+func (a *RowArena) Row(width int) row.Row {
+	if len(a.buf)+width > cap(a.buf) {
+		a.buf = make([]row.Value, 0, max(256*width, 1))
+	}
+	n := len(a.buf)
+	a.buf = a.buf[:n+width]
+	return a.buf[n : n+width : n+width]
+}
+
+// DecodeKey reads the values row.KeyOf encoded into key, filling dst. It
+// is row.AppendKey's inverse (a test holds the two together); strings of
+// the result share key's memory.
+func DecodeKey(dst []row.Value, key string) error {
+	for i := range dst {
+		if len(key) < 2 {
+			return fmt.Errorf("group key truncated at column %d", i)
+		}
+		id, scale := row.TypeID(key[0]), int(key[1])
+		key = key[2:]
+		if id == row.Decimal && scale&0x80 != 0 {
+			// A wide DECIMAL: low and high word, little-endian.
+			if len(key) < 16 {
+				return fmt.Errorf("group key column %d truncated", i)
+			}
+			lo := binary.LittleEndian.Uint64([]byte(key[:8]))
+			hi := binary.LittleEndian.Uint64([]byte(key[8:16]))
+			key = key[16:]
+			dst[i] = row.Decimal128Value(row.Int128{Hi: int64(hi), Lo: lo}, scale&^0x80)
+			continue
+		}
+		switch id {
+		case row.Null:
+			dst[i] = row.NullValue
+			continue
+		case row.String, row.Bytes:
+			n, w := uvarint(key)
+			if w <= 0 || n > uint64(len(key)-w) {
+				return fmt.Errorf("group key column %d: bad string length", i)
+			}
+			s := key[w : w+int(n)]
+			key = key[w+int(n):]
+			if id == row.String {
+				dst[i] = row.StringValue(s)
+			} else {
+				dst[i] = row.BytesValue([]byte(s))
+			}
+			continue
+		}
+		if len(key) < 8 {
+			return fmt.Errorf("group key column %d truncated", i)
+		}
+		var n uint64
+		for j := 7; j >= 0; j-- {
+			n = n<<8 | uint64(key[j])
+		}
+		key = key[8:]
+		switch id {
+		case row.Boolean:
+			dst[i] = row.BoolValue(n != 0)
+		case row.Int:
+			dst[i] = row.IntValue(int32(int64(n)))
+		case row.BigInt:
+			dst[i] = row.BigIntValue(int64(n))
+		case row.Float:
+			dst[i] = row.FloatValue(float32(math.Float64frombits(n)))
+		case row.Double:
+			dst[i] = row.DoubleValue(math.Float64frombits(n))
+		case row.Decimal:
+			dst[i] = row.DecimalValue(int64(n), scale)
+		case row.Date:
+			dst[i] = row.DateValue(int32(int64(n)))
+		case row.Timestamp:
+			dst[i] = row.TimestampValue(int64(n))
+		case row.TimestampLTZ:
+			dst[i] = row.TimestampLTZValue(int64(n))
+		default:
+			return fmt.Errorf("group key column %d: unknown type %d", i, id)
+		}
+	}
+	if len(key) != 0 {
+		return fmt.Errorf("group key has %d bytes after its %d columns", len(key), len(dst))
+	}
+	return nil
+}
+
+// uvarint is binary.Uvarint over a string: the number and the bytes it
+// took, or w <= 0 when s does not start with a valid one.
+func uvarint(s string) (n uint64, w int) {
+	for i := 0; i < len(s) && i < 10; i++ {
+		b := s[i]
+		if b < 0x80 {
+			if i == 9 && b > 1 {
+				return 0, -1
+			}
+			return n | uint64(b)<<(7*i), i + 1
+		}
+		n |= uint64(b&0x7f) << (7 * i)
+	}
+	return 0, 0
+}
+
+// Snapshot encoding of an aggStore: the slot count, the free list, then
+// every slot in id order (free ones are zeroed and cost a few bytes): its
+// key, its int64 slots (varints), its Value slots and its maps (a tag, 0
+// for none, then value/count pairs). Slot ids survive a restore, so the
+// order groups were first seen, which batch mode and windows emit in,
+// does too.
+const (
+	extNone     = 0
+	extCounts   = 1 // valueCounts of a DISTINCT aggregate
+	extExtremes = 2 // extremes of a retractable MIN/MAX
+	extList     = 3 // valueList of LISTAGG and retractable FIRST/LAST_VALUE
+)
+
+// AppendState appends the store's state; key gives a slot's group key
+// (a view, copied at once) when the store does not keep keys itself.
+func (s *Store) AppendState(dst []byte, key func(id int32) []byte) []byte {
+	dst = binary.AppendUvarint(dst, uint64(s.Slots))
+	dst = binary.AppendUvarint(dst, uint64(len(s.Free)))
+	for _, id := range s.Free {
+		dst = binary.AppendUvarint(dst, uint64(id))
+	}
+	start := len(dst)
+	for id := range s.Slots {
+		if id == snapshotSample && s.Slots >= 4*snapshotSample {
+			dst = growForRest(dst, len(dst)-start, snapshotSample, int(s.Slots))
+		}
+		if s.keepKeys {
+			dst = row.AppendString(dst, s.Keys[id])
+		} else if key != nil {
+			k := key(id)
+			dst = binary.AppendUvarint(dst, uint64(len(k))) // row.AppendString's layout
+			dst = append(dst, k...)
+		} else {
+			dst = row.AppendString(dst, "")
+		}
+		nums := s.nums[int(id)*s.numW : int(id+1)*s.numW]
+		for _, n := range nums[:s.numSnap] {
+			dst = binary.AppendVarint(dst, n)
+		}
+		if s.valSnap > 0 {
+			for i := range s.Aggs {
+				// The Values in sval order, which is aggregate order.
+				switch a := &s.Aggs[i]; {
+				case a.kind == accWord:
+					dst = row.AppendValue(dst, s.wordValue(id, a, nums))
+				case a.val >= 0:
+					dst = row.AppendValue(dst, s.Vals[int(id)*s.valW+a.val])
+				}
+			}
+		}
+		for _, x := range s.Exts[int(id)*s.extW : int(id+1)*s.extW] {
+			switch m := x.(type) {
+			case ValueCounts:
+				dst = append(dst, extCounts)
+				dst = binary.AppendUvarint(dst, uint64(len(m)))
+				for v, c := range m {
+					dst = row.AppendValue(dst, v)
+					dst = binary.AppendVarint(dst, c)
+				}
+			case *ValueList:
+				dst = append(dst, extList)
+				dst = binary.AppendUvarint(dst, uint64(len(m.Vals)))
+				for _, v := range m.Vals {
+					dst = row.AppendValue(dst, v)
+				}
+			case *Extremes:
+				dst = append(dst, extExtremes)
+				live := 0
+				for _, c := range m.Counts {
+					if c.n != 0 {
+						live++
+					}
+				}
+				dst = binary.AppendUvarint(dst, uint64(live))
+				for v, c := range m.Counts {
+					if c.n != 0 {
+						dst = row.AppendValue(dst, v)
+						dst = binary.AppendVarint(dst, c.n)
+					}
+				}
+			default:
+				dst = append(dst, extNone)
+			}
+		}
+	}
+	return dst
+}
+
+// snapshotSample is how many slots appendState encodes before it sizes
+// the buffer for the rest.
+const snapshotSample = 1024
+
+// growForRest makes room in dst for all slots at the bytes per slot that
+// the first done took, and an eighth more: a million groups then cost one
+// buffer of about the snapshot's size, instead of append's successive
+// copies of it (twice the snapshot's size at the peak, and garbage for
+// the GC), which at the end of a run made the checkpoint the peak of the
+// process's memory.
+func growForRest(dst []byte, bytes, done, all int) []byte {
+	rest := bytes / done * (all - done)
+	return slices.Grow(dst, rest+rest/8)
+}
+
+// RestoreState replaces the store's groups with those appendState wrote;
+// keys returns each slot's key (free slots have "").
+func (s *Store) RestoreState(d *row.Decoder) (keys []string) {
+	// What each map slot holds, from the layout: DISTINCT counts or a
+	// MIN/MAX multiset.
+	extTag := make([]byte, s.extW)
+	extMax := make([]bool, s.extW)
+	for _, a := range s.Aggs {
+		if a.ext >= 0 {
+			extTag[a.ext], extMax[a.ext] = extExtremes, a.max
+			if a.kind == accList {
+				extTag[a.ext] = extList
+			}
+		}
+		if a.dist >= 0 {
+			extTag[a.dist] = extCounts
+		}
+	}
+	slots := d.Count(1 + s.numSnap + s.valSnap + s.extW)
+	free := make([]int32, d.Count(1))
+	for i := range free {
+		id := d.Uvarint()
+		if id >= uint64(slots) {
+			d.Fail("free slot %d of %d", id, slots)
+		}
+		free[i] = int32(id)
+	}
+	s.Slots = int32(slots)
+	s.Free = free
+	s.Mem.Release()
+	s.nums = state.OffHeapMake[int64](s.Mem, slots*s.numW)
+	s.present = nil
+	s.growPresent(slots)
+	s.Vals = make([]row.Value, slots*s.valW)
+	s.Exts = make([]any, slots*s.extW)
+	s.Keys = nil
+	if s.keepKeys {
+		s.Keys = make([]string, slots)
+	}
+	keys = make([]string, slots)
+	for id := 0; id < slots && d.Err() == nil; id++ {
+		keys[id] = d.Str()
+		if s.keepKeys {
+			s.Keys[id] = keys[id]
+		}
+		nums := s.nums[id*s.numW : (id+1)*s.numW]
+		for j := range s.numSnap {
+			nums[j] = d.Varint()
+		}
+		for i := range s.Aggs {
+			switch a := &s.Aggs[i]; {
+			case a.kind == accWord:
+				if v := d.Value(); !v.IsNull() {
+					if err := a.checkArg(v); err != nil {
+						d.Fail("slot %d: %v", id, err)
+						break
+					}
+					s.setWord(int32(id), a, nums, wordOf(a.call.ArgType.ID, v))
+				}
+			case a.val >= 0:
+				s.Vals[id*s.valW+a.val] = d.Value()
+			}
+		}
+		for j := range s.extW {
+			tag := d.Byte()
+			if tag == extNone {
+				continue
+			}
+			if tag != extTag[j] {
+				d.Fail("slot %d map %d: tag %d, want %d", id, j, tag, extTag[j])
+				break
+			}
+			if tag == extList {
+				l := &ValueList{Vals: make([]row.Value, d.Count(1))}
+				for k := range l.Vals {
+					l.Vals[k] = d.Value()
+				}
+				s.Exts[id*s.extW+j] = l
+				continue
+			}
+			n := d.Count(2)
+			if tag == extCounts {
+				m := make(ValueCounts, n)
+				for range n {
+					v := d.Value()
+					m[v] = d.Varint()
+				}
+				s.Exts[id*s.extW+j] = m
+				continue
+			}
+			e := &Extremes{Counts: make(map[row.Value]extremeCount, n), max: extMax[j]}
+			for range n {
+				v := d.Value()
+				e.add(v, d.Varint())
+			}
+			s.Exts[id*s.extW+j] = e
+		}
+	}
+	return keys
+}
+
+// AppendClock starts the snapshot of an event-time operator (window,
+// session and OVER aggregates): its state version, the watermark, the time
+// attribute's type and the count of late rows dropped.
+func AppendClock(version byte, wm int64, timeID row.TypeID, dropped int64) []byte {
+	buf := []byte{version}
+	buf = binary.AppendVarint(buf, wm)
+	buf = append(buf, byte(timeID))
+	return binary.AppendVarint(buf, dropped)
+}
+
+// ReadClock reads what appendClock wrote; what names the operator in the
+// error of a snapshot of another version.
+func ReadClock(d *row.Decoder, version byte, what string) (wm int64, timeID row.TypeID, dropped int64, err error) {
+	if v := d.Byte(); v != version {
+		return 0, 0, 0, fmt.Errorf("%s: state version %d, want %d", what, v, version)
+	}
+	wm = d.Varint()
+	timeID = row.TypeID(d.Byte())
+	if timeID != row.Null && timeID != row.Timestamp && timeID != row.TimestampLTZ {
+		d.Fail("time attribute type %d", timeID)
+	}
+	return wm, timeID, d.Varint(), nil
+}

@@ -1,0 +1,381 @@
+package aggop
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strings"
+	"time"
+	"unsafe"
+
+	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime/operator"
+	rtstate "github.com/etld/etld/pipeline/runtime/state"
+)
+
+// GroupAggOptions tunes a GroupAgg.
+type GroupAggOptions struct {
+	// Batch: the input is bounded and the result is final: emit one +I
+	// per group at Finish and nothing before (Flink's BATCH mode;
+	// execution: batch). A global aggregate (no keys) over an empty input
+	// then emits one row, as SQL does: COUNT 0, the others NULL.
+	Batch bool
+	// InsertOnly: the planner knows the input carries only +I, so MIN and
+	// MAX keep just the extreme instead of every value (Flink's
+	// needRetraction = false). A retraction is then an error.
+	InsertOnly bool
+	// MiniBatch: streaming mode emits, per input batch, one net change
+	// per key the batch touched instead of one per input change
+	// (groupagg_minibatch.go; the pipeline's mini_batch option).
+	MiniBatch bool
+	// MiniBatchSize: with MiniBatch, flush once this many input changes
+	// were applied (0: after every input batch); the node also flushes
+	// at barriers, at the end and every MiniBatchLatency (Flink's
+	// table.exec.mini-batch.size and allow-latency).
+	MiniBatchSize    int
+	MiniBatchLatency time.Duration
+}
+
+// GroupAgg is GROUP BY without a window (Flink's GroupAggFunction). It
+// consumes +I/+U as accumulate and -U/-D as retract, and emits per key:
+//
+//   - the key's first row: +I[new];
+//   - a changed result: -U[old] then +U[new], adjacent;
+//   - an unchanged result: nothing;
+//   - the key's row count reaching 0: -D[old], and its state is dropped.
+//
+// A retraction for a key without state is ignored, as Flink does, and
+// counted (Dropped). With no keys it is the global aggregate: one group,
+// which Flink's streaming mode also deletes with -D when its last row is
+// retracted. With no aggregates it is DISTINCT over an updating input.
+//
+// Output rows are [key columns in order..., aggregate results in order...].
+type GroupAgg struct {
+	keys    []int
+	opt     GroupAggOptions
+	St      *Store
+	Index   *rtstate.KeyTable // encoded group key -> st slot
+	err     error             // from validation, returned by every call
+	width   int               // input columns the operator reads
+	kbuf    []byte
+	prev    []row.Value
+	next    []row.Value
+	arena   RowArena
+	dropped int64
+	mb      miniBatch
+	batch   batchScratch // groupagg_batch.go
+	// ints caches the slots of a one-column integer key for the passes
+	// (groupagg_intkey.go); nil for other keys.
+	ints *intKeys
+	// rowByRow turns the batch-mode passes off: tests compare the two.
+	RowByRow bool
+	ttl      rtstate.TTLList // state TTL by slot (groupagg_ttl.go)
+}
+
+// NewGroupAgg builds the operator. keys and aggregate arguments are input
+// column indices; an invalid call (see AggCall.Validate) makes every
+// method return its error.
+func NewGroupAgg(keys []int, aggs []AggCall, opt GroupAggOptions) *GroupAgg {
+	g := &GroupAgg{
+		keys: keys,
+		opt:  opt,
+		// The index keeps the keys that batch mode emits at Finish.
+		St:    NewStore(aggs, opt.InsertOnly, false),
+		Index: rtstate.NewOffHeapKeyTable(),
+		prev:  make([]row.Value, len(aggs)),
+		next:  make([]row.Value, len(aggs)),
+	}
+	g.width, g.err = InputWidth(keys, aggs)
+	if g.err != nil {
+		g.err = fmt.Errorf("group aggregate: %w", g.err)
+	}
+	if opt.InsertOnly && (opt.Batch || opt.MiniBatch) {
+		g.ints = intKeysOf(keys) // for the passes (vectorized)
+	}
+	return g
+}
+
+// InputWidth validates keys and aggs and returns how many input columns
+// they need.
+func InputWidth(keys []int, aggs []AggCall) (int, error) {
+	w := 0
+	for _, k := range keys {
+		if k < 0 {
+			return 0, fmt.Errorf("key column %d is negative", k)
+		}
+		w = max(w, k+1)
+	}
+	for _, c := range aggs {
+		if err := c.Validate(); err != nil {
+			return 0, err
+		}
+		w = max(w, c.Arg+1)
+	}
+	return w, nil
+}
+
+// Dropped counts retractions of keys that had no state.
+func (g *GroupAgg) Dropped() (int64, string) {
+	return g.dropped, "retraction of a key without state"
+}
+
+// Groups is the number of keys with state.
+func (g *GroupAgg) Groups() int { return g.Index.Len() }
+
+// StateEntries implements StateSizer: the keys with state.
+func (g *GroupAgg) StateEntries() int64 { return int64(g.Index.Len()) }
+
+func (g *GroupAgg) Process(in *row.Batch, out operator.Emitter) error {
+	if g.err != nil {
+		return g.err
+	}
+	if g.ttl.On() {
+		g.ttl.Tick()
+		defer g.sweep(operator.SweepBudget(len(in.Changes)))
+	}
+	if g.opt.MiniBatch && !g.opt.Batch {
+		return g.processMiniBatch(in, out)
+	}
+	if g.Vectorized() {
+		return g.processBatch(in)
+	}
+	tr := operator.TrackerOf(in, out)
+	for i := range in.Changes {
+		c := &in.Changes[i]
+		if tr != nil {
+			tr.At(i)
+		}
+		if err := g.change(c.Kind, c.Row, out); err != nil {
+			return operator.ChangeError("group aggregate", in, i, err)
+		}
+	}
+	return nil
+}
+
+// slotOf checks the change of kind k to r and finds its group's slot,
+// allocating one for a new group (isNew). A retraction of a group the
+// state does not hold is counted as dropped and gives id -1.
+func (g *GroupAgg) slotOf(k row.Kind, r row.Row) (id int32, isNew, add bool, err error) {
+	if len(r) < g.width {
+		return -1, false, false, errWidth(len(r), g.width)
+	}
+	add = k.IsAdd()
+	if !add && g.opt.InsertOnly {
+		return -1, false, false, errInsertOnly(k)
+	}
+	if err := g.St.Check(r); err != nil {
+		return -1, false, false, err
+	}
+	g.kbuf = row.KeyOf(g.kbuf[:0], r, g.keys)
+	if id, ok := g.Index.Find(g.kbuf); ok && !g.expireAt(id) {
+		return id, false, add, nil
+	}
+	if !add {
+		g.dropped++
+		return -1, false, false, nil
+	}
+	id = g.St.Alloc("")
+	g.Index.Insert(g.kbuf, id)
+	return id, true, true, nil
+}
+
+func (g *GroupAgg) change(k row.Kind, r row.Row, out operator.Emitter) error {
+	id, isNew, add, err := g.slotOf(k, r)
+	if err != nil || id < 0 {
+		return err
+	}
+	g.ttl.Touch(id)
+	if isNew {
+		g.St.Update(id, r, true)
+		if !g.opt.Batch {
+			g.St.Results(id, g.next)
+			out.Emit(row.Insert, g.output(r, g.next))
+		}
+		return nil
+	}
+	if g.opt.Batch {
+		g.St.Update(id, r, add)
+		if g.St.rows(id) == 0 {
+			g.drop(id)
+		}
+		return nil
+	}
+	g.St.Results(id, g.prev)
+	g.St.Update(id, r, add)
+	if g.St.rows(id) == 0 {
+		out.Emit(row.Delete, g.output(r, g.prev))
+		g.drop(id)
+		return nil
+	}
+	g.St.Results(id, g.next)
+	if sameValues(g.prev, g.next) && !g.ttl.On() {
+		return nil
+	}
+	out.Emit(row.UpdateBefore, g.output(r, g.prev))
+	out.Emit(row.UpdateAfter, g.output(r, g.next))
+	return nil
+}
+
+func errWidth(have, want int) error {
+	return fmt.Errorf("row has %d columns, want at least %d", have, want)
+}
+
+func errInsertOnly(k row.Kind) error {
+	return fmt.Errorf("input planned as insert-only carries a %s change", k)
+}
+
+func (g *GroupAgg) drop(id int32) {
+	g.ints.reset()
+	g.Index.Remove(g.kbuf)
+	g.St.Release(id)
+	g.ttl.Drop(id)
+}
+
+// output builds [key values of in..., aggs...].
+func (g *GroupAgg) output(in row.Row, aggs []row.Value) row.Row {
+	r := g.arena.Row(len(g.keys) + len(aggs))
+	for i, k := range g.keys {
+		r[i] = in[k]
+	}
+	copy(r[len(g.keys):], aggs)
+	return r
+}
+
+// keyedRow returns an output row with slot id's key columns, decoded
+// from the index, and room for the aggregates after them.
+func (g *GroupAgg) keyedRow(id int32) (row.Row, error) {
+	r := g.arena.Row(len(g.keys) + len(g.next))
+	// Decoded from a view of the index's bytes, not a copy of the key
+	// (an allocation per emitted group): only a STRING value points
+	// into what it was decoded from, and that one is copied.
+	b := g.Index.Bytes(id)
+	if err := DecodeKey(r[:len(g.keys)], unsafe.String(unsafe.SliceData(b), len(b))); err != nil {
+		return nil, fmt.Errorf("group aggregate: %w", err)
+	}
+	for i, v := range r[:len(g.keys)] {
+		if v.Type() == row.String {
+			r[i] = row.StringValue(strings.Clone(v.Str()))
+		}
+	}
+	return r, nil
+}
+
+// sameValues is Flink's equaliser over two results: NULL equals NULL.
+func sameValues(a, b []row.Value) bool {
+	for i := range a {
+		if !row.Equal(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// Watermark does nothing: a group aggregate has no event-time state.
+func (g *GroupAgg) Watermark(int64, operator.Emitter) error { return g.err }
+
+// Finish emits the batch-mode result: one +I per group, in slot order
+// (the order groups were first seen, when nothing was retracted).
+func (g *GroupAgg) Finish(out operator.Emitter) error {
+	if g.err != nil {
+		return g.err
+	}
+	if !g.opt.Batch {
+		return g.flushMiniBatch(nil, out)
+	}
+	if g.Index.Len() == 0 && len(g.keys) == 0 {
+		id := g.St.Alloc("")
+		g.St.Results(id, g.next)
+		g.St.Release(id)
+		r := g.arena.Row(len(g.next))
+		copy(r, g.next)
+		out.Emit(row.Insert, r)
+		return nil
+	}
+	for id := range g.St.Slots {
+		if g.St.rows(id) == 0 {
+			continue // a free slot
+		}
+		r, err := g.keyedRow(int32(id))
+		if err != nil {
+			return err
+		}
+		g.St.Results(id, r[len(g.keys):])
+		out.Emit(row.Insert, r)
+	}
+	return nil
+}
+
+// GroupAggStateVersion starts a GroupAgg snapshot, for a later change of
+// the layout.
+const GroupAggStateVersion = 1
+
+// Snapshot encodes the groups and counters: a version byte, the dropped
+// count, then the aggregate store (see aggStore.appendState).
+func (g *GroupAgg) Snapshot() ([]byte, error) {
+	if g.err != nil {
+		return nil, g.err
+	}
+	v := byte(GroupAggStateVersion)
+	if g.ttl.On() {
+		v = groupAggTTLStateVersion
+	}
+	buf := []byte{v}
+	buf = binary.AppendVarint(buf, g.dropped)
+	buf = g.St.AppendState(buf, func(id int32) []byte {
+		if !g.Index.Has(id) {
+			return nil // a free slot
+		}
+		return g.Index.Bytes(id)
+	})
+	if g.ttl.On() {
+		buf = g.appendTTL(buf)
+	}
+	return buf, nil
+}
+
+// Restore replaces the operator's state with a snapshot's.
+func (g *GroupAgg) Restore(state []byte) error {
+	if g.err != nil {
+		return g.err
+	}
+	d := row.NewDecoder(state)
+	v := d.Byte()
+	if v != GroupAggStateVersion && v != groupAggTTLStateVersion {
+		return fmt.Errorf("group aggregate: state version %d, want %d or %d", v, GroupAggStateVersion, groupAggTTLStateVersion)
+	}
+	g.dropped = d.Varint()
+	keys := g.St.RestoreState(d)
+	g.readTTL(d, v == groupAggTTLStateVersion, len(keys))
+	if err := d.End(); err != nil {
+		return fmt.Errorf("group aggregate: restore: %w", err)
+	}
+	free := make([]bool, len(keys))
+	for _, id := range g.St.Free {
+		free[id] = true
+	}
+	index := rtstate.NewOffHeapKeyTable()
+	index.Reset(len(keys))
+	for id, k := range keys {
+		if free[id] {
+			continue
+		}
+		if _, dup := index.Find([]byte(k)); dup {
+			return fmt.Errorf("group aggregate: restore: slot %d repeats a group key", id)
+		}
+		index.Insert([]byte(k), int32(id))
+	}
+	if index.Len()+len(g.St.Free) != len(keys) {
+		return fmt.Errorf("group aggregate: restore: %d groups and %d free slots in %d slots", index.Len(), len(g.St.Free), len(keys))
+	}
+	g.Index.Release()
+	g.Index = index
+	g.ints.reset()
+	return g.touchRestored()
+}
+
+var (
+	_ operator.Operator    = (*GroupAgg)(nil)
+	_ operator.Counters    = (*GroupAgg)(nil)
+	_ operator.Snapshotter = (*GroupAgg)(nil)
+)
+
+var _ operator.StateSizer = (*GroupAgg)(nil)

@@ -1,0 +1,311 @@
+package aggop
+
+import (
+	"fmt"
+
+	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime/operator"
+)
+
+// Batch mode over an insert-only input (the common bounded GROUP BY)
+// folds a whole input batch in passes instead of row by row: validate
+// every change, encode and hash every key, find every slot, then apply
+// each aggregate to all the rows in a tight loop of its own kind. The
+// lookups of one batch are independent of each other, so the CPU
+// overlaps their cache misses (the key index, the entries and the
+// accumulators are megabytes at 100k keys), and an aggregate's dispatch
+// is paid once per batch instead of once per row. Nothing is emitted
+// before Finish, and each aggregate's state is its own, so the result,
+// the slot order (first seen) and the state equal the row-by-row fold's;
+// on a bad change the changes before it are applied and its error is
+// the same (groupagg_batch_test.go holds the two paths together).
+
+// The same passes fold a streaming mini-batch's input (groupagg_minibatch.go),
+// which emits only at its flush: the keys a batch touches are noted in
+// order before its fold, so each key's result before the batch is taken
+// first, as row by row.
+
+// batchScratch is processBatch's per-batch arrays, kept between batches.
+type batchScratch struct {
+	keys   []byte   // the batch's encoded keys, back to back
+	ends   []int32  // end of change i's key in keys
+	hashes []uint32 // keyTable hash of change i's key
+	ids    []int32  // change i's slot
+	fresh  []bool   // change i added its key's slot
+}
+
+// Vectorized reports whether Process folds batches in passes: an
+// insert-only input in batch mode or with mini-batch, but not under a
+// state TTL (a lookup there may find an expired key).
+func (g *GroupAgg) Vectorized() bool {
+	return g.opt.InsertOnly && !g.RowByRow && (g.opt.Batch || (g.opt.MiniBatch && !g.ttl.On()))
+}
+
+// ReleasesInput implements InputReleaser: the vectorized passes fold a
+// batch's rows into the slots and keep none of them (a key's columns are
+// decoded from the index, values kept are detached copies); row by row,
+// a retraction that empties a key keeps its row for the -D.
+func (g *GroupAgg) ReleasesInput() bool { return g.Vectorized() }
+
+// processBatch is Process for vectorized operators.
+func (g *GroupAgg) processBatch(in *row.Batch) error {
+	changes := in.Changes
+	bad := g.firstBad(changes)
+	g.foldBatch(changes[:bad])
+	if bad < len(changes) {
+		return g.badChange(in, bad)
+	}
+	return nil
+}
+
+// badChange is the error of change bad of in, which firstBad refused.
+func (g *GroupAgg) badChange(in *row.Batch, bad int) error {
+	c := &in.Changes[bad]
+	err := g.checkInsert(c.Kind, c.Row)
+	if err == nil { // firstBad and checkInsert disagree: a bug
+		err = fmt.Errorf("change %d failed a check that passes row by row", bad)
+	}
+	return operator.ChangeError("group aggregate", in, bad, err)
+}
+
+// firstBad returns the index of the first change checkInsert refuses, or
+// len(changes): the checks of checkInsert, one column at a time.
+func (g *GroupAgg) firstBad(changes []row.Change) int {
+	bad := len(changes)
+	for i := range changes {
+		if c := &changes[i]; len(c.Row) < g.width || !c.Kind.IsAdd() {
+			bad = i
+			break
+		}
+	}
+	for i, a := range g.St.Aggs {
+		if a.kind != accRows && !g.St.argCheckedBefore(i) {
+			bad = a.firstBadArg(changes[:bad])
+		}
+		if a.call.HasFilter {
+			f := a.call.Filter
+			for i := range changes[:bad] {
+				if v := changes[i].Row[f]; !v.IsNull() && v.Type() != row.Boolean {
+					bad = i
+					break
+				}
+			}
+		}
+	}
+	return bad
+}
+
+// argCheckedBefore reports whether an aggregate before aggs[i] takes
+// the same argument column of the same type, not a DECIMAL (whose check
+// depends on the aggregate): firstBadArg would refuse the same changes.
+func (s *Store) argCheckedBefore(i int) bool {
+	c := s.Aggs[i].call
+	if c.ArgType.ID == row.Decimal {
+		return false
+	}
+	for _, b := range s.Aggs[:i] {
+		if b.kind != accRows && b.call.Arg == c.Arg && b.call.ArgType.ID == c.ArgType.ID {
+			return true
+		}
+	}
+	return false
+}
+
+// firstBadArg is the index of the first change whose argument checkArg
+// refuses, or len(changes).
+func (a *aggSlot) firstBadArg(changes []row.Change) int {
+	arg, id := a.call.Arg, a.call.ArgType.ID
+	for i := range changes {
+		v := changes[i].Row[arg]
+		if v.IsNull() || (v.Type() == id && id != row.Decimal) {
+			continue
+		}
+		if a.checkArg(v) != nil {
+			return i
+		}
+	}
+	return len(changes)
+}
+
+// checkInsert is slotOf's validation: the same checks, the same errors.
+func (g *GroupAgg) checkInsert(k row.Kind, r row.Row) error {
+	if len(r) < g.width {
+		return errWidth(len(r), g.width)
+	}
+	if !k.IsAdd() {
+		return errInsertOnly(k)
+	}
+	return g.St.Check(r)
+}
+
+// foldBatch accumulates changes, all valid inserts.
+func (g *GroupAgg) foldBatch(changes []row.Change) {
+	g.St.foldInserts(g.slotsOf(changes), changes)
+}
+
+// slotsOf returns the slot of each change's key (changes: valid
+// inserts), adding the keys not there yet; g.batch.fresh[i] says that
+// change i added its key. The result is scratch, valid until the next
+// call.
+func (g *GroupAgg) slotsOf(changes []row.Change) []int32 {
+	if g.ints != nil {
+		return g.slotsOfInts(changes)
+	}
+	n := len(changes)
+	b := &g.batch
+	b.fresh = growTo(b.fresh, n)
+	clear(b.fresh)
+	if n == 0 {
+		return b.ids[:0]
+	}
+	b.keys, b.ends = b.keys[:0], b.ends[:0]
+	for i := range changes {
+		b.keys = row.KeyOf(b.keys, changes[i].Row, g.keys)
+		b.ends = append(b.ends, int32(len(b.keys)))
+	}
+	b.hashes = growTo(b.hashes, n)
+	b.ids = growTo(b.ids, n)
+	start := int32(0)
+	for i, end := range b.ends {
+		b.hashes[i] = g.Index.Hash(b.keys[start:end])
+		start = end
+	}
+	// Find every slot; a key not found is new, or was added by an
+	// earlier change of this batch: look again in order, and add it.
+	// In two passes, each of independent loads: the index buckets, then
+	// the entries holding the keys.
+	for i, h := range b.hashes[:n] {
+		b.ids[i] = g.Index.Probe(h)
+	}
+	missed := false
+	start = 0
+	for i, end := range b.ends {
+		key := b.keys[start:end]
+		if id := b.ids[i]; id < 0 || !g.Index.Equal(uint32(id), key) {
+			// Absent, or a hash shared with another key.
+			if id, ok := g.Index.FindHashed(key, b.hashes[i]); ok {
+				b.ids[i] = id
+			} else {
+				b.ids[i], missed = -1, true
+			}
+		}
+		start = end
+	}
+	if missed {
+		start = 0
+		for i, end := range b.ends {
+			if b.ids[i] < 0 {
+				b.ids[i], b.fresh[i] = g.slotOrNew(b.keys[start:end], b.hashes[i])
+			}
+			start = end
+		}
+	}
+	return b.ids[:n]
+}
+
+// slotsOfInts is slotsOf through the integer-key cache (intKeys): a
+// change whose key it holds costs one lookup; the others take the
+// index's way, in order (a key may be added by an earlier change of the
+// batch), and are cached.
+func (g *GroupAgg) slotsOfInts(changes []row.Change) []int32 {
+	n := len(changes)
+	b := &g.batch
+	b.fresh = growTo(b.fresh, n)
+	clear(b.fresh)
+	b.ids = growTo(b.ids, n)
+	col := g.keys[0]
+	missed := false
+	for i := range changes {
+		id := g.ints.find(changes[i].Row[col])
+		b.ids[i] = id
+		missed = missed || id < 0
+	}
+	if !missed {
+		return b.ids[:n]
+	}
+	for i := range changes {
+		if b.ids[i] >= 0 {
+			continue
+		}
+		v := changes[i].Row[col]
+		if id := g.ints.find(v); id >= 0 {
+			b.ids[i] = id
+			continue
+		}
+		b.keys = row.KeyOf(b.keys[:0], changes[i].Row, g.keys)
+		b.ids[i], b.fresh[i] = g.slotOrNew(b.keys, g.Index.Hash(b.keys))
+		g.ints.add(v, b.ids[i])
+	}
+	return b.ids[:n]
+}
+
+// slotOrNew returns the slot of key, of hash h, adding one for a key the
+// index does not hold (fresh).
+func (g *GroupAgg) slotOrNew(key []byte, h uint32) (id int32, fresh bool) {
+	if id, ok := g.Index.FindHashed(key, h); ok {
+		return id, false
+	}
+	id = g.St.Alloc("")
+	g.Index.InsertHashed(key, id, h)
+	return id, true
+}
+
+// growTo returns s with length n, its contents not kept.
+func growTo[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+// foldInserts accumulates changes[i].Row, an insert, into slot ids[i],
+// aggregate by aggregate: the common kinds in loops of their own, the
+// others through step.
+func (s *Store) foldInserts(ids []int32, changes []row.Change) {
+	nums, w := s.nums, s.numW
+	for _, id := range ids {
+		nums[int(id)*w]++
+	}
+	for i := range s.Aggs {
+		a := &s.Aggs[i]
+		if a.kind == accRows {
+			continue
+		}
+		if a.call.HasFilter || a.dist >= 0 {
+			for j, id := range ids {
+				s.step(id, a, nums[int(id)*w:int(id+1)*w], changes[j].Row, true)
+			}
+			continue
+		}
+		arg := a.call.Arg
+		switch a.kind {
+		case accCount:
+			for j, id := range ids {
+				if !changes[j].Row[arg].IsNull() {
+					nums[int(id)*w+a.num]++
+				}
+			}
+		case accInt:
+			for j, id := range ids {
+				if v := changes[j].Row[arg]; !v.IsNull() {
+					p := nums[int(id)*w+a.num : int(id)*w+a.num+2]
+					p[0] += v.Int64() // wraps as Java's long arithmetic
+					p[1]++
+				}
+			}
+		case accWord:
+			t := a.call.ArgType.ID
+			for j, id := range ids {
+				if v := changes[j].Row[arg]; !v.IsNull() {
+					s.setWord(id, a, nums[int(id)*w:int(id+1)*w], wordOf(t, v))
+				}
+			}
+		default:
+			for j, id := range ids {
+				if v := changes[j].Row[arg]; !v.IsNull() {
+					s.apply(id, a, nums[int(id)*w:int(id+1)*w], v, true)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,689 @@
+package joinop
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime/operator"
+	rtstate "github.com/etld/etld/pipeline/runtime/state"
+)
+
+// JoinKind is the kind of a regular (unwindowed) join.
+type JoinKind uint8
+
+const (
+	InnerJoin JoinKind = iota
+	LeftJoin
+	RightJoin
+	FullJoin
+	// SemiJoin emits the left rows that have a match (IN, EXISTS),
+	// AntiJoin those that have none (NOT IN, NOT EXISTS). Both emit
+	// left rows only.
+	SemiJoin
+	AntiJoin
+)
+
+// String is Flink's name of the join type, as explain shows it.
+func (k JoinKind) String() string {
+	return [...]string{"InnerJoin", "LeftOuterJoin", "RightOuterJoin", "FullOuterJoin", "LeftSemiJoin", "LeftAntiJoin"}[k]
+}
+
+// JoinSpec describes a join of a left input (side 0) and a right input
+// (side 1). The output row is the left row followed by the right row
+// (the left row alone for semi and anti joins).
+type JoinSpec struct {
+	Kind                JoinKind
+	LeftKeys, RightKeys []int
+	// LeftUnique and RightUnique are an input's unique (upsert) key, nil
+	// when it has none: a row is then identified by that key in the
+	// side's state and replaced by the next one of the same key, instead
+	// of being counted by its whole value (Flink's JoinInputSideSpec).
+	LeftUnique, RightUnique []int
+	// LeftAppendOnly and RightAppendOnly say an input is insert-only:
+	// its rows are never retracted, so the side stores each row as it
+	// comes, without the identity (the whole row's encoding) that finds
+	// a row again to retract it (Flink's JoinInputSideSpec without a
+	// unique key still keys them by the row; the output is the same).
+	LeftAppendOnly, RightAppendOnly bool
+	LeftWidth, RightWidth           int
+	// Residual, if set, is the non-equality part of the ON condition,
+	// evaluated on the joined row (left followed by right).
+	Residual func(joined row.Row) (bool, error)
+	// NullAware, for an anti join, is NOT IN's NULL rule: a left row
+	// passes only when the right side is empty, or when its key is not
+	// NULL, no right key is NULL and no right row matches it.
+	NullAware bool
+	// Batch: the inputs are bounded and the result final. Right rows are
+	// kept, left rows held until both inputs ended; Finish then emits
+	// insert-only results.
+	Batch bool
+}
+
+// Join is a regular join of two inputs (Flink's StreamingJoinOperator and
+// StreamingSemiAntiJoinOperator): each side keeps its rows by join key; a
+// change on one side is joined with the other side's rows of its key. An
+// outer side's row without a match is emitted padded with NULLs; when its
+// first match arrives the padded row is retracted (-D) and the joined one
+// inserted, and when its last match leaves, the reverse.
+type Join struct {
+	spec  JoinSpec
+	sides [2]*joinSide
+	outer [2]bool
+	// held are the left changes of a batch join, joined at Finish.
+	held []row.Change
+	// nullRight are a batch outer join's right changes with a NULL key.
+	nullRight []row.Change
+	settled   bool // Finish ran: a batch join emits nothing more
+	// A null-aware anti join (NOT IN) also keeps the left rows whose
+	// key is NULL and counts the right rows, and those with a NULL key.
+	leftNulls             *joinSide
+	rightRows, rightNulls int64
+	ttl                   operator.StateTTL // join_ttl.go
+}
+
+var (
+	_ operator.TwoInput    = (*Join)(nil)
+	_ operator.Snapshotter = (*Join)(nil)
+	_ operator.StateSizer  = (*Join)(nil)
+)
+
+// NewJoin returns a join with empty state.
+func NewJoin(spec JoinSpec) *Join {
+	j := &Join{spec: spec}
+	j.sides[0] = newJoinSide(spec.LeftKeys, spec.LeftUnique, spec.LeftWidth, rtstate.NewKeyIDs())
+	j.sides[1] = newJoinSide(spec.RightKeys, spec.RightUnique, spec.RightWidth, nil)
+	pairJoinSides(j.sides[0], j.sides[1])
+	j.sides[0].appendOnly = spec.LeftAppendOnly && spec.LeftUnique == nil
+	j.sides[1].appendOnly = spec.RightAppendOnly && spec.RightUnique == nil
+	j.leftNulls = newJoinSide(nil, spec.LeftUnique, spec.LeftWidth, rtstate.NewKeyIDs())
+	switch spec.Kind {
+	case LeftJoin, SemiJoin, AntiJoin:
+		j.outer[0] = true
+	case RightJoin:
+		j.outer[1] = true
+	case FullJoin:
+		j.outer = [2]bool{true, true}
+	}
+	return j
+}
+
+func (j *Join) semi() bool { return j.spec.Kind == SemiJoin || j.spec.Kind == AntiJoin }
+
+// ProcessInput implements TwoInput.
+func (j *Join) ProcessInput(input int, in *row.Batch, out operator.Emitter) error {
+	if j.ttl.TTL > 0 {
+		j.tick()
+		defer j.sweep(operator.SweepBudget(len(in.Changes)))
+	}
+	tr := operator.TrackerOf(in, out)
+	for i, c := range in.Changes {
+		if tr != nil {
+			tr.At(i)
+		}
+		if j.spec.Batch && input == 0 {
+			j.held = append(j.held, c)
+			continue
+		}
+		if err := j.change(input, c.Kind, c.Row, out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (j *Join) Watermark(int64, operator.Emitter) error { return nil }
+
+// Finish joins a batch join's held left rows with the complete right
+// side and emits the right rows that found no match.
+func (j *Join) Finish(out operator.Emitter) error {
+	if !j.spec.Batch || j.settled {
+		return nil
+	}
+	j.settled = true
+	for _, c := range j.held {
+		if err := j.change(0, c.Kind, c.Row, out); err != nil {
+			return err
+		}
+	}
+	j.held = nil
+	if j.outer[1] {
+		for _, c := range j.nullRight {
+			if c.Kind.IsAdd() {
+				out.Emit(row.Insert, j.padded(1, c.Row))
+			}
+		}
+		j.nullRight = nil
+		right := j.sides[1]
+		for _, rid := range right.eachRow {
+			if count, assoc := right.counts(rid); assoc == 0 {
+				for range count {
+					out.Emit(row.Insert, j.paddedStored(1, rid))
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// joinedStored returns the output row of this (of side) and the other
+// side's stored row rid.
+func (j *Join) joinedStored(side int, this row.Row, rid rowRef) row.Row {
+	lw := j.spec.LeftWidth
+	out := make(row.Row, lw+j.spec.RightWidth)
+	if side == 0 {
+		copy(out, this)
+		j.sides[1].decodeInto(out[lw:], rid)
+	} else {
+		copy(out[lw:], this)
+		j.sides[0].decodeInto(out[:lw], rid)
+	}
+	return out
+}
+
+// padded returns side's row with NULLs for the other side's columns.
+func (j *Join) padded(side int, r row.Row) row.Row {
+	return padRow(side, r, j.spec.LeftWidth, j.spec.RightWidth)
+}
+
+// paddedStored is padded of side's stored row rid.
+func (j *Join) paddedStored(side int, rid rowRef) row.Row {
+	lw := j.spec.LeftWidth
+	out := make(row.Row, lw+j.spec.RightWidth) // zero Values are NULL
+	if side == 0 {
+		j.sides[0].decodeInto(out[:lw], rid)
+	} else {
+		j.sides[1].decodeInto(out[lw:], rid)
+	}
+	return out
+}
+
+// padRow returns side's row r (0 left, 1 right) as a joined row of
+// leftWidth+rightWidth columns, NULL in the other side's.
+func padRow(side int, r row.Row, leftWidth, rightWidth int) row.Row {
+	out := make(row.Row, leftWidth+rightWidth) // zero Values are NULL
+	if side == 0 {
+		copy(out, r)
+	} else {
+		copy(out[leftWidth:], r)
+	}
+	return out
+}
+
+// probe joins this (of side) with the other side's stored row rid: the
+// joined row, nil when the residual rejects it. A join without a
+// residual that emits nothing (semi, anti) builds no row.
+func (j *Join) probe(side int, this row.Row, rid rowRef, build bool) (row.Row, error) {
+	if j.spec.Residual == nil && !build {
+		return nil, nil
+	}
+	jr := j.joinedStored(side, this, rid)
+	if j.spec.Residual != nil {
+		ok, err := j.spec.Residual(jr)
+		if err != nil || !ok {
+			return nil, err
+		}
+	}
+	return jr, nil
+}
+
+// matches reports whether this (of side) and the other side's row rid
+// satisfy the residual.
+func (j *Join) matches(side int, this row.Row, rid rowRef) (bool, error) {
+	if j.spec.Residual == nil {
+		return true, nil
+	}
+	jr, err := j.probe(side, this, rid, false)
+	return jr != nil, err
+}
+
+// emitting reports whether the right side's padded rows were emitted: a
+// batch join emits them only at the end.
+func (j *Join) emitting(side int) bool { return !j.spec.Batch || side == 0 }
+
+// store adds (add) or removes r, whose key is in s.kbuf, on side s.
+func store(s *joinSide, add bool, r row.Row, matched int) error {
+	if add {
+		return s.add(r, matched)
+	}
+	s.remove(r)
+	return nil
+}
+
+// emitCopies emits r count times: the first is r itself, the others
+// copies, so that no two emitted changes share a row.
+func emitCopies(out operator.Emitter, k row.Kind, r row.Row, count int32) {
+	for i := range count {
+		if i > 0 {
+			r = r.Clone()
+		}
+		out.Emit(k, r)
+	}
+}
+
+func (j *Join) change(side int, k row.Kind, r row.Row, out operator.Emitter) error {
+	if j.spec.NullAware {
+		return j.notInChange(side, k, r, out)
+	}
+	if j.semi() {
+		return j.semiChange(side, k, r, out)
+	}
+	this, other := j.sides[side], j.sides[1-side]
+	thisOuter, otherOuter := j.outer[side], j.outer[1-side]
+	add := k.IsAdd()
+	if this.key(r) {
+		switch {
+		case thisOuter && j.emitting(side):
+			out.Emit(padKind(add), j.padded(side, r))
+		case thisOuter:
+			// A batch join's right row that can never match: emitted
+			// padded at the end with the other unmatched ones.
+			j.nullRight = append(j.nullRight, row.Change{Kind: k, Row: r})
+		}
+		return nil
+	}
+	// The key's id serves the probe and the store: one lookup.
+	kid, found := this.index.Find(this.kbuf)
+	if found {
+		found = other.expire(kid)
+	}
+	matched := 0
+	if found {
+		for rid := range other.rows(kid) {
+			jr, err := j.probe(side, r, rid, true)
+			if err != nil {
+				return err
+			}
+			if jr == nil {
+				continue
+			}
+			count, assoc := other.counts(rid)
+			matched += int(count)
+			if otherOuter {
+				if add {
+					if assoc == 0 && j.emitting(1-side) {
+						for range count {
+							out.Emit(row.Delete, j.paddedStored(1-side, rid))
+						}
+					}
+					if assoc == math.MaxInt32 {
+						return errJoinCount
+					}
+					assoc++
+				} else if assoc > 0 {
+					assoc--
+				}
+				other.setAssoc(rid, assoc)
+				other.touch(rid)
+			}
+			emitCopies(out, k, jr, count)
+			if otherOuter && !add && assoc == 0 && j.emitting(1-side) {
+				for range count {
+					out.Emit(row.Insert, j.paddedStored(1-side, rid))
+				}
+			}
+		}
+	}
+	if thisOuter && matched == 0 && j.emitting(side) {
+		out.Emit(padKind(add), j.padded(side, r))
+	}
+	if !add {
+		if found {
+			this.removeAt(kid, r)
+		}
+		return nil
+	}
+	if !found {
+		kid, _ = this.index.Add(this.kbuf)
+	}
+	this.ensure(kid)
+	return this.addAt(kid, r, matched)
+}
+
+// semiChange is a change of a semi or anti join: the left rows carry how
+// many right rows match them, and are emitted (semi) or retracted (anti)
+// when that goes from 0 to 1, and the reverse when it goes back to 0.
+func (j *Join) semiChange(side int, k row.Kind, r row.Row, out operator.Emitter) error {
+	this, other := j.sides[side], j.sides[1-side]
+	anti := j.spec.Kind == AntiJoin
+	add := k.IsAdd()
+	null := this.key(r)
+	if side == 0 {
+		matched, err := j.countMatches(r, null)
+		if err != nil {
+			return err
+		}
+		if (matched > 0) != anti {
+			out.Emit(k, r)
+		}
+		if null {
+			return nil
+		}
+		return store(this, add, r, matched)
+	}
+	if null {
+		return nil
+	}
+	if kid, ok := other.live(this.kbuf); ok {
+		for rid := range other.rows(kid) {
+			ok, err := j.matches(1, r, rid)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue
+			}
+			count, assoc := other.counts(rid)
+			var emit bool
+			if add {
+				if assoc == math.MaxInt32 {
+					return errJoinCount
+				}
+				assoc++
+				emit = assoc == 1
+			} else if assoc > 0 {
+				assoc--
+				emit = assoc == 0
+			}
+			other.setAssoc(rid, assoc)
+			other.touch(rid)
+			if emit && !j.spec.Batch {
+				kind := row.Insert
+				if add == anti {
+					kind = row.Delete
+				}
+				for range count {
+					out.Emit(kind, other.row(rid))
+				}
+			}
+		}
+	}
+	return store(this, add, r, 0)
+}
+
+// countMatches counts the right rows that match the left row r, whose
+// key is in the left side's kbuf (none when it is NULL).
+func (j *Join) countMatches(r row.Row, null bool) (int, error) {
+	if null {
+		return 0, nil
+	}
+	right := j.sides[1]
+	kid, ok := right.live(j.sides[0].kbuf)
+	if !ok {
+		return 0, nil
+	}
+	matched := 0
+	for rid := range right.rows(kid) {
+		ok, err := j.matches(0, r, rid)
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			count, _ := right.counts(rid)
+			matched += int(count)
+		}
+	}
+	return matched, nil
+}
+
+// notInVisible reports whether a left row of a null-aware anti join
+// passes, given its matches and whether its key is NULL.
+func (j *Join) notInVisible(assoc int32, nullKey bool, rows, nulls int64) bool {
+	if rows == 0 {
+		return true
+	}
+	return !nullKey && nulls == 0 && assoc == 0
+}
+
+// notInChange is a change of a null-aware anti join (NOT IN). A right
+// change that empties the right side or adds its first NULL key (or the
+// reverse) changes the answer for every left row: they are all looked
+// at then; otherwise only the left rows of the right row's key are.
+func (j *Join) notInChange(side int, k row.Kind, r row.Row, out operator.Emitter) error {
+	add := k.IsAdd()
+	this := j.sides[side]
+	null := this.key(r)
+	if side == 0 {
+		matched, err := j.countMatches(r, null)
+		if err != nil {
+			return err
+		}
+		if j.notInVisible(int32(min(matched, 1)), null, j.rightRows, j.rightNulls) {
+			out.Emit(k, r)
+		}
+		s := this
+		if null {
+			s = j.leftNulls
+			s.kbuf = s.kbuf[:0]
+		}
+		return store(s, add, r, matched)
+	}
+	d := int64(1)
+	if !add {
+		d = -1
+	}
+	rows, nulls := j.rightRows+d, j.rightNulls
+	if null {
+		nulls += d
+	}
+	// affected are the left rows whose visibility may change, with it
+	// before the change.
+	type seen struct {
+		s      *joinSide
+		rid    rowRef
+		null   bool
+		before bool
+	}
+	var affected []seen
+	note := func(s *joinSide, rid rowRef, null bool) {
+		_, assoc := s.counts(rid)
+		affected = append(affected, seen{s, rid, null, j.notInVisible(assoc, null, j.rightRows, j.rightNulls)})
+	}
+	left := j.sides[0]
+	if (rows == 0) != (j.rightRows == 0) || (nulls == 0) != (j.rightNulls == 0) {
+		for _, s := range []*joinSide{left, j.leftNulls} {
+			for _, rid := range s.eachRow {
+				if !s.ttl.Expired(int32(rid)) {
+					note(s, rid, s == j.leftNulls)
+				}
+			}
+		}
+	} else if !null {
+		if kid, ok := left.live(this.kbuf); ok {
+			for rid := range left.rows(kid) {
+				note(left, rid, false)
+			}
+		}
+	}
+	j.rightRows, j.rightNulls = rows, nulls
+	if !null {
+		if kid, ok := left.live(this.kbuf); ok {
+			for rid := range left.rows(kid) {
+				ok, err := j.matches(1, r, rid)
+				if err != nil {
+					return err
+				}
+				if !ok {
+					continue
+				}
+				_, assoc := left.counts(rid)
+				if add {
+					if assoc == math.MaxInt32 {
+						return errJoinCount
+					}
+					assoc++
+				} else if assoc > 0 {
+					assoc--
+				}
+				left.setAssoc(rid, assoc)
+				left.touch(rid)
+			}
+		}
+		if err := store(this, add, r, 0); err != nil {
+			return err
+		}
+	}
+	if j.spec.Batch {
+		return nil
+	}
+	for _, a := range affected {
+		count, assoc := a.s.counts(a.rid)
+		after := j.notInVisible(assoc, a.null, rows, nulls)
+		if after == a.before {
+			continue
+		}
+		for range count {
+			out.Emit(padKind(after), a.s.row(a.rid))
+		}
+	}
+	return nil
+}
+
+func padKind(add bool) row.Kind {
+	if add {
+		return row.Insert
+	}
+	return row.Delete
+}
+
+// StateEntries implements StateSizer: the distinct rows kept on both
+// sides (and a batch join's held left changes).
+func (j *Join) StateEntries() int64 {
+	return j.sides[0].size + j.sides[1].size + j.leftNulls.size + int64(len(j.held)+len(j.nullRight))
+}
+
+const JoinStateVersion = 1
+
+// Snapshot implements Snapshotter: each side's entries (row, count,
+// association count), then a batch join's held left changes.
+func (j *Join) Snapshot() ([]byte, error) {
+	buf := []byte{j.stateVersion()}
+	if j.settled {
+		buf = append(buf, 1)
+	} else {
+		buf = append(buf, 0)
+	}
+	for _, s := range []*joinSide{j.sides[0], j.sides[1], j.leftNulls} {
+		buf = binary.AppendUvarint(buf, uint64(s.size))
+		for _, rid := range s.eachRow {
+			count, assoc := s.counts(rid)
+			buf = append(buf, s.bytes(rid)...) // AppendRow's encoding
+			buf = binary.AppendUvarint(buf, uint64(count))
+			buf = binary.AppendUvarint(buf, uint64(assoc))
+			buf = s.appendTime(buf, rid)
+		}
+	}
+	buf = binary.AppendVarint(buf, j.rightRows)
+	buf = binary.AppendVarint(buf, j.rightNulls)
+	for _, cs := range [][]row.Change{j.held, j.nullRight} {
+		buf = binary.AppendUvarint(buf, uint64(len(cs)))
+		for _, c := range cs {
+			buf = append(buf, byte(c.Kind))
+			buf = row.AppendRow(buf, c.Row)
+		}
+	}
+	return buf, nil
+}
+
+// Restore implements Snapshotter.
+func (j *Join) Restore(state []byte) error {
+	d := row.NewDecoder(state)
+	v := d.Byte()
+	if v != JoinStateVersion && v != joinTTLStateVersion {
+		return fmt.Errorf("join: state version %d, want %d or %d", v, JoinStateVersion, joinTTLStateVersion)
+	}
+	timed := v == joinTTLStateVersion
+	settled := d.Byte() == 1
+	widths := [3]int{j.spec.LeftWidth, j.spec.RightWidth, j.spec.LeftWidth}
+	var restored [3]*joinSide
+	for i, old := range []*joinSide{j.sides[0], j.sides[1], j.leftNulls} {
+		s := newJoinSide(old.keys, old.unique, widths[i], rtstate.NewKeyIDs())
+		if i == 1 {
+			pairJoinSides(restored[0], s)
+		}
+		s.appendOnly = old.appendOnly
+		s.onExpire = old.onExpire
+		rt := j.restoreTimes(s)
+		n := d.Count(1)
+		for range n {
+			r := d.Row()
+			count, assoc := d.Uvarint(), d.Uvarint()
+			at := int64(0)
+			if timed {
+				at = d.Varint()
+			}
+			if d.Err() != nil {
+				break
+			}
+			if len(r) != widths[i] {
+				d.Fail("row of %d columns on side %d, want %d", len(r), i, widths[i])
+				break
+			}
+			if count == 0 || count > math.MaxInt32 || assoc > math.MaxInt32 {
+				d.Fail("row count %d, match count %d", count, assoc)
+				break
+			}
+			if s.key(r) {
+				d.Fail("row with a NULL join key in the state")
+				break
+			}
+			rid, err := s.restoreRow(r, int32(count), int32(assoc))
+			if err != nil {
+				d.Fail("%v", err)
+				break
+			}
+			rt.note(rid, at)
+		}
+		rt.apply(timed)
+		restored[i] = s
+	}
+	rightRows, rightNulls := d.Varint(), d.Varint()
+	changes := func() []row.Change {
+		n := d.Count(2)
+		out := make([]row.Change, 0, n)
+		for range n {
+			k := row.Kind(d.Byte())
+			r := d.Row()
+			if d.Err() != nil {
+				break
+			}
+			out = append(out, row.Change{Kind: k, Row: r})
+		}
+		return out
+	}
+	held := changes()
+	nullRight := changes()
+	if err := d.End(); err != nil {
+		return fmt.Errorf("join: %w", err)
+	}
+	j.sides[0], j.sides[1], j.leftNulls = restored[0], restored[1], restored[2]
+	j.rightRows, j.rightNulls = rightRows, rightNulls
+	j.held, j.nullRight, j.settled = held, nullRight, settled
+	return nil
+}
+
+// restoreRow stores a snapshot's row, whose key is in s.kbuf, count
+// times with assoc matches, and returns it (the last copy, on an
+// append-only side, which stores each copy apart).
+func (s *joinSide) restoreRow(r row.Row, count, assoc int32) (rowRef, error) {
+	if s.appendOnly {
+		kid := s.keyID()
+		for range count {
+			s.appendRun(kid, r, assoc)
+		}
+		return 0, nil // no TTL, so no time to note
+	}
+	for range count {
+		if err := s.add(r, int(assoc)); err != nil {
+			return 0, err
+		}
+		if s.unique != nil {
+			break
+		}
+	}
+	kid, _ := s.index.Find(s.kbuf)
+	rid, _ := s.idents.Find(s.identOf(kid, r))
+	s.ents[rid].assoc = assoc
+	return rowRef(rid), nil
+}

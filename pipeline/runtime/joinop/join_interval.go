@@ -1,0 +1,399 @@
+package joinop
+
+import (
+	"cmp"
+	"encoding/binary"
+	"fmt"
+	"slices"
+
+	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime/operator"
+	"github.com/etld/etld/pipeline/runtime/state"
+)
+
+// IntervalJoinSpec describes an event-time interval join (Flink's
+// RowTimeIntervalJoin): a left row l and a right row r of the same key
+// join when
+//
+//	r[RightTime] + Lower <= l[LeftTime] <= r[RightTime] + Upper
+//
+// (times in microseconds) and the residual holds. The output row is the
+// left row followed by the right row.
+type IntervalJoinSpec struct {
+	Kind                  JoinKind // InnerJoin, LeftJoin, RightJoin or FullJoin
+	LeftKeys, RightKeys   []int
+	LeftWidth, RightWidth int
+	LeftTime, RightTime   int
+	Lower, Upper          int64
+	// Residual, if set, is the rest of the ON condition, evaluated on the
+	// joined row.
+	Residual func(joined row.Row) (bool, error)
+}
+
+// OutputDelay is how far the join holds back the watermark it forwards:
+// a row may be emitted that long after the watermark passed its time
+// (Flink's getMaxOutputDelay with an allowed lateness of 0).
+func (s *IntervalJoinSpec) OutputDelay() int64 { return max(-s.Lower, s.Upper) }
+
+// IntervalJoin is an event-time interval join. It follows Flink's
+// TimeIntervalJoin step by step, so that late rows join (or not) as they
+// do there: a row joins the other side's cached rows within its bounds,
+// dropping those the watermark has expired; it is cached while rows of
+// the other side may still match it; a key's cache is cleaned by a timer
+// at the first cached row's time plus its relative window, half the
+// window and 1 µs; an outer side's row that never matched is emitted
+// padded with NULLs when it is cleaned, or at once when it arrives too
+// late to be cached. The watermark both inputs passed is the clock
+// (non-negative, as Flink's operator time); rows are never dropped.
+type IntervalJoin struct {
+	spec     IntervalJoinSpec
+	outer    [2]bool
+	relSize  [2]int64 // Flink's leftRelativeSize, rightRelativeSize
+	minClean int64
+	index    *state.KeyIDs // key -> id
+	keys     []ijKey       // by id
+	sides    [2]ijSide
+	timers   ijTimers
+	wm       int64
+	// expiration is Flink's leftExpirationTime and rightExpirationTime:
+	// shared by all keys, an approximation of each cache's oldest time.
+	expiration [2]int64
+	size       int64
+	nullTimes  int64
+	kbuf, fbuf []byte
+}
+
+var (
+	_ operator.TwoInput        = (*IntervalJoin)(nil)
+	_ operator.Snapshotter     = (*IntervalJoin)(nil)
+	_ operator.StateSizer      = (*IntervalJoin)(nil)
+	_ operator.Counters        = (*IntervalJoin)(nil)
+	_ operator.WatermarkHolder = (*IntervalJoin)(nil)
+)
+
+// NewIntervalJoin returns an interval join with empty state.
+func NewIntervalJoin(spec IntervalJoinSpec) *IntervalJoin {
+	j := &IntervalJoin{spec: spec, index: state.NewKeyIDs(), wm: operator.NoWatermark}
+	j.relSize = [2]int64{-spec.Lower, spec.Upper}
+	j.minClean = (j.relSize[0] + j.relSize[1]) / 2
+	switch spec.Kind {
+	case LeftJoin:
+		j.outer[0] = true
+	case RightJoin:
+		j.outer[1] = true
+	case FullJoin:
+		j.outer = [2]bool{true, true}
+	}
+	return j
+}
+
+// HoldWatermark implements WatermarkHolder.
+func (j *IntervalJoin) HoldWatermark(wm int64) int64 {
+	if wm == operator.NoWatermark || wm == operator.MaxWatermark {
+		return wm
+	}
+	return wm - j.spec.OutputDelay()
+}
+
+func (j *IntervalJoin) Finish(operator.Emitter) error { return nil }
+
+// Dropped implements Counters: rows whose time attribute is NULL (an
+// outer side's are emitted padded, the others dropped).
+func (j *IntervalJoin) Dropped() (int64, string) { return j.nullTimes, "NULL time attribute" }
+
+// StateEntries implements StateSizer: the rows cached on both sides.
+func (j *IntervalJoin) StateEntries() int64 { return j.size }
+
+func (j *IntervalJoin) opTime() int64 { return max(j.wm, 0) }
+
+func (j *IntervalJoin) expire(opTime, rel int64) int64 {
+	if opTime == operator.MaxWatermark {
+		return operator.MaxWatermark
+	}
+	return opTime - rel - 1
+}
+
+func (j *IntervalJoin) padded(side int, r row.Row) row.Row {
+	return padRow(side, r, j.spec.LeftWidth, j.spec.RightWidth)
+}
+
+// ProcessInput implements TwoInput.
+func (j *IntervalJoin) ProcessInput(input int, in *row.Batch, out operator.Emitter) error {
+	tr := operator.TrackerOf(in, out)
+	for i, c := range in.Changes {
+		if tr != nil {
+			tr.At(i)
+		}
+		if !c.Kind.IsAdd() {
+			return fmt.Errorf("interval join: input %d sent %s: an interval join takes insert-only input", input, c.Kind)
+		}
+		if err := j.add(input, c.Row, out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (j *IntervalJoin) add(s int, r row.Row, out operator.Emitter) error {
+	o := 1 - s
+	timeCol := j.spec.LeftTime
+	if s == 1 {
+		timeCol = j.spec.RightTime
+	}
+	if r[timeCol].IsNull() {
+		j.nullTimes++
+		if j.outer[s] {
+			out.Emit(row.Insert, j.padded(s, r))
+		}
+		return nil
+	}
+	if j.spec.Lower > j.spec.Upper {
+		// No row can ever match (Flink plans this as a union of the
+		// padded outer sides).
+		if j.outer[s] {
+			out.Emit(row.Insert, j.padded(s, r))
+		}
+		return nil
+	}
+	t := r[timeCol].Micros()
+	opTime := j.opTime()
+	lower, upper := t-j.relSize[o], t+j.relSize[s]
+	kid := j.keyOf(s, r)
+	emitted := false
+	if j.expiration[o] < upper {
+		j.expiration[o] = j.expire(opTime, j.relSize[o])
+		other := &j.sides[o]
+		for rid := range j.rows(kid, o) {
+			e := &other.ents[rid]
+			if e.at >= lower && e.at <= upper {
+				ok, err := j.match(s, kid, r, rid, out)
+				if err != nil {
+					return err
+				}
+				emitted = emitted || ok
+				e.emitted = e.emitted || ok
+			}
+			if e.at <= j.expiration[o] {
+				j.drop(kid, o, rid, out)
+			}
+		}
+	}
+	if opTime < upper {
+		j.cache(kid, s, r, t, emitted)
+		if j.keys[kid].timer[s] == 0 {
+			j.setTimer(kid, s, t)
+		}
+	} else if !emitted && j.outer[s] {
+		out.Emit(row.Insert, j.padded(s, r))
+	}
+	j.forget(kid)
+	return nil
+}
+
+// match joins this (of side s) with the other side's cached row rid and
+// emits the joined row when the key has no NULL and the residual holds.
+func (j *IntervalJoin) match(s int, kid int32, this row.Row, rid int32, out operator.Emitter) (bool, error) {
+	if j.keys[kid].null {
+		return false, nil
+	}
+	lw := j.spec.LeftWidth
+	jr := make(row.Row, lw+j.spec.RightWidth)
+	if s == 0 {
+		copy(jr, this)
+		j.sides[1].store.DecodeInto(jr[lw:], rid)
+	} else {
+		copy(jr[lw:], this)
+		j.sides[0].store.DecodeInto(jr[:lw], rid)
+	}
+	if j.spec.Residual != nil {
+		ok, err := j.spec.Residual(jr)
+		if err != nil || !ok {
+			return false, err
+		}
+	}
+	out.Emit(row.Insert, jr)
+	return true, nil
+}
+
+// drop removes side's row rid of key kid, emitting it padded when it
+// never joined and side is outer.
+func (j *IntervalJoin) drop(kid int32, side int, rid int32, out operator.Emitter) {
+	if j.outer[side] && !j.sides[side].ents[rid].emitted {
+		lw := j.spec.LeftWidth
+		pr := make(row.Row, lw+j.spec.RightWidth) // zero Values are NULL
+		if side == 0 {
+			j.sides[0].store.DecodeInto(pr[:lw], rid)
+		} else {
+			j.sides[1].store.DecodeInto(pr[lw:], rid)
+		}
+		out.Emit(row.Insert, pr)
+	}
+	j.uncache(kid, side, rid)
+}
+
+func (j *IntervalJoin) setTimer(kid int32, side int, t int64) {
+	at := t + j.relSize[side] + j.minClean + 1
+	j.keys[kid].timer[side] = at
+	j.timers.push(ijTimer{at: at, kid: kid})
+}
+
+// Watermark fires the cleanup timers the watermark passed.
+func (j *IntervalJoin) Watermark(wm int64, out operator.Emitter) error {
+	if wm <= j.wm {
+		return nil
+	}
+	j.wm = wm
+	opTime := j.opTime()
+	for len(j.timers) > 0 && j.timers[0].at <= wm {
+		t := j.timers.pop()
+		if !j.keys[t.kid].used {
+			continue
+		}
+		// Flink's order: the timer on the left stream cleans the right
+		// cache, then the one on the right stream the left cache.
+		for _, side := range []int{1, 0} {
+			if j.keys[t.kid].timer[side] == t.at {
+				j.expiration[side] = j.expire(opTime, j.relSize[side])
+				j.removeExpired(t.kid, side, j.expiration[side], out)
+			}
+		}
+		j.forget(t.kid)
+	}
+	return nil
+}
+
+func (j *IntervalJoin) removeExpired(kid int32, side int, exp int64, out operator.Emitter) {
+	earliest, found := int64(0), false
+	for rid := range j.rows(kid, side) {
+		if t := j.sides[side].ents[rid].at; t <= exp {
+			j.drop(kid, side, rid, out)
+		} else if !found || t < earliest {
+			earliest, found = t, true
+		}
+	}
+	if found {
+		j.setTimer(kid, side, earliest)
+	} else {
+		j.keys[kid].timer[side] = 0
+	}
+}
+
+const intervalJoinStateVersion = 1
+
+// Snapshot implements Snapshotter: the clock, the two expiration times,
+// then per key its bytes, NULL flag, and per side its timer and rows by
+// time (row, emitted), as Flink's map of time to rows.
+func (j *IntervalJoin) Snapshot() ([]byte, error) {
+	buf := []byte{intervalJoinStateVersion}
+	buf = binary.AppendVarint(buf, j.wm)
+	buf = binary.AppendVarint(buf, j.expiration[0])
+	buf = binary.AppendVarint(buf, j.expiration[1])
+	buf = binary.AppendUvarint(buf, uint64(j.nullTimes))
+	buf = binary.AppendUvarint(buf, uint64(j.index.Len()))
+	var rids []int32
+	for kid := range j.keys {
+		k := &j.keys[kid]
+		if !k.used {
+			continue
+		}
+		buf = row.AppendString(buf, string(j.index.Bytes(int32(kid))))
+		buf = append(buf, b2byte(k.null))
+		for side := range 2 {
+			ents := j.sides[side].ents
+			buf = binary.AppendVarint(buf, k.timer[side])
+			rids = rids[:0]
+			for rid := range j.rows(int32(kid), side) {
+				rids = append(rids, rid)
+			}
+			// Grouped by time, each time's rows in the order cached.
+			slices.SortStableFunc(rids, func(a, b int32) int { return cmp.Compare(ents[a].at, ents[b].at) })
+			times := 0
+			for i, rid := range rids {
+				if i == 0 || ents[rid].at != ents[rids[i-1]].at {
+					times++
+				}
+			}
+			buf = binary.AppendUvarint(buf, uint64(times))
+			for i := 0; i < len(rids); {
+				at := ents[rids[i]].at
+				n := 1
+				for i+n < len(rids) && ents[rids[i+n]].at == at {
+					n++
+				}
+				buf = binary.AppendVarint(buf, at)
+				buf = binary.AppendUvarint(buf, uint64(n))
+				for _, rid := range rids[i : i+n] {
+					buf = append(buf, j.sides[side].store.Bytes(rid)...) // AppendRow's encoding
+					buf = append(buf, b2byte(ents[rid].emitted))
+				}
+				i += n
+			}
+		}
+	}
+	return buf, nil
+}
+
+func b2byte(b bool) byte {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Restore implements Snapshotter.
+func (j *IntervalJoin) Restore(state []byte) error {
+	d := row.NewDecoder(state)
+	if v := d.Byte(); v != intervalJoinStateVersion {
+		return fmt.Errorf("interval join: state version %d, want %d", v, intervalJoinStateVersion)
+	}
+	wm, e0, e1 := d.Varint(), d.Varint(), d.Varint()
+	nullTimes := int64(d.Uvarint())
+	r := NewIntervalJoin(j.spec)
+	widths := [2]int{j.spec.LeftWidth, j.spec.RightWidth}
+	n := d.Count(4)
+	for range n {
+		key := d.Bytes()
+		null := d.Byte() == 1
+		if d.Err() != nil {
+			break
+		}
+		if _, dup := r.index.Find(key); dup {
+			d.Fail("key %x twice", key)
+			break
+		}
+		kid := r.keyID(key, null)
+		for side := range 2 {
+			timer := d.Varint()
+			r.keys[kid].timer[side] = timer
+			if timer != 0 {
+				r.timers = append(r.timers, ijTimer{at: timer, kid: kid})
+			}
+			nt := d.Count(2)
+			for range nt {
+				t := d.Varint()
+				nr := d.Count(2)
+				for range nr {
+					cr := d.Row()
+					em := d.Byte() == 1
+					if d.Err() == nil && len(cr) != widths[side] {
+						d.Fail("row of %d columns on side %d, want %d", len(cr), side, widths[side])
+					}
+					if d.Err() != nil {
+						break
+					}
+					r.cache(kid, side, cr, t, em)
+				}
+			}
+		}
+		if d.Err() != nil {
+			break
+		}
+	}
+	if err := d.End(); err != nil {
+		return fmt.Errorf("interval join: %w", err)
+	}
+	slices.SortFunc(r.timers, func(a, b ijTimer) int { return cmp.Compare(a.at, b.at) }) // a sorted slice is a heap
+	r.wm, r.expiration, r.nullTimes = wm, [2]int64{e0, e1}, nullTimes
+	*j = *r
+	return nil
+}

@@ -1,0 +1,191 @@
+package joinop
+
+import (
+	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime/state"
+)
+
+// The interval join's cache, without a pointer per row or per key (as
+// joinSide, join_rows.go): Flink keeps per key and side a map from time
+// to the rows of that time; here the keys are in a keyIDs, each key's
+// rows of a side a circular doubly linked list over flat arrays with
+// each row's time and whether it joined, the rows encoded in a rowStore
+// and decoded only when joined or emitted. Flink iterates a key's whole
+// map on every arrival, and so does the list.
+
+// ijKey is one key's state: each side's rows (head -1: none) and cleanup
+// timer (0: none), and whether the key has a NULL (its rows never match).
+type ijKey struct {
+	head, n [2]int32
+	timer   [2]int64
+	null    bool
+	used    bool // the id holds a key
+}
+
+// ijEnt is a cached row: its time, whether it joined at least once (an
+// outer side's row that never did is emitted padded when it is dropped),
+// and its key's list.
+type ijEnt struct {
+	at         int64
+	next, prev int32
+	emitted    bool
+}
+
+// ijSide is one side's cached rows by row id.
+type ijSide struct {
+	ents  []ijEnt
+	store state.RowStore
+	free  []int32
+}
+
+func (s *ijSide) newRow() int32 {
+	if n := len(s.free); n > 0 {
+		rid := s.free[n-1]
+		s.free = s.free[:n-1]
+		return rid
+	}
+	s.ents = append(s.ents, ijEnt{})
+	return int32(len(s.ents) - 1)
+}
+
+// ijTimer is a key's cleanup timer in the heap.
+type ijTimer struct {
+	at  int64
+	kid int32
+}
+
+// ijTimers is a min-heap by time, without container/heap's boxing of
+// every pushed timer.
+type ijTimers []ijTimer
+
+func (h *ijTimers) push(t ijTimer) {
+	*h = append(*h, t)
+	q := *h
+	for i := len(q) - 1; i > 0; {
+		p := (i - 1) / 2
+		if q[p].at <= q[i].at {
+			break
+		}
+		q[p], q[i] = q[i], q[p]
+		i = p
+	}
+}
+
+func (h *ijTimers) pop() ijTimer {
+	q := *h
+	t := q[0]
+	last := len(q) - 1
+	q[0] = q[last]
+	q = q[:last]
+	for i := 0; ; {
+		c := 2*i + 1
+		if c >= len(q) {
+			break
+		}
+		if c+1 < len(q) && q[c+1].at < q[c].at {
+			c++
+		}
+		if q[i].at <= q[c].at {
+			break
+		}
+		q[i], q[c] = q[c], q[i]
+		i = c
+	}
+	*h = q
+	return t
+}
+
+// keyOf returns the id of r's key (side s's key columns), adding it.
+func (j *IntervalJoin) keyOf(s int, r row.Row) int32 {
+	idx := j.spec.LeftKeys
+	if s == 1 {
+		idx = j.spec.RightKeys
+	}
+	null := false
+	for _, i := range idx {
+		null = null || r[i].IsNull()
+	}
+	j.kbuf = row.KeyOf(j.kbuf[:0], r, idx)
+	return j.keyID(j.kbuf, null)
+}
+
+// keyID returns key's id, adding it with the given NULL flag if absent.
+func (j *IntervalJoin) keyID(key []byte, null bool) int32 {
+	if kid, ok := j.index.Find(key); ok {
+		return kid
+	}
+	kid, fresh := j.index.Add(key)
+	if fresh {
+		j.keys = append(j.keys, ijKey{})
+	}
+	j.keys[kid] = ijKey{head: [2]int32{-1, -1}, null: null, used: true}
+	return kid
+}
+
+// cache appends r, of time at, to side s of key kid.
+func (j *IntervalJoin) cache(kid int32, s int, r row.Row, at int64, emitted bool) {
+	side := &j.sides[s]
+	rid := side.newRow()
+	side.store.Put(rid, r)
+	e := &side.ents[rid]
+	e.at, e.emitted = at, emitted
+	k := &j.keys[kid]
+	if h := k.head[s]; h < 0 {
+		k.head[s] = rid
+		e.next, e.prev = rid, rid
+	} else {
+		tail := side.ents[h].prev
+		e.prev, e.next = tail, h
+		side.ents[tail].next = rid
+		side.ents[h].prev = rid
+	}
+	k.n[s]++
+	j.size++
+}
+
+// uncache removes row rid from side s of key kid.
+func (j *IntervalJoin) uncache(kid int32, s int, rid int32) {
+	side := &j.sides[s]
+	e := &side.ents[rid]
+	k := &j.keys[kid]
+	if e.next == rid {
+		k.head[s] = -1
+	} else {
+		side.ents[e.prev].next = e.next
+		side.ents[e.next].prev = e.prev
+		if k.head[s] == rid {
+			k.head[s] = e.next
+		}
+	}
+	k.n[s]--
+	side.store.Remove(rid)
+	side.free = append(side.free, rid)
+	j.size--
+}
+
+// rows yields the row ids of side s of key kid in the order they were
+// cached; the row being yielded may be removed, no other may.
+func (j *IntervalJoin) rows(kid int32, s int) func(yield func(int32) bool) {
+	return func(yield func(int32) bool) {
+		k := &j.keys[kid]
+		rid, n := k.head[s], k.n[s]
+		for ; n > 0; n-- {
+			next := j.sides[s].ents[rid].next
+			if !yield(rid) {
+				return
+			}
+			rid = next
+		}
+	}
+}
+
+// forget removes a key that holds nothing.
+func (j *IntervalJoin) forget(kid int32) {
+	k := &j.keys[kid]
+	if k.n != [2]int32{} || k.timer != [2]int64{} {
+		return
+	}
+	j.fbuf = append(j.fbuf[:0], j.index.Bytes(kid)...) // a copy: drop clears the entry bytes views
+	j.index.Drop(j.fbuf)
+	*k = ijKey{}
+}

@@ -1,0 +1,392 @@
+package joinop
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime/state"
+)
+
+// joinSide is one input's state of a regular join: its rows by join key,
+// each distinct row with how many times it is there and, for the outer
+// side of an outer join (the left side of a semi or anti join), with how
+// many rows of the other side it matches (Flink's
+// OuterJoinRecordStateView).
+//
+// Nothing in it is a pointer per row or per key: a join holding millions
+// of rows as Go row slices (each with its strings and an entry struct)
+// made the garbage collector scan all of them on every cycle, a quarter
+// of a large join's CPU. Here the keys are in a keyIDs (key -> key id),
+// the rows encoded in a rowStore by row id, each key's rows a circular
+// doubly linked list over flat arrays, and a row is decoded only when it
+// is emitted or joined.
+//
+// A side whose rows are retracted finds a row again by its identity (the
+// unique key's value, or the whole row): idents maps the key id and the
+// identity to the row id. An append-only side (JoinSpec's LeftAppendOnly)
+// has no idents and no row ids: each key's rows are one run of bytes in
+// runArena (joinRun), so that joining a key's rows reads one place of
+// memory rather than three per row (its entry, its store slot, its
+// bytes): on a large state every one of those is a cache and TLB miss.
+//
+// A stored row is named by a rowRef: its row id, or on an append-only
+// side its offset in runArena.
+type joinSide struct {
+	keys   []int
+	unique []int
+	all    []int
+	// appendOnly: rows are stored without an identity; never with a
+	// unique key or a TTL, which need one. Set before the first row.
+	appendOnly bool
+
+	// index gives each join key an id; both sides of a join share it,
+	// so that a change finds its key once for the probe of the other
+	// side and its own state (peer is the other side, nil for a side
+	// of its own). A key leaves it when neither side has a row for it.
+	index *state.KeyIDs
+	peer  *joinSide
+	// lists are by key id: each key's list of rows.
+	lists []joinList
+
+	// idents maps a key id (4 bytes) followed by a row's identity to
+	// its row id, which keyIDs hands out; nil on an append-only side,
+	// which keeps its rows in runs instead (join_runs.go).
+	idents *state.KeyIDs
+	ents   []joinEnt      // by row id
+	store  state.RowStore // by row id: the encoded row
+
+	// An append-only side's rows: runs by key id, in runArena, of
+	// which runDead bytes are left behind by moved runs.
+	runs     []joinRun
+	runArena []byte
+	runDead  int
+
+	size       int64 // distinct rows held
+	kbuf, ibuf []byte
+	fbuf       []byte // dropRow's copy of a key
+	rbuf, ebuf []byte // appendRun's encodings
+
+	// ttl is the state TTL by row id (join_ttl.go); onExpire, if set,
+	// is told the count of each row it drops.
+	ttl      state.TTLList
+	onExpire func(count int64)
+}
+
+// joinEnt is a stored row's counts and its place in its key's list.
+type joinEnt struct {
+	count, assoc int32
+	next, prev   int32
+}
+
+// joinList is a key's rows on a side that has row ids: the first (-1
+// for none) and how many.
+type joinList struct{ head, n int32 }
+
+// rowRef names a stored row: a row id, or on an append-only side the
+// row's offset in runArena.
+type rowRef int64
+
+// newJoinSide returns an empty side whose keys are in index.
+func newJoinSide(keys, unique []int, width int, index *state.KeyIDs) *joinSide {
+	all := make([]int, width)
+	for i := range all {
+		all[i] = i
+	}
+	return &joinSide{keys: keys, unique: unique, all: all, index: index}
+}
+
+// pairJoinSides makes a and b the two sides of one join, sharing a's
+// index.
+func pairJoinSides(a, b *joinSide) {
+	b.index = a.index
+	a.peer, b.peer = b, a
+}
+
+// key encodes r's join key into s.kbuf; null reports a NULL in it: such
+// a row never matches (SQL's = is never true on NULL).
+func (s *joinSide) key(r row.Row) (null bool) {
+	for _, k := range s.keys {
+		if r[k].IsNull() {
+			return true
+		}
+	}
+	s.kbuf = row.KeyOf(s.kbuf[:0], r, s.keys)
+	return false
+}
+
+// find returns the id of key (another side's kbuf), if held.
+func (s *joinSide) find(key []byte) (int32, bool) { return s.index.Find(key) }
+
+// keyID returns the id of the key in s.kbuf, adding it if absent.
+func (s *joinSide) keyID() int32 {
+	kid, ok := s.index.Find(s.kbuf)
+	if !ok {
+		kid, _ = s.index.Add(s.kbuf)
+	}
+	s.ensure(kid)
+	return kid
+}
+
+// ensure grows the side's arrays by key id to hold kid: the index is
+// shared, so its ids may run ahead of them.
+func (s *joinSide) ensure(kid int32) {
+	if s.appendOnly {
+		for int(kid) >= len(s.runs) {
+			s.runs = append(s.runs, joinRun{})
+		}
+		return
+	}
+	for int(kid) >= len(s.lists) {
+		s.lists = append(s.lists, joinList{head: -1})
+	}
+}
+
+// holds reports whether the side has a row under key id kid.
+func (s *joinSide) holds(kid int32) bool {
+	if s.appendOnly {
+		return int(kid) < len(s.runs) && s.runs[kid].rows > 0
+	}
+	return int(kid) < len(s.lists) && s.lists[kid].n > 0
+}
+
+// identOf encodes key id kid followed by r's identity into s.ibuf.
+func (s *joinSide) identOf(kid int32, r row.Row) []byte {
+	s.ibuf = binary.LittleEndian.AppendUint32(s.ibuf[:0], uint32(kid))
+	if s.unique != nil {
+		s.ibuf = row.KeyOf(s.ibuf, r, s.unique)
+	} else {
+		s.ibuf = row.KeyOf(s.ibuf, r, s.all)
+	}
+	return s.ibuf
+}
+
+// link appends row rid, stored as r with the given counts, to key kid's
+// list.
+func (s *joinSide) link(kid, rid int32, r row.Row, assoc int32) {
+	for int(rid) >= len(s.ents) {
+		s.ents = append(s.ents, joinEnt{})
+	}
+	e := &s.ents[rid]
+	e.count, e.assoc = 1, assoc
+	l := &s.lists[kid]
+	if h := l.head; h < 0 {
+		l.head = rid
+		e.next, e.prev = rid, rid
+	} else {
+		tail := s.ents[h].prev
+		e.prev, e.next = tail, h
+		s.ents[tail].next = rid
+		s.ents[h].prev = rid
+	}
+	l.n++
+	s.store.Put(rid, r)
+	s.size++
+}
+
+// errJoinCount is a count past what a stored row can hold.
+var errJoinCount = fmt.Errorf("join: more than %d copies of one row or matches of one row", math.MaxInt32)
+
+// add stores r, whose key is in s.kbuf, with assoc matches.
+func (s *joinSide) add(r row.Row, assoc int) error {
+	return s.addAt(s.keyID(), r, assoc)
+}
+
+// addAt is add of a row whose key has id kid (s.ensure'd).
+func (s *joinSide) addAt(kid int32, r row.Row, assoc int) error {
+	if assoc > math.MaxInt32 {
+		return errJoinCount
+	}
+	if s.appendOnly {
+		s.appendRun(kid, r, int32(assoc))
+		return nil
+	}
+	if s.idents == nil {
+		s.idents = state.NewKeyIDs()
+	}
+	rid, ok := s.idents.Find(s.identOf(kid, r))
+	if ok && s.ttl.Expired(rid) {
+		s.dropRow(rid, true)
+		kid = s.keyID() // the key may have gone with the row
+		s.identOf(kid, r)
+		ok = false
+	}
+	if ok {
+		e := &s.ents[rid]
+		if s.unique != nil {
+			s.store.Put(rid, r)
+			e.count, e.assoc = 1, int32(assoc)
+		} else if e.count == math.MaxInt32 {
+			return errJoinCount
+		} else {
+			e.count++
+		}
+		s.ttl.Touch(rid)
+		return nil
+	}
+	rid, _ = s.idents.Add(s.ibuf)
+	s.link(kid, rid, r, int32(assoc))
+	s.ttl.Touch(rid)
+	return nil
+}
+
+// remove takes one r, whose key is in s.kbuf, out of the side; a row
+// that is not there (never seen, expired, or restored from before) is
+// ignored, as Flink does.
+func (s *joinSide) remove(r row.Row) {
+	if s.idents == nil {
+		return
+	}
+	kid, ok := s.index.Find(s.kbuf)
+	if !ok {
+		return
+	}
+	s.removeAt(kid, r)
+}
+
+// removeAt is remove of a row whose key has id kid.
+func (s *joinSide) removeAt(kid int32, r row.Row) {
+	if s.idents == nil {
+		return
+	}
+	rid, ok := s.idents.Find(s.identOf(kid, r))
+	if !ok {
+		return
+	}
+	if s.ttl.Expired(rid) {
+		s.dropRow(rid, true)
+		return
+	}
+	e := &s.ents[rid]
+	if e.count--; e.count <= 0 || s.unique != nil {
+		s.dropRow(rid, false)
+		return
+	}
+	s.ttl.Touch(rid)
+}
+
+// dropRow removes row rid of a side with idents; expired says the TTL
+// dropped it (onExpire is told).
+func (s *joinSide) dropRow(rid int32, expired bool) {
+	ident := s.idents.Bytes(rid)
+	kid := int32(binary.LittleEndian.Uint32(ident))
+	s.fbuf = append(s.fbuf[:0], ident...) // a copy: drop clears the entry bytes views
+	s.idents.Drop(s.fbuf)
+	s.unlink(kid, rid)
+	if expired && s.onExpire != nil {
+		s.onExpire(int64(s.ents[rid].count))
+	}
+	s.ttl.Drop(rid)
+}
+
+// unlink takes row rid out of key kid's list and the store, and the key
+// out of the index when it has no row left.
+func (s *joinSide) unlink(kid, rid int32) {
+	e := &s.ents[rid]
+	l := &s.lists[kid]
+	if e.next == rid {
+		l.head = -1
+	} else {
+		s.ents[e.prev].next = e.next
+		s.ents[e.next].prev = e.prev
+		if l.head == rid {
+			l.head = e.next
+		}
+	}
+	l.n--
+	s.store.Remove(rid)
+	s.size--
+	if l.n == 0 && (s.peer == nil || !s.peer.holds(kid)) {
+		s.fbuf = append(s.fbuf[:0], s.index.Bytes(kid)...)
+		s.index.Drop(s.fbuf)
+	}
+}
+
+// rows yields the rows of key kid (of any side's index: see find), in
+// the order they were added. The row being yielded may be dropped; no
+// other may, and none added.
+func (s *joinSide) rows(kid int32) func(yield func(rowRef) bool) {
+	if !s.holds(kid) {
+		return func(func(rowRef) bool) {}
+	}
+	if s.appendOnly {
+		return func(yield func(rowRef) bool) {
+			run := s.runs[kid]
+			for at, end := run.Off, run.Off+uint64(run.N); at < end; {
+				if !yield(rowRef(at)) {
+					return
+				}
+				n, w := binary.Uvarint(s.runArena[at+4:])
+				at += 4 + uint64(w) + n
+			}
+		}
+	}
+	return func(yield func(rowRef) bool) {
+		rid, n := s.lists[kid].head, s.lists[kid].n
+		for ; n > 0; n-- {
+			next := s.ents[rid].next
+			if !yield(rowRef(rid)) {
+				return
+			}
+			rid = next
+		}
+	}
+}
+
+// eachRow yields every stored row with its key id.
+func (s *joinSide) eachRow(yield func(kid int32, ref rowRef) bool) {
+	keys := len(s.lists)
+	if s.appendOnly {
+		keys = len(s.runs)
+	}
+	for kid := range int32(keys) {
+		for ref := range s.rows(kid) {
+			if !yield(kid, ref) {
+				return
+			}
+		}
+	}
+}
+
+// counts returns a stored row's count and match count.
+func (s *joinSide) counts(ref rowRef) (count, assoc int32) {
+	if s.appendOnly {
+		return 1, int32(binary.LittleEndian.Uint32(s.runArena[ref:]))
+	}
+	e := &s.ents[ref]
+	return e.count, e.assoc
+}
+
+// setAssoc sets a stored row's match count.
+func (s *joinSide) setAssoc(ref rowRef, assoc int32) {
+	if s.appendOnly {
+		binary.LittleEndian.PutUint32(s.runArena[ref:], uint32(assoc))
+		return
+	}
+	s.ents[ref].assoc = assoc
+}
+
+// bytes is a stored row's encoding (row.AppendRow), a view valid until
+// the next change.
+func (s *joinSide) bytes(ref rowRef) []byte {
+	if s.appendOnly {
+		n, w := binary.Uvarint(s.runArena[ref+4:])
+		at := uint64(ref) + 4 + uint64(w)
+		return s.runArena[at : at+n]
+	}
+	return s.store.Bytes(int32(ref))
+}
+
+// decodeInto decodes a stored row's values into dst, which has its
+// width.
+func (s *joinSide) decodeInto(dst row.Row, ref rowRef) {
+	state.DecodeRowInto(dst, s.bytes(ref))
+}
+
+// row decodes a copy of a stored row.
+func (s *joinSide) row(ref rowRef) row.Row {
+	r := make(row.Row, len(s.all))
+	s.decodeInto(r, ref)
+	return r
+}

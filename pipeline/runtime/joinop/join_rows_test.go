@@ -1,0 +1,207 @@
+package joinop
+
+import (
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime/optest"
+	"github.com/etld/etld/pipeline/runtime/state"
+)
+
+// TestJoinSideMatchesAModel drives a join side and a map of each key's
+// rows with their counts through the same random adds and removes (rows
+// of every length, duplicates, retractions of rows never added), for a
+// side that identifies rows by the whole row, by a unique key, and an
+// append-only one, and wants the same rows per key, in the order they
+// were added, and the key and row ids reused rather than grown.
+func TestJoinSideMatchesAModel(t *testing.T) {
+	for _, mode := range []string{"whole row", "unique", "append-only"} {
+		t.Run(mode, func(t *testing.T) {
+			rnd := rand.New(rand.NewPCG(11, 12))
+			var unique []int
+			if mode == "unique" {
+				unique = []int{1}
+			}
+			s := newJoinSide([]int{0}, unique, 3, state.NewKeyIDs())
+			s.appendOnly = mode == "append-only"
+			// want: key -> rows in order, each with its count.
+			type held struct {
+				r     row.Row
+				count int32
+			}
+			want := map[int64][]held{}
+			text := func(r row.Row) string { return fmt.Sprint(r) }
+			for step := range 30_000 {
+				k := int64(rnd.IntN(40))
+				r := row.Row{row.BigIntValue(k), row.BigIntValue(int64(rnd.IntN(6))), row.StringValue(strings.Repeat("v", rnd.IntN(3)*20))}
+				if mode == "unique" {
+					r[2] = row.StringValue(fmt.Sprint(step)) // a new value under the same unique key
+				}
+				s.key(r)
+				rows := want[k]
+				i := slices.IndexFunc(rows, func(h held) bool {
+					switch mode {
+					case "append-only":
+						return false
+					case "unique":
+						return row.Equal(h.r[1], r[1])
+					}
+					return text(h.r) == text(r)
+				})
+				if mode != "append-only" && rnd.IntN(2) == 0 {
+					s.remove(r)
+					switch {
+					case i < 0:
+					case mode == "unique" || rows[i].count == 1:
+						rows = slices.Delete(rows, i, i+1)
+					default:
+						rows[i].count--
+					}
+				} else {
+					if err := s.add(r, 0); err != nil {
+						t.Fatal(err)
+					}
+					switch {
+					case mode == "append-only" || i < 0:
+						rows = append(rows, held{r, 1})
+					case mode == "unique":
+						rows[i] = held{r, 1}
+					default:
+						rows[i].count++
+					}
+				}
+				want[k] = rows
+				if len(rows) == 0 {
+					delete(want, k)
+				}
+				if step%501 == 0 || step == 29_999 {
+					checkJoinSide(t, s, step, func(yield func(int64, []string) bool) {
+						for _, k := range slices.Sorted(maps.Keys(want)) {
+							var rows []string
+							for _, h := range want[k] {
+								rows = append(rows, fmt.Sprintf("%v*%d", h.r, h.count))
+							}
+							if !yield(k, rows) {
+								return
+							}
+						}
+					})
+				}
+			}
+			if mode != "append-only" && (len(s.lists) > 40 || len(s.ents) > 40*18) {
+				t.Errorf("%d key ids and %d row ids for at most 40 keys of 18 rows: ids are not reused", len(s.lists), len(s.ents))
+			}
+		})
+	}
+}
+
+// checkJoinSide compares every key's rows (row*count, in list order)
+// with want's, and the side's size with want's row count.
+func checkJoinSide(t *testing.T, s *joinSide, step int, want func(yield func(int64, []string) bool)) {
+	t.Helper()
+	n := 0
+	keys := 0
+	for k, rows := range want {
+		keys++
+		kbuf := row.KeyOf(nil, row.Row{row.BigIntValue(k)}, []int{0})
+		kid, ok := s.find(kbuf)
+		if !ok {
+			t.Fatalf("step %d: key %d missing", step, k)
+		}
+		var got []string
+		for rid := range s.rows(kid) {
+			count, _ := s.counts(rid)
+			got = append(got, fmt.Sprintf("%v*%d", s.row(rid), count))
+		}
+		if !slices.Equal(got, rows) {
+			t.Fatalf("step %d: key %d holds %q, want %q", step, k, got, rows)
+		}
+		n += len(rows)
+	}
+	if s.size != int64(n) || s.index.Len() != keys {
+		t.Fatalf("step %d: %d rows under %d keys, want %d under %d", step, s.size, s.index.Len(), n, keys)
+	}
+}
+
+// TestJoinRunsGrowAndMove appends rows to the runs of an append-only
+// side in random key order, so that runs grow in place and move many
+// times, and wants every key's rows, in order, with their match counts,
+// and an arena within a small factor of its live bytes (runs double, so
+// what moving leaves behind is at most what the runs hold).
+func TestJoinRunsGrowAndMove(t *testing.T) {
+	s := newJoinSide([]int{0}, nil, 2, state.NewKeyIDs())
+	s.appendOnly = true
+	const keys = 1000
+	want := make([][]string, keys)
+	rnd := rand.New(rand.NewPCG(13, 14))
+	for i := range 100_000 {
+		k := rnd.IntN(keys)
+		r := row.Row{row.BigIntValue(int64(k)), row.StringValue(strings.Repeat("x", rnd.IntN(200)) + fmt.Sprint(i))}
+		s.key(r)
+		if err := s.add(r, i%7); err != nil {
+			t.Fatal(err)
+		}
+		want[k] = append(want[k], fmt.Sprintf("%v*%d", r, i%7))
+	}
+	live := 0
+	for k := range keys {
+		kid, ok := s.find(row.KeyOf(nil, row.Row{row.BigIntValue(int64(k))}, []int{0}))
+		if !ok {
+			t.Fatalf("key %d missing", k)
+		}
+		var got []string
+		for ref := range s.rows(kid) {
+			_, assoc := s.counts(ref)
+			got = append(got, fmt.Sprintf("%v*%d", s.row(ref), assoc))
+		}
+		if !slices.Equal(got, want[k]) {
+			t.Fatalf("key %d holds %d rows, want %d (or other ones)", k, len(got), len(want[k]))
+		}
+		live += int(s.runs[kid].N)
+	}
+	if len(s.runArena) > 4*live+1<<21 {
+		t.Errorf("arena of %d bytes for %d live: moved runs are not reclaimed", len(s.runArena), live)
+	}
+}
+
+// TestJoinSidesShareKeys: the two sides of a join share one key index; a
+// key stays while either side holds a row for it and leaves when
+// neither does, whichever side empties last, append-only or not.
+func TestJoinSidesShareKeys(t *testing.T) {
+	for _, leftAppendOnly := range []bool{false, true} {
+		spec := joinSpec2(FullJoin)
+		spec.LeftAppendOnly = leftAppendOnly
+		j := NewJoin(spec)
+		var c joinCollector
+		feed := func(side int, ch row.Change) {
+			if err := j.ProcessInput(side, &row.Batch{Changes: []row.Change{ch}}, &c); err != nil {
+				t.Fatal(err)
+			}
+		}
+		feed(1, optest.Ins(1, "x"))
+		feed(0, optest.Ins(1, "a"))
+		feed(1, optest.Ins(2, "y"))
+		if got := j.sides[0].index.Len(); got != 2 || j.sides[1].index != j.sides[0].index {
+			t.Fatalf("append-only %v: %d keys in the shared index, want 2", leftAppendOnly, got)
+		}
+		feed(1, optest.Del(1, "x")) // the left side still holds key 1
+		feed(1, optest.Del(2, "y")) // key 2 has no row left
+		want := 1
+		if !leftAppendOnly {
+			feed(0, optest.Del(1, "a"))
+			want = 0
+		}
+		if got := j.sides[0].index.Len(); got != want {
+			t.Errorf("append-only %v: %d keys left, want %d", leftAppendOnly, got, want)
+		}
+		feed(1, optest.Ins(1, "z"))
+		if got := c.got[len(c.got)-1]; leftAppendOnly && got != "+I[1, a, 1, z]" || !leftAppendOnly && got != "+I[null, null, 1, z]" {
+			t.Errorf("append-only %v: a row of key 1 after the retractions: %s", leftAppendOnly, got)
+		}
+	}
+}

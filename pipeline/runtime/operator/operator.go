@@ -1,0 +1,112 @@
+package operator
+
+import (
+	"context"
+	"math"
+	"time"
+
+	"github.com/etld/etld/pipeline/row"
+)
+
+// MaxWatermark is the watermark a bounded source sends after its last row:
+// every window ends before it.
+const MaxWatermark int64 = math.MaxInt64
+
+// NoWatermark means no watermark has been seen yet.
+const NoWatermark int64 = math.MinInt64
+
+// Emitter collects an operator's output changes. Operators add changes
+// with Emit; the node batches and sends them.
+type Emitter interface {
+	Emit(k row.Kind, r row.Row)
+}
+
+// Lifecycle is what every operator has besides its input: the
+// event-time clock and the end of the input. The node calls Watermark
+// when the clock advances and Finish once when the input has ended. All
+// calls to an operator come from one goroutine.
+type Lifecycle interface {
+	// Watermark tells the operator that no row with an event time below wm
+	// (microseconds) will arrive any more. Operators that hold rows until
+	// then (windows) emit them here. The node forwards the watermark
+	// downstream after the call.
+	Watermark(wm int64, out Emitter) error
+	// Finish is called at the end of a bounded input, after the final
+	// watermark. Batch-mode aggregates emit their results here.
+	Finish(out Emitter) error
+}
+
+// Operator is one step of a transform with one input: the node calls
+// Process for every input batch. An operator may keep rows of its input
+// batches (they are immutable) but must not modify them, unless it is an
+// InputReleaser that said it keeps none (the engine's doc, Retention).
+type Operator interface {
+	Lifecycle
+	Process(in *row.Batch, out Emitter) error
+}
+
+// TwoInput is an operator of two inputs (a join): a union in front of it
+// tags each batch with the input it came from, and the node gives it the
+// batch with that number (0 left, 1 right).
+type TwoInput interface {
+	Lifecycle
+	ProcessInput(input int, in *row.Batch, out Emitter) error
+}
+
+// Counters is what an operator reports for `etld run`'s summary and the
+// metrics endpoint; operators that drop rows (late rows of a window)
+// implement it.
+type Counters interface {
+	// Dropped returns the number of input rows the operator discarded and
+	// why (e.g. "late").
+	Dropped() (n int64, reason string)
+}
+
+// StateSizer is an operator whose state grows with what it has seen
+// (group and window aggregates, DISTINCT). StateEntries is called from
+// the operator's goroutine after each message; the node publishes it in
+// Stats.StateEntries for the metrics endpoint and the console.
+type StateSizer interface {
+	StateEntries() int64
+}
+
+// Snapshotter is an operator with state that checkpoints keep: Snapshot
+// encodes it at a barrier, Restore replaces it before the run starts.
+// Both are called from the operator's goroutine (or before it starts).
+type Snapshotter interface {
+	Snapshot() ([]byte, error)
+	Restore(state []byte) error
+}
+
+// Flusher is an operator that holds output back (a mini-batch). The node
+// calls Flush before every snapshot (checkpoint barrier, end of input,
+// stop), so a snapshot never holds state whose changes were not emitted,
+// and every FlushEvery while its input is quiet.
+type Flusher interface {
+	Flush(out Emitter) error
+	FlushEvery() time.Duration
+}
+
+// WatermarkHolder is an operator that forwards a watermark behind the one
+// it received (an interval join emits rows older than its watermark).
+type WatermarkHolder interface {
+	HoldWatermark(wm int64) int64
+}
+
+// Opener is an operator that holds a connection of its own (a lookup
+// join's client): the node opens it with the run's context before the
+// first message and closes it when it ends.
+type Opener interface {
+	Open(ctx context.Context) error
+	Close(ctx context.Context) error
+}
+
+// InputReleaser is an operator that may keep nothing of an input
+// batch's rows once Process returned (it folds them into state of its
+// own, or copies what it keeps): the node then gives the rows' memory
+// back to the decoders that made them (slabPool). ReleasesInput is
+// asked after each Process that returned nil, and must be false when
+// the operator keeps a row slice, or a change's row, of that batch.
+type InputReleaser interface {
+	ReleasesInput() bool
+}

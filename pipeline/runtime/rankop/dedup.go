@@ -1,0 +1,400 @@
+package rankop
+
+import (
+	"container/heap"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime/operator"
+	"github.com/etld/etld/pipeline/runtime/state"
+)
+
+// DedupSpec is a deduplication: ROW_NUMBER() OVER (PARTITION BY Key
+// ORDER BY a time attribute) = 1 with the rank number not selected.
+type DedupSpec struct {
+	Key []int
+	// TimeCol is the ORDER BY column; RowTime says it is an event-time
+	// attribute (compared by value), else processing time (arrival order).
+	TimeCol int
+	RowTime bool
+	// KeepLast: ORDER BY ... DESC keeps the last row, ASC the first.
+	KeepLast bool
+	// Batch: emit each key's kept row as +I at Finish.
+	Batch bool
+}
+
+// Dedup keeps one row per key of an insert-only input, with Flink's
+// changes (ProcTimeDeduplicateKeepFirstRowFunction, ...KeepLastRowFunction,
+// RowTimeDeduplicateFunction):
+//
+//   - processing time, keep first: +I of a key's first row, later rows
+//     dropped: insert-only;
+//   - processing time, keep last: +I of the first row, then -U[kept]
+//     +U[new] for every later one;
+//   - event time, keep last: the first row +I; a later row replaces the
+//     kept one with -U[kept] +U[new] when its time is not earlier. Rows
+//     are not dropped as late: a row arriving after the watermark still
+//     competes by its time (RowTimeDeduplicateFunction);
+//   - event time, keep first: insert-only. The earliest row of a key
+//     waits until the watermark reaches its time, then is emitted as +I,
+//     in time order; the key then ignores every later row. A row older
+//     than the watermark when it arrives is late: dropped and counted
+//     (RowTimeDeduplicateKeepFirstRowFunction).
+type Dedup struct {
+	spec DedupSpec
+	// keys gives each key an id; kept holds its row (encoded, no
+	// pointer for the GC to scan) and times, on event time, that row's
+	// time (timeKey). A key whose row was emitted on the watermark
+	// (event time, keep first) stays in keys with no kept row: done.
+	keys  *state.KeyIDs
+	kept  state.RowStore
+	times []int64
+	order []int32 // batch: ids in first-seen order
+	kbuf  []byte
+	fbuf  []byte // forget's copy of a key
+
+	// Event time, keep first: timers hold the waiting rows' times, and
+	// waiting (by id) the seq of each key's live timer, 0 for none.
+	timers  timerHeap
+	seq     uint64
+	waiting []uint64
+	wm      int64
+	dropped int64
+	ttl     state.TTLList // state TTL by id (dedup_ttl.go)
+}
+
+// NewDedup builds the operator.
+func NewDedup(spec DedupSpec) *Dedup {
+	return &Dedup{spec: spec, keys: state.NewKeyIDs(), wm: operator.NoWatermark}
+}
+
+// firstOnTimer reports whether rows wait for the watermark (event time,
+// keep first, streaming).
+func (d *Dedup) firstOnTimer() bool { return d.spec.RowTime && !d.spec.KeepLast && !d.spec.Batch }
+
+// StateEntries implements StateSizer: the keys with state.
+func (d *Dedup) StateEntries() int64 { return int64(d.keys.Len()) }
+
+// Dropped counts late rows.
+func (d *Dedup) Dropped() (int64, string) { return d.dropped, "late" }
+
+// timer is a waiting row's event time; seq tells a live timer from one
+// its key has replaced, and orders equal times by arrival.
+type timer struct {
+	at  int64
+	seq uint64
+	id  int32
+}
+
+type timerHeap []timer
+
+func (h timerHeap) Len() int { return len(h) }
+func (h timerHeap) Less(i, j int) bool {
+	return h[i].at < h[j].at || h[i].at == h[j].at && h[i].seq < h[j].seq
+}
+func (h timerHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *timerHeap) Push(x any)   { *h = append(*h, x.(timer)) }
+func (h *timerHeap) Pop() any {
+	old := *h
+	t := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return t
+}
+
+// timeKey is a time attribute as an int64 ordered as row.Compare orders
+// the values: NULL first.
+func timeKey(v row.Value) int64 {
+	if v.IsNull() {
+		return math.MinInt64
+	}
+	return v.Micros()
+}
+
+// lookup finds the key in d.kbuf, dropping its state first when it
+// expired.
+func (d *Dedup) lookup() (int32, bool) {
+	id, ok := d.keys.Find(d.kbuf)
+	if ok && d.ttl.Expired(id) {
+		d.forget(id)
+		return 0, false
+	}
+	return id, ok
+}
+
+// add gives the key in d.kbuf an id.
+func (d *Dedup) add() int32 {
+	id, fresh := d.keys.Add(d.kbuf)
+	if fresh {
+		d.times = append(d.times, 0)
+		d.waiting = append(d.waiting, 0)
+	}
+	return id
+}
+
+// keep stores r as id's row.
+func (d *Dedup) keep(id int32, r row.Row) {
+	d.kept.Put(id, r)
+	if d.spec.RowTime {
+		d.times[id] = timeKey(r[d.spec.TimeCol])
+	}
+}
+
+// forget drops id's key and state.
+func (d *Dedup) forget(id int32) {
+	d.fbuf = append(d.fbuf[:0], d.keys.Bytes(id)...) // a copy: remove clears the entry bytes views
+	d.keys.Drop(d.fbuf)
+	d.kept.Remove(id)
+	d.waiting[id] = 0
+	d.ttl.Drop(id)
+}
+
+// waitFirst is keep-first on event time for one row.
+func (d *Dedup) waitFirst(r row.Row) {
+	at := r[d.spec.TimeCol].Micros()
+	if r[d.spec.TimeCol].IsNull() || at < d.wm {
+		d.dropped++
+		return
+	}
+	id, ok := d.lookup()
+	switch {
+	case !ok:
+		id = d.add()
+	case !d.kept.Has(id): // done: emitted already
+		return
+	case at >= d.times[id]:
+		return
+	}
+	d.keep(id, r)
+	d.seq++
+	d.waiting[id] = d.seq
+	heap.Push(&d.timers, timer{at: at, seq: d.seq, id: id})
+}
+
+func (d *Dedup) Process(in *row.Batch, out operator.Emitter) error {
+	if d.ttl.On() {
+		d.ttl.Tick()
+		defer d.sweep(operator.SweepBudget(len(in.Changes)))
+	}
+	tr := operator.TrackerOf(in, out)
+	for i := range in.Changes {
+		c := &in.Changes[i]
+		if c.Kind != row.Insert {
+			return fmt.Errorf("deduplicate: change %d: input planned as insert-only carries a %s change", i, c.Kind)
+		}
+		d.kbuf = row.KeyOf(d.kbuf[:0], c.Row, d.spec.Key)
+		if d.firstOnTimer() {
+			d.waitFirst(c.Row)
+			continue
+		}
+		id, seen := d.lookup()
+		if seen && !d.replaces(id, c.Row) {
+			continue
+		}
+		var prev row.Row
+		switch {
+		case !seen:
+			id = d.add()
+			if d.spec.Batch {
+				d.order = append(d.order, id)
+			}
+		case !d.spec.Batch:
+			prev = d.kept.Row(id)
+		}
+		d.keep(id, c.Row)
+		d.ttl.Touch(id)
+		if d.spec.Batch {
+			continue
+		}
+		if tr != nil {
+			tr.At(i)
+		}
+		if !seen {
+			out.Emit(row.Insert, c.Row)
+			continue
+		}
+		out.Emit(row.UpdateBefore, prev)
+		out.Emit(row.UpdateAfter, c.Row)
+	}
+	return nil
+}
+
+// replaces reports whether next takes the place of id's kept row.
+func (d *Dedup) replaces(id int32, next row.Row) bool {
+	if !d.spec.RowTime {
+		return d.spec.KeepLast
+	}
+	at, prev := timeKey(next[d.spec.TimeCol]), d.times[id]
+	if d.spec.KeepLast {
+		return at >= prev
+	}
+	return at < prev
+}
+
+// Watermark emits the waiting rows whose time it reached, in time order.
+func (d *Dedup) Watermark(wm int64, out operator.Emitter) error {
+	if wm <= d.wm || !d.firstOnTimer() {
+		return nil
+	}
+	d.wm = wm
+	for len(d.timers) > 0 && d.timers[0].at <= wm {
+		t := heap.Pop(&d.timers).(timer)
+		if d.waiting[t.id] != t.seq {
+			continue // replaced by an earlier row
+		}
+		out.Emit(row.Insert, d.kept.Row(t.id))
+		d.kept.Remove(t.id)
+		d.waiting[t.id] = 0
+		d.ttl.Touch(t.id)
+	}
+	return nil
+}
+
+// Finish emits a batch deduplication's rows.
+func (d *Dedup) Finish(out operator.Emitter) error {
+	if !d.spec.Batch {
+		return nil
+	}
+	for _, id := range d.order {
+		out.Emit(row.Insert, d.kept.Row(id))
+	}
+	return nil
+}
+
+const DedupStateVersion = 2
+
+// Snapshot encodes the state: a version byte, the watermark, the late
+// count, the keys already emitted, then the kept rows' count and the rows
+// (in first-seen order in batch mode, in timer order when they wait for
+// the watermark).
+func (d *Dedup) Snapshot() ([]byte, error) {
+	v := byte(DedupStateVersion)
+	if d.ttl.On() {
+		v = dedupTTLStateVersion
+	}
+	buf := []byte{v}
+	buf = binary.AppendVarint(buf, d.wm)
+	buf = binary.AppendVarint(buf, d.dropped)
+	ids := d.ids()
+	var done []int32
+	if d.firstOnTimer() {
+		for _, id := range ids {
+			if !d.kept.Has(id) {
+				done = append(done, id)
+			}
+		}
+	}
+	buf = binary.AppendUvarint(buf, uint64(len(done)))
+	for _, id := range done {
+		buf = row.AppendString(buf, string(d.keys.Bytes(id)))
+	}
+	buf = binary.AppendUvarint(buf, uint64(d.kept.Len()))
+	switch {
+	case d.firstOnTimer():
+		live := make([]timer, 0, len(d.timers))
+		for _, t := range d.timers {
+			if d.waiting[t.id] == t.seq {
+				live = append(live, t)
+			}
+		}
+		slices.SortFunc(live, func(a, b timer) int {
+			if (timerHeap{a, b}).Less(0, 1) {
+				return -1
+			}
+			return 1
+		})
+		ids = ids[:0]
+		for _, t := range live {
+			ids = append(ids, t.id)
+		}
+	case d.spec.Batch:
+		ids = d.order
+	}
+	for _, id := range ids {
+		buf = append(buf, d.kept.Bytes(id)...) // AppendRow's encoding
+	}
+	return d.appendTTL(buf), nil
+}
+
+// ids lists the ids that hold a key.
+func (d *Dedup) ids() []int32 {
+	ids := make([]int32, 0, d.keys.Len())
+	for id := range int32(len(d.times)) {
+		if d.keys.Has(id) {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// Restore replaces the state with a snapshot's.
+func (d *Dedup) Restore(state []byte) error {
+	dec := row.NewDecoder(state)
+	v := dec.Byte()
+	if v != DedupStateVersion && v != dedupTTLStateVersion {
+		return fmt.Errorf("deduplicate: state version %d, want %d or %d", v, DedupStateVersion, dedupTTLStateVersion)
+	}
+	r := NewDedup(d.spec)
+	if d.ttl.On() {
+		r.SetStateTTL(operator.StateTTL{TTL: time.Duration(d.ttl.TTL) * time.Millisecond, Now: d.ttl.Now})
+	}
+	r.wm, r.dropped = dec.Varint(), dec.Varint()
+	for range dec.Count(1) {
+		r.kbuf = append(r.kbuf[:0], dec.Bytes()...)
+		if _, ok := r.keys.Find(r.kbuf); !ok && dec.Err() == nil {
+			r.add()
+		}
+	}
+	n := dec.Count(1)
+	for range n {
+		kr := dec.Row()
+		if dec.Err() != nil {
+			break
+		}
+		for _, k := range d.spec.Key {
+			if k >= len(kr) {
+				dec.Fail("row of %d columns has no key column %d", len(kr), k)
+			}
+		}
+		if d.spec.RowTime && d.spec.TimeCol >= len(kr) {
+			dec.Fail("row of %d columns has no time column %d", len(kr), d.spec.TimeCol)
+		}
+		if dec.Err() != nil {
+			break
+		}
+		r.kbuf = row.KeyOf(r.kbuf[:0], kr, d.spec.Key)
+		id, ok := r.keys.Find(r.kbuf)
+		if !ok {
+			id = r.add()
+			r.order = append(r.order, id)
+		}
+		r.keep(id, kr)
+	}
+	r.readTTL(dec, v == dedupTTLStateVersion)
+	if err := dec.End(); err != nil {
+		return fmt.Errorf("deduplicate: restore: %w", err)
+	}
+	if r.firstOnTimer() {
+		for _, id := range r.order { // the snapshot's timer order
+			r.seq++
+			r.waiting[id] = r.seq
+			r.timers = append(r.timers, timer{at: r.times[id], seq: r.seq, id: id})
+		}
+		heap.Init(&r.timers)
+	}
+	if !d.spec.Batch {
+		r.order = nil
+	}
+	*d = *r
+	return nil
+}
+
+var (
+	_ operator.Operator    = (*Dedup)(nil)
+	_ operator.Snapshotter = (*Dedup)(nil)
+	_ operator.StateSizer  = (*Dedup)(nil)
+	_ operator.Counters    = (*Dedup)(nil)
+)

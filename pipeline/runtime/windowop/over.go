@@ -1,0 +1,517 @@
+package windowop
+
+import (
+	"cmp"
+	"encoding/binary"
+	"fmt"
+	"slices"
+
+	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime/aggop"
+	"github.com/etld/etld/pipeline/runtime/operator"
+	"github.com/etld/etld/pipeline/runtime/state"
+)
+
+// Unbounded is OverSpec.Preceding for UNBOUNDED PRECEDING.
+const Unbounded int64 = -1
+
+// LagCall is LAG(x, offset, default): the value of column Arg Offset rows
+// before the current row of its partition (in event-time order, rows of
+// equal time in arrival order), or column Default of the current row when
+// there is no such row (-1: NULL). The frame does not matter to it.
+type LagCall struct {
+	Arg, Offset, Default int
+}
+
+// OverSpec is an OVER aggregate's window: PARTITION BY Keys ORDER BY the
+// event time in column TimeCol, with a frame ending at the current row
+// and starting Preceding rows (Rows) or microseconds (RANGE) before it,
+// or at the partition's first row (Unbounded).
+type OverSpec struct {
+	Keys      []int
+	TimeCol   int
+	Rows      bool
+	Preceding int64
+	Aggs      []aggop.AggCall
+	Lags      []LagCall
+}
+
+// String is Flink's description of the frame, for errors and tests.
+func (s OverSpec) String() string {
+	unit, start := "RANGE", "UNBOUNDED"
+	if s.Rows {
+		unit = "ROWS"
+	}
+	switch {
+	case s.Preceding == Unbounded:
+	case s.Rows:
+		start = fmt.Sprint(s.Preceding)
+	default:
+		start = micros(s.Preceding).String()
+	}
+	return fmt.Sprintf("%s BETWEEN %s PRECEDING AND CURRENT ROW", unit, start)
+}
+
+// overPart is one partition's state: its aggregate slot, the rows of its
+// frame that a sliding frame retracts later (oldest first), and its last
+// rows for LAG (oldest first).
+type overPart struct {
+	id    int32
+	frame rowRing
+	hist  rowRing
+	// waiting counts its rows in the queue: a partition with rows still
+	// to emit does not expire (see over_ttl.go).
+	waiting int
+}
+
+// rowRing is a FIFO of rows in a ring that grows when full: a sliding
+// frame costs no allocation per row once it has its size.
+type rowRing struct {
+	buf     []row.Row
+	head, n int
+}
+
+func (q *rowRing) push(r row.Row) {
+	if q.n == len(q.buf) {
+		grown := make([]row.Row, max(4, 2*len(q.buf)))
+		for i := range q.n {
+			grown[i] = q.at(i)
+		}
+		q.buf, q.head = grown, 0
+	}
+	q.buf[(q.head+q.n)%len(q.buf)] = row.Detach(r) // kept: must not pin its batch (row.Detach)
+	q.n++
+}
+
+// at is the i-th row, the oldest first.
+func (q *rowRing) at(i int) row.Row { return q.buf[(q.head+i)%len(q.buf)] }
+
+func (q *rowRing) pop() {
+	q.buf[q.head] = nil
+	q.head = (q.head + 1) % len(q.buf)
+	q.n--
+}
+
+// overRow is an input row waiting for the watermark to pass its time.
+type overRow struct {
+	ts  int64
+	seq uint64
+	p   *overPart
+	r   row.Row
+}
+
+// overQueue is a binary min-heap of waiting rows by (time, arrival),
+// written out rather than through container/heap's interface: it is on
+// the path of every row.
+type overQueue []overRow
+
+func (x *overRow) before(y *overRow) bool {
+	return x.ts < y.ts || x.ts == y.ts && x.seq < y.seq
+}
+
+func (h *overQueue) push(x overRow) {
+	*h = append(*h, x)
+	q := *h
+	for i := len(q) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !q[i].before(&q[p]) {
+			break
+		}
+		q[i], q[p] = q[p], q[i]
+		i = p
+	}
+}
+
+func (h *overQueue) pop() overRow {
+	q := *h
+	top := q[0]
+	last := len(q) - 1
+	q[0] = q[last]
+	q[last] = overRow{}
+	q = q[:last]
+	for i := 0; ; {
+		c := 2*i + 1
+		if c >= len(q) {
+			break
+		}
+		if c+1 < len(q) && q[c+1].before(&q[c]) {
+			c++
+		}
+		if !q[c].before(&q[i]) {
+			break
+		}
+		q[i], q[c] = q[c], q[i]
+		i = c
+	}
+	*h = q
+	return top
+}
+
+// init orders a queue in any order into a heap.
+func (h overQueue) init() {
+	slices.SortFunc(h, func(a, b overRow) int {
+		if a.before(&b) {
+			return -1
+		}
+		if b.before(&a) {
+			return 1
+		}
+		return 0
+	})
+}
+
+// OverAgg is an event-time OVER aggregate (Flink's RowTimeRowsBounded-
+// PrecedingFunction, RowTimeRangeBoundedPrecedingFunction and their
+// unbounded kin). Input rows wait until the watermark passes their event
+// time; then, in event-time order, each row is emitted once (+I) with its
+// input columns followed by the aggregate results over its frame, then the
+// LAG values. In a ROWS frame rows of equal time are ordered by arrival,
+// each seeing those before it; in a RANGE frame they are peers: every one
+// of them sees all of them. A row that arrives behind the watermark is
+// late: dropped and counted (Dropped, "late").
+type OverAgg struct {
+	spec    OverSpec
+	opt     WindowOptions
+	st      *aggop.Store
+	err     error
+	width   int
+	maxLag  int
+	wm      int64
+	timeID  row.TypeID
+	parts   map[string]*overPart
+	queue   overQueue
+	seq     uint64
+	ready   []overRow
+	kbuf    []byte
+	arena   aggop.RowArena
+	dropped int64
+	ttl     state.TTLKeys[string] // partitions' last writes (over_ttl.go)
+}
+
+// NewOverAgg builds the operator. An invalid spec or call makes every
+// method return its error.
+func NewOverAgg(s OverSpec, opt WindowOptions) *OverAgg {
+	g := &OverAgg{
+		spec:  s,
+		opt:   opt,
+		st:    aggop.NewStore(s.Aggs, s.Preceding == Unbounded, true),
+		wm:    operator.NoWatermark,
+		parts: map[string]*overPart{},
+	}
+	g.width, g.err = aggop.InputWidth(s.Keys, s.Aggs)
+	g.width = max(g.width, s.TimeCol+1)
+	for _, l := range s.Lags {
+		g.width = max(g.width, l.Arg+1, l.Default+1)
+		g.maxLag = max(g.maxLag, l.Offset)
+		if (l.Offset < 0 || l.Arg < 0) && g.err == nil {
+			g.err = fmt.Errorf("LAG($%d, %d): bad argument or offset", l.Arg, l.Offset)
+		}
+	}
+	if g.err == nil && (s.TimeCol < 0 || s.Preceding < Unbounded || s.Preceding >= maxEventTime/4) {
+		g.err = fmt.Errorf("bad window: time column %d, %s", s.TimeCol, s)
+	}
+	if g.err != nil {
+		g.err = fmt.Errorf("over aggregate: %w", g.err)
+	}
+	return g
+}
+
+// Dropped counts late rows.
+func (g *OverAgg) Dropped() (int64, string) { return g.dropped, "late" }
+
+// StateEntries implements StateSizer: the partitions seen and the rows
+// waiting for the watermark.
+func (g *OverAgg) StateEntries() int64 { return int64(len(g.parts) + len(g.queue)) }
+
+func (g *OverAgg) Process(in *row.Batch, out operator.Emitter) error {
+	if g.err != nil {
+		return g.err
+	}
+	if g.ttl.On() {
+		g.ttl.Tick()
+		defer g.sweep(operator.SweepBudget(len(in.Changes)))
+	}
+	for i := range in.Changes {
+		c := &in.Changes[i]
+		if err := g.add(c.Kind, c.Row); err != nil {
+			return operator.ChangeError("over aggregate", in, i, err)
+		}
+	}
+	return nil
+}
+
+func (g *OverAgg) add(k row.Kind, r row.Row) error {
+	ts, err := eventTime(k, r, g.width, g.spec.TimeCol, &g.timeID)
+	if err != nil {
+		return err
+	}
+	if err := g.st.Check(r); err != nil {
+		return err
+	}
+	if !g.opt.Batch && ts < g.wm {
+		g.dropped++
+		return nil
+	}
+	g.kbuf = row.KeyOf(g.kbuf[:0], r, g.spec.Keys)
+	p := g.parts[string(g.kbuf)]
+	if p != nil && g.expire(p) {
+		p = nil
+	}
+	if p == nil {
+		key := string(g.kbuf)
+		p = &overPart{id: g.st.Alloc(key)}
+		g.parts[key] = p
+	}
+	g.queue.push(overRow{ts: ts, seq: g.seq, p: p, r: r})
+	g.seq++
+	p.waiting++
+	if g.ttl.On() {
+		g.ttl.Touch(string(g.kbuf))
+	}
+	return nil
+}
+
+// Watermark emits, in event-time order, every waiting row whose time is
+// below the watermark: no row of that time can arrive any more.
+func (g *OverAgg) Watermark(wm int64, out operator.Emitter) error {
+	if g.err != nil {
+		return g.err
+	}
+	if wm <= g.wm || (g.opt.Batch && wm != operator.MaxWatermark) {
+		return nil
+	}
+	g.wm = wm
+	return g.emitBelow(wm, out)
+}
+
+// Finish emits what is left (see WindowAgg.Finish).
+func (g *OverAgg) Finish(out operator.Emitter) error {
+	if g.err != nil {
+		return g.err
+	}
+	g.wm = operator.MaxWatermark
+	return g.emitBelow(operator.MaxWatermark, out)
+}
+
+func (g *OverAgg) emitBelow(wm int64, out operator.Emitter) error {
+	for len(g.queue) > 0 && (g.queue[0].ts < wm || wm == operator.MaxWatermark) {
+		// The rows of one time, all partitions, in arrival order.
+		ts := g.queue[0].ts
+		g.ready = g.ready[:0]
+		for len(g.queue) > 0 && g.queue[0].ts == ts {
+			x := g.queue.pop()
+			x.p.waiting--
+			g.ready = append(g.ready, x)
+		}
+		if err := g.step(ts, g.ready, out); err != nil {
+			return err
+		}
+	}
+	clear(g.ready)
+	return nil
+}
+
+// step applies the rows of time ts to their partitions and emits them.
+func (g *OverAgg) step(ts int64, rows []overRow, out operator.Emitter) error {
+	s := &g.spec
+	if s.Rows {
+		for _, x := range rows {
+			g.accumulate(x.p, x.r)
+			if s.Preceding != Unbounded && int64(x.p.frame.n) > s.Preceding+1 {
+				g.st.Update(x.p.id, x.p.frame.at(0), false)
+				x.p.frame.pop()
+			}
+			if err := g.emit(x.p, x.r, out); err != nil {
+				return err
+			}
+			g.remember(x.p, x.r)
+		}
+		return nil
+	}
+	// RANGE: retract what fell out of each partition's frame, add all the
+	// peers, then emit each with the same results.
+	for i, x := range rows {
+		if s.Preceding != Unbounded && !seenBefore(rows[:i], x.p) {
+			limit := ts - s.Preceding
+			for x.p.frame.n > 0 && x.p.frame.at(0)[s.TimeCol].Micros() < limit {
+				g.st.Update(x.p.id, x.p.frame.at(0), false)
+				x.p.frame.pop()
+			}
+		}
+		g.accumulate(x.p, x.r)
+	}
+	for _, x := range rows {
+		if err := g.emit(x.p, x.r, out); err != nil {
+			return err
+		}
+		g.remember(x.p, x.r)
+	}
+	return nil
+}
+
+func seenBefore(rows []overRow, p *overPart) bool {
+	for _, x := range rows {
+		if x.p == p {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *OverAgg) accumulate(p *overPart, r row.Row) {
+	g.st.Update(p.id, r, true)
+	if g.spec.Preceding != Unbounded {
+		if p.frame.buf == nil && g.spec.Rows {
+			// n PRECEDING holds n+1 rows, and one more between push and pop.
+			p.frame.buf = make([]row.Row, min(g.spec.Preceding+2, 1024))
+		}
+		p.frame.push(r)
+	}
+}
+
+// remember keeps r for LAG.
+func (g *OverAgg) remember(p *overPart, r row.Row) {
+	if g.maxLag == 0 {
+		return
+	}
+	p.hist.push(r)
+	if p.hist.n > g.maxLag {
+		p.hist.pop()
+	}
+}
+
+func (g *OverAgg) emit(p *overPart, r row.Row, out operator.Emitter) error {
+	n, na := len(r), len(g.spec.Aggs)
+	o := g.arena.Row(n + na + len(g.spec.Lags))
+	copy(o, r)
+	g.st.Results(p.id, o[n:n+na])
+	for i, l := range g.spec.Lags {
+		v := row.NullValue
+		if l.Default >= 0 {
+			v = r[l.Default]
+		}
+		if h := p.hist.n - l.Offset; l.Offset == 0 {
+			v = r[l.Arg]
+		} else if h >= 0 {
+			v = p.hist.at(h)[l.Arg]
+		}
+		o[n+na+i] = v
+	}
+	out.Emit(row.Insert, o)
+	return nil
+}
+
+const overStateVersion = 1
+
+// Snapshot encodes the watermark, the time attribute's type, the late
+// count, the next sequence number, each partition (its slot, its frame's
+// and LAG's rows), the rows waiting for the watermark (sequence,
+// partition slot, row) in their order, then the aggregate store, which
+// keeps each partition's key.
+func (g *OverAgg) Snapshot() ([]byte, error) {
+	if g.err != nil {
+		return nil, g.err
+	}
+	v := byte(overStateVersion)
+	if g.ttl.On() {
+		v = overTTLStateVersion
+	}
+	buf := aggop.AppendClock(v, g.wm, g.timeID, g.dropped)
+	buf = binary.AppendUvarint(buf, g.seq)
+	parts := make([]*overPart, 0, len(g.parts))
+	for _, p := range g.parts {
+		parts = append(parts, p)
+	}
+	slices.SortFunc(parts, func(a, b *overPart) int { return cmp.Compare(a.id, b.id) })
+	appendRows := func(buf []byte, q *rowRing) []byte {
+		buf = binary.AppendUvarint(buf, uint64(q.n))
+		for i := range q.n {
+			buf = row.AppendRow(buf, q.at(i))
+		}
+		return buf
+	}
+	buf = binary.AppendUvarint(buf, uint64(len(parts)))
+	for _, p := range parts {
+		buf = binary.AppendUvarint(buf, uint64(p.id))
+		buf = appendRows(buf, &p.frame)
+		buf = appendRows(buf, &p.hist)
+	}
+	queue := slices.Clone(g.queue)
+	slices.SortFunc(queue, func(a, b overRow) int { return cmp.Compare(a.seq, b.seq) })
+	buf = binary.AppendUvarint(buf, uint64(len(queue)))
+	for _, x := range queue {
+		buf = binary.AppendUvarint(buf, x.seq)
+		buf = binary.AppendUvarint(buf, uint64(x.p.id))
+		buf = row.AppendRow(buf, x.r)
+	}
+	return g.appendTTL(g.st.AppendState(buf, nil)), nil
+}
+
+// Restore replaces the operator's state with a snapshot's.
+func (g *OverAgg) Restore(state []byte) error {
+	if g.err != nil {
+		return g.err
+	}
+	d := row.NewDecoder(state)
+	v, err := overVersion(state)
+	if err != nil {
+		return err
+	}
+	if g.wm, g.timeID, g.dropped, err = aggop.ReadClock(d, v, "over aggregate"); err != nil {
+		return err
+	}
+	g.seq = d.Uvarint()
+	readRows := func() rowRing {
+		var q rowRing
+		for range d.Count(1) {
+			q.push(d.Row())
+		}
+		return q
+	}
+	slotID := func() int32 { return int32(min(d.Uvarint(), 1<<31-1)) }
+	byID := map[int32]*overPart{}
+	for range d.Count(3) {
+		p := &overPart{id: slotID()}
+		p.frame, p.hist = readRows(), readRows()
+		byID[p.id] = p
+	}
+	type waiting struct {
+		seq uint64
+		id  int32
+		r   row.Row
+	}
+	queue := make([]waiting, d.Count(3))
+	for i := range queue {
+		queue[i] = waiting{seq: d.Uvarint(), id: slotID(), r: d.Row()}
+	}
+	g.st.RestoreState(d)
+	g.readTTL(d, v == overTTLStateVersion)
+	if err := d.End(); err != nil {
+		return fmt.Errorf("over aggregate: restore: %w", err)
+	}
+	g.parts = make(map[string]*overPart, len(byID))
+	for id, p := range byID {
+		if id < 0 || id >= g.st.Slots {
+			return fmt.Errorf("over aggregate: restore: slot %d of %d", id, g.st.Slots)
+		}
+		g.parts[g.st.Keys[id]] = p
+	}
+	g.queue = g.queue[:0]
+	for _, w := range queue {
+		p := byID[w.id]
+		if p == nil || len(w.r) <= g.spec.TimeCol {
+			return fmt.Errorf("over aggregate: restore: waiting row of unknown partition %d", w.id)
+		}
+		g.queue = append(g.queue, overRow{ts: w.r[g.spec.TimeCol].Micros(), seq: w.seq, p: p, r: w.r})
+		p.waiting++
+	}
+	g.queue.init()
+	return g.touchRestored()
+}
+
+var (
+	_ operator.Operator    = (*OverAgg)(nil)
+	_ operator.Counters    = (*OverAgg)(nil)
+	_ operator.Snapshotter = (*OverAgg)(nil)
+	_ operator.StateSizer  = (*OverAgg)(nil)
+)

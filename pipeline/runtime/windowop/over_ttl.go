@@ -1,0 +1,142 @@
+package windowop
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime/operator"
+	"github.com/etld/etld/pipeline/runtime/state"
+)
+
+// State TTL of an OVER aggregate (see ttl.go), as Flink's over functions
+// with a state retention (RowTimeRangeBoundedPrecedingFunction and kin
+// register a processing-time cleanup timer for each input row): the unit
+// is the partition, and every input row of it refreshes its time. A
+// partition not written for TTL is dropped whole (its aggregates, the
+// rows of its frame and LAG's rows), so its next row starts from empty
+// state: a running COUNT restarts at 1 and LAG returns its default.
+// A partition whose rows still wait for the watermark does not expire
+// yet: as Flink's timer does when rows are left to process, it is given
+// another TTL. Batch mode has no TTL.
+
+// SetStateTTL implements TTLSetter.
+func (g *OverAgg) SetStateTTL(c operator.StateTTL) {
+	if c.TTL > 0 && !g.opt.Batch {
+		g.ttl.Set(c)
+	}
+}
+
+// SweepEvery implements Sweeper.
+func (g *OverAgg) SweepEvery() time.Duration {
+	if !g.ttl.On() {
+		return 0
+	}
+	return operator.SweepEvery(time.Duration(g.ttl.List.TTL) * time.Millisecond)
+}
+
+// Sweep implements Sweeper.
+func (g *OverAgg) Sweep() {
+	if g.ttl.On() {
+		g.ttl.Tick()
+		g.sweep(operator.QuietSweep)
+	}
+}
+
+// sweep frees at most budget expired partitions, oldest first; one with
+// rows waiting is given another TTL instead.
+func (g *OverAgg) sweep(budget int) {
+	t := &g.ttl
+	for n := 0; n < budget && t.List.Head != state.TTLNone && t.List.Expired(t.List.Head); n++ {
+		k := t.Keys[t.List.Head]
+		p := g.parts[k]
+		if p != nil && p.waiting > 0 {
+			t.Touch(k) // moves it behind every other: the loop ends
+			continue
+		}
+		g.free(k, p)
+	}
+}
+
+// expire drops partition p, whose key is in g.kbuf, when it expired and
+// no row of it waits, and reports whether it did.
+func (g *OverAgg) expire(p *overPart) bool {
+	k := string(g.kbuf)
+	if p.waiting > 0 || !g.ttl.Expired(k) {
+		return false
+	}
+	g.free(k, p)
+	return true
+}
+
+func (g *OverAgg) free(k string, p *overPart) {
+	if p != nil {
+		g.st.Release(p.id)
+		delete(g.parts, k)
+	}
+	g.ttl.Drop(k)
+}
+
+// overTTLStateVersion is the version-1 layout followed by the
+// partitions' last writes (ttlKeys.appendTimes), written while a TTL is
+// set.
+const overTTLStateVersion = 2
+
+// overVersion reads a snapshot's version byte, refusing one it does not
+// know.
+func overVersion(state []byte) (byte, error) {
+	if len(state) == 0 {
+		return 0, fmt.Errorf("over aggregate: restore: empty state")
+	}
+	v := state[0]
+	if v != overStateVersion && v != overTTLStateVersion {
+		return 0, fmt.Errorf("over aggregate: state version %d, want %d or %d", v, overStateVersion, overTTLStateVersion)
+	}
+	return v, nil
+}
+
+func (g *OverAgg) appendTTL(buf []byte) []byte {
+	if !g.ttl.On() {
+		return buf
+	}
+	return g.ttl.AppendTimes(buf, row.AppendString)
+}
+
+// readTTL restores the partitions' times (read past when the TTL is now
+// off).
+func (g *OverAgg) readTTL(d *row.Decoder, timed bool) {
+	g.ttl.Reset()
+	g.ttl.Tick()
+	if timed {
+		g.ttl.ReadTimes(d, (*row.Decoder).Str)
+	}
+}
+
+// touchRestored forgets the times of partitions the snapshot does not
+// hold and gives the restored partitions without one (a snapshot taken
+// without a TTL) the restore time.
+func (g *OverAgg) touchRestored() error {
+	if !g.ttl.On() {
+		return nil
+	}
+	var stale []string
+	g.ttl.Each(func(k string, _ int64) {
+		if g.parts[k] == nil {
+			stale = append(stale, k)
+		}
+	})
+	if len(stale) > 0 {
+		return fmt.Errorf("over aggregate: restore: a state time for %d partitions the state does not hold", len(stale))
+	}
+	for k := range g.parts {
+		if _, ok := g.ttl.IDs[k]; !ok {
+			g.ttl.Touch(k)
+		}
+	}
+	return nil
+}
+
+var (
+	_ operator.TTLSetter = (*OverAgg)(nil)
+	_ operator.Sweeper   = (*OverAgg)(nil)
+)

@@ -1,0 +1,682 @@
+package windowop
+
+import (
+	"cmp"
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime/aggop"
+	"github.com/etld/etld/pipeline/runtime/operator"
+)
+
+// WindowKind is a window table function.
+type WindowKind uint8
+
+const (
+	Tumble   WindowKind = iota // TUMBLE(TABLE t, DESCRIPTOR(ts), size [, offset])
+	Hop                        // HOP(TABLE t, DESCRIPTOR(ts), slide, size [, offset])
+	Cumulate                   // CUMULATE(TABLE t, DESCRIPTOR(ts), step, size [, offset])
+	Session                    // SESSION(TABLE t [PARTITION BY k], DESCRIPTOR(ts), gap): SessionAgg
+)
+
+func (k WindowKind) String() string {
+	switch k {
+	case Tumble:
+		return "TUMBLE"
+	case Hop:
+		return "HOP"
+	case Cumulate:
+		return "CUMULATE"
+	case Session:
+		return "SESSION"
+	}
+	return fmt.Sprintf("WindowKind(%d)", k)
+}
+
+// WindowSpec is a window aggregate's window. Durations are microseconds.
+type WindowSpec struct {
+	Kind    WindowKind
+	TimeCol int // index of the event-time column: a TIMESTAMP or TIMESTAMP_LTZ value
+	Size    int64
+	Slide   int64 // HOP
+	Step    int64 // CUMULATE
+	Offset  int64 // shifts window starts; no effect on watermarks
+	Gap     int64 // SESSION
+}
+
+// maxEventTime bounds event times and durations so that window arithmetic
+// cannot overflow: ±2^62 µs is ±146,000 years.
+const maxEventTime = 1 << 62
+
+// Validate reports a spec Flink refuses, with Flink's rules: TUMBLE needs
+// size > 0 and |offset| < size; HOP slide > 0, size > 0 and size a
+// multiple of slide; CUMULATE step > 0, size > 0 and size a multiple of
+// step; SESSION gap > 0.
+func (w WindowSpec) Validate() error {
+	if w.TimeCol < 0 {
+		return fmt.Errorf("%s: time column %d is negative", w.Kind, w.TimeCol)
+	}
+	for _, d := range []int64{w.Size, w.Slide, w.Step, w.Offset, w.Gap} {
+		if d >= maxEventTime/4 || d <= -maxEventTime/4 {
+			return fmt.Errorf("%s: duration %dµs is out of range", w.Kind, d)
+		}
+	}
+	switch w.Kind {
+	case Tumble:
+		if w.Size <= 0 {
+			return fmt.Errorf("TUMBLE window size must be positive, got %s", micros(w.Size))
+		}
+		if w.Offset <= -w.Size || w.Offset >= w.Size {
+			return fmt.Errorf("TUMBLE window offset %s must be smaller than its size %s", micros(w.Offset), micros(w.Size))
+		}
+	case Hop:
+		if w.Size <= 0 || w.Slide <= 0 {
+			return fmt.Errorf("HOP window slide and size must be positive, got slide %s and size %s", micros(w.Slide), micros(w.Size))
+		}
+		if w.Size%w.Slide != 0 {
+			return fmt.Errorf("HOP window size %s must be an integral multiple of its slide %s", micros(w.Size), micros(w.Slide))
+		}
+	case Cumulate:
+		if w.Size <= 0 || w.Step <= 0 {
+			return fmt.Errorf("CUMULATE window step and size must be positive, got step %s and size %s", micros(w.Step), micros(w.Size))
+		}
+		if w.Size%w.Step != 0 {
+			return fmt.Errorf("CUMULATE window size %s must be an integral multiple of its step %s", micros(w.Size), micros(w.Step))
+		}
+	case Session:
+		if w.Gap <= 0 {
+			return fmt.Errorf("SESSION window gap must be positive, got %s", micros(w.Gap))
+		}
+	default:
+		return fmt.Errorf("unknown window kind %d", w.Kind)
+	}
+	return nil
+}
+
+func micros(d int64) time.Duration { return time.Duration(d) * time.Microsecond }
+
+// WindowColumns are the columns a window aggregate puts after its keys:
+// window_start and window_end TIMESTAMP(3), and window_time, the time
+// attribute of the result (window_end - 1 ms) with the type of the input's
+// time attribute, as Flink's window TVFs.
+func WindowColumns(timeType row.Type) []row.Field {
+	wt := row.Type{ID: row.Timestamp, Precision: 3, NotNull: true}
+	if timeType.ID == row.TimestampLTZ {
+		wt.ID = row.TimestampLTZ
+	}
+	return []row.Field{
+		{Name: "window_start", Type: row.Type{ID: row.Timestamp, Precision: 3, NotNull: true}},
+		{Name: "window_end", Type: row.Type{ID: row.Timestamp, Precision: 3, NotNull: true}},
+		{Name: "window_time", Type: wt},
+	}
+}
+
+// WindowOptions tunes a WindowAgg.
+type WindowOptions struct {
+	// Batch: a bounded input with final results (execution: batch). No
+	// row is late: watermarks before the final one are ignored and every
+	// window fires at the end.
+	Batch bool
+	// Zone aligns windows over a TIMESTAMP_LTZ time attribute to the wall
+	// clock of this zone (Flink's table.local-time-zone): a one-day window
+	// starts at local midnight, window_start and window_end are local
+	// TIMESTAMPs, and a window fires when the watermark passes the instant
+	// its local end stands for. nil is UTC. TIMESTAMP attributes are wall
+	// clocks already and ignore it.
+	Zone *time.Location
+	// Attached: the rows were assigned to their windows upstream, by a
+	// window join, aggregate or Top-N (Flink's
+	// WindowAttachedWindowingStrategy): each row counts in the window it
+	// carries, not in the windows of its time. The spec's TimeCol is then
+	// the rows' window_end column and the last key column their
+	// window_start, and an output row is [keys..., window_start,
+	// window_end, window_time, results...] with window_start from the key.
+	Attached bool
+	// AttachedLTZ: with Attached, the upstream windows were over a
+	// TIMESTAMP_LTZ, so window_time is one too.
+	AttachedLTZ bool
+}
+
+// slice is the state of one slice of time: a TUMBLE window, a HOP slide,
+// a CUMULATE step. A row is accumulated into one slice, however many
+// windows hold it (Flink's slicing); a HOP window merges its slices when it
+// fires. Groups are kept in the order they were first seen.
+type slice struct {
+	end   int64 // on the windows' clock: local wall clock for LTZ in a Zone
+	index map[string]int32
+	order []int32
+}
+
+func newSlice(end int64) *slice { return &slice{end: end, index: map[string]int32{}} }
+
+// cycle is one CUMULATE size-long period: shared holds the groups of its
+// fired step slices, into which each later window's slice is merged, so
+// that a window of n steps costs one merge, not n.
+type cycle struct {
+	start, next int64 // next: the end of the next window to fire
+	shared      slice
+}
+
+// WindowAgg is a window aggregate over TUMBLE, HOP or CUMULATE (Flink's
+// window TVF aggregation). Each insert-only input row counts in every
+// window that holds it; when the watermark reaches a window's end the
+// window emits one +I per key, in window_end order and within a window in
+// the order keys were first seen, and state no later window needs is
+// freed. A row whose windows have all fired is late: dropped and counted
+// (Dropped, "late"); a row some of whose windows have fired counts in the
+// others.
+//
+// Output rows: [key columns..., window_start, window_end, window_time,
+// aggregate results...] (see WindowColumns).
+type WindowAgg struct {
+	spec    WindowSpec
+	keys    []int
+	opt     WindowOptions
+	st      *aggop.Store
+	err     error
+	width   int
+	wm      int64
+	timeID  row.TypeID       // the time attribute's type, from the first row
+	slices  map[int64]*slice // by end
+	pending []int64          // TUMBLE/HOP: ends of windows to fire, ascending
+	cycles  []*cycle         // CUMULATE, by start
+	merged  map[string]int32 // HOP: scratch for merging a window's slices
+	mOrder  []int32
+	kbuf    []byte
+	res     []row.Value
+	arena   aggop.RowArena
+	dropped int64
+}
+
+// NewWindowAgg builds the operator. An invalid spec or call (see
+// WindowSpec.Validate, AggCall.Validate) makes every method return its
+// error.
+func NewWindowAgg(w WindowSpec, keys []int, aggs []aggop.AggCall, opt WindowOptions) *WindowAgg {
+	g := &WindowAgg{
+		spec:   w,
+		keys:   keys,
+		opt:    opt,
+		st:     aggop.NewStore(aggs, true, true),
+		wm:     operator.NoWatermark,
+		slices: map[int64]*slice{},
+		merged: map[string]int32{},
+		res:    make([]row.Value, len(aggs)),
+	}
+	g.width, g.err = aggop.InputWidth(keys, aggs)
+	if g.err == nil {
+		g.err = w.Validate()
+	}
+	if g.err != nil {
+		g.err = fmt.Errorf("window aggregate: %w", g.err)
+	}
+	g.width = max(g.width, w.TimeCol+1)
+	return g
+}
+
+// Dropped counts late rows.
+func (g *WindowAgg) Dropped() (int64, string) { return g.dropped, "late" }
+
+// StateEntries implements StateSizer: the groups of open windows (one per
+// key and slice) held until the watermark fires them.
+func (g *WindowAgg) StateEntries() int64 { return int64(g.st.Slots) - int64(len(g.st.Free)) }
+
+func (g *WindowAgg) Process(in *row.Batch, out operator.Emitter) error {
+	if g.err != nil {
+		return g.err
+	}
+	for i := range in.Changes {
+		c := &in.Changes[i]
+		if err := g.add(c.Kind, c.Row); err != nil {
+			return operator.ChangeError("window aggregate", in, i, err)
+		}
+	}
+	return nil
+}
+
+func (g *WindowAgg) add(k row.Kind, r row.Row) error {
+	ts, err := eventTime(k, r, g.width, g.spec.TimeCol, &g.timeID)
+	if err != nil {
+		return err
+	}
+	if err := g.st.Check(r); err != nil {
+		return err
+	}
+	g.kbuf = row.KeyOf(g.kbuf[:0], r, g.keys)
+	wm := g.wm
+	if g.opt.Batch {
+		wm = operator.NoWatermark
+	}
+	if g.opt.Attached {
+		return g.addAttached(ts, r, wm)
+	}
+	local := g.toLocal(ts)
+	s := &g.spec
+	if s.Kind == Cumulate {
+		start := windowStart(local, s.Offset, s.Size)
+		if g.fireTime(start+s.Size) <= wm {
+			g.dropped++
+			return nil
+		}
+		c := g.cycle(start, wm)
+		end := windowStart(local, s.Offset, s.Step) + s.Step
+		w := &c.shared // the row's step has fired: it is in every window left
+		if g.fireTime(end) > wm {
+			w = g.slice(end)
+		}
+		g.st.Update(w.slot(g.st, g.kbuf), r, true)
+		return nil
+	}
+	// TUMBLE is HOP with slide = size: one slice per window.
+	slide := g.slide()
+	end := windowStart(local, s.Offset, slide) + slide
+	last := end + s.Size - slide // the last window holding the slice
+	if g.fireTime(last) <= wm {
+		g.dropped++
+		return nil
+	}
+	w := g.slices[end]
+	if w == nil {
+		w = g.slice(end)
+		for e := end; e <= last; e += slide {
+			if g.fireTime(e) > wm {
+				g.schedule(e)
+			}
+		}
+	}
+	g.st.Update(w.slot(g.st, g.kbuf), r, true)
+	return nil
+}
+
+// addAttached counts r in the window whose end it carries: one slice per
+// window, fired as a TUMBLE window is.
+func (g *WindowAgg) addAttached(end int64, r row.Row, wm int64) error {
+	if g.fireTime(end) <= wm {
+		g.dropped++
+		return nil
+	}
+	w := g.slices[end]
+	if w == nil {
+		w = g.slice(end)
+		g.schedule(end)
+	}
+	g.st.Update(w.slot(g.st, g.kbuf), r, true)
+	return nil
+}
+
+func (g *WindowAgg) slide() int64 {
+	if g.spec.Kind == Hop {
+		return g.spec.Slide
+	}
+	return g.spec.Size
+}
+
+func (g *WindowAgg) slice(end int64) *slice {
+	w := g.slices[end]
+	if w == nil {
+		w = newSlice(end)
+		g.slices[end] = w
+	}
+	return w
+}
+
+// schedule adds a window end to fire, once.
+func (g *WindowAgg) schedule(end int64) {
+	n := len(g.pending)
+	if n > 0 && g.pending[n-1] < end { // the common case: time moves on
+		g.pending = append(g.pending, end)
+		return
+	}
+	if i, ok := slices.BinarySearch(g.pending, end); !ok {
+		g.pending = slices.Insert(g.pending, i, end)
+	}
+}
+
+// windowStart is Flink's TimeWindow.getWindowStartWithOffset.
+func windowStart(ts, offset, size int64) int64 {
+	r := (ts - offset) % size
+	if r < 0 {
+		return ts - (r + size)
+	}
+	return ts - r
+}
+
+// cycle returns the CUMULATE cycle starting at start, creating it with its
+// first window still to fire.
+func (g *WindowAgg) cycle(start, wm int64) *cycle {
+	i, ok := slices.BinarySearchFunc(g.cycles, start, func(c *cycle, s int64) int { return cmp.Compare(c.start, s) })
+	if ok {
+		return g.cycles[i]
+	}
+	c := &cycle{start: start, next: start + g.spec.Step, shared: slice{index: map[string]int32{}}}
+	for g.fireTime(c.next) <= wm {
+		c.next += g.spec.Step
+	}
+	g.cycles = slices.Insert(g.cycles, i, c)
+	return c
+}
+
+// slot returns key's slot in w, allocating one.
+func (w *slice) slot(st *aggop.Store, key []byte) int32 {
+	if id, ok := w.index[string(key)]; ok {
+		return id
+	}
+	return w.newSlot(st, string(key))
+}
+
+func (w *slice) newSlot(st *aggop.Store, key string) int32 {
+	id := st.Alloc(key)
+	w.index[key] = id
+	w.order = append(w.order, id)
+	return id
+}
+
+// Watermark fires every window whose end the watermark has reached.
+func (g *WindowAgg) Watermark(wm int64, out operator.Emitter) error {
+	if g.err != nil {
+		return g.err
+	}
+	if wm <= g.wm || (g.opt.Batch && wm != operator.MaxWatermark) {
+		return nil
+	}
+	g.wm = wm
+	return g.fire(out)
+}
+
+// Finish fires what is left. The node sends MaxWatermark before, which
+// has fired everything already; Finish makes the end of input final even
+// without it.
+func (g *WindowAgg) Finish(out operator.Emitter) error {
+	if g.err != nil {
+		return g.err
+	}
+	g.wm = operator.MaxWatermark
+	return g.fire(out)
+}
+
+func (g *WindowAgg) fire(out operator.Emitter) error {
+	if g.spec.Kind == Cumulate && !g.opt.Attached {
+		for len(g.cycles) > 0 {
+			c := g.cycles[0]
+			for c.next <= c.start+g.spec.Size && g.fireTime(c.next) <= g.wm {
+				if err := g.fireCumulate(c, c.next, out); err != nil {
+					return err
+				}
+				c.next += g.spec.Step
+			}
+			if c.next <= c.start+g.spec.Size {
+				return nil
+			}
+			for _, id := range c.shared.order {
+				g.st.Release(id)
+			}
+			g.cycles[0] = nil
+			g.cycles = g.cycles[1:]
+		}
+		return nil
+	}
+	for len(g.pending) > 0 {
+		end := g.pending[0]
+		fire := g.fireTime(end)
+		if fire > g.wm {
+			return nil
+		}
+		g.pending = g.pending[1:]
+		if err := g.fireHop(end, fire, out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fireHop emits the TUMBLE or HOP window ending at end and frees its first
+// slice, which no later window holds.
+func (g *WindowAgg) fireHop(end, fire int64, out operator.Emitter) error {
+	size, slide := g.spec.Size, g.slide()
+	first := end - size + slide
+	if first == end || g.opt.Attached { // TUMBLE, HOP with slide = size, a window of its own: nothing to merge
+		if w := g.slices[end]; w != nil {
+			for _, id := range w.order {
+				if err := g.emit(id, end-size, end, fire, out); err != nil {
+					return err
+				}
+			}
+		}
+		g.dropSlice(end)
+		return nil
+	}
+	clear(g.merged)
+	g.mOrder = g.mOrder[:0]
+	for e := first; e <= end; e += slide {
+		w := g.slices[e]
+		if w == nil {
+			continue
+		}
+		for _, id := range w.order {
+			key := g.st.Keys[id]
+			m, ok := g.merged[key]
+			if !ok {
+				m = g.st.Alloc(key)
+				g.merged[key] = m
+				g.mOrder = append(g.mOrder, m)
+			}
+			g.st.Merge(m, id)
+		}
+	}
+	for _, m := range g.mOrder {
+		if err := g.emit(m, end-size, end, fire, out); err != nil {
+			return err
+		}
+		g.st.Release(m)
+	}
+	g.dropSlice(first)
+	return nil
+}
+
+func (g *WindowAgg) dropSlice(end int64) {
+	if w := g.slices[end]; w != nil {
+		for _, id := range w.order {
+			g.st.Release(id)
+		}
+		delete(g.slices, end)
+	}
+}
+
+// fireCumulate merges the slice ending at end into c's shared groups and
+// emits the window [c.start, end).
+func (g *WindowAgg) fireCumulate(c *cycle, end int64, out operator.Emitter) error {
+	if w := g.slices[end]; w != nil {
+		for _, id := range w.order {
+			key := g.st.Keys[id]
+			sid, ok := c.shared.index[key]
+			if !ok {
+				sid = c.shared.newSlot(g.st, key)
+			}
+			g.st.Merge(sid, id)
+		}
+		g.dropSlice(end)
+	}
+	fire := g.fireTime(end)
+	for _, id := range c.shared.order {
+		if err := g.emit(id, c.start, end, fire, out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (g *WindowAgg) emit(id int32, start, end, fire int64, out operator.Emitter) error {
+	nk := len(g.keys)
+	at := nk // window_start's column
+	if g.opt.Attached {
+		at = nk - 1 // the last key
+	}
+	r := g.arena.Row(at + 3 + len(g.res))
+	if err := aggop.DecodeKey(r[:nk], g.st.Keys[id]); err != nil {
+		return fmt.Errorf("window aggregate: %w", err)
+	}
+	if !g.opt.Attached {
+		r[at] = row.TimestampValue(start)
+	}
+	r[at+1] = row.TimestampValue(end)
+	if g.timeID == row.TimestampLTZ || g.opt.AttachedLTZ {
+		r[at+2] = row.TimestampLTZValue(fire - 1000)
+	} else {
+		r[at+2] = row.TimestampValue(end - 1000)
+	}
+	g.st.Results(id, r[at+3:])
+	out.Emit(row.Insert, r)
+	return nil
+}
+
+// toLocal moves an LTZ instant to the Zone's wall clock, where windows are
+// aligned.
+func (g *WindowAgg) toLocal(ts int64) int64 {
+	if g.opt.Zone == nil || g.timeID != row.TimestampLTZ {
+		return ts
+	}
+	return ts + zoneOffset(g.opt.Zone, ts)
+}
+
+// fireTime is the watermark at which a window ending at end (wall clock)
+// fires: end itself, or for LTZ in a Zone the instant of that wall clock;
+// in a daylight-saving overlap the later one, in a gap the instant after
+// it (Flink's toEpochMillsForTimer).
+func (g *WindowAgg) fireTime(end int64) int64 {
+	if g.opt.Zone == nil || g.timeID != row.TimestampLTZ {
+		return end
+	}
+	const day = 86_400_000_000
+	a, b := end-zoneOffset(g.opt.Zone, end-day), end-zoneOffset(g.opt.Zone, end+day)
+	aok := a+zoneOffset(g.opt.Zone, a) == end
+	bok := b+zoneOffset(g.opt.Zone, b) == end
+	switch {
+	case aok && !bok:
+		return a
+	case bok && !aok:
+		return b
+	}
+	return max(a, b)
+}
+
+// zoneOffset is loc's UTC offset at the instant ts, in microseconds.
+func zoneOffset(loc *time.Location, ts int64) int64 {
+	_, off := time.UnixMicro(ts).In(loc).Zone()
+	return int64(off) * 1_000_000
+}
+
+const windowStateVersion = 1
+
+// Snapshot encodes the open windows: a version byte, the watermark, the
+// time attribute's type, the late count, the window ends still to fire,
+// each slice (its end and its groups' slot ids in first-seen order), each
+// CUMULATE cycle (start, next end to fire, its shared groups), then the
+// aggregate store, which keeps every slot's key.
+func (g *WindowAgg) Snapshot() ([]byte, error) {
+	if g.err != nil {
+		return nil, g.err
+	}
+	buf := aggop.AppendClock(windowStateVersion, g.wm, g.timeID, g.dropped)
+	buf = binary.AppendUvarint(buf, uint64(len(g.pending)))
+	for _, e := range g.pending {
+		buf = binary.AppendVarint(buf, e)
+	}
+	ends := make([]int64, 0, len(g.slices))
+	for e := range g.slices {
+		ends = append(ends, e)
+	}
+	slices.Sort(ends)
+	buf = binary.AppendUvarint(buf, uint64(len(ends)))
+	for _, e := range ends {
+		buf = binary.AppendVarint(buf, e)
+		buf = appendIDs(buf, g.slices[e].order)
+	}
+	buf = binary.AppendUvarint(buf, uint64(len(g.cycles)))
+	for _, c := range g.cycles {
+		buf = binary.AppendVarint(buf, c.start)
+		buf = binary.AppendVarint(buf, c.next)
+		buf = appendIDs(buf, c.shared.order)
+	}
+	return g.st.AppendState(buf, nil), nil
+}
+
+func appendIDs(buf []byte, ids []int32) []byte {
+	buf = binary.AppendUvarint(buf, uint64(len(ids)))
+	for _, id := range ids {
+		buf = binary.AppendUvarint(buf, uint64(id))
+	}
+	return buf
+}
+
+// Restore replaces the operator's state with a snapshot's.
+func (g *WindowAgg) Restore(state []byte) error {
+	if g.err != nil {
+		return g.err
+	}
+	d := row.NewDecoder(state)
+	var err error
+	if g.wm, g.timeID, g.dropped, err = aggop.ReadClock(d, windowStateVersion, "window aggregate"); err != nil {
+		return err
+	}
+	g.pending = make([]int64, d.Count(1))
+	for i := range g.pending {
+		g.pending[i] = d.Varint()
+	}
+	var orders [][]int32
+	readIDs := func() []int32 {
+		ids := make([]int32, d.Count(1))
+		for i := range ids {
+			ids[i] = int32(min(d.Uvarint(), 1<<31-1))
+		}
+		orders = append(orders, ids)
+		return ids
+	}
+	g.slices = map[int64]*slice{}
+	for range d.Count(2) {
+		w := newSlice(d.Varint())
+		w.order = readIDs()
+		g.slices[w.end] = w
+	}
+	g.cycles = make([]*cycle, d.Count(3))
+	for i := range g.cycles {
+		c := &cycle{start: d.Varint(), next: d.Varint(), shared: slice{index: map[string]int32{}}}
+		c.shared.order = readIDs()
+		g.cycles[i] = c
+	}
+	g.st.RestoreState(d)
+	if err := d.End(); err != nil {
+		return fmt.Errorf("window aggregate: restore: %w", err)
+	}
+	// Rebuild each slice's key index from the keys the store keeps.
+	for _, ids := range orders {
+		for _, id := range ids {
+			if id < 0 || id >= g.st.Slots {
+				return fmt.Errorf("window aggregate: restore: slot %d of %d", id, g.st.Slots)
+			}
+		}
+	}
+	index := func(w *slice) {
+		for _, id := range w.order {
+			w.index[g.st.Keys[id]] = id
+		}
+	}
+	for _, w := range g.slices {
+		index(w)
+	}
+	for _, c := range g.cycles {
+		index(&c.shared)
+	}
+	clear(g.merged)
+	g.mOrder = g.mOrder[:0]
+	return nil
+}
+
+var (
+	_ operator.Operator    = (*WindowAgg)(nil)
+	_ operator.Counters    = (*WindowAgg)(nil)
+	_ operator.Snapshotter = (*WindowAgg)(nil)
+)
+
+var _ operator.StateSizer = (*WindowAgg)(nil)

@@ -1,0 +1,53 @@
+package windowop
+
+import (
+	"testing"
+
+	"github.com/etld/etld/pipeline/runtime/aggop"
+	"github.com/etld/etld/pipeline/runtime/operator"
+	"github.com/etld/etld/pipeline/runtime/optest"
+)
+
+// BenchmarkWindowAgg: 10M rows, 1,000 keys, ts rising 1 ms a row, a
+// watermark after every batch.
+func BenchmarkWindowAgg(b *testing.B) {
+	const total, nkeys = 10_000_000, 1000
+	aggs := []aggop.AggCall{{Func: aggop.CountStar, Arg: -1}, {Func: aggop.Sum, Arg: 2, ArgType: optest.TBigInt}, {Func: aggop.Max, Arg: 2, ArgType: optest.TBigInt}}
+	for _, bc := range []struct {
+		name string
+		spec WindowSpec
+	}{
+		{"tumble-1min", WindowSpec{Kind: Tumble, TimeCol: 1, Size: optest.Minute}},
+		{"hop-1min-10s", WindowSpec{Kind: Hop, TimeCol: 1, Size: optest.Minute, Slide: optest.Minute / 6}},
+		{"cumulate-1h-1min", WindowSpec{Kind: Cumulate, TimeCol: 1, Size: 60 * optest.Minute, Step: optest.Minute}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			var rows, emitted int64
+			heap0, mallocs0 := optest.MemNow()
+			pool := optest.BenchPool(total/1024, 1024, nkeys, 1000)
+			cpu0 := optest.CPUNow()
+			b.ResetTimer()
+			for range b.N {
+				g := NewWindowAgg(bc.spec, []int{0}, aggs, WindowOptions{})
+				out := &optest.Discard{}
+				for _, batch := range pool {
+					if err := g.Process(batch, out); err != nil {
+						b.Fatal(err)
+					}
+					if err := g.Watermark(batch.Changes[len(batch.Changes)-1].Row[1].Micros(), out); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if err := g.Watermark(operator.MaxWatermark, out); err != nil {
+					b.Fatal(err)
+				}
+				rows += int64(len(pool) * 1024)
+				emitted += out.N
+			}
+			b.StopTimer()
+			optest.ReportRun(b, rows, cpu0, heap0, mallocs0, 0, pool)
+			b.ReportMetric(float64(emitted)/float64(b.N), "out-rows/op")
+		})
+	}
+}

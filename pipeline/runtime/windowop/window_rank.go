@@ -1,0 +1,345 @@
+package windowop
+
+import (
+	"encoding/binary"
+	"fmt"
+	"slices"
+
+	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime/operator"
+	"github.com/etld/etld/pipeline/runtime/rankop"
+)
+
+// WindowTable is a window TVF read as a table (Flink's
+// WindowTableFunction): each insert-only row is emitted once per window
+// that holds it, with window_start, window_end and window_time appended
+// (see WindowColumns). Rows whose time is NULL belong to no window and
+// are dropped, as in Flink. It has no state.
+type WindowTable struct {
+	Spec WindowSpec
+	// LTZ: the time attribute is a TIMESTAMP_LTZ, and so is window_time.
+	LTZ bool
+	// Keys (the PARTITION BY columns) and Batch are SESSION's, which
+	// runs as a SessionTable.
+	Keys    []int
+	Batch   bool
+	dropped int64
+}
+
+// Dropped counts rows without a time.
+func (w *WindowTable) Dropped() (int64, string) { return w.dropped, "no event time" }
+
+func (w *WindowTable) Process(in *row.Batch, out operator.Emitter) error {
+	if err := w.Spec.Validate(); err != nil {
+		return err
+	}
+	tr := operator.TrackerOf(in, out)
+	for i := range in.Changes {
+		c := &in.Changes[i]
+		if c.Kind != row.Insert {
+			return fmt.Errorf("window table: change %d: input planned as insert-only carries a %s change", i, c.Kind)
+		}
+		tv := c.Row[w.Spec.TimeCol]
+		if tv.IsNull() {
+			w.dropped++
+			continue
+		}
+		if tr != nil {
+			tr.At(i)
+		}
+		windowsOf(w.Spec, tv.Micros(), func(start, end int64) {
+			r := make(row.Row, len(c.Row), len(c.Row)+3)
+			copy(r, c.Row)
+			wt := row.TimestampValue(end - 1000)
+			if w.LTZ {
+				wt = row.TimestampLTZValue(end - 1000)
+			}
+			out.Emit(row.Insert, append(r, row.TimestampValue(start), row.TimestampValue(end), wt))
+		})
+	}
+	return nil
+}
+
+// windowsOf calls f with each window [start, end) that holds ts, in
+// ascending order of start (TUMBLE: one; HOP: size/slide; CUMULATE: the
+// steps of its cycle that end after ts).
+func windowsOf(s WindowSpec, ts int64, f func(start, end int64)) {
+	switch s.Kind {
+	case Tumble:
+		start := windowStart(ts, s.Offset, s.Size)
+		f(start, start+s.Size)
+	case Hop:
+		last := windowStart(ts, s.Offset, s.Slide)
+		first := last
+		for first-s.Slide > ts-s.Size {
+			first -= s.Slide
+		}
+		for start := first; start <= last; start += s.Slide {
+			f(start, start+s.Size)
+		}
+	case Cumulate:
+		start := windowStart(ts, s.Offset, s.Size)
+		for end := start + s.Step; end <= start+s.Size; end += s.Step {
+			if end > ts {
+				f(start, end)
+			}
+		}
+	}
+}
+
+func (w *WindowTable) Watermark(int64, operator.Emitter) error { return nil }
+func (w *WindowTable) Finish(operator.Emitter) error           { return nil }
+
+// WindowRankSpec is a window Top-N or window deduplication: a RankSpec
+// (ROW_NUMBER; Partition includes window_start and window_end) over rows
+// that carry their window's end at EndCol.
+type WindowRankSpec struct {
+	Rank   rankop.RankSpec
+	EndCol int
+	// LastWins: of rows with equal sort keys the later one ranks first
+	// (window deduplication keeping the last row).
+	LastWins bool
+}
+
+// windowBucket is one window's partitions, in first-seen order.
+type windowBucket struct {
+	parts map[string]*rankop.Partition
+	order []string
+}
+
+// WindowRank is Flink's WindowRank / WindowDeduplicate: rows wait in
+// their window until the watermark reaches the window's end; then each
+// partition's ranks Start..End are emitted as +I (insert-only, rank number
+// appended when OutputRank) and the window's state is freed. Only the top
+// End rows of a partition are kept. A row whose window has already fired
+// is late: dropped and counted. In batch execution every window fires at
+// the end of input.
+type WindowRank struct {
+	spec    WindowRankSpec
+	windows map[int64]*windowBucket
+	wm      int64
+	rows    int64
+	dropped int64
+	kbuf    []byte
+	err     error
+}
+
+// NewWindowRank builds the operator; a spec other than ROW_NUMBER makes
+// every call return an error.
+func NewWindowRank(spec WindowRankSpec) *WindowRank {
+	w := &WindowRank{spec: spec, windows: map[int64]*windowBucket{}, wm: operator.NoWatermark}
+	if spec.Rank.Kind != rankop.RowNumber || spec.Rank.End < 1 {
+		w.err = fmt.Errorf("window rank: %s with rank end %d is not supported", spec.Rank.Kind, spec.Rank.End)
+	}
+	return w
+}
+
+// Dropped counts late rows.
+func (w *WindowRank) Dropped() (int64, string) { return w.dropped, "late" }
+
+// StateEntries implements StateSizer: the rows held in open windows.
+func (w *WindowRank) StateEntries() int64 { return w.rows }
+
+func (w *WindowRank) Process(in *row.Batch, out operator.Emitter) error {
+	if w.err != nil {
+		return w.err
+	}
+	for i := range in.Changes {
+		c := &in.Changes[i]
+		if c.Kind != row.Insert {
+			return fmt.Errorf("window rank: change %d: input planned as insert-only carries a %s change", i, c.Kind)
+		}
+		end := c.Row[w.spec.EndCol].Micros()
+		if !w.spec.Rank.Batch && end <= w.wm {
+			w.dropped++
+			continue
+		}
+		w.add(end, c.Row)
+	}
+	return nil
+}
+
+// add puts r in its window's partition, keeping the top End rows.
+func (w *WindowRank) add(end int64, r row.Row) {
+	b := w.windows[end]
+	if b == nil {
+		b = &windowBucket{parts: map[string]*rankop.Partition{}}
+		w.windows[end] = b
+	}
+	w.kbuf = row.KeyOf(w.kbuf[:0], r, w.spec.Rank.Partition)
+	p := b.parts[string(w.kbuf)]
+	if p == nil {
+		p = &rankop.Partition{}
+		b.parts[string(w.kbuf)] = p
+		b.order = append(b.order, string(w.kbuf))
+	}
+	order := w.spec.Rank.Order
+	limit := int(w.spec.Rank.End)
+	if p.N >= limit {
+		last := p.Groups[len(p.Groups)-1]
+		c := rankop.CompareRows(order, r, last[0])
+		if c > 0 || c == 0 && !w.spec.LastWins {
+			return
+		}
+	}
+	gi := p.Add(order, r)
+	if w.spec.LastWins {
+		g := p.Groups[gi]
+		copy(g[1:], g[:len(g)-1])
+		g[0] = r
+	}
+	w.rows++
+	if p.N > limit {
+		lg := len(p.Groups) - 1
+		p.RemoveAt(lg, len(p.Groups[lg])-1)
+		w.rows--
+	}
+}
+
+// Watermark fires the windows whose end it reached, in end order.
+func (w *WindowRank) Watermark(wm int64, out operator.Emitter) error {
+	if w.err != nil || wm <= w.wm || w.spec.Rank.Batch && wm != operator.MaxWatermark {
+		return w.err
+	}
+	w.wm = wm
+	var ends []int64
+	for end := range w.windows {
+		if end <= wm {
+			ends = append(ends, end)
+		}
+	}
+	slices.Sort(ends)
+	for _, end := range ends {
+		w.fire(w.windows[end], out)
+		delete(w.windows, end)
+	}
+	return nil
+}
+
+func (w *WindowRank) fire(b *windowBucket, out operator.Emitter) {
+	for _, k := range b.order {
+		p := b.parts[k]
+		var rank int64
+		for _, g := range p.Groups {
+			for _, r := range g {
+				rank++
+				w.rows--
+				if rank < w.spec.Rank.Start || rank > w.spec.Rank.End {
+					continue
+				}
+				if w.spec.Rank.OutputRank {
+					o := make(row.Row, len(r)+1)
+					copy(o, r)
+					o[len(r)] = row.BigIntValue(rank)
+					r = o
+				}
+				out.Emit(row.Insert, r)
+			}
+		}
+	}
+}
+
+// Finish fires what is left (a batch run's windows; a streaming run's
+// final watermark has fired them already).
+func (w *WindowRank) Finish(out operator.Emitter) error {
+	return w.Watermark(operator.MaxWatermark, out)
+}
+
+const windowRankStateVersion = 1
+
+// Snapshot encodes the open windows: a version byte, the watermark, the
+// late count, then per window its end and partitions (groups of rows).
+func (w *WindowRank) Snapshot() ([]byte, error) {
+	if w.err != nil {
+		return nil, w.err
+	}
+	buf := []byte{windowRankStateVersion}
+	buf = binary.AppendVarint(buf, w.wm)
+	buf = binary.AppendVarint(buf, w.dropped)
+	ends := make([]int64, 0, len(w.windows))
+	for end := range w.windows {
+		ends = append(ends, end)
+	}
+	slices.Sort(ends)
+	buf = binary.AppendUvarint(buf, uint64(len(ends)))
+	for _, end := range ends {
+		b := w.windows[end]
+		buf = binary.AppendVarint(buf, end)
+		buf = binary.AppendUvarint(buf, uint64(len(b.order)))
+		for _, k := range b.order {
+			p := b.parts[k]
+			buf = binary.AppendUvarint(buf, uint64(len(p.Groups)))
+			for _, g := range p.Groups {
+				buf = binary.AppendUvarint(buf, uint64(len(g)))
+				for _, r := range g {
+					buf = row.AppendRow(buf, r)
+				}
+			}
+		}
+	}
+	return buf, nil
+}
+
+// Restore replaces the open windows with a snapshot's.
+func (w *WindowRank) Restore(state []byte) error {
+	if w.err != nil {
+		return w.err
+	}
+	d := row.NewDecoder(state)
+	if v := d.Byte(); v != windowRankStateVersion {
+		return fmt.Errorf("window rank: state version %d, want %d", v, windowRankStateVersion)
+	}
+	wm, dropped := d.Varint(), d.Varint()
+	windows := map[int64]*windowBucket{}
+	var rows int64
+	nw := d.Count(1)
+	for range nw {
+		end := d.Varint()
+		b := &windowBucket{parts: map[string]*rankop.Partition{}}
+		np := d.Count(1)
+		for range np {
+			p := &rankop.Partition{}
+			ng := d.Count(1)
+			for range ng {
+				nr := d.Count(1)
+				g := make([]row.Row, 0, nr)
+				for range nr {
+					g = append(g, d.Row())
+				}
+				if d.Err() == nil && len(g) == 0 {
+					d.Fail("empty rank group")
+				}
+				if d.Err() != nil {
+					break
+				}
+				p.Groups = append(p.Groups, g)
+				p.N += len(g)
+			}
+			if d.Err() != nil || len(p.Groups) == 0 {
+				break
+			}
+			w.kbuf = row.KeyOf(w.kbuf[:0], p.Groups[0][0], w.spec.Rank.Partition)
+			b.parts[string(w.kbuf)] = p
+			b.order = append(b.order, string(w.kbuf))
+			rows += int64(p.N)
+		}
+		if d.Err() != nil {
+			break
+		}
+		windows[end] = b
+	}
+	if err := d.End(); err != nil {
+		return fmt.Errorf("window rank: restore: %w", err)
+	}
+	w.windows, w.wm, w.dropped, w.rows = windows, wm, dropped, rows
+	return nil
+}
+
+var (
+	_ operator.Operator    = (*WindowTable)(nil)
+	_ operator.Counters    = (*WindowTable)(nil)
+	_ operator.Operator    = (*WindowRank)(nil)
+	_ operator.Counters    = (*WindowRank)(nil)
+	_ operator.Snapshotter = (*WindowRank)(nil)
+	_ operator.StateSizer  = (*WindowRank)(nil)
+)
