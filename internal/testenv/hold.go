@@ -128,13 +128,6 @@ func (p *HoldProxy) Hold(match func(req []byte) bool) <-chan struct{} {
 	return p.heldSig
 }
 
-// Disarm drops an armed Hold that has held nothing yet.
-func (p *HoldProxy) Disarm() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.armed = nil
-}
-
 // Seen returns a channel closed once a request that match accepts goes
 // through to the server from now on.
 func (p *HoldProxy) Seen(match func(req []byte) bool) <-chan struct{} {
@@ -188,16 +181,21 @@ func (p *HoldProxy) Release() <-chan struct{} {
 		c.held, c.framed, c.holding = nil, 0, false
 		c.waiting = append(c.waiting, c.heldIDs...)
 		c.heldIDs = nil
-		if len(c.waiting) == 0 {
-			close(c.answered)
-			c.answered = nil
-			if c.clientGone {
-				c.server.Close()
-			}
-		}
+		none := len(c.waiting) == 0 // only part of a request was held
 		p.mu.Unlock()
 		if _, err := c.server.Write(data); err != nil {
 			c.server.Close()
+		}
+		if none {
+			p.mu.Lock()
+			if c.answered != nil {
+				close(c.answered)
+				c.answered = nil
+			}
+			if c.clientGone {
+				c.server.Close()
+			}
+			p.mu.Unlock()
 		}
 		c.wmu.Unlock()
 	}

@@ -492,7 +492,6 @@ func (s *Sink) Open(ctx context.Context) error {
 		}
 	}
 	if s.mode == connector.Upsert && s.run.Fence != nil {
-		// Taken last: a run that cannot start takes none.
 		if err := s.takeFence(); err != nil {
 			return err
 		}

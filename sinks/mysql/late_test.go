@@ -6,23 +6,11 @@ import (
 	"testing"
 	"time"
 
-	driver "github.com/go-sql-driver/mysql"
-
 	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/sinks/mysql"
 )
-
-// viaHold is dsn pointed at the proxy.
-func viaHold(t testing.TB, p *testenv.HoldProxy, dsn string) string {
-	cfg, err := driver.ParseDSN(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Addr = p.Addr()
-	return cfg.FormatDSN()
-}
 
 // TestLateWriteOfAKilledLife answers, against the real server, whether a
 // statement a killed process had sent can land over what the next life
@@ -58,7 +46,7 @@ func lateWrite(t *testing.T, hold func([]byte) bool, deletes bool) {
 	exec(t, db, "CREATE TABLE `"+name+"` (id BIGINT PRIMARY KEY, v TEXT)")
 	proxy := testenv.NewHoldProxy(t, target(t, dsn), testenv.MySQLFraming)
 	in := connector.SinkInput{Schema: kvSchema, Mode: connector.Upsert, Key: []int{0}}
-	cfg := mysql.Config{DSN: viaHold(t, proxy, dsn), Table: name}
+	cfg := mysql.Config{DSN: viaProxy(t, proxy, dsn), Table: name}
 	ctx := testenv.Context(t, 2*time.Minute)
 	row1 := func(v string) row.Change { return ch(row.UpdateAfter, row.BigIntValue(1), row.StringValue(v)) }
 
