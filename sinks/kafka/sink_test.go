@@ -32,20 +32,21 @@ func sensorSchema(t testing.TB) row.Schema {
 func TestAppendRoundTrip(t *testing.T) {
 	addr := testenv.Kafka(t)
 	for _, tc := range []struct {
-		name      string
-		keyFields []string
-		format    string
+		name        string
+		keyFields   []string
+		format      string
+		compression string
 	}{
 		{name: "json keyless", format: "json"},
 		{name: "json keyed", format: "json", keyFields: []string{"id"}},
-		{name: "csv keyed gzip", format: "csv", keyFields: []string{"name", "id"}},
+		{name: "csv keyed gzip", format: "csv", keyFields: []string{"name", "id"}, compression: "gzip"},
+		{name: "json snappy", format: "json", compression: "snappy"},
+		{name: "json keyed lz4", format: "json", keyFields: []string{"id"}, compression: "lz4"},
+		{name: "json zstd", format: "json", compression: "zstd"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			topic := createTopic(t, addr, 1)
-			cfg := Config{Topic: topic, KeyFields: tc.keyFields, Format: connector.FormatSpec{Type: tc.format}}
-			if tc.format == "csv" {
-				cfg.Compression = "gzip"
-			}
+			cfg := Config{Topic: topic, KeyFields: tc.keyFields, Format: connector.FormatSpec{Type: tc.format}, Compression: tc.compression}
 			ctx := testenv.Context(t, 60*time.Second)
 			s, h := newSink(t, addr, cfg, connector.SinkInput{Schema: sensorSchema(t), Mode: connector.Append})
 			if err := s.Open(ctx); err != nil {

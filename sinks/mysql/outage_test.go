@@ -17,7 +17,7 @@ import (
 )
 
 // viaProxy is dsn pointed at the proxy.
-func viaProxy(t testing.TB, p *testenv.Proxy, dsn string) string {
+func viaProxy(t testing.TB, p interface{ Addr() string }, dsn string) string {
 	cfg, err := driver.ParseDSN(dsn)
 	if err != nil {
 		t.Fatal(err)
