@@ -14,9 +14,17 @@ type Node interface {
 
 // Expr is an expression node: *Literal, *IntervalLit, *ColumnRef, *Star,
 // *Unary, *Binary, *IsExpr, *Between, *InList, *Like, *Call, *Over, *Cast,
-// *Case, *Trim or *Extract.
+// *Case, *Trim, *Extract, *Index, *FieldAccess, *Exists or *InQuery.
 type Expr interface {
 	Node
+	// Children returns the node's operands in a fixed order, absent ones
+	// left out; the slice is the caller's. children.go says what is and
+	// is not a child.
+	Children() []Expr
+	// MapChildren returns a copy of the node with each child c replaced
+	// by f(c), f called in the order of Children; a leaf returns itself.
+	// The node is not changed.
+	MapChildren(f func(Expr) Expr) Expr
 	exprNode()
 }
 
