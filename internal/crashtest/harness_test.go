@@ -96,22 +96,33 @@ type env struct {
 	data map[string]any
 }
 
+// render writes tmpl, rendered with e for the output out, to
+// .Dir/out.yaml and returns the file's path.
 func (e *env) render(t *testing.T, tmpl, out string) string {
 	t.Helper()
-	tp, err := template.New("pipeline").Option("missingkey=error").Parse(tmpl)
+	e.Out = out
+	yaml, err := e.yaml(tmpl)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.Out = out
-	var b bytes.Buffer
-	if err := tp.Execute(&b, e); err != nil {
-		t.Fatal(err)
-	}
 	path := filepath.Join(e.Dir, out+".yaml")
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(path, yaml, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// yaml is the pipeline tmpl gives with e.
+func (e *env) yaml(tmpl string) ([]byte, error) {
+	tp, err := template.New("pipeline").Option("missingkey=error").Parse(tmpl)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	if err := tp.Execute(&b, e); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }
 
 func intEnv(name string, def int) int {

@@ -192,12 +192,14 @@ func lateMySQL(name string, having bool, hold, wrote func([]byte) bool) lateCase
 	}
 }
 
+var lateCases = []lateCase{
+	lateElasticsearch,
+	lateMySQL("mysql write", false, testenv.MySQLWrite, nil),
+	lateMySQL("mysql commit", true, testenv.MySQLCommit, testenv.MySQLWrite),
+}
+
 func TestLateRequests(t *testing.T) {
-	for _, lc := range []lateCase{
-		lateElasticsearch,
-		lateMySQL("mysql write", false, testenv.MySQLWrite, nil),
-		lateMySQL("mysql commit", true, testenv.MySQLCommit, testenv.MySQLWrite),
-	} {
+	for _, lc := range lateCases {
 		t.Run(lc.name, func(t *testing.T) { runLate(t, lc) })
 	}
 }
