@@ -23,14 +23,7 @@ import (
 const fullDiskPipeline = `version: 1
 name: crash-disk-{{.Out}}
 sources:
-  - name: readings
-    type: file
-    path: {{.Dir}}/in.csv
-    format: csv
-    schema:
-      - id BIGINT
-      - sensor STRING
-      - temp DOUBLE
+{{template "readings" .}}
 transforms:
   - name: hot
     sql: |
@@ -38,11 +31,7 @@ transforms:
       FROM readings
       WHERE temp > 10
 sinks:
-  - name: out
-    from: hot
-    type: file
-    path: {{.Vars.outdir}}/{{.Out}}.csv
-    format: { type: csv, header: true }
+{{template "file sink" args . "name" "out" "from" "hot" "dir" .Vars.outdir "format" "{ type: csv, header: true }"}}
 `
 
 // TestCrashFullDisk is the full-disk scenario: file -> file with the output

@@ -2,7 +2,10 @@
 // in a child process that is killed with SIGKILL at random moments and
 // restarted from its checkpoints until it finishes; the final result must
 // be what a run without crashes gives. Scenarios are table entries: a
-// pipeline template, a setup and a final check.
+// pipeline template, a setup and a final check. The templates take their
+// sources and sinks from named fragments (fragments_test.go);
+// testdata/rendered holds the YAML every template gives, which
+// TestPipelinesRender holds them to (-update writes it).
 //
 //	go test -race ./internal/crashtest/                  # default: 20 kills per scenario
 //	ETLD_CRASH_KILLS=200 ETLD_CRASH_SEED=42 go test ./internal/crashtest/

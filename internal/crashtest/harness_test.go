@@ -112,9 +112,13 @@ func (e *env) render(t *testing.T, tmpl, out string) string {
 	return path
 }
 
+// fragments are the shared sources and sinks (fragments_test.go), parsed
+// once; every pipeline template is parsed into a clone of them.
+var fragments = template.Must(template.New("fragments").Option("missingkey=error").Funcs(fragmentFuncs).Parse(fragmentText))
+
 // yaml is the pipeline tmpl gives with e.
 func (e *env) yaml(tmpl string) ([]byte, error) {
-	tp, err := template.New("pipeline").Option("missingkey=error").Parse(tmpl)
+	tp, err := template.Must(fragments.Clone()).New("pipeline").Parse(tmpl)
 	if err != nil {
 		return nil, err
 	}

@@ -36,18 +36,7 @@ sources:
       - id BIGINT
       - k STRING
       - amount BIGINT
-  - name: events
-    type: kafka
-    brokers: {{.Vars.kafka}}
-    topic: {{.Vars.topic}}
-    group_id: ` + groupTemplate + `
-    start: earliest
-    stop: latest
-    format: json
-    schema:
-      - id BIGINT
-      - k STRING
-      - v BIGINT
+{{template "kafka events" .}}
 transforms:
   - name: stats
     sql: |
@@ -60,13 +49,7 @@ transforms:
       SELECT o.id, o.k, o.amount, s.n, s.total
       FROM orders o LEFT JOIN stats s ON o.k = s.k AND s.total > o.amount
 sinks:
-  - name: db
-    from: enriched
-    type: mysql
-    dsn: "{{.Vars.dsn}}"
-    table: {{.Vars.table}}_{{.Out}}
-    key: [id]
-    create_table: true
+{{template "mysql sink" args . "name" "db" "from" "enriched" "key" "id"}}
 `,
 	needs: kafkaNeeds(func(t *testing.T, vars map[string]string) {
 		vars["dsn"] = testenv.MySQLDSN(t)
@@ -188,14 +171,7 @@ var fileTopNToMySQL = scenario{
 	pipeline: `version: 1
 name: crash-topn-mysql-{{.Out}}
 sources:
-  - name: readings
-    type: file
-    path: {{.Dir}}/in.csv
-    format: csv
-    schema:
-      - id BIGINT
-      - sensor STRING
-      - temp DOUBLE
+{{template "readings" .}}
 transforms:
   - name: hottest
     sql: |
@@ -205,13 +181,7 @@ transforms:
               FROM (SELECT sensor, MAX(id) AS max_id FROM readings GROUP BY sensor)))
       WHERE rn <= 3
 sinks:
-  - name: db
-    from: hottest
-    type: mysql
-    dsn: "{{.Vars.dsn}}"
-    table: {{.Vars.table}}_{{.Out}}
-    key: [band, rn]
-    create_table: true
+{{template "mysql sink" args . "name" "db" "from" "hottest" "key" "band, rn"}}
 `,
 	needs: func(t *testing.T) map[string]string {
 		return map[string]string{"dsn": testenv.MySQLDSN(t), "table": testenv.UniqueName(t, "crasht")}

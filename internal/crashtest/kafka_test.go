@@ -49,16 +49,8 @@ type event struct {
 // ETLD_CRASH_KAFKA_GROUP_PER_LIFE=1 gives every life a group of its own.
 var sameGroup = os.Getenv("ETLD_CRASH_KAFKA_GROUP_PER_LIFE") == ""
 
-// groupTemplate is the group_id of the scenarios' pipelines.
-var groupTemplate = func() string {
-	if sameGroup {
-		return "{{.Vars.group}}_{{.Out}}{{.Round}}"
-	}
-	return "{{.Vars.group}}_{{.Out}}{{.Round}}_{{.Life}}"
-}()
-
-// groupID is the group groupTemplate names for a round and life (life 0:
-// the reference run, or one group per round).
+// groupID is the group the "kafka events" fragment names for a round and
+// life (life 0: the reference run, or one group per round).
 func groupID(e *env, out string, round, life int) string {
 	if sameGroup || life == 0 {
 		return fmt.Sprintf("%s_%s%d", e.Vars["group"], out, round)
@@ -274,18 +266,7 @@ var kafkaGroupByToES = scenario{
 	pipeline: `version: 1
 name: crash-kafka-es-{{.Out}}
 sources:
-  - name: events
-    type: kafka
-    brokers: {{.Vars.kafka}}
-    topic: {{.Vars.topic}}
-    group_id: ` + groupTemplate + `
-    start: earliest
-    stop: latest
-    format: json
-    schema:
-      - id BIGINT
-      - k STRING
-      - v BIGINT
+{{template "kafka events" .}}
 transforms:
   - name: stats
     sql: |
@@ -294,11 +275,7 @@ transforms:
       GROUP BY k
       HAVING MOD(COUNT(*), 3) <> 0
 sinks:
-  - name: es
-    from: stats
-    type: elasticsearch
-    hosts: {{.Vars.es}}
-    index: {{.Vars.index}}_{{.Out}}
+{{template "elasticsearch sink" args . "name" "es" "from" "stats" "hosts" .Vars.es}}
 `,
 	needs: kafkaNeeds(func(t *testing.T, vars map[string]string) {
 		vars["es"] = testenv.ElasticsearchURL(t)
@@ -444,33 +421,14 @@ var kafkaToKafka = scenario{
 	pipeline: `version: 1
 name: crash-kafka-kafka-{{.Out}}
 sources:
-  - name: events
-    type: kafka
-    brokers: {{.Vars.kafka}}
-    topic: {{.Vars.topic}}
-    group_id: ` + groupTemplate + `
-    start: earliest
-    stop: latest
-    format: json
-    schema:
-      - id BIGINT
-      - k STRING
-      - v BIGINT
+{{template "kafka events" .}}
 transforms:
   - name: doubled
     sql: |
       SELECT id, UPPER(k) AS k, v * 2 AS v2
       FROM events
 sinks:
-  - name: out
-    from: doubled
-    type: kafka
-    brokers: {{.Vars.kafka}}
-    topic: {{.Vars.topic}}_{{.Out}}{{.Round}}
-    create_topic: true
-    partitions: 3
-    format: json
-    exactly_once: ` + exactlyOnce + `
+{{template "kafka sink" args . "name" "out" "from" "doubled"}}
 `,
 	needs:      kafkaNeeds(nil),
 	beforeLife: misleadGroup,
@@ -511,29 +469,14 @@ var fileToKafka = scenario{
 	pipeline: `version: 1
 name: crash-file-kafka-{{.Out}}
 sources:
-  - name: events
-    type: file
-    path: {{.Dir}}/in.csv
-    format: csv
-    schema:
-      - id BIGINT
-      - k STRING
-      - v BIGINT
+{{template "csv events" args . "name" "events"}}
 transforms:
   - name: doubled
     sql: |
       SELECT id, UPPER(k) AS k, v * 2 AS v2
       FROM events
 sinks:
-  - name: out
-    from: doubled
-    type: kafka
-    brokers: {{.Vars.kafka}}
-    topic: {{.Vars.topic}}_{{.Out}}{{.Round}}
-    create_topic: true
-    partitions: 3
-    format: json
-    exactly_once: ` + exactlyOnce + `
+{{template "kafka sink" args . "name" "out" "from" "doubled"}}
 `,
 	needs: kafkaNeeds(nil),
 	setup: func(t *testing.T, e *env) {

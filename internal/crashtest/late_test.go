@@ -54,8 +54,9 @@ type lateCase struct {
 }
 
 // latePipeline is datagen (paced, seeded: the next life reads the same
-// rows again) -> GROUP BY -> the sink; with having, a HAVING drops and
-// brings back groups (the sink deletes and writes again).
+// rows again) -> GROUP BY (stats) -> sink, the sinks entry of stats; with
+// having, a HAVING drops and brings back groups (the sink deletes and
+// writes again).
 func latePipeline(having bool, sink string) string {
 	cond := ""
 	if having {
@@ -82,16 +83,12 @@ transforms:
       FROM gen
       GROUP BY k` + cond + `
 sinks:
-  - name: out
-    from: stats
 ` + sink
 }
 
 var lateElasticsearch = lateCase{
 	name: "elasticsearch",
-	pipeline: latePipeline(true, `    type: elasticsearch
-    hosts: http://{{.Vars.proxy}}
-    index: {{.Vars.index}}_{{.Out}}
+	pipeline: latePipeline(true, `{{template "elasticsearch sink" args . "name" "out" "from" "stats" "hosts" (print "http://" .Vars.proxy)}}
 `),
 	needs: func(t *testing.T) (map[string]string, string) {
 		url := testenv.ElasticsearchURL(t)
@@ -139,7 +136,9 @@ var lateElasticsearch = lateCase{
 func lateMySQL(name string, having bool, hold, wrote func([]byte) bool) lateCase {
 	return lateCase{
 		name: name,
-		pipeline: latePipeline(having, `    type: mysql
+		pipeline: latePipeline(having, `  - name: out
+    from: stats
+    type: mysql
     dsn: ${ETLD_CRASH_LATE_DSN}
     table: {{.Vars.table}}_{{.Out}}
     create_table: true

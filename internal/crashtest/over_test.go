@@ -20,9 +20,7 @@ sources:
     type: file
     path: {{.Dir}}/in.csv
     schema:
-      - id BIGINT
-      - sensor STRING
-      - temp DOUBLE
+{{template "readings columns"}}
       - event_time AS TO_TIMESTAMP_LTZ(id * 1000, 3)
     watermark: event_time - INTERVAL '30' SECOND
 transforms:
@@ -37,14 +35,8 @@ transforms:
       FROM TABLE(SESSION(TABLE readings PARTITION BY sensor, DESCRIPTOR(event_time), INTERVAL '5' MINUTE))
       GROUP BY sensor, window_start, window_end
 sinks:
-  - name: moving
-    from: moving
-    type: file
-    path: {{.Dir}}/{{.Out}}.csv
-  - name: sessions
-    from: sessions
-    type: file
-    path: {{.Dir}}/{{.Out}}.sessions.csv
+{{template "file sink" args . "name" "moving" "from" "moving"}}
+{{template "file sink" args . "name" "sessions" "from" "sessions" "suffix" ".sessions"}}
 `,
 	setup: func(t *testing.T, e *env) {
 		writeReadings(t, filepath.Join(e.Dir, "in.csv"), intEnv("ETLD_CRASH_ROWS", 300_000)/3, e)

@@ -66,57 +66,70 @@ func renderBoth(t *testing.T, tmpl string) []byte {
 // TestPipelinesRender renders every pipeline template with fixed
 // variables and compares the YAML with testdata/rendered/NAME.yaml, byte
 // for byte: however the templates are written, the pipelines they give
-// stay the same unless a golden changes with them. The Kafka switches
-// (ETLD_CRASH_KAFKA_GROUP_PER_LIFE=1 and ETLD_CRASH_KAFKA_EXACTLY_ONCE=off
-// together) give NAME.switched.yaml where they change the YAML. -update
-// writes the goldens of the switches set.
+// stay the same unless a golden changes with them. Rendered with the
+// Kafka switches set (ETLD_CRASH_KAFKA_GROUP_PER_LIFE=1 and
+// ETLD_CRASH_KAFKA_EXACTLY_ONCE=off), a template gives
+// NAME.switched.yaml where there is one, NAME.yaml where they change
+// nothing. -update writes the goldens.
 func TestPipelinesRender(t *testing.T) {
-	suffix := ".yaml"
-	switch {
-	case sameGroup && exactlyOnce == "auto":
-	case !sameGroup && exactlyOnce == "off":
-		suffix = ".switched.yaml"
-	default:
-		t.Skip("the goldens hold the Kafka switches both unset or both set")
+	defer func(same bool, once string) { sameGroup, exactlyOnce = same, once }(sameGroup, exactlyOnce)
+	render := func(tmpl string, same bool, once string) []byte {
+		sameGroup, exactlyOnce = same, once
+		return renderBoth(t, tmpl)
 	}
 	dir := filepath.Join("testdata", "rendered")
 	templates := renderedTemplates()
 	for name, tmpl := range templates {
-		got := renderBoth(t, tmpl)
-		def, err := os.ReadFile(filepath.Join(dir, name+".yaml"))
-		if suffix != ".yaml" && err == nil && bytes.Equal(got, def) {
-			continue // the switches change nothing here
-		}
-		path := filepath.Join(dir, name+suffix)
+		def, switched := render(tmpl, true, "auto"), render(tmpl, false, "off")
+		path, switchedPath := filepath.Join(dir, name+".yaml"), filepath.Join(dir, name+".switched.yaml")
 		if *update {
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, got, 0o644); err != nil {
+			writeGolden(t, path, def)
+			if !bytes.Equal(switched, def) {
+				writeGolden(t, switchedPath, switched)
+			} else if err := os.Remove(switchedPath); err != nil && !os.IsNotExist(err) {
 				t.Fatal(err)
 			}
 			continue
 		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Errorf("%s: %v (go test -run TestPipelinesRender -update writes it)", name, err)
-			continue
+		sameGolden(t, path, def)
+		if _, err := os.Stat(switchedPath); err != nil {
+			switchedPath = path
 		}
-		if !bytes.Equal(got, want) {
-			i := 0
-			for i < len(want) && i < len(got) && want[i] == got[i] {
-				i++
-			}
-			t.Errorf("%s renders other than %s, first at byte %d (line %d):\nwant %q\ngot  %q",
-				name, path, i, bytes.Count(want[:i], []byte("\n"))+1, excerpt(want, i), excerpt(got, i))
-		}
+		sameGolden(t, switchedPath, switched)
 	}
 	files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
 	for _, f := range files {
-		base := filepath.Base(f)
-		base = strings.TrimSuffix(strings.TrimSuffix(base, ".yaml"), ".switched")
+		base := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(f), ".yaml"), ".switched")
 		if _, ok := templates[base]; !ok {
 			t.Errorf("%s is the golden of no template", f)
 		}
+	}
+}
+
+func writeGolden(t *testing.T, path string, b []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// sameGolden fails t unless got is the golden at path.
+func sameGolden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Errorf("%v (go test -run TestPipelinesRender -update writes it)", err)
+		return
+	}
+	if !bytes.Equal(got, want) {
+		i := 0
+		for i < len(want) && i < len(got) && want[i] == got[i] {
+			i++
+		}
+		t.Errorf("the template renders other than %s, first at byte %d (line %d):\nwant %q\ngot  %q",
+			path, i, bytes.Count(want[:i], []byte("\n"))+1, excerpt(want, i), excerpt(got, i))
 	}
 }

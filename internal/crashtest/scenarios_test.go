@@ -24,14 +24,7 @@ var fileToFile = scenario{
 	pipeline: `version: 1
 name: crash-file-{{.Out}}
 sources:
-  - name: readings
-    type: file
-    path: {{.Dir}}/in.csv
-    format: csv
-    schema:
-      - id BIGINT
-      - sensor STRING
-      - temp DOUBLE
+{{template "readings" .}}
 transforms:
   - name: hot
     sql: |
@@ -39,11 +32,7 @@ transforms:
       FROM readings
       WHERE temp > 10
 sinks:
-  - name: out
-    from: hot
-    type: file
-    path: {{.Dir}}/{{.Out}}.csv
-    format: { type: csv, header: true }
+{{template "file sink" args . "name" "out" "from" "hot" "format" "{ type: csv, header: true }"}}
 `,
 	setup: func(t *testing.T, e *env) {
 		writeReadings(t, filepath.Join(e.Dir, "in.csv"), intEnv("ETLD_CRASH_ROWS", 300_000), e)
@@ -61,14 +50,7 @@ var fileGroupByToFile = scenario{
 	pipeline: `version: 1
 name: crash-agg-{{.Out}}
 sources:
-  - name: readings
-    type: file
-    path: {{.Dir}}/in.csv
-    format: csv
-    schema:
-      - id BIGINT
-      - sensor STRING
-      - temp DOUBLE
+{{template "readings" .}}
 transforms:
   - name: stats
     sql: |
@@ -76,12 +58,7 @@ transforms:
       FROM readings
       GROUP BY sensor
 sinks:
-  - name: out
-    from: stats
-    type: file
-    mode: retract
-    path: {{.Dir}}/{{.Out}}.csv
-    format: csv
+{{template "file sink" args . "name" "out" "from" "stats" "mode" "retract" "format" "csv"}}
 `,
 	setup: func(t *testing.T, e *env) {
 		writeReadings(t, filepath.Join(e.Dir, "in.csv"), intEnv("ETLD_CRASH_ROWS", 300_000)/3, e)
@@ -99,14 +76,7 @@ var fileTopNToFile = scenario{
 	pipeline: `version: 1
 name: crash-topn-{{.Out}}
 sources:
-  - name: readings
-    type: file
-    path: {{.Dir}}/in.csv
-    format: csv
-    schema:
-      - id BIGINT
-      - sensor STRING
-      - temp DOUBLE
+{{template "readings" .}}
 transforms:
   - name: hottest
     sql: |
@@ -116,12 +86,7 @@ transforms:
               FROM (SELECT sensor, MAX(temp) AS max_temp FROM readings GROUP BY sensor)))
       WHERE rn <= 3
 sinks:
-  - name: out
-    from: hottest
-    type: file
-    mode: retract
-    path: {{.Dir}}/{{.Out}}.csv
-    format: csv
+{{template "file sink" args . "name" "out" "from" "hottest" "mode" "retract" "format" "csv"}}
 `,
 	setup: func(t *testing.T, e *env) {
 		writeReadings(t, filepath.Join(e.Dir, "in.csv"), intEnv("ETLD_CRASH_ROWS", 300_000)/3, e)
@@ -193,14 +158,7 @@ var fileGroupByToMySQL = scenario{
 	pipeline: `version: 1
 name: crash-mysql-{{.Out}}
 sources:
-  - name: readings
-    type: file
-    path: {{.Dir}}/in.csv
-    format: csv
-    schema:
-      - id BIGINT
-      - sensor STRING
-      - temp DOUBLE
+{{template "readings" .}}
 transforms:
   - name: stats
     sql: |
@@ -209,13 +167,7 @@ transforms:
       WHERE temp > 0
       GROUP BY sensor
 sinks:
-  - name: db
-    from: stats
-    type: mysql
-    dsn: "{{.Vars.dsn}}"
-    table: {{.Vars.table}}_{{.Out}}
-    key: [sensor]
-    create_table: true
+{{template "mysql sink" args . "name" "db" "from" "stats" "key" "sensor"}}
 `,
 	needs: func(t *testing.T) map[string]string {
 		return map[string]string{"dsn": testenv.MySQLDSN(t), "table": testenv.UniqueName(t, "crash")}

@@ -38,15 +38,8 @@ transforms:
   - name: stats
     sql: SELECT sensor, COUNT(*) AS n, SUM(id) AS ids FROM merged GROUP BY sensor
 sinks:
-  - name: all
-    from: merged
-    type: file
-    path: {{.Dir}}/{{.Out}}.csv
-  - name: stats
-    from: stats
-    type: file
-    mode: retract
-    path: {{.Dir}}/{{.Out}}.stats.csv
+{{template "file sink" args . "name" "all" "from" "merged"}}
+{{template "file sink" args . "name" "stats" "from" "stats" "mode" "retract" "suffix" ".stats"}}
 `,
 	setup: func(t *testing.T, e *env) {
 		n := intEnv("ETLD_CRASH_ROWS", 300_000) / 3
@@ -132,26 +125,8 @@ var unionToKafka = scenario{
 	pipeline: `version: 1
 name: crash-union-kafka-{{.Out}}
 sources:
-  - name: events
-    type: kafka
-    brokers: {{.Vars.kafka}}
-    topic: {{.Vars.topic}}
-    group_id: ` + groupTemplate + `
-    start: earliest
-    stop: latest
-    format: json
-    schema:
-      - id BIGINT
-      - k STRING
-      - v BIGINT
-  - name: lines
-    type: file
-    path: {{.Dir}}/in.csv
-    format: csv
-    schema:
-      - id BIGINT
-      - k STRING
-      - v BIGINT
+{{template "kafka events" .}}
+{{template "csv events" args . "name" "lines"}}
 transforms:
   - name: doubled
     sql: |
@@ -161,15 +136,7 @@ transforms:
       UNION ALL
       SELECT id, UPPER(k) AS k, v * 2 AS v2 FROM events WHERE MOD(id, 2) = 1
 sinks:
-  - name: out
-    from: doubled
-    type: kafka
-    brokers: {{.Vars.kafka}}
-    topic: {{.Vars.topic}}_{{.Out}}{{.Round}}
-    create_topic: true
-    partitions: 3
-    format: json
-    exactly_once: ` + exactlyOnce + `
+{{template "kafka sink" args . "name" "out" "from" "doubled"}}
 `,
 	needs:      kafkaNeeds(nil),
 	beforeLife: misleadGroup,
