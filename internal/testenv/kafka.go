@@ -61,7 +61,12 @@ func deleteTopicAtEnd(t testing.TB, client *kafka.Client, topic string) {
 func ReadTopic(t testing.TB, addr, topic string) []kafka.Message {
 	t.Helper()
 	ctx := Context(t, 60*time.Second)
-	client := &kafka.Client{Addr: kafka.TCP(addr), Timeout: 30 * time.Second}
+	// A transport of its own: the shared one answers metadata from what it
+	// last fetched, up to seconds old, which lacks a topic the code under
+	// test has just created.
+	own := &kafka.Transport{}
+	defer own.CloseIdleConnections()
+	client := &kafka.Client{Addr: kafka.TCP(addr), Timeout: 30 * time.Second, Transport: own}
 	md, err := client.Metadata(ctx, &kafka.MetadataRequest{Topics: []string{topic}})
 	if err != nil || len(md.Topics) != 1 || md.Topics[0].Error != nil {
 		t.Fatalf("metadata of %s: %v %+v", topic, err, md)
