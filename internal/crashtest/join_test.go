@@ -52,8 +52,7 @@ sinks:
 {{template "mysql sink" args . "name" "db" "from" "enriched" "key" "id"}}
 `,
 	needs: kafkaNeeds(func(t *testing.T, vars map[string]string) {
-		vars["dsn"] = testenv.MySQLDSN(t)
-		vars["table"] = testenv.UniqueName(t, "crashj")
+		mysqlVars(t, vars, "crashj")
 	}),
 	beforeLife: misleadGroup,
 	setup: func(t *testing.T, e *env) {
@@ -73,15 +72,10 @@ sinks:
 		}
 		t.Logf("%d orders, %d of them without a match at the end", len(want), padded)
 		e.data["want"] = want
-		db := openDB(t, e)
-		t.Cleanup(func() {
-			db.Exec("DROP TABLE IF EXISTS " + e.Vars["table"] + "_ref")
-			db.Exec("DROP TABLE IF EXISTS " + e.Vars["table"] + "_out")
-		})
 	},
 	check: func(t *testing.T, e *env) {
 		want := e.data["want"].([]string)
-		db := openDB(t, e)
+		db, _ := testenv.MySQL(t)
 		ref := tableRows(t, db, e.Vars["table"]+"_ref")
 		if !slices.Equal(ref, want) {
 			t.Fatalf("the reference run's table has %d rows, the direct computation %d; first differences:\n%s", len(ref), len(want), diffLines(want, ref))
@@ -93,11 +87,7 @@ sinks:
 			t.Logf("table %s_out: %d rows, one per order, equal to the direct computation", e.Vars["table"], len(got))
 		}
 	},
-	reset: func(t *testing.T, e *env) {
-		if _, err := openDB(t, e).Exec("DROP TABLE IF EXISTS " + e.Vars["table"] + "_out"); err != nil {
-			t.Fatal(err)
-		}
-	},
+	reset: dropOut,
 }
 
 func TestCrashJoin(t *testing.T) { runScenario(t, fileKafkaJoinToMySQL) }
@@ -184,21 +174,16 @@ sinks:
 {{template "mysql sink" args . "name" "db" "from" "hottest" "key" "band, rn"}}
 `,
 	needs: func(t *testing.T) map[string]string {
-		return map[string]string{"dsn": testenv.MySQLDSN(t), "table": testenv.UniqueName(t, "crasht")}
+		return mysqlVars(t, map[string]string{}, "crasht")
 	},
 	setup: func(t *testing.T, e *env) {
 		path := filepath.Join(e.Dir, "in.csv")
 		writeReadings(t, path, intEnv("ETLD_CRASH_ROWS", 300_000)/3, e)
 		e.data["want"] = topNTable(t, path)
-		db := openDB(t, e)
-		t.Cleanup(func() {
-			db.Exec("DROP TABLE IF EXISTS " + e.Vars["table"] + "_ref")
-			db.Exec("DROP TABLE IF EXISTS " + e.Vars["table"] + "_out")
-		})
 	},
 	check: func(t *testing.T, e *env) {
 		want := e.data["want"].([]string)
-		db := openDB(t, e)
+		db, _ := testenv.MySQL(t)
 		ref := tableRows(t, db, e.Vars["table"]+"_ref")
 		slices.Sort(ref)
 		if !slices.Equal(ref, want) {
@@ -212,11 +197,7 @@ sinks:
 			t.Logf("table %s_out: %d rows, the top 3 of each band, equal to the direct computation", e.Vars["table"], len(got))
 		}
 	},
-	reset: func(t *testing.T, e *env) {
-		if _, err := openDB(t, e).Exec("DROP TABLE IF EXISTS " + e.Vars["table"] + "_out"); err != nil {
-			t.Fatal(err)
-		}
-	},
+	reset: dropOut,
 }
 
 func TestCrashTopNMySQL(t *testing.T) { runScenario(t, fileTopNToMySQL) }

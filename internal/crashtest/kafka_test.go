@@ -97,7 +97,9 @@ func commitOffsets(t *testing.T, e *env, group string, at func(partition int, en
 	}
 }
 
-// kafkaNeeds gives the scenario a broker, an input topic and a group name.
+// kafkaNeeds gives the scenario a broker, a topic name (the prefix of its
+// output topics; produceEvents replaces it with the input topic it
+// creates) and a group name.
 func kafkaNeeds(extra func(t *testing.T, vars map[string]string)) func(t *testing.T) map[string]string {
 	return func(t *testing.T) map[string]string {
 		vars := map[string]string{
@@ -112,13 +114,15 @@ func kafkaNeeds(extra func(t *testing.T, vars map[string]string)) func(t *testin
 	}
 }
 
-// produceEvents creates the input topic and writes n events to it with a
-// plain kafka-go Writer, keyed by k; it stores them for the checks. The
-// topic and every group the runs may have used are deleted at the end.
+// produceEvents creates the input topic, .Vars.topic from then on, and
+// writes n events to it with a plain kafka-go Writer, keyed by k; it
+// stores them for the checks. The topic and every group the runs may have
+// used are deleted at the end.
 func produceEvents(t *testing.T, e *env, n int) []event {
 	t.Helper()
-	addr, topic := e.Vars["kafka"], e.Vars["topic"]
-	createTopic(t, addr, topic, kafkaPartitions)
+	addr := e.Vars["kafka"]
+	topic := testenv.KafkaTopic(t, addr, kafkaPartitions)
+	e.Vars["topic"] = topic
 	t.Cleanup(func() {
 		groups := []string{groupID(e, "ref", 0, 0)}
 		for g := range e.data["groups"].(map[string]bool) {
@@ -163,22 +167,20 @@ func produceEvents(t *testing.T, e *env, n int) []event {
 	return events
 }
 
-func createTopic(t *testing.T, addr, topic string, partitions int) {
-	t.Helper()
-	client := &kafka.Client{Addr: kafka.TCP(addr), Timeout: 30 * time.Second}
-	ctx := testenv.Context(t, 60*time.Second)
-	resp, err := client.CreateTopics(ctx, &kafka.CreateTopicsRequest{
-		Topics: []kafka.TopicConfig{{Topic: topic, NumPartitions: partitions, ReplicationFactor: 1}},
+// deleteOutputTopicsAtEnd deletes, when the test ends, the output topics
+// of the reference run and of every round so far (the kafka sink
+// fragment's), which the pipelines created.
+func deleteOutputTopicsAtEnd(t *testing.T, e *env) {
+	t.Cleanup(func() {
+		topics := []string{e.Vars["topic"] + "_ref0"}
+		for r := 1; r <= e.Round; r++ {
+			topics = append(topics, e.Vars["topic"]+"_out"+strconv.Itoa(r))
+		}
+		deleteTopics(t, e.Vars["kafka"], topics...)
 	})
-	if err == nil {
-		err = resp.Errors[topic]
-	}
-	if err != nil {
-		t.Fatalf("creating topic %s: %v", topic, err)
-	}
-	t.Cleanup(func() { deleteTopics(t, addr, topic) })
 }
 
+// deleteTopics deletes topics; one that does not exist is fine.
 func deleteTopics(t *testing.T, addr string, topics ...string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -224,35 +226,6 @@ func endOffsets(t *testing.T, addr, topic string) map[int]int64 {
 	return ends
 }
 
-// readTopic reads every message a topic holds now, all partitions.
-func readTopic(t *testing.T, addr, topic string) []kafka.Message {
-	t.Helper()
-	ctx := testenv.Context(t, 2*time.Minute)
-	var out []kafka.Message
-	for p, last := range endOffsets(t, addr, topic) {
-		if last == 0 {
-			continue
-		}
-		r := kafka.NewReader(kafka.ReaderConfig{
-			Brokers: []string{addr}, Topic: topic, Partition: p,
-			MinBytes: 1, MaxBytes: 4 << 20, MaxWait: 100 * time.Millisecond,
-		})
-		for {
-			m, err := r.ReadMessage(ctx)
-			if err != nil {
-				r.Close()
-				t.Fatalf("reading %s/%d: %v", topic, p, err)
-			}
-			out = append(out, m)
-			if m.Offset >= last-1 {
-				break
-			}
-		}
-		r.Close()
-	}
-	return out
-}
-
 // (b) Kafka (several partitions, a consumer group, bounded by stop:
 // latest) -> GROUP BY with a HAVING that removes and re-adds groups ->
 // Elasticsearch upsert. Restoring a checkpoint must start every partition
@@ -279,16 +252,12 @@ sinks:
 `,
 	needs: kafkaNeeds(func(t *testing.T, vars map[string]string) {
 		vars["es"] = testenv.ElasticsearchURL(t)
-		vars["index"] = testenv.UniqueName(t, "crash")
+		vars["index"] = testenv.ElasticsearchIndex(t, vars["es"], "crash")
 	}),
 	beforeLife: misleadGroup,
 	setup: func(t *testing.T, e *env) {
 		events := produceEvents(t, e, intEnv("ETLD_CRASH_ROWS", 300_000)/5)
 		e.Vars["want"] = strings.Join(groupByTable(events), "\n")
-		t.Cleanup(func() {
-			esDelete(e.Vars["es"], e.Vars["index"]+"_ref")
-			esDelete(e.Vars["es"], e.Vars["index"]+"_out")
-		})
 	},
 	check: func(t *testing.T, e *env) {
 		want := strings.Split(e.Vars["want"], "\n")
@@ -434,22 +403,21 @@ sinks:
 	beforeLife: misleadGroup,
 	setup: func(t *testing.T, e *env) {
 		produceEvents(t, e, intEnv("ETLD_CRASH_ROWS", 300_000)/3)
-		t.Cleanup(func() {
-			topics := []string{e.Vars["topic"] + "_ref0"}
-			for r := 1; r <= e.Round; r++ {
-				topics = append(topics, e.Vars["topic"]+"_out"+strconv.Itoa(r))
-			}
-			deleteTopics(t, e.Vars["kafka"], topics...)
-		})
+		deleteOutputTopicsAtEnd(t, e)
 	},
-	check: func(t *testing.T, e *env) {
-		events := e.data["events"].([]event)
-		if d := checkAppend(t, events, readTopic(t, e.Vars["kafka"], e.Vars["topic"]+"_ref0"), "reference"); d != 0 {
-			t.Errorf("the uninterrupted reference run wrote %d duplicates", d)
-		}
-		topic := fmt.Sprintf("%s_out%d", e.Vars["topic"], e.Round)
-		reportDuplicates(t, topic, len(events), checkAppend(t, events, readTopic(t, e.Vars["kafka"], topic), "after crashes"))
-	},
+	check: checkOutputTopics,
+}
+
+// checkOutputTopics checks the reference run's and the round's output
+// topics (the kafka sink fragment's) against e.data["events"] with
+// checkAppend: nothing missing, no duplicates unless exactly-once is off.
+func checkOutputTopics(t *testing.T, e *env) {
+	events := e.data["events"].([]event)
+	if d := checkAppend(t, events, testenv.ReadTopic(t, e.Vars["kafka"], e.Vars["topic"]+"_ref0"), "reference"); d != 0 {
+		t.Errorf("the uninterrupted reference run wrote %d duplicates", d)
+	}
+	topic := fmt.Sprintf("%s_out%d", e.Vars["topic"], e.Round)
+	reportDuplicates(t, topic, len(events), checkAppend(t, events, testenv.ReadTopic(t, e.Vars["kafka"], topic), "after crashes"))
 }
 
 // reportDuplicates logs the duplicates of an exactly-once scenario's
@@ -491,22 +459,9 @@ sinks:
 			t.Fatal(err)
 		}
 		e.data["events"] = events
-		t.Cleanup(func() {
-			topics := []string{e.Vars["topic"] + "_ref0"}
-			for r := 1; r <= e.Round; r++ {
-				topics = append(topics, e.Vars["topic"]+"_out"+strconv.Itoa(r))
-			}
-			deleteTopics(t, e.Vars["kafka"], topics...)
-		})
+		deleteOutputTopicsAtEnd(t, e)
 	},
-	check: func(t *testing.T, e *env) {
-		events := e.data["events"].([]event)
-		if d := checkAppend(t, events, readTopic(t, e.Vars["kafka"], e.Vars["topic"]+"_ref0"), "reference"); d != 0 {
-			t.Errorf("the uninterrupted reference run wrote %d duplicates", d)
-		}
-		topic := fmt.Sprintf("%s_out%d", e.Vars["topic"], e.Round)
-		reportDuplicates(t, topic, len(events), checkAppend(t, events, readTopic(t, e.Vars["kafka"], topic), "after crashes"))
-	},
+	check: checkOutputTopics,
 }
 
 // checkAppend checks that out holds every event, projected, at least once

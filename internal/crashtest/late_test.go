@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -92,11 +91,7 @@ var lateElasticsearch = lateCase{
 `),
 	needs: func(t *testing.T) (map[string]string, string) {
 		url := testenv.ElasticsearchURL(t)
-		index := testenv.UniqueName(t, "late")
-		t.Cleanup(func() {
-			esDelete(url, index+"_ref")
-			esDelete(url, index+"_out")
-		})
+		index := testenv.ElasticsearchIndex(t, url, "late")
 		return map[string]string{"es": url, "index": index}, strings.TrimPrefix(url, "http://")
 	},
 	frame: testenv.HTTPFraming,
@@ -144,32 +139,18 @@ func lateMySQL(name string, having bool, hold, wrote func([]byte) bool) lateCase
     create_table: true
 `),
 		needs: func(t *testing.T) (map[string]string, string) {
-			dsn := testenv.MySQLDSN(t)
-			cfg, err := driver.ParseDSN(dsn)
+			vars := mysqlVars(t, map[string]string{}, "late")
+			cfg, err := driver.ParseDSN(vars["dsn"])
 			if err != nil {
 				t.Fatal(err)
 			}
-			table := testenv.UniqueName(t, "late")
-			db, err := sql.Open("mysql", dsn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() {
-				db.Exec("DROP TABLE IF EXISTS " + table + "_ref")
-				db.Exec("DROP TABLE IF EXISTS " + table + "_out")
-				db.Close()
-			})
-			return map[string]string{"dsn": dsn, "table": table}, cfg.Addr
+			return vars, cfg.Addr
 		},
 		frame: testenv.MySQLFraming,
 		hold:  hold,
 		wrote: wrote,
 		output: func(t *testing.T, e *env, out string) []string {
-			db, err := sql.Open("mysql", e.Vars["dsn"])
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
+			db, _ := testenv.MySQL(t)
 			rows, err := db.Query("SELECT k, n, total FROM " + e.Vars["table"] + "_" + out + " ORDER BY k")
 			if err != nil {
 				t.Fatal(err)

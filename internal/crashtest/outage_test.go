@@ -2,7 +2,6 @@ package crashtest
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"log/slog"
 	"os"
@@ -31,7 +30,7 @@ import (
 // backpressure), retry, and end once the server is back, with the table
 // exactly the query's result computed directly.
 func TestSinkOutage(t *testing.T) {
-	dsn := testenv.MySQLDSN(t)
+	db, dsn := testenv.MySQL(t) // straight to the server
 	outage := time.Duration(intEnv("ETLD_OUTAGE_SECONDS", 30)) * time.Second
 	const rows, rate, keys = 20_000, 10_000, 100 // two seconds of input
 
@@ -46,15 +45,7 @@ func TestSinkOutage(t *testing.T) {
 	// The DSN reaches the pipeline file as ${VAR}, as a secret should.
 	t.Setenv("ETLD_OUTAGE_DSN", cfg.FormatDSN())
 
-	table := testenv.UniqueName(t, "outage")
-	db, err := sql.Open("mysql", dsn) // straight to the server
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		db.Exec("DROP TABLE IF EXISTS " + table)
-		db.Close()
-	})
+	table := testenv.MySQLTable(t, db, "")
 
 	dir := t.TempDir()
 	file := filepath.Join(dir, "outage.yaml")

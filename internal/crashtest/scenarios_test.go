@@ -170,18 +170,13 @@ sinks:
 {{template "mysql sink" args . "name" "db" "from" "stats" "key" "sensor"}}
 `,
 	needs: func(t *testing.T) map[string]string {
-		return map[string]string{"dsn": testenv.MySQLDSN(t), "table": testenv.UniqueName(t, "crash")}
+		return mysqlVars(t, map[string]string{}, "crash")
 	},
 	setup: func(t *testing.T, e *env) {
 		writeReadings(t, filepath.Join(e.Dir, "in.csv"), intEnv("ETLD_CRASH_ROWS", 300_000)/3, e)
-		db := openDB(t, e)
-		t.Cleanup(func() {
-			db.Exec("DROP TABLE IF EXISTS " + e.Vars["table"] + "_ref")
-			db.Exec("DROP TABLE IF EXISTS " + e.Vars["table"] + "_out")
-		})
 	},
 	check: func(t *testing.T, e *env) {
-		db := openDB(t, e)
+		db, _ := testenv.MySQL(t)
 		want := tableRows(t, db, e.Vars["table"]+"_ref")
 		got := tableRows(t, db, e.Vars["table"]+"_out")
 		if len(want) == 0 {
@@ -193,23 +188,31 @@ sinks:
 			t.Logf("table %s_out: %d rows, identical to the reference", e.Vars["table"], len(got))
 		}
 	},
-	reset: func(t *testing.T, e *env) {
-		if _, err := openDB(t, e).Exec("DROP TABLE IF EXISTS " + e.Vars["table"] + "_out"); err != nil {
-			t.Fatal(err)
-		}
-	},
+	reset: dropOut,
 }
 
 func TestCrashMySQL(t *testing.T) { runScenario(t, fileGroupByToMySQL) }
 
-func openDB(t *testing.T, e *env) *sql.DB {
+// mysqlVars puts into vars the shared MariaDB's DSN and a name, from
+// prefix, for the tables NAME_ref and NAME_out that the mysql sink
+// fragment writes; they are dropped when the test ends.
+func mysqlVars(t *testing.T, vars map[string]string, prefix string) map[string]string {
 	t.Helper()
-	db, err := sql.Open("mysql", e.Vars["dsn"])
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
+	db, dsn := testenv.MySQL(t)
+	table := testenv.UniqueName(t, prefix)
+	t.Cleanup(func() {
+		db.Exec("DROP TABLE IF EXISTS " + table + "_ref")
+		db.Exec("DROP TABLE IF EXISTS " + table + "_out")
+	})
+	vars["dsn"], vars["table"] = dsn, table
+	return vars
+}
+
+// dropOut is the reset of a scenario with the mysql sink fragment: it
+// drops the crashing runs' table.
+func dropOut(t *testing.T, e *env) {
+	db, _ := testenv.MySQL(t)
+	testenv.Exec(t, db, "DROP TABLE IF EXISTS "+e.Vars["table"]+"_out")
 }
 
 // tableRows returns every row of table as text, in key order.

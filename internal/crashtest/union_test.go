@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -153,15 +152,9 @@ sinks:
 			t.Fatal(err)
 		}
 		e.data["events"] = events
-		t.Cleanup(func() {
-			topics := []string{e.Vars["topic"] + "_ref0"}
-			for r := 1; r <= e.Round; r++ {
-				topics = append(topics, e.Vars["topic"]+"_out"+strconv.Itoa(r))
-			}
-			deleteTopics(t, e.Vars["kafka"], topics...)
-		})
+		deleteOutputTopicsAtEnd(t, e)
 	},
-	check: kafkaToKafka.check,
+	check: checkOutputTopics,
 }
 
 func TestCrashUnionKafka(t *testing.T) { runScenario(t, unionToKafka) }
