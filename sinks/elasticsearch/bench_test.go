@@ -82,101 +82,18 @@ func BenchmarkUpsert(b *testing.B) {
 	c := newCluster(b)
 	n := benchRows()
 	stream := upsertStream(n)
-
-	// The baseline's documents: what the sink would send, made here once.
-	type action struct {
-		del bool
-		id  string
-		doc []byte
-	}
-	var actions []action
-	for _, bt := range stream {
-		for _, ch := range bt.Changes {
-			a := action{del: ch.Kind == row.Delete, id: strconv.FormatInt(ch.Row[0].Int64(), 10)}
-			if !a.del {
-				a.doc = fmt.Appendf(nil, `{"id":%d,"name":%q,"total":%d,"avg":%v,"ts":%q}`,
-					ch.Row[0].Int64(), ch.Row[1].Str(), ch.Row[2].Int64(), ch.Row[3].Float64(),
-					ch.Row[4].Time().Format("2006-01-02T15:04:05.000"))
-			}
-			actions = append(actions, a)
-		}
-	}
-
-	// The documents the stream leaves: keys whose last change is not -D.
-	last := map[int64]row.Kind{}
-	for _, bt := range stream {
-		for _, ch := range bt.Changes {
-			last[ch.Row[0].Int64()] = ch.Kind
-		}
-	}
-	wantDocs := 0
-	for _, k := range last {
-		if k != row.Delete {
-			wantDocs++
-		}
-	}
+	actions := baselineActions(stream)
+	wantDocs := docsLeft(stream)
 
 	var sinkTime, baseTime time.Duration
 	baseFailed := 0
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		// The sink.
 		index := c.index("bench_sink")
-		s, err := es.New(es.Config{Hosts: []string{c.url}, Index: index},
-			connector.SinkEnv{Name: "es", Formats: builtin.Registry(), Logger: testLogger(b)})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := s.Bind(connector.SinkInput{Schema: benchSchema, Mode: connector.Upsert, Key: []int{0}}); err != nil {
-			b.Fatal(err)
-		}
-		ctx := context.Background()
-		if err := s.Open(ctx); err != nil {
-			b.Fatal(err)
-		}
-		start := time.Now()
-		for _, bt := range stream {
-			// Write takes ownership of its batch; hand it a copy of the
-			// change list so the next pass has the stream still.
-			cp := &row.Batch{Changes: append([]row.Change(nil), bt.Changes...)}
-			if err := s.Write(ctx, cp); err != nil {
-				b.Fatal(err)
-			}
-		}
-		if err := s.Flush(ctx); err != nil {
-			b.Fatal(err)
-		}
-		sinkTime += time.Since(start)
-		if err := s.Close(ctx); err != nil {
-			b.Fatal(err)
-		}
-
-		// The plain BulkIndexer loop.
-		bindex := c.index("bench_base")
-		bi, err := esutil.NewBulkIndexer(esutil.BulkIndexerConfig{Client: c.client, Index: bindex})
-		if err != nil {
-			b.Fatal(err)
-		}
-		start = time.Now()
-		for _, a := range actions {
-			item := esutil.BulkIndexerItem{Action: "index", DocumentID: a.id}
-			if a.del {
-				item.Action = "delete"
-			} else {
-				item.Body = bytes.NewReader(a.doc)
-			}
-			if err := bi.Add(ctx, item); err != nil {
-				b.Fatal(err)
-			}
-		}
-		if err := bi.Close(ctx); err != nil {
-			b.Fatal(err)
-		}
-		baseTime += time.Since(start)
-		// The BulkIndexer's workers send requests side by side, so a
-		// delete can overtake the index of its document and fail (404):
-		// reported, not fatal, as it is the baseline's own behaviour.
-		baseFailed += int(bi.Stats().NumFailed)
+		sinkTime += upsertThroughSink(b, c, index, stream)
+		took, failed := upsertThroughBulkIndexer(b, c, actions)
+		baseTime += took
+		baseFailed += failed
 		if got := c.count(index); got != wantDocs {
 			b.Fatalf("the sink left %d documents, want %d", got, wantDocs)
 		}
@@ -189,4 +106,112 @@ func BenchmarkUpsert(b *testing.B) {
 	b.ReportMetric(baseRate, "baseline-docs/s")
 	b.ReportMetric(sinkRate/baseRate, "ratio")
 	b.ReportMetric(float64(baseFailed)/float64(b.N), "baseline-failed-items")
+}
+
+// baselineAction is a bulk action of the baseline, made once beforehand.
+type baselineAction struct {
+	del bool
+	id  string
+	doc []byte
+}
+
+// baselineActions are the baseline's documents: what the sink would send.
+func baselineActions(stream []*row.Batch) []baselineAction {
+	var actions []baselineAction
+	for _, bt := range stream {
+		for _, ch := range bt.Changes {
+			a := baselineAction{del: ch.Kind == row.Delete, id: strconv.FormatInt(ch.Row[0].Int64(), 10)}
+			if !a.del {
+				a.doc = fmt.Appendf(nil, `{"id":%d,"name":%q,"total":%d,"avg":%v,"ts":%q}`,
+					ch.Row[0].Int64(), ch.Row[1].Str(), ch.Row[2].Int64(), ch.Row[3].Float64(),
+					ch.Row[4].Time().Format("2006-01-02T15:04:05.000"))
+			}
+			actions = append(actions, a)
+		}
+	}
+	return actions
+}
+
+// docsLeft is the number of documents the stream leaves: keys whose last
+// change is not -D.
+func docsLeft(stream []*row.Batch) int {
+	last := map[int64]row.Kind{}
+	for _, bt := range stream {
+		for _, ch := range bt.Changes {
+			last[ch.Row[0].Int64()] = ch.Kind
+		}
+	}
+	n := 0
+	for _, k := range last {
+		if k != row.Delete {
+			n++
+		}
+	}
+	return n
+}
+
+// upsertThroughSink writes the stream into index with the sink and
+// returns the time from the first Write to the end of Flush.
+func upsertThroughSink(b *testing.B, c *cluster, index string, stream []*row.Batch) time.Duration {
+	b.Helper()
+	s, err := es.New(es.Config{Hosts: []string{c.url}, Index: index},
+		connector.SinkEnv{Name: "es", Formats: builtin.Registry(), Logger: testLogger(b)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := s.Bind(connector.SinkInput{Schema: benchSchema, Mode: connector.Upsert, Key: []int{0}}); err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := s.Open(ctx); err != nil {
+		b.Fatal(err)
+	}
+	start := time.Now()
+	for _, bt := range stream {
+		// Write takes ownership of its batch; hand it a copy of the
+		// change list so the next pass has the stream still.
+		cp := &row.Batch{Changes: append([]row.Change(nil), bt.Changes...)}
+		if err := s.Write(ctx, cp); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := s.Flush(ctx); err != nil {
+		b.Fatal(err)
+	}
+	took := time.Since(start)
+	if err := s.Close(ctx); err != nil {
+		b.Fatal(err)
+	}
+	return took
+}
+
+// upsertThroughBulkIndexer sends the actions with a plain BulkIndexer
+// loop and returns its time and the items that failed.
+func upsertThroughBulkIndexer(b *testing.B, c *cluster, actions []baselineAction) (time.Duration, int) {
+	b.Helper()
+	ctx := context.Background()
+	bi, err := esutil.NewBulkIndexer(esutil.BulkIndexerConfig{Client: c.client, Index: c.index("bench_base")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	start := time.Now()
+	for _, a := range actions {
+		item := esutil.BulkIndexerItem{Action: "index", DocumentID: a.id}
+		if a.del {
+			item.Action = "delete"
+		} else {
+			item.Body = bytes.NewReader(a.doc)
+		}
+		if err := bi.Add(ctx, item); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := bi.Close(ctx); err != nil {
+		b.Fatal(err)
+	}
+	took := time.Since(start)
+	// The BulkIndexer's workers send requests side by side, so a delete
+	// can overtake the index of its document and fail (404): reported,
+	// not fatal, as it is the baseline's own behaviour.
+	return took, int(bi.Stats().NumFailed)
 }
