@@ -70,10 +70,8 @@ package kafka
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"net"
 	"slices"
 	"strings"
@@ -82,189 +80,12 @@ import (
 	"time"
 
 	"github.com/segmentio/kafka-go"
-	"gopkg.in/yaml.v3"
 
 	"github.com/etld/etld/internal/kafkaconf"
 	"github.com/etld/etld/internal/retry"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
-	"github.com/etld/etld/pipeline/spec"
 )
-
-// Config is the sink's options.
-type Config struct {
-	Kafka       kafkaconf.Config     `yaml:"-"`
-	Topic       string               `yaml:"topic,required"`
-	Format      connector.FormatSpec `yaml:"format"`
-	KeyFields   []string             `yaml:"key_fields"`
-	KeyFormat   connector.FormatSpec `yaml:"key_format"`
-	Partitioner string               `yaml:"partitioner"`
-	Compression string               `yaml:"compression"`
-	BatchSize   int                  `yaml:"batch_size"`
-	BatchBytes  int                  `yaml:"batch_bytes"`
-	Linger      *time.Duration       `yaml:"linger"`
-	Acks        string               `yaml:"acks"`
-	// WriteTimeout bounds one produce request; a request that takes longer
-	// is retried.
-	WriteTimeout      time.Duration `yaml:"write_timeout"`
-	CreateTopic       bool          `yaml:"create_topic"`
-	Partitions        int           `yaml:"partitions"`
-	ReplicationFactor int           `yaml:"replication_factor"`
-	// ExactlyOnce is auto (the default) or off.
-	ExactlyOnce string `yaml:"exactly_once"`
-}
-
-// DecodeNode implements spec.NodeDecoder: the Kafka client keys sit beside
-// the sink's own.
-func (c *Config) DecodeNode(file string, n *yaml.Node, path string) error {
-	type own Config // without DecodeNode
-	return kafkaconf.Decode(file, n, path, &c.Kafka, (*own)(c), spec.CommonSinkKeys...)
-}
-
-// Defaults.
-const (
-	DefaultBatchSize    = 10000
-	DefaultBatchBytes   = 1_000_000
-	DefaultLinger       = 5 * time.Millisecond
-	DefaultWriteTimeout = 30 * time.Second
-	// recordOverhead is what a record adds to its key and value in a
-	// record batch at most (length, attributes, timestamp and offset
-	// deltas, header count, as varints), counted so that a batch stays
-	// under the broker's message.max.bytes.
-	recordOverhead = 24
-	// headerOverhead is what the two exactly-once headers add besides
-	// their values: a count, two keys and four lengths.
-	headerOverhead = 1 + len(headerSink) + len(headerPos) + 4*2
-	// queuedBatches is how many sealed batches a partition holds beyond
-	// the one in flight before Write waits: memory stays bounded while
-	// encoding overlaps sending.
-	queuedBatches = 2
-)
-
-type partitioner uint8
-
-const (
-	byHash partitioner = iota
-	roundRobin
-)
-
-// New builds a Kafka sink. It checks the options and does no I/O.
-func New(cfg Config, env connector.SinkEnv) (*Sink, error) {
-	var errs []error
-	if err := cfg.Kafka.Validate(); err != nil {
-		errs = append(errs, err)
-	}
-	if strings.TrimSpace(cfg.Topic) == "" {
-		errs = append(errs, connector.Errorf("topic", "must name the topic to write"))
-	} else if err := kafkaconf.CheckTopic(cfg.Topic); err != nil {
-		errs = append(errs, connector.Errorf("topic", "%v", err))
-	}
-	if env.Formats == nil {
-		errs = append(errs, fmt.Errorf("sink %q: no format registry", env.Name))
-	}
-	s := &Sink{
-		name:       env.Name,
-		cfg:        cfg,
-		topic:      cfg.Topic,
-		kafka:      cfg.Kafka,
-		format:     cfg.Format,
-		keyFormat:  cfg.KeyFormat,
-		keyFields:  cfg.KeyFields,
-		formats:    env.Formats,
-		reject:     env.Reject,
-		log:        env.Logger,
-		batchSize:  cfg.BatchSize,
-		batchBytes: cfg.BatchBytes,
-		linger:     DefaultLinger,
-		acks:       kafka.RequireAll,
-		timeout:    cfg.WriteTimeout,
-		create:     cfg.CreateTopic,
-		partitions: cfg.Partitions,
-		replicas:   cfg.ReplicationFactor,
-	}
-	if s.log == nil {
-		s.log = slog.New(slog.DiscardHandler)
-	}
-	if s.format.IsZero() {
-		s.format = connector.FormatSpec{Type: "json"}
-	}
-	if s.keyFormat.IsZero() {
-		s.keyFormat = connector.FormatSpec{Type: "json"}
-	}
-	switch strings.ToLower(cfg.Partitioner) {
-	case "", "hash", "default", "murmur2":
-	case "round-robin", "round_robin", "roundrobin":
-		s.partitioner = roundRobin
-	default:
-		errs = append(errs, connector.UnknownValue("partitioner", "partitioner", cfg.Partitioner, "hash", "round-robin"))
-	}
-	switch strings.ToLower(cfg.Compression) {
-	case "", "none":
-	case "gzip":
-		s.compression = kafka.Gzip
-	case "snappy":
-		s.compression = kafka.Snappy
-	case "lz4":
-		s.compression = kafka.Lz4
-	case "zstd":
-		s.compression = kafka.Zstd
-	default:
-		errs = append(errs, connector.UnknownValue("compression", "compression", cfg.Compression, "none", "gzip", "snappy", "lz4", "zstd"))
-	}
-	switch strings.ToLower(cfg.Acks) {
-	case "", "all", "-1":
-	case "leader", "1":
-		s.acks = kafka.RequireOne
-	case "none", "0":
-		errs = append(errs, connector.Errorf("acks", "acks %q gets no acknowledgement, so a flush could not know the messages are stored; want all (default) or leader", cfg.Acks))
-	default:
-		errs = append(errs, connector.UnknownValue("acks", "acks", cfg.Acks, "all", "leader"))
-	}
-	if cfg.BatchSize < 0 {
-		errs = append(errs, connector.Errorf("batch_size", "must be >= 0 (0: the default, %d), got %d", DefaultBatchSize, cfg.BatchSize))
-	}
-	if s.batchSize <= 0 {
-		s.batchSize = DefaultBatchSize
-	}
-	if cfg.BatchBytes < 0 {
-		errs = append(errs, connector.Errorf("batch_bytes", "must be >= 0 (0: the default, %d), got %d", DefaultBatchBytes, cfg.BatchBytes))
-	}
-	if s.batchBytes <= 0 {
-		s.batchBytes = DefaultBatchBytes
-	}
-	if cfg.Linger != nil {
-		s.linger = *cfg.Linger
-	}
-	if s.timeout <= 0 {
-		s.timeout = DefaultWriteTimeout
-	}
-	// Kafka holds partition counts in 32 bits and replication factors in
-	// 16; a larger value would wrap around in the create request.
-	if cfg.Partitions < 0 || cfg.Partitions > math.MaxInt32 {
-		errs = append(errs, connector.Errorf("partitions", "must be from 0 (the default, 1) to %d, got %d", math.MaxInt32, cfg.Partitions))
-	}
-	if cfg.ReplicationFactor < 0 || cfg.ReplicationFactor > math.MaxInt16 {
-		errs = append(errs, connector.Errorf("replication_factor", "must be from 0 (the broker's default) to %d, got %d", math.MaxInt16, cfg.ReplicationFactor))
-	}
-	if !cfg.CreateTopic && (cfg.Partitions != 0 || cfg.ReplicationFactor != 0) {
-		field := "partitions"
-		if cfg.Partitions == 0 {
-			field = "replication_factor"
-		}
-		errs = append(errs, connector.Errorf(field, "only applies with create_topic: true"))
-	}
-	switch strings.ToLower(cfg.ExactlyOnce) {
-	case "", "auto":
-	case "off":
-		s.eoOff = true
-	default:
-		errs = append(errs, connector.UnknownValue("exactly_once", "exactly_once", cfg.ExactlyOnce, "auto", "off"))
-	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	return s, nil
-}
 
 // Register adds the Kafka sink to r.
 func Register(r *connector.Registry) {
@@ -349,72 +170,6 @@ type Sink struct {
 	failed   error
 
 	written atomic.Int64
-}
-
-// part is one partition's batches.
-type part struct {
-	id int
-	// cur is the batch Write appends to; queue holds sealed batches, oldest
-	// first. Both under Sink.mu.
-	cur   *batch
-	queue []*batch
-	// sent and acked count messages handed to the partition and
-	// acknowledged (or rejected) by the broker, under Sink.mu.
-	sent, acked int64
-	// next is the offset after the last message the brokers acknowledged,
-	// under Sink.mu; exactly-once mode only.
-	next int64
-	free []*batch
-	kick chan struct{}
-	// seq is the sequence number of the partition's next record, and
-	// wire the encoded request being sent; the sender's alone.
-	seq  int32
-	wire []byte
-}
-
-// batch is a run of messages for one partition: their encoded keys and
-// values in one buffer, and where each one lies in it.
-type batch struct {
-	buf   []byte
-	recs  []span
-	bytes int // counted against batch_bytes
-	start time.Time
-}
-
-// span locates one message in batch.buf; key or value -1 when null, pos
-// (its etld-pos header) -1 when it has none.
-type span struct {
-	keyOff, keyEnd int32
-	valOff, valEnd int32
-	posOff, posEnd int32
-}
-
-func (b *batch) reset() {
-	b.buf, b.recs, b.bytes = b.buf[:0], b.recs[:0], 0
-}
-
-func (b *batch) key(i int) []byte {
-	r := b.recs[i]
-	if r.keyOff < 0 {
-		return nil
-	}
-	return b.buf[r.keyOff:r.keyEnd]
-}
-
-func (b *batch) pos(i int) []byte {
-	r := b.recs[i]
-	if r.posOff < 0 {
-		return nil
-	}
-	return b.buf[r.posOff:r.posEnd]
-}
-
-func (b *batch) value(i int) []byte {
-	r := b.recs[i]
-	if r.valOff < 0 {
-		return nil
-	}
-	return b.buf[r.valOff:r.valEnd]
 }
 
 // Capabilities depend on the value format: a changelog format
@@ -544,74 +299,6 @@ func (s *Sink) Open(ctx context.Context) error {
 	}
 	s.log.Info("kafka sink open", "topic", s.topic, "partitions", n, "mode", s.mode.String())
 	return nil
-}
-
-// topicPartitions returns the topic's partition count, creating the topic
-// first with create_topic. Errors that waiting cannot fix are Permanent.
-func (s *Sink) topicPartitions(ctx context.Context) (int, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
-	md, err := s.client.Metadata(ctx, &kafka.MetadataRequest{Topics: []string{s.topic}})
-	if err != nil {
-		return 0, err
-	}
-	for _, t := range md.Topics {
-		if t.Name != s.topic {
-			continue
-		}
-		switch {
-		case errors.Is(t.Error, kafka.UnknownTopicOrPartition):
-			if !s.create {
-				return 0, retry.Permanent(fmt.Errorf("topic %q does not exist on brokers %s: create it, or set create_topic: true", s.topic, strings.Join(s.kafka.Addrs(), ",")))
-			}
-			return 0, s.createTopic(ctx)
-		case errors.Is(t.Error, kafka.TopicAuthorizationFailed):
-			return 0, retry.Permanent(fmt.Errorf("topic %q: %w", s.topic, t.Error))
-		case t.Error != nil:
-			return 0, fmt.Errorf("topic %q: %w", s.topic, t.Error)
-		case len(t.Partitions) == 0:
-			return 0, fmt.Errorf("topic %q has no partitions yet", s.topic)
-		}
-		if s.create && s.partitions > 0 && len(t.Partitions) != s.partitions {
-			s.log.Warn("kafka sink: the topic exists with another partition count; using it as it is", "topic", s.topic, "partitions", len(t.Partitions), "configured", s.partitions)
-		}
-		return len(t.Partitions), nil
-	}
-	return 0, fmt.Errorf("topic %q: not in the metadata response", s.topic)
-}
-
-// createTopic creates the topic and returns an error so that the caller's
-// retry reads the metadata again (a new topic's leaders take a moment).
-func (s *Sink) createTopic(ctx context.Context) error {
-	parts, replicas := s.partitions, s.replicas
-	if parts == 0 {
-		parts = 1
-	}
-	if replicas == 0 {
-		replicas = -1 // the broker's default.replication.factor
-	}
-	res, err := s.client.CreateTopics(ctx, &kafka.CreateTopicsRequest{Topics: []kafka.TopicConfig{{
-		Topic: s.topic, NumPartitions: parts, ReplicationFactor: replicas,
-	}}})
-	if err != nil {
-		return err
-	}
-	switch err := res.Errors[s.topic]; {
-	case errors.Is(err, kafka.TopicAlreadyExists):
-		// Another client created it since the metadata said it was
-		// missing: it is not ours, and its partition count is whatever
-		// that client chose, which the metadata read next reports.
-		s.log.Info("kafka sink: the topic already exists (created by another client meanwhile); using it as it is", "topic", s.topic)
-		return retry.Expected(errors.New("topic already exists, reading its metadata again"))
-	case err != nil:
-		var ke kafka.Error
-		if errors.As(err, &ke) && !ke.Temporary() {
-			return retry.Permanent(fmt.Errorf("create topic %q: %w", s.topic, err))
-		}
-		return fmt.Errorf("create topic %q: %w", s.topic, err)
-	}
-	s.log.Info("kafka sink created the topic", "topic", s.topic, "partitions", parts)
-	return retry.Expected(errors.New("topic created, reading its metadata again"))
 }
 
 // Bytes is the number of key and value bytes the brokers acknowledged.

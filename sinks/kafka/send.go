@@ -100,77 +100,25 @@ func (s *Sink) sender(p *part) {
 // halves, in order, until the one message too large is alone. It returns
 // only errors that stop the sink.
 func (s *Sink) deliver(p *part, b *batch, lo, hi int) error {
-	var refused error
-	var recordErrs map[int]error
-	var base int64
 	what := fmt.Sprintf("kafka sink %q: produce %d messages to topic %s partition %d", s.name, hi-lo, s.topic, p.id)
-	seq := int32(-1)
+	t := &produceTry{p: p, b: b, lo: lo, hi: hi, seq: -1}
 	if s.fenced() {
-		seq = p.seq
+		t.seq = p.seq
 	}
 	// Encoded once: a retry sends the same batch with the same sequence
 	// numbers, which the broker drops if it appended it already.
-	wire, err := appendRecordSet(p.wire[:0], b, lo, hi, s.prod, seq, s.compression, s.eoID())
+	wire, err := appendRecordSet(p.wire[:0], b, lo, hi, s.prod, t.seq, s.compression, s.eoID())
 	if err != nil {
 		return s.errorf("partition %d: %w", p.id, err)
 	}
-	p.wire = wire
-	restarted := false
+	p.wire, t.wire = wire, wire
 	err = retry.Do(s.ctx, sendBackoff.WithProbe(s.probe), s.log, what, func(ctx context.Context) error {
-		refused, recordErrs = nil, nil
-		ctx, cancel := context.WithTimeout(ctx, s.timeout)
-		defer cancel()
-		res, err := s.client.RawProduce(ctx, &kafka.RawProduceRequest{
-			Topic:        s.topic,
-			Partition:    p.id,
-			RequiredAcks: s.acks,
-			RawRecords:   protocol.RawRecordSet{Reader: bytes.NewReader(wire)},
-		})
-		if err != nil {
-			if s.ctx.Err() != nil || kafkaconf.Refused(err) {
-				return retry.Permanent(err)
-			}
-			return err // the network, a dial, a timeout: try again
-		}
-		if res == nil || res.Error == nil {
-			if res != nil {
-				base = res.BaseOffset
-			}
-			return nil
-		}
-		var ke kafka.Error
-		switch {
-		case len(res.RecordErrors) > 0:
-			// The broker names the records it refused and writes none of
-			// the request: refuse those, send the others again.
-			refused, recordErrs = res.Error, res.RecordErrors
-			return nil
-		case errors.As(res.Error, &ke) && refusesRecords(ke):
-			refused = res.Error
-			return nil
-		case s.fenced() && errors.Is(res.Error, kafka.DuplicateSequenceNumber):
-			base = -1 // appended by an earlier try; the offset is not told
-			return nil
-		case s.fenced() && !restarted && (errors.Is(res.Error, kafka.UnknownProducerId) || errors.Is(res.Error, kafka.OutOfOrderSequenceNumber)):
-			// The partition forgot the producer (it expired after a long
-			// idle time, or the log was truncated): start its sequence
-			// again from 0, which a partition that still knows it refuses.
-			restarted, seq = true, 0
-			if wire, err = appendRecordSet(p.wire[:0], b, lo, hi, s.prod, seq, s.compression, s.eoID()); err != nil {
-				return retry.Permanent(err)
-			}
-			p.wire = wire
-			return retry.Expected(fmt.Errorf("partition %d forgot the producer (%w); its sequence starts again", p.id, res.Error))
-		case s.fenced() && (errors.Is(res.Error, kafka.InvalidProducerEpoch) || errors.Is(res.Error, kafka.ProducerFenced)):
-			return retry.Permanent(fmt.Errorf("topic %s partition %d: a later run of this pipeline writes to the topic under a newer producer epoch (two processes on one state directory?); this one stops: %w", s.topic, p.id, res.Error))
-		case errors.As(res.Error, &ke) && !ke.Temporary():
-			return retry.Permanent(fmt.Errorf("topic %s partition %d: %w", s.topic, p.id, res.Error))
-		}
-		return res.Error
+		return s.produce(ctx, t)
 	})
 	if err != nil {
 		return s.errorf("partition %d: %w", p.id, err)
 	}
+	refused, recordErrs, base, seq := t.refused, t.recordErrs, t.base, t.seq
 	switch {
 	case refused == nil:
 		n := 0
@@ -213,6 +161,79 @@ func (s *Sink) deliver(p *part, b *batch, lo, hi int) error {
 		return err
 	}
 	return s.deliver(p, b, mid, hi)
+}
+
+// produceTry is what the tries of one produce request share: the request,
+// encoded once, its first sequence number, and what the last try learned.
+type produceTry struct {
+	p         *part
+	b         *batch
+	lo, hi    int
+	wire      []byte
+	seq       int32
+	restarted bool // the sequence started again from 0
+	// refused is the broker's error when it refused records of the
+	// request, recordErrs which ones when it named them; base is the
+	// offset of the first message appended.
+	refused    error
+	recordErrs map[int]error
+	base       int64
+}
+
+// produce is one try of t's request; retry.Do calls it again on errors
+// that can pass.
+func (s *Sink) produce(ctx context.Context, t *produceTry) error {
+	t.refused, t.recordErrs = nil, nil
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	res, err := s.client.RawProduce(ctx, &kafka.RawProduceRequest{
+		Topic:        s.topic,
+		Partition:    t.p.id,
+		RequiredAcks: s.acks,
+		RawRecords:   protocol.RawRecordSet{Reader: bytes.NewReader(t.wire)},
+	})
+	if err != nil {
+		if s.ctx.Err() != nil || kafkaconf.Refused(err) {
+			return retry.Permanent(err)
+		}
+		return err // the network, a dial, a timeout: try again
+	}
+	if res == nil || res.Error == nil {
+		if res != nil {
+			t.base = res.BaseOffset
+		}
+		return nil
+	}
+	var ke kafka.Error
+	switch {
+	case len(res.RecordErrors) > 0:
+		// The broker names the records it refused and writes none of
+		// the request: refuse those, send the others again.
+		t.refused, t.recordErrs = res.Error, res.RecordErrors
+		return nil
+	case errors.As(res.Error, &ke) && refusesRecords(ke):
+		t.refused = res.Error
+		return nil
+	case s.fenced() && errors.Is(res.Error, kafka.DuplicateSequenceNumber):
+		t.base = -1 // appended by an earlier try; the offset is not told
+		return nil
+	case s.fenced() && !t.restarted && (errors.Is(res.Error, kafka.UnknownProducerId) || errors.Is(res.Error, kafka.OutOfOrderSequenceNumber)):
+		// The partition forgot the producer (it expired after a long
+		// idle time, or the log was truncated): start its sequence
+		// again from 0, which a partition that still knows it refuses.
+		t.restarted, t.seq = true, 0
+		wire, err := appendRecordSet(t.p.wire[:0], t.b, t.lo, t.hi, s.prod, t.seq, s.compression, s.eoID())
+		if err != nil {
+			return retry.Permanent(err)
+		}
+		t.p.wire, t.wire = wire, wire
+		return retry.Expected(fmt.Errorf("partition %d forgot the producer (%w); its sequence starts again", t.p.id, res.Error))
+	case s.fenced() && (errors.Is(res.Error, kafka.InvalidProducerEpoch) || errors.Is(res.Error, kafka.ProducerFenced)):
+		return retry.Permanent(fmt.Errorf("topic %s partition %d: a later run of this pipeline writes to the topic under a newer producer epoch (two processes on one state directory?); this one stops: %w", s.topic, t.p.id, res.Error))
+	case errors.As(res.Error, &ke) && !ke.Temporary():
+		return retry.Permanent(fmt.Errorf("topic %s partition %d: %w", s.topic, t.p.id, res.Error))
+	}
+	return res.Error
 }
 
 // refusesRecords tells the broker's errors about the records themselves,

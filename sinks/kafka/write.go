@@ -58,36 +58,12 @@ func (s *Sink) Write(ctx context.Context, b *row.Batch) error {
 			}
 		}
 		// Encode into scratch first: the partition depends on the key.
-		buf := s.scratch[:0]
-		keyEnd := -1
-		var err error
-		if s.keyEnc != nil {
-			for j, k := range s.key {
-				s.keyRow[j] = c.Row[k]
+		buf, keyEnd, valEnd, bad := s.encode(c, tombstone)
+		if bad != nil {
+			if err := s.rejectNow(i, c, bad.what, bad.err); err != nil {
+				return err
 			}
-			buf, err = s.keyEnc.Encode(buf, row.Insert, s.keyRow)
-			if err != nil {
-				s.scratch = buf[:0]
-				if err := s.rejectNow(i, c, "key", err); err != nil {
-					return err
-				}
-				continue
-			}
-			buf = trimNewline(buf)
-			keyEnd = len(buf)
-		}
-		valEnd := -1
-		if !tombstone {
-			buf, err = s.enc.Encode(buf, c.Kind, c.Row)
-			if err != nil {
-				s.scratch = buf[:0]
-				if err := s.rejectNow(i, c, "value", err); err != nil {
-					return err
-				}
-				continue
-			}
-			buf = trimNewline(buf)
-			valEnd = len(buf)
+			continue
 		}
 		var p *part
 		switch {
@@ -117,6 +93,44 @@ func (s *Sink) Write(ctx context.Context, b *row.Batch) error {
 		}
 	}
 	return nil
+}
+
+// encodeError is a change's key or value that its encoder refused.
+type encodeError struct {
+	what string // key or value
+	err  error
+}
+
+// encode encodes c's key, when the sink writes keys, and its value, unless
+// tombstone, into s.scratch: the key is buf[:keyEnd] (keyEnd -1 without
+// one), the value buf[keyEnd or 0:valEnd] (valEnd -1 for a tombstone).
+func (s *Sink) encode(c *row.Change, tombstone bool) (buf []byte, keyEnd, valEnd int, _ *encodeError) {
+	buf = s.scratch[:0]
+	keyEnd = -1
+	var err error
+	if s.keyEnc != nil {
+		for j, k := range s.key {
+			s.keyRow[j] = c.Row[k]
+		}
+		buf, err = s.keyEnc.Encode(buf, row.Insert, s.keyRow)
+		if err != nil {
+			s.scratch = buf[:0]
+			return nil, 0, 0, &encodeError{"key", err}
+		}
+		buf = trimNewline(buf)
+		keyEnd = len(buf)
+	}
+	valEnd = -1
+	if !tombstone {
+		buf, err = s.enc.Encode(buf, c.Kind, c.Row)
+		if err != nil {
+			s.scratch = buf[:0]
+			return nil, 0, 0, &encodeError{"value", err}
+		}
+		buf = trimNewline(buf)
+		valEnd = len(buf)
+	}
+	return buf, keyEnd, valEnd, nil
 }
 
 // add appends one encoded message (key buf[:keyEnd], value
