@@ -86,16 +86,6 @@ sinks:
 // equal /pipelines exactly).
 var consoleExamples = []string{"hello-datagen", "sensor-stats", "sensor-windows", "statement-set", "kafka-orders-produce", "kafka-orders"}
 
-func screenshotDir(t *testing.T) string {
-	if d := os.Getenv("ETLD_TEST_SCREENSHOTS"); d != "" {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		return d
-	}
-	return t.TempDir()
-}
-
 // consoleDaemon starts etld on a pipelines directory holding the examples
 // (their data and output paths made absolute), the live pipeline and the
 // broken file, with an admin token on a loopback address.
@@ -154,157 +144,6 @@ func authGet(t *testing.T, base, path string) (int, string) {
 	return resp.StatusCode, string(body)
 }
 
-// statusJSON is the part of /pipelines that the list shows.
-type statusJSON struct {
-	Name      string  `json:"name"`
-	State     string  `json:"state"`
-	StartedAt *string `json:"started_at"`
-	Restarts  int     `json:"restarts"`
-	Errors    int     `json:"errors"`
-	Sources   []struct {
-		In           int64  `json:"rows_in"`
-		Skipped      int64  `json:"skipped"`
-		DeadLettered int64  `json:"dead_lettered"`
-		Lag          *int64 `json:"lag"`
-	} `json:"sources"`
-	Sinks []struct {
-		Out          int64 `json:"rows_out"`
-		Skipped      int64 `json:"skipped"`
-		DeadLettered int64 `json:"dead_lettered"`
-	} `json:"sinks"`
-	Checkpoints struct {
-		LastID   int64   `json:"last_id"`
-		Size     int64   `json:"last_size_bytes"`
-		Duration float64 `json:"last_duration_seconds"`
-		LastAt   *string `json:"last_at"`
-	} `json:"checkpoints"`
-}
-
-// expected is what the list must show for st, by data-field.
-func (st statusJSON) expected() map[string]string {
-	var in, out, skipped, dlq, lag int64
-	lags := 0
-	for _, s := range st.Sources {
-		in += s.In
-		skipped += s.Skipped - s.DeadLettered
-		dlq += s.DeadLettered
-		if s.Lag != nil {
-			lag += *s.Lag
-			lags++
-		}
-	}
-	for _, s := range st.Sinks {
-		out += s.Out
-		skipped += s.Skipped - s.DeadLettered
-		dlq += s.DeadLettered
-	}
-	m := map[string]string{
-		"state": st.State, "rows_in": fmt.Sprint(in), "rows_out": fmt.Sprint(out),
-		"restarts": fmt.Sprint(st.Restarts), "errors": fmt.Sprint(st.Errors),
-		"skipped": fmt.Sprint(skipped), "dead_lettered": fmt.Sprint(dlq), "lag": "–",
-		"uptime@": "",
-	}
-	if lags > 0 {
-		m["lag"] = fmt.Sprint(lag)
-	}
-	if st.StartedAt != nil {
-		m["uptime@"] = *st.StartedAt
-	}
-	if cp := st.Checkpoints; cp.LastID != 0 {
-		m["checkpoint_id"] = "#" + fmt.Sprint(cp.LastID)
-		m["checkpoint_size@"] = fmt.Sprint(cp.Size)
-		m["checkpoint_size"] = fmt.Sprint(cp.Size) + " B"
-		m["checkpoint_duration@"] = strconv.FormatFloat(cp.Duration, 'g', -1, 64)
-		if cp.LastAt != nil {
-			m["checkpoint_age@"] = *cp.LastAt
-		}
-	}
-	return m
-}
-
-// readList is the page's list: per pipeline, each data-field's text (and
-// its data-value under "field@").
-const readList = `(() => {
-  const out = {};
-  for (const tr of document.querySelectorAll("#pipelines tbody tr")) {
-    const m = {};
-    for (const e of tr.querySelectorAll("[data-field]")) {
-      const f = e.getAttribute("data-field");
-      if (f === "checkpoint" || f === "rates" || f === "name" || f === "error") continue;
-      m[f] = e.textContent;
-      if (e.hasAttribute("data-value")) m[f + "@"] = e.getAttribute("data-value");
-    }
-    out[tr.getAttribute("data-pipeline")] = m;
-  }
-  return out;
-})()`
-
-func newBrowser(t *testing.T) (context.Context, context.CancelFunc) {
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(testenv.Chromium(t)),
-		chromedp.Flag("headless", true),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.WindowSize(1600, 1200),
-	)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelCtx := chromedp.NewContext(actx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 5*time.Minute)
-	return ctx, func() { cancelTimeout(); cancelCtx(); cancelAlloc() }
-}
-
-func browse(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
-	t.Helper()
-	if err := chromedp.Do(ctx, steps...); err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
-}
-
-// eval runs a script in the page and decodes its value.
-func eval[T any](ctx context.Context, script string) (T, error) {
-	return chromedp.Run(ctx, chromedp.Evaluate[T](script))
-}
-
-func screenshot(t *testing.T, ctx context.Context, dir, name string) {
-	t.Helper()
-	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-	if err != nil {
-		t.Fatalf("screenshot %s: %v", name, err)
-	}
-	path := filepath.Join(dir, name+".png")
-	if err := os.WriteFile(path, png, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("screenshot %s", path)
-}
-
-// eventually polls cond in the browser until it holds.
-func eventually(t *testing.T, what string, cond func() error) {
-	t.Helper()
-	testenv.Eventually(t, 60*time.Second, what, cond)
-}
-
-// signIn loads the console at base+"/ui" (no token yet: the sign-in form
-// answers 401), enters the token and waits for the list.
-func signIn(t *testing.T, ctx context.Context, base, shots, shot string) {
-	t.Helper()
-	browse(t, ctx, "load /ui", chromedp.Navigate(base+"/ui"), chromedp.WaitVisible(chromedp.CSS(`input[name=token]`)))
-	why, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#why")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(why, "admin.token") {
-		t.Errorf("sign-in page says %q", why)
-	}
-	if shot != "" {
-		screenshot(t, ctx, shots, shot)
-	}
-	browse(t, ctx, "sign in",
-		chromedp.SendKeys(chromedp.CSS(`input[name=token]`), consoleToken),
-		chromedp.Submit(chromedp.CSS(`input[name=token]`)),
-		chromedp.WaitVisible(chromedp.CSS(`#pipelines tbody tr`)))
-}
-
 func TestConsoleInBrowser(t *testing.T) {
 	testenv.Chromium(t)
 	base := consoleDaemon(t)
@@ -321,10 +160,43 @@ func TestConsoleInBrowser(t *testing.T) {
 	defer cancel()
 	signIn(t, ctx, base, shots, "console-sign-in")
 
-	// Every number shown equals /pipelines, once the bounded pipelines
-	// have finished (their counters are still then); the live one
-	// changes every second, so its counters only have to be as far as
-	// /pipelines was before the page read them, or nearer.
+	status := listMatchesPipelines(t, ctx, base)
+	for _, st := range status {
+		if st.Name != "broken" && st.Name != "live-counts" && st.Name != "kafka-orders" && st.State != "finished" {
+			t.Errorf("example %s is %s", st.Name, st.State)
+		}
+	}
+	// The charts have points once the history has two samples.
+	eventually(t, "the live pipeline's sparkline", func() error {
+		n, err := eval[int](ctx, `document.querySelectorAll('tr[data-pipeline="live-counts"] [data-field=rates] polyline').length`)
+		if err != nil {
+			return err
+		}
+		if n != 2 {
+			html, _ := eval[string](ctx, `document.querySelector('tr[data-pipeline="live-counts"] [data-field=rates]').outerHTML + document.getElementById('status').textContent`)
+			return fmt.Errorf("%d lines: %s", n, html)
+		}
+		return nil
+	})
+	screenshot(t, ctx, shots, "console-pipelines")
+
+	for _, st := range status {
+		if st.Name != "broken" {
+			planMatchesDescribe(t, ctx, base, shots, st.Name)
+		}
+	}
+	brokenFileShown(t, ctx, base, shots)
+	sampleHidesSecret(t, ctx, base, shots)
+	t.Run("behind a path prefix", func(t *testing.T) { consoleBehindPrefix(t, base, shots) })
+}
+
+// listMatchesPipelines waits until every number the list shows equals
+// /pipelines, once the bounded pipelines have finished (their counters
+// are still then); the live one changes every second, so its counters
+// only have to be as far as /pipelines was before the page read them, or
+// nearer. It returns /pipelines as the page last matched it.
+func listMatchesPipelines(t *testing.T, ctx context.Context, base string) []statusJSON {
+	t.Helper()
 	var status []statusJSON
 	eventually(t, "the list shows /pipelines' numbers", func() error {
 		code, before := authGet(t, base, "/pipelines")
@@ -378,50 +250,33 @@ func TestConsoleInBrowser(t *testing.T) {
 		}
 		return nil
 	})
-	for _, st := range status {
-		if st.Name != "broken" && st.Name != "live-counts" && st.Name != "kafka-orders" && st.State != "finished" {
-			t.Errorf("example %s is %s", st.Name, st.State)
-		}
-	}
-	// The charts have points once the history has two samples.
-	eventually(t, "the live pipeline's sparkline", func() error {
-		n, err := eval[int](ctx, `document.querySelectorAll('tr[data-pipeline="live-counts"] [data-field=rates] polyline').length`)
-		if err != nil {
-			return err
-		}
-		if n != 2 {
-			html, _ := eval[string](ctx, `document.querySelector('tr[data-pipeline="live-counts"] [data-field=rates]').outerHTML + document.getElementById('status').textContent`)
-			return fmt.Errorf("%d lines: %s", n, html)
-		}
-		return nil
-	})
-	screenshot(t, ctx, shots, "console-pipelines")
+	return status
+}
 
-	// Each plan: every node and edge of Describe, with its label.
-	for _, st := range status {
-		if st.Name == "broken" {
-			continue
-		}
-		code, body := authGet(t, base, "/pipelines/"+st.Name+"/plan")
-		if code != 200 {
-			t.Fatalf("plan of %s = %d %s", st.Name, code, body)
-		}
-		if strings.Contains(body, liveSecret) {
-			t.Errorf("the plan of %s shows a secret", st.Name)
-		}
-		var d plan.Description
-		if err := json.Unmarshal([]byte(body), &d); err != nil {
-			t.Fatal(err)
-		}
-		browse(t, ctx, "open "+st.Name, chromedp.Navigate(base+"/ui/#/p/"+url.PathEscape(st.Name)))
-		type drawn struct {
-			Nodes map[string]struct{ Title, Text string }
-			Edges map[string]string
-		}
-		var g drawn
-		eventually(t, "the plan of "+st.Name, func() error {
-			var err error
-			g, err = eval[drawn](ctx, fmt.Sprintf(`(() => {
+// planMatchesDescribe opens the plan of the pipeline name: every node and
+// edge of Describe is drawn, with its label.
+func planMatchesDescribe(t *testing.T, ctx context.Context, base, shots, name string) {
+	t.Helper()
+	code, body := authGet(t, base, "/pipelines/"+name+"/plan")
+	if code != 200 {
+		t.Fatalf("plan of %s = %d %s", name, code, body)
+	}
+	if strings.Contains(body, liveSecret) {
+		t.Errorf("the plan of %s shows a secret", name)
+	}
+	var d plan.Description
+	if err := json.Unmarshal([]byte(body), &d); err != nil {
+		t.Fatal(err)
+	}
+	browse(t, ctx, "open "+name, chromedp.Navigate(base+"/ui/#/p/"+url.PathEscape(name)))
+	type drawn struct {
+		Nodes map[string]struct{ Title, Text string }
+		Edges map[string]string
+	}
+	var g drawn
+	eventually(t, "the plan of "+name, func() error {
+		var err error
+		g, err = eval[drawn](ctx, fmt.Sprintf(`(() => {
   const svg = document.querySelector('#plan svg[data-pipeline=%q]');
   if (!svg) return {Nodes: {}, Edges: {}};
   const nodes = {}, edges = {};
@@ -429,53 +284,55 @@ func TestConsoleInBrowser(t *testing.T) {
   for (const g of svg.querySelectorAll('g.edge')) edges[g.getAttribute('data-from') + ' -> ' + g.getAttribute('data-to')] = g.querySelector('title').textContent;
   return {Nodes: nodes, Edges: edges};
 })()`, d.Name))
+		if err != nil {
+			return err
+		}
+		if len(g.Nodes) != len(d.Nodes) || len(g.Edges) != len(d.Edges) {
+			return fmt.Errorf("drawn %d nodes and %d edges, Describe has %d and %d", len(g.Nodes), len(g.Edges), len(d.Nodes), len(d.Edges))
+		}
+		return nil
+	})
+	for _, n := range d.Nodes {
+		got, ok := g.Nodes[n.ID]
+		if !ok || got.Title != n.Label {
+			t.Errorf("%s: node %s drawn %v with label %q, want %q", d.Name, n.ID, ok, got.Title, n.Label)
+		}
+		if n.Kind == plan.KindSink && !strings.Contains(got.Text, "mode "+n.SinkMode) {
+			t.Errorf("%s: sink %s shows %q, want its mode %s", d.Name, n.ID, got.Text, n.SinkMode)
+		}
+		if n.Kind != plan.KindTransform && !strings.Contains(got.Text, n.Changelog.Text) {
+			t.Errorf("%s: node %s shows %q, want its changelog %s", d.Name, n.ID, got.Text, n.Changelog.Text)
+		}
+		if n.Stateful && !strings.Contains(got.Text, "state: ") {
+			t.Errorf("%s: stateful %s shows no state size: %q", d.Name, n.ID, got.Text)
+		}
+	}
+	for _, e := range d.Edges {
+		want := e.Changelog.Text + " key " + plan.KeyText(e.UpsertKey)
+		if got := g.Edges[e.From+" -> "+e.To]; got != want {
+			t.Errorf("%s: edge %s -> %s labelled %q, want %q", d.Name, e.From, e.To, got, want)
+		}
+	}
+	if name == "live-counts" {
+		// The GROUP BY's state size reaches the graph: 5 keys (v in 0..4).
+		eventually(t, "the state size in the graph", func() error {
+			text, err := eval[string](ctx, `[...document.querySelectorAll('#plan g.stateful')].map(g => g.textContent).join('|')`)
 			if err != nil {
 				return err
 			}
-			if len(g.Nodes) != len(d.Nodes) || len(g.Edges) != len(d.Edges) {
-				return fmt.Errorf("drawn %d nodes and %d edges, Describe has %d and %d", len(g.Nodes), len(g.Edges), len(d.Nodes), len(d.Edges))
+			if !strings.Contains(text, "state: 5 entries") {
+				return fmt.Errorf("stateful nodes show %q", text)
 			}
 			return nil
 		})
-		for _, n := range d.Nodes {
-			got, ok := g.Nodes[n.ID]
-			if !ok || got.Title != n.Label {
-				t.Errorf("%s: node %s drawn %v with label %q, want %q", d.Name, n.ID, ok, got.Title, n.Label)
-			}
-			if n.Kind == plan.KindSink && !strings.Contains(got.Text, "mode "+n.SinkMode) {
-				t.Errorf("%s: sink %s shows %q, want its mode %s", d.Name, n.ID, got.Text, n.SinkMode)
-			}
-			if n.Kind != plan.KindTransform && !strings.Contains(got.Text, n.Changelog.Text) {
-				t.Errorf("%s: node %s shows %q, want its changelog %s", d.Name, n.ID, got.Text, n.Changelog.Text)
-			}
-			if n.Stateful && !strings.Contains(got.Text, "state: ") {
-				t.Errorf("%s: stateful %s shows no state size: %q", d.Name, n.ID, got.Text)
-			}
-		}
-		for _, e := range d.Edges {
-			want := e.Changelog.Text + " key " + plan.KeyText(e.UpsertKey)
-			if got := g.Edges[e.From+" -> "+e.To]; got != want {
-				t.Errorf("%s: edge %s -> %s labelled %q, want %q", d.Name, e.From, e.To, got, want)
-			}
-		}
-		if st.Name == "live-counts" {
-			// The GROUP BY's state size reaches the graph: 5 keys (v in 0..4).
-			eventually(t, "the state size in the graph", func() error {
-				text, err := eval[string](ctx, `[...document.querySelectorAll('#plan g.stateful')].map(g => g.textContent).join('|')`)
-				if err != nil {
-					return err
-				}
-				if !strings.Contains(text, "state: 5 entries") {
-					return fmt.Errorf("stateful nodes show %q", text)
-				}
-				return nil
-			})
-		}
-		screenshot(t, ctx, shots, "console-plan-"+st.Name)
 	}
+	screenshot(t, ctx, shots, "console-plan-"+name)
+}
 
-	// The file that did not load, its errors at their lines, its ${VAR}
-	// reference and never the value.
+// brokenFileShown opens the file that did not load: its errors at their
+// lines, its ${VAR} reference and never the value.
+func brokenFileShown(t *testing.T, ctx context.Context, base, shots string) {
+	t.Helper()
 	browse(t, ctx, "open broken", chromedp.Navigate(base+"/ui/#/p/broken"))
 	type fileShown struct {
 		Line11, Line13, Msg11, Msg13, HTML string
@@ -509,9 +366,12 @@ func TestConsoleInBrowser(t *testing.T) {
 		t.Errorf("/pipelines/broken/file: %s", body)
 	}
 	screenshot(t, ctx, shots, "console-failed-file")
+}
 
-	// The sample view: off by default, on from the page, +I rows with the
-	// secret replaced by its reference.
+// sampleHidesSecret turns the sample view on from the page (it is off
+// by default) and reads +I rows with the secret replaced by its reference.
+func sampleHidesSecret(t *testing.T, ctx context.Context, base, shots string) {
+	t.Helper()
 	if _, body := authGet(t, base, "/pipelines/live-counts/sample"); !strings.Contains(body, `"enabled": false`) {
 		t.Errorf("sampling is not off by default: %s", body)
 	}
@@ -538,8 +398,6 @@ func TestConsoleInBrowser(t *testing.T) {
 		t.Errorf("sampled rows are not in the print sink's form:\n%s", rows)
 	}
 	screenshot(t, ctx, shots, "console-sample")
-
-	t.Run("behind a path prefix", func(t *testing.T) { consoleBehindPrefix(t, base, shots) })
 }
 
 // consoleBehindPrefix serves the admin server under /prefix/ through a
