@@ -3,6 +3,7 @@ package mysql_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -41,147 +42,32 @@ func BenchmarkUpsert(b *testing.B) {
 		n = v
 	}
 	keys := max(1, n/10)
-	const batchSize, inBatch = 1000, 1024
 	name := table(b, db, "")
 	exec(b, db, "CREATE TABLE `"+name+"` (id BIGINT NOT NULL PRIMARY KEY, v VARCHAR(64), n BIGINT)")
-	schema := row.NewSchema(
-		row.Field{Name: "id", Type: row.Type{ID: row.BigInt, NotNull: true}},
-		row.Field{Name: "v", Type: row.Of(row.String)},
-		row.Field{Name: "n", Type: row.Of(row.BigInt)},
-	)
-
-	rng := rand.New(rand.NewPCG(1, 1))
-	seen := make([]bool, keys)
-	var batches []*row.Batch
-	var csv bytes.Buffer
-	for i := 0; i < n; i += inBatch {
-		bt := row.NewBatch(inBatch, 3)
-		for j := i; j < min(i+inBatch, n); j++ {
-			k := rng.IntN(keys)
-			kind := row.UpdateAfter
-			if !seen[k] {
-				kind, seen[k] = row.Insert, true
-			}
-			r := bt.NewRow()
-			r[0], r[1], r[2] = row.BigIntValue(int64(k)), row.StringValue("value-"+strconv.Itoa(j)), row.BigIntValue(int64(j))
-			bt.Append(kind, r)
-			fmt.Fprintf(&csv, "%d\tvalue-%d\t%d\n", k, j, j)
-		}
-		batches = append(batches, bt)
-	}
-	driver.RegisterReaderHandler("etld_bench", func() io.Reader { return bytes.NewReader(csv.Bytes()) })
+	ub := &upsertBench{db: db, dsn: dsn, table: name}
+	var csv []byte
+	var seen []bool
+	ub.batches, csv, seen = upsertBenchStream(n, keys)
+	driver.RegisterReaderHandler("etld_bench", func() io.Reader { return bytes.NewReader(csv) })
 	defer driver.DeregisterReaderHandler("etld_bench")
 
-	ctx := context.Background()
-	truncate := func() {
-		exec(b, db, "TRUNCATE TABLE `"+name+"`")
-	}
-	runSink := func(parallelism int) {
-		s, err := newBound(mysql.Config{DSN: dsn, Table: name, BatchSize: batchSize, Parallelism: parallelism},
-			connector.SinkInput{Schema: schema, Mode: connector.Upsert, Key: []int{0}}, connector.SinkEnv{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := s.Open(ctx); err != nil {
-			b.Fatal(err)
-		}
-		defer s.Close(ctx)
-		for _, bt := range batches {
-			if err := s.Write(ctx, bt); err != nil {
-				b.Fatal(err)
-			}
-		}
-		if err := s.Flush(ctx); err != nil {
-			b.Fatal(err)
-		}
-	}
 	// The baseline's changes, split by key for its connections beforehand
 	// (untimed), so that it pays nothing for routing.
-	var changes []row.Change
-	for _, bt := range batches {
-		changes = append(changes, bt.Changes...)
-	}
-	split := func(conns int) [][]row.Change {
-		parts := make([][]row.Change, conns)
-		for _, c := range changes {
-			k := c.Row[0].Int64() % int64(conns)
-			parts[k] = append(parts[k], c)
-		}
-		return parts
-	}
-	loopOn := func(changes []row.Change) error {
-		conn, err := db.Conn(ctx)
-		if err != nil {
-			return err
-		}
-		defer conn.Close()
-		query := func(rows int) string {
-			return "INSERT INTO `" + name + "` (id, v, n) VALUES " +
-				strings.TrimSuffix(strings.Repeat("(?, ?, ?), ", rows), ", ") +
-				" ON DUPLICATE KEY UPDATE v = VALUES(v), n = VALUES(n)"
-		}
-		full, err := conn.PrepareContext(ctx, query(batchSize))
-		if err != nil {
-			return err
-		}
-		defer full.Close()
-		args := make([]any, 0, 3*batchSize)
-		flush := func() error {
-			if len(args) == 0 {
-				return nil
-			}
-			var err error
-			if len(args) == 3*batchSize {
-				_, err = full.ExecContext(ctx, args...)
-			} else {
-				_, err = conn.ExecContext(ctx, query(len(args)/3), args...)
-			}
-			args = args[:0]
-			return err
-		}
-		for _, c := range changes {
-			args = append(args, c.Row[0].Int64(), c.Row[1].Str(), c.Row[2].Int64())
-			if len(args) == 3*batchSize {
-				if err := flush(); err != nil {
-					return err
-				}
-			}
-		}
-		return flush()
-	}
-	// runLoop is the plain client: one loop of batches per connection, on
-	// disjoint keys, in parallel.
-	runLoop := func(parts [][]row.Change) {
-		errs := make(chan error, len(parts))
-		for _, p := range parts {
-			go func() { errs <- loopOn(p) }()
-		}
-		for range parts {
-			if err := <-errs; err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
-	one, two := split(1), split(2)
-	runLoad := func() {
-		if _, err := db.ExecContext(ctx, "LOAD DATA LOCAL INFILE 'Reader::etld_bench' REPLACE INTO TABLE `"+name+"` (id, v, n)"); err != nil {
-			b.Fatal(err)
-		}
-	}
+	one, two := ub.split(1), ub.split(2)
 	var tSink, tLoop, tSink2, tLoop2, tLoad time.Duration
 	timed := func(d *time.Duration, f func()) {
-		truncate()
+		exec(b, db, "TRUNCATE TABLE `"+name+"`")
 		start := time.Now()
 		f()
 		*d += time.Since(start)
 	}
 	for b.Loop() {
 		// Interleaved, so that the machine's load swings hit all of them.
-		timed(&tLoop, func() { runLoop(one) })
-		timed(&tSink, func() { runSink(1) })
-		timed(&tLoop2, func() { runLoop(two) })
-		timed(&tSink2, func() { runSink(2) })
-		timed(&tLoad, runLoad)
+		timed(&tLoop, func() { ub.runLoop(b, one) })
+		timed(&tSink, func() { ub.runSink(b, 1) })
+		timed(&tLoop2, func() { ub.runLoop(b, two) })
+		timed(&tSink2, func() { ub.runSink(b, 2) })
+		timed(&tLoad, func() { ub.runLoad(b) })
 	}
 	var count int
 	if err := db.QueryRow("SELECT COUNT(*) FROM `" + name + "`").Scan(&count); err != nil || count != keys-countUnseen(seen) {
@@ -195,6 +81,150 @@ func BenchmarkUpsert(b *testing.B) {
 	b.ReportMetric(rate(tLoad), "load-data-rows/s")
 	b.ReportMetric(rate(tSink)/rate(tLoop), "sink/loop")
 	b.ReportMetric(rate(tSink2)/rate(tLoop2), "sink2/loop2")
+}
+
+// The benchmark's batches: the sink's batch_size and the changes in one
+// Write.
+const benchBatchSize, benchInBatch = 1000, 1024
+
+var benchSchema = row.NewSchema(
+	row.Field{Name: "id", Type: row.Type{ID: row.BigInt, NotNull: true}},
+	row.Field{Name: "v", Type: row.Of(row.String)},
+	row.Field{Name: "n", Type: row.Of(row.BigInt)},
+)
+
+// upsertBenchStream makes n changes over keys in batches of benchInBatch,
+// the same changes as LOAD DATA's tab-separated lines, and which keys
+// they touch.
+func upsertBenchStream(n, keys int) ([]*row.Batch, []byte, []bool) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	seen := make([]bool, keys)
+	var batches []*row.Batch
+	var csv bytes.Buffer
+	for i := 0; i < n; i += benchInBatch {
+		bt := row.NewBatch(benchInBatch, 3)
+		for j := i; j < min(i+benchInBatch, n); j++ {
+			k := rng.IntN(keys)
+			kind := row.UpdateAfter
+			if !seen[k] {
+				kind, seen[k] = row.Insert, true
+			}
+			r := bt.NewRow()
+			r[0], r[1], r[2] = row.BigIntValue(int64(k)), row.StringValue("value-"+strconv.Itoa(j)), row.BigIntValue(int64(j))
+			bt.Append(kind, r)
+			fmt.Fprintf(&csv, "%d\tvalue-%d\t%d\n", k, j, j)
+		}
+		batches = append(batches, bt)
+	}
+	return batches, csv.Bytes(), seen
+}
+
+// upsertBench is BenchmarkUpsert's table and stream, and its five ways
+// of writing the one into the other.
+type upsertBench struct {
+	db      *sql.DB
+	dsn     string
+	table   string
+	batches []*row.Batch
+}
+
+// runSink writes the batches with the sink, as the runtime calls it.
+func (ub *upsertBench) runSink(b *testing.B, parallelism int) {
+	ctx := context.Background()
+	s, err := newBound(mysql.Config{DSN: ub.dsn, Table: ub.table, BatchSize: benchBatchSize, Parallelism: parallelism},
+		connector.SinkInput{Schema: benchSchema, Mode: connector.Upsert, Key: []int{0}}, connector.SinkEnv{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := s.Open(ctx); err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close(ctx)
+	for _, bt := range ub.batches {
+		if err := s.Write(ctx, bt); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := s.Flush(ctx); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// split parts the changes by key for conns connections.
+func (ub *upsertBench) split(conns int) [][]row.Change {
+	parts := make([][]row.Change, conns)
+	for _, bt := range ub.batches {
+		for _, c := range bt.Changes {
+			k := c.Row[0].Int64() % int64(conns)
+			parts[k] = append(parts[k], c)
+		}
+	}
+	return parts
+}
+
+// runLoop is the plain client: one loop of batches per connection, on
+// disjoint keys, in parallel.
+func (ub *upsertBench) runLoop(b *testing.B, parts [][]row.Change) {
+	errs := make(chan error, len(parts))
+	for _, p := range parts {
+		go func() { errs <- ub.loopOn(p) }()
+	}
+	for range parts {
+		if err := <-errs; err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// loopOn writes changes on a connection of its own with one prepared
+// multi-row INSERT ... ON DUPLICATE KEY UPDATE per benchBatchSize.
+func (ub *upsertBench) loopOn(changes []row.Change) error {
+	ctx := context.Background()
+	conn, err := ub.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	query := func(rows int) string {
+		return "INSERT INTO `" + ub.table + "` (id, v, n) VALUES " +
+			strings.TrimSuffix(strings.Repeat("(?, ?, ?), ", rows), ", ") +
+			" ON DUPLICATE KEY UPDATE v = VALUES(v), n = VALUES(n)"
+	}
+	full, err := conn.PrepareContext(ctx, query(benchBatchSize))
+	if err != nil {
+		return err
+	}
+	defer full.Close()
+	args := make([]any, 0, 3*benchBatchSize)
+	flush := func() error {
+		if len(args) == 0 {
+			return nil
+		}
+		var err error
+		if len(args) == 3*benchBatchSize {
+			_, err = full.ExecContext(ctx, args...)
+		} else {
+			_, err = conn.ExecContext(ctx, query(len(args)/3), args...)
+		}
+		args = args[:0]
+		return err
+	}
+	for _, c := range changes {
+		args = append(args, c.Row[0].Int64(), c.Row[1].Str(), c.Row[2].Int64())
+		if len(args) == 3*benchBatchSize {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	return flush()
+}
+
+// runLoad is LOAD DATA LOCAL INFILE ... REPLACE of the same changes.
+func (ub *upsertBench) runLoad(b *testing.B) {
+	if _, err := ub.db.ExecContext(context.Background(), "LOAD DATA LOCAL INFILE 'Reader::etld_bench' REPLACE INTO TABLE `"+ub.table+"` (id, v, n)"); err != nil {
+		b.Fatal(err)
+	}
 }
 
 func countUnseen(seen []bool) int {

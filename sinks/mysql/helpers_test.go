@@ -1,0 +1,156 @@
+// The helpers the sink's tests share: a sink opened on the real server,
+// a table's rows as text, changes and batches, and a model of an upsert
+// table.
+
+package mysql_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/etld/etld/internal/testenv"
+	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/sinks/mysql"
+)
+
+// rejects collects what the sink hands to on_error.
+type rejects struct {
+	mu   sync.Mutex
+	recs []connector.BadRecord
+}
+
+func (r *rejects) reject(b connector.BadRecord) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.recs = append(r.recs, b)
+	return nil
+}
+
+// open builds, binds and opens a sink; it is closed when the test ends.
+func open(t testing.TB, cfg mysql.Config, in connector.SinkInput, env connector.SinkEnv) *mysql.Sink {
+	t.Helper()
+	s, err := newBound(cfg, in, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Open(testenv.Context(t, time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(context.Background()); err != nil {
+			t.Error(err)
+		}
+	})
+	return s
+}
+
+func newBound(cfg mysql.Config, in connector.SinkInput, env connector.SinkEnv) (*mysql.Sink, error) {
+	if env.Name == "" {
+		env.Name = "out"
+	}
+	s, err := mysql.New(cfg, env)
+	if err != nil {
+		return nil, err
+	}
+	return s, s.Bind(in)
+}
+
+// dump reads the table as sorted lines of |-separated text values.
+func dump(t testing.TB, db *sql.DB, name string) []string {
+	t.Helper()
+	rows, err := db.Query("SELECT * FROM `" + strings.ReplaceAll(name, "`", "``") + "`")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	var out []string
+	for rows.Next() {
+		vals := make([]sql.NullString, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		parts := make([]string, len(cols))
+		for i, v := range vals {
+			parts[i] = "NULL"
+			if v.Valid {
+				parts[i] = v.String
+			}
+		}
+		out = append(out, strings.Join(parts, "|"))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func batchOf(changes ...row.Change) *row.Batch {
+	return &row.Batch{Changes: changes}
+}
+
+func ch(k row.Kind, vals ...row.Value) row.Change { return row.Change{Kind: k, Row: vals} }
+
+var kvSchema = row.NewSchema(
+	row.Field{Name: "id", Type: row.Type{ID: row.BigInt, NotNull: true}},
+	row.Field{Name: "v", Type: row.Of(row.String)},
+)
+
+// model applies changes to an in-memory table as the sink must.
+type model map[int64]string
+
+func (m model) apply(c row.Change) {
+	if c.Kind == row.Delete {
+		delete(m, c.Row[0].Int64())
+		return
+	}
+	if c.Kind != row.UpdateBefore {
+		m[c.Row[0].Int64()] = c.Row[1].Str()
+	}
+}
+
+func (m model) lines() []string {
+	var out []string
+	for k, v := range m {
+		out = append(out, fmt.Sprintf("%d|%s", k, v))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// randomChanges is an upsert changelog over keys: inserts, updates (with
+// their -U), deletes and re-inserts of deleted keys, one key often
+// changing several times within a batch.
+func randomChanges(seed uint64, n, keys int) []row.Change {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	live := map[int64]bool{}
+	var out []row.Change
+	for i := range n {
+		k := rng.Int64N(int64(keys))
+		v := row.StringValue(fmt.Sprintf("v%d", i))
+		switch {
+		case !live[k]:
+			out = append(out, ch(row.Insert, row.BigIntValue(k), v))
+			live[k] = true
+		case rng.IntN(3) == 0:
+			out = append(out, ch(row.Delete, row.BigIntValue(k), row.StringValue("old")))
+			live[k] = false
+		default:
+			out = append(out, ch(row.UpdateBefore, row.BigIntValue(k), row.StringValue("old")), ch(row.UpdateAfter, row.BigIntValue(k), v))
+		}
+	}
+	return out
+}
