@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -43,10 +42,7 @@ sinks:
 // said which file and how many bytes it needed; the final output is
 // byte-identical to a run without faults.
 func TestCrashFullDisk(t *testing.T) {
-	seed := uint64(time.Now().UnixNano())
-	if v, err := strconv.ParseUint(os.Getenv("ETLD_CRASH_SEED"), 10, 64); err == nil {
-		seed = v
-	}
+	seed := crashSeed()
 	faults := intEnv("ETLD_CRASH_KILLS", 20)
 	t.Logf("scenario full-disk: seed %d (replay with ETLD_CRASH_SEED=%d), %d lives with a fault", seed, seed, faults)
 	disk := testenv.Tmpfs(t, 4<<20)
@@ -56,16 +52,7 @@ func TestCrashFullDisk(t *testing.T) {
 	// The reference: one uninterrupted run beside the input, not on the
 	// small disk.
 	e.Vars["outdir"] = e.Dir
-	ref := e.render(t, fullDiskPipeline, "ref")
-	p, err := pipeline.Load(ref, pipeline.Env{Registry: builtin.Registry(), Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	began := time.Now()
-	if _, err := p.Run(context.Background(), pipeline.RunOptions{}); err != nil {
-		t.Fatalf("reference run: %v", err)
-	}
-	took := time.Since(began)
+	took := referenceRun(t, e, fullDiskPipeline)
 	want, err := os.ReadFile(filepath.Join(e.Dir, "ref.csv"))
 	if err != nil {
 		t.Fatal(err)
@@ -88,21 +75,7 @@ func TestCrashFullDisk(t *testing.T) {
 		var fill string
 		var delay time.Duration
 		if fault {
-			// A third of the lives are only killed; the others find the
-			// disk nearly full (less room than the rest of the output
-			// needs, at times none at all), and half of those are killed
-			// too if they last.
-			kind := e.rnd.IntN(3)
-			if kind > 0 {
-				leave := e.rnd.Int64N(int64(len(want)) / 2)
-				if e.rnd.IntN(4) == 0 {
-					leave = 0
-				}
-				fill = testenv.Fill(t, disk, leave)
-			}
-			if kind != 1 {
-				delay = 50*time.Millisecond + time.Duration(e.rnd.Int64N(int64(spread)))
-			}
+			fill, delay = diskFault(t, e, disk, len(want), spread)
 		}
 		e.Life = life
 		before := latestID(state)
@@ -117,23 +90,14 @@ func TestCrashFullDisk(t *testing.T) {
 			// checkpoint, the next finds the pipeline finished: it then
 			// tries again.)
 			interval = 2 * time.Millisecond
-			if fill != "" {
-				if err := os.Remove(fill); err != nil {
-					t.Fatal(err)
-				}
-				fill = ""
-			}
-			delay = 0
+			removeFill(t, fill)
+			fill, delay = "", 0
 			killWhen = func() bool { return latestID(state) > before }
 		}
 		file := e.render(t, fullDiskPipeline, "out")
 		res := runChildUntil(t, file, state, interval, delay, killWhen)
 		restores += strings.Count(res.stderr, "restored checkpoint")
-		if fill != "" {
-			if err := os.Remove(fill); err != nil {
-				t.Fatal(err)
-			}
-		}
+		removeFill(t, fill)
 		all := res.stdout + res.stderr
 		switch {
 		case res.killed:
@@ -149,23 +113,9 @@ func TestCrashFullDisk(t *testing.T) {
 			t.Fatalf("life %d failed: %v\nstdout:\n%s\nstderr:\n%s", life, res.err, res.stdout, res.stderr)
 		}
 		if os.Getenv("ETLD_CRASH_VERBOSE") != "" {
-			t.Logf("life %d: fill=%v killed=%v failed=%v delay %s, checkpoint %d -> %d", life, fill != "", res.killed, res.err != nil && !res.killed, delay.Round(time.Millisecond), before, latestID(state))
-			if res.err != nil && !res.killed {
-				for _, l := range strings.Split(all, "\n") {
-					if strings.Contains(l, "no space left") {
-						t.Logf("  %s", strings.TrimSpace(l))
-						break
-					}
-				}
-			}
+			logDiskLife(t, life, fill != "", res, delay, before, latestID(state))
 		}
-		got, err := os.ReadFile(out)
-		if err != nil && !os.IsNotExist(err) {
-			t.Fatal(err)
-		}
-		if !bytes.HasPrefix(want, got) || (len(got) > 0 && got[len(got)-1] != '\n') {
-			t.Fatalf("after life %d the output (%d bytes) is not whole records of the reference; its tail: %q", life, len(got), excerpt(got, len(got)))
-		}
+		wholeRecordsAfter(t, life, out, want)
 		if res.err != nil || res.killed {
 			continue
 		}
@@ -176,14 +126,7 @@ func TestCrashFullDisk(t *testing.T) {
 		if t.Failed() || !fault {
 			break
 		}
-		for _, pat := range []string{"state", "out.*", ".out.*"} {
-			matches, _ := filepath.Glob(filepath.Join(disk, pat))
-			for _, m := range matches {
-				if err := os.RemoveAll(m); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
+		clearDisk(t, disk)
 		e.Round++
 	}
 	t.Logf("scenario full-disk: %d lives failed for want of room, %d killed, in %d rounds, %d restores from a checkpoint; reference run %s", full, killed, rounds, restores, took.Round(time.Millisecond))
@@ -192,6 +135,79 @@ func TestCrashFullDisk(t *testing.T) {
 	}
 	if restores == 0 {
 		t.Errorf("no life restored a checkpoint: the faults tested nothing")
+	}
+}
+
+// diskFault picks a life's fault: a third of the lives are only killed
+// (after delay); the others find the disk nearly full (less room than
+// the rest of the output, of outLen bytes, needs, at times none at all:
+// fill is the file that fills it), and half of those are killed too if
+// they last.
+func diskFault(t *testing.T, e *env, disk string, outLen int, spread time.Duration) (fill string, delay time.Duration) {
+	t.Helper()
+	kind := e.rnd.IntN(3)
+	if kind > 0 {
+		leave := e.rnd.Int64N(int64(outLen) / 2)
+		if e.rnd.IntN(4) == 0 {
+			leave = 0
+		}
+		fill = testenv.Fill(t, disk, leave)
+	}
+	if kind != 1 {
+		delay = 50*time.Millisecond + time.Duration(e.rnd.Int64N(int64(spread)))
+	}
+	return fill, delay
+}
+
+// wholeRecordsAfter fails t unless the output out (none: empty) is whole
+// records of the reference want, from its start, after life.
+func wholeRecordsAfter(t *testing.T, life int, out string, want []byte) {
+	t.Helper()
+	got, err := os.ReadFile(out)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(want, got) || (len(got) > 0 && got[len(got)-1] != '\n') {
+		t.Fatalf("after life %d the output (%d bytes) is not whole records of the reference; its tail: %q", life, len(got), excerpt(got, len(got)))
+	}
+}
+
+// removeFill gives back the room that fill, if any, took.
+func removeFill(t *testing.T, fill string) {
+	t.Helper()
+	if fill == "" {
+		return
+	}
+	if err := os.Remove(fill); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// clearDisk removes the state and the outputs of a round from the disk.
+func clearDisk(t *testing.T, disk string) {
+	t.Helper()
+	for _, pat := range []string{"state", "out.*", ".out.*"} {
+		matches, _ := filepath.Glob(filepath.Join(disk, pat))
+		for _, m := range matches {
+			if err := os.RemoveAll(m); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// logDiskLife logs a life of TestCrashFullDisk, with the line of a
+// failure for want of room.
+func logDiskLife(t *testing.T, life int, filled bool, res childResult, delay time.Duration, before, after int64) {
+	t.Helper()
+	t.Logf("life %d: fill=%v killed=%v failed=%v delay %s, checkpoint %d -> %d", life, filled, res.killed, res.err != nil && !res.killed, delay.Round(time.Millisecond), before, after)
+	if res.err != nil && !res.killed {
+		for _, l := range strings.Split(res.stdout+res.stderr, "\n") {
+			if strings.Contains(l, "no space left") {
+				t.Logf("  %s", strings.TrimSpace(l))
+				break
+			}
+		}
 	}
 }
 
@@ -241,20 +257,8 @@ func TestFullDiskFollowed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	load := func(name, yaml string) *pipeline.Pipeline {
-		t.Helper()
-		file := filepath.Join(dir, name+".yaml")
-		if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		p, err := pipeline.Load(file, pipeline.Env{Registry: builtin.Registry(), Logger: slog.New(slog.DiscardHandler)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
 	ref := filepath.Join(dir, "ref.csv")
-	if _, err := load("ref", fmt.Sprintf(followedPipeline, full, false, ref)).Run(context.Background(), pipeline.RunOptions{}); err != nil {
+	if _, err := loadFile(t, dir, "ref", fmt.Sprintf(followedPipeline, full, false, ref)).Run(context.Background(), pipeline.RunOptions{}); err != nil {
 		t.Fatalf("reference run: %v", err)
 	}
 	want, err := os.ReadFile(ref)
@@ -266,32 +270,10 @@ func TestFullDiskFollowed(t *testing.T) {
 	out := filepath.Join(disk, "out.csv")
 	yaml := fmt.Sprintf(followedPipeline, in, true, out)
 	opts := pipeline.RunOptions{StateDir: filepath.Join(disk, "state"), CheckpointInterval: 50 * time.Millisecond}
-	// The input arrives in pieces, cut at line ends.
-	fed := 0
-	feed := func(upTo int) {
-		t.Helper()
-		upTo = min(upTo, len(input))
-		if i := bytes.LastIndexByte(input[:upTo], '\n'); i >= 0 {
-			upTo = i + 1
-		}
-		if upTo <= fed {
-			return
-		}
-		f, err := os.OpenFile(in, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := f.Write(input[fed:upTo]); err != nil {
-			t.Fatal(err)
-		}
-		if err := f.Close(); err != nil {
-			t.Fatal(err)
-		}
-		fed = upTo
-	}
+	fd := &feeder{input: input, in: in}
 	start := func() (chan struct{}, chan error) {
 		stop, done := make(chan struct{}), make(chan error, 1)
-		p := load("followed", yaml) // a run's connectors serve one run
+		p := loadFile(t, dir, "followed", yaml) // a run's connectors serve one run
 		go func() {
 			_, err := p.Run(context.Background(), pipeline.RunOptions{Stop: stop, StateDir: opts.StateDir, CheckpointInterval: opts.CheckpointInterval})
 			done <- err
@@ -300,7 +282,7 @@ func TestFullDiskFollowed(t *testing.T) {
 	}
 
 	// Life 1: room for about a third of the output.
-	feed(len(input) / 10)
+	fd.feed(t, len(input)/10)
 	fill := testenv.Fill(t, disk, int64(len(want)/3))
 	stop, done := start()
 	var runErr error
@@ -311,9 +293,9 @@ func TestFullDiskFollowed(t *testing.T) {
 		case <-time.After(20 * time.Millisecond):
 			if time.Now().After(deadline) {
 				close(stop)
-				t.Fatalf("the run did not fail on a full disk within a minute (%d of %d input bytes fed)", fed, len(input))
+				t.Fatalf("the run did not fail on a full disk within a minute (%d of %d input bytes fed)", fd.fed, len(input))
 			}
-			feed(fed + len(input)/50)
+			fd.feed(t, fd.fed+len(input)/50)
 		}
 	}
 	got, err := os.ReadFile(out)
@@ -337,7 +319,7 @@ func TestFullDiskFollowed(t *testing.T) {
 	stop, done = start()
 	deadline = time.Now().Add(time.Minute)
 	for {
-		feed(fed + len(input)/20)
+		fd.feed(t, fd.fed+len(input)/20)
 		got, err := os.ReadFile(out)
 		if err != nil {
 			t.Fatal(err)
@@ -362,6 +344,51 @@ func TestFullDiskFollowed(t *testing.T) {
 	sameFile(t, ref, out)
 }
 
+// loadFile writes yaml to dir/name.yaml and loads it.
+func loadFile(t *testing.T, dir, name, yaml string) *pipeline.Pipeline {
+	t.Helper()
+	file := filepath.Join(dir, name+".yaml")
+	if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := pipeline.Load(file, pipeline.Env{Registry: builtin.Registry(), Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// feeder appends input to the file in as a followed source meets it: in
+// pieces, cut at line ends; fed is how much it has appended.
+type feeder struct {
+	input []byte
+	in    string
+	fed   int
+}
+
+// feed appends the input up to the last line end before upTo.
+func (fd *feeder) feed(t *testing.T, upTo int) {
+	t.Helper()
+	upTo = min(upTo, len(fd.input))
+	if i := bytes.LastIndexByte(fd.input[:upTo], '\n'); i >= 0 {
+		upTo = i + 1
+	}
+	if upTo <= fd.fed {
+		return
+	}
+	f, err := os.OpenFile(fd.in, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write(fd.input[fd.fed:upTo]); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	fd.fed = upTo
+}
+
 // TestFullDiskOneShotRun is a full disk as first met in use: a bounded run
 // without a state directory (etld run FILE) fills the disk before its first
 // checkpoint, with rows going straight into the output. It fails naming the
@@ -375,15 +402,7 @@ func TestFullDiskOneShotRun(t *testing.T) {
 	writeReadings(t, in, 60_000, &env{rnd: rand.New(rand.NewPCG(21, 2))})
 	run := func(out string) error {
 		t.Helper()
-		file := filepath.Join(dir, "oneshot.yaml")
-		if err := os.WriteFile(file, []byte(fmt.Sprintf(followedPipeline, in, false, out)), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		p, err := pipeline.Load(file, pipeline.Env{Registry: builtin.Registry(), Logger: slog.New(slog.DiscardHandler)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = p.Run(context.Background(), pipeline.RunOptions{})
+		_, err := loadFile(t, dir, "oneshot", fmt.Sprintf(followedPipeline, in, false, out)).Run(context.Background(), pipeline.RunOptions{})
 		return err
 	}
 	ref := filepath.Join(dir, "ref.csv")

@@ -138,10 +138,7 @@ func intEnv(name string, def int) int {
 
 // runScenario runs the reference, then the crashing runs, then the check.
 func runScenario(t *testing.T, sc scenario) {
-	seed := uint64(time.Now().UnixNano())
-	if v, err := strconv.ParseUint(os.Getenv("ETLD_CRASH_SEED"), 10, 64); err == nil {
-		seed = v
-	}
+	seed := crashSeed()
 	kills := intEnv("ETLD_CRASH_KILLS", 20)
 	t.Logf("scenario %s: seed %d (replay with ETLD_CRASH_SEED=%d), %d kills", sc.name, seed, seed, kills)
 	e := &env{Dir: t.TempDir(), Vars: map[string]string{}, rnd: rand.New(rand.NewPCG(seed, 1)), data: map[string]any{}}
@@ -152,17 +149,7 @@ func runScenario(t *testing.T, sc scenario) {
 		sc.setup(t, e)
 	}
 
-	// The reference: one uninterrupted run, in this process.
-	ref := e.render(t, sc.pipeline, "ref")
-	p, err := pipeline.Load(ref, pipeline.Env{Registry: builtin.Registry(), Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	began := time.Now()
-	if _, err := p.Run(context.Background(), pipeline.RunOptions{}); err != nil {
-		t.Fatalf("reference run: %v", err)
-	}
-	took := time.Since(began)
+	took := referenceRun(t, e, sc.pipeline)
 
 	// The crashing runs. Each life gets at least the time to start and
 	// take a checkpoint or two, plus a random share of the reference run's
@@ -206,17 +193,7 @@ func runScenario(t *testing.T, sc scenario) {
 		lifeStart := time.Now()
 		res := runChildUntil(t, file, state, interval, delay, nil)
 		if os.Getenv("ETLD_CRASH_VERBOSE") != "" {
-			// Each life, with the child's warnings and its restores and
-			// partition assignments: what a failing seed needs to be read.
-			t.Logf("life %d: killed=%v after %s (delay %s), checkpoint %d -> %d", attempt, res.killed, time.Since(lifeStart).Round(time.Millisecond), delay.Round(time.Millisecond), before, latestID(state))
-			for _, l := range strings.Split(res.stderr, "\n") {
-				if strings.Contains(l, "level=WARN") || strings.Contains(l, "level=ERROR") || strings.Contains(l, "assigned") || strings.Contains(l, "restored") {
-					if i := strings.Index(l, "msg="); i >= 0 {
-						l = l[i:]
-					}
-					t.Logf("  %s", l)
-				}
-			}
+			logLife(t, res, attempt, time.Since(lifeStart), delay, before, latestID(state))
 		}
 		restores += strings.Count(res.stderr, "restored checkpoint")
 		if res.killed {
@@ -254,6 +231,45 @@ func runScenario(t *testing.T, sc scenario) {
 	t.Logf("scenario %s: %d kills in %d rounds, %d restores from a checkpoint; reference run %s", sc.name, killed, rounds, restores, took.Round(time.Millisecond))
 	if restores == 0 {
 		t.Errorf("no run restored a checkpoint: the kills tested nothing")
+	}
+}
+
+// crashSeed is the seed of a run: ETLD_CRASH_SEED, else the clock.
+func crashSeed() uint64 {
+	if v, err := strconv.ParseUint(os.Getenv("ETLD_CRASH_SEED"), 10, 64); err == nil {
+		return v
+	}
+	return uint64(time.Now().UnixNano())
+}
+
+// referenceRun runs tmpl, rendered for the output "ref", once and without
+// interruption, in this process, and returns how long it took.
+func referenceRun(t *testing.T, e *env, tmpl string) time.Duration {
+	t.Helper()
+	ref := e.render(t, tmpl, "ref")
+	p, err := pipeline.Load(ref, pipeline.Env{Registry: builtin.Registry(), Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	began := time.Now()
+	if _, err := p.Run(context.Background(), pipeline.RunOptions{}); err != nil {
+		t.Fatalf("reference run: %v", err)
+	}
+	return time.Since(began)
+}
+
+// logLife logs a life with the child's warnings and its restores and
+// partition assignments: what a failing seed needs to be read.
+func logLife(t *testing.T, res childResult, attempt int, took, delay time.Duration, before, after int64) {
+	t.Helper()
+	t.Logf("life %d: killed=%v after %s (delay %s), checkpoint %d -> %d", attempt, res.killed, took.Round(time.Millisecond), delay.Round(time.Millisecond), before, after)
+	for _, l := range strings.Split(res.stderr, "\n") {
+		if strings.Contains(l, "level=WARN") || strings.Contains(l, "level=ERROR") || strings.Contains(l, "assigned") || strings.Contains(l, "restored") {
+			if i := strings.Index(l, "msg="); i >= 0 {
+				l = l[i:]
+			}
+			t.Logf("  %s", l)
+		}
 	}
 }
 

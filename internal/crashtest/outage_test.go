@@ -2,6 +2,7 @@ package crashtest
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"log/slog"
 	"os"
@@ -49,32 +50,7 @@ func TestSinkOutage(t *testing.T) {
 
 	dir := t.TempDir()
 	file := filepath.Join(dir, "outage.yaml")
-	yaml := fmt.Sprintf(`version: 1
-name: outage
-sources:
-  - name: gen
-    type: datagen
-    rows: %d
-    rate: %d
-    schema:
-      - id BIGINT
-    fields:
-      id: { kind: sequence, start: 1, end: %d }
-transforms:
-  - name: stats
-    sql: |
-      SELECT MOD(id, %d) AS k, COUNT(*) AS n, SUM(id) AS total, MAX(id) AS max_id
-      FROM gen
-      GROUP BY MOD(id, %d)
-sinks:
-  - name: db
-    from: stats
-    type: mysql
-    dsn: ${ETLD_OUTAGE_DSN}
-    table: %s
-    key: [k]
-    create_table: true
-`, rows, rate, rows, keys, keys, table)
+	yaml := sinkOutagePipeline(table, rows, rate, keys)
 	if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -87,12 +63,7 @@ sinks:
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), outage+3*time.Minute)
 	defer cancel()
-	type result struct {
-		sum pipeline.Summary
-		err error
-		at  time.Time
-	}
-	done := make(chan result, 1)
+	done := make(chan runResult, 1)
 	began := time.Now()
 	var progress atomic.Pointer[pipeline.Summary]
 	progress.Store(&pipeline.Summary{})
@@ -101,30 +72,56 @@ sinks:
 			StateDir: filepath.Join(dir, "state"), CheckpointInterval: 200 * time.Millisecond, Logger: log,
 			Progress: func(s pipeline.Summary) { progress.Store(&s) },
 		})
-		done <- result{sum, err, time.Now()}
+		done <- runResult{sum, err, time.Now()}
 	}()
 
 	// Mid-run: the sink has written something, the source is not done.
-	testenv.Eventually(t, 30*time.Second, "the sink writes its first rows", func() error {
-		var n int
-		if err := db.QueryRow("SELECT COUNT(*) FROM " + table).Scan(&n); err != nil {
-			return err
-		}
-		if n == 0 {
-			return fmt.Errorf("table %s is empty", table)
-		}
-		return nil
-	})
-	var before int
-	if err := db.QueryRow("SELECT SUM(n) FROM " + table).Scan(&before); err != nil {
-		t.Fatal(err)
-	}
+	before := firstRowsCounted(t, db, table)
 	px.Down()
 	down := time.Now()
 	t.Logf("server away after %s, with %d of %d rows counted in the table", down.Sub(began).Round(time.Millisecond), before, rows)
 	if before >= rows {
 		t.Fatalf("the table holds all %d rows before the outage: the cut is not mid-run", rows)
 	}
+	up := heldBackDuringOutage(t, done, &progress, px, logs, down, outage, rows)
+
+	var r runResult
+	select {
+	case r = <-done:
+	case <-time.After(2*time.Minute + outage):
+		t.Fatal("the pipeline did not end within 2 minutes of the server's return")
+	}
+	if r.err != nil {
+		t.Fatalf("the pipeline failed: %v", r.err)
+	}
+	t.Logf("pipeline ended %s after the server's return, %s in all; %d checkpoints", r.at.Sub(up).Round(time.Millisecond), r.at.Sub(began).Round(time.Millisecond), r.sum.Checkpoints.Count)
+	if n := px.Forwarded(); n < 2 {
+		t.Errorf("the sink made %d connections in all: it never reconnected", n)
+	}
+
+	// The table, against the query computed directly.
+	want := sinkOutageWant(rows, keys)
+	got := tableRows(t, db, table)
+	if !slices.Equal(got, want) {
+		t.Errorf("table %s has %d rows, want %d; first differences:\n%s", table, len(got), len(want), diffLines(want, got))
+	}
+	if strings.Contains(logs.text(), password) {
+		t.Errorf("the logs show the database password")
+	}
+}
+
+// runResult is how a pipeline run in a goroutine ended, and when.
+type runResult struct {
+	sum pipeline.Summary
+	err error
+	at  time.Time
+}
+
+// heldBackDuringOutage waits out the outage that began at down, checking
+// that the pipeline neither ends nor completes a checkpoint meanwhile and
+// that the sink retries; then it brings the server back and returns when.
+func heldBackDuringOutage(t *testing.T, done <-chan runResult, progress *atomic.Pointer[pipeline.Summary], px *testenv.Proxy, logs *logCapture, down time.Time, outage time.Duration, rows int) time.Time {
+	t.Helper()
 	warnsAtCut := logs.count("will retry")
 
 	// Halfway through and at the end of the outage: no checkpoint may
@@ -160,27 +157,69 @@ sinks:
 	if retries == 0 {
 		t.Errorf("no retry was logged during the outage: the sink did not notice it")
 	}
+	return up
+}
 
-	var r result
-	select {
-	case r = <-done:
-	case <-time.After(2*time.Minute + outage):
-		t.Fatal("the pipeline did not end within 2 minutes of the server's return")
-	}
-	if r.err != nil {
-		t.Fatalf("the pipeline failed: %v", r.err)
-	}
-	t.Logf("pipeline ended %s after the server's return, %s in all; %d checkpoints", r.at.Sub(up).Round(time.Millisecond), r.at.Sub(began).Round(time.Millisecond), r.sum.Checkpoints.Count)
-	if n := px.Forwarded(); n < 2 {
-		t.Errorf("the sink made %d connections in all: it never reconnected", n)
-	}
+// sinkOutagePipeline is TestSinkOutage's datagen -> GROUP BY -> MySQL
+// upsert, rows at rate, into table of the server at ${ETLD_OUTAGE_DSN}.
+func sinkOutagePipeline(table string, rows, rate, keys int) string {
+	return fmt.Sprintf(`version: 1
+name: outage
+sources:
+  - name: gen
+    type: datagen
+    rows: %d
+    rate: %d
+    schema:
+      - id BIGINT
+    fields:
+      id: { kind: sequence, start: 1, end: %d }
+transforms:
+  - name: stats
+    sql: |
+      SELECT MOD(id, %d) AS k, COUNT(*) AS n, SUM(id) AS total, MAX(id) AS max_id
+      FROM gen
+      GROUP BY MOD(id, %d)
+sinks:
+  - name: db
+    from: stats
+    type: mysql
+    dsn: ${ETLD_OUTAGE_DSN}
+    table: %s
+    key: [k]
+    create_table: true
+`, rows, rate, rows, keys, keys, table)
+}
 
-	// The table, against the query computed directly.
+// firstRowsCounted waits until the sink has written rows to table and
+// returns the input rows they count.
+func firstRowsCounted(t *testing.T, db *sql.DB, table string) int {
+	t.Helper()
+	testenv.Eventually(t, 30*time.Second, "the sink writes its first rows", func() error {
+		var n int
+		if err := db.QueryRow("SELECT COUNT(*) FROM " + table).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			return fmt.Errorf("table %s is empty", table)
+		}
+		return nil
+	})
+	var before int
+	if err := db.QueryRow("SELECT SUM(n) FROM " + table).Scan(&before); err != nil {
+		t.Fatal(err)
+	}
+	return before
+}
+
+// sinkOutageWant is sinkOutagePipeline's table computed directly, as
+// tableRows prints it.
+func sinkOutageWant(rows, keys int) []string {
 	var want []string
 	for k := range keys {
 		var n, total, maxID int64
-		for id := int64(1); id <= rows; id++ {
-			if id%keys == int64(k) {
+		for id := int64(1); id <= int64(rows); id++ {
+			if id%int64(keys) == int64(k) {
 				n++
 				total += id
 				maxID = id
@@ -188,13 +227,7 @@ sinks:
 		}
 		want = append(want, fmt.Sprintf("%d, %d, %d, %d", k, n, total, maxID))
 	}
-	got := tableRows(t, db, table)
-	if !slices.Equal(got, want) {
-		t.Errorf("table %s has %d rows, want %d; first differences:\n%s", table, len(got), len(want), diffLines(want, got))
-	}
-	if strings.Contains(logs.text(), password) {
-		t.Errorf("the logs show the database password")
-	}
+	return want
 }
 
 // logCapture is a slog handler that keeps every record as text, for

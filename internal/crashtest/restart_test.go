@@ -17,10 +17,7 @@ import (
 // seedOf is the run's seed: ETLD_CRASH_SEED, else the clock; logged so
 // that a failing run can be replayed.
 func seedOf(t *testing.T, scenario string) *rand.Rand {
-	seed := uint64(time.Now().UnixNano())
-	if v, err := strconv.ParseUint(os.Getenv("ETLD_CRASH_SEED"), 10, 64); err == nil {
-		seed = v
-	}
+	seed := crashSeed()
 	t.Logf("scenario %s: seed %d (replay with ETLD_CRASH_SEED=%d)", scenario, seed, seed)
 	return rand.New(rand.NewPCG(seed, 1))
 }
