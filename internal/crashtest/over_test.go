@@ -1,7 +1,6 @@
 package crashtest
 
 import (
-	"path/filepath"
 	"testing"
 )
 
@@ -38,13 +37,8 @@ sinks:
 {{template "file sink" args . "name" "moving" "from" "moving"}}
 {{template "file sink" args . "name" "sessions" "from" "sessions" "suffix" ".sessions"}}
 `,
-	setup: func(t *testing.T, e *env) {
-		writeReadings(t, filepath.Join(e.Dir, "in.csv"), intEnv("ETLD_CRASH_ROWS", 300_000)/3, e)
-	},
-	check: func(t *testing.T, e *env) {
-		sameFile(t, filepath.Join(e.Dir, "ref.csv"), filepath.Join(e.Dir, "out.csv"))
-		sameFile(t, filepath.Join(e.Dir, "ref.sessions.csv"), filepath.Join(e.Dir, "out.sessions.csv"))
-	},
+	setup: writesReadings(3),
+	check: sameOutputs(".csv", ".sessions.csv"),
 }
 
 func TestCrashOverSession(t *testing.T) { runScenario(t, fileOverToFile) }

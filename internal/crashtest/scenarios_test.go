@@ -34,12 +34,8 @@ transforms:
 sinks:
 {{template "file sink" args . "name" "out" "from" "hot" "format" "{ type: csv, header: true }"}}
 `,
-	setup: func(t *testing.T, e *env) {
-		writeReadings(t, filepath.Join(e.Dir, "in.csv"), intEnv("ETLD_CRASH_ROWS", 300_000), e)
-	},
-	check: func(t *testing.T, e *env) {
-		sameFile(t, filepath.Join(e.Dir, "ref.csv"), filepath.Join(e.Dir, "out.csv"))
-	},
+	setup: writesReadings(1),
+	check: sameOutputs(".csv"),
 }
 
 // (a') file -> GROUP BY -> file in retract mode: a stand-in for the upsert
@@ -60,12 +56,8 @@ transforms:
 sinks:
 {{template "file sink" args . "name" "out" "from" "stats" "mode" "retract" "format" "csv"}}
 `,
-	setup: func(t *testing.T, e *env) {
-		writeReadings(t, filepath.Join(e.Dir, "in.csv"), intEnv("ETLD_CRASH_ROWS", 300_000)/3, e)
-	},
-	check: func(t *testing.T, e *env) {
-		sameFile(t, filepath.Join(e.Dir, "ref.csv"), filepath.Join(e.Dir, "out.csv"))
-	},
+	setup: writesReadings(3),
+	check: sameOutputs(".csv"),
 }
 
 // (a3) file -> GROUP BY -> Top-N (RetractStrategy) -> file in retract
@@ -88,17 +80,31 @@ transforms:
 sinks:
 {{template "file sink" args . "name" "out" "from" "hottest" "mode" "retract" "format" "csv"}}
 `,
-	setup: func(t *testing.T, e *env) {
-		writeReadings(t, filepath.Join(e.Dir, "in.csv"), intEnv("ETLD_CRASH_ROWS", 300_000)/3, e)
-	},
-	check: func(t *testing.T, e *env) {
-		sameFile(t, filepath.Join(e.Dir, "ref.csv"), filepath.Join(e.Dir, "out.csv"))
-	},
+	setup: writesReadings(3),
+	check: sameOutputs(".csv"),
 }
 
 func TestCrash(t *testing.T) {
 	for _, sc := range []scenario{fileToFile, fileGroupByToFile, fileTopNToFile} {
 		t.Run(sc.name, func(t *testing.T) { runScenario(t, sc) })
+	}
+}
+
+// writesReadings is the setup of a scenario that reads the readings:
+// ETLD_CRASH_ROWS (300,000) divided by div rows in .Dir/in.csv.
+func writesReadings(div int) func(t *testing.T, e *env) {
+	return func(t *testing.T, e *env) {
+		writeReadings(t, filepath.Join(e.Dir, "in.csv"), intEnv("ETLD_CRASH_ROWS", 300_000)/div, e)
+	}
+}
+
+// sameOutputs is the check of a scenario whose file outputs .Dir/out+ext,
+// for each ext, must be byte-identical to the reference's .Dir/ref+ext.
+func sameOutputs(exts ...string) func(t *testing.T, e *env) {
+	return func(t *testing.T, e *env) {
+		for _, ext := range exts {
+			sameFile(t, filepath.Join(e.Dir, "ref"+ext), filepath.Join(e.Dir, "out"+ext))
+		}
 	}
 }
 
@@ -172,9 +178,7 @@ sinks:
 	needs: func(t *testing.T) map[string]string {
 		return mysqlVars(t, map[string]string{}, "crash")
 	},
-	setup: func(t *testing.T, e *env) {
-		writeReadings(t, filepath.Join(e.Dir, "in.csv"), intEnv("ETLD_CRASH_ROWS", 300_000)/3, e)
-	},
+	setup: writesReadings(3),
 	check: func(t *testing.T, e *env) {
 		db, _ := testenv.MySQL(t)
 		want := tableRows(t, db, e.Vars["table"]+"_ref")
