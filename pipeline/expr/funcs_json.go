@@ -384,7 +384,7 @@ func buildJSONValue(c *compiler, e *sql.Call, args []*node) (*node, error) {
 		// (DEFAULT FALSE gives 'false' when the type is STRING).
 		d := args[b.Arg]
 		if d.t.ID == row.Null {
-			return constEval(row.NullValue), nil
+			return nullEval(d), nil
 		}
 		k, err := castKernel(d.t, t)
 		if err != nil {
