@@ -80,8 +80,9 @@ var CommonSourceKeys = []string{"name", "type", "schema", "key", "on_error", "de
 type OnError struct {
 	Policy string // fail | skip | dead-letter
 	// DeadLetter is the file that dead-letter writes rejected records to.
-	DeadLetter string
-	Pos        Pos
+	DeadLetter    string
+	DeadLetterPos Pos
+	Pos           Pos
 }
 
 // Column is a schema entry: physical (name and type) or computed (name AS
@@ -476,7 +477,7 @@ func (p *parser) onError(f map[string]*yaml.Node, path string) OnError {
 		}
 	}
 	if v, ok := f["dead_letter"]; ok {
-		oe.DeadLetter = p.str(v, JoinPath(path, "dead_letter"))
+		oe.DeadLetter, oe.DeadLetterPos = p.str(v, JoinPath(path, "dead_letter")), p.pos(v)
 	}
 	if oe.Policy == "dead-letter" && oe.DeadLetter == "" {
 		p.errs.Addf(oe.Pos, JoinPath(path, "dead_letter"), "on_error: dead-letter needs `dead_letter: FILE`, the file that receives rejected records")

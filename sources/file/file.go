@@ -660,6 +660,16 @@ func (s *Source) Recycle(b *row.Batch) {
 	}
 }
 
+// ReadFiles implements connector.FileReader: path, and rotated_path
+// where a followed source looks for its rotated files.
+func (s *Source) ReadFiles() (patterns []string, follow bool) {
+	patterns = []string{s.pattern}
+	if s.fl != nil && s.fl.rotatedPath != "" {
+		patterns = append(patterns, s.fl.rotatedPath)
+	}
+	return patterns, s.fl != nil
+}
+
 // recycled counts the batches Recycle took, for tests.
 var recycled atomic.Int64
 
@@ -668,4 +678,5 @@ var (
 	_ connector.MappingSource    = (*Source)(nil)
 	_ connector.ColumnSource     = (*Source)(nil)
 	_ connector.BatchRecycler    = (*Source)(nil)
+	_ connector.FileReader       = (*Source)(nil)
 )
