@@ -35,6 +35,10 @@
 //     line, and reading goes on with the next line. A followed file's
 //     open quote waits for more data up to the bound.
 //
+// A line longer than 64 MiB (the read buffer's bound), in any format, is
+// one bad record at its line holding its first 4 KiB, and reading goes on
+// with the next line (records.go, skipLong).
+//
 // The position (for checkpoints) is the byte offset and line of the next
 // record; with follow, of every file, with the file's identity (device,
 // inode) and a fingerprint of its first bytes, so that a restore after a
