@@ -41,11 +41,13 @@ func (b *builder) checkFileLoops() {
 			continue
 		}
 		patterns, follow := fr.ReadFiles()
+		reported := map[string]bool{} // the options already reported for this source
 		for _, w := range written {
 			for _, p := range patterns {
-				if !matchesFile(p, w.name) {
+				if reported[w.path] || !matchesFile(p, w.name) {
 					continue
 				}
+				reported[w.path] = true
 				verb, why := "reads", "the pipeline would read its own output"
 				switch {
 				case follow:
