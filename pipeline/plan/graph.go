@@ -191,12 +191,12 @@ func (p *Plan) operator(n *Node, transform string) (operator.Lifecycle, error) {
 		}
 		return aggop.NewDistinct(), nil
 	case OverAggNode:
-		return windowop.NewOverAgg(*n.over, windowop.WindowOptions{Batch: n.batch}), nil
+		return windowop.NewOverAgg(*n.over, windowop.WindowOptions{Batch: n.batch})
 	case WindowAggNode:
 		if n.window.Kind == windowop.Session {
-			return windowop.NewSessionAgg(n.window.TimeCol, n.window.Gap, n.keys, n.aggs, windowop.WindowOptions{Batch: n.batch}), nil
+			return windowop.NewSessionAgg(n.window.TimeCol, n.window.Gap, n.keys, n.aggs, windowop.WindowOptions{Batch: n.batch})
 		}
-		return windowop.NewWindowAgg(*n.window, n.keys, n.aggs, windowop.WindowOptions{Batch: n.batch, Attached: n.attached, AttachedLTZ: n.attachedLTZ}), nil
+		return windowop.NewWindowAgg(*n.window, n.keys, n.aggs, windowop.WindowOptions{Batch: n.batch, Attached: n.attached, AttachedLTZ: n.attachedLTZ})
 	case UnnestNode:
 		u := *n.unnest
 		u.Transform = transform
@@ -214,11 +214,11 @@ func (p *Plan) operator(n *Node, transform string) (operator.Lifecycle, error) {
 	case WindowTableNode:
 		w := *n.windowTable
 		if w.Spec.Kind == windowop.Session {
-			return windowop.NewSessionTable(w), nil
+			return windowop.NewSessionTable(w)
 		}
 		return &w, nil
 	case WindowRankNode:
-		return windowop.NewWindowRank(*n.windowRank), nil
+		return windowop.NewWindowRank(*n.windowRank)
 	case LookupJoinNode:
 		return p.lookupOperator(n), nil
 	}

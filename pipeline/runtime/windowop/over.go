@@ -173,7 +173,6 @@ type OverAgg struct {
 	spec    OverSpec
 	opt     WindowOptions
 	st      *aggop.Store
-	err     error
 	width   int
 	maxLag  int
 	wm      int64
@@ -188,32 +187,31 @@ type OverAgg struct {
 	ttl     state.TTLKeys[string] // partitions' last writes (over_ttl.go)
 }
 
-// NewOverAgg builds the operator. An invalid spec or call makes every
-// method return its error.
-func NewOverAgg(s OverSpec, opt WindowOptions) *OverAgg {
+// NewOverAgg builds the operator; an invalid spec or call is an error.
+func NewOverAgg(s OverSpec, opt WindowOptions) (*OverAgg, error) {
+	width, err := aggop.InputWidth(s.Keys, s.Aggs)
+	if err != nil {
+		return nil, fmt.Errorf("over aggregate: %w", err)
+	}
 	g := &OverAgg{
 		spec:  s,
 		opt:   opt,
-		st:    aggop.NewStore(s.Aggs, s.Preceding == Unbounded, true),
+		width: max(width, s.TimeCol+1),
 		wm:    operator.NoWatermark,
 		parts: map[string]*overPart{},
 	}
-	g.width, g.err = aggop.InputWidth(s.Keys, s.Aggs)
-	g.width = max(g.width, s.TimeCol+1)
 	for _, l := range s.Lags {
+		if l.Offset < 0 || l.Arg < 0 {
+			return nil, fmt.Errorf("over aggregate: LAG($%d, %d): bad argument or offset", l.Arg, l.Offset)
+		}
 		g.width = max(g.width, l.Arg+1, l.Default+1)
 		g.maxLag = max(g.maxLag, l.Offset)
-		if (l.Offset < 0 || l.Arg < 0) && g.err == nil {
-			g.err = fmt.Errorf("LAG($%d, %d): bad argument or offset", l.Arg, l.Offset)
-		}
 	}
-	if g.err == nil && (s.TimeCol < 0 || s.Preceding < Unbounded || s.Preceding >= maxEventTime/4) {
-		g.err = fmt.Errorf("bad window: time column %d, %s", s.TimeCol, s)
+	if s.TimeCol < 0 || s.Preceding < Unbounded || s.Preceding >= maxEventTime/4 {
+		return nil, fmt.Errorf("over aggregate: bad window: time column %d, %s", s.TimeCol, s)
 	}
-	if g.err != nil {
-		g.err = fmt.Errorf("over aggregate: %w", g.err)
-	}
-	return g
+	g.st = aggop.NewStore(s.Aggs, s.Preceding == Unbounded, true)
+	return g, nil
 }
 
 // Dropped counts late rows.
@@ -224,9 +222,6 @@ func (g *OverAgg) Dropped() (int64, string) { return g.dropped, "late" }
 func (g *OverAgg) StateEntries() int64 { return int64(len(g.parts) + len(g.queue)) }
 
 func (g *OverAgg) Process(in *row.Batch, out operator.Emitter) error {
-	if g.err != nil {
-		return g.err
-	}
 	if g.ttl.On() {
 		g.ttl.Tick()
 		defer g.sweep(operator.SweepBudget(len(in.Changes)))
@@ -274,9 +269,6 @@ func (g *OverAgg) add(k row.Kind, r row.Row) error {
 // Watermark emits, in event-time order, every waiting row whose time is
 // below the watermark: no row of that time can arrive any more.
 func (g *OverAgg) Watermark(wm int64, out operator.Emitter) error {
-	if g.err != nil {
-		return g.err
-	}
 	if wm <= g.wm || (g.opt.Batch && wm != operator.MaxWatermark) {
 		return nil
 	}
@@ -286,9 +278,6 @@ func (g *OverAgg) Watermark(wm int64, out operator.Emitter) error {
 
 // Finish emits what is left (see WindowAgg.Finish).
 func (g *OverAgg) Finish(out operator.Emitter) error {
-	if g.err != nil {
-		return g.err
-	}
 	g.wm = operator.MaxWatermark
 	return g.emitBelow(operator.MaxWatermark, out)
 }
@@ -409,9 +398,6 @@ const overStateVersion = 1
 // partition slot, row) in their order, then the aggregate store, which
 // keeps each partition's key.
 func (g *OverAgg) Snapshot() ([]byte, error) {
-	if g.err != nil {
-		return nil, g.err
-	}
 	v := byte(overStateVersion)
 	if g.ttl.On() {
 		v = overTTLStateVersion
@@ -449,9 +435,6 @@ func (g *OverAgg) Snapshot() ([]byte, error) {
 
 // Restore replaces the operator's state with a snapshot's.
 func (g *OverAgg) Restore(state []byte) error {
-	if g.err != nil {
-		return g.err
-	}
 	d := row.NewDecoder(state)
 	v, err := overVersion(state)
 	if err != nil {

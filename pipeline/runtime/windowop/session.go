@@ -63,7 +63,6 @@ type SessionAgg struct {
 	keys    []int
 	opt     WindowOptions
 	st      *aggop.Store
-	err     error
 	width   int
 	wm      int64
 	timeID  row.TypeID
@@ -79,31 +78,29 @@ type SessionAgg struct {
 }
 
 // NewSessionAgg builds the operator: the event time is column timeCol,
-// the gap in microseconds. An invalid gap or call makes every method
-// return its error.
-func NewSessionAgg(timeCol int, gap int64, keys []int, aggs []aggop.AggCall, opt WindowOptions) *SessionAgg {
-	g := &SessionAgg{
+// the gap in microseconds. An invalid gap or call is an error.
+func NewSessionAgg(timeCol int, gap int64, keys []int, aggs []aggop.AggCall, opt WindowOptions) (*SessionAgg, error) {
+	width, err := aggop.InputWidth(keys, aggs)
+	switch {
+	case err != nil:
+	case timeCol < 0:
+		err = fmt.Errorf("time column %d is negative", timeCol)
+	case gap <= 0 || gap >= maxEventTime/4:
+		err = fmt.Errorf("SESSION window gap must be positive, got %s", micros(gap))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("session window aggregate: %w", err)
+	}
+	return &SessionAgg{
 		timeCol: timeCol,
 		gap:     gap,
 		keys:    keys,
 		opt:     opt,
 		st:      aggop.NewStore(aggs, true, true),
+		width:   max(width, timeCol+1),
 		wm:      operator.NoWatermark,
 		open:    map[string][]*session{},
-	}
-	g.width, g.err = aggop.InputWidth(keys, aggs)
-	switch {
-	case g.err != nil:
-	case timeCol < 0:
-		g.err = fmt.Errorf("time column %d is negative", timeCol)
-	case gap <= 0 || gap >= maxEventTime/4:
-		g.err = fmt.Errorf("SESSION window gap must be positive, got %s", micros(gap))
-	}
-	if g.err != nil {
-		g.err = fmt.Errorf("session window aggregate: %w", g.err)
-	}
-	g.width = max(g.width, timeCol+1)
-	return g
+	}, nil
 }
 
 // Dropped counts late rows.
@@ -113,9 +110,6 @@ func (g *SessionAgg) Dropped() (int64, string) { return g.dropped, "late" }
 func (g *SessionAgg) StateEntries() int64 { return int64(g.live) }
 
 func (g *SessionAgg) Process(in *row.Batch, out operator.Emitter) error {
-	if g.err != nil {
-		return g.err
-	}
 	for i := range in.Changes {
 		c := &in.Changes[i]
 		if err := g.add(c.Kind, c.Row); err != nil {
@@ -209,9 +203,6 @@ func (g *SessionAgg) add(k row.Kind, r row.Row) error {
 
 // Watermark fires every session whose end the watermark has reached.
 func (g *SessionAgg) Watermark(wm int64, out operator.Emitter) error {
-	if g.err != nil {
-		return g.err
-	}
 	if wm <= g.wm || (g.opt.Batch && wm != operator.MaxWatermark) {
 		return nil
 	}
@@ -221,9 +212,6 @@ func (g *SessionAgg) Watermark(wm int64, out operator.Emitter) error {
 
 // Finish fires what is left (see WindowAgg.Finish).
 func (g *SessionAgg) Finish(out operator.Emitter) error {
-	if g.err != nil {
-		return g.err
-	}
 	g.wm = operator.MaxWatermark
 	return g.fire(out)
 }
@@ -291,9 +279,6 @@ const sessionStateVersion = 1
 // open session (start, end, slot id, sequence) in sequence order, then
 // the aggregate store, which keeps every slot's key.
 func (g *SessionAgg) Snapshot() ([]byte, error) {
-	if g.err != nil {
-		return nil, g.err
-	}
 	buf := aggop.AppendClock(sessionStateVersion, g.wm, g.timeID, g.dropped)
 	buf = binary.AppendUvarint(buf, g.seq)
 	all := make([]*session, 0, g.live)
@@ -313,9 +298,6 @@ func (g *SessionAgg) Snapshot() ([]byte, error) {
 
 // Restore replaces the operator's state with a snapshot's.
 func (g *SessionAgg) Restore(state []byte) error {
-	if g.err != nil {
-		return g.err
-	}
 	d := row.NewDecoder(state)
 	var err error
 	if g.wm, g.timeID, g.dropped, err = aggop.ReadClock(d, sessionStateVersion, "session window aggregate"); err != nil {

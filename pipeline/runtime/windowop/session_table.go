@@ -38,23 +38,24 @@ type SessionTable struct {
 	width   int
 	kbuf    []byte
 	dropped int64
-	err     error
 }
 
 // NewSessionTable builds the operator for spec, whose Spec.Kind is
-// Session; Keys are the PARTITION BY columns.
-func NewSessionTable(spec WindowTable) *SessionTable {
-	t := &SessionTable{spec: spec, wm: operator.NoWatermark, open: map[string][]*session{}}
+// Session; Keys are the PARTITION BY columns. Another kind or an invalid
+// spec is an error.
+func NewSessionTable(spec WindowTable) (*SessionTable, error) {
 	if spec.Spec.Kind != Session {
-		t.err = fmt.Errorf("session table: window %s is not SESSION", spec.Spec.Kind)
-	} else if err := spec.Spec.Validate(); err != nil {
-		t.err = fmt.Errorf("session table: %w", err)
+		return nil, fmt.Errorf("session table: window %s is not SESSION", spec.Spec.Kind)
 	}
+	if err := spec.Spec.Validate(); err != nil {
+		return nil, fmt.Errorf("session table: %w", err)
+	}
+	t := &SessionTable{spec: spec, wm: operator.NoWatermark, open: map[string][]*session{}}
 	t.width = spec.Spec.TimeCol + 1
 	for _, k := range spec.Keys {
 		t.width = max(t.width, k+1)
 	}
-	return t
+	return t, nil
 }
 
 // Dropped counts late rows.
@@ -64,9 +65,6 @@ func (t *SessionTable) Dropped() (int64, string) { return t.dropped, "late" }
 func (t *SessionTable) StateEntries() int64 { return t.rows }
 
 func (t *SessionTable) Process(in *row.Batch, out operator.Emitter) error {
-	if t.err != nil {
-		return t.err
-	}
 	for i := range in.Changes {
 		c := &in.Changes[i]
 		if err := t.add(c.Kind, c.Row); err != nil {
@@ -149,9 +147,6 @@ func (t *SessionTable) release(id int32) {
 
 // Watermark emits every session whose end the watermark has reached.
 func (t *SessionTable) Watermark(wm int64, out operator.Emitter) error {
-	if t.err != nil {
-		return t.err
-	}
 	if wm <= t.wm || (t.spec.Batch && wm != operator.MaxWatermark) {
 		return nil
 	}
@@ -162,9 +157,6 @@ func (t *SessionTable) Watermark(wm int64, out operator.Emitter) error {
 
 // Finish emits what is left.
 func (t *SessionTable) Finish(out operator.Emitter) error {
-	if t.err != nil {
-		return t.err
-	}
 	t.wm = operator.MaxWatermark
 	t.fire(out)
 	return nil
@@ -214,9 +206,6 @@ const sessionTableStateVersion = 1
 // each open session in sequence order: start, end, sequence, key and its
 // rows.
 func (t *SessionTable) Snapshot() ([]byte, error) {
-	if t.err != nil {
-		return nil, t.err
-	}
 	buf := aggop.AppendClock(sessionTableStateVersion, t.wm, t.timeID, t.dropped)
 	buf = binary.AppendUvarint(buf, t.seq)
 	all := make([]*session, 0, t.live)
@@ -241,9 +230,6 @@ func (t *SessionTable) Snapshot() ([]byte, error) {
 
 // Restore replaces the operator's state with a snapshot's.
 func (t *SessionTable) Restore(state []byte) error {
-	if t.err != nil {
-		return t.err
-	}
 	d := row.NewDecoder(state)
 	var err error
 	if t.wm, t.timeID, t.dropped, err = aggop.ReadClock(d, sessionTableStateVersion, "session table"); err != nil {

@@ -176,7 +176,6 @@ type WindowAgg struct {
 	keys    []int
 	opt     WindowOptions
 	st      *aggop.Store
-	err     error
 	width   int
 	wm      int64
 	timeID  row.TypeID       // the time attribute's type, from the first row
@@ -191,29 +190,27 @@ type WindowAgg struct {
 	dropped int64
 }
 
-// NewWindowAgg builds the operator. An invalid spec or call (see
-// WindowSpec.Validate, AggCall.Validate) makes every method return its
-// error.
-func NewWindowAgg(w WindowSpec, keys []int, aggs []aggop.AggCall, opt WindowOptions) *WindowAgg {
-	g := &WindowAgg{
+// NewWindowAgg builds the operator; an invalid spec or call (see
+// WindowSpec.Validate, AggCall.Validate) is an error.
+func NewWindowAgg(w WindowSpec, keys []int, aggs []aggop.AggCall, opt WindowOptions) (*WindowAgg, error) {
+	width, err := aggop.InputWidth(keys, aggs)
+	if err == nil {
+		err = w.Validate()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("window aggregate: %w", err)
+	}
+	return &WindowAgg{
 		spec:   w,
 		keys:   keys,
 		opt:    opt,
 		st:     aggop.NewStore(aggs, true, true),
+		width:  max(width, w.TimeCol+1),
 		wm:     operator.NoWatermark,
 		slices: map[int64]*slice{},
 		merged: map[string]int32{},
 		res:    make([]row.Value, len(aggs)),
-	}
-	g.width, g.err = aggop.InputWidth(keys, aggs)
-	if g.err == nil {
-		g.err = w.Validate()
-	}
-	if g.err != nil {
-		g.err = fmt.Errorf("window aggregate: %w", g.err)
-	}
-	g.width = max(g.width, w.TimeCol+1)
-	return g
+	}, nil
 }
 
 // Dropped counts late rows.
@@ -224,9 +221,6 @@ func (g *WindowAgg) Dropped() (int64, string) { return g.dropped, "late" }
 func (g *WindowAgg) StateEntries() int64 { return int64(g.st.Slots) - int64(len(g.st.Free)) }
 
 func (g *WindowAgg) Process(in *row.Batch, out operator.Emitter) error {
-	if g.err != nil {
-		return g.err
-	}
 	for i := range in.Changes {
 		c := &in.Changes[i]
 		if err := g.add(c.Kind, c.Row); err != nil {
@@ -375,9 +369,6 @@ func (w *slice) newSlot(st *aggop.Store, key string) int32 {
 
 // Watermark fires every window whose end the watermark has reached.
 func (g *WindowAgg) Watermark(wm int64, out operator.Emitter) error {
-	if g.err != nil {
-		return g.err
-	}
 	if wm <= g.wm || (g.opt.Batch && wm != operator.MaxWatermark) {
 		return nil
 	}
@@ -389,9 +380,6 @@ func (g *WindowAgg) Watermark(wm int64, out operator.Emitter) error {
 // has fired everything already; Finish makes the end of input final even
 // without it.
 func (g *WindowAgg) Finish(out operator.Emitter) error {
-	if g.err != nil {
-		return g.err
-	}
 	g.wm = operator.MaxWatermark
 	return g.fire(out)
 }
@@ -575,9 +563,6 @@ const windowStateVersion = 1
 // CUMULATE cycle (start, next end to fire, its shared groups), then the
 // aggregate store, which keeps every slot's key.
 func (g *WindowAgg) Snapshot() ([]byte, error) {
-	if g.err != nil {
-		return nil, g.err
-	}
 	buf := aggop.AppendClock(windowStateVersion, g.wm, g.timeID, g.dropped)
 	buf = binary.AppendUvarint(buf, uint64(len(g.pending)))
 	for _, e := range g.pending {
@@ -612,9 +597,6 @@ func appendIDs(buf []byte, ids []int32) []byte {
 
 // Restore replaces the operator's state with a snapshot's.
 func (g *WindowAgg) Restore(state []byte) error {
-	if g.err != nil {
-		return g.err
-	}
 	d := row.NewDecoder(state)
 	var err error
 	if g.wm, g.timeID, g.dropped, err = aggop.ReadClock(d, windowStateVersion, "window aggregate"); err != nil {

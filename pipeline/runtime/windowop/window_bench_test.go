@@ -29,7 +29,7 @@ func BenchmarkWindowAgg(b *testing.B) {
 			cpu0 := optest.CPUNow()
 			b.ResetTimer()
 			for range b.N {
-				g := NewWindowAgg(bc.spec, []int{0}, aggs, WindowOptions{})
+				g := optest.Must(NewWindowAgg(bc.spec, []int{0}, aggs, WindowOptions{}))
 				out := &optest.Discard{}
 				for _, batch := range pool {
 					if err := g.Process(batch, out); err != nil {
@@ -74,7 +74,7 @@ func BenchmarkOverAgg(b *testing.B) {
 			cpu0 := optest.CPUNow()
 			b.ResetTimer()
 			for range b.N {
-				g := NewOverAgg(bc.spec, WindowOptions{})
+				g := optest.Must(NewOverAgg(bc.spec, WindowOptions{}))
 				out := &optest.Discard{}
 				for _, batch := range pool {
 					if err := g.Process(batch, out); err != nil {
@@ -118,7 +118,7 @@ func BenchmarkSessionAgg(b *testing.B) {
 			cpu0 := optest.CPUNow()
 			b.ResetTimer()
 			for range b.N {
-				g := NewSessionAgg(1, bc.gap, []int{0}, aggs, WindowOptions{})
+				g := optest.Must(NewSessionAgg(1, bc.gap, []int{0}, aggs, WindowOptions{}))
 				out := &optest.Discard{}
 				for _, batch := range pool {
 					if err := g.Process(batch, out); err != nil {

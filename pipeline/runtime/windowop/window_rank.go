@@ -121,17 +121,15 @@ type WindowRank struct {
 	rows    int64
 	dropped int64
 	kbuf    []byte
-	err     error
 }
 
-// NewWindowRank builds the operator; a spec other than ROW_NUMBER makes
-// every call return an error.
-func NewWindowRank(spec WindowRankSpec) *WindowRank {
-	w := &WindowRank{spec: spec, windows: map[int64]*windowBucket{}, wm: operator.NoWatermark}
+// NewWindowRank builds the operator; a spec other than ROW_NUMBER is an
+// error.
+func NewWindowRank(spec WindowRankSpec) (*WindowRank, error) {
 	if spec.Rank.Kind != rankop.RowNumber || spec.Rank.End < 1 {
-		w.err = fmt.Errorf("window rank: %s with rank end %d is not supported", spec.Rank.Kind, spec.Rank.End)
+		return nil, fmt.Errorf("window rank: %s with rank end %d is not supported", spec.Rank.Kind, spec.Rank.End)
 	}
-	return w
+	return &WindowRank{spec: spec, windows: map[int64]*windowBucket{}, wm: operator.NoWatermark}, nil
 }
 
 // Dropped counts late rows.
@@ -141,9 +139,6 @@ func (w *WindowRank) Dropped() (int64, string) { return w.dropped, "late" }
 func (w *WindowRank) StateEntries() int64 { return w.rows }
 
 func (w *WindowRank) Process(in *row.Batch, out operator.Emitter) error {
-	if w.err != nil {
-		return w.err
-	}
 	for i := range in.Changes {
 		c := &in.Changes[i]
 		if c.Kind != row.Insert {
@@ -198,8 +193,8 @@ func (w *WindowRank) add(end int64, r row.Row) {
 
 // Watermark fires the windows whose end it reached, in end order.
 func (w *WindowRank) Watermark(wm int64, out operator.Emitter) error {
-	if w.err != nil || wm <= w.wm || w.spec.Rank.Batch && wm != operator.MaxWatermark {
-		return w.err
+	if wm <= w.wm || w.spec.Rank.Batch && wm != operator.MaxWatermark {
+		return nil
 	}
 	w.wm = wm
 	var ends []int64
@@ -250,9 +245,6 @@ const windowRankStateVersion = 1
 // Snapshot encodes the open windows: a version byte, the watermark, the
 // late count, then per window its end and partitions (groups of rows).
 func (w *WindowRank) Snapshot() ([]byte, error) {
-	if w.err != nil {
-		return nil, w.err
-	}
 	buf := []byte{windowRankStateVersion}
 	buf = binary.AppendVarint(buf, w.wm)
 	buf = binary.AppendVarint(buf, w.dropped)
@@ -282,9 +274,6 @@ func (w *WindowRank) Snapshot() ([]byte, error) {
 
 // Restore replaces the open windows with a snapshot's.
 func (w *WindowRank) Restore(state []byte) error {
-	if w.err != nil {
-		return w.err
-	}
 	d := row.NewDecoder(state)
 	if v := d.Byte(); v != windowRankStateVersion {
 		return fmt.Errorf("window rank: state version %d, want %d", v, windowRankStateVersion)
