@@ -226,13 +226,9 @@ func (g *OverAgg) Process(in *row.Batch, out operator.Emitter) error {
 		g.ttl.Tick()
 		defer g.sweep(operator.SweepBudget(len(in.Changes)))
 	}
-	for i := range in.Changes {
-		c := &in.Changes[i]
-		if err := g.add(c.Kind, c.Row); err != nil {
-			return operator.ChangeError("over aggregate", in, i, err)
-		}
-	}
-	return nil
+	return operator.EachChange("over aggregate", in, out, func(_ int, c *row.Change) error {
+		return g.add(c.Kind, c.Row)
+	})
 }
 
 func (g *OverAgg) add(k row.Kind, r row.Row) error {

@@ -110,13 +110,9 @@ func (g *SessionAgg) Dropped() (int64, string) { return g.dropped, "late" }
 func (g *SessionAgg) StateEntries() int64 { return int64(g.live) }
 
 func (g *SessionAgg) Process(in *row.Batch, out operator.Emitter) error {
-	for i := range in.Changes {
-		c := &in.Changes[i]
-		if err := g.add(c.Kind, c.Row); err != nil {
-			return operator.ChangeError("session window aggregate", in, i, err)
-		}
-	}
-	return nil
+	return operator.EachChange("session window aggregate", in, out, func(_ int, c *row.Change) error {
+		return g.add(c.Kind, c.Row)
+	})
 }
 
 // eventTime reads an insert-only window input row's event time, checking

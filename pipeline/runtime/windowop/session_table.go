@@ -65,13 +65,9 @@ func (t *SessionTable) Dropped() (int64, string) { return t.dropped, "late" }
 func (t *SessionTable) StateEntries() int64 { return t.rows }
 
 func (t *SessionTable) Process(in *row.Batch, out operator.Emitter) error {
-	for i := range in.Changes {
-		c := &in.Changes[i]
-		if err := t.add(c.Kind, c.Row); err != nil {
-			return operator.ChangeError("session table", in, i, err)
-		}
-	}
-	return nil
+	return operator.EachChange("session table", in, out, func(_ int, c *row.Change) error {
+		return t.add(c.Kind, c.Row)
+	})
 }
 
 func (t *SessionTable) add(k row.Kind, r row.Row) error {

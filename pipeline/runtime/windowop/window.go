@@ -221,13 +221,9 @@ func (g *WindowAgg) Dropped() (int64, string) { return g.dropped, "late" }
 func (g *WindowAgg) StateEntries() int64 { return int64(g.st.Slots) - int64(len(g.st.Free)) }
 
 func (g *WindowAgg) Process(in *row.Batch, out operator.Emitter) error {
-	for i := range in.Changes {
-		c := &in.Changes[i]
-		if err := g.add(c.Kind, c.Row); err != nil {
-			return operator.ChangeError("window aggregate", in, i, err)
-		}
-	}
-	return nil
+	return operator.EachChange("window aggregate", in, out, func(_ int, c *row.Change) error {
+		return g.add(c.Kind, c.Row)
+	})
 }
 
 func (g *WindowAgg) add(k row.Kind, r row.Row) error {

@@ -33,19 +33,14 @@ func (w *WindowTable) Process(in *row.Batch, out operator.Emitter) error {
 	if err := w.Spec.Validate(); err != nil {
 		return err
 	}
-	tr := operator.TrackerOf(in, out)
-	for i := range in.Changes {
-		c := &in.Changes[i]
+	return operator.EachChange("window table", in, out, func(_ int, c *row.Change) error {
 		if c.Kind != row.Insert {
-			return fmt.Errorf("window table: change %d: input planned as insert-only carries a %s change", i, c.Kind)
+			return fmt.Errorf("input planned as insert-only carries a %s change", c.Kind)
 		}
 		tv := c.Row[w.Spec.TimeCol]
 		if tv.IsNull() {
 			w.dropped++
-			continue
-		}
-		if tr != nil {
-			tr.At(i)
+			return nil
 		}
 		windowsOf(w.Spec, tv.Micros(), func(start, end int64) {
 			r := make(row.Row, len(c.Row), len(c.Row)+3)
@@ -56,8 +51,8 @@ func (w *WindowTable) Process(in *row.Batch, out operator.Emitter) error {
 			}
 			out.Emit(row.Insert, append(r, row.TimestampValue(start), row.TimestampValue(end), wt))
 		})
-	}
-	return nil
+		return nil
+	})
 }
 
 // windowsOf calls f with each window [start, end) that holds ts, in
@@ -139,19 +134,18 @@ func (w *WindowRank) Dropped() (int64, string) { return w.dropped, "late" }
 func (w *WindowRank) StateEntries() int64 { return w.rows }
 
 func (w *WindowRank) Process(in *row.Batch, out operator.Emitter) error {
-	for i := range in.Changes {
-		c := &in.Changes[i]
+	return operator.EachChange("window rank", in, out, func(_ int, c *row.Change) error {
 		if c.Kind != row.Insert {
-			return fmt.Errorf("window rank: change %d: input planned as insert-only carries a %s change", i, c.Kind)
+			return fmt.Errorf("input planned as insert-only carries a %s change", c.Kind)
 		}
 		end := c.Row[w.spec.EndCol].Micros()
 		if !w.spec.Rank.Batch && end <= w.wm {
 			w.dropped++
-			continue
+			return nil
 		}
 		w.add(end, c.Row)
-	}
-	return nil
+		return nil
+	})
 }
 
 // add puts r in its window's partition, keeping the top End rows.
