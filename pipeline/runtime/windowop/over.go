@@ -185,6 +185,7 @@ type OverAgg struct {
 	arena   aggop.RowArena
 	dropped int64
 	ttl     state.TTLKeys[string] // partitions' last writes (over_ttl.go)
+	operator.Expiry
 }
 
 // NewOverAgg builds the operator; an invalid spec or call is an error.
@@ -211,6 +212,7 @@ func NewOverAgg(s OverSpec, opt WindowOptions) (*OverAgg, error) {
 		return nil, fmt.Errorf("over aggregate: bad window: time column %d, %s", s.TimeCol, s)
 	}
 	g.st = aggop.NewStore(s.Aggs, s.Preceding == Unbounded, true)
+	g.InitExpiry(g.ttl.Set, g.ttl.Tick, g.sweep)
 	return g, nil
 }
 
@@ -222,10 +224,7 @@ func (g *OverAgg) Dropped() (int64, string) { return g.dropped, "late" }
 func (g *OverAgg) StateEntries() int64 { return int64(len(g.parts) + len(g.queue)) }
 
 func (g *OverAgg) Process(in *row.Batch, out operator.Emitter) error {
-	if g.ttl.On() {
-		g.ttl.Tick()
-		defer g.sweep(operator.SweepBudget(len(in.Changes)))
-	}
+	defer g.Begin(len(in.Changes))()
 	return operator.EachChange("over aggregate", in, out, func(_ int, c *row.Change) error {
 		return g.add(c.Kind, c.Row)
 	})
