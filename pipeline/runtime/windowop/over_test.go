@@ -67,8 +67,8 @@ func runOver(t *testing.T, spec OverSpec, opt WindowOptions, steps []overStep, r
 		t.Fatal(err)
 	}
 	flush("end")
-	if len(g.queue) != 0 {
-		t.Fatalf("%d rows left waiting at the end", len(g.queue))
+	if g.queue.Len() != 0 {
+		t.Fatalf("%d rows left waiting at the end", g.queue.Len())
 	}
 	n, _ := g.Dropped()
 	return log, n

@@ -2,7 +2,6 @@ package windowop
 
 import (
 	"cmp"
-	"container/heap"
 	"encoding/binary"
 	"fmt"
 	"slices"
@@ -10,6 +9,7 @@ import (
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/aggop"
 	"github.com/etld/etld/pipeline/runtime/operator"
+	"github.com/etld/etld/pipeline/runtime/state"
 )
 
 // session is one open session window of one group key: [start, end) on
@@ -31,19 +31,12 @@ type sessionTimer struct {
 	s   *session
 }
 
-type sessionTimers []sessionTimer
-
-func (h sessionTimers) Len() int { return len(h) }
-func (h sessionTimers) Less(i, j int) bool {
-	if h[i].end != h[j].end {
-		return h[i].end < h[j].end
-	}
-	return h[i].s.seq < h[j].s.seq
+// before orders timers by end, then by the sessions' creation.
+func (x *sessionTimer) before(y *sessionTimer) bool {
+	return x.end < y.end || x.end == y.end && x.s.seq < y.s.seq
 }
-func (h sessionTimers) Swap(i, j int)       { h[i], h[j] = h[j], h[i] }
-func (h *sessionTimers) Push(x any)         { *h = append(*h, x.(sessionTimer)) }
-func (h *sessionTimers) Pop() any           { x := (*h)[len(*h)-1]; *h = (*h)[:len(*h)-1]; return x }
-func (h sessionTimers) peek() *sessionTimer { return &h[0] }
+
+func newSessionTimers() state.Heap[sessionTimer] { return state.NewHeap((*sessionTimer).before) }
 
 // SessionAgg is a window aggregate over SESSION windows (Flink's session
 // window TVF aggregation). Each row opens the window [ts, ts + gap) of its
@@ -69,7 +62,7 @@ type SessionAgg struct {
 	// open holds each key's sessions, sorted by start and disjoint (two
 	// that touch have merged).
 	open    map[string][]*session
-	timers  sessionTimers
+	timers  state.Heap[sessionTimer]
 	seq     uint64
 	live    int
 	kbuf    []byte
@@ -100,6 +93,7 @@ func NewSessionAgg(timeCol int, gap int64, keys []int, aggs []aggop.AggCall, opt
 		width:   max(width, timeCol+1),
 		wm:      operator.NoWatermark,
 		open:    map[string][]*session{},
+		timers:  newSessionTimers(),
 	}, nil
 }
 
@@ -175,7 +169,7 @@ func (g *SessionAgg) add(k row.Kind, r row.Row) error {
 		g.seq++
 		g.live++
 		g.open[key] = slices.Insert(ss, i, s)
-		heap.Push(&g.timers, sessionTimer{end: end, s: s})
+		g.timers.Push(sessionTimer{end: end, s: s})
 		g.st.Update(s.id, r, true)
 		return nil
 	}
@@ -213,14 +207,14 @@ func (g *SessionAgg) Finish(out operator.Emitter) error {
 }
 
 func (g *SessionAgg) fire(out operator.Emitter) error {
-	for len(g.timers) > 0 && g.timers.peek().end <= g.wm {
-		t := heap.Pop(&g.timers).(sessionTimer)
+	for g.timers.Len() > 0 && g.timers.Top().end <= g.wm {
+		t := g.timers.Pop()
 		s := t.s
 		if s.dead {
 			continue
 		}
 		if s.end != t.end {
-			heap.Push(&g.timers, sessionTimer{end: s.end, s: s})
+			g.timers.Push(sessionTimer{end: s.end, s: s})
 			continue
 		}
 		key := g.st.Keys[s.id]
@@ -309,19 +303,19 @@ func (g *SessionAgg) Restore(state []byte) error {
 		return fmt.Errorf("session window aggregate: restore: %w", err)
 	}
 	g.open = map[string][]*session{}
-	g.timers = g.timers[:0]
+	timers := make([]sessionTimer, 0, len(all))
 	for _, s := range all {
 		if s.id < 0 || s.id >= g.st.Slots {
 			return fmt.Errorf("session window aggregate: restore: slot %d of %d", s.id, g.st.Slots)
 		}
 		key := g.st.Keys[s.id]
 		g.open[key] = append(g.open[key], s)
-		g.timers = append(g.timers, sessionTimer{end: s.end, s: s})
+		timers = append(timers, sessionTimer{end: s.end, s: s})
 	}
 	for _, ss := range g.open {
 		slices.SortFunc(ss, func(a, b *session) int { return cmp.Compare(a.start, b.start) })
 	}
-	heap.Init(&g.timers)
+	g.timers.Fill(timers)
 	g.live = len(all)
 	return nil
 }

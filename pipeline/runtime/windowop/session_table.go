@@ -2,7 +2,6 @@ package windowop
 
 import (
 	"cmp"
-	"container/heap"
 	"encoding/binary"
 	"fmt"
 	"slices"
@@ -10,6 +9,7 @@ import (
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/aggop"
 	"github.com/etld/etld/pipeline/runtime/operator"
+	"github.com/etld/etld/pipeline/runtime/state"
 )
 
 // SessionTable is the SESSION window TVF read as a table, as under a
@@ -28,7 +28,7 @@ type SessionTable struct {
 	wm      int64
 	timeID  row.TypeID
 	open    map[string][]*session
-	timers  sessionTimers
+	timers  state.Heap[sessionTimer]
 	seq     uint64
 	Held    [][]row.Row // by session id
 	keyOf   []string    // by session id
@@ -50,7 +50,7 @@ func NewSessionTable(spec WindowTable) (*SessionTable, error) {
 	if err := spec.Spec.Validate(); err != nil {
 		return nil, fmt.Errorf("session table: %w", err)
 	}
-	t := &SessionTable{spec: spec, wm: operator.NoWatermark, open: map[string][]*session{}}
+	t := &SessionTable{spec: spec, wm: operator.NoWatermark, open: map[string][]*session{}, timers: newSessionTimers()}
 	t.width = spec.Spec.TimeCol + 1
 	for _, k := range spec.Keys {
 		t.width = max(t.width, k+1)
@@ -100,7 +100,7 @@ func (t *SessionTable) add(k row.Kind, r row.Row) error {
 		t.seq++
 		t.live++
 		t.open[key] = slices.Insert(ss, i, s)
-		heap.Push(&t.timers, sessionTimer{end: end, s: s})
+		t.timers.Push(sessionTimer{end: end, s: s})
 		t.Held[s.id] = append(t.Held[s.id], row.Detach(r)) // kept: must not pin its batch
 		return nil
 	}
@@ -159,14 +159,14 @@ func (t *SessionTable) Finish(out operator.Emitter) error {
 }
 
 func (t *SessionTable) fire(out operator.Emitter) {
-	for len(t.timers) > 0 && t.timers.peek().end <= t.wm {
-		tm := heap.Pop(&t.timers).(sessionTimer)
+	for t.timers.Len() > 0 && t.timers.Top().end <= t.wm {
+		tm := t.timers.Pop()
 		s := tm.s
 		if s.dead {
 			continue
 		}
 		if s.end != tm.end {
-			heap.Push(&t.timers, sessionTimer{end: s.end, s: s})
+			t.timers.Push(sessionTimer{end: s.end, s: s})
 			continue
 		}
 		ws, we, wt := row.TimestampValue(s.start), row.TimestampValue(s.end), row.TimestampValue(s.end-1000)
@@ -232,8 +232,9 @@ func (t *SessionTable) Restore(state []byte) error {
 		return err
 	}
 	t.seq = d.Uvarint()
-	t.open, t.timers, t.Held, t.keyOf, t.free, t.rows = map[string][]*session{}, nil, nil, nil, nil, 0
+	t.open, t.Held, t.keyOf, t.free, t.rows = map[string][]*session{}, nil, nil, nil, 0
 	n := d.Count(5)
+	timers := make([]sessionTimer, 0, n)
 	for range n {
 		s := &session{start: d.Varint(), end: d.Varint(), seq: d.Uvarint()}
 		key := d.Str()
@@ -245,7 +246,7 @@ func (t *SessionTable) Restore(state []byte) error {
 		t.Held[s.id] = rows
 		t.rows += int64(len(rows))
 		t.open[key] = append(t.open[key], s)
-		t.timers = append(t.timers, sessionTimer{end: s.end, s: s})
+		timers = append(timers, sessionTimer{end: s.end, s: s})
 	}
 	if err := d.End(); err != nil {
 		return fmt.Errorf("session table: restore: %w", err)
@@ -253,7 +254,7 @@ func (t *SessionTable) Restore(state []byte) error {
 	for _, ss := range t.open {
 		slices.SortFunc(ss, func(a, b *session) int { return cmp.Compare(a.start, b.start) })
 	}
-	heap.Init(&t.timers)
+	t.timers.Fill(timers)
 	t.live = n
 	return nil
 }
