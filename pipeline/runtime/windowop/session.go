@@ -1,42 +1,13 @@
 package windowop
 
 import (
-	"cmp"
 	"encoding/binary"
 	"fmt"
-	"slices"
 
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/aggop"
 	"github.com/etld/etld/pipeline/runtime/operator"
-	"github.com/etld/etld/pipeline/runtime/state"
 )
-
-// session is one open session window of one group key: [start, end) on
-// the instants' clock (UTC microseconds), its accumulators in slot id.
-// seq orders sessions created earlier first among those ending together.
-type session struct {
-	start, end int64
-	id         int32
-	seq        uint64
-	dead       bool // merged into another session or fired
-}
-
-// sessionTimer is a session's end as it was when scheduled. A session
-// whose end moved on (rows extended it, or it merged) keeps its one timer
-// until it comes up, and is then scheduled again at its new end: a
-// session never has more than one timer.
-type sessionTimer struct {
-	end int64
-	s   *session
-}
-
-// before orders timers by end, then by the sessions' creation.
-func (x *sessionTimer) before(y *sessionTimer) bool {
-	return x.end < y.end || x.end == y.end && x.s.seq < y.s.seq
-}
-
-func newSessionTimers() state.Heap[sessionTimer] { return state.NewHeap((*sessionTimer).before) }
 
 // SessionAgg is a window aggregate over SESSION windows (Flink's session
 // window TVF aggregation). Each row opens the window [ts, ts + gap) of its
@@ -52,19 +23,13 @@ func newSessionTimers() state.Heap[sessionTimer] { return state.NewHeap((*sessio
 // aggregate results...], as WindowAgg's.
 type SessionAgg struct {
 	timeCol int
-	gap     int64
 	keys    []int
 	opt     WindowOptions
 	st      *aggop.Store
 	width   int
 	wm      int64
 	timeID  row.TypeID
-	// open holds each key's sessions, sorted by start and disjoint (two
-	// that touch have merged).
-	open    map[string][]*session
-	timers  state.Heap[sessionTimer]
-	seq     uint64
-	live    int
+	set     sessionSet // the sessions; their accumulators are in st, by id
 	kbuf    []byte
 	arena   aggop.RowArena
 	dropped int64
@@ -86,14 +51,12 @@ func NewSessionAgg(timeCol int, gap int64, keys []int, aggs []aggop.AggCall, opt
 	}
 	return &SessionAgg{
 		timeCol: timeCol,
-		gap:     gap,
 		keys:    keys,
 		opt:     opt,
 		st:      aggop.NewStore(aggs, true, true),
 		width:   max(width, timeCol+1),
 		wm:      operator.NoWatermark,
-		open:    map[string][]*session{},
-		timers:  newSessionTimers(),
+		set:     newSessionSet(gap),
 	}, nil
 }
 
@@ -101,7 +64,7 @@ func NewSessionAgg(timeCol int, gap int64, keys []int, aggs []aggop.AggCall, opt
 func (g *SessionAgg) Dropped() (int64, string) { return g.dropped, "late" }
 
 // StateEntries implements StateSizer: the open sessions.
-func (g *SessionAgg) StateEntries() int64 { return int64(g.live) }
+func (g *SessionAgg) StateEntries() int64 { return int64(g.set.live) }
 
 func (g *SessionAgg) Process(in *row.Batch, out operator.Emitter) error {
 	return operator.EachChange("session window aggregate", in, out, func(_ int, c *row.Change) error {
@@ -150,45 +113,22 @@ func (g *SessionAgg) add(k row.Kind, r row.Row) error {
 	if g.opt.Batch {
 		wm = operator.NoWatermark
 	}
-	start, end := ts, ts+g.gap
-	ss := g.open[string(g.kbuf)]
-	// The sessions [i, j) overlap or touch [start, end): Flink's
-	// TimeWindow.intersects (start <= other.end && end >= other.start).
-	i, _ := slices.BinarySearchFunc(ss, start, func(s *session, t int64) int { return cmp.Compare(s.end, t) })
-	j := i
-	for j < len(ss) && ss[j].start <= end {
-		j++
-	}
-	if i == j {
-		if end <= wm {
-			g.dropped++
-			return nil
-		}
-		key := string(g.kbuf)
-		s := &session{start: start, end: end, id: g.st.Alloc(key), seq: g.seq}
-		g.seq++
-		g.live++
-		g.open[key] = slices.Insert(ss, i, s)
-		g.timers.Push(sessionTimer{end: end, s: s})
-		g.st.Update(s.id, r, true)
+	s := g.set.add(g.kbuf, ts, wm, g)
+	if s == nil {
+		g.dropped++
 		return nil
-	}
-	// Merge into the earliest session, so that list aggregates
-	// (FIRST_VALUE, LISTAGG) keep the sessions' time order.
-	s := ss[i]
-	for _, o := range ss[i+1 : j] {
-		g.st.Merge(s.id, o.id)
-		g.st.Release(o.id)
-		o.dead = true
-		g.live--
-	}
-	s.start = min(s.start, start)
-	s.end = max(ss[j-1].end, end)
-	if j-i > 1 {
-		g.open[string(g.kbuf)] = slices.Delete(ss, i+1, j)
 	}
 	g.st.Update(s.id, r, true)
 	return nil
+}
+
+// newState and mergeState keep each session's accumulators in a slot of
+// the store.
+func (g *SessionAgg) newState(key string) int32 { return g.st.Alloc(key) }
+
+func (g *SessionAgg) mergeState(into, from int32) {
+	g.st.Merge(into, from)
+	g.st.Release(from)
 }
 
 // Watermark fires every session whose end the watermark has reached.
@@ -207,40 +147,19 @@ func (g *SessionAgg) Finish(out operator.Emitter) error {
 }
 
 func (g *SessionAgg) fire(out operator.Emitter) error {
-	for g.timers.Len() > 0 && g.timers.Top().end <= g.wm {
-		t := g.timers.Pop()
-		s := t.s
-		if s.dead {
-			continue
-		}
-		if s.end != t.end {
-			g.timers.Push(sessionTimer{end: s.end, s: s})
-			continue
-		}
-		key := g.st.Keys[s.id]
-		if err := g.emit(s, key, out); err != nil {
+	return g.set.fire(g.wm, func(s *session) error {
+		if err := g.emit(s, out); err != nil {
 			return err
 		}
-		ss := g.open[key]
-		if i := slices.Index(ss, s); i >= 0 {
-			ss = slices.Delete(ss, i, i+1)
-		}
-		if len(ss) == 0 {
-			delete(g.open, key)
-		} else {
-			g.open[key] = ss
-		}
 		g.st.Release(s.id)
-		s.dead = true
-		g.live--
-	}
-	return nil
+		return nil
+	})
 }
 
-func (g *SessionAgg) emit(s *session, key string, out operator.Emitter) error {
+func (g *SessionAgg) emit(s *session, out operator.Emitter) error {
 	nk := len(g.keys)
 	r := g.arena.Row(nk + 3 + len(g.st.Aggs))
-	if err := aggop.DecodeKey(r[:nk], key); err != nil {
+	if err := aggop.DecodeKey(r[:nk], s.key); err != nil {
 		return fmt.Errorf("session window aggregate: %w", err)
 	}
 	start, end := s.start, s.end
@@ -270,12 +189,8 @@ const sessionStateVersion = 1
 // the aggregate store, which keeps every slot's key.
 func (g *SessionAgg) Snapshot() ([]byte, error) {
 	buf := aggop.AppendClock(sessionStateVersion, g.wm, g.timeID, g.dropped)
-	buf = binary.AppendUvarint(buf, g.seq)
-	all := make([]*session, 0, g.live)
-	for _, ss := range g.open {
-		all = append(all, ss...)
-	}
-	slices.SortFunc(all, func(a, b *session) int { return cmp.Compare(a.seq, b.seq) })
+	buf = binary.AppendUvarint(buf, g.set.seq)
+	all := g.set.sessions()
 	buf = binary.AppendUvarint(buf, uint64(len(all)))
 	for _, s := range all {
 		buf = binary.AppendVarint(buf, s.start)
@@ -293,7 +208,7 @@ func (g *SessionAgg) Restore(state []byte) error {
 	if g.wm, g.timeID, g.dropped, err = aggop.ReadClock(d, sessionStateVersion, "session window aggregate"); err != nil {
 		return err
 	}
-	g.seq = d.Uvarint()
+	seq := d.Uvarint()
 	all := make([]*session, d.Count(4))
 	for i := range all {
 		all[i] = &session{start: d.Varint(), end: d.Varint(), id: int32(min(d.Uvarint(), 1<<31-1)), seq: d.Uvarint()}
@@ -302,21 +217,13 @@ func (g *SessionAgg) Restore(state []byte) error {
 	if err := d.End(); err != nil {
 		return fmt.Errorf("session window aggregate: restore: %w", err)
 	}
-	g.open = map[string][]*session{}
-	timers := make([]sessionTimer, 0, len(all))
 	for _, s := range all {
 		if s.id < 0 || s.id >= g.st.Slots {
 			return fmt.Errorf("session window aggregate: restore: slot %d of %d", s.id, g.st.Slots)
 		}
-		key := g.st.Keys[s.id]
-		g.open[key] = append(g.open[key], s)
-		timers = append(timers, sessionTimer{end: s.end, s: s})
+		s.key = g.st.Keys[s.id]
 	}
-	for _, ss := range g.open {
-		slices.SortFunc(ss, func(a, b *session) int { return cmp.Compare(a.start, b.start) })
-	}
-	g.timers.Fill(timers)
-	g.live = len(all)
+	g.set.restore(seq, all)
 	return nil
 }
 
