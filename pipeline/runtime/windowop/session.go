@@ -72,34 +72,6 @@ func (g *SessionAgg) Process(in *row.Batch, out operator.Emitter) error {
 	})
 }
 
-// eventTime reads an insert-only window input row's event time, checking
-// its kind, width and type; timeID is the type seen first, which every
-// later row must have.
-func eventTime(k row.Kind, r row.Row, width, col int, timeID *row.TypeID) (int64, error) {
-	if k != row.Insert {
-		return 0, fmt.Errorf("input planned as insert-only carries a %s change", k)
-	}
-	if len(r) < width {
-		return 0, fmt.Errorf("row has %d columns, want at least %d", len(r), width)
-	}
-	tv := r[col]
-	switch id := tv.Type(); {
-	case id == row.Null:
-		return 0, fmt.Errorf("event time column %d is NULL", col)
-	case id != row.Timestamp && id != row.TimestampLTZ:
-		return 0, fmt.Errorf("event time column %d has type %s, want TIMESTAMP or TIMESTAMP_LTZ", col, id)
-	case *timeID == row.Null:
-		*timeID = id
-	case id != *timeID:
-		return 0, fmt.Errorf("event time column %d has type %s after %s", col, id, *timeID)
-	}
-	ts := tv.Micros()
-	if ts >= maxEventTime || ts <= -maxEventTime {
-		return 0, fmt.Errorf("event time %s is out of range", tv)
-	}
-	return ts, nil
-}
-
 func (g *SessionAgg) add(k row.Kind, r row.Row) error {
 	ts, err := eventTime(k, r, g.width, g.timeCol, &g.timeID)
 	if err != nil {
