@@ -405,9 +405,9 @@ func (g *OverAgg) Snapshot() ([]byte, error) {
 }
 
 // Restore replaces the operator's state with a snapshot's.
-func (g *OverAgg) Restore(state []byte) error {
-	d := row.NewDecoder(state)
-	v, err := overVersion(state)
+func (g *OverAgg) Restore(snap []byte) error {
+	d := row.NewDecoder(snap)
+	v, err := overVersion(snap)
 	if err != nil {
 		return err
 	}

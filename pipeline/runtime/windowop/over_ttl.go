@@ -68,11 +68,11 @@ const overTTLStateVersion = 2
 
 // overVersion reads a snapshot's version byte, refusing one it does not
 // know.
-func overVersion(state []byte) (byte, error) {
-	if len(state) == 0 {
+func overVersion(snap []byte) (byte, error) {
+	if len(snap) == 0 {
 		return 0, fmt.Errorf("over aggregate: restore: empty state")
 	}
-	v := state[0]
+	v := snap[0]
 	if v != overStateVersion && v != overTTLStateVersion {
 		return 0, fmt.Errorf("over aggregate: state version %d, want %d or %d", v, overStateVersion, overTTLStateVersion)
 	}

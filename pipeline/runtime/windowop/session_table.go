@@ -25,7 +25,7 @@ type SessionTable struct {
 	wm      int64
 	timeID  row.TypeID
 	set     sessionSet
-	Held    [][]row.Row // each session's rows, by its id
+	Held    [][]row.Row // each session's rows, by its id; optest's retention test reads them
 	free    []int32     // ids of fired or merged sessions, to reuse
 	rows    int64
 	width   int
