@@ -522,6 +522,14 @@ func (p *parser) schema(n *yaml.Node, path string) []Column {
 			// text is c.Value trimmed, and ends with expr.
 			lead := len(c.Value) - len(strings.TrimLeft(c.Value, " \t\n"))
 			col.Computed = p.sqlIn(c, lead+len(text)-len(expr), expr)
+			if sub := substitutionOf(c); sub != nil {
+				// The expression as written: cut from the text as written
+				// as expr is from the value.
+				_, wrest, _ := strings.Cut(strings.TrimSpace(sub.written), " ")
+				if wexpr, ok := cutPrefixFold(strings.TrimSpace(wrest), "AS "); ok {
+					col.Computed.written = wexpr
+				}
+			}
 		} else {
 			var ok bool
 			rest, col.Metadata, ok = p.metadataClause(rest, name, col.Pos, cpath)
