@@ -28,6 +28,8 @@ func runOp(ctx context.Context, n *OpNode, in <-chan message, batchSize int, co 
 	if err != nil {
 		return err
 	}
+	// What the operator emits goes on as each batch fills.
+	r.em.flow = func(b *row.Batch) error { return n.sendAll(ctx, []*row.Batch{b}) }
 	n.Stats.Watermark.Store(operator.NoWatermark)
 	var tick, sweep <-chan time.Time
 	if r.flusher != nil && r.flusher.FlushEvery() > 0 {
@@ -54,7 +56,7 @@ func runOp(ctx context.Context, n *OpNode, in <-chan message, batchSize int, co 
 			if err := r.flush(); err != nil {
 				return err
 			}
-			if err := n.sendAll(ctx, r.em.take()); err != nil {
+			if err := r.sendEmitted(ctx); err != nil {
 				return err
 			}
 		case <-sweep:
@@ -100,6 +102,16 @@ func newOpRun(n *OpNode, batchSize int, co *coordinator) (*opRun, error) {
 	return r, nil
 }
 
+// sendEmitted sends what the operator emitted and the emitter still
+// holds, or the error of a batch that could not go on while it emitted.
+func (r *opRun) sendEmitted(ctx context.Context) error {
+	if err := r.em.failed(); err != nil {
+		r.em.take()
+		return err
+	}
+	return r.n.sendAll(ctx, r.em.take())
+}
+
 func (r *opRun) flush() error {
 	if r.flusher == nil {
 		return nil
@@ -140,7 +152,7 @@ func (r *opRun) handle(ctx context.Context, m message) error {
 		r.stop = m.stop
 		return nil // forwarded once the input closes
 	}
-	if err := n.sendAll(ctx, r.em.take()); err != nil {
+	if err := r.sendEmitted(ctx); err != nil {
 		return err
 	}
 	switch m.kind {
@@ -176,7 +188,7 @@ func (r *opRun) end(ctx context.Context) error {
 		}
 		r.finished = true
 	}
-	if err := n.sendAll(ctx, r.em.take()); err != nil {
+	if err := r.sendEmitted(ctx); err != nil {
 		return err
 	}
 	n.countDropped()
