@@ -184,10 +184,10 @@ func (p *Plan) operator(n *Node, transform string) (operator.Lifecycle, error) {
 		}
 		return c, nil
 	case GroupAggNode:
-		return aggop.NewGroupAgg(n.keys, n.aggs, aggop.GroupAggOptions{Batch: n.batch, InsertOnly: !n.Input.Mode.Updating, MiniBatch: p.Spec.MiniBatchAggregate, MiniBatchSize: miniBatchSize, MiniBatchLatency: miniBatchLatency}), nil
+		return aggop.NewGroupAgg(n.keys, n.aggs, aggop.GroupAggOptions{Batch: n.batch, InsertOnly: !n.Input.Mode.Updating, MiniBatch: p.Spec.MiniBatchAggregate, MiniBatchSize: miniBatchSize, MiniBatchLatency: miniBatchLatency})
 	case DistinctNode:
 		if n.Input.Mode.Updating {
-			return aggop.NewGroupAgg(n.keys, nil, aggop.GroupAggOptions{Batch: n.batch, MiniBatch: p.Spec.MiniBatchAggregate, MiniBatchSize: miniBatchSize, MiniBatchLatency: miniBatchLatency}), nil
+			return aggop.NewGroupAgg(n.keys, nil, aggop.GroupAggOptions{Batch: n.batch, MiniBatch: p.Spec.MiniBatchAggregate, MiniBatchSize: miniBatchSize, MiniBatchLatency: miniBatchLatency})
 		}
 		return aggop.NewDistinct(), nil
 	case OverAggNode:

@@ -143,8 +143,8 @@ func avgDecimalScale(s int) int { return max(6, s) }
 
 // Validate reports a call the aggregate operators cannot run: an argument
 // index missing or given to COUNT(*), or an argument type the function
-// does not take. The planner should call it; the operators return the
-// same error from their first call otherwise.
+// does not take. The operators' constructors (through InputWidth) return
+// its error.
 func (c AggCall) Validate() error {
 	if int(c.Func) >= len(aggNames) {
 		return fmt.Errorf("unknown aggregate function %d", c.Func)
