@@ -57,7 +57,7 @@ func TestRestoreReleases(t *testing.T) {
 		mapped func() int
 	}{
 		{"group aggregate", g, func() int { return g.store.Mem.Mapped() + g.index.Mapped() }},
-		{"distinct", d, func() int { return d.Seen.Mapped() }},
+		{"distinct", d, func() int { return d.seen.Mapped() }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if err := tc.op.Process(groupBatch(100_000), &optest.Discard{}); err != nil {
