@@ -161,7 +161,7 @@ func TestAggWordsMatchValues(t *testing.T) {
 		keep bool
 	}{{plain, false}, {plain, true}, {distinct, false}} {
 		aggs, keep := tc.aggs, tc.keep
-		words, vals := newAggStoreWords(aggs, true, keep, true), newAggStoreWords(aggs, true, keep, false)
+		words, vals := newStoreWords(aggs, true, keep, true), newStoreWords(aggs, true, keep, false)
 		if words.valW != 0 || vals.valW != len(aggs) {
 			t.Fatalf("layout: valW %d with words, %d without", words.valW, vals.valW)
 		}
@@ -216,7 +216,7 @@ func TestAggWordsMatchValues(t *testing.T) {
 			state []byte
 			words bool
 		}{{ws, false}, {vs, true}} {
-			back := newAggStoreWords(aggs, true, keep, p.words)
+			back := newStoreWords(aggs, true, keep, p.words)
 			d := row.NewDecoder(p.state)
 			back.RestoreState(d)
 			if err := d.End(); err != nil {

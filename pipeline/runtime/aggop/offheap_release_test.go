@@ -56,7 +56,7 @@ func TestRestoreReleases(t *testing.T) {
 		}
 		mapped func() int
 	}{
-		{"group aggregate", g, func() int { return g.store.Mem.Mapped() + g.index.Mapped() }},
+		{"group aggregate", g, func() int { return g.store.mem.Mapped() + g.index.Mapped() }},
 		{"distinct", d, func() int { return d.seen.Mapped() }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

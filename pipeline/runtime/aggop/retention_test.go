@@ -14,17 +14,17 @@ import (
 // storeValues is every Value an aggregate store holds: inline values,
 // lists, multisets (keys and heap) and DISTINCT sets.
 func storeValues(s *Store) []row.Value {
-	vals := append([]row.Value(nil), s.Vals...)
-	for _, x := range s.Exts {
+	vals := append([]row.Value(nil), s.vals...)
+	for _, x := range s.exts {
 		switch x := x.(type) {
-		case *ValueList:
-			vals = append(vals, x.Vals...)
-		case *Extremes:
-			vals = append(vals, x.Heap...)
-			for v := range x.Counts {
+		case *valueList:
+			vals = append(vals, x.vals...)
+		case *extremes:
+			vals = append(vals, x.heap.Items()...)
+			for v := range x.counts {
 				vals = append(vals, v)
 			}
-		case ValueCounts:
+		case valueCounts:
 			for v := range x {
 				vals = append(vals, v)
 			}
