@@ -206,7 +206,7 @@ func (p *Plan) operator(n *Node, transform string) (operator.Lifecycle, error) {
 		return &u, nil
 	case RankNode:
 		if n.rank.Strategy == rankop.UpdateFast {
-			return rankop.NewUpdatableTopN(*n.rank), nil
+			return rankop.NewUpdatableTopN(*n.rank)
 		}
 		return rankop.NewTopN(*n.rank), nil
 	case DedupNode:

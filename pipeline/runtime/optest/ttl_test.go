@@ -106,7 +106,7 @@ func TestStateTTLChangelog(t *testing.T) {
 			{At: 10, In: Del("c", "x", 10), Want: nil}, // expired: ignored
 			{At: 10, In: Ins("c", "y", 5), Want: []string{"+I[c, y, 5, 1]"}},
 		}},
-		{"top-2 update-fast", func() ttlOp { return rankop.NewUpdatableTopN(updateFastSpec(true, 1, 2)) }, []TTLStep{
+		{"top-2 update-fast", func() ttlOp { return Must(rankop.NewUpdatableTopN(updateFastSpec(true, 1, 2))) }, []TTLStep{
 			{At: 0, In: Ins("a", "x", 1), Want: []string{"+I[a, x, 1, 1]"}},
 			{At: 5, In: UA("a", "x", 2), Want: []string{"-U[a, x, 1, 1]", "+U[a, x, 2, 1]"}},
 			// Written at 5, expired at 15: x enters an empty top again.
@@ -160,7 +160,7 @@ func TestStateTTLFreesUntouchedKeys(t *testing.T) {
 		"distinct":          func() ttlOp { return aggop.NewDistinct() },
 		"dedup":             func() ttlOp { return rankop.NewDedup(rankop.DedupSpec{Key: []int{0}, TimeCol: 1, KeepLast: true}) },
 		"top-n":             func() ttlOp { return rankop.NewTopN(topNSpec(rankop.Retract, false, 1, 3)) },
-		"top-n update-fast": func() ttlOp { return rankop.NewUpdatableTopN(updateFastSpec(false, 1, 3)) },
+		"top-n update-fast": func() ttlOp { return Must(rankop.NewUpdatableTopN(updateFastSpec(false, 1, 3))) },
 		"join":              func() ttlOp { return joinop.NewJoin(joinSpec2(joinop.LeftJoin)) },
 	}
 	for name, mk := range ops {
@@ -253,7 +253,7 @@ func TestStateTTLRestoreKeepsAges(t *testing.T) {
 		{"top-n", func() ttlOp { return rankop.NewTopN(topNSpec(rankop.Retract, false, 1, 2)) },
 			[]TTLStep{{At: 0, In: Ins("a", "x", 1)}, {At: 5, In: Ins("b", "y", 1)}},
 			TTLStep{In: Del("a", "x", 1)}, []string{"-D[a, x, 1]"}, nil},
-		{"top-n update-fast", func() ttlOp { return rankop.NewUpdatableTopN(updateFastSpec(false, 1, 2)) },
+		{"top-n update-fast", func() ttlOp { return Must(rankop.NewUpdatableTopN(updateFastSpec(false, 1, 2))) },
 			[]TTLStep{{At: 0, In: Ins("a", "x", 1)}, {At: 5, In: Ins("b", "y", 1)}},
 			TTLStep{In: UA("a", "x", 2)}, []string{"-U[a, x, 1]", "+U[a, x, 2]"}, []string{"+I[a, x, 2]"}},
 		{"join", func() ttlOp { return joinop.NewJoin(joinSpec2(joinop.InnerJoin)) },

@@ -19,7 +19,8 @@ func TestTTLAfterRestore(t *testing.T) {
 		operator.Sweeper
 	}
 	for name, mk := range map[string]func() ttlOp{
-		"top-n": func() ttlOp { return NewTopN(topNSpec(Retract, false, 1, 2)) },
+		"top-n":             func() ttlOp { return NewTopN(topNSpec(Retract, false, 1, 2)) },
+		"top-n update-fast": func() ttlOp { return optest.Must(NewUpdatableTopN(updateFastSpec(false, 1, 2))) },
 	} {
 		clock := optest.NewFakeClock()
 		a := mk()
