@@ -21,6 +21,7 @@ func TestTTLAfterRestore(t *testing.T) {
 	for name, mk := range map[string]func() ttlOp{
 		"top-n":             func() ttlOp { return NewTopN(topNSpec(Retract, false, 1, 2)) },
 		"top-n update-fast": func() ttlOp { return optest.Must(NewUpdatableTopN(updateFastSpec(false, 1, 2))) },
+		"dedup":             func() ttlOp { return NewDedup(DedupSpec{Key: []int{0}, TimeCol: 1, KeepLast: true}) },
 	} {
 		clock := optest.NewFakeClock()
 		a := mk()
