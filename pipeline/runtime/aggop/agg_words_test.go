@@ -48,7 +48,7 @@ func wordGoldenRows() []row.Row {
 
 func TestGroupAggRestoresPreWordSnapshot(t *testing.T) {
 	state, _ := hex.DecodeString(goldenWords)
-	g := mustGroupAgg(t, []int{0}, wordGoldenAggs(), GroupAggOptions{InsertOnly: true, Batch: true})
+	g := optest.Must(NewGroupAgg([]int{0}, wordGoldenAggs(), GroupAggOptions{InsertOnly: true, Batch: true}))
 	if g.store.valW != 2 || g.store.valSnap != 9 {
 		t.Fatalf("layout: valW %d valSnap %d, want the STRING MAX and the FLOAT MIN as Values of 9", g.store.valW, g.store.valSnap)
 	}
@@ -63,7 +63,7 @@ func TestGroupAggRestoresPreWordSnapshot(t *testing.T) {
 		t.Fatalf("snapshot after restore differs:\n got %x\nwant %x", again, state)
 	}
 	// The same rows into a fresh operator give the same snapshot.
-	fresh := mustGroupAgg(t, []int{0}, wordGoldenAggs(), GroupAggOptions{InsertOnly: true, Batch: true})
+	fresh := optest.Must(NewGroupAgg([]int{0}, wordGoldenAggs(), GroupAggOptions{InsertOnly: true, Batch: true}))
 	b := &row.Batch{}
 	for _, r := range wordGoldenRows() {
 		b.Changes = append(b.Changes, row.Change{Kind: row.Insert, Row: r})

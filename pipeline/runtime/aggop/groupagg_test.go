@@ -35,7 +35,7 @@ func runGroupAggCases(t *testing.T, cases []groupAggCase) {
 	t.Helper()
 	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
-			g := mustGroupAgg(t, tt.keys, tt.aggs, tt.opt)
+			g := optest.Must(NewGroupAgg(tt.keys, tt.aggs, tt.opt))
 			out := &optest.Out{}
 			for i, b := range tt.batches {
 				if err := g.Process(optest.Batch(b...), out); err != nil {
@@ -59,16 +59,6 @@ func runGroupAggCases(t *testing.T, cases []groupAggCase) {
 			}
 		})
 	}
-}
-
-// mustGroupAgg is NewGroupAgg for a valid call.
-func mustGroupAgg(tb testing.TB, keys []int, aggs []AggCall, opt GroupAggOptions) *GroupAgg {
-	tb.Helper()
-	g, err := NewGroupAgg(keys, aggs, opt)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return g
 }
 
 func TestGroupAgg(t *testing.T) {
@@ -308,7 +298,7 @@ func checkGroupAggModel(t *testing.T, data []byte) {
 			in = slices.DeleteFunc(in, func(c row.Change) bool { return c.Row[0].Int64() == 99 })
 		}
 		want := expectedGroups(keys, live)
-		stream := mustGroupAgg(t, keys, aggs, GroupAggOptions{})
+		stream := optest.Must(NewGroupAgg(keys, aggs, GroupAggOptions{}))
 		table := map[string]string{}
 		out := &optest.Out{}
 		for start := 0; start < len(in); start += 7 {
@@ -357,7 +347,7 @@ func checkGroupAggModel(t *testing.T, data []byte) {
 			t.Fatalf("keys %v: %d groups in state, want %d", keys, stream.Groups(), len(want))
 		}
 
-		batch := mustGroupAgg(t, keys, aggs, GroupAggOptions{Batch: true})
+		batch := optest.Must(NewGroupAgg(keys, aggs, GroupAggOptions{Batch: true}))
 		if err := batch.Process(optest.Batch(in...), out); err != nil {
 			t.Fatal(err)
 		}

@@ -18,7 +18,7 @@ func TestOffHeapCleanup(t *testing.T) {
 	}
 	live := state.OffHeapLive.Load()
 	func() {
-		g := mustGroupAgg(t, []int{0}, []AggCall{{Func: CountStar, Arg: -1}}, GroupAggOptions{InsertOnly: true})
+		g := optest.Must(NewGroupAgg([]int{0}, []AggCall{{Func: CountStar, Arg: -1}}, GroupAggOptions{InsertOnly: true}))
 		b := groupBatch(100_000)
 		if err := g.Process(b, &optest.Discard{}); err != nil {
 			t.Fatal(err)
@@ -45,7 +45,7 @@ func TestRestoreReleases(t *testing.T) {
 		t.Skip("no mappings on this platform")
 	}
 	aggs := []AggCall{{Func: CountStar, Arg: -1}, {Func: Max, Arg: 0, ArgType: optest.TBigInt}}
-	g := mustGroupAgg(t, []int{0}, aggs, GroupAggOptions{InsertOnly: true})
+	g := optest.Must(NewGroupAgg([]int{0}, aggs, GroupAggOptions{InsertOnly: true}))
 	d := NewDistinct()
 	for _, tc := range []struct {
 		name string

@@ -44,7 +44,7 @@ func TestAggregateStateDoesNotPinInput(t *testing.T) {
 		for _, f := range funcs {
 			t.Run(fmt.Sprintf("%v/insertOnly=%v", f, insertOnly), func(t *testing.T) {
 				b := optest.NewReadBlock()
-				g := mustGroupAgg(t, []int{0}, []AggCall{{Func: f, Arg: 1, ArgType: str}}, GroupAggOptions{InsertOnly: insertOnly})
+				g := optest.Must(NewGroupAgg([]int{0}, []AggCall{{Func: f, Arg: 1, ArgType: str}}, GroupAggOptions{InsertOnly: insertOnly}))
 				var changes []row.Change
 				for i := range 40 {
 					// Five groups, several distinct values each, some equal
@@ -90,7 +90,7 @@ func TestEmittedKeysDoNotPointIntoIndex(t *testing.T) {
 		{InsertOnly: true, MiniBatch: true},
 		{InsertOnly: true, Batch: true},
 	} {
-		g := mustGroupAgg(t, []int{0, 1}, aggs, opt)
+		g := optest.Must(NewGroupAgg([]int{0, 1}, aggs, opt))
 		b := &row.Batch{}
 		for i := range 50 {
 			short, long := fmt.Sprintf("k%d", i%7), strings.Repeat("x", 20)+fmt.Sprint(i%5)
