@@ -36,14 +36,14 @@ conformance-flink:
 	bash testenv/flink.sh start
 	eval "$$(bash testenv/flink.sh env)" && go test -count=1 -timeout 120m -run TestRecordFlink ./conformance -args -record -case '$(CASE)'
 
-# Issue 18's benchmarks (bench/README.md): generates the data once into
-# bench/.cache, then runs each workload on etld, the Go baselines, DuckDB
-# (a venv under bench/.cache, bench/duckdb.sh) and Flink (testenv/flink.sh,
-# where Java is present) interleaved, and prints the table and the targets.
-# BENCH_ROWS, BENCH_RUNS, BENCH_ONLY (e.g. W1,W2) narrow it; BENCH_GO=1
-# also runs the Go benchmarks against Flink of pipeline/ (bench-go);
-# BENCH_SINKS=1 the sinks against their raw clients (bench-sinks), with the
-# services testenv/up.sh starts on loopback.
+# The whole-process benchmarks (bench/README.md): generates the data once into
+# bench/.cache, then runs each workload on etld, the Go baselines, DuckDB (a
+# venv under bench/.cache, bench/duckdb.sh) and Flink (testenv/flink.sh, where
+# Java is present) interleaved, and prints the table and the targets.
+# BENCH_ROWS, BENCH_RUNS, BENCH_ONLY (e.g. W1,W2) narrow it; BENCH_GO=1 also
+# runs the Go benchmarks against Flink of pipeline/ (bench-go); BENCH_SINKS=1
+# the sinks against their raw clients (bench-sinks), with the services
+# testenv/up.sh starts on loopback.
 .PHONY: bench bench-go bench-sinks
 BENCH_ROWS ?= 10M
 BENCH_RUNS ?= 3
@@ -59,10 +59,10 @@ bench-go:
 	if [ -z "$$ETLD_TEST_FLINK" ] && command -v java >/dev/null; then bash testenv/flink.sh start && eval "$$(bash testenv/flink.sh env)"; fi; \
 	go test -count=1 -timeout 60m -run XXX -bench AgainstFlink -benchtime 1x ./pipeline/
 
-# Issue 18 item 6: each sink against the strongest plain client of its
-# server (MySQL upsert: one and two connections; Kafka to Kafka: a reader
-# per partition feeding one Writer; Elasticsearch: a BulkIndexer), 1M
-# changes each, interleaved passes; each prints rows/s and the ratio.
+# Each sink against the strongest plain client of its server (MySQL upsert:
+# one and two connections; Kafka to Kafka: a reader per partition feeding one
+# Writer; Elasticsearch: a BulkIndexer), 1M changes each, interleaved passes;
+# each prints rows/s and the ratio.
 bench-sinks:
 	bash testenv/up.sh mariadb kafka elasticsearch >/dev/null
 	. testenv/.env && ETLD_BENCH_ROWS=$${ETLD_BENCH_ROWS:-1000000} go test -count=1 -timeout 60m -run '^$$' -bench 'Upsert|KafkaToKafka' -benchtime 3x ./sinks/mysql/ ./sinks/kafka/ ./sinks/elasticsearch/

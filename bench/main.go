@@ -1,12 +1,11 @@
-// Command bench is etld's whole-process benchmark harness (issue 18's
-// bench/, `make bench`): it generates the seeded data into the cache
-// dir, builds etld and the Go baselines under baseline/ once, then runs
-// each workload's engines (etld, the baselines, DuckDB, Flink)
-// interleaved -runs times, checks they wrote the same rows, and prints
-// a table of medians (rows/s, wall, CPU, peak RSS, ratio against the
-// workload's baseline) and the issue's targets; -json writes it all.
-// DuckDB comes from bench/duckdb.sh, Flink from testenv/flink.sh (Java
-// needed); either missing is reported as not run.
+// Command bench is etld's whole-process benchmark harness (`make bench`): it
+// generates the seeded data into the cache dir, builds etld and the Go
+// baselines under baseline/ once, then runs each workload's engines (etld,
+// the baselines, DuckDB, Flink) interleaved -runs times, checks they wrote
+// the same rows, and prints a table of medians (rows/s, wall, CPU, peak RSS,
+// ratio against the workload's baseline) and the speed targets; -json
+// writes it all. DuckDB comes from bench/duckdb.sh, Flink from
+// testenv/flink.sh (Java needed); either missing is reported as not run.
 //
 // Usage: go run ./bench [-rows 10M] [-runs 3] [-only W1,W2-batch] [-json out.json]
 package main

@@ -66,7 +66,8 @@ func (w workloadResult) engine(name string) *engineResult {
 	return nil
 }
 
-// target is one of issue 18's goals and what this run measured.
+// target is one of the speed goals etld is held to (targets lists them)
+// and what this run measured.
 type target struct {
 	Goal  string  `json:"goal"`
 	Got   float64 `json:"got"`
@@ -88,8 +89,8 @@ type report struct {
 	Targets   []target         `json:"targets"`
 }
 
-// targets are issue 18's goals: speeds as etld's time over the other's
-// (>= 1 is as fast).
+// targets are the speed goals etld is held to: speeds as etld's time
+// over the other's (>= 1 is as fast).
 func targets(ws []workloadResult) []target {
 	var ts []target
 	speed := func(w workloadResult, goal, other string, min float64) {

@@ -1,6 +1,6 @@
 package main
 
-// workload is one benchmark of issue 18: its engines run interleaved,
+// workload is one whole-process benchmark: its engines run interleaved,
 // and ratios are against baseline (an engine's name).
 type workload struct {
 	name, desc string

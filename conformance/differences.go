@@ -7,9 +7,9 @@ const (
 	// Deliberate: etld differs on purpose; docs/sql.md "Differences from
 	// Flink" lists it with the same name and reason.
 	Deliberate Kind = iota + 1
-	// Pending: work in progress in the named area (another branch of
-	// issue 17 or 16): the case should match once it lands, and the test
-	// then says to drop the case's expect line.
+	// Pending: work in progress in the named area (on another branch): the
+	// case should match once it lands, and the test then says to drop the
+	// case's expect line.
 	Pending
 	// Open: a difference found by the suite and not fixed yet.
 	Open

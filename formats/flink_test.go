@@ -30,7 +30,7 @@ type flinkCase struct {
 }
 
 var flinkCases = []flinkCase{
-	// csv: Flink's empty-field rule and the options (issue #17, item 5).
+	// csv: Flink's empty-field rule and the options.
 	{name: "csv empty fields", format: "csv", schema: "s STRING, i INT, c STRING",
 		data: ",2,\n\"\",3,x\n", etld: "csv"},
 	{name: "csv empty INT fails", format: "csv", schema: "s STRING, i INT, c STRING",
@@ -67,7 +67,7 @@ var flinkCases = []flinkCase{
 		data: "\"a,1,b\"\n", flink: `'csv.disable-quote-character'='true'`, etld: "{type: csv, disable_quote_character: true}"},
 	{name: "csv timestamps", format: "csv", schema: "t TIMESTAMP(3), d DATE",
 		data: "2024-01-02 10:00:00.5,2024-01-02\n", etld: "csv"},
-	// json (item 6).
+	// json.
 	{name: "json sql timestamps", format: "json", schema: "t TIMESTAMP(3), l TIMESTAMP_LTZ(3)",
 		data: `{"t":"2024-01-02 10:00:00.5","l":"2024-01-02 10:00:00.25Z"}` + "\n", etld: "json"},
 	{name: "json iso timestamp under sql", format: "json", schema: "t TIMESTAMP(3), l TIMESTAMP_LTZ(3)",
@@ -292,14 +292,5 @@ func checkWrites(t *testing.T, dir string, cases []flinkWrite, results []testenv
 
 func parseSchema(t *testing.T, cols string) row.Schema {
 	t.Helper()
-	var schema row.Schema
-	for _, col := range strings.Split(cols, ", ") {
-		name, typ, _ := strings.Cut(col, " ")
-		ty, err := row.ParseType(typ)
-		if err != nil {
-			t.Fatal(err)
-		}
-		schema.Fields = append(schema.Fields, row.Field{Name: name, Type: ty})
-	}
-	return schema
+	return testenv.Schema(t, strings.Split(cols, ", ")...)
 }

@@ -15,13 +15,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/etld/etld/internal/builtin"
+	"github.com/etld/etld/builtin"
 	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline"
 )
 
-// joinBenchQueries are issue 15's join benchmarks over orders(id, cust,
-// amount, ts) and customers(id, name, country) with one customer a key,
+// joinBenchQueries are the join benchmarks against Flink over orders(id,
+// cust, amount, ts) and customers(id, name, country) with one customer a key,
 // and a(id, k, ts), b(id, k, ts) for the interval join, each with the
 // pass-through of its input as the baseline of each engine.
 var joinBenchQueries = []struct{ name, sql, columns string }{

@@ -15,9 +15,10 @@ import (
 	"github.com/etld/etld/internal/testenv"
 )
 
-// streamBenchQueries are issue 16's benchmarks, over events(user_id,
-// amount, ts, k) with 100k users and 1M values of k, and a pass-through
-// as the baseline of each engine.
+// streamBenchQueries are the Top-N, deduplication, OVER and session window
+// benchmarks against Flink, over events(user_id, amount, ts, k) with 100k
+// users and 1M values of k, and a pass-through as the baseline of each
+// engine.
 var streamBenchQueries = []struct{ name, sql, columns string }{
 	{"pass-through", "SELECT user_id, amount, ts FROM events", "user_id STRING, amount BIGINT, ts BIGINT"},
 	{"top3-100k", "SELECT user_id, amount, ts FROM (SELECT user_id, amount, ts, ROW_NUMBER() OVER (PARTITION BY user_id ORDER BY amount DESC) AS rn FROM events) WHERE rn <= 3",

@@ -10,7 +10,7 @@ import (
 )
 
 // benchRows is the datagen row count of the SQL benchmarks: 1M by default,
-// ETLD_BENCH_ROWS=10000000 for issue 7's 10M-row run.
+// ETLD_BENCH_ROWS=10000000 for a 10M-row run.
 func benchRows(b *testing.B) int {
 	if s := os.Getenv("ETLD_BENCH_ROWS"); s != "" {
 		n, err := strconv.Atoi(s)
@@ -44,17 +44,17 @@ sources:
       v: { min: 0, max: 1000 }
       temp: { min: -10, max: 45 }
 `, rows)
-	// Issue 16's Top-N and deduplication: k2 spans 1M keys, pt is the
-	// processing-time attribute.
-	source16 := strings.Replace(strings.Replace(source, "schema: [k BIGINT, v BIGINT, temp DOUBLE]",
+	// Top-N and deduplication: k2 spans 1M keys, pt is the processing-time
+	// attribute.
+	rankSource := strings.Replace(strings.Replace(source, "schema: [k BIGINT, v BIGINT, temp DOUBLE]",
 		"schema: [k BIGINT, v BIGINT, temp DOUBLE, k2 BIGINT, pt AS PROCTIME()]", 1),
 		"      temp: { min: -10, max: 45 }\n", "      temp: { min: -10, max: 45 }\n      k2: { min: 1, max: 1000000 }\n", 1)
 	cases := []struct{ name, sql, source string }{
 		{"pass-through", "", source},
 		{"filter-project", "SELECT k, v * 2 AS v2, temp FROM gen WHERE temp > 30", source},
 		{"groupby-100k", "SELECT k, COUNT(*) AS n, SUM(v) AS total, MAX(temp) AS hi FROM gen GROUP BY k", source},
-		{"top3-100k", "SELECT k, v, temp, rn FROM (SELECT k, v, temp, ROW_NUMBER() OVER (PARTITION BY k ORDER BY temp DESC) AS rn FROM gen) WHERE rn <= 3", source16},
-		{"dedup-last-1M", "SELECT k2, v FROM (SELECT k2, v, ROW_NUMBER() OVER (PARTITION BY k2 ORDER BY pt DESC) AS rn FROM gen) WHERE rn = 1", source16},
+		{"top3-100k", "SELECT k, v, temp, rn FROM (SELECT k, v, temp, ROW_NUMBER() OVER (PARTITION BY k ORDER BY temp DESC) AS rn FROM gen) WHERE rn <= 3", rankSource},
+		{"dedup-last-1M", "SELECT k2, v FROM (SELECT k2, v, ROW_NUMBER() OVER (PARTITION BY k2 ORDER BY pt DESC) AS rn FROM gen) WHERE rn = 1", rankSource},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {

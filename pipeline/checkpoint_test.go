@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/etld/etld/internal/builtin"
+	"github.com/etld/etld/builtin"
 	"github.com/etld/etld/pipeline"
 )
 
@@ -92,9 +92,9 @@ func TestStateDirResumeAndRefusal(t *testing.T) {
 	}
 }
 
-// Issue 14, item 5: a pipeline renamed in its file starts with new, empty
-// state; its file sink must refuse the output the old name wrote rather
-// than truncate it, and say how to go on.
+// A pipeline renamed in its file starts with new, empty state; its file sink
+// must refuse the output the old name wrote rather than truncate it, and say
+// how to go on.
 func TestRenamedPipelineKeepsItsOutput(t *testing.T) {
 	dir := t.TempDir()
 	state := filepath.Join(dir, "state")

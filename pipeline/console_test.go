@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/etld/etld/internal/builtin"
+	"github.com/etld/etld/builtin"
 	"github.com/etld/etld/pipeline"
 	"github.com/etld/etld/pipeline/row"
 )

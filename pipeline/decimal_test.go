@@ -83,11 +83,11 @@ sinks:
 	}
 }
 
-// TestDecimal38 is issue 17's first item end to end: a DECIMAL(20, 12)
-// column is accepted, 99999999.99² is DECIMAL(21, 4), d / 3 is
-// DECIMAL(21, 13), SUM over DECIMAL(10, 2) is DECIMAL(38, 2) and AVG
-// DECIMAL(38, 6), a wide value groups and orders, and a result past 38
-// digits is NULL; the csv file carries Flink's text.
+// TestDecimal38 runs DECIMAL up to 38 digits end to end: a DECIMAL(20, 12)
+// column is accepted, 99999999.99² is DECIMAL(21, 4), d / 3 is DECIMAL(21,
+// 13), SUM over DECIMAL(10, 2) is DECIMAL(38, 2) and AVG DECIMAL(38, 6), a
+// wide value groups and orders, and a result past 38 digits is NULL; the csv
+// file carries Flink's text.
 func TestDecimal38(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in.csv")

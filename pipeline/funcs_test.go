@@ -8,9 +8,9 @@ import (
 	"testing"
 )
 
-// TestScalarFunctionsEndToEnd runs the scalar functions of issue 17 item
-// 8 through a whole pipeline (file source, SQL transform, CSV file sink)
-// and checks the rows written, NULLs included.
+// TestScalarFunctionsEndToEnd runs the JSON, time, conditional, string
+// and hash functions through a whole pipeline (file source, SQL
+// transform, CSV file sink) and checks the rows written, NULLs included.
 func TestScalarFunctionsEndToEnd(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in.csv")

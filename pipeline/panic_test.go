@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/etld/etld/internal/builtin"
+	"github.com/etld/etld/builtin"
 	"github.com/etld/etld/internal/panics"
 	"github.com/etld/etld/pipeline"
 )

@@ -13,26 +13,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/etld/etld/internal/builtin"
+	"github.com/etld/etld/builtin"
+	"github.com/etld/etld/internal/testenv/pipefile"
 	"github.com/etld/etld/pipeline"
 )
 
 // runFile writes a pipeline file into dir, loads and runs it.
 func runFile(t testing.TB, dir, yaml string) pipeline.Summary {
 	t.Helper()
-	path := filepath.Join(dir, "p.yaml")
-	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	p, err := pipeline.Load(path, pipeline.Env{Registry: builtin.Registry(), Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := p.Run(context.Background(), pipeline.RunOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return pipefile.Run(t, context.Background(), pipeline.Env{Registry: builtin.Registry()}, dir, yaml)
 }
 
 // fold applies a retract-mode CSV (op column first) to a table keyed by
@@ -240,10 +229,10 @@ func sensorCSV(tb testing.TB, path string, n int) {
 	f.Close()
 }
 
-// BenchmarkFileCSVPassThrough is issue 2's benchmark: a CSV file of sensor
-// rows through etld (file source -> file sink) against a plain Go
-// read-parse-write loop over the same file, in the same run. Compare the
-// rows/s of the two sub-benchmarks: etld/plain is the ratio.
+// BenchmarkFileCSVPassThrough measures what the engine costs on the simplest
+// pipeline: a CSV file of sensor rows through etld (file source -> file sink)
+// against a plain Go read-parse-write loop over the same file, in the same
+// run. Compare the rows/s of the two sub-benchmarks: etld/plain is the ratio.
 //
 //	go test -run XXX -bench FileCSVPassThrough -benchtime 3x ./pipeline/
 func BenchmarkFileCSVPassThrough(b *testing.B) {

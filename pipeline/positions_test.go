@@ -11,16 +11,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/etld/etld/internal/builtin"
+	"github.com/etld/etld/builtin"
 	"github.com/etld/etld/pipeline"
 	"github.com/etld/etld/pipeline/connector"
 )
 
-// TestTransformErrorsNameTheRecord is issue 14, item 8: an expression
-// that fails at run time names the source record (rt.csv:2) and the
-// transform (its name: in the file, the operator in brackets), in the
-// error under on_error: fail and in the dead-letter entry, however many
-// operators lie between the source and the failing expression.
+// TestTransformErrorsNameTheRecord: an expression that fails at run time
+// names the source record (rt.csv:2) and the transform (its name: in the
+// file, the operator in brackets), in the error under on_error: fail and in
+// the dead-letter entry, however many operators lie between the source and
+// the failing expression.
 func TestTransformErrorsNameTheRecord(t *testing.T) {
 	tests := []struct {
 		name       string

@@ -50,13 +50,13 @@ go test -race -count=1 "${timeout[@]}" "$@" "${pkgs[@]}" || status=$?
 
 # Random options for every connector, through spec parse and planning (no
 # run): nothing may panic and every error must name file:line:col. A
-# failing input is written under internal/builtin/testdata/fuzz/; commit it
+# failing input is written under builtin/testdata/fuzz/; commit it
 # with the fix so that it stays a regression test.
 fuzztime=${ETLD_TEST_FUZZTIME:-30s}
 fuzz=0
 if [[ $fuzztime != 0 ]]; then
-	echo "+ go test -run '^\$' -fuzz '^FuzzLoadPlan\$' -fuzztime $fuzztime ./internal/builtin" >&2
-	go test -run '^$' -fuzz '^FuzzLoadPlan$' -fuzztime "$fuzztime" ./internal/builtin || fuzz=$?
+	echo "+ go test -run '^\$' -fuzz '^FuzzLoadPlan\$' -fuzztime $fuzztime ./builtin" >&2
+	go test -run '^$' -fuzz '^FuzzLoadPlan$' -fuzztime "$fuzztime" ./builtin || fuzz=$?
 fi
 echo "scripts/test.sh: go vet exited $vet, go test exited $status, the fuzzer exited $fuzz, $((SECONDS - t0))s in total" >&2
 if ((status == 0 && vet != 0)); then

@@ -14,7 +14,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/etld/etld/internal/builtin"
+	"github.com/etld/etld/builtin"
 	"github.com/etld/etld/internal/heapfloor"
 	"github.com/etld/etld/pipeline"
 )

@@ -1,9 +1,9 @@
 package main
 
 import (
-	"github.com/etld/etld/internal/admin"
-	"github.com/etld/etld/internal/console"
-	"github.com/etld/etld/internal/daemon"
+	"github.com/etld/etld/internal/app/admin"
+	"github.com/etld/etld/internal/app/console"
+	"github.com/etld/etld/internal/app/daemon"
 	"github.com/etld/etld/internal/redact"
 )
 

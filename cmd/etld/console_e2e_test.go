@@ -19,8 +19,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/etld/etld/internal/admin"
-	"github.com/etld/etld/internal/daemon"
+	"github.com/etld/etld/internal/app/admin"
+	"github.com/etld/etld/internal/app/daemon"
 	"github.com/etld/etld/internal/redact"
 	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline/plan"

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"debug/elf"
 	"encoding/json"
 	"fmt"
@@ -314,6 +315,16 @@ func TestDaemonReadyAndMetrics(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(state, "messages")); err != nil {
 		t.Errorf("no checkpoint under the state dir: %v", err)
 	}
+	// A second daemon on the same state directory is refused at once
+	// (the deadline only bounds a daemon that would run).
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	second := exec.CommandContext(ctx, etldBin, "run", "--config", filepath.Join(work, "etld.yaml"))
+	second.Dir, second.Env = work, append(os.Environ(), env...)
+	out, _ := second.CombinedOutput()
+	cancel()
+	if code := second.ProcessState.ExitCode(); code != 1 || !strings.Contains(string(out), "is in use by another etld (pid ") {
+		t.Errorf("a second daemon on the same state_dir: exit %d\n%s", code, out)
+	}
 	// The info line proves the flag overrode the file's warn level.
 	if d.logged("started") == nil {
 		t.Error("no info line: --log-level did not override the file")
@@ -566,6 +577,20 @@ func TestDaemonAdminOnLoopbackByDefault(t *testing.T) {
 	// etld healthcheck finds the default address by itself.
 	if out, stderr, code := etld(t, t.TempDir(), "healthcheck"); code != 0 || strings.TrimSpace(out) != "ok" {
 		t.Errorf("etld healthcheck = %d %q %q", code, out, stderr)
+	}
+	// A page of another site whose name resolves to loopback (DNS
+	// rebinding) sends its own name as Host: refused on every path.
+	for host, want := range map[string]int{"evil.example.com:" + port: http.StatusMisdirectedRequest, "localhost:" + port: 200} {
+		req, _ := http.NewRequest("GET", "http://"+addr+"/pipelines", nil)
+		req.Host = host
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("GET /pipelines with Host %s = %d, want %d", host, resp.StatusCode, want)
+		}
 	}
 	d.signal(syscall.SIGINT)
 	if code := d.exitCode(); code != 0 {

@@ -47,19 +47,10 @@ func cmdExport(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&out, "output", "", "output file")
 	fs.StringVar(&k8s, "k8s", "", "manifest file")
 	allow := fs.Bool("allow-differences", false, "exit 0 with differences")
-	// Flags may come after the files: parse what follows each one.
-	var paths []string
-	rest := args[1:]
-	for {
-		if code := parseFlags(fs, rest, exportUsage, stdout, stderr); code >= 0 {
-			return code
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		paths = append(paths, fs.Arg(0))
-		rest = fs.Args()[1:]
+	if code := parseFlags(fs, args[1:], exportUsage, stdout, stderr); code >= 0 {
+		return code
 	}
+	paths := fs.Args()
 	if len(paths) == 0 {
 		fmt.Fprintln(stderr, "etld export flink: name at least one pipeline file or directory")
 		return 2

@@ -1,6 +1,11 @@
 package main
 
-import "strings"
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+)
 
 // regionsCSV is the dimension of the join cases: region, name; asia has
 // no row and af no readings, so that both sides have unmatched rows.
@@ -100,7 +105,40 @@ FROM readings r LEFT JOIN region_rates FOR SYSTEM_TIME AS OF r.event_time AS f O
 		// expires within the run, so both sides keep every group.
 		stateTTL(one("gen-state-ttl", `SELECT region, COUNT(*) AS n, MAX(temp) AS hi FROM readings GROUP BY region`, readingsSource)),
 		one("gen-unnest", `SELECT r.id, r.ts, t.tag FROM readings r CROSS JOIN UNNEST(ARRAY[r.id, r.region]) AS t (tag)`, readingsSource),
+		lookupCase(one("gen-lookup", `SELECT r.id, r.ts, g.name
+FROM readings r LEFT JOIN regions FOR SYSTEM_TIME AS OF r.proc_time AS g ON r.region = g.region`,
+			strings.Replace(readingsSource, "    watermark:", "      - proc_time AS PROCTIME()\n    watermark:", 1)+mysqlRegionsSource)),
 	}
+}
+
+// mysqlRegionsSource is regionsCSV as a MySQL table that a lookup join
+// reads: Flink's jdbc lookup join on the Flink side.
+const mysqlRegionsSource = `
+  - name: regions
+    type: mysql
+    dsn: ${ETLD_MYSQL_DSN}
+    table: regions_{{uniq}}
+    key: [region]
+    schema:
+      - region STRING
+      - name STRING
+`
+
+// lookupCase creates and fills the MySQL table of mysqlRegionsSource
+// before the runs; both sides read the same table.
+func lookupCase(c flinkCase) flinkCase {
+	c.before = func(t *testing.T, brokers string, names func(string) []string) {
+		dsn, table := os.Getenv("ETLD_MYSQL_DSN"), names("regions_{{uniq}}")[0]
+		t.Cleanup(func() { mysqlExec(t, dsn, "DROP TABLE IF EXISTS "+table) })
+		stmts := []string{"CREATE TABLE " + table + " (region VARCHAR(16) PRIMARY KEY, name VARCHAR(64))"}
+		for _, line := range strings.Split(strings.TrimSpace(regionsCSV), "\n") {
+			region, name, _ := strings.Cut(line, ",")
+			stmts = append(stmts, fmt.Sprintf("INSERT INTO %s VALUES ('%s', '%s')", table, region, name))
+		}
+		mysqlExec(t, dsn, stmts...)
+	}
+	c.listed = append(c.listed, "Flink's lookup fails the job after 3 retries")
+	return c
 }
 
 // stateTTL gives a case's pipeline a state_ttl of an hour.

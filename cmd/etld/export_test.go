@@ -90,3 +90,57 @@ func TestExportFlinkCommand(t *testing.T) {
 		}
 	})
 }
+
+// The script, the differences on stderr, the -o file and the --k8s
+// manifest keep the file's ${VAR} references wherever the values would
+// show: a token in a WHERE literal and in an option, a directory in a
+// path and in a dead-letter path.
+func TestExportFlinkKeepsReferences(t *testing.T) {
+	const token, dataDir = "tok-8f3a2c-n0t-0ut", "/srv/d1r-n0t-0ut"
+	t.Setenv("ETLD_TEST_EXPORT_TOKEN", token)
+	t.Setenv("ETLD_TEST_EXPORT_DIR", dataDir)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "p.yaml"), `version: 1
+name: refs
+sources:
+  - name: events
+    type: file
+    path: ${ETLD_TEST_EXPORT_DIR}/in/*.csv
+    on_error: dead-letter
+    dead_letter: ${ETLD_TEST_EXPORT_DIR}/bad.jsonl
+    schema: [k STRING, v BIGINT]
+transforms:
+  - name: kept
+    sql: SELECT k, v FROM events WHERE k <> '${ETLD_TEST_EXPORT_TOKEN}'
+sinks:
+  - name: out
+    from: kept
+    type: kafka
+    brokers: 127.0.0.1:9092
+    topic: out-${ETLD_TEST_EXPORT_TOKEN}
+    format: json
+`)
+	out, k8s := filepath.Join(dir, "refs.sql"), filepath.Join(dir, "refs.yaml")
+	stdout, stderr, code := etld(t, dir, "export", "flink", "p.yaml", "--allow-differences", "-o", out, "--k8s", k8s)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	script, manifest := readFile(t, out), readFile(t, k8s)
+	for name, text := range map[string]string{"stdout": stdout, "stderr": stderr, "the script": script, "the manifest": manifest} {
+		if strings.Contains(text, token) || strings.Contains(text, dataDir) {
+			t.Errorf("%s holds a value of a ${VAR}:\n%s", name, text)
+		}
+	}
+	for _, want := range []string{
+		"k <> '${ETLD_TEST_EXPORT_TOKEN}'",
+		"'topic' = 'out-${ETLD_TEST_EXPORT_TOKEN}'",
+		"nothing is written to ${ETLD_TEST_EXPORT_DIR}/bad.jsonl",
+	} {
+		if !strings.Contains(script, want) || !strings.Contains(manifest, want) {
+			t.Errorf("the script or the manifest lacks %q:\n%s", want, script)
+		}
+	}
+	if !strings.Contains(stderr, "${ETLD_TEST_EXPORT_DIR}/in") {
+		t.Errorf("the differences on stderr do not name the path by its reference:\n%s", stderr)
+	}
+}

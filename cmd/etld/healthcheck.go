@@ -9,7 +9,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/etld/etld/internal/daemon"
+	"github.com/etld/etld/internal/app/daemon"
 	"github.com/etld/etld/internal/redact"
 )
 

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/etld/etld/internal/builtin"
+	"github.com/etld/etld/builtin"
 	"github.com/etld/etld/internal/panics"
 	"github.com/etld/etld/internal/redact"
 	"github.com/etld/etld/pipeline"

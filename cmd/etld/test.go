@@ -29,13 +29,18 @@ func newTestFlags() *testFlags {
 }
 
 // cmdTest runs the pipelines' unit tests. Exit 0: every test passed; 1: a
-// test failed; 2: a usage error, or a file (or its tests) did not load.
+// test failed; 2: a usage error (a --run that matches no test among
+// them), or a file (or its tests) did not load.
 // Every file is tried, so that one broken file hides no failure in the
 // others.
 func cmdTest(args []string, stdout, stderr io.Writer) int {
 	f := newTestFlags()
 	if code := parseFlags(f.fs, args, testUsage, stdout, stderr); code >= 0 {
 		return code
+	}
+	if f.timeout <= 0 {
+		fmt.Fprintf(stderr, "etld test: --timeout: want a duration above 0, got %s\n", f.timeout)
+		return 2
 	}
 	var only *regexp.Regexp
 	if f.run != "" {
@@ -63,7 +68,7 @@ func cmdTest(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	out := &redactingWriter{w: stdout, redact: secrets.Redact}
-	var passed, failed, untested, broken int
+	var passed, failed, untested, broken, tests int
 	for _, file := range files {
 		suite, err := loadSuite(file, f.timeout)
 		if err != nil {
@@ -77,8 +82,13 @@ func cmdTest(args []string, stdout, stderr io.Writer) int {
 			untested++
 			continue
 		}
+		tests += suite.Len()
+		results := suite.Run(context.Background(), only)
+		if len(results) == 0 {
+			continue // --run matches none of its tests
+		}
 		fmt.Fprintf(out, "%s (%s)\n", suite.TestsFile, suite.Pipeline)
-		for _, r := range suite.Run(context.Background(), only) {
+		for _, r := range results {
 			pipetest.Write(out, r)
 			if r.Passed() {
 				passed++
@@ -95,6 +105,12 @@ func cmdTest(args []string, stdout, stderr io.Writer) int {
 		summary += fmt.Sprintf(", %d %s did not load", broken, plural(broken, "file"))
 	}
 	switch {
+	case only != nil && passed+failed == 0 && broken == 0:
+		// A test renamed away from the pattern must not pass a CI step
+		// that runs nothing.
+		fmt.Fprintf(stderr, "etld test: --run %q matches none of the %d %s\n", f.run, tests, plural(tests, "test"))
+		fmt.Fprintf(out, "\nERROR: %s, none matches --run\n", summary)
+		return 2
 	case broken > 0:
 		fmt.Fprintf(out, "\nERROR: %s\n", summary)
 		return 2

@@ -52,6 +52,7 @@ Usage:
 
 ` + runFlagsUsage + `
 ` + daemonFlagsUsage + `
+Flags may come before or after the files; after --, every argument is a file.
 Run 'etld COMMAND --help' for a command's usage.
 `
 
@@ -100,18 +101,20 @@ Flags:
 const testUsage = `etld test runs the unit tests of pipelines: the tests: section of a
 pipeline file, or NAME_test.yaml beside NAME.yaml. Each test feeds rows to
 the sources and compares the changes (+I -U +U -D) or the final table each
-sink receives with the expected ones. Sources and sinks are replaced by
-in-memory ones: no Kafka, MySQL or Elasticsearch is needed, nothing is
-written. It prints PASS or FAIL per test, a diff for each failure and a
-summary, and exits 0 when every test passes, 1 when one fails, 2 when a
-file or its tests cannot be loaded.
+sink receives with the expected ones, and the records a source set aside
+with the expected dead letters. Sources (a lookup join's table too) and
+sinks are replaced by in-memory ones: no Kafka, MySQL or Elasticsearch is
+needed, nothing is written. It prints PASS or FAIL per test, a diff for
+each failure and a summary, and exits 0 when every test passes, 1 when one
+fails, 2 when a file or its tests cannot be loaded.
 
 Usage:
   etld test [FILE|DIR...]            a directory means its pipelines (default .)
 
 Flags:
-  --run REGEXP                       run only the tests whose name matches
-  --timeout DURATION                 bound on one test's run (default 1m)
+  --run REGEXP                       run only the tests whose name matches;
+                                     one that matches none is an error (exit 2)
+  --timeout DURATION                 bound on one test's run, above 0 (default 1m)
 `
 
 const healthcheckUsage = `etld healthcheck GETs the admin server's /healthz and exits 0 when it
@@ -133,20 +136,43 @@ Usage:
   etld version
 `
 
-// parseFlags parses args with fs. On --help or -h it prints help to
-// stdout and returns 0; on a wrong flag it prints the error and a pointer
-// to the help to stderr and returns 2; otherwise it returns -1 and the
-// command goes on.
+// parseFlags parses args with fs. Flags may come before, between and
+// after the other arguments (`etld run f.yaml --quiet`), which fs.Args
+// then holds in their order; after --, every argument is one of them.
+// On --help or -h it prints help to stdout and returns 0; on a wrong
+// flag it prints the error and a pointer to the help to stderr and
+// returns 2; otherwise it returns -1 and the command goes on.
 func parseFlags(fs *flag.FlagSet, args []string, help string, stdout, stderr io.Writer) int {
 	// The flag package's own messages name flags with one dash and list
 	// them in its own format: the command prints its usage instead.
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	err := fs.Parse(args)
-	switch {
-	case err == nil:
-		return -1
-	case errors.Is(err, flag.ErrHelp):
+	var rest []string
+	for {
+		err := fs.Parse(args)
+		if err != nil {
+			return flagError(fs, err, help, stdout, stderr)
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		// The flag package stops at the first argument that is not a
+		// flag, or after a "--" (then the last one it took).
+		if taken := len(args) - fs.NArg(); taken > 0 && args[taken-1] == "--" {
+			rest = append(rest, fs.Args()...)
+			break
+		}
+		rest = append(rest, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	// Hand the arguments to fs.Args, none of them read as a flag.
+	_ = fs.Parse(append([]string{"--"}, rest...))
+	return -1
+}
+
+// flagError reports an error of fs.Parse: see parseFlags.
+func flagError(fs *flag.FlagSet, err error, help string, stdout, stderr io.Writer) int {
+	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, help)
 		return 0
 	}

@@ -10,13 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline/row"
 )
 
 const benchRows = 10000
 
-// sensorCSV is the issue 2 workload: id STRING, ts BIGINT, temperature
-// DOUBLE.
+// sensorCSV is the sensor workload: id STRING, ts BIGINT, temperature DOUBLE.
 func sensorCSV() []byte {
 	var b []byte
 	for i := range benchRows {
@@ -51,7 +51,7 @@ func quotedCSV() []byte {
 }
 
 func sensorSchema(b *testing.B) row.Schema {
-	return schemaOf(b, "id STRING", "ts BIGINT", "temperature DOUBLE")
+	return testenv.Schema(b, "id STRING", "ts BIGINT", "temperature DOUBLE")
 }
 
 type mallocs uint64
@@ -202,9 +202,9 @@ func BenchmarkEncode(b *testing.B) {
 	})
 }
 
-// BenchmarkPassThrough is issue 2's file-to-file CSV copy without the
-// runtime: read, parse, write. Both loops run in every iteration and the
-// ratio etld/baseline is reported, so that machine noise hits both alike.
+// BenchmarkPassThrough is the file-to-file CSV copy without the runtime:
+// read, parse, write. Both loops run in every iteration and the ratio
+// etld/baseline is reported, so that machine noise hits both alike.
 func BenchmarkPassThrough(b *testing.B) {
 	data := sensorCSV()
 	schema := sensorSchema(b)

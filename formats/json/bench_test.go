@@ -7,12 +7,14 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline/row"
 )
 
 const benchRows = 10000
 
-// sensorLines is the issue 2 workload as JSON lines.
+// sensorLines is the sensor workload of the CSV benchmarks (id, ts,
+// temperature) as JSON lines.
 func sensorLines() [][]byte {
 	lines := make([][]byte, benchRows)
 	for i := range lines {
@@ -29,7 +31,7 @@ func sensorLines() [][]byte {
 }
 
 func BenchmarkDecode(b *testing.B) {
-	schema := schemaOf(b, "id STRING", "ts BIGINT", "temperature DOUBLE")
+	schema := testenv.Schema(b, "id STRING", "ts BIGINT", "temperature DOUBLE")
 	lines := sensorLines()
 	dec, _ := NewDecoder(Options{}, schema)
 	b.ReportAllocs()
@@ -77,7 +79,7 @@ func BenchmarkDecodeBaseline(b *testing.B) {
 }
 
 func BenchmarkEncode(b *testing.B) {
-	schema := schemaOf(b, "id STRING", "ts BIGINT", "temperature DOUBLE")
+	schema := testenv.Schema(b, "id STRING", "ts BIGINT", "temperature DOUBLE")
 	dec, _ := NewDecoder(Options{}, schema)
 	batch := row.NewBatch(benchRows, 3)
 	for _, l := range sensorLines() {

@@ -1,6 +1,8 @@
-// Package archtest checks the import rules of STYLE.md's package map, so
-// that a connector importing another, or the runtime importing a
-// connector, fails the test run instead of waiting for a reviewer.
+// Package archtest checks the import rules of etld's package map (the
+// Packages section of docs/design.md), so that a connector importing
+// another, the runtime importing a connector, or a kit in internal/
+// importing the application, fails the test run instead of waiting for a
+// reviewer.
 package archtest
 
 import (
@@ -14,14 +16,16 @@ import (
 const module = "github.com/etld/etld"
 
 type pkg struct {
-	ImportPath string
-	Imports    []string // non-test imports only
-	Deps       []string
+	ImportPath   string
+	Imports      []string // non-test imports only
+	TestImports  []string // imports of the package's own _test.go files
+	XTestImports []string // imports of its external (package x_test) test files
+	Deps         []string // non-test imports, transitively
 }
 
 func listPackages(t *testing.T) []pkg {
 	t.Helper()
-	cmd := exec.Command("go", "list", "-json=ImportPath,Imports,Deps", module+"/...")
+	cmd := exec.Command("go", "list", "-json=ImportPath,Imports,TestImports,XTestImports,Deps", module+"/...")
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
@@ -56,6 +60,9 @@ func connectorOf(path string) string {
 func TestImportRules(t *testing.T) {
 	for _, p := range listPackages(t) {
 		self := rel(p.ImportPath)
+		for _, msg := range groundFloor(p) {
+			t.Error(msg)
+		}
 		for _, imp := range p.Imports {
 			if !strings.HasPrefix(imp, module) {
 				continue
@@ -93,8 +100,10 @@ func TestImportRules(t *testing.T) {
 // aggop's store and their Top-N in rankop's partitions); the engine wires
 // operators through the contract alone, so it imports no family; the test
 // kit imports no family and not the engine, so that every family's tests can use it.
+// The engine marks the errors that running again cannot fix (saved state
+// that no longer fits) with internal/retry, as connectors do.
 var runtimeImports = map[string][]string{
-	"pipeline/runtime":          {"pipeline/row", "pipeline/connector", "pipeline/runtime/operator", "internal/checkpoint", "internal/panics"},
+	"pipeline/runtime":          {"pipeline/row", "pipeline/connector", "pipeline/runtime/operator", "internal/checkpoint", "internal/panics", "internal/retry"},
 	"pipeline/runtime/operator": {"pipeline/row"},
 	"pipeline/runtime/state":    {"pipeline/row", "pipeline/runtime/operator"},
 	"pipeline/runtime/aggop":    {"pipeline/row", "pipeline/runtime/operator", "pipeline/runtime/state"},

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/etld/etld/internal/builtin"
+	"github.com/etld/etld/builtin"
 	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline"
 )
@@ -45,14 +45,14 @@ sinks:
     format: { type: csv, header: true }
 `
 
-// TestCrashFullDisk is issue 21's full-disk scenario: file -> file with
-// the output and the state dir on a 4 MiB tmpfs. Before each life the
-// disk is filled to leave a random amount free (sometimes enough, mostly
-// not), and the life is killed at a random moment or ends on its own,
-// most often failing for want of room; the space is freed between lives.
-// After every life the output holds whole records only, a prefix of the
-// reference; a life that failed said which file and how many bytes it
-// needed; the final output is byte-identical to a run without faults.
+// TestCrashFullDisk is the full-disk scenario: file -> file with the output
+// and the state dir on a 4 MiB tmpfs. Before each life the disk is filled to
+// leave a random amount free (sometimes enough, mostly not), and the life is
+// killed at a random moment or ends on its own, most often failing for want
+// of room; the space is freed between lives. After every life the output
+// holds whole records only, a prefix of the reference; a life that failed
+// said which file and how many bytes it needed; the final output is
+// byte-identical to a run without faults.
 func TestCrashFullDisk(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
 	if v, err := strconv.ParseUint(os.Getenv("ETLD_CRASH_SEED"), 10, 64); err == nil {
@@ -236,12 +236,12 @@ sinks:
     format: { type: csv, header: true }
 `
 
-// TestFullDiskFollowed is issue 21's item 1 for a followed source, which
-// never ends: the run that fills the disk (a write to a part or a commit
-// fails) must leave the output at whole records when it returns its
-// error, not only after the next start. With room again, the next run
-// restores its checkpoint, reads the rest as it arrives and, once
-// stopped, leaves the output byte-identical to a bounded run's.
+// TestFullDiskFollowed is a full disk under a followed source, which never
+// ends: the run that fills the disk (a write to a part or a commit fails)
+// must leave the output at whole records when it returns its error, not only
+// after the next start. With room again, the next run restores its
+// checkpoint, reads the rest as it arrives and, once stopped, leaves the
+// output byte-identical to a bounded run's.
 func TestFullDiskFollowed(t *testing.T) {
 	disk := testenv.Tmpfs(t, 4<<20)
 	dir := t.TempDir()
@@ -373,12 +373,12 @@ func TestFullDiskFollowed(t *testing.T) {
 	sameFile(t, ref, out)
 }
 
-// TestFullDiskOneShotRun is issue 21's item 1 as reported: a bounded run
-// without a state directory (etld run FILE) fills the disk before its
-// first checkpoint, with rows going straight into the output. It fails
-// naming the file and the bytes needed, the output holds whole records,
-// no in-progress file is left holding the disk, and the same run, with
-// room again, gives the output of a run without the fault.
+// TestFullDiskOneShotRun is a full disk as first met in use: a bounded run
+// without a state directory (etld run FILE) fills the disk before its first
+// checkpoint, with rows going straight into the output. It fails naming the
+// file and the bytes needed, the output holds whole records, no in-progress
+// file is left holding the disk, and the same run, with room again, gives the
+// output of a run without the fault.
 func TestFullDiskOneShotRun(t *testing.T) {
 	disk := testenv.Tmpfs(t, 2<<20)
 	dir := t.TempDir()

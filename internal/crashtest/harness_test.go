@@ -18,7 +18,7 @@ import (
 	"text/template"
 	"time"
 
-	"github.com/etld/etld/internal/builtin"
+	"github.com/etld/etld/builtin"
 	"github.com/etld/etld/pipeline"
 )
 

@@ -19,7 +19,7 @@ import (
 
 	"github.com/segmentio/kafka-go"
 
-	"github.com/etld/etld/internal/builtin"
+	"github.com/etld/etld/builtin"
 	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline"
 )

@@ -16,7 +16,7 @@ import (
 
 	driver "github.com/go-sql-driver/mysql"
 
-	"github.com/etld/etld/internal/builtin"
+	"github.com/etld/etld/builtin"
 	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline"
 )

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -141,6 +142,20 @@ func FromJDBC(raw string) (*mysql.Config, error) {
 		c.Passwd = v
 	}
 	return c, nil
+}
+
+// JDBCURL is the connection as Flink's jdbc connector names it,
+// jdbc:mysql://host:port/database, and the DSN's parameters it leaves out,
+// sorted: they are go-sql-driver's (Connector/J spells its own
+// otherwise), and etld sets sql_mode and time_zone itself.
+func JDBCURL(c *mysql.Config) (url string, leftOut []string) {
+	for k := range c.Params {
+		if k != "sql_mode" && k != "time_zone" {
+			leftOut = append(leftOut, k)
+		}
+	}
+	sort.Strings(leftOut)
+	return "jdbc:mysql://" + c.Addr + "/" + c.DBName, leftOut
 }
 
 // Redact renders a driver config for logs and errors: user, address and

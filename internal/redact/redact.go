@@ -22,17 +22,19 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// MinPiece is the shortest piece of a Partial secret that is hidden
-// wherever it appears. Shorter secrets are hidden only whole.
+// MinPiece is the shortest piece of a Partial secret that can be hidden
+// on its own. Shorter secrets are hidden only whole.
 const MinPiece = 4
 
 // Secret is a value to hide and the variable it came from.
 type Secret struct {
 	Name  string // the variable's name, shown as ${Name}
 	Value string
-	// Partial hides every piece of MinPiece bytes or more of the value (in
+	// Partial hides pieces of MinPiece bytes or more of the value (in
 	// every form), not only the whole value: a parser error that quotes
 	// the part of a DSN before a '/' shows the first half of a password.
+	// A piece is hidden where it cannot be ordinary text (hidePiece),
+	// so that the words a password is made of stay words elsewhere.
 	Partial bool
 }
 
@@ -42,9 +44,10 @@ type Redactor struct {
 	names []string // by secret index
 	whole []pattern
 	// pieces maps every MinPiece-byte window of every form of a Partial
-	// secret to the secret's index; heads has a bit for the first two
-	// bytes of each, so that most windows of a text cost no map lookup.
-	pieces map[uint32]int
+	// secret to where it is in the forms; heads has a bit for the first
+	// two bytes of each, so that most windows of a text cost no map
+	// lookup.
+	pieces map[uint32][]place
 	heads  *[1 << 16 / 64]uint64
 }
 
@@ -57,9 +60,16 @@ type pattern struct {
 	short bool
 }
 
+// place is a window's offset in a form of a secret.
+type place struct {
+	form  string
+	at    int
+	owner int
+}
+
 // New returns a redactor for secrets. Empty values are ignored.
 func New(secrets []Secret) *Redactor {
-	r := &Redactor{pieces: map[uint32]int{}, heads: new([1 << 16 / 64]uint64)}
+	r := &Redactor{pieces: map[uint32][]place{}, heads: new([1 << 16 / 64]uint64)}
 	seen := map[string]bool{}
 	for _, s := range secrets {
 		if s.Value == "" {
@@ -69,13 +79,12 @@ func New(secrets []Secret) *Redactor {
 		r.names = append(r.names, s.Name)
 		for _, f := range Forms(s.Value) {
 			if s.Partial && len(f) >= MinPiece {
-				// Its pieces cover every occurrence of the whole.
+				// The whole form is a run of its pieces that is hidden
+				// (hidePiece), under the name of the first secret it matches.
 				for i := 0; i+MinPiece <= len(f); i++ {
 					w := window(f, i)
-					if _, dup := r.pieces[w]; !dup {
-						r.pieces[w] = owner
-						r.heads[w>>22] |= 1 << (w >> 16 & 63)
-					}
+					r.pieces[w] = append(r.pieces[w], place{form: f, at: i, owner: owner})
+					r.heads[w>>22] |= 1 << (w >> 16 & 63)
 				}
 				continue
 			}
@@ -214,8 +223,19 @@ func (r *Redactor) segment(text string) string {
 			if r.heads[head>>6]&(1<<(head&63)) == 0 {
 				continue
 			}
-			if who, ok := r.pieces[window(text, i)]; ok {
-				cover(i, i+MinPiece, who)
+			for _, p := range r.pieces[window(text, i)] {
+				// Each run of text that matches the form is judged once,
+				// whole, from where it begins.
+				if i > 0 && p.at > 0 && text[i-1] == p.form[p.at-1] {
+					continue
+				}
+				n := MinPiece
+				for i+n < len(text) && p.at+n < len(p.form) && text[i+n] == p.form[p.at+n] {
+					n++
+				}
+				if hidePiece(p.form, p.at, p.at+n) {
+					cover(i, i+n, p.owner)
+				}
 			}
 		}
 	}
@@ -271,3 +291,45 @@ func standsAlone(text string, from, to int) bool {
 }
 
 func isWord(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// hidePiece reports whether f[i:j], a part of a form of a secret that
+// a text shows, is to be hidden: when it tells much of the value (half of
+// it or more), when it cannot be ordinary text, or when it is whole parts
+// of the value cut at the value's own delimiters ("abc-tok" of
+// "tok-abc-tok-abc"), as a parser that splits the value shows them. A
+// shorter part that reads as ordinary text (a password's word "test", a
+// client id "etld") stays: hiding it eats that word everywhere and tells
+// the reader that the password holds it.
+func hidePiece(f string, i, j int) bool {
+	p := f[i:j]
+	if 2*len(p) >= len(f) || !ordinary(p) {
+		return true
+	}
+	before, _ := utf8.DecodeLastRuneInString(f[:i])
+	after, _ := utf8.DecodeRuneInString(f[j:])
+	cut := (i == 0 || !isWord(before)) && (j == len(f) || !isWord(after))
+	inner := strings.TrimFunc(p, func(r rune) bool { return !isWord(r) })
+	return cut && strings.IndexFunc(inner, func(r rune) bool { return !isWord(r) }) >= 0
+}
+
+// ordinary reports whether p can be ordinary text: valid UTF-8 of
+// letters, digits, spaces and the punctuation of names, paths and
+// addresses (- _ . / : @ ,), with no digit between two letters ("Tr0ub").
+// Anything else (a quote, a backslash, %, &, a control character, a
+// character cut in two) is what passwords hold and words do not.
+func ordinary(p string) bool {
+	if !utf8.ValidString(p) {
+		return false
+	}
+	var prev2, prev rune
+	for _, c := range p {
+		if !isWord(c) && c != ' ' && !strings.ContainsRune("-_./:@,", c) {
+			return false
+		}
+		if unicode.IsLetter(prev2) && unicode.IsDigit(prev) && unicode.IsLetter(c) {
+			return false
+		}
+		prev2, prev = prev, c
+	}
+	return true
+}

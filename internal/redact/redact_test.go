@@ -112,6 +112,52 @@ func TestRedact(t *testing.T) {
 	}
 }
 
+// A password made of ordinary words, as the test services' DSN has: its
+// words stay words elsewhere in the text (a client id, "no tests"), or
+// every "etld" of the logs would become ${VAR} and tell a reader which
+// words the password holds; a piece that tells much of it (half or
+// more), whole parts of it cut at its delimiters, and the value itself
+// in any form are hidden.
+func TestOrdinaryWordsOfASecretStay(t *testing.T) {
+	r := New(Classify("", "ETLD_MYSQL_DSN", "etld:etld-test-pw@tcp(127.0.0.1:3306)/etld_test"))
+	cases := []struct{ in, want string }{
+		{`client id "etld", group etld-orders`, `client id "etld", group etld-orders`},
+		{"no tests, 3 rows", "no tests, 3 rows"},
+		{"use etld_test; build-tools", "use etld_test; build-tools"},
+		{"near 'etld-te'", "near '${ETLD_MYSQL_DSN}'"},               // half the password
+		{"user etld-test refused", "user ${ETLD_MYSQL_DSN} refused"}, // two of its parts
+		{"auth etld-test-pw", "auth ${ETLD_MYSQL_DSN}"},
+		{`"etld-test-pw"`, `"${ETLD_MYSQL_DSN}"`},
+		{"dial etld:etld-test-pw@tcp(127.0.0.1:3306)/etld_test", "dial ${ETLD_MYSQL_DSN}"},
+	}
+	for _, tc := range cases {
+		if got := r.String(tc.in); got != tc.want {
+			t.Errorf("String(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// A piece that no ordinary text holds (a digit between letters, a
+// symbol other than the punctuation of names, paths and addresses, a
+// control character) is hidden wherever it appears, even inside a word:
+// a parser that cut the value at any byte shows it so.
+func TestPiecesThatAreNoWords(t *testing.T) {
+	r := New([]Secret{{Name: "PW", Value: "Tr0ub4dor/&3-x\\y\"quiet\tmüde", Partial: true}})
+	cases := []struct{ in, want string }{
+		{"x0ub4dy", "x${PW}y"},
+		{"near 'or/&3'", "near '${PW}'"},
+		{`got y"qu`, "got ${PW}"},
+		{"a\tmüde", "a${PW}"},
+		{"ok: dor/etc", "ok: dor/etc"}, // a path's letters and slash
+		{"quiet please", "quiet please"},
+	}
+	for _, tc := range cases {
+		if got := r.String(tc.in); got != tc.want {
+			t.Errorf("String(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
 func TestRedactNamesTheOwner(t *testing.T) {
 	r := New([]Secret{{Name: "A_PASS", Value: "alpha-secret", Partial: true}, {Name: "B_PASS", Value: "bravo-secret-longer", Partial: true}})
 	got := r.String("a=alpha-secret b=bravo-secret-longer")

@@ -8,9 +8,9 @@ import (
 )
 
 // OutageDuration is how long recovery tests keep a server away:
-// ETLD_OUTAGE_SECONDS, else def. A sink's backoff reaches its cap within
-// a few seconds, so a short outage already shows the longest wait; the
-// issue's measurement used 30 s (ETLD_OUTAGE_SECONDS=30).
+// ETLD_OUTAGE_SECONDS, else def. A sink's backoff reaches its cap within a
+// few seconds, so a short outage already shows the longest wait; a 30 s
+// one (ETLD_OUTAGE_SECONDS=30) shows that the cap holds.
 func OutageDuration(def time.Duration) time.Duration {
 	if n, err := strconv.Atoi(os.Getenv("ETLD_OUTAGE_SECONDS")); err == nil && n > 0 {
 		return time.Duration(n) * time.Second

@@ -59,6 +59,9 @@ type FlinkDifference struct {
 type FlinkTable struct {
 	Options     []FlinkOption
 	Differences []FlinkDifference
+	// LookupDifferences hold only when a lookup join reads the table
+	// (a LookupSource's): the exporter lists them for such a table.
+	LookupDifferences []FlinkDifference
 	// HeaderRows: the format reads a header line that Flink's cannot
 	// skip (csv with header), which reaches Flink as a row with NULL in
 	// each column whose type its text does not parse as and the names in

@@ -20,8 +20,8 @@ import (
 
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/plan"
+	"github.com/etld/etld/pipeline/runtime"
 	"github.com/etld/etld/pipeline/spec"
-	"github.com/etld/etld/pipeline/sql"
 )
 
 // Difference is something the script does otherwise than etld.
@@ -99,6 +99,7 @@ func (x *exporter) script() (*Script, error) {
 		sinkTables[i] = x.sink(s)
 	}
 	x.filters()
+	x.dataFailures()
 	if len(p.Sinks) > 0 {
 		x.body.WriteString("EXECUTE STATEMENT SET\nBEGIN\n")
 		for i, s := range p.Sinks {
@@ -159,8 +160,14 @@ func (x *exporter) settings() {
 	// etld computes TIMESTAMP_LTZ text, windows and TO_TIMESTAMP_LTZ in
 	// UTC.
 	set("table.local-time-zone", "UTC")
-	if sp.CheckpointInterval > 0 {
+	switch {
+	case sp.CheckpointInterval > 0:
 		set("execution.checkpointing.interval", connector.FlinkDuration(sp.CheckpointInterval))
+	case !x.plan.Batch:
+		// etld checkpoints a pipeline that sets no interval every 10 s;
+		// Flink does not checkpoint at all unless told, and then commits
+		// no Kafka offset and no file sink's part file.
+		set("execution.checkpointing.interval", connector.FlinkDuration(runtime.DefaultCheckpointInterval))
 	}
 	if !x.plan.Batch {
 		if sp.MiniBatch {
@@ -211,12 +218,13 @@ func (x *exporter) transformTTLs() {
 // transform writes a transform as a view, its query in canonical form
 // (names quoted where Flink reserves them).
 func (x *exporter) transform(t *plan.Table) {
-	q, err := sql.Parse(t.Transform.SQL.Text)
+	tr := t.Transform
+	q, err := x.formatSQL(tr.SQL, parseQuery, tr.Path+".sql", "transform "+t.Name)
 	if err != nil {
-		x.errs.Addf(t.Transform.Pos, t.Transform.Path+".sql", "%v", err)
+		x.errs.Addf(tr.Pos, tr.Path+".sql", "%v", err)
 		return
 	}
-	fmt.Fprintf(&x.body, "CREATE TEMPORARY VIEW %s AS\n%s;\n\n", ident(t.Name), sql.Format(q))
+	fmt.Fprintf(&x.body, "CREATE TEMPORARY VIEW %s AS\n%s;\n\n", ident(t.Name), q)
 }
 
 // filters lists the transforms that filter an updating input.

@@ -27,6 +27,11 @@ var env = map[string]string{
 	"KAFKA_PASSWORD": "kafka-Secr3t-pw",
 	"ETLD_MYSQL_DSN": "etld:my-Secr3t-pw@tcp(127.0.0.1:3306)/metrics",
 	"DB_PASSWORD":    "db-Secr3t-pw",
+	// A token in SQL and in options, a directory in paths: every
+	// ${VAR} stays a placeholder, secret or not.
+	"API_TOKEN": "tok-Secr3t-8f3a2c",
+	"DATA_DIR":  "/srv/Secr3t-data",
+	"MIN_V":     "7",
 }
 
 var secrets = []string{"Secr3t"}

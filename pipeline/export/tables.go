@@ -12,7 +12,6 @@ import (
 	"github.com/etld/etld/pipeline/plan"
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/spec"
-	"github.com/etld/etld/pipeline/sql"
 )
 
 // source writes a source's CREATE TABLE.
@@ -29,17 +28,20 @@ func (x *exporter) source(s *plan.Source) {
 		x.errs.Add(connector.Place(sp.Pos.File, sp.Options, sp.Path, err))
 		return
 	}
+	if s.LookedUp() {
+		t.Differences = append(t.Differences, t.LookupDifferences...)
+	}
 	x.sourceOnError(sp, &t)
 	var cols []string
 	for _, c := range sp.Schema {
 		switch {
 		case c.Computed != nil:
-			e, err := sql.ParseExpr(c.Computed.Text)
+			e, err := x.formatSQL(c.Computed, parseExpr, c.Path, element)
 			if err != nil {
 				x.errs.Addf(c.Pos, c.Path, "%v", err)
 				continue
 			}
-			cols = append(cols, fmt.Sprintf("%s AS %s", ident(c.Name), sql.Format(e)))
+			cols = append(cols, fmt.Sprintf("%s AS %s", ident(c.Name), e))
 		case c.Metadata != "":
 			cols = append(cols, fmt.Sprintf("%s %s METADATA FROM %s VIRTUAL", ident(c.Name), c.Type, quote(c.Metadata)))
 		default:
@@ -48,14 +50,14 @@ func (x *exporter) source(s *plan.Source) {
 	}
 	if sp.Watermark != nil {
 		root := s.Table.Root
-		e, err := sql.ParseExpr(sp.Watermark.Text)
+		e, err := x.formatSQL(sp.Watermark, parseExpr, sp.Path+".watermark", element)
 		switch {
 		case err != nil:
 			x.errs.Addf(sp.Watermark.Pos, sp.Path+".watermark", "%v", err)
 		case root.TimeAttr < 0:
 			x.errs.Addf(sp.Watermark.Pos, sp.Path+".watermark", "the watermark names no event-time column")
 		default:
-			cols = append(cols, fmt.Sprintf("WATERMARK FOR %s AS %s", ident(root.Schema.Fields[root.TimeAttr].Name), sql.Format(e)))
+			cols = append(cols, fmt.Sprintf("WATERMARK FOR %s AS %s", ident(root.Schema.Fields[root.TimeAttr].Name), e))
 		}
 	}
 	if len(sp.Key) > 0 {
@@ -101,13 +103,17 @@ func (x *exporter) sourceOnError(sp *spec.Source, t *connector.FlinkTable) {
 	if slices.ContainsFunc(t.Options, func(o connector.FlinkOption) bool { return o.Key == "value.format" }) {
 		prefix = "value."
 	}
+	what := "etld sets aside a record that does not decode and counts it; Flink's ignore-parse-errors drops it unseen, and json formats keep a record whose field has the wrong type with that field NULL"
+	if format == "" {
+		// A table without a format (jdbc) converts each value itself.
+		what = "etld sets aside a row whose value does not parse as its column's type and counts it; Flink's table fails the job on it"
+	}
 	key := prefix + format + ".ignore-parse-errors"
-	if format != "raw" && !slices.ContainsFunc(t.Options, func(o connector.FlinkOption) bool { return o.Key == key }) {
+	if format != "raw" && format != "" && !slices.ContainsFunc(t.Options, func(o connector.FlinkOption) bool { return o.Key == key }) {
 		t.Set(key, "true", "on_error")
 	}
-	what := "etld sets aside a record that does not decode and counts it; Flink's ignore-parse-errors drops it unseen, and json formats keep a record whose field has the wrong type with that field NULL"
 	if oe.Policy == "dead-letter" {
-		what += fmt.Sprintf("; Flink has no dead-letter file: nothing is written to %s", oe.DeadLetter)
+		what += fmt.Sprintf("; Flink has no dead-letter file: nothing is written to %s", deadLetter(sp.Options, oe))
 	}
 	x.differ(oe.Pos, sp.Path+".on_error", "source "+sp.Name, "%s", what)
 }
@@ -137,7 +143,7 @@ func (x *exporter) sink(s *plan.Sink) string {
 	if sp.OnError.Policy == "skip" || sp.OnError.Policy == "dead-letter" {
 		what := "Flink fails the job on a row the target refuses for good; etld skips it"
 		if sp.OnError.Policy == "dead-letter" {
-			what += fmt.Sprintf(" and writes it to %s", sp.OnError.DeadLetter)
+			what += fmt.Sprintf(" and writes it to %s", deadLetter(sp.Options, sp.OnError))
 		}
 		x.differ(sp.OnError.Pos, sp.Path+".on_error", element, "%s", what)
 	}
@@ -188,7 +194,10 @@ func (x *exporter) table(name string, cols []string, t connector.FlinkTable, nod
 		if d.Field != "" {
 			at = spec.JoinPath(path, d.Field)
 		}
-		x.differ(spec.At(file, n), at, element, "%s", d.What)
+		// The text may quote a secret's value in a form of its own (a
+		// password cut from a DSN): Redact finds those too.
+		what, _ := unexpand(d.What, n)
+		x.differ(spec.At(file, n), at, element, "%s", spec.Redact(node, what))
 	}
 	fmt.Fprintf(&x.body, "CREATE TABLE %s (\n  %s\n) WITH (\n", ident(name), strings.Join(cols, ",\n  "))
 	secrets := substituted(node, nil)
@@ -221,16 +230,18 @@ func (x *exporter) table(name string, cols []string, t connector.FlinkTable, nod
 // the value a variable gave shows in the option, the reference is
 // written instead.
 func (x *exporter) reference(n *yaml.Node, o connector.FlinkOption, v, path, element string) string {
-	for _, c := range substituted(n, nil) {
-		written, names, _ := spec.Written(c)
-		if c.Value != "" && strings.Contains(v, c.Value) {
-			v = strings.ReplaceAll(v, c.Value, written)
-			for _, name := range names {
-				x.place(name, fmt.Sprintf("%s (%s)", spec.JoinPath(path, o.Field), element))
-			}
-		}
+	v, names := unexpand(v, n)
+	for _, name := range names {
+		x.place(name, fmt.Sprintf("%s (%s)", spec.JoinPath(path, o.Field), element))
 	}
 	return v
+}
+
+// deadLetter is the dead-letter file of an on_error as the file names
+// it, its ${VAR} references kept.
+func deadLetter(options *yaml.Node, oe spec.OnError) string {
+	path, _ := unexpand(oe.DeadLetter, find(options, "dead_letter"))
+	return path
 }
 
 // derived is the placeholder for a value made from a secret variable's

@@ -44,7 +44,7 @@ func dec38Row(t *testing.T) row.Row {
 // TYPEOF that Flink 2.3 gave for them (recorded by TestDecimalFlink, which
 // re-runs them on Flink when ETLD_TEST_FLINK is set).
 var decimalCases = []struct{ expr, value, typ string }{
-	// The examples.
+	// Products and quotients past DECIMAL(18).
 	{"big * big", "9999999998000000.0001", "DECIMAL(21, 4)"},
 	{"q / 3", "3.4166666666667", "DECIMAL(21, 13)"},
 	{"z / 3", "0E-13", "DECIMAL(21, 13)"},

@@ -284,14 +284,20 @@ func unorderedDiff(want, got []line) *Diff {
 		}
 		d.add(Got, l)
 	}
-	sort.SliceStable(d.Entries, func(a, b int) bool {
-		x, y := d.Entries[a], d.Entries[b]
+	sortEntries(d.Entries)
+	return d
+}
+
+// sortEntries sorts the lines of a diff compared in any order by their
+// values, then kinds; lines that are equal keep their order.
+func sortEntries(es []Entry) {
+	sort.SliceStable(es, func(a, b int) bool {
+		x, y := es[a], es[b]
 		if c := compareValues(x.Values, y.Values); c != 0 {
 			return c < 0
 		}
 		return x.Kind < y.Kind
 	})
-	return d
 }
 
 func compareValues(a, b []string) int {

@@ -38,6 +38,8 @@ type memSource struct {
 	decoded int
 	columns []int
 	reject  func(connector.BadRecord) error
+	// table is set when a lookup join reads the source by key.
+	table *memTable
 }
 
 func (s *memSource) Bounded() bool                   { return true }
@@ -52,34 +54,8 @@ func (s *memSource) Read(ctx context.Context, max int) (*row.Batch, error) {
 		rec := s.records[s.next]
 		s.next++
 		b := row.NewBatch(2, s.width)
-		if rec.row != nil {
-			r := b.NewRow()
-			copy(r, rec.row)
-			b.Append(rec.kind, r)
-			b.Origin = origin(rec.pos)
-			return b, nil
-		}
-		if rec.header {
-			if err := s.decoder.(connector.HeaderDecoder).DecodeHeader(rec.raw); err != nil {
-				if rerr := s.reject(connector.BadRecord{Position: rec.pos, Raw: rec.raw, Err: err}); rerr != nil {
-					return nil, rerr
-				}
-			}
-			continue
-		}
-		tmp := row.NewBatch(2, s.decoded)
-		if err := s.decoder.Decode(rec.raw, tmp); err != nil {
-			if rerr := s.reject(connector.BadRecord{Position: rec.pos, Raw: rec.raw, Err: err}); rerr != nil {
-				return nil, rerr
-			}
-			continue
-		}
-		for _, c := range tmp.Changes {
-			r := b.NewRow()
-			for i, v := range c.Row {
-				r[s.columns[i]] = v
-			}
-			b.Append(c.Kind, r)
+		if err := s.decode(rec, b); err != nil {
+			return nil, err
 		}
 		if b.Len() == 0 {
 			continue
@@ -88,6 +64,36 @@ func (s *memSource) Read(ctx context.Context, max int) (*row.Batch, error) {
 		return b, nil
 	}
 	return nil, io.EOF
+}
+
+// decode appends the changes of one record to b: its row, or what the
+// format decodes from its bytes. A record the format refuses goes to the
+// source's on_error; the error is the one that policy returns.
+func (s *memSource) decode(rec record, b *row.Batch) error {
+	if rec.row != nil {
+		r := b.NewRow()
+		copy(r, rec.row)
+		b.Append(rec.kind, r)
+		return nil
+	}
+	if rec.header {
+		if err := s.decoder.(connector.HeaderDecoder).DecodeHeader(rec.raw); err != nil {
+			return s.reject(connector.BadRecord{Position: rec.pos, Raw: rec.raw, Err: err})
+		}
+		return nil
+	}
+	tmp := row.NewBatch(2, s.decoded)
+	if err := s.decoder.Decode(rec.raw, tmp); err != nil {
+		return s.reject(connector.BadRecord{Position: rec.pos, Raw: rec.raw, Err: err})
+	}
+	for _, c := range tmp.Changes {
+		r := b.NewRow()
+		for i, v := range c.Row {
+			r[s.columns[i]] = v
+		}
+		b.Append(c.Kind, r)
+	}
+	return nil
 }
 
 // origin names the record all of a batch's changes came from.

@@ -84,30 +84,40 @@ func Load(path string, env Env) (*Suite, error) {
 	if err != nil {
 		return nil, err
 	}
-	sp, pl, err := parse(path, data, &env)
-	if err != nil {
+	// Every error is collected: the pipeline's, its tests section's or
+	// tests file's, and those of each test against the plan.
+	sp, pl, errs, err := parse(path, data, &env)
+	if !isList(err) {
 		return nil, err
+	}
+	errs.Add(err)
+	if sp == nil {
+		return nil, errs.Err()
 	}
 	s := &Suite{File: path, Pipeline: sp.Name, TestsFile: path, spec: sp, env: env}
 	tests := sp.Tests
 	side := spec.TestFile(path)
 	if _, statErr := os.Stat(side); statErr == nil {
 		if tests != nil {
-			return nil, spec.List{spec.Errorf(sp.Tests[0].Pos, "tests", "the tests of this pipeline are in this section and in %s too; keep them in one place", side)}
+			errs.Addf(sp.Tests[0].Pos, "tests", "the tests of this pipeline are in this section and in %s too; keep them in one place", side)
+			return nil, errs.Err()
 		}
 		data, err := os.ReadFile(side)
 		if err != nil {
 			return nil, err
 		}
-		if tests, err = spec.ParseTests(side, data, env.Lookup); err != nil {
+		// A test the file's errors leave whole is still checked below.
+		tests, err = spec.ParseTests(side, data, env.Lookup)
+		if !isList(err) {
 			return nil, err
 		}
+		errs.Add(err)
 		s.TestsFile = side
 	}
-	var errs spec.List
-	for _, t := range tests {
-		c := prepare(t, pl, env.Registry, &errs)
-		s.cases = append(s.cases, c)
+	if pl != nil {
+		for _, t := range tests {
+			s.cases = append(s.cases, prepare(t, pl, env.Registry, &errs))
+		}
 	}
 	if err := errs.Err(); err != nil {
 		return nil, err
@@ -115,10 +125,20 @@ func Load(path string, env Env) (*Suite, error) {
 	return s, nil
 }
 
+// isList reports whether err is nil or a list of errors in the files,
+// which Load collects; any other error ends it.
+func isList(err error) bool {
+	var list spec.List
+	return err == nil || errors.As(err, &list)
+}
+
 // parse reads and plans the pipeline, giving each unset ${VAR} the first
 // stand-in that the options it is in accept. It sets env.Lookup to the
-// lookup that worked, for the runs and the tests file.
-func parse(path string, data []byte, env *Env) (*spec.Pipeline, *plan.Plan, error) {
+// lookup that worked, for the runs and the tests file. The errors of the
+// tests section come apart (tests), so that they stop neither the plan
+// nor the checks of the tests against it; the pipeline is returned with
+// its errors when it was read, so that its tests are read too.
+func parse(path string, data []byte, env *Env) (sp *spec.Pipeline, pl *plan.Plan, tests spec.List, err error) {
 	lines := strings.Split(string(data), "\n")
 	choice := map[string]int{} // unset variable -> index into standIns
 	base := env.Lookup
@@ -135,9 +155,11 @@ func parse(path string, data []byte, env *Env) (*spec.Pipeline, *plan.Plan, erro
 		return "", false // every stand-in failed: spec says it is unset
 	}
 	for {
-		sp, err := spec.Parse(path, data, lookup)
-		var pl *plan.Plan
-		if sp != nil && err == nil {
+		sp, err = spec.Parse(path, data, lookup)
+		pl = nil
+		if sp != nil {
+			// Build returns the spec's other errors with its own.
+			sp.Errors, tests = splitTests(sp.Errors)
 			pl, err = plan.Build(sp, plan.Env{Registry: env.Registry, Logger: slog.New(slog.DiscardHandler)})
 		}
 		if sp != nil && refuseInSQL(sp, lines, choice) {
@@ -149,7 +171,7 @@ func parse(path string, data []byte, env *Env) (*spec.Pipeline, *plan.Plan, erro
 		if err == nil {
 			_ = pl.Close()
 			env.Lookup = lookup
-			return sp, pl, nil
+			return sp, pl, tests, nil
 		}
 		// The next stand-in for each unset variable on a line an error
 		// points at; none left to try ends the search with the errors.
@@ -169,9 +191,22 @@ func parse(path string, data []byte, env *Env) (*spec.Pipeline, *plan.Plan, erro
 			}
 		}
 		if !advanced || sp == nil {
-			return nil, nil, err
+			return sp, nil, tests, err
 		}
 	}
+}
+
+// splitTests parts a pipeline's errors into those of its tests section
+// and the others.
+func splitTests(errs spec.List) (others, tests spec.List) {
+	for _, e := range errs {
+		if e.Path == "tests" || strings.HasPrefix(e.Path, "tests[") || strings.HasPrefix(e.Path, "tests.") {
+			tests = append(tests, e)
+		} else {
+			others = append(others, e)
+		}
+	}
+	return others, tests
 }
 
 // refuseInSQL takes the stand-ins away from the unset variables that SQL
@@ -218,6 +253,9 @@ type Result struct {
 	// Sinks holds the comparison at each sink the test expects something
 	// of, in the test's order.
 	Sinks []SinkResult
+	// DeadLetters holds the comparison of each source's dead letters the
+	// test names, in its order.
+	DeadLetters []DeadLetterResult
 }
 
 // Passed reports whether the run succeeded and every sink got what the
@@ -228,6 +266,11 @@ func (r Result) Passed() bool {
 	}
 	for _, s := range r.Sinks {
 		if !s.Passed() {
+			return false
+		}
+	}
+	for _, d := range r.DeadLetters {
+		if !d.Passed() {
 			return false
 		}
 	}
@@ -249,21 +292,31 @@ func (s *Suite) Run(ctx context.Context, only *regexp.Regexp) []Result {
 
 func (s *Suite) run(ctx context.Context, c *testCase) Result {
 	res := Result{Name: c.test.Name, Pos: c.test.Pos}
-	sinks, err := s.execute(ctx, c)
+	out, err := s.execute(ctx, c)
 	if err != nil {
 		res.Err = err
 		return res
 	}
 	for _, e := range c.expect {
-		res.Sinks = append(res.Sinks, e.compare(sinks[e.sink]))
+		res.Sinks = append(res.Sinks, e.compare(out.sinks[e.sink]))
+	}
+	for _, d := range c.deadLetters {
+		res.DeadLetters = append(res.DeadLetters, d.compare(out.deadLetters[d.source]))
 	}
 	return res
 }
 
+// outcome is what a test's run left: each sink's memory and each
+// source's dead letters, by name.
+type outcome struct {
+	sinks       map[string]*memSink
+	deadLetters map[string][]deadLetter
+}
+
 // execute plans the pipeline afresh (a plan runs once), puts in-memory
 // connectors in place of the pipeline's own and runs it to the end of the
-// test's input. It returns each sink's memory by name.
-func (s *Suite) execute(ctx context.Context, c *testCase) (map[string]*memSink, error) {
+// test's input.
+func (s *Suite) execute(ctx context.Context, c *testCase) (*outcome, error) {
 	// A dead-letter file named by the pipeline goes to a scratch
 	// directory: a test writes nothing outside it.
 	scratch, err := os.MkdirTemp("", "etld-test-")
@@ -271,7 +324,7 @@ func (s *Suite) execute(ctx context.Context, c *testCase) (map[string]*memSink, 
 		return nil, err
 	}
 	defer os.RemoveAll(scratch)
-	restore := redirectDeadLetters(s.spec, scratch)
+	files, restore := redirectDeadLetters(s.spec, scratch)
 	defer restore()
 	pl, err := plan.Build(s.spec, plan.Env{Registry: s.env.Registry, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
@@ -279,16 +332,19 @@ func (s *Suite) execute(ctx context.Context, c *testCase) (map[string]*memSink, 
 	}
 	defer pl.Close()
 	for _, src := range pl.Sources {
-		in := c.inputs[src.Spec.Name]
-		mem := &memSource{width: src.Physical.Len(), reject: src.Reject}
-		if in != nil {
-			mem.records = in.records
-			if in.format != nil {
-				if mem.decoder, err = s.env.Registry.NewDecoder(*in.format, in.decodedSchema); err != nil {
-					return nil, err
-				}
-				mem.decoded, mem.columns = in.decodedSchema.Len(), in.columns
+		mem, err := s.memSource(src, c.inputs[src.Spec.Name])
+		if err != nil {
+			return nil, err
+		}
+		if src.LookedUp() {
+			table := &memTable{name: src.Spec.Name}
+			if lsrc, ok := src.Conn.(connector.LookupSource); ok {
+				table.opts = lsrc.LookupOptions()
 			}
+			if table.reader, err = s.memSource(src, c.inputs[src.Spec.Name]); err != nil {
+				return nil, err
+			}
+			mem.table = table
 		}
 		src.Conn = mem
 	}
@@ -316,28 +372,57 @@ func (s *Suite) execute(ctx context.Context, c *testCase) (map[string]*memSink, 
 	if err != nil {
 		return nil, err
 	}
-	return sinks, nil
+	if err := pl.Close(); err != nil {
+		return nil, err
+	}
+	out := &outcome{sinks: sinks, deadLetters: map[string][]deadLetter{}}
+	for _, d := range c.deadLetters {
+		if out.deadLetters[d.source], err = readDeadLetters(files[d.source]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
-// redirectDeadLetters points every dead_letter of the pipeline into dir
-// and returns what puts them back.
-func redirectDeadLetters(sp *spec.Pipeline, dir string) func() {
+// memSource is an in-memory source that reads in (nothing when nil) in
+// place of src.
+func (s *Suite) memSource(src *plan.Source, in *input) (*memSource, error) {
+	mem := &memSource{width: src.Physical.Len(), reject: src.Reject}
+	if in == nil {
+		return mem, nil
+	}
+	mem.records = in.records
+	if in.format != nil {
+		dec, err := s.env.Registry.NewDecoder(*in.format, in.decodedSchema)
+		if err != nil {
+			return nil, err
+		}
+		mem.decoder, mem.decoded, mem.columns = dec, in.decodedSchema.Len(), in.columns
+	}
+	return mem, nil
+}
+
+// redirectDeadLetters points every dead_letter of the pipeline into dir.
+// It returns the sources' files there by name, and what puts them back.
+func redirectDeadLetters(sp *spec.Pipeline, dir string) (map[string]string, func()) {
 	var undo []func()
-	redirect := func(oe *spec.OnError, name string) {
+	redirect := func(oe *spec.OnError, name string) string {
 		if oe.DeadLetter == "" {
-			return
+			return ""
 		}
 		was := oe.DeadLetter
 		oe.DeadLetter = filepath.Join(dir, name+"-"+filepath.Base(was))
 		undo = append(undo, func() { oe.DeadLetter = was })
+		return oe.DeadLetter
 	}
+	sources := map[string]string{}
 	for _, s := range sp.Sources {
-		redirect(&s.OnError, "source-"+s.Name)
+		sources[s.Name] = redirect(&s.OnError, "source-"+s.Name)
 	}
 	for _, s := range sp.Sinks {
 		redirect(&s.OnError, "sink-"+s.Name)
 	}
-	return func() {
+	return sources, func() {
 		for _, u := range undo {
 			u()
 		}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/etld/etld/internal/builtin"
+	"github.com/etld/etld/builtin"
 	"github.com/etld/etld/pipeline/pipetest"
 )
 

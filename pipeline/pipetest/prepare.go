@@ -18,9 +18,10 @@ import (
 // testCase is a test checked against the plan, its inputs and
 // expectations in the types of their columns.
 type testCase struct {
-	test   *spec.Test
-	inputs map[string]*input
-	expect []*expectation
+	test        *spec.Test
+	inputs      map[string]*input
+	expect      []*expectation
+	deadLetters []*deadLetterCheck
 }
 
 // input is one source's records.
@@ -64,6 +65,11 @@ func prepare(t *spec.Test, pl *plan.Plan, reg *connector.Registry, errs *spec.Li
 		}
 		c.expect = append(c.expect, prepareExpect(e, sk, errs))
 	}
+	for _, d := range t.DeadLetters {
+		if check := prepareDeadLetters(d, sources, sourceNames, errs); check != nil {
+			c.deadLetters = append(c.deadLetters, check)
+		}
+	}
 	return c
 }
 
@@ -79,6 +85,10 @@ func prepareInput(in *spec.TestInput, src *plan.Source, reg *connector.Registry,
 	physical := src.Physical
 	if in.Rows != nil || (!in.HasLines && in.File == "") {
 		for _, r := range in.Rows {
+			if r.Kind != row.Insert && src.LookedUp() {
+				errs.Addf(r.Pos, r.Path, "%s is a lookup table, which holds rows, not changes: write the row without the kind %s", src.Spec.Name, r.Kind)
+				continue
+			}
 			vals, ok := rowValues(r, physical, false, src.Spec.Name, errs)
 			if ok {
 				out.records = append(out.records, record{kind: r.Kind, row: vals, pos: r.Pos.String()})

@@ -45,6 +45,13 @@ func Write(w io.Writer, r Result) {
 			writeDiff(w, s.Columns, s.Final, false)
 		}
 	}
+	for _, d := range r.DeadLetters {
+		if d.Passed() {
+			continue
+		}
+		fmt.Fprintf(w, "    source %s: dead letters differ (in any order; want: expected, not set aside; got: set aside, not expected)\n", d.Source)
+		writeDiff(w, []string{"record", "error"}, d.Diff, false)
+	}
 }
 
 // writeDiff prints a diff as a table whose columns line up: the mark,

@@ -64,8 +64,8 @@ func (p *Plan) explainNode(b *strings.Builder, n *Node, depth int, owners map[*N
 	pad := strings.Repeat("  ", depth)
 	if n.Kind == ScanNode {
 		name := "?"
-		if n.source != nil {
-			name = n.source.Spec.Name
+		if src := n.scanned(); src != nil {
+			name = src.Spec.Name
 		}
 		fmt.Fprintf(b, "%sScan(%s), changelogMode=%s\n", pad, name, n.Mode.Kinds())
 		return

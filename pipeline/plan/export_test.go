@@ -26,8 +26,6 @@ func TTLMismatches(p *Plan) []string {
 		switch n.Kind {
 		case ScanNode, UnionNode, LookupJoinNode:
 			return
-		case JoinNode:
-			op = joinOperator(n)
 		default:
 			var err error
 			if op, err = p.operator(n, ""); err != nil {

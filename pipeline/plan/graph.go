@@ -8,11 +8,8 @@ import (
 	"github.com/etld/etld/pipeline/expr"
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime"
-	"github.com/etld/etld/pipeline/runtime/aggop"
 	"github.com/etld/etld/pipeline/runtime/joinop"
 	"github.com/etld/etld/pipeline/runtime/operator"
-	"github.com/etld/etld/pipeline/runtime/rankop"
-	"github.com/etld/etld/pipeline/runtime/windowop"
 )
 
 // Graph instantiates the plan as a runtime graph with fresh operator state.
@@ -83,7 +80,7 @@ func (p *Plan) Graph() (*runtime.Graph, error) {
 		if err != nil {
 			return nil, err
 		}
-		if n.Kind == CalcNode && n.filter == nil && n.project == nil {
+		if c := n.calc(); c != nil && c.filter == nil && c.project == nil {
 			// A pure renaming: the rows pass unchanged.
 			built[n] = in
 			return in, nil
@@ -171,58 +168,10 @@ const (
 )
 
 func (p *Plan) operator(n *Node, transform string) (operator.Lifecycle, error) {
-	switch n.Kind {
-	case CalcNode:
-		c := &runtime.Calc{Name: n.Label, Transform: transform, Project: evals(n.project), Columns: columnsOf(n.project)}
-		if n.filter != nil {
-			c.Filter = n.filter.True
-			c.FilterReads = append([]int{}, n.filter.Reads...)
-			c.InputWidth = n.Input.Schema.Len()
-		}
-		if src := n.scan(); src != nil {
-			c.Reject = src.policy.Reject
-		}
-		return c, nil
-	case GroupAggNode:
-		return aggop.NewGroupAgg(n.keys, n.aggs, aggop.GroupAggOptions{Batch: n.batch, InsertOnly: !n.Input.Mode.Updating, MiniBatch: p.Spec.MiniBatchAggregate, MiniBatchSize: miniBatchSize, MiniBatchLatency: miniBatchLatency})
-	case DistinctNode:
-		if n.Input.Mode.Updating {
-			return aggop.NewGroupAgg(n.keys, nil, aggop.GroupAggOptions{Batch: n.batch, MiniBatch: p.Spec.MiniBatchAggregate, MiniBatchSize: miniBatchSize, MiniBatchLatency: miniBatchLatency})
-		}
-		return aggop.NewDistinct(), nil
-	case OverAggNode:
-		return windowop.NewOverAgg(*n.over, windowop.WindowOptions{Batch: n.batch}), nil
-	case WindowAggNode:
-		if n.window.Kind == windowop.Session {
-			return windowop.NewSessionAgg(n.window.TimeCol, n.window.Gap, n.keys, n.aggs, windowop.WindowOptions{Batch: n.batch}), nil
-		}
-		return windowop.NewWindowAgg(*n.window, n.keys, n.aggs, windowop.WindowOptions{Batch: n.batch, Attached: n.attached, AttachedLTZ: n.attachedLTZ}), nil
-	case UnnestNode:
-		u := *n.unnest
-		u.Transform = transform
-		if src := n.scan(); src != nil {
-			u.Reject = src.policy.Reject
-		}
-		return &u, nil
-	case RankNode:
-		if n.rank.Strategy == rankop.UpdateFast {
-			return rankop.NewUpdatableTopN(*n.rank)
-		}
-		return rankop.NewTopN(*n.rank), nil
-	case DedupNode:
-		return rankop.NewDedup(*n.dedup), nil
-	case WindowTableNode:
-		w := *n.windowTable
-		if w.Spec.Kind == windowop.Session {
-			return windowop.NewSessionTable(w), nil
-		}
-		return &w, nil
-	case WindowRankNode:
-		return windowop.NewWindowRank(*n.windowRank), nil
-	case LookupJoinNode:
-		return p.lookupOperator(n), nil
+	if n.op == nil {
+		return nil, fmt.Errorf("plan: no operator for node %q", n.Label)
 	}
-	return nil, fmt.Errorf("plan: no operator for node %q", n.Label)
+	return n.op.operator(opBuild{p: p, n: n, transform: transform})
 }
 
 // columnsOf returns the input column of each expression, when every one
@@ -298,7 +247,12 @@ func (p *Plan) joinGraph(g *runtime.Graph, n *Node, id, transform string, build 
 	g.Unions = append(g.Unions, un)
 	on := &runtime.OpNode{Node: runtime.Node{Name: n.Label, Kind: "transform", ID: id, Transform: transform,
 		Fingerprint: fmt.Sprintf("%s, left %s, right %s, output %s", n.Label, n.Inputs[0].Schema, n.Inputs[1].Schema, n.Schema)},
-		Input: &un.Node, Op: joinOperator(n)}
+		Input: &un.Node}
+	op, err := p.operator(n, transform)
+	if err != nil {
+		return nil, err
+	}
+	on.Op = op
 	on.StateTTL = p.setStateTTL(on.Op, n, transform)
 	g.Ops = append(g.Ops, on)
 	return &on.Node, nil

@@ -235,7 +235,7 @@ func (q *queryBuilder) joinCondition(n *Node, s *scope, cond sql.Expr, kind join
 		js.RightUnique = right.Mode.Key
 	}
 	js.LeftAppendOnly, js.RightAppendOnly = !left.Mode.Updating, !right.Mode.Updating
-	n.join = js
+	n.op = &joinOp{join: js}
 	n.Mode = joinMode(kind, left.Mode, right.Mode, js.LeftKeys, js.RightKeys, lw, q.b.plan.Batch)
 	names := n.Schema.Names()
 	n.Label = fmt.Sprintf("Join(joinType=[%s], where=[%s], select=[%s], leftInputSpec=[%s], rightInputSpec=[%s])",

@@ -6,7 +6,6 @@ import (
 
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/joinop"
-	"github.com/etld/etld/pipeline/runtime/operator"
 	"github.com/etld/etld/pipeline/sql"
 )
 
@@ -160,7 +159,7 @@ func (q *queryBuilder) intervalJoin(n *Node, js *joinop.JoinSpec, residual []sql
 		where = append(where, sql.Format(res))
 	}
 	js.Residual = is.Residual
-	n.join, n.interval = js, is
+	n.op = &joinOp{join: js, interval: is}
 	n.Mode = joinMode(js.Kind, left.Mode, right.Mode, js.LeftKeys, js.RightKeys, lw, true)
 	// The output keeps the time attribute of a side that is never padded
 	// with NULLs (Flink keeps both; etld has one per table).
@@ -203,18 +202,4 @@ func procTimeBound(residual []sql.Expr, schema row.Schema, left, right *Node) (s
 		}
 	}
 	return sql.Pos{}, false
-}
-
-// joinOperator returns the runtime operator of a JoinNode.
-func joinOperator(n *Node) operator.Lifecycle {
-	if n.temporal != nil {
-		return joinop.NewTemporalJoin(*n.temporal)
-	}
-	if n.interval != nil {
-		return joinop.NewIntervalJoin(*n.interval)
-	}
-	if n.windowJoin != nil {
-		return joinop.NewWindowJoin(*n.windowJoin)
-	}
-	return joinop.NewJoin(*n.join)
 }

@@ -105,7 +105,7 @@ func (q *queryBuilder) temporalJoin(n *Node, s *scope, j *sql.Join, ref *sql.Tab
 		js.Residual = c.True
 		where += ", " + sql.Format(res)
 	}
-	n.join, n.temporal = js, ts
+	n.op = &joinOp{join: js, temporal: ts}
 	// Insert-only: a left row is emitted once, when the watermark passes
 	// it, with the version valid then. Each left row gives one row (the
 	// right's key is in the join keys), so the left's key stays a key.

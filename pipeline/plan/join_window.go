@@ -35,30 +35,32 @@ func windowPropsOf(n *Node) (windowProps, bool) {
 	switch n.Kind {
 	case WindowTableNode:
 		w := n.Input.Schema.Len()
-		return windowProps{spec: n.windowTable.Spec, start: w, end: w + 1, ltz: n.windowTable.LTZ}, true
+		t := n.windowTable().table
+		return windowProps{spec: t.Spec, start: w, end: w + 1, ltz: t.LTZ}, true
 	case WindowAggNode:
-		k := len(n.keys)
-		if n.attached {
+		wa := n.windowAgg()
+		k := len(wa.keys)
+		if wa.attached {
 			k-- // window_start is the last key
 		}
-		return windowProps{spec: *n.window, start: k, end: k + 1, ltz: n.Schema.Fields[k+2].Type.ID == row.TimestampLTZ}, true
+		return windowProps{spec: *wa.window, start: k, end: k + 1, ltz: n.Schema.Fields[k+2].Type.ID == row.TimestampLTZ}, true
 	case WindowRankNode:
 		// Its rows are its input's, with the rank number appended.
 		return windowPropsOf(n.Input)
 	case JoinNode:
-		if n.windowJoin == nil {
+		if n.windowJoin() == nil {
 			return windowProps{}, false
 		}
 		// The side that is never padded with NULLs keeps its window.
-		switch n.windowJoin.Kind {
+		switch n.windowJoin().Kind {
 		case joinop.InnerJoin, joinop.LeftJoin, joinop.SemiJoin, joinop.AntiJoin:
 			p, _ := windowPropsOf(n.Inputs[0])
-			p.start, p.end = n.windowJoin.LeftStart, n.windowJoin.LeftEnd
+			p.start, p.end = n.windowJoin().LeftStart, n.windowJoin().LeftEnd
 			return p, true
 		case joinop.RightJoin:
 			p, _ := windowPropsOf(n.Inputs[1])
-			lw := n.windowJoin.LeftWidth
-			p.start, p.end = lw+n.windowJoin.RightStart, lw+n.windowJoin.RightEnd
+			lw := n.windowJoin().LeftWidth
+			p.start, p.end = lw+n.windowJoin().RightStart, lw+n.windowJoin().RightEnd
 			return p, true
 		}
 		return windowProps{}, false
@@ -67,11 +69,12 @@ func windowPropsOf(n *Node) (windowProps, bool) {
 		if !ok {
 			return windowProps{}, false
 		}
-		if n.project == nil && n.colSrc == nil {
+		c := n.calc()
+		if c.project == nil && c.colSrc == nil {
 			return in, true
 		}
 		start, end := -1, -1
-		for i, src := range n.colSrc {
+		for i, src := range c.colSrc {
 			if src == in.start && start < 0 {
 				start = i
 			}
@@ -148,23 +151,7 @@ func (q *queryBuilder) windowJoin(n *Node, js *joinop.JoinSpec, residual []sql.E
 	lp, lok := windowPropsOf(left)
 	rp, rok := windowPropsOf(right)
 	lw := left.Schema.Len()
-	var startEq, endEq bool
-	var keys []int // indexes in js's keys of the remaining equalities
-	var windowKey []int
-	for i := range js.LeftKeys {
-		l, r := js.LeftKeys[i], js.RightKeys[i]
-		switch {
-		case lok && rok && l == lp.start && r == rp.start:
-			startEq = true
-		case lok && rok && l == lp.end && r == rp.end:
-			endEq = true
-		default:
-			if lok && (l == lp.start || l == lp.end) || rok && (r == rp.start || r == rp.end) {
-				windowKey = append(windowKey, i)
-			}
-			keys = append(keys, i)
-		}
-	}
+	startEq, endEq, keys, windowKey := windowJoinEqualities(js, lp, lok, rp, rok)
 	if !lok || !rok {
 		// One side has windows: an equality of its window bounds with
 		// the other's same-named column meant a window join.
@@ -222,7 +209,7 @@ func (q *queryBuilder) windowJoin(n *Node, js *joinop.JoinSpec, residual []sql.E
 		where = append(where, sql.Format(res))
 	}
 	js.Residual = ws.Residual
-	n.join, n.windowJoin = js, ws
+	n.op = &joinOp{join: js, window: ws}
 	// Insert-only, with the upsert keys of a join whose keys are every
 	// equality, the window bounds included: within a window, a side unique
 	// on its keys and window (a window aggregate's rows) matches each row
@@ -246,6 +233,28 @@ func (q *queryBuilder) windowJoin(n *Node, js *joinop.JoinSpec, residual []sql.E
 	n.Label = fmt.Sprintf("WindowJoin(joinType=[%s]%s, leftWindow=[%s], rightWindow=[%s], select=[%s])",
 		js.Kind, whereText, lt, rt, strings.Join(n.Schema.Names(), ", "))
 	return true, nil
+}
+
+// windowJoinEqualities sorts a join's key equalities: the equality of
+// the two sides' window_start (startEq) and of their window_end (endEq),
+// and the others (keys, indexes in js's keys), of which windowKey are
+// those that compare a window bound of one side with another column.
+func windowJoinEqualities(js *joinop.JoinSpec, lp windowProps, lok bool, rp windowProps, rok bool) (startEq, endEq bool, keys, windowKey []int) {
+	for i := range js.LeftKeys {
+		l, r := js.LeftKeys[i], js.RightKeys[i]
+		switch {
+		case lok && rok && l == lp.start && r == rp.start:
+			startEq = true
+		case lok && rok && l == lp.end && r == rp.end:
+			endEq = true
+		default:
+			if lok && (l == lp.start || l == lp.end) || rok && (r == rp.start || r == rp.end) {
+				windowKey = append(windowKey, i)
+			}
+			keys = append(keys, i)
+		}
+	}
+	return startEq, endEq, keys, windowKey
 }
 
 // windowKeyPos returns the position of the equality of window_start (or

@@ -8,16 +8,19 @@ import (
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/joinop"
-	"github.com/etld/etld/pipeline/runtime/operator"
 	"github.com/etld/etld/pipeline/sql"
 )
 
 // lookupPlan is a lookup join's plan (LookupJoinNode): the table looked
-// up, its client and the operator's spec without it.
+// up, its key columns and the operator's spec without its client. The
+// operator asks the table's connector for the client, so that a
+// connector put in place of the planned one (etld test's in-memory
+// tables) is the one looked up, as a scan reads the Source's Conn of the
+// moment.
 type lookupPlan struct {
-	table    *Source
-	lookuper connector.Lookuper
-	spec     joinop.LookupJoinSpec
+	table *Source
+	keys  []int
+	spec  joinop.LookupJoinSpec
 }
 
 // lookupJoin plans `left [LEFT] JOIN t FOR SYSTEM_TIME AS OF x AS c ON
@@ -50,31 +53,11 @@ func (q *queryBuilder) lookupJoin(j *sql.Join) (s *scope, ok bool, err error) {
 	if probe < 0 || !lookupTimeCol(ls.node, probe) {
 		return nil, false, nil
 	}
-	tab, err := q.b.table(ref.Name.Name, ref.Name.At)
+	tab, src, lsrc, kind, err := q.lookupTable(j, ref, at)
 	if err != nil {
 		return nil, true, err
 	}
 	root := tab.Root
-	if root.Kind != ScanNode || root.source == nil || root.source.Conn == nil {
-		return nil, true, errAt(ref.Name.At, "%s FOR SYSTEM_TIME AS OF %s (processing time) is a lookup join, which looks rows up in a source table by key; %q is a transform: look up a mysql (or jdbc) source", ref.Name.Name, at.Column.Name, ref.Name.Name)
-	}
-	src := root.source
-	lsrc, isLookup := src.Conn.(connector.LookupSource)
-	if !isLookup {
-		return nil, true, errAt(ref.Name.At, "%s FOR SYSTEM_TIME AS OF %s (processing time) is a lookup join, and a %s source cannot be looked up by key: look up a mysql (or jdbc) source", ref.Name.Name, at.Column.Name, src.Spec.Type)
-	}
-	if src.computed != nil || src.watermark != nil {
-		return nil, true, errAt(ref.Name.At, "the lookup table %q declares computed columns or a watermark, which a lookup does not evaluate: compute them after the join", ref.Name.Name)
-	}
-	var kind joinop.JoinKind
-	switch j.Type {
-	case sql.InnerJoin:
-		kind = joinop.InnerJoin
-	case sql.LeftJoin:
-		kind = joinop.LeftJoin
-	default:
-		return nil, true, errAt(j.At, "a lookup join is INNER or LEFT, as in Flink; %s is not supported", j.Type)
-	}
 	name := tab.Name
 	if !ref.Alias.IsZero() {
 		name = ref.Alias.Name
@@ -107,31 +90,9 @@ func (q *queryBuilder) lookupJoin(j *sql.Join) (s *scope, ok bool, err error) {
 		return nil, true, err
 	}
 	spec := joinop.LookupJoinSpec{Kind: kind, RightWidth: root.Schema.Len()}
-	var rightKeys []int
-	var keyTexts []string
-	var residual []sql.Expr
-	for _, c := range conjuncts(on) {
-		if b, isBin := c.(*sql.Binary); isBin && b.Op == sql.OpEq {
-			l, lok := b.L.(*sql.ColumnRef)
-			r, rok := b.R.(*sql.ColumnRef)
-			if lok && rok {
-				li, ri := node.Schema.Index(l.Column.Name), node.Schema.Index(r.Column.Name)
-				if li >= lw {
-					li, ri = ri, li
-				}
-				if li >= 0 && li < lw && ri >= lw && !slices.Contains(rightKeys, ri-lw) {
-					lt, rt := node.Schema.Fields[li].Type, node.Schema.Fields[ri].Type
-					if !sameRepresentation(lt, rt) {
-						return nil, true, errAt(b.OpAt, "the lookup key %s = %s compares %s with %s: CAST the probe side's column to %s", node.Schema.Fields[li].Name, node.Schema.Fields[ri].Name, lt, rt, rt)
-					}
-					spec.LeftKeys = append(spec.LeftKeys, li)
-					rightKeys = append(rightKeys, ri-lw)
-					keyTexts = append(keyTexts, fmt.Sprintf("%s=%s", root.Schema.Fields[ri-lw].Name, node.Schema.Fields[li].Name))
-					continue
-				}
-			}
-		}
-		residual = append(residual, c)
+	rightKeys, keyTexts, residual, err := lookupKeys(on, node, root, &spec)
+	if err != nil {
+		return nil, true, err
 	}
 	if len(rightKeys) == 0 {
 		return nil, true, errAt(j.On.Pos(), "a lookup join needs an equality of a column of %s and a column of the probe side (ON o.k = %s.id): Flink refuses a lookup without a key too", name, name)
@@ -149,16 +110,80 @@ func (q *queryBuilder) lookupJoin(j *sql.Join) (s *scope, ok bool, err error) {
 		spec.Residual = c.True
 		label += fmt.Sprintf(", where=[%s]", sql.Format(res))
 	}
-	lk, err := lsrc.Lookuper(rightKeys)
-	if err != nil {
+	// Asked here for its errors (a table given as a query); the
+	// operator asks again.
+	if _, err := lsrc.Lookuper(rightKeys); err != nil {
 		return nil, true, errAt(ref.Name.At, "the lookup table %q: %v", ref.Name.Name, err)
 	}
 	spec.Options = lsrc.LookupOptions()
 	label += fmt.Sprintf(", select=[%s], cache=[%s], batch=[%d])", strings.Join(node.Schema.Names(), ", "), cacheText(spec.Options), spec.Options.MaxBatch)
 	node.Label = label
-	node.lookup = &lookupPlan{table: src, lookuper: lk, spec: spec}
+	node.op = &lookupOp{&lookupPlan{table: src, keys: rightKeys, spec: spec}}
 	src.lookedUp = true
 	return s, true, nil
+}
+
+// lookupTable finds the table a lookup join looks rows up in, and
+// refuses one that cannot be looked up, and a join other than INNER and
+// LEFT.
+func (q *queryBuilder) lookupTable(j *sql.Join, ref *sql.TableRef, at *sql.ColumnRef) (*Table, *Source, connector.LookupSource, joinop.JoinKind, error) {
+	tab, err := q.b.table(ref.Name.Name, ref.Name.At)
+	if err != nil {
+		return nil, nil, nil, 0, err
+	}
+	root := tab.Root
+	if root.Kind != ScanNode || root.scanned() == nil || root.scanned().Conn == nil {
+		return nil, nil, nil, 0, errAt(ref.Name.At, "%s FOR SYSTEM_TIME AS OF %s (processing time) is a lookup join, which looks rows up in a source table by key; %q is a transform: look up a mysql (or jdbc) source", ref.Name.Name, at.Column.Name, ref.Name.Name)
+	}
+	src := root.scanned()
+	lsrc, isLookup := src.Conn.(connector.LookupSource)
+	if !isLookup {
+		return nil, nil, nil, 0, errAt(ref.Name.At, "%s FOR SYSTEM_TIME AS OF %s (processing time) is a lookup join, and a %s source cannot be looked up by key: look up a mysql (or jdbc) source", ref.Name.Name, at.Column.Name, src.Spec.Type)
+	}
+	if src.computed != nil || src.watermark != nil {
+		return nil, nil, nil, 0, errAt(ref.Name.At, "the lookup table %q declares computed columns or a watermark, which a lookup does not evaluate: compute them after the join", ref.Name.Name)
+	}
+	var kind joinop.JoinKind
+	switch j.Type {
+	case sql.InnerJoin:
+		kind = joinop.InnerJoin
+	case sql.LeftJoin:
+		kind = joinop.LeftJoin
+	default:
+		return nil, nil, nil, 0, errAt(j.At, "a lookup join is INNER or LEFT, as in Flink; %s is not supported", j.Type)
+	}
+	return tab, src, lsrc, kind, nil
+}
+
+// lookupKeys splits a lookup join's ON into the equalities of a probe
+// column and a looked-up column (the lookup keys, set in spec) and the
+// rest (the residual condition).
+func lookupKeys(on sql.Expr, node, root *Node, spec *joinop.LookupJoinSpec) (rightKeys []int, keyTexts []string, residual []sql.Expr, err error) {
+	lw := node.Schema.Len() - root.Schema.Len()
+	for _, c := range conjuncts(on) {
+		if b, isBin := c.(*sql.Binary); isBin && b.Op == sql.OpEq {
+			l, lok := b.L.(*sql.ColumnRef)
+			r, rok := b.R.(*sql.ColumnRef)
+			if lok && rok {
+				li, ri := node.Schema.Index(l.Column.Name), node.Schema.Index(r.Column.Name)
+				if li >= lw {
+					li, ri = ri, li
+				}
+				if li >= 0 && li < lw && ri >= lw && !slices.Contains(rightKeys, ri-lw) {
+					lt, rt := node.Schema.Fields[li].Type, node.Schema.Fields[ri].Type
+					if !sameRepresentation(lt, rt) {
+						return nil, nil, nil, errAt(b.OpAt, "the lookup key %s = %s compares %s with %s: CAST the probe side's column to %s", node.Schema.Fields[li].Name, node.Schema.Fields[ri].Name, lt, rt, rt)
+					}
+					spec.LeftKeys = append(spec.LeftKeys, li)
+					rightKeys = append(rightKeys, ri-lw)
+					keyTexts = append(keyTexts, fmt.Sprintf("%s=%s", root.Schema.Fields[ri-lw].Name, node.Schema.Fields[li].Name))
+					continue
+				}
+			}
+		}
+		residual = append(residual, c)
+	}
+	return rightKeys, keyTexts, residual, nil
 }
 
 // cacheText is the cache as explain shows it, in Flink's option words.
@@ -187,13 +212,6 @@ func lookupTimeCol(n *Node, c int) bool {
 	return procTimeCol(n, c)
 }
 
-// lookupOperator is the runtime operator of a LookupJoinNode.
-func (p *Plan) lookupOperator(n *Node) operator.Operator {
-	spec := n.lookup.spec
-	spec.Lookuper = n.lookup.lookuper
-	return joinop.NewLookupJoin(spec)
-}
-
 // scannedSources returns the sources some sink reads by a scan: a source
 // that only lookup joins read is looked up, never scanned.
 func (p *Plan) scannedSources() map[*Source]bool {
@@ -206,7 +224,7 @@ func (p *Plan) scannedSources() map[*Source]bool {
 		}
 		seen[n] = true
 		if n.Kind == ScanNode {
-			out[n.source] = true
+			out[n.scanned()] = true
 		}
 		for _, in := range n.inputs() {
 			walk(in)

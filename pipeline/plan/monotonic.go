@@ -46,12 +46,13 @@ func modifiedMonotonicity(n *Node) []monotonicity {
 			return constants(width)
 		}
 		out := make([]monotonicity, width)
-		if n.filter != nil {
+		c := n.calc()
+		if c.filter != nil {
 			// A condition over changing columns turns updates into
 			// deletes (Flink's isNeedRetract, taken conservatively).
 			return out
 		}
-		for i, src := range n.colSrc {
+		for i, src := range c.colSrc {
 			if src >= 0 && i < width {
 				out[i] = in[src]
 			}
@@ -71,11 +72,12 @@ func modifiedMonotonicity(n *Node) []monotonicity {
 		if in == nil || !allConstant(in) {
 			return nil
 		}
-		if !n.dedup.KeepLast && !n.dedup.RowTime {
+		dd := n.deduped().spec
+		if !dd.KeepLast && !dd.RowTime {
 			return constants(width) // keep-first emits no updates
 		}
 		out := make([]monotonicity, width)
-		for _, k := range n.dedup.Key {
+		for _, k := range dd.Key {
 			out[k] = constantMono
 		}
 		return out
@@ -125,21 +127,22 @@ func groupAggMonotonicity(n *Node) []monotonicity {
 	if in == nil {
 		return nil
 	}
-	for _, k := range n.keys {
+	g := n.groupAgg()
+	for _, k := range g.keys {
 		if in[k] != constantMono {
 			return nil
 		}
 	}
-	out := constants(len(n.keys))
-	out = append(out, n.aggMono...)
+	out := constants(len(g.keys))
+	out = append(out, g.aggMono...)
 	if !allConstant(in) {
 		// The input updates: an aggregate keeps its direction only
 		// when its argument moves the same way (COUNT always does).
-		for j, a := range n.aggs {
+		for j, a := range g.aggs {
 			switch {
 			case isCount(a.Func):
-			case a.Arg < 0 || a.Func == aggop.ListAgg || in[a.Arg] != out[len(n.keys)+j]:
-				out[len(n.keys)+j] = notMonotonic
+			case a.Arg < 0 || a.Func == aggop.ListAgg || in[a.Arg] != out[len(g.keys)+j]:
+				out[len(g.keys)+j] = notMonotonic
 			}
 		}
 	}
@@ -152,7 +155,7 @@ func rankMonotonicity(n *Node) []monotonicity {
 	if in == nil {
 		return nil
 	}
-	spec := n.rank
+	spec := n.ranked().spec
 	for _, k := range spec.Partition {
 		if in[k] != constantMono {
 			return nil
@@ -325,7 +328,7 @@ func dropsUpdateBefore(n *Node) bool {
 	for ; n != nil; n = n.Input {
 		switch n.Kind {
 		case CalcNode:
-			if n.filter != nil {
+			if n.Filters() {
 				return false
 			}
 		case GroupAggNode, DistinctNode, DedupNode:

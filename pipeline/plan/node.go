@@ -1,13 +1,7 @@
 package plan
 
 import (
-	"github.com/etld/etld/pipeline/expr"
 	"github.com/etld/etld/pipeline/row"
-	"github.com/etld/etld/pipeline/runtime"
-	"github.com/etld/etld/pipeline/runtime/aggop"
-	"github.com/etld/etld/pipeline/runtime/joinop"
-	"github.com/etld/etld/pipeline/runtime/rankop"
-	"github.com/etld/etld/pipeline/runtime/windowop"
 )
 
 // NodeKind names a plan operator.
@@ -57,44 +51,12 @@ type Node struct {
 	TimeAttr int
 	Bounded  bool
 
-	source *Source // ScanNode
-
-	filter  *expr.Compiled   // CalcNode
-	project []*expr.Compiled // CalcNode; nil passes rows through
-
-	keys   []int           // GroupAggNode, WindowAggNode
-	aggs   []aggop.AggCall // GroupAggNode, WindowAggNode
-	window *windowop.WindowSpec
-	// attached: a WindowAggNode over rows that carry their windows
-	// (windowop.WindowOptions.Attached); attachedLTZ: those windows were
-	// over a TIMESTAMP_LTZ.
-	attached, attachedLTZ bool
-	over                  *windowop.OverSpec // OverAggNode
-	batch                 bool
-
-	unnest   *runtime.Unnest // UnnestNode: a template, copied per run
-	unnestOf *expr.Compiled  // UnnestNode: the unnested expression
-
-	rank  *rankop.RankSpec  // RankNode
-	dedup *rankop.DedupSpec // DedupNode
-
-	windowTable *windowop.WindowTable    // WindowTableNode
-	windowRank  *windowop.WindowRankSpec // WindowRankNode
-
-	join     *joinop.JoinSpec         // JoinNode
-	interval *joinop.IntervalJoinSpec // JoinNode of an interval join (join_interval.go)
-	temporal *joinop.TemporalJoinSpec // JoinNode of a temporal join (join_temporal.go)
-	// windowJoin is set on a JoinNode of a window join (join_window.go).
-	windowJoin *joinop.WindowJoinSpec
-
-	lookup *lookupPlan // LookupJoinNode
-
-	// colSrc is the input column each output column of a CalcNode
-	// copies, -1 when computed (nil when unknown); aggMono is each
-	// aggregate's monotonicity over an insert-only input (GroupAggNode).
-	// monotonic.go reads both to pick a Top-N's strategy.
-	colSrc  []int
-	aggMono []monotonicity
+	// op is what the node's kind carries and how it builds its operator
+	// (payload.go); nil for a union.
+	op payload
+	// batch: the node runs in batch mode (an aggregate, OVER or
+	// DISTINCT emits its results at the end of its input).
+	batch bool
 }
 
 // scan returns the scan at the bottom of n's input chain, whose on_error
@@ -102,7 +64,7 @@ type Node struct {
 func (n *Node) scan() *Source {
 	for x := n; x != nil; x = x.Input {
 		if x.Kind == ScanNode {
-			return x.source
+			return x.scanned()
 		}
 	}
 	return nil
@@ -121,5 +83,6 @@ func (n *Node) inputs() []*Node {
 
 // Filters reports whether n is a CalcNode with a condition (WHERE,
 // HAVING): over an updating input it emits -D where Flink emits -U
-// (ARCHITECTURE §4), which the Flink export lists as a difference.
-func (n *Node) Filters() bool { return n.Kind == CalcNode && n.filter != nil }
+// (a filter cannot turn the update of a row it keeps into one it drops
+// without retracting the whole row), which the Flink export lists as a difference.
+func (n *Node) Filters() bool { c := n.calc(); return c != nil && c.filter != nil }

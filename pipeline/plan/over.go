@@ -46,149 +46,231 @@ func overWindowText(w *sql.WindowSpec) string {
 
 // overAggregate plans a SELECT with OVER aggregates over s.
 func (q *queryBuilder) overAggregate(sel *sql.Select, s *scope, overs []*sql.Over) (*Node, error) {
-	in := s.node
-	first := overs[0]
+	o := &overPlan{q: q, sel: sel, s: s, in: s.node, overs: overs}
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	if err := o.firstColumns(); err != nil {
+		return nil, err
+	}
+	if err := o.functions(); err != nil {
+		return nil, err
+	}
+	pre, err := o.firstCalc()
+	if err != nil {
+		return nil, err
+	}
+	out, err := o.lastCalc(o.overNode(pre))
+	if err != nil {
+		return nil, err
+	}
+	if sel.Distinct {
+		return q.distinct(out), nil
+	}
+	return out, nil
+}
+
+// overFn is one OVER call of a SELECT: its text, whether it is a LAG,
+// its index among the aggregates or the LAGs, and its result type.
+type overFn struct {
+	text string
+	lag  bool
+	i    int
+	typ  row.Type
+}
+
+// overPlan is a SELECT with OVER aggregates being planned, in the phases
+// of Flink's plan: a first Calc passes the input's columns and appends
+// the partition keys and the calls' arguments, the OverAggregate appends
+// the results, and a last Calc computes the select list.
+type overPlan struct {
+	q     *queryBuilder
+	sel   *sql.Select
+	s     *scope
+	in    *Node
+	overs []*sql.Over
+	spec  windowop.OverSpec
+
+	preFields  []row.Field
+	preProject []*expr.Compiled
+	preTexts   []string
+	keyTexts   []string
+	// fns are the calls, each once (index finds one by its text); results
+	// follow the input's columns, aggregates first, then LAGs.
+	fns       []overFn
+	index     map[string]int
+	aggTexts  []string
+	outFields []row.Field
+	resultCol []int
+}
+
+// check refuses what OVER cannot be mixed with, and windows that differ
+// between the calls, and builds the OVER spec.
+func (o *overPlan) check() error {
+	sel, s, in := o.sel, o.s, o.in
+	first := o.overs[0]
 	switch {
 	case s.window != nil:
-		return nil, errAt(first.OverAt, "OVER aggregates over a window table function are not supported; read the window TVF in a subquery with its GROUP BY")
+		return errAt(first.OverAt, "OVER aggregates over a window table function are not supported; read the window TVF in a subquery with its GROUP BY")
 	case len(sel.GroupBy) > 0 || sel.Having != nil:
-		return nil, errAt(first.OverAt, "OVER aggregates cannot be mixed with GROUP BY or HAVING in one SELECT; group in a subquery and compute the OVER aggregates around it")
+		return errAt(first.OverAt, "OVER aggregates cannot be mixed with GROUP BY or HAVING in one SELECT; group in a subquery and compute the OVER aggregates around it")
 	case in.Mode.Updating:
-		return nil, errAt(first.OverAt, "OVER aggregates take insert-only input; the %s they read is updating", s.table)
+		return errAt(first.OverAt, "OVER aggregates take insert-only input; the %s they read is updating", s.table)
 	}
 	for _, it := range sel.Items {
 		if containsAgg(it.Expr) {
-			return nil, errAt(it.Pos(), "an aggregate without OVER cannot stand beside OVER aggregates; give it an OVER window too or aggregate in a subquery")
+			return errAt(it.Pos(), "an aggregate without OVER cannot stand beside OVER aggregates; give it an OVER window too or aggregate in a subquery")
 		}
 	}
 	w := first.Window
 	text := overWindowText(w)
-	for _, o := range overs[1:] {
-		if overWindowText(o.Window) != text {
-			return nil, errAt(o.OverAt, "all OVER aggregates of a SELECT must use the same window (Flink computes them in one operator): %s differs from %s; name one WINDOW w AS (...) and write OVER w", overWindowText(o.Window), text)
+	for _, ov := range o.overs[1:] {
+		if overWindowText(ov.Window) != text {
+			return errAt(ov.OverAt, "all OVER aggregates of a SELECT must use the same window (Flink computes them in one operator): %s differs from %s; name one WINDOW w AS (...) and write OVER w", overWindowText(ov.Window), text)
 		}
 	}
-	spec, err := q.overSpec(w, s)
+	spec, err := o.q.overSpec(w, s)
 	if err != nil {
-		return nil, err
+		return err
 	}
+	o.spec = spec
+	return nil
+}
 
-	var where *expr.Compiled
-	if sel.Where != nil {
-		if where, err = q.compileFilter(sel.Where, s, in.Schema); err != nil {
-			return nil, err
-		}
+// add places an argument or key in the first Calc, returning its column:
+// a plain input column is read where it is.
+func (o *overPlan) add(name string, c *expr.Compiled, text string) int {
+	in := o.in
+	if i := in.Schema.Index(strings.Trim(text, "`")); i >= 0 && i < in.Schema.Len() && c.Type == in.Schema.Fields[i].Type {
+		return i
 	}
-	// The first Calc passes the input's columns and appends the partition
-	// keys and the arguments.
-	var preFields []row.Field
-	var preProject []*expr.Compiled
-	var preTexts []string
-	add := func(name string, c *expr.Compiled, text string) int {
-		// A plain input column is read where it is.
-		if i := in.Schema.Index(strings.Trim(text, "`")); i >= 0 && i < in.Schema.Len() && c.Type == in.Schema.Fields[i].Type {
-			return i
-		}
-		preFields = append(preFields, row.Field{Name: name, Type: c.Type})
-		preProject = append(preProject, c)
-		preTexts = append(preTexts, text)
-		return len(preFields) - 1
-	}
+	o.preFields = append(o.preFields, row.Field{Name: name, Type: c.Type})
+	o.preProject = append(o.preProject, c)
+	o.preTexts = append(o.preTexts, text)
+	return len(o.preFields) - 1
+}
+
+// firstColumns gives the first Calc the input's columns and the
+// partition keys.
+func (o *overPlan) firstColumns() error {
+	s, in := o.s, o.in
+	w := o.overs[0].Window
 	for _, f := range in.Schema.Fields {
 		c, err := compileExpr(&sql.ColumnRef{Column: sql.Ident{Name: f.Name, Quoted: true}}, in.Schema, s.table)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		preFields = append(preFields, f)
-		preProject = append(preProject, c)
-		preTexts = append(preTexts, f.Name)
+		o.preFields = append(o.preFields, f)
+		o.preProject = append(o.preProject, c)
+		o.preTexts = append(o.preTexts, f.Name)
 	}
-	var keyTexts []string
 	for i, k := range w.PartitionBy {
 		k, err := s.unqualify(k)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		c, err := compileExpr(k, in.Schema, s.table)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		spec.Keys = append(spec.Keys, add(fmt.Sprintf("$p%d", i), c, sql.Format(k)))
-		keyTexts = append(keyTexts, sql.Format(k))
+		o.spec.Keys = append(o.spec.Keys, o.add(fmt.Sprintf("$p%d", i), c, sql.Format(k)))
+		o.keyTexts = append(o.keyTexts, sql.Format(k))
 	}
-	// The functions, each once; results follow the input's columns,
-	// aggregates first, then LAGs.
-	type fn struct {
-		text string
-		lag  bool
-		i    int
-		typ  row.Type
-	}
-	var fns []fn
-	index := map[string]int{}
-	var aggTexts []string
-	for _, o := range overs {
-		oc, err := s.unqualify(o)
+	return nil
+}
+
+// functions finds the OVER calls, each once, and places their
+// arguments in the first Calc.
+func (o *overPlan) functions() error {
+	q, s, in := o.q, o.s, o.in
+	spec := &o.spec
+	o.index = map[string]int{}
+	for _, ov := range o.overs {
+		oc, err := s.unqualify(ov)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		call := oc.(*sql.Over).Call
 		text := sql.Format(call)
-		if _, seen := index[strings.ToLower(text)]; seen {
+		if _, seen := o.index[strings.ToLower(text)]; seen {
 			continue
 		}
 		name := strings.ToUpper(call.Name)
-		f := fn{text: text}
+		f := overFn{text: text}
 		switch {
 		case expr.IsAggregate(name):
-			for _, a := range call.Args {
-				if containsAgg(a) {
-					return nil, errAt(a.Pos(), "aggregate functions cannot be nested")
+			for _, arg := range call.Args {
+				if containsAgg(arg) {
+					return errAt(arg.Pos(), "aggregate functions cannot be nested")
 				}
 			}
 			j := len(spec.Aggs)
 			ac, err := q.aggCall(call, in.Schema, s.table, func(c *expr.Compiled, t string) int {
-				return add(fmt.Sprintf("$arg%d", len(preFields)), c, t)
+				return o.add(fmt.Sprintf("$arg%d", len(o.preFields)), c, t)
 			})
 			if err != nil {
-				return nil, err
+				return err
 			}
 			spec.Aggs = append(spec.Aggs, ac)
 			f.i, f.typ = j, ac.ResultType()
 		case name == "LAG":
-			l, typ, err := q.lagCall(call, in.Schema, s.table, add)
+			l, typ, err := q.lagCall(call, in.Schema, s.table, o.add)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			f.lag, f.i, f.typ = true, len(spec.Lags), typ
 			spec.Lags = append(spec.Lags, l)
 		case name == "LEAD":
-			return nil, errAt(call.At, "LEAD reads rows that have not arrived yet; Flink supports it in batch mode only, and etld not yet. Use LAG, ordering the other way round in a subquery if needed")
+			return errAt(call.At, "LEAD reads rows that have not arrived yet; Flink supports it in batch mode only, and etld not yet. Use LAG, ordering the other way round in a subquery if needed")
 		default:
-			return nil, errAt(call.At, "%s is not an aggregate function and cannot take OVER (...); OVER takes COUNT, SUM, AVG, MIN, MAX, FIRST_VALUE, LAST_VALUE, LISTAGG, STDDEV/VAR, LAG", name)
+			return errAt(call.At, "%s is not an aggregate function and cannot take OVER (...); OVER takes COUNT, SUM, AVG, MIN, MAX, FIRST_VALUE, LAST_VALUE, LISTAGG, STDDEV/VAR, LAG", name)
 		}
-		index[strings.ToLower(text)] = len(fns)
-		fns = append(fns, f)
-		aggTexts = append(aggTexts, text)
+		o.index[strings.ToLower(text)] = len(o.fns)
+		o.fns = append(o.fns, f)
+		o.aggTexts = append(o.aggTexts, text)
+	}
+	return nil
+}
+
+// firstCalc builds the Calc under the OverAggregate when it has a WHERE
+// or appends columns; otherwise the input is read as it is.
+func (o *overPlan) firstCalc() (*Node, error) {
+	q, sel, s, in := o.q, o.sel, o.s, o.in
+	preFields, preProject, preTexts := o.preFields, o.preProject, o.preTexts
+	var where *expr.Compiled
+	if sel.Where != nil {
+		var err error
+		if where, err = q.compileFilter(sel.Where, s, in.Schema); err != nil {
+			return nil, err
+		}
 	}
 	pre := in
 	if where != nil || len(preFields) > in.Schema.Len() {
 		pre = &Node{
 			Kind: CalcNode, Input: in, Schema: row.NewSchema(preFields...),
 			Mode: Changelog{}, TimeAttr: in.TimeAttr, Bounded: in.Bounded,
-			filter: where,
 		}
+		c := &calcOp{filter: where}
 		if len(preFields) > in.Schema.Len() {
-			pre.project = preProject
+			c.project = preProject
 		}
+		pre.op = c
 		cond := ""
 		if sel.Where != nil {
 			cond = ", where=[" + sql.Format(sel.Where) + "]"
 		}
 		pre.Label = fmt.Sprintf("Calc(select=[%s]%s)", strings.Join(preTexts, ", "), cond)
 	}
+	return pre, nil
+}
 
-	outFields := append([]row.Field(nil), preFields...)
+// overNode builds the OverAggregate: the first Calc's columns, then the
+// results, aggregates first, then LAGs.
+func (o *overPlan) overNode(pre *Node) *Node {
+	q, in, fns, keyTexts, aggTexts := o.q, o.in, o.fns, o.keyTexts, o.aggTexts
+	w := o.overs[0].Window
+	spec := o.spec
+	outFields := append([]row.Field(nil), o.preFields...)
 	resultCol := make([]int, len(fns))
 	for _, kind := range []bool{false, true} { // aggregates, then LAGs
 		for j, f := range fns {
@@ -202,7 +284,7 @@ func (q *queryBuilder) overAggregate(sel *sql.Select, s *scope, overs []*sql.Ove
 	node := &Node{
 		Kind: OverAggNode, Input: pre, Schema: row.NewSchema(outFields...),
 		Mode: overAggMode(), TimeAttr: in.TimeAttr, Bounded: in.Bounded,
-		over: &spec, batch: q.b.plan.Batch,
+		op: &overOp{spec: &spec, batch: q.b.plan.Batch}, batch: q.b.plan.Batch,
 	}
 	partition := ""
 	if len(keyTexts) > 0 {
@@ -215,7 +297,15 @@ func (q *queryBuilder) overAggregate(sel *sql.Select, s *scope, overs []*sql.Ove
 	node.Label = fmt.Sprintf("OverAggregate(%sorderBy=[%s ASC], window=[%s], select=[%s])",
 		partition, in.Schema.Fields[in.TimeAttr].Name, frame, strings.Join(aggTexts, ", "))
 
-	// The last Calc: the select list, each OVER call read from its column.
+	o.outFields, o.resultCol = outFields, resultCol
+	return node
+}
+
+// lastCalc builds the select list over the OverAggregate's row, each
+// OVER call read from its column.
+func (o *overPlan) lastCalc(node *Node) (*Node, error) {
+	q, sel, s, in, first := o.q, o.sel, o.s, o.in, o.overs[0]
+	outFields, resultCol, fns := o.outFields, o.resultCol, o.fns
 	var post []*sql.SelectItem
 	for i, it := range sel.Items {
 		if star, ok := it.Expr.(*sql.Star); ok {
@@ -229,13 +319,13 @@ func (q *queryBuilder) overAggregate(sel *sql.Select, s *scope, overs []*sql.Ove
 			continue
 		}
 		e := rewrite(it.Expr, func(x sql.Expr) (sql.Expr, bool) {
-			o, ok := x.(*sql.Over)
+			ov, ok := x.(*sql.Over)
 			if !ok {
 				return nil, false
 			}
-			oc, _ := s.unqualify(o)
-			j := index[strings.ToLower(sql.Format(oc.(*sql.Over).Call))]
-			return &sql.ColumnRef{Column: sql.Ident{At: o.Pos(), Name: outFields[resultCol[j]].Name, Quoted: true}}, true
+			oc, _ := s.unqualify(ov)
+			j := o.index[strings.ToLower(sql.Format(oc.(*sql.Over).Call))]
+			return &sql.ColumnRef{Column: sql.Ident{At: ov.Pos(), Name: outFields[resultCol[j]].Name, Quoted: true}}, true
 		})
 		alias := it.Alias
 		if _, ok := it.Expr.(*sql.Over); ok && alias.IsZero() {
@@ -255,9 +345,6 @@ func (q *queryBuilder) overAggregate(sel *sql.Select, s *scope, overs []*sql.Ove
 	}
 	for j, f := range fns {
 		out.Label = strings.ReplaceAll(out.Label, "`"+outFields[resultCol[j]].Name+"`", f.text+" OVER "+wname)
-	}
-	if sel.Distinct {
-		return q.distinct(out), nil
 	}
 	return out, nil
 }

@@ -228,6 +228,19 @@ func (b *builder) source(s *spec.Source) {
 		physical = append(physical, row.Field{Name: c.Name, Type: c.Type})
 	}
 	src.Physical = row.NewSchema(physical...)
+	if !b.sourceConn(s, src, metadata) {
+		broken = true
+	}
+	b.plan.Sources = append(b.plan.Sources, src)
+	if !broken {
+		b.sourceTable(s, src, computed)
+	}
+}
+
+// sourceConn builds a source's error policy and connector. It reports
+// false when the source has no schema to make a table of: none written,
+// and none the connector knows.
+func (b *builder) sourceConn(s *spec.Source, src *Source, metadata []string) bool {
 	policy, err := runtime.NewPolicy("source", s.Name, s.OnError.Policy, s.OnError.DeadLetter, b.env.Logger)
 	if err != nil {
 		b.errs.Addf(s.OnError.Pos, s.Path+".on_error", "%v", err)
@@ -264,15 +277,16 @@ func (b *builder) source(s *spec.Source) {
 			// A connector that failed may have failed for the missing
 			// columns (a format's "the schema has no columns"): say what
 			// to write, at the source.
-			broken = true
 			b.errs.Addf(s.Pos, s.Path+".schema", "missing required key: list the columns, e.g. `- id BIGINT`")
+			return false
 		}
 	}
-	b.plan.Sources = append(b.plan.Sources, src)
-	if broken {
-		return
-	}
+	return true
+}
 
+// sourceTable makes the table SQL reads of a source: its physical
+// columns, then its computed columns, with its watermark and key.
+func (b *builder) sourceTable(s *spec.Source, src *Source, computed []spec.Column) {
 	// Computed columns see the physical columns and the computed ones
 	// before them, as Flink's computed columns do.
 	fields := append([]row.Field(nil), src.Physical.Fields...)
@@ -314,7 +328,7 @@ func (b *builder) source(s *spec.Source) {
 	node := &Node{
 		Kind: ScanNode, Label: fmt.Sprintf("Scan(%s, type=%s)", s.Name, s.Type),
 		Schema: schema, Mode: scanMode(updating, key), TimeAttr: timeAttr,
-		Bounded: bounded, source: src,
+		Bounded: bounded, op: &scanOp{source: src},
 	}
 	src.Table = &Table{Name: s.Name, Root: node}
 	if b.shapeFaulted(s) {
@@ -512,6 +526,9 @@ func (b *builder) tableNames() []string {
 // Skipped is the number of bad records the source's on_error policy set
 // aside so far.
 func (s *Source) Skipped() int64 { return s.policy.Skipped() }
+
+// LookedUp reports whether a lookup join reads the source's table by key.
+func (s *Source) LookedUp() bool { return s.lookedUp }
 
 // Reject hands a bad record to the source's on_error policy, as the
 // source's connector does: a connector that stands in for it (etld test's

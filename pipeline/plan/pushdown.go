@@ -77,13 +77,14 @@ func (p *Plan) columnsRead(src *Source, nodes []*Node) []bool {
 			if in != scan {
 				continue
 			}
-			if n.Kind != CalcNode || n.project == nil {
+			c := n.calc()
+			if c == nil || c.project == nil {
 				return nil
 			}
-			if n.filter != nil {
-				mark(n.filter.Reads)
+			if c.filter != nil {
+				mark(c.filter.Reads)
 			}
-			for _, e := range n.project {
+			for _, e := range c.project {
 				mark(e.Reads)
 			}
 		}

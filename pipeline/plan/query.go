@@ -287,124 +287,160 @@ func (q *queryBuilder) compileFilter(e sql.Expr, s *scope, schema row.Schema) (*
 // projection plans the SELECT list over in (with an optional filter) as a
 // Calc node.
 func (q *queryBuilder) projection(items []*sql.SelectItem, s *scope, in *Node, filter *expr.Compiled, where sql.Expr) (*Node, error) {
-	var fields []row.Field
-	var project []*expr.Compiled
-	var texts []string
-	colMap := make([]int, in.Schema.Len())
-	for i := range colMap {
-		colMap[i] = -1
-	}
-	identity := true
-	timeAttr := -1
-	// Output names are unique, as Flink requires of a table's fields
-	// ("Field names must be unique"): a sink or a later query could not
-	// tell two columns of one name apart. * counts like the columns it
-	// stands for.
-	names := make(map[string]bool, len(items))
-	unique := func(name string, at sql.Pos, star bool) error {
-		key := strings.ToLower(name)
-		if !names[key] {
-			names[key] = true
-			return nil
-		}
-		if star {
-			return errAt(at, "duplicate column name %q in the select list: * repeats a column already selected; list the columns instead, renaming with AS", name)
-		}
-		return errAt(at, "duplicate column name %q in the select list; give it another name with AS", name)
-	}
-	var colSrc []int
-	add := func(name string, c *expr.Compiled, srcCol int, text string) {
-		colSrc = append(colSrc, srcCol)
-		if srcCol >= 0 && colMap[srcCol] < 0 {
-			colMap[srcCol] = len(fields)
-		}
-		if srcCol >= 0 && srcCol == in.TimeAttr && timeAttr < 0 {
-			timeAttr = len(fields)
-		}
-		if srcCol != len(fields) {
-			identity = false
-		}
-		fields = append(fields, row.Field{Name: name, Type: c.Type})
-		project = append(project, c)
-		texts = append(texts, text)
-	}
+	p := newProjector(in, len(items))
 	for i, it := range items {
+		var err error
 		if star, ok := it.Expr.(*sql.Star); ok {
-			if !star.Table.IsZero() && !s.knows(star.Table.Name) {
-				return nil, errAt(star.At, "unknown table %q: this query reads %s", star.Table.Name, s.name)
-			}
-			for j, f := range in.Schema.Fields {
-				if !star.Table.IsZero() && s.cols != nil && !slices.ContainsFunc(s.cols[j].quals, func(q string) bool { return strings.EqualFold(q, star.Table.Name) }) {
-					continue // t.* of a join: t's columns only
-				}
-				if err := unique(f.Name, star.At, true); err != nil {
-					return nil, err
-				}
-				c, err := compileExpr(&sql.ColumnRef{Column: sql.Ident{Name: f.Name, Quoted: true}}, in.Schema, s.table)
-				if err != nil {
-					return nil, err
-				}
-				add(f.Name, c, j, f.Name)
-			}
-			continue
+			err = p.star(star, s)
+		} else {
+			err = p.item(q, i, it, s)
 		}
-		c, err := q.compile(it.Expr, s, in.Schema)
 		if err != nil {
 			return nil, err
 		}
-		src := -1
-		name := it.Alias.Name
-		switch ref := it.Expr.(type) {
-		case *sql.ColumnRef:
-			if s.cols != nil {
-				src, _ = s.resolve(ref)
-				if name == "" && src >= 0 {
-					name = ref.Column.Name
-				}
-				break
-			}
-			if !ref.Table.IsZero() && !s.knows(ref.Table.Name) {
-				// r.f, a field of the ROW column r: named as the field,
-				// as Flink does.
-				if name == "" {
-					name = ref.Column.Name
-				}
-				break
-			}
-			src = in.Schema.Index(ref.Column.Name)
-			if name == "" && src >= 0 {
-				name = in.Schema.Fields[src].Name
-			}
-		case *sql.FieldAccess:
-			if name == "" {
-				name = ref.Field.Name
-			}
-		}
-		if name == "" {
-			name = fmt.Sprintf("EXPR$%d", i)
-		}
-		if err := unique(name, it.Pos(), false); err != nil {
-			return nil, err
-		}
-		add(name, c, src, sql.Format(it.Expr))
 	}
-	if len(fields) != in.Schema.Len() {
-		identity = false
+	if len(p.fields) != in.Schema.Len() {
+		p.identity = false
 	}
 	n := &Node{
-		Kind: CalcNode, Input: in, Schema: row.NewSchema(fields...),
-		Mode: calcMode(in.Mode, colMap), TimeAttr: timeAttr, Bounded: in.Bounded,
-		filter: filter, colSrc: colSrc,
+		Kind: CalcNode, Input: in, Schema: row.NewSchema(p.fields...),
+		Mode: calcMode(in.Mode, p.colMap), TimeAttr: p.timeAttr, Bounded: in.Bounded,
 	}
-	if !identity {
-		n.project = project
+	c := &calcOp{filter: filter, colSrc: p.colSrc}
+	if !p.identity {
+		c.project = p.project
 	}
+	n.op = c
 	cond := ""
 	if where != nil {
 		cond = ", where=[" + sql.Format(where) + "]"
 	}
-	n.Label = fmt.Sprintf("Calc(select=[%s]%s)", strings.Join(aliased(texts, fields), ", "), cond)
+	n.Label = fmt.Sprintf("Calc(select=[%s]%s)", strings.Join(aliased(p.texts, p.fields), ", "), cond)
 	return n, nil
+}
+
+// projector gathers a Calc's output columns: their fields, expressions
+// and texts, which input column each copies (colSrc, colMap), where the
+// time attribute lands, and whether the Calc passes its input as it is
+// (identity).
+type projector struct {
+	in       *Node
+	fields   []row.Field
+	project  []*expr.Compiled
+	texts    []string
+	colMap   []int // each input column's first output column, -1 for none
+	colSrc   []int // each output column's input column, -1 when computed
+	identity bool
+	timeAttr int
+	names    map[string]bool
+}
+
+func newProjector(in *Node, items int) *projector {
+	p := &projector{in: in, colMap: make([]int, in.Schema.Len()), identity: true, timeAttr: -1, names: make(map[string]bool, items)}
+	for i := range p.colMap {
+		p.colMap[i] = -1
+	}
+	return p
+}
+
+// unique refuses a second column of one name. Output names are unique,
+// as Flink requires of a table's fields ("Field names must be unique"):
+// a sink or a later query could not tell two columns of one name apart.
+// * counts like the columns it stands for.
+func (p *projector) unique(name string, at sql.Pos, star bool) error {
+	key := strings.ToLower(name)
+	if !p.names[key] {
+		p.names[key] = true
+		return nil
+	}
+	if star {
+		return errAt(at, "duplicate column name %q in the select list: * repeats a column already selected; list the columns instead, renaming with AS", name)
+	}
+	return errAt(at, "duplicate column name %q in the select list; give it another name with AS", name)
+}
+
+func (p *projector) add(name string, c *expr.Compiled, srcCol int, text string) {
+	p.colSrc = append(p.colSrc, srcCol)
+	if srcCol >= 0 && p.colMap[srcCol] < 0 {
+		p.colMap[srcCol] = len(p.fields)
+	}
+	if srcCol >= 0 && srcCol == p.in.TimeAttr && p.timeAttr < 0 {
+		p.timeAttr = len(p.fields)
+	}
+	if srcCol != len(p.fields) {
+		p.identity = false
+	}
+	p.fields = append(p.fields, row.Field{Name: name, Type: c.Type})
+	p.project = append(p.project, c)
+	p.texts = append(p.texts, text)
+}
+
+// star adds the columns * (or t.*) stands for.
+func (p *projector) star(star *sql.Star, s *scope) error {
+	in := p.in
+	if !star.Table.IsZero() && !s.knows(star.Table.Name) {
+		return errAt(star.At, "unknown table %q: this query reads %s", star.Table.Name, s.name)
+	}
+	for j, f := range in.Schema.Fields {
+		if !star.Table.IsZero() && s.cols != nil && !slices.ContainsFunc(s.cols[j].quals, func(q string) bool { return strings.EqualFold(q, star.Table.Name) }) {
+			continue // t.* of a join: t's columns only
+		}
+		if err := p.unique(f.Name, star.At, true); err != nil {
+			return err
+		}
+		c, err := compileExpr(&sql.ColumnRef{Column: sql.Ident{Name: f.Name, Quoted: true}}, in.Schema, s.table)
+		if err != nil {
+			return err
+		}
+		p.add(f.Name, c, j, f.Name)
+	}
+	return nil
+}
+
+// item adds the column of select item i, named by its alias, the column
+// it reads or the field it accesses, or else EXPR$i.
+func (p *projector) item(q *queryBuilder, i int, it *sql.SelectItem, s *scope) error {
+	in := p.in
+	c, err := q.compile(it.Expr, s, in.Schema)
+	if err != nil {
+		return err
+	}
+	src := -1
+	name := it.Alias.Name
+	switch ref := it.Expr.(type) {
+	case *sql.ColumnRef:
+		if s.cols != nil {
+			src, _ = s.resolve(ref)
+			if name == "" && src >= 0 {
+				name = ref.Column.Name
+			}
+			break
+		}
+		if !ref.Table.IsZero() && !s.knows(ref.Table.Name) {
+			// r.f, a field of the ROW column r: named as the field,
+			// as Flink does.
+			if name == "" {
+				name = ref.Column.Name
+			}
+			break
+		}
+		src = in.Schema.Index(ref.Column.Name)
+		if name == "" && src >= 0 {
+			name = in.Schema.Fields[src].Name
+		}
+	case *sql.FieldAccess:
+		if name == "" {
+			name = ref.Field.Name
+		}
+	}
+	if name == "" {
+		name = fmt.Sprintf("EXPR$%d", i)
+	}
+	if err := p.unique(name, it.Pos(), false); err != nil {
+		return err
+	}
+	p.add(name, c, src, sql.Format(it.Expr))
+	return nil
 }
 
 func aliased(texts []string, fields []row.Field) []string {
@@ -427,7 +463,7 @@ func (q *queryBuilder) distinct(n *Node) *Node {
 	}
 	d := &Node{
 		Kind: DistinctNode, Input: n, Schema: n.Schema, TimeAttr: -1, Bounded: n.Bounded,
-		Mode: distinctMode(n.Schema.Len(), n.Mode.Updating, q.b.plan.Batch), keys: keys, batch: q.b.plan.Batch,
+		Mode: distinctMode(n.Schema.Len(), n.Mode.Updating, q.b.plan.Batch), op: &distinctOp{keys: keys, batch: q.b.plan.Batch}, batch: q.b.plan.Batch,
 	}
 	d.Label = fmt.Sprintf("Distinct(%s)", strings.Join(n.Schema.Names(), ", "))
 	return d

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/etld/etld/pipeline/expr"
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/rankop"
 	"github.com/etld/etld/pipeline/sql"
@@ -86,203 +85,6 @@ type rankRange struct {
 	found      bool
 }
 
-func (q *queryBuilder) topN(sel *sql.Select, sub *sql.SubqueryRef, inner *sql.Select, item int) (*scope, *sql.Select, error) {
-	over := inner.Items[item].Expr.(*sql.Over)
-	kind := rankFuncs[over.Call.Name]
-	if len(over.Call.Args) > 0 || over.Call.Distinct || over.Call.Star {
-		return nil, nil, errAt(over.Call.At, "%s() takes no arguments", over.Call.Name)
-	}
-	if over.Window.Frame != nil {
-		return nil, nil, errAt(over.Window.Frame.At, "%s() takes no window frame", over.Call.Name)
-	}
-	if len(over.Window.OrderBy) == 0 {
-		return nil, nil, errAt(over.Window.At, "%s() needs ORDER BY in its OVER clause", over.Call.Name)
-	}
-	for i, it := range inner.Items {
-		if i != item && containsOver(it.Expr) {
-			return nil, nil, errAt(it.Pos(), "a Top-N subquery ranks with one ROW_NUMBER() OVER (...) column; OVER aggregates are not supported here")
-		}
-	}
-	switch {
-	case inner.Distinct || len(inner.GroupBy) > 0 || inner.Having != nil || anyAgg(inner.Items):
-		return nil, nil, errAt(inner.At, "a Top-N subquery cannot aggregate: compute the aggregate in a subquery of its own and rank its result")
-	case inner.Where != nil && containsOver(inner.Where):
-		return nil, nil, errAt(inner.Where.Pos(), "ROW_NUMBER() cannot be used in WHERE; filter on it in the outer query")
-	}
-	rnName := inner.Items[item].Alias.Name
-	if rnName == "" {
-		rnName = fmt.Sprintf("EXPR$%d", item)
-	}
-	rr, rest, err := rankCondition(sel.Where, rnName, sub.Alias.Name)
-	if err != nil {
-		return nil, nil, err
-	}
-	if !rr.found {
-		return nil, nil, errAt(over.Call.At, "%s() OVER (...) is planned as a Top-N, which needs the outer query to limit it: add WHERE %s <= N (or = N, < N, BETWEEN) to the query that reads this subquery", over.Call.Name, rnName)
-	}
-	if !q.b.plan.Batch && kind != rankop.RowNumber {
-		return nil, nil, errAt(over.Call.At, "%s() on a streaming table is not supported (as in Flink); use ROW_NUMBER(), or set `execution: batch`", over.Call.Name)
-	}
-
-	s, err := q.from(inner.From)
-	if err != nil {
-		return nil, nil, err
-	}
-	tvfTime := "" // the time column of a window TVF read directly
-	if s.window != nil {
-		tvfTime = s.node.Schema.Fields[s.windowSpec.TimeCol].Name
-		s = q.windowTable(s)
-	}
-	var filter *expr.Compiled
-	if inner.Where != nil {
-		if filter, err = q.compileFilter(inner.Where, s, s.node.Schema); err != nil {
-			return nil, nil, err
-		}
-	}
-
-	// The first Calc: the subquery's other items under their final names,
-	// then the partition and order keys that are not among them.
-	var items []*sql.SelectItem
-	hasStar := false
-	for i, it := range inner.Items {
-		if i == item {
-			continue
-		}
-		c := *it
-		if _, star := it.Expr.(*sql.Star); star {
-			hasStar = true
-		} else if c.Alias.IsZero() {
-			if ref, ok := it.Expr.(*sql.ColumnRef); ok {
-				if j := s.node.Schema.Index(ref.Column.Name); j >= 0 {
-					c.Alias = sql.Ident{Name: s.node.Schema.Fields[j].Name, Quoted: true}
-				}
-			}
-			if c.Alias.IsZero() {
-				c.Alias = sql.Ident{Name: fmt.Sprintf("EXPR$%d", i), Quoted: true}
-			}
-		}
-		items = append(items, &c)
-	}
-	visible := len(items)
-	keyCol := func(e sql.Expr) (string, error) {
-		e, err := s.unqualify(e)
-		if err != nil {
-			return "", err
-		}
-		text := sql.Format(e)
-		for _, it := range items {
-			if _, star := it.Expr.(*sql.Star); star {
-				continue
-			}
-			x, _ := s.unqualify(it.Expr)
-			if sql.Format(x) == text {
-				return it.Alias.Name, nil
-			}
-		}
-		if ref, ok := e.(*sql.ColumnRef); ok && hasStar {
-			if j := s.node.Schema.Index(ref.Column.Name); j >= 0 {
-				return s.node.Schema.Fields[j].Name, nil
-			}
-		}
-		name := fmt.Sprintf("$rank%d", len(items)-visible)
-		items = append(items, &sql.SelectItem{Expr: e, Alias: sql.Ident{Name: name, Quoted: true}})
-		return name, nil
-	}
-	partNames := make([]string, len(over.Window.PartitionBy))
-	for i, e := range over.Window.PartitionBy {
-		if partNames[i], err = keyCol(e); err != nil {
-			return nil, nil, err
-		}
-	}
-	orderNames := make([]string, len(over.Window.OrderBy))
-	for i, o := range over.Window.OrderBy {
-		if orderNames[i], err = keyCol(o.X); err != nil {
-			return nil, nil, err
-		}
-	}
-	calc, err := q.projection(items, s, s.node, filter, inner.Where)
-	if err != nil {
-		return nil, nil, err
-	}
-	col := func(name string) int { return calc.Schema.Index(name) }
-	spec := rankop.RankSpec{Start: rr.start, End: rr.end, Kind: kind, Batch: q.b.plan.Batch}
-	for _, n := range partNames {
-		spec.Partition = append(spec.Partition, col(n))
-	}
-	for i, o := range over.Window.OrderBy {
-		spec.Order = append(spec.Order, rankop.SortKey{Col: col(orderNames[i]), Desc: o.Desc, NullsFirst: o.NullsFirst()})
-	}
-	outer := *sel
-	outer.Where = rest
-	spec.OutputRank = readsColumn(&outer, rnName, sub.Alias.Name)
-	if spec.OutputRank && calc.Schema.Index(rnName) >= 0 {
-		return nil, nil, errAt(inner.Items[item].Pos(), "duplicate column name %q in the select list; give it another name with AS", rnName)
-	}
-	// A processing-time order is known from the column it reads.
-	procTime := false
-	if ref, ok := over.Window.OrderBy[0].X.(*sql.ColumnRef); ok {
-		if j := s.node.Schema.Index(ref.Column.Name); j >= 0 {
-			procTime = procTimeCol(s.node, j)
-		}
-	}
-	var node *Node
-	if endCol := windowEnd(over, spec); endCol >= 0 && !calc.Mode.Updating && windowed(calc) {
-		timeCol := -1
-		if tvfTime != "" {
-			timeCol = calc.Schema.Index(tvfTime)
-			if len(orderNames) == 1 && strings.EqualFold(keyText(over.Window.OrderBy[0].X, orderNames[0]), tvfTime) {
-				timeCol = spec.Order[0].Col
-			}
-		}
-		if kind != rankop.RowNumber {
-			return nil, nil, errAt(over.Call.At, "a window Top-N ranks with ROW_NUMBER(), as in Flink")
-		}
-		partText, orderText := rankTexts(over, partNames, orderNames)
-		if node, err = q.windowRankNode(calc, spec, endCol, timeCol, rnName, partText, orderText); err != nil {
-			return nil, nil, err
-		}
-	} else {
-		if tvfTime != "" {
-			return nil, nil, errAt(over.Window.At, "a Top-N over a window table function partitions by window_start and window_end (PARTITION BY window_start, window_end, ...), as Flink's window Top-N does")
-		}
-		node = q.rankNode(calc, spec, over, rnName, partNames, orderNames, procTime)
-	}
-
-	// The second Calc: the subquery's columns in its order, by position
-	// in the first (a star stands for the input's columns).
-	var outItems []*sql.SelectItem
-	ref := func(name string) *sql.SelectItem {
-		return &sql.SelectItem{Expr: &sql.ColumnRef{Column: sql.Ident{Name: name, Quoted: true}}}
-	}
-	pos := 0
-	for i, it := range inner.Items {
-		if i == item {
-			if spec.OutputRank {
-				outItems = append(outItems, ref(rnName))
-			}
-			continue
-		}
-		width := 1
-		if _, star := it.Expr.(*sql.Star); star {
-			width = s.node.Schema.Len()
-		}
-		for range width {
-			outItems = append(outItems, ref(calc.Schema.Fields[pos].Name))
-			pos++
-		}
-	}
-	out := node
-	if !identity(outItems, node) {
-		rs := &scope{node: node, name: sub.Alias.Name, table: "subquery"}
-		if out, err = q.projection(outItems, rs, node, nil, nil); err != nil {
-			return nil, nil, err
-		}
-	}
-	rest2 := *sel
-	rest2.Where = rest
-	return &scope{node: out, name: sub.Alias.Name, table: "subquery"}, &rest2, nil
-}
-
 // identity reports whether items list node's columns in order.
 func identity(items []*sql.SelectItem, node *Node) bool {
 	if len(items) != node.Schema.Len() {
@@ -316,7 +118,7 @@ func (q *queryBuilder) rankNode(calc *Node, spec rankop.RankSpec, over *sql.Over
 			order = "ROWTIME"
 		}
 		n.Kind = DedupNode
-		n.dedup = &rankop.DedupSpec{Key: spec.Partition, TimeCol: spec.Order[0].Col, RowTime: rowTime, KeepLast: keepLast, Batch: spec.Batch}
+		n.op = &dedupOp{&rankop.DedupSpec{Key: spec.Partition, TimeCol: spec.Order[0].Col, RowTime: rowTime, KeepLast: keepLast, Batch: spec.Batch}}
 		n.Mode = dedupMode(spec.Partition, keepLast, spec.Batch)
 		if rowTime {
 			// The time attribute survives, as in Flink: keep first emits
@@ -331,7 +133,7 @@ func (q *queryBuilder) rankNode(calc *Node, spec rankop.RankSpec, over *sql.Over
 	}
 	n.Kind = RankNode
 	spec.Strategy, spec.RowKey = rankStrategy(calc, spec)
-	n.rank = &spec
+	n.op = &rankOp{spec: &spec}
 	n.Mode = rankMode(spec.Partition, spec.Kind == rankop.RowNumber, spec.Start == 1 && spec.End == 1, rnCol, calc.Mode, spec.Batch)
 	strategy := "strategy=" + strategyText(spec) + ", "
 	if spec.Batch {
@@ -407,7 +209,7 @@ func procTimeCol(n *Node, c int) bool {
 		case CalcNode:
 			continue
 		case ScanNode:
-			src := x.source
+			src := x.scanned()
 			j := x.Schema.Index(name)
 			phys := src.Physical.Len()
 			return j >= phys && j-phys < len(src.computed) && src.computed[j-phys].Clock == "PROCTIME()" && x.Schema.Fields[j].Type.ID == row.TimestampLTZ

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/etld/etld/internal/builtin"
+	"github.com/etld/etld/builtin"
 	"github.com/etld/etld/pipeline/plan"
 	"github.com/etld/etld/pipeline/spec"
 )

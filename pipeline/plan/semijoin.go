@@ -133,7 +133,7 @@ func (q *queryBuilder) correlatedIn(s *scope, in *sql.InQuery) (bool, error) {
 		// SQL's NULL rule is kept on x = c alone, which the window join
 		// (its only key besides the window) applies; a regular anti
 		// join's null-aware state covers one key without correlation.
-		if wj := s.node.windowJoin; wj == nil || len(wj.LeftKeys) != 1 {
+		if wj := s.node.windowJoin(); wj == nil || len(wj.LeftKeys) != 1 {
 			return true, errAt(in.At, "a correlated NOT IN is supported as a window anti join only (correlated on window_start and window_end, with no other equality): write NOT EXISTS (SELECT ... WHERE x = c AND ...) instead, which has no NULL rule")
 		}
 	}
@@ -192,16 +192,16 @@ func (q *queryBuilder) semiJoin(s *scope, r *scope, cond sql.Expr, kind joinop.J
 	if err := q.joinCondition(n, both, cond, kind); err != nil {
 		return err
 	}
-	n.join.NullAware = nullAware
-	if n.windowJoin != nil {
-		n.windowJoin.NullAware = nullAware
+	n.joined().join.NullAware = nullAware
+	if n.windowJoin() != nil {
+		n.windowJoin().NullAware = nullAware
 	}
 	if nullAware {
 		n.Label = strings.Replace(n.Label, "joinType=[LeftAntiJoin]", "joinType=[LeftAntiJoin], nullAware=[true]", 1)
 	}
 	n.Schema = left.Schema
 	n.TimeAttr = left.TimeAttr
-	if kind == joinop.AntiJoin && !q.b.plan.Batch && n.windowJoin == nil {
+	if kind == joinop.AntiJoin && !q.b.plan.Batch && n.windowJoin() == nil {
 		n.TimeAttr = -1 // rows are retracted: no longer insert-only
 	}
 	n.Label = strings.Replace(n.Label, ", select=["+strings.Join(fields2names(fields), ", ")+"]", ", select=["+strings.Join(left.Schema.Names(), ", ")+"]", 1)

@@ -191,11 +191,11 @@ func refuse(s *spec.Sink, mode string, t *Table, caps connector.Capabilities) er
 		case n.Kind == RankNode || n.Kind == DedupNode:
 			why = n.Label + " updates rows already written"
 			return true
-		case n.Kind == JoinNode && (n.join.Kind != joinop.InnerJoin || !n.Inputs[0].Mode.Updating && !n.Inputs[1].Mode.Updating):
+		case n.Kind == JoinNode && (n.joined().join.Kind != joinop.InnerJoin || !n.Inputs[0].Mode.Updating && !n.Inputs[1].Mode.Updating):
 			why = n.Label + " retracts its rows when matches arrive or leave"
 			return true
 		case n.Kind == ScanNode:
-			why = fmt.Sprintf("source %q reads a changelog of updates and deletes", n.source.Spec.Name)
+			why = fmt.Sprintf("source %q reads a changelog of updates and deletes", n.scanned().Spec.Name)
 			return true
 		}
 		for _, in := range n.inputs() {
@@ -233,11 +233,12 @@ func groupText(n *Node) string {
 	if n.Kind == DistinctNode {
 		return "SELECT DISTINCT"
 	}
-	if len(n.keys) == 0 {
+	keys := n.groupAgg().keys
+	if len(keys) == 0 {
 		return "the global aggregate"
 	}
-	names := make([]string, len(n.keys))
-	for i, k := range n.keys {
+	names := make([]string, len(keys))
+	for i, k := range keys {
 		names[i] = n.Input.Schema.Fields[k].Name
 	}
 	return "GROUP BY " + strings.Join(names, ", ")

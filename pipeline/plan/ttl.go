@@ -19,7 +19,7 @@ func (n *Node) honoursTTL() bool {
 	case JoinNode:
 		// Interval, window and event-time temporal joins free state by
 		// the watermark.
-		return n.temporal == nil && n.interval == nil && n.windowJoin == nil
+		return n.joined().regular()
 	}
 	return false
 }

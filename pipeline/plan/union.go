@@ -171,7 +171,7 @@ func (q *queryBuilder) widen(in *Node, schema row.Schema) (*Node, error) {
 		fields[c] = row.Field{Name: f.Name, Type: compiled.Type}
 	}
 	n := &Node{Kind: CalcNode, Input: in, Schema: row.NewSchema(fields...), Mode: calcMode(in.Mode, colMap),
-		TimeAttr: timeAttr, Bounded: in.Bounded, project: project}
+		TimeAttr: timeAttr, Bounded: in.Bounded, op: &calcOp{project: project}}
 	n.Label = fmt.Sprintf("Calc(select=[%s])", strings.Join(texts, ", "))
 	return n, nil
 }

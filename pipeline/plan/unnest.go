@@ -77,7 +77,7 @@ func (q *queryBuilder) unnestScope(f *sql.Unnest) (*scope, error) {
 	n := &Node{
 		Kind: UnnestNode, Input: in.node, Schema: row.NewSchema(fields...),
 		Mode: Changelog{Updating: in.node.Mode.Updating}, TimeAttr: in.node.TimeAttr, Bounded: in.node.Bounded,
-		unnest: u, unnestOf: of,
+		op: &unnestOp{unnest: u, of: of},
 	}
 	ord := ""
 	if f.Ordinality {

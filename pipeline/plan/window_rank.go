@@ -32,7 +32,7 @@ func (q *queryBuilder) windowTable(s *scope) *scope {
 	n := &Node{
 		Kind: WindowTableNode, Input: in, Schema: row.NewSchema(fields...),
 		Mode: InsertOnly, TimeAttr: len(fields) - 1, Bounded: in.Bounded,
-		windowTable: wt,
+		op: &windowTableOp{table: wt},
 	}
 	n.Label = fmt.Sprintf("WindowTableFunction(window=[%s])", windowText(s.window))
 	return &scope{node: n, name: s.name, table: s.table}
@@ -105,6 +105,6 @@ func (q *queryBuilder) windowRankNode(calc *Node, spec rankop.RankSpec, endCol, 
 		}
 		n.Label = fmt.Sprintf("WindowRank(rankRange=[%d..%d], partitionBy=%s, orderBy=[%s]%s)", spec.Start, spec.End, part, strings.Join(orderText, ", "), noNumber)
 	}
-	n.windowRank = wr
+	n.op = &windowRankOp{spec: wr}
 	return n, nil
 }

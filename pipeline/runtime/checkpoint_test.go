@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/etld/etld/internal/checkpoint"
+	"github.com/etld/etld/internal/retry"
 	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
@@ -341,6 +342,10 @@ func TestStaleStateIsRefused(t *testing.T) {
 			err := Run(context.Background(), g, Options{Checkpoint: CheckpointOptions{Store: store}})
 			if err == nil {
 				t.Fatal("a pipeline that no longer fits its state ran")
+			}
+			// Running again meets the same state: retrying cannot help.
+			if !retry.IsPermanent(err) {
+				t.Errorf("error %q is not marked permanent", err)
 			}
 			for _, w := range append(tc.wants, "no longer fits", "remove "+store.Dir()) {
 				if !strings.Contains(err.Error(), w) {

@@ -1,5 +1,19 @@
 // Package runtime executes a planned pipeline: a DAG of nodes, each a
-// goroutine, linked by bounded channels of messages.
+// goroutine, linked by bounded channels of messages. It is the engine;
+// what runs inside an operator node lives below it:
+//
+//   - operator: the contract every operator is written against (Operator,
+//     TwoInput, the optional interfaces the engine looks for, EachChange,
+//     Expiry), and all this package knows of operators;
+//   - state: the structures operators keep their state in (key table,
+//     off-heap words, row store, TTL lists, heap);
+//   - aggop, windowop, rankop, joinop: one package per family of operators
+//     (group aggregates and DISTINCT; windows, OVER and sessions; Top-N
+//     and dedup; joins), built on operator and state;
+//   - optest: what the families' tests share.
+//
+// The planner builds the operators; this package only runs them, so it
+// imports no family (internal/archtest holds each package to its imports).
 //
 // Node kinds:
 //
@@ -50,7 +64,7 @@
 //
 // Positions: a source batch's row.Origin names each change's record
 // (file:line, topic/partition/offset); operators carry it to their output
-// batches (origin.go), so that a run-time error in any transform, and its
+// batches (derivedOrigin), so that a run-time error in any transform, and its
 // dead-letter entry, names the source record and the transform. A sink
 // receives its batches with their origins, also when its mode drops
 // changes (upsert's -U); a row.RecordOrigin gives each change's record

@@ -3,7 +3,7 @@ package runtime
 import "github.com/etld/etld/pipeline/row"
 
 // batchEmitter gathers emitted changes into batches of up to size rows and
-// hands full ones to send. It carries positions (see origin.go): between
+// hands full ones to send. It carries positions (operator.Tracker): between
 // begin and take, every batch it makes comes from the one input batch
 // begin was given.
 type batchEmitter struct {

@@ -82,43 +82,8 @@ func runSource(ctx context.Context, s *SourceNode, fz *fusion, batchSize int, st
 		}
 		b, rerr := s.Source.Read(rctx, batchSize)
 		interrupted := p.interrupt != nil && p.interrupt.end(rctx)
-		if fo := fusedOf(b); fo != nil && fz != nil {
-			// Mapped by the fused Calc in the source's decoders: count
-			// for the source and for the Calc what they would have.
-			s.Stats.RowsIn.Add(int64(fo.read))
-			s.Stats.RowsOut.Add(int64(fo.kept))
-			fz.op.Stats.RowsIn.Add(int64(fo.kept - b.Len()))
-			if b.Len() > 0 {
-				if err := s.send(ctx, message{batch: b}); err != nil {
-					return err
-				}
-			}
-			if fo.wm > wm {
-				wm = fo.wm
-				s.Stats.Watermark.Store(wm)
-				if err := s.send(ctx, message{kind: msgWatermark, watermark: wm}); err != nil {
-					return err
-				}
-			}
-		} else if b != nil && b.Len() > 0 {
-			s.Stats.RowsIn.Add(int64(b.Len()))
-			out, next, err := s.prepare(b, wm)
-			if err != nil {
-				return err
-			}
-			if out.Len() > 0 {
-				s.Stats.RowsOut.Add(int64(out.Len()))
-				if err := s.send(ctx, message{batch: out}); err != nil {
-					return err
-				}
-			}
-			if next > wm {
-				wm = next
-				s.Stats.Watermark.Store(wm)
-				if err := s.send(ctx, message{kind: msgWatermark, watermark: wm}); err != nil {
-					return err
-				}
-			}
+		if wm, err = s.forward(ctx, b, fz, wm); err != nil {
+			return err
 		}
 		switch {
 		case rerr == nil:
@@ -287,4 +252,42 @@ func (s *SourceNode) reject(b *row.Batch, i int, err error) error {
 		return bad
 	}
 	return s.Reject(bad)
+}
+
+// forward sends what the source read (b, nil or empty at times) on,
+// through its computed columns and watermark unless a fused Calc mapped
+// it in the decoders already, and then the watermark if it advanced.
+// It returns the source's watermark.
+func (s *SourceNode) forward(ctx context.Context, b *row.Batch, fz *fusion, wm int64) (int64, error) {
+	next := wm
+	if fo := fusedOf(b); fo != nil && fz != nil {
+		// Count for the source and for the Calc what they would have.
+		s.Stats.RowsIn.Add(int64(fo.read))
+		s.Stats.RowsOut.Add(int64(fo.kept))
+		fz.op.Stats.RowsIn.Add(int64(fo.kept - b.Len()))
+		if b.Len() > 0 {
+			if err := s.send(ctx, message{batch: b}); err != nil {
+				return wm, err
+			}
+		}
+		next = fo.wm
+	} else if b != nil && b.Len() > 0 {
+		s.Stats.RowsIn.Add(int64(b.Len()))
+		out, w, err := s.prepare(b, wm)
+		if err != nil {
+			return wm, err
+		}
+		if out.Len() > 0 {
+			s.Stats.RowsOut.Add(int64(out.Len()))
+			if err := s.send(ctx, message{batch: out}); err != nil {
+				return wm, err
+			}
+		}
+		next = w
+	}
+	if next <= wm {
+		return wm, nil
+	}
+	s.Stats.Watermark.Store(next)
+	return next, s.send(ctx, message{kind: msgWatermark, watermark: next})
 }

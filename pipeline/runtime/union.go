@@ -2,8 +2,11 @@ package runtime
 
 import (
 	"context"
+	"strconv"
 	"sync"
+	"sync/atomic"
 
+	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/operator"
 )
 
@@ -23,9 +26,15 @@ import (
 //     watermark, which a higher one downstream would make late.
 //   - The stream ends when every input has ended; the end is a stop when
 //     any input stopped.
+//   - Positions: a batch passed on from input i names its records as
+//     "<i>:<record's input>" (unionOrigin), so that a sink following each
+//     input's records in their order (the Kafka sink's exactly-once
+//     positions) keeps two inputs that read one source apart.
 type UnionNode struct {
 	Node
 	Inputs []*Node
+	// tags caches the tagged names of records' inputs (unionOrigin).
+	tags unionTags
 }
 
 // unionMsg is a message of input i; open false means the input closed.
@@ -128,6 +137,7 @@ func runUnion(ctx context.Context, n *UnionNode, ins []chan message, co *coordin
 			n.Stats.RowsIn.Add(int64(m.batch.Len()))
 			n.Stats.RowsOut.Add(int64(m.batch.Len()))
 			m.input = u.i
+			m.batch = n.tagged(m.batch, u.i)
 			if err := n.send(ctx, m); err != nil {
 				return err
 			}
@@ -181,4 +191,62 @@ func forwardInput(ctx context.Context, i int, in <-chan message, out chan<- unio
 			}
 		}
 	}
+}
+
+// tagged returns b as passed on from input i: a copy of the batch (the
+// input's other readers keep theirs) whose origin names each record's
+// input with i, when b's origin gives records.
+func (n *UnionNode) tagged(b *row.Batch, i int) *row.Batch {
+	rec, ok := b.Origin.(row.RecordOrigin)
+	if !ok {
+		return b
+	}
+	out := *b
+	out.Origin = &unionOrigin{Origin: b.Origin, rec: rec, input: i, tags: &n.tags}
+	return &out
+}
+
+// unionOrigin is the origin of a batch the union passed on from one of
+// its inputs: the records of the batch it came with, their input named
+// "<input>:<name>". Position, for errors, is the record's own.
+type unionOrigin struct {
+	row.Origin
+	rec   row.RecordOrigin
+	input int
+	tags  *unionTags
+}
+
+// unionTags are the tagged names a union made, shared by its batches.
+type unionTags struct {
+	m sync.Map // unionTag -> string
+	n atomic.Int64
+}
+
+type unionTag struct {
+	input int
+	name  string
+}
+
+// maxTags bounds the tagged names a union keeps; past it (inputs named
+// by ever new files) each name is built anew.
+const maxTags = 1 << 14
+
+// Record implements row.RecordOrigin. It may be called from several
+// goroutines (the union's readers).
+func (u *unionOrigin) Record(i int) (string, int64, bool) {
+	name, num, ok := u.rec.Record(i)
+	if !ok {
+		return "", 0, false
+	}
+	key := unionTag{u.input, name}
+	if t, ok := u.tags.m.Load(key); ok {
+		return t.(string), num, true
+	}
+	t := strconv.Itoa(u.input) + ":" + name
+	if u.tags.n.Load() < maxTags {
+		if _, loaded := u.tags.m.LoadOrStore(key, t); !loaded {
+			u.tags.n.Add(1)
+		}
+	}
+	return t, num, true
 }

@@ -284,3 +284,38 @@ func TestUnionCheckpointRestore(t *testing.T) {
 		t.Errorf("final table %v, want %v", table, want)
 	}
 }
+
+// TestUnionNamesItsInputsApart: a batch passed on from input i names
+// each record's input "<i>:<name>", so that two inputs reading one
+// source stay apart for a sink following each input's records in order;
+// errors still name the record itself, and the batch its input's other
+// readers hold is left as it was.
+func TestUnionNamesItsInputsApart(t *testing.T) {
+	h := newUnionHarness(t, 2)
+	var sent []*row.Batch
+	for i := range 2 {
+		m := oneRow(int64(i))
+		pos := row.NewPositions(1, ":")
+		pos.Mark(1, "orders.csv", 7)
+		m.batch.Origin = pos
+		sent = append(sent, m.batch)
+		h.ins[i] <- m
+		got := <-h.out
+		ro, ok := got.batch.Origin.(row.RecordOrigin)
+		if !ok {
+			t.Fatalf("input %d: the union's batch gives no records", i)
+		}
+		name, num, ok := ro.Record(0)
+		if want := fmt.Sprintf("%d:orders.csv", i); name != want || num != 7 || !ok {
+			t.Errorf("input %d: record %q %d %v, want %q 7", i, name, num, ok, want)
+		}
+		if p := got.batch.Origin.Position(0); p != "orders.csv:7" {
+			t.Errorf("input %d: position %q, want orders.csv:7", i, p)
+		}
+	}
+	for i, b := range sent {
+		if name, _, _ := b.Origin.(row.RecordOrigin).Record(0); name != "orders.csv" {
+			t.Errorf("input %d's own batch now names %q", i, name)
+		}
+	}
+}

@@ -13,6 +13,33 @@ type SQL struct {
 	Text string
 	Pos  Pos // where the text begins
 	src  *scalar
+	// written is the text as the file has it when a ${VAR} was
+	// substituted into it, "" otherwise; sub is that substitution.
+	written string
+	sub     *substitution
+}
+
+// Vars returns the ${VAR} references substituted into the scalar the SQL
+// is in, with their values.
+func (s *SQL) Vars() []Var {
+	if s == nil || s.sub == nil {
+		return nil
+	}
+	out := make([]Var, len(s.sub.names))
+	for i, name := range s.sub.names {
+		out[i] = Var{Name: name, Value: s.sub.values[i]}
+	}
+	return out
+}
+
+// Written returns the SQL as the file has it, its ${VAR} references
+// unexpanded, when a ${VAR} was substituted into it (ok false
+// otherwise): etld export flink writes the references, never the values.
+func (s *SQL) Written() (written string, ok bool) {
+	if s == nil || s.written == "" {
+		return "", false
+	}
+	return s.written, true
 }
 
 // scalar is the YAML scalar a piece of SQL was taken from, with the file's
@@ -31,6 +58,12 @@ type scalar struct {
 // value.
 func (p *parser) sqlIn(n *yaml.Node, offset int, text string) *SQL {
 	s := &SQL{Text: text, Pos: p.pos(n)}
+	if sub := substitutionOf(n); sub != nil {
+		s.sub = sub
+		if offset == 0 {
+			s.written = sub.written
+		}
+	}
 	if p.lines == nil {
 		return s
 	}

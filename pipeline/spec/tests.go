@@ -27,14 +27,19 @@ import (
 //	        changes:                   # or final: (the folded table)
 //	          - +I: {id: s1, readings: 1, max_temp: 20.5}
 //	        ordered: false             # compare as a multiset
+//	    dead_letters:
+//	      sensor:                      # a source with on_error: dead-letter
+//	        - "s1,x,20"                # a record it set aside
+//	        - {record: "s2,1,y", error: DOUBLE}  # and a part of the reason
 
 // Test is one unit test of a pipeline.
 type Test struct {
-	Name   string
-	Inputs []*TestInput
-	Expect []*TestExpect
-	Pos    Pos
-	Path   string
+	Name        string
+	Inputs      []*TestInput
+	Expect      []*TestExpect
+	DeadLetters []*TestDeadLetters
+	Pos         Pos
+	Path        string
 }
 
 // TestInput is what one source reads in a test: rows, raw records
@@ -92,6 +97,23 @@ type TestExpect struct {
 	Path                 string
 }
 
+// TestDeadLetters is every record a source's on_error: dead-letter must
+// have set aside in a test, in any order.
+type TestDeadLetters struct {
+	Source  string
+	Records []TestDeadLetter
+	Pos     Pos
+	Path    string
+}
+
+// TestDeadLetter is one record set aside: the record as the dead-letter
+// file holds it and, when Error is not empty, a part of the reason.
+type TestDeadLetter struct {
+	Record, Error string
+	Pos           Pos
+	Path          string
+}
+
 // TestFile returns the file beside a pipeline file that may hold its
 // tests: NAME_test.yaml beside NAME.yaml.
 func TestFile(pipelineFile string) string {
@@ -145,7 +167,7 @@ func (p *parser) tests(n *yaml.Node, path string) []*Test {
 	for i, tn := range p.list(n, path) {
 		tpath := IndexPath(path, i)
 		t := &Test{Pos: p.pos(tn), Path: tpath}
-		f := p.fields(tn, tpath, []string{"name", "inputs", "expect"})
+		f := p.fields(tn, tpath, []string{"name", "inputs", "expect", "dead_letters"})
 		if tn.Kind != yaml.MappingNode {
 			continue
 		}
@@ -164,8 +186,13 @@ func (p *parser) tests(n *yaml.Node, path string) []*Test {
 				t.Expect = append(t.Expect, p.testExpect(name, at, vn, epath))
 			})
 		}
-		if len(t.Expect) == 0 {
-			p.errs.Addf(t.Pos, JoinPath(tpath, "expect"), "missing required key: a test expects changes or a final table at one sink at least")
+		if v, ok := f["dead_letters"]; ok {
+			p.eachNamed(v, JoinPath(tpath, "dead_letters"), func(name string, at Pos, vn *yaml.Node, dpath string) {
+				t.DeadLetters = append(t.DeadLetters, p.testDeadLetters(name, at, vn, dpath))
+			})
+		}
+		if len(t.Expect) == 0 && len(t.DeadLetters) == 0 {
+			p.errs.Addf(t.Pos, JoinPath(tpath, "expect"), "missing required key: a test expects changes or a final table at one sink at least, or dead_letters")
 		}
 		out = append(out, t)
 	}
@@ -332,6 +359,25 @@ func (p *parser) testExpect(name string, at Pos, n *yaml.Node, path string) *Tes
 		p.errs.Addf(e.Pos, path, "expect changes (the changes sink %q receives, with their kinds) or final (its table at the end), or both", name)
 	}
 	return e
+}
+
+// testDeadLetters reads a list of records: each a string (the record)
+// or a mapping with record and error.
+func (p *parser) testDeadLetters(name string, at Pos, n *yaml.Node, path string) *TestDeadLetters {
+	d := &TestDeadLetters{Source: name, Pos: at, Path: path}
+	for i, c := range p.list(n, path) {
+		rpath := IndexPath(path, i)
+		r := TestDeadLetter{Pos: p.pos(c), Path: rpath}
+		if c.Kind == yaml.MappingNode {
+			f := p.fields(c, rpath, []string{"record", "error"})
+			r.Record = p.required(f, c, rpath, "record")
+			r.Error = p.str(f["error"], JoinPath(rpath, "error"))
+		} else {
+			r.Record = p.str(c, rpath)
+		}
+		d.Records = append(d.Records, r)
+	}
+	return d
 }
 
 // String renders a test value as written, for messages.

@@ -24,6 +24,7 @@ var substituted sync.Map // weak.Pointer[yaml.Node] -> *substitution
 type substitution struct {
 	written string   // the scalar as the file has it, ${VAR} and all
 	names   []string // the variables used, in order
+	values  []string // the value each name gave
 	// secrets are the values among them that are secret
 	// (redact.Classify: by the variable's name or the option it is used
 	// in); the others are shown in errors like any value of the file.
@@ -117,7 +118,7 @@ func notA(n *yaml.Node, what string) string {
 // expandScalar substitutes ${VAR} in n's value and remembers what it did.
 func (p *parser) expandScalar(n *yaml.Node, path string) {
 	written := n.Value
-	var names []string
+	var names, values []string
 	var secrets []redact.Secret
 	n.Value = varRE.ReplaceAllStringFunc(n.Value, func(m string) string {
 		if m == "$$" {
@@ -139,11 +140,12 @@ func (p *parser) expandScalar(n *yaml.Node, path string) {
 			return ""
 		}
 		names = append(names, name)
+		values = append(values, v)
 		secrets = append(secrets, redact.Classify(path, name, v)...)
 		return v
 	})
 	if len(names) > 0 {
-		s := &substitution{written: written, names: names, secrets: secrets}
+		s := &substitution{written: written, names: names, values: values, secrets: secrets}
 		remember(n, s)
 		if p.substituted == nil {
 			p.substituted = map[string]*substitution{}
@@ -183,6 +185,47 @@ func Written(n *yaml.Node) (written string, names []string, ok bool) {
 		return "", nil, false
 	}
 	return s.written, s.names, true
+}
+
+// Var is a ${NAME} reference of the file and the value it was given.
+type Var struct{ Name, Value string }
+
+// Vars returns the references substituted into n or below it, in file
+// order, with their values: etld export flink writes the reference back
+// wherever a value shows.
+func Vars(n *yaml.Node) []Var {
+	var out []Var
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		if n == nil {
+			return
+		}
+		if s := substitutionOf(n); s != nil {
+			for i, name := range s.names {
+				out = append(out, Var{Name: name, Value: s.values[i]})
+			}
+		}
+		for _, c := range n.Content {
+			walk(c)
+		}
+	}
+	walk(n)
+	return out
+}
+
+// ReplaceVars returns written, a text as the file has it, with each
+// ${NAME} replaced by ref(NAME) and each $$ by $: the text expansion
+// made, with what the caller chooses in place of the values.
+func ReplaceVars(written string, ref func(name string) string) string {
+	return varRE.ReplaceAllStringFunc(written, func(m string) string {
+		switch {
+		case m == "$$":
+			return "$"
+		case len(m) > 3:
+			return ref(m[2 : len(m)-1])
+		}
+		return m
+	})
 }
 
 // SecretValues returns the values of the secret variables (by name or

@@ -12,7 +12,7 @@ import (
 
 	"github.com/elastic/go-elasticsearch/v8/esutil"
 
-	"github.com/etld/etld/internal/builtin"
+	"github.com/etld/etld/builtin"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
 	es "github.com/etld/etld/sinks/elasticsearch"
@@ -77,7 +77,7 @@ func benchRows() int {
 // documents through a plain esutil.BulkIndexer loop (default settings,
 // documents encoded beforehand), and reports both rates and their ratio.
 // ETLD_BENCH_ROWS sets the number of changes (default 100k over 10k keys;
-// the figure is 1M over 100k).
+// 1M over 100k for a full measurement).
 func BenchmarkUpsert(b *testing.B) {
 	c := newCluster(b)
 	n := benchRows()

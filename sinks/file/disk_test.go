@@ -15,9 +15,9 @@ import (
 	"github.com/etld/etld/pipeline/row"
 )
 
-// Issue 21, item 1: a full disk never leaves the output cut mid-record,
-// a commit needs no more room than it adds, and the error names the file
-// and the bytes needed. Every test runs on a real, small tmpfs.
+// A full disk never leaves the output cut mid-record, a commit needs no more
+// room than it adds, and the error names the file and the bytes needed. Every
+// test runs on a real, small tmpfs.
 
 const (
 	diskSize    = 1 << 20

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/etld/etld/internal/retry"
 	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline/connector"
 )
@@ -37,9 +38,9 @@ func startSink(t *testing.T, path, options string, run connector.RunInfo, st []b
 	return s, nil
 }
 
-// TestExistingOutput is issue 14, item 5: a fresh start of a run with a
-// state directory never destroys a file with data it was not asked to;
-// a one-shot run truncates as a shell's > does, and says so.
+// TestExistingOutput: a fresh start of a run with a state directory never
+// destroys a file with data it was not asked to; a one-shot run truncates as
+// a shell's > does, and says so.
 func TestExistingOutput(t *testing.T) {
 	const old = "old,1\nold,2\n"
 	resumable := connector.RunInfo{Resumable: true}
@@ -111,6 +112,10 @@ func TestExistingOutput(t *testing.T) {
 					if !strings.Contains(err.Error(), w) {
 						t.Errorf("Open error %q does not contain %q", err, w)
 					}
+				}
+				// Opening again meets the same file: retrying cannot help.
+				if !retry.IsPermanent(err) {
+					t.Errorf("Open error %q is not marked permanent", err)
 				}
 				if got := readFile(t, path); got != tt.existing {
 					t.Errorf("the refused file now holds %q, want it untouched: %q", got, tt.existing)

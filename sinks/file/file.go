@@ -77,6 +77,7 @@ import (
 	"sync/atomic"
 
 	"github.com/etld/etld/internal/durable"
+	"github.com/etld/etld/internal/retry"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
 )
@@ -348,7 +349,9 @@ func (s *Sink) checkTruncate() error {
 		return nil
 	}
 	if s.resumable && !s.overwrite {
-		return s.errorf("the file holds %d bytes that no checkpoint of this pipeline covers (a renamed pipeline starts with new, empty state), and a run with a state directory does not destroy data it did not write; set overwrite: true on the sink to replace the file, append: true to write after it, or move it away", st.Size())
+		// Permanent: the file stays until someone moves it or changes
+		// the sink's options.
+		return retry.Permanent(s.errorf("the file holds %d bytes that no checkpoint of this pipeline covers (a renamed pipeline starts with new, empty state), and a run with a state directory does not destroy data it did not write; set overwrite: true on the sink to replace the file, append: true to write after it, or move it away", st.Size()))
 	}
 	s.logger.Info("file sink: truncating the existing file", "sink", s.name, "path", s.path, "bytes", st.Size(), "overwrite", s.overwrite)
 	return nil

@@ -14,7 +14,7 @@ import (
 )
 
 // benchRows is the number of messages a pass moves: ETLD_BENCH_ROWS, 100k
-// by default (the figure is for 1M).
+// by default (1M for a full measurement).
 func benchRows(b *testing.B) int {
 	if s := os.Getenv("ETLD_BENCH_ROWS"); s != "" {
 		n, err := strconv.Atoi(s)

@@ -31,7 +31,7 @@ import (
 //   - load: LOAD DATA LOCAL INFILE ... REPLACE of the same changes, for
 //     reference.
 //
-// It reports rows/s of each and sink/loop. Run the size with:
+// It reports rows/s of each and sink/loop. Run it at 1M changes with:
 //
 //	ETLD_BENCH_ROWS=1000000 go test -run '^$' -bench Upsert -benchtime 1x ./sinks/mysql/
 func BenchmarkUpsert(b *testing.B) {

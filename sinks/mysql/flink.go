@@ -2,9 +2,9 @@ package mysql
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
+	"github.com/etld/etld/internal/mysqlconn"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
 )
@@ -18,16 +18,7 @@ func (s *Sink) FlinkSink(in connector.SinkInput) (connector.FlinkTable, error) {
 	if s.given.URL != "" {
 		field = "url"
 	}
-	u := "jdbc:mysql://" + s.dc.Addr + "/" + s.dc.DBName
-	// The DSN's parameters are go-sql-driver's; etld adds sql_mode and
-	// time_zone itself. Connector/J spells its own differently.
-	var params []string
-	for k := range s.dc.Params {
-		if k != "sql_mode" && k != "time_zone" {
-			params = append(params, k)
-		}
-	}
-	sort.Strings(params)
+	u, params := mysqlconn.JDBCURL(s.dc)
 	if len(params) > 0 {
 		t.Differ(field, "the driver parameters %s are go-sql-driver's, left out of the JDBC url: add MySQL Connector/J's equivalents by hand", strings.Join(params, ", "))
 	}

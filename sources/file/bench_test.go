@@ -21,7 +21,7 @@ import (
 	filesink "github.com/etld/etld/sinks/file"
 )
 
-// benchRows is the size of the issue's benchmark: 1M sensor readings.
+// benchRows is the size of the benchmark: 1M sensor readings.
 const benchRows = 1_000_000
 
 var benchSchema = row.NewSchema(
@@ -182,7 +182,7 @@ func BenchmarkCSVToCSV(b *testing.B) {
 	// ratio runs both in turn on every iteration and compares the best
 	// pass of each: on a shared machine a pass is only ever slowed down by
 	// others, so the fastest is the truest. It reports etld's throughput
-	// over the baseline's (the issue asks for 0.5 or more) and etld's
+	// over the baseline's (the goal is 0.5 or more) and etld's
 	// allocations per row.
 	b.Run("ratio", func(b *testing.B) {
 		etld, plain := time.Duration(math.MaxInt64), time.Duration(math.MaxInt64)

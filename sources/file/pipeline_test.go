@@ -3,21 +3,21 @@ package file_test
 import (
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/etld/etld/internal/builtin"
+	"github.com/etld/etld/builtin"
 	"github.com/etld/etld/internal/testenv"
+	"github.com/etld/etld/internal/testenv/pipefile"
 	"github.com/etld/etld/pipeline"
 )
 
-// TestPipelineStrayQuote runs the issue's file through a whole pipeline
-// under each on_error policy: an unbalanced quote on line 2 of 18 is one
-// bad record at line 2, and the 16 good rows after it are read.
+// TestPipelineStrayQuote runs a file with a stray quote through a whole
+// pipeline under each on_error policy: an unbalanced quote on line 2 of 18 is
+// one bad record at line 2, and the 16 good rows after it are read.
 func TestPipelineStrayQuote(t *testing.T) {
 	var in strings.Builder
 	var good []string
@@ -58,14 +58,7 @@ sources:
 sinks:
   - {name: out, from: s, type: file, path: %s}
 `, src, tt.policy, dlq, out)
-			path := filepath.Join(dir, "p.yaml")
-			if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			p, err := pipeline.Load(path, pipeline.Env{Registry: builtin.Registry(), Logger: slog.New(slog.DiscardHandler)})
-			if err != nil {
-				t.Fatalf("load: %v", err)
-			}
+			p := pipefile.Load(t, pipeline.Env{Registry: builtin.Registry()}, dir, yaml)
 			sum, err := p.Run(testenv.Context(t, 30*time.Second), pipeline.RunOptions{})
 			if tt.wantRows == nil {
 				if err == nil || !strings.Contains(err.Error(), src+":2") || !strings.Contains(err.Error(), "no closing quote") {

@@ -118,11 +118,11 @@ func checkEachOnceInOrder(t *testing.T, got []string, written map[int]int) {
 	}
 }
 
-// TestFollowLiveRotation is issue 14's pattern, a dozen times over: the
-// log is renamed (or deleted) while the application still holds it; the
-// application goes on writing the old file, opens a new one under the
-// name and writes both for a while, the old one last. Every line must
-// reach the reader exactly once, each file's in order.
+// TestFollowLiveRotation rotates a live log a dozen times over: the log is
+// renamed (or deleted) while the application still holds it; the application
+// goes on writing the old file, opens a new one under the name and writes
+// both for a while, the old one last. Every line must reach the reader
+// exactly once, each file's in order.
 func TestFollowLiveRotation(t *testing.T) {
 	const rotations = 12
 	h := newHarness(t)

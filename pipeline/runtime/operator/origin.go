@@ -6,20 +6,20 @@ import (
 	"github.com/etld/etld/pipeline/row"
 )
 
-// Positions of records (issue 14). A source batch's row.Origin names the
-// record each change came from (file:line, topic/partition/offset). An
-// operator node gives each output batch a derivedOrigin mapping its
-// changes to the input changes that caused them, so that an error in any
-// later operator or sink still names the source record. An operator says
-// which input change it works on with tracker.at before it emits (Calc,
-// GroupAgg and Distinct do); a window's results, fired by a watermark,
-// come from no one record and have no position.
+// Positions of records. A source batch's row.Origin names the record
+// each change came from (file:line, topic/partition/offset). The engine
+// gives each operator's output batch an origin mapping its changes to the
+// input changes that caused them, so that an error in any later operator
+// or sink still names the source record. An operator says which input
+// change it works on (Tracker.At, or EachChange which does it) before it
+// emits; a window's results, fired by a watermark, come from no one
+// record and have no position.
 //
 // The cost is an int32 per emitted change and one slice per output batch,
 // and nothing at all when the input has no origin. Positions are only
 // rendered (a string) when an error names one.
 
-// Tracker is the node's emitter as an operator sees it: at(i) says that
+// Tracker is the node's emitter as an operator sees it: At(i) says that
 // the changes emitted next are caused by change i of the input batch.
 type Tracker interface {
 	At(i int)

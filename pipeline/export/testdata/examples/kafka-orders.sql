@@ -11,6 +11,7 @@
 
 SET 'execution.runtime-mode' = 'streaming';
 SET 'table.local-time-zone' = 'UTC';
+SET 'execution.checkpointing.interval' = '10 s';
 SET 'table.exec.mini-batch.enabled' = 'true';
 SET 'table.exec.mini-batch.allow-latency' = '50 ms';
 SET 'table.exec.mini-batch.size' = '1024';

@@ -1,0 +1,252 @@
+package plan
+
+import (
+	"fmt"
+
+	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/pipeline/expr"
+	"github.com/etld/etld/pipeline/runtime"
+	"github.com/etld/etld/pipeline/runtime/aggop"
+	"github.com/etld/etld/pipeline/runtime/joinop"
+	"github.com/etld/etld/pipeline/runtime/operator"
+	"github.com/etld/etld/pipeline/runtime/rankop"
+	"github.com/etld/etld/pipeline/runtime/windowop"
+)
+
+// payload is what a node of one kind carries besides the fields every
+// node has, and how it becomes that node's operator for a run. The
+// logical plan holds specs, never operators: each run builds its own.
+type payload interface {
+	operator(b opBuild) (operator.Lifecycle, error)
+}
+
+// opBuild is what a payload needs to build its operator: the plan (its
+// options), the node (its input's mode, its scan's error policy) and the
+// transform's name for errors.
+type opBuild struct {
+	p         *Plan
+	n         *Node
+	transform string
+}
+
+// reject is the error policy of the scan whose rows the node computes
+// on, nil for none.
+func (b opBuild) reject() func(connector.BadRecord) error {
+	if src := b.n.scan(); src != nil {
+		return src.policy.Reject
+	}
+	return nil
+}
+
+// scanOp is a ScanNode's source; the graph reads it with a source node,
+// not an operator.
+type scanOp struct{ source *Source }
+
+func (s *scanOp) operator(opBuild) (operator.Lifecycle, error) {
+	return nil, fmt.Errorf("plan: a scan of %q is a source, not an operator", s.source.Spec.Name)
+}
+
+// calcOp is a CalcNode's filter and projection.
+type calcOp struct {
+	filter  *expr.Compiled
+	project []*expr.Compiled // nil passes rows through
+	// colSrc is the input column each output column copies, -1 when
+	// computed (nil when unknown); monotonic.go reads it to pick a
+	// Top-N's strategy.
+	colSrc []int
+}
+
+func (c *calcOp) operator(b opBuild) (operator.Lifecycle, error) {
+	n := b.n
+	calc := &runtime.Calc{Name: n.Label, Transform: b.transform, Project: evals(c.project), Columns: columnsOf(c.project)}
+	if c.filter != nil {
+		calc.Filter = c.filter.True
+		calc.FilterReads = append([]int{}, c.filter.Reads...)
+		calc.InputWidth = n.Input.Schema.Len()
+	}
+	calc.Reject = b.reject()
+	return calc, nil
+}
+
+// groupAggOp is a GroupAggNode's keys and aggregates.
+type groupAggOp struct {
+	keys []int
+	aggs []aggop.AggCall
+	// aggMono is each aggregate's monotonicity over an insert-only input
+	// (monotonic.go).
+	aggMono []monotonicity
+	batch   bool
+}
+
+func (g *groupAggOp) operator(b opBuild) (operator.Lifecycle, error) {
+	return aggop.NewGroupAgg(g.keys, g.aggs, b.p.groupAggOptions(g.batch, !b.n.Input.Mode.Updating))
+}
+
+// distinctOp is a DistinctNode: SELECT DISTINCT over every column.
+type distinctOp struct {
+	keys  []int
+	batch bool
+}
+
+func (d *distinctOp) operator(b opBuild) (operator.Lifecycle, error) {
+	if b.n.Input.Mode.Updating {
+		// A retracted row's last copy must delete it: a GROUP BY of
+		// every column with no aggregates.
+		return aggop.NewGroupAgg(d.keys, nil, b.p.groupAggOptions(d.batch, false))
+	}
+	return aggop.NewDistinct(), nil
+}
+
+// groupAggOptions are a GROUP BY's options under the pipeline's
+// mini-batch setting.
+func (p *Plan) groupAggOptions(batch, insertOnly bool) aggop.GroupAggOptions {
+	return aggop.GroupAggOptions{Batch: batch, InsertOnly: insertOnly, MiniBatch: p.Spec.MiniBatchAggregate, MiniBatchSize: miniBatchSize, MiniBatchLatency: miniBatchLatency}
+}
+
+// windowAggOp is a WindowAggNode's window, keys and aggregates.
+type windowAggOp struct {
+	keys   []int
+	aggs   []aggop.AggCall
+	window *windowop.WindowSpec
+	// attached: over rows that carry their windows
+	// (windowop.WindowOptions.Attached); attachedLTZ: those windows were
+	// over a TIMESTAMP_LTZ.
+	attached, attachedLTZ bool
+	batch                 bool
+}
+
+func (w *windowAggOp) operator(opBuild) (operator.Lifecycle, error) {
+	if w.window.Kind == windowop.Session {
+		return windowop.NewSessionAgg(w.window.TimeCol, w.window.Gap, w.keys, w.aggs, windowop.WindowOptions{Batch: w.batch}), nil
+	}
+	return windowop.NewWindowAgg(*w.window, w.keys, w.aggs, windowop.WindowOptions{Batch: w.batch, Attached: w.attached, AttachedLTZ: w.attachedLTZ}), nil
+}
+
+// overOp is an OverAggNode's OVER spec.
+type overOp struct {
+	spec  *windowop.OverSpec
+	batch bool
+}
+
+func (o *overOp) operator(opBuild) (operator.Lifecycle, error) {
+	return windowop.NewOverAgg(*o.spec, windowop.WindowOptions{Batch: o.batch}), nil
+}
+
+// unnestOp is an UnnestNode's operator template, copied per run, and the
+// unnested expression.
+type unnestOp struct {
+	unnest *runtime.Unnest
+	of     *expr.Compiled
+}
+
+func (u *unnestOp) operator(b opBuild) (operator.Lifecycle, error) {
+	op := *u.unnest
+	op.Transform = b.transform
+	if src := b.n.scan(); src != nil {
+		op.Reject = src.policy.Reject
+	}
+	return &op, nil
+}
+
+// rankOp is a RankNode's Top-N.
+type rankOp struct{ spec *rankop.RankSpec }
+
+func (r *rankOp) operator(opBuild) (operator.Lifecycle, error) {
+	if r.spec.Strategy == rankop.UpdateFast {
+		return rankop.NewUpdatableTopN(*r.spec)
+	}
+	return rankop.NewTopN(*r.spec), nil
+}
+
+// dedupOp is a DedupNode's deduplication.
+type dedupOp struct{ spec *rankop.DedupSpec }
+
+func (d *dedupOp) operator(opBuild) (operator.Lifecycle, error) {
+	return rankop.NewDedup(*d.spec), nil
+}
+
+// windowTableOp is a WindowTableNode's window TVF.
+type windowTableOp struct{ table *windowop.WindowTable }
+
+func (w *windowTableOp) operator(opBuild) (operator.Lifecycle, error) {
+	t := *w.table
+	if t.Spec.Kind == windowop.Session {
+		return windowop.NewSessionTable(t), nil
+	}
+	return &t, nil
+}
+
+// windowRankOp is a WindowRankNode's window Top-N or deduplication.
+type windowRankOp struct{ spec *windowop.WindowRankSpec }
+
+func (w *windowRankOp) operator(opBuild) (operator.Lifecycle, error) {
+	return windowop.NewWindowRank(*w.spec), nil
+}
+
+// joinOp is a JoinNode's join: a regular one (join), or one of the
+// special joins whose spec is set beside it.
+type joinOp struct {
+	join     *joinop.JoinSpec
+	interval *joinop.IntervalJoinSpec
+	temporal *joinop.TemporalJoinSpec
+	window   *joinop.WindowJoinSpec
+}
+
+func (j *joinOp) operator(opBuild) (operator.Lifecycle, error) {
+	switch {
+	case j.temporal != nil:
+		return joinop.NewTemporalJoin(*j.temporal), nil
+	case j.interval != nil:
+		return joinop.NewIntervalJoin(*j.interval), nil
+	case j.window != nil:
+		return joinop.NewWindowJoin(*j.window), nil
+	}
+	return joinop.NewJoin(*j.join), nil
+}
+
+// regular reports whether the join keeps both inputs' rows in its state
+// until they are retracted (none of the special joins).
+func (j *joinOp) regular() bool { return j.temporal == nil && j.interval == nil && j.window == nil }
+
+// lookupOp is a LookupJoinNode's lookup table.
+type lookupOp struct{ lookup *lookupPlan }
+
+func (l *lookupOp) operator(opBuild) (operator.Lifecycle, error) {
+	lp := l.lookup
+	lsrc, ok := lp.table.Conn.(connector.LookupSource)
+	if !ok {
+		return nil, fmt.Errorf("plan: the lookup table %q cannot be looked up", lp.table.Spec.Name)
+	}
+	lk, err := lsrc.Lookuper(lp.keys)
+	if err != nil {
+		return nil, fmt.Errorf("the lookup table %q: %w", lp.table.Spec.Name, err)
+	}
+	spec := lp.spec
+	spec.Lookuper = lk
+	return joinop.NewLookupJoin(spec), nil
+}
+
+// Typed views of a node's payload: nil when the node is of another kind.
+
+func (n *Node) calc() *calcOp { x, _ := n.op.(*calcOp); return x }
+func (n *Node) scanned() *Source {
+	if x, _ := n.op.(*scanOp); x != nil {
+		return x.source
+	}
+	return nil
+}
+func (n *Node) groupAgg() *groupAggOp       { x, _ := n.op.(*groupAggOp); return x }
+func (n *Node) windowAgg() *windowAggOp     { x, _ := n.op.(*windowAggOp); return x }
+func (n *Node) joined() *joinOp             { x, _ := n.op.(*joinOp); return x }
+func (n *Node) windowTable() *windowTableOp { x, _ := n.op.(*windowTableOp); return x }
+func (n *Node) deduped() *dedupOp           { x, _ := n.op.(*dedupOp); return x }
+func (n *Node) ranked() *rankOp             { x, _ := n.op.(*rankOp); return x }
+
+// windowJoin is a JoinNode's window join, nil for a node of another kind
+// or another join.
+func (n *Node) windowJoin() *joinop.WindowJoinSpec {
+	if j := n.joined(); j != nil {
+		return j.window
+	}
+	return nil
+}

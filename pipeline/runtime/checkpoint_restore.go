@@ -1,0 +1,171 @@
+package runtime
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/etld/etld/internal/checkpoint"
+	"github.com/etld/etld/internal/retry"
+	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/pipeline/runtime/operator"
+)
+
+// restore reads the newest checkpoint, checks that it fits the graph and
+// hands every node its state. It runs before any node starts.
+func (c *coordinator) restore() error {
+	if c.opt.Store == nil {
+		return nil
+	}
+	cp, err := c.opt.Store.Latest()
+	if err != nil {
+		return fmt.Errorf("%w (remove or move away %s to start from scratch)", err, c.opt.Store.Dir())
+	}
+	if cp == nil {
+		return nil
+	}
+	if err := c.fits(cp); err != nil {
+		return err
+	}
+	for _, p := range c.parts {
+		p.restored = cp.Find(p.node.ID)
+	}
+	for _, s := range c.g.Sources {
+		comp := s.cp.restored
+		if comp.Connector == nil {
+			continue
+		}
+		pos, ok := s.Source.(connector.Positioner)
+		if !ok {
+			c.log.Warn("source cannot resume from a position: it starts from its beginning", "source", s.Name, "checkpoint", cp.ID)
+			continue
+		}
+		if err := pos.Restore(comp.Connector); err != nil {
+			return fmt.Errorf("source %q: restore from checkpoint %d: %w", s.Name, cp.ID, err)
+		}
+	}
+	for _, o := range c.g.Ops {
+		comp := o.cp.restored
+		sn, ok := o.Op.(operator.Snapshotter)
+		if !ok || comp == nil {
+			continue
+		}
+		if err := sn.Restore(comp.Runtime); err != nil {
+			return fmt.Errorf("transform %q: restore from checkpoint %d: %w", o.Name, cp.ID, err)
+		}
+	}
+	for _, s := range c.g.Sinks {
+		comp := s.cp.restored
+		sn, ok := s.Sink.(connector.SinkSnapshotter)
+		if !ok || comp.Connector == nil {
+			continue
+		}
+		if err := sn.Restore(comp.Connector); err != nil {
+			return fmt.Errorf("sink %q: restore from checkpoint %d: %w", s.Name, cp.ID, err)
+		}
+	}
+	c.nextID = cp.ID + 1
+	c.g.Checkpoints.Restored.Store(cp.ID)
+	if cp.Finished {
+		c.log.Info("pipeline finished in an earlier run: nothing left to read; remove its state directory to run it again",
+			"pipeline", c.g.Name, "checkpoint", cp.ID, "state", c.opt.Store.Dir())
+	} else {
+		c.log.Info("restored checkpoint", "pipeline", c.g.Name, "checkpoint", cp.ID, "taken", cp.Time)
+	}
+	return nil
+}
+
+// tellSinks tells every RunAware sink and source whether the run keeps
+// state and whether a checkpoint covering it was restored; it runs after
+// restore and before any connector opens.
+func (c *coordinator) tellSinks() error {
+	info := connector.RunInfo{Resumable: c.resumable, Pipeline: c.g.Name}
+	tell := func(conn any, restored *checkpoint.Component) error {
+		ra, ok := conn.(connector.RunAware)
+		if !ok {
+			return nil
+		}
+		if c.opt.Store != nil && info.Instance == "" {
+			// Made before any connector opens, so that whatever a sink
+			// writes carries it, also in a run killed before its first
+			// checkpoint.
+			id, since, err := c.opt.Store.Instance()
+			if err != nil {
+				return err
+			}
+			info.Instance, info.Since = id, since
+			store := c.opt.Store
+			info.Fence = func() (uint64, error) { return store.Fence(time.Now()) }
+		}
+		info.Restored = restored != nil && restored.Connector != nil
+		ra.SetRun(info)
+		return nil
+	}
+	for _, s := range c.g.Sinks {
+		if err := tell(s.Sink, s.cp.restored); err != nil {
+			return err
+		}
+	}
+	for _, s := range c.g.Sources {
+		if err := tell(s.Source, s.cp.restored); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fits compares the checkpoint's components with the graph's and names
+// every difference.
+func (c *coordinator) fits(cp *checkpoint.Checkpoint) error {
+	var diffs []string
+	if cp.Pipeline != c.g.Name {
+		diffs = append(diffs, fmt.Sprintf("it belongs to pipeline %q", cp.Pipeline))
+	}
+	seen := map[string]bool{}
+	for _, p := range c.parts {
+		if !p.stateful {
+			continue
+		}
+		id := p.node.ID
+		seen[id] = true
+		comp := cp.Find(id)
+		switch {
+		case comp == nil:
+			diffs = append(diffs, fmt.Sprintf("%s is new (%s)", describe(p.node), p.node.Fingerprint))
+		case comp.Fingerprint != p.node.Fingerprint:
+			diffs = append(diffs, fmt.Sprintf("%s changed: was %s, now %s", describe(p.node), comp.Fingerprint, p.node.Fingerprint))
+		}
+	}
+	for _, comp := range cp.Components {
+		if !seen[comp.ID] {
+			diffs = append(diffs, fmt.Sprintf("%s is gone (was %s)", describeID(comp.ID), comp.Fingerprint))
+		}
+	}
+	if len(diffs) == 0 {
+		return nil
+	}
+	// Permanent: running again meets the same state, until the file or
+	// the state directory changes.
+	return retry.Permanent(fmt.Errorf("the saved state in %s (checkpoint %d, taken %s) no longer fits the pipeline file: %s; remove %s (or move it away) to start from scratch",
+		c.opt.Store.Dir(), cp.ID, cp.Time.UTC().Format(time.RFC3339), strings.Join(diffs, "; "), c.opt.Store.Dir()))
+}
+
+func describe(n *Node) string {
+	if n.Kind == "transform" {
+		// The ID names the transform the operator belongs to; the name is
+		// the operator's plan.
+		if parts := strings.SplitN(n.ID, "/", 3); len(parts) == 3 && parts[0] == "transform" {
+			return fmt.Sprintf("transform %q (%s)", parts[1], n.Name)
+		}
+	}
+	return fmt.Sprintf("%s %q", n.Kind, n.Name)
+}
+
+// describeID names a component of a checkpoint by its ID alone.
+func describeID(id string) string {
+	parts := strings.SplitN(id, "/", 3)
+	if len(parts) < 2 {
+		return id
+	}
+	return fmt.Sprintf("%s %q", parts[0], parts[1])
+}
