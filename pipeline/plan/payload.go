@@ -117,9 +117,9 @@ type windowAggOp struct {
 
 func (w *windowAggOp) operator(opBuild) (operator.Lifecycle, error) {
 	if w.window.Kind == windowop.Session {
-		return windowop.NewSessionAgg(w.window.TimeCol, w.window.Gap, w.keys, w.aggs, windowop.WindowOptions{Batch: w.batch}), nil
+		return windowop.NewSessionAgg(w.window.TimeCol, w.window.Gap, w.keys, w.aggs, windowop.WindowOptions{Batch: w.batch})
 	}
-	return windowop.NewWindowAgg(*w.window, w.keys, w.aggs, windowop.WindowOptions{Batch: w.batch, Attached: w.attached, AttachedLTZ: w.attachedLTZ}), nil
+	return windowop.NewWindowAgg(*w.window, w.keys, w.aggs, windowop.WindowOptions{Batch: w.batch, Attached: w.attached, AttachedLTZ: w.attachedLTZ})
 }
 
 // overOp is an OverAggNode's OVER spec.
@@ -129,7 +129,7 @@ type overOp struct {
 }
 
 func (o *overOp) operator(opBuild) (operator.Lifecycle, error) {
-	return windowop.NewOverAgg(*o.spec, windowop.WindowOptions{Batch: o.batch}), nil
+	return windowop.NewOverAgg(*o.spec, windowop.WindowOptions{Batch: o.batch})
 }
 
 // unnestOp is an UnnestNode's operator template, copied per run, and the
@@ -171,7 +171,7 @@ type windowTableOp struct{ table *windowop.WindowTable }
 func (w *windowTableOp) operator(opBuild) (operator.Lifecycle, error) {
 	t := *w.table
 	if t.Spec.Kind == windowop.Session {
-		return windowop.NewSessionTable(t), nil
+		return windowop.NewSessionTable(t)
 	}
 	return &t, nil
 }
@@ -180,7 +180,7 @@ func (w *windowTableOp) operator(opBuild) (operator.Lifecycle, error) {
 type windowRankOp struct{ spec *windowop.WindowRankSpec }
 
 func (w *windowRankOp) operator(opBuild) (operator.Lifecycle, error) {
-	return windowop.NewWindowRank(*w.spec), nil
+	return windowop.NewWindowRank(*w.spec)
 }
 
 // joinOp is a JoinNode's join: a regular one (join), or one of the

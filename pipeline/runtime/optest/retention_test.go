@@ -47,7 +47,7 @@ func TestKeptRowsDoNotPinInput(t *testing.T) {
 		}
 	})
 	t.Run("session table", func(t *testing.T) {
-		s := windowop.NewSessionTable(windowop.WindowTable{Spec: windowop.WindowSpec{Kind: windowop.Session, TimeCol: 0, Gap: 5 * Minute}, Keys: []int{1}})
+		s := Must(windowop.NewSessionTable(windowop.WindowTable{Spec: windowop.WindowSpec{Kind: windowop.Session, TimeCol: 0, Gap: 5 * Minute}, Keys: []int{1}}))
 		for i := range 3 {
 			r := row.Row{at(i), b.Str(0, 3), b.Str(i*4, 4)}
 			if err := s.Process(&row.Batch{Changes: []row.Change{{Kind: row.Insert, Row: r}}}, &Out{}); err != nil {

@@ -110,16 +110,16 @@ func TestSnapshotRestoreContinuesExactly(t *testing.T) {
 		{"distinct over updates", func() operator.Operator { return Must(aggop.NewGroupAgg([]int{0, 1}, nil, aggop.GroupAggOptions{})) }, true},
 		{"distinct", func() operator.Operator { return aggop.NewDistinct() }, false},
 		{"tumble", func() operator.Operator {
-			return windowop.NewWindowAgg(tumble, []int{0}, winAggs, windowop.WindowOptions{})
+			return Must(windowop.NewWindowAgg(tumble, []int{0}, winAggs, windowop.WindowOptions{}))
 		}, false},
 		{"hop", func() operator.Operator {
-			return windowop.NewWindowAgg(hop, []int{0}, winAggs, windowop.WindowOptions{})
+			return Must(windowop.NewWindowAgg(hop, []int{0}, winAggs, windowop.WindowOptions{}))
 		}, false},
 		{"cumulate", func() operator.Operator {
-			return windowop.NewWindowAgg(cumulate, []int{0}, winAggs, windowop.WindowOptions{})
+			return Must(windowop.NewWindowAgg(cumulate, []int{0}, winAggs, windowop.WindowOptions{}))
 		}, false},
 		{"tumble batch", func() operator.Operator {
-			return windowop.NewWindowAgg(tumble, []int{0}, winAggs, windowop.WindowOptions{Batch: true})
+			return Must(windowop.NewWindowAgg(tumble, []int{0}, winAggs, windowop.WindowOptions{Batch: true}))
 		}, false},
 	}
 	for _, tc := range cases {
@@ -189,7 +189,7 @@ func TestRestoreRefusesDamagedState(t *testing.T) {
 	ops := map[string]func() operator.Operator{
 		"group": func() operator.Operator { return Must(aggop.NewGroupAgg([]int{0}, aggs, aggop.GroupAggOptions{})) },
 		"window": func() operator.Operator {
-			return windowop.NewWindowAgg(windowop.WindowSpec{Kind: windowop.Hop, TimeCol: 3, Size: 2 * Minute, Slide: Minute}, []int{0}, aggs, windowop.WindowOptions{})
+			return Must(windowop.NewWindowAgg(windowop.WindowSpec{Kind: windowop.Hop, TimeCol: 3, Size: 2 * Minute, Slide: Minute}, []int{0}, aggs, windowop.WindowOptions{}))
 		},
 		"distinct": func() operator.Operator { return aggop.NewDistinct() },
 	}

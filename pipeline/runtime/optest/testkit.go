@@ -117,6 +117,16 @@ const Minute = int64(60_000_000)
 
 func LTZSec(sec int64) row.Value { return row.TimestampLTZValue(sec * 1_000_000) }
 
+// Must returns the operator a constructor built, and panics with its
+// error: for a test's spec that is valid by construction, where the
+// test cannot go on without the operator.
+func Must[T any](op T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return op
+}
+
 // Discard counts what an operator emits.
 type Discard struct{ N int64 }
 
