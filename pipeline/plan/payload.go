@@ -79,7 +79,7 @@ type groupAggOp struct {
 }
 
 func (g *groupAggOp) operator(b opBuild) (operator.Lifecycle, error) {
-	return aggop.NewGroupAgg(g.keys, g.aggs, b.p.groupAggOptions(g.batch, !b.n.Input.Mode.Updating)), nil
+	return aggop.NewGroupAgg(g.keys, g.aggs, b.p.groupAggOptions(g.batch, !b.n.Input.Mode.Updating))
 }
 
 // distinctOp is a DistinctNode: SELECT DISTINCT over every column.
@@ -92,7 +92,7 @@ func (d *distinctOp) operator(b opBuild) (operator.Lifecycle, error) {
 	if b.n.Input.Mode.Updating {
 		// A retracted row's last copy must delete it: a GROUP BY of
 		// every column with no aggregates.
-		return aggop.NewGroupAgg(d.keys, nil, b.p.groupAggOptions(d.batch, false)), nil
+		return aggop.NewGroupAgg(d.keys, nil, b.p.groupAggOptions(d.batch, false))
 	}
 	return aggop.NewDistinct(), nil
 }
@@ -153,7 +153,7 @@ type rankOp struct{ spec *rankop.RankSpec }
 
 func (r *rankOp) operator(opBuild) (operator.Lifecycle, error) {
 	if r.spec.Strategy == rankop.UpdateFast {
-		return rankop.NewUpdatableTopN(*r.spec), nil
+		return rankop.NewUpdatableTopN(*r.spec)
 	}
 	return rankop.NewTopN(*r.spec), nil
 }

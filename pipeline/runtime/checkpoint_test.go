@@ -158,7 +158,7 @@ func countGraph(src *feedSource, sink *logSink) *Graph {
 func countGraphWith(src *feedSource, sink *logSink, opt aggop.GroupAggOptions) *Graph {
 	g := &Graph{Name: "t"}
 	sn := &SourceNode{Node: Node{Name: "src", Kind: "source", Fingerprint: "feed"}, Source: src}
-	agg := aggop.NewGroupAgg([]int{0}, []aggop.AggCall{{Func: aggop.CountStar, Arg: -1}, {Func: aggop.Sum, Arg: 1, ArgType: optest.TBigInt}}, opt)
+	agg := optest.Must(aggop.NewGroupAgg([]int{0}, []aggop.AggCall{{Func: aggop.CountStar, Arg: -1}, {Func: aggop.Sum, Arg: 1, ArgType: optest.TBigInt}}, opt))
 	op := &OpNode{Node: Node{Name: "agg", Kind: "transform", Fingerprint: "count"}, Input: &sn.Node, Op: agg}
 	g.Sources = []*SourceNode{sn}
 	g.Ops = []*OpNode{op}

@@ -184,7 +184,7 @@ func unionCountGraph(a, b *feedSource, sink *logSink) *Graph {
 	sa := &SourceNode{Node: Node{Name: "a", Kind: "source", Fingerprint: "feed"}, Source: a}
 	sb := &SourceNode{Node: Node{Name: "b", Kind: "source", Fingerprint: "feed"}, Source: b}
 	u := &UnionNode{Node: Node{Name: "union", Kind: "transform"}, Inputs: []*Node{&sa.Node, &sb.Node}}
-	agg := aggop.NewGroupAgg([]int{0}, []aggop.AggCall{{Func: aggop.CountStar, Arg: -1}, {Func: aggop.Sum, Arg: 1, ArgType: optest.TBigInt}}, aggop.GroupAggOptions{})
+	agg := optest.Must(aggop.NewGroupAgg([]int{0}, []aggop.AggCall{{Func: aggop.CountStar, Arg: -1}, {Func: aggop.Sum, Arg: 1, ArgType: optest.TBigInt}}, aggop.GroupAggOptions{}))
 	op := &OpNode{Node: Node{Name: "agg", Kind: "transform", Fingerprint: "count"}, Input: &u.Node, Op: agg}
 	g.Sources = []*SourceNode{sa, sb}
 	g.Unions = []*UnionNode{u}
