@@ -62,6 +62,18 @@ func DecodeKey(dst []row.Value, key string) error {
 				dst[i] = row.BytesValue([]byte(s))
 			}
 			continue
+		case row.Array, row.Map, row.Struct:
+			n, w := uvarint(key)
+			if w <= 0 || n > uint64(len(key)-w) {
+				return fmt.Errorf("group key column %d: bad nested value length", i)
+			}
+			v, err := row.NestedValue(id, key[w:w+int(n)])
+			if err != nil {
+				return fmt.Errorf("group key column %d: %w", i, err)
+			}
+			dst[i] = v
+			key = key[w+int(n):]
+			continue
 		}
 		if len(key) < 8 {
 			return fmt.Errorf("group key column %d truncated", i)
