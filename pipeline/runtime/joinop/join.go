@@ -117,20 +117,13 @@ func (j *Join) ProcessInput(input int, in *row.Batch, out operator.Emitter) erro
 		j.tick()
 		defer j.sweep(operator.SweepBudget(len(in.Changes)))
 	}
-	tr := operator.TrackerOf(in, out)
-	for i, c := range in.Changes {
-		if tr != nil {
-			tr.At(i)
-		}
+	return operator.EachChange("join", in, out, func(_ int, c *row.Change) error {
 		if j.spec.Batch && input == 0 {
-			j.held = append(j.held, c)
-			continue
+			j.held = append(j.held, *c)
+			return nil
 		}
-		if err := j.change(input, c.Kind, c.Row, out); err != nil {
-			return err
-		}
-	}
-	return nil
+		return j.change(input, c.Kind, c.Row, out)
+	})
 }
 
 func (j *Join) Watermark(int64, operator.Emitter) error { return nil }
@@ -144,7 +137,7 @@ func (j *Join) Finish(out operator.Emitter) error {
 	j.settled = true
 	for _, c := range j.held {
 		if err := j.change(0, c.Kind, c.Row, out); err != nil {
-			return err
+			return fmt.Errorf("join: %w", err)
 		}
 	}
 	j.held = nil

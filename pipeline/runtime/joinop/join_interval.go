@@ -119,19 +119,12 @@ func (j *IntervalJoin) padded(side int, r row.Row) row.Row {
 
 // ProcessInput implements TwoInput.
 func (j *IntervalJoin) ProcessInput(input int, in *row.Batch, out operator.Emitter) error {
-	tr := operator.TrackerOf(in, out)
-	for i, c := range in.Changes {
-		if tr != nil {
-			tr.At(i)
-		}
+	return operator.EachChange("interval join", in, out, func(_ int, c *row.Change) error {
 		if !c.Kind.IsAdd() {
-			return fmt.Errorf("interval join: input %d sent %s: an interval join takes insert-only input", input, c.Kind)
+			return fmt.Errorf("input %d sent %s: an interval join takes insert-only input", input, c.Kind)
 		}
-		if err := j.add(input, c.Row, out); err != nil {
-			return err
-		}
-	}
-	return nil
+		return j.add(input, c.Row, out)
+	})
 }
 
 func (j *IntervalJoin) add(s int, r row.Row, out operator.Emitter) error {

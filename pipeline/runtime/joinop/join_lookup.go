@@ -166,12 +166,8 @@ func (j *LookupJoin) Process(in *row.Batch, out operator.Emitter) error {
 			}
 		}
 	}
-	tr := operator.TrackerOf(in, out)
 	var hits, misses int64
-	for i, ch := range in.Changes {
-		if tr != nil {
-			tr.At(i)
-		}
+	err := operator.EachChange("lookup join", in, out, func(_ int, ch *row.Change) error {
 		var rows []row.Row
 		if !j.key(ch.Row) {
 			slot := j.pending[string(j.kbuf)]
@@ -182,9 +178,10 @@ func (j *LookupJoin) Process(in *row.Batch, out operator.Emitter) error {
 				misses++
 			}
 		}
-		if err := j.emit(ch.Kind, ch.Row, rows, out); err != nil {
-			return err
-		}
+		return j.emit(ch.Kind, ch.Row, rows, out)
+	})
+	if err != nil {
+		return err
 	}
 	j.Stats.Hits.Add(hits)
 	j.Stats.Misses.Add(misses)

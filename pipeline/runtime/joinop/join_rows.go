@@ -186,7 +186,7 @@ func (s *joinSide) link(kid, rid int32, r row.Row, assoc int32) {
 }
 
 // errJoinCount is a count past what a stored row can hold.
-var errJoinCount = fmt.Errorf("join: more than %d copies of one row or matches of one row", math.MaxInt32)
+var errJoinCount = fmt.Errorf("more than %d copies of one row or matches of one row", math.MaxInt32)
 
 // add stores r, whose key is in s.kbuf, with assoc matches.
 func (s *joinSide) add(r row.Row, assoc int) error {
