@@ -80,7 +80,10 @@ type Join struct {
 	// key is NULL and counts the right rows, and those with a NULL key.
 	leftNulls             *joinSide
 	rightRows, rightNulls int64
-	ttl                   operator.StateTTL // join_ttl.go
+	// ttl is the state TTL the sides keep ages by (join_ttl.go), kept
+	// to give it to the sides a restore makes.
+	ttl operator.StateTTL
+	operator.Expiry
 }
 
 var (
@@ -106,6 +109,7 @@ func NewJoin(spec JoinSpec) *Join {
 	case FullJoin:
 		j.outer = [2]bool{true, true}
 	}
+	j.InitExpiry(j.armTTL, j.tick, j.sweep)
 	return j
 }
 
@@ -113,10 +117,7 @@ func (j *Join) semi() bool { return j.spec.Kind == SemiJoin || j.spec.Kind == An
 
 // ProcessInput implements TwoInput.
 func (j *Join) ProcessInput(input int, in *row.Batch, out operator.Emitter) error {
-	if j.ttl.TTL > 0 {
-		j.tick()
-		defer j.sweep(operator.SweepBudget(len(in.Changes)))
-	}
+	defer j.Begin(len(in.Changes))()
 	return operator.EachChange("join", in, out, func(_ int, c *row.Change) error {
 		if j.spec.Batch && input == 0 {
 			j.held = append(j.held, *c)
