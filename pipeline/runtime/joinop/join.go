@@ -7,7 +7,7 @@ import (
 
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/operator"
-	rtstate "github.com/etld/etld/pipeline/runtime/state"
+	"github.com/etld/etld/pipeline/runtime/state"
 )
 
 // JoinKind is the kind of a regular (unwindowed) join.
@@ -95,12 +95,12 @@ var (
 // NewJoin returns a join with empty state.
 func NewJoin(spec JoinSpec) *Join {
 	j := &Join{spec: spec}
-	j.sides[0] = newJoinSide(spec.LeftKeys, spec.LeftUnique, spec.LeftWidth, rtstate.NewKeyIDs())
+	j.sides[0] = newJoinSide(spec.LeftKeys, spec.LeftUnique, spec.LeftWidth, state.NewKeyIDs())
 	j.sides[1] = newJoinSide(spec.RightKeys, spec.RightUnique, spec.RightWidth, nil)
 	pairJoinSides(j.sides[0], j.sides[1])
 	j.sides[0].appendOnly = spec.LeftAppendOnly && spec.LeftUnique == nil
 	j.sides[1].appendOnly = spec.RightAppendOnly && spec.RightUnique == nil
-	j.leftNulls = newJoinSide(nil, spec.LeftUnique, spec.LeftWidth, rtstate.NewKeyIDs())
+	j.leftNulls = newJoinSide(nil, spec.LeftUnique, spec.LeftWidth, state.NewKeyIDs())
 	switch spec.Kind {
 	case LeftJoin, SemiJoin, AntiJoin:
 		j.outer[0] = true
@@ -547,6 +547,8 @@ func (j *Join) StateEntries() int64 {
 	return j.sides[0].size + j.sides[1].size + j.leftNulls.size + int64(len(j.held)+len(j.nullRight))
 }
 
+// JoinStateVersion is the first byte of a snapshot of a Join without a
+// state TTL (joinTTLStateVersion with one).
 const JoinStateVersion = 1
 
 // Snapshot implements Snapshotter: each side's entries (row, count,
@@ -581,8 +583,8 @@ func (j *Join) Snapshot() ([]byte, error) {
 }
 
 // Restore implements Snapshotter.
-func (j *Join) Restore(state []byte) error {
-	d := row.NewDecoder(state)
+func (j *Join) Restore(snap []byte) error {
+	d := row.NewDecoder(snap)
 	v := d.Byte()
 	if v != JoinStateVersion && v != joinTTLStateVersion {
 		return fmt.Errorf("join: state version %d, want %d or %d", v, JoinStateVersion, joinTTLStateVersion)
@@ -592,7 +594,7 @@ func (j *Join) Restore(state []byte) error {
 	widths := [3]int{j.spec.LeftWidth, j.spec.RightWidth, j.spec.LeftWidth}
 	var restored [3]*joinSide
 	for i, old := range []*joinSide{j.sides[0], j.sides[1], j.leftNulls} {
-		s := newJoinSide(old.keys, old.unique, widths[i], rtstate.NewKeyIDs())
+		s := newJoinSide(old.keys, old.unique, widths[i], state.NewKeyIDs())
 		if i == 1 {
 			pairJoinSides(restored[0], s)
 		}

@@ -7,11 +7,11 @@ import (
 
 // The interval join's cache, without a pointer per row or per key (as
 // joinSide, join_rows.go): Flink keeps per key and side a map from time
-// to the rows of that time; here the keys are in a keyIDs, each key's
-// rows of a side a circular doubly linked list over flat arrays with
-// each row's time and whether it joined, the rows encoded in a rowStore
-// and decoded only when joined or emitted. Flink iterates a key's whole
-// map on every arrival, and so does the list.
+// to the rows of that time; here the keys are in a state.KeyIDs, each
+// key's rows of a side a circular doubly linked list over flat arrays
+// with each row's time and whether it joined, the rows encoded in a
+// state.RowStore and decoded only when joined or emitted. Flink iterates
+// a key's whole map on every arrival, and so does the list.
 
 // ijKey is one key's state: each side's rows (head -1: none) and cleanup
 // timer (0: none), and whether the key has a NULL (its rows never match).

@@ -47,7 +47,7 @@ type temporalVersion struct {
 
 // temporalKey is the state of one join key.
 type temporalKey struct {
-	Left     []temporalLeft
+	Left     []temporalLeft    // in arrival order
 	Versions []temporalVersion // by time
 }
 
@@ -58,6 +58,8 @@ type temporalKey struct {
 // The output is insert-only.
 type TemporalJoin struct {
 	spec TemporalJoinSpec
+	// Keys is the state by join key (row.KeyOf's encoding), exported for
+	// the tests of what an operator keeps of its input.
 	Keys map[string]*temporalKey
 	// dirty are the keys with held left rows or versions to clean up.
 	dirty   map[string]*temporalKey

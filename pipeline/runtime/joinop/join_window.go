@@ -61,8 +61,10 @@ type wjBucket struct {
 // emits, when the window fires, the window's left rows that have a match
 // (none) in it.
 type WindowJoin struct {
-	spec    WindowJoinSpec
-	outer   [2]bool
+	spec  WindowJoinSpec
+	outer [2]bool
+	// Windows are the open windows' rows, exported for the tests of what
+	// an operator keeps of its input.
 	Windows map[wjWindow]*wjBucket
 	wm      int64
 	rows    int64
