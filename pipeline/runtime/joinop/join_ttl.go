@@ -11,8 +11,9 @@ import (
 // State TTL of a regular join, as Flink's join state views with a state
 // TTL: every stored row of either side has its own time, set when the
 // row is added, its count changes or (an outer side's row) its number of
-// matches changes; probing it from the other side does not refresh it. An expired row is absent: it matches nothing, and a
-// retraction of it still joins with the other side's live rows (Flink's
+// matches changes; probing it from the other side does not refresh it.
+// An expired row is absent: it matches nothing, and a retraction of it
+// still joins with the other side's live rows (Flink's
 // StreamingJoinOperator emits the retraction whether or not its own
 // state held the row). Expiry emits nothing: a NULL-padded row of an
 // expired outer row is never retracted. A NOT IN's count of right rows
