@@ -90,7 +90,7 @@ func (b stateBudget) check() error {
 	}
 	if n := b.mem.StateBytes(); n > b.max {
 		return retry.Permanent(fmt.Errorf("its state of %d entries holds %s (%d bytes), over the pipeline's max_state_bytes of %s: "+
-			"its keys are not bounded; give it a state_ttl, group by a window, or raise max_state_bytes",
+			"if its keys are not bounded, give it a state_ttl, group by a window, or raise max_state_bytes",
 			b.mem.StateEntries(), human.Bytes(n), n, human.Bytes(b.max)))
 	}
 	return nil
