@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/etld/etld/internal/human"
 	"github.com/etld/etld/internal/retry"
 	"github.com/etld/etld/pipeline/runtime/operator"
 )
@@ -91,7 +90,10 @@ func (b stateBudget) check() error {
 	if n := b.mem.StateBytes(); n > b.max {
 		return retry.Permanent(fmt.Errorf("its state of %d entries holds %s (%d bytes), over the pipeline's max_state_bytes of %s: "+
 			"if its keys are not bounded, give it a state_ttl, group by a window, or raise max_state_bytes",
-			b.mem.StateEntries(), human.Bytes(n), n, human.Bytes(b.max)))
+			b.mem.StateEntries(), mib(n), n, mib(b.max)))
 	}
 	return nil
 }
+
+// mib writes n bytes in MiB with one decimal, as an error reads best.
+func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
