@@ -14,7 +14,7 @@ import (
 // operator and what it emits goes on; a mini-batch is also flushed on a
 // timer and expired state swept on another, so that neither waits for
 // input.
-func runOp(ctx context.Context, n *OpNode, in <-chan message, batchSize int, co *coordinator) (err error) {
+func runOp(ctx context.Context, n *OpNode, in <-chan message, batchSize int, co *coordinator, maxState int64) (err error) {
 	defer n.closeOutputs()
 	if o, ok := n.Op.(operator.Opener); ok {
 		// A lookup join's client.
@@ -26,6 +26,13 @@ func runOp(ctx context.Context, n *OpNode, in <-chan message, batchSize int, co 
 	}
 	r, err := newOpRun(n, batchSize, co)
 	if err != nil {
+		return err
+	}
+	r.budget.mem, _ = n.Op.(operator.StateMemory)
+	r.budget.max = maxState
+	// A restored state over the budget fails now, not at the next
+	// message.
+	if err := r.budget.check(); err != nil {
 		return err
 	}
 	// What the operator emits goes on as each batch fills.
@@ -82,6 +89,7 @@ type opRun struct {
 	// timer, so held changes wait at most its latency.
 	flusher operator.Flusher
 	holder  operator.WatermarkHolder
+	budget  stateBudget
 	// finished: Finish has run, in this run or before the restored
 	// checkpoint; it never runs twice. stop: the input was stopped, not
 	// ended.
@@ -170,7 +178,7 @@ func (r *opRun) handle(ctx context.Context, m message) error {
 		}
 	}
 	n.countDropped()
-	return nil
+	return r.budget.check()
 }
 
 // end runs when the input closed: the last flush, Finish unless the input

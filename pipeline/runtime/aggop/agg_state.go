@@ -3,6 +3,7 @@ package aggop
 import (
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/state"
@@ -42,6 +43,16 @@ type Store struct {
 	keepKeys bool
 	Free     []int32
 	Slots    int32
+}
+
+// MemBytes is the memory of the store's arrays: what a group costs
+// whatever its values. Strings in Values and the lists and maps of
+// LISTAGG, DISTINCT and retractable MIN/MAX grow with the values and
+// are not counted: the figure is a floor.
+func (s *Store) MemBytes() int64 {
+	n := int64(cap(s.present)+cap(s.nums))*8 + int64(cap(s.vals))*int64(unsafe.Sizeof(row.Value{}))
+	n += int64(cap(s.exts))*16 + int64(cap(s.Keys))*16 + int64(cap(s.Free))*4
+	return n
 }
 
 // NewStore lays out aggs. insertOnly lets MIN/MAX keep only the

@@ -41,6 +41,9 @@ func (d *Distinct) Rows() int { return d.seen.Len() }
 // StateEntries implements StateSizer: the distinct rows seen.
 func (d *Distinct) StateEntries() int64 { return int64(d.seen.Len()) }
 
+// StateBytes implements StateMemory: the key table's memory.
+func (d *Distinct) StateBytes() int64 { return d.seen.MemBytes() + int64(cap(d.free))*4 }
+
 // Process emits the first copy of each row. With a TTL a repeated row
 // refreshes its time, as Flink's GroupAggFunction writes its state for
 // every row.

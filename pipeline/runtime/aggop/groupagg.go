@@ -125,6 +125,10 @@ func (g *GroupAgg) Groups() int { return g.index.Len() }
 // StateEntries implements StateSizer: the keys with state.
 func (g *GroupAgg) StateEntries() int64 { return int64(g.index.Len()) }
 
+// StateBytes implements StateMemory: the key table's and the
+// accumulators' memory.
+func (g *GroupAgg) StateBytes() int64 { return g.index.MemBytes() + g.store.MemBytes() }
+
 func (g *GroupAgg) Process(in *row.Batch, out operator.Emitter) error {
 	defer g.Begin(len(in.Changes))()
 	if g.opt.MiniBatch && !g.opt.Batch {

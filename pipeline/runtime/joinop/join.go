@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/operator"
@@ -346,6 +347,14 @@ func padKind(add bool) row.Kind {
 // sides (and a batch join's held left changes).
 func (j *Join) StateEntries() int64 {
 	return j.sides[0].size + j.sides[1].size + j.leftNulls.size + int64(len(j.held)+len(j.nullRight))
+}
+
+// StateBytes implements StateMemory: both sides' arrays (the key
+// index once: the sides share it), the null-aware side's and a batch
+// join's held changes (their slices; their rows are the input's).
+func (j *Join) StateBytes() int64 {
+	held := int64(cap(j.held)+cap(j.nullRight)) * int64(unsafe.Sizeof(row.Change{}))
+	return j.sides[0].memBytes(true) + j.sides[1].memBytes(false) + j.leftNulls.memBytes(true) + held
 }
 
 // JoinStateVersion is the first byte of a snapshot of a Join without a

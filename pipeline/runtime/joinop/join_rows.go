@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/state"
@@ -72,6 +73,20 @@ type joinSide struct {
 	// is told the count of each row it drops.
 	ttl      state.TTLList
 	onExpire func(count int64)
+}
+
+// memBytes is the memory of the side's own arrays (its index only when
+// it owns it: the left side of a pair, or a side of its own).
+func (s *joinSide) memBytes(ownIndex bool) int64 {
+	n := int64(cap(s.lists))*int64(unsafe.Sizeof(joinList{})) + int64(cap(s.ents))*int64(unsafe.Sizeof(joinEnt{}))
+	n += s.store.MemBytes() + int64(cap(s.runs))*int64(unsafe.Sizeof(joinRun{})) + int64(cap(s.runArena))
+	if s.idents != nil {
+		n += s.idents.MemBytes()
+	}
+	if ownIndex && s.index != nil {
+		n += s.index.MemBytes()
+	}
+	return n
 }
 
 // joinEnt is a stored row's counts and its place in its key's list.

@@ -81,6 +81,12 @@ func (d *Dedup) firstOnTimer() bool { return d.spec.RowTime && !d.spec.KeepLast 
 // StateEntries implements StateSizer: the keys with state.
 func (d *Dedup) StateEntries() int64 { return int64(d.keys.Len()) }
 
+// StateBytes implements StateMemory: the keys, the kept rows and their
+// times.
+func (d *Dedup) StateBytes() int64 {
+	return d.keys.MemBytes() + d.kept.MemBytes() + int64(cap(d.times)+cap(d.waiting))*8 + int64(cap(d.order))*4
+}
+
 // Dropped counts late rows.
 func (d *Dedup) Dropped() (int64, string) { return d.dropped, "late" }
 
