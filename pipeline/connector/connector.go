@@ -113,6 +113,17 @@ type RunInfo struct {
 	// pipeline wrote under it is older.
 	Instance string
 	Since    time.Time
+	// Fence, in a Resumable run, returns a number larger than any it
+	// returned before for the pipeline's state directory, in this run
+	// or an earlier one, durably stored before it returns. A sink calls
+	// it before its first write (in Open) and marks what it writes with
+	// it, so that its target can refuse a write of an earlier life that
+	// arrives late: a request a killed process had sent, held up in the
+	// network. The numbers follow the clock (Unix seconds, or the last
+	// one plus one when the clock is behind), so that a state directory
+	// made anew numbers above the removed one. Nil when the run is not
+	// Resumable.
+	Fence func() (uint64, error)
 }
 
 // RunAware is a sink or source that needs to know, before Open, how its
