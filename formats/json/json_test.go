@@ -259,7 +259,7 @@ func TestStringsAgainstEncodingJSON(t *testing.T) {
 		if err := stdjson.Unmarshal(enc, &std); err != nil {
 			t.Fatalf("%q encodes to invalid JSON %s: %v", in, enc, err)
 		}
-		want := strings.Map(func(r rune) rune { return r }, in) // invalid bytes become U+FFFD one by one
+		want := strings.Map(func(r rune) rune { return r }, in) // each of \xff \xfe is one malformed sequence
 		if std != want {
 			t.Errorf("%q: encoding/json reads back %q, want %q", in, std, want)
 		}
@@ -267,6 +267,27 @@ func TestStringsAgainstEncodingJSON(t *testing.T) {
 		got, end, err := ReadString(string(stdEnc), 0)
 		if err != nil || end != len(stdEnc) || got != want {
 			t.Errorf("ReadString(%s) = %q, %d, %v; want %q", stdEnc, got, end, err, want)
+		}
+	}
+}
+
+// Invalid UTF-8 in a STRING is written as Flink writes it: Flink decodes
+// the bytes as Java does (one U+FFFD per malformed sequence as the JDK
+// cuts them) and Jackson writes the text, so that the output is valid
+// JSON with as many U+FFFD as Flink's.
+func TestInvalidUTF8AsFlinkWritesIt(t *testing.T) {
+	for in, want := range map[string]string{
+		"a\xe2\x82b":       "a\uFFFDb",                 // a truncated sequence: one
+		"\xed\xa0\x80z":    "\uFFFDz",                  // a UTF-16 surrogate: one
+		"\xf0\x80\x80\x80": "\uFFFD\uFFFD\uFFFD\uFFFD", // an overlong lead, then three lone continuations
+		"\xc0\xaf":         "\uFFFD\uFFFD",
+		"ok\xf0\x9f\x98":   "ok\uFFFD", // cut at the end
+		"é\xff😀":           "é\uFFFD😀",
+	} {
+		enc := appendString(nil, in)
+		var got string
+		if err := stdjson.Unmarshal(enc, &got); err != nil || got != want {
+			t.Errorf("%q encodes to %s, read back as %q (%v); want %q", in, enc, got, err, want)
 		}
 	}
 }

@@ -216,6 +216,25 @@ type UpdatingSource interface {
 	Updating() bool
 }
 
+// FileReader is a source that reads local files. The planner refuses a
+// pipeline that reads a file it writes (FileWriter, a dead-letter file):
+// a sink would truncate its own input, or a followed source read back
+// what the pipeline wrote, without end.
+type FileReader interface {
+	// ReadFiles returns the paths or globs of the files the source reads,
+	// as the pipeline file wrote them (relative to the working directory),
+	// and whether it follows them (reads what is appended, without end).
+	ReadFiles() (patterns []string, follow bool)
+}
+
+// FileWriter is a sink that writes local files (see FileReader).
+type FileWriter interface {
+	// WriteFiles returns the files the sink writes, as the pipeline file
+	// wrote them: its output first, then one name of each kind of file
+	// it writes beside it (an in-progress part).
+	WriteFiles() []string
+}
+
 // Mode is the changelog mode a sink runs in.
 type Mode uint8
 

@@ -100,6 +100,7 @@ func (x *exporter) script() (*Script, error) {
 	}
 	x.filters()
 	x.dataFailures()
+	x.errorCalls()
 	if len(p.Sinks) > 0 {
 		x.body.WriteString("EXECUTE STATEMENT SET\nBEGIN\n")
 		for i, s := range p.Sinks {

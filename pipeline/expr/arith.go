@@ -47,7 +47,7 @@ func negate(x *node) (evalFn, error) {
 	var f func(v row.Value) row.Value
 	switch x.t.ID {
 	case row.Null:
-		return constEval(row.NullValue), nil
+		return nullEval(x), nil
 	case row.Int:
 		f = func(v row.Value) row.Value { return row.IntValue(-int32(v.Int64())) }
 	case row.BigInt:
@@ -82,7 +82,7 @@ func (c *compiler) arith(e sql.Expr, opAt sql.Pos, bop sql.BinaryOp, l, r *node)
 	}
 	switch {
 	case lt.ID == row.Null && rt.ID == row.Null:
-		return constNode(e, row.Type{ID: row.Int}, row.NullValue), nil
+		return nullNode(e, row.Type{ID: row.Int}, l, r), nil
 	case lt.ID == row.Null:
 		lt = rt
 	case rt.ID == row.Null:

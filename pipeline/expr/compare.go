@@ -205,7 +205,7 @@ func comparison(op sql.BinaryOp, l, r *node) (evalFn, error) {
 		return nil, err
 	}
 	if l.t.ID == row.Null || r.t.ID == row.Null {
-		return constEval(row.NullValue), nil
+		return nullEval(l, r), nil
 	}
 	dom, err := compareDomain(l.t, r.t)
 	if err != nil {

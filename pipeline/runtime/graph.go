@@ -91,10 +91,11 @@ type SourceNode struct {
 	Calc *Calc
 	// EventTime, if set, gives a row's watermark candidate in
 	// microseconds (the watermark expression's value); the source's
-	// watermark is the largest seen.
+	// watermark is the largest seen. An error (a NULL event time) makes
+	// the row a bad record.
 	EventTime func(r row.Row) (int64, bool, error)
 	// Reject is the source's on_error policy for rows its computed columns
-	// cannot be evaluated on.
+	// or EventTime cannot be evaluated on.
 	Reject func(connector.BadRecord) error
 }
 

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/etld/etld/internal/checkpoint"
-	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/aggop"
@@ -184,7 +183,7 @@ func unionCountGraph(a, b *feedSource, sink *logSink) *Graph {
 	sa := &SourceNode{Node: Node{Name: "a", Kind: "source", Fingerprint: "feed"}, Source: a}
 	sb := &SourceNode{Node: Node{Name: "b", Kind: "source", Fingerprint: "feed"}, Source: b}
 	u := &UnionNode{Node: Node{Name: "union", Kind: "transform"}, Inputs: []*Node{&sa.Node, &sb.Node}}
-	agg := aggop.NewGroupAgg([]int{0}, []aggop.AggCall{{Func: aggop.CountStar, Arg: -1}, {Func: aggop.Sum, Arg: 1, ArgType: optest.TBigInt}}, aggop.GroupAggOptions{})
+	agg := optest.Must(aggop.NewGroupAgg([]int{0}, []aggop.AggCall{{Func: aggop.CountStar, Arg: -1}, {Func: aggop.Sum, Arg: 1, ArgType: optest.TBigInt}}, aggop.GroupAggOptions{}))
 	op := &OpNode{Node: Node{Name: "agg", Kind: "transform", Fingerprint: "count"}, Input: &u.Node, Op: agg}
 	g.Sources = []*SourceNode{sa, sb}
 	g.Unions = []*UnionNode{u}
@@ -210,26 +209,8 @@ func TestUnionCheckpointRestore(t *testing.T) {
 		b.feed <- 100 + v
 	}
 	g := unionCountGraph(a, b, sink)
-	ctx, kill := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- Run(ctx, g, Options{Checkpoint: CheckpointOptions{Interval: 5 * time.Millisecond, Store: store}})
-	}()
-	testenv.Eventually(t, 10*time.Second, "20 rows read", func() error {
-		if n := g.Sources[0].Stats.RowsIn.Load() + g.Sources[1].Stats.RowsIn.Load(); n != 20 {
-			return fmt.Errorf("%d rows", n)
-		}
-		return nil
-	})
-	after := g.Checkpoints.Count.Load()
-	testenv.Eventually(t, 10*time.Second, "a checkpoint after all 20 rows", func() error {
-		if n := g.Checkpoints.Count.Load(); n < after+2 {
-			return fmt.Errorf("%d checkpoints", n)
-		}
-		return nil
-	})
+	kill := runUntilCheckpointed(t, g, store, 20)
 	kill()
-	<-done
 	cp, err := store.Latest()
 	if err != nil || cp == nil {
 		t.Fatalf("no checkpoint stored: %v", err)

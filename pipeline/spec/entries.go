@@ -46,7 +46,7 @@ func (p *parser) onError(f map[string]*yaml.Node, path string) OnError {
 		}
 	}
 	if v, ok := f["dead_letter"]; ok {
-		oe.DeadLetter = p.str(v, JoinPath(path, "dead_letter"))
+		oe.DeadLetter, oe.DeadLetterPos = p.str(v, JoinPath(path, "dead_letter")), p.pos(v)
 	}
 	if oe.Policy == "dead-letter" && oe.DeadLetter == "" {
 		p.errs.Addf(oe.Pos, JoinPath(path, "dead_letter"), "on_error: dead-letter needs `dead_letter: FILE`, the file that receives rejected records")

@@ -42,6 +42,10 @@ type Pipeline struct {
 	// this long. 0, the default, keeps state forever.
 	StateTTL    time.Duration
 	StateTTLPos Pos
+	// MaxStateBytes is `max_state_bytes`: the most memory one operator's
+	// state may hold before the run fails. 0 when the file does not set
+	// it (the runtime's default applies), -1 for `unlimited`.
+	MaxStateBytes int64
 
 	Sources    []*Source
 	Transforms []*Transform
@@ -80,8 +84,9 @@ var CommonSourceKeys = []string{"name", "type", "schema", "key", "on_error", "de
 type OnError struct {
 	Policy string // fail | skip | dead-letter
 	// DeadLetter is the file that dead-letter writes rejected records to.
-	DeadLetter string
-	Pos        Pos
+	DeadLetter    string
+	DeadLetterPos Pos
+	Pos           Pos
 }
 
 // Column is a schema entry: physical (name and type) or computed (name AS
@@ -293,7 +298,7 @@ func (p *parser) sql(n *yaml.Node, path, what string) *SQL {
 	return p.sqlIn(n, 0, text)
 }
 
-var topKeys = []string{"version", "name", "execution", "checkpoint_interval", "mini_batch", "mini_batch_aggregate", "state_ttl", "sources", "transforms", "sinks", "tests"}
+var topKeys = []string{"version", "name", "execution", "checkpoint_interval", "mini_batch", "mini_batch_aggregate", "state_ttl", "max_state_bytes", "sources", "transforms", "sinks", "tests"}
 
 func (p *parser) pipeline(root *yaml.Node) *Pipeline {
 	pl := &Pipeline{File: p.file, Execution: "streaming", MiniBatch: true}
@@ -344,6 +349,13 @@ func (p *parser) settings(pl *Pipeline, root *yaml.Node, f map[string]*yaml.Node
 	}
 	if v, ok := f["state_ttl"]; ok {
 		pl.StateTTL, pl.StateTTLPos = p.stateTTL(v, "state_ttl"), p.pos(v)
+	}
+	if v, ok := f["max_state_bytes"]; ok {
+		n, err := parseBytes(p.str(v, "max_state_bytes"))
+		if err != nil {
+			p.errs.Addf(p.pos(v), "max_state_bytes", "%v", err)
+		}
+		pl.MaxStateBytes = n
 	}
 	if v, ok := f["mini_batch_aggregate"]; ok {
 		pl.MiniBatchAggregate = p.flag(v, "mini_batch_aggregate", pl.MiniBatchAggregate)

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/etld/etld/internal/javautf8"
 	"github.com/etld/etld/internal/panics"
 	"github.com/etld/etld/internal/retry"
 	"github.com/etld/etld/pipeline/connector"
@@ -467,7 +468,8 @@ func (s *Sink) ensureIndex(ctx context.Context, name string) error {
 }
 
 // appendJSONString appends s as a JSON string; invalid UTF-8 becomes
-// U+FFFD, which Elasticsearch's parser would otherwise refuse for the
+// U+FFFD (one per malformed sequence as Java decodes them, as in Flink's
+// documents), which Elasticsearch's parser would otherwise refuse for the
 // whole request.
 func appendJSONString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
@@ -497,7 +499,8 @@ func appendJSONString(dst []byte, s string) []byte {
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, "\uFFFD"...)
+			dst = append(dst, javautf8.Replacement...)
+			size = javautf8.MalformedLen(s[i:])
 		} else {
 			dst = append(dst, s[i:i+size]...)
 		}
