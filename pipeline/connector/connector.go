@@ -298,7 +298,10 @@ type Sink interface {
 	Write(ctx context.Context, b *row.Batch) error
 	// Flush returns once everything written before it is durable in the
 	// target, retrying transient failures until ctx ends. It never drops
-	// data to make progress.
+	// data to make progress. When it returns nil, every row given to
+	// Write before it was either acknowledged by the target or handed to
+	// SinkEnv.Reject (a partial failure: the rows the target refused for
+	// good, each on its own): the runtime counts the others as written.
 	Flush(ctx context.Context) error
 	Close(ctx context.Context) error
 }

@@ -106,6 +106,7 @@ func (p *Plan) Graph() (*runtime.Graph, error) {
 				Fingerprint: fmt.Sprintf("type %s, mode %s, key %s, input %s", s.Spec.Type, s.Mode, keyNames(s.Key, s.Input.Root.Schema.Names()), s.Input.Root.Schema)},
 			Input: in, Sink: s.Conn, Mode: s.Mode,
 			Key: s.Key, Compact: s.Mode == connector.Upsert && p.Spec.MiniBatch,
+			Policy: s.policy,
 		})
 	}
 	return g, nil

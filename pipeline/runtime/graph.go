@@ -62,6 +62,10 @@ func (n *Node) label() string {
 
 // Stats are a node's counters, safe to read while the pipeline runs.
 type Stats struct {
+	// RowsIn counts the changes a node received (a source: the records
+	// it read); RowsOut those it sent on, or for a sink those its target
+	// acknowledged (counted when a Flush returned: refused rows and rows
+	// a failed Flush left unwritten are not).
 	RowsIn  atomic.Int64
 	RowsOut atomic.Int64
 	// Skipped counts the rows an operator dropped (late rows of a
@@ -127,6 +131,13 @@ type SinkNode struct {
 	// must return quickly and must not keep or modify the batch: the
 	// daemon's live sample view copies a few rows out of it.
 	Tap func(*row.Batch)
+	// Policy is the sink's on_error policy (nil: fail). The rows the
+	// target refused and the policy set aside are not counted as
+	// written.
+	Policy *Policy
+	// unacked counts the rows given to Write since the last Flush, and
+	// refused the policy's count at that Flush.
+	unacked, refused int64
 }
 
 // message is what travels on a channel: a batch, a watermark, a

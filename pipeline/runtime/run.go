@@ -181,6 +181,7 @@ func runSink(ctx context.Context, n *SinkNode, in <-chan message, co *coordinato
 				if err := n.Sink.Flush(ctx); err != nil {
 					return fmt.Errorf("flush: %w", err)
 				}
+				n.acknowledged()
 				dirty = false
 			}
 		case <-p.notify:
@@ -229,7 +230,7 @@ func runSink(ctx context.Context, n *SinkNode, in <-chan message, co *coordinato
 			if err := n.Sink.Write(ctx, b); err != nil {
 				return fmt.Errorf("write: %w", err)
 			}
-			n.Stats.RowsOut.Add(int64(b.Len()))
+			n.unacked += int64(b.Len())
 			if c, ok := n.Sink.(connector.RowCopier); ok && c.CopiesRows() && n.Tap == nil {
 				release(m.batch, &n.Node) // the sink keeps none of its rows (fuse.go)
 			}
@@ -244,6 +245,7 @@ func (n *SinkNode) checkpoint(ctx context.Context) ([]byte, error) {
 	if err := n.Sink.Flush(ctx); err != nil {
 		return nil, fmt.Errorf("flush: %w", err)
 	}
+	n.acknowledged()
 	sn, ok := n.Sink.(connector.SinkSnapshotter)
 	if !ok {
 		return nil, nil
@@ -256,6 +258,16 @@ func (n *SinkNode) checkpoint(ctx context.Context) ([]byte, error) {
 		state = []byte{}
 	}
 	return state, nil
+}
+
+// acknowledged counts as written, after a Flush returned nil, the rows
+// given to Write since the last one that the target did not refuse:
+// a Flush settles every row before it, each acknowledged by the target
+// or handed to the policy (connector.Sink).
+func (n *SinkNode) acknowledged() {
+	refused := n.Policy.Skipped()
+	n.Stats.RowsOut.Add(max(n.unacked-(refused-n.refused), 0))
+	n.unacked, n.refused = 0, refused
 }
 
 // admit keeps the changes the sink's mode takes: upsert sinks never see

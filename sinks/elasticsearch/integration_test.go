@@ -377,7 +377,7 @@ func TestMappingErrorGoesToDeadLetter(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "in.csv"), "k,v\na,1\nb,not a number\nc,3\n")
 	dlq := filepath.Join(dir, "dlq.jsonl")
-	runPipeline(t, dir, fmt.Sprintf(`version: 1
+	sum := runPipeline(t, dir, fmt.Sprintf(`version: 1
 name: es_mapping
 sources:
   - name: rows
@@ -396,6 +396,10 @@ sinks:
 `, filepath.Join(dir, "in.csv"), c.url, index, dlq))
 	if n := c.count(index); n != 2 {
 		t.Fatalf("%d documents, want the 2 good ones", n)
+	}
+	// Written means acknowledged: the refused document is not written.
+	if len(sum.Sinks) != 1 || sum.Sinks[0].In != 3 || sum.Sinks[0].Out != 2 || sum.Sinks[0].Skipped != 1 {
+		t.Errorf("summary %+v: want 3 rows in, 2 written and 1 skipped in the sink", sum.Sinks)
 	}
 	data, err := os.ReadFile(dlq)
 	if err != nil {

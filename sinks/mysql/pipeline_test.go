@@ -187,8 +187,9 @@ sinks:
 	if strings.Join(ids, " ") != "3 13 23 33 43" {
 		t.Errorf("dead-lettered rows %v, want 3 13 23 33 43", ids)
 	}
-	if len(sum.Sinks) != 1 || sum.Sinks[0].Skipped != 5 {
-		t.Errorf("summary %+v: want 5 skipped rows in the sink", sum.Sinks)
+	// Written means acknowledged: the 5 refused rows are not written.
+	if len(sum.Sinks) != 1 || sum.Sinks[0].In != 50 || sum.Sinks[0].Out != 45 || sum.Sinks[0].Skipped != 5 {
+		t.Errorf("summary %+v: want 50 rows in, 45 written and 5 skipped in the sink", sum.Sinks)
 	}
 }
 
