@@ -24,6 +24,22 @@ type RecordOrigin interface {
 	Record(i int) (input string, num int64, ok bool)
 }
 
+// RecordCounter is an Origin that knows how many records its batch's
+// changes came from: fewer than the changes when a record decodes into
+// several (a changelog update's -U and +U, a Canal message's rows).
+type RecordCounter interface {
+	Records() int
+}
+
+// RecordsIn is the number of records b's changes came from: its changes
+// unless its Origin counts them.
+func RecordsIn(b *Batch) int {
+	if rc, ok := b.Origin.(RecordCounter); ok {
+		return rc.Records()
+	}
+	return b.Len()
+}
+
 // Positions is a source's Origin: change i came from record number num
 // of a named input, written input, separator, num: "orders.csv:2" (a
 // file and its line, separator ":") or "orders/0/17" (a topic's partition
@@ -68,6 +84,22 @@ func (p *Positions) truncate(n int) {
 	for k := len(p.spans); k > 0 && p.spans[k-1].from >= n; k-- {
 		p.spans = p.spans[:k-1]
 	}
+}
+
+// Records implements RecordCounter: the changes whose record differs
+// from the one before them.
+func (p *Positions) Records() int {
+	n, k := 0, 0
+	for i, num := range p.nums {
+		start := k+1 < len(p.spans) && p.spans[k+1].from == i
+		if start {
+			k++
+		}
+		if i == 0 || start || num != p.nums[i-1] {
+			n++
+		}
+	}
+	return n
 }
 
 // Position implements Origin.

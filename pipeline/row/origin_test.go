@@ -63,3 +63,24 @@ func TestRecord(t *testing.T) {
 		}
 	}
 }
+
+// Records counts a record that decoded into several changes once, and
+// two inputs' records apart even where their numbers meet.
+func TestPositionsRecords(t *testing.T) {
+	p := NewPositions(8, ":")
+	p.Mark(1, "a.json", 1)
+	p.Mark(3, "a.json", 2) // an update: -U and +U
+	p.Mark(4, "a.json", 3)
+	p.Mark(5, "b.json", 3)
+	p.Mark(7, "b.json", 4)
+	if got := p.Records(); got != 5 {
+		t.Errorf("Records() = %d, want 5", got)
+	}
+	p.Mark(4, "", 0) // the last records given back
+	if got := p.Records(); got != 3 {
+		t.Errorf("Records() after giving back = %d, want 3", got)
+	}
+	if got := RecordsIn(&Batch{Changes: make([]Change, 3)}); got != 3 {
+		t.Errorf("RecordsIn of a batch without an origin = %d, want its 3 changes", got)
+	}
+}

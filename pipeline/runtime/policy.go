@@ -67,8 +67,11 @@ func (p *Policy) Reject(bad connector.BadRecord) error {
 	n := p.skipped.Add(1)
 	if n <= logFirst {
 		msg := "skipped a bad record"
+		if p.policy == "dead-letter" {
+			msg = "dead-lettered a bad record"
+		}
 		if n == logFirst {
-			msg = "skipped a bad record; further ones are only counted"
+			msg += "; further ones are only counted"
 		}
 		args := []any{p.kind, p.name, "position", bad.Position, "error", bad.Err.Error(), "on_error", p.policy}
 		if bad.Transform != "" {

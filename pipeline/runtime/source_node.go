@@ -262,7 +262,7 @@ func (s *SourceNode) forward(ctx context.Context, b *row.Batch, fz *fusion, wm i
 	next := wm
 	if fo := fusedOf(b); fo != nil && fz != nil {
 		// Count for the source and for the Calc what they would have.
-		s.Stats.RowsIn.Add(int64(fo.read))
+		s.Stats.RowsIn.Add(int64(fo.records))
 		s.Stats.RowsOut.Add(int64(fo.kept))
 		fz.op.Stats.RowsIn.Add(int64(fo.kept - b.Len()))
 		if b.Len() > 0 {
@@ -272,7 +272,7 @@ func (s *SourceNode) forward(ctx context.Context, b *row.Batch, fz *fusion, wm i
 		}
 		next = fo.wm
 	} else if b != nil && b.Len() > 0 {
-		s.Stats.RowsIn.Add(int64(b.Len()))
+		s.Stats.RowsIn.Add(int64(row.RecordsIn(b)))
 		out, w, err := s.prepare(b, wm)
 		if err != nil {
 			return wm, err
