@@ -327,11 +327,23 @@ type BadRecord struct {
 	// topic/partition/offset; "" when no one record made the row (a
 	// window's result).
 	Position string
+	// Location, when the source read the record from a file, is where
+	// in which file it starts (byte offset, the file's identity), which
+	// names it also after the file was rotated; nil otherwise.
+	Location *row.Location
 	// Transform is the name of the transform whose expression failed on
 	// the row; "" for a record a source or a sink refused.
 	Transform string
-	Raw       []byte
-	Err       error
+	// Raw is the record as it was read (a line, a Kafka message's value),
+	// or a row as a sink's target would have received it.
+	Raw []byte
+	// Row, with the names and types of its Columns, is the row an
+	// expression failed on (a transform's, a source's computed columns'
+	// or watermark's), given in place of Raw: dead letters show it as an
+	// object of named columns.
+	Row     row.Row
+	Columns row.Schema
+	Err     error
 }
 
 func (b BadRecord) Error() string {

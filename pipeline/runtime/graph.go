@@ -18,6 +18,9 @@ type Graph struct {
 	Ops     []*OpNode
 	Unions  []*UnionNode
 	Sinks   []*SinkNode
+	// DeadLetters are where on_error: dead-letter policies put records:
+	// files, and the dead letters sinks read (the Input of a SinkNode).
+	DeadLetters []*DeadLetterNode
 	// BatchSize caps the changes per batch (default 1024).
 	BatchSize int
 	// ChannelSize is the number of batches a channel holds before its
@@ -45,10 +48,33 @@ type Node struct {
 	// StateTTL is the state retention (`state_ttl`) an operator runs
 	// with, 0 for none; the admin API shows it beside the state's size.
 	StateTTL time.Duration
+	// Feed, for a node that hands bad records to an on_error policy (a
+	// source, a sink, an operator evaluating expressions over a source's
+	// rows), is its way into the policy; the node tells it the barriers
+	// it passes.
+	Feed     *Feed
 	Stats    Stats
 	outs     []chan message
 	cp       *participant
 	cpIndex  int
+}
+
+// nodes lists every node of g but its dead letters.
+func (g *Graph) nodes() []*Node {
+	var out []*Node
+	for _, s := range g.Sources {
+		out = append(out, &s.Node)
+	}
+	for _, o := range g.Ops {
+		out = append(out, &o.Node)
+	}
+	for _, u := range g.Unions {
+		out = append(out, &u.Node)
+	}
+	for _, s := range g.Sinks {
+		out = append(out, &s.Node)
+	}
+	return out
 }
 
 // label names the node in errors: `source "rt"`, or for an operator the
@@ -97,9 +123,9 @@ type SourceNode struct {
 	// microseconds (the watermark expression's value); the source's
 	// watermark is the largest seen.
 	EventTime func(r row.Row) (int64, bool, error)
-	// Reject is the source's on_error policy for rows its computed columns
-	// cannot be evaluated on.
-	Reject func(connector.BadRecord) error
+	// Columns are the source's physical columns, for the rows its
+	// computed columns or watermark fail on (handed to Node.Feed).
+	Columns row.Schema
 }
 
 // OpNode runs an Operator over one input.
@@ -131,10 +157,6 @@ type SinkNode struct {
 	// must return quickly and must not keep or modify the batch: the
 	// daemon's live sample view copies a few rows out of it.
 	Tap func(*row.Batch)
-	// Policy is the sink's on_error policy (nil: fail). The rows the
-	// target refused and the policy set aside are not counted as
-	// written.
-	Policy *Policy
 	// unacked counts the rows given to Write since the last Flush, and
 	// refused the policy's count at that Flush.
 	unacked, refused int64

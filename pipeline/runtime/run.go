@@ -88,6 +88,7 @@ func Run(ctx context.Context, g *Graph, opt Options) error {
 			unionIn[i] = append(unionIn[i], link(in))
 		}
 	}
+	// A dead-letter sink's input is its DeadLetterNode, linked here too.
 	sinkIn := make([]chan message, len(g.Sinks))
 	for i, s := range g.Sinks {
 		sinkIn[i] = link(s.Input)
@@ -98,6 +99,10 @@ func Run(ctx context.Context, g *Graph, opt Options) error {
 		coNode.Kind = "checkpoint store"
 	}
 	start(coNode, func() error { return co.run(ctx) })
+	startDeadLetters(ctx, g)
+	for _, d := range g.DeadLetters {
+		start(&d.Node, func() error { return runDeadLetters(ctx, d, g, co) })
+	}
 	fused := fuse(g)
 	for _, s := range g.Sources {
 		start(&s.Node, func() error { return runSource(ctx, s, fused[s], g.BatchSize, opt.Stop, co) })
@@ -197,6 +202,9 @@ func runSink(ctx context.Context, n *SinkNode, in <-chan message, co *coordinato
 				if err := co.report(ctx, report{part: n.cpIndex, ended: true, finished: finished, connector: state, rows: n.Stats.RowsIn.Load()}); err != nil {
 					return err
 				}
+				if err := n.Feed.end(ctx); err != nil {
+					return err
+				}
 				return p.waitFinal(ctx, co.done)
 			}
 			switch m.kind {
@@ -207,6 +215,9 @@ func runSink(ctx context.Context, n *SinkNode, in <-chan message, co *coordinato
 				}
 				dirty = false
 				if err := co.report(ctx, report{part: n.cpIndex, id: m.barrier, connector: state, rows: n.Stats.RowsIn.Load()}); err != nil {
+					return err
+				}
+				if err := n.Feed.pass(ctx, m.barrier); err != nil {
 					return err
 				}
 				continue
@@ -265,7 +276,10 @@ func (n *SinkNode) checkpoint(ctx context.Context) ([]byte, error) {
 // a Flush settles every row before it, each acknowledged by the target
 // or handed to the policy (connector.Sink).
 func (n *SinkNode) acknowledged() {
-	refused := n.Policy.Skipped()
+	var refused int64
+	if n.Feed != nil {
+		refused = n.Feed.policy.Skipped()
+	}
 	n.Stats.RowsOut.Add(max(n.unacked-(refused-n.refused), 0))
 	n.unacked, n.refused = 0, refused
 }

@@ -49,13 +49,14 @@ func (s *refusingSink) Flush(context.Context) error {
 // refused (handed to on_error) and rows a failed Flush never wrote are
 // not written.
 func TestSinkCountsWhatTheTargetAcknowledged(t *testing.T) {
-	policy, err := NewPolicy("sink", "sinka", "skip", "", slog.New(slog.DiscardHandler))
+	policy, err := NewPolicy("sink", "sinka", "skip", nil, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
-	sink := &refusingSink{refuse: map[int64]bool{2: true, 4: true}, reject: policy.Reject}
+	feed := policy.Feed()
+	sink := &refusingSink{refuse: map[int64]bool{2: true, 4: true}, reject: feed.Reject}
 	g := graph(&seqSource{n: 5}, nil)
-	g.Sinks = append(g.Sinks, &SinkNode{Node: Node{Name: "sinka", Kind: "sink"}, Input: &g.Sources[0].Node, Sink: sink, Mode: connector.Append, Policy: policy})
+	g.Sinks = append(g.Sinks, &SinkNode{Node: Node{Name: "sinka", Kind: "sink", Feed: feed}, Input: &g.Sources[0].Node, Sink: sink, Mode: connector.Append})
 	if err := Run(context.Background(), g, Options{}); err != nil {
 		t.Fatal(err)
 	}
