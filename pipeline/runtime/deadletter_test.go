@@ -41,12 +41,16 @@ type pause struct{ paused, resume chan struct{} }
 
 func newPause() pause { return pause{make(chan struct{}), make(chan struct{})} }
 
-func (s *lineSource) Bounded() bool                  { return false }
-func (s *lineSource) Open(context.Context) error     { return nil }
-func (s *lineSource) Close(context.Context) error    { return nil }
-func (s *lineSource) AskCheckpoints(ask func())      { s.ask = ask }
-func (s *lineSource) Position() ([]byte, error)      { return binary.AppendVarint(nil, int64(s.next)), nil }
-func (s *lineSource) Restore(pos []byte) (err error) { v, _ := binary.Varint(pos); s.next = int(v); return nil }
+func (s *lineSource) Bounded() bool               { return false }
+func (s *lineSource) Open(context.Context) error  { return nil }
+func (s *lineSource) Close(context.Context) error { return nil }
+func (s *lineSource) AskCheckpoints(ask func())   { s.ask = ask }
+func (s *lineSource) Position() ([]byte, error)   { return binary.AppendVarint(nil, int64(s.next)), nil }
+func (s *lineSource) Restore(pos []byte) (err error) {
+	v, _ := binary.Varint(pos)
+	s.next = int(v)
+	return nil
+}
 
 func (s *lineSource) offset(i int) int64 {
 	var n int64

@@ -52,11 +52,11 @@ type Node struct {
 	// source, a sink, an operator evaluating expressions over a source's
 	// rows), is its way into the policy; the node tells it the barriers
 	// it passes.
-	Feed     *Feed
-	Stats    Stats
-	outs     []chan message
-	cp       *participant
-	cpIndex  int
+	Feed    *Feed
+	Stats   Stats
+	outs    []chan message
+	cp      *participant
+	cpIndex int
 }
 
 // nodes lists every node of g but its dead letters.

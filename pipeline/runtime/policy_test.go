@@ -40,4 +40,3 @@ func TestPolicyFailKeepsTheBadRecord(t *testing.T) {
 		})
 	}
 }
-
