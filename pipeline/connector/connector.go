@@ -374,6 +374,10 @@ type SourceEnv struct {
 	// Reject hands a bad record to the source's on_error policy. A nil
 	// return means the record was dealt with (skipped, dead-lettered) and
 	// reading goes on; an error (policy fail) is returned from Read as is.
+	// Call it from Read, in the order of the records, for a record
+	// before the position the batch Read returns ends at: a dead letter
+	// belongs to the first checkpoint whose position is past its record,
+	// so that a run restored from a checkpoint makes none of them again.
 	Reject func(BadRecord) error
 	// Formats builds decoders for the source's format option.
 	Formats *Registry

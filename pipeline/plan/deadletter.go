@@ -89,7 +89,7 @@ func (b *builder) deadLetterSink(s *spec.Sink, conn connector.Sink, policy *runt
 	case asked == 0 && caps.Append:
 		sk.Mode = connector.Append
 	default:
-		b.errs.Addf(s.ModePos, s.Path+".mode", "sink %q (%s) takes dead letters, which it appends or upserts by id; it cannot run in %s mode%s", s.Name, s.Type, s.Mode, alternatives(caps))
+		b.errs.Addf(s.ModePos, s.Path+".mode", "sink %q (%s) takes dead letters, which it appends or upserts by id; it cannot run in %s mode", s.Name, s.Type, s.Mode)
 		return
 	}
 	if err := conn.Bind(connector.SinkInput{Schema: runtime.DeadLetterSchema, Mode: sk.Mode, Key: sk.Key, Replay: sk.Replay}); err != nil {

@@ -3,7 +3,9 @@ package runtime
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -340,9 +342,12 @@ func (r *dlRun) durable(ctx context.Context) ([]byte, error) {
 }
 
 // prepareFile finds the dead-letter file's length, first cutting it back
-// to the length of the restored checkpoint: what is past it was written
-// after that checkpoint, and will be again. The file is opened (made)
-// at the first entry.
+// to where the entries of the records to be read again begin: the
+// length at the restored checkpoint; or, when no checkpoint of the state
+// directory has it (a run killed before its first), the length noted in
+// the state directory when the state began. A run with a state directory
+// that begins notes that length, before it writes any entry. The file is
+// opened (made) at the first entry.
 func (r *dlRun) prepareFile() error {
 	path := r.d.File
 	st, err := os.Stat(path)
@@ -354,17 +359,28 @@ func (r *dlRun) prepareFile() error {
 	default:
 		r.size = st.Size()
 	}
-	comp := r.d.cp.restored
-	if comp == nil || comp.Connector == nil {
+	var state []byte
+	if comp := r.d.cp.restored; comp != nil && comp.Connector != nil {
+		state = comp.Connector
+	} else if store := r.co.opt.Store; store != nil {
+		note := "dead-letters-" + noteName(path)
+		if state, err = store.Note(note); err != nil {
+			return fmt.Errorf("dead letter %s: %w", path, err)
+		}
+		if state == nil {
+			return store.SetNote(note, binary.AppendVarint(nil, r.size))
+		}
+	}
+	if state == nil {
 		return nil
 	}
-	n, k := binary.Varint(comp.Connector)
+	n, k := binary.Varint(state)
 	switch {
-	case k != len(comp.Connector) || n < 0:
-		return fmt.Errorf("dead letter %s: checkpoint state %q is not a file length", path, comp.Connector)
+	case k != len(state) || n < 0:
+		return fmt.Errorf("dead letter %s: state %q is not a file length", path, state)
 	case n < r.size:
 		if err := os.Truncate(path, n); err != nil {
-			return fmt.Errorf("dead letter %s: cut back to the checkpoint's %d bytes: %w", path, n, err)
+			return fmt.Errorf("dead letter %s: cut back to the %d bytes of the restored state: %w", path, n, err)
 		}
 		r.size = n
 	case n > r.size:
@@ -374,6 +390,12 @@ func (r *dlRun) prepareFile() error {
 			"file", path, "bytes", r.size, "checkpoint_bytes", n)
 	}
 	return nil
+}
+
+// noteName names a file's note in the state directory.
+func noteName(path string) string {
+	sum := sha256.Sum256([]byte(path))
+	return hex.EncodeToString(sum[:8])
 }
 
 // openFile opens the dead-letter file to append to it.

@@ -71,12 +71,20 @@ func newEntry(kind, name string, bad connector.BadRecord, checkpoint int64) *ent
 	return e
 }
 
-// id digests what identifies the entry (not its checkpoint, which a
-// restored run numbers anew).
+// id digests what identifies the entry the same in a restored run that
+// sets the record aside again: where it came from and what it holds. Not
+// its checkpoint, which a restored run numbers anew, nor the reason,
+// which may name what differs from run to run (an id the target gave);
+// nor, for a sink's row, its position, which names the row by where the
+// batches were cut.
 func (e *entry) id(pipeline string) string {
 	h := sha256.New()
 	var n [8]byte
-	for _, s := range []string{pipeline, e.kind, e.name, e.transform, e.position, e.err} {
+	parts := []string{pipeline, e.kind, e.name, e.transform}
+	if e.kind != "sink" {
+		parts = append(parts, e.position)
+	}
+	for _, s := range parts {
 		binary.BigEndian.PutUint64(n[:], uint64(len(s)))
 		h.Write(n[:])
 		h.Write([]byte(s))

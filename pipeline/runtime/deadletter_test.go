@@ -328,3 +328,68 @@ func TestDeadLettersToASink(t *testing.T) {
 		t.Error("no checkpoint completed")
 	}
 }
+
+// A run with a state directory killed before its first checkpoint leaves
+// no checkpoint to say where its entries begin: the state directory's
+// note does. The next run cuts the file back to it, and keeps what was in
+// the file before (an earlier pipeline's entries).
+func TestDeadLettersOnceAfterAKillBeforeTheFirstCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	ref := filepath.Join(dir, "ref.jsonl")
+	g, _ := deadLetterGraph(t, &lineSource{lines: testLines()}, NewDeadLetterFile(ref), slog.New(slog.DiscardHandler))
+	if err := Run(context.Background(), g, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	_, want := readDeadLetterFile(t, ref)
+
+	path := filepath.Join(dir, "bad.jsonl")
+	const before = `{"id":"x","position":"an earlier run","checkpoint":1,"error":"kept"}` + "\n"
+	if err := os.WriteFile(path, []byte(before), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	store, err := checkpoint.Open(filepath.Join(dir, "state"), "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpo := CheckpointOptions{Interval: time.Hour, Store: store}
+	at20 := newPause()
+	src := &lineSource{lines: testLines(), pauses: map[int]pause{20: at20}}
+	d := NewDeadLetterFile(path)
+	g, _ = deadLetterGraph(t, src, d, slog.New(slog.DiscardHandler))
+	ctx, kill := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, g, Options{Checkpoint: cpo}) }()
+	<-at20.paused
+	testenv.Eventually(t, 10*time.Second, "the entries up to line 20", func() error {
+		if n := d.Stats.RowsIn.Load(); n < 3 {
+			return fmt.Errorf("%d entries written", n)
+		}
+		return nil
+	})
+	kill()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("killed run: %v", err)
+	}
+	if cp, _ := store.Latest(); cp != nil {
+		t.Fatalf("the killed run took checkpoint %d: the test wants none", cp.ID)
+	}
+
+	g, _ = deadLetterGraph(t, &lineSource{lines: testLines()}, NewDeadLetterFile(path), slog.New(slog.DiscardHandler))
+	if err := Run(context.Background(), g, Options{Checkpoint: cpo}); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(data), before) {
+		t.Fatalf("the earlier entries are gone:\n%s", data)
+	}
+	if err := os.WriteFile(path, data[len(before):], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, got := readDeadLetterFile(t, path)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("dead letters after the restart:\n%s\nwant, as a run without a crash:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -491,6 +491,7 @@ func (p *parser) onError(f map[string]*yaml.Node, path string) OnError {
 			policyAt, policyPath = m["policy"], JoinPath(opath, "policy")
 			if policyAt == nil {
 				p.errs.Addf(oe.Pos, policyPath, "missing required key (fail, skip or dead-letter)")
+				oe.Policy = ""
 			}
 			if fv, ok := m["file"]; ok {
 				oe.DeadLetter, fileNode = p.str(fv, JoinPath(opath, "file")), fv
@@ -521,7 +522,7 @@ func (p *parser) onError(f map[string]*yaml.Node, path string) OnError {
 	switch {
 	case oe.Policy == "dead-letter" && oe.DeadLetter == "" && oe.Sink == "":
 		p.errs.Addf(oe.Pos, JoinPath(path, "dead_letter"), "on_error: dead-letter needs `dead_letter: FILE`, the file that receives rejected records, or `on_error: {policy: dead-letter, sink: NAME}`, a sink of the pipeline that does")
-	case oe.Policy != "dead-letter" && (fileNode != nil || oe.Sink != ""):
+	case oe.Policy != "dead-letter" && oe.Policy != "" && (fileNode != nil || oe.Sink != ""):
 		p.errs.Addf(oe.Pos, opath, "on_error: %s keeps no record: a file or sink is for dead-letter", oe.Policy)
 	}
 	return oe
@@ -561,12 +562,13 @@ func (p *parser) deadLetterSinks(pl *Pipeline) {
 		named(sk.OnError, sk.Path)
 	}
 	for _, sk := range pl.Sinks {
-		switch {
-		case sk.DeadLetters && sk.From != "":
+		if sk.DeadLetters && sk.From != "" {
 			p.errs.Addf(sk.FromPos, sk.Path+".from", "sink %q takes dead letters (an on_error names it), not a table: remove from, or give it a sink of its own", sk.Name)
-		case sk.DeadLetters && sk.OnError.Sink != "":
+		}
+		if sk.DeadLetters && sk.OnError.Sink != "" {
 			p.errs.Addf(sk.OnError.SinkPos, sk.Path+".on_error.sink", "sink %q takes dead letters: the rows its target refuses cannot go to a sink too; give on_error a file", sk.Name)
-		case !sk.DeadLetters && sk.From == "":
+		}
+		if !sk.DeadLetters && sk.From == "" {
 			p.errs.Addf(sk.Pos, sk.Path+".from", "missing required key (the source or transform the sink writes; a sink without one takes dead letters and must be named by an on_error)")
 		}
 	}
