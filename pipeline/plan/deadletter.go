@@ -46,7 +46,7 @@ func (b *builder) deadLettersOf(oe spec.OnError) *runtime.DeadLetterNode {
 	if oe.Sink != "" {
 		d.node = runtime.NewDeadLetterSink(oe.Sink)
 		d.table = &Table{Name: "dead letters", Root: &Node{Kind: DeadLettersNode, Label: "DeadLetters", Schema: runtime.DeadLetterSchema, TimeAttr: -1,
-			op: deadLettersOp{d.node}}}
+			op: deadLettersOp{}}}
 	} else {
 		d.node = runtime.NewDeadLetterFile(oe.DeadLetter)
 	}
@@ -55,9 +55,9 @@ func (b *builder) deadLettersOf(oe spec.OnError) *runtime.DeadLetterNode {
 	return d.node
 }
 
-// deadLettersOp is a DeadLettersNode's runtime node, which Graph adds
-// to the graph's DeadLetters rather than build an operator.
-type deadLettersOp struct{ node *runtime.DeadLetterNode }
+// deadLettersOp is a DeadLettersNode's payload: it has no operator, Graph
+// maps the node to its runtime.DeadLetterNode.
+type deadLettersOp struct{}
 
 func (deadLettersOp) operator(opBuild) (operator.Lifecycle, error) {
 	return nil, errors.New("plan: dead letters are a node of their own, not an operator")

@@ -30,29 +30,7 @@ func (p *Plan) Graph() (*runtime.Graph, error) {
 	}
 	scanned := p.scannedSources()
 	for _, s := range p.Sources {
-		sn := &runtime.SourceNode{
-			Node: runtime.Node{Name: s.Spec.Name, Kind: "source", ID: "source/" + s.Spec.Name,
-				Fingerprint: fmt.Sprintf("type %s, schema %s", s.Spec.Type, s.Physical), Feed: s.feed},
-			Source:  s.Conn,
-			Columns: s.Physical,
-		}
-		if s.lookedUp && !scanned[s] {
-			// Only lookup joins read it: looked up, never scanned.
-			sn.Source = joinop.EmptySource{}
-		}
-		if s.computed != nil {
-			sn.Calc = computedCalc(s)
-		}
-		if s.watermark != nil {
-			wm := s.watermark
-			sn.EventTime = func(r row.Row) (int64, bool, error) {
-				v, err := wm.Eval(r)
-				if err != nil || v.IsNull() {
-					return 0, false, err
-				}
-				return v.Micros(), true, nil
-			}
-		}
+		sn := sourceNode(s, scanned[s])
 		g.Sources = append(g.Sources, sn)
 		built[s.Table.Root] = &sn.Node
 	}
@@ -108,14 +86,42 @@ func (p *Plan) Graph() (*runtime.Graph, error) {
 			return nil, err
 		}
 		g.Sinks = append(g.Sinks, &runtime.SinkNode{
-			Node: runtime.Node{Name: s.Spec.Name, Kind: "sink", ID: "sink/" + s.Spec.Name,
+			Node: runtime.Node{Name: s.Spec.Name, Kind: "sink", ID: "sink/" + s.Spec.Name, Feed: s.feed,
 				Fingerprint: fmt.Sprintf("type %s, mode %s, key %s, input %s", s.Spec.Type, s.Mode, keyNames(s.Key, s.Input.Root.Schema.Names()), s.Input.Root.Schema)},
 			Input: in, Sink: s.Conn, Mode: s.Mode,
 			Key: s.Key, Compact: s.Mode == connector.Upsert && p.Spec.MiniBatch,
 		})
-		g.Sinks[len(g.Sinks)-1].Feed = s.feed
 	}
 	return g, nil
+}
+
+// sourceNode is the runtime node of source s; scanned says a query
+// reads it as a table (not only a lookup join by key).
+func sourceNode(s *Source, scanned bool) *runtime.SourceNode {
+	sn := &runtime.SourceNode{
+		Node: runtime.Node{Name: s.Spec.Name, Kind: "source", ID: "source/" + s.Spec.Name,
+			Fingerprint: fmt.Sprintf("type %s, schema %s", s.Spec.Type, s.Physical), Feed: s.feed},
+		Source:  s.Conn,
+		Columns: s.Physical,
+	}
+	if s.lookedUp && !scanned {
+		// Only lookup joins read it: looked up, never scanned.
+		sn.Source = joinop.EmptySource{}
+	}
+	if s.computed != nil {
+		sn.Calc = computedCalc(s)
+	}
+	if s.watermark != nil {
+		wm := s.watermark
+		sn.EventTime = func(r row.Row) (int64, bool, error) {
+			v, err := wm.Eval(r)
+			if err != nil || v.IsNull() {
+				return 0, false, err
+			}
+			return v.Micros(), true, nil
+		}
+	}
+	return sn
 }
 
 // opOwners names each transform's operators for checkpoints:
