@@ -292,14 +292,5 @@ func checkWrites(t *testing.T, dir string, cases []flinkWrite, results []testenv
 
 func parseSchema(t *testing.T, cols string) row.Schema {
 	t.Helper()
-	var schema row.Schema
-	for _, col := range strings.Split(cols, ", ") {
-		name, typ, _ := strings.Cut(col, " ")
-		ty, err := row.ParseType(typ)
-		if err != nil {
-			t.Fatal(err)
-		}
-		schema.Fields = append(schema.Fields, row.Field{Name: name, Type: ty})
-	}
-	return schema
+	return testenv.Schema(t, strings.Split(cols, ", ")...)
 }

@@ -68,12 +68,7 @@ var cdcHistories = map[string]struct {
 // format into an upsert sink (MySQL) and into a file in the same format,
 // and checks the final table exactly; the bad record follows on_error.
 func TestChangelogFormatsInAFileSource(t *testing.T) {
-	dsn := testenv.MySQLDSN(t)
-	db, err := sql.Open("mysql", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db, dsn := testenv.MySQL(t)
 	t.Setenv("CDC_TEST_DSN", dsn)
 	for name, h := range cdcHistories {
 		t.Run(name, func(t *testing.T) {

@@ -1,7 +1,6 @@
 package pipeline_test
 
 import (
-	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,12 +14,7 @@ import (
 // updating per-customer aggregate into a MySQL upsert sink keyed by the
 // join's upsert key (the customer id), and checks the final table.
 func TestJoinIntoMySQLUpsert(t *testing.T) {
-	dsn := testenv.MySQLDSN(t)
-	db, err := sql.Open("mysql", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db, dsn := testenv.MySQL(t)
 	t.Setenv("JOIN_TEST_DSN", dsn)
 	dir := t.TempDir()
 	var orders strings.Builder
@@ -39,8 +33,7 @@ func TestJoinIntoMySQLUpsert(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	table := testenv.UniqueName(t, "joined")
-	t.Cleanup(func() { db.Exec("DROP TABLE IF EXISTS " + table) })
+	table := testenv.MySQLTable(t, db, "")
 	runFile(t, dir, fmt.Sprintf(`version: 1
 name: join_mysql
 sources:

@@ -1,7 +1,6 @@
 package pipeline_test
 
 import (
-	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -91,15 +90,9 @@ func TestOverLateRowsAndPeers(t *testing.T) {
 // no key) and checks both: rows in event-time order, those of one time in
 // arrival order.
 func TestOverIntoFileAndMySQL(t *testing.T) {
-	dsn := testenv.MySQLDSN(t)
-	db, err := sql.Open("mysql", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db, dsn := testenv.MySQL(t)
 	t.Setenv("OVER_TEST_DSN", dsn)
-	table := testenv.UniqueName(t, "moving")
-	t.Cleanup(func() { db.Exec("DROP TABLE IF EXISTS " + table) })
+	table := testenv.MySQLTable(t, db, "")
 	dir := t.TempDir()
 	in, out := filepath.Join(dir, "in.csv"), filepath.Join(dir, "out.csv")
 	rows := "a,1,1000\nb,10,1000\na,2,2000\na,3,1500\nb,20,3000\na,4,3000\n"

@@ -267,7 +267,7 @@ func (p *Pipeline) Run(ctx context.Context, opt RunOptions) (Summary, error) {
 			}
 		})
 	}
-	err = runtime.Run(runCtx, g, runtime.Options{Stop: opt.Stop, Checkpoint: cpo})
+	err = runtime.Run(runCtx, g, runtime.Options{Stop: opt.Stop, Checkpoint: cpo, MaxStateBytes: p.Spec.MaxStateBytes})
 	close(done)
 	reporter.Wait()
 	if reporterErr != nil {

@@ -14,25 +14,14 @@ import (
 	"testing"
 
 	"github.com/etld/etld/builtin"
+	"github.com/etld/etld/internal/testenv/pipefile"
 	"github.com/etld/etld/pipeline"
 )
 
 // runFile writes a pipeline file into dir, loads and runs it.
 func runFile(t testing.TB, dir, yaml string) pipeline.Summary {
 	t.Helper()
-	path := filepath.Join(dir, "p.yaml")
-	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	p, err := pipeline.Load(path, pipeline.Env{Registry: builtin.Registry(), Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := p.Run(context.Background(), pipeline.RunOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return pipefile.Run(t, context.Background(), pipeline.Env{Registry: builtin.Registry()}, dir, yaml)
 }
 
 // fold applies a retract-mode CSV (op column first) to a table keyed by

@@ -3,7 +3,6 @@ package pipeline_test
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -84,15 +83,9 @@ func TestSessionWindowEndToEnd(t *testing.T) {
 // TestSessionWindowIntoMySQL writes the sessions to MySQL, keyed by
 // user_id, window_start and window_end, and checks the final table.
 func TestSessionWindowIntoMySQL(t *testing.T) {
-	dsn := testenv.MySQLDSN(t)
-	db, err := sql.Open("mysql", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db, dsn := testenv.MySQL(t)
 	t.Setenv("SESSION_TEST_DSN", dsn)
-	table := testenv.UniqueName(t, "sessions")
-	t.Cleanup(func() { db.Exec("DROP TABLE IF EXISTS " + table) })
+	table := testenv.MySQLTable(t, db, "")
 	dir := t.TempDir()
 	in := filepath.Join(dir, "clicks.csv")
 	if err := os.WriteFile(in, []byte(strings.Join(clicks, "\n")+"\n"), 0o644); err != nil {

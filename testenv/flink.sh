@@ -22,8 +22,15 @@ RUNNER="$STATE/flinkrun"
 JAVA_HOME_DIR=$(java_home)
 
 # sources_sum: what the compiled runner was built from (pom and sources).
+# The runner holds everything it reads (classes, jars, the log4j
+# configuration) under $STATE, never a path of the checkout that built it:
+# another checkout (a clean clone in CI, a worktree since removed) finds it
+# built and uses it as it is. "runner 2" marks that layout.
 sources_sum() {
-	cat "$SRC/pom.xml" "$SRC"/*.java "$SRC/log4j2.properties" | sha256sum | cut -d' ' -f1
+	{
+		echo "runner 2"
+		cat "$SRC/pom.xml" "$SRC"/*.java "$SRC/log4j2.properties"
+	} | sha256sum | cut -d' ' -f1
 }
 
 fetch_jars() {
@@ -55,6 +62,7 @@ compile_runner() {
 	mkdir -p "$tmp/META-INF/services"
 	"$JAVA_HOME_DIR/bin/javac" -nowarn -d "$tmp" -cp "$LIB/*" "$SRC"/*.java >"$STATE/javac.log" 2>&1 ||
 		fail_with_log "$STATE/javac.log" "could not compile FlinkRun"
+	cp "$SRC/log4j2.properties" "$tmp/log4j2.properties"
 	echo etld.testenv.MysqlDialectFactory \
 		>"$tmp/META-INF/services/org.apache.flink.connector.jdbc.core.database.JdbcFactory"
 	printf '%s\n' "$want" >"$tmp/.sources.sha256"
@@ -75,7 +83,7 @@ exec "$JAVA_HOME_DIR/bin/java" -Xmx\${ETLD_FLINKRUN_HEAP:-1g} -XX:+UseSerialGC \
 	--add-opens=java.base/java.util.concurrent=ALL-UNNAMED \\
 	--add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED \\
 	-Dflinkrun.log="\${ETLD_FLINKRUN_LOG:-$STATE/flinkrun.log}" \\
-	-Dlog4j.configurationFile="$SRC/log4j2.properties" \\
+	-Dlog4j.configurationFile="$CLASSES/log4j2.properties" \\
 	-cp "$CLASSES:$LIB/*" FlinkRun "\$@"
 RUN
 	chmod 755 "$RUNNER.tmp"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"sync/atomic"
@@ -86,37 +87,11 @@ func runDaemon(configPath string, flags [][2]string, stderr io.Writer) int {
 	reg := metrics.NewRegistry(sup.Status, build.Version)
 	var loaded atomic.Bool
 
-	var srv *admin.Server
-	if cfg.Admin.Enabled {
-		srv, err = admin.Listen(cfg.Admin.Address, consoleOptions(admin.Options{
-			Ready: func(details bool) (bool, []string) {
-				if !loaded.Load() {
-					return false, []string{"loading the pipelines directory"}
-				}
-				return sup.Ready(details)
-			},
-			Pipelines: func() any { return sup.Status() },
-			Gatherer:  reg,
-			Logger:    logger,
-		}, sup, cfg.Admin, secrets))
-		if err != nil {
-			log.Error("cannot start", "error", err)
-			return 1
-		}
-		if !cfg.Admin.Loopback() {
-			log.Warn("the admin server listens beyond loopback: /metrics describes the pipelines to anyone who can reach it; /ui and /pipelines need admin.token", "address", srv.Addr().String())
-			if cfg.Admin.Token == "" {
-				log.Warn("admin.token is not set: /ui and /pipelines answer 401 to everyone; set ETLD_ADMIN_TOKEN to use them", "address", srv.Addr().String())
-			}
-		}
-		log.Info("admin server listening", "address", srv.Addr().String())
-		go func() {
-			if err := srv.Serve(); err != nil {
-				log.Error("admin server stopped", "error", err)
-			}
-		}()
+	srv, err := startAdmin(cfg, sup, reg, &loaded, logger, secrets)
+	if err != nil {
+		log.Error("cannot start", "error", err)
+		return 1
 	}
-
 	res, err := sup.Reload()
 	if err != nil {
 		log.Error("cannot start", "error", err)
@@ -126,19 +101,76 @@ func runDaemon(configPath string, flags [][2]string, stderr io.Writer) int {
 	log.Info("started", "version", build.Version, "commit", build.Revision, "go", build.GoVersion, "pipelines_dir", cfg.Pipelines, "started", len(res.Started), "not_loaded", len(res.Failed))
 
 	notify := sdnotify.FromEnv(os.Getenv)
-	sdNotify := func(state string) {
-		if err := notify.Notify(state); err != nil {
-			log.Warn("systemd notify failed", "error", err)
-		}
-	}
-	sdNotify("READY=1\nSTATUS=running the pipelines of " + cfg.Pipelines)
+	d := &daemonRun{cfg: cfg, log: log, sup: sup, reg: reg, notify: notify}
+	d.sdNotify("READY=1\nSTATUS=running the pipelines of " + cfg.Pipelines)
 	watchdog := make(<-chan time.Time)
-	if d := notify.WatchdogInterval(); d > 0 {
-		t := time.NewTicker(d)
+	if every := notify.WatchdogInterval(); every > 0 {
+		t := time.NewTicker(every)
 		defer t.Stop()
 		watchdog = t.C
 	}
+	d.serve(sigs, watchdog)
+	return d.stop(sigs, srv)
+}
 
+// startAdmin starts the admin server when the configuration enables it
+// (nil otherwise): health and readiness (not ready until the pipelines
+// directory was loaded once), /pipelines, /metrics and the console.
+func startAdmin(cfg daemon.Config, sup *daemon.Supervisor, reg *metrics.Registry, loaded *atomic.Bool, logger *slog.Logger, secrets *redact.Set) (*admin.Server, error) {
+	if !cfg.Admin.Enabled {
+		return nil, nil
+	}
+	log := logger.With("component", "daemon")
+	srv, err := admin.Listen(cfg.Admin.Address, consoleOptions(admin.Options{
+		Ready: func(details bool) (bool, []string) {
+			if !loaded.Load() {
+				return false, []string{"loading the pipelines directory"}
+			}
+			return sup.Ready(details)
+		},
+		Pipelines: func() any { return sup.Status() },
+		Gatherer:  reg,
+		Logger:    logger,
+	}, sup, cfg.Admin, secrets))
+	if err != nil {
+		return nil, err
+	}
+	if !cfg.Admin.Loopback() {
+		log.Warn("the admin server listens beyond loopback: /metrics describes the pipelines to anyone who can reach it; /ui and /pipelines need admin.token", "address", srv.Addr().String())
+		if cfg.Admin.Token == "" {
+			log.Warn("admin.token is not set: /ui and /pipelines answer 401 to everyone; set ETLD_ADMIN_TOKEN to use them", "address", srv.Addr().String())
+		}
+	}
+	log.Info("admin server listening", "address", srv.Addr().String())
+	go func() {
+		if err := srv.Serve(); err != nil {
+			log.Error("admin server stopped", "error", err)
+		}
+	}()
+	return srv, nil
+}
+
+// daemonRun is the daemon after it started: its loop of signals,
+// reloads and watchdog, then its stop.
+type daemonRun struct {
+	cfg    daemon.Config
+	log    *slog.Logger
+	sup    *daemon.Supervisor
+	reg    *metrics.Registry
+	notify *sdnotify.Notifier
+}
+
+func (d *daemonRun) sdNotify(state string) {
+	if err := d.notify.Notify(state); err != nil {
+		d.log.Warn("systemd notify failed", "error", err)
+	}
+}
+
+// serve runs until a signal other than SIGHUP: a SIGHUP reloads the
+// pipelines directory.
+func (d *daemonRun) serve(sigs <-chan os.Signal, watchdog <-chan time.Time) {
+	log, sup, reg, notify, cfg := d.log, d.sup, d.reg, d.notify, d.cfg
+	sdNotify := d.sdNotify
 	// The watchdog is fed from this loop, which never blocks: a reload
 	// runs on its own goroutine (it may wait for a pipeline to drain), and
 	// SIGHUPs that arrive meanwhile make one more reload after it.
@@ -195,7 +227,14 @@ loop:
 		}
 	}
 
-	sdNotify("STOPPING=1")
+}
+
+// stop drains the pipelines within the shutdown timeout, which a second
+// signal cuts short, and returns the exit status: 1 when a pipeline was
+// abandoned before it drained.
+func (d *daemonRun) stop(sigs <-chan os.Signal, srv *admin.Server) int {
+	log, sup, cfg := d.log, d.sup, d.cfg
+	d.sdNotify("STOPPING=1")
 	// The stop has a deadline, and a second signal cuts it short: either
 	// way each pipeline still running is abandoned with a line saying what
 	// it leaves, and etld exits 1.

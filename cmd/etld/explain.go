@@ -51,6 +51,9 @@ func cmdExplain(args []string, stdout, stderr io.Writer) int {
 			// The plan prints no connector options, but scrub it anyway: a
 			// literal in the SQL may have come from a variable.
 			fmt.Fprint(stdout, secrets.Redact(p.Explain()))
+			for _, w := range p.Plan.StateWarnings() {
+				fmt.Fprintln(stderr, secrets.Redact(w))
+			}
 		}
 		return 0
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -45,18 +44,7 @@ sinks:
 func TestKafkaGroupTakesItsPartitionsBackAfterAKill(t *testing.T) {
 	brokers := testenv.Kafka(t)
 	ctx := testenv.Context(t, 3*time.Minute)
-	topic := testenv.UniqueName(t, "kgroup")
-	client := &kafka.Client{Addr: kafka.TCP(brokers), Timeout: 30 * time.Second}
-	res, err := client.CreateTopics(ctx, &kafka.CreateTopicsRequest{Topics: []kafka.TopicConfig{{Topic: topic, NumPartitions: 2, ReplicationFactor: 1}}})
-	if err == nil {
-		err = res.Errors[topic]
-	}
-	if err != nil {
-		t.Fatalf("create topic: %v", err)
-	}
-	t.Cleanup(func() {
-		_, _ = client.DeleteTopics(context.Background(), &kafka.DeleteTopicsRequest{Topics: []string{topic}})
-	})
+	topic := testenv.KafkaTopic(t, brokers, 2)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "kgroup.yaml")
 	writeFile(t, file, fmt.Sprintf(groupPipeline, brokers, topic, topic))

@@ -135,29 +135,8 @@ func runOnce(paths []string, cfg daemon.Config, quiet bool, stderr io.Writer) in
 	// runs still going, each with a line saying what it leaves.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	stop := make(chan struct{})
-	abandoned := make(chan string, 1) // why
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	go func() {
-		select {
-		case <-sigs:
-		case <-ctx.Done():
-			return
-		}
-		logger.Info("stopping: draining in-flight rows and flushing sinks; signal again to abort", "shutdown_timeout", cfg.ShutdownTimeout.String())
-		close(stop)
-		deadline := time.NewTimer(cfg.ShutdownTimeout)
-		defer deadline.Stop()
-		select {
-		case sig := <-sigs:
-			abandoned <- fmt.Sprintf("second signal (%s)", sig)
-		case <-deadline.C:
-			abandoned <- fmt.Sprintf("shutdown_timeout %s passed", cfg.ShutdownTimeout)
-		case <-ctx.Done():
-		}
-	}()
+	stop, abandoned, release := stopOnSignals(ctx, logger, cfg.ShutdownTimeout)
+	defer release()
 
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -240,4 +219,34 @@ func logPanic(logger *slog.Logger, pipelineName string, err error) {
 		args = append(args, "pipeline", pipelineName)
 	}
 	logger.Error("a panic ended the command: a bug in etld; please report it with this stack", args...)
+}
+
+// stopOnSignals closes stop at the first SIGINT or SIGTERM, so that the
+// runs drain and flush, and then says on abandoned why the runs still
+// going must be given up: a second signal, or the shutdown timeout
+// passed. release stops listening.
+func stopOnSignals(ctx context.Context, logger *slog.Logger, timeout time.Duration) (stop <-chan struct{}, abandoned <-chan string, release func()) {
+	stopped := make(chan struct{})
+	why := make(chan string, 1)
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	go func() {
+		select {
+		case <-sigs:
+		case <-ctx.Done():
+			return
+		}
+		logger.Info("stopping: draining in-flight rows and flushing sinks; signal again to abort", "shutdown_timeout", timeout.String())
+		close(stopped)
+		deadline := time.NewTimer(timeout)
+		defer deadline.Stop()
+		select {
+		case sig := <-sigs:
+			why <- fmt.Sprintf("second signal (%s)", sig)
+		case <-deadline.C:
+			why <- fmt.Sprintf("shutdown_timeout %s passed", timeout)
+		case <-ctx.Done():
+		}
+	}()
+	return stopped, why, func() { signal.Stop(sigs) }
 }

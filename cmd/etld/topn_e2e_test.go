@@ -145,12 +145,7 @@ func sortedLines(s string) string {
 // an updating aggregate and a keep-last deduplication into MySQL upsert
 // sinks and checks the final tables.
 func TestTopNIntoMySQL(t *testing.T) {
-	dsn := testenv.MySQLDSN(t)
-	db, err := sql.Open("mysql", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db, dsn := testenv.MySQL(t)
 	dir := t.TempDir()
 	data := writeSales(t, dir)
 	top, best, last, first := testenv.UniqueName(t, "top"), testenv.UniqueName(t, "best"), testenv.UniqueName(t, "last"), testenv.UniqueName(t, "first")

@@ -26,6 +26,9 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, p := range ps {
 		fmt.Fprintln(stdout, secrets.Redact(fmt.Sprintf("%s: pipeline %s is valid", p.Spec.File, p.Name())))
+		for _, w := range p.Plan.StateWarnings() {
+			fmt.Fprintln(stderr, secrets.Redact(w))
+		}
 	}
 	return 0
 }

@@ -3,9 +3,11 @@ package cdcjson
 import (
 	"bytes"
 	"errors"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
+	"github.com/etld/etld/formats/formattest"
 	"github.com/etld/etld/formats/json"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
@@ -20,19 +22,11 @@ var schema = row.NewSchema(
 // decoders builds each format's decoder over schema.
 func decoders(t testing.TB) map[string]connector.Decoder {
 	t.Helper()
-	canal, err := NewCanalDecoder(CanalOptions{}, schema)
-	if err != nil {
-		t.Fatal(err)
+	out := map[string]connector.Decoder{}
+	for _, format := range []string{"canal-json", "maxwell-json", "ogg-json"} {
+		out[format] = codec(t, format, schema).Decoder
 	}
-	maxwell, err := NewMaxwellDecoder(Options{}, schema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ogg, err := NewOggDecoder(Options{}, schema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return map[string]connector.Decoder{"canal-json": canal, "maxwell-json": maxwell, "ogg-json": ogg}
+	return out
 }
 
 // changes renders a batch as +I[...] lines joined by |.
@@ -195,13 +189,9 @@ func TestEncode(t *testing.T) {
 		{"maxwell-json", `{"data":` + obj + `,"type":"insert"}`, `{"data":` + obj + `,"type":"delete"}`},
 		{"ogg-json", `{"before":null,"after":` + obj + `,"op_type":"I"}`, `{"before":` + obj + `,"after":null,"op_type":"D"}`},
 	}
-	shapes := map[string]shape{"canal-json": canalEvent, "maxwell-json": maxwellEvent, "ogg-json": oggEvent}
-	decs := decoders(t)
 	for _, tt := range tests {
-		e, err := newEncoder(Options{}, schema, shapes[tt.format])
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := codec(t, tt.format, schema)
+		e := c.Encoder
 		for _, k := range []row.Kind{row.Insert, row.UpdateAfter, row.UpdateBefore, row.Delete} {
 			want := tt.add
 			if !k.IsAdd() {
@@ -212,7 +202,7 @@ func TestEncode(t *testing.T) {
 				t.Errorf("%s %v: got %s, %v; want %s", tt.format, k, got, err, want)
 			}
 			b := row.NewBatch(1, schema.Len())
-			if err := decs[tt.format].Decode(got, b); err != nil || b.Len() != 1 || b.Changes[0].Kind.IsAdd() != k.IsAdd() ||
+			if err := c.Decoder.Decode(got, b); err != nil || b.Len() != 1 || b.Changes[0].Kind.IsAdd() != k.IsAdd() ||
 				string(row.AppendPrint(nil, 0, b.Changes[0].Row)) != `+I[1, a"b, 3.14]` {
 				t.Errorf("%s %v: read back %v, %v", tt.format, k, b, err)
 			}
@@ -226,52 +216,60 @@ func TestEncode(t *testing.T) {
 	}
 }
 
-// fuzzDecode checks what every decoder of the package promises: an error
-// is a DecodeError that says where or what and appends nothing; a
-// message gives at most max changes; every change read is written as a
-// message that reads back the same.
+// fuzzDecode runs the format kit's checks of any message on format's
+// decoder, from seeds: an error says where or what, and a message gives
+// at most max changes.
 func fuzzDecode(f *testing.F, format string, seeds []string, max func(rec []byte) int) {
 	for _, s := range seeds {
 		f.Add([]byte(s))
 	}
-	shapes := map[string]shape{"canal-json": canalEvent, "maxwell-json": maxwellEvent, "ogg-json": oggEvent}
 	f.Fuzz(func(t *testing.T, rec []byte) {
-		d := decoders(t)[format]
-		e, _ := newEncoder(Options{}, schema, shapes[format])
-		b := row.NewBatch(2, schema.Len())
-		if err := d.Decode(rec, b); err != nil {
-			var de *connector.DecodeError
-			if !errors.As(err, &de) {
-				t.Fatalf("error is not a DecodeError: %v", err)
-			}
-			var se *json.SyntaxError
-			var pe *row.ParseError
-			if de.Column == "" && !errors.As(err, &se) && !errors.As(err, &pe) && !strings.Contains(err.Error(), `"`) && !strings.Contains(err.Error(), "type") {
-				t.Fatalf("error says neither where nor what: %v", err)
-			}
-			if b.Len() != 0 {
-				t.Fatal("a failed message appended changes")
-			}
-			return
-		}
-		if n := max(rec); b.Len() > n {
-			t.Fatalf("one message gave %d changes, at most %d expected", b.Len(), n)
-		}
-		for _, c := range b.Changes {
-			out, err := e.Encode(nil, c.Kind, c.Row)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b2 := row.NewBatch(1, schema.Len())
-			if err := d.Decode(out, b2); err != nil || b2.Len() != 1 {
-				t.Fatalf("cannot read back %s: %v", out, err)
-			}
-			again, _ := e.Encode(nil, b2.Changes[0].Kind, b2.Changes[0].Row)
-			if !bytes.Equal(out, again) {
-				t.Fatalf("unstable: %s then %s", out, again)
-			}
-		}
+		formattest.CheckRecord(t, codec(t, format, schema), rec, formattest.Check{
+			Explains: func(err error) bool {
+				var de *connector.DecodeError
+				var se *json.SyntaxError
+				var pe *row.ParseError
+				return errors.As(err, &de) && de.Column != "" || errors.As(err, &se) || errors.As(err, &pe) ||
+					strings.Contains(err.Error(), `"`) || strings.Contains(err.Error(), "type")
+			},
+			MaxChanges: max,
+		})
 	})
+}
+
+// codec is format's decoder and encoder over sch.
+func codec(t testing.TB, format string, sch row.Schema) formattest.Codec {
+	t.Helper()
+	shapes := map[string]shape{"canal-json": canalEvent, "maxwell-json": maxwellEvent, "ogg-json": oggEvent}
+	e, err := newEncoder(Options{}, sch, shapes[format])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d connector.Decoder
+	switch format {
+	case "canal-json":
+		d, err = NewCanalDecoder(CanalOptions{}, sch)
+	case "maxwell-json":
+		d, err = NewMaxwellDecoder(Options{}, sch)
+	case "ogg-json":
+		d, err = NewOggDecoder(Options{}, sch)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return formattest.Codec{Schema: sch, Decoder: d, Encoder: e}
+}
+
+// TestRoundTrip writes random changes of every type and kind in each
+// format and reads them back.
+func TestRoundTrip(t *testing.T) {
+	sch := formattest.AllTypes(t)
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, format := range []string{"canal-json", "maxwell-json", "ogg-json"} {
+		t.Run(format, func(t *testing.T) {
+			formattest.RoundTrip(t, codec(t, format, sch), formattest.RandomChanges(rng, sch, 1000, true, nil))
+		})
+	}
 }
 
 func two([]byte) int { return 2 }

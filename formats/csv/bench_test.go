@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline/row"
 )
 
@@ -50,7 +51,7 @@ func quotedCSV() []byte {
 }
 
 func sensorSchema(b *testing.B) row.Schema {
-	return schemaOf(b, "id STRING", "ts BIGINT", "temperature DOUBLE")
+	return testenv.Schema(b, "id STRING", "ts BIGINT", "temperature DOUBLE")
 }
 
 type mallocs uint64

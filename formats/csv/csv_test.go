@@ -7,23 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
 )
-
-func schemaOf(t testing.TB, cols ...string) row.Schema {
-	t.Helper()
-	var s row.Schema
-	for _, c := range cols {
-		name, typ, _ := strings.Cut(c, " ")
-		ty, err := row.ParseType(typ)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.Fields = append(s.Fields, row.Field{Name: name, Type: ty})
-	}
-	return s
-}
 
 func str(s string) *string { return &s }
 
@@ -53,8 +40,8 @@ var (
 )
 
 func TestDecode(t *testing.T) {
-	all := schemaOf(t, "b BOOLEAN", "i INT", "n BIGINT", "f FLOAT", "d DOUBLE", "m DECIMAL(10,2)", "s STRING", "y BYTES", "dt DATE", "t TIMESTAMP(3)", "l TIMESTAMP_LTZ(3)")
-	three := schemaOf(t, "a STRING", "b INT", "c STRING")
+	all := testenv.Schema(t, "b BOOLEAN", "i INT", "n BIGINT", "f FLOAT", "d DOUBLE", "m DECIMAL(10,2)", "s STRING", "y BYTES", "dt DATE", "t TIMESTAMP(3)", "l TIMESTAMP_LTZ(3)")
+	three := testenv.Schema(t, "a STRING", "b INT", "c STRING")
 	tests := []struct {
 		name   string
 		opts   Options
@@ -68,7 +55,7 @@ func TestDecode(t *testing.T) {
 		{"all NULL with null_literal \"\"", Options{NullLiteral: str("")}, all, `,,,,,,,,,,`, make(row.Row, 11)},
 		{"quoted empty is the empty string", Options{NullLiteral: str("")}, three, `"",1,`, row.Row{s(""), row.IntValue(1), null}},
 		{"Flink: an empty STRING field is the empty string", Options{}, three, `,1,""`, row.Row{s(""), row.IntValue(1), s("")}},
-		{"Flink: empty BYTES are empty", Options{}, schemaOf(t, "y BYTES"), `""`, row.Row{row.BytesValue([]byte{})}},
+		{"Flink: empty BYTES are empty", Options{}, testenv.Schema(t, "y BYTES"), `""`, row.Row{row.BytesValue([]byte{})}},
 		{"ignore_parse_errors: a bad field is NULL", Options{IgnoreParseErrors: true}, all, `x,1.5,,z,,1e999999,,!!,2024-13-01,x,`,
 			row.Row{null, null, null, null, null, null, s(""), null, null, null, null}},
 		{"ignore_parse_errors: a short record is padded", Options{IgnoreParseErrors: true}, three, `a,1`, row.Row{s("a"), row.IntValue(1), null}},
@@ -90,11 +77,11 @@ func TestDecode(t *testing.T) {
 		{"null literal", Options{NullLiteral: str(`\N`)}, three, `,\N,"\N"`, row.Row{s(""), null, s(`\N`)}},
 		{"blank line skipped", Options{}, three, "", nil},
 		{"blank line skipped, CRLF", Options{}, three, "\r\n", nil},
-		{"blank line is NULL for one column with null_literal \"\"", Options{NullLiteral: str("")}, schemaOf(t, "a STRING"), "", row.Row{null}},
-		{"blank line is the empty string for one column, as in Flink", Options{}, schemaOf(t, "a STRING"), "", row.Row{s("")}},
-		{"trailing delimiter is an empty last field", Options{}, schemaOf(t, "a STRING", "b STRING"), "x,", row.Row{s("x"), s("")}},
+		{"blank line is NULL for one column with null_literal \"\"", Options{NullLiteral: str("")}, testenv.Schema(t, "a STRING"), "", row.Row{null}},
+		{"blank line is the empty string for one column, as in Flink", Options{}, testenv.Schema(t, "a STRING"), "", row.Row{s("")}},
+		{"trailing delimiter is an empty last field", Options{}, testenv.Schema(t, "a STRING", "b STRING"), "x,", row.Row{s("x"), s("")}},
 		{"trailing delimiter after a full record (Flink's allow-trailing-comma)", Options{}, three, "x,1,y,", row.Row{s("x"), row.IntValue(1), s("y")}},
-		{"Flink's timestamp text", Options{}, schemaOf(t, "t TIMESTAMP(6)", "l TIMESTAMP_LTZ(3)"), `2024-01-02 10:00:00.0001,2024-01-02 10:00:00.5Z`,
+		{"Flink's timestamp text", Options{}, testenv.Schema(t, "t TIMESTAMP(6)", "l TIMESTAMP_LTZ(3)"), `2024-01-02 10:00:00.0001,2024-01-02 10:00:00.5Z`,
 			row.Row{row.TimestampValue(micros("2024-01-02 10:00:00.0001")), row.TimestampLTZValue(micros("2024-01-02 10:00:00.5"))}},
 	}
 	for _, tt := range tests {
@@ -122,7 +109,7 @@ func TestDecode(t *testing.T) {
 }
 
 func TestDecodeErrors(t *testing.T) {
-	three := schemaOf(t, "id STRING", "ts BIGINT", "temperature DOUBLE NOT NULL")
+	three := testenv.Schema(t, "id STRING", "ts BIGINT", "temperature DOUBLE NOT NULL")
 	tests := []struct {
 		opts        Options
 		rec, column string
@@ -173,14 +160,14 @@ func TestDecodeErrors(t *testing.T) {
 			}
 		})
 	}
-	d, _ := NewDecoder(Options{}, schemaOf(t, "y BYTES"))
+	d, _ := NewDecoder(Options{}, testenv.Schema(t, "y BYTES"))
 	if err := d.Decode([]byte("!!"), row.NewBatch(1, 1)); err == nil || err.Error() != `column y: cannot parse "!!" as BYTES: not base64` {
 		t.Errorf("bad base64: got %v", err)
 	}
 }
 
 func TestHeader(t *testing.T) {
-	schema := schemaOf(t, "id STRING", "ts BIGINT", "temperature DOUBLE")
+	schema := testenv.Schema(t, "id STRING", "ts BIGINT", "temperature DOUBLE")
 	d, err := NewDecoder(Options{Header: true}, schema)
 	if err != nil {
 		t.Fatal(err)
@@ -200,7 +187,7 @@ func TestHeader(t *testing.T) {
 			t.Errorf("DecodeHeader(%q) = %v, want %q", tt.rec, err, tt.err)
 		}
 	}
-	e, _ := NewEncoder(Options{Header: true, Delimiter: ";"}, schemaOf(t, "a;b STRING", "c INT"))
+	e, _ := NewEncoder(Options{Header: true, Delimiter: ";"}, testenv.Schema(t, "a;b STRING", "c INT"))
 	if got := string(e.AppendHeader([]byte("x"))); got != "x\"a;b\";c\n" {
 		t.Errorf("AppendHeader = %q", got)
 	}
@@ -211,7 +198,7 @@ func TestHeader(t *testing.T) {
 }
 
 func TestOptions(t *testing.T) {
-	one := schemaOf(t, "a STRING")
+	one := testenv.Schema(t, "a STRING")
 	for _, tt := range []struct {
 		opts Options
 		err  string
@@ -254,8 +241,8 @@ func TestOptions(t *testing.T) {
 }
 
 func TestEncode(t *testing.T) {
-	all := schemaOf(t, "b BOOLEAN", "i INT", "n BIGINT", "f FLOAT", "d DOUBLE", "m DECIMAL(10,2)", "s STRING", "y BYTES", "dt DATE", "t TIMESTAMP(3)", "l TIMESTAMP_LTZ(3)")
-	three := schemaOf(t, "a STRING", "b INT", "c STRING")
+	all := testenv.Schema(t, "b BOOLEAN", "i INT", "n BIGINT", "f FLOAT", "d DOUBLE", "m DECIMAL(10,2)", "s STRING", "y BYTES", "dt DATE", "t TIMESTAMP(3)", "l TIMESTAMP_LTZ(3)")
+	three := testenv.Schema(t, "a STRING", "b INT", "c STRING")
 	tests := []struct {
 		name   string
 		opts   Options
@@ -276,7 +263,7 @@ func TestEncode(t *testing.T) {
 		{"spaces are not quoted", Options{}, three, row.Row{s(" x "), row.IntValue(1), s("é😀")}, " x ,1,é😀\n", ""},
 		{"null literal", Options{NullLiteral: str("NULL")}, three, row.Row{s(""), null, s("NULL")}, ",NULL,\"NULL\"\n", ""},
 		{"null literal colliding with a number", Options{NullLiteral: str("0")}, three, row.Row{s("a"), row.IntValue(0), null}, "a,\"0\",0\n", ""},
-		{"delimiter inside a number", Options{Delimiter: "."}, schemaOf(t, "d DOUBLE", "s STRING"), row.Row{row.DoubleValue(1.5), s("a.b")}, "\"1.5\".\"a.b\"\n", ""},
+		{"delimiter inside a number", Options{Delimiter: "."}, testenv.Schema(t, "d DOUBLE", "s STRING"), row.Row{row.DoubleValue(1.5), s("a.b")}, "\"1.5\".\"a.b\"\n", ""},
 		{"tab", Options{Delimiter: `\t`}, three, row.Row{s("a b"), row.IntValue(1), s("c\td")}, "a b\t1\t\"c\td\"\n", ""},
 		{"single quote", Options{Quote: str("'")}, three, row.Row{s("it's"), row.IntValue(1), s(`"x"`)}, "'it''s',1,\"x\"\n", ""},
 		{"no quoting", Options{Quote: str("")}, three, row.Row{s(`"a"`), row.IntValue(1), s("b")}, "\"a\",1,b\n", ""},
@@ -330,7 +317,7 @@ func TestSplit(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d, err := NewDecoder(tt.opts, schemaOf(t, "a STRING"))
+			d, err := NewDecoder(tt.opts, testenv.Schema(t, "a STRING"))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -3,13 +3,14 @@ package csv
 import (
 	"testing"
 
+	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline/row"
 )
 
 // BenchmarkEncodeDecimal writes rows of two DECIMAL columns, one in plain
 // range (123.45) and one small enough for the exponent form (2.5E-7).
 func BenchmarkEncodeDecimal(b *testing.B) {
-	schema := schemaOf(b, "price DECIMAL(10,2)", "tiny DECIMAL(18,12)")
+	schema := testenv.Schema(b, "price DECIMAL(10,2)", "tiny DECIMAL(18,12)")
 	enc, err := NewEncoder(Options{}, schema)
 	if err != nil {
 		b.Fatal(err)

@@ -3,13 +3,14 @@ package csv
 import (
 	"testing"
 
+	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline/row"
 )
 
 // Flink's csv format writes DECIMAL through Jackson's CsvGenerator, which
 // writes the BigDecimal with its trailing zeros stripped, by toString (Flink 2.3).
 func TestEncodeDecimal(t *testing.T) {
-	schema := schemaOf(t, "a DECIMAL(10,7)", "b DECIMAL(18,12)", "c DECIMAL(10,2)")
+	schema := testenv.Schema(t, "a DECIMAL(10,7)", "b DECIMAL(18,12)", "c DECIMAL(10,2)")
 	r := row.Row{row.DecimalValue(0, 7), row.DecimalValue(250000, 12), row.DecimalValue(-12345, 2)}
 	enc, err := NewEncoder(Options{}, schema)
 	if err != nil {
@@ -34,7 +35,7 @@ func TestEncodeDecimal(t *testing.T) {
 // DECIMAL(38): values past int64 write and read back as Flink's csv
 // format gives them (BigDecimal.toString).
 func TestDecimal38(t *testing.T) {
-	schema := schemaOf(t, "a DECIMAL(38,0)", "b DECIMAL(20,12)", "c DECIMAL(38,38)", "d DECIMAL(21,4)")
+	schema := testenv.Schema(t, "a DECIMAL(38,0)", "b DECIMAL(20,12)", "c DECIMAL(38,38)", "d DECIMAL(21,4)")
 	texts := []string{"-99999999999999999999999999999999999999", "12345678.123456789012", "0.00000000000000000000000000000000000001", "9999999998000000.0001"}
 	r := make(row.Row, len(texts))
 	for i, s := range texts {

@@ -2,12 +2,13 @@ package csv
 
 import (
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/etld/etld/formats/formattest"
+	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
 )
@@ -16,7 +17,7 @@ import (
 // but not parsed, so its bad value is no error; a read column's still is,
 // and so is a record of the wrong shape.
 func TestProjection(t *testing.T) {
-	sch := schemaOf(t, "id BIGINT", "amount BIGINT", "ts TIMESTAMP(3)", "name STRING")
+	sch := testenv.Schema(t, "id BIGINT", "amount BIGINT", "ts TIMESTAMP(3)", "name STRING")
 	sch.Fields[2].Type.NotNull = true
 	needed := []bool{true, true, false, true}
 	tests := []struct {
@@ -75,7 +76,7 @@ func TestProjectionProperty(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	compared := 0
 	for iter := 0; iter < 300; iter++ {
-		sch := randomSchema(t, r)
+		sch := formattest.RandomSchema(t, r, columnTypes)
 		n := sch.Len()
 		needed := make([]bool, n)
 		for i := range needed {
@@ -134,16 +135,8 @@ func TestProjectionProperty(t *testing.T) {
 	t.Logf("%d records compared", compared)
 }
 
-// randomSchema is a schema of 1 to 6 columns of random types.
-func randomSchema(t testing.TB, r *rand.Rand) row.Schema {
-	types := []string{"BIGINT", "INT", "DOUBLE", "STRING", "BOOLEAN", "DECIMAL(10, 2)", "TIMESTAMP(3)", "DATE"}
-	n := 1 + r.IntN(6)
-	var cols []string
-	for i := range n {
-		cols = append(cols, fmt.Sprintf("c%d %s", i, types[r.IntN(len(types))]))
-	}
-	return schemaOf(t, cols...)
-}
+// columnTypes are the types of the columns of random schemas.
+var columnTypes = []string{"BIGINT", "INT", "DOUBLE", "STRING", "BOOLEAN", "DECIMAL(10, 2)", "TIMESTAMP(3)", "DATE"}
 
 // randomRecord is a record for a schema of n columns, sometimes one field
 // short or long, of values good and bad for any type.
@@ -168,7 +161,7 @@ func FuzzParseFastPath(f *testing.F) {
 		if escape {
 			o.EscapeCharacter = `\`
 		}
-		d, err := NewDecoder(o, schemaOf(t, "a STRING", "b STRING"))
+		d, err := NewDecoder(o, testenv.Schema(t, "a STRING", "b STRING"))
 		if err != nil {
 			t.Fatal(err)
 		}

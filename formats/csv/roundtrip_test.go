@@ -3,70 +3,24 @@ package csv
 import (
 	"bufio"
 	"bytes"
-	"errors"
-	"math"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
+	"github.com/etld/etld/formats/formattest"
+	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
 )
 
-// randomValue makes a value of type t that its text form carries exactly.
-func randomValue(rng *rand.Rand, t row.Type) row.Value {
-	if rng.IntN(8) == 0 {
-		return row.NullValue
-	}
-	const day = 86400 * int64(1e6)
-	switch t.ID {
-	case row.Boolean:
-		return row.BoolValue(rng.IntN(2) == 0)
-	case row.Int:
-		return row.IntValue(int32(rng.Uint32()))
-	case row.BigInt:
-		return row.BigIntValue(int64(rng.Uint64()))
-	case row.Float:
-		return row.FloatValue(float32(rng.NormFloat64() * math.Pow10(rng.IntN(20)-10)))
-	case row.Double:
-		specials := []float64{0, math.NaN(), math.Inf(1), math.Inf(-1), 5e-324, math.MaxFloat64}
-		if rng.IntN(4) == 0 {
-			return row.DoubleValue(specials[rng.IntN(len(specials))])
-		}
-		return row.DoubleValue(rng.NormFloat64() * math.Pow10(rng.IntN(40)-20))
-	case row.Decimal:
-		lim := int64(math.Pow10(t.Precision))
-		return row.DecimalValue(rng.Int64N(2*lim-1)-(lim-1), t.Scale)
-	case row.String:
-		alphabet := []rune("ab ,;\t|\"'\\\n\rNUL\x00é😀")
-		rs := make([]rune, rng.IntN(8))
-		for i := range rs {
-			rs[i] = alphabet[rng.IntN(len(alphabet))]
-		}
-		return row.StringValue(string(rs))
-	case row.Bytes:
-		b := make([]byte, rng.IntN(10))
-		for i := range b {
-			b[i] = byte(rng.Uint32())
-		}
-		return row.BytesValue(b)
-	case row.Date:
-		return row.DateValue(int32(rng.IntN(100000) - 30000))
-	case row.Timestamp:
-		return row.TimestampValue(rng.Int64N(200*365*day) - 70*365*day)
-	case row.TimestampLTZ:
-		return row.TimestampLTZValue(rng.Int64N(200*365*day) - 70*365*day)
-	}
-	return row.NullValue
-}
-
 // TestRoundTrip writes random rows as a CSV stream, splits it back into
 // records and decodes them: every value must come back.
 func TestRoundTrip(t *testing.T) {
-	schema := schemaOf(t, "b BOOLEAN", "i INT", "n BIGINT", "f FLOAT", "d DOUBLE", "m DECIMAL(18,4)",
+	schema := testenv.Schema(t, "b BOOLEAN", "i INT", "n BIGINT", "f FLOAT", "d DOUBLE", "m DECIMAL(18,4)",
 		"s STRING", "s2 STRING", "y BYTES", "dt DATE", "t TIMESTAMP(6)", "l TIMESTAMP_LTZ(6)")
 	rng := rand.New(rand.NewPCG(3, 4))
-	for _, opts := range []Options{
+	for i, opts := range []Options{
 		// Without a null literal, NULL is written as an empty field and
 		// reads back as '' or not at all (Flink's csv format does the
 		// same): every case that must bring NULLs back names one.
@@ -84,47 +38,10 @@ func TestRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var rows []row.Row
-		buf := enc.AppendHeader(nil)
-		for range 1000 {
-			r := make(row.Row, schema.Len())
-			for i, f := range schema.Fields {
-				r[i] = randomValue(rng, f.Type)
-			}
-			rows = append(rows, r)
-			if buf, err = enc.Encode(buf, row.Insert, r); err != nil {
-				t.Fatal(err)
-			}
-		}
-		sc := bufio.NewScanner(bytes.NewReader(buf))
-		sc.Split(dec.Split)
-		b := row.NewBatch(len(rows), schema.Len())
-		first := true
-		for sc.Scan() {
-			if first && dec.HasHeader() {
-				if err := dec.DecodeHeader(sc.Bytes()); err != nil {
-					t.Fatal(err)
-				}
-				first = false
-				continue
-			}
-			if err := dec.Decode(sc.Bytes(), b); err != nil {
-				t.Fatalf("%+v: %q: %v", opts, sc.Text(), err)
-			}
-		}
-		if err := sc.Err(); err != nil {
-			t.Fatal(err)
-		}
-		if b.Len() != len(rows) {
-			t.Fatalf("%+v: wrote %d rows, read %d", opts, len(rows), b.Len())
-		}
-		for k, c := range b.Changes {
-			for i := range rows[k] {
-				if !row.Equal(c.Row[i], rows[k][i]) {
-					t.Fatalf("%+v row %d column %s: wrote %v, read %v", opts, k, schema.Fields[i].Name, rows[k][i], c.Row[i])
-				}
-			}
-		}
+		t.Run(fmt.Sprintf("options %d", i), func(t *testing.T) {
+			formattest.RoundTrip(t, formattest.Codec{Schema: schema, Decoder: dec, Encoder: enc},
+				formattest.RandomChanges(rng, schema, 1000, false, nil))
+		})
 	}
 }
 
@@ -151,7 +68,7 @@ func FuzzCSVDecode(f *testing.F) {
 	for _, seed := range []string{`a\,b,1,2,"c\"d"`, `\N,\,,\t,\`, `#"comment,1,2,3`, `"a\`, `x,,,`, `x,1`} {
 		f.Add([]byte(seed), byte(','), byte(fuzzEscape|fuzzIgnore|fuzzComments))
 	}
-	schema := schemaOf(f, "s STRING", "n BIGINT", "d DOUBLE", "s2 STRING")
+	schema := testenv.Schema(f, "s STRING", "n BIGINT", "d DOUBLE", "s2 STRING")
 	f.Fuzz(func(t *testing.T, rec []byte, delim byte, mode byte) {
 		opts := Options{Delimiter: string([]byte{delim}), AllowComments: mode&fuzzComments != 0, IgnoreParseErrors: mode&fuzzIgnore != 0,
 			DisableQuoteCharacter: mode&fuzzNoQuote != 0}
@@ -169,40 +86,15 @@ func FuzzCSVDecode(f *testing.F) {
 			return // a delimiter the options refuse
 		}
 		enc, _ := NewEncoder(opts, schema)
-		b := row.NewBatch(1, schema.Len())
-		if err := dec.Decode(rec, b); err != nil {
-			var de *connector.DecodeError
-			if !errors.As(err, &de) {
-				t.Fatalf("error is not a DecodeError: %v", err)
-			}
-			if b.Len() != 0 {
-				t.Fatal("a failed record appended a row")
-			}
-			return
-		}
-		if b.Len() == 0 {
-			return
-		}
-		if opts.NullLiteral == nil && slices.ContainsFunc(b.Changes[0].Row, row.Value.IsNull) {
-			return // NULL is written as an empty field, which reads back as ''
-		}
-		// What we read, we write so that it reads back the same.
-		out, err := enc.Encode(nil, row.Insert, b.Changes[0].Row)
-		if err != nil {
-			if opts.DisableQuoteCharacter && opts.EscapeCharacter == "" {
-				return // a value that needs quoting; the error says so
-			}
-			t.Fatal(err)
-		}
-		b2 := row.NewBatch(1, schema.Len())
-		if err := dec.Decode(out, b2); err != nil {
-			t.Fatalf("cannot read back %q: %v", out, err)
-		}
-		for i, v := range b.Changes[0].Row {
-			if !row.Equal(v, b2.Changes[0].Row[i]) {
-				t.Fatalf("column %d: read %v, then %v from %q", i, v, b2.Changes[0].Row[i], out)
-			}
-		}
+		formattest.CheckRecord(t, formattest.Codec{Schema: schema, Decoder: dec, Encoder: enc}, rec, formattest.Check{
+			Exact: true,
+			// Without a null literal, NULL is written as an empty field,
+			// which reads back as ''.
+			Lossy: func(r row.Row) bool { return opts.NullLiteral == nil && slices.ContainsFunc(r, row.Value.IsNull) },
+			// Without quoting or escaping, a value that needs either is
+			// refused, and the error says so.
+			MayRefuse: opts.DisableQuoteCharacter && opts.EscapeCharacter == "",
+		})
 	})
 }
 
@@ -211,7 +103,7 @@ func FuzzCSVSplit(f *testing.F) {
 		"\"a,1\nb\"x\n\"c\nd\",2\r\n", "x,\"\n\"\"\n\"\r", "\uFEFF\"a\nb\"\n", "#\"a\nb\"\n", "\"a\\\"\nb\",\\\n", "\"\\"} {
 		f.Add([]byte(seed), "x\ny", "\"q\"")
 	}
-	schema := schemaOf(f, "a STRING", "b STRING")
+	schema := testenv.Schema(f, "a STRING", "b STRING")
 	dec, _ := NewDecoder(Options{NullLiteral: str("")}, schema)
 	enc, _ := NewEncoder(Options{NullLiteral: str("")}, schema)
 	other, _ := NewDecoder(Options{AllowComments: true, EscapeCharacter: `\`}, schema)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline/connector"
 )
 
@@ -145,7 +146,7 @@ func TestSplitStrayQuote(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			want := tt.want
-			d, err := NewDecoder(Options{}, schemaOf(t, "a STRING", "b STRING"))
+			d, err := NewDecoder(Options{}, testenv.Schema(t, "a STRING", "b STRING"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -173,7 +174,7 @@ func TestSplitStrayQuote(t *testing.T) {
 // open within max_record_bytes waits for more data (a followed file that
 // is still being written), and is cut once the data passes the bound.
 func TestSplitWaitsForTheQuote(t *testing.T) {
-	d, err := NewDecoder(Options{}, schemaOf(t, "a STRING", "b STRING"))
+	d, err := NewDecoder(Options{}, testenv.Schema(t, "a STRING", "b STRING"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +195,7 @@ func TestSplitWaitsForTheQuote(t *testing.T) {
 // TestSplitBadRecordNamesTheColumn: the error of a stray quote names the
 // column its field is in, as Decode's errors do.
 func TestSplitBadRecordNamesTheColumn(t *testing.T) {
-	d, err := NewDecoder(Options{}, schemaOf(t, "a STRING", "b STRING"))
+	d, err := NewDecoder(Options{}, testenv.Schema(t, "a STRING", "b STRING"))
 	if err != nil {
 		t.Fatal(err)
 	}

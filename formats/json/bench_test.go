@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline/row"
 )
 
@@ -30,7 +31,7 @@ func sensorLines() [][]byte {
 }
 
 func BenchmarkDecode(b *testing.B) {
-	schema := schemaOf(b, "id STRING", "ts BIGINT", "temperature DOUBLE")
+	schema := testenv.Schema(b, "id STRING", "ts BIGINT", "temperature DOUBLE")
 	lines := sensorLines()
 	dec, _ := NewDecoder(Options{}, schema)
 	b.ReportAllocs()
@@ -78,7 +79,7 @@ func BenchmarkDecodeBaseline(b *testing.B) {
 }
 
 func BenchmarkEncode(b *testing.B) {
-	schema := schemaOf(b, "id STRING", "ts BIGINT", "temperature DOUBLE")
+	schema := testenv.Schema(b, "id STRING", "ts BIGINT", "temperature DOUBLE")
 	dec, _ := NewDecoder(Options{}, schema)
 	batch := row.NewBatch(benchRows, 3)
 	for _, l := range sensorLines() {

@@ -3,13 +3,14 @@ package json
 import (
 	"testing"
 
+	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline/row"
 )
 
 // Flink's json format writes DECIMAL through Jackson: BigDecimal.toString
 // by default, toPlainString with encode.decimal-as-plain-number.
 func TestEncodeDecimal(t *testing.T) {
-	schema := schemaOf(t, "a DECIMAL(10,7)", "b DECIMAL(18,12)", "c DECIMAL(10,2)")
+	schema := testenv.Schema(t, "a DECIMAL(10,7)", "b DECIMAL(18,12)", "c DECIMAL(10,2)")
 	r := row.Row{row.DecimalValue(0, 7), row.DecimalValue(250000, 12), row.DecimalValue(-12345, 2)}
 	tests := []struct {
 		plain bool
@@ -43,7 +44,7 @@ func TestEncodeDecimal(t *testing.T) {
 
 // DECIMAL(38) in both of Flink's encodings, and back.
 func TestDecimal38(t *testing.T) {
-	schema := schemaOf(t, "a DECIMAL(38,0)", "b DECIMAL(38,30)", "c DECIMAL(21,4)")
+	schema := testenv.Schema(t, "a DECIMAL(38,0)", "b DECIMAL(38,30)", "c DECIMAL(21,4)")
 	texts := []string{"99999999999999999999999999999999999999", "0.000000025000000000000000000000", "-9999999998000000.0001"}
 	r := make(row.Row, len(texts))
 	for i, s := range texts {

@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/etld/etld/internal/javautf8"
 	"github.com/etld/etld/pipeline/row"
 )
 
@@ -120,8 +121,9 @@ var needsEscape = func() (t [utf8.RuneSelf]bool) {
 const hexDigits = "0123456789abcdef"
 
 // appendString appends s as a quoted JSON string. Invalid UTF-8 becomes
-// U+FFFD; U+2028 and U+2029 are escaped so that the output is also valid
-// JavaScript, as encoding/json does.
+// U+FFFD, one per malformed sequence as Java decodes them (javautf8), as
+// in Flink's output; U+2028 and U+2029 are escaped so that the output is
+// also valid JavaScript, as encoding/json does.
 func appendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
@@ -157,7 +159,8 @@ func appendString(dst []byte, s string) []byte {
 		switch {
 		case r == utf8.RuneError && size == 1:
 			dst = append(dst, s[start:i]...)
-			dst = append(dst, "\uFFFD"...) // as the character, so that re-encoding is stable
+			dst = append(dst, javautf8.Replacement...) // as the character, so that re-encoding is stable
+			size = javautf8.MalformedLen(s[i:])
 		case r == '\u2028' || r == '\u2029':
 			dst = append(dst, s[start:i]...)
 			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])

@@ -22,7 +22,9 @@
 // is a number with its scale in Java's BigDecimal.toString form (0E-7,
 // 2.50000E-7 below 1E-6; plain with encode_decimal_as_plain_number), timestamps are strings in the configured
 // standard with as many fraction digits as needed (Flink's form), BYTES is
-// base64 and invalid UTF-8 in strings becomes U+FFFD.
+// base64 and invalid UTF-8 in strings becomes U+FFFD, one per malformed
+// sequence as Java decodes the bytes (internal/javautf8), as in Flink's
+// output.
 package json
 
 import (

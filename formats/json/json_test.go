@@ -8,23 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
 )
-
-func schemaOf(t testing.TB, cols ...string) row.Schema {
-	t.Helper()
-	var s row.Schema
-	for _, c := range cols {
-		name, typ, _ := strings.Cut(c, " ")
-		ty, err := row.ParseType(typ)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.Fields = append(s.Fields, row.Field{Name: name, Type: ty})
-	}
-	return s
-}
 
 func ts(s string) int64 {
 	t, err := time.Parse("2006-01-02 15:04:05.999999", s)
@@ -40,7 +27,7 @@ var allTypes = []string{
 }
 
 func TestDecode(t *testing.T) {
-	schema := schemaOf(t, allTypes...)
+	schema := testenv.Schema(t, allTypes...)
 	null := row.NullValue
 	tests := []struct {
 		name string
@@ -121,7 +108,7 @@ func assertRow(t *testing.T, got, want row.Row) {
 }
 
 func TestDecodeErrors(t *testing.T) {
-	schema := schemaOf(t, "i INT", "n BIGINT NOT NULL", "s STRING", "y BYTES", "m DECIMAL(4,2)", "t TIMESTAMP(3)", "d DATE")
+	schema := testenv.Schema(t, "i INT", "n BIGINT NOT NULL", "s STRING", "y BYTES", "m DECIMAL(4,2)", "t TIMESTAMP(3)", "d DATE")
 	tests := []struct {
 		rec, column, msg string
 	}{
@@ -185,7 +172,7 @@ func TestDecodeErrors(t *testing.T) {
 }
 
 func TestFailOnMissingField(t *testing.T) {
-	d, err := NewDecoder(Options{FailOnMissingField: true}, schemaOf(t, "a INT", "b STRING"))
+	d, err := NewDecoder(Options{FailOnMissingField: true}, testenv.Schema(t, "a INT", "b STRING"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +212,7 @@ func TestOptions(t *testing.T) {
 }
 
 func TestEncode(t *testing.T) {
-	schema := schemaOf(t, allTypes...)
+	schema := testenv.Schema(t, allTypes...)
 	r := row.Row{row.BoolValue(true), row.IntValue(-7), row.BigIntValue(1 << 60), row.FloatValue(0.1), row.DoubleValue(1e7),
 		row.DecimalValue(-5, 2), row.StringValue("q\"\\\n\x01é\xff\u2028"), row.BytesValue([]byte{0, 1, 2}), row.DateValue(19724),
 		row.TimestampValue(ts("2024-01-02 10:00:00.120")), row.TimestampLTZValue(ts("2024-01-02 10:00:00"))}
@@ -272,7 +259,7 @@ func TestStringsAgainstEncodingJSON(t *testing.T) {
 		if err := stdjson.Unmarshal(enc, &std); err != nil {
 			t.Fatalf("%q encodes to invalid JSON %s: %v", in, enc, err)
 		}
-		want := strings.Map(func(r rune) rune { return r }, in) // invalid bytes become U+FFFD one by one
+		want := strings.Map(func(r rune) rune { return r }, in) // each of \xff \xfe is one malformed sequence
 		if std != want {
 			t.Errorf("%q: encoding/json reads back %q, want %q", in, std, want)
 		}
@@ -280,6 +267,27 @@ func TestStringsAgainstEncodingJSON(t *testing.T) {
 		got, end, err := ReadString(string(stdEnc), 0)
 		if err != nil || end != len(stdEnc) || got != want {
 			t.Errorf("ReadString(%s) = %q, %d, %v; want %q", stdEnc, got, end, err, want)
+		}
+	}
+}
+
+// Invalid UTF-8 in a STRING is written as Flink writes it: Flink decodes
+// the bytes as Java does (one U+FFFD per malformed sequence as the JDK
+// cuts them) and Jackson writes the text, so that the output is valid
+// JSON with as many U+FFFD as Flink's.
+func TestInvalidUTF8AsFlinkWritesIt(t *testing.T) {
+	for in, want := range map[string]string{
+		"a\xe2\x82b":       "a\uFFFDb",                 // a truncated sequence: one
+		"\xed\xa0\x80z":    "\uFFFDz",                  // a UTF-16 surrogate: one
+		"\xf0\x80\x80\x80": "\uFFFD\uFFFD\uFFFD\uFFFD", // an overlong lead, then three lone continuations
+		"\xc0\xaf":         "\uFFFD\uFFFD",
+		"ok\xf0\x9f\x98":   "ok\uFFFD", // cut at the end
+		"é\xff😀":           "é\uFFFD😀",
+	} {
+		enc := appendString(nil, in)
+		var got string
+		if err := stdjson.Unmarshal(enc, &got); err != nil || got != want {
+			t.Errorf("%q encodes to %s, read back as %q (%v); want %q", in, enc, got, err, want)
 		}
 	}
 }
@@ -301,7 +309,7 @@ func TestPlainDecimal(t *testing.T) {
 // timestamp string is read in, as Flink's json.timestamp-format.standard
 // does, for TIMESTAMP (no zone) and TIMESTAMP_LTZ (a trailing Z).
 func TestTimestampStandard(t *testing.T) {
-	schema := schemaOf(t, "t TIMESTAMP(6)", "l TIMESTAMP_LTZ(6)")
+	schema := testenv.Schema(t, "t TIMESTAMP(6)", "l TIMESTAMP_LTZ(6)")
 	want := row.Row{row.TimestampValue(ts("2024-01-02 10:00:00.123456")), row.TimestampLTZValue(ts("2024-01-02 10:00:00.5"))}
 	minute := row.Row{row.TimestampValue(ts("2024-01-02 10:00:00")), row.TimestampLTZValue(ts("2024-01-02 10:00:00"))}
 	tests := []struct {
@@ -348,7 +356,7 @@ func TestTimestampStandard(t *testing.T) {
 // TestIgnoreParseErrors: a value that does not fit its column is NULL, as
 // in Flink; malformed JSON and a NOT NULL column still fail the record.
 func TestIgnoreParseErrors(t *testing.T) {
-	schema := schemaOf(t, "i INT", "m DECIMAL(4,2)", "t TIMESTAMP(3)", "y BYTES", "b BOOLEAN", "s STRING", "n INT NOT NULL")
+	schema := testenv.Schema(t, "i INT", "m DECIMAL(4,2)", "t TIMESTAMP(3)", "y BYTES", "b BOOLEAN", "s STRING", "n INT NOT NULL")
 	d, err := NewDecoder(Options{IgnoreParseErrors: true}, schema)
 	if err != nil {
 		t.Fatal(err)

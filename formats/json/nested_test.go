@@ -4,20 +4,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline/row"
 )
 
 func nestedSchema(t *testing.T) row.Schema {
-	var fields []row.Field
-	for _, c := range []string{"tags ARRAY<STRING>", "m MAP<STRING, INT>", "r ROW<a INT, b ARRAY<DOUBLE>, ts TIMESTAMP(3)>", "mi MAP<INT, STRING>", "nn ARRAY<INT NOT NULL>"} {
-		name, typ, _ := strings.Cut(c, " ")
-		ty, err := row.ParseType(typ)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fields = append(fields, row.Field{Name: name, Type: ty})
-	}
-	return row.NewSchema(fields...)
+	return testenv.Schema(t, "tags ARRAY<STRING>", "m MAP<STRING, INT>", "r ROW<a INT, b ARRAY<DOUBLE>, ts TIMESTAMP(3)>", "mi MAP<INT, STRING>", "nn ARRAY<INT NOT NULL>")
 }
 
 func TestNestedDecodeEncode(t *testing.T) {

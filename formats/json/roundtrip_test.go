@@ -1,71 +1,21 @@
 package json
 
 import (
-	"bytes"
 	stdjson "encoding/json"
 	"errors"
-	"math"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/etld/etld/formats/formattest"
+	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
 )
 
-// randomValue makes a value of type t that its text forms can carry
-// exactly.
-func randomValue(rng *rand.Rand, t row.Type) row.Value {
-	if rng.IntN(8) == 0 {
-		return row.NullValue
-	}
-	const day = 86400 * int64(1e6)
-	switch t.ID {
-	case row.Boolean:
-		return row.BoolValue(rng.IntN(2) == 0)
-	case row.Int:
-		return row.IntValue(int32(rng.Uint32()))
-	case row.BigInt:
-		return row.BigIntValue(int64(rng.Uint64()))
-	case row.Float:
-		specials := []float32{0, float32(math.Inf(1)), float32(math.Inf(-1)), 1e-10, 3.4e38}
-		if rng.IntN(4) == 0 {
-			return row.FloatValue(specials[rng.IntN(len(specials))])
-		}
-		return row.FloatValue(float32(rng.NormFloat64() * 1e3))
-	case row.Double:
-		specials := []float64{0, math.NaN(), math.Inf(1), math.Inf(-1), 1e-300, math.MaxFloat64, 5e-324}
-		if rng.IntN(4) == 0 {
-			return row.DoubleValue(specials[rng.IntN(len(specials))])
-		}
-		return row.DoubleValue(rng.NormFloat64() * math.Pow10(rng.IntN(20)-10))
-	case row.Decimal:
-		lim := int64(math.Pow10(t.Precision))
-		return row.DecimalValue(rng.Int64N(2*lim-1)-(lim-1), t.Scale)
-	case row.String:
-		alphabet := []rune("ab ,;\"'\\\n\r\t\x00é😀\u2028{}[]:")
-		rs := make([]rune, rng.IntN(12))
-		for i := range rs {
-			rs[i] = alphabet[rng.IntN(len(alphabet))]
-		}
-		return row.StringValue(string(rs))
-	case row.Bytes:
-		b := make([]byte, rng.IntN(10))
-		for i := range b {
-			b[i] = byte(rng.Uint32())
-		}
-		return row.BytesValue(b)
-	case row.Date:
-		return row.DateValue(int32(rng.IntN(100000) - 30000))
-	case row.Timestamp:
-		return row.TimestampValue(rng.Int64N(200*365*day) - 70*365*day)
-	case row.TimestampLTZ:
-		return row.TimestampLTZValue(rng.Int64N(200*365*day) - 70*365*day)
-	}
-	return row.NullValue
-}
-
+// TestRoundTrip writes random rows, each as its own record, and reads
+// them back: every value must come back, with either timestamp format.
 func TestRoundTrip(t *testing.T) {
-	schema := schemaOf(t, "b BOOLEAN", "i INT", "n BIGINT", "f FLOAT", "d DOUBLE", "m DECIMAL(18,4)", "m0 DECIMAL(5,0)",
+	schema := testenv.Schema(t, "b BOOLEAN", "i INT", "n BIGINT", "f FLOAT", "d DOUBLE", "m DECIMAL(18,4)", "m0 DECIMAL(5,0)",
 		"s STRING", "y BYTES", "dt DATE", "t TIMESTAMP(6)", "l TIMESTAMP_LTZ(6)")
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, opts := range []Options{{}, {TimestampFormat: "iso-8601"}} {
@@ -77,26 +27,8 @@ func TestRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for range 2000 {
-			r := make(row.Row, schema.Len())
-			for i, f := range schema.Fields {
-				r[i] = randomValue(rng, f.Type)
-			}
-			line, err := enc.Encode(nil, row.Insert, r)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b := row.NewBatch(1, schema.Len())
-			if err := dec.Decode(line, b); err != nil {
-				t.Fatalf("%s: %v", line, err)
-			}
-			got := b.Changes[0].Row
-			for i := range r {
-				if !row.Equal(got[i], r[i]) {
-					t.Fatalf("column %s: wrote %v, read %v back from %s", schema.Fields[i].Name, r[i], got[i], line)
-				}
-			}
-		}
+		formattest.RoundTrip(t, formattest.Codec{Schema: schema, Decoder: dec, Encoder: enc},
+			formattest.RandomChanges(rng, schema, 2000, false, nil))
 	}
 }
 
@@ -115,7 +47,7 @@ func FuzzJSONDecode(f *testing.F) {
 			f.Add([]byte(seed), mode)
 		}
 	}
-	schema := schemaOf(f, "b BOOLEAN", "i INT", "n BIGINT", "f FLOAT", "d DOUBLE", "m DECIMAL(10,2)", "s STRING",
+	schema := testenv.Schema(f, "b BOOLEAN", "i INT", "n BIGINT", "f FLOAT", "d DOUBLE", "m DECIMAL(10,2)", "s STRING",
 		"y BYTES", "dt DATE", "t TIMESTAMP(3)", "l TIMESTAMP_LTZ(6)")
 	f.Fuzz(func(t *testing.T, rec []byte, mode byte) {
 		opts := Options{IgnoreParseErrors: mode&2 != 0}
@@ -124,41 +56,16 @@ func FuzzJSONDecode(f *testing.F) {
 		}
 		dec, _ := NewDecoder(opts, schema)
 		enc, _ := NewEncoder(opts, schema)
-		b := row.NewBatch(1, schema.Len())
-		err := dec.Decode(rec, b)
-		if err != nil {
-			var de *connector.DecodeError
-			if !errors.As(err, &de) {
-				t.Fatalf("error is not a DecodeError: %v", err)
-			}
-			var se *SyntaxError
-			var pe *row.ParseError
-			if !errors.As(err, &se) && !errors.As(err, &pe) && de.Column == "" {
-				t.Fatalf("error has neither a byte offset nor a column: %v", err)
-			}
-			if b.Len() != 0 {
-				t.Fatal("a failed record appended a row")
-			}
-			return
-		}
-		if b.Len() == 0 {
-			return
-		}
-		// What we read, we can write, and reading that back is stable.
-		once, err := enc.Encode(nil, row.Insert, b.Changes[0].Row)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !stdjson.Valid(once) {
-			t.Fatalf("wrote invalid JSON %s", once)
-		}
-		b2 := row.NewBatch(1, schema.Len())
-		if err := dec.Decode(once, b2); err != nil {
-			t.Fatalf("cannot read back %s: %v", once, err)
-		}
-		twice, _ := enc.Encode(nil, row.Insert, b2.Changes[0].Row)
-		if !bytes.Equal(once, twice) {
-			t.Fatalf("unstable: %s then %s", once, twice)
-		}
+		formattest.CheckRecord(t, formattest.Codec{Schema: schema, Decoder: dec, Encoder: enc}, rec, formattest.Check{
+			// A byte offset or a column.
+			Explains: func(err error) bool {
+				var se *SyntaxError
+				var pe *row.ParseError
+				var de *connector.DecodeError
+				return errors.As(err, &se) || errors.As(err, &pe) || errors.As(err, &de) && de.Column != ""
+			},
+			MaxChanges: func([]byte) int { return 1 },
+			Valid:      stdjson.Valid,
+		})
 	})
 }

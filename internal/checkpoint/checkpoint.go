@@ -6,8 +6,9 @@
 //	chk-00000000000000000042   one file per checkpoint (the last Keep kept)
 //	MANIFEST                   names the newest complete checkpoint
 //	INSTANCE                   the state's identity (Instance), made once
+//	FENCE                      the last number Fence handed out
 //
-// Both are written the same way: into a temporary file in the directory,
+// All are written the same way: into a temporary file in the directory,
 // fsync, rename over the final name, fsync the directory. A crash at any
 // moment leaves either the old manifest or the new one, each naming a
 // checkpoint file that is complete; temporary files left behind are
@@ -32,7 +33,9 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/etld/etld/internal/durable"
@@ -82,10 +85,15 @@ func (c *Checkpoint) Find(id string) *Component {
 // DefaultKeep is how many checkpoint files a store keeps.
 const DefaultKeep = 3
 
-// Store is one pipeline's checkpoint directory.
+// Store is one pipeline's checkpoint directory. Its methods are safe
+// for concurrent use: a sink may ask for a Fence while a checkpoint is
+// written.
 type Store struct {
 	dir  string
 	keep int
+	// mu serialises the writes: prune removes the temporary files of
+	// interrupted writes, which must not be those of a write in progress.
+	mu sync.Mutex
 }
 
 // Open makes (if needed) and returns the store of pipeline under
@@ -109,6 +117,7 @@ const (
 	version      = 1
 	manifestName = "MANIFEST"
 	instanceName = "INSTANCE"
+	fenceName    = "FENCE"
 	filePrefix   = "chk-"
 	tmpMarker    = ".tmp-"
 )
@@ -126,6 +135,8 @@ func fileName(id int64) string { return fmt.Sprintf("%s%020d", filePrefix, id) }
 // Write stores cp durably and makes it the newest checkpoint; it returns
 // the size of the checkpoint file.
 func (s *Store) Write(cp *Checkpoint) (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	name := fileName(cp.ID)
 	size, err := s.writeFile(name, func(w io.Writer) error { return encode(w, cp) })
 	if err != nil {
@@ -209,6 +220,8 @@ func (s *Store) prune(newest int64) {
 // removed directory gets a new one. A sink marks what it writes with it,
 // so that it can tell its own earlier writes from another run's.
 func (s *Store) Instance() (id string, since time.Time, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	path := filepath.Join(s.dir, instanceName)
 	var inst struct {
 		ID    string    `json:"id"`
@@ -269,6 +282,43 @@ func (s *Store) Note(name string) ([]byte, error) {
 		return nil, fmt.Errorf("checkpoint: note %s: %w", name, err)
 	}
 	return data, nil
+}
+
+// Fence returns a number larger than any Fence returned before for this
+// state directory, stored durably before Fence returns: the number of a
+// sink's life (a run, or a part of a long one), which its writes carry
+// so that the target refuses a write of an earlier life that arrives
+// late, a request a killed process had sent. The number is now in Unix
+// seconds, or the last one plus one when the clock is behind it (runs
+// that start more often than once a second, a clock set back): a state
+// directory that replaces a removed one then still numbers its lives
+// above the removed one's, as long as the clock moved on since.
+func (s *Store) Fence(now time.Time) (uint64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	path := filepath.Join(s.dir, fenceName)
+	var last uint64
+	data, err := os.ReadFile(path)
+	switch {
+	case err == nil:
+		last, err = strconv.ParseUint(strings.TrimSpace(string(data)), 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("checkpoint: %s is damaged: %q (remove it: the next run numbers its life from the clock)", path, strings.TrimSpace(string(data)))
+		}
+	case !errors.Is(err, os.ErrNotExist):
+		return 0, fmt.Errorf("checkpoint: %w", err)
+	}
+	next := last + 1
+	if sec := now.Unix(); sec > 0 && uint64(sec) > next {
+		next = uint64(sec)
+	}
+	if _, err := s.writeFile(fenceName, func(w io.Writer) error {
+		_, err := fmt.Fprintf(w, "%d\n", next)
+		return err
+	}); err != nil {
+		return 0, fmt.Errorf("checkpoint: write %s: %w", path, err)
+	}
+	return next, nil
 }
 
 // Latest returns the newest complete checkpoint, or nil when the store

@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -201,5 +202,65 @@ func TestNotesStayWithTheDirectory(t *testing.T) {
 	}
 	if got, err := s3.Note("a"); got != nil || err != nil {
 		t.Fatalf("Note after removing the state = %q, %v; want nil", got, err)
+	}
+}
+
+// Fence numbers grow from call to call and from store to store on the
+// same directory, follow the clock when it is ahead, and are stored
+// before Fence returns; a checkpoint written meanwhile (whose prune
+// removes temporary files) never breaks one.
+func TestFenceGrows(t *testing.T) {
+	dir := t.TempDir()
+	s, _ := Open(dir, "p")
+	at := time.Unix(1_700_000_000, 0)
+	first, err := s.Fence(at)
+	if err != nil || first != 1_700_000_000 {
+		t.Fatalf("first fence %d, %v; want the clock's seconds", first, err)
+	}
+	// Lives quicker than the clock, and a clock set back, still grow.
+	for i, now := range []time.Time{at, at.Add(-time.Hour), at.Add(time.Millisecond)} {
+		f, err := s.Fence(now)
+		if err != nil || f != first+uint64(i)+1 {
+			t.Fatalf("fence %d at %s: %d, %v; want %d", i, now, f, err, first+uint64(i)+1)
+		}
+	}
+	// Another store on the directory (the next process) goes on from the
+	// file; a clock ahead wins.
+	again, _ := Open(dir, "p")
+	if f, err := again.Fence(at); err != nil || f != first+4 {
+		t.Fatalf("fence after reopening: %d, %v; want %d", f, err, first+4)
+	}
+	if f, _ := again.Fence(at.Add(time.Hour)); f != first+3600 {
+		t.Fatalf("fence with the clock an hour on: %d, want %d", f, first+3600)
+	}
+
+	done := make(chan error)
+	go func() {
+		var last uint64
+		for range 200 {
+			f, err := again.Fence(at)
+			if err == nil && f <= last {
+				err = fmt.Errorf("fence %d after %d", f, last)
+			}
+			if err != nil {
+				done <- err
+				return
+			}
+			last = f
+		}
+		done <- nil
+	}()
+	for id := int64(1); id <= 50; id++ {
+		if _, err := again.Write(sample(id)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("fence beside checkpoint writes: %v", err)
+	}
+
+	os.WriteFile(filepath.Join(dir, "p", fenceName), []byte("twelve\n"), 0o644)
+	if _, err := again.Fence(at); err == nil || !strings.Contains(err.Error(), "damaged") {
+		t.Fatalf("damaged FENCE file: %v", err)
 	}
 }

@@ -10,4 +10,9 @@
 //
 // Every run prints its seed; the same seed replays the same kill times
 // (the moments they land in the child still vary with the machine's load).
+//
+// TestLateRequests kills no life at random: a proxy holds a write request
+// of the first life, which is killed as soon as one is held, and lets it
+// through once the next life has written; the output must still be an
+// uninterrupted run's.
 package crashtest

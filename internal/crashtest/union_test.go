@@ -2,9 +2,11 @@ package crashtest
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -118,3 +120,81 @@ func foldRetract(t *testing.T, path string) []string {
 	slices.Sort(out)
 	return out
 }
+
+// (v) Kafka (four partitions) read twice, even and odd ids, UNION ALL a
+// CSV file -> projection -> Kafka append: exactly once, as a single
+// source. The union keeps no state and every message names its source
+// record; the two branches over one topic name the same records, which
+// the union tells apart by its input. Every event must be in the output
+// once.
+var unionToKafka = scenario{
+	name: "union-to-kafka",
+	pipeline: `version: 1
+name: crash-union-kafka-{{.Out}}
+sources:
+  - name: events
+    type: kafka
+    brokers: {{.Vars.kafka}}
+    topic: {{.Vars.topic}}
+    group_id: ` + groupTemplate + `
+    start: earliest
+    stop: latest
+    format: json
+    schema:
+      - id BIGINT
+      - k STRING
+      - v BIGINT
+  - name: lines
+    type: file
+    path: {{.Dir}}/in.csv
+    format: csv
+    schema:
+      - id BIGINT
+      - k STRING
+      - v BIGINT
+transforms:
+  - name: doubled
+    sql: |
+      SELECT id, UPPER(k) AS k, v * 2 AS v2 FROM events WHERE MOD(id, 2) = 0
+      UNION ALL
+      SELECT id, UPPER(k) AS k, v * 2 AS v2 FROM lines
+      UNION ALL
+      SELECT id, UPPER(k) AS k, v * 2 AS v2 FROM events WHERE MOD(id, 2) = 1
+sinks:
+  - name: out
+    from: doubled
+    type: kafka
+    brokers: {{.Vars.kafka}}
+    topic: {{.Vars.topic}}_{{.Out}}{{.Round}}
+    create_topic: true
+    partitions: 3
+    format: json
+    exactly_once: ` + exactlyOnce + `
+`,
+	needs:      kafkaNeeds(nil),
+	beforeLife: misleadGroup,
+	setup: func(t *testing.T, e *env) {
+		n := intEnv("ETLD_CRASH_ROWS", 300_000) / 6
+		events := produceEvents(t, e, n)
+		var b strings.Builder
+		for i := range n {
+			ev := event{ID: int64(n + i), K: fmt.Sprintf("key_%03d", e.rnd.IntN(kafkaKeys)), V: e.rnd.Int64N(1_000_000)}
+			events = append(events, ev)
+			fmt.Fprintf(&b, "%d,%s,%d\n", ev.ID, ev.K, ev.V)
+		}
+		if err := os.WriteFile(filepath.Join(e.Dir, "in.csv"), []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		e.data["events"] = events
+		t.Cleanup(func() {
+			topics := []string{e.Vars["topic"] + "_ref0"}
+			for r := 1; r <= e.Round; r++ {
+				topics = append(topics, e.Vars["topic"]+"_out"+strconv.Itoa(r))
+			}
+			deleteTopics(t, e.Vars["kafka"], topics...)
+		})
+	},
+	check: kafkaToKafka.check,
+}
+
+func TestCrashUnionKafka(t *testing.T) { runScenario(t, unionToKafka) }

@@ -196,140 +196,170 @@ var ErrNoMatch = errors.New("does not match the format")
 // Parse reads s in the pattern and returns the instant (UTC unless the
 // text carries a zone offset).
 func (f Pattern) Parse(s string) (time.Time, error) {
-	year, month, day, yday := 1970, 1, 1, 0
-	hour, minute, sec, nanos := 0, 0, 0, 0
-	pm, hasAmPm, offset := false, false, 0
+	p := parsed{year: 1970, month: 1, day: 1}
 	pos := 0
 	for i, fl := range f {
-		if fl.letter == 0 {
-			if !strings.HasPrefix(s[pos:], fl.lit) {
-				return time.Time{}, ErrNoMatch
-			}
-			pos += len(fl.lit)
-			continue
-		}
-		if isNumericField(fl) {
+		var w int
+		ok := true
+		switch {
+		case fl.letter == 0:
+			ok, w = strings.HasPrefix(s[pos:], fl.lit), len(fl.lit)
+		case isNumericField(fl):
 			maxW := 10
 			if i+1 < len(f) && isNumericField(f[i+1]) {
 				maxW = fl.n // adjacent numbers: fixed widths
 			}
-			start := pos
-			neg := false
-			if (fl.letter == 'y' || fl.letter == 'u') && pos < len(s) && s[pos] == '-' {
-				neg = true
-				pos++
-				start++
-			}
-			for pos < len(s) && pos-start < maxW && s[pos] >= '0' && s[pos] <= '9' {
-				pos++
-			}
-			digits := s[start:pos]
-			if digits == "" {
-				return time.Time{}, ErrNoMatch
-			}
-			v, err := strconv.Atoi(digits)
-			if err != nil {
-				return time.Time{}, ErrNoMatch
-			}
-			if neg {
-				v = -v
-			}
-			switch fl.letter {
-			case 'y', 'Y', 'u':
-				if fl.n == 2 && len(digits) == 2 {
-					v += 2000
-				}
-				year = v
-			case 'M', 'L':
-				month = v
-			case 'd':
-				day = v
-			case 'D':
-				yday = v
-			case 'H', 'K':
-				if v > 23 || (fl.letter == 'K' && v > 11) {
-					return time.Time{}, ErrNoMatch
-				}
-				hour = v
-			case 'k', 'h':
-				if v < 1 || v > 24 || (fl.letter == 'h' && v > 12) {
-					return time.Time{}, ErrNoMatch
-				}
-				hour = v % 24
-				if fl.letter == 'h' {
-					hour = v % 12
-				}
-			case 'm':
-				minute = v
-			case 's':
-				sec = v
-			case 'S':
-				for k := len(digits); k < 9; k++ {
-					v *= 10
-				}
-				if len(digits) > 9 {
-					v, _ = strconv.Atoi(digits[:9])
-				}
-				nanos = v
-			case 'n':
-				nanos = v
-			}
-			continue
+			w, ok = p.number(fl, s[pos:], maxW)
+		default:
+			w, ok = p.text(fl, s[pos:])
 		}
-		rest := s[pos:]
-		switch fl.letter {
-		case 'G':
-			switch {
-			case hasPrefixFold(rest, "AD"):
-				pos += 2
-			default:
-				return time.Time{}, ErrNoMatch
-			}
-		case 'M', 'L':
-			m, w := matchName(rest, monthNames[:], fl.n >= 4)
-			if m < 0 {
-				return time.Time{}, ErrNoMatch
-			}
-			month, pos = m+1, pos+w
-		case 'E', 'e':
-			d, w := matchName(rest, dayNames[:], fl.n >= 4)
-			if d < 0 {
-				return time.Time{}, ErrNoMatch
-			}
-			pos += w
-		case 'a':
-			switch {
-			case hasPrefixFold(rest, "AM"):
-				hasAmPm, pos = true, pos+2
-			case hasPrefixFold(rest, "PM"):
-				hasAmPm, pm, pos = true, true, pos+2
-			default:
-				return time.Time{}, ErrNoMatch
-			}
-		case 'z', 'Z', 'X', 'x':
-			off, w, ok := parseZone(rest)
-			if !ok {
-				return time.Time{}, ErrNoMatch
-			}
-			offset, pos = off, pos+w
+		if !ok {
+			return time.Time{}, ErrNoMatch
 		}
+		pos += w
 	}
 	if pos != len(s) {
 		return time.Time{}, ErrNoMatch
 	}
-	if hasAmPm && pm {
+	return p.instant()
+}
+
+// parsed holds the fields Parse has read, each at its default (the Unix
+// epoch's) until the text sets it.
+type parsed struct {
+	year, month, day, yday   int
+	hour, minute, sec, nanos int
+	pm, hasAmPm              bool
+	offset                   int // seconds east of UTC
+}
+
+// number reads the numeric field fl at the start of s, at most maxW
+// digits (a year may carry a minus sign), records it and returns the
+// width it read.
+func (p *parsed) number(fl dfField, s string, maxW int) (int, bool) {
+	pos := 0
+	neg := false
+	if (fl.letter == 'y' || fl.letter == 'u') && pos < len(s) && s[pos] == '-' {
+		neg = true
+		pos++
+	}
+	start := pos
+	for pos < len(s) && pos-start < maxW && s[pos] >= '0' && s[pos] <= '9' {
+		pos++
+	}
+	digits := s[start:pos]
+	if digits == "" {
+		return 0, false
+	}
+	v, err := strconv.Atoi(digits)
+	if err != nil {
+		return 0, false
+	}
+	if neg {
+		v = -v
+	}
+	return pos, p.setNumber(fl, v, digits)
+}
+
+// setNumber records v, read as digits, for the numeric field fl; it
+// reports false for an hour out of the letter's range.
+func (p *parsed) setNumber(fl dfField, v int, digits string) bool {
+	switch fl.letter {
+	case 'y', 'Y', 'u':
+		if fl.n == 2 && len(digits) == 2 {
+			v += 2000
+		}
+		p.year = v
+	case 'M', 'L':
+		p.month = v
+	case 'd':
+		p.day = v
+	case 'D':
+		p.yday = v
+	case 'H', 'K':
+		if v > 23 || (fl.letter == 'K' && v > 11) {
+			return false
+		}
+		p.hour = v
+	case 'k', 'h':
+		if v < 1 || v > 24 || (fl.letter == 'h' && v > 12) {
+			return false
+		}
+		p.hour = v % 24
+		if fl.letter == 'h' {
+			p.hour = v % 12
+		}
+	case 'm':
+		p.minute = v
+	case 's':
+		p.sec = v
+	case 'S':
+		for k := len(digits); k < 9; k++ {
+			v *= 10
+		}
+		if len(digits) > 9 {
+			v, _ = strconv.Atoi(digits[:9])
+		}
+		p.nanos = v
+	case 'n':
+		p.nanos = v
+	}
+	return true
+}
+
+// text reads the text field fl (an era, a month or day name, AM/PM, a
+// zone) at the start of s, records it and returns the width it read.
+func (p *parsed) text(fl dfField, s string) (int, bool) {
+	switch fl.letter {
+	case 'G':
+		return 2, hasPrefixFold(s, "AD")
+	case 'M', 'L':
+		m, w := matchName(s, monthNames[:], fl.n >= 4)
+		if m < 0 {
+			return 0, false
+		}
+		p.month = m + 1
+		return w, true
+	case 'E', 'e':
+		d, w := matchName(s, dayNames[:], fl.n >= 4)
+		return w, d >= 0
+	case 'a':
+		switch {
+		case hasPrefixFold(s, "AM"):
+			p.hasAmPm = true
+		case hasPrefixFold(s, "PM"):
+			p.hasAmPm, p.pm = true, true
+		default:
+			return 0, false
+		}
+		return 2, true
+	case 'z', 'Z', 'X', 'x':
+		off, w, ok := parseZone(s)
+		if !ok {
+			return 0, false
+		}
+		p.offset = off
+		return w, true
+	}
+	return 0, true
+}
+
+// instant checks the fields read and returns the instant they name.
+func (p *parsed) instant() (time.Time, error) {
+	hour := p.hour
+	if p.hasAmPm && p.pm {
 		hour += 12
 	}
-	if month < 1 || month > 12 || day < 1 || day > 31 || minute > 59 || sec > 59 || hour > 23 {
+	if p.month < 1 || p.month > 12 || p.day < 1 || p.day > 31 || p.minute > 59 || p.sec > 59 || hour > 23 {
 		return time.Time{}, ErrNoMatch
 	}
-	t := time.Date(year, time.Month(month), day, hour, minute, sec, nanos, time.UTC)
-	if yday > 0 {
-		t = time.Date(year, 1, yday, hour, minute, sec, nanos, time.UTC)
-	} else if t.Day() != day {
+	t := time.Date(p.year, time.Month(p.month), p.day, hour, p.minute, p.sec, p.nanos, time.UTC)
+	if p.yday > 0 {
+		t = time.Date(p.year, 1, p.yday, hour, p.minute, p.sec, p.nanos, time.UTC)
+	} else if t.Day() != p.day {
 		return time.Time{}, ErrNoMatch // 2024-02-30
 	}
-	return t.Add(-time.Duration(offset) * time.Second), nil
+	return t.Add(-time.Duration(p.offset) * time.Second), nil
 }
 
 var monthNames = [...]string{"January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"}

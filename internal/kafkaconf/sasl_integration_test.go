@@ -2,7 +2,6 @@ package kafkaconf_test
 
 import (
 	"bytes"
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -47,7 +46,8 @@ func TestSASLWriteRead(t *testing.T) {
 				t.Fatalf("Transport: %v", err)
 			}
 			defer transport.CloseIdleConnections()
-			topic := createTopic(t, ctx, addr, transport)
+			// Created over SASL: the admin requests authenticate too.
+			topic := testenv.KafkaTopicVia(t, &kafka.Client{Addr: kafka.TCP(addr), Transport: transport, Timeout: 30 * time.Second}, 1)
 
 			want := []kafka.Message{
 				{Key: []byte("k1"), Value: []byte("over " + mech)},
@@ -177,33 +177,4 @@ func TestSASLListenerNeedsAuth(t *testing.T) {
 		t.Fatalf("metadata without SASL from %s: %+v; want an error", addr, md)
 	}
 	t.Logf("without SASL: %v", err)
-}
-
-// createTopic creates a one-partition topic over the SASL listener and
-// deletes it when the test ends.
-func createTopic(t *testing.T, ctx context.Context, addr string, transport *kafka.Transport) string {
-	t.Helper()
-	topic := testenv.UniqueName(t, "sasl")
-	client := &kafka.Client{Addr: kafka.TCP(addr), Transport: transport, Timeout: 30 * time.Second}
-	res, err := client.CreateTopics(ctx, &kafka.CreateTopicsRequest{
-		Topics: []kafka.TopicConfig{{Topic: topic, NumPartitions: 1, ReplicationFactor: 1}},
-	})
-	if err == nil {
-		err = res.Errors[topic]
-	}
-	if err != nil {
-		t.Fatalf("CreateTopics %s over SASL: %v", topic, err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		res, err := client.DeleteTopics(ctx, &kafka.DeleteTopicsRequest{Topics: []string{topic}})
-		if err == nil {
-			err = res.Errors[topic]
-		}
-		if err != nil {
-			t.Errorf("DeleteTopics %s: %v", topic, err)
-		}
-	})
-	return topic
 }

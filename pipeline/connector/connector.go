@@ -113,6 +113,17 @@ type RunInfo struct {
 	// pipeline wrote under it is older.
 	Instance string
 	Since    time.Time
+	// Fence, in a Resumable run, returns a number larger than any it
+	// returned before for the pipeline's state directory, in this run
+	// or an earlier one, durably stored before it returns. A sink calls
+	// it before its first write (in Open) and marks what it writes with
+	// it, so that its target can refuse a write of an earlier life that
+	// arrives late: a request a killed process had sent, held up in the
+	// network. The numbers follow the clock (Unix seconds, or the last
+	// one plus one when the clock is behind), so that a state directory
+	// made anew numbers above the removed one. Nil when the run is not
+	// Resumable.
+	Fence func() (uint64, error)
 }
 
 // RunAware is a sink or source that needs to know, before Open, how its
@@ -203,6 +214,25 @@ type MetadataSource interface {
 // that no -U reaches a plan that expects inserts only.
 type UpdatingSource interface {
 	Updating() bool
+}
+
+// FileReader is a source that reads local files. The planner refuses a
+// pipeline that reads a file it writes (FileWriter, a dead-letter file):
+// a sink would truncate its own input, or a followed source read back
+// what the pipeline wrote, without end.
+type FileReader interface {
+	// ReadFiles returns the paths or globs of the files the source reads,
+	// as the pipeline file wrote them (relative to the working directory),
+	// and whether it follows them (reads what is appended, without end).
+	ReadFiles() (patterns []string, follow bool)
+}
+
+// FileWriter is a sink that writes local files (see FileReader).
+type FileWriter interface {
+	// WriteFiles returns the files the sink writes, as the pipeline file
+	// wrote them: its output first, then one name of each kind of file
+	// it writes beside it (an in-progress part).
+	WriteFiles() []string
 }
 
 // Mode is the changelog mode a sink runs in.

@@ -52,6 +52,39 @@ func (x *exporter) dataFailures() {
 	}
 }
 
+// errorCalls lists each call of ERROR(reason) as a difference: Flink has
+// no such function, so the script's view or table that holds one does
+// not compile there, whatever the source's on_error.
+func (x *exporter) errorCalls() {
+	list := func(s *spec.SQL, parse func(string) (sql.Node, error), path, element string) {
+		root, err := parse(s.Text)
+		if err != nil {
+			return
+		}
+		walkAST(root, func(n sql.Node) bool {
+			if c, ok := n.(*sql.Call); ok && strings.EqualFold(c.Name, "ERROR") {
+				p := c.Pos()
+				x.differ(s.FilePos(p.Line, p.Col), path, element,
+					"%s: Flink has no ERROR function and refuses the statement; etld hands the row it is evaluated on to the on_error of its source", sql.Format(c))
+			}
+			return true
+		})
+	}
+	for _, s := range x.plan.Sources {
+		for _, c := range s.Spec.Schema {
+			if c.Computed != nil {
+				list(c.Computed, parseExpr, c.Path, "source "+s.Spec.Name)
+			}
+		}
+		if s.Spec.Watermark != nil {
+			list(s.Spec.Watermark, parseExpr, s.Spec.Path+".watermark", "source "+s.Spec.Name)
+		}
+	}
+	for _, t := range x.plan.Transforms {
+		list(t.Transform.SQL, parseQuery, t.Transform.Path+".sql", "transform "+t.Name)
+	}
+}
+
 // lenient is a source's on_error when it sets bad rows aside.
 func lenient(s *spec.Source) string {
 	if p := s.OnError.Policy; p == "skip" || p == "dead-letter" {

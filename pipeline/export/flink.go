@@ -108,6 +108,7 @@ func (x *exporter) script() (*Script, error) {
 	}
 	x.filters()
 	x.dataFailures()
+	x.errorCalls()
 	if len(sinks) > 0 {
 		x.body.WriteString("EXECUTE STATEMENT SET\nBEGIN\n")
 		for i, s := range sinks {

@@ -47,7 +47,7 @@ func negate(x *node) (evalFn, error) {
 	var f func(v row.Value) row.Value
 	switch x.t.ID {
 	case row.Null:
-		return constEval(row.NullValue), nil
+		return nullEval(x), nil
 	case row.Int:
 		f = func(v row.Value) row.Value { return row.IntValue(-int32(v.Int64())) }
 	case row.BigInt:
@@ -82,7 +82,7 @@ func (c *compiler) arith(e sql.Expr, opAt sql.Pos, bop sql.BinaryOp, l, r *node)
 	}
 	switch {
 	case lt.ID == row.Null && rt.ID == row.Null:
-		return constNode(e, row.Type{ID: row.Int}, row.NullValue), nil
+		return nullNode(e, row.Type{ID: row.Int}, l, r), nil
 	case lt.ID == row.Null:
 		lt = rt
 	case rt.ID == row.Null:
@@ -368,98 +368,108 @@ func fastArith(op byte, t row.Type, l, r *node) evalFn {
 	safeDiv := (op != '/' && op != '%') || (r.konst && r.val.Int64() != 0)
 	switch {
 	case t.ID.Integral() && safeDiv && l.t.ID.Integral() && r.t.ID.Integral():
-		wrap := t.ID == row.Int
-		mk := func(z int64) row.Value {
-			if wrap {
-				return row.IntValue(int32(z))
-			}
-			return row.BigIntValue(z)
-		}
-		switch {
-		case l.col >= 0 && r.konst:
-			i, k := l.col, r.val.Int64()
-			return func(rw row.Row) (row.Value, error) {
-				v := rw[i]
-				if v.IsNull() {
-					return v, nil
-				}
-				return mk(i64op(op, v.Int64(), k)), nil
-			}
-		case l.col >= 0 && r.col >= 0:
-			i, j := l.col, r.col
-			return func(rw row.Row) (row.Value, error) {
-				a, b := rw[i], rw[j]
-				if a.IsNull() || b.IsNull() {
-					return row.NullValue, nil
-				}
-				return mk(i64op(op, a.Int64(), b.Int64())), nil
-			}
-		case r.konst:
-			le, k := l.eval, r.val.Int64()
-			return func(rw row.Row) (row.Value, error) {
-				v, err := le(rw)
-				if err != nil || v.IsNull() {
-					return v, err
-				}
-				return mk(i64op(op, v.Int64(), k)), nil
-			}
-		default:
-			le, re := l.eval, r.eval
-			return func(rw row.Row) (row.Value, error) {
-				a, err := le(rw)
-				if err != nil || a.IsNull() {
-					return row.NullValue, err
-				}
-				b, err := re(rw)
-				if err != nil || b.IsNull() {
-					return row.NullValue, err
-				}
-				return mk(i64op(op, a.Int64(), b.Int64())), nil
-			}
-		}
+		return intArith(op, t.ID == row.Int, l, r)
 	case t.ID == row.Double && op != '%' && l.t.ID == row.Double && r.t.ID == row.Double:
-		switch {
-		case l.col >= 0 && r.konst:
-			i, k := l.col, f64(r.val)
-			return func(rw row.Row) (row.Value, error) {
-				v := rw[i]
-				if v.IsNull() {
-					return v, nil
-				}
-				return row.DoubleValue(f64op(op, f64(v), k)), nil
-			}
-		case l.col >= 0 && r.col >= 0:
-			i, j := l.col, r.col
-			return func(rw row.Row) (row.Value, error) {
-				a, b := rw[i], rw[j]
-				if a.IsNull() || b.IsNull() {
-					return row.NullValue, nil
-				}
-				return row.DoubleValue(f64op(op, f64(a), f64(b))), nil
-			}
-		case r.konst:
-			le, k := l.eval, f64(r.val)
-			return func(rw row.Row) (row.Value, error) {
-				v, err := le(rw)
-				if err != nil || v.IsNull() {
-					return v, err
-				}
-				return row.DoubleValue(f64op(op, f64(v), k)), nil
-			}
-		default:
-			le, re := l.eval, r.eval
-			return func(rw row.Row) (row.Value, error) {
-				a, err := le(rw)
-				if err != nil || a.IsNull() {
-					return row.NullValue, err
-				}
-				b, err := re(rw)
-				if err != nil || b.IsNull() {
-					return row.NullValue, err
-				}
-				return row.DoubleValue(f64op(op, f64(a), f64(b))), nil
-			}
-		}
+		return doubleArith(op, l, r)
 	}
 	return nil
+}
+
+// intArith is fastArith's integer l op r, its result an INT (wrapping)
+// when wrap, else a BIGINT.
+func intArith(op byte, wrap bool, l, r *node) evalFn {
+	mk := func(z int64) row.Value {
+		if wrap {
+			return row.IntValue(int32(z))
+		}
+		return row.BigIntValue(z)
+	}
+	switch {
+	case l.col >= 0 && r.konst:
+		i, k := l.col, r.val.Int64()
+		return func(rw row.Row) (row.Value, error) {
+			v := rw[i]
+			if v.IsNull() {
+				return v, nil
+			}
+			return mk(i64op(op, v.Int64(), k)), nil
+		}
+	case l.col >= 0 && r.col >= 0:
+		i, j := l.col, r.col
+		return func(rw row.Row) (row.Value, error) {
+			a, b := rw[i], rw[j]
+			if a.IsNull() || b.IsNull() {
+				return row.NullValue, nil
+			}
+			return mk(i64op(op, a.Int64(), b.Int64())), nil
+		}
+	case r.konst:
+		le, k := l.eval, r.val.Int64()
+		return func(rw row.Row) (row.Value, error) {
+			v, err := le(rw)
+			if err != nil || v.IsNull() {
+				return v, err
+			}
+			return mk(i64op(op, v.Int64(), k)), nil
+		}
+	default:
+		le, re := l.eval, r.eval
+		return func(rw row.Row) (row.Value, error) {
+			a, err := le(rw)
+			if err != nil || a.IsNull() {
+				return row.NullValue, err
+			}
+			b, err := re(rw)
+			if err != nil || b.IsNull() {
+				return row.NullValue, err
+			}
+			return mk(i64op(op, a.Int64(), b.Int64())), nil
+		}
+	}
+}
+
+// doubleArith is fastArith's DOUBLE l op r.
+func doubleArith(op byte, l, r *node) evalFn {
+	switch {
+	case l.col >= 0 && r.konst:
+		i, k := l.col, f64(r.val)
+		return func(rw row.Row) (row.Value, error) {
+			v := rw[i]
+			if v.IsNull() {
+				return v, nil
+			}
+			return row.DoubleValue(f64op(op, f64(v), k)), nil
+		}
+	case l.col >= 0 && r.col >= 0:
+		i, j := l.col, r.col
+		return func(rw row.Row) (row.Value, error) {
+			a, b := rw[i], rw[j]
+			if a.IsNull() || b.IsNull() {
+				return row.NullValue, nil
+			}
+			return row.DoubleValue(f64op(op, f64(a), f64(b))), nil
+		}
+	case r.konst:
+		le, k := l.eval, f64(r.val)
+		return func(rw row.Row) (row.Value, error) {
+			v, err := le(rw)
+			if err != nil || v.IsNull() {
+				return v, err
+			}
+			return row.DoubleValue(f64op(op, f64(v), k)), nil
+		}
+	default:
+		le, re := l.eval, r.eval
+		return func(rw row.Row) (row.Value, error) {
+			a, err := le(rw)
+			if err != nil || a.IsNull() {
+				return row.NullValue, err
+			}
+			b, err := re(rw)
+			if err != nil || b.IsNull() {
+				return row.NullValue, err
+			}
+			return row.DoubleValue(f64op(op, f64(a), f64(b))), nil
+		}
+	}
 }

@@ -205,7 +205,7 @@ func comparison(op sql.BinaryOp, l, r *node) (evalFn, error) {
 		return nil, err
 	}
 	if l.t.ID == row.Null || r.t.ID == row.Null {
-		return constEval(row.NullValue), nil
+		return nullEval(l, r), nil
 	}
 	dom, err := compareDomain(l.t, r.t)
 	if err != nil {
@@ -214,95 +214,118 @@ func comparison(op sql.BinaryOp, l, r *node) (evalFn, error) {
 	if l.konst && !r.konst {
 		l, r, op = r, l, flip(op)
 	}
-	want := truth(op)
 	if r.konst && r.val.IsNull() {
 		return constEval(row.NullValue), nil
 	}
-	if l.col >= 0 && r.konst {
-		i, k := l.col, r.val
-		switch dom {
-		case domInt:
-			c := k.Int64()
-			return func(rw row.Row) (row.Value, error) {
-				v := rw[i]
-				if v.IsNull() {
-					return v, nil
-				}
-				return boolOf(want[ordInt(v.Int64(), c)]), nil
-			}, nil
-		case domFloat:
-			c := toFloat(k)
-			if l.t.ID == row.Double {
-				return func(rw row.Row) (row.Value, error) {
-					v := rw[i]
-					if v.IsNull() {
-						return v, nil
-					}
-					return boolOf(want[ordFloat(math.Float64frombits(uint64(v.Int64())), c)]), nil
-				}, nil
-			}
-			return func(rw row.Row) (row.Value, error) {
-				v := rw[i]
-				if v.IsNull() {
-					return v, nil
-				}
-				return boolOf(want[ordFloat(toFloat(v), c)]), nil
-			}, nil
-		case domString:
-			c := k.Str()
-			if op == sql.OpEq || op == sql.OpNe {
-				eq := op == sql.OpEq
-				return func(rw row.Row) (row.Value, error) {
-					v := rw[i]
-					if v.IsNull() {
-						return v, nil
-					}
-					return boolOf((v.Str() == c) == eq), nil
-				}, nil
-			}
-			return func(rw row.Row) (row.Value, error) {
-				v := rw[i]
-				if v.IsNull() {
-					return v, nil
-				}
-				return boolOf(want[ordString(v.Str(), c)]), nil
-			}, nil
+	if r.konst && l.col >= 0 {
+		if f := columnConstCompare(dom, op, l, r.val); f != nil {
+			return f, nil
 		}
 	}
-	if r.konst && dom != domDec {
-		// Any expression against a constant: one closure call for the
-		// expression, the comparison inline.
-		le, k := l.eval, r.val
-		switch dom {
-		case domInt:
-			c := k.Int64()
-			return func(rw row.Row) (row.Value, error) {
-				v, err := le(rw)
-				if err != nil || v.IsNull() {
-					return v, err
-				}
-				return boolOf(want[ordInt(v.Int64(), c)]), nil
-			}, nil
-		case domFloat:
-			c := toFloat(k)
-			return func(rw row.Row) (row.Value, error) {
-				v, err := le(rw)
-				if err != nil || v.IsNull() {
-					return v, err
-				}
-				return boolOf(want[ordFloat(toFloat(v), c)]), nil
-			}, nil
-		case domString:
-			c := k.Str()
-			return func(rw row.Row) (row.Value, error) {
-				v, err := le(rw)
-				if err != nil || v.IsNull() {
-					return v, err
-				}
-				return boolOf(want[ordString(v.Str(), c)]), nil
-			}, nil
+	if r.konst {
+		if f := exprConstCompare(dom, op, l.eval, r.val); f != nil {
+			return f, nil
 		}
 	}
+	return valueCompare(dom, op, l, r), nil
+}
+
+// columnConstCompare is column l op the constant k, reading the row and
+// comparing in the domain's own Go type; nil for a domain without one
+// (DECIMAL).
+func columnConstCompare(dom domain, op sql.BinaryOp, l *node, k row.Value) evalFn {
+	i, want := l.col, truth(op)
+	switch dom {
+	case domInt:
+		c := k.Int64()
+		return func(rw row.Row) (row.Value, error) {
+			v := rw[i]
+			if v.IsNull() {
+				return v, nil
+			}
+			return boolOf(want[ordInt(v.Int64(), c)]), nil
+		}
+	case domFloat:
+		c := toFloat(k)
+		if l.t.ID == row.Double {
+			return func(rw row.Row) (row.Value, error) {
+				v := rw[i]
+				if v.IsNull() {
+					return v, nil
+				}
+				return boolOf(want[ordFloat(math.Float64frombits(uint64(v.Int64())), c)]), nil
+			}
+		}
+		return func(rw row.Row) (row.Value, error) {
+			v := rw[i]
+			if v.IsNull() {
+				return v, nil
+			}
+			return boolOf(want[ordFloat(toFloat(v), c)]), nil
+		}
+	case domString:
+		c := k.Str()
+		if op == sql.OpEq || op == sql.OpNe {
+			eq := op == sql.OpEq
+			return func(rw row.Row) (row.Value, error) {
+				v := rw[i]
+				if v.IsNull() {
+					return v, nil
+				}
+				return boolOf((v.Str() == c) == eq), nil
+			}
+		}
+		return func(rw row.Row) (row.Value, error) {
+			v := rw[i]
+			if v.IsNull() {
+				return v, nil
+			}
+			return boolOf(want[ordString(v.Str(), c)]), nil
+		}
+	}
+	return nil
+}
+
+// exprConstCompare is any expression le op the constant k: one closure
+// call for the expression, the comparison inline; nil for DECIMAL.
+func exprConstCompare(dom domain, op sql.BinaryOp, le evalFn, k row.Value) evalFn {
+	want := truth(op)
+	switch dom {
+	case domInt:
+		c := k.Int64()
+		return func(rw row.Row) (row.Value, error) {
+			v, err := le(rw)
+			if err != nil || v.IsNull() {
+				return v, err
+			}
+			return boolOf(want[ordInt(v.Int64(), c)]), nil
+		}
+	case domFloat:
+		c := toFloat(k)
+		return func(rw row.Row) (row.Value, error) {
+			v, err := le(rw)
+			if err != nil || v.IsNull() {
+				return v, err
+			}
+			return boolOf(want[ordFloat(toFloat(v), c)]), nil
+		}
+	case domString:
+		c := k.Str()
+		return func(rw row.Row) (row.Value, error) {
+			v, err := le(rw)
+			if err != nil || v.IsNull() {
+				return v, err
+			}
+			return boolOf(want[ordString(v.Str(), c)]), nil
+		}
+	}
+	return nil
+}
+
+// valueCompare is l op r for any two operands, comparing row.Values: two
+// columns read directly, anything else through the operands' closures.
+func valueCompare(dom domain, op sql.BinaryOp, l, r *node) evalFn {
+	want := truth(op)
 	ord := ordIntV
 	switch dom {
 	case domFloat:
@@ -320,7 +343,7 @@ func comparison(op sql.BinaryOp, l, r *node) (evalFn, error) {
 				return row.NullValue, nil
 			}
 			return boolOf(want[ord(a, b)]), nil
-		}, nil
+		}
 	}
 	le, re := l.eval, r.eval
 	return func(rw row.Row) (row.Value, error) {
@@ -333,7 +356,7 @@ func comparison(op sql.BinaryOp, l, r *node) (evalFn, error) {
 			return b, err
 		}
 		return boolOf(want[ord(a, b)]), nil
-	}, nil
+	}
 }
 
 func (c *compiler) between(e *sql.Between) (*node, error) {

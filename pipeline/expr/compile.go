@@ -83,6 +83,41 @@ func (c *compiler) finish(e sql.Expr, t row.Type, f evalFn, args ...*node) (*nod
 	return constNode(e, t, v), nil
 }
 
+// nullEval is NULL for every row, after evaluating the operands that are
+// not constants: an operand of type NULL that is not the NULL literal
+// (ERROR(...)) still fails the row it fails on.
+func nullEval(args ...*node) evalFn {
+	var evals []evalFn
+	for _, a := range args {
+		if !a.konst {
+			evals = append(evals, a.eval)
+		}
+	}
+	if len(evals) == 0 {
+		return constEval(row.NullValue)
+	}
+	return func(r row.Row) (row.Value, error) {
+		for _, f := range evals {
+			if _, err := f(r); err != nil {
+				return row.NullValue, err
+			}
+		}
+		return row.NullValue, nil
+	}
+}
+
+// nullNode is e of type t that is NULL whatever its operands' values (an
+// operand of type NULL): a constant when they are, else nullEval.
+func nullNode(e sql.Expr, t row.Type, args ...*node) *node {
+	for _, a := range args {
+		if !a.konst {
+			t.NotNull = false
+			return &node{t: t, eval: nullEval(args...), col: -1, e: e}
+		}
+	}
+	return constNode(e, t, row.NullValue)
+}
+
 // evalErr wraps a run-time failure of e.
 func evalErr(text func() string, err error) error { return &EvalError{Expr: text(), Err: err} }
 
@@ -256,6 +291,10 @@ func (c *compiler) coerce(n *node, t row.Type) (*node, error) {
 		return n, nil
 	}
 	if n.t.ID == row.Null {
+		if !n.konst {
+			// ERROR(...) in a CASE branch: it takes the branches' type.
+			return &node{t: t, eval: n.eval, col: -1, e: n.e}, nil
+		}
 		return constNode(n.e, t, row.NullValue), nil
 	}
 	if n.t.ID == t.ID && t.ID != row.Decimal && !isTimestamp(t.ID) {

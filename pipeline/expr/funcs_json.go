@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/etld/etld/internal/javautf8"
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/sql"
 )
@@ -384,7 +386,7 @@ func buildJSONValue(c *compiler, e *sql.Call, args []*node) (*node, error) {
 		// (DEFAULT FALSE gives 'false' when the type is STRING).
 		d := args[b.Arg]
 		if d.t.ID == row.Null {
-			return constEval(row.NullValue), nil
+			return nullEval(d), nil
 		}
 		k, err := castKernel(d.t, t)
 		if err != nil {
@@ -447,13 +449,18 @@ func buildJSONValue(c *compiler, e *sql.Call, args []*node) (*node, error) {
 }
 
 // compactJSON writes raw (valid JSON) without insignificant whitespace,
-// as Jackson serialises the node Flink found.
+// as Jackson serialises the node Flink found. Invalid UTF-8 in its
+// strings becomes U+FFFD, as in the Java string Flink parsed (javautf8).
 func compactJSON(raw string) string {
 	var b bytes.Buffer
-	if json.Compact(&b, []byte(raw)) != nil {
-		return raw
+	out := raw
+	if json.Compact(&b, []byte(raw)) == nil {
+		out = b.String()
 	}
-	return b.String()
+	if !utf8.ValidString(out) {
+		out = string(javautf8.AppendValid(nil, out))
+	}
+	return out
 }
 
 // buildJSONQuery is JSON_QUERY(doc, path [wrapper] [... ON EMPTY] [... ON

@@ -68,6 +68,11 @@ func TestJSONFunctions(t *testing.T) {
 		{`JSON_OBJECT('K1' VALUE 'V1', 'K2' VALUE 'V2')`, `STRING NOT NULL {"K1":"V1","K2":"V2"}`},
 		{`JSON_OBJECT(KEY 'K1' VALUE CAST(NULL AS STRING) NULL ON NULL)`, `STRING NOT NULL {"K1":null}`},
 		{`JSON_ARRAY(1, '2')`, `STRING NOT NULL [1,"2"]`},
+		// Invalid UTF-8 becomes U+FFFD as Flink's Jackson gets it: one
+		// per malformed sequence as Java decodes the bytes.
+		{`JSON_OBJECT('k' VALUE FROM_BASE64('YeKCYg=='))`, "STRING NOT NULL {\"k\":\"a\uFFFDb\"}"},
+		{`JSON_ARRAY(FROM_BASE64('7aCA'))`, "STRING NOT NULL [\"\uFFFD\"]"},
+		{`JSON_QUERY(FROM_BASE64('eyJhIjpbIv8iXX0='), '$.a')`, "STRING [\"\uFFFD\"]"}, // {"a":["\xff"]}
 		{`JSON_ARRAY(CAST(NULL AS STRING) NULL ON NULL)`, `STRING NOT NULL [null]`},
 		{`JSON_OBJECT(KEY 'K1' VALUE 'V1', KEY 'K2' VALUE 'V2')`, `STRING NOT NULL {"K1":"V1","K2":"V2"}`},
 		{`JSON_OBJECT(KEY 'K1' VALUE 1, KEY 'K2' VALUE 1.50, KEY 'K3' VALUE TRUE, KEY 'K4' VALUE temp)`, `STRING NOT NULL {"K1":1,"K2":1.50,"K3":true,"K4":31.5}`},

@@ -5,7 +5,9 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/etld/etld/internal/javautf8"
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/sql"
 )
@@ -26,13 +28,24 @@ func init() {
 }
 
 // appendJSONString writes s as a JSON string, escaping what Jackson
-// escapes: the quote, the backslash and control characters.
+// escapes: the quote, the backslash and control characters. Invalid UTF-8
+// becomes U+FFFD as in the Java string Jackson is given in Flink (one per
+// malformed sequence, javautf8).
 func appendJSONString(dst []byte, s string) []byte {
 	const hexDigits = "0123456789ABCDEF"
 	dst = append(dst, '"')
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				dst = append(dst, javautf8.Replacement...)
+				size = javautf8.MalformedLen(s[i:])
+			} else {
+				dst = append(dst, s[i:i+size]...)
+			}
+			i += size - 1
 		case c == '"' || c == '\\':
 			dst = append(dst, '\\', c)
 		case c == '\n':

@@ -97,7 +97,7 @@ func buildAbs(c *compiler, e *sql.Call, args []*node) (*node, error) {
 	x := args[0]
 	t := x.t
 	if t.ID == row.Null {
-		return constNode(e, row.Type{ID: row.Int}, row.NullValue), nil
+		return nullNode(e, row.Type{ID: row.Int}, x), nil
 	}
 	var f func(v row.Value) (row.Value, error)
 	switch t.ID {
@@ -140,7 +140,7 @@ func buildSign(c *compiler, e *sql.Call, args []*node) (*node, error) {
 	x := args[0]
 	t := x.t
 	if t.ID == row.Null {
-		return constNode(e, row.Type{ID: row.Int}, row.NullValue), nil
+		return nullNode(e, row.Type{ID: row.Int}, x), nil
 	}
 	return c.fn1(e, t, x, func(v row.Value) (row.Value, error) {
 		switch t.ID {
@@ -298,7 +298,7 @@ func buildRound(trunc bool) builder {
 		t := x.t
 		t.NotNull = allNotNull(x, dn)
 		if t.ID == row.Null {
-			return constNode(e, row.Type{ID: row.Int}, row.NullValue), nil
+			return nullNode(e, row.Type{ID: row.Int}, args...), nil
 		}
 		switch t.ID {
 		case row.Int, row.BigInt:
@@ -373,7 +373,7 @@ func buildFloorCeil(floor bool) builder {
 		t := x.t
 		switch t.ID {
 		case row.Null:
-			return constNode(e, row.Type{ID: row.Int}, row.NullValue), nil
+			return nullNode(e, row.Type{ID: row.Int}, x), nil
 		case row.Int, row.BigInt:
 			return x, nil
 		case row.Float, row.Double:

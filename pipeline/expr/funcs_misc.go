@@ -41,7 +41,7 @@ func buildExtreme(want int) builder {
 			return nil, err
 		}
 		if t.ID == row.Null {
-			return constNode(e, row.Type{ID: row.String}, row.NullValue), nil
+			return nullNode(e, row.Type{ID: row.String}, args...), nil
 		}
 		dom, err := compareDomain(t, t)
 		if err != nil || t.ID == row.Bytes {

@@ -385,7 +385,7 @@ func (c *compiler) partNode(e sql.Expr, unit string, unitAt sql.Pos, x *node) (*
 	}
 	switch {
 	case x.t.ID == row.Null:
-		return constNode(e, row.Type{ID: row.BigInt}, row.NullValue), nil
+		return nullNode(e, row.Type{ID: row.BigInt}, x), nil
 	case x.t.ID == row.Date && needsTime:
 		return nil, errAt(unitAt, "%s of a DATE: a DATE has no time of day; CAST it to TIMESTAMP first", unit)
 	case !x.t.ID.Temporal():

@@ -214,7 +214,7 @@ func (c *compiler) index(e *sql.Index) (*node, error) {
 			return el, nil
 		}, x, i)
 	case row.Null:
-		return constNode(e, row.Type{ID: row.Null}, row.NullValue), nil
+		return nullNode(e, row.Type{ID: row.Null}, x, i), nil
 	}
 	return nil, errAt(e.Open, "[] applies to an ARRAY or a MAP, not to %s", typeName(x.t))
 }

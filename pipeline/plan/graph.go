@@ -112,16 +112,32 @@ func sourceNode(s *Source, scanned bool) *runtime.SourceNode {
 		sn.Calc = computedCalc(s)
 	}
 	if s.watermark != nil {
-		wm := s.watermark
-		sn.EventTime = func(r row.Row) (int64, bool, error) {
-			v, err := wm.Eval(r)
-			if err != nil || v.IsNull() {
-				return 0, false, err
-			}
-			return v.Micros(), true, nil
-		}
+		sn.EventTime = eventTime(s)
 	}
 	return sn
+}
+
+// eventTime gives a row's watermark candidate: the source's watermark
+// expression over it. A row without an event time (NULL: absent, or a
+// computed one whose text did not parse) cannot be placed in any window
+// or interval, so it is a bad record for the source's on_error, named by
+// its column, as a failing watermark expression is.
+func eventTime(s *Source) func(r row.Row) (int64, bool, error) {
+	wm, attr := s.watermark, s.Table.Root.TimeAttr
+	name := s.Table.Root.Schema.Fields[attr].Name
+	return func(r row.Row) (int64, bool, error) {
+		if r[attr].IsNull() {
+			return 0, false, fmt.Errorf("event-time column %q is NULL", name)
+		}
+		v, err := wm.Eval(r)
+		if err != nil {
+			return 0, false, fmt.Errorf("watermark: %w", err)
+		}
+		if v.IsNull() {
+			return 0, false, nil
+		}
+		return v.Micros(), true, nil
+	}
 }
 
 // opOwners names each transform's operators for checkpoints:

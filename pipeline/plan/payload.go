@@ -83,7 +83,7 @@ type groupAggOp struct {
 }
 
 func (g *groupAggOp) operator(b opBuild) (operator.Lifecycle, error) {
-	return aggop.NewGroupAgg(g.keys, g.aggs, b.p.groupAggOptions(g.batch, !b.n.Input.Mode.Updating)), nil
+	return aggop.NewGroupAgg(g.keys, g.aggs, b.p.groupAggOptions(g.batch, !b.n.Input.Mode.Updating))
 }
 
 // distinctOp is a DistinctNode: SELECT DISTINCT over every column.
@@ -96,7 +96,7 @@ func (d *distinctOp) operator(b opBuild) (operator.Lifecycle, error) {
 	if b.n.Input.Mode.Updating {
 		// A retracted row's last copy must delete it: a GROUP BY of
 		// every column with no aggregates.
-		return aggop.NewGroupAgg(d.keys, nil, b.p.groupAggOptions(d.batch, false)), nil
+		return aggop.NewGroupAgg(d.keys, nil, b.p.groupAggOptions(d.batch, false))
 	}
 	return aggop.NewDistinct(), nil
 }
@@ -121,9 +121,9 @@ type windowAggOp struct {
 
 func (w *windowAggOp) operator(opBuild) (operator.Lifecycle, error) {
 	if w.window.Kind == windowop.Session {
-		return windowop.NewSessionAgg(w.window.TimeCol, w.window.Gap, w.keys, w.aggs, windowop.WindowOptions{Batch: w.batch}), nil
+		return windowop.NewSessionAgg(w.window.TimeCol, w.window.Gap, w.keys, w.aggs, windowop.WindowOptions{Batch: w.batch})
 	}
-	return windowop.NewWindowAgg(*w.window, w.keys, w.aggs, windowop.WindowOptions{Batch: w.batch, Attached: w.attached, AttachedLTZ: w.attachedLTZ}), nil
+	return windowop.NewWindowAgg(*w.window, w.keys, w.aggs, windowop.WindowOptions{Batch: w.batch, Attached: w.attached, AttachedLTZ: w.attachedLTZ})
 }
 
 // overOp is an OverAggNode's OVER spec.
@@ -133,7 +133,7 @@ type overOp struct {
 }
 
 func (o *overOp) operator(opBuild) (operator.Lifecycle, error) {
-	return windowop.NewOverAgg(*o.spec, windowop.WindowOptions{Batch: o.batch}), nil
+	return windowop.NewOverAgg(*o.spec, windowop.WindowOptions{Batch: o.batch})
 }
 
 // unnestOp is an UnnestNode's operator template, copied per run, and the
@@ -154,7 +154,7 @@ type rankOp struct{ spec *rankop.RankSpec }
 
 func (r *rankOp) operator(opBuild) (operator.Lifecycle, error) {
 	if r.spec.Strategy == rankop.UpdateFast {
-		return rankop.NewUpdatableTopN(*r.spec), nil
+		return rankop.NewUpdatableTopN(*r.spec)
 	}
 	return rankop.NewTopN(*r.spec), nil
 }
@@ -172,7 +172,7 @@ type windowTableOp struct{ table *windowop.WindowTable }
 func (w *windowTableOp) operator(opBuild) (operator.Lifecycle, error) {
 	t := *w.table
 	if t.Spec.Kind == windowop.Session {
-		return windowop.NewSessionTable(t), nil
+		return windowop.NewSessionTable(t)
 	}
 	return &t, nil
 }
@@ -181,7 +181,7 @@ func (w *windowTableOp) operator(opBuild) (operator.Lifecycle, error) {
 type windowRankOp struct{ spec *windowop.WindowRankSpec }
 
 func (w *windowRankOp) operator(opBuild) (operator.Lifecycle, error) {
-	return windowop.NewWindowRank(*w.spec), nil
+	return windowop.NewWindowRank(*w.spec)
 }
 
 // joinOp is a JoinNode's join: a regular one (join), or one of the

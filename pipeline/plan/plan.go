@@ -141,6 +141,7 @@ func Build(p *spec.Pipeline, env Env) (*Plan, error) {
 		b.sink(s)
 	}
 	b.checkShared()
+	b.checkFileLoops()
 	b.accountForAll()
 	if err := b.errs.result(); err != nil {
 		return nil, err

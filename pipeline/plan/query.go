@@ -175,11 +175,43 @@ func (q *queryBuilder) windowScope(w *sql.WindowTVF) (*scope, error) {
 			return nil, errAt(w.Size.Pos(), "the CUMULATE size must be a whole multiple of its step")
 		}
 	}
+	if err := windowsPerRow(w, spec); err != nil {
+		return nil, err
+	}
 	name := tabName
 	if !w.Alias.IsZero() {
 		name = w.Alias.Name
 	}
 	return &scope{node: in, name: name, table: tabName, window: w, windowSpec: spec}, nil
+}
+
+// maxWindowsPerRow bounds the windows a HOP or CUMULATE puts each row in
+// (size / slide, size / step). Each of them is emitted for every key that
+// has rows in it, so one row makes that many output rows, and a HOP
+// window merges its size / slide slices when it fires: the work of a
+// burst of rows grows with the square of the ratio. At 10,000, 20 rows
+// over 3 keys take 0.65 s; HOP(1 s, 1 DAY) (86,400) takes 135 s, and
+// HOP(1 s, 365 DAY) holds 920 MB of window ends for 20 rows and does not
+// end. Flink has no such limit (its windows cost the same).
+const maxWindowsPerRow = 10_000
+
+// windowsPerRow refuses a HOP or CUMULATE whose size / slide (step) ratio
+// passes maxWindowsPerRow, at its slide (step).
+func windowsPerRow(w *sql.WindowTVF, spec *windowop.WindowSpec) error {
+	div, at, what := spec.Slide, w.Slide, "slide"
+	if spec.Kind == windowop.Cumulate {
+		div, at, what = spec.Step, w.Step, "step"
+	}
+	if spec.Kind != windowop.Hop && spec.Kind != windowop.Cumulate || div <= 0 || spec.Size/div <= maxWindowsPerRow {
+		return nil
+	}
+	n := spec.Size / div
+	merge := ""
+	if spec.Kind == windowop.Hop {
+		merge = fmt.Sprintf(", and a window merges its %d slices when it fires (HOP(1 s, 1 DAY) takes minutes for 20 rows)", n)
+	}
+	return errAt(at.Pos(), "%s(%s, %s) puts each row in %d windows (size / %s); etld refuses more than %d: each window is emitted for every key with rows in it, so one row makes up to %d output rows%s. Flink has no such limit. Use a larger %s or a smaller size",
+		w.Kind, flinkDuration(div), flinkDuration(spec.Size), n, what, maxWindowsPerRow, n, merge, what)
 }
 
 func suggest(name string, names []string) string {

@@ -10,16 +10,19 @@ import (
 // replayOf derives what a run restored from a checkpoint sends again to a
 // sink reading t (connector.Replay): ByRecord when every node between the
 // sources and the sink maps one record to its changes without state (a
-// Calc: projection and filter), no expression reads the clock, and every
+// Calc: projection and filter; a UNION ALL, which passes each input's
+// changes on in their order), no expression reads the clock, and every
 // source reads the same records of each input again in order. Stateful
 // operators do not qualify: over inputs that interleave differently (the
 // partitions of a Kafka topic) a restored run emits other intermediate
 // results, and a window's results come from no one record.
-func replayOf(t *Table) connector.Replay {
+func replayOf(t *Table) connector.Replay { return replayFrom(t.Root) }
+
+func replayFrom(n *Node) connector.Replay {
 	no := func(format string, args ...any) connector.Replay {
 		return connector.Replay{Why: fmt.Sprintf(format, args...)}
 	}
-	for n := t.Root; n != nil; n = n.Input {
+	for ; n != nil; n = n.Input {
 		switch n.Kind {
 		case ScanNode:
 			src := n.scanned()
@@ -47,6 +50,16 @@ func replayOf(t *Table) connector.Replay {
 			}
 		case WindowTableNode:
 			// Stateless: each record's rows follow from the record.
+		case UnionNode:
+			// Stateless: the inputs interleave differently from run to
+			// run, which ByRecord allows; the runtime's union names each
+			// input apart (a source read by two inputs too).
+			for _, in := range n.Inputs {
+				if r := replayFrom(in); !r.ByRecord {
+					return r
+				}
+			}
+			return connector.Replay{ByRecord: true}
 		case GroupAggNode, DistinctNode, RankNode, DedupNode:
 			return no("%s keeps state: its results depend on how the inputs interleave, which a restored run may change", n.Label)
 		case WindowAggNode, WindowRankNode:

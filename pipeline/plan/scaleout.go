@@ -88,7 +88,7 @@ func (b *builder) checkShared() {
 			continue
 		}
 		file := filepath.Base(src.Spec.Pos.File)
-		b.errs.Addf(optionPos(src.Spec, opt), src.Spec.Path+"."+opt,
+		b.errs.Addf(optionAt(src.Spec.Pos, src.Spec.Options, opt), src.Spec.Path+"."+opt,
 			"source %q is split among several processes (%s: true), but %s%s reads it and keeps state: each process would hold the state of its own partitions only, and write results for them alone. Run this pipeline in one process (leave out %s), or on Flink, which splits state by key across its workers: `etld export flink %s` writes the Flink SQL script",
 			src.Spec.Name, opt, what, where, opt, file)
 	}
@@ -105,17 +105,4 @@ func reads(n, from *Node) bool {
 		}
 	}
 	return false
-}
-
-// optionPos is the position of the value of option key in a source's
-// options, or the source's when the key is not there.
-func optionPos(s *spec.Source, key string) spec.Pos {
-	if m := s.Options; m != nil {
-		for i := 0; i+1 < len(m.Content); i += 2 {
-			if m.Content[i].Value == key {
-				return spec.At(s.Pos.File, m.Content[i+1])
-			}
-		}
-	}
-	return s.Pos
 }

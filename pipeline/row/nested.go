@@ -101,6 +101,18 @@ func encodeItems(id TypeID, count int, items []Value) Value {
 	return Value{id: id, s: string(dst)}
 }
 
+// NestedValue is the ARRAY, MAP or ROW value (id) whose items are
+// encoded in enc, as a nested value keeps them and as AppendKey and
+// AppendValue write them after its length: what reads a key or a state
+// back gives the value again from its bytes. The items are read when
+// used, as for every nested value; enc is shared, not copied.
+func NestedValue(id TypeID, enc string) (Value, error) {
+	if !id.Nested() {
+		return NullValue, fmt.Errorf("type %d is not ARRAY, MAP or ROW", id)
+	}
+	return Value{id: id, s: enc}, nil
+}
+
 // ArrayValue is the ARRAY of elems.
 func ArrayValue(elems []Value) Value { return encodeItems(Array, len(elems), elems) }
 

@@ -35,7 +35,7 @@ var benchAggs = []aggop.AggCall{{Func: aggop.CountStar, Arg: -1}, {Func: aggop.S
 //	go test -run '^$' -bench CheckpointState -benchtime 3x ./pipeline/runtime/
 func BenchmarkCheckpointState(b *testing.B) {
 	nkeys := benchEnv("ETLD_BENCH_KEYS", 100_000)
-	g := aggop.NewGroupAgg([]int{0}, benchAggs, aggop.GroupAggOptions{InsertOnly: true})
+	g := optest.Must(aggop.NewGroupAgg([]int{0}, benchAggs, aggop.GroupAggOptions{InsertOnly: true}))
 	for _, in := range optest.BenchPool((nkeys+1023)/1024, 1024, nkeys, 1) {
 		if err := g.Process(in, &optest.Discard{}); err != nil {
 			b.Fatal(err)
@@ -69,7 +69,7 @@ func BenchmarkCheckpointState(b *testing.B) {
 		b.Fatal(err)
 	}
 	t0 := time.Now()
-	r := aggop.NewGroupAgg([]int{0}, benchAggs, aggop.GroupAggOptions{InsertOnly: true})
+	r := optest.Must(aggop.NewGroupAgg([]int{0}, benchAggs, aggop.GroupAggOptions{InsertOnly: true}))
 	if err := r.Restore(cp.Components[0].Runtime); err != nil {
 		b.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func BenchmarkCheckpointThroughput(b *testing.B) {
 		src := &poolSource{pool: pool, n: rows / 1024}
 		sn := &SourceNode{Node: Node{Name: "src", Kind: "source"}, Source: src}
 		op := &OpNode{Node: Node{Name: "agg", Kind: "transform"}, Input: &sn.Node,
-			Op: aggop.NewGroupAgg([]int{0}, benchAggs, aggop.GroupAggOptions{InsertOnly: true})}
+			Op: optest.Must(aggop.NewGroupAgg([]int{0}, benchAggs, aggop.GroupAggOptions{InsertOnly: true}))}
 		g := &Graph{Name: "bench", Sources: []*SourceNode{sn}, Ops: []*OpNode{op},
 			Sinks: []*SinkNode{{Node: Node{Name: "out", Kind: "sink"}, Input: &op.Node, Sink: nullSink{}, Mode: connector.Upsert, Key: []int{0}, Compact: true}}}
 		t0 := time.Now()

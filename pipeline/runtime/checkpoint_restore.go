@@ -94,6 +94,8 @@ func (c *coordinator) tellSinks() error {
 				return err
 			}
 			info.Instance, info.Since = id, since
+			store := c.opt.Store
+			info.Fence = func() (uint64, error) { return store.Fence(time.Now()) }
 		}
 		info.Restored = restored != nil && restored.Connector != nil
 		ra.SetRun(info)

@@ -158,7 +158,7 @@ func countGraph(src *feedSource, sink *logSink) *Graph {
 func countGraphWith(src *feedSource, sink *logSink, opt aggop.GroupAggOptions) *Graph {
 	g := &Graph{Name: "t"}
 	sn := &SourceNode{Node: Node{Name: "src", Kind: "source", Fingerprint: "feed"}, Source: src}
-	agg := aggop.NewGroupAgg([]int{0}, []aggop.AggCall{{Func: aggop.CountStar, Arg: -1}, {Func: aggop.Sum, Arg: 1, ArgType: optest.TBigInt}}, opt)
+	agg := optest.Must(aggop.NewGroupAgg([]int{0}, []aggop.AggCall{{Func: aggop.CountStar, Arg: -1}, {Func: aggop.Sum, Arg: 1, ArgType: optest.TBigInt}}, opt))
 	op := &OpNode{Node: Node{Name: "agg", Kind: "transform", Fingerprint: "count"}, Input: &sn.Node, Op: agg}
 	g.Sources = []*SourceNode{sn}
 	g.Ops = []*OpNode{op}
@@ -356,5 +356,38 @@ func TestStaleStateIsRefused(t *testing.T) {
 				t.Error("the source was read")
 			}
 		})
+	}
+}
+
+// runUntilCheckpointed runs g with store until its sources read rows
+// rows and two checkpoints completed after that, and returns what kills
+// the run as a crash would (no final checkpoint) and waits for its end.
+func runUntilCheckpointed(t *testing.T, g *Graph, store *checkpoint.Store, rows int64) (kill func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, g, Options{Checkpoint: CheckpointOptions{Interval: 5 * time.Millisecond, Store: store}})
+	}()
+	testenv.Eventually(t, 10*time.Second, fmt.Sprintf("%d rows read", rows), func() error {
+		var n int64
+		for _, s := range g.Sources {
+			n += s.Stats.RowsIn.Load()
+		}
+		if n != rows {
+			return fmt.Errorf("%d rows", n)
+		}
+		return nil
+	})
+	after := g.Checkpoints.Count.Load()
+	testenv.Eventually(t, 10*time.Second, "two checkpoints after the rows", func() error {
+		if n := g.Checkpoints.Count.Load(); n < after+2 {
+			return fmt.Errorf("%d checkpoints", n)
+		}
+		return nil
+	})
+	return func() {
+		cancel()
+		<-done
 	}
 }

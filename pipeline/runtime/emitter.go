@@ -2,14 +2,23 @@ package runtime
 
 import "github.com/etld/etld/pipeline/row"
 
-// batchEmitter gathers emitted changes into batches of up to size rows and
-// hands full ones to send. It carries positions (operator.Tracker): between
-// begin and take, every batch it makes comes from the one input batch
-// begin was given.
+// batchEmitter gathers emitted changes into batches of up to size rows.
+// With flow set, a batch that fills goes on at once, while the operator
+// is still emitting: one input change may emit any number of rows (a
+// join of a key that matches a million rows), and what the operator
+// emits must not pile up in memory until it returns; the send waits
+// while the next node is behind, so the operator waits too. It carries
+// positions (operator.Tracker): between begin and take, every batch it
+// makes comes from the one input batch begin was given.
 type batchEmitter struct {
 	size  int
 	batch *row.Batch
 	full  []*row.Batch
+	// flow sends a full batch on; nil gathers them in full for take.
+	// Its first error is kept in err, and what is emitted after it is
+	// dropped: the run is failing.
+	flow func(*row.Batch) error
+	err  error
 	// src is the origin of the input batch being processed, nil when it
 	// has none (and for a watermark or the end of input); cur is the
 	// input change the next emitted ones come from, -1 for none; from
@@ -50,8 +59,14 @@ func (e *batchEmitter) Emit(k row.Kind, r row.Row) {
 	}
 	if e.batch.Len() >= e.size {
 		e.seal()
-		e.full = append(e.full, e.batch)
+		b := e.batch
 		e.batch = nil
+		switch {
+		case e.flow == nil:
+			e.full = append(e.full, b)
+		case e.err == nil:
+			e.err = e.flow(b)
+		}
 	}
 }
 
@@ -62,6 +77,14 @@ func (e *batchEmitter) seal() {
 		e.batch.Origin = &derivedOrigin{parent: e.src, from: e.from}
 		e.from = nil
 	}
+}
+
+// failed returns the error of a batch flow could not send, and forgets
+// it.
+func (e *batchEmitter) failed() error {
+	err := e.err
+	e.err = nil
+	return err
 }
 
 // take returns the batches gathered so far, the partial one included.

@@ -82,11 +82,11 @@ func TestGroupAggReleasesInput(t *testing.T) {
 		{"streaming row by row", aggop.GroupAggOptions{InsertOnly: true}, false},
 	}
 	for _, tc := range cases {
-		if got := aggop.NewGroupAgg([]int{0}, aggs, tc.opt).ReleasesInput(); got != tc.want {
+		if got := optest.Must(aggop.NewGroupAgg([]int{0}, aggs, tc.opt)).ReleasesInput(); got != tc.want {
 			t.Errorf("%s: ReleasesInput() = %v, want %v", tc.name, got, tc.want)
 		}
 	}
-	g := aggop.NewGroupAgg([]int{0}, aggs, aggop.GroupAggOptions{Batch: true, InsertOnly: true})
+	g := optest.Must(aggop.NewGroupAgg([]int{0}, aggs, aggop.GroupAggOptions{Batch: true, InsertOnly: true}))
 	g.RowByRow = true
 	if g.ReleasesInput() {
 		t.Error("row by row (rowByRow) releases its input")

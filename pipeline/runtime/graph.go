@@ -121,10 +121,11 @@ type SourceNode struct {
 	Calc *Calc
 	// EventTime, if set, gives a row's watermark candidate in
 	// microseconds (the watermark expression's value); the source's
-	// watermark is the largest seen.
+	// watermark is the largest seen. An error (a NULL event time) makes
+	// the row a bad record.
 	EventTime func(r row.Row) (int64, bool, error)
 	// Columns are the source's physical columns, for the rows its
-	// computed columns or watermark fail on (handed to Node.Feed).
+	// computed columns or EventTime fail on (handed to Node.Feed).
 	Columns row.Schema
 }
 

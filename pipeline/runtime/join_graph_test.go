@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"context"
 	"encoding/binary"
 	"fmt"
 	"slices"
@@ -9,7 +8,6 @@ import (
 	"time"
 
 	"github.com/etld/etld/internal/checkpoint"
-	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/joinop"
@@ -50,29 +48,11 @@ func TestJoinCheckpointRestore(t *testing.T) {
 		b.feed <- 100 + v
 	}
 	g := joinFeedGraph(a, b, sink)
-	ctx, kill := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- Run(ctx, g, Options{Checkpoint: CheckpointOptions{Interval: 5 * time.Millisecond, Store: store}})
-	}()
-	testenv.Eventually(t, 10*time.Second, "20 rows read", func() error {
-		if n := g.Sources[0].Stats.RowsIn.Load() + g.Sources[1].Stats.RowsIn.Load(); n != 20 {
-			return fmt.Errorf("%d rows", n)
-		}
-		return nil
-	})
-	after := g.Checkpoints.Count.Load()
-	testenv.Eventually(t, 10*time.Second, "a checkpoint after all 20 rows", func() error {
-		if n := g.Checkpoints.Count.Load(); n < after+2 {
-			return fmt.Errorf("%d checkpoints", n)
-		}
-		return nil
-	})
+	kill := runUntilCheckpointed(t, g, store, 20)
 	if g.Ops[0].Stats.StateEntries.Load() != 20 {
 		t.Errorf("join state entries %d, want 20 rows", g.Ops[0].Stats.StateEntries.Load())
 	}
 	kill()
-	<-done
 	cp, err := store.Latest()
 	if err != nil || cp == nil {
 		t.Fatalf("no checkpoint stored: %v", err)

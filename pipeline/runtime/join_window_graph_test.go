@@ -1,14 +1,11 @@
 package runtime
 
 import (
-	"context"
-	"fmt"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/etld/etld/internal/checkpoint"
-	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/joinop"
@@ -68,29 +65,11 @@ func TestWindowJoinCheckpointRestore(t *testing.T) {
 		b.feed <- v
 	}
 	g := windowJoinFeedGraph(a, b, sink)
-	ctx, kill := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- Run(ctx, g, Options{Checkpoint: CheckpointOptions{Interval: 5 * time.Millisecond, Store: store}})
-	}()
-	testenv.Eventually(t, 10*time.Second, "20 rows read", func() error {
-		if n := g.Sources[0].Stats.RowsIn.Load() + g.Sources[1].Stats.RowsIn.Load(); n != 20 {
-			return fmt.Errorf("%d rows", n)
-		}
-		return nil
-	})
-	after := g.Checkpoints.Count.Load()
-	testenv.Eventually(t, 10*time.Second, "a checkpoint after all 20 rows", func() error {
-		if n := g.Checkpoints.Count.Load(); n < after+2 {
-			return fmt.Errorf("%d checkpoints", n)
-		}
-		return nil
-	})
+	kill := runUntilCheckpointed(t, g, store, 20)
 	if n := g.Ops[2].Stats.StateEntries.Load(); n != 20 {
 		t.Errorf("window join state entries %d, want the open window's 20 rows", n)
 	}
 	kill()
-	<-done
 	if len(sink.rows) != 0 {
 		t.Fatalf("the open window emitted before its end: %q", sink.rows)
 	}

@@ -14,7 +14,7 @@ import (
 // operator and what it emits goes on; a mini-batch is also flushed on a
 // timer and expired state swept on another, so that neither waits for
 // input.
-func runOp(ctx context.Context, n *OpNode, in <-chan message, batchSize int, co *coordinator) (err error) {
+func runOp(ctx context.Context, n *OpNode, in <-chan message, batchSize int, co *coordinator, maxState int64) (err error) {
 	defer n.closeOutputs()
 	if o, ok := n.Op.(operator.Opener); ok {
 		// A lookup join's client.
@@ -28,6 +28,15 @@ func runOp(ctx context.Context, n *OpNode, in <-chan message, batchSize int, co 
 	if err != nil {
 		return err
 	}
+	r.budget.mem, _ = n.Op.(operator.StateMemory)
+	r.budget.max = maxState
+	// A restored state over the budget fails now, not at the next
+	// message.
+	if err := r.budget.check(); err != nil {
+		return err
+	}
+	// What the operator emits goes on as each batch fills.
+	r.em.flow = func(b *row.Batch) error { return n.sendAll(ctx, []*row.Batch{b}) }
 	n.Stats.Watermark.Store(operator.NoWatermark)
 	var tick, sweep <-chan time.Time
 	if r.flusher != nil && r.flusher.FlushEvery() > 0 {
@@ -54,7 +63,7 @@ func runOp(ctx context.Context, n *OpNode, in <-chan message, batchSize int, co 
 			if err := r.flush(); err != nil {
 				return err
 			}
-			if err := n.sendAll(ctx, r.em.take()); err != nil {
+			if err := r.sendEmitted(ctx); err != nil {
 				return err
 			}
 		case <-sweep:
@@ -80,6 +89,7 @@ type opRun struct {
 	// timer, so held changes wait at most its latency.
 	flusher operator.Flusher
 	holder  operator.WatermarkHolder
+	budget  stateBudget
 	// finished: Finish has run, in this run or before the restored
 	// checkpoint; it never runs twice. stop: the input was stopped, not
 	// ended.
@@ -98,6 +108,16 @@ func newOpRun(n *OpNode, batchSize int, co *coordinator) (*opRun, error) {
 	r.holder, _ = n.Op.(operator.WatermarkHolder)
 	r.finished = n.cp.restored != nil && n.cp.restored.Ended
 	return r, nil
+}
+
+// sendEmitted sends what the operator emitted and the emitter still
+// holds, or the error of a batch that could not go on while it emitted.
+func (r *opRun) sendEmitted(ctx context.Context) error {
+	if err := r.em.failed(); err != nil {
+		r.em.take()
+		return err
+	}
+	return r.n.sendAll(ctx, r.em.take())
 }
 
 func (r *opRun) flush() error {
@@ -140,7 +160,7 @@ func (r *opRun) handle(ctx context.Context, m message) error {
 		r.stop = m.stop
 		return nil // forwarded once the input closes
 	}
-	if err := n.sendAll(ctx, r.em.take()); err != nil {
+	if err := r.sendEmitted(ctx); err != nil {
 		return err
 	}
 	switch m.kind {
@@ -158,7 +178,7 @@ func (r *opRun) handle(ctx context.Context, m message) error {
 		}
 	}
 	n.countDropped()
-	return nil
+	return r.budget.check()
 }
 
 // end runs when the input closed: the last flush, Finish unless the input
@@ -176,7 +196,7 @@ func (r *opRun) end(ctx context.Context) error {
 		}
 		r.finished = true
 	}
-	if err := n.sendAll(ctx, r.em.take()); err != nil {
+	if err := r.sendEmitted(ctx); err != nil {
 		return err
 	}
 	n.countDropped()

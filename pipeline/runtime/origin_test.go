@@ -8,6 +8,7 @@ import (
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/aggop"
 	"github.com/etld/etld/pipeline/runtime/operator"
+	"github.com/etld/etld/pipeline/runtime/optest"
 )
 
 // TestOperatorsCarryPositions: the output batches of a filter (split
@@ -32,7 +33,7 @@ func TestOperatorsCarryPositions(t *testing.T) {
 		want []string
 	}{
 		{"filter", &Calc{Filter: keepOdd}, []string{"in.csv:11", "in.csv:13", "in.csv:15"}},
-		{"group aggregate", aggop.NewGroupAgg([]int{0}, []aggop.AggCall{{Func: aggop.CountStar, Arg: -1}}, aggop.GroupAggOptions{InsertOnly: true}),
+		{"group aggregate", optest.Must(aggop.NewGroupAgg([]int{0}, []aggop.AggCall{{Func: aggop.CountStar, Arg: -1}}, aggop.GroupAggOptions{InsertOnly: true})),
 			// +I k0, +I k1, then -U/+U of each key per row.
 			[]string{"in.csv:10", "in.csv:11", "in.csv:12", "in.csv:12", "in.csv:13", "in.csv:13", "in.csv:14", "in.csv:14", "in.csv:15", "in.csv:15"}},
 	}
@@ -144,7 +145,7 @@ func TestMiniBatchPositions(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			g := aggop.NewGroupAgg([]int{0}, []aggop.AggCall{{Func: aggop.CountStar, Arg: -1}}, aggop.GroupAggOptions{InsertOnly: tc.insertOnly, MiniBatch: true, MiniBatchSize: 6})
+			g := optest.Must(aggop.NewGroupAgg([]int{0}, []aggop.AggCall{{Func: aggop.CountStar, Arg: -1}}, aggop.GroupAggOptions{InsertOnly: tc.insertOnly, MiniBatch: true, MiniBatchSize: 6}))
 			if g.Vectorized() != tc.insertOnly {
 				t.Fatalf("vectorized %v", g.Vectorized())
 			}

@@ -20,6 +20,9 @@ type Options struct {
 	Stop <-chan struct{}
 	// Checkpoint configures checkpoints (see checkpoint.go).
 	Checkpoint CheckpointOptions
+	// MaxStateBytes is the most memory one operator's state may hold
+	// (budget.go): DefaultMaxStateBytes() when 0, no limit when < 0.
+	MaxStateBytes int64
 }
 
 // Run executes g until every sink has received the end of its input (a
@@ -104,11 +107,15 @@ func Run(ctx context.Context, g *Graph, opt Options) error {
 		start(&d.Node, func() error { return runDeadLetters(ctx, d, g, co) })
 	}
 	fused := fuse(g)
+	maxState := opt.MaxStateBytes
+	if maxState == 0 {
+		maxState = DefaultMaxStateBytes()
+	}
 	for _, s := range g.Sources {
 		start(&s.Node, func() error { return runSource(ctx, s, fused[s], g.BatchSize, opt.Stop, co) })
 	}
 	for i, op := range g.Ops {
-		start(&op.Node, func() error { return runOp(ctx, op, opIn[i], g.BatchSize, co) })
+		start(&op.Node, func() error { return runOp(ctx, op, opIn[i], g.BatchSize, co, maxState) })
 	}
 	for i, u := range g.Unions {
 		start(&u.Node, func() error { return runUnion(ctx, u, unionIn[i], co) })

@@ -192,54 +192,61 @@ func stopped(ctx, readCtx context.Context) bool {
 	return ctx.Err() == nil && readCtx.Err() != nil
 }
 
-// prepare evaluates computed columns and the event time of a batch.
+// prepare evaluates computed columns and the event time of a batch. A
+// row on which either fails goes to the source's on_error (Reject) and is
+// left out: a NULL event time is a bad record of the source, not a
+// failure of the windows downstream.
 func (s *SourceNode) prepare(b *row.Batch, wm int64) (*row.Batch, int64, error) {
 	if s.Calc == nil && s.EventTime == nil {
 		return b, wm, nil
 	}
+	// out is b until a row is mapped (computed columns) or left out; from
+	// then maps out's changes to b's, for their positions.
 	out := b
-	// from maps out's changes to b's, for their positions.
 	var from []int32
-	if s.Calc != nil {
-		out = &row.Batch{Changes: make([]row.Change, 0, b.Len())}
+	split := func(n int) {
+		out = &row.Batch{Changes: make([]row.Change, n, b.Len())}
+		copy(out.Changes, b.Changes[:n])
 		if b.Origin != nil {
-			from = make([]int32, 0, b.Len())
+			from = make([]int32, n, b.Len())
+			for j := range from {
+				from[j] = int32(j)
+			}
 		}
 	}
+	if s.Calc != nil {
+		split(0)
+	}
 	for i, ch := range b.Changes {
-		r := ch.Row
+		r, ok := ch.Row, true
+		var err error
 		if s.Calc != nil {
-			var ok bool
-			var err error
 			r, ok, err = s.Calc.Apply(r)
-			if err == nil && ok && s.EventTime != nil {
-				var ts int64
-				var has bool
-				ts, has, err = s.EventTime(r)
-				if has && ts > wm {
-					wm = ts
-				}
+		}
+		if err == nil && ok && s.EventTime != nil {
+			var ts int64
+			var has bool
+			if ts, has, err = s.EventTime(r); err == nil && has && ts > wm {
+				wm = ts
 			}
-			if err != nil {
-				if err := s.reject(b, i, err); err != nil {
-					return nil, wm, err
-				}
-				continue
+		}
+		if err != nil {
+			if err := s.reject(b, i, err); err != nil {
+				return nil, wm, err
 			}
-			if !ok {
-				continue
-			}
+			ok = false
+		}
+		switch {
+		case !ok && out == b:
+			split(i)
+		case ok && out != b:
 			out.Append(ch.Kind, r)
 			if from != nil {
 				from = append(from, int32(i))
 			}
-		} else if ts, has, err := s.EventTime(r); err != nil {
-			return nil, wm, s.badRecord(b, i, fmt.Errorf("watermark: %w", err))
-		} else if has && ts > wm {
-			wm = ts
 		}
 	}
-	if from != nil {
+	if out != b && from != nil {
 		out.Origin = &derivedOrigin{parent: b.Origin, from: from}
 	}
 	return out, wm, nil

@@ -2,8 +2,11 @@ package runtime
 
 import (
 	"context"
+	"strconv"
 	"sync"
+	"sync/atomic"
 
+	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/operator"
 )
 
@@ -23,9 +26,15 @@ import (
 //     watermark, which a higher one downstream would make late.
 //   - The stream ends when every input has ended; the end is a stop when
 //     any input stopped.
+//   - Positions: a batch passed on from input i names its records as
+//     "<i>:<record's input>" (unionOrigin), so that a sink following each
+//     input's records in their order (the Kafka sink's exactly-once
+//     positions) keeps two inputs that read one source apart.
 type UnionNode struct {
 	Node
 	Inputs []*Node
+	// tags caches the tagged names of records' inputs (unionOrigin).
+	tags unionTags
 }
 
 // unionMsg is a message of input i; open false means the input closed.
@@ -43,114 +52,134 @@ func runUnion(ctx context.Context, n *UnionNode, ins []chan message, co *coordin
 	defer wg.Wait()
 	defer fcancel()
 	merged := make(chan unionMsg)
-	resume := make([]chan struct{}, len(ins))
+	u := newUnionRun(n, co, len(ins))
 	for i, ch := range ins {
-		resume[i] = make(chan struct{}, 1)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			forwardInput(fctx, i, ch, merged, resume[i])
+			forwardInput(fctx, i, ch, merged, u.resume[i])
 		}()
 	}
-	wms := make([]int64, len(ins))
-	closed := make([]bool, len(ins))
-	stopped := make([]bool, len(ins)) // ended by a stop: still holds the watermark
-	arrived := make([]bool, len(ins))
-	for i := range wms {
-		wms[i] = operator.NoWatermark
-	}
-	var pending int64 // the barrier being aligned, 0 for none
-	open, stop, outWM := len(ins), false, operator.NoWatermark
-	// aligned forwards the pending barrier once every open input
-	// delivered it, and lets the held inputs go on.
-	aligned := func() error {
-		if pending == 0 {
-			return nil
-		}
-		for i := range ins {
-			if !closed[i] && !arrived[i] {
-				return nil
-			}
-		}
-		if err := co.report(ctx, report{part: n.cpIndex, id: pending}); err != nil {
-			return err
-		}
-		if err := n.send(ctx, message{kind: msgBarrier, barrier: pending}); err != nil {
-			return err
-		}
-		pending = 0
-		for i := range arrived {
-			if arrived[i] {
-				arrived[i] = false
-				resume[i] <- struct{}{}
-			}
-		}
-		return nil
-	}
-	// advance sends the minimum watermark of the open inputs if it grew.
-	advance := func() error {
-		low, some := operator.MaxWatermark, false
-		for i, wm := range wms {
-			if !closed[i] || stopped[i] {
-				low, some = min(low, wm), true
-			}
-		}
-		if !some || low == operator.NoWatermark || low <= outWM {
-			return nil
-		}
-		outWM = low
-		n.Stats.Watermark.Store(low)
-		return n.send(ctx, message{kind: msgWatermark, watermark: low})
-	}
-	for open > 0 {
-		var u unionMsg
+	for u.open > 0 {
+		var m unionMsg
 		select {
-		case u = <-merged:
+		case m = <-merged:
 		case <-ctx.Done():
 			return context.Cause(ctx)
 		}
-		if !u.open {
-			closed[u.i] = true
-			open--
-			if open == 0 {
-				break
-			}
-			if err := advance(); err != nil {
-				return err
-			}
-			if err := aligned(); err != nil {
-				return err
-			}
-			continue
-		}
-		switch m := u.m; m.kind {
-		case msgBatch:
-			n.Stats.RowsIn.Add(int64(m.batch.Len()))
-			n.Stats.RowsOut.Add(int64(m.batch.Len()))
-			m.input = u.i
-			if err := n.send(ctx, m); err != nil {
-				return err
-			}
-		case msgWatermark:
-			wms[u.i] = max(wms[u.i], m.watermark)
-			if err := advance(); err != nil {
-				return err
-			}
-		case msgBarrier:
-			pending = m.barrier
-			arrived[u.i] = true
-			if err := aligned(); err != nil {
-				return err
-			}
-		case msgEnd:
-			stop = stop || m.stop
-			stopped[u.i] = m.stop
+		if err := u.handle(ctx, m); err != nil {
+			return err
 		}
 	}
-	if err := co.report(ctx, report{part: n.cpIndex, ended: true, finished: !stop}); err != nil {
+	if err := co.report(ctx, report{part: n.cpIndex, ended: true, finished: !u.stop}); err != nil {
 		return err
 	}
-	return n.send(ctx, message{kind: msgEnd, stop: stop})
+	return n.send(ctx, message{kind: msgEnd, stop: u.stop})
+}
+
+// unionRun is one run of a union node: what it knows of each input.
+type unionRun struct {
+	n  *UnionNode
+	co *coordinator
+	// resume lets an input held at a barrier go on once it is aligned.
+	resume  []chan struct{}
+	wms     []int64
+	closed  []bool
+	stopped []bool // ended by a stop: still holds the watermark
+	arrived []bool // delivered the pending barrier
+	pending int64  // the barrier being aligned, 0 for none
+	open    int
+	stop    bool
+	outWM   int64
+}
+
+func newUnionRun(n *UnionNode, co *coordinator, inputs int) *unionRun {
+	u := &unionRun{n: n, co: co, resume: make([]chan struct{}, inputs), wms: make([]int64, inputs),
+		closed: make([]bool, inputs), stopped: make([]bool, inputs), arrived: make([]bool, inputs),
+		open: inputs, outWM: operator.NoWatermark}
+	for i := range u.wms {
+		u.resume[i] = make(chan struct{}, 1)
+		u.wms[i] = operator.NoWatermark
+	}
+	return u
+}
+
+// handle takes one message of input m.i, or its end.
+func (u *unionRun) handle(ctx context.Context, in unionMsg) error {
+	n := u.n
+	if !in.open {
+		u.closed[in.i] = true
+		u.open--
+		if u.open == 0 {
+			return nil
+		}
+		if err := u.advance(ctx); err != nil {
+			return err
+		}
+		return u.aligned(ctx)
+	}
+	switch m := in.m; m.kind {
+	case msgBatch:
+		n.Stats.RowsIn.Add(int64(m.batch.Len()))
+		n.Stats.RowsOut.Add(int64(m.batch.Len()))
+		m.input = in.i
+		m.batch = n.tagged(m.batch, in.i)
+		return n.send(ctx, m)
+	case msgWatermark:
+		u.wms[in.i] = max(u.wms[in.i], m.watermark)
+		return u.advance(ctx)
+	case msgBarrier:
+		u.pending = m.barrier
+		u.arrived[in.i] = true
+		return u.aligned(ctx)
+	case msgEnd:
+		u.stop = u.stop || m.stop
+		u.stopped[in.i] = m.stop
+	}
+	return nil
+}
+
+// aligned forwards the pending barrier once every open input delivered
+// it, and lets the held inputs go on.
+func (u *unionRun) aligned(ctx context.Context) error {
+	if u.pending == 0 {
+		return nil
+	}
+	for i := range u.closed {
+		if !u.closed[i] && !u.arrived[i] {
+			return nil
+		}
+	}
+	if err := u.co.report(ctx, report{part: u.n.cpIndex, id: u.pending}); err != nil {
+		return err
+	}
+	if err := u.n.send(ctx, message{kind: msgBarrier, barrier: u.pending}); err != nil {
+		return err
+	}
+	u.pending = 0
+	for i := range u.arrived {
+		if u.arrived[i] {
+			u.arrived[i] = false
+			u.resume[i] <- struct{}{}
+		}
+	}
+	return nil
+}
+
+// advance sends the minimum watermark of the open inputs if it grew.
+func (u *unionRun) advance(ctx context.Context) error {
+	low, some := operator.MaxWatermark, false
+	for i, wm := range u.wms {
+		if !u.closed[i] || u.stopped[i] {
+			low, some = min(low, wm), true
+		}
+	}
+	if !some || low == operator.NoWatermark || low <= u.outWM {
+		return nil
+	}
+	u.outWM = low
+	u.n.Stats.Watermark.Store(low)
+	return u.n.send(ctx, message{kind: msgWatermark, watermark: low})
 }
 
 // forwardInput hands the messages of input i to the union's loop, and
@@ -181,4 +210,62 @@ func forwardInput(ctx context.Context, i int, in <-chan message, out chan<- unio
 			}
 		}
 	}
+}
+
+// tagged returns b as passed on from input i: a copy of the batch (the
+// input's other readers keep theirs) whose origin names each record's
+// input with i, when b's origin gives records.
+func (n *UnionNode) tagged(b *row.Batch, i int) *row.Batch {
+	rec, ok := b.Origin.(row.RecordOrigin)
+	if !ok {
+		return b
+	}
+	out := *b
+	out.Origin = &unionOrigin{Origin: b.Origin, rec: rec, input: i, tags: &n.tags}
+	return &out
+}
+
+// unionOrigin is the origin of a batch the union passed on from one of
+// its inputs: the records of the batch it came with, their input named
+// "<input>:<name>". Position, for errors, is the record's own.
+type unionOrigin struct {
+	row.Origin
+	rec   row.RecordOrigin
+	input int
+	tags  *unionTags
+}
+
+// unionTags are the tagged names a union made, shared by its batches.
+type unionTags struct {
+	m sync.Map // unionTag -> string
+	n atomic.Int64
+}
+
+type unionTag struct {
+	input int
+	name  string
+}
+
+// maxTags bounds the tagged names a union keeps; past it (inputs named
+// by ever new files) each name is built anew.
+const maxTags = 1 << 14
+
+// Record implements row.RecordOrigin. It may be called from several
+// goroutines (the union's readers).
+func (u *unionOrigin) Record(i int) (string, int64, bool) {
+	name, num, ok := u.rec.Record(i)
+	if !ok {
+		return "", 0, false
+	}
+	key := unionTag{u.input, name}
+	if t, ok := u.tags.m.Load(key); ok {
+		return t.(string), num, true
+	}
+	t := strconv.Itoa(u.input) + ":" + name
+	if u.tags.n.Load() < maxTags {
+		if _, loaded := u.tags.m.LoadOrStore(key, t); !loaded {
+			u.tags.n.Add(1)
+		}
+	}
+	return t, num, true
 }

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/etld/etld/internal/checkpoint"
-	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/aggop"
@@ -184,7 +183,7 @@ func unionCountGraph(a, b *feedSource, sink *logSink) *Graph {
 	sa := &SourceNode{Node: Node{Name: "a", Kind: "source", Fingerprint: "feed"}, Source: a}
 	sb := &SourceNode{Node: Node{Name: "b", Kind: "source", Fingerprint: "feed"}, Source: b}
 	u := &UnionNode{Node: Node{Name: "union", Kind: "transform"}, Inputs: []*Node{&sa.Node, &sb.Node}}
-	agg := aggop.NewGroupAgg([]int{0}, []aggop.AggCall{{Func: aggop.CountStar, Arg: -1}, {Func: aggop.Sum, Arg: 1, ArgType: optest.TBigInt}}, aggop.GroupAggOptions{})
+	agg := optest.Must(aggop.NewGroupAgg([]int{0}, []aggop.AggCall{{Func: aggop.CountStar, Arg: -1}, {Func: aggop.Sum, Arg: 1, ArgType: optest.TBigInt}}, aggop.GroupAggOptions{}))
 	op := &OpNode{Node: Node{Name: "agg", Kind: "transform", Fingerprint: "count"}, Input: &u.Node, Op: agg}
 	g.Sources = []*SourceNode{sa, sb}
 	g.Unions = []*UnionNode{u}
@@ -210,26 +209,8 @@ func TestUnionCheckpointRestore(t *testing.T) {
 		b.feed <- 100 + v
 	}
 	g := unionCountGraph(a, b, sink)
-	ctx, kill := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- Run(ctx, g, Options{Checkpoint: CheckpointOptions{Interval: 5 * time.Millisecond, Store: store}})
-	}()
-	testenv.Eventually(t, 10*time.Second, "20 rows read", func() error {
-		if n := g.Sources[0].Stats.RowsIn.Load() + g.Sources[1].Stats.RowsIn.Load(); n != 20 {
-			return fmt.Errorf("%d rows", n)
-		}
-		return nil
-	})
-	after := g.Checkpoints.Count.Load()
-	testenv.Eventually(t, 10*time.Second, "a checkpoint after all 20 rows", func() error {
-		if n := g.Checkpoints.Count.Load(); n < after+2 {
-			return fmt.Errorf("%d checkpoints", n)
-		}
-		return nil
-	})
+	kill := runUntilCheckpointed(t, g, store, 20)
 	kill()
-	<-done
 	cp, err := store.Latest()
 	if err != nil || cp == nil {
 		t.Fatalf("no checkpoint stored: %v", err)
@@ -282,5 +263,40 @@ func TestUnionCheckpointRestore(t *testing.T) {
 	}
 	if !maps.Equal(table, want) {
 		t.Errorf("final table %v, want %v", table, want)
+	}
+}
+
+// TestUnionNamesItsInputsApart: a batch passed on from input i names
+// each record's input "<i>:<name>", so that two inputs reading one
+// source stay apart for a sink following each input's records in order;
+// errors still name the record itself, and the batch its input's other
+// readers hold is left as it was.
+func TestUnionNamesItsInputsApart(t *testing.T) {
+	h := newUnionHarness(t, 2)
+	var sent []*row.Batch
+	for i := range 2 {
+		m := oneRow(int64(i))
+		pos := row.NewPositions(1, ":")
+		pos.Mark(1, "orders.csv", 7)
+		m.batch.Origin = pos
+		sent = append(sent, m.batch)
+		h.ins[i] <- m
+		got := <-h.out
+		ro, ok := got.batch.Origin.(row.RecordOrigin)
+		if !ok {
+			t.Fatalf("input %d: the union's batch gives no records", i)
+		}
+		name, num, ok := ro.Record(0)
+		if want := fmt.Sprintf("%d:orders.csv", i); name != want || num != 7 || !ok {
+			t.Errorf("input %d: record %q %d %v, want %q 7", i, name, num, ok, want)
+		}
+		if p := got.batch.Origin.Position(0); p != "orders.csv:7" {
+			t.Errorf("input %d: position %q, want orders.csv:7", i, p)
+		}
+	}
+	for i, b := range sent {
+		if name, _, _ := b.Origin.(row.RecordOrigin).Record(0); name != "orders.csv" {
+			t.Errorf("input %d's own batch now names %q", i, name)
+		}
 	}
 }

@@ -79,7 +79,7 @@ func TestCompositeKeysSurviveSnapshot(t *testing.T) {
 		return row.MapValue([]row.Value{row.StringValue("v")}, []row.Value{row.IntValue(v)})
 	}
 	fresh := func() operator.Operator {
-		return aggop.NewGroupAgg([]int{0}, []aggop.AggCall{{Func: aggop.CountStar, Arg: -1}, {Func: aggop.LastValue, Arg: 1, ArgType: mt}}, aggop.GroupAggOptions{InsertOnly: true})
+		return optest.Must(aggop.NewGroupAgg([]int{0}, []aggop.AggCall{{Func: aggop.CountStar, Arg: -1}, {Func: aggop.LastValue, Arg: 1, ArgType: mt}}, aggop.GroupAggOptions{InsertOnly: true}))
 	}
 	a := fresh()
 	out := &optest.Out{}

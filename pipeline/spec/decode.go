@@ -287,3 +287,41 @@ func parseDuration(s string, n *yaml.Node) (time.Duration, error) {
 	}
 	return dur, nil
 }
+
+// byteUnits are the units of a size, IEC (KiB, powers of 1024) and SI
+// (KB, powers of 1000).
+var byteUnits = []struct {
+	name string
+	mul  float64
+}{
+	{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"PiB", 1 << 50},
+	{"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"PB", 1e15}, {"B", 1},
+}
+
+// parseBytes reads a size: a number of bytes, or a number with a unit
+// (512MiB, 1.5GiB, 100MB), or unlimited (-1).
+func parseBytes(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	if s == "unlimited" {
+		return -1, nil
+	}
+	num, mul := s, 1.0
+	for _, u := range byteUnits {
+		if n, ok := strings.CutSuffix(s, u.name); ok {
+			num, mul = strings.TrimSpace(n), u.mul
+			break
+		}
+	}
+	f, err := strconv.ParseFloat(num, 64)
+	if err != nil || f < 0 || math.IsNaN(f) || strings.ContainsAny(num, "eExXpP_") {
+		return 0, fmt.Errorf("want a size such as 512MiB or 2GiB, or unlimited, got %q", s)
+	}
+	v := f * mul
+	switch {
+	case v >= math.MaxInt64:
+		return 0, fmt.Errorf("size %q is too large", s)
+	case v < 1:
+		return 0, fmt.Errorf("%s bytes would fail every stateful pipeline: set a size, or unlimited", s)
+	}
+	return int64(v), nil
+}

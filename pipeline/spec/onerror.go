@@ -15,8 +15,9 @@ import (
 type OnError struct {
 	Policy string // fail | skip | dead-letter
 	// DeadLetter is the file that dead-letter writes rejected records
-	// to; "" when a sink takes them.
-	DeadLetter string
+	// to, at DeadLetterPos; "" when a sink takes them.
+	DeadLetter    string
+	DeadLetterPos Pos
 	// Sink is the sink of the pipeline that dead-letter hands rejected
 	// records to; "" when a file takes them.
 	Sink    string
@@ -41,7 +42,7 @@ func (p *parser) onError(f map[string]*yaml.Node, path string) OnError {
 				oe.Policy = ""
 			}
 			if fv, ok := m["file"]; ok {
-				oe.DeadLetter, fileNode = p.str(fv, JoinPath(opath, "file")), fv
+				oe.DeadLetter, oe.DeadLetterPos, fileNode = p.str(fv, JoinPath(opath, "file")), p.pos(fv), fv
 			}
 			if sv, ok := m["sink"]; ok {
 				oe.Sink, oe.SinkPos = p.str(sv, JoinPath(opath, "sink")), p.pos(sv)
@@ -63,7 +64,7 @@ func (p *parser) onError(f map[string]*yaml.Node, path string) OnError {
 		if fileNode != nil || oe.Sink != "" {
 			p.errs.Addf(p.pos(dv), JoinPath(path, "dead_letter"), "on_error names where dead letters go already: keep one of them")
 		} else {
-			oe.DeadLetter = p.str(dv, JoinPath(path, "dead_letter"))
+			oe.DeadLetter, oe.DeadLetterPos = p.str(dv, JoinPath(path, "dead_letter")), p.pos(dv)
 		}
 	}
 	switch {

@@ -42,6 +42,10 @@ type Pipeline struct {
 	// this long. 0, the default, keeps state forever.
 	StateTTL    time.Duration
 	StateTTLPos Pos
+	// MaxStateBytes is `max_state_bytes`: the most memory one operator's
+	// state may hold before the run fails. 0 when the file does not set
+	// it (the runtime's default applies), -1 for `unlimited`.
+	MaxStateBytes int64
 
 	Sources    []*Source
 	Transforms []*Transform
@@ -288,7 +292,7 @@ func (p *parser) sql(n *yaml.Node, path, what string) *SQL {
 	return p.sqlIn(n, 0, text)
 }
 
-var topKeys = []string{"version", "name", "execution", "checkpoint_interval", "mini_batch", "mini_batch_aggregate", "state_ttl", "sources", "transforms", "sinks", "tests"}
+var topKeys = []string{"version", "name", "execution", "checkpoint_interval", "mini_batch", "mini_batch_aggregate", "state_ttl", "max_state_bytes", "sources", "transforms", "sinks", "tests"}
 
 func (p *parser) pipeline(root *yaml.Node) *Pipeline {
 	pl := &Pipeline{File: p.file, Execution: "streaming", MiniBatch: true}
@@ -296,6 +300,19 @@ func (p *parser) pipeline(root *yaml.Node) *Pipeline {
 	if root.Kind != yaml.MappingNode {
 		return pl
 	}
+	p.settings(pl, root, f)
+	tables := p.entries(pl, root, f)
+	p.deadLetterSinks(pl)
+	if v, ok := f["tests"]; ok {
+		pl.Tests = p.tests(v, "tests")
+	}
+	p.checkFrom(pl, tables)
+	return pl
+}
+
+// settings reads the file's own keys: version, name and the execution
+// settings.
+func (p *parser) settings(pl *Pipeline, root *yaml.Node, f map[string]*yaml.Node) {
 	if v, ok := f["version"]; !ok {
 		p.errs.Addf(p.pos(root), "version", "missing required key: add `version: %d`", Version)
 	} else if v.Value != fmt.Sprint(Version) {
@@ -323,33 +340,46 @@ func (p *parser) pipeline(root *yaml.Node) *Pipeline {
 		pl.CheckpointInterval = d
 	}
 	if v, ok := f["mini_batch"]; ok {
-		switch p.str(v, "mini_batch") {
-		case "true":
-		case "false":
-			pl.MiniBatch = false
-		default:
-			p.errs.Addf(p.pos(v), "mini_batch", "want true or false, got %s", kindName(v))
-		}
+		pl.MiniBatch = p.flag(v, "mini_batch", pl.MiniBatch)
 	}
 	if v, ok := f["state_ttl"]; ok {
 		pl.StateTTL, pl.StateTTLPos = p.stateTTL(v, "state_ttl"), p.pos(v)
 	}
-	if v, ok := f["mini_batch_aggregate"]; ok {
-		switch p.str(v, "mini_batch_aggregate") {
-		case "true":
-			pl.MiniBatchAggregate = true
-		case "false":
-		default:
-			p.errs.Addf(p.pos(v), "mini_batch_aggregate", "want true or false, got %s", kindName(v))
+	if v, ok := f["max_state_bytes"]; ok {
+		n, err := parseBytes(p.str(v, "max_state_bytes"))
+		if err != nil {
+			p.errs.Addf(p.pos(v), "max_state_bytes", "%v", err)
 		}
+		pl.MaxStateBytes = n
 	}
-	// tables maps the lower-cased names of the sources and transforms
-	// (SQL names are case-insensitive) to their first declaration.
-	type table struct {
-		name string
-		pos  Pos
+	if v, ok := f["mini_batch_aggregate"]; ok {
+		pl.MiniBatchAggregate = p.flag(v, "mini_batch_aggregate", pl.MiniBatchAggregate)
 	}
-	tables := map[string]table{}
+}
+
+// flag reads true or false; anything else is an error, and keeps def.
+func (p *parser) flag(v *yaml.Node, path string, def bool) bool {
+	switch p.str(v, path) {
+	case "true":
+		return true
+	case "false":
+		return false
+	}
+	p.errs.Addf(p.pos(v), path, "want true or false, got %s", kindName(v))
+	return def
+}
+
+// tableDecl is the first declaration of a source's or transform's name.
+type tableDecl struct {
+	name string
+	pos  Pos
+}
+
+// entries reads the sources, transforms and sinks, and returns the
+// tables the sources and transforms declare, by lower-cased name (SQL
+// names are case-insensitive).
+func (p *parser) entries(pl *Pipeline, root *yaml.Node, f map[string]*yaml.Node) map[string]tableDecl {
+	tables := map[string]tableDecl{}
 	declare := func(name string, pos Pos, path string) {
 		if name == "" {
 			return
@@ -362,7 +392,7 @@ func (p *parser) pipeline(root *yaml.Node) *Pipeline {
 			p.errs.Addf(pos, path, "duplicate name %q: already used at %s", name, prev.pos)
 			return
 		}
-		tables[key] = table{name, pos}
+		tables[key] = tableDecl{name, pos}
 	}
 	if v, ok := f["sources"]; ok {
 		for i, n := range p.list(v, "sources") {
@@ -371,7 +401,7 @@ func (p *parser) pipeline(root *yaml.Node) *Pipeline {
 			pl.Sources = append(pl.Sources, src)
 		}
 	}
-	if len(pl.Sources) == 0 && root.Kind == yaml.MappingNode {
+	if len(pl.Sources) == 0 {
 		p.errs.Addf(p.pos(root), "sources", "a pipeline needs at least one source")
 	}
 	if v, ok := f["transforms"]; ok {
@@ -392,13 +422,15 @@ func (p *parser) pipeline(root *yaml.Node) *Pipeline {
 			pl.Sinks = append(pl.Sinks, sk)
 		}
 	}
-	if len(pl.Sinks) == 0 && root.Kind == yaml.MappingNode {
+	if len(pl.Sinks) == 0 {
 		p.errs.Addf(p.pos(root), "sinks", "a pipeline needs at least one sink")
 	}
-	p.deadLetterSinks(pl)
-	if v, ok := f["tests"]; ok {
-		pl.Tests = p.tests(v, "tests")
-	}
+	return tables
+}
+
+// checkFrom reports each sink that reads a table the file does not
+// declare, with the nearest declared name.
+func (p *parser) checkFrom(pl *Pipeline, tables map[string]tableDecl) {
 	var names []string // the table names, for suggestions
 	for _, sk := range pl.Sinks {
 		if sk.From == "" {
@@ -419,7 +451,6 @@ func (p *parser) pipeline(root *yaml.Node) *Pipeline {
 			p.errs.Addf(sk.FromPos, sk.Path+".from", "%q is not a source or transform of this pipeline%s", sk.From, hint)
 		}
 	}
-	return pl
 }
 
 func (p *parser) list(n *yaml.Node, path string) []*yaml.Node {
@@ -437,181 +468,4 @@ func (p *parser) required(f map[string]*yaml.Node, n *yaml.Node, path, key strin
 		return ""
 	}
 	return p.str(v, JoinPath(path, key))
-}
-
-func (p *parser) source(n *yaml.Node, path string) *Source {
-	src := &Source{Pos: p.pos(n), Path: path, Options: n}
-	f := p.fields(n, path, nil)
-	src.Name = p.required(f, n, path, "name")
-	src.Type = p.required(f, n, path, "type")
-	if t, ok := f["type"]; ok {
-		src.TypePos = p.pos(t)
-	}
-	if v, ok := f["schema"]; ok {
-		src.Schema = p.schema(v, JoinPath(path, "schema"))
-	}
-	if v, ok := f["key"]; ok {
-		src.Key = p.strList(v, JoinPath(path, "key"))
-	}
-	src.OnError = p.onError(f, path)
-	if v, ok := f["watermark"]; ok {
-		src.Watermark = p.sql(v, JoinPath(path, "watermark"), "the watermark expression, e.g. `event_time - INTERVAL '5' SECOND`")
-	}
-	return src
-}
-
-func (p *parser) schema(n *yaml.Node, path string) []Column {
-	var cols []Column
-	seen := map[string]bool{}
-	items := p.list(n, path)
-	for i := 0; i < len(items); i++ {
-		c := items[i]
-		cpath := IndexPath(path, i)
-		text := strings.TrimSpace(p.str(c, cpath))
-		if text == "" {
-			continue
-		}
-		if n.Style&yaml.FlowStyle != 0 && c.Style == 0 && unclosed(text) {
-			// [d DECIMAL(10, 2)] is two items to YAML. Say so once, and
-			// take the pieces after the comma as part of this column.
-			whole := text
-			for i+1 < len(items) && unclosed(whole) && items[i+1].Kind == yaml.ScalarNode {
-				i++
-				whole += ", " + strings.TrimSpace(items[i].Value)
-			}
-			p.errs.Addf(p.pos(c), cpath, "column %q is cut at its comma: in a flow list [...] a comma ends the item; quote it, [%q], or write the schema as a block list, one %q a line", whole, whole, "- "+whole)
-			continue
-		}
-		col := Column{Pos: p.pos(c), Path: cpath}
-		name, rest, _ := strings.Cut(text, " ")
-		name = strings.Trim(name, "`")
-		rest = strings.TrimSpace(rest)
-		col.Name = name
-		if !nameRE.MatchString(name) {
-			p.errs.Addf(col.Pos, cpath, "invalid column name %q", name)
-		}
-		if seen[strings.ToLower(name)] {
-			p.errs.Addf(col.Pos, cpath, "duplicate column %q", name)
-		}
-		seen[strings.ToLower(name)] = true
-		if expr, ok := cutPrefixFold(rest, "AS "); ok {
-			// text is c.Value trimmed, and ends with expr.
-			lead := len(c.Value) - len(strings.TrimLeft(c.Value, " \t\n"))
-			col.Computed = p.sqlIn(c, lead+len(text)-len(expr), expr)
-			if sub := substitutionOf(c); sub != nil {
-				// The expression as written: cut from the text as written
-				// as expr is from the value.
-				_, wrest, _ := strings.Cut(strings.TrimSpace(sub.written), " ")
-				if wexpr, ok := cutPrefixFold(strings.TrimSpace(wrest), "AS "); ok {
-					col.Computed.written = wexpr
-				}
-			}
-		} else {
-			var ok bool
-			rest, col.Metadata, ok = p.metadataClause(rest, name, col.Pos, cpath)
-			t, err := row.ParseType(rest)
-			if err != nil && ok {
-				p.errs.Addf(col.Pos, cpath, "column %q: %v (write each column as \"name TYPE\")", name, err)
-			}
-			col.Type = t
-		}
-		cols = append(cols, col)
-	}
-	return cols
-}
-
-// unclosed reports whether s opens more parentheses, or composite type
-// brackets (MAP<STRING, INT>), than it closes.
-func unclosed(s string) bool {
-	if strings.Count(s, "(") > strings.Count(s, ")") {
-		return true
-	}
-	// Only a composite type's < counts: c AS a < b opens nothing.
-	return compositeRE.MatchString(s) && strings.Count(s, "<") > strings.Count(s, ">")
-}
-
-var compositeRE = regexp.MustCompile(`(?i)\b(ARRAY|MAP|ROW)\s*<`)
-
-var metadataRE = regexp.MustCompile(`(?i)^(.*?)\s+METADATA(?:\s+FROM\s+'([^']*)')?(\s+VIRTUAL)?\s*$`)
-
-// metadataClause splits `TYPE METADATA [FROM 'key'] [VIRTUAL]` into the
-// type and the metadata key. VIRTUAL (Flink: not written back by a sink)
-// is accepted and changes nothing: etld's sources only read.
-func (p *parser) metadataClause(rest, name string, pos Pos, path string) (typ, key string, ok bool) {
-	if !strings.Contains(strings.ToUpper(rest), "METADATA") {
-		return rest, "", true
-	}
-	m := metadataRE.FindStringSubmatch(rest)
-	if m == nil {
-		p.errs.Addf(pos, path, "column %q: write a metadata column as \"name TYPE METADATA [FROM 'key'] [VIRTUAL]\"", name)
-		return rest, "", false
-	}
-	key = m[2]
-	if key == "" {
-		key = name
-	}
-	return m[1], key, true
-}
-
-func cutPrefixFold(s, prefix string) (string, bool) {
-	if len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix) {
-		return strings.TrimSpace(s[len(prefix):]), true
-	}
-	return s, false
-}
-
-func (p *parser) transform(n *yaml.Node, path string) *Transform {
-	tr := &Transform{Pos: p.pos(n), Path: path}
-	f := p.fields(n, path, []string{"name", "sql", "state_ttl"})
-	tr.Name = p.required(f, n, path, "name")
-	if v, ok := f["state_ttl"]; ok {
-		d := p.stateTTL(v, JoinPath(path, "state_ttl"))
-		tr.StateTTL, tr.StateTTLPos = &d, p.pos(v)
-	}
-	if v, ok := f["sql"]; ok {
-		tr.SQL = p.sql(v, JoinPath(path, "sql"), "the transform's query, e.g. `SELECT ... FROM ...`")
-	} else if n.Kind == yaml.MappingNode {
-		p.errs.Addf(p.pos(n), JoinPath(path, "sql"), "missing required key")
-	}
-	return tr
-}
-
-// stateTTL reads a state_ttl value: a duration of at least 1ms (Flink's
-// TTL counts milliseconds), or 0 for never.
-func (p *parser) stateTTL(v *yaml.Node, path string) time.Duration {
-	d, err := parseDuration(p.str(v, path), v)
-	switch {
-	case err != nil:
-		p.errs.Addf(p.pos(v), path, "%v (0 keeps state forever)", err)
-	case d > 0 && d < time.Millisecond:
-		p.errs.Addf(p.pos(v), path, "state_ttl %s is below a millisecond, the unit state ages are counted in", d)
-		d = 0
-	}
-	return d
-}
-
-func (p *parser) sink(n *yaml.Node, path string) *Sink {
-	sk := &Sink{Pos: p.pos(n), Path: path, Options: n, Mode: "auto"}
-	f := p.fields(n, path, nil)
-	sk.Name = p.required(f, n, path, "name")
-	sk.Type = p.required(f, n, path, "type")
-	if t, ok := f["type"]; ok {
-		sk.TypePos = p.pos(t)
-	}
-	if v, ok := f["from"]; ok {
-		sk.From, sk.FromPos = p.str(v, JoinPath(path, "from")), p.pos(v)
-	}
-	if v, ok := f["mode"]; ok {
-		sk.Mode, sk.ModePos = p.str(v, JoinPath(path, "mode")), p.pos(v)
-		switch sk.Mode {
-		case "auto", "append", "upsert", "retract":
-		default:
-			p.errs.Addf(p.pos(v), JoinPath(path, "mode"), "unknown mode %q: want auto, append, upsert or retract", sk.Mode)
-		}
-	}
-	if v, ok := f["key"]; ok {
-		sk.Key, sk.KeyPos = p.strList(v, JoinPath(path, "key")), p.pos(v)
-	}
-	sk.OnError = p.onError(f, path)
-	return sk
 }

@@ -14,9 +14,17 @@ type Node interface {
 
 // Expr is an expression node: *Literal, *IntervalLit, *ColumnRef, *Star,
 // *Unary, *Binary, *IsExpr, *Between, *InList, *Like, *Call, *Over, *Cast,
-// *Case, *Trim or *Extract.
+// *Case, *Trim, *Extract, *Index, *FieldAccess, *Exists or *InQuery.
 type Expr interface {
 	Node
+	// Children returns the node's operands in a fixed order, absent ones
+	// left out; the slice is the caller's. children.go says what is and
+	// is not a child.
+	Children() []Expr
+	// MapChildren returns a copy of the node with each child c replaced
+	// by f(c), f called in the order of Children; a leaf returns itself.
+	// The node is not changed.
+	MapChildren(f func(Expr) Expr) Expr
 	exprNode()
 }
 
@@ -42,164 +50,6 @@ func (i Ident) Pos() Pos { return i.At }
 
 // IsZero reports whether the identifier is absent.
 func (i Ident) IsZero() bool { return i.Name == "" }
-
-// Query is a whole query: optional WITH clauses, then one SELECT or
-// several combined with UNION ALL / UNION, left to right (SQL gives both
-// the same precedence). Parenthesised operands are flattened when that
-// keeps the meaning (UNION ALL is associative); otherwise the operand is a
-// SELECT * FROM (query). Selects has at least one element.
-type Query struct {
-	// With holds the common table expressions, in order; each may read
-	// the ones before it.
-	With    []*CTE
-	Selects []*Select
-	// UnionAt holds the position of each UNION keyword: UnionAt[i] joins
-	// Selects[i] and Selects[i+1].
-	UnionAt []Pos
-	// Distinct parallels UnionAt: true for UNION (DISTINCT), which removes
-	// the duplicates of everything to its left and the SELECT to its right;
-	// false for UNION ALL. Nil when every union is UNION ALL.
-	Distinct []bool
-}
-
-// CTE is one `name AS (query)` of a WITH clause.
-type CTE struct {
-	Name  Ident
-	Query *Query
-}
-
-// UnionDistinct reports whether the i-th union (between Selects[i] and
-// Selects[i+1]) removes duplicates.
-func (q *Query) UnionDistinct(i int) bool { return i < len(q.Distinct) && q.Distinct[i] }
-
-// Pos returns the position of the first SELECT.
-func (q *Query) Pos() Pos {
-	if len(q.Selects) == 0 || q.Selects[0] == nil {
-		return Pos{}
-	}
-	return q.Selects[0].Pos()
-}
-
-// Select is one SELECT block.
-type Select struct {
-	At       Pos // the SELECT keyword
-	Distinct bool
-	// DistinctAt is the position of the DISTINCT keyword, when Distinct.
-	DistinctAt Pos
-	Items      []*SelectItem
-	From       FromItem
-	Where      Expr // nil when absent
-	GroupBy    []Expr
-	GroupByAt  Pos  // the GROUP keyword, when GroupBy is not empty
-	Having     Expr // nil when absent
-	// Windows is the WINDOW clause: the named windows OVER w refers to.
-	Windows []*NamedWindow
-}
-
-// Pos returns the position of the SELECT keyword.
-func (s *Select) Pos() Pos { return s.At }
-
-// SelectItem is one entry of the select list. Expr is a *Star for `*` and
-// `t.*` (the only place a *Star appears). Alias is zero when none was
-// written; naming unaliased columns is the planner's job.
-type SelectItem struct {
-	Expr  Expr
-	Alias Ident
-}
-
-// Pos returns the position of the item's expression.
-func (s *SelectItem) Pos() Pos {
-	if s.Expr == nil {
-		return Pos{}
-	}
-	return s.Expr.Pos()
-}
-
-// TableRef reads a source or transform by name. AsOf is the X of
-// `name FOR SYSTEM_TIME AS OF X [AS alias]` (nil when absent), at AsOfAt
-// (the FOR keyword): the planner decides what it means, a temporal join
-// when X is an event-time attribute of the probe side and the table is
-// versioned, a lookup join when X is a processing-time attribute.
-type TableRef struct {
-	Name   Ident
-	AsOf   Expr
-	AsOfAt Pos
-	Alias  Ident // zero when absent
-}
-
-// Pos returns the position of the table name.
-func (t *TableRef) Pos() Pos { return t.Name.At }
-
-// SubqueryRef reads the result of a parenthesised query.
-type SubqueryRef struct {
-	At    Pos // the opening parenthesis
-	Query *Query
-	Alias Ident // zero when absent
-}
-
-// Pos returns the position of the opening parenthesis.
-func (s *SubqueryRef) Pos() Pos { return s.At }
-
-// WindowKind names a window table function.
-type WindowKind uint8
-
-// The window table functions. The zero WindowKind is invalid.
-const (
-	Tumble WindowKind = iota + 1
-	Hop
-	Cumulate
-	Session
-)
-
-func (k WindowKind) String() string {
-	switch k {
-	case Tumble:
-		return "TUMBLE"
-	case Hop:
-		return "HOP"
-	case Cumulate:
-		return "CUMULATE"
-	case Session:
-		return "SESSION"
-	}
-	return "WindowKind(?)"
-}
-
-// WindowTVF is a window table function in FROM:
-//
-//	TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), size [, offset]))
-//	TABLE(HOP(TABLE t, DESCRIPTOR(ts), slide, size [, offset]))
-//	TABLE(CUMULATE(TABLE t, DESCRIPTOR(ts), step, size [, offset]))
-//	TABLE(SESSION(TABLE t [PARTITION BY k, ...], DESCRIPTOR(ts), gap))
-//
-// or the same with named arguments (DATA => TABLE t, TIMECOL =>
-// DESCRIPTOR(ts), SIZE => ..., SLIDE => ..., STEP => ..., OFFSET => ...,
-// GAP => ...) in any order. Its rows are the table's columns plus window_start,
-// window_end and window_time.
-type WindowTVF struct {
-	At      Pos // the outer TABLE keyword, or the function name if unwrapped
-	Kind    WindowKind
-	KindAt  Pos // the function name
-	Table   Ident
-	TimeCol Ident
-	Size    Expr
-	Slide   Expr // HOP only, else nil
-	Step    Expr // CUMULATE only, else nil
-	Offset  Expr // nil when absent
-	Gap     Expr // SESSION only, else nil
-	// PartitionBy are SESSION's PARTITION BY columns (Flink 1.19+), nil
-	// when not written.
-	PartitionBy []Ident
-	// PartitionParens records PARTITION BY (a, b), for Format.
-	PartitionParens bool
-	Alias           Ident
-	// Named records that the arguments were written by name, so Format
-	// can write them back the same way.
-	Named bool
-}
-
-// Pos returns the position of the outer TABLE keyword.
-func (w *WindowTVF) Pos() Pos { return w.At }
 
 // LitKind says which kind of literal a Literal is.
 type LitKind uint8
@@ -631,14 +481,5 @@ func (*Case) exprNode()        {}
 func (*Trim) exprNode()        {}
 func (*Extract) exprNode()     {}
 
-func (*TableRef) fromNode()    {}
-func (*SubqueryRef) fromNode() {}
-func (*WindowTVF) fromNode()   {}
-
 // Interface guards.
-var (
-	_ Expr     = (*Literal)(nil)
-	_ FromItem = (*WindowTVF)(nil)
-	_ Node     = (*Query)(nil)
-	_ Node     = (*SelectItem)(nil)
-)
+var _ Expr = (*Literal)(nil)

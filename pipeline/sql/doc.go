@@ -37,6 +37,14 @@
 // recognised and refused with "... is not
 // supported yet" at their keyword.
 //
+// # Walking the tree
+//
+// Every Expr exposes its children: Children lists them and MapChildren
+// copies the node with each one replaced, so a walk or a rewrite over
+// expressions is one generic function rather than a type switch that must
+// learn every new node. children.go says what is a child and what is not
+// (a subquery, the call under OVER itself, a frame's bound).
+//
 // # Where etld is more lenient than Flink
 //
 // Flink (Calcite) reserves several hundred words; etld reserves only the

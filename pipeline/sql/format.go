@@ -48,198 +48,6 @@ func (f *formatter) node(n Node) {
 	}
 }
 
-func (f *formatter) query(q *Query) {
-	if q == nil {
-		f.w("?")
-		return
-	}
-	for i, c := range q.With {
-		if i == 0 {
-			f.w("WITH ")
-		} else {
-			f.w(", ")
-		}
-		f.ident(c.Name)
-		f.w(" AS (")
-		f.query(c.Query)
-		f.w(")")
-	}
-	if len(q.With) > 0 {
-		f.w(" ")
-	}
-	for i, s := range q.Selects {
-		if i > 0 {
-			if q.UnionDistinct(i - 1) {
-				f.w(" UNION ")
-			} else {
-				f.w(" UNION ALL ")
-			}
-		}
-		f.selectBlock(s)
-	}
-}
-
-func (f *formatter) selectBlock(s *Select) {
-	if s == nil {
-		f.w("?")
-		return
-	}
-	f.w("SELECT ")
-	if s.Distinct {
-		f.w("DISTINCT ")
-	}
-	for i, it := range s.Items {
-		if i > 0 {
-			f.w(", ")
-		}
-		f.selectItem(it)
-	}
-	if s.From != nil {
-		f.w(" FROM ")
-		f.from(s.From)
-	}
-	if s.Where != nil {
-		f.w(" WHERE ")
-		f.expr(s.Where, precLowest)
-	}
-	if len(s.GroupBy) > 0 {
-		f.w(" GROUP BY ")
-		f.exprList(s.GroupBy)
-	}
-	if s.Having != nil {
-		f.w(" HAVING ")
-		f.expr(s.Having, precLowest)
-	}
-	f.windowClause(s.Windows)
-}
-
-func (f *formatter) selectItem(it *SelectItem) {
-	if it == nil {
-		f.w("?")
-		return
-	}
-	f.expr(it.Expr, precLowest)
-	f.alias(it.Alias)
-}
-
-func (f *formatter) alias(a Ident) {
-	if !a.IsZero() {
-		f.w(" AS ")
-		f.ident(a)
-	}
-}
-
-func (f *formatter) from(n FromItem) {
-	switch n := n.(type) {
-	case *Join:
-		f.from(n.Left)
-		if n.Type == CommaJoin {
-			f.w(", ")
-		} else {
-			f.w(" " + n.Type.String() + " ")
-		}
-		f.from(n.Right)
-		if n.On != nil {
-			f.w(" ON ")
-			f.expr(n.On, precLowest)
-		}
-	case *TableRef:
-		f.ident(n.Name)
-		if n.AsOf != nil {
-			f.w(" FOR SYSTEM_TIME AS OF ")
-			f.expr(n.AsOf, precLowest)
-		}
-		f.alias(n.Alias)
-	case *SubqueryRef:
-		f.w("(")
-		f.query(n.Query)
-		f.w(")")
-		f.alias(n.Alias)
-	case *Unnest:
-		f.from(n.Input)
-		f.w(" CROSS JOIN UNNEST(")
-		f.expr(n.X, precLowest)
-		f.w(")")
-		if n.Ordinality {
-			f.w(" WITH ORDINALITY")
-		}
-		if !n.Alias.IsZero() {
-			f.w(" AS ")
-			f.ident(n.Alias)
-			if len(n.Columns) > 0 {
-				f.w(" (")
-				for i, c := range n.Columns {
-					if i > 0 {
-						f.w(", ")
-					}
-					f.ident(c)
-				}
-				f.w(")")
-			}
-		}
-	case *WindowTVF:
-		f.window(n)
-	}
-}
-
-func (f *formatter) window(w *WindowTVF) {
-	f.w("TABLE(")
-	f.w(w.Kind.String())
-	f.w("(")
-	if w.Named {
-		f.w("DATA => ")
-	}
-	f.w("TABLE ")
-	f.ident(w.Table)
-	if len(w.PartitionBy) > 0 {
-		f.w(" PARTITION BY ")
-		if w.PartitionParens {
-			f.w("(")
-		}
-		for i, c := range w.PartitionBy {
-			if i > 0 {
-				f.w(", ")
-			}
-			f.ident(c)
-		}
-		if w.PartitionParens {
-			f.w(")")
-		}
-	}
-	f.w(", ")
-	if w.Named {
-		f.w("TIMECOL => ")
-	}
-	f.w("DESCRIPTOR(")
-	f.ident(w.TimeCol)
-	f.w(")")
-	for _, param := range windowParams[w.Kind] {
-		var e Expr
-		switch param {
-		case "SIZE":
-			e = w.Size
-		case "SLIDE":
-			e = w.Slide
-		case "STEP":
-			e = w.Step
-		case "OFFSET":
-			e = w.Offset
-		case "GAP":
-			e = w.Gap
-		}
-		if e == nil {
-			continue
-		}
-		f.w(", ")
-		if w.Named {
-			f.w(param + " => ")
-		}
-		f.expr(e, precLowest)
-	}
-	f.w("))")
-	f.alias(w.Alias)
-}
-
 // Precedence levels, lowest first, as the parser reads them.
 const (
 	precLowest = iota
@@ -286,7 +94,8 @@ func exprPrec(e Expr) int {
 	return precPrimary
 }
 
-// expr writes e, in parentheses when its precedence is below min.
+// expr writes e, in parentheses when its precedence is below min. The
+// switch is a table: one writer per node kind.
 func (f *formatter) expr(e Expr, min int) {
 	if e == nil {
 		f.w("?")
@@ -302,16 +111,10 @@ func (f *formatter) expr(e Expr, min int) {
 	case *IntervalLit:
 		f.interval(e)
 	case *ColumnRef:
-		if !e.Table.IsZero() {
-			f.ident(e.Table)
-			f.w(".")
-		}
+		f.qualifier(e.Table)
 		f.ident(e.Column)
 	case *Star:
-		if !e.Table.IsZero() {
-			f.ident(e.Table)
-			f.w(".")
-		}
+		f.qualifier(e.Table)
 		f.w("*")
 	case *Unary:
 		f.unary(e)
@@ -321,23 +124,11 @@ func (f *formatter) expr(e Expr, min int) {
 		f.w(" " + e.Op.String() + " ")
 		f.expr(e.R, p+1)
 	case *IsExpr:
-		f.expr(e.X, precCompare)
-		f.w(" IS ")
-		if e.Not {
-			f.w("NOT ")
-		}
-		f.w(e.What.String())
+		f.isExpr(e)
 	case *Between:
-		f.expr(e.X, precCompare)
-		f.not(e.Not)
-		f.w(" BETWEEN ")
-		f.expr(e.Lo, precAdd)
-		f.w(" AND ")
-		f.expr(e.Hi, precAdd)
+		f.between(e)
 	case *InQuery:
-		f.expr(e.X, precCompare)
-		f.not(e.Not)
-		f.w(" IN (")
+		f.predicate(e.X, e.Not, " IN (")
 		f.query(e.Query)
 		f.w(")")
 	case *Exists:
@@ -345,46 +136,21 @@ func (f *formatter) expr(e Expr, min int) {
 		f.query(e.Query)
 		f.w(")")
 	case *InList:
-		f.expr(e.X, precCompare)
-		f.not(e.Not)
-		f.w(" IN (")
+		f.predicate(e.X, e.Not, " IN (")
 		f.exprList(e.List)
 		f.w(")")
 	case *Like:
-		f.expr(e.X, precCompare)
-		f.not(e.Not)
-		f.w(" LIKE ")
-		f.expr(e.Pattern, precAdd)
-		if e.Escape != nil {
-			f.w(" ESCAPE ")
-			f.expr(e.Escape, precAdd)
-		}
+		f.like(e)
 	case *Call:
 		f.call(e)
 	case *Over:
 		f.over(e)
 	case *Cast:
-		if e.Try {
-			f.w("TRY_CAST(")
-		} else {
-			f.w("CAST(")
-		}
-		f.expr(e.X, precLowest)
-		f.w(" AS " + e.Type.String() + ")")
+		f.cast(e)
 	case *Case:
 		f.caseExpr(e)
 	case *Trim:
-		f.w("TRIM(")
-		if e.Mode != TrimBoth || e.Chars != nil {
-			f.w(e.Mode.String() + " ")
-			if e.Chars != nil {
-				f.expr(e.Chars, precLowest)
-				f.w(" ")
-			}
-			f.w("FROM ")
-		}
-		f.expr(e.X, precLowest)
-		f.w(")")
+		f.trim(e)
 	case *Extract:
 		f.w("EXTRACT(" + e.Unit + " FROM ")
 		f.expr(e.X, precLowest)
@@ -395,17 +161,86 @@ func (f *formatter) expr(e Expr, min int) {
 		f.expr(e.Index, precLowest)
 		f.w("]")
 	case *FieldAccess:
-		if c, ok := e.X.(*ColumnRef); ok && c.Table.IsZero() {
-			// x.f alone would read as column f of table x.
-			f.w("(")
-			f.ident(c.Column)
-			f.w(")")
-		} else {
-			f.expr(e.X, precPrimary)
-		}
-		f.w(".")
-		f.ident(e.Field)
+		f.fieldAccess(e)
 	}
+}
+
+// qualifier writes `table.`, or nothing when table is zero.
+func (f *formatter) qualifier(table Ident) {
+	if !table.IsZero() {
+		f.ident(table)
+		f.w(".")
+	}
+}
+
+// predicate writes `X [NOT]` and then op, the start of the predicates
+// that test their left operand.
+func (f *formatter) predicate(x Expr, not bool, op string) {
+	f.expr(x, precCompare)
+	f.not(not)
+	f.w(op)
+}
+
+func (f *formatter) isExpr(e *IsExpr) {
+	f.expr(e.X, precCompare)
+	f.w(" IS ")
+	if e.Not {
+		f.w("NOT ")
+	}
+	f.w(e.What.String())
+}
+
+func (f *formatter) between(e *Between) {
+	f.predicate(e.X, e.Not, " BETWEEN ")
+	f.expr(e.Lo, precAdd)
+	f.w(" AND ")
+	f.expr(e.Hi, precAdd)
+}
+
+func (f *formatter) like(e *Like) {
+	f.predicate(e.X, e.Not, " LIKE ")
+	f.expr(e.Pattern, precAdd)
+	if e.Escape != nil {
+		f.w(" ESCAPE ")
+		f.expr(e.Escape, precAdd)
+	}
+}
+
+func (f *formatter) cast(e *Cast) {
+	if e.Try {
+		f.w("TRY_CAST(")
+	} else {
+		f.w("CAST(")
+	}
+	f.expr(e.X, precLowest)
+	f.w(" AS " + e.Type.String() + ")")
+}
+
+func (f *formatter) trim(e *Trim) {
+	f.w("TRIM(")
+	if e.Mode != TrimBoth || e.Chars != nil {
+		f.w(e.Mode.String() + " ")
+		if e.Chars != nil {
+			f.expr(e.Chars, precLowest)
+			f.w(" ")
+		}
+		f.w("FROM ")
+	}
+	f.expr(e.X, precLowest)
+	f.w(")")
+}
+
+func (f *formatter) fieldAccess(e *FieldAccess) {
+	if c, ok := e.X.(*ColumnRef); ok && c.Table.IsZero() {
+		// x.f alone would read as column f of table x.
+		f.w("(")
+		f.ident(c.Column)
+		f.w(")")
+	} else {
+		f.expr(e.X, precPrimary)
+	}
+	f.w(".")
+	f.ident(e.Field)
 }
 
 func (f *formatter) not(not bool) {

@@ -13,13 +13,56 @@ var jsonFuncs = map[string]bool{
 }
 
 // parseJSONCall reads the arguments and clauses of a SQL/JSON function,
-// the current token the first one after "(" (which is not ")").
+// the current token the first one after "(" (which is not ")"), in the
+// order SQL writes them: arguments, ON NULL, RETURNING, the wrapper, ON
+// EMPTY / ON ERROR.
 func (p *parser) parseJSONCall(call *Call, open Pos) *Error {
 	j := &JSONClauses{}
 	call.JSON = j
+	if err := p.jsonArgs(call); err != nil {
+		return err
+	}
+	if p.onNullAhead() {
+		if call.Name != "JSON_OBJECT" && call.Name != "JSON_ARRAY" {
+			return p.errAt(p.tok(), "ON NULL belongs to JSON_OBJECT and JSON_ARRAY, not "+call.Name)
+		}
+		j.OnNull = p.next().up
+		p.next()
+		p.next()
+	}
+	if call.Name == "JSON_VALUE" || call.Name == "JSON_QUERY" {
+		if err := p.jsonReturning(j); err != nil {
+			return err
+		}
+	}
+	if call.Name == "JSON_QUERY" {
+		if err := p.jsonWrapper(j); err != nil {
+			return err
+		}
+	}
+	if call.Name == "JSON_VALUE" || call.Name == "JSON_QUERY" || call.Name == "JSON_EXISTS" {
+		if err := p.jsonOnClauses(call, j); err != nil {
+			return err
+		}
+	}
+	if t := p.tok(); t.kind == tokWord && !t.is(")") {
+		switch {
+		case t.is("RETURNING"):
+			return p.errAt(t, call.Name+" has no RETURNING clause here: RETURNING comes right after the path of JSON_VALUE and JSON_QUERY")
+		case t.is("WITH") || t.is("WITHOUT"):
+			return p.errAt(t, "WRAPPER clauses belong to JSON_QUERY")
+		}
+	}
+	return p.expectClose(")", call.Name+"(", open)
+}
+
+// jsonArgs reads a SQL/JSON function's arguments: JSON_OBJECT's [KEY] k
+// VALUE v pairs, JSON_ARRAY's values (both up to ON NULL), or the
+// document and path of the others.
+func (p *parser) jsonArgs(call *Call) *Error {
 	switch call.Name {
 	case "JSON_OBJECT":
-		j.Keyed = true
+		call.JSON.Keyed = true
 		for !p.onNullAhead() {
 			if t := p.tok(); t.is("KEY") && !p.peek(1).is("VALUE") && !p.peek(1).isPunct(",") {
 				p.next()
@@ -63,41 +106,36 @@ func (p *parser) parseJSONCall(call *Call, open Pos) *Error {
 			}
 		}
 	}
-	if p.onNullAhead() {
-		if call.Name != "JSON_OBJECT" && call.Name != "JSON_ARRAY" {
-			return p.errAt(p.tok(), "ON NULL belongs to JSON_OBJECT and JSON_ARRAY, not "+call.Name)
-		}
-		j.OnNull = p.next().up
-		p.next()
-		p.next()
+	return nil
+}
+
+// jsonReturning reads the optional RETURNING type of JSON_VALUE and
+// JSON_QUERY.
+func (p *parser) jsonReturning(j *JSONClauses) *Error {
+	if !p.tok().is("RETURNING") {
+		return nil
 	}
-	if call.Name == "JSON_VALUE" || call.Name == "JSON_QUERY" {
-		if t := p.tok(); t.is("RETURNING") {
-			p.next()
-			j.ReturningAt = p.tok().pos
-			text, err := p.returningType()
-			if err != nil {
-				return err
-			}
-			typ, terr := row.ParseType(text)
-			if terr != nil {
-				return &Error{Pos: j.ReturningAt, Msg: terr.Error(), Expected: []string{"type"}}
-			}
-			j.Returning, j.ReturningText = typ, text
-		}
+	p.next()
+	j.ReturningAt = p.tok().pos
+	text, err := p.returningType()
+	if err != nil {
+		return err
 	}
-	if call.Name == "JSON_QUERY" {
-		if err := p.jsonWrapper(j); err != nil {
-			return err
-		}
+	typ, terr := row.ParseType(text)
+	if terr != nil {
+		return &Error{Pos: j.ReturningAt, Msg: terr.Error(), Expected: []string{"type"}}
 	}
-	for call.Name == "JSON_VALUE" || call.Name == "JSON_QUERY" || call.Name == "JSON_EXISTS" {
+	j.Returning, j.ReturningText = typ, text
+	return nil
+}
+
+// jsonOnClauses reads the `behaviour ON EMPTY` and `behaviour ON ERROR`
+// clauses, EMPTY first, each at most once (JSON_EXISTS has only ON ERROR).
+func (p *parser) jsonOnClauses(call *Call, j *JSONClauses) *Error {
+	for {
 		b, ok, err := p.jsonBehavior(call)
-		if err != nil {
+		if err != nil || !ok {
 			return err
-		}
-		if !ok {
-			break
 		}
 		on := p.tok()
 		if err := p.expectWord("ON", "after "+b.Kind+" in "+call.Name+": ON EMPTY or ON ERROR"); err != nil {
@@ -123,15 +161,6 @@ func (p *parser) parseJSONCall(call *Call, open Pos) *Error {
 		p.next()
 		*target = b
 	}
-	if t := p.tok(); t.kind == tokWord && !t.is(")") {
-		switch {
-		case t.is("RETURNING"):
-			return p.errAt(t, call.Name+" has no RETURNING clause here: RETURNING comes right after the path of JSON_VALUE and JSON_QUERY")
-		case t.is("WITH") || t.is("WITHOUT"):
-			return p.errAt(t, "WRAPPER clauses belong to JSON_QUERY")
-		}
-	}
-	return p.expectClose(")", call.Name+"(", open)
 }
 
 // onNullAhead reports whether the next tokens are {NULL | ABSENT} ON NULL.

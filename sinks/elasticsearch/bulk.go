@@ -13,6 +13,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/etld/etld/internal/javautf8"
 	"github.com/etld/etld/internal/panics"
 	"github.com/etld/etld/internal/retry"
 	"github.com/etld/etld/pipeline/connector"
@@ -39,6 +40,7 @@ type item struct {
 	index           string
 	id              string // "" in append mode
 	seq             int64  // the change's number in this run, for messages
+	version         uint64 // the external version, 0 for none
 	dead            bool
 }
 
@@ -52,9 +54,9 @@ func (b *bulk) reset() {
 }
 
 // add appends the action for one change: index with the document (id nil
-// lets Elasticsearch make one up), or delete. On an encoding error
-// nothing is added.
-func (b *bulk) add(enc connector.Encoder, index string, id []byte, del bool, r row.Row, seq int64) error {
+// lets Elasticsearch make one up), or delete; a version other than 0 is
+// an external one. On an encoding error nothing is added.
+func (b *bulk) add(enc connector.Encoder, index string, id []byte, del bool, r row.Row, seq int64, version uint64) error {
 	start := len(b.buf)
 	if del {
 		b.buf = append(b.buf, `{"delete":{"_index":`...)
@@ -66,6 +68,11 @@ func (b *bulk) add(enc connector.Encoder, index string, id []byte, del bool, r r
 		b.buf = append(b.buf, `,"_id":`...)
 		b.buf = appendJSONString(b.buf, string(id))
 	}
+	if version != 0 {
+		b.buf = append(b.buf, `,"version":`...)
+		b.buf = strconv.AppendUint(b.buf, version, 10)
+		b.buf = append(b.buf, `,"version_type":"external"`...)
+	}
 	b.buf = append(b.buf, "}}\n"...)
 	doc := len(b.buf)
 	if !del {
@@ -76,7 +83,7 @@ func (b *bulk) add(enc connector.Encoder, index string, id []byte, del bool, r r
 			return err
 		}
 	}
-	it := item{start: start, doc: doc, end: len(b.buf), index: index, seq: seq}
+	it := item{start: start, doc: doc, end: len(b.buf), index: index, seq: seq, version: version}
 	if id != nil {
 		key := index + "\x00" + string(id)
 		it.id = key[len(index)+1:]
@@ -247,6 +254,12 @@ func (l *lane) deliver(ctx context.Context, b *bulk) error {
 	// Between tries a cluster health request, far cheaper than the bulk
 	// body, notices the cluster's return and ends the wait.
 	return retry.Do(ctx, s.cfg.backoff.WithProbe(s.ping), s.logger, what, func(ctx context.Context) error {
+		if err := s.ensureIndexes(ctx, b, pending); err != nil {
+			if ctx.Err() != nil {
+				return retry.Permanent(fmt.Errorf("%s: %w", what, context.Cause(ctx)))
+			}
+			return err
+		}
 		body := b.payload(pending)
 		s.sent.Add(int64(len(body)))
 		res, err := s.client.Bulk(bytes.NewReader(body),
@@ -289,6 +302,10 @@ func (l *lane) deliver(ctx context.Context, b *bulk) error {
 			case r.Status < 300 && r.Error == nil:
 			case del && r.Status == http.StatusNotFound:
 				// The document is gone already: what a delete wants.
+			case r.Status == http.StatusConflict && it.version != 0:
+				if err := s.supersede(it, r); err != nil {
+					return retry.Permanent(err)
+				}
 			case transient(r.Status):
 				again = append(again, pending[k])
 				if first == "" {
@@ -343,8 +360,116 @@ func (s *Sink) rejectItem(b *bulk, it *item, r *itemResult) error {
 	return s.reject(connector.BadRecord{Position: pos, Raw: bytes.TrimRight(raw, "\n"), Err: err})
 }
 
+// supersede takes Elasticsearch's refusal of a versioned action (409):
+// the document holds a version at or above the action's. Under one of
+// the sink's own fences that is this life's doing (the action applied
+// by an earlier try whose answer was lost, or a newer action of the
+// life): the document is as the life wants it. Under a later fence,
+// another writer has the document: stopping is better than losing the
+// action.
+func (s *Sink) supersede(it *item, r *itemResult) error {
+	current, ok := currentVersion(r.Error)
+	if !ok {
+		s.logger.Warn("elasticsearch refused a versioned action without saying the document's version; taking it as superseded",
+			"index", it.index, "_id", it.id, "reason", r.Error.String())
+	} else if f := current >> seqBits; f > s.newest.Load() {
+		return fmt.Errorf("sink %s, index %s, _id %s: the document holds version %d, of a later life (fence %d; this run's is %d): another sink or process writes it under this pipeline's state, or the state directory was made anew while the clock was behind; stopping rather than dropping the write",
+			s.name, it.index, it.id, current, f, s.newest.Load())
+	}
+	s.superseded.Add(1)
+	return nil
+}
+
+// currentVersion reads the document's version from a version conflict's
+// reason: "[id]: version conflict, current version [12] is higher or
+// equal to the one provided [10]".
+func currentVersion(e *itemError) (uint64, bool) {
+	if e == nil {
+		return 0, false
+	}
+	const mark = "current version ["
+	_, rest, ok := strings.Cut(e.Reason, mark)
+	if !ok {
+		return 0, false
+	}
+	digits, _, ok := strings.Cut(rest, "]")
+	if !ok {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(digits, 10, 64)
+	return v, err == nil
+}
+
+// ensureIndexes makes sure every index the items idx of b write to
+// exists before the request goes, for an index pattern (Open did it for
+// a static index).
+func (s *Sink) ensureIndexes(ctx context.Context, b *bulk, idx []int) error {
+	if s.cfg.index.static() {
+		return nil
+	}
+	last := ""
+	for _, i := range idx {
+		if name := b.items[i].index; name != last {
+			if err := s.ensureIndex(ctx, name); err != nil {
+				return err
+			}
+			last = name
+		}
+	}
+	return nil
+}
+
+// ensureIndex creates the index unless it exists (an alias counts).
+// Only a failure worth a retry (the network, 429, 5xx) is an error: a
+// refusal (no privilege to look or create, an invalid name) leaves the
+// creation to the bulk request, whose items then say what is wrong.
+func (s *Sink) ensureIndex(ctx context.Context, name string) error {
+	s.knownMu.Lock()
+	known := s.known[name]
+	s.knownMu.Unlock()
+	if known {
+		return nil
+	}
+	res, err := s.client.Indices.Exists([]string{name}, s.client.Indices.Exists.WithContext(ctx))
+	if err != nil {
+		return fmt.Errorf("index %s: %w", name, err)
+	}
+	res.Body.Close()
+	switch {
+	case res.StatusCode == http.StatusNotFound:
+		res, err := s.client.Indices.Create(name, s.client.Indices.Create.WithContext(ctx))
+		if err != nil {
+			return fmt.Errorf("create index %s: %w", name, err)
+		}
+		defer res.Body.Close()
+		if res.StatusCode < 300 {
+			s.logger.Info("created the index", "sink", s.name, "index", name)
+			break
+		}
+		msg, _ := io.ReadAll(io.LimitReader(res.Body, 512))
+		switch {
+		case transient(res.StatusCode):
+			return fmt.Errorf("create index %s: HTTP %d: %s", name, res.StatusCode, bytes.TrimSpace(msg))
+		case !bytes.Contains(msg, []byte("resource_already_exists_exception")):
+			s.logger.Warn("could not create the index; the first bulk request to it will, if the cluster allows", "sink", s.name, "index", name, "status", res.StatusCode, "reason", string(bytes.TrimSpace(msg)))
+		}
+	case transient(res.StatusCode):
+		return fmt.Errorf("index %s: HTTP %d", name, res.StatusCode)
+	case res.StatusCode >= 300:
+		s.logger.Warn("could not check that the index exists; the first bulk request to it creates it, if the cluster allows", "sink", s.name, "index", name, "status", res.StatusCode)
+	}
+	s.knownMu.Lock()
+	if len(s.known) >= maxKnown {
+		clear(s.known)
+	}
+	s.known[name] = true
+	s.knownMu.Unlock()
+	return nil
+}
+
 // appendJSONString appends s as a JSON string; invalid UTF-8 becomes
-// U+FFFD, which Elasticsearch's parser would otherwise refuse for the
+// U+FFFD (one per malformed sequence as Java decodes them, as in Flink's
+// documents), which Elasticsearch's parser would otherwise refuse for the
 // whole request.
 func appendJSONString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
@@ -374,7 +499,8 @@ func appendJSONString(dst []byte, s string) []byte {
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, "\uFFFD"...)
+			dst = append(dst, javautf8.Replacement...)
+			size = javautf8.MalformedLen(s[i:])
 		} else {
 			dst = append(dst, s[i:i+size]...)
 		}

@@ -60,16 +60,46 @@
 // request) is sent again whole; 401 and 403 stop the pipeline.
 //
 // Ordering: retries never let an older version of a document overwrite a
-// newer one. Rather than external versions (which need a version that
-// survives restarts and lose against deleted documents' tombstones
-// expiring), the sink keeps two rules. Within a request being built,
-// a newer action for the same _index/_id replaces the older one, so a
-// request never holds two actions for one document. And every document
-// id always goes to the same sender (by a hash of the id); a sender
-// finishes a request, retries included, before it sends its next one. So
-// the older action for a document is acknowledged before a newer one is
-// sent. In append mode there are no ids and requests are spread over the
-// senders.
+// newer one. Within a run the sink keeps two rules. Within a request
+// being built, a newer action for the same _index/_id replaces the older
+// one, so a request never holds two actions for one document. And every
+// document id always goes to the same sender (by a hash of the id); a
+// sender finishes a request, retries included, before it sends its next
+// one. So the older action for a document is acknowledged before a newer
+// one is sent. In append mode there are no ids and requests are spread
+// over the senders.
+//
+// Across runs (fencing): a request that a killed process had sent can
+// reach Elasticsearch after the restarted run wrote the same documents
+// (held up in the network, or the process frozen rather than dead), and
+// would put back an older value, or a document the new run deleted. In
+// a run with a state directory, an upsert sink therefore writes every
+// action with an external version (version_type external): the high 32
+// bits are a fence the sink takes from the state directory at Open
+// (connector.RunInfo.Fence: larger in every run, stored before the first
+// write), the low 31 bits count the sink's changes in that life (a new
+// fence is taken when they run out). Elasticsearch applies an action
+// only when its version is above the document's, so a late action of an
+// earlier life is refused with 409; the sink itself takes a 409 as
+// "superseded": a version of its own life at or above the action's (its
+// own retry of an action already applied). A 409 against a later life's
+// fence means another process writes the index under this state
+// directory, or the directory was made anew while the clock was behind:
+// the pipeline stops rather than lose the write. Deletes carry versions
+// too: Elasticsearch keeps a deleted document's version (its tombstone)
+// for index.gc_deletes, 60s by default, so a late write of an earlier
+// life that arrives more than that after the delete is applied and
+// brings the document back; raise index.gc_deletes (an index template)
+// where requests can be held up longer. Without a state directory there
+// is no fence: writes carry no version, and a late request of a killed
+// process is applied over newer values, as with Flink's sink; a restart
+// without state writes everything again anyway.
+//
+// The sink creates a static index at Open, and each index of a pattern
+// before the first request that writes to it, instead of leaving that to
+// the first bulk request (a cluster may forbid automatic creation); an
+// index template that matches the name applies as usual. An index that
+// exists (or an alias) is used as it is.
 package elasticsearch
 
 import (
@@ -131,6 +161,15 @@ const (
 	// from an outage is written to again within a second, and a health
 	// probe meanwhile (see deliver) notices it sooner.
 	maxBackoff = time.Second
+	// An external version is the life's fence in the high bits and the
+	// change's number in the life in the low seqBits: below 2^63, the
+	// most Elasticsearch takes, while fences (Unix seconds) fit 32 bits.
+	seqBits  = 31
+	maxSeq   = 1<<seqBits - 1
+	maxFence = 1<<32 - 1
+	// maxKnown bounds the index names the sink remembers as existing;
+	// past it, it forgets them and looks again.
+	maxKnown = 4096
 )
 
 // settings are the checked options.
@@ -364,6 +403,20 @@ type Sink struct {
 	next   int // append mode: the lane of the next row
 	seq    int64
 
+	// run is what the runtime told SetRun. fence is the life's fence in
+	// upsert mode with a state directory (0: actions carry no version),
+	// vseq the changes numbered under it; both under mu. newest is the
+	// newest fence the sink took, for the senders.
+	run        connector.RunInfo
+	fence      uint64
+	vseq       uint64
+	newest     atomic.Uint64
+	superseded atomic.Int64
+	// known holds index names that exist (found or created), under
+	// knownMu.
+	knownMu sync.Mutex
+	known   map[string]bool
+
 	// mu guards the lanes' building requests between Write and the
 	// interval flusher.
 	mu      sync.Mutex
@@ -428,6 +481,20 @@ func (s *Sink) Open(ctx context.Context) error {
 	})
 	if err != nil {
 		return fmt.Errorf("elasticsearch at %s: %w", hosts, err)
+	}
+	s.known = map[string]bool{}
+	if s.cfg.index.static() {
+		err = retry.Do(ctx, s.cfg.backoff, s.logger, "sink "+s.name+": index "+s.cfg.index.prefix, func(ctx context.Context) error {
+			return s.ensureIndex(ctx, s.cfg.index.prefix)
+		})
+		if err != nil {
+			return fmt.Errorf("elasticsearch at %s: %w", hosts, err)
+		}
+	}
+	if s.mode == connector.Upsert && s.run.Fence != nil {
+		if err := s.takeFence(); err != nil {
+			return err
+		}
 	}
 	s.opened = true
 	lctx, cancel := context.WithCancel(ctx)
@@ -520,6 +587,7 @@ func (s *Sink) add(ctx context.Context, i int, c row.Change) error {
 	}
 	var l *lane
 	var id []byte
+	var version uint64
 	switch s.mode {
 	case connector.Upsert:
 		if c.Kind == row.UpdateBefore {
@@ -534,6 +602,15 @@ func (s *Sink) add(ctx context.Context, i int, c row.Change) error {
 		h.WriteString(index)
 		h.Write(id)
 		l = s.lanes[h.Sum64()%uint64(len(s.lanes))]
+		if s.fence != 0 {
+			if s.vseq == maxSeq {
+				if err := s.takeFence(); err != nil {
+					return err
+				}
+			}
+			s.vseq++
+			version = s.fence<<seqBits | s.vseq
+		}
 	default:
 		if c.Kind != row.Insert {
 			return fmt.Errorf("change %d of the batch is %s in append mode; only +I can be written", i, c.Kind)
@@ -541,7 +618,7 @@ func (s *Sink) add(ctx context.Context, i int, c row.Change) error {
 		l = s.lanes[s.next]
 		s.next = (s.next + 1) % len(s.lanes)
 	}
-	if err := l.building.add(s.enc, index, id, c.Kind == row.Delete, c.Row, s.seq); err != nil {
+	if err := l.building.add(s.enc, index, id, c.Kind == row.Delete, c.Row, s.seq, version); err != nil {
 		return s.rejectRow(i, c, err)
 	}
 	if l.building.full(s.cfg.maxActions, s.cfg.maxSize) {
@@ -549,6 +626,24 @@ func (s *Sink) add(ctx context.Context, i int, c row.Change) error {
 	}
 	return nil
 }
+
+// takeFence starts a new life of the sink's versions (see Ordering).
+func (s *Sink) takeFence() error {
+	f, err := s.run.Fence()
+	if err != nil {
+		return fmt.Errorf("sink %q: %w", s.name, err)
+	}
+	if f == 0 || f > maxFence {
+		return fmt.Errorf("sink %q: fence %d does not fit the 32 bits of a document version's life", s.name, f)
+	}
+	s.fence, s.vseq = f, 0
+	s.newest.Store(f)
+	return nil
+}
+
+// SetRun learns whether the run keeps state, and so fences its writes
+// (connector.RunAware).
+func (s *Sink) SetRun(info connector.RunInfo) { s.run = info }
 
 // docID joins the key values, as Flink writes them, with the delimiter.
 func (s *Sink) docID(r row.Row) []byte {
@@ -676,4 +771,5 @@ var (
 	_ connector.Sink      = (*Sink)(nil)
 	_ connector.RowCopier = (*Sink)(nil)
 	_ connector.Meter     = (*Sink)(nil)
+	_ connector.RunAware  = (*Sink)(nil)
 )

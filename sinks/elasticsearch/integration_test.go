@@ -19,7 +19,6 @@ import (
 
 	"github.com/etld/etld/builtin"
 	"github.com/etld/etld/internal/testenv"
-	"github.com/etld/etld/pipeline"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
 	es "github.com/etld/etld/sinks/elasticsearch"
@@ -40,19 +39,6 @@ func newCluster(t testing.TB) *cluster {
 		t.Fatal(err)
 	}
 	return &cluster{t: t, url: url, client: c}
-}
-
-// index returns a fresh index name, deleted (with any index starting with
-// it) when the test ends.
-func (c *cluster) index(prefix string) string {
-	name := testenv.UniqueName(c.t, prefix)
-	c.t.Cleanup(func() {
-		res, err := c.client.Indices.Delete([]string{name + "*"}, c.client.Indices.Delete.WithExpandWildcards("all"))
-		if err == nil {
-			res.Body.Close()
-		}
-	})
-	return name
 }
 
 // do runs a request and fails the test on an error status.
@@ -425,21 +411,6 @@ func writeFile(t testing.TB, path, data string) {
 	}
 }
 
-func runPipeline(t testing.TB, dir, yaml string) pipeline.Summary {
-	t.Helper()
-	path := filepath.Join(dir, "p.yaml")
-	writeFile(t, path, yaml)
-	p, err := pipeline.Load(path, pipeline.Env{Registry: builtin.Registry(), Logger: testLogger(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := p.Run(testenv.Context(t, 2*time.Minute), pipeline.RunOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 // TestGroupByUpsertLeavesFinalTable runs a CSV file through GROUP BY with
 // a HAVING that first admits and later removes groups, into an upsert
 // sink, and compares the index with the table computed here: one document
@@ -504,54 +475,6 @@ sinks:
     parallelism: 3
 `, filepath.Join(dir, "in.csv"), c.url, index))
 	compareDocs(t, c.docs(index), want)
-}
-
-// TestRecoveryAfterOutage keeps the cluster away long enough for the
-// backoff to reach its cap (ETLD_OUTAGE_SECONDS, default 8; with a 30 s
-// cap, recoveries took 4-7 s after a 30-40 s outage), then brings
-// it back: the pending bulk request must succeed within 2 s (plus slack)
-// of the return, thanks to the 1 s cap and the health probe.
-func TestRecoveryAfterOutage(t *testing.T) {
-	c := newCluster(t)
-	index := c.index("es_recovery")
-	p := testenv.NewProxy(t, strings.TrimPrefix(c.url, "http://"))
-	p.Up()
-	var off time.Duration
-	s, err := es.New(es.Config{Hosts: []string{"http://" + p.Addr()}, Index: index, BulkFlushInterval: &off},
-		connector.SinkEnv{Name: "es", Formats: builtin.Registry(), Logger: testLogger(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Bind(connector.SinkInput{Schema: sensorSchema, Mode: connector.Upsert, Key: []int{0}}); err != nil {
-		t.Fatal(err)
-	}
-	ctx := testenv.Context(t, 3*time.Minute)
-	if err := s.Open(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close(context.Background())
-	write := func(from, to int64) error {
-		var b row.Batch
-		for i := from; i < to; i++ {
-			b.Append(row.Insert, sensorRow(i, "x", i, "2024-01-01 10:00:00.000"))
-		}
-		if err := s.Write(ctx, &b); err != nil {
-			return err
-		}
-		return s.Flush(ctx)
-	}
-	if err := write(0, 50); err != nil {
-		t.Fatal(err)
-	}
-	outage := testenv.OutageDuration(8 * time.Second)
-	took := testenv.MeasureRecovery(t, p, outage, func() error { return write(50, 100) })
-	t.Logf("elasticsearch: first write %s after the cluster's return from a %s outage", took.Round(time.Millisecond), outage)
-	if took > testenv.RecoveryBound {
-		t.Errorf("elasticsearch: writes resumed %s after the cluster's return, want within %s", took.Round(time.Millisecond), testenv.RecoveryBound)
-	}
-	if n := c.count(index); n != 100 {
-		t.Errorf("%d documents, want 100", n)
-	}
 }
 
 // TestDeadLettersIntoAnIndex: the documents an index refuses go, as dead

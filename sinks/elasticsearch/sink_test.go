@@ -208,15 +208,19 @@ func TestDocumentIDs(t *testing.T) {
 	}
 }
 
+// Text is escaped as JSON; invalid UTF-8 becomes one U+FFFD per
+// malformed sequence as Java cuts them, as in Flink's documents.
 func TestAppendJSONString(t *testing.T) {
-	for _, s := range []string{"plain", `q"uo\te`, "new\nline\x01", "é ünïcode ☃", "bad \xff utf8", ""} {
+	for s, want := range map[string]string{"plain": "plain", `q"uo\te`: `q"uo\te`, "new\nline\x01": "new\nline\x01",
+		"é ünïcode ☃": "é ünïcode ☃", "bad \xff utf8": "bad \uFFFD utf8", "": "",
+		"a\xe2\x82b": "a\uFFFDb", "\xc0\xaf\"": "\uFFFD\uFFFD\"", "\xed\xa0\x80": "\uFFFD"} {
 		got := appendJSONString(nil, s)
 		var back string
 		if err := json.Unmarshal(got, &back); err != nil {
 			t.Fatalf("%q gave invalid JSON %s: %v", s, got, err)
 		}
-		if want := strings.ToValidUTF8(s, "\uFFFD"); back != want {
-			t.Errorf("%q round-trips as %q", s, back)
+		if back != want {
+			t.Errorf("%q round-trips as %q, want %q", s, back, want)
 		}
 	}
 }
@@ -225,8 +229,13 @@ func TestAppendJSONString(t *testing.T) {
 // failing items as status says. It is a unit test of the sink's handling
 // of responses: the real cluster cannot be made to answer 429 on demand.
 type fakeES struct {
-	mu     sync.Mutex
-	docs   map[string]string
+	mu   sync.Mutex
+	docs map[string]string
+	// versions holds the external versions of documents (tombstones
+	// included), which it enforces as Elasticsearch does.
+	versions map[string]uint64
+	// lost, when set, drops the answer to a bulk request it applied.
+	lost   func(call int) bool
 	calls  int
 	sizes  []int
 	status func(call int, action, id, doc string) int
@@ -242,7 +251,7 @@ func (f *fakeES) RoundTrip(req *http.Request) (*http.Response, error) {
 			"X-Elastic-Product": {"Elasticsearch"}, "Content-Type": {"application/json"}},
 			Body: io.NopCloser(strings.NewReader(body)), Request: req}
 	}
-	if strings.HasSuffix(req.URL.Path, "/_cluster/health") {
+	if strings.HasSuffix(req.URL.Path, "/_cluster/health") || req.Method == http.MethodHead {
 		return answer(200, `{"status":"green"}`), nil
 	}
 	if !strings.HasSuffix(req.URL.Path, "/_bulk") {
@@ -263,8 +272,9 @@ func (f *fakeES) RoundTrip(req *http.Request) (*http.Response, error) {
 	n := 0
 	for sc.Scan() {
 		var action map[string]struct {
-			Index string `json:"_index"`
-			ID    string `json:"_id"`
+			Index   string `json:"_index"`
+			ID      string `json:"_id"`
+			Version uint64 `json:"version"`
 		}
 		if err := json.Unmarshal(sc.Bytes(), &action); err != nil {
 			return nil, fmt.Errorf("bad action line %q: %w", sc.Text(), err)
@@ -283,6 +293,18 @@ func (f *fakeES) RoundTrip(req *http.Request) (*http.Response, error) {
 				st = f.status(call, op, meta.ID, doc)
 			}
 			key := meta.Index + "/" + meta.ID
+			if cur, ok := f.versions[key]; meta.Version != 0 && ok && cur >= meta.Version && st < 300 {
+				errs = true
+				items = append(items, fmt.Sprintf(`{%q:{"status":409,"error":{"type":"version_conflict_engine_exception","reason":"[%s]: version conflict, current version [%d] is higher or equal to the one provided [%d]"}}}`,
+					op, meta.ID, cur, meta.Version))
+				continue
+			}
+			if meta.Version != 0 && st < 300 {
+				if f.versions == nil {
+					f.versions = map[string]uint64{}
+				}
+				f.versions[key] = meta.Version
+			}
 			switch {
 			case st >= 300:
 				errs = true
@@ -300,10 +322,19 @@ func (f *fakeES) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	f.sizes = append(f.sizes, n)
+	if f.lost != nil && f.lost(call) {
+		return nil, errors.New("connection reset by peer")
+	}
 	return answer(200, fmt.Sprintf(`{"errors":%v,"items":[%s]}`, errs, strings.Join(items, ","))), nil
 }
 
 func newFakeSink(t *testing.T, f *fakeES, cfg Config, mode connector.Mode, reject func(connector.BadRecord) error) *Sink {
+	t.Helper()
+	return newFakeLife(t, f, cfg, mode, reject, connector.RunInfo{})
+}
+
+// newFakeLife is newFakeSink told about its run.
+func newFakeLife(t *testing.T, f *fakeES, cfg Config, mode connector.Mode, reject func(connector.BadRecord) error, run connector.RunInfo) *Sink {
 	t.Helper()
 	if f.docs == nil {
 		f.docs = map[string]string{}
@@ -330,6 +361,7 @@ func newFakeSink(t *testing.T, f *fakeES, cfg Config, mode connector.Mode, rejec
 	if err := s.Bind(in); err != nil {
 		t.Fatal(err)
 	}
+	s.SetRun(run)
 	if err := s.Open(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -722,5 +754,69 @@ func TestPanicInASenderFailsTheSink(t *testing.T) {
 	}
 	if _, ok := panics.Stack(err); !ok {
 		t.Errorf("Flush's error %v carries no stack", err)
+	}
+}
+
+// TestVersionedRetries: with a fence, every upsert action carries an
+// external version (fence, then the change's number in the life), which
+// grows with each change; a request whose answer was lost is sent again
+// and its actions, applied already, come back 409: superseded, not an
+// error, the documents as written. Once a life's numbers run out the
+// sink takes a new fence, and versions go on growing.
+func TestVersionedRetries(t *testing.T) {
+	f := &fakeES{lost: func(call int) bool { return call%2 == 1 }}
+	fences := []uint64{1_700_000_000, 1_700_000_001}
+	var took int
+	fence := func() (uint64, error) { took++; return fences[took-1], nil }
+	s := newFakeLife(t, f, Config{Parallelism: 1}, connector.Upsert, nil, connector.RunInfo{Resumable: true, Fence: fence})
+	ctx := context.Background()
+	for i := int64(1); i <= 3; i++ {
+		b := row.NewBatch(1, 2)
+		b.Append(row.UpdateAfter, kv(i%2, i))
+		if err := s.Write(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := fences[0]<<seqBits | 3; f.versions["i/1"] != want || f.versions["i/0"] != want-1 {
+		t.Fatalf("versions %v, want %d for i/1 and %d for i/0", f.versions, want, want-1)
+	}
+	if got := s.superseded.Load(); got != 3 {
+		t.Errorf("%d actions taken as superseded, want the 3 sent again after a lost answer", got)
+	}
+	if f.docs["i/1"] != `{"k":1,"v":3}` || f.docs["i/0"] != `{"k":0,"v":2}` {
+		t.Errorf("documents %v", f.docs)
+	}
+	s.mu.Lock()
+	s.vseq = maxSeq
+	s.mu.Unlock()
+	b := row.NewBatch(1, 2)
+	b.Append(row.UpdateAfter, kv(1, 9))
+	if err := s.Write(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if want := fences[1]<<seqBits | 1; took != 2 || f.versions["i/1"] != want || f.docs["i/1"] != `{"k":1,"v":9}` {
+		t.Fatalf("after the numbers ran out: %d fences, version %d (want %d), document %s", took, f.versions["i/1"], want, f.docs["i/1"])
+	}
+}
+
+func TestCurrentVersion(t *testing.T) {
+	for reason, want := range map[string]uint64{
+		"[a]: version conflict, current version [10] is higher or equal to the one provided [5]": 10,
+		"[a]: version conflict, current version [9223372036854775807] is higher":                 1<<63 - 1,
+		"[a]: version conflict, document already exists (current version [1])":                   1,
+		"version conflict":    0,
+		"current version [x]": 0,
+		"current version [12": 0,
+	} {
+		got, ok := currentVersion(&itemError{Reason: reason})
+		if got != want || ok != (want != 0) {
+			t.Errorf("%q: %d, %v; want %d", reason, got, ok, want)
+		}
 	}
 }

@@ -49,6 +49,12 @@ const partSuffix = ".inprogress"
 
 func (s *Sink) partPrefix() string { return "." + filepath.Base(s.path) + ".part-" }
 
+// WriteFiles implements connector.FileWriter: the output, and a part's
+// name as the runs name them (run id, sequence number).
+func (s *Sink) WriteFiles() []string {
+	return []string{s.path, filepath.Join(filepath.Dir(s.path), s.partPrefix()+"0123456789abcdef-0"+partSuffix)}
+}
+
 // runID names this run's parts, so that no two runs ever write a part of
 // the same name: a restore may still need the parts of an earlier run.
 func runID() (string, error) {

@@ -559,4 +559,5 @@ var (
 	_ connector.Committer       = (*Sink)(nil)
 	_ connector.Meter           = (*Sink)(nil)
 	_ connector.RunAware        = (*Sink)(nil)
+	_ connector.FileWriter      = (*Sink)(nil)
 )

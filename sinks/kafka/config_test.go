@@ -9,6 +9,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/etld/etld/internal/kafkaconf"
+	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/spec"
 )
@@ -95,7 +96,7 @@ func TestOptions(t *testing.T) {
 // TestBind checks which modes and formats go together, and that each
 // refusal says what to do instead.
 func TestBind(t *testing.T) {
-	schema := schemaOf(t, "id", "BIGINT", "name", "STRING")
+	schema := testenv.Schema(t, "id BIGINT", "name STRING")
 	tests := []struct {
 		name      string
 		format    string

@@ -1,7 +1,9 @@
 package kafka
 
 // Exactly-once output without transactions (kafka-go has no
-// transactional producer).
+// transactional producer, and its consumers would not hide aborted
+// messages). A late write of a killed run is fenced off by producer epoch
+// (fence.go).
 //
 // When the planner says the sink's input replays by record
 // (connector.Replay.ByRecord: every change names its source record, and a
@@ -129,10 +131,13 @@ type dedup struct {
 	written []map[string]pos
 	pending int
 	skipped int64
-	// The previous change's record, to number a record's changes.
+	// The previous change's input and place, to number a record's
+	// changes; parked holds the last place of every other input seen, as
+	// inputs interleave batch by batch under a UNION ALL.
 	prevInput string
 	prev      pos
 	started   bool
+	parked    map[string]pos
 	// The last input hashed, for keyless partitions.
 	hashed     string
 	hash       uint32
@@ -140,10 +145,18 @@ type dedup struct {
 }
 
 // next numbers a change of record num of input: its index among the
-// record's changes, which arrive one after the other.
+// record's changes, which arrive one after the other within the input
+// (another input's changes may come between them).
 func (d *dedup) next(input string, num int64) pos {
+	if d.started && input != d.prevInput {
+		if d.parked == nil {
+			d.parked = map[string]pos{}
+		}
+		d.parked[d.prevInput] = d.prev
+		d.prev, d.started = d.parked[input]
+	}
 	p := pos{num: num}
-	if d.started && input == d.prevInput && num == d.prev.num {
+	if d.started && num == d.prev.num {
 		p.sub = d.prev.sub + 1
 	}
 	d.prevInput, d.prev, d.started = input, p, true

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"net"
 	"slices"
 	"strings"
 	"testing"
@@ -92,16 +93,20 @@ func TestDedupSkip(t *testing.T) {
 	}
 }
 
+// TestDedupNumbersARecordsChanges: a record's changes are numbered in
+// their input, also when another input's changes come between them (a
+// UNION ALL passes its inputs' batches on as they come, and a batch may
+// end within a record's changes).
 func TestDedupNumbersARecordsChanges(t *testing.T) {
 	d := &dedup{}
 	var got []pos
 	for _, r := range []struct {
 		in  string
 		num int64
-	}{{"a", 1}, {"a", 1}, {"a", 2}, {"b", 2}, {"b", 2}, {"b", 2}, {"a", 2}} {
+	}{{"a", 1}, {"a", 1}, {"a", 2}, {"b", 2}, {"b", 2}, {"b", 2}, {"a", 2}, {"c", 1}, {"b", 2}, {"a", 3}, {"b", 3}} {
 		got = append(got, d.next(r.in, r.num))
 	}
-	want := []pos{{1, 0}, {1, 1}, {2, 0}, {2, 0}, {2, 1}, {2, 2}, {2, 0}}
+	want := []pos{{1, 0}, {1, 1}, {2, 0}, {2, 0}, {2, 1}, {2, 2}, {2, 1}, {1, 0}, {2, 3}, {3, 0}, {3, 0}}
 	if !slices.Equal(got, want) {
 		t.Errorf("next = %v, want %v", got, want)
 	}
@@ -180,7 +185,7 @@ func TestExactlyOnceOption(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Bind(connector.SinkInput{Schema: schemaOf(t, "id", "BIGINT"), Mode: connector.Append, Replay: tc.replay}); err != nil {
+		if err := s.Bind(connector.SinkInput{Schema: testenv.Schema(t, "id BIGINT"), Mode: connector.Append, Replay: tc.replay}); err != nil {
 			t.Fatal(err)
 		}
 		if yes, why := s.ExactlyOnce(); yes != tc.yes || why != tc.why {
@@ -211,9 +216,12 @@ type life struct {
 	state []byte // its last snapshot
 }
 
-func startLife(t *testing.T, addr string, cfg Config, run connector.RunInfo, restore []byte) *life {
+func startLife(t *testing.T, addr string, cfg Config, run connector.RunInfo, restore []byte, edit ...func(*Sink)) *life {
 	t.Helper()
 	s, _ := newSink(t, addr, cfg, connector.SinkInput{Schema: sensorSchema(t), Mode: connector.Append, Replay: connector.Replay{ByRecord: true}})
+	for _, e := range edit {
+		e(s)
+	}
 	if restore != nil {
 		if err := s.Restore(restore); err != nil {
 			t.Fatal(err)
@@ -429,4 +437,90 @@ func TestExactlyOnceHeadersOnlyWhenResumable(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLateProduceOfAKilledLife: the first life's produce request is held
+// on its way while the life is killed; the next life restores the
+// checkpoint, takes a new producer epoch, writes the replayed records and
+// more; then the held request reaches the broker, which refuses it (an
+// older epoch than the partition has seen). The topic holds every record
+// once. Without the producer epoch the held request is appended after the
+// next life's messages: 100 duplicates.
+func TestLateProduceOfAKilledLife(t *testing.T) {
+	addr := testenv.Kafka(t)
+	topic := createTopic(t, addr, 1)
+	proxy := testenv.NewHoldProxy(t, addr, testenv.KafkaFraming)
+	cfg := Config{Topic: topic, Linger: new(time.Duration), Kafka: kafkaconf.Config{Brokers: []string{proxy.Addr()}}}
+	run := connector.RunInfo{Resumable: true, Pipeline: "p", Instance: "i1", Since: time.Now()}
+	var d net.Dialer
+	viaProxy := func(s *Sink) {
+		s.dial = func(ctx context.Context, network, _ string) (net.Conn, error) {
+			return d.DialContext(ctx, network, proxy.Addr())
+		}
+	}
+
+	first := startLife(t, addr, cfg, run, nil, viaProxy)
+	first.write(t, recordBatch(0, 100, 1))
+	first.checkpoint(t)
+	held := proxy.Hold(testenv.KafkaProduce)
+	first.write(t, recordBatch(100, 200, 1))
+	killed, kill := context.WithCancel(context.Background())
+	flushed := make(chan error, 1)
+	go func() { flushed <- first.s.Flush(killed) }()
+	<-held
+	kill()
+	if err := <-flushed; err == nil {
+		t.Fatal("the held flush succeeded")
+	}
+	// The process dies: its sender stops, its sockets end.
+	if err := first.s.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	proxy.DropClients()
+
+	next := startLife(t, addr, cfg, run, first.state, viaProxy)
+	if !next.s.fenced() {
+		t.Fatal("the next life writes without a producer epoch")
+	}
+	next.write(t, recordBatch(100, 300, 1))
+	next.checkpoint(t)
+	select {
+	case <-proxy.Release():
+	case <-testenv.Context(t, time.Minute).Done():
+		t.Fatal("the held produce request was not answered")
+	}
+	checkExactlyOnce(t, counts(t, addr, topic), 300, 1)
+}
+
+// TestRetriedProduceIsNotDuplicated: a produce request is held while its
+// connection breaks, so the sink sends it again on another one and the
+// broker appends it; then the first try arrives. With the sink's
+// producer (a run with a state directory) the broker knows it by its
+// sequence numbers and drops it; without one it would append it again.
+func TestRetriedProduceIsNotDuplicated(t *testing.T) {
+	addr := testenv.Kafka(t)
+	topic := createTopic(t, addr, 1)
+	proxy := testenv.NewHoldProxy(t, addr, testenv.KafkaFraming)
+	cfg := Config{Topic: topic, Linger: new(time.Duration), Kafka: kafkaconf.Config{Brokers: []string{proxy.Addr()}}}
+	var d net.Dialer
+	l := startLife(t, addr, cfg, connector.RunInfo{Resumable: true, Pipeline: "p", Instance: "i1", Since: time.Now()}, nil, func(s *Sink) {
+		s.dial = func(ctx context.Context, network, _ string) (net.Conn, error) {
+			return d.DialContext(ctx, network, proxy.Addr())
+		}
+	})
+	held := proxy.Hold(testenv.KafkaProduce)
+	l.write(t, recordBatch(0, 100, 1))
+	flushed := make(chan error, 1)
+	go func() { flushed <- l.s.Flush(testenv.Context(t, time.Minute)) }()
+	<-held
+	proxy.DropClients() // the connection breaks: the sink tries again
+	if err := <-flushed; err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-proxy.Release():
+	case <-testenv.Context(t, time.Minute).Done():
+		t.Fatal("the held produce request was not answered")
+	}
+	checkExactlyOnce(t, counts(t, addr, topic), 100, 1)
 }

@@ -20,7 +20,11 @@
 // partition sends them with one produce request in flight at a time, so
 // that a retried request can never overtake a later one: order holds per
 // partition, at least once; exactly once across crashes for pipelines
-// whose input replays by record (exactly.go). Batches grow while a request is in flight
+// whose input replays by record (exactly.go). In a run with a state
+// directory every batch carries a producer id, epoch and sequence numbers
+// (fence.go): the broker drops a retried batch it appended already, and
+// refuses a late batch of a killed earlier run once this run has written
+// to its partition. Batches grow while a request is in flight
 // (batch_size, batch_bytes), and a partial batch waits at most linger for
 // more when the sender is idle. Flush returns once every message written
 // before it is acknowledged by the brokers (acks: all by default). Broker
@@ -332,6 +336,8 @@ type Sink struct {
 	scratch   []byte
 	// eo is set by Open in exactly-once mode (exactly.go).
 	eo *dedup
+	// prod is the producer the batches carry (fence.go), set by Open.
+	prod producer
 
 	// mu guards the partitions' batches, counters and what the senders
 	// hand back (rejected, failed).
@@ -360,6 +366,10 @@ type part struct {
 	next int64
 	free []*batch
 	kick chan struct{}
+	// seq is the sequence number of the partition's next record, and
+	// wire the encoded request being sent; the sender's alone.
+	seq  int32
+	wire []byte
 }
 
 // batch is a run of messages for one partition: their encoded keys and
@@ -516,6 +526,11 @@ func (s *Sink) Open(ctx context.Context) error {
 	}
 	s.progress = make(chan struct{})
 	s.balancer = kafka.Murmur2Balancer{Consistent: true}
+	// The epoch first: a late write of an earlier life that lands before
+	// it is in the partitions that openDedup reads.
+	if err := s.initProducer(ctx); err != nil {
+		return err
+	}
 	if err := s.openDedup(ctx); err != nil {
 		return err
 	}

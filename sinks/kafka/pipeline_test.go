@@ -1,10 +1,8 @@
 package kafka_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -16,83 +14,8 @@ import (
 
 	"github.com/segmentio/kafka-go"
 
-	"github.com/etld/etld/builtin"
 	"github.com/etld/etld/internal/testenv"
-	"github.com/etld/etld/pipeline"
 )
-
-// runPipeline writes the pipeline file into dir, loads it through the real
-// registry and runs it to its end.
-func runPipeline(t testing.TB, ctx context.Context, dir, text string) pipeline.Summary {
-	t.Helper()
-	path := filepath.Join(dir, "p.yaml")
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	p, err := pipeline.Load(path, pipeline.Env{Registry: builtin.Registry(), Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatalf("load: %v", err)
-	}
-	sum, err := p.Run(ctx, pipeline.RunOptions{})
-	if err != nil {
-		t.Fatalf("run: %v", err)
-	}
-	return sum
-}
-
-func newTopic(t testing.TB, addr string, partitions int, configs ...kafka.ConfigEntry) string {
-	t.Helper()
-	ctx := testenv.Context(t, 60*time.Second)
-	topic := testenv.UniqueName(t, "sink")
-	client := &kafka.Client{Addr: kafka.TCP(addr), Timeout: 30 * time.Second}
-	res, err := client.CreateTopics(ctx, &kafka.CreateTopicsRequest{Topics: []kafka.TopicConfig{{Topic: topic, NumPartitions: partitions, ReplicationFactor: 1, ConfigEntries: configs}}})
-	if err == nil {
-		err = res.Errors[topic]
-	}
-	if err != nil {
-		t.Fatalf("create topic: %v", err)
-	}
-	t.Cleanup(func() {
-		_, _ = client.DeleteTopics(context.Background(), &kafka.DeleteTopicsRequest{Topics: []string{topic}})
-	})
-	return topic
-}
-
-// readAll reads topic from the start up to its current end offsets.
-func readAll(t testing.TB, addr, topic string) []kafka.Message {
-	t.Helper()
-	ctx := testenv.Context(t, 60*time.Second)
-	client := &kafka.Client{Addr: kafka.TCP(addr), Timeout: 30 * time.Second}
-	md, err := client.Metadata(ctx, &kafka.MetadataRequest{Topics: []string{topic}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []kafka.Message
-	for _, p := range md.Topics[0].Partitions {
-		offs, err := client.ListOffsets(ctx, &kafka.ListOffsetsRequest{Topics: map[string][]kafka.OffsetRequest{topic: {kafka.LastOffsetOf(p.ID)}}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		end := offs.Topics[topic][0].LastOffset
-		if end == 0 {
-			continue
-		}
-		r := kafka.NewReader(kafka.ReaderConfig{Brokers: []string{addr}, Topic: topic, Partition: p.ID, MaxBytes: 10 << 20, MaxWait: 100 * time.Millisecond})
-		for {
-			m, err := r.ReadMessage(ctx)
-			if err != nil {
-				r.Close()
-				t.Fatal(err)
-			}
-			out = append(out, m)
-			if m.Offset+1 >= end {
-				break
-			}
-		}
-		r.Close()
-	}
-	return out
-}
 
 // readings writes a CSV of n (sensor, delta) rows with deltas of both
 // signs, so that sums cross zero many times, and returns each sensor's

@@ -5,10 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/segmentio/kafka-go"
+	"github.com/segmentio/kafka-go/protocol"
 
 	"github.com/etld/etld/internal/kafkaconf"
 	"github.com/etld/etld/internal/panics"
@@ -104,16 +104,27 @@ func (s *Sink) deliver(p *part, b *batch, lo, hi int) error {
 	var recordErrs map[int]error
 	var base int64
 	what := fmt.Sprintf("kafka sink %q: produce %d messages to topic %s partition %d", s.name, hi-lo, s.topic, p.id)
-	err := retry.Do(s.ctx, sendBackoff.WithProbe(s.probe), s.log, what, func(ctx context.Context) error {
+	seq := int32(-1)
+	if s.fenced() {
+		seq = p.seq
+	}
+	// Encoded once: a retry sends the same batch with the same sequence
+	// numbers, which the broker drops if it appended it already.
+	wire, err := appendRecordSet(p.wire[:0], b, lo, hi, s.prod, seq, s.compression, s.eoID())
+	if err != nil {
+		return s.errorf("partition %d: %w", p.id, err)
+	}
+	p.wire = wire
+	restarted := false
+	err = retry.Do(s.ctx, sendBackoff.WithProbe(s.probe), s.log, what, func(ctx context.Context) error {
 		refused, recordErrs = nil, nil
 		ctx, cancel := context.WithTimeout(ctx, s.timeout)
 		defer cancel()
-		res, err := s.client.Produce(ctx, &kafka.ProduceRequest{
+		res, err := s.client.RawProduce(ctx, &kafka.RawProduceRequest{
 			Topic:        s.topic,
 			Partition:    p.id,
 			RequiredAcks: s.acks,
-			Compression:  s.compression,
-			Records:      &records{b: b, i: lo, hi: hi, sinkID: s.eoID()},
+			RawRecords:   protocol.RawRecordSet{Reader: bytes.NewReader(wire)},
 		})
 		if err != nil {
 			if s.ctx.Err() != nil || kafkaconf.Refused(err) {
@@ -137,6 +148,21 @@ func (s *Sink) deliver(p *part, b *batch, lo, hi int) error {
 		case errors.As(res.Error, &ke) && refusesRecords(ke):
 			refused = res.Error
 			return nil
+		case s.fenced() && errors.Is(res.Error, kafka.DuplicateSequenceNumber):
+			base = -1 // appended by an earlier try; the offset is not told
+			return nil
+		case s.fenced() && !restarted && (errors.Is(res.Error, kafka.UnknownProducerId) || errors.Is(res.Error, kafka.OutOfOrderSequenceNumber)):
+			// The partition forgot the producer (it expired after a long
+			// idle time, or the log was truncated): start its sequence
+			// again from 0, which a partition that still knows it refuses.
+			restarted, seq = true, 0
+			if wire, err = appendRecordSet(p.wire[:0], b, lo, hi, s.prod, seq, s.compression, s.eoID()); err != nil {
+				return retry.Permanent(err)
+			}
+			p.wire = wire
+			return retry.Expected(fmt.Errorf("partition %d forgot the producer (%w); its sequence starts again", p.id, res.Error))
+		case s.fenced() && (errors.Is(res.Error, kafka.InvalidProducerEpoch) || errors.Is(res.Error, kafka.ProducerFenced)):
+			return retry.Permanent(fmt.Errorf("topic %s partition %d: a later run of this pipeline writes to the topic under a newer producer epoch (two processes on one state directory?); this one stops: %w", s.topic, p.id, res.Error))
 		case errors.As(res.Error, &ke) && !ke.Temporary():
 			return retry.Permanent(fmt.Errorf("topic %s partition %d: %w", s.topic, p.id, res.Error))
 		}
@@ -152,6 +178,9 @@ func (s *Sink) deliver(p *part, b *batch, lo, hi int) error {
 			n += len(b.key(i)) + len(b.value(i))
 		}
 		s.written.Add(int64(n))
+		if s.fenced() {
+			p.seq = nextSeq(seq, hi-lo)
+		}
 		s.mu.Lock()
 		p.next = max(p.next, base+int64(hi-lo))
 		s.mu.Unlock()
@@ -230,46 +259,6 @@ func shortKey(k []byte) string {
 	}
 	return string(k)
 }
-
-// records reads messages i to hi of a batch as kafka-go records, reusing
-// one record and two readers: the encoder consumes each record before it
-// asks for the next.
-type records struct {
-	b      *batch
-	i, hi  int
-	sinkID []byte // the etld-sink header of messages with an etld-pos
-	rec    kafka.Record
-	key    bytesReader
-	value  bytesReader
-	hdrs   [2]kafka.Header
-}
-
-func (r *records) ReadRecord() (*kafka.Record, error) {
-	if r.i >= r.hi {
-		return nil, io.EOF
-	}
-	r.rec = kafka.Record{Time: r.b.start}
-	if k := r.b.key(r.i); k != nil {
-		r.key.Reset(k)
-		r.rec.Key = &r.key
-	}
-	if v := r.b.value(r.i); v != nil {
-		r.value.Reset(v)
-		r.rec.Value = &r.value
-	}
-	if pos := r.b.pos(r.i); pos != nil {
-		r.hdrs = [2]kafka.Header{{Key: headerSink, Value: r.sinkID}, {Key: headerPos, Value: pos}}
-		r.rec.Headers = r.hdrs[:]
-	}
-	r.i++
-	return &r.rec, nil
-}
-
-// bytesReader is kafka.Bytes over a slice; bytes.Reader's WriteTo lets the
-// encoder copy without an intermediate buffer.
-type bytesReader struct{ bytes.Reader }
-
-func (*bytesReader) Close() error { return nil }
 
 // probe asks a broker for the topic's metadata: a small request that
 // succeeds once the cluster is back, so that a produce waiting to be

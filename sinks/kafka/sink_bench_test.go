@@ -29,7 +29,7 @@ func BenchmarkSinkVsWriter(b *testing.B) {
 			b.Fatalf("ETLD_BENCH_ROWS=%q: want a positive number", s)
 		}
 	}
-	schema := schemaOf(b, "id", "BIGINT", "sensor", "STRING", "ts", "BIGINT", "temp", "DOUBLE")
+	schema := testenv.Schema(b, "id BIGINT", "sensor STRING", "ts BIGINT", "temp DOUBLE")
 	var batches []*row.Batch
 	for i := 0; i < n; i += 1024 {
 		bt := &row.Batch{}

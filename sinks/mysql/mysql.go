@@ -51,10 +51,19 @@
 // Changes are buffered across Writes and folded per key, the last change
 // of a key winning, so a delete after an upsert of the same key stays a
 // delete and no statement order within a batch matters. A batch is
-// written in one transaction (one statement runs on its own, as
-// autocommit makes it atomic too) when batch_size changes are buffered and
+// written in one transaction when batch_size changes are buffered and
 // at every Flush. Statements are cut to stay under 65535 placeholders and
 // under 3/4 of the server's max_allowed_packet.
+//
+// After a crash, a statement that a killed (or frozen) process had sent
+// may reach the server late, after the restarted run wrote the same rows.
+// It cannot land over them: a batch of one statement is a transaction
+// too, so a late statement runs in a transaction whose COMMIT was never
+// sent, rolled back when the dead session ends; and a late COMMIT ends a
+// transaction that holds the locks of the rows it wrote, so the new run's
+// writes of those rows wait for it and land after it. Two live processes
+// writing the same rows (two runs on one state directory) are not fenced
+// apart by the sink.
 //
 // # Errors
 //

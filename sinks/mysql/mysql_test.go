@@ -21,36 +21,6 @@ import (
 	"github.com/etld/etld/sinks/mysql"
 )
 
-// openDB connects the test itself to the shared server, to prepare and
-// read tables.
-func openDB(t testing.TB) (*sql.DB, string) {
-	t.Helper()
-	dsn := testenv.MySQLDSN(t)
-	db, err := sql.Open("mysql", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db, dsn
-}
-
-// table returns a unique table name and drops the table when the test ends.
-func table(t testing.TB, db *sql.DB, suffix string) string {
-	t.Helper()
-	name := testenv.UniqueName(t, "my") + suffix
-	t.Cleanup(func() {
-		_, _ = db.Exec("DROP TABLE IF EXISTS `" + strings.ReplaceAll(name, "`", "``") + "`")
-	})
-	return name
-}
-
-func exec(t testing.TB, db *sql.DB, query string) {
-	t.Helper()
-	if _, err := db.Exec(query); err != nil {
-		t.Fatalf("%s: %v", query, err)
-	}
-}
-
 // rejects collects what the sink hands to on_error.
 type rejects struct {
 	mu   sync.Mutex

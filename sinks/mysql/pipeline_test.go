@@ -2,7 +2,6 @@ package mysql_test
 
 import (
 	"bufio"
-	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -29,26 +28,6 @@ func registry() *connector.Registry {
 	mysql.Register(r)
 	blackhole.Register(r)
 	return r
-}
-
-// runPipeline writes a pipeline file, loads and runs it. The DSN comes
-// from the environment, as a pipeline file should take it.
-func runPipeline(t *testing.T, dsn, yaml string) pipeline.Summary {
-	t.Helper()
-	t.Setenv("ETLD_MYSQL_TEST_DSN", dsn)
-	path := filepath.Join(t.TempDir(), "p.yaml")
-	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	p, err := pipeline.Load(path, pipeline.Env{Registry: registry(), Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := p.Run(context.Background(), pipeline.RunOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
 }
 
 // TestGroupByUpsertPipeline runs CSV -> GROUP BY ... HAVING -> mysql in

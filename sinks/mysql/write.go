@@ -159,8 +159,15 @@ func (s *Sink) position(i, n int, c row.Change) string {
 	return fmt.Sprintf("sink %s, table %s, key (%s)", s.name, quote(s.table), strings.Join(parts, ", "))
 }
 
-// exec runs the statements of a batch: a single one on its own (a
-// statement is atomic under autocommit), several in a transaction.
+// exec runs the statements of a batch in a transaction, a single one
+// too. Under autocommit a statement commits by itself wherever it runs:
+// one that a killed process had sent, held up on its way, would commit
+// when it arrives, over what the next run wrote meanwhile. In a
+// transaction it only commits with the COMMIT that follows its answer,
+// which a dead process never sends (the server rolls it back when the
+// session ends); and a COMMIT that does arrive late belongs to a
+// transaction that holds the locks of every row it wrote, so the next
+// run's writes of those rows wait for it and land after it.
 func (s *Sink) exec(ctx context.Context, plan []stmt) error {
 	// Prepare before BEGIN: with one connection in the pool, the
 	// transaction holds it.
@@ -171,15 +178,6 @@ func (s *Sink) exec(ctx context.Context, plan []stmt) error {
 			return err
 		}
 		prepared[i] = ps
-	}
-	if len(plan) == 1 {
-		var err error
-		if prepared[0] != nil {
-			_, err = prepared[0].ExecContext(ctx, plan[0].args...)
-		} else {
-			_, err = s.db.ExecContext(ctx, plan[0].query, plan[0].args...)
-		}
-		return err
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {

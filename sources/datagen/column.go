@@ -202,108 +202,127 @@ func buildColumn(f row.Field, key string, fc FieldConfig) (column, error) {
 	return c, err
 }
 
-// random resolves a random column.
+// random resolves a random column: its generator and range, by type.
 func (c *column) random(f row.Field, fc FieldConfig, path func(string) string) error {
 	t := f.Type
 	switch t.ID {
 	case row.Boolean:
 		c.gen = genBool
+		return nil
 	case row.Int, row.BigInt, row.Decimal:
-		lo, hi := int64(math.MinInt32), int64(math.MaxInt32)
-		switch t.ID {
-		case row.BigInt:
-			lo, hi = math.MinInt64, math.MaxInt64
-		case row.Decimal:
-			// Random DECIMALs are drawn as int64 unscaled values: all of
-			// DECIMAL(18) and narrower, ±9223372036854775807 of a wider one.
-			hi = math.MaxInt64
-			if t.Precision <= row.MaxCompactDecimalPrecision {
-				hi = int64(math.Pow10(t.Precision)) - 1
-			}
-			lo = -hi
-		}
-		var errs []error
-		parse := func(opt string, text *string, dst *int64) {
-			if text == nil {
-				return
-			}
-			v, err := parseInt(*text, t)
-			if err != nil {
-				errs = append(errs, connector.Errorf(path(opt), "%v", err))
-				return
-			}
-			*dst = v
-		}
-		parse("min", fc.Min, &lo)
-		parse("max", fc.Max, &hi)
-		if len(errs) > 0 {
-			return errors.Join(errs...)
-		}
-		if hi < lo {
-			return connector.Errorf(path("max"), "max %s is below min %s", intText(hi, t), intText(lo, t))
-		}
-		c.gen, c.lo, c.span = genInt, lo, uint64(hi)-uint64(lo)
+		return c.randomInt(t, fc, path)
 	case row.Float, row.Double:
-		lo, hi := 0.0, 1.0
-		var errs []error
-		parse := func(opt string, text *string, dst *float64) {
-			if text == nil {
-				return
-			}
-			v, err := parseFloat(*text, t)
-			if err != nil {
-				errs = append(errs, connector.Errorf(path(opt), "%v", err))
-				return
-			}
-			*dst = v
-		}
-		parse("min", fc.Min, &lo)
-		parse("max", fc.Max, &hi)
-		if len(errs) > 0 {
-			return errors.Join(errs...)
-		}
-		switch {
-		case hi < lo:
-			return connector.Errorf(path("max"), "max %v is below min %v (unset, min is 0 and max is 1)", hi, lo)
-		case math.IsInf(hi-lo, 0):
-			return connector.Errorf(path("max"), "the range from %v to %v is too wide to draw from", lo, hi)
-		}
-		c.gen, c.flo, c.fhi = genFloat, lo, hi
+		return c.randomFloat(t, fc, path)
 	case row.String, row.Bytes:
-		c.gen = genString
-		if t.ID == row.Bytes {
-			c.gen = genBytes
-		}
-		c.length = defaultLength
-		if t.Length > 0 {
-			c.length = min(c.length, t.Length)
-		}
-		if fc.Length != nil {
-			switch n := *fc.Length; {
-			case n < 0 || n > maxLength:
-				return connector.Errorf(path("length"), "want a length from 0 to %d, got %d", maxLength, n)
-			case t.Length > 0 && n > t.Length:
-				return connector.Errorf(path("length"), "%d is longer than %s holds", n, t)
-			default:
-				c.length = n
-			}
-		}
+		return c.randomString(t, fc, path)
 	case row.Timestamp, row.TimestampLTZ, row.Date:
-		c.gen = genPast
-		c.unit = precisionUnit(t)
-		var past time.Duration
-		if fc.MaxPast != nil {
-			past = *fc.MaxPast
+		return c.randomPast(t, fc, path)
+	}
+	return connector.Errorf("fields."+f.Name, "datagen cannot generate %s values", t)
+}
+
+// randomInt draws an INT, BIGINT or DECIMAL uniformly from min to max,
+// by default the whole type.
+func (c *column) randomInt(t row.Type, fc FieldConfig, path func(string) string) error {
+	lo, hi := int64(math.MinInt32), int64(math.MaxInt32)
+	switch t.ID {
+	case row.BigInt:
+		lo, hi = math.MinInt64, math.MaxInt64
+	case row.Decimal:
+		// Random DECIMALs are drawn as int64 unscaled values: all of
+		// DECIMAL(18) and narrower, ±9223372036854775807 of a wider one.
+		hi = math.MaxInt64
+		if t.Precision <= row.MaxCompactDecimalPrecision {
+			hi = int64(math.Pow10(t.Precision)) - 1
 		}
-		c.span = uint64(past / time.Microsecond)
-		if t.ID == row.Date {
-			if past%day != 0 {
-				return connector.Errorf(path("max_past"), "DATE values move by whole days: want a multiple of 24h, such as 30d")
-			}
-			c.span = uint64(past / day)
+		lo = -hi
+	}
+	if err := bounds(fc, t, path, parseInt, &lo, &hi); err != nil {
+		return err
+	}
+	if hi < lo {
+		return connector.Errorf(path("max"), "max %s is below min %s", intText(hi, t), intText(lo, t))
+	}
+	c.gen, c.lo, c.span = genInt, lo, uint64(hi)-uint64(lo)
+	return nil
+}
+
+// randomFloat draws a FLOAT or DOUBLE uniformly from min to max, by
+// default from 0 to 1.
+func (c *column) randomFloat(t row.Type, fc FieldConfig, path func(string) string) error {
+	lo, hi := 0.0, 1.0
+	if err := bounds(fc, t, path, parseFloat, &lo, &hi); err != nil {
+		return err
+	}
+	switch {
+	case hi < lo:
+		return connector.Errorf(path("max"), "max %v is below min %v (unset, min is 0 and max is 1)", hi, lo)
+	case math.IsInf(hi-lo, 0):
+		return connector.Errorf(path("max"), "the range from %v to %v is too wide to draw from", lo, hi)
+	}
+	c.gen, c.flo, c.fhi = genFloat, lo, hi
+	return nil
+}
+
+// bounds reads the min and max options with parse into lo and hi, which
+// keep their defaults when unset; a wrong value in each is reported.
+func bounds[T any](fc FieldConfig, t row.Type, path func(string) string, parse func(string, row.Type) (T, error), lo, hi *T) error {
+	var errs []error
+	read := func(opt string, text *string, dst *T) {
+		if text == nil {
+			return
 		}
-	default:
-		return connector.Errorf("fields."+f.Name, "datagen cannot generate %s values", t)
+		v, err := parse(*text, t)
+		if err != nil {
+			errs = append(errs, connector.Errorf(path(opt), "%v", err))
+			return
+		}
+		*dst = v
+	}
+	read("min", fc.Min, lo)
+	read("max", fc.Max, hi)
+	return errors.Join(errs...)
+}
+
+// randomString draws STRING or BYTES values of the configured length
+// (by default the smaller of defaultLength and the type's length).
+func (c *column) randomString(t row.Type, fc FieldConfig, path func(string) string) error {
+	c.gen = genString
+	if t.ID == row.Bytes {
+		c.gen = genBytes
+	}
+	c.length = defaultLength
+	if t.Length > 0 {
+		c.length = min(c.length, t.Length)
+	}
+	if fc.Length != nil {
+		switch n := *fc.Length; {
+		case n < 0 || n > maxLength:
+			return connector.Errorf(path("length"), "want a length from 0 to %d, got %d", maxLength, n)
+		case t.Length > 0 && n > t.Length:
+			return connector.Errorf(path("length"), "%d is longer than %s holds", n, t)
+		default:
+			c.length = n
+		}
+	}
+	return nil
+}
+
+// randomPast draws a TIMESTAMP, TIMESTAMP_LTZ or DATE up to max_past
+// before now (DATE in whole days).
+func (c *column) randomPast(t row.Type, fc FieldConfig, path func(string) string) error {
+	c.gen = genPast
+	c.unit = precisionUnit(t)
+	var past time.Duration
+	if fc.MaxPast != nil {
+		past = *fc.MaxPast
+	}
+	c.span = uint64(past / time.Microsecond)
+	if t.ID == row.Date {
+		if past%day != 0 {
+			return connector.Errorf(path("max_past"), "DATE values move by whole days: want a multiple of 24h, such as 30d")
+		}
+		c.span = uint64(past / day)
 	}
 	return nil
 }

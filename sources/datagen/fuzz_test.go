@@ -9,6 +9,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/spec"
 )
@@ -29,7 +30,7 @@ func FuzzConfig(f *testing.F) {
 			return
 		}
 		n := doc.Content[0]
-		schema, err := schemaOf(n)
+		schema, err := testenv.ParseSchema(schemaList(n)...)
 		if err != nil {
 			return
 		}

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"strings"
 	"testing"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/spec"
@@ -29,10 +29,7 @@ func buildWith(tb testing.TB, src string, log *slog.Logger) (*Source, error) {
 		tb.Fatalf("test YAML: %v", err)
 	}
 	n := doc.Content[0]
-	schema, err := schemaOf(n)
-	if err != nil {
-		return nil, err
-	}
+	schema := testenv.Schema(tb, schemaList(n)...)
 	r := connector.NewRegistry()
 	Register(r)
 	s, err := r.NewSource("p.yaml", &spec.Source{Type: "datagen", Options: n, Path: "sources[0]"},
@@ -43,23 +40,18 @@ func buildWith(tb testing.TB, src string, log *slog.Logger) (*Source, error) {
 	return s.(*Source), nil
 }
 
-// schemaOf reads `schema: [name TYPE, ...]` from a source mapping.
-func schemaOf(n *yaml.Node) (row.Schema, error) {
-	var schema row.Schema
+// schemaList reads the columns of `schema: [name TYPE, ...]` from a
+// source mapping.
+func schemaList(n *yaml.Node) []string {
+	var cols []string
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value != "schema" {
-			continue
-		}
-		for _, c := range n.Content[i+1].Content {
-			name, typ, _ := strings.Cut(strings.TrimSpace(c.Value), " ")
-			t, err := row.ParseType(typ)
-			if err != nil {
-				return schema, err
+		if n.Content[i].Value == "schema" {
+			for _, c := range n.Content[i+1].Content {
+				cols = append(cols, c.Value)
 			}
-			schema.Fields = append(schema.Fields, row.Field{Name: name, Type: t})
 		}
 	}
-	return schema, nil
+	return cols
 }
 
 func mustBuild(tb testing.TB, src string) *Source {

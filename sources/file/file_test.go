@@ -12,6 +12,7 @@ import (
 
 	"github.com/etld/etld/formats"
 	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/pipeline/connector/conntest"
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/spec"
 )
@@ -89,12 +90,19 @@ func indent(s string) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-func (h *harness) open(options, schema string) *Source {
+// mustBuild is build that fails the test on an error.
+func (h *harness) mustBuild(options, schema string) *Source {
 	h.t.Helper()
 	s, err := h.build(options, schema)
 	if err != nil {
 		h.t.Fatal(err)
 	}
+	return s
+}
+
+func (h *harness) open(options, schema string) *Source {
+	h.t.Helper()
+	s := h.mustBuild(options, schema)
 	if err := s.Open(context.Background()); err != nil {
 		h.t.Fatal(err)
 	}
@@ -102,30 +110,11 @@ func (h *harness) open(options, schema string) *Source {
 	return s
 }
 
-// readAll reads to the end in batches of max and returns every change in
-// print form, and the first error other than io.EOF.
+// readAll reads s to the end in batches of max: every change in print
+// form, and the first error other than io.EOF.
 func readAll(s *Source, max int) ([]string, error) {
-	var out []string
-	for {
-		b, err := s.Read(context.Background(), max)
-		if b != nil {
-			if b.Len() > max {
-				return out, fmt.Errorf("batch of %d changes, max %d", b.Len(), max)
-			}
-			for _, c := range b.Changes {
-				out = append(out, c.String())
-			}
-		}
-		if err == io.EOF {
-			return out, nil
-		}
-		if err != nil {
-			return out, err
-		}
-		if b == nil || b.Len() == 0 {
-			return out, errors.New("Read returned no changes and no error")
-		}
-	}
+	cs, err := conntest.Drain(context.Background(), s, max)
+	return conntest.Printed(cs), err
 }
 
 func TestRead(t *testing.T) {

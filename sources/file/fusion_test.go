@@ -2,7 +2,6 @@ package file_test
 
 import (
 	"fmt"
-	"log/slog"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/etld/etld/builtin"
 	"github.com/etld/etld/internal/testenv"
+	"github.com/etld/etld/internal/testenv/pipefile"
 	"github.com/etld/etld/pipeline"
 	"github.com/etld/etld/sources/file"
 )
@@ -53,14 +53,7 @@ transforms:
 sinks:
   - {name: out, from: q, type: file, path: %s, overwrite: true%s}
 `, top, src, schema, options, sql, outPath, sinkOptions)
-	path := filepath.Join(dir, "p.yaml")
-	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	p, err := pipeline.Load(path, pipeline.Env{Registry: builtin.Registry(), Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatalf("load: %v\n%s", err, yaml)
-	}
+	p := pipefile.Load(t, pipeline.Env{Registry: builtin.Registry()}, dir, yaml)
 	if _, err := p.Run(testenv.Context(t, 60*time.Second), pipeline.RunOptions{}); err != nil {
 		runErr = err.Error()
 	}
@@ -314,18 +307,8 @@ sinks:
   - {name: agg, from: q, type: file, path: %[3]s, overwrite: true}
   - {name: rows, from: p, type: file, path: %[4]s, overwrite: true}
 `, src, sel, filepath.Join(dir, "agg.csv"), filepath.Join(dir, "rows.csv"))
-			path := filepath.Join(dir, "p.yaml")
-			if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
-				t.Fatal(err)
-			}
 			run := func() (agg, rows string) {
-				p, err := pipeline.Load(path, pipeline.Env{Registry: builtin.Registry(), Logger: slog.New(slog.DiscardHandler)})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if _, err := p.Run(testenv.Context(t, 60*time.Second), pipeline.RunOptions{}); err != nil {
-					t.Fatal(err)
-				}
+				pipefile.Run(t, testenv.Context(t, 60*time.Second), pipeline.Env{Registry: builtin.Registry()}, dir, yaml)
 				a, _ := os.ReadFile(filepath.Join(dir, "agg.csv"))
 				b, _ := os.ReadFile(filepath.Join(dir, "rows.csv"))
 				return folded(t, string(a), false), string(b)

@@ -3,7 +3,6 @@ package file_test
 import (
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/etld/etld/builtin"
 	"github.com/etld/etld/internal/testenv"
+	"github.com/etld/etld/internal/testenv/pipefile"
 	"github.com/etld/etld/pipeline"
 )
 
@@ -58,14 +58,7 @@ sources:
 sinks:
   - {name: out, from: s, type: file, path: %s}
 `, src, tt.policy, dlq, out)
-			path := filepath.Join(dir, "p.yaml")
-			if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			p, err := pipeline.Load(path, pipeline.Env{Registry: builtin.Registry(), Logger: slog.New(slog.DiscardHandler)})
-			if err != nil {
-				t.Fatalf("load: %v", err)
-			}
+			p := pipefile.Load(t, pipeline.Env{Registry: builtin.Registry()}, dir, yaml)
 			sum, err := p.Run(testenv.Context(t, 30*time.Second), pipeline.RunOptions{})
 			if tt.wantRows == nil {
 				if err == nil || !strings.Contains(err.Error(), src+":2") || !strings.Contains(err.Error(), "no closing quote") {

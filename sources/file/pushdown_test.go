@@ -2,7 +2,6 @@ package file_test
 
 import (
 	"fmt"
-	"log/slog"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/etld/etld/builtin"
 	"github.com/etld/etld/internal/testenv"
+	"github.com/etld/etld/internal/testenv/pipefile"
 	"github.com/etld/etld/pipeline"
 )
 
@@ -39,14 +39,7 @@ transforms:
 %ssinks:
   - {name: out, from: q, type: file, path: %s, overwrite: true}
 `, src, transforms.String(), out)
-	path := filepath.Join(dir, "p.yaml")
-	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	p, err := pipeline.Load(path, pipeline.Env{Registry: builtin.Registry(), Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatalf("load: %v", err)
-	}
+	p := pipefile.Load(t, pipeline.Env{Registry: builtin.Registry()}, dir, yaml)
 	if _, err := p.Run(testenv.Context(t, 30*time.Second), pipeline.RunOptions{}); err != nil {
 		return "", err
 	}

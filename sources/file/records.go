@@ -71,7 +71,32 @@ type records struct {
 	// pending is an error block met after the records it returned, for
 	// the next call.
 	pending error
+	// long is the record too long for the buffer being skipped, or last
+	// returned (skipLong).
+	long overlong
+	// gap is what was read past offset that buf[start:] does not hold:
+	// the bytes of a long record skipped so far, or of one given back.
+	gap int64
 }
+
+// overlong is a record too long for the buffer: its first bytes, its
+// line and the bad-record error it is returned with.
+type overlong struct {
+	sample []byte
+	line   int64
+	// skipping: its end is still to be read (a followed file's line
+	// that is still growing).
+	skipping bool
+	// returned: it is the record next returned last; replay: unread
+	// gave it back, and next returns it again, ending on endLine.
+	returned, replay bool
+	endLine          int64
+	err              error
+}
+
+// longSample is how much of a record too long for the buffer its bad
+// record holds.
+const longSample = 4 << 10
 
 // errTooLong is wrapped in the error next returns for an oversize record.
 var errTooLong = errors.New("record too long")
@@ -91,6 +116,7 @@ func (rd *records) reset(r io.Reader, offset, line int64) {
 		rd.buf = nil
 	}
 	rd.pending = nil
+	rd.long, rd.gap = overlong{}, 0
 	rd.start, rd.scan, rd.end = 0, 0, 0
 	rd.eof, rd.stopped = false, false
 	rd.offset, rd.line = offset, line
@@ -102,8 +128,15 @@ func (rd *records) reset(r io.Reader, offset, line int64) {
 // even without a newline. An error names no file: the caller adds it.
 // After a record, rd.bad says whether the splitter found it bad.
 func (rd *records) next() (rec []byte, line int64, err error) {
+	if rd.long.replay {
+		return rd.replayLong()
+	}
 	rd.prevOffset, rd.prevLine = rd.offset, rd.line
 	rd.bad = nil
+	rd.long.returned = false
+	if rd.long.skipping {
+		return rd.skipLong()
+	}
 	if rd.split == nil {
 		return rd.nextLine()
 	}
@@ -133,6 +166,9 @@ func (rd *records) nextLine() ([]byte, int64, error) {
 			return trimCR(rec), rd.prevLine, nil
 		}
 		if err := rd.fill(); err != nil {
+			if errors.Is(err, errTooLong) {
+				return rd.skipLong()
+			}
 			return nil, rd.line, err
 		}
 	}
@@ -189,6 +225,9 @@ func (rd *records) nextSplit() ([]byte, int64, error) {
 			return nil, rd.line, fmt.Errorf("incomplete record at end of file (%d bytes left over)", len(data))
 		}
 		if err := rd.fill(); err != nil {
+			if errors.Is(err, errTooLong) {
+				return rd.skipLong()
+			}
 			return nil, rd.line, err
 		}
 	}
@@ -215,7 +254,7 @@ func tokenOffset(data, tok []byte) int {
 }
 
 // readPos is the offset in the file of the end of what rd read from it.
-func (rd *records) readPos() int64 { return rd.offset + int64(rd.end-rd.start) }
+func (rd *records) readPos() int64 { return rd.offset + rd.gap + int64(rd.end-rd.start) }
 
 func (rd *records) consume(n int) {
 	rd.start += n
@@ -228,6 +267,15 @@ func (rd *records) consume(n int) {
 // only right after next: the record's bytes are still in the buffer then,
 // because next only moves data that has not been returned.
 func (rd *records) unread() {
+	if rd.long.returned {
+		// Its bytes are gone: it is returned again from rd.long.
+		rd.gap = rd.offset - rd.prevOffset
+		rd.long.endLine = rd.line
+		rd.offset, rd.line = rd.prevOffset, rd.prevLine
+		rd.long.replay = true
+		rd.stopped = false
+		return
+	}
 	rd.start -= int(rd.offset - rd.prevOffset)
 	rd.scan = rd.start
 	rd.offset, rd.line = rd.prevOffset, rd.prevLine
@@ -340,7 +388,13 @@ func (rd *records) block(maxBytes int, lines func([]byte) bool) (data []byte, re
 		case rd.eof && !rd.hold:
 			return nil, nil, io.EOF
 		default:
-			if err := rd.fill(); err != nil {
+			if err := rd.fill(); errors.Is(err, errTooLong) {
+				tok, line, err := rd.skipLong()
+				if err != nil {
+					return nil, nil, err
+				}
+				return nil, []splitRec{{tok: tok, line: line, bad: rd.bad, endOffset: rd.offset, endLn: rd.line}}, nil
+			} else if err != nil {
 				return nil, nil, err
 			}
 			continue
@@ -383,4 +437,73 @@ func (rd *records) drained() bool {
 		}
 	}
 	return rd.pending == nil && ((rd.eof && !rd.hold && rd.start == rd.end) || rd.stopped)
+}
+
+// skipLong reads past a record too long for the buffer (it holds maxBuf
+// bytes and not the record's end): the record becomes a bad record at
+// its line holding its first longSample bytes, and ends where the line it
+// starts on ends (a splitter's record too: what follows it on the line
+// cannot be told apart from it), so that reading goes on with the next
+// line rather than stopping. A followed file's line still growing is
+// waited for (io.EOF until its line break comes); offset stays at the
+// record's start meanwhile, so that a position never falls inside it.
+func (rd *records) skipLong() ([]byte, int64, error) {
+	if !rd.long.skipping {
+		rd.long = overlong{skipping: true, line: rd.line,
+			sample: bytes.Clone(rd.buf[rd.start : rd.start+min(longSample, rd.end-rd.start)])}
+		if rd.fresh {
+			// Blocks handed out point into buf: read on into another.
+			rd.buf = make([]byte, freshBufferSize)
+			rd.gap += int64(rd.end - rd.start)
+			rd.start, rd.scan, rd.end = 0, 0, 0
+		}
+	}
+	for {
+		data := rd.buf[rd.start:rd.end]
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			rd.gap += int64(i + 1)
+			rd.start += i + 1
+			rd.scan = rd.start
+			rd.line++
+			return rd.endLong(int64(i + 1))
+		}
+		rd.gap += int64(len(data))
+		rd.start, rd.scan, rd.end = 0, 0, 0
+		switch {
+		case rd.eof && rd.hold:
+			rd.eof = false
+			return nil, rd.line, io.EOF
+		case rd.eof:
+			return rd.endLong(0)
+		}
+		if err := rd.readMore(); err != nil {
+			return nil, rd.line, err
+		}
+	}
+}
+
+// endLong returns the long record whose end skipLong read; nl is the
+// length of its line break (0 at the end of the file).
+func (rd *records) endLong(nl int64) ([]byte, int64, error) {
+	size := rd.gap - nl
+	rd.offset += rd.gap
+	rd.gap = 0
+	l := &rd.long
+	l.skipping, l.returned = false, true
+	l.err = fmt.Errorf("%w: a line of %d bytes, more than the %d MiB a record may hold (the record shows its first %d bytes)",
+		errTooLong, size, rd.maxBuf>>20, len(l.sample))
+	rd.bad = l.err
+	return l.sample, l.line, nil
+}
+
+// replayLong returns again the long record unread gave back.
+func (rd *records) replayLong() ([]byte, int64, error) {
+	l := &rd.long
+	l.replay = false
+	rd.prevOffset, rd.prevLine = rd.offset, rd.line
+	rd.offset += rd.gap
+	rd.gap = 0
+	rd.line = l.endLine
+	rd.bad = l.err
+	return l.sample, l.line, nil
 }

@@ -278,13 +278,29 @@ func TestRecordsBufferHoldsTheBound(t *testing.T) {
 	}
 }
 
+// A record longer than the buffer may grow is a bad record holding its
+// first longSample bytes, at its line; reading goes on after the line it
+// starts on, and unread gives it back as any record.
 func TestRecordTooLong(t *testing.T) {
 	defer func(old int) { maxRecordSize = old }(maxRecordSize)
 	maxRecordSize = 4 * bufferSize
-	rd := newRecords(nil, 0)
-	rd.reset(iotest.DataErrReader(strings.NewReader(strings.Repeat("x", maxRecordSize+1))), 0, 1)
-	if _, _, err := rd.next(); !errors.Is(err, errTooLong) {
-		t.Errorf("error %v, want errTooLong", err)
+	long := strings.Repeat("x", maxRecordSize+10)
+	data := "a\n" + long + "\nc\n" + long
+	for name, split := range map[string]splitFunc{"lines": nil, "splitter": quotedSplit} {
+		t.Run(name, func(t *testing.T) {
+			recs, err := readRecordsAt(t, data, split, bufferSize, 100000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, r := range recs {
+				got = append(got, fmt.Sprintf("%d:%d@%d:%v", len(r.text), r.line, r.offset, errors.Is(r.bad, errTooLong)))
+			}
+			want := []string{"1:1@0:false", fmt.Sprintf("%d:2@2:true", longSample), fmt.Sprintf("1:3@%d:false", len(long)+3), fmt.Sprintf("%d:4@%d:true", longSample, len(long)+5)}
+			if strings.Join(got, " ") != strings.Join(want, " ") {
+				t.Errorf("records (length:line@offset:too long) %q, want %q", got, want)
+			}
+		})
 	}
 }
 

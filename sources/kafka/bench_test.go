@@ -13,7 +13,6 @@ import (
 	"github.com/etld/etld/internal/kafkaconf"
 	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline/connector"
-	"github.com/etld/etld/pipeline/row"
 )
 
 // BenchmarkReadJSON reads ETLD_BENCH_ROWS (default 20000) JSON messages
@@ -28,15 +27,8 @@ func BenchmarkReadJSON(b *testing.B) {
 	if v, err := strconv.Atoi(os.Getenv("ETLD_BENCH_ROWS")); err == nil && v > 0 {
 		n = v
 	}
-	topic := testenv.UniqueName(b, "bench")
+	topic := testenv.KafkaTopic(b, addr, 1)
 	ctx := context.Background()
-	client := &kafka.Client{Addr: kafka.TCP(addr), Timeout: 30 * time.Second}
-	if _, err := client.CreateTopics(ctx, &kafka.CreateTopicsRequest{Topics: []kafka.TopicConfig{{Topic: topic, NumPartitions: 1, ReplicationFactor: 1}}}); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() {
-		_, _ = client.DeleteTopics(context.Background(), &kafka.DeleteTopicsRequest{Topics: []string{topic}})
-	})
 	w := &kafka.Writer{Addr: kafka.TCP(addr), Topic: topic, BatchSize: 1000, BatchTimeout: time.Millisecond, RequiredAcks: kafka.RequireAll}
 	msgs := make([]kafka.Message, 0, 1000)
 	for i := 0; i < n; i++ {
@@ -50,7 +42,7 @@ func BenchmarkReadJSON(b *testing.B) {
 	}
 	w.Close()
 
-	schema := schemaOfB(b, "id", "BIGINT", "sensor", "STRING", "temp", "DOUBLE")
+	schema := testenv.Schema(b, "id BIGINT", "sensor STRING", "temp DOUBLE")
 	var plain, ours time.Duration
 	for b.Loop() {
 		start := time.Now()
@@ -92,17 +84,4 @@ func BenchmarkReadJSON(b *testing.B) {
 	b.ReportMetric(float64(n)*rounds/ours.Seconds(), "rows/s")
 	b.ReportMetric(float64(n)*rounds/plain.Seconds(), "plain-rows/s")
 	b.ReportMetric(plain.Seconds()/ours.Seconds(), "ratio")
-}
-
-func schemaOfB(b *testing.B, cols ...string) row.Schema {
-	b.Helper()
-	var fields []row.Field
-	for i := 0; i+1 < len(cols); i += 2 {
-		typ, err := row.ParseType(cols[i+1])
-		if err != nil {
-			b.Fatal(err)
-		}
-		fields = append(fields, row.Field{Name: cols[i], Type: typ})
-	}
-	return row.NewSchema(fields...)
 }

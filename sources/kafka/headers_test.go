@@ -1,7 +1,6 @@
 package kafka_test
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"os"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/etld/etld/builtin"
 	"github.com/etld/etld/internal/testenv"
+	"github.com/etld/etld/internal/testenv/pipefile"
 	"github.com/etld/etld/pipeline"
 )
 
@@ -23,20 +23,9 @@ import (
 func TestPipelineHeadersMetadata(t *testing.T) {
 	addr := testenv.Kafka(t)
 	ctx := testenv.Context(t, 120*time.Second)
-	topic := testenv.UniqueName(t, "headers")
-	client := &kafka.Client{Addr: kafka.TCP(addr), Timeout: 30 * time.Second}
-	res, err := client.CreateTopics(ctx, &kafka.CreateTopicsRequest{Topics: []kafka.TopicConfig{{Topic: topic, NumPartitions: 1, ReplicationFactor: 1}}})
-	if err == nil {
-		err = res.Errors[topic]
-	}
-	if err != nil {
-		t.Fatalf("create topic: %v", err)
-	}
-	t.Cleanup(func() {
-		_, _ = client.DeleteTopics(context.Background(), &kafka.DeleteTopicsRequest{Topics: []string{topic}})
-	})
+	topic := testenv.KafkaTopic(t, addr, 1)
 	w := &kafka.Writer{Addr: kafka.TCP(addr), Topic: topic, RequiredAcks: kafka.RequireAll, BatchTimeout: time.Millisecond}
-	err = w.WriteMessages(ctx,
+	err := w.WriteMessages(ctx,
 		kafka.Message{Value: []byte(`{"id":1}`), Headers: []kafka.Header{{Key: "trace", Value: []byte("abc")}, {Key: "v", Value: []byte{1}}, {Key: "v", Value: []byte{2}}}},
 		kafka.Message{Value: []byte(`{"id":2}`)},
 	)
@@ -68,17 +57,7 @@ transforms:
 sinks:
   - {name: out, from: h, type: file, path: %s}
 `, addr, topic, out)
-	path := filepath.Join(dir, "p.yaml")
-	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	p, err := pipeline.Load(path, pipeline.Env{Registry: builtin.Registry(), Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatalf("load: %v", err)
-	}
-	if _, err := p.Run(ctx, pipeline.RunOptions{}); err != nil {
-		t.Fatalf("run: %v", err)
-	}
+	pipefile.Run(t, ctx, pipeline.Env{Registry: builtin.Registry()}, dir, yaml)
 	data, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)

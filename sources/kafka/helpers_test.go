@@ -2,8 +2,6 @@ package kafka
 
 import (
 	"context"
-	"errors"
-	"io"
 	"log/slog"
 	"sort"
 	"testing"
@@ -16,32 +14,6 @@ import (
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
 )
-
-// createTopic makes a fresh topic with n partitions, deleted when the test
-// ends.
-func createTopic(t *testing.T, addr string, n int) string {
-	t.Helper()
-	ctx := testenv.Context(t, 60*time.Second)
-	topic := testenv.UniqueName(t, "src")
-	client := &kafka.Client{Addr: kafka.TCP(addr), Timeout: 30 * time.Second}
-	res, err := client.CreateTopics(ctx, &kafka.CreateTopicsRequest{
-		Topics: []kafka.TopicConfig{{Topic: topic, NumPartitions: n, ReplicationFactor: 1}},
-	})
-	if err == nil {
-		err = res.Errors[topic]
-	}
-	if err != nil {
-		t.Fatalf("create topic %s: %v", topic, err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if _, err := client.DeleteTopics(ctx, &kafka.DeleteTopicsRequest{Topics: []string{topic}}); err != nil {
-			t.Logf("delete topic %s: %v", topic, err)
-		}
-	})
-	return topic
-}
 
 // msg is a message for produce: WriterData carries the partition.
 func msg(partition int, key, value string) kafka.Message {
@@ -75,20 +47,6 @@ func testRegistry() *connector.Registry {
 	r := connector.NewRegistry()
 	formats.Register(r)
 	return r
-}
-
-// schemaOf parses "name TYPE" pairs.
-func schemaOf(t *testing.T, cols ...string) row.Schema {
-	t.Helper()
-	var fields []row.Field
-	for i := 0; i+1 < len(cols); i += 2 {
-		typ, err := row.ParseType(cols[i+1])
-		if err != nil {
-			t.Fatal(err)
-		}
-		fields = append(fields, row.Field{Name: cols[i], Type: typ})
-	}
-	return row.NewSchema(fields...)
 }
 
 type testSource struct {
@@ -157,25 +115,6 @@ func readN(t *testing.T, s *Source, n, max int) []row.Change {
 		}
 	}
 	return out
-}
-
-// readAll reads a bounded source to its end.
-func readAll(t *testing.T, s *Source) []row.Change {
-	t.Helper()
-	ctx := testenv.Context(t, 60*time.Second)
-	var out []row.Change
-	for {
-		b, err := s.Read(ctx, 100)
-		if b != nil {
-			out = append(out, b.Changes...)
-		}
-		if errors.Is(err, io.EOF) {
-			return out
-		}
-		if err != nil {
-			t.Fatalf("Read after %d changes: %v", len(out), err)
-		}
-	}
 }
 
 // printed renders changes as +I[...] strings, sorted, for comparisons that

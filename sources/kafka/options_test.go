@@ -11,6 +11,7 @@ import (
 
 	"github.com/segmentio/kafka-go"
 
+	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/spec"
@@ -272,17 +273,6 @@ func TestPositionBeforeOpenIsTheRestoredOne(t *testing.T) {
 func TestRowBuilder(t *testing.T) {
 	at := time.Date(2024, 1, 2, 3, 4, 5, 678_000_000, time.UTC)
 	m := &kafka.Message{Topic: "t", Partition: 3, Offset: 41, Key: []byte("k1"), Value: []byte(`{"v":"x","id":9}`), Time: at}
-	schema := func(cols ...string) row.Schema {
-		var fs []row.Field
-		for i := 0; i < len(cols); i += 2 {
-			typ, err := row.ParseType(cols[i+1])
-			if err != nil {
-				t.Fatal(err)
-			}
-			fs = append(fs, row.Field{Name: cols[i], Type: typ})
-		}
-		return row.NewSchema(fs...)
-	}
 	tests := []struct {
 		name   string
 		cfg    Config
@@ -290,11 +280,11 @@ func TestRowBuilder(t *testing.T) {
 		meta   []string
 		want   string
 	}{
-		{"value only", Config{Format: connector.FormatSpec{Type: "json"}}, schema("id", "BIGINT", "v", "STRING"), nil, "+I[9, x]"},
-		{"metadata last", Config{Format: connector.FormatSpec{Type: "json"}}, schema("id", "BIGINT", "p", "INT", "o", "BIGINT"), []string{"", "partition", "offset"}, "+I[9, 3, 41]"},
-		{"metadata first", Config{Format: connector.FormatSpec{Type: "json"}}, schema("tp", "STRING", "ts", "TIMESTAMP_LTZ(3)", "v", "STRING"), []string{"topic", "timestamp", ""}, "+I[t, 2024-01-02T03:04:05.678Z, x]"},
+		{"value only", Config{Format: connector.FormatSpec{Type: "json"}}, testenv.Schema(t, "id BIGINT", "v STRING"), nil, "+I[9, x]"},
+		{"metadata last", Config{Format: connector.FormatSpec{Type: "json"}}, testenv.Schema(t, "id BIGINT", "p INT", "o BIGINT"), []string{"", "partition", "offset"}, "+I[9, 3, 41]"},
+		{"metadata first", Config{Format: connector.FormatSpec{Type: "json"}}, testenv.Schema(t, "tp STRING", "ts TIMESTAMP_LTZ(3)", "v STRING"), []string{"topic", "timestamp", ""}, "+I[t, 2024-01-02T03:04:05.678Z, x]"},
 		{"raw key except_key", Config{Format: connector.FormatSpec{Type: "json"}, KeyFormat: connector.FormatSpec{Type: "raw"}, KeyFields: []string{"k"}, ValueFieldsInclude: "except_key"},
-			schema("k", "STRING", "v", "STRING", "key", "BYTES"), []string{"", "", "key"}, "+I[k1, x, [107, 49]]"},
+			testenv.Schema(t, "k STRING", "v STRING", "key BYTES"), []string{"", "", "key"}, "+I[k1, x, [107, 49]]"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

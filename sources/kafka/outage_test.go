@@ -13,6 +13,7 @@ import (
 	"github.com/etld/etld/internal/kafkaconf"
 	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/pipeline/connector/conntest"
 )
 
 // TestBrokerUnavailableAtStart starts the source while its broker cannot
@@ -22,7 +23,7 @@ func TestBrokerUnavailableAtStart(t *testing.T) {
 	addr := testenv.Kafka(t)
 	for _, group := range []bool{false, true} {
 		t.Run(fmt.Sprintf("group=%v", group), func(t *testing.T) {
-			topic := createTopic(t, addr, 2)
+			topic := testenv.KafkaTopic(t, addr, 2)
 			produce(t, addr, topic, msg(0, "", `{"id":1}`), msg(1, "", `{"id":2}`), msg(1, "", `{"id":3}`))
 			// A proxy in front of the bootstrap address, down at first. Kafka
 			// clients use that address only for their first metadata request:
@@ -33,7 +34,7 @@ func TestBrokerUnavailableAtStart(t *testing.T) {
 			px := testenv.NewProxy(t, addr)
 			logs := &testenv.Buffer{}
 			ts := testSource{
-				schema: schemaOf(t, "id", "BIGINT"),
+				schema: testenv.Schema(t, "id BIGINT"),
 				logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo})),
 			}
 			cfg := Config{Kafka: kafkaconf.Config{Brokers: []string{px.Addr()}}, Topic: []string{topic}, Stop: "latest", Format: connector.FormatSpec{Type: "json"}}
@@ -60,7 +61,7 @@ func TestBrokerUnavailableAtStart(t *testing.T) {
 			}
 
 			px.Up()
-			got := printed(readAll(t, s))
+			got := printed(conntest.ReadAll(t, s, 100))
 			if want := []string{"+I[1]", "+I[2]", "+I[3]"}; !reflect.DeepEqual(got, want) {
 				t.Errorf("read %v, want %v", got, want)
 			}

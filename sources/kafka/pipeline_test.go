@@ -1,9 +1,7 @@
 package kafka_test
 
 import (
-	"context"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -16,6 +14,7 @@ import (
 
 	"github.com/etld/etld/builtin"
 	"github.com/etld/etld/internal/testenv"
+	"github.com/etld/etld/internal/testenv/pipefile"
 	"github.com/etld/etld/pipeline"
 )
 
@@ -25,18 +24,7 @@ import (
 func TestPipelineKafkaToFile(t *testing.T) {
 	addr := testenv.Kafka(t)
 	ctx := testenv.Context(t, 120*time.Second)
-	topic := testenv.UniqueName(t, "orders")
-	client := &kafka.Client{Addr: kafka.TCP(addr), Timeout: 30 * time.Second}
-	res, err := client.CreateTopics(ctx, &kafka.CreateTopicsRequest{Topics: []kafka.TopicConfig{{Topic: topic, NumPartitions: 2, ReplicationFactor: 1}}})
-	if err == nil {
-		err = res.Errors[topic]
-	}
-	if err != nil {
-		t.Fatalf("create topic: %v", err)
-	}
-	t.Cleanup(func() {
-		_, _ = client.DeleteTopics(context.Background(), &kafka.DeleteTopicsRequest{Topics: []string{topic}})
-	})
+	topic := testenv.KafkaTopic(t, addr, 2)
 
 	w := &kafka.Writer{
 		Addr: kafka.TCP(addr), Topic: topic, RequiredAcks: kafka.RequireAll, BatchTimeout: time.Millisecond,
@@ -80,17 +68,7 @@ sinks:
     type: file
     path: %s
 `, addr, topic, dlq, out)
-	path := filepath.Join(dir, "p.yaml")
-	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	p, err := pipeline.Load(path, pipeline.Env{Registry: builtin.Registry(), Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatalf("load: %v", err)
-	}
-	if _, err := p.Run(ctx, pipeline.RunOptions{}); err != nil {
-		t.Fatalf("run: %v", err)
-	}
+	pipefile.Run(t, ctx, pipeline.Env{Registry: builtin.Registry()}, dir, yaml)
 
 	data, err := os.ReadFile(out)
 	if err != nil {
@@ -121,18 +99,7 @@ sinks:
 func TestPipelineTransformErrorNamesTheMessage(t *testing.T) {
 	addr := testenv.Kafka(t)
 	ctx := testenv.Context(t, 120*time.Second)
-	topic := testenv.UniqueName(t, "typed")
-	client := &kafka.Client{Addr: kafka.TCP(addr), Timeout: 30 * time.Second}
-	res, err := client.CreateTopics(ctx, &kafka.CreateTopicsRequest{Topics: []kafka.TopicConfig{{Topic: topic, NumPartitions: 1, ReplicationFactor: 1}}})
-	if err == nil {
-		err = res.Errors[topic]
-	}
-	if err != nil {
-		t.Fatalf("create topic: %v", err)
-	}
-	t.Cleanup(func() {
-		_, _ = client.DeleteTopics(context.Background(), &kafka.DeleteTopicsRequest{Topics: []string{topic}})
-	})
+	topic := testenv.KafkaTopic(t, addr, 1)
 	w := &kafka.Writer{Addr: kafka.TCP(addr), Topic: topic, RequiredAcks: kafka.RequireAll, BatchTimeout: time.Millisecond}
 	if err := w.WriteMessages(ctx, kafka.Message{Value: []byte(`{"id":1,"v":"1"}`)}, kafka.Message{Value: []byte(`{"id":2,"v":"12x"}`)}); err != nil {
 		t.Fatalf("produce: %v", err)
@@ -158,15 +125,8 @@ sinks:
     from: typed
     type: blackhole
 `, addr, topic)
-	path := filepath.Join(dir, "p.yaml")
-	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	p, err := pipeline.Load(path, pipeline.Env{Registry: builtin.Registry(), Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatalf("load: %v", err)
-	}
-	_, err = p.Run(ctx, pipeline.RunOptions{})
+	p := pipefile.Load(t, pipeline.Env{Registry: builtin.Registry()}, dir, yaml)
+	_, err := p.Run(ctx, pipeline.RunOptions{})
 	for _, want := range []string{`transform "typed" (Calc(`, topic + "/0/1: ", `cannot parse "12x" as INT`} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("run error %v, want one saying %q", err, want)

@@ -21,12 +21,12 @@ import (
 // member that was there gets every partition back and reads on.
 func TestStatefulSourceRefusesAShareOfTheGroup(t *testing.T) {
 	addr := testenv.Kafka(t)
-	topic := createTopic(t, addr, 4)
+	topic := testenv.KafkaTopic(t, addr, 4)
 	group := testenv.UniqueName(t, "g")
 	for i := range 4 {
 		produce(t, addr, topic, msg(i, "", fmt.Sprintf(`{"id":%d}`, i)))
 	}
-	ts := testSource{schema: schemaOf(t, "id", "BIGINT")}
+	ts := testSource{schema: testenv.Schema(t, "id BIGINT")}
 	cfg := Config{Kafka: kafkaconf.Config{Brokers: []string{addr}}, Topic: []string{topic}, GroupID: group, Format: connector.FormatSpec{Type: "json"}}
 	cfg.GroupInstanceID = group + "-a"
 	a := ts.open(t, cfg, nil)
@@ -81,7 +81,7 @@ func TestStatefulSourceRefusesAShareOfTheGroup(t *testing.T) {
 // starts after them and reads none of them again.
 func TestRebalanceCommitsWhatWasDeliveredFirst(t *testing.T) {
 	addr := testenv.Kafka(t)
-	topic := createTopic(t, addr, 4)
+	topic := testenv.KafkaTopic(t, addr, 4)
 	group := testenv.UniqueName(t, "g")
 	batch := func(from int) {
 		for i := from; i < from+40; i++ {
@@ -89,7 +89,7 @@ func TestRebalanceCommitsWhatWasDeliveredFirst(t *testing.T) {
 		}
 	}
 	batch(0)
-	ts := testSource{schema: schemaOf(t, "id", "BIGINT")}
+	ts := testSource{schema: testenv.Schema(t, "id BIGINT")}
 	cfg := Config{Kafka: kafkaconf.Config{Brokers: []string{addr}}, Topic: []string{topic}, GroupID: group, Format: connector.FormatSpec{Type: "json"}}
 	cfg.GroupInstanceID = group + "-a"
 	a := ts.build(t, cfg)
@@ -151,7 +151,7 @@ func TestRestoredOffsetAgainstCommitted(t *testing.T) {
 	addr := testenv.Kafka(t)
 	for _, shared := range []bool{false, true} {
 		t.Run(fmt.Sprint("shared=", shared), func(t *testing.T) {
-			topic := createTopic(t, addr, 1)
+			topic := testenv.KafkaTopic(t, addr, 1)
 			group := testenv.UniqueName(t, "g")
 			for i := range 8 {
 				produce(t, addr, topic, msg(0, "", fmt.Sprintf(`{"id":%d}`, i)))
@@ -166,7 +166,7 @@ func TestRestoredOffsetAgainstCommitted(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ts := testSource{schema: schemaOf(t, "id", "BIGINT")}
+			ts := testSource{schema: testenv.Schema(t, "id BIGINT")}
 			cfg := Config{Kafka: kafkaconf.Config{Brokers: []string{addr}}, Topic: []string{topic}, GroupID: group, GroupShared: shared, Format: connector.FormatSpec{Type: "json"}}
 			s := ts.open(t, cfg, fmt.Appendf(nil, `{"v":1,"offsets":{"%s/0":2}}`, topic))
 			want := int64(2)

@@ -19,6 +19,7 @@ import (
 	"github.com/etld/etld/internal/retry"
 	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/pipeline/connector/conntest"
 	"github.com/etld/etld/pipeline/row"
 )
 
@@ -36,18 +37,18 @@ func TestBoundedRead(t *testing.T) {
 	for _, tt := range tests {
 		want := []string{"+I[1, a]", "+I[2, b]", "+I[3, c]", tt.want4, "+I[5, e]"}
 		t.Run(tt.format, func(t *testing.T) {
-			topic := createTopic(t, addr, 2)
+			topic := testenv.KafkaTopic(t, addr, 2)
 			var msgs []kafka.Message
 			for i, v := range tt.values {
 				msgs = append(msgs, msg(i%2, "", v))
 			}
 			produce(t, addr, topic, msgs...)
-			ts := testSource{schema: schemaOf(t, "id", "BIGINT", "name", "STRING")}
+			ts := testSource{schema: testenv.Schema(t, "id BIGINT", "name STRING")}
 			s := ts.open(t, Config{Kafka: kafkaconf.Config{Brokers: []string{addr}}, Topic: []string{topic}, Stop: "latest", Format: connector.FormatSpec{Type: tt.format}}, nil)
 			if !s.Bounded() {
 				t.Fatal("stop: latest is not bounded")
 			}
-			got := readAll(t, s)
+			got := conntest.ReadAll(t, s, 100)
 			if !reflect.DeepEqual(printed(got), want) {
 				t.Errorf("read %v, want %v", printed(got), want)
 			}
@@ -64,16 +65,16 @@ func TestBoundedRead(t *testing.T) {
 
 func TestBoundedEmptyTopicEnds(t *testing.T) {
 	addr := testenv.Kafka(t)
-	topic := createTopic(t, addr, 3)
-	s := testSource{schema: schemaOf(t, "id", "BIGINT")}.open(t, Config{Kafka: kafkaconf.Config{Brokers: []string{addr}}, Topic: []string{topic}, Stop: "latest", Format: connector.FormatSpec{Type: "json"}}, nil)
-	if got := readAll(t, s); len(got) != 0 {
+	topic := testenv.KafkaTopic(t, addr, 3)
+	s := testSource{schema: testenv.Schema(t, "id BIGINT")}.open(t, Config{Kafka: kafkaconf.Config{Brokers: []string{addr}}, Topic: []string{topic}, Stop: "latest", Format: connector.FormatSpec{Type: "json"}}, nil)
+	if got := conntest.ReadAll(t, s, 100); len(got) != 0 {
 		t.Errorf("read %v from an empty topic", got)
 	}
 }
 
 func TestMetadataAndKeyColumns(t *testing.T) {
 	addr := testenv.Kafka(t)
-	topic := createTopic(t, addr, 2)
+	topic := testenv.KafkaTopic(t, addr, 2)
 	at := time.Date(2024, 5, 6, 7, 8, 9, 123_000_000, time.UTC)
 	m1 := msg(1, `{"k":7}`, `{"name":"x","k":999}`)
 	m1.Time = at
@@ -84,7 +85,7 @@ func TestMetadataAndKeyColumns(t *testing.T) {
 	// Columns in an order that is not the value's, so that the value, the
 	// key and the metadata land at their places.
 	ts := testSource{
-		schema: schemaOf(t, "t", "STRING", "k", "BIGINT", "name", "STRING", "p", "INT", "off", "BIGINT", "ts", "TIMESTAMP_LTZ(3)", "raw_key", "BYTES"),
+		schema: testenv.Schema(t, "t STRING", "k BIGINT", "name STRING", "p INT", "off BIGINT", "ts TIMESTAMP_LTZ(3)", "raw_key BYTES"),
 		meta:   []string{"topic", "", "", "partition", "offset", "timestamp", "key"},
 	}
 	s := ts.open(t, Config{
@@ -95,7 +96,7 @@ func TestMetadataAndKeyColumns(t *testing.T) {
 	if keys := s.MetadataKeys(); keys["timestamp"].ID != row.TimestampLTZ || keys["offset"].ID != row.BigInt {
 		t.Errorf("MetadataKeys = %v", keys)
 	}
-	got := readAll(t, s)
+	got := conntest.ReadAll(t, s, 100)
 	if len(got) != 2 {
 		t.Fatalf("read %v, want 2 rows", got)
 	}
@@ -111,20 +112,20 @@ func TestMetadataAndKeyColumns(t *testing.T) {
 
 func TestDebeziumIsAChangelog(t *testing.T) {
 	addr := testenv.Kafka(t)
-	topic := createTopic(t, addr, 1)
+	topic := testenv.KafkaTopic(t, addr, 1)
 	produce(t, addr, topic,
 		msg(0, "", `{"before":null,"after":{"id":1,"v":"a"},"op":"c"}`),
 		msg(0, "", `{"before":{"id":1,"v":"a"},"after":{"id":1,"v":"b"},"op":"u"}`),
 		msg(0, "", `{"before":{"id":1,"v":"b"},"after":null,"op":"d"}`),
 		msg(0, "", ``), // the tombstone Debezium sends after a delete
 	)
-	s := testSource{schema: schemaOf(t, "id", "BIGINT", "v", "STRING")}.open(t,
+	s := testSource{schema: testenv.Schema(t, "id BIGINT", "v STRING")}.open(t,
 		Config{Kafka: kafkaconf.Config{Brokers: []string{addr}}, Topic: []string{topic}, Stop: "latest", Format: connector.FormatSpec{Type: "debezium-json"}}, nil)
 	if !s.Updating() {
 		t.Error("a debezium-json source is not updating")
 	}
 	var got []string
-	for _, c := range readAll(t, s) {
+	for _, c := range conntest.ReadAll(t, s, 100) {
 		got = append(got, c.String())
 	}
 	want := []string{"+I[1, a]", "-U[1, a]", "+U[1, b]", "-D[1, b]"}
@@ -135,15 +136,15 @@ func TestDebeziumIsAChangelog(t *testing.T) {
 
 func TestBadMessagesFollowOnError(t *testing.T) {
 	addr := testenv.Kafka(t)
-	topic := createTopic(t, addr, 1)
+	topic := testenv.KafkaTopic(t, addr, 1)
 	produce(t, addr, topic, msg(0, "", `{"id":1}`), msg(0, "", `{"id":"x"}`), msg(0, "", `{"id":3}`))
 	cfg := Config{Kafka: kafkaconf.Config{Brokers: []string{addr}}, Topic: []string{topic}, Stop: "latest", Format: connector.FormatSpec{Type: "json"}}
-	schema := schemaOf(t, "id", "BIGINT")
+	schema := testenv.Schema(t, "id BIGINT")
 
 	t.Run("skip", func(t *testing.T) {
 		var bad []connector.BadRecord
 		s := testSource{schema: schema, reject: func(b connector.BadRecord) error { bad = append(bad, b); return nil }}.open(t, cfg, nil)
-		got := printed(readAll(t, s))
+		got := printed(conntest.ReadAll(t, s, 100))
 		if !reflect.DeepEqual(got, []string{"+I[1]", "+I[3]"}) {
 			t.Errorf("read %v", got)
 		}
@@ -188,12 +189,12 @@ func TestBadMessagesFollowOnError(t *testing.T) {
 // not as "expected a JSON object, got null".
 func TestNotJSONMessageSaysSo(t *testing.T) {
 	addr := testenv.Kafka(t)
-	topic := createTopic(t, addr, 1)
+	topic := testenv.KafkaTopic(t, addr, 1)
 	produce(t, addr, topic, msg(0, "", `{"id":1}`), msg(0, "", `not json`))
 	cfg := Config{Kafka: kafkaconf.Config{Brokers: []string{addr}}, Topic: []string{topic}, Stop: "latest", Format: connector.FormatSpec{Type: "json"}}
 	var bad []connector.BadRecord
-	s := testSource{schema: schemaOf(t, "id", "BIGINT"), reject: func(b connector.BadRecord) error { bad = append(bad, b); return nil }}.open(t, cfg, nil)
-	if got := printed(readAll(t, s)); !reflect.DeepEqual(got, []string{"+I[1]"}) {
+	s := testSource{schema: testenv.Schema(t, "id BIGINT"), reject: func(b connector.BadRecord) error { bad = append(bad, b); return nil }}.open(t, cfg, nil)
+	if got := printed(conntest.ReadAll(t, s, 100)); !reflect.DeepEqual(got, []string{"+I[1]"}) {
 		t.Errorf("read %v, want +I[1]", got)
 	}
 	want := topic + `/0/1: invalid JSON at byte 0: not a JSON value; expected a JSON object (near "not json")`
@@ -206,14 +207,14 @@ func TestNotJSONMessageSaysSo(t *testing.T) {
 // the position, and a new source restored there reads exactly the rest.
 func TestPositionRestoreResumesExactly(t *testing.T) {
 	addr := testenv.Kafka(t)
-	topic := createTopic(t, addr, 2)
+	topic := testenv.KafkaTopic(t, addr, 2)
 	var msgs []kafka.Message
 	for i := range 40 {
 		msgs = append(msgs, msg(i%2, "", fmt.Sprintf(`{"id":%d}`, i)))
 	}
 	produce(t, addr, topic, msgs...)
 	cfg := Config{Kafka: kafkaconf.Config{Brokers: []string{addr}}, Topic: []string{topic}, Format: connector.FormatSpec{Type: "json"}}
-	ts := testSource{schema: schemaOf(t, "id", "BIGINT")}
+	ts := testSource{schema: testenv.Schema(t, "id BIGINT")}
 
 	s1 := ts.open(t, cfg, nil)
 	first := readN(t, s1, 15, 7)
@@ -259,7 +260,7 @@ func TestPositionRestoreResumesExactly(t *testing.T) {
 // but after the position is lost.
 func TestCommitThenGroupOffsetsResume(t *testing.T) {
 	addr := testenv.Kafka(t)
-	topic := createTopic(t, addr, 2)
+	topic := testenv.KafkaTopic(t, addr, 2)
 	group := testenv.UniqueName(t, "g")
 	var msgs []kafka.Message
 	for i := range 30 {
@@ -267,7 +268,7 @@ func TestCommitThenGroupOffsetsResume(t *testing.T) {
 	}
 	produce(t, addr, topic, msgs...)
 	cfg := Config{Kafka: kafkaconf.Config{Brokers: []string{addr}}, Topic: []string{topic}, GroupID: group, Format: connector.FormatSpec{Type: "json"}}
-	ts := testSource{schema: schemaOf(t, "id", "BIGINT")}
+	ts := testSource{schema: testenv.Schema(t, "id BIGINT")}
 
 	s1 := ts.open(t, cfg, nil)
 	first := readN(t, s1, 10, 4)
@@ -329,7 +330,7 @@ func groupOffsets(t *testing.T, addr, group, topic string, n int) []int64 {
 
 func TestStartModes(t *testing.T) {
 	addr := testenv.Kafka(t)
-	topic := createTopic(t, addr, 1)
+	topic := testenv.KafkaTopic(t, addr, 1)
 	base := time.Now().Add(-time.Hour).Truncate(time.Millisecond)
 	var msgs []kafka.Message
 	for i := range 6 {
@@ -338,7 +339,7 @@ func TestStartModes(t *testing.T) {
 		msgs = append(msgs, m)
 	}
 	produce(t, addr, topic, msgs...)
-	ts := testSource{schema: schemaOf(t, "id", "BIGINT")}
+	ts := testSource{schema: testenv.Schema(t, "id BIGINT")}
 	cfg := func(start, at string) Config {
 		return Config{Kafka: kafkaconf.Config{Brokers: []string{addr}}, Topic: []string{topic}, Start: start, StartTimestamp: at, Stop: "latest", Format: connector.FormatSpec{Type: "json"}}
 	}
@@ -355,7 +356,7 @@ func TestStartModes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := printed(readAll(t, ts.open(t, tt.cfg, nil)))
+			got := printed(conntest.ReadAll(t, ts.open(t, tt.cfg, nil), 100))
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("read %v, want %v", got, tt.want)
 			}
@@ -382,7 +383,7 @@ func (s *Source) owned() []string {
 // not move back the offsets of partitions it gave away.
 func TestRebalance(t *testing.T) {
 	addr := testenv.Kafka(t)
-	topic := createTopic(t, addr, 4)
+	topic := testenv.KafkaTopic(t, addr, 4)
 	group := testenv.UniqueName(t, "g")
 	batch := func(from int) []kafka.Message {
 		var msgs []kafka.Message
@@ -393,7 +394,7 @@ func TestRebalance(t *testing.T) {
 	}
 	produce(t, addr, topic, batch(0)...)
 	cfg := Config{Kafka: kafkaconf.Config{Brokers: []string{addr}}, Topic: []string{topic}, GroupID: group, Format: connector.FormatSpec{Type: "json"}}
-	ts := testSource{schema: schemaOf(t, "id", "BIGINT")}
+	ts := testSource{schema: testenv.Schema(t, "id BIGINT")}
 	ctx := testenv.Context(t, 60*time.Second)
 
 	// Two processes of one group each have their own static member id.
@@ -459,7 +460,7 @@ func TestRebalance(t *testing.T) {
 // the group is rebalancing.
 func TestBoundedGroupCommitsRestoredOffsets(t *testing.T) {
 	addr := testenv.Kafka(t)
-	topic := createTopic(t, addr, 2)
+	topic := testenv.KafkaTopic(t, addr, 2)
 	group := testenv.UniqueName(t, "g")
 	var msgs []kafka.Message
 	for i := range 10 {
@@ -467,7 +468,7 @@ func TestBoundedGroupCommitsRestoredOffsets(t *testing.T) {
 	}
 	produce(t, addr, topic, msgs...)
 	logs := &testenv.Buffer{}
-	ts := testSource{schema: schemaOf(t, "id", "BIGINT"), logger: slog.New(slog.NewTextHandler(logs, nil))}
+	ts := testSource{schema: testenv.Schema(t, "id BIGINT"), logger: slog.New(slog.NewTextHandler(logs, nil))}
 	cfg := Config{Kafka: kafkaconf.Config{Brokers: []string{addr}}, Topic: []string{topic}, GroupID: group, Stop: "latest", Format: connector.FormatSpec{Type: "json"}}
 	pos := []byte(fmt.Sprintf(`{"v":1,"offsets":{"%s/0":3,"%s/1":2}}`, topic, topic))
 	s := ts.open(t, cfg, pos)
@@ -477,7 +478,7 @@ func TestBoundedGroupCommitsRestoredOffsets(t *testing.T) {
 	if got := groupOffsets(t, addr, group, topic, 2); got[0] != 3 || got[1] != 2 {
 		t.Errorf("committed offsets %v, want [3 2] from the restored checkpoint", got)
 	}
-	if rest := readAll(t, s); len(rest) != 5 {
+	if rest := conntest.ReadAll(t, s, 100); len(rest) != 5 {
 		t.Errorf("read %d rows after the restored offsets, want 5", len(rest))
 	}
 	if strings.Contains(logs.String(), "rebalancing") {
@@ -490,10 +491,10 @@ func TestBoundedGroupCommitsRestoredOffsets(t *testing.T) {
 // not after the closed one's session timeout (30s).
 func TestGracefulStopLeavesTheGroup(t *testing.T) {
 	addr := testenv.Kafka(t)
-	topic := createTopic(t, addr, 2)
+	topic := testenv.KafkaTopic(t, addr, 2)
 	group := testenv.UniqueName(t, "g")
 	produce(t, addr, topic, msg(0, "", `{"id":1}`), msg(1, "", `{"id":2}`))
-	ts := testSource{schema: schemaOf(t, "id", "BIGINT")}
+	ts := testSource{schema: testenv.Schema(t, "id BIGINT")}
 	cfg := Config{Kafka: kafkaconf.Config{Brokers: []string{addr}}, Topic: []string{topic}, GroupID: group, Format: connector.FormatSpec{Type: "json"}}
 	cfg.GroupInstanceID = group + "-a"
 	a := ts.open(t, cfg, nil)
@@ -520,10 +521,10 @@ func TestGracefulStopLeavesTheGroup(t *testing.T) {
 // second in turn).
 func TestSameInstanceIDFencesTheOlderMember(t *testing.T) {
 	addr := testenv.Kafka(t)
-	topic := createTopic(t, addr, 1)
+	topic := testenv.KafkaTopic(t, addr, 1)
 	group := testenv.UniqueName(t, "g")
 	produce(t, addr, topic, msg(0, "", `{"id":1}`))
-	ts := testSource{schema: schemaOf(t, "id", "BIGINT")}
+	ts := testSource{schema: testenv.Schema(t, "id BIGINT")}
 	cfg := Config{Kafka: kafkaconf.Config{Brokers: []string{addr}}, Topic: []string{topic}, GroupID: group, GroupInstanceID: group + "-same", Format: connector.FormatSpec{Type: "json"}}
 	a := ts.open(t, cfg, nil)
 	readN(t, a, 1, 10)

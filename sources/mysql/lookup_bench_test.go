@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/etld/etld/formats"
+	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/runtime"
@@ -42,7 +43,7 @@ import (
 //
 //	ETLD_BENCH_ROWS=1000000 go test -run XXX -bench LookupJoinAgainstBatchedIN -benchtime 1x ./sources/mysql/
 func BenchmarkLookupJoinAgainstBatchedIN(b *testing.B) {
-	db, dsn := openDB(b)
+	db, dsn := testenv.MySQL(b)
 	rows, rounds := 1_000_000, 3
 	if s := os.Getenv("ETLD_BENCH_ROWS"); s != "" {
 		fmt.Sscan(s, &rows)
@@ -51,14 +52,14 @@ func BenchmarkLookupJoinAgainstBatchedIN(b *testing.B) {
 		fmt.Sscan(s, &rounds)
 	}
 	customers := max(rows/10, 1)
-	name := table(b, db)
-	exec(b, db, "CREATE TABLE `"+name+"` (id BIGINT PRIMARY KEY, name VARCHAR(40) NOT NULL, country VARCHAR(8) NOT NULL)")
+	name := testenv.MySQLTable(b, db, "")
+	testenv.Exec(b, db, "CREATE TABLE `"+name+"` (id BIGINT PRIMARY KEY, name VARCHAR(40) NOT NULL, country VARCHAR(8) NOT NULL)")
 	for lo := 0; lo < customers; lo += 5000 {
 		var vals []string
 		for i := lo; i < min(lo+5000, customers); i++ {
 			vals = append(vals, fmt.Sprintf("(%d, 'customer-%d', 'c%d')", i, i, i%50))
 		}
-		exec(b, db, "INSERT INTO `"+name+"` VALUES "+strings.Join(vals, ","))
+		testenv.Exec(b, db, "INSERT INTO `"+name+"` VALUES "+strings.Join(vals, ","))
 	}
 	dir := b.TempDir()
 	orders := filepath.Join(dir, "orders.csv")

@@ -19,10 +19,10 @@ import (
 // it that reaches the server through a proxy the test can take down.
 func lookupViaProxy(t *testing.T, maxRetries int) (connector.Lookuper, *testenv.Proxy) {
 	t.Helper()
-	db, dsn := openDB(t)
-	name := table(t, db)
-	exec(t, db, "CREATE TABLE `"+name+"` (id BIGINT PRIMARY KEY, name VARCHAR(20))")
-	exec(t, db, "INSERT INTO `"+name+"` VALUES (1, 'ann'), (2, 'bob'), (3, 'cy')")
+	db, dsn := testenv.MySQL(t)
+	name := testenv.MySQLTable(t, db, "")
+	testenv.Exec(t, db, "CREATE TABLE `"+name+"` (id BIGINT PRIMARY KEY, name VARCHAR(20))")
+	testenv.Exec(t, db, "INSERT INTO `"+name+"` VALUES (1, 'ann'), (2, 'bob'), (3, 'cy')")
 	cfg, err := driver.ParseDSN(dsn)
 	if err != nil {
 		t.Fatal(err)
@@ -31,7 +31,7 @@ func lookupViaProxy(t *testing.T, maxRetries int) (connector.Lookuper, *testenv.
 	p.Up()
 	cfg.Addr = p.Addr()
 	src := newSource(t, mysql.Config{DSN: cfg.FormatDSN(), Table: name, Lookup: mysql.LookupConfig{MaxRetries: maxRetries}},
-		schema(t, "id BIGINT", "name STRING"), nil)
+		testenv.Schema(t, "id BIGINT", "name STRING"), nil)
 	lk, err := src.Lookuper([]int{0})
 	if err != nil {
 		t.Fatal(err)

@@ -2,10 +2,7 @@ package mysql_test
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"sort"
 	"strings"
@@ -17,35 +14,10 @@ import (
 
 	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/pipeline/connector/conntest"
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/sources/mysql"
 )
-
-func openDB(t testing.TB) (*sql.DB, string) {
-	t.Helper()
-	dsn := testenv.MySQLDSN(t)
-	db, err := sql.Open("mysql", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db, dsn
-}
-
-// table returns a unique table name and drops the table when the test ends.
-func table(t testing.TB, db *sql.DB) string {
-	t.Helper()
-	name := testenv.UniqueName(t, "src")
-	t.Cleanup(func() { _, _ = db.Exec("DROP TABLE IF EXISTS `" + name + "`") })
-	return name
-}
-
-func exec(t testing.TB, db *sql.DB, query string, args ...any) {
-	t.Helper()
-	if _, err := db.Exec(query, args...); err != nil {
-		t.Fatalf("%s: %v", query, err)
-	}
-}
 
 type rejects struct {
 	mu   sync.Mutex
@@ -57,20 +29,6 @@ func (r *rejects) reject(b connector.BadRecord) error {
 	defer r.mu.Unlock()
 	r.recs = append(r.recs, b)
 	return nil
-}
-
-func schema(t testing.TB, cols ...string) row.Schema {
-	t.Helper()
-	var fs []row.Field
-	for _, c := range cols {
-		name, typ, _ := strings.Cut(c, " ")
-		ty, err := row.ParseType(typ)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fs = append(fs, row.Field{Name: name, Type: ty})
-	}
-	return row.NewSchema(fs...)
 }
 
 func newSource(t testing.TB, cfg mysql.Config, sch row.Schema, rej *rejects) *mysql.Source {
@@ -88,52 +46,26 @@ func newSource(t testing.TB, cfg mysql.Config, sch row.Schema, rej *rejects) *my
 	return s
 }
 
-// readAll reads s to its end, at most stopAfter batches (0: all); it
-// returns the rows printed and whether the end was reached.
-func readAll(t testing.TB, s *mysql.Source, stopAfter int) ([]string, bool) {
-	t.Helper()
-	ctx := testenv.Context(t, time.Minute)
-	var out []string
-	for n := 0; stopAfter == 0 || n < stopAfter; n++ {
-		b, err := s.Read(ctx, 1024)
-		if b != nil {
-			for _, c := range b.Changes {
-				out = append(out, c.String())
-			}
-		}
-		if errors.Is(err, io.EOF) {
-			return out, true
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	return out, false
-}
-
 func i64(v int64) *int64 { return &v }
 
 // TestScanTypes reads every column type the source maps, unpartitioned
 // and in ranges, and both give the same rows as the table holds.
 func TestScanTypes(t *testing.T) {
-	db, dsn := openDB(t)
-	name := table(t, db)
-	exec(t, db, "CREATE TABLE `"+name+"` (id BIGINT PRIMARY KEY, i INT, ok TINYINT(1), f FLOAT, d DOUBLE, dec1 DECIMAL(10,2), s VARCHAR(20), b VARBINARY(10), dt DATE, ts DATETIME(3), ltz TIMESTAMP(6) NULL)")
-	exec(t, db, "INSERT INTO `"+name+"` VALUES (1, -5, 1, 1.5, 2.25, 12.34, 'héllo', x'00ff', '2024-02-29', '2024-01-02 03:04:05.678', '2024-01-02 03:04:05.123456'), (2, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)")
+	db, dsn := testenv.MySQL(t)
+	name := testenv.MySQLTable(t, db, "")
+	testenv.Exec(t, db, "CREATE TABLE `"+name+"` (id BIGINT PRIMARY KEY, i INT, ok TINYINT(1), f FLOAT, d DOUBLE, dec1 DECIMAL(10,2), s VARCHAR(20), b VARBINARY(10), dt DATE, ts DATETIME(3), ltz TIMESTAMP(6) NULL)")
+	testenv.Exec(t, db, "INSERT INTO `"+name+"` VALUES (1, -5, 1, 1.5, 2.25, 12.34, 'héllo', x'00ff', '2024-02-29', '2024-01-02 03:04:05.678', '2024-01-02 03:04:05.123456'), (2, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)")
 	for i := 3; i <= 100; i++ {
-		exec(t, db, "INSERT INTO `"+name+"` (id, i, s) VALUES (?, ?, ?)", i, i*10, fmt.Sprintf("r%d", i))
+		testenv.Exec(t, db, "INSERT INTO `"+name+"` (id, i, s) VALUES (?, ?, ?)", i, i*10, fmt.Sprintf("r%d", i))
 	}
-	sch := schema(t, "id BIGINT", "i INT", "ok BOOLEAN", "f FLOAT", "d DOUBLE", "dec1 DECIMAL(10,2)", "s STRING", "b BYTES", "dt DATE", "ts TIMESTAMP(3)", "ltz TIMESTAMP_LTZ(6)")
+	sch := testenv.Schema(t, "id BIGINT", "i INT", "ok BOOLEAN", "f FLOAT", "d DOUBLE", "dec1 DECIMAL(10,2)", "s STRING", "b BYTES", "dt DATE", "ts TIMESTAMP(3)", "ltz TIMESTAMP_LTZ(6)")
 	read := func(cfg mysql.Config) []string {
 		s := newSource(t, cfg, sch, nil)
 		if err := s.Open(testenv.Context(t, time.Minute)); err != nil {
 			t.Fatal(err)
 		}
 		defer s.Close(context.Background())
-		rows, done := readAll(t, s, 0)
-		if !done {
-			t.Fatal("no end")
-		}
+		rows := conntest.Printed(conntest.ReadAll(t, s, 1024))
 		sort.Strings(rows)
 		return rows
 	}
@@ -168,23 +100,27 @@ func TestScanTypes(t *testing.T) {
 // new source from its position and checks that the two runs together
 // read every row exactly once (the table has a primary key).
 func TestScanResume(t *testing.T) {
-	db, dsn := openDB(t)
-	name := table(t, db)
-	exec(t, db, "CREATE TABLE `"+name+"` (id BIGINT PRIMARY KEY, v VARCHAR(10))")
+	db, dsn := testenv.MySQL(t)
+	name := testenv.MySQLTable(t, db, "")
+	testenv.Exec(t, db, "CREATE TABLE `"+name+"` (id BIGINT PRIMARY KEY, v VARCHAR(10))")
 	var vals []string
 	for i := 1; i <= 2000; i++ {
 		vals = append(vals, fmt.Sprintf("(%d, 'v%d')", i, i))
 	}
-	exec(t, db, "INSERT INTO `"+name+"` VALUES "+strings.Join(vals, ","))
-	sch := schema(t, "id BIGINT", "v STRING")
+	testenv.Exec(t, db, "INSERT INTO `"+name+"` VALUES "+strings.Join(vals, ","))
+	sch := testenv.Schema(t, "id BIGINT", "v STRING")
 	cfg := mysql.Config{DSN: dsn, Table: name, Scan: mysql.ScanConfig{FetchSize: 50, Partition: mysql.PartitionConfig{Column: "id", Num: 3, LowerBound: i64(1), UpperBound: i64(2000)}}}
 	s := newSource(t, cfg, sch, nil)
 	if err := s.Open(testenv.Context(t, time.Minute)); err != nil {
 		t.Fatal(err)
 	}
-	first, done := readAll(t, s, 13)
-	if done {
-		t.Fatal("ended before the stop")
+	var first []string
+	for range 13 {
+		b, err := s.Read(testenv.Context(t, time.Minute), 1024)
+		if err != nil {
+			t.Fatalf("read %d rows, then: %v", len(first), err)
+		}
+		first = append(first, conntest.Printed(b.Changes)...)
 	}
 	pos, err := s.Position()
 	if err != nil {
@@ -200,10 +136,7 @@ func TestScanResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s2.Close(context.Background())
-	rest, done := readAll(t, s2, 0)
-	if !done {
-		t.Fatal("no end")
-	}
+	rest := conntest.Printed(conntest.ReadAll(t, s2, 1024))
 	seen := map[string]int{}
 	for _, r := range append(first, rest...) {
 		seen[r]++
@@ -216,17 +149,17 @@ func TestScanResume(t *testing.T) {
 // TestScanBadValue: a value that does not parse as the declared type goes
 // to on_error with the table and the row's primary key.
 func TestScanBadValue(t *testing.T) {
-	db, dsn := openDB(t)
-	name := table(t, db)
-	exec(t, db, "CREATE TABLE `"+name+"` (id INT PRIMARY KEY, n VARCHAR(10))")
-	exec(t, db, "INSERT INTO `"+name+"` VALUES (1, '10'), (2, 'x'), (3, '30')")
+	db, dsn := testenv.MySQL(t)
+	name := testenv.MySQLTable(t, db, "")
+	testenv.Exec(t, db, "CREATE TABLE `"+name+"` (id INT PRIMARY KEY, n VARCHAR(10))")
+	testenv.Exec(t, db, "INSERT INTO `"+name+"` VALUES (1, '10'), (2, 'x'), (3, '30')")
 	var rej rejects
-	s := newSource(t, mysql.Config{DSN: dsn, Table: name}, schema(t, "id INT", "n BIGINT"), &rej)
+	s := newSource(t, mysql.Config{DSN: dsn, Table: name}, testenv.Schema(t, "id INT", "n BIGINT"), &rej)
 	if err := s.Open(testenv.Context(t, time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close(context.Background())
-	rows, _ := readAll(t, s, 0)
+	rows := conntest.ReadAll(t, s, 1024)
 	if len(rows) != 2 || len(rej.recs) != 1 {
 		t.Fatalf("rows %v, rejected %v", rows, rej.recs)
 	}
@@ -238,7 +171,7 @@ func TestScanBadValue(t *testing.T) {
 // TestOptionErrors: bad options are refused at construction, with the
 // option named, and the password never appears.
 func TestOptionErrors(t *testing.T) {
-	sch := schema(t, "id BIGINT", "s STRING")
+	sch := testenv.Schema(t, "id BIGINT", "s STRING")
 	cases := []struct {
 		cfg  mysql.Config
 		want string

@@ -3,7 +3,6 @@ package mysql_test
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"sort"
@@ -12,6 +11,8 @@ import (
 	"time"
 
 	"github.com/etld/etld/formats"
+	"github.com/etld/etld/internal/testenv"
+	"github.com/etld/etld/internal/testenv/pipefile"
 	"github.com/etld/etld/pipeline"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/runtime"
@@ -33,15 +34,7 @@ func registry() *connector.Registry {
 func load(t *testing.T, dsn, yaml string) *pipeline.Pipeline {
 	t.Helper()
 	t.Setenv("ETLD_MYSQL_TEST_DSN", dsn)
-	path := filepath.Join(t.TempDir(), "p.yaml")
-	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	p, err := pipeline.Load(path, pipeline.Env{Registry: registry(), Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return pipefile.Load(t, pipeline.Env{Registry: registry()}, "", yaml)
 }
 
 // runGraph runs p's graph and returns its lookup join operators, for
@@ -88,15 +81,15 @@ func readLines(t *testing.T, path string) []string {
 // tier id%3) and an orders file of m orders whose customer ids are
 // i%(n+n/2)+1 (so a third of them have no customer) and every 17th NULL.
 func lookupFixture(t *testing.T, n, m int) (dsn, name, orders string, want func(left bool, filter bool) []string) {
-	sqlDB, dsn := openDB(t)
+	sqlDB, dsn := testenv.MySQL(t)
 	_ = dsn
-	name = table(t, sqlDB)
-	exec(t, sqlDB, "CREATE TABLE `"+name+"` (id BIGINT PRIMARY KEY, name VARCHAR(20) NOT NULL, tier INT)")
+	name = testenv.MySQLTable(t, sqlDB, "")
+	testenv.Exec(t, sqlDB, "CREATE TABLE `"+name+"` (id BIGINT PRIMARY KEY, name VARCHAR(20) NOT NULL, tier INT)")
 	var vals []string
 	for i := 1; i <= n; i++ {
 		vals = append(vals, fmt.Sprintf("(%d, 'c%d', %d)", i, i, i%3))
 	}
-	exec(t, sqlDB, "INSERT INTO `"+name+"` VALUES "+strings.Join(vals, ","))
+	testenv.Exec(t, sqlDB, "INSERT INTO `"+name+"` VALUES "+strings.Join(vals, ","))
 	var csv strings.Builder
 	type order struct {
 		id   int

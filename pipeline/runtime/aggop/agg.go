@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime/state"
 )
 
 // AggFunc is an aggregate function of GROUP BY and window aggregates.
@@ -143,8 +144,8 @@ func avgDecimalScale(s int) int { return max(6, s) }
 
 // Validate reports a call the aggregate operators cannot run: an argument
 // index missing or given to COUNT(*), or an argument type the function
-// does not take. The planner should call it; the operators return the
-// same error from their first call otherwise.
+// does not take. The operators' constructors (through InputWidth) return
+// its error.
 func (c AggCall) Validate() error {
 	if int(c.Func) >= len(aggNames) {
 		return fmt.Errorf("unknown aggregate function %d", c.Func)
@@ -206,7 +207,7 @@ const (
 	accFirst                  // insert-only FIRST_VALUE: the first value
 	accLast                   // insert-only LAST_VALUE: the last value
 	accList                   // LISTAGG, retractable FIRST/LAST_VALUE: the values in arrival order
-	accWord                   // insert-only MIN/MAX/FIRST/LAST of a fixed-width type: an int64 (aggStore.layWords)
+	accWord                   // insert-only MIN/MAX/FIRST/LAST of a fixed-width type: an int64 (Store.layWords)
 )
 
 // numSlots is how many int64 slots each kind takes; the last one is n, the
@@ -245,7 +246,7 @@ func newAggSlot(c AggCall) aggSlot {
 			s.kind = accMomInt
 		}
 	case FirstValue:
-		s.kind = accFirst // newAggStore makes it accList when retractable
+		s.kind = accFirst // newStoreWords makes it accList when retractable
 	case LastValue:
 		s.kind = accLast
 	case ListAgg:
@@ -285,39 +286,38 @@ func (s *aggSlot) checkArg(v row.Value) error {
 	return nil
 }
 
-// ValueCounts is a DISTINCT aggregate's multiset: value → count. A count
+// valueCounts is a DISTINCT aggregate's multiset: value → count. A count
 // may go negative when a retraction arrives before its accumulation (as
 // Flink's MapView counts do); a value is present while its count is > 0.
-type ValueCounts map[row.Value]int64
+type valueCounts map[row.Value]int64
 
-// ValueList is the values of a LISTAGG or of a retractable FIRST_VALUE /
+// valueList is the values of a LISTAGG or of a retractable FIRST_VALUE /
 // LAST_VALUE in arrival order. A retraction removes the earliest equal
 // value, as Flink's ListView-backed retractable accumulators do; one with
 // no equal value is ignored. Retraction costs O(n) in the group's values.
-type ValueList struct{ Vals []row.Value }
+type valueList struct{ vals []row.Value }
 
-func (l *ValueList) add(v row.Value) { l.Vals = append(l.Vals, v) }
+func (l *valueList) add(v row.Value) { l.vals = append(l.vals, v) }
 
-func (l *ValueList) remove(v row.Value) {
-	for i, x := range l.Vals {
+func (l *valueList) remove(v row.Value) {
+	for i, x := range l.vals {
 		if x == v {
-			copy(l.Vals[i:], l.Vals[i+1:])
-			l.Vals[len(l.Vals)-1] = row.NullValue
-			l.Vals = l.Vals[:len(l.Vals)-1]
+			copy(l.vals[i:], l.vals[i+1:])
+			l.vals[len(l.vals)-1] = row.NullValue
+			l.vals = l.vals[:len(l.vals)-1]
 			return
 		}
 	}
 }
 
-// Extremes is a retractable MIN/MAX: every value with its count, and a
+// extremes is a retractable MIN/MAX: every value with its count, and a
 // binary heap whose top is the extreme. Retracting the extreme costs
 // O(log n) amortised: dead heap entries are popped when they reach the
 // top, and the heap is rebuilt when they outnumber the live ones.
-type Extremes struct {
-	Counts map[row.Value]extremeCount
-	Heap   []row.Value // the values with heaped set
-	stale  int         // heaped values whose count is <= 0
-	max    bool
+type extremes struct {
+	counts map[row.Value]extremeCount
+	heap   state.Heap[row.Value] // the values with heaped set
+	stale  int                   // heaped values whose count is <= 0
 }
 
 type extremeCount struct {
@@ -325,8 +325,21 @@ type extremeCount struct {
 	heaped bool
 }
 
-func (e *Extremes) add(v row.Value, d int64) {
-	c := e.Counts[v]
+// newExtremes returns an empty MAX (max) or MIN multiset, with room for
+// n values.
+func newExtremes(max bool, n int) *extremes {
+	less := lessValue
+	if max {
+		less = greaterValue
+	}
+	return &extremes{counts: make(map[row.Value]extremeCount, n), heap: state.NewHeap(less)}
+}
+
+func lessValue(a, b *row.Value) bool    { return row.Compare(*a, *b) < 0 }
+func greaterValue(a, b *row.Value) bool { return row.Compare(*a, *b) > 0 }
+
+func (e *extremes) add(v row.Value, d int64) {
+	c := e.counts[v]
 	old := c.n
 	c.n += d
 	switch {
@@ -336,102 +349,56 @@ func (e *Extremes) add(v row.Value, d int64) {
 		e.stale--
 	case !c.heaped && c.n > 0:
 		c.heaped = true
-		e.push(v)
+		e.heap.Push(v)
 	}
 	if c.n == 0 && !c.heaped {
-		delete(e.Counts, v)
+		delete(e.counts, v)
 	} else {
-		e.Counts[v] = c
+		e.counts[v] = c
 	}
-	if e.stale > 32 && e.stale > len(e.Heap)/2 {
+	if e.stale > 32 && e.stale > e.heap.Len()/2 {
 		e.compact()
 	}
 }
 
 // top pops dead values off the heap and returns the extreme, or NULL.
-func (e *Extremes) top() row.Value {
-	for len(e.Heap) > 0 {
-		v := e.Heap[0]
-		c := e.Counts[v]
+func (e *extremes) top() row.Value {
+	for e.heap.Len() > 0 {
+		v := *e.heap.Top()
+		c := e.counts[v]
 		if c.n > 0 {
 			return v
 		}
-		e.pop()
+		e.heap.Pop()
 		e.stale--
 		if c.n == 0 {
-			delete(e.Counts, v)
+			delete(e.counts, v)
 		} else {
 			c.heaped = false
-			e.Counts[v] = c
+			e.counts[v] = c
 		}
 	}
 	return row.NullValue
 }
 
-func (e *Extremes) compact() {
-	live := e.Heap[:0]
-	for _, v := range e.Heap {
-		c := e.Counts[v]
+// compact drops the dead values from the heap and orders the live ones
+// into a heap again.
+func (e *extremes) compact() {
+	all := e.heap.Items()
+	live := all[:0]
+	for _, v := range all {
+		c := e.counts[v]
 		switch {
 		case c.n > 0:
 			live = append(live, v)
 		case c.n == 0:
-			delete(e.Counts, v)
+			delete(e.counts, v)
 		default:
 			c.heaped = false
-			e.Counts[v] = c
+			e.counts[v] = c
 		}
 	}
-	clear(e.Heap[len(live):])
-	e.Heap, e.stale = live, 0
-	for i := len(e.Heap)/2 - 1; i >= 0; i-- {
-		e.down(i)
-	}
-}
-
-func (e *Extremes) less(i, j int) bool {
-	c := row.Compare(e.Heap[i], e.Heap[j])
-	if e.max {
-		return c > 0
-	}
-	return c < 0
-}
-
-func (e *Extremes) push(v row.Value) {
-	e.Heap = append(e.Heap, v)
-	for i := len(e.Heap) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !e.less(i, p) {
-			break
-		}
-		e.Heap[i], e.Heap[p] = e.Heap[p], e.Heap[i]
-		i = p
-	}
-}
-
-func (e *Extremes) pop() {
-	n := len(e.Heap) - 1
-	e.Heap[0] = e.Heap[n]
-	e.Heap[n] = row.NullValue
-	e.Heap = e.Heap[:n]
-	e.down(0)
-}
-
-func (e *Extremes) down(i int) {
-	n := len(e.Heap)
-	for {
-		l := 2*i + 1
-		if l >= n {
-			return
-		}
-		m := l
-		if r := l + 1; r < n && e.less(r, l) {
-			m = r
-		}
-		if !e.less(m, i) {
-			return
-		}
-		e.Heap[i], e.Heap[m] = e.Heap[m], e.Heap[i]
-		i = m
-	}
+	clear(all[len(live):])
+	e.heap.Fill(live)
+	e.stale = 0
 }

@@ -31,7 +31,7 @@ func BenchmarkGroupAgg(b *testing.B) {
 			cpu0 := optest.CPUNow()
 			b.ResetTimer()
 			for range b.N {
-				g = NewGroupAgg([]int{0}, aggs, bc.opt)
+				g = optest.Must(NewGroupAgg([]int{0}, aggs, bc.opt))
 				out := &optest.Discard{}
 				for i := 0; i < total/1024; i++ {
 					if err := g.Process(pool[i%len(pool)], out); err != nil {

@@ -62,6 +62,18 @@ func DecodeKey(dst []row.Value, key string) error {
 				dst[i] = row.BytesValue([]byte(s))
 			}
 			continue
+		case row.Array, row.Map, row.Struct:
+			n, w := uvarint(key)
+			if w <= 0 || n > uint64(len(key)-w) {
+				return fmt.Errorf("group key column %d: bad nested value length", i)
+			}
+			v, err := row.NestedValue(id, key[w:w+int(n)])
+			if err != nil {
+				return fmt.Errorf("group key column %d: %w", i, err)
+			}
+			dst[i] = v
+			key = key[w+int(n):]
+			continue
 		}
 		if len(key) < 8 {
 			return fmt.Errorf("group key column %d truncated", i)
@@ -116,7 +128,7 @@ func uvarint(s string) (n uint64, w int) {
 	return 0, 0
 }
 
-// Snapshot encoding of an aggStore: the slot count, the free list, then
+// Snapshot encoding of a Store: the slot count, the free list, then
 // every slot in id order (free ones are zeroed and cost a few bytes): its
 // key, its int64 slots (varints), its Value slots and its maps (a tag, 0
 // for none, then value/count pairs). Slot ids survive a restore, so the
@@ -162,35 +174,35 @@ func (s *Store) AppendState(dst []byte, key func(id int32) []byte) []byte {
 				case a.kind == accWord:
 					dst = row.AppendValue(dst, s.wordValue(id, a, nums))
 				case a.val >= 0:
-					dst = row.AppendValue(dst, s.Vals[int(id)*s.valW+a.val])
+					dst = row.AppendValue(dst, s.vals[int(id)*s.valW+a.val])
 				}
 			}
 		}
-		for _, x := range s.Exts[int(id)*s.extW : int(id+1)*s.extW] {
+		for _, x := range s.exts[int(id)*s.extW : int(id+1)*s.extW] {
 			switch m := x.(type) {
-			case ValueCounts:
+			case valueCounts:
 				dst = append(dst, extCounts)
 				dst = binary.AppendUvarint(dst, uint64(len(m)))
 				for v, c := range m {
 					dst = row.AppendValue(dst, v)
 					dst = binary.AppendVarint(dst, c)
 				}
-			case *ValueList:
+			case *valueList:
 				dst = append(dst, extList)
-				dst = binary.AppendUvarint(dst, uint64(len(m.Vals)))
-				for _, v := range m.Vals {
+				dst = binary.AppendUvarint(dst, uint64(len(m.vals)))
+				for _, v := range m.vals {
 					dst = row.AppendValue(dst, v)
 				}
-			case *Extremes:
+			case *extremes:
 				dst = append(dst, extExtremes)
 				live := 0
-				for _, c := range m.Counts {
+				for _, c := range m.counts {
 					if c.n != 0 {
 						live++
 					}
 				}
 				dst = binary.AppendUvarint(dst, uint64(live))
-				for v, c := range m.Counts {
+				for v, c := range m.counts {
 					if c.n != 0 {
 						dst = row.AppendValue(dst, v)
 						dst = binary.AppendVarint(dst, c.n)
@@ -204,7 +216,7 @@ func (s *Store) AppendState(dst []byte, key func(id int32) []byte) []byte {
 	return dst
 }
 
-// snapshotSample is how many slots appendState encodes before it sizes
+// snapshotSample is how many slots AppendState encodes before it sizes
 // the buffer for the rest.
 const snapshotSample = 1024
 
@@ -219,7 +231,7 @@ func growForRest(dst []byte, bytes, done, all int) []byte {
 	return slices.Grow(dst, rest+rest/8)
 }
 
-// RestoreState replaces the store's groups with those appendState wrote;
+// RestoreState replaces the store's groups with those AppendState wrote;
 // keys returns each slot's key (free slots have "").
 func (s *Store) RestoreState(d *row.Decoder) (keys []string) {
 	// What each map slot holds, from the layout: DISTINCT counts or a
@@ -248,12 +260,12 @@ func (s *Store) RestoreState(d *row.Decoder) (keys []string) {
 	}
 	s.Slots = int32(slots)
 	s.Free = free
-	s.Mem.Release()
-	s.nums = state.OffHeapMake[int64](s.Mem, slots*s.numW)
+	s.mem.Release()
+	s.nums = state.OffHeapMake[int64](s.mem, slots*s.numW)
 	s.present = nil
 	s.growPresent(slots)
-	s.Vals = make([]row.Value, slots*s.valW)
-	s.Exts = make([]any, slots*s.extW)
+	s.vals = make([]row.Value, slots*s.valW)
+	s.exts = make([]any, slots*s.extW)
 	s.Keys = nil
 	if s.keepKeys {
 		s.Keys = make([]string, slots)
@@ -279,7 +291,7 @@ func (s *Store) RestoreState(d *row.Decoder) (keys []string) {
 					s.setWord(int32(id), a, nums, wordOf(a.call.ArgType.ID, v))
 				}
 			case a.val >= 0:
-				s.Vals[id*s.valW+a.val] = d.Value()
+				s.vals[id*s.valW+a.val] = d.Value()
 			}
 		}
 		for j := range s.extW {
@@ -292,29 +304,29 @@ func (s *Store) RestoreState(d *row.Decoder) (keys []string) {
 				break
 			}
 			if tag == extList {
-				l := &ValueList{Vals: make([]row.Value, d.Count(1))}
-				for k := range l.Vals {
-					l.Vals[k] = d.Value()
+				l := &valueList{vals: make([]row.Value, d.Count(1))}
+				for k := range l.vals {
+					l.vals[k] = d.Value()
 				}
-				s.Exts[id*s.extW+j] = l
+				s.exts[id*s.extW+j] = l
 				continue
 			}
 			n := d.Count(2)
 			if tag == extCounts {
-				m := make(ValueCounts, n)
+				m := make(valueCounts, n)
 				for range n {
 					v := d.Value()
 					m[v] = d.Varint()
 				}
-				s.Exts[id*s.extW+j] = m
+				s.exts[id*s.extW+j] = m
 				continue
 			}
-			e := &Extremes{Counts: make(map[row.Value]extremeCount, n), max: extMax[j]}
+			e := newExtremes(extMax[j], n)
 			for range n {
 				v := d.Value()
 				e.add(v, d.Varint())
 			}
-			s.Exts[id*s.extW+j] = e
+			s.exts[id*s.extW+j] = e
 		}
 	}
 	return keys
@@ -330,7 +342,7 @@ func AppendClock(version byte, wm int64, timeID row.TypeID, dropped int64) []byt
 	return binary.AppendVarint(buf, dropped)
 }
 
-// ReadClock reads what appendClock wrote; what names the operator in the
+// ReadClock reads what AppendClock wrote; what names the operator in the
 // error of a snapshot of another version.
 func ReadClock(d *row.Decoder, version byte, what string) (wm int64, timeID row.TypeID, dropped int64, err error) {
 	if v := d.Byte(); v != version {

@@ -1,9 +1,9 @@
 package aggop
 
 import (
-	"cmp"
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/state"
@@ -18,7 +18,7 @@ import (
 // MIN/MAX past their first distinct value. A group costs its slots and
 // nothing else: no per-group object, no per-aggregate interface. The
 // int64s, the bulk of most states, live outside the Go heap once large
-// (offheap.go). The arrays and maps are plain data, ready to be
+// (state.OffHeap). The arrays and maps are plain data, ready to be
 // snapshotted.
 type Store struct {
 	Aggs []aggSlot
@@ -33,10 +33,10 @@ type Store struct {
 	// presence bits, slot id's word k at bit id*words+k.
 	words   int
 	present []uint64
-	Mem     *state.OffHeap
+	mem     *state.OffHeap
 	nums    []int64
-	Vals    []row.Value
-	Exts    []any // *extremes or valueCounts
+	vals    []row.Value
+	exts    []any // *extremes, *valueList or valueCounts
 	// keys holds each slot's group key when the owner emits groups
 	// without an input row at hand (batch mode, windows).
 	Keys     []string
@@ -45,18 +45,28 @@ type Store struct {
 	Slots    int32
 }
 
+// MemBytes is the memory of the store's arrays: what a group costs
+// whatever its values. Strings in Values and the lists and maps of
+// LISTAGG, DISTINCT and retractable MIN/MAX grow with the values and
+// are not counted: the figure is a floor.
+func (s *Store) MemBytes() int64 {
+	n := int64(cap(s.present)+cap(s.nums))*8 + int64(cap(s.vals))*int64(unsafe.Sizeof(row.Value{}))
+	n += int64(cap(s.exts))*16 + int64(cap(s.Keys))*16 + int64(cap(s.Free))*4
+	return n
+}
+
 // NewStore lays out aggs. insertOnly lets MIN/MAX keep only the
 // extreme; otherwise they keep every value with its count so that the
 // extreme survives its retraction.
 func NewStore(aggs []AggCall, insertOnly, keepKeys bool) *Store {
-	return newAggStoreWords(aggs, insertOnly, keepKeys, true)
+	return newStoreWords(aggs, insertOnly, keepKeys, true)
 }
 
-// newAggStoreWords is newAggStore; words false keeps every value a
+// newStoreWords is NewStore; words false keeps every value a
 // Value, as before there were words (tests compare the two).
-func newAggStoreWords(aggs []AggCall, insertOnly, keepKeys, words bool) *Store {
+func newStoreWords(aggs []AggCall, insertOnly, keepKeys, words bool) *Store {
 	s := &Store{numW: 1, keepKeys: keepKeys}
-	s.Mem = state.NewOffHeap(s)
+	s.mem = state.NewOffHeap(s)
 	for _, c := range aggs {
 		a := newAggSlot(c)
 		if !insertOnly && (a.kind == accFirst || a.kind == accLast) {
@@ -90,147 +100,6 @@ func newAggStoreWords(aggs []AggCall, insertOnly, keepKeys, words bool) *Store {
 	return s
 }
 
-// maxWords bounds the words of a store (the bit field's width).
-const maxWords = 256
-
-// layWords turns the insert-only MIN/MAX/FIRST_VALUE/LAST_VALUE of a
-// fixed-width type into words: an int64 after the counters instead of a
-// 32-byte Value (MAX(BIGINT) then costs 8 bytes and a bit; a slot of
-// COUNT(*), SUM and MAX of BIGINT is 32 bytes, two to a cache line). The snapshot
-// layout (numSnap, valSnap, each aggregate's sval) stays the one without
-// words.
-func (s *Store) layWords(words bool) {
-	s.numSnap, s.valSnap = s.numW, s.valW
-	n, vals := 0, 0
-	for i := range s.Aggs {
-		a := &s.Aggs[i]
-		a.sval, a.word = a.val, -1
-		if a.val < 0 {
-			continue
-		}
-		insertOnly := a.kind == accFirst || a.kind == accLast || (a.kind == accExtreme && a.ext < 0)
-		if words && insertOnly && n < maxWords && wordType(a.call.ArgType) {
-			a.kind, a.val = accWord, -1
-			a.word, a.bit = s.numW, uint8(n)
-			s.numW++
-			n++
-			continue
-		}
-		a.val = vals
-		vals++
-	}
-	s.valW = vals
-	s.words = n
-}
-
-// wordType reports a type whose values an int64 holds exactly and orders
-// as row.Compare does. A DECIMAL of up to 18 digits always fits 64 bits;
-// FLOAT is left out: its Value holds float64 bits, which a round trip
-// through float32 would not keep for every NaN.
-func wordType(t row.Type) bool {
-	switch t.ID {
-	case row.Boolean, row.Int, row.BigInt, row.Date, row.Timestamp, row.TimestampLTZ, row.Double:
-		return true
-	case row.Decimal:
-		return t.Precision > 0 && t.Precision <= 18
-	}
-	return false
-}
-
-// wordOf is v's word; checkArg made sure v has the call's type.
-func wordOf(t row.TypeID, v row.Value) int64 {
-	switch t {
-	case row.Double:
-		return int64(math.Float64bits(v.Float64()))
-	case row.Decimal:
-		return v.Unscaled()
-	case row.Boolean:
-		if v.Bool() {
-			return 1
-		}
-		return 0
-	}
-	return v.Int64()
-}
-
-// valueOfWord is wordOf's inverse.
-func valueOfWord(t row.Type, w int64) row.Value {
-	switch t.ID {
-	case row.Boolean:
-		return row.BoolValue(w != 0)
-	case row.Int:
-		return row.IntValue(int32(w))
-	case row.Date:
-		return row.DateValue(int32(w))
-	case row.Timestamp:
-		return row.TimestampValue(w)
-	case row.TimestampLTZ:
-		return row.TimestampLTZValue(w)
-	case row.Double:
-		return row.DoubleValue(math.Float64frombits(uint64(w)))
-	case row.Decimal:
-		return row.DecimalValue(w, t.Scale)
-	}
-	return row.BigIntValue(w)
-}
-
-// wordBetter is better over words: w would replace cur as the extreme.
-func (a *aggSlot) wordBetter(w, cur int64) bool {
-	var c int
-	if a.call.ArgType.ID == row.Double {
-		c = cmp.Compare(math.Float64frombits(uint64(w)), math.Float64frombits(uint64(cur)))
-	} else {
-		c = cmp.Compare(w, cur)
-	}
-	return (a.max && c > 0) || (!a.max && c < 0)
-}
-
-// hasWord reports whether slot id's word of a was set.
-func (s *Store) hasWord(id int32, a *aggSlot) bool {
-	b := uint(id)*uint(s.words) + uint(a.bit)
-	return s.present[b>>6]&(1<<(b&63)) != 0
-}
-
-// setWord folds word w into aggregate a of slot id, whose int64s are
-// nums: the first one always, later ones as the function says.
-func (s *Store) setWord(id int32, a *aggSlot, nums []int64, w int64) {
-	b := uint(id)*uint(s.words) + uint(a.bit)
-	m := &s.present[b>>6]
-	p := &nums[a.word]
-	switch {
-	case *m&(1<<(b&63)) == 0:
-		*p = w
-		*m |= 1 << (b & 63)
-	case a.call.Func == LastValue:
-		*p = w
-	case (a.call.Func == Min || a.call.Func == Max) && a.wordBetter(w, *p):
-		*p = w
-	}
-}
-
-// wordValue is slot id's word of a as a Value, NULL when none was set.
-func (s *Store) wordValue(id int32, a *aggSlot, nums []int64) row.Value {
-	if !s.hasWord(id, a) {
-		return row.NullValue
-	}
-	return valueOfWord(a.call.ArgType, nums[a.word])
-}
-
-// clearWords unsets the presence bits of slot id.
-func (s *Store) clearWords(id int32) {
-	for k := range s.words {
-		b := uint(id)*uint(s.words) + uint(k)
-		s.present[b>>6] &^= 1 << (b & 63)
-	}
-}
-
-// growPresent makes room for the presence bits of slots.
-func (s *Store) growPresent(slots int) {
-	if n := (slots*s.words + 63) / 64; n > len(s.present) {
-		s.present = state.OffHeapGrow(s.Mem, s.present, n)
-	}
-}
-
 // Alloc returns a zeroed slot.
 func (s *Store) Alloc(key string) int32 {
 	var id int32
@@ -239,10 +108,10 @@ func (s *Store) Alloc(key string) int32 {
 	} else {
 		id = s.Slots
 		s.Slots++
-		s.nums = state.OffHeapGrow(s.Mem, s.nums, len(s.nums)+s.numW)
+		s.nums = state.OffHeapGrow(s.mem, s.nums, len(s.nums)+s.numW)
 		s.growPresent(int(s.Slots))
-		s.Vals = append(s.Vals, make([]row.Value, s.valW)...)
-		s.Exts = append(s.Exts, make([]any, s.extW)...)
+		s.vals = append(s.vals, make([]row.Value, s.valW)...)
+		s.exts = append(s.exts, make([]any, s.extW)...)
 		if s.keepKeys {
 			s.Keys = append(s.Keys, "")
 		}
@@ -256,8 +125,8 @@ func (s *Store) Alloc(key string) int32 {
 // Release zeroes a slot, dropping its strings and maps, and makes it free.
 func (s *Store) Release(id int32) {
 	clear(s.nums[int(id)*s.numW : int(id+1)*s.numW])
-	clear(s.Vals[int(id)*s.valW : int(id+1)*s.valW])
-	clear(s.Exts[int(id)*s.extW : int(id+1)*s.extW])
+	clear(s.vals[int(id)*s.valW : int(id+1)*s.valW])
+	clear(s.exts[int(id)*s.extW : int(id+1)*s.extW])
 	s.clearWords(id)
 	if s.keepKeys {
 		s.Keys[id] = ""
@@ -317,7 +186,8 @@ func (s *Store) step(id int32, a *aggSlot, nums []int64, r row.Row, add bool) {
 	if a.dist >= 0 {
 		// A map assignment stores its key even when the key is present
 		// (Go overwrites string keys): every value the set sees is a copy
-		// of its own (the contract's retention rule, doc.go).
+		// of its own: a value kept past its batch must not pin the batch's
+		// memory or the read block its strings point into.
 		v = row.DetachValue(v)
 		d := int64(1)
 		if !add {
@@ -333,10 +203,10 @@ func (s *Store) step(id int32, a *aggSlot, nums []int64, r row.Row, add bool) {
 // distinctStep counts v for a DISTINCT aggregate and reports whether v
 // became present or absent: only then does the inner aggregate see it.
 func (s *Store) distinctStep(id int32, a *aggSlot, v row.Value, d int64) bool {
-	p := &s.Exts[int(id)*s.extW+a.dist]
-	m, _ := (*p).(ValueCounts)
+	p := &s.exts[int(id)*s.extW+a.dist]
+	m, _ := (*p).(valueCounts)
 	if m == nil {
-		m = ValueCounts{}
+		m = valueCounts{}
 		*p = m
 	}
 	old := m[v]
@@ -402,12 +272,12 @@ func (s *Store) apply(id int32, a *aggSlot, nums []int64, v row.Value, add bool)
 		s.setWord(id, a, nums, wordOf(a.call.ArgType.ID, v))
 		return
 	case accFirst:
-		if p := &s.Vals[int(id)*s.valW+a.val]; p.IsNull() {
+		if p := &s.vals[int(id)*s.valW+a.val]; p.IsNull() {
 			*p = row.DetachValue(v)
 		}
 		return
 	case accLast:
-		s.Vals[int(id)*s.valW+a.val] = row.DetachValue(v)
+		s.vals[int(id)*s.valW+a.val] = row.DetachValue(v)
 		return
 	case accList:
 		l := s.list(id, a)
@@ -418,7 +288,7 @@ func (s *Store) apply(id int32, a *aggSlot, nums []int64, v row.Value, add bool)
 		}
 		return
 	case accExtreme:
-		p := &s.Vals[int(id)*s.valW+a.val]
+		p := &s.vals[int(id)*s.valW+a.val]
 		switch {
 		case a.ext < 0: // insert-only
 			if p.IsNull() || a.better(v, *p) {
@@ -438,11 +308,11 @@ func addF64(slot int64, x float64) int64 {
 }
 
 // list returns the value list of a's list accumulator in slot id.
-func (s *Store) list(id int32, a *aggSlot) *ValueList {
-	p := &s.Exts[int(id)*s.extW+a.ext]
-	l, _ := (*p).(*ValueList)
+func (s *Store) list(id int32, a *aggSlot) *valueList {
+	p := &s.exts[int(id)*s.extW+a.ext]
+	l, _ := (*p).(*valueList)
 	if l == nil {
-		l = &ValueList{}
+		l = &valueList{}
 		*p = l
 	}
 	return l
@@ -457,12 +327,12 @@ func (a *aggSlot) better(v, cur row.Value) bool {
 // value while there is one distinct value, in the multiset after.
 func (s *Store) extremeAdd(id int32, a *aggSlot, nums []int64, v row.Value, d int64) {
 	v = row.DetachValue(v) // kept, or a map key (see step)
-	p := &s.Exts[int(id)*s.extW+a.ext]
-	if e, _ := (*p).(*Extremes); e != nil {
+	p := &s.exts[int(id)*s.extW+a.ext]
+	if e, _ := (*p).(*extremes); e != nil {
 		e.add(v, d)
 		return
 	}
-	one, n := &s.Vals[int(id)*s.valW+a.val], &nums[a.num]
+	one, n := &s.vals[int(id)*s.valW+a.val], &nums[a.num]
 	switch {
 	case *n == 0:
 		*one, *n = v, d
@@ -472,7 +342,7 @@ func (s *Store) extremeAdd(id int32, a *aggSlot, nums []int64, v row.Value, d in
 			*one = row.NullValue
 		}
 	default:
-		e := &Extremes{Counts: map[row.Value]extremeCount{}, max: a.max}
+		e := newExtremes(a.max, 0)
 		e.add(*one, *n)
 		e.add(v, d)
 		*p, *one, *n = e, row.NullValue, 0
@@ -490,11 +360,11 @@ func (s *Store) Merge(dst, src int32) {
 			// The inner accumulator must see each value once: replay the
 			// values whose presence the merge changes; a list in its
 			// order, not the map's.
-			sm, _ := s.Exts[int(src)*s.extW+a.dist].(ValueCounts)
+			sm, _ := s.exts[int(src)*s.extW+a.dist].(valueCounts)
 			if a.kind == accList {
-				sl, _ := s.Exts[int(src)*s.extW+a.ext].(*ValueList)
+				sl, _ := s.exts[int(src)*s.extW+a.ext].(*valueList)
 				if sl != nil {
-					for _, v := range sl.Vals {
+					for _, v := range sl.vals {
 						if c := sm[v]; s.distinctStep(dst, a, v, c) {
 							s.apply(dst, a, dn, v, c > 0)
 						}
@@ -520,19 +390,19 @@ func (s *Store) Merge(dst, src int32) {
 			dn[a.num+1] = addF64(dn[a.num+1], math.Float64frombits(uint64(sn[a.num+1])))
 			dn[a.num+2] += sn[a.num+2]
 		case accFirst:
-			p := &s.Vals[int(dst)*s.valW+a.val]
+			p := &s.vals[int(dst)*s.valW+a.val]
 			if p.IsNull() {
-				*p = s.Vals[int(src)*s.valW+a.val]
+				*p = s.vals[int(src)*s.valW+a.val]
 			}
 		case accLast:
-			if v := s.Vals[int(src)*s.valW+a.val]; !v.IsNull() {
-				s.Vals[int(dst)*s.valW+a.val] = v
+			if v := s.vals[int(src)*s.valW+a.val]; !v.IsNull() {
+				s.vals[int(dst)*s.valW+a.val] = v
 			}
 		case accList:
 			// Slices merge in time order: src's values come after dst's.
-			if sl, _ := s.Exts[int(src)*s.extW+a.ext].(*ValueList); sl != nil && len(sl.Vals) > 0 {
+			if sl, _ := s.exts[int(src)*s.extW+a.ext].(*valueList); sl != nil && len(sl.vals) > 0 {
 				dl := s.list(dst, a)
-				dl.Vals = append(dl.Vals, sl.Vals...)
+				dl.vals = append(dl.vals, sl.vals...)
 			}
 		case accF32:
 			f := float32(math.Float64frombits(uint64(dn[a.num]))) + float32(math.Float64frombits(uint64(sn[a.num])))
@@ -544,21 +414,21 @@ func (s *Store) Merge(dst, src int32) {
 			dn[a.num], dn[a.num+1] = add128x(dn[a.num], dn[a.num+1], sn[a.num], sn[a.num+1])
 			dn[a.num+2] += sn[a.num+2]
 		case accExtreme:
-			v := s.Vals[int(src)*s.valW+a.val]
+			v := s.vals[int(src)*s.valW+a.val]
 			switch {
 			case a.ext < 0:
-				p := &s.Vals[int(dst)*s.valW+a.val]
+				p := &s.vals[int(dst)*s.valW+a.val]
 				if !v.IsNull() && (p.IsNull() || a.better(v, *p)) {
 					*p = v
 				}
 			case sn[a.num] != 0:
 				s.extremeAdd(dst, a, dn, v, sn[a.num])
 			default:
-				se, _ := s.Exts[int(src)*s.extW+a.ext].(*Extremes)
+				se, _ := s.exts[int(src)*s.extW+a.ext].(*extremes)
 				if se == nil {
 					break
 				}
-				for v, c := range se.Counts {
+				for v, c := range se.counts {
 					if c.n != 0 {
 						s.extremeAdd(dst, a, dn, v, c.n)
 					}
@@ -570,104 +440,4 @@ func (s *Store) Merge(dst, src int32) {
 			}
 		}
 	}
-}
-
-// Results writes slot id's aggregate values to dst (one per aggregate).
-func (s *Store) Results(id int32, dst []row.Value) {
-	nums := s.nums[int(id)*s.numW : int(id+1)*s.numW]
-	for i := range s.Aggs {
-		dst[i] = s.result(id, &s.Aggs[i], nums)
-	}
-}
-
-func (s *Store) result(id int32, a *aggSlot, nums []int64) row.Value {
-	switch a.kind {
-	case accRows:
-		return row.BigIntValue(nums[0])
-	case accCount:
-		return row.BigIntValue(nums[a.num])
-	case accWord:
-		return s.wordValue(id, a, nums)
-	case accExtreme:
-		switch {
-		case a.ext < 0:
-			return s.Vals[int(id)*s.valW+a.val]
-		case nums[a.num] > 0:
-			return s.Vals[int(id)*s.valW+a.val]
-		}
-		if e, _ := s.Exts[int(id)*s.extW+a.ext].(*Extremes); e != nil {
-			return e.top()
-		}
-		return row.NullValue
-	case accFirst, accLast:
-		return s.Vals[int(id)*s.valW+a.val]
-	case accList:
-		return s.listResult(id, a)
-	case accMomInt, accMomF64:
-		return moments(a, nums[a.num:a.num+3])
-	}
-	n := nums[a.num+numSlots[a.kind]-1]
-	if n == 0 {
-		return row.NullValue
-	}
-	avg := a.call.Func == Avg || a.call.Func == AvgDistinct
-	switch a.kind {
-	case accInt:
-		v := nums[a.num]
-		if avg {
-			v /= n // truncates toward zero, as Java's long division
-		}
-		if a.call.ArgType.ID == row.Int {
-			return row.IntValue(int32(v))
-		}
-		return row.BigIntValue(v)
-	case accF32:
-		return row.FloatValue(float32(math.Float64frombits(uint64(nums[a.num]))))
-	case accF64:
-		f := math.Float64frombits(uint64(nums[a.num]))
-		if avg {
-			f /= float64(n)
-		}
-		if a.call.ArgType.ID == row.Float {
-			return row.FloatValue(float32(f))
-		}
-		return row.DoubleValue(f)
-	case accDec:
-		lo, hi := nums[a.num], nums[a.num+1]
-		if avg {
-			return avgDecimal(lo, hi, n, a.call.ArgType.Scale)
-		}
-		if x := (row.Int128{Hi: hi, Lo: uint64(lo)}); x.DigitsFit(row.MaxDecimalPrecision) {
-			return row.Decimal128Value(x, a.call.ArgType.Scale)
-		}
-		return row.NullValue // Flink's decimal overflow gives NULL
-	}
-	return row.NullValue
-}
-
-// listResult is LISTAGG's joined string or FIRST/LAST_VALUE's end of the
-// list; NULL for no values.
-func (s *Store) listResult(id int32, a *aggSlot) row.Value {
-	l, _ := s.Exts[int(id)*s.extW+a.ext].(*ValueList)
-	if l == nil || len(l.Vals) == 0 {
-		return row.NullValue
-	}
-	switch a.call.Func {
-	case FirstValue:
-		return l.Vals[0]
-	case LastValue:
-		return l.Vals[len(l.Vals)-1]
-	}
-	n := len(a.call.Sep) * (len(l.Vals) - 1)
-	for _, v := range l.Vals {
-		n += len(v.Str())
-	}
-	b := make([]byte, 0, n)
-	for i, v := range l.Vals {
-		if i > 0 {
-			b = append(b, a.call.Sep...)
-		}
-		b = append(b, v.Str()...)
-	}
-	return row.StringValue(string(b))
 }

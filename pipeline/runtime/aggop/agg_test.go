@@ -203,7 +203,7 @@ func TestAggCheckArgType(t *testing.T) {
 func TestExtremesMatchBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, isMax := range []bool{false, true} {
-		e := &Extremes{Counts: map[row.Value]extremeCount{}, max: isMax}
+		e := newExtremes(isMax, 0)
 		// The same through a store, which keeps a single value inline.
 		call := AggCall{Func: Min, ArgType: optest.TBigInt}
 		if isMax {
@@ -227,7 +227,7 @@ func TestExtremesMatchBruteForce(t *testing.T) {
 			if step%3000 == 2999 {
 				st.Release(id) // start again from an empty, inline state
 				id = st.Alloc("")
-				e = &Extremes{Counts: map[row.Value]extremeCount{}, max: isMax}
+				e = newExtremes(isMax, 0)
 				clear(counts)
 				continue
 			}
@@ -249,8 +249,8 @@ func TestExtremesMatchBruteForce(t *testing.T) {
 			if st.Results(id, res); res[0].String() != want {
 				t.Fatalf("max=%v step %d: store's extreme %s, want %s", isMax, step, res[0], want)
 			}
-			if len(e.Heap) > 2*len(e.Counts)+64 {
-				t.Fatalf("step %d: heap of %d entries for %d values", step, len(e.Heap), len(e.Counts))
+			if e.heap.Len() > 2*len(e.counts)+64 {
+				t.Fatalf("step %d: heap of %d entries for %d values", step, e.heap.Len(), len(e.counts))
 			}
 		}
 	}
@@ -376,13 +376,13 @@ func TestAggMergeEqualsOneSlot(t *testing.T) {
 // TestExtremesCompact retracts many values below a live maximum: they
 // never reach the heap's top, so only compaction can bound the heap.
 func TestExtremesCompact(t *testing.T) {
-	e := &Extremes{Counts: map[row.Value]extremeCount{}, max: true}
+	e := newExtremes(true, 0)
 	e.add(row.BigIntValue(1_000_000), 1)
 	for v := range int64(10_000) {
 		e.add(row.BigIntValue(v), 1)
 		e.add(row.BigIntValue(v), -1)
-		if len(e.Heap) > 100 || len(e.Counts) > 100 {
-			t.Fatalf("after %d values: heap %d, counts %d", v, len(e.Heap), len(e.Counts))
+		if e.heap.Len() > 100 || len(e.counts) > 100 {
+			t.Fatalf("after %d values: heap %d, counts %d", v, e.heap.Len(), len(e.counts))
 		}
 	}
 	e.add(row.BigIntValue(7), -1) // a retraction before its accumulation is kept

@@ -48,9 +48,9 @@ func wordGoldenRows() []row.Row {
 
 func TestGroupAggRestoresPreWordSnapshot(t *testing.T) {
 	state, _ := hex.DecodeString(goldenWords)
-	g := NewGroupAgg([]int{0}, wordGoldenAggs(), GroupAggOptions{InsertOnly: true, Batch: true})
-	if g.St.valW != 2 || g.St.valSnap != 9 {
-		t.Fatalf("layout: valW %d valSnap %d, want the STRING MAX and the FLOAT MIN as Values of 9", g.St.valW, g.St.valSnap)
+	g := optest.Must(NewGroupAgg([]int{0}, wordGoldenAggs(), GroupAggOptions{InsertOnly: true, Batch: true}))
+	if g.store.valW != 2 || g.store.valSnap != 9 {
+		t.Fatalf("layout: valW %d valSnap %d, want the STRING MAX and the FLOAT MIN as Values of 9", g.store.valW, g.store.valSnap)
 	}
 	if err := g.Restore(state); err != nil {
 		t.Fatal(err)
@@ -63,7 +63,7 @@ func TestGroupAggRestoresPreWordSnapshot(t *testing.T) {
 		t.Fatalf("snapshot after restore differs:\n got %x\nwant %x", again, state)
 	}
 	// The same rows into a fresh operator give the same snapshot.
-	fresh := NewGroupAgg([]int{0}, wordGoldenAggs(), GroupAggOptions{InsertOnly: true, Batch: true})
+	fresh := optest.Must(NewGroupAgg([]int{0}, wordGoldenAggs(), GroupAggOptions{InsertOnly: true, Batch: true}))
 	b := &row.Batch{}
 	for _, r := range wordGoldenRows() {
 		b.Changes = append(b.Changes, row.Change{Kind: row.Insert, Row: r})
@@ -161,7 +161,7 @@ func TestAggWordsMatchValues(t *testing.T) {
 		keep bool
 	}{{plain, false}, {plain, true}, {distinct, false}} {
 		aggs, keep := tc.aggs, tc.keep
-		words, vals := newAggStoreWords(aggs, true, keep, true), newAggStoreWords(aggs, true, keep, false)
+		words, vals := newStoreWords(aggs, true, keep, true), newStoreWords(aggs, true, keep, false)
 		if words.valW != 0 || vals.valW != len(aggs) {
 			t.Fatalf("layout: valW %d with words, %d without", words.valW, vals.valW)
 		}
@@ -216,7 +216,7 @@ func TestAggWordsMatchValues(t *testing.T) {
 			state []byte
 			words bool
 		}{{ws, false}, {vs, true}} {
-			back := newAggStoreWords(aggs, true, keep, p.words)
+			back := newStoreWords(aggs, true, keep, p.words)
 			d := row.NewDecoder(p.state)
 			back.RestoreState(d)
 			if err := d.End(); err != nil {

@@ -273,7 +273,7 @@ func TestGroupAggFuncsMatchModel(t *testing.T) {
 	passes := func(r row.Row) bool { return !r[3].IsNull() && r[3].Bool() }
 	for seed := range uint64(40) {
 		rng := rand.New(rand.NewPCG(seed, 11))
-		g := NewGroupAgg([]int{0}, aggs, GroupAggOptions{})
+		g := optest.Must(NewGroupAgg([]int{0}, aggs, GroupAggOptions{}))
 		groups := map[string]*model{}
 		var live []row.Row
 		table := map[string]string{}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/operator"
-	rtstate "github.com/etld/etld/pipeline/runtime/state"
+	"github.com/etld/etld/pipeline/runtime/state"
 )
 
 // Distinct is SELECT DISTINCT over all columns of an insert-only input:
@@ -17,12 +17,12 @@ import (
 // with no aggregates instead: it must delete a row when its last copy is
 // retracted.
 type Distinct struct {
-	Seen *rtstate.KeyTable // each row's key encoding, off the Go heap; ids 0..n-1, never removed without a TTL
+	seen *state.KeyTable // each row's key encoding, off the Go heap; ids 0..n-1, never removed without a TTL
 	kbuf []byte
 	cols []int
 	// With a state TTL (distinct_ttl.go) rows expire: ttl orders their
 	// ids by last write, and free holds the ids of expired ones.
-	ttl  rtstate.TTLList
+	ttl  state.TTLList
 	free []int32
 	ids  int32
 	operator.Expiry
@@ -30,16 +30,19 @@ type Distinct struct {
 
 // NewDistinct builds the operator.
 func NewDistinct() *Distinct {
-	d := &Distinct{Seen: rtstate.NewOffHeapKeyTable()}
+	d := &Distinct{seen: state.NewOffHeapKeyTable()}
 	d.InitExpiry(d.ttl.Set, d.ttl.Tick, d.sweep)
 	return d
 }
 
 // Rows is the number of distinct rows seen.
-func (d *Distinct) Rows() int { return d.Seen.Len() }
+func (d *Distinct) Rows() int { return d.seen.Len() }
 
 // StateEntries implements StateSizer: the distinct rows seen.
-func (d *Distinct) StateEntries() int64 { return int64(d.Seen.Len()) }
+func (d *Distinct) StateEntries() int64 { return int64(d.seen.Len()) }
+
+// StateBytes implements StateMemory: the key table's memory.
+func (d *Distinct) StateBytes() int64 { return d.seen.MemBytes() + int64(cap(d.free))*4 }
 
 // Process emits the first copy of each row. With a TTL a repeated row
 // refreshes its time, as Flink's GroupAggFunction writes its state for
@@ -54,7 +57,7 @@ func (d *Distinct) Process(in *row.Batch, out operator.Emitter) error {
 			d.cols = append(d.cols, len(d.cols))
 		}
 		d.kbuf = row.KeyOf(d.kbuf[:0], c.Row, d.cols[:len(c.Row)])
-		if id, ok := d.Seen.Find(d.kbuf); ok && !d.expireAt(id) {
+		if id, ok := d.seen.Find(d.kbuf); ok && !d.expireAt(id) {
 			d.ttl.Touch(id)
 			return nil
 		}
@@ -76,16 +79,16 @@ func (d *Distinct) Snapshot() ([]byte, error) {
 	if d.ttl.On() {
 		return d.snapshotTTL(), nil
 	}
-	n := d.Seen.Len()
+	n := d.seen.Len()
 	size := 16
 	for id := range n {
-		size += len(d.Seen.Bytes(int32(id))) + 2
+		size += len(d.seen.Bytes(int32(id))) + 2
 	}
 	buf := make([]byte, 0, size)
 	buf = append(buf, DistinctStateVersion)
 	buf = binary.AppendUvarint(buf, uint64(n))
 	for id := range n {
-		k := d.Seen.Bytes(int32(id))
+		k := d.seen.Bytes(int32(id))
 		buf = binary.AppendUvarint(buf, uint64(len(k)))
 		buf = append(buf, k...)
 	}
@@ -93,15 +96,15 @@ func (d *Distinct) Snapshot() ([]byte, error) {
 }
 
 // Restore replaces the rows seen with a snapshot's.
-func (d *Distinct) Restore(state []byte) error {
-	dec := row.NewDecoder(state)
+func (d *Distinct) Restore(snap []byte) error {
+	dec := row.NewDecoder(snap)
 	v := dec.Byte()
 	if v != DistinctStateVersion && v != distinctTTLStateVersion {
 		return fmt.Errorf("select distinct: state version %d, want %d or %d", v, DistinctStateVersion, distinctTTLStateVersion)
 	}
 	d.resetTTL()
 	n := dec.Count(1)
-	seen := rtstate.NewOffHeapKeyTable()
+	seen := state.NewOffHeapKeyTable()
 	seen.Reset(n)
 	for i := range n {
 		k := []byte(dec.Str())
@@ -122,8 +125,8 @@ func (d *Distinct) Restore(state []byte) error {
 	if err := dec.End(); err != nil {
 		return fmt.Errorf("select distinct: restore: %w", err)
 	}
-	d.Seen.Release()
-	d.Seen, d.ids, d.free = seen, int32(n), nil
+	d.seen.Release()
+	d.seen, d.ids, d.free = seen, int32(n), nil
 	return nil
 }
 

@@ -8,7 +8,7 @@ import (
 	"github.com/etld/etld/pipeline/runtime/state"
 )
 
-// State TTL of a Distinct (see ttl.go): a row not seen for TTL is
+// State TTL of a Distinct: a row not seen for TTL is
 // forgotten, so its next copy is emitted again as +I. Each copy
 // refreshes the row's time (Flink's GroupAggFunction, which SELECT
 // DISTINCT is in Flink, writes its state for every row).
@@ -22,19 +22,19 @@ func (d *Distinct) insert(key []byte) int32 {
 		id = d.ids
 		d.ids++
 	}
-	d.Seen.Insert(key, id)
+	d.seen.Insert(key, id)
 	return id
 }
 
 func (d *Distinct) remove(id int32) {
-	d.Seen.Remove(d.Seen.Bytes(id))
+	d.seen.Remove(d.seen.Bytes(id))
 	d.ttl.Drop(id)
 	d.free = append(d.free, id)
 }
 
 func (d *Distinct) sweep(budget int) {
 	d.ttl.Sweep(budget, func(id int32) bool {
-		d.Seen.Remove(d.Seen.Bytes(id))
+		d.seen.Remove(d.seen.Bytes(id))
 		d.free = append(d.free, id)
 		return true
 	})
@@ -58,7 +58,7 @@ func (d *Distinct) snapshotTTL() []byte {
 	buf := []byte{distinctTTLStateVersion}
 	buf = binary.AppendUvarint(buf, uint64(d.ttl.N))
 	d.ttl.Each(func(id int32, at int64) {
-		k := d.Seen.Bytes(id)
+		k := d.seen.Bytes(id)
 		buf = binary.AppendUvarint(buf, uint64(len(k)))
 		buf = append(buf, k...)
 		buf = binary.AppendVarint(buf, at)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/operator"
-	rtstate "github.com/etld/etld/pipeline/runtime/state"
+	"github.com/etld/etld/pipeline/runtime/state"
 )
 
 // GroupAggOptions tunes a GroupAgg.
@@ -52,10 +52,9 @@ type GroupAggOptions struct {
 type GroupAgg struct {
 	keys    []int
 	opt     GroupAggOptions
-	St      *Store
-	Index   *rtstate.KeyTable // encoded group key -> st slot
-	err     error             // from validation, returned by every call
-	width   int               // input columns the operator reads
+	store   *Store
+	index   *state.KeyTable // encoded group key -> store slot
+	width   int             // input columns the operator reads
 	kbuf    []byte
 	prev    []row.Value
 	next    []row.Value
@@ -66,32 +65,34 @@ type GroupAgg struct {
 	// ints caches the slots of a one-column integer key for the passes
 	// (groupagg_intkey.go); nil for other keys.
 	ints *intKeys
-	// rowByRow turns the batch-mode passes off: tests compare the two.
+	// RowByRow turns the batch-mode passes off: tests compare the two.
 	RowByRow bool
-	ttl      rtstate.TTLList // state TTL by slot (groupagg_ttl.go)
+	ttl      state.TTLList // state TTL by slot (groupagg_ttl.go)
+	operator.Expiry
 }
 
 // NewGroupAgg builds the operator. keys and aggregate arguments are input
-// column indices; an invalid call (see AggCall.Validate) makes every
-// method return its error.
-func NewGroupAgg(keys []int, aggs []AggCall, opt GroupAggOptions) *GroupAgg {
+// column indices; an invalid call (see AggCall.Validate) is an error.
+func NewGroupAgg(keys []int, aggs []AggCall, opt GroupAggOptions) (*GroupAgg, error) {
+	width, err := InputWidth(keys, aggs)
+	if err != nil {
+		return nil, fmt.Errorf("group aggregate: %w", err)
+	}
 	g := &GroupAgg{
-		keys: keys,
-		opt:  opt,
+		keys:  keys,
+		opt:   opt,
+		width: width,
 		// The index keeps the keys that batch mode emits at Finish.
-		St:    NewStore(aggs, opt.InsertOnly, false),
-		Index: rtstate.NewOffHeapKeyTable(),
+		store: NewStore(aggs, opt.InsertOnly, false),
+		index: state.NewOffHeapKeyTable(),
 		prev:  make([]row.Value, len(aggs)),
 		next:  make([]row.Value, len(aggs)),
-	}
-	g.width, g.err = InputWidth(keys, aggs)
-	if g.err != nil {
-		g.err = fmt.Errorf("group aggregate: %w", g.err)
 	}
 	if opt.InsertOnly && (opt.Batch || opt.MiniBatch) {
 		g.ints = intKeysOf(keys) // for the passes (vectorized)
 	}
-	return g
+	g.InitExpiry(g.ttl.Set, g.ttl.Tick, g.sweep)
+	return g, nil
 }
 
 // InputWidth validates keys and aggs and returns how many input columns
@@ -119,36 +120,26 @@ func (g *GroupAgg) Dropped() (int64, string) {
 }
 
 // Groups is the number of keys with state.
-func (g *GroupAgg) Groups() int { return g.Index.Len() }
+func (g *GroupAgg) Groups() int { return g.index.Len() }
 
 // StateEntries implements StateSizer: the keys with state.
-func (g *GroupAgg) StateEntries() int64 { return int64(g.Index.Len()) }
+func (g *GroupAgg) StateEntries() int64 { return int64(g.index.Len()) }
+
+// StateBytes implements StateMemory: the key table's and the
+// accumulators' memory.
+func (g *GroupAgg) StateBytes() int64 { return g.index.MemBytes() + g.store.MemBytes() }
 
 func (g *GroupAgg) Process(in *row.Batch, out operator.Emitter) error {
-	if g.err != nil {
-		return g.err
-	}
-	if g.ttl.On() {
-		g.ttl.Tick()
-		defer g.sweep(operator.SweepBudget(len(in.Changes)))
-	}
+	defer g.Begin(len(in.Changes))()
 	if g.opt.MiniBatch && !g.opt.Batch {
 		return g.processMiniBatch(in, out)
 	}
 	if g.Vectorized() {
 		return g.processBatch(in)
 	}
-	tr := operator.TrackerOf(in, out)
-	for i := range in.Changes {
-		c := &in.Changes[i]
-		if tr != nil {
-			tr.At(i)
-		}
-		if err := g.change(c.Kind, c.Row, out); err != nil {
-			return operator.ChangeError("group aggregate", in, i, err)
-		}
-	}
-	return nil
+	return operator.EachChange("group aggregate", in, out, func(_ int, c *row.Change) error {
+		return g.change(c.Kind, c.Row, out)
+	})
 }
 
 // slotOf checks the change of kind k to r and finds its group's slot,
@@ -162,19 +153,19 @@ func (g *GroupAgg) slotOf(k row.Kind, r row.Row) (id int32, isNew, add bool, err
 	if !add && g.opt.InsertOnly {
 		return -1, false, false, errInsertOnly(k)
 	}
-	if err := g.St.Check(r); err != nil {
+	if err := g.store.Check(r); err != nil {
 		return -1, false, false, err
 	}
 	g.kbuf = row.KeyOf(g.kbuf[:0], r, g.keys)
-	if id, ok := g.Index.Find(g.kbuf); ok && !g.expireAt(id) {
+	if id, ok := g.index.Find(g.kbuf); ok && !g.expireAt(id) {
 		return id, false, add, nil
 	}
 	if !add {
 		g.dropped++
 		return -1, false, false, nil
 	}
-	id = g.St.Alloc("")
-	g.Index.Insert(g.kbuf, id)
+	id = g.store.Alloc("")
+	g.index.Insert(g.kbuf, id)
 	return id, true, true, nil
 }
 
@@ -185,28 +176,28 @@ func (g *GroupAgg) change(k row.Kind, r row.Row, out operator.Emitter) error {
 	}
 	g.ttl.Touch(id)
 	if isNew {
-		g.St.Update(id, r, true)
+		g.store.Update(id, r, true)
 		if !g.opt.Batch {
-			g.St.Results(id, g.next)
+			g.store.Results(id, g.next)
 			out.Emit(row.Insert, g.output(r, g.next))
 		}
 		return nil
 	}
 	if g.opt.Batch {
-		g.St.Update(id, r, add)
-		if g.St.rows(id) == 0 {
+		g.store.Update(id, r, add)
+		if g.store.rows(id) == 0 {
 			g.drop(id)
 		}
 		return nil
 	}
-	g.St.Results(id, g.prev)
-	g.St.Update(id, r, add)
-	if g.St.rows(id) == 0 {
+	g.store.Results(id, g.prev)
+	g.store.Update(id, r, add)
+	if g.store.rows(id) == 0 {
 		out.Emit(row.Delete, g.output(r, g.prev))
 		g.drop(id)
 		return nil
 	}
-	g.St.Results(id, g.next)
+	g.store.Results(id, g.next)
 	if sameValues(g.prev, g.next) && !g.ttl.On() {
 		return nil
 	}
@@ -225,8 +216,8 @@ func errInsertOnly(k row.Kind) error {
 
 func (g *GroupAgg) drop(id int32) {
 	g.ints.reset()
-	g.Index.Remove(g.kbuf)
-	g.St.Release(id)
+	g.index.Remove(g.kbuf)
+	g.store.Release(id)
 	g.ttl.Drop(id)
 }
 
@@ -247,7 +238,7 @@ func (g *GroupAgg) keyedRow(id int32) (row.Row, error) {
 	// Decoded from a view of the index's bytes, not a copy of the key
 	// (an allocation per emitted group): only a STRING value points
 	// into what it was decoded from, and that one is copied.
-	b := g.Index.Bytes(id)
+	b := g.index.Bytes(id)
 	if err := DecodeKey(r[:len(g.keys)], unsafe.String(unsafe.SliceData(b), len(b))); err != nil {
 		return nil, fmt.Errorf("group aggregate: %w", err)
 	}
@@ -270,35 +261,32 @@ func sameValues(a, b []row.Value) bool {
 }
 
 // Watermark does nothing: a group aggregate has no event-time state.
-func (g *GroupAgg) Watermark(int64, operator.Emitter) error { return g.err }
+func (g *GroupAgg) Watermark(int64, operator.Emitter) error { return nil }
 
 // Finish emits the batch-mode result: one +I per group, in slot order
 // (the order groups were first seen, when nothing was retracted).
 func (g *GroupAgg) Finish(out operator.Emitter) error {
-	if g.err != nil {
-		return g.err
-	}
 	if !g.opt.Batch {
 		return g.flushMiniBatch(nil, out)
 	}
-	if g.Index.Len() == 0 && len(g.keys) == 0 {
-		id := g.St.Alloc("")
-		g.St.Results(id, g.next)
-		g.St.Release(id)
+	if g.index.Len() == 0 && len(g.keys) == 0 {
+		id := g.store.Alloc("")
+		g.store.Results(id, g.next)
+		g.store.Release(id)
 		r := g.arena.Row(len(g.next))
 		copy(r, g.next)
 		out.Emit(row.Insert, r)
 		return nil
 	}
-	for id := range g.St.Slots {
-		if g.St.rows(id) == 0 {
+	for id := range g.store.Slots {
+		if g.store.rows(id) == 0 {
 			continue // a free slot
 		}
 		r, err := g.keyedRow(int32(id))
 		if err != nil {
 			return err
 		}
-		g.St.Results(id, r[len(g.keys):])
+		g.store.Results(id, r[len(g.keys):])
 		out.Emit(row.Insert, r)
 	}
 	return nil
@@ -309,22 +297,19 @@ func (g *GroupAgg) Finish(out operator.Emitter) error {
 const GroupAggStateVersion = 1
 
 // Snapshot encodes the groups and counters: a version byte, the dropped
-// count, then the aggregate store (see aggStore.appendState).
+// count, then the aggregate store (Store.AppendState).
 func (g *GroupAgg) Snapshot() ([]byte, error) {
-	if g.err != nil {
-		return nil, g.err
-	}
 	v := byte(GroupAggStateVersion)
 	if g.ttl.On() {
 		v = groupAggTTLStateVersion
 	}
 	buf := []byte{v}
 	buf = binary.AppendVarint(buf, g.dropped)
-	buf = g.St.AppendState(buf, func(id int32) []byte {
-		if !g.Index.Has(id) {
+	buf = g.store.AppendState(buf, func(id int32) []byte {
+		if !g.index.Has(id) {
 			return nil // a free slot
 		}
-		return g.Index.Bytes(id)
+		return g.index.Bytes(id)
 	})
 	if g.ttl.On() {
 		buf = g.appendTTL(buf)
@@ -333,26 +318,23 @@ func (g *GroupAgg) Snapshot() ([]byte, error) {
 }
 
 // Restore replaces the operator's state with a snapshot's.
-func (g *GroupAgg) Restore(state []byte) error {
-	if g.err != nil {
-		return g.err
-	}
-	d := row.NewDecoder(state)
+func (g *GroupAgg) Restore(snap []byte) error {
+	d := row.NewDecoder(snap)
 	v := d.Byte()
 	if v != GroupAggStateVersion && v != groupAggTTLStateVersion {
 		return fmt.Errorf("group aggregate: state version %d, want %d or %d", v, GroupAggStateVersion, groupAggTTLStateVersion)
 	}
 	g.dropped = d.Varint()
-	keys := g.St.RestoreState(d)
+	keys := g.store.RestoreState(d)
 	g.readTTL(d, v == groupAggTTLStateVersion, len(keys))
 	if err := d.End(); err != nil {
 		return fmt.Errorf("group aggregate: restore: %w", err)
 	}
 	free := make([]bool, len(keys))
-	for _, id := range g.St.Free {
+	for _, id := range g.store.Free {
 		free[id] = true
 	}
-	index := rtstate.NewOffHeapKeyTable()
+	index := state.NewOffHeapKeyTable()
 	index.Reset(len(keys))
 	for id, k := range keys {
 		if free[id] {
@@ -363,11 +345,11 @@ func (g *GroupAgg) Restore(state []byte) error {
 		}
 		index.Insert([]byte(k), int32(id))
 	}
-	if index.Len()+len(g.St.Free) != len(keys) {
-		return fmt.Errorf("group aggregate: restore: %d groups and %d free slots in %d slots", index.Len(), len(g.St.Free), len(keys))
+	if index.Len()+len(g.store.Free) != len(keys) {
+		return fmt.Errorf("group aggregate: restore: %d groups and %d free slots in %d slots", index.Len(), len(g.store.Free), len(keys))
 	}
-	g.Index.Release()
-	g.Index = index
+	g.index.Release()
+	g.index = index
 	g.ints.reset()
 	return g.touchRestored()
 }

@@ -29,7 +29,7 @@ import (
 type batchScratch struct {
 	keys   []byte   // the batch's encoded keys, back to back
 	ends   []int32  // end of change i's key in keys
-	hashes []uint32 // keyTable hash of change i's key
+	hashes []uint32 // the index's hash of change i's key
 	ids    []int32  // change i's slot
 	fresh  []bool   // change i added its key's slot
 }
@@ -78,8 +78,8 @@ func (g *GroupAgg) firstBad(changes []row.Change) int {
 			break
 		}
 	}
-	for i, a := range g.St.Aggs {
-		if a.kind != accRows && !g.St.argCheckedBefore(i) {
+	for i, a := range g.store.Aggs {
+		if a.kind != accRows && !g.store.argCheckedBefore(i) {
 			bad = a.firstBadArg(changes[:bad])
 		}
 		if a.call.HasFilter {
@@ -135,12 +135,12 @@ func (g *GroupAgg) checkInsert(k row.Kind, r row.Row) error {
 	if !k.IsAdd() {
 		return errInsertOnly(k)
 	}
-	return g.St.Check(r)
+	return g.store.Check(r)
 }
 
 // foldBatch accumulates changes, all valid inserts.
 func (g *GroupAgg) foldBatch(changes []row.Change) {
-	g.St.foldInserts(g.slotsOf(changes), changes)
+	g.store.foldInserts(g.slotsOf(changes), changes)
 }
 
 // slotsOf returns the slot of each change's key (changes: valid
@@ -167,7 +167,7 @@ func (g *GroupAgg) slotsOf(changes []row.Change) []int32 {
 	b.ids = growTo(b.ids, n)
 	start := int32(0)
 	for i, end := range b.ends {
-		b.hashes[i] = g.Index.Hash(b.keys[start:end])
+		b.hashes[i] = g.index.Hash(b.keys[start:end])
 		start = end
 	}
 	// Find every slot; a key not found is new, or was added by an
@@ -175,15 +175,15 @@ func (g *GroupAgg) slotsOf(changes []row.Change) []int32 {
 	// In two passes, each of independent loads: the index buckets, then
 	// the entries holding the keys.
 	for i, h := range b.hashes[:n] {
-		b.ids[i] = g.Index.Probe(h)
+		b.ids[i] = g.index.Probe(h)
 	}
 	missed := false
 	start = 0
 	for i, end := range b.ends {
 		key := b.keys[start:end]
-		if id := b.ids[i]; id < 0 || !g.Index.Equal(uint32(id), key) {
+		if id := b.ids[i]; id < 0 || !g.index.Equal(uint32(id), key) {
 			// Absent, or a hash shared with another key.
-			if id, ok := g.Index.FindHashed(key, b.hashes[i]); ok {
+			if id, ok := g.index.FindHashed(key, b.hashes[i]); ok {
 				b.ids[i] = id
 			} else {
 				b.ids[i], missed = -1, true
@@ -233,7 +233,7 @@ func (g *GroupAgg) slotsOfInts(changes []row.Change) []int32 {
 			continue
 		}
 		b.keys = row.KeyOf(b.keys[:0], changes[i].Row, g.keys)
-		b.ids[i], b.fresh[i] = g.slotOrNew(b.keys, g.Index.Hash(b.keys))
+		b.ids[i], b.fresh[i] = g.slotOrNew(b.keys, g.index.Hash(b.keys))
 		g.ints.add(v, b.ids[i])
 	}
 	return b.ids[:n]
@@ -242,11 +242,11 @@ func (g *GroupAgg) slotsOfInts(changes []row.Change) []int32 {
 // slotOrNew returns the slot of key, of hash h, adding one for a key the
 // index does not hold (fresh).
 func (g *GroupAgg) slotOrNew(key []byte, h uint32) (id int32, fresh bool) {
-	if id, ok := g.Index.FindHashed(key, h); ok {
+	if id, ok := g.index.FindHashed(key, h); ok {
 		return id, false
 	}
-	id = g.St.Alloc("")
-	g.Index.InsertHashed(key, id, h)
+	id = g.store.Alloc("")
+	g.index.InsertHashed(key, id, h)
 	return id, true
 }
 

@@ -63,7 +63,7 @@ func TestGroupAggBatchPassesMatchRows(t *testing.T) {
 	for _, keys := range [][]int{{0}, {0, 5}, {}} {
 		rnd := rand.New(rand.NewPCG(3, uint64(len(keys))))
 		opt := GroupAggOptions{Batch: true, InsertOnly: true}
-		fast, slow := NewGroupAgg(keys, batchAggs(), opt), NewGroupAgg(keys, batchAggs(), opt)
+		fast, slow := optest.Must(NewGroupAgg(keys, batchAggs(), opt)), optest.Must(NewGroupAgg(keys, batchAggs(), opt))
 		slow.RowByRow = true
 		if !fast.Vectorized() || slow.Vectorized() {
 			t.Fatal("paths not as set up")
@@ -133,7 +133,7 @@ func TestGroupAggBatchPassesBadChange(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			rnd := rand.New(rand.NewPCG(5, 6))
 			opt := GroupAggOptions{Batch: true, InsertOnly: true}
-			fast, slow := NewGroupAgg([]int{0}, batchAggs(), opt), NewGroupAgg([]int{0}, batchAggs(), opt)
+			fast, slow := optest.Must(NewGroupAgg([]int{0}, batchAggs(), opt)), optest.Must(NewGroupAgg([]int{0}, batchAggs(), opt))
 			slow.RowByRow = true
 			b := &row.Batch{}
 			for range 100 {
@@ -176,7 +176,7 @@ func TestGroupAggMiniBatchPassesMatchRows(t *testing.T) {
 	for _, keys := range [][]int{{0}, {0, 5}, {}} {
 		rnd := rand.New(rand.NewPCG(7, uint64(len(keys))))
 		opt := GroupAggOptions{MiniBatch: true, MiniBatchSize: 900, InsertOnly: true}
-		fast, slow := NewGroupAgg(keys, batchAggs(), opt), NewGroupAgg(keys, batchAggs(), opt)
+		fast, slow := optest.Must(NewGroupAgg(keys, batchAggs(), opt)), optest.Must(NewGroupAgg(keys, batchAggs(), opt))
 		slow.RowByRow = true
 		if !fast.Vectorized() || slow.Vectorized() {
 			t.Fatal("paths not as set up")

@@ -74,7 +74,7 @@ func (g *GroupAgg) touch(id int32, had bool, i int) *touched {
 
 // growMarks gives every slot a mark.
 func (g *GroupAgg) growMarks() {
-	if n := int(g.St.Slots); n > len(g.mb.mark) {
+	if n := int(g.store.Slots); n > len(g.mb.mark) {
 		g.mb.mark = append(g.mb.mark, make([]int32, n-len(g.mb.mark))...)
 	}
 }
@@ -86,13 +86,13 @@ func (g *GroupAgg) enter(id int32, had bool) *touched {
 	t := touched{id: id, had: had}
 	switch {
 	case !had:
-	case g.St.flat():
+	case g.store.flat():
 		t.prev = len(m.saved)
-		m.saved = g.St.saveSlot(m.saved, id)
+		m.saved = g.store.saveSlot(m.saved, id)
 	default:
 		t.prev = len(m.prev)
 		m.prev = append(m.prev, make([]row.Value, len(g.next))...)
-		g.St.Results(id, m.prev[t.prev:t.prev+len(g.next)])
+		g.store.Results(id, m.prev[t.prev:t.prev+len(g.next)])
 	}
 	m.list = append(m.list, t)
 	m.mark[id] = int32(len(m.list))
@@ -126,20 +126,15 @@ func (g *GroupAgg) applyMiniBatch(in *row.Batch) error {
 		last[i] = -1
 	}
 	g.mb.last = last
-	for i := range in.Changes {
-		c := &in.Changes[i]
-		if err := g.miniChange(c.Kind, c.Row, i); err != nil {
-			return operator.ChangeError("group aggregate", in, i, err)
-		}
-	}
-	return nil
+	// No emitter: nothing is emitted before the flush, which names the
+	// positions itself.
+	return operator.EachChange("group aggregate", in, nil, func(i int, c *row.Change) error {
+		return g.miniChange(c.Kind, c.Row, i)
+	})
 }
 
 // Flush implements Flusher.
 func (g *GroupAgg) Flush(out operator.Emitter) error {
-	if g.err != nil {
-		return g.err
-	}
 	return g.flushMiniBatch(nil, out)
 }
 
@@ -169,7 +164,7 @@ func (g *GroupAgg) foldMiniBatch(in *row.Batch) error {
 			g.enter(id, !fresh[i])
 		}
 	}
-	g.St.foldInserts(ids, changes[:bad])
+	g.store.foldInserts(ids, changes[:bad])
 	if bad < len(changes) {
 		return g.badChange(in, bad)
 	}
@@ -184,12 +179,12 @@ func (g *GroupAgg) miniChange(k row.Kind, r row.Row, i int) error {
 	g.ttl.Touch(id)
 	if isNew {
 		g.touch(id, false, i)
-		g.St.Update(id, r, true)
+		g.store.Update(id, r, true)
 		return nil
 	}
 	t := g.touch(id, true, i)
-	g.St.Update(id, r, add)
-	if g.St.rows(id) == 0 {
+	g.store.Update(id, r, add)
+	if g.store.rows(id) == 0 {
 		// The slot is free for another key of this batch: the entry
 		// keeps its old result and emits -D at the flush.
 		t.id, t.at, t.seq, t.gone = -1, int32(i), g.mb.seq, int32(len(g.mb.gone))
@@ -218,7 +213,7 @@ func (g *GroupAgg) flushMiniBatch(in *row.Batch, out operator.Emitter) error {
 			}
 		}
 	}
-	n, flat, saved := len(g.next), g.St.flat(), g.St.savedWords()
+	n, flat, saved := len(g.next), g.store.flat(), g.store.savedWords()
 	for j := range m.list {
 		t := &m.list[j]
 		if t.id >= 0 {
@@ -231,7 +226,7 @@ func (g *GroupAgg) flushMiniBatch(in *row.Batch, out operator.Emitter) error {
 				tr.At(-1) // a change of an earlier batch: no position to name
 			}
 		}
-		if t.id >= 0 && t.had && flat && !g.ttl.On() && g.St.sameAsSaved(t.id, m.saved[t.prev:t.prev+saved]) {
+		if t.id >= 0 && t.had && flat && !g.ttl.On() && g.store.sameAsSaved(t.id, m.saved[t.prev:t.prev+saved]) {
 			continue // the same words: the same results
 		}
 		var prev []row.Value
@@ -239,7 +234,7 @@ func (g *GroupAgg) flushMiniBatch(in *row.Batch, out operator.Emitter) error {
 		case !t.had:
 		case flat:
 			prev = g.prev
-			g.St.savedResults(m.saved[t.prev:t.prev+saved], prev)
+			g.store.savedResults(m.saved[t.prev:t.prev+saved], prev)
 		default:
 			prev = m.prev[t.prev : t.prev+n]
 		}
@@ -249,14 +244,13 @@ func (g *GroupAgg) flushMiniBatch(in *row.Batch, out operator.Emitter) error {
 			}
 			continue
 		}
-		g.St.Results(t.id, g.next)
+		g.store.Results(t.id, g.next)
 		changed := t.had && (!sameValues(prev, g.next) || g.ttl.On())
 		if t.had && !changed {
 			continue
 		}
 		r, err := g.keyedRow(t.id)
 		if err != nil {
-			g.err = err // a broken index: every later call fails
 			return err
 		}
 		if !changed {

@@ -107,7 +107,7 @@ func TestGroupAggMiniBatchFoldsToTheSameTable(t *testing.T) {
 		}, true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if flat := NewGroupAgg([]int{0}, tc.aggs, GroupAggOptions{InsertOnly: tc.insertOnly}).St.flat(); flat != tc.flat {
+			if flat := optest.Must(NewGroupAgg([]int{0}, tc.aggs, GroupAggOptions{InsertOnly: tc.insertOnly})).store.flat(); flat != tc.flat {
 				t.Fatalf("store flat %v, want %v", flat, tc.flat)
 			}
 			testMiniBatchFolds(t, tc.aggs, tc.insertOnly)
@@ -122,9 +122,9 @@ func testMiniBatchFolds(t *testing.T, aggs []AggCall, insertOnly bool) {
 	var plainTotal, miniTotal int
 	for seed := range uint64(200) {
 		rng := rand.New(rand.NewPCG(seed, 7))
-		plain := NewGroupAgg([]int{0}, aggs, GroupAggOptions{InsertOnly: insertOnly})
+		plain := optest.Must(NewGroupAgg([]int{0}, aggs, GroupAggOptions{InsertOnly: insertOnly}))
 		size := []int{0, 5, 40}[seed%3]
-		mini := NewGroupAgg([]int{0}, aggs, GroupAggOptions{InsertOnly: insertOnly, MiniBatch: true, MiniBatchSize: size})
+		mini := optest.Must(NewGroupAgg([]int{0}, aggs, GroupAggOptions{InsertOnly: insertOnly, MiniBatch: true, MiniBatchSize: size}))
 		pt, mt := foldTable{}, foldTable{}
 		var live []row.Row // rows inserted and not yet retracted
 		keys := 1 + rng.IntN(8)

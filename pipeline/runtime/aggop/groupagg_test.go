@@ -35,7 +35,7 @@ func runGroupAggCases(t *testing.T, cases []groupAggCase) {
 	t.Helper()
 	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
-			g := NewGroupAgg(tt.keys, tt.aggs, tt.opt)
+			g := optest.Must(NewGroupAgg(tt.keys, tt.aggs, tt.opt))
 			out := &optest.Out{}
 			for i, b := range tt.batches {
 				if err := g.Process(optest.Batch(b...), out); err != nil {
@@ -249,8 +249,11 @@ func TestGroupAggErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			g := NewGroupAgg(tt.keys, tt.aggs, tt.opt)
-			err := g.Process(optest.Batch(tt.in), &optest.Out{})
+			// An invalid call fails the constructor, a bad change Process.
+			g, err := NewGroupAgg(tt.keys, tt.aggs, tt.opt)
+			if err == nil {
+				err = g.Process(optest.Batch(tt.in), &optest.Out{})
+			}
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("Process = %v, want an error containing %q", err, tt.want)
 			}
@@ -295,7 +298,7 @@ func checkGroupAggModel(t *testing.T, data []byte) {
 			in = slices.DeleteFunc(in, func(c row.Change) bool { return c.Row[0].Int64() == 99 })
 		}
 		want := expectedGroups(keys, live)
-		stream := NewGroupAgg(keys, aggs, GroupAggOptions{})
+		stream := optest.Must(NewGroupAgg(keys, aggs, GroupAggOptions{}))
 		table := map[string]string{}
 		out := &optest.Out{}
 		for start := 0; start < len(in); start += 7 {
@@ -344,7 +347,7 @@ func checkGroupAggModel(t *testing.T, data []byte) {
 			t.Fatalf("keys %v: %d groups in state, want %d", keys, stream.Groups(), len(want))
 		}
 
-		batch := NewGroupAgg(keys, aggs, GroupAggOptions{Batch: true})
+		batch := optest.Must(NewGroupAgg(keys, aggs, GroupAggOptions{Batch: true}))
 		if err := batch.Process(optest.Batch(in...), out); err != nil {
 			t.Fatal(err)
 		}

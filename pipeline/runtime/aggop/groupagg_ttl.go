@@ -10,7 +10,7 @@ import (
 	"github.com/etld/etld/pipeline/runtime/state"
 )
 
-// State TTL of a GroupAgg (see ttl.go), Flink's GroupAggFunction with
+// State TTL of a GroupAgg, Flink's GroupAggFunction with
 // stateRetentionTime: each group's last write is tracked by slot; a group
 // that expired is absent, so its next row starts it again with +I and a
 // retraction of it is ignored (and counted as dropped). While a TTL is
@@ -18,27 +18,10 @@ import (
 // Flink does "to prevent too early state eviction of downstream
 // operators". Batch mode has no TTL.
 
-// SetStateTTL implements TTLSetter.
+// SetStateTTL implements TTLSetter; a batch-mode aggregate ignores it.
 func (g *GroupAgg) SetStateTTL(c operator.StateTTL) {
-	if g.opt.Batch || c.TTL <= 0 {
-		return
-	}
-	g.ttl.Set(c)
-}
-
-// SweepEvery implements Sweeper.
-func (g *GroupAgg) SweepEvery() time.Duration {
-	if !g.ttl.On() {
-		return 0
-	}
-	return operator.SweepEvery(time.Duration(g.ttl.TTL) * time.Millisecond)
-}
-
-// Sweep implements Sweeper.
-func (g *GroupAgg) Sweep() {
-	if g.ttl.On() {
-		g.ttl.Tick()
-		g.sweep(operator.QuietSweep)
+	if !g.opt.Batch {
+		g.Expiry.SetStateTTL(c)
 	}
 }
 
@@ -55,8 +38,8 @@ func (g *GroupAgg) sweep(budget int) {
 			return false
 		}
 		g.ints.reset()
-		g.Index.Remove(g.Index.Bytes(id))
-		g.St.Release(id)
+		g.index.Remove(g.index.Bytes(id))
+		g.store.Release(id)
 		return true
 	})
 }
@@ -125,15 +108,15 @@ func (g *GroupAgg) touchRestored() error {
 	}
 	bad := int32(-1)
 	g.ttl.Each(func(id int32, _ int64) {
-		if !g.Index.Has(id) && bad < 0 {
+		if !g.index.Has(id) && bad < 0 {
 			bad = id
 		}
 	})
 	if bad >= 0 {
 		return fmt.Errorf("group aggregate: restore: a state time for the free slot %d", bad)
 	}
-	for id := range g.St.Slots {
-		if g.Index.Has(id) && !g.ttl.Linked(id) {
+	for id := range g.store.Slots {
+		if g.index.Has(id) && !g.ttl.Linked(id) {
 			g.ttl.Touch(id)
 		}
 	}

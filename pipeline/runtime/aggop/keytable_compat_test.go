@@ -22,7 +22,7 @@ const (
 func TestGroupAggRestoresPreKeyTableSnapshot(t *testing.T) {
 	state, _ := hex.DecodeString(goldenGroupAgg)
 	aggs := []AggCall{{Func: CountStar, Arg: -1}, {Func: Sum, Arg: 1, ArgType: optest.TBigInt}, {Func: Max, Arg: 1, ArgType: optest.TBigInt}}
-	g := NewGroupAgg([]int{0}, aggs, GroupAggOptions{})
+	g := optest.Must(NewGroupAgg([]int{0}, aggs, GroupAggOptions{}))
 	if err := g.Restore(state); err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ func TestOffHeapCleanup(t *testing.T) {
 	}
 	live := state.OffHeapLive.Load()
 	func() {
-		g := NewGroupAgg([]int{0}, []AggCall{{Func: CountStar, Arg: -1}}, GroupAggOptions{InsertOnly: true})
+		g := optest.Must(NewGroupAgg([]int{0}, []AggCall{{Func: CountStar, Arg: -1}}, GroupAggOptions{InsertOnly: true}))
 		b := groupBatch(100_000)
 		if err := g.Process(b, &optest.Discard{}); err != nil {
 			t.Fatal(err)
@@ -45,7 +45,7 @@ func TestRestoreReleases(t *testing.T) {
 		t.Skip("no mappings on this platform")
 	}
 	aggs := []AggCall{{Func: CountStar, Arg: -1}, {Func: Max, Arg: 0, ArgType: optest.TBigInt}}
-	g := NewGroupAgg([]int{0}, aggs, GroupAggOptions{InsertOnly: true})
+	g := optest.Must(NewGroupAgg([]int{0}, aggs, GroupAggOptions{InsertOnly: true}))
 	d := NewDistinct()
 	for _, tc := range []struct {
 		name string
@@ -56,8 +56,8 @@ func TestRestoreReleases(t *testing.T) {
 		}
 		mapped func() int
 	}{
-		{"group aggregate", g, func() int { return g.St.Mem.Mapped() + g.Index.Mapped() }},
-		{"distinct", d, func() int { return d.Seen.Mapped() }},
+		{"group aggregate", g, func() int { return g.store.mem.Mapped() + g.index.Mapped() }},
+		{"distinct", d, func() int { return d.seen.Mapped() }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if err := tc.op.Process(groupBatch(100_000), &optest.Discard{}); err != nil {

@@ -4,10 +4,11 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/operator"
-	rtstate "github.com/etld/etld/pipeline/runtime/state"
+	"github.com/etld/etld/pipeline/runtime/state"
 )
 
 // JoinKind is the kind of a regular (unwindowed) join.
@@ -80,7 +81,10 @@ type Join struct {
 	// key is NULL and counts the right rows, and those with a NULL key.
 	leftNulls             *joinSide
 	rightRows, rightNulls int64
-	ttl                   operator.StateTTL // join_ttl.go
+	// ttl is the state TTL the sides keep ages by (join_ttl.go), kept
+	// to give it to the sides a restore makes.
+	ttl operator.StateTTL
+	operator.Expiry
 }
 
 var (
@@ -92,12 +96,12 @@ var (
 // NewJoin returns a join with empty state.
 func NewJoin(spec JoinSpec) *Join {
 	j := &Join{spec: spec}
-	j.sides[0] = newJoinSide(spec.LeftKeys, spec.LeftUnique, spec.LeftWidth, rtstate.NewKeyIDs())
+	j.sides[0] = newJoinSide(spec.LeftKeys, spec.LeftUnique, spec.LeftWidth, state.NewKeyIDs())
 	j.sides[1] = newJoinSide(spec.RightKeys, spec.RightUnique, spec.RightWidth, nil)
 	pairJoinSides(j.sides[0], j.sides[1])
 	j.sides[0].appendOnly = spec.LeftAppendOnly && spec.LeftUnique == nil
 	j.sides[1].appendOnly = spec.RightAppendOnly && spec.RightUnique == nil
-	j.leftNulls = newJoinSide(nil, spec.LeftUnique, spec.LeftWidth, rtstate.NewKeyIDs())
+	j.leftNulls = newJoinSide(nil, spec.LeftUnique, spec.LeftWidth, state.NewKeyIDs())
 	switch spec.Kind {
 	case LeftJoin, SemiJoin, AntiJoin:
 		j.outer[0] = true
@@ -106,6 +110,7 @@ func NewJoin(spec JoinSpec) *Join {
 	case FullJoin:
 		j.outer = [2]bool{true, true}
 	}
+	j.InitExpiry(j.armTTL, j.tick, j.sweep)
 	return j
 }
 
@@ -113,24 +118,14 @@ func (j *Join) semi() bool { return j.spec.Kind == SemiJoin || j.spec.Kind == An
 
 // ProcessInput implements TwoInput.
 func (j *Join) ProcessInput(input int, in *row.Batch, out operator.Emitter) error {
-	if j.ttl.TTL > 0 {
-		j.tick()
-		defer j.sweep(operator.SweepBudget(len(in.Changes)))
-	}
-	tr := operator.TrackerOf(in, out)
-	for i, c := range in.Changes {
-		if tr != nil {
-			tr.At(i)
-		}
+	defer j.Begin(len(in.Changes))()
+	return operator.EachChange("join", in, out, func(_ int, c *row.Change) error {
 		if j.spec.Batch && input == 0 {
-			j.held = append(j.held, c)
-			continue
+			j.held = append(j.held, *c)
+			return nil
 		}
-		if err := j.change(input, c.Kind, c.Row, out); err != nil {
-			return err
-		}
-	}
-	return nil
+		return j.change(input, c.Kind, c.Row, out)
+	})
 }
 
 func (j *Join) Watermark(int64, operator.Emitter) error { return nil }
@@ -144,7 +139,7 @@ func (j *Join) Finish(out operator.Emitter) error {
 	j.settled = true
 	for _, c := range j.held {
 		if err := j.change(0, c.Kind, c.Row, out); err != nil {
-			return err
+			return fmt.Errorf("join: %w", err)
 		}
 	}
 	j.held = nil
@@ -341,205 +336,6 @@ func (j *Join) change(side int, k row.Kind, r row.Row, out operator.Emitter) err
 	return this.addAt(kid, r, matched)
 }
 
-// semiChange is a change of a semi or anti join: the left rows carry how
-// many right rows match them, and are emitted (semi) or retracted (anti)
-// when that goes from 0 to 1, and the reverse when it goes back to 0.
-func (j *Join) semiChange(side int, k row.Kind, r row.Row, out operator.Emitter) error {
-	this, other := j.sides[side], j.sides[1-side]
-	anti := j.spec.Kind == AntiJoin
-	add := k.IsAdd()
-	null := this.key(r)
-	if side == 0 {
-		matched, err := j.countMatches(r, null)
-		if err != nil {
-			return err
-		}
-		if (matched > 0) != anti {
-			out.Emit(k, r)
-		}
-		if null {
-			return nil
-		}
-		return store(this, add, r, matched)
-	}
-	if null {
-		return nil
-	}
-	if kid, ok := other.live(this.kbuf); ok {
-		for rid := range other.rows(kid) {
-			ok, err := j.matches(1, r, rid)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				continue
-			}
-			count, assoc := other.counts(rid)
-			var emit bool
-			if add {
-				if assoc == math.MaxInt32 {
-					return errJoinCount
-				}
-				assoc++
-				emit = assoc == 1
-			} else if assoc > 0 {
-				assoc--
-				emit = assoc == 0
-			}
-			other.setAssoc(rid, assoc)
-			other.touch(rid)
-			if emit && !j.spec.Batch {
-				kind := row.Insert
-				if add == anti {
-					kind = row.Delete
-				}
-				for range count {
-					out.Emit(kind, other.row(rid))
-				}
-			}
-		}
-	}
-	return store(this, add, r, 0)
-}
-
-// countMatches counts the right rows that match the left row r, whose
-// key is in the left side's kbuf (none when it is NULL).
-func (j *Join) countMatches(r row.Row, null bool) (int, error) {
-	if null {
-		return 0, nil
-	}
-	right := j.sides[1]
-	kid, ok := right.live(j.sides[0].kbuf)
-	if !ok {
-		return 0, nil
-	}
-	matched := 0
-	for rid := range right.rows(kid) {
-		ok, err := j.matches(0, r, rid)
-		if err != nil {
-			return 0, err
-		}
-		if ok {
-			count, _ := right.counts(rid)
-			matched += int(count)
-		}
-	}
-	return matched, nil
-}
-
-// notInVisible reports whether a left row of a null-aware anti join
-// passes, given its matches and whether its key is NULL.
-func (j *Join) notInVisible(assoc int32, nullKey bool, rows, nulls int64) bool {
-	if rows == 0 {
-		return true
-	}
-	return !nullKey && nulls == 0 && assoc == 0
-}
-
-// notInChange is a change of a null-aware anti join (NOT IN). A right
-// change that empties the right side or adds its first NULL key (or the
-// reverse) changes the answer for every left row: they are all looked
-// at then; otherwise only the left rows of the right row's key are.
-func (j *Join) notInChange(side int, k row.Kind, r row.Row, out operator.Emitter) error {
-	add := k.IsAdd()
-	this := j.sides[side]
-	null := this.key(r)
-	if side == 0 {
-		matched, err := j.countMatches(r, null)
-		if err != nil {
-			return err
-		}
-		if j.notInVisible(int32(min(matched, 1)), null, j.rightRows, j.rightNulls) {
-			out.Emit(k, r)
-		}
-		s := this
-		if null {
-			s = j.leftNulls
-			s.kbuf = s.kbuf[:0]
-		}
-		return store(s, add, r, matched)
-	}
-	d := int64(1)
-	if !add {
-		d = -1
-	}
-	rows, nulls := j.rightRows+d, j.rightNulls
-	if null {
-		nulls += d
-	}
-	// affected are the left rows whose visibility may change, with it
-	// before the change.
-	type seen struct {
-		s      *joinSide
-		rid    rowRef
-		null   bool
-		before bool
-	}
-	var affected []seen
-	note := func(s *joinSide, rid rowRef, null bool) {
-		_, assoc := s.counts(rid)
-		affected = append(affected, seen{s, rid, null, j.notInVisible(assoc, null, j.rightRows, j.rightNulls)})
-	}
-	left := j.sides[0]
-	if (rows == 0) != (j.rightRows == 0) || (nulls == 0) != (j.rightNulls == 0) {
-		for _, s := range []*joinSide{left, j.leftNulls} {
-			for _, rid := range s.eachRow {
-				if !s.ttl.Expired(int32(rid)) {
-					note(s, rid, s == j.leftNulls)
-				}
-			}
-		}
-	} else if !null {
-		if kid, ok := left.live(this.kbuf); ok {
-			for rid := range left.rows(kid) {
-				note(left, rid, false)
-			}
-		}
-	}
-	j.rightRows, j.rightNulls = rows, nulls
-	if !null {
-		if kid, ok := left.live(this.kbuf); ok {
-			for rid := range left.rows(kid) {
-				ok, err := j.matches(1, r, rid)
-				if err != nil {
-					return err
-				}
-				if !ok {
-					continue
-				}
-				_, assoc := left.counts(rid)
-				if add {
-					if assoc == math.MaxInt32 {
-						return errJoinCount
-					}
-					assoc++
-				} else if assoc > 0 {
-					assoc--
-				}
-				left.setAssoc(rid, assoc)
-				left.touch(rid)
-			}
-		}
-		if err := store(this, add, r, 0); err != nil {
-			return err
-		}
-	}
-	if j.spec.Batch {
-		return nil
-	}
-	for _, a := range affected {
-		count, assoc := a.s.counts(a.rid)
-		after := j.notInVisible(assoc, a.null, rows, nulls)
-		if after == a.before {
-			continue
-		}
-		for range count {
-			out.Emit(padKind(after), a.s.row(a.rid))
-		}
-	}
-	return nil
-}
-
 func padKind(add bool) row.Kind {
 	if add {
 		return row.Insert
@@ -553,6 +349,16 @@ func (j *Join) StateEntries() int64 {
 	return j.sides[0].size + j.sides[1].size + j.leftNulls.size + int64(len(j.held)+len(j.nullRight))
 }
 
+// StateBytes implements StateMemory: both sides' arrays (the key
+// index once: the sides share it), the null-aware side's and a batch
+// join's held changes (their slices; their rows are the input's).
+func (j *Join) StateBytes() int64 {
+	held := int64(cap(j.held)+cap(j.nullRight)) * int64(unsafe.Sizeof(row.Change{}))
+	return j.sides[0].memBytes(true) + j.sides[1].memBytes(false) + j.leftNulls.memBytes(true) + held
+}
+
+// JoinStateVersion is the first byte of a snapshot of a Join without a
+// state TTL (joinTTLStateVersion with one).
 const JoinStateVersion = 1
 
 // Snapshot implements Snapshotter: each side's entries (row, count,
@@ -587,8 +393,8 @@ func (j *Join) Snapshot() ([]byte, error) {
 }
 
 // Restore implements Snapshotter.
-func (j *Join) Restore(state []byte) error {
-	d := row.NewDecoder(state)
+func (j *Join) Restore(snap []byte) error {
+	d := row.NewDecoder(snap)
 	v := d.Byte()
 	if v != JoinStateVersion && v != joinTTLStateVersion {
 		return fmt.Errorf("join: state version %d, want %d or %d", v, JoinStateVersion, joinTTLStateVersion)
@@ -598,7 +404,7 @@ func (j *Join) Restore(state []byte) error {
 	widths := [3]int{j.spec.LeftWidth, j.spec.RightWidth, j.spec.LeftWidth}
 	var restored [3]*joinSide
 	for i, old := range []*joinSide{j.sides[0], j.sides[1], j.leftNulls} {
-		s := newJoinSide(old.keys, old.unique, widths[i], rtstate.NewKeyIDs())
+		s := newJoinSide(old.keys, old.unique, widths[i], state.NewKeyIDs())
 		if i == 1 {
 			pairJoinSides(restored[0], s)
 		}

@@ -53,7 +53,7 @@ type IntervalJoin struct {
 	index    *state.KeyIDs // key -> id
 	keys     []ijKey       // by id
 	sides    [2]ijSide
-	timers   ijTimers
+	timers   state.KeyHeap[int32] // key ids by the time of their cleanup timer
 	wm       int64
 	// expiration is Flink's leftExpirationTime and rightExpirationTime:
 	// shared by all keys, an approximation of each cache's oldest time.
@@ -119,19 +119,12 @@ func (j *IntervalJoin) padded(side int, r row.Row) row.Row {
 
 // ProcessInput implements TwoInput.
 func (j *IntervalJoin) ProcessInput(input int, in *row.Batch, out operator.Emitter) error {
-	tr := operator.TrackerOf(in, out)
-	for i, c := range in.Changes {
-		if tr != nil {
-			tr.At(i)
-		}
+	return operator.EachChange("interval join", in, out, func(_ int, c *row.Change) error {
 		if !c.Kind.IsAdd() {
-			return fmt.Errorf("interval join: input %d sent %s: an interval join takes insert-only input", input, c.Kind)
+			return fmt.Errorf("input %d sent %s: an interval join takes insert-only input", input, c.Kind)
 		}
-		if err := j.add(input, c.Row, out); err != nil {
-			return err
-		}
-	}
-	return nil
+		return j.add(input, c.Row, out)
+	})
 }
 
 func (j *IntervalJoin) add(s int, r row.Row, out operator.Emitter) error {
@@ -234,7 +227,7 @@ func (j *IntervalJoin) drop(kid int32, side int, rid int32, out operator.Emitter
 func (j *IntervalJoin) setTimer(kid int32, side int, t int64) {
 	at := t + j.relSize[side] + j.minClean + 1
 	j.keys[kid].timer[side] = at
-	j.timers.push(ijTimer{at: at, kid: kid})
+	j.timers.Push(at, kid)
 }
 
 // Watermark fires the cleanup timers the watermark passed.
@@ -244,20 +237,21 @@ func (j *IntervalJoin) Watermark(wm int64, out operator.Emitter) error {
 	}
 	j.wm = wm
 	opTime := j.opTime()
-	for len(j.timers) > 0 && j.timers[0].at <= wm {
-		t := j.timers.pop()
-		if !j.keys[t.kid].used {
+	for j.timers.Len() > 0 && j.timers.Top().Key <= wm {
+		t := j.timers.Pop()
+		at, kid := t.Key, t.Item
+		if !j.keys[kid].used {
 			continue
 		}
 		// Flink's order: the timer on the left stream cleans the right
 		// cache, then the one on the right stream the left cache.
 		for _, side := range []int{1, 0} {
-			if j.keys[t.kid].timer[side] == t.at {
+			if j.keys[kid].timer[side] == at {
 				j.expiration[side] = j.expire(opTime, j.relSize[side])
-				j.removeExpired(t.kid, side, j.expiration[side], out)
+				j.removeExpired(kid, side, j.expiration[side], out)
 			}
 		}
-		j.forget(t.kid)
+		j.forget(kid)
 	}
 	return nil
 }
@@ -341,14 +335,15 @@ func b2byte(b bool) byte {
 }
 
 // Restore implements Snapshotter.
-func (j *IntervalJoin) Restore(state []byte) error {
-	d := row.NewDecoder(state)
+func (j *IntervalJoin) Restore(snap []byte) error {
+	d := row.NewDecoder(snap)
 	if v := d.Byte(); v != intervalJoinStateVersion {
 		return fmt.Errorf("interval join: state version %d, want %d", v, intervalJoinStateVersion)
 	}
 	wm, e0, e1 := d.Varint(), d.Varint(), d.Varint()
 	nullTimes := int64(d.Uvarint())
 	r := NewIntervalJoin(j.spec)
+	var timers []state.Keyed[int32]
 	widths := [2]int{j.spec.LeftWidth, j.spec.RightWidth}
 	n := d.Count(4)
 	for range n {
@@ -366,7 +361,7 @@ func (j *IntervalJoin) Restore(state []byte) error {
 			timer := d.Varint()
 			r.keys[kid].timer[side] = timer
 			if timer != 0 {
-				r.timers = append(r.timers, ijTimer{at: timer, kid: kid})
+				timers = append(timers, state.Keyed[int32]{Key: timer, Item: kid})
 			}
 			nt := d.Count(2)
 			for range nt {
@@ -392,7 +387,7 @@ func (j *IntervalJoin) Restore(state []byte) error {
 	if err := d.End(); err != nil {
 		return fmt.Errorf("interval join: %w", err)
 	}
-	slices.SortFunc(r.timers, func(a, b ijTimer) int { return cmp.Compare(a.at, b.at) }) // a sorted slice is a heap
+	r.timers.Fill(timers)
 	r.wm, r.expiration, r.nullTimes = wm, [2]int64{e0, e1}, nullTimes
 	*j = *r
 	return nil

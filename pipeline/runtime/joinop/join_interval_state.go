@@ -7,11 +7,11 @@ import (
 
 // The interval join's cache, without a pointer per row or per key (as
 // joinSide, join_rows.go): Flink keeps per key and side a map from time
-// to the rows of that time; here the keys are in a keyIDs, each key's
-// rows of a side a circular doubly linked list over flat arrays with
-// each row's time and whether it joined, the rows encoded in a rowStore
-// and decoded only when joined or emitted. Flink iterates a key's whole
-// map on every arrival, and so does the list.
+// to the rows of that time; here the keys are in a state.KeyIDs, each
+// key's rows of a side a circular doubly linked list over flat arrays
+// with each row's time and whether it joined, the rows encoded in a
+// state.RowStore and decoded only when joined or emitted. Flink iterates
+// a key's whole map on every arrival, and so does the list.
 
 // ijKey is one key's state: each side's rows (head -1: none) and cleanup
 // timer (0: none), and whether the key has a NULL (its rows never match).
@@ -46,53 +46,6 @@ func (s *ijSide) newRow() int32 {
 	}
 	s.ents = append(s.ents, ijEnt{})
 	return int32(len(s.ents) - 1)
-}
-
-// ijTimer is a key's cleanup timer in the heap.
-type ijTimer struct {
-	at  int64
-	kid int32
-}
-
-// ijTimers is a min-heap by time, without container/heap's boxing of
-// every pushed timer.
-type ijTimers []ijTimer
-
-func (h *ijTimers) push(t ijTimer) {
-	*h = append(*h, t)
-	q := *h
-	for i := len(q) - 1; i > 0; {
-		p := (i - 1) / 2
-		if q[p].at <= q[i].at {
-			break
-		}
-		q[p], q[i] = q[i], q[p]
-		i = p
-	}
-}
-
-func (h *ijTimers) pop() ijTimer {
-	q := *h
-	t := q[0]
-	last := len(q) - 1
-	q[0] = q[last]
-	q = q[:last]
-	for i := 0; ; {
-		c := 2*i + 1
-		if c >= len(q) {
-			break
-		}
-		if c+1 < len(q) && q[c+1].at < q[c].at {
-			c++
-		}
-		if q[i].at <= q[c].at {
-			break
-		}
-		q[i], q[c] = q[c], q[i]
-		i = c
-	}
-	*h = q
-	return t
 }
 
 // keyOf returns the id of r's key (side s's key columns), adding it.

@@ -115,11 +115,39 @@ func (j *LookupJoin) key(r row.Row) (null bool) {
 	return false
 }
 
-// Process implements Operator.
+// Process implements Operator: it finds the rows of the batch's keys,
+// then emits the batch's changes joined with them, in order.
 func (j *LookupJoin) Process(in *row.Batch, out operator.Emitter) error {
-	// Gather the batch's distinct keys: the cached ones' rows now (so
-	// that a put below cannot evict them mid-batch), the others to look
-	// up in one call.
+	j.gather(in)
+	if err := j.lookUp(); err != nil {
+		return err
+	}
+	var hits, misses int64
+	err := operator.EachChange("lookup join", in, out, func(_ int, ch *row.Change) error {
+		var rows []row.Row
+		if !j.key(ch.Row) {
+			slot := j.pending[string(j.kbuf)]
+			rows = j.rows[slot]
+			if j.cached[slot] {
+				hits++
+			} else {
+				misses++
+			}
+		}
+		return j.emit(ch.Kind, ch.Row, rows, out)
+	})
+	if err != nil {
+		return err
+	}
+	j.Stats.Hits.Add(hits)
+	j.Stats.Misses.Add(misses)
+	return nil
+}
+
+// gather finds the batch's distinct keys: the cached ones' rows now (so
+// that a put of lookUp cannot evict them mid-batch), the others to look
+// up.
+func (j *LookupJoin) gather(in *row.Batch) {
 	j.keys, j.rows, j.cached, j.asked = j.keys[:0], j.rows[:0], j.cached[:0], j.asked[:0]
 	clear(j.pending)
 	for _, ch := range in.Changes {
@@ -146,48 +174,32 @@ func (j *LookupJoin) Process(in *row.Batch, out operator.Emitter) error {
 		j.cached = append(j.cached, false)
 		j.keys = append(j.keys, vals)
 	}
-	if len(j.keys) > 0 {
-		found, err := j.spec.Lookuper.Lookup(j.ctx, j.keys)
-		if err != nil {
-			return fmt.Errorf("lookup of %d keys: %w", len(j.keys), err)
-		}
-		if len(found) != len(j.keys) {
-			return errors.New("lookup: the connector answered a different number of keys than asked")
-		}
-		j.Stats.KeysLookedUp.Add(int64(len(j.keys)))
-		for i, slot := range j.asked {
-			j.rows[slot] = found[i]
-		}
-		if j.cache != nil {
-			for key, slot := range j.pending {
-				if !j.cached[slot] && (len(j.rows[slot]) > 0 || j.spec.Options.CacheMissingKey) {
-					j.cache.put(key, j.rows[slot])
-				}
+}
+
+// lookUp looks the keys gather did not find in the cache up in one call,
+// and caches what it found.
+func (j *LookupJoin) lookUp() error {
+	if len(j.keys) == 0 {
+		return nil
+	}
+	found, err := j.spec.Lookuper.Lookup(j.ctx, j.keys)
+	if err != nil {
+		return fmt.Errorf("lookup of %d keys: %w", len(j.keys), err)
+	}
+	if len(found) != len(j.keys) {
+		return errors.New("lookup: the connector answered a different number of keys than asked")
+	}
+	j.Stats.KeysLookedUp.Add(int64(len(j.keys)))
+	for i, slot := range j.asked {
+		j.rows[slot] = found[i]
+	}
+	if j.cache != nil {
+		for key, slot := range j.pending {
+			if !j.cached[slot] && (len(j.rows[slot]) > 0 || j.spec.Options.CacheMissingKey) {
+				j.cache.put(key, j.rows[slot])
 			}
 		}
 	}
-	tr := operator.TrackerOf(in, out)
-	var hits, misses int64
-	for i, ch := range in.Changes {
-		if tr != nil {
-			tr.At(i)
-		}
-		var rows []row.Row
-		if !j.key(ch.Row) {
-			slot := j.pending[string(j.kbuf)]
-			rows = j.rows[slot]
-			if j.cached[slot] {
-				hits++
-			} else {
-				misses++
-			}
-		}
-		if err := j.emit(ch.Kind, ch.Row, rows, out); err != nil {
-			return err
-		}
-	}
-	j.Stats.Hits.Add(hits)
-	j.Stats.Misses.Add(misses)
 	return nil
 }
 

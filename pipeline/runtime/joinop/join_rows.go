@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/state"
@@ -18,10 +19,10 @@ import (
 // Nothing in it is a pointer per row or per key: a join holding millions
 // of rows as Go row slices (each with its strings and an entry struct)
 // made the garbage collector scan all of them on every cycle, a quarter
-// of a large join's CPU. Here the keys are in a keyIDs (key -> key id),
-// the rows encoded in a rowStore by row id, each key's rows a circular
-// doubly linked list over flat arrays, and a row is decoded only when it
-// is emitted or joined.
+// of a large join's CPU. Here the keys are in a state.KeyIDs (key -> key
+// id), the rows encoded in a state.RowStore by row id, each key's rows a
+// circular doubly linked list over flat arrays, and a row is decoded
+// only when it is emitted or joined.
 //
 // A side whose rows are retracted finds a row again by its identity (the
 // unique key's value, or the whole row): idents maps the key id and the
@@ -51,7 +52,7 @@ type joinSide struct {
 	lists []joinList
 
 	// idents maps a key id (4 bytes) followed by a row's identity to
-	// its row id, which keyIDs hands out; nil on an append-only side,
+	// its row id, which idents hands out; nil on an append-only side,
 	// which keeps its rows in runs instead (join_runs.go).
 	idents *state.KeyIDs
 	ents   []joinEnt      // by row id
@@ -72,6 +73,20 @@ type joinSide struct {
 	// is told the count of each row it drops.
 	ttl      state.TTLList
 	onExpire func(count int64)
+}
+
+// memBytes is the memory of the side's own arrays (its index only when
+// it owns it: the left side of a pair, or a side of its own).
+func (s *joinSide) memBytes(ownIndex bool) int64 {
+	n := int64(cap(s.lists))*int64(unsafe.Sizeof(joinList{})) + int64(cap(s.ents))*int64(unsafe.Sizeof(joinEnt{}))
+	n += s.store.MemBytes() + int64(cap(s.runs))*int64(unsafe.Sizeof(joinRun{})) + int64(cap(s.runArena))
+	if s.idents != nil {
+		n += s.idents.MemBytes()
+	}
+	if ownIndex && s.index != nil {
+		n += s.index.MemBytes()
+	}
+	return n
 }
 
 // joinEnt is a stored row's counts and its place in its key's list.
@@ -186,7 +201,7 @@ func (s *joinSide) link(kid, rid int32, r row.Row, assoc int32) {
 }
 
 // errJoinCount is a count past what a stored row can hold.
-var errJoinCount = fmt.Errorf("join: more than %d copies of one row or matches of one row", math.MaxInt32)
+var errJoinCount = fmt.Errorf("more than %d copies of one row or matches of one row", math.MaxInt32)
 
 // add stores r, whose key is in s.kbuf, with assoc matches.
 func (s *joinSide) add(r row.Row, assoc int) error {

@@ -47,7 +47,7 @@ type temporalVersion struct {
 
 // temporalKey is the state of one join key.
 type temporalKey struct {
-	Left     []temporalLeft
+	Left     []temporalLeft    // in arrival order
 	Versions []temporalVersion // by time
 }
 
@@ -58,6 +58,8 @@ type temporalKey struct {
 // The output is insert-only.
 type TemporalJoin struct {
 	spec TemporalJoinSpec
+	// Keys is the state by join key (row.KeyOf's encoding), exported for
+	// the tests of what an operator keeps of its input.
 	Keys map[string]*temporalKey
 	// dirty are the keys with held left rows or versions to clean up.
 	dirty   map[string]*temporalKey
@@ -107,25 +109,18 @@ func (j *TemporalJoin) state(key string) *temporalKey {
 // ProcessInput implements TwoInput: a left row is held, a right change
 // stored as a version of its key.
 func (j *TemporalJoin) ProcessInput(input int, in *row.Batch, out operator.Emitter) error {
-	tr := operator.TrackerOf(in, out)
-	for i, c := range in.Changes {
-		if tr != nil {
-			tr.At(i)
-		}
+	return operator.EachChange("temporal join", in, out, func(_ int, c *row.Change) error {
 		if input == 0 {
-			if err := j.left(c, out); err != nil {
-				return err
-			}
-			continue
+			return j.left(*c, out)
 		}
-		j.right(c)
-	}
-	return nil
+		j.right(*c)
+		return nil
+	})
 }
 
 func (j *TemporalJoin) left(c row.Change, out operator.Emitter) error {
 	if !c.Kind.IsAdd() {
-		return fmt.Errorf("temporal join: the probe side must be insert-only, got %s", c)
+		return fmt.Errorf("the probe side must be insert-only, got %s", c)
 	}
 	t := c.Row[j.spec.LeftTime]
 	key, null := j.key(0, c.Row)

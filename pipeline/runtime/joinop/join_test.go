@@ -3,8 +3,10 @@ package joinop
 import (
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime/operator"
 	"github.com/etld/etld/pipeline/runtime/optest"
 )
 
@@ -237,5 +239,24 @@ func TestJoinNotInNullRule(t *testing.T) {
 	}
 	for _, step := range []joinStep{{1, optest.Del(2), []string{"+I[null, n]"}}} {
 		runJoinSteps(t, k, []joinStep{step})
+	}
+}
+
+// A batch join keeps no ages, whatever TTL it is given: it holds its
+// left rows until the end of input, and none may expire before.
+func TestBatchJoinHasNoTTL(t *testing.T) {
+	spec := joinSpec2(LeftJoin)
+	spec.Batch = true
+	j := NewJoin(spec)
+	j.SetStateTTL(operator.StateTTL{TTL: time.Second})
+	if j.Expiring() || j.SweepEvery() != 0 {
+		t.Fatalf("a batch join expires state: expiring %v, sweep every %v", j.Expiring(), j.SweepEvery())
+	}
+	state, err := j.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if state[0] != JoinStateVersion {
+		t.Fatalf("snapshot version %d, want %d (no ages)", state[0], JoinStateVersion)
 	}
 }

@@ -4,17 +4,16 @@ import (
 	"cmp"
 	"encoding/binary"
 	"slices"
-	"time"
 
 	"github.com/etld/etld/pipeline/runtime/operator"
 )
 
-// State TTL of a regular join (see ttl.go), as Flink's join state views
-// with a state TTL: every stored row of either side has its own time,
-// set when the row is added, its count changes or (an outer side's row)
-// its number of matches changes; probing it from the other side does not
-// refresh it. An expired row is absent: it matches nothing, and a
-// retraction of it still joins with the other side's live rows (Flink's
+// State TTL of a regular join, as Flink's join state views with a state
+// TTL: every stored row of either side has its own time, set when the
+// row is added, its count changes or (an outer side's row) its number of
+// matches changes; probing it from the other side does not refresh it.
+// An expired row is absent: it matches nothing, and a retraction of it
+// still joins with the other side's live rows (Flink's
 // StreamingJoinOperator emits the retraction whether or not its own
 // state held the row). Expiry emits nothing: a NULL-padded row of an
 // expired outer row is never retracted. A NOT IN's count of right rows
@@ -22,11 +21,17 @@ import (
 // counted and never expire. Batch mode has no TTL. The times are kept by
 // row id (joinSide's rows have ids).
 
-// SetStateTTL implements TTLSetter.
+// SetStateTTL implements TTLSetter. A batch join keeps no ages: its
+// result is final only at the end of its input, so nothing it holds may
+// expire before.
 func (j *Join) SetStateTTL(c operator.StateTTL) {
-	if c.TTL <= 0 || j.spec.Batch {
-		return
+	if !j.spec.Batch {
+		j.Expiry.SetStateTTL(c)
 	}
+}
+
+// armTTL makes the sides keep their rows' ages.
+func (j *Join) armTTL(c operator.StateTTL) {
 	j.ttl = c
 	for _, s := range []*joinSide{j.sides[0], j.sides[1], j.leftNulls} {
 		s.ttl.Set(c)
@@ -34,17 +39,6 @@ func (j *Join) SetStateTTL(c operator.StateTTL) {
 	}
 	if j.spec.NullAware {
 		j.sides[1].onExpire = func(count int64) { j.rightRows -= count }
-	}
-}
-
-// SweepEvery implements Sweeper.
-func (j *Join) SweepEvery() time.Duration { return operator.SweepEvery(j.ttl.TTL) }
-
-// Sweep implements Sweeper.
-func (j *Join) Sweep() {
-	if j.ttl.TTL > 0 {
-		j.tick()
-		j.sweep(operator.QuietSweep)
 	}
 }
 
@@ -99,7 +93,7 @@ func (s *joinSide) expire(kid int32) bool {
 const joinTTLStateVersion = 2
 
 func (j *Join) stateVersion() byte {
-	if j.ttl.TTL > 0 {
+	if j.Expiring() {
 		return joinTTLStateVersion
 	}
 	return JoinStateVersion
@@ -126,7 +120,7 @@ type joinTimes struct {
 
 // restoreTimes prepares side s, new for a restore, for its times.
 func (j *Join) restoreTimes(s *joinSide) *joinTimes {
-	if j.ttl.TTL > 0 {
+	if j.Expiring() {
 		s.ttl.Set(j.ttl)
 		s.ttl.Tick()
 	}

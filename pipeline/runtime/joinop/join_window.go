@@ -61,8 +61,10 @@ type wjBucket struct {
 // emits, when the window fires, the window's left rows that have a match
 // (none) in it.
 type WindowJoin struct {
-	spec    WindowJoinSpec
-	outer   [2]bool
+	spec  WindowJoinSpec
+	outer [2]bool
+	// Windows are the open windows' rows, exported for the tests of what
+	// an operator keeps of its input.
 	Windows map[wjWindow]*wjBucket
 	wm      int64
 	rows    int64
@@ -98,7 +100,7 @@ func (j *WindowJoin) Dropped() (int64, string) { return j.dropped, "late" }
 func (j *WindowJoin) StateEntries() int64 { return j.rows }
 
 // ProcessInput implements TwoInput.
-func (j *WindowJoin) ProcessInput(input int, in *row.Batch, _ operator.Emitter) error {
+func (j *WindowJoin) ProcessInput(input int, in *row.Batch, out operator.Emitter) error {
 	if input != 0 && input != 1 {
 		return fmt.Errorf("window join: input %d: a join has inputs 0 and 1", input)
 	}
@@ -106,29 +108,28 @@ func (j *WindowJoin) ProcessInput(input int, in *row.Batch, _ operator.Emitter) 
 	if input == 1 {
 		startCol, endCol, keys, width = j.spec.RightStart, j.spec.RightEnd, j.spec.RightKeys, j.spec.RightWidth
 	}
-	for i := range in.Changes {
-		c := &in.Changes[i]
+	return operator.EachChange("window join", in, out, func(_ int, c *row.Change) error {
 		if c.Kind != row.Insert {
-			return fmt.Errorf("window join: input %d, change %d: input planned as insert-only carries a %s change", input, i, c.Kind)
+			return fmt.Errorf("input %d planned as insert-only carries a %s change", input, c.Kind)
 		}
 		if len(c.Row) != width {
-			return fmt.Errorf("window join: input %d, change %d: row of %d columns, want %d", input, i, len(c.Row), width)
+			return fmt.Errorf("input %d: row of %d columns, want %d", input, len(c.Row), width)
 		}
 		sv, ev := c.Row[startCol], c.Row[endCol]
 		if sv.IsNull() || ev.IsNull() {
 			// A window TVF never gives one; a row without a window
 			// belongs to none and cannot fire.
 			j.dropped++
-			continue
+			return nil
 		}
 		w := wjWindow{start: sv.Micros(), end: ev.Micros()}
 		if !j.spec.Batch && w.end <= j.wm {
 			j.dropped++
-			continue
+			return nil
 		}
 		j.add(w, input, keys, c.Row)
-	}
-	return nil
+		return nil
+	})
 }
 
 func (j *WindowJoin) add(w wjWindow, side int, keys []int, r row.Row) {

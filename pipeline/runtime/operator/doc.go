@@ -5,7 +5,9 @@
 // (state kept by checkpoints), Flusher (a mini-batch), Sweeper and
 // TTLSetter (state TTL), WatermarkHolder (emits rows older than its
 // watermark), Opener (holds a connection), InputReleaser (keeps nothing
-// of its input), Counters and StateSizer (metrics).
+// of its input), Counters and StateSizer (metrics), and StateMemory (the
+// memory its state holds, which the engine holds to the pipeline's state
+// budget).
 //
 // It also gives every operator the bookkeeping they would otherwise each
 // write: EachChange walks a batch with the positions of its records and

@@ -70,6 +70,19 @@ type StateSizer interface {
 	StateEntries() int64
 }
 
+// StateMemory is a StateSizer that knows the memory its state holds:
+// the operators whose state grows with the keys they see (GROUP BY,
+// DISTINCT, deduplication, a regular join). StateBytes is called after
+// each message, so it must cost nothing (capacities of the state's
+// arrays, on the Go heap or off it); it may be a floor (values that
+// live outside the arrays, such as strings, need not be counted). The
+// engine fails the pipeline when it passes the pipeline's
+// max_state_bytes, before the process runs out of memory.
+type StateMemory interface {
+	StateSizer
+	StateBytes() int64
+}
+
 // Snapshotter is an operator with state that checkpoints keep: Snapshot
 // encodes it at a barrier, Restore replaces it before the run starts.
 // Both are called from the operator's goroutine (or before it starts).

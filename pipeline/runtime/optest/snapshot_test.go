@@ -98,28 +98,28 @@ func TestSnapshotRestoreContinuesExactly(t *testing.T) {
 		op       func() operator.Operator
 		updating bool
 	}{
-		{"group agg over updates", func() operator.Operator { return aggop.NewGroupAgg([]int{0}, aggs, aggop.GroupAggOptions{}) }, true},
+		{"group agg over updates", func() operator.Operator { return Must(aggop.NewGroupAgg([]int{0}, aggs, aggop.GroupAggOptions{})) }, true},
 		{"group agg insert-only", func() operator.Operator {
-			return aggop.NewGroupAgg([]int{0}, aggs, aggop.GroupAggOptions{InsertOnly: true})
+			return Must(aggop.NewGroupAgg([]int{0}, aggs, aggop.GroupAggOptions{InsertOnly: true}))
 		}, false},
 		{"group agg batch", func() operator.Operator {
-			return aggop.NewGroupAgg([]int{0, 1}, aggs, aggop.GroupAggOptions{Batch: true})
+			return Must(aggop.NewGroupAgg([]int{0, 1}, aggs, aggop.GroupAggOptions{Batch: true}))
 		}, true},
-		{"global agg", func() operator.Operator { return aggop.NewGroupAgg(nil, aggs, aggop.GroupAggOptions{}) }, true},
-		{"group agg by a DECIMAL(38) key", func() operator.Operator { return aggop.NewGroupAgg([]int{4}, aggs, aggop.GroupAggOptions{}) }, true},
-		{"distinct over updates", func() operator.Operator { return aggop.NewGroupAgg([]int{0, 1}, nil, aggop.GroupAggOptions{}) }, true},
+		{"global agg", func() operator.Operator { return Must(aggop.NewGroupAgg(nil, aggs, aggop.GroupAggOptions{})) }, true},
+		{"group agg by a DECIMAL(38) key", func() operator.Operator { return Must(aggop.NewGroupAgg([]int{4}, aggs, aggop.GroupAggOptions{})) }, true},
+		{"distinct over updates", func() operator.Operator { return Must(aggop.NewGroupAgg([]int{0, 1}, nil, aggop.GroupAggOptions{})) }, true},
 		{"distinct", func() operator.Operator { return aggop.NewDistinct() }, false},
 		{"tumble", func() operator.Operator {
-			return windowop.NewWindowAgg(tumble, []int{0}, winAggs, windowop.WindowOptions{})
+			return Must(windowop.NewWindowAgg(tumble, []int{0}, winAggs, windowop.WindowOptions{}))
 		}, false},
 		{"hop", func() operator.Operator {
-			return windowop.NewWindowAgg(hop, []int{0}, winAggs, windowop.WindowOptions{})
+			return Must(windowop.NewWindowAgg(hop, []int{0}, winAggs, windowop.WindowOptions{}))
 		}, false},
 		{"cumulate", func() operator.Operator {
-			return windowop.NewWindowAgg(cumulate, []int{0}, winAggs, windowop.WindowOptions{})
+			return Must(windowop.NewWindowAgg(cumulate, []int{0}, winAggs, windowop.WindowOptions{}))
 		}, false},
 		{"tumble batch", func() operator.Operator {
-			return windowop.NewWindowAgg(tumble, []int{0}, winAggs, windowop.WindowOptions{Batch: true})
+			return Must(windowop.NewWindowAgg(tumble, []int{0}, winAggs, windowop.WindowOptions{Batch: true}))
 		}, false},
 	}
 	for _, tc := range cases {
@@ -187,9 +187,9 @@ func TestRestoreRefusesDamagedState(t *testing.T) {
 		{Func: aggop.ListAgg, Arg: 0, ArgType: TString, Sep: ","}, {Func: aggop.LastValue, Arg: 1, ArgType: TBigInt}}
 	steps := changeStream(1, 10, true)
 	ops := map[string]func() operator.Operator{
-		"group": func() operator.Operator { return aggop.NewGroupAgg([]int{0}, aggs, aggop.GroupAggOptions{}) },
+		"group": func() operator.Operator { return Must(aggop.NewGroupAgg([]int{0}, aggs, aggop.GroupAggOptions{})) },
 		"window": func() operator.Operator {
-			return windowop.NewWindowAgg(windowop.WindowSpec{Kind: windowop.Hop, TimeCol: 3, Size: 2 * Minute, Slide: Minute}, []int{0}, aggs, windowop.WindowOptions{})
+			return Must(windowop.NewWindowAgg(windowop.WindowSpec{Kind: windowop.Hop, TimeCol: 3, Size: 2 * Minute, Slide: Minute}, []int{0}, aggs, windowop.WindowOptions{}))
 		},
 		"distinct": func() operator.Operator { return aggop.NewDistinct() },
 	}
@@ -215,12 +215,12 @@ func TestRestoreRefusesDamagedState(t *testing.T) {
 func FuzzGroupAggRestore(f *testing.F) {
 	aggs := []aggop.AggCall{{Func: aggop.CountStar, Arg: -1}, {Func: aggop.Min, Arg: 1, ArgType: TBigInt}, {Func: aggop.CountDistinct, Arg: 1, ArgType: TBigInt},
 		{Func: aggop.FirstValue, Arg: 1, ArgType: TBigInt}, {Func: aggop.ListAgg, Arg: 0, ArgType: TString, Distinct: true}}
-	g := aggop.NewGroupAgg([]int{0}, aggs, aggop.GroupAggOptions{})
+	g := Must(aggop.NewGroupAgg([]int{0}, aggs, aggop.GroupAggOptions{}))
 	Drive(&testing.T{}, g, changeStream(2, 8, true), &Out{})
 	state, _ := g.Snapshot()
 	f.Add(state)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		g := aggop.NewGroupAgg([]int{0}, aggs, aggop.GroupAggOptions{})
+		g := Must(aggop.NewGroupAgg([]int{0}, aggs, aggop.GroupAggOptions{}))
 		if err := g.Restore(b); err != nil {
 			return
 		}

@@ -117,6 +117,16 @@ const Minute = int64(60_000_000)
 
 func LTZSec(sec int64) row.Value { return row.TimestampLTZValue(sec * 1_000_000) }
 
+// Must returns the operator a constructor built, and panics with its
+// error: for a test's spec that is valid by construction, where the
+// test cannot go on without the operator.
+func Must[T any](op T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return op
+}
+
 // Discard counts what an operator emits.
 type Discard struct{ N int64 }
 
@@ -175,19 +185,20 @@ func ReportRun(b *testing.B, rows int64, cpu0 time.Duration, heap0, mallocs0 uin
 	}
 }
 
-// readBlock stands for a source's read buffer: the strings of thousands
-// of decoded rows point into it (the contract's retention rule, doc.go).
-type readBlock struct{ s string }
+// ReadBlock stands for a source's read buffer: the strings of thousands
+// of decoded rows point into it, and what an operator keeps past a batch
+// must be its own copy, or it pins the whole block.
+type ReadBlock struct{ s string }
 
-func newReadBlock() readBlock {
-	return readBlock{strings.Repeat("abcdefghijklmnopqrstuvwxyz", 64)}
+func NewReadBlock() ReadBlock {
+	return ReadBlock{strings.Repeat("abcdefghijklmnopqrstuvwxyz", 64)}
 }
 
-// str returns the n-byte value at offset i, pointing into the block.
-func (b readBlock) str(i, n int) row.Value { return row.StringValue(b.s[i : i+n]) }
+// Str returns the n-byte value at offset i, pointing into the block.
+func (b ReadBlock) Str(i, n int) row.Value { return row.StringValue(b.s[i : i+n]) }
 
-// pins reports whether v's text lies inside the block.
-func (b readBlock) pins(v row.Value) bool {
+// Pins reports whether v's text lies inside the block.
+func (b ReadBlock) Pins(v row.Value) bool {
 	if v.IsNull() || v.Type() != row.String || v.Str() == "" {
 		return false
 	}
@@ -196,12 +207,12 @@ func (b readBlock) pins(v row.Value) bool {
 	return p >= start && p < start+uintptr(len(b.s))
 }
 
-// checkRows fails t for each value of rows that pins the block.
-func (b readBlock) checkRows(t *testing.T, what string, rows ...row.Row) {
+// CheckRows fails t for each value of rows that pins the block.
+func (b ReadBlock) CheckRows(t *testing.T, what string, rows ...row.Row) {
 	t.Helper()
 	for _, r := range rows {
 		for i, v := range r {
-			if b.pins(v) {
+			if b.Pins(v) {
 				t.Errorf("%s: column %d (%s) points into the input's read block", what, i, v)
 			}
 		}

@@ -65,12 +65,12 @@ func TestStateTTLChangelog(t *testing.T) {
 		op    func() ttlOp
 		steps []TTLStep
 	}{
-		{"group aggregate", func() ttlOp { return aggop.NewGroupAgg([]int{0}, countSum(), aggop.GroupAggOptions{}) }, groupSteps},
+		{"group aggregate", func() ttlOp { return Must(aggop.NewGroupAgg([]int{0}, countSum(), aggop.GroupAggOptions{})) }, groupSteps},
 		{"group aggregate, mini-batch", func() ttlOp {
-			return aggop.NewGroupAgg([]int{0}, countSum(), aggop.GroupAggOptions{MiniBatch: true})
+			return Must(aggop.NewGroupAgg([]int{0}, countSum(), aggop.GroupAggOptions{MiniBatch: true}))
 		}, groupSteps},
 		{"group aggregate, result unchanged", func() ttlOp {
-			return aggop.NewGroupAgg([]int{0}, []aggop.AggCall{{Func: aggop.Max, Arg: 1, ArgType: TBigInt}}, aggop.GroupAggOptions{InsertOnly: true})
+			return Must(aggop.NewGroupAgg([]int{0}, []aggop.AggCall{{Func: aggop.Max, Arg: 1, ArgType: TBigInt}}, aggop.GroupAggOptions{InsertOnly: true}))
 		}, []TTLStep{
 			{At: 0, In: Ins("a", 5), Want: []string{"+I[a, 5]"}},
 			{At: 1, In: Ins("a", 3), Want: []string{"-U[a, 5]", "+U[a, 5]"}},
@@ -106,7 +106,7 @@ func TestStateTTLChangelog(t *testing.T) {
 			{At: 10, In: Del("c", "x", 10), Want: nil}, // expired: ignored
 			{At: 10, In: Ins("c", "y", 5), Want: []string{"+I[c, y, 5, 1]"}},
 		}},
-		{"top-2 update-fast", func() ttlOp { return rankop.NewUpdatableTopN(updateFastSpec(true, 1, 2)) }, []TTLStep{
+		{"top-2 update-fast", func() ttlOp { return Must(rankop.NewUpdatableTopN(updateFastSpec(true, 1, 2))) }, []TTLStep{
 			{At: 0, In: Ins("a", "x", 1), Want: []string{"+I[a, x, 1, 1]"}},
 			{At: 5, In: UA("a", "x", 2), Want: []string{"-U[a, x, 1, 1]", "+U[a, x, 2, 1]"}},
 			// Written at 5, expired at 15: x enters an empty top again.
@@ -156,11 +156,11 @@ func TestStateTTLChangelog(t *testing.T) {
 // node's timer sweep on a quiet input.
 func TestStateTTLFreesUntouchedKeys(t *testing.T) {
 	ops := map[string]func() ttlOp{
-		"group aggregate":   func() ttlOp { return aggop.NewGroupAgg([]int{0}, countSum(), aggop.GroupAggOptions{}) },
+		"group aggregate":   func() ttlOp { return Must(aggop.NewGroupAgg([]int{0}, countSum(), aggop.GroupAggOptions{})) },
 		"distinct":          func() ttlOp { return aggop.NewDistinct() },
 		"dedup":             func() ttlOp { return rankop.NewDedup(rankop.DedupSpec{Key: []int{0}, TimeCol: 1, KeepLast: true}) },
 		"top-n":             func() ttlOp { return rankop.NewTopN(topNSpec(rankop.Retract, false, 1, 3)) },
-		"top-n update-fast": func() ttlOp { return rankop.NewUpdatableTopN(updateFastSpec(false, 1, 3)) },
+		"top-n update-fast": func() ttlOp { return Must(rankop.NewUpdatableTopN(updateFastSpec(false, 1, 3))) },
 		"join":              func() ttlOp { return joinop.NewJoin(joinSpec2(joinop.LeftJoin)) },
 	}
 	for name, mk := range ops {
@@ -241,7 +241,7 @@ func TestStateTTLRestoreKeepsAges(t *testing.T) {
 		alive  []string
 		expire []string
 	}{
-		{"group aggregate", func() ttlOp { return aggop.NewGroupAgg([]int{0}, countSum(), aggop.GroupAggOptions{}) },
+		{"group aggregate", func() ttlOp { return Must(aggop.NewGroupAgg([]int{0}, countSum(), aggop.GroupAggOptions{})) },
 			[]TTLStep{{At: 0, In: Ins("a", 1)}, {At: 5, In: Ins("b", 1)}},
 			TTLStep{In: Del("a", 1)}, []string{"-D[a, 1, 1]"}, nil},
 		{"distinct", func() ttlOp { return aggop.NewDistinct() },
@@ -253,7 +253,7 @@ func TestStateTTLRestoreKeepsAges(t *testing.T) {
 		{"top-n", func() ttlOp { return rankop.NewTopN(topNSpec(rankop.Retract, false, 1, 2)) },
 			[]TTLStep{{At: 0, In: Ins("a", "x", 1)}, {At: 5, In: Ins("b", "y", 1)}},
 			TTLStep{In: Del("a", "x", 1)}, []string{"-D[a, x, 1]"}, nil},
-		{"top-n update-fast", func() ttlOp { return rankop.NewUpdatableTopN(updateFastSpec(false, 1, 2)) },
+		{"top-n update-fast", func() ttlOp { return Must(rankop.NewUpdatableTopN(updateFastSpec(false, 1, 2))) },
 			[]TTLStep{{At: 0, In: Ins("a", "x", 1)}, {At: 5, In: Ins("b", "y", 1)}},
 			TTLStep{In: UA("a", "x", 2)}, []string{"-U[a, x, 1]", "+U[a, x, 2]"}, []string{"+I[a, x, 2]"}},
 		{"join", func() ttlOp { return joinop.NewJoin(joinSpec2(joinop.InnerJoin)) },
@@ -348,7 +348,7 @@ func runQuiet(t *testing.T, op ttlOp, s TTLStep) {
 // this one are interchangeable.
 func TestStateTTLOffIsUnchanged(t *testing.T) {
 	for name, op := range map[string]ttlOp{
-		"group aggregate": aggop.NewGroupAgg([]int{0}, []aggop.AggCall{{Func: aggop.CountStar, Arg: -1}}, aggop.GroupAggOptions{}),
+		"group aggregate": Must(aggop.NewGroupAgg([]int{0}, []aggop.AggCall{{Func: aggop.CountStar, Arg: -1}}, aggop.GroupAggOptions{})),
 		"distinct":        aggop.NewDistinct(),
 		"dedup":           rankop.NewDedup(rankop.DedupSpec{Key: []int{0}, TimeCol: 1}),
 		"top-n":           rankop.NewTopN(topNSpec(rankop.Retract, false, 1, 2)),

@@ -1,7 +1,6 @@
 package rankop
 
 import (
-	"container/heap"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -59,17 +58,20 @@ type Dedup struct {
 
 	// Event time, keep first: timers hold the waiting rows' times, and
 	// waiting (by id) the seq of each key's live timer, 0 for none.
-	timers  timerHeap
+	timers  state.Heap[timer]
 	seq     uint64
 	waiting []uint64
 	wm      int64
 	dropped int64
 	ttl     state.TTLList // state TTL by id (dedup_ttl.go)
+	operator.Expiry
 }
 
 // NewDedup builds the operator.
 func NewDedup(spec DedupSpec) *Dedup {
-	return &Dedup{spec: spec, keys: state.NewKeyIDs(), wm: operator.NoWatermark}
+	d := &Dedup{spec: spec, keys: state.NewKeyIDs(), timers: state.NewHeap(timerBefore), wm: operator.NoWatermark}
+	d.InitExpiry(d.ttl.Set, d.ttl.Tick, d.sweep)
+	return d
 }
 
 // firstOnTimer reports whether rows wait for the watermark (event time,
@@ -78,6 +80,12 @@ func (d *Dedup) firstOnTimer() bool { return d.spec.RowTime && !d.spec.KeepLast 
 
 // StateEntries implements StateSizer: the keys with state.
 func (d *Dedup) StateEntries() int64 { return int64(d.keys.Len()) }
+
+// StateBytes implements StateMemory: the keys, the kept rows and their
+// times.
+func (d *Dedup) StateBytes() int64 {
+	return d.keys.MemBytes() + d.kept.MemBytes() + int64(cap(d.times)+cap(d.waiting))*8 + int64(cap(d.order))*4
+}
 
 // Dropped counts late rows.
 func (d *Dedup) Dropped() (int64, string) { return d.dropped, "late" }
@@ -90,19 +98,9 @@ type timer struct {
 	id  int32
 }
 
-type timerHeap []timer
-
-func (h timerHeap) Len() int { return len(h) }
-func (h timerHeap) Less(i, j int) bool {
-	return h[i].at < h[j].at || h[i].at == h[j].at && h[i].seq < h[j].seq
-}
-func (h timerHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *timerHeap) Push(x any)   { *h = append(*h, x.(timer)) }
-func (h *timerHeap) Pop() any {
-	old := *h
-	t := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return t
+// timerBefore orders timers by time, then by arrival.
+func timerBefore(a, b *timer) bool {
+	return a.at < b.at || a.at == b.at && a.seq < b.seq
 }
 
 // timeKey is a time attribute as an int64 ordered as row.Compare orders
@@ -171,55 +169,53 @@ func (d *Dedup) waitFirst(r row.Row) {
 	d.keep(id, r)
 	d.seq++
 	d.waiting[id] = d.seq
-	heap.Push(&d.timers, timer{at: at, seq: d.seq, id: id})
+	d.timers.Push(timer{at: at, seq: d.seq, id: id})
 }
 
 func (d *Dedup) Process(in *row.Batch, out operator.Emitter) error {
-	if d.ttl.On() {
-		d.ttl.Tick()
-		defer d.sweep(operator.SweepBudget(len(in.Changes)))
-	}
-	tr := operator.TrackerOf(in, out)
-	for i := range in.Changes {
-		c := &in.Changes[i]
+	defer d.Begin(len(in.Changes))()
+	return operator.EachChange("deduplicate", in, out, func(_ int, c *row.Change) error {
 		if c.Kind != row.Insert {
-			return fmt.Errorf("deduplicate: change %d: input planned as insert-only carries a %s change", i, c.Kind)
+			return fmt.Errorf("input planned as insert-only carries a %s change", c.Kind)
 		}
 		d.kbuf = row.KeyOf(d.kbuf[:0], c.Row, d.spec.Key)
 		if d.firstOnTimer() {
 			d.waitFirst(c.Row)
-			continue
+			return nil
 		}
-		id, seen := d.lookup()
-		if seen && !d.replaces(id, c.Row) {
-			continue
-		}
-		var prev row.Row
-		switch {
-		case !seen:
-			id = d.add()
-			if d.spec.Batch {
-				d.order = append(d.order, id)
-			}
-		case !d.spec.Batch:
-			prev = d.kept.Row(id)
-		}
-		d.keep(id, c.Row)
-		d.ttl.Touch(id)
-		if d.spec.Batch {
-			continue
-		}
-		if tr != nil {
-			tr.At(i)
-		}
-		if !seen {
-			out.Emit(row.Insert, c.Row)
-			continue
-		}
-		out.Emit(row.UpdateBefore, prev)
-		out.Emit(row.UpdateAfter, c.Row)
+		d.keepOrReplace(c.Row, out)
+		return nil
+	})
+}
+
+// keepOrReplace is Process for a row of the key in d.kbuf that does not
+// wait for the watermark: it keeps the row when it is the key's first
+// or replaces the kept one, and emits the change.
+func (d *Dedup) keepOrReplace(r row.Row, out operator.Emitter) {
+	id, seen := d.lookup()
+	if seen && !d.replaces(id, r) {
+		return
 	}
-	return nil
+	var prev row.Row
+	switch {
+	case !seen:
+		id = d.add()
+		if d.spec.Batch {
+			d.order = append(d.order, id)
+		}
+	case !d.spec.Batch:
+		prev = d.kept.Row(id)
+	}
+	d.keep(id, r)
+	d.ttl.Touch(id)
+	switch {
+	case d.spec.Batch:
+	case !seen:
+		out.Emit(row.Insert, r)
+	default:
+		out.Emit(row.UpdateBefore, prev)
+		out.Emit(row.UpdateAfter, r)
+	}
 }
 
 // replaces reports whether next takes the place of id's kept row.
@@ -240,8 +236,8 @@ func (d *Dedup) Watermark(wm int64, out operator.Emitter) error {
 		return nil
 	}
 	d.wm = wm
-	for len(d.timers) > 0 && d.timers[0].at <= wm {
-		t := heap.Pop(&d.timers).(timer)
+	for d.timers.Len() > 0 && d.timers.Top().at <= wm {
+		t := d.timers.Pop()
 		if d.waiting[t.id] != t.seq {
 			continue // replaced by an earlier row
 		}
@@ -294,14 +290,14 @@ func (d *Dedup) Snapshot() ([]byte, error) {
 	buf = binary.AppendUvarint(buf, uint64(d.kept.Len()))
 	switch {
 	case d.firstOnTimer():
-		live := make([]timer, 0, len(d.timers))
-		for _, t := range d.timers {
+		live := make([]timer, 0, d.timers.Len())
+		for _, t := range d.timers.Items() {
 			if d.waiting[t.id] == t.seq {
 				live = append(live, t)
 			}
 		}
 		slices.SortFunc(live, func(a, b timer) int {
-			if (timerHeap{a, b}).Less(0, 1) {
+			if timerBefore(&a, &b) {
 				return -1
 			}
 			return 1
@@ -331,15 +327,15 @@ func (d *Dedup) ids() []int32 {
 }
 
 // Restore replaces the state with a snapshot's.
-func (d *Dedup) Restore(state []byte) error {
-	dec := row.NewDecoder(state)
+func (d *Dedup) Restore(snap []byte) error {
+	dec := row.NewDecoder(snap)
 	v := dec.Byte()
 	if v != DedupStateVersion && v != dedupTTLStateVersion {
 		return fmt.Errorf("deduplicate: state version %d, want %d or %d", v, DedupStateVersion, dedupTTLStateVersion)
 	}
 	r := NewDedup(d.spec)
 	if d.ttl.On() {
-		r.SetStateTTL(operator.StateTTL{TTL: time.Duration(d.ttl.TTL) * time.Millisecond, Now: d.ttl.Now})
+		r.ttl.Set(operator.StateTTL{TTL: time.Duration(d.ttl.TTL) * time.Millisecond, Now: d.ttl.Now})
 	}
 	r.wm, r.dropped = dec.Varint(), dec.Varint()
 	for range dec.Count(1) {
@@ -378,16 +374,19 @@ func (d *Dedup) Restore(state []byte) error {
 		return fmt.Errorf("deduplicate: restore: %w", err)
 	}
 	if r.firstOnTimer() {
+		timers := make([]timer, 0, len(r.order))
 		for _, id := range r.order { // the snapshot's timer order
 			r.seq++
 			r.waiting[id] = r.seq
-			r.timers = append(r.timers, timer{at: r.times[id], seq: r.seq, id: id})
+			timers = append(timers, timer{at: r.times[id], seq: r.seq, id: id})
 		}
-		heap.Init(&r.timers)
+		r.timers.Fill(timers)
 	}
 	if !d.spec.Batch {
 		r.order = nil
 	}
+	// The expiry's functions are bound to d, which takes r's state.
+	r.Expiry = d.Expiry
 	*d = *r
 	return nil
 }

@@ -2,14 +2,13 @@ package rankop
 
 import (
 	"encoding/binary"
-	"time"
 
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/operator"
 )
 
-// State TTL of a Dedup (see ttl.go), as Flink's deduplicate functions
-// with a state TTL: a key's time is its kept row's last write, so
+// State TTL of a Dedup, as Flink's deduplicate functions with a state
+// TTL: a key's time is its kept row's last write, so
 //
 //   - keep first (processing time): the first row's arrival; later rows
 //     do not refresh it, and once it expired the key's next row is
@@ -23,26 +22,10 @@ import (
 //
 // Batch mode has no TTL.
 
-// SetStateTTL implements TTLSetter.
+// SetStateTTL implements TTLSetter; a batch deduplication ignores it.
 func (d *Dedup) SetStateTTL(c operator.StateTTL) {
-	if c.TTL > 0 && !d.spec.Batch {
-		d.ttl.Set(c)
-	}
-}
-
-// SweepEvery implements Sweeper.
-func (d *Dedup) SweepEvery() time.Duration {
-	if !d.ttl.On() {
-		return 0
-	}
-	return operator.SweepEvery(time.Duration(d.ttl.TTL) * time.Millisecond)
-}
-
-// Sweep implements Sweeper.
-func (d *Dedup) Sweep() {
-	if d.ttl.On() {
-		d.ttl.Tick()
-		d.sweep(operator.QuietSweep)
+	if !d.spec.Batch {
+		d.Expiry.SetStateTTL(c)
 	}
 }
 

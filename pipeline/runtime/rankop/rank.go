@@ -9,172 +9,6 @@ import (
 	"github.com/etld/etld/pipeline/runtime/state"
 )
 
-// RankKind is the ranking function of a Top-N.
-type RankKind uint8
-
-// The ranking functions. Streaming Top-N takes ROW_NUMBER only, as Flink
-// does; RANK and DENSE_RANK run in batch execution.
-const (
-	RowNumber RankKind = iota + 1
-	Rank
-	DenseRank
-)
-
-func (k RankKind) String() string {
-	switch k {
-	case RowNumber:
-		return "ROW_NUMBER"
-	case Rank:
-		return "RANK"
-	case DenseRank:
-		return "DENSE_RANK"
-	}
-	return "?"
-}
-
-// RankStrategy is how a streaming Top-N keeps its state, Flink's
-// RankProcessStrategy.
-type RankStrategy uint8
-
-const (
-	// AppendFast: an insert-only input; only the top rows are kept
-	// (AppendOnlyTopNFunction).
-	AppendFast RankStrategy = iota + 1
-	// Retract: any input; every row is kept, so that a retracted top row
-	// is replaced by the next one (RetractableTopNFunction).
-	Retract
-	// UpdateFast: an updating input with an upsert key and a sort key
-	// that only moves up; only the top rows are kept (UpdatableTopN).
-	UpdateFast
-)
-
-func (s RankStrategy) String() string {
-	switch s {
-	case AppendFast:
-		return "AppendFastStrategy"
-	case Retract:
-		return "RetractStrategy"
-	case UpdateFast:
-		return "UpdateFastStrategy"
-	}
-	return "?"
-}
-
-// SortKey is one ORDER BY column of a Top-N.
-type SortKey struct {
-	Col        int
-	Desc       bool
-	NullsFirst bool
-}
-
-// RankSpec is a Top-N: the rows ranked Start..End (1-based, inclusive)
-// within each partition, in Order.
-type RankSpec struct {
-	Partition  []int
-	Order      []SortKey
-	Start, End int64
-	Kind       RankKind
-	Strategy   RankStrategy
-	// RowKey is the input's upsert key (UpdateFast only).
-	RowKey []int
-	// OutputRank appends the rank number (BIGINT) to each output row;
-	// without it the operator emits Flink's "no ranking number" changes.
-	OutputRank bool
-	// Batch: the input is bounded and final; the ranks are emitted as +I
-	// at Finish (Flink's BATCH Rank), where RANK and DENSE_RANK work too.
-	Batch bool
-}
-
-// CompareRows orders two rows by keys (NULLs per key, DESC reversing).
-func CompareRows(keys []SortKey, a, b row.Row) int {
-	for _, k := range keys {
-		va, vb := a[k.Col], b[k.Col]
-		switch an, bn := va.IsNull(), vb.IsNull(); {
-		case an && bn:
-			continue
-		case an || bn: // one NULL: where NULLs go decides
-			if an == k.NullsFirst {
-				return -1
-			}
-			return 1
-		}
-		c := row.Compare(va, vb)
-		if k.Desc {
-			c = -c
-		}
-		if c != 0 {
-			return c
-		}
-	}
-	return 0
-}
-
-func sameRow(a, b row.Row) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !row.Equal(a[i], b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-// Partition is one partition's rows in sort order: groups of rows with
-// equal sort keys, each in arrival order (Flink's TopNBuffer).
-type Partition struct {
-	Groups [][]row.Row
-	N      int
-}
-
-// find returns the index of r's group, or where it would go, and whether
-// it exists.
-func (p *Partition) find(keys []SortKey, r row.Row) (int, bool) {
-	lo, hi := 0, len(p.Groups)
-	for lo < hi {
-		m := (lo + hi) / 2
-		c := CompareRows(keys, p.Groups[m][0], r)
-		switch {
-		case c == 0:
-			return m, true
-		case c < 0:
-			lo = m + 1
-		default:
-			hi = m
-		}
-	}
-	return lo, false
-}
-
-// Add appends a detached copy of r to its group (a kept row must not pin
-// the batch slab and read block it came from) and returns the group's
-// index.
-func (p *Partition) Add(keys []SortKey, r row.Row) int {
-	r = row.Detach(r)
-	gi, ok := p.find(keys, r)
-	if ok {
-		p.Groups[gi] = append(p.Groups[gi], r)
-	} else {
-		p.Groups = append(p.Groups, nil)
-		copy(p.Groups[gi+1:], p.Groups[gi:])
-		p.Groups[gi] = []row.Row{r}
-	}
-	p.N++
-	return gi
-}
-
-// RemoveAt drops row j of group gi.
-func (p *Partition) RemoveAt(gi, j int) {
-	g := p.Groups[gi]
-	if len(g) == 1 {
-		p.Groups = append(p.Groups[:gi], p.Groups[gi+1:]...)
-	} else {
-		p.Groups[gi] = append(g[:j:j], g[j+1:]...)
-	}
-	p.N--
-}
-
 // TopN is a streaming or batch Top-N (Flink's Rank operators). Per
 // partition it keeps rows in sort order, ties in arrival order, and emits
 // Flink's changes exactly:
@@ -202,6 +36,7 @@ type TopN struct {
 	kbuf  []byte
 	out   operator.Emitter
 	ttl   state.TTLKeys[string] // state TTL by partition (rank_ttl.go)
+	operator.Expiry
 	// floor, for an AppendFast top whose ORDER BY is one integer column
 	// (floorCol, else -1): by id, the sort value of a full partition's
 	// last row, with floorSet, so that a row that cannot enter (most rows
@@ -218,6 +53,7 @@ func NewTopN(spec RankSpec) *TopN {
 	if spec.Strategy == AppendFast && !spec.Batch && len(spec.Order) == 1 {
 		t.floorCol = spec.Order[0].Col
 	}
+	t.InitExpiry(t.ttl.Set, t.ttl.Tick, t.sweep)
 	return t
 }
 
@@ -306,58 +142,58 @@ func (t *TopN) setFloor(id int32, p *Partition) {
 }
 
 func (t *TopN) Process(in *row.Batch, out operator.Emitter) error {
-	tr := operator.TrackerOf(in, out)
+	defer t.Begin(len(in.Changes))()
 	t.out = out
-	if t.ttl.On() {
-		t.ttl.Tick()
-		defer t.sweep(operator.SweepBudget(len(in.Changes)))
-	}
-	for i := range in.Changes {
-		c := &in.Changes[i]
-		if tr != nil {
-			tr.At(i)
+	return operator.EachChange("top-n", in, out, t.change)
+}
+
+// change applies change c to its partition and emits what it changes in
+// the top.
+func (t *TopN) change(_ int, c *row.Change) error {
+	id, p := t.partition(c.Row)
+	switch {
+	case t.spec.Batch:
+		if !c.Kind.IsAdd() {
+			return fmt.Errorf("a batch input carries a %s change", c.Kind)
 		}
-		id, p := t.partition(c.Row)
-		switch {
-		case t.spec.Batch:
-			if !c.Kind.IsAdd() {
-				return fmt.Errorf("top-n: change %d: a batch input carries a %s change", i, c.Kind)
-			}
-			p.Add(t.spec.Order, c.Row)
-			t.rows++
-		case c.Kind.IsAdd() && t.spec.Strategy == AppendFast:
-			if c.Kind != row.Insert {
-				return fmt.Errorf("top-n: change %d: input planned as insert-only carries a %s change", i, c.Kind)
-			}
-			if t.floorCol >= 0 {
-				if t.turnedAway(id, c.Row) {
-					continue
-				}
-				t.appendRow(p, c.Row)
-				t.setFloor(id, p)
-				break
-			}
+		p.Add(t.spec.Order, c.Row)
+		t.rows++
+	case c.Kind.IsAdd() && t.spec.Strategy == AppendFast:
+		if c.Kind != row.Insert {
+			return errInsertOnly(c.Kind)
+		}
+		if t.floorCol < 0 {
 			t.appendRow(p, c.Row)
-		case c.Kind.IsAdd():
-			gi := p.Add(t.spec.Order, c.Row)
-			t.rows++
-			if t.spec.OutputRank || t.spec.Start > 1 {
-				t.insertWithRank(p, gi, c.Row)
-			} else {
-				t.insertWithoutRank(p, gi, c.Row)
-			}
-		case t.spec.Strategy == AppendFast:
-			return fmt.Errorf("top-n: change %d: input planned as insert-only carries a %s change", i, c.Kind)
-		default:
-			t.retract(p, c.Row)
+			break
 		}
-		if p.N == 0 {
-			t.kbuf = row.KeyOf(t.kbuf[:0], c.Row, t.spec.Partition)
-			t.dropPart(id)
-			t.ttl.Drop(string(t.kbuf))
+		if t.turnedAway(id, c.Row) {
+			return nil
 		}
+		t.appendRow(p, c.Row)
+		t.setFloor(id, p)
+	case c.Kind.IsAdd():
+		gi := p.Add(t.spec.Order, c.Row)
+		t.rows++
+		if t.spec.OutputRank || t.spec.Start > 1 {
+			t.insertWithRank(p, gi, c.Row)
+		} else {
+			t.insertWithoutRank(p, gi, c.Row)
+		}
+	case t.spec.Strategy == AppendFast:
+		return errInsertOnly(c.Kind)
+	default:
+		t.retract(p, c.Row)
+	}
+	if p.N == 0 {
+		t.kbuf = row.KeyOf(t.kbuf[:0], c.Row, t.spec.Partition)
+		t.dropPart(id)
+		t.ttl.Drop(string(t.kbuf))
 	}
 	return nil
+}
+
+func errInsertOnly(k row.Kind) error {
+	return fmt.Errorf("input planned as insert-only carries a %s change", k)
 }
 
 func (t *TopN) inRange(rank int64) bool { return rank >= t.spec.Start && rank <= t.spec.End }
@@ -624,8 +460,8 @@ func (t *TopN) Snapshot() ([]byte, error) {
 }
 
 // Restore replaces the partitions with a snapshot's.
-func (t *TopN) Restore(state []byte) error {
-	d := row.NewDecoder(state)
+func (t *TopN) Restore(snap []byte) error {
+	d := row.NewDecoder(snap)
 	v := d.Byte()
 	if v != TopNStateVersion && v != topNTTLStateVersion {
 		return fmt.Errorf("top-n: state version %d, want %d or %d", v, TopNStateVersion, topNTTLStateVersion)
@@ -674,6 +510,8 @@ func (t *TopN) Restore(state []byte) error {
 	if !t.spec.Batch {
 		r.order = nil
 	}
+	// The expiry's functions are bound to t, which takes r's state.
+	r.Expiry = t.Expiry
 	*t = *r
 	return nil
 }

@@ -9,10 +9,10 @@ import (
 	"github.com/etld/etld/pipeline/runtime/optest"
 )
 
-// BenchmarkTopN is issue 16's top-3 per key over 100k keys (append-only
-// input) and keep-last deduplication over 1M keys, in 1024-row batches.
+// BenchmarkTopN: a top-3 per key over 100k keys (append-only input) and
+// a keep-last deduplication over 1M keys, in 1024-row batches.
 //
-//	go test -run XXX -bench 'TopN|Dedup' ./pipeline/runtime/
+//	go test -run XXX -bench TopN ./pipeline/runtime/rankop/
 func BenchmarkTopN(b *testing.B) {
 	rnd := rand.New(rand.NewPCG(1, 2))
 	const rows = 1 << 20

@@ -1,41 +1,23 @@
 package rankop
 
 import (
-	"time"
-
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/operator"
 )
 
-// State TTL of a streaming TopN (see ttl.go): the unit is the partition.
-// Every row of a partition refreshes its time; a partition not written
-// for TTL is dropped whole, so its next row enters an empty top (+I at
-// rank 1) and a retraction of a row of it is ignored. Flink's rank
-// functions expire their sort-key entries one by one inside a
-// partition (MapState entries), which can leave a partition's tree and
-// its rows out of step (their "lenient" warnings); etld keeps a
-// partition's rows together. Batch mode has no TTL.
+// State TTL of a streaming TopN: the unit is the partition. Every row
+// of a partition refreshes its time; a partition not written for TTL is
+// dropped whole, so its next row enters an empty top (+I at rank 1) and
+// a retraction of a row of it is ignored. Flink's rank functions expire
+// their sort-key entries one by one inside a partition (MapState
+// entries), which can leave a partition's tree and its rows out of step
+// (their "lenient" warnings); etld keeps a partition's rows together.
+// Batch mode has no TTL.
 
-// SetStateTTL implements TTLSetter.
+// SetStateTTL implements TTLSetter; a batch Top-N ignores it.
 func (t *TopN) SetStateTTL(c operator.StateTTL) {
-	if c.TTL > 0 && !t.spec.Batch {
-		t.ttl.Set(c)
-	}
-}
-
-// SweepEvery implements Sweeper.
-func (t *TopN) SweepEvery() time.Duration {
-	if !t.ttl.On() {
-		return 0
-	}
-	return operator.SweepEvery(time.Duration(t.ttl.List.TTL) * time.Millisecond)
-}
-
-// Sweep implements Sweeper.
-func (t *TopN) Sweep() {
-	if t.ttl.On() {
-		t.ttl.Tick()
-		t.sweep(operator.QuietSweep)
+	if !t.spec.Batch {
+		t.Expiry.SetStateTTL(c)
 	}
 }
 
@@ -61,7 +43,7 @@ func (t *TopN) expirePart(id int32) bool {
 }
 
 // topNTTLStateVersion is the version-1 layout followed by the
-// partitions' last writes (ttlKeys.appendTimes).
+// partitions' last writes (state.TTLKeys.AppendTimes).
 const topNTTLStateVersion = 2
 
 func (t *TopN) stateVersion() byte {

@@ -2,7 +2,9 @@ package rankop
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/operator"
@@ -39,6 +41,7 @@ type UpdatableTopN struct {
 	kbuf  []byte
 	out   operator.Emitter
 	ttl   state.TTLKeys[string] // partitions' last writes (rank_update_ttl.go)
+	operator.Expiry
 }
 
 // fastPartition is one partition's kept rows: groups of row keys with
@@ -51,8 +54,26 @@ type fastPartition struct {
 }
 
 // NewUpdatableTopN builds the operator; spec.RowKey names the upsert key.
-func NewUpdatableTopN(spec RankSpec) *UpdatableTopN {
-	return &UpdatableTopN{spec: spec, parts: map[string]*fastPartition{}}
+// It refuses a spec the strategy gives wrong results for, which the plan
+// never picks it for: a batch input (its Finish emits nothing), a rank
+// other than ROW_NUMBER (it would number rows as ROW_NUMBER does), and
+// an upsert key that does not hold the partition key (a row whose
+// partition changes would stay in its old one).
+func NewUpdatableTopN(spec RankSpec) (*UpdatableTopN, error) {
+	switch {
+	case spec.Batch:
+		return nil, errors.New("top-n (UpdateFastStrategy): a batch input")
+	case spec.Kind != RowNumber:
+		return nil, fmt.Errorf("top-n (UpdateFastStrategy): %s, want ROW_NUMBER", spec.Kind)
+	}
+	for _, c := range spec.Partition {
+		if !slices.Contains(spec.RowKey, c) {
+			return nil, fmt.Errorf("top-n (UpdateFastStrategy): partition column %d is not in the upsert key %v", c, spec.RowKey)
+		}
+	}
+	t := &UpdatableTopN{spec: spec, parts: map[string]*fastPartition{}}
+	t.InitExpiry(t.ttl.Set, t.ttl.Tick, t.sweep)
+	return t, nil
 }
 
 // StateEntries implements StateSizer: the rows kept.
@@ -141,52 +162,46 @@ func (t *UpdatableTopN) admits(p *fastPartition, r row.Row) bool {
 }
 
 func (t *UpdatableTopN) Process(in *row.Batch, out operator.Emitter) error {
-	tr := operator.TrackerOf(in, out)
+	defer t.Begin(len(in.Changes))()
 	t.out = out
-	if t.ttl.On() {
-		t.ttl.Tick()
-		defer t.sweep(operator.SweepBudget(len(in.Changes)))
+	return operator.EachChange("top-n (UpdateFastStrategy)", in, out, t.change)
+}
+
+// change applies change c, the new value of its row (a -U is skipped),
+// and emits what it changes in the top.
+func (t *UpdatableTopN) change(_ int, c *row.Change) error {
+	switch c.Kind {
+	case row.UpdateBefore:
+		return nil
+	case row.Delete:
+		return errors.New("a -D, but the input was planned as never deleting")
 	}
-	for i := range in.Changes {
-		c := &in.Changes[i]
-		switch c.Kind {
-		case row.UpdateBefore:
-			continue
-		case row.Delete:
-			return fmt.Errorf("top-n (UpdateFastStrategy): change %d: a -D, but the input was planned as never deleting", i)
+	t.kbuf = row.KeyOf(t.kbuf[:0], c.Row, t.spec.Partition)
+	p := t.parts[string(t.kbuf)]
+	if p != nil && t.expirePart() {
+		p = nil
+	}
+	if t.ttl.On() {
+		t.ttl.Touch(string(t.kbuf))
+	}
+	if p == nil {
+		p = &fastPartition{rows: map[string]row.Row{}}
+		t.parts[string(t.kbuf)] = p
+	}
+	before := p.n
+	t.kbuf = row.KeyOf(t.kbuf[:0], c.Row, t.spec.RowKey)
+	if t.spec.OutputRank || t.spec.Start > 1 {
+		if err := t.withNumber(p, string(t.kbuf), c.Row); err != nil {
+			return err
 		}
-		if tr != nil {
-			tr.At(i)
-		}
+	} else {
+		t.withoutNumber(p, string(t.kbuf), c.Row)
+	}
+	t.rows += int64(p.n - before)
+	if p.n == 0 {
 		t.kbuf = row.KeyOf(t.kbuf[:0], c.Row, t.spec.Partition)
-		p := t.parts[string(t.kbuf)]
-		if p != nil && t.expirePart() {
-			p = nil
-		}
-		if t.ttl.On() {
-			t.ttl.Touch(string(t.kbuf))
-		}
-		if p == nil {
-			p = &fastPartition{rows: map[string]row.Row{}}
-			t.parts[string(t.kbuf)] = p
-		}
-		before := p.n
-		t.kbuf = row.KeyOf(t.kbuf[:0], c.Row, t.spec.RowKey)
-		var err error
-		if t.spec.OutputRank || t.spec.Start > 1 {
-			err = t.withNumber(p, string(t.kbuf), c.Row)
-		} else {
-			t.withoutNumber(p, string(t.kbuf), c.Row)
-		}
-		if err != nil {
-			return fmt.Errorf("top-n (UpdateFastStrategy): change %d: %w", i, err)
-		}
-		t.rows += int64(p.n - before)
-		if p.n == 0 {
-			t.kbuf = row.KeyOf(t.kbuf[:0], c.Row, t.spec.Partition)
-			delete(t.parts, string(t.kbuf))
-			t.ttl.Drop(string(t.kbuf))
-		}
+		delete(t.parts, string(t.kbuf))
+		t.ttl.Drop(string(t.kbuf))
 	}
 	return nil
 }
@@ -348,8 +363,8 @@ func (t *UpdatableTopN) Snapshot() ([]byte, error) {
 }
 
 // Restore replaces the partitions with a snapshot's.
-func (t *UpdatableTopN) Restore(state []byte) error {
-	d := row.NewDecoder(state)
+func (t *UpdatableTopN) Restore(snap []byte) error {
+	d := row.NewDecoder(snap)
 	v := d.Byte()
 	if v != updatableTopNStateVersion && v != updatableTopNTTLStateVersion {
 		return fmt.Errorf("top-n (UpdateFastStrategy): state version %d, want %d or %d", v, updatableTopNStateVersion, updatableTopNTTLStateVersion)

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/etld/etld/pipeline/row"
@@ -69,7 +70,7 @@ func TestUpdatableTopNChangelog(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			op := NewUpdatableTopN(tc.spec)
+			op := optest.Must(NewUpdatableTopN(tc.spec))
 			var out optest.Out
 			for i, cs := range steps {
 				if err := op.Process(optest.Batch(cs...), &out); err != nil {
@@ -88,7 +89,7 @@ func TestUpdatableTopNChangelog(t *testing.T) {
 func TestUpdatableTopNUpdateInPlace(t *testing.T) {
 	spec := updateFastSpec(true, 1, 2)
 	spec.Order = []SortKey{{Col: 1}} // ORDER BY item, a group key
-	op := NewUpdatableTopN(spec)
+	op := optest.Must(NewUpdatableTopN(spec))
 	var out optest.Out
 	for _, cs := range [][]row.Change{{optest.Ins("a", "x", 1)}, {optest.Ins("a", "y", 1)}, countUpdate("a", "y", 1, 2)} {
 		if err := op.Process(optest.Batch(cs...), &out); err != nil {
@@ -102,13 +103,34 @@ func TestUpdatableTopNUpdateInPlace(t *testing.T) {
 }
 
 func TestUpdatableTopNRefuses(t *testing.T) {
-	op := NewUpdatableTopN(updateFastSpec(true, 1, 2))
+	op := optest.Must(NewUpdatableTopN(updateFastSpec(true, 1, 2)))
 	if err := op.Process(optest.Batch(optest.Del("a", "x", 1)), &optest.Out{}); err == nil {
 		t.Error("a -D was accepted")
 	}
-	op = NewUpdatableTopN(updateFastSpec(true, 1, 2))
+	op = optest.Must(NewUpdatableTopN(updateFastSpec(true, 1, 2)))
 	if err := op.Process(optest.Batch(optest.Ins("a", "x", 5), optest.UA("a", "x", 3)), &optest.Out{}); err == nil {
 		t.Error("a sort key moving down was accepted")
+	}
+}
+
+// TestUpdatableTopNRefusesSpec: a spec the strategy gives wrong results
+// for is refused when the operator is built.
+func TestUpdatableTopNRefusesSpec(t *testing.T) {
+	batch, rank, key := updateFastSpec(true, 1, 2), updateFastSpec(true, 1, 2), updateFastSpec(true, 1, 2)
+	batch.Batch = true
+	rank.Kind = Rank
+	key.RowKey = []int{1}
+	for _, tc := range []struct {
+		spec RankSpec
+		want string
+	}{
+		{batch, "a batch input"},
+		{rank, "RANK, want ROW_NUMBER"},
+		{key, "partition column 0 is not in the upsert key [1]"},
+	} {
+		if _, err := NewUpdatableTopN(tc.spec); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("NewUpdatableTopN(%+v) = %v, want an error containing %q", tc.spec, err, tc.want)
+		}
 	}
 }
 
@@ -165,7 +187,7 @@ func TestUpdatableTopNFoldsLikeRetract(t *testing.T) {
 	}{{true, 1, 3}, {false, 1, 3}, {true, 2, 4}, {false, 1, 1}, {true, 1, 1}} {
 		for round := range 20 {
 			steps := countChanges(rng, 200, 2, 8)
-			fast := NewUpdatableTopN(updateFastSpec(r.outputRank, r.start, r.end))
+			fast := optest.Must(NewUpdatableTopN(updateFastSpec(r.outputRank, r.start, r.end)))
 			retract := NewTopN(topNSpec(Retract, r.outputRank, r.start, r.end))
 			gotState, wantState := map[string]int{}, map[string]int{}
 			for i, cs := range steps {
@@ -203,15 +225,15 @@ func TestUpdatableTopNRestore(t *testing.T) {
 			}
 			return out.Take()
 		}
-		whole := run(NewUpdatableTopN(updateFastSpec(outputRank, 1, 2)), steps)
+		whole := run(optest.Must(NewUpdatableTopN(updateFastSpec(outputRank, 1, 2))), steps)
 		for cut := range steps {
-			first := NewUpdatableTopN(updateFastSpec(outputRank, 1, 2))
+			first := optest.Must(NewUpdatableTopN(updateFastSpec(outputRank, 1, 2)))
 			got := run(first, steps[:cut])
 			snap, err := first.Snapshot()
 			if err != nil {
 				t.Fatal(err)
 			}
-			second := NewUpdatableTopN(updateFastSpec(outputRank, 1, 2))
+			second := optest.Must(NewUpdatableTopN(updateFastSpec(outputRank, 1, 2)))
 			if err := second.Restore(snap); err != nil {
 				t.Fatalf("cut %d: restore: %v", cut, err)
 			}
@@ -224,7 +246,7 @@ func TestUpdatableTopNRestore(t *testing.T) {
 			}
 		}
 	}
-	if err := NewUpdatableTopN(updateFastSpec(true, 1, 2)).Restore([]byte{updatableTopNStateVersion, 1, 1, 5}); err == nil {
+	if err := optest.Must(NewUpdatableTopN(updateFastSpec(true, 1, 2))).Restore([]byte{updatableTopNStateVersion, 1, 1, 5}); err == nil {
 		t.Error("a truncated snapshot restored without error")
 	}
 }

@@ -1,42 +1,16 @@
 package rankop
 
 import (
-	"time"
-
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/operator"
 )
 
-// State TTL of an UpdatableTopN (see ttl.go and rank_ttl.go): the unit is
-// the partition, as for TopN. Every +I/+U of a partition refreshes its
-// time; a partition not written for TTL is dropped whole, so its next row
-// enters an empty top (+I at rank 1). Flink's UpdatableTopNFunction
-// expires its row-key entries one by one (a row-key map and a sort-key
-// map that can fall out of step); etld keeps a partition's rows
-// together. Batch mode has no TTL.
-
-// SetStateTTL implements TTLSetter.
-func (t *UpdatableTopN) SetStateTTL(c operator.StateTTL) {
-	if c.TTL > 0 && !t.spec.Batch {
-		t.ttl.Set(c)
-	}
-}
-
-// SweepEvery implements Sweeper.
-func (t *UpdatableTopN) SweepEvery() time.Duration {
-	if !t.ttl.On() {
-		return 0
-	}
-	return operator.SweepEvery(time.Duration(t.ttl.List.TTL) * time.Millisecond)
-}
-
-// Sweep implements Sweeper.
-func (t *UpdatableTopN) Sweep() {
-	if t.ttl.On() {
-		t.ttl.Tick()
-		t.sweep(operator.QuietSweep)
-	}
-}
+// State TTL of an UpdatableTopN: the unit is the partition, as for
+// TopN. Every +I/+U of a partition refreshes its time; a partition not
+// written for TTL is dropped whole, so its next row enters an empty top
+// (+I at rank 1). Flink's UpdatableTopNFunction expires its row-key
+// entries one by one (a row-key map and a sort-key map that can fall out
+// of step); etld keeps a partition's rows together.
 
 func (t *UpdatableTopN) sweep(budget int) {
 	t.ttl.Sweep(budget, func(k string) bool {
@@ -62,8 +36,8 @@ func (t *UpdatableTopN) expirePart() bool {
 }
 
 // updatableTopNTTLStateVersion is the version-1 layout followed by the
-// partitions' last writes (ttlKeys.appendTimes), written while a TTL is
-// set.
+// partitions' last writes (state.TTLKeys.AppendTimes), written while a
+// TTL is set.
 const updatableTopNTTLStateVersion = 2
 
 func (t *UpdatableTopN) stateVersion() byte {

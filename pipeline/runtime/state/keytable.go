@@ -3,6 +3,7 @@ package state
 import (
 	"encoding/binary"
 	"hash/maphash"
+	"unsafe"
 )
 
 // KeyTable maps encoded keys (row.KeyOf) to int32 ids that its owner
@@ -60,6 +61,16 @@ func (t *KeyTable) Release() {
 }
 
 func (t *KeyTable) Len() int { return t.n }
+
+// MemBytes is the memory t's arrays hold (index, entries, arena), on the
+// Go heap or off it: what a state budget counts. It is their capacity,
+// since that is what is allocated, and costs nothing to compute.
+func (t *KeyTable) MemBytes() int64 {
+	if t == nil {
+		return 0
+	}
+	return int64(cap(t.index))*8 + int64(cap(t.Entries))*int64(unsafe.Sizeof(KeyEntry{})) + int64(cap(t.Arena))
+}
 
 func (t *KeyTable) Hash(key []byte) uint32 {
 	h := maphash.Bytes(t.seed, key)
@@ -262,6 +273,9 @@ type KeyIDs struct {
 }
 
 func NewKeyIDs() *KeyIDs { return &KeyIDs{KeyTable: newKeyTable()} }
+
+// MemBytes is the table's memory and the free list's.
+func (t *KeyIDs) MemBytes() int64 { return t.KeyTable.MemBytes() + int64(cap(t.free))*4 }
 
 // Add inserts key, which must be absent, and returns its id; fresh
 // reports an id never handed out before: the owner's slices grow by one.

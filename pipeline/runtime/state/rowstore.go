@@ -2,6 +2,7 @@ package state
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/etld/etld/pipeline/row"
 )
@@ -35,6 +36,12 @@ func (a *RowStore) Has(id int32) bool { return int(id) < len(a.slots) && a.slots
 
 // Len is the number of rows held.
 func (a *RowStore) Len() int { return a.n }
+
+// MemBytes is the memory the store's arrays hold (slots and encoded
+// rows, dead bytes included until compaction).
+func (a *RowStore) MemBytes() int64 {
+	return int64(cap(a.slots))*int64(unsafe.Sizeof(RowSlot{})) + int64(cap(a.buf))
+}
 
 // Put stores r as id's row, replacing any.
 func (a *RowStore) Put(id int32, r row.Row) {

@@ -94,70 +94,22 @@ func (q *rowRing) pop() {
 
 // overRow is an input row waiting for the watermark to pass its time.
 type overRow struct {
-	ts  int64
-	seq uint64
-	p   *overPart
-	r   row.Row
+	p *overPart
+	r row.Row
 }
 
-// overQueue is a binary min-heap of waiting rows by (time, arrival),
-// written out rather than through container/heap's interface: it is on
-// the path of every row.
-type overQueue []overRow
+// overWait is a waiting row's place in the queue: its time, its arrival
+// and its slot in OverAgg.held. It holds no pointer: the queue, on the
+// path of every row, moves 24 bytes a swap and no write barrier.
+type overWait struct {
+	ts   int64
+	seq  uint64
+	slot int32
+}
 
-func (x *overRow) before(y *overRow) bool {
+// before orders waiting rows by time, then arrival.
+func (x *overWait) before(y *overWait) bool {
 	return x.ts < y.ts || x.ts == y.ts && x.seq < y.seq
-}
-
-func (h *overQueue) push(x overRow) {
-	*h = append(*h, x)
-	q := *h
-	for i := len(q) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !q[i].before(&q[p]) {
-			break
-		}
-		q[i], q[p] = q[p], q[i]
-		i = p
-	}
-}
-
-func (h *overQueue) pop() overRow {
-	q := *h
-	top := q[0]
-	last := len(q) - 1
-	q[0] = q[last]
-	q[last] = overRow{}
-	q = q[:last]
-	for i := 0; ; {
-		c := 2*i + 1
-		if c >= len(q) {
-			break
-		}
-		if c+1 < len(q) && q[c+1].before(&q[c]) {
-			c++
-		}
-		if !q[c].before(&q[i]) {
-			break
-		}
-		q[i], q[c] = q[c], q[i]
-		i = c
-	}
-	*h = q
-	return top
-}
-
-// init orders a queue in any order into a heap.
-func (h overQueue) init() {
-	slices.SortFunc(h, func(a, b overRow) int {
-		if a.before(&b) {
-			return -1
-		}
-		if b.before(&a) {
-			return 1
-		}
-		return 0
-	})
 }
 
 // OverAgg is an event-time OVER aggregate (Flink's RowTimeRowsBounded-
@@ -173,47 +125,50 @@ type OverAgg struct {
 	spec    OverSpec
 	opt     WindowOptions
 	st      *aggop.Store
-	err     error
 	width   int
 	maxLag  int
 	wm      int64
 	timeID  row.TypeID
 	parts   map[string]*overPart
-	queue   overQueue
+	queue   state.Heap[overWait]
+	held    []overRow // the waiting rows, by slot
+	vacant  []int32   // slots of held to reuse
 	seq     uint64
 	ready   []overRow
 	kbuf    []byte
 	arena   aggop.RowArena
 	dropped int64
 	ttl     state.TTLKeys[string] // partitions' last writes (over_ttl.go)
+	operator.Expiry
 }
 
-// NewOverAgg builds the operator. An invalid spec or call makes every
-// method return its error.
-func NewOverAgg(s OverSpec, opt WindowOptions) *OverAgg {
+// NewOverAgg builds the operator; an invalid spec or call is an error.
+func NewOverAgg(s OverSpec, opt WindowOptions) (*OverAgg, error) {
+	width, err := aggop.InputWidth(s.Keys, s.Aggs)
+	if err != nil {
+		return nil, fmt.Errorf("over aggregate: %w", err)
+	}
 	g := &OverAgg{
 		spec:  s,
 		opt:   opt,
-		st:    aggop.NewStore(s.Aggs, s.Preceding == Unbounded, true),
+		width: max(width, s.TimeCol+1),
 		wm:    operator.NoWatermark,
 		parts: map[string]*overPart{},
+		queue: state.NewHeap((*overWait).before),
 	}
-	g.width, g.err = aggop.InputWidth(s.Keys, s.Aggs)
-	g.width = max(g.width, s.TimeCol+1)
 	for _, l := range s.Lags {
+		if l.Offset < 0 || l.Arg < 0 {
+			return nil, fmt.Errorf("over aggregate: LAG($%d, %d): bad argument or offset", l.Arg, l.Offset)
+		}
 		g.width = max(g.width, l.Arg+1, l.Default+1)
 		g.maxLag = max(g.maxLag, l.Offset)
-		if (l.Offset < 0 || l.Arg < 0) && g.err == nil {
-			g.err = fmt.Errorf("LAG($%d, %d): bad argument or offset", l.Arg, l.Offset)
-		}
 	}
-	if g.err == nil && (s.TimeCol < 0 || s.Preceding < Unbounded || s.Preceding >= maxEventTime/4) {
-		g.err = fmt.Errorf("bad window: time column %d, %s", s.TimeCol, s)
+	if s.TimeCol < 0 || s.Preceding < Unbounded || s.Preceding >= maxEventTime/4 {
+		return nil, fmt.Errorf("over aggregate: bad window: time column %d, %s", s.TimeCol, s)
 	}
-	if g.err != nil {
-		g.err = fmt.Errorf("over aggregate: %w", g.err)
-	}
-	return g
+	g.st = aggop.NewStore(s.Aggs, s.Preceding == Unbounded, true)
+	g.InitExpiry(g.ttl.Set, g.ttl.Tick, g.sweep)
+	return g, nil
 }
 
 // Dropped counts late rows.
@@ -221,23 +176,13 @@ func (g *OverAgg) Dropped() (int64, string) { return g.dropped, "late" }
 
 // StateEntries implements StateSizer: the partitions seen and the rows
 // waiting for the watermark.
-func (g *OverAgg) StateEntries() int64 { return int64(len(g.parts) + len(g.queue)) }
+func (g *OverAgg) StateEntries() int64 { return int64(len(g.parts) + g.queue.Len()) }
 
 func (g *OverAgg) Process(in *row.Batch, out operator.Emitter) error {
-	if g.err != nil {
-		return g.err
-	}
-	if g.ttl.On() {
-		g.ttl.Tick()
-		defer g.sweep(operator.SweepBudget(len(in.Changes)))
-	}
-	for i := range in.Changes {
-		c := &in.Changes[i]
-		if err := g.add(c.Kind, c.Row); err != nil {
-			return operator.ChangeError("over aggregate", in, i, err)
-		}
-	}
-	return nil
+	defer g.Begin(len(in.Changes))()
+	return operator.EachChange("over aggregate", in, out, func(_ int, c *row.Change) error {
+		return g.add(c.Kind, c.Row)
+	})
 }
 
 func (g *OverAgg) add(k row.Kind, r row.Row) error {
@@ -262,7 +207,7 @@ func (g *OverAgg) add(k row.Kind, r row.Row) error {
 		p = &overPart{id: g.st.Alloc(key)}
 		g.parts[key] = p
 	}
-	g.queue.push(overRow{ts: ts, seq: g.seq, p: p, r: r})
+	g.queue.Push(overWait{ts: ts, seq: g.seq, slot: g.hold(overRow{p: p, r: r})})
 	g.seq++
 	p.waiting++
 	if g.ttl.On() {
@@ -274,9 +219,6 @@ func (g *OverAgg) add(k row.Kind, r row.Row) error {
 // Watermark emits, in event-time order, every waiting row whose time is
 // below the watermark: no row of that time can arrive any more.
 func (g *OverAgg) Watermark(wm int64, out operator.Emitter) error {
-	if g.err != nil {
-		return g.err
-	}
 	if wm <= g.wm || (g.opt.Batch && wm != operator.MaxWatermark) {
 		return nil
 	}
@@ -286,20 +228,17 @@ func (g *OverAgg) Watermark(wm int64, out operator.Emitter) error {
 
 // Finish emits what is left (see WindowAgg.Finish).
 func (g *OverAgg) Finish(out operator.Emitter) error {
-	if g.err != nil {
-		return g.err
-	}
 	g.wm = operator.MaxWatermark
 	return g.emitBelow(operator.MaxWatermark, out)
 }
 
 func (g *OverAgg) emitBelow(wm int64, out operator.Emitter) error {
-	for len(g.queue) > 0 && (g.queue[0].ts < wm || wm == operator.MaxWatermark) {
+	for g.queue.Len() > 0 && (g.queue.Top().ts < wm || wm == operator.MaxWatermark) {
 		// The rows of one time, all partitions, in arrival order.
-		ts := g.queue[0].ts
+		ts := g.queue.Top().ts
 		g.ready = g.ready[:0]
-		for len(g.queue) > 0 && g.queue[0].ts == ts {
-			x := g.queue.pop()
+		for g.queue.Len() > 0 && g.queue.Top().ts == ts {
+			x := g.take(g.queue.Pop().slot)
 			x.p.waiting--
 			g.ready = append(g.ready, x)
 		}
@@ -309,6 +248,26 @@ func (g *OverAgg) emitBelow(wm int64, out operator.Emitter) error {
 	}
 	clear(g.ready)
 	return nil
+}
+
+// hold keeps a waiting row and returns its slot.
+func (g *OverAgg) hold(x overRow) int32 {
+	if n := len(g.vacant); n > 0 {
+		slot := g.vacant[n-1]
+		g.vacant = g.vacant[:n-1]
+		g.held[slot] = x
+		return slot
+	}
+	g.held = append(g.held, x)
+	return int32(len(g.held) - 1)
+}
+
+// take returns the row waiting in slot and frees the slot.
+func (g *OverAgg) take(slot int32) overRow {
+	x := g.held[slot]
+	g.held[slot] = overRow{} // no reference kept past the row's wait
+	g.vacant = append(g.vacant, slot)
+	return x
 }
 
 // step applies the rows of time ts to their partitions and emits them.
@@ -409,9 +368,6 @@ const overStateVersion = 1
 // partition slot, row) in their order, then the aggregate store, which
 // keeps each partition's key.
 func (g *OverAgg) Snapshot() ([]byte, error) {
-	if g.err != nil {
-		return nil, g.err
-	}
 	v := byte(overStateVersion)
 	if g.ttl.On() {
 		v = overTTLStateVersion
@@ -436,11 +392,12 @@ func (g *OverAgg) Snapshot() ([]byte, error) {
 		buf = appendRows(buf, &p.frame)
 		buf = appendRows(buf, &p.hist)
 	}
-	queue := slices.Clone(g.queue)
-	slices.SortFunc(queue, func(a, b overRow) int { return cmp.Compare(a.seq, b.seq) })
+	queue := slices.Clone(g.queue.Items())
+	slices.SortFunc(queue, func(a, b overWait) int { return cmp.Compare(a.seq, b.seq) })
 	buf = binary.AppendUvarint(buf, uint64(len(queue)))
-	for _, x := range queue {
-		buf = binary.AppendUvarint(buf, x.seq)
+	for _, w := range queue {
+		x := &g.held[w.slot]
+		buf = binary.AppendUvarint(buf, w.seq)
 		buf = binary.AppendUvarint(buf, uint64(x.p.id))
 		buf = row.AppendRow(buf, x.r)
 	}
@@ -448,12 +405,9 @@ func (g *OverAgg) Snapshot() ([]byte, error) {
 }
 
 // Restore replaces the operator's state with a snapshot's.
-func (g *OverAgg) Restore(state []byte) error {
-	if g.err != nil {
-		return g.err
-	}
-	d := row.NewDecoder(state)
-	v, err := overVersion(state)
+func (g *OverAgg) Restore(snap []byte) error {
+	d := row.NewDecoder(snap)
+	v, err := overVersion(snap)
 	if err != nil {
 		return err
 	}
@@ -496,16 +450,17 @@ func (g *OverAgg) Restore(state []byte) error {
 		}
 		g.parts[g.st.Keys[id]] = p
 	}
-	g.queue = g.queue[:0]
+	g.held, g.vacant = make([]overRow, 0, len(queue)), nil
+	waits := make([]overWait, 0, len(queue))
 	for _, w := range queue {
 		p := byID[w.id]
 		if p == nil || len(w.r) <= g.spec.TimeCol {
 			return fmt.Errorf("over aggregate: restore: waiting row of unknown partition %d", w.id)
 		}
-		g.queue = append(g.queue, overRow{ts: w.r[g.spec.TimeCol].Micros(), seq: w.seq, p: p, r: w.r})
+		waits = append(waits, overWait{ts: w.r[g.spec.TimeCol].Micros(), seq: w.seq, slot: g.hold(overRow{p: p, r: w.r})})
 		p.waiting++
 	}
-	g.queue.init()
+	g.queue.Fill(waits)
 	return g.touchRestored()
 }
 

@@ -22,7 +22,7 @@ type overStep = sessionStep
 // output, and the late count.
 func runOver(t *testing.T, spec OverSpec, opt WindowOptions, steps []overStep, restoreAfter int) ([]string, int64) {
 	t.Helper()
-	mk := func() *OverAgg { return NewOverAgg(spec, opt) }
+	mk := func() *OverAgg { return optest.Must(NewOverAgg(spec, opt)) }
 	g := mk()
 	out := &optest.Out{}
 	var log []string
@@ -67,8 +67,8 @@ func runOver(t *testing.T, spec OverSpec, opt WindowOptions, steps []overStep, r
 		t.Fatal(err)
 	}
 	flush("end")
-	if len(g.queue) != 0 {
-		t.Fatalf("%d rows left waiting at the end", len(g.queue))
+	if g.queue.Len() != 0 {
+		t.Fatalf("%d rows left waiting at the end", g.queue.Len())
 	}
 	n, _ := g.Dropped()
 	return log, n
@@ -166,11 +166,10 @@ func TestOverAggBatch(t *testing.T) {
 }
 
 func TestOverAggErrors(t *testing.T) {
-	g := NewOverAgg(OverSpec{Rows: true, Preceding: -5}, WindowOptions{})
-	if err := g.Process(optest.Batch(), &optest.Out{}); err == nil || !strings.Contains(err.Error(), "bad window") {
+	if _, err := NewOverAgg(OverSpec{Rows: true, Preceding: -5}, WindowOptions{}); err == nil || !strings.Contains(err.Error(), "bad window") {
 		t.Fatalf("negative preceding: %v", err)
 	}
-	g = NewOverAgg(OverSpec{Rows: true, Preceding: 1, Aggs: []aggop.AggCall{overCount}}, WindowOptions{})
+	g := optest.Must(NewOverAgg(OverSpec{Rows: true, Preceding: 1, Aggs: []aggop.AggCall{overCount}}, WindowOptions{}))
 	err := g.Process(optest.Batch(optest.Change(row.UpdateAfter, row.TimestampValue(hhmm("08:00")))), &optest.Out{})
 	if err == nil || !strings.Contains(err.Error(), "insert-only") {
 		t.Fatalf("a +U: %v", err)

@@ -2,14 +2,13 @@ package windowop
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/operator"
 	"github.com/etld/etld/pipeline/runtime/state"
 )
 
-// State TTL of an OVER aggregate (see ttl.go), as Flink's over functions
+// State TTL of an OVER aggregate (operator.StateTTL), as Flink's over functions
 // with a state retention (RowTimeRangeBoundedPrecedingFunction and kin
 // register a processing-time cleanup timer for each input row): the unit
 // is the partition, and every input row of it refreshes its time. A
@@ -20,26 +19,11 @@ import (
 // yet: as Flink's timer does when rows are left to process, it is given
 // another TTL. Batch mode has no TTL.
 
-// SetStateTTL implements TTLSetter.
+// SetStateTTL implements TTLSetter. Batch mode keeps no TTL, as Flink's
+// batch execution has none: every row waits for the end of input.
 func (g *OverAgg) SetStateTTL(c operator.StateTTL) {
-	if c.TTL > 0 && !g.opt.Batch {
-		g.ttl.Set(c)
-	}
-}
-
-// SweepEvery implements Sweeper.
-func (g *OverAgg) SweepEvery() time.Duration {
-	if !g.ttl.On() {
-		return 0
-	}
-	return operator.SweepEvery(time.Duration(g.ttl.List.TTL) * time.Millisecond)
-}
-
-// Sweep implements Sweeper.
-func (g *OverAgg) Sweep() {
-	if g.ttl.On() {
-		g.ttl.Tick()
-		g.sweep(operator.QuietSweep)
+	if !g.opt.Batch {
+		g.Expiry.SetStateTTL(c)
 	}
 }
 
@@ -78,17 +62,17 @@ func (g *OverAgg) free(k string, p *overPart) {
 }
 
 // overTTLStateVersion is the version-1 layout followed by the
-// partitions' last writes (ttlKeys.appendTimes), written while a TTL is
+// partitions' last writes (state.TTLKeys.AppendTimes), written while a TTL is
 // set.
 const overTTLStateVersion = 2
 
 // overVersion reads a snapshot's version byte, refusing one it does not
 // know.
-func overVersion(state []byte) (byte, error) {
-	if len(state) == 0 {
+func overVersion(snap []byte) (byte, error) {
+	if len(snap) == 0 {
 		return 0, fmt.Errorf("over aggregate: restore: empty state")
 	}
-	v := state[0]
+	v := snap[0]
 	if v != overStateVersion && v != overTTLStateVersion {
 		return 0, fmt.Errorf("over aggregate: state version %d, want %d or %d", v, overStateVersion, overTTLStateVersion)
 	}

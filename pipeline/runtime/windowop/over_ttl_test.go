@@ -77,7 +77,7 @@ func TestOverAggStateTTL(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			clock := optest.NewFakeClock()
 			mk := func() *OverAgg {
-				g := NewOverAgg(spec, WindowOptions{})
+				g := optest.Must(NewOverAgg(spec, WindowOptions{}))
 				g.SetStateTTL(operator.StateTTL{TTL: optest.TTL10s, Now: clock.Now})
 				return g
 			}
@@ -135,14 +135,14 @@ func TestOverAggStateTTLSnapshotVersions(t *testing.T) {
 		}
 		return out.Take()
 	}
-	plain := NewOverAgg(spec, WindowOptions{})
+	plain := optest.Must(NewOverAgg(spec, WindowOptions{}))
 	feed(plain, "a", "08:00")
 	state, err := plain.Snapshot()
 	if err != nil || state[0] != overStateVersion {
 		t.Fatalf("snapshot without a TTL: version %d, %v", state[0], err)
 	}
 	clock.Set(100)
-	timed := NewOverAgg(spec, WindowOptions{})
+	timed := optest.Must(NewOverAgg(spec, WindowOptions{}))
 	timed.SetStateTTL(operator.StateTTL{TTL: optest.TTL10s, Now: clock.Now})
 	if err := timed.Restore(state); err != nil {
 		t.Fatal(err)
@@ -155,7 +155,7 @@ func TestOverAggStateTTLSnapshotVersions(t *testing.T) {
 	if err != nil || state[0] != overTTLStateVersion {
 		t.Fatalf("snapshot with a TTL: version %d, %v", state[0], err)
 	}
-	again := NewOverAgg(spec, WindowOptions{})
+	again := optest.Must(NewOverAgg(spec, WindowOptions{}))
 	if err := again.Restore(state); err != nil {
 		t.Fatal(err)
 	}

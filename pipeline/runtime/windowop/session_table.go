@@ -1,11 +1,8 @@
 package windowop
 
 import (
-	"cmp"
-	"container/heap"
 	"encoding/binary"
 	"fmt"
-	"slices"
 
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/aggop"
@@ -27,34 +24,31 @@ type SessionTable struct {
 	spec    WindowTable
 	wm      int64
 	timeID  row.TypeID
-	open    map[string][]*session
-	timers  sessionTimers
-	seq     uint64
-	Held    [][]row.Row // by session id
-	keyOf   []string    // by session id
+	set     sessionSet
+	Held    [][]row.Row // each session's rows, by its id; optest's retention test reads them
 	free    []int32     // ids of fired or merged sessions, to reuse
-	live    int
 	rows    int64
 	width   int
 	kbuf    []byte
 	dropped int64
-	err     error
 }
 
 // NewSessionTable builds the operator for spec, whose Spec.Kind is
-// Session; Keys are the PARTITION BY columns.
-func NewSessionTable(spec WindowTable) *SessionTable {
-	t := &SessionTable{spec: spec, wm: operator.NoWatermark, open: map[string][]*session{}}
+// Session; Keys are the PARTITION BY columns. Another kind or an invalid
+// spec is an error.
+func NewSessionTable(spec WindowTable) (*SessionTable, error) {
 	if spec.Spec.Kind != Session {
-		t.err = fmt.Errorf("session table: window %s is not SESSION", spec.Spec.Kind)
-	} else if err := spec.Spec.Validate(); err != nil {
-		t.err = fmt.Errorf("session table: %w", err)
+		return nil, fmt.Errorf("session table: window %s is not SESSION", spec.Spec.Kind)
 	}
+	if err := spec.Spec.Validate(); err != nil {
+		return nil, fmt.Errorf("session table: %w", err)
+	}
+	t := &SessionTable{spec: spec, wm: operator.NoWatermark, set: newSessionSet(spec.Spec.Gap)}
 	t.width = spec.Spec.TimeCol + 1
 	for _, k := range spec.Keys {
 		t.width = max(t.width, k+1)
 	}
-	return t
+	return t, nil
 }
 
 // Dropped counts late rows.
@@ -64,16 +58,9 @@ func (t *SessionTable) Dropped() (int64, string) { return t.dropped, "late" }
 func (t *SessionTable) StateEntries() int64 { return t.rows }
 
 func (t *SessionTable) Process(in *row.Batch, out operator.Emitter) error {
-	if t.err != nil {
-		return t.err
-	}
-	for i := range in.Changes {
-		c := &in.Changes[i]
-		if err := t.add(c.Kind, c.Row); err != nil {
-			return operator.ChangeError("session table", in, i, err)
-		}
-	}
-	return nil
+	return operator.EachChange("session table", in, out, func(_ int, c *row.Change) error {
+		return t.add(c.Kind, c.Row)
+	})
 }
 
 func (t *SessionTable) add(k row.Kind, r row.Row) error {
@@ -86,101 +73,56 @@ func (t *SessionTable) add(k row.Kind, r row.Row) error {
 	if t.spec.Batch {
 		wm = operator.NoWatermark
 	}
-	start, end := ts, ts+t.spec.Spec.Gap
-	ss := t.open[string(t.kbuf)]
-	// The sessions [i, j) overlap or touch [start, end), as in SessionAgg.
-	i, _ := slices.BinarySearchFunc(ss, start, func(s *session, at int64) int { return cmp.Compare(s.end, at) })
-	j := i
-	for j < len(ss) && ss[j].start <= end {
-		j++
-	}
-	t.rows++
-	if i == j {
-		if end <= wm {
-			t.rows--
-			t.dropped++
-			return nil
-		}
-		key := string(t.kbuf)
-		s := &session{start: start, end: end, id: t.alloc(key), seq: t.seq}
-		t.seq++
-		t.live++
-		t.open[key] = slices.Insert(ss, i, s)
-		heap.Push(&t.timers, sessionTimer{end: end, s: s})
-		t.Held[s.id] = append(t.Held[s.id], row.Detach(r)) // kept: must not pin its batch
+	s := t.set.add(t.kbuf, ts, wm, t)
+	if s == nil {
+		t.dropped++
 		return nil
 	}
-	// Merge into the earliest session; the rows of the later ones follow
-	// its own.
-	s := ss[i]
-	for _, o := range ss[i+1 : j] {
-		t.Held[s.id] = append(t.Held[s.id], t.Held[o.id]...)
-		t.release(o.id)
-		o.dead = true
-		t.live--
-	}
-	s.start = min(s.start, start)
-	s.end = max(ss[j-1].end, end)
-	if j-i > 1 {
-		t.open[string(t.kbuf)] = slices.Delete(ss, i+1, j)
-	}
 	t.Held[s.id] = append(t.Held[s.id], row.Detach(r)) // kept: must not pin its batch
+	t.rows++
 	return nil
 }
 
-func (t *SessionTable) alloc(key string) int32 {
+// newState returns a free id, its rows empty.
+func (t *SessionTable) newState(string) int32 {
 	if n := len(t.free); n > 0 {
 		id := t.free[n-1]
 		t.free = t.free[:n-1]
-		t.keyOf[id] = key
 		return id
 	}
 	t.Held = append(t.Held, nil)
-	t.keyOf = append(t.keyOf, key)
 	return int32(len(t.Held) - 1)
+}
+
+// mergeState appends the rows of session from to those of into.
+func (t *SessionTable) mergeState(into, from int32) {
+	t.Held[into] = append(t.Held[into], t.Held[from]...)
+	t.release(from)
 }
 
 func (t *SessionTable) release(id int32) {
 	clear(t.Held[id])
 	t.Held[id] = t.Held[id][:0]
-	t.keyOf[id] = ""
 	t.free = append(t.free, id)
 }
 
 // Watermark emits every session whose end the watermark has reached.
 func (t *SessionTable) Watermark(wm int64, out operator.Emitter) error {
-	if t.err != nil {
-		return t.err
-	}
 	if wm <= t.wm || (t.spec.Batch && wm != operator.MaxWatermark) {
 		return nil
 	}
 	t.wm = wm
-	t.fire(out)
-	return nil
+	return t.fire(out)
 }
 
 // Finish emits what is left.
 func (t *SessionTable) Finish(out operator.Emitter) error {
-	if t.err != nil {
-		return t.err
-	}
 	t.wm = operator.MaxWatermark
-	t.fire(out)
-	return nil
+	return t.fire(out)
 }
 
-func (t *SessionTable) fire(out operator.Emitter) {
-	for len(t.timers) > 0 && t.timers.peek().end <= t.wm {
-		tm := heap.Pop(&t.timers).(sessionTimer)
-		s := tm.s
-		if s.dead {
-			continue
-		}
-		if s.end != tm.end {
-			heap.Push(&t.timers, sessionTimer{end: s.end, s: s})
-			continue
-		}
+func (t *SessionTable) fire(out operator.Emitter) error {
+	return t.set.fire(t.wm, func(s *session) error {
 		ws, we, wt := row.TimestampValue(s.start), row.TimestampValue(s.end), row.TimestampValue(s.end-1000)
 		if t.timeID == row.TimestampLTZ {
 			wt = row.TimestampLTZValue(s.end - 1000)
@@ -191,20 +133,9 @@ func (t *SessionTable) fire(out operator.Emitter) {
 			out.Emit(row.Insert, append(o, ws, we, wt))
 		}
 		t.rows -= int64(len(t.Held[s.id]))
-		key := t.keyOf[s.id]
-		ss := t.open[key]
-		if i := slices.Index(ss, s); i >= 0 {
-			ss = slices.Delete(ss, i, i+1)
-		}
-		if len(ss) == 0 {
-			delete(t.open, key)
-		} else {
-			t.open[key] = ss
-		}
 		t.release(s.id)
-		s.dead = true
-		t.live--
-	}
+		return nil
+	})
 }
 
 const sessionTableStateVersion = 1
@@ -214,22 +145,15 @@ const sessionTableStateVersion = 1
 // each open session in sequence order: start, end, sequence, key and its
 // rows.
 func (t *SessionTable) Snapshot() ([]byte, error) {
-	if t.err != nil {
-		return nil, t.err
-	}
 	buf := aggop.AppendClock(sessionTableStateVersion, t.wm, t.timeID, t.dropped)
-	buf = binary.AppendUvarint(buf, t.seq)
-	all := make([]*session, 0, t.live)
-	for _, ss := range t.open {
-		all = append(all, ss...)
-	}
-	slices.SortFunc(all, func(a, b *session) int { return cmp.Compare(a.seq, b.seq) })
+	buf = binary.AppendUvarint(buf, t.set.seq)
+	all := t.set.sessions()
 	buf = binary.AppendUvarint(buf, uint64(len(all)))
 	for _, s := range all {
 		buf = binary.AppendVarint(buf, s.start)
 		buf = binary.AppendVarint(buf, s.end)
 		buf = binary.AppendUvarint(buf, s.seq)
-		buf = row.AppendString(buf, t.keyOf[s.id])
+		buf = row.AppendString(buf, s.key)
 		rows := t.Held[s.id]
 		buf = binary.AppendUvarint(buf, uint64(len(rows)))
 		for _, r := range rows {
@@ -241,38 +165,29 @@ func (t *SessionTable) Snapshot() ([]byte, error) {
 
 // Restore replaces the operator's state with a snapshot's.
 func (t *SessionTable) Restore(state []byte) error {
-	if t.err != nil {
-		return t.err
-	}
 	d := row.NewDecoder(state)
 	var err error
 	if t.wm, t.timeID, t.dropped, err = aggop.ReadClock(d, sessionTableStateVersion, "session table"); err != nil {
 		return err
 	}
-	t.seq = d.Uvarint()
-	t.open, t.timers, t.Held, t.keyOf, t.free, t.rows = map[string][]*session{}, nil, nil, nil, nil, 0
-	n := d.Count(5)
-	for range n {
-		s := &session{start: d.Varint(), end: d.Varint(), seq: d.Uvarint()}
-		key := d.Str()
-		s.id = t.alloc(key)
+	seq := d.Uvarint()
+	t.Held, t.free, t.rows = nil, nil, 0
+	all := make([]*session, d.Count(5))
+	for i := range all {
+		s := &session{start: d.Varint(), end: d.Varint(), seq: d.Uvarint(), key: d.Str()}
+		s.id = t.newState(s.key)
 		rows := make([]row.Row, d.Count(1))
 		for i := range rows {
 			rows[i] = d.Row()
 		}
 		t.Held[s.id] = rows
 		t.rows += int64(len(rows))
-		t.open[key] = append(t.open[key], s)
-		t.timers = append(t.timers, sessionTimer{end: s.end, s: s})
+		all[i] = s
 	}
 	if err := d.End(); err != nil {
 		return fmt.Errorf("session table: restore: %w", err)
 	}
-	for _, ss := range t.open {
-		slices.SortFunc(ss, func(a, b *session) int { return cmp.Compare(a.start, b.start) })
-	}
-	heap.Init(&t.timers)
-	t.live = n
+	t.set.restore(seq, all)
 	return nil
 }
 

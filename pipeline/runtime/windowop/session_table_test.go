@@ -17,7 +17,7 @@ import (
 func runSessionTable(t *testing.T, gap int64, batch bool, steps []sessionStep, restoreAfter int) ([]string, int64) {
 	t.Helper()
 	mk := func() *SessionTable {
-		return NewSessionTable(WindowTable{Spec: WindowSpec{Kind: Session, TimeCol: 0, Gap: gap}, Keys: []int{1}, Batch: batch})
+		return optest.Must(NewSessionTable(WindowTable{Spec: WindowSpec{Kind: Session, TimeCol: 0, Gap: gap}, Keys: []int{1}, Batch: batch}))
 	}
 	g := mk()
 	out := &optest.Out{}
@@ -57,8 +57,8 @@ func runSessionTable(t *testing.T, gap int64, batch bool, steps []sessionStep, r
 		log = append(log, "-- end")
 		log = append(log, lines...)
 	}
-	if g.live != 0 || len(g.open) != 0 || g.rows != 0 || len(g.free) != len(g.Held) {
-		t.Fatalf("state left at the end: %d sessions, %d keys, %d rows, %d of %d ids in use", g.live, len(g.open), g.rows, len(g.Held)-len(g.free), len(g.Held))
+	if g.set.live != 0 || len(g.set.open) != 0 || g.rows != 0 || len(g.free) != len(g.Held) {
+		t.Fatalf("state left at the end: %d sessions, %d keys, %d rows, %d of %d ids in use", g.set.live, len(g.set.open), g.rows, len(g.Held)-len(g.free), len(g.Held))
 	}
 	n, _ := g.Dropped()
 	return log, n
@@ -131,11 +131,10 @@ func TestSessionTableBatch(t *testing.T) {
 }
 
 func TestSessionTableErrors(t *testing.T) {
-	g := NewSessionTable(WindowTable{Spec: WindowSpec{Kind: Session}})
-	if err := g.Process(optest.Batch(), &optest.Out{}); err == nil || !strings.Contains(err.Error(), "gap must be positive") {
+	if _, err := NewSessionTable(WindowTable{Spec: WindowSpec{Kind: Session}}); err == nil || !strings.Contains(err.Error(), "gap must be positive") {
 		t.Fatalf("zero gap: %v", err)
 	}
-	g = NewSessionTable(WindowTable{Spec: WindowSpec{Kind: Session, Gap: optest.Minute}})
+	g := optest.Must(NewSessionTable(WindowTable{Spec: WindowSpec{Kind: Session, Gap: optest.Minute}}))
 	err := g.Process(optest.Batch(optest.Change(row.Delete, row.TimestampValue(hhmm("08:00")))), &optest.Out{})
 	if err == nil || !strings.Contains(err.Error(), "insert-only") {
 		t.Fatalf("a -D: %v", err)

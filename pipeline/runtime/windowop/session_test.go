@@ -29,7 +29,7 @@ func hhmm(hm string) int64 { return optest.TS("2020-04-15 " + hm + ":00") }
 func runSession(t *testing.T, gap int64, opt WindowOptions, steps []sessionStep, restoreAfter int) ([]string, int64) {
 	t.Helper()
 	aggs := []aggop.AggCall{{Func: aggop.CountStar, Arg: -1}, {Func: aggop.Sum, Arg: 2, ArgType: optest.TBigInt}}
-	mk := func() *SessionAgg { return NewSessionAgg(0, gap, []int{1}, aggs, opt) }
+	mk := func() *SessionAgg { return optest.Must(NewSessionAgg(0, gap, []int{1}, aggs, opt)) }
 	g := mk()
 	out := &optest.Out{}
 	var log []string
@@ -72,8 +72,8 @@ func runSession(t *testing.T, gap int64, opt WindowOptions, steps []sessionStep,
 		log = append(log, "-- end")
 		log = append(log, lines...)
 	}
-	if g.live != 0 || len(g.open) != 0 || len(g.st.Free) != int(g.st.Slots) {
-		t.Fatalf("state left at the end: %d sessions, %d keys, %d of %d slots in use", g.live, len(g.open), int(g.st.Slots)-len(g.st.Free), g.st.Slots)
+	if g.set.live != 0 || len(g.set.open) != 0 || len(g.st.Free) != int(g.st.Slots) {
+		t.Fatalf("state left at the end: %d sessions, %d keys, %d of %d slots in use", g.set.live, len(g.set.open), int(g.st.Slots)-len(g.st.Free), g.st.Slots)
 	}
 	n, _ := g.Dropped()
 	return log, n
@@ -145,11 +145,10 @@ func TestSessionAggBatch(t *testing.T) {
 }
 
 func TestSessionAggErrors(t *testing.T) {
-	g := NewSessionAgg(0, 0, nil, nil, WindowOptions{})
-	if err := g.Process(optest.Batch(), &optest.Out{}); err == nil || !strings.Contains(err.Error(), "gap must be positive") {
+	if _, err := NewSessionAgg(0, 0, nil, nil, WindowOptions{}); err == nil || !strings.Contains(err.Error(), "gap must be positive") {
 		t.Fatalf("zero gap: %v", err)
 	}
-	g = NewSessionAgg(0, optest.Minute, nil, []aggop.AggCall{{Func: aggop.CountStar, Arg: -1}}, WindowOptions{})
+	g := optest.Must(NewSessionAgg(0, optest.Minute, nil, []aggop.AggCall{{Func: aggop.CountStar, Arg: -1}}, WindowOptions{}))
 	err := g.Process(optest.Batch(optest.Change(row.Delete, row.TimestampValue(hhmm("08:00")))), &optest.Out{})
 	if err == nil || !strings.Contains(err.Error(), "insert-only") {
 		t.Fatalf("a -D: %v", err)

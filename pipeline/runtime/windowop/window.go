@@ -5,140 +5,11 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/aggop"
 	"github.com/etld/etld/pipeline/runtime/operator"
 )
-
-// WindowKind is a window table function.
-type WindowKind uint8
-
-const (
-	Tumble   WindowKind = iota // TUMBLE(TABLE t, DESCRIPTOR(ts), size [, offset])
-	Hop                        // HOP(TABLE t, DESCRIPTOR(ts), slide, size [, offset])
-	Cumulate                   // CUMULATE(TABLE t, DESCRIPTOR(ts), step, size [, offset])
-	Session                    // SESSION(TABLE t [PARTITION BY k], DESCRIPTOR(ts), gap): SessionAgg
-)
-
-func (k WindowKind) String() string {
-	switch k {
-	case Tumble:
-		return "TUMBLE"
-	case Hop:
-		return "HOP"
-	case Cumulate:
-		return "CUMULATE"
-	case Session:
-		return "SESSION"
-	}
-	return fmt.Sprintf("WindowKind(%d)", k)
-}
-
-// WindowSpec is a window aggregate's window. Durations are microseconds.
-type WindowSpec struct {
-	Kind    WindowKind
-	TimeCol int // index of the event-time column: a TIMESTAMP or TIMESTAMP_LTZ value
-	Size    int64
-	Slide   int64 // HOP
-	Step    int64 // CUMULATE
-	Offset  int64 // shifts window starts; no effect on watermarks
-	Gap     int64 // SESSION
-}
-
-// maxEventTime bounds event times and durations so that window arithmetic
-// cannot overflow: ±2^62 µs is ±146,000 years.
-const maxEventTime = 1 << 62
-
-// Validate reports a spec Flink refuses, with Flink's rules: TUMBLE needs
-// size > 0 and |offset| < size; HOP slide > 0, size > 0 and size a
-// multiple of slide; CUMULATE step > 0, size > 0 and size a multiple of
-// step; SESSION gap > 0.
-func (w WindowSpec) Validate() error {
-	if w.TimeCol < 0 {
-		return fmt.Errorf("%s: time column %d is negative", w.Kind, w.TimeCol)
-	}
-	for _, d := range []int64{w.Size, w.Slide, w.Step, w.Offset, w.Gap} {
-		if d >= maxEventTime/4 || d <= -maxEventTime/4 {
-			return fmt.Errorf("%s: duration %dµs is out of range", w.Kind, d)
-		}
-	}
-	switch w.Kind {
-	case Tumble:
-		if w.Size <= 0 {
-			return fmt.Errorf("TUMBLE window size must be positive, got %s", micros(w.Size))
-		}
-		if w.Offset <= -w.Size || w.Offset >= w.Size {
-			return fmt.Errorf("TUMBLE window offset %s must be smaller than its size %s", micros(w.Offset), micros(w.Size))
-		}
-	case Hop:
-		if w.Size <= 0 || w.Slide <= 0 {
-			return fmt.Errorf("HOP window slide and size must be positive, got slide %s and size %s", micros(w.Slide), micros(w.Size))
-		}
-		if w.Size%w.Slide != 0 {
-			return fmt.Errorf("HOP window size %s must be an integral multiple of its slide %s", micros(w.Size), micros(w.Slide))
-		}
-	case Cumulate:
-		if w.Size <= 0 || w.Step <= 0 {
-			return fmt.Errorf("CUMULATE window step and size must be positive, got step %s and size %s", micros(w.Step), micros(w.Size))
-		}
-		if w.Size%w.Step != 0 {
-			return fmt.Errorf("CUMULATE window size %s must be an integral multiple of its step %s", micros(w.Size), micros(w.Step))
-		}
-	case Session:
-		if w.Gap <= 0 {
-			return fmt.Errorf("SESSION window gap must be positive, got %s", micros(w.Gap))
-		}
-	default:
-		return fmt.Errorf("unknown window kind %d", w.Kind)
-	}
-	return nil
-}
-
-func micros(d int64) time.Duration { return time.Duration(d) * time.Microsecond }
-
-// WindowColumns are the columns a window aggregate puts after its keys:
-// window_start and window_end TIMESTAMP(3), and window_time, the time
-// attribute of the result (window_end - 1 ms) with the type of the input's
-// time attribute, as Flink's window TVFs.
-func WindowColumns(timeType row.Type) []row.Field {
-	wt := row.Type{ID: row.Timestamp, Precision: 3, NotNull: true}
-	if timeType.ID == row.TimestampLTZ {
-		wt.ID = row.TimestampLTZ
-	}
-	return []row.Field{
-		{Name: "window_start", Type: row.Type{ID: row.Timestamp, Precision: 3, NotNull: true}},
-		{Name: "window_end", Type: row.Type{ID: row.Timestamp, Precision: 3, NotNull: true}},
-		{Name: "window_time", Type: wt},
-	}
-}
-
-// WindowOptions tunes a WindowAgg.
-type WindowOptions struct {
-	// Batch: a bounded input with final results (execution: batch). No
-	// row is late: watermarks before the final one are ignored and every
-	// window fires at the end.
-	Batch bool
-	// Zone aligns windows over a TIMESTAMP_LTZ time attribute to the wall
-	// clock of this zone (Flink's table.local-time-zone): a one-day window
-	// starts at local midnight, window_start and window_end are local
-	// TIMESTAMPs, and a window fires when the watermark passes the instant
-	// its local end stands for. nil is UTC. TIMESTAMP attributes are wall
-	// clocks already and ignore it.
-	Zone *time.Location
-	// Attached: the rows were assigned to their windows upstream, by a
-	// window join, aggregate or Top-N (Flink's
-	// WindowAttachedWindowingStrategy): each row counts in the window it
-	// carries, not in the windows of its time. The spec's TimeCol is then
-	// the rows' window_end column and the last key column their
-	// window_start, and an output row is [keys..., window_start,
-	// window_end, window_time, results...] with window_start from the key.
-	Attached bool
-	// AttachedLTZ: with Attached, the upstream windows were over a
-	// TIMESTAMP_LTZ, so window_time is one too.
-	AttachedLTZ bool
-}
 
 // slice is the state of one slice of time: a TUMBLE window, a HOP slide,
 // a CUMULATE step. A row is accumulated into one slice, however many
@@ -176,7 +47,6 @@ type WindowAgg struct {
 	keys    []int
 	opt     WindowOptions
 	st      *aggop.Store
-	err     error
 	width   int
 	wm      int64
 	timeID  row.TypeID       // the time attribute's type, from the first row
@@ -191,29 +61,27 @@ type WindowAgg struct {
 	dropped int64
 }
 
-// NewWindowAgg builds the operator. An invalid spec or call (see
-// WindowSpec.Validate, AggCall.Validate) makes every method return its
-// error.
-func NewWindowAgg(w WindowSpec, keys []int, aggs []aggop.AggCall, opt WindowOptions) *WindowAgg {
-	g := &WindowAgg{
+// NewWindowAgg builds the operator; an invalid spec or call (see
+// WindowSpec.Validate, AggCall.Validate) is an error.
+func NewWindowAgg(w WindowSpec, keys []int, aggs []aggop.AggCall, opt WindowOptions) (*WindowAgg, error) {
+	width, err := aggop.InputWidth(keys, aggs)
+	if err == nil {
+		err = w.Validate()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("window aggregate: %w", err)
+	}
+	return &WindowAgg{
 		spec:   w,
 		keys:   keys,
 		opt:    opt,
 		st:     aggop.NewStore(aggs, true, true),
+		width:  max(width, w.TimeCol+1),
 		wm:     operator.NoWatermark,
 		slices: map[int64]*slice{},
 		merged: map[string]int32{},
 		res:    make([]row.Value, len(aggs)),
-	}
-	g.width, g.err = aggop.InputWidth(keys, aggs)
-	if g.err == nil {
-		g.err = w.Validate()
-	}
-	if g.err != nil {
-		g.err = fmt.Errorf("window aggregate: %w", g.err)
-	}
-	g.width = max(g.width, w.TimeCol+1)
-	return g
+	}, nil
 }
 
 // Dropped counts late rows.
@@ -224,16 +92,9 @@ func (g *WindowAgg) Dropped() (int64, string) { return g.dropped, "late" }
 func (g *WindowAgg) StateEntries() int64 { return int64(g.st.Slots) - int64(len(g.st.Free)) }
 
 func (g *WindowAgg) Process(in *row.Batch, out operator.Emitter) error {
-	if g.err != nil {
-		return g.err
-	}
-	for i := range in.Changes {
-		c := &in.Changes[i]
-		if err := g.add(c.Kind, c.Row); err != nil {
-			return operator.ChangeError("window aggregate", in, i, err)
-		}
-	}
-	return nil
+	return operator.EachChange("window aggregate", in, out, func(_ int, c *row.Change) error {
+		return g.add(c.Kind, c.Row)
+	})
 }
 
 func (g *WindowAgg) add(k row.Kind, r row.Row) error {
@@ -334,15 +195,6 @@ func (g *WindowAgg) schedule(end int64) {
 	}
 }
 
-// windowStart is Flink's TimeWindow.getWindowStartWithOffset.
-func windowStart(ts, offset, size int64) int64 {
-	r := (ts - offset) % size
-	if r < 0 {
-		return ts - (r + size)
-	}
-	return ts - r
-}
-
 // cycle returns the CUMULATE cycle starting at start, creating it with its
 // first window still to fire.
 func (g *WindowAgg) cycle(start, wm int64) *cycle {
@@ -375,9 +227,6 @@ func (w *slice) newSlot(st *aggop.Store, key string) int32 {
 
 // Watermark fires every window whose end the watermark has reached.
 func (g *WindowAgg) Watermark(wm int64, out operator.Emitter) error {
-	if g.err != nil {
-		return g.err
-	}
 	if wm <= g.wm || (g.opt.Batch && wm != operator.MaxWatermark) {
 		return nil
 	}
@@ -389,9 +238,6 @@ func (g *WindowAgg) Watermark(wm int64, out operator.Emitter) error {
 // has fired everything already; Finish makes the end of input final even
 // without it.
 func (g *WindowAgg) Finish(out operator.Emitter) error {
-	if g.err != nil {
-		return g.err
-	}
 	g.wm = operator.MaxWatermark
 	return g.fire(out)
 }
@@ -561,12 +407,6 @@ func (g *WindowAgg) fireTime(end int64) int64 {
 	return max(a, b)
 }
 
-// zoneOffset is loc's UTC offset at the instant ts, in microseconds.
-func zoneOffset(loc *time.Location, ts int64) int64 {
-	_, off := time.UnixMicro(ts).In(loc).Zone()
-	return int64(off) * 1_000_000
-}
-
 const windowStateVersion = 1
 
 // Snapshot encodes the open windows: a version byte, the watermark, the
@@ -575,9 +415,6 @@ const windowStateVersion = 1
 // CUMULATE cycle (start, next end to fire, its shared groups), then the
 // aggregate store, which keeps every slot's key.
 func (g *WindowAgg) Snapshot() ([]byte, error) {
-	if g.err != nil {
-		return nil, g.err
-	}
 	buf := aggop.AppendClock(windowStateVersion, g.wm, g.timeID, g.dropped)
 	buf = binary.AppendUvarint(buf, uint64(len(g.pending)))
 	for _, e := range g.pending {
@@ -612,9 +449,6 @@ func appendIDs(buf []byte, ids []int32) []byte {
 
 // Restore replaces the operator's state with a snapshot's.
 func (g *WindowAgg) Restore(state []byte) error {
-	if g.err != nil {
-		return g.err
-	}
 	d := row.NewDecoder(state)
 	var err error
 	if g.wm, g.timeID, g.dropped, err = aggop.ReadClock(d, windowStateVersion, "window aggregate"); err != nil {

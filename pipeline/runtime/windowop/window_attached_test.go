@@ -24,7 +24,7 @@ func TestWindowAggAttached(t *testing.T) {
 	// Keys: k, then window_start; the time column is window_end.
 	newAgg := func(spec WindowSpec, ltz bool) *WindowAgg {
 		spec.TimeCol = 2
-		return NewWindowAgg(spec, []int{0, 1}, aggs, WindowOptions{Attached: true, AttachedLTZ: ltz})
+		return optest.Must(NewWindowAgg(spec, []int{0, 1}, aggs, WindowOptions{Attached: true, AttachedLTZ: ltz}))
 	}
 	t.Run("hop windows are not assigned again", func(t *testing.T) {
 		// HOP 10 min every 5 min: re-assigning window_end 08:10 would put

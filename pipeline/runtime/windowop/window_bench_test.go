@@ -29,7 +29,7 @@ func BenchmarkWindowAgg(b *testing.B) {
 			cpu0 := optest.CPUNow()
 			b.ResetTimer()
 			for range b.N {
-				g := NewWindowAgg(bc.spec, []int{0}, aggs, WindowOptions{})
+				g := optest.Must(NewWindowAgg(bc.spec, []int{0}, aggs, WindowOptions{}))
 				out := &optest.Discard{}
 				for _, batch := range pool {
 					if err := g.Process(batch, out); err != nil {
@@ -48,6 +48,93 @@ func BenchmarkWindowAgg(b *testing.B) {
 			b.StopTimer()
 			optest.ReportRun(b, rows, cpu0, heap0, mallocs0, 0, pool)
 			b.ReportMetric(float64(emitted)/float64(b.N), "out-rows/op")
+		})
+	}
+}
+
+// BenchmarkOverAgg: 2M rows, 1,000 keys, ts rising 1 ms a row, a
+// watermark after every batch lagging 10 s behind its last row, so that
+// some 10,000 rows wait in the queue: every row is pushed into it and
+// popped out of it in event-time order.
+func BenchmarkOverAgg(b *testing.B) {
+	const total, nkeys, lag = 2_000_000, 1000, 10_000_000
+	aggs := []aggop.AggCall{{Func: aggop.CountStar, Arg: -1}, {Func: aggop.Sum, Arg: 2, ArgType: optest.TBigInt}}
+	for _, bc := range []struct {
+		name string
+		spec OverSpec
+	}{
+		{"rows-10-preceding", OverSpec{Keys: []int{0}, TimeCol: 1, Rows: true, Preceding: 10, Aggs: aggs}},
+		{"range-unbounded", OverSpec{Keys: []int{0}, TimeCol: 1, Preceding: Unbounded, Aggs: aggs}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			var rows int64
+			heap0, mallocs0 := optest.MemNow()
+			pool := optest.BenchPool(total/1024, 1024, nkeys, 1000)
+			cpu0 := optest.CPUNow()
+			b.ResetTimer()
+			for range b.N {
+				g := optest.Must(NewOverAgg(bc.spec, WindowOptions{}))
+				out := &optest.Discard{}
+				for _, batch := range pool {
+					if err := g.Process(batch, out); err != nil {
+						b.Fatal(err)
+					}
+					if err := g.Watermark(batch.Changes[len(batch.Changes)-1].Row[1].Micros()-lag, out); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if err := g.Watermark(operator.MaxWatermark, out); err != nil {
+					b.Fatal(err)
+				}
+				rows += int64(len(pool) * 1024)
+			}
+			b.StopTimer()
+			optest.ReportRun(b, rows, cpu0, heap0, mallocs0, 0, pool)
+		})
+	}
+}
+
+// BenchmarkSessionAgg: 2M rows, 1,000 keys, ts rising 1 ms a row (a key
+// every second), a watermark after every batch. With a gap of 0.5 s every
+// row opens a session that fires later (a timer pushed and popped per
+// row); with 10 s every row extends its key's session, whose timer comes
+// up and is pushed again at the new end.
+func BenchmarkSessionAgg(b *testing.B) {
+	const total, nkeys = 2_000_000, 1000
+	aggs := []aggop.AggCall{{Func: aggop.CountStar, Arg: -1}, {Func: aggop.Sum, Arg: 2, ArgType: optest.TBigInt}}
+	for _, bc := range []struct {
+		name string
+		gap  int64
+	}{
+		{"gap-0.5s", 500_000},
+		{"gap-10s", 10_000_000},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			var rows int64
+			heap0, mallocs0 := optest.MemNow()
+			pool := optest.BenchPool(total/1024, 1024, nkeys, 1000)
+			cpu0 := optest.CPUNow()
+			b.ResetTimer()
+			for range b.N {
+				g := optest.Must(NewSessionAgg(1, bc.gap, []int{0}, aggs, WindowOptions{}))
+				out := &optest.Discard{}
+				for _, batch := range pool {
+					if err := g.Process(batch, out); err != nil {
+						b.Fatal(err)
+					}
+					if err := g.Watermark(batch.Changes[len(batch.Changes)-1].Row[1].Micros(), out); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if err := g.Watermark(operator.MaxWatermark, out); err != nil {
+					b.Fatal(err)
+				}
+				rows += int64(len(pool) * 1024)
+			}
+			b.StopTimer()
+			optest.ReportRun(b, rows, cpu0, heap0, mallocs0, 0, pool)
 		})
 	}
 }

@@ -113,7 +113,7 @@ func (m *windowModel) watermark(wm int64) []string {
 // watermarks decoded from data and compares what each watermark fires.
 func checkWindowModel(t *testing.T, spec WindowSpec, data []byte) {
 	aggs := []aggop.AggCall{{Func: aggop.CountStar, Arg: -1}, {Func: aggop.Sum, Arg: 2, ArgType: optest.TBigInt}, {Func: aggop.Max, Arg: 2, ArgType: optest.TBigInt}}
-	g := NewWindowAgg(spec, []int{1}, aggs, WindowOptions{})
+	g := optest.Must(NewWindowAgg(spec, []int{1}, aggs, WindowOptions{}))
 	m := &windowModel{spec: spec, wm: operator.NoWatermark, windows: map[int64]map[int64][]int64{}}
 	out := &optest.Out{}
 	const half = optest.Minute / 2

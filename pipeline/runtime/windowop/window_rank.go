@@ -10,86 +10,6 @@ import (
 	"github.com/etld/etld/pipeline/runtime/rankop"
 )
 
-// WindowTable is a window TVF read as a table (Flink's
-// WindowTableFunction): each insert-only row is emitted once per window
-// that holds it, with window_start, window_end and window_time appended
-// (see WindowColumns). Rows whose time is NULL belong to no window and
-// are dropped, as in Flink. It has no state.
-type WindowTable struct {
-	Spec WindowSpec
-	// LTZ: the time attribute is a TIMESTAMP_LTZ, and so is window_time.
-	LTZ bool
-	// Keys (the PARTITION BY columns) and Batch are SESSION's, which
-	// runs as a SessionTable.
-	Keys    []int
-	Batch   bool
-	dropped int64
-}
-
-// Dropped counts rows without a time.
-func (w *WindowTable) Dropped() (int64, string) { return w.dropped, "no event time" }
-
-func (w *WindowTable) Process(in *row.Batch, out operator.Emitter) error {
-	if err := w.Spec.Validate(); err != nil {
-		return err
-	}
-	tr := operator.TrackerOf(in, out)
-	for i := range in.Changes {
-		c := &in.Changes[i]
-		if c.Kind != row.Insert {
-			return fmt.Errorf("window table: change %d: input planned as insert-only carries a %s change", i, c.Kind)
-		}
-		tv := c.Row[w.Spec.TimeCol]
-		if tv.IsNull() {
-			w.dropped++
-			continue
-		}
-		if tr != nil {
-			tr.At(i)
-		}
-		windowsOf(w.Spec, tv.Micros(), func(start, end int64) {
-			r := make(row.Row, len(c.Row), len(c.Row)+3)
-			copy(r, c.Row)
-			wt := row.TimestampValue(end - 1000)
-			if w.LTZ {
-				wt = row.TimestampLTZValue(end - 1000)
-			}
-			out.Emit(row.Insert, append(r, row.TimestampValue(start), row.TimestampValue(end), wt))
-		})
-	}
-	return nil
-}
-
-// windowsOf calls f with each window [start, end) that holds ts, in
-// ascending order of start (TUMBLE: one; HOP: size/slide; CUMULATE: the
-// steps of its cycle that end after ts).
-func windowsOf(s WindowSpec, ts int64, f func(start, end int64)) {
-	switch s.Kind {
-	case Tumble:
-		start := windowStart(ts, s.Offset, s.Size)
-		f(start, start+s.Size)
-	case Hop:
-		last := windowStart(ts, s.Offset, s.Slide)
-		first := last
-		for first-s.Slide > ts-s.Size {
-			first -= s.Slide
-		}
-		for start := first; start <= last; start += s.Slide {
-			f(start, start+s.Size)
-		}
-	case Cumulate:
-		start := windowStart(ts, s.Offset, s.Size)
-		for end := start + s.Step; end <= start+s.Size; end += s.Step {
-			if end > ts {
-				f(start, end)
-			}
-		}
-	}
-}
-
-func (w *WindowTable) Watermark(int64, operator.Emitter) error { return nil }
-func (w *WindowTable) Finish(operator.Emitter) error           { return nil }
-
 // WindowRankSpec is a window Top-N or window deduplication: a RankSpec
 // (ROW_NUMBER; Partition includes window_start and window_end) over rows
 // that carry their window's end at EndCol.
@@ -121,17 +41,15 @@ type WindowRank struct {
 	rows    int64
 	dropped int64
 	kbuf    []byte
-	err     error
 }
 
-// NewWindowRank builds the operator; a spec other than ROW_NUMBER makes
-// every call return an error.
-func NewWindowRank(spec WindowRankSpec) *WindowRank {
-	w := &WindowRank{spec: spec, windows: map[int64]*windowBucket{}, wm: operator.NoWatermark}
+// NewWindowRank builds the operator; a spec other than ROW_NUMBER is an
+// error.
+func NewWindowRank(spec WindowRankSpec) (*WindowRank, error) {
 	if spec.Rank.Kind != rankop.RowNumber || spec.Rank.End < 1 {
-		w.err = fmt.Errorf("window rank: %s with rank end %d is not supported", spec.Rank.Kind, spec.Rank.End)
+		return nil, fmt.Errorf("window rank: %s with rank end %d is not supported", spec.Rank.Kind, spec.Rank.End)
 	}
-	return w
+	return &WindowRank{spec: spec, windows: map[int64]*windowBucket{}, wm: operator.NoWatermark}, nil
 }
 
 // Dropped counts late rows.
@@ -141,22 +59,18 @@ func (w *WindowRank) Dropped() (int64, string) { return w.dropped, "late" }
 func (w *WindowRank) StateEntries() int64 { return w.rows }
 
 func (w *WindowRank) Process(in *row.Batch, out operator.Emitter) error {
-	if w.err != nil {
-		return w.err
-	}
-	for i := range in.Changes {
-		c := &in.Changes[i]
+	return operator.EachChange("window rank", in, out, func(_ int, c *row.Change) error {
 		if c.Kind != row.Insert {
-			return fmt.Errorf("window rank: change %d: input planned as insert-only carries a %s change", i, c.Kind)
+			return fmt.Errorf("input planned as insert-only carries a %s change", c.Kind)
 		}
 		end := c.Row[w.spec.EndCol].Micros()
 		if !w.spec.Rank.Batch && end <= w.wm {
 			w.dropped++
-			continue
+			return nil
 		}
 		w.add(end, c.Row)
-	}
-	return nil
+		return nil
+	})
 }
 
 // add puts r in its window's partition, keeping the top End rows.
@@ -198,8 +112,8 @@ func (w *WindowRank) add(end int64, r row.Row) {
 
 // Watermark fires the windows whose end it reached, in end order.
 func (w *WindowRank) Watermark(wm int64, out operator.Emitter) error {
-	if w.err != nil || wm <= w.wm || w.spec.Rank.Batch && wm != operator.MaxWatermark {
-		return w.err
+	if wm <= w.wm || w.spec.Rank.Batch && wm != operator.MaxWatermark {
+		return nil
 	}
 	w.wm = wm
 	var ends []int64
@@ -250,9 +164,6 @@ const windowRankStateVersion = 1
 // Snapshot encodes the open windows: a version byte, the watermark, the
 // late count, then per window its end and partitions (groups of rows).
 func (w *WindowRank) Snapshot() ([]byte, error) {
-	if w.err != nil {
-		return nil, w.err
-	}
 	buf := []byte{windowRankStateVersion}
 	buf = binary.AppendVarint(buf, w.wm)
 	buf = binary.AppendVarint(buf, w.dropped)
@@ -282,9 +193,6 @@ func (w *WindowRank) Snapshot() ([]byte, error) {
 
 // Restore replaces the open windows with a snapshot's.
 func (w *WindowRank) Restore(state []byte) error {
-	if w.err != nil {
-		return w.err
-	}
 	d := row.NewDecoder(state)
 	if v := d.Byte(); v != windowRankStateVersion {
 		return fmt.Errorf("window rank: state version %d, want %d", v, windowRankStateVersion)
@@ -336,8 +244,6 @@ func (w *WindowRank) Restore(state []byte) error {
 }
 
 var (
-	_ operator.Operator    = (*WindowTable)(nil)
-	_ operator.Counters    = (*WindowTable)(nil)
 	_ operator.Operator    = (*WindowRank)(nil)
 	_ operator.Counters    = (*WindowRank)(nil)
 	_ operator.Snapshotter = (*WindowRank)(nil)

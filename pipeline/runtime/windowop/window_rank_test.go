@@ -40,7 +40,7 @@ func TestWindowTopN(t *testing.T) {
 	// Assigned rows: [cat, item, ts, window_start, window_end, window_time, amount]... the
 	// amount is column 1's number here: rank by item DESC for brevity.
 	spec := WindowRankSpec{Rank: rankop.RankSpec{Partition: []int{0, 3, 4}, Order: []rankop.SortKey{{Col: 1, Desc: true}}, Start: 1, End: 2, Kind: rankop.RowNumber, OutputRank: true}, EndCol: 4}
-	wr := NewWindowRank(spec)
+	wr := optest.Must(NewWindowRank(spec))
 	var mid, out optest.Out
 	feed := func(op *WindowRank, cs ...row.Change) {
 		t.Helper()
@@ -77,7 +77,7 @@ func TestWindowTopN(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := NewWindowRank(spec)
+	r := optest.Must(NewWindowRank(spec))
 	if err := r.Restore(snap); err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestWindowTopN(t *testing.T) {
 // TestWindowDedupKeepsLast: of rows with the same time the later wins.
 func TestWindowDedupKeepsLast(t *testing.T) {
 	spec := WindowRankSpec{Rank: rankop.RankSpec{Partition: []int{0, 3}, Order: []rankop.SortKey{{Col: 2, Desc: true}}, Start: 1, End: 1, Kind: rankop.RowNumber}, EndCol: 3, LastWins: true}
-	wr := NewWindowRank(spec)
+	wr := optest.Must(NewWindowRank(spec))
 	var out optest.Out
 	end := row.TimestampValue(10_000_000)
 	if err := wr.Process(optest.Batch(optest.Ins("a", "p", optest.LTZSec(2), end), optest.Ins("a", "q", optest.LTZSec(5), end), optest.Ins("a", "r", optest.LTZSec(5), end), optest.Ins("a", "s", optest.LTZSec(1), end)), &out); err != nil {

@@ -29,7 +29,7 @@ var bids = []row.Change{
 // something.
 func runBids(t *testing.T, spec WindowSpec, keys []int, aggs []aggop.AggCall, in []row.Change) []string {
 	t.Helper()
-	g := NewWindowAgg(spec, keys, aggs, WindowOptions{})
+	g := optest.Must(NewWindowAgg(spec, keys, aggs, WindowOptions{}))
 	out := &optest.Out{}
 	var log []string
 	watermark := func(wm int64) {
@@ -208,7 +208,7 @@ func wmAt(s string) int64 { return optest.TS("2020-04-15 " + s) }
 func TestWindowLateRowsAndOrder(t *testing.T) {
 	count := []aggop.AggCall{{Func: aggop.CountStar, Arg: -1}}
 	t.Run("tumble drops rows of fired windows", func(t *testing.T) {
-		g := NewWindowAgg(WindowSpec{Kind: Tumble, Size: 10 * optest.Minute}, []int{1}, count, WindowOptions{})
+		g := optest.Must(NewWindowAgg(WindowSpec{Kind: Tumble, Size: 10 * optest.Minute}, []int{1}, count, WindowOptions{}))
 		runWindowSteps(t, g, []windowStep{
 			{rows: []row.Change{at("08:05:00", "a")}},
 			{wm: wmAt("08:09:59"), want: nil},
@@ -223,7 +223,7 @@ func TestWindowLateRowsAndOrder(t *testing.T) {
 		}
 	})
 	t.Run("hop keeps a row for its open windows", func(t *testing.T) {
-		g := NewWindowAgg(WindowSpec{Kind: Hop, Size: 10 * optest.Minute, Slide: 5 * optest.Minute}, nil, count, WindowOptions{})
+		g := optest.Must(NewWindowAgg(WindowSpec{Kind: Hop, Size: 10 * optest.Minute, Slide: 5 * optest.Minute}, nil, count, WindowOptions{}))
 		runWindowSteps(t, g, []windowStep{
 			{rows: []row.Change{at("08:01:00", "a")}},
 			{wm: wmAt("08:10:00"), want: []string{
@@ -238,7 +238,7 @@ func TestWindowLateRowsAndOrder(t *testing.T) {
 		}
 	})
 	t.Run("cumulate puts a row of a fired slice into the windows left", func(t *testing.T) {
-		g := NewWindowAgg(WindowSpec{Kind: Cumulate, Size: 10 * optest.Minute, Step: 2 * optest.Minute}, nil, count, WindowOptions{})
+		g := optest.Must(NewWindowAgg(WindowSpec{Kind: Cumulate, Size: 10 * optest.Minute, Step: 2 * optest.Minute}, nil, count, WindowOptions{}))
 		runWindowSteps(t, g, []windowStep{
 			{rows: []row.Change{at("08:01:00", "a")}},
 			{wm: wmAt("08:05:00"), want: []string{
@@ -270,7 +270,7 @@ func TestWindowLateRowsAndOrder(t *testing.T) {
 		}
 	})
 	t.Run("one watermark fires windows in end order, keys in first-seen order", func(t *testing.T) {
-		g := NewWindowAgg(WindowSpec{Kind: Tumble, Size: optest.Minute}, []int{1}, count, WindowOptions{})
+		g := optest.Must(NewWindowAgg(WindowSpec{Kind: Tumble, Size: optest.Minute}, []int{1}, count, WindowOptions{}))
 		runWindowSteps(t, g, []windowStep{
 			{rows: []row.Change{at("00:02:30", "b"), at("00:00:10", "b"), at("00:01:00", "a"), at("00:00:20", "a"), at("00:00:30", "b")}},
 			{wm: wmAt("00:02:00"), want: []string{
@@ -282,7 +282,7 @@ func TestWindowLateRowsAndOrder(t *testing.T) {
 		})
 	})
 	t.Run("batch mode has no late rows and emits at the end", func(t *testing.T) {
-		g := NewWindowAgg(WindowSpec{Kind: Tumble, Size: 10 * optest.Minute}, nil, count, WindowOptions{Batch: true})
+		g := optest.Must(NewWindowAgg(WindowSpec{Kind: Tumble, Size: 10 * optest.Minute}, nil, count, WindowOptions{Batch: true}))
 		runWindowSteps(t, g, []windowStep{
 			{rows: []row.Change{at("08:15:00", "a")}},
 			{wm: wmAt("08:30:00")},
@@ -296,7 +296,7 @@ func TestWindowLateRowsAndOrder(t *testing.T) {
 }
 
 func TestWindowFinishWithoutFinalWatermark(t *testing.T) {
-	g := NewWindowAgg(WindowSpec{Kind: Hop, Size: 2 * optest.Minute, Slide: optest.Minute}, nil, []aggop.AggCall{{Func: aggop.CountStar, Arg: -1}}, WindowOptions{})
+	g := optest.Must(NewWindowAgg(WindowSpec{Kind: Hop, Size: 2 * optest.Minute, Slide: optest.Minute}, nil, []aggop.AggCall{{Func: aggop.CountStar, Arg: -1}}, WindowOptions{}))
 	out := &optest.Out{}
 	if err := g.Process(optest.Batch(at("08:00:30", "a")), out); err != nil {
 		t.Fatal(err)
@@ -353,9 +353,8 @@ func TestWindowSpecValidate(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%+v: Validate = %v, want %q", tt.spec, err, tt.want)
 		}
-		g := NewWindowAgg(tt.spec, nil, nil, WindowOptions{})
-		if err := g.Process(optest.Batch(), &optest.Out{}); err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("%+v: Process = %v, want the validation error", tt.spec, err)
+		if _, err := NewWindowAgg(tt.spec, nil, nil, WindowOptions{}); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%+v: NewWindowAgg = %v, want the validation error", tt.spec, err)
 		}
 	}
 }
@@ -376,7 +375,7 @@ func TestWindowInputErrors(t *testing.T) {
 		{"short row", []row.Change{{Kind: row.Insert, Row: row.Row{}}}, "row has 0 columns, want at least 1"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			g := NewWindowAgg(spec, nil, count, WindowOptions{})
+			g := optest.Must(NewWindowAgg(spec, nil, count, WindowOptions{}))
 			err := g.Process(optest.Batch(tt.in...), &optest.Out{})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("Process = %v, want %q", err, tt.want)
@@ -430,7 +429,7 @@ func TestWindowTimeZone(t *testing.T) {
 			"+I[C, 2021-04-15T22:00, 2021-04-15T22:10, 2021-04-15T14:09:59.999Z, 3.8]",
 		}},
 	} {
-		g := NewWindowAgg(WindowSpec{Kind: Tumble, Size: 10 * optest.Minute}, []int{1}, aggs, WindowOptions{Zone: tt.zone})
+		g := optest.Must(NewWindowAgg(WindowSpec{Kind: Tumble, Size: 10 * optest.Minute}, []int{1}, aggs, WindowOptions{Zone: tt.zone}))
 		out := &optest.Out{}
 		if err := g.Process(optest.Batch(in...), out); err != nil {
 			t.Fatal(err)
@@ -445,7 +444,7 @@ func TestWindowTimeZone(t *testing.T) {
 	}
 
 	// A one-day window starts at local midnight.
-	g := NewWindowAgg(WindowSpec{Kind: Tumble, Size: 1440 * optest.Minute}, nil, []aggop.AggCall{{Func: aggop.CountStar, Arg: -1}}, WindowOptions{Zone: shanghai})
+	g := optest.Must(NewWindowAgg(WindowSpec{Kind: Tumble, Size: 1440 * optest.Minute}, nil, []aggop.AggCall{{Func: aggop.CountStar, Arg: -1}}, WindowOptions{Zone: shanghai}))
 	out := &optest.Out{}
 	instant := time.Date(2021, 4, 15, 17, 0, 0, 0, time.UTC).UnixMicro() // 01:00 on the 16th in Shanghai
 	if err := g.Process(optest.Batch(optest.Change(row.Insert, row.TimestampLTZValue(instant))), out); err != nil {
@@ -470,7 +469,7 @@ func TestWindowFireTimeDaylightSaving(t *testing.T) {
 	if err != nil {
 		t.Skip("no time zone database:", err)
 	}
-	g := NewWindowAgg(WindowSpec{Kind: Tumble, Size: 60 * optest.Minute}, nil, nil, WindowOptions{Zone: la})
+	g := optest.Must(NewWindowAgg(WindowSpec{Kind: Tumble, Size: 60 * optest.Minute}, nil, nil, WindowOptions{Zone: la}))
 	g.timeID = row.TimestampLTZ
 	for _, tt := range []struct {
 		local string

@@ -1,0 +1,179 @@
+package windowop
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/etld/etld/pipeline/row"
+)
+
+// WindowKind is a window table function.
+type WindowKind uint8
+
+const (
+	Tumble   WindowKind = iota // TUMBLE(TABLE t, DESCRIPTOR(ts), size [, offset])
+	Hop                        // HOP(TABLE t, DESCRIPTOR(ts), slide, size [, offset])
+	Cumulate                   // CUMULATE(TABLE t, DESCRIPTOR(ts), step, size [, offset])
+	Session                    // SESSION(TABLE t [PARTITION BY k], DESCRIPTOR(ts), gap): SessionAgg
+)
+
+func (k WindowKind) String() string {
+	switch k {
+	case Tumble:
+		return "TUMBLE"
+	case Hop:
+		return "HOP"
+	case Cumulate:
+		return "CUMULATE"
+	case Session:
+		return "SESSION"
+	}
+	return fmt.Sprintf("WindowKind(%d)", k)
+}
+
+// WindowSpec is a window aggregate's window. Durations are microseconds.
+type WindowSpec struct {
+	Kind    WindowKind
+	TimeCol int // index of the event-time column: a TIMESTAMP or TIMESTAMP_LTZ value
+	Size    int64
+	Slide   int64 // HOP
+	Step    int64 // CUMULATE
+	Offset  int64 // shifts window starts; no effect on watermarks
+	Gap     int64 // SESSION
+}
+
+// maxEventTime bounds event times and durations so that window arithmetic
+// cannot overflow: ±2^62 µs is ±146,000 years.
+const maxEventTime = 1 << 62
+
+// Validate reports a spec Flink refuses, with Flink's rules: TUMBLE needs
+// size > 0 and |offset| < size; HOP slide > 0, size > 0 and size a
+// multiple of slide; CUMULATE step > 0, size > 0 and size a multiple of
+// step; SESSION gap > 0.
+func (w WindowSpec) Validate() error {
+	if w.TimeCol < 0 {
+		return fmt.Errorf("%s: time column %d is negative", w.Kind, w.TimeCol)
+	}
+	for _, d := range []int64{w.Size, w.Slide, w.Step, w.Offset, w.Gap} {
+		if d >= maxEventTime/4 || d <= -maxEventTime/4 {
+			return fmt.Errorf("%s: duration %dµs is out of range", w.Kind, d)
+		}
+	}
+	switch w.Kind {
+	case Tumble:
+		if w.Size <= 0 {
+			return fmt.Errorf("TUMBLE window size must be positive, got %s", micros(w.Size))
+		}
+		if w.Offset <= -w.Size || w.Offset >= w.Size {
+			return fmt.Errorf("TUMBLE window offset %s must be smaller than its size %s", micros(w.Offset), micros(w.Size))
+		}
+	case Hop:
+		if w.Size <= 0 || w.Slide <= 0 {
+			return fmt.Errorf("HOP window slide and size must be positive, got slide %s and size %s", micros(w.Slide), micros(w.Size))
+		}
+		if w.Size%w.Slide != 0 {
+			return fmt.Errorf("HOP window size %s must be an integral multiple of its slide %s", micros(w.Size), micros(w.Slide))
+		}
+	case Cumulate:
+		if w.Size <= 0 || w.Step <= 0 {
+			return fmt.Errorf("CUMULATE window step and size must be positive, got step %s and size %s", micros(w.Step), micros(w.Size))
+		}
+		if w.Size%w.Step != 0 {
+			return fmt.Errorf("CUMULATE window size %s must be an integral multiple of its step %s", micros(w.Size), micros(w.Step))
+		}
+	case Session:
+		if w.Gap <= 0 {
+			return fmt.Errorf("SESSION window gap must be positive, got %s", micros(w.Gap))
+		}
+	default:
+		return fmt.Errorf("unknown window kind %d", w.Kind)
+	}
+	return nil
+}
+
+func micros(d int64) time.Duration { return time.Duration(d) * time.Microsecond }
+
+// WindowColumns are the columns a window aggregate puts after its keys:
+// window_start and window_end TIMESTAMP(3), and window_time, the time
+// attribute of the result (window_end - 1 ms) with the type of the input's
+// time attribute, as Flink's window TVFs.
+func WindowColumns(timeType row.Type) []row.Field {
+	wt := row.Type{ID: row.Timestamp, Precision: 3, NotNull: true}
+	if timeType.ID == row.TimestampLTZ {
+		wt.ID = row.TimestampLTZ
+	}
+	return []row.Field{
+		{Name: "window_start", Type: row.Type{ID: row.Timestamp, Precision: 3, NotNull: true}},
+		{Name: "window_end", Type: row.Type{ID: row.Timestamp, Precision: 3, NotNull: true}},
+		{Name: "window_time", Type: wt},
+	}
+}
+
+// WindowOptions tunes a WindowAgg.
+type WindowOptions struct {
+	// Batch: a bounded input with final results (execution: batch). No
+	// row is late: watermarks before the final one are ignored and every
+	// window fires at the end.
+	Batch bool
+	// Zone aligns windows over a TIMESTAMP_LTZ time attribute to the wall
+	// clock of this zone (Flink's table.local-time-zone): a one-day window
+	// starts at local midnight, window_start and window_end are local
+	// TIMESTAMPs, and a window fires when the watermark passes the instant
+	// its local end stands for. nil is UTC. TIMESTAMP attributes are wall
+	// clocks already and ignore it.
+	Zone *time.Location
+	// Attached: the rows were assigned to their windows upstream, by a
+	// window join, aggregate or Top-N (Flink's
+	// WindowAttachedWindowingStrategy): each row counts in the window it
+	// carries, not in the windows of its time. The spec's TimeCol is then
+	// the rows' window_end column and the last key column their
+	// window_start, and an output row is [keys..., window_start,
+	// window_end, window_time, results...] with window_start from the key.
+	Attached bool
+	// AttachedLTZ: with Attached, the upstream windows were over a
+	// TIMESTAMP_LTZ, so window_time is one too.
+	AttachedLTZ bool
+}
+
+// windowStart is Flink's TimeWindow.getWindowStartWithOffset.
+func windowStart(ts, offset, size int64) int64 {
+	r := (ts - offset) % size
+	if r < 0 {
+		return ts - (r + size)
+	}
+	return ts - r
+}
+
+// zoneOffset is loc's UTC offset at the instant ts, in microseconds.
+func zoneOffset(loc *time.Location, ts int64) int64 {
+	_, off := time.UnixMicro(ts).In(loc).Zone()
+	return int64(off) * 1_000_000
+}
+
+// eventTime reads an insert-only window input row's event time, checking
+// its kind, width and type; timeID is the type seen first, which every
+// later row must have.
+func eventTime(k row.Kind, r row.Row, width, col int, timeID *row.TypeID) (int64, error) {
+	if k != row.Insert {
+		return 0, fmt.Errorf("input planned as insert-only carries a %s change", k)
+	}
+	if len(r) < width {
+		return 0, fmt.Errorf("row has %d columns, want at least %d", len(r), width)
+	}
+	tv := r[col]
+	switch id := tv.Type(); {
+	case id == row.Null:
+		return 0, fmt.Errorf("event time column %d is NULL", col)
+	case id != row.Timestamp && id != row.TimestampLTZ:
+		return 0, fmt.Errorf("event time column %d has type %s, want TIMESTAMP or TIMESTAMP_LTZ", col, id)
+	case *timeID == row.Null:
+		*timeID = id
+	case id != *timeID:
+		return 0, fmt.Errorf("event time column %d has type %s after %s", col, id, *timeID)
+	}
+	ts := tv.Micros()
+	if ts >= maxEventTime || ts <= -maxEventTime {
+		return 0, fmt.Errorf("event time %s is out of range", tv)
+	}
+	return ts, nil
+}
