@@ -14,7 +14,8 @@ import (
 	"github.com/etld/etld/pipeline"
 )
 
-// deadLetters reads a dead-letter file's entries.
+// deadLetters reads a dead-letter file's entries: each member a string
+// as it is, any other value (a number, the row's object) as its JSON.
 func deadLetters(t *testing.T, path string) []map[string]string {
 	t.Helper()
 	data, err := os.ReadFile(path)
@@ -23,9 +24,18 @@ func deadLetters(t *testing.T, path string) []map[string]string {
 	}
 	var out []map[string]string
 	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		var e map[string]string
-		if err := json.Unmarshal([]byte(line), &e); err != nil {
+		var raw map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(line), &raw); err != nil {
 			t.Fatalf("dead letter %q: %v", line, err)
+		}
+		e := map[string]string{}
+		for k, v := range raw {
+			var s string
+			if json.Unmarshal(v, &s) == nil {
+				e[k] = s
+			} else {
+				e[k] = string(v)
+			}
 		}
 		out = append(out, e)
 	}
@@ -137,14 +147,14 @@ sinks:
 	if len(entries) != 2 {
 		t.Fatalf("dead letters %v, want 2", entries)
 	}
-	byRecord := map[string]map[string]string{}
+	byRow := map[string]map[string]string{}
 	for _, e := range entries {
-		byRecord[e["record"]] = e
+		byRow[e["row"]] = e
 	}
-	if e := byRecord["+I[d, 500]"]; e["error"] != "ERROR: too big 500" || !strings.HasSuffix(e["position"], "in.csv:4") {
+	if e := byRow[`{"k":"d","x":500}`]; e["error"] != "ERROR: too big 500" || !strings.HasSuffix(e["position"], "in.csv:4") {
 		t.Errorf("computed column's entry %v (all: %v)", e, entries)
 	}
-	if e := byRecord["+I[b, -2, -2]"]; e["error"] != "ERROR: negative x" || e["transform"] != "q" || !strings.HasSuffix(e["position"], "in.csv:2") {
+	if e := byRow[`{"k":"b","x":-2,"y":-2}`]; e["error"] != "ERROR: negative x" || e["transform"] != "q" || !strings.HasSuffix(e["position"], "in.csv:2") {
 		t.Errorf("transform's entry %v (all: %v)", e, entries)
 	}
 }

@@ -61,7 +61,8 @@ type Checkpoints struct {
 
 // Count is one component's counters. A source's In counts the records
 // it decoded, Out the rows it passed on; a sink's In the changes it
-// received, Out those it wrote (an upsert sink drops -U); Skipped the
+// received, Out those its target acknowledged (an upsert sink drops -U;
+// a refused row or one a failed flush left unwritten is not); Skipped the
 // records or rows the on_error policy set aside.
 type Count struct {
 	Name             string

@@ -255,6 +255,35 @@ func (s *Store) Instance() (id string, since time.Time, err error) {
 	return inst.ID, inst.Since, nil
 }
 
+// notePrefix starts the file name of every note.
+const notePrefix = "note-"
+
+// SetNote keeps data under name in the store's directory, durably, beside
+// the checkpoints: what a run must find again even when it is killed
+// before its first checkpoint (where a dead-letter file ended when the
+// state began). A removed directory takes its notes with it.
+func (s *Store) SetNote(name string, data []byte) error {
+	if _, err := s.writeFile(notePrefix+name, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	}); err != nil {
+		return fmt.Errorf("checkpoint: note %s: %w", name, err)
+	}
+	return nil
+}
+
+// Note returns what SetNote kept under name, nil when nothing.
+func (s *Store) Note(name string) ([]byte, error) {
+	data, err := os.ReadFile(filepath.Join(s.dir, notePrefix+name))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: note %s: %w", name, err)
+	}
+	return data, nil
+}
+
 // Fence returns a number larger than any Fence returned before for this
 // state directory, stored durably before Fence returns: the number of a
 // sink's life (a run, or a part of a long one), which its writes carry

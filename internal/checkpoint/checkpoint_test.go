@@ -167,6 +167,44 @@ func TestInstanceStaysUntilRemoved(t *testing.T) {
 	}
 }
 
+// A note is kept across reopening and checkpoints (pruning leaves it), and
+// goes with the directory.
+func TestNotesStayWithTheDirectory(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Note("a"); got != nil || err != nil {
+		t.Fatalf("Note of nothing = %q, %v; want nil, nil", got, err)
+	}
+	if err := s.SetNote("a", []byte("17")); err != nil {
+		t.Fatal(err)
+	}
+	for id := int64(1); id <= DefaultKeep+2; id++ {
+		if _, err := s.Write(&Checkpoint{ID: id, Pipeline: "p"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s2, err := Open(dir, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s2.Note("a"); string(got) != "17" || err != nil {
+		t.Fatalf("Note after reopening and checkpoints = %q, %v; want 17", got, err)
+	}
+	if err := os.RemoveAll(s.Dir()); err != nil {
+		t.Fatal(err)
+	}
+	s3, err := Open(dir, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s3.Note("a"); got != nil || err != nil {
+		t.Fatalf("Note after removing the state = %q, %v; want nil", got, err)
+	}
+}
+
 // Fence numbers grow from call to call and from store to store on the
 // same directory, follow the clock when it is ahead, and are stored
 // before Fence returns; a checkpoint written meanwhile (whose prune

@@ -328,7 +328,10 @@ type Sink interface {
 	Write(ctx context.Context, b *row.Batch) error
 	// Flush returns once everything written before it is durable in the
 	// target, retrying transient failures until ctx ends. It never drops
-	// data to make progress.
+	// data to make progress. When it returns nil, every row given to
+	// Write before it was either acknowledged by the target or handed to
+	// SinkEnv.Reject (a partial failure: the rows the target refused for
+	// good, each on its own): the runtime counts the others as written.
 	Flush(ctx context.Context) error
 	Close(ctx context.Context) error
 }
@@ -354,11 +357,23 @@ type BadRecord struct {
 	// topic/partition/offset; "" when no one record made the row (a
 	// window's result).
 	Position string
+	// Location, when the source read the record from a file, is where
+	// in which file it starts (byte offset, the file's identity), which
+	// names it also after the file was rotated; nil otherwise.
+	Location *row.Location
 	// Transform is the name of the transform whose expression failed on
 	// the row; "" for a record a source or a sink refused.
 	Transform string
-	Raw       []byte
-	Err       error
+	// Raw is the record as it was read (a line, a Kafka message's value),
+	// or a row as a sink's target would have received it.
+	Raw []byte
+	// Row, with the names and types of its Columns, is the row an
+	// expression failed on (a transform's, a source's computed columns'
+	// or watermark's), given in place of Raw: dead letters show it as an
+	// object of named columns.
+	Row     row.Row
+	Columns row.Schema
+	Err     error
 }
 
 func (b BadRecord) Error() string {
@@ -389,6 +404,10 @@ type SourceEnv struct {
 	// Reject hands a bad record to the source's on_error policy. A nil
 	// return means the record was dealt with (skipped, dead-lettered) and
 	// reading goes on; an error (policy fail) is returned from Read as is.
+	// Call it from Read, in the order of the records, for a record
+	// before the position the batch Read returns ends at: a dead letter
+	// belongs to the first checkpoint whose position is past its record,
+	// so that a run restored from a checkpoint makes none of them again.
 	Reject func(BadRecord) error
 	// Formats builds decoders for the source's format option.
 	Formats *Registry

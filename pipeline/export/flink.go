@@ -94,16 +94,24 @@ func (x *exporter) script() (*Script, error) {
 	for _, t := range p.Transforms {
 		x.transform(t)
 	}
-	sinkTables := make([]string, len(p.Sinks))
-	for i, s := range p.Sinks {
+	var sinks []*plan.Sink
+	for _, s := range p.Sinks {
+		if s.Spec.DeadLetters {
+			x.differ(s.Spec.Pos, s.Spec.Path, "sink "+s.Spec.Name, "the sink takes etld's dead letters, which Flink has none of: it is not exported")
+			continue
+		}
+		sinks = append(sinks, s)
+	}
+	sinkTables := make([]string, len(sinks))
+	for i, s := range sinks {
 		sinkTables[i] = x.sink(s)
 	}
 	x.filters()
 	x.dataFailures()
 	x.errorCalls()
-	if len(p.Sinks) > 0 {
+	if len(sinks) > 0 {
 		x.body.WriteString("EXECUTE STATEMENT SET\nBEGIN\n")
-		for i, s := range p.Sinks {
+		for i, s := range sinks {
 			fmt.Fprintf(&x.body, "INSERT INTO %s SELECT %s FROM %s;\n", ident(sinkTables[i]), x.selects[i], ident(s.Input.Name))
 		}
 		x.body.WriteString("END;\n")

@@ -237,10 +237,17 @@ func (x *exporter) reference(n *yaml.Node, o connector.FlinkOption, v, path, ele
 	return v
 }
 
-// deadLetter is the dead-letter file of an on_error as the file names
-// it, its ${VAR} references kept.
+// deadLetter names where an on_error puts its dead letters as the file
+// names it, a file's ${VAR} references kept: "FILE", or "sink NAME".
 func deadLetter(options *yaml.Node, oe spec.OnError) string {
-	path, _ := unexpand(oe.DeadLetter, find(options, "dead_letter"))
+	if oe.Sink != "" {
+		return "sink " + oe.Sink
+	}
+	n := find(options, "dead_letter")
+	if n == options {
+		n = find(options, "on_error.file")
+	}
+	path, _ := unexpand(oe.DeadLetter, n)
 	return path
 }
 

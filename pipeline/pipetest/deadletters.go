@@ -13,12 +13,16 @@ import (
 	"strings"
 
 	"github.com/etld/etld/pipeline/plan"
+	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime"
 	"github.com/etld/etld/pipeline/spec"
 )
 
-// deadLetterCheck is what one source must have set aside.
+// deadLetterCheck is what one source must have set aside; sink names the
+// sink its on_error puts them in, "" for a file.
 type deadLetterCheck struct {
 	source string
+	sink   string
 	want   []spec.TestDeadLetter
 }
 
@@ -35,13 +39,46 @@ func prepareDeadLetters(d *spec.TestDeadLetters, sources map[string]*plan.Source
 		errs.Addf(d.Pos, d.Path, "source %s has on_error: %s, which keeps no bad record: dead_letters needs on_error: dead-letter", d.Source, p)
 		return nil
 	}
-	return &deadLetterCheck{source: d.Source, want: d.Records}
+	return &deadLetterCheck{source: d.Source, sink: src.Spec.OnError.Sink, want: d.Records}
 }
 
-// deadLetter is an entry of a dead-letter file, as the runtime writes it.
+// deadLetter is an entry of a dead-letter file, as the runtime writes
+// it, with the record as a test compares it: the record as read, or the
+// row an expression failed on as its JSON object, or the bytes of a
+// record that is not UTF-8 in base64.
 type deadLetter struct {
-	Record string `json:"record"`
-	Error  string `json:"error"`
+	Record       string          `json:"record"`
+	RecordBase64 string          `json:"record_base64"`
+	Row          json.RawMessage `json:"row"`
+	Error        string          `json:"error"`
+}
+
+func (d *deadLetter) settle() {
+	switch {
+	case d.Row != nil:
+		d.Record = string(d.Row)
+	case d.RecordBase64 != "":
+		d.Record = d.RecordBase64
+	}
+}
+
+// sinkDeadLetters are the dead letters of source among the rows a sink
+// taking them received.
+func sinkDeadLetters(sink *memSink, source string) []deadLetter {
+	col := func(r row.Row, name string) string { return r[runtime.DeadLetterSchema.Index(name)].Str() }
+	var out []deadLetter
+	for _, c := range sink.changes {
+		if col(c.Row, "source") != source {
+			continue
+		}
+		d := deadLetter{Record: col(c.Row, "record"), RecordBase64: col(c.Row, "record_base64"), Error: col(c.Row, "error")}
+		if j := col(c.Row, "row"); j != "" {
+			d.Row = json.RawMessage(j)
+		}
+		d.settle()
+		out = append(out, d)
+	}
+	return out
 }
 
 // readDeadLetters reads a dead-letter file; one that was never written
@@ -63,6 +100,7 @@ func readDeadLetters(path string) ([]deadLetter, error) {
 		if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
 			return nil, fmt.Errorf("dead-letter file %s: %w", path, err)
 		}
+		d.settle()
 		out = append(out, d)
 	}
 	return out, sc.Err()

@@ -115,3 +115,44 @@ func TestDeadLettersErrors(t *testing.T) {
 		})
 	}
 }
+
+// Dead letters into a sink of the pipeline: the test reads them from that
+// (in-memory) sink; a row a transform's expression failed on is compared
+// as its JSON object.
+func TestDeadLettersIntoASink(t *testing.T) {
+	const pipeline = `version: 1
+name: orders
+sources:
+  - name: s
+    type: file
+    path: in.csv
+    schema: [id INT, amount STRING]
+    on_error: {policy: dead-letter, sink: errors}
+transforms:
+  - name: q
+    sql: SELECT id, CAST(amount AS INT) AS amount FROM s
+sinks:
+  - name: out
+    from: q
+    type: print
+  - name: errors
+    type: mysql
+    dsn: ${PIPETEST_UNSET_DSN}
+    table: etl_errors
+tests:
+  - name: t
+    inputs:
+      s: {lines: ["1,10", "2,x", "oops"]}
+    expect:
+      out: {changes: [+I: {id: 1, amount: 10}]}
+    dead_letters:
+      s:
+        - {record: "oops", error: "expected 2 fields"}
+        - {record: '{"id":2,"amount":"x"}', error: 'cannot parse "x" as INT'}
+`
+	path := write(t, t.TempDir(), "orders.yaml", pipeline)
+	results, out := runFile(t, path)
+	if len(results) != 1 || !results[0].Passed() {
+		t.Errorf("report:\n%s", out)
+	}
+}

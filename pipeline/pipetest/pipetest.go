@@ -377,11 +377,26 @@ func (s *Suite) execute(ctx context.Context, c *testCase) (*outcome, error) {
 	}
 	out := &outcome{sinks: sinks, deadLetters: map[string][]deadLetter{}}
 	for _, d := range c.deadLetters {
+		if d.sink != "" {
+			out.deadLetters[d.source] = sinkDeadLetters(sinkNamed(sinks, d.sink), d.source)
+			continue
+		}
 		if out.deadLetters[d.source], err = readDeadLetters(files[d.source]); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
+}
+
+// sinkNamed finds a sink by its name, which the file may spell in
+// another case.
+func sinkNamed(sinks map[string]*memSink, name string) *memSink {
+	for n, s := range sinks {
+		if strings.EqualFold(n, name) {
+			return s
+		}
+	}
+	return &memSink{}
 }
 
 // memSource is an in-memory source that reads in (nothing when nil) in

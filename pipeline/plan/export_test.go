@@ -24,11 +24,11 @@ func TTLMismatches(p *Plan) []string {
 		}
 		var op operator.Lifecycle
 		switch n.Kind {
-		case ScanNode, UnionNode, LookupJoinNode:
+		case ScanNode, UnionNode, LookupJoinNode, DeadLettersNode:
 			return
 		default:
 			var err error
-			if op, err = p.operator(n, ""); err != nil {
+			if op, _, err = p.operator(n, ""); err != nil {
 				out = append(out, err.Error())
 				return
 			}

@@ -22,24 +22,15 @@ func (p *Plan) Graph() (*runtime.Graph, error) {
 	}
 	g := &runtime.Graph{Name: p.Spec.Name}
 	built := map[*Node]*runtime.Node{}
+	for _, d := range p.deadLetterOrder {
+		g.DeadLetters = append(g.DeadLetters, d.node)
+		if d.table != nil {
+			built[d.table.Root] = &d.node.Node
+		}
+	}
 	scanned := p.scannedSources()
 	for _, s := range p.Sources {
-		sn := &runtime.SourceNode{
-			Node: runtime.Node{Name: s.Spec.Name, Kind: "source", ID: "source/" + s.Spec.Name,
-				Fingerprint: fmt.Sprintf("type %s, schema %s", s.Spec.Type, s.Physical)},
-			Source: s.Conn,
-			Reject: s.policy.Reject,
-		}
-		if s.lookedUp && !scanned[s] {
-			// Only lookup joins read it: looked up, never scanned.
-			sn.Source = joinop.EmptySource{}
-		}
-		if s.computed != nil {
-			sn.Calc = computedCalc(s)
-		}
-		if s.watermark != nil {
-			sn.EventTime = eventTime(s)
-		}
+		sn := sourceNode(s, scanned[s])
 		g.Sources = append(g.Sources, sn)
 		built[s.Table.Root] = &sn.Node
 	}
@@ -78,12 +69,12 @@ func (p *Plan) Graph() (*runtime.Graph, error) {
 			built[n] = in
 			return in, nil
 		}
-		op, err := p.operator(n, transforms[n])
+		op, feed, err := p.operator(n, transforms[n])
 		if err != nil {
 			return nil, err
 		}
 		on := &runtime.OpNode{Node: runtime.Node{Name: n.Label, Kind: "transform", ID: owners[n], Transform: transforms[n],
-			Fingerprint: fmt.Sprintf("%s, input %s, output %s", n.Label, n.Input.Schema, n.Schema)}, Input: in, Op: op}
+			Fingerprint: fmt.Sprintf("%s, input %s, output %s", n.Label, n.Input.Schema, n.Schema), Feed: feed}, Input: in, Op: op}
 		on.StateTTL = p.setStateTTL(op, n, transforms[n])
 		g.Ops = append(g.Ops, on)
 		built[n] = &on.Node
@@ -95,13 +86,35 @@ func (p *Plan) Graph() (*runtime.Graph, error) {
 			return nil, err
 		}
 		g.Sinks = append(g.Sinks, &runtime.SinkNode{
-			Node: runtime.Node{Name: s.Spec.Name, Kind: "sink", ID: "sink/" + s.Spec.Name,
+			Node: runtime.Node{Name: s.Spec.Name, Kind: "sink", ID: "sink/" + s.Spec.Name, Feed: s.feed,
 				Fingerprint: fmt.Sprintf("type %s, mode %s, key %s, input %s", s.Spec.Type, s.Mode, keyNames(s.Key, s.Input.Root.Schema.Names()), s.Input.Root.Schema)},
 			Input: in, Sink: s.Conn, Mode: s.Mode,
 			Key: s.Key, Compact: s.Mode == connector.Upsert && p.Spec.MiniBatch,
 		})
 	}
 	return g, nil
+}
+
+// sourceNode is the runtime node of source s; scanned says a query
+// reads it as a table (not only a lookup join by key).
+func sourceNode(s *Source, scanned bool) *runtime.SourceNode {
+	sn := &runtime.SourceNode{
+		Node: runtime.Node{Name: s.Spec.Name, Kind: "source", ID: "source/" + s.Spec.Name,
+			Fingerprint: fmt.Sprintf("type %s, schema %s", s.Spec.Type, s.Physical), Feed: s.feed},
+		Source:  s.Conn,
+		Columns: s.Physical,
+	}
+	if s.lookedUp && !scanned {
+		// Only lookup joins read it: looked up, never scanned.
+		sn.Source = joinop.EmptySource{}
+	}
+	if s.computed != nil {
+		sn.Calc = computedCalc(s)
+	}
+	if s.watermark != nil {
+		sn.EventTime = eventTime(s)
+	}
+	return sn
 }
 
 // eventTime gives a row's watermark candidate: the source's watermark
@@ -183,11 +196,18 @@ const (
 	miniBatchLatency = time.Second
 )
 
-func (p *Plan) operator(n *Node, transform string) (operator.Lifecycle, error) {
+// operator builds n's operator, and the feed of its node into the error
+// policy of the scan it computes on (nil for none).
+func (p *Plan) operator(n *Node, transform string) (operator.Lifecycle, *runtime.Feed, error) {
 	if n.op == nil {
-		return nil, fmt.Errorf("plan: no operator for node %q", n.Label)
+		return nil, nil, fmt.Errorf("plan: no operator for node %q", n.Label)
 	}
-	return n.op.operator(opBuild{p: p, n: n, transform: transform})
+	var feed *runtime.Feed
+	if src := n.scan(); src != nil {
+		feed = src.policy.Feed()
+	}
+	op, err := n.op.operator(opBuild{p: p, n: n, transform: transform, feed: feed})
+	return op, feed, err
 }
 
 // columnsOf returns the input column of each expression, when every one
@@ -264,11 +284,11 @@ func (p *Plan) joinGraph(g *runtime.Graph, n *Node, id, transform string, build 
 	on := &runtime.OpNode{Node: runtime.Node{Name: n.Label, Kind: "transform", ID: id, Transform: transform,
 		Fingerprint: fmt.Sprintf("%s, left %s, right %s, output %s", n.Label, n.Inputs[0].Schema, n.Inputs[1].Schema, n.Schema)},
 		Input: &un.Node}
-	op, err := p.operator(n, transform)
+	op, feed, err := p.operator(n, transform)
 	if err != nil {
 		return nil, err
 	}
-	on.Op = op
+	on.Op, on.Feed = op, feed
 	on.StateTTL = p.setStateTTL(on.Op, n, transform)
 	g.Ops = append(g.Ops, on)
 	return &on.Node, nil

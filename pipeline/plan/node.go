@@ -33,6 +33,9 @@ const (
 	// LookupJoinNode joins Input with rows looked up by key in a source
 	// table (lookup.go).
 	LookupJoinNode
+	// DeadLettersNode is the records on_error policies set aside, which
+	// a sink takes (deadletter.go); no query reads it.
+	DeadLettersNode
 )
 
 // Node is one operator of the logical plan. A node read by several

@@ -27,15 +27,19 @@ type opBuild struct {
 	p         *Plan
 	n         *Node
 	transform string
+	// feed is the node's way into the error policy of the scan whose
+	// rows it computes on; nil for none.
+	feed *runtime.Feed
 }
 
-// reject is the error policy of the scan whose rows the node computes
-// on, nil for none.
+// reject hands a row the operator's expressions fail on to the error
+// policy of the scan it came from; nil when there is none, and errors
+// then stop the pipeline.
 func (b opBuild) reject() func(connector.BadRecord) error {
-	if src := b.n.scan(); src != nil {
-		return src.policy.Reject
+	if b.feed == nil {
+		return nil
 	}
-	return nil
+	return b.feed.Reject
 }
 
 // scanOp is a ScanNode's source; the graph reads it with a source node,
@@ -64,7 +68,7 @@ func (c *calcOp) operator(b opBuild) (operator.Lifecycle, error) {
 		calc.FilterReads = append([]int{}, c.filter.Reads...)
 		calc.InputWidth = n.Input.Schema.Len()
 	}
-	calc.Reject = b.reject()
+	calc.Reject, calc.Input = b.reject(), n.Input.Schema
 	return calc, nil
 }
 
@@ -141,10 +145,7 @@ type unnestOp struct {
 
 func (u *unnestOp) operator(b opBuild) (operator.Lifecycle, error) {
 	op := *u.unnest
-	op.Transform = b.transform
-	if src := b.n.scan(); src != nil {
-		op.Reject = src.policy.Reject
-	}
+	op.Transform, op.Reject, op.Input = b.transform, b.reject(), b.n.Input.Schema
 	return &op, nil
 }
 

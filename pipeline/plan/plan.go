@@ -36,6 +36,11 @@ type Plan struct {
 	Sinks      []*Sink
 
 	tables map[string]*Table
+	// deadLetters are the targets of on_error: dead-letter, by file or
+	// sink (deadletter.go), and deadLetterOrder the same in the order
+	// they were named.
+	deadLetters     map[string]*deadLetters
+	deadLetterOrder []*deadLetters
 }
 
 // Source is a planned source: its connector and the table it produces.
@@ -54,6 +59,9 @@ type Source struct {
 	// watermark gives each row's watermark candidate.
 	watermark *expr.Compiled
 	policy    *runtime.Policy
+	// feed is the source node's way into its policy, for its connector
+	// and its computed columns.
+	feed *runtime.Feed
 	// lookedUp: a lookup join reads the table by key (lookup.go).
 	lookedUp bool
 }
@@ -76,6 +84,7 @@ type Sink struct {
 	// Replay is what a restored run sends the sink again.
 	Replay connector.Replay
 	policy *runtime.Policy
+	feed   *runtime.Feed
 }
 
 // Skipped is the number of rows the sink's on_error policy set aside.
@@ -92,7 +101,7 @@ func Build(p *spec.Pipeline, env Env) (*Plan, error) {
 	}
 	b := &builder{
 		env:  env,
-		plan: &Plan{Spec: p, Batch: p.Execution == "batch", tables: map[string]*Table{}},
+		plan: &Plan{Spec: p, Batch: p.Execution == "batch", tables: map[string]*Table{}, deadLetters: map[string]*deadLetters{}},
 		tr:   map[string]*spec.Transform{},
 		errs: newReport(p.Errors),
 
@@ -122,6 +131,11 @@ func Build(p *spec.Pipeline, env Env) (*Plan, error) {
 				b.errs.Addf(p.ExecutionPos, "execution", "batch execution needs bounded sources, but source %q (%s) is unbounded; set `rows:` or use execution: streaming", s.Spec.Name, s.Spec.Type)
 			}
 		}
+	}
+	for _, s := range p.Sinks {
+		// Before any sink is planned: a sink taking dead letters may
+		// come before the sink whose on_error names it.
+		b.deadLettersOf(s.OnError)
 	}
 	for _, s := range p.Sinks {
 		b.sink(s)
@@ -242,18 +256,18 @@ func (b *builder) source(s *spec.Source) {
 // false when the source has no schema to make a table of: none written,
 // and none the connector knows.
 func (b *builder) sourceConn(s *spec.Source, src *Source, metadata []string) bool {
-	policy, err := runtime.NewPolicy("source", s.Name, s.OnError.Policy, s.OnError.DeadLetter, b.env.Logger)
+	policy, err := runtime.NewPolicy("source", s.Name, s.OnError.Policy, b.deadLettersOf(s.OnError), b.env.Logger)
 	if err != nil {
 		b.errs.Addf(s.OnError.Pos, s.Path+".on_error", "%v", err)
 	}
-	src.policy = policy
+	src.policy, src.feed = policy, policy.Feed()
 	conn, err := b.env.Registry.NewSource(s.Pos.File, s, connector.SourceEnv{
 		Name:     s.Name,
 		Pipeline: b.plan.Spec.Name,
 		Schema:   src.Physical,
 		Metadata: metadata,
 		Logger:   b.env.Logger.With("source", s.Name),
-		Reject:   policy.Reject,
+		Reject:   src.feed.Reject,
 		Formats:  b.env.Registry,
 	})
 	// From here on only src.Conn is used: it stays nil when the
@@ -534,17 +548,8 @@ func (s *Source) LookedUp() bool { return s.lookedUp }
 // Reject hands a bad record to the source's on_error policy, as the
 // source's connector does: a connector that stands in for it (etld test's
 // in-memory sources) follows the same policy.
-func (s *Source) Reject(bad connector.BadRecord) error { return s.policy.Reject(bad) }
+func (s *Source) Reject(bad connector.BadRecord) error { return s.feed.Reject(bad) }
 
-// Close releases what the plan holds beyond its connectors (dead-letter
-// files); the runtime closes the connectors.
-func (p *Plan) Close() error {
-	var errs []error
-	for _, s := range p.Sources {
-		errs = append(errs, s.policy.Close())
-	}
-	for _, s := range p.Sinks {
-		errs = append(errs, s.policy.Close())
-	}
-	return errors.Join(errs...)
-}
+// Close releases what the plan holds beyond its connectors, which the
+// runtime closes, as it does the dead-letter files: nothing, today.
+func (p *Plan) Close() error { return nil }

@@ -18,20 +18,27 @@ func compileExpr(e sql.Expr, schema row.Schema, table string) (*expr.Compiled, e
 }
 
 func (b *builder) sink(s *spec.Sink) {
-	policy, err := runtime.NewPolicy("sink", s.Name, s.OnError.Policy, s.OnError.DeadLetter, b.env.Logger)
+	policy, err := runtime.NewPolicy("sink", s.Name, s.OnError.Policy, b.deadLettersOf(s.OnError), b.env.Logger)
 	if err != nil {
 		b.errs.Addf(s.OnError.Pos, s.Path+".on_error", "%v", err)
 	}
+	feed := policy.Feed()
 	conn, err := b.env.Registry.NewSink(s.Pos.File, s, connector.SinkEnv{
 		Name:    s.Name,
 		Logger:  b.env.Logger.With("sink", s.Name),
 		Formats: b.env.Registry,
-		Reject:  policy.Reject,
+		Reject:  feed.Reject,
 	})
 	if err != nil {
 		// The registry returns no connector with an error: nothing
 		// below may call into a sink that did not build.
 		b.errs.Add(placeAt(err, s.Pos, s.Path))
+		return
+	}
+	if s.DeadLetters {
+		if !b.errs.reported(s.Path) {
+			b.deadLetterSink(s, conn, policy, feed)
+		}
 		return
 	}
 	if b.errs.reported(s.Path) {
@@ -51,7 +58,7 @@ func (b *builder) sink(s *spec.Sink) {
 		}
 		return
 	}
-	sk := &Sink{Spec: s, Conn: conn, Input: tab, policy: policy}
+	sk := &Sink{Spec: s, Conn: conn, Input: tab, policy: policy, feed: feed}
 	if err := b.chooseMode(sk); err != nil {
 		b.errs.Add(placeAt(err, s.Pos, s.Path))
 		return

@@ -24,6 +24,22 @@ type RecordOrigin interface {
 	Record(i int) (input string, num int64, ok bool)
 }
 
+// RecordCounter is an Origin that knows how many records its batch's
+// changes came from: fewer than the changes when a record decodes into
+// several (a changelog update's -U and +U, a Canal message's rows).
+type RecordCounter interface {
+	Records() int
+}
+
+// RecordsIn is the number of records b's changes came from: its changes
+// unless its Origin counts them.
+func RecordsIn(b *Batch) int {
+	if rc, ok := b.Origin.(RecordCounter); ok {
+		return rc.Records()
+	}
+	return b.Len()
+}
+
 // Positions is a source's Origin: change i came from record number num
 // of a named input, written input, separator, num: "orders.csv:2" (a
 // file and its line, separator ":") or "orders/0/17" (a topic's partition
@@ -35,11 +51,35 @@ type Positions struct {
 	// from the change it starts at, in order.
 	nums  []int64
 	spans []span
+	// offs holds each change's record's byte offset (-1: not known),
+	// once a record was marked with MarkAt.
+	offs []int64
 }
 
 type span struct {
 	input string
-	from  int
+	// id is the identity of the file the input names (MarkAt).
+	id   string
+	from int
+}
+
+// Location is where a record starts in the file it was read from: beyond
+// the name and line Position gives, its byte offset and the file's
+// identity ("device:inode", "" where the system has none), which stay
+// true when the file is renamed, as a rotated log is, and tell apart the
+// files one name stood for.
+type Location struct {
+	File   string
+	ID     string
+	Line   int64
+	Offset int64
+}
+
+// Locator is an Origin that locates its changes' records in files.
+type Locator interface {
+	// Locate returns the location of change i's record; ok is false
+	// when it is not known.
+	Locate(i int) (loc Location, ok bool)
 }
 
 // NewPositions makes Positions for a batch of up to capacity changes.
@@ -51,23 +91,81 @@ func NewPositions(capacity int, separator string) *Positions {
 // length n came from record num of input. An n below the length marked so
 // far forgets the changes past it (a record given back to the reader).
 func (p *Positions) Mark(n int, input string, num int64) {
+	p.mark(n, input, "", num, -1)
+}
+
+// MarkAt is Mark for a record read from a file: it also keeps the
+// record's byte offset in the file and the file's identity id
+// ("device:inode", or ""), for Locate. The same name with another
+// identity (a log rotated under it) is another input.
+func (p *Positions) MarkAt(n int, input, id string, num, offset int64) {
+	if p.offs == nil && n > len(p.nums) {
+		p.offs = make([]int64, len(p.nums), cap(p.nums))
+		for i := range p.offs {
+			p.offs[i] = -1
+		}
+	}
+	p.mark(n, input, id, num, offset)
+}
+
+func (p *Positions) mark(n int, input, id string, num, offset int64) {
 	if n <= len(p.nums) {
 		p.truncate(n)
 		return
 	}
-	if k := len(p.spans); k == 0 || p.spans[k-1].input != input {
-		p.spans = append(p.spans, span{input: input, from: len(p.nums)})
+	if k := len(p.spans); k == 0 || p.spans[k-1].input != input || p.spans[k-1].id != id {
+		p.spans = append(p.spans, span{input: input, id: id, from: len(p.nums)})
 	}
 	for len(p.nums) < n {
 		p.nums = append(p.nums, num)
+		if p.offs != nil {
+			p.offs = append(p.offs, offset)
+		}
 	}
 }
 
 func (p *Positions) truncate(n int) {
 	p.nums = p.nums[:n]
+	if p.offs != nil {
+		p.offs = p.offs[:n]
+	}
 	for k := len(p.spans); k > 0 && p.spans[k-1].from >= n; k-- {
 		p.spans = p.spans[:k-1]
 	}
+}
+
+// span returns the span change i falls in.
+func (p *Positions) span(i int) span {
+	k := len(p.spans) - 1
+	for k > 0 && p.spans[k].from > i {
+		k--
+	}
+	return p.spans[k]
+}
+
+// Locate implements Locator for the records marked with MarkAt.
+func (p *Positions) Locate(i int) (Location, bool) {
+	if i < 0 || i >= len(p.offs) || p.offs[i] < 0 {
+		return Location{}, false
+	}
+	sp := p.span(i)
+	return Location{File: sp.input, ID: sp.id, Line: p.nums[i], Offset: p.offs[i]}, true
+}
+
+// Records implements RecordCounter: the changes whose record differs
+// from the one before them.
+func (p *Positions) Records() int {
+	n, k := 0, 0
+	for i, num := range p.nums {
+		start := k+1 < len(p.spans) && p.spans[k+1].from == i
+		if start {
+			k++
+		}
+		if i == 0 || start || num != p.nums[i-1] {
+			n++
+		}
+	}
+	return n
 }
 
 // Position implements Origin.
@@ -75,11 +173,7 @@ func (p *Positions) Position(i int) string {
 	if i < 0 || i >= len(p.nums) {
 		return ""
 	}
-	k := len(p.spans) - 1
-	for k > 0 && p.spans[k].from > i {
-		k--
-	}
-	return p.spans[k].input + p.sep + strconv.FormatInt(p.nums[i], 10)
+	return p.span(i).input + p.sep + strconv.FormatInt(p.nums[i], 10)
 }
 
 // Record implements RecordOrigin.
@@ -87,11 +181,7 @@ func (p *Positions) Record(i int) (string, int64, bool) {
 	if i < 0 || i >= len(p.nums) {
 		return "", 0, false
 	}
-	k := len(p.spans) - 1
-	for k > 0 && p.spans[k].from > i {
-		k--
-	}
-	return p.spans[k].input, p.nums[i], true
+	return p.span(i).input, p.nums[i], true
 }
 
 // Sequence is the Origin of a batch whose change i is record First+i of

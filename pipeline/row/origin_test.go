@@ -63,3 +63,60 @@ func TestRecord(t *testing.T) {
 		}
 	}
 }
+
+// Records counts a record that decoded into several changes once, and
+// two inputs' records apart even where their numbers meet.
+func TestPositionsRecords(t *testing.T) {
+	p := NewPositions(8, ":")
+	p.Mark(1, "a.json", 1)
+	p.Mark(3, "a.json", 2) // an update: -U and +U
+	p.Mark(4, "a.json", 3)
+	p.Mark(5, "b.json", 3)
+	p.Mark(7, "b.json", 4)
+	if got := p.Records(); got != 5 {
+		t.Errorf("Records() = %d, want 5", got)
+	}
+	p.Mark(4, "", 0) // the last records given back
+	if got := p.Records(); got != 3 {
+		t.Errorf("Records() after giving back = %d, want 3", got)
+	}
+	if got := RecordsIn(&Batch{Changes: make([]Change, 3)}); got != 3 {
+		t.Errorf("RecordsIn of a batch without an origin = %d, want its 3 changes", got)
+	}
+}
+
+// MarkAt keeps each record's byte offset and its file's identity: the
+// same name read in two files (a log and the one rotated in under its
+// name) are two inputs, told apart by Locate.
+func TestPositionsLocate(t *testing.T) {
+	p := NewPositions(4, ":")
+	p.MarkAt(1, "app.log", "2049:17", 40, 1200)
+	p.MarkAt(3, "app.log", "2049:18", 1, 0) // rotated: line 1 of a new file, two changes
+	p.MarkAt(4, "app.log", "2049:18", 2, 35)
+	tests := []struct {
+		i    int
+		want Location
+		ok   bool
+	}{
+		{0, Location{File: "app.log", ID: "2049:17", Line: 40, Offset: 1200}, true},
+		{2, Location{File: "app.log", ID: "2049:18", Line: 1, Offset: 0}, true},
+		{3, Location{File: "app.log", ID: "2049:18", Line: 2, Offset: 35}, true},
+		{4, Location{}, false},
+	}
+	for _, tt := range tests {
+		if got, ok := p.Locate(tt.i); got != tt.want || ok != tt.ok {
+			t.Errorf("Locate(%d) = %+v, %v; want %+v, %v", tt.i, got, ok, tt.want, tt.ok)
+		}
+	}
+	if got := p.Records(); got != 3 {
+		t.Errorf("Records() = %d, want 3", got)
+	}
+	if got := p.Position(2); got != "app.log:1" {
+		t.Errorf("Position(2) = %q, want app.log:1", got)
+	}
+	plain := NewPositions(2, ":")
+	plain.Mark(1, "a.csv", 1)
+	if _, ok := plain.Locate(0); ok {
+		t.Error("Locate of a record marked without an offset says it knows one")
+	}
+}

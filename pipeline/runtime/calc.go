@@ -39,6 +39,8 @@ type Calc struct {
 	// The BadRecord names the source record the row came from and the
 	// transform.
 	Reject func(connector.BadRecord) error
+	// Input names the input's columns, for the rows handed to Reject.
+	Input row.Schema
 	// Name is the operator's plan (Calc(select=[...])).
 	Name string
 	// Transform is the name of the transform in the pipeline file that
@@ -105,9 +107,9 @@ func (c *Calc) reject(in *row.Batch, i int, err error) error {
 	if c.widen != nil {
 		r = c.widen(r)
 	}
-	bad := connector.BadRecord{Position: operator.PositionOf(in, i), Transform: c.Transform, Raw: []byte(row.Change{Kind: row.Insert, Row: r}.String()), Err: err}
+	bad := rowRecord(in, i, c.Transform, c.Input, r, err)
 	if c.Reject == nil {
-		return fmt.Errorf("%w (row %s)", bad, bad.Raw)
+		return fmt.Errorf("%w (row %s)", bad, row.Change{Kind: row.Insert, Row: r})
 	}
 	return c.Reject(bad)
 }

@@ -170,6 +170,10 @@ func newCoordinator(g *Graph, opt CheckpointOptions) *coordinator {
 		}
 		add(&s.Node, true, s.Sink)
 	}
+	for _, d := range g.DeadLetters {
+		// A file's length is state; a sink's dead letters are the sink's.
+		add(&d.Node, d.File != "", nil).optional = true
+	}
 	c.reports = make(chan report, 2*len(c.parts))
 	return c
 }

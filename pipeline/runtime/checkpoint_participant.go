@@ -22,6 +22,10 @@ type commitReq struct {
 type participant struct {
 	node     *Node
 	stateful bool // its state goes into checkpoints
+	// optional: a checkpoint without the node's state fits the graph,
+	// and one with the state of a node the graph lacks too (dead letters
+	// added to a pipeline, or taken from it).
+	optional bool
 	// trigger carries barrier requests to a source.
 	trigger chan int64
 	// interrupt cuts short an unbounded source's Read so that it sees a

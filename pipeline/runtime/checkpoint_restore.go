@@ -123,7 +123,8 @@ func (c *coordinator) fits(cp *checkpoint.Checkpoint) error {
 	}
 	seen := map[string]bool{}
 	for _, p := range c.parts {
-		if !p.stateful {
+		if !p.stateful || p.optional {
+			seen[p.node.ID] = true
 			continue
 		}
 		id := p.node.ID
@@ -137,7 +138,7 @@ func (c *coordinator) fits(cp *checkpoint.Checkpoint) error {
 		}
 	}
 	for _, comp := range cp.Components {
-		if !seen[comp.ID] {
+		if !seen[comp.ID] && !strings.HasPrefix(comp.ID, deadLettersID) {
 			diffs = append(diffs, fmt.Sprintf("%s is gone (was %s)", describeID(comp.ID), comp.Fingerprint))
 		}
 	}

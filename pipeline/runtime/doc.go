@@ -31,7 +31,14 @@
 //     It has no state. Operators have one input: several meet only here.
 //   - A sink node passes each change the sink's mode lets through to
 //     connector.Sink.Write (upsert mode drops -U), flushes on a timer and
-//     at the end, then closes the sink.
+//     at the end, then closes the sink. It counts as written what its
+//     target acknowledged: the rows of a Flush that returned, less those
+//     the sink handed to its on_error.
+//   - A dead-letter node takes the records on_error: dead-letter sets
+//     aside (through each rejecting node's Feed) and writes them to a
+//     file, or sends them to the sink node that reads it, cut at each
+//     checkpoint once every node feeding it passed the barrier
+//     (deadletter.go).
 //
 // Messages: a message carries a batch of changes or a watermark. A batch is
 // immutable once sent and may go to several receivers (a table read by two

@@ -125,3 +125,15 @@ func (d *derivedOrigin) Record(i int) (string, int64, bool) {
 	}
 	return ro.Record(int(d.from[i]))
 }
+
+// Locate implements row.Locator when the parent does.
+func (d *derivedOrigin) Locate(i int) (row.Location, bool) {
+	if i < 0 || i >= len(d.from) || d.from[i] < 0 {
+		return row.Location{}, false
+	}
+	lo, ok := d.parent.(row.Locator)
+	if !ok {
+		return row.Location{}, false
+	}
+	return lo.Locate(int(d.from[i]))
+}

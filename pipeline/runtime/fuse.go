@@ -50,14 +50,15 @@ type fusion struct {
 }
 
 // fusedOrigin marks a batch the fusion mapped, and is its Origin: change
-// i came from change from[i] of the decoded batch. read is the number of
-// rows decoded, kept the number the source's computed columns let
-// through (the counters of the source node and of the Calc's), wm the
-// largest event time among them (NoWatermark for none).
+// i came from change from[i] of the decoded batch. records is the
+// number of records decoded, kept the number of rows the source's
+// computed columns let through (the counters of the source node and of
+// the Calc's), wm the largest event time among them (NoWatermark for
+// none).
 type fusedOrigin struct {
 	derivedOrigin
-	read, kept int
-	wm         int64
+	records, kept int
+	wm            int64
 	// slabs are the memory of the batch's rows, and pool where they go
 	// back once the batch's reader keeps none of them (release).
 	slabs [][]row.Value
@@ -194,7 +195,7 @@ func (f *fusion) mapBatch(b *row.Batch) *row.Batch {
 	}
 	if f.picked {
 		// The source decoded the Calc's rows: b is the result.
-		b.Origin = &fusedOrigin{derivedOrigin: derivedOrigin{parent: b.Origin}, read: b.Len(), kept: b.Len(), wm: operator.NoWatermark,
+		b.Origin = &fusedOrigin{derivedOrigin: derivedOrigin{parent: b.Origin}, records: row.RecordsIn(b), kept: b.Len(), wm: operator.NoWatermark,
 			same: true, recycle: f.recycle, by: f.releaser}
 		return b
 	}
@@ -252,7 +253,7 @@ func (f *fusion) filterBatch(b *row.Batch) *row.Batch {
 			pass = append(pass, int32(i))
 		}
 	}
-	read := b.Len()
+	read, records := b.Len(), row.RecordsIn(b)
 	for j, i := range pass {
 		b.Changes[j] = b.Changes[i]
 		if n := f.narrow; n > 0 {
@@ -260,7 +261,7 @@ func (f *fusion) filterBatch(b *row.Batch) *row.Batch {
 		}
 	}
 	b.Changes = b.Changes[:len(pass)]
-	b.Origin = &fusedOrigin{derivedOrigin: derivedOrigin{parent: b.Origin, from: pass}, read: read, kept: read, wm: operator.NoWatermark,
+	b.Origin = &fusedOrigin{derivedOrigin: derivedOrigin{parent: b.Origin, from: pass}, records: records, kept: read, wm: operator.NoWatermark,
 		recycle: f.recycle, by: f.releaser}
 	return b
 }
@@ -327,7 +328,7 @@ func (f *fusion) calcRows(b *row.Batch, rows []row.Change, srcFrom []int32, kept
 			from[j] = srcFrom[i]
 		}
 	}
-	fo := &fusedOrigin{derivedOrigin: derivedOrigin{parent: b.Origin, from: from}, read: b.Len(), kept: kept, wm: wm}
+	fo := &fusedOrigin{derivedOrigin: derivedOrigin{parent: b.Origin, from: from}, records: row.RecordsIn(b), kept: kept, wm: wm}
 	if f.releaser != nil {
 		fo.slabs, fo.pool, fo.by = slabs, f.slabs, f.releaser
 	}

@@ -18,6 +18,9 @@ type Graph struct {
 	Ops     []*OpNode
 	Unions  []*UnionNode
 	Sinks   []*SinkNode
+	// DeadLetters are where on_error: dead-letter policies put records:
+	// files, and the dead letters sinks read (the Input of a SinkNode).
+	DeadLetters []*DeadLetterNode
 	// BatchSize caps the changes per batch (default 1024).
 	BatchSize int
 	// ChannelSize is the number of batches a channel holds before its
@@ -45,10 +48,33 @@ type Node struct {
 	// StateTTL is the state retention (`state_ttl`) an operator runs
 	// with, 0 for none; the admin API shows it beside the state's size.
 	StateTTL time.Duration
-	Stats    Stats
-	outs     []chan message
-	cp       *participant
-	cpIndex  int
+	// Feed, for a node that hands bad records to an on_error policy (a
+	// source, a sink, an operator evaluating expressions over a source's
+	// rows), is its way into the policy; the node tells it the barriers
+	// it passes.
+	Feed    *Feed
+	Stats   Stats
+	outs    []chan message
+	cp      *participant
+	cpIndex int
+}
+
+// nodes lists every node of g but its dead letters.
+func (g *Graph) nodes() []*Node {
+	var out []*Node
+	for _, s := range g.Sources {
+		out = append(out, &s.Node)
+	}
+	for _, o := range g.Ops {
+		out = append(out, &o.Node)
+	}
+	for _, u := range g.Unions {
+		out = append(out, &u.Node)
+	}
+	for _, s := range g.Sinks {
+		out = append(out, &s.Node)
+	}
+	return out
 }
 
 // label names the node in errors: `source "rt"`, or for an operator the
@@ -62,6 +88,10 @@ func (n *Node) label() string {
 
 // Stats are a node's counters, safe to read while the pipeline runs.
 type Stats struct {
+	// RowsIn counts the changes a node received (a source: the records
+	// it read); RowsOut those it sent on, or for a sink those its target
+	// acknowledged (counted when a Flush returned: refused rows and rows
+	// a failed Flush left unwritten are not).
 	RowsIn  atomic.Int64
 	RowsOut atomic.Int64
 	// Skipped counts the rows an operator dropped (late rows of a
@@ -94,9 +124,9 @@ type SourceNode struct {
 	// watermark is the largest seen. An error (a NULL event time) makes
 	// the row a bad record.
 	EventTime func(r row.Row) (int64, bool, error)
-	// Reject is the source's on_error policy for rows its computed columns
-	// or EventTime cannot be evaluated on.
-	Reject func(connector.BadRecord) error
+	// Columns are the source's physical columns, for the rows its
+	// computed columns or EventTime fail on (handed to Node.Feed).
+	Columns row.Schema
 }
 
 // OpNode runs an Operator over one input.
@@ -128,6 +158,9 @@ type SinkNode struct {
 	// must return quickly and must not keep or modify the batch: the
 	// daemon's live sample view copies a few rows out of it.
 	Tap func(*row.Batch)
+	// unacked counts the rows given to Write since the last Flush, and
+	// refused the policy's count at that Flush.
+	unacked, refused int64
 }
 
 // message is what travels on a channel: a batch, a watermark, a

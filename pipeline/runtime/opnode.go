@@ -207,6 +207,9 @@ func (r *opRun) end(ctx context.Context) error {
 	if err := r.co.report(ctx, report{part: n.cpIndex, ended: true, finished: r.finished, runtime: state}); err != nil {
 		return err
 	}
+	if err := n.Feed.end(ctx); err != nil {
+		return err
+	}
 	return n.send(ctx, message{kind: msgEnd, stop: r.stop})
 }
 
@@ -245,7 +248,10 @@ func (n *OpNode) barrier(ctx context.Context, co *coordinator, m message) error 
 	if err := co.report(ctx, report{part: n.cpIndex, id: m.barrier, runtime: state}); err != nil {
 		return err
 	}
-	return n.send(ctx, m)
+	if err := n.send(ctx, m); err != nil {
+		return err
+	}
+	return n.Feed.pass(ctx, m.barrier)
 }
 
 // snapshot encodes the operator's state for a checkpoint. A run without

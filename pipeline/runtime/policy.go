@@ -1,12 +1,9 @@
 package runtime
 
 import (
-	"encoding/json"
+	"context"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
-	"sync"
 	"sync/atomic"
 
 	"github.com/etld/etld/pipeline/connector"
@@ -15,37 +12,47 @@ import (
 // logFirst is how many skipped records a policy logs before it only counts.
 const logFirst = 5
 
-// Policy applies an on_error setting to the records a source cannot read
-// or a sink's target refuses for good: fail stops the pipeline with the
-// record's position, skip counts and logs the first few, dead-letter
-// appends the raw record and the reason to a file as a JSON line.
+// Policy applies an on_error setting to the records a source cannot read,
+// the rows a transform's expression fails on, and the rows a sink's
+// target refuses for good: fail stops the pipeline with the record's
+// position, skip counts and logs the first few, dead-letter also hands
+// an entry for the record to its dead letters (a file or a sink of the
+// pipeline, deadletter.go).
+//
+// Every node that hands records to the policy does so through a Feed of
+// its own, which knows the last checkpoint barrier the node passed: an
+// entry belongs to the checkpoint after it, and the dead letters are cut
+// at each checkpoint where every node feeding them passed its barrier,
+// so that a run restored from it writes none of them again.
 type Policy struct {
-	kind       string // "source" or "sink"
-	name       string
-	policy     string
-	deadLetter string
-	logger     *slog.Logger
+	kind   string // "source" or "sink"
+	name   string
+	policy string
+	target *DeadLetterNode
+	logger *slog.Logger
 
 	skipped atomic.Int64
-	mu      sync.Mutex
-	dlq     *os.File
 }
 
 // NewPolicy checks and builds the policy of a component (kind "source"
-// or "sink"); it opens no file yet.
-func NewPolicy(kind, name, policy, deadLetter string, logger *slog.Logger) (*Policy, error) {
+// or "sink"); target is where dead-letter puts the records (nil for the
+// other policies). It opens no file.
+func NewPolicy(kind, name, policy string, target *DeadLetterNode, logger *slog.Logger) (*Policy, error) {
 	switch policy {
 	case "", "fail":
 		policy = "fail"
 	case "skip":
 	case "dead-letter":
-		if deadLetter == "" {
-			return &Policy{kind: kind, name: name, policy: "fail", logger: logger}, fmt.Errorf("on_error: dead-letter needs a dead_letter file")
+		if target == nil {
+			return &Policy{kind: kind, name: name, policy: "fail", logger: logger}, fmt.Errorf("on_error: dead-letter needs a dead_letter file or sink")
 		}
 	default:
 		return &Policy{kind: kind, name: name, policy: "fail", logger: logger}, fmt.Errorf("unknown on_error policy %q: want fail, skip or dead-letter", policy)
 	}
-	return &Policy{kind: kind, name: name, policy: policy, deadLetter: deadLetter, logger: logger}, nil
+	if policy != "dead-letter" {
+		target = nil
+	}
+	return &Policy{kind: kind, name: name, policy: policy, target: target, logger: logger}, nil
 }
 
 // Skipped is the number of records set aside so far.
@@ -56,9 +63,30 @@ func (p *Policy) Skipped() int64 {
 	return p.skipped.Load()
 }
 
-// Reject handles one bad record; it is connector.SourceEnv.Reject and
-// connector.SinkEnv.Reject.
-func (p *Policy) Reject(bad connector.BadRecord) error {
+// Feed returns a new way into the policy for one node of the graph (its
+// Node.Feed): the source node for its connector and computed columns, an
+// operator for its expressions, a sink node for its connector. The run
+// cuts the dead letters at a checkpoint once every node with a Feed of
+// the policy passed the checkpoint's barrier.
+func (p *Policy) Feed() *Feed {
+	return &Feed{policy: p}
+}
+
+// Feed is one node's way into a Policy. Its Reject is what the node's
+// connector or operator is given (connector.SourceEnv.Reject,
+// connector.SinkEnv.Reject, Calc.Reject).
+type Feed struct {
+	policy *Policy
+	// node is set while a run's node owns the feed: its entries then
+	// wait for their checkpoint's cut. passed is the last barrier the
+	// node passed.
+	node   bool
+	passed atomic.Int64
+}
+
+// Reject handles one bad record.
+func (f *Feed) Reject(bad connector.BadRecord) error {
+	p := f.policy
 	if p == nil || p.policy == "fail" {
 		// The record stays in the error's chain: it marks a data error,
 		// which running the pipeline again would meet again.
@@ -67,8 +95,11 @@ func (p *Policy) Reject(bad connector.BadRecord) error {
 	n := p.skipped.Add(1)
 	if n <= logFirst {
 		msg := "skipped a bad record"
+		if p.policy == "dead-letter" {
+			msg = "dead-lettered a bad record"
+		}
 		if n == logFirst {
-			msg = "skipped a bad record; further ones are only counted"
+			msg += "; further ones are only counted"
 		}
 		args := []any{p.kind, p.name, "position", bad.Position, "error", bad.Err.Error(), "on_error", p.policy}
 		if bad.Transform != "" {
@@ -76,62 +107,29 @@ func (p *Policy) Reject(bad connector.BadRecord) error {
 		}
 		p.logger.Warn(msg, args...)
 	}
-	if p.policy == "dead-letter" {
-		return p.writeDeadLetter(bad)
-	}
-	return nil
-}
-
-func (p *Policy) writeDeadLetter(bad connector.BadRecord) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.dlq == nil {
-		if err := os.MkdirAll(filepath.Dir(p.deadLetter), 0o755); err != nil {
-			return fmt.Errorf("dead letter: %w", err)
-		}
-		f, err := os.OpenFile(p.deadLetter, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-		if err != nil {
-			return fmt.Errorf("dead letter: %w", err)
-		}
-		p.dlq = f
-	}
-	rec := struct {
-		Source    string `json:"source,omitempty"`
-		Sink      string `json:"sink,omitempty"`
-		Transform string `json:"transform,omitempty"`
-		Position  string `json:"position"`
-		Error     string `json:"error"`
-		Record    string `json:"record"`
-	}{Transform: bad.Transform, Position: bad.Position, Error: bad.Err.Error(), Record: string(bad.Raw)}
-	if p.kind == "sink" {
-		rec.Sink = p.name
-	} else {
-		rec.Source = p.name
-	}
-	line, err := json.Marshal(rec)
-	if err != nil {
-		return fmt.Errorf("dead letter: %w", err)
-	}
-	if _, err := p.dlq.Write(append(line, '\n')); err != nil {
-		return fmt.Errorf("dead letter %s: %w", p.deadLetter, err)
-	}
-	return nil
-}
-
-// Close syncs and closes the dead-letter file, if one was opened.
-func (p *Policy) Close() error {
-	if p == nil {
+	if p.target == nil {
 		return nil
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.dlq == nil {
+	return p.target.put(f, newEntry(p.kind, p.name, bad, f.passed.Load()+1))
+}
+
+// pass tells the dead letters that the feed's node passed barrier id:
+// what it rejects from now on belongs to a later checkpoint.
+func (f *Feed) pass(ctx context.Context, id int64) error {
+	if f == nil {
 		return nil
 	}
-	err := p.dlq.Sync()
-	if cerr := p.dlq.Close(); err == nil {
-		err = cerr
+	f.passed.Store(id)
+	if f.policy.target == nil {
+		return nil
 	}
-	p.dlq = nil
-	return err
+	return f.policy.target.mark(ctx, f, id)
+}
+
+// end tells the dead letters that the feed's node rejects nothing more.
+func (f *Feed) end(ctx context.Context) error {
+	if f == nil || f.policy.target == nil {
+		return nil
+	}
+	return f.policy.target.mark(ctx, f, feedEnded)
 }

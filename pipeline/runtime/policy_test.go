@@ -16,12 +16,12 @@ import (
 func TestPolicyFailKeepsTheBadRecord(t *testing.T) {
 	for _, kind := range []string{"source", "sink"} {
 		t.Run(kind, func(t *testing.T) {
-			p, err := NewPolicy(kind, "x", "fail", "", slog.New(slog.DiscardHandler))
+			p, err := NewPolicy(kind, "x", "fail", nil, slog.New(slog.DiscardHandler))
 			if err != nil {
 				t.Fatal(err)
 			}
 			cause := errors.New("column n: not an integer")
-			rerr := p.Reject(connector.BadRecord{Position: "data/in.csv:7", Raw: []byte("a,b"), Err: cause})
+			rerr := p.Feed().Reject(connector.BadRecord{Position: "data/in.csv:7", Raw: []byte("a,b"), Err: cause})
 			if !errors.Is(rerr, cause) {
 				t.Errorf("errors.Is(%v, the record's error) = false", rerr)
 			}

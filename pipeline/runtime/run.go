@@ -91,6 +91,7 @@ func Run(ctx context.Context, g *Graph, opt Options) error {
 			unionIn[i] = append(unionIn[i], link(in))
 		}
 	}
+	// A dead-letter sink's input is its DeadLetterNode, linked here too.
 	sinkIn := make([]chan message, len(g.Sinks))
 	for i, s := range g.Sinks {
 		sinkIn[i] = link(s.Input)
@@ -101,6 +102,10 @@ func Run(ctx context.Context, g *Graph, opt Options) error {
 		coNode.Kind = "checkpoint store"
 	}
 	start(coNode, func() error { return co.run(ctx) })
+	startDeadLetters(ctx, g)
+	for _, d := range g.DeadLetters {
+		start(&d.Node, func() error { return runDeadLetters(ctx, d, g, co) })
+	}
 	fused := fuse(g)
 	maxState := opt.MaxStateBytes
 	if maxState == 0 {
@@ -188,6 +193,7 @@ func runSink(ctx context.Context, n *SinkNode, in <-chan message, co *coordinato
 				if err := n.Sink.Flush(ctx); err != nil {
 					return fmt.Errorf("flush: %w", err)
 				}
+				n.acknowledged()
 				dirty = false
 			}
 		case <-p.notify:
@@ -203,6 +209,9 @@ func runSink(ctx context.Context, n *SinkNode, in <-chan message, co *coordinato
 				if err := co.report(ctx, report{part: n.cpIndex, ended: true, finished: finished, connector: state, rows: n.Stats.RowsIn.Load()}); err != nil {
 					return err
 				}
+				if err := n.Feed.end(ctx); err != nil {
+					return err
+				}
 				return p.waitFinal(ctx, co.done)
 			}
 			switch m.kind {
@@ -213,6 +222,9 @@ func runSink(ctx context.Context, n *SinkNode, in <-chan message, co *coordinato
 				}
 				dirty = false
 				if err := co.report(ctx, report{part: n.cpIndex, id: m.barrier, connector: state, rows: n.Stats.RowsIn.Load()}); err != nil {
+					return err
+				}
+				if err := n.Feed.pass(ctx, m.barrier); err != nil {
 					return err
 				}
 				continue
@@ -236,7 +248,7 @@ func runSink(ctx context.Context, n *SinkNode, in <-chan message, co *coordinato
 			if err := n.Sink.Write(ctx, b); err != nil {
 				return fmt.Errorf("write: %w", err)
 			}
-			n.Stats.RowsOut.Add(int64(b.Len()))
+			n.unacked += int64(b.Len())
 			if c, ok := n.Sink.(connector.RowCopier); ok && c.CopiesRows() && n.Tap == nil {
 				release(m.batch, &n.Node) // the sink keeps none of its rows (fuse.go)
 			}
@@ -251,6 +263,7 @@ func (n *SinkNode) checkpoint(ctx context.Context) ([]byte, error) {
 	if err := n.Sink.Flush(ctx); err != nil {
 		return nil, fmt.Errorf("flush: %w", err)
 	}
+	n.acknowledged()
 	sn, ok := n.Sink.(connector.SinkSnapshotter)
 	if !ok {
 		return nil, nil
@@ -263,6 +276,19 @@ func (n *SinkNode) checkpoint(ctx context.Context) ([]byte, error) {
 		state = []byte{}
 	}
 	return state, nil
+}
+
+// acknowledged counts as written, after a Flush returned nil, the rows
+// given to Write since the last one that the target did not refuse:
+// a Flush settles every row before it, each acknowledged by the target
+// or handed to the policy (connector.Sink).
+func (n *SinkNode) acknowledged() {
+	var refused int64
+	if n.Feed != nil {
+		refused = n.Feed.policy.Skipped()
+	}
+	n.Stats.RowsOut.Add(max(n.unacked-(refused-n.refused), 0))
+	n.unacked, n.refused = 0, refused
 }
 
 // admit keeps the changes the sink's mode takes: upsert sinks never see

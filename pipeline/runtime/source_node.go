@@ -52,6 +52,9 @@ func runSource(ctx context.Context, s *SourceNode, fz *fusion, batchSize int, st
 			if err := co.report(ctx, report{part: s.cpIndex, ended: true, finished: restoredEnd, runtime: encodeWatermark(wm), connector: pos}); err != nil {
 				return err
 			}
+			if err := s.Feed.end(ctx); err != nil {
+				return err
+			}
 			return s.send(ctx, message{kind: msgEnd, stop: co.resumable})
 		}
 		_ = s.Source.Close(context.WithoutCancel(ctx))
@@ -125,6 +128,9 @@ func (s *SourceNode) control(ctx context.Context, co *coordinator, wm int64) err
 		if err := s.send(ctx, message{kind: msgBarrier, barrier: id}); err != nil {
 			return err
 		}
+		if err := s.Feed.pass(ctx, id); err != nil {
+			return err
+		}
 	default:
 	}
 	return p.commitPending(ctx)
@@ -153,6 +159,9 @@ func (s *SourceNode) end(ctx context.Context, co *coordinator, wm int64, eof boo
 		return err
 	}
 	if err := co.report(ctx, report{part: s.cpIndex, ended: true, finished: eof, runtime: encodeWatermark(wm), connector: pos}); err != nil {
+		return err
+	}
+	if err := s.Feed.end(ctx); err != nil {
 		return err
 	}
 	if err := s.send(ctx, message{kind: msgEnd, stop: !eof && co.resumable}); err != nil {
@@ -246,19 +255,27 @@ func (s *SourceNode) prepare(b *row.Batch, wm int64) (*row.Batch, int64, error) 
 // badRecord describes change i of b, on which the source's computed
 // columns or watermark failed with err.
 func (s *SourceNode) badRecord(b *row.Batch, i int, err error) connector.BadRecord {
-	pos := operator.PositionOf(b, i)
-	if pos == "" {
-		pos = "source " + s.Name
+	bad := rowRecord(b, i, "", s.Columns, b.Changes[i].Row, err)
+	if bad.Position == "" {
+		bad.Position = "source " + s.Name
 	}
-	return connector.BadRecord{Position: pos, Raw: []byte(row.Change{Row: b.Changes[i].Row}.String()), Err: err}
+	return bad
 }
 
 func (s *SourceNode) reject(b *row.Batch, i int, err error) error {
 	bad := s.badRecord(b, i, err)
-	if s.Reject == nil {
+	if s.Feed == nil {
 		return bad
 	}
-	return s.Reject(bad)
+	return s.Feed.Reject(bad)
+}
+
+// rowRecord describes change i of in, row r of the columns cols, on
+// which an expression of transform failed with err: the record it came
+// from (its position and location) and the row.
+func rowRecord(in *row.Batch, i int, transform string, cols row.Schema, r row.Row, err error) connector.BadRecord {
+	return connector.BadRecord{Position: operator.PositionOf(in, i), Location: operator.LocationOf(in, i), Transform: transform,
+		Row: r, Columns: cols, Err: err}
 }
 
 // forward sends what the source read (b, nil or empty at times) on,
@@ -269,7 +286,7 @@ func (s *SourceNode) forward(ctx context.Context, b *row.Batch, fz *fusion, wm i
 	next := wm
 	if fo := fusedOf(b); fo != nil && fz != nil {
 		// Count for the source and for the Calc what they would have.
-		s.Stats.RowsIn.Add(int64(fo.read))
+		s.Stats.RowsIn.Add(int64(fo.records))
 		s.Stats.RowsOut.Add(int64(fo.kept))
 		fz.op.Stats.RowsIn.Add(int64(fo.kept - b.Len()))
 		if b.Len() > 0 {
@@ -279,7 +296,7 @@ func (s *SourceNode) forward(ctx context.Context, b *row.Batch, fz *fusion, wm i
 		}
 		next = fo.wm
 	} else if b != nil && b.Len() > 0 {
-		s.Stats.RowsIn.Add(int64(b.Len()))
+		s.Stats.RowsIn.Add(int64(row.RecordsIn(b)))
 		out, w, err := s.prepare(b, wm)
 		if err != nil {
 			return wm, err

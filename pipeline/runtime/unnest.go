@@ -26,8 +26,9 @@ type Unnest struct {
 	// Ordinality appends the element's position, from 1 (WITH
 	// ORDINALITY).
 	Ordinality bool
-	// Reject, Name and Transform are as Calc's.
+	// Reject, Input, Name and Transform are as Calc's.
 	Reject    func(connector.BadRecord) error
+	Input     row.Schema
 	Name      string
 	Transform string
 }
@@ -57,10 +58,9 @@ func (u *Unnest) Process(in *row.Batch, out operator.Emitter) error {
 		}
 		x, err := u.Of(ch.Row)
 		if err != nil {
-			bad := connector.BadRecord{Position: operator.PositionOf(in, i), Transform: u.Transform,
-				Raw: []byte(row.Change{Kind: row.Insert, Row: ch.Row}.String()), Err: err}
+			bad := rowRecord(in, i, u.Transform, u.Input, ch.Row, err)
 			if u.Reject == nil {
-				return fmt.Errorf("%w (row %s)", bad, bad.Raw)
+				return fmt.Errorf("%w (row %s)", bad, row.Change{Kind: row.Insert, Row: ch.Row})
 			}
 			if err := u.Reject(bad); err != nil {
 				return err

@@ -34,26 +34,6 @@ func (p *parser) source(n *yaml.Node, path string) *Source {
 	return src
 }
 
-// onError reads the on_error and dead_letter keys of a source or sink.
-func (p *parser) onError(f map[string]*yaml.Node, path string) OnError {
-	oe := OnError{Policy: "fail"}
-	if v, ok := f["on_error"]; ok {
-		oe.Policy, oe.Pos = p.str(v, JoinPath(path, "on_error")), p.pos(v)
-		switch oe.Policy {
-		case "fail", "skip", "dead-letter":
-		default:
-			p.errs.Addf(p.pos(v), JoinPath(path, "on_error"), "unknown policy %q: want fail, skip or dead-letter", oe.Policy)
-		}
-	}
-	if v, ok := f["dead_letter"]; ok {
-		oe.DeadLetter, oe.DeadLetterPos = p.str(v, JoinPath(path, "dead_letter")), p.pos(v)
-	}
-	if oe.Policy == "dead-letter" && oe.DeadLetter == "" {
-		p.errs.Addf(oe.Pos, JoinPath(path, "dead_letter"), "on_error: dead-letter needs `dead_letter: FILE`, the file that receives rejected records")
-	}
-	return oe
-}
-
 func (p *parser) schema(n *yaml.Node, path string) []Column {
 	var cols []Column
 	seen := map[string]bool{}
@@ -192,9 +172,8 @@ func (p *parser) sink(n *yaml.Node, path string) *Sink {
 	if t, ok := f["type"]; ok {
 		sk.TypePos = p.pos(t)
 	}
-	sk.From = p.required(f, n, path, "from")
 	if v, ok := f["from"]; ok {
-		sk.FromPos = p.pos(v)
+		sk.From, sk.FromPos = p.str(v, JoinPath(path, "from")), p.pos(v)
 	}
 	if v, ok := f["mode"]; ok {
 		sk.Mode, sk.ModePos = p.str(v, JoinPath(path, "mode")), p.pos(v)

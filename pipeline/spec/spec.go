@@ -80,15 +80,6 @@ type Source struct {
 // CommonSourceKeys are the source keys read by etld, not by the connector.
 var CommonSourceKeys = []string{"name", "type", "schema", "key", "on_error", "dead_letter", "watermark"}
 
-// OnError is a source's bad-record policy.
-type OnError struct {
-	Policy string // fail | skip | dead-letter
-	// DeadLetter is the file that dead-letter writes rejected records to.
-	DeadLetter    string
-	DeadLetterPos Pos
-	Pos           Pos
-}
-
 // Column is a schema entry: physical (name and type) or computed (name AS
 // expression).
 type Column struct {
@@ -131,7 +122,10 @@ type Sink struct {
 	TypePos Pos
 	// OnError is what happens to rows the target refuses for good.
 	OnError OnError
-	Options *yaml.Node
+	// DeadLetters: the sink has no from; it takes the records that the
+	// on_error of sources and sinks naming it set aside.
+	DeadLetters bool
+	Options     *yaml.Node
 }
 
 // CommonSinkKeys are the sink keys read by etld, not by the connector.
@@ -308,6 +302,7 @@ func (p *parser) pipeline(root *yaml.Node) *Pipeline {
 	}
 	p.settings(pl, root, f)
 	tables := p.entries(pl, root, f)
+	p.deadLetterSinks(pl)
 	if v, ok := f["tests"]; ok {
 		pl.Tests = p.tests(v, "tests")
 	}

@@ -327,3 +327,104 @@ func TestParseMiniBatchAggregate(t *testing.T) {
 		}
 	}
 }
+
+// on_error may name a sink of the file for dead letters: the names are
+// checked, with their positions, and so are the sink's keys (no from, no
+// dead letters of its own into a sink) and the policy's (one target,
+// only for dead-letter).
+func TestOnErrorDeadLetterSink(t *testing.T) {
+	const good = `version: 1
+name: p
+sources:
+  - name: logs
+    type: file
+    on_error: {policy: dead-letter, sink: Errors}
+  - name: more
+    type: file
+    on_error: {policy: dead-letter, file: more.jsonl}
+  - name: old
+    type: file
+    on_error: dead-letter
+    dead_letter: old.jsonl
+sinks:
+  - name: out
+    from: logs
+    type: print
+    on_error: {policy: dead-letter, sink: errors}
+  - name: errors
+    type: print
+    on_error: skip
+`
+	p, err := Parse("p.yaml", []byte(good), env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if oe := p.Sources[0].OnError; oe.Policy != "dead-letter" || oe.Sink != "Errors" || oe.DeadLetter != "" || oe.SinkPos.Line != 6 {
+		t.Errorf("on_error of logs = %+v", oe)
+	}
+	if oe := p.Sources[1].OnError; oe.DeadLetter != "more.jsonl" || oe.Sink != "" {
+		t.Errorf("on_error of more = %+v", oe)
+	}
+	if oe := p.Sources[2].OnError; oe.DeadLetter != "old.jsonl" {
+		t.Errorf("on_error of old = %+v", oe)
+	}
+	if !p.Sinks[1].DeadLetters || p.Sinks[0].DeadLetters {
+		t.Errorf("sinks taking dead letters: out %v, errors %v; want errors only", p.Sinks[0].DeadLetters, p.Sinks[1].DeadLetters)
+	}
+
+	const bad = `version: 1
+name: p
+sources:
+  - name: logs
+    type: file
+    on_error: {policy: dead-letter, sink: erors}
+  - name: both
+    type: file
+    on_error: {policy: dead-letter, file: a.jsonl, sink: errors}
+  - name: twice
+    type: file
+    on_error: {policy: dead-letter, file: a.jsonl}
+    dead_letter: b.jsonl
+  - name: skipper
+    type: file
+    on_error: {policy: skip, sink: errors}
+  - name: nowhere
+    type: file
+    on_error: {policy: dead-letter}
+  - name: nopolicy
+    type: file
+    on_error: {sink: errors, polcy: skip}
+sinks:
+  - name: errors
+    from: logs
+    type: print
+    on_error: {policy: dead-letter, sink: errors}
+  - name: lost
+    type: print
+`
+	_, err = Parse("bad.yaml", []byte(bad), env(nil))
+	if err == nil {
+		t.Fatal("no error")
+	}
+	want := []string{
+		`bad.yaml:6:43: sources[0].on_error.sink: "erors" is not a sink of this pipeline; did you mean "errors"?`,
+		`bad.yaml:9:58: sources[1].on_error.sink: on_error names a file and a sink`,
+		`bad.yaml:13:18: sources[2].dead_letter: on_error names where dead letters go already`,
+		`bad.yaml:16:15: sources[3].on_error: on_error: skip keeps no record`,
+		`bad.yaml:19:15: sources[4].dead_letter: on_error: dead-letter needs`,
+		`bad.yaml:22:15: sources[5].on_error.policy: missing required key`,
+		`bad.yaml:22:30: sources[5].on_error.polcy: unknown key; did you mean "policy"?`,
+		`bad.yaml:25:11: sinks[0].from: sink "errors" takes dead letters (an on_error names it), not a table`,
+		`bad.yaml:27:43: sinks[0].on_error.sink: sink "errors" takes dead letters: the rows its target refuses cannot go to a sink too`,
+		`bad.yaml:28:5: sinks[1].from: missing required key`,
+	}
+	text := err.Error()
+	for _, w := range want {
+		if !strings.Contains(text, w) {
+			t.Errorf("missing error %q in:\n%s", w, text)
+		}
+	}
+	if n := strings.Count(text, "\n") + 1; n != len(want) {
+		t.Errorf("%d errors, want %d:\n%s", n, len(want), text)
+	}
+}

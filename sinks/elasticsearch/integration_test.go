@@ -363,7 +363,7 @@ func TestMappingErrorGoesToDeadLetter(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "in.csv"), "k,v\na,1\nb,not a number\nc,3\n")
 	dlq := filepath.Join(dir, "dlq.jsonl")
-	runPipeline(t, dir, fmt.Sprintf(`version: 1
+	sum := runPipeline(t, dir, fmt.Sprintf(`version: 1
 name: es_mapping
 sources:
   - name: rows
@@ -382,6 +382,10 @@ sinks:
 `, filepath.Join(dir, "in.csv"), c.url, index, dlq))
 	if n := c.count(index); n != 2 {
 		t.Fatalf("%d documents, want the 2 good ones", n)
+	}
+	// Written means acknowledged: the refused document is not written.
+	if len(sum.Sinks) != 1 || sum.Sinks[0].In != 3 || sum.Sinks[0].Out != 2 || sum.Sinks[0].Skipped != 1 {
+		t.Errorf("summary %+v: want 3 rows in, 2 written and 1 skipped in the sink", sum.Sinks)
 	}
 	data, err := os.ReadFile(dlq)
 	if err != nil {
@@ -471,4 +475,48 @@ sinks:
     parallelism: 3
 `, filepath.Join(dir, "in.csv"), c.url, index))
 	compareDocs(t, c.docs(index), want)
+}
+
+// TestDeadLettersIntoAnIndex: the documents an index refuses go, as dead
+// letters, to another index of the pipeline, each with the _id of its
+// dead letter's id, so that running the input again (as a restored run
+// does) leaves each once.
+func TestDeadLettersIntoAnIndex(t *testing.T) {
+	c := newCluster(t)
+	index, errors := c.index("es_dl_target"), c.index("es_dl_errors")
+	c.do("PUT", "/"+index, `{"mappings":{"properties":{"k":{"type":"keyword"},"v":{"type":"long"}}}}`)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "in.csv"), "k,v\na,1\nb,not a number\nc,3\n")
+	yaml := fmt.Sprintf(`version: 1
+name: es_dead_letters
+sources:
+  - name: rows
+    type: file
+    path: %s
+    format: {type: csv, header: true}
+    schema: [k STRING, v STRING]
+sinks:
+  - name: es
+    from: rows
+    type: elasticsearch
+    hosts: %s
+    index: %s
+    on_error: {policy: dead-letter, sink: errors}
+  - name: errors
+    type: elasticsearch
+    hosts: %s
+    index: %s
+`, filepath.Join(dir, "in.csv"), c.url, index, c.url, errors)
+	for range 2 {
+		runPipeline(t, dir, yaml)
+	}
+	docs := c.docs(errors)
+	if len(docs) != 1 {
+		t.Fatalf("dead letters %v, want the one refused document once", docs)
+	}
+	for id, d := range docs {
+		if d["sink"] != "es" || d["record"] != `{"k":"b","v":"not a number"}` || !strings.Contains(fmt.Sprint(d["error"]), "failed to parse field [v]") || id != errors+"/"+fmt.Sprint(d["id"]) {
+			t.Errorf("dead letter %s: %v", id, d)
+		}
+	}
 }

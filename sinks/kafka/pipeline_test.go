@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/segmentio/kafka-go"
+
 	"github.com/etld/etld/internal/testenv"
 )
 
@@ -180,4 +182,43 @@ sinks:
 	}
 	sort.Strings(keys)
 	t.Logf("ops %v, keys %v", ops, keys)
+}
+
+// TestPipelineCountsOnlyAcknowledgedMessages: messages the broker refuses
+// for good (larger than the topic takes) go to on_error and are not
+// counted as written; the summary's written count is what the topic
+// holds.
+func TestPipelineCountsOnlyAcknowledgedMessages(t *testing.T) {
+	addr := testenv.Kafka(t)
+	ctx := testenv.Context(t, 120*time.Second)
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.csv")
+	big := strings.Repeat("x", 5000)
+	data := fmt.Sprintf("1,small\n2,%s\n3,small\n4,%s\n5,small\n", big, big)
+	if err := os.WriteFile(in, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	topic := newTopic(t, addr, 1, kafka.ConfigEntry{ConfigName: "max.message.bytes", ConfigValue: "2000"})
+	sum := runPipeline(t, ctx, dir, fmt.Sprintf(`version: 1
+name: refused-to-kafka
+sources:
+  - name: r
+    type: file
+    path: %s
+    schema: [id BIGINT, text STRING]
+sinks:
+  - name: out
+    from: r
+    type: kafka
+    brokers: %s
+    topic: %s
+    format: json
+    on_error: skip
+`, in, addr, topic))
+	if n := len(readAll(t, addr, topic)); n != 3 {
+		t.Errorf("the topic holds %d messages, want the 3 small ones", n)
+	}
+	if len(sum.Sinks) != 1 || sum.Sinks[0].In != 5 || sum.Sinks[0].Out != 3 || sum.Sinks[0].Skipped != 2 {
+		t.Errorf("summary %+v: want 5 rows in, 3 written and 2 skipped in the sink", sum.Sinks)
+	}
 }

@@ -102,8 +102,10 @@
 //	DOUBLE             DOUBLE                     float, double, decimal
 //	DECIMAL(p, s)      DECIMAL(p, s)              decimal, float, double
 //	VARCHAR(n)         VARCHAR(n) utf8mb4         text, enum, set, json
-//	STRING             LONGTEXT utf8mb4; a key column VARCHAR(255)
-//	                   (less when several text columns share the key)
+//	STRING             LONGTEXT utf8mb4; a key column VARCHAR(255), less
+//	                   when the key's columns would not fit an index
+//	                   (3072 bytes, 4 a character): they share what
+//	                   the key's other columns leave
 //	BYTES              LONGBLOB; VARBINARY(n) for BYTES(n) or a key
 //	                                              binary, varbinary, blob
 //	DATE               DATE                       date, datetime, timestamp
@@ -302,6 +304,13 @@ func (s *Sink) Bind(in connector.SinkInput) error {
 	s.schema, s.mode, s.key = in.Schema, in.Mode, nil
 	if in.Mode == connector.Upsert {
 		s.key = in.Key
+	}
+	if s.createTable {
+		// A key the table could not be created with is refused before
+		// the run starts.
+		if _, err := s.keyTextBytes(); err != nil {
+			return connector.Errorf("create_table", "sink %q (mysql table %s): %v", s.name, s.table, err)
+		}
 	}
 	n := s.parallelism
 	if in.Mode == connector.Upsert && len(in.Key) == 0 {

@@ -2,6 +2,7 @@ package mysql_test
 
 import (
 	"bufio"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -15,6 +16,7 @@ import (
 	"github.com/etld/etld/formats"
 	"github.com/etld/etld/pipeline"
 	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/sinks/blackhole"
 	"github.com/etld/etld/sinks/mysql"
 	"github.com/etld/etld/sources/file"
 )
@@ -24,6 +26,7 @@ func registry() *connector.Registry {
 	formats.Register(r)
 	file.Register(r)
 	mysql.Register(r)
+	blackhole.Register(r)
 	return r
 }
 
@@ -166,8 +169,9 @@ sinks:
 	if strings.Join(ids, " ") != "3 13 23 33 43" {
 		t.Errorf("dead-lettered rows %v, want 3 13 23 33 43", ids)
 	}
-	if len(sum.Sinks) != 1 || sum.Sinks[0].Skipped != 5 {
-		t.Errorf("summary %+v: want 5 skipped rows in the sink", sum.Sinks)
+	// Written means acknowledged: the 5 refused rows are not written.
+	if len(sum.Sinks) != 1 || sum.Sinks[0].In != 50 || sum.Sinks[0].Out != 45 || sum.Sinks[0].Skipped != 5 {
+		t.Errorf("summary %+v: want 50 rows in, 45 written and 5 skipped in the sink", sum.Sinks)
 	}
 }
 
@@ -278,5 +282,70 @@ sinks:
 	runPipeline(t, dsn, pipelineFile("\n    replace_table: true"))
 	if got := dump(t, db, name); strings.Join(got, " ") != "3" {
 		t.Errorf("with replace_table: table %v, want one row 3", got)
+	}
+}
+
+// TestDeadLettersIntoATable: a source's dead letters go to a MySQL table
+// that create_table makes from the dead letters' columns, upserted by
+// their id: the raw record of a line the format refused, the row of a
+// failed CAST as JSON, each with its file and byte offset. Running the
+// same input again (as a restored run reads records again) leaves each
+// dead letter once.
+func TestDeadLettersIntoATable(t *testing.T) {
+	db, dsn := openDB(t)
+	name := table(t, db, "")
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.csv")
+	if err := os.WriteFile(in, []byte("1,10\n2,x\nbad\n4,40\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	yaml := fmt.Sprintf(`version: 1
+name: dead-letters-table
+sources:
+  - name: src
+    type: file
+    path: %s
+    schema: [id INT, amount STRING]
+    on_error: {policy: dead-letter, sink: errors}
+transforms:
+  - name: q
+    sql: SELECT id, CAST(amount AS INT) AS amount FROM src
+sinks:
+  - name: out
+    from: q
+    type: blackhole
+  - name: errors
+    type: mysql
+    dsn: ${ETLD_MYSQL_TEST_DSN}
+    table: %s
+    create_table: true
+`, in, name)
+	for range 2 {
+		sum := runPipeline(t, dsn, yaml)
+		if len(sum.Sinks) != 2 || sum.Sinks[1].Out != 2 {
+			t.Fatalf("summary %+v: want 2 dead letters written", sum.Sinks)
+		}
+	}
+	rows, err := db.Query("SELECT source, transform, position, file, `offset`, error, record, `row` FROM `" + name + "` ORDER BY `offset`")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got []string
+	for rows.Next() {
+		var source, position, file, errText string
+		var transform, record, rowJSON sql.NullString
+		var offset int64
+		if err := rows.Scan(&source, &transform, &position, &file, &offset, &errText, &record, &rowJSON); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%s|%s|%s|%d|%s|%s", source, transform.String, strings.TrimPrefix(position, in), offset, record.String, rowJSON.String))
+		if file != in || errText == "" {
+			t.Errorf("dead letter of %s: file %q, error %q", position, file, errText)
+		}
+	}
+	want := []string{`src|q|:2|5||{"id":2,"amount":"x"}`, `src||:3|9|bad|`}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("table:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

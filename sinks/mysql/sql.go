@@ -165,11 +165,22 @@ func (st *statements) nonKey() []int {
 // maxPlaceholders is the protocol's limit on parameters per statement.
 const maxPlaceholders = 65535
 
+// The longest VARCHAR (utf8mb4) and VARBINARY columns create_table
+// makes; a longer declared length becomes LONGTEXT or LONGBLOB.
+const (
+	maxVarchar   = 16383
+	maxVarbinary = 65535
+)
+
+// keyChars is the most characters create_table gives a text key column
+// of no declared length, when the index has room for more.
+const keyChars = 255
+
 // columnType is the MySQL type create_table gives a column (the package
-// doc's mapping). keyText is the VARCHAR/VARBINARY length of an unbounded
-// text key column: a key must be an indexable type, within InnoDB's 3072
-// bytes per index.
-func columnType(t row.Type, key bool, keyText int) (string, error) {
+// doc's mapping). keyBytes is the share of the index a text key column
+// of no declared length may take (Sink.keyTextBytes): a key must be an
+// indexable type, VARCHAR or VARBINARY, within the index's bytes.
+func columnType(t row.Type, key bool, keyBytes int) (string, error) {
 	var s string
 	switch t.ID {
 	case row.Boolean:
@@ -186,20 +197,20 @@ func columnType(t row.Type, key bool, keyText int) (string, error) {
 		s = fmt.Sprintf("DECIMAL(%d, %d)", t.Precision, t.Scale)
 	case row.String:
 		switch {
-		case t.Length > 0 && t.Length <= 16383:
+		case t.Length > 0 && t.Length <= maxVarchar:
 			s = fmt.Sprintf("VARCHAR(%d)", t.Length)
 		case key:
-			s = fmt.Sprintf("VARCHAR(%d)", keyText)
+			s = fmt.Sprintf("VARCHAR(%d)", min(keyChars, keyBytes/4))
 		default:
 			s = "LONGTEXT"
 		}
 		s += " CHARACTER SET utf8mb4"
 	case row.Bytes:
 		switch {
-		case t.Length > 0 && t.Length <= 65535:
+		case t.Length > 0 && t.Length <= maxVarbinary:
 			s = fmt.Sprintf("VARBINARY(%d)", t.Length)
 		case key:
-			s = fmt.Sprintf("VARBINARY(%d)", keyText)
+			s = fmt.Sprintf("VARBINARY(%d)", min(keyChars, keyBytes))
 		default:
 			s = "LONGBLOB"
 		}

@@ -147,17 +147,12 @@ func (s *Sink) checkUniqueKey(ctx context.Context) error {
 // key as PRIMARY KEY.
 func (s *Sink) createDDL() (string, error) {
 	isKey := map[int]bool{}
-	textKeys := 0
 	for _, k := range s.key {
 		isKey[k] = true
-		if id := s.schema.Fields[k].Type.ID; id == row.String || id == row.Bytes {
-			textKeys++
-		}
 	}
-	// InnoDB indexes hold 3072 bytes, utf8mb4 takes 4 per character.
-	keyText := 255
-	if textKeys > 0 {
-		keyText = min(255, 768/textKeys)
+	keyText, err := s.keyTextBytes()
+	if err != nil {
+		return "", fmt.Errorf("create_table: %w", err)
 	}
 	var b strings.Builder
 	b.WriteString("CREATE TABLE IF NOT EXISTS ")
@@ -188,6 +183,77 @@ func (s *Sink) createDDL() (string, error) {
 	}
 	b.WriteString("\n) DEFAULT CHARSET = utf8mb4")
 	return b.String(), nil
+}
+
+// maxKeyBytes is what an InnoDB index holds (MySQL and MariaDB with the
+// default 16 KiB pages and DYNAMIC rows): the sum of its columns' largest
+// sizes in bytes, a utf8mb4 character counting 4.
+const maxKeyBytes = 3072
+
+// keyTextBytes shares what an index holds among the primary key's text
+// columns of no declared length (STRING, BYTES): the bytes each may take,
+// after the key's other columns took theirs; 0 without such a column.
+// A key that cannot fit is an error naming its columns.
+func (s *Sink) keyTextBytes() (int, error) {
+	fixed, open := 0, 0
+	var sizes []string
+	for _, k := range s.key {
+		f := s.schema.Fields[k]
+		n := indexBytes(f.Type)
+		if n == 0 {
+			open++
+			continue
+		}
+		if n > maxKeyBytes {
+			return 0, fmt.Errorf("key column %s %s takes up to %d bytes (utf8mb4: 4 a character), and an index holds %d bytes; CAST it to a shorter type in the query, or create the table yourself", f.Name, f.Type, n, maxKeyBytes)
+		}
+		fixed += n
+		sizes = append(sizes, fmt.Sprintf("%s %d", f.Name, n))
+	}
+	// A text column of no declared length is given at least 16
+	// characters (64 bytes): less would refuse most values.
+	if fixed+open*64 > maxKeyBytes {
+		what := fmt.Sprintf("the key columns take up to %d bytes (%s)", fixed, strings.Join(sizes, ", "))
+		if open > 0 {
+			what += fmt.Sprintf(", leaving too little for its %d text columns of no declared length", open)
+		}
+		return 0, fmt.Errorf("%s, and an index holds %d bytes; CAST them to shorter types in the query, or create the table yourself", what, maxKeyBytes)
+	}
+	if open == 0 {
+		return 0, nil
+	}
+	return (maxKeyBytes - fixed) / open, nil
+}
+
+// indexBytes is the largest size in bytes of a value of type t in an
+// index (its column as columnType creates it); 0 for text of no declared
+// length, whose length the key's share decides.
+func indexBytes(t row.Type) int {
+	switch t.ID {
+	case row.Boolean:
+		return 1
+	case row.Int, row.Float:
+		return 4
+	case row.BigInt, row.Double:
+		return 8
+	case row.Decimal:
+		return decimalBytes(t.Precision-t.Scale) + decimalBytes(t.Scale)
+	case row.Date:
+		return 3
+	case row.Timestamp, row.TimestampLTZ:
+		return 5 + (min(t.Precision, 6)+1)/2
+	case row.String:
+		return 4 * t.Length
+	case row.Bytes:
+		return t.Length
+	}
+	return 0
+}
+
+// decimalBytes is the storage of n decimal digits of a DECIMAL's integer
+// or fraction part: 4 bytes for each 9, fewer for the rest.
+func decimalBytes(n int) int {
+	return n/9*4 + [9]int{0, 1, 1, 2, 2, 3, 3, 4, 4}[n%9]
 }
 
 // queryServer reads the server's version and max_allowed_packet.

@@ -213,7 +213,10 @@ type Source struct {
 	fl *follower
 
 	files []string
-	cur   int // index into files of the file being read
+	// ids holds each file's identity (fileID.String), for the locations
+	// of its records.
+	ids []string
+	cur int // index into files of the file being read
 	// before[i] is the sum of the sizes of files[:i], as Open found
 	// them, for Size; total is the sum of them all.
 	before []int64
@@ -338,7 +341,7 @@ func (s *Source) Read(ctx context.Context, max int) (*row.Batch, error) {
 		if err != nil {
 			return s.fail(b, fmt.Errorf("%s:%d: %w", s.files[s.cur], line, err))
 		}
-		if full, err := s.take(b, rec, line, max, s.files[s.cur]); err != nil {
+		if full, err := s.take(b, rec, line, max, s.files[s.cur], s.ids[s.cur]); err != nil {
 			return s.fail(b, err)
 		} else if full {
 			break
@@ -351,7 +354,7 @@ func (s *Source) Read(ctx context.Context, max int) (*row.Batch, error) {
 // decoder. full reports that its changes did not fit in b: it is given
 // back to the reader for the next batch. An error stops the source, with
 // rec given back so that the position names it.
-func (s *Source) take(b *row.Batch, rec []byte, line int64, max int, name string) (full bool, err error) {
+func (s *Source) take(b *row.Batch, rec []byte, line int64, max int, name, id string) (full bool, err error) {
 	if s.inHeader {
 		if len(rec) == 0 {
 			return false, nil
@@ -380,13 +383,13 @@ func (s *Source) take(b *row.Batch, rec []byte, line int64, max int, name string
 	}
 	if err != nil {
 		b.Changes = b.Changes[:before]
-		if err := s.rejectRecord(rec, line, err, name); err != nil {
+		if err := s.rejectRecord(rec, name, id, line, s.rd.prevOffset, err); err != nil {
 			s.rd.unread()
 			return false, err
 		}
 		return false, nil
 	}
-	s.positions.Mark(b.Len(), name, line)
+	s.positions.MarkAt(b.Len(), name, id, line, s.rd.prevOffset)
 	return false, nil
 }
 
@@ -410,10 +413,12 @@ func (s *Source) newBatch(max int) *row.Batch {
 
 // rejectRecord hands a record the decoder refused to the on_error policy,
 // and returns the error that stops the source, if any. Without a policy the
-// record itself is that error.
-func (s *Source) rejectRecord(rec []byte, line int64, err error, name string) error {
+// record itself is that error. The record is at line and byte offset of
+// the file name whose identity is id.
+func (s *Source) rejectRecord(rec []byte, name, id string, line, offset int64, err error) error {
 	bad := connector.BadRecord{
 		Position: fmt.Sprintf("%s:%d", name, line),
+		Location: &row.Location{File: name, ID: id, Line: line, Offset: offset},
 		Raw:      bytes.Clone(rec),
 		Err:      err,
 	}

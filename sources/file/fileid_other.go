@@ -9,3 +9,6 @@ import "os"
 type fileID struct{ Dev, Ino uint64 }
 
 func idOf(os.FileInfo) fileID { return fileID{} }
+
+// String is "": there is no identity to show.
+func (fileID) String() string { return "" }

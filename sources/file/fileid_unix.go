@@ -4,6 +4,7 @@ package file
 
 import (
 	"os"
+	"strconv"
 	"syscall"
 )
 
@@ -16,4 +17,13 @@ func idOf(st os.FileInfo) fileID {
 		return fileID{Dev: uint64(sys.Dev), Ino: uint64(sys.Ino)}
 	}
 	return fileID{}
+}
+
+// String is the identity as dead letters show it, "device:inode"; ""
+// when unknown.
+func (id fileID) String() string {
+	if id == (fileID{}) {
+		return ""
+	}
+	return strconv.FormatUint(id.Dev, 10) + ":" + strconv.FormatUint(id.Ino, 10)
 }

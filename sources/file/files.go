@@ -47,12 +47,14 @@ func (s *Source) match() ([]string, error) {
 // total.
 func (s *Source) measure() error {
 	s.before = make([]int64, len(s.files))
+	s.ids = make([]string, len(s.files))
 	var total int64
 	for i, name := range s.files {
 		st, err := os.Stat(name)
 		if err != nil {
 			return err
 		}
+		s.ids[i] = idOf(st).String()
 		s.before[i] = total
 		total += st.Size()
 	}
@@ -77,6 +79,7 @@ func (s *Source) openFile(i int, offset, line int64) error {
 	}
 	s.closeFile()
 	s.cur, s.f = i, f
+	s.ids[i] = idOf(st).String()
 	if offset > st.Size() {
 		return fmt.Errorf("checkpoint offset %d is past the end of %s (%d bytes): the file changed since", offset, name, st.Size())
 	}

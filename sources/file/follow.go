@@ -507,7 +507,7 @@ func (s *Source) readFollow(ctx context.Context, max int) (*row.Batch, error) {
 				continue
 			}
 		}
-		if full, err := s.take(b, rec, line, max, fl.cur.path); err != nil {
+		if full, err := s.take(b, rec, line, max, fl.cur.path, fl.cur.id.String()); err != nil {
 			return s.fail(b, err)
 		} else if full {
 			break

@@ -277,7 +277,7 @@ func (s *Source) push(b *block, it item, w *worker) {
 
 // decodeBlock decodes b into its items, batches of up to max changes.
 func (s *Source) decodeBlock(b *block, w *worker) {
-	name := s.files[b.file]
+	name, id := s.files[b.file], s.ids[b.file]
 	dec, sd, max := w.dec, w.sd, w.max
 	var it item
 	begin := func() {
@@ -321,7 +321,7 @@ func (s *Source) decodeBlock(b *block, w *worker) {
 			take(rec, raw, line, from, fromLine, end, endLine, bad)
 			return
 		}
-		it.pos.Mark(it.b.Len(), name, line)
+		it.pos.MarkAt(it.b.Len(), name, id, line, from)
 		it.end, it.endLine = end, endLine
 		if it.b.Len() >= max {
 			s.push(b, it, w)
@@ -430,7 +430,7 @@ func (s *Source) readParallel(ctx context.Context, max int) (*row.Batch, error) 
 func (s *Source) settle(b *block, it *item) (*row.Batch, error) {
 	name := s.files[b.file]
 	for _, r := range it.bad {
-		if err := s.rejectRecord(r.rec, r.line, r.err, name); err != nil {
+		if err := s.rejectRecord(r.rec, name, s.ids[b.file], r.line, r.offset, r.err); err != nil {
 			it.b.Changes = it.b.Changes[:r.at]
 			it.pos.Mark(r.at, name, 0)
 			s.moveTo(b.file, r.offset, r.from)

@@ -45,7 +45,7 @@ func newDescs() descs {
 		srcBytes:     d("etld_source_bytes_total", "Bytes the source read, for connectors that count them.", src, nil),
 		srcLag:       d("etld_source_lag_messages", "Messages between the source's position and the end of its input (Kafka consumer lag).", src, nil),
 		sinkIn:       d("etld_sink_rows_received_total", "Changes that reached the sink.", sink, nil),
-		sinkWritten:  d("etld_sink_rows_written_total", "Changes the sink wrote.", sink, nil),
+		sinkWritten:  d("etld_sink_rows_written_total", "Changes the sink's target acknowledged (refused ones are in etld_sink_rows_rejected_total).", sink, nil),
 		sinkRejected: d("etld_sink_rows_rejected_total", "Changes the target refused for good (sink on_error skip or dead-letter).", sink, nil),
 		sinkBytes:    d("etld_sink_bytes_total", "Bytes the sink wrote, for connectors that count them.", sink, nil),
 		dropped:      d("etld_operator_rows_dropped_total", "Rows an operator discarded (late rows of windows).", []string{"pipeline", "operator"}, nil),

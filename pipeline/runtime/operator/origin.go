@@ -43,6 +43,23 @@ func PositionOf(b *row.Batch, i int) string {
 	return b.Origin.Position(i)
 }
 
+// LocationOf locates in its file the record change i of b came from, or
+// returns nil (a source that reads no files, a window's result).
+func LocationOf(b *row.Batch, i int) *row.Location {
+	if b == nil || b.Origin == nil {
+		return nil
+	}
+	lo, ok := b.Origin.(row.Locator)
+	if !ok {
+		return nil
+	}
+	loc, ok := lo.Locate(i)
+	if !ok {
+		return nil
+	}
+	return &loc
+}
+
 // ChangeError describes an operator's failure on change i of in, naming
 // the source record the change came from when it is known.
 func ChangeError(op string, in *row.Batch, i int, err error) error {
