@@ -5,8 +5,8 @@ import (
 	"strings"
 )
 
-// Changelog is a table's changelog mode (ARCHITECTURE.md section 4):
-// insert-only or updating, and the upsert key that identifies a row.
+// Changelog is a table's changelog mode: insert-only or updating, and the
+// upsert key that identifies a row (Flink's ChangelogMode and upsert keys).
 type Changelog struct {
 	Updating bool
 	// Key holds the upsert key's column indices. HasKey false means no
@@ -47,7 +47,9 @@ func (c Changelog) keyText(names []string) string {
 	return c.keysText(names)
 }
 
-// The rules of ARCHITECTURE.md section 4, one function per operator.
+// The rules by which each operator derives its output's changelog mode
+// from its input's, one function per operator, as Flink's
+// FlinkChangelogModeInferenceProgram does.
 
 // scanMode: a source is insert-only, unless its format is a changelog
 // format (debezium-json, canal-json, maxwell-json, ogg-json), whatever the

@@ -1,7 +1,7 @@
 // Package plan turns a pipeline spec into a plan: it builds the connectors
 // through the registry, binds every transform's SQL to the tables it reads,
-// derives each table's changelog mode and upsert key (ARCHITECTURE.md
-// section 4), chooses each sink's mode or refuses the pipeline, and finally
+// derives each table's changelog mode and upsert key (Flink's changelog
+// model: +I, -U, +U, -D), chooses each sink's mode or refuses the pipeline, and finally
 // instantiates the runtime graph. It does no I/O: `etld validate` is Build.
 package plan
 

@@ -76,8 +76,11 @@ func (b *builder) sink(s *spec.Sink) {
 	b.plan.Sinks = append(b.plan.Sinks, sk)
 }
 
-// chooseMode gives a sink its changelog mode (ARCHITECTURE.md section 4)
-// or explains why it cannot take its input.
+// chooseMode gives a sink the mode its file names, when the sink and its
+// input allow it, or else picks one: append (or upsert on a declared
+// key) for an insert-only table; for an updating one, retract where the
+// sink writes the change kinds themselves, else upsert on the table's
+// key; or it explains why the sink cannot take its input.
 func (b *builder) chooseMode(sk *Sink) error {
 	s, in := sk.Spec, sk.Input.Root
 	caps := sk.Conn.Capabilities()
@@ -177,8 +180,8 @@ func alternatives(c connector.Capabilities) string {
 	return "; it supports " + strings.Join(modes, ", ")
 }
 
-// refuse explains why a sink cannot take an updating table, in the style
-// of ARCHITECTURE.md section 4.
+// refuse explains why a sink cannot take an updating table: which
+// operator makes the table update, and what the user can change.
 func refuse(s *spec.Sink, mode string, t *Table, caps connector.Capabilities) error {
 	why := "its rows change after they are written"
 	// The first updating node found down the inputs (through a union,

@@ -10,7 +10,7 @@ import (
 	"github.com/etld/etld/pipeline/sql"
 )
 
-// This file plans window Top-N and window deduplication (issue 16 item 3):
+// This file plans window Top-N and window deduplication:
 // a Top-N whose PARTITION BY holds window_start and window_end, over a
 // window aggregate's result or over a window TVF read directly. Both are
 // insert-only: a window's ranks are emitted when the watermark reaches
