@@ -69,7 +69,7 @@ func Drain(ctx context.Context, s connector.Source, max int) ([]row.Change, erro
 		case err != nil:
 			return out, err
 		case b == nil || b.Len() == 0:
-			return out, errors.New("Read returned no change and no error")
+			return out, errors.New("the source's Read returned no change and no error")
 		}
 	}
 }

@@ -164,7 +164,7 @@ func readRecords(ctx context.Context, s connector.Source, max int, byRecord bool
 		}
 	}
 	if err == nil && (b == nil || b.Len() == 0) {
-		err = errors.New("Read returned no change and no error")
+		err = errors.New("the source's Read returned no change and no error")
 	}
 	return recs, err
 }
