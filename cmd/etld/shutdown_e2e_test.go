@@ -2,6 +2,7 @@ package main
 
 import (
 	"database/sql"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -12,6 +13,7 @@ import (
 
 	driver "github.com/go-sql-driver/mysql"
 
+	"github.com/etld/etld/internal/checkpoint"
 	"github.com/etld/etld/internal/testenv"
 )
 
@@ -93,6 +95,20 @@ sinks:
 			return fmt.Errorf("table %s is empty", table)
 		}
 		return nil
+	})
+	// Rows reach the table at a barrier's flush, before the checkpoint
+	// of that barrier is complete: wait for the stored checkpoint too,
+	// or the outage can come first and leave none to resume from.
+	store, err := checkpoint.Open(state, "stop-outage")
+	if err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, 30*time.Second, "a stored checkpoint", func() error {
+		cp, err := store.Latest()
+		if err == nil && cp == nil {
+			err = errors.New("none yet")
+		}
+		return err
 	})
 	px.Down()
 	px.WaitRefused(t, px.Refused()+1) // the sink has met the outage
