@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/etld/etld/internal/testenv"
 	"github.com/go-sql-driver/mysql"
 	"github.com/segmentio/kafka-go"
 )
@@ -259,36 +260,7 @@ func tableRows(t *testing.T, dsn, table string) []string {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	rows, err := db.Query("SELECT * FROM `" + table + "`")
-	if err != nil {
-		t.Fatalf("mysql: %v", err)
-	}
-	defer rows.Close()
-	cols, _ := rows.Columns()
-	var out []string
-	for rows.Next() {
-		vals := make([]sql.NullString, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		parts := make([]string, len(vals))
-		for i, v := range vals {
-			parts[i] = "null"
-			if v.Valid {
-				parts[i] = v.String
-			}
-		}
-		out = append(out, strings.Join(parts, ", "))
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	sort.Strings(out)
-	return out
+	return testenv.TableLines(t, db, table, ", ", "null")
 }
 
 // mysqlExec runs statements on the test database.

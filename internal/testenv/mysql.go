@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"database/sql"
+	"sort"
 	"strings"
 	"testing"
 
@@ -43,4 +44,43 @@ func Exec(t testing.TB, db *sql.DB, query string, args ...any) {
 	if _, err := db.Exec(query, args...); err != nil {
 		t.Fatalf("%s: %v", query, err)
 	}
+}
+
+// TableLines reads a table as sorted lines of text: each row's values
+// joined by sep, a NULL written as null.
+func TableLines(t testing.TB, db *sql.DB, table, sep, null string) []string {
+	t.Helper()
+	rows, err := db.Query("SELECT * FROM `" + strings.ReplaceAll(table, "`", "``") + "`")
+	if err != nil {
+		t.Fatalf("mysql: %v", err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	vals := make([]sql.NullString, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		parts := make([]string, len(cols))
+		for i, v := range vals {
+			parts[i] = null
+			if v.Valid {
+				parts[i] = v.String
+			}
+		}
+		out = append(out, strings.Join(parts, sep))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(out)
+	return out
 }

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sort"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -66,36 +65,7 @@ func newBound(cfg mysql.Config, in connector.SinkInput, env connector.SinkEnv) (
 // dump reads the table as sorted lines of |-separated text values.
 func dump(t testing.TB, db *sql.DB, name string) []string {
 	t.Helper()
-	rows, err := db.Query("SELECT * FROM `" + strings.ReplaceAll(name, "`", "``") + "`")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	cols, _ := rows.Columns()
-	var out []string
-	for rows.Next() {
-		vals := make([]sql.NullString, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		parts := make([]string, len(cols))
-		for i, v := range vals {
-			parts[i] = "NULL"
-			if v.Valid {
-				parts[i] = v.String
-			}
-		}
-		out = append(out, strings.Join(parts, "|"))
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	sort.Strings(out)
-	return out
+	return testenv.TableLines(t, db, name, "|", "NULL")
 }
 
 func batchOf(changes ...row.Change) *row.Batch {
