@@ -30,7 +30,7 @@ type overTTLStep struct {
 // after its last input row, then its next row starts from empty state.
 func TestOverAggStateTTL(t *testing.T) {
 	spec := OverSpec{Keys: []int{1}, Rows: true, Preceding: Unbounded, Aggs: []aggop.AggCall{overSum, overCount},
-		Lags: []LagCall{{Arg: 2, Offset: 1, Default: -1}}}
+		Funcs: []RowFunc{{Arg: 2, Offset: 1, Default: -1}}}
 	in := func(at int64, key, ts string, v int, want ...string) overTTLStep {
 		return overTTLStep{at: at, key: key, ts: ts, v: v, want: want, entries: -1}
 	}
