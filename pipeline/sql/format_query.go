@@ -112,7 +112,11 @@ func (f *formatter) from(n FromItem) {
 		f.alias(n.Alias)
 	case *Unnest:
 		f.from(n.Input)
-		f.w(" CROSS JOIN UNNEST(")
+		if n.Left {
+			f.w(" LEFT JOIN UNNEST(")
+		} else {
+			f.w(" CROSS JOIN UNNEST(")
+		}
 		f.expr(n.X, precLowest)
 		f.w(")")
 		if n.Ordinality {
@@ -131,6 +135,9 @@ func (f *formatter) from(n FromItem) {
 				}
 				f.w(")")
 			}
+		}
+		if n.Left {
+			f.w(" ON TRUE")
 		}
 	case *WindowTVF:
 		f.window(n)
