@@ -79,7 +79,7 @@ func overCases() []genCase {
 		{"collect-over", both, []string{"ot"}, "SELECT k, v, COLLECT(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM ot", ""},
 		{"collect-global", both, []string{"o"}, "SELECT COLLECT(user_id) FROM o", ""},
 		{"collect-distinct", stream, []string{"o"}, "SELECT COLLECT(user_id), COLLECT(DISTINCT user_id) FROM o", ""},
-		{"collect-json", []string{"batch"}, []string{"o"}, "SELECT product, COLLECT(category) FROM o GROUP BY product", "sink: json (product STRING, categories MULTISET<STRING>)"},
+		{"collect-json", []string{"batch"}, []string{"o"}, "SELECT product, COLLECT(category) AS categories FROM o GROUP BY product", "sink: json (product STRING, categories MULTISET<STRING>)"},
 		// UNNEST: LEFT JOIN keeps rows without elements.
 		{"unnest-left", both, []string{"ua"}, "SELECT id, x FROM ua LEFT JOIN UNNEST(arr) AS u(x) ON TRUE", ""},
 		{"unnest-left-ordinality", both, []string{"ua"}, "SELECT id, x, n FROM ua LEFT JOIN UNNEST(arr) WITH ORDINALITY AS u(x, n) ON TRUE", ""},
