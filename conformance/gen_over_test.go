@@ -61,6 +61,7 @@ func overCases() []genCase {
 		{"lag-ties-sum", both, []string{"ot"}, "SELECT k, v, SUM(v) OVER w, LAG(v) OVER w FROM ot WINDOW w AS (PARTITION BY k ORDER BY ts)", ""},
 		{"lag-ties-global", both, []string{"ot"}, "SELECT k, v, LAG(k) OVER (ORDER BY ts) FROM ot", ""},
 		{"lead-ties", both, []string{"ot"}, "SELECT k, v, LEAD(v) OVER (PARTITION BY k ORDER BY ts), LEAD(v, 2, -1) OVER (PARTITION BY k ORDER BY ts) FROM ot", ""},
+		{"lead-beside-rows-frame", []string{"batch"}, []string{"ot"}, "SELECT k, v, LEAD(v) OVER (PARTITION BY k ORDER BY ts), SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM ot", ""},
 		{"lag-rows-frame", both, []string{"ot"}, "SELECT k, v, LAG(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) FROM ot", ""},
 		// Ranking functions as OVER aggregates (no Top-N filter).
 		{"row-number", both, []string{"ot"}, "SELECT k, v, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts) FROM ot WHERE v <> 3 AND v <> 20", ""},
@@ -74,6 +75,7 @@ func overCases() []genCase {
 		{"proc-global", stream, []string{"op"}, "SELECT k, v, COUNT(*) OVER (ORDER BY pt ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) FROM op", ""},
 		// COLLECT and MULTISET.
 		{"collect-group", both, []string{"o"}, "SELECT category, COLLECT(qty) FROM o GROUP BY category", ""},
+		{"collect-filter", stream, []string{"o"}, "SELECT category, COLLECT(user_id) FILTER (WHERE price > 10), COLLECT(DISTINCT user_id) FILTER (WHERE qty > 1) FROM o GROUP BY category", ""},
 		{"collect-retract", stream, []string{"o"}, "SELECT n, COLLECT(uid) FROM (SELECT user_id AS uid, COUNT(*) AS n FROM o GROUP BY user_id) GROUP BY n", ""},
 		{"collect-tumble", both, []string{"e"}, "SELECT window_start, k, COLLECT(v) FROM TABLE(TUMBLE(TABLE e, DESCRIPTOR(ts), INTERVAL '2' MINUTE)) GROUP BY window_start, window_end, k", ""},
 		{"collect-over", both, []string{"ot"}, "SELECT k, v, COLLECT(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM ot", ""},
