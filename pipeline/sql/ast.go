@@ -217,12 +217,14 @@ const (
 	OpDiv                        // /
 	OpMod                        // %
 	OpConcat                     // ||
+	OpDistinct                   // IS DISTINCT FROM
+	OpNotDistinct                // IS NOT DISTINCT FROM (NULL equals NULL)
 )
 
 var binaryNames = [...]string{
 	OpOr: "OR", OpAnd: "AND", OpEq: "=", OpNe: "<>", OpLt: "<", OpLe: "<=",
 	OpGt: ">", OpGe: ">=", OpAdd: "+", OpSub: "-", OpMul: "*", OpDiv: "/",
-	OpMod: "%", OpConcat: "||",
+	OpMod: "%", OpConcat: "||", OpDistinct: "IS DISTINCT FROM", OpNotDistinct: "IS NOT DISTINCT FROM",
 }
 
 // String returns the operator as SQL writes it.
