@@ -39,8 +39,8 @@ type joinSide struct {
 	// nullSafe, by key, marks a key compared with IS NOT DISTINCT FROM:
 	// NULL matches NULL (nil: every key is compared with =).
 	nullSafe []bool
-	unique []int
-	all    []int
+	unique   []int
+	all      []int
 	// appendOnly: rows are stored without an identity; never with a
 	// unique key or a TTL, which need one. Set before the first row.
 	appendOnly bool
