@@ -77,10 +77,17 @@ func (q *queryBuilder) temporalJoin(n *Node, s *scope, j *sql.Join, ref *sql.Tab
 	if j.On == nil {
 		return errAt(j.At, "a temporal join needs ON with an equality of the versioned table's primary key")
 	}
-	js, residual, keyTexts, err := q.equiKeys(n, s, j.On, kind)
+	js, keys, residual, err := q.equiKeys(n, s, j.On, kind)
 	if err != nil {
 		return err
 	}
+	keyTexts, err := q.keyCols(n, js, keys)
+	if err != nil {
+		return err
+	}
+	// The inputs may have gained key columns (keyCols).
+	left, right = n.Inputs[0], n.Inputs[1]
+	lw = left.Schema.Len()
 	names := n.Schema.Names()
 	if len(js.LeftKeys) == 0 {
 		return errAt(j.On.Pos(), "a temporal join needs an equality of a left column and the primary key of %s (ON o.k = %s.k): Flink refuses an empty join key too", name, name)
