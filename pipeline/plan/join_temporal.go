@@ -65,9 +65,6 @@ func (q *queryBuilder) temporalJoin(n *Node, s *scope, j *sql.Join, ref *sql.Tab
 	case at != left.TimeAttr:
 		return errAt(ref.AsOf.Pos(), "FOR SYSTEM_TIME AS OF must name the left input's event-time attribute %s, as in Flink (a temporal join joins the version valid at the left row's time)", left.Schema.Fields[left.TimeAttr].Name)
 	}
-	if left.Mode.Updating {
-		return errAt(j.At, "a temporal join takes an insert-only left input, as in Flink, and the left input is updating: join the versioned table %s from an append-only table", name)
-	}
 	if !right.Mode.HasKey {
 		return errAt(ref.Name.At, "the versioned table %s of a temporal join needs a primary key, as in Flink: read it from a source with a changelog format (debezium-json, ...) and `key:`, or a transform of one that keeps the key columns", name)
 	}
@@ -113,12 +110,15 @@ func (q *queryBuilder) temporalJoin(n *Node, s *scope, j *sql.Join, ref *sql.Tab
 		where += ", " + sql.Format(res)
 	}
 	n.op = &joinOp{join: js, temporal: ts}
-	// Insert-only: a left row is emitted once, when the watermark passes
-	// it, with the version valid then. Each left row gives one row (the
-	// right's key is in the join keys), so the left's key stays a key.
-	n.Mode = Changelog{}
+	// A left change is emitted once, when the watermark passes it, with
+	// the version valid then and its own kind (Flink's
+	// TemporalRowTimeJoinOperator): insert-only for an insert-only left
+	// input, the left input's changes for a changelog one. Each left row
+	// gives one row (the right's key is in the join keys), so the left's
+	// key stays a key.
+	n.Mode = Changelog{Updating: left.Mode.Updating}
 	if left.Mode.HasKey {
-		n.Mode = Changelog{Key: left.Mode.Key, HasKey: true, Alt: left.Mode.Alt}
+		n.Mode.Key, n.Mode.HasKey, n.Mode.Alt = left.Mode.Key, true, left.Mode.Alt
 	}
 	n.TimeAttr = left.TimeAttr
 	n.Label = fmt.Sprintf("TemporalJoin(joinType=[%s], where=[%s], leftTime=[%s], rightTime=[%s], select=[%s], state=[%s])",
