@@ -122,12 +122,11 @@ func newUnionRun(n *UnionNode, co *coordinator, inputs int) *unionRun {
 // handle takes one message of input m.i, or its end.
 func (u *unionRun) handle(ctx context.Context, in unionMsg) error {
 	n := u.n
-	send := func(m message) error { return n.send(ctx, m) }
 	if !in.open {
 		u.closed[in.i] = true
 		u.open--
 		if u.build != nil && in.i == u.build.input {
-			if err := u.buildEnded(send); err != nil {
+			if err := u.buildEnded(ctx); err != nil {
 				return err
 			}
 		}
@@ -146,9 +145,9 @@ func (u *unionRun) handle(ctx context.Context, in unionMsg) error {
 	switch m := in.m; m.kind {
 	case msgBatch:
 		n.Stats.RowsIn.Add(int64(m.batch.Len()))
-		return u.pass(in.i, m, send)
+		return u.pass(ctx, in.i, m)
 	case msgWatermark:
-		return u.pass(in.i, m, send)
+		return u.pass(ctx, in.i, m)
 	case msgBarrier:
 		u.pending = m.barrier
 		u.arrived[in.i] = true
@@ -165,15 +164,15 @@ func (u *unionRun) handle(ctx context.Context, in unionMsg) error {
 }
 
 // pass sends a batch of input i on, or takes its watermark.
-func (u *unionRun) pass(i int, m message, send func(message) error) error {
+func (u *unionRun) pass(ctx context.Context, i int, m message) error {
 	if m.kind == msgWatermark {
 		u.wms[i] = max(u.wms[i], m.watermark)
-		return u.advanceWith(send)
+		return u.advance(ctx)
 	}
 	u.n.Stats.RowsOut.Add(int64(m.batch.Len()))
 	m.input = i
 	m.batch = u.n.tagged(m.batch, i)
-	return send(m)
+	return u.n.send(ctx, m)
 }
 
 // state is the union's part of a checkpoint: the rows it holds back,
@@ -214,10 +213,6 @@ func (u *unionRun) aligned(ctx context.Context) error {
 
 // advance sends the minimum watermark of the open inputs if it grew.
 func (u *unionRun) advance(ctx context.Context) error {
-	return u.advanceWith(func(m message) error { return u.n.send(ctx, m) })
-}
-
-func (u *unionRun) advanceWith(send func(message) error) error {
 	low, some := operator.MaxWatermark, false
 	for i, wm := range u.wms {
 		if !u.closed[i] || u.stopped[i] {
@@ -229,7 +224,7 @@ func (u *unionRun) advanceWith(send func(message) error) error {
 	}
 	u.outWM = low
 	u.n.Stats.Watermark.Store(low)
-	return send(message{kind: msgWatermark, watermark: low})
+	return u.n.send(ctx, message{kind: msgWatermark, watermark: low})
 }
 
 // forwardInput hands the messages of input i to the union's loop, and

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"log/slog"
@@ -128,14 +129,14 @@ func (u *unionRun) hold(in unionMsg) bool {
 // freely from now on. A stopped build input did not give all its rows:
 // the held inputs are read to their end (they are stopping too) and
 // what they sent stays held, for the final checkpoint.
-func (u *unionRun) buildEnded(ctxSend func(message) error) error {
+func (u *unionRun) buildEnded(ctx context.Context) error {
 	g := u.build
 	if !u.stopped[g.input] {
 		g.holding = false
 		held := g.held
 		g.held = nil
 		for _, h := range held {
-			if err := u.pass(h.input, h.m, ctxSend); err != nil {
+			if err := u.pass(ctx, h.input, h.m); err != nil {
 				return err
 			}
 		}
