@@ -112,6 +112,22 @@ func (q *queryBuilder) windowScope(w *sql.WindowTVF) (*scope, error) {
 	if err != nil {
 		return nil, err
 	}
+	spec, err := q.windowSpec(w, in, tabName)
+	if err != nil {
+		return nil, err
+	}
+	name := tabName
+	if !w.Alias.IsZero() {
+		name = w.Alias.Name
+	}
+	return &scope{node: in, name: name, table: tabName, window: w, windowSpec: spec}, nil
+}
+
+// windowSpec checks window w over the table in (named tabName) and
+// returns its spec: the time column must be in's event-time attribute,
+// the sizes positive interval literals.
+func (q *queryBuilder) windowSpec(w *sql.WindowTVF, in *Node, tabName string) (*windowop.WindowSpec, error) {
+	var err error
 	col := in.Schema.Index(w.TimeCol.Name)
 	if col < 0 {
 		return nil, errAt(w.TimeCol.At, "column %q not found in table %s%s", w.TimeCol.Name, tabName, suggest(w.TimeCol.Name, in.Schema.Names()))
@@ -178,11 +194,7 @@ func (q *queryBuilder) windowScope(w *sql.WindowTVF) (*scope, error) {
 	if err := windowsPerRow(w, spec); err != nil {
 		return nil, err
 	}
-	name := tabName
-	if !w.Alias.IsZero() {
-		name = w.Alias.Name
-	}
-	return &scope{node: in, name: name, table: tabName, window: w, windowSpec: spec}, nil
+	return spec, nil
 }
 
 // maxWindowsPerRow bounds the windows a HOP or CUMULATE puts each row in
@@ -259,6 +271,9 @@ func (q *queryBuilder) compile(e sql.Expr, s *scope, schema row.Schema) (*expr.C
 func (q *queryBuilder) selectBlock(sel *sql.Select) (*Node, error) {
 	s, sel, err := q.selectFrom(sel)
 	if err != nil {
+		return nil, err
+	}
+	if sel, err = q.groupWindow(sel, s); err != nil {
 		return nil, err
 	}
 	aggregated := len(sel.GroupBy) > 0 || containsAgg(sel.Having)
