@@ -14,14 +14,15 @@ var plansqlQueries = []struct {
 	query  string
 }{
 	// Output names: a repeated name gets Calcite's number.
-	{"names-join", both, []string{"o"}, "SELECT oid0, oid FROM (SELECT a.oid, b.oid FROM o a JOIN o b ON a.user_id = b.user_id AND a.oid < b.oid)"},
-	{"names-agg", both, []string{"o"}, "SELECT category, n0, n FROM (SELECT category, COUNT(*) AS n, COUNT(qty) AS n FROM o GROUP BY category)"},
-	{"names-star", streaming, []string{"o"}, "SELECT oid0, oid FROM (SELECT oid, *, oid + 1 AS oid FROM o)"},
+	{"names-join", both, []string{"o"}, "SELECT * FROM (SELECT a.oid, b.oid, a.product FROM o a JOIN o b ON a.user_id = b.user_id AND a.oid < b.oid)"},
+	{"names-agg", both, []string{"o"}, "SELECT category, COUNT(*) AS n, COUNT(qty) AS n FROM o GROUP BY category"},
+	{"names-star", streaming, []string{"o"}, "SELECT oid, *, oid + 1 AS oid FROM o WHERE oid < 4"},
 	// Legacy group windows.
 	{"gw-tumble", both, []string{"e"}, "SELECT k, TUMBLE_START(ts, INTERVAL '1' MINUTE), TUMBLE_END(ts, INTERVAL '1' MINUTE), COUNT(*), SUM(v) FROM e GROUP BY TUMBLE(ts, INTERVAL '1' MINUTE), k"},
 	{"gw-tumble-having", streaming, []string{"e"}, "SELECT TUMBLE_START(ts, INTERVAL '1' MINUTE) AS ws, SUM(v) AS s FROM e WHERE v > 1 GROUP BY TUMBLE(ts, INTERVAL '1' MINUTE) HAVING COUNT(*) > 1"},
 	{"gw-hop", both, []string{"e"}, "SELECT HOP_START(ts, INTERVAL '30' SECOND, INTERVAL '1' MINUTE), HOP_END(ts, INTERVAL '30' SECOND, INTERVAL '1' MINUTE), COUNT(*), MAX(v) FROM e GROUP BY HOP(ts, INTERVAL '30' SECOND, INTERVAL '1' MINUTE)"},
-	{"gw-session", both, []string{"e"}, "SELECT k, SESSION_START(ts, INTERVAL '30' SECOND), SESSION_END(ts, INTERVAL '30' SECOND), COUNT(*) FROM e GROUP BY k, SESSION(ts, INTERVAL '30' SECOND)"},
+	// Flink 2.3 finds no batch plan for a legacy SESSION window.
+	{"gw-session", streaming, []string{"e"}, "SELECT k, SESSION_START(ts, INTERVAL '30' SECOND), SESSION_END(ts, INTERVAL '30' SECOND), COUNT(*) FROM e GROUP BY k, SESSION(ts, INTERVAL '30' SECOND)"},
 	{"gw-rowtime-cascade", streaming, []string{"e"}, "SELECT TUMBLE_START(rt, INTERVAL '2' MINUTE), SUM(n) FROM (SELECT k, TUMBLE_ROWTIME(ts, INTERVAL '1' MINUTE) AS rt, COUNT(*) AS n FROM e GROUP BY k, TUMBLE(ts, INTERVAL '1' MINUTE)) GROUP BY TUMBLE(rt, INTERVAL '2' MINUTE)"},
 }
 
