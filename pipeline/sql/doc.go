@@ -4,7 +4,7 @@
 //
 // # Grammar
 //
-//	query      := select {UNION ALL select} [;]      (a select may be parenthesised)
+//	query      := select {(UNION | INTERSECT | EXCEPT) [ALL | DISTINCT] select} [;]  (a select may be parenthesised; INTERSECT binds tighter)
 //	select     := SELECT [DISTINCT | ALL] item {, item} FROM from
 //	              [WHERE expr] [GROUP BY expr {, expr}] [HAVING expr]
 //	item       := * | name.* | expr [[AS] alias]

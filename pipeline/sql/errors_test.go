@@ -32,7 +32,7 @@ var errorCases = []struct{ in, want string }{
 	{"SELECT a FROM t JOIN (SELECT * FROM u) FOR SYSTEM_TIME AS OF t.ts ON true", "1:40: FOR SYSTEM_TIME AS OF only follows a table name (FROM t FOR SYSTEM_TIME AS OF x AS alias)"},
 	{"SELECT a FROM t UNION", "1:22: expected SELECT after UNION, got end of query"},
 	{"SELECT a FROM t UNION DISTINCT", "1:31: expected SELECT after UNION, got end of query"},
-	{"SELECT a FROM t INTERSECT SELECT b FROM u", "1:17: INTERSECT is not supported yet"},
+	{"SELECT a FROM t MINUS SELECT b FROM u", "1:17: MINUS is not supported: write EXCEPT, as Flink does"},
 	{"WITH x AS (SELECT 1 FROM t)", "1:28: expected SELECT after the WITH clause, got end of query"},
 	{"WITH x (a) AS (SELECT 1 FROM t) SELECT * FROM x", "1:8: column lists on a WITH query, name(a, b), are not supported; alias the columns in its SELECT list"},
 	{"WITH x AS (SELECT 1 FROM t), X AS (SELECT 2 FROM t) SELECT * FROM x", "1:30: the WITH query \"X\" is defined twice"},
