@@ -24,6 +24,15 @@ var plansqlQueries = []struct {
 	// Flink 2.3 finds no batch plan for a legacy SESSION window.
 	{"gw-session", streaming, []string{"e"}, "SELECT k, SESSION_START(ts, INTERVAL '30' SECOND), SESSION_END(ts, INTERVAL '30' SECOND), COUNT(*) FROM e GROUP BY k, SESSION(ts, INTERVAL '30' SECOND)"},
 	{"gw-rowtime-cascade", streaming, []string{"e"}, "SELECT TUMBLE_START(rt, INTERVAL '2' MINUTE), SUM(n) FROM (SELECT k, TUMBLE_ROWTIME(ts, INTERVAL '1' MINUTE) AS rt, COUNT(*) AS n FROM e GROUP BY k, TUMBLE(ts, INTERVAL '1' MINUTE)) GROUP BY TUMBLE(rt, INTERVAL '2' MINUTE)"},
+	// INTERSECT, EXCEPT [ALL].
+	{"setop-intersect", both, []string{"o"}, "SELECT category FROM o INTERSECT SELECT category FROM o WHERE qty > 1"},
+	{"setop-intersect-all", both, []string{"o"}, "SELECT category FROM o INTERSECT ALL SELECT category FROM o WHERE price > 5"},
+	{"setop-except", both, []string{"o"}, "SELECT category FROM o EXCEPT SELECT category FROM o WHERE qty > 3"},
+	{"setop-except-all", both, []string{"o"}, "SELECT user_id FROM o EXCEPT ALL SELECT user_id FROM o WHERE category = 'books'"},
+	{"setop-nulls", streaming, []string{"o"}, "SELECT category, qty FROM o INTERSECT SELECT category, qty FROM o WHERE oid > 3"},
+	{"setop-updating", both, []string{"o"}, "SELECT category, COUNT(*) FROM o GROUP BY category EXCEPT SELECT category, CAST(1 AS BIGINT) FROM o"},
+	{"setop-updating-all", streaming, []string{"o"}, "SELECT user_id, COUNT(*) FROM o GROUP BY user_id INTERSECT ALL SELECT user_id, CAST(1 AS BIGINT) FROM o"},
+	{"setop-precedence", streaming, []string{"o"}, "SELECT category FROM o UNION ALL SELECT product FROM o INTERSECT SELECT category FROM o"},
 }
 
 var (

@@ -36,6 +36,9 @@ const (
 	// DeadLettersNode is the records on_error policies set aside, which
 	// a sink takes (deadletter.go); no query reads it.
 	DeadLettersNode
+	// SetOpNode is INTERSECT or EXCEPT [ALL] over a union of both sides
+	// whose rows carry their side (setop.go).
+	SetOpNode
 )
 
 // Node is one operator of the logical plan. A node read by several
