@@ -32,6 +32,7 @@ func childSamples() []Expr {
 		&Binary{Op: OpAdd, L: x(), R: x()},
 		&IsExpr{X: x(), What: IsNull},
 		&Between{X: x(), Lo: x(), Hi: x()},
+		&GroupingSets{Kind: GroupingSetsList, Sets: [][]Expr{{x(), x()}, nil, {x()}}},
 		&InList{X: x(), List: []Expr{x(), x()}},
 		&Like{X: x(), Pattern: x(), Escape: x()},
 		&Like{X: x(), Pattern: x()},

@@ -6,7 +6,9 @@
 //
 //	query      := select {(UNION | INTERSECT | EXCEPT) [ALL | DISTINCT] select} [;]  (a select may be parenthesised; INTERSECT binds tighter)
 //	select     := SELECT [DISTINCT | ALL] item {, item} FROM from
-//	              [WHERE expr] [GROUP BY expr {, expr}] [HAVING expr]
+//	              [WHERE expr] [GROUP BY group {, group}] [HAVING expr]
+//	group      := expr | GROUPING SETS (set {, set}) | ROLLUP (set {, set}) | CUBE (set {, set})
+//	set        := expr | ( [expr {, expr}] )
 //	item       := * | name.* | expr [[AS] alias]
 //	from       := name [[AS] alias] | ( query ) [[AS] alias]
 //	            | TABLE(TUMBLE(TABLE name, DESCRIPTOR(col), size [, offset])) [[AS] alias]

@@ -162,6 +162,8 @@ func (f *formatter) expr(e Expr, min int) {
 		f.w("]")
 	case *FieldAccess:
 		f.fieldAccess(e)
+	case *GroupingSets:
+		f.groupingSets(e)
 	}
 }
 

@@ -312,10 +312,17 @@ func (p *parser) parseGroupBy() ([]Expr, *Error) {
 	for {
 		t := p.tok()
 		switch {
-		case (t.is("ROLLUP") || t.is("CUBE")) && p.peek(1).isPunct("("):
-			return nil, p.errAt(t, "GROUP BY "+t.up+" is not supported yet")
-		case t.is("GROUPING") && p.peek(1).is("SETS"):
-			return nil, p.errAt(t, "GROUP BY GROUPING SETS is not supported yet")
+		case (t.is("ROLLUP") || t.is("CUBE")) && p.peek(1).isPunct("(") || t.is("GROUPING") && p.peek(1).is("SETS"):
+			g, err := p.parseGroupingSets()
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, g)
+			if !p.acceptPunct(",") {
+				return out, nil
+			}
+			after = `","`
+			continue
 		case t.isPunct("(") && p.peek(1).isPunct(")"):
 			return nil, p.errAt(t, "GROUP BY () is not supported; leave out GROUP BY to aggregate all rows")
 		}

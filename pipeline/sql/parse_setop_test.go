@@ -38,3 +38,26 @@ func TestSetOps(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupingSets: GROUPING SETS, ROLLUP and CUBE parse into one
+// GroupingSets element each and format back.
+func TestGroupingSets(t *testing.T) {
+	for _, in := range []string{
+		"SELECT a, b, COUNT(*) FROM t GROUP BY GROUPING SETS ((a, b), a, ())",
+		"SELECT a, b, COUNT(*) FROM t GROUP BY ROLLUP(a, b)",
+		"SELECT a, b, c, GROUPING(a), GROUPING_ID(a, b) FROM t GROUP BY c, CUBE(a, (b, c))",
+	} {
+		q, err := Parse(in)
+		if err != nil {
+			t.Fatalf("%s: %v", in, err)
+		}
+		if got := Format(q); got != in {
+			t.Errorf("got  %s\nwant %s", got, in)
+		}
+	}
+	q, _ := Parse("SELECT a FROM t GROUP BY GROUPING SETS ((a, b), a, ())")
+	g, ok := q.Selects[0].GroupBy[0].(*GroupingSets)
+	if !ok || g.Kind != GroupingSetsList || len(g.Sets) != 3 || len(g.Sets[0]) != 2 || len(g.Sets[1]) != 1 || g.Sets[2] != nil {
+		t.Errorf("parsed %#v", q.Selects[0].GroupBy[0])
+	}
+}
