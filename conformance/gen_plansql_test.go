@@ -14,7 +14,7 @@ var plansqlQueries = []struct {
 	query  string
 }{
 	// Output names: a repeated name gets Calcite's number.
-	{"names-join", both, []string{"o"}, "SELECT * FROM (SELECT a.oid, b.oid, a.product FROM o a JOIN o b ON a.user_id = b.user_id AND a.oid < b.oid)"},
+	{"names-join", both, []string{"o"}, "SELECT a.oid, b.oid, a.product FROM o a JOIN o b ON a.user_id = b.user_id AND a.oid < b.oid"},
 	{"names-agg", both, []string{"o"}, "SELECT category, COUNT(*) AS n, COUNT(qty) AS n FROM o GROUP BY category"},
 	{"names-star", streaming, []string{"o"}, "SELECT oid, *, oid + 1 AS oid FROM o WHERE oid < 4"},
 	// Legacy group windows.
@@ -33,6 +33,13 @@ var plansqlQueries = []struct {
 	{"setop-updating", both, []string{"o"}, "SELECT category, COUNT(*) FROM o GROUP BY category EXCEPT SELECT category, CAST(1 AS BIGINT) FROM o"},
 	{"setop-updating-all", streaming, []string{"o"}, "SELECT user_id, COUNT(*) FROM o GROUP BY user_id INTERSECT ALL SELECT user_id, CAST(1 AS BIGINT) FROM o"},
 	{"setop-precedence", streaming, []string{"o"}, "SELECT category FROM o UNION ALL SELECT product FROM o INTERSECT SELECT category FROM o"},
+	// GROUPING SETS, ROLLUP, CUBE.
+	{"gs-rollup", both, []string{"o"}, "SELECT category, user_id, SUM(qty), COUNT(*), GROUPING(category), GROUPING_ID(category, user_id) FROM o GROUP BY ROLLUP(category, user_id)"},
+	{"gs-cube", both, []string{"o"}, "SELECT category, product, MAX(price), GROUPING(product) FROM o GROUP BY CUBE(category, product) HAVING COUNT(*) > 1"},
+	{"gs-sets", both, []string{"o"}, "SELECT category, user_id, COUNT(*) FROM o GROUP BY GROUPING SETS ((category), (user_id), ())"},
+	{"gs-mixed", streaming, []string{"o"}, "SELECT user_id, category, MIN(price) FROM o GROUP BY user_id, GROUPING SETS (category, ())"},
+	{"gs-updating", both, []string{"o"}, "SELECT n, user_id, COUNT(*) FROM (SELECT user_id, category, COUNT(*) AS n FROM o GROUP BY user_id, category) GROUP BY ROLLUP(n, user_id)"},
+	{"gs-plain-grouping", streaming, []string{"o"}, "SELECT category, GROUPING(category), COUNT(*) FROM o GROUP BY category"},
 }
 
 var (

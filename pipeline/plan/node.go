@@ -39,6 +39,8 @@ const (
 	// SetOpNode is INTERSECT or EXCEPT [ALL] over a union of both sides
 	// whose rows carry their side (setop.go).
 	SetOpNode
+	// ExpandNode emits each row once per grouping set (grouping.go).
+	ExpandNode
 )
 
 // Node is one operator of the logical plan. A node read by several
