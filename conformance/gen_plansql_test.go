@@ -40,6 +40,8 @@ var plansqlQueries = []struct {
 	{"gs-mixed", streaming, []string{"o"}, "SELECT user_id, category, MIN(price) FROM o GROUP BY user_id, GROUPING SETS (category, ())"},
 	{"gs-updating", both, []string{"o"}, "SELECT n, user_id, COUNT(*) FROM (SELECT user_id, category, COUNT(*) AS n FROM o GROUP BY user_id, category) GROUP BY ROLLUP(n, user_id)"},
 	{"gs-plain-grouping", streaming, []string{"o"}, "SELECT category, GROUPING(category), COUNT(*) FROM o GROUP BY category"},
+	// A correlated IN naming an outer column unqualified.
+	{"in-outer-unqualified", both, []string{"o", "t"}, "SELECT oid, qty FROM o WHERE oid IN (SELECT id FROM t WHERE i < qty)"},
 }
 
 var (
