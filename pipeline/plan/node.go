@@ -41,6 +41,9 @@ const (
 	SetOpNode
 	// ExpandNode emits each row once per grouping set (grouping.go).
 	ExpandNode
+	// SingleRowNode passes a scalar subquery's result on while it has at
+	// most one row (scalar.go).
+	SingleRowNode
 )
 
 // Node is one operator of the logical plan. A node read by several

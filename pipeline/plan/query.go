@@ -280,6 +280,9 @@ func (q *queryBuilder) selectBlock(sel *sql.Select) (*Node, error) {
 	for _, it := range sel.Items {
 		aggregated = aggregated || containsAgg(it.Expr)
 	}
+	if sel, err = q.scalarSubqueries(sel, s, aggregated); err != nil {
+		return nil, err
+	}
 	if sel.Where != nil && containsAgg(sel.Where) {
 		var at sql.Pos
 		walk(sel.Where, func(x sql.Expr) bool {
@@ -440,6 +443,9 @@ func (p *projector) star(star *sql.Star, s *scope) error {
 	for j, f := range in.Schema.Fields {
 		if !star.Table.IsZero() && s.cols != nil && !slices.ContainsFunc(s.cols[j].quals, func(q string) bool { return strings.EqualFold(q, star.Table.Name) }) {
 			continue // t.* of a join: t's columns only
+		}
+		if s.cols != nil && strings.HasPrefix(s.cols[j].quals[0], scalarQual) {
+			continue // a scalar subquery's join columns
 		}
 		c, err := compileExpr(&sql.ColumnRef{Column: sql.Ident{Name: f.Name, Quoted: true}}, in.Schema, s.table)
 		if err != nil {

@@ -25,11 +25,11 @@ func (q *queryBuilder) setOperation(left, right *Node, lsel, rsel *sql.Select, o
 		return nil, errAt(rsel.At, "%s: its inputs must have the same number of columns: the left has %d (%s), the right %d (%s)",
 			op, left.Schema.Len(), strings.Join(left.Schema.Names(), ", "), right.Schema.Len(), strings.Join(right.Schema.Names(), ", "))
 	}
-	l, err := sideMarked(left, 0)
+	l, err := sideMarked(left, 0, "$side")
 	if err != nil {
 		return nil, err
 	}
-	r, err := sideMarked(right, 1)
+	r, err := sideMarked(right, 1, "$side")
 	if err != nil {
 		return nil, err
 	}
@@ -71,8 +71,9 @@ func setOpMode(kind aggop.SetOpKind, width int, inUpdating, batch bool) Changelo
 	return c
 }
 
-// sideMarked appends the INT column side to in's rows.
-func sideMarked(in *Node, side int32) (*Node, error) {
+// sideMarked appends the constant INT column name, of value side, to
+// in's rows.
+func sideMarked(in *Node, side int32, name string) (*Node, error) {
 	width := in.Schema.Len()
 	project := make([]*expr.Compiled, width+1)
 	texts := make([]string, width+1)
@@ -90,8 +91,8 @@ func sideMarked(in *Node, side int32) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	project[width], texts[width] = marker, fmt.Sprintf("%d AS $side", side)
-	fields[width] = row.Field{Name: "$side", Type: marker.Type}
+	project[width], texts[width] = marker, fmt.Sprintf("%d AS %s", side, name)
+	fields[width] = row.Field{Name: name, Type: marker.Type}
 	n := &Node{Kind: CalcNode, Input: in, Schema: row.NewSchema(fields...), Mode: calcMode(in.Mode, colMap),
 		TimeAttr: -1, Bounded: in.Bounded, op: &calcOp{project: project}}
 	n.Label = fmt.Sprintf("Calc(select=[%s])", strings.Join(texts, ", "))

@@ -27,6 +27,7 @@ func childSamples() []Expr {
 		&ColumnRef{Column: Ident{Name: "a"}},
 		&Star{},
 		&Exists{Query: sub},
+		&ScalarQuery{Query: sub},
 		&InQuery{X: x(), Query: sub},
 		&Unary{Op: OpNot, X: x()},
 		&Binary{Op: OpAdd, L: x(), R: x()},

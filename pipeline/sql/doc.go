@@ -35,7 +35,7 @@
 // A call may carry OVER (PARTITION BY ... ORDER BY ... [frame]) or OVER w
 // with a WINDOW clause (*Over, parse_over.go, parse_frame.go).
 //
-// ORDER BY, LIMIT, joins, subqueries in expressions and the like are
+// ORDER BY, LIMIT and the like are
 // recognised and refused with "... is not
 // supported yet" at their keyword.
 //

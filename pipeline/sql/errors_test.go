@@ -42,7 +42,7 @@ var errorCases = []struct{ in, want string }{
 	{"SELECT SUM(a) OVER w FROM t", "1:20: window w is not defined: add WINDOW w AS (PARTITION BY ... ORDER BY ...) after the query's WHERE, GROUP BY and HAVING"},
 	{"SELECT a FROM t WHERE a IN (SELECT b FROM u", "1:44: unexpected end of query: missing ) for ( at 1:28"},
 	{"SELECT a FROM t WHERE EXISTS b", "1:30: expected (SELECT ...) after EXISTS, got name b"},
-	{"SELECT (SELECT 1 FROM u) FROM t", "1:9: subqueries in expressions are not supported yet"},
+	{"SELECT (SELECT 1 FROM u FROM t", "1:25: expected ) to close ( at 1:8, got FROM"},
 	{"SELECT 'abc FROM t", "1:8: unterminated string literal: ' has no closing '"},
 	{"SELECT `abc FROM t", "1:8: unterminated quoted name: ` has no closing `"},
 	{"SELECT \"abc\" FROM t", "1:8: double quotes are not used in etld SQL: write 'text' for a string or `name` for a name"},

@@ -164,6 +164,10 @@ func (f *formatter) expr(e Expr, min int) {
 		f.fieldAccess(e)
 	case *GroupingSets:
 		f.groupingSets(e)
+	case *ScalarQuery:
+		f.w("(")
+		f.query(e.Query)
+		f.w(")")
 	}
 }
 
