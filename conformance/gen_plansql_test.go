@@ -24,14 +24,17 @@ var plansqlQueries = []struct {
 	// Flink 2.3 finds no batch plan for a legacy SESSION window.
 	{"gw-session", streaming, []string{"e"}, "SELECT k, SESSION_START(ts, INTERVAL '30' SECOND), SESSION_END(ts, INTERVAL '30' SECOND), COUNT(*) FROM e GROUP BY k, SESSION(ts, INTERVAL '30' SECOND)"},
 	{"gw-rowtime-cascade", streaming, []string{"e"}, "SELECT TUMBLE_START(rt, INTERVAL '2' MINUTE), SUM(n) FROM (SELECT k, TUMBLE_ROWTIME(ts, INTERVAL '1' MINUTE) AS rt, COUNT(*) AS n FROM e GROUP BY k, TUMBLE(ts, INTERVAL '1' MINUTE)) GROUP BY TUMBLE(rt, INTERVAL '2' MINUTE)"},
-	// INTERSECT, EXCEPT [ALL].
+	// INTERSECT, EXCEPT [ALL]. In streaming mode the row kinds of EXCEPT
+	// and of any set operation over an updating input depend on how the
+	// two inputs interleave (a left row emitted before its right match
+	// arrives is retracted), on Flink as on etld: those run in batch.
 	{"setop-intersect", both, []string{"o"}, "SELECT category FROM o INTERSECT SELECT category FROM o WHERE qty > 1"},
 	{"setop-intersect-all", both, []string{"o"}, "SELECT category FROM o INTERSECT ALL SELECT category FROM o WHERE price > 5"},
-	{"setop-except", both, []string{"o"}, "SELECT category FROM o EXCEPT SELECT category FROM o WHERE qty > 3"},
-	{"setop-except-all", both, []string{"o"}, "SELECT user_id FROM o EXCEPT ALL SELECT user_id FROM o WHERE category = 'books'"},
+	{"setop-except", batch, []string{"o"}, "SELECT category FROM o EXCEPT SELECT category FROM o WHERE qty > 3"},
+	{"setop-except-all", batch, []string{"o"}, "SELECT user_id FROM o EXCEPT ALL SELECT user_id FROM o WHERE category = 'books'"},
 	{"setop-nulls", streaming, []string{"o"}, "SELECT category, qty FROM o INTERSECT SELECT category, qty FROM o WHERE oid > 3"},
-	{"setop-updating", both, []string{"o"}, "SELECT category, COUNT(*) FROM o GROUP BY category EXCEPT SELECT category, CAST(1 AS BIGINT) FROM o"},
-	{"setop-updating-all", streaming, []string{"o"}, "SELECT user_id, COUNT(*) FROM o GROUP BY user_id INTERSECT ALL SELECT user_id, CAST(1 AS BIGINT) FROM o"},
+	{"setop-updating", batch, []string{"o"}, "SELECT category, COUNT(*) FROM o GROUP BY category EXCEPT SELECT category, CAST(1 AS BIGINT) FROM o"},
+	{"setop-updating-all", batch, []string{"o"}, "SELECT user_id, COUNT(*) FROM o GROUP BY user_id INTERSECT ALL SELECT user_id, CAST(1 AS BIGINT) FROM o"},
 	{"setop-precedence", streaming, []string{"o"}, "SELECT category FROM o UNION ALL SELECT product FROM o INTERSECT SELECT category FROM o"},
 	// GROUPING SETS, ROLLUP, CUBE.
 	{"gs-rollup", both, []string{"o"}, "SELECT category, user_id, SUM(qty), COUNT(*), GROUPING(category), GROUPING_ID(category, user_id) FROM o GROUP BY ROLLUP(category, user_id)"},
@@ -55,6 +58,7 @@ var plansqlQueries = []struct {
 var (
 	both      = []string{"streaming", "batch"}
 	streaming = []string{"streaming"}
+	batch     = []string{"batch"}
 )
 
 func plansqlCases() []genCase {
