@@ -52,6 +52,8 @@ var plansqlQueries = []struct {
 	{"sq-updating", both, []string{"o"}, "SELECT category, (SELECT MAX(n) FROM (SELECT user_id, COUNT(*) AS n FROM o GROUP BY user_id)) FROM o WHERE oid < 4"},
 	{"sq-one-row", both, []string{"o"}, "SELECT oid, (SELECT product FROM o WHERE oid = 2) FROM o WHERE oid > 5"},
 	{"sq-empty", streaming, []string{"o"}, "SELECT oid, (SELECT product FROM o WHERE oid = 99) FROM o WHERE oid < 3"},
+	{"sq-correlated", both, []string{"o"}, "SELECT oid, price FROM o WHERE price > (SELECT AVG(o2.price) FROM o o2 WHERE o2.category = o.category)"},
+	{"sq-correlated-count", both, []string{"o"}, "SELECT oid, (SELECT COUNT(*) FROM o o2 WHERE o2.user_id = o.user_id AND o2.qty > 1) AS n FROM o"},
 	{"sq-many-rows", both, []string{"o"}, "SELECT oid, (SELECT product FROM o WHERE category = 'books') FROM o"},
 }
 
