@@ -98,12 +98,14 @@ func (q *queryBuilder) correlatedIn(s *scope, in *sql.InQuery) (bool, error) {
 		}
 		return !outer
 	})
-	if !outer {
-		return false, nil
-	}
 	is, err := q.from(inner.From)
 	if err != nil {
 		return true, err
+	}
+	// An unqualified name the subquery's table lacks and the outer table
+	// has is the outer table's column, as SQL scopes names.
+	if !outer && !namesOuter(inner.Where, s, is) {
+		return false, nil
 	}
 	if len(inner.GroupBy) > 0 || inner.Having != nil || inner.Distinct {
 		return true, errAt(in.At, "a correlated IN over GROUP BY, HAVING or DISTINCT is not supported")
@@ -138,6 +140,25 @@ func (q *queryBuilder) correlatedIn(s *scope, in *sql.InQuery) (bool, error) {
 		}
 	}
 	return true, nil
+}
+
+// namesOuter reports whether e names, unqualified, a column that the
+// subquery's scope is lacks and the outer scope s has.
+func namesOuter(e sql.Expr, s, is *scope) bool {
+	has := func(sc *scope, name string) bool {
+		if sc.cols != nil {
+			return slices.ContainsFunc(sc.cols, func(c scopeCol) bool { return strings.EqualFold(c.name, name) })
+		}
+		return sc.node.Schema.Index(name) >= 0
+	}
+	found := false
+	walk(e, func(x sql.Expr) bool {
+		if c, ok := x.(*sql.ColumnRef); ok && c.Table.IsZero() && !has(is, c.Column.Name) && has(s, c.Column.Name) {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 // existsJoin plans `[NOT] EXISTS (SELECT ... FROM t WHERE cond)`: a semi

@@ -162,6 +162,12 @@ func (f *formatter) expr(e Expr, min int) {
 		f.w("]")
 	case *FieldAccess:
 		f.fieldAccess(e)
+	case *GroupingSets:
+		f.groupingSets(e)
+	case *ScalarQuery:
+		f.w("(")
+		f.query(e.Query)
+		f.w(")")
 	}
 }
 
