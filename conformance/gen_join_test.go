@@ -66,10 +66,7 @@ var joinKeyCases = []struct {
 	{"bigint-int-key-left", batchOnly, "SELECT o.id, c.name FROM jo o LEFT JOIN jc c ON o.cust = c.id"},
 }
 
-var (
-	both      = []string{"streaming", "batch"}
-	batchOnly = []string{"batch"}
-)
+var batchOnly = []string{"batch"}
 
 func init() {
 	areaCases = append(areaCases, func() []genCase {

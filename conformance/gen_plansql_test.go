@@ -58,7 +58,6 @@ var plansqlQueries = []struct {
 }
 
 var (
-	both      = []string{"streaming", "batch"}
 	streaming = []string{"streaming"}
 	batch     = []string{"batch"}
 )
