@@ -67,13 +67,14 @@ func (q *queryBuilder) overAggregate(sel *sql.Select, s *scope, overs []*sql.Ove
 	return out, nil
 }
 
-// overFn is one OVER call of a SELECT: its text, whether it is a LAG,
-// its index among the aggregates or the LAGs, and its result type.
+// overFn is one OVER call of a SELECT: its text, whether it is a row
+// function (LAG, ROW_NUMBER, ...), its index among the aggregates or the
+// row functions, and its result type.
 type overFn struct {
-	text string
-	lag  bool
-	i    int
-	typ  row.Type
+	text  string
+	rowFn bool
+	i     int
+	typ   row.Type
 }
 
 // overPlan is a SELECT with OVER aggregates being planned, in the phases
@@ -209,12 +210,12 @@ func (o *overPlan) functions() error {
 			}
 			spec.Aggs = append(spec.Aggs, ac)
 			f.i, f.typ = j, ac.ResultType()
-		case rowFuncs[name] != nil:
+		case isRowFunc(name):
 			l, typ, err := q.rowFuncCall(call, in.Schema, s.table, o.add)
 			if err != nil {
 				return err
 			}
-			f.lag, f.i, f.typ = true, len(spec.Funcs), typ
+			f.rowFn, f.i, f.typ = true, len(spec.Funcs), typ
 			spec.Funcs = append(spec.Funcs, l)
 		default:
 			return errAt(call.At, "%s is not an aggregate function and cannot take OVER (...); OVER takes COUNT, SUM, AVG, MIN, MAX, FIRST_VALUE, LAST_VALUE, LISTAGG, COLLECT, STDDEV/VAR, LAG, LEAD, ROW_NUMBER, RANK, DENSE_RANK", name)
@@ -268,7 +269,7 @@ func (o *overPlan) overNode(pre *Node) *Node {
 	resultCol := make([]int, len(fns))
 	for _, kind := range []bool{false, true} { // aggregates, then row functions
 		for j, f := range fns {
-			if f.lag == kind {
+			if f.rowFn == kind {
 				resultCol[j] = len(outFields)
 				outFields = append(outFields, row.Field{Name: fmt.Sprintf("$o%d", j), Type: f.typ})
 			}

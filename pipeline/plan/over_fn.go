@@ -14,12 +14,16 @@ import (
 
 // rowFuncs are the OVER functions of a row's place in its partition
 // (windowop.RowFunc), which take no frame.
-var rowFuncs = map[string]*windowop.FuncKind{
-	"LAG": ptr(windowop.Lag), "LEAD": ptr(windowop.Lead), "ROW_NUMBER": ptr(windowop.RowNumber),
-	"RANK": ptr(windowop.Rank), "DENSE_RANK": ptr(windowop.DenseRank),
+var rowFuncs = map[string]windowop.FuncKind{
+	"LAG": windowop.Lag, "LEAD": windowop.Lead, "ROW_NUMBER": windowop.RowNumber,
+	"RANK": windowop.Rank, "DENSE_RANK": windowop.DenseRank,
 }
 
-func ptr[T any](v T) *T { return &v }
+// isRowFunc reports whether name (upper case) is one of rowFuncs.
+func isRowFunc(name string) bool {
+	_, ok := rowFuncs[name]
+	return ok
+}
 
 // defaultFrame is the frame of a window without one, as SQL has it.
 const defaultFrame = "RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
@@ -50,7 +54,7 @@ func (o *overPlan) window() (*sql.WindowSpec, error) {
 		}
 		name := strings.ToUpper(ov.Call.Name)
 		f := ov.Window.Frame
-		if rowFuncs[name] != nil {
+		if isRowFunc(name) {
 			if f != nil {
 				return nil, errAt(f.At, "%s takes no ROWS or RANGE frame (Flink refuses one with LAG, LEAD, ROW_NUMBER, RANK and DENSE_RANK): drop the frame, or compute the framed aggregates in a subquery", name)
 			}
@@ -80,7 +84,7 @@ func (o *overPlan) window() (*sql.WindowSpec, error) {
 }
 
 func frameNote(name string) string {
-	if rowFuncs[name] == nil {
+	if !isRowFunc(name) {
 		return ""
 	}
 	return fmt.Sprintf(" (%s takes the frame shown, as in Flink)", name)
@@ -91,7 +95,7 @@ func frameNote(name string) string {
 // NULL), ROW_NUMBER(), RANK() and DENSE_RANK() (BIGINT NOT NULL).
 func (q *queryBuilder) rowFuncCall(c *sql.Call, schema row.Schema, table string, add func(string, *expr.Compiled, string) int) (windowop.RowFunc, row.Type, error) {
 	name := strings.ToUpper(c.Name)
-	l := windowop.RowFunc{Kind: *rowFuncs[name], Offset: 1, Default: -1}
+	l := windowop.RowFunc{Kind: rowFuncs[name], Offset: 1, Default: -1}
 	if l.Kind != windowop.Lag && l.Kind != windowop.Lead {
 		if len(c.Args) > 0 || c.Distinct || c.Star || c.Filter != nil {
 			return l, row.Type{}, errAt(c.At, "%s takes no arguments: write %s()", name, name)
