@@ -1,6 +1,7 @@
 package windowop
 
 import (
+	"encoding/binary"
 	"slices"
 	"strings"
 	"testing"
@@ -163,5 +164,51 @@ func TestOverProcTime(t *testing.T) {
 				runProc(t, tt.spec, tt.batches, restore)
 			}
 		})
+	}
+}
+
+// TestOverRestoresVersion1: a snapshot written before the partitions'
+// row and time counts (version 1: no counts after each partition's rows)
+// restores; its aggregates and LAG go on, and the ranks count from the
+// restore.
+func TestOverRestoresVersion1(t *testing.T) {
+	spec := OverSpec{Keys: []int{1}, Rows: true, Preceding: Unbounded, Aggs: []aggop.AggCall{overCount},
+		Funcs: []RowFunc{{Kind: Lag, Arg: 2, Offset: 1, Default: -1}}}
+	g := optest.Must(NewOverAgg(spec, WindowOptions{}))
+	out := &optest.Out{}
+	if err := g.Process(optest.Batch(optest.Change(row.Insert, row.TimestampValue(hhmm("08:00")), "a", 5)), out); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Watermark(hhmm("08:00"), out); err != nil {
+		t.Fatal(err)
+	}
+	// The version-1 layout, as OverAgg wrote it: no partition counts.
+	p := g.parts[string(row.KeyOf(nil, row.Row{row.NullValue, row.StringValue("a")}, spec.Keys))]
+	buf := aggop.AppendClock(1, g.wm, g.timeID, g.dropped)
+	buf = binary.AppendUvarint(buf, g.seq)
+	buf = binary.AppendUvarint(buf, 1)
+	buf = binary.AppendUvarint(buf, uint64(p.id))
+	buf = binary.AppendUvarint(buf, 0) // frame
+	buf = binary.AppendUvarint(buf, uint64(p.hist.n))
+	for i := range p.hist.n {
+		buf = row.AppendRow(buf, p.hist.at(i))
+	}
+	buf = binary.AppendUvarint(buf, 0) // queue
+	buf = g.st.AppendState(buf, nil)
+
+	spec.Funcs = append(spec.Funcs, RowFunc{Kind: RowNumber})
+	r := optest.Must(NewOverAgg(spec, WindowOptions{}))
+	if err := r.Restore(buf); err != nil {
+		t.Fatal(err)
+	}
+	out = &optest.Out{}
+	if err := r.Process(optest.Batch(optest.Change(row.Insert, row.TimestampValue(hhmm("08:01")), "a", 6)), out); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Watermark(hhmm("08:01"), out); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := out.Take(), []string{"+I[2020-04-15T08:01, a, 6, 2, 5, 1]"}; !slices.Equal(got, want) {
+		t.Fatalf("after a version-1 restore: %q, want %q", got, want)
 	}
 }
