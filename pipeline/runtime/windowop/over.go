@@ -138,7 +138,8 @@ type OverAgg struct {
 	kbuf    []byte
 	arena   aggop.RowArena
 	dropped int64
-	ttl     state.TTLKeys[string] // partitions' last writes (over_ttl.go)
+	nullTimes
+	ttl state.TTLKeys[string] // partitions' last writes (over_ttl.go)
 	operator.Expiry
 }
 
@@ -171,8 +172,8 @@ func NewOverAgg(s OverSpec, opt WindowOptions) (*OverAgg, error) {
 	return g, nil
 }
 
-// Dropped counts late rows.
-func (g *OverAgg) Dropped() (int64, string) { return g.dropped, "late" }
+// Dropped counts late rows and those without an event time.
+func (g *OverAgg) Dropped() (int64, string) { return g.droppedWith(g.dropped) }
 
 // StateEntries implements StateSizer: the partitions seen and the rows
 // waiting for the watermark.
@@ -187,6 +188,9 @@ func (g *OverAgg) Process(in *row.Batch, out operator.Emitter) error {
 
 func (g *OverAgg) add(k row.Kind, r row.Row) error {
 	ts, err := eventTime(k, r, g.width, g.spec.TimeCol, &g.timeID)
+	if g.skipNull(err) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}

@@ -31,6 +31,7 @@ type SessionTable struct {
 	width   int
 	kbuf    []byte
 	dropped int64
+	nullTimes
 }
 
 // NewSessionTable builds the operator for spec, whose Spec.Kind is
@@ -51,8 +52,8 @@ func NewSessionTable(spec WindowTable) (*SessionTable, error) {
 	return t, nil
 }
 
-// Dropped counts late rows.
-func (t *SessionTable) Dropped() (int64, string) { return t.dropped, "late" }
+// Dropped counts late rows and those without an event time.
+func (t *SessionTable) Dropped() (int64, string) { return t.droppedWith(t.dropped) }
 
 // StateEntries implements StateSizer: the rows held.
 func (t *SessionTable) StateEntries() int64 { return t.rows }
@@ -65,6 +66,9 @@ func (t *SessionTable) Process(in *row.Batch, out operator.Emitter) error {
 
 func (t *SessionTable) add(k row.Kind, r row.Row) error {
 	ts, err := eventTime(k, r, t.width, t.spec.Spec.TimeCol, &t.timeID)
+	if t.skipNull(err) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
