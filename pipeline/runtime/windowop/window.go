@@ -1,6 +1,7 @@
 package windowop
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/binary"
 	"fmt"
@@ -419,28 +420,9 @@ const windowStateVersion = 1
 // CUMULATE cycle (start, next end to fire, its shared groups), then the
 // aggregate store, which keeps every slot's key.
 func (g *WindowAgg) Snapshot() ([]byte, error) {
-	buf := aggop.AppendClock(windowStateVersion, g.wm, g.timeID, g.dropped)
-	buf = binary.AppendUvarint(buf, uint64(len(g.pending)))
-	for _, e := range g.pending {
-		buf = binary.AppendVarint(buf, e)
-	}
-	ends := make([]int64, 0, len(g.slices))
-	for e := range g.slices {
-		ends = append(ends, e)
-	}
-	slices.Sort(ends)
-	buf = binary.AppendUvarint(buf, uint64(len(ends)))
-	for _, e := range ends {
-		buf = binary.AppendVarint(buf, e)
-		buf = appendIDs(buf, g.slices[e].order)
-	}
-	buf = binary.AppendUvarint(buf, uint64(len(g.cycles)))
-	for _, c := range g.cycles {
-		buf = binary.AppendVarint(buf, c.start)
-		buf = binary.AppendVarint(buf, c.next)
-		buf = appendIDs(buf, c.shared.order)
-	}
-	return g.st.AppendState(buf, nil), nil
+	var b bytes.Buffer
+	err := g.SnapshotTo(&b)
+	return b.Bytes(), err
 }
 
 func appendIDs(buf []byte, ids []int32) []byte {
