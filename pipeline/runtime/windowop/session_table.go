@@ -1,7 +1,7 @@
 package windowop
 
 import (
-	"encoding/binary"
+	"bytes"
 	"fmt"
 
 	"github.com/etld/etld/pipeline/row"
@@ -149,22 +149,9 @@ const sessionTableStateVersion = 1
 // each open session in sequence order: start, end, sequence, key and its
 // rows.
 func (t *SessionTable) Snapshot() ([]byte, error) {
-	buf := aggop.AppendClock(sessionTableStateVersion, t.wm, t.timeID, t.dropped)
-	buf = binary.AppendUvarint(buf, t.set.seq)
-	all := t.set.sessions()
-	buf = binary.AppendUvarint(buf, uint64(len(all)))
-	for _, s := range all {
-		buf = binary.AppendVarint(buf, s.start)
-		buf = binary.AppendVarint(buf, s.end)
-		buf = binary.AppendUvarint(buf, s.seq)
-		buf = row.AppendString(buf, s.key)
-		rows := t.Held[s.id]
-		buf = binary.AppendUvarint(buf, uint64(len(rows)))
-		for _, r := range rows {
-			buf = row.AppendRow(buf, r)
-		}
-	}
-	return buf, nil
+	var b bytes.Buffer
+	err := t.SnapshotTo(&b)
+	return b.Bytes(), err
 }
 
 // Restore replaces the operator's state with a snapshot's.

@@ -5,6 +5,7 @@ import (
 	"io"
 	"slices"
 
+	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/aggop"
 	"github.com/etld/etld/pipeline/runtime/operator"
 )
@@ -66,4 +67,46 @@ func (g *WindowAgg) RestoreFrom(r io.Reader) error {
 	return g.Restore(state)
 }
 
-var _ operator.StreamSnapshotter = (*WindowAgg)(nil)
+// SnapshotTo implements operator.StreamSnapshotter: the clock, the
+// session counter, then each session (start, end, seq, key) with its
+// rows; written to w in pieces of about pieceBytes.
+func (t *SessionTable) SnapshotTo(w io.Writer) error {
+	buf := aggop.AppendClock(sessionTableStateVersion, t.wm, t.timeID, t.dropped)
+	buf = binary.AppendUvarint(buf, t.set.seq)
+	all := t.set.sessions()
+	buf = binary.AppendUvarint(buf, uint64(len(all)))
+	for _, s := range all {
+		buf = binary.AppendVarint(buf, s.start)
+		buf = binary.AppendVarint(buf, s.end)
+		buf = binary.AppendUvarint(buf, s.seq)
+		buf = row.AppendString(buf, s.key)
+		rows := t.Held[s.id]
+		buf = binary.AppendUvarint(buf, uint64(len(rows)))
+		for _, r := range rows {
+			buf = row.AppendRow(buf, r)
+			if len(buf) >= pieceBytes {
+				if _, err := w.Write(buf); err != nil {
+					return err
+				}
+				buf = buf[:0]
+			}
+		}
+	}
+	_, err := w.Write(buf)
+	return err
+}
+
+// RestoreFrom implements operator.StreamSnapshotter, reading the
+// snapshot whole.
+func (t *SessionTable) RestoreFrom(r io.Reader) error {
+	state, err := io.ReadAll(r)
+	if err != nil {
+		return err
+	}
+	return t.Restore(state)
+}
+
+var (
+	_ operator.StreamSnapshotter = (*WindowAgg)(nil)
+	_ operator.StreamSnapshotter = (*SessionTable)(nil)
+)
