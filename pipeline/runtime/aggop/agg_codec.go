@@ -254,8 +254,11 @@ func (s *Store) RestoreState(d *row.Decoder) (keys []string) {
 	for _, a := range s.Aggs {
 		if a.ext >= 0 {
 			extTag[a.ext], extMax[a.ext] = extExtremes, a.max
-			if a.kind == accList {
+			switch a.kind {
+			case accList:
 				extTag[a.ext] = extList
+			case accBag:
+				extTag[a.ext] = extCounts
 			}
 		}
 		if a.dist >= 0 {
