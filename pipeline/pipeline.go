@@ -171,6 +171,9 @@ type RunOptions struct {
 	// given, with the sink's name (see runtime.SinkNode.Tap: it must
 	// return quickly and must not keep the batch).
 	Tap func(sink string, b *row.Batch)
+	// BatchSize, if above 0, caps the changes a source reads at a time
+	// (runtime.Graph.BatchSize); a result does not depend on it.
+	BatchSize int
 }
 
 // CheckpointInterval is the interval the pipeline's checkpoints run at:
@@ -266,6 +269,9 @@ func (p *Pipeline) Run(ctx context.Context, opt RunOptions) (Summary, error) {
 				cancelRun(reporterErr)
 			}
 		})
+	}
+	if opt.BatchSize > 0 {
+		g.BatchSize = opt.BatchSize
 	}
 	err = runtime.Run(runCtx, g, runtime.Options{Stop: opt.Stop, Checkpoint: cpo, MaxStateBytes: p.Spec.MaxStateBytes})
 	close(done)

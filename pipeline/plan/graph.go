@@ -113,6 +113,8 @@ func sourceNode(s *Source, scanned bool) *runtime.SourceNode {
 	}
 	if s.watermark != nil {
 		sn.EventTime = eventTime(s)
+		attr := s.Table.Root.TimeAttr
+		sn.RowTime = func(r row.Row) int64 { return r[attr].Micros() }
 	}
 	return sn
 }

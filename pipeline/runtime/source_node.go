@@ -195,10 +195,12 @@ func stopped(ctx, readCtx context.Context) bool {
 // prepare evaluates computed columns and the event time of a batch. A
 // row on which either fails goes to the source's on_error (Reject) and is
 // left out: a NULL event time is a bad record of the source, not a
-// failure of the windows downstream.
-func (s *SourceNode) prepare(b *row.Batch, wm int64) (*row.Batch, int64, error) {
+// failure of the windows downstream. It returns the rows that go out,
+// where the watermark cuts them (source_cut.go) and the watermark after
+// them.
+func (s *SourceNode) prepare(b *row.Batch, wm int64) (*row.Batch, []wmCut, int64, error) {
 	if s.Calc == nil && s.EventTime == nil {
-		return b, wm, nil
+		return b, nil, wm, nil
 	}
 	// out is b until a row is mapped (computed columns) or left out; from
 	// then maps out's changes to b's, for their positions.
@@ -217,24 +219,34 @@ func (s *SourceNode) prepare(b *row.Batch, wm int64) (*row.Batch, int64, error) 
 	if s.Calc != nil {
 		split(0)
 	}
+	cut := newCutter(s, wm)
 	for i, ch := range b.Changes {
 		r, ok := ch.Row, true
 		var err error
 		if s.Calc != nil {
 			r, ok, err = s.Calc.Apply(r)
 		}
+		var cand int64
+		var has bool
 		if err == nil && ok && s.EventTime != nil {
-			var ts int64
-			var has bool
-			if ts, has, err = s.EventTime(r); err == nil && has && ts > wm {
-				wm = ts
-			}
+			cand, has, err = s.EventTime(r)
 		}
 		if err != nil {
 			if err := s.reject(b, i, err); err != nil {
-				return nil, wm, err
+				return nil, nil, wm, err
 			}
 			ok = false
+		}
+		if ok && s.EventTime != nil {
+			at := i
+			if out != b {
+				at = out.Len()
+			}
+			var rt int64
+			if s.RowTime != nil {
+				rt = s.RowTime(r)
+			}
+			cut.row(at, rt, cand, has)
 		}
 		switch {
 		case !ok && out == b:
@@ -249,7 +261,7 @@ func (s *SourceNode) prepare(b *row.Batch, wm int64) (*row.Batch, int64, error) 
 	if out != b && from != nil {
 		out.Origin = &derivedOrigin{parent: b.Origin, from: from}
 	}
-	return out, wm, nil
+	return out, cut.cuts, cut.run, nil
 }
 
 // badRecord describes change i of b, on which the source's computed
@@ -280,34 +292,33 @@ func rowRecord(in *row.Batch, i int, transform string, cols row.Schema, r row.Ro
 
 // forward sends what the source read (b, nil or empty at times) on,
 // through its computed columns and watermark unless a fused Calc mapped
-// it in the decoders already, and then the watermark if it advanced.
-// It returns the source's watermark.
+// it in the decoders already, with the watermark cut in where a row
+// needs it before (source_cut.go), and then the watermark if it
+// advanced. It returns the source's watermark.
 func (s *SourceNode) forward(ctx context.Context, b *row.Batch, fz *fusion, wm int64) (int64, error) {
 	next := wm
+	var out *row.Batch
+	var cuts []wmCut
 	if fo := fusedOf(b); fo != nil && fz != nil {
 		// Count for the source and for the Calc what they would have.
 		s.Stats.RowsIn.Add(int64(fo.records))
 		s.Stats.RowsOut.Add(int64(fo.kept))
 		fz.op.Stats.RowsIn.Add(int64(fo.kept - b.Len()))
-		if b.Len() > 0 {
-			if err := s.send(ctx, message{batch: b}); err != nil {
-				return wm, err
-			}
-		}
-		next = fo.wm
+		out = b
+		cuts, next = s.fusedCuts(fo, b.Len(), wm)
 	} else if b != nil && b.Len() > 0 {
 		s.Stats.RowsIn.Add(int64(row.RecordsIn(b)))
-		out, w, err := s.prepare(b, wm)
-		if err != nil {
+		var err error
+		if out, cuts, next, err = s.prepare(b, wm); err != nil {
 			return wm, err
 		}
-		if out.Len() > 0 {
-			s.Stats.RowsOut.Add(int64(out.Len()))
-			if err := s.send(ctx, message{batch: out}); err != nil {
-				return wm, err
-			}
+		s.Stats.RowsOut.Add(int64(out.Len()))
+	}
+	if out != nil && out.Len() > 0 {
+		var err error
+		if wm, err = s.sendCut(ctx, out, cuts, wm); err != nil {
+			return wm, err
 		}
-		next = w
 	}
 	if next <= wm {
 		return wm, nil
