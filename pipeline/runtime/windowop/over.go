@@ -193,14 +193,14 @@ func (g *OverAgg) add(k row.Kind, r row.Row) error {
 	if err := g.st.Check(r); err != nil {
 		return err
 	}
-	if !g.opt.Batch && ts < g.wm {
-		g.dropped++
-		return nil
-	}
 	g.kbuf = row.KeyOf(g.kbuf[:0], r, g.spec.Keys)
 	p := g.parts[string(g.kbuf)]
 	if p != nil && g.expire(p) {
 		p = nil
+	}
+	if !g.opt.Batch && g.late(p, ts) {
+		g.dropped++
+		return nil
 	}
 	if p == nil {
 		key := string(g.kbuf)
@@ -216,8 +216,28 @@ func (g *OverAgg) add(k row.Kind, r row.Row) error {
 	return nil
 }
 
+// late reports whether a row of partition p (nil: none yet) at time ts
+// comes too late, as Flink decides: with an unbounded frame when ts is
+// at or below the watermark (AbstractRowTimeUnboundedPrecedingOver);
+// with a bounded one when ts is at or below the time of the partition's
+// last emitted row, 0 before the first (lastTriggeringTs of
+// RowTimeRowsBoundedPrecedingFunction and RowTimeRangeBoundedPreceding-
+// Function), so a row behind the watermark still counts in a partition
+// that has not emitted up to it. A bounded frame keeps the partition's
+// last emitted row last, so its time needs no state of its own.
+func (g *OverAgg) late(p *overPart, ts int64) bool {
+	if g.spec.Preceding == Unbounded {
+		return ts <= g.wm
+	}
+	last := int64(0)
+	if p != nil && p.frame.n > 0 {
+		last = p.frame.at(p.frame.n - 1)[g.spec.TimeCol].Micros()
+	}
+	return ts <= last
+}
+
 // Watermark emits, in event-time order, every waiting row whose time is
-// below the watermark: no row of that time can arrive any more.
+// at or below the watermark: no row of that time can arrive any more.
 func (g *OverAgg) Watermark(wm int64, out operator.Emitter) error {
 	if wm <= g.wm || (g.opt.Batch && wm != operator.MaxWatermark) {
 		return nil
@@ -233,7 +253,7 @@ func (g *OverAgg) Finish(out operator.Emitter) error {
 }
 
 func (g *OverAgg) emitBelow(wm int64, out operator.Emitter) error {
-	for g.queue.Len() > 0 && (g.queue.Top().ts < wm || wm == operator.MaxWatermark) {
+	for g.queue.Len() > 0 && (g.queue.Top().ts <= wm || wm == operator.MaxWatermark) {
 		// The rows of one time, all partitions, in arrival order.
 		ts := g.queue.Top().ts
 		g.ready = g.ready[:0]
