@@ -113,6 +113,7 @@ func sourceNode(s *Source, scanned bool) *runtime.SourceNode {
 	}
 	if s.watermark != nil {
 		sn.EventTime = eventTime(s)
+		sn.IdleTimeout = s.Spec.IdleTimeout
 		attr := s.Table.Root.TimeAttr
 		sn.RowTime = func(r row.Row) int64 { return r[attr].Micros() }
 	}

@@ -117,6 +117,9 @@ func fuse(g *Graph) map[*SourceNode]*fusion {
 				// (plan.computedCalc): not for several goroutines.
 				break
 			}
+			if _, ok := s.Source.(connector.SplitSource); ok && s.EventTime != nil {
+				break // the watermark is per split: on the source's goroutine
+			}
 			ms, ok := s.Source.(connector.MappingSource)
 			if !ok {
 				break

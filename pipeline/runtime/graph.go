@@ -132,6 +132,13 @@ type SourceNode struct {
 	// Columns are the source's physical columns, for the rows its
 	// computed columns or EventTime fail on (handed to Node.Feed).
 	Columns row.Schema
+	// IdleTimeout is how long a split of a connector.SplitSource may go
+	// without a record before its watermark stops holding the source's
+	// back (source_split.go); 0 never.
+	IdleTimeout time.Duration
+	// splits are the per-split watermarks of a SplitSource with a
+	// watermark, nil otherwise.
+	splits *splitWatermarks
 }
 
 // OpNode runs an Operator over one input.

@@ -42,23 +42,20 @@ func newCutter(s *SourceNode, wm int64) cutter {
 	return cutter{run: wm, sent: wm, exact: s.RowTime != nil}
 }
 
-// row takes the row going out as change at, its event time rt and its
-// watermark candidate cand (has false: none).
-func (c *cutter) row(at int, rt int64, cand int64, has bool) {
+// check takes the row going out as change at, with its event time rt,
+// before its watermark candidate is taken (advance): a record goes out
+// before the watermark it gives.
+func (c *cutter) check(at int, rt int64) {
 	if c.run > c.sent && (!c.exact || rt <= c.run) {
 		c.cuts = append(c.cuts, wmCut{at: at, wm: c.run})
 		c.sent = c.run
 	}
-	if has && cand > c.run {
-		c.run = cand
-	}
 }
 
-// skip takes a row that does not go out (filtered, or a bad record)
-// with its watermark candidate.
-func (c *cutter) skip(cand int64, has bool) {
-	if has && cand > c.run {
-		c.run = cand
+// advance takes the source's watermark after a row: it never goes back.
+func (c *cutter) advance(wm int64) {
+	if wm > c.run {
+		c.run = wm
 	}
 }
 
@@ -130,9 +127,9 @@ func (s *SourceNode) fusedCuts(fo *fusedOrigin, n int, wm int64) ([]wmCut, int64
 		}
 		// The candidates of the rows before j (also those filtered out)
 		// are folded into before[j].
-		c.skip(fo.before[j], true)
-		c.row(j, rt, 0, false)
+		c.advance(fo.before[j])
+		c.check(j, rt)
 	}
-	c.skip(fo.wm, true)
+	c.advance(fo.wm)
 	return c.cuts, c.run
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
@@ -21,12 +22,17 @@ func runSource(ctx context.Context, s *SourceNode, fz *fusion, batchSize int, st
 	s.Stats.Watermark.Store(operator.NoWatermark)
 	wm := operator.NoWatermark
 	restoredEnd := false
+	var restoredSplits map[string]int64
 	if r := p.restored; r != nil {
 		restoredEnd = r.Ended
-		if w, ok := decodeWatermark(r.Runtime); ok {
-			wm = w
+		if w, splits, ok := decodeSourceState(r.Runtime); ok {
+			wm, restoredSplits = w, splits
 			s.Stats.Watermark.Store(wm)
 		}
+	}
+	s.splits = nil
+	if ss, ok := s.Source.(connector.SplitSource); ok && s.EventTime != nil {
+		s.splits = newSplitWatermarks(ss, s.IdleTimeout, restoredSplits, time.Now())
 	}
 	// Reads end on stop as well as on cancellation; a stop is an end of
 	// input, not an error.
@@ -49,7 +55,7 @@ func runSource(ctx context.Context, s *SourceNode, fz *fusion, batchSize int, st
 				pos = p.restored.Connector
 			}
 			_ = s.Source.Close(context.WithoutCancel(ctx))
-			if err := co.report(ctx, report{part: s.cpIndex, ended: true, finished: restoredEnd, runtime: encodeWatermark(wm), connector: pos}); err != nil {
+			if err := co.report(ctx, report{part: s.cpIndex, ended: true, finished: restoredEnd, runtime: encodeSourceState(wm, s.splits), connector: pos}); err != nil {
 				return err
 			}
 			if err := s.Feed.end(ctx); err != nil {
@@ -83,13 +89,18 @@ func runSource(ctx context.Context, s *SourceNode, fz *fusion, batchSize int, st
 				continue // a barrier or commit is waiting
 			}
 		}
-		b, rerr := s.Source.Read(rctx, batchSize)
+		b, woke, rerr := s.read(rctx, batchSize)
 		interrupted := p.interrupt != nil && p.interrupt.end(rctx)
 		if wm, err = s.forward(ctx, b, fz, wm); err != nil {
 			return err
 		}
+		if wm, err = s.idleSplits(ctx, wm); err != nil {
+			return err
+		}
 		switch {
 		case rerr == nil:
+			continue
+		case woke && ctx.Err() == nil && !stopped(ctx, readCtx):
 			continue
 		case errors.Is(rerr, io.EOF):
 			if s.EventTime != nil {
@@ -112,6 +123,46 @@ func runSource(ctx context.Context, s *SourceNode, fz *fusion, batchSize int, st
 	return s.end(ctx, co, wm, true)
 }
 
+// read reads a batch; with split watermarks it first takes the source's
+// splits, and returns by the time the next split goes idle (woke), so
+// that the watermark moves on without waiting for a record.
+func (s *SourceNode) read(ctx context.Context, batchSize int) (*row.Batch, bool, error) {
+	if s.splits == nil {
+		b, err := s.Source.Read(ctx, batchSize)
+		return b, false, err
+	}
+	now := time.Now()
+	s.splits.refresh(now)
+	_, next := s.splits.markIdle(now)
+	if next.IsZero() {
+		b, err := s.Source.Read(ctx, batchSize)
+		s.splits.refresh(time.Now())
+		return b, false, err
+	}
+	rctx, cancel := context.WithDeadlineCause(ctx, next, errIdleWake)
+	defer cancel()
+	b, err := s.Source.Read(rctx, batchSize)
+	// The splits the records came from were assigned by now, and so
+	// were the others assigned with them, which their records must not
+	// make late.
+	s.splits.refresh(time.Now())
+	return b, err != nil && errors.Is(context.Cause(rctx), errIdleWake), err
+}
+
+// idleSplits marks the splits idle that had no record for the idle
+// timeout and sends the watermark if that moved it.
+func (s *SourceNode) idleSplits(ctx context.Context, wm int64) (int64, error) {
+	if s.splits == nil {
+		return wm, nil
+	}
+	next, _ := s.splits.markIdle(time.Now())
+	if next <= wm {
+		return wm, nil
+	}
+	s.Stats.Watermark.Store(next)
+	return next, s.send(ctx, message{kind: msgWatermark, watermark: next})
+}
+
 // control takes a pending barrier request and runs pending commits,
 // between two Reads.
 func (s *SourceNode) control(ctx context.Context, co *coordinator, wm int64) error {
@@ -122,7 +173,7 @@ func (s *SourceNode) control(ctx context.Context, co *coordinator, wm int64) err
 		if err != nil {
 			return err
 		}
-		if err := co.report(ctx, report{part: s.cpIndex, id: id, runtime: encodeWatermark(wm), connector: pos}); err != nil {
+		if err := co.report(ctx, report{part: s.cpIndex, id: id, runtime: encodeSourceState(wm, s.splits), connector: pos}); err != nil {
 			return err
 		}
 		if err := s.send(ctx, message{kind: msgBarrier, barrier: id}); err != nil {
@@ -158,7 +209,7 @@ func (s *SourceNode) end(ctx context.Context, co *coordinator, wm int64, eof boo
 	if err != nil {
 		return err
 	}
-	if err := co.report(ctx, report{part: s.cpIndex, ended: true, finished: eof, runtime: encodeWatermark(wm), connector: pos}); err != nil {
+	if err := co.report(ctx, report{part: s.cpIndex, ended: true, finished: eof, runtime: encodeSourceState(wm, s.splits), connector: pos}); err != nil {
 		return err
 	}
 	if err := s.Feed.end(ctx); err != nil {
@@ -176,14 +227,6 @@ func encodeWatermark(wm int64) []byte {
 		return nil
 	}
 	return binary.AppendVarint(nil, wm)
-}
-
-func decodeWatermark(b []byte) (int64, bool) {
-	if len(b) == 0 {
-		return 0, false
-	}
-	v, n := binary.Varint(b)
-	return v, n == len(b)
 }
 
 // stopped reports whether the read context ended because of a stop
@@ -220,6 +263,10 @@ func (s *SourceNode) prepare(b *row.Batch, wm int64) (*row.Batch, []wmCut, int64
 		split(0)
 	}
 	cut := newCutter(s, wm)
+	var now time.Time
+	if s.splits != nil {
+		now = time.Now()
+	}
 	for i, ch := range b.Changes {
 		r, ok := ch.Row, true
 		var err error
@@ -246,7 +293,13 @@ func (s *SourceNode) prepare(b *row.Batch, wm int64) (*row.Batch, []wmCut, int64
 			if s.RowTime != nil {
 				rt = s.RowTime(r)
 			}
-			cut.row(at, rt, cand, has)
+			cut.check(at, rt)
+			switch {
+			case s.splits != nil:
+				cut.advance(s.splits.add(s.splits.src.Split(b, i), cand, has, now))
+			case has:
+				cut.advance(cand)
+			}
 		}
 		switch {
 		case !ok && out == b:

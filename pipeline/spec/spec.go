@@ -70,15 +70,20 @@ type Source struct {
 	OnError OnError
 	// Watermark is the watermark expression (e.g. ts - INTERVAL '5' SECOND).
 	Watermark *SQL
-	Pos       Pos
-	Path      string
-	TypePos   Pos
+	// IdleTimeout (idle_timeout) is how long a split of the source (a
+	// Kafka partition) may go without a record before its watermark stops
+	// holding the source's back (Flink's table.exec.source.idle-timeout);
+	// 0 never.
+	IdleTimeout time.Duration
+	Pos         Pos
+	Path        string
+	TypePos     Pos
 	// Options is the source's YAML mapping; CommonSourceKeys are taken.
 	Options *yaml.Node
 }
 
 // CommonSourceKeys are the source keys read by etld, not by the connector.
-var CommonSourceKeys = []string{"name", "type", "schema", "key", "on_error", "dead_letter", "watermark"}
+var CommonSourceKeys = []string{"name", "type", "schema", "key", "on_error", "dead_letter", "watermark", "idle_timeout"}
 
 // Column is a schema entry: physical (name and type) or computed (name AS
 // expression).
