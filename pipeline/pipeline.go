@@ -197,6 +197,13 @@ func (p *Pipeline) Run(ctx context.Context, opt RunOptions) (Summary, error) {
 		return Summary{Pipeline: p.Name()}, err
 	}
 	start := time.Now()
+	// Why each operator drops rows, asked before it runs.
+	reasons := make([]string, len(g.Ops))
+	for i, n := range g.Ops {
+		if c, ok := n.Op.(operator.Counters); ok {
+			_, reasons[i] = c.Dropped()
+		}
+	}
 	summarize := func() Summary {
 		s := Summary{Pipeline: p.Name(), Elapsed: time.Since(start)}
 		for i, n := range g.Sources {
@@ -207,9 +214,9 @@ func (p *Pipeline) Run(ctx context.Context, opt RunOptions) (Summary, error) {
 			}
 			s.Sources = append(s.Sources, c)
 		}
-		for _, n := range g.Ops {
+		for i, n := range g.Ops {
 			if d := n.Stats.Skipped.Load(); d > 0 {
-				s.Dropped = append(s.Dropped, Count{Name: n.Name, Skipped: d})
+				s.Dropped = append(s.Dropped, Count{Name: n.Name, Skipped: d, Reason: reasons[i]})
 			}
 			if _, ok := n.Op.(operator.StateSizer); ok {
 				s.State = append(s.State, StateSize{Operator: n.Name, Transform: n.Transform, ID: n.ID, Entries: n.Stats.StateEntries.Load(), Bytes: n.Stats.StateBytes.Load(), TTL: n.StateTTL})
