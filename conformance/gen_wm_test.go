@@ -35,6 +35,15 @@ const dataLate = `{"k":"a","v":1,"ts":"2024-01-01 00:00:01"}
 {"k":"a","v":14,"ts":"2024-01-01 00:00:26"}
 `
 
+// dataLateEdge puts a row at 5.999 s: its watermark, 4.999 s, is the
+// last millisecond of window [0 s, 5 s), which then fires, so the row
+// at 4.5 s after it is late.
+const dataLateEdge = `{"k":"a","v":1,"ts":"2024-01-01 00:00:01"}
+{"k":"a","v":2,"ts":"2024-01-01 00:00:05.999"}
+{"k":"a","v":3,"ts":"2024-01-01 00:00:04.500"}
+{"k":"a","v":4,"ts":"2024-01-01 00:00:12"}
+`
+
 func init() { areaCases = append(areaCases, lateCases) }
 
 func lateCases() []genCase {
@@ -45,6 +54,10 @@ func lateCases() []genCase {
 	const tumble = "TABLE(TUMBLE(TABLE l, DESCRIPTOR(ts), INTERVAL '5' SECOND))"
 	return []genCase{
 		one("issue-tumble", "SELECT window_start, window_end, k, COUNT(*) FROM "+tumble+" GROUP BY window_start, window_end, k", map[string]string{"l": dataLateIssue}),
+		one("edge-tumble", "SELECT window_start, window_end, k, COUNT(*), SUM(v) FROM "+tumble+" GROUP BY window_start, window_end, k", map[string]string{"l": dataLateEdge}),
+		one("edge-window-topn", "SELECT window_start, window_end, k, v FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY v DESC) AS rn FROM "+tumble+") WHERE rn <= 1", map[string]string{"l": dataLateEdge}),
+		one("edge-session", "SELECT window_start, window_end, k, COUNT(*) FROM TABLE(SESSION(TABLE l PARTITION BY k, DESCRIPTOR(ts), INTERVAL '2' SECOND)) GROUP BY window_start, window_end, k", map[string]string{"l": dataLateEdge}),
+		one("session", "SELECT window_start, window_end, k, COUNT(*), SUM(v) FROM TABLE(SESSION(TABLE l PARTITION BY k, DESCRIPTOR(ts), INTERVAL '2' SECOND)) GROUP BY window_start, window_end, k", l),
 		one("tumble", "SELECT window_start, window_end, k, COUNT(*), SUM(v) FROM "+tumble+" GROUP BY window_start, window_end, k", l),
 		one("hop", "SELECT window_start, window_end, k, COUNT(*), SUM(v) FROM TABLE(HOP(TABLE l, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '10' SECOND)) GROUP BY window_start, window_end, k", l),
 		one("cumulate", "SELECT window_start, window_end, k, COUNT(*), SUM(v) FROM TABLE(CUMULATE(TABLE l, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '10' SECOND)) GROUP BY window_start, window_end, k", l),

@@ -52,8 +52,11 @@ type Node struct {
 	// source, a sink, an operator evaluating expressions over a source's
 	// rows), is its way into the policy; the node tells it the barriers
 	// it passes.
-	Feed    *Feed
-	Stats   Stats
+	Feed *Feed
+	// Late, for an operator that drops late rows, is its way into the
+	// pipeline's late_rows policy (late.go); nil: they are only counted.
+	Late  *Feed
+	Stats Stats
 	outs    []chan message
 	cp      *participant
 	cpIndex int
@@ -148,6 +151,9 @@ type OpNode struct {
 	// Op is an operator.Operator, or an operator.TwoInput behind a
 	// union that numbers its inputs.
 	Op operator.Lifecycle
+	// LateColumns name the input's columns, for the late rows handed to
+	// Node.Late.
+	LateColumns row.Schema
 }
 
 // SinkNode writes into a connector sink.

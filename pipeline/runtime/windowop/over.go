@@ -122,23 +122,24 @@ func (x *overWait) before(y *overWait) bool {
 // of them sees all of them. A row that arrives behind the watermark is
 // late: dropped and counted (Dropped, "late").
 type OverAgg struct {
-	spec    OverSpec
-	opt     WindowOptions
-	st      *aggop.Store
-	width   int
-	maxLag  int
-	wm      int64
-	timeID  row.TypeID
-	parts   map[string]*overPart
-	queue   state.Heap[overWait]
-	held    []overRow // the waiting rows, by slot
-	vacant  []int32   // slots of held to reuse
-	seq     uint64
-	ready   []overRow
-	kbuf    []byte
-	arena   aggop.RowArena
-	dropped int64
-	ttl     state.TTLKeys[string] // partitions' last writes (over_ttl.go)
+	operator.Late // reports the rows dropped as late (late_rows)
+	spec          OverSpec
+	opt           WindowOptions
+	st            *aggop.Store
+	width         int
+	maxLag        int
+	wm            int64
+	timeID        row.TypeID
+	parts         map[string]*overPart
+	queue         state.Heap[overWait]
+	held          []overRow // the waiting rows, by slot
+	vacant        []int32   // slots of held to reuse
+	seq           uint64
+	ready         []overRow
+	kbuf          []byte
+	arena         aggop.RowArena
+	dropped       int64
+	ttl           state.TTLKeys[string] // partitions' last writes (over_ttl.go)
 	operator.Expiry
 }
 
@@ -180,7 +181,8 @@ func (g *OverAgg) StateEntries() int64 { return int64(len(g.parts) + g.queue.Len
 
 func (g *OverAgg) Process(in *row.Batch, out operator.Emitter) error {
 	defer g.Begin(len(in.Changes))()
-	return operator.EachChange("over aggregate", in, out, func(_ int, c *row.Change) error {
+	return operator.EachChange("over aggregate", in, out, func(i int, c *row.Change) error {
+		g.At(i)
 		return g.add(c.Kind, c.Row)
 	})
 }
@@ -200,6 +202,7 @@ func (g *OverAgg) add(k row.Kind, r row.Row) error {
 	}
 	if !g.opt.Batch && g.late(p, ts) {
 		g.dropped++
+		g.Drop()
 		return nil
 	}
 	if p == nil {

@@ -43,22 +43,23 @@ type cycle struct {
 // Output rows: [key columns..., window_start, window_end, window_time,
 // aggregate results...] (see WindowColumns).
 type WindowAgg struct {
-	spec    WindowSpec
-	keys    []int
-	opt     WindowOptions
-	st      *aggop.Store
-	width   int
-	wm      int64
-	timeID  row.TypeID       // the time attribute's type, from the first row
-	slices  map[int64]*slice // by end
-	pending []int64          // TUMBLE/HOP: ends of windows to fire, ascending
-	cycles  []*cycle         // CUMULATE, by start
-	merged  map[string]int32 // HOP: scratch for merging a window's slices
-	mOrder  []int32
-	kbuf    []byte
-	res     []row.Value
-	arena   aggop.RowArena
-	dropped int64
+	operator.Late // reports the rows dropped as late (late_rows)
+	spec          WindowSpec
+	keys          []int
+	opt           WindowOptions
+	st            *aggop.Store
+	width         int
+	wm            int64
+	timeID        row.TypeID       // the time attribute's type, from the first row
+	slices        map[int64]*slice // by end
+	pending       []int64          // TUMBLE/HOP: ends of windows to fire, ascending
+	cycles        []*cycle         // CUMULATE, by start
+	merged        map[string]int32 // HOP: scratch for merging a window's slices
+	mOrder        []int32
+	kbuf          []byte
+	res           []row.Value
+	arena         aggop.RowArena
+	dropped       int64
 }
 
 // NewWindowAgg builds the operator; an invalid spec or call (see
@@ -92,7 +93,8 @@ func (g *WindowAgg) Dropped() (int64, string) { return g.dropped, "late" }
 func (g *WindowAgg) StateEntries() int64 { return int64(g.st.Slots) - int64(len(g.st.Free)) }
 
 func (g *WindowAgg) Process(in *row.Batch, out operator.Emitter) error {
-	return operator.EachChange("window aggregate", in, out, func(_ int, c *row.Change) error {
+	return operator.EachChange("window aggregate", in, out, func(i int, c *row.Change) error {
+		g.At(i)
 		return g.add(c.Kind, c.Row)
 	})
 }
@@ -119,6 +121,7 @@ func (g *WindowAgg) add(k row.Kind, r row.Row) error {
 		start := windowStart(local, s.Offset, s.Size)
 		if g.fireTime(start+s.Size) <= wm {
 			g.dropped++
+			g.Drop()
 			return nil
 		}
 		c := g.cycle(start, wm)
@@ -136,6 +139,7 @@ func (g *WindowAgg) add(k row.Kind, r row.Row) error {
 	last := end + s.Size - slide // the last window holding the slice
 	if g.fireTime(last) <= wm {
 		g.dropped++
+		g.Drop()
 		return nil
 	}
 	w := g.slices[end]
@@ -156,6 +160,7 @@ func (g *WindowAgg) add(k row.Kind, r row.Row) error {
 func (g *WindowAgg) addAttached(end int64, r row.Row, wm int64) error {
 	if g.fireTime(end) <= wm {
 		g.dropped++
+		g.Drop()
 		return nil
 	}
 	w := g.slices[end]
