@@ -55,8 +55,8 @@ type Node struct {
 	Feed *Feed
 	// Late, for an operator that drops late rows, is its way into the
 	// pipeline's late_rows policy (late.go); nil: they are only counted.
-	Late  *Feed
-	Stats Stats
+	Late    *Feed
+	Stats   Stats
 	outs    []chan message
 	cp      *participant
 	cpIndex int

@@ -56,4 +56,4 @@ func watermarkText(wm int64) string {
 // passLate and endLate tell the late rows' dead letters what the node's
 // Feed is told: a barrier passed, the end.
 func (n *OpNode) passLate(ctx context.Context, id int64) error { return n.Late.pass(ctx, id) }
-func (n *OpNode) endLate(ctx context.Context) error             { return n.Late.end(ctx) }
+func (n *OpNode) endLate(ctx context.Context) error            { return n.Late.end(ctx) }

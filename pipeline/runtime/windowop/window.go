@@ -119,7 +119,7 @@ func (g *WindowAgg) add(k row.Kind, r row.Row) error {
 	s := &g.spec
 	if s.Kind == Cumulate {
 		start := windowStart(local, s.Offset, s.Size)
-		if g.fireTime(start+s.Size) <= wm {
+		if g.due(start+s.Size) <= wm {
 			g.dropped++
 			g.Drop()
 			return nil
@@ -127,7 +127,7 @@ func (g *WindowAgg) add(k row.Kind, r row.Row) error {
 		c := g.cycle(start, wm)
 		end := windowStart(local, s.Offset, s.Step) + s.Step
 		w := &c.shared // the row's step has fired: it is in every window left
-		if g.fireTime(end) > wm {
+		if g.due(end) > wm {
 			w = g.slice(end)
 		}
 		g.st.Update(w.slot(g.st, g.kbuf), r, true)
@@ -137,7 +137,7 @@ func (g *WindowAgg) add(k row.Kind, r row.Row) error {
 	slide := g.slide()
 	end := windowStart(local, s.Offset, slide) + slide
 	last := end + s.Size - slide // the last window holding the slice
-	if g.fireTime(last) <= wm {
+	if g.due(last) <= wm {
 		g.dropped++
 		g.Drop()
 		return nil
@@ -146,7 +146,7 @@ func (g *WindowAgg) add(k row.Kind, r row.Row) error {
 	if w == nil {
 		w = g.slice(end)
 		for e := end; e <= last; e += slide {
-			if g.fireTime(e) > wm {
+			if g.due(e) > wm {
 				g.schedule(e)
 			}
 		}
@@ -158,7 +158,7 @@ func (g *WindowAgg) add(k row.Kind, r row.Row) error {
 // addAttached counts r in the window whose end it carries: one slice per
 // window, fired as a TUMBLE window is.
 func (g *WindowAgg) addAttached(end int64, r row.Row, wm int64) error {
-	if g.fireTime(end) <= wm {
+	if g.due(end) <= wm {
 		g.dropped++
 		g.Drop()
 		return nil
@@ -208,7 +208,7 @@ func (g *WindowAgg) cycle(start, wm int64) *cycle {
 		return g.cycles[i]
 	}
 	c := &cycle{start: start, next: start + g.spec.Step, shared: slice{index: map[string]int32{}}}
-	for g.fireTime(c.next) <= wm {
+	for g.due(c.next) <= wm {
 		c.next += g.spec.Step
 	}
 	g.cycles = slices.Insert(g.cycles, i, c)
@@ -251,7 +251,7 @@ func (g *WindowAgg) fire(out operator.Emitter) error {
 	if g.spec.Kind == Cumulate && !g.opt.Attached {
 		for len(g.cycles) > 0 {
 			c := g.cycles[0]
-			for c.next <= c.start+g.spec.Size && g.fireTime(c.next) <= g.wm {
+			for c.next <= c.start+g.spec.Size && g.due(c.next) <= g.wm {
 				if err := g.fireCumulate(c, c.next, out); err != nil {
 					return err
 				}
@@ -271,7 +271,7 @@ func (g *WindowAgg) fire(out operator.Emitter) error {
 	for len(g.pending) > 0 {
 		end := g.pending[0]
 		fire := g.fireTime(end)
-		if fire > g.wm {
+		if lastMilli(fire) > g.wm {
 			return nil
 		}
 		g.pending = g.pending[1:]
@@ -391,8 +391,14 @@ func (g *WindowAgg) toLocal(ts int64) int64 {
 	return ts + zoneOffset(g.opt.Zone, ts)
 }
 
-// fireTime is the watermark at which a window ending at end (wall clock)
-// fires: end itself, or for LTZ in a Zone the instant of that wall clock;
+// due is the watermark at which a window ending at end fires, and after
+// which a row for it is late: the last millisecond before its fireTime,
+// where Flink sets the window's timer (windowEnd - 1).
+func (g *WindowAgg) due(end int64) int64 { return lastMilli(g.fireTime(end)) }
+
+// fireTime is the instant a window ending at end (wall clock) ends, the
+// base of its window_time: end itself, or for LTZ in a Zone the instant
+// of that wall clock;
 // in a daylight-saving overlap the later one, in a gap the instant after
 // it (Flink's toEpochMillsForTimer).
 func (g *WindowAgg) fireTime(end int64) int64 {

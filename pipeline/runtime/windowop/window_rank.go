@@ -65,7 +65,7 @@ func (w *WindowRank) Process(in *row.Batch, out operator.Emitter) error {
 			return fmt.Errorf("input planned as insert-only carries a %s change", c.Kind)
 		}
 		end := c.Row[w.spec.EndCol].Micros()
-		if !w.spec.Rank.Batch && end <= w.wm {
+		if !w.spec.Rank.Batch && lastMilli(end) <= w.wm {
 			w.dropped++
 			w.At(i)
 			w.Drop()
@@ -121,7 +121,7 @@ func (w *WindowRank) Watermark(wm int64, out operator.Emitter) error {
 	w.wm = wm
 	var ends []int64
 	for end := range w.windows {
-		if end <= wm {
+		if lastMilli(end) <= wm {
 			ends = append(ends, end)
 		}
 	}
