@@ -62,7 +62,6 @@ var plansqlQueries = []struct {
 }
 
 var (
-	both      = []string{"streaming", "batch"}
 	streaming = []string{"streaming"}
 	batch     = []string{"batch"}
 )

@@ -213,6 +213,7 @@ func (q *queryBuilder) semiJoin(s *scope, r *scope, cond sql.Expr, kind joinop.J
 	if err := q.joinCondition(n, both, cond, kind); err != nil {
 		return err
 	}
+	pair := n.Schema.Names()
 	n.joined().join.NullAware = nullAware
 	if n.windowJoin() != nil {
 		n.windowJoin().NullAware = nullAware
@@ -220,20 +221,14 @@ func (q *queryBuilder) semiJoin(s *scope, r *scope, cond sql.Expr, kind joinop.J
 	if nullAware {
 		n.Label = strings.Replace(n.Label, "joinType=[LeftAntiJoin]", "joinType=[LeftAntiJoin], nullAware=[true]", 1)
 	}
-	n.Schema = left.Schema
+	// The left input may have gained key columns (keyCols): the join
+	// emits its rows, and a Calc drops them.
+	n.Schema = n.Inputs[0].Schema
 	n.TimeAttr = left.TimeAttr
 	if kind == joinop.AntiJoin && !q.b.plan.Batch && n.windowJoin() == nil {
 		n.TimeAttr = -1 // rows are retracted: no longer insert-only
 	}
-	n.Label = strings.Replace(n.Label, ", select=["+strings.Join(fields2names(fields), ", ")+"]", ", select=["+strings.Join(left.Schema.Names(), ", ")+"]", 1)
-	s.node = n
+	n.Label = strings.Replace(n.Label, ", select=["+strings.Join(pair, ", ")+"]", ", select=["+strings.Join(n.Schema.Names(), ", ")+"]", 1)
+	s.node = withoutKeyCols(n, lw, 0)
 	return nil
-}
-
-func fields2names(fs []row.Field) []string {
-	out := make([]string, len(fs))
-	for i, f := range fs {
-		out[i] = f.Name
-	}
-	return out
 }

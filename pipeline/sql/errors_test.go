@@ -74,7 +74,7 @@ var errorCases = []struct{ in, want string }{
 	{"SELECT a FROM t WHERE a BETWEEN 1 FROM t", "1:35: expected AND in BETWEEN started at 1:25, got FROM"},
 	{"SELECT a FROM t WHERE a NOT FROM t", "1:29: expected BETWEEN, IN or LIKE after NOT, got FROM"},
 	{"SELECT a FROM t WHERE a IS b", "1:28: expected NULL, TRUE, FALSE or UNKNOWN after IS, got name b"},
-	{"SELECT a FROM t WHERE a IS DISTINCT FROM b", "1:28: IS [NOT] DISTINCT FROM is not supported yet"},
+	{"SELECT a FROM t WHERE a IS DISTINCT b", "1:37: expected FROM after IS [NOT] DISTINCT, got name b"},
 	{"SELECT 99999999999999999999 FROM t", "1:8: integer 99999999999999999999 is out of range for BIGINT"},
 	{"SELECT 1.234567890123456789012345678901234567890 FROM t", "1:8: decimal 1.234567890123456789012345678901234567890 has 40 digits; DECIMAL holds at most 38 (write it with an exponent, 1.5E3, for a DOUBLE)"},
 	{"SELECT 1e999 FROM t", "1:8: number 1e999 is out of range for DOUBLE"},

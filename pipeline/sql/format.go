@@ -67,7 +67,7 @@ func binaryPrec(op BinaryOp) int {
 		return precOr
 	case OpAnd:
 		return precAnd
-	case OpEq, OpNe, OpLt, OpLe, OpGt, OpGe:
+	case OpEq, OpNe, OpLt, OpLe, OpGt, OpGe, OpDistinct, OpNotDistinct:
 		return precCompare
 	case OpAdd, OpSub:
 		return precAdd
