@@ -91,6 +91,14 @@ func TestNestedExpressions(t *testing.T) {
 		{"ARRAY[1, 'a']", "error: 1:10: ARRAY[...] elements: INT and STRING have no common type"},
 		{"CASE WHEN i > 1 THEN arr ELSE ARRAY[1] END", "ARRAY<INT> [10, null, 30]"},
 		{"COALESCE(n_arr, ARRAY[5])", "ARRAY<INT> NOT NULL [5]"},
+		// JSON_OBJECT and JSON_ARRAY nest composite values as JSON, as Flink does.
+		{"JSON_OBJECT(KEY 'a' VALUE arr)", `STRING NOT NULL {"a":[10,null,30]}`},
+		{"JSON_ARRAY(m, r)", `STRING NOT NULL [{"a":1,"b":2},{"a":7,"b":"x","sub":{"c":2.5}}]`},
+		{"JSON_ARRAY(n_arr, n_r NULL ON NULL)", `STRING NOT NULL [null,null]`},
+		{"JSON_OBJECT('x' VALUE ARRAY[ROW(1, 'a')], 'y' VALUE MAP['k', ARRAY['v']])", `STRING NOT NULL {"x":[{"EXPR$0":1,"EXPR$1":"a"}],"y":{"k":["v"]}}`},
+		{"JSON_ARRAY(ARRAY[JSON_OBJECT('k' VALUE 1)])", `STRING NOT NULL [["{\"k\":1}"]]`},
+		{"JSON_ARRAY(MAP[1, 2])", "error: 1:12: cannot write MAP<INT NOT NULL, INT NOT NULL> as JSON: the key type must be a character string"},
+		{"JSON_ARRAY(MAP[CAST(NULL AS STRING), 1])", "error: a MAP key is NULL"},
 	} {
 		t.Run(tc.expr, func(t *testing.T) {
 			e, err := sql.ParseExpr(tc.expr)
