@@ -272,9 +272,10 @@ func jsonLocate(doc string, path []jsonStep, lax bool) (string, jsonFound) {
 }
 
 // jsonScalarText is the text of a JSON scalar as Flink hands it on:
-// strings decoded, numbers with a fraction or exponent as Java prints a
-// double (Jayway reads them as double: 1.5e3 gives 1500.0), integers and
-// booleans as written. ok is false for an object or array.
+// strings decoded, booleans as written, numbers as Java's BigDecimal (or
+// BigInteger) writes the number read (Flink's Jackson reads them with
+// USE_BIG_DECIMAL_FOR_FLOATS): 123456789.98765433 stays as it is, 1.5e3
+// gives 1.5E+3. ok is false for an object or array.
 func jsonScalarText(raw string) (string, bool) {
 	switch raw[0] {
 	case '{', '[':
@@ -284,12 +285,72 @@ func jsonScalarText(raw string) (string, bool) {
 	case 't', 'f':
 		return raw, true
 	}
-	if strings.ContainsAny(raw, ".eE") {
-		if f, err := strconv.ParseFloat(raw, 64); err == nil {
-			return row.DoubleValue(f).String(), true
+	return javaNumberText(raw), true
+}
+
+// javaNumberText writes the JSON number raw as BigDecimal.toString does
+// (an integer as BigInteger.toString): the digits of the unscaled value
+// and the scale taken from the text, plain while the scale is not
+// negative and the adjusted exponent at least -6, else one digit, a
+// point, the rest and E with the signed adjusted exponent.
+func javaNumberText(raw string) string {
+	if !strings.ContainsAny(raw, ".eE") {
+		// An integer: JSON allows no leading zeros, so only -0 changes.
+		if raw == "-0" {
+			return "0"
 		}
+		return raw
 	}
-	return raw, true
+	neg := strings.HasPrefix(raw, "-")
+	mant, exp, hasExp := strings.Cut(strings.TrimPrefix(raw, "-"), "e")
+	if !hasExp {
+		mant, exp, hasExp = strings.Cut(mant, "E")
+	}
+	whole, frac, _ := strings.Cut(mant, ".")
+	e := 0
+	if hasExp {
+		n, err := strconv.Atoi(strings.TrimPrefix(exp, "+"))
+		if err != nil {
+			return raw
+		}
+		e = n
+	}
+	digits := strings.TrimLeft(whole+frac, "0")
+	if digits == "" {
+		digits, neg = "0", false
+	}
+	scale := len(frac) - e
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	adjusted := len(digits) - 1 - scale
+	switch {
+	case scale == 0:
+		b.WriteString(digits)
+	case scale > 0 && adjusted >= -6:
+		if point := len(digits) - scale; point > 0 {
+			b.WriteString(digits[:point])
+			b.WriteByte('.')
+			b.WriteString(digits[point:])
+		} else {
+			b.WriteString("0.")
+			b.WriteString(strings.Repeat("0", -point))
+			b.WriteString(digits)
+		}
+	default:
+		b.WriteByte(digits[0])
+		if len(digits) > 1 {
+			b.WriteByte('.')
+			b.WriteString(digits[1:])
+		}
+		b.WriteByte('E')
+		if adjusted >= 0 {
+			b.WriteByte('+')
+		}
+		b.WriteString(strconv.Itoa(adjusted))
+	}
+	return b.String()
 }
 
 // jsonValue is JSON_VALUE(doc, path) with the default clauses, for the

@@ -93,3 +93,30 @@ func TestJSONFunctions(t *testing.T) {
 		{`JSON_ARRAY(ABSENT ON NULL)`, "STRING NOT NULL []"},
 	})
 }
+
+// TestJSONNumberText: JSON_VALUE gives a number as Flink 2.3 does, the
+// text of the BigDecimal its Jackson reads (outputs taken from Flink's
+// SqlJsonUtils.jsonValue).
+func TestJSONNumberText(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"123456789.98765433", "123456789.98765433"},
+		{"1.5e3", "1.5E+3"},
+		{"1.5", "1.5"},
+		{"-2.0", "-2.0"},
+		{"0.0000001", "1E-7"},
+		{"100.10", "100.10"},
+		{"1E2", "1E+2"},
+		{"12345678901234567890", "12345678901234567890"},
+		{"-0.0", "0.0"},
+		{"1e400", "1E+400"},
+		{"0.000001", "0.000001"},
+		{"7", "7"},
+		{"-0", "0"},
+		{"0.0000000", "0E-7"},
+		{"-1.25e-2", "-0.0125"},
+	} {
+		if got := javaNumberText(tc.in); got != tc.want {
+			t.Errorf("javaNumberText(%s) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}
