@@ -56,7 +56,7 @@ func ParseText(s string, t Type) (Value, error) {
 		}
 		return fail(nil)
 	case Int:
-		i, err := strconv.ParseInt(s, 10, 32)
+		i, err := strconv.ParseInt(s, 10, t.IntBits())
 		if err != nil {
 			return fail(numErr(err))
 		}
