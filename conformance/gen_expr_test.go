@@ -1,5 +1,10 @@
 package conformance
 
+import (
+	"fmt"
+	"strings"
+)
+
 // The expression area's cases: functions and types of Flink 2.3 that etld
 // gained, each a case over the shared table t (or a small table of its
 // own), recorded on Flink.
@@ -14,6 +19,15 @@ const (
 {"id":3,"p":"{\"x\":7,\"y\":-2.5,\"z\":1E2}"}
 `
 )
+
+// jsonRows2 writes rows {"id":n,"a":..,"b":..} of two columns' texts.
+func jsonRows2(a, b string, values ...[2]string) string {
+	var out strings.Builder
+	for i, v := range values {
+		fmt.Fprintf(&out, "{\"id\":%d,\"%s\":%s,\"%s\":%s}\n", i+1, a, v[0], b, v[1])
+	}
+	return out.String()
+}
 
 var exprAreaExprs = []struct {
 	name  string
@@ -30,6 +44,18 @@ func exprAreaCases() []genCase {
 	for _, e := range exprAreaExprs {
 		out = append(out, genCase{name: "fn-" + e.name, header: []string{tableT}, query: exprQuery("t", e.exprs), data: map[string]string{"t": dataT}})
 	}
+	// TINYINT and SMALLINT: read, written and computed in their range.
+	const smallCols = "id INT, x TINYINT, y SMALLINT"
+	small := map[string]string{"ty": jsonRows2("x", "y", [2]string{"0", "0"}, [2]string{"-128", "-32768"}, [2]string{"127", "32767"}, [2]string{"100", "300"}, [2]string{"null", "null"})}
+	smallTable := "table: ty (" + smallCols + ") json"
+	out = append(out,
+		genCase{name: "type-tinyint-smallint-print", header: []string{smallTable}, query: "SELECT * FROM ty", data: small},
+		genCase{name: "type-tinyint-smallint-csv", header: []string{"mode: batch", smallTable, "sink: csv (" + smallCols + ")"}, query: "SELECT * FROM ty", data: small},
+		genCase{name: "type-tinyint-smallint-json", header: []string{"mode: batch", smallTable, "sink: json (" + smallCols + ")"}, query: "SELECT * FROM ty", data: small},
+		genCase{name: "fn-tinyint-arith", header: []string{smallTable}, query: "SELECT id, x + x, x * y, -x, x + 1, x % 3, x / 2, CAST(y AS TINYINT), ABS(x), x + 1.5 FROM ty", data: small},
+		genCase{name: "fn-tinyint-cast", header: []string{tableT}, query: "SELECT id, CAST(i AS TINYINT), CAST(b AS SMALLINT), CAST(d AS TINYINT), CAST(m AS SMALLINT), TRY_CAST(s AS TINYINT), CAST(1000 AS TINYINT) FROM t", data: map[string]string{"t": dataT}},
+		genCase{name: "agg-tinyint-sum-batch", header: []string{"mode: batch", smallTable}, query: "SELECT SUM(x), SUM(y), MIN(x), MAX(y), COUNT(x) FROM ty", data: small},
+	)
 	out = append(out, genCase{name: "fn-json-value-number-text", header: []string{tableJN},
 		query: "SELECT id, JSON_VALUE(p, '$.x'), JSON_VALUE(p, '$.y'), JSON_VALUE(p, '$.z') FROM jn",
 		data:  map[string]string{"jn": dataJN}})
