@@ -1,0 +1,34 @@
+package expr
+
+import "testing"
+
+// TestMoreStringFunctions: expected values taken from Flink 2.3.
+func TestMoreStringFunctions(t *testing.T) {
+	runEvalCases(t, []evalCase{
+		{"TRANSLATE('hello world', 'lo', 'x')", "STRING NOT NULL hexx wrxd"},
+		{"TRANSLATE('hello', 'el', 'ipq')", "STRING NOT NULL hippo"},
+		{"TRANSLATE(x_s, 'a', 'b')", "STRING null"},
+		{"TRANSLATE('abc', '', 'x')", "STRING NOT NULL abc"},
+		{"TRANSLATE('abca', 'aa', 'xy')", "STRING NOT NULL xbcx"},
+		{"TRANSLATE('ÄÖü', 'Ö', 'o')", "STRING NOT NULL Äoü"},
+		{"TRANSLATE('a😀b', '😀', 'x')", "STRING NOT NULL axb"},
+		{"TRANSLATE('abc', 'b', x_s)", "STRING NOT NULL ac"},
+		{"TRANSLATE('abc', x_s, 'x')", "STRING NOT NULL abc"},
+		{"ELT(2, 'a', 'b', 'c')", "STRING b"},
+		{"ELT(0, 'a')", "STRING null"},
+		{"ELT(4, 'a', 'b')", "STRING null"},
+		{"ELT(x_i, 'a')", "STRING null"},
+		{"ELT(1, x_s, 'x')", "STRING null"},
+		{"ELT(1, 1, 2)", "error: ELT argument 2 must be a STRING or BYTES"},
+		{"ELT(b, 'a')", "error: ELT argument 1 must be an INT"},
+		{"REGEXP_EXTRACT_ALL('a1b22c333', '[0-9]+')", "ARRAY<STRING> null"},
+		{"REGEXP_EXTRACT_ALL('k1=v1;k2=v2', '(\\w+)=(\\w+)', 2)", "ARRAY<STRING> [v1, v2]"},
+		{"REGEXP_EXTRACT_ALL('abc', '(x)')", "ARRAY<STRING> []"},
+		{"REGEXP_EXTRACT_ALL('a1b22', '[0-9]+', 0)", "ARRAY<STRING> [1, 22]"},
+		{"REGEXP_EXTRACT_ALL('a1b22', '([0-9])([a-z])?', 2)", "ARRAY<STRING> [b, null, null]"},
+		{"REGEXP_EXTRACT_ALL('abc', '(b)', 3)", "ARRAY<STRING> null"},
+		{"REGEXP_EXTRACT_ALL('abc', '(b)', -1)", "ARRAY<STRING> null"},
+		{"REGEXP_EXTRACT_ALL(x_s, '(b)')", "ARRAY<STRING> null"},
+		{"REGEXP_EXTRACT_ALL('', '(x)*', 1)", "ARRAY<STRING> [null]"},
+	})
+}
