@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"encoding/json"
 	"strings"
 
 	"github.com/etld/etld/pipeline/row"
@@ -158,4 +159,49 @@ func buildRegexpExtractAll(c *compiler, e *sql.Call, args []*node) (*node, error
 	return c.fn3(e, t, args[0], args[1], args[2], func(s, p, g row.Value) (row.Value, error) {
 		return extract(s.Str(), p.Str(), g.Int64())
 	})
+}
+
+// isJSON is x IS [NOT] JSON [VALUE | SCALAR | ARRAY | OBJECT]: whether
+// the text starts with a JSON value of that kind, as Flink's Jackson
+// reads it (what follows the first value is not read); NULL is no JSON.
+func (c *compiler) isJSON(e *sql.IsExpr, x *node) (*node, error) {
+	if !isStringy(x.t) {
+		return nil, errAt(e.OpAt, "IS %s needs a STRING, not %s", e.What, typeName(x.t))
+	}
+	what, neg, ev := e.What, e.Not, x.eval
+	f := func(r row.Row) (row.Value, error) {
+		v, err := ev(r)
+		if err != nil {
+			return row.NullValue, err
+		}
+		ok := false
+		if !v.IsNull() {
+			ok = jsonKindIs(v.Str(), what)
+		}
+		return boolOf(ok != neg), nil
+	}
+	return c.finish(e, row.Type{ID: row.Boolean, NotNull: true}, f, x)
+}
+
+// jsonKindIs reports whether s starts with a valid JSON value of kind.
+func jsonKindIs(s string, kind sql.IsKind) bool {
+	var raw json.RawMessage
+	dec := json.NewDecoder(strings.NewReader(s))
+	if dec.Decode(&raw) != nil || len(raw) == 0 {
+		return false
+	}
+	// Jackson wants a number at the top level followed by a blank or the
+	// end: 01 and 1x are no JSON, 1 2 is.
+	if end := int(dec.InputOffset()); raw[0] != '{' && raw[0] != '[' && raw[0] != '"' && end < len(s) && strings.IndexByte(" \t\r\n", s[end]) < 0 {
+		return false
+	}
+	switch kind {
+	case sql.IsJSONObject:
+		return raw[0] == '{'
+	case sql.IsJSONArray:
+		return raw[0] == '['
+	case sql.IsJSONScalar:
+		return raw[0] != '{' && raw[0] != '['
+	}
+	return true
 }

@@ -32,3 +32,31 @@ func TestMoreStringFunctions(t *testing.T) {
 		{"REGEXP_EXTRACT_ALL('', '(x)*', 1)", "ARRAY<STRING> [null]"},
 	})
 }
+
+// TestIsJSON: expected values taken from Flink 2.3.
+func TestIsJSON(t *testing.T) {
+	runEvalCases(t, []evalCase{
+		{"'1' IS JSON", "BOOLEAN NOT NULL true"},
+		{"'{}' IS JSON OBJECT", "BOOLEAN NOT NULL true"},
+		{"'[]' IS JSON ARRAY", "BOOLEAN NOT NULL true"},
+		{"'\"a\"' IS JSON SCALAR", "BOOLEAN NOT NULL true"},
+		{"'1' IS JSON VALUE", "BOOLEAN NOT NULL true"},
+		{"'x' IS JSON", "BOOLEAN NOT NULL false"},
+		{"'{}' IS NOT JSON ARRAY", "BOOLEAN NOT NULL true"},
+		{"x_s IS JSON", "BOOLEAN NOT NULL false"},
+		{"x_s IS NOT JSON", "BOOLEAN NOT NULL true"},
+		{"'null' IS JSON SCALAR", "BOOLEAN NOT NULL true"},
+		{"'' IS JSON", "BOOLEAN NOT NULL false"},
+		{"'{\"a\":1}' IS JSON SCALAR", "BOOLEAN NOT NULL false"},
+		{"' [1] ' IS JSON ARRAY", "BOOLEAN NOT NULL true"},
+		{"'{\"a\":1,\"a\":2}' IS JSON", "BOOLEAN NOT NULL true"},
+		{"'{} x' IS JSON", "BOOLEAN NOT NULL true"},
+		{"'1 2' IS JSON SCALAR", "BOOLEAN NOT NULL true"},
+		{"'01' IS JSON", "BOOLEAN NOT NULL false"},
+		{"' ' IS JSON", "BOOLEAN NOT NULL false"},
+		{"'NaN' IS JSON", "BOOLEAN NOT NULL false"},
+		{"'{\"a\":}' IS JSON OBJECT", "BOOLEAN NOT NULL false"},
+		{"'[1,]' IS JSON", "BOOLEAN NOT NULL false"},
+		{"n IS JSON", "error: IS JSON VALUE needs a STRING, not INT"},
+	})
+}

@@ -261,7 +261,14 @@ const (
 	IsTrue                      // IS TRUE
 	IsFalse                     // IS FALSE
 	IsUnknown                   // IS UNKNOWN
+	IsJSONValue                 // IS JSON [VALUE]
+	IsJSONScalar                // IS JSON SCALAR
+	IsJSONArray                 // IS JSON ARRAY
+	IsJSONObject                // IS JSON OBJECT
 )
+
+// JSON reports whether k is one of the IS JSON tests.
+func (k IsKind) JSON() bool { return k >= IsJSONValue && k <= IsJSONObject }
 
 func (k IsKind) String() string {
 	switch k {
@@ -273,11 +280,19 @@ func (k IsKind) String() string {
 		return "FALSE"
 	case IsUnknown:
 		return "UNKNOWN"
+	case IsJSONValue:
+		return "JSON VALUE"
+	case IsJSONScalar:
+		return "JSON SCALAR"
+	case IsJSONArray:
+		return "JSON ARRAY"
+	case IsJSONObject:
+		return "JSON OBJECT"
 	}
 	return "?"
 }
 
-// IsExpr is X IS [NOT] NULL|TRUE|FALSE|UNKNOWN.
+// IsExpr is X IS [NOT] NULL|TRUE|FALSE|UNKNOWN|JSON [VALUE|SCALAR|ARRAY|OBJECT].
 type IsExpr struct {
 	OpAt Pos // the IS keyword
 	X    Expr

@@ -59,7 +59,7 @@ var errorCases = []struct{ in, want string }{
 	{"SELECT INTERVAL '1' SECOND TO MINUTE FROM t", "1:28: INTERVAL SECOND TO MINUTE: the unit after TO must be smaller than SECOND"},
 	{"SELECT INTERVAL '100' SECOND(2) FROM t", "1:17: invalid interval '100' for SECOND: the value has more digits than the precision 2"},
 	{"SELECT INTERVAL '1.2345' SECOND FROM t", "1:17: invalid interval '1.2345' for SECOND: fractions of a second go to milliseconds: at most 3 digits after the point"},
-	{"SELECT CAST(a AS FOO) FROM t", "1:18: unknown type \"FOO\" (want one of BOOLEAN, INT, BIGINT, FLOAT, DOUBLE, DECIMAL(p,s), STRING, VARCHAR(n), BYTES, DATE, TIMESTAMP(p), TIMESTAMP_LTZ(p), ARRAY<T>, MAP<K, V>, ROW<name T, ...>)"},
+	{"SELECT CAST(a AS FOO) FROM t", "1:18: unknown type \"FOO\" (want one of BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE, DECIMAL(p,s), STRING, VARCHAR(n), BYTES, DATE, TIMESTAMP(p), TIMESTAMP_LTZ(p), ARRAY<T>, MAP<K, V>, ROW<name T, ...>)"},
 	{"SELECT CAST(a AS DECIMAL(40, 2)) FROM t", "1:18: type \"DECIMAL(40, 2)\": DECIMAL precision must be between 1 and 38"},
 	{"SELECT CAST(a AS ARRAY<INT) FROM t", "1:18: type \"ARRAY<INT\": unclosed <"},
 	{"SELECT CAST(a) FROM t", "1:14: expected AS and a type in CAST, got \")\""},
@@ -73,7 +73,7 @@ var errorCases = []struct{ in, want string }{
 	{"SELECT SUM(*) FROM t", "1:12: only COUNT accepts *; SUM needs arguments"},
 	{"SELECT a FROM t WHERE a BETWEEN 1 FROM t", "1:35: expected AND in BETWEEN started at 1:25, got FROM"},
 	{"SELECT a FROM t WHERE a NOT FROM t", "1:29: expected BETWEEN, IN or LIKE after NOT, got FROM"},
-	{"SELECT a FROM t WHERE a IS b", "1:28: expected NULL, TRUE, FALSE or UNKNOWN after IS, got name b"},
+	{"SELECT a FROM t WHERE a IS b", "1:28: expected NULL, TRUE, FALSE, UNKNOWN or JSON after IS, got name b"},
 	{"SELECT a FROM t WHERE a IS DISTINCT FROM b", "1:28: IS [NOT] DISTINCT FROM is not supported yet"},
 	{"SELECT 99999999999999999999 FROM t", "1:8: integer 99999999999999999999 is out of range for BIGINT"},
 	{"SELECT 1.234567890123456789012345678901234567890 FROM t", "1:8: decimal 1.234567890123456789012345678901234567890 has 40 digits; DECIMAL holds at most 38 (write it with an exponent, 1.5E3, for a DOUBLE)"},
@@ -187,7 +187,7 @@ func TestErrorExpected(t *testing.T) {
 		{"SELECT a b c FROM t", []string{",", "FROM"}},
 		{"SELECT FROM t", []string{"expression"}},
 		{"SELECT CASE WHEN a THEN b FROM t", []string{"WHEN", "ELSE", "END"}},
-		{"SELECT a FROM t WHERE a IS b", []string{"NULL", "TRUE", "FALSE", "UNKNOWN"}},
+		{"SELECT a FROM t WHERE a IS b", []string{"NULL", "TRUE", "FALSE", "UNKNOWN", "JSON"}},
 		{"SELECT f(a FROM t", []string{")"}},
 	} {
 		_, err := Parse(tc.in)
