@@ -534,10 +534,17 @@ func buildJSONQuery(c *compiler, e *sql.Call, args []*node) (*node, error) {
 	if err := check(e, args, "a STRING", isStringy); err != nil {
 		return nil, err
 	}
-	if j.ReturningText != "" && j.Returning.ID != row.String {
-		return nil, errAt(j.ReturningAt, "JSON_QUERY returns STRING here (RETURNING ARRAY<STRING> needs composite types, which etld does not have yet)")
-	}
 	t := row.Type{ID: row.String}
+	asArray := false
+	if j.ReturningText != "" && j.Returning.ID != row.String {
+		if j.Returning.ID != row.Array || j.Returning.Elem().ID != row.String {
+			return nil, errAt(j.ReturningAt, "JSON_QUERY returns STRING or ARRAY<STRING>, not %s", typeName(j.Returning))
+		}
+		if j.OnEmpty.Kind == "EMPTY OBJECT" || j.OnError.Kind == "EMPTY OBJECT" {
+			return nil, errAt(j.ReturningAt, "EMPTY OBJECT cannot stand for an ARRAY<STRING>")
+		}
+		t, asArray = row.ArrayOf(row.Type{ID: row.String}), true
+	}
 	path, lax, null, err := jsonPathArg(e, args)
 	if err != nil {
 		return nil, err
@@ -550,6 +557,9 @@ func buildJSONQuery(c *compiler, e *sql.Call, args []*node) (*node, error) {
 		case "ERROR":
 			return func() (row.Value, error) { return row.NullValue, why }
 		case "EMPTY ARRAY":
+			if asArray {
+				return func() (row.Value, error) { return row.ArrayValue(nil), nil }
+			}
 			return func() (row.Value, error) { return row.StringValue("[]"), nil }
 		case "EMPTY OBJECT":
 			return func() (row.Value, error) { return row.StringValue("{}"), nil }
@@ -575,8 +585,41 @@ func buildJSONQuery(c *compiler, e *sql.Call, args []*node) (*node, error) {
 				return onError()
 			}
 		}
+		if asArray {
+			if out[0] != '[' {
+				return onError()
+			}
+			return jsonStringArray(out), nil
+		}
 		return row.StringValue(out), nil
 	})
+}
+
+// jsonStringArray is the ARRAY<STRING> of JSON_QUERY ... RETURNING
+// ARRAY<STRING> from the (valid, compact) JSON array raw: a scalar item as
+// its text (a string unquoted, a number as Flink writes it), an object or
+// array as JSON, null as NULL.
+func jsonStringArray(raw string) row.Value {
+	var items []row.Value
+	i := skipWS(raw, 1)
+	for i < len(raw) && raw[i] != ']' {
+		end := skipValue(raw, i)
+		item := raw[i:end]
+		switch {
+		case item == "null":
+			items = append(items, row.NullValue)
+		case item[0] == '{' || item[0] == '[':
+			items = append(items, row.StringValue(item))
+		default:
+			text, _ := jsonScalarText(item)
+			items = append(items, row.StringValue(text))
+		}
+		i = skipWS(raw, end)
+		if i < len(raw) && raw[i] == ',' {
+			i = skipWS(raw, i+1)
+		}
+	}
+	return row.ArrayValue(items)
 }
 
 // buildJSONExists is JSON_EXISTS(doc, path [{TRUE | FALSE | UNKNOWN |

@@ -60,3 +60,17 @@ func TestIsJSON(t *testing.T) {
 		{"n IS JSON", "error: IS JSON VALUE needs a STRING, not INT"},
 	})
 }
+
+// TestJSONQueryReturningArray: expected values taken from Flink 2.3.
+func TestJSONQueryReturningArray(t *testing.T) {
+	runEvalCases(t, []evalCase{
+		{`JSON_QUERY('{"a":[1,2]}', '$.a' RETURNING ARRAY<STRING> EMPTY ARRAY ON EMPTY)`, "ARRAY<STRING> [1, 2]"},
+		{`JSON_QUERY('{}', 'lax $.a' RETURNING ARRAY<STRING> EMPTY ARRAY ON EMPTY)`, "ARRAY<STRING> []"},
+		{`JSON_QUERY('{"a":[1.5e3]}', '$.a' RETURNING ARRAY<STRING>)`, "ARRAY<STRING> [1.5E+3]"},
+		{`JSON_QUERY('{"a":{"k":1}}', '$.a' RETURNING ARRAY<STRING>)`, "ARRAY<STRING> null"},
+		{`JSON_QUERY('{"a":[[1,2],{"b":1.50}]}', '$.a' RETURNING ARRAY<STRING>)`, `ARRAY<STRING> [[1,2], {"b":1.50}]`},
+		{`JSON_QUERY('{"a":[1,"x",{"k":true},null]}', '$.a' RETURNING ARRAY<STRING>)`, `ARRAY<STRING> [1, x, {"k":true}, null]`},
+		{`JSON_QUERY('{"a":1}', '$.a' RETURNING ARRAY<STRING>)`, "ARRAY<STRING> null"},
+		{`JSON_QUERY('{"a":1}', '$.a' RETURNING ARRAY<INT>)`, "error: JSON_QUERY returns STRING or ARRAY<STRING>, not ARRAY<INT>"},
+	})
+}

@@ -257,14 +257,14 @@ type IsKind uint8
 
 // The IS tests. The zero IsKind is invalid.
 const (
-	IsNull    IsKind = iota + 1 // IS NULL
-	IsTrue                      // IS TRUE
-	IsFalse                     // IS FALSE
-	IsUnknown                   // IS UNKNOWN
-	IsJSONValue                 // IS JSON [VALUE]
-	IsJSONScalar                // IS JSON SCALAR
-	IsJSONArray                 // IS JSON ARRAY
-	IsJSONObject                // IS JSON OBJECT
+	IsNull       IsKind = iota + 1 // IS NULL
+	IsTrue                         // IS TRUE
+	IsFalse                        // IS FALSE
+	IsUnknown                      // IS UNKNOWN
+	IsJSONValue                    // IS JSON [VALUE]
+	IsJSONScalar                   // IS JSON SCALAR
+	IsJSONArray                    // IS JSON ARRAY
+	IsJSONObject                   // IS JSON OBJECT
 )
 
 // JSON reports whether k is one of the IS JSON tests.
