@@ -22,7 +22,8 @@ import (
 // (Calcite reads it as nothing in lax mode). JSON null at the path counts as empty. What happens
 // then is the ON EMPTY / ON ERROR clause's business, NULL by default
 // (FALSE for JSON_EXISTS). Paths are $, .key, ."quoted key", ['key'],
-// ["key"] and [n]; wildcards and filters are refused. The construction
+// ["key"] and [n], and Jayway's steps that select several values
+// (funcs_jsonpath.go): .*, [*], ..key, [1,3], [0:2], [?(filter)]. The construction
 // functions JSON_OBJECT and JSON_ARRAY are in funcs_jsonbuild.go.
 
 func init() {
@@ -34,10 +35,13 @@ func init() {
 }
 
 // jsonStep is one step of a path: a member name, or an array index when
-// key is "" and index >= 0.
+// key is "" and index >= 0, or (kind not zero) one of the steps that
+// select several values (funcs_jsonpath.go).
 type jsonStep struct {
 	key   string
 	index int
+	kind  jsonStepKind
+	multi *jsonMulti
 }
 
 func parseJSONPath(p string) ([]jsonStep, error) {
@@ -67,6 +71,11 @@ func parseJSONPathMode(p string) ([]jsonStep, bool, error) {
 		switch s[i] {
 		case '.':
 			i++
+			if i < len(s) && s[i] == '.' {
+				// ..: a deep scan, then the step that follows.
+				steps = append(steps, jsonStep{kind: stepDeep, index: -1})
+				continue
+			}
 			if i < len(s) && s[i] == '[' {
 				continue // $.["a.b"], as Jayway reads it
 			}
@@ -88,10 +97,20 @@ func parseJSONPathMode(p string) ([]jsonStep, bool, error) {
 			}
 			name := s[start:i]
 			if name == "*" {
-				return bad(start, "wildcards (several values) are not supported yet")
+				steps = append(steps, jsonStep{kind: stepWildcard, index: -1})
+				continue
 			}
 			steps = append(steps, jsonStep{key: name, index: -1})
 		case '[':
+			if strings.HasPrefix(s[i:], "[?(") {
+				st, n, err := parseJSONFilter(s[i:])
+				if err != nil {
+					return bad(i, err.Error())
+				}
+				steps = append(steps, st)
+				i += n
+				continue
+			}
 			end := strings.IndexByte(s[i:], ']')
 			if end < 0 {
 				return bad(i, "unclosed [")
@@ -101,12 +120,13 @@ func parseJSONPathMode(p string) ([]jsonStep, bool, error) {
 			case len(inner) >= 2 && (inner[0] == '\'' || inner[0] == '"') && inner[len(inner)-1] == inner[0]:
 				steps = append(steps, jsonStep{key: inner[1 : len(inner)-1], index: -1})
 			default:
-				if inner == "*" {
-					return bad(i+1, "wildcards (several values) are not supported yet")
+				if st, ok := parseJSONSubscript(inner); ok {
+					steps = append(steps, st)
+					break
 				}
 				n, err := strconv.Atoi(inner)
 				if err != nil || n < 0 {
-					return bad(i+1, fmt.Sprintf("expected an array index or a quoted name, found %q", inner))
+					return bad(i+1, fmt.Sprintf("expected an array index, *, a list or slice of indexes, a filter or a quoted name, found %q", inner))
 				}
 				steps = append(steps, jsonStep{index: n})
 			}
@@ -252,6 +272,11 @@ func jsonLocate(doc string, path []jsonStep, lax bool) (string, jsonFound) {
 			return "", jsonEmpty
 		}
 		return "", jsonError
+	}
+	if jsonIndefinite(path) {
+		// Several values: Jayway gives them as a list, even of one or
+		// none, which JSON_QUERY writes as an array.
+		return jsonSelectAll(doc, path), jsonHit
 	}
 	i := 0
 	for _, st := range path {

@@ -74,3 +74,29 @@ func TestJSONQueryReturningArray(t *testing.T) {
 		{`JSON_QUERY('{"a":1}', '$.a' RETURNING ARRAY<INT>)`, "error: JSON_QUERY returns STRING or ARRAY<STRING>, not ARRAY<INT>"},
 	})
 }
+
+// TestJSONPathsOfSeveralValues: Jayway's wildcards, deep scan, index
+// lists, slices and filters; expected values taken from Flink 2.3.
+func TestJSONPathsOfSeveralValues(t *testing.T) {
+	runEvalCases(t, []evalCase{
+		{`JSON_VALUE('{"a":[{"b":1},{"b":2}]}', '$.a[*].b')`, "STRING null"},
+		{`JSON_QUERY('{"a":[{"b":1},{"b":2}]}', '$.a[*].b')`, "STRING [1,2]"},
+		{`JSON_QUERY('{"a":{"x":1,"c":{"x":2}}}', '$..x')`, "STRING [1,2]"},
+		{`JSON_QUERY('{"a":{"b":{"c":1}},"c":2}', '$..c')`, "STRING [2,1]"},
+		{`JSON_QUERY('{"a":[{"p":1},{"p":3}]}', '$.a[?(@.p > 1)]')`, `STRING [{"p":3}]`},
+		{`JSON_QUERY('{"a":[1,2,3]}', '$.a[*]' RETURNING ARRAY<STRING>)`, "ARRAY<STRING> [1, 2, 3]"},
+		{`JSON_EXISTS('{"a":[{"p":1}]}', '$.a[?(@.p == 1)]')`, "BOOLEAN NOT NULL true"},
+		{`JSON_EXISTS('{"a":[{"p":1}]}', '$.a[?(@.p == 2)]')`, "BOOLEAN NOT NULL true"},
+		{`JSON_QUERY('{"a":[{"p":1}]}', '$.a[?(@.p == 2)]')`, "STRING []"},
+		{`JSON_QUERY('{"a":[1,2,3]}', '$.a[0:2]')`, "STRING [1,2]"},
+		{`JSON_QUERY('{"a":[1,2,3]}', '$.a[-1:]')`, "STRING [3]"},
+		{`JSON_QUERY('{"a":{"b":1,"c":2}}', '$.a.*')`, "STRING [1,2]"},
+		{`JSON_QUERY('{"a":[{"p":1}]}', 'lax $.a[*].q')`, "STRING []"},
+		{`JSON_QUERY('{"a":[{"p":1}]}', '$.a[*].q')`, "STRING []"},
+		{`JSON_QUERY('{"a":[{"p":"x"},{"p":"y"}]}', '$.a[?(@.p == "y")].p')`, `STRING ["y"]`},
+		{`JSON_QUERY('{"a":[1,2,3,4]}', '$.a[1,3]')`, "STRING [2,4]"},
+		{`JSON_QUERY('{"a":[{"p":1},{"p":3}]}', '$.a[?(@.p > 1 && @.p < 5)].p')`, "STRING [3]"},
+		{`JSON_QUERY('{"a":[{"p":1},{"p":3}]}', '$.a[?(@.p > 1 || @.p == 1)].p')`, "STRING [1,3]"},
+		{`JSON_QUERY('{"a":[1,2,3]}', '$.a[?(@.p ~ 1)]')`, "error: a filter ends with )]"},
+	})
+}
