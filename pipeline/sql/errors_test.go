@@ -121,7 +121,7 @@ var errorCases = []struct{ in, want string }{
 	{"SELECT a FROM t WHERE a = ANY (1)", "1:27: = ANY (quantified comparison) is not supported yet"},
 	{"SELECT t.* + 1 FROM t", "1:12: expected \",\" or FROM after a select item, got \"+\""},
 	{"SELECT * + 1 FROM t", "1:10: expected \",\" or FROM after a select item, got \"+\""},
-	{"SELECT (a, b) FROM t", "1:10: row values (a, b, ...) are not supported"},
+	{"SELECT (a, b FROM t", "1:14: expected ) to close ( at 1:8, got FROM"},
 	{"SELECT COUNT(*) FILTER (a > 1) FROM t", "1:25: expected WHERE after FILTER (, got name a"},
 	{"SELECT COUNT(*) FILTER (WHERE a > 1 FROM t", "1:37: expected ) to close FILTER ( at 1:24, got FROM"},
 	{"SELECT SUM(a) FILTER (WHERE a > 1) OVER (ORDER BY b ROWS 2 FOLLOWING) FROM t", "1:60: an OVER window ends at CURRENT ROW: FOLLOWING is not supported (Flink supports no FOLLOWING)"},
