@@ -1,15 +1,14 @@
 package expr
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+	"unicode/utf16"
 
-	"github.com/etld/etld/internal/javautf8"
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/sql"
 )
@@ -276,7 +275,13 @@ func jsonLocate(doc string, path []jsonStep, lax bool) (string, jsonFound) {
 	if jsonIndefinite(path) {
 		// Several values: Jayway gives them as a list, even of one or
 		// none, which JSON_QUERY writes as an array.
-		return jsonSelectAll(doc, path), jsonHit
+		if out, ok := jsonSelectAll(doc, path); ok {
+			return out, jsonHit
+		}
+		if lax {
+			return "", jsonEmpty
+		}
+		return "", jsonError
 	}
 	i := 0
 	for _, st := range path {
@@ -538,15 +543,72 @@ func buildJSONValue(c *compiler, e *sql.Call, args []*node) (*node, error) {
 // as Jackson serialises the node Flink found. Invalid UTF-8 in its
 // strings becomes U+FFFD, as in the Java string Flink parsed (javautf8).
 func compactJSON(raw string) string {
-	var b bytes.Buffer
-	out := raw
-	if json.Compact(&b, []byte(raw)) == nil {
-		out = b.String()
+	return string(appendJacksonJSON(nil, raw))
+}
+
+// appendJacksonJSON writes the valid JSON raw as Flink's Jackson writes
+// the value it read: compact, strings re-escaped (appendJSONString),
+// numbers as written, and the members of every object sorted by name
+// (Flink's mapper sets ORDER_MAP_ENTRIES_BY_KEYS), a name given twice
+// keeping its last value.
+func appendJacksonJSON(dst []byte, raw string) []byte {
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		return dst
 	}
-	if !utf8.ValidString(out) {
-		out = string(javautf8.AppendValid(nil, out))
+	switch raw[0] {
+	case '"':
+		return appendJSONString(dst, jsonString(raw))
+	case '[':
+		dst = append(dst, '[')
+		n := 0
+		jsonItems(raw, func(_, v string) {
+			if n > 0 {
+				dst = append(dst, ',')
+			}
+			n++
+			dst = appendJacksonJSON(dst, v)
+		})
+		return append(dst, ']')
+	case '{':
+		var keys, vals []string
+		at := map[string]int{}
+		jsonItems(raw, func(k, v string) {
+			if i, ok := at[k]; ok {
+				vals[i] = v
+				return
+			}
+			at[k] = len(keys)
+			keys, vals = append(keys, k), append(vals, v)
+		})
+		order := make([]int, len(keys))
+		for i := range order {
+			order[i] = i
+		}
+		sort.SliceStable(order, func(a, b int) bool { return javaLess(keys[order[a]], keys[order[b]]) })
+		dst = append(dst, '{')
+		for n, i := range order {
+			if n > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(appendJSONString(dst, keys[i]), ':')
+			dst = appendJacksonJSON(dst, vals[i])
+		}
+		return append(dst, '}')
 	}
-	return out
+	return append(dst, raw...)
+}
+
+// javaLess orders strings as Java's String.compareTo does, by UTF-16
+// code units.
+func javaLess(a, b string) bool {
+	x, y := utf16.Encode([]rune(a)), utf16.Encode([]rune(b))
+	for i := range min(len(x), len(y)) {
+		if x[i] != y[i] {
+			return x[i] < y[i]
+		}
+	}
+	return len(x) < len(y)
 }
 
 // buildJSONQuery is JSON_QUERY(doc, path [wrapper] [... ON EMPTY] [... ON

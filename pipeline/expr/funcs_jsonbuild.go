@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -156,6 +157,12 @@ func jsonListWriter(elem row.Type, open, close byte) (jsonWriter, error) {
 
 func jsonRowWriter(t row.Type) (jsonWriter, error) {
 	fields := t.Fields()
+	// The fields in the order of their names, as Flink writes them.
+	order := make([]int, len(fields))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return javaLess(fields[order[a]].Name, fields[order[b]].Name) })
 	names := make([][]byte, len(fields))
 	ws := make([]jsonWriter, len(fields))
 	for i, f := range fields {
@@ -168,16 +175,17 @@ func jsonRowWriter(t row.Type) (jsonWriter, error) {
 	}
 	return func(dst []byte, v row.Value) ([]byte, error) {
 		var err error
+		items := v.ItemSlice()
 		dst = append(dst, '{')
-		for i, x := range v.Items() {
-			if i >= len(ws) {
-				break
+		for n, i := range order {
+			if i >= len(items) {
+				continue
 			}
-			if i > 0 {
+			if n > 0 {
 				dst = append(dst, ',')
 			}
 			dst = append(dst, names[i]...)
-			if dst, err = appendJSONItem(dst, ws[i], x); err != nil {
+			if dst, err = appendJSONItem(dst, ws[i], items[i]); err != nil {
 				return dst, err
 			}
 		}
@@ -191,19 +199,23 @@ func jsonMapWriter(value row.Type) (jsonWriter, error) {
 		return nil, err
 	}
 	return func(dst []byte, v row.Value) ([]byte, error) {
-		dst = append(dst, '{')
-		for i, x := range v.Items() {
-			if i%2 == 0 {
-				if x.IsNull() {
-					return dst, errJSONNullKey
-				}
-				if i > 0 {
-					dst = append(dst, ',')
-				}
-				dst = append(appendJSONString(dst, x.Str()), ':')
-				continue
+		items := v.ItemSlice()
+		order := make([]int, 0, len(items)/2)
+		for i := 0; i+1 < len(items); i += 2 {
+			if items[i].IsNull() {
+				return dst, errJSONNullKey
 			}
-			if dst, err = appendJSONItem(dst, w, x); err != nil {
+			order = append(order, i)
+		}
+		// The entries sorted by key, as Flink writes them.
+		sort.SliceStable(order, func(a, b int) bool { return javaLess(items[order[a]].Str(), items[order[b]].Str()) })
+		dst = append(dst, '{')
+		for n, i := range order {
+			if n > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(appendJSONString(dst, items[i].Str()), ':')
+			if dst, err = appendJSONItem(dst, w, items[i+1]); err != nil {
 				return dst, err
 			}
 		}
@@ -228,8 +240,8 @@ func jsonValueWriters(args []*node) ([]evalFn, []jsonWriter, error) {
 
 // buildJSONObject is JSON_OBJECT([KEY] k VALUE v, ... [{NULL | ABSENT} ON
 // NULL]). Keys are constant non-NULL strings, as Flink requires; a key
-// written twice keeps its first place and its last value, as Jackson's
-// ObjectNode.set does.
+// written twice keeps its last value, and the members are written sorted
+// by name, as Flink's Jackson mapper (ORDER_MAP_ENTRIES_BY_KEYS) does.
 func buildJSONObject(c *compiler, e *sql.Call, args []*node) (*node, error) {
 	absent := e.JSON != nil && e.JSON.OnNull == "ABSENT"
 	var keys []string
@@ -248,6 +260,18 @@ func buildJSONObject(c *compiler, e *sql.Call, args []*node) (*node, error) {
 		keys = append(keys, k.val.Str())
 		vals = append(vals, args[i+1])
 	}
+	// Flink writes the members sorted by name (its mapper orders map
+	// entries by key), whatever order the call gives them.
+	order := make([]int, len(keys))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return javaLess(keys[order[a]], keys[order[b]]) })
+	sortedKeys, sortedVals := make([]string, len(keys)), make([]*node, len(keys))
+	for n, i := range order {
+		sortedKeys[n], sortedVals[n] = keys[i], vals[i]
+	}
+	keys, vals = sortedKeys, sortedVals
 	quoted := make([][]byte, len(keys))
 	for i, k := range keys {
 		quoted[i] = append(appendJSONString(nil, k), ':')

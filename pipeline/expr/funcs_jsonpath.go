@@ -188,11 +188,17 @@ func jsonDescend(v string, out []string) []string {
 }
 
 // jsonSelectAll follows an indefinite path in doc (valid JSON) and writes
-// the values found as a compact JSON array.
-func jsonSelectAll(doc string, path []jsonStep) string {
+// the values found as a compact JSON array. As in Jayway, a member or
+// element missing before the first step of several values makes the path
+// lead nowhere (ok false); one missing after it is skipped.
+func jsonSelectAll(doc string, path []jsonStep) (string, bool) {
 	vals := []string{strings.TrimSpace(doc)}
+	definite := true
 	for i := 0; i < len(path); i++ {
 		st := path[i]
+		if st.kind != stepPlain {
+			definite = false
+		}
 		if st.kind == stepDeep {
 			var all []string
 			for _, v := range vals {
@@ -202,6 +208,9 @@ func jsonSelectAll(doc string, path []jsonStep) string {
 			continue
 		}
 		vals = jsonApply(vals, st)
+		if definite && len(vals) == 0 {
+			return "", false
+		}
 	}
 	var b strings.Builder
 	b.WriteByte('[')
@@ -212,7 +221,7 @@ func jsonSelectAll(doc string, path []jsonStep) string {
 		b.WriteString(compactJSON(v))
 	}
 	b.WriteByte(']')
-	return b.String()
+	return b.String(), true
 }
 
 // A jsonPred is a filter: comparisons of @-paths and literals joined by

@@ -100,3 +100,15 @@ func TestJSONPathsOfSeveralValues(t *testing.T) {
 		{`JSON_QUERY('{"a":[1,2,3]}', '$.a[?(@.p ~ 1)]')`, "error: a filter ends with )]"},
 	})
 }
+
+// TestJSONPathMissingBeforeSeveral: a member missing before the first step
+// of several values makes the path lead nowhere (Flink 2.3: NULL).
+func TestJSONPathMissingBeforeSeveral(t *testing.T) {
+	runEvalCases(t, []evalCase{
+		{`JSON_QUERY('{"other":1}', '$.items[?(@.p > 1)].n')`, "STRING null"},
+		{`JSON_QUERY('{"other":1}', '$.items[1,0].p')`, "STRING null"},
+		{`JSON_QUERY('{"other":1}', 'lax $.items[*]' EMPTY ARRAY ON EMPTY)`, "STRING []"},
+		{`JSON_EXISTS('{"other":1}', '$.items[*]')`, "BOOLEAN NOT NULL false"},
+		{`JSON_QUERY('{"items":[{"p":3,"n":"b"}]}', '$.items[?(@.p > 1)]')`, `STRING [{"n":"b","p":3}]`},
+	})
+}
