@@ -548,7 +548,7 @@ func compactJSON(raw string) string {
 
 // appendJacksonJSON writes the valid JSON raw as Flink's Jackson writes
 // the value it read: compact, strings re-escaped (appendJSONString),
-// numbers as written, and the members of every object sorted by name
+// numbers as Java writes the BigDecimal read (1.5e3 as 1.5E+3), and the members of every object sorted by name
 // (Flink's mapper sets ORDER_MAP_ENTRIES_BY_KEYS), a name given twice
 // keeping its last value.
 func appendJacksonJSON(dst []byte, raw string) []byte {
@@ -595,8 +595,11 @@ func appendJacksonJSON(dst []byte, raw string) []byte {
 			dst = appendJacksonJSON(dst, vals[i])
 		}
 		return append(dst, '}')
+	case 't', 'f', 'n':
+		return append(dst, raw...)
 	}
-	return append(dst, raw...)
+	// A number: Jackson writes the BigDecimal (or integer) it read.
+	return append(dst, javaNumberText(raw)...)
 }
 
 // javaLess orders strings as Java's String.compareTo does, by UTF-16
