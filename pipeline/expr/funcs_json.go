@@ -581,13 +581,8 @@ func appendJacksonJSON(dst []byte, raw string) []byte {
 			at[k] = len(keys)
 			keys, vals = append(keys, k), append(vals, v)
 		})
-		order := make([]int, len(keys))
-		for i := range order {
-			order[i] = i
-		}
-		sort.SliceStable(order, func(a, b int) bool { return javaLess(keys[order[a]], keys[order[b]]) })
 		dst = append(dst, '{')
-		for n, i := range order {
+		for n, i := range javaOrder(keys) {
 			if n > 0 {
 				dst = append(dst, ',')
 			}
@@ -600,6 +595,17 @@ func appendJacksonJSON(dst []byte, raw string) []byte {
 	}
 	// A number: Jackson writes the BigDecimal (or integer) it read.
 	return append(dst, javaNumberText(raw)...)
+}
+
+// javaOrder gives the indexes of names in Java's string order (names
+// are distinct).
+func javaOrder(names []string) []int {
+	order := make([]int, len(names))
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(a, b int) bool { return javaLess(names[order[a]], names[order[b]]) })
+	return order
 }
 
 // javaLess orders strings as Java's String.compareTo does, by UTF-16

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -113,7 +112,7 @@ func jsonWriterOf(t row.Type) (jsonWriter, error) {
 			return v.AppendPrint(dst), nil
 		}, nil
 	case row.Array:
-		return jsonListWriter(t.Elem(), '[', ']')
+		return jsonListWriter(t.Elem())
 	case row.Struct:
 		return jsonRowWriter(t)
 	case row.Map:
@@ -136,13 +135,14 @@ func appendJSONItem(dst []byte, w jsonWriter, v row.Value) ([]byte, error) {
 	return w(dst, v)
 }
 
-func jsonListWriter(elem row.Type, open, close byte) (jsonWriter, error) {
+func jsonListWriter(elem row.Type) (jsonWriter, error) {
 	w, err := jsonWriterOf(elem)
 	if err != nil {
 		return nil, err
 	}
 	return func(dst []byte, v row.Value) ([]byte, error) {
-		dst = append(dst, open)
+		var err error
+		dst = append(dst, '[')
 		for i, x := range v.Items() {
 			if i > 0 {
 				dst = append(dst, ',')
@@ -151,18 +151,17 @@ func jsonListWriter(elem row.Type, open, close byte) (jsonWriter, error) {
 				return dst, err
 			}
 		}
-		return append(dst, close), nil
+		return append(dst, ']'), nil
 	}, nil
 }
 
 func jsonRowWriter(t row.Type) (jsonWriter, error) {
 	fields := t.Fields()
-	// The fields in the order of their names, as Flink writes them.
-	order := make([]int, len(fields))
-	for i := range order {
-		order[i] = i
+	fieldNames := make([]string, len(fields))
+	for i, f := range fields {
+		fieldNames[i] = f.Name
 	}
-	sort.SliceStable(order, func(a, b int) bool { return javaLess(fields[order[a]].Name, fields[order[b]].Name) })
+	order := javaOrder(fieldNames) // Flink writes the fields by name
 	names := make([][]byte, len(fields))
 	ws := make([]jsonWriter, len(fields))
 	for i, f := range fields {
@@ -199,23 +198,22 @@ func jsonMapWriter(value row.Type) (jsonWriter, error) {
 		return nil, err
 	}
 	return func(dst []byte, v row.Value) ([]byte, error) {
+		var err error
 		items := v.ItemSlice()
-		order := make([]int, 0, len(items)/2)
+		keys := make([]string, 0, len(items)/2)
 		for i := 0; i+1 < len(items); i += 2 {
 			if items[i].IsNull() {
 				return dst, errJSONNullKey
 			}
-			order = append(order, i)
+			keys = append(keys, items[i].Str())
 		}
-		// The entries sorted by key, as Flink writes them.
-		sort.SliceStable(order, func(a, b int) bool { return javaLess(items[order[a]].Str(), items[order[b]].Str()) })
 		dst = append(dst, '{')
-		for n, i := range order {
+		for n, k := range javaOrder(keys) { // by key, as Flink writes them
 			if n > 0 {
 				dst = append(dst, ',')
 			}
-			dst = append(appendJSONString(dst, items[i].Str()), ':')
-			if dst, err = appendJSONItem(dst, w, items[i+1]); err != nil {
+			dst = append(appendJSONString(dst, keys[k]), ':')
+			if dst, err = appendJSONItem(dst, w, items[2*k+1]); err != nil {
 				return dst, err
 			}
 		}
@@ -262,11 +260,7 @@ func buildJSONObject(c *compiler, e *sql.Call, args []*node) (*node, error) {
 	}
 	// Flink writes the members sorted by name (its mapper orders map
 	// entries by key), whatever order the call gives them.
-	order := make([]int, len(keys))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool { return javaLess(keys[order[a]], keys[order[b]]) })
+	order := javaOrder(keys)
 	sortedKeys, sortedVals := make([]string, len(keys)), make([]*node, len(keys))
 	for n, i := range order {
 		sortedKeys[n], sortedVals[n] = keys[i], vals[i]
