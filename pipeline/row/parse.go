@@ -100,6 +100,12 @@ func ParseText(s string, t Type) (Value, error) {
 			return fail(nil)
 		}
 		return DateValue(int32(d.Unix() / 86400)), nil
+	case Time:
+		v, ok := parseTime(s, t.Precision)
+		if !ok {
+			return fail(nil)
+		}
+		return v, nil
 	case Timestamp, TimestampLTZ:
 		ts, err := ParseTimestamp(s, t.ID)
 		if err != nil {

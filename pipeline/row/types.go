@@ -31,6 +31,9 @@ const (
 	Array
 	Map
 	Struct
+	// Time is TIME(p), a time of day (time.go); after the composite
+	// types so that the codec's type bytes of older state stay as they are.
+	Time
 )
 
 var typeNames = [...]string{
@@ -49,6 +52,7 @@ var typeNames = [...]string{
 	Array:        "ARRAY",
 	Map:          "MAP",
 	Struct:       "ROW",
+	Time:         "TIME",
 }
 
 func (id TypeID) String() string {
@@ -180,7 +184,7 @@ func (t Type) String() string {
 	switch t.ID {
 	case Decimal:
 		fmt.Fprintf(&b, "DECIMAL(%d, %d)", t.Precision, t.Scale)
-	case Timestamp, TimestampLTZ:
+	case Timestamp, TimestampLTZ, Time:
 		fmt.Fprintf(&b, "%s(%d)", t.ID, t.Precision)
 	case Array, Map, Struct:
 		b.WriteString(t.nest.text)
@@ -286,6 +290,14 @@ func ParseType(s string) (Type, error) {
 		}
 	case "DATE":
 		t.ID = Date
+	case "TIME":
+		t.ID, maxParams = Time, 1
+		if len(nums) > 0 {
+			t.Precision = nums[0]
+		}
+		if t.Precision > 9 {
+			return Type{}, fmt.Errorf("type %q: TIME precision must be between 0 and 9", src)
+		}
 	case "TIMESTAMP", "TIMESTAMP_LTZ":
 		t.ID, t.Precision, maxParams = Timestamp, 3, 1
 		if name == "TIMESTAMP_LTZ" || ltz {
@@ -300,7 +312,7 @@ func ParseType(s string) (Type, error) {
 	case "":
 		return Type{}, fmt.Errorf("missing type")
 	default:
-		return Type{}, fmt.Errorf("unknown type %q (want one of BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE, DECIMAL(p,s), STRING, VARCHAR(n), BYTES, DATE, TIMESTAMP(p), TIMESTAMP_LTZ(p), ARRAY<T>, MAP<K, V>, ROW<name T, ...>)", src)
+		return Type{}, fmt.Errorf("unknown type %q (want one of BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE, DECIMAL(p,s), STRING, VARCHAR(n), BYTES, DATE, TIME(p), TIMESTAMP(p), TIMESTAMP_LTZ(p), ARRAY<T>, MAP<K, V>, ROW<name T, ...>)", src)
 	}
 	if ltz && t.ID != TimestampLTZ {
 		return Type{}, fmt.Errorf("type %q: WITH LOCAL TIME ZONE applies only to TIMESTAMP", src)
