@@ -36,6 +36,8 @@ const (
 	// DeadLettersNode is the records on_error policies set aside, which
 	// a sink takes (deadletter.go); no query reads it.
 	DeadLettersNode
+	// MatchNode is MATCH_RECOGNIZE (match.go).
+	MatchNode
 )
 
 // Node is one operator of the logical plan. A node read by several

@@ -69,6 +69,9 @@ func newCExpr(e *Expr) (*cexpr, error) {
 // match rows; cur, when not nil, is the row being decided on under
 // variable curVar, which the Navs of its variable also see.
 func (c *cexpr) eval(base row.Row, rows []mrow, cur row.Row, curVar int) (row.Value, error) {
+	if c.Base > 0 {
+		base = base[:c.Base]
+	}
 	c.ext = append(c.ext[:0], base...)
 	for i := range c.Navs {
 		nv := &c.Navs[i]

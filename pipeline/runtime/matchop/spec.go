@@ -63,6 +63,10 @@ type Nav struct {
 // measure's: the match's last row) followed by the values of Navs.
 type Expr struct {
 	Eval func(r row.Row) (row.Value, error)
+	// Base is how many columns of the current row Eval sees before the
+	// Navs' values (0: all of them); columns after it are arguments only
+	// Navs read.
+	Base int
 	Navs []Nav
 	// Text is the expression as written, for errors.
 	Text string
