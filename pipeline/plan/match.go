@@ -142,7 +142,12 @@ func (mp *matchPlan) check() error {
 		return errAt(m.RowsAt, "all rows per match mode is not supported yet (Flink supports ONE ROW PER MATCH only)")
 	}
 	seen := map[string]bool{}
-	for _, t := range m.Pattern.Terms {
+	for i, t := range m.Pattern.Terms {
+		// CEP's Pattern.optional() (`*` and `?`) refuses to follow a
+		// greedy variable; {0,m} sets the quantifier without that check.
+		if i > 0 && t.Min == 0 && (t.Max == 1 || t.Max == sql.PatternUnbounded) && greedyTerm(m.Pattern.Terms[i-1]) {
+			return errAt(t.QuantAt, "optional pattern cannot be preceded by greedy pattern (Flink's CEP rule): %s%s follows the greedy %s%s", t.Var.Name, t.Quant, m.Pattern.Terms[i-1].Var.Name, m.Pattern.Terms[i-1].Quant)
+		}
 		name := strings.ToUpper(t.Var.Name)
 		if seen[name] {
 			return errAt(t.Var.At, "pattern variables must be unique (Flink's rule): %s appears twice", t.Var.Name)
@@ -160,11 +165,16 @@ func (mp *matchPlan) check() error {
 	if empty {
 		return errAt(m.Pattern.At, "patterns that can produce empty matches are not supported: there must be at least one non-optional state")
 	}
-	last := m.Pattern.Terms[len(m.Pattern.Terms)-1]
-	if !last.Reluctant && !(last.Min == 0 && last.Max == 1) && last.Min != last.Max {
+	if last := m.Pattern.Terms[len(m.Pattern.Terms)-1]; greedyTerm(last) {
 		return errAt(last.QuantAt, "greedy quantifiers are not allowed as the last element of a pattern yet: finish the pattern with either a simple variable or a reluctant quantifier")
 	}
 	return nil
+}
+
+// greedyTerm reports whether Flink's planner makes a variable greedy: a
+// greedy quantifier that is neither `?` nor of a fixed count.
+func greedyTerm(t *sql.PatternTerm) bool {
+	return !t.Reluctant && !(t.Min == 0 && t.Max == 1) && t.Min != t.Max
 }
 
 func (mp *matchPlan) varIndex(name string) int {

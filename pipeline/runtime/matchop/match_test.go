@@ -218,3 +218,26 @@ func TestRefusesEmptyPattern(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestGreedyTimesBlocksTheNextVariable: PATTERN (A B{2,3} C), A price >
+// 15, B price > A.price, C TRUE over 17, 19, 21, 25, 18. The match from 17
+// took 19, 21, 25 as B; C may then not take 18, which B's condition
+// accepts (18 > 17): Flink puts NOT(B's condition) on every edge of the
+// state after a greedy B. Only the match from 19 (B 21, 25; C 18) is
+// found.
+func TestGreedyTimesBlocksTheNextVariable(t *testing.T) {
+	s := Spec{
+		Keys: []int{cSym}, TimeCol: cTS, Vars: []string{"A", "B", "C"},
+		Terms: []Term{{Var: 0, Min: 1, Max: 1}, {Var: 1, Min: 2, Max: 3, Greedy: true}, {Var: 2, Min: 1, Max: 1}},
+		Define: []*Expr{
+			pred(func(p int64, _ []row.Value) bool { return p > 15 }),
+			pred(func(p int64, n []row.Value) bool { return p > n[0].Int64() }, last(0, cPrice)),
+			nil,
+		},
+		Measures: []*Expr{nav(first(0, cPrice)), nav(Nav{Func: NavAgg, Var: 1, Col: cPrice, Agg: aggop.AggCall{Func: aggop.Count, Arg: cPrice, ArgType: row.Type{ID: row.BigInt}}})},
+	}
+	got := both(t, s, tick(1, 17), tick(2, 19), tick(3, 21), tick(4, 25), tick(5, 18))
+	if got != "+I[XYZ, 19, 2]" {
+		t.Errorf("got %s", got)
+	}
+}

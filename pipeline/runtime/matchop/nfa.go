@@ -7,22 +7,16 @@ package matchop
 // each consecutive, and greedy unless reluctant, optional (`?`) or of a
 // fixed count.
 
-// condKind is the condition on an edge.
-type condKind uint8
-
-const (
-	condTrue    condKind = iota
-	condTake             // the variable's DEFINE condition
-	condNotTake          // a greedy PROCEED: the variable's condition fails
-)
-
 // edge is a TAKE (consume the row under the state's variable, go to to)
-// or a PROCEED (go to to without consuming), with its condition on the
-// variable v.
+// or a PROCEED (go to to without consuming). Its condition is variable
+// v's DEFINE condition (v -1: TRUE) and, for every variable in not, that
+// variable's condition failing: a greedy variable adds itself to the
+// edges of the state after it (Flink's updateWithGreedyCondition), so a
+// row its condition accepts cannot leave it.
 type edge struct {
 	take bool
-	cond condKind
 	v    int
+	not  []int
 	to   int
 }
 
@@ -56,39 +50,57 @@ func (n *nfa) add(s nstate) int {
 	return len(n.states) - 1
 }
 
+// greedyProperty reports whether Flink's planner makes a term greedy: a
+// greedy quantifier that is neither `?` nor of a fixed count.
+func greedyProperty(t Term) bool {
+	return t.Greedy && !(t.Min == 0 && t.Max == 1) && t.Min != t.Max
+}
+
 // term adds a term's states in front of sink and returns its first.
 func (n *nfa) term(t Term, sink int) int {
 	optional := t.Min == 0
 	from, to := max(t.Min, 1), t.Max
-	greedy := t.Greedy && !(t.Min == 0 && t.Max == 1) && t.Min != t.Max
-	proceed := condTrue
-	if greedy {
-		proceed = condNotTake
-	}
+	greedy := greedyProperty(t)
 	if t.Max == Unbounded {
+		// createLooping: PROCEED to the sink, TAKE back to itself.
 		loop := n.add(nstate{v: t.Var})
-		n.states[loop].edges = []edge{{cond: proceed, v: t.Var, to: sink}, {take: true, cond: condTake, v: t.Var, to: loop}}
-		return n.times(t.Var, loop, sink, from, from, optional, proceed)
+		n.states[loop].edges = []edge{{v: -1, to: sink}, {take: true, v: t.Var, to: loop}}
+		if greedy {
+			n.greedyOn(sink, t.Var)
+		}
+		return n.times(t.Var, loop, sink, from, from, optional)
 	}
-	return n.times(t.Var, sink, sink, from, to, optional, proceed)
+	if greedy && from != to {
+		n.greedyOn(sink, t.Var)
+	}
+	return n.times(t.Var, sink, sink, from, to, optional)
+}
+
+// greedyOn makes every edge of state s require that variable v's
+// condition fails.
+func (n *nfa) greedyOn(s, v int) {
+	for i := range n.states[s].edges {
+		e := &n.states[s].edges[i]
+		e.not = append(e.not, v)
+	}
 }
 
 // times is Flink's createTimesState: to-from optional states at the end,
 // from-1 mandatory ones before them, and the head.
-func (n *nfa) times(v, last, proceedTo, from, to int, optional bool, proceed condKind) int {
+func (n *nfa) times(v, last, proceedTo, from, to int, optional bool) int {
 	for i := from; i < to; i++ {
-		last = n.single(v, last, proceedTo, true, proceed)
+		last = n.single(v, last, proceedTo, true)
 	}
 	for i := 0; i < from-1; i++ {
-		last = n.single(v, last, proceedTo, false, proceed)
+		last = n.single(v, last, proceedTo, false)
 	}
-	return n.single(v, last, proceedTo, optional, proceed)
+	return n.single(v, last, proceedTo, optional)
 }
 
-func (n *nfa) single(v, sink, proceedTo int, optional bool, proceed condKind) int {
-	s := nstate{v: v, edges: []edge{{take: true, cond: condTake, v: v, to: sink}}}
+func (n *nfa) single(v, sink, proceedTo int, optional bool) int {
+	s := nstate{v: v, edges: []edge{{take: true, v: v, to: sink}}}
 	if optional {
-		s.edges = append(s.edges, edge{cond: proceed, v: v, to: proceedTo})
+		s.edges = append(s.edges, edge{v: -1, to: proceedTo})
 	}
 	return n.add(s)
 }

@@ -189,14 +189,19 @@ func (m *Match) finalAfterProceed(s int, ev *event) (bool, error) {
 // holds evaluates an edge's condition for ev over m.rows, each variable's
 // condition once per partial match and row.
 func (m *Match) holds(e edge, ev *event) (bool, error) {
-	if e.cond == condTrue {
-		return true, nil
+	if e.v >= 0 {
+		ok, err := m.cond(e.v, ev)
+		if err != nil || !ok {
+			return false, err
+		}
 	}
-	take, err := m.cond(e.v, ev)
-	if err != nil {
-		return false, err
+	for _, v := range e.not {
+		ok, err := m.cond(v, ev)
+		if err != nil || ok {
+			return false, err
+		}
 	}
-	return take == (e.cond == condTake), nil
+	return true, nil
 }
 
 func (m *Match) cond(v int, ev *event) (bool, error) {

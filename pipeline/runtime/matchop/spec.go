@@ -7,8 +7,9 @@
 // The NFA is Flink's: each pattern variable becomes one or more states
 // with TAKE edges (consume the row under the variable), PROCEED edges
 // (move on without consuming) and their conditions; every partial match is
-// kept and advanced in parallel, greedy quantifiers block their PROCEED
-// edge while their own condition holds, and the AFTER MATCH SKIP strategy
+// kept and advanced in parallel, every edge of the state after a greedy
+// variable requires that the row fails that variable's condition (so a
+// greedy variable keeps every row it accepts), and the AFTER MATCH SKIP strategy
 // prunes partial and completed matches by where they started. A completed
 // match is emitted only once no partial match that started earlier is
 // still open, so matches come out in the order of their first rows.
