@@ -162,7 +162,9 @@ func newCoordinator(g *Graph, opt CheckpointOptions) *coordinator {
 		if u.ID == "" {
 			u.ID = fmt.Sprintf("union/%s/%d", u.Name, i)
 		}
-		add(&u.Node, false, nil)
+		// A union reading a build input first keeps the rows it holds
+		// back (union_build.go); a checkpoint without them fits.
+		add(&u.Node, u.BuildFirst, nil).optional = u.BuildFirst
 	}
 	for _, s := range g.Sinks {
 		if s.ID == "" {

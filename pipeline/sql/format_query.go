@@ -24,10 +24,9 @@ func (f *formatter) query(q *Query) {
 	}
 	for i, s := range q.Selects {
 		if i > 0 {
-			if q.UnionDistinct(i - 1) {
-				f.w(" UNION ")
-			} else {
-				f.w(" UNION ALL ")
+			f.w(" " + q.Op(i-1).String() + " ")
+			if !q.UnionDistinct(i - 1) {
+				f.w("ALL ")
 			}
 		}
 		f.selectBlock(s)

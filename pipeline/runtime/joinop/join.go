@@ -42,6 +42,10 @@ type JoinSpec struct {
 	// side's state and replaced by the next one of the same key, instead
 	// of being counted by its whole value (Flink's JoinInputSideSpec).
 	LeftUnique, RightUnique []int
+	// NullSafe, by key, marks the keys compared with IS NOT DISTINCT FROM
+	// (Flink's filterNulls false): a NULL key matches a NULL key. Nil:
+	// every key is compared with =.
+	NullSafe []bool
 	// LeftAppendOnly and RightAppendOnly say an input is insert-only:
 	// its rows are never retracted, so the side stores each row as it
 	// comes, without the identity (the whole row's encoding) that finds
@@ -99,6 +103,7 @@ func NewJoin(spec JoinSpec) *Join {
 	j.sides[0] = newJoinSide(spec.LeftKeys, spec.LeftUnique, spec.LeftWidth, state.NewKeyIDs())
 	j.sides[1] = newJoinSide(spec.RightKeys, spec.RightUnique, spec.RightWidth, nil)
 	pairJoinSides(j.sides[0], j.sides[1])
+	j.sides[0].nullSafe, j.sides[1].nullSafe = spec.NullSafe, spec.NullSafe
 	j.sides[0].appendOnly = spec.LeftAppendOnly && spec.LeftUnique == nil
 	j.sides[1].appendOnly = spec.RightAppendOnly && spec.RightUnique == nil
 	j.leftNulls = newJoinSide(nil, spec.LeftUnique, spec.LeftWidth, state.NewKeyIDs())
@@ -409,6 +414,7 @@ func (j *Join) Restore(snap []byte) error {
 			pairJoinSides(restored[0], s)
 		}
 		s.appendOnly = old.appendOnly
+		s.nullSafe = old.nullSafe
 		s.onExpire = old.onExpire
 		rt := j.restoreTimes(s)
 		n := d.Count(1)
