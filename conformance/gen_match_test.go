@@ -93,6 +93,13 @@ var matchDocCases = []struct{ name, query, data string }{
 	{"err-order-not-time", "SELECT * FROM ticker MATCH_RECOGNIZE (ORDER BY price MEASURES A.price AS p PATTERN (A B) DEFINE B AS TRUE) AS T", tickerSkip},
 	{"err-distinct-agg", mr("COUNT(DISTINCT A.price) AS p", "PATTERN (A B) DEFINE B AS TRUE"), tickerSkip},
 	{"err-two-vars", mr("SUM(A.price + B.price) AS p", "PATTERN (A B) DEFINE B AS TRUE"), tickerSkip},
+	{"err-optional-after-greedy", mr("A.price AS p", "PATTERN (A B* C? D) DEFINE B AS B.price > 1"), tickerSkip},
+	{"err-define-unknown", mr("A.price AS p", "PATTERN (A B) DEFINE X AS X.price > 1"), tickerSkip},
+	// Rows out of order: those behind the watermark (time - 1 second) are
+	// late and dropped before the NFA sees them.
+	{"late-rows", mr("FIRST(A.rowtime) AS s, LAST(rowtime) AS e, COUNT(*) AS n", "AFTER MATCH SKIP PAST LAST ROW PATTERN (A B+? C) DEFINE A AS A.price < 10, C AS C.price > 20"),
+		tickerRows([4]any{"X", 5, 1, "10:00:00"}, [4]any{"X", 12, 1, "10:00:05"}, [4]any{"X", 25, 1, "10:00:02"}, [4]any{"X", 13, 1, "10:00:06"},
+			[4]any{"X", 30, 1, "10:00:07"}, [4]any{"X", 4, 1, "10:00:08"}, [4]any{"X", 22, 1, "10:00:07.500"}, [4]any{"X", 40, 1, "10:00:10"})},
 }
 
 // randomPatterns are matched against the random sequences: DEFINE over the
@@ -107,6 +114,15 @@ var randomPatterns = []struct{ name, measures, rest string }{
 	{"optional-mid", "FIRST(A.ts) AS s, COUNT(B.v) AS nb, LAST(C.ts) AS c, MATCH_ROWTIME() AS mt", "AFTER MATCH SKIP TO NEXT ROW PATTERN (A B? C+? D) DEFINE A AS A.s = 'a', B AS B.v > 7, C AS C.s <> 'a', D AS D.s = 'a'"},
 	{"within", "FIRST(A.ts) AS s, LAST(ts) AS e", "AFTER MATCH SKIP PAST LAST ROW PATTERN (A B+? C) WITHIN INTERVAL '5' SECOND DEFINE A AS A.v < 3, C AS C.v > 7"},
 	{"avg-greedy", "FIRST(ts) AS s, LAST(ts) AS e, AVG(A.v) AS av", "PATTERN (A{2,} B) DEFINE A AS AVG(A.v) >= 4, B AS B.v < 3"},
+	// Greedy variables whose condition overlaps the next one's.
+	{"greedy-overlap", "FIRST(A.ts) AS s, COUNT(B.v) AS nb, C.v AS c", "PATTERN (A B+ C) DEFINE A AS A.s = 'a', B AS B.v > 2, C AS C.v > 5"},
+	{"times-greedy-overlap", "FIRST(A.ts) AS s, COUNT(B.v) AS nb, C.v AS c", "AFTER MATCH SKIP PAST LAST ROW PATTERN (A B{1,3} C) DEFINE B AS B.v > 3, C AS C.v > 6"},
+	{"times-reluctant-overlap", "FIRST(A.ts) AS s, COUNT(B.v) AS nb, C.v AS c", "PATTERN (A B{1,3}? C) DEFINE B AS B.v > 3, C AS C.v > 6"},
+	{"upto-greedy", "FIRST(A.ts) AS s, COUNT(B.v) AS nb, LAST(ts) AS e", "PATTERN (A B{,2} C) DEFINE A AS A.s = 'b', B AS B.v < 6, C AS C.v < 8"},
+	{"plus-then-optional", "FIRST(A.ts) AS s, COUNT(A.v) AS na, COUNT(B.v) AS nb, LAST(ts) AS e", "PATTERN (A+? B? C) DEFINE A AS A.v < 7, B AS B.s = 'c', C AS C.v >= 5"},
+	{"skip-to-first", "FIRST(A.ts) AS s, FIRST(B.ts) AS b, LAST(ts) AS e", "AFTER MATCH SKIP TO FIRST B PATTERN (A B+? C) DEFINE A AS A.s = 'a', B AS B.s <> 'a', C AS C.s = 'a'"},
+	{"running-sum", "FIRST(ts) AS s, LAST(ts) AS e, SUM(v) AS total, COUNT(*) AS n", "AFTER MATCH SKIP PAST LAST ROW PATTERN (A B*? C) DEFINE B AS SUM(v) < 15, C AS SUM(v) >= 15 AND FIRST(v) < C.v"},
+	{"first-offset", "FIRST(A.ts) AS s, FIRST(A.v, 1) AS a2, LAST(A.v, 1) AS al", "AFTER MATCH SKIP PAST LAST ROW PATTERN (A{3} B) DEFINE A AS FIRST(A.v) <= A.v, B AS B.v < FIRST(A.v, 1)"},
 }
 
 // randomEvents is a seeded sequence of n rows over keys: each row one of
@@ -128,6 +144,13 @@ func matchCases() []genCase {
 	var out []genCase
 	for _, c := range matchDocCases {
 		out = append(out, genCase{name: "mr-" + c.name, header: []string{tableTicker}, query: c.query, data: map[string]string{"ticker": c.data}})
+	}
+	for _, name := range []string{"doc-avg", "skip-next", "times"} {
+		for _, c := range matchDocCases {
+			if c.name == name {
+				out = append(out, genCase{name: "mr-batch-" + c.name, header: []string{"mode: batch", tableTicker}, query: c.query, data: map[string]string{"ticker": c.data}})
+			}
+		}
 	}
 	const tableEv = "table: ev (k STRING, s STRING, v INT, ts TIMESTAMP(3)) json watermark ts AS ts - INTERVAL '1' SECOND"
 	for i, seq := range []string{randomEvents(1, 300, []string{"x", "y", "z"}), randomEvents(2, 400, []string{"x"})} {

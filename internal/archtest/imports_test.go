@@ -112,7 +112,7 @@ var runtimeImports = map[string][]string{
 	"pipeline/runtime/joinop":   {"pipeline/row", "pipeline/connector", "pipeline/runtime/operator", "pipeline/runtime/state"},
 	"pipeline/runtime/windowop": {"pipeline/row", "pipeline/runtime/operator", "pipeline/runtime/state", "pipeline/runtime/aggop", "pipeline/runtime/rankop"},
 	"pipeline/runtime/optest":   {"pipeline/row", "pipeline/runtime/operator", "pipeline/runtime/state"},
-	"pipeline/runtime/matchop":  {"pipeline/row", "pipeline/runtime/operator", "pipeline/runtime/aggop"},
+	"pipeline/runtime/matchop":  {"pipeline/row", "pipeline/runtime/operator", "pipeline/runtime/state", "pipeline/runtime/aggop"},
 }
 
 func TestRuntimeLayers(t *testing.T) {

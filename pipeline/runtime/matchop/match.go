@@ -7,6 +7,7 @@ import (
 
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/operator"
+	"github.com/etld/etld/pipeline/runtime/state"
 )
 
 // Match is the MATCH_RECOGNIZE operator (Flink's CepOperator in event
@@ -136,9 +137,7 @@ func (m *Match) newPart(key string, r row.Row) *part {
 }
 
 // Watermark runs the rows below the watermark through their partitions'
-// NFAs: partition by partition, each in the order of its earliest waiting
-// row (Flink fires one timer per key, which runs all of that key's rows
-// up to the watermark).
+// NFAs.
 func (m *Match) Watermark(wm int64, out operator.Emitter) error {
 	if wm <= m.wm || (m.spec.Batch && wm != operator.MaxWatermark) {
 		return nil
@@ -153,37 +152,49 @@ func (m *Match) Finish(out operator.Emitter) error {
 	return m.runBelow(operator.MaxWatermark, out)
 }
 
+// due is a partition with rows below the watermark, and its next one.
+type due struct {
+	p *part
+	n int // rows of p.pending already run
+}
+
+// runBelow runs the rows below wm, each partition's in its own order, the
+// partitions' interleaved by time and arrival: the output is then the
+// same however the watermarks cut the input. (Flink fires one timer per
+// key, which runs all of that key's rows up to the watermark; the rows
+// and each key's matches are the same, only their interleaving across
+// keys differs.)
 func (m *Match) runBelow(wm int64, out operator.Emitter) error {
-	type due struct {
-		p     *part
-		first pendRow
-	}
-	var dues []due
+	below := func(r pendRow) bool { return r.ts < wm || wm == operator.MaxWatermark }
+	next := func(d *due) pendRow { return d.p.pending[d.n] }
+	heap := state.NewHeap(func(a, b *due) bool {
+		x, y := next(a), next(b)
+		return x.ts < y.ts || x.ts == y.ts && x.arrival < y.arrival
+	})
 	for _, p := range m.parts {
 		if len(p.pending) == 0 {
 			continue
 		}
 		m.sortPending(p)
-		if p.pending[0].ts < wm || wm == operator.MaxWatermark {
-			dues = append(dues, due{p, p.pending[0]})
+		if below(p.pending[0]) {
+			heap.Push(due{p: p})
 		}
 	}
-	slices.SortFunc(dues, func(a, b due) int {
-		return cmp.Or(cmp.Compare(a.first.ts, b.first.ts), cmp.Compare(a.first.arrival, b.first.arrival))
-	})
 	emit := func(p *part, rows []mrow) error { return m.emit(p, rows, out) }
-	for _, d := range dues {
-		p := d.p
-		n := 0
-		for n < len(p.pending) && (p.pending[n].ts < wm || wm == operator.MaxWatermark) {
-			m.seq++
-			if err := m.feed(p, &event{seq: m.seq, ts: p.pending[n].ts, r: p.pending[n].r}, emit); err != nil {
-				return err
-			}
-			n++
+	for heap.Len() > 0 {
+		d := heap.Pop()
+		r := next(&d)
+		m.seq++
+		if err := m.feed(d.p, &event{seq: m.seq, ts: r.ts, r: r.r}, emit); err != nil {
+			return err
 		}
-		clear(p.pending[:n])
-		p.pending = p.pending[n:]
+		d.n++
+		if d.n < len(d.p.pending) && below(next(&d)) {
+			heap.Push(d)
+			continue
+		}
+		clear(d.p.pending[:d.n])
+		d.p.pending = d.p.pending[d.n:]
 	}
 	if m.spec.Within > 0 && wm != operator.MaxWatermark {
 		for _, p := range m.parts {
