@@ -87,6 +87,9 @@ var Differences = []Difference{
 	{Name: "json-read-coercion", Kind: Open, Area: "formats/json reader (fmtopts's area)",
 		Reason: "Flink's json reader takes 1.7 into an INT column as 1, writes a nested value read into a STRING column compactly ([1,2]) and keeps the first of two equal keys; etld refuses the fraction, keeps the nested text as written ([1, 2]) and keeps the last key."},
 
+	{Name: "per-record-watermarks", Kind: Pending, Area: "sources: watermarks per record",
+		Reason: "Flink's file source advances the watermark after each row, so a row more than the watermark's delay behind an earlier row of the file is late and dropped; etld's file source advances it per batch, so a late row in the same batch as the rows ahead of it is still on time."},
+
 	{Name: "csv-options", Kind: Open, Area: "formats/csv reader",
 		Reason: "Flink's csv reader fails on an ISO timestamp (2024-01-02T03:04:05), which etld reads, and reads a BOOLEAN other than true as false, where etld reads yes as true."},
 }

@@ -78,7 +78,9 @@ func (q *queryBuilder) matchScope(m *sql.MatchRecognize) (*scope, error) {
 	for _, d := range m.Define {
 		v := mp.varIndex(d.Var.Name)
 		if v < 0 {
-			return nil, errAt(d.Var.At, "DEFINE names %s, which is not a variable of the PATTERN", d.Var.Name)
+			// Flink ignores the condition of a variable the pattern
+			// does not use.
+			continue
 		}
 		e, c, err := mp.compile(d.Cond, v)
 		if err != nil {
@@ -154,6 +156,11 @@ func (mp *matchPlan) check() error {
 		}
 		seen[name] = true
 		mp.vars = append(mp.vars, t.Var.Name)
+		if t.Min == 0 && t.Max != 1 && t.Max != sql.PatternUnbounded {
+			// CEP's times(0, m): Flink builds {0,m} as times and Times.of
+			// refuses a lower bound of 0.
+			return errAt(t.QuantAt, "the from should be a positive number greater than 0 (Flink runs %s%s as times(0, %d), which it refuses): write %s{1,%d} or make the variable optional with ?", t.Var.Name, t.Quant, t.Max, t.Var.Name, t.Max)
+		}
 		if t.Reluctant && t.Min == 0 && t.Max == 1 {
 			return errAt(t.QuantAt, "reluctant optional variables are not supported yet (Flink supports the greedy ? only)")
 		}

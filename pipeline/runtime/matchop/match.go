@@ -84,7 +84,7 @@ func (m *Match) Dropped() (int64, string) { return m.dropped, "late" }
 func (m *Match) StateEntries() int64 {
 	var n int
 	for _, p := range m.parts {
-		n += len(p.pending) + len(p.partials) + len(p.completed)
+		n += len(p.pending) + len(p.partials.items) + len(p.completed.items)
 	}
 	return int64(n)
 }
@@ -131,7 +131,7 @@ func (m *Match) newPart(key string, r row.Row) *part {
 	for i, k := range m.spec.Keys {
 		kr[i] = row.DetachValue(r[k])
 	}
-	p := &part{key: key, keyRow: kr, partials: []*partial{{state: m.nfa.start}}}
+	p := &part{key: key, keyRow: kr, partials: pq{items: []*partial{{state: m.nfa.start}}}}
 	m.parts[key] = p
 	return p
 }
@@ -202,7 +202,7 @@ func (m *Match) runBelow(wm int64, out operator.Emitter) error {
 		}
 	}
 	for k, p := range m.parts {
-		if len(p.pending) == 0 && len(p.completed) == 0 && len(p.partials) == 1 && p.partials[0].startSeq == 0 {
+		if len(p.pending) == 0 && len(p.completed.items) == 0 && len(p.partials.items) == 1 && p.partials.items[0].startSeq == 0 {
 			delete(m.parts, k)
 		}
 	}

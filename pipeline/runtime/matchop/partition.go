@@ -3,7 +3,6 @@ package matchop
 import (
 	"cmp"
 	"fmt"
-	"slices"
 
 	"github.com/etld/etld/pipeline/row"
 )
@@ -20,13 +19,14 @@ type partial struct {
 
 // part is one partition's state: its key, its rows waiting for the
 // watermark, its partial matches (the start state's among them) and the
-// completed matches held until no earlier-started partial match is open.
+// completed matches held until no earlier-started partial match is open,
+// both in Flink's queues (pq).
 type part struct {
 	key       string
 	keyRow    row.Row // the partition columns, for the output
 	pending   []pendRow
-	partials  []*partial
-	completed []*partial
+	partials  pq
+	completed pq
 }
 
 // pendRow is a row waiting for the watermark; arrival orders rows of the
@@ -51,42 +51,40 @@ func earlier(a, b *partial) int {
 }
 
 // feed runs one row through the partition's NFA and emits the matches it
-// completes.
+// completes (Flink's NFA.doProcess and processMatchesAccordingToSkipStrategy).
 func (m *Match) feed(p *part, ev *event, out func(p *part, rows []mrow) error) error {
 	if m.spec.Within > 0 {
 		m.expire(p, ev.ts)
 	}
-	var next, done []*partial
-	for _, pm := range p.partials {
+	var next, done pq
+	for _, pm := range p.partials.items {
 		res, err := m.advance(pm, ev)
 		if err != nil {
 			return err
 		}
 		for _, r := range res {
 			if m.nfa.states[r.state].final {
-				done = append(done, r)
+				done.offer(r)
 			} else {
-				next = append(next, r)
+				next.offer(r)
 			}
 		}
 	}
-	slices.SortStableFunc(next, earlier)
 	p.partials = next
-	p.completed = append(p.completed, done...)
-	slices.SortStableFunc(p.completed, earlier)
-	for len(p.completed) > 0 {
-		c := p.completed[0]
-		if open := m.firstOpen(p); open != nil && earlier(c, open) > 0 {
+	p.completed.addAll(done.items)
+	for c := p.completed.peek(); c != nil; c = p.completed.peek() {
+		if open := p.partials.peek(); open != nil && earlier(c, open) > 0 {
 			break
 		}
-		p.completed = p.completed[1:]
+		p.completed.poll()
 		rows := rowsOf(nil, c.last)
 		keep, err := m.pruning(rows)
 		if err != nil {
 			return err
 		}
-		p.partials = slices.DeleteFunc(p.partials, func(x *partial) bool { return x.startSeq != 0 && !keep(x.startSeq) })
-		p.completed = slices.DeleteFunc(p.completed, func(x *partial) bool { return !keep(x.startSeq) })
+		drop := func(x *partial) bool { return x.startSeq != 0 && !keep(x.startSeq) }
+		p.partials.removeIf(drop)
+		p.completed.removeIf(drop)
 		if err := out(p, rows); err != nil {
 			return err
 		}
@@ -94,21 +92,16 @@ func (m *Match) feed(p *part, ev *event, out func(p *part, rows []mrow) error) e
 	return nil
 }
 
-// firstOpen is the earliest-started partial match, nil when only the
-// start state is left.
-func (m *Match) firstOpen(p *part) *partial {
-	if len(p.partials) == 0 || p.partials[0].startSeq == 0 {
-		return nil
-	}
-	return p.partials[0]
-}
-
 // expire drops the partial matches that began Within or more before ts
 // (Flink's advanceTime).
 func (m *Match) expire(p *part, ts int64) {
-	p.partials = slices.DeleteFunc(p.partials, func(x *partial) bool {
-		return x.startSeq != 0 && ts-x.startTs >= m.spec.Within
-	})
+	var kept pq
+	for _, x := range p.partials.items {
+		if x.startSeq == 0 || ts-x.startTs < m.spec.Within {
+			kept.offer(x)
+		}
+	}
+	p.partials = kept
 }
 
 // advance computes what one partial match becomes with ev (Flink's

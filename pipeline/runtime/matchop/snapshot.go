@@ -15,7 +15,8 @@ const stateVersion = 1
 // arrival and row counters, then each partition in key order: its key
 // and partition columns, its waiting rows, the rows its matches hold
 // (each once, by sequence number), its partial matches in order and its
-// held completed matches, each match as its state, start and rows.
+// held completed matches (each queue in its array order), each match as
+// its state, start and rows.
 func (m *Match) Snapshot() ([]byte, error) {
 	buf := aggop.AppendClock(stateVersion, m.wm, m.timeID, m.dropped)
 	buf = binary.AppendUvarint(buf, m.arrival)
@@ -42,7 +43,7 @@ func (m *Match) appendPart(buf []byte, p *part) []byte {
 		buf = row.AppendRow(buf, w.r)
 	}
 	events := map[uint64]*event{}
-	for _, pm := range slices.Concat(p.partials, p.completed) {
+	for _, pm := range slices.Concat(p.partials.items, p.completed.items) {
 		for s := pm.last; s != nil; s = s.prev {
 			events[s.ev.seq] = s.ev
 		}
@@ -58,7 +59,7 @@ func (m *Match) appendPart(buf []byte, p *part) []byte {
 		buf = binary.AppendVarint(buf, events[s].ts)
 		buf = row.AppendRow(buf, events[s].r)
 	}
-	for _, list := range [][]*partial{p.partials, p.completed} {
+	for _, list := range [][]*partial{p.partials.items, p.completed.items} {
 		buf = binary.AppendUvarint(buf, uint64(len(list)))
 		for _, pm := range list {
 			buf = binary.AppendUvarint(buf, uint64(pm.state))
@@ -125,15 +126,15 @@ func (m *Match) readPart(d *row.Decoder) (*part, error) {
 			}
 			list = append(list, pm)
 		}
+		// The queues' arrays as they were: their order decides ties.
 		if i == 0 {
-			p.partials = list
+			p.partials = pq{items: list}
 		} else {
-			p.completed = list
+			p.completed = pq{items: list}
 		}
 		if err := d.Err(); err != nil {
 			return nil, fmt.Errorf("match_recognize: restore: %w", err)
 		}
 	}
-	slices.SortStableFunc(p.partials, earlier)
 	return p, nil
 }
