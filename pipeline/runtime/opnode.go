@@ -101,6 +101,7 @@ func newOpRun(n *OpNode, batchSize int, co *coordinator) (*opRun, error) {
 	if err != nil {
 		return nil, err
 	}
+	step = n.lateStep(step)
 	r := &opRun{n: n, co: co, em: newBatchEmitter(batchSize), step: step}
 	c, _ := n.Op.(*Calc)
 	r.fusedCalc = c != nil && c.fused
@@ -210,6 +211,9 @@ func (r *opRun) end(ctx context.Context) error {
 	if err := n.Feed.end(ctx); err != nil {
 		return err
 	}
+	if err := n.endLate(ctx); err != nil {
+		return err
+	}
 	return n.send(ctx, message{kind: msgEnd, stop: r.stop})
 }
 
@@ -249,6 +253,9 @@ func (n *OpNode) barrier(ctx context.Context, co *coordinator, m message) error 
 		return err
 	}
 	if err := n.send(ctx, m); err != nil {
+		return err
+	}
+	if err := n.passLate(ctx, m.barrier); err != nil {
 		return err
 	}
 	return n.Feed.pass(ctx, m.barrier)

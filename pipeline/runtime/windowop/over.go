@@ -127,25 +127,26 @@ func (x *overWait) before(y *overWait) bool {
 // dropped and counted (Dropped, "late"), as Flink drops it. Ordered by
 // processing time, rows are emitted as they arrive (over_fn.go).
 type OverAgg struct {
-	spec    OverSpec
-	opt     WindowOptions
-	st      *aggop.Store
-	width   int
-	maxLag  int
-	group   uint64      // steps so far, to find a partition's first row in one
-	fnv     []row.Value // the row functions' results of a step, a row after another
-	leads   []row.Value // LEAD's results of a batch run, by row (over_fn.go)
-	wm      int64
-	timeID  row.TypeID
-	parts   map[string]*overPart
-	queue   state.Heap[overWait]
-	held    []overRow // the waiting rows, by slot
-	vacant  []int32   // slots of held to reuse
-	seq     uint64
-	ready   []overRow
-	kbuf    []byte
-	arena   aggop.RowArena
-	dropped int64
+	operator.Late // reports the rows dropped as late (late_rows)
+	spec          OverSpec
+	opt           WindowOptions
+	st            *aggop.Store
+	width         int
+	maxLag        int
+	group         uint64      // steps so far, to find a partition's first row in one
+	fnv           []row.Value // the row functions' results of a step, a row after another
+	leads         []row.Value // LEAD's results of a batch run, by row (over_fn.go)
+	wm            int64
+	timeID        row.TypeID
+	parts         map[string]*overPart
+	queue         state.Heap[overWait]
+	held          []overRow // the waiting rows, by slot
+	vacant        []int32   // slots of held to reuse
+	seq           uint64
+	ready         []overRow
+	kbuf          []byte
+	arena         aggop.RowArena
+	dropped       int64
 	nullTimes
 	ttl state.TTLKeys[string] // partitions' last writes (over_ttl.go)
 	operator.Expiry
@@ -185,7 +186,8 @@ func (g *OverAgg) StateEntries() int64 { return int64(len(g.parts) + g.queue.Len
 
 func (g *OverAgg) Process(in *row.Batch, out operator.Emitter) error {
 	defer g.Begin(len(in.Changes))()
-	err := operator.EachChange("over aggregate", in, out, func(_ int, c *row.Change) error {
+	err := operator.EachChange("over aggregate", in, out, func(i int, c *row.Change) error {
+		g.At(i)
 		return g.add(c.Kind, c.Row)
 	})
 	if g.arrival() {
@@ -209,28 +211,42 @@ func (g *OverAgg) add(k row.Kind, r row.Row) error {
 	if err := g.st.Check(r); err != nil {
 		return err
 	}
-	if !g.opt.Batch && !g.spec.ProcTime && ts <= g.wm {
-		g.dropped++
-		return nil
-	}
-	p := g.partition(r)
 	if g.arrival() {
-		g.ready = append(g.ready, overRow{p: p, r: r})
+		g.ready = append(g.ready, overRow{p: g.partition(r), r: r})
 		return nil
 	}
+	p := g.existing(r)
+	if !g.opt.Batch && g.late(p, ts) {
+		g.dropped++
+		g.Drop()
+		return nil
+	}
+	p = g.ensure(p)
 	g.queue.Push(overWait{ts: ts, seq: g.seq, slot: g.hold(overRow{p: p, r: r})})
 	g.seq++
 	p.waiting++
 	return nil
 }
 
-// partition finds (or starts) r's partition and refreshes its TTL.
-func (g *OverAgg) partition(r row.Row) *overPart {
+// existing finds r's partition, nil when it has none or its state
+// expired.
+func (g *OverAgg) existing(r row.Row) *overPart {
 	g.kbuf = row.KeyOf(g.kbuf[:0], r, g.spec.Keys)
 	p := g.parts[string(g.kbuf)]
 	if p != nil && g.expire(p) {
-		p = nil
+		return nil
 	}
+	return p
+}
+
+// partition finds (or starts) r's partition and refreshes its TTL.
+func (g *OverAgg) partition(r row.Row) *overPart {
+	return g.ensure(g.existing(r))
+}
+
+// ensure starts the partition of the key in kbuf when p is nil, and
+// refreshes its TTL.
+func (g *OverAgg) ensure(p *overPart) *overPart {
 	if p == nil {
 		key := string(g.kbuf)
 		p = &overPart{id: g.st.Alloc(key)}
@@ -240,6 +256,26 @@ func (g *OverAgg) partition(r row.Row) *overPart {
 		g.ttl.Touch(string(g.kbuf))
 	}
 	return p
+}
+
+// late reports whether a row of partition p (nil: none yet) at time ts
+// comes too late, as Flink decides: with an unbounded frame when ts is
+// at or below the watermark (AbstractRowTimeUnboundedPrecedingOver);
+// with a bounded one when ts is at or below the time of the partition's
+// last emitted row, 0 before the first (lastTriggeringTs of
+// RowTimeRowsBoundedPrecedingFunction and RowTimeRangeBoundedPreceding-
+// Function), so a row behind the watermark still counts in a partition
+// that has not emitted up to it. A bounded frame keeps the partition's
+// last emitted row last, so its time needs no state of its own.
+func (g *OverAgg) late(p *overPart, ts int64) bool {
+	if g.spec.Preceding == Unbounded {
+		return ts <= g.wm
+	}
+	last := int64(0)
+	if p != nil && p.frame.n > 0 {
+		last = p.frame.at(p.frame.n - 1)[g.spec.TimeCol].Micros()
+	}
+	return ts <= last
 }
 
 // Watermark emits, in event-time order, every waiting row whose time is

@@ -44,22 +44,23 @@ type cycle struct {
 // Output rows: [key columns..., window_start, window_end, window_time,
 // aggregate results...] (see WindowColumns).
 type WindowAgg struct {
-	spec    WindowSpec
-	keys    []int
-	opt     WindowOptions
-	st      *aggop.Store
-	width   int
-	wm      int64
-	timeID  row.TypeID       // the time attribute's type, from the first row
-	slices  map[int64]*slice // by end
-	pending []int64          // TUMBLE/HOP: ends of windows to fire, ascending
-	cycles  []*cycle         // CUMULATE, by start
-	merged  map[string]int32 // HOP: scratch for merging a window's slices
-	mOrder  []int32
-	kbuf    []byte
-	res     []row.Value
-	arena   aggop.RowArena
-	dropped int64
+	operator.Late // reports the rows dropped as late (late_rows)
+	spec          WindowSpec
+	keys          []int
+	opt           WindowOptions
+	st            *aggop.Store
+	width         int
+	wm            int64
+	timeID        row.TypeID       // the time attribute's type, from the first row
+	slices        map[int64]*slice // by end
+	pending       []int64          // TUMBLE/HOP: ends of windows to fire, ascending
+	cycles        []*cycle         // CUMULATE, by start
+	merged        map[string]int32 // HOP: scratch for merging a window's slices
+	mOrder        []int32
+	kbuf          []byte
+	res           []row.Value
+	arena         aggop.RowArena
+	dropped       int64
 }
 
 // NewWindowAgg builds the operator; an invalid spec or call (see
@@ -93,7 +94,8 @@ func (g *WindowAgg) Dropped() (int64, string) { return g.dropped, "late" }
 func (g *WindowAgg) StateEntries() int64 { return int64(g.st.Slots) - int64(len(g.st.Free)) }
 
 func (g *WindowAgg) Process(in *row.Batch, out operator.Emitter) error {
-	return operator.EachChange("window aggregate", in, out, func(_ int, c *row.Change) error {
+	return operator.EachChange("window aggregate", in, out, func(i int, c *row.Change) error {
+		g.At(i)
 		return g.add(c.Kind, c.Row)
 	})
 }
@@ -118,14 +120,15 @@ func (g *WindowAgg) add(k row.Kind, r row.Row) error {
 	s := &g.spec
 	if s.Kind == Cumulate {
 		start := windowStart(local, s.Offset, s.Size)
-		if g.fireTime(start+s.Size) <= wm {
+		if g.due(start+s.Size) <= wm {
 			g.dropped++
+			g.Drop()
 			return nil
 		}
 		c := g.cycle(start, wm)
 		end := windowStart(local, s.Offset, s.Step) + s.Step
 		w := &c.shared // the row's step has fired: it is in every window left
-		if g.fireTime(end) > wm {
+		if g.due(end) > wm {
 			w = g.slice(end)
 		}
 		g.st.Update(w.slot(g.st, g.kbuf), r, true)
@@ -135,15 +138,16 @@ func (g *WindowAgg) add(k row.Kind, r row.Row) error {
 	slide := g.slide()
 	end := windowStart(local, s.Offset, slide) + slide
 	last := end + s.Size - slide // the last window holding the slice
-	if g.fireTime(last) <= wm {
+	if g.due(last) <= wm {
 		g.dropped++
+		g.Drop()
 		return nil
 	}
 	w := g.slices[end]
 	if w == nil {
 		w = g.slice(end)
 		for e := end; e <= last; e += slide {
-			if g.fireTime(e) > wm {
+			if g.due(e) > wm {
 				g.schedule(e)
 			}
 		}
@@ -155,8 +159,9 @@ func (g *WindowAgg) add(k row.Kind, r row.Row) error {
 // addAttached counts r in the window whose end it carries: one slice per
 // window, fired as a TUMBLE window is.
 func (g *WindowAgg) addAttached(end int64, r row.Row, wm int64) error {
-	if g.fireTime(end) <= wm {
+	if g.due(end) <= wm {
 		g.dropped++
+		g.Drop()
 		return nil
 	}
 	w := g.slices[end]
@@ -204,7 +209,7 @@ func (g *WindowAgg) cycle(start, wm int64) *cycle {
 		return g.cycles[i]
 	}
 	c := &cycle{start: start, next: start + g.spec.Step, shared: slice{index: map[string]int32{}}}
-	for g.fireTime(c.next) <= wm {
+	for g.due(c.next) <= wm {
 		c.next += g.spec.Step
 	}
 	g.cycles = slices.Insert(g.cycles, i, c)
@@ -247,7 +252,7 @@ func (g *WindowAgg) fire(out operator.Emitter) error {
 	if g.spec.Kind == Cumulate && !g.opt.Attached {
 		for len(g.cycles) > 0 {
 			c := g.cycles[0]
-			for c.next <= c.start+g.spec.Size && g.fireTime(c.next) <= g.wm {
+			for c.next <= c.start+g.spec.Size && g.due(c.next) <= g.wm {
 				if err := g.fireCumulate(c, c.next, out); err != nil {
 					return err
 				}
@@ -267,7 +272,7 @@ func (g *WindowAgg) fire(out operator.Emitter) error {
 	for len(g.pending) > 0 {
 		end := g.pending[0]
 		fire := g.fireTime(end)
-		if fire > g.wm {
+		if lastMilli(fire) > g.wm {
 			return nil
 		}
 		g.pending = g.pending[1:]
@@ -387,8 +392,14 @@ func (g *WindowAgg) toLocal(ts int64) int64 {
 	return ts + zoneOffset(g.opt.Zone, ts)
 }
 
-// fireTime is the watermark at which a window ending at end (wall clock)
-// fires: end itself, or for LTZ in a Zone the instant of that wall clock;
+// due is the watermark at which a window ending at end fires, and after
+// which a row for it is late: the last millisecond before its fireTime,
+// where Flink sets the window's timer (windowEnd - 1).
+func (g *WindowAgg) due(end int64) int64 { return lastMilli(g.fireTime(end)) }
+
+// fireTime is the instant a window ending at end (wall clock) ends, the
+// base of its window_time: end itself, or for LTZ in a Zone the instant
+// of that wall clock;
 // in a daylight-saving overlap the later one, in a gap the instant after
 // it (Flink's toEpochMillsForTimer).
 func (g *WindowAgg) fireTime(end int64) int64 {

@@ -42,6 +42,12 @@ type WindowSpec struct {
 	Gap     int64 // SESSION
 }
 
+// lastMilli is the last millisecond of a window ending at end (its
+// maxTimestamp): the window fires once the watermark reaches it, and a
+// row for it is late after that, as Flink's timers (milliseconds, at
+// windowEnd - 1) have it.
+func lastMilli(end int64) int64 { return end - 1000 }
+
 // maxEventTime bounds event times and durations so that window arithmetic
 // cannot overflow: ±2^62 µs is ±146,000 years.
 const maxEventTime = 1 << 62
