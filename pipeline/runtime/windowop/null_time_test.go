@@ -13,12 +13,13 @@ import (
 
 // TestNullEventTime: a row whose event time is NULL (an outer join pads
 // the other side's time attribute with NULL) belongs to no window. What
-// happens to it is what Flink 2.3 does (recorded in
-// conformance/cases/state-*null-rowtime*): the SESSION table function
-// and the OVER aggregate drop it and count it (Dropped) and emit what
-// they emit without it, the job going on; the window aggregates fail the
-// job, as Flink's do ("RowTime field should not be null"), with an error
-// that says why and what to do.
+// happens to it is what Flink 2.3 does with an outer interval join's
+// padded time column: the SESSION table function and the OVER aggregate
+// drop it and count it (Dropped) and emit what they emit without it, the
+// job going on; the window aggregates fail the job, as Flink's do
+// ("RowTime field should not be null", conformance/cases/
+// state-window-null-rowtime-*), with an error that says why and what to
+// do.
 func TestNullEventTime(t *testing.T) {
 	count := []aggop.AggCall{{Func: aggop.CountStar, Arg: -1}}
 	type op interface {
