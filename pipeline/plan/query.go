@@ -398,7 +398,10 @@ func newProjector(in *Node, items int) *projector {
 // list, the first of name0, name1, ... that is not: Calcite's
 // uniquifying of a select list (SqlValidatorUtil.uniquify with its
 // EXPR_SUGGESTER), so `SELECT o.id, c.id` has the columns id and id0 as
-// on Flink. Names are compared ignoring case, as etld resolves them.
+// a Flink query's result has. Flink numbers only the final result; a
+// FROM subquery keeps the repeated name there, which an outer reference
+// finds ambiguous. Names are compared ignoring case, as etld resolves
+// them.
 func (p *projector) unique(name string) string {
 	u := uniquify(name, p.names)
 	p.renamed = p.renamed || u != name
