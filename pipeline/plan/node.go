@@ -56,7 +56,7 @@ type Node struct {
 	// output name (id, id0): Flink keeps the repeated name there, and
 	// numbers it only in a query's final result.
 	Renamed bool
-	Input *Node
+	Input   *Node
 	// Inputs are a UnionNode's inputs, in the query's order.
 	Inputs []*Node
 
