@@ -60,6 +60,7 @@ var plansqlQueries = []struct {
 	{"sq-empty", streaming, []string{"o"}, "SELECT oid, (SELECT product FROM o WHERE oid = 99) FROM o WHERE oid < 3"},
 	{"sq-correlated", batch, []string{"o"}, "SELECT oid, price FROM o WHERE price > (SELECT AVG(o2.price) FROM o o2 WHERE o2.category = o.category)"},
 	{"sq-correlated-count", batch, []string{"o"}, "SELECT oid, (SELECT COUNT(*) FROM o o2 WHERE o2.user_id = o.user_id AND o2.qty > 1) AS n FROM o"},
+	{"sq-agg-share", batch, []string{"o"}, "SELECT category, COUNT(*) * 100 / (SELECT COUNT(*) FROM o) AS pct FROM o GROUP BY category HAVING SUM(qty) > (SELECT MIN(qty) FROM o)"},
 	{"sq-many-rows", both, []string{"o"}, "SELECT oid, (SELECT product FROM o WHERE category = 'books') FROM o"},
 }
 
