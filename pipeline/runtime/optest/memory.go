@@ -18,9 +18,8 @@ import (
 func CheckStateBytes(t *testing.T, op operator.StateMemory, fill func()) {
 	t.Helper()
 	var before, after runtime.MemStats
-	runtime.GC()
+	mapped := SettleOffHeap()
 	runtime.ReadMemStats(&before)
-	mapped := state.OffHeapLive.Load()
 	fill()
 	runtime.GC()
 	runtime.ReadMemStats(&after)
@@ -35,4 +34,25 @@ func CheckStateBytes(t *testing.T, op operator.StateMemory, fill func()) {
 	if est*3 < heap || est > heap*2 {
 		t.Errorf("%T: StateBytes %d for a state that took %d bytes: want within [1/3, 2]x", op, est, heap)
 	}
+}
+
+// SettleOffHeap collects garbage until the off-heap memory released by
+// cleanups (they run on their own goroutine after a collection) stops
+// changing, within a bound, and returns the bytes still mapped: earlier
+// tests' garbage released in the middle of a measurement would make it
+// too small.
+func SettleOffHeap() int64 {
+	live := state.OffHeapLive.Load()
+	for same, i := 0, 0; same < 3 && i < 200; i++ {
+		runtime.GC()
+		runtime.Gosched()
+		now := state.OffHeapLive.Load()
+		if now == live {
+			same++
+		} else {
+			same = 0
+		}
+		live = now
+	}
+	return live
 }
