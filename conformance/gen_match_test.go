@@ -123,6 +123,15 @@ var randomPatterns = []struct{ name, measures, rest string }{
 	{"skip-to-first", "FIRST(A.ts) AS s, FIRST(B.ts) AS b, LAST(ts) AS e", "AFTER MATCH SKIP TO FIRST B PATTERN (A B+? C) DEFINE A AS A.s = 'a', B AS B.s <> 'a', C AS C.s = 'a'"},
 	{"running-sum", "FIRST(ts) AS s, LAST(ts) AS e, SUM(v) AS total, COUNT(*) AS n", "AFTER MATCH SKIP PAST LAST ROW PATTERN (A B*? C) DEFINE B AS SUM(v) < 15, C AS SUM(v) >= 15 AND FIRST(v) < C.v"},
 	{"first-offset", "FIRST(A.ts) AS s, FIRST(A.v, 1) AS a2, LAST(A.v, 1) AS al", "AFTER MATCH SKIP PAST LAST ROW PATTERN (A{3} B) DEFINE A AS FIRST(A.v) <= A.v, B AS B.v < FIRST(A.v, 1)"},
+	// Greedy star in the middle, its condition overlapping the next one's.
+	{"star-overlap", "FIRST(A.ts) AS s, COUNT(B.v) AS nb, LAST(ts) AS e", "PATTERN (A B* C D) DEFINE A AS A.s = 'a', B AS B.v > 3, C AS C.v > 5, D AS D.v < 5"},
+	{"times-or-more", "FIRST(A.ts) AS s, COUNT(A.v) AS na, B.v AS b", "AFTER MATCH SKIP TO LAST A PATTERN (X A{2,} B) DEFINE X AS X.v > 8, A AS A.v < 8, B AS B.v >= 8"},
+	{"count-star-define", "FIRST(ts) AS s, LAST(ts) AS e, COUNT(*) AS n, MIN(B.v) AS lo, MAX(B.v) AS hi", "PATTERN (A B+? C) DEFINE A AS A.v = 0 OR A.v = 9, B AS COUNT(*) <= 5, C AS C.v > MAX(B.v)"},
+	{"last-any-offset", "FIRST(ts) AS s, LAST(ts) AS e, LAST(v, 2) AS v2", "AFTER MATCH SKIP PAST LAST ROW PATTERN (A B C) DEFINE B AS B.v > LAST(v, 1), C AS C.v > LAST(v, 1) AND C.v > LAST(v, 2)"},
+	{"within-ties", "FIRST(A.ts) AS s, LAST(ts) AS e, COUNT(B.v) AS nb", "PATTERN (A B*? C) WITHIN INTERVAL '3' SECOND DEFINE A AS A.s = 'b', C AS C.s = 'b'"},
+	{"reluctant-plus-plus", "FIRST(A.ts) AS s, COUNT(A.v) AS na, COUNT(B.v) AS nb, C.v AS c", "PATTERN (A+? B+? C) DEFINE A AS A.v < 6, B AS B.v > 2, C AS C.v = 9"},
+	{"optional-first", "FIRST(ts) AS s, COUNT(A.v) AS na, B.v AS b", "PATTERN (A? B C) DEFINE A AS A.s = 'c', B AS B.v > 4, C AS C.v < B.v"},
+	{"order-by-value", "FIRST(A.ts) AS s, A.v AS a, B.v AS b, C.v AS c", "PATTERN (A B C) DEFINE B AS B.v >= A.v, C AS C.v < B.v"},
 }
 
 // randomEvents is a seeded sequence of n rows over keys: each row one of
@@ -155,7 +164,11 @@ func matchCases() []genCase {
 	const tableEv = "table: ev (k STRING, s STRING, v INT, ts TIMESTAMP(3)) json watermark ts AS ts - INTERVAL '1' SECOND"
 	for i, seq := range []string{randomEvents(1, 300, []string{"x", "y", "z"}), randomEvents(2, 400, []string{"x"})} {
 		for _, p := range randomPatterns {
-			q := "SELECT * FROM ev MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts MEASURES " + p.measures + " " + p.rest + ") AS T"
+			order := "ts"
+			if p.name == "order-by-value" {
+				order = "ts, v DESC"
+			}
+			q := "SELECT * FROM ev MATCH_RECOGNIZE (PARTITION BY k ORDER BY " + order + " MEASURES " + p.measures + " " + p.rest + ") AS T"
 			out = append(out, genCase{name: fmt.Sprintf("mr-random%d-%s", i+1, p.name), header: []string{tableEv}, query: q, data: map[string]string{"ev": seq}})
 		}
 	}
