@@ -93,6 +93,12 @@ var matchDocCases = []struct{ name, query, data string }{
 	{"err-order-not-time", "SELECT * FROM ticker MATCH_RECOGNIZE (ORDER BY price MEASURES A.price AS p PATTERN (A B) DEFINE B AS TRUE) AS T", tickerSkip},
 	{"err-distinct-agg", mr("COUNT(DISTINCT A.price) AS p", "PATTERN (A B) DEFINE B AS TRUE"), tickerSkip},
 	{"err-two-vars", mr("SUM(A.price + B.price) AS p", "PATTERN (A B) DEFINE B AS TRUE"), tickerSkip},
+	{"measure-named-like-key", mr("A.symbol AS symbol, A.price AS p", "PATTERN (A B) DEFINE B AS B.price > A.price"), tickerSkip},
+	{"match-rowtime-arg", mr("MATCH_ROWTIME(rowtime) AS mt, A.price AS p", "PATTERN (A B) DEFINE B AS B.price > A.price"), tickerSkip},
+	{"err-classifier", mr("CLASSIFIER() AS c", "PATTERN (A B) DEFINE B AS B.price > A.price"), tickerSkip},
+	{"err-match-number", mr("MATCH_NUMBER() AS n", "PATTERN (A B) DEFINE B AS B.price > A.price"), tickerSkip},
+	{"group-over-match", "SELECT symbol, COUNT(*) AS n_matches, SUM(p) AS total FROM ticker MATCH_RECOGNIZE (PARTITION BY symbol ORDER BY rowtime MEASURES A.price AS p PATTERN (A B) DEFINE B AS B.price > A.price) AS T GROUP BY symbol", tickerDecreasing},
+	{"window-over-match", "WITH m AS (SELECT * FROM ticker MATCH_RECOGNIZE (PARTITION BY symbol ORDER BY rowtime MEASURES MATCH_ROWTIME() AS mt, A.price AS p PATTERN (A B) DEFINE B AS B.price > A.price) AS T) SELECT window_start, window_end, COUNT(*) AS n, SUM(p) AS total FROM TABLE(TUMBLE(TABLE m, DESCRIPTOR(mt), INTERVAL '5' SECOND)) GROUP BY window_start, window_end", tickerDecreasing},
 	{"err-optional-after-greedy", mr("A.price AS p", "PATTERN (A B* C? D) DEFINE B AS B.price > 1"), tickerSkip},
 	{"err-define-unknown", mr("A.price AS p", "PATTERN (A B) DEFINE X AS X.price > 1"), tickerSkip},
 	// Rows out of order: those behind the watermark (time - 1 second) are
