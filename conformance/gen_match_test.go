@@ -99,6 +99,10 @@ var matchDocCases = []struct{ name, query, data string }{
 	{"err-match-number", mr("MATCH_NUMBER() AS n", "PATTERN (A B) DEFINE B AS B.price > A.price"), tickerSkip},
 	{"group-over-match", "SELECT symbol, COUNT(*) AS n_matches, SUM(p) AS total FROM ticker MATCH_RECOGNIZE (PARTITION BY symbol ORDER BY rowtime MEASURES A.price AS p PATTERN (A B) DEFINE B AS B.price > A.price) AS T GROUP BY symbol", tickerDecreasing},
 	{"window-over-match", "WITH m AS (SELECT * FROM ticker MATCH_RECOGNIZE (PARTITION BY symbol ORDER BY rowtime MEASURES MATCH_ROWTIME() AS mt, A.price AS p PATTERN (A B) DEFINE B AS B.price > A.price) AS T) SELECT window_start, window_end, COUNT(*) AS n, SUM(p) AS total FROM TABLE(TUMBLE(TABLE m, DESCRIPTOR(mt), INTERVAL '5' SECOND)) GROUP BY window_start, window_end", tickerDecreasing},
+	// The match from 2 completes while the one from 1 is open; only the
+	// latter's timing out (WITHIN) lets it out.
+	{"within-releases-held", mr("FIRST(A.price) AS a, C.price AS c", "PATTERN (A B+? C) WITHIN INTERVAL '5' SECOND DEFINE C AS C.price = A.price + 10"),
+		tickerRows([4]any{"X", 1, 1, "10:00:01"}, [4]any{"X", 2, 1, "10:00:02"}, [4]any{"X", 5, 1, "10:00:03"}, [4]any{"X", 12, 1, "10:00:04"})},
 	{"err-optional-after-greedy", mr("A.price AS p", "PATTERN (A B* C? D) DEFINE B AS B.price > 1"), tickerSkip},
 	{"err-define-unknown", mr("A.price AS p", "PATTERN (A B) DEFINE X AS X.price > 1"), tickerSkip},
 	// Rows out of order: those behind the watermark (time - 1 second) are
