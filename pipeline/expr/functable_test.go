@@ -28,7 +28,7 @@ var plannedForms = map[string]bool{
 }
 
 // refusedInLibrary are registered only to be refused with a reason.
-var refusedInLibrary = map[string]bool{"CURRENT_TIME": true, "LOCALTIME": true}
+var refusedInLibrary = map[string]bool{}
 
 // TestFunctionTable keeps docs/sql.md's table of Flink's functions true:
 // every row said to run is in the function library (or a form the parser

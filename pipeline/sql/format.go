@@ -398,6 +398,8 @@ func (f *formatter) literal(l *Literal) {
 		f.w("DATE " + quoteString(l.Text))
 	case LitTimestamp:
 		f.w("TIMESTAMP " + quoteString(l.Text))
+	case LitTime:
+		f.w("TIME " + quoteString(l.Text))
 	default:
 		f.w(l.Text)
 	}
