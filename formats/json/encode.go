@@ -1,7 +1,6 @@
 package json
 
 import (
-	"bytes"
 	"encoding/base64"
 	"math"
 	"strconv"
@@ -79,9 +78,8 @@ func (c *Codec) AppendValue(dst []byte, v row.Value, t row.Type) []byte {
 	case row.Time:
 		// Flink's SQL_TIME_FORMAT: HH:mm:ss and the fraction without its
 		// trailing zeros.
-		var buf [16]byte
 		dst = append(dst, '"')
-		dst = append(dst, trimFraction(row.AppendText(buf[:0], v, row.Type{ID: row.Time, Precision: 3}))...)
+		dst = row.AppendTimeTrimmed(dst, v)
 		return append(dst, '"')
 	}
 	return append(dst, "null"...)
@@ -181,14 +179,4 @@ func appendString(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
-}
-
-// trimFraction drops the trailing zeros of a time's fraction, and its
-// point when nothing is left of it.
-func trimFraction(text []byte) []byte {
-	if bytes.IndexByte(text, '.') < 0 {
-		return text
-	}
-	text = bytes.TrimRight(text, "0")
-	return bytes.TrimSuffix(text, []byte("."))
 }
