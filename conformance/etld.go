@@ -98,7 +98,11 @@ func (c *Case) Pipeline(dir string) ([]byte, error) {
 
 // RunEtld runs the case through etld in this process, with its data files
 // in dir (a fresh directory).
-func (c *Case) RunEtld(ctx context.Context, dir string) Outcome {
+func (c *Case) RunEtld(ctx context.Context, dir string) Outcome { return c.RunEtldBatch(ctx, dir, 0) }
+
+// RunEtldBatch is RunEtld with sources reading at most batchSize
+// records at a time (0: the default).
+func (c *Case) RunEtldBatch(ctx context.Context, dir string, batchSize int) Outcome {
 	if err := c.WriteData(dir); err != nil {
 		return Outcome{Refused: err}
 	}
@@ -133,7 +137,7 @@ func (c *Case) RunEtld(ctx context.Context, dir string) Outcome {
 			out.Lines = append(out.Lines, string(line))
 		}
 	}
-	if _, err := p.Run(ctx, pipeline.RunOptions{Tap: tap}); err != nil {
+	if _, err := p.Run(ctx, pipeline.RunOptions{Tap: tap, BatchSize: batchSize}); err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
 			err = fmt.Errorf("did not finish in time: %w", err)
 		}

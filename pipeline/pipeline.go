@@ -171,6 +171,9 @@ type RunOptions struct {
 	// given, with the sink's name (see runtime.SinkNode.Tap: it must
 	// return quickly and must not keep the batch).
 	Tap func(sink string, b *row.Batch)
+	// BatchSize, if above 0, caps the changes a source reads at a time
+	// (runtime.Graph.BatchSize); a result does not depend on it.
+	BatchSize int
 }
 
 // CheckpointInterval is the interval the pipeline's checkpoints run at:
@@ -194,6 +197,13 @@ func (p *Pipeline) Run(ctx context.Context, opt RunOptions) (Summary, error) {
 		return Summary{Pipeline: p.Name()}, err
 	}
 	start := time.Now()
+	// Why each operator drops rows, asked before it runs.
+	reasons := make([]string, len(g.Ops))
+	for i, n := range g.Ops {
+		if c, ok := n.Op.(operator.Counters); ok {
+			_, reasons[i] = c.Dropped()
+		}
+	}
 	summarize := func() Summary {
 		s := Summary{Pipeline: p.Name(), Elapsed: time.Since(start)}
 		for i, n := range g.Sources {
@@ -204,9 +214,9 @@ func (p *Pipeline) Run(ctx context.Context, opt RunOptions) (Summary, error) {
 			}
 			s.Sources = append(s.Sources, c)
 		}
-		for _, n := range g.Ops {
+		for i, n := range g.Ops {
 			if d := n.Stats.Skipped.Load(); d > 0 {
-				s.Dropped = append(s.Dropped, Count{Name: n.Name, Skipped: d})
+				s.Dropped = append(s.Dropped, Count{Name: n.Name, Skipped: d, Reason: reasons[i]})
 			}
 			if _, ok := n.Op.(operator.StateSizer); ok {
 				s.State = append(s.State, StateSize{Operator: n.Name, Transform: n.Transform, ID: n.ID, Entries: n.Stats.StateEntries.Load(), Bytes: n.Stats.StateBytes.Load(), TTL: n.StateTTL})
@@ -266,6 +276,9 @@ func (p *Pipeline) Run(ctx context.Context, opt RunOptions) (Summary, error) {
 				cancelRun(reporterErr)
 			}
 		})
+	}
+	if opt.BatchSize > 0 {
+		g.BatchSize = opt.BatchSize
 	}
 	err = runtime.Run(runCtx, g, runtime.Options{Stop: opt.Stop, Checkpoint: cpo, MaxStateBytes: p.Spec.MaxStateBytes})
 	close(done)

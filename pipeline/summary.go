@@ -74,6 +74,9 @@ type Count struct {
 	// in bytes, of its size (connector.Sizer); both 0 for a source that
 	// cannot tell (datagen, Kafka, a followed file).
 	Read, Size int64
+	// Reason, for an operator's count of dropped rows (Skipped), says
+	// why it dropped them: "late" for rows behind the watermark.
+	Reason string
 	// Pending, for a sink, counts the rows it took in after the last
 	// completed checkpoint: written or buffered, but not yet covered by
 	// a checkpoint, so a run cut short reads them again on its next start.
@@ -152,7 +155,11 @@ func (s Summary) String() string {
 	}
 	writeTable(&b, rows, 3)
 	for _, c := range s.Dropped {
-		fmt.Fprintf(&b, "  dropped %d rows in %s\n", c.Skipped, c.Name)
+		what := "rows"
+		if c.Reason != "" {
+			what = c.Reason + " rows"
+		}
+		fmt.Fprintf(&b, "  dropped %d %s in %s\n", c.Skipped, what, c.Name)
 	}
 	for _, st := range s.State {
 		op := st.Operator

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/plan"
@@ -189,6 +190,9 @@ func (x *exporter) settings() {
 			set("table.exec.mini-batch.enabled", "false")
 		}
 	}
+	if !x.plan.Batch {
+		x.idleTimeout(set)
+	}
 	if sp.StateTTL > 0 && !x.plan.Batch {
 		// Both engines expire the state of a key not written for the
 		// TTL, in processing time (Flink's OnCreateAndWrite).
@@ -196,6 +200,29 @@ func (x *exporter) settings() {
 	}
 	x.body.WriteString("\n")
 	x.transformTTLs()
+}
+
+// idleTimeout sets Flink's table.exec.source.idle-timeout to the
+// sources' idle_timeout. Flink has one for the job: when sources set
+// different ones, the shortest applies to all, which is a difference for
+// the others.
+func (x *exporter) idleTimeout(set func(k, v string)) {
+	var least time.Duration
+	for _, src := range x.plan.Spec.Sources {
+		if d := src.IdleTimeout; d > 0 && (least == 0 || d < least) {
+			least = d
+		}
+	}
+	if least == 0 {
+		return
+	}
+	set("table.exec.source.idle-timeout", connector.FlinkDuration(least))
+	for _, src := range x.plan.Spec.Sources {
+		if d := src.IdleTimeout; d != least && src.Watermark != nil {
+			x.differ(src.Pos, src.Path+".idle_timeout", "source "+src.Name,
+				"Flink has one idle timeout for the job: its splits go idle after %s, not %s", connector.FlinkDuration(least), connector.FlinkDuration(d))
+		}
+	}
 }
 
 // transformTTLs lists the transforms whose own state_ttl differs from the

@@ -76,6 +76,10 @@ func (b *builder) writtenFiles() []writtenFile {
 	for _, s := range b.plan.Spec.Sources {
 		deadLetter("source", s.Name, s.Path, s.OnError)
 	}
+	if lr := b.plan.Spec.LateRows; lr.Policy == "dead-letter" && lr.DeadLetter != "" {
+		out = append(out, writtenFile{name: lr.DeadLetter, pos: lr.DeadLetterPos, path: "late_rows.file",
+			what: fmt.Sprintf("late_rows writes the late rows to %s", lr.DeadLetter)})
+	}
 	for _, s := range b.plan.Sinks {
 		deadLetter("sink", s.Spec.Name, s.Spec.Path, s.Spec.OnError)
 		fw, ok := s.Conn.(connector.FileWriter)

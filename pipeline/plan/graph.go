@@ -76,6 +76,9 @@ func (p *Plan) Graph() (*runtime.Graph, error) {
 		on := &runtime.OpNode{Node: runtime.Node{Name: n.Label, Kind: "transform", ID: owners[n], Transform: transforms[n],
 			Fingerprint: fmt.Sprintf("%s, input %s, output %s", n.Label, n.Input.Schema, n.Schema), Feed: feed}, Input: in, Op: op}
 		on.StateTTL = p.setStateTTL(op, n, transforms[n])
+		if err := p.lateRows(on, n); err != nil {
+			return nil, err
+		}
 		g.Ops = append(g.Ops, on)
 		built[n] = &on.Node
 		return &on.Node, nil
@@ -93,6 +96,20 @@ func (p *Plan) Graph() (*runtime.Graph, error) {
 		})
 	}
 	return g, nil
+}
+
+// lateRows gives an operator that drops late rows the way into the
+// pipeline's late_rows: dead-letter, a policy of its transform's.
+func (p *Plan) lateRows(on *runtime.OpNode, n *Node) error {
+	if _, ok := on.Op.(operator.LateReporter); !ok || p.late == nil {
+		return nil
+	}
+	policy, err := runtime.NewPolicy("transform", on.Transform, "dead-letter", p.late, p.lateLog)
+	if err != nil {
+		return err
+	}
+	on.Late, on.LateColumns = policy.Feed(), n.Input.Schema
+	return nil
 }
 
 // sourceNode is the runtime node of source s; scanned says a query
@@ -113,6 +130,9 @@ func sourceNode(s *Source, scanned bool) *runtime.SourceNode {
 	}
 	if s.watermark != nil {
 		sn.EventTime = eventTime(s)
+		sn.IdleTimeout = s.Spec.IdleTimeout
+		attr := s.Table.Root.TimeAttr
+		sn.RowTime = func(r row.Row) int64 { return r[attr].Micros() }
 	}
 	return sn
 }

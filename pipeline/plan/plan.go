@@ -41,6 +41,11 @@ type Plan struct {
 	// they were named.
 	deadLetters     map[string]*deadLetters
 	deadLetterOrder []*deadLetters
+	// late is where late_rows: dead-letter puts the rows operators drop
+	// as late (nil: they are only counted), and lateLog its policies'
+	// logger.
+	late    *runtime.DeadLetterNode
+	lateLog *slog.Logger
 }
 
 // Source is a planned source: its connector and the table it produces.
@@ -137,6 +142,7 @@ func Build(p *spec.Pipeline, env Env) (*Plan, error) {
 		// come before the sink whose on_error names it.
 		b.deadLettersOf(s.OnError)
 	}
+	b.plan.late, b.plan.lateLog = b.deadLettersOf(p.LateRows), b.env.Logger
 	for _, s := range p.Sinks {
 		b.sink(s)
 	}

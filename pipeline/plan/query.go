@@ -86,6 +86,8 @@ func (q *queryBuilder) from(f sql.FromItem) (*scope, error) {
 		return q.unnestScope(f)
 	case *sql.Join:
 		return q.joinScope(f)
+	case *sql.MatchRecognize:
+		return q.matchScope(f)
 	}
 	return nil, fmt.Errorf("unsupported FROM item %T", f)
 }
@@ -293,7 +295,7 @@ func (q *queryBuilder) selectBlock(sel *sql.Select) (*Node, error) {
 		})
 		return nil, errAt(at, "aggregate functions are not allowed in WHERE; use HAVING")
 	}
-	if overs, ranking := overCalls(sel.Items); len(overs) > 0 && !ranking {
+	if overs := overCalls(sel.Items); len(overs) > 0 {
 		return q.overAggregate(sel, s, overs)
 	}
 	if aggregated {

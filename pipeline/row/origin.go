@@ -134,6 +134,14 @@ func (p *Positions) truncate(n int) {
 	}
 }
 
+// Input returns the input change i came from ("" if not marked).
+func (p *Positions) Input(i int) string {
+	if i < 0 || i >= len(p.nums) || len(p.spans) == 0 {
+		return ""
+	}
+	return p.span(i).input
+}
+
 // span returns the span change i falls in.
 func (p *Positions) span(i int) span {
 	k := len(p.spans) - 1

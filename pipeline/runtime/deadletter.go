@@ -129,8 +129,10 @@ func startDeadLetters(ctx context.Context, g *Graph) {
 		d.ctx, d.run = ctx, true
 	}
 	for _, n := range g.nodes() {
-		if f := n.Feed; f != nil {
-			f.node = true
+		for _, f := range []*Feed{n.Feed, n.Late} {
+			if f != nil {
+				f.node = true
+			}
 		}
 	}
 }
@@ -139,8 +141,10 @@ func startDeadLetters(ctx context.Context, g *Graph) {
 func (d *DeadLetterNode) feeds(g *Graph) []*Feed {
 	var out []*Feed
 	for _, n := range g.nodes() {
-		if f := n.Feed; f != nil && f.policy.target == d {
-			out = append(out, f)
+		for _, f := range []*Feed{n.Feed, n.Late} {
+			if f != nil && f.policy.target == d {
+				out = append(out, f)
+			}
 		}
 	}
 	return out

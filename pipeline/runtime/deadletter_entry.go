@@ -117,9 +117,11 @@ func (e *entry) line(pipeline string) ([]byte, error) {
 		RecordBase64 string          `json:"record_base64,omitempty"`
 		Row          json.RawMessage `json:"row,omitempty"`
 	}{ID: e.id(pipeline), Pipeline: pipeline, Transform: e.transform, Position: e.position, Checkpoint: e.checkpoint, Error: e.err, Row: e.rowJSON}
-	if e.kind == "sink" {
+	// A transform's entry (a late row) names its transform only.
+	switch e.kind {
+	case "sink":
 		out.Sink = e.name
-	} else {
+	case "source":
 		out.Source = e.name
 	}
 	if e.loc != nil {
@@ -156,9 +158,10 @@ func (e *entry) row(pipeline string) row.Row {
 	}
 	r := row.Row{row.StringValue(e.id(pipeline)), str(pipeline), row.NullValue, row.NullValue, str(e.transform), str(e.position),
 		row.NullValue, row.NullValue, row.NullValue, row.BigIntValue(e.checkpoint), str(e.err), row.NullValue, row.NullValue, row.NullValue}
-	if e.kind == "sink" {
+	switch e.kind {
+	case "sink":
 		r[3] = str(e.name)
-	} else {
+	case "source":
 		r[2] = str(e.name)
 	}
 	if e.loc != nil {

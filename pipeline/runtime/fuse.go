@@ -59,6 +59,12 @@ type fusedOrigin struct {
 	derivedOrigin
 	records, kept int
 	wm            int64
+	// before holds, for each change, the largest watermark candidate of
+	// the rows decoded before its row (also of those the filter left
+	// out), and rowTimes its event time (SourceNode.RowTime): where the
+	// source node cuts the batch for a watermark (source_cut.go). nil
+	// without a watermark.
+	before, rowTimes []int64
 	// slabs are the memory of the batch's rows, and pool where they go
 	// back once the batch's reader keeps none of them (release).
 	slabs [][]row.Value
@@ -110,6 +116,9 @@ func fuse(g *Graph) map[*SourceNode]*fusion {
 				// The planner's computed columns share a scratch row
 				// (plan.computedCalc): not for several goroutines.
 				break
+			}
+			if _, ok := s.Source.(connector.SplitSource); ok && s.EventTime != nil {
+				break // the watermark is per split: on the source's goroutine
 			}
 			ms, ok := s.Source.(connector.MappingSource)
 			if !ok {
@@ -272,10 +281,18 @@ func (f *fusion) filterBatch(b *row.Batch) *row.Batch {
 func (f *fusion) calcRows(b *row.Batch, rows []row.Change, srcFrom []int32, kept int) *row.Batch {
 	s, c := f.src, f.calc
 	wm := operator.NoWatermark
+	var before, rowTimes []int64
+	if s.EventTime != nil {
+		before = make([]int64, 0, len(rows))
+		if s.RowTime != nil {
+			rowTimes = make([]int64, 0, len(rows))
+		}
+	}
 	// Pass one: the watermark and the filter, keeping the passing rows'
 	// numbers.
 	pass := make([]int32, 0, len(rows))
 	for i, ch := range rows {
+		prev := wm
 		if s.EventTime != nil {
 			ts, has, err := s.EventTime(ch.Row)
 			if err != nil {
@@ -295,6 +312,12 @@ func (f *fusion) calcRows(b *row.Batch, rows []row.Change, srcFrom []int32, kept
 			}
 		}
 		pass = append(pass, int32(i))
+		if before != nil {
+			before = append(before, prev)
+			if rowTimes != nil {
+				rowTimes = append(rowTimes, s.RowTime(ch.Row))
+			}
+		}
 	}
 	// Pass two: the projection, into slabs for the batch.
 	var out *row.Batch
@@ -328,7 +351,8 @@ func (f *fusion) calcRows(b *row.Batch, rows []row.Change, srcFrom []int32, kept
 			from[j] = srcFrom[i]
 		}
 	}
-	fo := &fusedOrigin{derivedOrigin: derivedOrigin{parent: b.Origin, from: from}, records: row.RecordsIn(b), kept: kept, wm: wm}
+	fo := &fusedOrigin{derivedOrigin: derivedOrigin{parent: b.Origin, from: from}, records: row.RecordsIn(b), kept: kept, wm: wm,
+		before: before, rowTimes: rowTimes}
 	if f.releaser != nil {
 		fo.slabs, fo.pool, fo.by = slabs, f.slabs, f.releaser
 	}

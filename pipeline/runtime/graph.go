@@ -52,7 +52,10 @@ type Node struct {
 	// source, a sink, an operator evaluating expressions over a source's
 	// rows), is its way into the policy; the node tells it the barriers
 	// it passes.
-	Feed    *Feed
+	Feed *Feed
+	// Late, for an operator that drops late rows, is its way into the
+	// pipeline's late_rows policy (late.go); nil: they are only counted.
+	Late    *Feed
 	Stats   Stats
 	outs    []chan message
 	cp      *participant
@@ -124,9 +127,21 @@ type SourceNode struct {
 	// watermark is the largest seen. An error (a NULL event time) makes
 	// the row a bad record.
 	EventTime func(r row.Row) (int64, bool, error)
+	// RowTime, if set, gives a row's event time in microseconds (its
+	// time attribute), for the rows EventTime gives a candidate of: a
+	// batch is cut for a watermark only before a row at or below it
+	// (source_cut.go). Without it every rise of the watermark cuts.
+	RowTime func(r row.Row) int64
 	// Columns are the source's physical columns, for the rows its
 	// computed columns or EventTime fail on (handed to Node.Feed).
 	Columns row.Schema
+	// IdleTimeout is how long a split of a connector.SplitSource may go
+	// without a record before its watermark stops holding the source's
+	// back (source_split.go); 0 never.
+	IdleTimeout time.Duration
+	// splits are the per-split watermarks of a SplitSource with a
+	// watermark, nil otherwise.
+	splits *splitWatermarks
 }
 
 // OpNode runs an Operator over one input.
@@ -136,6 +151,9 @@ type OpNode struct {
 	// Op is an operator.Operator, or an operator.TwoInput behind a
 	// union that numbers its inputs.
 	Op operator.Lifecycle
+	// LateColumns name the input's columns, for the late rows handed to
+	// Node.Late.
+	LateColumns row.Schema
 }
 
 // SinkNode writes into a connector sink.

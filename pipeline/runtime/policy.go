@@ -25,7 +25,7 @@ const logFirst = 5
 // at each checkpoint where every node feeding them passed its barrier,
 // so that a run restored from it writes none of them again.
 type Policy struct {
-	kind   string // "source" or "sink"
+	kind   string // "source", "sink", or "transform" (late rows)
 	name   string
 	policy string
 	target *DeadLetterNode

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
@@ -21,12 +22,17 @@ func runSource(ctx context.Context, s *SourceNode, fz *fusion, batchSize int, st
 	s.Stats.Watermark.Store(operator.NoWatermark)
 	wm := operator.NoWatermark
 	restoredEnd := false
+	var restoredSplits map[string]int64
 	if r := p.restored; r != nil {
 		restoredEnd = r.Ended
-		if w, ok := decodeWatermark(r.Runtime); ok {
-			wm = w
+		if w, splits, ok := decodeSourceState(r.Runtime); ok {
+			wm, restoredSplits = w, splits
 			s.Stats.Watermark.Store(wm)
 		}
+	}
+	s.splits = nil
+	if ss, ok := s.Source.(connector.SplitSource); ok && s.EventTime != nil {
+		s.splits = newSplitWatermarks(ss, s.IdleTimeout, restoredSplits, time.Now())
 	}
 	// Reads end on stop as well as on cancellation; a stop is an end of
 	// input, not an error.
@@ -49,7 +55,7 @@ func runSource(ctx context.Context, s *SourceNode, fz *fusion, batchSize int, st
 				pos = p.restored.Connector
 			}
 			_ = s.Source.Close(context.WithoutCancel(ctx))
-			if err := co.report(ctx, report{part: s.cpIndex, ended: true, finished: restoredEnd, runtime: encodeWatermark(wm), connector: pos}); err != nil {
+			if err := co.report(ctx, report{part: s.cpIndex, ended: true, finished: restoredEnd, runtime: encodeSourceState(wm, s.splits), connector: pos}); err != nil {
 				return err
 			}
 			if err := s.Feed.end(ctx); err != nil {
@@ -83,13 +89,18 @@ func runSource(ctx context.Context, s *SourceNode, fz *fusion, batchSize int, st
 				continue // a barrier or commit is waiting
 			}
 		}
-		b, rerr := s.Source.Read(rctx, batchSize)
+		b, woke, rerr := s.read(rctx, batchSize)
 		interrupted := p.interrupt != nil && p.interrupt.end(rctx)
 		if wm, err = s.forward(ctx, b, fz, wm); err != nil {
 			return err
 		}
+		if wm, err = s.idleSplits(ctx, wm); err != nil {
+			return err
+		}
 		switch {
 		case rerr == nil:
+			continue
+		case woke && ctx.Err() == nil && !stopped(ctx, readCtx):
 			continue
 		case errors.Is(rerr, io.EOF):
 			if s.EventTime != nil {
@@ -112,6 +123,46 @@ func runSource(ctx context.Context, s *SourceNode, fz *fusion, batchSize int, st
 	return s.end(ctx, co, wm, true)
 }
 
+// read reads a batch; with split watermarks it first takes the source's
+// splits, and returns by the time the next split goes idle (woke), so
+// that the watermark moves on without waiting for a record.
+func (s *SourceNode) read(ctx context.Context, batchSize int) (*row.Batch, bool, error) {
+	if s.splits == nil {
+		b, err := s.Source.Read(ctx, batchSize)
+		return b, false, err
+	}
+	now := time.Now()
+	s.splits.refresh(now)
+	_, next := s.splits.markIdle(now)
+	if next.IsZero() {
+		b, err := s.Source.Read(ctx, batchSize)
+		s.splits.refresh(time.Now())
+		return b, false, err
+	}
+	rctx, cancel := context.WithDeadlineCause(ctx, next, errIdleWake)
+	defer cancel()
+	b, err := s.Source.Read(rctx, batchSize)
+	// The splits the records came from were assigned by now, and so
+	// were the others assigned with them, which their records must not
+	// make late.
+	s.splits.refresh(time.Now())
+	return b, err != nil && errors.Is(context.Cause(rctx), errIdleWake), err
+}
+
+// idleSplits marks the splits idle that had no record for the idle
+// timeout and sends the watermark if that moved it.
+func (s *SourceNode) idleSplits(ctx context.Context, wm int64) (int64, error) {
+	if s.splits == nil {
+		return wm, nil
+	}
+	next, _ := s.splits.markIdle(time.Now())
+	if next <= wm {
+		return wm, nil
+	}
+	s.Stats.Watermark.Store(next)
+	return next, s.send(ctx, message{kind: msgWatermark, watermark: next})
+}
+
 // control takes a pending barrier request and runs pending commits,
 // between two Reads.
 func (s *SourceNode) control(ctx context.Context, co *coordinator, wm int64) error {
@@ -122,7 +173,7 @@ func (s *SourceNode) control(ctx context.Context, co *coordinator, wm int64) err
 		if err != nil {
 			return err
 		}
-		if err := co.report(ctx, report{part: s.cpIndex, id: id, runtime: encodeWatermark(wm), connector: pos}); err != nil {
+		if err := co.report(ctx, report{part: s.cpIndex, id: id, runtime: encodeSourceState(wm, s.splits), connector: pos}); err != nil {
 			return err
 		}
 		if err := s.send(ctx, message{kind: msgBarrier, barrier: id}); err != nil {
@@ -158,7 +209,7 @@ func (s *SourceNode) end(ctx context.Context, co *coordinator, wm int64, eof boo
 	if err != nil {
 		return err
 	}
-	if err := co.report(ctx, report{part: s.cpIndex, ended: true, finished: eof, runtime: encodeWatermark(wm), connector: pos}); err != nil {
+	if err := co.report(ctx, report{part: s.cpIndex, ended: true, finished: eof, runtime: encodeSourceState(wm, s.splits), connector: pos}); err != nil {
 		return err
 	}
 	if err := s.Feed.end(ctx); err != nil {
@@ -178,14 +229,6 @@ func encodeWatermark(wm int64) []byte {
 	return binary.AppendVarint(nil, wm)
 }
 
-func decodeWatermark(b []byte) (int64, bool) {
-	if len(b) == 0 {
-		return 0, false
-	}
-	v, n := binary.Varint(b)
-	return v, n == len(b)
-}
-
 // stopped reports whether the read context ended because of a stop
 // rather than a failure.
 func stopped(ctx, readCtx context.Context) bool {
@@ -195,10 +238,12 @@ func stopped(ctx, readCtx context.Context) bool {
 // prepare evaluates computed columns and the event time of a batch. A
 // row on which either fails goes to the source's on_error (Reject) and is
 // left out: a NULL event time is a bad record of the source, not a
-// failure of the windows downstream.
-func (s *SourceNode) prepare(b *row.Batch, wm int64) (*row.Batch, int64, error) {
+// failure of the windows downstream. It returns the rows that go out,
+// where the watermark cuts them (source_cut.go) and the watermark after
+// them.
+func (s *SourceNode) prepare(b *row.Batch, wm int64) (*row.Batch, []wmCut, int64, error) {
 	if s.Calc == nil && s.EventTime == nil {
-		return b, wm, nil
+		return b, nil, wm, nil
 	}
 	// out is b until a row is mapped (computed columns) or left out; from
 	// then maps out's changes to b's, for their positions.
@@ -217,24 +262,44 @@ func (s *SourceNode) prepare(b *row.Batch, wm int64) (*row.Batch, int64, error) 
 	if s.Calc != nil {
 		split(0)
 	}
+	cut := newCutter(s, wm)
+	var now time.Time
+	if s.splits != nil {
+		now = time.Now()
+	}
 	for i, ch := range b.Changes {
 		r, ok := ch.Row, true
 		var err error
 		if s.Calc != nil {
 			r, ok, err = s.Calc.Apply(r)
 		}
+		var cand int64
+		var has bool
 		if err == nil && ok && s.EventTime != nil {
-			var ts int64
-			var has bool
-			if ts, has, err = s.EventTime(r); err == nil && has && ts > wm {
-				wm = ts
-			}
+			cand, has, err = s.EventTime(r)
 		}
 		if err != nil {
 			if err := s.reject(b, i, err); err != nil {
-				return nil, wm, err
+				return nil, nil, wm, err
 			}
 			ok = false
+		}
+		if ok && s.EventTime != nil {
+			at := i
+			if out != b {
+				at = out.Len()
+			}
+			var rt int64
+			if s.RowTime != nil {
+				rt = s.RowTime(r)
+			}
+			cut.check(at, rt)
+			switch {
+			case s.splits != nil:
+				cut.advance(s.splits.add(s.splits.src.Split(b, i), cand, has, now))
+			case has:
+				cut.advance(cand)
+			}
 		}
 		switch {
 		case !ok && out == b:
@@ -249,7 +314,7 @@ func (s *SourceNode) prepare(b *row.Batch, wm int64) (*row.Batch, int64, error) 
 	if out != b && from != nil {
 		out.Origin = &derivedOrigin{parent: b.Origin, from: from}
 	}
-	return out, wm, nil
+	return out, cut.cuts, cut.run, nil
 }
 
 // badRecord describes change i of b, on which the source's computed
@@ -280,34 +345,33 @@ func rowRecord(in *row.Batch, i int, transform string, cols row.Schema, r row.Ro
 
 // forward sends what the source read (b, nil or empty at times) on,
 // through its computed columns and watermark unless a fused Calc mapped
-// it in the decoders already, and then the watermark if it advanced.
-// It returns the source's watermark.
+// it in the decoders already, with the watermark cut in where a row
+// needs it before (source_cut.go), and then the watermark if it
+// advanced. It returns the source's watermark.
 func (s *SourceNode) forward(ctx context.Context, b *row.Batch, fz *fusion, wm int64) (int64, error) {
 	next := wm
+	var out *row.Batch
+	var cuts []wmCut
 	if fo := fusedOf(b); fo != nil && fz != nil {
 		// Count for the source and for the Calc what they would have.
 		s.Stats.RowsIn.Add(int64(fo.records))
 		s.Stats.RowsOut.Add(int64(fo.kept))
 		fz.op.Stats.RowsIn.Add(int64(fo.kept - b.Len()))
-		if b.Len() > 0 {
-			if err := s.send(ctx, message{batch: b}); err != nil {
-				return wm, err
-			}
-		}
-		next = fo.wm
+		out = b
+		cuts, next = s.fusedCuts(fo, b.Len(), wm)
 	} else if b != nil && b.Len() > 0 {
 		s.Stats.RowsIn.Add(int64(row.RecordsIn(b)))
-		out, w, err := s.prepare(b, wm)
-		if err != nil {
+		var err error
+		if out, cuts, next, err = s.prepare(b, wm); err != nil {
 			return wm, err
 		}
-		if out.Len() > 0 {
-			s.Stats.RowsOut.Add(int64(out.Len()))
-			if err := s.send(ctx, message{batch: out}); err != nil {
-				return wm, err
-			}
+		s.Stats.RowsOut.Add(int64(out.Len()))
+	}
+	if out != nil && out.Len() > 0 {
+		var err error
+		if wm, err = s.sendCut(ctx, out, cuts, wm); err != nil {
+			return wm, err
 		}
-		next = w
 	}
 	if next <= wm {
 		return wm, nil

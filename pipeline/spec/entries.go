@@ -31,6 +31,17 @@ func (p *parser) source(n *yaml.Node, path string) *Source {
 	if v, ok := f["watermark"]; ok {
 		src.Watermark = p.sql(v, JoinPath(path, "watermark"), "the watermark expression, e.g. `event_time - INTERVAL '5' SECOND`")
 	}
+	if v, ok := f["idle_timeout"]; ok {
+		ipath := JoinPath(path, "idle_timeout")
+		d, err := parseDuration(p.str(v, ipath), v)
+		switch {
+		case err != nil:
+			p.errs.Addf(p.pos(v), ipath, "%v (0 never marks a split idle)", err)
+		case src.Watermark == nil:
+			p.errs.Addf(p.pos(v), ipath, "idle_timeout without a watermark: it says when an idle split stops holding the watermark back")
+		}
+		src.IdleTimeout = d
+	}
 	return src
 }
 

@@ -88,7 +88,7 @@ func (p *parser) deadLetterSinks(pl *Pipeline) {
 		byName[strings.ToLower(sk.Name)] = sk
 		names = append(names, sk.Name)
 	}
-	named := func(oe OnError, path string) {
+	named := func(oe OnError, sinkPath string) {
 		if oe.Sink == "" {
 			return
 		}
@@ -98,17 +98,18 @@ func (p *parser) deadLetterSinks(pl *Pipeline) {
 			if c := Closest(oe.Sink, names); c != "" {
 				hint = fmt.Sprintf("; did you mean %q?", c)
 			}
-			p.errs.Addf(oe.SinkPos, JoinPath(path, "on_error.sink"), "%q is not a sink of this pipeline%s", oe.Sink, hint)
+			p.errs.Addf(oe.SinkPos, sinkPath, "%q is not a sink of this pipeline%s", oe.Sink, hint)
 			return
 		}
 		sk.DeadLetters = true
 	}
 	for _, s := range pl.Sources {
-		named(s.OnError, s.Path)
+		named(s.OnError, JoinPath(s.Path, "on_error.sink"))
 	}
 	for _, sk := range pl.Sinks {
-		named(sk.OnError, sk.Path)
+		named(sk.OnError, JoinPath(sk.Path, "on_error.sink"))
 	}
+	named(pl.LateRows, "late_rows.sink")
 	for _, sk := range pl.Sinks {
 		if sk.DeadLetters && sk.From != "" {
 			p.errs.Addf(sk.FromPos, sk.Path+".from", "sink %q takes dead letters (an on_error names it), not a table: remove from, or give it a sink of its own", sk.Name)

@@ -46,6 +46,10 @@ type Pipeline struct {
 	// state may hold before the run fails. 0 when the file does not set
 	// it (the runtime's default applies), -1 for `unlimited`.
 	MaxStateBytes int64
+	// LateRows is `late_rows`: what becomes of the rows event-time
+	// operators drop as late. Policy "drop" (the default) counts them;
+	// "dead-letter" also writes each to the file or sink it names.
+	LateRows OnError
 
 	Sources    []*Source
 	Transforms []*Transform
@@ -70,15 +74,20 @@ type Source struct {
 	OnError OnError
 	// Watermark is the watermark expression (e.g. ts - INTERVAL '5' SECOND).
 	Watermark *SQL
-	Pos       Pos
-	Path      string
-	TypePos   Pos
+	// IdleTimeout (idle_timeout) is how long a split of the source (a
+	// Kafka partition) may go without a record before its watermark stops
+	// holding the source's back (Flink's table.exec.source.idle-timeout);
+	// 0 never.
+	IdleTimeout time.Duration
+	Pos         Pos
+	Path        string
+	TypePos     Pos
 	// Options is the source's YAML mapping; CommonSourceKeys are taken.
 	Options *yaml.Node
 }
 
 // CommonSourceKeys are the source keys read by etld, not by the connector.
-var CommonSourceKeys = []string{"name", "type", "schema", "key", "on_error", "dead_letter", "watermark"}
+var CommonSourceKeys = []string{"name", "type", "schema", "key", "on_error", "dead_letter", "watermark", "idle_timeout"}
 
 // Column is a schema entry: physical (name and type) or computed (name AS
 // expression).
@@ -292,10 +301,10 @@ func (p *parser) sql(n *yaml.Node, path, what string) *SQL {
 	return p.sqlIn(n, 0, text)
 }
 
-var topKeys = []string{"version", "name", "execution", "checkpoint_interval", "mini_batch", "mini_batch_aggregate", "state_ttl", "max_state_bytes", "sources", "transforms", "sinks", "tests"}
+var topKeys = []string{"version", "name", "execution", "checkpoint_interval", "mini_batch", "mini_batch_aggregate", "state_ttl", "max_state_bytes", "late_rows", "sources", "transforms", "sinks", "tests"}
 
 func (p *parser) pipeline(root *yaml.Node) *Pipeline {
-	pl := &Pipeline{File: p.file, Execution: "streaming", MiniBatch: true}
+	pl := &Pipeline{File: p.file, Execution: "streaming", MiniBatch: true, LateRows: OnError{Policy: "drop"}}
 	f := p.fields(root, "", topKeys)
 	if root.Kind != yaml.MappingNode {
 		return pl
@@ -351,6 +360,9 @@ func (p *parser) settings(pl *Pipeline, root *yaml.Node, f map[string]*yaml.Node
 			p.errs.Addf(p.pos(v), "max_state_bytes", "%v", err)
 		}
 		pl.MaxStateBytes = n
+	}
+	if v, ok := f["late_rows"]; ok {
+		pl.LateRows = p.lateRows(v)
 	}
 	if v, ok := f["mini_batch_aggregate"]; ok {
 		pl.MiniBatchAggregate = p.flag(v, "mini_batch_aggregate", pl.MiniBatchAggregate)

@@ -111,7 +111,11 @@ func (f *formatter) from(n FromItem) {
 		f.alias(n.Alias)
 	case *Unnest:
 		f.from(n.Input)
-		f.w(" CROSS JOIN UNNEST(")
+		if n.Left {
+			f.w(" LEFT JOIN UNNEST(")
+		} else {
+			f.w(" CROSS JOIN UNNEST(")
+		}
 		f.expr(n.X, precLowest)
 		f.w(")")
 		if n.Ordinality {
@@ -131,8 +135,13 @@ func (f *formatter) from(n FromItem) {
 				f.w(")")
 			}
 		}
+		if n.Left {
+			f.w(" ON TRUE")
+		}
 	case *WindowTVF:
 		f.window(n)
+	case *MatchRecognize:
+		f.matchRecognize(n)
 	}
 }
 

@@ -345,15 +345,24 @@ func (p *parser) parseFromItem() (FromItem, *Error) {
 	if err != nil {
 		return nil, err
 	}
+	if p.tok().is("MATCH_RECOGNIZE") {
+		if item, err = p.parseMatchRecognize(item); err != nil {
+			return nil, err
+		}
+	}
 	for {
 		// input CROSS JOIN UNNEST(x) ... and input, UNNEST(x) ...
 		// (ast_nested.go); [LATERAL] is allowed before UNNEST.
-		k := 0
+		k, left := 0, false
 		switch t := p.tok(); {
 		case t.is("CROSS") && p.peek(1).is("JOIN"):
 			k = 2
 		case t.isPunct(","):
 			k = 1
+		case t.is("LEFT") && p.peek(1).is("JOIN"):
+			k, left = 2, true
+		case t.is("LEFT") && p.peek(1).is("OUTER") && p.peek(2).is("JOIN"):
+			k, left = 3, true
 		}
 		if k > 0 && p.peek(k).is("LATERAL") {
 			k++
@@ -366,6 +375,11 @@ func (p *parser) parseFromItem() (FromItem, *Error) {
 		}
 		if item, err = p.parseUnnest(item); err != nil {
 			return nil, err
+		}
+		if left {
+			if err := p.unnestOnTrue(item.(*Unnest)); err != nil {
+				return nil, err
+			}
 		}
 	}
 	for {

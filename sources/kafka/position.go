@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/etld/etld/internal/retry"
+	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/pipeline/row"
 	"github.com/segmentio/kafka-go"
 )
 
@@ -214,3 +216,30 @@ func commitError(res *kafka.OffsetCommitResponse) error {
 	}
 	return nil
 }
+
+// Splits implements connector.SplitSource: the partitions this run reads
+// now ("topic/partition"), but those a bounded source has read to their
+// end, which hold no watermark back.
+func (s *Source) Splits() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, 0, len(s.parts))
+	for _, p := range s.parts {
+		if p.cur.Load() == nil || p.end >= 0 && p.next.Load() >= p.end {
+			continue
+		}
+		out = append(out, p.name)
+	}
+	return out
+}
+
+// Split implements connector.SplitSource: the partition change i of b,
+// a batch Read returned, came from.
+func (s *Source) Split(b *row.Batch, i int) string {
+	if pos, ok := b.Origin.(*row.Positions); ok {
+		return pos.Input(i)
+	}
+	return ""
+}
+
+var _ connector.SplitSource = (*Source)(nil)

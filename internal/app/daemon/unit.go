@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"path/filepath"
@@ -123,6 +124,9 @@ type Counter struct {
 	DeadLettered int64  `json:"dead_lettered"`
 	Bytes        *int64 `json:"bytes,omitempty"`
 	Lag          *int64 `json:"lag,omitempty"`
+	// Reason, for an operator's dropped rows, says why: "late" for rows
+	// behind the watermark.
+	Reason string `json:"reason,omitempty"`
 }
 
 // unit is one pipeline file under supervision.
@@ -400,7 +404,7 @@ func (u *unit) status() Status {
 	st.Checkpoints.add(u.last.Checkpoints)
 	sum := func(kind, name string) Counter {
 		c, b := u.base[key(kind, name)], cur[key(kind, name)]
-		out := Counter{Name: name, In: c.In + b.In, Out: c.Out + b.Out, Skipped: c.Skipped + b.Skipped}
+		out := Counter{Name: name, In: c.In + b.In, Out: c.Out + b.Out, Skipped: c.Skipped + b.Skipped, Reason: cmp.Or(b.Reason, c.Reason)}
 		if c.Bytes != nil || b.Bytes != nil {
 			n := deref(c.Bytes) + deref(b.Bytes)
 			out.Bytes = &n
@@ -496,6 +500,7 @@ func (t summaryTotals) add(s pipeline.Summary, p *pipeline.Pipeline) {
 		old.In += c.In
 		old.Out += c.Out
 		old.Skipped += c.Skipped
+		old.Reason = cmp.Or(c.Reason, old.Reason)
 		if b != nil {
 			n := *b
 			if old.Bytes != nil {

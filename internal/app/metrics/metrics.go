@@ -5,6 +5,7 @@
 package metrics
 
 import (
+	"cmp"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
@@ -48,7 +49,7 @@ func newDescs() descs {
 		sinkWritten:  d("etld_sink_rows_written_total", "Changes the sink's target acknowledged (refused ones are in etld_sink_rows_rejected_total).", sink, nil),
 		sinkRejected: d("etld_sink_rows_rejected_total", "Changes the target refused for good (sink on_error skip or dead-letter).", sink, nil),
 		sinkBytes:    d("etld_sink_bytes_total", "Bytes the sink wrote, for connectors that count them.", sink, nil),
-		dropped:      d("etld_operator_rows_dropped_total", "Rows an operator discarded (late rows of windows).", []string{"pipeline", "operator"}, nil),
+		dropped:      d("etld_operator_rows_dropped_total", "Rows an operator discarded, by reason (late: behind the watermark).", []string{"pipeline", "operator", "reason"}, nil),
 		cpCount:      d("etld_checkpoints_total", "Completed checkpoints.", p, nil),
 		cpFailures:   d("etld_checkpoint_failures_total", "Checkpoints that could not be stored.", p, nil),
 		cpDuration:   d("etld_checkpoint_last_duration_seconds", "Time from the newest checkpoint's trigger until it was stored.", p, nil),
@@ -125,7 +126,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 			}
 		}
 		for _, o := range st.Dropped {
-			counter(d.dropped, o.Skipped, st.Name, o.Name)
+			counter(d.dropped, o.Skipped, st.Name, o.Name, cmp.Or(o.Reason, "other"))
 		}
 		for _, o := range st.OperatorState {
 			ch <- prometheus.MustNewConstMetric(d.stateEntries, prometheus.GaugeValue, float64(o.Entries), st.Name, o.Operator, o.StateID)

@@ -1,7 +1,7 @@
 package joinop
 
 import (
-	"encoding/binary"
+	"bytes"
 	"fmt"
 	"math"
 	"unsafe"
@@ -366,35 +366,11 @@ func (j *Join) StateBytes() int64 {
 // state TTL (joinTTLStateVersion with one).
 const JoinStateVersion = 1
 
-// Snapshot implements Snapshotter: each side's entries (row, count,
-// association count), then a batch join's held left changes.
+// Snapshot implements Snapshotter: SnapshotTo's bytes (join_stream.go).
 func (j *Join) Snapshot() ([]byte, error) {
-	buf := []byte{j.stateVersion()}
-	if j.settled {
-		buf = append(buf, 1)
-	} else {
-		buf = append(buf, 0)
-	}
-	for _, s := range []*joinSide{j.sides[0], j.sides[1], j.leftNulls} {
-		buf = binary.AppendUvarint(buf, uint64(s.size))
-		for _, rid := range s.eachRow {
-			count, assoc := s.counts(rid)
-			buf = append(buf, s.bytes(rid)...) // AppendRow's encoding
-			buf = binary.AppendUvarint(buf, uint64(count))
-			buf = binary.AppendUvarint(buf, uint64(assoc))
-			buf = s.appendTime(buf, rid)
-		}
-	}
-	buf = binary.AppendVarint(buf, j.rightRows)
-	buf = binary.AppendVarint(buf, j.rightNulls)
-	for _, cs := range [][]row.Change{j.held, j.nullRight} {
-		buf = binary.AppendUvarint(buf, uint64(len(cs)))
-		for _, c := range cs {
-			buf = append(buf, byte(c.Kind))
-			buf = row.AppendRow(buf, c.Row)
-		}
-	}
-	return buf, nil
+	var b bytes.Buffer
+	err := j.SnapshotTo(&b)
+	return b.Bytes(), err
 }
 
 // Restore implements Snapshotter.

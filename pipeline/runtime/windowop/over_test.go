@@ -95,20 +95,23 @@ func TestOverAgg(t *testing.T) {
 		steps: []overStep{{"a", "08:00", 5}, {"a", "08:01", 1}, {"b", "08:01", 7}, {"a", "08:01", 2},
 			wmStep("08:01"), {"a", "08:03", 4}, wmStep("08:02")},
 		want: []string{
-			"-- wm 08:01", "+I[08:00, a, 5, 5, 1, 5]",
-			"-- wm 08:02", "+I[08:01, a, 1, 6, 2, 5]", "+I[08:01, b, 7, 7, 1, 7]", "+I[08:01, a, 2, 3, 2, 2]",
+			"-- wm 08:01", "+I[08:00, a, 5, 5, 1, 5]", "+I[08:01, a, 1, 6, 2, 5]", "+I[08:01, b, 7, 7, 1, 7]", "+I[08:01, a, 2, 3, 2, 2]",
 			"-- end", "+I[08:03, a, 4, 6, 2, 4]",
 		},
 	}, {
-		name: "rows arriving out of order are emitted in event-time order; a row behind the watermark is late",
+		// A bounded frame drops a row at or below the time of its
+		// partition's last emitted row (Flink's lastTriggeringTs): a and
+		// 08:03, a at 08:04; b at 08:03 is behind the watermark but b has
+		// emitted nothing yet, so it counts, at the next watermark.
+		name: "rows arriving out of order are emitted in event-time order; a row at or behind its partition's last emitted time is late",
 		spec: OverSpec{Keys: []int{1}, Rows: true, Preceding: 2, Aggs: []aggop.AggCall{overSum, overFirst, overLast}},
 		steps: []overStep{{"a", "08:05", 5}, {"a", "08:02", 2}, {"a", "08:04", 4}, wmStep("08:04"),
-			{"a", "08:03", 3}, {"a", "08:04", 40}, {"a", "08:06", 6}},
+			{"a", "08:03", 3}, {"a", "08:04", 40}, {"b", "08:03", 7}, {"a", "08:06", 6}},
 		want: []string{
-			"-- wm 08:04", "+I[08:02, a, 2, 2, 2, 2]",
-			"-- end", "+I[08:04, a, 4, 6, 2, 4]", "+I[08:04, a, 40, 46, 2, 40]", "+I[08:05, a, 5, 49, 4, 5]", "+I[08:06, a, 6, 51, 40, 6]",
+			"-- wm 08:04", "+I[08:02, a, 2, 2, 2, 2]", "+I[08:04, a, 4, 6, 2, 4]",
+			"-- end", "+I[08:03, b, 7, 7, 7, 7]", "+I[08:05, a, 5, 11, 2, 5]", "+I[08:06, a, 6, 15, 4, 6]",
 		},
-		late: 1,
+		late: 2,
 	}, {
 		name: "RANGE 2 minutes: rows of equal time are peers; the frame starts at ts - 2 min inclusive",
 		spec: OverSpec{Keys: []int{1}, Preceding: 2 * optest.Minute, Aggs: []aggop.AggCall{overSum, overCount}},
@@ -120,17 +123,21 @@ func TestOverAgg(t *testing.T) {
 			"+I[08:03, a, 16, 30, 4]", "+I[08:05, a, 32, 48, 2]",
 		},
 	}, {
-		name:  "RANGE UNBOUNDED: a running total, peers together",
-		spec:  OverSpec{Preceding: Unbounded, Aggs: []aggop.AggCall{overSum, overMax}},
-		steps: []overStep{{"a", "08:00", 1}, {"b", "08:01", 2}, {"a", "08:01", 4}, wmStep("08:01"), {"a", "08:02", 8}},
+		// An unbounded frame drops a row at or below the watermark (the
+		// one at 08:01 after the watermark 08:01).
+		name: "RANGE UNBOUNDED: a running total, peers together",
+		spec: OverSpec{Preceding: Unbounded, Aggs: []aggop.AggCall{overSum, overMax}},
+		steps: []overStep{{"a", "08:00", 1}, {"b", "08:01", 2}, {"a", "08:01", 4}, wmStep("08:01"), {"a", "08:01", 100},
+			{"a", "08:02", 8}},
 		want: []string{
-			"-- wm 08:01", "+I[08:00, a, 1, 1, 1]",
-			"-- end", "+I[08:01, b, 2, 7, 4]", "+I[08:01, a, 4, 7, 4]", "+I[08:02, a, 8, 15, 8]",
+			"-- wm 08:01", "+I[08:00, a, 1, 1, 1]", "+I[08:01, b, 2, 7, 4]", "+I[08:01, a, 4, 7, 4]",
+			"-- end", "+I[08:02, a, 8, 15, 8]",
 		},
+		late: 1,
 	}, {
 		name: "ROWS UNBOUNDED with LAG(v), LAG(v, 2, v)",
 		spec: OverSpec{Keys: []int{1}, Rows: true, Preceding: Unbounded, Aggs: []aggop.AggCall{overCount},
-			Lags: []LagCall{{Arg: 2, Offset: 1, Default: -1}, {Arg: 2, Offset: 2, Default: 2}}},
+			Funcs: []RowFunc{{Arg: 2, Offset: 1, Default: -1}, {Arg: 2, Offset: 2, Default: 2}}},
 		steps: []overStep{{"a", "08:00", 1}, {"a", "08:01", 2}, {"b", "08:01", 9}, {"a", "08:02", 3}, {"a", "08:03", 4}},
 		want: []string{
 			"-- end", "+I[08:00, a, 1, 1, null, 1]", "+I[08:01, a, 2, 2, 1, 2]", "+I[08:01, b, 9, 1, null, 9]",

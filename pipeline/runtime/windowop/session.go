@@ -22,17 +22,19 @@ import (
 // Output rows: [key columns..., window_start, window_end, window_time,
 // aggregate results...], as WindowAgg's.
 type SessionAgg struct {
-	timeCol int
-	keys    []int
-	opt     WindowOptions
-	st      *aggop.Store
-	width   int
-	wm      int64
-	timeID  row.TypeID
-	set     sessionSet // the sessions; their accumulators are in st, by id
-	kbuf    []byte
-	arena   aggop.RowArena
-	dropped int64
+	operator.Late // reports the rows dropped as late (late_rows)
+	timeCol       int
+	keys          []int
+	opt           WindowOptions
+	st            *aggop.Store
+	width         int
+	wm            int64
+	timeID        row.TypeID
+	set           sessionSet // the sessions; their accumulators are in st, by id
+	kbuf          []byte
+	arena         aggop.RowArena
+	dropped       int64
+	nullTimes
 }
 
 // NewSessionAgg builds the operator: the event time is column timeCol,
@@ -60,20 +62,24 @@ func NewSessionAgg(timeCol int, gap int64, keys []int, aggs []aggop.AggCall, opt
 	}, nil
 }
 
-// Dropped counts late rows.
-func (g *SessionAgg) Dropped() (int64, string) { return g.dropped, "late" }
+// Dropped counts late rows and those without an event time.
+func (g *SessionAgg) Dropped() (int64, string) { return g.droppedWith(g.dropped) }
 
 // StateEntries implements StateSizer: the open sessions.
 func (g *SessionAgg) StateEntries() int64 { return int64(g.set.live) }
 
 func (g *SessionAgg) Process(in *row.Batch, out operator.Emitter) error {
-	return operator.EachChange("session window aggregate", in, out, func(_ int, c *row.Change) error {
+	return operator.EachChange("session window aggregate", in, out, func(i int, c *row.Change) error {
+		g.At(i)
 		return g.add(c.Kind, c.Row)
 	})
 }
 
 func (g *SessionAgg) add(k row.Kind, r row.Row) error {
 	ts, err := eventTime(k, r, g.width, g.timeCol, &g.timeID)
+	if g.skipNull(err) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -88,6 +94,7 @@ func (g *SessionAgg) add(k row.Kind, r row.Row) error {
 	s := g.set.add(g.kbuf, ts, wm, g)
 	if s == nil {
 		g.dropped++
+		g.Drop()
 		return nil
 	}
 	g.st.Update(s.id, r, true)

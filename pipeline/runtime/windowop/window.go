@@ -1,6 +1,7 @@
 package windowop
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/binary"
 	"fmt"
@@ -43,22 +44,24 @@ type cycle struct {
 // Output rows: [key columns..., window_start, window_end, window_time,
 // aggregate results...] (see WindowColumns).
 type WindowAgg struct {
-	spec    WindowSpec
-	keys    []int
-	opt     WindowOptions
-	st      *aggop.Store
-	width   int
-	wm      int64
-	timeID  row.TypeID       // the time attribute's type, from the first row
-	slices  map[int64]*slice // by end
-	pending []int64          // TUMBLE/HOP: ends of windows to fire, ascending
-	cycles  []*cycle         // CUMULATE, by start
-	merged  map[string]int32 // HOP: scratch for merging a window's slices
-	mOrder  []int32
-	kbuf    []byte
-	res     []row.Value
-	arena   aggop.RowArena
-	dropped int64
+	operator.Late // reports the rows dropped as late (late_rows)
+	spec          WindowSpec
+	keys          []int
+	opt           WindowOptions
+	st            *aggop.Store
+	width         int
+	wm            int64
+	timeID        row.TypeID       // the time attribute's type, from the first row
+	slices        map[int64]*slice // by end
+	pending       []int64          // TUMBLE/HOP: ends of windows to fire, ascending
+	cycles        []*cycle         // CUMULATE, by start
+	merged        map[string]int32 // HOP: scratch for merging a window's slices
+	mOrder        []int32
+	kbuf          []byte
+	res           []row.Value
+	arena         aggop.RowArena
+	dropped       int64
+	nullTimes
 }
 
 // NewWindowAgg builds the operator; an invalid spec or call (see
@@ -84,21 +87,25 @@ func NewWindowAgg(w WindowSpec, keys []int, aggs []aggop.AggCall, opt WindowOpti
 	}, nil
 }
 
-// Dropped counts late rows.
-func (g *WindowAgg) Dropped() (int64, string) { return g.dropped, "late" }
+// Dropped counts late rows and those without an event time.
+func (g *WindowAgg) Dropped() (int64, string) { return g.droppedWith(g.dropped) }
 
 // StateEntries implements StateSizer: the groups of open windows (one per
 // key and slice) held until the watermark fires them.
 func (g *WindowAgg) StateEntries() int64 { return int64(g.st.Slots) - int64(len(g.st.Free)) }
 
 func (g *WindowAgg) Process(in *row.Batch, out operator.Emitter) error {
-	return operator.EachChange("window aggregate", in, out, func(_ int, c *row.Change) error {
+	return operator.EachChange("window aggregate", in, out, func(i int, c *row.Change) error {
+		g.At(i)
 		return g.add(c.Kind, c.Row)
 	})
 }
 
 func (g *WindowAgg) add(k row.Kind, r row.Row) error {
 	ts, err := eventTime(k, r, g.width, g.spec.TimeCol, &g.timeID)
+	if g.skipNull(err) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -117,14 +124,15 @@ func (g *WindowAgg) add(k row.Kind, r row.Row) error {
 	s := &g.spec
 	if s.Kind == Cumulate {
 		start := windowStart(local, s.Offset, s.Size)
-		if g.fireTime(start+s.Size) <= wm {
+		if g.due(start+s.Size) <= wm {
 			g.dropped++
+			g.Drop()
 			return nil
 		}
 		c := g.cycle(start, wm)
 		end := windowStart(local, s.Offset, s.Step) + s.Step
 		w := &c.shared // the row's step has fired: it is in every window left
-		if g.fireTime(end) > wm {
+		if g.due(end) > wm {
 			w = g.slice(end)
 		}
 		g.st.Update(w.slot(g.st, g.kbuf), r, true)
@@ -134,15 +142,16 @@ func (g *WindowAgg) add(k row.Kind, r row.Row) error {
 	slide := g.slide()
 	end := windowStart(local, s.Offset, slide) + slide
 	last := end + s.Size - slide // the last window holding the slice
-	if g.fireTime(last) <= wm {
+	if g.due(last) <= wm {
 		g.dropped++
+		g.Drop()
 		return nil
 	}
 	w := g.slices[end]
 	if w == nil {
 		w = g.slice(end)
 		for e := end; e <= last; e += slide {
-			if g.fireTime(e) > wm {
+			if g.due(e) > wm {
 				g.schedule(e)
 			}
 		}
@@ -154,8 +163,9 @@ func (g *WindowAgg) add(k row.Kind, r row.Row) error {
 // addAttached counts r in the window whose end it carries: one slice per
 // window, fired as a TUMBLE window is.
 func (g *WindowAgg) addAttached(end int64, r row.Row, wm int64) error {
-	if g.fireTime(end) <= wm {
+	if g.due(end) <= wm {
 		g.dropped++
+		g.Drop()
 		return nil
 	}
 	w := g.slices[end]
@@ -203,7 +213,7 @@ func (g *WindowAgg) cycle(start, wm int64) *cycle {
 		return g.cycles[i]
 	}
 	c := &cycle{start: start, next: start + g.spec.Step, shared: slice{index: map[string]int32{}}}
-	for g.fireTime(c.next) <= wm {
+	for g.due(c.next) <= wm {
 		c.next += g.spec.Step
 	}
 	g.cycles = slices.Insert(g.cycles, i, c)
@@ -246,7 +256,7 @@ func (g *WindowAgg) fire(out operator.Emitter) error {
 	if g.spec.Kind == Cumulate && !g.opt.Attached {
 		for len(g.cycles) > 0 {
 			c := g.cycles[0]
-			for c.next <= c.start+g.spec.Size && g.fireTime(c.next) <= g.wm {
+			for c.next <= c.start+g.spec.Size && g.due(c.next) <= g.wm {
 				if err := g.fireCumulate(c, c.next, out); err != nil {
 					return err
 				}
@@ -266,7 +276,7 @@ func (g *WindowAgg) fire(out operator.Emitter) error {
 	for len(g.pending) > 0 {
 		end := g.pending[0]
 		fire := g.fireTime(end)
-		if fire > g.wm {
+		if lastMilli(fire) > g.wm {
 			return nil
 		}
 		g.pending = g.pending[1:]
@@ -386,8 +396,14 @@ func (g *WindowAgg) toLocal(ts int64) int64 {
 	return ts + zoneOffset(g.opt.Zone, ts)
 }
 
-// fireTime is the watermark at which a window ending at end (wall clock)
-// fires: end itself, or for LTZ in a Zone the instant of that wall clock;
+// due is the watermark at which a window ending at end fires, and after
+// which a row for it is late: the last millisecond before its fireTime,
+// where Flink sets the window's timer (windowEnd - 1).
+func (g *WindowAgg) due(end int64) int64 { return lastMilli(g.fireTime(end)) }
+
+// fireTime is the instant a window ending at end (wall clock) ends, the
+// base of its window_time: end itself, or for LTZ in a Zone the instant
+// of that wall clock;
 // in a daylight-saving overlap the later one, in a gap the instant after
 // it (Flink's toEpochMillsForTimer).
 func (g *WindowAgg) fireTime(end int64) int64 {
@@ -415,28 +431,9 @@ const windowStateVersion = 1
 // CUMULATE cycle (start, next end to fire, its shared groups), then the
 // aggregate store, which keeps every slot's key.
 func (g *WindowAgg) Snapshot() ([]byte, error) {
-	buf := aggop.AppendClock(windowStateVersion, g.wm, g.timeID, g.dropped)
-	buf = binary.AppendUvarint(buf, uint64(len(g.pending)))
-	for _, e := range g.pending {
-		buf = binary.AppendVarint(buf, e)
-	}
-	ends := make([]int64, 0, len(g.slices))
-	for e := range g.slices {
-		ends = append(ends, e)
-	}
-	slices.Sort(ends)
-	buf = binary.AppendUvarint(buf, uint64(len(ends)))
-	for _, e := range ends {
-		buf = binary.AppendVarint(buf, e)
-		buf = appendIDs(buf, g.slices[e].order)
-	}
-	buf = binary.AppendUvarint(buf, uint64(len(g.cycles)))
-	for _, c := range g.cycles {
-		buf = binary.AppendVarint(buf, c.start)
-		buf = binary.AppendVarint(buf, c.next)
-		buf = appendIDs(buf, c.shared.order)
-	}
-	return g.st.AppendState(buf, nil), nil
+	var b bytes.Buffer
+	err := g.SnapshotTo(&b)
+	return b.Bytes(), err
 }
 
 func appendIDs(buf []byte, ids []int32) []byte {

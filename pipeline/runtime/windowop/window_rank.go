@@ -35,12 +35,13 @@ type windowBucket struct {
 // is late: dropped and counted. In batch execution every window fires at
 // the end of input.
 type WindowRank struct {
-	spec    WindowRankSpec
-	windows map[int64]*windowBucket
-	wm      int64
-	rows    int64
-	dropped int64
-	kbuf    []byte
+	operator.Late // reports the rows dropped as late (late_rows)
+	spec          WindowRankSpec
+	windows       map[int64]*windowBucket
+	wm            int64
+	rows          int64
+	dropped       int64
+	kbuf          []byte
 }
 
 // NewWindowRank builds the operator; a spec other than ROW_NUMBER is an
@@ -59,13 +60,15 @@ func (w *WindowRank) Dropped() (int64, string) { return w.dropped, "late" }
 func (w *WindowRank) StateEntries() int64 { return w.rows }
 
 func (w *WindowRank) Process(in *row.Batch, out operator.Emitter) error {
-	return operator.EachChange("window rank", in, out, func(_ int, c *row.Change) error {
+	return operator.EachChange("window rank", in, out, func(i int, c *row.Change) error {
 		if c.Kind != row.Insert {
 			return fmt.Errorf("input planned as insert-only carries a %s change", c.Kind)
 		}
 		end := c.Row[w.spec.EndCol].Micros()
-		if !w.spec.Rank.Batch && end <= w.wm {
+		if !w.spec.Rank.Batch && lastMilli(end) <= w.wm {
 			w.dropped++
+			w.At(i)
+			w.Drop()
 			return nil
 		}
 		w.add(end, c.Row)
@@ -118,7 +121,7 @@ func (w *WindowRank) Watermark(wm int64, out operator.Emitter) error {
 	w.wm = wm
 	var ends []int64
 	for end := range w.windows {
-		if end <= wm {
+		if lastMilli(end) <= wm {
 			ends = append(ends, end)
 		}
 	}

@@ -42,6 +42,12 @@ type WindowSpec struct {
 	Gap     int64 // SESSION
 }
 
+// lastMilli is the last millisecond of a window ending at end (its
+// maxTimestamp): the window fires once the watermark reaches it, and a
+// row for it is late after that, as Flink's timers (milliseconds, at
+// windowEnd - 1) have it.
+func lastMilli(end int64) int64 { return end - 1000 }
+
 // maxEventTime bounds event times and durations so that window arithmetic
 // cannot overflow: ±2^62 µs is ±146,000 years.
 const maxEventTime = 1 << 62
@@ -152,7 +158,7 @@ func zoneOffset(loc *time.Location, ts int64) int64 {
 
 // eventTime reads an insert-only window input row's event time, checking
 // its kind, width and type; timeID is the type seen first, which every
-// later row must have.
+// later row must have. A NULL time is errNullTime: the row is dropped.
 func eventTime(k row.Kind, r row.Row, width, col int, timeID *row.TypeID) (int64, error) {
 	if k != row.Insert {
 		return 0, fmt.Errorf("input planned as insert-only carries a %s change", k)
@@ -163,7 +169,7 @@ func eventTime(k row.Kind, r row.Row, width, col int, timeID *row.TypeID) (int64
 	tv := r[col]
 	switch id := tv.Type(); {
 	case id == row.Null:
-		return 0, fmt.Errorf("event time column %d is NULL", col)
+		return 0, errNullTime
 	case id != row.Timestamp && id != row.TimestampLTZ:
 		return 0, fmt.Errorf("event time column %d has type %s, want TIMESTAMP or TIMESTAMP_LTZ", col, id)
 	case *timeID == row.Null:

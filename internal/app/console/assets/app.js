@@ -346,13 +346,20 @@ function kindClass(k) {
 function renderState(p) {
   const table = document.getElementById("operator-state");
   const list = p.operator_state || [];
+  // Rows an operator dropped, named by why ("3 late").
+  const dropped = Object.fromEntries((p.dropped || []).map((d) => [d.name, d]));
+  const droppedText = (name) => {
+    const d = dropped[name];
+    return d ? String(d.skipped) + (d.reason ? " " + d.reason : "") : "0";
+  };
   table.hidden = list.length === 0;
   table.tBodies[0].replaceChildren(...list.map((o) =>
     el("tr", { "data-state-id": o.state_id },
       el("td", { text: o.operator }),
       el("td", { text: o.transform || "" }),
       el("td", { class: "num", "data-field": "entries", text: String(o.entries) }),
-      el("td", { class: "num", "data-field": "bytes", text: String(o.bytes) }))));
+      el("td", { class: "num", "data-field": "bytes", text: String(o.bytes) }),
+      el("td", { class: "num", "data-field": "dropped", text: droppedText(o.operator) }))));
 }
 
 async function renderDetail(p) {

@@ -1,0 +1,59 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime/operator"
+)
+
+// Late rows kept: with the pipeline's late_rows policy an operator that
+// drops rows behind the watermark (operator.LateReporter) says which,
+// and its node hands each to the policy's dead letters (Node.Late) as a
+// record naming the source record it came from and the operator that
+// refused it, instead of only counting it.
+
+// lateStep wraps a node's step so that the rows its operator drops as
+// late go to n.Late.
+func (n *OpNode) lateStep(step func(m message, em *batchEmitter) error) func(m message, em *batchEmitter) error {
+	lr, ok := n.Op.(operator.LateReporter)
+	if !ok || n.Late == nil {
+		return step
+	}
+	var late []int
+	lr.ReportLate(func(i int) { late = append(late, i) })
+	return func(m message, em *batchEmitter) error {
+		late = late[:0]
+		if err := step(m, em); err != nil {
+			return err
+		}
+		for _, i := range late {
+			if err := n.Late.Reject(n.lateRecord(m.batch, i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// lateRecord describes change i of in, which the operator dropped as
+// late.
+func (n *OpNode) lateRecord(in *row.Batch, i int) connector.BadRecord {
+	err := fmt.Errorf("late row: %s dropped it, its event time being at or behind the watermark %s", n.Name, watermarkText(n.Stats.Watermark.Load()))
+	return rowRecord(in, i, n.Transform, n.LateColumns, in.Changes[i].Row, err)
+}
+
+func watermarkText(wm int64) string {
+	if wm == operator.NoWatermark {
+		return "(none yet)"
+	}
+	return time.UnixMicro(wm).UTC().Format("2006-01-02 15:04:05.999999")
+}
+
+// passLate and endLate tell the late rows' dead letters what the node's
+// Feed is told: a barrier passed, the end.
+func (n *OpNode) passLate(ctx context.Context, id int64) error { return n.Late.pass(ctx, id) }
+func (n *OpNode) endLate(ctx context.Context) error            { return n.Late.end(ctx) }
