@@ -311,6 +311,9 @@ func exprQuery(table string, exprs []string) string {
 	return fmt.Sprintf("SELECT %s, %s FROM %s", key, strings.Join(exprs, ", "), table)
 }
 
+// both is the modes of a case run in streaming and in batch.
+var both = []string{"streaming", "batch"}
+
 // areaCases are the generators of the per-area files (gen_AREA_test.go),
 // each adding itself in an init function, so areas grow apart.
 var areaCases []func() []genCase

@@ -25,8 +25,8 @@ sources:
 transforms:
   - name: moving
     sql: |
-      SELECT product, ts, amount, SUM(amount) OVER w AS last3, COUNT(*) OVER w AS n, LAG(amount) OVER w AS prev
-      FROM orders
+      SELECT product, ts, amount, SUM(amount) OVER w AS last3, COUNT(*) OVER w AS n, prev
+      FROM (SELECT *, LAG(amount) OVER (PARTITION BY product ORDER BY event_time) AS prev FROM orders)
       WINDOW w AS (PARTITION BY product ORDER BY event_time ROWS BETWEEN 2 PRECEDING AND CURRENT ROW)
   - name: peers
     sql: |
@@ -45,7 +45,8 @@ sinks:
 // overLateTests feed the orders record by record (etld test): the
 // watermark (event time - 1 s) moves per row, so the row at 1.5 s, after
 // one at 3 s, is late; rows of equal time are ordered by arrival in the
-// ROWS frame and are peers in the RANGE frame.
+// ROWS frame and are peers in the RANGE frame, and for LAG over the
+// default RANGE frame, which reads back from the last of them (as Flink).
 const overLateTests = `
 tests:
   - name: equal times and a late row
@@ -63,7 +64,7 @@ tests:
       out:
         changes:
           - +I: {product: a, ts: 1000, amount: 1, last3: 1, n: 1, prev: null}
-          - +I: {product: a, ts: 2000, amount: 2, last3: 3, n: 2, prev: 1}
+          - +I: {product: a, ts: 2000, amount: 2, last3: 3, n: 2, prev: 2}
           - +I: {product: a, ts: 2000, amount: 3, last3: 6, n: 3, prev: 2}
           - +I: {product: b, ts: 2500, amount: 6, last3: 6, n: 1, prev: null}
           - +I: {product: a, ts: 3000, amount: 4, last3: 9, n: 3, prev: 3}

@@ -7,6 +7,7 @@
 //	MANIFEST                   names the newest complete checkpoint
 //	INSTANCE                   the state's identity (Instance), made once
 //	FENCE                      the last number Fence handed out
+//	part-...                   states written in pieces (part.go)
 //
 // All are written the same way: into a temporary file in the directory,
 // fsync, rename over the final name, fsync the directory. A crash at any
@@ -14,7 +15,8 @@
 // checkpoint file that is complete; temporary files left behind are
 // never read and are removed by the next write.
 //
-// A checkpoint file is "ETLDCKPT", a version byte, the fields below
+// A checkpoint file is "ETLDCKPT", a version byte (2; files of version
+// 1, before RuntimePart, are still read), the fields below
 // (varints, length-prefixed strings and byte strings) and a CRC-32C of
 // everything before it, so a damaged file is refused rather than
 // misread.
@@ -56,6 +58,9 @@ type Component struct {
 	// Runtime is the runtime's state of the node: an operator's snapshot,
 	// a source's watermark.
 	Runtime []byte
+	// RuntimePart, when not "", names the part file that holds Runtime
+	// instead (part.go): a state written in pieces, read with OpenPart.
+	RuntimePart string
 	// Connector is what a source's Position or a sink's Snapshot returned,
 	// nil when the connector keeps no state.
 	Connector []byte
@@ -94,6 +99,9 @@ type Store struct {
 	// mu serialises the writes: prune removes the temporary files of
 	// interrupted writes, which must not be those of a write in progress.
 	mu sync.Mutex
+	// pending holds the parts written (or being written) that no
+	// checkpoint has named yet, under mu: prune keeps them.
+	pending map[string]bool
 }
 
 // Open makes (if needed) and returns the store of pipeline under
@@ -114,7 +122,7 @@ func (s *Store) Dir() string { return s.dir }
 
 const (
 	magic        = "ETLDCKPT"
-	version      = 1
+	version      = 2 // 1: without RuntimePart, still read
 	manifestName = "MANIFEST"
 	instanceName = "INSTANCE"
 	fenceName    = "FENCE"
@@ -149,7 +157,7 @@ func (s *Store) Write(cp *Checkpoint) (int64, error) {
 	}); err != nil {
 		return 0, fmt.Errorf("checkpoint %d: manifest: %w", cp.ID, err)
 	}
-	s.prune(cp.ID)
+	s.prune(cp)
 	return size, nil
 }
 
@@ -191,7 +199,7 @@ func (s *Store) writeFile(name string, fill func(io.Writer) error) (int64, error
 
 // prune removes checkpoint files older than the newest keep ones and
 // temporary files of interrupted writes. Failures only leave files behind.
-func (s *Store) prune(newest int64) {
+func (s *Store) prune(newest *Checkpoint) {
 	entries, err := os.ReadDir(s.dir)
 	if err != nil {
 		return
@@ -201,8 +209,12 @@ func (s *Store) prune(newest int64) {
 		n := e.Name()
 		switch {
 		case strings.Contains(n, tmpMarker):
-			os.Remove(filepath.Join(s.dir, n))
-		case strings.HasPrefix(n, filePrefix) && n <= fileName(newest):
+			// A part being written by an operator is not an
+			// interrupted write.
+			if final, _, _ := strings.Cut(n, tmpMarker); !s.pending[final] {
+				os.Remove(filepath.Join(s.dir, n))
+			}
+		case strings.HasPrefix(n, filePrefix) && n <= fileName(newest.ID):
 			files = append(files, n)
 		}
 	}
@@ -211,6 +223,13 @@ func (s *Store) prune(newest int64) {
 		os.Remove(filepath.Join(s.dir, files[0]))
 		files = files[1:]
 	}
+	oldest := newest.ID
+	if len(files) > 0 {
+		if id, err := strconv.ParseInt(strings.TrimPrefix(files[0], filePrefix), 10, 64); err == nil {
+			oldest = id
+		}
+	}
+	s.pruneParts(newest, oldest)
 }
 
 // Instance returns the identity of this state directory, making it on the
@@ -332,7 +351,7 @@ func (s *Store) Latest() (*Checkpoint, error) {
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
 	var m manifest
-	if err := json.Unmarshal(data, &m); err != nil || m.Version != version || m.File != fileName(m.ID) {
+	if err := json.Unmarshal(data, &m); err != nil || (m.Version != version && m.Version != 1) || m.File != fileName(m.ID) {
 		return nil, fmt.Errorf("checkpoint: %s is damaged or of another version: %q", filepath.Join(s.dir, manifestName), strings.TrimSpace(string(data)))
 	}
 	path := filepath.Join(s.dir, m.File)
@@ -377,6 +396,7 @@ func encode(w io.Writer, cp *Checkpoint) error {
 		buf = row.AppendString(buf, c.ID)
 		buf = row.AppendString(buf, c.Fingerprint)
 		buf = appendBool(buf, c.Ended)
+		buf = row.AppendString(buf, c.RuntimePart)
 		// The states may be large (an aggregate's groups, a sink's
 		// pending files): each is written as it is, after its length,
 		// rather than copied into buf.
@@ -422,8 +442,9 @@ func decode(raw []byte) (*Checkpoint, error) {
 	if crc32.Checksum(body, castagnoli) != sum {
 		return nil, errors.New("checksum mismatch: the file is damaged")
 	}
-	if v := body[len(magic)]; v != version {
-		return nil, fmt.Errorf("format version %d, this etld reads %d", v, version)
+	v := body[len(magic)]
+	if v != version && v != 1 {
+		return nil, fmt.Errorf("format version %d, this etld reads 1 and %d", v, version)
 	}
 	d := row.NewDecoder(body[len(magic)+1:])
 	cp := &Checkpoint{ID: d.Varint()}
@@ -436,6 +457,9 @@ func decode(raw []byte) (*Checkpoint, error) {
 		c.ID = d.Str()
 		c.Fingerprint = d.Str()
 		c.Ended = readBool(d)
+		if v >= 2 {
+			c.RuntimePart = d.Str()
+		}
 		c.Runtime = nilIfEmpty(d.Bytes())
 		// A connector without state (nil) differs from one whose state
 		// is empty; the flag keeps them apart. Bytes is never nil when

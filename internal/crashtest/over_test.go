@@ -25,7 +25,7 @@ sources:
 transforms:
   - name: moving
     sql: |
-      SELECT sensor, id, SUM(temp) OVER w AS last10, MAX(id) OVER w AS hi, LAG(id) OVER w AS prev
+      SELECT sensor, id, SUM(temp) OVER w AS last10, MAX(id) OVER w AS hi
       FROM readings
       WINDOW w AS (PARTITION BY sensor ORDER BY event_time ROWS BETWEEN 9 PRECEDING AND CURRENT ROW)
   - name: sessions

@@ -278,6 +278,8 @@ func (c *compiler) binary(e *sql.Binary) (*node, error) {
 		return c.arith(e, e.OpAt, e.Op, l, r)
 	case sql.OpConcat:
 		return c.concatOp(e, l, r)
+	case sql.OpDistinct, sql.OpNotDistinct:
+		return c.distinctFrom(e, l, r)
 	}
 	return nil, errAt(e.OpAt, "unknown operator %v", e.Op)
 }

@@ -184,7 +184,7 @@ func (e *EvalError) Unwrap() error { return e.Err }
 var aggregates = map[string]bool{
 	"COUNT": true, "SUM": true, "MIN": true, "MAX": true, "AVG": true,
 	"STDDEV_POP": true, "STDDEV_SAMP": true, "VAR_POP": true, "VAR_SAMP": true,
-	"FIRST_VALUE": true, "LAST_VALUE": true, "LISTAGG": true,
+	"FIRST_VALUE": true, "LAST_VALUE": true, "LISTAGG": true, "COLLECT": true,
 }
 
 // IsAggregate reports whether name (any case) is an aggregate function.

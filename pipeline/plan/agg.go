@@ -19,6 +19,10 @@ import (
 // column, so the aggregate operators work on column indices; the last one
 // computes the select list from the aggregate's output.
 func (q *queryBuilder) aggregate(sel *sql.Select, s *scope) (*Node, error) {
+	sel, grouping, err := q.groupingSets(sel, s)
+	if err != nil {
+		return nil, err
+	}
 	a := &aggPlan{q: q, sel: sel, s: s, in: s.node}
 	if err := a.groupKeys(); err != nil {
 		return nil, err
@@ -29,6 +33,12 @@ func (q *queryBuilder) aggregate(sel *sql.Select, s *scope) (*Node, error) {
 	pre, err := a.firstCalc()
 	if err != nil {
 		return nil, err
+	}
+	if grouping != nil {
+		if a.attached != nil {
+			return nil, errAt(sel.GroupByAt, "grouping sets over windowed rows are not supported yet; group each way in its own query and UNION ALL them")
+		}
+		pre = a.expand(pre, grouping)
 	}
 	out, err := a.lastCalc(a.aggNode(pre))
 	if err != nil {

@@ -121,6 +121,8 @@ func setAggFunc(call *aggop.AggCall, name string, c *sql.Call, argType row.Type)
 		if name == "LAST_VALUE" {
 			call.Func = aggop.LastValue
 		}
+	case "COLLECT":
+		call.Func = aggop.Collect
 	case "LISTAGG":
 		if argType.ID != row.String {
 			return errAt(c.Args[0].Pos(), "LISTAGG needs a STRING argument, got %s; CAST it AS STRING", argType)

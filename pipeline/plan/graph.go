@@ -293,6 +293,7 @@ func computedCalc(s *Source) *runtime.Calc {
 // join operator.
 func (p *Plan) joinGraph(g *runtime.Graph, n *Node, id, transform string, build func(*Node) (*runtime.Node, error)) (*runtime.Node, error) {
 	un := &runtime.UnionNode{Node: runtime.Node{Name: "inputs of " + n.Label, Kind: "transform", ID: id + "/inputs", Transform: transform}}
+	un.Build, un.BuildFirst = buildInput(n, p.Batch)
 	for _, in := range n.Inputs {
 		rn, err := build(in)
 		if err != nil {

@@ -165,6 +165,7 @@ func (q *queryBuilder) joinScope(j *sql.Join) (*scope, error) {
 		if err := q.temporalJoin(n, s, j, asOf); err != nil {
 			return nil, err
 		}
+		s.node = withoutKeyCols(n, lw, right.Schema.Len())
 		return s, nil
 	}
 	if j.On == nil {
@@ -188,33 +189,42 @@ func (q *queryBuilder) joinScope(j *sql.Join) (*scope, error) {
 		}
 		j = &sql.Join{At: j.At, Type: j.Type, Left: j.Left, Right: j.Right, On: andAll(rest)}
 	}
-	if j.On == nil {
-		return nil, errAt(j.At, "a cross join of %s and %s needs an equality between them (in WHERE) to be planned as a join: an unbounded cross join is refused, as Flink does", ls.name, rs.name)
-	}
 	if err := q.joinCondition(n, s, j.On, kind); err != nil {
 		return nil, err
 	}
+	s.node = withoutKeyCols(n, lw, right.Schema.Len())
 	return s, nil
 }
 
-// joinCondition splits cond into equalities of a left and a right column
-// (the join keys) and the rest (the residual), and completes n.
+// joinCondition splits cond into the join keys (equalities of an
+// expression of each side) and the rest (the residual), and completes
+// n. A join without a key (a cross join, an OR of conditions, only
+// inequalities) keeps all rows of a side in one group, as Flink runs a
+// join with empty keys on a single instance.
 func (q *queryBuilder) joinCondition(n *Node, s *scope, cond sql.Expr, kind joinop.JoinKind) error {
-	left, right := n.Inputs[0], n.Inputs[1]
-	lw := left.Schema.Len()
-	js, residual, keyTexts, err := q.equiKeys(n, s, cond, kind)
+	js, keys, residual, err := q.equiKeys(n, s, cond, kind)
 	if err != nil {
 		return err
 	}
-	if ok, err := q.windowJoin(n, js, residual, keyTexts, windowKeyPos(cond)); ok || err != nil {
+	// An interval or window join takes the keys of a column of each
+	// side of one type; other equalities are tested on each pair.
+	wjs := *js
+	wtexts, rest := plainKeys(n, &wjs, keys)
+	wres := append(slices.Clone(residual), rest...)
+	if cond != nil {
+		if ok, err := q.windowJoin(n, &wjs, wres, wtexts, windowKeyPos(cond)); ok || err != nil {
+			return err
+		}
+		if ok, err := q.intervalJoin(n, &wjs, wres, wtexts); ok || err != nil {
+			return err
+		}
+	}
+	keyTexts, err := q.keyCols(n, js, keys)
+	if err != nil {
 		return err
 	}
-	if ok, err := q.intervalJoin(n, js, residual, keyTexts); ok || err != nil {
-		return err
-	}
-	if len(js.LeftKeys) == 0 {
-		return errAt(cond.Pos(), "a join needs at least one equality between a column of each side (ON a.k = b.k): a join without one is a cross join of unbounded inputs, which etld refuses as Flink does")
-	}
+	left, right := n.Inputs[0], n.Inputs[1]
+	lw := left.Schema.Len()
 	where := strings.Join(keyTexts, ", ")
 	if len(residual) > 0 {
 		res := andAll(residual)
@@ -226,7 +236,13 @@ func (q *queryBuilder) joinCondition(n *Node, s *scope, cond sql.Expr, kind join
 			return errAt(res.Pos(), "a join condition must be BOOLEAN, this one is %s", c.Type)
 		}
 		js.Residual = c.True
-		where += ", " + sql.Format(res)
+		if where != "" {
+			where += ", "
+		}
+		where += sql.Format(res)
+	}
+	if where == "" {
+		where = "true"
 	}
 	if left.Mode.HasKey {
 		js.LeftUnique = left.Mode.Key
@@ -243,44 +259,51 @@ func (q *queryBuilder) joinCondition(n *Node, s *scope, cond sql.Expr, kind join
 	return nil
 }
 
-// equiKeys splits cond into the equalities of a left and a right column
-// (the join keys, with their explain texts) and the other conjuncts (the
+// equiKeys splits cond into the join keys and the other conjuncts (the
 // residual), for every kind of join of two inputs.
-func (q *queryBuilder) equiKeys(n *Node, s *scope, cond sql.Expr, kind joinop.JoinKind) (*joinop.JoinSpec, []sql.Expr, []string, error) {
+func (q *queryBuilder) equiKeys(n *Node, s *scope, cond sql.Expr, kind joinop.JoinKind) (*joinop.JoinSpec, []joinKey, []sql.Expr, error) {
 	left, right := n.Inputs[0], n.Inputs[1]
 	lw := left.Schema.Len()
+	js := &joinop.JoinSpec{Kind: kind, LeftWidth: lw, RightWidth: right.Schema.Len(), Batch: q.b.plan.Batch}
+	if cond == nil {
+		return js, nil, nil, nil
+	}
 	on, err := s.unqualifyJoined(cond)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	js := &joinop.JoinSpec{Kind: kind, LeftWidth: lw, RightWidth: right.Schema.Len(), Batch: q.b.plan.Batch}
 	var residual []sql.Expr
-	var keyTexts []string
+	var keys []joinKey
 	for _, c := range conjuncts(on) {
-		b, ok := c.(*sql.Binary)
-		if ok && b.Op == sql.OpEq {
-			l, lok := b.L.(*sql.ColumnRef)
-			r, rok := b.R.(*sql.ColumnRef)
-			if lok && rok {
-				li, ri := n.Schema.Index(l.Column.Name), n.Schema.Index(r.Column.Name)
-				if li >= lw {
-					li, ri = ri, li
-				}
-				if li >= 0 && li < lw && ri >= lw {
-					lt, rt := n.Schema.Fields[li].Type, n.Schema.Fields[ri].Type
-					if !sameRepresentation(lt, rt) {
-						return nil, nil, nil, errAt(b.OpAt, "the join key %s = %s compares %s with %s: CAST one side to the other's type", n.Schema.Fields[li].Name, n.Schema.Fields[ri].Name, lt, rt)
-					}
-					js.LeftKeys = append(js.LeftKeys, li)
-					js.RightKeys = append(js.RightKeys, ri-lw)
-					keyTexts = append(keyTexts, fmt.Sprintf("=(%s, %s)", n.Schema.Fields[li].Name, n.Schema.Fields[ri].Name))
-					continue
-				}
-			}
+		if k, ok := splitKey(c, n.Schema, lw); ok {
+			keys = append(keys, k)
+			continue
 		}
 		residual = append(residual, c)
 	}
-	return js, residual, keyTexts, nil
+	return js, keys, residual, nil
+}
+
+// plainKeys puts the keys that are a column of each side of one type
+// into js, and returns their explain texts and the other keys as
+// conditions.
+func plainKeys(n *Node, js *joinop.JoinSpec, keys []joinKey) (texts []string, rest []sql.Expr) {
+	lw := n.Inputs[0].Schema.Len()
+	for _, k := range keys {
+		l, lok := k.l.(*sql.ColumnRef)
+		r, rok := k.r.(*sql.ColumnRef)
+		if lok && rok && !k.nullSafe {
+			li, ri := n.Schema.Index(l.Column.Name), n.Schema.Index(r.Column.Name)
+			if sameRepresentation(n.Schema.Fields[li].Type, n.Schema.Fields[ri].Type) {
+				js.LeftKeys = append(js.LeftKeys, li)
+				js.RightKeys = append(js.RightKeys, ri-lw)
+				texts = append(texts, fmt.Sprintf("=(%s, %s)", n.Schema.Fields[li].Name, n.Schema.Fields[ri].Name))
+				continue
+			}
+		}
+		rest = append(rest, k.cond)
+	}
+	return texts, rest
 }
 
 // inputSpec is Flink's JoinInputSideSpec as explain shows it.

@@ -65,9 +65,6 @@ func (q *queryBuilder) temporalJoin(n *Node, s *scope, j *sql.Join, ref *sql.Tab
 	case at != left.TimeAttr:
 		return errAt(ref.AsOf.Pos(), "FOR SYSTEM_TIME AS OF must name the left input's event-time attribute %s, as in Flink (a temporal join joins the version valid at the left row's time)", left.Schema.Fields[left.TimeAttr].Name)
 	}
-	if left.Mode.Updating {
-		return errAt(j.At, "a temporal join takes an insert-only left input, as in Flink, and the left input is updating: join the versioned table %s from an append-only table", name)
-	}
 	if !right.Mode.HasKey {
 		return errAt(ref.Name.At, "the versioned table %s of a temporal join needs a primary key, as in Flink: read it from a source with a changelog format (debezium-json, ...) and `key:`, or a transform of one that keeps the key columns", name)
 	}
@@ -77,10 +74,17 @@ func (q *queryBuilder) temporalJoin(n *Node, s *scope, j *sql.Join, ref *sql.Tab
 	if j.On == nil {
 		return errAt(j.At, "a temporal join needs ON with an equality of the versioned table's primary key")
 	}
-	js, residual, keyTexts, err := q.equiKeys(n, s, j.On, kind)
+	js, keys, residual, err := q.equiKeys(n, s, j.On, kind)
 	if err != nil {
 		return err
 	}
+	keyTexts, err := q.keyCols(n, js, keys)
+	if err != nil {
+		return err
+	}
+	// The inputs may have gained key columns (keyCols).
+	left, right = n.Inputs[0], n.Inputs[1]
+	lw = left.Schema.Len()
 	names := n.Schema.Names()
 	if len(js.LeftKeys) == 0 {
 		return errAt(j.On.Pos(), "a temporal join needs an equality of a left column and the primary key of %s (ON o.k = %s.k): Flink refuses an empty join key too", name, name)
@@ -106,12 +110,15 @@ func (q *queryBuilder) temporalJoin(n *Node, s *scope, j *sql.Join, ref *sql.Tab
 		where += ", " + sql.Format(res)
 	}
 	n.op = &joinOp{join: js, temporal: ts}
-	// Insert-only: a left row is emitted once, when the watermark passes
-	// it, with the version valid then. Each left row gives one row (the
-	// right's key is in the join keys), so the left's key stays a key.
-	n.Mode = Changelog{}
+	// A left change is emitted once, when the watermark passes it, with
+	// the version valid then and its own kind (Flink's
+	// TemporalRowTimeJoinOperator): insert-only for an insert-only left
+	// input, the left input's changes for a changelog one. Each left row
+	// gives one row (the right's key is in the join keys), so the left's
+	// key stays a key.
+	n.Mode = Changelog{Updating: left.Mode.Updating}
 	if left.Mode.HasKey {
-		n.Mode = Changelog{Key: left.Mode.Key, HasKey: true, Alt: left.Mode.Alt}
+		n.Mode.Key, n.Mode.HasKey, n.Mode.Alt = left.Mode.Key, true, left.Mode.Alt
 	}
 	n.TimeAttr = left.TimeAttr
 	n.Label = fmt.Sprintf("TemporalJoin(joinType=[%s], where=[%s], leftTime=[%s], rightTime=[%s], select=[%s], state=[%s])",

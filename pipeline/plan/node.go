@@ -36,6 +36,14 @@ const (
 	// DeadLettersNode is the records on_error policies set aside, which
 	// a sink takes (deadletter.go); no query reads it.
 	DeadLettersNode
+	// SetOpNode is INTERSECT or EXCEPT [ALL] over a union of both sides
+	// whose rows carry their side (setop.go).
+	SetOpNode
+	// ExpandNode emits each row once per grouping set (grouping.go).
+	ExpandNode
+	// SingleRowNode passes a scalar subquery's result on while it has at
+	// most one row (scalar.go).
+	SingleRowNode
 )
 
 // Node is one operator of the logical plan. A node read by several

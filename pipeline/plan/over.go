@@ -12,30 +12,27 @@ import (
 )
 
 // OVER aggregates: a SELECT whose list holds agg(...) OVER (window) or
-// LAG(...) OVER (window), planned as
+// a row function (LAG, LEAD, ROW_NUMBER, RANK, DENSE_RANK), planned as
 //
 //	Calc(input columns, partition keys, arguments; WHERE) → OverAggregate → Calc(select list)
 //
 // The OverAggregate emits each input row once, with its results appended,
 // when the watermark passes the row's event time: insert-only.
 
-// rankingFuncs are the OVER functions of Top-N and deduplication, which
-// are planned elsewhere.
-var rankingFuncs = map[string]bool{"ROW_NUMBER": true, "RANK": true, "DENSE_RANK": true}
-
-// overCalls returns the OVER calls of the select list, outermost first,
-// and whether one of them is a ranking function.
-func overCalls(items []*sql.SelectItem) (overs []*sql.Over, ranking bool) {
+// overCalls returns the OVER calls of the select list, outermost first.
+// A Top-N or deduplication (ROW_NUMBER filtered by the outer query) is
+// planned before the select list is (rank_topn.go); a ranking function
+// reaching here is an OVER aggregate.
+func overCalls(items []*sql.SelectItem) (overs []*sql.Over) {
 	for _, it := range items {
 		walk(it.Expr, func(x sql.Expr) bool {
 			if o, ok := x.(*sql.Over); ok {
 				overs = append(overs, o)
-				ranking = ranking || rankingFuncs[strings.ToUpper(o.Call.Name)]
 			}
 			return true
 		})
 	}
-	return overs, ranking
+	return overs
 }
 
 // windowText is the window as Format writes it, for comparing two calls'
@@ -70,13 +67,14 @@ func (q *queryBuilder) overAggregate(sel *sql.Select, s *scope, overs []*sql.Ove
 	return out, nil
 }
 
-// overFn is one OVER call of a SELECT: its text, whether it is a LAG,
-// its index among the aggregates or the LAGs, and its result type.
+// overFn is one OVER call of a SELECT: its text, whether it is a row
+// function (LAG, ROW_NUMBER, ...), its index among the aggregates or the
+// row functions, and its result type.
 type overFn struct {
-	text string
-	lag  bool
-	i    int
-	typ  row.Type
+	text  string
+	rowFn bool
+	i     int
+	typ   row.Type
 }
 
 // overPlan is a SELECT with OVER aggregates being planned, in the phases
@@ -90,6 +88,8 @@ type overPlan struct {
 	in    *Node
 	overs []*sql.Over
 	spec  windowop.OverSpec
+	// win is the window every call shares, with its frame (over_fn.go).
+	win *sql.WindowSpec
 
 	preFields  []row.Field
 	preProject []*expr.Compiled
@@ -122,16 +122,13 @@ func (o *overPlan) check() error {
 			return errAt(it.Pos(), "an aggregate without OVER cannot stand beside OVER aggregates; give it an OVER window too or aggregate in a subquery")
 		}
 	}
-	w := first.Window
-	text := overWindowText(w)
-	for _, ov := range o.overs[1:] {
-		if overWindowText(ov.Window) != text {
-			return errAt(ov.OverAt, "all OVER aggregates of a SELECT must use the same window (Flink computes them in one operator): %s differs from %s; name one WINDOW w AS (...) and write OVER w", overWindowText(ov.Window), text)
-		}
+	w, err := o.window()
+	if err != nil {
+		return err
 	}
 	spec, err := o.q.overSpec(w, s)
 	if err != nil {
-		return err
+		return rankHint(err, o.overs)
 	}
 	o.spec = spec
 	return nil
@@ -213,17 +210,15 @@ func (o *overPlan) functions() error {
 			}
 			spec.Aggs = append(spec.Aggs, ac)
 			f.i, f.typ = j, ac.ResultType()
-		case name == "LAG":
-			l, typ, err := q.lagCall(call, in.Schema, s.table, o.add)
+		case isRowFunc(name):
+			l, typ, err := q.rowFuncCall(call, in.Schema, s.table, o.add)
 			if err != nil {
 				return err
 			}
-			f.lag, f.i, f.typ = true, len(spec.Lags), typ
-			spec.Lags = append(spec.Lags, l)
-		case name == "LEAD":
-			return errAt(call.At, "LEAD reads rows that have not arrived yet; Flink supports it in batch mode only, and etld not yet. Use LAG, ordering the other way round in a subquery if needed")
+			f.rowFn, f.i, f.typ = true, len(spec.Funcs), typ
+			spec.Funcs = append(spec.Funcs, l)
 		default:
-			return errAt(call.At, "%s is not an aggregate function and cannot take OVER (...); OVER takes COUNT, SUM, AVG, MIN, MAX, FIRST_VALUE, LAST_VALUE, LISTAGG, STDDEV/VAR, LAG", name)
+			return errAt(call.At, "%s is not an aggregate function and cannot take OVER (...); OVER takes COUNT, SUM, AVG, MIN, MAX, FIRST_VALUE, LAST_VALUE, LISTAGG, COLLECT, STDDEV/VAR, LAG, LEAD, ROW_NUMBER, RANK, DENSE_RANK", name)
 		}
 		o.index[strings.ToLower(text)] = len(o.fns)
 		o.fns = append(o.fns, f)
@@ -265,22 +260,24 @@ func (o *overPlan) firstCalc() (*Node, error) {
 }
 
 // overNode builds the OverAggregate: the first Calc's columns, then the
-// results, aggregates first, then LAGs.
+// results, aggregates first, then the row functions.
 func (o *overPlan) overNode(pre *Node) *Node {
 	q, in, fns, keyTexts, aggTexts := o.q, o.in, o.fns, o.keyTexts, o.aggTexts
-	w := o.overs[0].Window
+	w := o.win
 	spec := o.spec
 	outFields := append([]row.Field(nil), o.preFields...)
 	resultCol := make([]int, len(fns))
-	for _, kind := range []bool{false, true} { // aggregates, then LAGs
+	for _, kind := range []bool{false, true} { // aggregates, then row functions
 		for j, f := range fns {
-			if f.lag == kind {
+			if f.rowFn == kind {
 				resultCol[j] = len(outFields)
 				outFields = append(outFields, row.Field{Name: fmt.Sprintf("$o%d", j), Type: f.typ})
 			}
 		}
 	}
-	spec.TimeCol = in.TimeAttr
+	if !spec.ProcTime {
+		spec.TimeCol = in.TimeAttr
+	}
 	node := &Node{
 		Kind: OverAggNode, Input: pre, Schema: row.NewSchema(outFields...),
 		Mode: overAggMode(), TimeAttr: in.TimeAttr, Bounded: in.Bounded,
@@ -295,7 +292,7 @@ func (o *overPlan) overNode(pre *Node) *Node {
 		frame = strings.Trim(overWindowText(&sql.WindowSpec{Frame: w.Frame}), "()")
 	}
 	node.Label = fmt.Sprintf("OverAggregate(%sorderBy=[%s ASC], window=[%s], select=[%s])",
-		partition, in.Schema.Fields[in.TimeAttr].Name, frame, strings.Join(aggTexts, ", "))
+		partition, in.Schema.Fields[spec.TimeCol].Name, frame, strings.Join(aggTexts, ", "))
 
 	o.outFields, o.resultCol = outFields, resultCol
 	return node
@@ -372,14 +369,19 @@ func (q *queryBuilder) overSpec(w *sql.WindowSpec, s *scope) (windowop.OverSpec,
 		return spec, err
 	}
 	ref, ok := x.(*sql.ColumnRef)
-	if !ok || in.TimeAttr < 0 || !strings.EqualFold(ref.Column.Name, timeName) {
-		if in.TimeAttr < 0 {
-			return spec, errAt(o.Pos(), "OVER windows are ordered by an event-time attribute, and %s has none: declare `watermark:` on its source", s.table)
+	if ok {
+		if c := in.Schema.Index(ref.Column.Name); c >= 0 && procTimeCol(in, c) {
+			spec.ProcTime, spec.TimeCol = true, c
 		}
-		return spec, errAt(o.Pos(), "OVER windows are ordered by the event-time attribute: write %s", orderHint)
+	}
+	if !spec.ProcTime && (!ok || in.TimeAttr < 0 || !strings.EqualFold(ref.Column.Name, timeName)) {
+		if in.TimeAttr < 0 {
+			return spec, errAt(o.Pos(), "OVER windows are ordered by a time attribute, and %s has none: declare `watermark:` on its source, or order by a processing-time column (AS PROCTIME())", s.table)
+		}
+		return spec, errAt(o.Pos(), "OVER windows are ordered by a time attribute: write %s, or a processing-time column (AS PROCTIME())", orderHint)
 	}
 	if o.Desc {
-		return spec, errAt(o.Pos(), "an OVER window orders its time attribute ascending: drop DESC")
+		return spec, errAt(o.Pos(), "an OVER window orders its time attribute ascending (Flink refuses DESC): drop DESC")
 	}
 	f := w.Frame
 	if f == nil {
@@ -412,38 +414,6 @@ func litText(l *sql.Literal, ok bool) string {
 		return ""
 	}
 	return l.Text
-}
-
-// lagCall plans LAG(x [, offset [, default]]): offset an integer literal
-// (default 1), default an expression of x's type (default NULL).
-func (q *queryBuilder) lagCall(c *sql.Call, schema row.Schema, table string, add func(string, *expr.Compiled, string) int) (windowop.LagCall, row.Type, error) {
-	if len(c.Args) < 1 || len(c.Args) > 3 || c.Distinct || c.Star || c.Filter != nil {
-		return windowop.LagCall{}, row.Type{}, errAt(c.At, "LAG takes (value [, offset [, default]])")
-	}
-	arg, err := compileExpr(c.Args[0], schema, table)
-	if err != nil {
-		return windowop.LagCall{}, row.Type{}, err
-	}
-	l := windowop.LagCall{Offset: 1, Default: -1}
-	l.Arg = add(fmt.Sprintf("$lag%d", len(schema.Fields)), arg, sql.Format(c.Args[0]))
-	if len(c.Args) > 1 {
-		lit, ok := c.Args[1].(*sql.Literal)
-		n, err := strconv.Atoi(litText(lit, ok))
-		if !ok || lit.Kind != sql.LitInt || err != nil || n < 0 {
-			return windowop.LagCall{}, row.Type{}, errAt(c.Args[1].Pos(), "LAG's offset must be a whole number literal")
-		}
-		l.Offset = n
-	}
-	typ := arg.Type
-	typ.NotNull = false
-	if len(c.Args) > 2 {
-		d, err := compileExpr(&sql.Cast{At: c.Args[2].Pos(), X: c.Args[2], Type: arg.Type, TypeText: arg.Type.String()}, schema, table)
-		if err != nil {
-			return windowop.LagCall{}, row.Type{}, errAt(c.Args[2].Pos(), "LAG's default must have the value's type %s: %v", arg.Type, err)
-		}
-		l.Default = add("$lagdefault", d, sql.Format(c.Args[2]))
-	}
-	return l, typ, nil
 }
 
 // overAggMode: an OVER aggregate emits each row once, final: insert-only,

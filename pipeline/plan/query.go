@@ -112,6 +112,22 @@ func (q *queryBuilder) windowScope(w *sql.WindowTVF) (*scope, error) {
 	if err != nil {
 		return nil, err
 	}
+	spec, err := q.windowSpec(w, in, tabName)
+	if err != nil {
+		return nil, err
+	}
+	name := tabName
+	if !w.Alias.IsZero() {
+		name = w.Alias.Name
+	}
+	return &scope{node: in, name: name, table: tabName, window: w, windowSpec: spec}, nil
+}
+
+// windowSpec checks window w over the table in (named tabName) and
+// returns its spec: the time column must be in's event-time attribute,
+// the sizes positive interval literals.
+func (q *queryBuilder) windowSpec(w *sql.WindowTVF, in *Node, tabName string) (*windowop.WindowSpec, error) {
+	var err error
 	col := in.Schema.Index(w.TimeCol.Name)
 	if col < 0 {
 		return nil, errAt(w.TimeCol.At, "column %q not found in table %s%s", w.TimeCol.Name, tabName, suggest(w.TimeCol.Name, in.Schema.Names()))
@@ -178,11 +194,7 @@ func (q *queryBuilder) windowScope(w *sql.WindowTVF) (*scope, error) {
 	if err := windowsPerRow(w, spec); err != nil {
 		return nil, err
 	}
-	name := tabName
-	if !w.Alias.IsZero() {
-		name = w.Alias.Name
-	}
-	return &scope{node: in, name: name, table: tabName, window: w, windowSpec: spec}, nil
+	return spec, nil
 }
 
 // maxWindowsPerRow bounds the windows a HOP or CUMULATE puts each row in
@@ -261,9 +273,15 @@ func (q *queryBuilder) selectBlock(sel *sql.Select) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	if sel, err = q.groupWindow(sel, s); err != nil {
+		return nil, err
+	}
 	aggregated := len(sel.GroupBy) > 0 || containsAgg(sel.Having)
 	for _, it := range sel.Items {
 		aggregated = aggregated || containsAgg(it.Expr)
+	}
+	if sel, err = q.scalarSubqueries(sel, s, aggregated); err != nil {
+		return nil, err
 	}
 	if sel.Where != nil && containsAgg(sel.Where) {
 		var at sql.Pos
@@ -275,7 +293,7 @@ func (q *queryBuilder) selectBlock(sel *sql.Select) (*Node, error) {
 		})
 		return nil, errAt(at, "aggregate functions are not allowed in WHERE; use HAVING")
 	}
-	if overs, ranking := overCalls(sel.Items); len(overs) > 0 && !ranking {
+	if overs := overCalls(sel.Items); len(overs) > 0 {
 		return q.overAggregate(sel, s, overs)
 	}
 	if aggregated {
@@ -375,20 +393,29 @@ func newProjector(in *Node, items int) *projector {
 	return p
 }
 
-// unique refuses a second column of one name. Output names are unique,
-// as Flink requires of a table's fields ("Field names must be unique"):
-// a sink or a later query could not tell two columns of one name apart.
-// * counts like the columns it stands for.
-func (p *projector) unique(name string, at sql.Pos, star bool) error {
-	key := strings.ToLower(name)
-	if !p.names[key] {
-		p.names[key] = true
-		return nil
+// unique returns name, or when a column of that name is already in the
+// list, the first of name0, name1, ... that is not: Calcite's
+// uniquifying of a select list (SqlValidatorUtil.uniquify with its
+// EXPR_SUGGESTER), so `SELECT o.id, c.id` has the columns id and id0 as
+// on Flink. Names are compared ignoring case, as etld resolves them.
+func (p *projector) unique(name string) string {
+	return uniquify(name, p.names)
+}
+
+// uniquify returns name or its first free variant name0, name1, ...
+// and marks it used in used (keys in lower case).
+func uniquify(name string, used map[string]bool) string {
+	if key := strings.ToLower(name); !used[key] {
+		used[key] = true
+		return name
 	}
-	if star {
-		return errAt(at, "duplicate column name %q in the select list: * repeats a column already selected; list the columns instead, renaming with AS", name)
+	for j := 0; ; j++ {
+		alt := fmt.Sprintf("%s%d", name, j)
+		if key := strings.ToLower(alt); !used[key] {
+			used[key] = true
+			return alt
+		}
 	}
-	return errAt(at, "duplicate column name %q in the select list; give it another name with AS", name)
 }
 
 func (p *projector) add(name string, c *expr.Compiled, srcCol int, text string) {
@@ -417,14 +444,14 @@ func (p *projector) star(star *sql.Star, s *scope) error {
 		if !star.Table.IsZero() && s.cols != nil && !slices.ContainsFunc(s.cols[j].quals, func(q string) bool { return strings.EqualFold(q, star.Table.Name) }) {
 			continue // t.* of a join: t's columns only
 		}
-		if err := p.unique(f.Name, star.At, true); err != nil {
-			return err
+		if s.cols != nil && strings.HasPrefix(s.cols[j].quals[0], scalarQual) {
+			continue // a scalar subquery's join columns
 		}
 		c, err := compileExpr(&sql.ColumnRef{Column: sql.Ident{Name: f.Name, Quoted: true}}, in.Schema, s.table)
 		if err != nil {
 			return err
 		}
-		p.add(f.Name, c, j, f.Name)
+		p.add(p.unique(f.Name), c, j, f.Name)
 	}
 	return nil
 }
@@ -468,10 +495,7 @@ func (p *projector) item(q *queryBuilder, i int, it *sql.SelectItem, s *scope) e
 	if name == "" {
 		name = fmt.Sprintf("EXPR$%d", i)
 	}
-	if err := p.unique(name, it.Pos(), false); err != nil {
-		return err
-	}
-	p.add(name, c, src, sql.Format(it.Expr))
+	p.add(p.unique(name), c, src, sql.Format(it.Expr))
 	return nil
 }
 

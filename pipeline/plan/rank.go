@@ -41,23 +41,10 @@ func rankSubquery(f sql.FromItem) (*sql.SubqueryRef, *sql.Select, int) {
 }
 
 // selectFrom plans sel's FROM. A Top-N subquery plans here with the
-// outer WHERE's rank conditions; sel comes back without them.
+// outer WHERE's rank conditions; sel comes back without them. A ranking
+// function the outer query does not limit is an OVER aggregate.
 func (q *queryBuilder) selectFrom(sel *sql.Select) (*scope, *sql.Select, error) {
-	for _, it := range sel.Items {
-		var at *sql.Over
-		walk(it.Expr, func(x sql.Expr) bool {
-			if o, ok := x.(*sql.Over); ok && at == nil {
-				if _, rank := rankFuncs[o.Call.Name]; rank {
-					at = o
-				}
-			}
-			return at == nil
-		})
-		if at != nil {
-			return nil, nil, errAt(at.Call.At, "%s() OVER (...) is supported as a Top-N: rank in a subquery and limit the rank in the query that reads it (SELECT ... FROM (SELECT ..., %s() OVER (...) AS rn FROM t) WHERE rn <= N)", at.Call.Name, at.Call.Name)
-		}
-	}
-	if sub, inner, item := rankSubquery(sel.From); sub != nil {
+	if sub, inner, item := rankSubquery(sel.From); sub != nil && limitsRank(sel, sub, inner, item) {
 		return q.topN(sel, sub, inner, item)
 	}
 	if j, ok := sel.From.(*sql.Join); ok && j.Type == sql.CommaJoin && sel.Where != nil {

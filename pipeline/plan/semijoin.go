@@ -98,12 +98,14 @@ func (q *queryBuilder) correlatedIn(s *scope, in *sql.InQuery) (bool, error) {
 		}
 		return !outer
 	})
-	if !outer {
-		return false, nil
-	}
 	is, err := q.from(inner.From)
 	if err != nil {
 		return true, err
+	}
+	// An unqualified name the subquery's table lacks and the outer table
+	// has is the outer table's column, as SQL scopes names.
+	if !outer && !namesOuter(inner.Where, s, is) {
+		return false, nil
 	}
 	if len(inner.GroupBy) > 0 || inner.Having != nil || inner.Distinct {
 		return true, errAt(in.At, "a correlated IN over GROUP BY, HAVING or DISTINCT is not supported")
@@ -138,6 +140,25 @@ func (q *queryBuilder) correlatedIn(s *scope, in *sql.InQuery) (bool, error) {
 		}
 	}
 	return true, nil
+}
+
+// namesOuter reports whether e names, unqualified, a column that the
+// subquery's scope is lacks and the outer scope s has.
+func namesOuter(e sql.Expr, s, is *scope) bool {
+	has := func(sc *scope, name string) bool {
+		if sc.cols != nil {
+			return slices.ContainsFunc(sc.cols, func(c scopeCol) bool { return strings.EqualFold(c.name, name) })
+		}
+		return sc.node.Schema.Index(name) >= 0
+	}
+	found := false
+	walk(e, func(x sql.Expr) bool {
+		if c, ok := x.(*sql.ColumnRef); ok && c.Table.IsZero() && !has(is, c.Column.Name) && has(s, c.Column.Name) {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 // existsJoin plans `[NOT] EXISTS (SELECT ... FROM t WHERE cond)`: a semi
@@ -192,6 +213,7 @@ func (q *queryBuilder) semiJoin(s *scope, r *scope, cond sql.Expr, kind joinop.J
 	if err := q.joinCondition(n, both, cond, kind); err != nil {
 		return err
 	}
+	pair := n.Schema.Names()
 	n.joined().join.NullAware = nullAware
 	if n.windowJoin() != nil {
 		n.windowJoin().NullAware = nullAware
@@ -199,20 +221,14 @@ func (q *queryBuilder) semiJoin(s *scope, r *scope, cond sql.Expr, kind joinop.J
 	if nullAware {
 		n.Label = strings.Replace(n.Label, "joinType=[LeftAntiJoin]", "joinType=[LeftAntiJoin], nullAware=[true]", 1)
 	}
-	n.Schema = left.Schema
+	// The left input may have gained key columns (keyCols): the join
+	// emits its rows, and a Calc drops them.
+	n.Schema = n.Inputs[0].Schema
 	n.TimeAttr = left.TimeAttr
 	if kind == joinop.AntiJoin && !q.b.plan.Batch && n.windowJoin() == nil {
 		n.TimeAttr = -1 // rows are retracted: no longer insert-only
 	}
-	n.Label = strings.Replace(n.Label, ", select=["+strings.Join(fields2names(fields), ", ")+"]", ", select=["+strings.Join(left.Schema.Names(), ", ")+"]", 1)
-	s.node = n
+	n.Label = strings.Replace(n.Label, ", select=["+strings.Join(pair, ", ")+"]", ", select=["+strings.Join(n.Schema.Names(), ", ")+"]", 1)
+	s.node = withoutKeyCols(n, lw, 0)
 	return nil
-}
-
-func fields2names(fs []row.Field) []string {
-	out := make([]string, len(fs))
-	for i, f := range fs {
-		out[i] = f.Name
-	}
-	return out
 }

@@ -14,6 +14,9 @@ import (
 )
 
 func compileExpr(e sql.Expr, schema row.Schema, table string) (*expr.Compiled, error) {
+	if sq := findScalarQuery(e); sq != nil {
+		return nil, errAt(sq.At, "a scalar subquery is supported in WHERE and in the select list of a query without GROUP BY or aggregates")
+	}
 	return expr.Compile(e, expr.Table{Name: table, Schema: schema})
 }
 

@@ -31,23 +31,52 @@ func (e *cteEnv) find(name string) *cteEnv {
 }
 
 // query plans a whole query: its WITH clause, then its SELECTs combined
-// by UNION ALL and UNION, left to right.
+// by the set operations: INTERSECT first (it binds tighter), then UNION
+// ALL, UNION and EXCEPT, left to right.
 func (q *queryBuilder) query(qu *sql.Query) (*Node, error) {
 	saved := q.env
 	defer func() { q.env = saved }()
 	for _, c := range qu.With {
 		q.env = &cteEnv{name: strings.ToLower(c.Name.Name), query: c.Query, def: q.env, parent: q.env}
 	}
-	first, err := q.selectBlock(qu.Selects[0])
-	if err != nil {
-		return nil, err
-	}
-	acc := []*Node{first}
-	sels := []*sql.Select{qu.Selects[0]}
-	for i, s := range qu.Selects[1:] {
+	// terms are the operands of UNION and EXCEPT: runs of SELECTs joined
+	// by INTERSECT, each planned into one node; ops[i] joins terms[i]
+	// and terms[i+1].
+	var terms []*Node
+	var termSels []*sql.Select
+	var ops []int
+	for i, s := range qu.Selects {
 		n, err := q.selectBlock(s)
 		if err != nil {
 			return nil, err
+		}
+		if i > 0 && qu.Op(i-1) == sql.Intersect {
+			last := len(terms) - 1
+			if terms[last], err = q.setOperation(terms[last], n, termSels[last], s, sql.Intersect, qu.UnionDistinct(i-1)); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if i > 0 {
+			ops = append(ops, i-1)
+		}
+		terms, termSels = append(terms, n), append(termSels, s)
+	}
+	acc := []*Node{terms[0]}
+	sels := []*sql.Select{termSels[0]}
+	for j, i := range ops {
+		n, s := terms[j+1], termSels[j+1]
+		if qu.Op(i) == sql.Except {
+			left, err := q.unionOf(acc, sels)
+			if err != nil {
+				return nil, err
+			}
+			e, err := q.setOperation(left, n, sels[0], s, sql.Except, qu.UnionDistinct(i))
+			if err != nil {
+				return nil, err
+			}
+			acc, sels = []*Node{e}, sels[:1]
+			continue
 		}
 		acc, sels = append(acc, n), append(sels, s)
 		if qu.UnionDistinct(i) {
@@ -59,10 +88,15 @@ func (q *queryBuilder) query(qu *sql.Query) (*Node, error) {
 			sels = sels[:1]
 		}
 	}
-	if len(acc) == 1 {
-		return acc[0], nil
+	return q.unionOf(acc, sels)
+}
+
+// unionOf is the UNION ALL of ins, or its one input.
+func (q *queryBuilder) unionOf(ins []*Node, sels []*sql.Select) (*Node, error) {
+	if len(ins) == 1 {
+		return ins[0], nil
 	}
-	return q.union(acc, sels)
+	return q.union(ins, sels)
 }
 
 // cte plans a reference to a WITH query.

@@ -10,9 +10,10 @@ import (
 )
 
 // unnestScope plans `input CROSS JOIN UNNEST(x) [WITH ORDINALITY] AS u
-// (cols)`: the input's columns, then the element's (an ARRAY's element, or
-// each field of a ROW element; a MAP's key and value), then the position
-// when WITH ORDINALITY. Stateless, it keeps the input's changelog kinds;
+// (cols)` and `input LEFT JOIN UNNEST(x) ... ON TRUE`: the input's
+// columns, then the element's (an ARRAY's element, or each field of a ROW
+// element; a MAP's key and value), then the position when WITH
+// ORDINALITY (nullable after a LEFT JOIN). Stateless, it keeps the input's changelog kinds;
 // the input's key does not survive (one row becomes several).
 func (q *queryBuilder) unnestScope(f *sql.Unnest) (*scope, error) {
 	in, err := q.from(f.Input)
@@ -28,7 +29,7 @@ func (q *queryBuilder) unnestScope(f *sql.Unnest) (*scope, error) {
 	}
 	t := of.Type
 	var cols []row.Field
-	u := &runtime.Unnest{Of: of.Eval, Ordinality: f.Ordinality}
+	u := &runtime.Unnest{Of: of.Eval, Ordinality: f.Ordinality, Left: f.Left}
 	switch t.ID {
 	case row.Array:
 		el := t.Elem().Nullable()
@@ -47,7 +48,7 @@ func (q *queryBuilder) unnestScope(f *sql.Unnest) (*scope, error) {
 		return nil, errAt(f.X.Pos(), "UNNEST needs an ARRAY or a MAP, not %s", t)
 	}
 	if f.Ordinality {
-		cols = append(cols, row.Field{Name: "ORDINALITY", Type: row.Type{ID: row.Int, NotNull: true}})
+		cols = append(cols, row.Field{Name: "ORDINALITY", Type: row.Type{ID: row.Int, NotNull: !f.Left}})
 	}
 	if len(f.Columns) > 0 {
 		if len(f.Columns) != len(cols) {
@@ -82,6 +83,9 @@ func (q *queryBuilder) unnestScope(f *sql.Unnest) (*scope, error) {
 	ord := ""
 	if f.Ordinality {
 		ord = " WITH ORDINALITY"
+	}
+	if f.Left {
+		ord += ", joinType=[LEFT]"
 	}
 	n.Label = fmt.Sprintf("Correlate(UNNEST(%s)%s, columns=[%s])", sql.Format(f.X), ord, strings.Join(names, ", "))
 	u.Name = n.Label

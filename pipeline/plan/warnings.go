@@ -3,6 +3,8 @@ package plan
 import (
 	"fmt"
 	"sort"
+
+	"github.com/etld/etld/pipeline/runtime/rankop"
 )
 
 // StateWarnings names the streaming operators whose state may grow
@@ -12,8 +14,10 @@ import (
 // code) or not (over an order id) the plan cannot know, so these are
 // warnings, not errors: validate and explain print them, and the run's
 // max_state_bytes stops a state that does grow without end. A window
-// frees its state by the watermark and a global aggregate holds one
-// group: neither is named.
+// frees its state by the watermark, a global aggregate holds one group
+// and a Top-N without PARTITION BY that keeps only its top rows (of an
+// insert-only input, or an updating one it ranks by an upsert key)
+// holds N: none is named.
 func (p *Plan) StateWarnings() []string {
 	ids, owners := p.opOwners()
 	type found struct {
@@ -25,6 +29,9 @@ func (p *Plan) StateWarnings() []string {
 			continue
 		}
 		if g := n.groupAgg(); n.Kind == GroupAggNode && g != nil && len(g.keys) == 0 {
+			continue
+		}
+		if r := n.ranked(); n.Kind == RankNode && r != nil && len(r.spec.Partition) == 0 && r.spec.Strategy != rankop.Retract {
 			continue
 		}
 		at := ""

@@ -9,7 +9,10 @@ import (
 	"unsafe"
 )
 
-// The composite types ARRAY<T>, MAP<K, V> and ROW<name T, ...>.
+// The composite types ARRAY<T>, MAP<K, V> and ROW<name T, ...>, and
+// MULTISET<T>: a MAP of each distinct element to its count (INT NOT
+// NULL), which is how Flink keeps it, prints it ({a=2, b=1}) and writes it
+// in JSON.
 //
 // A composite value keeps the scalar hot path as it is: it is one Value
 // whose string holds its items in the codec's encoding (a uvarint count,
@@ -26,6 +29,7 @@ type nested struct {
 	key    Type // MAP's key
 	fields []Field
 	text   string // the type as Flink writes it, without NOT NULL
+	bag    bool   // a MULTISET: a MAP of elements to counts
 }
 
 var nestedTypes sync.Map // text -> *nested
@@ -45,6 +49,15 @@ func MapOf(key, value Type) Type {
 	return Type{ID: Map, nest: intern(&nested{key: key, elem: value,
 		text: "MAP<" + key.String() + ", " + value.String() + ">"})}
 }
+
+// MultisetOf is the nullable MULTISET<elem>, a MAP<elem, INT NOT NULL>.
+func MultisetOf(elem Type) Type {
+	return Type{ID: Map, nest: intern(&nested{key: elem, elem: Type{ID: Int, NotNull: true}, bag: true,
+		text: "MULTISET<" + elem.String() + ">"})}
+}
+
+// Multiset reports whether t is a MULTISET (whose ID is Map).
+func (t Type) Multiset() bool { return t.nest != nil && t.nest.bag }
 
 // RowOf is the nullable ROW<name type, ...>.
 func RowOf(fields ...Field) Type {
@@ -294,7 +307,7 @@ func appendNestedText(dst []byte, v Value, t Type) []byte {
 // isNestedTypeText reports whether s starts a composite type name.
 func isNestedTypeText(s string) bool {
 	up := strings.ToUpper(s)
-	for _, p := range []string{"ARRAY", "MAP", "ROW"} {
+	for _, p := range []string{"ARRAY", "MAP", "MULTISET", "ROW"} {
 		if rest, ok := strings.CutPrefix(up, p); ok {
 			rest = strings.TrimLeft(rest, " \t\n")
 			return strings.HasPrefix(rest, "<") || (p == "ROW" && strings.HasPrefix(rest, "("))
@@ -303,8 +316,9 @@ func isNestedTypeText(s string) bool {
 	return false
 }
 
-// parseNestedType reads ARRAY<T>, MAP<K, V>, ROW<name T, ...> and
-// ROW(name T, ...), nested to any depth, each optionally NOT NULL.
+// parseNestedType reads ARRAY<T>, MAP<K, V>, MULTISET<T>, ROW<name T,
+// ...> and ROW(name T, ...), nested to any depth, each optionally NOT
+// NULL.
 func parseNestedType(src string) (Type, error) {
 	i := strings.IndexAny(src, "<(")
 	name := strings.ToUpper(strings.TrimSpace(src[:i]))
@@ -321,7 +335,7 @@ func parseNestedType(src string) (Type, error) {
 		return Type{}, fmt.Errorf("type %q: unexpected %q after the closing %c", src, strings.TrimSpace(src[end+1:]), src[end])
 	}
 	parts := splitTop(src[i+1 : end])
-	want := map[string]int{"ARRAY": 1, "MAP": 2}[name]
+	want := map[string]int{"ARRAY": 1, "MAP": 2, "MULTISET": 1}[name]
 	if name != "ROW" && len(parts) != want {
 		return Type{}, fmt.Errorf("type %q: %s takes %d type parameter(s), got %d", src, name, want, len(parts))
 	}
@@ -360,6 +374,10 @@ func parseNestedType(src string) (Type, error) {
 	case "MAP":
 		nn := t.NotNull
 		t = MapOf(inner[0], inner[1])
+		t.NotNull = nn
+	case "MULTISET":
+		nn := t.NotNull
+		t = MultisetOf(inner[0])
 		t.NotNull = nn
 	default:
 		if len(fields) == 0 {

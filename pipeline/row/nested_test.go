@@ -14,6 +14,9 @@ func TestParseNestedType(t *testing.T) {
 		{in: "ROW<a INT, `b c` STRING>", want: "ROW<`a` INT, `b c` STRING>"},
 		{in: "ROW(a INT, b ROW<c TIMESTAMP(3)>)", want: "ROW<`a` INT, `b` ROW<`c` TIMESTAMP(3)>>"},
 		{in: "ROW<a INT COMMENT 'the a'>", want: "ROW<`a` INT>"},
+		{in: "MULTISET<STRING> NOT NULL", want: "MULTISET<STRING> NOT NULL"},
+		{in: "multiset<ARRAY<INT>>", want: "MULTISET<ARRAY<INT>>"},
+		{in: "MULTISET<INT, INT>", err: "MULTISET takes 1 type parameter(s), got 2"},
 		{in: "ARRAY<INT", err: "unclosed <"},
 		{in: "ARRAY<INT, INT>", err: "ARRAY takes 1 type parameter(s), got 2"},
 		{in: "MAP<INT>", err: "MAP takes 2 type parameter(s), got 1"},
@@ -54,6 +57,14 @@ func TestNestedTypesCompareByStructure(t *testing.T) {
 	}
 	if a.Elem().Elem() != Of(Int) || a.Key() != Of(String) {
 		t.Fatalf("Elem/Key = %v, %v", a.Elem(), a.Key())
+	}
+	// A MULTISET is a MAP of elements to counts, yet a type of its own.
+	bag := MultisetOf(Of(String))
+	if bag.ID != Map || !bag.Multiset() || bag == MapOf(Of(String), Type{ID: Int, NotNull: true}) || a.Multiset() {
+		t.Fatalf("MULTISET<STRING> = %v (multiset %v) equals its MAP, or a MAP is a multiset", bag, bag.Multiset())
+	}
+	if bag.Key() != Of(String) || bag.Elem() != (Type{ID: Int, NotNull: true}) {
+		t.Fatalf("MULTISET Key/Elem = %v, %v", bag.Key(), bag.Elem())
 	}
 }
 

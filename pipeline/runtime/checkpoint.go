@@ -88,12 +88,15 @@ type CheckpointStats struct {
 // report is what a node tells the coordinator: its state at barrier id,
 // or (ended) its final state.
 type report struct {
-	part      int
-	id        int64
-	ended     bool
-	finished  bool // ended at the end of its input, not by a stop
-	runtime   []byte
-	connector []byte
+	part     int
+	id       int64
+	ended    bool
+	finished bool // ended at the end of its input, not by a stop
+	runtime  []byte
+	// runtimePart names the store's part that holds runtime instead
+	// (an operator.StreamSnapshotter's state).
+	runtimePart string
+	connector   []byte
 	// rows, from a sink, is its RowsIn at the barrier (or at its end).
 	rows int64
 }
@@ -162,7 +165,9 @@ func newCoordinator(g *Graph, opt CheckpointOptions) *coordinator {
 		if u.ID == "" {
 			u.ID = fmt.Sprintf("union/%s/%d", u.Name, i)
 		}
-		add(&u.Node, false, nil)
+		// A union reading a build input first keeps the rows it holds
+		// back (union_build.go); a checkpoint without them fits.
+		add(&u.Node, u.BuildFirst, nil).optional = u.BuildFirst
 	}
 	for _, s := range g.Sinks {
 		if s.ID == "" {
@@ -334,7 +339,7 @@ func (c *coordinator) finish(id int64, start time.Time, final bool) error {
 		}
 		cp.Components = append(cp.Components, checkpoint.Component{
 			ID: p.node.ID, Fingerprint: p.node.Fingerprint, Ended: r.ended && r.finished,
-			Runtime: r.runtime, Connector: r.connector,
+			Runtime: r.runtime, RuntimePart: r.runtimePart, Connector: r.connector,
 		})
 	}
 	st := &c.g.Checkpoints

@@ -50,7 +50,7 @@ func (c *coordinator) restore() error {
 		if !ok || comp == nil {
 			continue
 		}
-		if err := sn.Restore(comp.Runtime); err != nil {
+		if err := c.restoreOp(sn, comp); err != nil {
 			return fmt.Errorf("transform %q: restore from checkpoint %d: %w", o.Name, cp.ID, err)
 		}
 	}

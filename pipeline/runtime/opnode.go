@@ -201,11 +201,11 @@ func (r *opRun) end(ctx context.Context) error {
 		return err
 	}
 	n.countDropped()
-	state, err := n.snapshot(r.co)
+	st, err := n.snapshot(r.co, 0)
 	if err != nil {
 		return err
 	}
-	if err := r.co.report(ctx, report{part: n.cpIndex, ended: true, finished: r.finished, runtime: state}); err != nil {
+	if err := r.co.report(ctx, report{part: n.cpIndex, ended: true, finished: r.finished, runtime: st.state, runtimePart: st.part}); err != nil {
 		return err
 	}
 	if err := n.Feed.end(ctx); err != nil {
@@ -245,11 +245,11 @@ func (n *OpNode) batchStep() (func(m message, em *batchEmitter) error, error) {
 // there is nothing to align; several inputs meet in a UnionNode, which
 // aligns their barriers (union.go).
 func (n *OpNode) barrier(ctx context.Context, co *coordinator, m message) error {
-	state, err := n.snapshot(co)
+	st, err := n.snapshot(co, m.barrier)
 	if err != nil {
 		return err
 	}
-	if err := co.report(ctx, report{part: n.cpIndex, id: m.barrier, runtime: state}); err != nil {
+	if err := co.report(ctx, report{part: n.cpIndex, id: m.barrier, runtime: st.state, runtimePart: st.part}); err != nil {
 		return err
 	}
 	if err := n.send(ctx, m); err != nil {
@@ -259,23 +259,6 @@ func (n *OpNode) barrier(ctx context.Context, co *coordinator, m message) error 
 		return err
 	}
 	return n.Feed.pass(ctx, m.barrier)
-}
-
-// snapshot encodes the operator's state for a checkpoint. A run without
-// a checkpoint store keeps no state: its barriers only make sinks flush,
-// and encoding the operators' state (hundreds of MB for a million keys)
-// at every barrier and at the end would be wasted work.
-func (n *OpNode) snapshot(co *coordinator) ([]byte, error) {
-	sn, ok := n.Op.(operator.Snapshotter)
-	if !ok || co.opt.Store == nil {
-		return nil, nil
-	}
-	state, err := sn.Snapshot()
-	if err != nil {
-		return nil, fmt.Errorf("snapshot: %w", err)
-	}
-	n.Stats.StateBytes.Store(int64(len(state)))
-	return state, nil
 }
 
 func (n *OpNode) countDropped() {

@@ -36,6 +36,7 @@ func Run(ctx context.Context, g *Graph, opt Options) error {
 	if g.ChannelSize <= 0 {
 		g.ChannelSize = 4
 	}
+	g.DisableDeadlockingBuilds(opt.Checkpoint.Logger)
 	co := newCoordinator(g, opt.Checkpoint)
 	if err := co.restore(); err != nil {
 		return fmt.Errorf("pipeline state: %w", err)

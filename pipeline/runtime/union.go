@@ -33,6 +33,10 @@ import (
 type UnionNode struct {
 	Node
 	Inputs []*Node
+	// BuildFirst: input Build is read to its end before the others are
+	// passed on (a join's build input, union_build.go).
+	BuildFirst bool
+	Build      int
 	// tags caches the tagged names of records' inputs (unionOrigin).
 	tags unionTags
 }
@@ -53,11 +57,19 @@ func runUnion(ctx context.Context, n *UnionNode, ins []chan message, co *coordin
 	defer fcancel()
 	merged := make(chan unionMsg)
 	u := newUnionRun(n, co, len(ins))
+	if n.BuildFirst {
+		u.build = newBuildGate(n.Build, len(ins))
+		if r := n.cp.restored; r != nil {
+			if err := u.build.restoreHeld(r.Runtime, len(ins)); err != nil {
+				return err
+			}
+		}
+	}
 	for i, ch := range ins {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			forwardInput(fctx, i, ch, merged, u.resume[i])
+			forwardInput(fctx, i, ch, merged, u.resume[i], u.build.inputGate(i))
 		}()
 	}
 	for u.open > 0 {
@@ -71,7 +83,7 @@ func runUnion(ctx context.Context, n *UnionNode, ins []chan message, co *coordin
 			return err
 		}
 	}
-	if err := co.report(ctx, report{part: n.cpIndex, ended: true, finished: !u.stop}); err != nil {
+	if err := co.report(ctx, report{part: n.cpIndex, ended: true, finished: !u.stop, runtime: u.state()}); err != nil {
 		return err
 	}
 	return n.send(ctx, message{kind: msgEnd, stop: u.stop})
@@ -91,6 +103,9 @@ type unionRun struct {
 	open    int
 	stop    bool
 	outWM   int64
+	// build, if set, holds back the inputs but the build input until it
+	// ended (union_build.go).
+	build *buildGate
 }
 
 func newUnionRun(n *UnionNode, co *coordinator, inputs int) *unionRun {
@@ -110,6 +125,11 @@ func (u *unionRun) handle(ctx context.Context, in unionMsg) error {
 	if !in.open {
 		u.closed[in.i] = true
 		u.open--
+		if u.build != nil && in.i == u.build.input {
+			if err := u.buildEnded(ctx); err != nil {
+				return err
+			}
+		}
 		if u.open == 0 {
 			return nil
 		}
@@ -118,25 +138,50 @@ func (u *unionRun) handle(ctx context.Context, in unionMsg) error {
 		}
 		return u.aligned(ctx)
 	}
+	defer u.pull(in.i)
+	if u.hold(in) {
+		return nil
+	}
 	switch m := in.m; m.kind {
 	case msgBatch:
 		n.Stats.RowsIn.Add(int64(m.batch.Len()))
-		n.Stats.RowsOut.Add(int64(m.batch.Len()))
-		m.input = in.i
-		m.batch = n.tagged(m.batch, in.i)
-		return n.send(ctx, m)
+		return u.pass(ctx, in.i, m)
 	case msgWatermark:
-		u.wms[in.i] = max(u.wms[in.i], m.watermark)
-		return u.advance(ctx)
+		return u.pass(ctx, in.i, m)
 	case msgBarrier:
 		u.pending = m.barrier
 		u.arrived[in.i] = true
+		// Held inputs are read up to their barrier (union_build.go).
+		for i := range u.arrived {
+			u.pull(i)
+		}
 		return u.aligned(ctx)
 	case msgEnd:
 		u.stop = u.stop || m.stop
 		u.stopped[in.i] = m.stop
 	}
 	return nil
+}
+
+// pass sends a batch of input i on, or takes its watermark.
+func (u *unionRun) pass(ctx context.Context, i int, m message) error {
+	if m.kind == msgWatermark {
+		u.wms[i] = max(u.wms[i], m.watermark)
+		return u.advance(ctx)
+	}
+	u.n.Stats.RowsOut.Add(int64(m.batch.Len()))
+	m.input = i
+	m.batch = u.n.tagged(m.batch, i)
+	return u.n.send(ctx, m)
+}
+
+// state is the union's part of a checkpoint: the rows it holds back,
+// when it reads a build input first and the run keeps checkpoints.
+func (u *unionRun) state() []byte {
+	if u.build == nil || u.co.opt.Store == nil {
+		return nil
+	}
+	return u.build.encodeHeld()
 }
 
 // aligned forwards the pending barrier once every open input delivered
@@ -150,7 +195,7 @@ func (u *unionRun) aligned(ctx context.Context) error {
 			return nil
 		}
 	}
-	if err := u.co.report(ctx, report{part: u.n.cpIndex, id: u.pending}); err != nil {
+	if err := u.co.report(ctx, report{part: u.n.cpIndex, id: u.pending, runtime: u.state()}); err != nil {
 		return err
 	}
 	if err := u.n.send(ctx, message{kind: msgBarrier, barrier: u.pending}); err != nil {
@@ -185,10 +230,14 @@ func (u *unionRun) advance(ctx context.Context) error {
 // forwardInput hands the messages of input i to the union's loop, and
 // after a barrier waits for resume: the input is held back until the
 // barrier is aligned.
-func forwardInput(ctx context.Context, i int, in <-chan message, out chan<- unionMsg, resume <-chan struct{}) {
+func forwardInput(ctx context.Context, i int, in <-chan message, out chan<- unionMsg, resume <-chan struct{}, gate *inputGate) {
 	for {
 		var m message
-		var open bool
+		var open, ok bool
+		// A held input reads a message only when let (union_build.go).
+		if gate, ok = gate.wait(ctx.Done()); !ok {
+			return
+		}
 		select {
 		case m, open = <-in:
 		case <-ctx.Done():

@@ -13,7 +13,9 @@ import (
 // row as Flink's. It keeps no state, and each output row carries the kind
 // of the row it came from, so an update of the input row retracts and adds
 // the rows of its old and new elements. A row whose x is NULL or empty
-// joins nothing (CROSS JOIN).
+// joins nothing (CROSS JOIN), or, Left (LEFT JOIN ... ON TRUE), is kept
+// once with NULL element columns (ORDINALITY NULL too), as Flink's
+// correlate pads it.
 type Unnest struct {
 	// Of computes x from the input row.
 	Of func(r row.Row) (row.Value, error)
@@ -26,6 +28,8 @@ type Unnest struct {
 	// Ordinality appends the element's position, from 1 (WITH
 	// ORDINALITY).
 	Ordinality bool
+	// Left keeps the rows without elements.
+	Left bool
 	// Reject, Input, Name and Transform are as Calc's.
 	Reject    func(connector.BadRecord) error
 	Input     row.Schema
@@ -67,10 +71,18 @@ func (u *Unnest) Process(in *row.Batch, out operator.Emitter) error {
 			}
 			continue
 		}
-		if x.IsNull() {
+		n := len(ch.Row)
+		if x.IsNull() || x.Len() == 0 {
+			if u.Left {
+				r := make(row.Row, n+w)
+				copy(r, ch.Row)
+				for k := n; k < n+w; k++ {
+					r[k] = row.NullValue
+				}
+				out.Emit(ch.Kind, r)
+			}
 			continue
 		}
-		n := len(ch.Row)
 		var key row.Value
 		for j, item := range x.Items() {
 			if u.Map && j%2 == 0 {

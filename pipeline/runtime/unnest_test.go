@@ -45,6 +45,15 @@ func TestUnnest(t *testing.T) {
 		{"rows and ordinality", &Unnest{Of: col1, Fields: 2, Ordinality: true}, []row.Change{
 			{Kind: row.Insert, Row: row.Row{row.IntValue(1), row.ArrayValue([]row.Value{pair, row.NullValue})}},
 		}, []string{"+I[1, [+I[1, x], null], 1, x, 1]", "+I[1, [+I[1, x], null], null, null, 2]"}},
+		{"left join keeps NULL and empty arrays, NULL padded, with their kinds", &Unnest{Of: col1, Left: true, Ordinality: true}, []row.Change{
+			{Kind: row.Insert, Row: row.Row{row.IntValue(1), strArray("a")}},
+			{Kind: row.Insert, Row: row.Row{row.IntValue(2), row.NullValue}},
+			{Kind: row.UpdateBefore, Row: row.Row{row.IntValue(3), strArray()}},
+			{Kind: row.UpdateAfter, Row: row.Row{row.IntValue(3), strArray("b")}},
+		}, []string{"+I[1, [a], a, 1]", "+I[2, null, null, null]", "-U[3, [], null, null]", "+U[3, [b], b, 1]"}},
+		{"left join of an empty map", &Unnest{Of: col1, Map: true, Left: true}, []row.Change{
+			{Kind: row.Insert, Row: row.Row{row.IntValue(1), row.MapValue(nil, nil)}},
+		}, []string{"+I[1, {}, null, null]"}},
 		{"map", &Unnest{Of: col1, Map: true, Ordinality: true}, []row.Change{
 			{Kind: row.Insert, Row: row.Row{row.IntValue(1), row.MapValue([]row.Value{row.StringValue("k"), row.StringValue("j")}, []row.Value{row.IntValue(5), row.NullValue})}},
 		}, []string{"+I[1, {k=5, j=null}, k, 5, 1]", "+I[1, {k=5, j=null}, j, null, 2]"}},

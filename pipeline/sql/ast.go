@@ -203,26 +203,28 @@ type BinaryOp uint8
 
 // The infix operators. The zero BinaryOp is invalid. != is read as OpNe.
 const (
-	OpOr     BinaryOp = iota + 1 // OR
-	OpAnd                        // AND
-	OpEq                         // =
-	OpNe                         // <> (also written !=)
-	OpLt                         // <
-	OpLe                         // <=
-	OpGt                         // >
-	OpGe                         // >=
-	OpAdd                        // +
-	OpSub                        // -
-	OpMul                        // *
-	OpDiv                        // /
-	OpMod                        // %
-	OpConcat                     // ||
+	OpOr          BinaryOp = iota + 1 // OR
+	OpAnd                             // AND
+	OpEq                              // =
+	OpNe                              // <> (also written !=)
+	OpLt                              // <
+	OpLe                              // <=
+	OpGt                              // >
+	OpGe                              // >=
+	OpAdd                             // +
+	OpSub                             // -
+	OpMul                             // *
+	OpDiv                             // /
+	OpMod                             // %
+	OpConcat                          // ||
+	OpDistinct                        // IS DISTINCT FROM
+	OpNotDistinct                     // IS NOT DISTINCT FROM (NULL equals NULL)
 )
 
 var binaryNames = [...]string{
 	OpOr: "OR", OpAnd: "AND", OpEq: "=", OpNe: "<>", OpLt: "<", OpLe: "<=",
 	OpGt: ">", OpGe: ">=", OpAdd: "+", OpSub: "-", OpMul: "*", OpDiv: "/",
-	OpMod: "%", OpConcat: "||",
+	OpMod: "%", OpConcat: "||", OpDistinct: "IS DISTINCT FROM", OpNotDistinct: "IS NOT DISTINCT FROM",
 }
 
 // String returns the operator as SQL writes it.

@@ -33,11 +33,13 @@ func (e *FieldAccess) Pos() Pos { return leftPos(e.X, e.Dot) }
 // Unnest is `Input CROSS JOIN UNNEST(X) [WITH ORDINALITY] [AS] alias
 // [(col, ...)]` (also `Input, UNNEST(...)`): each row of Input joined
 // with every element of the ARRAY or entry of the MAP X, a lateral
-// correlate per row.
+// correlate per row. Left is `Input LEFT JOIN UNNEST(...) ... ON TRUE`:
+// a row without elements is kept, its element columns NULL.
 type Unnest struct {
 	At         Pos // the UNNEST keyword
 	Input      FromItem
 	X          Expr
+	Left       bool
 	Ordinality bool
 	Alias      Ident
 	Columns    []Ident // the column aliases, nil when not written

@@ -20,6 +20,32 @@ type Query struct {
 	// the duplicates of everything to its left and the SELECT to its right;
 	// false for UNION ALL. Nil when every union is UNION ALL.
 	Distinct []bool
+	// Ops parallels UnionAt when a set operation other than UNION is
+	// written: Ops[i] is the operation between Selects[i] and
+	// Selects[i+1] (UnionAt then holds its keyword, Distinct whether it
+	// is the distinct form). Nil when every operation is a UNION.
+	// INTERSECT binds tighter than UNION and EXCEPT, as in SQL.
+	Ops []SetOp
+}
+
+// SetOp is a set operation between two SELECTs.
+type SetOp uint8
+
+// The set operations; the zero SetOp is UNION.
+const (
+	Union SetOp = iota
+	Intersect
+	Except
+)
+
+func (o SetOp) String() string { return [...]string{"UNION", "INTERSECT", "EXCEPT"}[o] }
+
+// Op returns the i-th set operation (between Selects[i] and Selects[i+1]).
+func (q *Query) Op(i int) SetOp {
+	if i < len(q.Ops) {
+		return q.Ops[i]
+	}
+	return Union
 }
 
 // CTE is one `name AS (query)` of a WITH clause.

@@ -4,9 +4,11 @@
 //
 // # Grammar
 //
-//	query      := select {UNION ALL select} [;]      (a select may be parenthesised)
+//	query      := select {(UNION | INTERSECT | EXCEPT) [ALL | DISTINCT] select} [;]  (a select may be parenthesised; INTERSECT binds tighter)
 //	select     := SELECT [DISTINCT | ALL] item {, item} FROM from
-//	              [WHERE expr] [GROUP BY expr {, expr}] [HAVING expr]
+//	              [WHERE expr] [GROUP BY group {, group}] [HAVING expr]
+//	group      := expr | GROUPING SETS (set {, set}) | ROLLUP (set {, set}) | CUBE (set {, set})
+//	set        := expr | ( [expr {, expr}] )
 //	item       := * | name.* | expr [[AS] alias]
 //	from       := name [[AS] alias] | ( query ) [[AS] alias]
 //	            | TABLE(TUMBLE(TABLE name, DESCRIPTOR(col), size [, offset])) [[AS] alias]
@@ -33,7 +35,7 @@
 // A call may carry OVER (PARTITION BY ... ORDER BY ... [frame]) or OVER w
 // with a WINDOW clause (*Over, parse_over.go, parse_frame.go).
 //
-// ORDER BY, LIMIT, joins, subqueries in expressions and the like are
+// ORDER BY, LIMIT and the like are
 // recognised and refused with "... is not
 // supported yet" at their keyword.
 //

@@ -67,7 +67,7 @@ func binaryPrec(op BinaryOp) int {
 		return precOr
 	case OpAnd:
 		return precAnd
-	case OpEq, OpNe, OpLt, OpLe, OpGt, OpGe:
+	case OpEq, OpNe, OpLt, OpLe, OpGt, OpGe, OpDistinct, OpNotDistinct:
 		return precCompare
 	case OpAdd, OpSub:
 		return precAdd
@@ -162,6 +162,12 @@ func (f *formatter) expr(e Expr, min int) {
 		f.w("]")
 	case *FieldAccess:
 		f.fieldAccess(e)
+	case *GroupingSets:
+		f.groupingSets(e)
+	case *ScalarQuery:
+		f.w("(")
+		f.query(e.Query)
+		f.w(")")
 	}
 }
 

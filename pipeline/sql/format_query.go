@@ -24,10 +24,9 @@ func (f *formatter) query(q *Query) {
 	}
 	for i, s := range q.Selects {
 		if i > 0 {
-			if q.UnionDistinct(i - 1) {
-				f.w(" UNION ")
-			} else {
-				f.w(" UNION ALL ")
+			f.w(" " + q.Op(i-1).String() + " ")
+			if !q.UnionDistinct(i - 1) {
+				f.w("ALL ")
 			}
 		}
 		f.selectBlock(s)
@@ -112,7 +111,11 @@ func (f *formatter) from(n FromItem) {
 		f.alias(n.Alias)
 	case *Unnest:
 		f.from(n.Input)
-		f.w(" CROSS JOIN UNNEST(")
+		if n.Left {
+			f.w(" LEFT JOIN UNNEST(")
+		} else {
+			f.w(" CROSS JOIN UNNEST(")
+		}
 		f.expr(n.X, precLowest)
 		f.w(")")
 		if n.Ordinality {
@@ -131,6 +134,9 @@ func (f *formatter) from(n FromItem) {
 				}
 				f.w(")")
 			}
+		}
+		if n.Left {
+			f.w(" ON TRUE")
 		}
 	case *WindowTVF:
 		f.window(n)

@@ -146,7 +146,21 @@ func (p *parser) parseIs(x Expr) (Expr, *Error) {
 	case t.is("UNKNOWN"):
 		e.What = IsUnknown
 	case t.is("DISTINCT"):
-		return nil, p.errAt(t, "IS [NOT] DISTINCT FROM is not supported yet")
+		p.next()
+		from := p.tok()
+		if !from.is("FROM") {
+			return nil, p.expected("FROM after IS [NOT] DISTINCT", "FROM")
+		}
+		p.next()
+		r, err := p.operand(from, false, p.parseAdditive)
+		if err != nil {
+			return nil, err
+		}
+		op := OpDistinct
+		if e.Not {
+			op = OpNotDistinct
+		}
+		return &Binary{OpAt: is.pos, Op: op, L: x, R: r}, nil
 	case t.is("JSON"):
 		return nil, p.errAt(t, "IS JSON is not supported yet")
 	default:

@@ -129,3 +129,21 @@ func (p *parser) parseUnnest(input FromItem) (FromItem, *Error) {
 	}
 	return u, nil
 }
+
+// unnestOnTrue reads the ON TRUE that closes `input LEFT JOIN UNNEST(x)
+// ...`: Flink's correlate keeps the rows without elements only under that
+// condition, and refuses any other.
+func (p *parser) unnestOnTrue(u *Unnest) *Error {
+	u.Left = true
+	if !p.acceptWord("ON") {
+		return p.expected("ON TRUE after LEFT JOIN UNNEST(...)", "ON")
+	}
+	on, err := p.expectExpr("ON")
+	if err != nil {
+		return err
+	}
+	if lit, ok := on.(*Literal); !ok || lit.Kind != LitBool || !lit.Value.Bool() {
+		return &Error{Pos: on.Pos(), Msg: "LEFT JOIN UNNEST(...) takes ON TRUE, as in Flink; filter the elements in WHERE or in a subquery"}
+	}
+	return nil
+}

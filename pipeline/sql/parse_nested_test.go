@@ -17,6 +17,8 @@ func TestParseNested(t *testing.T) {
 		{"SELECT x FROM t, UNNEST(arr) u(x, n)", "SELECT x FROM t CROSS JOIN UNNEST(arr) AS u (x, n)"},
 		{"SELECT x FROM t CROSS JOIN LATERAL UNNEST(arr) WITH ORDINALITY AS u (x, n)", "SELECT x FROM t CROSS JOIN UNNEST(arr) WITH ORDINALITY AS u (x, n)"},
 		{"SELECT x FROM t CROSS JOIN UNNEST(a) AS u (x) CROSS JOIN UNNEST(u.x) AS v (y)", ""},
+		{"SELECT x FROM t LEFT JOIN UNNEST(arr) AS u (x) ON TRUE", ""},
+		{"SELECT x FROM t LEFT OUTER JOIN LATERAL UNNEST(arr) WITH ORDINALITY AS u (x, n) ON TRUE", "SELECT x FROM t LEFT JOIN UNNEST(arr) WITH ORDINALITY AS u (x, n) ON TRUE"},
 	} {
 		q, err := Parse(tc.in)
 		if err != nil {
@@ -44,6 +46,8 @@ func TestParseNestedErrors(t *testing.T) {
 		{"SELECT CAST(x AS ARRAY<INT, INT>) FROM t", "1:18: type \"ARRAY<INT, INT>\": ARRAY takes 1 type parameter(s), got 2"},
 		{"SELECT x FROM t CROSS JOIN UNNEST(a, b) AS u (x)", "1:36: UNNEST of several arrays"},
 		{"SELECT x FROM t CROSS JOIN UNNEST(a) AS u (x, X)", "1:47: duplicate column X"},
+		{"SELECT x FROM t LEFT JOIN UNNEST(a) AS u (x) ON x > 1", "1:49: LEFT JOIN UNNEST(...) takes ON TRUE"},
+		{"SELECT x FROM t LEFT JOIN UNNEST(a) AS u (x)", "ON TRUE after LEFT JOIN UNNEST"},
 	} {
 		_, err := Parse(tc.in)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

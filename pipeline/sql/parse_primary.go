@@ -37,7 +37,14 @@ func (p *parser) parsePrimary() (Expr, *Error) {
 func (p *parser) parseParen() (Expr, *Error) {
 	open := p.next()
 	if p.startsQuery(0) {
-		return nil, p.errAt(p.tok(), "subqueries in expressions are not supported yet")
+		q, err := p.parseQuery()
+		if err != nil {
+			return nil, err
+		}
+		if err := p.expectClose(")", "(", open.pos); err != nil {
+			return nil, err
+		}
+		return &ScalarQuery{At: open.pos, Query: q}, nil
 	}
 	e, err := p.expectExpr(`"("`)
 	if err != nil {

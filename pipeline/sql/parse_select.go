@@ -44,13 +44,14 @@ func (p *parser) parseQuery() (*Query, *Error) {
 			return nil, err
 		}
 	}
-	distinct := false
+	distinct, op := false, Union
 	for {
-		if err := p.parseQueryTerm(q, distinct); err != nil {
+		if err := p.parseQueryTerm(q, distinct, op); err != nil {
 			return nil, err
 		}
 		t := p.tok()
-		if !t.is("UNION") {
+		op = setOpOf(t)
+		if op == Union && !t.is("UNION") {
 			break
 		}
 		p.next()
@@ -67,8 +68,25 @@ func (p *parser) parseQuery() (*Query, *Error) {
 		if q.Distinct != nil {
 			q.Distinct = append(q.Distinct, distinct)
 		}
+		if op != Union && q.Ops == nil {
+			q.Ops = make([]SetOp, len(q.UnionAt)-1, len(q.UnionAt))
+		}
+		if q.Ops != nil {
+			q.Ops = append(q.Ops, op)
+		}
 	}
 	return q, nil
+}
+
+// setOpOf returns the set operation t starts, Union for none.
+func setOpOf(t token) SetOp {
+	switch {
+	case t.is("INTERSECT"):
+		return Intersect
+	case t.is("EXCEPT"):
+		return Except
+	}
+	return Union
 }
 
 // parseWith reads `WITH name AS (query), ...` into q.With.
@@ -120,10 +138,11 @@ func (p *parser) parseWith(q *Query) *Error {
 
 // parseQueryTerm reads one SELECT, or a parenthesised query. A
 // parenthesised query's SELECTs are appended to q when that keeps the
-// meaning: it is the first operand (unions associate to the left), or it
-// and the union before it (distinct tells which) are all UNION ALL.
-// Otherwise it stands as SELECT * FROM (query).
-func (p *parser) parseQueryTerm(q *Query, distinct bool) *Error {
+// meaning: it is the first operand (set operations associate to the
+// left) and no INTERSECT (which binds tighter) follows it, or it and
+// the operation before it (distinct and op tell which) are all UNION
+// ALL. Otherwise it stands as SELECT * FROM (query).
+func (p *parser) parseQueryTerm(q *Query, distinct bool, op SetOp) *Error {
 	t := p.tok()
 	switch {
 	case t.is("SELECT"):
@@ -143,7 +162,8 @@ func (p *parser) parseQueryTerm(q *Query, distinct bool) *Error {
 			return err
 		}
 		first := len(q.Selects) == 0
-		if len(inner.With) == 0 && (first || !distinct && inner.Distinct == nil) {
+		allUnionAll := !distinct && op == Union && inner.Distinct == nil && inner.Ops == nil
+		if len(inner.With) == 0 && (len(inner.Selects) == 1 || !p.tok().is("INTERSECT") && (first || allUnionAll)) {
 			if inner.Distinct != nil || q.Distinct != nil {
 				for len(q.Distinct) < len(q.UnionAt) {
 					q.Distinct = append(q.Distinct, false)
@@ -151,6 +171,15 @@ func (p *parser) parseQueryTerm(q *Query, distinct bool) *Error {
 				q.Distinct = append(q.Distinct, inner.Distinct...)
 				for len(q.Distinct) < len(q.UnionAt)+len(inner.UnionAt) {
 					q.Distinct = append(q.Distinct, false)
+				}
+			}
+			if inner.Ops != nil || q.Ops != nil {
+				for len(q.Ops) < len(q.UnionAt) {
+					q.Ops = append(q.Ops, Union)
+				}
+				q.Ops = append(q.Ops, inner.Ops...)
+				for len(q.Ops) < len(q.UnionAt)+len(inner.UnionAt) {
+					q.Ops = append(q.Ops, Union)
 				}
 			}
 			q.Selects = append(q.Selects, inner.Selects...)
@@ -283,10 +312,17 @@ func (p *parser) parseGroupBy() ([]Expr, *Error) {
 	for {
 		t := p.tok()
 		switch {
-		case (t.is("ROLLUP") || t.is("CUBE")) && p.peek(1).isPunct("("):
-			return nil, p.errAt(t, "GROUP BY "+t.up+" is not supported yet")
-		case t.is("GROUPING") && p.peek(1).is("SETS"):
-			return nil, p.errAt(t, "GROUP BY GROUPING SETS is not supported yet")
+		case (t.is("ROLLUP") || t.is("CUBE")) && p.peek(1).isPunct("(") || t.is("GROUPING") && p.peek(1).is("SETS"):
+			g, err := p.parseGroupingSets()
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, g)
+			if !p.acceptPunct(",") {
+				return out, nil
+			}
+			after = `","`
+			continue
 		case t.isPunct("(") && p.peek(1).isPunct(")"):
 			return nil, p.errAt(t, "GROUP BY () is not supported; leave out GROUP BY to aggregate all rows")
 		}
@@ -312,12 +348,16 @@ func (p *parser) parseFromItem() (FromItem, *Error) {
 	for {
 		// input CROSS JOIN UNNEST(x) ... and input, UNNEST(x) ...
 		// (ast_nested.go); [LATERAL] is allowed before UNNEST.
-		k := 0
+		k, left := 0, false
 		switch t := p.tok(); {
 		case t.is("CROSS") && p.peek(1).is("JOIN"):
 			k = 2
 		case t.isPunct(","):
 			k = 1
+		case t.is("LEFT") && p.peek(1).is("JOIN"):
+			k, left = 2, true
+		case t.is("LEFT") && p.peek(1).is("OUTER") && p.peek(2).is("JOIN"):
+			k, left = 3, true
 		}
 		if k > 0 && p.peek(k).is("LATERAL") {
 			k++
@@ -330,6 +370,11 @@ func (p *parser) parseFromItem() (FromItem, *Error) {
 		}
 		if item, err = p.parseUnnest(item); err != nil {
 			return nil, err
+		}
+		if left {
+			if err := p.unnestOnTrue(item.(*Unnest)); err != nil {
+				return nil, err
+			}
 		}
 	}
 	for {

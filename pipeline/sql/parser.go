@@ -206,8 +206,8 @@ func (p *parser) unsupportedHere() *Error {
 		msg = "TABLESAMPLE is not supported yet"
 	case t.is("FOR") && p.peek(1).is("SYSTEM_TIME"):
 		msg = "FOR SYSTEM_TIME AS OF only follows a table name (FROM t FOR SYSTEM_TIME AS OF x AS alias)"
-	case t.is("INTERSECT"), t.is("EXCEPT"), t.is("MINUS"):
-		msg = t.up + " is not supported yet"
+	case t.is("MINUS"):
+		msg = "MINUS is not supported: write EXCEPT, as Flink does"
 	}
 	if msg == "" {
 		return nil

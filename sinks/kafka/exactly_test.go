@@ -472,9 +472,10 @@ func TestLateProduceOfAKilledLife(t *testing.T) {
 	if err := <-flushed; err == nil {
 		t.Fatal("the held flush succeeded")
 	}
-	// The process dies: its sender stops, its sockets end.
-	if err := first.s.Close(context.Background()); err != nil {
-		t.Fatal(err)
+	// The process dies: its sender stops, its sockets end. Close cannot
+	// deliver the held messages and says so.
+	if err := first.s.Close(killed); err == nil || !strings.Contains(err.Error(), "not acknowledged") {
+		t.Fatalf("Close of the killed life returned %v, want the unacknowledged messages named", err)
 	}
 	proxy.DropClients()
 

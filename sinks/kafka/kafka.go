@@ -57,7 +57,7 @@
 //	                   default 5ms [properties.linger.ms]
 //	acks               all (default) | leader [properties.acks]
 //	write_timeout      bound of one produce request before it is retried,
-//	                   default 30s
+//	                   and of Close's flush of what is left, default 30s
 //	create_topic       create the topic at Open when missing (default false);
 //	                   an existing topic is used as it is
 //	partitions         partitions of a created topic, default 1
@@ -304,12 +304,17 @@ func (s *Sink) Open(ctx context.Context) error {
 // Bytes is the number of key and value bytes the brokers acknowledged.
 func (s *Sink) Bytes() int64 { return s.written.Load() }
 
-// Close stops the senders. It does not flush: the runtime flushes before a
-// normal Close, and after an error a Close that waited for unreachable
-// brokers would hang; unflushed messages were never acknowledged to the
-// pipeline. Safe after a failed Open and twice.
+// Close delivers what was written since the last Flush, then stops the
+// senders. A sink never drops rows silently: Close flushes with the
+// senders' retries and backoff for at most write_timeout (or until ctx
+// ends), and returns an error that names the messages the brokers did not
+// acknowledge, so that no checkpoint counts them as written; a crashed
+// or stopped run replays them from the last checkpoint. Safe after a
+// failed Open and twice.
 func (s *Sink) Close(ctx context.Context) error {
+	var err error
 	if s.cancel != nil {
+		err = s.closeFlush(ctx)
 		s.cancel()
 		s.wg.Wait()
 		s.cancel = nil
@@ -319,7 +324,44 @@ func (s *Sink) Close(ctx context.Context) error {
 		s.transport.CloseIdleConnections()
 		s.transport = nil
 	}
+	return err
+}
+
+// closeFlush flushes what is not acknowledged yet, within write_timeout.
+// A sender's failure is the sink's error from Write and Flush; Close
+// repeats it only with messages it leaves unacknowledged.
+func (s *Sink) closeFlush(ctx context.Context) error {
+	if s.unacked() == 0 {
+		s.mu.Lock()
+		failed := s.failed
+		s.mu.Unlock()
+		if failed != nil {
+			return nil
+		}
+		return s.takeBack()
+	}
+	fctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	if err := s.Flush(fctx); err != nil {
+		if n := s.unacked(); n > 0 {
+			s.log.Error("kafka sink: closing with messages the brokers did not acknowledge; they are replayed from the last checkpoint", "topic", s.topic, "messages", n, "error", err.Error())
+			return s.errorf("close: %d messages written since the last flush were not acknowledged by the brokers: %w", n, err)
+		}
+		return fmt.Errorf("close: %w", err)
+	}
 	return nil
+}
+
+// unacked is the number of messages written and not yet acknowledged or
+// refused by the brokers.
+func (s *Sink) unacked() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var n int64
+	for _, p := range s.parts {
+		n += p.sent - p.acked
+	}
+	return n
 }
 
 // errorf prefixes the topic to the sink's own errors; the runtime adds the

@@ -267,11 +267,16 @@ type Source struct {
 	closed bool
 }
 
-// scanned is what a range reader hands Read: a batch of rows, or the
+// scanned is what a range reader hands Read: the next read rows of the
+// table, those that became rows and those that did not (bad, for
+// on_error, which Read calls: a reader running ahead of the position
+// must not make dead letters a restored run makes again), or the
 // range's end or error.
 type scanned struct {
 	rng  int
+	read int64 // table rows read, good and bad
 	rows []row.Row
+	bad  []connector.BadRecord
 	done bool
 	err  error
 }
@@ -333,12 +338,17 @@ func (s *Source) Read(ctx context.Context, max int) (*row.Batch, error) {
 		if m.err != nil {
 			return nil, m.err
 		}
+		for _, bad := range m.bad {
+			if err := s.reject(bad); err != nil {
+				return nil, err
+			}
+		}
 		s.mu.Lock()
 		if m.done {
 			s.progress[m.rng].Done = true
 			s.open--
 		}
-		s.progress[m.rng].Rows += int64(len(m.rows))
+		s.progress[m.rng].Rows += m.read
 		s.mu.Unlock()
 		if len(m.rows) == 0 {
 			continue

@@ -27,8 +27,8 @@ func (r scanRange) String() string {
 	return fmt.Sprintf("%s BETWEEN %d AND %d", r.column, r.lo, r.hi)
 }
 
-// rangeProgress is what a checkpoint keeps of a range: the rows handed
-// on and whether it is done.
+// rangeProgress is what a checkpoint keeps of a range: the table rows
+// read (handed on, or to on_error) and whether it is done.
 type rangeProgress struct {
 	Rows int64 `json:"rows"`
 	Done bool  `json:"done,omitempty"`
@@ -70,8 +70,8 @@ func planRanges(p PartitionConfig) []scanRange {
 	return out
 }
 
-// Position implements connector.Positioner: per range, the rows handed
-// on so far and whether it is done.
+// Position implements connector.Positioner: per range, the table rows
+// read so far and whether it is done.
 func (s *Source) Position() ([]byte, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -164,34 +164,35 @@ func (s *Source) readRange(ctx context.Context, i int) {
 		for j := range raw {
 			dest[j] = &raw[j]
 		}
-		batch := make([]row.Row, 0, s.fetch)
+		m := scanned{rng: i, rows: make([]row.Row, 0, s.fetch)}
 		n := sent
 		for rows.Next() {
 			if err := rows.Scan(dest...); err != nil {
 				return s.classify(err)
 			}
 			n++
+			m.read++
 			rw, err := s.convert(raw)
 			if err != nil {
-				bad := connector.BadRecord{Position: s.rowPosition(raw, r, n), Raw: rawText(raw), Err: err}
-				if rerr := s.reject(bad); rerr != nil {
-					return retry.Permanent(rerr)
-				}
-				continue
+				// Read hands it to on_error with the rows around it, so
+				// that the dead letter follows the position past it.
+				m.bad = append(m.bad, connector.BadRecord{Position: s.rowPosition(raw, r, n), Raw: rawText(raw), Err: err})
+			} else {
+				m.rows = append(m.rows, rw)
 			}
-			batch = append(batch, rw)
-			if len(batch) >= s.fetch {
-				if !send(scanned{rng: i, rows: batch}) {
+			if len(m.rows)+len(m.bad) >= s.fetch {
+				if !send(m) {
 					return retry.Permanent(ctx.Err())
 				}
 				sent = n
-				batch = make([]row.Row, 0, s.fetch)
+				m = scanned{rng: i, rows: make([]row.Row, 0, s.fetch)}
 			}
 		}
 		if err := rows.Err(); err != nil {
 			return s.classify(err)
 		}
-		if !send(scanned{rng: i, rows: batch, done: true}) {
+		m.done = true
+		if !send(m) {
 			return retry.Permanent(ctx.Err())
 		}
 		return nil

@@ -27,6 +27,7 @@ const (
 	FirstValue                   // FIRST_VALUE(x)
 	LastValue                    // LAST_VALUE(x)
 	ListAgg                      // LISTAGG(x [, sep])
+	Collect                      // COLLECT(x): the MULTISET of the values (collect.go)
 )
 
 var aggNames = [...]string{
@@ -46,6 +47,7 @@ var aggNames = [...]string{
 	FirstValue:    "FIRST_VALUE",
 	LastValue:     "LAST_VALUE",
 	ListAgg:       "LISTAGG",
+	Collect:       "COLLECT",
 }
 
 func (f AggFunc) String() string {
@@ -119,14 +121,20 @@ func (c AggCall) String() string {
 //     Calcite's SqlAvgAggFunction derives it for Flink (INT gives INT).
 //     DECIMAL arguments are refused.
 //   - LISTAGG: STRING.
+//   - COLLECT: MULTISET<argument type> NOT NULL, empty for no values.
 //
-// All but COUNT are nullable: NULL when the group has no non-NULL value.
+// All but COUNT and COLLECT are nullable: NULL when the group has no
+// non-NULL value.
 func (c AggCall) ResultType() row.Type {
 	switch c.Func {
 	case CountStar, Count, CountDistinct:
 		return row.Type{ID: row.BigInt, NotNull: true}
 	case ListAgg:
 		return row.Of(row.String)
+	case Collect:
+		t := row.MultisetOf(c.ArgType)
+		t.NotNull = true
+		return t
 	case Sum, SumDistinct:
 		if c.ArgType.ID == row.Decimal {
 			return row.Type{ID: row.Decimal, Precision: row.MaxDecimalPrecision, Scale: c.ArgType.Scale}
@@ -176,7 +184,7 @@ func (c AggCall) Validate() error {
 		if id != row.String {
 			return fmt.Errorf("%s: argument type %s is not STRING", c, c.ArgType)
 		}
-	case Min, Max, Count, CountDistinct, FirstValue, LastValue:
+	case Min, Max, Count, CountDistinct, FirstValue, LastValue, Collect:
 		if id == row.Null || id > row.TimestampLTZ && !id.Nested() {
 			return fmt.Errorf("%s: argument type %s cannot be aggregated", c, c.ArgType)
 		}
@@ -208,12 +216,13 @@ const (
 	accLast                   // insert-only LAST_VALUE: the last value
 	accList                   // LISTAGG, retractable FIRST/LAST_VALUE: the values in arrival order
 	accWord                   // insert-only MIN/MAX/FIRST/LAST of a fixed-width type: an int64 (Store.layWords)
+	accBag                    // COLLECT: value → count (collect.go)
 )
 
 // numSlots is how many int64 slots each kind takes; the last one is n, the
 // count of accumulated values.
 var numSlots = [...]int{accRows: 0, accCount: 1, accInt: 2, accF32: 2, accF64: 2, accDec: 3, accExtreme: 0,
-	accMomInt: 3, accMomF64: 3, accFirst: 0, accLast: 0, accList: 0, accWord: 0}
+	accMomInt: 3, accMomF64: 3, accFirst: 0, accLast: 0, accList: 0, accWord: 0, accBag: 0}
 
 // aggSlot is one aggregate's place in a group's state.
 type aggSlot struct {
@@ -251,6 +260,8 @@ func newAggSlot(c AggCall) aggSlot {
 		s.kind = accLast
 	case ListAgg:
 		s.kind = accList
+	case Collect:
+		s.kind = accBag
 	default: // SUM, AVG
 		switch c.ArgType.ID {
 		case row.Int, row.BigInt:

@@ -144,6 +144,14 @@ const (
 // AppendState appends the store's state; key gives a slot's group key
 // (a view, copied at once) when the store does not keep keys itself.
 func (s *Store) AppendState(dst []byte, key func(id int32) []byte) []byte {
+	dst, _ = s.appendState(dst, key, nil)
+	return dst
+}
+
+// appendState is AppendState; with flush, it hands dst to flush whenever
+// it holds stateFlushBytes, and goes on with what flush returns, so that
+// the state is never held whole (WriteState).
+func (s *Store) appendState(dst []byte, key func(id int32) []byte, flush func([]byte) ([]byte, error)) ([]byte, error) {
 	dst = binary.AppendUvarint(dst, uint64(s.Slots))
 	dst = binary.AppendUvarint(dst, uint64(len(s.Free)))
 	for _, id := range s.Free {
@@ -151,7 +159,12 @@ func (s *Store) AppendState(dst []byte, key func(id int32) []byte) []byte {
 	}
 	start := len(dst)
 	for id := range s.Slots {
-		if id == snapshotSample && s.Slots >= 4*snapshotSample {
+		if flush != nil && len(dst) >= stateFlushBytes {
+			var err error
+			if dst, err = flush(dst); err != nil {
+				return dst, err
+			}
+		} else if flush == nil && id == snapshotSample && s.Slots >= 4*snapshotSample {
 			dst = growForRest(dst, len(dst)-start, snapshotSample, int(s.Slots))
 		}
 		if s.keepKeys {
@@ -213,7 +226,7 @@ func (s *Store) AppendState(dst []byte, key func(id int32) []byte) []byte {
 			}
 		}
 	}
-	return dst
+	return dst, nil
 }
 
 // snapshotSample is how many slots AppendState encodes before it sizes
@@ -241,8 +254,11 @@ func (s *Store) RestoreState(d *row.Decoder) (keys []string) {
 	for _, a := range s.Aggs {
 		if a.ext >= 0 {
 			extTag[a.ext], extMax[a.ext] = extExtremes, a.max
-			if a.kind == accList {
+			switch a.kind {
+			case accList:
 				extTag[a.ext] = extList
+			case accBag:
+				extTag[a.ext] = extCounts
 			}
 		}
 		if a.dist >= 0 {

@@ -37,6 +37,8 @@ func (s *Store) result(id int32, a *aggSlot, nums []int64) row.Value {
 		return s.vals[int(id)*s.valW+a.val]
 	case accList:
 		return s.listResult(id, a)
+	case accBag:
+		return s.bagResult(id, a)
 	case accMomInt, accMomF64:
 		return moments(a, nums[a.num:a.num+3])
 	}

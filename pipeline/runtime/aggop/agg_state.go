@@ -76,7 +76,7 @@ func newStoreWords(aggs []AggCall, insertOnly, keepKeys, words bool) *Store {
 		switch a.kind {
 		case accFirst, accLast:
 			a.val, s.valW = s.valW, s.valW+1
-		case accList:
+		case accList, accBag:
 			a.ext, s.extW = s.extW, s.extW+1
 		}
 		if a.kind == accExtreme {
@@ -287,6 +287,9 @@ func (s *Store) apply(id int32, a *aggSlot, nums []int64, v row.Value, add bool)
 			l.remove(v)
 		}
 		return
+	case accBag:
+		s.bagAdd(id, a, row.DetachValue(v), d) // a map key (see step)
+		return
 	case accExtreme:
 		p := &s.vals[int(id)*s.valW+a.val]
 		switch {
@@ -397,6 +400,11 @@ func (s *Store) Merge(dst, src int32) {
 		case accLast:
 			if v := s.vals[int(src)*s.valW+a.val]; !v.IsNull() {
 				s.vals[int(dst)*s.valW+a.val] = v
+			}
+		case accBag:
+			sm, _ := s.exts[int(src)*s.extW+a.ext].(valueCounts)
+			for v, c := range sm {
+				s.bagAdd(dst, a, v, c)
 			}
 		case accList:
 			// Slices merge in time order: src's values come after dst's.

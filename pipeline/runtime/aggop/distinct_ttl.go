@@ -2,10 +2,8 @@ package aggop
 
 import (
 	"encoding/binary"
-	"time"
 
 	"github.com/etld/etld/pipeline/runtime/operator"
-	"github.com/etld/etld/pipeline/runtime/state"
 )
 
 // State TTL of a Distinct: a row not seen for TTL is
@@ -70,11 +68,7 @@ func (d *Distinct) resetTTL() {
 	if !d.ttl.On() {
 		return
 	}
-	c := operator.StateTTL{TTL: time.Duration(d.ttl.TTL) * time.Millisecond, Now: d.ttl.Now}
-	clock := d.ttl.Clock
-	d.ttl = state.TTLList{}
-	d.ttl.Set(c)
-	d.ttl.Clock = clock
+	d.ttl.Reset()
 	d.ttl.Tick()
 }
 

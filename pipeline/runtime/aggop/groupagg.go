@@ -305,12 +305,7 @@ func (g *GroupAgg) Snapshot() ([]byte, error) {
 	}
 	buf := []byte{v}
 	buf = binary.AppendVarint(buf, g.dropped)
-	buf = g.store.AppendState(buf, func(id int32) []byte {
-		if !g.index.Has(id) {
-			return nil // a free slot
-		}
-		return g.index.Bytes(id)
-	})
+	buf = g.store.AppendState(buf, g.slotKey)
 	if g.ttl.On() {
 		buf = g.appendTTL(buf)
 	}

@@ -3,11 +3,9 @@ package aggop
 import (
 	"encoding/binary"
 	"fmt"
-	"time"
 
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/operator"
-	"github.com/etld/etld/pipeline/runtime/state"
 )
 
 // State TTL of a GroupAgg, Flink's GroupAggFunction with
@@ -74,11 +72,7 @@ func (g *GroupAgg) appendTTL(buf []byte) []byte {
 func (g *GroupAgg) readTTL(d *row.Decoder, withTimes bool, slots int) {
 	on := g.ttl.On()
 	if on {
-		c := operator.StateTTL{TTL: time.Duration(g.ttl.TTL) * time.Millisecond, Now: g.ttl.Now}
-		clock := g.ttl.Clock
-		g.ttl = state.TTLList{}
-		g.ttl.Set(c)
-		g.ttl.Clock = clock
+		g.ttl.Reset()
 		g.ttl.Tick()
 	}
 	if !withTimes {

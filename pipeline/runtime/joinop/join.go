@@ -1,7 +1,7 @@
 package joinop
 
 import (
-	"encoding/binary"
+	"bytes"
 	"fmt"
 	"math"
 	"unsafe"
@@ -42,6 +42,10 @@ type JoinSpec struct {
 	// side's state and replaced by the next one of the same key, instead
 	// of being counted by its whole value (Flink's JoinInputSideSpec).
 	LeftUnique, RightUnique []int
+	// NullSafe, by key, marks the keys compared with IS NOT DISTINCT FROM
+	// (Flink's filterNulls false): a NULL key matches a NULL key. Nil:
+	// every key is compared with =.
+	NullSafe []bool
 	// LeftAppendOnly and RightAppendOnly say an input is insert-only:
 	// its rows are never retracted, so the side stores each row as it
 	// comes, without the identity (the whole row's encoding) that finds
@@ -99,6 +103,7 @@ func NewJoin(spec JoinSpec) *Join {
 	j.sides[0] = newJoinSide(spec.LeftKeys, spec.LeftUnique, spec.LeftWidth, state.NewKeyIDs())
 	j.sides[1] = newJoinSide(spec.RightKeys, spec.RightUnique, spec.RightWidth, nil)
 	pairJoinSides(j.sides[0], j.sides[1])
+	j.sides[0].nullSafe, j.sides[1].nullSafe = spec.NullSafe, spec.NullSafe
 	j.sides[0].appendOnly = spec.LeftAppendOnly && spec.LeftUnique == nil
 	j.sides[1].appendOnly = spec.RightAppendOnly && spec.RightUnique == nil
 	j.leftNulls = newJoinSide(nil, spec.LeftUnique, spec.LeftWidth, state.NewKeyIDs())
@@ -361,35 +366,11 @@ func (j *Join) StateBytes() int64 {
 // state TTL (joinTTLStateVersion with one).
 const JoinStateVersion = 1
 
-// Snapshot implements Snapshotter: each side's entries (row, count,
-// association count), then a batch join's held left changes.
+// Snapshot implements Snapshotter: SnapshotTo's bytes (join_stream.go).
 func (j *Join) Snapshot() ([]byte, error) {
-	buf := []byte{j.stateVersion()}
-	if j.settled {
-		buf = append(buf, 1)
-	} else {
-		buf = append(buf, 0)
-	}
-	for _, s := range []*joinSide{j.sides[0], j.sides[1], j.leftNulls} {
-		buf = binary.AppendUvarint(buf, uint64(s.size))
-		for _, rid := range s.eachRow {
-			count, assoc := s.counts(rid)
-			buf = append(buf, s.bytes(rid)...) // AppendRow's encoding
-			buf = binary.AppendUvarint(buf, uint64(count))
-			buf = binary.AppendUvarint(buf, uint64(assoc))
-			buf = s.appendTime(buf, rid)
-		}
-	}
-	buf = binary.AppendVarint(buf, j.rightRows)
-	buf = binary.AppendVarint(buf, j.rightNulls)
-	for _, cs := range [][]row.Change{j.held, j.nullRight} {
-		buf = binary.AppendUvarint(buf, uint64(len(cs)))
-		for _, c := range cs {
-			buf = append(buf, byte(c.Kind))
-			buf = row.AppendRow(buf, c.Row)
-		}
-	}
-	return buf, nil
+	var b bytes.Buffer
+	err := j.SnapshotTo(&b)
+	return b.Bytes(), err
 }
 
 // Restore implements Snapshotter.
@@ -409,6 +390,7 @@ func (j *Join) Restore(snap []byte) error {
 			pairJoinSides(restored[0], s)
 		}
 		s.appendOnly = old.appendOnly
+		s.nullSafe = old.nullSafe
 		s.onExpire = old.onExpire
 		rt := j.restoreTimes(s)
 		n := d.Count(1)

@@ -68,10 +68,6 @@ func TestJoinErrorsNameTheChange(t *testing.T) {
 			return NewIntervalJoin(ijSpec(InnerJoin)).ProcessInput(0, left, out)
 		}, row.Change{Kind: row.Delete, Row: temporalRow(2, 0, "l")},
 			"interval join: in:2: change 1: input 0 sent -D: an interval join takes insert-only input", nil},
-		{"temporal join", func(left *row.Batch, out operator.Emitter) error {
-			return NewTemporalJoin(temporalSpec(false)).ProcessInput(0, left, out)
-		}, row.Change{Kind: row.Delete, Row: temporalRow(2, 0, "l")},
-			"temporal join: in:2: change 1: the probe side must be insert-only, got -D[2, 1970-01-01T00:00, l]", nil},
 		{"window join", func(left *row.Batch, out operator.Emitter) error {
 			return NewWindowJoin(wjSpec(InnerJoin)).ProcessInput(0, left, out)
 		}, row.Change{Kind: row.UpdateAfter, Row: wjRow(2, 0, "l")},

@@ -35,9 +35,12 @@ import (
 // A stored row is named by a rowRef: its row id, or on an append-only
 // side its offset in runArena.
 type joinSide struct {
-	keys   []int
-	unique []int
-	all    []int
+	keys []int
+	// nullSafe, by key, marks a key compared with IS NOT DISTINCT FROM:
+	// NULL matches NULL (nil: every key is compared with =).
+	nullSafe []bool
+	unique   []int
+	all      []int
 	// appendOnly: rows are stored without an identity; never with a
 	// unique key or a TTL, which need one. Set before the first row.
 	appendOnly bool
@@ -119,11 +122,12 @@ func pairJoinSides(a, b *joinSide) {
 	a.peer, b.peer = b, a
 }
 
-// key encodes r's join key into s.kbuf; null reports a NULL in it: such
-// a row never matches (SQL's = is never true on NULL).
+// key encodes r's join key into s.kbuf; null reports a NULL in a key
+// compared with =: such a row never matches (SQL's = is never true on
+// NULL). A null-safe key's NULL is a value like any other.
 func (s *joinSide) key(r row.Row) (null bool) {
-	for _, k := range s.keys {
-		if r[k].IsNull() {
+	for i, k := range s.keys {
+		if r[k].IsNull() && (s.nullSafe == nil || !s.nullSafe[i]) {
 			return true
 		}
 	}

@@ -29,10 +29,14 @@ type TemporalJoinSpec struct {
 	Residual func(joined row.Row) (bool, error)
 }
 
-// temporalLeft is a probe row waiting for the watermark.
+// temporalLeft is a probe change waiting for the watermark: a changelog
+// probe input's -U and -D wait too, and are emitted with their kind,
+// joined with the version valid at their own time, as Flink's
+// TemporalRowTimeJoinOperator gives the output row the left row's kind.
 type temporalLeft struct {
 	seq  uint64
 	time int64
+	kind row.Kind
 	Row  row.Row
 }
 
@@ -55,7 +59,8 @@ type temporalKey struct {
 // until the watermark (the minimum of both inputs') passes their time;
 // then each joins the version of its key valid at that time, in arrival
 // order. Versions older than the one valid at the watermark are dropped.
-// The output is insert-only.
+// Each output row has its left change's kind: insert-only for an
+// insert-only probe input.
 type TemporalJoin struct {
 	spec TemporalJoinSpec
 	// Keys is the state by join key (row.KeyOf's encoding), exported for
@@ -119,21 +124,18 @@ func (j *TemporalJoin) ProcessInput(input int, in *row.Batch, out operator.Emitt
 }
 
 func (j *TemporalJoin) left(c row.Change, out operator.Emitter) error {
-	if !c.Kind.IsAdd() {
-		return fmt.Errorf("the probe side must be insert-only, got %s", c)
-	}
 	t := c.Row[j.spec.LeftTime]
 	key, null := j.key(0, c.Row)
 	if null || t.IsNull() {
 		// Never matches: a LEFT JOIN emits it padded at once.
 		if j.spec.Left {
-			out.Emit(row.Insert, j.joined(c.Row, nil))
+			out.Emit(c.Kind, j.joined(c.Row, nil))
 		}
 		return nil
 	}
 	s := j.state(key)
 	j.seq++
-	s.Left = append(s.Left, temporalLeft{seq: j.seq, time: t.Micros(), Row: row.Detach(c.Row)}) // kept: must not pin its batch
+	s.Left = append(s.Left, temporalLeft{seq: j.seq, time: t.Micros(), kind: c.Kind, Row: row.Detach(c.Row)}) // kept: must not pin its batch
 	j.entries++
 	j.dirty[key] = s
 	return nil
@@ -245,7 +247,7 @@ func (j *TemporalJoin) Watermark(wm int64, out operator.Emitter) error {
 			}
 		}
 		if r != nil || j.spec.Left {
-			out.Emit(row.Insert, j.joined(l.Row, r))
+			out.Emit(l.kind, j.joined(l.Row, r))
 		}
 	}
 	for key, s := range j.dirty {
@@ -289,10 +291,16 @@ func (j *TemporalJoin) Finish(operator.Emitter) error { return nil }
 // StateEntries implements StateSizer: held left rows plus versions.
 func (j *TemporalJoin) StateEntries() int64 { return j.entries }
 
-const temporalStateVersion = 1
+// temporalStateVersion 2 keeps each held left change's kind; a state of
+// version 1 (an insert-only probe input's) holds inserts only.
+const (
+	temporalStateVersion   = 2
+	temporalStateVersionV1 = 1
+)
 
 // Snapshot implements Snapshotter: the watermark and sequence, then per
-// key its held left rows (sequence, row) and versions (kind, row).
+// key its held left changes (sequence, kind, row) and versions (kind,
+// row).
 func (j *TemporalJoin) Snapshot() ([]byte, error) {
 	buf := []byte{temporalStateVersion}
 	buf = binary.AppendVarint(buf, j.wm)
@@ -302,6 +310,7 @@ func (j *TemporalJoin) Snapshot() ([]byte, error) {
 		buf = binary.AppendUvarint(buf, uint64(len(s.Left)))
 		for _, l := range s.Left {
 			buf = binary.AppendUvarint(buf, l.seq)
+			buf = append(buf, byte(l.kind))
 			buf = row.AppendRow(buf, l.Row)
 		}
 		buf = binary.AppendUvarint(buf, uint64(len(s.Versions)))
@@ -316,8 +325,9 @@ func (j *TemporalJoin) Snapshot() ([]byte, error) {
 // Restore implements Snapshotter.
 func (j *TemporalJoin) Restore(state []byte) error {
 	d := row.NewDecoder(state)
-	if v := d.Byte(); v != temporalStateVersion {
-		return fmt.Errorf("temporal join: state version %d, want %d", v, temporalStateVersion)
+	v := d.Byte()
+	if v != temporalStateVersion && v != temporalStateVersionV1 {
+		return fmt.Errorf("temporal join: state version %d, want %d or %d", v, temporalStateVersion, temporalStateVersionV1)
 	}
 	fresh := NewTemporalJoin(j.spec)
 	fresh.wm = d.Varint()
@@ -327,6 +337,13 @@ func (j *TemporalJoin) Restore(state []byte) error {
 		nl := d.Count(2)
 		for range nl {
 			seq := d.Uvarint()
+			kind := row.Insert
+			if v != temporalStateVersionV1 {
+				kind = row.Kind(d.Byte())
+				if kind > row.Delete {
+					d.Fail("held left change of kind %d", kind)
+				}
+			}
 			r := d.Row()
 			if d.Err() != nil {
 				break
@@ -341,7 +358,7 @@ func (j *TemporalJoin) Restore(state []byte) error {
 				break
 			}
 			s := fresh.state(key)
-			s.Left = append(s.Left, temporalLeft{seq: seq, time: r[j.spec.LeftTime].Micros(), Row: r})
+			s.Left = append(s.Left, temporalLeft{seq: seq, time: r[j.spec.LeftTime].Micros(), kind: kind, Row: r})
 			fresh.entries++
 			fresh.dirty[key] = s
 		}

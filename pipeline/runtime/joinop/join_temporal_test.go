@@ -1,6 +1,7 @@
 package joinop
 
 import (
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"strings"
@@ -136,6 +137,19 @@ var temporalCases = []struct {
 		{side: 0, kind: kI, key: 2, at: 6, val: "q"},
 		tjWM(10, "+I[1 6 p | 1 5 a]", "+I[1 9 o | 1 8 b]", "+I[2 6 q | null null null]"),
 	}},
+	{"changelog probe: each change joins the version valid at its own time, with its kind", true, []temporalStep{
+		{side: 1, kind: kI, key: 1, at: 5, val: "a"},
+		{side: 1, kind: kUA, key: 1, at: 15, val: "b"},
+		{side: 0, kind: kI, key: 1, at: 10, val: "o"},
+		{side: 0, kind: kUB, key: 1, at: 10, val: "o"},
+		{side: 0, kind: kUA, key: 1, at: 16, val: "o2"},
+		{side: 0, kind: kUB, key: nil, at: 16, val: "n", want: []string{"-U[null 16 n | null null null]"}},
+		tjWM(12, "+I[1 10 o | 1 5 a]", "-U[1 10 o | 1 5 a]"),
+		{side: 0, kind: kD, key: 1, at: 16, val: "o2"},
+		{side: 0, kind: kI, key: 2, at: 20, val: "x"},
+		{side: 0, kind: kD, key: 2, at: 20, val: "x"},
+		tjWM(30, "+U[1 16 o2 | 1 15 b]", "-D[1 16 o2 | 1 15 b]", "+I[2 20 x | null null null]", "-D[2 20 x | null null null]"),
+	}},
 	{"late order joins the versions still kept", true, []temporalStep{
 		{side: 1, kind: kI, key: 1, at: 5, val: "a"},
 		{side: 1, kind: kUA, key: 1, at: 15, val: "b"},
@@ -234,11 +248,22 @@ func TestTemporalJoinRestoreRefusesBadState(t *testing.T) {
 	}
 }
 
-// The probe side must be insert-only.
-func TestTemporalJoinRefusesRetractedOrder(t *testing.T) {
+// A state written before held left changes kept their kind (version 1)
+// restores its rows as inserts.
+func TestTemporalJoinRestoresVersion1(t *testing.T) {
+	state := []byte{temporalStateVersionV1}
+	state = binary.AppendVarint(state, operator.NoWatermark)
+	state = binary.AppendUvarint(state, 1)
+	state = binary.AppendUvarint(state, 1) // one key
+	state = binary.AppendUvarint(state, 1) // one held left row
+	state = binary.AppendUvarint(state, 1)
+	state = row.AppendRow(state, temporalRow(1, 10, "o"))
+	state = binary.AppendUvarint(state, 1) // one version
+	state = append(state, byte(row.Insert))
+	state = row.AppendRow(state, temporalRow(1, 5, "a"))
 	j := NewTemporalJoin(temporalSpec(false))
-	b := &row.Batch{Changes: []row.Change{{Kind: row.Delete, Row: temporalRow(1, 1, "o")}}}
-	if err := j.ProcessInput(0, b, &temporalCollector{}); err == nil || !strings.Contains(err.Error(), "insert-only") {
-		t.Fatalf("err = %v, want the probe side insert-only error", err)
+	if err := j.Restore(state); err != nil {
+		t.Fatal(err)
 	}
+	runTemporal(t, j, []temporalStep{tjWM(20, "+I[1 10 o | 1 5 a]")})
 }

@@ -71,8 +71,8 @@ type StateSizer interface {
 }
 
 // StateMemory is a StateSizer that knows the memory its state holds:
-// the operators whose state grows with the keys they see (GROUP BY,
-// DISTINCT, deduplication, a regular join). StateBytes is called after
+// every operator whose state grows with what it sees (aggregates,
+// DISTINCT, deduplication, joins, windows, OVER, Top-N). StateBytes is called after
 // each message, so it must cost nothing (capacities of the state's
 // arrays, on the Go heap or off it); it may be a floor (values that
 // live outside the arrays, such as strings, need not be counted). The

@@ -145,6 +145,12 @@ func (l *TTLList) Each(f func(id int32, at int64)) {
 	}
 }
 
+// Reset empties the list (an operator restoring over its state calls
+// it first), keeping the TTL, the clock and its time source.
+func (l *TTLList) Reset() {
+	*l = TTLList{TTL: l.TTL, Now: l.Now, Clock: l.Clock, Head: TTLNone, tail: TTLNone}
+}
+
 // TTLKeys is a ttlList over keys of any comparable type, for the
 // operators whose state is a Go map.
 type TTLKeys[K comparable] struct {
@@ -267,9 +273,6 @@ func (t *TTLKeys[K]) Reset() {
 	if t.List.TTL == 0 {
 		return
 	}
-	c := operator.StateTTL{TTL: time.Duration(t.List.TTL) * time.Millisecond, Now: t.List.Now}
-	clock := t.List.Clock
-	*t = TTLKeys[K]{}
-	t.Set(c)
-	t.List.Clock = clock
+	t.List.Reset()
+	*t = TTLKeys[K]{List: t.List, IDs: map[K]int32{}}
 }

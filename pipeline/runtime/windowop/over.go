@@ -15,25 +15,20 @@ import (
 // Unbounded is OverSpec.Preceding for UNBOUNDED PRECEDING.
 const Unbounded int64 = -1
 
-// LagCall is LAG(x, offset, default): the value of column Arg Offset rows
-// before the current row of its partition (in event-time order, rows of
-// equal time in arrival order), or column Default of the current row when
-// there is no such row (-1: NULL). The frame does not matter to it.
-type LagCall struct {
-	Arg, Offset, Default int
-}
-
 // OverSpec is an OVER aggregate's window: PARTITION BY Keys ORDER BY the
-// event time in column TimeCol, with a frame ending at the current row
-// and starting Preceding rows (Rows) or microseconds (RANGE) before it,
-// or at the partition's first row (Unbounded).
+// event time in column TimeCol (or, ProcTime, the processing time there),
+// with a frame ending at the current row and starting Preceding rows
+// (Rows) or microseconds (RANGE) before it, or at the partition's first
+// row (Unbounded). Funcs are the window's LAG, LEAD, ROW_NUMBER, RANK and
+// DENSE_RANK (over_fn.go), whose results follow the aggregates'.
 type OverSpec struct {
 	Keys      []int
 	TimeCol   int
+	ProcTime  bool
 	Rows      bool
 	Preceding int64
 	Aggs      []aggop.AggCall
-	Lags      []LagCall
+	Funcs     []RowFunc
 }
 
 // String is Flink's description of the frame, for errors and tests.
@@ -59,6 +54,14 @@ type overPart struct {
 	id    int32
 	frame rowRing
 	hist  rowRing
+	// rows counts its rows so far and times their distinct times
+	// (ROW_NUMBER, RANK, DENSE_RANK); group is the last step that saw
+	// it, start its row count before that step and last the index of its
+	// last row in that step (over_fn.go).
+	rows, times int64
+	group       uint64
+	start       int64
+	last        int
 	// waiting counts its rows in the queue: a partition with rows still
 	// to emit does not expire (see over_ttl.go).
 	waiting int
@@ -112,15 +115,17 @@ func (x *overWait) before(y *overWait) bool {
 	return x.ts < y.ts || x.ts == y.ts && x.seq < y.seq
 }
 
-// OverAgg is an event-time OVER aggregate (Flink's RowTimeRowsBounded-
-// PrecedingFunction, RowTimeRangeBoundedPrecedingFunction and their
-// unbounded kin). Input rows wait until the watermark passes their event
-// time; then, in event-time order, each row is emitted once (+I) with its
-// input columns followed by the aggregate results over its frame, then the
-// LAG values. In a ROWS frame rows of equal time are ordered by arrival,
-// each seeing those before it; in a RANGE frame they are peers: every one
-// of them sees all of them. A row that arrives behind the watermark is
-// late: dropped and counted (Dropped, "late").
+// OverAgg is an OVER aggregate (Flink's RowTimeRowsBoundedPrecedingFunction,
+// RowTimeRangeBoundedPrecedingFunction, their unbounded kin and their
+// ProcTime counterparts). Ordered by event time, input rows wait until
+// the watermark reaches their time; then, in event-time order, each row
+// is emitted once (+I) with its input columns followed by the aggregate
+// results over its frame, then the row functions' (Funcs). In a ROWS
+// frame rows of equal time are ordered by arrival, each seeing those
+// before it; in a RANGE frame they are peers: every one of them sees all
+// of them. A row whose time is at or behind the watermark is late:
+// dropped and counted (Dropped, "late"), as Flink drops it. Ordered by
+// processing time, rows are emitted as they arrive (over_fn.go).
 type OverAgg struct {
 	operator.Late // reports the rows dropped as late (late_rows)
 	spec          OverSpec
@@ -128,6 +133,9 @@ type OverAgg struct {
 	st            *aggop.Store
 	width         int
 	maxLag        int
+	group         uint64      // steps so far, to find a partition's first row in one
+	fnv           []row.Value // the row functions' results of a step, a row after another
+	leads         []row.Value // LEAD's results of a batch run, by row (over_fn.go)
 	wm            int64
 	timeID        row.TypeID
 	parts         map[string]*overPart
@@ -139,7 +147,8 @@ type OverAgg struct {
 	kbuf          []byte
 	arena         aggop.RowArena
 	dropped       int64
-	ttl           state.TTLKeys[string] // partitions' last writes (over_ttl.go)
+	nullTimes
+	ttl state.TTLKeys[string] // partitions' last writes (over_ttl.go)
 	operator.Expiry
 }
 
@@ -157,12 +166,8 @@ func NewOverAgg(s OverSpec, opt WindowOptions) (*OverAgg, error) {
 		parts: map[string]*overPart{},
 		queue: state.NewHeap((*overWait).before),
 	}
-	for _, l := range s.Lags {
-		if l.Offset < 0 || l.Arg < 0 {
-			return nil, fmt.Errorf("over aggregate: LAG($%d, %d): bad argument or offset", l.Arg, l.Offset)
-		}
-		g.width = max(g.width, l.Arg+1, l.Default+1)
-		g.maxLag = max(g.maxLag, l.Offset)
+	if err := g.checkFuncs(); err != nil {
+		return nil, err
 	}
 	if s.TimeCol < 0 || s.Preceding < Unbounded || s.Preceding >= maxEventTime/4 {
 		return nil, fmt.Errorf("over aggregate: bad window: time column %d, %s", s.TimeCol, s)
@@ -172,8 +177,8 @@ func NewOverAgg(s OverSpec, opt WindowOptions) (*OverAgg, error) {
 	return g, nil
 }
 
-// Dropped counts late rows.
-func (g *OverAgg) Dropped() (int64, string) { return g.dropped, "late" }
+// Dropped counts late rows and those without an event time.
+func (g *OverAgg) Dropped() (int64, string) { return g.droppedWith(g.dropped) }
 
 // StateEntries implements StateSizer: the partitions seen and the rows
 // waiting for the watermark.
@@ -181,62 +186,84 @@ func (g *OverAgg) StateEntries() int64 { return int64(len(g.parts) + g.queue.Len
 
 func (g *OverAgg) Process(in *row.Batch, out operator.Emitter) error {
 	defer g.Begin(len(in.Changes))()
-	return operator.EachChange("over aggregate", in, out, func(i int, c *row.Change) error {
+	err := operator.EachChange("over aggregate", in, out, func(i int, c *row.Change) error {
 		g.At(i)
 		return g.add(c.Kind, c.Row)
 	})
+	if g.arrival() {
+		if err == nil {
+			err = g.emitArrived(out)
+		}
+		clear(g.ready)
+		g.ready = g.ready[:0]
+	}
+	return err
 }
 
 func (g *OverAgg) add(k row.Kind, r row.Row) error {
 	ts, err := eventTime(k, r, g.width, g.spec.TimeCol, &g.timeID)
+	if g.skipNull(err) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
 	if err := g.st.Check(r); err != nil {
 		return err
 	}
+	if !g.opt.Batch && !g.spec.ProcTime && g.late(r, ts) {
+		g.dropped++
+		g.Drop()
+		return nil
+	}
+	p := g.partition(r)
+	if g.arrival() {
+		g.ready = append(g.ready, overRow{p: p, r: r})
+		return nil
+	}
+	g.queue.Push(overWait{ts: ts, seq: g.seq, slot: g.hold(overRow{p: p, r: r})})
+	g.seq++
+	p.waiting++
+	return nil
+}
+
+// late reports whether row r at time ts comes too late, as Flink
+// decides: with an unbounded frame when ts is at or below the watermark
+// (AbstractRowTimeUnboundedPrecedingOver); with a bounded one when ts is
+// at or below the time of its partition's last emitted row, 0 before the
+// first (lastTriggeringTs of RowTimeRowsBoundedPrecedingFunction and
+// RowTimeRangeBoundedPrecedingFunction), so a row behind the watermark
+// still counts in a partition that has not emitted up to it. A bounded
+// frame keeps the partition's last emitted row last, so that time needs
+// no state of its own.
+func (g *OverAgg) late(r row.Row, ts int64) bool {
+	if g.spec.Preceding == Unbounded {
+		return ts <= g.wm
+	}
+	g.kbuf = row.KeyOf(g.kbuf[:0], r, g.spec.Keys)
+	last := int64(0)
+	if p := g.parts[string(g.kbuf)]; p != nil && p.frame.n > 0 && !g.expire(p) {
+		last = p.frame.at(p.frame.n - 1)[g.spec.TimeCol].Micros()
+	}
+	return ts <= last
+}
+
+// partition finds (or starts) r's partition and refreshes its TTL.
+func (g *OverAgg) partition(r row.Row) *overPart {
 	g.kbuf = row.KeyOf(g.kbuf[:0], r, g.spec.Keys)
 	p := g.parts[string(g.kbuf)]
 	if p != nil && g.expire(p) {
 		p = nil
-	}
-	if !g.opt.Batch && g.late(p, ts) {
-		g.dropped++
-		g.Drop()
-		return nil
 	}
 	if p == nil {
 		key := string(g.kbuf)
 		p = &overPart{id: g.st.Alloc(key)}
 		g.parts[key] = p
 	}
-	g.queue.Push(overWait{ts: ts, seq: g.seq, slot: g.hold(overRow{p: p, r: r})})
-	g.seq++
-	p.waiting++
 	if g.ttl.On() {
 		g.ttl.Touch(string(g.kbuf))
 	}
-	return nil
-}
-
-// late reports whether a row of partition p (nil: none yet) at time ts
-// comes too late, as Flink decides: with an unbounded frame when ts is
-// at or below the watermark (AbstractRowTimeUnboundedPrecedingOver);
-// with a bounded one when ts is at or below the time of the partition's
-// last emitted row, 0 before the first (lastTriggeringTs of
-// RowTimeRowsBoundedPrecedingFunction and RowTimeRangeBoundedPreceding-
-// Function), so a row behind the watermark still counts in a partition
-// that has not emitted up to it. A bounded frame keeps the partition's
-// last emitted row last, so its time needs no state of its own.
-func (g *OverAgg) late(p *overPart, ts int64) bool {
-	if g.spec.Preceding == Unbounded {
-		return ts <= g.wm
-	}
-	last := int64(0)
-	if p != nil && p.frame.n > 0 {
-		last = p.frame.at(p.frame.n - 1)[g.spec.TimeCol].Micros()
-	}
-	return ts <= last
+	return p
 }
 
 // Watermark emits, in event-time order, every waiting row whose time is
@@ -256,7 +283,10 @@ func (g *OverAgg) Finish(out operator.Emitter) error {
 }
 
 func (g *OverAgg) emitBelow(wm int64, out operator.Emitter) error {
-	for g.queue.Len() > 0 && (g.queue.Top().ts <= wm || wm == operator.MaxWatermark) {
+	if wm == operator.MaxWatermark && g.hasLead() {
+		return g.emitAll(out)
+	}
+	for g.queue.Len() > 0 && g.queue.Top().ts <= wm {
 		// The rows of one time, all partitions, in arrival order.
 		ts := g.queue.Top().ts
 		g.ready = g.ready[:0]
@@ -265,7 +295,7 @@ func (g *OverAgg) emitBelow(wm int64, out operator.Emitter) error {
 			x.p.waiting--
 			g.ready = append(g.ready, x)
 		}
-		if err := g.step(ts, g.ready, out); err != nil {
+		if err := g.step(g.ready, 0, out); err != nil {
 			return err
 		}
 	}
@@ -293,23 +323,25 @@ func (g *OverAgg) take(slot int32) overRow {
 	return x
 }
 
-// step applies the rows of time ts to their partitions and emits them.
-func (g *OverAgg) step(ts int64, rows []overRow, out operator.Emitter) error {
+// step applies rows, all of one time, to their partitions and emits
+// them; base is the first one's index in a LEAD run (emitAll).
+func (g *OverAgg) step(rows []overRow, base int, out operator.Emitter) error {
 	s := &g.spec
 	if s.Rows {
-		for _, x := range rows {
+		for i, x := range rows {
 			g.accumulate(x.p, x.r)
 			if s.Preceding != Unbounded && int64(x.p.frame.n) > s.Preceding+1 {
 				g.st.Update(x.p.id, x.p.frame.at(0), false)
 				x.p.frame.pop()
 			}
-			if err := g.emit(x.p, x.r, out); err != nil {
+			g.funcs(rows[i:i+1], base+i)
+			if err := g.emit(x.p, x.r, 0, out); err != nil {
 				return err
 			}
-			g.remember(x.p, x.r)
 		}
 		return nil
 	}
+	ts := rows[0].r[s.TimeCol].Micros()
 	// RANGE: retract what fell out of each partition's frame, add all the
 	// peers, then emit each with the same results.
 	for i, x := range rows {
@@ -322,11 +354,11 @@ func (g *OverAgg) step(ts int64, rows []overRow, out operator.Emitter) error {
 		}
 		g.accumulate(x.p, x.r)
 	}
-	for _, x := range rows {
-		if err := g.emit(x.p, x.r, out); err != nil {
+	g.funcs(rows, base)
+	for i, x := range rows {
+		if err := g.emit(x.p, x.r, i, out); err != nil {
 			return err
 		}
-		g.remember(x.p, x.r)
 	}
 	return nil
 }
@@ -351,45 +383,27 @@ func (g *OverAgg) accumulate(p *overPart, r row.Row) {
 	}
 }
 
-// remember keeps r for LAG.
-func (g *OverAgg) remember(p *overPart, r row.Row) {
-	if g.maxLag == 0 {
-		return
-	}
-	p.hist.push(r)
-	if p.hist.n > g.maxLag {
-		p.hist.pop()
-	}
-}
-
-func (g *OverAgg) emit(p *overPart, r row.Row, out operator.Emitter) error {
-	n, na := len(r), len(g.spec.Aggs)
-	o := g.arena.Row(n + na + len(g.spec.Lags))
+// emit sends r with its aggregates' results and the row functions' of
+// the step's i-th row.
+func (g *OverAgg) emit(p *overPart, r row.Row, i int, out operator.Emitter) error {
+	n, na, nf := len(r), len(g.spec.Aggs), len(g.spec.Funcs)
+	o := g.arena.Row(n + na + nf)
 	copy(o, r)
 	g.st.Results(p.id, o[n:n+na])
-	for i, l := range g.spec.Lags {
-		v := row.NullValue
-		if l.Default >= 0 {
-			v = r[l.Default]
-		}
-		if h := p.hist.n - l.Offset; l.Offset == 0 {
-			v = r[l.Arg]
-		} else if h >= 0 {
-			v = p.hist.at(h)[l.Arg]
-		}
-		o[n+na+i] = v
-	}
+	copy(o[n+na:], g.fnv[i*nf:(i+1)*nf])
 	out.Emit(row.Insert, o)
 	return nil
 }
 
-const overStateVersion = 1
+// overStateVersion is the layout Snapshot writes; version 1 (and 2, its
+// TTL form) lacked the partitions' row and time counts.
+const overStateVersion = 3
 
 // Snapshot encodes the watermark, the time attribute's type, the late
 // count, the next sequence number, each partition (its slot, its frame's
-// and LAG's rows), the rows waiting for the watermark (sequence,
-// partition slot, row) in their order, then the aggregate store, which
-// keeps each partition's key.
+// and LAG's rows, its row and time counts), the rows waiting for the
+// watermark (sequence, partition slot, row) in their order, then the
+// aggregate store, which keeps each partition's key.
 func (g *OverAgg) Snapshot() ([]byte, error) {
 	v := byte(overStateVersion)
 	if g.ttl.On() {
@@ -414,6 +428,8 @@ func (g *OverAgg) Snapshot() ([]byte, error) {
 		buf = binary.AppendUvarint(buf, uint64(p.id))
 		buf = appendRows(buf, &p.frame)
 		buf = appendRows(buf, &p.hist)
+		buf = binary.AppendUvarint(buf, uint64(p.rows))
+		buf = binary.AppendUvarint(buf, uint64(p.times))
 	}
 	queue := slices.Clone(g.queue.Items())
 	slices.SortFunc(queue, func(a, b overWait) int { return cmp.Compare(a.seq, b.seq) })
@@ -450,6 +466,9 @@ func (g *OverAgg) Restore(snap []byte) error {
 	for range d.Count(3) {
 		p := &overPart{id: slotID()}
 		p.frame, p.hist = readRows(), readRows()
+		if v >= overStateVersion {
+			p.rows, p.times = int64(d.Uvarint()), int64(d.Uvarint())
+		}
 		byID[p.id] = p
 	}
 	type waiting struct {
@@ -462,7 +481,7 @@ func (g *OverAgg) Restore(snap []byte) error {
 		queue[i] = waiting{seq: d.Uvarint(), id: slotID(), r: d.Row()}
 	}
 	g.st.RestoreState(d)
-	g.readTTL(d, v == overTTLStateVersion)
+	g.readTTL(d, v == overTTLStateVersion || v == overOldTTLStateVersion)
 	if err := d.End(); err != nil {
 		return fmt.Errorf("over aggregate: restore: %w", err)
 	}

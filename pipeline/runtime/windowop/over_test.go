@@ -137,7 +137,7 @@ func TestOverAgg(t *testing.T) {
 	}, {
 		name: "ROWS UNBOUNDED with LAG(v), LAG(v, 2, v)",
 		spec: OverSpec{Keys: []int{1}, Rows: true, Preceding: Unbounded, Aggs: []aggop.AggCall{overCount},
-			Lags: []LagCall{{Arg: 2, Offset: 1, Default: -1}, {Arg: 2, Offset: 2, Default: 2}}},
+			Funcs: []RowFunc{{Arg: 2, Offset: 1, Default: -1}, {Arg: 2, Offset: 2, Default: 2}}},
 		steps: []overStep{{"a", "08:00", 1}, {"a", "08:01", 2}, {"b", "08:01", 9}, {"a", "08:02", 3}, {"a", "08:03", 4}},
 		want: []string{
 			"-- end", "+I[08:00, a, 1, 1, null, 1]", "+I[08:01, a, 2, 2, 1, 2]", "+I[08:01, b, 9, 1, null, 9]",

@@ -61,10 +61,13 @@ func (g *OverAgg) free(k string, p *overPart) {
 	g.ttl.Drop(k)
 }
 
-// overTTLStateVersion is the version-1 layout followed by the
+// overTTLStateVersion is the version-3 layout followed by the
 // partitions' last writes (state.TTLKeys.AppendTimes), written while a TTL is
-// set.
-const overTTLStateVersion = 2
+// set; overOldTTLStateVersion is the same after version 1.
+const (
+	overTTLStateVersion    = 4
+	overOldTTLStateVersion = 2
+)
 
 // overVersion reads a snapshot's version byte, refusing one it does not
 // know.
@@ -73,8 +76,8 @@ func overVersion(snap []byte) (byte, error) {
 		return 0, fmt.Errorf("over aggregate: restore: empty state")
 	}
 	v := snap[0]
-	if v != overStateVersion && v != overTTLStateVersion {
-		return 0, fmt.Errorf("over aggregate: state version %d, want %d or %d", v, overStateVersion, overTTLStateVersion)
+	if v < 1 || v > overTTLStateVersion {
+		return 0, fmt.Errorf("over aggregate: state version %d, want 1 to %d", v, overTTLStateVersion)
 	}
 	return v, nil
 }

@@ -25,12 +25,12 @@ type overTTLStep struct {
 	entries int64
 }
 
-// TestOverAggStateTTL: SUM, COUNT and LAG over an unbounded ROWS frame
+// TestOverAggStateTTL: SUM, COUNT, LAG and ROW_NUMBER over an unbounded ROWS frame
 // per key, with table.exec.state.ttl = 10 s: a partition lives until 10 s
 // after its last input row, then its next row starts from empty state.
 func TestOverAggStateTTL(t *testing.T) {
 	spec := OverSpec{Keys: []int{1}, Rows: true, Preceding: Unbounded, Aggs: []aggop.AggCall{overSum, overCount},
-		Lags: []LagCall{{Arg: 2, Offset: 1, Default: -1}}}
+		Funcs: []RowFunc{{Arg: 2, Offset: 1, Default: -1}, {Kind: RowNumber}}}
 	in := func(at int64, key, ts string, v int, want ...string) overTTLStep {
 		return overTTLStep{at: at, key: key, ts: ts, v: v, want: want, entries: -1}
 	}
@@ -43,34 +43,34 @@ func TestOverAggStateTTL(t *testing.T) {
 	}{{
 		name: "a partition written within the TTL goes on; one idle for the TTL restarts",
 		steps: []overTTLStep{
-			in(0, "a", "08:00", 5), wm(1, "08:01", 1, "+I[08:00, a, 5, 5, 1, null]"),
+			in(0, "a", "08:00", 5), wm(1, "08:01", 1, "+I[08:00, a, 5, 5, 1, null, 1]"),
 			// Written at 0, alive until 10.
-			in(9, "a", "08:02", 1), wm(9, "08:03", 1, "+I[08:02, a, 1, 6, 2, 5]"),
+			in(9, "a", "08:02", 1), wm(9, "08:03", 1, "+I[08:02, a, 1, 6, 2, 5, 2]"),
 			// Written at 9, expired at 19: SUM, COUNT and LAG start again.
-			in(19, "a", "08:04", 2), wm(19, "08:05", 1, "+I[08:04, a, 2, 2, 1, null]"),
+			in(19, "a", "08:04", 2), wm(19, "08:05", 1, "+I[08:04, a, 2, 2, 1, null, 1]"),
 		},
 	}, {
 		name: "a quiet sweep frees idle partitions but keeps one whose rows wait for the watermark",
 		steps: []overTTLStep{
-			in(0, "a", "08:00", 5), wm(0, "08:01", 1, "+I[08:00, a, 5, 5, 1, null]"),
+			in(0, "a", "08:00", 5), wm(0, "08:01", 1, "+I[08:00, a, 5, 5, 1, null, 1]"),
 			in(5, "b", "08:02", 7),
 			// a (written at 0) goes; b's row still waits: b stays, given
 			// another 10 s from 20.
 			{at: 20, sweep: true, entries: 2},
-			wm(21, "08:03", 1, "+I[08:02, b, 7, 7, 1, null]"),
+			wm(21, "08:03", 1, "+I[08:02, b, 7, 7, 1, null, 1]"),
 			{at: 29, sweep: true, entries: 1},
 			{at: 30, sweep: true, entries: 0},
-			in(31, "b", "08:04", 1), wm(31, "08:05", 1, "+I[08:04, b, 1, 1, 1, null]"),
+			in(31, "b", "08:04", 1), wm(31, "08:05", 1, "+I[08:04, b, 1, 1, 1, null, 1]"),
 		},
 	}, {
 		name: "a restored run keeps the partitions' ages",
 		steps: []overTTLStep{
 			in(0, "a", "08:00", 5), in(6, "b", "08:00", 1),
-			wm(6, "08:01", 2, "+I[08:00, a, 5, 5, 1, null]", "+I[08:00, b, 1, 1, 1, null]"),
+			wm(6, "08:01", 2, "+I[08:00, a, 5, 5, 1, null, 1]", "+I[08:00, b, 1, 1, 1, null, 1]"),
 			{at: 7, restore: true, entries: 2},
 			// a was written at 0 (expired at 10), b at 6 (alive until 16).
 			in(12, "a", "08:02", 2), in(12, "b", "08:02", 3),
-			wm(12, "08:03", 2, "+I[08:02, a, 2, 2, 1, null]", "+I[08:02, b, 3, 4, 2, 1]"),
+			wm(12, "08:03", 2, "+I[08:02, a, 2, 2, 1, null, 1]", "+I[08:02, b, 3, 4, 2, 1, 2]"),
 		},
 	}}
 	for _, tc := range tests {

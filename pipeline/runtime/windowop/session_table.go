@@ -1,7 +1,7 @@
 package windowop
 
 import (
-	"encoding/binary"
+	"bytes"
 	"fmt"
 
 	"github.com/etld/etld/pipeline/row"
@@ -31,6 +31,7 @@ type SessionTable struct {
 	width   int
 	kbuf    []byte
 	dropped int64
+	nullTimes
 }
 
 // NewSessionTable builds the operator for spec, whose Spec.Kind is
@@ -51,8 +52,8 @@ func NewSessionTable(spec WindowTable) (*SessionTable, error) {
 	return t, nil
 }
 
-// Dropped counts late rows.
-func (t *SessionTable) Dropped() (int64, string) { return t.dropped, "late" }
+// Dropped counts late rows and those without an event time.
+func (t *SessionTable) Dropped() (int64, string) { return t.droppedWith(t.dropped) }
 
 // StateEntries implements StateSizer: the rows held.
 func (t *SessionTable) StateEntries() int64 { return t.rows }
@@ -65,6 +66,9 @@ func (t *SessionTable) Process(in *row.Batch, out operator.Emitter) error {
 
 func (t *SessionTable) add(k row.Kind, r row.Row) error {
 	ts, err := eventTime(k, r, t.width, t.spec.Spec.TimeCol, &t.timeID)
+	if t.skipNull(err) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -145,22 +149,9 @@ const sessionTableStateVersion = 1
 // each open session in sequence order: start, end, sequence, key and its
 // rows.
 func (t *SessionTable) Snapshot() ([]byte, error) {
-	buf := aggop.AppendClock(sessionTableStateVersion, t.wm, t.timeID, t.dropped)
-	buf = binary.AppendUvarint(buf, t.set.seq)
-	all := t.set.sessions()
-	buf = binary.AppendUvarint(buf, uint64(len(all)))
-	for _, s := range all {
-		buf = binary.AppendVarint(buf, s.start)
-		buf = binary.AppendVarint(buf, s.end)
-		buf = binary.AppendUvarint(buf, s.seq)
-		buf = row.AppendString(buf, s.key)
-		rows := t.Held[s.id]
-		buf = binary.AppendUvarint(buf, uint64(len(rows)))
-		for _, r := range rows {
-			buf = row.AppendRow(buf, r)
-		}
-	}
-	return buf, nil
+	var b bytes.Buffer
+	err := t.SnapshotTo(&b)
+	return b.Bytes(), err
 }
 
 // Restore replaces the operator's state with a snapshot's.

@@ -1,6 +1,7 @@
 package windowop
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/binary"
 	"fmt"
@@ -60,6 +61,7 @@ type WindowAgg struct {
 	res           []row.Value
 	arena         aggop.RowArena
 	dropped       int64
+	nullTimes
 }
 
 // NewWindowAgg builds the operator; an invalid spec or call (see
@@ -85,8 +87,8 @@ func NewWindowAgg(w WindowSpec, keys []int, aggs []aggop.AggCall, opt WindowOpti
 	}, nil
 }
 
-// Dropped counts late rows.
-func (g *WindowAgg) Dropped() (int64, string) { return g.dropped, "late" }
+// Dropped counts late rows and those without an event time.
+func (g *WindowAgg) Dropped() (int64, string) { return g.droppedWith(g.dropped) }
 
 // StateEntries implements StateSizer: the groups of open windows (one per
 // key and slice) held until the watermark fires them.
@@ -101,6 +103,9 @@ func (g *WindowAgg) Process(in *row.Batch, out operator.Emitter) error {
 
 func (g *WindowAgg) add(k row.Kind, r row.Row) error {
 	ts, err := eventTime(k, r, g.width, g.spec.TimeCol, &g.timeID)
+	if g.skipNull(err) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -426,28 +431,9 @@ const windowStateVersion = 1
 // CUMULATE cycle (start, next end to fire, its shared groups), then the
 // aggregate store, which keeps every slot's key.
 func (g *WindowAgg) Snapshot() ([]byte, error) {
-	buf := aggop.AppendClock(windowStateVersion, g.wm, g.timeID, g.dropped)
-	buf = binary.AppendUvarint(buf, uint64(len(g.pending)))
-	for _, e := range g.pending {
-		buf = binary.AppendVarint(buf, e)
-	}
-	ends := make([]int64, 0, len(g.slices))
-	for e := range g.slices {
-		ends = append(ends, e)
-	}
-	slices.Sort(ends)
-	buf = binary.AppendUvarint(buf, uint64(len(ends)))
-	for _, e := range ends {
-		buf = binary.AppendVarint(buf, e)
-		buf = appendIDs(buf, g.slices[e].order)
-	}
-	buf = binary.AppendUvarint(buf, uint64(len(g.cycles)))
-	for _, c := range g.cycles {
-		buf = binary.AppendVarint(buf, c.start)
-		buf = binary.AppendVarint(buf, c.next)
-		buf = appendIDs(buf, c.shared.order)
-	}
-	return g.st.AppendState(buf, nil), nil
+	var b bytes.Buffer
+	err := g.SnapshotTo(&b)
+	return b.Bytes(), err
 }
 
 func appendIDs(buf []byte, ids []int32) []byte {

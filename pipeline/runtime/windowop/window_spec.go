@@ -158,7 +158,7 @@ func zoneOffset(loc *time.Location, ts int64) int64 {
 
 // eventTime reads an insert-only window input row's event time, checking
 // its kind, width and type; timeID is the type seen first, which every
-// later row must have.
+// later row must have. A NULL time is errNullTime: the row is dropped.
 func eventTime(k row.Kind, r row.Row, width, col int, timeID *row.TypeID) (int64, error) {
 	if k != row.Insert {
 		return 0, fmt.Errorf("input planned as insert-only carries a %s change", k)
@@ -169,7 +169,7 @@ func eventTime(k row.Kind, r row.Row, width, col int, timeID *row.TypeID) (int64
 	tv := r[col]
 	switch id := tv.Type(); {
 	case id == row.Null:
-		return 0, fmt.Errorf("event time column %d is NULL", col)
+		return 0, errNullTime
 	case id != row.Timestamp && id != row.TimestampLTZ:
 		return 0, fmt.Errorf("event time column %d has type %s, want TIMESTAMP or TIMESTAMP_LTZ", col, id)
 	case *timeID == row.Null:

@@ -1,0 +1,277 @@
+package plan
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime/aggop"
+	"github.com/etld/etld/pipeline/runtime/operator"
+	"github.com/etld/etld/pipeline/sql"
+)
+
+// GROUPING SETS, ROLLUP and CUBE are planned as Flink plans them: an
+// Expand emits each row once per grouping set, the keys the set leaves
+// out NULL, with the set's id in a last column $e; one group aggregate
+// is keyed by the keys and $e. GROUPING(k) and GROUPING_ID(k1, ...)
+// read their bits from $e: bit n-1-i is set when the set leaves out key
+// i of the n keys, so GROUPING(k) is 1 where k is aggregated away.
+
+// groupingPlan is the grouping sets of one GROUP BY over its keys.
+type groupingPlan struct {
+	sets [][]bool // per set: whether it keeps each key
+	ids  []int64
+}
+
+const expandIDName = "$e"
+
+// groupingSets expands the GROUPING SETS, ROLLUP and CUBE of sel's GROUP
+// BY into grouping sets over its distinct key expressions, and rewrites
+// GROUPING and GROUPING_ID calls. It returns sel with the keys as its
+// GROUP BY, and nil for the plan when there is one grouping set of all
+// keys (a plain GROUP BY, where every GROUPING is 0).
+func (q *queryBuilder) groupingSets(sel *sql.Select, s *scope) (*sql.Select, *groupingPlan, error) {
+	hasSets := false
+	for _, g := range sel.GroupBy {
+		_, ok := g.(*sql.GroupingSets)
+		hasSets = hasSets || ok
+	}
+	if !hasSets && !callsGrouping(sel) {
+		return sel, nil, nil
+	}
+	var keys []sql.Expr
+	index := map[string]int{}
+	keyOf := func(e sql.Expr) (int, error) {
+		e, err := s.unqualify(e)
+		if err != nil {
+			return 0, err
+		}
+		text := strings.ToLower(sql.Format(e))
+		if i, ok := index[text]; ok {
+			return i, nil
+		}
+		index[text] = len(keys)
+		keys = append(keys, e)
+		return len(keys) - 1, nil
+	}
+	// Each GROUP BY element's sets, as key indices; the grouping sets are
+	// their cross product.
+	product := [][]int{{}}
+	for _, g := range sel.GroupBy {
+		var elemSets [][]sql.Expr
+		if gs, ok := g.(*sql.GroupingSets); ok {
+			elemSets = expandGrouping(gs)
+		} else {
+			elemSets = [][]sql.Expr{{g}}
+		}
+		var next [][]int
+		for _, prefix := range product {
+			for _, es := range elemSets {
+				set := append([]int(nil), prefix...)
+				for _, e := range es {
+					i, err := keyOf(e)
+					if err != nil {
+						return nil, nil, err
+					}
+					set = append(set, i)
+				}
+				next = append(next, set)
+			}
+		}
+		product = next
+	}
+	gp := &groupingPlan{}
+	n := len(keys)
+	for _, set := range product {
+		keep := make([]bool, n)
+		for _, i := range set {
+			keep[i] = true
+		}
+		var id int64
+		for i, k := range keep {
+			if !k {
+				id |= 1 << (n - 1 - i)
+			}
+		}
+		gp.sets, gp.ids = append(gp.sets, keep), append(gp.ids, id)
+	}
+	plain := len(gp.sets) == 1 && gp.ids[0] == 0
+	out := *sel
+	out.GroupBy = keys
+	var bad error
+	rewriteGrouping := func(e sql.Expr) sql.Expr {
+		return rewrite(e, func(x sql.Expr) (sql.Expr, bool) {
+			c, ok := x.(*sql.Call)
+			if !ok || c.Name != "GROUPING" && c.Name != "GROUPING_ID" {
+				return nil, false
+			}
+			if len(c.Args) == 0 {
+				bad = errAt(c.At, "%s takes the GROUP BY expressions it tests", c.Name)
+				return x, true
+			}
+			var sum sql.Expr
+			for j, a := range c.Args {
+				u, err := s.unqualify(a)
+				i, found := index[strings.ToLower(sql.Format(u))]
+				if err != nil || !found {
+					if bad == nil {
+						bad = errAt(a.Pos(), "the arguments of %s must be GROUP BY expressions; %s is not one", c.Name, sql.Format(a))
+					}
+					return x, true
+				}
+				if plain {
+					continue
+				}
+				sum = addTerm(sum, groupingBit(c.At, n-1-i), len(c.Args)-1-j)
+			}
+			if sum == nil {
+				return bigintLit(0), true
+			}
+			return sum, true
+		})
+	}
+	out.Items = make([]*sql.SelectItem, len(sel.Items))
+	for i, it := range sel.Items {
+		out.Items[i] = &sql.SelectItem{Expr: rewriteGrouping(it.Expr), Alias: it.Alias}
+		if it.Alias.IsZero() && out.Items[i].Expr != it.Expr {
+			if _, ok := it.Expr.(*sql.Call); ok {
+				out.Items[i].Alias = sql.Ident{Name: fmt.Sprintf("EXPR$%d", i)}
+			}
+		}
+	}
+	out.Having = rewriteGrouping(sel.Having)
+	if bad != nil {
+		return nil, nil, bad
+	}
+	if plain {
+		return &out, nil, nil
+	}
+	if s.window != nil {
+		return nil, nil, errAt(sel.GroupByAt, "grouping sets over a window table function are not supported yet; group each way in its own query and UNION ALL them")
+	}
+	return &out, gp, nil
+}
+
+// expandGrouping lists the grouping sets of one GROUPING SETS, ROLLUP or
+// CUBE element, as Calcite orders them: ROLLUP(a, b) is (a, b), (a), ();
+// CUBE(a, b) is (a, b), (a), (b), ().
+func expandGrouping(g *sql.GroupingSets) [][]sql.Expr {
+	switch g.Kind {
+	case sql.Rollup:
+		var out [][]sql.Expr
+		for k := len(g.Sets); k >= 0; k-- {
+			var set []sql.Expr
+			for _, s := range g.Sets[:k] {
+				set = append(set, s...)
+			}
+			out = append(out, set)
+		}
+		return out
+	case sql.Cube:
+		n := len(g.Sets)
+		var out [][]sql.Expr
+		for mask := 1<<n - 1; mask >= 0; mask-- {
+			var set []sql.Expr
+			for i, s := range g.Sets {
+				if mask&(1<<(n-1-i)) != 0 {
+					set = append(set, s...)
+				}
+			}
+			out = append(out, set)
+		}
+		return out
+	}
+	return g.Sets
+}
+
+func callsGrouping(sel *sql.Select) bool {
+	found := false
+	check := func(e sql.Expr) {
+		walk(e, func(x sql.Expr) bool {
+			if c, ok := x.(*sql.Call); ok && (c.Name == "GROUPING" || c.Name == "GROUPING_ID") {
+				found = true
+			}
+			return !found
+		})
+	}
+	for _, it := range sel.Items {
+		check(it.Expr)
+	}
+	check(sel.Having)
+	return found
+}
+
+// groupingBit is bit b of $e: ($e / 2^b) % 2.
+func groupingBit(at sql.Pos, b int) sql.Expr {
+	var id sql.Expr = expandIDRef(at)
+	if b > 0 {
+		id = &sql.Binary{Op: sql.OpDiv, L: id, R: bigintLit(1 << b)}
+	}
+	return &sql.Binary{Op: sql.OpMod, L: id, R: bigintLit(2)}
+}
+
+// addTerm returns sum + bit * 2^shift (bit * 2^shift when sum is nil).
+func addTerm(sum, bit sql.Expr, shift int) sql.Expr {
+	if shift > 0 {
+		bit = &sql.Binary{Op: sql.OpMul, L: bit, R: bigintLit(1 << shift)}
+	}
+	if sum == nil {
+		return bit
+	}
+	return &sql.Binary{Op: sql.OpAdd, L: sum, R: bit}
+}
+
+func bigintLit(v int64) *sql.Literal {
+	return &sql.Literal{Kind: sql.LitInt, Text: fmt.Sprint(v), Value: row.BigIntValue(v), Type: row.Type{ID: row.BigInt, NotNull: true}}
+}
+
+func expandIDRef(at sql.Pos) *sql.ColumnRef {
+	return &sql.ColumnRef{Column: sql.Ident{At: at, Name: expandIDName, Quoted: true}}
+}
+
+// expand puts an Expand of a's grouping sets over pre (the first Calc)
+// and makes $e the last group key.
+func (a *aggPlan) expand(pre *Node, gp *groupingPlan) *Node {
+	width := pre.Schema.Len()
+	fields := append([]row.Field(nil), pre.Schema.Fields...)
+	for i, k := range a.keys {
+		for _, keep := range gp.sets {
+			if !keep[i] {
+				fields[k].Type = fields[k].Type.Nullable()
+			}
+		}
+	}
+	fields = append(fields, row.Field{Name: expandIDName, Type: row.Type{ID: row.BigInt, NotNull: true}})
+	n := &Node{Kind: ExpandNode, Input: pre, Schema: row.NewSchema(fields...), TimeAttr: -1, Bounded: pre.Bounded,
+		Mode: Changelog{Updating: pre.Mode.Updating}, op: &expandOp{keys: a.keys, sets: gp.sets, ids: gp.ids}}
+	projects := make([]string, len(gp.sets))
+	for s, keep := range gp.sets {
+		cols := make([]string, 0, width+1)
+		for c, f := range pre.Schema.Fields {
+			cols = append(cols, f.Name)
+			for i, k := range a.keys {
+				if k == c && !keep[i] {
+					cols[len(cols)-1] = "null AS " + f.Name
+				}
+			}
+		}
+		projects[s] = "{" + strings.Join(append(cols, fmt.Sprintf("%d AS $e", gp.ids[s])), ", ") + "}"
+	}
+	n.Label = fmt.Sprintf("Expand(projects=[%s])", strings.Join(projects, ", "))
+	a.keys = append(a.keys, width)
+	a.keyNames = append(a.keyNames, expandIDName)
+	a.keyExprs = append(a.keyExprs, expandIDRef(sql.Pos{}))
+	a.preFields = fields
+	return n
+}
+
+// expandOp is an ExpandNode's grouping sets.
+type expandOp struct {
+	keys []int
+	sets [][]bool
+	ids  []int64
+}
+
+func (e *expandOp) operator(opBuild) (operator.Lifecycle, error) {
+	return aggop.NewExpand(e.keys, e.sets, e.ids)
+}

@@ -1,0 +1,39 @@
+package plan
+
+import "github.com/etld/etld/pipeline/runtime/joinop"
+
+// buildInput picks the input a streaming join reads to its end before it
+// takes rows of the other (runtime.UnionNode.BuildFirst), so that its
+// changelog does not depend on which input happens to be read first:
+//
+//   - one input fed only by bounded sources, the other not: the bounded
+//     one (a dimension file enriching a stream);
+//   - both bounded: the input the join pads with NULLs or tests for a
+//     match, the right one of a LEFT, SEMI or ANTI join and of an INNER
+//     or FULL join, the left one of a RIGHT join. A regular join keeps
+//     every row of both inputs in its state anyway, so which one is read
+//     first costs no memory: the rule is only about which rows a match
+//     would otherwise retract.
+//
+// Only regular and event-time temporal joins: an interval or window join
+// emits by the watermark, which already does not depend on the read
+// order. A batch join emits its final rows at the end of its inputs.
+// ok is false for none.
+func buildInput(n *Node, batch bool) (input int, ok bool) {
+	j := n.joined()
+	if batch || j == nil || j.interval != nil || j.window != nil || len(n.Inputs) != 2 {
+		return 0, false
+	}
+	l, r := n.Inputs[0].Bounded, n.Inputs[1].Bounded
+	switch {
+	case l && !r:
+		return 0, true
+	case r && !l:
+		return 1, true
+	case !l:
+		return 0, false
+	case j.temporal == nil && j.join.Kind == joinop.RightJoin:
+		return 0, true
+	}
+	return 1, true
+}

@@ -1,0 +1,66 @@
+package runtime
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/etld/etld/internal/checkpoint"
+	"github.com/etld/etld/pipeline/runtime/operator"
+)
+
+// snapshotted is an operator's state for a checkpoint: its bytes, or the
+// name of the store's part that holds them.
+type snapshotted struct {
+	state []byte
+	part  string
+}
+
+// snapshot encodes the operator's state for the checkpoint of barrier
+// (0: its final state). A run without a checkpoint store keeps no
+// state: its barriers only make sinks flush, and encoding the
+// operators' state (hundreds of MB for a million keys) at every barrier
+// and at the end would be wasted work. An operator.StreamSnapshotter
+// writes its state into a part of the store in pieces, so that neither
+// it nor the checkpoint holds the whole of it.
+func (n *OpNode) snapshot(co *coordinator, barrier int64) (snapshotted, error) {
+	sn, ok := n.Op.(operator.Snapshotter)
+	if !ok || co.opt.Store == nil {
+		return snapshotted{}, nil
+	}
+	if ss, ok := sn.(operator.StreamSnapshotter); ok {
+		part, size, err := co.opt.Store.WritePart(barrier, n.ID, ss.SnapshotTo)
+		if err != nil {
+			return snapshotted{}, fmt.Errorf("snapshot: %w", err)
+		}
+		n.Stats.StateBytes.Store(size)
+		return snapshotted{part: part}, nil
+	}
+	state, err := sn.Snapshot()
+	if err != nil {
+		return snapshotted{}, fmt.Errorf("snapshot: %w", err)
+	}
+	n.Stats.StateBytes.Store(int64(len(state)))
+	return snapshotted{state: state}, nil
+}
+
+// restoreOp hands an operator its part of the checkpoint: a part of the
+// store streamed into RestoreFrom (or read whole for an operator that
+// no longer streams), or the bytes the checkpoint holds.
+func (c *coordinator) restoreOp(sn operator.Snapshotter, comp *checkpoint.Component) error {
+	if comp.RuntimePart == "" {
+		return sn.Restore(comp.Runtime)
+	}
+	r, err := c.opt.Store.OpenPart(comp.RuntimePart)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	if ss, ok := sn.(operator.StreamSnapshotter); ok {
+		return ss.RestoreFrom(r)
+	}
+	state, err := io.ReadAll(r)
+	if err != nil {
+		return err
+	}
+	return sn.Restore(state)
+}
