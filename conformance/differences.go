@@ -52,8 +52,6 @@ var Differences = []Difference{
 		Reason: "Regular expressions are Go's RE2: backreferences, lookaround, possessive quantifiers and atomic groups are refused (at validation when constant) rather than risk run times exponential in the input."},
 	{Name: "convert-tz-unknown-zone", Kind: Deliberate, Area: "expr: CONVERT_TZ",
 		Reason: "A time zone Java does not know is silently read as GMT by Flink; etld refuses a constant one at validation and gives NULL for a computed one, rather than a wrong time."},
-	{Name: "json-query-number-text", Kind: Deliberate, Area: "expr: JSON_QUERY",
-		Reason: "JSON_QUERY writes the numbers it finds as the input wrote them (1.5e3 stays 1.5e3); Flink's Jackson re-writes them (1.5E+3)."},
 	{Name: "debezium-schema-either", Kind: Deliberate, Area: "formats/debezium",
 		Reason: "Without schema_include, debezium-json reads events with and without the Kafka Connect {schema, payload} wrapper; Flink's default (schema-include false) fails on a wrapped event."},
 	{Name: "flink-job-failure", Kind: Deliberate, Area: "expr: functions Flink's generated code fails in",

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/etld/etld/formats/formattest"
 	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
@@ -358,4 +359,14 @@ func TestCompositeColumns(t *testing.T) {
 	if err != nil || string(out) != "1,\"[a, NULL]\"\n" {
 		t.Fatalf("encoded %q, %v", out, err)
 	}
+}
+
+func TestTinyIntSmallIntRange(t *testing.T) {
+	formattest.IntRanges(t, func(sch row.Schema) connector.Decoder {
+		d, err := NewDecoder(Options{}, sch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}, func(ti, si string) []byte { return []byte(ti + "," + si) })
 }

@@ -275,10 +275,13 @@ func (d *Decoder) parseValue(text string, t *row.Type) (row.Value, error) {
 			return row.BigIntValue(n), nil
 		}
 	case row.Int:
-		if n, ok := shortInt(text); ok && n == int64(int32(n)) {
+		// TINYINT and SMALLINT too: a number outside their range falls
+		// through to ParseText, which refuses it as Flink's Byte.parseByte
+		// and Short.parseShort do.
+		if n, ok := shortInt(text); ok && n == t.WrapInt(n) {
 			return row.IntValue(int32(n)), nil
 		}
-		if n, err := strconv.ParseInt(text, 10, 32); err == nil {
+		if n, err := strconv.ParseInt(text, 10, t.IntBits()); err == nil {
 			return row.IntValue(int32(n)), nil
 		}
 	case row.Double:

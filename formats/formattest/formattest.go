@@ -42,7 +42,7 @@ func RandomValue(rng *rand.Rand, t row.Type) row.Value {
 	case row.Boolean:
 		return row.BoolValue(rng.IntN(2) == 0)
 	case row.Int:
-		return row.IntValue(int32(rng.Uint32()))
+		return row.IntValue(int32(t.WrapInt(int64(rng.Uint32()))))
 	case row.BigInt:
 		return row.BigIntValue(int64(rng.Uint64()))
 	case row.Float:
@@ -179,7 +179,7 @@ func split(t testing.TB, sp connector.Splitter, stream []byte) [][]byte {
 // trip of every type a format writes.
 func AllTypes(t testing.TB) row.Schema {
 	t.Helper()
-	return testenv.Schema(t, "b BOOLEAN", "i INT", "n BIGINT", "f FLOAT", "d DOUBLE", "m DECIMAL(18,4)",
+	return testenv.Schema(t, "b BOOLEAN", "ti TINYINT", "si SMALLINT", "i INT", "n BIGINT", "f FLOAT", "d DOUBLE", "m DECIMAL(18,4)",
 		"s STRING", "y BYTES", "dt DATE", "t TIMESTAMP(6)", "l TIMESTAMP_LTZ(6)")
 }
 

@@ -87,7 +87,7 @@ func randomObject(r *rand.Rand, n int) []byte {
 // or fail_on_missing_field now and then.
 func TestDecodeColumnsProperty(t *testing.T) {
 	formattest.PickedColumns(t, formattest.Columns{
-		Types: []string{"BIGINT", "INT", "DOUBLE", "STRING", "BOOLEAN", "DECIMAL(10,2)", "TIMESTAMP(3)", "DATE"},
+		Types: []string{"BIGINT", "INT", "TINYINT", "SMALLINT", "DOUBLE", "STRING", "BOOLEAN", "DECIMAL(10,2)", "TIMESTAMP(3)", "DATE"},
 		Decoders: func(t testing.TB, r *rand.Rand, sch row.Schema) (connector.Decoder, connector.Decoder) {
 			var opts Options
 			switch r.IntN(4) {

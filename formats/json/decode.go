@@ -331,9 +331,9 @@ func fromNumber(lit string, isFloat bool, t row.Type) (row.Value, error) {
 // an error (Flink would truncate 1.5 to 1 silently), an integral value
 // written with a fraction or an exponent (1.0, 1e3) is accepted.
 func wholeNumber(lit string, isFloat bool, t row.Type) (int64, error) {
-	bits := 64
-	if t.ID == row.Int {
-		bits = 32
+	bits := t.IntBits() // TINYINT 8, SMALLINT 16, INT 32
+	if bits == 0 {
+		bits = 64
 	}
 	if !isFloat {
 		n, err := strconv.ParseInt(lit, 10, bits)

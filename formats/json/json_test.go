@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/etld/etld/formats/formattest"
 	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
@@ -398,4 +399,14 @@ func TestMapNullKey(t *testing.T) {
 			t.Errorf("%+v: got %q, %v, %v", tt.opts, key, drop, err)
 		}
 	}
+}
+
+func TestTinyIntSmallIntRange(t *testing.T) {
+	formattest.IntRanges(t, func(sch row.Schema) connector.Decoder {
+		d, err := NewDecoder(Options{}, sch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}, func(ti, si string) []byte { return []byte(`{"ti":` + ti + `,"si":"` + si + `"}`) })
 }

@@ -15,7 +15,7 @@ import (
 // TestRoundTrip writes random rows, each as its own record, and reads
 // them back: every value must come back, with either timestamp format.
 func TestRoundTrip(t *testing.T) {
-	schema := testenv.Schema(t, "b BOOLEAN", "i INT", "n BIGINT", "f FLOAT", "d DOUBLE", "m DECIMAL(18,4)", "m0 DECIMAL(5,0)",
+	schema := testenv.Schema(t, "b BOOLEAN", "ti TINYINT", "si SMALLINT", "i INT", "n BIGINT", "f FLOAT", "d DOUBLE", "m DECIMAL(18,4)", "m0 DECIMAL(5,0)",
 		"s STRING", "y BYTES", "dt DATE", "t TIMESTAMP(6)", "l TIMESTAMP_LTZ(6)")
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, opts := range []Options{{}, {TimestampFormat: "iso-8601"}} {

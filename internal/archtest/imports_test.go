@@ -97,7 +97,8 @@ func TestImportRules(t *testing.T) {
 // etld it may import (tests aside). The contract (operator) and the state
 // structures are the ground floor; each operator family stands on them and
 // on the families it is built on (windows keep their aggregates in
-// aggop's store and their Top-N in rankop's partitions); the engine wires
+// aggop's store and their Top-N in rankop's partitions; MATCH_RECOGNIZE's
+// aggregates over a match fold rows in aggop's store); the engine wires
 // operators through the contract alone, so it imports no family; the test
 // kit imports no family and not the engine, so that every family's tests can use it.
 // The engine marks the errors that running again cannot fix (saved state
@@ -111,6 +112,7 @@ var runtimeImports = map[string][]string{
 	"pipeline/runtime/joinop":   {"pipeline/row", "pipeline/connector", "pipeline/runtime/operator", "pipeline/runtime/state"},
 	"pipeline/runtime/windowop": {"pipeline/row", "pipeline/runtime/operator", "pipeline/runtime/state", "pipeline/runtime/aggop", "pipeline/runtime/rankop"},
 	"pipeline/runtime/optest":   {"pipeline/row", "pipeline/runtime/operator", "pipeline/runtime/state"},
+	"pipeline/runtime/matchop":  {"pipeline/row", "pipeline/runtime/operator", "pipeline/runtime/state", "pipeline/runtime/aggop"},
 }
 
 func TestRuntimeLayers(t *testing.T) {

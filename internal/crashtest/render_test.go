@@ -18,7 +18,7 @@ func renderedTemplates() map[string]string {
 	for _, sc := range []scenario{
 		fileToFile, fileGroupByToFile, fileTopNToFile, fileGroupByToMySQL,
 		kafkaGroupByToES, kafkaToKafka, fileToKafka,
-		fileKafkaJoinToMySQL, fileTopNToMySQL, fileOverToFile,
+		fileKafkaJoinToMySQL, fileTopNToMySQL, fileOverToFile, fileMatchToFile,
 		fileUnionToFile, unionToKafka,
 	} {
 		m[sc.name] = sc.pipeline

@@ -49,7 +49,9 @@ func negate(x *node) (evalFn, error) {
 	case row.Null:
 		return nullEval(x), nil
 	case row.Int:
-		f = func(v row.Value) row.Value { return row.IntValue(-int32(v.Int64())) }
+		// -(-128) is -128 again in TINYINT, as Java's (byte) cast gives.
+		t := x.t
+		f = func(v row.Value) row.Value { return row.IntValue(int32(t.WrapInt(-v.Int64()))) }
 	case row.BigInt:
 		f = func(v row.Value) row.Value { return row.BigIntValue(-v.Int64()) }
 	case typeInterval, typeIntervalYM:
@@ -105,11 +107,12 @@ func (c *compiler) arith(e sql.Expr, opAt sql.Pos, bop sql.BinaryOp, l, r *node)
 	var f func(a, b row.Value) (row.Value, error)
 	switch t.ID {
 	case row.Int, row.BigInt:
-		// INT results wrap to 32 bits as Java's int arithmetic does.
+		// TINYINT, SMALLINT and INT results wrap to 8, 16 and 32 bits as
+		// Java's arithmetic and narrowing casts do in Flink's code.
 		wrap := t.ID == row.Int
 		mk := func(x int64) row.Value {
 			if wrap {
-				return row.IntValue(int32(x))
+				return row.IntValue(int32(t.WrapInt(x)))
 			}
 			return row.BigIntValue(x)
 		}
@@ -367,7 +370,7 @@ func fastArith(op byte, t row.Type, l, r *node) evalFn {
 	// other divisor may fail, which the general path reports.
 	safeDiv := (op != '/' && op != '%') || (r.konst && r.val.Int64() != 0)
 	switch {
-	case t.ID.Integral() && safeDiv && l.t.ID.Integral() && r.t.ID.Integral():
+	case t.IntBits() >= 32 && safeDiv && l.t.ID.Integral() && r.t.ID.Integral():
 		return intArith(op, t.ID == row.Int, l, r)
 	case t.ID == row.Double && op != '%' && l.t.ID == row.Double && r.t.ID == row.Double:
 		return doubleArith(op, l, r)

@@ -190,7 +190,7 @@ func javaToInt32(f float64) int64 {
 // scaled for DECIMAL) or a float64.
 func intResult(t row.Type, i int64) row.Value {
 	if t.ID == row.Int {
-		return row.IntValue(int32(i))
+		return row.IntValue(int32(t.WrapInt(i)))
 	}
 	return row.BigIntValue(i)
 }
@@ -224,10 +224,8 @@ func decimalCastCanOverflow(from, to row.Type) bool {
 	}
 	room := to.Precision - to.Scale
 	switch from.ID {
-	case row.Int:
-		return room < 10
-	case row.BigInt:
-		return room < 19
+	case row.Int, row.BigInt:
+		return room < from.IntDigits()
 	case row.Decimal:
 		return room < from.Precision-from.Scale
 	case row.Boolean:
@@ -265,7 +263,8 @@ func numToNum(from, to row.Type) castFunc {
 			}
 		}
 		if to.ID == row.Int {
-			return func(v row.Value) (row.Value, error) { return row.IntValue(int32(javaToInt32(v.Float64()))), nil }
+			// Java's (byte) and (short) of a double go through int.
+			return func(v row.Value) (row.Value, error) { return intResult(to, javaToInt32(v.Float64())), nil }
 		}
 		return func(v row.Value) (row.Value, error) { return row.BigIntValue(row.JavaLong(v.Float64())), nil }
 	case row.Float:
@@ -315,10 +314,7 @@ func stringToNumber(to row.Type) castFunc {
 		s := strings.TrimSpace(v.Str())
 		switch to.ID {
 		case row.Int, row.BigInt:
-			bitSize := 64
-			if to.ID == row.Int {
-				bitSize = 32
-			}
+			bitSize := to.IntBits()
 			i, err := strconv.ParseInt(s, 10, bitSize)
 			if err != nil {
 				// Flink accepts a fraction and drops it: '12.7' is 12.

@@ -1,15 +1,14 @@
 package expr
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+	"unicode/utf16"
 
-	"github.com/etld/etld/internal/javautf8"
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/sql"
 )
@@ -22,7 +21,8 @@ import (
 // (Calcite reads it as nothing in lax mode). JSON null at the path counts as empty. What happens
 // then is the ON EMPTY / ON ERROR clause's business, NULL by default
 // (FALSE for JSON_EXISTS). Paths are $, .key, ."quoted key", ['key'],
-// ["key"] and [n]; wildcards and filters are refused. The construction
+// ["key"] and [n], and Jayway's steps that select several values
+// (funcs_jsonpath.go): .*, [*], ..key, [1,3], [0:2], [?(filter)]. The construction
 // functions JSON_OBJECT and JSON_ARRAY are in funcs_jsonbuild.go.
 
 func init() {
@@ -34,10 +34,13 @@ func init() {
 }
 
 // jsonStep is one step of a path: a member name, or an array index when
-// key is "" and index >= 0.
+// key is "" and index >= 0, or (kind not zero) one of the steps that
+// select several values (funcs_jsonpath.go).
 type jsonStep struct {
 	key   string
 	index int
+	kind  jsonStepKind
+	multi *jsonMulti
 }
 
 func parseJSONPath(p string) ([]jsonStep, error) {
@@ -67,6 +70,11 @@ func parseJSONPathMode(p string) ([]jsonStep, bool, error) {
 		switch s[i] {
 		case '.':
 			i++
+			if i < len(s) && s[i] == '.' {
+				// ..: a deep scan, then the step that follows.
+				steps = append(steps, jsonStep{kind: stepDeep, index: -1})
+				continue
+			}
 			if i < len(s) && s[i] == '[' {
 				continue // $.["a.b"], as Jayway reads it
 			}
@@ -88,10 +96,20 @@ func parseJSONPathMode(p string) ([]jsonStep, bool, error) {
 			}
 			name := s[start:i]
 			if name == "*" {
-				return bad(start, "wildcards (several values) are not supported yet")
+				steps = append(steps, jsonStep{kind: stepWildcard, index: -1})
+				continue
 			}
 			steps = append(steps, jsonStep{key: name, index: -1})
 		case '[':
+			if strings.HasPrefix(s[i:], "[?(") {
+				st, n, err := parseJSONFilter(s[i:])
+				if err != nil {
+					return bad(i, err.Error())
+				}
+				steps = append(steps, st)
+				i += n
+				continue
+			}
 			end := strings.IndexByte(s[i:], ']')
 			if end < 0 {
 				return bad(i, "unclosed [")
@@ -101,12 +119,13 @@ func parseJSONPathMode(p string) ([]jsonStep, bool, error) {
 			case len(inner) >= 2 && (inner[0] == '\'' || inner[0] == '"') && inner[len(inner)-1] == inner[0]:
 				steps = append(steps, jsonStep{key: inner[1 : len(inner)-1], index: -1})
 			default:
-				if inner == "*" {
-					return bad(i+1, "wildcards (several values) are not supported yet")
+				if st, ok := parseJSONSubscript(inner); ok {
+					steps = append(steps, st)
+					break
 				}
 				n, err := strconv.Atoi(inner)
 				if err != nil || n < 0 {
-					return bad(i+1, fmt.Sprintf("expected an array index or a quoted name, found %q", inner))
+					return bad(i+1, fmt.Sprintf("expected an array index, *, a list or slice of indexes, a filter or a quoted name, found %q", inner))
 				}
 				steps = append(steps, jsonStep{index: n})
 			}
@@ -253,6 +272,17 @@ func jsonLocate(doc string, path []jsonStep, lax bool) (string, jsonFound) {
 		}
 		return "", jsonError
 	}
+	if jsonIndefinite(path) {
+		// Several values: Jayway gives them as a list, even of one or
+		// none, which JSON_QUERY writes as an array.
+		if out, ok := jsonSelectAll(doc, path); ok {
+			return out, jsonHit
+		}
+		if lax {
+			return "", jsonEmpty
+		}
+		return "", jsonError
+	}
 	i := 0
 	for _, st := range path {
 		var ok bool
@@ -272,9 +302,10 @@ func jsonLocate(doc string, path []jsonStep, lax bool) (string, jsonFound) {
 }
 
 // jsonScalarText is the text of a JSON scalar as Flink hands it on:
-// strings decoded, numbers with a fraction or exponent as Java prints a
-// double (Jayway reads them as double: 1.5e3 gives 1500.0), integers and
-// booleans as written. ok is false for an object or array.
+// strings decoded, booleans as written, numbers as Java's BigDecimal (or
+// BigInteger) writes the number read (Flink's Jackson reads them with
+// USE_BIG_DECIMAL_FOR_FLOATS): 123456789.98765433 stays as it is, 1.5e3
+// gives 1.5E+3. ok is false for an object or array.
 func jsonScalarText(raw string) (string, bool) {
 	switch raw[0] {
 	case '{', '[':
@@ -284,12 +315,72 @@ func jsonScalarText(raw string) (string, bool) {
 	case 't', 'f':
 		return raw, true
 	}
-	if strings.ContainsAny(raw, ".eE") {
-		if f, err := strconv.ParseFloat(raw, 64); err == nil {
-			return row.DoubleValue(f).String(), true
+	return javaNumberText(raw), true
+}
+
+// javaNumberText writes the JSON number raw as BigDecimal.toString does
+// (an integer as BigInteger.toString): the digits of the unscaled value
+// and the scale taken from the text, plain while the scale is not
+// negative and the adjusted exponent at least -6, else one digit, a
+// point, the rest and E with the signed adjusted exponent.
+func javaNumberText(raw string) string {
+	if !strings.ContainsAny(raw, ".eE") {
+		// An integer: JSON allows no leading zeros, so only -0 changes.
+		if raw == "-0" {
+			return "0"
 		}
+		return raw
 	}
-	return raw, true
+	neg := strings.HasPrefix(raw, "-")
+	mant, exp, hasExp := strings.Cut(strings.TrimPrefix(raw, "-"), "e")
+	if !hasExp {
+		mant, exp, hasExp = strings.Cut(mant, "E")
+	}
+	whole, frac, _ := strings.Cut(mant, ".")
+	e := 0
+	if hasExp {
+		n, err := strconv.Atoi(strings.TrimPrefix(exp, "+"))
+		if err != nil {
+			return raw
+		}
+		e = n
+	}
+	digits := strings.TrimLeft(whole+frac, "0")
+	if digits == "" {
+		digits, neg = "0", false
+	}
+	scale := len(frac) - e
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	adjusted := len(digits) - 1 - scale
+	switch {
+	case scale == 0:
+		b.WriteString(digits)
+	case scale > 0 && adjusted >= -6:
+		if point := len(digits) - scale; point > 0 {
+			b.WriteString(digits[:point])
+			b.WriteByte('.')
+			b.WriteString(digits[point:])
+		} else {
+			b.WriteString("0.")
+			b.WriteString(strings.Repeat("0", -point))
+			b.WriteString(digits)
+		}
+	default:
+		b.WriteByte(digits[0])
+		if len(digits) > 1 {
+			b.WriteByte('.')
+			b.WriteString(digits[1:])
+		}
+		b.WriteByte('E')
+		if adjusted >= 0 {
+			b.WriteByte('+')
+		}
+		b.WriteString(strconv.Itoa(adjusted))
+	}
+	return b.String()
 }
 
 // jsonValue is JSON_VALUE(doc, path) with the default clauses, for the
@@ -452,15 +543,81 @@ func buildJSONValue(c *compiler, e *sql.Call, args []*node) (*node, error) {
 // as Jackson serialises the node Flink found. Invalid UTF-8 in its
 // strings becomes U+FFFD, as in the Java string Flink parsed (javautf8).
 func compactJSON(raw string) string {
-	var b bytes.Buffer
-	out := raw
-	if json.Compact(&b, []byte(raw)) == nil {
-		out = b.String()
+	return string(appendJacksonJSON(nil, raw))
+}
+
+// appendJacksonJSON writes the valid JSON raw as Flink's Jackson writes
+// the value it read: compact, strings re-escaped (appendJSONString),
+// numbers as Java writes the BigDecimal read (1.5e3 as 1.5E+3), and the members of every object sorted by name
+// (Flink's mapper sets ORDER_MAP_ENTRIES_BY_KEYS), a name given twice
+// keeping its last value.
+func appendJacksonJSON(dst []byte, raw string) []byte {
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		return dst
 	}
-	if !utf8.ValidString(out) {
-		out = string(javautf8.AppendValid(nil, out))
+	switch raw[0] {
+	case '"':
+		return appendJSONString(dst, jsonString(raw))
+	case '[':
+		dst = append(dst, '[')
+		n := 0
+		jsonItems(raw, func(_, v string) {
+			if n > 0 {
+				dst = append(dst, ',')
+			}
+			n++
+			dst = appendJacksonJSON(dst, v)
+		})
+		return append(dst, ']')
+	case '{':
+		var keys, vals []string
+		at := map[string]int{}
+		jsonItems(raw, func(k, v string) {
+			if i, ok := at[k]; ok {
+				vals[i] = v
+				return
+			}
+			at[k] = len(keys)
+			keys, vals = append(keys, k), append(vals, v)
+		})
+		dst = append(dst, '{')
+		for n, i := range javaOrder(keys) {
+			if n > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(appendJSONString(dst, keys[i]), ':')
+			dst = appendJacksonJSON(dst, vals[i])
+		}
+		return append(dst, '}')
+	case 't', 'f', 'n':
+		return append(dst, raw...)
 	}
-	return out
+	// A number: Jackson writes the BigDecimal (or integer) it read.
+	return append(dst, javaNumberText(raw)...)
+}
+
+// javaOrder gives the indexes of names in Java's string order (names
+// are distinct).
+func javaOrder(names []string) []int {
+	order := make([]int, len(names))
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(a, b int) bool { return javaLess(names[order[a]], names[order[b]]) })
+	return order
+}
+
+// javaLess orders strings as Java's String.compareTo does, by UTF-16
+// code units.
+func javaLess(a, b string) bool {
+	x, y := utf16.Encode([]rune(a)), utf16.Encode([]rune(b))
+	for i := range min(len(x), len(y)) {
+		if x[i] != y[i] {
+			return x[i] < y[i]
+		}
+	}
+	return len(x) < len(y)
 }
 
 // buildJSONQuery is JSON_QUERY(doc, path [wrapper] [... ON EMPTY] [... ON
@@ -473,10 +630,17 @@ func buildJSONQuery(c *compiler, e *sql.Call, args []*node) (*node, error) {
 	if err := check(e, args, "a STRING", isStringy); err != nil {
 		return nil, err
 	}
-	if j.ReturningText != "" && j.Returning.ID != row.String {
-		return nil, errAt(j.ReturningAt, "JSON_QUERY returns STRING here (RETURNING ARRAY<STRING> needs composite types, which etld does not have yet)")
-	}
 	t := row.Type{ID: row.String}
+	asArray := false
+	if j.ReturningText != "" && j.Returning.ID != row.String {
+		if j.Returning.ID != row.Array || j.Returning.Elem().ID != row.String {
+			return nil, errAt(j.ReturningAt, "JSON_QUERY returns STRING or ARRAY<STRING>, not %s", typeName(j.Returning))
+		}
+		if j.OnEmpty.Kind == "EMPTY OBJECT" || j.OnError.Kind == "EMPTY OBJECT" {
+			return nil, errAt(j.ReturningAt, "EMPTY OBJECT cannot stand for an ARRAY<STRING>")
+		}
+		t, asArray = row.ArrayOf(row.Type{ID: row.String}), true
+	}
 	path, lax, null, err := jsonPathArg(e, args)
 	if err != nil {
 		return nil, err
@@ -489,6 +653,9 @@ func buildJSONQuery(c *compiler, e *sql.Call, args []*node) (*node, error) {
 		case "ERROR":
 			return func() (row.Value, error) { return row.NullValue, why }
 		case "EMPTY ARRAY":
+			if asArray {
+				return func() (row.Value, error) { return row.ArrayValue(nil), nil }
+			}
 			return func() (row.Value, error) { return row.StringValue("[]"), nil }
 		case "EMPTY OBJECT":
 			return func() (row.Value, error) { return row.StringValue("{}"), nil }
@@ -514,8 +681,41 @@ func buildJSONQuery(c *compiler, e *sql.Call, args []*node) (*node, error) {
 				return onError()
 			}
 		}
+		if asArray {
+			if out[0] != '[' {
+				return onError()
+			}
+			return jsonStringArray(out), nil
+		}
 		return row.StringValue(out), nil
 	})
+}
+
+// jsonStringArray is the ARRAY<STRING> of JSON_QUERY ... RETURNING
+// ARRAY<STRING> from the (valid, compact) JSON array raw: a scalar item as
+// its text (a string unquoted, a number as Flink writes it), an object or
+// array as JSON, null as NULL.
+func jsonStringArray(raw string) row.Value {
+	var items []row.Value
+	i := skipWS(raw, 1)
+	for i < len(raw) && raw[i] != ']' {
+		end := skipValue(raw, i)
+		item := raw[i:end]
+		switch {
+		case item == "null":
+			items = append(items, row.NullValue)
+		case item[0] == '{' || item[0] == '[':
+			items = append(items, row.StringValue(item))
+		default:
+			text, _ := jsonScalarText(item)
+			items = append(items, row.StringValue(text))
+		}
+		i = skipWS(raw, end)
+		if i < len(raw) && raw[i] == ',' {
+			i = skipWS(raw, i+1)
+		}
+	}
+	return row.ArrayValue(items)
 }
 
 // buildJSONExists is JSON_EXISTS(doc, path [{TRUE | FALSE | UNKNOWN |

@@ -82,7 +82,13 @@ func TestJSONFunctions(t *testing.T) {
 		{`JSON_OBJECT(KEY 'K1' VALUE JSON_ARRAY(1, 2))`, `STRING NOT NULL {"K1":[1,2]}`},
 		{`JSON_OBJECT(KEY 'K1' VALUE 'a"b\')`, `STRING NOT NULL {"K1":"a\"b\\"}`},
 		{`JSON_OBJECT(KEY 'a' VALUE 1, KEY 'b' VALUE 2, KEY 'a' VALUE 3)`, `STRING NOT NULL {"a":3,"b":2}`},
-		{`JSON_OBJECT(KEY 'ts' VALUE ts, KEY 'd' VALUE day, KEY 'bin' VALUE bin)`, `STRING NOT NULL {"ts":"2024-01-02T10:30:45.123","d":"2024-01-02","bin":"aGk="}`},
+		{`JSON_OBJECT(KEY 'ts' VALUE ts, KEY 'd' VALUE day, KEY 'bin' VALUE bin)`, `STRING NOT NULL {"bin":"aGk=","d":"2024-01-02","ts":"2024-01-02T10:30:45.123"}`},
+		// Flink writes object members sorted by name (values from Flink 2.3).
+		{`JSON_OBJECT(KEY 'b' VALUE 1, KEY 'a' VALUE 2)`, `STRING NOT NULL {"a":2,"b":1}`},
+		{`JSON_QUERY('{"b":1,"a":{"d":1,"c":2}}', '$')`, `STRING {"a":{"c":2,"d":1},"b":1}`},
+		{`JSON_OBJECT(KEY 'z' VALUE JSON_OBJECT(KEY 'y' VALUE 1, KEY 'x' VALUE 2))`, `STRING NOT NULL {"z":{"x":2,"y":1}}`},
+		{`JSON_ARRAY(MAP['b', 1, 'a', 2])`, `STRING NOT NULL [{"a":2,"b":1}]`},
+		{`JSON_QUERY('{"a":{"z":1,"é":2,"Z":3}}', '$.a')`, `STRING {"Z":3,"z":1,"é":2}`},
 		{`JSON_OBJECT(KEY id VALUE 1)`, "error: JSON_OBJECT keys must be non-NULL string constants"},
 		// JSON_ARRAY
 		{`JSON_ARRAY()`, "STRING NOT NULL []"},
@@ -92,4 +98,31 @@ func TestJSONFunctions(t *testing.T) {
 		{`JSON_ARRAY(JSON_ARRAY(1), JSON_OBJECT())`, "STRING NOT NULL [[1],{}]"},
 		{`JSON_ARRAY(ABSENT ON NULL)`, "STRING NOT NULL []"},
 	})
+}
+
+// TestJSONNumberText: JSON_VALUE gives a number as Flink 2.3 does, the
+// text of the BigDecimal its Jackson reads (outputs taken from Flink's
+// SqlJsonUtils.jsonValue).
+func TestJSONNumberText(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"123456789.98765433", "123456789.98765433"},
+		{"1.5e3", "1.5E+3"},
+		{"1.5", "1.5"},
+		{"-2.0", "-2.0"},
+		{"0.0000001", "1E-7"},
+		{"100.10", "100.10"},
+		{"1E2", "1E+2"},
+		{"12345678901234567890", "12345678901234567890"},
+		{"-0.0", "0.0"},
+		{"1e400", "1E+400"},
+		{"0.000001", "0.000001"},
+		{"7", "7"},
+		{"-0", "0"},
+		{"0.0000000", "0E-7"},
+		{"-1.25e-2", "-0.0125"},
+	} {
+		if got := javaNumberText(tc.in); got != tc.want {
+			t.Errorf("javaNumberText(%s) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
 }

@@ -2,6 +2,8 @@ package expr
 
 import (
 	"encoding/base64"
+	"errors"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -15,8 +17,9 @@ import (
 // JSON_OBJECT and JSON_ARRAY build JSON text as Flink does (Jackson
 // nodes, written compactly): STRING values become JSON strings, numbers
 // and BOOLEAN stay themselves, BYTES become base64 strings, times their
-// print text ('2024-01-02T10:30:45.123'). A value computed by another
-// JSON_OBJECT or JSON_ARRAY call is inserted as JSON, not as a string.
+// print text ('2024-01-02T10:30:45.123'), composite values nested JSON
+// (jsonWriterOf). A value computed by another JSON_OBJECT or JSON_ARRAY
+// call is inserted as JSON, not as a string.
 // JSON_OBJECT writes NULL values as null unless ABSENT ON NULL is given;
 // JSON_ARRAY leaves them out unless NULL ON NULL is.
 
@@ -67,53 +70,176 @@ func appendJSONString(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
-// jsonWriter appends one SQL value as JSON.
-type jsonWriter func(dst []byte, v row.Value) []byte
+// jsonWriter appends one non-NULL SQL value as JSON.
+type jsonWriter func(dst []byte, v row.Value) ([]byte, error)
 
-func jsonWriterFor(n *node) jsonWriter {
+// errJSONNullKey is Flink's refusal of a NULL MAP key, which no JSON
+// object member can have.
+var errJSONNullKey = errors.New("a MAP key is NULL, which JSON cannot hold (Flink: \"Key was null. This is not supported during conversion to JSON.\")")
+
+func jsonWriterFor(n *node) (jsonWriter, error) {
 	if call, ok := n.e.(*sql.Call); ok && (strings.EqualFold(call.Name, "JSON_OBJECT") || strings.EqualFold(call.Name, "JSON_ARRAY")) {
-		return func(dst []byte, v row.Value) []byte { return append(dst, v.Str()...) }
+		return func(dst []byte, v row.Value) ([]byte, error) { return append(dst, v.Str()...), nil }, nil
 	}
-	switch n.t.ID {
+	w, err := jsonWriterOf(n.t)
+	if err != nil {
+		return nil, errAt(n.e.Pos(), "%v", err)
+	}
+	return w, nil
+}
+
+// jsonWriterOf writes a value of type t as Flink's JsonGenerateUtils
+// makes its node: an ARRAY a JSON array, a ROW an object of its field
+// names, a MAP (of a string key type only) an object, to any depth, NULL
+// items as null.
+func jsonWriterOf(t row.Type) (jsonWriter, error) {
+	switch t.ID {
 	case row.String:
-		return func(dst []byte, v row.Value) []byte { return appendJSONString(dst, v.Str()) }
+		return func(dst []byte, v row.Value) ([]byte, error) { return appendJSONString(dst, v.Str()), nil }, nil
 	case row.Boolean:
-		return func(dst []byte, v row.Value) []byte { return strconv.AppendBool(dst, v.Bool()) }
+		return func(dst []byte, v row.Value) ([]byte, error) { return strconv.AppendBool(dst, v.Bool()), nil }, nil
 	case row.Bytes:
-		return func(dst []byte, v row.Value) []byte {
-			return appendJSONString(dst, base64.StdEncoding.EncodeToString([]byte(v.Str())))
-		}
+		return func(dst []byte, v row.Value) ([]byte, error) {
+			return appendJSONString(dst, base64.StdEncoding.EncodeToString([]byte(v.Str()))), nil
+		}, nil
 	case row.Float, row.Double:
-		return func(dst []byte, v row.Value) []byte {
+		return func(dst []byte, v row.Value) ([]byte, error) {
 			// Jackson writes NaN and the infinities as strings.
 			f := toFloat(v)
 			if math.IsNaN(f) || math.IsInf(f, 0) {
-				return appendJSONString(dst, v.String())
+				return appendJSONString(dst, v.String()), nil
 			}
-			return v.AppendPrint(dst)
+			return v.AppendPrint(dst), nil
+		}, nil
+	case row.Array:
+		return jsonListWriter(t.Elem())
+	case row.Struct:
+		return jsonRowWriter(t)
+	case row.Map:
+		if t.Key().ID != row.String {
+			return nil, fmt.Errorf("cannot write %s as JSON: the key type must be a character string, as in Flink", typeName(t))
 		}
+		return jsonMapWriter(t.Elem())
 	}
-	if n.t.ID.Numeric() {
-		return func(dst []byte, v row.Value) []byte { return v.AppendPrint(dst) }
+	if t.ID.Numeric() {
+		return func(dst []byte, v row.Value) ([]byte, error) { return v.AppendPrint(dst), nil }, nil
 	}
-	return func(dst []byte, v row.Value) []byte { return appendJSONString(dst, v.String()) }
+	return func(dst []byte, v row.Value) ([]byte, error) { return appendJSONString(dst, v.String()), nil }, nil
+}
+
+// appendJSONItem writes one item of a composite value, NULL as null.
+func appendJSONItem(dst []byte, w jsonWriter, v row.Value) ([]byte, error) {
+	if v.IsNull() {
+		return append(dst, "null"...), nil
+	}
+	return w(dst, v)
+}
+
+func jsonListWriter(elem row.Type) (jsonWriter, error) {
+	w, err := jsonWriterOf(elem)
+	if err != nil {
+		return nil, err
+	}
+	return func(dst []byte, v row.Value) ([]byte, error) {
+		var err error
+		dst = append(dst, '[')
+		for i, x := range v.Items() {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			if dst, err = appendJSONItem(dst, w, x); err != nil {
+				return dst, err
+			}
+		}
+		return append(dst, ']'), nil
+	}, nil
+}
+
+func jsonRowWriter(t row.Type) (jsonWriter, error) {
+	fields := t.Fields()
+	fieldNames := make([]string, len(fields))
+	for i, f := range fields {
+		fieldNames[i] = f.Name
+	}
+	order := javaOrder(fieldNames) // Flink writes the fields by name
+	names := make([][]byte, len(fields))
+	ws := make([]jsonWriter, len(fields))
+	for i, f := range fields {
+		names[i] = append(appendJSONString(nil, f.Name), ':')
+		w, err := jsonWriterOf(f.Type)
+		if err != nil {
+			return nil, err
+		}
+		ws[i] = w
+	}
+	return func(dst []byte, v row.Value) ([]byte, error) {
+		var err error
+		items := v.ItemSlice()
+		dst = append(dst, '{')
+		for n, i := range order {
+			if i >= len(items) {
+				continue
+			}
+			if n > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, names[i]...)
+			if dst, err = appendJSONItem(dst, ws[i], items[i]); err != nil {
+				return dst, err
+			}
+		}
+		return append(dst, '}'), nil
+	}, nil
+}
+
+func jsonMapWriter(value row.Type) (jsonWriter, error) {
+	w, err := jsonWriterOf(value)
+	if err != nil {
+		return nil, err
+	}
+	return func(dst []byte, v row.Value) ([]byte, error) {
+		var err error
+		items := v.ItemSlice()
+		keys := make([]string, 0, len(items)/2)
+		for i := 0; i+1 < len(items); i += 2 {
+			if items[i].IsNull() {
+				return dst, errJSONNullKey
+			}
+			keys = append(keys, items[i].Str())
+		}
+		dst = append(dst, '{')
+		for n, k := range javaOrder(keys) { // by key, as Flink writes them
+			if n > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(appendJSONString(dst, keys[k]), ':')
+			if dst, err = appendJSONItem(dst, w, items[2*k+1]); err != nil {
+				return dst, err
+			}
+		}
+		return append(dst, '}'), nil
+	}, nil
 }
 
 // jsonValueWriters compiles the values of a construction call; they are
 // evaluated every row, NULL included.
-func jsonValueWriters(args []*node) ([]evalFn, []jsonWriter) {
+func jsonValueWriters(args []*node) ([]evalFn, []jsonWriter, error) {
 	evs := make([]evalFn, len(args))
 	ws := make([]jsonWriter, len(args))
 	for i, a := range args {
-		evs[i], ws[i] = a.eval, jsonWriterFor(a)
+		w, err := jsonWriterFor(a)
+		if err != nil {
+			return nil, nil, err
+		}
+		evs[i], ws[i] = a.eval, w
 	}
-	return evs, ws
+	return evs, ws, nil
 }
 
 // buildJSONObject is JSON_OBJECT([KEY] k VALUE v, ... [{NULL | ABSENT} ON
 // NULL]). Keys are constant non-NULL strings, as Flink requires; a key
-// written twice keeps its first place and its last value, as Jackson's
-// ObjectNode.set does.
+// written twice keeps its last value, and the members are written sorted
+// by name, as Flink's Jackson mapper (ORDER_MAP_ENTRIES_BY_KEYS) does.
 func buildJSONObject(c *compiler, e *sql.Call, args []*node) (*node, error) {
 	absent := e.JSON != nil && e.JSON.OnNull == "ABSENT"
 	var keys []string
@@ -132,11 +258,23 @@ func buildJSONObject(c *compiler, e *sql.Call, args []*node) (*node, error) {
 		keys = append(keys, k.val.Str())
 		vals = append(vals, args[i+1])
 	}
+	// Flink writes the members sorted by name (its mapper orders map
+	// entries by key), whatever order the call gives them.
+	order := javaOrder(keys)
+	sortedKeys, sortedVals := make([]string, len(keys)), make([]*node, len(keys))
+	for n, i := range order {
+		sortedKeys[n], sortedVals[n] = keys[i], vals[i]
+	}
+	keys, vals = sortedKeys, sortedVals
 	quoted := make([][]byte, len(keys))
 	for i, k := range keys {
 		quoted[i] = append(appendJSONString(nil, k), ':')
 	}
-	evs, ws := jsonValueWriters(vals)
+	evs, ws, err := jsonValueWriters(vals)
+	if err != nil {
+		return nil, err
+	}
+	text := exprString(e)
 	f := func(r row.Row) (row.Value, error) {
 		buf := make([]byte, 0, 64)
 		buf = append(buf, '{')
@@ -154,10 +292,8 @@ func buildJSONObject(c *compiler, e *sql.Call, args []*node) (*node, error) {
 			}
 			first = false
 			buf = append(buf, quoted[i]...)
-			if v.IsNull() {
-				buf = append(buf, "null"...)
-			} else {
-				buf = ws[i](buf, v)
+			if buf, err = appendJSONItem(buf, ws[i], v); err != nil {
+				return row.NullValue, evalErr(text, err)
 			}
 		}
 		buf = append(buf, '}')
@@ -169,7 +305,11 @@ func buildJSONObject(c *compiler, e *sql.Call, args []*node) (*node, error) {
 // buildJSONArray is JSON_ARRAY(v, ... [{NULL | ABSENT} ON NULL]).
 func buildJSONArray(c *compiler, e *sql.Call, args []*node) (*node, error) {
 	keepNull := e.JSON != nil && e.JSON.OnNull == "NULL"
-	evs, ws := jsonValueWriters(args)
+	evs, ws, err := jsonValueWriters(args)
+	if err != nil {
+		return nil, err
+	}
+	text := exprString(e)
 	f := func(r row.Row) (row.Value, error) {
 		buf := make([]byte, 0, 64)
 		buf = append(buf, '[')
@@ -186,10 +326,8 @@ func buildJSONArray(c *compiler, e *sql.Call, args []*node) (*node, error) {
 				buf = append(buf, ',')
 			}
 			first = false
-			if v.IsNull() {
-				buf = append(buf, "null"...)
-			} else {
-				buf = ws[i](buf, v)
+			if buf, err = appendJSONItem(buf, ws[i], v); err != nil {
+				return row.NullValue, evalErr(text, err)
 			}
 		}
 		buf = append(buf, ']')

@@ -102,14 +102,9 @@ func buildAbs(c *compiler, e *sql.Call, args []*node) (*node, error) {
 	var f func(v row.Value) (row.Value, error)
 	switch t.ID {
 	case row.Int:
-		// Java's Math.abs: the most negative INT stays negative.
-		f = func(v row.Value) (row.Value, error) {
-			i := int32(v.Int64())
-			if i < 0 {
-				i = -i
-			}
-			return row.IntValue(i), nil
-		}
+		// Java's Math.abs and the cast back: the most negative value of
+		// the type stays negative (ABS of TINYINT -128 is -128).
+		f = func(v row.Value) (row.Value, error) { return intResult(t, max(v.Int64(), -v.Int64())), nil }
 	case row.BigInt:
 		f = func(v row.Value) (row.Value, error) {
 			i := v.Int64()

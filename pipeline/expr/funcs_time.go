@@ -324,8 +324,9 @@ func buildFromUnixtime(c *compiler, e *sql.Call, args []*node) (*node, error) {
 }
 
 // datePart extracts a field as EXTRACT does (Calcite's definitions: DOW 1
-// = Sunday, ISODOW 1 = Monday, WEEK the ISO week, MILLISECOND and
-// MICROSECOND include the seconds).
+// = Sunday, ISODOW 1 = Monday, WEEK the ISO week); MILLISECOND,
+// MICROSECOND and NANOSECOND give only the fraction of the second, as
+// Flink does (123 for 10:30:33.123, not 33123).
 func datePart(unit string) (func(t time.Time) int64, bool, bool) {
 	// returns f, needsTime (refused on DATE), ok
 	switch unit {
@@ -362,11 +363,11 @@ func datePart(unit string) (func(t time.Time) int64, bool, bool) {
 	case "SECOND":
 		return func(t time.Time) int64 { return int64(t.Second()) }, true, true
 	case "MILLISECOND":
-		return func(t time.Time) int64 { return int64(t.Second())*1000 + int64(t.Nanosecond()/1e6) }, true, true
+		return func(t time.Time) int64 { return int64(t.Nanosecond() / 1e6) }, true, true
 	case "MICROSECOND":
-		return func(t time.Time) int64 { return int64(t.Second())*1e6 + int64(t.Nanosecond()/1e3) }, true, true
+		return func(t time.Time) int64 { return int64(t.Nanosecond() / 1e3) }, true, true
 	case "NANOSECOND":
-		return func(t time.Time) int64 { return int64(t.Second())*1e9 + int64(t.Nanosecond()) }, true, true
+		return func(t time.Time) int64 { return int64(t.Nanosecond()) }, true, true
 	}
 	return nil, false, false
 }

@@ -2,6 +2,7 @@ package expr
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/etld/etld/pipeline/row"
@@ -102,6 +103,33 @@ func TestConcurrentEval(t *testing.T) {
 			}
 			done <- err
 		}(g)
+	}
+	for g := 0; g < 4; g++ {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestConcurrentJSONNesting evaluates the writers of nested JSON (one per
+// compiled call, shared by every goroutine) concurrently; run with -race.
+func TestConcurrentJSONNesting(t *testing.T) {
+	c, err := compileText(t, "JSON_ARRAY(ARRAY[n, n], MAP['k', ARRAY[n]], ROW(n, id))")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error)
+	for g := 0; g < 4; g++ {
+		go func() {
+			var err error
+			for i := 0; i < 200 && err == nil; i++ {
+				var v row.Value
+				if v, err = c.Eval(testRow); err == nil && v.Str() != `[[42,42],{"k":[42]},{"EXPR$0":42,"EXPR$1":"sensor-1"}]` {
+					err = fmt.Errorf("got %s", v.Str())
+				}
+			}
+			done <- err
+		}()
 	}
 	for g := 0; g < 4; g++ {
 		if err := <-done; err != nil {

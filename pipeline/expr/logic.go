@@ -98,6 +98,9 @@ func (c *compiler) isExpr(e *sql.IsExpr) (*node, error) {
 	if err != nil {
 		return nil, err
 	}
+	if e.What.JSON() {
+		return c.isJSON(e, x)
+	}
 	if e.What != sql.IsNull && x.t.ID != row.Boolean && x.t.ID != row.Null {
 		return nil, errAt(e.OpAt, "IS %s needs a BOOLEAN, not %s", e.What, typeName(x.t))
 	}

@@ -213,10 +213,24 @@ func (c *compiler) index(e *sql.Index) (*node, error) {
 			el, _ := v.Lookup(k)
 			return el, nil
 		}, x, i)
+	case row.Struct:
+		// r['field'] is r.field, and r[n] the n-th field (from 1), as
+		// Calcite's ITEM reads a ROW.
+		switch {
+		case i.konst && i.t.ID == row.String && !i.val.IsNull():
+			return c.fieldAccess(e, x, sql.Ident{Name: i.val.Str(), At: e.Index.Pos()})
+		case i.konst && i.t.ID.Integral() && !i.val.IsNull():
+			n := i.val.Int64()
+			if n < 1 || n > int64(len(x.t.Fields())) {
+				return nil, errAt(e.Index.Pos(), "%s has no field %d", typeName(x.t), n)
+			}
+			return c.fieldAccess(e, x, sql.Ident{Name: x.t.Fields()[n-1].Name, At: e.Index.Pos()})
+		}
+		return nil, errAt(e.Index.Pos(), "a ROW's field is named by a constant: r['name'] or r[1]")
 	case row.Null:
 		return nullNode(e, row.Type{ID: row.Null}, x, i), nil
 	}
-	return nil, errAt(e.Open, "[] applies to an ARRAY or a MAP, not to %s", typeName(x.t))
+	return nil, errAt(e.Open, "[] applies to an ARRAY, a MAP or a ROW, not to %s", typeName(x.t))
 }
 
 // fieldAccess compiles r.f, a ROW's field; NULL when the row is.

@@ -66,7 +66,7 @@ func TestNestedExpressions(t *testing.T) {
 		{"ARRAY[10, 20][3]", "INT null"},
 		{"n_arr[1]", "INT null"},
 		{"arr['x']", "error: 1:5: an ARRAY index must be an INT, not STRING"},
-		{"i[1]", "error: 1:2: [] applies to an ARRAY or a MAP, not to INT"},
+		{"i[1]", "error: 1:2: [] applies to an ARRAY, a MAP or a ROW, not to INT"},
 		{"m['b']", "BIGINT 2"},
 		{"m['zz']", "BIGINT null"},
 		{"m[1]", "error: 1:3: a key of MAP<STRING, BIGINT> must be a STRING, not INT"},
@@ -91,6 +91,24 @@ func TestNestedExpressions(t *testing.T) {
 		{"ARRAY[1, 'a']", "error: 1:10: ARRAY[...] elements: INT and STRING have no common type"},
 		{"CASE WHEN i > 1 THEN arr ELSE ARRAY[1] END", "ARRAY<INT> [10, null, 30]"},
 		{"COALESCE(n_arr, ARRAY[5])", "ARRAY<INT> NOT NULL [5]"},
+		// r['field'] and r[n] name a field; (a, b) is ROW(a, b).
+		{"r['b']", "STRING x"},
+		{"r['sub']['c']", "DOUBLE 2.5"},
+		{"r[1]", "INT 7"},
+		{"r['zz']", "error: has no field \"zz\""},
+		{"r[4]", "error: has no field 4"},
+		{"r[i]", "error: a ROW's field is named by a constant"},
+		{"(i, 'a')", "ROW<`EXPR$0` INT, `EXPR$1` STRING NOT NULL> NOT NULL +I[2, a]"},
+		{"(i, 'a').EXPR$1", "STRING NOT NULL a"},
+		{"(i)", "INT 2"},
+		// JSON_OBJECT and JSON_ARRAY nest composite values as JSON, as Flink does.
+		{"JSON_OBJECT(KEY 'a' VALUE arr)", `STRING NOT NULL {"a":[10,null,30]}`},
+		{"JSON_ARRAY(m, r)", `STRING NOT NULL [{"a":1,"b":2},{"a":7,"b":"x","sub":{"c":2.5}}]`},
+		{"JSON_ARRAY(n_arr, n_r NULL ON NULL)", `STRING NOT NULL [null,null]`},
+		{"JSON_OBJECT('x' VALUE ARRAY[ROW(1, 'a')], 'y' VALUE MAP['k', ARRAY['v']])", `STRING NOT NULL {"x":[{"EXPR$0":1,"EXPR$1":"a"}],"y":{"k":["v"]}}`},
+		{"JSON_ARRAY(ARRAY[JSON_OBJECT('k' VALUE 1)])", `STRING NOT NULL [["{\"k\":1}"]]`},
+		{"JSON_ARRAY(MAP[1, 2])", "error: 1:12: cannot write MAP<INT NOT NULL, INT NOT NULL> as JSON: the key type must be a character string"},
+		{"JSON_ARRAY(MAP[CAST(NULL AS STRING), 1])", "error: a MAP key is NULL"},
 	} {
 		t.Run(tc.expr, func(t *testing.T) {
 			e, err := sql.ParseExpr(tc.expr)

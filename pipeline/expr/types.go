@@ -28,14 +28,11 @@ const (
 func decimalType(p, s int) row.Type { return row.Type{ID: row.Decimal, Precision: p, Scale: s} }
 
 // decimalParams is the (precision, scale) an exact numeric type takes part
-// in DECIMAL arithmetic with, as in Flink: INT is DECIMAL(10, 0) and
-// BIGINT DECIMAL(19, 0).
+// in DECIMAL arithmetic with, as in Flink: TINYINT is DECIMAL(3, 0),
+// SMALLINT DECIMAL(5, 0), INT DECIMAL(10, 0) and BIGINT DECIMAL(19, 0).
 func decimalParams(t row.Type) (p, s int) {
-	switch t.ID {
-	case row.Int:
-		return 10, 0
-	case row.BigInt:
-		return 19, 0
+	if t.ID.Integral() {
+		return t.IntDigits(), 0
 	}
 	return t.Precision, t.Scale
 }
@@ -103,10 +100,11 @@ func roundDecimalType(p, s, r int) row.Type {
 // exact type holding both.
 func commonExactType(a, b row.Type) row.Type {
 	if a.ID != row.Decimal && b.ID != row.Decimal {
-		if a.ID == row.BigInt || b.ID == row.BigInt {
-			return row.Type{ID: row.BigInt}
+		// The wider integer type, its nullability dropped.
+		if b.IntBits() > a.IntBits() {
+			a = b
 		}
-		return row.Type{ID: row.Int}
+		return row.Type{ID: a.ID, Precision: a.Precision}
 	}
 	p1, s1 := decimalParams(a)
 	p2, s2 := decimalParams(b)
@@ -245,7 +243,7 @@ func arithType(op byte, a, b row.Type) row.Type {
 			return t
 		}
 	case op == '%' && a.ID.Integral() && b.ID.Integral():
-		t = row.Type{ID: b.ID}
+		t = row.Type{ID: b.ID, Precision: b.Precision}
 	default:
 		t, _ = commonTypeNullable(a, b)
 	}

@@ -340,8 +340,7 @@ func (a *aggPlan) aggNode(pre *Node) *Node {
 		agg.Kind = WindowAggNode
 		agg.op = &windowAggOp{keys: keys, aggs: aggs, window: window, attached: true, attachedLTZ: attached.ltz, batch: agg.batch}
 		agg.TimeAttr = len(keys) + 1
-		key := append(append([]int(nil), keys...), len(keys))
-		agg.Mode = windowAggMode(key)
+		agg.Mode = windowAggMode(outputKey(len(keys), 1))
 		keyLabel = strings.Join(keyNames[:len(keyNames)-1], ", ")
 		agg.Label = fmt.Sprintf("WindowAggregate(window=[%s], groupBy=[%s], select=[%s])", flinkWindowText(attached.spec, in.Schema, *attached), keyLabel, strings.Join(aggTexts, ", "))
 	case window != nil:
@@ -354,8 +353,7 @@ func (a *aggPlan) aggNode(pre *Node) *Node {
 		agg.Kind = WindowAggNode
 		agg.op = &windowAggOp{keys: keys, aggs: aggs, window: window, batch: agg.batch}
 		agg.TimeAttr = len(keys) + 2
-		key := append(append([]int(nil), keys...), len(keys), len(keys)+1)
-		agg.Mode = windowAggMode(key)
+		agg.Mode = windowAggMode(outputKey(len(keys), 2))
 		agg.Label = fmt.Sprintf("WindowAggregate(window=[%s], groupBy=[%s], select=[%s])", windowText(s.window), keyLabel, strings.Join(aggTexts, ", "))
 	default:
 		agg.Kind = GroupAggNode
@@ -372,6 +370,18 @@ func (a *aggPlan) aggNode(pre *Node) *Node {
 
 	a.aggNames = aggNames
 	return agg
+}
+
+// outputKey is the key of a window aggregate's row: its n group keys,
+// which come first, and the window columns after them that name the
+// window (window_start, and window_end unless the rows carry their
+// windows).
+func outputKey(n, windowCols int) []int {
+	key := make([]int, n+windowCols)
+	for i := range key {
+		key[i] = i
+	}
+	return key
 }
 
 // lastCalc builds the select list and HAVING over the aggregate's row:

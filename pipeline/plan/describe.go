@@ -264,6 +264,8 @@ func operatorName(k NodeKind) string {
 		return "window_aggregate"
 	case OverAggNode:
 		return "over_aggregate"
+	case MatchNode:
+		return "match_recognize"
 	case DistinctNode:
 		return "distinct"
 	case RankNode:

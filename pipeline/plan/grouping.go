@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/etld/etld/pipeline/row"
@@ -56,11 +57,29 @@ func (q *queryBuilder) groupingSets(sel *sql.Select, s *scope) (*sql.Select, *gr
 	}
 	// Each GROUP BY element's sets, as key indices; the grouping sets are
 	// their cross product.
+	// Over a window table function the window's columns name the window,
+	// which every grouping set keeps, as Flink requires: they stay plain
+	// GROUP BY entries outside the sets.
+	var windowRefs []sql.Expr
+	isWindowCol := func(e sql.Expr) bool {
+		ref, ok := e.(*sql.ColumnRef)
+		return ok && s.window != nil && slices.Contains([]string{"window_start", "window_end", "window_time"}, strings.ToLower(ref.Column.Name))
+	}
 	product := [][]int{{}}
 	for _, g := range sel.GroupBy {
 		var elemSets [][]sql.Expr
 		if gs, ok := g.(*sql.GroupingSets); ok {
 			elemSets = expandGrouping(gs)
+			for _, set := range elemSets {
+				for _, e := range set {
+					if isWindowCol(e) {
+						return nil, nil, errAt(e.Pos(), "the window's columns name the window every grouping set keeps: write them beside GROUPING SETS, ROLLUP or CUBE (GROUP BY window_start, window_end, ROLLUP(...))")
+					}
+				}
+			}
+		} else if isWindowCol(g) {
+			windowRefs = append(windowRefs, g)
+			continue
 		} else {
 			elemSets = [][]sql.Expr{{g}}
 		}
@@ -97,7 +116,7 @@ func (q *queryBuilder) groupingSets(sel *sql.Select, s *scope) (*sql.Select, *gr
 	}
 	plain := len(gp.sets) == 1 && gp.ids[0] == 0
 	out := *sel
-	out.GroupBy = keys
+	out.GroupBy = append(windowRefs, keys...)
 	var bad error
 	rewriteGrouping := func(e sql.Expr) sql.Expr {
 		return rewrite(e, func(x sql.Expr) (sql.Expr, bool) {
@@ -145,9 +164,6 @@ func (q *queryBuilder) groupingSets(sel *sql.Select, s *scope) (*sql.Select, *gr
 	}
 	if plain {
 		return &out, nil, nil
-	}
-	if s.window != nil {
-		return nil, nil, errAt(sel.GroupByAt, "grouping sets over a window table function are not supported yet; group each way in its own query and UNION ALL them")
 	}
 	return &out, gp, nil
 }

@@ -81,7 +81,7 @@ func modifiedMonotonicity(n *Node) []monotonicity {
 			out[k] = constantMono
 		}
 		return out
-	case OverAggNode:
+	case OverAggNode, MatchNode:
 		return constants(width)
 	case UnnestNode:
 		in := modifiedMonotonicity(n.Input)

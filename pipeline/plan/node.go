@@ -44,6 +44,8 @@ const (
 	// SingleRowNode passes a scalar subquery's result on while it has at
 	// most one row (scalar.go).
 	SingleRowNode
+	// MatchNode is MATCH_RECOGNIZE (match.go).
+	MatchNode
 )
 
 // Node is one operator of the logical plan. A node read by several

@@ -86,6 +86,8 @@ func (q *queryBuilder) from(f sql.FromItem) (*scope, error) {
 		return q.unnestScope(f)
 	case *sql.Join:
 		return q.joinScope(f)
+	case *sql.MatchRecognize:
+		return q.matchScope(f)
 	}
 	return nil, fmt.Errorf("unsupported FROM item %T", f)
 }

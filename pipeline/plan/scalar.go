@@ -20,7 +20,9 @@ import (
 // aggregate) goes through a SingleRow, which fails the pipeline at a
 // second row as Flink's SINGLE_VALUE aggregate fails the job. Both
 // sides get a constant column to join on: every row of the table meets
-// the subquery's row, as Flink's join on TRUE does.
+// the subquery's row, as Flink's join on TRUE does. A subquery related
+// to the outer table by equalities is decorrelated as Flink does: it is
+// grouped by its columns of those equalities and joined on them.
 
 // scalarQual prefixes the qualifiers of the columns a scalar subquery's
 // join adds; no SQL text can name them, and SELECT * leaves them out.
@@ -73,7 +75,8 @@ func (q *queryBuilder) scalarSubqueries(sel *sql.Select, s *scope, aggregated bo
 	out.Items = make([]*sql.SelectItem, len(sel.Items))
 	for i, it := range sel.Items {
 		out.Items[i] = &sql.SelectItem{Expr: replace(it.Expr), Alias: it.Alias}
-		if it.Alias.IsZero() && out.Items[i].Expr != it.Expr {
+		if it.Alias.IsZero() && findScalarQuery(it.Expr) != nil {
+			// Named as the expression it was, not as the column it reads.
 			out.Items[i].Alias = sql.Ident{Name: fmt.Sprintf("EXPR$%d", i)}
 		}
 	}
@@ -218,10 +221,10 @@ func (q *queryBuilder) correlation(s *scope, sq *sql.ScalarQuery) (*scalarCorrel
 		}
 		return nil, errAt(c.Pos(), "a correlated scalar subquery relates to the outer table by equalities of its columns only (inner.k = outer.k)")
 	}
-	item := inner.Items[0]
-	if len(inner.Items) != 1 || len(inner.GroupBy) > 0 || inner.Having != nil || inner.Distinct || !containsAgg(item.Expr) {
+	if len(inner.Items) != 1 || len(inner.GroupBy) > 0 || inner.Having != nil || inner.Distinct || !containsAgg(inner.Items[0].Expr) {
 		return nil, errAt(sq.At, "a correlated scalar subquery is supported as one aggregate without GROUP BY (SELECT MAX(x) FROM t WHERE t.k = outer.k)")
 	}
+	item := inner.Items[0]
 	if call, ok := item.Expr.(*sql.Call); ok && call.Name == "COUNT" {
 		corr.count = true
 	} else if walkFinds(item.Expr, func(x sql.Expr) bool { c, ok := x.(*sql.Call); return ok && c.Name == "COUNT" }) {

@@ -14,7 +14,7 @@ func (n *Node) honoursTTL() bool {
 		return false
 	}
 	switch n.Kind {
-	case GroupAggNode, DistinctNode, RankNode, DedupNode, OverAggNode:
+	case GroupAggNode, DistinctNode, RankNode, DedupNode, OverAggNode, SetOpNode:
 		return true
 	case JoinNode:
 		// Interval, window and event-time temporal joins free state by

@@ -36,7 +36,7 @@ func AppendValue(dst []byte, v Value) []byte {
 	case Null:
 	case Boolean:
 		dst = binary.AppendUvarint(dst, v.n)
-	case Int, BigInt, Date, Timestamp, TimestampLTZ:
+	case Int, BigInt, Date, Timestamp, TimestampLTZ, Time:
 		dst = binary.AppendVarint(dst, int64(v.n))
 	case Float, Double:
 		dst = binary.LittleEndian.AppendUint64(dst, v.n)
@@ -229,6 +229,13 @@ func (d *Decoder) Value() Value {
 		return Value{id: id, n: uint64(v)}
 	case BigInt, Timestamp, TimestampLTZ:
 		return Value{id: id, n: uint64(d.Varint())}
+	case Time:
+		v := d.Varint()
+		if v < 0 || v >= MicrosPerDay {
+			d.Fail("TIME %d out of range", v)
+			return NullValue
+		}
+		return Value{id: id, n: uint64(v)}
 	case Float, Double:
 		return Value{id: id, n: d.Uint64()}
 	case Decimal:

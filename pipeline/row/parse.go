@@ -56,7 +56,7 @@ func ParseText(s string, t Type) (Value, error) {
 		}
 		return fail(nil)
 	case Int:
-		i, err := strconv.ParseInt(s, 10, 32)
+		i, err := strconv.ParseInt(s, 10, t.IntBits())
 		if err != nil {
 			return fail(numErr(err))
 		}
@@ -100,6 +100,12 @@ func ParseText(s string, t Type) (Value, error) {
 			return fail(nil)
 		}
 		return DateValue(int32(d.Unix() / 86400)), nil
+	case Time:
+		v, ok := parseTime(s, t.Precision)
+		if !ok {
+			return fail(nil)
+		}
+		return v, nil
 	case Timestamp, TimestampLTZ:
 		ts, err := ParseTimestamp(s, t.ID)
 		if err != nil {

@@ -25,6 +25,8 @@ func (v Value) AppendPrint(dst []byte) []byte {
 		return appendJavaLocalDateTime(dst, int64(v.n))
 	case TimestampLTZ:
 		return appendJavaInstant(dst, int64(v.n))
+	case Time:
+		return appendJavaLocalTime(dst, v)
 	case Bytes:
 		return appendJavaBytes(dst, v.s)
 	case Decimal:

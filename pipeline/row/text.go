@@ -37,6 +37,8 @@ func AppendText(dst []byte, v Value, t Type) []byte {
 		return append(dst, v.s...)
 	case Date:
 		return v.Time().AppendFormat(dst, time.DateOnly)
+	case Time:
+		return appendSQLTime(dst, v, t)
 	case Timestamp, TimestampLTZ:
 		p := t.Precision
 		if t.ID != v.id {

@@ -31,6 +31,9 @@ const (
 	Array
 	Map
 	Struct
+	// Time is TIME(p), a time of day (time.go); after the composite
+	// types so that the codec's type bytes of older state stay as they are.
+	Time
 )
 
 var typeNames = [...]string{
@@ -49,6 +52,7 @@ var typeNames = [...]string{
 	Array:        "ARRAY",
 	Map:          "MAP",
 	Struct:       "ROW",
+	Time:         "TIME",
 }
 
 func (id TypeID) String() string {
@@ -69,6 +73,69 @@ func (id TypeID) Numeric() bool {
 
 // Integral reports whether the type holds whole numbers.
 func (id TypeID) Integral() bool { return id == Int || id == BigInt }
+
+// TINYINT and SMALLINT are of the Int family, told apart by their
+// Precision, the decimal digits Flink gives them (3 and 5); INT has
+// Precision 0 (it holds 10 digits). Their values are Int values within the
+// narrower range, so every consumer of INT reads them unchanged and only
+// what must keep the range (CAST, arithmetic, the readers, the type's
+// name) looks at the width.
+const (
+	TinyIntDigits  = 3
+	SmallIntDigits = 5
+)
+
+// TinyInt and SmallInt are the nullable TINYINT and SMALLINT.
+var (
+	TinyInt  = Type{ID: Int, Precision: TinyIntDigits}
+	SmallInt = Type{ID: Int, Precision: SmallIntDigits}
+)
+
+// IntBits is the width of an integer type: 8 for TINYINT, 16 for
+// SMALLINT, 32 for INT, 64 for BIGINT; 0 for any other type.
+func (t Type) IntBits() int {
+	switch {
+	case t.ID == BigInt:
+		return 64
+	case t.ID != Int:
+		return 0
+	case t.Precision == TinyIntDigits:
+		return 8
+	case t.Precision == SmallIntDigits:
+		return 16
+	}
+	return 32
+}
+
+// IntDigits is the decimal precision of an integer type as Flink counts
+// it (TINYINT 3, SMALLINT 5, INT 10, BIGINT 19): the DECIMAL(p, 0) it
+// merges with.
+func (t Type) IntDigits() int {
+	switch t.IntBits() {
+	case 8:
+		return 3
+	case 16:
+		return 5
+	case 32:
+		return 10
+	}
+	return 19
+}
+
+// WrapInt brings i into the range of the integer type t as Java's
+// narrowing conversion does (two's complement, the high bits dropped):
+// 1000 as TINYINT is -24.
+func (t Type) WrapInt(i int64) int64 {
+	switch t.IntBits() {
+	case 8:
+		return int64(int8(i))
+	case 16:
+		return int64(int16(i))
+	case 32:
+		return int64(int32(i))
+	}
+	return i
+}
 
 // Temporal reports whether the type holds a point in time.
 func (id TypeID) Temporal() bool { return id == Timestamp || id == TimestampLTZ || id == Date }
@@ -117,10 +184,19 @@ func (t Type) String() string {
 	switch t.ID {
 	case Decimal:
 		fmt.Fprintf(&b, "DECIMAL(%d, %d)", t.Precision, t.Scale)
-	case Timestamp, TimestampLTZ:
+	case Timestamp, TimestampLTZ, Time:
 		fmt.Fprintf(&b, "%s(%d)", t.ID, t.Precision)
 	case Array, Map, Struct:
 		b.WriteString(t.nest.text)
+	case Int:
+		switch t.IntBits() {
+		case 8:
+			b.WriteString("TINYINT")
+		case 16:
+			b.WriteString("SMALLINT")
+		default:
+			b.WriteString("INT")
+		}
 	case String:
 		if t.Length > 0 {
 			fmt.Fprintf(&b, "VARCHAR(%d)", t.Length)
@@ -176,8 +252,12 @@ func ParseType(s string) (Type, error) {
 	switch name {
 	case "BOOLEAN", "BOOL":
 		t.ID = Boolean
-	case "INT", "INTEGER", "TINYINT", "SMALLINT":
+	case "INT", "INTEGER":
 		t.ID = Int
+	case "TINYINT":
+		t.ID, t.Precision = Int, TinyIntDigits
+	case "SMALLINT":
+		t.ID, t.Precision = Int, SmallIntDigits
 	case "BIGINT":
 		t.ID = BigInt
 	case "FLOAT", "REAL":
@@ -210,6 +290,14 @@ func ParseType(s string) (Type, error) {
 		}
 	case "DATE":
 		t.ID = Date
+	case "TIME":
+		t.ID, maxParams = Time, 1
+		if len(nums) > 0 {
+			t.Precision = nums[0]
+		}
+		if t.Precision > 9 {
+			return Type{}, fmt.Errorf("type %q: TIME precision must be between 0 and 9", src)
+		}
 	case "TIMESTAMP", "TIMESTAMP_LTZ":
 		t.ID, t.Precision, maxParams = Timestamp, 3, 1
 		if name == "TIMESTAMP_LTZ" || ltz {
@@ -224,7 +312,7 @@ func ParseType(s string) (Type, error) {
 	case "":
 		return Type{}, fmt.Errorf("missing type")
 	default:
-		return Type{}, fmt.Errorf("unknown type %q (want one of BOOLEAN, INT, BIGINT, FLOAT, DOUBLE, DECIMAL(p,s), STRING, VARCHAR(n), BYTES, DATE, TIMESTAMP(p), TIMESTAMP_LTZ(p), ARRAY<T>, MAP<K, V>, ROW<name T, ...>)", src)
+		return Type{}, fmt.Errorf("unknown type %q (want one of BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE, DECIMAL(p,s), STRING, VARCHAR(n), BYTES, DATE, TIME(p), TIMESTAMP(p), TIMESTAMP_LTZ(p), ARRAY<T>, MAP<K, V>, ROW<name T, ...>)", src)
 	}
 	if ltz && t.ID != TimestampLTZ {
 		return Type{}, fmt.Errorf("type %q: WITH LOCAL TIME ZONE applies only to TIMESTAMP", src)

@@ -158,7 +158,7 @@ func Compare(a, b Value) int {
 		}
 	case Boolean:
 		return cmp.Compare(a.n, b.n)
-	case Int, BigInt, Date, Timestamp, TimestampLTZ:
+	case Int, BigInt, Date, Timestamp, TimestampLTZ, Time:
 		if b.id == a.id || (b.id.Integral() && a.id.Integral()) {
 			return cmp.Compare(int64(a.n), int64(b.n))
 		}

@@ -259,11 +259,18 @@ type IsKind uint8
 
 // The IS tests. The zero IsKind is invalid.
 const (
-	IsNull    IsKind = iota + 1 // IS NULL
-	IsTrue                      // IS TRUE
-	IsFalse                     // IS FALSE
-	IsUnknown                   // IS UNKNOWN
+	IsNull       IsKind = iota + 1 // IS NULL
+	IsTrue                         // IS TRUE
+	IsFalse                        // IS FALSE
+	IsUnknown                      // IS UNKNOWN
+	IsJSONValue                    // IS JSON [VALUE]
+	IsJSONScalar                   // IS JSON SCALAR
+	IsJSONArray                    // IS JSON ARRAY
+	IsJSONObject                   // IS JSON OBJECT
 )
+
+// JSON reports whether k is one of the IS JSON tests.
+func (k IsKind) JSON() bool { return k >= IsJSONValue && k <= IsJSONObject }
 
 func (k IsKind) String() string {
 	switch k {
@@ -275,11 +282,19 @@ func (k IsKind) String() string {
 		return "FALSE"
 	case IsUnknown:
 		return "UNKNOWN"
+	case IsJSONValue:
+		return "JSON VALUE"
+	case IsJSONScalar:
+		return "JSON SCALAR"
+	case IsJSONArray:
+		return "JSON ARRAY"
+	case IsJSONObject:
+		return "JSON OBJECT"
 	}
 	return "?"
 }
 
-// IsExpr is X IS [NOT] NULL|TRUE|FALSE|UNKNOWN.
+// IsExpr is X IS [NOT] NULL|TRUE|FALSE|UNKNOWN|JSON [VALUE|SCALAR|ARRAY|OBJECT].
 type IsExpr struct {
 	OpAt Pos // the IS keyword
 	X    Expr

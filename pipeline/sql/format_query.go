@@ -140,6 +140,8 @@ func (f *formatter) from(n FromItem) {
 		}
 	case *WindowTVF:
 		f.window(n)
+	case *MatchRecognize:
+		f.matchRecognize(n)
 	}
 }
 

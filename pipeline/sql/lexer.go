@@ -18,10 +18,14 @@ type lexer struct {
 }
 
 // lex tokenises src. The last token is always tokEOF or tokError.
-func lex(src string) []token {
-	l := &lexer{src: src, line: 1, col: 1}
-	toks := make([]token, 0, len(src)/4+1)
-	end := Pos{Line: 1, Col: 1}
+func lex(src string) []token { return lexFrom(src, Pos{Line: 1, Col: 1}) }
+
+// lexFrom tokenises src from at (a place in src), for a parser that read
+// the text before at itself (a MATCH_RECOGNIZE pattern).
+func lexFrom(src string, at Pos) []token {
+	l := &lexer{src: src, off: at.Offset, line: at.Line, col: at.Col}
+	toks := make([]token, 0, (len(src)-at.Offset)/4+1)
+	end := at
 	for {
 		t := l.next()
 		if t.kind == tokEOF {

@@ -130,7 +130,8 @@ func (p *parser) parseComparison() (Expr, *Error) {
 	}
 }
 
-// parseIs reads IS [NOT] NULL | TRUE | FALSE | UNKNOWN after x.
+// parseIs reads IS [NOT] NULL | TRUE | FALSE | UNKNOWN | JSON [VALUE |
+// SCALAR | ARRAY | OBJECT] after x.
 func (p *parser) parseIs(x Expr) (Expr, *Error) {
 	is := p.next()
 	e := &IsExpr{OpAt: is.pos, X: x}
@@ -162,9 +163,21 @@ func (p *parser) parseIs(x Expr) (Expr, *Error) {
 		}
 		return &Binary{OpAt: is.pos, Op: op, L: x, R: r}, nil
 	case t.is("JSON"):
-		return nil, p.errAt(t, "IS JSON is not supported yet")
+		p.next()
+		e.What = IsJSONValue
+		switch t := p.tok(); {
+		case t.is("VALUE"):
+		case t.is("SCALAR"):
+			e.What = IsJSONScalar
+		case t.is("ARRAY"):
+			e.What = IsJSONArray
+		case t.is("OBJECT"):
+			e.What = IsJSONObject
+		default:
+			return e, nil
+		}
 	default:
-		return nil, p.expected("NULL, TRUE, FALSE or UNKNOWN after IS", "NULL", "TRUE", "FALSE", "UNKNOWN")
+		return nil, p.expected("NULL, TRUE, FALSE, UNKNOWN or JSON after IS", "NULL", "TRUE", "FALSE", "UNKNOWN", "JSON")
 	}
 	p.next()
 	return e, nil

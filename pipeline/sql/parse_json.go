@@ -173,17 +173,17 @@ func (p *parser) onNullAhead() bool {
 // clause words that may follow it.
 func (p *parser) returningType() (string, *Error) {
 	var b strings.Builder
-	depth := 0
+	depth, angles := 0, 0
 	for {
 		t := p.tok()
 		switch {
-		case depth == 0 && (t.is("NULL") || t.is("ERROR") || t.is("DEFAULT") || t.is("ON") || t.is("WITH") || t.is("WITHOUT") || t.is("EMPTY")):
+		case depth == 0 && angles == 0 && (t.is("NULL") || t.is("ERROR") || t.is("DEFAULT") || t.is("ON") || t.is("WITH") || t.is("WITHOUT") || t.is("EMPTY")):
 			if b.Len() == 0 {
 				return "", p.expected("a type name after RETURNING", "type")
 			}
 			return b.String(), nil
 		case t.kind == tokWord:
-			if b.Len() > 0 && !strings.HasSuffix(b.String(), "(") {
+			if b.Len() > 0 && !strings.HasSuffix(b.String(), "(") && !strings.HasSuffix(b.String(), "<") && !strings.HasSuffix(b.String(), " ") {
 				b.WriteByte(' ')
 			}
 			b.WriteString(t.text)
@@ -195,10 +195,14 @@ func (p *parser) returningType() (string, *Error) {
 		case t.isPunct(")") && depth > 0:
 			depth--
 			b.WriteByte(')')
-		case t.isPunct(",") && depth > 0:
+		case t.isPunct(",") && (depth > 0 || angles > 0):
 			b.WriteString(", ")
-		case t.isPunct("<") || t.isPunct(">"):
-			return "", p.errAt(t, "composite types (ARRAY<...>, MAP<...>, ROW<...>) are not supported")
+		case t.isPunct("<"):
+			angles++
+			b.WriteByte('<')
+		case t.isPunct(">") && angles > 0:
+			angles--
+			b.WriteByte('>')
 		default:
 			if b.Len() == 0 {
 				return "", p.expected("a type name after RETURNING", "type")

@@ -50,13 +50,25 @@ func (p *parser) parseParen() (Expr, *Error) {
 	if err != nil {
 		return nil, err
 	}
-	if t := p.tok(); t.isPunct(",") {
-		return nil, p.errAt(t, "row values (a, b, ...) are not supported")
+	if !p.tok().isPunct(",") {
+		if err := p.expectClose(")", "(", open.pos); err != nil {
+			return nil, err
+		}
+		return e, nil
+	}
+	// (a, b, ...): the row constructor ROW(a, b, ...) without its keyword.
+	call := &Call{At: open.pos, Name: "ROW", Args: []Expr{e}}
+	for p.acceptPunct(",") {
+		x, err := p.expectExpr(`","`)
+		if err != nil {
+			return nil, err
+		}
+		call.Args = append(call.Args, x)
 	}
 	if err := p.expectClose(")", "(", open.pos); err != nil {
 		return nil, err
 	}
-	return e, nil
+	return call, nil
 }
 
 // parseWord reads a primary that starts with a word: a keyword literal or

@@ -345,6 +345,11 @@ func (p *parser) parseFromItem() (FromItem, *Error) {
 	if err != nil {
 		return nil, err
 	}
+	if p.tok().is("MATCH_RECOGNIZE") {
+		if item, err = p.parseMatchRecognize(item); err != nil {
+			return nil, err
+		}
+	}
 	for {
 		// input CROSS JOIN UNNEST(x) ... and input, UNNEST(x) ...
 		// (ast_nested.go); [LATERAL] is allowed before UNNEST.

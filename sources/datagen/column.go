@@ -226,6 +226,10 @@ func (c *column) random(f row.Field, fc FieldConfig, path func(string) string) e
 func (c *column) randomInt(t row.Type, fc FieldConfig, path func(string) string) error {
 	lo, hi := int64(math.MinInt32), int64(math.MaxInt32)
 	switch t.ID {
+	case row.Int:
+		// TINYINT and SMALLINT draw within their own range.
+		bits := t.IntBits()
+		lo, hi = -1<<(bits-1), 1<<(bits-1)-1
 	case row.BigInt:
 		lo, hi = math.MinInt64, math.MaxInt64
 	case row.Decimal:
@@ -467,7 +471,7 @@ func parseInt(text string, t row.Type) (int64, error) {
 		}
 		return u, nil
 	case row.Int:
-		v, err := row.ParseText(text, row.Of(row.Int))
+		v, err := row.ParseText(text, row.Type{ID: row.Int, Precision: t.Precision})
 		return v.Int64(), err
 	}
 	v, err := row.ParseText(text, row.Of(row.BigInt))

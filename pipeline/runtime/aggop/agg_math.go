@@ -47,7 +47,7 @@ func moments(a *aggSlot, m []int64) row.Value {
 	}
 	if a.call.ArgType.ID == row.Int {
 		// Java's (int) of a double saturates.
-		return row.IntValue(int32(max(min(row.JavaLong(v), math.MaxInt32), math.MinInt32)))
+		return row.IntValue(int32(a.call.ArgType.WrapInt(max(min(row.JavaLong(v), math.MaxInt32), math.MinInt32))))
 	}
 	return row.BigIntValue(row.JavaLong(v))
 }

@@ -54,7 +54,8 @@ func (s *Store) result(id int32, a *aggSlot, nums []int64) row.Value {
 			v /= n // truncates toward zero, as Java's long division
 		}
 		if a.call.ArgType.ID == row.Int {
-			return row.IntValue(int32(v))
+			// TINYINT and SMALLINT sums wrap to their width as Flink's do.
+			return row.IntValue(int32(a.call.ArgType.WrapInt(v)))
 		}
 		return row.BigIntValue(v)
 	case accF32:

@@ -2,6 +2,7 @@ package aggop
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/operator"
@@ -63,6 +64,11 @@ type SetOp struct {
 	counts [][2]int64 // per id: left and right copies
 	cols   []int
 	kbuf   []byte
+	// With a state TTL a row not changed for that long is forgotten
+	// (its counts start again from 0, and a retraction of it is
+	// dropped), as Flink's group aggregate forgets a key.
+	ttl state.TTLList
+	operator.Expiry
 }
 
 // NewSetOp builds the operator over rows of width columns plus the side.
@@ -74,11 +80,13 @@ func NewSetOp(kind SetOpKind, width int, batch bool) (*SetOp, error) {
 	for i := range s.cols {
 		s.cols[i] = i
 	}
+	s.InitExpiry(s.ttl.Set, s.ttl.Tick, s.sweep)
 	return s, nil
 }
 
 // Process counts each change and emits the result's change.
 func (s *SetOp) Process(in *row.Batch, out operator.Emitter) error {
+	defer s.Begin(len(in.Changes))()
 	return operator.EachChange(s.kind.String(), in, out, func(_ int, c *row.Change) error {
 		if len(c.Row) != s.width+1 {
 			return fmt.Errorf("row of %d columns, want %d and the side", len(c.Row), s.width)
@@ -93,6 +101,13 @@ func (s *SetOp) Process(in *row.Batch, out operator.Emitter) error {
 		}
 		s.kbuf = row.KeyOf(s.kbuf[:0], c.Row, s.cols)
 		id, ok := s.ids.Find(s.kbuf)
+		if ok && s.ttl.Expired(id) {
+			s.drop(id)
+			ok = false
+		}
+		if !ok && delta < 0 {
+			return nil // a retraction of a row forgotten by the TTL
+		}
 		if !ok {
 			var fresh bool
 			id, fresh = s.ids.Add(s.kbuf)
@@ -106,13 +121,29 @@ func (s *SetOp) Process(in *row.Batch, out operator.Emitter) error {
 		cnt[side] += delta
 		r := s.rows[id]
 		if cnt[0] == 0 && cnt[1] == 0 {
-			s.ids.Drop(s.kbuf)
-			s.rows[id] = nil
+			s.drop(id)
+		} else {
+			s.ttl.Touch(id)
 		}
 		if !s.batch {
 			emitCopies(out, r, s.kind.times(cnt[0], cnt[1])-before)
 		}
 		return nil
+	})
+}
+
+// drop forgets row id.
+func (s *SetOp) drop(id int32) {
+	s.ids.Drop(row.KeyOf(nil, s.rows[id], s.cols))
+	s.ttl.Drop(id)
+	s.rows[id] = nil
+}
+
+func (s *SetOp) sweep(budget int) {
+	s.ttl.Sweep(budget, func(id int32) bool {
+		s.ids.Drop(row.KeyOf(nil, s.rows[id], s.cols))
+		s.rows[id] = nil
+		return true
 	})
 }
 
@@ -148,17 +179,26 @@ func (s *SetOp) StateEntries() int64 { return int64(s.ids.Len()) }
 const setOpStateVersion = 1
 
 // Snapshot encodes a version byte, the number of rows, then each row
-// (row.AppendRow) with its left and right counts, in id order.
+// (row.AppendRow) with its left and right counts and its last change in
+// milliseconds (0 without a TTL): in id order, or the oldest first with
+// a TTL.
 func (s *SetOp) Snapshot() ([]byte, error) {
 	buf := []byte{setOpStateVersion}
 	buf = row.AppendValue(buf, row.BigIntValue(int64(s.ids.Len())))
-	for id, r := range s.rows {
-		if r == nil {
-			continue
-		}
-		buf = row.AppendRow(buf, r)
+	add := func(id int32, at int64) {
+		buf = row.AppendRow(buf, s.rows[id])
 		buf = row.AppendValue(buf, row.BigIntValue(s.counts[id][0]))
 		buf = row.AppendValue(buf, row.BigIntValue(s.counts[id][1]))
+		buf = row.AppendValue(buf, row.BigIntValue(at))
+	}
+	if s.ttl.On() {
+		s.ttl.Each(add)
+		return buf, nil
+	}
+	for id, r := range s.rows {
+		if r != nil {
+			add(int32(id), 0)
+		}
 	}
 	return buf, nil
 }
@@ -173,10 +213,11 @@ func (s *SetOp) Restore(snap []byte) error {
 	ids := state.NewKeyIDs()
 	var rows []row.Row
 	var counts [][2]int64
+	var ats []int64
 	var kbuf []byte
 	for i := int64(0); i < n && dec.Err() == nil; i++ {
 		r := dec.Row()
-		l, rc := dec.Value().Int64(), dec.Value().Int64()
+		l, rc, at := dec.Value().Int64(), dec.Value().Int64(), dec.Value().Int64()
 		if dec.Err() != nil {
 			break
 		}
@@ -190,12 +231,26 @@ func (s *SetOp) Restore(snap []byte) error {
 			break
 		}
 		ids.Add(kbuf)
-		rows, counts = append(rows, r), append(counts, [2]int64{l, rc})
+		rows, counts, ats = append(rows, r), append(counts, [2]int64{l, rc}), append(ats, at)
 	}
 	if err := dec.End(); err != nil {
 		return fmt.Errorf("%s: restore: %w", s.kind, err)
 	}
 	s.ids, s.rows, s.counts = ids, rows, counts
+	if s.ttl.On() {
+		c := operator.StateTTL{TTL: time.Duration(s.ttl.TTL) * time.Millisecond, Now: s.ttl.Now}
+		clock := s.ttl.Clock
+		s.ttl = state.TTLList{}
+		s.ttl.Set(c)
+		s.ttl.Clock = clock
+		s.ttl.Tick()
+		for id, at := range ats {
+			if at == 0 {
+				at = s.ttl.Clock // a snapshot taken without a TTL
+			}
+			s.ttl.TouchAt(int32(id), at)
+		}
+	}
 	return nil
 }
 
@@ -203,4 +258,6 @@ var (
 	_ operator.Operator    = (*SetOp)(nil)
 	_ operator.Snapshotter = (*SetOp)(nil)
 	_ operator.StateSizer  = (*SetOp)(nil)
+	_ operator.TTLSetter   = (*SetOp)(nil)
+	_ operator.Sweeper     = (*SetOp)(nil)
 )

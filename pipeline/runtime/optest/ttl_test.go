@@ -75,6 +75,15 @@ func TestStateTTLChangelog(t *testing.T) {
 			{At: 0, In: Ins("a", 5), Want: []string{"+I[a, 5]"}},
 			{At: 1, In: Ins("a", 3), Want: []string{"-U[a, 5]", "+U[a, 5]"}},
 		}},
+		{"intersect all", func() ttlOp { return Must(aggop.NewSetOp(aggop.IntersectAll, 1, false)) }, []TTLStep{
+			{At: 0, In: Ins("x", int32(0)), Want: nil},
+			{At: 5, In: Ins("x", int32(1)), Want: []string{"+I[x]"}},
+			// Written at 5, expired at 15: the retraction is dropped, and
+			// the counts start again from 0.
+			{At: 15, In: Del("x", int32(1)), Want: nil},
+			{At: 15, In: Ins("x", int32(1)), Want: nil},
+			{At: 16, In: Ins("x", int32(0)), Want: []string{"+I[x]"}},
+		}},
 		{"distinct", func() ttlOp { return aggop.NewDistinct() }, []TTLStep{
 			{At: 0, In: Ins("x", 1), Want: []string{"+I[x, 1]"}},
 			{At: 5, In: Ins("x", 1), Want: nil}, // refreshes: alive until 15

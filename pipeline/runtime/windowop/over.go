@@ -211,50 +211,42 @@ func (g *OverAgg) add(k row.Kind, r row.Row) error {
 	if err := g.st.Check(r); err != nil {
 		return err
 	}
-	if !g.opt.Batch && !g.spec.ProcTime && g.late(r, ts) {
+	if g.arrival() {
+		g.ready = append(g.ready, overRow{p: g.partition(r), r: r})
+		return nil
+	}
+	p := g.existing(r)
+	if !g.opt.Batch && g.late(p, ts) {
 		g.dropped++
 		g.Drop()
 		return nil
 	}
-	p := g.partition(r)
-	if g.arrival() {
-		g.ready = append(g.ready, overRow{p: p, r: r})
-		return nil
-	}
+	p = g.ensure(p)
 	g.queue.Push(overWait{ts: ts, seq: g.seq, slot: g.hold(overRow{p: p, r: r})})
 	g.seq++
 	p.waiting++
 	return nil
 }
 
-// late reports whether row r at time ts comes too late, as Flink
-// decides: with an unbounded frame when ts is at or below the watermark
-// (AbstractRowTimeUnboundedPrecedingOver); with a bounded one when ts is
-// at or below the time of its partition's last emitted row, 0 before the
-// first (lastTriggeringTs of RowTimeRowsBoundedPrecedingFunction and
-// RowTimeRangeBoundedPrecedingFunction), so a row behind the watermark
-// still counts in a partition that has not emitted up to it. A bounded
-// frame keeps the partition's last emitted row last, so that time needs
-// no state of its own.
-func (g *OverAgg) late(r row.Row, ts int64) bool {
-	if g.spec.Preceding == Unbounded {
-		return ts <= g.wm
-	}
+// existing finds r's partition, nil when it has none or its state
+// expired.
+func (g *OverAgg) existing(r row.Row) *overPart {
 	g.kbuf = row.KeyOf(g.kbuf[:0], r, g.spec.Keys)
-	last := int64(0)
-	if p := g.parts[string(g.kbuf)]; p != nil && p.frame.n > 0 && !g.expire(p) {
-		last = p.frame.at(p.frame.n - 1)[g.spec.TimeCol].Micros()
+	p := g.parts[string(g.kbuf)]
+	if p != nil && g.expire(p) {
+		return nil
 	}
-	return ts <= last
+	return p
 }
 
 // partition finds (or starts) r's partition and refreshes its TTL.
 func (g *OverAgg) partition(r row.Row) *overPart {
-	g.kbuf = row.KeyOf(g.kbuf[:0], r, g.spec.Keys)
-	p := g.parts[string(g.kbuf)]
-	if p != nil && g.expire(p) {
-		p = nil
-	}
+	return g.ensure(g.existing(r))
+}
+
+// ensure starts the partition of the key in kbuf when p is nil, and
+// refreshes its TTL.
+func (g *OverAgg) ensure(p *overPart) *overPart {
 	if p == nil {
 		key := string(g.kbuf)
 		p = &overPart{id: g.st.Alloc(key)}
@@ -264,6 +256,26 @@ func (g *OverAgg) partition(r row.Row) *overPart {
 		g.ttl.Touch(string(g.kbuf))
 	}
 	return p
+}
+
+// late reports whether a row of partition p (nil: none yet) at time ts
+// comes too late, as Flink decides: with an unbounded frame when ts is
+// at or below the watermark (AbstractRowTimeUnboundedPrecedingOver);
+// with a bounded one when ts is at or below the time of the partition's
+// last emitted row, 0 before the first (lastTriggeringTs of
+// RowTimeRowsBoundedPrecedingFunction and RowTimeRangeBoundedPreceding-
+// Function), so a row behind the watermark still counts in a partition
+// that has not emitted up to it. A bounded frame keeps the partition's
+// last emitted row last, so its time needs no state of its own.
+func (g *OverAgg) late(p *overPart, ts int64) bool {
+	if g.spec.Preceding == Unbounded {
+		return ts <= g.wm
+	}
+	last := int64(0)
+	if p != nil && p.frame.n > 0 {
+		last = p.frame.at(p.frame.n - 1)[g.spec.TimeCol].Micros()
+	}
+	return ts <= last
 }
 
 // Watermark emits, in event-time order, every waiting row whose time is

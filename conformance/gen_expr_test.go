@@ -1,0 +1,89 @@
+package conformance
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The expression area's cases: functions and types of Flink 2.3 that etld
+// gained, each a case over the shared table t (or a small table of its
+// own), recorded on Flink.
+
+func init() { areaCases = append(areaCases, exprAreaCases) }
+
+// tableJN holds JSON numbers whose text a double would change.
+const (
+	tableJN = "table: jn (id INT, p STRING) json"
+	dataJN  = `{"id":1,"p":"{\"x\":123456789.98765433,\"y\":1.5e3,\"z\":100.10}"}
+{"id":2,"p":"{\"x\":0.0000001,\"y\":-0.0,\"z\":12345678901234567890}"}
+{"id":3,"p":"{\"x\":7,\"y\":-2.5,\"z\":1E2}"}
+`
+)
+
+// jsonRows2 writes rows {"id":n,"a":..,"b":..} of two columns' texts.
+func jsonRows2(a, b string, values ...[2]string) string {
+	var out strings.Builder
+	for i, v := range values {
+		fmt.Fprintf(&out, "{\"id\":%d,\"%s\":%s,\"%s\":%s}\n", i+1, a, v[0], b, v[1])
+	}
+	return out.String()
+}
+
+// tableJF holds arrays of objects for JSON path filters.
+const (
+	tableJF = "table: jf (id INT, p STRING) json"
+	dataJF  = `{"id":1,"p":"{\"items\":[{\"p\":1,\"n\":\"a\"},{\"p\":3,\"n\":\"b\"},{\"p\":5,\"n\":\"c\"}]}"}
+{"id":2,"p":"{\"items\":[]}"}
+{"id":3,"p":"{\"other\":1}"}
+`
+)
+
+var exprAreaExprs = []struct {
+	name  string
+	exprs []string
+}{
+	{"extract-fraction", []string{"EXTRACT(MILLISECOND FROM ts)", "EXTRACT(MICROSECOND FROM ts)", "EXTRACT(NANOSECOND FROM ts)"}},
+	{"json-nest-array", []string{"JSON_OBJECT(KEY 'a' VALUE ARRAY[i, 2])", "JSON_ARRAY(ARRAY[s, 'x'], ARRAY[ARRAY[1], ARRAY[2, 3]])"}},
+	{"json-nest-map-row", []string{"JSON_OBJECT(KEY 'm' VALUE MAP['k', i])", "JSON_ARRAY(MAP['a', ARRAY[b]])", "JSON_OBJECT(KEY 'r' VALUE CAST(ROW(i, s) AS ROW<n INT, t STRING>))"}},
+	{"translate", []string{"TRANSLATE(s, 'lo', 'x')", "TRANSLATE(s, 'Hd', 'hD')", "TRANSLATE(s, ' ', '')"}},
+	{"elt", []string{"ELT(id, s, 'x', 'y')", "ELT(i, 'a', 'b')"}},
+	{"regexp-extract-all", []string{"REGEXP_EXTRACT_ALL(s, '(\\w)(\\w)', 1)", "REGEXP_EXTRACT_ALL(s, 'o', 0)", "REGEXP_EXTRACT_ALL(s, '(l+)')"}},
+	{"row-constructor", []string{"(i, s)", "CAST((i, s) AS ROW<a INT, b STRING>)['b']", "CAST((i, s) AS ROW<a INT, b STRING>)[1]"}},
+	{"json-nest-raw", []string{"JSON_ARRAY(ARRAY[JSON_OBJECT(KEY 'k' VALUE i)])", "JSON_OBJECT(KEY 'o' VALUE JSON_ARRAY(i, s))"}},
+}
+
+func exprAreaCases() []genCase {
+	var out []genCase
+	for _, e := range exprAreaExprs {
+		out = append(out, genCase{name: "fn-" + e.name, header: []string{tableT}, query: exprQuery("t", e.exprs), data: map[string]string{"t": dataT}})
+	}
+	// TINYINT and SMALLINT: read, written and computed in their range.
+	const smallCols = "id INT, x TINYINT, y SMALLINT"
+	small := map[string]string{"ty": jsonRows2("x", "y", [2]string{"0", "0"}, [2]string{"-128", "-32768"}, [2]string{"127", "32767"}, [2]string{"100", "300"}, [2]string{"null", "null"})}
+	smallTable := "table: ty (" + smallCols + ") json"
+	out = append(out,
+		genCase{name: "type-tinyint-smallint-print", header: []string{smallTable}, query: "SELECT * FROM ty", data: small},
+		genCase{name: "type-tinyint-smallint-csv", header: []string{"mode: batch", smallTable, "sink: csv (" + smallCols + ")"}, query: "SELECT * FROM ty", data: small},
+		genCase{name: "type-tinyint-smallint-json", header: []string{"mode: batch", smallTable, "sink: json (" + smallCols + ")"}, query: "SELECT * FROM ty", data: small},
+		genCase{name: "fn-tinyint-arith", header: []string{smallTable}, query: "SELECT id, x + x, x * y, -x, x + 1, x % 3, x / 2, CAST(y AS TINYINT), ABS(x), x + 1.5 FROM ty", data: small},
+		genCase{name: "fn-tinyint-cast", header: []string{tableT}, query: "SELECT id, CAST(i AS TINYINT), CAST(b AS SMALLINT), CAST(d AS TINYINT), CAST(m AS SMALLINT), TRY_CAST(s AS TINYINT), CAST(1000 AS TINYINT) FROM t", data: map[string]string{"t": dataT}},
+		genCase{name: "agg-tinyint-sum-batch", header: []string{"mode: batch", smallTable}, query: "SELECT SUM(x), SUM(y), MIN(x), MAX(y), COUNT(x) FROM ty", data: small},
+	)
+	for _, e := range []struct {
+		name  string
+		exprs []string
+	}{
+		{"is-json", []string{"p IS JSON", "p IS JSON OBJECT", "p IS NOT JSON ARRAY", "p IS JSON SCALAR", "'[1]' IS JSON ARRAY"}},
+		{"json-path-wildcard", []string{"JSON_QUERY(p, '$.arr[*]')", "JSON_QUERY(p, '$..d')", "JSON_QUERY(p, '$.arr[0:2]')", "JSON_EXISTS(p, '$.b.*')", "JSON_VALUE(p, '$.arr[*]')"}},
+		{"json-query-returning-array", []string{"JSON_QUERY(p, '$.arr' RETURNING ARRAY<STRING>)", "JSON_QUERY(p, 'lax $.b.d' RETURNING ARRAY<STRING> EMPTY ARRAY ON EMPTY)"}},
+	} {
+		out = append(out, genCase{name: "fn-" + e.name, header: []string{tableJ}, query: exprQuery("j", e.exprs), data: map[string]string{"j": dataJ}})
+	}
+	out = append(out, genCase{name: "fn-json-path-filter", header: []string{tableJF},
+		query: "SELECT id, JSON_QUERY(p, '$.items[?(@.p > 1)].n'), JSON_QUERY(p, '$.items[?(@.p > 1 && @.n == \"b\")]'), JSON_QUERY(p, '$.items[1,0].p') FROM jf",
+		data:  map[string]string{"jf": dataJF}})
+	out = append(out, genCase{name: "fn-json-value-number-text", header: []string{tableJN},
+		query: "SELECT id, JSON_VALUE(p, '$.x'), JSON_VALUE(p, '$.y'), JSON_VALUE(p, '$.z') FROM jn",
+		data:  map[string]string{"jn": dataJN}})
+	return out
+}

@@ -1,0 +1,87 @@
+package row
+
+import (
+	"strconv"
+	"strings"
+)
+
+// TIME(p) is a time of day, held as microseconds since midnight. Flink
+// keeps a TIME in milliseconds whatever its precision, so etld does too:
+// digits past the third are dropped when a TIME is made.
+
+// MicrosPerDay is one past the largest TIME.
+const MicrosPerDay = 86400 * 1_000_000
+
+// TimeOfDayValue is the TIME micros after midnight (0 <= micros <
+// MicrosPerDay), cut to milliseconds.
+func TimeOfDayValue(micros int64) Value {
+	return Value{id: Time, n: uint64(micros - micros%1000)}
+}
+
+// TimeOfTimestamp is the TIME of a TIMESTAMP's wall clock (or of an instant in
+// UTC), given in microseconds since 1970-01-01.
+func TimeOfTimestamp(micros int64) Value {
+	m := micros % MicrosPerDay
+	if m < 0 {
+		m += MicrosPerDay
+	}
+	return TimeOfDayValue(m)
+}
+
+// parseTime reads H:mm[:ss[.fff...]] (one or two hour digits), as Flink's
+// CAST(s AS TIME) does; fraction digits past the precision (and past
+// milliseconds) are dropped.
+func parseTime(s string, precision int) (Value, bool) {
+	hms, frac, hasFrac := strings.Cut(s, ".")
+	parts := strings.Split(hms, ":")
+	if len(parts) < 2 || len(parts) > 3 || (hasFrac && len(parts) != 3) {
+		return NullValue, false
+	}
+	limits := []int{24, 60, 60}
+	var fields [3]int
+	for i, p := range parts {
+		if len(p) < 1 || len(p) > 2 || (i > 0 && len(p) != 2) {
+			return NullValue, false
+		}
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 0 || n >= limits[i] {
+			return NullValue, false
+		}
+		fields[i] = n
+	}
+	micros := int64(fields[0]*3600+fields[1]*60+fields[2]) * 1_000_000
+	if hasFrac {
+		if frac == "" || len(frac) > 9 || strings.Trim(frac, "0123456789") != "" {
+			return NullValue, false
+		}
+		digits := min(len(frac), precision, 3)
+		if digits > 0 {
+			n, _ := strconv.Atoi(frac[:digits])
+			for i := digits; i < 6; i++ {
+				n *= 10
+			}
+			micros += int64(n)
+		}
+	}
+	return TimeOfDayValue(micros), true
+}
+
+// appendSQLTime writes a TIME as CAST(t AS STRING) does in Flink:
+// HH:mm:ss and the fraction to the type's precision (at most three
+// digits, Flink's milliseconds).
+func appendSQLTime(dst []byte, v Value, t Type) []byte {
+	p := t.Precision
+	if t.ID != Time {
+		p = 3
+	}
+	ts := appendSQLTimestamp(nil, int64(v.n), min(p, 3))
+	return append(dst, ts[len("1970-01-01 "):]...)
+}
+
+// appendJavaLocalTime writes a TIME as Java's LocalTime.toString, the
+// print connector's form: HH:mm, then :ss unless the seconds and the
+// fraction are zero, then the fraction in groups of three digits.
+func appendJavaLocalTime(dst []byte, v Value) []byte {
+	ts := appendJavaLocalDateTime(nil, int64(v.n))
+	return append(dst, ts[len("1970-01-01T"):]...)
+}
