@@ -59,7 +59,7 @@ var errorCases = []struct{ in, want string }{
 	{"SELECT INTERVAL '1' SECOND TO MINUTE FROM t", "1:28: INTERVAL SECOND TO MINUTE: the unit after TO must be smaller than SECOND"},
 	{"SELECT INTERVAL '100' SECOND(2) FROM t", "1:17: invalid interval '100' for SECOND: the value has more digits than the precision 2"},
 	{"SELECT INTERVAL '1.2345' SECOND FROM t", "1:17: invalid interval '1.2345' for SECOND: fractions of a second go to milliseconds: at most 3 digits after the point"},
-	{"SELECT CAST(a AS FOO) FROM t", "1:18: unknown type \"FOO\" (want one of BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE, DECIMAL(p,s), STRING, VARCHAR(n), BYTES, DATE, TIMESTAMP(p), TIMESTAMP_LTZ(p), ARRAY<T>, MAP<K, V>, ROW<name T, ...>)"},
+	{"SELECT CAST(a AS FOO) FROM t", "1:18: unknown type \"FOO\" (want one of BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE, DECIMAL(p,s), STRING, VARCHAR(n), BYTES, DATE, TIME(p), TIMESTAMP(p), TIMESTAMP_LTZ(p), ARRAY<T>, MAP<K, V>, ROW<name T, ...>)"},
 	{"SELECT CAST(a AS DECIMAL(40, 2)) FROM t", "1:18: type \"DECIMAL(40, 2)\": DECIMAL precision must be between 1 and 38"},
 	{"SELECT CAST(a AS ARRAY<INT) FROM t", "1:18: type \"ARRAY<INT\": unclosed <"},
 	{"SELECT CAST(a) FROM t", "1:14: expected AS and a type in CAST, got \")\""},
