@@ -31,10 +31,10 @@ func TestSplitWatermarks(t *testing.T) {
 	}
 	// t/1 and t/2 went quiet before t/0: once all three are idle, the
 	// watermark is t/0's, as when t/1 and t/2 went idle.
-	if got, next := w.markIdle(t0.Add(500 * time.Millisecond)); got != 30 || !next.Equal(t0.Add(time.Second)) {
+	if got, next := w.markIdle(t0.Add(500*time.Millisecond)), w.nextIdle(); got != 30 || !next.Equal(t0.Add(time.Second)) {
 		t.Fatalf("before the timeout: %d, next %v", got, next)
 	}
-	if got, next := w.markIdle(t0.Add(2 * time.Second)); got != 50 || !next.IsZero() {
+	if got, next := w.markIdle(t0.Add(2*time.Second)), w.nextIdle(); got != 50 || !next.IsZero() {
 		t.Fatalf("all idle: %d, next %v; want t/0's 50 and no next", got, next)
 	}
 	// A record brings its split back.
