@@ -76,6 +76,7 @@ func overCases() []genCase {
 		// COLLECT and MULTISET.
 		{"collect-group", both, []string{"o"}, "SELECT category, COLLECT(qty) FROM o GROUP BY category", ""},
 		{"collect-filter", stream, []string{"o"}, "SELECT category, COLLECT(user_id) FILTER (WHERE price > 10), COLLECT(DISTINCT user_id) FILTER (WHERE qty > 1) FROM o GROUP BY category", ""},
+		{"collect-strings", both, []string{"o"}, "SELECT category, COLLECT(product) FROM o GROUP BY category", ""},
 		{"collect-retract", stream, []string{"o"}, "SELECT n, COLLECT(uid) FROM (SELECT user_id AS uid, COUNT(*) AS n FROM o GROUP BY user_id) GROUP BY n", ""},
 		{"collect-tumble", both, []string{"e"}, "SELECT window_start, k, COLLECT(v) FROM TABLE(TUMBLE(TABLE e, DESCRIPTOR(ts), INTERVAL '2' MINUTE)) GROUP BY window_start, window_end, k", ""},
 		{"collect-over", both, []string{"ot"}, "SELECT k, v, COLLECT(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM ot", ""},

@@ -105,6 +105,13 @@ FROM readings r LEFT JOIN region_rates FOR SYSTEM_TIME AS OF r.event_time AS f O
 		// expires within the run, so both sides keep every group.
 		stateTTL(one("gen-state-ttl", `SELECT region, COUNT(*) AS n, MAX(temp) AS hi FROM readings GROUP BY region`, readingsSource)),
 		one("gen-unnest", `SELECT r.id, r.ts, t.tag FROM readings r CROSS JOIN UNNEST(ARRAY[r.id, r.region]) AS t (tag)`, readingsSource),
+		one("gen-unnest-left", `SELECT r.id, r.ts, t.tag, t.pos
+FROM readings r LEFT JOIN UNNEST(CASE WHEN r.temp > 20 THEN ARRAY[r.region, r.id] END) WITH ORDINALITY AS t (tag, pos) ON TRUE`, readingsSource),
+		one("gen-over-rank", `SELECT region, ts, LAG(temp) OVER w AS prev, RANK() OVER w AS r, COLLECT(ts) OVER w AS seen
+FROM readings
+WINDOW w AS (PARTITION BY region ORDER BY event_time)`, readingsSource),
+		one("gen-over-proctime", `SELECT id, ts, ROW_NUMBER() OVER (PARTITION BY region ORDER BY proc_time) AS n FROM readings`,
+			strings.Replace(readingsSource, "    watermark:", "      - proc_time AS PROCTIME()\n    watermark:", 1)),
 		lookupCase(one("gen-lookup", `SELECT r.id, r.ts, g.name
 FROM readings r LEFT JOIN regions FOR SYSTEM_TIME AS OF r.proc_time AS g ON r.region = g.region`,
 			strings.Replace(readingsSource, "    watermark:", "      - proc_time AS PROCTIME()\n    watermark:", 1)+mysqlRegionsSource)),

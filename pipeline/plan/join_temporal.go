@@ -87,7 +87,7 @@ func (q *queryBuilder) temporalJoin(n *Node, s *scope, j *sql.Join, ref *sql.Tab
 	lw = left.Schema.Len()
 	names := n.Schema.Names()
 	if len(js.LeftKeys) == 0 {
-		return errAt(j.On.Pos(), "a temporal join needs an equality of a left column and the primary key of %s (ON o.k = %s.k): Flink refuses an empty join key too", name, name)
+		return errAt(j.On.Pos(), "a temporal join needs an equality of a left column or expression and the primary key of %s (ON o.k = %s.k): Flink refuses an empty join key too", name, name)
 	}
 	if !uniqueOn(right.Mode, js.RightKeys) {
 		return errAt(j.On.Pos(), "the primary key %s of the versioned table %s must be among the equality keys of the temporal join, as in Flink; the join keys are %s",

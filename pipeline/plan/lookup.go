@@ -90,12 +90,19 @@ func (q *queryBuilder) lookupJoin(j *sql.Join) (s *scope, ok bool, err error) {
 		return nil, true, err
 	}
 	spec := joinop.LookupJoinSpec{Kind: kind, RightWidth: root.Schema.Len()}
-	rightKeys, keyTexts, residual, err := lookupKeys(on, node, root, &spec)
+	rightKeys, keyTexts, residual, computed, err := lookupKeys(on, node, root, &spec)
 	if err != nil {
 		return nil, true, err
 	}
+	if len(computed) > 0 {
+		rightKeys, keyTexts, err = probeKeyCols(node, root, &spec, computed, rightKeys, keyTexts)
+		if err != nil {
+			return nil, true, err
+		}
+		s.node = keepColumns(node, append(seq(0, lw), seq(node.Input.Schema.Len(), node.Input.Schema.Len()+root.Schema.Len())...))
+	}
 	if len(rightKeys) == 0 {
-		return nil, true, errAt(j.On.Pos(), "a lookup join needs an equality of a column of %s and a column of the probe side (ON o.k = %s.id): Flink refuses a lookup without a key too", name, name)
+		return nil, true, errAt(j.On.Pos(), "a lookup join needs an equality of a column of %s and a column or expression of the probe side (ON o.k = %s.id): Flink refuses a lookup without a key too", name, name)
 	}
 	label := fmt.Sprintf("LookupJoin(table=[%s], joinType=[%s], lookup=[%s]", tab.Name, kind, strings.Join(keyTexts, ", "))
 	if len(residual) > 0 {
@@ -156,11 +163,20 @@ func (q *queryBuilder) lookupTable(j *sql.Join, ref *sql.TableRef, at *sql.Colum
 }
 
 // lookupKeys splits a lookup join's ON into the equalities of a probe
-// column and a looked-up column (the lookup keys, set in spec) and the
-// rest (the residual condition).
-func lookupKeys(on sql.Expr, node, root *Node, spec *joinop.LookupJoinSpec) (rightKeys []int, keyTexts []string, residual []sql.Expr, err error) {
+// column and a looked-up column (the lookup keys, set in spec), those of
+// an expression of the probe side and a looked-up column (computed), and
+// the rest (the residual condition).
+func lookupKeys(on sql.Expr, node, root *Node, spec *joinop.LookupJoinSpec) (rightKeys []int, keyTexts []string, residual []sql.Expr, computed []joinKey, err error) {
 	lw := node.Schema.Len() - root.Schema.Len()
 	for _, c := range conjuncts(on) {
+		if k, ok := splitKey(c, node.Schema, lw); ok && !k.nullSafe {
+			_, lcol := k.l.(*sql.ColumnRef)
+			r, rcol := k.r.(*sql.ColumnRef)
+			if !lcol && rcol && !slices.Contains(rightKeys, node.Schema.Index(r.Column.Name)-lw) {
+				computed = append(computed, k)
+				continue
+			}
+		}
 		if b, isBin := c.(*sql.Binary); isBin && b.Op == sql.OpEq {
 			l, lok := b.L.(*sql.ColumnRef)
 			r, rok := b.R.(*sql.ColumnRef)
@@ -172,7 +188,7 @@ func lookupKeys(on sql.Expr, node, root *Node, spec *joinop.LookupJoinSpec) (rig
 				if li >= 0 && li < lw && ri >= lw && !slices.Contains(rightKeys, ri-lw) {
 					lt, rt := node.Schema.Fields[li].Type, node.Schema.Fields[ri].Type
 					if !sameRepresentation(lt, rt) {
-						return nil, nil, nil, errAt(b.OpAt, "the lookup key %s = %s compares %s with %s: CAST the probe side's column to %s", node.Schema.Fields[li].Name, node.Schema.Fields[ri].Name, lt, rt, rt)
+						return nil, nil, nil, nil, errAt(b.OpAt, "the lookup key %s = %s compares %s with %s: CAST the probe side's column to %s", node.Schema.Fields[li].Name, node.Schema.Fields[ri].Name, lt, rt, rt)
 					}
 					spec.LeftKeys = append(spec.LeftKeys, li)
 					rightKeys = append(rightKeys, ri-lw)
@@ -183,7 +199,60 @@ func lookupKeys(on sql.Expr, node, root *Node, spec *joinop.LookupJoinSpec) (rig
 		}
 		residual = append(residual, c)
 	}
-	return rightKeys, keyTexts, residual, nil
+	return rightKeys, keyTexts, residual, computed, nil
+}
+
+// probeKeyCols computes the probe side's expressions of lookup keys
+// (`ON CAST(o.cust AS STRING) = r.country`) into columns a Calc appends
+// to the probe input, as Flink's lookup join computes them below it; the
+// expression must have the looked-up column's type. It widens node's
+// schema by those columns, after the probe's, and adds the keys to spec.
+func probeKeyCols(node, root *Node, spec *joinop.LookupJoinSpec, keys []joinKey, rightKeys []int, keyTexts []string) ([]int, []string, error) {
+	left := node.Input
+	lw := left.Schema.Len()
+	side := &keySide{in: left}
+	for _, k := range keys {
+		c, err := compileExpr(k.l, left.Schema, "join")
+		if err != nil {
+			return nil, nil, err
+		}
+		ri := node.Schema.Index(k.r.(*sql.ColumnRef).Column.Name) - lw
+		rt := root.Schema.Fields[ri].Type
+		if !sameRepresentation(c.Type, rt) {
+			return nil, nil, errAt(k.at, "the lookup key %s = %s compares %s with %s: CAST the probe side's expression to %s", sql.Format(k.l), root.Schema.Fields[ri].Name, c.Type, rt, rt)
+		}
+		li, err := side.column(k.l, c, rt)
+		if err != nil {
+			return nil, nil, err
+		}
+		spec.LeftKeys = append(spec.LeftKeys, li)
+		rightKeys = append(rightKeys, ri)
+	}
+	node.Input = side.node()
+	fields := append([]row.Field{}, node.Schema.Fields[:lw]...)
+	taken := map[string]bool{}
+	for _, f := range node.Schema.Fields {
+		taken[strings.ToLower(f.Name)] = true
+	}
+	for _, f := range node.Input.Schema.Fields[lw:] {
+		f.Name = freshName(f.Name, taken)
+		fields = append(fields, f)
+	}
+	fields = append(fields, node.Schema.Fields[lw:]...)
+	node.Schema = row.NewSchema(fields...)
+	for i := len(keyTexts); i < len(rightKeys); i++ {
+		keyTexts = append(keyTexts, fmt.Sprintf("%s=%s", root.Schema.Fields[rightKeys[i]].Name, fields[spec.LeftKeys[i]].Name))
+	}
+	return rightKeys, keyTexts, nil
+}
+
+// seq is from, from+1, ..., to-1.
+func seq(from, to int) []int {
+	out := make([]int, 0, max(to-from, 0))
+	for i := from; i < to; i++ {
+		out = append(out, i)
+	}
+	return out
 }
 
 // cacheText is the cache as explain shows it, in Flink's option words.
@@ -206,10 +275,22 @@ func cacheText(o connector.LookupOptions) string {
 // attribute: procTimeCol's rule, seen through the lookup joins before n
 // (whose left columns come first, under their names).
 func lookupTimeCol(n *Node, c int) bool {
-	for n.Kind == LookupJoinNode && c < n.Input.Schema.Len() {
-		n = n.Input
+	for {
+		switch {
+		case n.Kind == LookupJoinNode && c < n.Input.Schema.Len():
+			n = n.Input
+		case n.Kind == CalcNode && n.Input != nil && n.Input.Kind == LookupJoinNode:
+			// The Calc that drops a lookup's computed key columns keeps
+			// the names of the columns it keeps.
+			c = n.Input.Schema.Index(n.Schema.Fields[c].Name)
+			n = n.Input
+			if c < 0 {
+				return false
+			}
+		default:
+			return procTimeCol(n, c)
+		}
 	}
-	return procTimeCol(n, c)
 }
 
 // scannedSources returns the sources some sink reads by a scan: a source

@@ -31,7 +31,10 @@
 //     unchanged as they arrive; its watermark is the minimum of its open
 //     inputs'; barriers are aligned (an input that delivered barrier N
 //     waits until every open input did); it ends when all inputs ended.
-//     It has no state. Operators have one input: several meet only here.
+//     Operators have one input: several meet only here. A join's union may
+//     read its build input to its end before it passes on the other's
+//     (UnionNode.BuildFirst, union_build.go); then its state is the few
+//     held batches it read to align a barrier; otherwise it has none.
 //   - A sink node passes each change the sink's mode lets through to
 //     connector.Sink.Write (upsert mode drops -U), flushes on a timer and
 //     at the end, then closes the sink. It counts as written what its

@@ -1,7 +1,9 @@
 package aggop
 
 import (
+	"math"
 	"slices"
+	"unicode/utf16"
 
 	"github.com/etld/etld/pipeline/row"
 )
@@ -45,14 +47,16 @@ func (s *Store) bagResult(id int32, a *aggSlot) row.Value {
 	return row.MapValue(keys, counts)
 }
 
-// javaOrder orders a multiset's values as Flink lists them: the
-// iteration order of the java.util.HashMap that holds them, by bucket
-// (the hash, spread as HashMap spreads it, modulo a table of at least 16
-// buckets, doubled while the values pass three quarters of it). Integer,
-// BIGINT and BOOLEAN values hash as Java's boxed types; the values of
-// other types have hashes of Flink's binary formats, which etld does not
-// reproduce: they are listed in ascending order. Values of one bucket are
-// listed in ascending order too.
+// javaOrder orders a multiset's values as Flink prints them: Flink hands
+// the print connector a java.util.HashMap of the external values
+// (MapMapConverter: new HashMap, one put per entry), whose iteration
+// order is by bucket: the value's hashCode, spread as HashMap spreads it,
+// modulo a table of at least 16 buckets, doubled while the values pass
+// three quarters of it. INT, BIGINT, BOOLEAN, FLOAT, DOUBLE and STRING
+// values hash as Java's Integer, Long, Boolean, Float, Double and String;
+// the values of other types are listed in ascending order. Values of one
+// bucket are listed in ascending order too (Java lists them in the order
+// Flink's accumulator gave them).
 func javaOrder(vs []row.Value) {
 	slices.SortFunc(vs, row.Compare)
 	if len(vs) == 0 || !javaHashed(vs[0].Type()) {
@@ -69,23 +73,54 @@ func javaOrder(vs []row.Value) {
 }
 
 func javaHashed(id row.TypeID) bool {
-	return id == row.Int || id == row.BigInt || id == row.Boolean
+	switch id {
+	case row.Int, row.BigInt, row.Boolean, row.Float, row.Double, row.String:
+		return true
+	}
+	return false
 }
 
-// javaBucket is v's hash as java.util.HashMap spreads it (h ^ h>>>16).
+// javaBucket is v's Java hashCode as java.util.HashMap spreads it
+// (h ^ h>>>16).
 func javaBucket(v row.Value) uint32 {
 	var h uint32
 	switch v.Type() {
 	case row.Int:
 		h = uint32(int32(v.Int64()))
 	case row.BigInt:
-		x := uint64(v.Int64())
-		h = uint32(x ^ x>>32)
+		h = javaLong(uint64(v.Int64()))
 	case row.Boolean:
 		h = 1237
 		if v.Bool() {
 			h = 1231
 		}
+	case row.Float:
+		h = javaFloatBits(float32(v.Float64()))
+	case row.Double:
+		h = javaLong(javaDoubleBits(v.Float64()))
+	case row.String:
+		for _, u := range utf16.Encode([]rune(v.Str())) {
+			h = 31*h + uint32(u)
+		}
 	}
 	return h ^ h>>16
+}
+
+// javaLong is Long.hashCode.
+func javaLong(x uint64) uint32 { return uint32(x ^ x>>32) }
+
+// javaFloatBits is Float.floatToIntBits: every NaN is the canonical one.
+func javaFloatBits(f float32) uint32 {
+	if f != f {
+		return 0x7fc00000
+	}
+	return math.Float32bits(f)
+}
+
+// javaDoubleBits is Double.doubleToLongBits.
+func javaDoubleBits(f float64) uint64 {
+	if f != f {
+		return 0x7ff8000000000000
+	}
+	return math.Float64bits(f)
 }

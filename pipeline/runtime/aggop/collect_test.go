@@ -29,6 +29,8 @@ func TestCollect(t *testing.T) {
 			{false, i32(7), "{7=-1}"}, {true, i32(7), "{}"}}},
 		{"Java's HashMap order: 20 hashes to bucket 4 of 16, 10 to 10", AggCall{Func: Collect, ArgType: optest.TInt}, []step{
 			{true, i32(10), "{10=1}"}, {true, i32(20), "{20=1, 10=1}"}, {true, i32(17), "{17=1, 20=1, 10=1}"}}},
+		{"strings in the order of Java's HashMap of Strings: ball (bucket 1) before atlas (6)", AggCall{Func: Collect, ArgType: optest.TString}, []step{
+			{true, str("atlas"), "{atlas=1}"}, {true, str("ball"), "{ball=1, atlas=1}"}}},
 		{"distinct: each value once", AggCall{Func: Collect, ArgType: optest.TString, Distinct: true}, []step{
 			{true, str("b"), "{b=1}"}, {true, str("b"), "{b=1}"}, {true, str("a"), "{a=1, b=1}"},
 			{false, str("b"), "{a=1, b=1}"}, {false, str("b"), "{a=1}"}}},

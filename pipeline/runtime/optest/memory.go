@@ -5,10 +5,12 @@ import (
 	"testing"
 
 	"github.com/etld/etld/pipeline/runtime/operator"
+	"github.com/etld/etld/pipeline/runtime/state"
 )
 
-// CheckStateBytes fills op by fill, measures the heap the fill kept (a
-// collection before and after) and checks that op.StateBytes, the
+// CheckStateBytes fills op by fill, measures the memory the fill kept
+// (the Go heap, a collection before and after, and what the state
+// package mapped outside it) and checks that op.StateBytes, the
 // estimate the state budget holds operators to, is within a factor of
 // it: at least a third (the budget would let a state three times its
 // size pass) and at most twice (it would fail a pipeline that fits).
@@ -18,17 +20,19 @@ func CheckStateBytes(t *testing.T, op operator.StateMemory, fill func()) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
+	mapped := state.OffHeapLive.Load()
 	fill()
 	runtime.GC()
 	runtime.ReadMemStats(&after)
+	mapped = state.OffHeapLive.Load() - mapped
 	est := op.StateBytes()
 	runtime.KeepAlive(op)
-	heap := int64(after.HeapAlloc) - int64(before.HeapAlloc)
-	t.Logf("%T: %d entries, StateBytes %d, heap delta %d (%.2fx)", op, op.StateEntries(), est, heap, float64(est)/float64(max(heap, 1)))
+	heap := int64(after.HeapAlloc) - int64(before.HeapAlloc) + mapped
+	t.Logf("%T: %d entries, StateBytes %d, memory delta %d (%.2fx)", op, op.StateEntries(), est, heap, float64(est)/float64(max(heap, 1)))
 	if heap <= 0 {
 		t.Fatalf("the fill kept no heap (%d bytes): nothing to compare", heap)
 	}
 	if est*3 < heap || est > heap*2 {
-		t.Errorf("%T: StateBytes %d for a state that took %d bytes of heap: want within [1/3, 2]x", op, est, heap)
+		t.Errorf("%T: StateBytes %d for a state that took %d bytes: want within [1/3, 2]x", op, est, heap)
 	}
 }
