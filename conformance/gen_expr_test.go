@@ -67,6 +67,11 @@ func exprAreaCases() []genCase {
 		genCase{name: "type-tinyint-smallint-json", header: []string{"mode: batch", smallTable, "sink: json (" + smallCols + ")"}, query: "SELECT * FROM ty", data: small},
 		genCase{name: "fn-tinyint-arith", header: []string{smallTable}, query: "SELECT id, x + x, x * y, -x, x + 1, x % 3, x / 2, CAST(y AS TINYINT), ABS(x), x + 1.5 FROM ty", data: small},
 		genCase{name: "fn-tinyint-cast", header: []string{tableT}, query: "SELECT id, CAST(i AS TINYINT), CAST(b AS SMALLINT), CAST(d AS TINYINT), CAST(m AS SMALLINT), TRY_CAST(s AS TINYINT), CAST(1000 AS TINYINT) FROM t", data: map[string]string{"t": dataT}},
+		genCase{name: "type-tinyint-widen-union", header: []string{smallTable}, query: "SELECT x FROM ty UNION ALL SELECT y FROM ty UNION ALL SELECT id FROM ty", data: small},
+		genCase{name: "type-tinyint-widen-setop", header: []string{"mode: batch", smallTable}, query: "SELECT x FROM ty INTERSECT SELECT y FROM ty", data: small},
+		genCase{name: "type-tinyint-widen-join", header: []string{smallTable}, query: "SELECT a.id, b.id, a.x FROM ty a JOIN ty b ON a.x = b.y", data: small},
+		genCase{name: "type-tinyint-widen-exprs", header: []string{smallTable},
+			query: "SELECT id, CASE WHEN id > 2 THEN x ELSE y END, COALESCE(x, y), x IN (y, 100), x = y, IF(id > 2, x, id), NULLIF(y, x) FROM ty", data: small},
 		genCase{name: "agg-tinyint-sum-batch", header: []string{"mode: batch", smallTable}, query: "SELECT SUM(x), SUM(y), MIN(x), MAX(y), COUNT(x) FROM ty", data: small},
 	)
 	for _, e := range []struct {
