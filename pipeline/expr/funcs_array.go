@@ -67,8 +67,12 @@ func buildArraySearch(name string) builder {
 				return row.BoolValue(slices.ContainsFunc(arr.ItemSlice(), func(x row.Value) bool { return sameItem(x, v) }))
 			}
 		case "ARRAY_POSITION":
-			t = row.Type{ID: row.Int, NotNull: at.NotNull}
+			// Unlike ARRAY_CONTAINS, a NULL value has no position: NULL.
+			t = row.Type{ID: row.Int, NotNull: at.NotNull && args[1].t.NotNull}
 			f = func(arr, v row.Value) row.Value {
+				if v.IsNull() {
+					return row.NullValue
+				}
 				return row.IntValue(int32(slices.IndexFunc(arr.ItemSlice(), func(x row.Value) bool { return sameItem(x, v) }) + 1))
 			}
 		case "ARRAY_REMOVE":

@@ -15,6 +15,7 @@ func TestCollectionFunctions(t *testing.T) {
 		{"ARRAY_CONTAINS(1, 1)", "error: ARRAY_CONTAINS argument 1 must be an ARRAY"},
 		{"ARRAY_POSITION(ARRAY['a', 'b', 'b'], 'b')", "INT NOT NULL 2"},
 		{"ARRAY_POSITION(ARRAY['a'], 'z')", "INT NOT NULL 0"},
+		{"ARRAY_POSITION(ARRAY[1, CAST(NULL AS INT)], CAST(NULL AS INT))", "INT null"},
 		{"ARRAY_REMOVE(ARRAY[1, 2, 1, 3], 1)", "ARRAY<INT NOT NULL> NOT NULL [2, 3]"},
 		{"ARRAY_REMOVE(ARRAY[1, CAST(NULL AS INT)], CAST(NULL AS INT))", "ARRAY<INT> NOT NULL [1]"},
 		{"ARRAY_APPEND(ARRAY[1, 2], 3)", "ARRAY<INT> NOT NULL [1, 2, 3]"},
