@@ -49,6 +49,15 @@ var exprAreaExprs = []struct {
 	{"elt", []string{"ELT(id, s, 'x', 'y')", "ELT(i, 'a', 'b')"}},
 	{"regexp-extract-all", []string{"REGEXP_EXTRACT_ALL(s, '(\\w)(\\w)', 1)", "REGEXP_EXTRACT_ALL(s, 'o', 0)", "REGEXP_EXTRACT_ALL(s, '(l+)')"}},
 	{"row-constructor", []string{"(i, s)", "CAST((i, s) AS ROW<a INT, b STRING>)['b']", "CAST((i, s) AS ROW<a INT, b STRING>)[1]"}},
+	{"collection-search", []string{"ARRAY_CONTAINS(ARRAY[i, 1], 0)", "ARRAY_CONTAINS(ARRAY[i, 1], i)", "ARRAY_POSITION(ARRAY[1, i, i], i)", "ARRAY_REMOVE(ARRAY[i, 1, i], i)", "ARRAY_APPEND(ARRAY[i], id)", "ARRAY_PREPEND(ARRAY[s], 'x')"}},
+	{"collection-array", []string{"ARRAY_DISTINCT(ARRAY[i, id, i])", "ARRAY_REVERSE(ARRAY[i, id])", "ARRAY_MAX(ARRAY[i, id])", "ARRAY_MIN(ARRAY[s, 'b'])", "ARRAY_CONCAT(ARRAY[i], ARRAY[id, 7])"}},
+	{"collection-join-map", []string{"ARRAY_JOIN(ARRAY[s, 'x', CAST(NULL AS STRING)], '-')", "ARRAY_JOIN(ARRAY[s, 'y'], ',', 'N')", "MAP_KEYS(MAP['k', i, 'j', id])", "MAP_VALUES(MAP['k', i, 'j', id])", "SPLIT(s, 'l')", "SPLIT(s, '')"}},
+	{"affix-hex-bin", []string{"STARTSWITH(s, 'He')", "ENDSWITH(s, '')", "HEX(i)", "HEX(b)", "HEX(s)", "BIN(i)", "BIN(b)"}},
+	{"url-code", []string{"URL_ENCODE(s)", "URL_DECODE(URL_ENCODE(s))", "URL_ENCODE('*~.-_ /')", "URL_DECODE('a+b%2Fc')"}},
+	{"url-decode-bad", []string{"URL_DECODE('%zz')", "URL_DECODE('a%2')"}},
+	{"parse-url", []string{"PARSE_URL(CONCAT('http://u@h.com:81/p/q?a=1&b=', s, '#r'), 'QUERY', 'b')", "PARSE_URL(CONCAT('https://h.com/', s), 'PATH')", "PARSE_URL('http://u@h.com:81/p?a=1#r', 'AUTHORITY')", "PARSE_URL('http://u@h.com:81/p?a=1#r', 'FILE')", "PARSE_URL('http://u@h.com:81/p?a=1#r', 'USERINFO')", "PARSE_URL('http://h.com', 'PATH')", "PARSE_URL('http://h.com', 'REF')", "PARSE_URL('h.com/x', 'HOST')"}},
+	{"unhex-instr", []string{"UNHEX(HEX(s))", "UNHEX('F')", "UNHEX('zz')", "INSTR(s, 'o')", "INSTR(s, '日')", "INSTR(s, '')"}},
+	{"regexp-search", []string{"REGEXP_COUNT(s, '[a-z]')", "REGEXP_INSTR(s, 'o')", "REGEXP_INSTR(s, '本')", "REGEXP_SUBSTR(s, '[a-z]+')", "REGEXP_COUNT(s, 'x*')"}},
 	{"json-nest-raw", []string{"JSON_ARRAY(ARRAY[JSON_OBJECT(KEY 'k' VALUE i)])", "JSON_OBJECT(KEY 'o' VALUE JSON_ARRAY(i, s))"}},
 }
 
