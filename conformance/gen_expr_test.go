@@ -58,6 +58,10 @@ var exprAreaExprs = []struct {
 	{"parse-url", []string{"PARSE_URL(CONCAT('http://u@h.com:81/p/q?a=1&b=', s, '#r'), 'QUERY', 'b')", "PARSE_URL(CONCAT('https://h.com/', s), 'PATH')", "PARSE_URL('http://u@h.com:81/p?a=1#r', 'AUTHORITY')", "PARSE_URL('http://u@h.com:81/p?a=1#r', 'FILE')", "PARSE_URL('http://u@h.com:81/p?a=1#r', 'USERINFO')", "PARSE_URL('http://h.com', 'PATH')", "PARSE_URL('http://h.com', 'REF')", "PARSE_URL('h.com/x', 'HOST')"}},
 	{"unhex-instr", []string{"UNHEX(HEX(s))", "UNHEX('F')", "UNHEX('zz')", "INSTR(s, 'o')", "INSTR(s, '日')", "INSTR(s, '')"}},
 	{"regexp-search", []string{"REGEXP_COUNT(s, '[a-z]')", "REGEXP_INSTR(s, 'o')", "REGEXP_INSTR(s, '本')", "REGEXP_SUBSTR(s, '[a-z]+')", "REGEXP_COUNT(s, 'x*')"}},
+	{"array-set", []string{"ARRAY_UNION(ARRAY[i, 1, i], ARRAY[id, 1])", "ARRAY_INTERSECT(ARRAY[1, 2, 2, id], ARRAY[2, id, 5])", "ARRAY_EXCEPT(ARRAY[1, 2, 1, id, id], ARRAY[2])", "ARRAY_EXCEPT(ARRAY[i, 1], ARRAY[i])"}},
+	{"array-slice", []string{"ARRAY_SLICE(ARRAY[1, 2, 3, 4], id)", "ARRAY_SLICE(ARRAY[1, 2, 3, 4], -id)", "ARRAY_SLICE(ARRAY[1, 2, 3, 4], 0, id - 2)", "ARRAY_SLICE(ARRAY[1, 2, 3, 4], id, 2)", "ARRAY_SLICE(ARRAY[1, 2, 3, 4], 2, -id)", "ARRAY_SLICE(ARRAY[1, 2, 3], i)"}},
+	{"array-sort", []string{"ARRAY_SORT(ARRAY[i, 3, CAST(NULL AS INT), id])", "ARRAY_SORT(ARRAY[i, 3, CAST(NULL AS INT), id], FALSE)", "ARRAY_SORT(ARRAY[i, 3, CAST(NULL AS INT)], TRUE, FALSE)", "ARRAY_SORT(ARRAY[i, 3, CAST(NULL AS INT)], FALSE, TRUE)", "ARRAY_SORT(ARRAY[s, 'b', 'B'])"}},
+	{"is-alpha-digit", []string{"IS_ALPHA(s)", "IS_DIGIT(s)", "IS_DIGIT(CAST(i AS STRING))", "IS_ALPHA(SUBSTRING(s, 1, 3))", "IS_ALPHA('')"}},
 	{"json-nest-raw", []string{"JSON_ARRAY(ARRAY[JSON_OBJECT(KEY 'k' VALUE i)])", "JSON_OBJECT(KEY 'o' VALUE JSON_ARRAY(i, s))"}},
 }
 

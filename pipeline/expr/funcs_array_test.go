@@ -41,26 +41,24 @@ func TestCollectionFunctions(t *testing.T) {
 	})
 }
 
-// TestTextFunctions: STARTSWITH, ENDSWITH, HEX, BIN and the URL codes,
-// with the results of the Java methods Flink calls.
-func TestTextFunctions(t *testing.T) {
+// TestArraySetFunctions: the set operations, ARRAY_SLICE's offsets and
+// ARRAY_SORT's orders.
+func TestArraySetFunctions(t *testing.T) {
 	runEvalCases(t, []evalCase{
-		{"STARTSWITH('hello', 'he')", "BOOLEAN NOT NULL true"},
-		{"STARTSWITH('hello', '')", "BOOLEAN NOT NULL true"},
-		{"ENDSWITH('hello', 'he')", "BOOLEAN NOT NULL false"},
-		{"ENDSWITH(x_s, 'o')", "BOOLEAN null"},
-		{"STARTSWITH('a', 1)", "error: STARTSWITH argument 2"},
-		{"HEX(20)", "STRING NOT NULL 14"},
-		{"HEX(-1)", "STRING NOT NULL FFFFFFFFFFFFFFFF"},
-		{"HEX('hello,world')", "STRING NOT NULL 68656C6C6F2C776F726C64"},
-		{"HEX(x_i)", "STRING null"},
-		{"BIN(4)", "STRING NOT NULL 100"},
-		{"BIN(0)", "STRING NOT NULL 0"},
-		{"BIN(-1)", "STRING NOT NULL 1111111111111111111111111111111111111111111111111111111111111111"},
-		{"URL_ENCODE('a b&c=d/é*~')", "STRING NOT NULL a+b%26c%3Dd%2F%C3%A9*%7E"},
-		{"URL_DECODE('a+b%26c%3Dd%2F%C3%A9')", "STRING a b&c=d/é"},
-		{"URL_DECODE('%zz')", "STRING null"},
-		{"URL_DECODE('%4')", "STRING null"},
-		{"URL_DECODE(x_s)", "STRING null"},
+		{"ARRAY_UNION(ARRAY[1, 2, 2], ARRAY[3, 1])", "ARRAY<INT NOT NULL> NOT NULL [1, 2, 3]"},
+		{"ARRAY_INTERSECT(ARRAY[1, 2, 2, 3], ARRAY[2, 3])", "ARRAY<INT NOT NULL> NOT NULL [2, 3]"},
+		{"ARRAY_EXCEPT(ARRAY[1, 2, 1, 3], ARRAY[2])", "ARRAY<INT NOT NULL> NOT NULL [1, 3]"},
+		{"ARRAY_EXCEPT(ARRAY[1], CAST(NULL AS ARRAY<INT NOT NULL>))", "ARRAY<INT NOT NULL> null"},
+		{"ARRAY_UNION(ARRAY[1], ARRAY['a'])", "error: ARRAY_UNION argument 2"},
+		{"ARRAY_SLICE(ARRAY[1, 2, 3, 4], 2, 3)", "ARRAY<INT NOT NULL> NOT NULL [2, 3]"},
+		{"ARRAY_SLICE(ARRAY[1, 2, 3, 4], -2)", "ARRAY<INT NOT NULL> NOT NULL [3, 4]"},
+		{"ARRAY_SLICE(ARRAY[1, 2, 3, 4], 0, 1)", "ARRAY<INT NOT NULL> NOT NULL [1]"},
+		{"ARRAY_SLICE(ARRAY[1, 2, 3, 4], 3, 2)", "ARRAY<INT NOT NULL> NOT NULL []"},
+		{"ARRAY_SLICE(ARRAY[1, 2, 3, 4], 2, 10)", "ARRAY<INT NOT NULL> NOT NULL [2, 3, 4]"},
+		{"ARRAY_SLICE(ARRAY[1], x_i)", "ARRAY<INT NOT NULL> null"},
+		{"ARRAY_SORT(ARRAY[3, CAST(NULL AS INT), 1, 2])", "ARRAY<INT> NOT NULL [null, 1, 2, 3]"},
+		{"ARRAY_SORT(ARRAY[3, CAST(NULL AS INT), 1], FALSE)", "ARRAY<INT> NOT NULL [3, 1, null]"},
+		{"ARRAY_SORT(ARRAY[3, CAST(NULL AS INT), 1], TRUE, FALSE)", "ARRAY<INT> NOT NULL [1, 3, null]"},
+		{"ARRAY_SORT(ARRAY['b', 'a'], x_b)", "ARRAY<STRING NOT NULL> null"},
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/etld/etld/pipeline/row"
@@ -12,7 +13,8 @@ import (
 )
 
 // String functions of Flink 2.3: STARTSWITH, ENDSWITH, HEX, BIN,
-// URL_ENCODE and URL_DECODE, each NULL when an argument is.
+// URL_ENCODE and URL_DECODE, each NULL when an argument is; IS_ALPHA and
+// IS_DIGIT, false for NULL.
 
 func init() {
 	register(map[string]*funcDef{
@@ -22,6 +24,8 @@ func init() {
 		"BIN":        {min: 1, max: 1, build: buildBin},
 		"URL_ENCODE": {min: 1, max: 1, build: buildURLCode},
 		"URL_DECODE": {min: 1, max: 1, build: buildURLCode},
+		"IS_ALPHA":   {min: 1, max: 1, build: buildIsClass},
+		"IS_DIGIT":   {min: 1, max: 1, build: buildIsClass},
 	})
 }
 
@@ -154,4 +158,33 @@ func urlDecode(s string) (string, bool) {
 		}
 	}
 	return strings.ToValidUTF8(b.String(), string(utf8.RuneError)), true
+}
+
+// buildIsClass is IS_ALPHA(s) and IS_DIGIT(s): whether s is not empty
+// and each of its UTF-16 characters a letter (a decimal digit), as
+// commons-lang's StringUtils.isAlpha and isNumeric test them with
+// Java's Character; false for NULL.
+func buildIsClass(c *compiler, e *sql.Call, args []*node) (*node, error) {
+	if err := check(e, args, "a STRING", isStringy); err != nil {
+		return nil, err
+	}
+	is := unicode.IsLetter
+	if strings.EqualFold(e.Name, "IS_DIGIT") {
+		is = unicode.IsDigit
+	}
+	ev := args[0].eval
+	return c.finish(e, row.Type{ID: row.Boolean, NotNull: true}, func(r row.Row) (row.Value, error) {
+		v, err := ev(r)
+		if err != nil || v.IsNull() || v.Str() == "" {
+			return row.BoolValue(false), err
+		}
+		for _, ch := range v.Str() {
+			// A character beyond the BMP is two surrogates in Java,
+			// neither a letter nor a digit.
+			if ch > 0xFFFF || !is(ch) {
+				return row.BoolValue(false), nil
+			}
+		}
+		return row.BoolValue(true), nil
+	}, args...)
 }
