@@ -199,7 +199,7 @@ func (c *genConfig) nextBid(id int64, r *splitMix, b *bid) {
 		b.bidder = c.nextBase0PersonID(id, r)
 	}
 	// The reference adds the first person id twice to a bidder; kept, so
-	// that bidders are the reference's (they match no person id).
+	// that bidders are the reference's.
 	b.bidder += 2 * firstPersonID
 	b.price = nextPrice(r)
 	if r.intn(hotChannelsRatio) > 0 {
