@@ -105,14 +105,13 @@ func New(cfg Config, env connector.SourceEnv) (*Source, error) {
 	}
 	gc.baseTime = base.UnixMilli()
 	s := &Source{
-		name:      env.Name,
-		prefix:    "nexmark " + env.Name + " event ",
-		log:       env.Logger,
-		gen:       gc,
-		events:    cfg.Events,
-		seedSet:   cfg.Seed != nil,
-		baseSet:   cfg.BaseTime != nil,
-		scratchEv: new(event),
+		name:    env.Name,
+		prefix:  "nexmark " + env.Name + " event ",
+		log:     env.Logger,
+		gen:     gc,
+		events:  cfg.Events,
+		seedSet: cfg.Seed != nil,
+		baseSet: cfg.BaseTime != nil,
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -151,8 +150,8 @@ type Source struct {
 	emitted  int64
 	restored bool
 	pace     *pacer
-	// scratchEv is the event being built, reused across events.
-	scratchEv *event
+	// ev is the event being built, reused across events.
+	ev event
 }
 
 // Bounded reports whether `events` ends the source.
@@ -198,7 +197,7 @@ func (s *Source) Read(ctx context.Context, max int) (*row.Batch, error) {
 	}
 	b := row.NewBatch(int(n), len(Columns))
 	b.Origin = row.Sequence{Prefix: s.prefix, First: s.emitted}
-	e := s.scratchEv
+	e := &s.ev
 	for id := s.emitted; id < s.emitted+n; id++ {
 		s.gen.next(id, &s.rng, e)
 		r := b.NewRow()
