@@ -150,8 +150,12 @@ type Source struct {
 	emitted  int64
 	restored bool
 	pace     *pacer
-	// ev is the event being built, reused across events.
-	ev event
+	// ev is the event being built; enc, ends and types a batch's
+	// encoded ROWs, where each ends and its event's type. All reused.
+	ev    event
+	enc   []byte
+	ends  []int
+	types []int32
 }
 
 // Bounded reports whether `events` ends the source.
@@ -197,12 +201,26 @@ func (s *Source) Read(ctx context.Context, max int) (*row.Batch, error) {
 	}
 	b := row.NewBatch(int(n), len(Columns))
 	b.Origin = row.Sequence{Prefix: s.prefix, First: s.emitted}
-	e := &s.ev
+	// The batch's ROW values share one string, made once: a value per
+	// event would cost an allocation and copies each.
+	s.enc, s.ends, s.types = s.enc[:0], s.ends[:0], s.types[:0]
 	for id := s.emitted; id < s.emitted+n; id++ {
-		s.gen.next(id, &s.rng, e)
+		s.gen.next(id, &s.rng, &s.ev)
+		s.enc = appendEvent(s.enc, &s.ev)
+		s.ends, s.types = append(s.ends, len(s.enc)), append(s.types, s.ev.typ)
+	}
+	enc, start := string(s.enc), 0
+	for i, end := range s.ends {
+		typ := s.types[i]
 		r := b.NewRow()
-		fillRow(r, e)
+		r[0] = row.IntValue(typ)
+		part, err := row.NestedValue(row.Struct, enc[start:end])
+		if err != nil {
+			return nil, fmt.Errorf("nexmark %s: %w", s.name, err)
+		}
+		r[1+typ] = part
 		b.Append(row.Insert, r)
+		start = end
 	}
 	s.emitted += n
 	if s.events > 0 && s.emitted == s.events {

@@ -1,6 +1,7 @@
 package nexmark
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strings"
 	"time"
@@ -102,24 +103,31 @@ func wantSchema() []row.Field {
 	return fields
 }
 
-// fillRow sets r to event e: its type and its part, the others NULL.
-func fillRow(r row.Row, e *event) {
-	r[0] = row.IntValue(e.typ)
-	r[1], r[2], r[3] = row.Value{}, row.Value{}, row.Value{}
+// appendEvent appends the encoding of e's ROW (person, auction or bid), as
+// row.StructValue makes it, to dst.
+func appendEvent(dst []byte, e *event) []byte {
 	ts := row.TimestampValue(e.ts * 1000)
 	switch e.typ {
 	case typePerson:
 		p := &e.person
-		r[1] = row.StructValue([]row.Value{row.BigIntValue(p.id), row.StringValue(p.name), row.StringValue(p.email),
-			row.StringValue(p.creditCard), row.StringValue(p.city), row.StringValue(p.state), ts, row.StringValue(p.extra)})
+		return appendFields(dst, row.BigIntValue(p.id), row.StringValue(p.name), row.StringValue(p.email),
+			row.StringValue(p.creditCard), row.StringValue(p.city), row.StringValue(p.state), ts, row.StringValue(p.extra))
 	case typeAuction:
 		a := &e.auction
-		r[2] = row.StructValue([]row.Value{row.BigIntValue(a.id), row.StringValue(a.itemName), row.StringValue(a.desc),
-			row.BigIntValue(a.initialBid), row.BigIntValue(a.reserve), ts, row.TimestampValue(a.expires * 1000),
-			row.BigIntValue(a.seller), row.BigIntValue(a.category), row.StringValue(a.extra)})
+		return appendFields(dst, row.BigIntValue(a.id), row.StringValue(a.itemName), row.StringValue(a.desc),
+			row.BigIntValue(a.initialBid), row.BigIntValue(a.reserve), ts, row.TimestampValue(a.expires*1000),
+			row.BigIntValue(a.seller), row.BigIntValue(a.category), row.StringValue(a.extra))
 	default:
 		b := &e.bid
-		r[3] = row.StructValue([]row.Value{row.BigIntValue(b.auction), row.BigIntValue(b.bidder), row.BigIntValue(b.price),
-			row.StringValue(b.channel), row.StringValue(b.url), ts, row.StringValue(b.extra)})
+		return appendFields(dst, row.BigIntValue(b.auction), row.BigIntValue(b.bidder), row.BigIntValue(b.price),
+			row.StringValue(b.channel), row.StringValue(b.url), ts, row.StringValue(b.extra))
 	}
+}
+
+func appendFields(dst []byte, fields ...row.Value) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(fields)))
+	for _, v := range fields {
+		dst = row.AppendValue(dst, v)
+	}
+	return dst
 }
