@@ -47,6 +47,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/etld/etld/internal/pace"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
 )
@@ -122,7 +123,7 @@ func New(cfg Config, env connector.SourceEnv) (*Source, error) {
 	}
 	s.rng = newSplitMix(s.seed)
 	if cfg.Rate > 0 {
-		s.pace = newPacer(cfg.Rate)
+		s.pace = pace.New(cfg.Rate)
 	}
 	return s, nil
 }
@@ -149,7 +150,7 @@ type Source struct {
 	events   int64
 	emitted  int64
 	restored bool
-	pace     *pacer
+	pace     *pace.Pacer
 	// ev is the event being built; enc, ends and types a batch's
 	// encoded ROWs, where each ends and its event's type. All reused.
 	ev    event
@@ -193,7 +194,7 @@ func (s *Source) Read(ctx context.Context, max int) (*row.Batch, error) {
 		n = min(n, s.events-s.emitted)
 	}
 	if s.pace != nil {
-		got, err := s.pace.take(ctx, int(n))
+		got, err := s.pace.Take(ctx, int(n))
 		if err != nil {
 			return nil, fmt.Errorf("nexmark %s: waiting for the rate: %w", s.name, err)
 		}
