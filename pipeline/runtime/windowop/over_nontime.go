@@ -1,0 +1,426 @@
+package windowop
+
+import (
+	"encoding/binary"
+	"fmt"
+	"slices"
+
+	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime/aggop"
+	"github.com/etld/etld/pipeline/runtime/operator"
+	"github.com/etld/etld/pipeline/runtime/state"
+)
+
+// NonTimeSpec is an OVER aggregate ordered by a column that is not a
+// time attribute: PARTITION BY Keys ORDER BY column Order ascending (NULL
+// first), over ROWS (Rows) or RANGE BETWEEN UNBOUNDED PRECEDING AND
+// CURRENT ROW, the only frame Flink runs there.
+type NonTimeSpec struct {
+	Keys  []int
+	Order int
+	Rows  bool
+	Aggs  []aggop.AggCall
+}
+
+// ntRow is a row of a partition with the results last emitted for it.
+type ntRow struct {
+	r, res row.Row
+}
+
+// NonTimeOver is an OVER aggregate ordered by a non-time column, as
+// Flink's NonTimeRangeUnboundedPrecedingFunction and NonTimeRowsUnbounded-
+// PrecedingFunction run it. Each partition keeps its rows sorted by the
+// order column, ties in arrival order. A row arriving (+I, or +U) is
+// emitted at once (+I, or +U) with the results over the rows up to it
+// (RANGE: up to its last peer); a row removed (-D, or -U) is emitted as
+// -D with the results it had. Every row after it whose results change
+// is retracted (-U, its old results) and emitted again (+U), in the
+// partition's order; the first row (ROWS) or peer group (RANGE) whose
+// results do not change ends the walk, since none after it changes
+// either. In RANGE the changed row's peers are updated too (before it
+// when it arrives; around it, in order, when it leaves), unless their
+// results stay the same. In batch mode rows are emitted once, at the end
+// of the input, with their final results.
+type NonTimeOver struct {
+	spec  NonTimeSpec
+	opt   WindowOptions
+	st    *aggop.Store
+	slot  int32
+	width int
+	parts map[string]*ntPart
+	kbuf  []byte
+	res   row.Row
+	ttl   state.TTLKeys[string] // partitions' last writes
+	operator.Expiry
+}
+
+// ntPart is one partition's rows in order.
+type ntPart struct{ rows []ntRow }
+
+// NewNonTimeOver builds the operator; an invalid spec or call is an
+// error.
+func NewNonTimeOver(s NonTimeSpec, opt WindowOptions) (*NonTimeOver, error) {
+	width, err := aggop.InputWidth(s.Keys, s.Aggs)
+	if err != nil {
+		return nil, fmt.Errorf("over aggregate: %w", err)
+	}
+	if s.Order < 0 {
+		return nil, fmt.Errorf("over aggregate: bad order column %d", s.Order)
+	}
+	g := &NonTimeOver{
+		spec:  s,
+		opt:   opt,
+		width: max(width, s.Order+1),
+		parts: map[string]*ntPart{},
+		st:    aggop.NewStore(s.Aggs, true, false),
+	}
+	g.slot = g.st.Alloc("")
+	g.InitExpiry(g.ttl.Set, g.ttl.Tick, g.sweep)
+	return g, nil
+}
+
+// StateEntries implements StateSizer: the rows kept.
+func (g *NonTimeOver) StateEntries() int64 {
+	n := 0
+	for _, p := range g.parts {
+		n += len(p.rows)
+	}
+	return int64(n)
+}
+
+func (g *NonTimeOver) Process(in *row.Batch, out operator.Emitter) error {
+	defer g.Begin(len(in.Changes))()
+	return operator.EachChange("over aggregate", in, out, func(_ int, c *row.Change) error {
+		if len(c.Row) < g.width {
+			return fmt.Errorf("over aggregate: row of %d columns, want at least %d", len(c.Row), g.width)
+		}
+		if err := g.st.Check(c.Row); err != nil {
+			return err
+		}
+		key, p := g.partition(c.Row)
+		if g.ttl.On() {
+			g.ttl.Touch(key)
+		}
+		if c.Kind == row.Insert || c.Kind == row.UpdateAfter {
+			g.insert(p, c.Kind, c.Row, out)
+			return nil
+		}
+		g.remove(p, c.Row, out)
+		if len(p.rows) == 0 {
+			delete(g.parts, key)
+			g.ttl.Drop(key)
+		}
+		return nil
+	})
+}
+
+// partition finds (or starts) r's partition, dropping it first when its
+// state expired.
+func (g *NonTimeOver) partition(r row.Row) (string, *ntPart) {
+	g.kbuf = row.KeyOf(g.kbuf[:0], r, g.spec.Keys)
+	p := g.parts[string(g.kbuf)]
+	key := string(g.kbuf)
+	if p != nil && g.ttl.Expired(key) {
+		g.free(key)
+		p = nil
+	}
+	if p == nil {
+		p = &ntPart{}
+		g.parts[key] = p
+	}
+	return key, p
+}
+
+func (g *NonTimeOver) order(r row.Row) row.Value { return r[g.spec.Order] }
+
+// peers returns the bounds [lo, hi) of the rows whose order value is v.
+func (g *NonTimeOver) peers(p *ntPart, v row.Value) (lo, hi int) {
+	lo, _ = slices.BinarySearchFunc(p.rows, v, func(x ntRow, v row.Value) int { return row.Compare(g.order(x.r), v) })
+	hi = lo
+	for hi < len(p.rows) && row.Compare(g.order(p.rows[hi].r), v) == 0 {
+		hi++
+	}
+	return lo, hi
+}
+
+// insert places r after its peers and emits it with its results, then
+// updates what it changes.
+func (g *NonTimeOver) insert(p *ntPart, k row.Kind, r row.Row, out operator.Emitter) {
+	lo, at := g.peers(p, g.order(r))
+	p.rows = slices.Insert(p.rows, at, ntRow{r: row.Detach(r)})
+	if g.opt.Batch {
+		return
+	}
+	if g.spec.Rows {
+		g.accumulateTo(p, at)
+		g.st.Update(g.slot, r, true)
+		p.rows[at].res = g.results()
+		emit(out, k, r, p.rows[at].res)
+		g.walk(p, at+1, out)
+		return
+	}
+	g.accumulateTo(p, lo)
+	for i := lo; i <= at; i++ {
+		g.st.Update(g.slot, p.rows[i].r, true)
+	}
+	res := g.results()
+	if at > lo && !sameRow(p.rows[lo].res, res) {
+		for i := lo; i < at; i++ {
+			g.update(&p.rows[i], res, out)
+		}
+	}
+	for i := lo; i < at; i++ {
+		p.rows[i].res = res
+	}
+	p.rows[at].res = res
+	emit(out, k, r, res)
+	g.walk(p, at+1, out)
+}
+
+// remove takes out the first row equal to r among its peers, emits it
+// as deleted with the results it had, and updates what it changes. A
+// row not held is ignored, as Flink does.
+func (g *NonTimeOver) remove(p *ntPart, r row.Row, out operator.Emitter) {
+	lo, hi := g.peers(p, g.order(r))
+	at := slices.IndexFunc(p.rows[lo:hi], func(x ntRow) bool { return sameRow(x.r, r) })
+	if at < 0 {
+		return
+	}
+	at += lo
+	gone := p.rows[at]
+	if g.opt.Batch {
+		p.rows = slices.Delete(p.rows, at, at+1)
+		return
+	}
+	if g.spec.Rows {
+		p.rows = slices.Delete(p.rows, at, at+1)
+		emit(out, row.Delete, gone.r, gone.res)
+		g.accumulateTo(p, at)
+		g.walk(p, at, out)
+		return
+	}
+	// RANGE: the peers left take the results without the row; they are
+	// updated, and the row deleted, in the group's order.
+	g.accumulateTo(p, lo)
+	for i := lo; i < hi; i++ {
+		if i != at {
+			g.st.Update(g.slot, p.rows[i].r, true)
+		}
+	}
+	res := g.results()
+	same := sameRow(gone.res, res)
+	for i := lo; i < hi; i++ {
+		switch {
+		case i == at:
+			emit(out, row.Delete, gone.r, gone.res)
+		case !same:
+			g.update(&p.rows[i], res, out)
+		}
+	}
+	p.rows = slices.Delete(p.rows, at, at+1)
+	g.walk(p, hi-1, out)
+}
+
+// accumulateTo resets the scratch aggregate and adds p's rows before n.
+func (g *NonTimeOver) accumulateTo(p *ntPart, n int) {
+	g.st.Release(g.slot)
+	g.slot = g.st.Alloc("")
+	for _, x := range p.rows[:n] {
+		g.st.Update(g.slot, x.r, true)
+	}
+}
+
+// walk recomputes the results of p's rows from i on, the scratch
+// aggregate holding the rows before i, and updates the rows whose
+// results changed up to the first row (ROWS) or peer group (RANGE)
+// that did not change.
+func (g *NonTimeOver) walk(p *ntPart, i int, out operator.Emitter) {
+	for i < len(p.rows) {
+		j := i + 1
+		if !g.spec.Rows {
+			for j < len(p.rows) && row.Compare(g.order(p.rows[j].r), g.order(p.rows[i].r)) == 0 {
+				j++
+			}
+		}
+		for _, x := range p.rows[i:j] {
+			g.st.Update(g.slot, x.r, true)
+		}
+		res := g.results()
+		if sameRow(p.rows[i].res, res) {
+			return
+		}
+		for k := i; k < j; k++ {
+			g.update(&p.rows[k], res, out)
+		}
+		i = j
+	}
+}
+
+// update retracts x with its old results and emits it with res.
+func (g *NonTimeOver) update(x *ntRow, res row.Row, out operator.Emitter) {
+	emit(out, row.UpdateBefore, x.r, x.res)
+	x.res = res
+	emit(out, row.UpdateAfter, x.r, res)
+}
+
+// results is the scratch aggregate's results, a new row.
+func (g *NonTimeOver) results() row.Row {
+	res := make(row.Row, len(g.spec.Aggs))
+	g.st.Results(g.slot, res)
+	return res
+}
+
+func emit(out operator.Emitter, k row.Kind, r, res row.Row) {
+	o := make(row.Row, len(r)+len(res))
+	copy(o, r)
+	copy(o[len(r):], res)
+	out.Emit(k, o)
+}
+
+func (g *NonTimeOver) Watermark(int64, operator.Emitter) error { return nil }
+
+// Finish emits, in batch mode, every row with its final results, each
+// partition in order.
+func (g *NonTimeOver) Finish(out operator.Emitter) error {
+	if !g.opt.Batch {
+		return nil
+	}
+	keys := make([]string, 0, len(g.parts))
+	for k := range g.parts {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		p := g.parts[k]
+		g.accumulateTo(p, 0)
+		for i := 0; i < len(p.rows); {
+			j := i + 1
+			if !g.spec.Rows {
+				for j < len(p.rows) && row.Compare(g.order(p.rows[j].r), g.order(p.rows[i].r)) == 0 {
+					j++
+				}
+			}
+			for _, x := range p.rows[i:j] {
+				g.st.Update(g.slot, x.r, true)
+			}
+			res := g.results()
+			for _, x := range p.rows[i:j] {
+				emit(out, row.Insert, x.r, res)
+			}
+			i = j
+		}
+		delete(g.parts, k)
+	}
+	return nil
+}
+
+// SetStateTTL implements TTLSetter: a partition not written for the TTL
+// is dropped whole, its next row starting from empty state. Batch mode
+// keeps no TTL.
+func (g *NonTimeOver) SetStateTTL(c operator.StateTTL) {
+	if !g.opt.Batch {
+		g.Expiry.SetStateTTL(c)
+	}
+}
+
+func (g *NonTimeOver) sweep(budget int) {
+	g.ttl.Sweep(budget, func(k string) bool {
+		delete(g.parts, k)
+		return true
+	})
+}
+
+func (g *NonTimeOver) free(k string) {
+	delete(g.parts, k)
+	g.ttl.Drop(k)
+}
+
+// nonTimeStateVersion is the layout Snapshot writes; with a TTL set the
+// partitions' last writes follow.
+const nonTimeStateVersion = 1
+
+// Snapshot encodes whether the TTL times follow, then each partition in
+// key order: its key, its rows in order, each with its results, then the
+// TTL times.
+func (g *NonTimeOver) Snapshot() ([]byte, error) {
+	timed := byte(0)
+	if g.ttl.On() {
+		timed = 1
+	}
+	buf := []byte{nonTimeStateVersion, timed}
+	keys := make([]string, 0, len(g.parts))
+	for k := range g.parts {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	buf = binary.AppendUvarint(buf, uint64(len(keys)))
+	for _, k := range keys {
+		p := g.parts[k]
+		buf = row.AppendString(buf, k)
+		buf = binary.AppendUvarint(buf, uint64(len(p.rows)))
+		for _, x := range p.rows {
+			buf = row.AppendRow(buf, x.r)
+			buf = row.AppendRow(buf, x.res)
+		}
+	}
+	if timed == 1 {
+		buf = g.ttl.AppendTimes(buf, row.AppendString)
+	}
+	return buf, nil
+}
+
+// Restore replaces the operator's state with a snapshot's.
+func (g *NonTimeOver) Restore(snap []byte) error {
+	if len(snap) < 2 || snap[0] != nonTimeStateVersion {
+		return fmt.Errorf("over aggregate: restore: not a version %d state", nonTimeStateVersion)
+	}
+	d := row.NewDecoder(snap[2:])
+	parts := map[string]*ntPart{}
+	for range d.Count(2) {
+		k := d.Str()
+		p := &ntPart{}
+		for range d.Count(2) {
+			r := d.Row()
+			p.rows = append(p.rows, ntRow{r: r, res: d.Row()})
+		}
+		parts[k] = p
+	}
+	g.ttl.Reset()
+	g.ttl.Tick()
+	if snap[1] == 1 {
+		g.ttl.ReadTimes(d, (*row.Decoder).Str)
+	}
+	if err := d.End(); err != nil {
+		return fmt.Errorf("over aggregate: restore: %w", err)
+	}
+	for k, p := range parts {
+		for i, x := range p.rows {
+			if len(x.r) < g.width || len(x.res) != len(g.spec.Aggs) ||
+				i > 0 && row.Compare(g.order(p.rows[i-1].r), g.order(x.r)) > 0 {
+				return fmt.Errorf("over aggregate: restore: partition %q: row %d out of shape or order", k, i)
+			}
+		}
+	}
+	g.parts = parts
+	if g.ttl.On() {
+		for k := range parts {
+			if _, ok := g.ttl.IDs[k]; !ok {
+				g.ttl.Touch(k)
+			}
+		}
+	}
+	return nil
+}
+
+var (
+	_ operator.Operator    = (*NonTimeOver)(nil)
+	_ operator.Snapshotter = (*NonTimeOver)(nil)
+	_ operator.StateSizer  = (*NonTimeOver)(nil)
+	_ operator.TTLSetter   = (*NonTimeOver)(nil)
+	_ operator.Sweeper     = (*NonTimeOver)(nil)
+)
+
+// sameRow reports whether a and b hold equal values (NULL equal to NULL).
+func sameRow(a, b row.Row) bool {
+	return slices.EqualFunc(a, b, row.Equal)
+}
