@@ -98,9 +98,11 @@ func overCases() []genCase {
 		{"nt-bounded-range", stream, []string{"nt"}, "SELECT k, v, SUM(v) OVER (PARTITION BY k ORDER BY s RANGE BETWEEN 2 PRECEDING AND CURRENT ROW) FROM nt", ""},
 		{"nt-desc", stream, []string{"nt"}, "SELECT k, v, SUM(v) OVER (PARTITION BY k ORDER BY s DESC) FROM nt", ""},
 		{"nt-two-keys", stream, []string{"nt"}, "SELECT k, v, SUM(v) OVER (PARTITION BY k ORDER BY s, v) FROM nt", ""},
-		{"nt-row-number", stream, []string{"nt"}, "SELECT k, v, ROW_NUMBER() OVER (PARTITION BY k ORDER BY s) FROM nt", ""},
+		{"nt-row-number", both, []string{"nt"}, "SELECT k, v, ROW_NUMBER() OVER (PARTITION BY k ORDER BY s) FROM nt", ""},
 		{"nt-lag", stream, []string{"nt"}, "SELECT k, v, LAG(v) OVER (PARTITION BY k ORDER BY s) FROM nt", ""},
-		{"nt-rank", stream, []string{"nt"}, "SELECT k, v, RANK() OVER (PARTITION BY k ORDER BY s) FROM nt", ""},
+		{"nt-rank", both, []string{"nt"}, "SELECT k, v, RANK() OVER (PARTITION BY k ORDER BY s) FROM nt", ""},
+		{"nt-dense-rank", stream, []string{"nt"}, "SELECT k, v, DENSE_RANK() OVER (PARTITION BY k ORDER BY s) FROM nt", ""},
+		{"nt-row-number-sum", both, []string{"nt"}, "SELECT k, v, ROW_NUMBER() OVER w, SUM(v) OVER w FROM nt WINDOW w AS (PARTITION BY k ORDER BY s)", ""},
 		// COLLECT and MULTISET.
 		{"collect-group", both, []string{"o"}, "SELECT category, COLLECT(qty) FROM o GROUP BY category", ""},
 		{"collect-filter", stream, []string{"o"}, "SELECT category, COLLECT(user_id) FILTER (WHERE price > 10), COLLECT(DISTINCT user_id) FILTER (WHERE qty > 1) FROM o GROUP BY category", ""},
