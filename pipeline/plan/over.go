@@ -88,6 +88,9 @@ type overPlan struct {
 	in    *Node
 	overs []*sql.Over
 	spec  windowop.OverSpec
+	// nonTime is set when the window is ordered by a column that is not
+	// a time attribute (over_nontime.go).
+	nonTime *windowop.NonTimeSpec
 	// win is the window every call shares, with its frame (over_fn.go).
 	win *sql.WindowSpec
 
@@ -114,8 +117,6 @@ func (o *overPlan) check() error {
 		return errAt(first.OverAt, "OVER aggregates over a window table function are not supported; read the window TVF in a subquery with its GROUP BY")
 	case len(sel.GroupBy) > 0 || sel.Having != nil:
 		return errAt(first.OverAt, "OVER aggregates cannot be mixed with GROUP BY or HAVING in one SELECT; group in a subquery and compute the OVER aggregates around it")
-	case in.Mode.Updating:
-		return errAt(first.OverAt, "OVER aggregates take insert-only input; the %s they read is updating", s.table)
 	}
 	for _, it := range sel.Items {
 		if containsAgg(it.Expr) {
@@ -125,6 +126,13 @@ func (o *overPlan) check() error {
 	w, err := o.window()
 	if err != nil {
 		return err
+	}
+	if nt, ok, err := o.nonTimeSpec(w); ok || err != nil {
+		o.nonTime = nt
+		return err
+	}
+	if in.Mode.Updating {
+		return errAt(first.OverAt, "OVER aggregates ordered by a time attribute take insert-only input; the %s they read is updating (an OVER window ordered by another column takes it)", s.table)
 	}
 	spec, err := o.q.overSpec(w, s)
 	if err != nil {
@@ -243,7 +251,7 @@ func (o *overPlan) firstCalc() (*Node, error) {
 	if where != nil || len(preFields) > in.Schema.Len() {
 		pre = &Node{
 			Kind: CalcNode, Input: in, Schema: row.NewSchema(preFields...),
-			Mode: Changelog{}, TimeAttr: in.TimeAttr, Bounded: in.Bounded,
+			Mode: in.Mode, TimeAttr: in.TimeAttr, Bounded: in.Bounded,
 		}
 		c := &calcOp{filter: where}
 		if len(preFields) > in.Schema.Len() {
@@ -275,6 +283,10 @@ func (o *overPlan) overNode(pre *Node) *Node {
 			}
 		}
 	}
+	if o.nonTime != nil {
+		o.outFields, o.resultCol = outFields, resultCol
+		return o.nonTimeNode(pre, outFields)
+	}
 	if !spec.ProcTime {
 		spec.TimeCol = in.TimeAttr
 	}
@@ -283,19 +295,24 @@ func (o *overPlan) overNode(pre *Node) *Node {
 		Mode: overAggMode(), TimeAttr: in.TimeAttr, Bounded: in.Bounded,
 		op: &overOp{spec: &spec, batch: q.b.plan.Batch}, batch: q.b.plan.Batch,
 	}
+	node.Label = overLabel(keyTexts, in.Schema.Fields[spec.TimeCol].Name, w, aggTexts)
+
+	o.outFields, o.resultCol = outFields, resultCol
+	return node
+}
+
+// overLabel is the OverAggregate's explain line, as Flink writes it.
+func overLabel(keyTexts []string, order string, w *sql.WindowSpec, aggTexts []string) string {
 	partition := ""
 	if len(keyTexts) > 0 {
 		partition = "partitionBy=[" + strings.Join(keyTexts, ", ") + "], "
 	}
-	frame := "RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
+	frame := defaultFrame
 	if w.Frame != nil {
 		frame = strings.Trim(overWindowText(&sql.WindowSpec{Frame: w.Frame}), "()")
 	}
-	node.Label = fmt.Sprintf("OverAggregate(%sorderBy=[%s ASC], window=[%s], select=[%s])",
-		partition, in.Schema.Fields[spec.TimeCol].Name, frame, strings.Join(aggTexts, ", "))
-
-	o.outFields, o.resultCol = outFields, resultCol
-	return node
+	return fmt.Sprintf("OverAggregate(%sorderBy=[%s ASC], window=[%s], select=[%s])",
+		partition, order, frame, strings.Join(aggTexts, ", "))
 }
 
 // lastCalc builds the select list over the OverAggregate's row, each

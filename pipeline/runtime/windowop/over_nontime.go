@@ -14,12 +14,18 @@ import (
 // NonTimeSpec is an OVER aggregate ordered by a column that is not a
 // time attribute: PARTITION BY Keys ORDER BY column Order ascending (NULL
 // first), over ROWS (Rows) or RANGE BETWEEN UNBOUNDED PRECEDING AND
-// CURRENT ROW, the only frame Flink runs there.
+// CURRENT ROW, the only frame Flink runs there. Funcs (ROW_NUMBER, RANK
+// and DENSE_RANK) follow the aggregates: in streaming, as Flink's
+// accumulators give them, the count of rows up to the row (ROW_NUMBER,
+// whose frame is ROWS) or up to its last peer (RANK and DENSE_RANK
+// alike); in batch mode the row's position, 1 + the rows before its
+// peers, and 1 + the distinct values before them.
 type NonTimeSpec struct {
 	Keys  []int
 	Order int
 	Rows  bool
 	Aggs  []aggop.AggCall
+	Funcs []FuncKind
 }
 
 // ntRow is a row of a partition with the results last emitted for it.
@@ -66,6 +72,11 @@ func NewNonTimeOver(s NonTimeSpec, opt WindowOptions) (*NonTimeOver, error) {
 	}
 	if s.Order < 0 {
 		return nil, fmt.Errorf("over aggregate: bad order column %d", s.Order)
+	}
+	for _, f := range s.Funcs {
+		if f != RowNumber && f != Rank && f != DenseRank {
+			return nil, fmt.Errorf("over aggregate: %s over a non-time order is not supported", f)
+		}
 	}
 	g := &NonTimeOver{
 		spec:  s,
@@ -154,7 +165,7 @@ func (g *NonTimeOver) insert(p *ntPart, k row.Kind, r row.Row, out operator.Emit
 	if g.spec.Rows {
 		g.accumulateTo(p, at)
 		g.st.Update(g.slot, r, true)
-		p.rows[at].res = g.results()
+		p.rows[at].res = g.results(at, at+1)
 		emit(out, k, r, p.rows[at].res)
 		g.walk(p, at+1, out)
 		return
@@ -163,7 +174,7 @@ func (g *NonTimeOver) insert(p *ntPart, k row.Kind, r row.Row, out operator.Emit
 	for i := lo; i <= at; i++ {
 		g.st.Update(g.slot, p.rows[i].r, true)
 	}
-	res := g.results()
+	res := g.results(lo, at+1)
 	if at > lo && !sameRow(p.rows[lo].res, res) {
 		for i := lo; i < at; i++ {
 			g.update(&p.rows[i], res, out)
@@ -207,7 +218,7 @@ func (g *NonTimeOver) remove(p *ntPart, r row.Row, out operator.Emitter) {
 			g.st.Update(g.slot, p.rows[i].r, true)
 		}
 	}
-	res := g.results()
+	res := g.results(lo, hi-1)
 	same := sameRow(gone.res, res)
 	for i := lo; i < hi; i++ {
 		switch {
@@ -245,7 +256,7 @@ func (g *NonTimeOver) walk(p *ntPart, i int, out operator.Emitter) {
 		for _, x := range p.rows[i:j] {
 			g.st.Update(g.slot, x.r, true)
 		}
-		res := g.results()
+		res := g.results(i, j)
 		if sameRow(p.rows[i].res, res) {
 			return
 		}
@@ -263,11 +274,33 @@ func (g *NonTimeOver) update(x *ntRow, res row.Row, out operator.Emitter) {
 	emit(out, row.UpdateAfter, x.r, res)
 }
 
-// results is the scratch aggregate's results, a new row.
-func (g *NonTimeOver) results() row.Row {
-	res := make(row.Row, len(g.spec.Aggs))
-	g.st.Results(g.slot, res)
+// results is the scratch aggregate's results, a new row, then the
+// functions' for the rows [i, j) of a partition, j the count of rows up
+// to the last of them.
+func (g *NonTimeOver) results(i, j int) row.Row {
+	na := len(g.spec.Aggs)
+	res := make(row.Row, na+len(g.spec.Funcs))
+	g.st.Results(g.slot, res[:na])
+	for k := range g.spec.Funcs {
+		res[na+k] = row.BigIntValue(int64(j))
+	}
 	return res
+}
+
+// batchFuncs sets the functions' results of the row at position k, of
+// the peers from position i, the group-th distinct value, in batch mode.
+func (g *NonTimeOver) batchFuncs(res row.Row, i, k, group int) {
+	na := len(g.spec.Aggs)
+	for n, f := range g.spec.Funcs {
+		v := i + 1
+		switch f {
+		case RowNumber:
+			v = k + 1
+		case DenseRank:
+			v = group
+		}
+		res[na+n] = row.BigIntValue(int64(v))
+	}
 }
 
 func emit(out operator.Emitter, k row.Kind, r, res row.Row) {
@@ -293,7 +326,7 @@ func (g *NonTimeOver) Finish(out operator.Emitter) error {
 	for _, k := range keys {
 		p := g.parts[k]
 		g.accumulateTo(p, 0)
-		for i := 0; i < len(p.rows); {
+		for i, group := 0, 1; i < len(p.rows); group++ {
 			j := i + 1
 			if !g.spec.Rows {
 				for j < len(p.rows) && row.Compare(g.order(p.rows[j].r), g.order(p.rows[i].r)) == 0 {
@@ -303,8 +336,9 @@ func (g *NonTimeOver) Finish(out operator.Emitter) error {
 			for _, x := range p.rows[i:j] {
 				g.st.Update(g.slot, x.r, true)
 			}
-			res := g.results()
-			for _, x := range p.rows[i:j] {
+			res := g.results(i, j)
+			for k, x := range p.rows[i:j] {
+				g.batchFuncs(res, i, i+k, group)
 				emit(out, row.Insert, x.r, res)
 			}
 			i = j
@@ -395,7 +429,7 @@ func (g *NonTimeOver) Restore(snap []byte) error {
 	}
 	for k, p := range parts {
 		for i, x := range p.rows {
-			if len(x.r) < g.width || len(x.res) != len(g.spec.Aggs) ||
+			if len(x.r) < g.width || len(x.res) != len(g.spec.Aggs)+len(g.spec.Funcs) ||
 				i > 0 && row.Compare(g.order(p.rows[i-1].r), g.order(x.r)) > 0 {
 				return fmt.Errorf("over aggregate: restore: partition %q: row %d out of shape or order", k, i)
 			}
