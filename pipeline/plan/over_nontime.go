@@ -3,8 +3,8 @@ package plan
 import (
 	"strings"
 
-	"github.com/etld/etld/pipeline/runtime/operator"
 	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime/operator"
 	"github.com/etld/etld/pipeline/runtime/windowop"
 	"github.com/etld/etld/pipeline/sql"
 )
