@@ -16,8 +16,10 @@ import (
 //
 //	Calc(input columns, partition keys, arguments; WHERE) → OverAggregate → Calc(select list)
 //
-// The OverAggregate emits each input row once, with its results appended,
-// when the watermark passes the row's event time: insert-only.
+// Ordered by a time attribute, the OverAggregate emits each input row
+// once, with its results appended, when the watermark passes the row's
+// event time: insert-only. Ordered by another column, it updates the
+// rows after one arriving in their midst (over_nontime.go).
 
 // overCalls returns the OVER calls of the select list, outermost first.
 // A Top-N or deduplication (ROW_NUMBER filtered by the outer query) is
@@ -363,8 +365,8 @@ func (o *overPlan) lastCalc(node *Node) (*Node, error) {
 	return out, nil
 }
 
-// overSpec checks the window: ORDER BY the input's event-time attribute,
-// ascending; a ROWS frame counts rows, a RANGE frame an interval; no
+// overSpec checks the window: ORDER BY the input's event-time attribute
+// or a processing-time column, ascending; a ROWS frame counts rows, a RANGE frame an interval; no
 // frame is RANGE UNBOUNDED PRECEDING, as in SQL.
 func (q *queryBuilder) overSpec(w *sql.WindowSpec, s *scope) (windowop.OverSpec, error) {
 	in := s.node
@@ -378,7 +380,7 @@ func (q *queryBuilder) overSpec(w *sql.WindowSpec, s *scope) (windowop.OverSpec,
 		orderHint = "ORDER BY " + timeName
 	}
 	if len(w.OrderBy) != 1 {
-		return spec, errAt(w.At, "an OVER window needs exactly one ORDER BY column, the event-time attribute, ascending (%s)", orderHint)
+		return spec, errAt(w.At, "an OVER window needs exactly one ORDER BY column, ascending (%s, or another column; Flink orders by one column only)", orderHint)
 	}
 	o := w.OrderBy[0]
 	x, err := s.unqualify(o.X)
@@ -392,10 +394,9 @@ func (q *queryBuilder) overSpec(w *sql.WindowSpec, s *scope) (windowop.OverSpec,
 		}
 	}
 	if !spec.ProcTime && (!ok || in.TimeAttr < 0 || !strings.EqualFold(ref.Column.Name, timeName)) {
-		if in.TimeAttr < 0 {
-			return spec, errAt(o.Pos(), "OVER windows are ordered by a time attribute, and %s has none: declare `watermark:` on its source, or order by a processing-time column (AS PROCTIME())", s.table)
-		}
-		return spec, errAt(o.Pos(), "OVER windows are ordered by a time attribute: write %s, or a processing-time column (AS PROCTIME())", orderHint)
+		// A column that is not a time attribute is planned before
+		// (over_nontime.go): this is an expression or an unknown name.
+		return spec, errAt(o.Pos(), "an OVER window is ordered by a column of %s (%s, or another column): compute %s in a subquery and order by its name", s.table, strings.TrimPrefix(orderHint, "ORDER BY "), sql.Format(o.X))
 	}
 	if o.Desc {
 		return spec, errAt(o.Pos(), "an OVER window orders its time attribute ascending (Flink refuses DESC): drop DESC")
