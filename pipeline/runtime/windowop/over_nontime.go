@@ -41,9 +41,7 @@ type ntRow struct {
 // (RANGE: up to its last peer); a row removed (-D, or -U) is emitted as
 // -D with the results it had. Every row after it whose results change
 // is retracted (-U, its old results) and emitted again (+U), in the
-// partition's order; the first row (ROWS) or peer group (RANGE) whose
-// results do not change ends the walk, since none after it changes
-// either. In RANGE the changed row's peers are updated too (before it
+// partition's order (walk). In RANGE the changed row's peers are updated too (before it
 // when it arrives; around it, in order, when it leaves), unless their
 // results stay the same. In batch mode rows are emitted once, at the end
 // of the input, with their final results.
@@ -55,7 +53,9 @@ type NonTimeOver struct {
 	width int
 	parts map[string]*ntPart
 	kbuf  []byte
-	res   row.Row
+	// final: every aggregate's result is all its state (COUNT, SUM,
+	// MIN, MAX), so a row whose results did not change ends the walk.
+	final bool
 	ttl   state.TTLKeys[string] // partitions' last writes
 	operator.Expiry
 }
@@ -86,6 +86,13 @@ func NewNonTimeOver(s NonTimeSpec, opt WindowOptions) (*NonTimeOver, error) {
 		st:    aggop.NewStore(s.Aggs, true, false),
 	}
 	g.slot = g.st.Alloc("")
+	g.final = !slices.ContainsFunc(s.Aggs, func(a aggop.AggCall) bool {
+		switch a.Func {
+		case aggop.CountStar, aggop.Count, aggop.Sum, aggop.Min, aggop.Max:
+			return a.Distinct
+		}
+		return true
+	})
 	g.InitExpiry(g.ttl.Set, g.ttl.Tick, g.sweep)
 	return g, nil
 }
@@ -243,8 +250,12 @@ func (g *NonTimeOver) accumulateTo(p *ntPart, n int) {
 
 // walk recomputes the results of p's rows from i on, the scratch
 // aggregate holding the rows before i, and updates the rows whose
-// results changed up to the first row (ROWS) or peer group (RANGE)
-// that did not change.
+// results changed. Flink stops at the first row (ROWS) or peer group
+// (RANGE) whose accumulators did not change; so does the walk at the
+// first whose results did not when the results are the whole state
+// (final). Otherwise (an AVG the same over other rows) it goes on, and
+// skips the rows whose results stay the same, where Flink re-emits
+// them unchanged.
 func (g *NonTimeOver) walk(p *ntPart, i int, out operator.Emitter) {
 	for i < len(p.rows) {
 		j := i + 1
@@ -257,11 +268,13 @@ func (g *NonTimeOver) walk(p *ntPart, i int, out operator.Emitter) {
 			g.st.Update(g.slot, x.r, true)
 		}
 		res := g.results(i, j)
-		if sameRow(p.rows[i].res, res) {
+		switch {
+		case !sameRow(p.rows[i].res, res):
+			for k := i; k < j; k++ {
+				g.update(&p.rows[k], res, out)
+			}
+		case g.final:
 			return
-		}
-		for k := i; k < j; k++ {
-			g.update(&p.rows[k], res, out)
 		}
 		i = j
 	}

@@ -182,3 +182,48 @@ func TestNonTimeRestoreRefusesDamage(t *testing.T) {
 		}
 	}
 }
+
+// TestNonTimeWalkPastSameResult: an AVG that stays the same over a row
+// does not end the walk (its count changed): the rows after it still
+// change.
+func TestNonTimeWalkPastSameResult(t *testing.T) {
+	avg := []aggop.AggCall{{Func: aggop.Avg, Arg: 2, ArgType: optest.TBigInt}}
+	runNonTime(t, NonTimeSpec{Keys: []int{0}, Order: 1, Aggs: avg}, WindowOptions{}, []ntStep{
+		{optest.Ins("a", 1, 1), []string{"+I[a, 1, 1, 1]"}},
+		{optest.Ins("a", 3, 3), []string{"+I[a, 3, 3, 2]"}},
+		{optest.Ins("a", 10, 11), []string{"+I[a, 10, 11, 5]"}},
+		{optest.Ins("a", 2, 2), []string{"+I[a, 2, 2, 1]", "-U[a, 10, 11, 5]", "+U[a, 10, 11, 4]"}},
+	}, -1)
+}
+
+// TestNonTimeRanks: ROW_NUMBER, RANK and DENSE_RANK in streaming count
+// the rows up to the row or its last peer, as Flink's accumulators do;
+// in batch they are the position, the rank and the dense rank.
+func TestNonTimeRanks(t *testing.T) {
+	rn := NonTimeSpec{Keys: []int{0}, Order: 1, Rows: true, Funcs: []FuncKind{RowNumber}}
+	runNonTime(t, rn, WindowOptions{}, []ntStep{
+		{optest.Ins("a", 5, 1), []string{"+I[a, 5, 1, 1]"}},
+		{optest.Ins("a", 5, 2), []string{"+I[a, 5, 2, 2]"}},
+		{optest.Ins("a", 1, 3), []string{"+I[a, 1, 3, 1]", "-U[a, 5, 1, 1]", "+U[a, 5, 1, 2]", "-U[a, 5, 2, 2]", "+U[a, 5, 2, 3]"}},
+	}, 1)
+	rk := NonTimeSpec{Keys: []int{0}, Order: 1, Funcs: []FuncKind{Rank, DenseRank}}
+	runNonTime(t, rk, WindowOptions{}, []ntStep{
+		{optest.Ins("a", 5, 1), []string{"+I[a, 5, 1, 1, 1]"}},
+		{optest.Ins("a", 5, 2), []string{"-U[a, 5, 1, 1, 1]", "+U[a, 5, 1, 2, 2]", "+I[a, 5, 2, 2, 2]"}},
+	}, 0)
+	g := optest.Must(NewNonTimeOver(NonTimeSpec{Keys: []int{0}, Order: 1, Funcs: []FuncKind{RowNumber, Rank, DenseRank}}, WindowOptions{Batch: true}))
+	out := &optest.Out{}
+	if err := g.Process(optest.Batch(optest.Ins("a", 5, 1), optest.Ins("a", 1, 2), optest.Ins("a", 5, 3), optest.Ins("a", 7, 4)), out); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Finish(out); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"+I[a, 1, 2, 1, 1, 1]", "+I[a, 5, 1, 2, 2, 2]", "+I[a, 5, 3, 3, 2, 2]", "+I[a, 7, 4, 4, 4, 3]"}
+	if got := out.Take(); !slices.Equal(got, want) {
+		t.Fatalf("batch ranks: got %q, want %q", got, want)
+	}
+	if _, err := NewNonTimeOver(NonTimeSpec{Order: 1, Funcs: []FuncKind{Lag}}, WindowOptions{}); err == nil {
+		t.Fatal("LAG over a non-time order was accepted")
+	}
+}
