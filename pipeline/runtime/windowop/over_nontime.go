@@ -60,8 +60,13 @@ type NonTimeOver struct {
 	operator.Expiry
 }
 
-// ntPart is one partition's rows in order.
-type ntPart struct{ rows []ntRow }
+// ntPart is one partition's rows in order, and total, the aggregate
+// slot of all of them (-1: none yet, or stale after a removal), which
+// makes a row arriving last cost no walk.
+type ntPart struct {
+	rows  []ntRow
+	total int32
+}
 
 // NewNonTimeOver builds the operator; an invalid spec or call is an
 // error.
@@ -125,8 +130,7 @@ func (g *NonTimeOver) Process(in *row.Batch, out operator.Emitter) error {
 		}
 		g.remove(p, c.Row, out)
 		if len(p.rows) == 0 {
-			delete(g.parts, key)
-			g.ttl.Drop(key)
+			g.free(key)
 		}
 		return nil
 	})
@@ -143,7 +147,7 @@ func (g *NonTimeOver) partition(r row.Row) (string, *ntPart) {
 		p = nil
 	}
 	if p == nil {
-		p = &ntPart{}
+		p = &ntPart{total: -1}
 		g.parts[key] = p
 	}
 	return key, p
@@ -165,23 +169,35 @@ func (g *NonTimeOver) peers(p *ntPart, v row.Value) (lo, hi int) {
 // updates what it changes.
 func (g *NonTimeOver) insert(p *ntPart, k row.Kind, r row.Row, out operator.Emitter) {
 	lo, at := g.peers(p, g.order(r))
+	last := at == len(p.rows)
+	if last && !g.opt.Batch {
+		g.totalOf(p)
+	}
 	p.rows = slices.Insert(p.rows, at, ntRow{r: row.Detach(r)})
 	if g.opt.Batch {
 		return
 	}
+	if p.total >= 0 {
+		g.st.Update(p.total, r, true)
+	}
+	// slot holds the rows up to r (ROWS) or its last peer (RANGE): the
+	// total when r is last, else the scratch.
+	slot := p.total
 	if g.spec.Rows {
-		g.accumulateTo(p, at)
-		g.st.Update(g.slot, r, true)
-		p.rows[at].res = g.results(at, at+1)
+		if !last {
+			slot = g.accumulateTo(p, at+1)
+		}
+		p.rows[at].res = g.results(slot, at, at+1)
 		emit(out, k, r, p.rows[at].res)
-		g.walk(p, at+1, out)
+		if !last {
+			g.walk(p, at+1, out)
+		}
 		return
 	}
-	g.accumulateTo(p, lo)
-	for i := lo; i <= at; i++ {
-		g.st.Update(g.slot, p.rows[i].r, true)
+	if !last {
+		slot = g.accumulateTo(p, at+1)
 	}
-	res := g.results(lo, at+1)
+	res := g.results(slot, lo, at+1)
 	if at > lo && !sameRow(p.rows[lo].res, res) {
 		for i := lo; i < at; i++ {
 			g.update(&p.rows[i], res, out)
@@ -192,7 +208,21 @@ func (g *NonTimeOver) insert(p *ntPart, k row.Kind, r row.Row, out operator.Emit
 	}
 	p.rows[at].res = res
 	emit(out, k, r, res)
-	g.walk(p, at+1, out)
+	if !last {
+		g.walk(p, at+1, out)
+	}
+}
+
+// totalOf returns p's total slot, accumulating its rows when it has
+// none.
+func (g *NonTimeOver) totalOf(p *ntPart) int32 {
+	if p.total < 0 {
+		p.total = g.st.Alloc("")
+		for _, x := range p.rows {
+			g.st.Update(p.total, x.r, true)
+		}
+	}
+	return p.total
 }
 
 // remove takes out the first row equal to r among its peers, emits it
@@ -206,6 +236,7 @@ func (g *NonTimeOver) remove(p *ntPart, r row.Row, out operator.Emitter) {
 	}
 	at += lo
 	gone := p.rows[at]
+	g.dropTotal(p)
 	if g.opt.Batch {
 		p.rows = slices.Delete(p.rows, at, at+1)
 		return
@@ -225,7 +256,7 @@ func (g *NonTimeOver) remove(p *ntPart, r row.Row, out operator.Emitter) {
 			g.st.Update(g.slot, p.rows[i].r, true)
 		}
 	}
-	res := g.results(lo, hi-1)
+	res := g.results(g.slot, lo, hi-1)
 	same := sameRow(gone.res, res)
 	for i := lo; i < hi; i++ {
 		switch {
@@ -239,12 +270,22 @@ func (g *NonTimeOver) remove(p *ntPart, r row.Row, out operator.Emitter) {
 	g.walk(p, hi-1, out)
 }
 
-// accumulateTo resets the scratch aggregate and adds p's rows before n.
-func (g *NonTimeOver) accumulateTo(p *ntPart, n int) {
+// accumulateTo resets the scratch aggregate, adds p's rows before n
+// and returns its slot.
+func (g *NonTimeOver) accumulateTo(p *ntPart, n int) int32 {
 	g.st.Release(g.slot)
 	g.slot = g.st.Alloc("")
 	for _, x := range p.rows[:n] {
 		g.st.Update(g.slot, x.r, true)
+	}
+	return g.slot
+}
+
+// dropTotal forgets p's total (a row left it: the aggregates add only).
+func (g *NonTimeOver) dropTotal(p *ntPart) {
+	if p.total >= 0 {
+		g.st.Release(p.total)
+		p.total = -1
 	}
 }
 
@@ -267,7 +308,7 @@ func (g *NonTimeOver) walk(p *ntPart, i int, out operator.Emitter) {
 		for _, x := range p.rows[i:j] {
 			g.st.Update(g.slot, x.r, true)
 		}
-		res := g.results(i, j)
+		res := g.results(g.slot, i, j)
 		switch {
 		case !sameRow(p.rows[i].res, res):
 			for k := i; k < j; k++ {
@@ -287,13 +328,13 @@ func (g *NonTimeOver) update(x *ntRow, res row.Row, out operator.Emitter) {
 	emit(out, row.UpdateAfter, x.r, res)
 }
 
-// results is the scratch aggregate's results, a new row, then the
+// results is slot's aggregate results, a new row, then the
 // functions' for the rows [i, j) of a partition, j the count of rows up
 // to the last of them.
-func (g *NonTimeOver) results(i, j int) row.Row {
+func (g *NonTimeOver) results(slot int32, i, j int) row.Row {
 	na := len(g.spec.Aggs)
 	res := make(row.Row, na+len(g.spec.Funcs))
-	g.st.Results(g.slot, res[:na])
+	g.st.Results(slot, res[:na])
 	for k := range g.spec.Funcs {
 		res[na+k] = row.BigIntValue(int64(j))
 	}
@@ -349,7 +390,7 @@ func (g *NonTimeOver) Finish(out operator.Emitter) error {
 			for _, x := range p.rows[i:j] {
 				g.st.Update(g.slot, x.r, true)
 			}
-			res := g.results(i, j)
+			res := g.results(g.slot, i, j)
 			for k, x := range p.rows[i:j] {
 				g.batchFuncs(res, i, i+k, group)
 				emit(out, row.Insert, x.r, res)
@@ -372,14 +413,22 @@ func (g *NonTimeOver) SetStateTTL(c operator.StateTTL) {
 
 func (g *NonTimeOver) sweep(budget int) {
 	g.ttl.Sweep(budget, func(k string) bool {
-		delete(g.parts, k)
+		g.forget(k)
 		return true
 	})
 }
 
+// free drops partition k and its TTL entry.
 func (g *NonTimeOver) free(k string) {
-	delete(g.parts, k)
+	g.forget(k)
 	g.ttl.Drop(k)
+}
+
+func (g *NonTimeOver) forget(k string) {
+	if p := g.parts[k]; p != nil {
+		g.dropTotal(p)
+		delete(g.parts, k)
+	}
 }
 
 // nonTimeStateVersion is the layout Snapshot writes; with a TTL set the
@@ -425,7 +474,7 @@ func (g *NonTimeOver) Restore(snap []byte) error {
 	parts := map[string]*ntPart{}
 	for range d.Count(2) {
 		k := d.Str()
-		p := &ntPart{}
+		p := &ntPart{total: -1}
 		for range d.Count(2) {
 			r := d.Row()
 			p.rows = append(p.rows, ntRow{r: r, res: d.Row()})

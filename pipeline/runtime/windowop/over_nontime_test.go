@@ -227,3 +227,17 @@ func TestNonTimeRanks(t *testing.T) {
 		t.Fatal("LAG over a non-time order was accepted")
 	}
 }
+
+// BenchmarkNonTimeAppend: rows arriving in order, one partition, a
+// running SUM and COUNT: each costs no walk over the rows before it.
+func BenchmarkNonTimeAppend(b *testing.B) {
+	g := optest.Must(NewNonTimeOver(NonTimeSpec{Order: 1, Aggs: ntSumCount}, WindowOptions{}))
+	out := &optest.Out{}
+	b.ReportAllocs()
+	for i := range b.N {
+		if err := g.Process(optest.Batch(optest.Ins("a", i, i)), out); err != nil {
+			b.Fatal(err)
+		}
+		out.Take()
+	}
+}
