@@ -131,7 +131,10 @@ func (o *overPlan) check() error {
 	}
 	if nt, ok, err := o.nonTimeSpec(w); ok || err != nil {
 		o.nonTime = nt
-		return err
+		if err != nil {
+			return rankHint(err, o.overs)
+		}
+		return nil
 	}
 	if in.Mode.Updating {
 		return errAt(first.OverAt, "OVER aggregates ordered by a time attribute take insert-only input; the %s they read is updating (an OVER window ordered by another column takes it)", s.table)
