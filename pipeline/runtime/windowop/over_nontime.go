@@ -177,8 +177,12 @@ func (g *NonTimeOver) insert(p *ntPart, k row.Kind, r row.Row, out operator.Emit
 	if g.opt.Batch {
 		return
 	}
-	if p.total >= 0 {
+	// The total adds the rows in their order (FIRST_VALUE, LISTAGG and
+	// a floating SUM depend on it): a row in the middle makes it stale.
+	if last {
 		g.st.Update(p.total, r, true)
+	} else {
+		g.dropTotal(p)
 	}
 	// slot holds the rows up to r (ROWS) or its last peer (RANGE): the
 	// total when r is last, else the scratch.

@@ -241,3 +241,14 @@ func BenchmarkNonTimeAppend(b *testing.B) {
 		out.Take()
 	}
 }
+
+// TestNonTimeAppendAfterMiddle: a row arriving last after one arrived in
+// the middle sees the rows in their order, not in arrival order.
+func TestNonTimeAppendAfterMiddle(t *testing.T) {
+	first := []aggop.AggCall{{Func: aggop.FirstValue, Arg: 2, ArgType: optest.TBigInt}}
+	runNonTime(t, NonTimeSpec{Keys: []int{0}, Order: 1, Rows: true, Aggs: first}, WindowOptions{}, []ntStep{
+		{optest.Ins("a", 5, 1), []string{"+I[a, 5, 1, 1]"}},
+		{optest.Ins("a", 1, 2), []string{"+I[a, 1, 2, 2]", "-U[a, 5, 1, 1]", "+U[a, 5, 1, 2]"}},
+		{optest.Ins("a", 9, 3), []string{"+I[a, 9, 3, 2]"}},
+	}, -1)
+}
