@@ -369,8 +369,9 @@ func (o *overPlan) lastCalc(node *Node) (*Node, error) {
 }
 
 // overSpec checks the window: ORDER BY the input's event-time attribute
-// or a processing-time column, ascending; a ROWS frame counts rows, a RANGE frame an interval; no
-// frame is RANGE UNBOUNDED PRECEDING, as in SQL.
+// or a processing-time column, ascending; a ROWS frame counts rows, a
+// RANGE frame an interval; no frame is RANGE UNBOUNDED PRECEDING, as in
+// SQL.
 func (q *queryBuilder) overSpec(w *sql.WindowSpec, s *scope) (windowop.OverSpec, error) {
 	in := s.node
 	spec := windowop.OverSpec{Preceding: windowop.Unbounded}

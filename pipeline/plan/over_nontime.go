@@ -12,10 +12,11 @@ import (
 // An OVER window ordered by a column that is not a time attribute, as
 // Flink 2.x runs it (NonTimeRangeUnboundedPrecedingFunction and its ROWS
 // kin): one ascending column, the frame from UNBOUNDED PRECEDING to the
-// current row, aggregates, ROW_NUMBER, RANK and DENSE_RANK. A row arriving in the
-// middle of the order changes the results of the rows after it, so in
-// streaming the output is updating (retractions, no key); the input may
-// be updating too. In batch mode each row is emitted once.
+// current row, aggregates, ROW_NUMBER, RANK and DENSE_RANK. A row
+// arriving in the middle of the order changes the results of the rows
+// after it, so in streaming the output is updating (retractions, no
+// key); the input may be updating too. In batch mode each row is
+// emitted once. etld applies the streaming rules in batch too.
 
 // nonTimeSpec reports whether the window is ordered by such a column,
 // with its spec, or the error Flink gives for what it does not run.
@@ -50,7 +51,11 @@ func (o *overPlan) nonTimeSpec(w *sql.WindowSpec) (*windowop.NonTimeSpec, bool, 
 	for _, ov := range o.overs {
 		switch fn := strings.ToUpper(ov.Call.Name); fn {
 		case "LAG", "LEAD":
-			return nil, true, errAt(ov.Call.At, "%s over a window ordered by %s, which is not a time attribute, is not supported (Flink 2.3 fails at run time on LAG there); order by a time attribute", fn, name)
+			why := "Flink 2.3 plans LAG there and fails at run time"
+			if o.q.b.plan.Batch {
+				why = "Flink's batch execution runs it; etld does not yet"
+			}
+			return nil, true, errAt(ov.Call.At, "%s over a window ordered by %s, which is not a time attribute, is not supported (%s); order by a time attribute", fn, name, why)
 		}
 	}
 	return &windowop.NonTimeSpec{Order: c, Rows: o.win.Frame != nil && o.win.Frame.Unit == sql.FrameRows}, true, nil
