@@ -41,9 +41,9 @@ type ntRow struct {
 // (RANGE: up to its last peer); a row removed (-D, or -U) is emitted as
 // -D with the results it had. Every row after it whose results change
 // is retracted (-U, its old results) and emitted again (+U), in the
-// partition's order (walk). In RANGE the changed row's peers are updated too (before it
-// when it arrives; around it, in order, when it leaves), unless their
-// results stay the same. In batch mode rows are emitted once, at the end
+// partition's order (walk). In RANGE the changed row's peers are
+// updated too (before it when it arrives; around it, in order, when it
+// leaves), unless their results stay the same. In batch mode rows are emitted once, at the end
 // of the input, with their final results.
 type NonTimeOver struct {
 	spec  NonTimeSpec
@@ -395,8 +395,8 @@ func (g *NonTimeOver) Finish(out operator.Emitter) error {
 				g.st.Update(g.slot, x.r, true)
 			}
 			res := g.results(g.slot, i, j)
-			for k, x := range p.rows[i:j] {
-				g.batchFuncs(res, i, i+k, group)
+			for n, x := range p.rows[i:j] {
+				g.batchFuncs(res, i, i+n, group)
 				emit(out, row.Insert, x.r, res)
 			}
 			i = j
