@@ -55,6 +55,7 @@ func BenchmarkGroupAggKeys(b *testing.B) {
 			b.ReportAllocs()
 			var rows int64
 			var g *GroupAgg
+			cpu0 := optest.CPUNow()
 			for range b.N {
 				g = optest.Must(NewGroupAgg(bc.keys, aggs, GroupAggOptions{Batch: true, InsertOnly: true}))
 				out := &optest.Discard{}
@@ -69,6 +70,7 @@ func BenchmarkGroupAggKeys(b *testing.B) {
 				rows += total / 1024 * 1024
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(rows), "ns/row")
+			b.ReportMetric(float64((optest.CPUNow()-cpu0).Nanoseconds())/float64(rows), "cpu-ns/row")
 		})
 	}
 }
