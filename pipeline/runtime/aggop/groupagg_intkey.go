@@ -58,16 +58,21 @@ func intKeysOf(keys []int) *intKeys {
 }
 
 // fits reports whether the cache serves a batch whose key is column col
-// of changes: its first change's key is an integer. A key of another
-// type (a STRING) is never cached, so the cache would only send each of
-// its changes alone down the index's way, where the passes of slotsOf
-// look up a whole batch at once.
+// of changes: its first key that is not NULL is an integer. A key of
+// another type (a STRING) is never cached, so the cache would only send
+// each of its changes alone down the index's way, where the passes of
+// slotsOf look up a whole batch at once.
 func (c *intKeys) fits(changes []row.Change, col int) bool {
-	if len(changes) == 0 {
-		return true
+	for i := range changes {
+		switch changes[i].Row[col].Type() {
+		case row.Null:
+			continue
+		case row.BigInt, row.Int:
+			return true
+		}
+		return false
 	}
-	t := changes[0].Row[col].Type()
-	return t == row.BigInt || t == row.Int
+	return true
 }
 
 // home is k's first bucket: a Fibonacci hash, whose high bits spread
