@@ -104,7 +104,8 @@ func TestIntKeys(t *testing.T) {
 }
 
 // TestIntKeysFits: a batch goes to the integer cache when its first key
-// that is not NULL is an integer, and to the index's passes otherwise.
+// that is not NULL is an integer, and to the index's passes otherwise
+// (NULL keys only too).
 func TestIntKeysFits(t *testing.T) {
 	c := intKeysOf([]int{0})
 	batch := func(vs ...row.Value) []row.Change {
@@ -123,8 +124,8 @@ func TestIntKeysFits(t *testing.T) {
 		{batch(row.StringValue("1"), row.BigIntValue(1)), false},
 		{batch(row.NullValue, row.StringValue("a")), false},
 		{batch(row.DoubleValue(1)), false},
-		{batch(row.NullValue), true},
-		{nil, true},
+		{batch(row.NullValue, row.NullValue), false},
+		{nil, false},
 	} {
 		if got := c.fits(tc.changes, 0); got != tc.want {
 			t.Errorf("fits(%v) = %v, want %v", tc.changes, got, tc.want)
