@@ -43,7 +43,6 @@ var plansqlQueries = []struct {
 	{"gs-mixed", streaming, []string{"o"}, "SELECT user_id, category, MIN(price) FROM o GROUP BY user_id, GROUPING SETS (category, ())"},
 	{"gs-updating", both, []string{"o"}, "SELECT n, user_id, COUNT(*) FROM (SELECT user_id, category, COUNT(*) AS n FROM o GROUP BY user_id, category) GROUP BY ROLLUP(n, user_id)"},
 	{"gs-window", both, []string{"e"}, "SELECT window_start, window_end, k, SUM(v), GROUPING(k) FROM TABLE(TUMBLE(TABLE e, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end, ROLLUP(k)"},
-	{"gs-legacy-window", streaming, []string{"e"}, "SELECT TUMBLE_START(ts, INTERVAL '1' MINUTE), k, COUNT(*) FROM e GROUP BY TUMBLE(ts, INTERVAL '1' MINUTE), CUBE(k)"},
 	{"gs-window-in-set", streaming, []string{"e"}, "SELECT window_start, k, COUNT(*) FROM TABLE(TUMBLE(TABLE e, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY GROUPING SETS ((window_start, window_end, k), (window_start, window_end))"},
 	{"gs-plain-grouping", streaming, []string{"o"}, "SELECT category, GROUPING(category), COUNT(*) FROM o GROUP BY category"},
 	// A correlated IN naming an outer column unqualified.
@@ -61,6 +60,7 @@ var plansqlQueries = []struct {
 	{"sq-empty", streaming, []string{"o"}, "SELECT oid, (SELECT product FROM o WHERE oid = 99) FROM o WHERE oid < 3"},
 	{"sq-correlated", batch, []string{"o"}, "SELECT oid, price FROM o WHERE price > (SELECT AVG(o2.price) FROM o o2 WHERE o2.category = o.category)"},
 	{"sq-correlated-count", batch, []string{"o"}, "SELECT oid, (SELECT COUNT(*) FROM o o2 WHERE o2.user_id = o.user_id AND o2.qty > 1) AS n FROM o"},
+	{"sq-agg-share", batch, []string{"o"}, "SELECT category, COUNT(*) * 100 / (SELECT COUNT(*) FROM o) AS pct FROM o GROUP BY category HAVING SUM(qty) > (SELECT MIN(qty) FROM o)"},
 	{"sq-many-rows", both, []string{"o"}, "SELECT oid, (SELECT product FROM o WHERE category = 'books') FROM o"},
 }
 

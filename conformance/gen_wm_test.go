@@ -44,6 +44,15 @@ const dataLateEdge = `{"k":"a","v":1,"ts":"2024-01-01 00:00:01"}
 {"k":"a","v":4,"ts":"2024-01-01 00:00:12"}
 `
 
+// dataLateSessionEdge: the row at 3.999 s moves the watermark to
+// 2.999 s, the last millisecond of session [1 s, 3 s), which then fires;
+// the row at 2.5 s after it opens a session of its own.
+const dataLateSessionEdge = `{"k":"a","v":1,"ts":"2024-01-01 00:00:01"}
+{"k":"a","v":2,"ts":"2024-01-01 00:00:03.999"}
+{"k":"a","v":3,"ts":"2024-01-01 00:00:02.500"}
+{"k":"a","v":4,"ts":"2024-01-01 00:00:12"}
+`
+
 func init() { areaCases = append(areaCases, lateCases) }
 
 func lateCases() []genCase {
@@ -57,6 +66,7 @@ func lateCases() []genCase {
 		one("edge-tumble", "SELECT window_start, window_end, k, COUNT(*), SUM(v) FROM "+tumble+" GROUP BY window_start, window_end, k", map[string]string{"l": dataLateEdge}),
 		one("edge-window-topn", "SELECT window_start, window_end, k, v FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY v DESC) AS rn FROM "+tumble+") WHERE rn <= 1", map[string]string{"l": dataLateEdge}),
 		one("edge-session", "SELECT window_start, window_end, k, COUNT(*) FROM TABLE(SESSION(TABLE l PARTITION BY k, DESCRIPTOR(ts), INTERVAL '2' SECOND)) GROUP BY window_start, window_end, k", map[string]string{"l": dataLateEdge}),
+		one("edge-session-fired", "SELECT window_start, window_end, k, COUNT(*), SUM(v) FROM TABLE(SESSION(TABLE l PARTITION BY k, DESCRIPTOR(ts), INTERVAL '2' SECOND)) GROUP BY window_start, window_end, k", map[string]string{"l": dataLateSessionEdge}),
 		one("session", "SELECT window_start, window_end, k, COUNT(*), SUM(v) FROM TABLE(SESSION(TABLE l PARTITION BY k, DESCRIPTOR(ts), INTERVAL '2' SECOND)) GROUP BY window_start, window_end, k", l),
 		one("tumble", "SELECT window_start, window_end, k, COUNT(*), SUM(v) FROM "+tumble+" GROUP BY window_start, window_end, k", l),
 		one("hop", "SELECT window_start, window_end, k, COUNT(*), SUM(v) FROM TABLE(HOP(TABLE l, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '10' SECOND)) GROUP BY window_start, window_end, k", l),

@@ -15,6 +15,7 @@ package export
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -260,7 +261,34 @@ func (x *exporter) transform(t *plan.Table) {
 		x.errs.Addf(tr.Pos, tr.Path+".sql", "%v", err)
 		return
 	}
-	fmt.Fprintf(&x.body, "CREATE TEMPORARY VIEW %s AS\n%s;\n\n", ident(t.Name), q)
+	fmt.Fprintf(&x.body, "CREATE TEMPORARY VIEW %s%s AS\n%s;\n\n", ident(t.Name), numberedColumns(t.Root), q)
+}
+
+// numberedColumns is the view's column list, ` (id, id0)`, when the
+// query's select list numbered a repeated name: Flink refuses a view
+// whose query repeats a name unless the view names its columns. It is ""
+// otherwise. The select list is the root, or under a Distinct or a union
+// (whose first input names its columns), with the same names.
+func numberedColumns(root *plan.Node) string {
+	names := root.Schema.Names()
+	for n := root; n != nil && slices.Equal(n.Schema.Names(), names); {
+		if n.Renamed {
+			quoted := make([]string, len(names))
+			for i, m := range names {
+				quoted[i] = ident(m)
+			}
+			return " (" + strings.Join(quoted, ", ") + ")"
+		}
+		switch {
+		case n.Input != nil:
+			n = n.Input
+		case len(n.Inputs) > 0 && n.Kind == plan.UnionNode:
+			n = n.Inputs[0]
+		default:
+			n = nil
+		}
+	}
+	return ""
 }
 
 // filters lists the transforms that filter an updating input.

@@ -40,7 +40,11 @@ func (q *queryBuilder) aggregate(sel *sql.Select, s *scope) (*Node, error) {
 		}
 		pre = a.expand(pre, grouping)
 	}
-	out, err := a.lastCalc(a.aggNode(pre))
+	top, err := a.scalarAbove(a.aggNode(pre))
+	if err != nil {
+		return nil, err
+	}
+	out, err := a.lastCalc(top)
 	if err != nil {
 		return nil, err
 	}

@@ -56,10 +56,9 @@ func (q *queryBuilder) groupingSets(sel *sql.Select, s *scope) (*sql.Select, *gr
 		return len(keys) - 1, nil
 	}
 	// Each GROUP BY element's sets, as key indices; the grouping sets are
-	// their cross product.
-	// Over a window table function the window's columns name the window,
-	// which every grouping set keeps, as Flink requires: they stay plain
-	// GROUP BY entries outside the sets.
+	// their cross product. Over a window table function the window's
+	// columns name the window, which every grouping set must keep, as
+	// Flink requires: they become plain GROUP BY entries outside the sets.
 	var windowRefs []sql.Expr
 	isWindowCol := func(e sql.Expr) bool {
 		ref, ok := e.(*sql.ColumnRef)
@@ -68,15 +67,13 @@ func (q *queryBuilder) groupingSets(sel *sql.Select, s *scope) (*sql.Select, *gr
 	product := [][]int{{}}
 	for _, g := range sel.GroupBy {
 		var elemSets [][]sql.Expr
+		var err error
 		if gs, ok := g.(*sql.GroupingSets); ok {
-			elemSets = expandGrouping(gs)
-			for _, set := range elemSets {
-				for _, e := range set {
-					if isWindowCol(e) {
-						return nil, nil, errAt(e.Pos(), "the window's columns name the window every grouping set keeps: write them beside GROUPING SETS, ROLLUP or CUBE (GROUP BY window_start, window_end, ROLLUP(...))")
-					}
-				}
+			var win []sql.Expr
+			if elemSets, win, err = splitWindowCols(gs.At, expandGrouping(gs), isWindowCol); err != nil {
+				return nil, nil, err
 			}
+			windowRefs = append(windowRefs, win...)
 		} else if isWindowCol(g) {
 			windowRefs = append(windowRefs, g)
 			continue
@@ -166,6 +163,32 @@ func (q *queryBuilder) groupingSets(sel *sql.Select, s *scope) (*sql.Select, *gr
 		return &out, nil, nil
 	}
 	return &out, gp, nil
+}
+
+// splitWindowCols takes the window columns out of grouping sets: each
+// set must hold the same ones (every grouping set keeps the window).
+func splitWindowCols(at sql.Pos, sets [][]sql.Expr, isWindowCol func(sql.Expr) bool) (rest [][]sql.Expr, win []sql.Expr, err error) {
+	var want string
+	for i, set := range sets {
+		var keys, w []sql.Expr
+		var texts []string
+		for _, e := range set {
+			if isWindowCol(e) {
+				w = append(w, e)
+				texts = append(texts, strings.ToLower(sql.Format(e)))
+			} else {
+				keys = append(keys, e)
+			}
+		}
+		slices.Sort(texts)
+		if i == 0 {
+			want, win = strings.Join(texts, ","), w
+		} else if strings.Join(texts, ",") != want {
+			return nil, nil, errAt(at, "every grouping set keeps the window: name window_start and window_end in each set, or beside the grouping sets (GROUP BY window_start, window_end, ROLLUP(...))")
+		}
+		rest = append(rest, keys)
+	}
+	return rest, win, nil
 }
 
 // expandGrouping lists the grouping sets of one GROUPING SETS, ROLLUP or

@@ -54,7 +54,11 @@ const (
 type Node struct {
 	Kind  NodeKind
 	Label string // Flink-style description for explain
-	Input *Node
+	// Renamed marks the Calc of a select list that numbered a repeated
+	// output name (id, id0): Flink keeps the repeated name there, and
+	// numbers it only in a query's final result.
+	Renamed bool
+	Input   *Node
 	// Inputs are a UnionNode's inputs, in the query's order.
 	Inputs []*Node
 

@@ -356,7 +356,7 @@ func (q *queryBuilder) projection(items []*sql.SelectItem, s *scope, in *Node, f
 	}
 	n := &Node{
 		Kind: CalcNode, Input: in, Schema: row.NewSchema(p.fields...),
-		Mode: calcMode(in.Mode, p.colMap), TimeAttr: p.timeAttr, Bounded: in.Bounded,
+		Mode: calcMode(in.Mode, p.colMap), TimeAttr: p.timeAttr, Bounded: in.Bounded, Renamed: p.renamed,
 	}
 	c := &calcOp{filter: filter, colSrc: p.colSrc}
 	if !p.identity {
@@ -385,6 +385,7 @@ type projector struct {
 	identity bool
 	timeAttr int
 	names    map[string]bool
+	renamed  bool
 }
 
 func newProjector(in *Node, items int) *projector {
@@ -399,9 +400,14 @@ func newProjector(in *Node, items int) *projector {
 // list, the first of name0, name1, ... that is not: Calcite's
 // uniquifying of a select list (SqlValidatorUtil.uniquify with its
 // EXPR_SUGGESTER), so `SELECT o.id, c.id` has the columns id and id0 as
-// on Flink. Names are compared ignoring case, as etld resolves them.
+// a Flink query's result has. Flink numbers only the final result; a
+// FROM subquery keeps the repeated name there, which an outer reference
+// finds ambiguous. Names are compared ignoring case, as etld resolves
+// them.
 func (p *projector) unique(name string) string {
-	return uniquify(name, p.names)
+	u := uniquify(name, p.names)
+	p.renamed = p.renamed || u != name
+	return u
 }
 
 // uniquify returns name or its first free variant name0, name1, ...

@@ -117,7 +117,7 @@ func (q *queryBuilder) scalarJoin(s *scope, sq *sql.ScalarQuery, k int) (sql.Exp
 	if corr == nil {
 		// No correlation: every row meets the subquery's row, on a
 		// constant key of both sides.
-		keyName := scalarQual + "_key"
+		keyName := qual + "_key"
 		if left, err = sideMarked(left, 0, keyName); err != nil {
 			return nil, err
 		}
@@ -279,3 +279,72 @@ func findScalarQuery(e sql.Expr) *sql.ScalarQuery {
 type singleRowOp struct{}
 
 func (*singleRowOp) operator(opBuild) (operator.Lifecycle, error) { return aggop.NewSingleRow(), nil }
+
+// scalarAbove joins the aggregate's row with the scalar subqueries of
+// the select list and HAVING of an aggregating query (`SELECT k,
+// COUNT(*) * 1.0 / (SELECT COUNT(*) FROM t) FROM t GROUP BY k`), as
+// Flink joins them above its aggregate, and rewrites each to the joined
+// column. It returns agg itself when there is none.
+func (a *aggPlan) scalarAbove(agg *Node) (*Node, error) {
+	var found []*sql.ScalarQuery
+	for _, e := range append(itemExprs(a.items), a.having) {
+		walk(e, func(x sql.Expr) bool {
+			if sq, ok := x.(*sql.ScalarQuery); ok {
+				found = append(found, sq)
+				return false
+			}
+			return true
+		})
+	}
+	if len(found) == 0 {
+		return agg, nil
+	}
+	s := &scope{node: agg, name: a.s.name, table: a.s.table, also: a.s.also}
+	cols := map[*sql.ScalarQuery]sql.Expr{}
+	for k, sq := range found {
+		if corr, err := a.q.correlation(s, sq); err != nil || corr != nil {
+			if err == nil {
+				err = errAt(sq.At, "a correlated scalar subquery in the select list or HAVING of an aggregating query is not supported; aggregate in a FROM subquery and correlate over its result")
+			}
+			return nil, err
+		}
+		ref, err := a.q.scalarJoin(s, sq, k)
+		if err != nil {
+			return nil, err
+		}
+		// The aggregate's last Calc names the joined row's columns
+		// unqualified.
+		i, err := s.resolve(ref.(*sql.ColumnRef))
+		if err != nil {
+			return nil, err
+		}
+		cols[sq] = &sql.ColumnRef{Column: sql.Ident{At: sq.At, Name: s.node.Schema.Fields[i].Name, Quoted: true}}
+	}
+	replace := func(e sql.Expr) sql.Expr {
+		return rewrite(e, func(x sql.Expr) (sql.Expr, bool) {
+			if sq, ok := x.(*sql.ScalarQuery); ok && cols[sq] != nil {
+				return cols[sq], true
+			}
+			return nil, false
+		})
+	}
+	for i, it := range a.items {
+		if findScalarQuery(it.Expr) != nil {
+			alias := it.Alias
+			if alias.IsZero() {
+				alias = sql.Ident{Name: fmt.Sprintf("EXPR$%d", i)}
+			}
+			a.items[i] = &sql.SelectItem{Expr: replace(it.Expr), Alias: alias}
+		}
+	}
+	a.having = replace(a.having)
+	return s.node, nil
+}
+
+func itemExprs(items []*sql.SelectItem) []sql.Expr {
+	out := make([]sql.Expr, len(items))
+	for i, it := range items {
+		out[i] = it.Expr
+	}
+	return out
+}

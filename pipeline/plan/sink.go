@@ -15,7 +15,7 @@ import (
 
 func compileExpr(e sql.Expr, schema row.Schema, table string) (*expr.Compiled, error) {
 	if sq := findScalarQuery(e); sq != nil {
-		return nil, errAt(sq.At, "a scalar subquery is supported in WHERE and in the select list of a query without GROUP BY or aggregates")
+		return nil, errAt(sq.At, "a scalar subquery is supported in WHERE, the select list and HAVING")
 	}
 	return expr.Compile(e, expr.Table{Name: table, Schema: schema})
 }

@@ -16,7 +16,7 @@ func TestOffHeapCleanup(t *testing.T) {
 	if !state.MapSupported {
 		t.Skip("no mappings on this platform")
 	}
-	live := state.OffHeapLive.Load()
+	live := optest.SettleOffHeap()
 	func() {
 		g := optest.Must(NewGroupAgg([]int{0}, []AggCall{{Func: CountStar, Arg: -1}}, GroupAggOptions{InsertOnly: true}))
 		b := groupBatch(100_000)

@@ -8,7 +8,7 @@ import (
 	"github.com/etld/etld/pipeline/runtime/optest"
 )
 
-// TestTimeJoinStateBytes: the interval, temporal and window joins report
+// TestTimeJoinStateBytes: the interval, temporal, regular and window joins report
 // the memory of their state within a factor of the heap it takes: 20000
 // keys, a row of each side per key, held before any watermark.
 func TestTimeJoinStateBytes(t *testing.T) {
@@ -45,6 +45,10 @@ func TestTimeJoinStateBytes(t *testing.T) {
 	})
 	t.Run("temporal", func(t *testing.T) {
 		op := NewTemporalJoin(TemporalJoinSpec{LeftKeys: []int{0}, RightKeys: []int{0}, LeftTime: 1, RightTime: 1, LeftWidth: 3, RightWidth: 3})
+		optest.CheckStateBytes(t, op, fill(op, timed))
+	})
+	t.Run("regular", func(t *testing.T) {
+		op := NewJoin(JoinSpec{Kind: LeftJoin, LeftKeys: []int{0}, RightKeys: []int{0}, LeftWidth: 3, RightWidth: 3})
 		optest.CheckStateBytes(t, op, fill(op, timed))
 	})
 	t.Run("window", func(t *testing.T) {

@@ -8,9 +8,9 @@ import (
 	"github.com/etld/etld/pipeline/runtime/optest"
 )
 
-// TestTopNStateBytes: both Top-N operators report the memory of their
-// state within a factor of the heap it takes: 20000 partitions of two
-// rows each.
+// TestTopNStateBytes: both Top-N operators and deduplication report the
+// memory of their state within a factor of what it takes: 20000
+// partitions (keys) of two rows each.
 func TestTopNStateBytes(t *testing.T) {
 	const parts = 20000
 	fill := func(op operator.Operator) func() {
@@ -37,6 +37,10 @@ func TestTopNStateBytes(t *testing.T) {
 		s := spec
 		s.Strategy = Retract
 		op := NewTopN(s)
+		optest.CheckStateBytes(t, op, fill(op))
+	})
+	t.Run("dedup", func(t *testing.T) {
+		op := NewDedup(DedupSpec{Key: []int{0}, TimeCol: 1, KeepLast: true})
 		optest.CheckStateBytes(t, op, fill(op))
 	})
 	t.Run("update", func(t *testing.T) {

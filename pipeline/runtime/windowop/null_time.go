@@ -2,14 +2,16 @@ package windowop
 
 import "errors"
 
-// errNullTime is eventTime's answer for a row whose event time is NULL.
-// Such a row belongs to no window: an outer join pads the other side's
-// time attribute with NULL, and Flink's window operators drop the row
-// and count it (numNullRowTimeRecordsDropped) rather than fail the job;
-// the window operators here do the same, counting it in Dropped. A NULL
-// time read from a source is the source's record error, before it gets
-// here.
-var errNullTime = errors.New("event time is NULL")
+// errNullTime is eventTime's answer for a row whose event time is NULL
+// (an outer join pads the other side's time attribute with NULL). What
+// happens to the row is Flink's: a window table function (TUMBLE, HOP,
+// CUMULATE, SESSION read as tables) and an OVER aggregate drop it and
+// count it (numNullRowTimeRecordsDropped, a late row for OVER) and the
+// job goes on; a window aggregate fails the job ("RowTime field should
+// not be null"), and so does this one, with this error. A NULL time read
+// from a source is the source's record error, before it gets here.
+var errNullTime = errors.New("a row's event time is NULL (an outer join pads the time column of a row without a match): " +
+	"a window aggregate cannot place it, and fails as Flink's does; keep such rows out of the window (WHERE the time column IS NOT NULL)")
 
 // nullTimes counts the rows dropped for a NULL event time, beside an
 // operator's late rows.

@@ -34,7 +34,6 @@ type SessionAgg struct {
 	kbuf          []byte
 	arena         aggop.RowArena
 	dropped       int64
-	nullTimes
 }
 
 // NewSessionAgg builds the operator: the event time is column timeCol,
@@ -62,8 +61,8 @@ func NewSessionAgg(timeCol int, gap int64, keys []int, aggs []aggop.AggCall, opt
 	}, nil
 }
 
-// Dropped counts late rows and those without an event time.
-func (g *SessionAgg) Dropped() (int64, string) { return g.droppedWith(g.dropped) }
+// Dropped counts late rows.
+func (g *SessionAgg) Dropped() (int64, string) { return g.dropped, "late" }
 
 // StateEntries implements StateSizer: the open sessions.
 func (g *SessionAgg) StateEntries() int64 { return int64(g.set.live) }
@@ -77,9 +76,6 @@ func (g *SessionAgg) Process(in *row.Batch, out operator.Emitter) error {
 
 func (g *SessionAgg) add(k row.Kind, r row.Row) error {
 	ts, err := eventTime(k, r, g.width, g.timeCol, &g.timeID)
-	if g.skipNull(err) {
-		return nil
-	}
 	if err != nil {
 		return err
 	}

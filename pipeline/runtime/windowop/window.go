@@ -61,7 +61,6 @@ type WindowAgg struct {
 	res           []row.Value
 	arena         aggop.RowArena
 	dropped       int64
-	nullTimes
 }
 
 // NewWindowAgg builds the operator; an invalid spec or call (see
@@ -87,8 +86,8 @@ func NewWindowAgg(w WindowSpec, keys []int, aggs []aggop.AggCall, opt WindowOpti
 	}, nil
 }
 
-// Dropped counts late rows and those without an event time.
-func (g *WindowAgg) Dropped() (int64, string) { return g.droppedWith(g.dropped) }
+// Dropped counts late rows.
+func (g *WindowAgg) Dropped() (int64, string) { return g.dropped, "late" }
 
 // StateEntries implements StateSizer: the groups of open windows (one per
 // key and slice) held until the watermark fires them.
@@ -103,9 +102,6 @@ func (g *WindowAgg) Process(in *row.Batch, out operator.Emitter) error {
 
 func (g *WindowAgg) add(k row.Kind, r row.Row) error {
 	ts, err := eventTime(k, r, g.width, g.spec.TimeCol, &g.timeID)
-	if g.skipNull(err) {
-		return nil
-	}
 	if err != nil {
 		return err
 	}

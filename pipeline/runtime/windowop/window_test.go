@@ -368,6 +368,7 @@ func TestWindowInputErrors(t *testing.T) {
 		want string
 	}{
 		{"update", []row.Change{optest.Change(row.UpdateAfter, row.TimestampValue(0))}, "insert-only carries a +U change"},
+		{"null time", []row.Change{optest.Change(row.Insert, nil)}, "event time is NULL"},
 		{"time type", []row.Change{optest.Change(row.Insert, 5)}, "has type BIGINT, want TIMESTAMP"},
 		{"mixed time types", []row.Change{optest.Change(row.Insert, row.TimestampValue(0)), optest.Change(row.Insert, row.TimestampLTZValue(0))}, "TIMESTAMP_LTZ after TIMESTAMP"},
 		{"time range", []row.Change{optest.Change(row.Insert, row.TimestampValue(1<<62))}, "out of range"},
