@@ -62,6 +62,7 @@ var exprAreaExprs = []struct {
 	{"array-slice", []string{"ARRAY_SLICE(ARRAY[1, 2, 3, 4], id)", "ARRAY_SLICE(ARRAY[1, 2, 3, 4], -id)", "ARRAY_SLICE(ARRAY[1, 2, 3, 4], 0, id - 2)", "ARRAY_SLICE(ARRAY[1, 2, 3, 4], id, 2)", "ARRAY_SLICE(ARRAY[1, 2, 3, 4], 2, -id)", "ARRAY_SLICE(ARRAY[1, 2, 3], i)"}},
 	{"array-sort", []string{"ARRAY_SORT(ARRAY[i, 3, CAST(NULL AS INT), id])", "ARRAY_SORT(ARRAY[i, 3, CAST(NULL AS INT), id], FALSE)", "ARRAY_SORT(ARRAY[i, 3, CAST(NULL AS INT)], TRUE, FALSE)", "ARRAY_SORT(ARRAY[i, 3, CAST(NULL AS INT)], FALSE, TRUE)", "ARRAY_SORT(ARRAY[s, 'b', 'B'])"}},
 	{"is-alpha-digit", []string{"IS_ALPHA(s)", "IS_DIGIT(s)", "IS_DIGIT(CAST(i AS STRING))", "IS_ALPHA(SUBSTRING(s, 1, 3))", "IS_ALPHA('')"}},
+	{"json-quote", []string{"JSON_QUOTE(s)", "JSON_QUOTE(CONCAT(s, '\"/\\', CHR(9), CHR(1)))", "JSON_UNQUOTE(JSON_QUOTE(s))", "JSON_UNQUOTE('\"a\\u0041\\/\"')", "JSON_UNQUOTE('\"bad\\x\"')", "JSON_UNQUOTE(s)"}},
 	{"json-nest-raw", []string{"JSON_ARRAY(ARRAY[JSON_OBJECT(KEY 'k' VALUE i)])", "JSON_OBJECT(KEY 'o' VALUE JSON_ARRAY(i, s))"}},
 }
 

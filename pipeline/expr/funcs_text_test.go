@@ -32,3 +32,17 @@ func TestTextFunctions(t *testing.T) {
 		{"IS_DIGIT(x_s)", "BOOLEAN NOT NULL false"},
 	})
 }
+
+// TestJSONQuote: JSON_QUOTE escapes, JSON_UNQUOTE undoes a valid string
+// literal and leaves anything else.
+func TestJSONQuote(t *testing.T) {
+	runEvalCases(t, []evalCase{
+		{`JSON_QUOTE('a"b\c/d')`, `STRING NOT NULL "a\"b\\c\/d"`},
+		{"JSON_QUOTE(x_s)", "STRING null"},
+		{"JSON_QUOTE('Äx😀')", `STRING NOT NULL "\u00c4x\ud83d\ude00"`},
+		{`JSON_UNQUOTE('"a\"b\u0041"')`, `STRING NOT NULL a"bA`},
+		{`JSON_UNQUOTE('"bad\x"')`, `STRING NOT NULL "bad\x"`},
+		{"JSON_UNQUOTE('[1]')", "STRING NOT NULL [1]"},
+		{"JSON_UNQUOTE(JSON_QUOTE('x/y'))", "STRING NOT NULL x/y"},
+	})
+}
