@@ -51,7 +51,8 @@ sinks:
 
 // Flink widens TINYINT, SMALLINT, INT and BIGINT to the wider one
 // wherever two of them must agree: set operations, join keys of every
-// join kind, CASE, COALESCE, IN and the columns of a sink.
+// join kind (a lookup join casts a narrower probe key to the looked-up
+// column's type), CASE, COALESCE, IN, ARRAY and MAP constructors.
 func TestSmallIntegersWiden(t *testing.T) {
 	for _, c := range []struct{ name, sql, want string }{
 		{"union all", "SELECT t FROM a UNION ALL SELECT s FROM c UNION ALL SELECT i FROM c UNION ALL SELECT b FROM a", "BIGINT"},
