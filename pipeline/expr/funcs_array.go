@@ -80,10 +80,18 @@ func buildArraySearch(name string) builder {
 			f = func(arr, v row.Value) row.Value {
 				return row.ArrayValue(slices.DeleteFunc(slices.Clone(arr.ItemSlice()), func(x row.Value) bool { return sameItem(x, v) }))
 			}
-		default: // ARRAY_APPEND, ARRAY_PREPEND: the array takes the common type
+		default: // ARRAY_APPEND, ARRAY_PREPEND
+			// The value takes the array's element type; Flink refuses
+			// one that would widen the array (an ARRAY<INT> given a
+			// BIGINT).
 			if !sameShape(common.Nullable(), elem.Nullable()) {
-				return nil, argError(e, 1, args, "of the array's element type "+typeName(elem)+" (CAST it)")
+				return nil, argError(e, 1, args, "of the array's element type "+typeName(elem)+" or narrower (CAST it)")
 			}
+			var err error
+			if args[1], err = c.coerce(args[1], elem.Nullable()); err != nil {
+				return nil, argError(e, 1, args, "of the array's element type "+typeName(elem))
+			}
+			ve = args[1].eval
 			t = row.ArrayOf(elem.Nullable())
 			t.NotNull = at.NotNull
 			front := name == "ARRAY_PREPEND"

@@ -20,6 +20,8 @@ func TestCollectionFunctions(t *testing.T) {
 		{"ARRAY_REMOVE(ARRAY[1, CAST(NULL AS INT)], CAST(NULL AS INT))", "ARRAY<INT> NOT NULL [1]"},
 		{"ARRAY_APPEND(ARRAY[1, 2], 3)", "ARRAY<INT> NOT NULL [1, 2, 3]"},
 		{"ARRAY_APPEND(ARRAY[1], CAST(NULL AS INT))", "ARRAY<INT> NOT NULL [1, null]"},
+		{"ARRAY_APPEND(ARRAY[1, 2], CAST(3 AS BIGINT))", "error: ARRAY_APPEND argument 2 must be of the array's element type INT or narrower"},
+		{"ARRAY_APPEND(ARRAY[CAST(1 AS BIGINT)], 2)", "ARRAY<BIGINT> NOT NULL [1, 2]"},
 		{"ARRAY_PREPEND(ARRAY['b'], 'a')", "ARRAY<STRING> NOT NULL [a, b]"},
 		{"ARRAY_DISTINCT(ARRAY[1, 2, 1, 3, 2])", "ARRAY<INT NOT NULL> NOT NULL [1, 2, 3]"},
 		{"ARRAY_REVERSE(ARRAY[1, 2, 3])", "ARRAY<INT NOT NULL> NOT NULL [3, 2, 1]"},
@@ -60,5 +62,12 @@ func TestArraySetFunctions(t *testing.T) {
 		{"ARRAY_SORT(ARRAY[3, CAST(NULL AS INT), 1], FALSE)", "ARRAY<INT> NOT NULL [3, 1, null]"},
 		{"ARRAY_SORT(ARRAY[3, CAST(NULL AS INT), 1], TRUE, FALSE)", "ARRAY<INT> NOT NULL [1, 3, null]"},
 		{"ARRAY_SORT(ARRAY['b', 'a'], x_b)", "ARRAY<STRING NOT NULL> null"},
+	})
+}
+
+// TestMapFunctions: a map's entries, in its order.
+func TestMapFunctions(t *testing.T) {
+	runEvalCases(t, []evalCase{
+		{"MAP_ENTRIES(MAP['a', 1, 'b', 2])", "ARRAY<ROW<`key` STRING NOT NULL, `value` INT NOT NULL> NOT NULL> NOT NULL [+I[a, 1], +I[b, 2]]"},
 	})
 }
