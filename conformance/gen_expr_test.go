@@ -63,6 +63,9 @@ var exprAreaExprs = []struct {
 	{"array-sort", []string{"ARRAY_SORT(ARRAY[i, 3, CAST(NULL AS INT), id])", "ARRAY_SORT(ARRAY[i, 3, CAST(NULL AS INT), id], FALSE)", "ARRAY_SORT(ARRAY[i, 3, CAST(NULL AS INT)], TRUE, FALSE)", "ARRAY_SORT(ARRAY[i, 3, CAST(NULL AS INT)], FALSE, TRUE)", "ARRAY_SORT(ARRAY[s, 'b', 'B'])"}},
 	{"is-alpha-digit", []string{"IS_ALPHA(s)", "IS_DIGIT(s)", "IS_DIGIT(CAST(i AS STRING))", "IS_ALPHA(SUBSTRING(s, 1, 3))", "IS_ALPHA('')"}},
 	{"json-quote", []string{"JSON_QUOTE(s)", "JSON_QUOTE(CONCAT(s, '\"/\\', CHR(9), CHR(1)))", "JSON_UNQUOTE(JSON_QUOTE(s))", "JSON_UNQUOTE('\"a\\u0041\\/\"')", "JSON_UNQUOTE('\"bad\\x\"')", "JSON_UNQUOTE(s)"}},
+	{"map-entries", []string{"MAP_ENTRIES(MAP['k', i, 'j', id])", "MAP_ENTRIES(MAP[s, id, 'a', i])", "MAP_ENTRIES(CAST(NULL AS MAP<STRING, INT>))"}},
+	{"array-append-narrow", []string{"ARRAY_APPEND(ARRAY[b, 1], i)", "ARRAY_PREPEND(ARRAY[m], id)", "ARRAY_APPEND(ARRAY[b], CAST(NULL AS INT))"}},
+	{"array-append-widen", []string{"ARRAY_APPEND(ARRAY[i, 1], b)"}},
 	{"json-nest-raw", []string{"JSON_ARRAY(ARRAY[JSON_OBJECT(KEY 'k' VALUE i)])", "JSON_OBJECT(KEY 'o' VALUE JSON_ARRAY(i, s))"}},
 }
 

@@ -81,10 +81,10 @@ func buildArraySearch(name string) builder {
 				return row.ArrayValue(slices.DeleteFunc(slices.Clone(arr.ItemSlice()), func(x row.Value) bool { return sameItem(x, v) }))
 			}
 		default: // ARRAY_APPEND, ARRAY_PREPEND
-			// The value takes the array's element type; Flink refuses
-			// one that would widen the array (an ARRAY<INT> given a
-			// BIGINT).
-			if !sameShape(common.Nullable(), elem.Nullable()) {
+			// The value takes the array's element type when it casts to
+			// it implicitly in Flink (an INT to DECIMAL(10, 2)); Flink
+			// refuses one that does not (a BIGINT to INT).
+			if !sameShape(common.Nullable(), elem.Nullable()) && !implicitNumber(args[1].t, elem) {
 				return nil, argError(e, 1, args, "of the array's element type "+typeName(elem)+" or narrower (CAST it)")
 			}
 			var err error
@@ -324,4 +324,26 @@ func buildSplit(c *compiler, e *sql.Call, args []*node) (*node, error) {
 		}
 		return row.ArrayValue(splitString(s.Str(), d.Str())), nil
 	}, args...)
+}
+
+// numberRank orders the numeric types as Flink casts them implicitly:
+// TINYINT, SMALLINT, INT, BIGINT, DECIMAL, FLOAT, DOUBLE; 0 for others.
+func numberRank(t row.Type) int {
+	switch {
+	case t.ID.Integral():
+		return t.IntBits() / 8 // 1, 2, 4, 8
+	case t.ID == row.Decimal:
+		return 9
+	case t.ID == row.Float:
+		return 10
+	case t.ID == row.Double:
+		return 11
+	}
+	return 0
+}
+
+// implicitNumber reports whether a number of type v casts implicitly to
+// type to in Flink: to is no lower in numberRank.
+func implicitNumber(v, to row.Type) bool {
+	return numberRank(v) > 0 && numberRank(v) <= numberRank(to)
 }

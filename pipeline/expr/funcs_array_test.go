@@ -22,6 +22,7 @@ func TestCollectionFunctions(t *testing.T) {
 		{"ARRAY_APPEND(ARRAY[1], CAST(NULL AS INT))", "ARRAY<INT> NOT NULL [1, null]"},
 		{"ARRAY_APPEND(ARRAY[1, 2], CAST(3 AS BIGINT))", "error: ARRAY_APPEND argument 2 must be of the array's element type INT or narrower"},
 		{"ARRAY_APPEND(ARRAY[CAST(1 AS BIGINT)], 2)", "ARRAY<BIGINT> NOT NULL [1, 2]"},
+		{"ARRAY_PREPEND(ARRAY[1.25], 3)", "ARRAY<DECIMAL(3, 2)> NOT NULL [3.00, 1.25]"},
 		{"ARRAY_PREPEND(ARRAY['b'], 'a')", "ARRAY<STRING> NOT NULL [a, b]"},
 		{"ARRAY_DISTINCT(ARRAY[1, 2, 1, 3, 2])", "ARRAY<INT NOT NULL> NOT NULL [1, 2, 3]"},
 		{"ARRAY_REVERSE(ARRAY[1, 2, 3])", "ARRAY<INT NOT NULL> NOT NULL [3, 2, 1]"},
