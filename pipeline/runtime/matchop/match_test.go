@@ -42,8 +42,6 @@ func pred(f func(price int64, navs []row.Value) bool, navs ...Nav) *Expr {
 	}}
 }
 
-func isNull(v row.Value) bool { return v.IsNull() }
-
 // run drives the operator over rows with a watermark after each, and, when
 // restore, snapshots it and continues on a restored copy at every step.
 func run(t *testing.T, s Spec, restore bool, steps ...any) []string {
