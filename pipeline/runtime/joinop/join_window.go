@@ -52,11 +52,10 @@ type wjBucket struct {
 
 // WindowJoin is a window join: each input row waits in its window (keyed
 // by the join key) until the watermark (the minimum of both inputs', which
-// the node gives) reaches the window's end; then the window's rows are
-// joined, matches emitted as +I, an outer side's unmatched rows emitted
-// padded with NULLs, and the window's state freed, as Flink's
-// WindowJoinOperator does. A window fires when the watermark reaches its
-// last millisecond (Flink's timer at windowEnd - 1). Output is
+// the node gives) reaches the window's last millisecond (Flink's timer at
+// windowEnd - 1); then the window's rows are joined, matches emitted as
+// +I, an outer side's unmatched rows emitted padded with NULLs, and the
+// window's state freed, as Flink's WindowJoinOperator does. Output is
 // insert-only. A row whose window has already fired is late: dropped,
 // counted and reported (late_rows). Rows whose key holds a NULL
 // never match (outer sides emit them padded). A semi (anti) window join
