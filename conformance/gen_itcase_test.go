@@ -231,6 +231,10 @@ var itcaseQueries = []struct {
 	{"sort-limit", batch, []string{"T3"}, "SELECT a, c FROM T3 ORDER BY b DESC, a LIMIT 5"},
 	{"sort-offset", batch, []string{"T5"}, "SELECT d, e FROM T5 ORDER BY e DESC OFFSET 3 ROWS FETCH NEXT 4 ROWS ONLY"},
 	{"sort-limit-stream", streaming, []string{"T3"}, "SELECT a, b FROM T3 ORDER BY a DESC LIMIT 3"},
+	{"sort-agg-hidden", both, []string{"T3"}, "SELECT b, COUNT(*) FROM T3 GROUP BY b ORDER BY SUM(a) DESC LIMIT 2"},
+	{"sort-union-ordinal", batch, []string{"S3", "T5"}, "SELECT a, c FROM S3 UNION ALL SELECT d, g FROM T5 ORDER BY 1 DESC, 2 LIMIT 4"},
+	{"sort-subquery", streaming, []string{"T3"}, "SELECT b, cnt FROM (SELECT b, COUNT(*) AS cnt FROM T3 GROUP BY b ORDER BY cnt DESC, b LIMIT 3) WHERE b <> 6"},
+	{"sort-star-expr", streaming, []string{"T5"}, "SELECT * FROM T5 ORDER BY e * -1 LIMIT 3"},
 }
 
 func itcaseCases() []genCase {
