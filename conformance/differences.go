@@ -101,8 +101,6 @@ var Differences = []Difference{
 		Reason: "A query reads only the pipeline's sources: FROM (VALUES (1, 'a'), ...) AS v(x, y) and FROM UNNEST(ARRAY[1, 2, 3]) alone (UNNEST is planned only beside a table: CROSS JOIN UNNEST(t.arr), LEFT JOIN UNNEST ... ON TRUE) are refused; Flink reads both as constant, bounded tables."},
 	{Name: "over-frame-following", Kind: Open, Area: "plan/windowop: OVER frames in batch mode",
 		Reason: "An OVER frame must end at CURRENT ROW, as Flink requires in streaming mode; in batch mode Flink also runs frames ending after it (ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING, UNBOUNDED FOLLOWING), which etld refuses."},
-	{Name: "rank-over-aggregate", Kind: Open, Area: "plan: Top-N (rank_topn.go)",
-		Reason: "A Top-N whose ranking subquery aggregates in the same SELECT (ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY SUM(i) DESC) beside GROUP BY window_start, window_end, name) is refused and must be split into two subqueries; Flink ranks the aggregate's result directly (a window Top-N over a window aggregate)."},
 	{Name: "interval-join-late-rows", Kind: Open, Area: "runtime/joinop: interval joins (the watermarks engineer's area)",
 		Reason: "An out-of-order row of an interval join that arrives behind the watermark but within the join's bounds is joined by Flink (a row is late only when the other side's rows it could join have expired: watermark minus the relative window size) and loses a pair in etld: a self-join ON L.a = R.a AND L.ts >= R.ts AND L.ts < R.ts + INTERVAL '3' SECOND over rows at 1, 2, 4, 3 and 10 s (watermark ts - 1 s) gives 10 pairs for the key on Flink, 9 on etld."},
 	{Name: "outer-join-update-kinds", Kind: Open, Area: "runtime/joinop: outer joins of updating inputs",
