@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 )
@@ -42,17 +43,35 @@ type engine struct {
 
 var eventsSchema = []string{"id BIGINT", "k1 BIGINT", "k2 BIGINT", "cust BIGINT", "amount BIGINT", "name STRING", "ts TIMESTAMP(3)"}
 
+// eventsAsStrings is eventsSchema with the columns cols read as STRING
+// (the same digits, now a string key).
+func eventsAsStrings(cols ...string) []string {
+	s := slices.Clone(eventsSchema)
+	for i, c := range s {
+		name, _, _ := strings.Cut(c, " ")
+		if slices.Contains(cols, name) {
+			s[i] = name + " STRING"
+		}
+	}
+	return s
+}
+
 // etldPipeline is a pipeline file over events.csv with one transform.
 // sink is "blackhole" or a file path; extra holds top-level keys
 // (execution, mini_batch_aggregate, checkpoint_interval).
 func etldPipeline(e *env, name, sql, sink string, extra []string, watermark string) string {
+	return etldPipelineSchema(e, name, sql, sink, extra, watermark, eventsSchema)
+}
+
+// etldPipelineSchema is etldPipeline reading events.csv with schema.
+func etldPipelineSchema(e *env, name, sql, sink string, extra []string, watermark string, schema []string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "version: 1\nname: %s\n", name)
 	for _, x := range extra {
 		b.WriteString(x + "\n")
 	}
 	fmt.Fprintf(&b, "sources:\n  - name: events\n    type: file\n    path: %s\n    schema:\n", filepath.Join(e.data, "events.csv"))
-	for _, c := range eventsSchema {
+	for _, c := range schema {
 		fmt.Fprintf(&b, "      - %s\n", c)
 	}
 	if watermark != "" {
@@ -141,9 +160,21 @@ func baselineEngine(e *env, name string) engine {
 
 // duckEngine runs sql (with $EVENTS and $OUT to fill in) in DuckDB.
 func duckEngine(e *env, sql string) engine {
+	return duckEngineSchema(e, sql, eventsSchema)
+}
+
+// duckEngineSchema is duckEngine reading events.csv with schema (etld's
+// types: STRING is DuckDB's VARCHAR, TIMESTAMP(3) its TIMESTAMP).
+func duckEngineSchema(e *env, sql string, schema []string) engine {
 	eng := engine{name: "duckdb", out: "out.csv", notRun: e.noDuck}
-	events := fmt.Sprintf("read_csv('%s', header=false, auto_detect=false, columns={'id':'BIGINT','k1':'BIGINT','k2':'BIGINT','cust':'BIGINT','amount':'BIGINT','name':'VARCHAR','ts':'TIMESTAMP'})",
-		filepath.Join(e.data, "events.csv"))
+	cols := make([]string, len(schema))
+	for i, c := range schema {
+		name, typ, _ := strings.Cut(c, " ")
+		typ = strings.NewReplacer("STRING", "VARCHAR", "TIMESTAMP(3)", "TIMESTAMP").Replace(typ)
+		cols[i] = fmt.Sprintf("'%s':'%s'", name, typ)
+	}
+	events := fmt.Sprintf("read_csv('%s', header=false, auto_detect=false, columns={%s})",
+		filepath.Join(e.data, "events.csv"), strings.Join(cols, ","))
 	eng.run = func(dir string) (measure, error) {
 		q := strings.NewReplacer("$EVENTS", events, "$OUT", filepath.Join(dir, "out.csv")).Replace(sql)
 		script := "import duckdb, sys\nduckdb.connect().execute(sys.argv[1])\n"

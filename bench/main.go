@@ -26,7 +26,7 @@ func main() {
 	seed := flag.Uint64("seed", 1, "seed of the data generator")
 	cache := flag.String("cache", "bench/.cache", "cache dir for data, builds and outputs")
 	runs := flag.Int("runs", 3, "runs of each engine (interleaved); medians are reported")
-	only := flag.String("only", "", "comma-separated workloads (W1, W2 = W2-batch and W2-stream, W4, W5); default all")
+	only := flag.String("only", "", "comma-separated workloads (W1, W2 = W2-batch and W2-stream, W3 = its string and two-column keys, W4, W5); default all")
 	jsonOut := flag.String("json", "", "also write the results as JSON to this file")
 	noFlink := flag.Bool("no-flink", false, "skip Flink")
 	noDuck := flag.Bool("no-duckdb", false, "skip DuckDB")

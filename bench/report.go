@@ -122,6 +122,10 @@ func targets(ws []workloadResult) []target {
 			ts = append(ts, t)
 		case "W5":
 			speed(w, "W5 etld vs Flink", "flink", 8)
+		default:
+			if strings.HasPrefix(w.Name, "W3-") {
+				speed(w, w.Name+" etld vs DuckDB", "duckdb", 1)
+			}
 		}
 	}
 	return ts

@@ -1,5 +1,7 @@
 package main
 
+import "strings"
+
 // workload is one whole-process benchmark: its engines run interleaved,
 // and ratios are against baseline (an engine's name).
 type workload struct {
@@ -100,16 +102,35 @@ func workloads(e *env) []workload {
 			}),
 			flinkEngine(e, "flink-mini-batch", flinkMiniBatch, "", "k1 BIGINT, n BIGINT, s BIGINT, m BIGINT", "'connector' = 'blackhole'", "INSERT INTO sink_out "+w2SQL, false),
 		},
-	}, w4, {
-		name: "W5", desc: "TUMBLE 10 s COUNT/SUM, streaming, watermark ts - 1 s, csv -> csv",
-		baseline: "flink",
+	}, w4, w3(e, "W3-str1k", "GROUP BY name (STRING, 1k keys)", "SELECT name, COUNT(*) AS n, SUM(amount) AS s, MAX(amount) AS m FROM events GROUP BY name", eventsSchema),
+		w3(e, "W3-str100k", "GROUP BY k1 read as STRING (100k keys)", "SELECT k1, COUNT(*) AS n, SUM(amount) AS s, MAX(amount) AS m FROM events GROUP BY k1", eventsAsStrings("k1")),
+		w3(e, "W3-str1M", "GROUP BY k2 read as STRING (1M keys)", "SELECT k2, COUNT(*) AS n, SUM(amount) AS s, MAX(amount) AS m FROM events GROUP BY k2", eventsAsStrings("k2")),
+		w3(e, "W3-two10k", "GROUP BY name, MOD(k1, 10) (STRING and BIGINT, 10k keys)", "SELECT name, MOD(k1, 10) AS k, COUNT(*) AS n, SUM(amount) AS s, MAX(amount) AS m FROM events GROUP BY name, MOD(k1, 10)", eventsSchema),
+		w3(e, "W3-two", "GROUP BY name, k1 (STRING and BIGINT, 100M possible keys: about one a row)", "SELECT name, k1, COUNT(*) AS n, SUM(amount) AS s, MAX(amount) AS m FROM events GROUP BY name, k1", eventsSchema), {
+			name: "W5", desc: "TUMBLE 10 s COUNT/SUM, streaming, watermark ts - 1 s, csv -> csv",
+			baseline: "flink",
+			engines: []engine{
+				etldEngine(e, "etld", "out.csv", func(out string) string {
+					return etldPipeline(e, "w5", w5SQL, out, streaming, watermark)
+				}),
+				// Flink's file sink commits at checkpoints, so the job
+				// checkpoints every 10 s, as etld does by default.
+				flinkEngine(e, "flink", "SET 'execution.checkpointing.interval' = '10s';", "ts AS "+watermark, "ws STRING, we STRING, n BIGINT, s BIGINT", flinkFS, "INSERT INTO sink_out "+w5SQL, true),
+			},
+		}}
+}
+
+// w3 is a batch GROUP BY of string or composite keys against DuckDB,
+// both reading events.csv with schema.
+func w3(e *env, name, desc, sql string, schema []string) workload {
+	return workload{
+		name: name, desc: desc + " COUNT/SUM/MAX, batch, csv -> csv",
+		baseline: "duckdb",
 		engines: []engine{
 			etldEngine(e, "etld", "out.csv", func(out string) string {
-				return etldPipeline(e, "w5", w5SQL, out, streaming, watermark)
+				return etldPipelineSchema(e, strings.ToLower(name), sql, out, []string{"execution: batch"}, "", schema)
 			}),
-			// Flink's file sink commits at checkpoints, so the job
-			// checkpoints every 10 s, as etld does by default.
-			flinkEngine(e, "flink", "SET 'execution.checkpointing.interval' = '10s';", "ts AS "+watermark, "ws STRING, we STRING, n BIGINT, s BIGINT", flinkFS, "INSERT INTO sink_out "+w5SQL, true),
+			duckEngineSchema(e, "COPY ("+strings.Replace(sql, "FROM events", "FROM $EVENTS", 1)+") TO '$OUT' (HEADER false)", schema),
 		},
-	}}
+	}
 }

@@ -52,6 +52,9 @@ var sourceOpts = map[string][]opt{
 		{name: "key_fields"}, {name: "value_fields_include"}, {name: "session_timeout"}}, kafkaOpts...),
 	"mysql": mysqlSourceOpts,
 	"jdbc":  mysqlSourceOpts,
+	"nexmark": keys("events", "rate", "first_event_rate", "next_event_rate", "base_time", "seed",
+		"person_proportion", "auction_proportion", "bid_proportion", "person_avg_size", "auction_avg_size",
+		"bid_avg_size", "auction_hot_ratio_sellers", "bid_hot_ratio_auctions", "bid_hot_ratio_bidders", "nope"),
 }
 
 var mysqlSourceOpts = []opt{{name: "dsn"}, {name: "url"}, {name: "username"}, {name: "password"},
@@ -221,6 +224,7 @@ var sourceSeeds = map[string]string{
 	"kafka":   "brokers: [127.0.0.1:9092]\ntopic: t\nformat: json\nstop: latest",
 	"mysql":   "dsn: \"u:p@tcp(127.0.0.1:3306)/db\"\ntable: t\nscan: {partition: {column: id, num: 2, lower_bound: 1, upper_bound: 10}}",
 	"jdbc":    "url: jdbc:mysql://127.0.0.1:3306/db\ntable: t\nlookup: {cache: partial, partial_cache: {max_rows: 10}}",
+	"nexmark": "events: 10\nseed: 1\nbase_time: '2024-01-01 00:00:00'",
 }
 
 var sinkSeeds = map[string]string{

@@ -87,8 +87,6 @@ var Differences = []Difference{
 	{Name: "json-read-coercion", Kind: Open, Area: "formats/json reader (fmtopts's area)",
 		Reason: "Flink's json reader takes 1.7 into an INT column as 1, writes a nested value read into a STRING column compactly ([1,2]) and keeps the first of two equal keys; etld refuses the fraction, keeps the nested text as written ([1, 2]) and keeps the last key."},
 
-	{Name: "over-range-cleanup-timers", Kind: Open, Area: "runtime/windowop: OVER with a bounded RANGE frame",
-		Reason: "Flink's RowTimeRangeBoundedPrecedingFunction registers an event-time cleanup timer per key (row time + 1.5 x the range + 1 ms); a superseded one still fires and moves the key's last triggering time, so a later row at or below it is dropped as late although no row of its key was emitted up to it; etld drops a row only at or below its partition's last emitted time."},
 	{Name: "rank-update-fast", Kind: Open, Area: "runtime/rankop: Top-N strategies",
 		Reason: "Flink ranks an input with a unique key and a sort key that only grows (SUM of non-negative values over a GROUP BY) with its UpdateFastStrategy, which emits +I of the new top row and -D of the old; etld has only the RetractStrategy there, which emits -U and +U for the same change. The final tables are the same."},
 	{Name: "listagg-batch-order", Kind: Open, Area: "plan: batch aggregates (LISTAGG)",

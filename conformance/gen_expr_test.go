@@ -82,6 +82,16 @@ func exprAreaCases() []genCase {
 	out = append(out, genCase{name: "fn-json-path-filter", header: []string{tableJF},
 		query: "SELECT id, JSON_QUERY(p, '$.items[?(@.p > 1)].n'), JSON_QUERY(p, '$.items[?(@.p > 1 && @.n == \"b\")]'), JSON_QUERY(p, '$.items[1,0].p') FROM jf",
 		data:  map[string]string{"jf": dataJF}})
+	// TIME(3): read, written and computed.
+	const timeCols = "id INT, x TIME(3)"
+	times := map[string]string{"tt": jsonRows("x", `"10:30:45.123"`, `"00:00:00"`, `"23:59:59.999"`, `"10:30:00"`, `"07:05:09.1"`, "null")}
+	timeTable := "table: tt (" + timeCols + ") json"
+	out = append(out,
+		genCase{name: "type-time-print", header: []string{timeTable}, query: "SELECT * FROM tt", data: times},
+		genCase{name: "type-time-csv", header: []string{"mode: batch", timeTable, "sink: csv (" + timeCols + ")"}, query: "SELECT * FROM tt", data: times},
+		genCase{name: "type-time-json", header: []string{"mode: batch", timeTable, "sink: json (" + timeCols + ")"}, query: "SELECT * FROM tt", data: times},
+		genCase{name: "fn-time-ops", header: []string{timeTable}, query: "SELECT id, CAST(x AS STRING), HOUR(x), EXTRACT(MILLISECOND FROM x), x < TIME '12:00:00', CAST(x AS TIMESTAMP(3)), CAST(TIMESTAMP '2024-01-02 10:30:45.123' AS TIME(3)), CAST(CAST(x AS TIME) AS STRING) FROM tt", data: times},
+	)
 	out = append(out, genCase{name: "fn-json-value-number-text", header: []string{tableJN},
 		query: "SELECT id, JSON_VALUE(p, '$.x'), JSON_VALUE(p, '$.y'), JSON_VALUE(p, '$.z') FROM jn",
 		data:  map[string]string{"jn": dataJN}})

@@ -93,6 +93,16 @@ var matchDocCases = []struct{ name, query, data string }{
 	{"err-order-not-time", "SELECT * FROM ticker MATCH_RECOGNIZE (ORDER BY price MEASURES A.price AS p PATTERN (A B) DEFINE B AS TRUE) AS T", tickerSkip},
 	{"err-distinct-agg", mr("COUNT(DISTINCT A.price) AS p", "PATTERN (A B) DEFINE B AS TRUE"), tickerSkip},
 	{"err-two-vars", mr("SUM(A.price + B.price) AS p", "PATTERN (A B) DEFINE B AS TRUE"), tickerSkip},
+	{"measure-named-like-key", mr("A.symbol AS symbol, A.price AS p", "PATTERN (A B) DEFINE B AS B.price > A.price"), tickerSkip},
+	{"match-rowtime-arg", mr("MATCH_ROWTIME(rowtime) AS mt, A.price AS p", "PATTERN (A B) DEFINE B AS B.price > A.price"), tickerSkip},
+	{"err-classifier", mr("CLASSIFIER() AS c", "PATTERN (A B) DEFINE B AS B.price > A.price"), tickerSkip},
+	{"err-match-number", mr("MATCH_NUMBER() AS n", "PATTERN (A B) DEFINE B AS B.price > A.price"), tickerSkip},
+	{"group-over-match", "SELECT symbol, COUNT(*) AS n_matches, SUM(p) AS total FROM ticker MATCH_RECOGNIZE (PARTITION BY symbol ORDER BY rowtime MEASURES A.price AS p PATTERN (A B) DEFINE B AS B.price > A.price) AS T GROUP BY symbol", tickerDecreasing},
+	{"window-over-match", "WITH m AS (SELECT * FROM ticker MATCH_RECOGNIZE (PARTITION BY symbol ORDER BY rowtime MEASURES MATCH_ROWTIME() AS mt, A.price AS p PATTERN (A B) DEFINE B AS B.price > A.price) AS T) SELECT window_start, window_end, COUNT(*) AS n, SUM(p) AS total FROM TABLE(TUMBLE(TABLE m, DESCRIPTOR(mt), INTERVAL '5' SECOND)) GROUP BY window_start, window_end", tickerDecreasing},
+	// The match from 2 completes while the one from 1 is open; only the
+	// latter's timing out (WITHIN) lets it out.
+	{"within-releases-held", mr("FIRST(A.price) AS a, C.price AS c", "PATTERN (A B+? C) WITHIN INTERVAL '5' SECOND DEFINE C AS C.price = A.price + 10"),
+		tickerRows([4]any{"X", 1, 1, "10:00:01"}, [4]any{"X", 2, 1, "10:00:02"}, [4]any{"X", 5, 1, "10:00:03"}, [4]any{"X", 12, 1, "10:00:04"})},
 	{"err-optional-after-greedy", mr("A.price AS p", "PATTERN (A B* C? D) DEFINE B AS B.price > 1"), tickerSkip},
 	{"err-define-unknown", mr("A.price AS p", "PATTERN (A B) DEFINE X AS X.price > 1"), tickerSkip},
 	// Rows out of order: those behind the watermark (time - 1 second) are
@@ -123,6 +133,15 @@ var randomPatterns = []struct{ name, measures, rest string }{
 	{"skip-to-first", "FIRST(A.ts) AS s, FIRST(B.ts) AS b, LAST(ts) AS e", "AFTER MATCH SKIP TO FIRST B PATTERN (A B+? C) DEFINE A AS A.s = 'a', B AS B.s <> 'a', C AS C.s = 'a'"},
 	{"running-sum", "FIRST(ts) AS s, LAST(ts) AS e, SUM(v) AS total, COUNT(*) AS n", "AFTER MATCH SKIP PAST LAST ROW PATTERN (A B*? C) DEFINE B AS SUM(v) < 15, C AS SUM(v) >= 15 AND FIRST(v) < C.v"},
 	{"first-offset", "FIRST(A.ts) AS s, FIRST(A.v, 1) AS a2, LAST(A.v, 1) AS al", "AFTER MATCH SKIP PAST LAST ROW PATTERN (A{3} B) DEFINE A AS FIRST(A.v) <= A.v, B AS B.v < FIRST(A.v, 1)"},
+	// Greedy star in the middle, its condition overlapping the next one's.
+	{"star-overlap", "FIRST(A.ts) AS s, COUNT(B.v) AS nb, LAST(ts) AS e", "PATTERN (A B* C D) DEFINE A AS A.s = 'a', B AS B.v > 3, C AS C.v > 5, D AS D.v < 5"},
+	{"times-or-more", "FIRST(A.ts) AS s, COUNT(A.v) AS na, B.v AS b", "AFTER MATCH SKIP TO LAST A PATTERN (X A{2,} B) DEFINE X AS X.v > 8, A AS A.v < 8, B AS B.v >= 8"},
+	{"count-star-define", "FIRST(ts) AS s, LAST(ts) AS e, COUNT(*) AS n, MIN(B.v) AS lo, MAX(B.v) AS hi", "PATTERN (A B+? C) DEFINE A AS A.v = 0 OR A.v = 9, B AS COUNT(*) <= 5, C AS C.v > MAX(B.v)"},
+	{"last-any-offset", "FIRST(ts) AS s, LAST(ts) AS e, LAST(v, 2) AS v2", "AFTER MATCH SKIP PAST LAST ROW PATTERN (A B C) DEFINE B AS B.v > LAST(v, 1), C AS C.v > LAST(v, 1) AND C.v > LAST(v, 2)"},
+	{"within-ties", "FIRST(A.ts) AS s, LAST(ts) AS e, COUNT(B.v) AS nb", "PATTERN (A B*? C) WITHIN INTERVAL '3' SECOND DEFINE A AS A.s = 'b', C AS C.s = 'b'"},
+	{"reluctant-plus-plus", "FIRST(A.ts) AS s, COUNT(A.v) AS na, COUNT(B.v) AS nb, C.v AS c", "PATTERN (A+? B+? C) DEFINE A AS A.v < 6, B AS B.v > 2, C AS C.v = 9"},
+	{"optional-first", "FIRST(ts) AS s, COUNT(A.v) AS na, B.v AS b", "PATTERN (A? B C) DEFINE A AS A.s = 'c', B AS B.v > 4, C AS C.v < B.v"},
+	{"order-by-value", "FIRST(A.ts) AS s, A.v AS a, B.v AS b, C.v AS c", "PATTERN (A B C) DEFINE B AS B.v >= A.v, C AS C.v < B.v"},
 }
 
 // randomEvents is a seeded sequence of n rows over keys: each row one of
@@ -155,7 +174,11 @@ func matchCases() []genCase {
 	const tableEv = "table: ev (k STRING, s STRING, v INT, ts TIMESTAMP(3)) json watermark ts AS ts - INTERVAL '1' SECOND"
 	for i, seq := range []string{randomEvents(1, 300, []string{"x", "y", "z"}), randomEvents(2, 400, []string{"x"})} {
 		for _, p := range randomPatterns {
-			q := "SELECT * FROM ev MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts MEASURES " + p.measures + " " + p.rest + ") AS T"
+			order := "ts"
+			if p.name == "order-by-value" {
+				order = "ts, v DESC"
+			}
+			q := "SELECT * FROM ev MATCH_RECOGNIZE (PARTITION BY k ORDER BY " + order + " MEASURES " + p.measures + " " + p.rest + ") AS T"
 			out = append(out, genCase{name: fmt.Sprintf("mr-random%d-%s", i+1, p.name), header: []string{tableEv}, query: q, data: map[string]string{"ev": seq}})
 		}
 	}

@@ -32,6 +32,19 @@ const (
 {"k":"a","v":4}
 {"k":"b","v":null}
 `
+	// tableNT has no time attribute: an OVER window ordered by s or v
+	// is one of Flink's non-time OVER aggregates. Rows arrive out of the
+	// order of s (one in the middle, ties, a NULL).
+	tableNT = "table: nt (k STRING, v INT, s INT) json"
+	dataNT  = `{"k":"a","v":1,"s":5}
+{"k":"a","v":2,"s":3}
+{"k":"b","v":10,"s":1}
+{"k":"a","v":3,"s":5}
+{"k":"a","v":4,"s":4}
+{"k":"b","v":20,"s":null}
+{"k":"a","v":5,"s":1}
+{"k":"b","v":30,"s":1}
+`
 	// tableUA holds arrays: full, empty, NULL, with a NULL element.
 	tableUA = "table: ua (id INT, arr ARRAY<STRING>) json"
 	dataUA  = `{"id":1,"arr":["x","y"]}
@@ -53,7 +66,7 @@ func overCases() []genCase {
 	stream := []string{"streaming"}
 	tables := map[string][2]string{
 		"ot": {tableOT, dataOT}, "op": {tableOP, dataOP}, "ua": {tableUA, dataUA},
-		"o": {tableO, dataO}, "e": {tableE, dataE},
+		"o": {tableO, dataO}, "e": {tableE, dataE}, "nt": {tableNT, dataNT},
 	}
 	qs := []q{
 		// LAG and LEAD over the default frame, with ties in the order key.
@@ -73,6 +86,23 @@ func overCases() []genCase {
 		{"proc-range-unbounded", stream, []string{"op"}, "SELECT k, v, COUNT(*) OVER (PARTITION BY k ORDER BY pt), LAG(v) OVER (PARTITION BY k ORDER BY pt) FROM op", ""},
 		{"proc-row-number", stream, []string{"op"}, "SELECT k, v, ROW_NUMBER() OVER (PARTITION BY k ORDER BY pt) FROM op", ""},
 		{"proc-global", stream, []string{"op"}, "SELECT k, v, COUNT(*) OVER (ORDER BY pt ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) FROM op", ""},
+		// Ordered by a column that is not a time attribute.
+		{"nt-range", both, []string{"nt"}, "SELECT k, s, v, SUM(v) OVER w, COUNT(*) OVER w, MAX(v) OVER w FROM nt WINDOW w AS (PARTITION BY k ORDER BY s)", ""},
+		{"nt-rows", both, []string{"nt"}, "SELECT k, s, v, SUM(v) OVER w, COUNT(*) OVER w, MIN(v) OVER w FROM nt WINDOW w AS (PARTITION BY k ORDER BY s ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)", ""},
+		{"nt-global", both, []string{"nt"}, "SELECT k, v, COUNT(*) OVER (ORDER BY v), AVG(v) OVER (ORDER BY v) FROM nt", ""},
+		{"nt-string", both, []string{"nt"}, "SELECT k, v, SUM(v) OVER (ORDER BY k RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) FROM nt", ""},
+		{"nt-where", stream, []string{"nt"}, "SELECT k, v, COUNT(*) OVER (PARTITION BY k ORDER BY v) + 1 AS n FROM nt WHERE s IS NOT NULL", ""},
+		{"nt-updating", stream, []string{"nt"}, "SELECT k, n, SUM(n) OVER (ORDER BY n) FROM (SELECT k, COUNT(*) AS n FROM nt GROUP BY k)", ""},
+		{"nt-updating-rows", stream, []string{"nt"}, "SELECT s, n, COUNT(*) OVER (ORDER BY n ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) FROM (SELECT s, COUNT(*) AS n FROM nt GROUP BY s)", ""},
+		{"nt-bounded-rows", stream, []string{"nt"}, "SELECT k, v, SUM(v) OVER (PARTITION BY k ORDER BY s ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM nt", ""},
+		{"nt-bounded-range", stream, []string{"nt"}, "SELECT k, v, SUM(v) OVER (PARTITION BY k ORDER BY s RANGE BETWEEN 2 PRECEDING AND CURRENT ROW) FROM nt", ""},
+		{"nt-desc", stream, []string{"nt"}, "SELECT k, v, SUM(v) OVER (PARTITION BY k ORDER BY s DESC) FROM nt", ""},
+		{"nt-two-keys", stream, []string{"nt"}, "SELECT k, v, SUM(v) OVER (PARTITION BY k ORDER BY s, v) FROM nt", ""},
+		{"nt-row-number", both, []string{"nt"}, "SELECT k, v, ROW_NUMBER() OVER (PARTITION BY k ORDER BY s) FROM nt", ""},
+		{"nt-lag", stream, []string{"nt"}, "SELECT k, v, LAG(v) OVER (PARTITION BY k ORDER BY s) FROM nt", ""},
+		{"nt-rank", both, []string{"nt"}, "SELECT k, v, RANK() OVER (PARTITION BY k ORDER BY s) FROM nt", ""},
+		{"nt-dense-rank", stream, []string{"nt"}, "SELECT k, v, DENSE_RANK() OVER (PARTITION BY k ORDER BY s) FROM nt", ""},
+		{"nt-row-number-sum", both, []string{"nt"}, "SELECT k, v, ROW_NUMBER() OVER w, SUM(v) OVER w FROM nt WINDOW w AS (PARTITION BY k ORDER BY s)", ""},
 		// COLLECT and MULTISET.
 		{"collect-group", both, []string{"o"}, "SELECT category, COLLECT(qty) FROM o GROUP BY category", ""},
 		{"collect-filter", stream, []string{"o"}, "SELECT category, COLLECT(user_id) FILTER (WHERE price > 10), COLLECT(DISTINCT user_id) FILTER (WHERE qty > 1) FROM o GROUP BY category", ""},

@@ -44,6 +44,31 @@ const dataLateEdge = `{"k":"a","v":1,"ts":"2024-01-01 00:00:01"}
 {"k":"a","v":4,"ts":"2024-01-01 00:00:12"}
 `
 
+// dataLateSessionEdge: the row at 3.999 s moves the watermark to
+// 2.999 s, the last millisecond of session [1 s, 3 s), which then fires;
+// the row at 2.5 s after it opens a session of its own.
+const dataLateSessionEdge = `{"k":"a","v":1,"ts":"2024-01-01 00:00:01"}
+{"k":"a","v":2,"ts":"2024-01-01 00:00:03.999"}
+{"k":"a","v":3,"ts":"2024-01-01 00:00:02.500"}
+{"k":"a","v":4,"ts":"2024-01-01 00:00:12"}
+`
+
+// dataLateOverCleared: with a RANGE 2 s frame the rows of a at 1 s and
+// 2 s set a cleanup timer at 4.001 s, which the row at 10 s replaces by
+// one at 13.001 s: the replaced one still fires at the watermark 9 s and
+// makes the row at 3.5 s late. The row at 20 s sets 23.001 s, which the
+// watermark 29 s of b's row reaches: a's state is cleared, so its row at
+// 15 s, behind the watermark, is taken and counts alone.
+const dataLateOverCleared = `{"k":"a","v":1,"ts":"2024-01-01 00:00:01"}
+{"k":"a","v":2,"ts":"2024-01-01 00:00:02"}
+{"k":"a","v":3,"ts":"2024-01-01 00:00:10"}
+{"k":"a","v":4,"ts":"2024-01-01 00:00:03.500"}
+{"k":"a","v":5,"ts":"2024-01-01 00:00:20"}
+{"k":"b","v":6,"ts":"2024-01-01 00:00:30"}
+{"k":"a","v":7,"ts":"2024-01-01 00:00:15"}
+{"k":"b","v":8,"ts":"2024-01-01 00:00:40"}
+`
+
 func init() { areaCases = append(areaCases, lateCases) }
 
 func lateCases() []genCase {
@@ -57,6 +82,7 @@ func lateCases() []genCase {
 		one("edge-tumble", "SELECT window_start, window_end, k, COUNT(*), SUM(v) FROM "+tumble+" GROUP BY window_start, window_end, k", map[string]string{"l": dataLateEdge}),
 		one("edge-window-topn", "SELECT window_start, window_end, k, v FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY v DESC) AS rn FROM "+tumble+") WHERE rn <= 1", map[string]string{"l": dataLateEdge}),
 		one("edge-session", "SELECT window_start, window_end, k, COUNT(*) FROM TABLE(SESSION(TABLE l PARTITION BY k, DESCRIPTOR(ts), INTERVAL '2' SECOND)) GROUP BY window_start, window_end, k", map[string]string{"l": dataLateEdge}),
+		one("edge-session-fired", "SELECT window_start, window_end, k, COUNT(*), SUM(v) FROM TABLE(SESSION(TABLE l PARTITION BY k, DESCRIPTOR(ts), INTERVAL '2' SECOND)) GROUP BY window_start, window_end, k", map[string]string{"l": dataLateSessionEdge}),
 		one("session", "SELECT window_start, window_end, k, COUNT(*), SUM(v) FROM TABLE(SESSION(TABLE l PARTITION BY k, DESCRIPTOR(ts), INTERVAL '2' SECOND)) GROUP BY window_start, window_end, k", l),
 		one("tumble", "SELECT window_start, window_end, k, COUNT(*), SUM(v) FROM "+tumble+" GROUP BY window_start, window_end, k", l),
 		one("hop", "SELECT window_start, window_end, k, COUNT(*), SUM(v) FROM TABLE(HOP(TABLE l, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '10' SECOND)) GROUP BY window_start, window_end, k", l),
@@ -65,7 +91,7 @@ func lateCases() []genCase {
 		one("window-dedup", "SELECT window_start, window_end, k, v FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end, k ORDER BY ts ASC) AS rn FROM "+tumble+") WHERE rn = 1", l),
 		one("window-agg-topn", "SELECT window_start, window_end, k, c FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY c DESC, k) AS rn FROM (SELECT window_start, window_end, k, COUNT(*) AS c FROM "+tumble+" GROUP BY window_start, window_end, k)) WHERE rn <= 1", l),
 		one("over-rows", "SELECT k, v, SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) FROM l", l),
-		{name: "wm-late-over-range", header: []string{"mode: streaming", "expect: over-range-cleanup-timers", tableLate},
-			query: "SELECT k, v, COUNT(*) OVER (PARTITION BY k ORDER BY ts RANGE BETWEEN INTERVAL '5' SECOND PRECEDING AND CURRENT ROW) FROM l", data: l},
+		one("over-range", "SELECT k, v, COUNT(*) OVER (PARTITION BY k ORDER BY ts RANGE BETWEEN INTERVAL '5' SECOND PRECEDING AND CURRENT ROW) FROM l", l),
+		one("over-range-cleared", "SELECT k, v, COUNT(*) OVER w, SUM(v) OVER w FROM l WINDOW w AS (PARTITION BY k ORDER BY ts RANGE BETWEEN INTERVAL '2' SECOND PRECEDING AND CURRENT ROW)", map[string]string{"l": dataLateOverCleared}),
 	}
 }

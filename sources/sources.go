@@ -7,6 +7,7 @@ import (
 	"github.com/etld/etld/sources/file"
 	"github.com/etld/etld/sources/kafka"
 	"github.com/etld/etld/sources/mysql"
+	"github.com/etld/etld/sources/nexmark"
 )
 
 // Register adds every built-in source to r.
@@ -15,4 +16,5 @@ func Register(r *connector.Registry) {
 	file.Register(r)
 	kafka.Register(r)
 	mysql.Register(r)
+	nexmark.Register(r)
 }

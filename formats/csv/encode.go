@@ -96,6 +96,10 @@ func (e *Encoder) Encode(dst []byte, _ row.Kind, r row.Row) ([]byte, error) {
 			if v.Type() == row.TimestampLTZ {
 				dst = append(dst, 'Z')
 			}
+		case row.Time:
+			// Flink's csv writer: SQL_TIME_FORMAT, the fraction's
+			// digits up to the last that is not zero (07:05:09.1).
+			dst = row.AppendTimeTrimmed(dst, v)
 		case row.Decimal:
 			// Flink's csv writer hands Jackson a number node of the
 			// BigDecimal, which strips its trailing zeros, and writes its

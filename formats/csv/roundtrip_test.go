@@ -18,7 +18,7 @@ import (
 // records and decodes them: every value must come back.
 func TestRoundTrip(t *testing.T) {
 	schema := testenv.Schema(t, "b BOOLEAN", "ti TINYINT", "si SMALLINT", "i INT", "n BIGINT", "f FLOAT", "d DOUBLE", "m DECIMAL(18,4)",
-		"s STRING", "s2 STRING", "y BYTES", "dt DATE", "t TIMESTAMP(6)", "l TIMESTAMP_LTZ(6)")
+		"s STRING", "s2 STRING", "y BYTES", "dt DATE", "tm TIME(3)", "t TIMESTAMP(6)", "l TIMESTAMP_LTZ(6)")
 	rng := rand.New(rand.NewPCG(3, 4))
 	for i, opts := range []Options{
 		// Without a null literal, NULL is written as an empty field and

@@ -75,6 +75,8 @@ func RandomValue(rng *rand.Rand, t row.Type) row.Value {
 		return row.BytesValue(b)
 	case row.Date:
 		return row.DateValue(int32(rng.IntN(100000) - 30000))
+	case row.Time:
+		return row.TimeOfDayValue(rng.Int64N(row.MicrosPerDay))
 	case row.Timestamp:
 		return row.TimestampValue(rng.Int64N(200*365*day) - 70*365*day)
 	case row.TimestampLTZ:
@@ -180,7 +182,7 @@ func split(t testing.TB, sp connector.Splitter, stream []byte) [][]byte {
 func AllTypes(t testing.TB) row.Schema {
 	t.Helper()
 	return testenv.Schema(t, "b BOOLEAN", "ti TINYINT", "si SMALLINT", "i INT", "n BIGINT", "f FLOAT", "d DOUBLE", "m DECIMAL(18,4)",
-		"s STRING", "y BYTES", "dt DATE", "t TIMESTAMP(6)", "l TIMESTAMP_LTZ(6)")
+		"s STRING", "y BYTES", "dt DATE", "tm TIME(3)", "t TIMESTAMP(6)", "l TIMESTAMP_LTZ(6)")
 }
 
 // RandomSchema is a schema of 1 to 6 columns c0, c1, ... of types drawn

@@ -75,6 +75,12 @@ func (c *Codec) AppendValue(dst []byte, v row.Value, t row.Type) []byte {
 		return append(dst, '"')
 	case row.Array, row.Map, row.Struct:
 		return c.appendNested(dst, v, t)
+	case row.Time:
+		// Flink's SQL_TIME_FORMAT: HH:mm:ss and the fraction without its
+		// trailing zeros.
+		dst = append(dst, '"')
+		dst = row.AppendTimeTrimmed(dst, v)
+		return append(dst, '"')
 	}
 	return append(dst, "null"...)
 }

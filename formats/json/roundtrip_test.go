@@ -16,7 +16,7 @@ import (
 // them back: every value must come back, with either timestamp format.
 func TestRoundTrip(t *testing.T) {
 	schema := testenv.Schema(t, "b BOOLEAN", "ti TINYINT", "si SMALLINT", "i INT", "n BIGINT", "f FLOAT", "d DOUBLE", "m DECIMAL(18,4)", "m0 DECIMAL(5,0)",
-		"s STRING", "y BYTES", "dt DATE", "t TIMESTAMP(6)", "l TIMESTAMP_LTZ(6)")
+		"s STRING", "y BYTES", "dt DATE", "tm TIME(3)", "t TIMESTAMP(6)", "l TIMESTAMP_LTZ(6)")
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, opts := range []Options{{}, {TimestampFormat: "iso-8601"}} {
 		enc, err := NewEncoder(opts, schema)

@@ -234,6 +234,24 @@ func (c *compiler) timeArith(e sql.Expr, opAt sql.Pos, bop sql.BinaryOp, l, r *n
 		return s, nil
 	}
 	switch {
+	case (lt == row.Time && rt == typeInterval && (op == '+' || op == '-')) || (lt == typeInterval && rt == row.Time && op == '+'):
+		// A TIME moved by a day-time interval wraps around midnight,
+		// as Flink's int milliseconds of the day do.
+		sign := int64(1)
+		if op == '-' {
+			sign = -1
+		}
+		t := l.t
+		f := func(tm, iv row.Value) (row.Value, error) {
+			return row.TimeOfTimestamp(tm.Micros() + sign*(iv.Int64()%row.MicrosPerDay)), nil
+		}
+		if lt == typeInterval {
+			t = r.t
+			g := f
+			f = func(iv, tm row.Value) (row.Value, error) { return g(tm, iv) }
+		}
+		t.NotNull = notNull
+		return c.finish(e, t, bin(l.eval, r.eval, f), l, r)
 	case (lt.Temporal() && rt == typeIntervalYM && (op == '+' || op == '-')) || (lt == typeIntervalYM && rt.Temporal() && op == '+'):
 		return c.addYearMonth(e, op, l, r, notNull)
 	case lt == typeIntervalYM && rt == typeIntervalYM && (op == '+' || op == '-'):

@@ -113,6 +113,8 @@ func castKernel(from, to row.Type) (castFunc, error) {
 		k = castToDate(from)
 	case row.Timestamp, row.TimestampLTZ:
 		k = castToTimestamp(from, to)
+	case row.Time:
+		k = castToTime(from, to)
 	}
 	if k == nil {
 		msg := fmt.Sprintf("cannot CAST %s to %s", typeName(from), typeName(to))
@@ -403,6 +405,22 @@ func tsValue(id row.TypeID, us int64) row.Value {
 	return row.TimestampValue(us)
 }
 
+// castToTime is CAST(x AS TIME(p)) from a text, a timestamp (its wall
+// clock; an instant in the session zone, UTC) or a TIME, keeping p
+// fraction digits.
+func castToTime(from, to row.Type) castFunc {
+	p := to.Precision
+	switch from.ID {
+	case row.Time:
+		return func(v row.Value) (row.Value, error) { return row.TimeOfDayValue(truncMicros(v.Micros(), p)), nil }
+	case row.Timestamp, row.TimestampLTZ:
+		return func(v row.Value) (row.Value, error) { return row.TimeOfTimestamp(truncMicros(v.Micros(), p)), nil }
+	case row.String:
+		return func(v row.Value) (row.Value, error) { return row.ParseText(v.Str(), to) }
+	}
+	return nil
+}
+
 func castToTimestamp(from, to row.Type) castFunc {
 	id, p := to.ID, to.Precision
 	switch from.ID {
@@ -411,6 +429,9 @@ func castToTimestamp(from, to row.Type) castFunc {
 		return func(v row.Value) (row.Value, error) { return tsValue(id, truncMicros(v.Micros(), p)), nil }
 	case row.Date:
 		return func(v row.Value) (row.Value, error) { return tsValue(id, int64(v.Days())*microsPerDay), nil }
+	case row.Time:
+		// A TIME is that time on 1970-01-01, as in Flink.
+		return func(v row.Value) (row.Value, error) { return tsValue(id, v.Micros()), nil }
 	case row.String:
 		return func(v row.Value) (row.Value, error) {
 			ts, err := row.ParseText(v.Str(), to)

@@ -113,7 +113,7 @@ func compareDomain(a, b row.Type) (domain, error) {
 		return domString, nil
 	case a.ID == row.Boolean && b.ID == row.Boolean:
 		return domInt, nil
-	case a.ID == b.ID && (a.ID.Temporal() || isInterval(a.ID)):
+	case a.ID == b.ID && (a.ID.Temporal() || a.ID == row.Time || isInterval(a.ID)):
 		return domInt, nil
 	case isTimestamp(a.ID) && isTimestamp(b.ID):
 		return domInt, nil
@@ -130,7 +130,7 @@ func comparable(l, r *node) (*node, *node, error) {
 		if !s.konst || s.t.ID != row.String || other.t.ID == row.String || other.t.ID == row.Null {
 			return s, nil
 		}
-		if !other.t.ID.Numeric() && !other.t.ID.Temporal() && other.t.ID != row.Boolean {
+		if !other.t.ID.Numeric() && !other.t.ID.Temporal() && other.t.ID != row.Time && other.t.ID != row.Boolean {
 			return s, nil
 		}
 		to := other.t

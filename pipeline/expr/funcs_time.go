@@ -36,8 +36,8 @@ func init() {
 		"PROCTIME":              {min: 0, max: 0, build: buildNow(row.TimestampLTZ)},
 		"LOCALTIMESTAMP":        {min: 0, max: 0, build: buildNow(row.Timestamp)},
 		"CURRENT_DATE":          {min: 0, max: 0, build: buildNow(row.Date)},
-		"CURRENT_TIME":          {min: 0, max: 0, build: noTimeType},
-		"LOCALTIME":             {min: 0, max: 0, build: noTimeType},
+		"CURRENT_TIME":          {min: 0, max: 0, build: buildCurrentTime},
+		"LOCALTIME":             {min: 0, max: 0, build: buildCurrentTime},
 		"YEAR":                  {min: 1, max: 1, build: buildPart("YEAR")},
 		"QUARTER":               {min: 1, max: 1, build: buildPart("QUARTER")},
 		"MONTH":                 {min: 1, max: 1, build: buildPart("MONTH")},
@@ -71,8 +71,15 @@ func buildNow(id row.TypeID) builder {
 	}
 }
 
-func noTimeType(c *compiler, e *sql.Call, args []*node) (*node, error) {
-	return nil, errAt(e.At, "%s returns TIME, a type etld does not have; use CURRENT_TIMESTAMP or LOCALTIMESTAMP", e.Name)
+// buildCurrentTime is CURRENT_TIME and LOCALTIME: the clock's time of
+// day in the session zone (UTC), TIME(0) NOT NULL as Flink types it, its
+// milliseconds kept as Flink keeps them.
+func buildCurrentTime(c *compiler, e *sql.Call, args []*node) (*node, error) {
+	t := row.Type{ID: row.Time, NotNull: true}
+	now := c.now
+	return c.volatile(e, t, func(row.Row) (row.Value, error) {
+		return row.TimeOfTimestamp(nowMicros(now)), nil
+	}), nil
 }
 
 // formatArg compiles argument i as a date format: once when constant,
@@ -389,8 +396,12 @@ func (c *compiler) partNode(e sql.Expr, unit string, unitAt sql.Pos, x *node) (*
 		return nullNode(e, row.Type{ID: row.BigInt}, x), nil
 	case x.t.ID == row.Date && needsTime:
 		return nil, errAt(unitAt, "%s of a DATE: a DATE has no time of day; CAST it to TIMESTAMP first", unit)
+	case x.t.ID == row.Time && !needsTime:
+		return nil, errAt(unitAt, "%s of a TIME: a TIME has no date, only HOUR, MINUTE, SECOND and their fractions", unit)
+	case x.t.ID == row.Time:
+		// A TIME reads as that time on 1970-01-01.
 	case !x.t.ID.Temporal():
-		return nil, errAt(x.e.Pos(), "cannot take the %s of %s: it needs a DATE, TIMESTAMP or TIMESTAMP_LTZ", unit, typeName(x.t))
+		return nil, errAt(x.e.Pos(), "cannot take the %s of %s: it needs a DATE, TIME, TIMESTAMP or TIMESTAMP_LTZ", unit, typeName(x.t))
 	}
 	t := row.Type{ID: row.BigInt, NotNull: x.t.NotNull}
 	return c.fn1(e, t, x, func(v row.Value) (row.Value, error) { return row.BigIntValue(f(timeOf(v))), nil })

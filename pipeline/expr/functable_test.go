@@ -20,15 +20,21 @@ var parsedForms = map[string]string{
 	"IS JSON":  "js IS JSON OBJECT",
 }
 
-// plannedForms are the rows the planner handles (window table functions,
-// OVER and Top-N), tested with the planner.
+// plannedForms are the rows the planner handles (window table functions
+// and legacy group windows, OVER's row functions, GROUPING SETS,
+// MATCH_RECOGNIZE), tested with the planner.
 var plannedForms = map[string]bool{
 	"TUMBLE": true, "HOP": true, "CUMULATE": true, "SESSION": true,
-	"LAG": true, "ROW_NUMBER": true, "RANK": true, "DENSE_RANK": true,
+	"TUMBLE_START": true, "TUMBLE_END": true, "TUMBLE_ROWTIME": true,
+	"HOP_START": true, "HOP_END": true, "HOP_ROWTIME": true,
+	"SESSION_START": true, "SESSION_END": true, "SESSION_ROWTIME": true,
+	"LAG": true, "LEAD": true, "ROW_NUMBER": true, "RANK": true, "DENSE_RANK": true,
+	"GROUPING": true, "GROUPING_ID": true,
+	"FIRST": true, "LAST": true, "PREV": true, "NEXT": true, "MATCH_ROWTIME": true,
 }
 
 // refusedInLibrary are registered only to be refused with a reason.
-var refusedInLibrary = map[string]bool{"CURRENT_TIME": true, "LOCALTIME": true}
+var refusedInLibrary = map[string]bool{}
 
 // TestFunctionTable keeps docs/sql.md's table of Flink's functions true:
 // every row said to run is in the function library (or a form the parser

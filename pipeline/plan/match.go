@@ -92,6 +92,7 @@ func (q *queryBuilder) matchScope(m *sql.MatchRecognize) (*scope, error) {
 		spec.Define[v] = e
 	}
 	timeAttr := -1
+	var measureNames []string
 	for _, it := range m.Measures {
 		e, c, err := mp.compile(it.Expr, -1)
 		if err != nil {
@@ -100,9 +101,10 @@ func (q *queryBuilder) matchScope(m *sql.MatchRecognize) (*scope, error) {
 		if call, ok := it.Expr.(*sql.Call); ok && strings.EqualFold(call.Name, "MATCH_ROWTIME") && timeAttr < 0 {
 			timeAttr = len(outFields)
 		}
-		if mp.in.Schema.Index(it.Alias.Name) >= 0 && containsName(keyTexts, it.Alias.Name) {
-			return nil, errAt(it.Alias.At, "the measure %s has the name of a partition column; the output has both", it.Alias.Name)
+		if containsName(keyTexts, it.Alias.Name) || containsName(measureNames, it.Alias.Name) {
+			return nil, errAt(it.Alias.At, "columns ambiguously defined: {%s} (the output has the partition columns, then the measures)", it.Alias.Name)
 		}
+		measureNames = append(measureNames, it.Alias.Name)
 		spec.Measures = append(spec.Measures, e)
 		outFields = append(outFields, row.Field{Name: it.Alias.Name, Type: c.Type})
 	}

@@ -103,8 +103,10 @@ func (x *matchExpr) call(c *sql.Call) (sql.Expr, bool) {
 		}
 		return x.rewrite(c.Args[0]), true
 	case name == "MATCH_ROWTIME":
-		if len(c.Args) > 0 {
-			x.fail(errAt(c.At, "MATCH_ROWTIME with an argument is not supported yet; write MATCH_ROWTIME()"))
+		// MATCH_ROWTIME() or MATCH_ROWTIME(rowtime): the time of the
+		// match's last row.
+		if len(c.Args) > 1 || len(c.Args) == 1 && !x.isTimeAttr(c.Args[0]) {
+			x.fail(errAt(c.At, "MATCH_ROWTIME takes no argument or the input's event-time attribute %s", x.mp.in.Schema.Fields[x.mp.in.TimeAttr].Name))
 			return c, true
 		}
 		t := x.mp.in.Schema.Fields[x.mp.in.TimeAttr]
@@ -116,6 +118,14 @@ func (x *matchExpr) call(c *sql.Call) (sql.Expr, bool) {
 		return x.aggregate(c), true
 	}
 	return nil, false
+}
+
+// isTimeAttr reports whether e names the input's event-time attribute,
+// unqualified or qualified by a pattern variable.
+func (x *matchExpr) isTimeAttr(e sql.Expr) bool {
+	c, ok := e.(*sql.ColumnRef)
+	return ok && (c.Table.IsZero() || x.mp.varIndex(c.Table.Name) >= 0) &&
+		strings.EqualFold(c.Column.Name, x.mp.in.Schema.Fields[x.mp.in.TimeAttr].Name)
 }
 
 // offset reads a FIRST/LAST/PREV offset: a non-negative integer literal,

@@ -82,6 +82,10 @@ func modifiedMonotonicity(n *Node) []monotonicity {
 		}
 		return out
 	case OverAggNode, MatchNode:
+		if n.Mode.Updating {
+			// An OVER ordered by a non-time column updates its results.
+			return nil
+		}
 		return constants(width)
 	case UnnestNode:
 		in := modifiedMonotonicity(n.Input)

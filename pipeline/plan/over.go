@@ -16,8 +16,10 @@ import (
 //
 //	Calc(input columns, partition keys, arguments; WHERE) → OverAggregate → Calc(select list)
 //
-// The OverAggregate emits each input row once, with its results appended,
-// when the watermark passes the row's event time: insert-only.
+// Ordered by a time attribute, the OverAggregate emits each input row
+// once, with its results appended, when the watermark passes the row's
+// event time: insert-only. Ordered by another column, it updates the
+// rows after one arriving in their midst (over_nontime.go).
 
 // overCalls returns the OVER calls of the select list, outermost first.
 // A Top-N or deduplication (ROW_NUMBER filtered by the outer query) is
@@ -88,6 +90,9 @@ type overPlan struct {
 	in    *Node
 	overs []*sql.Over
 	spec  windowop.OverSpec
+	// nonTime is set when the window is ordered by a column that is not
+	// a time attribute (over_nontime.go).
+	nonTime *windowop.NonTimeSpec
 	// win is the window every call shares, with its frame (over_fn.go).
 	win *sql.WindowSpec
 
@@ -114,8 +119,6 @@ func (o *overPlan) check() error {
 		return errAt(first.OverAt, "OVER aggregates over a window table function are not supported; read the window TVF in a subquery with its GROUP BY")
 	case len(sel.GroupBy) > 0 || sel.Having != nil:
 		return errAt(first.OverAt, "OVER aggregates cannot be mixed with GROUP BY or HAVING in one SELECT; group in a subquery and compute the OVER aggregates around it")
-	case in.Mode.Updating:
-		return errAt(first.OverAt, "OVER aggregates take insert-only input; the %s they read is updating", s.table)
 	}
 	for _, it := range sel.Items {
 		if containsAgg(it.Expr) {
@@ -125,6 +128,16 @@ func (o *overPlan) check() error {
 	w, err := o.window()
 	if err != nil {
 		return err
+	}
+	if nt, ok, err := o.nonTimeSpec(w); ok || err != nil {
+		o.nonTime = nt
+		if err != nil {
+			return rankHint(err, o.overs)
+		}
+		return nil
+	}
+	if in.Mode.Updating {
+		return errAt(first.OverAt, "OVER aggregates ordered by a time attribute take insert-only input; the %s they read is updating (an OVER window ordered by another column takes it)", s.table)
 	}
 	spec, err := o.q.overSpec(w, s)
 	if err != nil {
@@ -243,7 +256,7 @@ func (o *overPlan) firstCalc() (*Node, error) {
 	if where != nil || len(preFields) > in.Schema.Len() {
 		pre = &Node{
 			Kind: CalcNode, Input: in, Schema: row.NewSchema(preFields...),
-			Mode: Changelog{}, TimeAttr: in.TimeAttr, Bounded: in.Bounded,
+			Mode: in.Mode, TimeAttr: in.TimeAttr, Bounded: in.Bounded,
 		}
 		c := &calcOp{filter: where}
 		if len(preFields) > in.Schema.Len() {
@@ -275,6 +288,10 @@ func (o *overPlan) overNode(pre *Node) *Node {
 			}
 		}
 	}
+	if o.nonTime != nil {
+		o.outFields, o.resultCol = outFields, resultCol
+		return o.nonTimeNode(pre, outFields)
+	}
 	if !spec.ProcTime {
 		spec.TimeCol = in.TimeAttr
 	}
@@ -283,19 +300,24 @@ func (o *overPlan) overNode(pre *Node) *Node {
 		Mode: overAggMode(), TimeAttr: in.TimeAttr, Bounded: in.Bounded,
 		op: &overOp{spec: &spec, batch: q.b.plan.Batch}, batch: q.b.plan.Batch,
 	}
+	node.Label = overLabel(keyTexts, in.Schema.Fields[spec.TimeCol].Name, w, aggTexts)
+
+	o.outFields, o.resultCol = outFields, resultCol
+	return node
+}
+
+// overLabel is the OverAggregate's explain line, as Flink writes it.
+func overLabel(keyTexts []string, order string, w *sql.WindowSpec, aggTexts []string) string {
 	partition := ""
 	if len(keyTexts) > 0 {
 		partition = "partitionBy=[" + strings.Join(keyTexts, ", ") + "], "
 	}
-	frame := "RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
+	frame := defaultFrame
 	if w.Frame != nil {
 		frame = strings.Trim(overWindowText(&sql.WindowSpec{Frame: w.Frame}), "()")
 	}
-	node.Label = fmt.Sprintf("OverAggregate(%sorderBy=[%s ASC], window=[%s], select=[%s])",
-		partition, in.Schema.Fields[spec.TimeCol].Name, frame, strings.Join(aggTexts, ", "))
-
-	o.outFields, o.resultCol = outFields, resultCol
-	return node
+	return fmt.Sprintf("OverAggregate(%sorderBy=[%s ASC], window=[%s], select=[%s])",
+		partition, order, frame, strings.Join(aggTexts, ", "))
 }
 
 // lastCalc builds the select list over the OverAggregate's row, each
@@ -346,9 +368,10 @@ func (o *overPlan) lastCalc(node *Node) (*Node, error) {
 	return out, nil
 }
 
-// overSpec checks the window: ORDER BY the input's event-time attribute,
-// ascending; a ROWS frame counts rows, a RANGE frame an interval; no
-// frame is RANGE UNBOUNDED PRECEDING, as in SQL.
+// overSpec checks the window: ORDER BY the input's event-time attribute
+// or a processing-time column, ascending; a ROWS frame counts rows, a
+// RANGE frame an interval; no frame is RANGE UNBOUNDED PRECEDING, as in
+// SQL.
 func (q *queryBuilder) overSpec(w *sql.WindowSpec, s *scope) (windowop.OverSpec, error) {
 	in := s.node
 	spec := windowop.OverSpec{Preceding: windowop.Unbounded}
@@ -361,7 +384,7 @@ func (q *queryBuilder) overSpec(w *sql.WindowSpec, s *scope) (windowop.OverSpec,
 		orderHint = "ORDER BY " + timeName
 	}
 	if len(w.OrderBy) != 1 {
-		return spec, errAt(w.At, "an OVER window needs exactly one ORDER BY column, the event-time attribute, ascending (%s)", orderHint)
+		return spec, errAt(w.At, "an OVER window needs exactly one ORDER BY column, ascending (%s, or another column; Flink orders by one column only)", orderHint)
 	}
 	o := w.OrderBy[0]
 	x, err := s.unqualify(o.X)
@@ -375,10 +398,9 @@ func (q *queryBuilder) overSpec(w *sql.WindowSpec, s *scope) (windowop.OverSpec,
 		}
 	}
 	if !spec.ProcTime && (!ok || in.TimeAttr < 0 || !strings.EqualFold(ref.Column.Name, timeName)) {
-		if in.TimeAttr < 0 {
-			return spec, errAt(o.Pos(), "OVER windows are ordered by a time attribute, and %s has none: declare `watermark:` on its source, or order by a processing-time column (AS PROCTIME())", s.table)
-		}
-		return spec, errAt(o.Pos(), "OVER windows are ordered by a time attribute: write %s, or a processing-time column (AS PROCTIME())", orderHint)
+		// A column that is not a time attribute is planned before
+		// (over_nontime.go): this is an expression or an unknown name.
+		return spec, errAt(o.Pos(), "an OVER window is ordered by a column of %s (%s, or another column): compute %s in a subquery and order by its name", s.table, strings.TrimPrefix(orderHint, "ORDER BY "), sql.Format(o.X))
 	}
 	if o.Desc {
 		return spec, errAt(o.Pos(), "an OVER window orders its time attribute ascending (Flink refuses DESC): drop DESC")

@@ -1,6 +1,7 @@
 package row
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 )
@@ -66,16 +67,33 @@ func parseTime(s string, precision int) (Value, bool) {
 	return TimeOfDayValue(micros), true
 }
 
-// appendSQLTime writes a TIME as CAST(t AS STRING) does in Flink:
-// HH:mm:ss and the fraction to the type's precision (at most three
-// digits, Flink's milliseconds).
+// appendSQLTime writes a TIME as CAST(t AS STRING) does in Flink 2.3:
+// HH:mm:ss, and for a precision above 0 the fraction without its
+// trailing zeros but at least one digit (00:00:00.0, 07:05:09.1,
+// 10:30:45.123).
 func appendSQLTime(dst []byte, v Value, t Type) []byte {
 	p := t.Precision
 	if t.ID != Time {
 		p = 3
 	}
-	ts := appendSQLTimestamp(nil, int64(v.n), min(p, 3))
-	return append(dst, ts[len("1970-01-01 "):]...)
+	start := len(dst)
+	dst = AppendTimeTrimmed(dst, v)
+	if p > 0 && bytes.IndexByte(dst[start:], '.') < 0 {
+		dst = append(dst, ".0"...)
+	}
+	return dst
+}
+
+// AppendTimeTrimmed writes a TIME as Flink's csv and json formats do
+// (SQL_TIME_FORMAT): HH:mm:ss and the fraction's digits up to the last
+// that is not zero, none when it is zero.
+func AppendTimeTrimmed(dst []byte, v Value) []byte {
+	ts := appendSQLTimestamp(nil, int64(v.n), 3)[len("1970-01-01 "):]
+	ts = bytes.TrimRight(ts, "0")
+	if ts[len(ts)-1] == '.' {
+		ts = ts[:len(ts)-1]
+	}
+	return append(dst, ts...)
 }
 
 // appendJavaLocalTime writes a TIME as Java's LocalTime.toString, the

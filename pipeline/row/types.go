@@ -298,6 +298,8 @@ func ParseType(s string) (Type, error) {
 		if t.Precision > 9 {
 			return Type{}, fmt.Errorf("type %q: TIME precision must be between 0 and 9", src)
 		}
+		// Flink keeps a TIME in milliseconds and types TIME(6) as TIME(3).
+		t.Precision = min(t.Precision, 3)
 	case "TIMESTAMP", "TIMESTAMP_LTZ":
 		t.ID, t.Precision, maxParams = Timestamp, 3, 1
 		if name == "TIMESTAMP_LTZ" || ltz {

@@ -18,7 +18,10 @@
 // Node kinds:
 //
 //   - A source node calls connector.Source.Read in a loop, evaluates the
-//     source's computed columns, tracks its watermark, and sends batches.
+//     source's computed columns, tracks its watermark record by record
+//     (cutting a batch before a row the watermark could make late,
+//     source_cut.go; one watermark per split of a SplitSource,
+//     source_split.go), and sends batches.
 //     Records the source cannot decode, or whose computed columns fail, go
 //     to the source's on_error policy (fail, skip, dead-letter).
 //   - An operator node runs an Operator: projection and filter, group and

@@ -131,9 +131,8 @@ func (s *SourceNode) read(ctx context.Context, batchSize int) (*row.Batch, bool,
 		b, err := s.Source.Read(ctx, batchSize)
 		return b, false, err
 	}
-	now := time.Now()
-	s.splits.refresh(now)
-	_, next := s.splits.markIdle(now)
+	s.splits.refresh(time.Now())
+	next := s.splits.nextIdle()
 	if next.IsZero() {
 		b, err := s.Source.Read(ctx, batchSize)
 		s.splits.refresh(time.Now())
@@ -155,7 +154,7 @@ func (s *SourceNode) idleSplits(ctx context.Context, wm int64) (int64, error) {
 	if s.splits == nil {
 		return wm, nil
 	}
-	next, _ := s.splits.markIdle(time.Now())
+	next := s.splits.markIdle(time.Now())
 	if next <= wm {
 		return wm, nil
 	}

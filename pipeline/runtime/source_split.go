@@ -111,25 +111,34 @@ func (w *splitWatermarks) watermark() int64 {
 	return m
 }
 
+// nextIdle is when the next active split goes idle (maybe already
+// past: markIdle has not looked yet); zero when none will, or without a
+// timeout.
+func (w *splitWatermarks) nextIdle() time.Time {
+	var next time.Time
+	if w.idle <= 0 {
+		return next
+	}
+	for _, st := range w.splits {
+		if at := st.last.Add(w.idle); !st.isIdle && (next.IsZero() || at.Before(next)) {
+			next = at
+		}
+	}
+	return next
+}
+
 // markIdle marks the splits without a record since now - idle as idle,
-// and returns the source's watermark by the splits and when the next
-// active split goes idle (zero: none will, or no timeout). Splits go
-// idle in the order their timeouts ran out, and the watermark is taken
-// after each: when the others went idle before the last one active, the
+// and returns the source's watermark by the splits. Splits go idle in
+// the order their timeouts ran out, and the watermark is taken after
+// each: when the others went idle before the last one active, the
 // watermark is that one's, as it would have been had the source looked
 // at the time each went idle.
-func (w *splitWatermarks) markIdle(now time.Time) (int64, time.Time) {
-	var next time.Time
+func (w *splitWatermarks) markIdle(now time.Time) int64 {
 	var due []*splitState
 	if w.idle > 0 {
 		for _, st := range w.splits {
-			if st.isIdle {
-				continue
-			}
-			if at := st.last.Add(w.idle); !at.After(now) {
+			if !st.isIdle && !st.last.Add(w.idle).After(now) {
 				due = append(due, st)
-			} else if next.IsZero() || at.Before(next) {
-				next = at
 			}
 		}
 	}
@@ -144,7 +153,7 @@ func (w *splitWatermarks) markIdle(now time.Time) (int64, time.Time) {
 			wm = m
 		}
 	}
-	return wm, next
+	return wm
 }
 
 // errIdleWake ends a Read that waited until a split went idle.

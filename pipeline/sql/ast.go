@@ -66,6 +66,7 @@ const (
 	LitBytes                        // X'0aff'
 	LitDate                         // DATE '2024-01-01'
 	LitTimestamp                    // TIMESTAMP '2024-01-01 10:00:00'
+	LitTime                         // TIME '10:00:00'
 )
 
 // Literal is a constant. The parser has already checked and converted it:

@@ -84,7 +84,7 @@ var errorCases = []struct{ in, want string }{
 	{"SELECT X'abc' FROM t", "1:8: binary string X'...' needs an even number of hex digits"},
 	{"SELECT DATE '2024-13-01' FROM t", "1:13: invalid DATE literal '2024-13-01': want 'YYYY-MM-DD'"},
 	{"SELECT TIMESTAMP '2024-01-01T10:00:00' FROM t", "1:18: invalid TIMESTAMP literal '2024-01-01T10:00:00': want 'YYYY-MM-DD HH:MM:SS[.fraction]'"},
-	{"SELECT TIME '10:00:00' FROM t", "1:8: TIME literals are not supported: etld has no TIME type; use TIMESTAMP '...'"},
+	{"SELECT TIME '25:00:00' FROM t", "1:13: invalid TIME literal '25:00:00': want 'HH:MM:SS[.fraction]'"},
 	{"SELECT EXTRACT(YEARS FROM ts) FROM t", "1:16: unknown time unit YEARS in EXTRACT; did you mean YEAR?"},
 	{"SELECT TRIM(LEADING 'x' s) FROM t", "1:25: expected FROM in TRIM, got name s"},
 	{"SELECT POSITION('a' s) FROM t", "1:21: expected IN in POSITION(needle IN haystack), got name s"},

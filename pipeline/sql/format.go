@@ -242,6 +242,11 @@ func (f *formatter) fieldAccess(e *FieldAccess) {
 		f.w("(")
 		f.ident(c.Column)
 		f.w(")")
+	} else if _, ok := e.X.(*Literal); ok {
+		// 0.f would read as a malformed number.
+		f.w("(")
+		f.expr(e.X, precLowest)
+		f.w(")")
 	} else {
 		f.expr(e.X, precPrimary)
 	}
@@ -398,6 +403,8 @@ func (f *formatter) literal(l *Literal) {
 		f.w("DATE " + quoteString(l.Text))
 	case LitTimestamp:
 		f.w("TIMESTAMP " + quoteString(l.Text))
+	case LitTime:
+		f.w("TIME " + quoteString(l.Text))
 	default:
 		f.w(l.Text)
 	}

@@ -66,7 +66,7 @@ func bytesLiteral(t token) *Literal {
 	return &Literal{At: t.pos, Kind: LitBytes, Text: t.text, Value: row.BytesValue(b), Type: notNull(row.Bytes)}
 }
 
-// parseTypedLiteral reads DATE '...' and TIMESTAMP '...'.
+// parseTypedLiteral reads DATE '...', TIMESTAMP '...' and TIME '...'.
 func (p *parser) parseTypedLiteral() (Expr, *Error) {
 	kw := p.next()
 	s := p.next()
@@ -87,7 +87,16 @@ func (p *parser) parseTypedLiteral() (Expr, *Error) {
 		typ.Precision = prec
 		return &Literal{At: kw.pos, Kind: LitTimestamp, Text: s.text, Value: v, Type: typ}, nil
 	}
-	return nil, p.errAt(kw, "TIME literals are not supported: etld has no TIME type; use TIMESTAMP '...'")
+	// TIME 'HH:MM:SS[.fraction]', its precision the fraction digits (at
+	// most 3, the milliseconds Flink keeps).
+	_, frac, _ := strings.Cut(s.text, ".")
+	typ := notNull(row.Time)
+	typ.Precision = min(len(frac), 3)
+	v, err := row.ParseText(s.text, typ)
+	if err != nil || strings.TrimSpace(s.text) != s.text || strings.Count(s.text, ":") != 2 {
+		return nil, p.errAt(s, "invalid TIME literal '"+s.text+"': want 'HH:MM:SS[.fraction]'")
+	}
+	return &Literal{At: kw.pos, Kind: LitTime, Text: s.text, Value: v, Type: typ}, nil
 }
 
 // timestampPrecision checks the shape Flink accepts for a TIMESTAMP

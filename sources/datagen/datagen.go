@@ -57,6 +57,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/etld/etld/internal/pace"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
 )
@@ -123,7 +124,7 @@ func New(cfg Config, env connector.SourceEnv) (*Source, error) {
 	}
 	s.pcg = *rand.NewPCG(uint64(s.seed), pcgStream)
 	if cfg.Rate > 0 {
-		s.pace = newPacer(cfg.Rate)
+		s.pace = pace.New(cfg.Rate)
 	}
 	for i := range s.cols {
 		c := &s.cols[i]
@@ -168,7 +169,7 @@ type Source struct {
 	// restored is set by Restore: the seed no longer says where rows come from.
 	restored bool
 	pcg      rand.PCG
-	pace     *pacer
+	pace     *pace.Pacer
 	scratch  []byte
 }
 
@@ -233,7 +234,7 @@ func (s *Source) Read(ctx context.Context, max int) (*row.Batch, error) {
 	}
 	if s.pace != nil {
 		var err error
-		if n, err = s.pace.take(ctx, n); err != nil {
+		if n, err = s.pace.Take(ctx, n); err != nil {
 			return nil, fmt.Errorf("datagen %s: waiting for the rate: %w", s.name, err)
 		}
 	}

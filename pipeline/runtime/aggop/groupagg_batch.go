@@ -148,7 +148,7 @@ func (g *GroupAgg) foldBatch(changes []row.Change) {
 // change i added its key. The result is scratch, valid until the next
 // call.
 func (g *GroupAgg) slotsOf(changes []row.Change) []int32 {
-	if g.ints != nil {
+	if g.ints != nil && g.ints.fits(changes, g.keys[0]) {
 		return g.slotsOfInts(changes)
 	}
 	n := len(changes)

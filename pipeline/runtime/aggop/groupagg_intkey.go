@@ -57,6 +57,24 @@ func intKeysOf(keys []int) *intKeys {
 	return &intKeys{}
 }
 
+// fits reports whether the cache serves a batch whose key is column col
+// of changes: its first key that is not NULL is an integer. A key of
+// another type (a STRING), or NULL, is never cached, so the cache would
+// only send each of its changes alone down the index's way, where the
+// passes of slotsOf look up a whole batch at once.
+func (c *intKeys) fits(changes []row.Change, col int) bool {
+	for i := range changes {
+		switch changes[i].Row[col].Type() {
+		case row.Null:
+			continue
+		case row.BigInt, row.Int:
+			return true
+		}
+		return false
+	}
+	return false
+}
+
 // home is k's first bucket: a Fibonacci hash, whose high bits spread
 // the keys of a range as well as random ones.
 func (c *intKeys) home(k int64) int {

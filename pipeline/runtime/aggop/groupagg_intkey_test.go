@@ -102,3 +102,33 @@ func TestIntKeys(t *testing.T) {
 		t.Fatal("a cache for a key of several columns, or none")
 	}
 }
+
+// TestIntKeysFits: a batch goes to the integer cache when its first key
+// that is not NULL is an integer, and to the index's passes otherwise
+// (NULL keys only too).
+func TestIntKeysFits(t *testing.T) {
+	c := intKeysOf([]int{0})
+	batch := func(vs ...row.Value) []row.Change {
+		var cs []row.Change
+		for _, v := range vs {
+			cs = append(cs, row.Change{Kind: row.Insert, Row: row.Row{v}})
+		}
+		return cs
+	}
+	for _, tc := range []struct {
+		changes []row.Change
+		want    bool
+	}{
+		{batch(row.BigIntValue(1), row.StringValue("a")), true},
+		{batch(row.NullValue, row.NullValue, row.IntValue(3)), true},
+		{batch(row.StringValue("1"), row.BigIntValue(1)), false},
+		{batch(row.NullValue, row.StringValue("a")), false},
+		{batch(row.DoubleValue(1)), false},
+		{batch(row.NullValue, row.NullValue), false},
+		{nil, false},
+	} {
+		if got := c.fits(tc.changes, 0); got != tc.want {
+			t.Errorf("fits(%v) = %v, want %v", tc.changes, got, tc.want)
+		}
+	}
+}

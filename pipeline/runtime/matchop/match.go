@@ -196,9 +196,22 @@ func (m *Match) runBelow(wm int64, out operator.Emitter) error {
 		clear(d.p.pending[:d.n])
 		d.p.pending = d.p.pending[d.n:]
 	}
-	if m.spec.Within > 0 && wm != operator.MaxWatermark {
+	// Flink advances each key's NFA to the watermark after its rows: a
+	// partial match WITHIN has timed out lets the matches it held back go
+	// (partitions in key order, so the output's order is fixed).
+	if m.spec.Within > 0 {
+		var held []*part
 		for _, p := range m.parts {
 			m.expire(p, wm-1)
+			if len(p.completed.items) > 0 {
+				held = append(held, p)
+			}
+		}
+		slices.SortFunc(held, func(a, b *part) int { return cmp.Compare(a.key, b.key) })
+		for _, p := range held {
+			if err := m.emitCompleted(p, emit); err != nil {
+				return err
+			}
 		}
 	}
 	for k, p := range m.parts {

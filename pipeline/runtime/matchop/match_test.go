@@ -42,8 +42,6 @@ func pred(f func(price int64, navs []row.Value) bool, navs ...Nav) *Expr {
 	}}
 }
 
-func isNull(v row.Value) bool { return v.IsNull() }
-
 // run drives the operator over rows with a watermark after each, and, when
 // restore, snapshots it and continues on a restored copy at every step.
 func run(t *testing.T, s Spec, restore bool, steps ...any) []string {
@@ -239,5 +237,46 @@ func TestGreedyTimesBlocksTheNextVariable(t *testing.T) {
 	got := both(t, s, tick(1, 17), tick(2, 19), tick(3, 21), tick(4, 25), tick(5, 18))
 	if got != "+I[XYZ, 19, 2]" {
 		t.Errorf("got %s", got)
+	}
+}
+
+// TestWithinReleasesHeldMatch: PATTERN (A B+? C) WITHIN 5 seconds, C AS
+// C.price = A.price + 10, over 1, 2, 5, 12 (10:00:01 to :04). The match
+// from 2 (B 5, C 12) completes while the one from 1 is still open, so it
+// is held back; no row follows, but once the watermark passes 10:00:06
+// Flink's advanceTime drops the match from 1 and emits the held one.
+func TestWithinReleasesHeldMatch(t *testing.T) {
+	s := Spec{
+		Keys: []int{cSym}, TimeCol: cTS, Vars: []string{"A", "B", "C"},
+		Terms: []Term{{Var: 0, Min: 1, Max: 1}, {Var: 1, Min: 1, Max: Unbounded}, {Var: 2, Min: 1, Max: 1}},
+		Define: []*Expr{nil, nil,
+			pred(func(p int64, n []row.Value) bool { return p == n[0].Int64()+10 }, last(0, cPrice)),
+		},
+		Measures: []*Expr{nav(first(0, cPrice)), nav(last(2, cPrice))},
+		Within:   5_000_000,
+	}
+	base := optest.TS("2018-09-17 10:00:00")
+	rows := []any{tick(1, 1), tick(2, 2), tick(3, 5), tick(4, 12), base + 5_000_000}
+	if got := both(t, s, rows...); got != "+I[XYZ, 2, 12]" {
+		t.Errorf("at the end of input: got %q", got)
+	}
+	op := optest.Must(New(s))
+	out := &optest.Out{}
+	for _, r := range rows[:4] {
+		if err := op.Process(optest.Batch(r.(row.Change)), out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := op.Watermark(base+5_000_000, out); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.Take(); len(got) != 0 {
+		t.Fatalf("emitted while the match from 1 is open: %v", got)
+	}
+	if err := op.Watermark(base+6_000_001, out); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.Take(); len(got) != 1 || got[0] != "+I[XYZ, 2, 12]" {
+		t.Errorf("after the watermark passed 10:00:06: %v", got)
 	}
 }

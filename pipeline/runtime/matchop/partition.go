@@ -51,10 +51,10 @@ func earlier(a, b *partial) int {
 }
 
 // feed runs one row through the partition's NFA and emits the matches it
-// completes (Flink's NFA.doProcess and processMatchesAccordingToSkipStrategy).
+// completes (Flink's NFA.advanceTime, then doProcess).
 func (m *Match) feed(p *part, ev *event, out func(p *part, rows []mrow) error) error {
-	if m.spec.Within > 0 {
-		m.expire(p, ev.ts)
+	if err := m.advanceTime(p, ev.ts, out); err != nil {
+		return err
 	}
 	var next, done pq
 	for _, pm := range p.partials.items {
@@ -72,6 +72,14 @@ func (m *Match) feed(p *part, ev *event, out func(p *part, rows []mrow) error) e
 	}
 	p.partials = next
 	p.completed.addAll(done.items)
+	return m.emitCompleted(p, out)
+}
+
+// emitCompleted emits the completed matches that no earlier-started
+// partial match holds back, earliest first, each pruning the partial and
+// completed matches its skip strategy drops (Flink's
+// processMatchesAccordingToSkipStrategy).
+func (m *Match) emitCompleted(p *part, out func(p *part, rows []mrow) error) error {
 	for c := p.completed.peek(); c != nil; c = p.completed.peek() {
 		if open := p.partials.peek(); open != nil && earlier(c, open) > 0 {
 			break
@@ -92,12 +100,22 @@ func (m *Match) feed(p *part, ev *event, out func(p *part, rows []mrow) error) e
 	return nil
 }
 
-// expire drops the partial matches that began Within or more before ts
-// (Flink's advanceTime).
+// advanceTime is Flink's NFA.advanceTime at time ts (no row before it
+// will come): it drops the partial matches that began Within or more
+// before ts, then emits the completed matches they held back.
+func (m *Match) advanceTime(p *part, ts int64, out func(p *part, rows []mrow) error) error {
+	if m.spec.Within == 0 {
+		return nil
+	}
+	m.expire(p, ts)
+	return m.emitCompleted(p, out)
+}
+
+// expire drops the partial matches that began Within or more before ts.
 func (m *Match) expire(p *part, ts int64) {
 	var kept pq
 	for _, x := range p.partials.items {
-		if x.startSeq == 0 || ts-x.startTs < m.spec.Within {
+		if x.startSeq == 0 || x.startTs > ts-m.spec.Within {
 			kept.offer(x)
 		}
 	}

@@ -118,6 +118,12 @@ func TestSnapshotRestoreContinuesExactly(t *testing.T) {
 		{"cumulate", func() operator.Operator {
 			return Must(windowop.NewWindowAgg(cumulate, []int{0}, winAggs, windowop.WindowOptions{}))
 		}, false},
+		{"over ordered by a non-time column, over updates", func() operator.Operator {
+			return Must(windowop.NewNonTimeOver(windowop.NonTimeSpec{Keys: []int{0}, Order: 1, Aggs: aggs, Funcs: []windowop.FuncKind{windowop.Rank}}, windowop.WindowOptions{}))
+		}, true},
+		{"over ordered by a non-time column, ROWS", func() operator.Operator {
+			return Must(windowop.NewNonTimeOver(windowop.NonTimeSpec{Order: 2, Rows: true, Aggs: aggs}, windowop.WindowOptions{}))
+		}, false},
 		{"tumble batch", func() operator.Operator {
 			return Must(windowop.NewWindowAgg(tumble, []int{0}, winAggs, windowop.WindowOptions{Batch: true}))
 		}, false},

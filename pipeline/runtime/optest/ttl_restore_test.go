@@ -7,6 +7,7 @@ import (
 	"github.com/etld/etld/pipeline/runtime/joinop"
 	"github.com/etld/etld/pipeline/runtime/operator"
 	"github.com/etld/etld/pipeline/runtime/rankop"
+	"github.com/etld/etld/pipeline/runtime/windowop"
 )
 
 // TestStateTTLRestoreOverLiveState: Restore replaces the state, its
@@ -38,6 +39,11 @@ func TestStateTTLRestoreOverLiveState(t *testing.T) {
 		{"top-n", func() ttlOp { return rankop.NewTopN(topNSpec(rankop.Retract, false, 1, 2)) },
 			TTLStep{In: Ins("a", "x", 1)}, []TTLStep{{In: Ins("b", "y", 1)}, {In: Ins("c", "y", 1)}},
 			TTLStep{In: Del("a", "x", 1)}, []string{"-D[a, x, 1]"}, nil},
+		{"over ordered by a non-time column", func() ttlOp {
+			return Must(windowop.NewNonTimeOver(windowop.NonTimeSpec{Keys: []int{0}, Order: 1, Aggs: countSum()}, windowop.WindowOptions{}))
+		},
+			TTLStep{In: Ins("a", 1)}, []TTLStep{{In: Ins("b", 1)}, {In: Ins("c", 1)}},
+			TTLStep{In: Ins("a", 2)}, []string{"+I[a, 2, 2, 3]"}, []string{"+I[a, 2, 1, 2]"}},
 		{"join", func() ttlOp { return joinop.NewJoin(joinSpec2(joinop.InnerJoin)) },
 			TTLStep{Side: 0, In: Ins(1, "a")}, []TTLStep{{Side: 0, In: Ins(2, "b")}, {Side: 0, In: Ins(3, "c")}},
 			TTLStep{Side: 1, In: Ins(1, "x")}, []string{"+I[1, a, 1, x]"}, nil},

@@ -77,7 +77,7 @@ func (ss *sessionSet) add(key []byte, ts, wm int64, st sessionState) *session {
 		j++
 	}
 	if i == j {
-		if end <= wm {
+		if lastMilli(end) <= wm {
 			return nil
 		}
 		k := string(key)
@@ -107,7 +107,7 @@ func (ss *sessionSet) add(key []byte, ts, wm int64, st sessionState) *session {
 // after taking it out of the set; f emits the session and frees its
 // state. An error of f stops the firing and is returned.
 func (ss *sessionSet) fire(wm int64, f func(*session) error) error {
-	for ss.timers.Len() > 0 && ss.timers.Top().end <= wm {
+	for ss.timers.Len() > 0 && lastMilli(ss.timers.Top().end) <= wm {
 		t := ss.timers.Pop()
 		s := t.s
 		if s.dead {

@@ -2,6 +2,7 @@ package windowop
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -30,7 +31,16 @@ func (l *stateLog) mergeState(into, from int32) {
 }
 
 func showSession(s *session) string {
-	return fmt.Sprintf("%s#%d [%d,%d)", s.key, s.id, s.start, s.end)
+	return fmt.Sprintf("%s#%d [%s,%s)", s.key, s.id, secs(s.start), secs(s.end))
+}
+
+// The steps' times are seconds, the set's microseconds: a session fires
+// at its last millisecond (lastMilli).
+func secs(micros int64) string { return strconv.FormatFloat(float64(micros)/1e6, 'f', -1, 64) }
+
+func secsMicros(text string) int64 {
+	f, _ := strconv.ParseFloat(text, 64)
+	return int64(math.Round(f * 1e6))
 }
 
 // runSessionSet plays steps on a set of gap 5: "a@4" adds key a's window
@@ -43,13 +53,13 @@ func runSessionSet(t *testing.T, steps []string, restoreAfter int) []string {
 	t.Helper()
 	var log []string
 	owner := &stateLog{log: &log}
-	set := newSessionSet(5)
+	set := newSessionSet(5_000_000)
 	wm := operator.NoWatermark
 	for i, step := range steps {
 		if at, ok := strings.CutPrefix(step, "fire "); ok {
 			wm = operator.MaxWatermark
 			if at != "max" {
-				wm, _ = strconv.ParseInt(at, 10, 64)
+				wm = secsMicros(at)
 			}
 			if err := set.fire(wm, func(s *session) error {
 				log = append(log, step+": "+showSession(s))
@@ -59,11 +69,7 @@ func runSessionSet(t *testing.T, steps []string, restoreAfter int) []string {
 			}
 		} else {
 			key, at, _ := strings.Cut(step, "@")
-			ts, err := strconv.ParseInt(at, 10, 64)
-			if err != nil {
-				t.Fatalf("step %q: %v", step, err)
-			}
-			if s := set.add([]byte(key), ts, wm, owner); s == nil {
+			if s := set.add([]byte(key), secsMicros(at), wm, owner); s == nil {
 				log = append(log, step+" late")
 			} else {
 				log = append(log, step+" in "+showSession(s))
@@ -75,7 +81,7 @@ func runSessionSet(t *testing.T, steps []string, restoreAfter int) []string {
 				c := *s
 				copies = append(copies, &c)
 			}
-			restored := newSessionSet(5)
+			restored := newSessionSet(5_000_000)
 			restored.restore(set.seq, copies)
 			set = restored
 		}
@@ -139,6 +145,10 @@ func TestSessionSet(t *testing.T) {
 			"new d#2", "d@9 in d#2 [9,14)", "new c#3", "c@9 in c#3 [9,14)",
 			"fire max: b#0 [0,7)", "fire max: a#1 [2,7)", "fire max: d#2 [9,14)", "fire max: c#3 [9,14)",
 		},
+	}, {
+		name:  "a session fires at its last millisecond; a row after it opens a session of its own",
+		steps: []string{"a@0", "fire 4.998", "fire 4.999", "a@4.5", "fire max"},
+		want:  []string{"new a#0", "a@0 in a#0 [0,5)", "fire 4.999: a#0 [0,5)", "new a#1", "a@4.5 in a#1 [4.5,9.5)", "fire max: a#1 [4.5,9.5)"},
 	}, {
 		name:  "a fired session's key starts afresh",
 		steps: []string{"a@0", "fire 5", "a@5", "fire max"},

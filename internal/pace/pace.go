@@ -1,4 +1,7 @@
-package datagen
+// Package pace holds generated sources to a rate: a token bucket on the
+// monotonic clock, shared by the sources that generate rows rather than
+// read them.
+package pace
 
 import (
 	"context"
@@ -17,7 +20,8 @@ const (
 	burstTime = 100 * time.Millisecond
 )
 
-type pacer struct {
+// Pacer paces one source; it is not safe for concurrent use.
+type Pacer struct {
 	rate    float64 // rows per second
 	chunk   float64 // rows a Read waits for, at least 1
 	burst   float64 // bucket capacity, at least chunk
@@ -27,14 +31,15 @@ type pacer struct {
 	timer   *time.Timer
 }
 
-func newPacer(rate float64) *pacer {
+// New returns a pacer of rate rows per second.
+func New(rate float64) *Pacer {
 	chunk := max(1, math.Floor(rate*chunkTime.Seconds()))
-	return &pacer{rate: rate, chunk: chunk, burst: max(chunk, rate*burstTime.Seconds())}
+	return &Pacer{rate: rate, chunk: chunk, burst: max(chunk, rate*burstTime.Seconds())}
 }
 
-// take waits until min(want, chunk) rows are allowed, then takes as many as
+// Take waits until min(want, chunk) rows are allowed, then takes as many as
 // are allowed, up to want. It returns early with ctx's error.
-func (p *pacer) take(ctx context.Context, want int) (int, error) {
+func (p *Pacer) Take(ctx context.Context, want int) (int, error) {
 	now := time.Now()
 	if !p.started {
 		p.last, p.started = now, true
@@ -53,14 +58,14 @@ func (p *pacer) take(ctx context.Context, want int) (int, error) {
 	return n, nil
 }
 
-func (p *pacer) refill(now time.Time) {
+func (p *Pacer) refill(now time.Time) {
 	if d := now.Sub(p.last); d > 0 {
 		p.tokens = min(p.burst, p.tokens+d.Seconds()*p.rate)
 		p.last = now
 	}
 }
 
-func (p *pacer) sleep(ctx context.Context, d time.Duration) error {
+func (p *Pacer) sleep(ctx context.Context, d time.Duration) error {
 	if p.timer == nil {
 		p.timer = time.NewTimer(d)
 	} else {
