@@ -85,8 +85,6 @@ var Differences = []Difference{
 	{Name: "json-read-coercion", Kind: Open, Area: "formats/json reader (fmtopts's area)",
 		Reason: "Flink's json reader takes 1.7 into an INT column as 1, writes a nested value read into a STRING column compactly ([1,2]) and keeps the first of two equal keys; etld refuses the fraction, keeps the nested text as written ([1, 2]) and keeps the last key."},
 
-	{Name: "over-range-cleanup-timers", Kind: Open, Area: "runtime/windowop: OVER with a bounded RANGE frame",
-		Reason: "Flink's RowTimeRangeBoundedPrecedingFunction registers an event-time cleanup timer per key (row time + 1.5 x the range + 1 ms); a superseded one still fires and moves the key's last triggering time, so a later row at or below it is dropped as late although no row of its key was emitted up to it; etld drops a row only at or below its partition's last emitted time."},
 	{Name: "csv-options", Kind: Open, Area: "formats/csv reader",
 		Reason: "Flink's csv reader fails on an ISO timestamp (2024-01-02T03:04:05), which etld reads, and reads a BOOLEAN other than true as false, where etld reads yes as true."},
 }
