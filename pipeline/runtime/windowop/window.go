@@ -61,6 +61,7 @@ type WindowAgg struct {
 	res           []row.Value
 	arena         aggop.RowArena
 	dropped       int64
+	proc          *procClock // processing-time windows (ProcWindowAgg); nil on event time
 }
 
 // NewWindowAgg builds the operator; an invalid spec or call (see
@@ -104,6 +105,9 @@ func (g *WindowAgg) add(k row.Kind, r row.Row) error {
 	ts, err := eventTime(k, r, g.width, g.spec.TimeCol, &g.timeID)
 	if err != nil {
 		return err
+	}
+	if g.proc != nil {
+		ts = g.proc.arrival
 	}
 	if err := g.st.Check(r); err != nil {
 		return err
