@@ -311,7 +311,10 @@ func (q *queryBuilder) selectBlock(sel *sql.Select) (*Node, error) {
 	if s.window != nil {
 		// A window TVF read as a table (Flink's WindowTableFunction):
 		// each row once per window holding it, with the window columns.
-		s = q.windowTable(s)
+		var err error
+		if s, err = q.windowTable(s); err != nil {
+			return nil, err
+		}
 	}
 	if sel.Having != nil {
 		return nil, errAt(sel.Having.Pos(), "HAVING needs GROUP BY or an aggregate")

@@ -16,3 +16,10 @@ func procWindowAllowed(w *sql.WindowTVF, batch bool) error {
 	}
 	return nil
 }
+
+// errProcWindowTable refuses a processing-time window TVF read as a
+// table (a plain SELECT, a window Top-N or a window join), as Flink 2.3
+// refuses its WindowTableFunction on processing time.
+func errProcWindowTable(w *sql.WindowTVF) error {
+	return errAt(w.TimeCol.At, "processing-time Window TableFunction is not supported yet, as in Flink: a %s on the processing-time attribute %q must be followed by a GROUP BY window_start, window_end (a window aggregate)", w.Kind, w.TimeCol.Name)
+}
