@@ -102,12 +102,9 @@ func (g *WindowAgg) Process(in *row.Batch, out operator.Emitter) error {
 }
 
 func (g *WindowAgg) add(k row.Kind, r row.Row) error {
-	ts, err := eventTime(k, r, g.width, g.spec.TimeCol, &g.timeID)
+	ts, err := g.rowTime(k, r)
 	if err != nil {
 		return err
-	}
-	if g.proc != nil {
-		ts = g.proc.arrival
 	}
 	if err := g.st.Check(r); err != nil {
 		return err

@@ -1,6 +1,7 @@
 package windowop
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/etld/etld/pipeline/row"
@@ -37,8 +38,8 @@ type ProcWindowAgg struct {
 }
 
 // NewProcWindowAgg builds the operator; now is the clock (nil is
-// time.Now). The spec's TimeCol is the processing-time column, checked
-// for its type only. SESSION, batch mode and attached windows are
+// time.Now). The spec's TimeCol is the processing-time column, whose
+// values are not read. SESSION, batch mode and attached windows are
 // event-time only and refused.
 func NewProcWindowAgg(w WindowSpec, keys []int, aggs []aggop.AggCall, opt WindowOptions, now func() time.Time) (*ProcWindowAgg, error) {
 	if w.Kind == Session || opt.Batch || opt.Attached {
@@ -109,3 +110,18 @@ func (g *ProcWindowAgg) Flush(out operator.Emitter) error { return g.advance(g.c
 func (g *ProcWindowAgg) FlushEvery() time.Duration { return ProcTick }
 
 var _ operator.Flusher = (*ProcWindowAgg)(nil)
+
+// rowTime is the time r counts at: its event time, or on processing
+// time the batch's arrival (the column is not read).
+func (g *WindowAgg) rowTime(k row.Kind, r row.Row) (int64, error) {
+	if g.proc == nil {
+		return eventTime(k, r, g.width, g.spec.TimeCol, &g.timeID)
+	}
+	if k != row.Insert {
+		return 0, fmt.Errorf("input planned as insert-only carries a %s change", k)
+	}
+	if len(r) < g.width {
+		return 0, fmt.Errorf("row has %d columns, want at least %d", len(r), g.width)
+	}
+	return g.proc.arrival, nil
+}

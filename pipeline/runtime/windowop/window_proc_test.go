@@ -161,3 +161,11 @@ func TestProcWindowRefusesSession(t *testing.T) {
 		t.Error("a processing-time SESSION window was built; want an error")
 	}
 }
+
+func TestProcWindowRefusesUpdates(t *testing.T) {
+	c := &procClockAt{}
+	g := newProc(t, WindowSpec{Kind: Tumble, Size: 10_000_000}, c)
+	if err := g.Process(optest.Batch(optest.Del("a", optest.LTZSec(0))), &optest.Out{}); err == nil {
+		t.Error("a -D change was counted; want an error (the input is planned insert-only)")
+	}
+}
