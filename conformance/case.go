@@ -272,13 +272,14 @@ func parseTable(s string) (Table, error) {
 }
 
 // columnList reads "(a INT, d DECIMAL(10, 2), ...)" from the start of s:
-// commas inside parentheses or quotes do not split.
+// commas inside parentheses, quotes or a type's angle brackets
+// (MAP<K, V>) do not split.
 func columnList(s string) (cols []string, tail string, err error) {
 	s = strings.TrimSpace(s)
 	if !strings.HasPrefix(s, "(") {
 		return nil, "", fmt.Errorf("want (columns), got %q", s)
 	}
-	depth, start := 0, 1
+	depth, angle, start := 0, 0, 1
 	var quote byte
 	for i := 0; i < len(s); i++ {
 		ch := s[i]
@@ -289,6 +290,10 @@ func columnList(s string) (cols []string, tail string, err error) {
 			}
 		case ch == '\'' || ch == '`':
 			quote = ch
+		case ch == '<' && typeArgsOpen(s[:i]):
+			angle++
+		case ch == '>' && angle > 0:
+			angle--
 		case ch == '(':
 			depth++
 		case ch == ')':
@@ -297,12 +302,24 @@ func columnList(s string) (cols []string, tail string, err error) {
 				cols = append(cols, strings.TrimSpace(s[start:i]))
 				return cols, strings.TrimSpace(s[i+1:]), nil
 			}
-		case ch == ',' && depth == 1:
+		case ch == ',' && depth == 1 && angle == 0:
 			cols = append(cols, strings.TrimSpace(s[start:i]))
 			start = i + 1
 		}
 	}
 	return nil, "", fmt.Errorf("unclosed ( in %q", s)
+}
+
+// typeArgsOpen says whether a '<' after before opens a type's arguments
+// (ARRAY<, MAP<, ROW<, MULTISET<) rather than being a comparison.
+func typeArgsOpen(before string) bool {
+	before = strings.ToUpper(strings.TrimRight(before, " "))
+	for _, t := range []string{"ARRAY", "MAP", "ROW", "MULTISET"} {
+		if strings.HasSuffix(before, t) {
+			return true
+		}
+	}
+	return false
 }
 
 // Format writes the case back: the header as read, then the sections.

@@ -197,45 +197,8 @@ func (p *Pipeline) Run(ctx context.Context, opt RunOptions) (Summary, error) {
 		return Summary{Pipeline: p.Name()}, err
 	}
 	start := time.Now()
-	// Why each operator drops rows, asked before it runs.
-	reasons := make([]string, len(g.Ops))
-	for i, n := range g.Ops {
-		if c, ok := n.Op.(operator.Counters); ok {
-			_, reasons[i] = c.Dropped()
-		}
-	}
-	summarize := func() Summary {
-		s := Summary{Pipeline: p.Name(), Elapsed: time.Since(start)}
-		for i, n := range g.Sources {
-			skipped := n.Stats.Skipped.Load() + p.Plan.Sources[i].Skipped()
-			c := Count{Name: n.Name, In: n.Stats.RowsIn.Load(), Out: n.Stats.RowsOut.Load(), Skipped: skipped}
-			if sz, ok := p.Plan.Sources[i].Conn.(connector.Sizer); ok {
-				c.Read, c.Size = sz.Size()
-			}
-			s.Sources = append(s.Sources, c)
-		}
-		for i, n := range g.Ops {
-			if d := n.Stats.Skipped.Load(); d > 0 {
-				s.Dropped = append(s.Dropped, Count{Name: n.Name, Skipped: d, Reason: reasons[i]})
-			}
-			if _, ok := n.Op.(operator.StateSizer); ok {
-				s.State = append(s.State, StateSize{Operator: n.Name, Transform: n.Transform, ID: n.ID, Entries: n.Stats.StateEntries.Load(), Bytes: n.Stats.StateBytes.Load(), TTL: n.StateTTL})
-			}
-		}
-		for i, n := range g.Sinks {
-			in := n.Stats.RowsIn.Load()
-			s.Sinks = append(s.Sinks, Count{Name: n.Name, Mode: p.Plan.Sinks[i].Mode.String(), In: in, Out: n.Stats.RowsOut.Load(), Skipped: p.Plan.Sinks[i].Skipped(), Pending: max(in-n.Stats.Checkpointed.Load(), 0)})
-		}
-		c := &g.Checkpoints
-		s.Checkpoints = Checkpoints{
-			Count: c.Count.Load(), Failures: c.Failures.Load(), LastID: c.LastID.Load(),
-			LastDuration: time.Duration(c.LastDuration.Load()), LastSize: c.LastSize.Load(), Restored: c.Restored.Load(),
-		}
-		if at := c.LastAt.Load(); at != 0 {
-			s.Checkpoints.LastAt = time.Unix(0, at)
-		}
-		return s
-	}
+	reasons := dropReasons(g)
+	summarize := func() Summary { return p.summary(g, start, reasons) }
 	p.live.Store(&summarize)
 	if opt.Tap != nil {
 		for _, n := range g.Sinks {
@@ -293,4 +256,51 @@ func (p *Pipeline) Run(ctx context.Context, opt RunOptions) (Summary, error) {
 		err = fmt.Errorf("pipeline %s: %w", p.Name(), err)
 	}
 	return summarize(), err
+}
+
+// dropReasons is why each of g's operators drops rows, asked before it
+// runs.
+func dropReasons(g *runtime.Graph) []string {
+	reasons := make([]string, len(g.Ops))
+	for i, n := range g.Ops {
+		if c, ok := n.Op.(operator.Counters); ok {
+			_, reasons[i] = c.Dropped()
+		}
+	}
+	return reasons
+}
+
+// summary reads the counters of a run of g started at start, while it
+// runs or after; reasons are dropReasons(g).
+func (p *Pipeline) summary(g *runtime.Graph, start time.Time, reasons []string) Summary {
+	s := Summary{Pipeline: p.Name(), Elapsed: time.Since(start)}
+	for i, n := range g.Sources {
+		skipped := n.Stats.Skipped.Load() + p.Plan.Sources[i].Skipped()
+		c := Count{Name: n.Name, In: n.Stats.RowsIn.Load(), Out: n.Stats.RowsOut.Load(), Skipped: skipped}
+		if sz, ok := p.Plan.Sources[i].Conn.(connector.Sizer); ok {
+			c.Read, c.Size = sz.Size()
+		}
+		s.Sources = append(s.Sources, c)
+	}
+	for i, n := range g.Ops {
+		if d := n.Stats.Skipped.Load(); d > 0 {
+			s.Dropped = append(s.Dropped, Count{Name: n.Name, Skipped: d, Reason: reasons[i]})
+		}
+		if _, ok := n.Op.(operator.StateSizer); ok {
+			s.State = append(s.State, StateSize{Operator: n.Name, Transform: n.Transform, ID: n.ID, Entries: n.Stats.StateEntries.Load(), Bytes: n.Stats.StateBytes.Load(), TTL: n.StateTTL})
+		}
+	}
+	for i, n := range g.Sinks {
+		in := n.Stats.RowsIn.Load()
+		s.Sinks = append(s.Sinks, Count{Name: n.Name, Mode: p.Plan.Sinks[i].Mode.String(), In: in, Out: n.Stats.RowsOut.Load(), Skipped: p.Plan.Sinks[i].Skipped(), Pending: max(in-n.Stats.Checkpointed.Load(), 0)})
+	}
+	c := &g.Checkpoints
+	s.Checkpoints = Checkpoints{
+		Count: c.Count.Load(), Failures: c.Failures.Load(), LastID: c.LastID.Load(),
+		LastDuration: time.Duration(c.LastDuration.Load()), LastSize: c.LastSize.Load(), Restored: c.Restored.Load(),
+	}
+	if at := c.LastAt.Load(); at != 0 {
+		s.Checkpoints.LastAt = time.Unix(0, at)
+	}
+	return s
 }

@@ -108,7 +108,14 @@ func (p *Plan) lateRows(on *runtime.OpNode, n *Node) error {
 	if err != nil {
 		return err
 	}
-	on.Late, on.LateColumns = policy.Feed(), n.Input.Schema
+	on.Late = policy.Feed()
+	if n.Kind == JoinNode {
+		for _, in := range n.Inputs {
+			on.LateInputs = append(on.LateInputs, in.Schema)
+		}
+		return nil
+	}
+	on.LateColumns = n.Input.Schema
 	return nil
 }
 
@@ -311,6 +318,9 @@ func (p *Plan) joinGraph(g *runtime.Graph, n *Node, id, transform string, build 
 	}
 	on.Op, on.Feed = op, feed
 	on.StateTTL = p.setStateTTL(on.Op, n, transform)
+	if err := p.lateRows(on, n); err != nil {
+		return nil, err
+	}
 	g.Ops = append(g.Ops, on)
 	return &on.Node, nil
 }

@@ -40,34 +40,60 @@ func (q *queryBuilder) groupingSets(sel *sql.Select, s *scope) (*sql.Select, *gr
 	if !hasSets && !callsGrouping(sel) {
 		return sel, nil, nil
 	}
-	var keys []sql.Expr
-	index := map[string]int{}
-	keyOf := func(e sql.Expr) (int, error) {
-		e, err := s.unqualify(e)
-		if err != nil {
-			return 0, err
-		}
-		text := strings.ToLower(sql.Format(e))
-		if i, ok := index[text]; ok {
-			return i, nil
-		}
-		index[text] = len(keys)
-		keys = append(keys, e)
-		return len(keys) - 1, nil
+	keys := &groupKeys{s: s, index: map[string]int{}}
+	product, windowRefs, err := keys.crossSets(sel.GroupBy)
+	if err != nil {
+		return nil, nil, err
 	}
-	// Each GROUP BY element's sets, as key indices; the grouping sets are
-	// their cross product. Over a window table function the window's
-	// columns name the window, which every grouping set must keep, as
-	// Flink requires: they become plain GROUP BY entries outside the sets.
-	var windowRefs []sql.Expr
+	gp := newGroupingPlan(product, len(keys.list))
+	plain := len(gp.sets) == 1 && gp.ids[0] == 0
+	out := *sel
+	out.GroupBy = append(windowRefs, keys.list...)
+	if err := keys.rewriteGroupingCalls(&out, plain); err != nil {
+		return nil, nil, err
+	}
+	if plain {
+		return &out, nil, nil
+	}
+	return &out, gp, nil
+}
+
+// groupKeys numbers the distinct GROUP BY key expressions, compared
+// unqualified and case-insensitively, in the order they first appear.
+type groupKeys struct {
+	s     *scope
+	list  []sql.Expr
+	index map[string]int
+}
+
+// add returns the index of key e, numbering it if it is new.
+func (k *groupKeys) add(e sql.Expr) (int, error) {
+	e, err := k.s.unqualify(e)
+	if err != nil {
+		return 0, err
+	}
+	text := strings.ToLower(sql.Format(e))
+	if i, ok := k.index[text]; ok {
+		return i, nil
+	}
+	k.index[text] = len(k.list)
+	k.list = append(k.list, e)
+	return len(k.list) - 1, nil
+}
+
+// crossSets numbers the keys of a GROUP BY and returns its grouping sets
+// as key indices: each GROUP BY element's sets, crossed with the others'.
+// Over a window table function the window's columns name the window,
+// which every grouping set must keep, as Flink requires: they are
+// returned apart, as plain GROUP BY entries outside the sets.
+func (k *groupKeys) crossSets(groupBy []sql.Expr) (product [][]int, windowRefs []sql.Expr, err error) {
 	isWindowCol := func(e sql.Expr) bool {
 		ref, ok := e.(*sql.ColumnRef)
-		return ok && s.window != nil && slices.Contains([]string{"window_start", "window_end", "window_time"}, strings.ToLower(ref.Column.Name))
+		return ok && k.s.window != nil && slices.Contains([]string{"window_start", "window_end", "window_time"}, strings.ToLower(ref.Column.Name))
 	}
-	product := [][]int{{}}
-	for _, g := range sel.GroupBy {
+	product = [][]int{{}}
+	for _, g := range groupBy {
 		var elemSets [][]sql.Expr
-		var err error
 		if gs, ok := g.(*sql.GroupingSets); ok {
 			var win []sql.Expr
 			if elemSets, win, err = splitWindowCols(gs.At, expandGrouping(gs), isWindowCol); err != nil {
@@ -85,7 +111,7 @@ func (q *queryBuilder) groupingSets(sel *sql.Select, s *scope) (*sql.Select, *gr
 			for _, es := range elemSets {
 				set := append([]int(nil), prefix...)
 				for _, e := range es {
-					i, err := keyOf(e)
+					i, err := k.add(e)
 					if err != nil {
 						return nil, nil, err
 					}
@@ -96,9 +122,15 @@ func (q *queryBuilder) groupingSets(sel *sql.Select, s *scope) (*sql.Select, *gr
 		}
 		product = next
 	}
+	return product, windowRefs, nil
+}
+
+// newGroupingPlan turns grouping sets of key indices over n keys into
+// which keys each set keeps and the set's id, whose bit n-1-i is set
+// when the set leaves out key i.
+func newGroupingPlan(sets [][]int, n int) *groupingPlan {
 	gp := &groupingPlan{}
-	n := len(keys)
-	for _, set := range product {
+	for _, set := range sets {
 		keep := make([]bool, n)
 		for _, i := range set {
 			keep[i] = true
@@ -111,9 +143,15 @@ func (q *queryBuilder) groupingSets(sel *sql.Select, s *scope) (*sql.Select, *gr
 		}
 		gp.sets, gp.ids = append(gp.sets, keep), append(gp.ids, id)
 	}
-	plain := len(gp.sets) == 1 && gp.ids[0] == 0
-	out := *sel
-	out.GroupBy = append(windowRefs, keys...)
+	return gp
+}
+
+// rewriteGroupingCalls replaces the GROUPING and GROUPING_ID calls in
+// out's select items and HAVING by their bits read from $e, or by 0 when
+// plain (one grouping set of all keys). A select item so rewritten keeps
+// the name Flink gives the call, EXPR$i.
+func (k *groupKeys) rewriteGroupingCalls(out *sql.Select, plain bool) error {
+	n := len(k.list)
 	var bad error
 	rewriteGrouping := func(e sql.Expr) sql.Expr {
 		return rewrite(e, func(x sql.Expr) (sql.Expr, bool) {
@@ -127,8 +165,8 @@ func (q *queryBuilder) groupingSets(sel *sql.Select, s *scope) (*sql.Select, *gr
 			}
 			var sum sql.Expr
 			for j, a := range c.Args {
-				u, err := s.unqualify(a)
-				i, found := index[strings.ToLower(sql.Format(u))]
+				u, err := k.s.unqualify(a)
+				i, found := k.index[strings.ToLower(sql.Format(u))]
 				if err != nil || !found {
 					if bad == nil {
 						bad = errAt(a.Pos(), "the arguments of %s must be GROUP BY expressions; %s is not one", c.Name, sql.Format(a))
@@ -146,8 +184,9 @@ func (q *queryBuilder) groupingSets(sel *sql.Select, s *scope) (*sql.Select, *gr
 			return sum, true
 		})
 	}
-	out.Items = make([]*sql.SelectItem, len(sel.Items))
-	for i, it := range sel.Items {
+	items := out.Items
+	out.Items = make([]*sql.SelectItem, len(items))
+	for i, it := range items {
 		out.Items[i] = &sql.SelectItem{Expr: rewriteGrouping(it.Expr), Alias: it.Alias}
 		if it.Alias.IsZero() && out.Items[i].Expr != it.Expr {
 			if _, ok := it.Expr.(*sql.Call); ok {
@@ -155,14 +194,8 @@ func (q *queryBuilder) groupingSets(sel *sql.Select, s *scope) (*sql.Select, *gr
 			}
 		}
 	}
-	out.Having = rewriteGrouping(sel.Having)
-	if bad != nil {
-		return nil, nil, bad
-	}
-	if plain {
-		return &out, nil, nil
-	}
-	return &out, gp, nil
+	out.Having = rewriteGrouping(out.Having)
+	return bad
 }
 
 // splitWindowCols takes the window columns out of grouping sets: each

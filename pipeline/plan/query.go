@@ -459,11 +459,8 @@ func (p *projector) star(star *sql.Star, s *scope) error {
 		return errAt(star.At, "unknown table %q: this query reads %s", star.Table.Name, s.name)
 	}
 	for j, f := range in.Schema.Fields {
-		if !star.Table.IsZero() && s.cols != nil && !slices.ContainsFunc(s.cols[j].quals, func(q string) bool { return strings.EqualFold(q, star.Table.Name) }) {
-			continue // t.* of a join: t's columns only
-		}
-		if s.cols != nil && strings.HasPrefix(s.cols[j].quals[0], scalarQual) {
-			continue // a scalar subquery's join columns
+		if !starCovers(star, s, j) {
+			continue
 		}
 		c, err := compileExpr(&sql.ColumnRef{Column: sql.Ident{Name: f.Name, Quoted: true}}, in.Schema, s.table)
 		if err != nil {
@@ -472,6 +469,14 @@ func (p *projector) star(star *sql.Star, s *scope) error {
 		p.add(p.unique(f.Name), c, j, f.Name)
 	}
 	return nil
+}
+
+// starCovers tells whether * (or t.*) stands for column j of s.
+func starCovers(star *sql.Star, s *scope, j int) bool {
+	if !star.Table.IsZero() && s.cols != nil && !slices.ContainsFunc(s.cols[j].quals, func(q string) bool { return strings.EqualFold(q, star.Table.Name) }) {
+		return false // t.* of a join: t's columns only
+	}
+	return s.cols == nil || !strings.HasPrefix(s.cols[j].quals[0], scalarQual) // not a scalar subquery's join columns
 }
 
 // item adds the column of select item i, named by its alias, the column

@@ -45,6 +45,9 @@ func rankSubquery(f sql.FromItem) (*sql.SubqueryRef, *sql.Select, int) {
 // function the outer query does not limit is an OVER aggregate.
 func (q *queryBuilder) selectFrom(sel *sql.Select) (*scope, *sql.Select, error) {
 	if sub, inner, item := rankSubquery(sel.From); sub != nil && limitsRank(sel, sub, inner, item) {
+		if s, r := aggRankSubquery(sub, inner, item); s != nil {
+			sub, inner = s, r
+		}
 		return q.topN(sel, sub, inner, item)
 	}
 	if j, ok := sel.From.(*sql.Join); ok && j.Type == sql.CommaJoin && sel.Where != nil {

@@ -268,8 +268,13 @@ func (t *topNPlan) secondCalc(calc, node *Node) (*Node, error) {
 			continue
 		}
 		width := 1
-		if _, star := it.Expr.(*sql.Star); star {
-			width = s.node.Schema.Len()
+		if star, ok := it.Expr.(*sql.Star); ok {
+			width = 0 // t.* of a join stands for t's columns only
+			for j := range s.node.Schema.Fields {
+				if starCovers(star, s, j) {
+					width++
+				}
+			}
 		}
 		for range width {
 			outItems = append(outItems, ref(calc.Schema.Fields[pos].Name))

@@ -65,12 +65,32 @@ func (q *queryBuilder) inJoin(s *scope, in *sql.InQuery) error {
 	if err != nil {
 		return err
 	}
-	if sub.Schema.Len() != 1 {
+	// `(a, b) IN (SELECT x, y ...)` compares a row of values with the
+	// query's columns, one by one.
+	xs := []sql.Expr{in.X}
+	if row, ok := in.X.(*sql.Call); ok && row.Name == "ROW" && len(row.Args) > 1 {
+		if in.Not {
+			return errAt(in.At, "NOT IN with a row of values is not supported yet (Flink runs it as a null-aware anti join on every column); write NOT EXISTS with the equalities")
+		}
+		xs = row.Args
+	}
+	if sub.Schema.Len() != len(xs) {
+		if len(xs) > 1 {
+			return errAt(in.Query.Pos(), "the query of IN must select %d columns, one for each value of the row before IN, this one selects %d (%s)", len(xs), sub.Schema.Len(), strings.Join(sub.Schema.Names(), ", "))
+		}
 		return errAt(in.Query.Pos(), "the query of IN must select one column, this one selects %d (%s)", sub.Schema.Len(), strings.Join(sub.Schema.Names(), ", "))
 	}
 	subScope := &scope{node: sub, name: subqueryQualifier, table: "subquery"}
-	cond := &sql.Binary{OpAt: in.At, Op: sql.OpEq, L: in.X,
-		R: &sql.ColumnRef{Table: sql.Ident{Name: subqueryQualifier}, Column: sql.Ident{At: in.At, Name: sub.Schema.Fields[0].Name, Quoted: true}}}
+	var cond sql.Expr
+	for i, x := range xs {
+		eq := &sql.Binary{OpAt: in.At, Op: sql.OpEq, L: x,
+			R: &sql.ColumnRef{Table: sql.Ident{Name: subqueryQualifier}, Column: sql.Ident{At: in.At, Name: sub.Schema.Fields[i].Name, Quoted: true}}}
+		if cond == nil {
+			cond = eq
+		} else {
+			cond = &sql.Binary{OpAt: in.At, Op: sql.OpAnd, L: cond, R: eq}
+		}
+	}
 	kind := joinop.SemiJoin
 	if in.Not {
 		kind = joinop.AntiJoin

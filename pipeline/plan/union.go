@@ -18,6 +18,9 @@ type cteEnv struct {
 	query  *sql.Query
 	def    *cteEnv
 	parent *cteEnv
+	// node, when set, is the query already planned (the input of an
+	// ORDER BY ... LIMIT, order_limit.go), read once.
+	node *Node
 }
 
 func (e *cteEnv) find(name string) *cteEnv {
@@ -34,6 +37,9 @@ func (e *cteEnv) find(name string) *cteEnv {
 // by the set operations: INTERSECT first (it binds tighter), then UNION
 // ALL, UNION and EXCEPT, left to right.
 func (q *queryBuilder) query(qu *sql.Query) (*Node, error) {
+	if qu.Limit != nil {
+		return q.orderLimit(qu)
+	}
 	saved := q.env
 	defer func() { q.env = saved }()
 	for _, c := range qu.With {
@@ -101,6 +107,9 @@ func (q *queryBuilder) unionOf(ins []*Node, sels []*sql.Select) (*Node, error) {
 
 // cte plans a reference to a WITH query.
 func (q *queryBuilder) cte(c *cteEnv) (*Node, error) {
+	if c.node != nil {
+		return c.node, nil
+	}
 	saved := q.env
 	q.env = c.def
 	defer func() { q.env = saved }()

@@ -231,22 +231,9 @@ func ParseType(s string) (Type, error) {
 		ltz = true
 		up = strings.TrimSpace(rest)
 	}
-	name, params := up, ""
-	if i := strings.IndexByte(up, '('); i >= 0 {
-		if !strings.HasSuffix(up, ")") {
-			return Type{}, fmt.Errorf("type %q: unclosed parenthesis", src)
-		}
-		name, params = strings.TrimSpace(up[:i]), up[i+1:len(up)-1]
-	}
-	var nums []int
-	if params != "" {
-		for _, p := range strings.Split(params, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(p))
-			if err != nil || n < 0 {
-				return Type{}, fmt.Errorf("type %q: parameter %q is not a non-negative integer", src, strings.TrimSpace(p))
-			}
-			nums = append(nums, n)
-		}
+	name, nums, err := splitTypeParams(src, up)
+	if err != nil {
+		return Type{}, err
 	}
 	maxParams := 0
 	switch name {
@@ -323,6 +310,31 @@ func ParseType(s string) (Type, error) {
 		return Type{}, fmt.Errorf("type %q: too many parameters", src)
 	}
 	return t, nil
+}
+
+// splitTypeParams splits up, a scalar type name in upper case without
+// its NOT NULL and time zone suffixes, into the name and its
+// parenthesised integer parameters: DECIMAL(10, 2) is DECIMAL and
+// [10 2]. src is the type as written, for the errors.
+func splitTypeParams(src, up string) (string, []int, error) {
+	name, params := up, ""
+	if i := strings.IndexByte(up, '('); i >= 0 {
+		if !strings.HasSuffix(up, ")") {
+			return "", nil, fmt.Errorf("type %q: unclosed parenthesis", src)
+		}
+		name, params = strings.TrimSpace(up[:i]), up[i+1:len(up)-1]
+	}
+	var nums []int
+	if params != "" {
+		for _, p := range strings.Split(params, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(p))
+			if err != nil || n < 0 {
+				return "", nil, fmt.Errorf("type %q: parameter %q is not a non-negative integer", src, strings.TrimSpace(p))
+			}
+			nums = append(nums, n)
+		}
+	}
+	return name, nums, nil
 }
 
 // Field is a named, typed column.

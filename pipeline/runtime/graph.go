@@ -154,6 +154,9 @@ type OpNode struct {
 	// LateColumns name the input's columns, for the late rows handed to
 	// Node.Late.
 	LateColumns row.Schema
+	// LateInputs, for an operator of two inputs, name each input's
+	// columns instead: a late row is a row of the input it came from.
+	LateInputs []row.Schema
 }
 
 // SinkNode writes into a connector sink.

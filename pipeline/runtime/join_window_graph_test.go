@@ -13,25 +13,27 @@ import (
 	"github.com/etld/etld/pipeline/runtime/optest"
 )
 
-// tenWindows appends window_start and window_end of the 10 µs window
-// holding a feed row's value (its time), as a TUMBLE TVF would.
+// tenWindows appends window_start and window_end of the 10 ms window
+// holding a feed row's value (its time in ms), as a TUMBLE TVF would: a
+// window fires at its last millisecond.
 type tenWindows struct{}
 
 func (tenWindows) Process(in *row.Batch, out operator.Emitter) error {
 	for _, c := range in.Changes {
-		start := c.Row[1].Int64() / 10 * 10
-		out.Emit(c.Kind, append(slices.Clone(c.Row), row.TimestampValue(start), row.TimestampValue(start+10)))
+		start := c.Row[1].Int64() / 10 * 10_000
+		out.Emit(c.Kind, append(slices.Clone(c.Row), row.TimestampValue(start), row.TimestampValue(start+10_000)))
 	}
 	return nil
 }
 func (tenWindows) Watermark(int64, operator.Emitter) error { return nil }
 func (tenWindows) Finish(operator.Emitter) error           { return nil }
 
-// windowJoinFeedGraph is two feeds (watermark: the largest value read)
+// windowJoinFeedGraph is two feeds (watermark: the largest value read, in
+// ms, less a delay of 1 ms)
 // -> windows -> union -> inner window join on the key column -> sink.
 func windowJoinFeedGraph(a, b *feedSource, sink *logSink) *Graph {
 	g := &Graph{Name: "t"}
-	at := func(r row.Row) (int64, bool, error) { return r[1].Int64(), true, nil }
+	at := func(r row.Row) (int64, bool, error) { return r[1].Int64()*1000 - 1000, true, nil }
 	sa := &SourceNode{Node: Node{Name: "a", Kind: "source", Fingerprint: "feed"}, Source: a, EventTime: at}
 	sb := &SourceNode{Node: Node{Name: "b", Kind: "source", Fingerprint: "feed"}, Source: b, EventTime: at}
 	wa := &OpNode{Node: Node{Name: "wa", Kind: "transform", Fingerprint: "windows"}, Input: &sa.Node, Op: tenWindows{}}
@@ -90,7 +92,7 @@ func TestWindowJoinCheckpointRestore(t *testing.T) {
 	for x := range int64(20) {
 		for y := range int64(20) {
 			if x/10 == y/10 && x%3 == y%3 {
-				w := []row.Value{row.TimestampValue(x / 10 * 10), row.TimestampValue(x/10*10 + 10)}
+				w := []row.Value{row.TimestampValue(x / 10 * 10_000), row.TimestampValue(x/10*10_000 + 10_000)}
 				r := append(append(row.Row{row.BigIntValue(x % 3), row.BigIntValue(x)}, w...), row.BigIntValue(y%3), row.BigIntValue(y), w[0], w[1])
 				want = append(want, row.Change{Kind: row.Insert, Row: r}.String()[2:])
 			}

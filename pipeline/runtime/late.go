@@ -31,7 +31,7 @@ func (n *OpNode) lateStep(step func(m message, em *batchEmitter) error) func(m m
 			return err
 		}
 		for _, i := range late {
-			if err := n.Late.Reject(n.lateRecord(m.batch, i)); err != nil {
+			if err := n.Late.Reject(n.lateRecord(m.batch, m.input, i)); err != nil {
 				return err
 			}
 		}
@@ -39,11 +39,15 @@ func (n *OpNode) lateStep(step func(m message, em *batchEmitter) error) func(m m
 	}
 }
 
-// lateRecord describes change i of in, which the operator dropped as
-// late.
-func (n *OpNode) lateRecord(in *row.Batch, i int) connector.BadRecord {
+// lateRecord describes change i of in, from the operator's input input,
+// which the operator dropped as late.
+func (n *OpNode) lateRecord(in *row.Batch, input, i int) connector.BadRecord {
 	err := fmt.Errorf("late row: %s dropped it, its event time being at or behind the watermark %s", n.Name, watermarkText(n.Stats.Watermark.Load()))
-	return rowRecord(in, i, n.Transform, n.LateColumns, in.Changes[i].Row, err)
+	cols := n.LateColumns
+	if input < len(n.LateInputs) {
+		cols = n.LateInputs[input]
+	}
+	return rowRecord(in, i, n.Transform, cols, in.Changes[i].Row, err)
 }
 
 func watermarkText(wm int64) string {

@@ -19,21 +19,7 @@ import (
 func runSource(ctx context.Context, s *SourceNode, fz *fusion, batchSize int, stop <-chan struct{}, co *coordinator) (err error) {
 	defer s.closeOutputs()
 	p := s.cp
-	s.Stats.Watermark.Store(operator.NoWatermark)
-	wm := operator.NoWatermark
-	restoredEnd := false
-	var restoredSplits map[string]int64
-	if r := p.restored; r != nil {
-		restoredEnd = r.Ended
-		if w, splits, ok := decodeSourceState(r.Runtime); ok {
-			wm, restoredSplits = w, splits
-			s.Stats.Watermark.Store(wm)
-		}
-	}
-	s.splits = nil
-	if ss, ok := s.Source.(connector.SplitSource); ok && s.EventTime != nil {
-		s.splits = newSplitWatermarks(ss, s.IdleTimeout, restoredSplits, time.Now())
-	}
+	wm, restoredEnd := s.restore()
 	// Reads end on stop as well as on cancellation; a stop is an end of
 	// input, not an error.
 	readCtx, cancelRead := context.WithCancel(ctx)
@@ -48,22 +34,10 @@ func runSource(ctx context.Context, s *SourceNode, fz *fusion, batchSize int, st
 		}()
 	}
 	if err := s.Source.Open(readCtx); err != nil {
-		if stopped(ctx, readCtx) {
-			// Stopped before it started: its state is the restored one.
-			var pos []byte
-			if p.restored != nil {
-				pos = p.restored.Connector
-			}
-			_ = s.Source.Close(context.WithoutCancel(ctx))
-			if err := co.report(ctx, report{part: s.cpIndex, ended: true, finished: restoredEnd, runtime: encodeSourceState(wm, s.splits), connector: pos}); err != nil {
-				return err
-			}
-			if err := s.Feed.end(ctx); err != nil {
-				return err
-			}
-			return s.send(ctx, message{kind: msgEnd, stop: co.resumable})
-		}
 		_ = s.Source.Close(context.WithoutCancel(ctx))
+		if stopped(ctx, readCtx) {
+			return s.endUnopened(ctx, co, wm, restoredEnd)
+		}
 		return fmt.Errorf("open: %w", err)
 	}
 	defer func() {
@@ -121,6 +95,42 @@ func runSource(ctx context.Context, s *SourceNode, fz *fusion, batchSize int, st
 		}
 	}
 	return s.end(ctx, co, wm, true)
+}
+
+// restore sets the node up from its restored checkpoint, if any: the
+// watermark and, for a source with splits and event time, the splits'
+// watermarks. ended is whether the source had already read to its end.
+func (s *SourceNode) restore() (wm int64, ended bool) {
+	wm = operator.NoWatermark
+	var restoredSplits map[string]int64
+	if r := s.cp.restored; r != nil {
+		ended = r.Ended
+		if w, splits, ok := decodeSourceState(r.Runtime); ok {
+			wm, restoredSplits = w, splits
+		}
+	}
+	s.Stats.Watermark.Store(wm)
+	s.splits = nil
+	if ss, ok := s.Source.(connector.SplitSource); ok && s.EventTime != nil {
+		s.splits = newSplitWatermarks(ss, s.IdleTimeout, restoredSplits, time.Now())
+	}
+	return wm, ended
+}
+
+// endUnopened ends a source that was stopped before its Open returned:
+// its checkpoint state is the restored one, reported as ended.
+func (s *SourceNode) endUnopened(ctx context.Context, co *coordinator, wm int64, restoredEnd bool) error {
+	var pos []byte
+	if s.cp.restored != nil {
+		pos = s.cp.restored.Connector
+	}
+	if err := co.report(ctx, report{part: s.cpIndex, ended: true, finished: restoredEnd, runtime: encodeSourceState(wm, s.splits), connector: pos}); err != nil {
+		return err
+	}
+	if err := s.Feed.end(ctx); err != nil {
+		return err
+	}
+	return s.send(ctx, message{kind: msgEnd, stop: co.resumable})
 }
 
 // read reads a batch; with split watermarks it first takes the source's

@@ -26,6 +26,11 @@ type Query struct {
 	// is the distinct form). Nil when every operation is a UNION.
 	// INTERSECT binds tighter than UNION and EXCEPT, as in SQL.
 	Ops []SetOp
+	// OrderBy and Limit are the query's ORDER BY keys and the rows it
+	// keeps (parse_order.go); Limit is set whenever OrderBy is.
+	OrderBy []*OrderItem
+	OrderAt Pos // the ORDER keyword
+	Limit   *Limit
 }
 
 // SetOp is a set operation between two SELECTs.

@@ -21,7 +21,7 @@ var errorCases = []struct{ in, want string }{
 	{"SELECT a FROM t WHERE a =", "1:26: expected an expression after \"=\", got end of query"},
 	{"SELECT a FROM t GROUP a", "1:23: expected BY after GROUP, got name a"},
 	{"SELECT a FROM t GROUP BY", "1:25: expected an expression after GROUP BY, got end of query"},
-	{"SELECT a FROM t ORDER BY a", "1:17: ORDER BY is not supported yet"},
+	{"SELECT a FROM t ORDER BY a", "1:17: ORDER BY without LIMIT or FETCH is not supported yet (Flink sorts in batch mode, and in streaming mode by an ascending time attribute); add LIMIT n for a Top-N"},
 	{"SELECT a FROM t LIMIT 10", "1:17: LIMIT is not supported yet"},
 	{"SELECT a FROM t JOIN u USING (id)", "1:24: JOIN ... USING is not supported yet; write ON a.col = b.col"},
 	{"SELECT a FROM t LEFT u ON true", "1:22: expected JOIN after LEFT"},

@@ -31,6 +31,7 @@ func (f *formatter) query(q *Query) {
 		}
 		f.selectBlock(s)
 	}
+	f.orderLimit(q)
 }
 
 func (f *formatter) selectBlock(s *Select) {

@@ -204,16 +204,7 @@ func (f *formatter) windowSpec(w *WindowSpec) {
 			if i > 0 {
 				f.w(", ")
 			}
-			f.expr(it.X, precLowest)
-			if it.Desc {
-				f.w(" DESC")
-			}
-			switch it.Nulls {
-			case NullsFirst:
-				f.w(" NULLS FIRST")
-			case NullsLast:
-				f.w(" NULLS LAST")
-			}
+			f.orderItem(it)
 		}
 		sep = " "
 	}

@@ -75,6 +75,9 @@ func (p *parser) parseQuery() (*Query, *Error) {
 			q.Ops = append(q.Ops, op)
 		}
 	}
+	if err := p.parseOrderLimit(q); err != nil {
+		return nil, err
+	}
 	return q, nil
 }
 
@@ -163,7 +166,7 @@ func (p *parser) parseQueryTerm(q *Query, distinct bool, op SetOp) *Error {
 		}
 		first := len(q.Selects) == 0
 		allUnionAll := !distinct && op == Union && inner.Distinct == nil && inner.Ops == nil
-		if len(inner.With) == 0 && (len(inner.Selects) == 1 || !p.tok().is("INTERSECT") && (first || allUnionAll)) {
+		if len(inner.With) == 0 && inner.Limit == nil && (len(inner.Selects) == 1 || !p.tok().is("INTERSECT") && (first || allUnionAll)) {
 			if inner.Distinct != nil || q.Distinct != nil {
 				for len(q.Distinct) < len(q.UnionAt) {
 					q.Distinct = append(q.Distinct, false)

@@ -189,8 +189,8 @@ func (p *parser) unsupportedHere() *Error {
 	}
 	msg := ""
 	switch {
-	case t.is("ORDER"):
-		msg = "ORDER BY is not supported yet"
+	case t.is("ORDER") && p.peek(1).is("BY"):
+		return nil // the query's ORDER BY (parse_order.go)
 	case t.is("LIMIT"), t.is("FETCH"), t.is("OFFSET") && p.peek(1).kind == tokInt:
 		msg = t.up + " is not supported yet"
 	case t.is("JOIN"), t.is("INNER"), t.is("LEFT"), t.is("RIGHT"), t.is("FULL"),

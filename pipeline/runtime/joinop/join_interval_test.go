@@ -116,6 +116,17 @@ func TestIntervalJoinSemantics(t *testing.T) {
 			{0, 1, -1, "nt", []string{"+I[1 null nt | null null null]"}},
 			{1, 1, -1, "nt", nil},
 		}, 0},
+		// Flink's TimeIntervalJoin drops no row as late: a row behind the
+		// watermark joins the other side's rows still cached, and is
+		// cached itself while its upper bound is above the watermark.
+		{"left: a late row still joins the cached rows and waits while its bound is open", LeftJoin, []ijStep{
+			{0, 1, 100, "a", nil},
+			ijWM(104),
+			{1, 1, 100, "r", []string{"+I[1 100 a | 1 100 r]"}},
+			{0, 1, 96, "b", []string{"+I[1 96 b | 1 100 r]"}},
+			{0, 1, 89, "c", []string{"+I[1 89 c | null null null]"}}, // 89 + 10 <= 104: padded at once
+			ijWM(1000),
+		}, 0},
 		{"right and full pad their outer sides", FullJoin, []ijStep{
 			{0, 1, 100, "a", nil},
 			{1, 2, 200, "r", nil},

@@ -56,7 +56,7 @@ type temporalKey struct {
 }
 
 // TemporalJoin is Flink's TemporalRowTimeJoinOperator: left rows are held
-// until the watermark (the minimum of both inputs') passes their time;
+// until the watermark (the minimum of both inputs') reaches their time;
 // then each joins the version of its key valid at that time, in arrival
 // order. Versions older than the one valid at the watermark are dropped.
 // Each output row has its left change's kind: insert-only for an
@@ -202,9 +202,12 @@ type temporalReady struct {
 	key *temporalKey
 }
 
-// Watermark emits the held left rows whose time is below wm (every one at
-// the final watermark), in arrival order, and drops the versions no row
-// at or after wm can join.
+// Watermark emits the held left rows whose time is at or below wm (every
+// one at the final watermark), in arrival order, as Flink's timer does
+// (leftTime <= currentWatermark), and drops the versions no row after wm
+// can join. A late left row (at or behind the watermark when it came) is
+// not dropped: it is emitted at the next watermark with the versions
+// still kept, as Flink 2.3's TemporalRowTimeJoinOperator does.
 func (j *TemporalJoin) Watermark(wm int64, out operator.Emitter) error {
 	if wm <= j.wm {
 		return nil
@@ -214,7 +217,7 @@ func (j *TemporalJoin) Watermark(wm int64, out operator.Emitter) error {
 	for _, s := range j.dirty {
 		kept := s.Left[:0]
 		for _, l := range s.Left {
-			if l.time < wm || wm == operator.MaxWatermark {
+			if l.time <= wm {
 				ready = append(ready, temporalReady{l, s})
 			} else {
 				kept = append(kept, l)

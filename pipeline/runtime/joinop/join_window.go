@@ -52,17 +52,19 @@ type wjBucket struct {
 
 // WindowJoin is a window join: each input row waits in its window (keyed
 // by the join key) until the watermark (the minimum of both inputs', which
-// the node gives) reaches the window's end; then the window's rows are
-// joined, matches emitted as +I, an outer side's unmatched rows emitted
-// padded with NULLs, and the window's state freed, as Flink's
-// WindowJoinOperator does. Output is insert-only. A row whose window has
-// already fired is late: dropped and counted. Rows whose key holds a NULL
+// the node gives) reaches the window's last millisecond (Flink's timer at
+// windowEnd - 1); then the window's rows are joined, matches emitted as
+// +I, an outer side's unmatched rows emitted padded with NULLs, and the
+// window's state freed, as Flink's WindowJoinOperator does. Output is
+// insert-only. A row whose window has already fired is late: dropped,
+// counted and reported (late_rows). Rows whose key holds a NULL
 // never match (outer sides emit them padded). A semi (anti) window join
 // emits, when the window fires, the window's left rows that have a match
 // (none) in it.
 type WindowJoin struct {
-	spec  WindowJoinSpec
-	outer [2]bool
+	operator.Late // reports the rows dropped as late (late_rows)
+	spec          WindowJoinSpec
+	outer         [2]bool
 	// Windows are the open windows' rows, exported for the tests of what
 	// an operator keeps of its input.
 	Windows map[wjWindow]*wjBucket
@@ -73,11 +75,16 @@ type WindowJoin struct {
 }
 
 var (
-	_ operator.TwoInput    = (*WindowJoin)(nil)
-	_ operator.Snapshotter = (*WindowJoin)(nil)
-	_ operator.StateSizer  = (*WindowJoin)(nil)
-	_ operator.Counters    = (*WindowJoin)(nil)
+	_ operator.TwoInput     = (*WindowJoin)(nil)
+	_ operator.Snapshotter  = (*WindowJoin)(nil)
+	_ operator.StateSizer   = (*WindowJoin)(nil)
+	_ operator.Counters     = (*WindowJoin)(nil)
+	_ operator.LateReporter = (*WindowJoin)(nil)
 )
+
+// windowDue is the watermark at which a window ending at end fires, and
+// from which a row for it is late: its last millisecond.
+func windowDue(end int64) int64 { return end - 1000 }
 
 // NewWindowJoin returns a window join with empty state.
 func NewWindowJoin(spec WindowJoinSpec) *WindowJoin {
@@ -108,7 +115,7 @@ func (j *WindowJoin) ProcessInput(input int, in *row.Batch, out operator.Emitter
 	if input == 1 {
 		startCol, endCol, keys, width = j.spec.RightStart, j.spec.RightEnd, j.spec.RightKeys, j.spec.RightWidth
 	}
-	return operator.EachChange("window join", in, out, func(_ int, c *row.Change) error {
+	return operator.EachChange("window join", in, out, func(i int, c *row.Change) error {
 		if c.Kind != row.Insert {
 			return fmt.Errorf("input %d planned as insert-only carries a %s change", input, c.Kind)
 		}
@@ -123,8 +130,10 @@ func (j *WindowJoin) ProcessInput(input int, in *row.Batch, out operator.Emitter
 			return nil
 		}
 		w := wjWindow{start: sv.Micros(), end: ev.Micros()}
-		if !j.spec.Batch && w.end <= j.wm {
+		if !j.spec.Batch && windowDue(w.end) <= j.wm {
 			j.dropped++
+			j.At(i)
+			j.Drop()
 			return nil
 		}
 		j.add(w, input, keys, c.Row)
@@ -161,7 +170,7 @@ func (j *WindowJoin) Watermark(wm int64, out operator.Emitter) error {
 	j.wm = wm
 	var due []wjWindow
 	for w := range j.Windows {
-		if w.end <= wm {
+		if windowDue(w.end) <= wm {
 			due = append(due, w)
 		}
 	}

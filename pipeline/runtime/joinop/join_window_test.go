@@ -11,8 +11,8 @@ import (
 )
 
 // A window-join step: a row [key, window_start, window_end, value] of a
-// side (0 left, 1 right) in the window starting at at (10 µs long) or,
-// with side -1, a watermark at at; want is what the join emits for it.
+// side (0 left, 1 right) in the window starting at at ms (10 ms long) or,
+// with side -1, a watermark at at ms; want is what the join emits for it.
 type wjStep struct {
 	side int
 	key  any
@@ -31,10 +31,10 @@ func wjRow(key any, at int64, val string) row.Row {
 	if key != nil {
 		k = row.BigIntValue(int64(key.(int)))
 	}
-	return row.Row{k, row.TimestampValue(at), row.TimestampValue(at + 10), row.StringValue(val)}
+	return row.Row{k, row.TimestampValue(at * 1000), row.TimestampValue(at*1000 + 10_000), row.StringValue(val)}
 }
 
-// wjCollector prints [k start val | k start val], times as integers.
+// wjCollector prints [k start val | k start val], times in ms.
 type wjCollector struct{ got []string }
 
 func (c *wjCollector) Emit(k row.Kind, r row.Row) {
@@ -42,7 +42,7 @@ func (c *wjCollector) Emit(k row.Kind, r row.Row) {
 		if r[0].IsNull() && r[1].IsNull() {
 			return "null"
 		}
-		return fmt.Sprintf("%s %d %s", r[0], r[1].Micros(), r[3])
+		return fmt.Sprintf("%s %d %s", r[0], r[1].Micros()/1000, r[3])
 	}
 	if len(r) == 4 { // a semi or anti join's left row
 		c.got = append(c.got, k.String()+"["+side(r)+"]")
@@ -56,7 +56,11 @@ func stepWJ(t *testing.T, j *WindowJoin, i int, s wjStep) []string {
 	var c wjCollector
 	var err error
 	if s.side < 0 {
-		err = j.Watermark(s.at, &c)
+		wm := s.at
+		if wm != operator.MaxWatermark {
+			wm *= 1000
+		}
+		err = j.Watermark(wm, &c)
 	} else {
 		b := &row.Batch{Changes: []row.Change{{Kind: row.Insert, Row: wjRow(s.key, s.at, s.val)}}}
 		err = j.ProcessInput(s.side, b, &c)
@@ -176,7 +180,7 @@ func TestWindowJoinResidualAndWindows(t *testing.T) {
 		t.Fatal(err)
 	}
 	var c wjCollector
-	if err := j.Watermark(15, &c); err != nil {
+	if err := j.Watermark(15_000, &c); err != nil {
 		t.Fatal(err)
 	}
 	// Windows fire in end order; the residual drops b<a but keeps b<c.
@@ -286,7 +290,7 @@ func TestWindowJoinNullAwareAnti(t *testing.T) {
 		stepWJ(t, j, i, s)
 	}
 	var c wjCollector
-	if err := j.Watermark(10, &c); err != nil {
+	if err := j.Watermark(10_000, &c); err != nil {
 		t.Fatal(err)
 	}
 	if want := []string{"+I[3 0 z]"}; !slices.Equal(c.got, want) {
@@ -294,5 +298,57 @@ func TestWindowJoinNullAwareAnti(t *testing.T) {
 	}
 	if j.StateEntries() != 0 {
 		t.Errorf("%d rows held after the window fired", j.StateEntries())
+	}
+}
+
+// TestWindowJoinFiresAtLastMilli: as Flink's WindowJoinOperator, a window
+// fires when the watermark reaches its last millisecond (its timer at
+// windowEnd - 1), and a row for it is late from then: dropped, counted
+// and reported (late_rows).
+func TestWindowJoinFiresAtLastMilli(t *testing.T) {
+	j := NewWindowJoin(wjSpec(FullJoin))
+	var late []int
+	j.ReportLate(func(i int) { late = append(late, i) })
+	in := func(side int, rows ...row.Row) []string {
+		t.Helper()
+		b := &row.Batch{}
+		for _, r := range rows {
+			b.Changes = append(b.Changes, row.Change{Kind: row.Insert, Row: r})
+		}
+		var c wjCollector
+		if err := j.ProcessInput(side, b, &c); err != nil {
+			t.Fatal(err)
+		}
+		return c.got
+	}
+	wm := func(at int64) []string {
+		t.Helper()
+		var c wjCollector
+		if err := j.Watermark(at, &c); err != nil {
+			t.Fatal(err)
+		}
+		return c.got
+	}
+	in(0, wjRow(1, 0, "a"))
+	// [0 ms, 10 ms): its last millisecond starts at 9 ms.
+	if got := wm(8_999); len(got) != 0 {
+		t.Errorf("watermark 8.999 ms fired %q, want nothing before the last millisecond", got)
+	}
+	in(1, wjRow(1, 0, "x"))
+	if got, want := wm(9_000), []string{"+I[1 0 a | 1 0 x]"}; !slices.Equal(got, want) {
+		t.Errorf("watermark 9 ms: got %q, want %q", got, want)
+	}
+	// Rows 0 and 2 of the batch are for the fired window; row 1 is not.
+	if got := in(1, wjRow(2, 0, "late"), wjRow(2, 10, "y"), wjRow(3, 0, "late2")); len(got) != 0 {
+		t.Errorf("late rows emitted %q", got)
+	}
+	if !slices.Equal(late, []int{0, 2}) {
+		t.Errorf("reported late %v, want [0 2]", late)
+	}
+	if n, why := j.Dropped(); n != 2 || why != "late" {
+		t.Errorf("dropped %d %q, want 2 late", n, why)
+	}
+	if got, want := wm(operator.MaxWatermark), []string{"+I[null | 2 10 y]"}; !slices.Equal(got, want) {
+		t.Errorf("final watermark: got %q, want %q", got, want)
 	}
 }

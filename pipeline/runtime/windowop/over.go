@@ -65,6 +65,11 @@ type overPart struct {
 	// waiting counts its rows in the queue: a partition with rows still
 	// to emit does not expire (see over_ttl.go).
 	waiting int
+	// lastTrig, cleanupAt and cleanupSet are Flink's lastTriggeringTs
+	// and cleanupTsState of a bounded RANGE frame (over_cleanup.go).
+	lastTrig   int64
+	cleanupAt  int64
+	cleanupSet bool
 }
 
 // rowRing is a FIFO of rows in a ring that grows when full: a sliding
@@ -150,6 +155,7 @@ type OverAgg struct {
 	nullTimes
 	ttl state.TTLKeys[string] // partitions' last writes (over_ttl.go)
 	operator.Expiry
+	cleanups state.Heap[overCleanup] // bounded RANGE frame's timers (over_cleanup.go)
 }
 
 // NewOverAgg builds the operator; an invalid spec or call is an error.
@@ -166,6 +172,7 @@ func NewOverAgg(s OverSpec, opt WindowOptions) (*OverAgg, error) {
 		parts: map[string]*overPart{},
 		queue: state.NewHeap((*overWait).before),
 	}
+	g.cleanups = state.NewHeap((*overCleanup).before)
 	if err := g.checkFuncs(); err != nil {
 		return nil, err
 	}
@@ -222,6 +229,9 @@ func (g *OverAgg) add(k row.Kind, r row.Row) error {
 		return nil
 	}
 	p = g.ensure(p)
+	if g.rangeCleanup() {
+		g.registerCleanup(p, ts)
+	}
 	g.queue.Push(overWait{ts: ts, seq: g.seq, slot: g.hold(overRow{p: p, r: r})})
 	g.seq++
 	p.waiting++
@@ -265,14 +275,19 @@ func (g *OverAgg) ensure(p *overPart) *overPart {
 // last emitted row, 0 before the first (lastTriggeringTs of
 // RowTimeRowsBoundedPrecedingFunction and RowTimeRangeBoundedPreceding-
 // Function), so a row behind the watermark still counts in a partition
-// that has not emitted up to it. A bounded frame keeps the partition's
-// last emitted row last, so its time needs no state of its own.
+// that has not emitted up to it. A RANGE frame's cleanup timers move that
+// time too (over_cleanup.go); a ROWS frame keeps the partition's last
+// emitted row last, so its time needs no state of its own.
 func (g *OverAgg) late(p *overPart, ts int64) bool {
 	if g.spec.Preceding == Unbounded {
 		return ts <= g.wm
 	}
 	last := int64(0)
-	if p != nil && p.frame.n > 0 {
+	if g.rangeCleanup() {
+		if p != nil {
+			last = p.lastTrig
+		}
+	} else if p != nil && p.frame.n > 0 {
 		last = p.frame.at(p.frame.n - 1)[g.spec.TimeCol].Micros()
 	}
 	return ts <= last
@@ -285,7 +300,13 @@ func (g *OverAgg) Watermark(wm int64, out operator.Emitter) error {
 		return nil
 	}
 	g.wm = wm
-	return g.emitBelow(wm, out)
+	if err := g.emitBelow(wm, out); err != nil {
+		return err
+	}
+	if g.rangeCleanup() {
+		g.fireCleanups(wm)
+	}
+	return nil
 }
 
 // Finish emits what is left (see WindowAgg.Finish).
@@ -368,6 +389,7 @@ func (g *OverAgg) step(rows []overRow, base int, out operator.Emitter) error {
 	}
 	g.funcs(rows, base)
 	for i, x := range rows {
+		x.p.lastTrig = ts
 		if err := g.emit(x.p, x.r, i, out); err != nil {
 			return err
 		}
@@ -421,6 +443,9 @@ func (g *OverAgg) Snapshot() ([]byte, error) {
 	if g.ttl.On() {
 		v = overTTLStateVersion
 	}
+	if g.rangeCleanup() {
+		v += overCleanupShift
+	}
 	buf := aggop.AppendClock(v, g.wm, g.timeID, g.dropped)
 	buf = binary.AppendUvarint(buf, g.seq)
 	parts := make([]*overPart, 0, len(g.parts))
@@ -452,7 +477,11 @@ func (g *OverAgg) Snapshot() ([]byte, error) {
 		buf = binary.AppendUvarint(buf, uint64(x.p.id))
 		buf = row.AppendRow(buf, x.r)
 	}
-	return g.appendTTL(g.st.AppendState(buf, nil)), nil
+	buf = g.appendTTL(g.st.AppendState(buf, nil))
+	if g.rangeCleanup() {
+		buf = g.appendCleanup(buf, parts)
+	}
+	return buf, nil
 }
 
 // Restore replaces the operator's state with a snapshot's.
@@ -465,6 +494,10 @@ func (g *OverAgg) Restore(snap []byte) error {
 	if g.wm, g.timeID, g.dropped, err = aggop.ReadClock(d, v, "over aggregate"); err != nil {
 		return err
 	}
+	timed := v > overTTLStateVersion // the cleanup timers follow
+	if timed {
+		v -= overCleanupShift
+	}
 	g.seq = d.Uvarint()
 	readRows := func() rowRing {
 		var q rowRing
@@ -475,8 +508,10 @@ func (g *OverAgg) Restore(snap []byte) error {
 	}
 	slotID := func() int32 { return int32(min(d.Uvarint(), 1<<31-1)) }
 	byID := map[int32]*overPart{}
+	var parts []*overPart
 	for range d.Count(3) {
 		p := &overPart{id: slotID()}
+		parts = append(parts, p)
 		p.frame, p.hist = readRows(), readRows()
 		if v >= overStateVersion {
 			p.rows, p.times = int64(d.Uvarint()), int64(d.Uvarint())
@@ -494,6 +529,11 @@ func (g *OverAgg) Restore(snap []byte) error {
 	}
 	g.st.RestoreState(d)
 	g.readTTL(d, v == overTTLStateVersion || v == overOldTTLStateVersion)
+	var cs *cleanupState
+	if timed {
+		c := readCleanup(d, parts)
+		cs = &c
+	}
 	if err := d.End(); err != nil {
 		return fmt.Errorf("over aggregate: restore: %w", err)
 	}
@@ -503,6 +543,9 @@ func (g *OverAgg) Restore(snap []byte) error {
 			return fmt.Errorf("over aggregate: restore: slot %d of %d", id, g.st.Slots)
 		}
 		g.parts[g.st.Keys[id]] = p
+	}
+	if !g.restoreCleanup(cs, byID) {
+		return fmt.Errorf("over aggregate: restore: cleanup timer of an unknown partition")
 	}
 	g.held, g.vacant = make([]overRow, 0, len(queue)), nil
 	waits := make([]overWait, 0, len(queue))

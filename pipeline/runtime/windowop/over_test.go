@@ -144,6 +144,24 @@ func TestOverAgg(t *testing.T) {
 			"+I[08:02, a, 3, 3, 2, 1]", "+I[08:03, a, 4, 4, 3, 2]",
 		},
 	}, {
+		// Flink's RowTimeRangeBoundedPrecedingFunction registers a
+		// cleanup timer at ts + 1.5 * 2 min + 1 ms, a new one whenever the
+		// current one is before ts + 2 min + 1 ms. A superseded timer
+		// (08:03.001, from the row at 08:00) still fires and moves the
+		// last triggering time, so the row at 08:03 is late though the
+		// partition emitted only up to 08:02; the current one (08:05.001)
+		// clears the partition, so the row at 08:04, behind the watermark,
+		// is taken and counts alone.
+		name: "RANGE 2 minutes: the cleanup timers move the last triggering time and clear the partition",
+		spec: OverSpec{Keys: []int{1}, Preceding: 2 * optest.Minute, Aggs: []aggop.AggCall{overCount}},
+		steps: []overStep{{"a", "08:00", 1}, {"a", "08:02", 2}, wmStep("08:04"), {"a", "08:03", 3},
+			wmStep("08:10"), {"a", "08:04", 4}},
+		want: []string{
+			"-- wm 08:04", "+I[08:00, a, 1, 1]", "+I[08:02, a, 2, 2]",
+			"-- end", "+I[08:04, a, 4, 1]",
+		},
+		late: 1,
+	}, {
 		name:  "MAX over a sliding frame forgets a retracted maximum",
 		spec:  OverSpec{Rows: true, Preceding: 1, Aggs: []aggop.AggCall{overMax}},
 		steps: []overStep{{"a", "08:00", 9}, {"a", "08:01", 1}, {"a", "08:02", 2}, {"a", "08:03", 0}},
@@ -183,5 +201,52 @@ func TestOverAggErrors(t *testing.T) {
 	}
 	if err := g.Restore([]byte{9}); err == nil {
 		t.Fatal("a bad state version restored")
+	}
+}
+
+// A snapshot of a bounded RANGE frame taken before the cleanup timers
+// were kept (version 3) still restores: each partition's last emitted
+// time is its last triggering time, as it was then, and it has no timer.
+func TestOverAggRestoresRangeWithoutCleanupTimers(t *testing.T) {
+	spec := OverSpec{Keys: []int{1}, Preceding: 2 * optest.Minute, Aggs: []aggop.AggCall{overCount}}
+	g := optest.Must(NewOverAgg(spec, WindowOptions{}))
+	out := &optest.Out{}
+	for _, s := range []overStep{{"a", "08:00", 1}, {"a", "08:02", 2}} {
+		if err := g.Process(optest.Batch(optest.Change(row.Insert, row.TimestampValue(hhmm(s.at)), s.key, s.v)), out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := g.Watermark(hhmm("08:02"), out); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := g.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap[0] != overStateVersion+overCleanupShift {
+		t.Fatalf("version %d, want %d", snap[0], overStateVersion+overCleanupShift)
+	}
+	parts := []*overPart{g.parts[g.st.Keys[0]]}
+	old := slices.Clone(snap[:len(snap)-len(g.appendCleanup(nil, parts))])
+	old[0] = overStateVersion
+	r := optest.Must(NewOverAgg(spec, WindowOptions{}))
+	if err := r.Restore(old); err != nil {
+		t.Fatalf("version 3: %v", err)
+	}
+	rows := []overStep{{"a", "08:02", 3}, {"a", "08:03", 4}}
+	for _, s := range rows {
+		if err := r.Process(optest.Batch(optest.Change(row.Insert, row.TimestampValue(hhmm(s.at)), s.key, s.v)), out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, _ := r.Dropped(); n != 1 {
+		t.Errorf("%d late rows, want 1 (the one at the last emitted time, 08:02)", n)
+	}
+	out.Take()
+	if err := r.Watermark(hhmm("08:03"), out); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := out.Take(), []string{"+I[2020-04-15T08:03, a, 4, 2]"}; !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }

@@ -76,8 +76,8 @@ func overVersion(snap []byte) (byte, error) {
 		return 0, fmt.Errorf("over aggregate: restore: empty state")
 	}
 	v := snap[0]
-	if v < 1 || v > overTTLStateVersion {
-		return 0, fmt.Errorf("over aggregate: state version %d, want 1 to %d", v, overTTLStateVersion)
+	if v < 1 || v > overTTLStateVersion+overCleanupShift {
+		return 0, fmt.Errorf("over aggregate: state version %d, want 1 to %d", v, overTTLStateVersion+overCleanupShift)
 	}
 	return v, nil
 }
