@@ -1,6 +1,7 @@
 package windowop
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -58,13 +59,7 @@ func NewProcWindowAgg(w WindowSpec, keys []int, aggs []aggop.AggCall, opt Window
 	return &ProcWindowAgg{WindowAgg: g}, nil
 }
 
-type procWindowError struct{}
-
-func (procWindowError) Error() string {
-	return "processing-time window aggregate: only TUMBLE, HOP and CUMULATE in streaming mode"
-}
-
-var errProcWindow error = procWindowError{}
+var errProcWindow = errors.New("processing-time window aggregate: only TUMBLE, HOP and CUMULATE in streaming mode")
 
 // clock reads the clock in whole milliseconds, Flink's timer resolution.
 func (g *ProcWindowAgg) clock() int64 {
