@@ -25,8 +25,8 @@ var parsedForms = map[string]string{
 // MATCH_RECOGNIZE), tested with the planner.
 var plannedForms = map[string]bool{
 	"TUMBLE": true, "HOP": true, "CUMULATE": true, "SESSION": true,
-	"TUMBLE_START": true, "TUMBLE_END": true, "TUMBLE_ROWTIME": true,
-	"HOP_START": true, "HOP_END": true, "HOP_ROWTIME": true,
+	"TUMBLE_START": true, "TUMBLE_END": true, "TUMBLE_ROWTIME": true, "TUMBLE_PROCTIME": true,
+	"HOP_START": true, "HOP_END": true, "HOP_ROWTIME": true, "HOP_PROCTIME": true,
 	"SESSION_START": true, "SESSION_END": true, "SESSION_ROWTIME": true,
 	"LAG": true, "LEAD": true, "ROW_NUMBER": true, "RANK": true, "DENSE_RANK": true,
 	"GROUPING": true, "GROUPING_ID": true,

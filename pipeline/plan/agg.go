@@ -356,7 +356,10 @@ func (a *aggPlan) aggNode(pre *Node) *Node {
 			row.Field{Name: "window_time", Type: ttype})
 		agg.Kind = WindowAggNode
 		agg.op = &windowAggOp{keys: keys, aggs: aggs, window: window, batch: agg.batch}
-		agg.TimeAttr = len(keys) + 2
+		if !window.ProcTime {
+			// A processing-time window's window_time is no event time.
+			agg.TimeAttr = len(keys) + 2
+		}
 		agg.Mode = windowAggMode(outputKey(len(keys), 2))
 		agg.Label = fmt.Sprintf("WindowAggregate(window=[%s], groupBy=[%s], select=[%s])", windowText(s.window), keyLabel, strings.Join(aggTexts, ", "))
 	default:

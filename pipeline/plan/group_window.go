@@ -14,7 +14,8 @@ import (
 // with the window's properties in the select list and HAVING:
 // TUMBLE_START(ts, size) (and HOP_START, SESSION_START) the window's
 // start, *_END its end, *_ROWTIME its last millisecond, which stays an
-// event-time attribute so that another window can group the result.
+// event-time attribute so that another window can group the result
+// (*_PROCTIME on a processing-time window, which is no event time).
 // They mean what the window table functions mean, so they are planned
 // on the same window aggregate: the GROUP BY window becomes the window
 // of the scope, its properties the columns window_start, window_end and
@@ -62,6 +63,7 @@ func (q *queryBuilder) groupWindow(sel *sql.Select, s *scope) (*sql.Select, erro
 		&sql.ColumnRef{Column: sql.Ident{At: call.At, Name: "window_start"}},
 		&sql.ColumnRef{Column: sql.Ident{At: call.At, Name: "window_end"}})
 	args := strings.ToLower(argsText(call))
+	proc := s.windowSpec.ProcTime
 	var bad error
 	props := func(e sql.Expr) sql.Expr {
 		return rewrite(e, func(x sql.Expr) (sql.Expr, bool) {
@@ -71,12 +73,19 @@ func (q *queryBuilder) groupWindow(sel *sql.Select, s *scope) (*sql.Select, erro
 				return nil, false
 			}
 			col, known := groupWindowProps[suffix]
+			if suffix == "_ROWTIME" || suffix == "_PROCTIME" {
+				// The window's time is *_ROWTIME on event time, *_PROCTIME
+				// on processing time.
+				col, known = "window_time", (suffix == "_PROCTIME") == proc
+			}
 			switch {
 			case bad != nil:
 			case kind != call.Name:
 				bad = errAt(c.At, "%s names a %s window, and this query groups by %s", c.Name, kind, call.Name)
+			case !known && proc:
+				bad = errAt(c.At, "%s needs an event-time window, and this query's %s is on processing time (use %s_PROCTIME for the window's time)", c.Name, call.Name, kind)
 			case !known:
-				bad = errAt(c.At, "%s needs a processing-time window; etld's group windows are on event time (use %s_ROWTIME for the window's time)", c.Name, kind)
+				bad = errAt(c.At, "%s needs a processing-time window, and %s groups by an event-time attribute (use %s_ROWTIME for the window's time)", c.Name, call.Name, kind)
 			case strings.ToLower(argsText(c)) != args:
 				bad = errAt(c.At, "%s must repeat the arguments of the GROUP BY's %s(%s)", c.Name, call.Name, argsText(call))
 			}

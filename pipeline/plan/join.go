@@ -135,10 +135,14 @@ func (q *queryBuilder) joinScope(j *sql.Join) (*scope, error) {
 	// (FROM (SELECT * FROM TABLE(TUMBLE(...))) L): its rows and window
 	// columns, for a window join.
 	if ls.window != nil {
-		ls = q.windowTable(ls)
+		if ls, err = q.windowTable(ls); err != nil {
+			return nil, err
+		}
 	}
 	if rs.window != nil {
-		rs = q.windowTable(rs)
+		if rs, err = q.windowTable(rs); err != nil {
+			return nil, err
+		}
 	}
 	kind := joinKinds[j.Type]
 	left, right := ls.node, rs.node

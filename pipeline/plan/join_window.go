@@ -39,6 +39,11 @@ func windowPropsOf(n *Node) (windowProps, bool) {
 		return windowProps{spec: t.Spec, start: w, end: w + 1, ltz: t.LTZ}, true
 	case WindowAggNode:
 		wa := n.windowAgg()
+		if wa.window.ProcTime {
+			// Its windows fired by the clock: nothing downstream can
+			// close them again by a watermark.
+			return windowProps{}, false
+		}
 		k := len(wa.keys)
 		if wa.attached {
 			k-- // window_start is the last key

@@ -123,6 +123,9 @@ func (w *windowAggOp) operator(opBuild) (operator.Lifecycle, error) {
 	if w.window.Kind == windowop.Session {
 		return windowop.NewSessionAgg(w.window.TimeCol, w.window.Gap, w.keys, w.aggs, windowop.WindowOptions{Batch: w.batch})
 	}
+	if w.window.ProcTime {
+		return windowop.NewProcWindowAgg(*w.window, w.keys, w.aggs, windowop.WindowOptions{}, nil)
+	}
 	return windowop.NewWindowAgg(*w.window, w.keys, w.aggs, windowop.WindowOptions{Batch: w.batch, Attached: w.attached, AttachedLTZ: w.attachedLTZ})
 }
 

@@ -126,22 +126,29 @@ func (q *queryBuilder) windowScope(w *sql.WindowTVF) (*scope, error) {
 }
 
 // windowSpec checks window w over the table in (named tabName) and
-// returns its spec: the time column must be in's event-time attribute,
-// the sizes positive interval literals.
+// returns its spec: the time column must be in's event-time attribute
+// or a processing-time attribute (a source's PROCTIME() column), the
+// sizes positive interval literals.
 func (q *queryBuilder) windowSpec(w *sql.WindowTVF, in *Node, tabName string) (*windowop.WindowSpec, error) {
 	var err error
 	col := in.Schema.Index(w.TimeCol.Name)
 	if col < 0 {
 		return nil, errAt(w.TimeCol.At, "column %q not found in table %s%s", w.TimeCol.Name, tabName, suggest(w.TimeCol.Name, in.Schema.Names()))
 	}
-	if col != in.TimeAttr {
+	proc := col != in.TimeAttr && procTimeCol(in, col)
+	if proc {
+		if err := procWindowAllowed(w, q.b.plan.Batch); err != nil {
+			return nil, err
+		}
+	}
+	if col != in.TimeAttr && !proc {
 		switch {
 		case in.TimeAttr >= 0:
 			// A transform keeps one time attribute (a join keeps its left
 			// side's): name it rather than advise a watermark.
-			return nil, errAt(w.TimeCol.At, "%s needs an event-time attribute, and %q is not the one of %s: its event-time attribute is %q", w.Kind, w.TimeCol.Name, tabName, in.Schema.Fields[in.TimeAttr].Name)
+			return nil, errAt(w.TimeCol.At, "%s needs a time attribute, and %q is not one of %s: its event-time attribute is %q, and a processing-time attribute is a source's PROCTIME() column", w.Kind, w.TimeCol.Name, tabName, in.Schema.Fields[in.TimeAttr].Name)
 		case in.Kind == ScanNode:
-			return nil, errAt(w.TimeCol.At, "%s needs an event-time attribute, and %q is not one: declare `watermark:` on the source for it (e.g. `watermark: %s - INTERVAL '5' SECOND`)", w.Kind, w.TimeCol.Name, w.TimeCol.Name)
+			return nil, errAt(w.TimeCol.At, "%s needs a time attribute, and %q is not one: declare `watermark:` on the source for it (e.g. `watermark: %s - INTERVAL '5' SECOND`), or window on a PROCTIME() column", w.Kind, w.TimeCol.Name, w.TimeCol.Name)
 		default:
 			return nil, errAt(w.TimeCol.At, "%s needs an event-time attribute, and %s has none: select its source's watermark column unchanged in the transform (a computed or aggregated column is not one; a join keeps at most one input's)", w.Kind, tabName)
 		}
@@ -149,7 +156,7 @@ func (q *queryBuilder) windowSpec(w *sql.WindowTVF, in *Node, tabName string) (*
 	if in.Mode.Updating {
 		return nil, errAt(w.At, "%s cannot read the updating table %q: window aggregates take insert-only input", w.Kind, tabName)
 	}
-	spec := &windowop.WindowSpec{TimeCol: col}
+	spec := &windowop.WindowSpec{TimeCol: col, ProcTime: proc}
 	dur := func(e sql.Expr, what string) (int64, error) {
 		if e == nil {
 			return 0, nil
@@ -304,7 +311,10 @@ func (q *queryBuilder) selectBlock(sel *sql.Select) (*Node, error) {
 	if s.window != nil {
 		// A window TVF read as a table (Flink's WindowTableFunction):
 		// each row once per window holding it, with the window columns.
-		s = q.windowTable(s)
+		var err error
+		if s, err = q.windowTable(s); err != nil {
+			return nil, err
+		}
 	}
 	if sel.Having != nil {
 		return nil, errAt(sel.Having.Pos(), "HAVING needs GROUP BY or an aggregate")

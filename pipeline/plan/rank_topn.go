@@ -116,7 +116,9 @@ func (t *topNPlan) firstCalc() (*Node, error) {
 	tvfTime := "" // the time column of a window TVF read directly
 	if s.window != nil {
 		tvfTime = s.node.Schema.Fields[s.windowSpec.TimeCol].Name
-		s = q.windowTable(s)
+		if s, err = q.windowTable(s); err != nil {
+			return nil, err
+		}
 	}
 	var filter *expr.Compiled
 	if inner.Where != nil {

@@ -18,7 +18,11 @@ import (
 
 // windowTable plans a window TVF read as a table: its input's columns
 // plus window_start, window_end and window_time, one row per window.
-func (q *queryBuilder) windowTable(s *scope) *scope {
+// Only a window aggregate runs on processing time.
+func (q *queryBuilder) windowTable(s *scope) (*scope, error) {
+	if s.windowSpec.ProcTime {
+		return nil, errProcWindowTable(s.window)
+	}
 	in := s.node
 	timeType := in.Schema.Fields[s.windowSpec.TimeCol].Type
 	fields := append(append([]row.Field(nil), in.Schema.Fields...), windowop.WindowColumns(timeType)...)
@@ -35,15 +39,19 @@ func (q *queryBuilder) windowTable(s *scope) *scope {
 		op: &windowTableOp{table: wt},
 	}
 	n.Label = fmt.Sprintf("WindowTableFunction(window=[%s])", windowText(s.window))
-	return &scope{node: n, name: s.name, table: s.table}
+	return &scope{node: n, name: s.name, table: s.table}, nil
 }
 
 // windowed reports whether n's rows come from a window (a window
-// aggregate or a window TVF, through Calcs).
+// aggregate or a window TVF, through Calcs). A processing-time window
+// aggregate's rows are not: their windows fired by the clock, and no
+// watermark closes them again downstream.
 func windowed(n *Node) bool {
 	for x := n; x != nil; x = x.Input {
 		switch x.Kind {
-		case WindowAggNode, WindowTableNode:
+		case WindowAggNode:
+			return !x.windowAgg().window.ProcTime
+		case WindowTableNode:
 			return true
 		case CalcNode:
 			continue

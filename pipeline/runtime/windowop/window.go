@@ -61,6 +61,7 @@ type WindowAgg struct {
 	res           []row.Value
 	arena         aggop.RowArena
 	dropped       int64
+	proc          *procClock // processing-time windows (ProcWindowAgg); nil on event time
 }
 
 // NewWindowAgg builds the operator; an invalid spec or call (see
@@ -101,7 +102,7 @@ func (g *WindowAgg) Process(in *row.Batch, out operator.Emitter) error {
 }
 
 func (g *WindowAgg) add(k row.Kind, r row.Row) error {
-	ts, err := eventTime(k, r, g.width, g.spec.TimeCol, &g.timeID)
+	ts, err := g.rowTime(k, r)
 	if err != nil {
 		return err
 	}

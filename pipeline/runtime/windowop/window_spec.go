@@ -40,6 +40,9 @@ type WindowSpec struct {
 	Step    int64 // CUMULATE
 	Offset  int64 // shifts window starts; no effect on watermarks
 	Gap     int64 // SESSION
+	// ProcTime: TimeCol is a processing-time attribute; the planner builds
+	// a ProcWindowAgg, which assigns rows by the clock.
+	ProcTime bool
 }
 
 // lastMilli is the last millisecond of a window ending at end (its
