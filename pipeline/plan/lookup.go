@@ -188,6 +188,13 @@ func lookupKeys(on sql.Expr, node, root *Node, spec *joinop.LookupJoinSpec) (rig
 				if li >= 0 && li < lw && ri >= lw && !slices.Contains(rightKeys, ri-lw) {
 					lt, rt := node.Schema.Fields[li].Type, node.Schema.Fields[ri].Type
 					if !sameRepresentation(lt, rt) {
+						if k, ok := splitKey(c, node.Schema, lw); ok && intWidens(lt, rt) {
+							// A narrower integer probe column is cast to
+							// the looked-up column's type, as Flink's
+							// coercion casts it below the lookup join.
+							computed = append(computed, k)
+							continue
+						}
 						return nil, nil, nil, nil, errAt(b.OpAt, "the lookup key %s = %s compares %s with %s: CAST the probe side's column to %s", node.Schema.Fields[li].Name, node.Schema.Fields[ri].Name, lt, rt, rt)
 					}
 					spec.LeftKeys = append(spec.LeftKeys, li)
@@ -218,7 +225,7 @@ func probeKeyCols(node, root *Node, spec *joinop.LookupJoinSpec, keys []joinKey,
 		}
 		ri := node.Schema.Index(k.r.(*sql.ColumnRef).Column.Name) - lw
 		rt := root.Schema.Fields[ri].Type
-		if !sameRepresentation(c.Type, rt) {
+		if !sameRepresentation(c.Type, rt) && !intWidens(c.Type, rt) {
 			return nil, nil, errAt(k.at, "the lookup key %s = %s compares %s with %s: CAST the probe side's expression to %s", sql.Format(k.l), root.Schema.Fields[ri].Name, c.Type, rt, rt)
 		}
 		li, err := side.column(k.l, c, rt)
@@ -315,4 +322,10 @@ func (p *Plan) scannedSources() map[*Source]bool {
 		walk(s.Input.Root)
 	}
 	return out
+}
+
+// intWidens reports whether integer type a converts to the wider
+// integer type b without loss (TINYINT to SMALLINT, INT to BIGINT).
+func intWidens(a, b row.Type) bool {
+	return a.IntBits() > 0 && a.IntBits() < b.IntBits()
 }

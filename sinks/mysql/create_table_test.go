@@ -120,3 +120,40 @@ func columnTypes(t *testing.T, db *sql.DB, name string) (map[string]string, map[
 	}
 	return types, lengths
 }
+
+// TestCreateTableSmallIntegers: create_table gives TINYINT and SMALLINT
+// columns their own MySQL types (as Flink's JDBC dialect maps them), a
+// key of them included, and writes their extremes.
+func TestCreateTableSmallIntegers(t *testing.T) {
+	db, dsn := openDB(t)
+	name := table(t, db, "")
+	schema := row.NewSchema(
+		row.Field{Name: "k", Type: row.TinyInt},
+		row.Field{Name: "x", Type: row.TinyInt},
+		row.Field{Name: "y", Type: row.SmallInt},
+		row.Field{Name: "z", Type: row.Of(row.Int)},
+	)
+	s := open(t, mysql.Config{DSN: dsn, Table: name, CreateTable: true},
+		connector.SinkInput{Schema: schema, Mode: connector.Upsert, Key: []int{0}}, connector.SinkEnv{})
+	var types string
+	if err := db.QueryRow("SELECT GROUP_CONCAT(DATA_TYPE, ' ', IS_NULLABLE ORDER BY ORDINAL_POSITION) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?", name).Scan(&types); err != nil {
+		t.Fatal(err)
+	}
+	if types != "tinyint NO,tinyint YES,smallint YES,int YES" {
+		t.Errorf("column types %q, want tinyint, tinyint, smallint, int", types)
+	}
+	ctx := testenv.Context(t, time.Minute)
+	i := row.IntValue
+	if err := s.Write(ctx, batchOf(
+		ch(row.Insert, i(-128), i(-128), i(-32768), i(1)), ch(row.Insert, i(127), i(127), i(32767), i(2)),
+	)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(dump(t, db, name), " ")
+	if want := "-128|-128|-32768|1 127|127|32767|2"; got != want {
+		t.Errorf("table %q, want %q", got, want)
+	}
+}

@@ -96,6 +96,8 @@
 //
 //	etld type          created as                 existing column may be
 //	BOOLEAN            BOOLEAN (TINYINT(1))       integer, bit, decimal
+//	TINYINT            TINYINT                    integer, decimal, float, double
+//	SMALLINT           SMALLINT                   integer, decimal, float, double
 //	INT                INT                        integer, decimal, float, double
 //	BIGINT             BIGINT                     integer, decimal, float, double
 //	FLOAT              FLOAT                      float, double, decimal

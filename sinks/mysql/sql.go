@@ -186,7 +186,7 @@ func columnType(t row.Type, key bool, keyBytes int) (string, error) {
 	case row.Boolean:
 		s = "BOOLEAN"
 	case row.Int:
-		s = "INT"
+		s = map[int]string{8: "TINYINT", 16: "SMALLINT", 32: "INT"}[t.IntBits()]
 	case row.BigInt:
 		s = "BIGINT"
 	case row.Float:

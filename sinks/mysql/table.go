@@ -232,7 +232,9 @@ func indexBytes(t row.Type) int {
 	switch t.ID {
 	case row.Boolean:
 		return 1
-	case row.Int, row.Float:
+	case row.Int:
+		return t.IntBits() / 8
+	case row.Float:
 		return 4
 	case row.BigInt, row.Double:
 		return 8
