@@ -61,8 +61,9 @@ func (q *queryBuilder) selectFrom(sel *sql.Select) (*scope, *sql.Select, error) 
 // fromWhere plans sel's FROM. Over comma joins, FROM a, b WHERE cond is
 // a JOIN ON cond, as Flink plans it, so that the WHERE's equalities of
 // the two sides are the join's keys: sel comes back without its WHERE.
-// Every SELECT whose WHERE is not correlated reads its FROM here, a
-// Top-N's subquery too.
+// Every SELECT reads its FROM here, a Top-N's subquery too, but for a
+// correlated subquery (EXISTS, IN, scalar), whose WHERE may name the
+// outer query's columns.
 func (q *queryBuilder) fromWhere(sel *sql.Select) (*scope, *sql.Select, error) {
 	if j, ok := sel.From.(*sql.Join); ok && j.Type == sql.CommaJoin && sel.Where != nil {
 		on := *j
