@@ -73,7 +73,7 @@ func (s *scope) resolve(c *sql.ColumnRef) (int, error) {
 		tables = append(tables, col.quals[0])
 	}
 	if found < 0 && !c.Table.IsZero() && !s.knows(c.Table.Name) && s.node.Schema.Index(c.Table.Name) < 0 {
-		return -1, errAt(c.Table.At, "unknown table %q: this query reads %s", c.Table.Name, s.name)
+		return -1, errAt(c.Table.At, "unknown table %q: this query reads %s", c.Table.Name, s.reads())
 	}
 	return found, nil
 }

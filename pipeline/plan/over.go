@@ -330,7 +330,7 @@ func (o *overPlan) lastCalc(node *Node) (*Node, error) {
 		if star, ok := it.Expr.(*sql.Star); ok {
 			// * is the input's columns, not the arguments placed after them.
 			if !star.Table.IsZero() && !strings.EqualFold(star.Table.Name, s.name) && !strings.EqualFold(star.Table.Name, s.table) {
-				return nil, errAt(star.At, "unknown table %q: this query reads %s", star.Table.Name, s.name)
+				return nil, errAt(star.At, "unknown table %q: this query reads %s", star.Table.Name, s.reads())
 			}
 			for _, f := range in.Schema.Fields {
 				post = append(post, &sql.SelectItem{Expr: &sql.ColumnRef{Column: sql.Ident{At: star.At, Name: f.Name, Quoted: true}}})

@@ -42,6 +42,18 @@ type scope struct {
 	cols []scopeCol
 }
 
+// reads names the scope's tables for a message: a subquery with no
+// alias has no name to qualify its columns by, so it is described.
+func (s *scope) reads() string {
+	names := strings.Split(s.name, ", ")
+	for i, n := range names {
+		if n == "" {
+			names[i] = "a subquery with no alias (give it one: FROM (SELECT ...) AS x)"
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
 // knows reports whether qualifier names the scope's table.
 func (s *scope) knows(qualifier string) bool {
 	if s.cols != nil {
@@ -260,7 +272,7 @@ func (s *scope) unqualify(e sql.Expr) (sql.Expr, error) {
 				return x, true
 			}
 			if bad == nil {
-				bad = errAt(c.Table.At, "unknown table %q: this query reads %s", c.Table.Name, s.name)
+				bad = errAt(c.Table.At, "unknown table %q: this query reads %s", c.Table.Name, s.reads())
 			}
 			return x, true
 		}
@@ -456,7 +468,7 @@ func (p *projector) add(name string, c *expr.Compiled, srcCol int, text string) 
 func (p *projector) star(star *sql.Star, s *scope) error {
 	in := p.in
 	if !star.Table.IsZero() && !s.knows(star.Table.Name) {
-		return errAt(star.At, "unknown table %q: this query reads %s", star.Table.Name, s.name)
+		return errAt(star.At, "unknown table %q: this query reads %s", star.Table.Name, s.reads())
 	}
 	for j, f := range in.Schema.Fields {
 		if !starCovers(star, s, j) {

@@ -50,8 +50,22 @@ func (q *queryBuilder) selectFrom(sel *sql.Select) (*scope, *sql.Select, error) 
 		}
 		return q.topN(sel, sub, inner, item)
 	}
+	s, sel, err := q.fromWhere(sel)
+	if err != nil {
+		return nil, nil, err
+	}
+	sel, err = q.subqueryJoins(s, sel)
+	return s, sel, err
+}
+
+// fromWhere plans sel's FROM. Over comma joins, FROM a, b WHERE cond is
+// a JOIN ON cond, as Flink plans it, so that the WHERE's equalities of
+// the two sides are the join's keys: sel comes back without its WHERE.
+// Every SELECT reads its FROM here, a Top-N's subquery too, but for a
+// correlated subquery (EXISTS, IN, scalar), whose WHERE may name the
+// outer query's columns.
+func (q *queryBuilder) fromWhere(sel *sql.Select) (*scope, *sql.Select, error) {
 	if j, ok := sel.From.(*sql.Join); ok && j.Type == sql.CommaJoin && sel.Where != nil {
-		// FROM a, b WHERE cond is a JOIN ON cond, as Flink plans it.
 		on := *j
 		on.On = sel.Where
 		saved := q.commaWhere
@@ -62,10 +76,6 @@ func (q *queryBuilder) selectFrom(sel *sql.Select) (*scope, *sql.Select, error) 
 		sel = &cp
 	}
 	s, err := q.from(sel.From)
-	if err != nil {
-		return nil, nil, err
-	}
-	sel, err = q.subqueryJoins(s, sel)
 	return s, sel, err
 }
 

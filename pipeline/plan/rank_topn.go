@@ -108,8 +108,8 @@ func (t *topNPlan) check() error {
 // rank: the subquery's other items under their final names, then the
 // partition and order keys that are not among them.
 func (t *topNPlan) firstCalc() (*Node, error) {
-	q, inner, item, over := t.q, t.inner, t.item, t.over
-	s, err := q.from(inner.From)
+	q, item, over := t.q, t.item, t.over
+	s, inner, err := q.fromWhere(t.inner)
 	if err != nil {
 		return nil, err
 	}
