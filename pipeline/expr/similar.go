@@ -21,7 +21,9 @@ const (
 // similarRegexp translates a SIMILAR TO pattern into a regular expression
 // that matches the whole string, as Calcite's Like.sqlToRegexSimilar does
 // for Flink: _ is any one character, % any run (newlines too), [..] a
-// character class, $ and \ are literal, and the escape character (0 when
+// character class (a special character other than - and ^ inside it is an
+// error), $ and \ are literal, . and the other regular expression syntax
+// pass through as Calcite leaves them, and the escape character (0 when
 // none) quotes a special character or itself.
 func similarRegexp(pat string, esc rune) (*regexp.Regexp, error) {
 	rs := []rune(pat)
@@ -51,13 +53,10 @@ func similarRegexp(pat string, esc rune) (*regexp.Regexp, error) {
 		case inClass && c == ']':
 			inClass = false
 			b.WriteByte(']')
-		case inClass && c == '[':
-			if i+1 < len(rs) && rs[i+1] == ':' {
-				return nil, fmt.Errorf("character classes [: :] in SIMILAR TO pattern %q are not supported yet", pat)
-			}
-			b.WriteString(`\[`)
-		case inClass && c == '\\':
-			b.WriteString(`\\`)
+		case inClass && c == '[' && i+1 < len(rs) && rs[i+1] == ':':
+			return nil, fmt.Errorf("character classes [: :] in SIMILAR TO pattern %q are not supported yet", pat)
+		case inClass && c != '-' && c != '^' && strings.ContainsRune(similarSpecials, c):
+			return nil, fmt.Errorf("invalid regular expression %q: %c inside [ ] at %d", pat, c, i)
 		case inClass:
 			b.WriteRune(c)
 		case c == '_':
@@ -65,14 +64,11 @@ func similarRegexp(pat string, esc rune) (*regexp.Regexp, error) {
 		case c == '%':
 			b.WriteString("(?s:.*)")
 		case c == '[':
-			if i+1 < len(rs) && rs[i+1] == ':' {
-				return nil, fmt.Errorf("character classes [: :] in SIMILAR TO pattern %q are not supported yet", pat)
-			}
 			inClass = true
 			b.WriteByte('[')
 		case c == ']':
 			return nil, fmt.Errorf("invalid regular expression %q: ] without [ at %d", pat, i)
-		case c == '\\', c == '$', c == '.':
+		case c == '\\', c == '$':
 			b.WriteString(regexp.QuoteMeta(string(c)))
 		default:
 			b.WriteRune(c)

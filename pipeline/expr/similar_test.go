@@ -21,6 +21,11 @@ func TestSimilarTo(t *testing.T) {
 		{"'a!b' SIMILAR TO 'a!!b' ESCAPE '!'", "BOOLEAN NOT NULL true"},
 		{"'a+' SIMILAR TO 'a#+' ESCAPE '#'", "BOOLEAN NOT NULL true"},
 		{"'a\nb' SIMILAR TO 'a%'", "BOOLEAN NOT NULL true"},
+		{"'a.b' SIMILAR TO 'a.b'", "BOOLEAN NOT NULL true"},
+		{"'axb' SIMILAR TO 'a.b'", "BOOLEAN NOT NULL true"},
+		{"':' SIMILAR TO '[:a]'", "BOOLEAN NOT NULL true"},
+		{"'-' SIMILAR TO '[a-]'", "BOOLEAN NOT NULL true"},
+		{"'_' SIMILAR TO '[a!_]' ESCAPE '!'", "BOOLEAN NOT NULL true"},
 		{"x_s SIMILAR TO 'a%'", "BOOLEAN null"},
 		{"id SIMILAR TO id", "BOOLEAN NOT NULL true"},
 		{"id SIMILAR TO CAST(NULL AS STRING)", "BOOLEAN null"},
@@ -38,6 +43,7 @@ func TestSimilarRegexpErrors(t *testing.T) {
 		{"a]", 0, "] without ["},
 		{"[ab", 0, "[ without ]"},
 		{"[[:alpha:]]", 0, "not supported yet"},
+		{"[a_]", 0, "_ inside [ ]"},
 		{"(a", 0, "invalid regular expression"},
 	}
 	for _, tc := range cases {
