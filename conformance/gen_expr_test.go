@@ -66,6 +66,8 @@ var exprAreaExprs = []struct {
 	{"map-entries", []string{"MAP_ENTRIES(MAP['k', i, 'j', id])", "MAP_ENTRIES(MAP[s, id, 'a', i])", "MAP_ENTRIES(CAST(NULL AS MAP<STRING, INT>))"}},
 	{"array-append-narrow", []string{"ARRAY_APPEND(ARRAY[b, 1], i)", "ARRAY_PREPEND(ARRAY[m], id)", "ARRAY_APPEND(ARRAY[b], CAST(NULL AS INT))"}},
 	{"array-append-widen", []string{"ARRAY_APPEND(ARRAY[i, 1], b)"}},
+	{"similar-to", []string{"s SIMILAR TO 'Hello_World'", "s SIMILAR TO '(Hello|Hi) [A-Z]%'", "s NOT SIMILAR TO '%o{2,}%'", "s SIMILAR TO 'Hello.World'", "s SIMILAR TO '%!_%' ESCAPE '!'", "s SIMILAR TO CONCAT(SUBSTRING(s, 1, 2), '%')", "CAST(i AS STRING) SIMILAR TO '-?[0-9]+'", "'a$b\\c' SIMILAR TO 'a$b\\c'"}},
+	{"split-empty", []string{"SPLIT('', ';')", "CARDINALITY(SPLIT('', ';'))", "SPLIT(SUBSTRING(s, 1, 0), ',')", "SPLIT(';', ';')", "SPLIT('', '')"}},
 	{"json-nest-raw", []string{"JSON_ARRAY(ARRAY[JSON_OBJECT(KEY 'k' VALUE i)])", "JSON_OBJECT(KEY 'o' VALUE JSON_ARRAY(i, s))"}},
 }
 

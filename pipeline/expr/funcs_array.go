@@ -286,16 +286,18 @@ func buildMapPart(c *compiler, e *sql.Call, args []*node) (*node, error) {
 	}, args...)
 }
 
-// splitString is Flink's SPLIT: an empty delimiter splits every
-// character (an empty string gives an empty array); otherwise the parts
-// between delimiters, empty ones included.
+// splitString is Flink's SPLIT: an empty string gives an empty array
+// whatever the delimiter; an empty delimiter splits every character;
+// otherwise the parts between delimiters, empty ones included.
 func splitString(s, delim string) []row.Value {
 	var parts []string
-	if delim == "" {
+	switch {
+	case s == "":
+	case delim == "":
 		for _, r := range s {
 			parts = append(parts, string(r))
 		}
-	} else {
+	default:
 		parts = strings.Split(s, delim)
 	}
 	out := make([]row.Value, len(parts))

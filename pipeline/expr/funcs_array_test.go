@@ -40,6 +40,9 @@ func TestCollectionFunctions(t *testing.T) {
 		{"SPLIT('a,b,,c,', ',')", "ARRAY<STRING> NOT NULL [a, b, , c, ]"},
 		{"SPLIT('abc', '')", "ARRAY<STRING> NOT NULL [a, b, c]"},
 		{"SPLIT('abc', 'x')", "ARRAY<STRING> NOT NULL [abc]"},
+		{"CARDINALITY(SPLIT('', ','))", "INT NOT NULL 0"},
+		{"SPLIT(';', ';')", "ARRAY<STRING> NOT NULL [, ]"},
+		{"SPLIT('', '')", "ARRAY<STRING> NOT NULL []"},
 		{"SPLIT(x_s, ',')", "ARRAY<STRING> null"},
 	})
 }

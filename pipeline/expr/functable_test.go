@@ -12,12 +12,13 @@ import (
 // into expressions of their own (not calls of the function library),
 // each with an expression that must compile.
 var parsedForms = map[string]string{
-	"CAST":     "CAST(n AS STRING)",
-	"TRY_CAST": "TRY_CAST(id AS INT)",
-	"EXTRACT":  "EXTRACT(MILLISECOND FROM ts)",
-	"TRIM":     "TRIM(BOTH 'x' FROM id)",
-	"CASE":     "CASE WHEN n > 0 THEN 1 ELSE 0 END",
-	"IS JSON":  "js IS JSON OBJECT",
+	"CAST":       "CAST(n AS STRING)",
+	"TRY_CAST":   "TRY_CAST(id AS INT)",
+	"EXTRACT":    "EXTRACT(MILLISECOND FROM ts)",
+	"TRIM":       "TRIM(BOTH 'x' FROM id)",
+	"CASE":       "CASE WHEN n > 0 THEN 1 ELSE 0 END",
+	"IS JSON":    "js IS JSON OBJECT",
+	"SIMILAR TO": "id NOT SIMILAR TO '(a|b)%' ESCAPE '!'",
 }
 
 // plannedForms are the rows the planner handles (window table functions

@@ -232,6 +232,9 @@ func (c *compiler) like(e *sql.Like) (*node, error) {
 		esc, _ = utf8.DecodeRuneInString(s)
 	}
 	neg := e.Not
+	if e.Similar {
+		return c.similar(e, t, x, pat, esc)
+	}
 	if pat.konst {
 		if pat.val.IsNull() {
 			return constNode(e, t, row.NullValue), nil

@@ -328,11 +328,13 @@ type InList struct {
 // Pos returns the position of X.
 func (e *InList) Pos() Pos { return leftPos(e.X, e.OpAt) }
 
-// Like is X [NOT] LIKE Pattern [ESCAPE Escape].
+// Like is X [NOT] LIKE Pattern [ESCAPE Escape], or X [NOT] SIMILAR TO
+// Pattern [ESCAPE Escape] when Similar is set.
 type Like struct {
-	OpAt    Pos // the LIKE keyword (or NOT before it)
+	OpAt    Pos // the LIKE (SIMILAR) keyword (or NOT before it)
 	X       Expr
 	Not     bool
+	Similar bool
 	Pattern Expr
 	Escape  Expr // nil when absent
 }

@@ -204,7 +204,11 @@ func (f *formatter) between(e *Between) {
 }
 
 func (f *formatter) like(e *Like) {
-	f.predicate(e.X, e.Not, " LIKE ")
+	op := " LIKE "
+	if e.Similar {
+		op = " SIMILAR TO "
+	}
+	f.predicate(e.X, e.Not, op)
 	f.expr(e.Pattern, precAdd)
 	if e.Escape != nil {
 		f.w(" ESCAPE ")

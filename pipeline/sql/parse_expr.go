@@ -183,7 +183,7 @@ func (p *parser) parseIs(x Expr) (Expr, *Error) {
 	return e, nil
 }
 
-// parseNegatable reads BETWEEN, IN, LIKE (or SIMILAR, refused) after x;
+// parseNegatable reads BETWEEN, IN, LIKE or SIMILAR TO after x;
 // start is the NOT before them when not is set, else the keyword itself.
 func (p *parser) parseNegatable(x Expr, start token, not bool) (Expr, *Error) {
 	kw := p.next()
@@ -230,12 +230,19 @@ func (p *parser) parseNegatable(x Expr, start token, not bool) (Expr, *Error) {
 			return nil, err
 		}
 		return &InList{OpAt: start.pos, X: x, Not: not, List: list}, nil
-	case "LIKE":
+	case "LIKE", "SIMILAR":
+		similar := kw.up == "SIMILAR"
+		if similar {
+			if !p.tok().is("TO") {
+				return nil, p.expected("TO after SIMILAR", "TO")
+			}
+			p.next()
+		}
 		pat, err := p.operand(kw, false, p.parseAdditive)
 		if err != nil {
 			return nil, err
 		}
-		e := &Like{OpAt: start.pos, X: x, Not: not, Pattern: pat}
+		e := &Like{OpAt: start.pos, X: x, Not: not, Similar: similar, Pattern: pat}
 		if t := p.tok(); t.is("ESCAPE") {
 			p.next()
 			if e.Escape, err = p.operand(t, false, p.parseAdditive); err != nil {
@@ -244,7 +251,7 @@ func (p *parser) parseNegatable(x Expr, start token, not bool) (Expr, *Error) {
 		}
 		return e, nil
 	}
-	return nil, p.errAt(kw, "SIMILAR TO is not supported yet; use LIKE or REGEXP")
+	return nil, p.errAt(kw, "unexpected "+kw.up)
 }
 
 // parseExprList reads `e, e, ... )` after the opening parenthesis open,
