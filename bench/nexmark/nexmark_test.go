@@ -60,7 +60,7 @@ var queries = map[string]query{
 	"q10": {min: bids, max: bids},
 	// Bidders' sessions: at least one per bidder that bid, at most one per bid.
 	"q11": {min: 1, max: bids},
-	"q12": {refused: `TUMBLE needs an event-time attribute, and "p_time" is not the one of B: its event-time attribute is "dateTime"`},
+	"q12": {refused: `TUMBLE needs a time attribute, and "p_time" is not one of B: its event-time attribute is "dateTime", and a processing-time attribute is a source's PROCTIME() column`},
 	"q13": {refused: "FOR SYSTEM_TIME AS OF must name the left input's event-time attribute dateTime, as in Flink"},
 	"q14": {refused: "unknown function COUNT_CHAR"},
 	// One day: one row.
