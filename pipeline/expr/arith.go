@@ -226,32 +226,9 @@ func (c *compiler) timeArith(e sql.Expr, opAt sql.Pos, bop sql.BinaryOp, l, r *n
 		}
 		return nil, errAt(opAt, "%s", msg)
 	}
-	addMicros := func(a, b int64) (int64, error) {
-		s := a + b
-		if (a >= 0) == (b >= 0) && (s >= 0) != (a >= 0) {
-			return 0, evalErr(text, errOverflow)
-		}
-		return s, nil
-	}
 	switch {
 	case (lt == row.Time && rt == typeInterval && (op == '+' || op == '-')) || (lt == typeInterval && rt == row.Time && op == '+'):
-		// A TIME moved by a day-time interval wraps around midnight,
-		// as Flink's int milliseconds of the day do.
-		sign := int64(1)
-		if op == '-' {
-			sign = -1
-		}
-		t := l.t
-		f := func(tm, iv row.Value) (row.Value, error) {
-			return row.TimeOfTimestamp(tm.Micros() + sign*(iv.Int64()%row.MicrosPerDay)), nil
-		}
-		if lt == typeInterval {
-			t = r.t
-			g := f
-			f = func(iv, tm row.Value) (row.Value, error) { return g(tm, iv) }
-		}
-		t.NotNull = notNull
-		return c.finish(e, t, bin(l.eval, r.eval, f), l, r)
+		return c.addTimeOfDay(e, op, l, r, notNull)
 	case (lt.Temporal() && rt == typeIntervalYM && (op == '+' || op == '-')) || (lt == typeIntervalYM && rt.Temporal() && op == '+'):
 		return c.addYearMonth(e, op, l, r, notNull)
 	case lt == typeIntervalYM && rt == typeIntervalYM && (op == '+' || op == '-'):
@@ -263,44 +240,14 @@ func (c *compiler) timeArith(e sql.Expr, opAt sql.Pos, bop sql.BinaryOp, l, r *n
 		}
 		return c.finish(e, row.Type{ID: typeIntervalYM, NotNull: notNull}, bin(l.eval, r.eval, f), l, r)
 	case (lt.Temporal() && rt == typeInterval && (op == '+' || op == '-')) || (lt == typeInterval && rt.Temporal() && op == '+'):
-		ts, iv := l, r
-		if lt == typeInterval {
-			ts, iv = r, l
-		}
-		sign := int64(1)
-		if op == '-' {
-			sign = -1
-		}
-		t := ts.t
-		t.NotNull = notNull
-		id := t.ID
-		var f func(a, b row.Value) (row.Value, error)
-		if id == row.Date {
-			f = func(a, b row.Value) (row.Value, error) {
-				// The date's midnight moved by the interval, floored to a day.
-				d := floorDiv(int64(a.Days())*microsPerDay+sign*b.Int64(), microsPerDay)
-				if d > math.MaxInt32 || d < math.MinInt32 {
-					return row.NullValue, evalErr(text, errOverflow)
-				}
-				return row.DateValue(int32(d)), nil
-			}
-		} else {
-			f = func(a, b row.Value) (row.Value, error) {
-				us, err := addMicros(a.Micros(), sign*b.Int64())
-				if err != nil {
-					return row.NullValue, err
-				}
-				return tsValue(id, us), nil
-			}
-		}
-		return c.finish(e, t, bin(ts.eval, iv.eval, f), l, r)
+		return c.addDayTime(e, text, op, l, r, notNull)
 	case lt == typeInterval && rt == typeInterval && (op == '+' || op == '-'):
 		sign := int64(1)
 		if op == '-' {
 			sign = -1
 		}
 		f := func(a, b row.Value) (row.Value, error) {
-			us, err := addMicros(a.Int64(), sign*b.Int64())
+			us, err := addMicros(text, a.Int64(), sign*b.Int64())
 			return row.BigIntValue(us), err
 		}
 		return c.finish(e, row.Type{ID: typeInterval, NotNull: notNull}, bin(l.eval, r.eval, f), l, r)
@@ -326,6 +273,73 @@ func (c *compiler) timeArith(e sql.Expr, opAt sql.Pos, bop sql.BinaryOp, l, r *n
 		return c.finish(e, row.Type{ID: typeInterval, NotNull: notNull}, bin(iv.eval, n.eval, f), l, r)
 	}
 	return bad()
+}
+
+// addTimeOfDay compiles TIME ± day-time interval: a TIME moved by a
+// day-time interval wraps around midnight, as Flink's int milliseconds of
+// the day do.
+func (c *compiler) addTimeOfDay(e sql.Expr, op byte, l, r *node, notNull bool) (*node, error) {
+	lt := l.t.ID
+	sign := int64(1)
+	if op == '-' {
+		sign = -1
+	}
+	t := l.t
+	f := func(tm, iv row.Value) (row.Value, error) {
+		return row.TimeOfTimestamp(tm.Micros() + sign*(iv.Int64()%row.MicrosPerDay)), nil
+	}
+	if lt == typeInterval {
+		t = r.t
+		g := f
+		f = func(iv, tm row.Value) (row.Value, error) { return g(tm, iv) }
+	}
+	t.NotNull = notNull
+	return c.finish(e, t, bin(l.eval, r.eval, f), l, r)
+}
+
+// addDayTime compiles a TIMESTAMP or DATE ± day-time interval.
+func (c *compiler) addDayTime(e sql.Expr, text func() string, op byte, l, r *node, notNull bool) (*node, error) {
+	lt := l.t.ID
+	ts, iv := l, r
+	if lt == typeInterval {
+		ts, iv = r, l
+	}
+	sign := int64(1)
+	if op == '-' {
+		sign = -1
+	}
+	t := ts.t
+	t.NotNull = notNull
+	id := t.ID
+	var f func(a, b row.Value) (row.Value, error)
+	if id == row.Date {
+		f = func(a, b row.Value) (row.Value, error) {
+			// The date's midnight moved by the interval, floored to a day.
+			d := floorDiv(int64(a.Days())*microsPerDay+sign*b.Int64(), microsPerDay)
+			if d > math.MaxInt32 || d < math.MinInt32 {
+				return row.NullValue, evalErr(text, errOverflow)
+			}
+			return row.DateValue(int32(d)), nil
+		}
+	} else {
+		f = func(a, b row.Value) (row.Value, error) {
+			us, err := addMicros(text, a.Micros(), sign*b.Int64())
+			if err != nil {
+				return row.NullValue, err
+			}
+			return tsValue(id, us), nil
+		}
+	}
+	return c.finish(e, t, bin(ts.eval, iv.eval, f), l, r)
+}
+
+// addMicros adds two microsecond counts, an error on overflow.
+func addMicros(text func() string, a, b int64) (int64, error) {
+	s := a + b
+	if (a >= 0) == (b >= 0) && (s >= 0) != (a >= 0) {
+		return 0, evalErr(text, errOverflow)
+	}
+	return s, nil
 }
 
 // decOp applies a DECIMAL operator to unscaled values with their scales,
