@@ -87,8 +87,6 @@ var Differences = []Difference{
 	{Name: "json-read-coercion", Kind: Open, Area: "formats/json reader (fmtopts's area)",
 		Reason: "Flink's json reader takes 1.7 into an INT column as 1, writes a nested value read into a STRING column compactly ([1,2]) and keeps the first of two equal keys; etld refuses the fraction, keeps the nested text as written ([1, 2]) and keeps the last key."},
 
-	{Name: "rank-update-fast", Kind: Open, Area: "runtime/rankop: Top-N strategies",
-		Reason: "Flink ranks an input with a unique key and a sort key that only grows (SUM of non-negative values over a GROUP BY) with its UpdateFastStrategy, which emits +I of the new top row and -D of the old; etld has only the RetractStrategy there, which emits -U and +U for the same change. The final tables are the same."},
 	{Name: "listagg-batch-order", Kind: Open, Area: "plan: batch aggregates (LISTAGG)",
 		Reason: "In batch mode Flink sorts a window aggregate's input by key and time before LISTAGG concatenates, so the values come in time order; etld concatenates in arrival order (a CUMULATE window over out-of-order rows gives Hi,Comment#1,Comment#1,Hi where Flink gives Hi,Hi,Comment#1,Comment#1)."},
 	{Name: "batch-window-distinct", Kind: Open, Area: "plan: legacy group windows in batch mode",
