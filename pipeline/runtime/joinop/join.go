@@ -290,6 +290,7 @@ func (j *Join) change(side int, k row.Kind, r row.Row, out operator.Emitter) err
 	}
 	matched := 0
 	if found {
+		jk := joinedKind(k, thisOuter, otherOuter)
 		for rid := range other.rows(kid) {
 			jr, err := j.probe(side, r, rid, true)
 			if err != nil {
@@ -317,7 +318,7 @@ func (j *Join) change(side int, k row.Kind, r row.Row, out operator.Emitter) err
 				other.setAssoc(rid, assoc)
 				other.touch(rid)
 			}
-			emitCopies(out, k, jr, count)
+			emitCopies(out, jk, jr, count)
 			if otherOuter && !add && assoc == 0 && j.emitting(1-side) {
 				for range count {
 					out.Emit(row.Insert, j.paddedStored(1-side, rid))
@@ -339,6 +340,23 @@ func (j *Join) change(side int, k row.Kind, r row.Row, out operator.Emitter) err
 	}
 	this.ensure(kid)
 	return this.addAt(kid, r, matched)
+}
+
+// joinedKind is the kind of a joined row a change of kind k emits, as
+// Flink's StreamingJoinOperator gives it: an outer join sends +I and -D
+// rather than the updates, since an outer side's update may turn into a
+// padded row or come from one. An accumulating change is +I when either
+// side is outer, a retracting one -D when its own side is outer (the
+// other side's padded row that comes back is an +I of its own); else the
+// input's kind is kept.
+func joinedKind(k row.Kind, thisOuter, otherOuter bool) row.Kind {
+	switch {
+	case k.IsAdd() && (thisOuter || otherOuter):
+		return row.Insert
+	case !k.IsAdd() && thisOuter:
+		return row.Delete
+	}
+	return k
 }
 
 func padKind(add bool) row.Kind {

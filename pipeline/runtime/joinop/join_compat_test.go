@@ -44,7 +44,7 @@ func TestJoinRestoresOldSnapshots(t *testing.T) {
 			"01000202030207016d010102030407016e010002020302070161010102030607016301000000000000",
 			[]optest.TTLStep{
 				{At: 0, Side: 1, In: optest.UB(1, "a"), Want: []string{"-U[1, m, 1, a]", "+I[1, m, null, null]"}},
-				{At: 0, Side: 1, In: optest.UA(1, "b"), Want: []string{"-D[1, m, null, null]", "+U[1, m, 1, b]"}},
+				{At: 0, Side: 1, In: optest.UA(1, "b"), Want: []string{"-D[1, m, null, null]", "+I[1, m, 1, b]"}},
 				{At: 0, Side: 0, In: optest.Ins(3, "o"), Want: []string{"+I[3, o, 3, c]"}},
 			}},
 		// NOT IN after +I[1,a] +I[null,n] (left), +I[2] (right), +I[3,c]

@@ -145,7 +145,7 @@ func TestJoinResidualAndUniqueKey(t *testing.T) {
 		{0, optest.Ins(1, "m"), []string{"+I[1, m, null, null]"}},
 		{1, optest.Ins(1, "a"), nil}, // a < m: no match
 		{1, optest.UB(1, "a"), nil},
-		{1, optest.UA(1, "z"), []string{"-D[1, m, null, null]", "+U[1, m, 1, z]"}},
+		{1, optest.UA(1, "z"), []string{"-D[1, m, null, null]", "+I[1, m, 1, z]"}},
 	})
 	if got := j.StateEntries(); got != 2 {
 		t.Errorf("state entries %d, want 2 (the right side keeps one row per unique key)", got)

@@ -174,7 +174,7 @@ func (t *TopN) change(_ int, c *row.Change) error {
 	case c.Kind.IsAdd():
 		gi := p.Add(t.spec.Order, c.Row)
 		t.rows++
-		if t.spec.OutputRank || t.spec.Start > 1 {
+		if t.spec.numbered() {
 			t.insertWithRank(p, gi, c.Row)
 		} else {
 			t.insertWithoutRank(p, gi, c.Row)
@@ -208,10 +208,7 @@ func (t *TopN) emit(k row.Kind, r row.Row, rank int64) {
 
 func (t *TopN) emitRow(k row.Kind, r row.Row, rank int64) {
 	if t.spec.OutputRank {
-		o := make(row.Row, len(r)+1)
-		copy(o, r)
-		o[len(r)] = row.BigIntValue(rank)
-		r = o
+		r = t.spec.withNumber(r, rank)
 	}
 	t.out.Emit(k, r)
 }
@@ -226,7 +223,7 @@ func (t *TopN) appendRow(p *Partition, r row.Row) {
 	}
 	gi := p.Add(t.spec.Order, r)
 	t.rows++
-	if t.spec.OutputRank || t.spec.Start > 1 {
+	if t.spec.numbered() {
 		stop := t.insertWithRank(p, gi, r)
 		for _, g := range p.Groups[stop:] {
 			p.N -= len(g)
@@ -247,13 +244,13 @@ func (t *TopN) appendRow(p *Partition, r row.Row) {
 			// A top 1 replaces its one row: Flink 2.3 emits the pair as
 			// an update (-U/+U), as the conformance case sql-top-n
 			// recorded; a larger top deletes and inserts.
-			t.out.Emit(row.UpdateBefore, last)
-			t.out.Emit(row.UpdateAfter, r)
+			t.emitRow(row.UpdateBefore, last, 0)
+			t.emitRow(row.UpdateAfter, r, 0)
 			return
 		}
-		t.out.Emit(row.Delete, last)
+		t.emitRow(row.Delete, last, 0)
 	}
-	t.out.Emit(row.Insert, r)
+	t.emitRow(row.Insert, r, 0)
 }
 
 // insertWithRank emits the changes of r, just added to group gi, with
@@ -315,10 +312,10 @@ func (t *TopN) insertWithoutRank(p *Partition, gi int, r row.Row) {
 		break
 	}
 	if toDelete != nil {
-		t.out.Emit(row.Delete, toDelete)
+		t.emitRow(row.Delete, toDelete, 0)
 	}
 	if collect {
-		t.out.Emit(row.Insert, r)
+		t.emitRow(row.Insert, r, 0)
 	}
 }
 
@@ -362,7 +359,7 @@ func (t *TopN) retract(p *Partition, r row.Row) {
 		}
 	}
 	if rank <= t.spec.End {
-		if t.spec.OutputRank || t.spec.Start > 1 {
+		if t.spec.numbered() {
 			prev, k := removed, rank
 			for x := range next {
 				if k > t.spec.End {
@@ -377,12 +374,12 @@ func (t *TopN) retract(p *Partition, r row.Row) {
 				t.emit(row.Delete, prev, k)
 			}
 		} else {
-			t.out.Emit(row.Delete, removed)
+			t.emitRow(row.Delete, removed, 0)
 			k := rank
 			for x := range next {
 				k++
 				if k == t.spec.End+1 {
-					t.out.Emit(row.Insert, x)
+					t.emitRow(row.Insert, x, 0)
 					break
 				}
 			}

@@ -78,6 +78,29 @@ type RankSpec struct {
 	Batch bool
 }
 
+// numbered reports whether the Top-N runs Flink's algorithm with rank
+// numbers. A ROW_NUMBER range of one number (rn <= 1, rn = 1) runs
+// without: Flink's RankNumberColumnRemoveRule drops the number from the
+// Rank and appends it as a constant, so a top row replaced by another is
+// -D/+I rather than -U/+U. An offset always needs the numbers.
+func (s *RankSpec) numbered() bool {
+	return s.Start > 1 || s.OutputRank && !s.constantNumber()
+}
+
+func (s *RankSpec) constantNumber() bool { return s.Kind == RowNumber && s.Start == s.End }
+
+// withNumber appends the rank number to r: rank, or the range's one
+// number when it is constant (the number-less algorithm passes none).
+func (s *RankSpec) withNumber(r row.Row, rank int64) row.Row {
+	if s.constantNumber() {
+		rank = s.Start
+	}
+	o := make(row.Row, len(r)+1)
+	copy(o, r)
+	o[len(r)] = row.BigIntValue(rank)
+	return o
+}
+
 // CompareRows orders two rows by keys (NULLs per key, DESC reversing).
 func CompareRows(keys []SortKey, a, b row.Row) int {
 	for _, k := range keys {

@@ -190,7 +190,7 @@ func (t *UpdatableTopN) change(_ int, c *row.Change) error {
 	}
 	before := p.n
 	t.kbuf = row.KeyOf(t.kbuf[:0], c.Row, t.spec.RowKey)
-	if t.spec.OutputRank || t.spec.Start > 1 {
+	if t.spec.numbered() {
 		if err := t.withNumber(p, string(t.kbuf), c.Row); err != nil {
 			return err
 		}
@@ -210,11 +210,14 @@ func (t *UpdatableTopN) emit(k row.Kind, r row.Row, rank int64) {
 	if rank < t.spec.Start || rank > t.spec.End {
 		return
 	}
+	t.emitRow(k, r, rank)
+}
+
+// emitRow sends r with kind k, numbered when the spec outputs the rank
+// (the number-less algorithm, rank 0, runs only when it is constant).
+func (t *UpdatableTopN) emitRow(k row.Kind, r row.Row, rank int64) {
 	if t.spec.OutputRank {
-		o := make(row.Row, len(r)+1)
-		copy(o, r)
-		o[len(r)] = row.BigIntValue(rank)
-		r = o
+		r = t.spec.withNumber(r, rank)
 	}
 	t.out.Emit(k, r)
 }
@@ -313,8 +316,8 @@ func (t *UpdatableTopN) withoutNumber(p *fastPartition, k string, r row.Row) {
 		} else {
 			p.rows[k] = row.Detach(r) // kept: must not pin its batch
 		}
-		t.out.Emit(row.UpdateBefore, old)
-		t.out.Emit(row.UpdateAfter, r)
+		t.emitRow(row.UpdateBefore, old, 0)
+		t.emitRow(row.UpdateAfter, r, 0)
 		return
 	}
 	if !t.admits(p, r) {
@@ -333,9 +336,9 @@ func (t *UpdatableTopN) withoutNumber(p *fastPartition, k string, r row.Row) {
 		}
 		p.n--
 		delete(p.rows, lk)
-		t.out.Emit(row.Delete, last)
+		t.emitRow(row.Delete, last, 0)
 	}
-	t.out.Emit(row.Insert, r)
+	t.emitRow(row.Insert, r, 0)
 }
 
 func (t *UpdatableTopN) Watermark(int64, operator.Emitter) error { return nil }
