@@ -37,8 +37,10 @@ type query struct {
 	// events, if set, replaces the test's event count.
 	events int
 	// clock: the result depends on the wall clock (processing-time
-	// windows), so two runs are not compared, only bounded.
-	clock bool
+	// windows), so two runs are not compared, only bounded; explain is
+	// what its plan must hold instead.
+	clock   bool
+	explain string
 }
 
 var queries = map[string]query{
@@ -66,7 +68,7 @@ var queries = map[string]query{
 	// Bids per bidder in the wall clock's 10 s windows that ended during
 	// the run (those still open at the end are dropped, as in Flink): at
 	// most one row per bid.
-	"q12": {min: 0, max: bids, clock: true},
+	"q12": {min: 0, max: bids, clock: true, explain: "WindowAggregate(window=[TUMBLE(p_time, INTERVAL '10' SECOND)], groupBy=[bidder]"},
 	"q13": {refused: "side_input FOR SYSTEM_TIME AS OF p_time (processing time) is a lookup join, and a file source cannot be looked up by key"},
 	"q14": {refused: "unknown function COUNT_CHAR"},
 	// One day: one row.
@@ -188,6 +190,13 @@ func TestQueries(t *testing.T) {
 				n = q.events
 			}
 			if q.clock {
+				p, err := load(t, name, n)
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				if plan := p.Explain(); !strings.Contains(plan, q.explain) {
+					t.Fatalf("%s's plan has no %q:\n%s", name, q.explain, plan)
+				}
 				if rows := len(run(t, name, n, 1024)); rows < q.min || rows > q.max {
 					t.Errorf("%s: %d rows, want %d to %d", name, rows, q.min, q.max)
 				}
