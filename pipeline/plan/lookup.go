@@ -25,7 +25,7 @@ type lookupPlan struct {
 
 // lookupJoin plans `left [LEFT] JOIN t FOR SYSTEM_TIME AS OF x AS c ON
 // ...` as a lookup join (Flink's LookupJoin) when x is a processing-time
-// attribute of left (a source's computed column `AS PROCTIME()`); ok is
+// attribute of left (procTimeCol: a PROCTIME() column passed on unchanged); ok is
 // false when it is not, and the join is another engineer's kind (an
 // event-time temporal join) or an error of joinScope's.
 func (q *queryBuilder) lookupJoin(j *sql.Join) (s *scope, ok bool, err error) {

@@ -58,6 +58,9 @@ type calcOp struct {
 	// computed (nil when unknown); monotonic.go reads it to pick a
 	// Top-N's strategy.
 	colSrc []int
+	// proc marks the output columns that are a bare PROCTIME() call: a
+	// processing-time attribute, as Flink types that call's result.
+	proc []bool
 }
 
 func (c *calcOp) operator(b opBuild) (operator.Lifecycle, error) {

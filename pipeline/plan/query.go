@@ -139,7 +139,7 @@ func (q *queryBuilder) windowScope(w *sql.WindowTVF) (*scope, error) {
 
 // windowSpec checks window w over the table in (named tabName) and
 // returns its spec: the time column must be in's event-time attribute
-// or a processing-time attribute (a source's PROCTIME() column), the
+// or a processing-time attribute (a PROCTIME() column, procTimeCol), the
 // sizes positive interval literals.
 func (q *queryBuilder) windowSpec(w *sql.WindowTVF, in *Node, tabName string) (*windowop.WindowSpec, error) {
 	var err error
@@ -158,11 +158,11 @@ func (q *queryBuilder) windowSpec(w *sql.WindowTVF, in *Node, tabName string) (*
 		case in.TimeAttr >= 0:
 			// A transform keeps one time attribute (a join keeps its left
 			// side's): name it rather than advise a watermark.
-			return nil, errAt(w.TimeCol.At, "%s needs a time attribute, and %q is not one of %s: its event-time attribute is %q, and a processing-time attribute is a source's PROCTIME() column", w.Kind, w.TimeCol.Name, tabName, in.Schema.Fields[in.TimeAttr].Name)
+			return nil, errAt(w.TimeCol.At, "%s needs a time attribute, and %q is not one of %s: its event-time attribute is %q, and a processing-time attribute is a PROCTIME() column", w.Kind, w.TimeCol.Name, tabName, in.Schema.Fields[in.TimeAttr].Name)
 		case in.Kind == ScanNode:
 			return nil, errAt(w.TimeCol.At, "%s needs a time attribute, and %q is not one: declare `watermark:` on the source for it (e.g. `watermark: %s - INTERVAL '5' SECOND`), or window on a PROCTIME() column", w.Kind, w.TimeCol.Name, w.TimeCol.Name)
 		default:
-			return nil, errAt(w.TimeCol.At, "%s needs an event-time attribute, and %s has none: select its source's watermark column unchanged in the transform (a computed or aggregated column is not one; a join keeps at most one input's)", w.Kind, tabName)
+			return nil, errAt(w.TimeCol.At, "%s needs a time attribute, and %s has none: select its source's watermark column or a PROCTIME() column unchanged in the transform (a computed or aggregated column is not one; a join keeps at most one input's)", w.Kind, tabName)
 		}
 	}
 	if in.Mode.Updating {
@@ -380,7 +380,7 @@ func (q *queryBuilder) projection(items []*sql.SelectItem, s *scope, in *Node, f
 		Kind: CalcNode, Input: in, Schema: row.NewSchema(p.fields...),
 		Mode: calcMode(in.Mode, p.colMap), TimeAttr: p.timeAttr, Bounded: in.Bounded, Renamed: p.renamed,
 	}
-	c := &calcOp{filter: filter, colSrc: p.colSrc}
+	c := &calcOp{filter: filter, colSrc: p.colSrc, proc: p.proc}
 	if !p.identity {
 		c.project = p.project
 	}
@@ -402,8 +402,9 @@ type projector struct {
 	fields   []row.Field
 	project  []*expr.Compiled
 	texts    []string
-	colMap   []int // each input column's first output column, -1 for none
-	colSrc   []int // each output column's input column, -1 when computed
+	colMap   []int  // each input column's first output column, -1 for none
+	colSrc   []int  // each output column's input column, -1 when computed
+	proc     []bool // each output column is a bare PROCTIME() call
 	identity bool
 	timeAttr int
 	names    map[string]bool
@@ -450,6 +451,7 @@ func uniquify(name string, used map[string]bool) string {
 
 func (p *projector) add(name string, c *expr.Compiled, srcCol int, text string) {
 	p.colSrc = append(p.colSrc, srcCol)
+	p.proc = append(p.proc, false)
 	if srcCol >= 0 && p.colMap[srcCol] < 0 {
 		p.colMap[srcCol] = len(p.fields)
 	}
@@ -531,6 +533,9 @@ func (p *projector) item(q *queryBuilder, i int, it *sql.SelectItem, s *scope) e
 		name = fmt.Sprintf("EXPR$%d", i)
 	}
 	p.add(p.unique(name), c, src, sql.Format(it.Expr))
+	if call, ok := it.Expr.(*sql.Call); ok && strings.EqualFold(call.Name, "PROCTIME") && len(call.Args) == 0 {
+		p.proc[len(p.proc)-1] = true
+	}
 	return nil
 }
 

@@ -200,19 +200,26 @@ func dedupOf(calc *Node, spec rankop.RankSpec, procTime bool) (ok, keepLast, row
 }
 
 // procTimeCol reports whether column c of n is a processing-time
-// attribute: a source's computed column `AS PROCTIME()`, passed on as a
-// plain column.
+// attribute: a source's computed column `AS PROCTIME()` or a select
+// list's bare PROCTIME() call, passed on unchanged through projections.
+// Any other node (an aggregate, a join) materializes it, as Flink does.
 func procTimeCol(n *Node, c int) bool {
-	name := n.Schema.Fields[c].Name
-	for x := n; x != nil; x = x.Input {
+	for x := n; x != nil && c >= 0; x = x.Input {
 		switch x.Kind {
 		case CalcNode:
-			continue
+			calc := x.calc()
+			switch {
+			case c < len(calc.proc) && calc.proc[c]:
+				return true
+			case calc.colSrc != nil:
+				c = calc.colSrc[c]
+			default:
+				c = x.Input.Schema.Index(x.Schema.Fields[c].Name)
+			}
 		case ScanNode:
 			src := x.scanned()
-			j := x.Schema.Index(name)
 			phys := src.Physical.Len()
-			return j >= phys && j-phys < len(src.computed) && src.computed[j-phys].Clock == "PROCTIME()" && x.Schema.Fields[j].Type.ID == row.TimestampLTZ
+			return c >= phys && c-phys < len(src.computed) && src.computed[c-phys].Clock == "PROCTIME()" && x.Schema.Fields[c].Type.ID == row.TimestampLTZ
 		default:
 			return false
 		}
