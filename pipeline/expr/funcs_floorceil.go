@@ -53,7 +53,8 @@ func (c *compiler) buildFloorCeilTo(e *sql.Call, x *node, floor bool) (*node, er
 		return c.fn1(e, t, x, func(v row.Value) (row.Value, error) {
 			m := floorDiv(v.Micros(), 1000)
 			if ms == 0 {
-				m = calendarRound(unit, int64(truncDays(m)), floor) * msPerDay
+				// Flink's day: the division truncates toward zero.
+				m = calendarRound(unit, m/msPerDay, floor) * msPerDay
 			} else {
 				m = roundTo(m, ms, floor)
 			}
@@ -87,8 +88,6 @@ func (c *compiler) buildFloorCeilTo(e *sql.Call, x *node, floor bool) (*node, er
 	}
 	return nil, errAt(e.At, "%s(x TO %s) needs a TIMESTAMP, TIMESTAMP_LTZ, DATE or TIME, got %s", e.Name, unit, t)
 }
-
-func truncDays(ms int64) int64 { return ms / msPerDay }
 
 // roundTo rounds a down (floor) or up to a multiple of n.
 func roundTo(a, n int64, floor bool) int64 {
