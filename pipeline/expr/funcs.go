@@ -23,6 +23,9 @@ type funcDef struct {
 	// DAY, sql.Call.Unit): it reaches the builder as argument 0, a
 	// constant STRING.
 	unitArg bool
+	// toUnit says the call may end with TO unit (FLOOR(x TO DAY),
+	// sql.Call.Unit); the builder reads it from the call.
+	toUnit bool
 }
 
 // funcs is the function library, filled by the funcs_*.go files.
@@ -78,7 +81,7 @@ func (c *compiler) call(e *sql.Call) (*node, error) {
 	if e.Distinct {
 		return nil, errAt(e.At, "DISTINCT is allowed only in aggregate calls, not in %s", name)
 	}
-	if def.unitArg != (e.Unit != "") {
+	if def.unitArg != (e.Unit != "") && !def.toUnit {
 		if def.unitArg {
 			return nil, errAt(e.At, "%s needs a time unit keyword first, as in %s(DAY, ...)", name, name)
 		}

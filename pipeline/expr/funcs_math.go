@@ -16,9 +16,9 @@ func init() {
 		"SIGN":     {min: 1, max: 1, build: buildSign},
 		"ROUND":    {min: 1, max: 2, build: buildRound(false)},
 		"TRUNCATE": {min: 1, max: 2, build: buildRound(true)},
-		"FLOOR":    {min: 1, max: 1, build: buildFloorCeil(true)},
-		"CEIL":     {min: 1, max: 1, build: buildFloorCeil(false)},
-		"CEILING":  {min: 1, max: 1, build: buildFloorCeil(false)},
+		"FLOOR":    {min: 1, max: 1, toUnit: true, build: buildFloorCeil(true)},
+		"CEIL":     {min: 1, max: 1, toUnit: true, build: buildFloorCeil(false)},
+		"CEILING":  {min: 1, max: 1, toUnit: true, build: buildFloorCeil(false)},
 		"MOD": {min: 2, max: 2, build: func(c *compiler, e *sql.Call, a []*node) (*node, error) {
 			return c.arith(e, e.At, sql.OpMod, a[0], a[1])
 		}},
@@ -358,9 +358,13 @@ func buildRound(trunc bool) builder {
 }
 
 // buildFloorCeil is FLOOR(x) or CEIL(x): integers unchanged, floating
-// point stays floating point, DECIMAL(p, s) gives DECIMAL(p, 0).
+// point stays floating point, DECIMAL(p, s) gives DECIMAL(p, 0). With a
+// unit (FLOOR(t TO DAY)) it rounds a time (funcs_floorceil.go).
 func buildFloorCeil(floor bool) builder {
 	return func(c *compiler, e *sql.Call, args []*node) (*node, error) {
+		if e.Unit != "" {
+			return c.buildFloorCeilTo(e, args[0], floor)
+		}
 		if err := check(e, args, "a number", isNumber); err != nil {
 			return nil, err
 		}

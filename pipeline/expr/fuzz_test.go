@@ -11,6 +11,8 @@ import (
 
 var fuzzSeeds = []string{
 	"temp > 30 AND id <> 'x'",
+	"CEIL(ts TO QUARTER) > FLOOR(lts TO WEEK)",
+	"CEIL(CAST(ts AS TIME) TO HOUR)",
 	"n * 2 + b / 3 - d % 7",
 	"CASE WHEN x_b THEN n / zero ELSE -d END",
 	"CAST(id AS INT) + TRY_CAST(js AS DECIMAL(5, 2))",

@@ -355,7 +355,8 @@ func (e *Like) Pos() Pos { return leftPos(e.X, e.OpAt) }
 // FILTER (WHERE Filter): only rows for which Filter is TRUE reach it.
 //
 // TIMESTAMPADD(unit, n, t) and TIMESTAMPDIFF(unit, a, b) keep their unit
-// keyword in Unit (upper-cased) and the other two arguments in Args. The
+// keyword in Unit (upper-cased) and the other two arguments in Args;
+// FLOOR, CEIL and CEILING(x TO unit) keep theirs in Unit and x in Args. The
 // SQL/JSON functions keep their clauses in JSON (see JSONClauses).
 type Call struct {
 	At       Pos // the function name

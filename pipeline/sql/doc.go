@@ -26,7 +26,8 @@
 // calls f(args), COUNT(*), agg(DISTINCT x), agg(...) FILTER (WHERE cond)
 // (the planner refuses FILTER after a non-aggregate), CAST and TRY_CAST, CASE, TRIM,
 // SUBSTRING(s FROM i FOR n), POSITION(a IN b), EXTRACT(unit FROM x),
-// TIMESTAMPADD(unit, n, t) and TIMESTAMPDIFF(unit, a, b) (Call.Unit), the
+// TIMESTAMPADD(unit, n, t), TIMESTAMPDIFF(unit, a, b) and FLOOR / CEIL /
+// CEILING(x TO unit) (Call.Unit), the
 // clauses of JSON_VALUE, JSON_QUERY, JSON_EXISTS, JSON_OBJECT and
 // JSON_ARRAY (Call.JSON) and CURRENT_TIMESTAMP, CURRENT_DATE,
 // LOCALTIMESTAMP (no parentheses). Interval units are SECOND, MINUTE,

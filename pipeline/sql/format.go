@@ -338,6 +338,19 @@ func (f *formatter) call(c *Call) {
 		f.w(quoteName(c.Name))
 	}
 	f.w("(")
+	if c.Unit != "" && isFloorCeil(c.Name) && len(c.Args) == 1 {
+		// Parenthesised, an argument that ends in an interval literal
+		// does not take the TO (INTERVAL '1' HOUR TO MINUTE).
+		if _, ok := c.Args[0].(*IntervalLit); ok {
+			f.w("(")
+			f.expr(c.Args[0], precLowest)
+			f.w(")")
+		} else {
+			f.expr(c.Args[0], precPrimary)
+		}
+		f.w(" TO " + c.Unit + ")")
+		return
+	}
 	if c.Unit != "" {
 		f.w(c.Unit)
 		if len(c.Args) > 0 {
@@ -512,4 +525,10 @@ func (f *formatter) jsonCall(c *Call) {
 		}
 		f.w(" ON " + b.on)
 	}
+}
+
+// isFloorCeil says name is FLOOR or CEIL, which write their unit last:
+// FLOOR(t TO DAY).
+func isFloorCeil(name string) bool {
+	return name == "FLOOR" || name == "CEIL" || name == "CEILING"
 }

@@ -109,7 +109,7 @@ func dumpTo(b *strings.Builder, n Node) {
 		opt(n.Escape)
 		w(")")
 	case *Call:
-		w("(call %s star=%v distinct=%v", n.Name, n.Star, n.Distinct)
+		w("(call %s star=%v distinct=%v unit=%s", n.Name, n.Star, n.Distinct, n.Unit)
 		list(n.Args)
 		if n.Filter != nil {
 			w(" filter")
@@ -205,7 +205,7 @@ var (
 		"INTERVAL '5' SECOND", "INTERVAL '1:30' MINUTE TO SECOND", "INTERVAL '-100' SECOND"}
 	randColumns = []string{"a", "t.b", "`value`", "`select`", "`a b`", "`x``y`"}
 	randTypes   = []string{"INT", "BIGINT", "DECIMAL(10, 2)", "STRING", "VARCHAR(5)", "TIMESTAMP(3)", "TIMESTAMP_LTZ(3)", "BOOLEAN"}
-	randFuncs   = []string{"F", "UPPER", "COALESCE", "SUBSTRING", "POSITION", "LEFT", "COUNT", "SUM"}
+	randFuncs   = []string{"F", "UPPER", "COALESCE", "SUBSTRING", "POSITION", "LEFT", "COUNT", "SUM", "FLOOR"}
 )
 
 func randExpr(t *testing.T, r *rand.Rand, depth int) Expr {
@@ -251,6 +251,9 @@ func randExpr(t *testing.T, r *rand.Rand, depth int) Expr {
 			c.Args = append(c.Args, sub())
 		}
 		c.Distinct = (name == "COUNT" || name == "SUM" || name == "F") && r.IntN(3) == 0
+		if name == "FLOOR" && r.IntN(2) == 0 {
+			c.Args, c.Unit = c.Args[:1], "WEEK"
+		}
 		return c
 	case 10:
 		typ := randTypes[r.IntN(len(randTypes))]

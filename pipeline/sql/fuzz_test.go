@@ -55,7 +55,7 @@ func FuzzParse(f *testing.F) {
 
 func FuzzParseExpr(f *testing.F) {
 	for _, s := range []string{
-		"TO_TIMESTAMP_LTZ(ts, 3)", "event_time - INTERVAL '5' SECOND", "a + b * c", "NOT a AND b OR c",
+		"TO_TIMESTAMP_LTZ(ts, 3)", "FLOOR(ts TO DAY)", "CEILING((INTERVAL '1' HOUR) TO WEEK)", "event_time - INTERVAL '5' SECOND", "a + b * c", "NOT a AND b OR c",
 		"CASE WHEN a THEN b ELSE c END", "CAST(x AS DECIMAL(10, 2))", "TRIM(LEADING 'x' FROM s)",
 		"SUBSTRING(s FROM 1 FOR 2)", "POSITION('a' IN s)", "EXTRACT(HOUR FROM ts)", "x BETWEEN 1 AND 2",
 		"x NOT IN (1, 2)", "x LIKE 'a%' ESCAPE '!'", "x IS NOT NULL", "INTERVAL '1 02:03:04.5' DAY TO SECOND",

@@ -12,6 +12,10 @@ func TestParseFunctionClauses(t *testing.T) {
 	cases := []struct{ in, want string }{
 		{"TIMESTAMPADD(day, 1, ts)", "TIMESTAMPADD(DAY, 1, ts)"},
 		{"TIMESTAMPDIFF(MONTH, a, b)", "TIMESTAMPDIFF(MONTH, a, b)"},
+		{"FLOOR(ts to day)", "FLOOR(ts TO DAY)"},
+		{"CEILING((ts + INTERVAL '1' HOUR) TO Week)", "CEILING((ts + INTERVAL '1' HOUR) TO WEEK)"},
+		{"FLOOR((INTERVAL '1' HOUR) TO DAY)", "FLOOR((INTERVAL '1' HOUR) TO DAY)"},
+		{"CEIL(CAST(x AS DATE) TO YEAR)", "CEIL(CAST(x AS DATE) TO YEAR)"},
 		{"JSON_VALUE(j, '$.a')", "JSON_VALUE(j, '$.a')"},
 		{"JSON_VALUE(j, '$.a' RETURNING INT)", "JSON_VALUE(j, '$.a' RETURNING INT)"},
 		{"JSON_VALUE(j, '$.a' RETURNING DECIMAL(10, 2) NULL ON EMPTY)", "JSON_VALUE(j, '$.a' RETURNING DECIMAL(10, 2) NULL ON EMPTY)"},

@@ -238,8 +238,14 @@ func (p *parser) parseCall() (Expr, *Error) {
 		switch {
 		case t.is("RETURNING"):
 			return nil, p.errAt(t, call.Name+"(... RETURNING type) is not supported yet; wrap the call in CAST(... AS type)")
-		case t.is("TO") && (call.Name == "FLOOR" || call.Name == "CEIL" || call.Name == "CEILING"):
-			return nil, p.errAt(t, call.Name+"(x TO unit) is not supported yet")
+		case t.is("TO") && len(call.Args) == 1 && isFloorCeil(call.Name):
+			p.next()
+			u := p.tok()
+			if u.kind != tokWord {
+				return nil, p.errAt(u, "expected a time unit after "+call.Name+"(x TO")
+			}
+			p.next()
+			call.Unit, call.UnitAt = u.up, u.pos
 		case t.is("ON") || t.is("NULL") || t.is("ERROR") || t.is("DEFAULT"):
 			return nil, p.errAt(t, call.Name+" ON EMPTY / ON ERROR clauses are not supported yet")
 		case t.is("SEPARATOR") || t.is("ORDER"):

@@ -1,0 +1,30 @@
+package expr
+
+import "testing"
+
+// TestFloorCeilTo: FLOOR and CEIL TO a unit, with the results Flink 2.3
+// gives (conformance cases fn-floor-to-* and fn-ceil-to-*), its quirks
+// included.
+func TestFloorCeilTo(t *testing.T) {
+	runEvalCases(t, []evalCase{
+		{"FLOOR(TIMESTAMP '2024-01-15 10:30:45.123' TO WEEK)", "TIMESTAMP(3) NOT NULL 2024-01-14T00:00"},
+		{"CEIL(TIMESTAMP '2024-01-15 10:30:45.123' TO HOUR)", "TIMESTAMP(3) NOT NULL 2024-01-15T11:00"},
+		{"ceiling(TIMESTAMP '2024-01-15 10:30:45.123' to second)", "TIMESTAMP(3) NOT NULL 2024-01-15T10:30:46"},
+		// The day alone counts for MONTH, and before 1970 it is the next.
+		{"CEIL(TIMESTAMP '2024-05-01 00:00:00.001' TO MONTH)", "TIMESTAMP(3) NOT NULL 2024-05-01T00:00"},
+		{"FLOOR(TIMESTAMP '1969-12-31 23:59:59.5' TO YEAR)", "TIMESTAMP(1) NOT NULL 1970-01-01T00:00"},
+		{"CEIL(TIMESTAMP '1965-07-04 06:07:08.9' TO WEEK)", "TIMESTAMP(1) NOT NULL 1965-07-11T00:00"},
+		{"CEIL(TIMESTAMP '2024-04-01 00:00:00' TO QUARTER)", "TIMESTAMP(0) NOT NULL 2024-07-01T00:00"},
+		{"CEIL(TIMESTAMP '2024-01-01 00:00:00.000001' TO SECOND)", "TIMESTAMP(6) NOT NULL 2024-01-01T00:00"},
+		{"FLOOR(lts TO MINUTE) IS NULL", "BOOLEAN NOT NULL false"},
+		{"CEIL(DATE '2024-04-01' TO DAY)", "DATE NOT NULL 2024-04-02"},
+		{"CEIL(DATE '2024-12-31' TO MONTH)", "DATE NOT NULL 2025-01-01"},
+		{"FLOOR(DATE '2024-01-15' TO HOUR)", "DATE NOT NULL 2024-01-15"},
+		{"CEIL(TIME '10:30:45.123' TO MINUTE)", "TIME(3) NOT NULL 10:31"},
+		{"FLOOR(TIME '10:30:45.123' TO YEAR)", "TIME(3) NOT NULL 10:30:44.967"},
+		{"CEIL(TIME '00:00:01' TO DAY)", "TIME(0) NOT NULL 00:00:01.001"},
+		{"CEIL(TIME '23:59:59.999' TO HOUR)", "error: not a time of day"},
+		{"FLOOR(ts TO FORTNIGHT)", "error: unknown unit"},
+		{"FLOOR(n TO DAY)", "error: needs a TIMESTAMP"},
+	})
+}
