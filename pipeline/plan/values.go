@@ -39,6 +39,10 @@ func valuesScope(v *sql.Values) (*scope, error) {
 	for i, r := range v.Rows {
 		cells[i] = make([]*expr.Compiled, width)
 		for c, e := range r {
+			if l, ok := e.(*sql.Literal); ok && l.Kind == sql.LitNull {
+				// Flink's validator refuses it ("Illegal use of 'NULL'").
+				return nil, errAt(e.Pos(), "VALUES: a bare NULL has no type: write CAST(NULL AS type)")
+			}
 			ce, err := compileExpr(e, row.NewSchema(), "VALUES")
 			if err != nil {
 				return nil, err
@@ -50,15 +54,13 @@ func valuesScope(v *sql.Values) (*scope, error) {
 	for c := range width {
 		t := cells[0][c].Type
 		for i := 1; i < len(cells); i++ {
-			common, err := expr.CommonType(t, cells[i][c].Type)
+			u := cells[i][c].Type
+			common, err := expr.CommonType(t, u)
 			if err != nil {
 				return nil, errAt(v.Rows[i][c].Pos(), "VALUES: column %d is %s in the rows before and %s in this one: they have no common type; CAST one of them",
-					c+1, t, cells[i][c].Type)
+					c+1, t, u)
 			}
 			t = common
-		}
-		if t.ID == row.Null {
-			return nil, errAt(v.Rows[0][c].Pos(), "VALUES: column %d is NULL in every row: give it a type with CAST(NULL AS type)", c+1)
 		}
 		name := "EXPR$" + strconv.Itoa(c)
 		if v.Columns != nil {
