@@ -88,7 +88,11 @@ func valuesScope(v *sql.Values) (*scope, error) {
 	}
 	n := &Node{Kind: ValuesNode, Schema: row.NewSchema(fields...), TimeAttr: -1, Bounded: true, op: &valuesOp{rows: rows},
 		Label: "Values(tuples=[[" + strings.Join(tuples, ", ") + "]])"}
-	return &scope{node: n, name: v.Alias.Name, table: "VALUES"}, nil
+	table := "VALUES"
+	if v.Implicit {
+		table = "<none: the query has no FROM>"
+	}
+	return &scope{node: n, name: v.Alias.Name, table: table}, nil
 }
 
 // constValue is e's value as a value of t: e is compiled as c, and
