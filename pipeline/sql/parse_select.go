@@ -265,9 +265,6 @@ func (p *parser) parseSelect() (*Select, *Error) {
 		if err := p.unsupportedHere(); err != nil {
 			return nil, err
 		}
-		if p.tok().kind == tokEOF {
-			return nil, p.expected("FROM after the select list", "FROM")
-		}
 		return nil, p.expected(`"," or FROM after a select item`, ",", "FROM")
 	} else {
 		from, err := p.parseFromItem()
