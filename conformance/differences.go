@@ -91,8 +91,6 @@ var Differences = []Difference{
 		Reason: "In batch mode Flink sorts a window aggregate's input by key and time before LISTAGG concatenates, so the values come in time order; etld concatenates in arrival order (a CUMULATE window over out-of-order rows gives Hi,Comment#1,Comment#1,Hi where Flink gives Hi,Hi,Comment#1,Comment#1)."},
 	{Name: "batch-window-distinct", Kind: Open, Area: "plan: legacy group windows in batch mode",
 		Reason: "Flink's batch planner refuses a DISTINCT aggregate in a legacy GROUP BY TUMBLE/HOP window (\"DISTINCT aggregates are currently not supported\"); etld computes it."},
-	{Name: "constant-tables", Kind: Open, Area: "plan: VALUES and UNNEST without a table",
-		Reason: "A query reads only the pipeline's sources: FROM (VALUES (1, 'a'), ...) AS v(x, y) and FROM UNNEST(ARRAY[1, 2, 3]) alone (UNNEST is planned only beside a table: CROSS JOIN UNNEST(t.arr), LEFT JOIN UNNEST ... ON TRUE) are refused; Flink reads both as constant, bounded tables."},
 	{Name: "over-frame-following", Kind: Open, Area: "plan/windowop: OVER frames in batch mode",
 		Reason: "An OVER frame must end at CURRENT ROW, as Flink requires in streaming mode; in batch mode Flink also runs frames ending after it (ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING, UNBOUNDED FOLLOWING), which etld refuses."},
 	{Name: "interval-join-late-rows", Kind: Open, Area: "runtime: watermark cuts and the order of a two-input operator's inputs (the watermarks engineer's area)",

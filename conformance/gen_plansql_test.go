@@ -62,6 +62,23 @@ var plansqlQueries = []struct {
 	{"sq-correlated-count", batch, []string{"o"}, "SELECT oid, (SELECT COUNT(*) FROM o o2 WHERE o2.user_id = o.user_id AND o2.qty > 1) AS n FROM o"},
 	{"sq-agg-share", batch, []string{"o"}, "SELECT category, COUNT(*) * 100 / (SELECT COUNT(*) FROM o) AS pct FROM o GROUP BY category HAVING SUM(qty) > (SELECT MIN(qty) FROM o)"},
 	{"sq-many-rows", both, []string{"o"}, "SELECT oid, (SELECT product FROM o WHERE category = 'books') FROM o"},
+	// Constant tables: VALUES, SELECT without FROM, a lone UNNEST. The
+	// column types merge as Flink's least restrictive type (INT and
+	// DECIMAL, NULL, strings of different lengths); unnamed columns are
+	// EXPR$0...
+	{"const-values-merge", both, []string{"o"}, "SELECT x, y FROM (VALUES (1, 'a'), (2.5, 'bbb'), (NULL, NULL)) AS t(x, y)"},
+	{"const-values-chars", both, []string{"o"}, "SELECT x, CHAR_LENGTH(y), y || '|' FROM (VALUES (1, 'a'), (2, 'bb')) AS t(x, y)"},
+	{"const-values-bigint", both, []string{"o"}, "SELECT x, x * 2 FROM (VALUES (1), (2.5), (CAST(3 AS BIGINT))) AS t(x)"},
+	{"const-values-null", both, []string{"o"}, "SELECT x, y FROM (VALUES (1, 'a'), (NULL, 'b'), (3, NULL)) AS t(x, y)"},
+	{"const-values-allnull", streaming, []string{"o"}, "SELECT x FROM (VALUES (NULL), (NULL)) AS t(x)"},
+	{"const-values-noname", both, []string{"o"}, "SELECT t.EXPR$1, t.EXPR$0 + 1 FROM (VALUES (1, 'a'), (2, 'b')) AS t"},
+	{"const-no-from", both, []string{"o"}, "SELECT 1, 'a', CAST(NULL AS INT), 2 + 3"},
+	{"const-unnest-alone", both, []string{"o"}, "SELECT x, n FROM UNNEST(ARRAY['a', 'b']) WITH ORDINALITY AS t(x, n)"},
+	{"const-join", both, []string{"o"}, "SELECT o.oid, t.label FROM o JOIN (VALUES ('books', 'B'), ('toys', 'T')) AS t(cat, label) ON o.category = t.cat"},
+	{"const-in-values", both, []string{"o"}, "SELECT oid FROM o WHERE user_id IN (VALUES 1, 4)"},
+	{"const-union", both, []string{"o"}, "SELECT category FROM o WHERE oid < 3 UNION ALL VALUES ('extra')"},
+	{"const-agg", both, []string{"o"}, "SELECT y, SUM(x), COUNT(*) FROM (VALUES (1, 'a'), (2, 'a'), (3, 'b')) AS t(x, y) GROUP BY y"},
+	{"const-subquery", both, []string{"o"}, "SELECT * FROM (SELECT x * 10 AS z FROM (VALUES (1), (2), (3)) AS t(x)) WHERE z > 10"},
 }
 
 var (

@@ -275,6 +275,9 @@ func dropReasons(g *runtime.Graph) []string {
 func (p *Pipeline) summary(g *runtime.Graph, start time.Time, reasons []string) Summary {
 	s := Summary{Pipeline: p.Name(), Elapsed: time.Since(start)}
 	for i, n := range g.Sources {
+		if i == len(p.Plan.Sources) {
+			break // the constant tables a query reads (plan/values.go)
+		}
 		skipped := n.Stats.Skipped.Load() + p.Plan.Sources[i].Skipped()
 		c := Count{Name: n.Name, In: n.Stats.RowsIn.Load(), Out: n.Stats.RowsOut.Load(), Skipped: skipped}
 		if sz, ok := p.Plan.Sources[i].Conn.(connector.Sizer); ok {

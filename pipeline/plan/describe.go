@@ -278,6 +278,8 @@ func operatorName(k NodeKind) string {
 		return "window_rank"
 	case ScanNode:
 		return "scan"
+	case ValuesNode:
+		return "values"
 	case UnionNode:
 		return "union"
 	case UnnestNode:

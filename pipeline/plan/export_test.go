@@ -24,7 +24,7 @@ func TTLMismatches(p *Plan) []string {
 		}
 		var op operator.Lifecycle
 		switch n.Kind {
-		case ScanNode, UnionNode, LookupJoinNode, DeadLettersNode:
+		case ScanNode, ValuesNode, UnionNode, LookupJoinNode, DeadLettersNode:
 			return
 		default:
 			var err error

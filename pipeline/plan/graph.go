@@ -53,6 +53,12 @@ func (p *Plan) Graph() (*runtime.Graph, error) {
 			built[n] = &un.Node
 			return &un.Node, nil
 		}
+		if n.Kind == ValuesNode {
+			sn := constSourceNode(n, owners[n], transforms[n])
+			g.Sources = append(g.Sources, sn)
+			built[n] = &sn.Node
+			return &sn.Node, nil
+		}
 		if n.Kind == JoinNode {
 			rn, err := p.joinGraph(g, n, owners[n], transforms[n], build)
 			if err == nil {

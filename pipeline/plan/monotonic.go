@@ -31,6 +31,8 @@ const (
 func modifiedMonotonicity(n *Node) []monotonicity {
 	width := n.Schema.Len()
 	switch n.Kind {
+	case ValuesNode:
+		return constants(width)
 	case ScanNode:
 		if n.Mode.Updating {
 			// A changelog source: NOT_MONOTONIC everywhere.

@@ -46,6 +46,9 @@ const (
 	SingleRowNode
 	// MatchNode is MATCH_RECOGNIZE (match.go).
 	MatchNode
+	// ValuesNode is a constant table: VALUES, a SELECT without FROM, a
+	// lone UNNEST's one row (values.go). It has no input.
+	ValuesNode
 )
 
 // Node is one operator of the logical plan. A node read by several

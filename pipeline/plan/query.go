@@ -96,6 +96,8 @@ func (q *queryBuilder) from(f sql.FromItem) (*scope, error) {
 		return q.windowScope(f)
 	case *sql.Unnest:
 		return q.unnestScope(f)
+	case *sql.Values:
+		return valuesScope(f)
 	case *sql.Join:
 		return q.joinScope(f)
 	case *sql.MatchRecognize:

@@ -14,7 +14,12 @@ import (
 var errorCases = []struct{ in, want string }{
 	{"SELECT FROM t", "1:8: expected an expression after SELECT, got FROM"},
 	{"SELECT a, FROM t", "1:11: expected an expression after \",\", got FROM"},
-	{"SELECT a", "1:9: expected FROM after the select list, got end of query"},
+	{"SELECT a WHERE b", "1:10: expected \",\" or FROM after a select item, got WHERE"},
+	{"SELECT * FROM (VALUES (1, 'a'), (2))", "1:33: this VALUES row has 1 columns, the first has 2"},
+	{"SELECT * FROM (VALUES (1, 'a')) AS t(x)", "1:37: the VALUES alias list names 1 columns, the rows have 2"},
+	{"SELECT * FROM (VALUES (1, 2)) AS t(x, X)", "1:39: duplicate column X in the VALUES alias list"},
+	{"SELECT * FROM VALUES (1)", "1:15: VALUES in FROM must be parenthesised: FROM (VALUES (1, 'a')) AS t(x, y)"},
+	{"SELECT * FROM (VALUES (1), ) AS t(x)", "1:28: expected an expression after VALUES, got \")\""},
 	{"SELECT a b c FROM t", "1:12: expected \",\" or FROM after a select item, got name c"},
 	{"SELECT a FROM", "1:14: expected a table name after FROM, got end of query"},
 	{"SELECT a FROM t WHERE", "1:22: expected an expression after WHERE, got end of query"},

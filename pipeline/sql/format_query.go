@@ -49,7 +49,7 @@ func (f *formatter) selectBlock(s *Select) {
 		}
 		f.selectItem(it)
 	}
-	if s.From != nil {
+	if v, ok := s.From.(*Values); s.From != nil && (!ok || !v.Implicit) {
 		f.w(" FROM ")
 		f.from(s.From)
 	}
@@ -110,9 +110,12 @@ func (f *formatter) from(n FromItem) {
 		f.query(n.Query)
 		f.w(")")
 		f.alias(n.Alias)
+	case *Values:
+		f.values(n)
 	case *Unnest:
-		f.from(n.Input)
-		if n.Left {
+		if v, ok := n.Input.(*Values); ok && v.Implicit {
+			f.w("UNNEST(")
+		} else if f.from(n.Input); n.Left {
 			f.w(" LEFT JOIN UNNEST(")
 		} else {
 			f.w(" CROSS JOIN UNNEST(")
@@ -122,20 +125,7 @@ func (f *formatter) from(n FromItem) {
 		if n.Ordinality {
 			f.w(" WITH ORDINALITY")
 		}
-		if !n.Alias.IsZero() {
-			f.w(" AS ")
-			f.ident(n.Alias)
-			if len(n.Columns) > 0 {
-				f.w(" (")
-				for i, c := range n.Columns {
-					if i > 0 {
-						f.w(", ")
-					}
-					f.ident(c)
-				}
-				f.w(")")
-			}
-		}
+		f.aliasColumns(n.Alias, n.Columns)
 		if n.Left {
 			f.w(" ON TRUE")
 		}

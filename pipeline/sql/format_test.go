@@ -61,6 +61,16 @@ func dumpTo(b *strings.Builder, n Node) {
 			opt(n.AsOf)
 		}
 		w(")")
+	case *Values:
+		w("(values implicit=%v %q %d", n.Implicit, n.Alias.Name, len(n.Columns))
+		for _, r := range n.Rows {
+			w(" (row")
+			for _, x := range r {
+				opt(x)
+			}
+			w(")")
+		}
+		w(")")
 	case *SubqueryRef:
 		w("(subquery ")
 		dumpTo(b, n.Query)

@@ -1,7 +1,5 @@
 package sql
 
-import "strings"
-
 // parseConstructor reads ARRAY[x, ...], MAP[k, v, ...] or ROW(x, ...)
 // into a call named ARRAY, MAP or ROW.
 func (p *parser) parseConstructor() (Expr, *Error) {
@@ -107,23 +105,7 @@ func (p *parser) parseUnnest(input FromItem) (FromItem, *Error) {
 	}
 	u.Alias = alias
 	if !alias.IsZero() && p.tok().isPunct("(") {
-		open := p.next()
-		for {
-			c, err := p.expectName("a column name in the UNNEST alias list")
-			if err != nil {
-				return nil, err
-			}
-			for _, o := range u.Columns {
-				if strings.EqualFold(o.Name, c.Name) {
-					return nil, &Error{Pos: c.At, Msg: "duplicate column " + c.Name + " in the UNNEST alias list"}
-				}
-			}
-			u.Columns = append(u.Columns, c)
-			if !p.acceptPunct(",") {
-				break
-			}
-		}
-		if err := p.expectClose(")", "(", open.pos); err != nil {
+		if u.Columns, err = p.aliasColumns("UNNEST"); err != nil {
 			return nil, err
 		}
 	}

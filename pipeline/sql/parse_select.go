@@ -196,12 +196,32 @@ func (p *parser) parseQueryTerm(q *Query, distinct bool, op SetOp) *Error {
 	case t.is("WITH"):
 		return p.errAt(t, "WITH must begin the query (or a parenthesised query): write WITH name AS (...) SELECT ...")
 	case t.is("VALUES"):
-		return p.errAt(t, "VALUES is not supported yet")
+		s, err := p.valuesSelect()
+		if err != nil {
+			return err
+		}
+		q.Selects = append(q.Selects, s)
+		return nil
 	}
 	if len(q.Selects) > 0 {
 		return p.expected("SELECT after UNION", "SELECT")
 	}
 	return p.expected("SELECT", "SELECT")
+}
+
+// endsSelect reports whether t may follow a select list that has no
+// FROM clause.
+func endsSelect(t token) bool {
+	switch {
+	case t.kind == tokEOF, t.isPunct(";"), t.isPunct(")"):
+		return true
+	}
+	for _, w := range []string{"UNION", "INTERSECT", "EXCEPT", "ORDER", "LIMIT", "OFFSET", "FETCH"} {
+		if t.is(w) {
+			return true
+		}
+	}
+	return false
 }
 
 // startsQuery reports whether the token k places ahead begins a query,
@@ -238,20 +258,22 @@ func (p *parser) parseSelect() (*Select, *Error) {
 		}
 		after = `","`
 	}
-	if !p.acceptWord("FROM") {
+	if endsSelect(p.tok()) {
+		// SELECT without FROM reads one row of no columns.
+		sel.From = &Values{At: sel.At, Rows: [][]Expr{{}}, Implicit: true}
+	} else if !p.acceptWord("FROM") {
 		if err := p.unsupportedHere(); err != nil {
 			return nil, err
 		}
-		if p.tok().kind == tokEOF {
-			return nil, p.expected("FROM after the select list", "FROM")
-		}
 		return nil, p.expected(`"," or FROM after a select item`, ",", "FROM")
+	} else {
+		from, err := p.parseFromItem()
+		if err != nil {
+			return nil, err
+		}
+		sel.From = from
 	}
-	from, err := p.parseFromItem()
-	if err != nil {
-		return nil, err
-	}
-	sel.From = from
+	var err *Error
 	if p.acceptWord("WHERE") {
 		if sel.Where, err = p.expectExpr("WHERE"); err != nil {
 			return nil, err
@@ -404,6 +426,12 @@ func (p *parser) parseFromItem() (FromItem, *Error) {
 func (p *parser) parseTableFactor() (FromItem, *Error) {
 	t := p.tok()
 	switch {
+	case t.isPunct("(") && p.peek(1).is("VALUES"):
+		return p.parseValuesRef()
+	case t.is("UNNEST") && p.peek(1).isPunct("("):
+		// UNNEST alone reads its array once: the correlate of a single
+		// row of no columns, as Flink plans it.
+		return p.parseUnnest(&Values{At: t.pos, Rows: [][]Expr{{}}, Implicit: true})
 	case t.isPunct("("):
 		if !p.startsQuery(1) {
 			// (a JOIN b ON ...): a parenthesised join.
@@ -451,10 +479,10 @@ func (p *parser) parseTableFactor() (FromItem, *Error) {
 		return p.parseWindowTVF()
 	case windowFuncStart(t) && p.peek(1).isPunct("("):
 		return p.parseWindowTVF()
-	case t.is("LATERAL"), t.is("UNNEST") && p.peek(1).isPunct("("):
+	case t.is("LATERAL"):
 		return nil, p.errAt(t, t.up+" is not supported yet")
 	case t.is("VALUES"):
-		return nil, p.errAt(t, "VALUES is not supported yet")
+		return nil, p.errAt(t, "VALUES in FROM must be parenthesised: FROM (VALUES (1, 'a')) AS t(x, y)")
 	}
 	name, err := p.expectName("a table name after FROM")
 	if err != nil {
