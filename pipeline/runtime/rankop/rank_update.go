@@ -190,7 +190,10 @@ func (t *UpdatableTopN) change(_ int, c *row.Change) error {
 	}
 	before := p.n
 	t.kbuf = row.KeyOf(t.kbuf[:0], c.Row, t.spec.RowKey)
-	if t.spec.numbered() {
+	// Unlike the retract algorithm (RankSpec.numbered), Flink keeps the
+	// numbered algorithm here even for a constant rank number: its
+	// UpdateFastStrategy prints -U/+U for a replaced top row.
+	if t.spec.OutputRank || t.spec.Start > 1 {
 		if err := t.withNumber(p, string(t.kbuf), c.Row); err != nil {
 			return err
 		}
