@@ -3,6 +3,7 @@ package matchop
 import (
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/etld/etld/pipeline/row"
@@ -21,11 +22,7 @@ func (m *Match) Snapshot() ([]byte, error) {
 	buf := aggop.AppendClock(stateVersion, m.wm, m.timeID, m.dropped)
 	buf = binary.AppendUvarint(buf, m.arrival)
 	buf = binary.AppendUvarint(buf, m.seq)
-	keys := make([]string, 0, len(m.parts))
-	for k := range m.parts {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+	keys := slices.Sorted(maps.Keys(m.parts))
 	buf = binary.AppendUvarint(buf, uint64(len(keys)))
 	for _, k := range keys {
 		buf = m.appendPart(buf, m.parts[k])

@@ -3,6 +3,7 @@ package windowop
 import (
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/etld/etld/pipeline/row"
@@ -376,11 +377,7 @@ func (g *NonTimeOver) Finish(out operator.Emitter) error {
 	if !g.opt.Batch {
 		return nil
 	}
-	keys := make([]string, 0, len(g.parts))
-	for k := range g.parts {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+	keys := slices.Sorted(maps.Keys(g.parts))
 	for _, k := range keys {
 		p := g.parts[k]
 		g.accumulateTo(p, 0)
@@ -448,11 +445,7 @@ func (g *NonTimeOver) Snapshot() ([]byte, error) {
 		timed = 1
 	}
 	buf := []byte{nonTimeStateVersion, timed}
-	keys := make([]string, 0, len(g.parts))
-	for k := range g.parts {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+	keys := slices.Sorted(maps.Keys(g.parts))
 	buf = binary.AppendUvarint(buf, uint64(len(keys)))
 	for _, k := range keys {
 		p := g.parts[k]
