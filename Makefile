@@ -66,3 +66,12 @@ bench-go:
 bench-sinks:
 	bash testenv/up.sh mariadb kafka elasticsearch >/dev/null
 	. testenv/.env && ETLD_BENCH_ROWS=$${ETLD_BENCH_ROWS:-1000000} go test -count=1 -timeout 60m -run '^$$' -bench 'Upsert|KafkaToKafka' -benchtime 3x ./sinks/mysql/ ./sinks/kafka/ ./sinks/elasticsearch/
+
+# The example functions of the Go SDK for WebAssembly (sdk/go/examples,
+# docs/udf.md) as modules in bin/udf/, built with this Go toolchain.
+.PHONY: udf-examples
+udf-examples:
+	@mkdir -p bin/udf
+	for d in sdk/go/examples/*/; do \
+		GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o bin/udf/$$(basename $$d).wasm ./$$d || exit 1; \
+	done

@@ -284,6 +284,10 @@ func operatorName(k NodeKind) string {
 		return "union"
 	case UnnestNode:
 		return "unnest"
+	case FunctionNode:
+		return "function_calc"
+	case LateralNode:
+		return "lateral_table"
 	case JoinNode:
 		return "join"
 	case LookupJoinNode:

@@ -306,6 +306,9 @@ func (q *queryBuilder) selectBlock(sel *sql.Select) (*Node, error) {
 	if sel, err = q.scalarSubqueries(sel, s, aggregated); err != nil {
 		return nil, err
 	}
+	if sel, err = q.userScalars(sel, s, aggregated); err != nil {
+		return nil, err
+	}
 	if sel.Where != nil && containsAgg(sel.Where) {
 		var at sql.Pos
 		walk(sel.Where, func(x sql.Expr) bool {
@@ -492,7 +495,8 @@ func starCovers(star *sql.Star, s *scope, j int) bool {
 	if !star.Table.IsZero() && s.cols != nil && !slices.ContainsFunc(s.cols[j].quals, func(q string) bool { return strings.EqualFold(q, star.Table.Name) }) {
 		return false // t.* of a join: t's columns only
 	}
-	return s.cols == nil || !strings.HasPrefix(s.cols[j].quals[0], scalarQual) // not a scalar subquery's join columns
+	// Not a scalar subquery's join columns, nor a function call's.
+	return s.cols == nil || !strings.HasPrefix(s.cols[j].quals[0], scalarQual) && s.cols[j].quals[0] != udfQual
 }
 
 // item adds the column of select item i, named by its alias, the column
