@@ -1,11 +1,16 @@
 package pipeline_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/etld/etld/builtin"
+	"github.com/etld/etld/internal/testenv/pipefile"
 	"github.com/etld/etld/internal/wasmbuild"
+	"github.com/etld/etld/pipeline"
 )
 
 // wasmExample builds an example module of the Go SDK and copies it to
@@ -86,4 +91,103 @@ func equalLines(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// TestFunctionRecordErrors makes a row a WebAssembly function traps on a
+// record error under the source's on_error: dead-letter keeps it with
+// its source position and the function's name, the other rows pass;
+// fail stops the run with the same.
+func TestFunctionRecordErrors(t *testing.T) {
+	dir := t.TempDir()
+	module := wasmbuild.Go(t, filepath.Join("..", "pipeline", "udf", "testdata", "wasm", "sandbox"))
+	in := filepath.Join(dir, "in.csv")
+	if err := os.WriteFile(in, []byte("1,x\n2,trap\n3,y\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, dead := filepath.Join(dir, "out.csv"), filepath.Join(dir, "dead.jsonl")
+	file := func(onError string) string {
+		return `version: 1
+name: traps
+functions:
+  - name: trap
+    wasm: ` + module + `
+    params: [s STRING]
+    returns: STRING
+sources:
+  - name: src
+    type: file
+    path: ` + in + `
+    schema: [id INT, s STRING]
+    on_error: ` + onError + `
+transforms:
+  - name: q
+    sql: SELECT id, trap(s) AS s FROM src
+sinks:
+  - name: out
+    from: q
+    type: file
+    path: ` + out + `
+`
+	}
+	runFile(t, dir, file("{policy: dead-letter, file: "+dead+"}"))
+	if got, want := readLines(t, out), []string{"1,x", "3,y"}; !equalLines(got, want) {
+		t.Errorf("out: got %q, want %q", got, want)
+	}
+	letters := readLines(t, dead)
+	if len(letters) != 1 || !strings.Contains(letters[0], `"position":"`+in+`:2"`) || !strings.Contains(letters[0], "function trap: wasm error: unreachable") ||
+		!strings.Contains(letters[0], `"transform":"q"`) {
+		t.Errorf("dead letters: %q", letters)
+	}
+	p := pipefile.Load(t, pipeline.Env{Registry: builtin.Registry()}, dir, file("fail"))
+	_, err := p.Run(context.Background(), pipeline.RunOptions{})
+	if err == nil || !strings.Contains(err.Error(), in+":2") || !strings.Contains(err.Error(), "function trap: wasm error: unreachable (the module wrote: panic: trapped)") {
+		t.Errorf("on_error: fail: %v", err)
+	}
+}
+
+// TestFunctionValidateErrors reports, with the rest of the file's
+// errors, a module without the declared export, a call with arguments
+// no declaration takes, and a call where no function can be computed.
+func TestFunctionValidateErrors(t *testing.T) {
+	dir := t.TempDir()
+	wasmExample(t, dir, "count_char")
+	path := pipefile.Write(t, dir, `version: 1
+name: bad
+functions:
+  - name: count_char
+    wasm: udf/count_char.wasm
+    params: [s STRING, c STRING]
+    returns: BIGINT
+  - name: missing
+    wasm: udf/count_char.wasm
+    params: [s STRING]
+    returns: BIGINT
+sources:
+  - name: src
+    type: datagen
+    rows: 1
+    schema:
+      - id INT
+      - s STRING
+      - n AS count_char(s, 'a')
+  - {name: src2, type: datagen, rows: 1, schema: [id INT]}
+transforms:
+  - name: q
+    sql: SELECT count_char(id, 'c') FROM src2
+sinks:
+  - {name: out, from: q, type: print}
+`)
+	_, err := pipeline.Load(path, pipeline.Env{Registry: builtin.Registry()})
+	if err == nil {
+		t.Fatal("loaded")
+	}
+	for _, want := range []string{
+		path + ":9:11: functions[1].wasm: function missing: the module does not export missing; it exports count_char",
+		path + ":19:14: sources[0].schema[2]: count_char, a scalar function of this file, cannot be called here; call it in a transform's SELECT list",
+		path + ":23:17: transforms[0].sql: function count_char takes (STRING, STRING), not (INT, STRING)",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("missing error %q in\n%v", want, err)
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -86,7 +87,7 @@ func loadWasm(ctx context.Context, f *Function) (_ *wasmImpl, err error) {
 		cfg = cfg.WithSysWalltime().WithSysNanotime().WithSysNanosleep().WithRandSource(rand.Reader)
 	}
 	w.cfg = cfg
-	inst, err := w.start(ctx)
+	inst, err := w.start(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -231,11 +232,18 @@ func signature(params, results []api.ValueType) string {
 	return fmt.Sprintf("(%s) -> (%s)", names(params), names(results))
 }
 
-// start instantiates the module.
-func (w *wasmImpl) start(ctx context.Context) (api.Module, error) {
-	m, err := w.rt.InstantiateModule(ctx, w.mod, w.cfg)
+// start instantiates the module, its initialisation under the time
+// limit of a call; what it writes to stderr goes to stderr (nil: nowhere).
+func (w *wasmImpl) start(ctx context.Context, stderr io.Writer) (api.Module, error) {
+	sctx, cancel := context.WithTimeout(ctx, w.fn.Timeout)
+	defer cancel()
+	cfg := w.cfg
+	if stderr != nil {
+		cfg = cfg.WithStderr(stderr)
+	}
+	m, err := w.rt.InstantiateModule(sctx, w.mod, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("the module does not start: %w", trimTrap(err))
+		return nil, fmt.Errorf("the module does not start: %w", callError(sctx, err))
 	}
 	return m, nil
 }

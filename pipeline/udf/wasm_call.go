@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/tetratelabs/wazero/api"
 
@@ -34,6 +35,34 @@ type wasmInstance struct {
 	mem       api.Memory
 	enc       encoder
 	stack     []uint64
+	// stderr keeps the start of what the module wrote there during a
+	// call: a Go panic's message, for the error of the call it ended.
+	stderr head
+}
+
+// head keeps the first 4 KiB written to it.
+type head struct{ b []byte }
+
+func (t *head) Write(p []byte) (int, error) {
+	if room := 4096 - len(t.b); room > 0 {
+		t.b = append(t.b, p[:min(room, len(p))]...)
+	}
+	return len(p), nil
+}
+
+// line is the first line of what was written that says something
+// (Go's "panic: ..."), and empties the tail.
+func (t *head) line() string {
+	defer func() { t.b = t.b[:0] }()
+	for _, l := range strings.Split(string(t.b), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			if len(l) > 200 {
+				l = l[:200] + "..."
+			}
+			return l
+		}
+	}
+	return ""
 }
 
 // fatalError is a failure that no retry fixes: the module does not
@@ -48,7 +77,7 @@ func (i *wasmInstance) restart() error {
 		_ = i.mod.Close(i.base)
 		i.mod = nil
 	}
-	m, err := i.w.start(i.base)
+	m, err := i.w.start(i.base, &i.stderr)
 	if err != nil {
 		return &fatalError{err}
 	}
@@ -77,6 +106,7 @@ func (i *wasmInstance) call() ([]byte, error) {
 	}
 	ctx, cancel := context.WithTimeout(i.base, i.w.fn.Timeout)
 	defer cancel()
+	i.stderr.b = i.stderr.b[:0]
 	buf := i.enc.buf
 	i.stack[0] = uint64(len(buf))
 	if err := i.alloc.CallWithStack(ctx, i.stack); err != nil {
@@ -106,6 +136,9 @@ func (i *wasmInstance) failed(ctx context.Context, err error) error {
 	}
 	if i.base.Err() != nil {
 		return &fatalError{context.Cause(i.base)}
+	}
+	if said := i.stderr.line(); said != "" {
+		return fmt.Errorf("%w (the module wrote: %s)", err, said)
 	}
 	return err
 }
