@@ -191,3 +191,45 @@ sinks:
 		}
 	}
 }
+
+// TestJavaScriptScalarFunction runs an inline JavaScript function in a
+// pipeline, beside a WebAssembly one, a row it throws on skipped under
+// on_error: skip.
+func TestJavaScriptScalarFunction(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.csv")
+	if err := os.WriteFile(in, []byte("1,Hello World\n2,boom\n3,A.B.C\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.csv")
+	sum := runFile(t, dir, `version: 1
+name: js
+functions:
+  - name: slug
+    language: javascript
+    params: [s STRING]
+    returns: STRING
+    code: |
+      function slug(s) {
+        if (s === 'boom') throw new Error('no slug for boom');
+        return s.toLowerCase().replace(/[^a-z0-9]+/g, '-');
+      }
+sources:
+  - name: src
+    type: file
+    path: `+in+`
+    schema: [id INT, s STRING]
+    on_error: skip
+transforms:
+  - name: q
+    sql: SELECT id, slug(s) AS slug, UPPER(slug(s)) AS up FROM src
+sinks:
+  - {name: out, from: q, type: file, path: `+out+`}
+`)
+	if got, want := readLines(t, out), []string{"1,hello-world,HELLO-WORLD", "3,a-b-c,A-B-C"}; !equalLines(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if sum.Sources[0].Skipped != 1 {
+		t.Errorf("skipped %d rows, want 1", sum.Sources[0].Skipped)
+	}
+}

@@ -103,6 +103,9 @@ func newFunction(d *spec.Function) (*Function, error) {
 			bad = append(bad, fmt.Errorf("result: %w", err))
 		}
 	}
+	if f.Kind == Aggregate && f.Language == "javascript" {
+		bad = append(bad, errors.New("an aggregate function is a WebAssembly module's: a JavaScript function is scalar or table"))
+	}
 	if f.Kind == Aggregate && len(f.Params) == 0 {
 		bad = append(bad, errors.New("an aggregate function takes at least one parameter"))
 	}
