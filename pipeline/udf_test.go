@@ -233,3 +233,53 @@ sinks:
 		t.Errorf("skipped %d rows, want 1", sum.Sources[0].Skipped)
 	}
 }
+
+// TestTableFunctions joins each row with a WebAssembly table function's
+// rows (CROSS JOIN LATERAL TABLE) and a JavaScript one's (LEFT JOIN ...
+// ON TRUE, keeping the rows it gives nothing for).
+func TestTableFunctions(t *testing.T) {
+	dir := t.TempDir()
+	wasmExample(t, dir, "words")
+	in := filepath.Join(dir, "in.csv")
+	if err := os.WriteFile(in, []byte("1,to be or\n2,\n3,not\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cross, left := filepath.Join(dir, "cross.csv"), filepath.Join(dir, "left.csv")
+	runFile(t, dir, `version: 1
+name: tables
+functions:
+  - name: words
+    kind: table
+    wasm: udf/words.wasm
+    params: [s STRING, sep STRING]
+    returns: [word STRING, pos INT]
+  - name: chars
+    kind: table
+    language: javascript
+    params: [s STRING]
+    returns: STRING
+    code: |
+      function* chars(s) { for (const c of s) if (c !== 'o') yield c; }
+sources:
+  - name: src
+    type: file
+    path: `+in+`
+    schema: [id INT, s STRING]
+transforms:
+  - name: cross_
+    sql: |
+      SELECT id, t.word, t.pos FROM src CROSS JOIN LATERAL TABLE(words(s, ' ')) AS t(word, pos) WHERE t.pos > 1
+  - name: left_
+    sql: |
+      SELECT src.id, c.ch FROM src LEFT JOIN LATERAL TABLE(chars(s)) AS c(ch) ON TRUE
+sinks:
+  - {name: cross_out, from: cross_, type: file, path: `+cross+`}
+  - {name: left_out, from: left_, type: file, path: `+left+`}
+`)
+	if got, want := readLines(t, cross), []string{"1,be,2", "1,or,3"}; !equalLines(got, want) {
+		t.Errorf("cross: got %q, want %q", got, want)
+	}
+	if got, want := readLines(t, left), []string{"1, ", "1, ", "1,b", "1,e", "1,r", "1,t", "2,", "3,n", "3,t"}; !equalLines(got, want) {
+		t.Errorf("left: got %q, want %q", got, want)
+	}
+}

@@ -253,16 +253,16 @@ func (q *queryBuilder) functionNode(s *scope, calls []*sql.Call) (map[string]sql
 	op := &callsOp{}
 	var texts []string
 	for _, c := range calls {
-		text := sql.Format(c)
 		fn, args, err := q.resolveCall(c, cur, replace)
 		if err != nil {
 			return nil, err
 		}
+		text := callText(fn, c)
 		name := uniquify(text, used)
 		fields = append(fields, row.Field{Name: name, Type: fn.Returns})
 		cur.cols = append(cur.cols, scopeCol{quals: []string{udfQual}, name: name, idx: len(fields) - 1, hidden: true})
 		cur.node = &Node{Schema: row.NewSchema(fields...)}
-		refs[strings.ToLower(text)] = &sql.ColumnRef{Table: sql.Ident{Name: udfQual}, Column: sql.Ident{At: c.At, Name: name, Quoted: true}}
+		refs[strings.ToLower(sql.Format(c))] = &sql.ColumnRef{Table: sql.Ident{Name: udfQual}, Column: sql.Ident{At: c.At, Name: name, Quoted: true}}
 		op.calls = append(op.calls, userCall{fn: fn, args: args, text: text})
 		texts = append(texts, text)
 	}
@@ -352,6 +352,8 @@ func nondeterministicCalls(n *Node) string {
 				return why
 			}
 		}
+	case *lateralOp:
+		return op.call.nondeterministic()
 	}
 	return ""
 }

@@ -96,6 +96,8 @@ func (q *queryBuilder) from(f sql.FromItem) (*scope, error) {
 		return q.windowScope(f)
 	case *sql.Unnest:
 		return q.unnestScope(f)
+	case *sql.LateralTable:
+		return q.lateralScope(f)
 	case *sql.Values:
 		return valuesScope(f)
 	case *sql.Join:
