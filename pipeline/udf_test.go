@@ -283,3 +283,73 @@ sinks:
 		t.Errorf("left: got %q, want %q", got, want)
 	}
 }
+
+// TestAggregateFunction runs a WebAssembly aggregate (a weighted
+// average): over an insert-only input, over an updating one (an inner
+// GROUP BY's changes, which retract), with FILTER, and in a HOP window
+// whose slices merge. The values are exact in binary, so the averages
+// are exact.
+func TestAggregateFunction(t *testing.T) {
+	dir := t.TempDir()
+	wasmExample(t, dir, "wavg")
+	in := filepath.Join(dir, "in.csv")
+	// key, value, weight, event second
+	data := "a,1,1,1\na,3,1,2\nb,2,2,3\na,5,2,4\nb,4,2,11\nc,8,0,12\n"
+	if err := os.WriteFile(in, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plain, upd, win := filepath.Join(dir, "plain.csv"), filepath.Join(dir, "upd.csv"), filepath.Join(dir, "win.csv")
+	runFile(t, dir, `version: 1
+name: udaf
+functions:
+  - name: wavg
+    kind: aggregate
+    wasm: udf/wavg.wasm
+    params: [v DOUBLE, w DOUBLE]
+    returns: DOUBLE
+sources:
+  - name: src
+    type: file
+    path: `+in+`
+    schema:
+      - k STRING
+      - v DOUBLE
+      - w DOUBLE
+      - sec INT
+      - ts AS TO_TIMESTAMP_LTZ(sec * 1000, 3)
+    watermark: ts
+transforms:
+  - name: plain
+    sql: |
+      SELECT k, wavg(v, w), wavg(v, w) FILTER (WHERE v > 1) AS over1, COUNT(*) AS n FROM src GROUP BY k
+  - name: latest
+    sql: SELECT k, LAST_VALUE(v) AS v, SUM(w) AS w FROM src GROUP BY k
+  - name: upd
+    sql: SELECT wavg(v, w) AS avg_latest FROM latest
+  - name: win
+    sql: |
+      SELECT window_start, wavg(v, w) AS wa
+      FROM TABLE(HOP(TABLE src, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '10' SECOND))
+      GROUP BY window_start, window_end
+sinks:
+  - {name: plain_out, from: plain, type: file, path: `+plain+`, mode: retract}
+  - {name: upd_out, from: upd, type: file, path: `+upd+`, mode: retract}
+  - {name: win_out, from: win, type: file, path: `+win+`}
+`)
+	// a: (1+3+10)/4 = 3.5, over 1: (3+10)/3; b: (4+8)/4 = 3, over 1: 3;
+	// c: weight 0 gives NULL.
+	if got, want := fold(t, plain), []string{"a,3.5,4.333333333333333,3", "b,3.0,3.0,2", "c,,,1"}; !equalLines(got, want) {
+		t.Errorf("plain: got %q, want %q", got, want)
+	}
+	// The latest of each key weighted by its total weight: a 5*4, b 4*4,
+	// c 8*0: (20+16)/8; each update retracts the key's row before.
+	if got, want := fold(t, upd), []string{"4.5"}; !equalLines(got, want) {
+		t.Errorf("updating input: got %q, want %q", got, want)
+	}
+	// Windows [-5,5) a1 a3 b2 a5: (1+3+4+10)/6 = 3; [0,10) the same;
+	// [5,15) b4 c8: 8/2 = 4; [10,20) the same.
+	want := []string{"1969-12-31 23:59:55,3.0", "1970-01-01 00:00:00,3.0", "1970-01-01 00:00:05,4.0", "1970-01-01 00:00:10,4.0"}
+	if got := readLines(t, win); !equalLines(got, want) {
+		t.Errorf("hop windows: got %q, want %q", got, want)
+	}
+}

@@ -294,6 +294,7 @@ func (q *queryBuilder) compile(e sql.Expr, s *scope, schema row.Schema) (*expr.C
 }
 
 func (q *queryBuilder) selectBlock(sel *sql.Select) (*Node, error) {
+	sel = q.markUserAggregates(sel)
 	s, sel, err := q.selectFrom(sel)
 	if err != nil {
 		return nil, err

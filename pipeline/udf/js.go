@@ -323,10 +323,20 @@ func tableRow(it any, cols []row.Field) (row.Row, error) {
 	return out, nil
 }
 
-// Aggregate implements Instance: JavaScript has no aggregate functions.
-func (i *jsInstance) Aggregate(AggCall) error {
-	return errors.New("a JavaScript function cannot be an aggregate")
+// errNoJSAggregate: JavaScript functions are scalar or table (Load
+// refuses a JavaScript aggregate).
+var errNoJSAggregate = errors.New("a JavaScript function cannot be an aggregate")
+
+// AggUpdate implements Instance.
+func (i *jsInstance) AggUpdate([][]byte, []int, [][]row.Value, []bool) ([][]byte, []row.Value, error) {
+	return nil, nil, errNoJSAggregate
 }
+
+// AggMerge implements Instance.
+func (i *jsInstance) AggMerge(_, _ [][]byte) ([][]byte, error) { return nil, errNoJSAggregate }
+
+// AggResult implements Instance.
+func (i *jsInstance) AggResult([][]byte) ([]row.Value, error) { return nil, errNoJSAggregate }
 
 func jsTypeName(x any) string {
 	if x == nil {

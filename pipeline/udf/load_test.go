@@ -47,7 +47,11 @@ func TestLoadErrors(t *testing.T) {
 		{"not a module", decl("f", writeModule(t, []byte("this is not WebAssembly")), str, row.Of(row.String)), "the module does not load"},
 		{"missing export", func() *spec.Function { d := decl("f", sandbox, str, row.Of(row.String)); d.Export = "nope"; return d }(),
 			"the module does not export nope; it exports "},
-		{"wrong signature", func() *spec.Function { d := decl("f", sandbox, str, row.Of(row.String)); d.Export = "etld_alloc"; return d }(),
+		{"wrong signature", func() *spec.Function {
+			d := decl("f", sandbox, str, row.Of(row.String))
+			d.Export = "etld_alloc"
+			return d
+		}(),
 			"export etld_alloc has the signature (i32) -> (i32), want (i32, i32) -> (i64)"},
 		{"no abi exports", decl("f", writeModule(t, tinyModule(true, nil, []tinyFunc{{export: "f", params: []byte{wI32, wI32}, results: []byte{wI64}}})), str, row.Of(row.String)),
 			"the module does not export etld_alloc, etld_abi_version"},

@@ -119,9 +119,12 @@ type Instance interface {
 	// errs[i] for an input row the function failed on (its output rows
 	// are left out).
 	Table(args [][]row.Value, n int, errs []error) (rowOf []int, rows []row.Row, err error)
-	// Aggregate runs an aggregate function's step over accumulators
-	// (aggregate.go).
-	Aggregate(call AggCall) error
+	// AggUpdate, AggMerge and AggResult are an aggregate function's
+	// calls over accumulators (aggregate.go); a failure of any fails the
+	// pipeline.
+	AggUpdate(accs [][]byte, group []int, args [][]row.Value, add []bool) ([][]byte, []row.Value, error)
+	AggMerge(accs, others [][]byte) ([][]byte, error)
+	AggResult(accs [][]byte) ([]row.Value, error)
 	Close(ctx context.Context) error
 }
 

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf16"
 
@@ -17,10 +19,21 @@ import (
 	"github.com/tetratelabs/wazero/sys"
 )
 
-// compileCache keeps the machine code of the modules compiled in this
-// process: planning a pipeline again (a reload, each `etld test`) does
-// not compile its modules again.
-var compileCache = wazero.NewCompilationCache()
+// compileCache keeps the machine code of the modules compiled: planning
+// a pipeline again (a reload, each `etld test`, a restart of the
+// process) does not compile its modules again, which for a Go module
+// takes seconds. It is a directory of the user's cache when there is
+// one, else the process's memory.
+var compileCache = newCompileCache()
+
+func newCompileCache() wazero.CompilationCache {
+	if dir, err := os.UserCacheDir(); err == nil {
+		if c, err := wazero.NewCompilationCacheWithDir(filepath.Join(dir, "etld", "wasm")); err == nil {
+			return c
+		}
+	}
+	return wazero.NewCompilationCache()
+}
 
 // The exports every module has beside its functions.
 const (
@@ -100,6 +113,18 @@ func loadWasm(ctx context.Context, f *Function) (_ *wasmImpl, err error) {
 		return nil, fmt.Errorf("the module speaks version %d of etld's function ABI (%s), this etld speaks %d", v, exportVersion, ABIVersion)
 	}
 	return w, nil
+}
+
+// slowClock is a deterministic function's monotonic clock: it advances a
+// nanosecond each time it is read. wazero's default fake clock advances a
+// millisecond a read, and Go's runtime, which reads it all the time,
+// then believes minutes pass within a few hundred thousand calls and
+// starts its periodic garbage collection in the background, which a
+// module's exported calls never give the time to finish: its heap grows
+// until it runs out of memory.
+func slowClock() func() int64 {
+	var t atomic.Int64
+	return func() int64 { return t.Add(1) }
 }
 
 // compile compiles code, turning a panic of the compiler into an error:
@@ -238,6 +263,9 @@ func (w *wasmImpl) start(ctx context.Context, stderr io.Writer) (api.Module, err
 	sctx, cancel := context.WithTimeout(ctx, w.fn.Timeout)
 	defer cancel()
 	cfg := w.cfg
+	if w.fn.Deterministic {
+		cfg = cfg.WithNanotime(slowClock(), 1)
+	}
 	if stderr != nil {
 		cfg = cfg.WithStderr(stderr)
 	}

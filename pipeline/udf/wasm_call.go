@@ -35,6 +35,11 @@ type wasmInstance struct {
 	mem       api.Memory
 	enc       encoder
 	stack     []uint64
+	// buf and bufLen are the module's buffer for batches (etld_alloc's),
+	// reused while a batch fits: a call of a module costs (wazero watches
+	// each with a goroutine of its own), so etld asks for a buffer only
+	// when it needs a larger one.
+	buf, bufLen uint32
 	// stderr keeps the start of what the module wrote there during a
 	// call: a Go panic's message, for the error of the call it ended.
 	stderr head
@@ -81,6 +86,7 @@ func (i *wasmInstance) restart() error {
 	if err != nil {
 		return &fatalError{err}
 	}
+	i.buf, i.bufLen = 0, 0
 	i.mod, i.mem = m, m.Memory()
 	i.alloc, i.fn = m.ExportedFunction(exportAlloc), m.ExportedFunction(i.w.fn.Decl.Export)
 	return nil
@@ -108,13 +114,19 @@ func (i *wasmInstance) call() ([]byte, error) {
 	defer cancel()
 	i.stderr.b = i.stderr.b[:0]
 	buf := i.enc.buf
-	i.stack[0] = uint64(len(buf))
-	if err := i.alloc.CallWithStack(ctx, i.stack); err != nil {
-		return nil, i.failed(ctx, fmt.Errorf("%s: %w", exportAlloc, callError(ctx, err)))
+	if len(buf) > int(i.bufLen) {
+		// Room for this batch and twice its size: fewer calls of
+		// etld_alloc as batches grow.
+		want := uint32(min(2*len(buf), 1<<30))
+		i.stack[0] = uint64(want)
+		if err := i.alloc.CallWithStack(ctx, i.stack); err != nil {
+			return nil, i.failed(ctx, fmt.Errorf("%s: %w", exportAlloc, callError(ctx, err)))
+		}
+		i.buf, i.bufLen = uint32(i.stack[0]), want
 	}
-	ptr := uint32(i.stack[0])
+	ptr := i.buf
 	if !i.mem.Write(ptr, buf) {
-		return nil, i.failed(ctx, fmt.Errorf("%s(%d) gave address %d, outside the module's memory of %d bytes", exportAlloc, len(buf), ptr, i.mem.Size()))
+		return nil, i.failed(ctx, fmt.Errorf("%s(%d) gave address %d, outside the module's memory of %d bytes", exportAlloc, i.bufLen, ptr, i.mem.Size()))
 	}
 	i.stack[0], i.stack[1] = uint64(ptr), uint64(len(buf))
 	if err := i.fn.CallWithStack(ctx, i.stack); err != nil {
@@ -342,6 +354,3 @@ func (i *wasmInstance) tableChunk(args [][]row.Value, lo, hi int, errs []error) 
 	}
 	return rowOf, rows, nil
 }
-
-// Aggregate implements Instance.
-func (i *wasmInstance) Aggregate(call AggCall) error { return errors.New("not yet") }

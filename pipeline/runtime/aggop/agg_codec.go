@@ -139,6 +139,7 @@ const (
 	extCounts   = 1 // valueCounts of a DISTINCT aggregate
 	extExtremes = 2 // extremes of a retractable MIN/MAX
 	extList     = 3 // valueList of LISTAGG and retractable FIRST/LAST_VALUE
+	extUser     = 4 // the accumulator bytes of a user aggregate
 )
 
 // AppendState appends the store's state; key gives a slot's group key
@@ -152,6 +153,13 @@ func (s *Store) AppendState(dst []byte, key func(id int32) []byte) []byte {
 // it holds stateFlushBytes, and goes on with what flush returns, so that
 // the state is never held whole (WriteState).
 func (s *Store) appendState(dst []byte, key func(id int32) []byte, flush func([]byte) ([]byte, error)) ([]byte, error) {
+	if s.hasUser() {
+		// The accumulators with every change applied; the results are
+		// computed again after a restore.
+		if s.flushUser(); s.userErr != nil {
+			return dst, s.userErr
+		}
+	}
 	dst = binary.AppendUvarint(dst, uint64(s.Slots))
 	dst = binary.AppendUvarint(dst, uint64(len(s.Free)))
 	for _, id := range s.Free {
@@ -193,6 +201,10 @@ func (s *Store) appendState(dst []byte, key func(id int32) []byte, flush func([]
 		}
 		for _, x := range s.exts[int(id)*s.extW : int(id+1)*s.extW] {
 			switch m := x.(type) {
+			case *userAcc:
+				dst = append(dst, extUser)
+				dst = binary.AppendUvarint(dst, uint64(len(m.acc)))
+				dst = append(dst, m.acc...)
 			case valueCounts:
 				dst = append(dst, extCounts)
 				dst = binary.AppendUvarint(dst, uint64(len(m)))
@@ -259,6 +271,8 @@ func (s *Store) RestoreState(d *row.Decoder) (keys []string) {
 				extTag[a.ext] = extList
 			case accBag:
 				extTag[a.ext] = extCounts
+			case accUser:
+				extTag[a.ext] = extUser
 			}
 		}
 		if a.dist >= 0 {
@@ -318,6 +332,11 @@ func (s *Store) RestoreState(d *row.Decoder) (keys []string) {
 			if tag != extTag[j] {
 				d.Fail("slot %d map %d: tag %d, want %d", id, j, tag, extTag[j])
 				break
+			}
+			if tag == extUser {
+				b := d.Bytes()
+				s.exts[id*s.extW+j] = &userAcc{acc: append([]byte(nil), b...)}
+				continue
 			}
 			if tag == extList {
 				l := &valueList{vals: make([]row.Value, d.Count(1))}

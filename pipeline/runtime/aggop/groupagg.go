@@ -2,6 +2,7 @@ package aggop
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -132,13 +133,17 @@ func (g *GroupAgg) StateBytes() int64 { return g.index.MemBytes() + g.store.MemB
 func (g *GroupAgg) Process(in *row.Batch, out operator.Emitter) error {
 	defer g.Begin(len(in.Changes))()
 	if g.opt.MiniBatch && !g.opt.Batch {
-		return g.processMiniBatch(in, out)
+		return errors.Join(g.processMiniBatch(in, out), g.store.Err())
 	}
 	if g.Vectorized() {
-		return g.processBatch(in)
+		return errors.Join(g.processBatch(in), g.store.Err())
 	}
 	return operator.EachChange("group aggregate", in, out, func(_ int, c *row.Change) error {
-		return g.change(c.Kind, c.Row, out)
+		if err := g.change(c.Kind, c.Row, out); err != nil {
+			return err
+		}
+		// A user aggregate's failure, with the change it came from.
+		return g.store.Err()
 	})
 }
 
@@ -265,10 +270,15 @@ func (g *GroupAgg) Watermark(int64, operator.Emitter) error { return nil }
 
 // Finish emits the batch-mode result: one +I per group, in slot order
 // (the order groups were first seen, when nothing was retracted).
-func (g *GroupAgg) Finish(out operator.Emitter) error {
+func (g *GroupAgg) Finish(out operator.Emitter) (err error) {
 	if !g.opt.Batch {
-		return g.flushMiniBatch(nil, out)
+		return errors.Join(g.flushMiniBatch(nil, out), g.store.Err())
 	}
+	defer func() {
+		if err == nil {
+			err = g.store.Err()
+		}
+	}()
 	if g.index.Len() == 0 && len(g.keys) == 0 {
 		id := g.store.Alloc("")
 		g.store.Results(id, g.next)
@@ -306,6 +316,9 @@ func (g *GroupAgg) Snapshot() ([]byte, error) {
 	buf := []byte{v}
 	buf = binary.AppendVarint(buf, g.dropped)
 	buf = g.store.AppendState(buf, g.slotKey)
+	if err := g.store.Err(); err != nil {
+		return nil, err
+	}
 	if g.ttl.On() {
 		buf = g.appendTTL(buf)
 	}

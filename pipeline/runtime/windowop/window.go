@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -238,15 +239,15 @@ func (g *WindowAgg) Watermark(wm int64, out operator.Emitter) error {
 		return nil
 	}
 	g.wm = wm
-	return g.fire(out)
+	return errors.Join(g.fire(out), g.st.Err())
 }
 
 // Finish fires what is left. The node sends MaxWatermark before, which
 // has fired everything already; Finish makes the end of input final even
-// without it.
+// without it. A user aggregate's failure (aggop.Store.Err) fails it.
 func (g *WindowAgg) Finish(out operator.Emitter) error {
 	g.wm = operator.MaxWatermark
-	return g.fire(out)
+	return errors.Join(g.fire(out), g.st.Err())
 }
 
 func (g *WindowAgg) fire(out operator.Emitter) error {

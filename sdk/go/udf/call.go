@@ -24,9 +24,15 @@ type Batch struct {
 // Arg is argument column k.
 func (b *Batch) Arg(k int) *Column { return b.Args[k] }
 
-// ReadBatch reads a batch from the bytes etld wrote.
+// batch is the batch of the current call: its columns are those of the
+// call before, filled anew (ReadBatch).
+var batch Batch
+
+// ReadBatch reads a batch from the bytes etld wrote. The batch and its
+// columns are the SDK's, reused by the next call: read them during the
+// call only.
 func ReadBatch(in []byte) (*Batch, error) {
-	r := &reader{b: in}
+	r := reader{b: in}
 	var head [5]int
 	for i := range head {
 		v, err := r.u32()
@@ -38,12 +44,13 @@ func ReadBatch(in []byte) (*Batch, error) {
 	if head[0] != Version {
 		return nil, fmt.Errorf("etld udf: batch version %d, this SDK reads %d", head[0], Version)
 	}
-	b := &Batch{Kind: head[1], Rows: head[2]}
-	if b.Rows > len(in) {
+	b := &batch
+	b.Kind, b.Rows, b.Results, b.Groups = head[1], head[2], b.Results[:0], 0
+	if b.Rows > len(in) || head[3] > len(in) {
 		return nil, errShort
 	}
 	for range head[4] {
-		t, err := r.typ(0)
+		t, err := r.cachedTyp()
 		if err != nil {
 			return nil, err
 		}
@@ -57,25 +64,27 @@ func ReadBatch(in []byte) (*Batch, error) {
 		if g > len(in) {
 			return nil, errShort
 		}
-		t, err := r.typ(0)
+		t, err := r.cachedTyp()
 		if err != nil {
 			return nil, err
 		}
-		if b.States, err = r.column(t, g, 0); err != nil {
+		if b.States, err = r.column(b.States, t, g, 0); err != nil {
 			return nil, err
 		}
 		b.Groups = g
 	}
-	for range head[3] {
-		t, err := r.typ(0)
+	for len(b.Args) < head[3] {
+		b.Args = append(b.Args, nil)
+	}
+	b.Args = b.Args[:head[3]]
+	for k := range b.Args {
+		t, err := r.cachedTyp()
 		if err != nil {
 			return nil, err
 		}
-		c, err := r.column(t, b.Rows, 0)
-		if err != nil {
+		if b.Args[k], err = r.column(b.Args[k], t, b.Rows, 0); err != nil {
 			return nil, err
 		}
-		b.Args = append(b.Args, c)
 	}
 	return b, nil
 }
@@ -86,18 +95,50 @@ const wholeCall = 0xFFFFFFFF
 // Result collects a call's output: the result columns, the input row of
 // each output row (table functions), and the rows that failed.
 type Result struct {
-	cols  []*Builder
-	rowOf []uint32
-	errs  []byte
-	nerr  int
+	types  []*Type
+	cols   []*Builder
+	rowOf  []uint32
+	errs   []byte
+	nerr   int
+	values Values
+	rows   Rows
 }
 
+// result is the Result of the current call, made anew only when the
+// result types change; out is the output's buffer, reused.
+var (
+	result *Result
+	out    []byte
+)
+
 func newResult(types []*Type) *Result {
-	r := &Result{}
-	for _, t := range types {
-		r.cols = append(r.cols, NewBuilder(t))
+	r := result
+	if r == nil || !sameTypes(r.types, types) {
+		r = &Result{types: append([]*Type(nil), types...)}
+		for _, t := range types {
+			r.cols = append(r.cols, NewBuilder(t))
+		}
+		result = r
 	}
+	for _, c := range r.cols {
+		c.reset()
+	}
+	r.rowOf, r.errs, r.nerr = r.rowOf[:0], r.errs[:0], 0
+	r.values = Values{Builder: r.cols[0], res: r}
+	r.rows = Rows{res: r}
 	return r
+}
+
+func sameTypes(a, b []*Type) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // Col is the builder of result column k.
@@ -116,7 +157,7 @@ func (r *Result) fail(i uint32, err error) {
 // errors (u32 row, u32 length, message), then for a table function the
 // input row of each output row, then the columns.
 func (r *Result) bytes(n int) []byte {
-	out := binary.LittleEndian.AppendUint32(nil, uint32(n))
+	out := binary.LittleEndian.AppendUint32(out[:0], uint32(n))
 	out = binary.LittleEndian.AppendUint32(out, uint32(r.nerr))
 	out = append(out, r.errs...)
 	for _, row := range r.rowOf {
@@ -162,15 +203,15 @@ func ScalarBytes(in []byte, f ScalarFunc) []byte {
 		return failAll(fmt.Errorf("etld udf: a scalar function called for kind %d", b.Kind))
 	}
 	res := newResult(b.Results)
-	out := &Values{Builder: res.cols[0], res: res}
-	if err := f(b, out); err != nil {
+	vals := &res.values
+	if err := f(b, vals); err != nil {
 		return failAll(err)
 	}
-	if err := out.firstErr(); err != nil {
+	if err := vals.firstErr(); err != nil {
 		return failAll(err)
 	}
-	if out.Len() != b.Rows {
-		return failAll(fmt.Errorf("etld udf: %d results for %d rows", out.Len(), b.Rows))
+	if vals.Len() != b.Rows {
+		return failAll(fmt.Errorf("etld udf: %d results for %d rows", vals.Len(), b.Rows))
 	}
 	return res.bytes(b.Rows)
 }
@@ -232,7 +273,7 @@ func TableBytes(in []byte, f TableFunc) []byte {
 		return failAll(fmt.Errorf("etld udf: a table function called for kind %d", b.Kind))
 	}
 	res := newResult(b.Results)
-	if err := f(b, &Rows{res: res}); err != nil {
+	if err := f(b, &res.rows); err != nil {
 		return failAll(err)
 	}
 	for _, c := range res.cols {

@@ -27,12 +27,16 @@ type Column struct {
 	fields    []*Column
 }
 
-// readColumn reads the body of n values of t.
-func (r *reader) column(t *Type, n int, depth int) (*Column, error) {
+// column reads the body of n values of t into c (a new column when c is
+// nil; a column of an earlier batch is reused, its parts too).
+func (r *reader) column(c *Column, t *Type, n int, depth int) (*Column, error) {
 	if depth > 64 {
 		return nil, errors.New("etld udf: a column nested too deep")
 	}
-	c := &Column{Type: t, n: n}
+	if c == nil {
+		c = &Column{}
+	}
+	c.Type, c.n = t, n
 	var err error
 	if c.nulls, err = r.take(n); err != nil {
 		return nil, err
@@ -57,19 +61,21 @@ func (r *reader) column(t *Type, n int, depth int) (*Column, error) {
 			return nil, errShort
 		}
 		if t.Code == Map {
-			if c.key, err = r.column(t.Key, m, depth+1); err != nil {
+			if c.key, err = r.column(c.key, t.Key, m, depth+1); err != nil {
 				return nil, err
 			}
 		}
-		c.elem, err = r.column(t.Elem, m, depth+1)
+		c.elem, err = r.column(c.elem, t.Elem, m, depth+1)
 		return c, err
 	case Row:
-		for _, f := range t.Fields {
-			fc, err := r.column(f.Type, n, depth+1)
-			if err != nil {
+		for len(c.fields) < len(t.Fields) {
+			c.fields = append(c.fields, nil)
+		}
+		c.fields = c.fields[:len(t.Fields)]
+		for k, f := range t.Fields {
+			if c.fields[k], err = r.column(c.fields[k], f.Type, n, depth+1); err != nil {
 				return nil, err
 			}
-			c.fields = append(c.fields, fc)
 		}
 		return c, nil
 	}

@@ -50,3 +50,6 @@ func Table(ptr, size uint32, f TableFunc) uint64 { return output(TableBytes(inpu
 // Raw is the body of an export that reads the batch's bytes and writes
 // its output's itself, in the layout docs/udf.md gives.
 func Raw(ptr, size uint32, f func(in []byte) []byte) uint64 { return output(f(input(size))) }
+
+// Aggregate is the body of an aggregate function's export.
+func Aggregate(ptr, size uint32, f Agg) uint64 { return output(AggregateBytes(input(size), f)) }

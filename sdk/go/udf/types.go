@@ -192,6 +192,81 @@ func (r *reader) typ(depth int) (*Type, error) {
 	return t, nil
 }
 
+// typeCache holds the types batches have carried, with their bytes: a
+// function gets batches of the same few types call after call, and
+// parses each once (an allocation costs microseconds in a Go module, and
+// a map lookup more than a look at a few entries).
+var typeCache []cachedType
+
+type cachedType struct {
+	bytes []byte
+	t     *Type
+}
+
+// cachedTyp reads a type as typ does, from the cache when it was seen.
+func (r *reader) cachedTyp() (*Type, error) {
+	start := r.at
+	if err := r.skipType(0); err != nil {
+		return nil, err
+	}
+	key := r.b[start:r.at]
+	for _, c := range typeCache {
+		if string(c.bytes) == string(key) {
+			return c.t, nil
+		}
+	}
+	t, err := (&reader{b: key}).typ(0)
+	if err != nil {
+		return nil, err
+	}
+	if len(typeCache) >= 64 {
+		typeCache = typeCache[:0]
+	}
+	typeCache = append(typeCache, cachedType{bytes: append([]byte(nil), key...), t: t})
+	return t, nil
+}
+
+// skipType reads past a type without making it.
+func (r *reader) skipType(depth int) error {
+	if depth > 64 {
+		return errors.New("etld udf: a type nested too deep")
+	}
+	c, err := r.byte()
+	if err != nil {
+		return err
+	}
+	switch Code(c) {
+	case Decimal:
+		_, err = r.take(2)
+	case Time, Timestamp, TimestampLTZ:
+		_, err = r.take(1)
+	case Array:
+		err = r.skipType(depth + 1)
+	case Map:
+		if err = r.skipType(depth + 1); err == nil {
+			err = r.skipType(depth + 1)
+		}
+	case Row:
+		n, err := r.u16()
+		if err != nil {
+			return err
+		}
+		for range n {
+			l, err := r.u16()
+			if err != nil {
+				return err
+			}
+			if _, err := r.take(l); err != nil {
+				return err
+			}
+			if err := r.skipType(depth + 1); err != nil {
+				return err
+			}
+		}
+	}
+	return err
+}
+
 // appendType writes t as typ reads it.
 func appendType(dst []byte, t *Type) []byte {
 	dst = append(dst, byte(t.Code))
