@@ -98,4 +98,3 @@ func wrong(ptr, size uint32) uint64 {
 func clock(ptr, size uint32) uint64 {
 	return udf.Scalar(ptr, size, udf.RowScalar(func(args []any) (any, error) { return time.Now().UnixNano(), nil }))
 }
-
