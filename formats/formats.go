@@ -7,14 +7,17 @@ import (
 	"github.com/etld/etld/formats/csv"
 	"github.com/etld/etld/formats/debezium"
 	"github.com/etld/etld/formats/json"
+	"github.com/etld/etld/formats/parquet"
 	"github.com/etld/etld/formats/raw"
 	"github.com/etld/etld/pipeline/connector"
 )
 
-// Register adds every built-in format to r: csv, json, raw and the
+// Register adds every built-in format to r: csv, json, raw, parquet (a
+// bulk format, for the file source and sink) and the
 // changelog formats debezium-json, canal-json, maxwell-json, ogg-json.
 func Register(r *connector.Registry) {
 	csv.Register(r)
+	parquet.Register(r)
 	json.Register(r)
 	debezium.Register(r)
 	cdcjson.Register(r)
