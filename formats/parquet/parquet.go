@@ -167,7 +167,7 @@ func (e *Encoder) Create(w io.Writer) (connector.BulkWriter, error) {
 	if _, err := io.WriteString(w, magic); err != nil {
 		return nil, err
 	}
-	return e.newWriter(w, int64(len(magic)), nil), nil
+	return e.newWriter(w, int64(len(magic)), 0, nil), nil
 }
 
 // Resume implements connector.BulkEncoder.
@@ -176,7 +176,7 @@ func (e *Encoder) Resume(w io.Writer, state []byte) (connector.BulkWriter, error
 	if err != nil {
 		return nil, err
 	}
-	return e.newWriter(w, st.Size, st.Groups), nil
+	return e.newWriter(w, st.Size, st.Last, st.Groups), nil
 }
 
 var _ connector.BulkEncoder = (*Encoder)(nil)

@@ -39,12 +39,13 @@ type splicedGroup struct {
 	OffsetIndexes thrift.Slice[format.OffsetIndex] `thrift:"3,required"`
 }
 
-// resumeState is a writer's checkpoint: the output's length and the row
-// groups in it.
+// resumeState is a writer's checkpoint: the output's length, the row
+// groups in it and the length of the last (bulkWriter.last).
 type resumeState struct {
 	Version int32                      `thrift:"1,required"`
 	Size    int64                      `thrift:"2,required"`
 	Groups  thrift.Slice[splicedGroup] `thrift:"3,required"`
+	Last    int64                      `thrift:"4,required"`
 }
 
 const resumeVersion = 1
@@ -70,11 +71,14 @@ func decodeResume(state []byte, leaves int) (resumeState, error) {
 	if st.Size != end {
 		return st, fmt.Errorf("parquet writer state: row groups end at %d, the file at %d", end, st.Size)
 	}
+	if st.Last < 0 || st.Last > st.Size-int64(len(magic)) {
+		return st, fmt.Errorf("parquet writer state: a last row group of %d bytes in %d", st.Last, st.Size)
+	}
 	return st, nil
 }
 
-func encodeResume(size int64, groups []splicedGroup) ([]byte, error) {
-	return thrift.Marshal(new(thrift.CompactProtocol), &resumeState{Version: resumeVersion, Size: size, Groups: groups})
+func encodeResume(size, last int64, groups []splicedGroup) ([]byte, error) {
+	return thrift.Marshal(new(thrift.CompactProtocol), &resumeState{Version: resumeVersion, Size: size, Last: last, Groups: groups})
 }
 
 // readFooter decodes the footer of the Parquet file in buf.

@@ -80,8 +80,12 @@ func (g *groupEncoder) encode(rows []row.Row, first int64) ([]byte, error) {
 }
 
 // newWriter makes the writer of a file whose first size bytes hold groups.
-func (e *Encoder) newWriter(w io.Writer, size int64, groups []splicedGroup) *bulkWriter {
-	return &bulkWriter{e: e, out: w, size: size, groups: groups, enc: e.newGroupEncoder()}
+func (e *Encoder) newWriter(w io.Writer, size, last int64, groups []splicedGroup) *bulkWriter {
+	var rows int64
+	for _, g := range groups {
+		rows += g.RowGroup.NumRows
+	}
+	return &bulkWriter{e: e, out: w, size: size, last: last, groups: groups, rows: rows, enc: e.newGroupEncoder()}
 }
 
 // bulkWriter writes one file (connector.BulkWriter). It fills a row
@@ -94,10 +98,13 @@ type bulkWriter struct {
 	out io.Writer
 	enc *groupEncoder
 	// size is the file's length, groups its row groups, as of the last
-	// group appended; rows counts their rows.
+	// group appended; rows counts their rows. last is the length of the
+	// group last begun, once appended: Size leaves it out until the next
+	// group begins, so that a Flush, which waits for it, changes nothing.
 	size   int64
 	groups []splicedGroup
 	rows   int64
+	last   int64
 	cur    []row.Row
 	// busy, while a group is in flight, delivers its result; busyRows is
 	// its number of rows.
@@ -135,6 +142,7 @@ func (w *bulkWriter) submit() error {
 		return err
 	}
 	rows, first, base := w.cur, w.rows, w.size
+	w.last = 0
 	w.cur = make([]row.Row, 0, w.e.opts.groupRows)
 	w.busy, w.busyRows = make(chan spliced, 1), len(rows)
 	go func(done chan<- spliced) {
@@ -167,6 +175,7 @@ func (w *bulkWriter) wait() error {
 		return s.err
 	}
 	w.size += s.n
+	w.last = s.n
 	w.groups = append(w.groups, s.g)
 	w.rows += int64(w.busyRows)
 	w.busyRows = 0
@@ -177,13 +186,14 @@ func (w *bulkWriter) Flush() error { return w.wait() }
 
 func (w *bulkWriter) Held() int { return len(w.cur) + w.busyRows }
 
-func (w *bulkWriter) Size() int64 { return w.size }
+func (w *bulkWriter) Size() int64 { return w.size - w.last }
 
-func (w *bulkWriter) Checkpoint() ([]byte, error) {
+func (w *bulkWriter) Checkpoint() ([]byte, int64, error) {
 	if err := w.wait(); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return encodeResume(w.size, w.groups)
+	state, err := encodeResume(w.size, w.last, w.groups)
+	return state, w.size, err
 }
 
 // Close encodes the rows held and writes the footer.
@@ -209,6 +219,7 @@ func (w *bulkWriter) Close() error {
 		return err
 	}
 	w.size += int64(len(b))
+	w.last = 0
 	return nil
 }
 

@@ -47,11 +47,15 @@ type BulkWriter interface {
 	// Held is the number of the last rows written that the bytes written
 	// so far do not hold.
 	Held() int
-	// Size is the number of bytes written so far.
+	// Size is how large the file has grown, for rolling: it depends on
+	// the rows written alone, not on when Flush was called (a Parquet
+	// writer counts the row groups before the one it last began to
+	// encode).
 	Size() int64
 	// Checkpoint, after a Flush, returns what Resume needs to go on
-	// writing after the bytes written so far.
-	Checkpoint() ([]byte, error)
+	// writing after the bytes written so far, and their number: the
+	// length to cut the file back to before resuming.
+	Checkpoint() (state []byte, length int64, err error)
 	// Close encodes the rows held and ends the file (a footer): it is
 	// complete. Abort drops them instead and stops the work in flight.
 	Close() error

@@ -203,6 +203,11 @@ func runSink(ctx context.Context, n *SinkNode, in <-chan message, co *coordinato
 			}
 		case m, open := <-in:
 			if !open {
+				if f, ok := n.Sink.(connector.Finisher); ok && finished {
+					if err := f.Finish(ctx); err != nil {
+						return fmt.Errorf("finish: %w", err)
+					}
+				}
 				state, err := n.checkpoint(ctx)
 				if err != nil {
 					return err
@@ -233,6 +238,11 @@ func runSink(ctx context.Context, n *SinkNode, in <-chan message, co *coordinato
 				finished = !m.stop
 				continue
 			case msgWatermark:
+				if ws, ok := n.Sink.(connector.WatermarkSink); ok {
+					if err := ws.Watermark(ctx, m.watermark); err != nil {
+						return fmt.Errorf("watermark: %w", err)
+					}
+				}
 				continue
 			}
 			n.Stats.RowsIn.Add(int64(m.batch.Len()))
