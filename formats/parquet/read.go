@@ -60,7 +60,7 @@ func (d *Decoder) OpenFile(r io.ReaderAt, size int64, name string) (_ connector.
 	if err != nil {
 		return nil, notParquet(err)
 	}
-	fr := &fileReader{name: name, file: f, width: d.schema.Len()}
+	fr := &fileReader{name: name, file: f, r: r, size: size, width: d.schema.Len()}
 	top := f.Root().Columns()
 	for i, fd := range d.schema.Fields {
 		if d.needed != nil && !d.needed[i] {
@@ -114,6 +114,8 @@ func columnNamed(cols []*pq.Column, name string) *pq.Column {
 type fileReader struct {
 	name   string
 	file   *pq.File
+	r      io.ReaderAt
+	size   int64
 	width  int
 	groups []int64
 	// cols are the schema's columns the file has, each with the index of
@@ -143,7 +145,16 @@ func (fr *fileReader) ReadGroup(ctx context.Context, g int, skip int64, max int,
 		}
 	}()
 	chunks := fr.file.RowGroups()[g].ColumnChunks()
+	meta := fr.file.Metadata().RowGroups[g].Columns
 	cur := make(cursors, len(chunks))
+	for _, leaf := range fr.leaves {
+		if leaf >= len(meta) || leaf >= len(chunks) {
+			return fmt.Errorf("%s: row group %d has %d column chunks, the schema more", fr.name, g, len(meta))
+		}
+		if err := checkPages(fr.r, fr.size, &meta[leaf]); err != nil {
+			return fmt.Errorf("%s: row group %d, column %s: not a valid Parquet file: %w", fr.name, g, strings.Join(meta[leaf].MetaData.PathInSchema, "."), err)
+		}
+	}
 	for _, leaf := range fr.leaves {
 		cur[leaf] = &cursor{pages: chunks[leaf].Pages()}
 	}
