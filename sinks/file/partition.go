@@ -67,6 +67,8 @@ type partitioner struct {
 	dateOnly javatime.Pattern
 	success  string
 	buf      []byte
+	// patternText and formatText are the options as given, for Flink.
+	patternText, formatText string
 }
 
 type patternPart struct {
@@ -77,7 +79,8 @@ type patternPart struct {
 // newPartitioner checks the partition options against nothing but
 // themselves; bind checks the columns.
 func newPartitioner(names []string, c PartitionCommit) (*partitioner, error) {
-	p := &partitioner{names: names, trigger: strings.ToLower(c.Trigger), delay: c.Delay, success: c.SuccessFile}
+	p := &partitioner{names: names, trigger: strings.ToLower(c.Trigger), delay: c.Delay, success: c.SuccessFile,
+		patternText: c.TimestampPattern, formatText: c.TimestampFormatter}
 	switch p.trigger {
 	case "":
 		p.trigger = triggerPartitionTime
