@@ -33,7 +33,6 @@ import (
 	pq "github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
 	"github.com/parquet-go/parquet-go/compress/gzip"
-	"github.com/parquet-go/parquet-go/compress/snappy"
 	"github.com/parquet-go/parquet-go/compress/uncompressed"
 	"github.com/parquet-go/parquet-go/compress/zstd"
 
@@ -71,7 +70,7 @@ func Register(r *connector.Registry) {
 
 // codecs are the compression option's values.
 var codecs = map[string]func() compress.Codec{
-	"snappy": func() compress.Codec { return new(snappy.Codec) },
+	"snappy": func() compress.Codec { return snappyCodec{} },
 	"zstd":   func() compress.Codec { return new(zstd.Codec) },
 	"gzip":   func() compress.Codec { return new(gzip.Codec) },
 	"none":   func() compress.Codec { return new(uncompressed.Codec) },

@@ -161,13 +161,18 @@ func (fr *fileReader) ReadGroup(ctx context.Context, g int, skip int64, max int,
 	defer cur.close()
 	rows := fr.groups[g]
 	b := row.NewBatch(max, fr.width)
+	// Rows before skip are assembled (their values are read) into scratch.
+	scratch := make(row.Row, fr.width)
 	for ; n < rows; n++ {
 		if n&1023 == 1023 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
-		r := b.NewRow()
+		r := scratch
+		if n >= skip {
+			r = b.NewRow()
+		}
 		for _, p := range fr.cols {
 			v, err := p.a.read(cur)
 			if err != nil {

@@ -104,7 +104,6 @@ type DirSink struct {
 	wm         int64
 	finished   bool
 	restored   *dirState
-	covered    bool
 	started    bool
 	closed     bool
 	written    atomic.Int64

@@ -242,7 +242,6 @@ func (s *DirSink) commit(st dirState) error {
 		}
 	}
 	s.drop = slices.DeleteFunc(s.drop, func(n string) bool { return slices.Contains(st.Drop, n) })
-	s.covered = true
 	if s.part == nil || s.part.trigger == triggerNone {
 		return nil
 	}
@@ -283,7 +282,7 @@ func (s *DirSink) Restore(data []byte) error {
 // checkpoint, which publishes its pending parts.
 func (s *DirSink) recover(st dirState) error {
 	s.seq, s.wm, s.finished = st.Seq, st.Watermark, st.Finished
-	s.pending, s.covered = slices.Clone(st.Pending), true
+	s.pending = slices.Clone(st.Pending)
 	for _, pr := range st.Partitions {
 		s.partitions[pr.Dir] = pr.Time
 	}

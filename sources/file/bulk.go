@@ -62,7 +62,6 @@ type piece struct {
 	skip        int64
 	// first is the number of the file's rows before the group.
 	first   int64
-	rows    int64
 	reader  connector.BulkReader
 	err     error
 	ready   chan struct{}
@@ -175,7 +174,7 @@ func (s *Source) dispatch(ctx context.Context, br *bulkRead, work chan<- *piece,
 		br.open[f] = len(groups) - start
 		br.mu.Unlock()
 		for g := start; g < len(groups); g++ {
-			p := &piece{file: i, group: g, skip: skip, first: first, rows: groups[g], reader: fr, ready: make(chan struct{}), f: f}
+			p := &piece{file: i, group: g, skip: skip, first: first, reader: fr, ready: make(chan struct{}), f: f}
 			first += groups[g]
 			skip = 0
 			if !send(p) {
