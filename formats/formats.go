@@ -3,6 +3,7 @@
 package formats
 
 import (
+	"github.com/etld/etld/formats/avro"
 	"github.com/etld/etld/formats/cdcjson"
 	"github.com/etld/etld/formats/csv"
 	"github.com/etld/etld/formats/debezium"
@@ -12,8 +13,10 @@ import (
 )
 
 // Register adds every built-in format to r: csv, json, raw and the
-// changelog formats debezium-json, canal-json, maxwell-json, ogg-json.
+// changelog formats debezium-json, canal-json, maxwell-json, ogg-json;
+// avro, avro-confluent and debezium-avro-confluent.
 func Register(r *connector.Registry) {
+	avro.Register(r)
 	csv.Register(r)
 	json.Register(r)
 	debezium.Register(r)
