@@ -197,6 +197,12 @@ func (e *StatusError) Error() string {
 	return fmt.Sprintf("the registry answered HTTP %d: %s", e.Status, e.Msg)
 }
 
+// passing reports whether the answer may change when asked again: the
+// registry is overloaded or failing.
+func (e *StatusError) passing() bool {
+	return e.Status >= 500 || e.Status == http.StatusTooManyRequests || e.Status == http.StatusRequestTimeout
+}
+
 // call makes one request, retried while it may pass, and decodes the
 // answer into out.
 func (c *Client) call(ctx context.Context, method, path string, in, out any) error {
@@ -216,7 +222,7 @@ func (c *Client) call(ctx context.Context, method, path string, in, out any) err
 		return nil
 	}
 	var se *StatusError
-	if errors.As(err, &se) {
+	if errors.As(err, &se) && !se.passing() {
 		return se
 	}
 	// The context ended while retrying: the last attempt says why.
@@ -262,7 +268,7 @@ func (c *Client) once(ctx context.Context, method, path string, body []byte, out
 		} else {
 			e.Msg = strings.TrimSpace(string(data[:min(len(data), 300)]))
 		}
-		if res.StatusCode >= 500 || res.StatusCode == http.StatusTooManyRequests || res.StatusCode == http.StatusRequestTimeout {
+		if e.passing() {
 			return e
 		}
 		return retry.Permanent(e)
