@@ -8,15 +8,18 @@ import (
 	"github.com/etld/etld/formats/csv"
 	"github.com/etld/etld/formats/debezium"
 	"github.com/etld/etld/formats/json"
+	"github.com/etld/etld/formats/protobuf"
 	"github.com/etld/etld/formats/raw"
 	"github.com/etld/etld/pipeline/connector"
 )
 
 // Register adds every built-in format to r: csv, json, raw and the
 // changelog formats debezium-json, canal-json, maxwell-json, ogg-json;
-// avro, avro-confluent and debezium-avro-confluent.
+// avro, avro-confluent, debezium-avro-confluent, protobuf and
+// protobuf-confluent.
 func Register(r *connector.Registry) {
 	avro.Register(r)
+	protobuf.Register(r)
 	csv.Register(r)
 	json.Register(r)
 	debezium.Register(r)

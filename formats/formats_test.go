@@ -31,7 +31,7 @@ func TestRegistry(t *testing.T) {
 	for _, e := range r.Formats() {
 		names = append(names, e.Type)
 	}
-	if got := strings.Join(names, " "); got != "avro avro-confluent canal-json csv debezium-avro-confluent debezium-json json maxwell-json ogg-json raw" {
+	if got := strings.Join(names, " "); got != "avro avro-confluent canal-json csv debezium-avro-confluent debezium-json json maxwell-json ogg-json protobuf protobuf-confluent raw" {
 		t.Fatalf("formats: %s", got)
 	}
 	sensor := row.NewSchema(row.Field{Name: "id", Type: row.Of(row.String)}, row.Field{Name: "ts", Type: row.Of(row.BigInt)})
@@ -64,7 +64,7 @@ func TestRegistry(t *testing.T) {
 		{"format: {type: avro, schema: '{'}", sensor, "p.yaml:1:30: sources[0].format.schema: not an Avro schema: avro: unknown type: {"},
 		{"format: {type: avro-confluent, url: 'http://127.0.0.1:1'}", sensor, ""},
 		{"format: {type: avro-confluent}", sensor, "p.yaml:1:9: sources[0].format.url: missing required key"},
-		{"format: {type: orc}", sensor, `p.yaml:1:9: sources[0].format: unknown input format type "orc": available: avro, avro-confluent, canal-json, csv, debezium-avro-confluent, debezium-json, json, maxwell-json, ogg-json, raw`},
+		{"format: {type: orc}", sensor, `p.yaml:1:9: sources[0].format: unknown input format type "orc": available: avro, avro-confluent, canal-json, csv, debezium-avro-confluent, debezium-json, json, maxwell-json, ogg-json, protobuf, protobuf-confluent, raw`},
 	}
 	for _, tt := range tests {
 		f := formatSpec(t, tt.src)

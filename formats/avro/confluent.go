@@ -1,14 +1,13 @@
 package avro
 
 import (
-	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/hamba/avro/v2"
 
+	"github.com/etld/etld/formats/confluent"
 	"github.com/etld/etld/internal/schemaregistry"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
@@ -41,59 +40,16 @@ type RegistryOptions struct {
 	Timeout time.Duration `yaml:"timeout"`
 }
 
-// registry is the registry side of a decoder or encoder, shared by a
-// decoder's clones.
-type registry struct {
-	client  *schemaregistry.Client
-	timeout time.Duration
-}
-
-func newRegistry(o RegistryOptions) (*registry, error) {
-	c, err := schemaregistry.New(schemaregistry.Config{URL: o.URL, BasicAuthUserInfo: o.BasicAuthUserInfo, BearerToken: o.BearerToken})
-	if err != nil {
-		return nil, connector.Errorf("url", "%v", err)
-	}
-	switch {
-	case o.Timeout < 0:
-		return nil, connector.Errorf("timeout", "must be positive, such as 30s")
-	case o.Timeout == 0:
-		o.Timeout = 30 * time.Second
-	}
-	return &registry{client: c, timeout: o.Timeout}, nil
-}
-
-// call runs f with the registry's time bound; an error after retrying is
-// a *connector.UnavailableError, which fails the run rather than the
-// record.
-func (g *registry) call(f func(ctx context.Context) error) error {
-	ctx, cancel := context.WithTimeout(context.Background(), g.timeout)
-	defer cancel()
-	err := f(ctx)
-	if errors.Is(err, schemaregistry.ErrUnavailable) {
-		return &connector.UnavailableError{Err: err}
-	}
-	return err
-}
-
-// magic is the first byte of Confluent's wire format.
-const magic = 0
-
-// frameID reads the schema id of a framed record.
-func frameID(rec string) (int, error) {
-	if len(rec) < 5 {
-		return 0, fmt.Errorf("a record of %d bytes is too short for the schema registry's framing (a zero byte and a 4-byte schema id)", len(rec))
-	}
-	if rec[0] != magic {
-		return 0, fmt.Errorf("the record starts with byte %d, not the zero byte of the schema registry's framing", rec[0])
-	}
-	return int(uint32(rec[1])<<24 | uint32(rec[2])<<16 | uint32(rec[3])<<8 | uint32(rec[4])), nil
+func (o RegistryOptions) confluent() confluent.Options {
+	return confluent.Options{URL: o.URL, Subject: o.Subject, AutoRegister: o.AutoRegister,
+		BasicAuthUserInfo: o.BasicAuthUserInfo, BearerToken: o.BearerToken, Timeout: o.Timeout}
 }
 
 // RegistryDecoder reads avro-confluent or debezium-avro-confluent. It is
 // not safe for concurrent use; Clone gives another.
 type RegistryDecoder struct {
 	table
-	reg      *registry
+	reg      *confluent.Registry
 	envelope bool
 	// progs are the compiled programs by writer schema id; a refused
 	// schema is cached as its error, so that its records fail at once.
@@ -111,7 +67,7 @@ type program struct {
 // schema; envelope reads Debezium's change events. It makes no request:
 // a schema is looked up when a record first names its id.
 func NewRegistryDecoder(o RegistryOptions, schema row.Schema, envelope bool) (*RegistryDecoder, error) {
-	reg, err := newRegistry(o)
+	reg, err := confluent.New(o.confluent())
 	if err != nil {
 		return nil, err
 	}
@@ -145,11 +101,8 @@ func (d *RegistryDecoder) program(id int) (*program, error) {
 	if p, ok := d.progs[id]; ok {
 		return p, nil
 	}
-	var s schemaregistry.Schema
-	if err := d.reg.call(func(ctx context.Context) (err error) {
-		s, err = d.reg.client.SchemaByID(ctx, id)
-		return err
-	}); err != nil {
+	s, err := d.reg.SchemaByID(id)
+	if err != nil {
 		var ue *connector.UnavailableError
 		if errors.As(err, &ue) {
 			return nil, err // not cached: the next record asks again
@@ -180,7 +133,7 @@ func (d *RegistryDecoder) Decode(rec []byte, b *row.Batch) error {
 		return &connector.DecodeError{Err: errors.New("an empty record")}
 	}
 	s := string(rec)
-	id, err := frameID(s)
+	id, err := confluent.FrameID(rec)
 	if err != nil {
 		return &connector.DecodeError{Err: err}
 	}
@@ -232,41 +185,35 @@ func (d *RegistryDecoder) Clone() connector.Decoder {
 // RegistryEncoder writes avro-confluent or debezium-avro-confluent. It is
 // not safe for concurrent use.
 type RegistryEncoder struct {
-	reg          *registry
-	subject      string
-	autoRegister bool
-	text         string
-	envelope     bool
-	prog         *recordEnc
-	width        int
-	id           int
-	header       [5]byte
-	err          error
+	*confluent.Writer
+	envelope bool
+	prog     *recordEnc
+	width    int
 }
 
 // NewRegistryEncoder returns an encoder of rows of schema; envelope
 // writes Debezium's change events. It makes no request: the schema is
 // registered (or checked) at the first record.
 func NewRegistryEncoder(o RegistryOptions, schema row.Schema, envelope bool) (*RegistryEncoder, error) {
-	reg, err := newRegistry(o)
+	reg, err := confluent.New(o.confluent())
 	if err != nil {
 		return nil, err
 	}
-	e := &RegistryEncoder{reg: reg, subject: o.Subject, autoRegister: o.AutoRegister == nil || *o.AutoRegister,
-		envelope: envelope, width: schema.Len()}
+	e := &RegistryEncoder{envelope: envelope, width: schema.Len()}
 	var w avro.Schema
+	var text string
 	if envelope {
 		if o.Schema != "" {
 			return nil, connector.Errorf("schema", "debezium-avro-confluent writes the envelope Flink derives from the table; a schema cannot be given")
 		}
 		// The envelope's before and after are records of the table's
 		// columns: the row is written with the record's encoder.
-		if _, e.text, err = writerSchema("", envelopeColumns(schema)); err != nil {
+		if _, text, err = writerSchema("", envelopeColumns(schema)); err != nil {
 			return nil, err
 		}
 		w, _, err = writerSchema("", schema.Fields)
 	} else {
-		w, e.text, err = writerSchema(o.Schema, schema.Fields)
+		w, text, err = writerSchema(o.Schema, schema.Fields)
 	}
 	if err != nil {
 		return nil, err
@@ -274,59 +221,8 @@ func NewRegistryEncoder(o RegistryOptions, schema row.Schema, envelope bool) (*R
 	if e.prog, err = compileRecordEnc(w, schema.Fields); err != nil {
 		return nil, connector.Errorf("schema", "%v", err)
 	}
+	e.Writer = confluent.NewWriter(reg, o.confluent(), schemaregistry.Schema{Text: text})
 	return e, nil
-}
-
-// SetTopic implements connector.TopicFormat: without a subject option,
-// the subject is <topic>-value, or <topic>-key for a key.
-func (e *RegistryEncoder) SetTopic(topic string, key bool) {
-	if e.subject != "" {
-		return
-	}
-	e.subject = topic + "-value"
-	if key {
-		e.subject = topic + "-key"
-	}
-}
-
-// Subject returns the subject the schema is registered under.
-func (e *RegistryEncoder) Subject() string { return e.subject }
-
-// ID returns the writer schema's id, once a record was written.
-func (e *RegistryEncoder) ID() int { return e.id }
-
-// register registers or looks the schema up, once; an outage is retried
-// at the next record.
-func (e *RegistryEncoder) register() error {
-	if e.id != 0 {
-		return nil
-	}
-	if e.subject == "" {
-		return errors.New("no subject to register the schema under: set the format's subject (outside a Kafka sink, which names it <topic>-value)")
-	}
-	s := schemaregistry.Schema{Text: e.text}
-	err := e.reg.call(func(ctx context.Context) (err error) {
-		if e.autoRegister {
-			e.id, err = e.reg.client.Register(ctx, e.subject, s)
-		} else {
-			e.id, err = e.reg.client.Lookup(ctx, e.subject, s)
-		}
-		return err
-	})
-	if err != nil {
-		e.id = 0
-		var ue *connector.UnavailableError
-		if !errors.As(err, &ue) {
-			// A schema the registry refuses (incompatible with the
-			// subject's, or not there with auto_register false) is not
-			// the record's fault either: the run fails.
-			err = &connector.UnavailableError{Err: err}
-		}
-		return err
-	}
-	e.header[0] = magic
-	binary.BigEndian.PutUint32(e.header[1:], uint32(e.id))
-	return nil
 }
 
 // Encode appends the framed datum of one change.
@@ -334,12 +230,12 @@ func (e *RegistryEncoder) Encode(dst []byte, k row.Kind, r row.Row) ([]byte, err
 	if len(r) != e.width {
 		return dst, fmt.Errorf("avro-confluent: row has %d values, schema has %d columns", len(r), e.width)
 	}
-	if err := e.register(); err != nil {
+	header, err := e.Header()
+	if err != nil {
 		return dst, err
 	}
 	n := len(dst)
-	out := append(dst, e.header[:]...)
-	var err error
+	out := append(dst, header...)
 	if e.envelope {
 		out, err = encodeEnvelope(e.prog, out, k, r)
 	} else {
