@@ -118,6 +118,7 @@ type Decoder struct {
 	table
 	writer avro.Schema
 	prog   *recordDec
+	given  bool // the schema option was given
 }
 
 // NewDecoder returns a decoder of records of the schema o gives (or the
@@ -127,7 +128,7 @@ func NewDecoder(o Options, schema row.Schema) (*Decoder, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Decoder{table: table{columns: schema.Fields}, writer: w}
+	d := &Decoder{table: table{columns: schema.Fields}, writer: w, given: o.Schema != ""}
 	if d.prog, err = compileRecord(w, d.columns, nil); err != nil {
 		return nil, connector.Errorf("schema", "%v", err)
 	}
@@ -180,13 +181,13 @@ func (d *Decoder) Clone() connector.Decoder {
 type Encoder struct {
 	prog  *recordEnc
 	width int
-	text  string
+	given bool // the schema option was given
 }
 
 // NewEncoder returns an encoder of rows of schema as datums of the schema
 // o gives, or of the one derived from the table.
 func NewEncoder(o Options, schema row.Schema) (*Encoder, error) {
-	w, text, err := writerSchema(o.Schema, schema.Fields)
+	w, _, err := writerSchema(o.Schema, schema.Fields)
 	if err != nil {
 		return nil, err
 	}
@@ -194,7 +195,7 @@ func NewEncoder(o Options, schema row.Schema) (*Encoder, error) {
 	if err != nil {
 		return nil, connector.Errorf("schema", "%v", err)
 	}
-	return &Encoder{prog: prog, width: schema.Len(), text: text}, nil
+	return &Encoder{prog: prog, width: schema.Len(), given: o.Schema != ""}, nil
 }
 
 // Encode appends the datum of r.

@@ -49,6 +49,7 @@ func (o RegistryOptions) confluent() confluent.Options {
 // not safe for concurrent use; Clone gives another.
 type RegistryDecoder struct {
 	table
+	opts     RegistryOptions
 	reg      *confluent.Registry
 	envelope bool
 	// progs are the compiled programs by writer schema id; a refused
@@ -71,7 +72,7 @@ func NewRegistryDecoder(o RegistryOptions, schema row.Schema, envelope bool) (*R
 	if err != nil {
 		return nil, err
 	}
-	d := &RegistryDecoder{table: table{columns: schema.Fields}, reg: reg, envelope: envelope, progs: map[int]*program{}}
+	d := &RegistryDecoder{table: table{columns: schema.Fields}, opts: o, reg: reg, envelope: envelope, progs: map[int]*program{}}
 	if o.Schema != "" {
 		// Only the writer uses it; a reader checks it fits the table.
 		w, _, err := writerSchema(o.Schema, schema.Fields)
@@ -186,6 +187,7 @@ func (d *RegistryDecoder) Clone() connector.Decoder {
 // not safe for concurrent use.
 type RegistryEncoder struct {
 	*confluent.Writer
+	opts     RegistryOptions
 	envelope bool
 	prog     *recordEnc
 	width    int
@@ -199,7 +201,7 @@ func NewRegistryEncoder(o RegistryOptions, schema row.Schema, envelope bool) (*R
 	if err != nil {
 		return nil, err
 	}
-	e := &RegistryEncoder{envelope: envelope, width: schema.Len()}
+	e := &RegistryEncoder{opts: o, envelope: envelope, width: schema.Len()}
 	var w avro.Schema
 	var text string
 	if envelope {

@@ -436,6 +436,9 @@ func compileArray(a *avro.ArraySchema, t row.Type) (valueDec, error) {
 			if err != nil || n == 0 {
 				return row.ArrayValue(items), err
 			}
+			if items == nil {
+				items = make([]row.Value, 0, n)
+			}
 			for range n {
 				v, err := elem(r)
 				if err != nil {

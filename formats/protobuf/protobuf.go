@@ -144,6 +144,7 @@ func decodeError(err error) error {
 // Clone gives another.
 type Decoder struct {
 	table
+	opts Options
 	md   protoreflect.MessageDescriptor
 	prog *msgDec
 }
@@ -155,7 +156,7 @@ func NewDecoder(o Options, schema row.Schema) (*Decoder, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Decoder{table: table{columns: schema.Fields, readDefaults: o.ReadDefaultValues}, md: md}
+	d := &Decoder{table: table{columns: schema.Fields, readDefaults: o.ReadDefaultValues}, opts: o, md: md}
 	if d.prog, err = compileMessage(md, schema.Fields, nil, o.ReadDefaultValues); err != nil {
 		return nil, connector.Errorf("message", "%v", err)
 	}
@@ -199,6 +200,7 @@ func (d *Decoder) Clone() connector.Decoder {
 
 // Encoder writes the protobuf format.
 type Encoder struct {
+	opts  Options
 	prog  *msgEnc
 	width int
 }
@@ -214,7 +216,7 @@ func NewEncoder(o Options, schema row.Schema) (*Encoder, error) {
 	if err != nil {
 		return nil, connector.Errorf("message", "%v", err)
 	}
-	return &Encoder{prog: prog, width: schema.Len()}, nil
+	return &Encoder{opts: o, prog: prog, width: schema.Len()}, nil
 }
 
 // Encode appends the message of r.
