@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"net"
 	"slices"
 	"strings"
 	"testing"
@@ -216,12 +215,9 @@ type life struct {
 	state []byte // its last snapshot
 }
 
-func startLife(t *testing.T, addr string, cfg Config, run connector.RunInfo, restore []byte, edit ...func(*Sink)) *life {
+func startLife(t *testing.T, addr string, cfg Config, run connector.RunInfo, restore []byte) *life {
 	t.Helper()
 	s, _ := newSink(t, addr, cfg, connector.SinkInput{Schema: sensorSchema(t), Mode: connector.Append, Replay: connector.Replay{ByRecord: true}})
-	for _, e := range edit {
-		e(s)
-	}
 	if restore != nil {
 		if err := s.Restore(restore); err != nil {
 			t.Fatal(err)
@@ -452,14 +448,8 @@ func TestLateProduceOfAKilledLife(t *testing.T) {
 	proxy := testenv.NewHoldProxy(t, addr, testenv.KafkaFraming)
 	cfg := Config{Topic: topic, Linger: new(time.Duration), Kafka: kafkaconf.Config{Brokers: []string{proxy.Addr()}}}
 	run := connector.RunInfo{Resumable: true, Pipeline: "p", Instance: "i1", Since: time.Now()}
-	var d net.Dialer
-	viaProxy := func(s *Sink) {
-		s.dial = func(ctx context.Context, network, _ string) (net.Conn, error) {
-			return d.DialContext(ctx, network, proxy.Addr())
-		}
-	}
 
-	first := startLife(t, addr, cfg, run, nil, viaProxy)
+	first := startLife(t, addr, cfg, run, nil)
 	first.write(t, recordBatch(0, 100, 1))
 	first.checkpoint(t)
 	held := proxy.Hold(testenv.KafkaProduce)
@@ -479,7 +469,7 @@ func TestLateProduceOfAKilledLife(t *testing.T) {
 	}
 	proxy.DropClients()
 
-	next := startLife(t, addr, cfg, run, first.state, viaProxy)
+	next := startLife(t, addr, cfg, run, first.state)
 	if !next.s.fenced() {
 		t.Fatal("the next life writes without a producer epoch")
 	}
@@ -503,12 +493,7 @@ func TestRetriedProduceIsNotDuplicated(t *testing.T) {
 	topic := createTopic(t, addr, 1)
 	proxy := testenv.NewHoldProxy(t, addr, testenv.KafkaFraming)
 	cfg := Config{Topic: topic, Linger: new(time.Duration), Kafka: kafkaconf.Config{Brokers: []string{proxy.Addr()}}}
-	var d net.Dialer
-	l := startLife(t, addr, cfg, connector.RunInfo{Resumable: true, Pipeline: "p", Instance: "i1", Since: time.Now()}, nil, func(s *Sink) {
-		s.dial = func(ctx context.Context, network, _ string) (net.Conn, error) {
-			return d.DialContext(ctx, network, proxy.Addr())
-		}
-	})
+	l := startLife(t, addr, cfg, connector.RunInfo{Resumable: true, Pipeline: "p", Instance: "i1", Since: time.Now()}, nil)
 	held := proxy.Hold(testenv.KafkaProduce)
 	l.write(t, recordBatch(0, 100, 1))
 	flushed := make(chan error, 1)

@@ -139,9 +139,10 @@ type Sink struct {
 	resumeAt []int64          // the checkpoint's next offset of every partition
 	carried  []map[string]pos // and the positions it had still to pass
 
-	// dial, if set, replaces the transport's dialer: tests route every
-	// connection through a proxy, since a broker's metadata names its own
-	// address and would take the sink around one after bootstrap.
+	// dial, if set, replaces the transport's dialer: the conformance
+	// kit's outage proxy (testenv.Proxy) forwards bytes and does not
+	// rewrite the broker's metadata, which names the broker's own address
+	// and would take the sink around it after bootstrap.
 	dial func(ctx context.Context, network, addr string) (net.Conn, error)
 
 	// Set by Open.
