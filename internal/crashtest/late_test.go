@@ -18,6 +18,7 @@ import (
 	"time"
 
 	driver "github.com/go-sql-driver/mysql"
+	"github.com/segmentio/kafka-go"
 
 	"github.com/etld/etld/builtin"
 	"github.com/etld/etld/internal/testenv"
@@ -33,6 +34,9 @@ import (
 // restores the checkpoint and runs to the end (or, when it must wait for
 // the held request, until it has sent a write); then the proxy lets the
 // held request through. The output must equal an uninterrupted run's.
+// For Kafka the proxy also rewrites the broker's metadata to name itself,
+// so that the child's connections to the partitions' leader and the
+// transaction coordinator go through it too.
 
 // lateCase is one late-request scenario.
 type lateCase struct {
@@ -172,8 +176,40 @@ func lateMySQL(name string, having bool, hold, wrote func([]byte) bool) lateCase
 	}
 }
 
+// lateKafka writes upserts by key to a topic of two partitions; the
+// proxy keeps the child's every connection on it (its metadata answers
+// name the proxy). The held produce request reaches the broker once the
+// next life ended: without fencing its stale values would be the last of
+// their keys.
+var lateKafka = lateCase{
+	name: "kafka",
+	pipeline: latePipeline(true, `  - name: out
+    from: stats
+    type: kafka
+    brokers: {{.Vars.proxy}}
+    topic: {{.Vars.topic}}_{{.Out}}
+    create_topic: true
+    partitions: 2
+    format: json
+`),
+	needs: func(t *testing.T) (map[string]string, string) {
+		addr := testenv.Kafka(t)
+		topic := testenv.UniqueName(t, "late")
+		for _, out := range []string{"ref", "out"} {
+			testenv.DeleteTopicAtEnd(t, addr, topic+"_"+out)
+		}
+		return map[string]string{"kafka": addr, "topic": topic}, addr
+	},
+	frame: testenv.KafkaFraming,
+	hold:  testenv.KafkaProduce,
+	output: func(t *testing.T, e *env, out string) []string {
+		return upserted(testenv.ReadTopic(t, e.Vars["kafka"], e.Vars["topic"]+"_"+out))
+	},
+}
+
 var lateCases = []lateCase{
 	lateElasticsearch,
+	lateKafka,
 	lateMySQL("mysql write", false, testenv.MySQLWrite, nil),
 	lateMySQL("mysql commit", true, testenv.MySQLCommit, testenv.MySQLWrite),
 }
@@ -304,6 +340,25 @@ func esSources(t *testing.T, url, index string) []string {
 	for _, h := range resp.Hits.Hits {
 		src, _ := json.Marshal(h.Source) // keys sorted
 		out = append(out, h.ID+": "+string(src))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// upserted folds an upsert topic into "key: value" lines, the last value
+// of each key, none after a tombstone, in key order.
+func upserted(msgs []kafka.Message) []string {
+	last := map[string]string{}
+	for _, m := range msgs {
+		if m.Value == nil {
+			delete(last, string(m.Key))
+		} else {
+			last[string(m.Key)] = string(m.Value)
+		}
+	}
+	out := make([]string, 0, len(last))
+	for k, v := range last {
+		out = append(out, k+": "+v)
 	}
 	sort.Strings(out)
 	return out
