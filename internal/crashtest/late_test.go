@@ -121,8 +121,8 @@ var lateElasticsearch = lateCase{
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Contains(text, []byte("version_conflict_engine_exception")) {
-			t.Errorf("the late bulk request was not refused with a version conflict; the answer: %s", text)
+		if !bytes.Contains(text, []byte("index_not_found_exception")) {
+			t.Errorf("the late bulk request was not refused for its life's missing write alias; the answer: %s", text)
 		}
 	},
 }
