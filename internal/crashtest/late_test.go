@@ -129,10 +129,12 @@ var lateElasticsearch = lateCase{
 
 // lateMySQL holds a write of the killed life (its transaction's COMMIT
 // never comes; without HAVING a batch is one statement, which autocommit
-// would commit by itself), or its COMMIT (its transaction holds its rows'
-// locks, so the next life's writes of them wait, and the held COMMIT is
-// released once one is sent).
-func lateMySQL(name string, having bool, hold, wrote func([]byte) bool) lateCase {
+// would commit by itself), or its COMMIT. Either way the transaction
+// holds a shared lock on the sink's fence row, which the next life raises
+// when it starts: the held request is released once the next life asks
+// for its fence, and must have ended (rolled back or committed) before
+// the next life writes.
+func lateMySQL(name string, having bool, hold func([]byte) bool) lateCase {
 	return lateCase{
 		name: name,
 		pipeline: latePipeline(having, `  - name: out
@@ -152,7 +154,7 @@ func lateMySQL(name string, having bool, hold, wrote func([]byte) bool) lateCase
 		},
 		frame: testenv.MySQLFraming,
 		hold:  hold,
-		wrote: wrote,
+		wrote: testenv.MySQLQuery("UPDATE etld_fences"),
 		output: func(t *testing.T, e *env, out string) []string {
 			db, _ := testenv.MySQL(t)
 			rows, err := db.Query("SELECT k, n, total FROM " + e.Vars["table"] + "_" + out + " ORDER BY k")
@@ -210,8 +212,8 @@ var lateKafka = lateCase{
 var lateCases = []lateCase{
 	lateElasticsearch,
 	lateKafka,
-	lateMySQL("mysql write", false, testenv.MySQLWrite, nil),
-	lateMySQL("mysql commit", true, testenv.MySQLCommit, testenv.MySQLWrite),
+	lateMySQL("mysql write", false, testenv.MySQLWrite),
+	lateMySQL("mysql commit", true, testenv.MySQLCommit),
 }
 
 func TestLateRequests(t *testing.T) {

@@ -552,6 +552,16 @@ func MySQLWrite(req []byte) bool {
 	return cmd == mysqlStmtExecute || cmd == mysqlQuery && (bytes.HasPrefix(upper, []byte("INSERT")) || bytes.HasPrefix(upper, []byte("DELETE")))
 }
 
+// MySQLQuery matches a MySQL query sent as text that starts with prefix,
+// in any case.
+func MySQLQuery(prefix string) func([]byte) bool {
+	return func(req []byte) bool {
+		cmd, text := mysqlCommand(req)
+		text = bytes.TrimSpace(text)
+		return cmd == mysqlQuery && len(text) >= len(prefix) && bytes.EqualFold(text[:len(prefix)], []byte(prefix))
+	}
+}
+
 // MySQLCommit matches a MySQL COMMIT.
 func MySQLCommit(req []byte) bool {
 	cmd, text := mysqlCommand(req)
