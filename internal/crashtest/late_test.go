@@ -26,14 +26,15 @@ import (
 )
 
 // Late requests: a request that a killed process had sent reaches the
-// server after the next life has written. A proxy (testenv.HoldProxy) sits
+// server after the next life started. A proxy (testenv.HoldProxy) sits
 // between the pipeline's child processes and the service. Once the first
 // life has stored a checkpoint, the proxy holds its next write request,
 // and the life is killed as soon as one is held; the held request waits
 // on its connection, whose server side stays open. The second life
 // restores the checkpoint and runs to the end (or, when it must wait for
-// the held request, until it has sent a write); then the proxy lets the
-// held request through. The output must equal an uninterrupted run's.
+// the held request, until it has sent a given request); then the proxy
+// lets the held request through. The output must equal an uninterrupted
+// run's.
 // For Kafka the proxy also rewrites the broker's metadata to name itself,
 // so that the child's connections to the partitions' leader and the
 // transaction coordinator go through it too.
@@ -297,7 +298,7 @@ func runLate(t *testing.T, lc lateCase) {
 	}
 	if answered == nil {
 		if lc.wrote != nil {
-			t.Fatal("the next life ended without sending a write")
+			t.Fatal("the next life ended without sending the request the release waits for")
 		}
 		answered = proxy.Release()
 	}
