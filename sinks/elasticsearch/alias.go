@@ -124,7 +124,7 @@ func (s *Sink) takeOver(ctx context.Context) error {
 			switch {
 			case !ok:
 			case f > s.fence:
-				return fmt.Errorf("index %s has alias %s of a later run of this pipeline (life %d; this one is %d): another process runs it on this state directory, or the state directory was made anew while the clock was behind", index, alias, f, s.fence)
+				return retry.Permanent(fmt.Errorf("index %s has alias %s of a later run of this pipeline (life %d; this one is %d): another process runs it on this state directory, or the state directory was made anew while the clock was behind", index, alias, f, s.fence))
 			case f < s.fence:
 				actions = append(actions, removeAlias(index, alias))
 			}
@@ -150,10 +150,10 @@ func (s *Sink) addLifeAlias(ctx context.Context, index string) error {
 	if err == nil {
 		err = s.updateAliases(ctx, []aliasAction{addAlias(target, s.aliasOf(index))})
 	}
-	if errors.Is(err, errRefused) {
-		return retry.Permanent(fmt.Errorf("index %s: adding the run's write alias: %w", index, err))
+	if err != nil {
+		return fmt.Errorf("index %s: add the run's write alias: %w", index, err)
 	}
-	return err
+	return nil
 }
 
 // writeIndex is the index that writes to name go to: name itself, or
@@ -217,8 +217,8 @@ func (s *Sink) updateAliases(ctx context.Context, actions []aliasAction) error {
 }
 
 // readJSON decodes a response's body into v; a status in empty answers
-// nothing (v left as it is). 401 and 403 are errRefused; other failures
-// are worth a retry when transient, permanent otherwise.
+// nothing (v left as it is). 401 and 403 are errRefused; failures are
+// worth a retry when transient, permanent otherwise.
 func readJSON(res *esapi.Response, v any, empty ...int) error {
 	defer res.Body.Close()
 	for _, st := range empty {
@@ -232,7 +232,7 @@ func readJSON(res *esapi.Response, v any, empty ...int) error {
 		err := fmt.Errorf("HTTP %d: %s", res.StatusCode, bytes.TrimSpace(msg))
 		switch {
 		case res.StatusCode == http.StatusUnauthorized || res.StatusCode == http.StatusForbidden:
-			return fmt.Errorf("%w: %v", errRefused, err)
+			return retry.Permanent(fmt.Errorf("%w: %v", errRefused, err))
 		case transient(res.StatusCode):
 			return err
 		}

@@ -165,6 +165,8 @@ type Sink struct {
 	// themselves.
 	run   connector.RunInfo
 	fence uint64
+	// aliases caches aliasOf for Write's goroutine, under mu.
+	aliases map[string]string
 	// known holds index names that exist (found or created), with this
 	// life's alias on them when fenced, under knownMu.
 	knownMu sync.Mutex
@@ -338,10 +340,7 @@ func (s *Sink) add(ctx context.Context, i int, c row.Change) error {
 	if err != nil {
 		return s.rejectRow(i, c, err)
 	}
-	target := index
-	if s.fence != 0 {
-		target = s.aliasOf(index)
-	}
+	target := s.target(index)
 	var l *lane
 	var id []byte
 	switch s.mode {
@@ -372,6 +371,23 @@ func (s *Sink) add(ctx context.Context, i int, c row.Change) error {
 		return l.handOver(ctx)
 	}
 	return nil
+}
+
+// target is what an action for index names: the index itself, or this
+// life's alias of it. Called under mu.
+func (s *Sink) target(index string) string {
+	if s.fence == 0 {
+		return index
+	}
+	if a, ok := s.aliases[index]; ok {
+		return a
+	}
+	if s.aliases == nil || len(s.aliases) >= maxKnown {
+		s.aliases = map[string]string{}
+	}
+	a := s.aliasOf(index)
+	s.aliases[index] = a
+	return a
 }
 
 // fenceOff takes the life's fence and makes the life's aliases the only

@@ -43,6 +43,10 @@ type fakeES struct {
 	status func(call int, action, id, doc string) int
 	// request, when set, answers a whole request with its status.
 	request func(call int) int
+	// aliasStatus, when set, answers the alias requests with it.
+	aliasStatus int
+	// requireAlias is the require_alias parameter of the last bulk request.
+	requireAlias string
 }
 
 func (f *fakeES) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -56,9 +60,13 @@ func (f *fakeES) RoundTrip(req *http.Request) (*http.Response, error) {
 	if strings.HasSuffix(req.URL.Path, "/_cluster/health") || req.Method == http.MethodHead {
 		return answer(200, `{"status":"green"}`), nil
 	}
+	if f.aliasStatus != 0 && strings.Contains(req.URL.Path, "_alias") {
+		return answer(f.aliasStatus, `{"error":"not allowed"}`), nil
+	}
 	if !strings.HasSuffix(req.URL.Path, "/_bulk") {
 		return answer(404, `{}`), nil
 	}
+	f.requireAlias = req.URL.Query().Get("require_alias")
 	f.calls++
 	call := f.calls
 	body, _ := io.ReadAll(req.Body)

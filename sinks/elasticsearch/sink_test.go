@@ -384,3 +384,23 @@ func TestPanicInASenderFailsTheSink(t *testing.T) {
 		t.Errorf("Flush's error %v carries no stack", err)
 	}
 }
+
+// TestAliasesRefusedLeaveTheRunUnfenced: a cluster that does not let the
+// sink list or change aliases (no manage privilege) leaves a run with a
+// state directory writing to the index itself, without require_alias.
+func TestAliasesRefusedLeaveTheRunUnfenced(t *testing.T) {
+	f := &fakeES{aliasStatus: 403}
+	s := newFakeLife(t, f, Config{}, connector.Upsert, nil, connector.RunInfo{Resumable: true, Fence: func() (uint64, error) { return 7, nil }})
+	ctx := context.Background()
+	b := row.NewBatch(1, 2)
+	b.Append(row.UpdateAfter, kv(1, 1))
+	if err := s.Write(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if f.docs["i/1"] != `{"k":1,"v":1}` || f.requireAlias == "true" {
+		t.Errorf("documents %v, require_alias %q; want i/1 written to the index itself", f.docs, f.requireAlias)
+	}
+}
