@@ -107,7 +107,7 @@ func (s *Store) WritePart(id int64, component string, fill func(io.Writer) error
 // OpenPart opens a part that a checkpoint names, for reading its state
 // back; the reader checks every chunk and fails on a damaged or short
 // part.
-func (s *Store) OpenPart(name string) (io.ReadCloser, error) {
+func (s *Store) OpenPart(name string) (*Part, error) {
 	if !strings.HasPrefix(name, partPrefix) || strings.ContainsAny(name, `/\`) {
 		return nil, fmt.Errorf("checkpoint: %q names no part", name)
 	}
@@ -126,7 +126,12 @@ func (s *Store) OpenPart(name string) (io.ReadCloser, error) {
 		f.Close()
 		return nil, fmt.Errorf("checkpoint: %s: part version %d, this etld reads %d", path, v, partVersion)
 	}
-	return &chunkReader{f: f, r: br, path: path}, nil
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	return &Part{f: f, r: br, path: path, size: info.Size()}, nil
 }
 
 // chunkWriter frames what it is given into checksummed chunks of at most
@@ -178,18 +183,20 @@ func (c *chunkWriter) close() error {
 	return err
 }
 
-// chunkReader reads a part's chunks back, checking each.
-type chunkReader struct {
+// Part reads a part's state back, a chunk at a time, checking each.
+type Part struct {
 	f     *os.File
 	r     *bufio.Reader
 	path  string
+	size  int64 // the file's
 	chunk []byte
 	off   int
 	total uint64
 	done  bool
 }
 
-func (c *chunkReader) Read(p []byte) (int, error) {
+// Read reads the part's state; it fails on a damaged or short part.
+func (c *Part) Read(p []byte) (int, error) {
 	for c.off == len(c.chunk) {
 		if c.done {
 			return 0, io.EOF
@@ -204,7 +211,7 @@ func (c *chunkReader) Read(p []byte) (int, error) {
 }
 
 // next reads the next chunk, or the end mark.
-func (c *chunkReader) next() error {
+func (c *Part) next() error {
 	damaged := func(what string, err error) error {
 		if errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF
@@ -247,7 +254,12 @@ func (c *chunkReader) next() error {
 	return nil
 }
 
-func (c *chunkReader) Close() error { return c.f.Close() }
+// Close closes the part's file.
+func (c *Part) Close() error { return c.f.Close() }
+
+// Size is at most the number of bytes of state the part holds: its
+// file's size.
+func (c *Part) Size() int64 { return c.size }
 
 // pruneParts removes the parts no kept checkpoint may name: those not
 // being written for a checkpoint still to come (pending), not named by

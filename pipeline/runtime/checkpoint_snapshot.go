@@ -44,8 +44,9 @@ func (n *OpNode) snapshot(co *coordinator, barrier int64) (snapshotted, error) {
 }
 
 // restoreOp hands an operator its part of the checkpoint: a part of the
-// store streamed into RestoreFrom (or read whole for an operator that
-// no longer streams), or the bytes the checkpoint holds.
+// store streamed into RestoreFrom, which decodes it as it reads (or read
+// whole for an operator that no longer streams), or the bytes the
+// checkpoint holds.
 func (c *coordinator) restoreOp(sn operator.Snapshotter, comp *checkpoint.Component) error {
 	if comp.RuntimePart == "" {
 		return sn.Restore(comp.Runtime)
@@ -56,7 +57,7 @@ func (c *coordinator) restoreOp(sn operator.Snapshotter, comp *checkpoint.Compon
 	}
 	defer r.Close()
 	if ss, ok := sn.(operator.StreamSnapshotter); ok {
-		return ss.RestoreFrom(r)
+		return ss.RestoreFrom(r, r.Size())
 	}
 	state, err := io.ReadAll(r)
 	if err != nil {
