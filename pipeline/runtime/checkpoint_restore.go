@@ -21,6 +21,9 @@ func (c *coordinator) restore() error {
 	if err != nil {
 		return fmt.Errorf("%w (remove or move away %s to start from scratch)", err, c.opt.Store.Dir())
 	}
+	// What a killed run left (the parts of a checkpoint it did not
+	// store) goes before this run writes anything.
+	c.opt.Store.Tidy(cp)
 	if cp == nil {
 		return nil
 	}
