@@ -15,8 +15,9 @@
 // checkpoint file that is complete; temporary files left behind are
 // never read and are removed by the next write.
 //
-// A checkpoint file is "ETLDCKPT", a version byte (2; files of version
-// 1, before RuntimePart, are still read), the fields below
+// A checkpoint file is "ETLDCKPT", a version byte (3; files of version
+// 1, before RuntimePart, and 2, before Entries, are still read), the
+// fields below
 // (varints, length-prefixed strings and byte strings) and a CRC-32C of
 // everything before it, so a damaged file is refused rather than
 // misread.
@@ -62,6 +63,11 @@ type Component struct {
 	// RuntimePart, when not "", names the part file that holds Runtime
 	// instead (part.go): a state written in pieces, read with OpenPart.
 	RuntimePart string
+	// Entries is how many entries (groups, rows, keys) an operator's
+	// state held, what `etld state ls` shows without decoding it; -1
+	// when not known (a node that does not count them, a checkpoint of
+	// format 1 or 2).
+	Entries int64
 	// Connector is what a source's Position or a sink's Snapshot returned,
 	// nil when the connector keeps no state.
 	Connector []byte
@@ -126,7 +132,7 @@ func (s *Store) Dir() string { return s.dir }
 
 const (
 	magic        = "ETLDCKPT"
-	version      = 2 // 1: without RuntimePart, still read
+	version      = 3 // 1: without RuntimePart, 2: without Entries; both still read
 	manifestName = "MANIFEST"
 	instanceName = "INSTANCE"
 	fenceName    = "FENCE"
@@ -389,7 +395,7 @@ func (s *Store) Latest() (*Checkpoint, error) {
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
 	var m manifest
-	if err := json.Unmarshal(data, &m); err != nil || (m.Version != version && m.Version != 1) || m.File != fileName(m.ID) {
+	if err := json.Unmarshal(data, &m); err != nil || m.Version < 1 || m.Version > version || m.File != fileName(m.ID) {
 		return nil, fmt.Errorf("checkpoint: %s is damaged or of another version: %q", filepath.Join(s.dir, manifestName), strings.TrimSpace(string(data)))
 	}
 	path := filepath.Join(s.dir, m.File)
@@ -435,6 +441,7 @@ func encode(w io.Writer, cp *Checkpoint) error {
 		buf = row.AppendString(buf, c.Fingerprint)
 		buf = appendBool(buf, c.Ended)
 		buf = row.AppendString(buf, c.RuntimePart)
+		buf = binary.AppendVarint(buf, c.Entries)
 		// The states may be large (an aggregate's groups, a sink's
 		// pending files): each is written as it is, after its length,
 		// rather than copied into buf.
@@ -481,8 +488,8 @@ func decode(raw []byte) (*Checkpoint, error) {
 		return nil, errors.New("checksum mismatch: the file is damaged")
 	}
 	v := body[len(magic)]
-	if v != version && v != 1 {
-		return nil, fmt.Errorf("format version %d, this etld reads 1 and %d", v, version)
+	if v < 1 || v > version {
+		return nil, fmt.Errorf("format version %d, this etld reads 1 to %d", v, version)
 	}
 	d := row.NewDecoder(body[len(magic)+1:])
 	cp := &Checkpoint{ID: d.Varint()}
@@ -497,6 +504,10 @@ func decode(raw []byte) (*Checkpoint, error) {
 		c.Ended = readBool(d)
 		if v >= 2 {
 			c.RuntimePart = d.Str()
+		}
+		c.Entries = -1
+		if v >= 3 {
+			c.Entries = d.Varint()
 		}
 		c.Runtime = nilIfEmpty(d.Bytes())
 		// A connector without state (nil) differs from one whose state

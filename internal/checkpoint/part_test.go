@@ -165,7 +165,7 @@ func TestReadsVersion1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cp.ID != 9 || len(cp.Components) != 4 || !bytes.Equal(cp.Components[1].Runtime, want.Components[1].Runtime) || cp.Components[1].RuntimePart != "" {
+	if cp.ID != 9 || len(cp.Components) != 4 || !bytes.Equal(cp.Components[1].Runtime, want.Components[1].Runtime) || cp.Components[1].RuntimePart != "" || cp.Components[1].Entries != -1 {
 		t.Fatalf("version 1 read as %+v", cp)
 	}
 }

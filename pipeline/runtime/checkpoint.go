@@ -96,7 +96,10 @@ type report struct {
 	// runtimePart names the store's part that holds runtime instead
 	// (an operator.StreamSnapshotter's state).
 	runtimePart string
-	connector   []byte
+	// entries, from an operator that counts them, is how many its
+	// state held (operator.StateSizer).
+	entries   int64
+	connector []byte
 	// rows, from a sink, is its RowsIn at the barrier (or at its end).
 	rows int64
 }
@@ -159,7 +162,8 @@ func newCoordinator(g *Graph, opt CheckpointOptions) *coordinator {
 			o.ID = fmt.Sprintf("transform/%s/%d", o.Name, i)
 		}
 		_, stateful := o.Op.(operator.Snapshotter)
-		add(&o.Node, stateful, nil)
+		_, counts := o.Op.(operator.StateSizer)
+		add(&o.Node, stateful, nil).counts = counts
 	}
 	for i, u := range g.Unions {
 		if u.ID == "" {
@@ -337,9 +341,13 @@ func (c *coordinator) finish(id int64, start time.Time, final bool) error {
 		if !p.stateful {
 			continue
 		}
+		entries := int64(-1)
+		if p.counts {
+			entries = r.entries
+		}
 		cp.Components = append(cp.Components, checkpoint.Component{
 			ID: p.node.ID, Fingerprint: p.node.Fingerprint, Ended: r.ended && r.finished,
-			Runtime: r.runtime, RuntimePart: r.runtimePart, Connector: r.connector,
+			Runtime: r.runtime, RuntimePart: r.runtimePart, Connector: r.connector, Entries: entries,
 		})
 	}
 	st := &c.g.Checkpoints

@@ -11,8 +11,9 @@ import (
 // snapshotted is an operator's state for a checkpoint: its bytes, or the
 // name of the store's part that holds them.
 type snapshotted struct {
-	state []byte
-	part  string
+	state   []byte
+	part    string
+	entries int64 // operator.StateSizer's count, 0 for others
 }
 
 // snapshot encodes the operator's state for the checkpoint of barrier
@@ -27,20 +28,24 @@ func (n *OpNode) snapshot(co *coordinator, barrier int64) (snapshotted, error) {
 	if !ok || co.opt.Store == nil {
 		return snapshotted{}, nil
 	}
+	var entries int64
+	if sz, ok := n.Op.(operator.StateSizer); ok {
+		entries = sz.StateEntries()
+	}
 	if ss, ok := sn.(operator.StreamSnapshotter); ok {
 		part, size, err := co.opt.Store.WritePart(barrier, n.ID, ss.SnapshotTo)
 		if err != nil {
 			return snapshotted{}, fmt.Errorf("snapshot: %w", err)
 		}
 		n.Stats.StateBytes.Store(size)
-		return snapshotted{part: part}, nil
+		return snapshotted{part: part, entries: entries}, nil
 	}
 	state, err := sn.Snapshot()
 	if err != nil {
 		return snapshotted{}, fmt.Errorf("snapshot: %w", err)
 	}
 	n.Stats.StateBytes.Store(int64(len(state)))
-	return snapshotted{state: state}, nil
+	return snapshotted{state: state, entries: entries}, nil
 }
 
 // restoreOp hands an operator its part of the checkpoint: a part of the
