@@ -49,11 +49,10 @@ func (c *coordinator) restore() error {
 	}
 	for _, o := range c.g.Ops {
 		comp := o.cp.restored
-		sn, ok := o.Op.(operator.Snapshotter)
-		if !ok || comp == nil {
+		if _, ok := o.Op.(operator.Snapshotter); !ok || comp == nil {
 			continue
 		}
-		if err := c.restoreOp(sn, comp); err != nil {
+		if err := RestoreOperator(c.opt.Store, comp, o.Op); err != nil {
 			return fmt.Errorf("transform %q: restore from checkpoint %d: %w", o.Name, cp.ID, err)
 		}
 	}

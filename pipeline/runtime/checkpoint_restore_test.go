@@ -106,11 +106,14 @@ func TestRestoreStreamsParts(t *testing.T) {
 			if err := op.SnapshotTo(&want); err != nil {
 				t.Fatal(err)
 			}
-			co := &coordinator{opt: CheckpointOptions{Store: store}}
 			whole, streamed := k.fresh(), k.fresh()
 			var errWhole, errStreamed error
-			fromBytes := allocated(func() { errWhole = co.restoreOp(whole, &checkpoint.Component{Runtime: want.Bytes()}) })
-			fromPart := allocated(func() { errStreamed = co.restoreOp(streamed, &checkpoint.Component{RuntimePart: part}) })
+			fromBytes := allocated(func() {
+				errWhole = RestoreOperator(store, &checkpoint.Component{Runtime: want.Bytes()}, whole.(operator.Lifecycle))
+			})
+			fromPart := allocated(func() {
+				errStreamed = RestoreOperator(store, &checkpoint.Component{RuntimePart: part}, streamed.(operator.Lifecycle))
+			})
 			if errWhole != nil || errStreamed != nil {
 				t.Fatalf("restore from bytes: %v; from the part: %v", errWhole, errStreamed)
 			}

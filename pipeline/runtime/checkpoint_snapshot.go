@@ -48,15 +48,21 @@ func (n *OpNode) snapshot(co *coordinator, barrier int64) (snapshotted, error) {
 	return snapshotted{state: state, entries: entries}, nil
 }
 
-// restoreOp hands an operator its part of the checkpoint: a part of the
-// store streamed into RestoreFrom, which decodes it as it reads (or read
-// whole for an operator that no longer streams), or the bytes the
-// checkpoint holds.
-func (c *coordinator) restoreOp(sn operator.Snapshotter, comp *checkpoint.Component) error {
+// RestoreOperator restores op, an operator.Snapshotter, from comp, its
+// component of a checkpoint of store, as a run does before it starts:
+// a part of the store streamed into RestoreFrom, which decodes it as it
+// reads (or read whole for an operator that no longer streams), or the
+// bytes the checkpoint holds. `etld state dump` restores an operator
+// with it without running the pipeline.
+func RestoreOperator(store *checkpoint.Store, comp *checkpoint.Component, op operator.Lifecycle) error {
+	sn, ok := op.(operator.Snapshotter)
+	if !ok {
+		return fmt.Errorf("%s keeps no state", comp.ID)
+	}
 	if comp.RuntimePart == "" {
 		return sn.Restore(comp.Runtime)
 	}
-	r, err := c.opt.Store.OpenPart(comp.RuntimePart)
+	r, err := store.OpenPart(comp.RuntimePart)
 	if err != nil {
 		return err
 	}
