@@ -28,16 +28,15 @@ func (p *Plan) StateColumns(id string) (in []row.Schema, out row.Schema, ok bool
 			in = []row.Schema{n.Input.Schema}
 		}
 		out = n.Schema
-		if n.Kind == GroupAggNode || n.Kind == WindowAggNode {
-			out = namedAggregates(out, n.Label)
-		}
+		out = namedAggregates(out, n.Label)
 		return in, out, true
 	}
 	return nil, row.Schema{}, false
 }
 
-// namedAggregates renames an aggregate's result columns $a0, $a1, ...
-// after the calls its label lists (select=[COUNT(*), SUM(price)]).
+// namedAggregates renames the result columns of an aggregate ($a0,
+// $a1, ...) or an OVER ($o0, ...) after the calls its label lists
+// (select=[COUNT(*), SUM(price)]).
 func namedAggregates(s row.Schema, label string) row.Schema {
 	_, rest, ok := strings.Cut(label, "select=[")
 	if !ok {
@@ -46,9 +45,11 @@ func namedAggregates(s row.Schema, label string) row.Schema {
 	calls := splitTop(rest)
 	fields := slices.Clone(s.Fields)
 	for i, f := range fields {
-		var j int
-		if _, err := fmt.Sscanf(f.Name, "$a%d", &j); err == nil && f.Name == fmt.Sprintf("$a%d", j) && j < len(calls) {
-			fields[i].Name = calls[j]
+		for _, prefix := range []string{"$a", "$o"} {
+			var j int
+			if _, err := fmt.Sscanf(f.Name, prefix+"%d", &j); err == nil && f.Name == fmt.Sprintf("%s%d", prefix, j) && j < len(calls) {
+				fields[i].Name = calls[j]
+			}
 		}
 	}
 	return row.NewSchema(fields...)

@@ -2,6 +2,7 @@ package aggop
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -65,7 +66,43 @@ func (d *Distinct) DumpState(dump *operator.StateDump) error {
 	return nil
 }
 
+// Columns of a dumped set operation's rows: the copies each input
+// holds.
+var (
+	LeftColumn  = row.Field{Name: "$left", Type: row.Type{ID: row.BigInt, NotNull: true}}
+	RightColumn = row.Field{Name: "$right", Type: row.Type{ID: row.BigInt, NotNull: true}}
+)
+
+// DumpState lists each distinct row counted, the output's columns, with
+// the copies of it each input holds ($left, $right), in id order.
+func (s *SetOp) DumpState(d *operator.StateDump) error {
+	if err := d.Table("", row.NewSchema(slices.Concat(d.Out.Fields, []row.Field{LeftColumn, RightColumn})...)); err != nil {
+		return err
+	}
+	var out row.Row
+	for id, r := range s.rows {
+		if r == nil {
+			continue
+		}
+		out = append(append(out[:0], r...), row.BigIntValue(s.counts[id][0]), row.BigIntValue(s.counts[id][1]))
+		if err := d.Row(out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DumpState lists the rows a scalar subquery has seen ($rows): one row.
+func (s *SingleRow) DumpState(d *operator.StateDump) error {
+	if err := d.Table("", row.NewSchema(operator.RowsColumn)); err != nil {
+		return err
+	}
+	return d.Row(row.Row{row.BigIntValue(s.rows)})
+}
+
 var (
 	_ operator.StateDumper = (*GroupAgg)(nil)
 	_ operator.StateDumper = (*Distinct)(nil)
+	_ operator.StateDumper = (*SetOp)(nil)
+	_ operator.StateDumper = (*SingleRow)(nil)
 )

@@ -28,9 +28,10 @@ type StateDump struct {
 }
 
 // Extra columns of dumped tables, which no input or output names: the
-// copies of a row a state holds, its matches on the other side of a
-// join, a row's rank.
+// rows an aggregate has seen, the copies of a row a state holds, its
+// matches on the other side of a join.
 var (
+	RowsColumn    = row.Field{Name: "$rows", Type: row.Type{ID: row.BigInt, NotNull: true}}
 	CountColumn   = row.Field{Name: "$count", Type: row.Type{ID: row.BigInt, NotNull: true}}
 	MatchesColumn = row.Field{Name: "$matches", Type: row.Type{ID: row.BigInt, NotNull: true}}
 )

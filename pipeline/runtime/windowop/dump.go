@@ -2,6 +2,7 @@ package windowop
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/etld/etld/pipeline/row"
@@ -73,4 +74,172 @@ func (g *WindowAgg) DumpState(d *operator.StateDump) error {
 	return nil
 }
 
-var _ operator.StateDumper = (*WindowAgg)(nil)
+// Columns of dumped session state: an open session's bounds, instants
+// (UTC) as the sessions keep them.
+var (
+	SessionStartColumn = row.Field{Name: "$session_start", Type: row.Type{ID: row.TimestampLTZ, Precision: 3, NotNull: true}}
+	SessionEndColumn   = row.Field{Name: "$session_end", Type: row.Type{ID: row.TimestampLTZ, Precision: 3, NotNull: true}}
+)
+
+// DumpState lists the open sessions: a row per session with its key's
+// columns, its bounds ($session_start, $session_end) and its aggregate
+// results, in the order the sessions opened.
+func (g *SessionAgg) DumpState(d *operator.StateDump) error {
+	nk, na := len(g.keys), len(g.st.Aggs)
+	if d.Out.Len() < nk+na {
+		return fmt.Errorf("session window aggregate: %d output columns named for %d keys and %d aggregates", d.Out.Len(), nk, na)
+	}
+	cols := slices.Concat(d.Out.Fields[:nk], []row.Field{SessionStartColumn, SessionEndColumn}, d.Out.Fields[d.Out.Len()-na:])
+	if err := d.Table("", row.NewSchema(cols...)); err != nil {
+		return err
+	}
+	r := make(row.Row, nk+2+na)
+	for _, s := range g.set.sessions() {
+		if err := aggop.DecodeKey(r[:nk], s.key); err != nil {
+			return fmt.Errorf("session window aggregate: %w", err)
+		}
+		r[nk], r[nk+1] = row.TimestampLTZValue(s.start), row.TimestampLTZValue(s.end)
+		g.st.Results(s.id, r[nk+2:])
+		if err := d.Row(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DumpState lists the rows waiting in the open sessions, the input's
+// columns and their session's bounds, in the order the sessions opened.
+func (t *SessionTable) DumpState(d *operator.StateDump) error {
+	if err := d.Table("", row.NewSchema(slices.Concat(d.In[0].Fields, []row.Field{SessionStartColumn, SessionEndColumn})...)); err != nil {
+		return err
+	}
+	var r row.Row
+	for _, s := range t.set.sessions() {
+		for _, held := range t.Held[s.id] {
+			r = append(append(r[:0], held...), row.TimestampLTZValue(s.start), row.TimestampLTZValue(s.end))
+			if err := d.Row(r); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// DumpState lists an event-time OVER's state: table "partitions", a row
+// per partition with its key's columns, the rows aggregated so far
+// ($rows) and the aggregate results over its frame now; "frame", the
+// rows a bounded frame holds; "history", the rows LAG reads back;
+// "waiting", the rows waiting for the watermark. Partitions by key.
+func (g *OverAgg) DumpState(d *operator.StateDump) error {
+	in, na := d.In[0], len(g.spec.Aggs)
+	if d.Out.Len() < in.Len()+na {
+		return fmt.Errorf("over aggregate: %d output columns named for %d input columns and %d aggregates", d.Out.Len(), in.Len(), na)
+	}
+	nk := len(g.spec.Keys)
+	keyCols := make([]row.Field, nk)
+	for i, k := range g.spec.Keys {
+		keyCols[i] = in.Fields[k]
+	}
+	cols := slices.Concat(keyCols, []row.Field{operator.RowsColumn}, d.Out.Fields[in.Len():in.Len()+na])
+	if err := d.Table("partitions", row.NewSchema(cols...)); err != nil {
+		return err
+	}
+	keys := slices.Sorted(maps.Keys(g.parts))
+	r := make(row.Row, nk+1+na)
+	for _, k := range keys {
+		p := g.parts[k]
+		if err := aggop.DecodeKey(r[:nk], k); err != nil {
+			return fmt.Errorf("over aggregate: %w", err)
+		}
+		r[nk] = row.BigIntValue(p.rows)
+		g.st.Results(p.id, r[nk+1:])
+		if err := d.Row(r); err != nil {
+			return err
+		}
+	}
+	for _, t := range []struct {
+		name string
+		ring func(p *overPart) *rowRing
+	}{{"frame", func(p *overPart) *rowRing { return &p.frame }}, {"history", func(p *overPart) *rowRing { return &p.hist }}} {
+		if err := d.Table(t.name, in); err != nil {
+			return err
+		}
+		for _, k := range keys {
+			q := t.ring(g.parts[k])
+			for i := range q.n {
+				if err := d.Row(q.at(i)); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if err := d.Table("waiting", in); err != nil {
+		return err
+	}
+	queue := slices.Clone(g.queue.Items())
+	slices.SortFunc(queue, func(a, b overWait) int {
+		if a.before(&b) {
+			return -1
+		}
+		return 1
+	})
+	for _, w := range queue {
+		if err := d.Row(g.held[w.slot].r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DumpState lists an OVER ordered by a non-time column: every row held,
+// with the results it was last emitted with (the output's columns), by
+// partition key then order.
+func (g *NonTimeOver) DumpState(d *operator.StateDump) error {
+	if err := d.Table("", d.Out); err != nil {
+		return err
+	}
+	var r row.Row
+	for _, k := range slices.Sorted(maps.Keys(g.parts)) {
+		for _, x := range g.parts[k].rows {
+			r = append(append(r[:0], x.r...), x.res...)
+			if len(r) != d.Out.Len() {
+				return fmt.Errorf("over aggregate: a row of %d values for %d output columns", len(r), d.Out.Len())
+			}
+			if err := d.Row(r); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// DumpState lists the rows waiting in the open windows of a window
+// Top-N or deduplication, the input's columns, by window end then
+// partition first seen, each partition's in rank order.
+func (w *WindowRank) DumpState(d *operator.StateDump) error {
+	if err := d.Table("", d.In[0]); err != nil {
+		return err
+	}
+	for _, end := range slices.Sorted(maps.Keys(w.windows)) {
+		b := w.windows[end]
+		for _, k := range b.order {
+			for _, group := range b.parts[k].Groups {
+				for _, r := range group {
+					if err := d.Row(r); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+var (
+	_ operator.StateDumper = (*WindowAgg)(nil)
+	_ operator.StateDumper = (*SessionAgg)(nil)
+	_ operator.StateDumper = (*SessionTable)(nil)
+	_ operator.StateDumper = (*OverAgg)(nil)
+	_ operator.StateDumper = (*NonTimeOver)(nil)
+	_ operator.StateDumper = (*WindowRank)(nil)
+)
