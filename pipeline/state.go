@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/etld/etld/internal/checkpoint"
 	"github.com/etld/etld/pipeline/runtime"
@@ -33,6 +34,8 @@ func (p *Pipeline) DumpState(store *checkpoint.Store, cp *checkpoint.Checkpoint,
 		}
 	}
 	switch {
+	case on == nil && strings.HasSuffix(id, "/inputs"):
+		return fmt.Errorf("%s is the rows a join's inputs hold back until its build input ended: not an operator's state that can be listed", id)
 	case on == nil:
 		return fmt.Errorf("pipeline %s has no operator %s: the checkpoint is of another version of the file", p.Name(), id)
 	case on.Fingerprint != comp.Fingerprint:

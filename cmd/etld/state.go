@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -101,15 +102,20 @@ func cmdState(args []string, stdout, stderr io.Writer) int {
 	if f.pipeline != "" {
 		secrets = secretsOf([]string{f.pipeline})
 	}
+	// The plans and column names ls, show and dump print come from the
+	// SQL, whose literals may hold the values of ${VAR}s: hidden. The
+	// rows of a dump are data, as a sink writes them.
+	var out bytes.Buffer
 	var err error
 	switch sub {
 	case "ls":
-		err = stateLs(pos, f, stdout)
+		err = stateLs(pos, f, &out)
 	case "show":
-		err = stateShow(pos, f, stdout)
+		err = stateShow(pos, f, &out)
 	case "dump":
-		err = stateDump(pos, f, stdout)
+		err = stateDump(pos, f, secrets.Redact, stdout)
 	}
+	io.WriteString(stdout, secrets.Redact(out.String()))
 	if err != nil {
 		fmt.Fprintf(stderr, "etld state %s: %s\n", sub, secrets.Redact(err.Error()))
 		reportPanic(stderr, err, secrets)

@@ -20,8 +20,8 @@ import (
 var tableColumn = row.Field{Name: "$table", Type: row.Type{ID: row.String, NotNull: true}}
 
 // stateDump writes an operator's state as rows: JSON lines, or CSV with
-// a header line per table.
-func stateDump(pos []string, f stateFlags, w io.Writer) error {
+// a header line per table; hide hides secrets in the column names.
+func stateDump(pos []string, f stateFlags, hide func(string) string, w io.Writer) error {
 	store, err := checkpoint.OpenExisting(pos[0], pos[1])
 	if err != nil {
 		return err
@@ -40,7 +40,7 @@ func stateDump(pos []string, f stateFlags, w io.Writer) error {
 	}
 	defer p.Plan.Close()
 	bw := bufio.NewWriterSize(w, 64<<10)
-	dw := &dumpWriter{w: bw, format: f.format, only: f.table}
+	dw := &dumpWriter{w: bw, format: f.format, only: f.table, hide: hide}
 	if err := p.DumpState(store, cp, comp.ID, &pipeline.StateDump{Table: dw.table, Row: dw.emit}); err != nil {
 		return err
 	}
@@ -55,6 +55,7 @@ type dumpWriter struct {
 	w      io.Writer
 	format string
 	only   string // --table: the one table to write
+	hide   func(string) string
 	tables []string
 	skip   bool // the current table is not --table's
 	enc    connector.Encoder
@@ -75,6 +76,10 @@ func (d *dumpWriter) table(name string, cols row.Schema) error {
 	d.skip = d.only != "" && name != d.only
 	if d.skip {
 		return nil
+	}
+	cols = row.NewSchema(slices.Clone(cols.Fields)...)
+	for i := range cols.Fields {
+		cols.Fields[i].Name = d.hide(cols.Fields[i].Name)
 	}
 	tagged := name != "" && d.format == "json"
 	if tagged {
