@@ -13,6 +13,7 @@ import (
 
 	"github.com/etld/etld/internal/checkpoint"
 	"github.com/etld/etld/internal/human"
+	"github.com/etld/etld/internal/panics"
 	"github.com/etld/etld/internal/redact"
 )
 
@@ -105,16 +106,18 @@ func cmdState(args []string, stdout, stderr io.Writer) int {
 	// The plans and column names ls, show and dump print come from the
 	// SQL, whose literals may hold the values of ${VAR}s: hidden. The
 	// rows of a dump are data, as a sink writes them.
+	// A panic (an operator's bug listing its state) is an error with
+	// its stack, as in the other commands.
 	var out bytes.Buffer
-	var err error
-	switch sub {
-	case "ls":
-		err = stateLs(pos, f, &out)
-	case "show":
-		err = stateShow(pos, f, &out)
-	case "dump":
-		err = stateDump(pos, f, secrets.Redact, stdout)
-	}
+	err := panics.Call(func() error {
+		switch sub {
+		case "ls":
+			return stateLs(pos, f, &out)
+		case "show":
+			return stateShow(pos, f, &out)
+		}
+		return stateDump(pos, f, secrets.Redact, stdout)
+	})
 	io.WriteString(stdout, secrets.Redact(out.String()))
 	if err != nil {
 		fmt.Fprintf(stderr, "etld state %s: %s\n", sub, secrets.Redact(err.Error()))

@@ -28,7 +28,12 @@ import (
 // node that ended has nothing after its end). The coordinator then stores
 // it (if the run has a store) and only then asks every Committer (Kafka
 // sources, two-phase sinks) to commit its part, in the committer's own
-// goroutine, between its Reads or Writes.
+// goroutine, between its Reads or Writes. An operator that writes its
+// state into a part of the store (checkpoint_snapshot.go) forwards the
+// barrier once the part is written; the part is made durable in the
+// background, and storing checkpoint N waits for every part it names.
+// The parts of a checkpoint that is not stored (the run failed or was
+// cancelled first) are removed when the run ends.
 //
 // At the end of a run every node reports its final state when its input
 // ends; when all have, the coordinator takes the final checkpoint and the

@@ -22,7 +22,8 @@ type snapshotted struct {
 // operators' state (hundreds of MB for a million keys) at every barrier
 // and at the end would be wasted work. An operator.StreamSnapshotter
 // writes its state into a part of the store in pieces, so that neither
-// it nor the checkpoint holds the whole of it.
+// it nor the checkpoint holds the whole of it; the part's fsync runs in
+// the background (checkpoint.Store.WritePart), off the barrier's path.
 func (n *OpNode) snapshot(co *coordinator, barrier int64) (snapshotted, error) {
 	sn, ok := n.Op.(operator.Snapshotter)
 	if !ok || co.opt.Store == nil {
