@@ -146,7 +146,7 @@ func BenchmarkRestorePeakRSS(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := restoreStream(r, f); err != nil {
+		if err := r.RestoreFrom(f, f.Size()); err != nil {
 			b.Fatal(err)
 		}
 		f.Close()
@@ -161,9 +161,4 @@ func BenchmarkRestorePeakRSS(b *testing.B) {
 	b.ReportMetric(float64(peak)/1024, "restore-peak-rise-MB")
 	b.ReportMetric(float64(kept)/1024, "restored-state-MB")
 	b.ReportMetric(float64(peak-kept)/1024, "restore-added-MB")
-}
-
-// restoreStream restores g from a part as the engine does.
-func restoreStream(g *aggop.GroupAgg, part *checkpoint.Part) error {
-	return g.RestoreFrom(part, part.Size())
 }
