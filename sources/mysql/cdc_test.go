@@ -1,0 +1,229 @@
+package mysql_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/etld/etld/internal/testenv"
+	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/sources/mysql"
+)
+
+// cdcColumns are the columns of the captured test tables, then the
+// metadata columns table_name and binlog_pos.
+var cdcColumns = []string{"id BIGINT", "v STRING", "n INT"}
+
+// newCDC builds a binlog capture of the tables with cdcColumns and the
+// table_name metadata column (last).
+func newCDC(t testing.TB, cfg mysql.Config, rej *rejects) *mysql.CDC {
+	t.Helper()
+	cfg.Mode = "cdc"
+	sch := testenv.Schema(t, append(slices.Clone(cdcColumns), "tbl STRING")...)
+	meta := make([]string, sch.Len())
+	meta[len(meta)-1] = "table_name"
+	env := connector.SourceEnv{Name: "cdc", Schema: sch, Metadata: meta, Logger: slog.New(slog.DiscardHandler)}
+	env.Reject = func(b connector.BadRecord) error { return b }
+	if rej != nil {
+		env.Reject = rej.reject
+	}
+	s, err := mysql.NewCDC(cfg, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// cdcTable creates a captured table (id BIGINT PRIMARY KEY, v
+// VARCHAR(40), n INT) with rows 1..n, dropped when the test ends.
+func cdcTable(t testing.TB, db *sql.DB, rows int) string {
+	t.Helper()
+	name := testenv.MySQLTable(t, db, "")
+	testenv.Exec(t, db, "CREATE TABLE `"+name+"` (id BIGINT PRIMARY KEY, v VARCHAR(40), n INT)")
+	insertRows(t, db, name, 1, rows)
+	return name
+}
+
+// insertRows inserts ids from..to with v = 'v<id>' and n = id.
+func insertRows(t testing.TB, db *sql.DB, table string, from, to int) {
+	t.Helper()
+	for lo := from; lo <= to; lo += 1000 {
+		var vals []string
+		for i := lo; i <= min(to, lo+999); i++ {
+			vals = append(vals, fmt.Sprintf("(%d, 'v%d', %d)", i, i, i))
+		}
+		testenv.Exec(t, db, "INSERT INTO `"+table+"` VALUES "+strings.Join(vals, ","))
+	}
+}
+
+// folded is a changelog applied to a table, keyed by table and id: it
+// fails t on a change that does not fit (an insert of a key already
+// there, a retraction of a row not there or of another row), so that a
+// change read twice or lost shows.
+type folded struct {
+	t    testing.TB
+	rows map[string]string
+	n    int
+}
+
+func newFolded(t testing.TB) *folded { return &folded{t: t, rows: map[string]string{}} }
+
+func (f *folded) apply(b *row.Batch) {
+	f.t.Helper()
+	for _, c := range b.Changes {
+		f.n++
+		r := c.Row
+		key := r[3].Str() + "/" + fmt.Sprint(r[0].Int64())
+		text := fmt.Sprintf("%d|%s|%s", r[0].Int64(), valueText(r[1]), valueText(r[2]))
+		old, there := f.rows[key]
+		switch c.Kind {
+		case row.Insert, row.UpdateAfter:
+			if there {
+				f.t.Fatalf("change %d: %s %s of a row already there (%s)", f.n, c.Kind, text, old)
+			}
+			f.rows[key] = text
+		case row.Delete, row.UpdateBefore:
+			if !there || old != text {
+				f.t.Fatalf("change %d: %s %s, but the row there is %q (there: %v)", f.n, c.Kind, text, old, there)
+			}
+			delete(f.rows, key)
+		}
+	}
+}
+
+func valueText(v row.Value) string {
+	if v.IsNull() {
+		return "NULL"
+	}
+	if v.Type() == row.String {
+		return v.Str()
+	}
+	return fmt.Sprint(v.Int64())
+}
+
+// lines are the folded rows, sorted.
+func (f *folded) lines() []string {
+	out := make([]string, 0, len(f.rows))
+	for k, v := range f.rows {
+		out = append(out, k+"="+v)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// truth reads the tables as folded lines.
+func truth(t testing.TB, db *sql.DB, tables ...string) []string {
+	t.Helper()
+	var out []string
+	for _, tb := range tables {
+		rows, err := db.Query("SELECT id, COALESCE(v, 'NULL'), COALESCE(CAST(n AS CHAR), 'NULL') FROM `" + tb + "`")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var id int64
+			var v, n string
+			if err := rows.Scan(&id, &v, &n); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, fmt.Sprintf("%s/%d=%d|%s|%s", tb, id, id, v, n))
+		}
+		rows.Close()
+	}
+	slices.Sort(out)
+	return out
+}
+
+// readWait bounds how long readUntil waits for the capture to catch up.
+const readWait = time.Minute
+
+// readUntil reads s into f until f equals the tables, failing after
+// readWait with the difference.
+func readUntil(t testing.TB, s connector.Source, f *folded, db *sql.DB, tables ...string) {
+	t.Helper()
+	want := truth(t, db, tables...)
+	deadline := time.Now().Add(readWait)
+	for !slices.Equal(f.lines(), want) {
+		if time.Now().After(deadline) {
+			got := f.lines()
+			t.Fatalf("after %s the capture holds %d rows, the tables %d; first differences:\n%s", readWait, len(got), len(want), firstDiff(want, got))
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		b, err := s.Read(ctx, 1024)
+		cancel()
+		if err != nil && ctx.Err() == nil {
+			t.Fatalf("read: %v", err)
+		}
+		if b != nil {
+			f.apply(b)
+		}
+	}
+}
+
+func firstDiff(want, got []string) string {
+	var b strings.Builder
+	w, g := map[string]bool{}, map[string]bool{}
+	for _, x := range want {
+		w[x] = true
+	}
+	for _, x := range got {
+		g[x] = true
+	}
+	n := 0
+	if len(want) > 0 && len(got) > 0 {
+		fmt.Fprintf(&b, "  (first wanted %s, first got %s)\n", want[0], got[0])
+	}
+	for _, x := range want {
+		if !g[x] && n < 5 {
+			fmt.Fprintf(&b, "  missing %s\n", x)
+			n++
+		}
+	}
+	for _, x := range got {
+		if !w[x] && n < 10 {
+			fmt.Fprintf(&b, "  extra   %s\n", x)
+			n++
+		}
+	}
+	return b.String()
+}
+
+// TestCDCSnapshotThenChanges: two tables' snapshot, then inserts,
+// updates (of a key too), deletes and a multi-row transaction from the
+// binlog; the changelog folded must equal the tables after each step,
+// each change fitting the rows before it.
+func TestCDCSnapshotThenChanges(t *testing.T) {
+	db, dsn := testenv.MySQL(t)
+	a, b := cdcTable(t, db, 500), cdcTable(t, db, 30)
+	s := newCDC(t, mysql.Config{DSN: dsn, Tables: []string{a, b}, Scan: mysql.ScanConfig{FetchSize: 64}}, nil)
+	if err := s.Open(testenv.Context(t, time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(context.Background())
+	f := newFolded(t)
+	readUntil(t, s, f, db, a, b)
+
+	testenv.Exec(t, db, "INSERT INTO `"+a+"` VALUES (1001, 'new', NULL)")
+	testenv.Exec(t, db, "UPDATE `"+a+"` SET v = 'upd', n = n + 1 WHERE id <= 10")
+	testenv.Exec(t, db, "DELETE FROM `"+b+"` WHERE id > 20")
+	testenv.Exec(t, db, "UPDATE `"+b+"` SET id = id + 100 WHERE id = 5")
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"INSERT INTO `" + b + "` VALUES (7000, 'tx', 1)", "UPDATE `" + a + "` SET n = NULL WHERE id = 400", "DELETE FROM `" + a + "` WHERE id = 401"} {
+		if _, err := tx.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	readUntil(t, s, f, db, a, b)
+}
