@@ -10,8 +10,11 @@ import (
 	"testing"
 	"time"
 
+	driver "github.com/go-sql-driver/mysql"
+
 	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/pipeline/connector/conntest"
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/sources/mysql"
 )
@@ -329,4 +332,75 @@ func TestCDCResumeSnapshot(t *testing.T) {
 	if pos, _ := s.Position(); strings.Contains(string(pos), "segments") {
 		t.Errorf("position %s still holds the snapshot's segments after the binlog passed them", pos)
 	}
+}
+
+// binlogEnd is where the server's binlog ends now.
+func binlogEnd(t testing.TB, db *sql.DB) (string, uint32) {
+	t.Helper()
+	rows, err := db.Query("SHOW MASTER STATUS")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	vals := make([]sql.RawBytes, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	if !rows.Next() {
+		t.Fatal("SHOW MASTER STATUS: no row (is the binlog on?)")
+	}
+	if err := rows.Scan(ptrs...); err != nil {
+		t.Fatal(err)
+	}
+	var pos uint32
+	fmt.Sscan(string(vals[1]), &pos)
+	return string(vals[0]), pos
+}
+
+// TestCDCConformance runs the connector kit on the two bounded reads of
+// a binlog capture: the snapshot alone (scan.startup.mode snapshot) of
+// two tables, and the binlog from a position to its end (stop: latest)
+// with inserts, updates and deletes in transactions of many rows, so
+// that positions fall inside transactions.
+func TestCDCConformance(t *testing.T) {
+	db, dsn := testenv.MySQL(t)
+	broken := func(t *testing.T) connector.Source {
+		cfg, err := driver.ParseDSN(dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Addr = testenv.NewProxy(t, cfg.Addr).Addr() // never up
+		return newCDC(t, mysql.Config{DSN: cfg.FormatDSN(), Table: "t"}, nil)
+	}
+	t.Run("snapshot", func(t *testing.T) {
+		conntest.RunSource(t, conntest.Source{
+			Max: 16,
+			Input: func(t *testing.T) func(t *testing.T) connector.Source {
+				a, b := cdcTable(t, db, 200), cdcTable(t, db, 50)
+				cfg := mysql.Config{DSN: dsn, Tables: []string{a, b}, Scan: mysql.ScanConfig{FetchSize: 10, Startup: mysql.StartupConfig{Mode: "snapshot"}}}
+				return func(t *testing.T) connector.Source { return newCDC(t, cfg, nil) }
+			},
+			Broken: broken,
+		})
+	})
+	t.Run("binlog", func(t *testing.T) {
+		conntest.RunSource(t, conntest.Source{
+			Max:     16,
+			Ordered: true,
+			Input: func(t *testing.T) func(t *testing.T) connector.Source {
+				a := cdcTable(t, db, 0)
+				file, pos := binlogEnd(t, db)
+				insertRows(t, db, a, 1, 150)
+				testenv.Exec(t, db, "UPDATE `"+a+"` SET v = CONCAT(v, '!') WHERE id % 3 = 0")
+				testenv.Exec(t, db, "DELETE FROM `"+a+"` WHERE id % 5 = 0")
+				testenv.Exec(t, db, "UPDATE `"+a+"` SET id = id + 1000 WHERE id < 20")
+				cfg := mysql.Config{DSN: dsn, Table: a, Stop: "latest", Scan: mysql.ScanConfig{Startup: mysql.StartupConfig{Mode: "specific-offset",
+					SpecificOffset: mysql.OffsetConfig{File: file, Pos: pos}}}}
+				return func(t *testing.T) connector.Source { return newCDC(t, cfg, nil) }
+			},
+			Broken: broken,
+		})
+	})
 }
