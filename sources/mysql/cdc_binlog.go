@@ -169,7 +169,8 @@ func (s *CDC) readBinlog(ctx context.Context, max int) (*row.Batch, error) {
 			if err := s.takeRows(ctx, b, max); err != nil {
 				return nil, err
 			}
-			if b.Len() >= max {
+			if bl.pending != nil {
+				// The batch is full: an update's two changes did not fit.
 				return b, nil
 			}
 			continue
@@ -243,7 +244,14 @@ func (s *CDC) handleEvent(ev *replication.BinlogEvent) error {
 	h := ev.Header
 	switch e := ev.Event.(type) {
 	case *replication.RotateEvent:
-		bl.cur = binlogPos{File: string(e.NextLogName), Pos: uint32(e.Position)}
+		// The server starts a dump with a rotate to the file asked for
+		// (no position of its own): within that file the position asked
+		// for stands. A real rotate ends a file: the next one starts.
+		next := binlogPos{File: string(e.NextLogName), Pos: uint32(e.Position)}
+		if h.LogPos == 0 && next.File == bl.cur.File {
+			return nil
+		}
+		bl.cur = next
 		s.settle()
 		return nil
 	case *replication.FormatDescriptionEvent, *replication.HeartbeatEvent:

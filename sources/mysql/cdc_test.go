@@ -662,3 +662,30 @@ func TestCDCTypes(t *testing.T) {
 	}
 	t.Logf("read as %s", byID[11])
 }
+
+// TestCDCOddBatch: updates (two changes each) read in batches of an odd
+// size: a batch one short of full ends there, and the update goes into
+// the next one. (Such a Read once spun without end.)
+func TestCDCOddBatch(t *testing.T) {
+	db, dsn := testenv.MySQL(t)
+	a := cdcTable(t, db, 20)
+	s := newCDC(t, mysql.Config{DSN: dsn, Table: a}, nil)
+	if err := s.Open(testenv.Context(t, time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(context.Background())
+	f := newFolded(t)
+	readUntil(t, s, f, db, a)
+	testenv.Exec(t, db, "UPDATE `"+a+"` SET n = n + 1")
+	want := truth(t, db, a)
+	for !slices.Equal(f.lines(), want) {
+		b, err := s.Read(testenv.Context(t, time.Minute), 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.Len() > 7 || b.Len()%2 != 0 {
+			t.Fatalf("a batch of %d changes: want at most 7, whole updates", b.Len())
+		}
+		f.apply(b)
+	}
+}
