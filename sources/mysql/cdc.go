@@ -151,6 +151,7 @@ type CDC struct {
 	cancel context.CancelFunc
 	snap   *snapshot
 	bl     *binlogReader
+	slab   *rowSlab
 	closed bool
 }
 
@@ -347,6 +348,7 @@ func (s *CDC) Open(ctx context.Context) error {
 		}
 	}
 	s.life, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	s.slab = &rowSlab{}
 	s.logger.Info("binlog capture opened", "tables", s.tableList(), "server_id", s.serverID,
 		"snapshot", s.st.Snapshot, "binlog", s.st.Binlog.String(), "gtid", s.st.GTID, "server", s.server.version)
 	return nil

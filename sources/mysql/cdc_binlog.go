@@ -156,7 +156,7 @@ func classifyBinlog(err error) error {
 // one, or what came within a short linger of the first. A lost
 // connection is made again from the position of the changes handed on.
 func (s *CDC) readBinlog(ctx context.Context, max int) (*row.Batch, error) {
-	b := &row.Batch{}
+	b := &row.Batch{Changes: make([]row.Change, 0, max)}
 	wait := ctx
 	for {
 		if s.bl == nil {
@@ -416,14 +416,14 @@ func (s *CDC) captured(tm *replication.TableMapEvent) *tableInfo {
 // left out becomes +I, one whose after image is, -D).
 func (s *CDC) emit(ctx context.Context, b *row.Batch, m *rowMapper, kind replication.EnumRowsEventType, images [][]any, pos binlogPos) error {
 	bl := s.bl
-	kinds := []row.Kind{row.Insert}
+	kinds := [2]row.Kind{row.Insert}
 	switch kind {
 	case replication.EnumRowsEventTypeDelete:
 		kinds[0] = row.Delete
 	case replication.EnumRowsEventTypeUpdate:
-		kinds = []row.Kind{row.UpdateBefore, row.UpdateAfter}
+		kinds = [2]row.Kind{row.UpdateBefore, row.UpdateAfter}
 	}
-	apply := []bool{true, true}
+	apply := [2]bool{true, true}
 	if bl.filterUntil != nil {
 		for i, img := range images {
 			ok, err := s.applies(ctx, m, img)
@@ -433,14 +433,14 @@ func (s *CDC) emit(ctx context.Context, b *row.Batch, m *rowMapper, kind replica
 			apply[i] = ok
 		}
 		if len(images) == 2 && apply[0] != apply[1] {
-			kinds = []row.Kind{row.Delete, row.Insert}
+			kinds = [2]row.Kind{row.Delete, row.Insert}
 		}
 	}
 	for i, img := range images {
 		if !apply[i] {
 			continue
 		}
-		r, err := m.convert(img)
+		r, err := m.convert(img, s.slab)
 		if err != nil {
 			bad := connector.BadRecord{Position: fmt.Sprintf("mysql binlog %s, table %s, row %s", pos, m.table.name, keyText(m.table, m.key(img))), Raw: []byte(m.rowText(img)), Err: err}
 			if err := s.reject(bad); err != nil {
