@@ -4,7 +4,9 @@
 // ranges of a numeric column when asked; and it is a lookup table: a
 // lookup join (`JOIN customers FOR SYSTEM_TIME AS OF o.proc_time AS c ON
 // o.customer_id = c.id`) asks it for the rows of a batch of keys with one
-// `SELECT ... WHERE id IN (...)` instead of scanning it.
+// `SELECT ... WHERE id IN (...)` instead of scanning it. With `mode: cdc`
+// it captures tables' changes instead: a snapshot, then the binlog
+// (cdc.go and the cdc_*.go files).
 //
 // Options (Flink's JDBC name in brackets):
 //
