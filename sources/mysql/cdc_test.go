@@ -689,3 +689,38 @@ func TestCDCOddBatch(t *testing.T) {
 		f.apply(b)
 	}
 }
+
+// TestCDCOptionErrors: binlog capture's options are checked at
+// construction, each error naming its option.
+func TestCDCOptionErrors(t *testing.T) {
+	dsn := "u:s3cretpw@tcp(h:3306)/db"
+	for _, c := range []struct {
+		cfg  mysql.Config
+		want string
+	}{
+		{mysql.Config{DSN: dsn}, "tables: missing"},
+		{mysql.Config{DSN: dsn, Table: "a", Tables: []string{"b"}}, "give either table or tables"},
+		{mysql.Config{DSN: dsn, Tables: []string{"a.b.c"}}, `tables[0]: "a.b.c" is not a table name`},
+		{mysql.Config{DSN: dsn, Table: "a", Query: "SELECT 1"}, "query: binlog capture reads tables"},
+		{mysql.Config{DSN: dsn, Table: "a", Lookup: mysql.LookupConfig{Cache: "partial"}}, "lookup: a binlog capture is not a lookup table"},
+		{mysql.Config{DSN: dsn, Table: "a", Scan: mysql.ScanConfig{Startup: mysql.StartupConfig{Mode: "latest"}}}, `scan.startup.mode: unknown startup mode "latest"`},
+		{mysql.Config{DSN: dsn, Table: "a", Scan: mysql.ScanConfig{Startup: mysql.StartupConfig{Mode: "specific-offset"}}}, "give file and pos, or gtid_set"},
+		{mysql.Config{DSN: dsn, Table: "a", Scan: mysql.ScanConfig{Startup: mysql.StartupConfig{SpecificOffset: mysql.OffsetConfig{GTIDSet: "0-1-1"}}}}, "scan.startup.mode is not specific-offset"},
+		{mysql.Config{DSN: dsn, Table: "a", Stop: "end"}, `stop: unknown stop "end"`},
+		{mysql.Config{DSN: dsn, Table: "a", Stop: "latest", Scan: mysql.ScanConfig{Startup: mysql.StartupConfig{Mode: "snapshot"}}}, "reads no binlog"},
+		{mysql.Config{DSN: "u:s3cretpw@unix(/tmp/s)/db", Table: "a"}, "binlog capture connects over TCP"},
+	} {
+		c.cfg.Mode = "cdc"
+		_, err := mysql.NewCDC(c.cfg, connector.SourceEnv{Name: "s", Schema: testenv.Schema(t, cdcColumns...)})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: error %v, want %q", c.cfg, err, c.want)
+		} else if strings.Contains(err.Error(), "s3cretpw") {
+			t.Errorf("the password is in the error: %v", err)
+		}
+	}
+	// A scan refuses binlog capture's options.
+	_, err := mysql.New(mysql.Config{DSN: dsn, Table: "a", ServerID: 7}, connector.SourceEnv{Name: "s", Schema: testenv.Schema(t, cdcColumns...)})
+	if err == nil || !strings.Contains(err.Error(), "server_id: is an option of binlog capture: set mode: cdc") {
+		t.Errorf("a scan with server_id: %v", err)
+	}
+}
