@@ -512,6 +512,27 @@ func (s *CDC) errorf(format string, args ...any) error {
 	return fmt.Errorf("mysql binlog capture of %s at %s: "+format, append([]any{strings.Join(names, ", "), s.target}, args...)...)
 }
 
+// debugHandler logs the replication library's messages at debug level:
+// the source logs what matters (a lost connection) itself.
+type debugHandler struct{ slog.Handler }
+
+func (h debugHandler) Enabled(ctx context.Context, _ slog.Level) bool {
+	return h.Handler.Enabled(ctx, slog.LevelDebug)
+}
+
+func (h debugHandler) Handle(ctx context.Context, r slog.Record) error {
+	r.Level = slog.LevelDebug
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h debugHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return debugHandler{h.Handler.WithAttrs(attrs)}
+}
+
+func (h debugHandler) WithGroup(name string) slog.Handler {
+	return debugHandler{h.Handler.WithGroup(name)}
+}
+
 var (
 	_ connector.Source         = (*CDC)(nil)
 	_ connector.Positioner     = (*CDC)(nil)
