@@ -34,7 +34,7 @@ func (s *CDC) checkStatement(schema, q string, h *replication.EventHeader) error
 			s.logger.Info("schema change of a captured table: its changes are read by column name from here on", "table", ti.name.String(), "at", at.String(), "statement", clip(q))
 		case verb == "truncate":
 			return fmt.Errorf("table %s was truncated at %s: the binlog does not log its rows' deletions, so the capture would keep them; remove the pipeline's state to take a new snapshot", ti.name, at)
-		case verb == "drop" && (object == "table" || object == "temporary"):
+		case verb == "drop" && object == "table":
 			return fmt.Errorf("table %s was dropped at %s (%s): its rows' deletions are not in the binlog; remove the pipeline's state to take a new snapshot", ti.name, at, clip(q))
 		case verb == "rename":
 			return fmt.Errorf("table %s was renamed at %s (%s): its changes are no longer logged under its name; capture the new name from a new snapshot (remove the pipeline's state)", ti.name, at, clip(q))
