@@ -110,7 +110,6 @@ type tableInfo struct {
 type column struct {
 	name     string
 	dataType string // int, varchar, datetime, ... (lower case)
-	colType  string // int(10) unsigned, enum('a','b'), ...
 	charset  string
 	collate  string
 }
@@ -118,7 +117,7 @@ type column struct {
 // describeTable reads a table's columns and primary key; a table that
 // is not there, or has no primary key, is an error.
 func describeTable(ctx context.Context, db *sql.DB, t tableName) (*tableInfo, error) {
-	rows, err := db.QueryContext(ctx, "SELECT COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, COALESCE(CHARACTER_SET_NAME, ''), COALESCE(COLLATION_NAME, '') FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION", t.db, t.name)
+	rows, err := db.QueryContext(ctx, "SELECT COLUMN_NAME, DATA_TYPE, COALESCE(CHARACTER_SET_NAME, ''), COALESCE(COLLATION_NAME, '') FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION", t.db, t.name)
 	if err != nil {
 		return nil, fmt.Errorf("read the columns of %s: %w", t, err)
 	}
@@ -126,10 +125,10 @@ func describeTable(ctx context.Context, db *sql.DB, t tableName) (*tableInfo, er
 	ti := &tableInfo{name: t, cols: map[string]column{}}
 	for rows.Next() {
 		var c column
-		if err := rows.Scan(&c.name, &c.dataType, &c.colType, &c.charset, &c.collate); err != nil {
+		if err := rows.Scan(&c.name, &c.dataType, &c.charset, &c.collate); err != nil {
 			return nil, fmt.Errorf("read the columns of %s: %w", t, err)
 		}
-		c.dataType, c.colType = strings.ToLower(c.dataType), strings.ToLower(c.colType)
+		c.dataType = strings.ToLower(c.dataType)
 		ti.cols[strings.ToLower(c.name)] = c
 	}
 	if err := rows.Err(); err != nil {
