@@ -8,6 +8,8 @@
 #   kafka/kafka.log             broker log
 #   elasticsearch/dist/...      unpacked distribution (from Maven)
 #   elasticsearch/{config,data,logs,tmp}
+#   registry/{build,app}        Maven build of the schema registry, quarkus-app
+#   registry/registry.log       its log
 # Downloads themselves stay in Maven's local repository (~/.m2) and apt's
 # cache, so a fresh state dir rebuilds without the network once they are there.
 
@@ -46,6 +48,9 @@ KAFKA_SASL_PASSWORD=etld-test-pw
 ES_HOST=127.0.0.1
 ES_PORT=${ETLD_TESTENV_ES_PORT:-9200}
 ES_TRANSPORT_PORT=${ETLD_TESTENV_ES_TRANSPORT_PORT:-9300}
+# The schema registry (Apicurio, Confluent's API under /apis/ccompat/v7).
+REGISTRY_HOST=127.0.0.1
+REGISTRY_PORT=${ETLD_TESTENV_REGISTRY_PORT:-8081}
 
 log() {
 	printf '%s [testenv/%s] %s\n' "$(date +%H:%M:%S)" "${TESTENV_SERVICE:-main}" "$*" >&2
