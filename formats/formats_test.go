@@ -31,7 +31,7 @@ func TestRegistry(t *testing.T) {
 	for _, e := range r.Formats() {
 		names = append(names, e.Type)
 	}
-	if got := strings.Join(names, " "); got != "canal-json csv debezium-json json maxwell-json ogg-json raw" {
+	if got := strings.Join(names, " "); got != "avro avro-confluent canal-json csv debezium-avro-confluent debezium-json json maxwell-json ogg-json protobuf protobuf-confluent raw" {
 		t.Fatalf("formats: %s", got)
 	}
 	sensor := row.NewSchema(row.Field{Name: "id", Type: row.Of(row.String)}, row.Field{Name: "ts", Type: row.Of(row.BigInt)})
@@ -59,7 +59,12 @@ func TestRegistry(t *testing.T) {
 		{"format: {type: json, timestamp_format: rfc}", sensor, `p.yaml:1:40: sources[0].format.timestamp_format: want sql or iso-8601, got "rfc"`},
 		{"format: {type: raw, x: 1}", line, "p.yaml:1:21: sources[0].format.x: unknown key"},
 		{"format: raw", sensor, "p.yaml:1:9: sources[0].format: the raw format needs a schema of exactly one STRING column, got (id STRING, ts BIGINT)"},
-		{"format: avro", sensor, `p.yaml:1:9: sources[0].format: unknown input format type "avro": available: canal-json, csv, debezium-json, json, maxwell-json, ogg-json, raw`},
+		{"format: avro", sensor, ""},
+		{"format: {type: avro, schema: '\"int\"'}", sensor, "p.yaml:1:30: sources[0].format.schema: the schema is a int, not a record"},
+		{"format: {type: avro, schema: '{'}", sensor, "p.yaml:1:30: sources[0].format.schema: not an Avro schema: avro: unknown type: {"},
+		{"format: {type: avro-confluent, url: 'http://127.0.0.1:1'}", sensor, ""},
+		{"format: {type: avro-confluent}", sensor, "p.yaml:1:9: sources[0].format.url: missing required key"},
+		{"format: {type: orc}", sensor, `p.yaml:1:9: sources[0].format: unknown input format type "orc": available: avro, avro-confluent, canal-json, csv, debezium-avro-confluent, debezium-json, json, maxwell-json, ogg-json, protobuf, protobuf-confluent, raw`},
 	}
 	for _, tt := range tests {
 		f := formatSpec(t, tt.src)
@@ -80,7 +85,7 @@ func TestRegistry(t *testing.T) {
 	// Only the changelog formats carry row kinds: a source reading one is
 	// updating, whatever the connector.
 	for typ, want := range map[string]bool{"csv": false, "json": false, "raw": false, "debezium-json": true,
-		"canal-json": true, "maxwell-json": true, "ogg-json": true, "avro": false} {
+		"canal-json": true, "maxwell-json": true, "ogg-json": true, "avro": false, "avro-confluent": false, "debezium-avro-confluent": true} {
 		if got := r.Changelog(connector.FormatSpec{Type: typ}); got != want {
 			t.Errorf("Changelog(%s) = %v, want %v", typ, got, want)
 		}

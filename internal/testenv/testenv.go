@@ -15,6 +15,7 @@
 //	ETLD_TEST_PODMAN     podman, e.g. /usr/bin/podman (builds only; podman run fails here)
 //	ETLD_TEST_UMOCI      umoci, e.g. /usr/bin/umoci
 //	ETLD_TEST_FLINK      runner of Flink SQL scripts in local mode (testenv/flink.sh)
+//	ETLD_TEST_SCHEMA_REGISTRY Confluent Schema Registry API, e.g. http://127.0.0.1:8081/apis/ccompat/v7
 //
 // When a variable is unset the test is skipped with a message saying so,
 // except when CI=true or ETLD_TEST_REQUIRE=1: then it fails, so an
@@ -51,6 +52,9 @@ const (
 	EnvUmoci    = "ETLD_TEST_UMOCI"
 	// EnvFlink is the runner testenv/flink.sh builds (see RunFlink).
 	EnvFlink = "ETLD_TEST_FLINK"
+	// EnvSchemaRegistry is the base URL of the Confluent Schema Registry
+	// API of the registry testenv/registry.sh starts.
+	EnvSchemaRegistry = "ETLD_TEST_SCHEMA_REGISTRY"
 	// EnvRequire set to 1 turns a missing service into a failure, as CI=true does.
 	EnvRequire = "ETLD_TEST_REQUIRE"
 )

@@ -236,6 +236,13 @@ func (s *Sink) Bind(in connector.SinkInput) error {
 		}
 		s.keyRow = make(row.Row, len(key))
 	}
+	// A registry format names its subject after the topic.
+	if tf, ok := enc.(connector.TopicFormat); ok {
+		tf.SetTopic(s.topic, false)
+	}
+	if tf, ok := keyEnc.(connector.TopicFormat); ok {
+		tf.SetTopic(s.topic, true)
+	}
 	s.mode, s.enc, s.keyEnc, s.key, s.replay = in.Mode, enc, keyEnc, key, in.Replay
 	return nil
 }

@@ -438,6 +438,17 @@ func (s *Source) Read(ctx context.Context, max int) (*row.Batch, error) {
 			break
 		}
 		if err != nil {
+			if errors.As(err, new(*connector.UnavailableError)) {
+				// Not the message's fault (the schema registry is away):
+				// the run fails and reads it again after a restart.
+				err = fmt.Errorf("%s/%d/%d: %w", f.msg.Topic, f.msg.Partition, f.msg.Offset, err)
+				s.pending = &f
+				s.err = err
+				if b.Len() > 0 {
+					return b, nil
+				}
+				return nil, err
+			}
 			if err := s.rejectMessage(&f.msg, err); err != nil {
 				s.pending = &f
 				s.err = err
