@@ -24,8 +24,12 @@ package elasticsearch
 // stops; so does one that finds a later life's alias at Open. With an
 // index pattern, a frozen life that first writes to an index after a
 // newer life started adds its alias there beside the newer one's: it is
-// fenced off the indices it had written before, and a killed process,
-// which adds nothing after its death, off all of them.
+// fenced off the indices it had written before. A killed process is
+// fenced off all of them: it sends a bulk request to an index only once
+// its alias request was answered, which the new life's start removes (an
+// alias request of it held up in the network while the process sent it
+// again on another connection would, arriving late, bring the alias back
+// on that index).
 //
 // An index option that is itself an alias gets the sink's alias on its
 // write index (its only index, or the one marked is_write_index), as
