@@ -37,6 +37,12 @@ func Run(ctx context.Context, g *Graph, opt Options) error {
 		g.ChannelSize = 4
 	}
 	g.DisableDeadlockingBuilds(opt.Checkpoint.Logger)
+	if st := opt.Checkpoint.Store; st != nil {
+		// After every node ended: the parts written for a checkpoint
+		// that was not stored (in flight at a failure or a stop) go now,
+		// not at the next run's pruning.
+		defer st.DropUnstored()
+	}
 	co := newCoordinator(g, opt.Checkpoint)
 	if err := co.restore(); err != nil {
 		return fmt.Errorf("pipeline state: %w", err)
