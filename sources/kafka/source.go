@@ -124,6 +124,8 @@ type fetched struct {
 	p   *part
 	rd  *partReader
 	msg kafka.Message
+	// marker: msg is a transaction marker (marker.go), no message.
+	marker bool
 }
 
 // Open starts reading in the background.
@@ -315,8 +317,14 @@ func (s *Source) readPartition(ctx context.Context, p *part, rd *partReader) {
 			s.log.Info("kafka source: fetching again", "partition", p.tp.String())
 			failing = false
 		}
+		var marker bool
+		if looksLikeMarker(&m) {
+			if marker, err = s.isMarker(ctx, p.tp, m.Offset); err != nil {
+				return // ctx ended
+			}
+		}
 		select {
-		case s.msgs <- fetched{p: p, rd: rd, msg: m}:
+		case s.msgs <- fetched{p: p, rd: rd, msg: m, marker: marker}:
 		case <-ctx.Done():
 			return
 		}
@@ -416,6 +424,10 @@ func (s *Source) Read(ctx context.Context, max int) (*row.Batch, error) {
 			// returned by one: the partition's current reader has it.
 			continue
 		}
+		if f.marker {
+			f.p.next.Store(f.msg.Offset + 1)
+			continue
+		}
 		before := b.Len()
 		err := s.rows.build(&f.msg, b)
 		if err == nil && b.Len() > max && before > 0 {
@@ -426,6 +438,17 @@ func (s *Source) Read(ctx context.Context, max int) (*row.Batch, error) {
 			break
 		}
 		if err != nil {
+			if errors.As(err, new(*connector.UnavailableError)) {
+				// Not the message's fault (the schema registry is away):
+				// the run fails and reads it again after a restart.
+				err = fmt.Errorf("%s/%d/%d: %w", f.msg.Topic, f.msg.Partition, f.msg.Offset, err)
+				s.pending = &f
+				s.err = err
+				if b.Len() > 0 {
+					return b, nil
+				}
+				return nil, err
+			}
 			if err := s.rejectMessage(&f.msg, err); err != nil {
 				s.pending = &f
 				s.err = err
