@@ -9,9 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/etld/etld/internal/kafkarecords"
 	"github.com/segmentio/kafka-go"
-
-	"github.com/etld/etld/internal/kafkaconf"
 )
 
 // KafkaTopic creates a topic of the given partitions and topic configs on
@@ -125,7 +124,7 @@ func readPartition(t testing.TB, ctx context.Context, client *kafka.Client, topi
 			t.Fatalf("read partition %d of %s from offset %d: %v", partition, topic, from, err)
 		}
 		start := from
-		err = kafkaconf.EachRecord(res.Records, func(rec *kafka.Record, marker bool) {
+		err = kafkarecords.EachRecord(res.Records, func(rec *kafka.Record, marker bool) {
 			if rec.Offset < from || rec.Offset >= end {
 				return
 			}

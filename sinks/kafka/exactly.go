@@ -52,7 +52,7 @@ import (
 
 	"github.com/segmentio/kafka-go"
 
-	"github.com/etld/etld/internal/kafkaconf"
+	"github.com/etld/etld/internal/kafkarecords"
 	"github.com/etld/etld/internal/retry"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
@@ -402,7 +402,7 @@ func (s *Sink) scan(ctx context.Context, d *dedup, part int, from int64) (int64,
 			return 0, fmt.Errorf("fetch from offset %d: %w", from, res.Error)
 		}
 		start := from
-		err = kafkaconf.EachRecord(res.Records, func(rec *kafka.Record, marker bool) {
+		err = kafkarecords.EachRecord(res.Records, func(rec *kafka.Record, marker bool) {
 			if rec.Offset < from {
 				return
 			}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/segmentio/kafka-go"
 
-	"github.com/etld/etld/internal/kafkaconf"
+	"github.com/etld/etld/internal/kafkarecords"
 	"github.com/etld/etld/internal/retry"
 )
 
@@ -48,7 +48,7 @@ func (s *Source) isMarker(ctx context.Context, tp topicPartition, offset int64) 
 			return err
 		}
 		found := false
-		err = kafkaconf.EachRecord(res.Records, func(rec *kafka.Record, m bool) {
+		err = kafkarecords.EachRecord(res.Records, func(rec *kafka.Record, m bool) {
 			if rec.Offset == offset {
 				found, marker = true, m
 			}

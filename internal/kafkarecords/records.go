@@ -1,4 +1,7 @@
-package kafkaconf
+// Package kafkarecords walks the records of a Kafka fetch response, the
+// control batches too. It imports only kafka-go, so that the test
+// environment can use it without importing the connector layer.
+package kafkarecords
 
 import (
 	"errors"
