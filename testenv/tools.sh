@@ -2,8 +2,10 @@
 # The programs some tests drive rather than talk to: headless Chromium (the
 # web console's browser tests), Graphviz's dot (explain --format dot) and
 # podman with umoci (the container image test), all from Debian's
-# packages; and a Python with DuckDB and pyarrow from PyPI, in a virtual
-# environment of its own (the Parquet tests read etld's files with both).
+# packages; a Python with DuckDB and pyarrow from PyPI, in a virtual
+# environment of its own (the Parquet tests read etld's files with both);
+# and AssemblyScript's compiler from npm (a function in a second language
+# proves the WebAssembly ABI is not Go's), in a directory of its own.
 # Installed once, nothing to start or stop.
 #
 # Usage: testenv/tools.sh {start|stop|status|env}
@@ -21,6 +23,26 @@ TOOLS=(chromium:chromium graphviz:dot podman:podman umoci:umoci)
 PY_PACKAGES=(duckdb==2.0.0 pyarrow==26.0.1)
 PY_ENV="$ETLD_TESTENV_DIR/python"
 PY="$PY_ENV/bin/python"
+
+# AssemblyScript, pinned, and where npm installs it.
+ASC_PACKAGE=assemblyscript@0.28.20
+ASC_DIR="$ETLD_TESTENV_DIR/assemblyscript"
+ASC="$ASC_DIR/node_modules/.bin/asc"
+
+asc_ok() {
+	[[ -x "$ASC" ]] && [[ "$(cat "$ASC_DIR/.package" 2>/dev/null)" == "$ASC_PACKAGE" ]]
+}
+
+install_asc() {
+	asc_ok && return 0
+	command -v npm >/dev/null 2>&1 || die "need npm (Node.js) for AssemblyScript's compiler"
+	log "installing $ASC_PACKAGE into $ASC_DIR"
+	rm -rf "$ASC_DIR"
+	mkdir -p "$ASC_DIR"
+	npm install --prefix "$ASC_DIR" --no-audit --no-fund --silent "$ASC_PACKAGE" || die "npm install $ASC_PACKAGE failed"
+	printf '%s' "$ASC_PACKAGE" >"$ASC_DIR/.package"
+	asc_ok || die "$ASC is still missing"
+}
 
 python_ok() {
 	[[ -x "$PY" ]] && "$PY" -c 'import duckdb, pyarrow' >/dev/null 2>&1 &&
@@ -50,6 +72,7 @@ start() {
 	local missing
 	mkdir -p "$ETLD_TESTENV_DIR"
 	install_python
+	install_asc
 	mapfile -t missing < <(missing_packages)
 	if [[ ${#missing[@]} -eq 0 ]]; then
 		log "all present"
@@ -68,6 +91,7 @@ status() {
 	local missing
 	mapfile -t missing < <(missing_packages)
 	python_ok || missing+=("python:${PY_PACKAGES[*]}")
+	asc_ok || missing+=("npm:$ASC_PACKAGE")
 	if [[ ${#missing[@]} -eq 0 ]]; then
 		echo "tools: present"
 		return 0
@@ -82,6 +106,7 @@ env_lines() {
 	echo "export ETLD_TEST_PODMAN=$(command -v podman)"
 	echo "export ETLD_TEST_UMOCI=$(command -v umoci)"
 	echo "export ETLD_TEST_PYTHON=$PY"
+	echo "export ETLD_TEST_ASC=$ASC"
 }
 
 case "${1:-}" in

@@ -59,3 +59,16 @@ func Go(t testing.TB, pkgDir string) string {
 	built[abs] = out
 	return out
 }
+
+// AssemblyScript compiles the AssemblyScript file src with the compiler
+// asc (the stub runtime, optimised) and returns the module's path, in a
+// directory of the test's own.
+func AssemblyScript(t testing.TB, asc, src string) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), strings.TrimSuffix(filepath.Base(src), ".ts")+".wasm")
+	cmd := exec.Command(asc, src, "--outFile", out, "--runtime", "stub", "--optimize")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("compiling %s with %s: %v\n%s", src, asc, err, b)
+	}
+	return out
+}
