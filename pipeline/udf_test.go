@@ -2,6 +2,7 @@ package pipeline_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/etld/etld/internal/testenv/pipefile"
 	"github.com/etld/etld/internal/wasmbuild"
 	"github.com/etld/etld/pipeline"
+	"github.com/etld/etld/pipeline/pipetest"
 )
 
 // wasmExample builds an example module of the Go SDK and copies it to
@@ -351,5 +353,70 @@ sinks:
 	want := []string{"1969-12-31 23:59:55,3.0", "1970-01-01 00:00:00,3.0", "1970-01-01 00:00:05,4.0", "1970-01-01 00:00:10,4.0"}
 	if got := readLines(t, win); !equalLines(got, want) {
 		t.Errorf("hop windows: got %q, want %q", got, want)
+	}
+}
+
+// TestFunctionsInEtldTest runs a pipeline's unit tests (etld test) over
+// a WebAssembly and a JavaScript function, a row the latter throws on
+// among the source's dead letters; a wrong expectation fails.
+func TestFunctionsInEtldTest(t *testing.T) {
+	dir := t.TempDir()
+	wasmExample(t, dir, "count_char")
+	file := func(a int) string {
+		return fmt.Sprintf(`version: 1
+name: fn-tests
+functions:
+  - name: slug
+    language: javascript
+    params: [s STRING]
+    returns: STRING
+    code: |
+      function slug(s) { if (s === 'boom') throw new Error('boom'); return s.toLowerCase().replace(/ /g, '-'); }
+  - name: count_char
+    wasm: udf/count_char.wasm
+    params: [s STRING, c STRING]
+    returns: BIGINT
+sources:
+  - name: src
+    type: file
+    path: in.csv
+    schema: [id INT, s STRING]
+    on_error: dead-letter
+    dead_letter: dead.jsonl
+transforms:
+  - name: q
+    sql: SELECT id, slug(s) AS slug, count_char(s, 'a') AS a FROM src
+sinks:
+  - {name: out, from: q, type: print}
+tests:
+  - name: slugs and counts
+    inputs:
+      src:
+        lines: |
+          1,Hello World
+          2,banana split
+          3,boom
+    expect:
+      out:
+        changes:
+          - +I: {id: 1, slug: hello-world, a: 0}
+          - +I: {id: 2, slug: banana-split, a: %d}
+    dead_letters:
+      src:
+        - {record: '{"id":3,"s":"boom"}', error: "function slug: Error: boom"}
+`, a)
+	}
+	for _, tc := range []struct {
+		a    int
+		pass bool
+	}{{3, true}, {4, false}} {
+		s, err := pipetest.Load(pipefile.Write(t, dir, file(tc.a)), pipetest.Env{Registry: builtin.Registry()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := s.Run(context.Background(), nil)
+		if len(res) != 1 || res[0].Passed() != tc.pass || res[0].Err != nil {
+			t.Errorf("a=%d: results %+v, want passed=%v", tc.a, res, tc.pass)
+		}
 	}
 }
