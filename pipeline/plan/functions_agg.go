@@ -71,6 +71,17 @@ func (q *queryBuilder) markUserAggregates(sel *sql.Select) *sql.Select {
 	return &out
 }
 
+// aggText is an aggregate call as explain shows it: a user aggregate by
+// its declared name, not the name markUserAggregates gave it.
+func aggText(c *sql.Call) string {
+	if name, ok := strings.CutPrefix(c.Name, expr.UserAggregatePrefix); ok {
+		cp := *c
+		cp.Name = name
+		return sql.Format(&cp)
+	}
+	return sql.Format(c)
+}
+
 // userAggCall makes the call c of the user aggregate name: its arguments
 // cast to the declaration's parameter types and passed as one ROW.
 func (q *queryBuilder) userAggCall(c *sql.Call, name string, schema row.Schema, table string, addArg func(*expr.Compiled, string) int) (aggop.AggCall, error) {

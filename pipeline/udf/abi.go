@@ -426,6 +426,9 @@ func (d *decoder) body(t row.Type, out []row.Value) {
 		if d.err != nil {
 			return
 		}
+		// One copy of the column's bytes out of the module's memory, its
+		// strings slices of it: one allocation a batch, not one a row.
+		block := string(data)
 		for i := range out {
 			lo, hi := offs[i], offs[i+1]
 			switch {
@@ -435,7 +438,7 @@ func (d *decoder) body(t row.Type, out []row.Value) {
 				d.fail("offset %d of a %s column is out of order", i, t)
 				return
 			case code == codeString:
-				out[i] = row.StringValue(string(data[lo:hi]))
+				out[i] = row.StringValue(block[lo:hi])
 			default:
 				out[i] = row.BytesValue(data[lo:hi])
 			}

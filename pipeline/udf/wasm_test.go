@@ -18,7 +18,7 @@ func decl(name, file string, params []row.Type, returns row.Type) *spec.Function
 	return d
 }
 
-func loadOne(t *testing.T, d *spec.Function) *Function {
+func loadOne(t testing.TB, d *spec.Function) *Function {
 	t.Helper()
 	r, errs := Load(context.Background(), []*spec.Function{d}, nil)
 	if len(errs) > 0 {

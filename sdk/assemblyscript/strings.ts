@@ -149,7 +149,18 @@ export function upper(ptr: usize, len: u32): u64 {
   // The same null flags and offsets: ASCII upper-casing keeps lengths.
   memory.copy(o + 9, a.nulls, n + 4 * (n + 1));
   const dst = o + 9 + n + 4 * (n + 1);
-  for (let i: usize = 0; i < bytes; i++) {
+  // Eight bytes at a time: a byte is a lower-case ASCII letter when its
+  // low seven bits plus 0x1F carry into bit 7 (>= 'a') and plus 0x05 do
+  // not (<= 'z'), and its own bit 7 is clear; bit 5 (0x20) of those is
+  // cleared.
+  let i: usize = 0;
+  for (; i + 8 <= bytes; i += 8) {
+    const w = load<u64>(a.data + i);
+    const low = w & 0x7F7F7F7F7F7F7F7F;
+    const letters = (low + 0x1F1F1F1F1F1F1F1F) & ~(low + 0x0505050505050505) & ~w & 0x8080808080808080;
+    store<u64>(dst + i, w ^ (letters >> 2));
+  }
+  for (; i < bytes; i++) {
     let ch = load<u8>(a.data + i);
     if (ch >= 97 && ch <= 122) ch -= 32;
     store<u8>(dst + i, ch);
