@@ -23,7 +23,9 @@ func BenchmarkCall(b *testing.B) {
 		name string
 		decl func() *spec.Function
 	}{
-		{"wasm-go", func() *spec.Function { return decl("upper", wasmbuild.Go(b, "../../sdk/go/examples/upper"), str, row.Of(row.String)) }},
+		{"wasm-go", func() *spec.Function {
+			return decl("upper", wasmbuild.Go(b, "../../sdk/go/examples/upper"), str, row.Of(row.String))
+		}},
 		{"wasm-assemblyscript", func() *spec.Function {
 			asc := os.Getenv("ETLD_TEST_ASC")
 			if asc == "" {
