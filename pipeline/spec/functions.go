@@ -51,7 +51,6 @@ type Function struct {
 	// MemoryLimit caps a WebAssembly instance's memory (bytes; 0 for the
 	// default); Timeout bounds each call (0 for the default).
 	MemoryLimit int64
-	MemoryPos   Pos
 	Timeout     time.Duration
 	Pos         Pos
 	Path        string
@@ -120,7 +119,6 @@ func (p *parser) function(n *yaml.Node, path string) *Function {
 		f.NullTolerant = p.flag(v, JoinPath(path, "null_tolerant"), false)
 	}
 	if v, ok := m["memory_limit"]; ok {
-		f.MemoryPos = p.pos(v)
 		b, err := parseBytes(p.str(v, JoinPath(path, "memory_limit")))
 		switch {
 		case err != nil:

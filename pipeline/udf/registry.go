@@ -271,17 +271,6 @@ func convertCost(from, to row.Type) int {
 	return -1
 }
 
-// Deterministic reports whether every function is; else the first that
-// is not.
-func (r *Registry) Nondeterministic() *Function {
-	for _, f := range r.Functions() {
-		if !f.Deterministic {
-			return f
-		}
-	}
-	return nil
-}
-
 // Close releases the compiled modules.
 func (r *Registry) Close(ctx context.Context) error {
 	if r == nil {

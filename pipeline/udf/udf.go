@@ -128,16 +128,5 @@ type Instance interface {
 	Close(ctx context.Context) error
 }
 
-// CallError is a row's failure in a function: what the operator hands
-// to the on_error policy, naming the function.
-type CallError struct {
-	Function string
-	Err      error
-}
-
-func (e *CallError) Error() string { return fmt.Sprintf("function %s: %v", e.Function, e.Err) }
-
-func (e *CallError) Unwrap() error { return e.Err }
-
 // ErrTimeout is the cause of a call stopped at its time limit.
 var ErrTimeout = errors.New("the call ran past its time limit")

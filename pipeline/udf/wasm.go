@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -199,7 +200,7 @@ func checkExports(mod wazero.CompiledModule, export string) error {
 		msg := fmt.Sprintf("the module does not export %s", strings.Join(missing, ", "))
 		if _, ok := fns[exportStart]; ok {
 			msg += "; it is a command (it exports _start): build it as a library (Go: go build -buildmode=c-shared)"
-		} else if len(fns) > 0 && !has(missing, exportAlloc) {
+		} else if len(fns) > 0 && !slices.Contains(missing, exportAlloc) {
 			msg += fmt.Sprintf("; it exports %s", strings.Join(exportNames(fns), ", "))
 		}
 		return errors.New(msg)
@@ -210,15 +211,6 @@ func checkExports(mod wazero.CompiledModule, export string) error {
 		sig(exportAlloc, []api.ValueType{i32}, []api.ValueType{i32}),
 		sig(exportVersion, nil, []api.ValueType{i32}),
 	)
-}
-
-func has(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func exportNames(fns map[string]api.FunctionDefinition) []string {
