@@ -83,6 +83,7 @@ var sinkOpts = map[string][]opt{
 		kafkaOpts...),
 	"elasticsearch": esOpts,
 	"mysql":         mysqlOpts,
+	"postgres":      mysqlOpts, // the same keys
 	"jdbc":          mysqlOpts,
 }
 
@@ -100,7 +101,7 @@ var values = []string{
 	"round-robin", "gzip", "zstd", "exponential", "constant", "sql", "iso-8601", "PLAIN", "SCRAM-SHA-512",
 	"2024-01-02 03:04:05", "2024-01-02", "2024-05-06T07:08:09Z", `"\t"`, `";"`, `"\n"`, "2mb", "-1kb", "10gb",
 	"127.0.0.1:9092", "host:0", "http://127.0.0.1:9200", "https://u:p@h:9200", "jdbc:mysql://127.0.0.1:3306/db",
-	"jdbc:mysql://h", "u:p@tcp(127.0.0.1:3306)/db", "u:p@tcp(h)/", "out.csv", "data/*.csv", `"data/["`, "/",
+	"jdbc:mysql://h", "u:p@tcp(127.0.0.1:3306)/db", "jdbc:postgresql://127.0.0.1:5432/db", "postgres://u:p@h/db", `"a"."b"`, "u:p@tcp(h)/", "out.csv", "data/*.csv", `"data/["`, "/",
 	"idx-{ts|yyyy-MM-dd}", "idx-{nope}", `"{"`, "id", "name", "t", "a/b", "${NOPE}", "$$",
 	// other kinds
 	"true", "false", "null", "~", "[]", "{}", "[1, 2]", "[id]", "[id, name]", "[id, id]", `["a;b", c]`,
@@ -234,6 +235,7 @@ var sinkSeeds = map[string]string{
 	"blackhole":     "",
 	"elasticsearch": "hosts: [\"http://127.0.0.1:9200\"]\nindex: i",
 	"mysql":         "dsn: \"u:p@tcp(127.0.0.1:3306)/db\"\ntable: t",
+	"postgres":      "dsn: \"postgres://u:p@127.0.0.1:5432/db\"\ntable: public.t",
 	"jdbc":          "url: jdbc:mysql://127.0.0.1:3306/db\ntable: t",
 }
 
