@@ -320,6 +320,7 @@ var transientStates = map[string]bool{
 	"40001": true, // serialization failure
 	"40P01": true, // deadlock detected
 	"55P03": true, // lock not available (lock_timeout)
+	"55006": true, // object in use: a replication slot a session that is ending still holds
 	"57014": true, // query canceled (statement_timeout)
 	"57P01": true, // admin shutdown
 	"57P02": true, // crash shutdown

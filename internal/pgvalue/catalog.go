@@ -35,6 +35,10 @@ type Column struct {
 	Category byte
 	// Array: a one-dimensional or more array of Base.
 	Array bool
+	// OID and Typmod are the column's type and modifier, as the
+	// replication stream's Relation messages give them.
+	OID    uint32
+	Typmod int32
 	// NotNull: NOT NULL. Defaulted: an insert may leave the column out
 	// (a default, an identity, a generated column). Generated: a
 	// generated column, which an insert must leave out.
@@ -45,7 +49,7 @@ type Column struct {
 // does not exist.
 func Columns(ctx context.Context, q Querier, t pgconf.Table) ([]Column, error) {
 	rows, err := q.Query(ctx, `SELECT a.attname, format_type(a.atttypid, a.atttypmod), format_type(a.atttypid, NULL),
-		b.typname, b.typcategory::text, t.typcategory = 'A',
+		b.typname, b.typcategory::text, t.typcategory = 'A', a.atttypid::int8, a.atttypmod,
 		a.attnotnull, a.atthasdef OR a.attidentity <> '' OR a.attgenerated <> '', a.attgenerated <> ''
 		FROM pg_attribute a
 		JOIN pg_class c ON c.oid = a.attrelid
@@ -63,13 +67,15 @@ func Columns(ctx context.Context, q Querier, t pgconf.Table) ([]Column, error) {
 	for rows.Next() {
 		var c Column
 		var cat string
-		if err := rows.Scan(&c.Name, &c.Type, &c.Cast, &c.Base, &cat, &c.Array, &c.NotNull, &c.Defaulted, &c.Generated); err != nil {
+		var oid int64
+		if err := rows.Scan(&c.Name, &c.Type, &c.Cast, &c.Base, &cat, &c.Array, &oid, &c.Typmod, &c.NotNull, &c.Defaulted, &c.Generated); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("read the columns of table %s: %w", t, err)
 		}
 		if cat != "" {
 			c.Category = cat[0]
 		}
+		c.OID = uint32(oid)
 		out = append(out, c)
 	}
 	if err := rows.Err(); err != nil {

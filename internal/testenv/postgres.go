@@ -73,6 +73,10 @@ func PostgresTable(t testing.TB, pool *pgxpool.Pool, suffix string) string {
 func PostgresSlot(t testing.TB, pool *pgxpool.Pool) string {
 	t.Helper()
 	name := UniqueName(t, "slot")
+	if len(name) > maxPgName {
+		// The run and sequence at the end keep it unique.
+		name = "s" + name[len(name)-maxPgName+1:]
+	}
 	t.Cleanup(func() { DropPostgresSlot(t, pool, name) })
 	return name
 }
@@ -111,6 +115,9 @@ func DropPostgresSlot(t testing.TB, pool *pgxpool.Pool, name string) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// maxPgName is the longest name PostgreSQL keeps of a slot (NAMEDATALEN-1).
+const maxPgName = 63
 
 // PgExec runs query on pool, failing t with the query on an error.
 func PgExec(t testing.TB, pool *pgxpool.Pool, query string, args ...any) {
