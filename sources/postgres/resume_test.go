@@ -25,41 +25,56 @@ var kvCols = []string{"id BIGINT", "v STRING", "n INT"}
 // to the real one: no change lost, none twice.
 func TestResumeMidSnapshotIsExact(t *testing.T) {
 	for _, cut := range []int{0, 1, 137, 499, 500} {
-		t.Run(fmt.Sprintf("cut after %d rows", cut), func(t *testing.T) {
-			f := newFixture(t, "id bigint PRIMARY KEY, v text, n int")
-			f.exec(t, "INSERT INTO $T SELECT i, 'v' || i, i FROM generate_series(1, 500) i")
-			cfg := f.config()
-			cfg.FetchSize = 50
-			m := newModel(0)
-			first := open(t, cfg, nil, kvCols...)
-			if cut > 0 {
-				if err := m.apply(readN(t, first, cut, cut)); err != nil {
-					t.Fatal(err)
-				}
-			}
-			pos, err := first.Position()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := first.Close(context.Background()); err != nil {
-				t.Fatal(err)
-			}
-			// Changes after the cut, around it: each row's key is its id.
-			f.exec(t, "UPDATE $T SET v = v || '!', n = n + 1000 WHERE id % 7 = 0")
-			f.exec(t, "DELETE FROM $T WHERE id % 11 = 0")
-			f.exec(t, "INSERT INTO $T SELECT i, 'new' || i, i FROM generate_series(501, 520) i")
-			f.exec(t, "UPDATE $T SET id = 1000 + id WHERE id IN (3, 250, 490)")
-			f.exec(t, "UPDATE $T SET id = id - 1000 WHERE id = 1496")
-			cfg.Stop = "latest"
-			second := open(t, cfg, pos, kvCols...)
-			if err := m.apply(readAll(t, second, 64)); err != nil {
-				t.Fatal(err)
-			}
-			// The stream goes on after the end of the restored snapshot.
-			if want := f.tableRows(t, kvCols...); !slices.Equal(m.lines(), want) {
-				t.Fatalf("the changes make %d rows, the table has %d: %s", len(m.lines()), len(want), firstDiff(m.lines(), want))
-			}
-		})
+		t.Run(fmt.Sprintf("cut after %d rows", cut), func(t *testing.T) { resumeMidSnapshot(t, cut, false) })
+	}
+	// A text key in a collation whose order is not its bytes' (ICU's:
+	// a < B < b): the snapshot reads it COLLATE "C", the order the
+	// stream compares keys in.
+	t.Run("text key", func(t *testing.T) { resumeMidSnapshot(t, 260, true) })
+}
+
+func resumeMidSnapshot(t *testing.T, cut int, textKey bool) {
+	cols, key := "id bigint PRIMARY KEY, v text, n int", 0
+	insert := "INSERT INTO $T SELECT i, 'v' || i, i FROM generate_series(%d, %d) i"
+	move := "UPDATE $T SET id = 1000 + id WHERE id IN (3, 250, 490); UPDATE $T SET id = id - 1000 WHERE id = 1496"
+	read := kvCols
+	if textKey {
+		cols, key = `id bigint NOT NULL, k text COLLATE "und-x-icu" PRIMARY KEY, v text, n int`, 1
+		insert = "INSERT INTO $T SELECT i, chr(65 + i * 7 %% 26 + (i %% 2) * 32) || i, 'v' || i, i FROM generate_series(%d, %d) i"
+		move = "UPDATE $T SET k = 'a' || k WHERE id IN (3, 250, 490); UPDATE $T SET k = 'Z' || k WHERE id IN (7, 400)"
+		read = []string{"id BIGINT", "k STRING", "v STRING", "n INT"}
+	}
+	f := newFixture(t, cols)
+	f.exec(t, fmt.Sprintf(insert, 1, 500))
+	cfg := f.config()
+	cfg.FetchSize = 50
+	m := newModel(key)
+	first := open(t, cfg, nil, read...)
+	if cut > 0 {
+		if err := m.apply(readN(t, first, cut, cut)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pos, err := first.Position()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// Changes after the cut, around it: updates, deletes, inserts, and
+	// keys moved across it.
+	f.exec(t, "UPDATE $T SET v = v || '!', n = n + 1000 WHERE id % 7 = 0")
+	f.exec(t, "DELETE FROM $T WHERE id % 11 = 0")
+	f.exec(t, fmt.Sprintf(insert, 501, 520))
+	f.exec(t, move)
+	cfg.Stop = "latest"
+	second := open(t, cfg, pos, read...)
+	if err := m.apply(readAll(t, second, 64)); err != nil {
+		t.Fatal(err)
+	}
+	if want := f.tableRows(t, read...); !slices.Equal(m.lines(), want) {
+		t.Fatalf("the changes make %d rows, the table has %d: %s", len(m.lines()), len(want), firstDiff(m.lines(), want))
 	}
 }
 
