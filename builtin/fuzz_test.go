@@ -52,6 +52,8 @@ var sourceOpts = map[string][]opt{
 		{name: "key_fields"}, {name: "value_fields_include"}, {name: "session_timeout"}}, kafkaOpts...),
 	"mysql": mysqlSourceOpts,
 	"jdbc":  mysqlSourceOpts,
+	"postgres": keys("dsn", "url", "username", "password", "table", "tables", "slot", "publication",
+		"create_slot", "create_publication", "startup", "stop", "fetch_size", "nope"),
 	"nexmark": keys("events", "rate", "first_event_rate", "next_event_rate", "base_time", "seed",
 		"person_proportion", "auction_proportion", "bid_proportion", "person_avg_size", "auction_avg_size",
 		"bid_avg_size", "auction_hot_ratio_sellers", "bid_hot_ratio_auctions", "bid_hot_ratio_bidders", "nope"),
@@ -83,6 +85,7 @@ var sinkOpts = map[string][]opt{
 		kafkaOpts...),
 	"elasticsearch": esOpts,
 	"mysql":         mysqlOpts,
+	"postgres":      mysqlOpts, // the same keys
 	"jdbc":          mysqlOpts,
 }
 
@@ -96,11 +99,11 @@ var values = []string{
 	"0s", "-1s", "1ns", "1ms", "500ms", "30s", "1h", "30d", "-5m", "1.5s", "9999999h",
 	// strings, with the enum values the connectors know and near misses
 	`""`, `" "`, "x", "sequence", "sequense", "random", "csv", "json", "raw", "debezium-json", "canal-json", "maxwell-json", "ogg-json", "xml",
-	"earliest", "latest", "group-offsets", "timestamp", "none", "all", "except_key", "leader",
+	"earliest", "latest", "group-offsets", "initial", "snapshot", "slot_1", "Bad-Slot", "timestamp", "none", "all", "except_key", "leader",
 	"round-robin", "gzip", "zstd", "exponential", "constant", "sql", "iso-8601", "PLAIN", "SCRAM-SHA-512",
 	"2024-01-02 03:04:05", "2024-01-02", "2024-05-06T07:08:09Z", `"\t"`, `";"`, `"\n"`, "2mb", "-1kb", "10gb",
 	"127.0.0.1:9092", "host:0", "http://127.0.0.1:9200", "https://u:p@h:9200", "jdbc:mysql://127.0.0.1:3306/db",
-	"jdbc:mysql://h", "u:p@tcp(127.0.0.1:3306)/db", "u:p@tcp(h)/", "out.csv", "data/*.csv", `"data/["`, "/",
+	"jdbc:mysql://h", "u:p@tcp(127.0.0.1:3306)/db", "jdbc:postgresql://127.0.0.1:5432/db", "postgres://u:p@h/db", `"a"."b"`, "u:p@tcp(h)/", "out.csv", "data/*.csv", `"data/["`, "/",
 	"idx-{ts|yyyy-MM-dd}", "idx-{nope}", `"{"`, "id", "name", "t", "a/b", "${NOPE}", "$$",
 	// other kinds
 	"true", "false", "null", "~", "[]", "{}", "[1, 2]", "[id]", "[id, name]", "[id, id]", `["a;b", c]`,
@@ -219,12 +222,13 @@ func pipelineYAML(src, sink string, choices []byte, srcExtra, sinkExtra string) 
 // sourceSeeds and sinkSeeds hold options that build, per connector type,
 // so that the fuzzer starts from pipelines that get past the constructors.
 var sourceSeeds = map[string]string{
-	"datagen": "rows: 10\nfields: {id: {kind: sequence, start: 1, end: 10}}",
-	"file":    "path: in.csv\nformat: {type: csv, header: true}",
-	"kafka":   "brokers: [127.0.0.1:9092]\ntopic: t\nformat: json\nstop: latest",
-	"mysql":   "dsn: \"u:p@tcp(127.0.0.1:3306)/db\"\ntable: t\nscan: {partition: {column: id, num: 2, lower_bound: 1, upper_bound: 10}}",
-	"jdbc":    "url: jdbc:mysql://127.0.0.1:3306/db\ntable: t\nlookup: {cache: partial, partial_cache: {max_rows: 10}}",
-	"nexmark": "events: 10\nseed: 1\nbase_time: '2024-01-01 00:00:00'",
+	"datagen":  "rows: 10\nfields: {id: {kind: sequence, start: 1, end: 10}}",
+	"file":     "path: in.csv\nformat: {type: csv, header: true}",
+	"kafka":    "brokers: [127.0.0.1:9092]\ntopic: t\nformat: json\nstop: latest",
+	"mysql":    "dsn: \"u:p@tcp(127.0.0.1:3306)/db\"\ntable: t\nscan: {partition: {column: id, num: 2, lower_bound: 1, upper_bound: 10}}",
+	"jdbc":     "url: jdbc:mysql://127.0.0.1:3306/db\ntable: t\nlookup: {cache: partial, partial_cache: {max_rows: 10}}",
+	"postgres": "dsn: \"postgres://u:p@127.0.0.1:5432/db\"\ntable: public.t\nslot: s1\ncreate_slot: true",
+	"nexmark":  "events: 10\nseed: 1\nbase_time: '2024-01-01 00:00:00'",
 }
 
 var sinkSeeds = map[string]string{
@@ -234,6 +238,7 @@ var sinkSeeds = map[string]string{
 	"blackhole":     "",
 	"elasticsearch": "hosts: [\"http://127.0.0.1:9200\"]\nindex: i",
 	"mysql":         "dsn: \"u:p@tcp(127.0.0.1:3306)/db\"\ntable: t",
+	"postgres":      "dsn: \"postgres://u:p@127.0.0.1:5432/db\"\ntable: public.t",
 	"jdbc":          "url: jdbc:mysql://127.0.0.1:3306/db\ntable: t",
 }
 

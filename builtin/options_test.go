@@ -87,7 +87,7 @@ func TestOptionErrors(t *testing.T) {
 		{name: "mysql table", src: datagen, sink: "type: mysql\n    dsn: \"u@tcp(h:3306)/d\"\n    table: \" \"",
 			want: "p.yaml:13:12: sinks[0].table: must name the table to write"},
 		{name: "jdbc url", src: datagen, sink: "type: jdbc\n    table: t",
-			want: "p.yaml:9:5: sinks[0].url: missing: type jdbc needs url: jdbc:mysql://host:port/database (or use type: mysql with dsn)"},
+			want: "p.yaml:9:5: sinks[0].url: missing: type jdbc needs url: jdbc:mysql://host:port/database or jdbc:postgresql://host:port/database (or use type: mysql or type: postgres with dsn)"},
 	}
 	reg := builtin.Registry()
 	for _, tt := range tests {

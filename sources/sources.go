@@ -8,6 +8,7 @@ import (
 	"github.com/etld/etld/sources/kafka"
 	"github.com/etld/etld/sources/mysql"
 	"github.com/etld/etld/sources/nexmark"
+	"github.com/etld/etld/sources/postgres"
 )
 
 // Register adds every built-in source to r.
@@ -17,4 +18,5 @@ func Register(r *connector.Registry) {
 	kafka.Register(r)
 	mysql.Register(r)
 	nexmark.Register(r)
+	postgres.Register(r)
 }

@@ -4,6 +4,7 @@
 #
 # Layout of the state directory (ETLD_TESTENV_DIR):
 #   mariadb/{data,run}          MariaDB data dir, socket, pid file, error log
+#   postgres/{data,run}         PostgreSQL data dir, socket, pid file, log
 #   kafka/{lib,data,config}     broker jars (from Maven), KRaft log dir, config
 #   kafka/kafka.log             broker log
 #   elasticsearch/dist/...      unpacked distribution (from Maven)
@@ -18,7 +19,7 @@ umask 022
 TESTENV_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 export TESTENV_ROOT
 
-# Services run as unprivileged users (mysql, etldtest) and must be able to
+# Services run as unprivileged users (mysql, postgres, etldtest) and must be able to
 # traverse the state dir, so root's default lives outside /root (mode 700).
 if [[ -z "${ETLD_TESTENV_DIR:-}" ]]; then
 	if [[ "$(id -u)" -eq 0 ]]; then
@@ -36,6 +37,11 @@ MYSQL_PORT=${ETLD_TESTENV_MYSQL_PORT:-3306}
 MYSQL_DB=etld_test
 MYSQL_USER=etld
 MYSQL_PASSWORD=etld-test-pw
+PG_HOST=127.0.0.1
+PG_PORT=${ETLD_TESTENV_PG_PORT:-5432}
+PG_DB=etld_test
+PG_USER=etld
+PG_PASSWORD=etld-test-pw
 KAFKA_HOST=127.0.0.1
 KAFKA_PORT=${ETLD_TESTENV_KAFKA_PORT:-9092}
 KAFKA_CONTROLLER_PORT=${ETLD_TESTENV_KAFKA_CONTROLLER_PORT:-9093}

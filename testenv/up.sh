@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Start the integration-test services (all three, or the ones named), in
+# Start the integration-test services (all of them, or the ones named), in
 # parallel, and wait until each really answers. Services already running are
 # reused and not recorded, so down.sh stops only what this run started.
 #
-# Usage: testenv/up.sh [mariadb] [kafka] [elasticsearch] [tools] [flink] [registry]
-#   Prints the `export ETLD_TEST_...` lines (and the KAFKA_BROKERS, ES_HOSTS
-#   and ETLD_MYSQL_DSN that configs/examples read) on stdout and writes them to
+# Usage: testenv/up.sh [mariadb] [postgres] [kafka] [elasticsearch] [tools] [flink] [registry]
+#   Prints the `export ETLD_TEST_...` lines (and the KAFKA_BROKERS, ES_HOSTS,
+#   ETLD_MYSQL_DSN and ETLD_PG_DSN that configs/examples read) on stdout and writes them to
 #   testenv/.env (or $ETLD_TESTENV_ENV_FILE). Appends the names of the
 #   services it started to testenv/.started (or $ETLD_TESTENV_STARTED_FILE).
 set -euo pipefail
@@ -18,10 +18,10 @@ STARTED_FILE=${ETLD_TESTENV_STARTED_FILE:-$TESTENV_ROOT/.started}
 
 services=("$@")
 if [[ ${#services[@]} -eq 0 ]]; then
-	services=(mariadb kafka elasticsearch tools flink registry)
+	services=(mariadb postgres kafka elasticsearch tools flink registry)
 fi
 for s in "${services[@]}"; do
-	[[ -f "$TESTENV_ROOT/$s.sh" ]] || die "unknown service '$s' (known: mariadb kafka elasticsearch tools flink registry)"
+	[[ -f "$TESTENV_ROOT/$s.sh" ]] || die "unknown service '$s' (known: mariadb postgres kafka elasticsearch tools flink registry)"
 done
 
 mkdir -p "$ETLD_TESTENV_DIR"
@@ -59,6 +59,9 @@ fi
 				"$MYSQL_USER" "$MYSQL_PASSWORD" "$MYSQL_HOST" "$MYSQL_PORT" "$MYSQL_DB"
 			# The variable configs/examples/mysql-*.yaml read.
 			echo 'export ETLD_MYSQL_DSN=$ETLD_TEST_MYSQL_DSN'
+			;;
+		postgres)
+			bash "$TESTENV_ROOT/postgres.sh" env
 			;;
 		kafka)
 			echo "export ETLD_TEST_KAFKA=$KAFKA_HOST:$KAFKA_PORT"

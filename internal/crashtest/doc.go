@@ -14,6 +14,11 @@
 // Every run prints its seed; the same seed replays the same kill times
 // (the moments they land in the child still vary with the machine's load).
 //
+// TestPostgresCDCKills kills the lives of a PostgreSQL CDC pipeline while
+// a writer changes its tables, and restarts the (private) server halfway;
+// a last life reads to the end of the log, and the MySQL table must be
+// the source tables' aggregate.
+//
 // TestLateRequests kills no life at random: a proxy holds a write request
 // of the first life, which is killed as soon as one is held, and lets it
 // through once the next life has written; the output must still be an

@@ -1,5 +1,5 @@
 // Package testenv hands integration tests the addresses of the real services
-// (MariaDB, Kafka, Elasticsearch) and the paths of the programs (Chromium, dot,
+// (MariaDB, PostgreSQL, Kafka, Elasticsearch) and the paths of the programs (Chromium, dot,
 // podman, umoci) that the scripts in the repository's
 // testenv/ directory start on loopback.
 //
@@ -7,6 +7,8 @@
 // running testenv/up.sh:
 //
 //	ETLD_TEST_MYSQL_DSN  go-sql-driver DSN, e.g. etld:pw@tcp(127.0.0.1:3306)/etld_test
+//	ETLD_TEST_PG_DSN     PostgreSQL URL, e.g. postgres://etld:pw@127.0.0.1:5432/etld_test?sslmode=disable
+//	ETLD_TEST_PG_BIN     PostgreSQL's programs, e.g. /usr/lib/postgresql/15/bin (a private server)
 //	ETLD_TEST_KAFKA      bootstrap address, e.g. 127.0.0.1:9092
 //	ETLD_TEST_KAFKA_SASL the same broker's SASL_PLAINTEXT listener, e.g. 127.0.0.1:9094
 //	ETLD_TEST_ES_URL     base URL, e.g. http://127.0.0.1:9200
@@ -38,9 +40,13 @@ import (
 
 // Names of the environment variables read by this package.
 const (
-	EnvMySQLDSN  = "ETLD_TEST_MYSQL_DSN"
-	EnvKafka     = "ETLD_TEST_KAFKA"
-	EnvKafkaSASL = "ETLD_TEST_KAFKA_SASL"
+	EnvMySQLDSN = "ETLD_TEST_MYSQL_DSN"
+	// EnvPostgresDSN is the shared PostgreSQL's URL; EnvPostgresBin the
+	// directory of its programs, for a private server.
+	EnvPostgresDSN = "ETLD_TEST_PG_DSN"
+	EnvPostgresBin = "ETLD_TEST_PG_BIN"
+	EnvKafka       = "ETLD_TEST_KAFKA"
+	EnvKafkaSASL   = "ETLD_TEST_KAFKA_SASL"
 	// EnvKafkaSASLUser and EnvKafkaSASLPassword override the credentials
 	// testenv/kafka.sh creates (DefaultKafkaSASLUser, -Password), for a
 	// broker set up elsewhere.

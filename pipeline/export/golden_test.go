@@ -26,6 +26,7 @@ var env = map[string]string{
 	"KAFKA_BROKERS":  "127.0.0.1:9092",
 	"KAFKA_PASSWORD": "kafka-Secr3t-pw",
 	"ETLD_MYSQL_DSN": "etld:my-Secr3t-pw@tcp(127.0.0.1:3306)/metrics",
+	"ETLD_PG_DSN":    "postgres://etld:pg-Secr3t-pw@127.0.0.1:5432/metrics",
 	"DB_PASSWORD":    "db-Secr3t-pw",
 	// A token in SQL and in options, a directory in paths: every
 	// ${VAR} stays a placeholder, secret or not.

@@ -42,6 +42,7 @@ var standIns = []string{
 	"127.0.0.1:9",
 	"http://127.0.0.1:9",
 	"etld:etld-test@tcp(127.0.0.1:9)/etld",
+	"postgres://etld:etld-test@127.0.0.1:9/etld",
 	"0",
 }
 

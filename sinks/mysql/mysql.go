@@ -1,5 +1,6 @@
-// Package mysql is the MySQL/MariaDB sink, `type: mysql`, also registered
-// as `type: jdbc` for pipelines written after Flink's JDBC connector. It
+// Package mysql is the MySQL/MariaDB sink, `type: mysql`, also what a
+// `type: jdbc` sink with a jdbc:mysql:// url builds, for pipelines written
+// after Flink's JDBC connector. It
 // writes an append stream with multi-row INSERTs and an upsert stream with
 // multi-row INSERT ... ON DUPLICATE KEY UPDATE plus DELETE by key.
 //
@@ -224,18 +225,11 @@ func New(cfg Config, env connector.SinkEnv) (*Sink, error) {
 	return s, nil
 }
 
-// Register adds the sink as type mysql and, for Flink's JDBC connector's
-// pipelines, as type jdbc.
+// Register adds the sink as type mysql. Type jdbc with a jdbc:mysql://
+// url builds it too (sinks.Register picks the sink by the url).
 func Register(r *connector.Registry) {
 	connector.RegisterSink(r, "mysql", "writes to a MySQL or MariaDB table: batched INSERT, upsert with ON DUPLICATE KEY UPDATE, DELETE by key",
 		func(cfg Config, env connector.SinkEnv) (connector.Sink, error) { return New(cfg, env) })
-	connector.RegisterSink(r, "jdbc", "Flink's JDBC connector for MySQL/MariaDB (url: jdbc:mysql://host:port/db); the mysql sink",
-		func(cfg Config, env connector.SinkEnv) (connector.Sink, error) {
-			if cfg.URL == "" {
-				return nil, connector.Errorf("url", "missing: type jdbc needs url: jdbc:mysql://host:port/database (or use type: mysql with dsn)")
-			}
-			return New(cfg, env)
-		})
 }
 
 // Sink writes changes to a MySQL table. Bind, Open, Write, Flush and

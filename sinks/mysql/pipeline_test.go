@@ -16,8 +16,7 @@ import (
 	"github.com/etld/etld/formats"
 	"github.com/etld/etld/pipeline"
 	"github.com/etld/etld/pipeline/connector"
-	"github.com/etld/etld/sinks/blackhole"
-	"github.com/etld/etld/sinks/mysql"
+	"github.com/etld/etld/sinks"
 	"github.com/etld/etld/sources/file"
 )
 
@@ -25,8 +24,8 @@ func registry() *connector.Registry {
 	r := connector.NewRegistry()
 	formats.Register(r)
 	file.Register(r)
-	mysql.Register(r)
-	blackhole.Register(r)
+	// Every sink: type jdbc is the mysql sink by its url.
+	sinks.Register(r)
 	return r
 }
 

@@ -1,0 +1,209 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+
+	"github.com/etld/etld/pipeline/row"
+)
+
+// readSnapshot hands on snapshot rows, tracking each table's segments;
+// once every table is read it starts the stream (or ends a snapshot-only
+// source).
+func (s *Source) readSnapshot(ctx context.Context, max int) (*row.Batch, error) {
+	var b *row.Batch
+	for {
+		if len(s.chunks) == 0 {
+			if s.allRead() {
+				return s.snapshotEnd(b)
+			}
+			s.chunks, s.chunkAt = s.snapQ.take(s.chunks), 0
+			if len(s.chunks) == 0 {
+				if b != nil {
+					return b, nil
+				}
+				if err := s.snapQ.wait(ctx); err != nil {
+					return nil, err
+				}
+				continue
+			}
+		}
+		ch := &s.chunks[0]
+		if ch.err != nil {
+			if b != nil {
+				return b, nil
+			}
+			return nil, s.errorf("%w", ch.err)
+		}
+		ts := &s.tables[ch.table]
+		c := s.caps[ch.table]
+		if ts.lsn != ch.lsn {
+			// A new snapshot for the rest of the table: the rows handed on
+			// under the last one form a segment.
+			if ts.lsn != 0 && ts.last != nil {
+				ts.segments = append(ts.segments, segment{UpTo: ts.last, LSN: ts.lsn.String()})
+			}
+			ts.lsn = ch.lsn
+		}
+		nk := len(c.key)
+		for s.chunkAt < len(ch.rows) {
+			if b != nil && b.Len() >= max {
+				return b, nil
+			}
+			sr := ch.rows[s.chunkAt]
+			if sr.bad != nil {
+				if err := s.reject(*sr.bad); err != nil {
+					return b, err
+				}
+			} else {
+				if b == nil {
+					b = row.NewBatch(min(max, len(ch.rows)), 0)
+				}
+				b.Append(row.Insert, sr.r)
+			}
+			if ch.keys != nil {
+				ts.last = ch.keys[s.chunkAt*nk : (s.chunkAt+1)*nk]
+			}
+			s.chunkAt++
+		}
+		if ch.done {
+			ts.segments = append(ts.segments, segment{LSN: ts.lsn.String()})
+			ts.lsn, ts.last, ts.done = 0, nil, true
+			s.logger.Info("snapshot read", "table", c.name)
+		}
+		s.chunks, s.chunkAt = s.chunks[1:], 0
+	}
+}
+
+func (s *Source) allRead() bool {
+	for _, ts := range s.tables {
+		if !ts.done {
+			return false
+		}
+	}
+	return true
+}
+
+// snapshotEnd ends the snapshot phase with the batch b: the stream
+// starts, or a snapshot-only source ends.
+func (s *Source) snapshotEnd(b *row.Batch) (*row.Batch, error) {
+	s.chunks = nil
+	if s.startup == startupSnapshot {
+		s.phase = phaseEnded
+		return b, io.EOF
+	}
+	// The snapshot's reader goroutine has ended with its last chunk; the
+	// stream runs on the source's own context, not Read's.
+	if err := s.startStream(s.readerCtx); err != nil {
+		return b, err
+	}
+	return b, nil
+}
+
+// readStream hands on the stream's changes and tracks the position.
+func (s *Source) readStream(ctx context.Context, max int) (*row.Batch, error) {
+	var b *row.Batch
+	for {
+		if s.stopped() {
+			s.phase = phaseEnded
+			return b, io.EOF
+		}
+		if s.itemAt >= len(s.items) {
+			s.items, s.itemAt = s.stream.q.take(s.items), 0
+			if len(s.items) == 0 {
+				if b != nil {
+					return b, nil
+				}
+				if err := s.stream.q.wait(ctx); err != nil {
+					return nil, err
+				}
+				continue
+			}
+		}
+		it := s.items[s.itemAt]
+		switch it.kind {
+		case itemChange, itemBad:
+			if b != nil && b.Len() >= max {
+				return b, nil
+			}
+			if it.kind == itemBad {
+				if err := s.reject(*it.bad); err != nil {
+					return b, err
+				}
+			} else {
+				if b == nil {
+					b = row.NewBatch(max, 0)
+				}
+				b.Append(it.change.Kind, it.change.Row)
+			}
+			s.handed.txn, s.handed.n = it.txn, it.n
+		case itemCommit:
+			s.handed = handed{done: it.lsn}
+		case itemAdvance:
+			if s.handed.txn == 0 && it.lsn > s.handed.done {
+				s.handed.done = it.lsn
+			}
+		case itemRelation:
+			s.tables[it.table].def = it.def
+		case itemError:
+			if b != nil {
+				return b, nil
+			}
+			return nil, s.errorf("%w", it.err)
+		}
+		s.items[s.itemAt] = streamItem{}
+		s.itemAt++
+	}
+}
+
+// stopped reports whether a stop: latest source has handed on every
+// transaction that committed before it opened.
+func (s *Source) stopped() bool {
+	return s.stopAt != 0 && s.handed.txn == 0 && s.handed.done >= s.stopAt
+}
+
+// Position implements connector.Positioner (see position).
+func (s *Source) Position() ([]byte, error) {
+	p := position{Phase: phaseSnapshot, Slot: s.slot}
+	if s.stream != nil {
+		p.Phase = phaseStream
+		if s.handed.done != 0 {
+			p.Done = s.handed.done.String()
+		}
+		if s.handed.txn != 0 {
+			p.Txn, p.Handed = s.handed.txn.String(), s.handed.n
+		}
+	}
+	for i, c := range s.caps {
+		ts := s.tables[i]
+		tp := tablePos{Name: c.name, Segments: ts.segments, Done: ts.done, Columns: ts.def}
+		if ts.lsn != 0 {
+			tp.LSN, tp.Last = ts.lsn.String(), ts.last
+		}
+		p.Tables = append(p.Tables, tp)
+	}
+	return json.Marshal(p)
+}
+
+// Commit confirms to the server, once the checkpoint holding it has
+// completed, the stream position of that checkpoint: the slot then keeps
+// only the changes after it.
+func (s *Source) Commit(ctx context.Context, state []byte) error {
+	p, err := decodePosition(state)
+	if err != nil {
+		return s.errorf("commit: %w", err)
+	}
+	if p.Phase != phaseStream {
+		return nil
+	}
+	lsn, _ := parseLSN(p.Done)
+	if lsn <= s.confirm {
+		return nil
+	}
+	s.confirm = lsn
+	if s.stream != nil {
+		s.stream.confirm.Store(uint64(lsn))
+	}
+	return nil
+}
