@@ -8,6 +8,8 @@
 // testenv/flink.sh (Java needed); either missing is reported as not run.
 //
 // Usage: go run ./bench [-rows 10M] [-runs 3] [-only W1,W2-batch] [-json out.json]
+//
+//	go run ./bench -nexmark [-rows 10M] [-only q0,q5]   (make bench-nexmark)
 package main
 
 import (
@@ -32,6 +34,7 @@ func main() {
 	noDuck := flag.Bool("no-duckdb", false, "skip DuckDB")
 	timeout := flag.Duration("timeout", 30*time.Minute, "limit of one engine run")
 	again := flag.String("report", "", "print the table of this -json file again and exit")
+	nexmark := flag.Bool("nexmark", false, "run the Nexmark queries of bench/nexmark instead, over -rows events (bench/nexmark.go); -only names queries (q0,q5)")
 	flag.Parse()
 	if *again != "" {
 		if err := reprint(*again); err != nil {
@@ -45,7 +48,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench: -rows:", err, "(and -runs must be >= 1)")
 		os.Exit(2)
 	}
-	if err := bench(*cache, rows, *seed, *runs, *only, *jsonOut, *noFlink, *noDuck, *timeout); err != nil {
+	run := func() error { return bench(*cache, rows, *seed, *runs, *only, *jsonOut, *noFlink, *noDuck, *timeout) }
+	if *nexmark {
+		run = func() error { return benchNexmark(*cache, rows, *runs, *only, *jsonOut, *noFlink, *timeout) }
+	}
+	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -222,6 +229,9 @@ func reprint(path string) error {
 	}
 	rep.Targets = targets(rep.Workloads)
 	rep.print(os.Stdout)
+	if len(rep.Workloads) > 0 && rep.Workloads[0].Name == "flink-start" {
+		printNexmark(os.Stdout, rep)
+	}
 	return nil
 }
 

@@ -106,6 +106,19 @@ func load(t *testing.T, name string, n int) (*pipeline.Pipeline, error) {
 // loadIn is load with NEXMARK_DIR set to dir.
 func loadIn(t *testing.T, name string, n int, dir string) (*pipeline.Pipeline, error) {
 	t.Helper()
+	return loadSource(t, name, fmt.Sprintf("    events: %d\n    first_event_rate: %d\n    next_event_rate: %d\n", n, eventRate, eventRate), dir)
+}
+
+// loadEvents parses a query's file with n events at the file's own rate.
+func loadEvents(t *testing.T, name string, n int) (*pipeline.Pipeline, error) {
+	t.Helper()
+	return loadSource(t, name, fmt.Sprintf("    events: %d\n", n), t.TempDir())
+}
+
+// loadSource parses a query's file with its source's events line
+// replaced by lines and NEXMARK_DIR set to dir.
+func loadSource(t *testing.T, name, lines, dir string) (*pipeline.Pipeline, error) {
+	t.Helper()
 	data, err := os.ReadFile(name + ".yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -114,8 +127,7 @@ func loadIn(t *testing.T, name string, n int, dir string) (*pipeline.Pipeline, e
 	if !strings.Contains(string(data), full) {
 		t.Fatalf("%s.yaml has no %q line to shorten", name, full)
 	}
-	small := fmt.Sprintf("    events: %d\n    first_event_rate: %d\n    next_event_rate: %d\n", n, eventRate, eventRate)
-	data = []byte(strings.Replace(string(data), full, small, 1))
+	data = []byte(strings.Replace(string(data), full, lines, 1))
 	side, err := filepath.Abs("side_input.txt")
 	if err != nil {
 		t.Fatal(err)

@@ -291,6 +291,34 @@ func (d *Decoder) Value() Value {
 	return NullValue
 }
 
+// skipValue reads past a value without making it: its length is checked
+// as Value checks it, its content is not (Value checks the value read).
+func (d *Decoder) skipValue() {
+	id := TypeID(d.Byte())
+	if d.err != nil {
+		return
+	}
+	switch id {
+	case Null:
+	case Boolean, Int, Date, BigInt, Timestamp, TimestampLTZ, Time:
+		d.Uvarint()
+	case Float, Double:
+		d.Uint64()
+	case Decimal:
+		if d.Byte()&wideKeyBit != 0 {
+			d.Uint64()
+			d.Uint64()
+			return
+		}
+		d.Uvarint()
+	case String, Bytes, Array, Map, Struct:
+		n := d.Count(1)
+		d.off += n
+	default:
+		d.Fail("unknown type %d", id)
+	}
+}
+
 // CopyRow decodes the one row encoded in b (AppendRow) into a new slice
 // whose strings share a single copy of b: two allocations whatever the
 // row's width, and b may be reused.
