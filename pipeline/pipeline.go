@@ -287,12 +287,13 @@ func (p *Pipeline) summary(g *runtime.Graph, start time.Time, reasons []string) 
 	}
 	for i, n := range g.Ops {
 		if d := n.Stats.Skipped.Load(); d > 0 {
-			s.Dropped = append(s.Dropped, Count{Name: n.Name, Skipped: d, Reason: reasons[i]})
+			s.Dropped = append(s.Dropped, Count{Name: shortName(&n.Node), Skipped: d, Reason: reasons[i]})
 		}
 		if _, ok := n.Op.(operator.StateSizer); ok {
-			s.State = append(s.State, StateSize{Operator: n.Name, Transform: n.Transform, ID: n.ID, Entries: n.Stats.StateEntries.Load(), Bytes: n.Stats.StateBytes.Load(), TTL: n.StateTTL})
+			s.State = append(s.State, StateSize{Operator: shortName(&n.Node), Plan: n.Name, Transform: n.Transform, ID: n.ID, Entries: n.Stats.StateEntries.Load(), Bytes: n.Stats.StateBytes.Load(), TTL: n.StateTTL})
 		}
 	}
+	s.Operators = operators(g)
 	for i, n := range g.Sinks {
 		in := n.Stats.RowsIn.Load()
 		s.Sinks = append(s.Sinks, Count{Name: n.Name, Mode: p.Plan.Sinks[i].Mode.String(), In: in, Out: n.Stats.RowsOut.Load(), Skipped: p.Plan.Sinks[i].Skipped(), Pending: max(in-n.Stats.Checkpointed.Load(), 0)})

@@ -17,7 +17,11 @@ type Summary struct {
 	Elapsed  time.Duration
 	Sources  []Count
 	Sinks    []Count
-	// Dropped counts rows operators discarded (late rows of windows).
+	// Operators lists the plan's operators, each transform's in
+	// data-flow order, with their counters (summary_ops.go).
+	Operators []Operator
+	// Dropped counts rows operators discarded (late rows of windows),
+	// each named by its operator's ID.
 	Dropped []Count
 	// Checkpoints are the run's checkpoint counters.
 	Checkpoints Checkpoints
@@ -30,9 +34,10 @@ type Summary struct {
 // (groups, window groups, distinct rows) and the Bytes of its newest
 // snapshot (0 before the first checkpoint).
 type StateSize struct {
-	// Operator is the operator's plan, e.g. GroupAggregate(...);
-	// Transform the pipeline file's transform it belongs to.
-	Operator, Transform string
+	// Operator is the operator's short name (Operator.ID), Plan its
+	// plan, e.g. GroupAggregate(...); Transform the pipeline file's
+	// transform it belongs to.
+	Operator, Plan, Transform string
 	// ID is the operator's state id (runtime.Node.ID), the StateID of
 	// its node in plan.Describe.
 	ID             string
@@ -162,11 +167,7 @@ func (s Summary) String() string {
 		fmt.Fprintf(&b, "  dropped %d %s in %s\n", c.Skipped, what, c.Name)
 	}
 	for _, st := range s.State {
-		op := st.Operator
-		if i := strings.IndexByte(op, '('); i > 0 {
-			op = op[:i]
-		}
-		fmt.Fprintf(&b, "  state of %s (%s): %d entries", st.Transform, op, st.Entries)
+		fmt.Fprintf(&b, "  state of %s: %d entries", st.Operator, st.Entries)
 		if st.Bytes > 0 {
 			fmt.Fprintf(&b, ", %s checkpointed", human.Bytes(st.Bytes))
 		}

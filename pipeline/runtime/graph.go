@@ -39,6 +39,11 @@ type Node struct {
 	// pipeline file it belongs to (Name is the operator's plan): errors
 	// say `transform "q" (Calc(...))`.
 	Transform string
+	// Short is an operator's short name, "<transform>/<kind>#<n>", for
+	// metrics and the console (the planner's operator id): Name, the
+	// plan, changes with every edit of the SQL. Empty for sources and
+	// sinks, whose Name is short already.
+	Short string
 	// ID names the node in checkpoints, stable across runs of the same
 	// pipeline file; the runtime derives one from Kind and Name if empty.
 	ID string

@@ -19,7 +19,11 @@ func redactStatus(r *redact.Redactor, st Status) Status {
 	}
 	for i := range st.OperatorState {
 		o := &st.OperatorState[i]
-		o.Operator, o.Transform, o.StateID = r.String(o.Operator), r.String(o.Transform), r.String(o.StateID)
+		o.Operator, o.Plan, o.Transform, o.StateID = r.String(o.Operator), r.String(o.Plan), r.String(o.Transform), r.String(o.StateID)
+	}
+	for i := range st.Operators {
+		o := &st.Operators[i]
+		o.Operator, o.Plan, o.Transform = r.String(o.Operator), r.String(o.Plan), r.String(o.Transform)
 	}
 	return st
 }

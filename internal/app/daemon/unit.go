@@ -60,6 +60,9 @@ type Status struct {
 	// Dropped counts rows operators discarded (late rows of windows).
 	Dropped     []Counter   `json:"dropped,omitempty"`
 	Checkpoints Checkpoints `json:"checkpoints"`
+	// Operators lists the plan's operators with their counters, each
+	// named by its short id.
+	Operators []OperatorStatus `json:"operators,omitempty"`
 	// State lists the stateful operators with the size of their state,
 	// from the current run (the last run's when none runs).
 	OperatorState []StateSize `json:"operator_state,omitempty"`
@@ -69,7 +72,9 @@ type Status struct {
 // (groups, window groups, distinct rows) and the bytes of its newest
 // snapshot (0 before the first checkpoint).
 type StateSize struct {
+	// Operator is the operator's short id, Plan its plan text.
 	Operator  string `json:"operator"`
+	Plan      string `json:"plan"`
 	Transform string `json:"transform,omitempty"`
 	// StateID is the operator's state_id in the plan (/pipelines/{name}/plan).
 	StateID string `json:"state_id"`
@@ -160,6 +165,7 @@ type unit struct {
 	p         *pipeline.Pipeline // the current run's, for Meter and Lagger
 	last      pipeline.Summary   // the current run's latest counters
 	base      summaryTotals      // finished runs' counters
+	opBase    operatorTotals     // finished runs' operator counters
 	cps       Checkpoints        // finished runs' checkpoints
 	errors    int
 	opState   []StateSize  // the latest run's stateful operators
@@ -172,7 +178,7 @@ type unit struct {
 type summaryTotals map[string]Counter
 
 func newUnit(s *Supervisor, file string, data []byte, hash [32]byte, p *pipeline.Pipeline) *unit {
-	u := &unit{s: s, file: file, data: data, hash: hash, name: p.Name(), stop: make(chan struct{}), done: make(chan struct{}), state: Starting, base: summaryTotals{}}
+	u := &unit{s: s, file: file, data: data, hash: hash, name: p.Name(), stop: make(chan struct{}), done: make(chan struct{}), state: Starting, base: summaryTotals{}, opBase: operatorTotals{}}
 	u.ctx, u.cancel = context.WithCancel(s.ctx)
 	u.sample = &sampler{}
 	d := p.Plan.Describe()
@@ -286,6 +292,7 @@ func (u *unit) run(p *pipeline.Pipeline) {
 		summary, err := u.runOnce(ctx, p)
 		u.mu.Lock()
 		u.base.add(summary, p)
+		u.opBase.add(summary.Operators)
 		u.cps.add(summary.Checkpoints)
 		u.last, u.p = pipeline.Summary{}, nil
 		u.opState = stateSizes(summary.State)
@@ -427,6 +434,7 @@ func (u *unit) status() Status {
 			st.Sinks[i].DeadLettered = st.Sinks[i].Skipped
 		}
 	}
+	st.Operators = u.operators(u.last.Operators)
 	st.OperatorState = slices.Clone(u.opState)
 	if u.p != nil {
 		st.OperatorState = stateSizes(u.last.State)
@@ -464,7 +472,7 @@ func stateSizes(s []pipeline.StateSize) []StateSize {
 	}
 	out := make([]StateSize, len(s))
 	for i, x := range s {
-		out[i] = StateSize{Operator: x.Operator, Transform: x.Transform, StateID: x.ID, Entries: x.Entries, Bytes: x.Bytes}
+		out[i] = StateSize{Operator: x.Operator, Plan: x.Plan, Transform: x.Transform, StateID: x.ID, Entries: x.Entries, Bytes: x.Bytes}
 		if x.TTL > 0 {
 			out[i].StateTTL = x.TTL.String()
 		}

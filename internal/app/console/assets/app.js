@@ -289,7 +289,7 @@ function drawPlan(d, states) {
     const g = svg("g", { class: cls, "data-id": n.id, transform: `translate(${b.x},${b.y})` });
     g.append(svg("title", {}, n.label));
     g.append(svg("rect", { width: b.w, height: b.h, rx: 4 }));
-    const kind = n.kind === "operator" ? n.operator : n.kind + (n.connector ? " · " + n.connector : "");
+    const kind = n.kind === "operator" ? n.operator_id || n.operator : n.kind + (n.connector ? " · " + n.connector : "");
     g.append(svg("text", { x: 8, y: 13, class: "kind" }, kind + " " + n.changelog.text));
     g.append(svg("text", { x: 8, y: 13 + LINE_H, class: "kind" }, n.kind === "sink" ? "receives " + n.changelog.text : "key " + keyText(n.upsert_key)));
     b.lines.forEach((line, i) => g.append(svg("text", { x: 8, y: 28 + LINE_H + i * LINE_H, class: "label-line" }, line)));
@@ -355,7 +355,7 @@ function renderState(p) {
   table.hidden = list.length === 0;
   table.tBodies[0].replaceChildren(...list.map((o) =>
     el("tr", { "data-state-id": o.state_id },
-      el("td", { text: o.operator }),
+      el("td", { text: o.operator, title: o.plan || "" }),
       el("td", { text: o.transform || "" }),
       el("td", { class: "num", "data-field": "entries", text: String(o.entries) }),
       el("td", { class: "num", "data-field": "bytes", text: String(o.bytes) }),
