@@ -279,7 +279,7 @@ func (p *Pipeline) summary(g *runtime.Graph, start time.Time, reasons []string) 
 			break // the constant tables a query reads (plan/values.go)
 		}
 		skipped := n.Stats.Skipped.Load() + p.Plan.Sources[i].Skipped()
-		c := Count{Name: n.Name, In: n.Stats.RowsIn.Load(), Out: n.Stats.RowsOut.Load(), Skipped: skipped}
+		c := Count{Name: n.Name, In: n.Stats.RowsIn.Load(), Out: n.Stats.RowsOut.Load(), Skipped: skipped, Time: timeOf(&n.Stats)}
 		if sz, ok := p.Plan.Sources[i].Conn.(connector.Sizer); ok {
 			c.Read, c.Size = sz.Size()
 		}
@@ -296,7 +296,7 @@ func (p *Pipeline) summary(g *runtime.Graph, start time.Time, reasons []string) 
 	s.Operators = operators(g)
 	for i, n := range g.Sinks {
 		in := n.Stats.RowsIn.Load()
-		s.Sinks = append(s.Sinks, Count{Name: n.Name, Mode: p.Plan.Sinks[i].Mode.String(), In: in, Out: n.Stats.RowsOut.Load(), Skipped: p.Plan.Sinks[i].Skipped(), Pending: max(in-n.Stats.Checkpointed.Load(), 0)})
+		s.Sinks = append(s.Sinks, Count{Name: n.Name, Mode: p.Plan.Sinks[i].Mode.String(), In: in, Out: n.Stats.RowsOut.Load(), Skipped: p.Plan.Sinks[i].Skipped(), Pending: max(in-n.Stats.Checkpointed.Load(), 0), Time: timeOf(&n.Stats)})
 	}
 	c := &g.Checkpoints
 	s.Checkpoints = Checkpoints{

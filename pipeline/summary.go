@@ -86,6 +86,9 @@ type Count struct {
 	// completed checkpoint: written or buffered, but not yet covered by
 	// a checkpoint, so a run cut short reads them again on its next start.
 	Pending int64
+	// Time is a source's watermark and where a source's or a sink's time
+	// went (summary_ops.go).
+	Time
 }
 
 // RowsPerSecond is the sources' output rate.
@@ -159,6 +162,7 @@ func (s Summary) String() string {
 		add("sink", c)
 	}
 	writeTable(&b, rows, 3)
+	s.writeTimes(&b)
 	for _, c := range s.Dropped {
 		what := "rows"
 		if c.Reason != "" {

@@ -109,8 +109,20 @@ type Stats struct {
 	// checkpoint: RowsIn minus it is what a stop cut short would leave
 	// to be read again from that checkpoint.
 	Checkpointed atomic.Int64
-	// Watermark is the node's current watermark, NoWatermark if none.
+	// Watermark is the node's current watermark, NoWatermark if none
+	// (set with setWatermark, which also keeps the data's: see
+	// DataWatermark).
 	Watermark atomic.Int64
+	dataWM    atomic.Int64
+	hasDataWM atomic.Bool
+	// Busy is the time, in nanoseconds, the node spent working on its
+	// messages (reading, for a bounded source; writing, for a sink), and
+	// Backpressure the time it waited for a full output channel: timed
+	// per batch, not per row (metrics.go).
+	Busy, Backpressure atomic.Int64
+	// Retries counts the retries of the connector's or operator's calls
+	// that internal/retry made, through the context the node gives them.
+	Retries atomic.Int64
 	// StateEntries, for an operator with state (a StateSizer), is the
 	// number of entries it holds (groups, window slices by key, distinct
 	// rows), updated after every message; StateBytes is the size of its

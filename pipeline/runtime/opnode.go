@@ -37,7 +37,7 @@ func runOp(ctx context.Context, n *OpNode, in <-chan message, batchSize int, co 
 	}
 	// What the operator emits goes on as each batch fills.
 	r.em.flow = func(b *row.Batch) error { return n.sendAll(ctx, []*row.Batch{b}) }
-	n.Stats.Watermark.Store(operator.NoWatermark)
+	n.Stats.setWatermark(operator.NoWatermark)
 	var tick, sweep <-chan time.Time
 	if r.flusher != nil && r.flusher.FlushEvery() > 0 {
 		t := time.NewTicker(r.flusher.FlushEvery())
@@ -169,7 +169,7 @@ func (r *opRun) handle(ctx context.Context, m message) error {
 		if r.holder != nil {
 			m.watermark = r.holder.HoldWatermark(m.watermark)
 		}
-		n.Stats.Watermark.Store(m.watermark)
+		n.Stats.setWatermark(m.watermark)
 		if err := n.send(ctx, m); err != nil {
 			return err
 		}

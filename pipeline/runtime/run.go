@@ -134,10 +134,8 @@ func Run(ctx context.Context, g *Graph, opt Options) error {
 // send hands m to every consumer, waiting while a channel is full.
 func (n *Node) send(ctx context.Context, m message) error {
 	for _, ch := range n.outs {
-		select {
-		case ch <- m:
-		case <-ctx.Done():
-			return context.Cause(ctx)
+		if err := n.sendTo(ctx, ch, m); err != nil {
+			return err
 		}
 	}
 	return nil

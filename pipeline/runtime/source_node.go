@@ -80,7 +80,7 @@ func runSource(ctx context.Context, s *SourceNode, fz *fusion, batchSize int, st
 			if s.EventTime != nil {
 				// The end of a bounded input closes every window.
 				wm = operator.MaxWatermark
-				s.Stats.Watermark.Store(operator.MaxWatermark)
+				s.Stats.setWatermark(operator.MaxWatermark)
 				if err := s.send(ctx, message{kind: msgWatermark, watermark: operator.MaxWatermark}); err != nil {
 					return err
 				}
@@ -109,7 +109,7 @@ func (s *SourceNode) restore() (wm int64, ended bool) {
 			wm, restoredSplits = w, splits
 		}
 	}
-	s.Stats.Watermark.Store(wm)
+	s.Stats.setWatermark(wm)
 	s.splits = nil
 	if ss, ok := s.Source.(connector.SplitSource); ok && s.EventTime != nil {
 		s.splits = newSplitWatermarks(ss, s.IdleTimeout, restoredSplits, time.Now())
@@ -168,7 +168,7 @@ func (s *SourceNode) idleSplits(ctx context.Context, wm int64) (int64, error) {
 	if next <= wm {
 		return wm, nil
 	}
-	s.Stats.Watermark.Store(next)
+	s.Stats.setWatermark(next)
 	return next, s.send(ctx, message{kind: msgWatermark, watermark: next})
 }
 
@@ -385,6 +385,6 @@ func (s *SourceNode) forward(ctx context.Context, b *row.Batch, fz *fusion, wm i
 	if next <= wm {
 		return wm, nil
 	}
-	s.Stats.Watermark.Store(next)
+	s.Stats.setWatermark(next)
 	return next, s.send(ctx, message{kind: msgWatermark, watermark: next})
 }

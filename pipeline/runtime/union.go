@@ -50,7 +50,7 @@ type unionMsg struct {
 
 func runUnion(ctx context.Context, n *UnionNode, ins []chan message, co *coordinator) error {
 	defer n.closeOutputs()
-	n.Stats.Watermark.Store(operator.NoWatermark)
+	n.Stats.setWatermark(operator.NoWatermark)
 	fctx, fcancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -223,7 +223,7 @@ func (u *unionRun) advance(ctx context.Context) error {
 		return nil
 	}
 	u.outWM = low
-	u.n.Stats.Watermark.Store(low)
+	u.n.Stats.setWatermark(low)
 	return u.n.send(ctx, message{kind: msgWatermark, watermark: low})
 }
 

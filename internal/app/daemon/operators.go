@@ -1,6 +1,8 @@
 package daemon
 
 import (
+	"time"
+
 	"github.com/etld/etld/pipeline"
 )
 
@@ -14,6 +16,34 @@ type OperatorStatus struct {
 	Transform string `json:"transform,omitempty"`
 	In        int64  `json:"rows_in"`
 	Out       int64  `json:"rows_out"`
+	TimeStatus
+}
+
+// TimeStatus is a source's or an operator's watermark, from the current
+// run (the last run's when none runs).
+type TimeStatus struct {
+	// Watermark is the watermark its data gave, absent before the
+	// first; WatermarkEnded says the input ended since (the watermark
+	// then stands at the end of time).
+	Watermark      *time.Time `json:"watermark,omitempty"`
+	WatermarkEnded bool       `json:"watermark_ended,omitempty"`
+	// LagSeconds is the event-time lag: how far the watermark is behind
+	// the clock, while the input has not ended.
+	LagSeconds *float64 `json:"event_time_lag_seconds,omitempty"`
+}
+
+// timeStatus is t as /pipelines shows it at now.
+func timeStatus(t pipeline.Time, now time.Time) TimeStatus {
+	var st TimeStatus
+	if !t.Watermark.IsZero() {
+		wm := t.Watermark
+		st.Watermark, st.WatermarkEnded = &wm, t.WatermarkEnded
+	}
+	if lag, ok := t.Lag(now); ok {
+		s := lag.Seconds()
+		st.LagSeconds = &s
+	}
+	return st
 }
 
 // operatorTotals adds finished runs' operator counters, by id.
@@ -32,11 +62,16 @@ func (t operatorTotals) add(ops []pipeline.Operator) {
 }
 
 // operators lists the unit's operators in the order of its plan, the
-// finished runs' counters added to the current run's (cur). Call with
-// u.mu held.
-func (u *unit) operators(cur []pipeline.Operator) []OperatorStatus {
+// finished runs' counters added to the current run's (cur), with the
+// levels (watermarks) of levels, the current run's or the last one's.
+// Call with u.mu held.
+func (u *unit) operators(cur, levels []pipeline.Operator, at time.Time) []OperatorStatus {
 	now := operatorTotals{}
 	now.add(cur)
+	times := map[string]pipeline.Time{}
+	for _, o := range levels {
+		times[o.ID] = o.Time
+	}
 	var out []OperatorStatus
 	if u.plan == nil {
 		return nil
@@ -53,6 +88,7 @@ func (u *unit) operators(cur []pipeline.Operator) []OperatorStatus {
 			o = b
 		}
 		o.In, o.Out = b.In+c.In, b.Out+c.Out
+		o.TimeStatus = timeStatus(times[id], at)
 		out = append(out, o)
 	}
 	return out

@@ -132,6 +132,8 @@ type Counter struct {
 	// Reason, for an operator's dropped rows, says why: "late" for rows
 	// behind the watermark.
 	Reason string `json:"reason,omitempty"`
+	// TimeStatus is a source's watermark.
+	TimeStatus
 }
 
 // unit is one pipeline file under supervision.
@@ -164,6 +166,7 @@ type unit struct {
 	restarts  int
 	p         *pipeline.Pipeline // the current run's, for Meter and Lagger
 	last      pipeline.Summary   // the current run's latest counters
+	prev      pipeline.Summary   // the last finished run's, for its levels
 	base      summaryTotals      // finished runs' counters
 	opBase    operatorTotals     // finished runs' operator counters
 	cps       Checkpoints        // finished runs' checkpoints
@@ -294,7 +297,7 @@ func (u *unit) run(p *pipeline.Pipeline) {
 		u.base.add(summary, p)
 		u.opBase.add(summary.Operators)
 		u.cps.add(summary.Checkpoints)
-		u.last, u.p = pipeline.Summary{}, nil
+		u.last, u.p, u.prev = pipeline.Summary{}, nil, summary
 		u.opState = stateSizes(summary.State)
 		if err != nil && !u.stopping() {
 			u.errors++
@@ -434,7 +437,17 @@ func (u *unit) status() Status {
 			st.Sinks[i].DeadLettered = st.Sinks[i].Skipped
 		}
 	}
-	st.Operators = u.operators(u.last.Operators)
+	// Levels (watermarks) are the current run's, or the last run's.
+	levels, now := u.last, time.Now()
+	if u.p == nil {
+		levels = u.prev
+	}
+	for i := range st.Sources {
+		if i < len(levels.Sources) {
+			st.Sources[i].TimeStatus = timeStatus(levels.Sources[i].Time, now)
+		}
+	}
+	st.Operators = u.operators(u.last.Operators, levels.Operators, now)
 	st.OperatorState = slices.Clone(u.opState)
 	if u.p != nil {
 		st.OperatorState = stateSizes(u.last.State)

@@ -14,10 +14,12 @@ func ptr(n int64) *int64 { return &n }
 
 func TestCollector(t *testing.T) {
 	lastAt := time.Unix(1700000000, 500_000_000)
+	wm, lag := time.Unix(1700000100, 250_000_000), 2.5
 	status := []daemon.Status{
 		{
 			Name: "orders", File: "orders.yaml", State: daemon.Running, Restarts: 2, Errors: 3,
-			Sources:       []daemon.Counter{{Name: "kafka_in", In: 10, Out: 9, Skipped: 1, Bytes: ptr(1234), Lag: ptr(42)}},
+			Sources:       []daemon.Counter{{Name: "kafka_in", In: 10, Out: 9, Skipped: 1, Bytes: ptr(1234), Lag: ptr(42), TimeStatus: daemon.TimeStatus{Watermark: &wm, LagSeconds: &lag}}},
+			Operators:     []daemon.OperatorStatus{{Operator: "q/window_aggregate#1", TimeStatus: daemon.TimeStatus{Watermark: &wm, WatermarkEnded: true}}},
 			Sinks:         []daemon.Counter{{Name: "es", In: 9, Out: 8, Skipped: 1, DeadLettered: 1, Bytes: ptr(999)}},
 			Dropped:       []daemon.Counter{{Name: "window", Skipped: 3, Reason: "late"}},
 			Checkpoints:   daemon.Checkpoints{Count: 4, Failures: 1, LastID: 5, LastDuration: 1500 * time.Millisecond, LastSize: 2048, LastAt: &lastAt},
@@ -74,6 +76,18 @@ func TestCollector(t *testing.T) {
 		`etld_checkpoint_last_timestamp_seconds{pipeline="orders"}`:                                              1700000000.5,
 		`etld_operator_state_entries{operator="q/group_aggregate#1",pipeline="orders",state_id="transform/q/0"}`: 7,
 		`etld_operator_state_bytes{operator="q/group_aggregate#1",pipeline="orders",state_id="transform/q/0"}`:   300,
+	}
+	// A source's time series carry the source label, an operator's the
+	// operator label; an ended input has no lag.
+	for k, v := range map[string]float64{
+		`etld_watermark_timestamp_seconds{operator="",pipeline="orders",source="kafka_in"}`:             1700000100.25,
+		`etld_event_time_lag_seconds{operator="",pipeline="orders",source="kafka_in"}`:                  2.5,
+		`etld_watermark_timestamp_seconds{operator="q/window_aggregate#1",pipeline="orders",source=""}`: 1700000100.25,
+	} {
+		want[k] = v
+	}
+	if _, ok := got[`etld_event_time_lag_seconds{operator="q/window_aggregate#1",pipeline="orders",source=""}`]; ok {
+		t.Error("a lag for an operator whose input ended")
 	}
 	for k, v := range want {
 		if g, ok := got[k]; !ok || g != v {

@@ -343,23 +343,46 @@ function kindClass(k) {
   return { "+I": "I", "-U": "UB", "+U": "UA", "-D": "D" }[k] || "";
 }
 
-function renderState(p) {
-  const table = document.getElementById("operator-state");
-  const list = p.operator_state || [];
-  // Rows an operator dropped, named by why ("3 late").
+// watermarkText shows a watermark to the second, in UTC as the data's
+// event times usually are.
+function watermarkText(t) {
+  if (!t.watermark) return "–";
+  return t.watermark.replace("T", " ").replace(/(\.\d{3})\d*/, "$1").replace("Z", "") + (t.watermark_ended ? " (ended)" : "");
+}
+
+function lagText(t) {
+  if (t.event_time_lag_seconds === undefined) return "–";
+  return duration(t.event_time_lag_seconds);
+}
+
+// nodeRows lists the sources, operators and sinks of p with what the
+// table shows of each.
+function nodeRows(p) {
   const dropped = Object.fromEntries((p.dropped || []).map((d) => [d.name, d]));
-  const droppedText = (name) => {
-    const d = dropped[name];
-    return d ? String(d.skipped) + (d.reason ? " " + d.reason : "") : "0";
-  };
-  table.hidden = list.length === 0;
-  table.tBodies[0].replaceChildren(...list.map((o) =>
-    el("tr", { "data-state-id": o.state_id },
-      el("td", { text: o.operator, title: o.plan || "" }),
-      el("td", { text: o.transform || "" }),
-      el("td", { class: "num", "data-field": "entries", text: String(o.entries) }),
-      el("td", { class: "num", "data-field": "bytes", text: String(o.bytes) }),
-      el("td", { class: "num", "data-field": "dropped", text: droppedText(o.operator) }))));
+  const states = Object.fromEntries((p.operator_state || []).map((o) => [o.operator, o]));
+  const rows = [];
+  for (const s of p.sources || []) rows.push({ kind: "source", name: s.name, title: "source " + s.name, t: s, rowsIn: s.rows_in, rowsOut: s.rows_out });
+  for (const o of p.operators || []) {
+    const d = dropped[o.operator];
+    rows.push({ kind: "operator", name: o.operator, title: o.plan, t: o, rowsIn: o.rows_in, rowsOut: o.rows_out,
+      dropped: d ? String(d.skipped) + (d.reason ? " " + d.reason : "") : "0", state: states[o.operator] });
+  }
+  for (const s of p.sinks || []) rows.push({ kind: "sink", name: s.name, title: "sink " + s.name, t: s, rowsIn: s.rows_in, rowsOut: s.rows_out });
+  return rows;
+}
+
+function renderNodes(p) {
+  const table = document.getElementById("nodes");
+  table.tBodies[0].replaceChildren(...nodeRows(p).map((r) =>
+    el("tr", { "data-node": r.kind + ":" + r.name },
+      el("td", { text: (r.kind === "operator" ? "" : r.kind + " ") + r.name, title: r.title || "" }),
+      el("td", { class: "num", "data-field": "rows_in", text: String(r.rowsIn) }),
+      el("td", { class: "num", "data-field": "rows_out", text: String(r.rowsOut) }),
+      el("td", { "data-field": "watermark", "data-value": r.t.watermark || "", text: r.kind === "sink" ? "" : watermarkText(r.t) }),
+      el("td", { class: "num", "data-field": "lag", "data-value": String(r.t.event_time_lag_seconds ?? ""), text: r.kind === "sink" ? "" : lagText(r.t) }),
+      el("td", { class: "num", "data-field": "dropped", text: r.dropped || "" }),
+      el("td", { class: "num", "data-field": "entries", text: r.state ? String(r.state.entries) : "" }),
+      el("td", { class: "num", "data-field": "bytes", text: r.state ? String(r.state.bytes) : "" }))));
 }
 
 async function renderDetail(p) {
@@ -378,7 +401,7 @@ async function renderDetail(p) {
   document.getElementById("rates-big").replaceChildren(chart(hist.rates, 720, 140, true));
   renderFile(file);
   renderSample(sample);
-  renderState(p);
+  renderNodes(p);
   const states = Object.fromEntries((p.operator_state || []).map((o) => [o.state_id, o]));
   const plan = document.getElementById("plan");
   if (planShown !== p.name) {
