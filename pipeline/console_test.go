@@ -74,6 +74,11 @@ sinks:
 	if got := strings.Join(ids, " "); !strings.Contains(got, "per_mod/group_aggregate#1") {
 		t.Errorf("operators %s, want per_mod/group_aggregate#1 among them", got)
 	}
+	// The final checkpoint is the last one recorded, with its file's size.
+	cps := sum.Checkpoints
+	if n := len(cps.Recent); n == 0 || int64(n) != min(cps.Count, 20) || !cps.Recent[n-1].Final || cps.Recent[n-1].Size != cps.LastSize || cps.Recent[n-1].ID != cps.LastID {
+		t.Errorf("recent checkpoints %+v, want the run's %d ending with the final one of %d bytes", cps.Recent, cps.Count, cps.LastSize)
+	}
 	if taps["out"] != int(sum.Sinks[0].Out) || kinds[row.Insert] != 7 {
 		t.Errorf("tapped %v (kinds %v), sink wrote %d", taps, kinds, sum.Sinks[0].Out)
 	}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/etld/etld/internal/human"
+	"github.com/etld/etld/pipeline/runtime"
+	"github.com/etld/etld/pipeline/runtime/operator"
 )
 
 // Summary is a run's counters.
@@ -20,8 +22,8 @@ type Summary struct {
 	// Operators lists the plan's operators, each transform's in
 	// data-flow order, with their counters (summary_ops.go).
 	Operators []Operator
-	// Dropped counts rows operators discarded (late rows of windows),
-	// each named by its operator's ID.
+	// Dropped counts the rows each operator that may drop rows (late
+	// rows of windows) discarded, 0 included, named by its operator's ID.
 	Dropped []Count
 	// Checkpoints are the run's checkpoint counters.
 	Checkpoints Checkpoints
@@ -62,6 +64,9 @@ type Checkpoints struct {
 	// Restored is the id of the checkpoint the run resumed from, 0 if
 	// it started afresh.
 	Restored int64
+	// Recent are the last checkpoints, oldest first (at most
+	// runtime.CheckpointHistory).
+	Recent []runtime.CheckpointRecord
 }
 
 // Count is one component's counters. A source's In counts the records
@@ -89,6 +94,10 @@ type Count struct {
 	// Time is a source's watermark and where a source's or a sink's time
 	// went (summary_ops.go).
 	Time
+	// Writes and Flushes are a sink's calls of Write and Flush, timed;
+	// PendingCall how long the one under way has run (0 between calls).
+	Writes, Flushes operator.LatencySnapshot
+	PendingCall     time.Duration
 }
 
 // RowsPerSecond is the sources' output rate.
@@ -164,6 +173,9 @@ func (s Summary) String() string {
 	writeTable(&b, rows, 3)
 	s.writeTimes(&b)
 	for _, c := range s.Dropped {
+		if c.Skipped == 0 {
+			continue
+		}
 		what := "rows"
 		if c.Reason != "" {
 			what = c.Reason + " rows"

@@ -4,10 +4,12 @@
 package pipeline
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
 	"github.com/etld/etld/pipeline/runtime"
+	"github.com/etld/etld/pipeline/runtime/operator"
 )
 
 // Operator is one operator of a run.
@@ -20,6 +22,8 @@ type Operator struct {
 	// In counts the changes it received, Out those it sent on.
 	In, Out int64
 	Time
+	// Lookup, for a lookup join, is what its lookups did.
+	Lookup *operator.LookupCounts
 }
 
 // Time is a node's watermark and the time it spent.
@@ -34,6 +38,9 @@ type Time struct {
 	// reading too; a sink: writing), Backpressure the time it waited
 	// for room in its output.
 	Busy, Backpressure time.Duration
+	// Retries counts the retries of the node's calls to its connector
+	// (or, for a lookup join, its table) that waited out a failure.
+	Retries int64
 }
 
 // Lag is the event-time lag at now: how far the watermark is behind the
@@ -47,7 +54,7 @@ func (t Time) Lag(now time.Time) (time.Duration, bool) {
 
 // timeOf reads a node's Time.
 func timeOf(st *runtime.Stats) Time {
-	t := Time{Busy: time.Duration(st.Busy.Load()), Backpressure: time.Duration(st.Backpressure.Load())}
+	t := Time{Busy: time.Duration(st.Busy.Load()), Backpressure: time.Duration(st.Backpressure.Load()), Retries: st.Retries.Load()}
 	if wm, ok, ended := st.DataWatermark(); ok {
 		t.Watermark, t.WatermarkEnded = time.UnixMicro(wm).UTC(), ended
 	}
@@ -66,11 +73,16 @@ func shortName(n *runtime.Node) string {
 // union of its inputs is the join's own part and has no short id).
 func operators(g *runtime.Graph) []Operator {
 	var out []Operator
-	add := func(n *runtime.Node) {
+	add := func(n *runtime.Node) *Operator {
 		out = append(out, Operator{ID: n.Short, Plan: n.Name, Transform: n.Transform, In: n.Stats.RowsIn.Load(), Out: n.Stats.RowsOut.Load(), Time: timeOf(&n.Stats)})
+		return &out[len(out)-1]
 	}
 	for _, n := range g.Ops {
-		add(&n.Node)
+		o := add(&n.Node)
+		if l, ok := n.Op.(operator.Looker); ok {
+			c := l.LookupCounts()
+			o.Lookup = &c
+		}
 	}
 	for _, u := range g.Unions {
 		if u.Short != "" {
@@ -80,26 +92,63 @@ func operators(g *runtime.Graph) []Operator {
 	return out
 }
 
-// writeTimes writes the table of watermarks, when a node has one:
+// sinkCalls fills a sink's count with its calls' latencies.
+func sinkCalls(c *Count, n *runtime.SinkNode, now time.Time) {
+	c.Writes, c.Flushes = n.Writes.Snapshot(), n.Flushes.Snapshot()
+	c.PendingCall = n.PendingCall(now)
+}
+
+// writeTimes writes where each node's time went, with the share of the
+// run's time, and the watermarks when there are:
 //
-//	NODE                  WATERMARK
-//	source ev             2024-01-01 00:00:07
-//	w/window_aggregate#1  2024-01-01 00:00:05
+//	NODE                  WATERMARK                      BUSY  BACKPRESSURE
+//	source ev             2024-01-01 00:00:07.000  12ms (40%)       0s (0%)
+//	w/window_aggregate#1  2024-01-01 00:00:07.000   9ms (30%)       0s (0%)
+//	sink out                                        1ms (3%)
 func (s Summary) writeTimes(b *strings.Builder) {
-	rows := [][]string{{"NODE", "WATERMARK"}}
-	add := func(name string, t Time) {
-		if !t.Watermark.IsZero() {
-			rows = append(rows, []string{name, watermarkText(t)})
+	marked := false
+	for _, c := range s.Sources {
+		marked = marked || !c.Watermark.IsZero()
+	}
+	share := func(d time.Duration) string {
+		text := d.Round(time.Millisecond).String()
+		if s.Elapsed > 0 {
+			text += fmt.Sprintf(" (%.0f%%)", 100*d.Seconds()/s.Elapsed.Seconds())
 		}
+		return text
+	}
+	header := []string{"NODE"}
+	if marked {
+		header = append(header, "WATERMARK")
+	}
+	rows := [][]string{append(header, "BUSY", "BACKPRESSURE")}
+	timed := marked
+	add := func(name string, t Time, output bool) {
+		timed = timed || t.Busy > 0 || t.Backpressure > 0
+		r := []string{name}
+		if marked {
+			r = append(r, "")
+			if !t.Watermark.IsZero() {
+				r[1] = watermarkText(t)
+			}
+		}
+		r = append(r, share(t.Busy), "")
+		if output {
+			r[len(r)-1] = share(t.Backpressure)
+		}
+		rows = append(rows, r)
 	}
 	for _, c := range s.Sources {
-		add("source "+c.Name, c.Time)
+		add("source "+c.Name, c.Time, true)
 	}
 	for _, o := range s.Operators {
-		add(o.ID, o.Time)
+		add(o.ID, o.Time, true)
 	}
-	if len(rows) > 1 {
-		writeTable(b, rows, 2)
+	for _, c := range s.Sinks {
+		add("sink "+c.Name, c.Time, false)
+	}
+	if timed {
+		writeTable(b, rows, len(header))
 	}
 }
 

@@ -26,8 +26,10 @@ type Graph struct {
 	// ChannelSize is the number of batches a channel holds before its
 	// sender waits (default 4).
 	ChannelSize int
-	// Checkpoints counts the run's checkpoints.
-	Checkpoints CheckpointStats
+	// Checkpoints counts the run's checkpoints; CheckpointLog keeps the
+	// last ones (history.go).
+	Checkpoints   CheckpointStats
+	CheckpointLog CheckpointLog
 }
 
 // Node is what every node kind shares: a name for errors and counters.
@@ -196,6 +198,11 @@ type SinkNode struct {
 	// must return quickly and must not keep or modify the batch: the
 	// daemon's live sample view copies a few rows out of it.
 	Tap func(*row.Batch)
+	// Writes and Flushes time the sink's calls (metrics.go).
+	Writes, Flushes operator.Latency
+	// callStart is when the Write or Flush under way began (Unix
+	// nanoseconds), 0 between calls: a call that hangs shows.
+	callStart atomic.Int64
 	// unacked counts the rows given to Write since the last Flush, and
 	// refused the policy's count at that Flush.
 	unacked, refused int64

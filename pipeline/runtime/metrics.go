@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/operator"
 )
 
@@ -69,4 +70,53 @@ func (n *Node) stopBusy(c busyClock, skip time.Duration) {
 	if d > 0 {
 		n.Stats.Busy.Add(int64(d))
 	}
+}
+
+// waiting is the part of a Read that took reading which was not work: all
+// of it for an unbounded source, whose Read waits for new records.
+func (s *SourceNode) waiting(reading time.Duration) time.Duration {
+	if s.Source.Bounded() {
+		return 0
+	}
+	return reading
+}
+
+// write and flush call the sink's Write and Flush, timed (busy time,
+// and the latency histograms).
+func (n *SinkNode) write(ctx context.Context, b *row.Batch) error {
+	start := n.beginCall()
+	err := n.Sink.Write(ctx, b)
+	n.endCall(&n.Writes, start)
+	return err
+}
+
+func (n *SinkNode) flush(ctx context.Context) error {
+	start := n.beginCall()
+	err := n.Sink.Flush(ctx)
+	n.endCall(&n.Flushes, start)
+	return err
+}
+
+func (n *SinkNode) beginCall() time.Time {
+	start := time.Now()
+	n.callStart.Store(start.UnixNano())
+	return start
+}
+
+func (n *SinkNode) endCall(l *operator.Latency, start time.Time) {
+	d := time.Since(start)
+	n.callStart.Store(0)
+	l.Observe(d)
+	n.Stats.Busy.Add(int64(d))
+}
+
+// PendingCall is how long the sink's Write or Flush under way has been
+// running, 0 between calls: a target that hangs shows here long before a
+// counter moves.
+func (n *SinkNode) PendingCall(now time.Time) time.Duration {
+	at := n.callStart.Load()
+	if at == 0 {
+		return 0
+	}
+	return max(now.Sub(time.Unix(0, at)), 0)
 }

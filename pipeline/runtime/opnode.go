@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/etld/etld/internal/retry"
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/operator"
 )
@@ -16,6 +17,7 @@ import (
 // input.
 func runOp(ctx context.Context, n *OpNode, in <-chan message, batchSize int, co *coordinator, maxState int64) (err error) {
 	defer n.closeOutputs()
+	ctx = retry.WithCounter(ctx, &n.Stats.Retries)
 	if o, ok := n.Op.(operator.Opener); ok {
 		// A lookup join's client.
 		if err := o.Open(ctx); err != nil {
@@ -56,19 +58,27 @@ func runOp(ctx context.Context, n *OpNode, in <-chan message, batchSize int, co 
 			if !open {
 				return r.end(ctx)
 			}
-			if err := r.handle(ctx, m); err != nil {
+			c := n.startBusy()
+			err := r.handle(ctx, m)
+			n.stopBusy(c, 0)
+			if err != nil {
 				return err
 			}
 		case <-tick:
-			if err := r.flush(); err != nil {
-				return err
+			c := n.startBusy()
+			err := r.flush()
+			if err == nil {
+				err = r.sendEmitted(ctx)
 			}
-			if err := r.sendEmitted(ctx); err != nil {
+			n.stopBusy(c, 0)
+			if err != nil {
 				return err
 			}
 		case <-sweep:
+			c := n.startBusy()
 			sw.Sweep()
 			n.countDropped()
+			n.stopBusy(c, 0)
 		case <-ctx.Done():
 			return context.Cause(ctx)
 		}

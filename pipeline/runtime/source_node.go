@@ -8,6 +8,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/etld/etld/internal/retry"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/operator"
@@ -18,6 +19,7 @@ import (
 
 func runSource(ctx context.Context, s *SourceNode, fz *fusion, batchSize int, stop <-chan struct{}, co *coordinator) (err error) {
 	defer s.closeOutputs()
+	ctx = retry.WithCounter(ctx, &s.Stats.Retries)
 	p := s.cp
 	wm, restoredEnd := s.restore()
 	// Reads end on stop as well as on cancellation; a stop is an end of
@@ -63,7 +65,9 @@ func runSource(ctx context.Context, s *SourceNode, fz *fusion, batchSize int, st
 				continue // a barrier or commit is waiting
 			}
 		}
+		c := s.startBusy()
 		b, woke, rerr := s.read(rctx, batchSize)
+		reading := time.Since(c.start)
 		interrupted := p.interrupt != nil && p.interrupt.end(rctx)
 		if wm, err = s.forward(ctx, b, fz, wm); err != nil {
 			return err
@@ -71,6 +75,7 @@ func runSource(ctx context.Context, s *SourceNode, fz *fusion, batchSize int, st
 		if wm, err = s.idleSplits(ctx, wm); err != nil {
 			return err
 		}
+		s.stopBusy(c, s.waiting(reading))
 		switch {
 		case rerr == nil:
 			continue

@@ -6,6 +6,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/etld/etld/pipeline"
+	"github.com/etld/etld/pipeline/runtime"
+	"github.com/etld/etld/pipeline/runtime/operator"
 )
 
 // counted is a bounded pipeline of a CSV file through a GROUP BY.
@@ -57,5 +62,37 @@ func TestStatusListsOperatorsByShortID(t *testing.T) {
 	}
 	if len(st.OperatorState) != 1 || st.OperatorState[0].Operator != "per_k/group_aggregate#1" || st.OperatorState[0].Plan != agg.Plan {
 		t.Errorf("operator_state %+v, want the GROUP BY by its id", st.OperatorState)
+	}
+}
+
+// Counters of time add up over runs; the last 20 checkpoints are kept
+// across runs; lookups add up with their ratio taken over the sum.
+func TestTimeAddsUpOverRuns(t *testing.T) {
+	run := func(busy time.Duration, hits, misses int64) []pipeline.Operator {
+		var lat operator.Latency
+		lat.Observe(3 * time.Millisecond)
+		return []pipeline.Operator{{ID: "q/lookup_join#1", Plan: "LookupJoin(...)", In: 10, Time: pipeline.Time{Busy: busy, Backpressure: busy / 2, Retries: 1},
+			Lookup: &operator.LookupCounts{Hits: hits, Misses: misses, Keys: misses, RoundTrips: 1, Latency: lat.Snapshot()}}}
+	}
+	totals := operatorTotals{}
+	totals.add(run(time.Second, 3, 1))
+	totals.add(run(2*time.Second, 0, 4))
+	o := totals["q/lookup_join#1"]
+	if o.In != 20 || o.BusySeconds != 3 || o.BackpressureSeconds != 1.5 || o.Retries != 2 {
+		t.Errorf("totals %+v", o)
+	}
+	if l := o.Lookup; l.Hits != 3 || l.Misses != 5 || l.HitRatio != 3.0/8 || l.RoundTrips != 2 || l.Latency.Count != 2 || *l.Latency.P99 != 0.005 {
+		t.Errorf("lookups %+v, latency %+v", l, l.Latency)
+	}
+	var recent []CheckpointEntry
+	for run := range 3 {
+		var cps []runtime.CheckpointRecord
+		for i := range 15 {
+			cps = append(cps, runtime.CheckpointRecord{ID: int64(run*100 + i), Size: 1})
+		}
+		recent = recentCheckpoints(recent, cps)
+	}
+	if len(recent) != runtime.CheckpointHistory || recent[0].ID != 110 || recent[len(recent)-1].ID != 214 {
+		t.Errorf("kept %d checkpoints from %d to %d, want the last 20: 110 to 214", len(recent), recent[0].ID, recent[len(recent)-1].ID)
 	}
 }

@@ -15,6 +15,9 @@ func redactStatus(r *redact.Redactor, st Status) Status {
 	for _, list := range [][]Counter{st.Sources, st.Sinks, st.Dropped} {
 		for i := range list {
 			list[i].Name = r.String(list[i].Name)
+			for j := range list[i].Partitions {
+				list[i].Partitions[j].Partition = r.String(list[i].Partitions[j].Partition)
+			}
 		}
 	}
 	for i := range st.OperatorState {

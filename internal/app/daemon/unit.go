@@ -99,6 +99,8 @@ type Checkpoints struct {
 	LastAt *time.Time `json:"last_at,omitempty"`
 	// Restored is the checkpoint the newest run resumed from (0: none).
 	Restored int64 `json:"restored,omitempty"`
+	// Recent are the last checkpoints, oldest first.
+	Recent []CheckpointEntry `json:"recent,omitempty"`
 }
 
 func (c *Checkpoints) add(s pipeline.Checkpoints) {
@@ -115,6 +117,7 @@ func (c *Checkpoints) add(s pipeline.Checkpoints) {
 	if s.Restored != 0 {
 		c.Restored = s.Restored
 	}
+	c.Recent = recentCheckpoints(c.Recent, s.Recent)
 }
 
 // Counter is one component's counters. Bytes and Lag are present when the
@@ -132,8 +135,16 @@ type Counter struct {
 	// Reason, for an operator's dropped rows, says why: "late" for rows
 	// behind the watermark.
 	Reason string `json:"reason,omitempty"`
-	// TimeStatus is a source's watermark.
+	// TimeStatus is a source's watermark, and a source's or sink's time.
 	TimeStatus
+	// Writes and Flushes time a sink's calls of its connector's Write
+	// and Flush; PendingCallSeconds is how long the one under way has
+	// run (0 between calls: a target that hangs shows here).
+	Writes             *LatencyStatus `json:"write_latency,omitempty"`
+	Flushes            *LatencyStatus `json:"flush_latency,omitempty"`
+	PendingCallSeconds *float64       `json:"pending_call_seconds,omitempty"`
+	// Partitions is a Kafka source's lag per partition it reads now.
+	Partitions []PartitionStatus `json:"partitions,omitempty"`
 }
 
 // unit is one pipeline file under supervision.
@@ -414,7 +425,9 @@ func (u *unit) status() Status {
 	st.Checkpoints.add(u.last.Checkpoints)
 	sum := func(kind, name string) Counter {
 		c, b := u.base[key(kind, name)], cur[key(kind, name)]
-		out := Counter{Name: name, In: c.In + b.In, Out: c.Out + b.Out, Skipped: c.Skipped + b.Skipped, Reason: cmp.Or(b.Reason, c.Reason)}
+		out := Counter{Name: name, In: c.In + b.In, Out: c.Out + b.Out, Skipped: c.Skipped + b.Skipped, Reason: cmp.Or(b.Reason, c.Reason),
+			TimeStatus: c.TimeStatus, Writes: addLatency(c.Writes, b.Writes), Flushes: addLatency(c.Flushes, b.Flushes)}
+		out.addTimes(b.TimeStatus)
 		if c.Bytes != nil || b.Bytes != nil {
 			n := deref(c.Bytes) + deref(b.Bytes)
 			out.Bytes = &n
@@ -444,7 +457,13 @@ func (u *unit) status() Status {
 	}
 	for i := range st.Sources {
 		if i < len(levels.Sources) {
-			st.Sources[i].TimeStatus = timeStatus(levels.Sources[i].Time, now)
+			st.Sources[i].setLevels(levels.Sources[i].Time, now)
+		}
+	}
+	for i := range st.Sinks {
+		if u.p != nil && i < len(levels.Sinks) {
+			p := levels.Sinks[i].PendingCall.Seconds()
+			st.Sinks[i].PendingCallSeconds = &p
 		}
 	}
 	st.Operators = u.operators(u.last.Operators, levels.Operators, now)
@@ -473,6 +492,9 @@ func (u *unit) status() Status {
 				if lag := l.Lag(); lag >= 0 {
 					st.Sources[i].Lag = &lag
 				}
+			}
+			if l, ok := src.Conn.(connector.PartitionLagger); ok && i < len(st.Sources) {
+				st.Sources[i].Partitions = partitions(l.PartitionLags())
 			}
 		}
 	}
@@ -522,6 +544,11 @@ func (t summaryTotals) add(s pipeline.Summary, p *pipeline.Pipeline) {
 		old.Out += c.Out
 		old.Skipped += c.Skipped
 		old.Reason = cmp.Or(c.Reason, old.Reason)
+		old.addTime(c.Time)
+		if c.Writes.Count > 0 || c.Flushes.Count > 0 {
+			old.Writes = addLatency(old.Writes, latencyStatus(c.Writes))
+			old.Flushes = addLatency(old.Flushes, latencyStatus(c.Flushes))
+		}
 		if b != nil {
 			n := *b
 			if old.Bytes != nil {

@@ -29,7 +29,7 @@ type descs struct {
 	cpCount, cpFailures, cpDuration, cpSize           *prometheus.Desc
 	srcDLQ, sinkDLQ, errors, stateEntries, stateBytes *prometheus.Desc
 	cpLastAt                                          *prometheus.Desc
-	watermark, eventLag                               *prometheus.Desc
+	time                                              timeDescs
 }
 
 func newDescs() descs {
@@ -61,10 +61,7 @@ func newDescs() descs {
 		errors:       d("etld_pipeline_errors_total", "Errors the pipeline met: failed runs and a file that did not load.", p, nil),
 		stateEntries: d("etld_operator_state_entries", "Entries a stateful operator holds (groups, window groups, distinct rows).", []string{"pipeline", "operator", "state_id"}, nil),
 		stateBytes:   d("etld_operator_state_bytes", "Size of a stateful operator's newest snapshot (0 before the first checkpoint).", []string{"pipeline", "operator", "state_id"}, nil),
-		// A source's series has the source label, an operator's the
-		// operator label (the other is empty, which Prometheus drops).
-		watermark: d("etld_watermark_timestamp_seconds", "The watermark of a source or operator, from its data's event times (Unix time); it stays at the last one when a bounded input ends.", []string{"pipeline", "source", "operator"}, nil),
-		eventLag:  d("etld_event_time_lag_seconds", "How far a source's or operator's watermark is behind the clock; absent once its input ended.", []string{"pipeline", "source", "operator"}, nil),
+		time:         newTimeDescs(),
 	}
 }
 
@@ -76,9 +73,10 @@ func NewCollector(status StatusFunc) *Collector {
 // Describe implements prometheus.Collector.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	d := c.descs
-	for _, x := range []*prometheus.Desc{d.state, d.restarts, d.reloadFailed, d.srcRead, d.srcEmitted, d.srcSkipped, d.srcBytes, d.srcLag, d.sinkIn, d.sinkWritten, d.sinkRejected, d.sinkBytes, d.dropped, d.cpCount, d.cpFailures, d.cpDuration, d.cpSize, d.cpLastAt, d.srcDLQ, d.sinkDLQ, d.errors, d.stateEntries, d.stateBytes, d.watermark, d.eventLag} {
+	for _, x := range []*prometheus.Desc{d.state, d.restarts, d.reloadFailed, d.srcRead, d.srcEmitted, d.srcSkipped, d.srcBytes, d.srcLag, d.sinkIn, d.sinkWritten, d.sinkRejected, d.sinkBytes, d.dropped, d.cpCount, d.cpFailures, d.cpDuration, d.cpSize, d.cpLastAt, d.srcDLQ, d.sinkDLQ, d.errors, d.stateEntries, d.stateBytes} {
 		ch <- x
 	}
+	d.time.describe(ch)
 }
 
 // Collect implements prometheus.Collector.
@@ -133,7 +131,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		for _, o := range st.Dropped {
 			counter(d.dropped, o.Skipped, st.Name, o.Name, cmp.Or(o.Reason, "other"))
 		}
-		c.times(ch, st)
+		d.time.collect(ch, st)
 		for _, o := range st.OperatorState {
 			ch <- prometheus.MustNewConstMetric(d.stateEntries, prometheus.GaugeValue, float64(o.Entries), st.Name, o.Operator, o.StateID)
 			ch <- prometheus.MustNewConstMetric(d.stateBytes, prometheus.GaugeValue, float64(o.Bytes), st.Name, o.Operator, o.StateID)
@@ -148,26 +146,6 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 				ch <- prometheus.MustNewConstMetric(d.cpLastAt, prometheus.GaugeValue, float64(cp.LastAt.UnixNano())/1e9, st.Name)
 			}
 		}
-	}
-}
-
-// times sends the watermarks and event-time lags of st's sources and
-// operators.
-func (c *Collector) times(ch chan<- prometheus.Metric, st daemon.Status) {
-	d := c.descs
-	put := func(t daemon.TimeStatus, source, operator string) {
-		if t.Watermark != nil {
-			ch <- prometheus.MustNewConstMetric(d.watermark, prometheus.GaugeValue, float64(t.Watermark.UnixMicro())/1e6, st.Name, source, operator)
-		}
-		if t.LagSeconds != nil {
-			ch <- prometheus.MustNewConstMetric(d.eventLag, prometheus.GaugeValue, *t.LagSeconds, st.Name, source, operator)
-		}
-	}
-	for _, s := range st.Sources {
-		put(s.TimeStatus, s.Name, "")
-	}
-	for _, o := range st.Operators {
-		put(o.TimeStatus, "", o.Operator)
 	}
 }
 
