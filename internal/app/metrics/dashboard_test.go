@@ -187,4 +187,3 @@ func TestDashboardAndAlertsUseServedMetrics(t *testing.T) {
 		return nil
 	})
 }
-
