@@ -148,7 +148,10 @@ wait_service() {
 	shift 5
 	local deadline=$((SECONDS + timeout))
 	while ! "$@" >/dev/null 2>&1; do
-		if ! pid_alive "$pidfile" "$comm" "$match"; then
+		# start-stop-daemon writes the pid before the fork execs the
+		# server: until then the pid's name is not yet the server's, so
+		# only a pid that is gone means the process exited.
+		if ! pid_alive "$pidfile" "$comm" "$match" && ! kill -0 "$(cat "$pidfile" 2>/dev/null)" 2>/dev/null; then
 			log "the process for $what exited"
 			return 2
 		fi
