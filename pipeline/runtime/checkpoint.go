@@ -371,6 +371,7 @@ func (c *coordinator) finish(id int64, start time.Time, final bool) error {
 	st.LastAt.Store(time.Now().UnixNano())
 	st.LastID.Store(id)
 	st.Count.Add(1)
+	c.g.CheckpointLog.add(id, final, st)
 	for i, p := range c.parts {
 		if r := states[i]; r != nil && r.rows > 0 {
 			p.node.Stats.Checkpointed.Store(r.rows)

@@ -94,6 +94,9 @@ type part struct {
 	end int64
 	// hw is the partition's high watermark as last seen, for Lag.
 	hw atomic.Int64
+	// times are the messages' timestamps the lag in seconds needs
+	// (lag.go).
+	times partTimes
 	// committed is the highest offset this run committed for it.
 	committed atomic.Int64
 	// cur is the reader now feeding the partition; nil when the
@@ -108,6 +111,7 @@ func newPart(tp topicPartition) *part {
 	p := &part{tp: tp, name: tp.String(), end: -1}
 	p.next.Store(-1)
 	p.hw.Store(-1)
+	newPartTimes(&p.times)
 	return p
 }
 
@@ -317,6 +321,7 @@ func (s *Source) readPartition(ctx context.Context, p *part, rd *partReader) {
 			s.log.Info("kafka source: fetching again", "partition", p.tp.String())
 			failing = false
 		}
+		p.times.fetched(&m)
 		var marker bool
 		if looksLikeMarker(&m) {
 			if marker, err = s.isMarker(ctx, p.tp, m.Offset); err != nil {
@@ -460,6 +465,7 @@ func (s *Source) Read(ctx context.Context, max int) (*row.Batch, error) {
 		}
 		positions.Mark(b.Len(), f.p.name, f.msg.Offset)
 		f.p.next.Store(f.msg.Offset + 1)
+		f.p.times.read(&f.msg)
 		if f.msg.HighWaterMark > 0 {
 			f.p.hw.Store(f.msg.HighWaterMark)
 		}
