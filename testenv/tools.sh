@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The programs some tests drive rather than talk to: headless Chromium (the
 # web console's browser tests), Graphviz's dot (explain --format dot) and
-# podman with umoci (the container image test). All from Debian's packages;
-# installed once, nothing to start or stop.
+# podman with umoci (the container image test), all from Debian's
+# packages; and a Python with DuckDB and pyarrow from PyPI, in a virtual
+# environment of its own (the Parquet tests read etld's files with both).
+# Installed once, nothing to start or stop.
 #
 # Usage: testenv/tools.sh {start|stop|status|env}
 #   start installs what is missing; env prints the ETLD_TEST_* exports.
@@ -15,6 +17,27 @@ TESTENV_SERVICE=tools
 # package:command pairs; the command is what the tests run.
 TOOLS=(chromium:chromium graphviz:dot podman:podman umoci:umoci)
 
+# The Python packages, pinned, and the environment that holds them.
+PY_PACKAGES=(duckdb==2.0.0 pyarrow==26.0.1)
+PY_ENV="$ETLD_TESTENV_DIR/python"
+PY="$PY_ENV/bin/python"
+
+python_ok() {
+	[[ -x "$PY" ]] && "$PY" -c 'import duckdb, pyarrow' >/dev/null 2>&1 &&
+		[[ "$(cat "$PY_ENV/.packages" 2>/dev/null)" == "${PY_PACKAGES[*]}" ]]
+}
+
+install_python() {
+	python_ok && return 0
+	command -v python3 >/dev/null 2>&1 || die "need python3 for the Parquet readers (DuckDB, pyarrow)"
+	log "installing ${PY_PACKAGES[*]} into $PY_ENV"
+	rm -rf "$PY_ENV"
+	python3 -m venv "$PY_ENV" || die "python3 -m venv failed (Debian: apt-get install python3-venv)"
+	"$PY_ENV/bin/pip" install -q --disable-pip-version-check "${PY_PACKAGES[@]}" || die "pip install ${PY_PACKAGES[*]} failed"
+	printf '%s' "${PY_PACKAGES[*]}" >"$PY_ENV/.packages"
+	python_ok || die "the Python environment still lacks duckdb or pyarrow"
+}
+
 missing_packages() {
 	local t pkg cmd
 	for t in "${TOOLS[@]}"; do
@@ -25,6 +48,8 @@ missing_packages() {
 
 start() {
 	local missing
+	mkdir -p "$ETLD_TESTENV_DIR"
+	install_python
 	mapfile -t missing < <(missing_packages)
 	if [[ ${#missing[@]} -eq 0 ]]; then
 		log "all present"
@@ -42,6 +67,7 @@ start() {
 status() {
 	local missing
 	mapfile -t missing < <(missing_packages)
+	python_ok || missing+=("python:${PY_PACKAGES[*]}")
 	if [[ ${#missing[@]} -eq 0 ]]; then
 		echo "tools: present"
 		return 0
@@ -55,6 +81,7 @@ env_lines() {
 	echo "export ETLD_TEST_DOT=$(command -v dot)"
 	echo "export ETLD_TEST_PODMAN=$(command -v podman)"
 	echo "export ETLD_TEST_UMOCI=$(command -v umoci)"
+	echo "export ETLD_TEST_PYTHON=$PY"
 }
 
 case "${1:-}" in

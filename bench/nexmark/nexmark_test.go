@@ -98,6 +98,12 @@ var queries = map[string]query{
 // load parses a query's file with the test's event count and rate.
 func load(t *testing.T, name string, n int) (*pipeline.Pipeline, error) {
 	t.Helper()
+	return loadIn(t, name, n, t.TempDir())
+}
+
+// loadIn is load with NEXMARK_DIR set to dir.
+func loadIn(t *testing.T, name string, n int, dir string) (*pipeline.Pipeline, error) {
+	t.Helper()
 	data, err := os.ReadFile(name + ".yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -112,7 +118,7 @@ func load(t *testing.T, name string, n int) (*pipeline.Pipeline, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vars := map[string]string{"NEXMARK_DIR": t.TempDir(), "NEXMARK_SIDE_INPUT": side}
+	vars := map[string]string{"NEXMARK_DIR": dir, "NEXMARK_SIDE_INPUT": side}
 	lookup := func(k string) (string, bool) { v, ok := vars[k]; return v, ok }
 	return pipeline.Parse(name+".yaml", data, lookup, pipeline.Env{Registry: builtin.Registry()})
 }

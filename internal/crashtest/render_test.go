@@ -19,7 +19,7 @@ func renderedTemplates() map[string]string {
 		fileToFile, fileGroupByToFile, fileTopNToFile, fileGroupByToMySQL,
 		kafkaGroupByToES, kafkaToKafka, fileToKafka,
 		fileKafkaJoinToMySQL, fileTopNToMySQL, fileOverToFile, fileMatchToFile,
-		fileUnionToFile, unionToKafka, fileLateRowsToFile, binlogGroupByToMySQL,
+		fileUnionToFile, unionToKafka, fileLateRowsToFile, binlogGroupByToMySQL, fileToParquet,
 	} {
 		m[sc.name] = sc.pipeline
 	}

@@ -205,7 +205,7 @@ func (r *opRun) end(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := r.co.report(ctx, report{part: n.cpIndex, ended: true, finished: r.finished, runtime: st.state, runtimePart: st.part}); err != nil {
+	if err := r.co.report(ctx, report{part: n.cpIndex, ended: true, finished: r.finished, runtime: st.state, runtimePart: st.part, entries: st.entries}); err != nil {
 		return err
 	}
 	if err := n.Feed.end(ctx); err != nil {
@@ -249,7 +249,7 @@ func (n *OpNode) barrier(ctx context.Context, co *coordinator, m message) error 
 	if err != nil {
 		return err
 	}
-	if err := co.report(ctx, report{part: n.cpIndex, id: m.barrier, runtime: st.state, runtimePart: st.part}); err != nil {
+	if err := co.report(ctx, report{part: n.cpIndex, id: m.barrier, runtime: st.state, runtimePart: st.part, entries: st.entries}); err != nil {
 		return err
 	}
 	if err := n.send(ctx, m); err != nil {

@@ -37,6 +37,12 @@ func Run(ctx context.Context, g *Graph, opt Options) error {
 		g.ChannelSize = 4
 	}
 	g.DisableDeadlockingBuilds(opt.Checkpoint.Logger)
+	if st := opt.Checkpoint.Store; st != nil {
+		// After every node ended: the parts written for a checkpoint
+		// that was not stored (in flight at a failure or a stop) go now,
+		// not at the next run's pruning.
+		defer st.DropUnstored()
+	}
 	co := newCoordinator(g, opt.Checkpoint)
 	if err := co.restore(); err != nil {
 		return fmt.Errorf("pipeline state: %w", err)
@@ -203,6 +209,11 @@ func runSink(ctx context.Context, n *SinkNode, in <-chan message, co *coordinato
 			}
 		case m, open := <-in:
 			if !open {
+				if f, ok := n.Sink.(connector.Finisher); ok && finished {
+					if err := f.Finish(ctx); err != nil {
+						return fmt.Errorf("finish: %w", err)
+					}
+				}
 				state, err := n.checkpoint(ctx)
 				if err != nil {
 					return err
@@ -233,6 +244,11 @@ func runSink(ctx context.Context, n *SinkNode, in <-chan message, co *coordinato
 				finished = !m.stop
 				continue
 			case msgWatermark:
+				if ws, ok := n.Sink.(connector.WatermarkSink); ok {
+					if err := ws.Watermark(ctx, m.watermark); err != nil {
+						return fmt.Errorf("watermark: %w", err)
+					}
+				}
 				continue
 			}
 			n.Stats.RowsIn.Add(int64(m.batch.Len()))

@@ -124,6 +124,8 @@ type fetched struct {
 	p   *part
 	rd  *partReader
 	msg kafka.Message
+	// marker: msg is a transaction marker (marker.go), no message.
+	marker bool
 }
 
 // Open starts reading in the background.
@@ -315,8 +317,14 @@ func (s *Source) readPartition(ctx context.Context, p *part, rd *partReader) {
 			s.log.Info("kafka source: fetching again", "partition", p.tp.String())
 			failing = false
 		}
+		var marker bool
+		if looksLikeMarker(&m) {
+			if marker, err = s.isMarker(ctx, p.tp, m.Offset); err != nil {
+				return // ctx ended
+			}
+		}
 		select {
-		case s.msgs <- fetched{p: p, rd: rd, msg: m}:
+		case s.msgs <- fetched{p: p, rd: rd, msg: m, marker: marker}:
 		case <-ctx.Done():
 			return
 		}
@@ -414,6 +422,10 @@ func (s *Source) Read(ctx context.Context, max int) (*row.Batch, error) {
 		if f.rd != f.p.cur.Load() || f.msg.Offset < f.p.next.Load() {
 			// From a reader of a generation that ended, or already
 			// returned by one: the partition's current reader has it.
+			continue
+		}
+		if f.marker {
+			f.p.next.Store(f.msg.Offset + 1)
 			continue
 		}
 		before := b.Len()

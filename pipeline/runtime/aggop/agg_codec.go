@@ -244,9 +244,11 @@ func growForRest(dst []byte, bytes, done, all int) []byte {
 	return slices.Grow(dst, rest+rest/8)
 }
 
-// RestoreState replaces the store's groups with those AppendState wrote;
-// keys returns each slot's key (free slots have "").
-func (s *Store) RestoreState(d *row.Decoder) (keys []string) {
+// RestoreState replaces the store's groups with those AppendState wrote,
+// handing each slot's key to each (if not nil) as it is read: key is
+// valid during the call only, so that a restore of millions of groups
+// holds no second copy of their keys. Free slots have an empty key.
+func (s *Store) RestoreState(d *row.Decoder, each func(id int32, key []byte)) {
 	// What each map slot holds, from the layout: DISTINCT counts or a
 	// MIN/MAX multiset.
 	extTag := make([]byte, s.extW)
@@ -286,11 +288,13 @@ func (s *Store) RestoreState(d *row.Decoder) (keys []string) {
 	if s.keepKeys {
 		s.Keys = make([]string, slots)
 	}
-	keys = make([]string, slots)
 	for id := 0; id < slots && d.Err() == nil; id++ {
-		keys[id] = d.Str()
+		key := d.BytesView()
 		if s.keepKeys {
-			s.Keys[id] = keys[id]
+			s.Keys[id] = string(key)
+		}
+		if each != nil && d.Err() == nil {
+			each(int32(id), key)
 		}
 		nums := s.nums[id*s.numW : (id+1)*s.numW]
 		for j := range s.numSnap {
@@ -345,7 +349,6 @@ func (s *Store) RestoreState(d *row.Decoder) (keys []string) {
 			s.exts[id*s.extW+j] = e
 		}
 	}
-	return keys
 }
 
 // AppendClock starts the snapshot of an event-time operator (window,

@@ -313,35 +313,47 @@ func (g *GroupAgg) Snapshot() ([]byte, error) {
 }
 
 // Restore replaces the operator's state with a snapshot's.
-func (g *GroupAgg) Restore(snap []byte) error {
-	d := row.NewDecoder(snap)
+func (g *GroupAgg) Restore(snap []byte) error { return g.restore(row.NewDecoder(snap)) }
+
+// restore reads a snapshot from d, the bytes of one or a stream of them.
+func (g *GroupAgg) restore(d *row.Decoder) error {
 	v := d.Byte()
 	if v != GroupAggStateVersion && v != groupAggTTLStateVersion {
 		return fmt.Errorf("group aggregate: state version %d, want %d or %d", v, GroupAggStateVersion, groupAggTTLStateVersion)
 	}
 	g.dropped = d.Varint()
-	keys := g.store.RestoreState(d)
-	g.readTTL(d, v == groupAggTTLStateVersion, len(keys))
-	if err := d.End(); err != nil {
-		return fmt.Errorf("group aggregate: restore: %w", err)
-	}
-	free := make([]bool, len(keys))
-	for _, id := range g.store.Free {
-		free[id] = true
-	}
+	// The index is built as the keys are read (RestoreState reads the
+	// slots and the free ones before the first key).
 	index := state.NewOffHeapKeyTable()
-	index.Reset(len(keys))
-	for id, k := range keys {
+	var free []bool
+	g.store.RestoreState(d, func(id int32, key []byte) {
+		if free == nil {
+			free = make([]bool, g.store.Slots)
+			for _, f := range g.store.Free {
+				free[f] = true
+			}
+			index.Reset(int(g.store.Slots))
+		}
 		if free[id] {
-			continue
+			return
 		}
-		if _, dup := index.Find([]byte(k)); dup {
-			return fmt.Errorf("group aggregate: restore: slot %d repeats a group key", id)
+		if _, dup := index.Find(key); dup {
+			d.Fail("slot %d repeats a group key", id)
+			return
 		}
-		index.Insert([]byte(k), int32(id))
+		index.Insert(key, id)
+	})
+	if free == nil {
+		index.Reset(0)
 	}
-	if index.Len()+len(g.store.Free) != len(keys) {
-		return fmt.Errorf("group aggregate: restore: %d groups and %d free slots in %d slots", index.Len(), len(g.store.Free), len(keys))
+	g.readTTL(d, v == groupAggTTLStateVersion, int(g.store.Slots))
+	err := d.End()
+	if err == nil && index.Len()+len(g.store.Free) != int(g.store.Slots) {
+		err = fmt.Errorf("%d groups and %d free slots in %d slots", index.Len(), len(g.store.Free), g.store.Slots)
+	}
+	if err != nil {
+		index.Release()
+		return fmt.Errorf("group aggregate: restore: %w", err)
 	}
 	g.index.Release()
 	g.index = index

@@ -188,7 +188,7 @@ func (g *SessionAgg) Restore(state []byte) error {
 	for i := range all {
 		all[i] = &session{start: d.Varint(), end: d.Varint(), id: int32(min(d.Uvarint(), 1<<31-1)), seq: d.Uvarint()}
 	}
-	g.st.RestoreState(d)
+	g.st.RestoreState(d, nil)
 	if err := d.End(); err != nil {
 		return fmt.Errorf("session window aggregate: restore: %w", err)
 	}

@@ -442,8 +442,10 @@ func appendIDs(buf []byte, ids []int32) []byte {
 }
 
 // Restore replaces the operator's state with a snapshot's.
-func (g *WindowAgg) Restore(state []byte) error {
-	d := row.NewDecoder(state)
+func (g *WindowAgg) Restore(state []byte) error { return g.restore(row.NewDecoder(state)) }
+
+// restore reads a snapshot from d, the bytes of one or a stream of them.
+func (g *WindowAgg) restore(d *row.Decoder) error {
 	var err error
 	if g.wm, g.timeID, g.dropped, err = aggop.ReadClock(d, windowStateVersion, "window aggregate"); err != nil {
 		return err
@@ -473,7 +475,7 @@ func (g *WindowAgg) Restore(state []byte) error {
 		c.shared.order = readIDs()
 		g.cycles[i] = c
 	}
-	g.st.RestoreState(d)
+	g.st.RestoreState(d, nil)
 	if err := d.End(); err != nil {
 		return fmt.Errorf("window aggregate: restore: %w", err)
 	}
