@@ -21,6 +21,7 @@ type env struct {
 	meta    dataMeta
 	etld    string // the etld binary
 	etldrun string // bench/etldrun (W4: checkpoint duration)
+	udf     string // the example user functions, as make udf-examples builds them (Nexmark q14)
 	base    map[string]string
 	python  string // DuckDB's venv python; "" = not run
 	noDuck  string // why DuckDB is not run

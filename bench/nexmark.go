@@ -60,6 +60,13 @@ func benchNexmark(cache string, events int64, runs int, only, jsonOut string, sk
 	if b, err := exec.Command("go", "build", "-o", e.etld, "./cmd/etld").CombinedOutput(); err != nil {
 		return fmt.Errorf("go build ./cmd/etld: %v: %s", err, b)
 	}
+	e.udf = filepath.Join(cache, "bin", "udf")
+	logf("make udf-examples (q14's count_char)")
+	build := exec.Command("go", "build", "-buildmode=c-shared", "-o", filepath.Join(e.udf, "count_char.wasm"), "./sdk/go/examples/count_char")
+	build.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
+	if b, err := build.CombinedOutput(); err != nil {
+		return fmt.Errorf("building count_char.wasm: %v: %s", err, b)
+	}
 	if skipFlink {
 		e.noFlink = "-no-flink"
 	} else if e.flink, e.noFlink = findFlink(); e.noFlink != "" {
@@ -184,7 +191,7 @@ func nexmarkEtld(e *env, root, name, engineName, dump string, events int64) engi
 		if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
 			return measure{}, err
 		}
-		vars := []string{"NEXMARK_DIR=" + dir, "NEXMARK_SIDE_INPUT=" + filepath.Join(root, "side_input.txt")}
+		vars := []string{"NEXMARK_DIR=" + dir, "NEXMARK_SIDE_INPUT=" + filepath.Join(root, "side_input.txt"), "NEXMARK_UDF_DIR=" + e.udf}
 		m, _, err := runChild([]string{e.etld, "run", "--quiet", "--log-format", "text", file}, vars, dir, filepath.Join(dir, "stderr"), e.timeout)
 		return m, err
 	}

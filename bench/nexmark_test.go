@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/etld/etld/builtin"
+	"github.com/etld/etld/internal/wasmbuild"
 	"github.com/etld/etld/pipeline"
 )
 
@@ -26,7 +27,16 @@ func TestNexmarkFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := &env{etld: "/bin/true", flink: "/bin/true", timeout: 1e9}
-	vars := map[string]string{"NEXMARK_DIR": dir, "NEXMARK_SIDE_INPUT": filepath.Join(root, "side_input.txt")}
+	// q14 calls count_char, built as make udf-examples builds it.
+	udf := t.TempDir()
+	wasm, err := os.ReadFile(wasmbuild.Go(t, "../sdk/go/examples/count_char"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(udf, "count_char.wasm"), wasm, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	vars := map[string]string{"NEXMARK_DIR": dir, "NEXMARK_SIDE_INPUT": filepath.Join(root, "side_input.txt"), "NEXMARK_UDF_DIR": udf}
 	lookup := func(k string) (string, bool) { v, ok := vars[k]; return v, ok }
 	for i := range 24 {
 		name := fmt.Sprintf("q%d", i)
