@@ -79,7 +79,6 @@ func (sn *snapshotter) run(ctx context.Context) {
 	}
 }
 
-
 // read takes a snapshot and reads the tables left.
 func (sn *snapshotter) read(ctx context.Context) error {
 	s := sn.s
