@@ -55,6 +55,25 @@ bench:
 	@if [ -n "$(BENCH_GO)" ]; then $(MAKE) --no-print-directory bench-go; fi
 	@if [ -n "$(BENCH_SINKS)" ]; then $(MAKE) --no-print-directory bench-sinks; fi
 
+# Nexmark (bench/nexmark/README.md): every query, etld against Flink 2.3 local
+# over the same events (etld's nexmark source written once as json into
+# bench/.cache/nexmark), interleaved runs; prints the table per query.
+# NEXMARK_EVENTS=100M for the large run (about 34 GB of json on disk),
+# NEXMARK_ONLY=q0,q5 for some queries.
+.PHONY: bench-nexmark nexmark-flink
+NEXMARK_EVENTS ?= 10M
+NEXMARK_RUNS ?= 3
+NEXMARK_ONLY ?=
+bench-nexmark:
+	go run ./bench -nexmark -rows $(NEXMARK_EVENTS) -runs $(NEXMARK_RUNS) -only '$(NEXMARK_ONLY)' -json bench/.cache/nexmark.json
+
+# Records Flink 2.3's final table of every Nexmark query over the events of
+# etld's nexmark source (scripts/nexmark/flink.sh: the nexmark project's SQL,
+# cloned from GitHub unless NEXMARK_GIT names a clone; needs Java), which
+# make test compares etld's with (bench/nexmark, TestMatchesFlink).
+nexmark-flink:
+	bash scripts/nexmark/flink.sh
+
 bench-go:
 	if [ -z "$$ETLD_TEST_FLINK" ] && command -v java >/dev/null; then bash testenv/flink.sh start && eval "$$(bash testenv/flink.sh env)"; fi; \
 	go test -count=1 -timeout 60m -run XXX -bench AgainstFlink -benchtime 1x ./pipeline/
@@ -75,3 +94,12 @@ bench-sinks:
 bench-cdc:
 	bash testenv/up.sh postgres >/dev/null
 	. testenv/.env && ETLD_BENCH_ROWS=$${ETLD_BENCH_ROWS:-1000000} go test -count=1 -timeout 60m -run '^$$' -bench 'Capture|Snapshot' -benchtime 3x ./sources/postgres/
+
+# The example functions of the Go SDK for WebAssembly (sdk/go/examples,
+# docs/udf.md) as modules in bin/udf/, built with this Go toolchain.
+.PHONY: udf-examples
+udf-examples:
+	@mkdir -p bin/udf
+	for d in sdk/go/examples/*/; do \
+		GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o bin/udf/$$(basename $$d).wasm ./$$d || exit 1; \
+	done

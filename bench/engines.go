@@ -163,20 +163,37 @@ func duckEngine(e *env, sql string) engine {
 	return duckEngineSchema(e, sql, eventsSchema)
 }
 
-// duckEngineSchema is duckEngine reading events.csv with schema (etld's
-// types: STRING is DuckDB's VARCHAR, TIMESTAMP(3) its TIMESTAMP).
+// duckEngineSchema is duckEngine reading events.csv with schema.
 func duckEngineSchema(e *env, sql string, schema []string) engine {
-	eng := engine{name: "duckdb", out: "out.csv", notRun: e.noDuck}
+	return duckEngineTables(e, sql, map[string]string{"$EVENTS": duckRead(filepath.Join(e.data, "events.csv"), "csv", schema)})
+}
+
+// duckRead is DuckDB's reader of a csv or newline-delimited json file
+// with schema (etld's types: STRING is DuckDB's VARCHAR, TIMESTAMP(3) its
+// TIMESTAMP).
+func duckRead(path, format string, schema []string) string {
 	cols := make([]string, len(schema))
 	for i, c := range schema {
 		name, typ, _ := strings.Cut(c, " ")
 		typ = strings.NewReplacer("STRING", "VARCHAR", "TIMESTAMP(3)", "TIMESTAMP").Replace(typ)
 		cols[i] = fmt.Sprintf("'%s':'%s'", name, typ)
 	}
-	events := fmt.Sprintf("read_csv('%s', header=false, auto_detect=false, columns={%s})",
-		filepath.Join(e.data, "events.csv"), strings.Join(cols, ","))
+	if format == "json" {
+		return fmt.Sprintf("read_json('%s', format='newline_delimited', columns={%s})", path, strings.Join(cols, ","))
+	}
+	return fmt.Sprintf("read_csv('%s', header=false, auto_detect=false, columns={%s})", path, strings.Join(cols, ","))
+}
+
+// duckEngineTables runs sql in DuckDB with each key of tables (such as
+// $EVENTS) replaced by its reader and $OUT by the output file.
+func duckEngineTables(e *env, sql string, tables map[string]string) engine {
+	eng := engine{name: "duckdb", out: "out.csv", notRun: e.noDuck}
 	eng.run = func(dir string) (measure, error) {
-		q := strings.NewReplacer("$EVENTS", events, "$OUT", filepath.Join(dir, "out.csv")).Replace(sql)
+		pairs := []string{"$OUT", filepath.Join(dir, "out.csv")}
+		for k, v := range tables {
+			pairs = append(pairs, k, v)
+		}
+		q := strings.NewReplacer(pairs...).Replace(sql)
 		script := "import duckdb, sys\nduckdb.connect().execute(sys.argv[1])\n"
 		m, _, err := runChild([]string{e.python, "-c", script, q}, nil, dir, filepath.Join(dir, "stderr"), e.timeout)
 		return m, err
@@ -190,25 +207,35 @@ func duckEngineSchema(e *env, sql string, schema []string) engine {
 // the INSERT (as pipeline/bench_over_test.go does), so the JVM's and the
 // mini-cluster's start are left out of Inner; Wall has them.
 func flinkEngine(e *env, name, settings, watermark, sinkCols, sinkWith, insert string, out bool) engine {
+	events := flinkTable("events", eventsSchema, filepath.Join(e.data, "events.csv"), "csv", watermark)
+	return flinkTablesEngine(e, name, settings, events, sinkCols, sinkWith, insert, out)
+}
+
+// flinkTable is the CREATE TABLE of a filesystem source.
+func flinkTable(name string, schema []string, path, format, watermark string) string {
+	wm := ""
+	if watermark != "" {
+		wm = ",\n  WATERMARK FOR " + watermark
+	}
+	return fmt.Sprintf("CREATE TABLE %s (\n  %s%s\n) WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = '%s');\n",
+		name, strings.Join(schema, ", "), wm, path, format)
+}
+
+// flinkTablesEngine is flinkEngine over the source tables of tables
+// (flinkTable's statements).
+func flinkTablesEngine(e *env, name, settings, tables, sinkCols, sinkWith, insert string, out bool) engine {
 	eng := engine{name: name, notRun: e.noFlink}
 	if out {
 		eng.out = "out"
 	}
 	eng.run = func(dir string) (measure, error) {
-		wm := ""
-		if watermark != "" {
-			wm = ",\n  WATERMARK FOR " + watermark
-		}
 		with := strings.ReplaceAll(sinkWith, "$OUT", filepath.Join(dir, "out"))
 		text := fmt.Sprintf(`%s
-CREATE TABLE events (
-  id BIGINT, k1 BIGINT, k2 BIGINT, cust BIGINT, amount BIGINT, name STRING, ts TIMESTAMP(3)%s
-) WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'csv');
-CREATE TABLE sink_out (%s) WITH (%s);
+%sCREATE TABLE sink_out (%s) WITH (%s);
 SELECT CAST(NOW() AS STRING);
 %s;
 SELECT CAST(NOW() AS STRING);
-`, settings, wm, filepath.Join(e.data, "events.csv"), sinkCols, with, insert)
+`, settings, tables, sinkCols, with, insert)
 		script := filepath.Join(dir, "q.sql")
 		if err := os.WriteFile(script, []byte(text), 0o644); err != nil {
 			return measure{}, err

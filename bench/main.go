@@ -8,6 +8,8 @@
 // testenv/flink.sh (Java needed); either missing is reported as not run.
 //
 // Usage: go run ./bench [-rows 10M] [-runs 3] [-only W1,W2-batch] [-json out.json]
+//
+//	go run ./bench -nexmark [-rows 10M] [-only q0,q5]   (make bench-nexmark)
 package main
 
 import (
@@ -26,12 +28,13 @@ func main() {
 	seed := flag.Uint64("seed", 1, "seed of the data generator")
 	cache := flag.String("cache", "bench/.cache", "cache dir for data, builds and outputs")
 	runs := flag.Int("runs", 3, "runs of each engine (interleaved); medians are reported")
-	only := flag.String("only", "", "comma-separated workloads (W1, W2 = W2-batch and W2-stream, W3 = its string and two-column keys, W4, W5); default all")
+	only := flag.String("only", "", "comma-separated workloads (W1, W2 = W2-batch and W2-stream, W3 = its string and two-column keys, W4, W5, M = the matrix, M-str100k one of its shapes); default all")
 	jsonOut := flag.String("json", "", "also write the results as JSON to this file")
 	noFlink := flag.Bool("no-flink", false, "skip Flink")
 	noDuck := flag.Bool("no-duckdb", false, "skip DuckDB")
 	timeout := flag.Duration("timeout", 30*time.Minute, "limit of one engine run")
 	again := flag.String("report", "", "print the table of this -json file again and exit")
+	nexmark := flag.Bool("nexmark", false, "run the Nexmark queries of bench/nexmark instead, over -rows events (bench/nexmark.go); -only names queries (q0,q5)")
 	flag.Parse()
 	if *again != "" {
 		if err := reprint(*again); err != nil {
@@ -45,7 +48,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench: -rows:", err, "(and -runs must be >= 1)")
 		os.Exit(2)
 	}
-	if err := bench(*cache, rows, *seed, *runs, *only, *jsonOut, *noFlink, *noDuck, *timeout); err != nil {
+	run := func() error { return bench(*cache, rows, *seed, *runs, *only, *jsonOut, *noFlink, *noDuck, *timeout) }
+	if *nexmark {
+		run = func() error { return benchNexmark(*cache, rows, *runs, *only, *jsonOut, *noFlink, *timeout) }
+	}
+	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -66,7 +73,8 @@ func bench(cache string, rows int64, seed uint64, runs int, only, jsonOut string
 	bin := filepath.Join(cache, "bin")
 	// One build of each, before anything is timed.
 	builds := map[string]string{"etld": "./cmd/etld", "etldrun": "./bench/etldrun",
-		"go-encoding-csv": "./bench/baseline/csvfilter", "go-byte-split": "./bench/baseline/bytefilter", "go-map-loop": "./bench/baseline/mapgroup"}
+		"go-encoding-csv": "./bench/baseline/csvfilter", "go-byte-split": "./bench/baseline/bytefilter", "go-map-loop": "./bench/baseline/mapgroup",
+		"parse-limit": "./bench/baseline/parselimit"}
 	for name, pkg := range builds {
 		out := filepath.Join(bin, name)
 		logf("go build %s", pkg)
@@ -87,11 +95,23 @@ func bench(cache string, rows int64, seed uint64, runs int, only, jsonOut string
 		logf("Flink not run: %s", e.noFlink)
 	}
 
-	rep := report{Date: time.Now().UTC().Format(time.RFC3339), Rows: rows, Runs: runs, Data: meta, Host: hostInfo()}
+	rep := report{Date: time.Now().UTC().Format(time.RFC3339), Rows: rows, Runs: runs, Data: meta, Host: hostInfo(), Commit: commitOf()}
+	var run []workload
 	for _, w := range workloads(e) {
-		if !selected(w.name, only) {
-			continue
+		if selected(w.name, only) {
+			run = append(run, w)
 		}
+	}
+	for _, w := range run {
+		if strings.HasPrefix(w.name, "M-") {
+			logf("matrix data %s", data)
+			if err := generateMatrix(data, rows, seed); err != nil {
+				return err
+			}
+			break
+		}
+	}
+	for _, w := range run {
 		res, err := runWorkload(e, w, runs)
 		if err != nil {
 			return err
@@ -222,6 +242,9 @@ func reprint(path string) error {
 	}
 	rep.Targets = targets(rep.Workloads)
 	rep.print(os.Stdout)
+	if len(rep.Workloads) > 0 && rep.Workloads[0].Name == "flink-start" {
+		printNexmark(os.Stdout, rep)
+	}
 	return nil
 }
 
@@ -250,4 +273,18 @@ func hostInfo() string {
 		load = strings.Join(strings.Fields(string(b))[:3], " ")
 	}
 	return fmt.Sprintf("%s; load %s at start", cpu, load)
+}
+
+// commitOf is the checked-out commit, with "+changes" when the tree
+// differs from it; "" outside a git work tree.
+func commitOf() string {
+	out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	c := strings.TrimSpace(string(out))
+	if st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(st) > 0 {
+		c += "+changes"
+	}
+	return c
 }

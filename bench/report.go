@@ -81,6 +81,7 @@ type target struct {
 
 type report struct {
 	Date      string           `json:"date"`
+	Commit    string           `json:"commit,omitempty"`
 	Host      string           `json:"host"`
 	Rows      int64            `json:"rows"`
 	Runs      int              `json:"runs"`
@@ -93,9 +94,9 @@ type report struct {
 // over the other's (>= 1 is as fast).
 func targets(ws []workloadResult) []target {
 	var ts []target
-	speed := func(w workloadResult, goal, other string, min float64) {
+	speedOf := func(w workloadResult, goal, ours, other string, min float64) {
 		t := target{Goal: goal, Want: fmt.Sprintf(">= %.1fx", min), Unit: "x"}
-		if a, b := w.engine("etld"), w.engine(other); a != nil && b != nil {
+		if a, b := w.engine(ours), w.engine(other); a != nil && b != nil {
 			t.Got, t.Known = b.Time/a.Time, true
 			if a.CPU > 0 {
 				t.CPU = b.CPU / a.CPU
@@ -104,6 +105,7 @@ func targets(ws []workloadResult) []target {
 		}
 		ts = append(ts, t)
 	}
+	speed := func(w workloadResult, goal, other string, min float64) { speedOf(w, goal, "etld", other, min) }
 	for _, w := range ws {
 		switch w.Name {
 		case "W1":
@@ -126,13 +128,17 @@ func targets(ws []workloadResult) []target {
 			if strings.HasPrefix(w.Name, "W3-") {
 				speed(w, w.Name+" etld vs DuckDB", "duckdb", 1)
 			}
+			if strings.HasPrefix(w.Name, "M-") {
+				speedOf(w, w.Name+" batch vs DuckDB", "etld-batch", "duckdb", 1)
+				speedOf(w, w.Name+" stream vs Flink", "etld-stream", "flink-stream", 10)
+			}
 		}
 	}
 	return ts
 }
 
 func (rep report) print(out io.Writer) {
-	fmt.Fprintf(out, "\netld bench, %s, %d rows, %d runs each (medians), %s\n", rep.Date, rep.Rows, rep.Runs, rep.Host)
+	fmt.Fprintf(out, "\netld bench, %s, commit %s, %d rows, %d runs each (medians), %s\n", rep.Date, rep.Commit, rep.Rows, rep.Runs, rep.Host)
 	for _, w := range rep.Workloads {
 		fmt.Fprintf(out, "\n%s: %s\n", w.Name, w.Desc)
 		tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -175,6 +181,7 @@ func (rep report) print(out io.Writer) {
 			}
 		}
 	}
+	printMatrix(out, rep.Workloads)
 	fmt.Fprintln(out, "\ntargets (etld's speed as the other's time / etld's):")
 	for _, t := range rep.Targets {
 		got, met := "not measured", ""

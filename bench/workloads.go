@@ -67,7 +67,7 @@ func workloads(e *env) []workload {
 			"checkpoint_runs_count": float64(len(w4runs)),
 		}
 	}
-	return []workload{{
+	return append([]workload{{
 		name: "W1", desc: "CSV filter+project (amount < 5000) csv -> csv",
 		baseline: "go-encoding-csv",
 		engines: []engine{
@@ -117,7 +117,7 @@ func workloads(e *env) []workload {
 				// checkpoints every 10 s, as etld does by default.
 				flinkEngine(e, "flink", "SET 'execution.checkpointing.interval' = '10s';", "ts AS "+watermark, "ws STRING, we STRING, n BIGINT, s BIGINT", flinkFS, "INSERT INTO sink_out "+w5SQL, true),
 			},
-		}}
+		}}, matrixWorkloads(e)...)
 }
 
 // w3 is a batch GROUP BY of string or composite keys against DuckDB,

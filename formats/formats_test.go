@@ -31,7 +31,7 @@ func TestRegistry(t *testing.T) {
 	for _, e := range r.Formats() {
 		names = append(names, e.Type)
 	}
-	if got := strings.Join(names, " "); got != "canal-json csv debezium-json json maxwell-json ogg-json raw" {
+	if got := strings.Join(names, " "); got != "avro avro-confluent canal-json csv debezium-avro-confluent debezium-json json maxwell-json ogg-json parquet protobuf protobuf-confluent raw" {
 		t.Fatalf("formats: %s", got)
 	}
 	sensor := row.NewSchema(row.Field{Name: "id", Type: row.Of(row.String)}, row.Field{Name: "ts", Type: row.Of(row.BigInt)})
@@ -59,7 +59,12 @@ func TestRegistry(t *testing.T) {
 		{"format: {type: json, timestamp_format: rfc}", sensor, `p.yaml:1:40: sources[0].format.timestamp_format: want sql or iso-8601, got "rfc"`},
 		{"format: {type: raw, x: 1}", line, "p.yaml:1:21: sources[0].format.x: unknown key"},
 		{"format: raw", sensor, "p.yaml:1:9: sources[0].format: the raw format needs a schema of exactly one STRING column, got (id STRING, ts BIGINT)"},
-		{"format: avro", sensor, `p.yaml:1:9: sources[0].format: unknown input format type "avro": available: canal-json, csv, debezium-json, json, maxwell-json, ogg-json, raw`},
+		{"format: avro", sensor, ""},
+		{"format: {type: avro, schema: '\"int\"'}", sensor, "p.yaml:1:30: sources[0].format.schema: the schema is a int, not a record"},
+		{"format: {type: avro, schema: '{'}", sensor, "p.yaml:1:30: sources[0].format.schema: not an Avro schema: avro: unknown type: {"},
+		{"format: {type: avro-confluent, url: 'http://127.0.0.1:1'}", sensor, ""},
+		{"format: {type: avro-confluent}", sensor, "p.yaml:1:9: sources[0].format.url: missing required key"},
+		{"format: {type: orc}", sensor, `p.yaml:1:9: sources[0].format: unknown input format type "orc": available: avro, avro-confluent, canal-json, csv, debezium-avro-confluent, debezium-json, json, maxwell-json, ogg-json, protobuf, protobuf-confluent, raw`},
 	}
 	for _, tt := range tests {
 		f := formatSpec(t, tt.src)
@@ -77,10 +82,11 @@ func TestRegistry(t *testing.T) {
 			t.Errorf("%s: decoder:\n got %v\nwant %s", tt.src, errD, tt.err)
 		}
 	}
+	bulkFormats(t, r, sensor)
 	// Only the changelog formats carry row kinds: a source reading one is
 	// updating, whatever the connector.
 	for typ, want := range map[string]bool{"csv": false, "json": false, "raw": false, "debezium-json": true,
-		"canal-json": true, "maxwell-json": true, "ogg-json": true, "avro": false} {
+		"canal-json": true, "maxwell-json": true, "ogg-json": true, "avro": false, "avro-confluent": false, "debezium-avro-confluent": true} {
 		if got := r.Changelog(connector.FormatSpec{Type: typ}); got != want {
 			t.Errorf("Changelog(%s) = %v, want %v", typ, got, want)
 		}
@@ -91,5 +97,41 @@ func TestRegistry(t *testing.T) {
 	}
 	if _, err := r.NewDecoder(f, sensor); err != nil {
 		t.Errorf("schema_include for reading: %v", err)
+	}
+}
+
+// bulkFormats: parquet is a bulk format, built by NewBulkDecoder and
+// NewBulkEncoder with its options checked; a connector of records that
+// asks for it is told which ones take it.
+func bulkFormats(t *testing.T, r *connector.Registry, schema row.Schema) {
+	for _, tt := range []struct{ src, err string }{
+		{"format: parquet", ""},
+		{"format: {type: parquet, compression: zstd, row_group_size: 1000, timestamp_unit: micros}", ""},
+		{"format: {type: parquet, compression: zstdd}", `p.yaml:1:38: sources[0].format.compression: unknown compression "zstdd"; did you mean "zstd"? (want snappy, zstd, gzip or none)`},
+		{"format: {type: parquet, row_group_size: -1}", "p.yaml:1:41: sources[0].format.row_group_size: -1 rows: want 1 to 67108864"},
+		{"format: csv", `p.yaml:1:9: sources[0].format: unknown bulk input format type "csv": available: parquet`},
+	} {
+		f := formatSpec(t, tt.src)
+		_, errD := r.NewBulkDecoder(f, schema)
+		_, errE := r.NewBulkEncoder(f, schema)
+		for _, err := range []error{errD, errE} {
+			if tt.err == "" && err != nil {
+				t.Errorf("%s: %v", tt.src, err)
+			}
+			if tt.err != "" && (err == nil || !strings.HasPrefix(err.Error(), strings.Split(tt.err, ": unknown bulk")[0])) {
+				t.Errorf("%s:\n got %v\nwant %s", tt.src, err, tt.err)
+			}
+		}
+		if tt.err != "" && errD.Error() != tt.err {
+			t.Errorf("%s: decoder:\n got %v\nwant %s", tt.src, errD, tt.err)
+		}
+		if !r.Bulk(f) != (f.Type == "csv") {
+			t.Errorf("%s: Bulk says %v", tt.src, r.Bulk(f))
+		}
+	}
+	f := formatSpec(t, "format: parquet")
+	want := "p.yaml:1:9: sources[0].format: format parquet writes and reads whole files (row groups and a footer), not records: only the file source and the file sink take it"
+	if _, err := r.NewDecoder(f, schema); err == nil || err.Error() != want {
+		t.Errorf("parquet as a record format: %v, want %s", err, want)
 	}
 }

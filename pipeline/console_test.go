@@ -60,8 +60,24 @@ sinks:
 		t.Fatalf("state = %+v, want the GROUP BY", sum.State)
 	}
 	st := sum.State[0]
-	if st.Entries != 7 || st.Bytes <= 0 || !strings.HasPrefix(st.Operator, "GroupAggregate") || st.Transform != "per_mod" || st.ID == "" {
-		t.Errorf("state = %+v, want 7 entries of GroupAggregate in per_mod with a snapshot", st)
+	if st.Entries != 7 || st.Bytes <= 0 || st.Operator != "per_mod/group_aggregate#1" || !strings.HasPrefix(st.Plan, "GroupAggregate(") || st.Transform != "per_mod" || st.ID == "" {
+		t.Errorf("state = %+v, want 7 entries of per_mod/group_aggregate#1 (a GroupAggregate) with a snapshot", st)
+	}
+	// Every operator is listed under its short id, with its plan.
+	var ids []string
+	for _, o := range sum.Operators {
+		ids = append(ids, o.ID)
+		if o.Plan == "" || o.Transform != "per_mod" {
+			t.Errorf("operator %+v: no plan or transform", o)
+		}
+	}
+	if got := strings.Join(ids, " "); !strings.Contains(got, "per_mod/group_aggregate#1") {
+		t.Errorf("operators %s, want per_mod/group_aggregate#1 among them", got)
+	}
+	// The final checkpoint is the last one recorded, with its file's size.
+	cps := sum.Checkpoints
+	if n := len(cps.Recent); n == 0 || int64(n) != min(cps.Count, 20) || !cps.Recent[n-1].Final || cps.Recent[n-1].Size != cps.LastSize || cps.Recent[n-1].ID != cps.LastID {
+		t.Errorf("recent checkpoints %+v, want the run's %d ending with the final one of %d bytes", cps.Recent, cps.Count, cps.LastSize)
 	}
 	if taps["out"] != int(sum.Sinks[0].Out) || kinds[row.Insert] != 7 {
 		t.Errorf("tapped %v (kinds %v), sink wrote %d", taps, kinds, sum.Sinks[0].Out)

@@ -279,29 +279,36 @@ func (p *Pipeline) summary(g *runtime.Graph, start time.Time, reasons []string) 
 			break // the constant tables a query reads (plan/values.go)
 		}
 		skipped := n.Stats.Skipped.Load() + p.Plan.Sources[i].Skipped()
-		c := Count{Name: n.Name, In: n.Stats.RowsIn.Load(), Out: n.Stats.RowsOut.Load(), Skipped: skipped}
+		c := Count{Name: n.Name, In: n.Stats.RowsIn.Load(), Out: n.Stats.RowsOut.Load(), Skipped: skipped, Time: timeOf(&n.Stats)}
 		if sz, ok := p.Plan.Sources[i].Conn.(connector.Sizer); ok {
 			c.Read, c.Size = sz.Size()
 		}
 		s.Sources = append(s.Sources, c)
 	}
 	for i, n := range g.Ops {
-		if d := n.Stats.Skipped.Load(); d > 0 {
-			s.Dropped = append(s.Dropped, Count{Name: n.Name, Skipped: d, Reason: reasons[i]})
+		// Every operator that may drop rows is listed, 0 included: an
+		// alert on late rows needs the series before the first one.
+		if _, ok := n.Op.(operator.Counters); ok {
+			s.Dropped = append(s.Dropped, Count{Name: shortName(&n.Node), Skipped: n.Stats.Skipped.Load(), Reason: reasons[i]})
 		}
 		if _, ok := n.Op.(operator.StateSizer); ok {
-			s.State = append(s.State, StateSize{Operator: n.Name, Transform: n.Transform, ID: n.ID, Entries: n.Stats.StateEntries.Load(), Bytes: n.Stats.StateBytes.Load(), TTL: n.StateTTL})
+			s.State = append(s.State, StateSize{Operator: shortName(&n.Node), Plan: n.Name, Transform: n.Transform, ID: n.ID, Entries: n.Stats.StateEntries.Load(), Bytes: n.Stats.StateBytes.Load(), TTL: n.StateTTL})
 		}
 	}
+	s.Operators = operators(g)
+	now := time.Now()
 	for i, n := range g.Sinks {
 		in := n.Stats.RowsIn.Load()
-		s.Sinks = append(s.Sinks, Count{Name: n.Name, Mode: p.Plan.Sinks[i].Mode.String(), In: in, Out: n.Stats.RowsOut.Load(), Skipped: p.Plan.Sinks[i].Skipped(), Pending: max(in-n.Stats.Checkpointed.Load(), 0)})
+		c := Count{Name: n.Name, Mode: p.Plan.Sinks[i].Mode.String(), In: in, Out: n.Stats.RowsOut.Load(), Skipped: p.Plan.Sinks[i].Skipped(), Pending: max(in-n.Stats.Checkpointed.Load(), 0), Time: timeOf(&n.Stats)}
+		sinkCalls(&c, n, now)
+		s.Sinks = append(s.Sinks, c)
 	}
 	c := &g.Checkpoints
 	s.Checkpoints = Checkpoints{
 		Count: c.Count.Load(), Failures: c.Failures.Load(), LastID: c.LastID.Load(),
 		LastDuration: time.Duration(c.LastDuration.Load()), LastSize: c.LastSize.Load(), Restored: c.Restored.Load(),
 	}
+	s.Checkpoints.Recent = g.CheckpointLog.Recent()
 	if at := c.LastAt.Load(); at != 0 {
 		s.Checkpoints.LastAt = time.Unix(0, at)
 	}

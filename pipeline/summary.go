@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/etld/etld/internal/human"
+	"github.com/etld/etld/pipeline/runtime"
+	"github.com/etld/etld/pipeline/runtime/operator"
 )
 
 // Summary is a run's counters.
@@ -17,7 +19,11 @@ type Summary struct {
 	Elapsed  time.Duration
 	Sources  []Count
 	Sinks    []Count
-	// Dropped counts rows operators discarded (late rows of windows).
+	// Operators lists the plan's operators, each transform's in
+	// data-flow order, with their counters (summary_ops.go).
+	Operators []Operator
+	// Dropped counts the rows each operator that may drop rows (late
+	// rows of windows) discarded, 0 included, named by its operator's ID.
 	Dropped []Count
 	// Checkpoints are the run's checkpoint counters.
 	Checkpoints Checkpoints
@@ -30,9 +36,10 @@ type Summary struct {
 // (groups, window groups, distinct rows) and the Bytes of its newest
 // snapshot (0 before the first checkpoint).
 type StateSize struct {
-	// Operator is the operator's plan, e.g. GroupAggregate(...);
-	// Transform the pipeline file's transform it belongs to.
-	Operator, Transform string
+	// Operator is the operator's short name (Operator.ID), Plan its
+	// plan, e.g. GroupAggregate(...); Transform the pipeline file's
+	// transform it belongs to.
+	Operator, Plan, Transform string
 	// ID is the operator's state id (runtime.Node.ID), the StateID of
 	// its node in plan.Describe.
 	ID             string
@@ -57,6 +64,9 @@ type Checkpoints struct {
 	// Restored is the id of the checkpoint the run resumed from, 0 if
 	// it started afresh.
 	Restored int64
+	// Recent are the last checkpoints, oldest first (at most
+	// runtime.CheckpointHistory).
+	Recent []runtime.CheckpointRecord
 }
 
 // Count is one component's counters. A source's In counts the records
@@ -81,6 +91,13 @@ type Count struct {
 	// completed checkpoint: written or buffered, but not yet covered by
 	// a checkpoint, so a run cut short reads them again on its next start.
 	Pending int64
+	// Time is a source's watermark and where a source's or a sink's time
+	// went (summary_ops.go).
+	Time
+	// Writes and Flushes are a sink's calls of Write and Flush, timed;
+	// PendingCall how long the one under way has run (0 between calls).
+	Writes, Flushes operator.LatencySnapshot
+	PendingCall     time.Duration
 }
 
 // RowsPerSecond is the sources' output rate.
@@ -154,7 +171,11 @@ func (s Summary) String() string {
 		add("sink", c)
 	}
 	writeTable(&b, rows, 3)
+	s.writeTimes(&b)
 	for _, c := range s.Dropped {
+		if c.Skipped == 0 {
+			continue
+		}
 		what := "rows"
 		if c.Reason != "" {
 			what = c.Reason + " rows"
@@ -162,11 +183,7 @@ func (s Summary) String() string {
 		fmt.Fprintf(&b, "  dropped %d %s in %s\n", c.Skipped, what, c.Name)
 	}
 	for _, st := range s.State {
-		op := st.Operator
-		if i := strings.IndexByte(op, '('); i > 0 {
-			op = op[:i]
-		}
-		fmt.Fprintf(&b, "  state of %s (%s): %d entries", st.Transform, op, st.Entries)
+		fmt.Fprintf(&b, "  state of %s: %d entries", st.Operator, st.Entries)
 		if st.Bytes > 0 {
 			fmt.Fprintf(&b, ", %s checkpointed", human.Bytes(st.Bytes))
 		}

@@ -19,13 +19,15 @@ func TestSummaryTable(t *testing.T) {
 		name: "with a sized source",
 		s: pipeline.Summary{
 			Pipeline: "p", Elapsed: 2 * time.Second,
-			Sources:     []pipeline.Count{{Name: "a", In: 5, Out: 5, Skipped: 1, Read: 3 << 20, Size: 3 << 20}, {Name: "a_source_with_a_long_name", In: 1234567, Out: 1234567, Skipped: 12}},
-			Sinks:       []pipeline.Count{{Name: "out", Mode: "append", In: 5, Out: 5}, {Name: "s", Mode: "upsert", In: 1234567, Out: 1000, Skipped: 123}},
-			Dropped:     []pipeline.Count{{Name: "win", Skipped: 7}},
+			Sources: []pipeline.Count{{Name: "a", In: 5, Out: 5, Skipped: 1, Read: 3 << 20, Size: 3 << 20, Time: pipeline.Time{Busy: time.Second, Backpressure: 500 * time.Millisecond}},
+				{Name: "a_source_with_a_long_name", In: 1234567, Out: 1234567, Skipped: 12, Time: pipeline.Time{Watermark: time.Date(2024, 1, 1, 0, 0, 7, 0, time.UTC)}}},
+			Sinks:       []pipeline.Count{{Name: "out", Mode: "append", In: 5, Out: 5, Time: pipeline.Time{Busy: 20 * time.Millisecond}}, {Name: "s", Mode: "upsert", In: 1234567, Out: 1000, Skipped: 123}},
+			Operators:   []pipeline.Operator{{ID: "win/window_aggregate#1", Time: pipeline.Time{Watermark: time.Date(2024, 1, 1, 0, 0, 5, 0, time.UTC), WatermarkEnded: true, Busy: 1500 * time.Millisecond}}},
+			Dropped:     []pipeline.Count{{Name: "win/window_aggregate#1", Skipped: 7}},
 			Checkpoints: pipeline.Checkpoints{Count: 2, LastSize: 3 << 20, LastDuration: 178400 * time.Microsecond},
 			State: []pipeline.StateSize{
-				{Operator: "GroupAggregate(groupBy=[k], select=[COUNT(*)])", Transform: "per_key", Entries: 1000, Bytes: 20 << 10},
-				{Operator: "WindowAggregate(window=[TUMBLE(ts, INTERVAL '1' MINUTE)])", Transform: "win", Entries: 3},
+				{Operator: "per_key/group_aggregate#1", Plan: "GroupAggregate(groupBy=[k], select=[COUNT(*)])", Transform: "per_key", Entries: 1000, Bytes: 20 << 10},
+				{Operator: "win/window_aggregate#1", Plan: "WindowAggregate(window=[TUMBLE(ts, INTERVAL '1' MINUTE)])", Transform: "win", Entries: 3},
 			},
 		},
 		want: `pipeline p: 2s, 617286 rows/s, 2 checkpoints (the last 3.0 MiB, in 178ms)
@@ -34,9 +36,15 @@ func TestSummaryTable(t *testing.T) {
   source  a_source_with_a_long_name  -       1234567  1234567       12
   sink    out                        append        5        5        0
   sink    s                          upsert  1234567     1000      123
-  dropped 7 rows in win
-  state of per_key (GroupAggregate): 1000 entries, 20.0 KiB checkpointed
-  state of win (WindowAggregate): 3 entries
+  NODE                              WATERMARK                                    BUSY  BACKPRESSURE
+  source a                                                                   1s (50%)   500ms (25%)
+  source a_source_with_a_long_name  2024-01-01 00:00:07.000                   0s (0%)       0s (0%)
+  win/window_aggregate#1            2024-01-01 00:00:05.000 (input ended)  1.5s (75%)       0s (0%)
+  sink out                                                                  20ms (1%)
+  sink s                                                                      0s (0%)
+  dropped 7 rows in win/window_aggregate#1
+  state of per_key/group_aggregate#1: 1000 entries, 20.0 KiB checkpointed
+  state of win/window_aggregate#1: 3 entries
 `,
 	}, {
 		name: "stopped before the end, one checkpoint",

@@ -9,6 +9,8 @@
 #   kafka/kafka.log             broker log
 #   elasticsearch/dist/...      unpacked distribution (from Maven)
 #   elasticsearch/{config,data,logs,tmp}
+#   registry/{build,app}        Maven build of the schema registry, quarkus-app
+#   registry/registry.log       its log
 # Downloads themselves stay in Maven's local repository (~/.m2) and apt's
 # cache, so a fresh state dir rebuilds without the network once they are there.
 
@@ -52,6 +54,9 @@ KAFKA_SASL_PASSWORD=etld-test-pw
 ES_HOST=127.0.0.1
 ES_PORT=${ETLD_TESTENV_ES_PORT:-9200}
 ES_TRANSPORT_PORT=${ETLD_TESTENV_ES_TRANSPORT_PORT:-9300}
+# The schema registry (Apicurio, Confluent's API under /apis/ccompat/v7).
+REGISTRY_HOST=127.0.0.1
+REGISTRY_PORT=${ETLD_TESTENV_REGISTRY_PORT:-8081}
 
 log() {
 	printf '%s [testenv/%s] %s\n' "$(date +%H:%M:%S)" "${TESTENV_SERVICE:-main}" "$*" >&2
@@ -149,7 +154,10 @@ wait_service() {
 	shift 5
 	local deadline=$((SECONDS + timeout))
 	while ! "$@" >/dev/null 2>&1; do
-		if ! pid_alive "$pidfile" "$comm" "$match"; then
+		# start-stop-daemon writes the pid before the fork execs the
+		# server: until then the pid's name is not yet the server's, so
+		# only a pid that is gone means the process exited.
+		if ! pid_alive "$pidfile" "$comm" "$match" && ! kill -0 "$(cat "$pidfile" 2>/dev/null)" 2>/dev/null; then
 			log "the process for $what exited"
 			return 2
 		fi

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # MariaDB from Debian's packages on 127.0.0.1:3306, with a private data dir,
 # database etld_test and user etld (password in lib.sh), reachable over TCP.
+# The binary log is on, row-based with full images and full row metadata
+# (column names in every table map), so that the mysql source's binlog
+# capture (mode: cdc) can read it; the etld user may replicate.
 #
 # Usage: testenv/mariadb.sh {start|stop|status|dsn}
 set -euo pipefail
@@ -93,7 +96,14 @@ launch() {
 	local args=(--no-defaults --datadir="$DATA" --socket="$SOCKET"
 		--pid-file="$RUN/mysqld.pid" --port="$MYSQL_PORT"
 		--bind-address="$MYSQL_HOST" --log-error="$ERRLOG"
-		--skip-name-resolve)
+		--skip-name-resolve
+		# Binlog capture: ROW format, before and after images of every
+		# column, column names in the table maps. Binlogs older than a
+		# day go, in files of 256 MiB, so that the tests' writes do not
+		# fill the disk of a machine that keeps its data dir.
+		--server-id=1 --log-bin=mariadb-bin --binlog-format=ROW
+		--binlog-row-image=FULL --binlog-row-metadata=FULL
+		--binlog-expire-logs-seconds=86400 --max-binlog-size=256M)
 	if [[ "$(id -u)" -eq 0 ]]; then args+=(--user=mysql); fi
 	[[ -f "$ERRLOG" ]] && mv -f "$ERRLOG" "$ERRLOG.1"
 	log "starting $mariadbd on $MYSQL_HOST:$MYSQL_PORT (data $DATA)"
@@ -108,6 +118,7 @@ setup_sql() {
 		CREATE USER IF NOT EXISTS '$MYSQL_USER'@'%' IDENTIFIED BY '$MYSQL_PASSWORD';
 		ALTER USER '$MYSQL_USER'@'%' IDENTIFIED BY '$MYSQL_PASSWORD';
 		GRANT ALL PRIVILEGES ON *.* TO '$MYSQL_USER'@'%' WITH GRANT OPTION;
+		GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO '$MYSQL_USER'@'%';
 	SQL
 }
 

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/etld/etld/builtin"
+	"github.com/etld/etld/internal/wasmbuild"
 	"github.com/etld/etld/pipeline"
 	"github.com/etld/etld/pipeline/row"
 )
@@ -70,7 +71,8 @@ var queries = map[string]query{
 	// most one row per bid.
 	"q12": {min: 0, max: bids, clock: true, explain: "WindowAggregate(window=[TUMBLE(p_time, INTERVAL '10' SECOND)], groupBy=[bidder]"},
 	"q13": {refused: "side_input FOR SYSTEM_TIME AS OF p_time (processing time) is a lookup join, and a file source cannot be looked up by key"},
-	"q14": {refused: "unknown function COUNT_CHAR"},
+	// The bids whose price is in the range: some of them.
+	"q14": {min: 1, max: bids},
 	// One day: one row.
 	"q15": {min: 1, max: 1},
 	// One row per channel and day: four named channels, the others
@@ -98,6 +100,25 @@ var queries = map[string]query{
 // load parses a query's file with the test's event count and rate.
 func load(t *testing.T, name string, n int) (*pipeline.Pipeline, error) {
 	t.Helper()
+	return loadIn(t, name, n, t.TempDir())
+}
+
+// loadIn is load with NEXMARK_DIR set to dir.
+func loadIn(t *testing.T, name string, n int, dir string) (*pipeline.Pipeline, error) {
+	t.Helper()
+	return loadSource(t, name, fmt.Sprintf("    events: %d\n    first_event_rate: %d\n    next_event_rate: %d\n", n, eventRate, eventRate), dir)
+}
+
+// loadEvents parses a query's file with n events at the file's own rate.
+func loadEvents(t *testing.T, name string, n int) (*pipeline.Pipeline, error) {
+	t.Helper()
+	return loadSource(t, name, fmt.Sprintf("    events: %d\n", n), t.TempDir())
+}
+
+// loadSource parses a query's file with its source's events line
+// replaced by lines and NEXMARK_DIR set to dir.
+func loadSource(t *testing.T, name, lines, dir string) (*pipeline.Pipeline, error) {
+	t.Helper()
 	data, err := os.ReadFile(name + ".yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -106,15 +127,33 @@ func load(t *testing.T, name string, n int) (*pipeline.Pipeline, error) {
 	if !strings.Contains(string(data), full) {
 		t.Fatalf("%s.yaml has no %q line to shorten", name, full)
 	}
-	small := fmt.Sprintf("    events: %d\n    first_event_rate: %d\n    next_event_rate: %d\n", n, eventRate, eventRate)
-	data = []byte(strings.Replace(string(data), full, small, 1))
+	data = []byte(strings.Replace(string(data), full, lines, 1))
 	side, err := filepath.Abs("side_input.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
-	vars := map[string]string{"NEXMARK_DIR": t.TempDir(), "NEXMARK_SIDE_INPUT": side}
+	vars := map[string]string{"NEXMARK_DIR": dir, "NEXMARK_SIDE_INPUT": side}
+	if strings.Contains(string(data), "${NEXMARK_UDF_DIR}") {
+		vars["NEXMARK_UDF_DIR"] = udfDir(t)
+	}
 	lookup := func(k string) (string, bool) { v, ok := vars[k]; return v, ok }
 	return pipeline.Parse(name+".yaml", data, lookup, pipeline.Env{Registry: builtin.Registry()})
+}
+
+// udfDir builds the example functions the queries call (q14's
+// count_char) into a directory of the test's own, named as make
+// udf-examples names them.
+func udfDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	data, err := os.ReadFile(wasmbuild.Go(t, "../../sdk/go/examples/count_char"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "count_char.wasm"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 // run runs a query and returns its sink's final table, each row in print
@@ -229,4 +268,20 @@ func checkRows(t *testing.T, name string, got, want []string) {
 		}
 	}
 	t.Fatalf("%s: %d rows, want %d", name, len(got), len(want))
+}
+
+// TestQ14CountChar checks q14's user function, count_char (a WebAssembly
+// module), on every row: c_counts is the count of 'c' in extra.
+func TestQ14CountChar(t *testing.T) {
+	rows := run(t, "q14", events, 0)
+	if len(rows) == 0 {
+		t.Fatal("no rows")
+	}
+	for _, r := range rows {
+		f := strings.Split(r, "|")
+		extra, count := f[len(f)-2], f[len(f)-1]
+		if want := fmt.Sprint(strings.Count(extra, "c")); count != want {
+			t.Fatalf("row %s: c_counts %s, want %s", r, count, want)
+		}
+	}
 }

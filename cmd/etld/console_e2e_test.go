@@ -309,6 +309,9 @@ func planMatchesDescribe(t *testing.T, ctx context.Context, base, shots, name st
 	}
 	for _, e := range d.Edges {
 		want := e.Changelog.Text + " key " + plan.KeyText(e.UpsertKey)
+		if e.Lookup {
+			want = "lookup"
+		}
 		if got := g.Edges[e.From+" -> "+e.To]; got != want {
 			t.Errorf("%s: edge %s -> %s labelled %q, want %q", d.Name, e.From, e.To, got, want)
 		}

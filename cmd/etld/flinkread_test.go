@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"database/sql"
 	"encoding/csv"
 	"encoding/json"
@@ -12,11 +11,9 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/etld/etld/internal/testenv"
 	"github.com/go-sql-driver/mysql"
-	"github.com/segmentio/kafka-go"
 )
 
 // Readers of what a sink left behind, the same for etld's run and for
@@ -111,55 +108,10 @@ func fileLines(t *testing.T, path string, header bool) []string {
 	return out
 }
 
-// topicMessages reads every message of a topic, up to its end now.
-func topicMessages(t *testing.T, brokers, topic string) []kafka.Message {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	conn, err := kafka.DialContext(ctx, "tcp", brokers)
-	if err != nil {
-		t.Fatalf("kafka: %v", err)
-	}
-	parts, err := conn.ReadPartitions(topic)
-	conn.Close()
-	if err != nil {
-		t.Fatalf("kafka: partitions of %s: %v", topic, err)
-	}
-	var out []kafka.Message
-	for _, p := range parts {
-		pc, err := kafka.DialLeader(ctx, "tcp", brokers, topic, p.ID)
-		if err != nil {
-			t.Fatalf("kafka: %v", err)
-		}
-		last, err := pc.ReadLastOffset()
-		if err != nil {
-			t.Fatalf("kafka: %v", err)
-		}
-		first, err := pc.ReadFirstOffset()
-		if err != nil {
-			t.Fatalf("kafka: %v", err)
-		}
-		if _, err := pc.Seek(first, kafka.SeekAbsolute); err != nil {
-			t.Fatalf("kafka: %v", err)
-		}
-		for off := first; off < last; {
-			pc.SetReadDeadline(time.Now().Add(10 * time.Second))
-			m, err := pc.ReadMessage(10 << 20)
-			if err != nil {
-				t.Fatalf("kafka: reading %s/%d at %d of %d: %v", topic, p.ID, off, last, err)
-			}
-			out = append(out, m)
-			off = m.Offset + 1
-		}
-		pc.Close()
-	}
-	return out
-}
-
 // topicAppended is an append topic's table: its values (with their keys).
 func topicAppended(t *testing.T, brokers, topic string) []string {
 	var out []string
-	for _, m := range topicMessages(t, brokers, topic) {
+	for _, m := range testenv.ReadTopic(t, brokers, topic) {
 		out = append(out, canonicalJSON(t, m.Key)+" => "+canonicalJSON(t, m.Value))
 	}
 	sort.Strings(out)
@@ -170,7 +122,7 @@ func topicAppended(t *testing.T, brokers, topic string) []string {
 // after a tombstone.
 func topicUpserted(t *testing.T, brokers, topic string) []string {
 	last := map[string]string{}
-	for _, m := range topicMessages(t, brokers, topic) {
+	for _, m := range testenv.ReadTopic(t, brokers, topic) {
 		k := canonicalJSON(t, m.Key)
 		if m.Value == nil {
 			delete(last, k)
@@ -190,7 +142,7 @@ func topicUpserted(t *testing.T, brokers, topic string) []string {
 // and takes away its before image.
 func topicDebezium(t *testing.T, brokers, topic string) []string {
 	count := map[string]int{}
-	for _, m := range topicMessages(t, brokers, topic) {
+	for _, m := range testenv.ReadTopic(t, brokers, topic) {
 		if m.Value == nil {
 			continue
 		}

@@ -6,11 +6,12 @@
 //	etld explain FILE|DIR...   print the plans: text, json, dot or mermaid
 //	etld test [FILE|DIR...]    run the pipelines' unit tests
 //	etld export flink FILE|DIR write the pipelines as Flink SQL scripts
+//	etld state ls|show|dump    read a state directory: checkpoints, operators, their state
 //	etld healthcheck [URL]     GET the admin /healthz (container HEALTHCHECK)
 //	etld version               print the version, commit and Go version
 //
 // main.go dispatches; oneshot.go, daemon.go, validate.go, explain.go,
-// test.go, healthcheck.go and version.go hold the commands, usage.go their
+// test.go, state*.go, healthcheck.go and version.go hold the commands, usage.go their
 // help, logging.go the logger and secrets.
 package main
 
@@ -46,6 +47,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdTest(args[1:], stdout, stderr)
 	case "export":
 		return cmdExport(args[1:], stdout, stderr)
+	case "state":
+		return cmdState(args[1:], stdout, stderr)
 	case "healthcheck":
 		return cmdHealthcheck(args[1:], stdout, stderr)
 	case "version", "--version", "-v":

@@ -76,7 +76,7 @@ func TestStateTTLKeyStartsAgain(t *testing.T) {
 	}
 
 	// The state entries of the aggregate, from /metrics and /pipelines.
-	series := `etld_operator_state_entries{operator="GroupAggregate(groupBy=[user_id], select=[COUNT(*)])",pipeline="ttl",state_id="transform/per_user/1"}`
+	series := `etld_operator_state_entries{operator="per_user/group_aggregate#1",pipeline="ttl",state_id="transform/per_user/1"}`
 	testenv.Eventually(t, 30*time.Second, "the expired groups freed", func() error {
 		v, ok := metric(t, base, series)
 		if !ok {

@@ -47,6 +47,9 @@ Usage:
                                      --format text|json|dot|mermaid
   etld test [FILE|DIR...]            run the pipelines' unit tests (tests: sections, NAME_test.yaml)
   etld export flink [flags] FILE|DIR...  write the pipelines as Flink SQL scripts (-o, --k8s)
+  etld state ls|show|dump STATE_DIR [PIPELINE [OPERATOR]]
+                                     read a state directory: checkpoints, operators,
+                                     an operator's state as rows (JSON or CSV)
   etld healthcheck [URL]             exit 0 when the admin /healthz answers 200
   etld version                       print the version, commit and Go version
 

@@ -16,7 +16,7 @@ var goFlagListing = regexp.MustCompile(`(?m)^  -[a-z]`)
 // Every command answers --help and -h with its usage on stdout, in the
 // style of `etld --help`, and exits 0.
 func TestEveryCommandHasHelp(t *testing.T) {
-	for _, cmd := range []string{"run", "validate", "explain", "test", "healthcheck", "version"} {
+	for _, cmd := range []string{"run", "validate", "explain", "test", "state", "healthcheck", "version"} {
 		for _, h := range []string{"--help", "-h", "-help"} {
 			t.Run(cmd+" "+h, func(t *testing.T) {
 				var stdout, stderr bytes.Buffer

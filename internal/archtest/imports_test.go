@@ -79,6 +79,10 @@ func TestImportRules(t *testing.T) {
 				t.Errorf("pipeline/sql imports %s: it imports only pipeline/row", dep)
 			case strings.HasPrefix(self, "formats/") && connectorOf(dep) != "":
 				t.Errorf("%s imports %s: formats know no connector", self, dep)
+			case (self == "sdk/go/udf" || strings.HasPrefix(self, "sdk/go/")) && dep != "sdk/go/udf":
+				t.Errorf("%s imports %s: the Go SDK for functions imports nothing of etld's but itself, so that a module needs only its directory", self, dep)
+			case self == "pipeline/udf" && dep != "pipeline/row" && dep != "pipeline/spec":
+				t.Errorf("pipeline/udf imports %s: it imports only pipeline/row and pipeline/spec (the planner joins it to the runtime)", dep)
 			case self == "internal/redact":
 				t.Errorf("internal/redact imports %s: it imports nothing of etld's, so that pipeline/spec, the daemon and the CLI can all use it", dep)
 			}
@@ -101,6 +105,9 @@ func TestImportRules(t *testing.T) {
 // aggregates over a match fold rows in aggop's store); the engine wires
 // operators through the contract alone, so it imports no family; the test
 // kit imports no family and not the engine, so that every family's tests can use it.
+// User-defined functions run through udfop, which sees them through its
+// own small interfaces: the runtime never imports pipeline/udf (and so
+// neither wazero nor goja); the planner joins the two.
 // The engine marks the errors that running again cannot fix (saved state
 // that no longer fits) with internal/retry, as connectors do.
 var runtimeImports = map[string][]string{
@@ -113,6 +120,7 @@ var runtimeImports = map[string][]string{
 	"pipeline/runtime/windowop": {"pipeline/row", "pipeline/runtime/operator", "pipeline/runtime/state", "pipeline/runtime/aggop", "pipeline/runtime/rankop"},
 	"pipeline/runtime/optest":   {"pipeline/row", "pipeline/runtime/operator", "pipeline/runtime/state"},
 	"pipeline/runtime/matchop":  {"pipeline/row", "pipeline/runtime/operator", "pipeline/runtime/state", "pipeline/runtime/aggop"},
+	"pipeline/runtime/udfop":    {"pipeline/row", "pipeline/connector", "pipeline/runtime/operator"},
 }
 
 func TestRuntimeLayers(t *testing.T) {

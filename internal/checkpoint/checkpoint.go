@@ -15,8 +15,9 @@
 // checkpoint file that is complete; temporary files left behind are
 // never read and are removed by the next write.
 //
-// A checkpoint file is "ETLDCKPT", a version byte (2; files of version
-// 1, before RuntimePart, are still read), the fields below
+// A checkpoint file is "ETLDCKPT", a version byte (3; files of version
+// 1, before RuntimePart, and 2, before Entries, are still read), the
+// fields below
 // (varints, length-prefixed strings and byte strings) and a CRC-32C of
 // everything before it, so a damaged file is refused rather than
 // misread.
@@ -32,6 +33,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -61,6 +63,11 @@ type Component struct {
 	// RuntimePart, when not "", names the part file that holds Runtime
 	// instead (part.go): a state written in pieces, read with OpenPart.
 	RuntimePart string
+	// Entries is how many entries (groups, rows, keys) an operator's
+	// state held, what `etld state ls` shows without decoding it; -1
+	// when not known (a node that does not count them, a checkpoint of
+	// format 1 or 2).
+	Entries int64
 	// Connector is what a source's Position or a sink's Snapshot returned,
 	// nil when the connector keeps no state.
 	Connector []byte
@@ -100,8 +107,11 @@ type Store struct {
 	// interrupted writes, which must not be those of a write in progress.
 	mu sync.Mutex
 	// pending holds the parts written (or being written) that no
-	// checkpoint has named yet, under mu: prune keeps them.
-	pending map[string]bool
+	// stored checkpoint has named yet, under mu: prune keeps them, Write
+	// waits for those it names to be durable.
+	pending map[string]*partSync
+	// syncPart, if set, replaces the fsync of part files (SetPartSync).
+	syncPart func(*os.File) error
 }
 
 // Open makes (if needed) and returns the store of pipeline under
@@ -122,7 +132,7 @@ func (s *Store) Dir() string { return s.dir }
 
 const (
 	magic        = "ETLDCKPT"
-	version      = 2 // 1: without RuntimePart, still read
+	version      = 3 // 1: without RuntimePart, 2: without Entries; both still read
 	manifestName = "MANIFEST"
 	instanceName = "INSTANCE"
 	fenceName    = "FENCE"
@@ -140,9 +150,15 @@ type manifest struct {
 
 func fileName(id int64) string { return fmt.Sprintf("%s%020d", filePrefix, id) }
 
-// Write stores cp durably and makes it the newest checkpoint; it returns
-// the size of the checkpoint file.
+// Write stores cp durably and makes it the newest checkpoint, once the
+// parts it names are durable; it returns the size of the checkpoint
+// file.
 func (s *Store) Write(cp *Checkpoint) (int64, error) {
+	// Its parts first: a checkpoint is stored only once every part it
+	// names is durable.
+	if err := s.awaitParts(cp); err != nil {
+		return 0, fmt.Errorf("checkpoint %d: %w", cp.ID, err)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	name := fileName(cp.ID)
@@ -164,41 +180,55 @@ func (s *Store) Write(cp *Checkpoint) (int64, error) {
 // writeFile writes name atomically: temporary file, fsync, rename, fsync
 // of the directory.
 func (s *Store) writeFile(name string, fill func(io.Writer) error) (int64, error) {
-	f, err := os.CreateTemp(s.dir, name+tmpMarker+"*")
+	f, n, err := s.writeTemp(name, fill)
 	if err != nil {
 		return 0, err
 	}
-	tmp := f.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	bw := bufio.NewWriterSize(f, 1<<20)
-	cw := &countWriter{w: bw}
-	if err := fill(cw); err != nil {
-		return 0, err
-	}
-	if err := bw.Flush(); err != nil {
-		return 0, err
-	}
-	if err := f.Sync(); err != nil {
-		return 0, err
-	}
-	if err := f.Close(); err != nil {
-		return 0, err
-	}
-	if err := os.Rename(tmp, filepath.Join(s.dir, name)); err != nil {
-		return 0, err
-	}
-	ok = true
-	return cw.n, durable.SyncDir(s.dir)
+	return n, s.publish(f, name, (*os.File).Sync)
 }
 
-// prune removes checkpoint files older than the newest keep ones and
-// temporary files of interrupted writes. Failures only leave files behind.
+// writeTemp writes what fill writes into a temporary file for name, of
+// which it returns the open file and the size; publish makes it name.
+func (s *Store) writeTemp(name string, fill func(io.Writer) error) (*os.File, int64, error) {
+	f, err := os.CreateTemp(s.dir, name+tmpMarker+"*")
+	if err != nil {
+		return nil, 0, err
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	cw := &countWriter{w: bw}
+	err = fill(cw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, 0, err
+	}
+	return f, cw.n, nil
+}
+
+// publish makes the temporary file f durable (sync) and renames it to
+// name, durably; on failure it removes f.
+func (s *Store) publish(f *os.File, name string, sync func(*os.File) error) error {
+	err := sync(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), filepath.Join(s.dir, name))
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return durable.SyncDir(s.dir)
+}
+
+// prune removes checkpoint files older than the newest keep ones,
+// temporary files of interrupted writes and the parts no kept checkpoint
+// names (pruneParts); newest nil: the store has no checkpoint. Failures
+// only leave files behind.
 func (s *Store) prune(newest *Checkpoint) {
 	entries, err := os.ReadDir(s.dir)
 	if err != nil {
@@ -211,10 +241,10 @@ func (s *Store) prune(newest *Checkpoint) {
 		case strings.Contains(n, tmpMarker):
 			// A part being written by an operator is not an
 			// interrupted write.
-			if final, _, _ := strings.Cut(n, tmpMarker); !s.pending[final] {
+			if final, _, _ := strings.Cut(n, tmpMarker); s.pending[final] == nil {
 				os.Remove(filepath.Join(s.dir, n))
 			}
-		case strings.HasPrefix(n, filePrefix) && n <= fileName(newest.ID):
+		case newest != nil && strings.HasPrefix(n, filePrefix) && n <= fileName(newest.ID):
 			files = append(files, n)
 		}
 	}
@@ -223,13 +253,27 @@ func (s *Store) prune(newest *Checkpoint) {
 		os.Remove(filepath.Join(s.dir, files[0]))
 		files = files[1:]
 	}
-	oldest := newest.ID
+	oldest := int64(math.MaxInt64)
+	if newest != nil {
+		oldest = newest.ID
+	}
 	if len(files) > 0 {
 		if id, err := strconv.ParseInt(strings.TrimPrefix(files[0], filePrefix), 10, 64); err == nil {
 			oldest = id
 		}
 	}
 	s.pruneParts(newest, oldest)
+}
+
+// Tidy removes what runs that ended without storing a checkpoint left
+// behind (killed while writing one): temporary files and the parts that
+// newest, the store's newest checkpoint (nil if none), and the ones
+// kept before it cannot name. A run calls it at its start, before it
+// writes anything.
+func (s *Store) Tidy(newest *Checkpoint) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.prune(newest)
 }
 
 // Instance returns the identity of this state directory, making it on the
@@ -351,7 +395,7 @@ func (s *Store) Latest() (*Checkpoint, error) {
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
 	var m manifest
-	if err := json.Unmarshal(data, &m); err != nil || (m.Version != version && m.Version != 1) || m.File != fileName(m.ID) {
+	if err := json.Unmarshal(data, &m); err != nil || m.Version < 1 || m.Version > version || m.File != fileName(m.ID) {
 		return nil, fmt.Errorf("checkpoint: %s is damaged or of another version: %q", filepath.Join(s.dir, manifestName), strings.TrimSpace(string(data)))
 	}
 	path := filepath.Join(s.dir, m.File)
@@ -397,6 +441,7 @@ func encode(w io.Writer, cp *Checkpoint) error {
 		buf = row.AppendString(buf, c.Fingerprint)
 		buf = appendBool(buf, c.Ended)
 		buf = row.AppendString(buf, c.RuntimePart)
+		buf = binary.AppendVarint(buf, c.Entries)
 		// The states may be large (an aggregate's groups, a sink's
 		// pending files): each is written as it is, after its length,
 		// rather than copied into buf.
@@ -443,8 +488,8 @@ func decode(raw []byte) (*Checkpoint, error) {
 		return nil, errors.New("checksum mismatch: the file is damaged")
 	}
 	v := body[len(magic)]
-	if v != version && v != 1 {
-		return nil, fmt.Errorf("format version %d, this etld reads 1 and %d", v, version)
+	if v < 1 || v > version {
+		return nil, fmt.Errorf("format version %d, this etld reads 1 to %d", v, version)
 	}
 	d := row.NewDecoder(body[len(magic)+1:])
 	cp := &Checkpoint{ID: d.Varint()}
@@ -459,6 +504,10 @@ func decode(raw []byte) (*Checkpoint, error) {
 		c.Ended = readBool(d)
 		if v >= 2 {
 			c.RuntimePart = d.Str()
+		}
+		c.Entries = -1
+		if v >= 3 {
+			c.Entries = d.Varint()
 		}
 		c.Runtime = nilIfEmpty(d.Bytes())
 		// A connector without state (nil) differs from one whose state

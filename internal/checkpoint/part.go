@@ -70,19 +70,25 @@ func partBarrier(name string) int64 {
 }
 
 // WritePart writes component's state at barrier id (0: its final state)
-// into a part file, durably, fill writing the state to the writer it is
-// given, and returns the part's name, for Component.RuntimePart, and its
-// size. The part is kept at least until a checkpoint written after it
-// no longer names it.
+// into a part file, fill writing the state to the writer it is given,
+// and returns the part's name, for Component.RuntimePart, and its size.
+// It returns once the part is written, before it is durable: its fsync
+// and rename run in the background, so that the operator that called it
+// at a barrier goes on meanwhile, and Write waits for them before it
+// stores a checkpoint that names the part. The part is kept at least
+// until a checkpoint written after it no longer names it, or until
+// DropUnstored.
 func (s *Store) WritePart(id int64, component string, fill func(io.Writer) error) (string, int64, error) {
 	name := partName(id, component, time.Now())
 	s.mu.Lock()
 	if s.pending == nil {
-		s.pending = map[string]bool{}
+		s.pending = map[string]*partSync{}
 	}
-	s.pending[name] = true
+	ps := &partSync{done: make(chan struct{})}
+	s.pending[name] = ps
+	sync := s.syncPart
 	s.mu.Unlock()
-	size, err := s.writeFile(name, func(w io.Writer) error {
+	f, size, err := s.writeTemp(name, func(w io.Writer) error {
 		cw := &chunkWriter{w: w, buf: make([]byte, 0, 64<<10)}
 		if _, err := io.WriteString(w, partMagic); err != nil {
 			return err
@@ -96,20 +102,83 @@ func (s *Store) WritePart(id int64, component string, fill func(io.Writer) error
 		return cw.close()
 	})
 	if err != nil {
+		ps.err = err
+		close(ps.done)
 		s.mu.Lock()
 		delete(s.pending, name)
 		s.mu.Unlock()
 		return "", 0, fmt.Errorf("checkpoint: state of %s: %w", component, err)
 	}
+	if sync == nil {
+		sync = (*os.File).Sync
+	}
+	go func() {
+		if err := s.publish(f, name, sync); err != nil {
+			ps.err = fmt.Errorf("checkpoint: state of %s: %w", component, err)
+		}
+		close(ps.done)
+	}()
 	return name, size, nil
 }
 
+// partSync is a part written for a checkpoint not stored yet: done is
+// closed once it is durable under its name, or failed (err).
+type partSync struct {
+	done chan struct{}
+	err  error
+}
+
+// awaitParts waits until every part cp names that this store wrote is
+// durable, and returns the first failure.
+func (s *Store) awaitParts(cp *Checkpoint) error {
+	for _, c := range cp.Components {
+		if c.RuntimePart == "" {
+			continue
+		}
+		s.mu.Lock()
+		ps := s.pending[c.RuntimePart]
+		s.mu.Unlock()
+		if ps == nil {
+			continue
+		}
+		<-ps.done
+		if ps.err != nil {
+			return ps.err
+		}
+	}
+	return nil
+}
+
+// DropUnstored removes the parts written for checkpoints that were not
+// stored (a checkpoint in flight when its run failed or stopped, one
+// whose write failed), once their writes in the background ended: the
+// end of a run calls it, after its last WritePart. Failures only leave
+// files behind, which the next checkpoint's pruning removes.
+func (s *Store) DropUnstored() {
+	s.mu.Lock()
+	pending := s.pending
+	s.pending = nil
+	s.mu.Unlock()
+	for name, ps := range pending {
+		<-ps.done
+		os.Remove(filepath.Join(s.dir, name))
+	}
+}
+
 // OpenPart opens a part that a checkpoint names, for reading its state
-// back; the reader checks every chunk and fails on a damaged or short
-// part.
-func (s *Store) OpenPart(name string) (io.ReadCloser, error) {
+// back (one this store is writing, once it is durable); the reader
+// checks every chunk and fails on a damaged or short part.
+func (s *Store) OpenPart(name string) (*Part, error) {
 	if !strings.HasPrefix(name, partPrefix) || strings.ContainsAny(name, `/\`) {
 		return nil, fmt.Errorf("checkpoint: %q names no part", name)
+	}
+	s.mu.Lock()
+	ps := s.pending[name]
+	s.mu.Unlock()
+	if ps != nil {
+		if <-ps.done; ps.err != nil {
+			return nil, ps.err
+		}
 	}
 	path := filepath.Join(s.dir, name)
 	f, err := os.Open(path)
@@ -126,7 +195,12 @@ func (s *Store) OpenPart(name string) (io.ReadCloser, error) {
 		f.Close()
 		return nil, fmt.Errorf("checkpoint: %s: part version %d, this etld reads %d", path, v, partVersion)
 	}
-	return &chunkReader{f: f, r: br, path: path}, nil
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	return &Part{f: f, r: br, path: path, size: info.Size()}, nil
 }
 
 // chunkWriter frames what it is given into checksummed chunks of at most
@@ -178,18 +252,20 @@ func (c *chunkWriter) close() error {
 	return err
 }
 
-// chunkReader reads a part's chunks back, checking each.
-type chunkReader struct {
+// Part reads a part's state back, a chunk at a time, checking each.
+type Part struct {
 	f     *os.File
 	r     *bufio.Reader
 	path  string
+	size  int64 // the file's
 	chunk []byte
 	off   int
 	total uint64
 	done  bool
 }
 
-func (c *chunkReader) Read(p []byte) (int, error) {
+// Read reads the part's state; it fails on a damaged or short part.
+func (c *Part) Read(p []byte) (int, error) {
 	for c.off == len(c.chunk) {
 		if c.done {
 			return 0, io.EOF
@@ -204,7 +280,7 @@ func (c *chunkReader) Read(p []byte) (int, error) {
 }
 
 // next reads the next chunk, or the end mark.
-func (c *chunkReader) next() error {
+func (c *Part) next() error {
 	damaged := func(what string, err error) error {
 		if errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF
@@ -247,19 +323,29 @@ func (c *chunkReader) next() error {
 	return nil
 }
 
-func (c *chunkReader) Close() error { return c.f.Close() }
+// Close closes the part's file.
+func (c *Part) Close() error { return c.f.Close() }
+
+// Size is at most the number of bytes of state the part holds: its
+// file's size.
+func (c *Part) Size() int64 { return c.size }
 
 // pruneParts removes the parts no kept checkpoint may name: those not
 // being written for a checkpoint still to come (pending), not named by
 // the newest checkpoint, and either a final state's (the newest names
-// the run's final states) or taken at a barrier before the oldest kept
-// checkpoint. Called with s.mu held.
+// the run's final states), taken at a barrier before the oldest kept
+// checkpoint, or at one after the newest (a run that ended before it
+// stored the checkpoint of that barrier). Called with s.mu held.
 func (s *Store) pruneParts(newest *Checkpoint, oldestKept int64) {
 	named := map[string]bool{}
-	for _, c := range newest.Components {
-		if c.RuntimePart != "" {
-			named[c.RuntimePart] = true
-			delete(s.pending, c.RuntimePart)
+	newestID := int64(0)
+	if newest != nil {
+		newestID = newest.ID
+		for _, c := range newest.Components {
+			if c.RuntimePart != "" {
+				named[c.RuntimePart] = true
+				delete(s.pending, c.RuntimePart)
+			}
 		}
 	}
 	entries, err := os.ReadDir(s.dir)
@@ -268,11 +354,19 @@ func (s *Store) pruneParts(newest *Checkpoint, oldestKept int64) {
 	}
 	for _, e := range entries {
 		n := e.Name()
-		if !strings.HasPrefix(n, partPrefix) || strings.Contains(n, tmpMarker) || named[n] || s.pending[n] {
+		if !strings.HasPrefix(n, partPrefix) || strings.Contains(n, tmpMarker) || named[n] || s.pending[n] != nil {
 			continue
 		}
-		if id := partBarrier(n); id == 0 || id < oldestKept {
+		if id := partBarrier(n); id == 0 || id < oldestKept || id > newestID {
 			os.Remove(filepath.Join(s.dir, n))
 		}
 	}
+}
+
+// SetPartSync replaces the fsync of part files (tests hold it, or fail
+// it, to see what waits for it).
+func (s *Store) SetPartSync(sync func(*os.File) error) {
+	s.mu.Lock()
+	s.syncPart = sync
+	s.mu.Unlock()
 }

@@ -41,9 +41,6 @@ func TestPartRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st, err := os.Stat(filepath.Join(s.Dir(), name)); err != nil || st.Size() != size || size < int64(len(state)) {
-		t.Fatalf("part %s: size %d, stat %v %v", name, size, st, err)
-	}
 	read := func() ([]byte, error) {
 		r, err := s.OpenPart(name)
 		if err != nil {
@@ -55,6 +52,9 @@ func TestPartRoundTrip(t *testing.T) {
 	got, err := read()
 	if err != nil || !bytes.Equal(got, state) {
 		t.Fatalf("read back %d bytes (%v), want the %d written", len(got), err, len(state))
+	}
+	if st, err := os.Stat(filepath.Join(s.Dir(), name)); err != nil || st.Size() != size || size < int64(len(state)) {
+		t.Fatalf("part %s: size %d, stat %v %v", name, size, st, err)
 	}
 	path := filepath.Join(s.Dir(), name)
 	raw, _ := os.ReadFile(path)
@@ -165,7 +165,7 @@ func TestReadsVersion1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cp.ID != 9 || len(cp.Components) != 4 || !bytes.Equal(cp.Components[1].Runtime, want.Components[1].Runtime) || cp.Components[1].RuntimePart != "" {
+	if cp.ID != 9 || len(cp.Components) != 4 || !bytes.Equal(cp.Components[1].Runtime, want.Components[1].Runtime) || cp.Components[1].RuntimePart != "" || cp.Components[1].Entries != -1 {
 		t.Fatalf("version 1 read as %+v", cp)
 	}
 }

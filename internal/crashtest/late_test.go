@@ -18,6 +18,7 @@ import (
 	"time"
 
 	driver "github.com/go-sql-driver/mysql"
+	"github.com/segmentio/kafka-go"
 
 	"github.com/etld/etld/builtin"
 	"github.com/etld/etld/internal/testenv"
@@ -25,14 +26,18 @@ import (
 )
 
 // Late requests: a request that a killed process had sent reaches the
-// server after the next life has written. A proxy (testenv.HoldProxy) sits
+// server after the next life started. A proxy (testenv.HoldProxy) sits
 // between the pipeline's child processes and the service. Once the first
 // life has stored a checkpoint, the proxy holds its next write request,
 // and the life is killed as soon as one is held; the held request waits
 // on its connection, whose server side stays open. The second life
 // restores the checkpoint and runs to the end (or, when it must wait for
-// the held request, until it has sent a write); then the proxy lets the
-// held request through. The output must equal an uninterrupted run's.
+// the held request, until it has sent a given request); then the proxy
+// lets the held request through. The output must equal an uninterrupted
+// run's.
+// For Kafka the proxy also rewrites the broker's metadata to name itself,
+// so that the child's connections to the partitions' leader and the
+// transaction coordinator go through it too.
 
 // lateCase is one late-request scenario.
 type lateCase struct {
@@ -117,18 +122,20 @@ var lateElasticsearch = lateCase{
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Contains(text, []byte("version_conflict_engine_exception")) {
-			t.Errorf("the late bulk request was not refused with a version conflict; the answer: %s", text)
+		if !bytes.Contains(text, []byte("index_not_found_exception")) {
+			t.Errorf("the late bulk request was not refused for its life's missing write alias; the answer: %s", text)
 		}
 	},
 }
 
 // lateMySQL holds a write of the killed life (its transaction's COMMIT
 // never comes; without HAVING a batch is one statement, which autocommit
-// would commit by itself), or its COMMIT (its transaction holds its rows'
-// locks, so the next life's writes of them wait, and the held COMMIT is
-// released once one is sent).
-func lateMySQL(name string, having bool, hold, wrote func([]byte) bool) lateCase {
+// would commit by itself), or its COMMIT. Either way the transaction
+// holds a shared lock on the sink's fence row, which the next life raises
+// when it starts: the held request is released once the next life asks
+// for its fence, and must have ended (rolled back or committed) before
+// the next life writes.
+func lateMySQL(name string, having bool, hold func([]byte) bool) lateCase {
 	return lateCase{
 		name: name,
 		pipeline: latePipeline(having, `  - name: out
@@ -148,7 +155,7 @@ func lateMySQL(name string, having bool, hold, wrote func([]byte) bool) lateCase
 		},
 		frame: testenv.MySQLFraming,
 		hold:  hold,
-		wrote: wrote,
+		wrote: testenv.MySQLQuery("UPDATE etld_fences"),
 		output: func(t *testing.T, e *env, out string) []string {
 			db, _ := testenv.MySQL(t)
 			rows, err := db.Query("SELECT k, n, total FROM " + e.Vars["table"] + "_" + out + " ORDER BY k")
@@ -172,10 +179,42 @@ func lateMySQL(name string, having bool, hold, wrote func([]byte) bool) lateCase
 	}
 }
 
+// lateKafka writes upserts by key to a topic of two partitions; the
+// proxy keeps the child's every connection on it (its metadata answers
+// name the proxy). The held produce request reaches the broker once the
+// next life ended: without fencing its stale values would be the last of
+// their keys.
+var lateKafka = lateCase{
+	name: "kafka",
+	pipeline: latePipeline(true, `  - name: out
+    from: stats
+    type: kafka
+    brokers: {{.Vars.proxy}}
+    topic: {{.Vars.topic}}_{{.Out}}
+    create_topic: true
+    partitions: 2
+    format: json
+`),
+	needs: func(t *testing.T) (map[string]string, string) {
+		addr := testenv.Kafka(t)
+		topic := testenv.UniqueName(t, "late")
+		for _, out := range []string{"ref", "out"} {
+			testenv.DeleteTopicAtEnd(t, addr, topic+"_"+out)
+		}
+		return map[string]string{"kafka": addr, "topic": topic}, addr
+	},
+	frame: testenv.KafkaFraming,
+	hold:  testenv.KafkaProduce,
+	output: func(t *testing.T, e *env, out string) []string {
+		return upserted(testenv.ReadTopic(t, e.Vars["kafka"], e.Vars["topic"]+"_"+out))
+	},
+}
+
 var lateCases = []lateCase{
 	lateElasticsearch,
-	lateMySQL("mysql write", false, testenv.MySQLWrite, nil),
-	lateMySQL("mysql commit", true, testenv.MySQLCommit, testenv.MySQLWrite),
+	lateKafka,
+	lateMySQL("mysql write", false, testenv.MySQLWrite),
+	lateMySQL("mysql commit", true, testenv.MySQLCommit),
 }
 
 func TestLateRequests(t *testing.T) {
@@ -259,7 +298,7 @@ func runLate(t *testing.T, lc lateCase) {
 	}
 	if answered == nil {
 		if lc.wrote != nil {
-			t.Fatal("the next life ended without sending a write")
+			t.Fatal("the next life ended without sending the request the release waits for")
 		}
 		answered = proxy.Release()
 	}
@@ -304,6 +343,25 @@ func esSources(t *testing.T, url, index string) []string {
 	for _, h := range resp.Hits.Hits {
 		src, _ := json.Marshal(h.Source) // keys sorted
 		out = append(out, h.ID+": "+string(src))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// upserted folds an upsert topic into "key: value" lines, the last value
+// of each key, none after a tombstone, in key order.
+func upserted(msgs []kafka.Message) []string {
+	last := map[string]string{}
+	for _, m := range msgs {
+		if m.Value == nil {
+			delete(last, string(m.Key))
+		} else {
+			last[string(m.Key)] = string(m.Value)
+		}
+	}
+	out := make([]string, 0, len(last))
+	for k, v := range last {
+		out = append(out, k+": "+v)
 	}
 	sort.Strings(out)
 	return out

@@ -19,7 +19,8 @@ func renderedTemplates() map[string]string {
 		fileToFile, fileGroupByToFile, fileTopNToFile, fileGroupByToMySQL,
 		kafkaGroupByToES, kafkaToKafka, fileToKafka,
 		fileKafkaJoinToMySQL, fileTopNToMySQL, fileOverToFile, fileMatchToFile,
-		fileUnionToFile, unionToKafka, fileLateRowsToFile,
+		fileUnionToFile, unionToKafka, fileLateRowsToFile, binlogGroupByToMySQL, fileToParquet,
+		fileUDAFToFile,
 	} {
 		m[sc.name] = sc.pipeline
 	}
@@ -40,6 +41,8 @@ var renderedVars = map[string]string{
 	"table":  "crash_table",
 	"outdir": "/disk",
 	"proxy":  "127.0.0.1:4000",
+	"src":    "crash_src",
+	"stop":   "latest",
 }
 
 // renderBoth renders tmpl for the reference run and for the third life of

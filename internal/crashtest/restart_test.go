@@ -85,8 +85,8 @@ func rowsCounted(db *sql.DB, table string) (int64, error) {
 // the server's readiness to the first new rows in the table.
 func TestRealServerRestart(t *testing.T) {
 	rnd := seedOf(t, "real server restart")
-	m := startPrivateMariaDB(t)
-	db := m.open()
+	m := testenv.StartMariaDB(t)
+	db := m.Open()
 	const rows, rate, keys = 40_000, 5_000, 50 // eight seconds of input
 	table := "restart_" + strconv.Itoa(rnd.IntN(1_000_000))
 	dir := t.TempDir()
@@ -117,7 +117,7 @@ func TestRealServerRestart(t *testing.T) {
 	}
 	down := time.Duration(2000+rnd.IntN(4000)) * time.Millisecond
 	stopped := time.Now()
-	m.restart(down)
+	m.Restart(down)
 	ready := time.Now()
 	t.Logf("server stopped with %d of %d rows counted, back after %s (down %s, start included)", before, rows, ready.Sub(stopped).Round(time.Millisecond), down)
 	if before >= rows {

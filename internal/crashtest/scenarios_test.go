@@ -207,6 +207,7 @@ func mysqlVars(t *testing.T, vars map[string]string, prefix string) map[string]s
 	t.Cleanup(func() {
 		db.Exec("DROP TABLE IF EXISTS " + table + "_ref")
 		db.Exec("DROP TABLE IF EXISTS " + table + "_out")
+		testenv.DropMySQLFences(t, db, table)
 	})
 	vars["dsn"], vars["table"] = dsn, table
 	return vars

@@ -120,8 +120,8 @@ func (p *etldProc) exitCode(t *testing.T) int {
 func TestStopDuringAnOutage(t *testing.T) {
 	rnd := seedOf(t, "stop during an outage")
 	bin := buildEtld(t)
-	m := startPrivateMariaDB(t)
-	db := m.open()
+	m := testenv.StartMariaDB(t)
+	db := m.Open()
 	const rows, rate, keys = 60_000, 5_000, 50 // twelve seconds of input
 	const timeout = 2 * time.Second
 	table := fmt.Sprintf("stop_%d", rnd.IntN(1_000_000))
@@ -155,7 +155,7 @@ func TestStopDuringAnOutage(t *testing.T) {
 			}
 			return nil
 		})
-		m.stop()
+		m.Stop()
 		second := rnd.IntN(2) == 0
 		start := time.Now()
 		_ = p.cmd.Process.Signal(syscall.SIGTERM)
@@ -198,8 +198,8 @@ func TestStopDuringAnOutage(t *testing.T) {
 		if counted, _ = rowsCounted(db, table); counted >= rows {
 			t.Fatalf("stop %d: every row was counted: the stops did not land mid-run", i+1)
 		}
-		m.start()
-		m.waitReady()
+		m.Start()
+		m.WaitReady()
 	}
 
 	last := startEtld(t, bin, env, args...)

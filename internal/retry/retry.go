@@ -9,6 +9,7 @@ import (
 	"errors"
 	"log/slog"
 	"math/rand/v2"
+	"sync/atomic"
 	"time"
 )
 
@@ -105,6 +106,17 @@ func Expected(err error) error {
 	return expected{err}
 }
 
+// counterKey is the context key of WithCounter's counter.
+type counterKey struct{}
+
+// WithCounter returns ctx carrying c: Do adds 1 to c for every retry it
+// makes under ctx or a context made from it (context.WithoutCancel keeps
+// it too). The runtime counts each connector's retries so, for /metrics,
+// without the connector counting them itself.
+func WithCounter(ctx context.Context, c *atomic.Int64) context.Context {
+	return context.WithValue(ctx, counterKey{}, c)
+}
+
 // Do calls op until it returns nil or a Permanent error, waiting b.Delay
 // between tries, and logs each retry on logger (which may be nil) with
 // what: a warning, or a debug line for an Expected error. It returns the
@@ -133,6 +145,9 @@ func Do(ctx context.Context, b Backoff, logger *slog.Logger, what string, op fun
 			return errors.Join(context.Cause(ctx), err)
 		}
 		wait := b.Delay(attempt)
+		if c, _ := ctx.Value(counterKey{}).(*atomic.Int64); c != nil {
+			c.Add(1)
+		}
 		if logger != nil {
 			level := slog.LevelWarn
 			if errors.As(err, new(expected)) {

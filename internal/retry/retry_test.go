@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -196,5 +197,27 @@ func TestSinkScheduleRecoversWithinASecond(t *testing.T) {
 		if d := Sink.Delay(attempt); d > time.Second {
 			t.Fatalf("Sink.Delay(%d) = %s, want at most 1s", attempt, d)
 		}
+	}
+}
+
+// A counter in the context counts the retries, not the tries, also
+// through a context made from it that has lost its cancellation.
+func TestDoCountsRetriesIntoTheContext(t *testing.T) {
+	var n atomic.Int64
+	ctx := context.WithoutCancel(WithCounter(context.Background(), &n))
+	tries := 0
+	err := Do(ctx, Backoff{Initial: time.Millisecond, Max: time.Millisecond}, nil, "op", func(context.Context) error {
+		tries++
+		if tries < 4 {
+			return errors.New("away")
+		}
+		return nil
+	})
+	if err != nil || tries != 4 || n.Load() != 3 {
+		t.Fatalf("err %v, %d tries, %d retries counted; want 4 tries, 3 retries", err, tries, n.Load())
+	}
+	_ = Do(ctx, Backoff{}, nil, "op", func(context.Context) error { return Permanent(errors.New("no")) })
+	if n.Load() != 3 {
+		t.Errorf("a permanent error counted as a retry: %d", n.Load())
 	}
 }

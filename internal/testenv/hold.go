@@ -2,7 +2,6 @@ package testenv
 
 import (
 	"bytes"
-	"encoding/binary"
 	"net"
 	"slices"
 	"strconv"
@@ -60,6 +59,20 @@ type Framing struct {
 	// before its next request: ids are 0, and answers are framed only
 	// after a Release (the stream is then between two answers).
 	Paired bool
+	// Rewrite, when set, makes a Rewriter for each connection, given the
+	// proxy's own host:port. Only with Paired.
+	Rewrite func(addr string) Rewriter
+}
+
+// Rewriter sees a connection's requests and may change its answers: a
+// service whose answers name its own address (a Kafka broker's metadata)
+// is made to name the proxy's, so that the client's next connection
+// comes back through it. Request sees every whole request the client
+// sends, as it arrives (held or not); Answer every whole answer, and the
+// client gets what it returns. The two are called from two goroutines.
+type Rewriter interface {
+	Request(req []byte)
+	Answer(ans []byte) []byte
 }
 
 type watcher struct {
@@ -83,6 +96,8 @@ type holdConn struct {
 	// wmu orders writes to the server between the client's copier and
 	// Release.
 	wmu sync.Mutex
+	// rw is the framing's Rewriter, nil when it has none.
+	rw Rewriter
 }
 
 // NewHoldProxy listens on a free port of 127.0.0.1 in front of target
@@ -239,6 +254,9 @@ func (p *HoldProxy) forward(cl net.Conn) {
 		return
 	}
 	c := &holdConn{client: cl, server: srv}
+	if p.framing.Rewrite != nil {
+		c.rw = p.framing.Rewrite(p.Addr())
+	}
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
@@ -316,6 +334,9 @@ func (p *HoldProxy) pass(c *holdConn, pend []byte, size int) bool {
 			if n == 0 {
 				break
 			}
+			if c.rw != nil {
+				c.rw.Request(c.held[c.framed : c.framed+n])
+			}
 			c.heldIDs = append(c.heldIDs, rid)
 			c.framed += n
 		}
@@ -337,6 +358,9 @@ func (p *HoldProxy) pass(c *holdConn, pend []byte, size int) bool {
 	}
 	p.watchers = kept
 	p.mu.Unlock()
+	if c.rw != nil {
+		c.rw.Request(pend[:size])
+	}
 	if _, err := c.server.Write(pend[:size]); err != nil {
 		c.server.Close()
 	}
@@ -347,15 +371,30 @@ func (p *HoldProxy) pass(c *holdConn, pend []byte, size int) bool {
 }
 
 // down copies the server's answers to the client (discarding them once
-// the client has gone) and pairs them with released requests.
+// the client has gone), through the Rewriter if any, and pairs them with
+// released requests.
 func (p *HoldProxy) down(c *holdConn) {
 	defer c.client.Close()
 	buf := make([]byte, 64<<10)
+	var pend []byte // a Rewriter's partial answer
 	for {
 		n, err := c.server.Read(buf)
-		if n > 0 {
-			_, _ = c.client.Write(buf[:n])
-			p.answer(c, buf[:n])
+		data := buf[:n]
+		if c.rw != nil && n > 0 {
+			pend = append(pend, data...)
+			data = nil
+			for {
+				size, _ := p.framing.Response(pend)
+				if size == 0 {
+					break
+				}
+				data = append(data, c.rw.Answer(pend[:size])...)
+				pend = pend[size:]
+			}
+		}
+		if len(data) > 0 {
+			_, _ = c.client.Write(data)
+			p.answer(c, data)
 		}
 		if err != nil {
 			return
@@ -513,6 +552,16 @@ func MySQLWrite(req []byte) bool {
 	return cmd == mysqlStmtExecute || cmd == mysqlQuery && (bytes.HasPrefix(upper, []byte("INSERT")) || bytes.HasPrefix(upper, []byte("DELETE")))
 }
 
+// MySQLQuery matches a MySQL query sent as text that starts with prefix,
+// in any case.
+func MySQLQuery(prefix string) func([]byte) bool {
+	return func(req []byte) bool {
+		cmd, text := mysqlCommand(req)
+		text = bytes.TrimSpace(text)
+		return cmd == mysqlQuery && len(text) >= len(prefix) && bytes.EqualFold(text[:len(prefix)], []byte(prefix))
+	}
+}
+
 // MySQLCommit matches a MySQL COMMIT.
 func MySQLCommit(req []byte) bool {
 	cmd, text := mysqlCommand(req)
@@ -524,34 +573,4 @@ func MySQLCommit(req []byte) bool {
 func HTTPRequestTo(method, path string) func([]byte) bool {
 	prefix := []byte(method + " " + path)
 	return func(req []byte) bool { return bytes.HasPrefix(req, prefix) }
-}
-
-// KafkaFraming frames Kafka's size-prefixed requests and answers, paired
-// by correlation id (a client may have several requests in flight on a
-// connection).
-var KafkaFraming = Framing{
-	Paired: true,
-	Request: func(buf []byte) (int, int32) {
-		// size, api key, api version, correlation id
-		return kafkaFrame(buf, 8)
-	},
-	Response: func(buf []byte) (int, int32) {
-		return kafkaFrame(buf, 4)
-	},
-}
-
-func kafkaFrame(buf []byte, idAt int) (int, int32) {
-	if len(buf) < 4 {
-		return 0, 0
-	}
-	n := 4 + int(binary.BigEndian.Uint32(buf))
-	if len(buf) < n || n < idAt+4 {
-		return 0, 0
-	}
-	return n, int32(binary.BigEndian.Uint32(buf[idAt:]))
-}
-
-// KafkaProduce matches a Kafka Produce request.
-func KafkaProduce(req []byte) bool {
-	return len(req) >= 6 && binary.BigEndian.Uint16(req[4:]) == 0
 }

@@ -2,12 +2,13 @@ package testenv
 
 import (
 	"database/sql"
+	"errors"
 	"sort"
 	"strings"
 	"testing"
 
-	// The driver of the shared MariaDB.
-	_ "github.com/go-sql-driver/mysql"
+	// Also the driver of the shared MariaDB.
+	"github.com/go-sql-driver/mysql"
 )
 
 // MySQL connects the test itself to the shared MariaDB (MySQLDSN), to
@@ -34,8 +35,20 @@ func MySQLTable(t testing.TB, db *sql.DB, suffix string) string {
 		if _, err := db.Exec("DROP TABLE IF EXISTS `" + strings.ReplaceAll(name, "`", "``") + "`"); err != nil {
 			t.Errorf("drop table %s: %v", name, err)
 		}
+		DropMySQLFences(t, db, name)
 	})
 	return name
+}
+
+// DropMySQLFences deletes the MySQL sink's fence rows of the tables whose
+// names start with prefix (a test's tables): the fence table is shared.
+func DropMySQLFences(t testing.TB, db *sql.DB, prefix string) {
+	t.Helper()
+	_, err := db.Exec("DELETE FROM etld_fences WHERE sink LIKE ?", "%:"+strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(prefix)+"%")
+	var me *mysql.MySQLError
+	if err != nil && !(errors.As(err, &me) && me.Number == 1146) { // no fence table yet
+		t.Errorf("delete the fence rows of %s: %v", prefix, err)
+	}
 }
 
 // Exec runs query on db, failing t with the query on an error.

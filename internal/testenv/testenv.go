@@ -16,7 +16,10 @@
 //	ETLD_TEST_DOT        Graphviz's dot, e.g. /usr/bin/dot
 //	ETLD_TEST_PODMAN     podman, e.g. /usr/bin/podman (builds only; podman run fails here)
 //	ETLD_TEST_UMOCI      umoci, e.g. /usr/bin/umoci
+//	ETLD_TEST_PYTHON     a Python with duckdb and pyarrow (testenv/tools.sh)
+//	ETLD_TEST_ASC        AssemblyScript's compiler, asc (testenv/tools.sh)
 //	ETLD_TEST_FLINK      runner of Flink SQL scripts in local mode (testenv/flink.sh)
+//	ETLD_TEST_SCHEMA_REGISTRY Confluent Schema Registry API, e.g. http://127.0.0.1:8081/apis/ccompat/v7
 //
 // When a variable is unset the test is skipped with a message saying so,
 // except when CI=true or ETLD_TEST_REQUIRE=1: then it fails, so an
@@ -55,8 +58,16 @@ const (
 	EnvDot      = "ETLD_TEST_DOT"
 	EnvPodman   = "ETLD_TEST_PODMAN"
 	EnvUmoci    = "ETLD_TEST_UMOCI"
+	// EnvPython is the Python of the environment tools.sh fills from
+	// PyPI with DuckDB and pyarrow.
+	EnvPython = "ETLD_TEST_PYTHON"
+	// EnvASC is AssemblyScript's compiler, asc (testenv/tools.sh).
+	EnvASC = "ETLD_TEST_ASC"
 	// EnvFlink is the runner testenv/flink.sh builds (see RunFlink).
 	EnvFlink = "ETLD_TEST_FLINK"
+	// EnvSchemaRegistry is the base URL of the Confluent Schema Registry
+	// API of the registry testenv/registry.sh starts.
+	EnvSchemaRegistry = "ETLD_TEST_SCHEMA_REGISTRY"
 	// EnvRequire set to 1 turns a missing service into a failure, as CI=true does.
 	EnvRequire = "ETLD_TEST_REQUIRE"
 )
@@ -94,6 +105,20 @@ func Podman(t testing.TB) string {
 func Umoci(t testing.TB) string {
 	t.Helper()
 	return lookup(t, EnvUmoci, "umoci")
+}
+
+// Python returns the path of a Python that imports duckdb and pyarrow,
+// or skips/fails t when ETLD_TEST_PYTHON is unset.
+func Python(t testing.TB) string {
+	t.Helper()
+	return lookup(t, EnvPython, "Python with DuckDB and pyarrow")
+}
+
+// ASC returns the path of AssemblyScript's compiler, or skips/fails t
+// when ETLD_TEST_ASC is unset.
+func ASC(t testing.TB) string {
+	t.Helper()
+	return lookup(t, EnvASC, "AssemblyScript's asc")
 }
 
 // Kafka returns the bootstrap address (host:port) of the test Kafka broker,

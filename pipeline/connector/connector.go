@@ -195,6 +195,27 @@ type Lagger interface {
 	Lag() int64
 }
 
+// PartitionLagger is a source that knows its lag per partition (Kafka),
+// for /metrics: PartitionLags lists the partitions it reads now, and is
+// called from other goroutines.
+type PartitionLagger interface {
+	PartitionLags() []PartitionLag
+}
+
+// PartitionLag is how far a source is behind the end of one partition.
+type PartitionLag struct {
+	// Partition names it, "topic/0".
+	Partition string
+	// Messages is the count between the source's position and the
+	// partition's end (high watermark).
+	Messages int64
+	// Seconds is the same distance in the messages' own times: the
+	// newest message's timestamp less the last one read's. SecondsKnown
+	// is false while the source has not seen the newest message.
+	Seconds      float64
+	SecondsKnown bool
+}
+
 // MetadataSource is a source that can fill columns declared
 // `name TYPE METADATA [FROM 'key'] [VIRTUAL]` (Flink's metadata columns,
 // e.g. a Kafka record's topic, partition, offset or timestamp).

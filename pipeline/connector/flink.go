@@ -68,6 +68,9 @@ type FlinkTable struct {
 	// the others. The exporter reads the table through a view that drops
 	// such rows.
 	HeaderRows bool
+	// PartitionKeys, for a sink, are the columns of its table's
+	// PARTITIONED BY (the filesystem connector's partition directories).
+	PartitionKeys []string
 	// Types, for a sink, are the column types its Flink table declares
 	// when they are not all the input's (nil): the exporter casts the
 	// columns whose type differs in the INSERT.

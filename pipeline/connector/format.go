@@ -223,3 +223,29 @@ func (f *FormatSpec) DecodeNode(file string, n *yaml.Node, path string) error {
 	}
 	return spec.Errorf(f.Pos, path, "want a format name such as csv or json, or a mapping with a type and options")
 }
+
+// UnavailableError is a record's decode or encode error that is not the
+// record's fault: a service the format needs (a schema registry) could not
+// be reached. A source or sink returns it as it is instead of handing the
+// record to on_error, so that the run fails, is not marked a data error,
+// and reads or writes the record again when it restarts.
+type UnavailableError struct{ Err error }
+
+func (e *UnavailableError) Error() string { return e.Err.Error() }
+func (e *UnavailableError) Unwrap() error { return e.Err }
+
+// BinaryEncoder is an encoder of binary records (avro, protobuf): a record
+// is whole as written and has no line terminator, so that a last byte '\n'
+// is data and a sink writing one record per message keeps it.
+type BinaryEncoder interface {
+	Encoder
+	BinaryRecords()
+}
+
+// TopicFormat is a decoder or encoder that names things after the Kafka
+// topic it serves: a schema registry's subject is <topic>-value or
+// <topic>-key by default. A Kafka source or sink of one topic tells it
+// the topic after building it, and whether it is the key's format.
+type TopicFormat interface {
+	SetTopic(topic string, key bool)
+}

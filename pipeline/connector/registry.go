@@ -38,6 +38,11 @@ type formatEntry struct {
 	changelog bool
 	decoder   func(file string, n *yaml.Node, path string, schema row.Schema) (Decoder, error)
 	encoder   func(file string, n *yaml.Node, path string, schema row.Schema) (Encoder, error)
+	// bulk: a bulk format (bulk.go), built by bulkDecoder and bulkEncoder
+	// rather than decoder and encoder.
+	bulk        bool
+	bulkDecoder func(file string, n *yaml.Node, path string, schema row.Schema) (BulkDecoder, error)
+	bulkEncoder func(file string, n *yaml.Node, path string, schema row.Schema) (BulkEncoder, error)
 }
 
 // NewRegistry returns an empty registry.
@@ -95,41 +100,51 @@ func RegisterFormat[C any](r *Registry, typ, summary string,
 	newEncoder func(C, row.Schema) (Encoder, error),
 	opts ...FormatOption,
 ) {
-	if _, dup := r.formats[typ]; dup {
-		panic("connector: format registered twice: " + typ)
-	}
-	decode := func(file string, n *yaml.Node, path string) (C, error) {
-		var cfg C
-		if n == nil {
-			return cfg, nil
-		}
-		return cfg, spec.Decode(file, n, path, &cfg, "type")
-	}
 	e := formatEntry{summary: summary}
 	for _, o := range opts {
 		o(&e)
 	}
-	if newDecoder != nil {
-		e.decoder = func(file string, n *yaml.Node, path string, schema row.Schema) (Decoder, error) {
-			cfg, err := decode(file, n, path)
-			if err != nil {
-				return nil, err
-			}
-			d, err := newDecoder(cfg, schema)
-			return built(d, err, file, n, path)
-		}
-	}
-	if newEncoder != nil {
-		e.encoder = func(file string, n *yaml.Node, path string, schema row.Schema) (Encoder, error) {
-			cfg, err := decode(file, n, path)
-			if err != nil {
-				return nil, err
-			}
-			enc, err := newEncoder(cfg, schema)
-			return built(enc, err, file, n, path)
-		}
+	e.decoder = formatCtor(newDecoder)
+	e.encoder = formatCtor(newEncoder)
+	r.addFormat(typ, e)
+}
+
+// RegisterBulkFormat adds a bulk format (bulk.go) whose options decode
+// into C: one that reads and writes whole files. Either constructor may
+// be nil when the format only reads or only writes.
+func RegisterBulkFormat[C any](r *Registry, typ, summary string,
+	newDecoder func(C, row.Schema) (BulkDecoder, error),
+	newEncoder func(C, row.Schema) (BulkEncoder, error),
+) {
+	r.addFormat(typ, formatEntry{summary: summary, bulk: true,
+		bulkDecoder: formatCtor(newDecoder), bulkEncoder: formatCtor(newEncoder)})
+}
+
+func (r *Registry) addFormat(typ string, e formatEntry) {
+	if _, dup := r.formats[typ]; dup {
+		panic("connector: format registered twice: " + typ)
 	}
 	r.formats[typ] = e
+}
+
+// formatCtor wraps a format's typed constructor: it decodes the format's
+// options (nil for the short form) into C and places its errors in the
+// file. A nil constructor gives nil.
+func formatCtor[C, T any](ctor func(C, row.Schema) (T, error)) func(file string, n *yaml.Node, path string, schema row.Schema) (T, error) {
+	if ctor == nil {
+		return nil
+	}
+	return func(file string, n *yaml.Node, path string, schema row.Schema) (T, error) {
+		var cfg C
+		if n != nil {
+			if err := spec.Decode(file, n, path, &cfg, "type"); err != nil {
+				var none T
+				return none, err
+			}
+		}
+		v, err := ctor(cfg, schema)
+		return built(v, err, file, n, path)
+	}
 }
 
 // built is what the registry returns for a constructor's result: the
@@ -281,8 +296,11 @@ func (r *Registry) NewSink(file string, s *spec.Sink, env SinkEnv) (Sink, error)
 // NewDecoder builds a decoder for the format f over schema.
 func (r *Registry) NewDecoder(f FormatSpec, schema row.Schema) (Decoder, error) {
 	e, ok := r.formats[f.Type]
+	if ok && e.bulk {
+		return nil, bulkOnly(f)
+	}
 	if !ok || e.decoder == nil {
-		return nil, spec.Errorf(f.Pos, f.Path, "%s", spec.Redact(f.node, unknownType("input format", f.Type, r.formatNames(true))))
+		return nil, spec.Errorf(f.Pos, f.Path, "%s", spec.Redact(f.node, unknownType("input format", f.Type, r.formatNames(true, false))))
 	}
 	d, err := e.decoder(f.File, f.Options, f.Path, schema)
 	return d, atFormat(err, f.Pos)
@@ -291,11 +309,45 @@ func (r *Registry) NewDecoder(f FormatSpec, schema row.Schema) (Decoder, error) 
 // NewEncoder builds an encoder for the format f over schema.
 func (r *Registry) NewEncoder(f FormatSpec, schema row.Schema) (Encoder, error) {
 	e, ok := r.formats[f.Type]
+	if ok && e.bulk {
+		return nil, bulkOnly(f)
+	}
 	if !ok || e.encoder == nil {
-		return nil, spec.Errorf(f.Pos, f.Path, "%s", spec.Redact(f.node, unknownType("output format", f.Type, r.formatNames(false))))
+		return nil, spec.Errorf(f.Pos, f.Path, "%s", spec.Redact(f.node, unknownType("output format", f.Type, r.formatNames(false, false))))
 	}
 	enc, err := e.encoder(f.File, f.Options, f.Path, schema)
 	return enc, atFormat(err, f.Pos)
+}
+
+// Bulk reports whether f names a bulk format (bulk.go), which only a
+// connector that reads or writes whole files takes, through
+// NewBulkDecoder and NewBulkEncoder.
+func (r *Registry) Bulk(f FormatSpec) bool { return r.formats[f.Type].bulk }
+
+// NewBulkDecoder builds a decoder of whole files for the bulk format f.
+func (r *Registry) NewBulkDecoder(f FormatSpec, schema row.Schema) (BulkDecoder, error) {
+	e, ok := r.formats[f.Type]
+	if !ok || e.bulkDecoder == nil {
+		return nil, spec.Errorf(f.Pos, f.Path, "%s", spec.Redact(f.node, unknownType("bulk input format", f.Type, r.formatNames(true, true))))
+	}
+	d, err := e.bulkDecoder(f.File, f.Options, f.Path, schema)
+	return d, atFormat(err, f.Pos)
+}
+
+// NewBulkEncoder builds an encoder of whole files for the bulk format f.
+func (r *Registry) NewBulkEncoder(f FormatSpec, schema row.Schema) (BulkEncoder, error) {
+	e, ok := r.formats[f.Type]
+	if !ok || e.bulkEncoder == nil {
+		return nil, spec.Errorf(f.Pos, f.Path, "%s", spec.Redact(f.node, unknownType("bulk output format", f.Type, r.formatNames(false, true))))
+	}
+	enc, err := e.bulkEncoder(f.File, f.Options, f.Path, schema)
+	return enc, atFormat(err, f.Pos)
+}
+
+// bulkOnly is the error for a bulk format given to a connector of
+// records (a Kafka topic's messages).
+func bulkOnly(f FormatSpec) error {
+	return spec.Errorf(f.Pos, f.Path, "format %s writes and reads whole files (row groups and a footer), not records: only the file source and the file sink take it", f.Type)
 }
 
 // Changelog reports whether the format f carries row kinds (registered
@@ -321,10 +373,23 @@ func atFormat(err error, pos spec.Pos) error {
 	return err
 }
 
-func (r *Registry) formatNames(decoders bool) []string {
+// formatNames lists the formats that read (decoders) or write, of
+// records or bulk ones.
+func (r *Registry) formatNames(decoders, bulk bool) []string {
 	var out []string
 	for name, e := range r.formats {
-		if (decoders && e.decoder != nil) || (!decoders && e.encoder != nil) {
+		var has bool
+		switch {
+		case bulk && decoders:
+			has = e.bulkDecoder != nil
+		case bulk:
+			has = e.bulkEncoder != nil
+		case decoders:
+			has = e.decoder != nil
+		default:
+			has = e.encoder != nil
+		}
+		if has {
 			out = append(out, name)
 		}
 	}

@@ -90,6 +90,7 @@ func (x *exporter) script() (*Script, error) {
 		x.names[strings.ToLower(t.Name)] = true
 	}
 	x.settings()
+	x.functions()
 	for _, s := range p.Sources {
 		x.source(s)
 	}

@@ -199,7 +199,15 @@ func (x *exporter) table(name string, cols []string, t connector.FlinkTable, nod
 		what, _ := unexpand(d.What, n)
 		x.differ(spec.At(file, n), at, element, "%s", spec.Redact(node, what))
 	}
-	fmt.Fprintf(&x.body, "CREATE TABLE %s (\n  %s\n) WITH (\n", ident(name), strings.Join(cols, ",\n  "))
+	partitioned := ""
+	if len(t.PartitionKeys) > 0 {
+		keys := make([]string, len(t.PartitionKeys))
+		for i, k := range t.PartitionKeys {
+			keys[i] = ident(k)
+		}
+		partitioned = " PARTITIONED BY (" + strings.Join(keys, ", ") + ")"
+	}
+	fmt.Fprintf(&x.body, "CREATE TABLE %s (\n  %s\n)%s WITH (\n", ident(name), strings.Join(cols, ",\n  "), partitioned)
 	secrets := substituted(node, nil)
 	values := make([][]string, len(secrets))
 	for i, n := range secrets {

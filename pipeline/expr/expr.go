@@ -187,8 +187,17 @@ var aggregates = map[string]bool{
 	"FIRST_VALUE": true, "LAST_VALUE": true, "LISTAGG": true, "COLLECT": true,
 }
 
-// IsAggregate reports whether name (any case) is an aggregate function.
-func IsAggregate(name string) bool { return aggregates[strings.ToUpper(name)] }
+// IsAggregate reports whether name (any case) is an aggregate function,
+// a built-in or a user aggregate the planner marked with
+// UserAggregatePrefix.
+func IsAggregate(name string) bool {
+	return aggregates[strings.ToUpper(name)] || strings.HasPrefix(name, UserAggregatePrefix)
+}
+
+// UserAggregatePrefix starts the name the planner gives the calls of a
+// pipeline file's own aggregate functions, so that every check for an
+// aggregate call takes them for one; no SQL text can write it.
+const UserAggregatePrefix = "$udaf:"
 
 // AggregateType is the result type of an aggregate over arg, as Flink
 // derives it: COUNT gives BIGINT NOT NULL; SUM

@@ -46,6 +46,13 @@ func init() {
 	})
 }
 
+// IsFunction reports whether name (any case) is a built-in scalar
+// function.
+func IsFunction(name string) bool {
+	_, ok := funcs[strings.ToUpper(name)]
+	return ok
+}
+
 // functionNames lists every scalar function, for suggestions.
 func functionNames() []string {
 	names := make([]string, 0, len(funcs)+len(aggregates))

@@ -326,7 +326,7 @@ func (a *aggPlan) aggNode(pre *Node) *Node {
 	}
 	var aggTexts []string
 	for _, c := range a.calls {
-		aggTexts = append(aggTexts, sql.Format(c))
+		aggTexts = append(aggTexts, aggText(c))
 	}
 	agg := &Node{Input: pre, Bounded: in.Bounded, TimeAttr: -1, batch: q.b.plan.Batch}
 	keyLabel := strings.Join(keyNames, ", ")
@@ -463,7 +463,7 @@ func (a *aggPlan) lastCalc(agg *Node) (*Node, error) {
 	}
 	// Show aggregate calls, not their internal column names, in explain.
 	for j, name := range aggNames {
-		out.Label = strings.ReplaceAll(out.Label, "`"+name+"`", sql.Format(calls[j]))
+		out.Label = strings.ReplaceAll(out.Label, "`"+name+"`", aggText(calls[j]))
 	}
 	for i, k := range keyExprs {
 		out.Label = strings.ReplaceAll(out.Label, "`"+keyNames[i]+"`", sql.Format(k))

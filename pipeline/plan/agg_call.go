@@ -23,6 +23,13 @@ func (q *queryBuilder) aggCall(c *sql.Call, schema row.Schema, table string, add
 		}
 		return call
 	}
+	if user, ok := strings.CutPrefix(c.Name, expr.UserAggregatePrefix); ok {
+		call, err := q.userAggCall(c, user, schema, table, addArg)
+		if err != nil {
+			return aggop.AggCall{}, err
+		}
+		return withFilter(call), nil
+	}
 	if c.Star {
 		if name != "COUNT" {
 			return aggop.AggCall{}, errAt(c.At, "%s(*) is not allowed; only COUNT(*)", name)

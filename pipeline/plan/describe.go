@@ -2,7 +2,6 @@ package plan
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/etld/etld/pipeline/connector"
@@ -55,6 +54,10 @@ type NodeInfo struct {
 	// Operator is an operator's kind: calc, group_aggregate,
 	// window_aggregate, over_aggregate or distinct.
 	Operator string `json:"operator,omitempty"`
+	// OperatorID is an operator's short name, "<transform>/<kind>#<n>"
+	// (oplabel.go): its `operator` label in /metrics and its name in
+	// /pipelines, which stay put when the SQL around it changes.
+	OperatorID string `json:"operator_id,omitempty"`
 	// Connector is a source's or sink's type (file, kafka, ...).
 	Connector string `json:"connector,omitempty"`
 	// Schema is the node's output columns; a sink's is its input's.
@@ -108,6 +111,9 @@ type EdgeInfo struct {
 	Changelog ChangelogInfo `json:"changelog"`
 	// UpsertKey is null when no key is known, [] for a global aggregate.
 	UpsertKey []string `json:"upsert_key"`
+	// Lookup marks the edge from a lookup join's table to the join: the
+	// join looks rows up by key, no stream flows.
+	Lookup bool `json:"lookup,omitempty"`
 }
 
 // KeyText is an upsert key as explain's text shows it: "none" for no
@@ -165,34 +171,19 @@ func (p *Plan) Describe() Description {
 		d.Nodes = append(d.Nodes, info)
 	}
 	owners, transforms := p.opOwners()
+	opIDs := p.opIDs()
 	for _, t := range p.Transforms {
 		group := nodeInfo(t.Root)
 		group.ID, group.Kind, group.Label, group.Name = "transform:"+t.Name, KindTransform, t.Name, t.Name
 		d.Nodes = append(d.Nodes, group)
-		// The operators this transform owns, from its result down to
-		// the table it reads; listed and joined in data-flow order.
-		// Post-order: every node after the ones it reads.
-		var chain []*Node
-		var collect func(n *Node)
-		collect = func(n *Node) {
-			if n == nil || transforms[n] != t.Name || slices.Contains(chain, n) {
-				return
-			}
-			if _, done := ids[n]; done {
-				return
-			}
-			for _, in := range n.inputs() {
-				collect(in)
-			}
-			chain = append(chain, n)
-		}
-		collect(t.Root)
-		for _, n := range chain {
+		// The operators this transform owns, from the table it reads up
+		// to its result: listed and joined in data-flow order.
+		for _, n := range chain(t, transforms) {
 			id := "transform:" + strings.TrimPrefix(owners[n], "transform/")
 			ids[n] = id
 			info := nodeInfo(n)
 			info.ID, info.Kind, info.Label, info.Name, info.Parent = id, KindOperator, n.Label, t.Name, group.ID
-			info.Operator = operatorName(n.Kind)
+			info.Operator, info.OperatorID = operatorName(n.Kind), opIDs[n]
 			if n.keepsState() {
 				info.Stateful, info.StateID = true, owners[n]
 			}
@@ -204,6 +195,13 @@ func (p *Plan) Describe() Description {
 				if from, ok := ids[in]; ok {
 					d.Edges = append(d.Edges, edgeInfo(from, id, in))
 				}
+			}
+			if l, ok := n.op.(*lookupOp); ok && l.lookup.table.Table != nil {
+				// The table looked up feeds the join, though no rows flow
+				// from it as a stream.
+				e := edgeInfo("source:"+l.lookup.table.Spec.Name, id, l.lookup.table.Table.Root)
+				e.Lookup = true
+				d.Edges = append(d.Edges, e)
 			}
 		}
 	}
@@ -284,6 +282,10 @@ func operatorName(k NodeKind) string {
 		return "union"
 	case UnnestNode:
 		return "unnest"
+	case FunctionNode:
+		return "function_calc"
+	case LateralNode:
+		return "lateral_table"
 	case JoinNode:
 		return "join"
 	case LookupJoinNode:
@@ -311,7 +313,7 @@ func (d Description) Redacted(redact func(string) string) Description {
 	out.Nodes = make([]NodeInfo, len(d.Nodes))
 	for i, n := range d.Nodes {
 		n.ID, n.Label, n.Name, n.Parent = redact(n.ID), redact(n.Label), redact(n.Name), redact(n.Parent)
-		n.Watermark, n.EventTime, n.StateID = redact(n.Watermark), redact(n.EventTime), redact(n.StateID)
+		n.Watermark, n.EventTime, n.StateID, n.OperatorID = redact(n.Watermark), redact(n.EventTime), redact(n.StateID), redact(n.OperatorID)
 		cols := make([]Column, len(n.Schema))
 		for j, c := range n.Schema {
 			cols[j] = Column{Name: redact(c.Name), Type: c.Type}

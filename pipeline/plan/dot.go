@@ -59,7 +59,11 @@ func dotPipeline(b *strings.Builder, d Description, prefix, indent string, pipel
 		}
 	}
 	for _, e := range d.Edges {
-		fmt.Fprintf(b, "%s%s -> %s [label=%s];\n", indent, dotQuote(prefix+e.From), dotQuote(prefix+e.To), dotQuote(strings.Join(edgeLines(e), "\n")))
+		style := ""
+		if e.Lookup {
+			style = ", style=dashed"
+		}
+		fmt.Fprintf(b, "%s%s -> %s [label=%s%s];\n", indent, dotQuote(prefix+e.From), dotQuote(prefix+e.To), dotQuote(strings.Join(edgeLines(e), "\n")), style)
 	}
 }
 

@@ -35,13 +35,14 @@ func (p *Plan) Graph() (*runtime.Graph, error) {
 		built[s.Table.Root] = &sn.Node
 	}
 	owners, transforms := p.opOwners()
+	opIDs := p.opIDs()
 	var build func(n *Node) (*runtime.Node, error)
 	build = func(n *Node) (*runtime.Node, error) {
 		if rn, ok := built[n]; ok {
 			return rn, nil
 		}
 		if n.Kind == UnionNode {
-			un := &runtime.UnionNode{Node: runtime.Node{Name: n.Label, Kind: "transform", ID: owners[n], Transform: transforms[n]}}
+			un := &runtime.UnionNode{Node: runtime.Node{Name: n.Label, Short: opIDs[n], Kind: "transform", ID: owners[n], Transform: transforms[n]}}
 			for _, in := range n.Inputs {
 				rn, err := build(in)
 				if err != nil {
@@ -60,7 +61,7 @@ func (p *Plan) Graph() (*runtime.Graph, error) {
 			return &sn.Node, nil
 		}
 		if n.Kind == JoinNode {
-			rn, err := p.joinGraph(g, n, owners[n], transforms[n], build)
+			rn, err := p.joinGraph(g, n, owners[n], opIDs[n], transforms[n], build)
 			if err == nil {
 				built[n] = rn
 			}
@@ -79,7 +80,7 @@ func (p *Plan) Graph() (*runtime.Graph, error) {
 		if err != nil {
 			return nil, err
 		}
-		on := &runtime.OpNode{Node: runtime.Node{Name: n.Label, Kind: "transform", ID: owners[n], Transform: transforms[n],
+		on := &runtime.OpNode{Node: runtime.Node{Name: n.Label, Short: opIDs[n], Kind: "transform", ID: owners[n], Transform: transforms[n],
 			Fingerprint: fmt.Sprintf("%s, input %s, output %s", n.Label, n.Input.Schema, n.Schema), Feed: feed}, Input: in, Op: op}
 		on.StateTTL = p.setStateTTL(op, n, transforms[n])
 		if err := p.lateRows(on, n); err != nil {
@@ -304,7 +305,7 @@ func computedCalc(s *Source) *runtime.Calc {
 // joinGraph builds a join as a union of its two inputs, which aligns
 // their barriers and tags each batch with its side, followed by the
 // join operator.
-func (p *Plan) joinGraph(g *runtime.Graph, n *Node, id, transform string, build func(*Node) (*runtime.Node, error)) (*runtime.Node, error) {
+func (p *Plan) joinGraph(g *runtime.Graph, n *Node, id, short, transform string, build func(*Node) (*runtime.Node, error)) (*runtime.Node, error) {
 	un := &runtime.UnionNode{Node: runtime.Node{Name: "inputs of " + n.Label, Kind: "transform", ID: id + "/inputs", Transform: transform}}
 	un.Build, un.BuildFirst = buildInput(n, p.Batch)
 	for _, in := range n.Inputs {
@@ -315,7 +316,7 @@ func (p *Plan) joinGraph(g *runtime.Graph, n *Node, id, transform string, build 
 		un.Inputs = append(un.Inputs, rn)
 	}
 	g.Unions = append(g.Unions, un)
-	on := &runtime.OpNode{Node: runtime.Node{Name: n.Label, Kind: "transform", ID: id, Transform: transform,
+	on := &runtime.OpNode{Node: runtime.Node{Name: n.Label, Short: short, Kind: "transform", ID: id, Transform: transform,
 		Fingerprint: fmt.Sprintf("%s, left %s, right %s, output %s", n.Label, n.Inputs[0].Schema, n.Inputs[1].Schema, n.Schema)},
 		Input: &un.Node}
 	op, feed, err := p.operator(n, transform)

@@ -33,8 +33,11 @@ func nodeLines(n NodeInfo) []string {
 }
 
 // edgeLines is an edge's label: the changelog mode and, when known, the
-// upsert key of the rows that flow.
+// upsert key of the rows that flow; a lookup join's table is looked up.
 func edgeLines(e EdgeInfo) []string {
+	if e.Lookup {
+		return []string{"lookup"}
+	}
 	if e.UpsertKey == nil {
 		return []string{e.Changelog.Text}
 	}

@@ -48,7 +48,11 @@ func mermaidPipeline(b *strings.Builder, d Description, prefix, indent string) {
 		}
 	}
 	for _, e := range d.Edges {
-		fmt.Fprintf(b, "%s%s -->|%s| %s\n", indent, ids[e.From], mermaidQuote(strings.Join(edgeLines(e), "\n")), ids[e.To])
+		arrow := "-->"
+		if e.Lookup {
+			arrow = "-.->"
+		}
+		fmt.Fprintf(b, "%s%s %s|%s| %s\n", indent, ids[e.From], arrow, mermaidQuote(strings.Join(edgeLines(e), "\n")), ids[e.To])
 	}
 }
 

@@ -89,7 +89,17 @@ func modifiedMonotonicity(n *Node) []monotonicity {
 			return nil
 		}
 		return constants(width)
-	case UnnestNode:
+	case FunctionNode:
+		// The input's columns as they were; a function's results are
+		// not analysed.
+		in := modifiedMonotonicity(n.Input)
+		if in == nil {
+			return nil
+		}
+		out := make([]monotonicity, width)
+		copy(out, in)
+		return out
+	case UnnestNode, LateralNode:
 		in := modifiedMonotonicity(n.Input)
 		switch {
 		case in == nil:

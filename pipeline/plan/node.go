@@ -49,6 +49,11 @@ const (
 	// ValuesNode is a constant table: VALUES, a SELECT without FROM, a
 	// lone UNNEST's one row (values.go). It has no input.
 	ValuesNode
+	// FunctionNode appends the results of user scalar function calls
+	// to its input's rows (functions.go); LateralNode joins each row with
+	// a table function's rows for it (lateral.go).
+	FunctionNode
+	LateralNode
 )
 
 // Node is one operator of the logical plan. A node read by several

@@ -86,7 +86,7 @@ type groupAggOp struct {
 }
 
 func (g *groupAggOp) operator(b opBuild) (operator.Lifecycle, error) {
-	return aggop.NewGroupAgg(g.keys, g.aggs, b.p.groupAggOptions(g.batch, !b.n.Input.Mode.Updating))
+	return aggop.NewGroupAgg(g.keys, freshUserAggs(g.aggs), b.p.groupAggOptions(g.batch, !b.n.Input.Mode.Updating))
 }
 
 // distinctOp is a DistinctNode: SELECT DISTINCT over every column.
@@ -123,13 +123,14 @@ type windowAggOp struct {
 }
 
 func (w *windowAggOp) operator(opBuild) (operator.Lifecycle, error) {
+	aggs := freshUserAggs(w.aggs)
 	if w.window.Kind == windowop.Session {
-		return windowop.NewSessionAgg(w.window.TimeCol, w.window.Gap, w.keys, w.aggs, windowop.WindowOptions{Batch: w.batch})
+		return windowop.NewSessionAgg(w.window.TimeCol, w.window.Gap, w.keys, aggs, windowop.WindowOptions{Batch: w.batch})
 	}
 	if w.window.ProcTime {
-		return windowop.NewProcWindowAgg(*w.window, w.keys, w.aggs, windowop.WindowOptions{}, nil)
+		return windowop.NewProcWindowAgg(*w.window, w.keys, aggs, windowop.WindowOptions{}, nil)
 	}
-	return windowop.NewWindowAgg(*w.window, w.keys, w.aggs, windowop.WindowOptions{Batch: w.batch, Attached: w.attached, AttachedLTZ: w.attachedLTZ})
+	return windowop.NewWindowAgg(*w.window, w.keys, aggs, windowop.WindowOptions{Batch: w.batch, Attached: w.attached, AttachedLTZ: w.attachedLTZ})
 }
 
 // overOp is an OverAggNode's OVER spec.

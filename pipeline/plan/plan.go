@@ -6,6 +6,7 @@
 package plan
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -18,6 +19,7 @@ import (
 	"github.com/etld/etld/pipeline/runtime"
 	"github.com/etld/etld/pipeline/spec"
 	"github.com/etld/etld/pipeline/sql"
+	"github.com/etld/etld/pipeline/udf"
 )
 
 // Env is what planning needs from outside.
@@ -46,6 +48,8 @@ type Plan struct {
 	// logger.
 	late    *runtime.DeadLetterNode
 	lateLog *slog.Logger
+	// funcs are the file's user-defined functions (functions.go).
+	funcs *udf.Registry
 }
 
 // Source is a planned source: its connector and the table it produces.
@@ -114,6 +118,7 @@ func Build(p *spec.Pipeline, env Env) (*Plan, error) {
 		attempted: map[*spec.Transform]*Table{},
 		excused:   map[string]bool{},
 	}
+	b.loadFunctions()
 	for _, s := range p.Sources {
 		b.declared[strings.ToLower(s.Name)] = true
 	}
@@ -150,6 +155,7 @@ func Build(p *spec.Pipeline, env Env) (*Plan, error) {
 	b.checkFileLoops()
 	b.accountForAll()
 	if err := b.errs.result(); err != nil {
+		_ = b.plan.funcs.Close(context.Background())
 		return nil, err
 	}
 	b.pushProjections()
@@ -205,7 +211,7 @@ var errReported = errors.New("reported")
 func (b *builder) sqlError(s *spec.SQL, path string, err error) {
 	var se *sql.Error
 	if errors.As(err, &se) {
-		msg := se.Msg
+		msg := b.misplacedCall(se.Msg)
 		if snip := se.Snippet(s.Text); snip != "" {
 			msg += "\n" + indent(snip)
 		}
@@ -557,5 +563,9 @@ func (s *Source) LookedUp() bool { return s.lookedUp }
 func (s *Source) Reject(bad connector.BadRecord) error { return s.feed.Reject(bad) }
 
 // Close releases what the plan holds beyond its connectors, which the
-// runtime closes, as it does the dead-letter files: nothing, today.
-func (p *Plan) Close() error { return nil }
+// runtime closes, as it does the dead-letter files: the compiled
+// modules of its functions.
+func (p *Plan) Close() error { return p.funcs.Close(context.Background()) }
+
+// Functions are the pipeline's user-defined functions.
+func (p *Plan) Functions() []*udf.Function { return p.funcs.Functions() }

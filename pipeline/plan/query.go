@@ -96,6 +96,8 @@ func (q *queryBuilder) from(f sql.FromItem) (*scope, error) {
 		return q.windowScope(f)
 	case *sql.Unnest:
 		return q.unnestScope(f)
+	case *sql.LateralTable:
+		return q.lateralScope(f)
 	case *sql.Values:
 		return valuesScope(f)
 	case *sql.Join:
@@ -292,6 +294,7 @@ func (q *queryBuilder) compile(e sql.Expr, s *scope, schema row.Schema) (*expr.C
 }
 
 func (q *queryBuilder) selectBlock(sel *sql.Select) (*Node, error) {
+	sel = q.markUserAggregates(sel)
 	s, sel, err := q.selectFrom(sel)
 	if err != nil {
 		return nil, err
@@ -304,6 +307,9 @@ func (q *queryBuilder) selectBlock(sel *sql.Select) (*Node, error) {
 		aggregated = aggregated || containsAgg(it.Expr)
 	}
 	if sel, err = q.scalarSubqueries(sel, s, aggregated); err != nil {
+		return nil, err
+	}
+	if sel, err = q.userScalars(sel, s, aggregated); err != nil {
 		return nil, err
 	}
 	if sel.Where != nil && containsAgg(sel.Where) {
@@ -492,7 +498,8 @@ func starCovers(star *sql.Star, s *scope, j int) bool {
 	if !star.Table.IsZero() && s.cols != nil && !slices.ContainsFunc(s.cols[j].quals, func(q string) bool { return strings.EqualFold(q, star.Table.Name) }) {
 		return false // t.* of a join: t's columns only
 	}
-	return s.cols == nil || !strings.HasPrefix(s.cols[j].quals[0], scalarQual) // not a scalar subquery's join columns
+	// Not a scalar subquery's join columns, nor a function call's.
+	return s.cols == nil || !strings.HasPrefix(s.cols[j].quals[0], scalarQual) && s.cols[j].quals[0] != udfQual
 }
 
 // item adds the column of select item i, named by its alias, the column

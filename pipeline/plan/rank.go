@@ -216,6 +216,11 @@ func procTimeCol(n *Node, c int) bool {
 			default:
 				c = x.Input.Schema.Index(x.Schema.Fields[c].Name)
 			}
+		case FunctionNode, LateralNode:
+			// The input's columns come first, as they were.
+			if c >= x.Input.Schema.Len() {
+				return false
+			}
 		case ScanNode:
 			src := x.scanned()
 			phys := src.Physical.Len()

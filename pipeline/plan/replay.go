@@ -48,6 +48,12 @@ func replayFrom(n *Node) connector.Replay {
 			if c := firstClock([]*expr.Compiled{n.op.(*unnestOp).of}); c != "" {
 				return no("%s calls %s, which reads the clock or is random", n.Label, c)
 			}
+		case FunctionNode, LateralNode:
+			// Stateless, unless a function gives other results for the
+			// same arguments.
+			if why := nondeterministicCalls(n); why != "" {
+				return no("%s calls %s", n.Label, why)
+			}
 		case WindowTableNode:
 			// Stateless: each record's rows follow from the record.
 		case UnionNode:

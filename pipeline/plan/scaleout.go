@@ -21,7 +21,7 @@ import (
 // stateless; any other kind, also one added later, counts as stateful.
 func (n *Node) keepsState() bool {
 	switch n.Kind {
-	case ScanNode, ValuesNode, CalcNode, UnionNode, UnnestNode, WindowTableNode, LookupJoinNode:
+	case ScanNode, ValuesNode, CalcNode, UnionNode, UnnestNode, WindowTableNode, LookupJoinNode, FunctionNode, LateralNode:
 		return false
 	}
 	return true

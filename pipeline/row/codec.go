@@ -83,6 +83,9 @@ type Decoder struct {
 	// alias makes Str return strings that share buf: set only when buf
 	// is an immutable string's bytes (a nested value's items).
 	alias bool
+	// src, when not nil, is the stream buf is a window of
+	// (codec_stream.go): reads past buf's end refill it.
+	src *stream
 }
 
 // NewDecoder reads b; strings it returns are copies, b may be reused.
@@ -91,19 +94,28 @@ func NewDecoder(b []byte) *Decoder { return &Decoder{buf: b} }
 // Err is the first error, or nil.
 func (d *Decoder) Err() error { return d.err }
 
-// Len is the number of bytes not yet read.
-func (d *Decoder) Len() int { return len(d.buf) - d.off }
+// Len is the number of bytes not yet read; for a stream, at most that
+// many.
+func (d *Decoder) Len() int {
+	if d.src != nil {
+		return len(d.buf) - d.off + d.src.left()
+	}
+	return len(d.buf) - d.off
+}
 
 // Fail records err (the first one wins), e.g. a value the caller finds
 // out of range, with the offset it was found at.
 func (d *Decoder) Fail(format string, args ...any) {
 	if d.err == nil {
-		d.err = fmt.Errorf("%w at byte %d: %s", ErrCorrupt, d.off, fmt.Sprintf(format, args...))
+		d.err = fmt.Errorf("%w at byte %d: %s", ErrCorrupt, d.pos(), fmt.Sprintf(format, args...))
 	}
 }
 
 // End reports an error if bytes are left over or one occurred.
 func (d *Decoder) End() error {
+	if d.src != nil {
+		return d.endStream()
+	}
 	if d.err == nil && d.off != len(d.buf) {
 		d.Fail("%d bytes after the end", len(d.buf)-d.off)
 	}
@@ -116,6 +128,9 @@ func (d *Decoder) Uvarint() uint64 {
 		return 0
 	}
 	v, n := binary.Uvarint(d.buf[d.off:])
+	if n == 0 && d.fill(binary.MaxVarintLen64) > 0 {
+		v, n = binary.Uvarint(d.buf[d.off:])
+	}
 	if n <= 0 || (n > 1 && d.buf[d.off+n-1] == 0) {
 		// An overlong varint is refused too: the encoding stays canonical.
 		d.Fail("bad varint")
@@ -153,7 +168,7 @@ func (d *Decoder) Byte() byte {
 	if d.err != nil {
 		return 0
 	}
-	if d.off >= len(d.buf) {
+	if d.off >= len(d.buf) && d.fill(1) < 1 {
 		d.Fail("truncated")
 		return 0
 	}
@@ -167,7 +182,7 @@ func (d *Decoder) Uint64() uint64 {
 	if d.err != nil {
 		return 0
 	}
-	if d.Len() < 8 {
+	if len(d.buf)-d.off < 8 && d.fill(8) < 8 {
 		d.Fail("truncated")
 		return 0
 	}
@@ -177,10 +192,26 @@ func (d *Decoder) Uint64() uint64 {
 }
 
 // Bytes reads a length-prefixed byte string; the result aliases the
-// decoder's buffer.
+// decoder's buffer, except for a stream's, which refills it: then it is
+// a copy.
 func (d *Decoder) Bytes() []byte {
+	b := d.BytesView()
+	if d.src != nil && b != nil {
+		return append([]byte{}, b...)
+	}
+	return b
+}
+
+// BytesView reads a length-prefixed byte string that aliases the
+// decoder's buffer until its next read: what a caller copies anyway
+// costs no copy of its own.
+func (d *Decoder) BytesView() []byte {
 	n := d.Count(1)
 	if d.err != nil {
+		return nil
+	}
+	if len(d.buf)-d.off < n && d.fill(n) < n {
+		d.Fail("truncated")
 		return nil
 	}
 	b := d.buf[d.off : d.off+n : d.off+n]
@@ -190,7 +221,7 @@ func (d *Decoder) Bytes() []byte {
 
 // Str reads a length-prefixed string.
 func (d *Decoder) Str() string {
-	b := d.Bytes()
+	b := d.BytesView()
 	if d.alias {
 		return unsafe.String(unsafe.SliceData(b), len(b))
 	}
@@ -258,6 +289,34 @@ func (d *Decoder) Value() Value {
 	}
 	d.Fail("unknown type %d", id)
 	return NullValue
+}
+
+// skipValue reads past a value without making it: its length is checked
+// as Value checks it, its content is not (Value checks the value read).
+func (d *Decoder) skipValue() {
+	id := TypeID(d.Byte())
+	if d.err != nil {
+		return
+	}
+	switch id {
+	case Null:
+	case Boolean, Int, Date, BigInt, Timestamp, TimestampLTZ, Time:
+		d.Uvarint()
+	case Float, Double:
+		d.Uint64()
+	case Decimal:
+		if d.Byte()&wideKeyBit != 0 {
+			d.Uint64()
+			d.Uint64()
+			return
+		}
+		d.Uvarint()
+	case String, Bytes, Array, Map, Struct:
+		n := d.Count(1)
+		d.off += n
+	default:
+		d.Fail("unknown type %d", id)
+	}
 }
 
 // CopyRow decodes the one row encoded in b (AppendRow) into a new slice

@@ -193,15 +193,25 @@ func (v Value) Items() iter.Seq2[int, Value] {
 // Item returns the i-th item (0-based, as Items counts them), or false
 // when there is none.
 func (v Value) Item(i int) (Value, bool) {
-	if i < 0 {
+	if i < 0 || !v.id.Nested() {
 		return NullValue, false
 	}
-	for j, x := range v.Items() {
-		if j == i {
-			return x, true
-		}
+	d := Decoder{buf: unsafe.Slice(unsafe.StringData(v.s), len(v.s)), alias: true}
+	n := d.Uvarint()
+	if v.id == Map {
+		n *= 2
 	}
-	return NullValue, false
+	if uint64(i) >= n {
+		return NullValue, false
+	}
+	for range i {
+		d.skipValue()
+	}
+	x := d.Value()
+	if d.err != nil {
+		return NullValue, false
+	}
+	return x, true
 }
 
 // Lookup returns the value a MAP holds for key, or false.

@@ -28,7 +28,12 @@ import (
 // node that ended has nothing after its end). The coordinator then stores
 // it (if the run has a store) and only then asks every Committer (Kafka
 // sources, two-phase sinks) to commit its part, in the committer's own
-// goroutine, between its Reads or Writes.
+// goroutine, between its Reads or Writes. An operator that writes its
+// state into a part of the store (checkpoint_snapshot.go) forwards the
+// barrier once the part is written; the part is made durable in the
+// background, and storing checkpoint N waits for every part it names.
+// The parts of a checkpoint that is not stored (the run failed or was
+// cancelled first) are removed when the run ends.
 //
 // At the end of a run every node reports its final state when its input
 // ends; when all have, the coordinator takes the final checkpoint and the
@@ -96,7 +101,10 @@ type report struct {
 	// runtimePart names the store's part that holds runtime instead
 	// (an operator.StreamSnapshotter's state).
 	runtimePart string
-	connector   []byte
+	// entries, from an operator that counts them, is how many its
+	// state held (operator.StateSizer).
+	entries   int64
+	connector []byte
 	// rows, from a sink, is its RowsIn at the barrier (or at its end).
 	rows int64
 }
@@ -159,7 +167,8 @@ func newCoordinator(g *Graph, opt CheckpointOptions) *coordinator {
 			o.ID = fmt.Sprintf("transform/%s/%d", o.Name, i)
 		}
 		_, stateful := o.Op.(operator.Snapshotter)
-		add(&o.Node, stateful, nil)
+		_, counts := o.Op.(operator.StateSizer)
+		add(&o.Node, stateful, nil).counts = counts
 	}
 	for i, u := range g.Unions {
 		if u.ID == "" {
@@ -337,9 +346,13 @@ func (c *coordinator) finish(id int64, start time.Time, final bool) error {
 		if !p.stateful {
 			continue
 		}
+		entries := int64(-1)
+		if p.counts {
+			entries = r.entries
+		}
 		cp.Components = append(cp.Components, checkpoint.Component{
 			ID: p.node.ID, Fingerprint: p.node.Fingerprint, Ended: r.ended && r.finished,
-			Runtime: r.runtime, RuntimePart: r.runtimePart, Connector: r.connector,
+			Runtime: r.runtime, RuntimePart: r.runtimePart, Connector: r.connector, Entries: entries,
 		})
 	}
 	st := &c.g.Checkpoints
@@ -358,6 +371,7 @@ func (c *coordinator) finish(id int64, start time.Time, final bool) error {
 	st.LastAt.Store(time.Now().UnixNano())
 	st.LastID.Store(id)
 	st.Count.Add(1)
+	c.g.CheckpointLog.add(id, final, st)
 	for i, p := range c.parts {
 		if r := states[i]; r != nil && r.rows > 0 {
 			p.node.Stats.Checkpointed.Store(r.rows)

@@ -162,3 +162,56 @@ func BenchmarkCheckpointThroughput(b *testing.B) {
 	b.ReportMetric(without.Seconds()/with.Seconds(), "ratio")
 	b.ReportMetric(float64(count)/float64(b.N), "checkpoints")
 }
+
+// BenchmarkBarrierPause: how long a GROUP BY with N keys (1M by default,
+// ETLD_BENCH_KEYS) stops processing at a barrier (its snapshot into a
+// part of the store, the engine's OpNode.snapshot), how long its part
+// then takes to become durable (fsync, rename, directory fsync: the
+// barrier waited for that too before the fsync ran in the background),
+// and how long until the checkpoint naming the part is stored.
+//
+//	go test -run '^$' -bench BarrierPause -benchtime 5x ./pipeline/runtime/
+func BenchmarkBarrierPause(b *testing.B) {
+	nkeys := benchEnv("ETLD_BENCH_KEYS", 1_000_000)
+	g := optest.Must(aggop.NewGroupAgg([]int{0}, benchAggs, aggop.GroupAggOptions{InsertOnly: true}))
+	for _, in := range optest.BenchPool((nkeys+1023)/1024, 1024, nkeys, 1) {
+		if err := g.Process(in, &optest.Discard{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	store, err := checkpoint.Open(b.TempDir(), "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	co := &coordinator{opt: CheckpointOptions{Store: store}}
+	n := &OpNode{Node: Node{Name: "agg", Kind: "transform", ID: "transform/agg/0"}, Op: g}
+	var pause, sync, durable time.Duration
+	b.ResetTimer()
+	for i := range b.N {
+		id := int64(i + 1)
+		t0 := time.Now()
+		st, err := n.snapshot(co, id)
+		if err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		pause += t1.Sub(t0)
+		part, err := store.OpenPart(st.part) // once the part is durable
+		if err != nil {
+			b.Fatal(err)
+		}
+		part.Close()
+		sync += time.Since(t1)
+		if _, err := store.Write(&checkpoint.Checkpoint{ID: id, Pipeline: "bench", Time: time.Now(),
+			Components: []checkpoint.Component{{ID: n.ID, RuntimePart: st.part}}}); err != nil {
+			b.Fatal(err)
+		}
+		durable += time.Since(t0)
+	}
+	b.StopTimer()
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 / float64(b.N) }
+	b.ReportMetric(float64(nkeys), "keys")
+	b.ReportMetric(ms(pause), "barrier-pause-ms")
+	b.ReportMetric(ms(sync), "part-sync-ms")
+	b.ReportMetric(ms(durable), "durable-ms")
+}

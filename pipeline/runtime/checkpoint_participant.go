@@ -22,6 +22,7 @@ type commitReq struct {
 type participant struct {
 	node     *Node
 	stateful bool // its state goes into checkpoints
+	counts   bool // an operator.StateSizer: its reports count entries
 	// optional: a checkpoint without the node's state fits the graph,
 	// and one with the state of a node the graph lacks too (dead letters
 	// added to a pipeline, or taken from it).

@@ -21,6 +21,9 @@ func (c *coordinator) restore() error {
 	if err != nil {
 		return fmt.Errorf("%w (remove or move away %s to start from scratch)", err, c.opt.Store.Dir())
 	}
+	// What a killed run left (the parts of a checkpoint it did not
+	// store) goes before this run writes anything.
+	c.opt.Store.Tidy(cp)
 	if cp == nil {
 		return nil
 	}
@@ -46,11 +49,10 @@ func (c *coordinator) restore() error {
 	}
 	for _, o := range c.g.Ops {
 		comp := o.cp.restored
-		sn, ok := o.Op.(operator.Snapshotter)
-		if !ok || comp == nil {
+		if _, ok := o.Op.(operator.Snapshotter); !ok || comp == nil {
 			continue
 		}
-		if err := c.restoreOp(sn, comp); err != nil {
+		if err := RestoreOperator(c.opt.Store, comp, o.Op); err != nil {
 			return fmt.Errorf("transform %q: restore from checkpoint %d: %w", o.Name, cp.ID, err)
 		}
 	}

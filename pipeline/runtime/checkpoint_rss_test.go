@@ -104,3 +104,61 @@ func BenchmarkCheckpointPeakRSS(b *testing.B) {
 	b.ReportMetric(float64(wholeRise)/1024, "whole-peak-rise-MB")
 	b.ReportMetric(float64(streamRise)/1024, "streamed-peak-rise-MB")
 }
+
+// BenchmarkRestorePeakRSS: how far restoring a GROUP BY with N keys
+// (as BenchmarkCheckpointPeakRSS's; 1M by default, ETLD_BENCH_KEYS) from
+// its part raises the process's peak resident memory above what the
+// restored state keeps: "restore-peak-rise" is the peak during the
+// restore over the memory before it, "restored-state" what is still
+// resident after it (the state), and "restore-added" their difference,
+// what the restore needed besides the state it built (the part read
+// whole, before streaming restores).
+//
+//	go test -run '^$' -bench RestorePeakRSS -benchtime 1x ./pipeline/runtime/
+func BenchmarkRestorePeakRSS(b *testing.B) {
+	nkeys := benchEnv("ETLD_BENCH_KEYS", 1_000_000)
+	store, err := checkpoint.Open(b.TempDir(), "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	part, size := func() (string, int64) {
+		g := optest.Must(aggop.NewGroupAgg([]int{0}, benchAggs, aggop.GroupAggOptions{InsertOnly: true}))
+		for _, in := range optest.BenchPool((nkeys+1023)/1024, 1024, nkeys, 1) {
+			if err := g.Process(in, &optest.Discard{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		part, n, err := store.WritePart(1, "transform/agg/0", g.SnapshotTo)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return part, n
+	}()
+	var peak, kept int64
+	for range b.N {
+		debug.FreeOSMemory()
+		if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
+			b.Skipf("cannot reset the peak RSS: %v", err)
+		}
+		base := procKB(b, "VmRSS")
+		r := optest.Must(aggop.NewGroupAgg([]int{0}, benchAggs, aggop.GroupAggOptions{InsertOnly: true}))
+		f, err := store.OpenPart(part)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := r.RestoreFrom(f, f.Size()); err != nil {
+			b.Fatal(err)
+		}
+		f.Close()
+		debug.FreeOSMemory()
+		peak, kept = max(peak, procKB(b, "VmHWM")-base), procKB(b, "VmRSS")-base
+		if r.Groups() != nkeys {
+			b.Fatalf("restored %d groups, want %d", r.Groups(), nkeys)
+		}
+	}
+	b.ReportMetric(float64(nkeys), "keys")
+	b.ReportMetric(float64(size)/1e6, "part-MB")
+	b.ReportMetric(float64(peak)/1024, "restore-peak-rise-MB")
+	b.ReportMetric(float64(kept)/1024, "restored-state-MB")
+	b.ReportMetric(float64(peak-kept)/1024, "restore-added-MB")
+}

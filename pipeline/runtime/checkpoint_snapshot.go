@@ -11,8 +11,9 @@ import (
 // snapshotted is an operator's state for a checkpoint: its bytes, or the
 // name of the store's part that holds them.
 type snapshotted struct {
-	state []byte
-	part  string
+	state   []byte
+	part    string
+	entries int64 // operator.StateSizer's count, 0 for others
 }
 
 // snapshot encodes the operator's state for the checkpoint of barrier
@@ -21,11 +22,16 @@ type snapshotted struct {
 // operators' state (hundreds of MB for a million keys) at every barrier
 // and at the end would be wasted work. An operator.StreamSnapshotter
 // writes its state into a part of the store in pieces, so that neither
-// it nor the checkpoint holds the whole of it.
+// it nor the checkpoint holds the whole of it; the part's fsync runs in
+// the background (checkpoint.Store.WritePart), off the barrier's path.
 func (n *OpNode) snapshot(co *coordinator, barrier int64) (snapshotted, error) {
 	sn, ok := n.Op.(operator.Snapshotter)
 	if !ok || co.opt.Store == nil {
 		return snapshotted{}, nil
+	}
+	var entries int64
+	if sz, ok := n.Op.(operator.StateSizer); ok {
+		entries = sz.StateEntries()
 	}
 	if ss, ok := sn.(operator.StreamSnapshotter); ok {
 		part, size, err := co.opt.Store.WritePart(barrier, n.ID, ss.SnapshotTo)
@@ -33,30 +39,37 @@ func (n *OpNode) snapshot(co *coordinator, barrier int64) (snapshotted, error) {
 			return snapshotted{}, fmt.Errorf("snapshot: %w", err)
 		}
 		n.Stats.StateBytes.Store(size)
-		return snapshotted{part: part}, nil
+		return snapshotted{part: part, entries: entries}, nil
 	}
 	state, err := sn.Snapshot()
 	if err != nil {
 		return snapshotted{}, fmt.Errorf("snapshot: %w", err)
 	}
 	n.Stats.StateBytes.Store(int64(len(state)))
-	return snapshotted{state: state}, nil
+	return snapshotted{state: state, entries: entries}, nil
 }
 
-// restoreOp hands an operator its part of the checkpoint: a part of the
-// store streamed into RestoreFrom (or read whole for an operator that
-// no longer streams), or the bytes the checkpoint holds.
-func (c *coordinator) restoreOp(sn operator.Snapshotter, comp *checkpoint.Component) error {
+// RestoreOperator restores op, an operator.Snapshotter, from comp, its
+// component of a checkpoint of store, as a run does before it starts:
+// a part of the store streamed into RestoreFrom, which decodes it as it
+// reads (or read whole for an operator that no longer streams), or the
+// bytes the checkpoint holds. `etld state dump` restores an operator
+// with it without running the pipeline.
+func RestoreOperator(store *checkpoint.Store, comp *checkpoint.Component, op operator.Lifecycle) error {
+	sn, ok := op.(operator.Snapshotter)
+	if !ok {
+		return fmt.Errorf("%s keeps no state", comp.ID)
+	}
 	if comp.RuntimePart == "" {
 		return sn.Restore(comp.Runtime)
 	}
-	r, err := c.opt.Store.OpenPart(comp.RuntimePart)
+	r, err := store.OpenPart(comp.RuntimePart)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
 	if ss, ok := sn.(operator.StreamSnapshotter); ok {
-		return ss.RestoreFrom(r)
+		return ss.RestoreFrom(r, r.Size())
 	}
 	state, err := io.ReadAll(r)
 	if err != nil {

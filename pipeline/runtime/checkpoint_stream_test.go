@@ -43,6 +43,10 @@ func TestStreamedStateResumes(t *testing.T) {
 			if comp == nil || comp.RuntimePart == "" || comp.Runtime != nil {
 				t.Fatalf("the aggregate's component %+v: want its state in a part", comp)
 			}
+			// Keys 0, 1 and 2 of the rows 0..3.
+			if comp.Entries != 3 || cp.Find(g.Sinks[0].ID).Entries != -1 {
+				t.Errorf("entries: the aggregate's %d, want its 3 groups; the sink's %d, want -1 (not counted)", comp.Entries, cp.Find(g.Sinks[0].ID).Entries)
+			}
 			if whole {
 				r, err := store.OpenPart(comp.RuntimePart)
 				if err != nil {

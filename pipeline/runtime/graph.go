@@ -26,8 +26,10 @@ type Graph struct {
 	// ChannelSize is the number of batches a channel holds before its
 	// sender waits (default 4).
 	ChannelSize int
-	// Checkpoints counts the run's checkpoints.
-	Checkpoints CheckpointStats
+	// Checkpoints counts the run's checkpoints; CheckpointLog keeps the
+	// last ones (history.go).
+	Checkpoints   CheckpointStats
+	CheckpointLog CheckpointLog
 }
 
 // Node is what every node kind shares: a name for errors and counters.
@@ -39,6 +41,11 @@ type Node struct {
 	// pipeline file it belongs to (Name is the operator's plan): errors
 	// say `transform "q" (Calc(...))`.
 	Transform string
+	// Short is an operator's short name, "<transform>/<kind>#<n>", for
+	// metrics and the console (the planner's operator id): Name, the
+	// plan, changes with every edit of the SQL. Empty for sources and
+	// sinks, whose Name is short already.
+	Short string
 	// ID names the node in checkpoints, stable across runs of the same
 	// pipeline file; the runtime derives one from Kind and Name if empty.
 	ID string
@@ -104,8 +111,20 @@ type Stats struct {
 	// checkpoint: RowsIn minus it is what a stop cut short would leave
 	// to be read again from that checkpoint.
 	Checkpointed atomic.Int64
-	// Watermark is the node's current watermark, NoWatermark if none.
+	// Watermark is the node's current watermark, NoWatermark if none
+	// (set with setWatermark, which also keeps the data's: see
+	// DataWatermark).
 	Watermark atomic.Int64
+	dataWM    atomic.Int64
+	hasDataWM atomic.Bool
+	// Busy is the time, in nanoseconds, the node spent working on its
+	// messages (reading, for a bounded source; writing, for a sink), and
+	// Backpressure the time it waited for a full output channel: timed
+	// per batch, not per row (metrics.go).
+	Busy, Backpressure atomic.Int64
+	// Retries counts the retries of the connector's or operator's calls
+	// that internal/retry made, through the context the node gives them.
+	Retries atomic.Int64
 	// StateEntries, for an operator with state (a StateSizer), is the
 	// number of entries it holds (groups, window slices by key, distinct
 	// rows), updated after every message; StateBytes is the size of its
@@ -179,6 +198,11 @@ type SinkNode struct {
 	// must return quickly and must not keep or modify the batch: the
 	// daemon's live sample view copies a few rows out of it.
 	Tap func(*row.Batch)
+	// Writes and Flushes time the sink's calls (metrics.go).
+	Writes, Flushes operator.Latency
+	// callStart is when the Write or Flush under way began (Unix
+	// nanoseconds), 0 between calls: a call that hangs shows.
+	callStart atomic.Int64
 	// unacked counts the rows given to Write since the last Flush, and
 	// refused the policy's count at that Flush.
 	unacked, refused int64

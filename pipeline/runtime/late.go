@@ -42,7 +42,11 @@ func (n *OpNode) lateStep(step func(m message, em *batchEmitter) error) func(m m
 // lateRecord describes change i of in, from the operator's input input,
 // which the operator dropped as late.
 func (n *OpNode) lateRecord(in *row.Batch, input, i int) connector.BadRecord {
-	err := fmt.Errorf("late row: %s dropped it, its event time being at or behind the watermark %s", n.Name, watermarkText(n.Stats.Watermark.Load()))
+	name := n.Name
+	if n.Short != "" {
+		name = n.Short + " (" + n.Name + ")"
+	}
+	err := fmt.Errorf("late row: %s dropped it, its event time being at or behind the watermark %s", name, watermarkText(n.Stats.Watermark.Load()))
 	cols := n.LateColumns
 	if input < len(n.LateInputs) {
 		cols = n.LateInputs[input]

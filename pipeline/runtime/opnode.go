@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/etld/etld/internal/retry"
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/operator"
 )
@@ -16,6 +17,7 @@ import (
 // input.
 func runOp(ctx context.Context, n *OpNode, in <-chan message, batchSize int, co *coordinator, maxState int64) (err error) {
 	defer n.closeOutputs()
+	ctx = retry.WithCounter(ctx, &n.Stats.Retries)
 	if o, ok := n.Op.(operator.Opener); ok {
 		// A lookup join's client.
 		if err := o.Open(ctx); err != nil {
@@ -37,7 +39,7 @@ func runOp(ctx context.Context, n *OpNode, in <-chan message, batchSize int, co 
 	}
 	// What the operator emits goes on as each batch fills.
 	r.em.flow = func(b *row.Batch) error { return n.sendAll(ctx, []*row.Batch{b}) }
-	n.Stats.Watermark.Store(operator.NoWatermark)
+	n.Stats.setWatermark(operator.NoWatermark)
 	var tick, sweep <-chan time.Time
 	if r.flusher != nil && r.flusher.FlushEvery() > 0 {
 		t := time.NewTicker(r.flusher.FlushEvery())
@@ -56,19 +58,27 @@ func runOp(ctx context.Context, n *OpNode, in <-chan message, batchSize int, co 
 			if !open {
 				return r.end(ctx)
 			}
-			if err := r.handle(ctx, m); err != nil {
+			c := n.startBusy()
+			err := r.handle(ctx, m)
+			n.stopBusy(c, 0)
+			if err != nil {
 				return err
 			}
 		case <-tick:
-			if err := r.flush(); err != nil {
-				return err
+			c := n.startBusy()
+			err := r.flush()
+			if err == nil {
+				err = r.sendEmitted(ctx)
 			}
-			if err := r.sendEmitted(ctx); err != nil {
+			n.stopBusy(c, 0)
+			if err != nil {
 				return err
 			}
 		case <-sweep:
+			c := n.startBusy()
 			sw.Sweep()
 			n.countDropped()
+			n.stopBusy(c, 0)
 		case <-ctx.Done():
 			return context.Cause(ctx)
 		}
@@ -169,7 +179,7 @@ func (r *opRun) handle(ctx context.Context, m message) error {
 		if r.holder != nil {
 			m.watermark = r.holder.HoldWatermark(m.watermark)
 		}
-		n.Stats.Watermark.Store(m.watermark)
+		n.Stats.setWatermark(m.watermark)
 		if err := n.send(ctx, m); err != nil {
 			return err
 		}
@@ -205,7 +215,7 @@ func (r *opRun) end(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := r.co.report(ctx, report{part: n.cpIndex, ended: true, finished: r.finished, runtime: st.state, runtimePart: st.part}); err != nil {
+	if err := r.co.report(ctx, report{part: n.cpIndex, ended: true, finished: r.finished, runtime: st.state, runtimePart: st.part, entries: st.entries}); err != nil {
 		return err
 	}
 	if err := n.Feed.end(ctx); err != nil {
@@ -249,7 +259,7 @@ func (n *OpNode) barrier(ctx context.Context, co *coordinator, m message) error 
 	if err != nil {
 		return err
 	}
-	if err := co.report(ctx, report{part: n.cpIndex, id: m.barrier, runtime: st.state, runtimePart: st.part}); err != nil {
+	if err := co.report(ctx, report{part: n.cpIndex, id: m.barrier, runtime: st.state, runtimePart: st.part, entries: st.entries}); err != nil {
 		return err
 	}
 	if err := n.send(ctx, m); err != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/etld/etld/internal/panics"
+	"github.com/etld/etld/internal/retry"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
 )
@@ -37,6 +38,12 @@ func Run(ctx context.Context, g *Graph, opt Options) error {
 		g.ChannelSize = 4
 	}
 	g.DisableDeadlockingBuilds(opt.Checkpoint.Logger)
+	if st := opt.Checkpoint.Store; st != nil {
+		// After every node ended: the parts written for a checkpoint
+		// that was not stored (in flight at a failure or a stop) go now,
+		// not at the next run's pruning.
+		defer st.DropUnstored()
+	}
 	co := newCoordinator(g, opt.Checkpoint)
 	if err := co.restore(); err != nil {
 		return fmt.Errorf("pipeline state: %w", err)
@@ -134,10 +141,8 @@ func Run(ctx context.Context, g *Graph, opt Options) error {
 // send hands m to every consumer, waiting while a channel is full.
 func (n *Node) send(ctx context.Context, m message) error {
 	for _, ch := range n.outs {
-		select {
-		case ch <- m:
-		case <-ctx.Done():
-			return context.Cause(ctx)
+		if err := n.sendTo(ctx, ch, m); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -163,6 +168,7 @@ func (n *Node) sendAll(ctx context.Context, batches []*row.Batch) error {
 
 func runSink(ctx context.Context, n *SinkNode, in <-chan message, co *coordinator) (err error) {
 	p := n.cp
+	ctx = retry.WithCounter(ctx, &n.Stats.Retries)
 	if err := n.Sink.Open(ctx); err != nil {
 		_ = n.Sink.Close(context.WithoutCancel(ctx))
 		return fmt.Errorf("open: %w", err)
@@ -191,7 +197,7 @@ func runSink(ctx context.Context, n *SinkNode, in <-chan message, co *coordinato
 			return context.Cause(ctx)
 		case <-tick.C:
 			if dirty {
-				if err := n.Sink.Flush(ctx); err != nil {
+				if err := n.flush(ctx); err != nil {
 					return fmt.Errorf("flush: %w", err)
 				}
 				n.acknowledged()
@@ -203,6 +209,11 @@ func runSink(ctx context.Context, n *SinkNode, in <-chan message, co *coordinato
 			}
 		case m, open := <-in:
 			if !open {
+				if f, ok := n.Sink.(connector.Finisher); ok && finished {
+					if err := f.Finish(ctx); err != nil {
+						return fmt.Errorf("finish: %w", err)
+					}
+				}
 				state, err := n.checkpoint(ctx)
 				if err != nil {
 					return err
@@ -233,6 +244,11 @@ func runSink(ctx context.Context, n *SinkNode, in <-chan message, co *coordinato
 				finished = !m.stop
 				continue
 			case msgWatermark:
+				if ws, ok := n.Sink.(connector.WatermarkSink); ok {
+					if err := ws.Watermark(ctx, m.watermark); err != nil {
+						return fmt.Errorf("watermark: %w", err)
+					}
+				}
 				continue
 			}
 			n.Stats.RowsIn.Add(int64(m.batch.Len()))
@@ -246,7 +262,7 @@ func runSink(ctx context.Context, n *SinkNode, in <-chan message, co *coordinato
 			if n.Tap != nil {
 				n.Tap(b)
 			}
-			if err := n.Sink.Write(ctx, b); err != nil {
+			if err := n.write(ctx, b); err != nil {
 				return fmt.Errorf("write: %w", err)
 			}
 			n.unacked += int64(b.Len())
@@ -261,7 +277,7 @@ func runSink(ctx context.Context, n *SinkNode, in <-chan message, co *coordinato
 // checkpoint flushes the sink, so that everything before the barrier is
 // durable, and returns its snapshot if it takes one.
 func (n *SinkNode) checkpoint(ctx context.Context) ([]byte, error) {
-	if err := n.Sink.Flush(ctx); err != nil {
+	if err := n.flush(ctx); err != nil {
 		return nil, fmt.Errorf("flush: %w", err)
 	}
 	n.acknowledged()

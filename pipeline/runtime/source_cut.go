@@ -71,7 +71,7 @@ func (s *SourceNode) sendCut(ctx context.Context, b *row.Batch, cuts []wmCut, wm
 		}
 		from = c.at
 		wm = c.wm
-		s.Stats.Watermark.Store(wm)
+		s.Stats.setWatermark(wm)
 		if err := s.send(ctx, message{kind: msgWatermark, watermark: wm}); err != nil {
 			return wm, err
 		}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/etld/etld/internal/retry"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/operator"
@@ -18,6 +19,7 @@ import (
 
 func runSource(ctx context.Context, s *SourceNode, fz *fusion, batchSize int, stop <-chan struct{}, co *coordinator) (err error) {
 	defer s.closeOutputs()
+	ctx = retry.WithCounter(ctx, &s.Stats.Retries)
 	p := s.cp
 	wm, restoredEnd := s.restore()
 	// Reads end on stop as well as on cancellation; a stop is an end of
@@ -63,7 +65,9 @@ func runSource(ctx context.Context, s *SourceNode, fz *fusion, batchSize int, st
 				continue // a barrier or commit is waiting
 			}
 		}
+		c := s.startBusy()
 		b, woke, rerr := s.read(rctx, batchSize)
+		reading := time.Since(c.start)
 		interrupted := p.interrupt != nil && p.interrupt.end(rctx)
 		if wm, err = s.forward(ctx, b, fz, wm); err != nil {
 			return err
@@ -71,6 +75,7 @@ func runSource(ctx context.Context, s *SourceNode, fz *fusion, batchSize int, st
 		if wm, err = s.idleSplits(ctx, wm); err != nil {
 			return err
 		}
+		s.stopBusy(c, s.waiting(reading))
 		switch {
 		case rerr == nil:
 			continue
@@ -80,7 +85,7 @@ func runSource(ctx context.Context, s *SourceNode, fz *fusion, batchSize int, st
 			if s.EventTime != nil {
 				// The end of a bounded input closes every window.
 				wm = operator.MaxWatermark
-				s.Stats.Watermark.Store(operator.MaxWatermark)
+				s.Stats.setWatermark(operator.MaxWatermark)
 				if err := s.send(ctx, message{kind: msgWatermark, watermark: operator.MaxWatermark}); err != nil {
 					return err
 				}
@@ -109,7 +114,7 @@ func (s *SourceNode) restore() (wm int64, ended bool) {
 			wm, restoredSplits = w, splits
 		}
 	}
-	s.Stats.Watermark.Store(wm)
+	s.Stats.setWatermark(wm)
 	s.splits = nil
 	if ss, ok := s.Source.(connector.SplitSource); ok && s.EventTime != nil {
 		s.splits = newSplitWatermarks(ss, s.IdleTimeout, restoredSplits, time.Now())
@@ -168,7 +173,7 @@ func (s *SourceNode) idleSplits(ctx context.Context, wm int64) (int64, error) {
 	if next <= wm {
 		return wm, nil
 	}
-	s.Stats.Watermark.Store(next)
+	s.Stats.setWatermark(next)
 	return next, s.send(ctx, message{kind: msgWatermark, watermark: next})
 }
 
@@ -385,6 +390,6 @@ func (s *SourceNode) forward(ctx context.Context, b *row.Batch, fz *fusion, wm i
 	if next <= wm {
 		return wm, nil
 	}
-	s.Stats.Watermark.Store(next)
+	s.Stats.setWatermark(next)
 	return next, s.send(ctx, message{kind: msgWatermark, watermark: next})
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/operator"
@@ -50,7 +51,7 @@ type unionMsg struct {
 
 func runUnion(ctx context.Context, n *UnionNode, ins []chan message, co *coordinator) error {
 	defer n.closeOutputs()
-	n.Stats.Watermark.Store(operator.NoWatermark)
+	n.Stats.setWatermark(operator.NoWatermark)
 	fctx, fcancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -79,7 +80,10 @@ func runUnion(ctx context.Context, n *UnionNode, ins []chan message, co *coordin
 		case <-ctx.Done():
 			return context.Cause(ctx)
 		}
-		if err := u.handle(ctx, m); err != nil {
+		c := n.startBusy()
+		err := u.handle(ctx, m)
+		n.stopBusy(c, 0)
+		if err != nil {
 			return err
 		}
 	}
@@ -100,9 +104,11 @@ type unionRun struct {
 	stopped []bool // ended by a stop: still holds the watermark
 	arrived []bool // delivered the pending barrier
 	pending int64  // the barrier being aligned, 0 for none
-	open    int
-	stop    bool
-	outWM   int64
+	// aligning is when the pending barrier's first input delivered it.
+	aligning time.Time
+	open     int
+	stop     bool
+	outWM    int64
 	// build, if set, holds back the inputs but the build input until it
 	// ended (union_build.go).
 	build *buildGate
@@ -149,6 +155,9 @@ func (u *unionRun) handle(ctx context.Context, in unionMsg) error {
 	case msgWatermark:
 		return u.pass(ctx, in.i, m)
 	case msgBarrier:
+		if u.pending != m.barrier {
+			u.aligning = time.Now()
+		}
 		u.pending = m.barrier
 		u.arrived[in.i] = true
 		// Held inputs are read up to their barrier (union_build.go).
@@ -195,6 +204,7 @@ func (u *unionRun) aligned(ctx context.Context) error {
 			return nil
 		}
 	}
+	u.co.g.CheckpointLog.aligned(u.pending, time.Since(u.aligning))
 	if err := u.co.report(ctx, report{part: u.n.cpIndex, id: u.pending, runtime: u.state()}); err != nil {
 		return err
 	}
@@ -223,7 +233,7 @@ func (u *unionRun) advance(ctx context.Context) error {
 		return nil
 	}
 	u.outWM = low
-	u.n.Stats.Watermark.Store(low)
+	u.n.Stats.setWatermark(low)
 	return u.n.send(ctx, message{kind: msgWatermark, watermark: low})
 }
 

@@ -29,7 +29,7 @@ type unionHarness struct {
 
 func newUnionHarness(t *testing.T, n int) *unionHarness {
 	t.Helper()
-	h := &unionHarness{t: t, out: make(chan message, 64), co: &coordinator{reports: make(chan report, 64)}, done: make(chan error, 1)}
+	h := &unionHarness{t: t, out: make(chan message, 64), co: &coordinator{g: &Graph{}, reports: make(chan report, 64)}, done: make(chan error, 1)}
 	u := &UnionNode{Node: Node{Name: "Union", Kind: "transform"}}
 	u.outs = []chan message{h.out}
 	for range n {
@@ -111,6 +111,15 @@ func TestUnionAlignsBarriers(t *testing.T) {
 		}
 	default:
 		t.Fatal("the union did not report barrier 1")
+	}
+	// Input 0 was held for the quiet 100 ms at least: the checkpoint's
+	// alignment.
+	log := &h.co.g.CheckpointLog
+	log.mu.Lock()
+	aligned := log.aligning[1]
+	log.mu.Unlock()
+	if aligned < 100*time.Millisecond || aligned > time.Minute {
+		t.Errorf("barrier 1 aligned in %v, want the 100 ms input 0 was held", aligned)
 	}
 	// An input that ends while a barrier waits on it no longer holds it.
 	h.ins[0] <- message{kind: msgBarrier, barrier: 2}

@@ -54,6 +54,9 @@ type Pipeline struct {
 	Sources    []*Source
 	Transforms []*Transform
 	Sinks      []*Sink
+	// Functions are the user-defined functions SQL may call
+	// (functions.go).
+	Functions []*Function
 	// Tests are the file's tests section (etld test), nil without one.
 	Tests []*Test
 
@@ -301,7 +304,7 @@ func (p *parser) sql(n *yaml.Node, path, what string) *SQL {
 	return p.sqlIn(n, 0, text)
 }
 
-var topKeys = []string{"version", "name", "execution", "checkpoint_interval", "mini_batch", "mini_batch_aggregate", "state_ttl", "max_state_bytes", "late_rows", "sources", "transforms", "sinks", "tests"}
+var topKeys = []string{"version", "name", "execution", "checkpoint_interval", "mini_batch", "mini_batch_aggregate", "state_ttl", "max_state_bytes", "late_rows", "functions", "sources", "transforms", "sinks", "tests"}
 
 func (p *parser) pipeline(root *yaml.Node) *Pipeline {
 	pl := &Pipeline{File: p.file, Execution: "streaming", MiniBatch: true, LateRows: OnError{Policy: "drop"}}
@@ -310,6 +313,9 @@ func (p *parser) pipeline(root *yaml.Node) *Pipeline {
 		return pl
 	}
 	p.settings(pl, root, f)
+	if v, ok := f["functions"]; ok {
+		pl.Functions = p.functions(v)
+	}
 	tables := p.entries(pl, root, f)
 	p.deadLetterSinks(pl)
 	if v, ok := f["tests"]; ok {

@@ -129,6 +129,19 @@ func (f *formatter) from(n FromItem) {
 		if n.Left {
 			f.w(" ON TRUE")
 		}
+	case *LateralTable:
+		f.from(n.Input)
+		if n.Left {
+			f.w(" LEFT JOIN LATERAL TABLE(")
+		} else {
+			f.w(" CROSS JOIN LATERAL TABLE(")
+		}
+		f.expr(n.Call, precLowest)
+		f.w(")")
+		f.aliasColumns(n.Alias, n.Columns)
+		if n.Left {
+			f.w(" ON TRUE")
+		}
 	case *WindowTVF:
 		f.window(n)
 	case *MatchRecognize:

@@ -378,7 +378,7 @@ func (p *parser) parseFromItem() (FromItem, *Error) {
 	for {
 		// input CROSS JOIN UNNEST(x) ... and input, UNNEST(x) ...
 		// (ast_nested.go); [LATERAL] is allowed before UNNEST.
-		k, left := 0, false
+		k, left, inner := 0, false, false
 		switch t := p.tok(); {
 		case t.is("CROSS") && p.peek(1).is("JOIN"):
 			k = 2
@@ -388,6 +388,23 @@ func (p *parser) parseFromItem() (FromItem, *Error) {
 			k, left = 2, true
 		case t.is("LEFT") && p.peek(1).is("OUTER") && p.peek(2).is("JOIN"):
 			k, left = 3, true
+		case t.is("JOIN"):
+			k, inner = 1, true
+		case t.is("INNER") && p.peek(1).is("JOIN"):
+			k, inner = 2, true
+		}
+		if k > 0 && p.lateralTableAt(k) {
+			// A table function (parse_lateral.go).
+			for range k {
+				p.next()
+			}
+			if item, err = p.parseLateralTable(item, left, left || inner); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if inner {
+			break
 		}
 		if k > 0 && p.peek(k).is("LATERAL") {
 			k++

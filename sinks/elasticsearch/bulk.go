@@ -37,10 +37,10 @@ type bulk struct {
 // document line (empty for a delete).
 type item struct {
 	start, doc, end int
-	index           string
+	index           string // as the index option names it
+	target          string // what the action names: index, or its write alias
 	id              string // "" in append mode
 	seq             int64  // the change's number in this run, for messages
-	version         uint64 // the external version, 0 for none
 	dead            bool
 }
 
@@ -53,25 +53,21 @@ func (b *bulk) reset() {
 	b.live, b.liveBytes = 0, 0
 }
 
-// add appends the action for one change: index with the document (id nil
-// lets Elasticsearch make one up), or delete; a version other than 0 is
-// an external one. On an encoding error nothing is added.
-func (b *bulk) add(enc connector.Encoder, index string, id []byte, del bool, r row.Row, seq int64, version uint64) error {
+// add appends the action for one change of index, written to target
+// (the index, or this life's alias of it): index with the document (id
+// nil lets Elasticsearch make one up), or delete. On an encoding error
+// nothing is added.
+func (b *bulk) add(enc connector.Encoder, index, target string, id []byte, del bool, r row.Row, seq int64) error {
 	start := len(b.buf)
 	if del {
 		b.buf = append(b.buf, `{"delete":{"_index":`...)
 	} else {
 		b.buf = append(b.buf, `{"index":{"_index":`...)
 	}
-	b.buf = appendJSONString(b.buf, index)
+	b.buf = appendJSONString(b.buf, target)
 	if id != nil {
 		b.buf = append(b.buf, `,"_id":`...)
 		b.buf = appendJSONString(b.buf, string(id))
-	}
-	if version != 0 {
-		b.buf = append(b.buf, `,"version":`...)
-		b.buf = strconv.AppendUint(b.buf, version, 10)
-		b.buf = append(b.buf, `,"version_type":"external"`...)
 	}
 	b.buf = append(b.buf, "}}\n"...)
 	doc := len(b.buf)
@@ -83,7 +79,7 @@ func (b *bulk) add(enc connector.Encoder, index string, id []byte, del bool, r r
 			return err
 		}
 	}
-	it := item{start: start, doc: doc, end: len(b.buf), index: index, seq: seq, version: version}
+	it := item{start: start, doc: doc, end: len(b.buf), index: index, target: target, seq: seq}
 	if id != nil {
 		key := index + "\x00" + string(id)
 		it.id = key[len(index)+1:]
@@ -264,6 +260,10 @@ func (l *lane) deliver(ctx context.Context, b *bulk) error {
 		s.sent.Add(int64(len(body)))
 		res, err := s.client.Bulk(bytes.NewReader(body),
 			s.client.Bulk.WithContext(ctx),
+			// A fenced life's actions name its aliases, which a later
+			// life removes: a missing one must refuse the action, not
+			// have an index made up under its name.
+			s.client.Bulk.WithRequireAlias(s.fence != 0),
 			s.client.Bulk.WithFilterPath("errors", "items.*.status", "items.*.error"))
 		if err != nil {
 			if ctx.Err() != nil {
@@ -300,12 +300,11 @@ func (l *lane) deliver(ctx context.Context, b *bulk) error {
 			del := it.doc == it.end
 			switch {
 			case r.Status < 300 && r.Error == nil:
+			case s.fence != 0 && aliasGone(r):
+				return retry.Permanent(fmt.Errorf("sink %s, index %s: the run's write alias %s is gone: a later run of pipeline %s took the index over (or the alias or the index was removed); this run stops rather than write over it",
+					s.name, it.index, it.target, s.run.Pipeline))
 			case del && r.Status == http.StatusNotFound:
 				// The document is gone already: what a delete wants.
-			case r.Status == http.StatusConflict && it.version != 0:
-				if err := s.supersede(it, r); err != nil {
-					return retry.Permanent(err)
-				}
 			case transient(r.Status):
 				again = append(again, pending[k])
 				if first == "" {
@@ -360,49 +359,9 @@ func (s *Sink) rejectItem(b *bulk, it *item, r *itemResult) error {
 	return s.reject(connector.BadRecord{Position: pos, Raw: bytes.TrimRight(raw, "\n"), Err: err})
 }
 
-// supersede takes Elasticsearch's refusal of a versioned action (409):
-// the document holds a version at or above the action's. Under one of
-// the sink's own fences that is this life's doing (the action applied
-// by an earlier try whose answer was lost, or a newer action of the
-// life): the document is as the life wants it. Under a later fence,
-// another writer has the document: stopping is better than losing the
-// action.
-func (s *Sink) supersede(it *item, r *itemResult) error {
-	current, ok := currentVersion(r.Error)
-	if !ok {
-		s.logger.Warn("elasticsearch refused a versioned action without saying the document's version; taking it as superseded",
-			"index", it.index, "_id", it.id, "reason", r.Error.String())
-	} else if f := current >> seqBits; f > s.newest.Load() {
-		return fmt.Errorf("sink %s, index %s, _id %s: the document holds version %d, of a later life (fence %d; this run's is %d): another sink or process writes it under this pipeline's state, or the state directory was made anew while the clock was behind; stopping rather than dropping the write",
-			s.name, it.index, it.id, current, f, s.newest.Load())
-	}
-	s.superseded.Add(1)
-	return nil
-}
-
-// currentVersion reads the document's version from a version conflict's
-// reason: "[id]: version conflict, current version [12] is higher or
-// equal to the one provided [10]".
-func currentVersion(e *itemError) (uint64, bool) {
-	if e == nil {
-		return 0, false
-	}
-	const mark = "current version ["
-	_, rest, ok := strings.Cut(e.Reason, mark)
-	if !ok {
-		return 0, false
-	}
-	digits, _, ok := strings.Cut(rest, "]")
-	if !ok {
-		return 0, false
-	}
-	v, err := strconv.ParseUint(digits, 10, 64)
-	return v, err == nil
-}
-
 // ensureIndexes makes sure every index the items idx of b write to
-// exists before the request goes, for an index pattern (Open did it for
-// a static index).
+// exists before the request goes, with this life's alias on it when
+// fenced, for an index pattern (Open did it for a static index).
 func (s *Sink) ensureIndexes(ctx context.Context, b *bulk, idx []int) error {
 	if s.cfg.index.static() {
 		return nil
@@ -410,7 +369,7 @@ func (s *Sink) ensureIndexes(ctx context.Context, b *bulk, idx []int) error {
 	last := ""
 	for _, i := range idx {
 		if name := b.items[i].index; name != last {
-			if err := s.ensureIndex(ctx, name); err != nil {
+			if err := s.ensureIndex(ctx, name, s.fence != 0); err != nil {
 				return err
 			}
 			last = name
@@ -419,11 +378,12 @@ func (s *Sink) ensureIndexes(ctx context.Context, b *bulk, idx []int) error {
 	return nil
 }
 
-// ensureIndex creates the index unless it exists (an alias counts).
-// Only a failure worth a retry (the network, 429, 5xx) is an error: a
-// refusal (no privilege to look or create, an invalid name) leaves the
-// creation to the bulk request, whose items then say what is wrong.
-func (s *Sink) ensureIndex(ctx context.Context, name string) error {
+// ensureIndex creates the index unless it exists (an alias counts), and
+// with alias adds this life's alias to it. Only a failure worth a retry
+// (the network, 429, 5xx) is an error, besides the alias's: a refusal to
+// look or create (no privilege, an invalid name) leaves the creation to
+// the bulk request, whose items then say what is wrong.
+func (s *Sink) ensureIndex(ctx context.Context, name string, alias bool) error {
 	s.knownMu.Lock()
 	known := s.known[name]
 	s.knownMu.Unlock()
@@ -457,6 +417,11 @@ func (s *Sink) ensureIndex(ctx context.Context, name string) error {
 		return fmt.Errorf("index %s: HTTP %d", name, res.StatusCode)
 	case res.StatusCode >= 300:
 		s.logger.Warn("could not check that the index exists; the first bulk request to it creates it, if the cluster allows", "sink", s.name, "index", name, "status", res.StatusCode)
+	}
+	if alias {
+		if err := s.addLifeAlias(ctx, name); err != nil {
+			return err
+		}
 	}
 	s.knownMu.Lock()
 	if len(s.known) >= maxKnown {

@@ -21,19 +21,3 @@ func TestAppendJSONString(t *testing.T) {
 		}
 	}
 }
-
-func TestCurrentVersion(t *testing.T) {
-	for reason, want := range map[string]uint64{
-		"[a]: version conflict, current version [10] is higher or equal to the one provided [5]": 10,
-		"[a]: version conflict, current version [9223372036854775807] is higher":                 1<<63 - 1,
-		"[a]: version conflict, document already exists (current version [1])":                   1,
-		"version conflict":    0,
-		"current version [x]": 0,
-		"current version [12": 0,
-	} {
-		got, ok := currentVersion(&itemError{Reason: reason})
-		if got != want || ok != (want != 0) {
-			t.Errorf("%q: %d, %v; want %d", reason, got, ok, want)
-		}
-	}
-}

@@ -69,31 +69,16 @@
 // one is sent. In append mode there are no ids and requests are spread
 // over the senders.
 //
-// Across runs (fencing): a request that a killed process had sent can
-// reach Elasticsearch after the restarted run wrote the same documents
-// (held up in the network, or the process frozen rather than dead), and
-// would put back an older value, or a document the new run deleted. In
-// a run with a state directory, an upsert sink therefore writes every
-// action with an external version (version_type external): the high 32
-// bits are a fence the sink takes from the state directory at Open
-// (connector.RunInfo.Fence: larger in every run, stored before the first
-// write), the low 31 bits count the sink's changes in that life (a new
-// fence is taken when they run out). Elasticsearch applies an action
-// only when its version is above the document's, so a late action of an
-// earlier life is refused with 409; the sink itself takes a 409 as
-// "superseded": a version of its own life at or above the action's (its
-// own retry of an action already applied). A 409 against a later life's
-// fence means another process writes the index under this state
-// directory, or the directory was made anew while the clock was behind:
-// the pipeline stops rather than lose the write. Deletes carry versions
-// too: Elasticsearch keeps a deleted document's version (its tombstone)
-// for index.gc_deletes, 60s by default, so a late write of an earlier
-// life that arrives more than that after the delete is applied and
-// brings the document back; raise index.gc_deletes (an index template)
-// where requests can be held up longer. Without a state directory there
-// is no fence: writes carry no version, and a late request of a killed
-// process is applied over newer values, as with Flink's sink; a restart
-// without state writes everything again anyway.
+// Across runs (fencing, alias.go): a request that a killed process had
+// sent can reach Elasticsearch after the restarted run started (held up
+// in the network, or the process frozen rather than dead). In a run with
+// a state directory an upsert sink writes through hidden aliases of its
+// life, with require_alias, and each life removes the earlier lives'
+// aliases before its first write: a late request of an earlier life is
+// refused whatever it writes or deletes. Without a state directory there
+// is no fence: a late request of a killed process is applied over newer
+// values, as with Flink's sink; a restart without state writes
+// everything again anyway. Append mode (generated ids) is at least once.
 //
 // The sink creates a static index at Open, and each index of a pattern
 // before the first request that writes to it, instead of leaving that to
@@ -123,17 +108,9 @@ import (
 	"github.com/etld/etld/pipeline/row"
 )
 
-const (
-	// An external version is the life's fence in the high bits and the
-	// change's number in the life in the low seqBits: below 2^63, the
-	// most Elasticsearch takes, while fences (Unix seconds) fit 32 bits.
-	seqBits  = 31
-	maxSeq   = 1<<seqBits - 1
-	maxFence = 1<<32 - 1
-	// maxKnown bounds the index names the sink remembers as existing;
-	// past it, it forgets them and looks again.
-	maxKnown = 4096
-)
+// maxKnown bounds the index names the sink remembers as existing; past
+// it, it forgets them and looks again.
+const maxKnown = 4096
 
 // New builds an Elasticsearch sink. It checks the options and connects
 // to nothing.
@@ -182,17 +159,16 @@ type Sink struct {
 	next   int // append mode: the lane of the next row
 	seq    int64
 
-	// run is what the runtime told SetRun. fence is the life's fence in
-	// upsert mode with a state directory (0: actions carry no version),
-	// vseq the changes numbered under it; both under mu. newest is the
-	// newest fence the sink took, for the senders.
-	run        connector.RunInfo
-	fence      uint64
-	vseq       uint64
-	newest     atomic.Uint64
-	superseded atomic.Int64
-	// known holds index names that exist (found or created), under
-	// knownMu.
+	// run is what the runtime told SetRun. fence is the life's number in
+	// upsert mode with a state directory, set by Open: the sink writes
+	// through the life's aliases (alias.go); 0: to the indices
+	// themselves.
+	run   connector.RunInfo
+	fence uint64
+	// aliases caches aliasOf for Write's goroutine, under mu.
+	aliases map[string]string
+	// known holds index names that exist (found or created), with this
+	// life's alias on them when fenced, under knownMu.
 	knownMu sync.Mutex
 	known   map[string]bool
 
@@ -264,15 +240,15 @@ func (s *Sink) Open(ctx context.Context) error {
 	s.known = map[string]bool{}
 	if s.cfg.index.static() {
 		err = retry.Do(ctx, s.cfg.backoff, s.logger, "sink "+s.name+": index "+s.cfg.index.prefix, func(ctx context.Context) error {
-			return s.ensureIndex(ctx, s.cfg.index.prefix)
+			return s.ensureIndex(ctx, s.cfg.index.prefix, false)
 		})
 		if err != nil {
 			return fmt.Errorf("elasticsearch at %s: %w", hosts, err)
 		}
 	}
 	if s.mode == connector.Upsert && s.run.Fence != nil {
-		if err := s.takeFence(); err != nil {
-			return err
+		if err := s.fenceOff(ctx); err != nil {
+			return fmt.Errorf("elasticsearch at %s: sink %s: %w", hosts, s.name, err)
 		}
 	}
 	s.opened = true
@@ -364,9 +340,9 @@ func (s *Sink) add(ctx context.Context, i int, c row.Change) error {
 	if err != nil {
 		return s.rejectRow(i, c, err)
 	}
+	target := s.target(index)
 	var l *lane
 	var id []byte
-	var version uint64
 	switch s.mode {
 	case connector.Upsert:
 		if c.Kind == row.UpdateBefore {
@@ -381,15 +357,6 @@ func (s *Sink) add(ctx context.Context, i int, c row.Change) error {
 		h.WriteString(index)
 		h.Write(id)
 		l = s.lanes[h.Sum64()%uint64(len(s.lanes))]
-		if s.fence != 0 {
-			if s.vseq == maxSeq {
-				if err := s.takeFence(); err != nil {
-					return err
-				}
-			}
-			s.vseq++
-			version = s.fence<<seqBits | s.vseq
-		}
 	default:
 		if c.Kind != row.Insert {
 			return fmt.Errorf("change %d of the batch is %s in append mode; only +I can be written", i, c.Kind)
@@ -397,7 +364,7 @@ func (s *Sink) add(ctx context.Context, i int, c row.Change) error {
 		l = s.lanes[s.next]
 		s.next = (s.next + 1) % len(s.lanes)
 	}
-	if err := l.building.add(s.enc, index, id, c.Kind == row.Delete, c.Row, s.seq, version); err != nil {
+	if err := l.building.add(s.enc, index, target, id, c.Kind == row.Delete, c.Row, s.seq); err != nil {
 		return s.rejectRow(i, c, err)
 	}
 	if l.building.full(s.cfg.maxActions, s.cfg.maxSize) {
@@ -406,17 +373,46 @@ func (s *Sink) add(ctx context.Context, i int, c row.Change) error {
 	return nil
 }
 
-// takeFence starts a new life of the sink's versions (see Ordering).
-func (s *Sink) takeFence() error {
+// target is what an action for index names: the index itself, or this
+// life's alias of it. Called under mu.
+func (s *Sink) target(index string) string {
+	if s.fence == 0 {
+		return index
+	}
+	if a, ok := s.aliases[index]; ok {
+		return a
+	}
+	if s.aliases == nil || len(s.aliases) >= maxKnown {
+		s.aliases = map[string]string{}
+	}
+	a := s.aliasOf(index)
+	s.aliases[index] = a
+	return a
+}
+
+// fenceOff takes the life's fence and makes the life's aliases the only
+// ones of the sink (alias.go); a cluster that refuses leaves the life
+// unfenced.
+func (s *Sink) fenceOff(ctx context.Context) error {
 	f, err := s.run.Fence()
 	if err != nil {
-		return fmt.Errorf("sink %q: %w", s.name, err)
+		return err
 	}
-	if f == 0 || f > maxFence {
-		return fmt.Errorf("sink %q: fence %d does not fit the 32 bits of a document version's life", s.name, f)
+	if f == 0 {
+		return errors.New("the state directory gave fence 0")
 	}
-	s.fence, s.vseq = f, 0
-	s.newest.Store(f)
+	s.fence = f
+	err = retry.Do(ctx, s.cfg.backoff, s.logger, "sink "+s.name+": the run's write aliases", s.takeOver)
+	if errors.Is(err, errRefused) {
+		s.logger.Warn("the cluster does not let the sink manage aliases (the manage privilege on the index); a bulk request of a killed run that arrives late may land over this run's documents",
+			"sink", s.name, "error", err.Error())
+		s.fence = 0
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	s.logger.Info("the sink writes through its run's aliases; late requests of earlier runs are refused", "sink", s.name, "life", f)
 	return nil
 }
 

@@ -36,9 +36,6 @@ var testSchema = row.NewSchema(
 type fakeES struct {
 	mu   sync.Mutex
 	docs map[string]string
-	// versions holds the external versions of documents (tombstones
-	// included), which it enforces as Elasticsearch does.
-	versions map[string]uint64
 	// lost, when set, drops the answer to a bulk request it applied.
 	lost   func(call int) bool
 	calls  int
@@ -46,6 +43,10 @@ type fakeES struct {
 	status func(call int, action, id, doc string) int
 	// request, when set, answers a whole request with its status.
 	request func(call int) int
+	// aliasStatus, when set, answers the alias requests with it.
+	aliasStatus int
+	// requireAlias is the require_alias parameter of the last bulk request.
+	requireAlias string
 }
 
 func (f *fakeES) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -59,9 +60,13 @@ func (f *fakeES) RoundTrip(req *http.Request) (*http.Response, error) {
 	if strings.HasSuffix(req.URL.Path, "/_cluster/health") || req.Method == http.MethodHead {
 		return answer(200, `{"status":"green"}`), nil
 	}
+	if f.aliasStatus != 0 && strings.Contains(req.URL.Path, "_alias") {
+		return answer(f.aliasStatus, `{"error":"not allowed"}`), nil
+	}
 	if !strings.HasSuffix(req.URL.Path, "/_bulk") {
 		return answer(404, `{}`), nil
 	}
+	f.requireAlias = req.URL.Query().Get("require_alias")
 	f.calls++
 	call := f.calls
 	body, _ := io.ReadAll(req.Body)
@@ -77,9 +82,8 @@ func (f *fakeES) RoundTrip(req *http.Request) (*http.Response, error) {
 	n := 0
 	for sc.Scan() {
 		var action map[string]struct {
-			Index   string `json:"_index"`
-			ID      string `json:"_id"`
-			Version uint64 `json:"version"`
+			Index string `json:"_index"`
+			ID    string `json:"_id"`
 		}
 		if err := json.Unmarshal(sc.Bytes(), &action); err != nil {
 			return nil, fmt.Errorf("bad action line %q: %w", sc.Text(), err)
@@ -98,18 +102,6 @@ func (f *fakeES) RoundTrip(req *http.Request) (*http.Response, error) {
 				st = f.status(call, op, meta.ID, doc)
 			}
 			key := meta.Index + "/" + meta.ID
-			if cur, ok := f.versions[key]; meta.Version != 0 && ok && cur >= meta.Version && st < 300 {
-				errs = true
-				items = append(items, fmt.Sprintf(`{%q:{"status":409,"error":{"type":"version_conflict_engine_exception","reason":"[%s]: version conflict, current version [%d] is higher or equal to the one provided [%d]"}}}`,
-					op, meta.ID, cur, meta.Version))
-				continue
-			}
-			if meta.Version != 0 && st < 300 {
-				if f.versions == nil {
-					f.versions = map[string]uint64{}
-				}
-				f.versions[key] = meta.Version
-			}
 			switch {
 			case st >= 300:
 				errs = true

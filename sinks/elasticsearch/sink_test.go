@@ -385,50 +385,22 @@ func TestPanicInASenderFailsTheSink(t *testing.T) {
 	}
 }
 
-// TestVersionedRetries: with a fence, every upsert action carries an
-// external version (fence, then the change's number in the life), which
-// grows with each change; a request whose answer was lost is sent again
-// and its actions, applied already, come back 409: superseded, not an
-// error, the documents as written. Once a life's numbers run out the
-// sink takes a new fence, and versions go on growing.
-func TestVersionedRetries(t *testing.T) {
-	f := &fakeES{lost: func(call int) bool { return call%2 == 1 }}
-	fences := []uint64{1_700_000_000, 1_700_000_001}
-	var took int
-	fence := func() (uint64, error) { took++; return fences[took-1], nil }
-	s := newFakeLife(t, f, Config{Parallelism: 1}, connector.Upsert, nil, connector.RunInfo{Resumable: true, Fence: fence})
+// TestAliasesRefusedLeaveTheRunUnfenced: a cluster that does not let the
+// sink list or change aliases (no manage privilege) leaves a run with a
+// state directory writing to the index itself, without require_alias.
+func TestAliasesRefusedLeaveTheRunUnfenced(t *testing.T) {
+	f := &fakeES{aliasStatus: 403}
+	s := newFakeLife(t, f, Config{}, connector.Upsert, nil, connector.RunInfo{Resumable: true, Fence: func() (uint64, error) { return 7, nil }})
 	ctx := context.Background()
-	for i := int64(1); i <= 3; i++ {
-		b := row.NewBatch(1, 2)
-		b.Append(row.UpdateAfter, kv(i%2, i))
-		if err := s.Write(ctx, b); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Flush(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if want := fences[0]<<seqBits | 3; f.versions["i/1"] != want || f.versions["i/0"] != want-1 {
-		t.Fatalf("versions %v, want %d for i/1 and %d for i/0", f.versions, want, want-1)
-	}
-	if got := s.superseded.Load(); got != 3 {
-		t.Errorf("%d actions taken as superseded, want the 3 sent again after a lost answer", got)
-	}
-	if f.docs["i/1"] != `{"k":1,"v":3}` || f.docs["i/0"] != `{"k":0,"v":2}` {
-		t.Errorf("documents %v", f.docs)
-	}
-	s.mu.Lock()
-	s.vseq = maxSeq
-	s.mu.Unlock()
 	b := row.NewBatch(1, 2)
-	b.Append(row.UpdateAfter, kv(1, 9))
+	b.Append(row.UpdateAfter, kv(1, 1))
 	if err := s.Write(ctx, b); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if want := fences[1]<<seqBits | 1; took != 2 || f.versions["i/1"] != want || f.docs["i/1"] != `{"k":1,"v":9}` {
-		t.Fatalf("after the numbers ran out: %d fences, version %d (want %d), document %s", took, f.versions["i/1"], want, f.docs["i/1"])
+	if f.docs["i/1"] != `{"k":1,"v":1}` || f.requireAlias == "true" {
+		t.Errorf("documents %v, require_alias %q; want i/1 written to the index itself", f.docs, f.requireAlias)
 	}
 }

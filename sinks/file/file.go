@@ -97,6 +97,15 @@ type Config struct {
 	// Overwrite lets a run with a state directory truncate a non-empty
 	// file that no checkpoint of this pipeline covers.
 	Overwrite bool `yaml:"overwrite"`
+	// PartitionBy names the columns whose values make the partition
+	// directories; with it, or with a bulk format (parquet), path is a
+	// directory of part files (dir.go).
+	PartitionBy []string `yaml:"partition_by"`
+	// PartitionCommit says when a partition is complete and gets its
+	// success file.
+	PartitionCommit PartitionCommit `yaml:"partition_commit"`
+	// Rolling says when a part file is complete.
+	Rolling Rolling `yaml:"rolling"`
 }
 
 const (
@@ -121,6 +130,17 @@ func New(cfg Config, env connector.SinkEnv) (*Sink, error) {
 	if format.IsZero() {
 		format = connector.FormatSpec{Type: "csv"}
 	}
+	if env.Formats.Bulk(format) {
+		return nil, connector.Errorf("format", "%s writes whole files: the sink writes a directory of part files for it (use the registered sink, or NewDir)", format.Type)
+	}
+	switch {
+	case len(cfg.PartitionBy) > 0:
+		return nil, connector.Errorf("partition_by", "makes the sink write a directory of part files (use the registered sink, or NewDir)")
+	case cfg.PartitionCommit != (PartitionCommit{}):
+		return nil, connector.Errorf("partition_commit", "applies to partitioned output: set partition_by")
+	case cfg.Rolling != (Rolling{}):
+		return nil, connector.Errorf("rolling", "applies to a directory of part files: a bulk format (parquet) or partition_by; this sink writes the one file %s", cfg.Path)
+	}
 	logger := env.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -139,14 +159,49 @@ func New(cfg Config, env connector.SinkEnv) (*Sink, error) {
 
 // Register adds the file sink to r.
 func Register(r *connector.Registry) {
-	connector.RegisterSink(r, "file", "writes one file in any output format; append, or retract with an op column",
+	connector.RegisterSink(r, "file", "writes one file in any output format (append, or retract with an op column), or a directory of part files: parquet, or partitioned",
 		func(cfg Config, env connector.SinkEnv) (connector.Sink, error) {
+			if IsDir(cfg, env) {
+				s, err := NewDir(cfg, env)
+				if err != nil {
+					return nil, err
+				}
+				return s, nil
+			}
 			s, err := New(cfg, env)
 			if err != nil {
 				return nil, err
 			}
 			return s, nil
 		})
+}
+
+// IsDir reports whether the options make the sink write a directory of
+// part files (a bulk format, or partition_by) rather than one file.
+func IsDir(cfg Config, env connector.SinkEnv) bool {
+	return len(cfg.PartitionBy) > 0 || (env.Formats != nil && env.Formats.Bulk(cfg.Format))
+}
+
+// NewDir builds a file sink that writes a directory of part files.
+func NewDir(cfg Config, env connector.SinkEnv) (*DirSink, error) {
+	if cfg.Path == "" {
+		return nil, connector.Errorf("path", "must name the directory to write")
+	}
+	if cfg.Append && cfg.Overwrite {
+		return nil, connector.Errorf("overwrite", "contradicts append: true, which keeps the existing parts; set one of them")
+	}
+	if env.Formats == nil {
+		return nil, fmt.Errorf("sink %q: no format registry", env.Name)
+	}
+	format := cfg.Format
+	if format.IsZero() {
+		format = connector.FormatSpec{Type: "csv"}
+	}
+	logger := env.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return newDir(cfg, env, format, logger)
 }
 
 // Sink writes changes to a file. Bind, Open, Write, Flush and Close are

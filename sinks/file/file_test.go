@@ -23,6 +23,16 @@ var statsSchema = row.NewSchema(
 // entry (YAML, without name, type and from).
 func build(t *testing.T, options string) (*Sink, error) {
 	t.Helper()
+	sink, err := buildAny(t, options)
+	if err != nil {
+		return nil, err
+	}
+	return sink.(*Sink), nil
+}
+
+// buildAny builds the file sink the options make: a *Sink or a *DirSink.
+func buildAny(t *testing.T, options string) (connector.Sink, error) {
+	t.Helper()
 	var b strings.Builder
 	for _, line := range strings.Split(strings.TrimSpace(options), "\n") {
 		b.WriteString("\n    " + line)
@@ -35,11 +45,7 @@ func build(t *testing.T, options string) (*Sink, error) {
 	r := connector.NewRegistry()
 	formats.Register(r)
 	Register(r)
-	sink, err := r.NewSink("p.yaml", pl.Sinks[0], connector.SinkEnv{Name: "out", Formats: r})
-	if err != nil {
-		return nil, err
-	}
-	return sink.(*Sink), nil
+	return r.NewSink("p.yaml", pl.Sinks[0], connector.SinkEnv{Name: "out", Formats: r})
 }
 
 // open builds, binds and opens a sink writing path.

@@ -1,8 +1,6 @@
 package kafka
 
 import (
-	"context"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -49,10 +47,6 @@ func TestCloseFailsWhenItCannotDeliver(t *testing.T) {
 	cfg := Config{Topic: topic, Linger: &hour, WriteTimeout: 500 * time.Millisecond,
 		Kafka: kafkaconf.Config{Brokers: []string{proxy.Addr()}}}
 	s, _ := newSink(t, addr, cfg, connector.SinkInput{Schema: sensorSchema(t), Mode: connector.Append})
-	var d net.Dialer
-	s.dial = func(ctx context.Context, network, _ string) (net.Conn, error) {
-		return d.DialContext(ctx, network, proxy.Addr())
-	}
 	ctx := testenv.Context(t, time.Minute)
 	if err := s.Open(ctx); err != nil {
 		t.Fatal(err)

@@ -41,10 +41,8 @@ package kafka
 import (
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash/fnv"
-	"io"
 	"maps"
 	"math"
 	"slices"
@@ -54,6 +52,7 @@ import (
 
 	"github.com/segmentio/kafka-go"
 
+	"github.com/etld/etld/internal/kafkarecords"
 	"github.com/etld/etld/internal/retry"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
@@ -403,24 +402,21 @@ func (s *Sink) scan(ctx context.Context, d *dedup, part int, from int64) (int64,
 			return 0, fmt.Errorf("fetch from offset %d: %w", from, res.Error)
 		}
 		start := from
-		for {
-			rec, err := res.Records.ReadRecord()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				return 0, fmt.Errorf("read from offset %d: %w", from, err)
-			}
+		err = kafkarecords.EachRecord(res.Records, func(rec *kafka.Record, marker bool) {
 			if rec.Offset < from {
-				continue
+				return
 			}
-			d.note(part, rec.Headers)
+			if !marker {
+				d.note(part, rec.Headers)
+			}
 			from = rec.Offset + 1
+		})
+		if err != nil {
+			return 0, fmt.Errorf("read from offset %d: %w", from, err)
 		}
 		if from == start {
-			// Nothing readable at from (a compacted gap, a control
-			// batch): the end offset the broker gives now tells whether
-			// anything is left.
+			// Nothing readable at from (a compacted gap): the end offset
+			// the broker gives now tells whether anything is left.
 			if res.HighWatermark <= from {
 				break
 			}

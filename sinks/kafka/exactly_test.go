@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"net"
 	"slices"
 	"strings"
 	"testing"
@@ -216,12 +215,9 @@ type life struct {
 	state []byte // its last snapshot
 }
 
-func startLife(t *testing.T, addr string, cfg Config, run connector.RunInfo, restore []byte, edit ...func(*Sink)) *life {
+func startLife(t *testing.T, addr string, cfg Config, run connector.RunInfo, restore []byte) *life {
 	t.Helper()
 	s, _ := newSink(t, addr, cfg, connector.SinkInput{Schema: sensorSchema(t), Mode: connector.Append, Replay: connector.Replay{ByRecord: true}})
-	for _, e := range edit {
-		e(s)
-	}
 	if restore != nil {
 		if err := s.Restore(restore); err != nil {
 			t.Fatal(err)
@@ -417,15 +413,12 @@ func TestExactlyOnceHeadersOnlyWhenResumable(t *testing.T) {
 			l := startLife(t, addr, Config{Topic: topic, ExactlyOnce: tc.opt, Linger: new(time.Duration)}, tc.run, nil)
 			l.write(t, recordBatch(0, 3, 1))
 			l.checkpoint(t)
-			ctx := testenv.Context(t, time.Minute)
-			r := kafka.NewReader(kafka.ReaderConfig{Brokers: []string{addr}, Topic: topic, Partition: 0, MaxWait: 100 * time.Millisecond})
-			defer r.Close()
-			m, err := r.ReadMessage(ctx)
-			if err != nil {
-				t.Fatal(err)
+			msgs := readTopic(t, addr, topic)
+			if len(msgs) != 3 {
+				t.Fatalf("%d messages, want 3", len(msgs))
 			}
 			var got []string
-			for _, h := range m.Headers {
+			for _, h := range msgs[0].Headers {
 				got = append(got, h.Key+"="+string(h.Value))
 			}
 			want := []string(nil)
@@ -441,25 +434,56 @@ func TestExactlyOnceHeadersOnlyWhenResumable(t *testing.T) {
 
 // TestLateProduceOfAKilledLife: the first life's produce request is held
 // on its way while the life is killed; the next life restores the
-// checkpoint, takes a new producer epoch, writes the replayed records and
-// more; then the held request reaches the broker, which refuses it (an
-// older epoch than the partition has seen). The topic holds every record
-// once. Without the producer epoch the held request is appended after the
-// next life's messages: 100 duplicates.
+// checkpoint, takes a new producer epoch, and writes the replayed records
+// and more; the held request reaches the broker after the next life wrote
+// to its partition, or after the next life opened and before it wrote
+// anything. The broker must refuse it in both cases (an older epoch than
+// the partition knows), and the topic hold every record once. Without an
+// epoch the held request is appended: 100 duplicates. With the epoch
+// carried by the next life's batches alone, the partition learns of it at
+// the first of them, so a request that arrives before is appended too.
 func TestLateProduceOfAKilledLife(t *testing.T) {
-	addr := testenv.Kafka(t)
-	topic := createTopic(t, addr, 1)
-	proxy := testenv.NewHoldProxy(t, addr, testenv.KafkaFraming)
-	cfg := Config{Topic: topic, Linger: new(time.Duration), Kafka: kafkaconf.Config{Brokers: []string{proxy.Addr()}}}
-	run := connector.RunInfo{Resumable: true, Pipeline: "p", Instance: "i1", Since: time.Now()}
-	var d net.Dialer
-	viaProxy := func(s *Sink) {
-		s.dial = func(ctx context.Context, network, _ string) (net.Conn, error) {
-			return d.DialContext(ctx, network, proxy.Addr())
-		}
-	}
+	for _, tc := range []struct {
+		name    string
+		release int // the records the next life writes before the release
+	}{
+		{"after the next life wrote", 200},
+		{"before the next life wrote", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			addr := testenv.Kafka(t)
+			topic := createTopic(t, addr, 1)
+			proxy := testenv.NewHoldProxy(t, addr, testenv.KafkaFraming)
+			cfg := Config{Topic: topic, Linger: new(time.Duration), Kafka: kafkaconf.Config{Brokers: []string{proxy.Addr()}}}
+			run := connector.RunInfo{Resumable: true, Pipeline: "p", Instance: "i1", Since: time.Now()}
+			first := killWithHeldProduce(t, proxy, addr, cfg, run)
 
-	first := startLife(t, addr, cfg, run, nil, viaProxy)
+			next := startLife(t, addr, cfg, run, first.state)
+			if !next.s.fenced() {
+				t.Fatal("the next life writes without a producer epoch")
+			}
+			if tc.release > 0 {
+				next.write(t, recordBatch(100, 100+tc.release, 1))
+				next.checkpoint(t)
+			}
+			select {
+			case <-proxy.Release():
+			case <-testenv.Context(t, time.Minute).Done():
+				t.Fatal("the held produce request was not answered")
+			}
+			next.write(t, recordBatch(100+tc.release, 300, 1))
+			next.checkpoint(t)
+			checkExactlyOnce(t, counts(t, addr, topic), 300, 1)
+		})
+	}
+}
+
+// killWithHeldProduce runs a first life that writes records 0 to 100,
+// checkpoints, and is killed while its produce request of records 100 to
+// 200 is held by proxy.
+func killWithHeldProduce(t *testing.T, proxy *testenv.HoldProxy, addr string, cfg Config, run connector.RunInfo) *life {
+	t.Helper()
+	first := startLife(t, addr, cfg, run, nil)
 	first.write(t, recordBatch(0, 100, 1))
 	first.checkpoint(t)
 	held := proxy.Hold(testenv.KafkaProduce)
@@ -478,19 +502,7 @@ func TestLateProduceOfAKilledLife(t *testing.T) {
 		t.Fatalf("Close of the killed life returned %v, want the unacknowledged messages named", err)
 	}
 	proxy.DropClients()
-
-	next := startLife(t, addr, cfg, run, first.state, viaProxy)
-	if !next.s.fenced() {
-		t.Fatal("the next life writes without a producer epoch")
-	}
-	next.write(t, recordBatch(100, 300, 1))
-	next.checkpoint(t)
-	select {
-	case <-proxy.Release():
-	case <-testenv.Context(t, time.Minute).Done():
-		t.Fatal("the held produce request was not answered")
-	}
-	checkExactlyOnce(t, counts(t, addr, topic), 300, 1)
+	return first
 }
 
 // TestRetriedProduceIsNotDuplicated: a produce request is held while its
@@ -503,12 +515,7 @@ func TestRetriedProduceIsNotDuplicated(t *testing.T) {
 	topic := createTopic(t, addr, 1)
 	proxy := testenv.NewHoldProxy(t, addr, testenv.KafkaFraming)
 	cfg := Config{Topic: topic, Linger: new(time.Duration), Kafka: kafkaconf.Config{Brokers: []string{proxy.Addr()}}}
-	var d net.Dialer
-	l := startLife(t, addr, cfg, connector.RunInfo{Resumable: true, Pipeline: "p", Instance: "i1", Since: time.Now()}, nil, func(s *Sink) {
-		s.dial = func(ctx context.Context, network, _ string) (net.Conn, error) {
-			return d.DialContext(ctx, network, proxy.Addr())
-		}
-	})
+	l := startLife(t, addr, cfg, connector.RunInfo{Resumable: true, Pipeline: "p", Instance: "i1", Since: time.Now()}, nil)
 	held := proxy.Hold(testenv.KafkaProduce)
 	l.write(t, recordBatch(0, 100, 1))
 	flushed := make(chan error, 1)

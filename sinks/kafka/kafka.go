@@ -23,8 +23,8 @@
 // whose input replays by record (exactly.go). In a run with a state
 // directory every batch carries a producer id, epoch and sequence numbers
 // (fence.go): the broker drops a retried batch it appended already, and
-// refuses a late batch of a killed earlier run once this run has written
-// to its partition. Batches grow while a request is in flight
+// refuses a late batch of a killed earlier run once this run has started
+// (a transaction marker of its epoch on every partition). Batches grow while a request is in flight
 // (batch_size, batch_bytes), and a partial batch waits at most linger for
 // more when the sender is idle. Flush returns once every message written
 // before it is acknowledged by the brokers (acks: all by default). Broker
@@ -139,9 +139,10 @@ type Sink struct {
 	resumeAt []int64          // the checkpoint's next offset of every partition
 	carried  []map[string]pos // and the positions it had still to pass
 
-	// dial, if set, replaces the transport's dialer: tests route every
-	// connection through a proxy, since a broker's metadata names its own
-	// address and would take the sink around one after bootstrap.
+	// dial, if set, replaces the transport's dialer: the conformance
+	// kit's outage proxy (testenv.Proxy) forwards bytes and does not
+	// rewrite the broker's metadata, which names the broker's own address
+	// and would take the sink around it after bootstrap.
 	dial func(ctx context.Context, network, addr string) (net.Conn, error)
 
 	// Set by Open.
@@ -234,6 +235,13 @@ func (s *Sink) Bind(in connector.SinkInput) error {
 			return err
 		}
 		s.keyRow = make(row.Row, len(key))
+	}
+	// A registry format names its subject after the topic.
+	if tf, ok := enc.(connector.TopicFormat); ok {
+		tf.SetTopic(s.topic, false)
+	}
+	if tf, ok := keyEnc.(connector.TopicFormat); ok {
+		tf.SetTopic(s.topic, true)
 	}
 	s.mode, s.enc, s.keyEnc, s.key, s.replay = in.Mode, enc, keyEnc, key, in.Replay
 	return nil

@@ -2,6 +2,7 @@ package kafka
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -60,6 +61,11 @@ func (s *Sink) Write(ctx context.Context, b *row.Batch) error {
 		// Encode into scratch first: the partition depends on the key.
 		buf, keyEnd, valEnd, bad := s.encode(c, tombstone)
 		if bad != nil {
+			if errors.As(bad.err, new(*connector.UnavailableError)) {
+				// Not the change's fault (the schema registry is away):
+				// the run fails and writes it again after a restart.
+				return s.errorf("encode the message %s: %w", bad.what, bad.err)
+			}
 			if err := s.rejectNow(i, c, bad.what, bad.err); err != nil {
 				return err
 			}
@@ -117,7 +123,9 @@ func (s *Sink) encode(c *row.Change, tombstone bool) (buf []byte, keyEnd, valEnd
 			s.scratch = buf[:0]
 			return nil, 0, 0, &encodeError{"key", err}
 		}
-		buf = trimNewline(buf)
+		if _, binary := s.keyEnc.(connector.BinaryEncoder); !binary {
+			buf = trimNewline(buf)
+		}
 		keyEnd = len(buf)
 	}
 	valEnd = -1
@@ -127,7 +135,9 @@ func (s *Sink) encode(c *row.Change, tombstone bool) (buf []byte, keyEnd, valEnd
 			s.scratch = buf[:0]
 			return nil, 0, 0, &encodeError{"value", err}
 		}
-		buf = trimNewline(buf)
+		if _, binary := s.enc.(connector.BinaryEncoder); !binary {
+			buf = trimNewline(buf)
+		}
 		valEnd = len(buf)
 	}
 	return buf, keyEnd, valEnd, nil

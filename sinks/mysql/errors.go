@@ -65,7 +65,7 @@ func classify(err error) class {
 		return fatal
 	case errors.Is(err, mysql.ErrPktTooLarge):
 		return rowLevel
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded), errors.Is(err, errTakenOver):
 		return fatal
 	}
 	return transient

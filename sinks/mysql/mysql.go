@@ -57,14 +57,14 @@
 // under 3/4 of the server's max_allowed_packet.
 //
 // After a crash, a statement that a killed (or frozen) process had sent
-// may reach the server late, after the restarted run wrote the same rows.
-// It cannot land over them: a batch of one statement is a transaction
-// too, so a late statement runs in a transaction whose COMMIT was never
-// sent, rolled back when the dead session ends; and a late COMMIT ends a
-// transaction that holds the locks of the rows it wrote, so the new run's
-// writes of those rows wait for it and land after it. Two live processes
-// writing the same rows (two runs on one state directory) are not fenced
-// apart by the sink.
+// may reach the server late, after the restarted run started. A batch of
+// one statement is a transaction too, so a late statement runs in a
+// transaction whose COMMIT was never sent, rolled back when the dead
+// session ends. In a run with a state directory every transaction also
+// reads the sink's fence row (fence.go) with a shared lock, which the
+// restarted run raises at Open: it waits for a late COMMIT, which lands
+// before the restarted run's first write, and a frozen process's next
+// transaction finds the newer fence and stops.
 //
 // # Errors
 //
@@ -255,6 +255,13 @@ type Sink struct {
 	mode   connector.Mode
 	key    []int
 
+	// run is what SetRun told. fence is the life's fence and fenceRead
+	// the statement that checks it, set by Open in a run with a state
+	// directory (fence.go); 0: no check.
+	run       connector.RunInfo
+	fence     uint64
+	fenceRead string
+
 	// Set by Open.
 	db        *sql.DB
 	srv       server
@@ -364,6 +371,9 @@ func (s *Sink) Open(ctx context.Context) error {
 	if err := s.prepareTable(ctx); err != nil {
 		return s.errorf("%w", err)
 	}
+	if err := s.takeFence(ctx); err != nil {
+		return s.errorf("%w", err)
+	}
 	s.logger.Debug("opened", "target", s.target, "server", s.srv.String(), "table", s.table, "mode", s.mode.String())
 	return nil
 }
@@ -467,6 +477,7 @@ func (d driverLogger) Print(v ...any) {
 }
 
 var (
-	_ connector.Sink  = (*Sink)(nil)
-	_ connector.Meter = (*Sink)(nil)
+	_ connector.Sink     = (*Sink)(nil)
+	_ connector.Meter    = (*Sink)(nil)
+	_ connector.RunAware = (*Sink)(nil)
 )

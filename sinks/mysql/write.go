@@ -165,9 +165,9 @@ func (s *Sink) position(i, n int, c row.Change) string {
 // when it arrives, over what the next run wrote meanwhile. In a
 // transaction it only commits with the COMMIT that follows its answer,
 // which a dead process never sends (the server rolls it back when the
-// session ends); and a COMMIT that does arrive late belongs to a
-// transaction that holds the locks of every row it wrote, so the next
-// run's writes of those rows wait for it and land after it.
+// session ends). A fenced life's transaction starts with the fence check
+// (fence.go), whose shared lock makes a later life's start wait for a
+// COMMIT that arrives late.
 func (s *Sink) exec(ctx context.Context, plan []stmt) error {
 	// Prepare before BEGIN: with one connection in the pool, the
 	// transaction holds it.
@@ -182,6 +182,12 @@ func (s *Sink) exec(ctx context.Context, plan []stmt) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
+	}
+	if s.fence != 0 {
+		if err := s.checkFence(ctx, tx); err != nil {
+			_ = tx.Rollback()
+			return err
+		}
 	}
 	for i, st := range plan {
 		if prepared[i] != nil {

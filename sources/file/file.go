@@ -7,7 +7,9 @@
 //   - path [path]: a file, or a glob of files.
 //   - format [format]: csv by default; raw makes one STRING column of each
 //     line, for logs. A changelog format (debezium-json, canal-json,
-//     maxwell-json, ogg-json) makes the source updating.
+//     maxwell-json, ogg-json) makes the source updating. A bulk format
+//     (parquet) is read a row group at a time, row groups in parallel,
+//     only the columns the plan needs (bulk.go).
 //   - follow: tail -F: the source never ends; it waits for new lines,
 //     picks up new files the glob matches, survives rotation (a new file
 //     under the name: the old one is read on, first, until it has been
@@ -127,6 +129,9 @@ func New(cfg Config, env connector.SourceEnv) (*Source, error) {
 		errs = append(errs, connector.Errorf("max_record_bytes", "must be positive, such as 1048576 (1 MiB)"))
 	case *n > maxMaxRecordBytes:
 		errs = append(errs, connector.Errorf("max_record_bytes", "%d is more than the %d (1 GiB) a record may hold in memory", *n, maxMaxRecordBytes))
+	}
+	if env.Formats.Bulk(format) {
+		return newBulk(cfg, env, format, errs)
 	}
 	dec, err := env.Formats.NewDecoder(format, env.Schema)
 	errs = append(errs, err)
@@ -249,6 +254,12 @@ type Source struct {
 	// parDone is the offset in the whole input of a parallel read's
 	// position, for Size; -1 while the read is serial.
 	parDone atomic.Int64
+	// bulk decodes a bulk format's files (bulk.go), instead of dec; bk
+	// is its read once started, bytesRead the size of the files it
+	// opened.
+	bulk      connector.BulkDecoder
+	bk        *bulkRead
+	bytesRead atomic.Int64
 	// restore is the position Restore was given, applied by Open.
 	restore *position
 	opened  bool
@@ -274,6 +285,9 @@ func (s *Source) Open(ctx context.Context) error {
 	s.opened = true
 	if s.fl != nil {
 		return s.openFollow()
+	}
+	if s.bulk != nil {
+		return s.openBulk()
 	}
 	if s.restore != nil && s.restore.V != positionVersion {
 		return fmt.Errorf("the checkpoint position was taken with follow: true; set it again, or remove the pipeline's checkpoint state to start afresh")
@@ -313,6 +327,9 @@ func (s *Source) Read(ctx context.Context, max int) (*row.Batch, error) {
 	}
 	if s.fl != nil {
 		return s.readFollow(ctx, max)
+	}
+	if s.bulk != nil {
+		return s.readBulk(ctx, max)
 	}
 	if s.par != nil || s.parallelDecoder() != nil {
 		return s.readParallel(ctx, max)
@@ -449,12 +466,13 @@ func (s *Source) Close(ctx context.Context) error {
 		return s.closeFollow()
 	}
 	s.stopParallel()
+	s.stopBulk()
 	return s.closeFile()
 }
 
 // Bytes is the number of bytes read from the files so far
 // (connector.Meter); a restored source counts from its position on.
-func (s *Source) Bytes() int64 { return s.rd.read.Load() }
+func (s *Source) Bytes() int64 { return s.rd.read.Load() + s.bytesRead.Load() }
 
 // Size is how far the source has read into its files and their total
 // size as Open found them (connector.Sizer); 0, 0 before Open and for a
@@ -464,6 +482,9 @@ func (s *Source) Size() (done, total int64) {
 	total = s.total.Load()
 	if total == 0 {
 		return 0, 0
+	}
+	if s.bulk != nil {
+		return min(s.bytesRead.Load(), total), total
 	}
 	if d := s.parDone.Load(); d >= 0 {
 		// A parallel read's reader runs ahead by the blocks in flight:
@@ -496,6 +517,9 @@ var (
 // SetColumns passes the planner's projection on to the format, when it
 // can leave columns undecoded.
 func (s *Source) SetColumns(needed []bool) {
+	if pd, ok := s.bulk.(connector.ProjectingBulkDecoder); ok {
+		pd.SetColumns(needed)
+	}
 	if pd, ok := s.dec.(connector.ProjectingDecoder); ok {
 		pd.SetColumns(needed)
 	}

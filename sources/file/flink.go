@@ -20,7 +20,11 @@ func (s *Source) FlinkSource() (connector.FlinkTable, error) {
 	} else {
 		t.Set("path", path, "path")
 	}
-	t.AddFormat("", s.dec, "format", s.formatName)
+	var codec any = s.dec
+	if s.bulk != nil {
+		codec = s.bulk
+	}
+	t.AddFormat("", codec, "format", s.formatName)
 	if s.fl != nil {
 		t.Set("source.monitor-interval", connector.FlinkDuration(s.fl.interval), "follow")
 		t.Differ("follow", "Flink's filesystem source watches the path for new files (source.monitor-interval) but never reads lines appended to a file it has read, nor follows a rotation: as tail -F, etld does both")

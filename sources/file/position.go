@@ -23,6 +23,10 @@ type position struct {
 	// Files is the position of a followed source (version 2): every file
 	// read past its start.
 	Files []followPos `json:"files,omitempty"`
+	// Group and Row place the next row of a bulk format's File (version
+	// 3): its row group, and its row in the group.
+	Group int   `json:"group,omitempty"`
+	Row   int64 `json:"row,omitempty"`
 }
 
 const (
@@ -52,6 +56,8 @@ func (s *Source) Position() ([]byte, error) {
 			return nil, fmt.Errorf("encode position: %w", err)
 		}
 		return out, nil
+	case s.bulk != nil:
+		p = s.bulkPosition()
 	case s.par != nil:
 		p.File, p.Offset, p.Line = s.files[s.par.file], s.par.offset, s.par.line
 	case s.files != nil:
@@ -92,13 +98,21 @@ func decodePosition(pos []byte) (position, error) {
 	if p.V == followPositionVersion {
 		return p, checkFollowPosition(pos, p)
 	}
+	if p.V == bulkPositionVersion {
+		if p.Offset != 0 || p.Line != 0 || p.Files != nil || p.Group < 0 || p.Row < 0 || (p.File == "" && (p.Group != 0 || p.Row != 0)) {
+			return p, fmt.Errorf("position %.64q: version 3 names a file, a row group and a row", pos)
+		}
+		return p, nil
+	}
 	switch {
 	case p.V != positionVersion:
-		return p, fmt.Errorf("position %.64q: version %d, want %d or %d", pos, p.V, positionVersion, followPositionVersion)
+		return p, fmt.Errorf("position %.64q: version %d, want %d, %d or %d", pos, p.V, positionVersion, followPositionVersion, bulkPositionVersion)
 	case p.Offset < 0:
 		return p, fmt.Errorf("position %.64q: negative offset", pos)
 	case p.Line < 1:
 		return p, fmt.Errorf("position %.64q: line %d, want 1 or more", pos, p.Line)
+	case p.Group != 0 || p.Row != 0:
+		return p, fmt.Errorf("position %.64q: a row group in version 1", pos)
 	case p.File == "" && (p.Offset != 0 || p.Line != 1):
 		return p, fmt.Errorf("position %.64q: an offset without a file", pos)
 	}

@@ -94,6 +94,9 @@ type part struct {
 	end int64
 	// hw is the partition's high watermark as last seen, for Lag.
 	hw atomic.Int64
+	// times are the messages' timestamps the lag in seconds needs
+	// (lag.go).
+	times partTimes
 	// committed is the highest offset this run committed for it.
 	committed atomic.Int64
 	// cur is the reader now feeding the partition; nil when the
@@ -108,6 +111,7 @@ func newPart(tp topicPartition) *part {
 	p := &part{tp: tp, name: tp.String(), end: -1}
 	p.next.Store(-1)
 	p.hw.Store(-1)
+	newPartTimes(&p.times)
 	return p
 }
 
@@ -124,6 +128,8 @@ type fetched struct {
 	p   *part
 	rd  *partReader
 	msg kafka.Message
+	// marker: msg is a transaction marker (marker.go), no message.
+	marker bool
 }
 
 // Open starts reading in the background.
@@ -315,8 +321,15 @@ func (s *Source) readPartition(ctx context.Context, p *part, rd *partReader) {
 			s.log.Info("kafka source: fetching again", "partition", p.tp.String())
 			failing = false
 		}
+		p.times.fetched(&m)
+		var marker bool
+		if looksLikeMarker(&m) {
+			if marker, err = s.isMarker(ctx, p.tp, m.Offset); err != nil {
+				return // ctx ended
+			}
+		}
 		select {
-		case s.msgs <- fetched{p: p, rd: rd, msg: m}:
+		case s.msgs <- fetched{p: p, rd: rd, msg: m, marker: marker}:
 		case <-ctx.Done():
 			return
 		}
@@ -416,6 +429,10 @@ func (s *Source) Read(ctx context.Context, max int) (*row.Batch, error) {
 			// returned by one: the partition's current reader has it.
 			continue
 		}
+		if f.marker {
+			f.p.next.Store(f.msg.Offset + 1)
+			continue
+		}
 		before := b.Len()
 		err := s.rows.build(&f.msg, b)
 		if err == nil && b.Len() > max && before > 0 {
@@ -426,6 +443,17 @@ func (s *Source) Read(ctx context.Context, max int) (*row.Batch, error) {
 			break
 		}
 		if err != nil {
+			if errors.As(err, new(*connector.UnavailableError)) {
+				// Not the message's fault (the schema registry is away):
+				// the run fails and reads it again after a restart.
+				err = fmt.Errorf("%s/%d/%d: %w", f.msg.Topic, f.msg.Partition, f.msg.Offset, err)
+				s.pending = &f
+				s.err = err
+				if b.Len() > 0 {
+					return b, nil
+				}
+				return nil, err
+			}
 			if err := s.rejectMessage(&f.msg, err); err != nil {
 				s.pending = &f
 				s.err = err
@@ -437,6 +465,7 @@ func (s *Source) Read(ctx context.Context, max int) (*row.Batch, error) {
 		}
 		positions.Mark(b.Len(), f.p.name, f.msg.Offset)
 		f.p.next.Store(f.msg.Offset + 1)
+		f.p.times.read(&f.msg)
 		if f.msg.HighWaterMark > 0 {
 			f.p.hw.Store(f.msg.HighWaterMark)
 		}

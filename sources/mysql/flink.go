@@ -3,6 +3,8 @@ package mysql
 import (
 	"errors"
 	"fmt"
+	"net"
+	"regexp"
 	"strings"
 
 	"github.com/etld/etld/internal/mysqlconn"
@@ -92,3 +94,82 @@ func (s *Source) flinkLookup(t *connector.FlinkTable) {
 }
 
 var _ connector.FlinkSource = (*Source)(nil)
+
+// FlinkSource implements connector.FlinkSource for binlog capture: Flink
+// CDC's mysql-cdc connector, which takes a snapshot and then reads the
+// binlog as etld does, with the same metadata keys but etld's own
+// binlog_file, binlog_pos and gtid.
+func (s *CDC) FlinkSource() (connector.FlinkTable, error) {
+	var t connector.FlinkTable
+	c := s.given
+	var errs []error
+	for i, key := range s.meta {
+		switch key {
+		case metaFile, metaPos, metaGTID:
+			errs = append(errs, fmt.Errorf("column %s is the metadata %q, which Flink CDC's mysql-cdc has not: drop it to export the pipeline", s.schema.Fields[i].Name, key))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return t, err
+	}
+	field := mysqlconn.Options{DSN: c.DSN, URL: c.URL}.Field()
+	host, port, err := net.SplitHostPort(s.dc.Addr)
+	if err != nil {
+		return t, connector.Errorf(field, "address %s: %v", s.dc.Addr, err)
+	}
+	t.Set("connector", "mysql-cdc", "")
+	t.Set("hostname", host, field)
+	t.Set("port", port, field)
+	userField, passField := field, field
+	if c.Username != "" {
+		userField = "username"
+	}
+	if c.Password != "" {
+		passField = "password"
+	}
+	t.Set("username", s.dc.User, userField)
+	t.Set("password", s.dc.Passwd, passField)
+	dbs, tables := map[string]bool{}, make([]string, 0, len(s.tables))
+	var dbList []string
+	for _, tn := range s.tables {
+		if !dbs[tn.db] {
+			dbs[tn.db] = true
+			dbList = append(dbList, regexp.QuoteMeta(tn.db))
+		}
+		tables = append(tables, regexp.QuoteMeta(tn.name))
+	}
+	tablesField := "tables"
+	if c.Table != "" {
+		tablesField = "table"
+	}
+	t.Set("database-name", strings.Join(dbList, "|"), tablesField)
+	t.Set("table-name", strings.Join(tables, "|"), tablesField)
+	if len(dbList) > 1 {
+		t.Differ(tablesField, "Flink CDC matches database-name and table-name as two patterns: with tables of %d databases it also captures any table of one database named as a table of another", len(dbList))
+	}
+	if c.ServerID != 0 {
+		t.Set("server-id", fmt.Sprint(c.ServerID), "server_id")
+	}
+	t.Set("server-time-zone", "UTC", "")
+	t.Set("scan.startup.mode", s.startup, "scan.startup.mode")
+	if off := c.Scan.Startup.SpecificOffset; s.startup == startSpecific {
+		if off.File != "" {
+			t.Set("scan.startup.specific-offset.file", off.File, "scan.startup.specific_offset.file")
+			t.Set("scan.startup.specific-offset.pos", fmt.Sprint(off.Pos), "scan.startup.specific_offset.pos")
+		} else {
+			t.Set("scan.startup.specific-offset.gtid-set", off.GTIDSet, "scan.startup.specific_offset.gtid_set")
+		}
+	}
+	if c.Scan.FetchSize != 0 {
+		t.Set("scan.snapshot.fetch.size", fmt.Sprint(c.Scan.FetchSize), "scan.fetch_size")
+	}
+	if c.Heartbeat.Interval != 0 {
+		t.Set("heartbeat.interval", connector.FlinkDuration(c.Heartbeat.Interval), "heartbeat.interval")
+	}
+	if strings.EqualFold(c.Stop, "latest") {
+		t.Differ("stop", "Flink CDC's mysql-cdc reads the binlog without end: the job runs on past the end etld stops at (stop: latest)")
+	}
+	return t, nil
+}
+
+var _ connector.FlinkSource = (*CDC)(nil)

@@ -4,7 +4,9 @@
 // ranges of a numeric column when asked; and it is a lookup table: a
 // lookup join (`JOIN customers FOR SYSTEM_TIME AS OF o.proc_time AS c ON
 // o.customer_id = c.id`) asks it for the rows of a batch of keys with one
-// `SELECT ... WHERE id IN (...)` instead of scanning it.
+// `SELECT ... WHERE id IN (...)` instead of scanning it. With `mode: cdc`
+// it captures tables' changes instead: a snapshot, then the binlog
+// (cdc.go and the cdc_*.go files).
 //
 // Options (Flink's JDBC name in brackets):
 //
@@ -89,12 +91,21 @@ type Config struct {
 	Query    string       `yaml:"query"`
 	Scan     ScanConfig   `yaml:"scan"`
 	Lookup   LookupConfig `yaml:"lookup"`
+	// Mode is scan (the default) or cdc, binlog capture (cdc.go), which
+	// the options below are for.
+	Mode      string          `yaml:"mode"`
+	Tables    []string        `yaml:"tables"`
+	ServerID  uint32          `yaml:"server_id"`
+	Stop      string          `yaml:"stop"`
+	Heartbeat HeartbeatConfig `yaml:"heartbeat"`
 }
 
 // ScanConfig is the scan.* options.
 type ScanConfig struct {
 	Partition PartitionConfig `yaml:"partition"`
 	FetchSize int             `yaml:"fetch_size"`
+	// Startup is binlog capture's scan.startup.
+	Startup StartupConfig `yaml:"startup"`
 }
 
 // PartitionConfig is scan.partition.*.
@@ -143,6 +154,12 @@ func New(cfg Config, env connector.SourceEnv) (*Source, error) {
 	case len(cfg.Table) > 64:
 		errs = append(errs, connector.Errorf("table", "%q is longer than the 64 characters a MySQL table name may have", cfg.Table))
 	}
+	switch strings.ToLower(cfg.Mode) {
+	case "", "scan":
+	default:
+		errs = append(errs, connector.UnknownValue("mode", "mode", cfg.Mode, "scan", "cdc"))
+	}
+	errs = append(errs, cdcOnly(cfg)...)
 	p := cfg.Scan.Partition
 	if p.Column != "" || p.Num != 0 || p.LowerBound != nil || p.UpperBound != nil {
 		switch {
@@ -231,12 +248,20 @@ func New(cfg Config, env connector.SourceEnv) (*Source, error) {
 // Register adds the source as type mysql and, for Flink's JDBC
 // connector's pipelines, as type jdbc.
 func Register(r *connector.Registry) {
-	connector.RegisterSource(r, "mysql", "reads a MySQL or MariaDB table once (bounded, in parallel ranges with scan.partition), and is a lookup table for lookup joins",
-		func(cfg Config, env connector.SourceEnv) (connector.Source, error) { return New(cfg, env) })
+	connector.RegisterSource(r, "mysql", "reads a MySQL or MariaDB table once (bounded, in parallel ranges with scan.partition), and is a lookup table for lookup joins; mode: cdc captures tables' changes from the binlog",
+		func(cfg Config, env connector.SourceEnv) (connector.Source, error) {
+			if isCDC(cfg) {
+				return NewCDC(cfg, env)
+			}
+			return New(cfg, env)
+		})
 	connector.RegisterSource(r, "jdbc", "Flink's JDBC connector for MySQL/MariaDB (url: jdbc:mysql://host:port/db); the mysql source",
 		func(cfg Config, env connector.SourceEnv) (connector.Source, error) {
 			if cfg.URL == "" {
 				return nil, connector.Errorf("url", "missing: type jdbc needs url: jdbc:mysql://host:port/database (or use type: mysql with dsn)")
+			}
+			if isCDC(cfg) {
+				return nil, connector.Errorf("mode", "type jdbc is Flink's JDBC connector, a scan: capture the binlog with type: mysql, mode: cdc")
 			}
 			return New(cfg, env)
 		})

@@ -24,6 +24,7 @@ import (
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/sinks/blackhole"
 	"github.com/etld/etld/sinks/file"
+	srcfile "github.com/etld/etld/sources/file"
 )
 
 // probeConfig is a test source with a password option, as database and
@@ -130,6 +131,7 @@ func newHarness(t *testing.T) *harness {
 	r := connector.NewRegistry()
 	blackhole.Register(r)
 	file.Register(r)
+	srcfile.Register(r)
 	csv.Register(r)
 	connector.RegisterSource(r, "probe", "test source", func(c probeConfig, env connector.SourceEnv) (connector.Source, error) {
 		if c.Panic == "new" {

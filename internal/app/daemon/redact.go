@@ -15,11 +15,18 @@ func redactStatus(r *redact.Redactor, st Status) Status {
 	for _, list := range [][]Counter{st.Sources, st.Sinks, st.Dropped} {
 		for i := range list {
 			list[i].Name = r.String(list[i].Name)
+			for j := range list[i].Partitions {
+				list[i].Partitions[j].Partition = r.String(list[i].Partitions[j].Partition)
+			}
 		}
 	}
 	for i := range st.OperatorState {
 		o := &st.OperatorState[i]
-		o.Operator, o.Transform, o.StateID = r.String(o.Operator), r.String(o.Transform), r.String(o.StateID)
+		o.Operator, o.Plan, o.Transform, o.StateID = r.String(o.Operator), r.String(o.Plan), r.String(o.Transform), r.String(o.StateID)
+	}
+	for i := range st.Operators {
+		o := &st.Operators[i]
+		o.Operator, o.Plan, o.Transform = r.String(o.Operator), r.String(o.Plan), r.String(o.Transform)
 	}
 	return st
 }

@@ -60,6 +60,9 @@ type Status struct {
 	// Dropped counts rows operators discarded (late rows of windows).
 	Dropped     []Counter   `json:"dropped,omitempty"`
 	Checkpoints Checkpoints `json:"checkpoints"`
+	// Operators lists the plan's operators with their counters, each
+	// named by its short id.
+	Operators []OperatorStatus `json:"operators,omitempty"`
 	// State lists the stateful operators with the size of their state,
 	// from the current run (the last run's when none runs).
 	OperatorState []StateSize `json:"operator_state,omitempty"`
@@ -69,7 +72,9 @@ type Status struct {
 // (groups, window groups, distinct rows) and the bytes of its newest
 // snapshot (0 before the first checkpoint).
 type StateSize struct {
+	// Operator is the operator's short id, Plan its plan text.
 	Operator  string `json:"operator"`
+	Plan      string `json:"plan"`
 	Transform string `json:"transform,omitempty"`
 	// StateID is the operator's state_id in the plan (/pipelines/{name}/plan).
 	StateID string `json:"state_id"`
@@ -94,6 +99,8 @@ type Checkpoints struct {
 	LastAt *time.Time `json:"last_at,omitempty"`
 	// Restored is the checkpoint the newest run resumed from (0: none).
 	Restored int64 `json:"restored,omitempty"`
+	// Recent are the last checkpoints, oldest first.
+	Recent []CheckpointEntry `json:"recent,omitempty"`
 }
 
 func (c *Checkpoints) add(s pipeline.Checkpoints) {
@@ -110,6 +117,7 @@ func (c *Checkpoints) add(s pipeline.Checkpoints) {
 	if s.Restored != 0 {
 		c.Restored = s.Restored
 	}
+	c.Recent = recentCheckpoints(c.Recent, s.Recent)
 }
 
 // Counter is one component's counters. Bytes and Lag are present when the
@@ -127,6 +135,16 @@ type Counter struct {
 	// Reason, for an operator's dropped rows, says why: "late" for rows
 	// behind the watermark.
 	Reason string `json:"reason,omitempty"`
+	// TimeStatus is a source's watermark, and a source's or sink's time.
+	TimeStatus
+	// Writes and Flushes time a sink's calls of its connector's Write
+	// and Flush; PendingCallSeconds is how long the one under way has
+	// run (0 between calls: a target that hangs shows here).
+	Writes             *LatencyStatus `json:"write_latency,omitempty"`
+	Flushes            *LatencyStatus `json:"flush_latency,omitempty"`
+	PendingCallSeconds *float64       `json:"pending_call_seconds,omitempty"`
+	// Partitions is a Kafka source's lag per partition it reads now.
+	Partitions []PartitionStatus `json:"partitions,omitempty"`
 }
 
 // unit is one pipeline file under supervision.
@@ -159,7 +177,9 @@ type unit struct {
 	restarts  int
 	p         *pipeline.Pipeline // the current run's, for Meter and Lagger
 	last      pipeline.Summary   // the current run's latest counters
+	prev      pipeline.Summary   // the last finished run's, for its levels
 	base      summaryTotals      // finished runs' counters
+	opBase    operatorTotals     // finished runs' operator counters
 	cps       Checkpoints        // finished runs' checkpoints
 	errors    int
 	opState   []StateSize  // the latest run's stateful operators
@@ -172,7 +192,7 @@ type unit struct {
 type summaryTotals map[string]Counter
 
 func newUnit(s *Supervisor, file string, data []byte, hash [32]byte, p *pipeline.Pipeline) *unit {
-	u := &unit{s: s, file: file, data: data, hash: hash, name: p.Name(), stop: make(chan struct{}), done: make(chan struct{}), state: Starting, base: summaryTotals{}}
+	u := &unit{s: s, file: file, data: data, hash: hash, name: p.Name(), stop: make(chan struct{}), done: make(chan struct{}), state: Starting, base: summaryTotals{}, opBase: operatorTotals{}}
 	u.ctx, u.cancel = context.WithCancel(s.ctx)
 	u.sample = &sampler{}
 	d := p.Plan.Describe()
@@ -286,8 +306,9 @@ func (u *unit) run(p *pipeline.Pipeline) {
 		summary, err := u.runOnce(ctx, p)
 		u.mu.Lock()
 		u.base.add(summary, p)
+		u.opBase.add(summary.Operators)
 		u.cps.add(summary.Checkpoints)
-		u.last, u.p = pipeline.Summary{}, nil
+		u.last, u.p, u.prev = pipeline.Summary{}, nil, summary
 		u.opState = stateSizes(summary.State)
 		if err != nil && !u.stopping() {
 			u.errors++
@@ -404,7 +425,9 @@ func (u *unit) status() Status {
 	st.Checkpoints.add(u.last.Checkpoints)
 	sum := func(kind, name string) Counter {
 		c, b := u.base[key(kind, name)], cur[key(kind, name)]
-		out := Counter{Name: name, In: c.In + b.In, Out: c.Out + b.Out, Skipped: c.Skipped + b.Skipped, Reason: cmp.Or(b.Reason, c.Reason)}
+		out := Counter{Name: name, In: c.In + b.In, Out: c.Out + b.Out, Skipped: c.Skipped + b.Skipped, Reason: cmp.Or(b.Reason, c.Reason),
+			TimeStatus: c.TimeStatus, Writes: addLatency(c.Writes, b.Writes), Flushes: addLatency(c.Flushes, b.Flushes)}
+		out.addTimes(b.TimeStatus)
 		if c.Bytes != nil || b.Bytes != nil {
 			n := deref(c.Bytes) + deref(b.Bytes)
 			out.Bytes = &n
@@ -427,6 +450,23 @@ func (u *unit) status() Status {
 			st.Sinks[i].DeadLettered = st.Sinks[i].Skipped
 		}
 	}
+	// Levels (watermarks) are the current run's, or the last run's.
+	levels, now := u.last, time.Now()
+	if u.p == nil {
+		levels = u.prev
+	}
+	for i := range st.Sources {
+		if i < len(levels.Sources) {
+			st.Sources[i].setLevels(levels.Sources[i].Time, now)
+		}
+	}
+	for i := range st.Sinks {
+		if u.p != nil && i < len(levels.Sinks) {
+			p := levels.Sinks[i].PendingCall.Seconds()
+			st.Sinks[i].PendingCallSeconds = &p
+		}
+	}
+	st.Operators = u.operators(u.last.Operators, levels.Operators, now)
 	st.OperatorState = slices.Clone(u.opState)
 	if u.p != nil {
 		st.OperatorState = stateSizes(u.last.State)
@@ -453,6 +493,9 @@ func (u *unit) status() Status {
 					st.Sources[i].Lag = &lag
 				}
 			}
+			if l, ok := src.Conn.(connector.PartitionLagger); ok && i < len(st.Sources) {
+				st.Sources[i].Partitions = partitions(l.PartitionLags())
+			}
 		}
 	}
 	return st
@@ -464,7 +507,7 @@ func stateSizes(s []pipeline.StateSize) []StateSize {
 	}
 	out := make([]StateSize, len(s))
 	for i, x := range s {
-		out[i] = StateSize{Operator: x.Operator, Transform: x.Transform, StateID: x.ID, Entries: x.Entries, Bytes: x.Bytes}
+		out[i] = StateSize{Operator: x.Operator, Plan: x.Plan, Transform: x.Transform, StateID: x.ID, Entries: x.Entries, Bytes: x.Bytes}
 		if x.TTL > 0 {
 			out[i].StateTTL = x.TTL.String()
 		}
@@ -501,6 +544,11 @@ func (t summaryTotals) add(s pipeline.Summary, p *pipeline.Pipeline) {
 		old.Out += c.Out
 		old.Skipped += c.Skipped
 		old.Reason = cmp.Or(c.Reason, old.Reason)
+		old.addTime(c.Time)
+		if c.Writes.Count > 0 || c.Flushes.Count > 0 {
+			old.Writes = addLatency(old.Writes, latencyStatus(c.Writes))
+			old.Flushes = addLatency(old.Flushes, latencyStatus(c.Flushes))
+		}
 		if b != nil {
 			n := *b
 			if old.Bytes != nil {

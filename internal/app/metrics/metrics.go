@@ -29,6 +29,7 @@ type descs struct {
 	cpCount, cpFailures, cpDuration, cpSize           *prometheus.Desc
 	srcDLQ, sinkDLQ, errors, stateEntries, stateBytes *prometheus.Desc
 	cpLastAt                                          *prometheus.Desc
+	time                                              timeDescs
 }
 
 func newDescs() descs {
@@ -60,6 +61,7 @@ func newDescs() descs {
 		errors:       d("etld_pipeline_errors_total", "Errors the pipeline met: failed runs and a file that did not load.", p, nil),
 		stateEntries: d("etld_operator_state_entries", "Entries a stateful operator holds (groups, window groups, distinct rows).", []string{"pipeline", "operator", "state_id"}, nil),
 		stateBytes:   d("etld_operator_state_bytes", "Size of a stateful operator's newest snapshot (0 before the first checkpoint).", []string{"pipeline", "operator", "state_id"}, nil),
+		time:         newTimeDescs(),
 	}
 }
 
@@ -74,6 +76,7 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, x := range []*prometheus.Desc{d.state, d.restarts, d.reloadFailed, d.srcRead, d.srcEmitted, d.srcSkipped, d.srcBytes, d.srcLag, d.sinkIn, d.sinkWritten, d.sinkRejected, d.sinkBytes, d.dropped, d.cpCount, d.cpFailures, d.cpDuration, d.cpSize, d.cpLastAt, d.srcDLQ, d.sinkDLQ, d.errors, d.stateEntries, d.stateBytes} {
 		ch <- x
 	}
+	d.time.describe(ch)
 }
 
 // Collect implements prometheus.Collector.
@@ -128,6 +131,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		for _, o := range st.Dropped {
 			counter(d.dropped, o.Skipped, st.Name, o.Name, cmp.Or(o.Reason, "other"))
 		}
+		d.time.collect(ch, st)
 		for _, o := range st.OperatorState {
 			ch <- prometheus.MustNewConstMetric(d.stateEntries, prometheus.GaugeValue, float64(o.Entries), st.Name, o.Operator, o.StateID)
 			ch <- prometheus.MustNewConstMetric(d.stateBytes, prometheus.GaugeValue, float64(o.Bytes), st.Name, o.Operator, o.StateID)

@@ -28,6 +28,7 @@ const (
 	LastValue                    // LAST_VALUE(x)
 	ListAgg                      // LISTAGG(x [, sep])
 	Collect                      // COLLECT(x): the MULTISET of the values (collect.go)
+	UserDefined                  // a function of the pipeline file's (user.go)
 )
 
 var aggNames = [...]string{
@@ -48,6 +49,7 @@ var aggNames = [...]string{
 	LastValue:     "LAST_VALUE",
 	ListAgg:       "LISTAGG",
 	Collect:       "COLLECT",
+	UserDefined:   "USER",
 }
 
 func (f AggFunc) String() string {
@@ -82,6 +84,11 @@ type AggCall struct {
 	Filter    int
 	// Sep is LISTAGG's separator (Flink's default is ",").
 	Sep string
+	// User is a UserDefined call's function, UserName its name and
+	// UserType its result type; Arg is then a ROW of its arguments.
+	User     UserAgg
+	UserName string
+	UserType row.Type
 }
 
 // distinct reports whether the call keeps a DISTINCT multiset.
@@ -92,6 +99,11 @@ func (c AggCall) String() string {
 	switch {
 	case c.Func == CountStar:
 		s = "COUNT(*)"
+	case c.Func == UserDefined:
+		s = fmt.Sprintf("%s($%d)", c.UserName, c.Arg)
+		if c.distinct() {
+			s = fmt.Sprintf("%s(DISTINCT $%d)", c.UserName, c.Arg)
+		}
 	case c.distinct():
 		s = fmt.Sprintf("%s(DISTINCT $%d)", c.Func, c.Arg)
 	default:
@@ -129,6 +141,8 @@ func (c AggCall) ResultType() row.Type {
 	switch c.Func {
 	case CountStar, Count, CountDistinct:
 		return row.Type{ID: row.BigInt, NotNull: true}
+	case UserDefined:
+		return c.UserType.Nullable()
 	case ListAgg:
 		return row.Of(row.String)
 	case Collect:
@@ -172,6 +186,10 @@ func (c AggCall) Validate() error {
 	}
 	id := c.ArgType.ID
 	switch c.Func {
+	case UserDefined:
+		if c.User == nil {
+			return fmt.Errorf("%s: no function", c)
+		}
 	case Sum, SumDistinct, Avg, AvgDistinct:
 		if !id.Numeric() {
 			return fmt.Errorf("%s: argument type %s is not numeric (want INT, BIGINT, FLOAT, DOUBLE or DECIMAL)", c, c.ArgType)
@@ -217,12 +235,13 @@ const (
 	accList                   // LISTAGG, retractable FIRST/LAST_VALUE: the values in arrival order
 	accWord                   // insert-only MIN/MAX/FIRST/LAST of a fixed-width type: an int64 (Store.layWords)
 	accBag                    // COLLECT: value → count (collect.go)
+	accUser                   // a user aggregate's accumulator (user.go)
 )
 
 // numSlots is how many int64 slots each kind takes; the last one is n, the
 // count of accumulated values.
 var numSlots = [...]int{accRows: 0, accCount: 1, accInt: 2, accF32: 2, accF64: 2, accDec: 3, accExtreme: 0,
-	accMomInt: 3, accMomF64: 3, accFirst: 0, accLast: 0, accList: 0, accWord: 0, accBag: 0}
+	accMomInt: 3, accMomF64: 3, accFirst: 0, accLast: 0, accList: 0, accWord: 0, accBag: 0, accUser: 0}
 
 // aggSlot is one aggregate's place in a group's state.
 type aggSlot struct {
@@ -238,6 +257,9 @@ type aggSlot struct {
 	bit        uint8
 	max        bool // MAX rather than MIN
 	res        row.Type
+
+	// user is a user aggregate's queue in Store.user.
+	user int
 }
 
 func newAggSlot(c AggCall) aggSlot {
@@ -262,6 +284,8 @@ func newAggSlot(c AggCall) aggSlot {
 		s.kind = accList
 	case Collect:
 		s.kind = accBag
+	case UserDefined:
+		s.kind = accUser
 	default: // SUM, AVG
 		switch c.ArgType.ID {
 		case row.Int, row.BigInt:

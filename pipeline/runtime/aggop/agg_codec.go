@@ -139,6 +139,7 @@ const (
 	extCounts   = 1 // valueCounts of a DISTINCT aggregate
 	extExtremes = 2 // extremes of a retractable MIN/MAX
 	extList     = 3 // valueList of LISTAGG and retractable FIRST/LAST_VALUE
+	extUser     = 4 // the accumulator bytes of a user aggregate
 )
 
 // AppendState appends the store's state; key gives a slot's group key
@@ -152,6 +153,13 @@ func (s *Store) AppendState(dst []byte, key func(id int32) []byte) []byte {
 // it holds stateFlushBytes, and goes on with what flush returns, so that
 // the state is never held whole (WriteState).
 func (s *Store) appendState(dst []byte, key func(id int32) []byte, flush func([]byte) ([]byte, error)) ([]byte, error) {
+	if s.hasUser() {
+		// The accumulators with every change applied; the results are
+		// computed again after a restore.
+		if s.flushUser(); s.userErr != nil {
+			return dst, s.userErr
+		}
+	}
 	dst = binary.AppendUvarint(dst, uint64(s.Slots))
 	dst = binary.AppendUvarint(dst, uint64(len(s.Free)))
 	for _, id := range s.Free {
@@ -193,6 +201,10 @@ func (s *Store) appendState(dst []byte, key func(id int32) []byte, flush func([]
 		}
 		for _, x := range s.exts[int(id)*s.extW : int(id+1)*s.extW] {
 			switch m := x.(type) {
+			case *userAcc:
+				dst = append(dst, extUser)
+				dst = binary.AppendUvarint(dst, uint64(len(m.acc)))
+				dst = append(dst, m.acc...)
 			case valueCounts:
 				dst = append(dst, extCounts)
 				dst = binary.AppendUvarint(dst, uint64(len(m)))
@@ -244,9 +256,11 @@ func growForRest(dst []byte, bytes, done, all int) []byte {
 	return slices.Grow(dst, rest+rest/8)
 }
 
-// RestoreState replaces the store's groups with those AppendState wrote;
-// keys returns each slot's key (free slots have "").
-func (s *Store) RestoreState(d *row.Decoder) (keys []string) {
+// RestoreState replaces the store's groups with those AppendState wrote,
+// handing each slot's key to each (if not nil) as it is read: key is
+// valid during the call only, so that a restore of millions of groups
+// holds no second copy of their keys. Free slots have an empty key.
+func (s *Store) RestoreState(d *row.Decoder, each func(id int32, key []byte)) {
 	// What each map slot holds, from the layout: DISTINCT counts or a
 	// MIN/MAX multiset.
 	extTag := make([]byte, s.extW)
@@ -259,6 +273,8 @@ func (s *Store) RestoreState(d *row.Decoder) (keys []string) {
 				extTag[a.ext] = extList
 			case accBag:
 				extTag[a.ext] = extCounts
+			case accUser:
+				extTag[a.ext] = extUser
 			}
 		}
 		if a.dist >= 0 {
@@ -286,11 +302,13 @@ func (s *Store) RestoreState(d *row.Decoder) (keys []string) {
 	if s.keepKeys {
 		s.Keys = make([]string, slots)
 	}
-	keys = make([]string, slots)
 	for id := 0; id < slots && d.Err() == nil; id++ {
-		keys[id] = d.Str()
+		key := d.BytesView()
 		if s.keepKeys {
-			s.Keys[id] = keys[id]
+			s.Keys[id] = string(key)
+		}
+		if each != nil && d.Err() == nil {
+			each(int32(id), key)
 		}
 		nums := s.nums[id*s.numW : (id+1)*s.numW]
 		for j := range s.numSnap {
@@ -319,6 +337,11 @@ func (s *Store) RestoreState(d *row.Decoder) (keys []string) {
 				d.Fail("slot %d map %d: tag %d, want %d", id, j, tag, extTag[j])
 				break
 			}
+			if tag == extUser {
+				b := d.Bytes()
+				s.exts[id*s.extW+j] = &userAcc{acc: append([]byte(nil), b...)}
+				continue
+			}
 			if tag == extList {
 				l := &valueList{vals: make([]row.Value, d.Count(1))}
 				for k := range l.vals {
@@ -345,7 +368,6 @@ func (s *Store) RestoreState(d *row.Decoder) (keys []string) {
 			s.exts[id*s.extW+j] = e
 		}
 	}
-	return keys
 }
 
 // AppendClock starts the snapshot of an event-time operator (window,

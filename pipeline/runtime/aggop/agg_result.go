@@ -39,6 +39,8 @@ func (s *Store) result(id int32, a *aggSlot, nums []int64) row.Value {
 		return s.listResult(id, a)
 	case accBag:
 		return s.bagResult(id, a)
+	case accUser:
+		return s.userResult(id, a)
 	case accMomInt, accMomF64:
 		return moments(a, nums[a.num:a.num+3])
 	}

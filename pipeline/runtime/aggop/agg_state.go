@@ -43,6 +43,10 @@ type Store struct {
 	keepKeys bool
 	Free     []int32
 	Slots    int32
+	// user holds the queued changes of each user aggregate, userErr the
+	// first failure of one (user.go).
+	user    []userQueue
+	userErr error
 }
 
 // MemBytes is the memory of the store's arrays: what a group costs
@@ -78,6 +82,10 @@ func newStoreWords(aggs []AggCall, insertOnly, keepKeys, words bool) *Store {
 			a.val, s.valW = s.valW, s.valW+1
 		case accList, accBag:
 			a.ext, s.extW = s.extW, s.extW+1
+		case accUser:
+			a.ext, s.extW = s.extW, s.extW+1
+			a.user = len(s.user)
+			s.user = append(s.user, userQueue{})
 		}
 		if a.kind == accExtreme {
 			// The extreme, or while a retractable one has seen a single
@@ -124,6 +132,10 @@ func (s *Store) Alloc(key string) int32 {
 
 // Release zeroes a slot, dropping its strings and maps, and makes it free.
 func (s *Store) Release(id int32) {
+	if s.hasUser() {
+		// No queued change may outlive its slot.
+		s.flushUser()
+	}
 	clear(s.nums[int(id)*s.numW : int(id+1)*s.numW])
 	clear(s.vals[int(id)*s.valW : int(id+1)*s.valW])
 	clear(s.exts[int(id)*s.extW : int(id+1)*s.extW])
@@ -139,6 +151,9 @@ func (s *Store) rows(id int32) int64 { return s.nums[int(id)*s.numW] }
 // Check reports an argument value of the wrong type, before update
 // changes anything.
 func (s *Store) Check(r row.Row) error {
+	if s.userErr != nil {
+		return s.userErr
+	}
 	for i := range s.Aggs {
 		a := &s.Aggs[i]
 		if a.kind != accRows {
@@ -290,6 +305,9 @@ func (s *Store) apply(id int32, a *aggSlot, nums []int64, v row.Value, add bool)
 	case accBag:
 		s.bagAdd(id, a, row.DetachValue(v), d) // a map key (see step)
 		return
+	case accUser:
+		s.userStep(id, a, v, add)
+		return
 	case accExtreme:
 		p := &s.vals[int(id)*s.valW+a.val]
 		switch {
@@ -384,6 +402,8 @@ func (s *Store) Merge(dst, src int32) {
 		}
 		switch a.kind {
 		case accRows:
+		case accUser:
+			s.userMerge(dst, src, a)
 		case accWord:
 			if s.hasWord(src, a) {
 				s.setWord(dst, a, dn, sn[a.word])

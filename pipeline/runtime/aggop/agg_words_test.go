@@ -218,7 +218,7 @@ func TestAggWordsMatchValues(t *testing.T) {
 		}{{ws, false}, {vs, true}} {
 			back := newStoreWords(aggs, true, keep, p.words)
 			d := row.NewDecoder(p.state)
-			back.RestoreState(d)
+			back.RestoreState(d, nil)
 			if err := d.End(); err != nil {
 				t.Fatal(err)
 			}

@@ -54,7 +54,7 @@ func TestCollect(t *testing.T) {
 					t.Fatalf("step %d: %s, want %s", i, got, s.want)
 				}
 				restored := NewStore([]AggCall{call}, false, false)
-				restored.RestoreState(row.NewDecoder(st.AppendState(nil, nil)))
+				restored.RestoreState(row.NewDecoder(st.AppendState(nil, nil)), nil)
 				restored.Results(id, res)
 				if got := res[0].String(); got != s.want {
 					t.Fatalf("step %d: restored %s, want %s", i, got, s.want)

@@ -2,6 +2,7 @@ package aggop
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -132,13 +133,17 @@ func (g *GroupAgg) StateBytes() int64 { return g.index.MemBytes() + g.store.MemB
 func (g *GroupAgg) Process(in *row.Batch, out operator.Emitter) error {
 	defer g.Begin(len(in.Changes))()
 	if g.opt.MiniBatch && !g.opt.Batch {
-		return g.processMiniBatch(in, out)
+		return errors.Join(g.processMiniBatch(in, out), g.store.Err())
 	}
 	if g.Vectorized() {
-		return g.processBatch(in)
+		return errors.Join(g.processBatch(in), g.store.Err())
 	}
 	return operator.EachChange("group aggregate", in, out, func(_ int, c *row.Change) error {
-		return g.change(c.Kind, c.Row, out)
+		if err := g.change(c.Kind, c.Row, out); err != nil {
+			return err
+		}
+		// A user aggregate's failure, with the change it came from.
+		return g.store.Err()
 	})
 }
 
@@ -265,10 +270,15 @@ func (g *GroupAgg) Watermark(int64, operator.Emitter) error { return nil }
 
 // Finish emits the batch-mode result: one +I per group, in slot order
 // (the order groups were first seen, when nothing was retracted).
-func (g *GroupAgg) Finish(out operator.Emitter) error {
+func (g *GroupAgg) Finish(out operator.Emitter) (err error) {
 	if !g.opt.Batch {
-		return g.flushMiniBatch(nil, out)
+		return errors.Join(g.flushMiniBatch(nil, out), g.store.Err())
 	}
+	defer func() {
+		if err == nil {
+			err = g.store.Err()
+		}
+	}()
 	if g.index.Len() == 0 && len(g.keys) == 0 {
 		id := g.store.Alloc("")
 		g.store.Results(id, g.next)
@@ -306,6 +316,9 @@ func (g *GroupAgg) Snapshot() ([]byte, error) {
 	buf := []byte{v}
 	buf = binary.AppendVarint(buf, g.dropped)
 	buf = g.store.AppendState(buf, g.slotKey)
+	if err := g.store.Err(); err != nil {
+		return nil, err
+	}
 	if g.ttl.On() {
 		buf = g.appendTTL(buf)
 	}
@@ -313,35 +326,47 @@ func (g *GroupAgg) Snapshot() ([]byte, error) {
 }
 
 // Restore replaces the operator's state with a snapshot's.
-func (g *GroupAgg) Restore(snap []byte) error {
-	d := row.NewDecoder(snap)
+func (g *GroupAgg) Restore(snap []byte) error { return g.restore(row.NewDecoder(snap)) }
+
+// restore reads a snapshot from d, the bytes of one or a stream of them.
+func (g *GroupAgg) restore(d *row.Decoder) error {
 	v := d.Byte()
 	if v != GroupAggStateVersion && v != groupAggTTLStateVersion {
 		return fmt.Errorf("group aggregate: state version %d, want %d or %d", v, GroupAggStateVersion, groupAggTTLStateVersion)
 	}
 	g.dropped = d.Varint()
-	keys := g.store.RestoreState(d)
-	g.readTTL(d, v == groupAggTTLStateVersion, len(keys))
-	if err := d.End(); err != nil {
-		return fmt.Errorf("group aggregate: restore: %w", err)
-	}
-	free := make([]bool, len(keys))
-	for _, id := range g.store.Free {
-		free[id] = true
-	}
+	// The index is built as the keys are read (RestoreState reads the
+	// slots and the free ones before the first key).
 	index := state.NewOffHeapKeyTable()
-	index.Reset(len(keys))
-	for id, k := range keys {
+	var free []bool
+	g.store.RestoreState(d, func(id int32, key []byte) {
+		if free == nil {
+			free = make([]bool, g.store.Slots)
+			for _, f := range g.store.Free {
+				free[f] = true
+			}
+			index.Reset(int(g.store.Slots))
+		}
 		if free[id] {
-			continue
+			return
 		}
-		if _, dup := index.Find([]byte(k)); dup {
-			return fmt.Errorf("group aggregate: restore: slot %d repeats a group key", id)
+		if _, dup := index.Find(key); dup {
+			d.Fail("slot %d repeats a group key", id)
+			return
 		}
-		index.Insert([]byte(k), int32(id))
+		index.Insert(key, id)
+	})
+	if free == nil {
+		index.Reset(0)
 	}
-	if index.Len()+len(g.store.Free) != len(keys) {
-		return fmt.Errorf("group aggregate: restore: %d groups and %d free slots in %d slots", index.Len(), len(g.store.Free), len(keys))
+	g.readTTL(d, v == groupAggTTLStateVersion, int(g.store.Slots))
+	err := d.End()
+	if err == nil && index.Len()+len(g.store.Free) != int(g.store.Slots) {
+		err = fmt.Errorf("%d groups and %d free slots in %d slots", index.Len(), len(g.store.Free), g.store.Slots)
+	}
+	if err != nil {
+		index.Release()
+		return fmt.Errorf("group aggregate: restore: %w", err)
 	}
 	g.index.Release()
 	g.index = index

@@ -2,6 +2,7 @@ package aggop
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/operator"
@@ -158,41 +159,19 @@ func (g *GroupAgg) slotsOf(changes []row.Change) []int32 {
 	if n == 0 {
 		return b.ids[:0]
 	}
-	b.keys, b.ends = b.keys[:0], b.ends[:0]
+	// Room after the keys: the index reads a short key's 16 bytes in
+	// place (state.KeyTable.FindAll).
+	b.keys, b.ends = slices.Grow(b.keys[:0], len(b.keys)+16), b.ends[:0]
 	for i := range changes {
 		b.keys = row.KeyOf(b.keys, changes[i].Row, g.keys)
 		b.ends = append(b.ends, int32(len(b.keys)))
 	}
 	b.hashes = growTo(b.hashes, n)
 	b.ids = growTo(b.ids, n)
-	start := int32(0)
-	for i, end := range b.ends {
-		b.hashes[i] = g.index.Hash(b.keys[start:end])
-		start = end
-	}
-	// Find every slot; a key not found is new, or was added by an
-	// earlier change of this batch: look again in order, and add it.
-	// In two passes, each of independent loads: the index buckets, then
-	// the entries holding the keys.
-	for i, h := range b.hashes[:n] {
-		b.ids[i] = g.index.Probe(h)
-	}
-	missed := false
-	start = 0
-	for i, end := range b.ends {
-		key := b.keys[start:end]
-		if id := b.ids[i]; id < 0 || !g.index.Equal(uint32(id), key) {
-			// Absent, or a hash shared with another key.
-			if id, ok := g.index.FindHashed(key, b.hashes[i]); ok {
-				b.ids[i] = id
-			} else {
-				b.ids[i], missed = -1, true
-			}
-		}
-		start = end
-	}
-	if missed {
-		start = 0
+	// A key not found is new, or was added by an earlier change of this
+	// batch: look again in order, and add it.
+	if g.index.FindAll(b.keys, b.ends, b.hashes, b.ids) {
+		start := int32(0)
 		for i, end := range b.ends {
 			if b.ids[i] < 0 {
 				b.ids[i], b.fresh[i] = g.slotOrNew(b.keys[start:end], b.hashes[i])

@@ -10,20 +10,27 @@ import (
 	"github.com/etld/etld/pipeline/runtime/optest"
 )
 
-// keyPool is batches of size rows [key STRING, n BIGINT, v BIGINT] over
-// nkeys keys of prefix and a number: each row's key string is built
+// keyPool is batches of size rows [key STRING, n BIGINT, v BIGINT, c STRING] over
+// nkeys keys of prefix and a number (n and c follow the key): each row's key string is built
 // once, as a decoder would, and the key is repeated in a scattered order.
+// With prefix "#" the key is the number as a BIGINT instead: the same
+// keys in the same order, for the integer key the others are held to.
 func keyPool(batches, size, nkeys int, prefix string) []*row.Batch {
 	pool := make([]*row.Batch, batches)
 	j := 0
 	for i := range pool {
-		b := row.NewBatch(size, 3)
+		b := row.NewBatch(size, 4)
 		for range size {
 			k := j * 7919 % nkeys
 			r := b.NewRow()
-			r[0] = row.StringValue(fmt.Sprintf("%s%d", prefix, k))
+			if prefix == "#" {
+				r[0] = row.BigIntValue(int64(k))
+			} else {
+				r[0] = row.StringValue(fmt.Sprintf("%s%d", prefix, k))
+			}
 			r[1] = row.BigIntValue(int64(k % 10))
 			r[2] = row.BigIntValue(int64(j % 1000))
+			r[3] = row.StringValue(fmt.Sprintf("c%d", k%3))
 			b.Append(row.Insert, r)
 			j++
 		}
@@ -44,11 +51,17 @@ func BenchmarkGroupAggKeys(b *testing.B) {
 		nkeys  int
 		prefix string
 	}{
+		{"int-10", []int{0}, 10, "#"},
+		{"int-10k", []int{0}, 10_000, "#"},
+		{"int-100k", []int{0}, 100_000, "#"},
+		{"int-1M", []int{0}, 1_000_000, "#"},
 		{"str-10", []int{0}, 10, ""},
 		{"str-10k", []int{0}, 10_000, ""},
+		{"str-100k", []int{0}, 100_000, ""},
 		{"str-100k-long", []int{0}, 100_000, "sensor_"},
 		{"str-1M", []int{0}, 1_000_000, ""},
 		{"two-100k", []int{0, 1}, 100_000, "n"},
+		{"three-100k", []int{0, 1, 3}, 100_000, "n"},
 	} {
 		pool := keyPool(200, 1024, bc.nkeys, bc.prefix)
 		b.Run(bc.name, func(b *testing.B) {

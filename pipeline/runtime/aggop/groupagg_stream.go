@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"io"
 
+	"github.com/etld/etld/pipeline/row"
+
 	"github.com/etld/etld/pipeline/runtime/operator"
 )
 
@@ -65,14 +67,10 @@ func (g *GroupAgg) SnapshotTo(w io.Writer) error {
 	return err
 }
 
-// RestoreFrom implements operator.StreamSnapshotter. The decoder works
-// on bytes: the snapshot is read whole, then decoded as Restore does.
-func (g *GroupAgg) RestoreFrom(r io.Reader) error {
-	snap, err := io.ReadAll(r)
-	if err != nil {
-		return err
-	}
-	return g.Restore(snap)
+// RestoreFrom implements operator.StreamSnapshotter, decoding the
+// snapshot as it is read.
+func (g *GroupAgg) RestoreFrom(r io.Reader, size int64) error {
+	return g.restore(row.NewStreamDecoder(r, size))
 }
 
 // slotKey is a slot's group key, nil for a free slot.

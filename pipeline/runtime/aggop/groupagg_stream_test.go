@@ -65,7 +65,7 @@ func TestGroupAggSnapshotTo(t *testing.T) {
 		if ttl > 0 {
 			r.SetStateTTL(operator.StateTTL{TTL: ttl, Now: func() time.Time { return time.UnixMilli(1_000_000) }})
 		}
-		if err := r.RestoreFrom(bytes.NewReader(got.Bytes())); err != nil {
+		if err := r.RestoreFrom(bytes.NewReader(got.Bytes()), int64(got.Len())); err != nil {
 			t.Fatal(err)
 		}
 		again, err := r.Snapshot()

@@ -392,8 +392,10 @@ func (j *Join) Snapshot() ([]byte, error) {
 }
 
 // Restore implements Snapshotter.
-func (j *Join) Restore(snap []byte) error {
-	d := row.NewDecoder(snap)
+func (j *Join) Restore(snap []byte) error { return j.restore(row.NewDecoder(snap)) }
+
+// restore reads a snapshot from d, the bytes of one or a stream of them.
+func (j *Join) restore(d *row.Decoder) error {
 	v := d.Byte()
 	if v != JoinStateVersion && v != joinTTLStateVersion {
 		return fmt.Errorf("join: state version %d, want %d or %d", v, JoinStateVersion, joinTTLStateVersion)

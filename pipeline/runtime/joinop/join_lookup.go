@@ -40,10 +40,12 @@ type LookupJoinSpec struct {
 }
 
 // LookupStats are a lookup join's counters, safe to read while it runs:
-// the keys looked up (KeysLookedUp, in RoundTrips queries), and the input
-// rows whose key the cache held (Hits) or did not (Misses).
+// the keys looked up (KeysLookedUp, in RoundTrips queries), the input
+// rows whose key the cache held (Hits) or did not (Misses), and the time
+// of each call of the Lookuper.
 type LookupStats struct {
 	Hits, Misses, KeysLookedUp atomic.Int64
+	Latency                    operator.Latency
 }
 
 // LookupJoin is the lookup join operator. Per input batch it gathers the
@@ -94,6 +96,12 @@ func (j *LookupJoin) Close(ctx context.Context) error { return j.spec.Lookuper.C
 
 // RoundTrips is the number of queries the Lookuper sent.
 func (j *LookupJoin) RoundTrips() int64 { return j.spec.Lookuper.RoundTrips() }
+
+// LookupCounts implements operator.Looker.
+func (j *LookupJoin) LookupCounts() operator.LookupCounts {
+	return operator.LookupCounts{Hits: j.Stats.Hits.Load(), Misses: j.Stats.Misses.Load(), Keys: j.Stats.KeysLookedUp.Load(),
+		RoundTrips: j.RoundTrips(), Latency: j.Stats.Latency.Snapshot()}
+}
 
 // StateEntries implements StateSizer: the keys the cache holds.
 func (j *LookupJoin) StateEntries() int64 {
@@ -182,7 +190,9 @@ func (j *LookupJoin) lookUp() error {
 	if len(j.keys) == 0 {
 		return nil
 	}
+	start := time.Now()
 	found, err := j.spec.Lookuper.Lookup(j.ctx, j.keys)
+	j.Stats.Latency.Observe(time.Since(start))
 	if err != nil {
 		return fmt.Errorf("lookup of %d keys: %w", len(j.keys), err)
 	}
@@ -311,6 +321,7 @@ var (
 	_ operator.Operator   = (*LookupJoin)(nil)
 	_ operator.Opener     = (*LookupJoin)(nil)
 	_ operator.StateSizer = (*LookupJoin)(nil)
+	_ operator.Looker     = (*LookupJoin)(nil)
 )
 
 // EmptySource is a bounded source without rows: a table that only lookup

@@ -61,14 +61,10 @@ func (j *Join) SnapshotTo(w io.Writer) error {
 	return err
 }
 
-// RestoreFrom implements operator.StreamSnapshotter. The decoder works
-// on bytes: the snapshot is read whole, then decoded as Restore does.
-func (j *Join) RestoreFrom(r io.Reader) error {
-	snap, err := io.ReadAll(r)
-	if err != nil {
-		return err
-	}
-	return j.Restore(snap)
+// RestoreFrom implements operator.StreamSnapshotter, decoding the
+// snapshot as it is read.
+func (j *Join) RestoreFrom(r io.Reader, size int64) error {
+	return j.restore(row.NewStreamDecoder(r, size))
 }
 
 var _ operator.StreamSnapshotter = (*Join)(nil)

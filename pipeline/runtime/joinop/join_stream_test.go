@@ -42,7 +42,7 @@ func TestJoinSnapshotTo(t *testing.T) {
 		t.Errorf("a write of %d bytes for a snapshot of %d: not in pieces", got.largest, got.Len())
 	}
 	r := NewJoin(joinSpec2(LeftJoin))
-	if err := r.RestoreFrom(bytes.NewReader(got.Bytes())); err != nil {
+	if err := r.RestoreFrom(bytes.NewReader(got.Bytes()), int64(got.Len())); err != nil {
 		t.Fatal(err)
 	}
 	again, err := r.Snapshot()

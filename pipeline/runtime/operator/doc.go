@@ -2,7 +2,9 @@
 // and the operators it runs: an operator implements Operator (one input)
 // or TwoInput (two inputs, behind a union that numbers them), and may
 // implement the optional interfaces the engine looks for: Snapshotter
-// (state kept by checkpoints), Flusher (a mini-batch), Sweeper and
+// (state kept by checkpoints; StreamSnapshotter writes and reads it in
+// pieces), StateDumper (its state listed as rows by `etld state dump`),
+// Flusher (a mini-batch), Sweeper and
 // TTLSetter (state TTL), WatermarkHolder (emits rows older than its
 // watermark), Opener (holds a connection), InputReleaser (keeps nothing
 // of its input), Counters and StateSizer (metrics), and StateMemory (the

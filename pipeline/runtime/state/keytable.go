@@ -3,6 +3,7 @@ package state
 import (
 	"encoding/binary"
 	"hash/maphash"
+	"math/bits"
 	"unsafe"
 )
 
@@ -11,14 +12,22 @@ import (
 // costs a string allocation per key and a pointer per entry for the GC to
 // scan. Here nothing holds a pointer: an open-addressing index of
 // (hash, id) pairs, probed linearly, points into one entry per id that
-// keeps the key inline when it is short (a BIGINT key is 10 bytes) and
-// in a shared byte arena when not. Deletion shifts the probe run back, so
-// there are no tombstones; the arena is compacted when half of it is
-// dead. A table made by newOffHeapKeyTable keeps its index, entries and
-// arena outside the Go heap (offheap.go).
+// keeps the key inline when it is short (a BIGINT key takes 10 bytes, a
+// STRING of up to 12 characters 15) and in a shared byte arena when not.
+// A lookup compares the 32-bit hash in the index first, then the entry:
+// a short key is two words against two words (its length is in the
+// first), a long one its length and then its bytes in the arena.
+// Deletion shifts the probe run back, so there are no tombstones; the
+// arena is compacted when half of it is dead. A table made by
+// newOffHeapKeyTable keeps its index, entries and arena outside the Go
+// heap (offheap.go).
 type KeyTable struct {
 	seed maphash.Seed
-	mem  *OffHeap // nil: the Go heap
+	mix  [2]uint64 // the short keys' hash seed
+	// hashMask is all ones; a test narrows it to force keys to share
+	// their hash.
+	hashMask uint32
+	mem      *OffHeap // nil: the Go heap
 	// index holds bucket = hash<<32 | id+1; 0 is an empty bucket. Its
 	// length is a power of two, at most 3/4 full.
 	index []uint64
@@ -29,18 +38,74 @@ type KeyTable struct {
 	n       int
 }
 
-// keyInline is the longest key kept in its entry: a BIGINT or TIMESTAMP
-// key takes 10 bytes, and an entry is 16.
-const keyInline = 12
+// keyInline is the longest key kept in its entry.
+const keyInline = 15
 
-// KeyEntry is one id's key: n is the key length + 1 (0: no key), and b
-// holds the key, or when it is longer than keyInline, its arena offset.
+// KeyEntry is one id's key, 16 bytes. Its first byte is the tag: 0 for
+// no key, n+1 for a key of n <= keyInline bytes, which follow it (the
+// bytes after them are 0, so that two short keys are equal when their
+// entries' words are), or longKey for a longer key, whose length is in
+// bytes 4-7 and its arena offset in bytes 8-15.
 type KeyEntry struct {
-	n uint32
-	b [keyInline]byte
+	b [16]byte
 }
 
-func newKeyTable() *KeyTable { return &KeyTable{seed: maphash.MakeSeed()} }
+const longKey = 0xff
+
+func (e *KeyEntry) words() (lo, hi uint64) {
+	return binary.LittleEndian.Uint64(e.b[:8]), binary.LittleEndian.Uint64(e.b[8:])
+}
+
+// shortWords is the entry's two words of key, len(key) <= keyInline.
+func shortWords(key []byte) (lo, hi uint64) {
+	return wordsAt(key[:cap(key)], 0, len(key))
+}
+
+// wordsAt is shortWords of all[start:start+n]. It reads the 16 bytes at
+// start when all holds them, masking off the ones past the key: no
+// copy, as a buffer of keys back to back allows.
+func wordsAt(all []byte, start, n int) (lo, hi uint64) {
+	if start+16 > len(all) {
+		return wordsCopy(all[start : start+n])
+	}
+	return wordsOf(all[start:start+16:start+16], n)
+}
+
+// wordsOf is the inline form of the first n bytes of k.
+func wordsOf(k []byte, n int) (lo, hi uint64) {
+	m := &shortMasks[n&15]
+	a, b := binary.LittleEndian.Uint64(k[:8]), binary.LittleEndian.Uint64(k[7:15])
+	return (a<<8 | uint64(n+1)) & m[0], b & m[1]
+}
+
+func wordsCopy(key []byte) (lo, hi uint64) {
+	var k [16]byte
+	copy(k[:], key)
+	return wordsOf(k[:], len(key))
+}
+
+// shortMasks[n] keeps the bytes of a key of n bytes in its two words.
+var shortMasks = func() (m [16][2]uint64) {
+	for n := range m {
+		m[n] = [2]uint64{byteMask(n + 1), byteMask(n - 7)}
+	}
+	return m
+}()
+
+// byteMask keeps the low n bytes of a word (none for n <= 0, all for n >= 8).
+func byteMask(n int) uint64 {
+	return 1<<(8*uint(max(n, 0))) - 1
+}
+
+func newKeyTable() *KeyTable {
+	return &KeyTable{seed: maphash.MakeSeed(), mix: mixSeed(), hashMask: ^uint32(0)}
+}
+
+// mixSeed draws the short keys' hash seed (odd, for the multiplication).
+func mixSeed() [2]uint64 {
+	s := maphash.MakeSeed()
+	return [2]uint64{maphash.Comparable(s, 1) | 1, maphash.Comparable(s, 2) | 1}
+}
 
 // NewOffHeapKeyTable is a keyTable whose arrays live outside the Go heap
 // once they are large. Its owner keeps no view from bytes past a change
@@ -48,7 +113,7 @@ func newKeyTable() *KeyTable { return &KeyTable{seed: maphash.MakeSeed()} }
 // the table before the table becomes garbage, if it wants the memory
 // back before the GC notices.
 func NewOffHeapKeyTable() *KeyTable {
-	t := &KeyTable{seed: maphash.MakeSeed()}
+	t := newKeyTable()
 	t.mem = NewOffHeap(t)
 	return t
 }
@@ -72,34 +137,64 @@ func (t *KeyTable) MemBytes() int64 {
 	return int64(cap(t.index))*8 + int64(cap(t.Entries))*int64(unsafe.Sizeof(KeyEntry{})) + int64(cap(t.Arena))
 }
 
+// Hash is key's hash in t. A short key's comes from its entry's two
+// words, two multiplications (the common key: a number, a name, a
+// code); a longer key's from maphash.
 func (t *KeyTable) Hash(key []byte) uint32 {
+	if len(key) > keyInline {
+		return t.hashLong(key)
+	}
+	lo, hi := shortWords(key)
+	return t.hashWords(lo, hi)
+}
+
+func (t *KeyTable) hashLong(key []byte) uint32 {
 	h := maphash.Bytes(t.seed, key)
-	return uint32(h ^ h>>32)
+	return uint32(h^h>>32) & t.hashMask
+}
+
+// hashWords mixes a short key's words as wyhash's last step does: the
+// 128-bit product of the two, each xored with a seed, folded.
+func (t *KeyTable) hashWords(lo, hi uint64) uint32 {
+	p1, p0 := bits.Mul64(lo^t.mix[0], hi^t.mix[1])
+	h := p1 ^ p0
+	return uint32(h^h>>32) & t.hashMask
 }
 
 // Bytes returns id's key, a view valid until the next change.
 func (t *KeyTable) Bytes(id int32) []byte {
 	e := &t.Entries[id]
-	n := int(e.n) - 1
-	if n <= keyInline {
-		return e.b[:n]
+	if tag := e.b[0]; tag != longKey {
+		return e.b[1:tag]
 	}
-	off := binary.LittleEndian.Uint64(e.b[:8])
-	return t.Arena[off : off+uint64(n)]
+	n := uint64(binary.LittleEndian.Uint32(e.b[4:8]))
+	off := binary.LittleEndian.Uint64(e.b[8:])
+	return t.Arena[off : off+n]
 }
 
 // Key returns a copy of id's key.
 func (t *KeyTable) Key(id int32) string { return string(t.Bytes(id)) }
 
 // Has reports whether id holds a key.
-func (t *KeyTable) Has(id int32) bool { return int(id) < len(t.Entries) && t.Entries[id].n != 0 }
+func (t *KeyTable) Has(id int32) bool { return int(id) < len(t.Entries) && t.Entries[id].b[0] != 0 }
 
+// Equal reports whether id holds key.
 func (t *KeyTable) Equal(id uint32, key []byte) bool {
 	e := &t.Entries[id]
-	if int(e.n) != len(key)+1 {
+	if len(key) > keyInline {
+		return t.equalLong(e, key)
+	}
+	lo, hi := shortWords(key)
+	elo, ehi := e.words()
+	return lo == elo && hi == ehi
+}
+
+func (t *KeyTable) equalLong(e *KeyEntry, key []byte) bool {
+	if e.b[0] != longKey || binary.LittleEndian.Uint32(e.b[4:8]) != uint32(len(key)) {
 		return false
 	}
-	return string(t.Bytes(int32(id))) == string(key)
+	off := binary.LittleEndian.Uint64(e.b[8:])
+	return string(t.Arena[off:off+uint64(len(key))]) == string(key)
 }
 
 // Find returns key's id and whether it is present; it does not allocate.
@@ -147,6 +242,64 @@ func (t *KeyTable) Probe(h uint32) int32 {
 	}
 }
 
+// FindAll finds a batch of keys at once: key i is keys[ends[i-1]:ends[i]]
+// (the first from 0). It sets hashes[i] to key i's hash and ids[i] to
+// its id, or to -1 when the table does not hold it, and reports whether
+// any was missing. In three passes: hash every key, probe the index for
+// every hash, then compare each key with its candidate's entry, so that
+// the loads of a pass are independent of each other and in flight at
+// once (a pass of few instructions a key holds more of them in flight).
+// Keys the caller adds after (in order: two keys of the batch may be the
+// same one) take FindHashed and InsertHashed with their hashes.
+func (t *KeyTable) FindAll(keys []byte, ends []int32, hashes []uint32, ids []int32) (missed bool) {
+	// A key of up to keyInline bytes whose 16 bytes from its start are
+	// in the buffer's capacity is read in place (wordsOf); the others
+	// (the last keys of a buffer without room after them, long keys)
+	// take Hash and Equal.
+	all := keys[:cap(keys)]
+	start := 0
+	for i, e := range ends {
+		end := int(e)
+		var h uint32
+		if n := end - start; n <= keyInline && start+16 <= len(all) {
+			h = t.hashWords(wordsOf(all[start:start+16:start+16], n))
+		} else {
+			h = t.Hash(keys[start:end])
+		}
+		hashes[i] = h
+		start = end
+	}
+	for i, h := range hashes[:len(ends)] {
+		ids[i] = t.Probe(h)
+	}
+	start = 0
+	for i, e := range ends {
+		end := int(e)
+		if id := ids[i]; id >= 0 {
+			var same bool
+			if n := end - start; n <= keyInline && start+16 <= len(all) {
+				lo, hi := wordsOf(all[start:start+16:start+16], n)
+				elo, ehi := t.Entries[id].words()
+				same = lo == elo && hi == ehi
+			} else {
+				same = t.Equal(uint32(id), keys[start:end])
+			}
+			if same {
+				start = end
+				continue
+			}
+		}
+		// Absent, or a hash shared with another key.
+		if id, ok := t.FindHashed(keys[start:end], hashes[i]); ok {
+			ids[i] = id
+		} else {
+			ids[i], missed = -1, true
+		}
+		start = end
+	}
+	return missed
+}
+
 // Insert adds key, which must be absent, under id, which must be free.
 func (t *KeyTable) Insert(key []byte, id int32) { t.InsertHashed(key, id, t.Hash(key)) }
 
@@ -159,12 +312,16 @@ func (t *KeyTable) InsertHashed(key []byte, id int32, h uint32) {
 		t.Entries = OffHeapGrow(t.mem, t.Entries, int(id)+1)
 	}
 	e := &t.Entries[id]
-	e.n = uint32(len(key) + 1)
 	if len(key) <= keyInline {
-		copy(e.b[:], key)
+		lo, hi := shortWords(key)
+		binary.LittleEndian.PutUint64(e.b[:8], lo)
+		binary.LittleEndian.PutUint64(e.b[8:], hi)
 	} else {
 		off := len(t.Arena)
-		binary.LittleEndian.PutUint64(e.b[:8], uint64(off))
+		*e = KeyEntry{}
+		e.b[0] = longKey
+		binary.LittleEndian.PutUint32(e.b[4:8], uint32(len(key)))
+		binary.LittleEndian.PutUint64(e.b[8:], uint64(off))
 		t.Arena = OffHeapGrow(t.mem, t.Arena, off+len(key))
 		copy(t.Arena[off:], key)
 	}
@@ -222,8 +379,8 @@ func (t *KeyTable) Remove(key []byte) (int32, bool) {
 	}
 	t.index[i] = 0
 	e := &t.Entries[id]
-	if n := int(e.n) - 1; n > keyInline {
-		t.dead += n
+	if e.b[0] == longKey {
+		t.dead += int(binary.LittleEndian.Uint32(e.b[4:8]))
 	}
 	*e = KeyEntry{}
 	t.n--
@@ -239,10 +396,11 @@ func (t *KeyTable) compact() {
 	at := 0
 	for i := range t.Entries {
 		e := &t.Entries[i]
-		if n := int(e.n) - 1; n > keyInline {
-			off := binary.LittleEndian.Uint64(e.b[:8])
-			binary.LittleEndian.PutUint64(e.b[:8], uint64(at))
-			at += copy(arena[at:], t.Arena[off:off+uint64(n)])
+		if e.b[0] == longKey {
+			n := uint64(binary.LittleEndian.Uint32(e.b[4:8]))
+			off := binary.LittleEndian.Uint64(e.b[8:])
+			binary.LittleEndian.PutUint64(e.b[8:], uint64(at))
+			at += copy(arena[at:], t.Arena[off:off+n])
 		}
 	}
 	offHeapFree(t.mem, t.Arena)

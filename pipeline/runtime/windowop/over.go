@@ -527,7 +527,7 @@ func (g *OverAgg) Restore(snap []byte) error {
 	for i := range queue {
 		queue[i] = waiting{seq: d.Uvarint(), id: slotID(), r: d.Row()}
 	}
-	g.st.RestoreState(d)
+	g.st.RestoreState(d, nil)
 	g.readTTL(d, v == overTTLStateVersion || v == overOldTTLStateVersion)
 	var cs *cleanupState
 	if timed {

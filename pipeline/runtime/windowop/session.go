@@ -2,6 +2,7 @@ package windowop
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 
 	"github.com/etld/etld/pipeline/row"
@@ -112,13 +113,13 @@ func (g *SessionAgg) Watermark(wm int64, out operator.Emitter) error {
 		return nil
 	}
 	g.wm = wm
-	return g.fire(out)
+	return errors.Join(g.fire(out), g.st.Err())
 }
 
 // Finish fires what is left (see WindowAgg.Finish).
 func (g *SessionAgg) Finish(out operator.Emitter) error {
 	g.wm = operator.MaxWatermark
-	return g.fire(out)
+	return errors.Join(g.fire(out), g.st.Err())
 }
 
 func (g *SessionAgg) fire(out operator.Emitter) error {
@@ -173,7 +174,8 @@ func (g *SessionAgg) Snapshot() ([]byte, error) {
 		buf = binary.AppendUvarint(buf, uint64(s.id))
 		buf = binary.AppendUvarint(buf, s.seq)
 	}
-	return g.st.AppendState(buf, nil), nil
+	buf = g.st.AppendState(buf, nil)
+	return buf, g.st.Err()
 }
 
 // Restore replaces the operator's state with a snapshot's.
@@ -188,7 +190,7 @@ func (g *SessionAgg) Restore(state []byte) error {
 	for i := range all {
 		all[i] = &session{start: d.Varint(), end: d.Varint(), id: int32(min(d.Uvarint(), 1<<31-1)), seq: d.Uvarint()}
 	}
-	g.st.RestoreState(d)
+	g.st.RestoreState(d, nil)
 	if err := d.End(); err != nil {
 		return fmt.Errorf("session window aggregate: restore: %w", err)
 	}

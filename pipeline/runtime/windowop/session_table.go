@@ -155,8 +155,10 @@ func (t *SessionTable) Snapshot() ([]byte, error) {
 }
 
 // Restore replaces the operator's state with a snapshot's.
-func (t *SessionTable) Restore(state []byte) error {
-	d := row.NewDecoder(state)
+func (t *SessionTable) Restore(state []byte) error { return t.restore(row.NewDecoder(state)) }
+
+// restore reads a snapshot from d, the bytes of one or a stream of them.
+func (t *SessionTable) restore(d *row.Decoder) error {
 	var err error
 	if t.wm, t.timeID, t.dropped, err = aggop.ReadClock(d, sessionTableStateVersion, "session table"); err != nil {
 		return err

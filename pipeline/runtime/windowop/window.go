@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -238,15 +239,15 @@ func (g *WindowAgg) Watermark(wm int64, out operator.Emitter) error {
 		return nil
 	}
 	g.wm = wm
-	return g.fire(out)
+	return errors.Join(g.fire(out), g.st.Err())
 }
 
 // Finish fires what is left. The node sends MaxWatermark before, which
 // has fired everything already; Finish makes the end of input final even
-// without it.
+// without it. A user aggregate's failure (aggop.Store.Err) fails it.
 func (g *WindowAgg) Finish(out operator.Emitter) error {
 	g.wm = operator.MaxWatermark
-	return g.fire(out)
+	return errors.Join(g.fire(out), g.st.Err())
 }
 
 func (g *WindowAgg) fire(out operator.Emitter) error {
@@ -442,8 +443,10 @@ func appendIDs(buf []byte, ids []int32) []byte {
 }
 
 // Restore replaces the operator's state with a snapshot's.
-func (g *WindowAgg) Restore(state []byte) error {
-	d := row.NewDecoder(state)
+func (g *WindowAgg) Restore(state []byte) error { return g.restore(row.NewDecoder(state)) }
+
+// restore reads a snapshot from d, the bytes of one or a stream of them.
+func (g *WindowAgg) restore(d *row.Decoder) error {
 	var err error
 	if g.wm, g.timeID, g.dropped, err = aggop.ReadClock(d, windowStateVersion, "window aggregate"); err != nil {
 		return err
@@ -473,7 +476,7 @@ func (g *WindowAgg) Restore(state []byte) error {
 		c.shared.order = readIDs()
 		g.cycles[i] = c
 	}
-	g.st.RestoreState(d)
+	g.st.RestoreState(d, nil)
 	if err := d.End(); err != nil {
 		return fmt.Errorf("window aggregate: restore: %w", err)
 	}

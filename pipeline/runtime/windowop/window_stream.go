@@ -57,14 +57,10 @@ func (g *WindowAgg) SnapshotTo(w io.Writer) error {
 	return err
 }
 
-// RestoreFrom implements operator.StreamSnapshotter. The decoder works
-// on bytes: the snapshot is read whole, then decoded as Restore does.
-func (g *WindowAgg) RestoreFrom(r io.Reader) error {
-	state, err := io.ReadAll(r)
-	if err != nil {
-		return err
-	}
-	return g.Restore(state)
+// RestoreFrom implements operator.StreamSnapshotter, decoding the
+// snapshot as it is read.
+func (g *WindowAgg) RestoreFrom(r io.Reader, size int64) error {
+	return g.restore(row.NewStreamDecoder(r, size))
 }
 
 // SnapshotTo implements operator.StreamSnapshotter: the clock, the
@@ -96,14 +92,10 @@ func (t *SessionTable) SnapshotTo(w io.Writer) error {
 	return err
 }
 
-// RestoreFrom implements operator.StreamSnapshotter, reading the
-// snapshot whole.
-func (t *SessionTable) RestoreFrom(r io.Reader) error {
-	state, err := io.ReadAll(r)
-	if err != nil {
-		return err
-	}
-	return t.Restore(state)
+// RestoreFrom implements operator.StreamSnapshotter, decoding the
+// snapshot as it is read.
+func (t *SessionTable) RestoreFrom(r io.Reader, size int64) error {
+	return t.restore(row.NewStreamDecoder(r, size))
 }
 
 var (

@@ -47,7 +47,7 @@ func TestWindowAggSnapshotTo(t *testing.T) {
 		t.Errorf("a write of %d bytes for a snapshot of %d: not in pieces", got.largest, got.Len())
 	}
 	r := mk()
-	if err := r.RestoreFrom(bytes.NewReader(got.Bytes())); err != nil {
+	if err := r.RestoreFrom(bytes.NewReader(got.Bytes()), int64(got.Len())); err != nil {
 		t.Fatal(err)
 	}
 	fire := func(op *WindowAgg) []string {
@@ -88,7 +88,7 @@ func TestSessionTableSnapshotTo(t *testing.T) {
 		t.Errorf("a write of %d bytes for a snapshot of %d: not in pieces", got.largest, got.Len())
 	}
 	r := mk()
-	if err := r.RestoreFrom(bytes.NewReader(got.Bytes())); err != nil {
+	if err := r.RestoreFrom(bytes.NewReader(got.Bytes()), int64(got.Len())); err != nil {
 		t.Fatal(err)
 	}
 	fire := func(op *SessionTable) []string {

@@ -195,10 +195,79 @@ function keyText(key) {
 }
 
 function edgeLabel(e) {
-  return e.changelog.text + " key " + keyText(e.upsert_key);
+  return e.lookup ? "lookup" : e.changelog.text + " key " + keyText(e.upsert_key);
 }
 
-function nodeExtra(n, states) {
+// ---- time and pressure ------------------------------------------------
+
+// What the page remembers of each pipeline's last poll: per node, its
+// busy and backpressure seconds, to show their share of the time since.
+const lastPressure = {};
+
+// nodeKey names a node of /pipelines as the plan does: "source:NAME",
+// an operator's id, "sink:NAME".
+function pressure(p) {
+  const now = Date.now();
+  const nodes = {};
+  for (const s of p.sources || []) nodes["source:" + s.name] = s;
+  for (const o of p.operators || []) nodes[o.operator] = o;
+  for (const s of p.sinks || []) nodes["sink:" + s.name] = s;
+  const prev = lastPressure[p.name];
+  const out = {};
+  for (const [key, n] of Object.entries(nodes)) {
+    const busy = n.busy_seconds || 0;
+    const bp = n.backpressure_seconds || 0;
+    const r = { t: n, busy: busy, bp: bp };
+    // A running pipeline: the share of the wall time since the last
+    // poll; otherwise (finished, failed) the seconds over its runs.
+    if (prev && p.state === "running" && prev.nodes[key] && now - prev.at >= 500) {
+      const dt = (now - prev.at) / 1000;
+      r.busyShare = Math.min(1, Math.max(0, (busy - prev.nodes[key].busy) / dt));
+      r.bpShare = Math.min(1, Math.max(0, (bp - prev.nodes[key].bp) / dt));
+    }
+    out[key] = r;
+  }
+  if (!prev || now - prev.at >= 500) lastPressure[p.name] = { at: now, nodes: out };
+  return out;
+}
+
+// seconds shows a time spent: milliseconds below a second.
+function seconds(v) {
+  if (v < 0.01) return (v * 1000).toFixed(1) + " ms";
+  if (v < 1) return (v * 1000).toFixed(0) + " ms";
+  return v.toFixed(2) + " s";
+}
+
+function pressureText(r, output) {
+  const part = (share, secs) => (share !== undefined ? Math.round(100 * share) + "%" : seconds(secs));
+  let text = "busy " + part(r.busyShare, r.busy);
+  if (output) text += " · backpressure " + part(r.bpShare, r.bp);
+  return text;
+}
+
+// busiest is the key of the operator or sink that worked most: over the
+// last poll when the pipeline runs, else over its runs.
+function busiest(pr) {
+  let best = null;
+  let top = 0;
+  for (const [key, r] of Object.entries(pr)) {
+    if (key.startsWith("source:")) continue;
+    const v = r.busyShare !== undefined ? r.busyShare : r.busy;
+    if (v > top) {
+      top = v;
+      best = key;
+    }
+  }
+  return best;
+}
+
+// runtimeKey is what /pipelines calls a plan's node.
+function runtimeKey(n) {
+  if (n.kind === "operator") return n.operator_id;
+  return n.kind + ":" + n.name;
+}
+
+function nodeExtra(n, states, pr) {
   const out = [];
   if (n.kind === "sink") {
     out.push("mode " + n.sink_mode + (n.sink_key && n.sink_key.length ? " key " + keyText(n.sink_key) : ""));
@@ -208,14 +277,18 @@ function nodeExtra(n, states) {
     const st = states[n.state_id];
     out.push(st ? `state: ${st.entries} entries, ${st.bytes} B snapshot` : "state: –");
   }
+  const r = pr[runtimeKey(n)];
+  if (r) out.push(pressureText(r, n.kind !== "sink"));
   return out;
 }
 
 // drawPlan lays the graph out in columns by longest path from a source
-// and draws each transform as a dashed box around its operators.
-function drawPlan(d, states) {
+// and draws each transform as a dashed box around its operators, at the
+// size of its text: a wide plan scrolls, it is never scaled down. The
+// busiest operator or sink is marked, and each edge shows the watermark
+// of the node it leaves.
+function drawPlan(d, states, pr) {
   const drawn = d.nodes.filter((n) => n.kind !== "transform");
-  const byId = Object.fromEntries(d.nodes.map((n) => [n.id, n]));
   const inputs = {};
   for (const e of d.edges) (inputs[e.to] = inputs[e.to] || []).push(e.from);
   const col = {};
@@ -236,7 +309,7 @@ function drawPlan(d, states) {
     let y = 30;
     for (const n of nodes || []) {
       const lines = wrap(n.label, 40);
-      const extra = nodeExtra(n, states);
+      const extra = nodeExtra(n, states, pr);
       const h = 22 + LINE_H + (lines.length + extra.length) * LINE_H;
       box[n.id] = { x: 20 + c * (NODE_W + COL_GAP), y: y, w: NODE_W, h: h, lines: lines, extra: extra };
       y += h + ROW_GAP;
@@ -264,6 +337,7 @@ function drawPlan(d, states) {
     }
     s.append(g);
   }
+  const byId = Object.fromEntries(drawn.map((n) => [n.id, n]));
   for (const e of d.edges) {
     const a = box[e.from];
     const b = box[e.to];
@@ -273,23 +347,32 @@ function drawPlan(d, states) {
     const x2 = b.x;
     const y2 = b.y + b.h / 2;
     const mx = (x1 + x2) / 2;
-    const g = svg("g", { class: "edge", "data-from": e.from, "data-to": e.to });
+    const g = svg("g", { class: "edge" + (e.lookup ? " lookup" : ""), "data-from": e.from, "data-to": e.to });
     g.append(svg("path", { d: `M ${x1} ${y1} C ${mx} ${y1}, ${mx} ${y2}, ${x2} ${y2}`, "marker-end": "url(#arrow)" }));
-    const updating = e.changelog.kinds.length > 1;
     g.append(svg("title", {}, edgeLabel(e)));
+    const updating = e.changelog.kinds.length > 1;
     const label = svg("text", { x: mx, y: (y1 + y2) / 2 - 16, "text-anchor": "middle", class: "edge-label" + (updating ? " updating" : "") });
-    label.append(svg("tspan", { x: mx, dy: 0 }, e.changelog.text));
-    wrap("key " + keyText(e.upsert_key), 24).forEach((line) => label.append(svg("tspan", { x: mx, dy: 12 }, line)));
+    if (e.lookup) {
+      label.append(svg("tspan", { x: mx, dy: 0 }, "lookup"));
+    } else {
+      label.append(svg("tspan", { x: mx, dy: 0 }, e.changelog.text));
+      wrap("key " + keyText(e.upsert_key), 24).forEach((line) => label.append(svg("tspan", { x: mx, dy: 12 }, line)));
+      const r = pr[runtimeKey(byId[e.from])];
+      // To the second, so that it fits between the columns; the node
+      // table has it whole.
+      if (r && r.t.watermark) label.append(svg("tspan", { x: mx, dy: 12, class: "wm", "data-watermark": r.t.watermark }, "wm " + watermarkText({ watermark: r.t.watermark }).slice(0, 19)));
+    }
     g.append(label);
     s.append(g);
   }
+  const hot = busiest(pr);
   for (const n of drawn) {
     const b = box[n.id];
-    const cls = ["node", n.kind].concat(n.stateful ? ["stateful"] : []).join(" ");
+    const cls = ["node", n.kind].concat(n.stateful ? ["stateful"] : [], hot !== null && runtimeKey(n) === hot ? ["busiest"] : []).join(" ");
     const g = svg("g", { class: cls, "data-id": n.id, transform: `translate(${b.x},${b.y})` });
     g.append(svg("title", {}, n.label));
     g.append(svg("rect", { width: b.w, height: b.h, rx: 4 }));
-    const kind = n.kind === "operator" ? n.operator : n.kind + (n.connector ? " · " + n.connector : "");
+    const kind = n.kind === "operator" ? n.operator_id || n.operator : n.kind + (n.connector ? " · " + n.connector : "");
     g.append(svg("text", { x: 8, y: 13, class: "kind" }, kind + " " + n.changelog.text));
     g.append(svg("text", { x: 8, y: 13 + LINE_H, class: "kind" }, n.kind === "sink" ? "receives " + n.changelog.text : "key " + keyText(n.upsert_key)));
     b.lines.forEach((line, i) => g.append(svg("text", { x: 8, y: 28 + LINE_H + i * LINE_H, class: "label-line" }, line)));
@@ -343,23 +426,73 @@ function kindClass(k) {
   return { "+I": "I", "-U": "UB", "+U": "UA", "-D": "D" }[k] || "";
 }
 
-function renderState(p) {
-  const table = document.getElementById("operator-state");
-  const list = p.operator_state || [];
-  // Rows an operator dropped, named by why ("3 late").
+// watermarkText shows a watermark to the second, in UTC as the data's
+// event times usually are.
+function watermarkText(t) {
+  if (!t.watermark) return "–";
+  return t.watermark.replace("T", " ").replace(/(\.\d{3})\d*/, "$1").replace("Z", "") + (t.watermark_ended ? " (ended)" : "");
+}
+
+function lagText(t) {
+  if (t.event_time_lag_seconds === undefined) return "–";
+  return duration(t.event_time_lag_seconds);
+}
+
+// nodeRows lists the sources, operators and sinks of p with what the
+// table shows of each.
+function nodeRows(p, pr) {
   const dropped = Object.fromEntries((p.dropped || []).map((d) => [d.name, d]));
-  const droppedText = (name) => {
-    const d = dropped[name];
-    return d ? String(d.skipped) + (d.reason ? " " + d.reason : "") : "0";
-  };
+  const states = Object.fromEntries((p.operator_state || []).map((o) => [o.operator, o]));
+  const rows = [];
+  for (const s of p.sources || []) rows.push({ kind: "source", key: "source:" + s.name, name: "source " + s.name, title: "source " + s.name, t: s });
+  for (const o of p.operators || []) {
+    const d = dropped[o.operator];
+    rows.push({ kind: "operator", key: o.operator, name: o.operator, title: o.plan, t: o,
+      dropped: d ? String(d.skipped) + (d.reason ? " " + d.reason : "") : "", state: states[o.operator] });
+  }
+  for (const s of p.sinks || []) rows.push({ kind: "sink", key: "sink:" + s.name, name: "sink " + s.name, title: "sink " + s.name, t: s });
+  for (const r of rows) r.pr = pr[r.key];
+  return rows;
+}
+
+function share(v) {
+  return v === undefined ? "" : Math.round(100 * v) + "%";
+}
+
+function renderNodes(p, pr) {
+  const table = document.getElementById("nodes");
+  const hot = busiest(pr);
+  table.tBodies[0].replaceChildren(...nodeRows(p, pr).map((r) => {
+    const t = r.t;
+    const timed = r.kind !== "sink";
+    const tr = el("tr", { "data-node": r.key, class: r.key === hot ? "busiest" : "" },
+      el("td", { text: r.name, title: r.title || "" }),
+      el("td", { class: "num", "data-field": "rows_in", text: String(t.rows_in) }),
+      el("td", { class: "num", "data-field": "rows_out", text: String(t.rows_out) }),
+      el("td", { "data-field": "watermark", "data-value": t.watermark || "", text: timed ? watermarkText(t) : "" }),
+      el("td", { class: "num", "data-field": "lag", "data-value": String(t.event_time_lag_seconds ?? ""), text: timed ? lagText(t) : "" }),
+      el("td", { class: "num", "data-field": "busy", "data-value": String(t.busy_seconds || 0), text: seconds(t.busy_seconds || 0) + (r.pr && r.pr.busyShare !== undefined ? " (" + share(r.pr.busyShare) + ")" : "") }),
+      el("td", { class: "num", "data-field": "backpressure", "data-value": String(t.backpressure_seconds || 0), text: r.kind === "sink" ? "" : seconds(t.backpressure_seconds || 0) + (r.pr && r.pr.bpShare !== undefined ? " (" + share(r.pr.bpShare) + ")" : "") }),
+      el("td", { class: "num", "data-field": "retries", text: String(t.retries || 0) }),
+      el("td", { class: "num", "data-field": "dropped", text: r.dropped || "" }),
+      el("td", { class: "num", "data-field": "entries", text: r.state ? String(r.state.entries) : "" }),
+      el("td", { class: "num", "data-field": "bytes", text: r.state ? String(r.state.bytes) : "" }));
+    return tr;
+  }));
+}
+
+// renderCheckpoints lists the last checkpoints, newest first.
+function renderCheckpoints(p) {
+  const table = document.getElementById("checkpoints");
+  const list = ((p.checkpoints || {}).recent || []).slice().reverse();
   table.hidden = list.length === 0;
-  table.tBodies[0].replaceChildren(...list.map((o) =>
-    el("tr", { "data-state-id": o.state_id },
-      el("td", { text: o.operator }),
-      el("td", { text: o.transform || "" }),
-      el("td", { class: "num", "data-field": "entries", text: String(o.entries) }),
-      el("td", { class: "num", "data-field": "bytes", text: String(o.bytes) }),
-      el("td", { class: "num", "data-field": "dropped", text: droppedText(o.operator) }))));
+  table.tBodies[0].replaceChildren(...list.map((c) =>
+    el("tr", { "data-checkpoint": String(c.id) },
+      el("td", { class: "num", text: "#" + c.id + (c.final ? " (final)" : "") }),
+      el("td", { "data-field": "at", "data-value": c.at, text: duration(since(c.at)) + " ago" }),
+      el("td", { class: "num", "data-field": "duration", "data-value": String(c.duration_seconds), text: c.duration_seconds.toFixed(3) + " s" }),
+      el("td", { class: "num", "data-field": "size", "data-value": String(c.size_bytes), text: bytes(c.size_bytes) }),
+      el("td", { class: "num", "data-field": "alignment", "data-value": String(c.alignment_seconds), text: c.alignment_seconds.toFixed(3) + " s" }))));
 }
 
 async function renderDetail(p) {
@@ -378,7 +511,9 @@ async function renderDetail(p) {
   document.getElementById("rates-big").replaceChildren(chart(hist.rates, 720, 140, true));
   renderFile(file);
   renderSample(sample);
-  renderState(p);
+  const pr = pressure(p);
+  renderNodes(p, pr);
+  renderCheckpoints(p);
   const states = Object.fromEntries((p.operator_state || []).map((o) => [o.state_id, o]));
   const plan = document.getElementById("plan");
   if (planShown !== p.name) {
@@ -390,7 +525,7 @@ async function renderDetail(p) {
       lastPlan = null;
     }
   }
-  if (lastPlan) plan.replaceChildren(drawPlan(lastPlan, states));
+  if (lastPlan) plan.replaceChildren(drawPlan(lastPlan, states, pr));
   else plan.replaceChildren(el("p", { class: "muted", text: "No plan: the file did not load." }));
   // A file that did not load runs nothing: no rates, nothing to sample.
   document.getElementById("rates-big").hidden = !lastPlan;

@@ -1,4 +1,4 @@
-package crashtest
+package testenv
 
 import (
 	"database/sql"
@@ -12,17 +12,18 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/etld/etld/internal/testenv"
 )
 
-// privateMariaDB is a MariaDB server of this test alone, on its own port
-// and data dir, so that it can be stopped and started again for real
-// (the shared one serves the other tests). It is a child process of the
-// test, stopped by its pid in t.Cleanup.
-type privateMariaDB struct {
-	t          *testing.T
+// PrivateMariaDB is a MariaDB server of one test alone, on its own port
+// and data dir, so that it can be stopped and started again for real,
+// or run with settings of its own (the shared one serves the other
+// tests). It is a child process of the test, stopped by its pid in
+// t.Cleanup. Its binary log is on, as the shared server's is
+// (testenv/mariadb.sh), unless the test's arguments say otherwise.
+type PrivateMariaDB struct {
+	t          testing.TB
 	bin        string
+	args       []string
 	data, run  string
 	port       int
 	cmd        *exec.Cmd
@@ -31,9 +32,13 @@ type privateMariaDB struct {
 	socketRoot string // the unix socket, for the root account
 }
 
+// binlogArgs are the shared server's binary log settings.
+var binlogArgs = []string{"--server-id=1", "--log-bin=mariadb-bin", "--binlog-format=ROW",
+	"--binlog-row-image=FULL", "--binlog-row-metadata=FULL"}
+
 // mariadbBinary finds a MariaDB program where Debian puts it; a missing
 // one skips the test, or fails it when the services are required (CI).
-func mariadbBinary(t *testing.T, name string) string {
+func mariadbBinary(t testing.TB, name string) string {
 	t.Helper()
 	if p, err := exec.LookPath(name); err == nil {
 		return p
@@ -44,7 +49,7 @@ func mariadbBinary(t *testing.T, name string) string {
 		}
 	}
 	msg := fmt.Sprintf("%s is not installed (testenv/mariadb.sh installs it): a private MariaDB cannot be started", name)
-	if testenv.Required() {
+	if Required() {
 		t.Fatal(msg)
 	}
 	t.Skip(msg)
@@ -56,10 +61,13 @@ func fileExists(p string) bool {
 	return err == nil
 }
 
-// startPrivateMariaDB initialises a data dir and starts the server.
-func startPrivateMariaDB(t *testing.T) *privateMariaDB {
+// StartMariaDB initialises a data dir and starts a private server with
+// the shared server's binlog settings and then args (server options such
+// as --skip-log-bin or --binlog-format=MIXED, which override them). The
+// etld account may create tables in database etld and replicate.
+func StartMariaDB(t testing.TB, extra ...string) *PrivateMariaDB {
 	t.Helper()
-	m := &privateMariaDB{t: t, bin: mariadbBinary(t, "mariadbd")}
+	m := &PrivateMariaDB{t: t, bin: mariadbBinary(t, "mariadbd"), args: append(append([]string(nil), binlogArgs...), extra...)}
 	install := mariadbBinary(t, "mariadb-install-db")
 	client := mariadbBinary(t, "mariadb")
 	// Not under t.TempDir: its 0700 parent would keep the mysql user out.
@@ -105,8 +113,8 @@ func startPrivateMariaDB(t *testing.T) *privateMariaDB {
 	}
 	m.port = ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
-	t.Cleanup(m.stop)
-	m.start()
+	t.Cleanup(m.Stop)
+	m.Start()
 
 	admin := "root"
 	if uid < 0 {
@@ -114,7 +122,7 @@ func startPrivateMariaDB(t *testing.T) *privateMariaDB {
 		admin = u.Username
 	}
 	const password = "private-etld-pw"
-	setup := "CREATE DATABASE etld; CREATE USER 'etld'@'%' IDENTIFIED BY '" + password + "'; GRANT ALL ON etld.* TO 'etld'@'%';"
+	setup := "CREATE DATABASE etld; CREATE USER 'etld'@'%' IDENTIFIED BY '" + password + "'; GRANT ALL ON etld.* TO 'etld'@'%'; GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO 'etld'@'%';"
 	if out, err := exec.Command(client, "--no-defaults", "--socket="+m.socketRoot, "-u", admin, "-e", setup).CombinedOutput(); err != nil {
 		t.Fatalf("creating the etld account: %v\n%s", err, out)
 	}
@@ -123,9 +131,9 @@ func startPrivateMariaDB(t *testing.T) *privateMariaDB {
 	return m
 }
 
-// start runs the server on its data dir and port and waits until the
+// Start runs the server on its data dir and port and waits until the
 // socket answers.
-func (m *privateMariaDB) start() {
+func (m *PrivateMariaDB) Start() {
 	m.t.Helper()
 	args := []string{"--no-defaults", "--datadir=" + m.data, "--socket=" + m.socketRoot,
 		"--pid-file=" + filepath.Join(m.run, "mysqld.pid"), "--port=" + strconv.Itoa(m.port),
@@ -133,6 +141,7 @@ func (m *privateMariaDB) start() {
 	if os.Getuid() == 0 {
 		args = append(args, "--user=mysql")
 	}
+	args = append(args, m.args...)
 	m.cmd = exec.Command(m.bin, args...)
 	if err := m.cmd.Start(); err != nil {
 		m.t.Fatalf("mariadbd: %v", err)
@@ -142,7 +151,7 @@ func (m *privateMariaDB) start() {
 		_ = cmd.Wait()
 		close(exited)
 	}(m.cmd, m.exited)
-	testenv.Eventually(m.t, 60*time.Second, "the private MariaDB's socket", func() error {
+	Eventually(m.t, 60*time.Second, "the private MariaDB's socket", func() error {
 		select {
 		case <-m.exited:
 			log, _ := os.ReadFile(filepath.Join(m.run, "error.log"))
@@ -158,9 +167,9 @@ func (m *privateMariaDB) start() {
 }
 
 // waitReady waits until etld's account can run a query over TCP.
-func (m *privateMariaDB) waitReady() {
+func (m *PrivateMariaDB) waitReady() {
 	m.t.Helper()
-	testenv.Eventually(m.t, 60*time.Second, "the private MariaDB over TCP", func() error {
+	Eventually(m.t, 60*time.Second, "the private MariaDB over TCP", func() error {
 		db, err := sql.Open("mysql", m.DSN)
 		if err != nil {
 			return err
@@ -170,10 +179,10 @@ func (m *privateMariaDB) waitReady() {
 	})
 }
 
-// stop stops the server with SIGTERM to its pid, as systemd would, and
+// Stop stops the server with SIGTERM to its pid, as systemd would, and
 // waits for it to exit; a server that has not exited within a minute is
 // killed.
-func (m *privateMariaDB) stop() {
+func (m *PrivateMariaDB) Stop() {
 	if m.cmd == nil || m.cmd.Process == nil {
 		return
 	}
@@ -191,18 +200,23 @@ func (m *privateMariaDB) stop() {
 	}
 }
 
-// restart stops the server, keeps it down for down, and starts it again
+// Restart stops the server, keeps it down for down, and starts it again
 // on the same port and data; it returns when etld's account can query.
-func (m *privateMariaDB) restart(down time.Duration) {
+func (m *PrivateMariaDB) Restart(down time.Duration) {
 	m.t.Helper()
-	m.stop()
+	m.Stop()
 	time.Sleep(down) // the outage itself, not a synchronisation
-	m.start()
+	m.Start()
 	m.waitReady()
 }
 
-// open is a client of the private server.
-func (m *privateMariaDB) open() *sql.DB {
+// WaitReady waits until etld's account can run a query over TCP (after
+// Start).
+func (m *PrivateMariaDB) WaitReady() { m.waitReady() }
+
+// Open is a client of the private server, as etld, closed when the test
+// ends.
+func (m *PrivateMariaDB) Open() *sql.DB {
 	m.t.Helper()
 	db, err := sql.Open("mysql", m.DSN)
 	if err != nil {

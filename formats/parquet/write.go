@@ -1,0 +1,234 @@
+package parquet
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	pq "github.com/parquet-go/parquet-go"
+
+	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/pipeline/row"
+)
+
+// chunkRows is how many rows are shredded before their values go to
+// parquet-go's column writers: few enough that the values stay in cache.
+// Pages are cut between chunks, so it is part of the file's layout.
+const chunkRows = 1024
+
+// emptyFile is the footer of a file of no rows, whose schema, column
+// orders and creator every file repeats.
+func (e *Encoder) emptyFile() (fileMeta, error) {
+	var buf bytes.Buffer
+	w := e.newPQWriter(&buf)
+	if err := w.Close(); err != nil {
+		return fileMeta{}, err
+	}
+	md, err := readFooter(buf.Bytes())
+	if err != nil {
+		return fileMeta{}, err
+	}
+	return fileMeta{schema: md.Schema, orders: md.ColumnOrders, createdBy: md.CreatedBy}, nil
+}
+
+// groupEncoder encodes row groups, one at a time: its buffers are reused.
+type groupEncoder struct {
+	e    *Encoder
+	pw   *pq.Writer
+	buf  bytes.Buffer
+	cols [][]pq.Value
+}
+
+func (e *Encoder) newGroupEncoder() *groupEncoder {
+	g := &groupEncoder{e: e, cols: make([][]pq.Value, e.leaves)}
+	g.pw = e.newPQWriter(&g.buf)
+	return g
+}
+
+// encode writes rows as a Parquet file of one row group into g.buf.
+// first is the number of the file's rows before them, for the errors.
+func (g *groupEncoder) encode(rows []row.Row, first int64) ([]byte, error) {
+	g.buf.Reset()
+	g.pw.Reset(&g.buf)
+	writers := g.pw.ColumnWriters()
+	for start := 0; start < len(rows); start += chunkRows {
+		chunk := rows[start:min(start+chunkRows, len(rows))]
+		for i := range g.cols {
+			g.cols[i] = g.cols[i][:0]
+		}
+		for k, r := range chunk {
+			if len(r) != len(g.e.cols) {
+				return nil, fmt.Errorf("row %d has %d values, the schema %d columns", first+int64(start+k)+1, len(r), len(g.e.cols))
+			}
+			for c, s := range g.e.cols {
+				if err := s.shred(r[c], 0, 0, g.cols); err != nil {
+					return nil, fmt.Errorf("row %d, column %s: %w", first+int64(start+k)+1, g.e.schema.Fields[c].Name, err)
+				}
+			}
+		}
+		for i, w := range writers {
+			if _, err := w.WriteRowValues(g.cols[i]); err != nil {
+				return nil, fmt.Errorf("column %d: %w", i, err)
+			}
+		}
+	}
+	if err := g.pw.Close(); err != nil {
+		return nil, err
+	}
+	return g.buf.Bytes(), nil
+}
+
+// newWriter makes the writer of a file whose first size bytes hold groups.
+func (e *Encoder) newWriter(w io.Writer, size, last int64, groups []splicedGroup) *bulkWriter {
+	var rows int64
+	for _, g := range groups {
+		rows += g.RowGroup.NumRows
+	}
+	return &bulkWriter{e: e, out: w, size: size, last: last, groups: groups, rows: rows, enc: e.newGroupEncoder()}
+}
+
+// bulkWriter writes one file (connector.BulkWriter). It fills a row
+// group; a full one is encoded and appended to the file on a goroutine
+// while the next fills. It waits for that goroutine before it hands it
+// another group, so that Size, which counts the groups appended, is the
+// same for the same rows whatever the timing.
+type bulkWriter struct {
+	e   *Encoder
+	out io.Writer
+	enc *groupEncoder
+	// size is the file's length, groups its row groups, as of the last
+	// group appended; rows counts their rows. last is the length of the
+	// group last begun, once appended: Size leaves it out until the next
+	// group begins, so that a Flush, which waits for it, changes nothing.
+	size   int64
+	groups []splicedGroup
+	rows   int64
+	last   int64
+	cur    []row.Row
+	// busy, while a group is in flight, delivers its result; busyRows is
+	// its number of rows.
+	busy     chan spliced
+	busyRows int
+	err      error
+	closed   bool
+}
+
+// spliced is a group appended to the file, or the error that stopped it.
+type spliced struct {
+	n   int64
+	g   splicedGroup
+	err error
+}
+
+func (w *bulkWriter) Write(r row.Row) error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.closed {
+		return errors.New("write after close")
+	}
+	w.cur = append(w.cur, r)
+	if len(w.cur) < w.e.opts.groupRows {
+		return nil
+	}
+	return w.submit()
+}
+
+// submit hands the filled group to the encoding goroutine, once the
+// group before it is in the file.
+func (w *bulkWriter) submit() error {
+	if err := w.wait(); err != nil {
+		return err
+	}
+	rows, first, base := w.cur, w.rows, w.size
+	w.last = 0
+	w.cur = make([]row.Row, 0, w.e.opts.groupRows)
+	w.busy, w.busyRows = make(chan spliced, 1), len(rows)
+	go func(done chan<- spliced) {
+		var s spliced
+		defer func() { done <- s }()
+		buf, err := w.enc.encode(rows, first)
+		if err != nil {
+			s.err = err
+			return
+		}
+		data, g, err := splice(buf, base)
+		if err != nil {
+			s.err = fmt.Errorf("splicing a row group: %w", err)
+			return
+		}
+		s.n, s.g, s.err = int64(len(data)), g, writeAll(w.out, data)
+	}(w.busy)
+	return nil
+}
+
+// wait takes the result of the group in flight, if any.
+func (w *bulkWriter) wait() error {
+	if w.busy == nil {
+		return w.err
+	}
+	s := <-w.busy
+	w.busy = nil
+	if s.err != nil {
+		w.err = s.err
+		return s.err
+	}
+	w.size += s.n
+	w.last = s.n
+	w.groups = append(w.groups, s.g)
+	w.rows += int64(w.busyRows)
+	w.busyRows = 0
+	return w.err
+}
+
+func (w *bulkWriter) Flush() error { return w.wait() }
+
+func (w *bulkWriter) Held() int { return len(w.cur) + w.busyRows }
+
+func (w *bulkWriter) Size() int64 { return w.size - w.last }
+
+func (w *bulkWriter) Checkpoint() ([]byte, int64, error) {
+	if err := w.wait(); err != nil {
+		return nil, 0, err
+	}
+	state, err := encodeResume(w.size, w.last, w.groups)
+	return state, w.size, err
+}
+
+// Close encodes the rows held and writes the footer.
+func (w *bulkWriter) Close() error {
+	if w.closed {
+		return w.err
+	}
+	if len(w.cur) > 0 && w.err == nil {
+		if err := w.submit(); err != nil {
+			return err
+		}
+	}
+	w.closed = true
+	if err := w.wait(); err != nil {
+		return err
+	}
+	b, err := footer(w.size, w.groups, w.e.template)
+	if err != nil {
+		return err
+	}
+	if err := writeAll(w.out, b); err != nil {
+		w.err = err
+		return err
+	}
+	w.size += int64(len(b))
+	w.last = 0
+	return nil
+}
+
+func (w *bulkWriter) Abort() {
+	if w.busy != nil {
+		<-w.busy
+		w.busy = nil
+	}
+	w.closed, w.cur = true, nil
+}
+
+var _ connector.BulkWriter = (*bulkWriter)(nil)

@@ -1,0 +1,108 @@
+package crashtest
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// file -> partitioned Parquet: the directory of part files (row groups
+// of 1000 rows, parts rolled at 12 KiB, hour partitions committed with
+// _SUCCESS once the watermark passed them) must be byte-identical, file
+// for file, to an uninterrupted run's: parts resumed from their row
+// groups' metadata and the spilled rows, none ever torn under its final
+// name.
+var fileToParquet = scenario{
+	name: "file-parquet-partitioned",
+	pipeline: `version: 1
+name: crash-lake-{{.Out}}
+sources:
+  - name: readings
+    type: file
+    path: {{.Dir}}/in.csv
+    format: csv
+    schema:
+{{template "readings columns"}}
+      - ts AS TO_TIMESTAMP_LTZ(id * 1000, 3)
+    watermark: ts - INTERVAL '1' SECOND
+transforms:
+  - name: hourly
+    sql: |
+      SELECT id, sensor, temp, ts, DATE_FORMAT(ts, 'yyyy-MM-dd') AS dt, DATE_FORMAT(ts, 'HH') AS hr
+      FROM readings
+sinks:
+  - name: lake
+    from: hourly
+    type: file
+    path: {{.Dir}}/{{.Out}}.dir
+    format: {type: parquet, row_group_size: 1000, compression: zstd}
+    partition_by: [dt, hr]
+    partition_commit:
+      delay: 1h
+      timestamp_pattern: "$dt $hr:00:00"
+    rolling:
+      file_size: 12KiB
+`,
+	setup: writesReadings(3),
+	check: sameTrees("ref.dir", "out.dir"),
+}
+
+// sameTrees is the check of a scenario whose output is a directory: every
+// file under .Dir/out is the reference's file of the same name, byte for
+// byte, and no other file (an in-progress part) is left.
+func sameTrees(ref, out string) func(t *testing.T, e *env) {
+	return func(t *testing.T, e *env) {
+		want, got := treeOf(t, filepath.Join(e.Dir, ref)), treeOf(t, filepath.Join(e.Dir, out))
+		if len(want) < 10 {
+			t.Fatalf("the reference wrote only %d files", len(want))
+		}
+		names := slices.Sorted(func(yield func(string) bool) {
+			for n := range want {
+				if !yield(n) {
+					return
+				}
+			}
+		})
+		var size int
+		for _, n := range names {
+			size += len(want[n])
+			if g, ok := got[n]; !ok {
+				t.Errorf("%s is missing", n)
+			} else if !bytes.Equal(g, want[n]) {
+				t.Errorf("%s differs from the reference: %d bytes vs %d", n, len(g), len(want[n]))
+			}
+		}
+		for n := range got {
+			if _, ok := want[n]; !ok {
+				t.Errorf("%s is not in the reference", n)
+			}
+		}
+		t.Logf("%d files, %d bytes, %d of them _SUCCESS", len(want), size, strings.Count(strings.Join(names, " "), "_SUCCESS"))
+	}
+}
+
+func treeOf(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		out[filepath.ToSlash(rel)] = b
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestCrashParquet(t *testing.T) {
+	runScenario(t, fileToParquet)
+}

@@ -1,0 +1,119 @@
+package udfop
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime/optest"
+)
+
+// length is a fake scalar function: the length of a string, failing on
+// "bad"; it counts its calls and the rows they carried.
+type length struct{ calls, rows int }
+
+func (l *length) Scalar(args [][]row.Value, n int, out []row.Value, errs []error) error {
+	l.calls++
+	l.rows += n
+	for i := range n {
+		s := args[0][i]
+		if s.IsNull() {
+			return errors.New("called with NULL")
+		}
+		if s.Str() == "bad" {
+			errs[i] = errors.New("refused")
+			continue
+		}
+		out[i] = row.BigIntValue(int64(len(s.Str())))
+	}
+	return nil
+}
+
+func (l *length) Close(context.Context) error { return nil }
+
+func col(i int) func(row.Row) (row.Value, error) {
+	return func(r row.Row) (row.Value, error) { return r[i], nil }
+}
+
+// TestCallsBatchAndFailures calls the function once for a batch, passes
+// NULL without a call, and keeps an updating input consistent when a
+// row fails: an update whose new row fails retracts its old one.
+func TestCallsBatchAndFailures(t *testing.T) {
+	fn := &length{}
+	var rejected []string
+	c := &Calls{
+		Calls:  []Call{{Name: "len", Args: []func(row.Row) (row.Value, error){col(1)}, Start: func(context.Context) (ScalarFunc, error) { return fn, nil }}},
+		Input:  row.NewSchema(row.Field{Name: "k", Type: row.Of(row.BigInt)}, row.Field{Name: "s", Type: row.Of(row.String)}),
+		Reject: func(b connector.BadRecord) error { rejected = append(rejected, b.Err.Error()); return nil },
+	}
+	if err := c.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	out := &optest.Out{}
+	in := optest.Batch(
+		optest.Ins(1, "ab"),
+		optest.Ins(2, nil),
+		optest.UB(1, "ab"), optest.UA(1, "bad"),
+		optest.UB(3, "bad"), optest.UA(3, "xyz"),
+		optest.Del(2, nil),
+	)
+	if err := c.Process(in, out); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Finish(out); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"+I[1, ab, 2]", "+I[2, null, null]", "-D[1, ab, 2]", "+I[3, xyz, 3]", "-D[2, null, null]"}
+	if got := out.Take(); !slices.Equal(got, want) {
+		t.Errorf("got %v\nwant %v", got, want)
+	}
+	if fn.calls != 1 || fn.rows != 5 {
+		t.Errorf("%d calls of %d rows, want 1 call of 5", fn.calls, fn.rows)
+	}
+	if len(rejected) != 2 || !strings.Contains(rejected[0], "function len: refused") {
+		t.Errorf("rejected %v", rejected)
+	}
+}
+
+// chars is a fake table function: a row per character, none for "".
+type chars struct{}
+
+func (chars) Table(args [][]row.Value, n int, errs []error) ([]int, []row.Row, error) {
+	var rowOf []int
+	var rows []row.Row
+	for i := range n {
+		for _, c := range args[0][i].Str() {
+			rowOf, rows = append(rowOf, i), append(rows, row.Row{row.StringValue(string(c))})
+		}
+	}
+	return rowOf, rows, nil
+}
+
+func (chars) Close(context.Context) error { return nil }
+
+// TestLateralKinds joins each row with its function rows, carrying the
+// row's kind, and pads a row without any under LEFT.
+func TestLateralKinds(t *testing.T) {
+	for _, left := range []bool{false, true} {
+		l := &Lateral{Name: "chars", Args: []func(row.Row) (row.Value, error){col(1)}, Width: 1, Left: left,
+			Start: func(context.Context) (TableFunc, error) { return chars{}, nil }}
+		if err := l.Open(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		out := &optest.Out{}
+		if err := l.Process(optest.Batch(optest.Ins(1, "ab"), optest.Ins(2, ""), optest.Del(1, "ab"), optest.Ins(3, nil)), out); err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"+I[1, ab, a]", "+I[1, ab, b]", "-D[1, ab, a]", "-D[1, ab, b]"}
+		if left {
+			want = []string{"+I[1, ab, a]", "+I[1, ab, b]", "+I[2, , null]", "-D[1, ab, a]", "-D[1, ab, b]", "+I[3, null, null]"}
+		}
+		if got := out.Take(); !slices.Equal(got, want) {
+			t.Errorf("left=%v: got %v\nwant %v", left, got, want)
+		}
+	}
+}

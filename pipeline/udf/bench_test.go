@@ -1,0 +1,67 @@
+package udf
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/etld/etld/internal/wasmbuild"
+	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/spec"
+)
+
+// BenchmarkCall measures what one call of a scalar function costs beside
+// its rows: a call of one row, and a batch of 1024 (ns/row), for upper
+// from the Go SDK, from AssemblyScript (when ETLD_TEST_ASC names its
+// compiler) and in JavaScript.
+//
+//	go test -run XXX -bench Call ./pipeline/udf/
+func BenchmarkCall(b *testing.B) {
+	str := []row.Type{row.Of(row.String)}
+	decls := []struct {
+		name string
+		decl func() *spec.Function
+	}{
+		{"wasm-go", func() *spec.Function {
+			return decl("upper", wasmbuild.Go(b, "../../sdk/go/examples/upper"), str, row.Of(row.String))
+		}},
+		{"wasm-assemblyscript", func() *spec.Function {
+			asc := os.Getenv("ETLD_TEST_ASC")
+			if asc == "" {
+				return nil
+			}
+			return decl("upper", wasmbuild.AssemblyScript(b, asc, "../../sdk/assemblyscript/strings.ts"), str, row.Of(row.String))
+		}},
+		{"javascript", func() *spec.Function {
+			return jsDecl("upper", "scalar", "function upper(s) { return s.toUpperCase(); }", str, row.Of(row.String))
+		}},
+	}
+	for _, dc := range decls {
+		d := dc.decl()
+		if d == nil {
+			continue
+		}
+		f := loadOne(b, d)
+		for _, n := range []int{1, 1024} {
+			b.Run(fmt.Sprintf("%s/rows=%d", dc.name, n), func(b *testing.B) {
+				inst, err := f.NewInstance(context.Background())
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer inst.Close(context.Background())
+				col := make([]row.Value, n)
+				for i := range col {
+					col[i] = row.StringValue("abcdefghijklmnopqrst")
+				}
+				out, errs := make([]row.Value, n), make([]error, n)
+				for b.Loop() {
+					if err := inst.Scalar([][]row.Value{col}, n, out, errs); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/row")
+			})
+		}
+	}
+}

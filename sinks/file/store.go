@@ -1,0 +1,164 @@
+package file
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/etld/etld/internal/durable"
+)
+
+// store holds the files of a directory sink: the part files, in progress
+// under hidden names and published under their final ones, the spills of
+// rows a part holds in memory, and the success files. Every name is
+// relative to the sink's path and uses /. The directory sink does all its
+// file operations through it, so that another store (object storage)
+// can take its place: a part is written as one stream, synced, and
+// published whole under its final name, never seen half written there.
+type store struct {
+	root string
+	// dirs are directories with new entries that sync has not made
+	// durable yet.
+	dirs map[string]bool
+}
+
+func newStore(root string) *store { return &store{root: root, dirs: map[string]bool{}} }
+
+func (s *store) abs(name string) string { return filepath.Join(s.root, filepath.FromSlash(name)) }
+
+// create makes a new file name, its directories too, and opens it for
+// writing; it replaces a file of that name (one an earlier life left).
+func (s *store) create(name string) (*os.File, error) {
+	p := s.abs(name)
+	if err := s.mkdirs(filepath.Dir(p)); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	s.dirs[filepath.Dir(p)] = true
+	return f, nil
+}
+
+// mkdirs creates dir and its missing parents, noting each parent that
+// gets a new entry.
+func (s *store) mkdirs(dir string) error {
+	if _, err := os.Stat(dir); err == nil {
+		return nil
+	}
+	if err := s.mkdirs(filepath.Dir(dir)); err != nil {
+		return err
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	s.dirs[filepath.Dir(dir)] = true
+	return nil
+}
+
+// resume opens the in-progress file name for writing at size, cutting
+// away what a crashed life wrote after it.
+func (s *store) resume(name string, size int64) (*os.File, error) {
+	f, err := os.OpenFile(s.abs(name), os.O_WRONLY, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("the in-progress file %s that the checkpoint names is gone: the part cannot be completed; to start afresh, remove the output and the pipeline's checkpoint state", s.abs(name))
+	}
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err == nil && st.Size() < size {
+		err = fmt.Errorf("the in-progress file %s holds %d bytes, the checkpoint counted %d", s.abs(name), st.Size(), size)
+	}
+	if err == nil {
+		err = cutBack(f, size)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// publish renames the in-progress file from to its final name to. It is
+// idempotent: a part already renamed (an earlier commit of the same
+// checkpoint) is left as it is.
+func (s *store) publish(from, to string) error {
+	err := os.Rename(s.abs(from), s.abs(to))
+	if errors.Is(err, fs.ErrNotExist) {
+		if _, serr := os.Stat(s.abs(to)); serr == nil {
+			return nil
+		}
+		return fmt.Errorf("the in-progress file %s that the checkpoint names is gone, and so is %s: the part is lost; to start afresh, remove the output and the pipeline's checkpoint state", s.abs(from), s.abs(to))
+	}
+	if err != nil {
+		return err
+	}
+	s.dirs[filepath.Dir(s.abs(to))] = true
+	return nil
+}
+
+// touch writes the empty file name (a success file), durably.
+func (s *store) touch(name string) error {
+	f, err := s.create(name)
+	if err != nil {
+		return err
+	}
+	if err := errors.Join(f.Sync(), f.Close()); err != nil {
+		return err
+	}
+	return s.sync()
+}
+
+// remove deletes name; a file already gone is no error.
+func (s *store) remove(name string) error {
+	if err := os.Remove(s.abs(name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// sync makes the new entries durable.
+func (s *store) sync() error {
+	for dir := range s.dirs {
+		if err := durable.SyncDir(dir); err != nil {
+			return err
+		}
+		delete(s.dirs, dir)
+	}
+	return nil
+}
+
+// walk lists every file under the root whose name keep accepts, in
+// Hive partition directories (name=value) and the root itself.
+func (s *store) walk(keep func(name string) bool) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(s.root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) && p == s.root {
+				return filepath.SkipAll
+			}
+			return err
+		}
+		rel, _ := filepath.Rel(s.root, p)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if rel != "." && !strings.Contains(d.Name(), "=") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if keep(rel) {
+			out = append(out, rel)
+		}
+		return nil
+	})
+	return out, err
+}

@@ -1,0 +1,313 @@
+package file
+
+// Reading a bulk format (parquet): files whose rows come in pieces (row
+// groups) laid out by a footer, not in records. A dispatcher goroutine
+// opens the files in name order, reads each footer and hands every row
+// group to the workers, one per core, which decode the columns the plan
+// reads (connector.ProjectingBulkDecoder) into batches. Read takes the
+// row groups back in file order, so what it returns, and the position,
+// do not depend on the number of workers. The position is the file, the
+// row group and the row in it of the next row:
+// {"v":3,"file":"data/b.parquet","group":2,"row":1024}.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/pipeline/row"
+)
+
+const bulkPositionVersion = 3
+
+// bulkRead is the state of a read of a bulk format.
+type bulkRead struct {
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	// order has every row group in file order; its capacity bounds the
+	// groups in flight.
+	order chan *piece
+	cur   *piece
+	// file, group and row are the position (Position).
+	file, group int
+	row         int64
+	// mu guards open: each file the dispatcher opened and the number of
+	// its row groups not yet read.
+	mu   sync.Mutex
+	open map[*os.File]int
+}
+
+// release notes that one more row group of f was read, and closes f
+// after its last.
+func (br *bulkRead) release(f *os.File) {
+	br.mu.Lock()
+	defer br.mu.Unlock()
+	if br.open[f]--; br.open[f] <= 0 {
+		delete(br.open, f)
+		f.Close()
+	}
+}
+
+// piece is a row group to decode, or with err set the end of the input
+// (io.EOF) or the error that stops it.
+type piece struct {
+	file, group int
+	skip        int64
+	// first is the number of the file's rows before the group.
+	first   int64
+	reader  connector.BulkReader
+	err     error
+	ready   chan struct{}
+	batches []*row.Batch
+	next    int
+	// f is the file, closed once its last piece is read.
+	f *os.File
+}
+
+// startBulk starts the dispatcher and the workers at the position
+// restored (or the start), decoding batches of up to max rows.
+func (s *Source) startBulk(max int) {
+	workers := parallelWorkers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	br := &bulkRead{cancel: cancel, order: make(chan *piece, 2*workers), open: map[*os.File]int{}}
+	if p := s.restore; p != nil && p.File != "" {
+		// Open checked that the file is still there.
+		br.file = slices.Index(s.files, p.File)
+		br.group, br.row = p.Group, p.Row
+	}
+	s.bk = br
+	work := make(chan *piece, 2*workers)
+	br.wg.Add(1 + workers)
+	// The dispatcher starts at the position Read moves on from.
+	file, group, skip := br.file, br.group, br.row
+	go func() {
+		defer br.wg.Done()
+		defer close(work)
+		defer close(br.order)
+		s.dispatch(ctx, br, work, file, group, skip)
+	}()
+	for range workers {
+		go func() {
+			defer br.wg.Done()
+			for p := range work {
+				if ctx.Err() == nil {
+					p.err = p.reader.ReadGroup(ctx, p.group, p.skip, max, func(b *row.Batch) error {
+						p.batches = append(p.batches, b)
+						return nil
+					})
+				}
+				close(p.ready)
+			}
+		}()
+	}
+}
+
+// dispatch opens the files from row skip of row group group of file on
+// and hands out their row groups, in order.
+func (s *Source) dispatch(ctx context.Context, br *bulkRead, work chan<- *piece, file, group int, skip int64) {
+	send := func(p *piece) bool {
+		select {
+		case br.order <- p:
+		case <-ctx.Done():
+			return false
+		}
+		if p.err != nil {
+			close(p.ready)
+			return false
+		}
+		select {
+		case work <- p:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	stop := func(err error) { send(&piece{err: err, ready: make(chan struct{})}) }
+	for i := file; i < len(s.files); i++ {
+		name := s.files[i]
+		f, err := os.Open(name)
+		if err != nil {
+			stop(err)
+			return
+		}
+		st, err := f.Stat()
+		if err != nil {
+			f.Close()
+			stop(err)
+			return
+		}
+		fr, err := s.bulk.OpenFile(f, st.Size(), name)
+		if err != nil {
+			f.Close()
+			stop(err)
+			return
+		}
+		groups := fr.Groups()
+		var first int64
+		start := 0
+		if i == file {
+			start = group
+			if start > len(groups) || (start < len(groups) && skip > groups[start]) || (start == len(groups) && skip > 0) {
+				f.Close()
+				stop(fmt.Errorf("checkpoint position row group %d, row %d is past the end of %s (%d row groups): the file changed since", start, skip, name, len(groups)))
+				return
+			}
+		}
+		for g := range start {
+			first += groups[g]
+		}
+		if start == len(groups) {
+			f.Close()
+			continue
+		}
+		br.mu.Lock()
+		br.open[f] = len(groups) - start
+		br.mu.Unlock()
+		for g := start; g < len(groups); g++ {
+			p := &piece{file: i, group: g, skip: skip, first: first, reader: fr, ready: make(chan struct{}), f: f}
+			first += groups[g]
+			skip = 0
+			if !send(p) {
+				return
+			}
+		}
+		s.bytesRead.Add(st.Size())
+	}
+	stop(io.EOF)
+}
+
+// readBulk returns the next batch of the row groups in order.
+func (s *Source) readBulk(ctx context.Context, max int) (*row.Batch, error) {
+	if s.bk == nil {
+		s.startBulk(max)
+	}
+	br := s.bk
+	for {
+		if br.cur == nil {
+			select {
+			case p, ok := <-br.order:
+				if !ok {
+					return nil, ctx.Err()
+				}
+				br.cur = p
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		p := br.cur
+		select {
+		case <-p.ready:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if p.err != nil {
+			// At the end the position stays after the last row group.
+			s.err = p.err
+			return nil, p.err
+		}
+		if p.next == len(p.batches) {
+			br.cur = nil
+			br.release(p.f)
+			// The position moves to the start of the next group.
+			br.file, br.group, br.row = p.file, p.group+1, 0
+			continue
+		}
+		b := p.batches[p.next]
+		p.batches[p.next] = nil
+		p.next++
+		at := p.skip
+		if br.file == p.file && br.group == p.group {
+			at = br.row
+		}
+		b.Origin = row.Sequence{Prefix: s.files[p.file] + " row ", First: p.first + at + 1}
+		br.file, br.group, br.row = p.file, p.group, at+int64(b.Len())
+		return b, nil
+	}
+}
+
+// stopBulk ends the dispatcher and the workers, waits for them and
+// closes the files still open.
+func (s *Source) stopBulk() {
+	if s.bk == nil {
+		return
+	}
+	s.bk.cancel()
+	s.bk.wg.Wait()
+	for f := range s.bk.open {
+		f.Close()
+	}
+	s.bk.open = nil
+}
+
+// bulkPosition is Position for a bulk format.
+func (s *Source) bulkPosition() position {
+	p := position{V: bulkPositionVersion}
+	switch {
+	case s.bk != nil:
+		p.File, p.Group, p.Row = s.files[s.bk.file], s.bk.group, s.bk.row
+	case s.restore != nil:
+		p = *s.restore
+	}
+	return p
+}
+
+// newBulk builds a source of a bulk format; errs are the complaints about
+// the other options so far.
+func newBulk(cfg Config, env connector.SourceEnv, format connector.FormatSpec, errs []error) (*Source, error) {
+	if cfg.Follow {
+		errs = append(errs, connector.Errorf("follow", "a %s file is complete only once its footer is written: it cannot be followed as it grows", format.Type))
+	}
+	if cfg.MaxRecordBytes != nil {
+		errs = append(errs, connector.Errorf("max_record_bytes", "applies only to a format whose records span lines (csv); %s reads row groups", format.Type))
+	}
+	dec, err := env.Formats.NewBulkDecoder(format, env.Schema)
+	errs = append(errs, err)
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	logger := env.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Source{
+		pattern:    cfg.Path,
+		formatName: format.Type,
+		bulk:       dec,
+		width:      env.Schema.Len(),
+		reject:     env.Reject,
+		logger:     logger,
+		rd:         newRecords(nil, 0),
+		spares:     make(chan *row.Batch, sparesKept),
+	}
+	s.parDone.Store(-1)
+	return s, nil
+}
+
+// openBulk finds the files and checks a restored position against them.
+func (s *Source) openBulk() error {
+	if p := s.restore; p != nil && p.V != bulkPositionVersion {
+		return fmt.Errorf("the checkpoint position was taken reading another format; set it again, or remove the pipeline's checkpoint state to start afresh")
+	}
+	files, err := s.match()
+	if err != nil {
+		return err
+	}
+	s.files = files
+	if err := s.measure(); err != nil {
+		return err
+	}
+	if p := s.restore; p != nil && p.File != "" && !slices.Contains(files, p.File) {
+		return fmt.Errorf("checkpoint position is in %s, which %q no longer names", p.File, s.pattern)
+	}
+	return nil
+}
