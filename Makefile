@@ -79,12 +79,21 @@ bench-go:
 	go test -count=1 -timeout 60m -run XXX -bench AgainstFlink -benchtime 1x ./pipeline/
 
 # Each sink against the strongest plain client of its server (MySQL upsert:
-# one and two connections; Kafka to Kafka: a reader per partition feeding one
-# Writer; Elasticsearch: a BulkIndexer), 1M changes each, interleaved passes;
+# one and two connections; PostgreSQL: pgx's unnest upsert and CopyFrom;
+# Kafka to Kafka: a reader per partition feeding one Writer; Elasticsearch:
+# a BulkIndexer), 1M changes each, interleaved passes;
 # each prints rows/s and the ratio.
 bench-sinks:
-	bash testenv/up.sh mariadb kafka elasticsearch >/dev/null
-	. testenv/.env && ETLD_BENCH_ROWS=$${ETLD_BENCH_ROWS:-1000000} go test -count=1 -timeout 60m -run '^$$' -bench 'Upsert|KafkaToKafka' -benchtime 3x ./sinks/mysql/ ./sinks/kafka/ ./sinks/elasticsearch/
+	bash testenv/up.sh mariadb postgres kafka elasticsearch >/dev/null
+	. testenv/.env && ETLD_BENCH_ROWS=$${ETLD_BENCH_ROWS:-1000000} go test -count=1 -timeout 60m -run '^$$' -bench 'Upsert|Append|KafkaToKafka' -benchtime 3x ./sinks/mysql/ ./sinks/postgres/ ./sinks/kafka/ ./sinks/elasticsearch/
+
+# The PostgreSQL CDC source against the plain clients: capture (a slot's
+# stream) against a pglogrepl loop that only parses the messages, and the
+# snapshot against COPY TO STDOUT; interleaved passes, rows/s and ratios.
+.PHONY: bench-cdc
+bench-cdc:
+	bash testenv/up.sh postgres >/dev/null
+	. testenv/.env && ETLD_BENCH_ROWS=$${ETLD_BENCH_ROWS:-1000000} go test -count=1 -timeout 60m -run '^$$' -bench 'Capture|Snapshot' -benchtime 3x ./sources/postgres/
 
 # The example functions of the Go SDK for WebAssembly (sdk/go/examples,
 # docs/udf.md) as modules in bin/udf/, built with this Go toolchain.

@@ -11,7 +11,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/url"
 	"strconv"
@@ -349,21 +348,4 @@ func Classify(err error) Class {
 		return Fatal
 	}
 	return Transient
-}
-
-// IsTransient reports whether a failed call is worth trying again.
-func IsTransient(err error) bool {
-	return err != nil && Classify(err) == Transient
-}
-
-// Closed reports whether err says the connection is gone (closed,
-// reset, or the server ended the session), so that it must be made
-// again before the next try.
-func Closed(err error) bool {
-	var pe *pgconn.PgError
-	if errors.As(err, &pe) {
-		return strings.HasPrefix(pe.Code, "08") || strings.HasPrefix(pe.Code, "57P")
-	}
-	var ne net.Error
-	return errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed)
 }

@@ -50,9 +50,9 @@ func TargetOf(c Column) Target {
 	return Scalar
 }
 
-// ErrNUL is the error for a string with a NUL character, which no
+// errNUL is the error for a string with a NUL character, which no
 // PostgreSQL text value holds.
-var ErrNUL = errors.New("a string holds a NUL character (0x00), which PostgreSQL text cannot hold")
+var errNUL = errors.New("a string holds a NUL character (0x00), which PostgreSQL text cannot hold")
 
 // AppendText appends v, of type t, as PostgreSQL's input text for a
 // column that takes it as target says. v must not be NULL (NULL is no
@@ -103,7 +103,7 @@ func appendScalar(dst []byte, v row.Value, t row.Type) ([]byte, error) {
 		return row.AppendDecimal(dst, v, true), nil
 	case row.String:
 		if strings.IndexByte(v.Str(), 0) >= 0 {
-			return dst, ErrNUL
+			return dst, errNUL
 		}
 		return append(dst, v.Str()...), nil
 	case row.Bytes:

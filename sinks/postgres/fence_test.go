@@ -151,26 +151,7 @@ func lateWrite(t *testing.T, hold string, fenced bool) {
 	nextApp := "next" + short
 	nextCfg := cfg
 	nextCfg.DSN += "&application_name=" + nextApp
-	done := make(chan error, 1)
-	go func() {
-		next, err := newBound(nextCfg, in, connector.SinkEnv{})
-		if err == nil && run != nil {
-			next.SetRun(*run)
-		}
-		if err == nil {
-			err = next.Open(ctx)
-		}
-		if err == nil {
-			err = next.Write(ctx, batchOf(row1("new")))
-		}
-		if err == nil {
-			err = next.Flush(ctx)
-		}
-		if next != nil {
-			_ = next.Close(context.Background())
-		}
-		done <- err
-	}()
+	done := nextLife(ctx, nextCfg, in, run, row1("new"))
 	var nextErr error
 	finished := false
 	testenv.Eventually(t, time.Minute, "the next life ends or waits for a lock", func() error {
@@ -215,4 +196,30 @@ func lateWrite(t *testing.T, hold string, fenced bool) {
 	if got, want := dump(t, pool, name), []string{"1|new"}; !slices.Equal(got, want) {
 		t.Fatalf("table %v, want %v: the dead life's late request landed over the next life's write", got, want)
 	}
+}
+
+// nextLife opens a sink of cfg (told run, when not nil), writes c and
+// flushes, on a goroutine; the channel gets the outcome.
+func nextLife(ctx context.Context, cfg postgres.Config, in connector.SinkInput, run *connector.RunInfo, c row.Change) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		next, err := newBound(cfg, in, connector.SinkEnv{})
+		if err == nil && run != nil {
+			next.SetRun(*run)
+		}
+		if err == nil {
+			err = next.Open(ctx)
+		}
+		if err == nil {
+			err = next.Write(ctx, batchOf(c))
+		}
+		if err == nil {
+			err = next.Flush(ctx)
+		}
+		if next != nil {
+			_ = next.Close(context.Background())
+		}
+		done <- err
+	}()
+	return done
 }

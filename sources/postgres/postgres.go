@@ -264,7 +264,7 @@ type Source struct {
 	tables    []tableState
 	snapQ     *queue[snapChunk]
 	chunks    []snapChunk
-	chunkAt   int // rows of chunks[0] handed on
+	at        snapCursor // how much of chunks[0] was handed on
 	stream    *streamer
 	items     []streamItem
 	itemAt    int
@@ -273,6 +273,11 @@ type Source struct {
 	opened    bool
 	closed    bool
 }
+
+// snapChunks is how many chunks of snapshot rows the reader may hold
+// ahead of Read: enough that a reader or a Read kept off the CPU for a
+// while does not stall the other.
+const snapChunks = 16
 
 // phaseEnded: a bounded source read everything.
 const phaseEnded = "ended"
@@ -450,7 +455,7 @@ func (s *Source) start(ctx context.Context) error {
 		}
 	}
 	s.phase = phaseSnapshot
-	s.snapQ = newQueue[snapChunk](4)
+	s.snapQ = newQueue[snapChunk](snapChunks)
 	sn := &snapshotter{s: s, tables: todo, q: s.snapQ}
 	s.wg.Add(1)
 	go func() {

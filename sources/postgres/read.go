@@ -10,7 +10,8 @@ import (
 
 // readSnapshot hands on snapshot rows, tracking each table's segments;
 // once every table is read it starts the stream (or ends a snapshot-only
-// source).
+// source). A run of a chunk's rows is handed on as it is, without a
+// copy.
 func (s *Source) readSnapshot(ctx context.Context, max int) (*row.Batch, error) {
 	var b *row.Batch
 	for {
@@ -18,7 +19,7 @@ func (s *Source) readSnapshot(ctx context.Context, max int) (*row.Batch, error) 
 			if s.allRead() {
 				return s.snapshotEnd(b)
 			}
-			s.chunks, s.chunkAt = s.snapQ.take(s.chunks), 0
+			s.chunks, s.at = s.snapQ.take(s.chunks), snapCursor{}
 			if len(s.chunks) == 0 {
 				if b != nil {
 					return b, nil
@@ -37,7 +38,6 @@ func (s *Source) readSnapshot(ctx context.Context, max int) (*row.Batch, error) 
 			return nil, s.errorf("%w", ch.err)
 		}
 		ts := &s.tables[ch.table]
-		c := s.caps[ch.table]
 		if ts.lsn != ch.lsn {
 			// A new snapshot for the rest of the table: the rows handed on
 			// under the last one form a segment.
@@ -46,35 +46,52 @@ func (s *Source) readSnapshot(ctx context.Context, max int) (*row.Batch, error) 
 			}
 			ts.lsn = ch.lsn
 		}
-		nk := len(c.key)
-		for s.chunkAt < len(ch.rows) {
-			if b != nil && b.Len() >= max {
-				return b, nil
-			}
-			sr := ch.rows[s.chunkAt]
-			if sr.bad != nil {
-				if err := s.reject(*sr.bad); err != nil {
+		nk := len(s.caps[ch.table].key)
+		for s.at.record < len(ch.changes)+len(ch.bad) {
+			if s.at.bad < len(ch.bad) && ch.bad[s.at.bad].at == s.at.change {
+				if err := s.reject(ch.bad[s.at.bad].rec); err != nil {
 					return b, err
 				}
+				s.at.bad++
 			} else {
-				if b == nil {
-					b = row.NewBatch(min(max, len(ch.rows)), 0)
+				end := len(ch.changes)
+				if s.at.bad < len(ch.bad) {
+					end = ch.bad[s.at.bad].at
 				}
-				b.Append(row.Insert, sr.r)
+				n := end - s.at.change
+				if b != nil {
+					n = min(n, max-b.Len())
+				}
+				n = min(n, max)
+				if n == 0 {
+					return b, nil
+				}
+				run := ch.changes[s.at.change : s.at.change+n : s.at.change+n]
+				if b == nil {
+					b = &row.Batch{Changes: run}
+				} else {
+					b.Changes = append(b.Changes, run...)
+				}
+				s.at.change += n
+				s.at.record += n - 1
 			}
+			s.at.record++
 			if ch.keys != nil {
-				ts.last = ch.keys[s.chunkAt*nk : (s.chunkAt+1)*nk]
+				ts.last = ch.keys[(s.at.record-1)*nk : s.at.record*nk]
 			}
-			s.chunkAt++
 		}
 		if ch.done {
 			ts.segments = append(ts.segments, segment{LSN: ts.lsn.String()})
 			ts.lsn, ts.last, ts.done = 0, nil, true
-			s.logger.Info("snapshot read", "table", c.name)
+			s.logger.Info("snapshot read", "table", s.caps[ch.table].name)
 		}
-		s.chunks, s.chunkAt = s.chunks[1:], 0
+		s.chunks, s.at = s.chunks[1:], snapCursor{}
 	}
 }
+
+// snapCursor is how far Read is in the first chunk: records (rows and
+// bad ones), rows, bad ones.
+type snapCursor struct{ record, change, bad int }
 
 func (s *Source) allRead() bool {
 	for _, ts := range s.tables {

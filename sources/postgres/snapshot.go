@@ -1,10 +1,11 @@
 package postgres
 
 import (
+	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"strings"
+	"unsafe"
 
 	"github.com/jackc/pglogrepl"
 	"github.com/jackc/pgx/v5"
@@ -16,22 +17,26 @@ import (
 	"github.com/etld/etld/pipeline/row"
 )
 
-// snapRow is a row of a snapshot, or a record that did not become one.
-type snapRow struct {
-	r   row.Row
-	bad *connector.BadRecord
+// snapChunk is a piece of one table's snapshot, in key order: its rows
+// as inserts, the records that did not become rows (each before the row
+// at its place), each record's key texts (flat, len(key) a record, when
+// the table is orderable), read in the snapshot of lsn; done marks the
+// table's end.
+type snapChunk struct {
+	table   int
+	changes []row.Change
+	bad     []snapBad
+	keys    []string
+	lsn     pglogrepl.LSN
+	done    bool
+	err     error
 }
 
-// snapChunk is a piece of one table's snapshot, in key order: rows with
-// each one's key texts (flat, len(key) a row, when the table is
-// orderable), read in the snapshot of lsn; done marks the table's end.
-type snapChunk struct {
-	table int
-	rows  []snapRow
-	keys  []string
-	lsn   pglogrepl.LSN
-	done  bool
-	err   error
+// snapBad is a record that did not become a row: it comes before
+// changes[at].
+type snapBad struct {
+	at  int
+	rec connector.BadRecord
 }
 
 // snapTable is a table the snapshot reads, from after the key after (nil:
@@ -61,7 +66,7 @@ func (sn *snapshotter) run(ctx context.Context) {
 	s := sn.s
 	err := retry.Do(ctx, s.backoff, s.logger, "postgres snapshot", func(ctx context.Context) error {
 		err := sn.read(ctx)
-		if err != nil && (pgconf.Classify(err) != pgconf.Transient || errors.Is(err, errNoResume)) {
+		if err != nil && (pgconf.Classify(err) != pgconf.Transient || isFatal(err)) {
 			return retry.Permanent(err)
 		}
 		return err
@@ -73,9 +78,6 @@ func (sn *snapshotter) run(ctx context.Context) {
 		sn.q.put(ctx, snapChunk{err: err})
 	}
 }
-
-// errNoResume: a table of no orderable key was cut mid-way.
-var errNoResume = errors.New("cannot resume")
 
 // read takes a snapshot and reads the tables left.
 func (sn *snapshotter) read(ctx context.Context) error {
@@ -168,7 +170,7 @@ func (sn *snapshotter) readTable(ctx context.Context, conn *pgx.Conn, t *snapTab
 	c := s.caps[t.table]
 	ordered := c.orderable()
 	if t.after != nil && !ordered {
-		return fmt.Errorf("%w: the snapshot of table %s was cut part way, and the table has no primary key (or unique NOT NULL index) of a type the source can order, so it cannot go on from where it was: read it again from the start (remove the pipeline's state)", errNoResume, c.table)
+		return fatalf("the snapshot of table %s was cut part way, and the table has no primary key (or unique NOT NULL index) of a type the source can order, so it cannot go on from where it was: read it again from the start (remove the pipeline's state)", c.table)
 	}
 	w := &copyWriter{sn: sn, ctx: ctx, c: c, t: t, lsn: lsn, ordered: ordered, fetch: s.fetch}
 	if _, err := conn.PgConn().CopyTo(ctx, w, copySQL(c, t.after)); err != nil {
@@ -216,7 +218,7 @@ func copySQL(c *capture, after []string) string {
 }
 
 // copyWriter takes COPY's text output, one row per Write, and queues the
-// rows in chunks.
+// rows in chunks. A row's values share one string, its line.
 type copyWriter struct {
 	sn      *snapshotter
 	ctx     context.Context
@@ -226,8 +228,13 @@ type copyWriter struct {
 	ordered bool
 	fetch   int
 	chunk   snapChunk
+	slab    *row.Batch // the rows of the chunk being filled
+	// buf holds the chunk's lines, which its rows' values share: written
+	// once, never changed (a new one for each chunk).
+	buf     []byte
 	texts   []string
 	present []bool
+	keyAt   []int // where each key column is among the selects
 	err     error
 	n       int64
 	// last is the key of the last row written, which t.after becomes
@@ -238,38 +245,63 @@ type copyWriter struct {
 func (w *copyWriter) Write(p []byte) (int, error) {
 	s := w.sn.s
 	c := w.c
-	line := strings.TrimSuffix(string(p), "\n")
+	p = bytes.TrimSuffix(p, []byte{'\n'})
+	if cap(w.buf)-len(w.buf) < len(p) {
+		w.buf = make([]byte, 0, max(64<<10, 2*len(p)))
+	}
+	start := len(w.buf)
+	w.buf = append(w.buf, p...)
+	line := unsafe.String(unsafe.SliceData(w.buf[start:]), len(p))
 	w.n++
-	fields := strings.Split(line, "\t")
-	if len(fields) != len(c.selects) {
-		w.err = fmt.Errorf("table %s: a COPY row of %d fields, want %d", c.table, len(fields), len(c.selects))
+	w.texts, w.present = w.texts[:0], w.present[:0]
+	for rest := line; ; {
+		i := strings.IndexByte(rest, '\t')
+		f := rest
+		if i >= 0 {
+			f = rest[:i]
+		}
+		text, null := unescapeCopy(f)
+		w.texts, w.present = append(w.texts, text), append(w.present, !null)
+		if i < 0 {
+			break
+		}
+		rest = rest[i+1:]
+	}
+	if len(w.texts) != len(c.selects) {
+		w.err = fmt.Errorf("table %s: a COPY row of %d fields, want %d", c.table, len(w.texts), len(c.selects))
 		return 0, w.err
 	}
-	w.texts, w.present = w.texts[:0], w.present[:0]
-	for _, f := range fields {
-		text, null := unescapeCopy(f)
-		w.texts = append(w.texts, text)
-		w.present = append(w.present, !null)
+	if w.keyAt == nil {
+		w.keyAt = keyPositions(c)
 	}
 	var keys []string
 	if w.ordered || s.hasRowKey {
-		keys = w.keyTexts()
+		start := len(w.chunk.keys)
+		for _, j := range w.keyAt {
+			w.chunk.keys = append(w.chunk.keys, w.texts[j])
+		}
+		keys = w.chunk.keys[start:]
+		if !w.ordered {
+			w.chunk.keys = w.chunk.keys[:start]
+		}
 	}
-	r, err := s.build.build(origin{c: c, lsn: uint64(w.lsn)}, w.texts[:len(c.fields)], w.present[:len(c.fields)], keys)
-	sr := snapRow{r: r}
+	if w.slab == nil {
+		w.slab = row.NewBatch(w.fetch, s.build.width)
+	}
+	r, err := s.build.build(w.slab.NewRow(), origin{c: c, lsn: uint64(w.lsn)}, w.texts[:len(c.fields)], w.present[:len(c.fields)], keys)
 	if err != nil {
-		sr = snapRow{bad: &connector.BadRecord{
+		w.chunk.bad = append(w.chunk.bad, snapBad{at: len(w.chunk.changes), rec: connector.BadRecord{
 			Position: fmt.Sprintf("postgres table %s, snapshot row %d", c.table, w.n),
 			Raw:      []byte(line),
 			Err:      err,
-		}}
+		}})
+	} else {
+		w.chunk.changes = append(w.chunk.changes, row.Change{Kind: row.Insert, Row: r})
 	}
-	w.chunk.rows = append(w.chunk.rows, sr)
 	if w.ordered {
-		w.chunk.keys = append(w.chunk.keys, keys...)
 		w.last = keys
 	}
-	if len(w.chunk.rows) >= w.fetch {
+	if len(w.chunk.changes)+len(w.chunk.bad) >= w.fetch {
 		if err := w.flush(false); err != nil {
 			return 0, err
 		}
@@ -277,24 +309,23 @@ func (w *copyWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// keyTexts are the key columns' texts of the row being written.
-func (w *copyWriter) keyTexts() []string {
-	c := w.c
-	keys := make([]string, len(c.key))
+// keyPositions is where each key column is among the selects.
+func keyPositions(c *capture) []int {
+	at := make([]int, len(c.key))
 	for i, k := range c.key {
 		for j, sel := range c.selects {
 			if sel.Name == k.Name {
-				keys[i] = w.texts[j]
+				at[i] = j
 				break
 			}
 		}
 	}
-	return keys
+	return at
 }
 
 // flush queues the rows read, and with done the table's end.
 func (w *copyWriter) flush(done bool) error {
-	if len(w.chunk.rows) == 0 && !done {
+	if len(w.chunk.changes)+len(w.chunk.bad) == 0 && !done {
 		return nil
 	}
 	w.chunk.table, w.chunk.lsn, w.chunk.done = w.t.table, w.lsn, done
@@ -305,7 +336,7 @@ func (w *copyWriter) flush(done bool) error {
 	if w.last != nil {
 		w.t.after = w.last
 	}
-	w.chunk = snapChunk{}
+	w.chunk, w.slab, w.buf = snapChunk{changes: make([]row.Change, 0, w.fetch)}, nil, nil
 	return nil
 }
 

@@ -84,7 +84,13 @@ type streamer struct {
 	byName  map[string]int
 	texts   []string
 	present []bool
+	// pending are items not yet queued: queued a transaction's end, a
+	// keepalive or pendingMax at a time, so that a change costs no lock.
+	pending []streamItem
 }
+
+// pendingMax is the most items the stream holds before queuing them.
+const pendingMax = 256
 
 func newStreamer(s *Source, done, txn pglogrepl.LSN, handed int) *streamer {
 	st := &streamer{s: s, q: newQueue[streamItem](4 * s.fetch), done: done, txn: txn, n: handed, stopAt: s.stopAt,
@@ -100,20 +106,30 @@ func (st *streamer) run(ctx context.Context) {
 	s := st.s
 	err := retry.Do(ctx, s.backoff, s.logger.With("slot", s.slot, "target", s.target), "postgres replication stream", func(ctx context.Context) error {
 		err := st.session(ctx)
-		if err != nil && (pgconf.Classify(err) != pgconf.Transient || isGone(err)) {
+		if err != nil && (pgconf.Classify(err) != pgconf.Transient || isFatal(err)) {
 			return retry.Permanent(err)
 		}
 		return err
 	})
 	if err != nil && ctx.Err() == nil {
-		st.q.put(ctx, streamItem{kind: itemError, err: err})
+		st.pending = append(st.pending, streamItem{kind: itemError, err: err})
+		st.flush(ctx)
 	}
 }
 
-// errGone wraps errors that mean the slot's changes are gone.
-var errGone = errors.New("gone")
+// fatal marks an error that ends the stream for good (the slot's changes
+// are gone, the table changed): no retry. It adds nothing to the message.
+type fatal struct{ err error }
 
-func isGone(err error) bool { return errors.Is(err, errGone) }
+func (f fatal) Error() string { return f.err.Error() }
+func (f fatal) Unwrap() error { return f.err }
+
+func fatalf(format string, args ...any) error { return fatal{fmt.Errorf(format, args...)} }
+
+func isFatal(err error) bool {
+	var f fatal
+	return errors.As(err, &f)
+}
 
 // session is one replication connection: from what was queued, skipping
 // what is queued already.
@@ -134,11 +150,13 @@ func (st *streamer) session(ctx context.Context) error {
 	if err != nil {
 		var pe *pgconn.PgError
 		if errors.As(err, &pe) && pe.Code == "42704" {
-			return fmt.Errorf("%w: %w", errGone, s.slotGone(st.done))
+			return fatalf("%w", s.slotGone(st.done))
 		}
 		return fmt.Errorf("start replication from slot %s at %s: %w", s.slot, st.done, err)
 	}
 	s.logger.Debug("streaming", "slot", s.slot, "from", st.done.String())
+	// Close ends a read in progress at once.
+	defer context.AfterFunc(ctx, func() { _ = rc.Conn().SetReadDeadline(time.Now()) })()
 	var sent time.Time
 	sentConfirm := pglogrepl.LSN(0)
 	for {
@@ -155,12 +173,25 @@ func (st *streamer) session(ctx context.Context) error {
 			}
 			sent, sentConfirm = time.Now(), confirm
 		}
-		rctx, cancel := context.WithTimeout(ctx, statusEvery)
-		msg, err := rc.ReceiveMessage(rctx)
-		cancel()
+		// A read deadline on the socket rather than a context per
+		// message (a context's watcher costs an allocation and a timer
+		// each time); a timeout leaves the connection usable.
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err := rc.Conn().SetReadDeadline(time.Now().Add(statusEvery)); err != nil {
+			return err
+		}
+		msg, err := rc.ReceiveMessage(context.Background())
 		if err != nil {
 			if pgconn.Timeout(err) && ctx.Err() == nil {
+				if !st.flush(ctx) {
+					return ctx.Err()
+				}
 				continue
+			}
+			if ctx.Err() != nil {
+				return ctx.Err()
 			}
 			return fmt.Errorf("read the replication stream: %w", err)
 		}
@@ -181,10 +212,31 @@ func (st *streamer) session(ctx context.Context) error {
 	}
 }
 
+// add holds an item for the queue, queuing what is held once it is
+// full; false when ctx ended.
+func (st *streamer) add(ctx context.Context, it streamItem) bool {
+	st.pending = append(st.pending, it)
+	if len(st.pending) >= pendingMax {
+		return st.flush(ctx)
+	}
+	return true
+}
+
+// flush queues the items held.
+func (st *streamer) flush(ctx context.Context) bool {
+	if len(st.pending) == 0 {
+		return true
+	}
+	ok := st.q.put(ctx, st.pending...)
+	clear(st.pending)
+	st.pending = st.pending[:0]
+	return ok
+}
+
 // streamError names what an error the server sends mid-stream means.
 func (st *streamer) streamError(pe *pgconn.PgError) error {
 	if strings.Contains(pe.Message, "publication") && pe.Code == "42704" {
-		return fmt.Errorf("%w: publication %s was dropped while the source read it: %w", errGone, st.s.publication, pe)
+		return fatalf("publication %s was dropped while the source read it: %w", st.s.publication, pe)
 	}
 	return pe
 }
@@ -206,9 +258,12 @@ func (st *streamer) copyData(ctx context.Context, data []byte) (bool, error) {
 		// that the slot frees WAL while the captured tables are quiet.
 		if st.txn == 0 && ka.ServerWALEnd > st.done {
 			st.done = ka.ServerWALEnd
-			if !st.q.put(ctx, streamItem{kind: itemAdvance, lsn: ka.ServerWALEnd}) {
+			if !st.add(ctx, streamItem{kind: itemAdvance, lsn: ka.ServerWALEnd}) {
 				return false, ctx.Err()
 			}
+		}
+		if !st.flush(ctx) {
+			return false, ctx.Err()
 		}
 		return ka.ReplyRequested, nil
 	case pglogrepl.XLogDataByteID:

@@ -197,10 +197,13 @@ type builder struct {
 }
 
 // build makes the row of a table's values, texts in the order of the
-// fields (present false for NULL), and fills the metadata. A value that
-// does not parse is an error naming its column.
-func (b *builder) build(o origin, texts []string, present []bool, keyTexts []string) (row.Row, error) {
-	r := make(row.Row, b.width)
+// fields (present false for NULL), and fills the metadata, into r (a row
+// of the schema's width; nil: a new one). A value that does not parse is
+// an error naming its column.
+func (b *builder) build(r row.Row, o origin, texts []string, present []bool, keyTexts []string) (row.Row, error) {
+	if r == nil {
+		r = make(row.Row, b.width)
+	}
 	c := o.c
 	vals := r
 	if c.out >= 0 {
