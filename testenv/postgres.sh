@@ -103,23 +103,16 @@ init_datadir() {
 launch() {
 	[[ -f "$LOGFILE" ]] && mv -f "$LOGFILE" "$LOGFILE.1"
 	log "starting postgres $PG_MAJOR on $PG_HOST:$PG_PORT (data $DATA)"
-	# pg_ctl starts the server in the background and returns; the
-	# options after -o are the postmaster's command line.
+	# pg_ctl -w waits until the postmaster it forked has written its own
+	# pid into postmaster.pid and accepts connections. Reading that file
+	# without it raced with a stale one: a machine restored from a
+	# snapshot of a running server has the old pid there, which is dead
+	# (or someone else's) until the new postmaster rewrites the file.
 	local opts
 	opts=$(printf '%q ' "${SETTINGS[@]}")
-	as_user "$(bindir)/pg_ctl" -D "$DATA" -l "$LOGFILE" -o "$opts" -W start >"$RUN/pg_ctl.log" 2>&1 ||
-		fail_with_log "$RUN/pg_ctl.log" "pg_ctl start failed"
-	# postmaster.pid appears once the postmaster runs: its first line is
-	# the pid, which pid_alive reads from a file of its own.
-	local i
-	for i in $(seq 1 100); do
-		if [[ -s "$DATA/postmaster.pid" ]]; then
-			head -n 1 "$DATA/postmaster.pid" >"$PIDFILE"
-			return 0
-		fi
-		sleep 0.1
-	done
-	fail_with_log "$LOGFILE" "postgres wrote no postmaster.pid"
+	as_user "$(bindir)/pg_ctl" -D "$DATA" -l "$LOGFILE" -o "$opts" -w -t "$START_TIMEOUT" start >"$RUN/pg_ctl.log" 2>&1 ||
+		fail_with_log "$LOGFILE" "pg_ctl start failed ($(tr '\n' ' ' <"$RUN/pg_ctl.log"))"
+	head -n 1 "$DATA/postmaster.pid" >"$PIDFILE"
 }
 
 # setup_sql: the TCP user and its database; safe to repeat.
@@ -138,6 +131,7 @@ start() {
 		return 0
 	fi
 	install
+	[[ -d "$RUN" ]] && adopt_postmaster
 	if ! pid_alive "$PIDFILE" postgres "$PROC_MATCH"; then
 		if port_open "$PG_PORT"; then
 			die "port $PG_PORT is taken by a server where user $PG_USER cannot log in; stop it or move testenv's with ETLD_TESTENV_PG_PORT"
@@ -156,7 +150,21 @@ start() {
 	log "ready after $((SECONDS - t0))s: $(dsn | sed 's/:[^:@]*@/:***@/')"
 }
 
+# adopt_postmaster: point PIDFILE at the postmaster that runs on DATA
+# now, if one does (a start that failed half-way left PIDFILE stale, and
+# the server up; a stop must still find it).
+adopt_postmaster() {
+	[[ -s "$DATA/postmaster.pid" ]] || return 0
+	head -n 1 "$DATA/postmaster.pid" >"$PIDFILE.new"
+	if pid_alive "$PIDFILE.new" postgres "$PROC_MATCH"; then
+		mv -f "$PIDFILE.new" "$PIDFILE"
+	else
+		rm -f "$PIDFILE.new"
+	fi
+}
+
 stop() {
+	[[ -d "$RUN" ]] && adopt_postmaster
 	if pid_alive "$PIDFILE" postgres "$PROC_MATCH"; then
 		# A fast shutdown: SIGTERM (a smart one) would wait for every
 		# client, and a test's replication connection may stay for long.
