@@ -16,7 +16,8 @@ import (
 // independent gives, for the simple queries, their rows computed in Go
 // from the source's events, without etld's SQL: q0 every bid, q1 every bid
 // with its price in euros (0.908 * price, DECIMAL(23, 3)), q2 the bids on
-// every 123rd auction.
+// every 123rd auction, q13 every bid with its side input; and q6, which
+// Flink cannot run (q6_test.go).
 var independent = map[string]func(t *testing.T) []string{
 	"q0": func(t *testing.T) []string {
 		return eachBid(t, func(b bid) (string, bool) {
@@ -35,6 +36,14 @@ var independent = map[string]func(t *testing.T) []string{
 			return join(b.auction, b.price), b.auction.Int64()%123 == 0
 		})
 	},
+	// Every bid with the side input's value of its auction modulo 10000:
+	// the key's own text.
+	"q13": func(t *testing.T) []string {
+		return eachBid(t, func(b bid) (string, bool) {
+			return join(b.auction, b.bidder, b.price, b.dateTime, b.auction.Int64()%10000), true
+		})
+	},
+	"q6": q6,
 }
 
 // bid is a bid event's fields, as the source gives them.
@@ -56,6 +65,23 @@ func join(parts ...any) string {
 // bid.
 func eachBid(t *testing.T, f func(bid) (string, bool)) []string {
 	t.Helper()
+	var out []string
+	eachEvent(t, func(kind int64, fs []row.Value) {
+		if kind != 2 {
+			return
+		}
+		if s, ok := f(bid{fs[0], fs[1], fs[2], fs[3], fs[4], fs[5], fs[6]}); ok {
+			out = append(out, s)
+		}
+	})
+	return out
+}
+
+// eachEvent calls f with each of the test's events in the source's
+// order: its event_type and the fields of its person (0), auction (1) or
+// bid (2).
+func eachEvent(t *testing.T, f func(kind int64, fields []row.Value)) {
+	t.Helper()
 	rate, seed, base := int64(eventRate), int64(1), "2024-01-01 00:00:00"
 	src, err := nexmark.New(nexmark.Config{Events: events, FirstEventRate: &rate, NextEventRate: &rate, Seed: &seed, BaseTime: &base},
 		connector.SourceEnv{Name: "datagen", Schema: testenv.Schema(t, nexmark.Columns...)})
@@ -67,30 +93,26 @@ func eachBid(t *testing.T, f func(bid) (string, bool)) []string {
 		t.Fatal(err)
 	}
 	defer src.Close(ctx)
-	var out []string
 	for {
 		b, err := src.Read(ctx, 512)
 		if err != nil && !errors.Is(err, io.EOF) {
 			t.Fatal(err)
 		}
 		for _, c := range b.Changes {
-			if c.Row[0].Int64() != 2 {
-				continue
-			}
-			var fs [7]row.Value
-			for i := range fs {
-				v, ok := c.Row[3].Item(i)
+			kind := c.Row[0].Int64()
+			col := c.Row[1+kind]
+			var fs []row.Value
+			for i := 0; ; i++ {
+				v, ok := col.Item(i)
 				if !ok {
-					t.Fatalf("a bid without its field %d: %s", i, c.Row[3])
+					break
 				}
-				fs[i] = v
+				fs = append(fs, v)
 			}
-			if s, ok := f(bid{fs[0], fs[1], fs[2], fs[3], fs[4], fs[5], fs[6]}); ok {
-				out = append(out, s)
-			}
+			f(kind, fs)
 		}
 		if err != nil {
-			return out
+			return
 		}
 	}
 }

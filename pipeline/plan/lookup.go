@@ -145,7 +145,7 @@ func (q *queryBuilder) lookupTable(j *sql.Join, ref *sql.TableRef, at *sql.Colum
 	src := root.scanned()
 	lsrc, isLookup := src.Conn.(connector.LookupSource)
 	if !isLookup {
-		return nil, nil, nil, 0, errAt(ref.Name.At, "%s FOR SYSTEM_TIME AS OF %s (processing time) is a lookup join, and a %s source cannot be looked up by key: look up a mysql (or jdbc) source", ref.Name.Name, at.Column.Name, src.Spec.Type)
+		return nil, nil, nil, 0, errAt(ref.Name.At, "%s FOR SYSTEM_TIME AS OF %s (processing time) is a lookup join, and a %s source cannot be looked up by key: look up a mysql (or jdbc) source, or a bounded file", ref.Name.Name, at.Column.Name, src.Spec.Type)
 	}
 	if src.computed != nil || src.watermark != nil {
 		return nil, nil, nil, 0, errAt(ref.Name.At, "the lookup table %q declares computed columns or a watermark, which a lookup does not evaluate: compute them after the join", ref.Name.Name)

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/etld/etld/pipeline/row"
@@ -45,8 +46,16 @@ func (o *overPlan) nonTimeSpec(w *sql.WindowSpec) (*windowop.NonTimeSpec, bool, 
 	case ob.Desc:
 		return nil, true, errAt(ob.Pos(), "an OVER window orders ascending (Flink refuses DESC): drop DESC")
 	}
+	spec := &windowop.NonTimeSpec{Order: c, Rows: o.win.Frame != nil && o.win.Frame.Unit == sql.FrameRows}
 	if f := o.win.Frame; f != nil && !f.Unbounded {
-		return nil, true, errAt(f.At, "an OVER window ordered by %s, which is not a time attribute, takes only a frame from UNBOUNDED PRECEDING to CURRENT ROW (Flink: \"Non-time attribute sort is not supported for bounded OVER window\"); a bounded frame needs ORDER BY a time attribute", name)
+		// Flink refuses any bounded frame here ("Non-time attribute sort
+		// is not supported for bounded OVER window"); etld runs ROWS N
+		// PRECEDING, whose change touches N rows only.
+		n, err := o.boundedRows(f, name)
+		if err != nil {
+			return nil, true, err
+		}
+		spec.Bounded, spec.Preceding = true, n
 	}
 	for _, ov := range o.overs {
 		switch fn := strings.ToUpper(ov.Call.Name); fn {
@@ -58,7 +67,31 @@ func (o *overPlan) nonTimeSpec(w *sql.WindowSpec) (*windowop.NonTimeSpec, bool, 
 			return nil, true, errAt(ov.Call.At, "%s over a window ordered by %s, which is not a time attribute, is not supported (%s); order by a time attribute", fn, name, why)
 		}
 	}
-	return &windowop.NonTimeSpec{Order: c, Rows: o.win.Frame != nil && o.win.Frame.Unit == sql.FrameRows}, true, nil
+	return spec, true, nil
+}
+
+// boundedRows checks a bounded frame over a non-time order: ROWS
+// BETWEEN N PRECEDING AND CURRENT ROW over aggregates, and returns N.
+func (o *overPlan) boundedRows(f *sql.Frame, name string) (int, error) {
+	if f.Unit != sql.FrameRows {
+		return 0, errAt(f.At, "an OVER window ordered by %s, which is not a time attribute, takes ROWS BETWEEN N PRECEDING AND CURRENT ROW or a frame from UNBOUNDED PRECEDING (Flink refuses every bounded frame there: \"Non-time attribute sort is not supported for bounded OVER window\"); a RANGE frame needs ORDER BY a time attribute", name)
+	}
+	n := int64(0)
+	if f.Preceding != nil {
+		lit, ok := f.Preceding.(*sql.Literal)
+		v, err := strconv.ParseInt(litText(lit, ok), 10, 32)
+		if !ok || lit.Kind != sql.LitInt || err != nil || v < 0 {
+			return 0, errAt(f.Preceding.Pos(), "ROWS takes a whole number of rows PRECEDING (such as ROWS BETWEEN 9 PRECEDING AND CURRENT ROW)")
+		}
+		n = v
+	}
+	for _, ov := range o.overs {
+		switch fn := strings.ToUpper(ov.Call.Name); fn {
+		case "ROW_NUMBER", "RANK", "DENSE_RANK":
+			return 0, errAt(ov.Call.At, "%s over a bounded frame ordered by %s, which is not a time attribute, is not supported: drop the frame (ranks count the rows up to the row)", fn, name)
+		}
+	}
+	return int(n), nil
 }
 
 // nonTimeNode builds the OverAggregate of a window ordered by a non-time

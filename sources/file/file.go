@@ -131,7 +131,11 @@ func New(cfg Config, env connector.SourceEnv) (*Source, error) {
 		errs = append(errs, connector.Errorf("max_record_bytes", "%d is more than the %d (1 GiB) a record may hold in memory", *n, maxMaxRecordBytes))
 	}
 	if env.Formats.Bulk(format) {
-		return newBulk(cfg, env, format, errs)
+		s, err := newBulk(cfg, env, format, errs)
+		if s != nil {
+			s.cfg, s.env = cfg, env
+		}
+		return s, err
 	}
 	dec, err := env.Formats.NewDecoder(format, env.Schema)
 	errs = append(errs, err)
@@ -157,6 +161,8 @@ func New(cfg Config, env connector.SourceEnv) (*Source, error) {
 		logger:       logger,
 		fl:           fl,
 		spares:       make(chan *row.Batch, sparesKept),
+		cfg:          cfg,
+		env:          env,
 	}
 	s.parDone.Store(-1)
 	if spans {
@@ -202,6 +208,10 @@ func Register(r *connector.Registry) {
 // a blank line means (csv and json skip it, raw makes it an empty string, a
 // one-column csv a NULL). Only blank lines before a header are skipped.
 type Source struct {
+	// cfg and env are what the source was built from, for a lookup join's
+	// reader of the whole table (lookup.go).
+	cfg     Config
+	env     connector.SourceEnv
 	pattern string
 	// formatName and maxRecordSet are what FlinkSource needs of the
 	// options.

@@ -25,8 +25,12 @@ type NonTimeSpec struct {
 	Keys  []int
 	Order int
 	Rows  bool
-	Aggs  []aggop.AggCall
-	Funcs []FuncKind
+	// Bounded, with Rows: the frame is ROWS BETWEEN Preceding PRECEDING
+	// AND CURRENT ROW instead (over_nontime_bounded.go), aggregates only.
+	Bounded   bool
+	Preceding int
+	Aggs      []aggop.AggCall
+	Funcs     []FuncKind
 }
 
 // ntRow is a row of a partition with the results last emitted for it.
@@ -84,6 +88,9 @@ func NewNonTimeOver(s NonTimeSpec, opt WindowOptions) (*NonTimeOver, error) {
 			return nil, fmt.Errorf("over aggregate: %s over a non-time order is not supported", f)
 		}
 	}
+	if s.Bounded && (!s.Rows || s.Preceding < 0 || len(s.Funcs) > 0) {
+		return nil, fmt.Errorf("over aggregate: a bounded frame over a non-time order is ROWS, N >= 0 PRECEDING, aggregates only")
+	}
 	g := &NonTimeOver{
 		spec:  s,
 		opt:   opt,
@@ -125,11 +132,18 @@ func (g *NonTimeOver) Process(in *row.Batch, out operator.Emitter) error {
 		if g.ttl.On() {
 			g.ttl.Touch(key)
 		}
-		if c.Kind == row.Insert || c.Kind == row.UpdateAfter {
+		switch add := c.Kind == row.Insert || c.Kind == row.UpdateAfter; {
+		case g.spec.Bounded && add:
+			g.insertBounded(p, c.Kind, c.Row, out)
+			return nil
+		case g.spec.Bounded:
+			g.removeBounded(p, c.Row, out)
+		case add:
 			g.insert(p, c.Kind, c.Row, out)
 			return nil
+		default:
+			g.remove(p, c.Row, out)
 		}
-		g.remove(p, c.Row, out)
 		if len(p.rows) == 0 {
 			g.free(key)
 		}
@@ -380,6 +394,12 @@ func (g *NonTimeOver) Finish(out operator.Emitter) error {
 	keys := slices.Sorted(maps.Keys(g.parts))
 	for _, k := range keys {
 		p := g.parts[k]
+		if g.spec.Bounded {
+			for i, x := range p.rows {
+				emit(out, row.Insert, x.r, g.frameResults(p, i))
+			}
+			continue
+		}
 		g.accumulateTo(p, 0)
 		for i, group := 0, 1; i < len(p.rows); group++ {
 			j := i + 1
