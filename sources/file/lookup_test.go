@@ -52,7 +52,7 @@ func TestLookupRefusesWhatCannotLoadOnce(t *testing.T) {
 	h := newHarness(t)
 	path := h.write("side.csv", "1,one\n")
 	for opts, want := range map[string]string{
-		"path: " + path + "\nfollow: true":                 "follow",
+		"path: " + path + "\nfollow: true":                  "follow",
 		"path: " + path + "\nformat: {type: debezium-json}": "changelog format",
 	} {
 		src := h.mustBuild(opts, "[k BIGINT, v STRING]")
