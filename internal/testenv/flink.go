@@ -66,3 +66,12 @@ func runFlink(ctx context.Context, runner string, timeout time.Duration, scripts
 	}
 	return results, nil
 }
+
+// FlinkCluster returns the REST address (host:port) of the Flink 2.3
+// standalone session cluster testenv/flinkcluster.sh starts, and its
+// state directory (tm1.pid and tm2.pid, the TaskManagers' pids), or
+// skips/fails t when ETLD_TEST_FLINK_CLUSTER is unset.
+func FlinkCluster(t testing.TB) (addr, dir string) {
+	t.Helper()
+	return lookup(t, EnvFlinkCluster, "Flink session cluster"), os.Getenv(EnvFlinkCluster + "_DIR")
+}

@@ -65,6 +65,9 @@ const (
 	EnvASC = "ETLD_TEST_ASC"
 	// EnvFlink is the runner testenv/flink.sh builds (see RunFlink).
 	EnvFlink = "ETLD_TEST_FLINK"
+	// EnvFlinkCluster is the REST address of the Flink session cluster
+	// testenv/flinkcluster.sh starts (see FlinkCluster).
+	EnvFlinkCluster = "ETLD_TEST_FLINK_CLUSTER"
 	// EnvSchemaRegistry is the base URL of the Confluent Schema Registry
 	// API of the registry testenv/registry.sh starts.
 	EnvSchemaRegistry = "ETLD_TEST_SCHEMA_REGISTRY"

@@ -90,6 +90,19 @@ public final class FlinkRun {
         conf.setString("table.exec.resource.default-parallelism", "1");
         conf.setString("table.local-time-zone", "UTC");
         conf.setString("rest.port", "0");
+        // FLINKRUN_REMOTE=host:port submits to a session cluster's REST
+        // endpoint instead (testenv/flinkcluster.sh), at
+        // FLINKRUN_PARALLELISM (4 by default).
+        String remote = System.getenv("FLINKRUN_REMOTE");
+        if (remote != null && !remote.isEmpty()) {
+            int colon = remote.lastIndexOf(':');
+            String p = System.getenv().getOrDefault("FLINKRUN_PARALLELISM", "4");
+            conf.setString("execution.target", "remote");
+            conf.setString("rest.address", remote.substring(0, colon));
+            conf.setString("rest.port", remote.substring(colon + 1));
+            conf.setString("parallelism.default", p);
+            conf.setString("table.exec.resource.default-parallelism", p);
+        }
         EnvironmentSettings.Builder settings = EnvironmentSettings.newInstance().withConfiguration(conf);
         if (BATCH.matcher(text).find()) {
             settings.inBatchMode();
@@ -107,6 +120,10 @@ public final class FlinkRun {
                 continue;
             }
             String head = firstWord(stmt);
+            if ((head.equals("SELECT") || head.equals("WITH") || head.equals("VALUES")) && remote != null && !remote.isEmpty()) {
+                collect(env.sqlQuery(stmt).execute(), timeoutSeconds);
+                continue;
+            }
             if (head.equals("SELECT") || head.equals("WITH") || head.equals("VALUES")) {
                 Table query = env.sqlQuery(stmt);
                 String sink = "__flinkrun_query_" + (queries++);
@@ -133,6 +150,33 @@ public final class FlinkRun {
                     .append(c.getDataType().getLogicalType().copy(true).asSerializableString());
         }
         return b.append(") WITH ('connector' = 'print')").toString();
+    }
+
+    // collect prints a query's changes as the print connector would (its
+    // Row.toString), from the cluster's collect sink to this process:
+    // the print connector would print on the TaskManagers. With
+    // checkpointing on, the collect sink hands rows over only once a
+    // checkpoint holds them, so a job restarted from its checkpoint
+    // (a TaskManager lost) delivers each change exactly once.
+    static void collect(TableResult result, long timeoutSeconds) throws Exception {
+        Thread watchdog = new Thread(() -> {
+            try {
+                Thread.sleep(TimeUnit.SECONDS.toMillis(timeoutSeconds));
+                result.getJobClient().ifPresent(c -> c.cancel());
+            } catch (InterruptedException e) {
+                // the query ended in time
+            }
+        });
+        watchdog.setDaemon(true);
+        watchdog.start();
+        result.getJobClient().ifPresent(c -> System.err.println("job " + c.getJobID()));
+        try (org.apache.flink.util.CloseableIterator<org.apache.flink.types.Row> it = result.collect()) {
+            while (it.hasNext()) {
+                System.out.println(it.next().toString());
+            }
+        } finally {
+            watchdog.interrupt();
+        }
     }
 
     static void await(TableResult result, long timeoutSeconds) throws Exception {
