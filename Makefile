@@ -74,6 +74,19 @@ bench-nexmark:
 nexmark-flink:
 	bash scripts/nexmark/flink.sh
 
+# etld export flink of every Nexmark query Flink runs, on a Flink 2.3
+# standalone session cluster on loopback (testenv/flinkcluster.sh: a
+# JobManager and two TaskManagers) at parallelism 4, each final table
+# against the recorded one, and one run that loses a TaskManager
+# (bench/nexmark TestFlinkCluster; make test runs three queries and the
+# kill). NEXMARK_CLUSTER_EVENTS=1000000 for the larger recordings.
+.PHONY: nexmark-cluster
+NEXMARK_CLUSTER_EVENTS ?= 100000
+nexmark-cluster:
+	bash testenv/flinkcluster.sh start
+	eval "$$(bash testenv/flink.sh env)" && eval "$$(bash testenv/flinkcluster.sh env)" && \
+		go test -count=1 -timeout 120m -run '^TestFlinkCluster$$' -v ./bench/nexmark -args -cluster-all -events $(NEXMARK_CLUSTER_EVENTS)
+
 bench-go:
 	if [ -z "$$ETLD_TEST_FLINK" ] && command -v java >/dev/null; then bash testenv/flink.sh start && eval "$$(bash testenv/flink.sh env)"; fi; \
 	go test -count=1 -timeout 60m -run XXX -bench AgainstFlink -benchtime 1x ./pipeline/
