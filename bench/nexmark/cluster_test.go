@@ -118,6 +118,9 @@ func clusterScript(t *testing.T, name, events, sets string) (string, error) {
 	}
 	text := strings.Replace(string(data), gen, fmt.Sprintf("    type: file\n    path: %q\n    format: json\n", events), 1)
 	vars := map[string]string{"NEXMARK_DIR": t.TempDir()}
+	if strings.Contains(text, "${NEXMARK_UDF_DIR}") {
+		vars["NEXMARK_UDF_DIR"] = udfDir(t)
+	}
 	p, err := pipeline.Parse(name+".yaml", []byte(text), func(k string) (string, bool) { v, ok := vars[k]; return v, ok }, pipeline.Env{Registry: builtin.Registry()})
 	if err != nil {
 		return "", err
