@@ -43,6 +43,11 @@ var clusterAll = flag.Bool("cluster-all", false, "TestFlinkCluster: every query 
 // and a Top-N over a join, three kinds of shuffle.
 var clusterShort = []string{"q5", "q8", "q9"}
 
+// notOnCluster are the queries Flink runs that the cluster does not.
+var notOnCluster = map[string]string{
+	"q14": "etld's count_char is WebAssembly; the export declares it as a Java class (etld.udf.CountChar) whose body is to be ported, which the cluster does not have",
+}
+
 // clusterKill is the query of the run that loses a TaskManager: a join
 // and two aggregations, each with keyed state to restore.
 const clusterKill = "q4"
@@ -66,6 +71,10 @@ func TestFlinkCluster(t *testing.T) {
 			t.Fatal(err)
 		}
 		if _, skip := notCompared[name]; skip || rec.err != "" {
+			continue
+		}
+		if why, skip := notOnCluster[name]; skip {
+			t.Logf("%s is not run on the cluster: %s", name, why)
 			continue
 		}
 		if *clusterAll || strings.Contains(","+strings.Join(clusterShort, ",")+",", ","+name+",") {
@@ -118,9 +127,6 @@ func clusterScript(t *testing.T, name, events, sets string) (string, error) {
 	}
 	text := strings.Replace(string(data), gen, fmt.Sprintf("    type: file\n    path: %q\n    format: json\n", events), 1)
 	vars := map[string]string{"NEXMARK_DIR": t.TempDir()}
-	if strings.Contains(text, "${NEXMARK_UDF_DIR}") {
-		vars["NEXMARK_UDF_DIR"] = udfDir(t)
-	}
 	p, err := pipeline.Parse(name+".yaml", []byte(text), func(k string) (string, bool) { v, ok := vars[k]; return v, ok }, pipeline.Env{Registry: builtin.Registry()})
 	if err != nil {
 		return "", err
