@@ -91,9 +91,11 @@ RUN
 	log "compiled FlinkRun; runner at $RUNNER"
 }
 
+# start installs under a lock: up.sh starts flink and flinkcluster (which
+# needs the same jars and runner) at once.
 start() {
-	fetch_jars
-	compile_runner
+	with_lock flink-install fetch_jars
+	with_lock flink-install compile_runner
 }
 
 status() {
