@@ -222,7 +222,12 @@ func Explain(err error, bucket, key string) error {
 		case "NoSuchBucket":
 			return retry.Permanent(fmt.Errorf("%s: bucket %q does not exist", what, bucket))
 		}
-		return fmt.Errorf("%s: %s: %s", what, resp.Code, resp.Message)
+		err := fmt.Errorf("%s: %s: %s", what, resp.Code, resp.Message)
+		if resp.StatusCode >= 400 && resp.StatusCode < 500 && resp.StatusCode != http.StatusRequestTimeout && resp.StatusCode != http.StatusTooManyRequests {
+			// The request itself is wrong: sending it again cannot help.
+			return retry.Permanent(err)
+		}
+		return err
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
@@ -234,4 +239,23 @@ func Explain(err error, bucket, key string) error {
 func IsNotFound(err error) bool {
 	resp := minio.ToErrorResponse(err)
 	return resp.Code == "NoSuchKey" || resp.Code == "NoSuchUpload" || resp.StatusCode == http.StatusNotFound
+}
+
+// Backoff is the schedule of one request to the server: a server away
+// for a while (a restart) is waited for about half a minute, then the
+// error stops the pipeline, which restarts from its checkpoint.
+var Backoff = retry.Backoff{Initial: 200 * time.Millisecond, Max: 5 * time.Second, Attempts: 9}
+
+// Retry runs op on Backoff's schedule, logging each retry; an error op
+// marks permanent (Explain marks refusals so) is returned at once.
+func Retry(ctx context.Context, logger *slog.Logger, what string, op func(ctx context.Context) error) error {
+	calls := 0
+	err := retry.Do(ctx, Backoff, logger, what, func(ctx context.Context) error {
+		calls++
+		return op(ctx)
+	})
+	if err != nil && Backoff.Attempts > 0 && calls >= Backoff.Attempts && ctx.Err() == nil {
+		return fmt.Errorf("%w (gave up after %d attempts)", err, calls)
+	}
+	return err
 }

@@ -266,7 +266,7 @@ func (s *DirSink) Open(ctx context.Context) error {
 		return s.errorf("opened twice")
 	}
 	if s.s3 != nil {
-		st, err := s.s3.open(ctx)
+		st, err := s.s3.open(ctx, s.logger)
 		if err != nil {
 			return err
 		}

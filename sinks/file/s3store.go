@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"path"
 	"slices"
 	"strings"
@@ -40,8 +41,9 @@ import (
 // Uploads no checkpoint names (a part begun after the last one) are
 // aborted by Open, as a disk's stray in-progress files are deleted.
 
-// partBytes is the size of an upload's parts but the last.
-const partBytes = 8 << 20
+// partBytes is the size of an upload's parts but the last (S3 wants
+// 5 MiB or more); a variable for tests.
+var partBytes = 8 << 20
 
 // requestTimeout bounds one request to the server.
 const requestTimeout = 2 * time.Minute
@@ -68,7 +70,7 @@ func newS3Target(p string, conf s3conf.Config) (*s3Target, error) {
 }
 
 // open connects and checks the bucket.
-func (t *s3Target) open(ctx context.Context) (*s3Store, error) {
+func (t *s3Target) open(ctx context.Context, logger *slog.Logger) (*s3Store, error) {
 	r, err := t.conf.Resolve(nil)
 	if err != nil {
 		return nil, err
@@ -77,14 +79,17 @@ func (t *s3Target) open(ctx context.Context) (*s3Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s3conf.Check(ctx, c, t.loc.Bucket); err != nil {
+	err = s3conf.Retry(ctx, logger, "file sink: connect to "+t.loc.String(), func(ctx context.Context) error {
+		return s3conf.Check(ctx, c, t.loc.Bucket)
+	})
+	if err != nil {
 		return nil, err
 	}
 	prefix := t.loc.Key
 	if prefix != "" {
 		prefix += "/"
 	}
-	return &s3Store{c: c, bucket: t.loc.Bucket, prefix: prefix, root: t.loc.String(), kept: map[string]bool{}}, nil
+	return &s3Store{c: c, bucket: t.loc.Bucket, prefix: prefix, root: t.loc.String(), kept: map[string]bool{}, logger: logger}, nil
 }
 
 // s3Store is a partStore on object storage.
@@ -94,7 +99,18 @@ type s3Store struct {
 	prefix string
 	root   string
 	// kept are the uploads a restore resumed: remove aborts the others.
-	kept map[string]bool
+	kept   map[string]bool
+	logger *slog.Logger
+}
+
+// do runs one request, retried on s3conf.Backoff's schedule, each try
+// bounded by requestTimeout; what names it in the log.
+func (s *s3Store) do(ctx context.Context, what string, op func(ctx context.Context) error) error {
+	return s3conf.Retry(context.WithoutCancel(ctx), s.logger, "file sink: "+what, func(ctx context.Context) error {
+		ctx, cancel := context.WithTimeout(ctx, requestTimeout)
+		defer cancel()
+		return op(ctx)
+	})
 }
 
 // uploadState is a part's upload in a checkpoint.
@@ -119,10 +135,6 @@ func (s *s3Store) explain(err error, name string) error {
 	return s3conf.Explain(err, s.bucket, s.key(name))
 }
 
-func reqCtx(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.WithoutCancel(ctx), requestTimeout)
-}
-
 // finalOf is the final name of in-progress name: its upload's key.
 func finalOf(name string) string {
 	dir, base := path.Split(name)
@@ -143,12 +155,15 @@ type s3Part struct {
 }
 
 func (s *s3Store) createPart(ctx context.Context, name string) (partFile, error) {
-	rc, cancel := reqCtx(ctx)
-	defer cancel()
 	key := s.key(finalOf(name))
-	id, err := s.c.NewMultipartUpload(rc, s.bucket, key, minio.PutObjectOptions{})
+	var id string
+	err := s.do(ctx, "start the upload of "+s.abs(finalOf(name)), func(ctx context.Context) error {
+		var err error
+		id, err = s.c.NewMultipartUpload(ctx, s.bucket, key, minio.PutObjectOptions{})
+		return s.explain(err, finalOf(name))
+	})
 	if err != nil {
-		return nil, s.explain(err, finalOf(name))
+		return nil, err
 	}
 	s.kept[id] = true
 	return &s3Part{st: s, name: name, key: key, id: id, next: 1}, nil
@@ -186,14 +201,21 @@ func (s *s3Store) resumePart(ctx context.Context, name string, size int64, uploa
 	// life uploaded after the checkpoint too.
 	marker := 0
 	for {
-		rc, cancel := reqCtx(ctx)
-		res, err := s.c.ListObjectParts(rc, s.bucket, p.key, p.id, marker, 1000)
-		cancel()
-		if s3conf.IsNotFound(err) {
+		var res minio.ListObjectPartsResult
+		var gone bool
+		err := s.do(ctx, "list the parts of "+s.abs(finalOf(name)), func(ctx context.Context) error {
+			var err error
+			res, err = s.c.ListObjectParts(ctx, s.bucket, p.key, p.id, marker, 1000)
+			if gone = s3conf.IsNotFound(err); gone {
+				return nil
+			}
+			return s.explain(err, finalOf(name))
+		})
+		if gone {
 			return nil, fmt.Errorf("the upload of %s that the checkpoint names is gone (aborted, or expired by a lifecycle rule): the part cannot be completed; to start afresh, remove the output and the pipeline's checkpoint state", s.abs(finalOf(name)))
 		}
 		if err != nil {
-			return nil, s.explain(err, finalOf(name))
+			return nil, err
 		}
 		for _, op := range res.ObjectParts {
 			p.next = max(p.next, op.PartNumber+1)
@@ -235,15 +257,18 @@ func (p *s3Part) Write(b []byte) (int, error) {
 
 // upload sends data as the upload's next part.
 func (p *s3Part) upload(data []byte) error {
-	ctx, cancel := reqCtx(context.Background())
-	defer cancel()
 	n := p.next
 	if n > 10000 {
 		return fmt.Errorf("%s: the upload has used all 10000 part numbers S3 allows; set rolling.file_size lower", p.st.abs(p.name))
 	}
-	op, err := p.st.c.PutObjectPart(ctx, p.st.bucket, p.key, p.id, n, bytes.NewReader(data), int64(len(data)), minio.PutObjectPartOptions{})
-	if err != nil {
+	var op minio.ObjectPart
+	err := p.st.do(context.Background(), fmt.Sprintf("upload part %d of %s", n, p.st.abs(finalOf(p.name))), func(ctx context.Context) error {
+		var err error
+		op, err = p.st.c.PutObjectPart(ctx, p.st.bucket, p.key, p.id, n, bytes.NewReader(data), int64(len(data)), minio.PutObjectPartOptions{})
 		return p.st.explain(err, finalOf(p.name))
+	})
+	if err != nil {
+		return err
 	}
 	p.next++
 	p.parts = append(p.parts, partInfo{N: n, ETag: op.ETag, Size: int64(len(data))})
@@ -307,19 +332,29 @@ func (s *s3Store) publish(ctx context.Context, from, to, upload string) error {
 	for i, pi := range u.Parts {
 		parts[i] = minio.CompletePart{PartNumber: pi.N, ETag: pi.ETag}
 	}
-	rc, cancel := reqCtx(ctx)
-	defer cancel()
-	_, err := s.c.CompleteMultipartUpload(rc, s.bucket, s.key(to), u.ID, parts, minio.PutObjectOptions{})
-	if err == nil || !s3conf.IsNotFound(err) {
-		return s.explain(err, to)
-	}
 	var size int64
 	for _, pi := range u.Parts {
 		size += pi.Size
 	}
-	info, serr := s.c.StatObject(rc, s.bucket, s.key(to), minio.StatObjectOptions{})
-	if serr == nil && info.Size == size {
-		return nil
+	done := false
+	err := s.do(ctx, "complete the upload of "+s.abs(to), func(ctx context.Context) error {
+		_, err := s.c.CompleteMultipartUpload(ctx, s.bucket, s.key(to), u.ID, parts, minio.PutObjectOptions{})
+		if err == nil || !s3conf.IsNotFound(err) {
+			done = err == nil
+			return s.explain(err, to)
+		}
+		info, err := s.c.StatObject(ctx, s.bucket, s.key(to), minio.StatObjectOptions{})
+		if err == nil {
+			done = info.Size == size
+			return nil
+		}
+		if s3conf.IsNotFound(err) {
+			return nil
+		}
+		return s.explain(err, to)
+	})
+	if err != nil || done {
+		return err
 	}
 	return fmt.Errorf("the upload of %s that the checkpoint names is gone, and the object is not there: the part is lost; to start afresh, remove the output and the pipeline's checkpoint state", s.abs(to))
 }
@@ -341,25 +376,24 @@ func (f *s3File) Sync() error                 { return f.st.put(f.ctx, f.name, f
 func (f *s3File) Close() error                { return nil }
 
 func (s *s3Store) put(ctx context.Context, name string, data []byte) error {
-	rc, cancel := reqCtx(ctx)
-	defer cancel()
-	_, err := s.c.PutObject(rc, s.bucket, s.key(name), bytes.NewReader(data), int64(len(data)), "", "", minio.PutObjectOptions{})
-	return s.explain(err, name)
+	return s.do(ctx, "put "+s.abs(name), func(ctx context.Context) error {
+		_, err := s.c.PutObject(ctx, s.bucket, s.key(name), bytes.NewReader(data), int64(len(data)), "", "", minio.PutObjectOptions{})
+		return s.explain(err, name)
+	})
 }
 
 func (s *s3Store) read(ctx context.Context, name string) ([]byte, error) {
-	rc, cancel := reqCtx(ctx)
-	defer cancel()
-	body, _, _, err := s.c.GetObject(rc, s.bucket, s.key(name), minio.GetObjectOptions{})
-	if err != nil {
-		return nil, s.explain(err, name)
-	}
-	defer body.Close()
-	data, err := io.ReadAll(body)
-	if err != nil {
-		return nil, s.explain(err, name)
-	}
-	return data, nil
+	var data []byte
+	err := s.do(ctx, "read "+s.abs(name), func(ctx context.Context) error {
+		body, _, _, err := s.c.GetObject(ctx, s.bucket, s.key(name), minio.GetObjectOptions{})
+		if err != nil {
+			return s.explain(err, name)
+		}
+		defer body.Close()
+		data, err = io.ReadAll(body)
+		return s.explain(err, name)
+	})
+	return data, err
 }
 
 func (s *s3Store) touch(ctx context.Context, name string) error { return s.put(ctx, name, nil) }
@@ -367,17 +401,17 @@ func (s *s3Store) touch(ctx context.Context, name string) error { return s.put(c
 // remove deletes object name; for an in-progress name, it aborts the
 // uploads of its part that no restore resumed.
 func (s *s3Store) remove(ctx context.Context, name string) error {
-	rc, cancel := reqCtx(ctx)
-	defer cancel()
 	if !strings.HasSuffix(name, partSuffix) {
-		err := s.c.RemoveObject(rc, s.bucket, s.key(name), minio.RemoveObjectOptions{})
-		if err != nil && !s3conf.IsNotFound(err) {
-			return s.explain(err, name)
-		}
-		return nil
+		return s.do(ctx, "remove "+s.abs(name), func(ctx context.Context) error {
+			err := s.c.RemoveObject(ctx, s.bucket, s.key(name), minio.RemoveObjectOptions{})
+			if err != nil && !s3conf.IsNotFound(err) {
+				return s.explain(err, name)
+			}
+			return nil
+		})
 	}
 	key := s.key(finalOf(name))
-	ups, err := s.uploads(rc, key)
+	ups, err := s.uploads(ctx, key)
 	if err != nil {
 		return err
 	}
@@ -385,8 +419,15 @@ func (s *s3Store) remove(ctx context.Context, name string) error {
 		if u.Key != key || s.kept[u.UploadID] {
 			continue
 		}
-		if err := s.c.AbortMultipartUpload(rc, s.bucket, key, u.UploadID); err != nil && !s3conf.IsNotFound(err) {
-			return s.explain(err, finalOf(name))
+		err := s.do(ctx, "abort an upload of "+s.abs(finalOf(name)), func(ctx context.Context) error {
+			err := s.c.AbortMultipartUpload(ctx, s.bucket, key, u.UploadID)
+			if err != nil && !s3conf.IsNotFound(err) {
+				return s.explain(err, finalOf(name))
+			}
+			return nil
+		})
+		if err != nil {
+			return err
 		}
 	}
 	return nil
@@ -396,9 +437,14 @@ func (s *s3Store) uploads(ctx context.Context, prefix string) ([]minio.ObjectMul
 	var out []minio.ObjectMultipartInfo
 	keyMarker, idMarker := "", ""
 	for {
-		res, err := s.c.ListMultipartUploads(ctx, s.bucket, prefix, keyMarker, idMarker, "", 1000)
+		var res minio.ListMultipartUploadsResult
+		err := s.do(ctx, "list the uploads under "+s.root, func(ctx context.Context) error {
+			var err error
+			res, err = s.c.ListMultipartUploads(ctx, s.bucket, prefix, keyMarker, idMarker, "", 1000)
+			return s3conf.Explain(err, s.bucket, prefix)
+		})
 		if err != nil {
-			return nil, s3conf.Explain(err, s.bucket, prefix)
+			return nil, err
 		}
 		out = append(out, res.Uploads...)
 		if !res.IsTruncated || (res.NextKeyMarker == keyMarker && res.NextUploadIDMarker == idMarker) {
@@ -414,8 +460,6 @@ func (s *s3Store) sync() error { return nil }
 // under its in-progress name, in Hive partition "directories"
 // (name=value) and the prefix itself.
 func (s *s3Store) walk(ctx context.Context, keep func(name string) bool) ([]string, error) {
-	rc, cancel := reqCtx(ctx)
-	defer cancel()
 	inDir := func(rel string) bool {
 		dir := path.Dir(rel)
 		if dir == "." {
@@ -429,16 +473,23 @@ func (s *s3Store) walk(ctx context.Context, keep func(name string) bool) ([]stri
 		return true
 	}
 	var out []string
-	for o := range s.c.Client.ListObjects(rc, s.bucket, minio.ListObjectsOptions{Prefix: s.prefix, Recursive: true}) {
-		if o.Err != nil {
-			return nil, s3conf.Explain(o.Err, s.bucket, s.prefix)
+	err := s.do(ctx, "list "+s.root, func(ctx context.Context) error {
+		out = out[:0]
+		for o := range s.c.Client.ListObjects(ctx, s.bucket, minio.ListObjectsOptions{Prefix: s.prefix, Recursive: true}) {
+			if o.Err != nil {
+				return s3conf.Explain(o.Err, s.bucket, s.prefix)
+			}
+			rel := strings.TrimPrefix(o.Key, s.prefix)
+			if inDir(rel) && keep(rel) {
+				out = append(out, rel)
+			}
 		}
-		rel := strings.TrimPrefix(o.Key, s.prefix)
-		if inDir(rel) && keep(rel) {
-			out = append(out, rel)
-		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	ups, err := s.uploads(rc, s.prefix)
+	ups, err := s.uploads(ctx, s.prefix)
 	if err != nil {
 		return nil, err
 	}

@@ -16,11 +16,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"runtime"
 	"slices"
 	"sync"
 
+	"github.com/etld/etld/internal/s3conf"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
 )
@@ -41,12 +41,12 @@ type bulkRead struct {
 	// mu guards open: each file the dispatcher opened and the number of
 	// its row groups not yet read.
 	mu   sync.Mutex
-	open map[*os.File]int
+	open map[io.Closer]int
 }
 
 // release notes that one more row group of f was read, and closes f
 // after its last.
-func (br *bulkRead) release(f *os.File) {
+func (br *bulkRead) release(f io.Closer) {
 	br.mu.Lock()
 	defer br.mu.Unlock()
 	if br.open[f]--; br.open[f] <= 0 {
@@ -68,7 +68,7 @@ type piece struct {
 	batches []*row.Batch
 	next    int
 	// f is the file, closed once its last piece is read.
-	f *os.File
+	f io.Closer
 }
 
 // startBulk starts the dispatcher and the workers at the position
@@ -79,7 +79,7 @@ func (s *Source) startBulk(max int) {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	br := &bulkRead{cancel: cancel, order: make(chan *piece, 2*workers), open: map[*os.File]int{}}
+	br := &bulkRead{cancel: cancel, order: make(chan *piece, 2*workers), open: map[io.Closer]int{}}
 	if p := s.restore; p != nil && p.File != "" {
 		// Open checked that the file is still there.
 		br.file = slices.Index(s.files, p.File)
@@ -135,18 +135,12 @@ func (s *Source) dispatch(ctx context.Context, br *bulkRead, work chan<- *piece,
 	stop := func(err error) { send(&piece{err: err, ready: make(chan struct{})}) }
 	for i := file; i < len(s.files); i++ {
 		name := s.files[i]
-		f, err := os.Open(name)
+		f, size, err := s.openInput(name)
 		if err != nil {
 			stop(err)
 			return
 		}
-		st, err := f.Stat()
-		if err != nil {
-			f.Close()
-			stop(err)
-			return
-		}
-		fr, err := s.bulk.OpenFile(f, st.Size(), name)
+		fr, err := s.bulk.OpenFile(f, size, name)
 		if err != nil {
 			f.Close()
 			stop(err)
@@ -181,7 +175,7 @@ func (s *Source) dispatch(ctx context.Context, br *bulkRead, work chan<- *piece,
 				return
 			}
 		}
-		s.bytesRead.Add(st.Size())
+		s.bytesRead.Add(size)
 	}
 	stop(io.EOF)
 }
@@ -264,12 +258,17 @@ func (s *Source) bulkPosition() position {
 // newBulk builds a source of a bulk format; errs are the complaints about
 // the other options so far.
 func newBulk(cfg Config, env connector.SourceEnv, format connector.FormatSpec, errs []error) (*Source, error) {
-	if cfg.Follow {
+	if cfg.Follow && !s3conf.IsS3(cfg.Path) {
 		errs = append(errs, connector.Errorf("follow", "a %s file is complete only once its footer is written: it cannot be followed as it grows", format.Type))
 	}
 	if cfg.MaxRecordBytes != nil {
 		errs = append(errs, connector.Errorf("max_record_bytes", "applies only to a format whose records span lines (csv); %s reads row groups", format.Type))
 	}
+	if cfg.Follow && s3conf.IsS3(cfg.Path) {
+		errs = append(errs, connector.Errorf("follow", "following the new objects of a %s path is not supported yet: objects of record formats (csv, json) are", format.Type))
+	}
+	obj, err := newObjectsFor(cfg)
+	errs = append(errs, err)
 	dec, err := env.Formats.NewBulkDecoder(format, env.Schema)
 	errs = append(errs, err)
 	if err := errors.Join(errs...); err != nil {
@@ -288,6 +287,10 @@ func newBulk(cfg Config, env connector.SourceEnv, format connector.FormatSpec, e
 		logger:     logger,
 		rd:         newRecords(nil, 0),
 		spares:     make(chan *row.Batch, sparesKept),
+		obj:        obj,
+	}
+	if obj != nil {
+		obj.logger = logger
 	}
 	s.parDone.Store(-1)
 	return s, nil

@@ -57,13 +57,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/etld/etld/internal/s3conf"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
 )
@@ -93,6 +93,9 @@ type Config struct {
 	// MaxRecordBytes bounds a record spanning lines (a CSV quoted field
 	// holding line breaks); connector.DefaultMaxRecordBytes when nil.
 	MaxRecordBytes *int `yaml:"max_record_bytes"`
+	// S3 is the object storage of an s3://bucket/key path (endpoint,
+	// region, credentials); s3input.go.
+	S3 s3conf.Config `yaml:"s3"`
 }
 
 // defaultBatch is the batch size Read uses when asked for max <= 0.
@@ -107,6 +110,9 @@ const maxMaxRecordBytes = 1 << 30
 func New(cfg Config, env connector.SourceEnv) (*Source, error) {
 	var errs []error
 	switch _, globErr := filepath.Match(cfg.Path, ""); {
+	case s3conf.IsS3(cfg.Path):
+	case cfg.S3 != (s3conf.Config{}):
+		errs = append(errs, connector.Errorf("s3", "applies to an s3://bucket/key path"))
 	case cfg.Path == "":
 		errs = append(errs, connector.Errorf("path", "must name a file or a glob such as data/*.csv"))
 	case globErr != nil:
@@ -121,8 +127,25 @@ func New(cfg Config, env connector.SourceEnv) (*Source, error) {
 	if format.IsZero() {
 		format = connector.FormatSpec{Type: "csv"}
 	}
-	fl, err := newFollower(cfg)
-	errs = append(errs, err)
+	var fl *follower
+	objFollow := cfg.Follow && s3conf.IsS3(cfg.Path)
+	interval := cfg.MonitorInterval
+	if objFollow {
+		switch {
+		case cfg.RotateWait != nil:
+			errs = append(errs, connector.Errorf("rotate_wait", "applies to files, which are rotated; objects are not"))
+		case cfg.RotatedPath != "":
+			errs = append(errs, connector.Errorf("rotated_path", "applies to files, which are rotated; objects are not"))
+		case interval < 0:
+			errs = append(errs, connector.Errorf("monitor_interval", "must be > 0, such as 200ms (0: the default)"))
+		case interval == 0:
+			interval = defaultMonitorInterval
+		}
+	} else {
+		var err error
+		fl, err = newFollower(cfg)
+		errs = append(errs, err)
+	}
 	switch n := cfg.MaxRecordBytes; {
 	case n == nil:
 	case *n <= 0:
@@ -133,6 +156,8 @@ func New(cfg Config, env connector.SourceEnv) (*Source, error) {
 	if env.Formats.Bulk(format) {
 		return newBulk(cfg, env, format, errs)
 	}
+	obj, err := newObjectsFor(cfg)
+	errs = append(errs, err)
 	dec, err := env.Formats.NewDecoder(format, env.Schema)
 	errs = append(errs, err)
 	if err := errors.Join(errs...); err != nil {
@@ -157,6 +182,12 @@ func New(cfg Config, env connector.SourceEnv) (*Source, error) {
 		logger:       logger,
 		fl:           fl,
 		spares:       make(chan *row.Batch, sparesKept),
+		obj:          obj,
+		objFollow:    objFollow,
+		interval:     interval,
+	}
+	if obj != nil {
+		obj.logger = logger
 	}
 	s.parDone.Store(-1)
 	if spans {
@@ -231,7 +262,7 @@ type Source struct {
 	// current one, plus the offset it was opened at, less what had been
 	// read from other files and the header before that offset.
 	base atomic.Int64
-	f    *os.File
+	f    input
 	rd   *records
 	// positions is the Origin of the batch being read.
 	positions *row.Positions
@@ -260,6 +291,15 @@ type Source struct {
 	bulk      connector.BulkDecoder
 	bk        *bulkRead
 	bytesRead atomic.Int64
+	// obj reads an s3:// path's objects (s3input.go); objFollow: it
+	// follows new ones, looking every interval; done are the objects
+	// such a source read whole.
+	obj       *objects
+	objFollow bool
+	interval  time.Duration
+	done      []string
+	// ctx is Open's, for the requests of listing.
+	ctx context.Context
 	// restore is the position Restore was given, applied by Open.
 	restore *position
 	opened  bool
@@ -268,7 +308,7 @@ type Source struct {
 
 // Bounded reports whether the source ends after its last file: it does
 // unless it follows them.
-func (s *Source) Bounded() bool { return s.fl == nil }
+func (s *Source) Bounded() bool { return s.fl == nil && !s.objFollow }
 
 // Updating reports whether the format is a changelog format
 // (debezium-json, canal-json, maxwell-json, ogg-json), whose records
@@ -283,6 +323,7 @@ func (s *Source) Open(ctx context.Context) error {
 		return errors.New("opened twice")
 	}
 	s.opened = true
+	s.ctx = ctx
 	if s.fl != nil {
 		return s.openFollow()
 	}
@@ -291,6 +332,9 @@ func (s *Source) Open(ctx context.Context) error {
 	}
 	if s.restore != nil && s.restore.V != positionVersion {
 		return fmt.Errorf("the checkpoint position was taken with follow: true; set it again, or remove the pipeline's checkpoint state to start afresh")
+	}
+	if s.objFollow {
+		return s.openObjects()
 	}
 	files, err := s.match()
 	if err != nil {
@@ -331,7 +375,7 @@ func (s *Source) Read(ctx context.Context, max int) (*row.Batch, error) {
 	if s.bulk != nil {
 		return s.readBulk(ctx, max)
 	}
-	if s.par != nil || s.parallelDecoder() != nil {
+	if s.par != nil || (!s.objFollow && s.parallelDecoder() != nil) {
 		return s.readParallel(ctx, max)
 	}
 	b := s.newBatch(max)
@@ -341,11 +385,34 @@ func (s *Source) Read(ctx context.Context, max int) (*row.Batch, error) {
 				return s.fail(b, err)
 			}
 		}
-		rec, line, err := s.rd.next()
+		var rec []byte
+		var line int64
+		err := io.EOF
+		if s.f != nil {
+			rec, line, err = s.rd.next()
+		}
 		if err == io.EOF {
 			if s.cur+1 < len(s.files) {
+				if s.objFollow && s.f != nil {
+					s.done = append(s.done, s.files[s.cur])
+				}
 				if err := s.openFile(s.cur+1, 0, 1); err != nil {
 					return s.fail(b, err)
+				}
+				continue
+			}
+			if s.objFollow {
+				if b.Len() > 0 {
+					return b, nil
+				}
+				if err := s.followObjects(ctx); err != nil {
+					return s.fail(b, err)
+				}
+				if s.cur+1 < len(s.files) {
+					continue
+				}
+				if err := s.waitObjects(ctx); err != nil {
+					return nil, err
 				}
 				continue
 			}
