@@ -2,12 +2,14 @@ package file
 
 import (
 	"bytes"
+	"context"
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/etld/etld/internal/testenv"
+	"github.com/etld/etld/pipeline/connector"
 )
 
 // s3Out makes a bucket on the test S3 server and points the AWS
@@ -87,9 +89,11 @@ func TestS3DirResume(t *testing.T) {
 					done = true
 					continue
 				}
-				for _, k := range srv.Keys(t, bucket, prefix+"/") {
-					if _, ok := want[strings.TrimPrefix(k, prefix+"/")]; !ok && !isHidden(k) {
-						t.Fatalf("life %d: %s is listed, and no run without a crash writes it", lives, k)
+				// Every object listed is whole: a part of the run without
+				// a crash, byte for byte, or a hidden tail or spill.
+				for k, v := range srv.Objects(t, bucket, prefix+"/") {
+					if w, ok := want[strings.TrimPrefix(k, prefix+"/")]; !isHidden(k) && (!ok || !bytes.Equal(v, w)) {
+						t.Fatalf("life %d: %s is listed (%d bytes), and no run without a crash writes it so", lives, k, len(v))
 					}
 				}
 				crashS3(t, l.s)
@@ -104,5 +108,28 @@ func TestS3DirResume(t *testing.T) {
 			t.Logf("%d lives, %d objects", lives, len(got))
 			sameTree(t, got, want)
 		})
+	}
+}
+
+// TestS3SinkErrors: wrong credentials fail Open at once with what to
+// set, without the secret.
+func TestS3SinkErrors(t *testing.T) {
+	_, bucket := s3Out(t)
+	const secret = "not-the-right-secret-4711"
+	t.Setenv("AWS_SECRET_ACCESS_KEY", secret)
+	sink, err := buildAny(t, "path: s3://"+bucket+"/out\nformat: parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sink.(*DirSink)
+	if err := s.Bind(connector.SinkInput{Schema: bidSchema, Mode: connector.Append}); err != nil {
+		t.Fatal(err)
+	}
+	err = s.Open(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "refused the credentials") || strings.Contains(err.Error(), secret) {
+		t.Fatalf("open with a wrong secret: %v, want the credentials named and the secret not", err)
+	}
+	if err := s.Close(context.Background()); err != nil {
+		t.Fatalf("close after a failed open: %v", err)
 	}
 }
