@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"math/rand/v2"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -132,4 +133,47 @@ func TestS3SinkErrors(t *testing.T) {
 	if err := s.Close(context.Background()); err != nil {
 		t.Fatalf("close after a failed open: %v", err)
 	}
+}
+
+// TestS3SinkOutage: the server goes away while a checkpoint uploads the
+// parts' tails; the sink retries until it is back, and the objects end
+// as a run without the outage writes them.
+func TestS3SinkOutage(t *testing.T) {
+	srv, bucket := s3Out(t)
+	u, err := url.Parse(srv.Endpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := testenv.NewProxy(t, u.Host)
+	proxy.Up()
+	const options = "format: {type: parquet, row_group_size: 40}\nrolling: {file_size: 5KiB}"
+	rows := bids(3000)
+	ref := filepath.Join(t.TempDir(), "ref")
+	l := &dirLife{t: t, s: newDirSink(t, ref, options, false, nil), rows: rows}
+	l.run(rand.New(rand.NewPCG(3, 4)), len(rows))
+	l.finish()
+
+	out := "s3://" + bucket + "/out\ns3: {endpoint: \"http://" + proxy.Addr() + "\"}"
+	l = &dirLife{t: t, s: newDirSink(t, out, options, true, nil), rows: rows}
+	rng := rand.New(rand.NewPCG(3, 4))
+	l.run(rng, 1500)
+	proxy.Down()
+	done := make(chan error, 1)
+	go func() {
+		_, err := l.s.Snapshot(context.Background())
+		done <- err
+	}()
+	proxy.WaitRefused(t, 2)
+	proxy.Up()
+	if err := <-done; err != nil {
+		t.Fatalf("snapshot through an outage: %v", err)
+	}
+	l.run(rng, len(rows))
+	l.finish()
+	got := map[string][]byte{}
+	for k, v := range srv.Objects(t, bucket, "out/") {
+		got[strings.TrimPrefix(k, "out/")] = v
+	}
+	t.Logf("%d connections turned away during the outage", proxy.Refused())
+	sameTree(t, got, tree(t, ref))
 }
