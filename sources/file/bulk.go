@@ -8,7 +8,9 @@ package file
 // row groups back in file order, so what it returns, and the position,
 // do not depend on the number of workers. The position is the file, the
 // row group and the row in it of the next row:
-// {"v":3,"file":"data/b.parquet","group":2,"row":1024}.
+// {"v":3,"file":"data/b.parquet","group":2,"row":1024}. Objects of a
+// followed s3:// path are complete once listed: the dispatcher lists them
+// again at the end and goes on with the new ones (s3input.go).
 
 import (
 	"context"
@@ -35,9 +37,13 @@ type bulkRead struct {
 	// groups in flight.
 	order chan *piece
 	cur   *piece
-	// file, group and row are the position (Position).
+	// file, group and row are the position (Position); name is the
+	// file's. done are the objects a followed s3:// path read whole
+	// since the start or restore.
 	file, group int
 	row         int64
+	name        string
+	done        []string
 	// mu guards open: each file the dispatcher opened and the number of
 	// its row groups not yet read.
 	mu   sync.Mutex
@@ -67,8 +73,9 @@ type piece struct {
 	ready   chan struct{}
 	batches []*row.Batch
 	next    int
-	// f is the file, closed once its last piece is read.
-	f io.Closer
+	// f is the file, closed once its last piece is read; name is its.
+	f    io.Closer
+	name string
 }
 
 // startBulk starts the dispatcher and the workers at the position
@@ -85,6 +92,9 @@ func (s *Source) startBulk(max int) {
 		br.file = slices.Index(s.files, p.File)
 		br.group, br.row = p.Group, p.Row
 	}
+	if br.file < len(s.files) {
+		br.name = s.files[br.file]
+	}
 	s.bk = br
 	work := make(chan *piece, 2*workers)
 	br.wg.Add(1 + workers)
@@ -94,7 +104,7 @@ func (s *Source) startBulk(max int) {
 		defer br.wg.Done()
 		defer close(work)
 		defer close(br.order)
-		s.dispatch(ctx, br, work, file, group, skip)
+		s.dispatch(ctx, br, work, slices.Clone(s.files), file, group, skip)
 	}()
 	for range workers {
 		go func() {
@@ -114,7 +124,7 @@ func (s *Source) startBulk(max int) {
 
 // dispatch opens the files from row skip of row group group of file on
 // and hands out their row groups, in order.
-func (s *Source) dispatch(ctx context.Context, br *bulkRead, work chan<- *piece, file, group int, skip int64) {
+func (s *Source) dispatch(ctx context.Context, br *bulkRead, work chan<- *piece, files []string, file, group int, skip int64) {
 	send := func(p *piece) bool {
 		select {
 		case br.order <- p:
@@ -133,8 +143,27 @@ func (s *Source) dispatch(ctx context.Context, br *bulkRead, work chan<- *piece,
 		}
 	}
 	stop := func(err error) { send(&piece{err: err, ready: make(chan struct{})}) }
-	for i := file; i < len(s.files); i++ {
-		name := s.files[i]
+	for i := file; ; i++ {
+		if i >= len(files) {
+			if !s.objFollow {
+				break
+			}
+			// Followed objects: wait for new ones.
+			more, err := s.moreObjects(ctx, files)
+			if err != nil {
+				stop(err)
+				return
+			}
+			if len(more) == 0 {
+				if s.waitObjects(ctx) != nil {
+					return
+				}
+			}
+			files = append(files, more...)
+			i--
+			continue
+		}
+		name := files[i]
 		f, size, err := s.openInput(name)
 		if err != nil {
 			stop(err)
@@ -168,7 +197,7 @@ func (s *Source) dispatch(ctx context.Context, br *bulkRead, work chan<- *piece,
 		br.open[f] = len(groups) - start
 		br.mu.Unlock()
 		for g := start; g < len(groups); g++ {
-			p := &piece{file: i, group: g, skip: skip, first: first, reader: fr, ready: make(chan struct{}), f: f}
+			p := &piece{file: i, group: g, skip: skip, first: first, reader: fr, ready: make(chan struct{}), f: f, name: name}
 			first += groups[g]
 			skip = 0
 			if !send(p) {
@@ -213,7 +242,10 @@ func (s *Source) readBulk(ctx context.Context, max int) (*row.Batch, error) {
 			br.cur = nil
 			br.release(p.f)
 			// The position moves to the start of the next group.
-			br.file, br.group, br.row = p.file, p.group+1, 0
+			if p.name != br.name && br.name != "" && s.objFollow {
+				br.done = append(br.done, br.name)
+			}
+			br.file, br.group, br.row, br.name = p.file, p.group+1, 0, p.name
 			continue
 		}
 		b := p.batches[p.next]
@@ -223,8 +255,11 @@ func (s *Source) readBulk(ctx context.Context, max int) (*row.Batch, error) {
 		if br.file == p.file && br.group == p.group {
 			at = br.row
 		}
-		b.Origin = row.Sequence{Prefix: s.files[p.file] + " row ", First: p.first + at + 1}
-		br.file, br.group, br.row = p.file, p.group, at+int64(b.Len())
+		b.Origin = row.Sequence{Prefix: p.name + " row ", First: p.first + at + 1}
+		if p.name != br.name && br.name != "" && s.objFollow {
+			br.done = append(br.done, br.name)
+		}
+		br.file, br.group, br.row, br.name = p.file, p.group, at+int64(b.Len()), p.name
 		return b, nil
 	}
 }
@@ -248,7 +283,10 @@ func (s *Source) bulkPosition() position {
 	p := position{V: bulkPositionVersion}
 	switch {
 	case s.bk != nil:
-		p.File, p.Group, p.Row = s.files[s.bk.file], s.bk.group, s.bk.row
+		p.File, p.Group, p.Row = s.bk.name, s.bk.group, s.bk.row
+		if s.objFollow {
+			p.Done = append(slices.Clone(s.done), s.bk.done...)
+		}
 	case s.restore != nil:
 		p = *s.restore
 	}
@@ -263,9 +301,6 @@ func newBulk(cfg Config, env connector.SourceEnv, format connector.FormatSpec, e
 	}
 	if cfg.MaxRecordBytes != nil {
 		errs = append(errs, connector.Errorf("max_record_bytes", "applies only to a format whose records span lines (csv); %s reads row groups", format.Type))
-	}
-	if cfg.Follow && s3conf.IsS3(cfg.Path) {
-		errs = append(errs, connector.Errorf("follow", "following the new objects of a %s path is not supported yet: objects of record formats (csv, json) are", format.Type))
 	}
 	obj, err := newObjectsFor(cfg)
 	errs = append(errs, err)
@@ -300,6 +335,9 @@ func newBulk(cfg Config, env connector.SourceEnv, format connector.FormatSpec, e
 func (s *Source) openBulk() error {
 	if p := s.restore; p != nil && p.V != bulkPositionVersion {
 		return fmt.Errorf("the checkpoint position was taken reading another format; set it again, or remove the pipeline's checkpoint state to start afresh")
+	}
+	if s.objFollow {
+		return s.openBulkObjects()
 	}
 	files, err := s.match()
 	if err != nil {

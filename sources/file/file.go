@@ -154,7 +154,11 @@ func New(cfg Config, env connector.SourceEnv) (*Source, error) {
 		errs = append(errs, connector.Errorf("max_record_bytes", "%d is more than the %d (1 GiB) a record may hold in memory", *n, maxMaxRecordBytes))
 	}
 	if env.Formats.Bulk(format) {
-		return newBulk(cfg, env, format, errs)
+		s, err := newBulk(cfg, env, format, errs)
+		if s != nil {
+			s.objFollow, s.interval = objFollow, interval
+		}
+		return s, err
 	}
 	obj, err := newObjectsFor(cfg)
 	errs = append(errs, err)

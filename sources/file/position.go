@@ -59,7 +59,7 @@ func (s *Source) Position() ([]byte, error) {
 			return nil, fmt.Errorf("encode position: %w", err)
 		}
 		return out, nil
-	case s.objFollow && s.opened && s.files != nil:
+	case s.objFollow && s.bulk == nil && s.opened && s.files != nil:
 		p.Done = slices.Clone(s.done)
 		if s.cur >= 0 {
 			p.File, p.Offset, p.Line = s.files[s.cur], s.rd.offset, s.rd.line

@@ -1,6 +1,7 @@
 package file
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -8,8 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/etld/etld/formats"
 	"github.com/etld/etld/internal/s3conf"
 	"github.com/etld/etld/internal/testenv"
+	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/pipeline/row"
 )
 
 // readN reads from s until it has n changes, or fails t after 20 s.
@@ -119,5 +123,77 @@ func TestS3Errors(t *testing.T) {
 	err = u.Open(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "does not answer") || !strings.Contains(err.Error(), "after 3 attempts") {
 		t.Fatalf("open of an unreachable endpoint: %v, want it named after the retries", err)
+	}
+}
+
+// parquetOf encodes rows of (id STRING, n BIGINT) as a Parquet file.
+func parquetOf(t *testing.T, rows ...row.Row) []byte {
+	t.Helper()
+	r := connector.NewRegistry()
+	formats.Register(r)
+	enc, err := r.NewBulkEncoder(connector.FormatSpec{Type: "parquet"}, row.NewSchema(
+		row.Field{Name: "id", Type: row.Type{ID: row.String}}, row.Field{Name: "n", Type: row.Type{ID: row.BigInt}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	w, err := enc.Create(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range rows {
+		if err := w.Write(x); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func idN(id string, n int64) row.Row { return row.Row{row.StringValue(id), row.BigIntValue(n)} }
+
+// TestS3FollowParquet follows Parquet objects: each is complete once it
+// is listed, so new ones are read as they come, and a restore reads only
+// those after its position.
+func TestS3FollowParquet(t *testing.T) {
+	srv := testenv.S3(t)
+	srv.Setenv(t)
+	bucket := srv.Bucket(t)
+	h := newHarness(t)
+	opts := fmt.Sprintf("path: s3://%s/lake/*.parquet\nformat: parquet\nfollow: true\nmonitor_interval: 20ms", bucket)
+	srv.Put(t, bucket, "lake/a.parquet", parquetOf(t, idN("a1", 1), idN("a2", 2)))
+	s := h.open(opts, "[id STRING, n BIGINT]")
+	got := readN(t, s, 2)
+	srv.Put(t, bucket, "lake/b.parquet", parquetOf(t, idN("b1", 3)))
+	got = append(got, readN(t, s, 1)...)
+	if want := "+I[a1, 1] +I[a2, 2] +I[b1, 3]"; strings.Join(got, " ") != want {
+		t.Fatalf("read %v, want %s", got, want)
+	}
+	pos, err := s.Position()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close(context.Background())
+
+	srv.Put(t, bucket, "lake/c.parquet", parquetOf(t, idN("c1", 4)))
+	r := h.mustBuild(opts, "[id STRING, n BIGINT]")
+	if err := r.Restore(pos); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close(context.Background())
+	if got := readN(t, r, 1); strings.Join(got, " ") != "+I[c1, 4]" {
+		t.Fatalf("restored source read %v, want only c1 (position %s)", got, pos)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	if b, err := r.Read(ctx, 100); b != nil && b.Len() > 0 {
+		t.Fatalf("read %v again", b.Changes)
+	} else if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("idle read: %v, want it to wait for new objects", err)
 	}
 }

@@ -11,7 +11,8 @@ package file
 // Objects do not change once written, so a followed source (follow:
 // true) reads every object once: at the end of the last one it lists the
 // keys again every monitor_interval and reads those it has not read, in
-// name order. Its position names the object and offset being read, and
+// name order; a bulk format's dispatcher does the same (bulk.go). Its
+// position names the object and offset (or row group) being read, and
 // the objects read before it (done).
 
 import (
@@ -334,4 +335,46 @@ func (s *Source) waitObjects(ctx context.Context) error {
 	case <-t.C:
 		return nil
 	}
+}
+
+// moreObjects lists the objects again and returns those not read yet
+// and not in files, in name order (a followed bulk format's dispatcher).
+func (s *Source) moreObjects(ctx context.Context, files []string) ([]string, error) {
+	all, err := s.obj.list(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var more []string
+	for _, f := range all {
+		if !slices.Contains(s.done, f) && !slices.Contains(files, f) {
+			more = append(more, f)
+		}
+	}
+	return more, nil
+}
+
+// openBulkObjects is openBulk for a followed s3:// path: the objects
+// there now, less those the restored position read whole, the one it
+// was reading first.
+func (s *Source) openBulkObjects() error {
+	files, err := s.match()
+	if err != nil {
+		return err
+	}
+	s.files = []string{}
+	if p := s.restore; p != nil {
+		s.done = slices.Clone(p.Done)
+		if p.File != "" {
+			if !slices.Contains(files, p.File) {
+				return fmt.Errorf("checkpoint position is in %s, which is gone or no longer matches %q", p.File, s.pattern)
+			}
+			s.files = append(s.files, p.File)
+		}
+	}
+	for _, f := range files {
+		if !slices.Contains(s.done, f) && !slices.Contains(s.files, f) {
+			s.files = append(s.files, f)
+		}
+	}
+	return s.measure()
 }
