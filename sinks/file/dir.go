@@ -20,7 +20,8 @@ import (
 
 // A directory of part files: the file sink's output when its format is a
 // bulk format (parquet) or the rows are partitioned (partition_by), as
-// Flink's filesystem sink writes it. path names the directory.
+// Flink's filesystem sink writes it. path names the directory, or a
+// prefix of object storage (s3://bucket/prefix, any format: s3store.go).
 //
 // Each part is written under a hidden in-progress name
 // (.part-00007.parquet.inprogress) in its partition's directory, and

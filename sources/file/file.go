@@ -4,7 +4,10 @@
 //
 // Options (Flink's filesystem connector's name in brackets):
 //
-//   - path [path]: a file, or a glob of files.
+//   - path [path]: a file, or a glob of files; or s3://bucket/key, a key
+//     or a glob of keys of object storage (s3input.go).
+//   - s3: with an s3:// path, the endpoint, region and credentials
+//     (internal/s3conf); the AWS environment variables by default.
 //   - format [format]: csv by default; raw makes one STRING column of each
 //     line, for logs. A changelog format (debezium-json, canal-json,
 //     maxwell-json, ogg-json) makes the source updating. A bulk format
