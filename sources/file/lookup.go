@@ -31,7 +31,7 @@ func (s *Source) LookupOptions() connector.LookupOptions {
 // into memory at Open, by the key columns keys.
 func (s *Source) Lookuper(keys []int) (connector.Lookuper, error) {
 	switch {
-	case s.fl != nil:
+	case !s.Bounded():
 		return nil, connector.Errorf("follow", "a followed file never ends, so a lookup join cannot load it whole: look up a bounded file (no follow), or join the stream with a regular or temporal join")
 	case s.updating:
 		return nil, connector.Errorf("format", "a changelog format (%s) is not a table a lookup can load once: join it with an event-time temporal join", s.formatName)
