@@ -103,10 +103,7 @@ func (k *Keyed) Process(in *row.Batch, out operator.Emitter) error {
 		w.from = append(w.from, int32(i))
 	}
 	for _, w := range k.workers {
-		w.sub.Origin = nil
-		if in.Origin != nil {
-			w.sub.Origin = &derivedOrigin{parent: in.Origin, from: w.from}
-		}
+		w.sub.Origin = &shareOrigin{parent: in.Origin, from: w.from}
 	}
 	return k.run(out, func(w *keyedWorker) error {
 		if len(w.sub.Changes) == 0 {
@@ -292,6 +289,29 @@ func (k *Keyed) run(out operator.Emitter, f func(w *keyedWorker) error) error {
 	return first
 }
 
+// shareOrigin is the Origin of a worker's share of a batch: change i is
+// change from[i] of the batch, whose origin is parent (nil for none).
+type shareOrigin struct {
+	parent row.Origin
+	from   []int32
+}
+
+// Position implements row.Origin.
+func (s *shareOrigin) Position(i int) string {
+	if s.parent == nil || i < 0 || i >= len(s.from) {
+		return ""
+	}
+	return s.parent.Position(int(s.from[i]))
+}
+
+// InputChange implements operator.ShareOrigin.
+func (s *shareOrigin) InputChange(i int) int {
+	if i < 0 || i >= len(s.from) {
+		return i
+	}
+	return int(s.from[i])
+}
+
 // keyedEmits is a worker's emitter: it keeps the changes and the input
 // change each came from (operator.Tracker) until the node's emitter
 // gets them.
@@ -344,4 +364,5 @@ var (
 	_ operator.TTLSetter     = (*Keyed)(nil)
 	_ operator.Sweeper       = (*Keyed)(nil)
 	_ operator.StateDumper   = (*Keyed)(nil)
+	_ operator.ShareOrigin   = (*shareOrigin)(nil)
 )
