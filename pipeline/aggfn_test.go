@@ -91,7 +91,11 @@ transforms:
              LISTAGG(k, '|') AS ks, LAST_VALUE(k) AS lk
       FROM inner_sums GROUP BY g
 `
+	// One worker per GROUP BY: LISTAGG and LAST_VALUE follow the order
+	// the inner keys reach the outer aggregate, which across keys is the
+	// workers' (in Flink too, at a parallelism above one).
 	source := fmt.Sprintf(`version: 1
+parallelism: 1
 sources:
   - name: src
     type: file
