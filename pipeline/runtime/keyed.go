@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -281,12 +282,61 @@ func (k *Keyed) run(out operator.Emitter, f func(w *keyedWorker) error) error {
 		if first == nil && w.err != nil {
 			first = w.err
 		}
-		if out != nil && first == nil {
-			w.out.replay(out, w.from)
-		}
+	}
+	if out != nil && first == nil {
+		k.replay(out)
+	}
+	for _, w := range k.workers {
 		w.out.reset()
 	}
 	return first
+}
+
+// replay emits the workers' changes on out. Within a batch they are
+// merged by the input change each came from, so that an operator that
+// emits as it reads (a streaming GROUP BY) gives the very sequence one
+// instance gives, however the input was cut in batches (and a run that
+// restarts from a checkpoint writes what an uninterrupted one wrote);
+// a change that names no input change goes with the one before it.
+// Outside a batch (a watermark, the end), worker after worker.
+func (k *Keyed) replay(out operator.Emitter) {
+	tr, _ := out.(operator.Tracker)
+	type head struct {
+		w    *keyedWorker
+		next int
+		at   int32 // the input change of the change at next, or the last one's
+	}
+	heads := make([]head, 0, len(k.workers))
+	for _, w := range k.workers {
+		if len(w.out.kinds) > 0 {
+			heads = append(heads, head{w: w, at: -1})
+		}
+	}
+	for len(heads) > 0 {
+		best := -1
+		for i := range heads {
+			h := &heads[i]
+			if c := h.w.out.at[h.next]; c >= 0 && int(c) < len(h.w.from) {
+				h.at = h.w.from[c]
+			}
+			if best < 0 || h.at < heads[best].at {
+				best = i
+			}
+		}
+		h := &heads[best]
+		e, i := &h.w.out, h.next
+		if tr != nil {
+			at := -1
+			if c := e.at[i]; c >= 0 && int(c) < len(h.w.from) {
+				at = int(h.w.from[c])
+			}
+			tr.At(at)
+		}
+		out.Emit(e.kinds[i], e.rows[i])
+		if h.next++; h.next == len(e.kinds) {
+			heads = slices.Delete(heads, best, best+1)
+		}
+	}
 }
 
 // shareOrigin is the Origin of a worker's share of a batch: change i is
@@ -330,23 +380,6 @@ func (e *keyedEmits) Emit(k row.Kind, r row.Row) {
 	e.kinds = append(e.kinds, k)
 	e.rows = append(e.rows, r)
 	e.at = append(e.at, e.cur)
-}
-
-// replay emits the kept changes on out, saying which input change each
-// came from when out tracks them: from maps the worker's share to the
-// input batch (nil outside a batch).
-func (e *keyedEmits) replay(out operator.Emitter, from []int32) {
-	tr, _ := out.(operator.Tracker)
-	for i, k := range e.kinds {
-		if tr != nil {
-			at := -1
-			if c := e.at[i]; c >= 0 && int(c) < len(from) {
-				at = int(from[c])
-			}
-			tr.At(at)
-		}
-		out.Emit(k, e.rows[i])
-	}
 }
 
 func (e *keyedEmits) reset() {
