@@ -3,6 +3,8 @@ package runtime
 import (
 	"encoding/binary"
 	"fmt"
+	"io"
+	"slices"
 
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/operator"
@@ -12,9 +14,10 @@ import (
 // so that a run with another number of workers restores it: each worker
 // of that run takes the groups it owns.
 //
-//	keyedStateMagic, keyedStateVersion, the number of parts (uvarint),
-//	then each part: its key group (uvarint) and its bytes (uvarint
-//	length, then the operator's SnapshotGroups part).
+//	keyedStateMagic, keyedStateVersion, then each part: its key group
+//	(uvarint) and its bytes (uvarint length, then the operator's
+//	SnapshotGroups part), and last the key group KeyGroups, which ends
+//	them.
 //
 // The first byte tells it from the operator's own snapshot, which a
 // checkpoint written before the operator ran keyed holds: that one is
@@ -24,39 +27,71 @@ const (
 	keyedStateVersion = 1
 )
 
-// Snapshot implements operator.Snapshotter.
+// Snapshot implements operator.Snapshotter: the workers write their
+// parts at once.
 func (k *Keyed) Snapshot() ([]byte, error) {
-	parts := make([][][]byte, len(k.workers))
+	bufs := make([][]byte, len(k.workers))
 	err := k.run(nil, func(w *keyedWorker) error {
-		p, err := w.op.SnapshotGroups()
-		parts[w.i] = p
-		return err
+		return w.op.SnapshotGroups(func(g int, p []byte) error {
+			bufs[w.i] = appendKeyedPart(bufs[w.i], g, p)
+			return nil
+		})
 	})
 	if err != nil {
 		return nil, err
 	}
-	size, count := 16, 0
-	for _, ps := range parts {
-		for _, p := range ps {
-			if p != nil {
-				size += len(p) + 16
-				count++
-			}
-		}
+	size := 16
+	for _, b := range bufs {
+		size += len(b)
 	}
 	buf := make([]byte, 0, size)
 	buf = append(buf, keyedStateMagic, keyedStateVersion)
-	buf = binary.AppendUvarint(buf, uint64(count))
-	for _, ps := range parts {
-		for g, p := range ps {
-			if p != nil {
-				buf = binary.AppendUvarint(buf, uint64(g))
-				buf = binary.AppendUvarint(buf, uint64(len(p)))
-				buf = append(buf, p...)
+	for _, b := range bufs {
+		buf = append(buf, b...)
+	}
+	return binary.AppendUvarint(buf, operator.KeyGroups), nil
+}
+
+func appendKeyedPart(buf []byte, g int, p []byte) []byte {
+	buf = binary.AppendUvarint(buf, uint64(g))
+	buf = binary.AppendUvarint(buf, uint64(len(p)))
+	return append(buf, p...)
+}
+
+// SnapshotTo implements operator.StreamSnapshotter: Snapshot's bytes,
+// written a key group at a time, worker after worker, so that no second
+// copy of the whole state is held.
+func (k *Keyed) SnapshotTo(w io.Writer) error {
+	buf := []byte{keyedStateMagic, keyedStateVersion}
+	for _, wk := range k.workers {
+		err := wk.op.SnapshotGroups(func(g int, p []byte) error {
+			buf = appendKeyedPart(buf, g, p)
+			if len(buf) < 1<<20 {
+				return nil
 			}
+			_, err := w.Write(buf)
+			buf = buf[:0]
+			return err
+		})
+		if err != nil {
+			return err
 		}
 	}
-	return buf, nil
+	buf = binary.AppendUvarint(buf, operator.KeyGroups)
+	_, err := w.Write(buf)
+	return err
+}
+
+// RestoreFrom implements operator.StreamSnapshotter. It reads the
+// snapshot whole, then restores as Restore does: the parts go to the
+// workers that own their groups, whose number may differ from the
+// writer's.
+func (k *Keyed) RestoreFrom(r io.Reader, size int64) error {
+	b, err := io.ReadAll(io.LimitReader(r, size))
+	if err != nil {
+		return fmt.Errorf("keyed operator: restore: %w", err)
+	}
+	return k.Restore(b)
 }
 
 // Restore implements operator.Snapshotter: each worker restores the
@@ -88,14 +123,12 @@ func (k *Keyed) groupsOf(state []byte) ([][][]byte, error) {
 		if err := op.Restore(state); err != nil {
 			return nil, err
 		}
-		ps, err := op.SnapshotGroups()
+		err = op.SnapshotGroups(func(g int, p []byte) error {
+			groups[g] = append(groups[g], slices.Clone(p))
+			return nil
+		})
 		if err != nil {
 			return nil, err
-		}
-		for g, p := range ps {
-			if p != nil {
-				groups[g] = append(groups[g], p)
-			}
 		}
 		return groups, nil
 	}
@@ -103,17 +136,16 @@ func (k *Keyed) groupsOf(state []byte) ([][][]byte, error) {
 	if v := d.Byte(); v != keyedStateVersion && d.Err() == nil {
 		return nil, fmt.Errorf("keyed operator: state version %d, want %d", v, keyedStateVersion)
 	}
-	for range d.Count(2) {
+	for d.Err() == nil {
 		g := d.Uvarint()
-		p := d.BytesView()
-		if d.Err() != nil {
+		if g == operator.KeyGroups || d.Err() != nil {
 			break
 		}
-		if g >= operator.KeyGroups {
+		if g > operator.KeyGroups {
 			d.Fail("key group %d of %d", g, operator.KeyGroups)
 			break
 		}
-		groups[g] = append(groups[g], p)
+		groups[g] = append(groups[g], d.BytesView())
 	}
 	if err := d.End(); err != nil {
 		return nil, fmt.Errorf("keyed operator: restore: %w", err)

@@ -1,6 +1,7 @@
 package runtime_test
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -125,12 +126,22 @@ func runKeyed(t *testing.T, c keyedCase, n int, batches []*row.Batch, restart, r
 			if err := op.Flush(out); err != nil {
 				t.Fatal(err)
 			}
-			snap, err := op.Snapshot()
-			if err != nil {
-				t.Fatal(err)
+			// Whole, or streamed as a checkpoint store takes it.
+			var err error
+			if restartN%2 == 0 {
+				var snap []byte
+				if snap, err = op.Snapshot(); err == nil {
+					op = newKeyed(t, c, restartN)
+					err = op.Restore(snap)
+				}
+			} else {
+				var buf bytes.Buffer
+				if err = op.SnapshotTo(&buf); err == nil {
+					op = newKeyed(t, c, restartN)
+					err = op.RestoreFrom(&buf, int64(buf.Len()))
+				}
 			}
-			op = newKeyed(t, c, restartN)
-			if err := op.Restore(snap); err != nil {
+			if err != nil {
 				t.Fatalf("restore %d workers from %d: %v", restartN, n, err)
 			}
 		}

@@ -24,11 +24,11 @@ import (
 const groupAggGroupsVersion = 1
 
 // SnapshotGroups implements operator.KeyGrouped.
-func (g *GroupAgg) SnapshotGroups() ([][]byte, error) {
+func (g *GroupAgg) SnapshotGroups(part func(k int, b []byte) error) error {
 	s := g.store
 	if s.hasUser() {
 		if s.flushUser(); s.userErr != nil {
-			return nil, s.userErr
+			return s.userErr
 		}
 	}
 	var ids [operator.KeyGroups][]int32
@@ -57,9 +57,8 @@ func (g *GroupAgg) SnapshotGroups() ([][]byte, error) {
 			counts[k]++
 		})
 	}
-	parts := make([][]byte, operator.KeyGroups)
-	var slots []byte
-	for k := range parts {
+	var slots, p []byte
+	for k := range operator.KeyGroups {
 		if len(ids[k]) == 0 && (k != 0 || g.dropped == 0) {
 			continue
 		}
@@ -67,12 +66,14 @@ func (g *GroupAgg) SnapshotGroups() ([][]byte, error) {
 		for _, id := range ids[k] {
 			slots = s.appendSlot(slots, id, g.slotKey)
 		}
+		if err := s.Err(); err != nil {
+			return err
+		}
 		flags := byte(0)
 		if on {
 			flags = 1
 		}
-		p := make([]byte, 0, len(slots)+len(times[k])+24)
-		p = append(p, groupAggGroupsVersion, flags)
+		p = append(p[:0], groupAggGroupsVersion, flags)
 		dropped := int64(0)
 		if k == 0 {
 			dropped = g.dropped
@@ -85,12 +86,11 @@ func (g *GroupAgg) SnapshotGroups() ([][]byte, error) {
 			p = binary.AppendUvarint(p, uint64(counts[k]))
 			p = append(p, times[k]...)
 		}
-		parts[k] = p
+		if err := part(k, p); err != nil {
+			return err
+		}
 	}
-	if err := s.Err(); err != nil {
-		return nil, err
-	}
-	return parts, nil
+	return nil
 }
 
 // RestoreGroups implements operator.KeyGrouped: it joins the parts into
@@ -104,10 +104,16 @@ func (g *GroupAgg) RestoreGroups(parts [][]byte) error {
 	var (
 		dropped int64
 		slots   int
-		body    []byte
+		body    []byte // the slots of every part, after a header written last
 		times   []stamp
 		ttl     bool
 	)
+	size := 0
+	for _, p := range parts {
+		size += len(p)
+	}
+	const room = 3 * binary.MaxVarintLen64
+	body = make([]byte, room, room+size)
 	for i, p := range parts {
 		d := row.NewDecoder(p)
 		if v := d.Byte(); v != groupAggGroupsVersion && d.Err() == nil {
@@ -136,12 +142,13 @@ func (g *GroupAgg) RestoreGroups(parts [][]byte) error {
 	if ttl {
 		v = groupAggTTLStateVersion
 	}
-	snap := make([]byte, 0, len(body)+len(times)*8+32)
-	snap = append(snap, v)
-	snap = binary.AppendVarint(snap, dropped)
-	snap = binary.AppendUvarint(snap, uint64(slots))
-	snap = binary.AppendUvarint(snap, 0) // no free slots
-	snap = append(snap, body...)
+	// The header goes right before the slots, in the room left for it.
+	head := []byte{v}
+	head = binary.AppendVarint(head, dropped)
+	head = binary.AppendUvarint(head, uint64(slots))
+	head = binary.AppendUvarint(head, 0) // no free slots
+	snap := body[room-len(head):]
+	copy(snap, head)
 	if ttl {
 		// Each part's times are the oldest first; their union must be too.
 		slices.SortStableFunc(times, func(a, b stamp) int { return cmpInt64(a.at, b.at) })

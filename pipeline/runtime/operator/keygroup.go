@@ -59,10 +59,11 @@ func KeyHash(b []byte) uint64 {
 type KeyGrouped interface {
 	Operator
 	Snapshotter
-	// SnapshotGroups encodes the state in KeyGroups parts: part g holds
-	// the state of the keys of group g (KeyGroupOf), nil when there is
-	// none.
-	SnapshotGroups() ([][]byte, error)
+	// SnapshotGroups encodes the state key group by key group: it calls
+	// part with each group g (KeyGroupOf) that has state, in increasing
+	// order, and its bytes, which are valid during the call only (so
+	// that a large state is written a group at a time).
+	SnapshotGroups(part func(g int, b []byte) error) error
 	// RestoreGroups replaces the state with the union of parts, each a
 	// part of some instance's SnapshotGroups (their keys are disjoint).
 	RestoreGroups(parts [][]byte) error
