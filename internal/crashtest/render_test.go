@@ -20,7 +20,7 @@ func renderedTemplates() map[string]string {
 		kafkaGroupByToES, kafkaToKafka, fileToKafka,
 		fileKafkaJoinToMySQL, fileTopNToMySQL, fileOverToFile, fileMatchToFile,
 		fileUnionToFile, unionToKafka, fileLateRowsToFile, binlogGroupByToMySQL, fileToParquet, fileToParquetS3,
-		fileUDAFToFile,
+		fileUDAFToFile, fileGroupByRescale,
 	} {
 		m[sc.name] = sc.pipeline
 	}
