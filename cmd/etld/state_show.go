@@ -88,22 +88,36 @@ func describeOperators(store *checkpoint.Store, cp *checkpoint.Checkpoint, p *pi
 			labels[n.StateID] = n.Label
 		}
 	}
-	prints, err := p.StateFingerprints()
+	vs, err := p.StateVerdicts(cp, nil)
 	if err != nil {
 		return nil, err
 	}
+	// The pipeline's state ID of each saved state it takes: a renamed
+	// transform's, or a checkpoint of format 3's, differs from the saved.
+	taken := map[string]pipeline.StateVerdict{}
+	for _, v := range vs {
+		if v.From != "" {
+			taken[v.From] = v
+		}
+	}
 	for i := range out {
 		o := &out[i]
-		in, outCols, ok := p.Plan.StateColumns(o.ID)
+		v, ok := taken[o.ID]
+		if !ok {
+			fits := false
+			o.Fits = &fits
+			continue
+		}
+		in, outCols, ok := p.Plan.StateColumns(v.ID)
 		if !ok {
 			continue
 		}
-		o.Plan = labels[o.ID]
+		o.Plan = labels[v.ID]
 		for _, s := range in {
 			o.Input = append(o.Input, columns(s))
 		}
 		o.Output = columns(outCols)
-		fits := prints[o.ID] == cp.Find(o.ID).Fingerprint
+		fits := v.Restores()
 		o.Fits = &fits
 	}
 	return out, nil
