@@ -16,6 +16,16 @@ type StateDump = operator.StateDump
 // StateVerdict is what a run does with one node's saved state.
 type StateVerdict = runtime.Verdict
 
+// The actions of a StateVerdict.
+const (
+	StateKeep    = runtime.Keep
+	StateMigrate = runtime.Migrate
+	StateFresh   = runtime.Fresh
+	StateReset   = runtime.Reset
+	StateDrop    = runtime.Drop
+	StateRefuse  = runtime.Refuse
+)
+
 // DumpState lists the state the operator with state ID id
 // ("transform/NAME/KIND#N", or the ID the checkpoint holds it under: a
 // former name, a checkpoint of format 3) holds in checkpoint cp of
