@@ -1,7 +1,11 @@
 package pipeline
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/etld/etld/internal/checkpoint"
@@ -99,4 +103,29 @@ func (p *Pipeline) StateVerdicts(cp *checkpoint.Checkpoint, reset []string) ([]S
 		return nil, err
 	}
 	return runtime.Compare(g, cp, reset)
+}
+
+// CheckState returns the refusal a run of the pipeline would meet with
+// the newest checkpoint its state has under stateDir (nil when it fits,
+// or when there is none): what the daemon checks before it stops a
+// running version for an edited file, so that an edit whose state does
+// not fit leaves the old version running.
+func (p *Pipeline) CheckState(stateDir string) error {
+	if _, err := os.Stat(filepath.Join(stateDir, p.Name())); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	store, err := checkpoint.OpenExisting(stateDir, p.Name())
+	if err != nil {
+		return err
+	}
+	cp, err := store.Latest()
+	if err != nil || cp == nil {
+		// A damaged state directory is the run's to report.
+		return nil
+	}
+	vs, err := p.StateVerdicts(cp, nil)
+	if err != nil {
+		return err
+	}
+	return runtime.Refusals(store.Dir(), cp, vs)
 }
