@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
-	"log/slog"
 	"text/tabwriter"
 
 	"github.com/etld/etld/internal/checkpoint"
