@@ -37,7 +37,7 @@ func describeCheckpoint(store *checkpoint.Store, cp *checkpoint.Checkpoint) chec
 // operatorInfo is what ls and show tell of a node's part of a
 // checkpoint (an operator's, or a source's or sink's for show).
 type operatorInfo struct {
-	// Name is the short name commands take: TRANSFORM/N for an
+	// Name is the short name commands take: TRANSFORM/KIND#N for an
 	// operator, source/NAME, sink/NAME.
 	Name      string `json:"name"`
 	ID        string `json:"state_id"`
@@ -246,7 +246,7 @@ func readCheckpoint(store *checkpoint.Store, id int64) (*checkpoint.Checkpoint, 
 }
 
 // findOperator finds an operator's part of cp by its state ID, its short
-// name (TRANSFORM/N) or, when its transform has one stateful operator,
+// name (TRANSFORM/KIND#N) or, when its transform has one stateful operator,
 // the transform's name.
 func findOperator(cp *checkpoint.Checkpoint, name string) (*checkpoint.Component, error) {
 	for _, id := range []string{name, "transform/" + name} {
@@ -278,7 +278,7 @@ func findOperator(cp *checkpoint.Checkpoint, name string) (*checkpoint.Component
 	return nil, &usageError{fmt.Sprintf("transform %q has %d stateful operators in checkpoint %d: name one of %s", name, len(found), cp.ID, strings.Join(names, ", "))}
 }
 
-// shortName is a state ID without "transform/": TRANSFORM/N.
+// shortName is a state ID without "transform/": TRANSFORM/KIND#N.
 func shortName(id string) string { return strings.TrimPrefix(id, "transform/") }
 
 // kindOf names what a part of a checkpoint is the state of: an
