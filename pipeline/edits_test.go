@@ -2,7 +2,9 @@ package pipeline_test
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -15,6 +17,7 @@ import (
 	"github.com/etld/etld/internal/checkpoint"
 	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline"
+	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime"
 	"github.com/etld/etld/pipeline/runtime/operator"
 )
@@ -339,4 +342,106 @@ func withoutMatches(lines []string) []string {
 		out[i] = l
 	}
 	return out
+}
+
+// writeFormat3 writes cp into store's directory as a checkpoint file of
+// format 3 (the layout of 4, operators named by depth) and points the
+// manifest at it, as an etld before the state IDs by kind left it.
+func writeFormat3(t *testing.T, store *checkpoint.Store, cp *checkpoint.Checkpoint) {
+	t.Helper()
+	body := append([]byte("ETLDCKPT"), 3)
+	body = binary.AppendVarint(body, cp.ID)
+	body = binary.AppendVarint(body, cp.Time.UnixNano())
+	flag := func(b bool) byte {
+		if b {
+			return 1
+		}
+		return 0
+	}
+	body = append(body, flag(cp.Finished))
+	body = row.AppendString(body, cp.Pipeline)
+	body = binary.AppendUvarint(body, uint64(len(cp.Components)))
+	for _, c := range cp.Components {
+		body = row.AppendString(body, c.ID)
+		body = row.AppendString(body, c.Fingerprint)
+		body = append(body, flag(c.Ended))
+		body = row.AppendString(body, c.RuntimePart)
+		body = binary.AppendVarint(body, c.Entries)
+		body = binary.AppendUvarint(body, uint64(len(c.Runtime)))
+		body = append(body, c.Runtime...)
+		body = append(body, flag(c.Connector != nil))
+		body = binary.AppendUvarint(body, uint64(len(c.Connector)))
+		body = append(body, c.Connector...)
+	}
+	body = binary.LittleEndian.AppendUint32(body, crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)))
+	name := fmt.Sprintf("chk-%020d", cp.ID)
+	if err := os.WriteFile(filepath.Join(store.Dir(), name), body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	manifest := fmt.Sprintf(`{"version":3,"id":%d,"file":%q,"time":"x"}`+"\n", cp.ID, name)
+	if err := os.WriteFile(filepath.Join(store.Dir(), "MANIFEST"), []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A checkpoint of format 3, whose operators are named by their depth
+// below the transform's result (the GROUP BY of q is transform/q/1 under
+// its result's Calc), restores into the operators it was taken of.
+func TestFormat3CheckpointRestores(t *testing.T) {
+	op := editOps[0]
+	dir := t.TempDir()
+	first, rest := splitInput(t, dir)
+	first()
+	store, err := checkpoint.Open(filepath.Join(dir, "state"), "edits")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := editRun(t, dir, editFile{sql: op.sql}.text(dir), store, 20, 15); err != nil {
+		t.Fatal(err)
+	}
+	cp, err := store.Latest()
+	if err != nil || cp == nil {
+		t.Fatalf("checkpoint %v, %v", cp, err)
+	}
+	if cp.Format != checkpoint.Version {
+		t.Errorf("written in format %d, want %d", cp.Format, checkpoint.Version)
+	}
+	found := false
+	for i := range cp.Components {
+		if cp.Components[i].ID == "transform/q/"+op.id {
+			cp.Components[i].ID, found = "transform/q/1", true
+		}
+	}
+	if !found {
+		t.Fatalf("no transform/q/%s in %+v", op.id, cp.Components)
+	}
+	cp.ID++
+	writeFormat3(t, store, cp)
+	if old, err := store.Latest(); err != nil || old.Format != 3 {
+		t.Fatalf("the format 3 file reads as %+v, %v", old, err)
+	}
+	rest()
+	p, g, err := editRun(t, dir, editFile{sql: op.sql}.text(dir), store, 20, 15)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := opState(t, p, g, "transform/q/"+op.id)
+	scratch := t.TempDir()
+	all, more := splitInput(t, scratch)
+	all()
+	more()
+	sstore, err := checkpoint.Open(filepath.Join(scratch, "state"), "edits")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, sg, err := editRun(t, scratch, editFile{sql: op.sql}.text(scratch), sstore, 40, 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := opState(t, sp, sg, "transform/q/"+op.id); !slices.Equal(got, want) {
+		t.Errorf("restored from format 3 it holds\n %q\nwant\n %q", got, want)
+	}
+	if cp, err := store.Latest(); err != nil || cp.Format != checkpoint.Version || cp.Find("transform/q/"+op.id) == nil {
+		t.Errorf("the next checkpoint is not of format %d with the new IDs: %+v, %v", checkpoint.Version, cp, err)
+	}
 }
