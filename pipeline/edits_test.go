@@ -445,3 +445,77 @@ func TestFormat3CheckpointRestores(t *testing.T) {
 		t.Errorf("the next checkpoint is not of format %d with the new IDs: %+v, %v", checkpoint.Version, cp, err)
 	}
 }
+
+// A source column widened from SMALLINT to INT migrates the GROUP BY's
+// state in place (the saved values read as they are) and the state ends
+// as a from-scratch run's of the edited pipeline; BIGINT, another type
+// family, is refused naming the column.
+func TestWidenedColumnMigrates(t *testing.T) {
+	sql := "SELECT k, COUNT(*) AS n, SUM(v) AS s FROM a GROUP BY k"
+	typed := func(dir, typ string) string {
+		return strings.ReplaceAll(editFile{sql: sql}.text(dir), "v BIGINT", "v "+typ)
+	}
+	dir := t.TempDir()
+	first, rest := splitInput(t, dir)
+	first()
+	store, err := checkpoint.Open(filepath.Join(dir, "state"), "edits")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := editRun(t, dir, typed(dir, "SMALLINT"), store, 20, 15); err != nil {
+		t.Fatal(err)
+	}
+	rest()
+	cp, err := store.Latest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What validate --against-state shows.
+	verdicts := func(typ string) map[string]pipeline.StateVerdict {
+		file := filepath.Join(t.TempDir(), "p.yaml")
+		if err := os.WriteFile(file, []byte(typed(dir, typ)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p, err := pipeline.Load(file, pipeline.Env{Registry: builtin.Registry(), Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Plan.Close()
+		vs, err := p.StateVerdicts(cp, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]pipeline.StateVerdict{}
+		for _, v := range vs {
+			out[v.ID] = v
+		}
+		return out
+	}
+	const id = "transform/q/group_aggregate#1"
+	if v := verdicts("BIGINT")[id]; v.Action != pipeline.StateRefuse || !strings.Contains(v.Why, "changed from SMALLINT to BIGINT") {
+		t.Errorf("SMALLINT to BIGINT: %+v, want refused naming the column", v)
+	}
+	if v := verdicts("INT")[id]; v.Action != pipeline.StateMigrate || !strings.Contains(v.Why, "SMALLINT -> INT") {
+		t.Errorf("SMALLINT to INT: %+v, want migrate", v)
+	}
+	p, g, err := editRun(t, dir, typed(dir, "INT"), store, 20, 15)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := opState(t, p, g, id)
+	scratch := t.TempDir()
+	all, more := splitInput(t, scratch)
+	all()
+	more()
+	sstore, err := checkpoint.Open(filepath.Join(scratch, "state"), "edits")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, sg, err := editRun(t, scratch, typed(scratch, "INT"), sstore, 40, 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := opState(t, sp, sg, id); !slices.Equal(got, want) {
+		t.Errorf("migrated state\n %q\nwant\n %q", got, want)
+	}
+}
