@@ -23,7 +23,7 @@ func TestCollector(t *testing.T) {
 			Sinks:         []daemon.Counter{{Name: "es", In: 9, Out: 8, Skipped: 1, DeadLettered: 1, Bytes: ptr(999)}},
 			Dropped:       []daemon.Counter{{Name: "window", Skipped: 3, Reason: "late"}},
 			Checkpoints:   daemon.Checkpoints{Count: 4, Failures: 1, LastID: 5, LastDuration: 1500 * time.Millisecond, LastSize: 2048, LastAt: &lastAt},
-			OperatorState: []daemon.StateSize{{Operator: "q/group_aggregate#1", Plan: "GroupAggregate(groupBy=[id])", StateID: "transform/q/0", Entries: 7, Bytes: 300}},
+			OperatorState: []daemon.StateSize{{Operator: "q/group_aggregate#1", Plan: "GroupAggregate(groupBy=[id])", StateID: "transform/q/group_aggregate#1", Entries: 7, Bytes: 300}},
 		},
 		{Name: "logs", File: "logs.yaml", State: daemon.Finished, Sources: []daemon.Counter{{Name: "file", In: 5, Out: 5}}},
 		// Its file changed and does not load; the previous version runs.
@@ -74,8 +74,8 @@ func TestCollector(t *testing.T) {
 		`etld_sink_rows_dead_lettered_total{pipeline="orders",sink="es"}`:                                        1,
 		`etld_source_rows_dead_lettered_total{pipeline="orders",source="kafka_in"}`:                              0,
 		`etld_checkpoint_last_timestamp_seconds{pipeline="orders"}`:                                              1700000000.5,
-		`etld_operator_state_entries{operator="q/group_aggregate#1",pipeline="orders",state_id="transform/q/0"}`: 7,
-		`etld_operator_state_bytes{operator="q/group_aggregate#1",pipeline="orders",state_id="transform/q/0"}`:   300,
+		`etld_operator_state_entries{operator="q/group_aggregate#1",pipeline="orders",state_id="transform/q/group_aggregate#1"}`: 7,
+		`etld_operator_state_bytes{operator="q/group_aggregate#1",pipeline="orders",state_id="transform/q/group_aggregate#1"}`:   300,
 	}
 	// A source's time series carry the source label, an operator's the
 	// operator label; an ended input has no lag.
