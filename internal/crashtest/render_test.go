@@ -19,8 +19,8 @@ func renderedTemplates() map[string]string {
 		fileToFile, fileGroupByToFile, fileTopNToFile, fileGroupByToMySQL,
 		kafkaGroupByToES, kafkaToKafka, fileToKafka,
 		fileKafkaJoinToMySQL, fileTopNToMySQL, fileOverToFile, fileMatchToFile,
-		fileUnionToFile, unionToKafka, fileLateRowsToFile, binlogGroupByToMySQL, fileToParquet,
-		fileUDAFToFile,
+		fileUnionToFile, unionToKafka, fileLateRowsToFile, binlogGroupByToMySQL, fileToParquet, fileToParquetS3,
+		fileUDAFToFile, fileGroupByRescale,
 	} {
 		m[sc.name] = sc.pipeline
 	}
@@ -43,6 +43,8 @@ var renderedVars = map[string]string{
 	"proxy":  "127.0.0.1:4000",
 	"src":    "crash_src",
 	"stop":   "latest",
+	"bucket": "crash-bucket",
+	"s3":     "http://127.0.0.1:7070",
 }
 
 // renderBoth renders tmpl for the reference run and for the third life of
