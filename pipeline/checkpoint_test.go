@@ -85,7 +85,8 @@ func TestStateDirResumeAndRefusal(t *testing.T) {
 	if err == nil {
 		t.Fatal("a changed query ran on the old state")
 	}
-	for _, want := range []string{`transform "per_sensor"`, "changed", "hottest", "no longer fits", "remove " + filepath.Join(state, "stats")} {
+	for _, want := range []string{`transform "per_sensor"`, "the operator itself changed", "MAX(temp)", "does not fit the edited pipeline", filepath.Join(state, "stats"),
+		"--reset-state transform/per_sensor/group_aggregate#1"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not say %q", err, want)
 		}

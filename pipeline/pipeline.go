@@ -174,6 +174,10 @@ type RunOptions struct {
 	// BatchSize, if above 0, caps the changes a source reads at a time
 	// (runtime.Graph.BatchSize); a result does not depend on it.
 	BatchSize int
+	// ResetState names the operators (state IDs, operator ids, transform
+	// names, source/NAME, sink/NAME) that start empty although the
+	// restored checkpoint holds state for them: `etld run --reset-state`.
+	ResetState []string
 }
 
 // CheckpointInterval is the interval the pipeline's checkpoints run at:
@@ -206,7 +210,7 @@ func (p *Pipeline) Run(ctx context.Context, opt RunOptions) (Summary, error) {
 			n.Tap = func(b *row.Batch) { opt.Tap(name, b) }
 		}
 	}
-	cpo := runtime.CheckpointOptions{Interval: p.CheckpointInterval(opt.CheckpointInterval), Logger: opt.Logger}
+	cpo := runtime.CheckpointOptions{Interval: p.CheckpointInterval(opt.CheckpointInterval), Logger: opt.Logger, ResetState: opt.ResetState}
 	if opt.StateDir != "" {
 		if cpo.Store, err = checkpoint.Open(opt.StateDir, p.Name()); err != nil {
 			_ = p.Plan.Close()

@@ -1,7 +1,11 @@
 package pipeline
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/etld/etld/internal/checkpoint"
@@ -13,11 +17,26 @@ import (
 // sets In and Out, the operator's columns, and calls Table and Row.
 type StateDump = operator.StateDump
 
+// StateVerdict is what a run does with one node's saved state.
+type StateVerdict = runtime.Verdict
+
+// The actions of a StateVerdict.
+const (
+	StateKeep    = runtime.Keep
+	StateMigrate = runtime.Migrate
+	StateFresh   = runtime.Fresh
+	StateReset   = runtime.Reset
+	StateDrop    = runtime.Drop
+	StateRefuse  = runtime.Refuse
+)
+
 // DumpState lists the state the operator with state ID id
-// ("transform/NAME/N") holds in checkpoint cp of store, without running
-// anything: the pipeline's plan builds a fresh operator, the checkpoint
-// restores it, and it lists its state into d. The operator must be the
-// one the checkpoint was taken of (the same fingerprint).
+// ("transform/NAME/KIND#N", or the ID the checkpoint holds it under: a
+// former name, a checkpoint of format 3) holds in checkpoint cp of
+// store, without running anything: the pipeline's plan builds a fresh
+// operator, the checkpoint restores it, and it lists its state into d.
+// The operator's state must fit it (runtime.Compare keeps or migrates
+// it).
 func (p *Pipeline) DumpState(store *checkpoint.Store, cp *checkpoint.Checkpoint, id string, d *StateDump) error {
 	comp := cp.Find(id)
 	if comp == nil {
@@ -27,9 +46,19 @@ func (p *Pipeline) DumpState(store *checkpoint.Store, cp *checkpoint.Checkpoint,
 	if err != nil {
 		return err
 	}
+	vs, err := runtime.Compare(g, cp, nil)
+	if err != nil {
+		return err
+	}
+	var v *runtime.Verdict
+	for i := range vs {
+		if vs[i].From == id || vs[i].ID == id && vs[i].Action != runtime.Fresh {
+			v = &vs[i]
+		}
+	}
 	var on *runtime.OpNode
 	for _, o := range g.Ops {
-		if o.ID == id {
+		if v != nil && o.ID == v.ID {
 			on = o
 		}
 	}
@@ -38,8 +67,8 @@ func (p *Pipeline) DumpState(store *checkpoint.Store, cp *checkpoint.Checkpoint,
 		return fmt.Errorf("%s is the rows a join's inputs hold back until its build input ended: not an operator's state that can be listed", id)
 	case on == nil:
 		return fmt.Errorf("pipeline %s has no operator %s: the checkpoint is of another version of the file", p.Name(), id)
-	case on.Fingerprint != comp.Fingerprint:
-		return fmt.Errorf("operator %s of pipeline %s changed since checkpoint %d: was %s, now %s", id, p.Name(), cp.ID, comp.Fingerprint, on.Fingerprint)
+	case !v.Restores():
+		return fmt.Errorf("operator %s of pipeline %s does not fit checkpoint %d: %s", id, p.Name(), cp.ID, v.Why)
 	}
 	if err := runtime.RestoreOperator(store, comp, on.Op); err != nil {
 		return fmt.Errorf("operator %s: restore from checkpoint %d: %w", id, cp.ID, err)
@@ -64,16 +93,39 @@ func (p *Pipeline) dumpOp(on *runtime.OpNode, d *StateDump) error {
 	return nil
 }
 
-// StateFingerprints gives the fingerprint of each node with state, by
-// state ID: what the checkpoint's must equal for a run to restore it.
-func (p *Pipeline) StateFingerprints() (map[string]string, error) {
+// StateVerdicts says what a run of the pipeline restored from cp would
+// do with each operator's, source's and sink's saved state (keep,
+// migrate, new, reset, drop or refuse), resetting the nodes reset names
+// (`--reset-state`): what `etld validate --against-state` shows.
+func (p *Pipeline) StateVerdicts(cp *checkpoint.Checkpoint, reset []string) ([]StateVerdict, error) {
 	g, err := p.Plan.Graph()
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]string{}
-	for _, o := range g.Ops {
-		out[o.ID] = o.Fingerprint
+	return runtime.Compare(g, cp, reset)
+}
+
+// CheckState returns the refusal a run of the pipeline would meet with
+// the newest checkpoint its state has under stateDir (nil when it fits,
+// or when there is none): what the daemon checks before it stops a
+// running version for an edited file, so that an edit whose state does
+// not fit leaves the old version running.
+func (p *Pipeline) CheckState(stateDir string) error {
+	if _, err := os.Stat(filepath.Join(stateDir, p.Name())); errors.Is(err, fs.ErrNotExist) {
+		return nil
 	}
-	return out, nil
+	store, err := checkpoint.OpenExisting(stateDir, p.Name())
+	if err != nil {
+		return err
+	}
+	cp, err := store.Latest()
+	if err != nil || cp == nil {
+		// A damaged state directory is the run's to report.
+		return nil
+	}
+	vs, err := p.StateVerdicts(cp, nil)
+	if err != nil {
+		return err
+	}
+	return runtime.Refusals(store.Dir(), cp, vs)
 }

@@ -77,7 +77,11 @@ func runCommand(rf *runFlags, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "etld run: --shutdown-timeout: want a duration above 0")
 		return 2
 	}
-	return runOnce(fs.Args(), cfg, rf.quiet, stderr)
+	if len(rf.reset) > 0 && cfg.StateDir == "" {
+		fmt.Fprintln(stderr, "etld run: --reset-state needs --state-dir: without one nothing is restored")
+		return 2
+	}
+	return runOnce(fs.Args(), cfg, rf.quiet, rf.reset, stderr)
 }
 
 // runFlags are etld run's flags.
@@ -89,6 +93,8 @@ type runFlags struct {
 	quiet, daemon bool
 	config        string
 	profiles      profiles
+	// reset is --reset-state, each time it is given.
+	reset []string
 }
 
 func newRunFlags() *runFlags {
@@ -99,6 +105,10 @@ func newRunFlags() *runFlags {
 			return nil
 		})
 	}
+	rf.fs.Func("reset-state", "start OPERATOR empty although the state directory holds state for it (repeatable)", func(v string) error {
+		rf.reset = append(rf.reset, v)
+		return nil
+	})
 	rf.fs.BoolVar(&rf.quiet, "quiet", false, "print no summary and no progress line (one-shot runs)")
 	rf.fs.StringVar(&rf.config, "config", "", "daemon config file (etld.yaml); runs the daemon")
 	rf.fs.BoolVar(&rf.daemon, "daemon", false, "run the daemon without a config file")
@@ -109,7 +119,7 @@ func newRunFlags() *runFlags {
 
 // runOnce runs the named pipelines to their end: bounded ones finish,
 // the others run until SIGINT or SIGTERM.
-func runOnce(paths []string, cfg daemon.Config, quiet bool, stderr io.Writer) int {
+func runOnce(paths []string, cfg daemon.Config, quiet bool, reset []string, stderr io.Writer) int {
 	secrets := secretsOf(paths)
 	// Log lines, summaries and errors go through progress, which writes
 	// them above its lines; the log format is chosen by stderr itself.
@@ -156,6 +166,7 @@ func runOnce(paths []string, cfg daemon.Config, quiet bool, stderr io.Writer) in
 					Progress:           func(s pipeline.Summary) { progress.update(i, s) },
 					StateDir:           cfg.StateDir,
 					CheckpointInterval: cfg.CheckpointInterval,
+					ResetState:         reset,
 					Logger:             logger.With("component", "runtime", "pipeline", p.Name()),
 				})
 				return err

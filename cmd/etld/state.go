@@ -32,9 +32,11 @@ Usage:
   etld state dump STATE_DIR PIPELINE OPERATOR --pipeline FILE
                                              the operator's state as rows
 
-An OPERATOR is named as ls lists it: TRANSFORM/N (N counts the steps down
-from the transform's result, 0 is the result), or the transform's name
-alone when it has one stateful operator.
+An OPERATOR is named as ls lists it: TRANSFORM/KIND#N, the operator id of
+/metrics (TRANSFORM is the transform's uid when it has one; KIND#N the Nth
+operator of that kind in the transform, e.g. q/group_aggregate#1), or the
+transform's name alone when it has one stateful operator. Checkpoints of
+format 3 and before list TRANSFORM/N (N the steps down from the result).
 
 Flags:
   --checkpoint ID                    the checkpoint to read (default the newest, the

@@ -37,7 +37,7 @@ func describeCheckpoint(store *checkpoint.Store, cp *checkpoint.Checkpoint) chec
 // operatorInfo is what ls and show tell of a node's part of a
 // checkpoint (an operator's, or a source's or sink's for show).
 type operatorInfo struct {
-	// Name is the short name commands take: TRANSFORM/N for an
+	// Name is the short name commands take: TRANSFORM/KIND#N for an
 	// operator, source/NAME, sink/NAME.
 	Name      string `json:"name"`
 	ID        string `json:"state_id"`
@@ -88,22 +88,36 @@ func describeOperators(store *checkpoint.Store, cp *checkpoint.Checkpoint, p *pi
 			labels[n.StateID] = n.Label
 		}
 	}
-	prints, err := p.StateFingerprints()
+	vs, err := p.StateVerdicts(cp, nil)
 	if err != nil {
 		return nil, err
 	}
+	// The pipeline's state ID of each saved state it takes: a renamed
+	// transform's, or a checkpoint of format 3's, differs from the saved.
+	taken := map[string]pipeline.StateVerdict{}
+	for _, v := range vs {
+		if v.From != "" {
+			taken[v.From] = v
+		}
+	}
 	for i := range out {
 		o := &out[i]
-		in, outCols, ok := p.Plan.StateColumns(o.ID)
+		v, ok := taken[o.ID]
+		if !ok {
+			fits := false
+			o.Fits = &fits
+			continue
+		}
+		in, outCols, ok := p.Plan.StateColumns(v.ID)
 		if !ok {
 			continue
 		}
-		o.Plan = labels[o.ID]
+		o.Plan = labels[v.ID]
 		for _, s := range in {
 			o.Input = append(o.Input, columns(s))
 		}
 		o.Output = columns(outCols)
-		fits := prints[o.ID] == cp.Find(o.ID).Fingerprint
+		fits := v.Restores()
 		o.Fits = &fits
 	}
 	return out, nil
@@ -232,7 +246,7 @@ func readCheckpoint(store *checkpoint.Store, id int64) (*checkpoint.Checkpoint, 
 }
 
 // findOperator finds an operator's part of cp by its state ID, its short
-// name (TRANSFORM/N) or, when its transform has one stateful operator,
+// name (TRANSFORM/KIND#N) or, when its transform has one stateful operator,
 // the transform's name.
 func findOperator(cp *checkpoint.Checkpoint, name string) (*checkpoint.Component, error) {
 	for _, id := range []string{name, "transform/" + name} {
@@ -264,7 +278,7 @@ func findOperator(cp *checkpoint.Checkpoint, name string) (*checkpoint.Component
 	return nil, &usageError{fmt.Sprintf("transform %q has %d stateful operators in checkpoint %d: name one of %s", name, len(found), cp.ID, strings.Join(names, ", "))}
 }
 
-// shortName is a state ID without "transform/": TRANSFORM/N.
+// shortName is a state ID without "transform/": TRANSFORM/KIND#N.
 func shortName(id string) string { return strings.TrimPrefix(id, "transform/") }
 
 // kindOf names what a part of a checkpoint is the state of: an

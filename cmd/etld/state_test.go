@@ -104,7 +104,7 @@ func TestStateCommands(t *testing.T) {
 		t.Errorf("ls STATE_DIR:\n%s", out)
 	}
 	out = mustRun("ls", stateDir, "shop")
-	if !regexpLine(out, `^bycat/1\s+GroupAggregate\s+bycat\s+3\s`) || !regexpLine(out, `^named/1\s+Join\s+named\s+7\s`) {
+	if !regexpLine(out, `^bycat/group_aggregate#1\s+GroupAggregate\s+bycat\s+3\s`) || !regexpLine(out, `^named/join#1\s+Join\s+named\s+7\s`) {
 		t.Errorf("ls STATE_DIR shop: want the aggregate with 3 keys and the join with 7 rows:\n%s", out)
 	}
 	out = mustRun("show", stateDir, "shop", "bycat", "--pipeline", file)
@@ -115,7 +115,7 @@ func TestStateCommands(t *testing.T) {
 		}
 	}
 	out = mustRun("show", stateDir, "shop")
-	for _, want := range []string{"source/orders", "source/cats", "bycat/1", "named/1", "sink/out"} {
+	for _, want := range []string{"source/orders", "source/cats", "bycat/group_aggregate#1", "named/join#1", "sink/out"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("show shop: no %q in\n%s", want, out)
 		}
@@ -128,7 +128,7 @@ func TestStateCommands(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("dump bycat:\n%q\nwant\n%q", got, want)
 	}
-	got = lines(mustRun("dump", stateDir, "shop", "bycat/1", "--pipeline", file, "--format", "csv"))
+	got = lines(mustRun("dump", stateDir, "shop", "bycat/group_aggregate#1", "--pipeline", file, "--format", "csv"))
 	if got[0] != "cat,COUNT(*),SUM(price),SUM(CASE WHEN cat = 'zz' THEN 1 ELSE 0 END)" || !slices.Equal(slices.Sorted(slices.Values(got[1:])), []string{"a,2,17,0", "b,1,5,0", "c,1,1,0"}) {
 		t.Errorf("dump bycat as CSV: %q", got)
 	}
@@ -159,9 +159,9 @@ func TestStateCommandErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"ls", stateDir, "shop", "nope"}, 2, "holds no operator \"nope\"; it holds bycat/1, named/1, named/1/inputs"},
+		{[]string{"ls", stateDir, "shop", "nope"}, 2, "holds no operator \"nope\"; it holds bycat/group_aggregate#1, named/join#1, named/join#1/inputs"},
 		{[]string{"dump", stateDir, "shop", "bycat"}, 2, "--pipeline FILE"},
-		{[]string{"dump", stateDir, "shop", "bycat", "--pipeline", changed}, 1, "operator transform/bycat/1 of pipeline shop changed since checkpoint 1"},
+		{[]string{"dump", stateDir, "shop", "bycat", "--pipeline", changed}, 1, "operator transform/bycat/group_aggregate#1 of pipeline shop does not fit checkpoint 1: the operator itself changed"},
 		{[]string{"dump", stateDir, "shop", "named", "--pipeline", file, "--table", "middle"}, 2, `has no table "middle"; it has "left", "right"`},
 		{[]string{"ls", stateDir, "other"}, 1, `no state of pipeline "other"`},
 		{[]string{"dump", stateDir, "shop", "bycat", "--pipeline", file, "--format", "xml"}, 2, "want json or csv"},

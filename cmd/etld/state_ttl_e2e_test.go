@@ -76,7 +76,7 @@ func TestStateTTLKeyStartsAgain(t *testing.T) {
 	}
 
 	// The state entries of the aggregate, from /metrics and /pipelines.
-	series := `etld_operator_state_entries{operator="per_user/group_aggregate#1",pipeline="ttl",state_id="transform/per_user/1"}`
+	series := `etld_operator_state_entries{operator="per_user/group_aggregate#1",pipeline="ttl",state_id="transform/per_user/group_aggregate#1"}`
 	testenv.Eventually(t, 30*time.Second, "the expired groups freed", func() error {
 		v, ok := metric(t, base, series)
 		if !ok {
@@ -88,7 +88,7 @@ func TestStateTTLKeyStartsAgain(t *testing.T) {
 		}
 		return nil
 	})
-	if st, ok := operatorState(t, base, "ttl", "transform/per_user/1"); !ok || st.Entries != 0 || st.StateTTL != "3s" {
+	if st, ok := operatorState(t, base, "ttl", "transform/per_user/group_aggregate#1"); !ok || st.Entries != 0 || st.StateTTL != "3s" {
 		t.Errorf("/pipelines operator_state of the aggregate: %+v (found %v), want 0 entries, state_ttl 3s", st, ok)
 	}
 

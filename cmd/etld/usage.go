@@ -18,6 +18,9 @@ const runFlagsUsage = `Run flags:
   --quiet                            no summary and no progress line (one-shot)
   --state-dir DIR                    keep checkpoints and resume from them (one-shot: off by default)
   --checkpoint-interval DURATION     default checkpoint interval (10s)
+  --reset-state OPERATOR             start that operator (state id, TRANSFORM/KIND#N, a transform's
+                                     name, source/NAME, sink/NAME) empty although the state directory
+                                     holds state for it; repeatable (one-shot)
   --shutdown-timeout DURATION        deadline of a graceful stop (30s); past it, exit 1
   --cpuprofile FILE                  write a CPU profile of the run (one-shot or daemon) for go tool pprof
   --memprofile FILE                  write a heap profile at exit, after a GC
@@ -79,7 +82,14 @@ nothing and writes nothing. It exits 1 and lists every error as
 file:line:col: field.path: message.
 
 Usage:
-  etld validate FILE|DIR...          a directory means its *.yaml and *.yml files
+  etld validate [flags] FILE|DIR...  a directory means its *.yaml and *.yml files
+
+Flags:
+  --against-state DIR                also read each pipeline's newest checkpoint under DIR (a
+                                     state directory) and print, per operator, source and sink,
+                                     what a run would do with its state: keep, migrate, new,
+                                     reset, drop or refuse (then exit 1), and why
+  --reset-state OPERATOR             as etld run's: show that operator starting empty
 `
 
 const explainUsage = `etld explain prints a pipeline's plan: each source's schema, each

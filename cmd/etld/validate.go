@@ -1,18 +1,32 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"text/tabwriter"
+
+	"github.com/etld/etld/internal/checkpoint"
+	"github.com/etld/etld/pipeline"
 )
 
 func cmdValidate(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
-	if code := parseFlags(fs, args, validateUsage, stdout, stderr); code >= 0 {
+	flags := flag.NewFlagSet("validate", flag.ContinueOnError)
+	against := flags.String("against-state", "", "print what a run would do with the state each pipeline has under DIR")
+	var reset []string
+	flags.Func("reset-state", "show OPERATOR starting empty (repeatable)", func(v string) error {
+		reset = append(reset, v)
+		return nil
+	})
+	if code := parseFlags(flags, args, validateUsage, stdout, stderr); code >= 0 {
 		return code
 	}
-	args = fs.Args()
+	args = flags.Args()
 	if len(args) == 0 {
 		fmt.Fprintln(stderr, "etld validate: name at least one pipeline file or directory")
 		return 2
@@ -24,11 +38,66 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 		reportPanic(stderr, err, secrets)
 		return 1
 	}
+	code := 0
 	for _, p := range ps {
 		fmt.Fprintln(stdout, secrets.Redact(fmt.Sprintf("%s: pipeline %s is valid", p.Spec.File, p.Name())))
 		for _, w := range p.Plan.StateWarnings() {
 			fmt.Fprintln(stderr, secrets.Redact(w))
 		}
+		if *against == "" {
+			continue
+		}
+		if err := printAgainstState(stdout, *against, p, reset); err != nil {
+			fmt.Fprintln(stderr, secrets.Redact(err.Error()))
+			code = 1
+		}
 	}
-	return 0
+	return code
+}
+
+// printAgainstState prints what a run of p would do with the state its
+// newest checkpoint under stateDir holds, node by node, and returns the
+// refusal a run would meet.
+func printAgainstState(w io.Writer, stateDir string, p *pipeline.Pipeline, reset []string) error {
+	if _, err := os.Stat(filepath.Join(stateDir, p.Name())); errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(w, "pipeline %s: no state under %s: every operator starts empty\n", p.Name(), stateDir)
+		return nil
+	}
+	store, err := checkpoint.OpenExisting(stateDir, p.Name())
+	if err != nil {
+		return fmt.Errorf("pipeline %s: %w", p.Name(), err)
+	}
+	cp, err := store.Latest()
+	if err != nil {
+		return fmt.Errorf("pipeline %s: %w", p.Name(), err)
+	}
+	if cp == nil {
+		fmt.Fprintf(w, "pipeline %s: no checkpoint in %s: every operator starts empty\n", p.Name(), store.Dir())
+		return nil
+	}
+	vs, err := p.StateVerdicts(cp, reset)
+	if err != nil {
+		return fmt.Errorf("pipeline %s: %w", p.Name(), err)
+	}
+	fmt.Fprintf(w, "pipeline %s against checkpoint %d of %s:\n", p.Name(), cp.ID, store.Dir())
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	refused := 0
+	for _, v := range vs {
+		if v.Optional && v.Action == pipeline.StateFresh {
+			continue
+		}
+		why := v.Why
+		if v.From != "" && v.From != v.ID {
+			why = fmt.Sprintf("from %s; %s", v.From, why)
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", v.Action, v.ID, why)
+		if v.Action == pipeline.StateRefuse {
+			refused++
+		}
+	}
+	tw.Flush()
+	if refused > 0 {
+		return fmt.Errorf("pipeline %s: %d of its operators refuse the saved state: a run would stop; see `etld run --reset-state`", p.Name(), refused)
+	}
+	return nil
 }

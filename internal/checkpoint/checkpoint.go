@@ -15,9 +15,9 @@
 // checkpoint file that is complete; temporary files left behind are
 // never read and are removed by the next write.
 //
-// A checkpoint file is "ETLDCKPT", a version byte (3; files of version
-// 1, before RuntimePart, and 2, before Entries, are still read), the
-// fields below
+// A checkpoint file is "ETLDCKPT", a version byte (4; files of version
+// 1, before RuntimePart, 2, before Entries, and 3, whose operator IDs
+// were "transform/<name>/<depth>", are still read), the fields below
 // (varints, length-prefixed strings and byte strings) and a CRC-32C of
 // everything before it, so a damaged file is refused rather than
 // misread.
@@ -49,7 +49,8 @@ import (
 // Component is one node's part of a checkpoint.
 type Component struct {
 	// ID names the component stably across runs: "source/<name>",
-	// "sink/<name>", "transform/<name>/<n>".
+	// "sink/<name>", "transform/<uid or name>/<kind>#<n>" (format 3 and
+	// before: "transform/<name>/<depth>", see Checkpoint.Format).
 	ID string
 	// Fingerprint describes what the state was made for (schema, SQL,
 	// mode); a restore compares it with the current pipeline's.
@@ -82,7 +83,14 @@ type Checkpoint struct {
 	// result was delivered: the pipeline has nothing left to do.
 	Finished   bool
 	Components []Component
+	// Format is the file format version the checkpoint was read from
+	// (Version when written by this etld): an operator's ID in format
+	// 3 and before was its depth below its transform's result.
+	Format int
 }
+
+// Version is the checkpoint file format this etld writes.
+const Version = version
 
 // Find returns the component with the ID, or nil.
 func (c *Checkpoint) Find(id string) *Component {
@@ -131,8 +139,10 @@ func Open(stateDir, pipeline string) (*Store, error) {
 func (s *Store) Dir() string { return s.dir }
 
 const (
-	magic        = "ETLDCKPT"
-	version      = 3 // 1: without RuntimePart, 2: without Entries; both still read
+	magic = "ETLDCKPT"
+	// 1: without RuntimePart, 2: without Entries, 3: operator IDs by
+	// depth (the layout of 4); all still read.
+	version      = 4
 	manifestName = "MANIFEST"
 	instanceName = "INSTANCE"
 	fenceName    = "FENCE"
@@ -492,7 +502,7 @@ func decode(raw []byte) (*Checkpoint, error) {
 		return nil, fmt.Errorf("format version %d, this etld reads 1 to %d", v, version)
 	}
 	d := row.NewDecoder(body[len(magic)+1:])
-	cp := &Checkpoint{ID: d.Varint()}
+	cp := &Checkpoint{ID: d.Varint(), Format: int(v)}
 	cp.Time = time.Unix(0, d.Varint())
 	cp.Finished = readBool(d)
 	cp.Pipeline = d.Str()

@@ -108,8 +108,44 @@ sinks:
 	check: sameOutputs(".csv"),
 }
 
+// (a5) file -> GROUP BY -> file in retract mode, the pipeline file
+// edited between kills: every other life adds a projection after the
+// aggregate (it moves the aggregate down the transform's plan, which a
+// state ID by depth did not survive). The aggregate keeps its state
+// across each edit, so the changelog is byte-identical to the reference
+// run's (the projection computes the same values).
+var fileGroupByEdited = scenario{
+	name: "file-groupby-edited",
+	pipeline: `version: 1
+name: crash-edit-{{.Out}}
+sources:
+{{template "readings" .}}
+transforms:
+  - name: stats
+    sql: |
+{{- if .Edited}}
+      SELECT sensor, n, max_temp, ids + 0 AS ids FROM (
+        SELECT sensor, COUNT(*) AS n, MAX(temp) AS max_temp, SUM(id) AS ids
+        FROM readings
+        GROUP BY sensor)
+{{- else}}
+      SELECT sensor, COUNT(*) AS n, MAX(temp) AS max_temp, SUM(id) AS ids
+      FROM readings
+      GROUP BY sensor
+{{- end}}
+sinks:
+{{template "file sink" args . "name" "out" "from" "stats" "mode" "retract" "format" "csv"}}
+`,
+	setup: writesReadings(3),
+	check: sameOutputs(".csv"),
+}
+
+// Edited tells a template to render the edited version of its pipeline:
+// in every other life of the crashing runs, never in the reference run.
+func (e *env) Edited() bool { return e.Life%2 == 0 && e.Life > 0 }
+
 func TestCrash(t *testing.T) {
-	for _, sc := range []scenario{fileToFile, fileGroupByToFile, fileTopNToFile, fileGroupByRescale} {
+	for _, sc := range []scenario{fileToFile, fileGroupByToFile, fileTopNToFile, fileGroupByRescale, fileGroupByEdited} {
 		t.Run(sc.name, func(t *testing.T) { runScenario(t, sc) })
 	}
 }

@@ -37,9 +37,9 @@ const (
 // NodeInfo is one node of a Description.
 type NodeInfo struct {
 	// ID is stable across runs and edits of other elements:
-	// "source:NAME", "transform:NAME", "transform:NAME/DEPTH" for the
-	// operator DEPTH steps below the transform's result (0 is the
-	// result), "sink:NAME".
+	// "source:NAME", "transform:NAME", "transform:NAME/KIND#N" for the
+	// transform's Nth operator of that kind in data-flow order (NAME its
+	// uid when it has one), "sink:NAME".
 	ID   string `json:"id"`
 	Kind string `json:"kind"` // source, transform, operator or sink
 	// Label is what to draw: the name from the file for sources,

@@ -36,6 +36,7 @@ func (p *Plan) Graph() (*runtime.Graph, error) {
 	}
 	owners, transforms := p.opOwners()
 	opIDs := p.opIDs()
+	aliases := p.stateAliases()
 	var build func(n *Node) (*runtime.Node, error)
 	build = func(n *Node) (*runtime.Node, error) {
 		if rn, ok := built[n]; ok {
@@ -55,13 +56,13 @@ func (p *Plan) Graph() (*runtime.Graph, error) {
 			return &un.Node, nil
 		}
 		if n.Kind == ValuesNode {
-			sn := constSourceNode(n, owners[n], transforms[n])
+			sn := constSourceNode(n, owners[n], transforms[n], aliases[n])
 			g.Sources = append(g.Sources, sn)
 			built[n] = &sn.Node
 			return &sn.Node, nil
 		}
 		if n.Kind == JoinNode {
-			rn, err := p.joinGraph(g, n, owners[n], opIDs[n], transforms[n], build)
+			rn, err := p.joinGraph(g, n, owners[n], opIDs[n], transforms[n], aliases[n], build)
 			if err == nil {
 				built[n] = rn
 			}
@@ -81,7 +82,7 @@ func (p *Plan) Graph() (*runtime.Graph, error) {
 			return nil, err
 		}
 		on := &runtime.OpNode{Node: runtime.Node{Name: n.Label, Short: opIDs[n], Kind: "transform", ID: owners[n], Transform: transforms[n],
-			Fingerprint: fmt.Sprintf("%s, input %s, output %s", n.Label, n.Input.Schema, n.Schema), Feed: feed}, Input: in, Op: op}
+			Fingerprint: fmt.Sprintf("%s, input %s, output %s", n.Label, n.Input.Schema, n.Schema), Feed: feed, Aliases: aliases[n]}, Input: in, Op: op}
 		on.StateTTL = p.setStateTTL(op, n, transforms[n])
 		if err := p.lateRows(on, n); err != nil {
 			return nil, err
@@ -174,13 +175,15 @@ func eventTime(s *Source) func(r row.Row) (int64, bool, error) {
 	}
 }
 
-// opOwners names each transform's operators for checkpoints:
-// "transform/<name>/<depth>", depth counted from the transform's result
-// down its input chain. The names stay put when other transforms or
-// sinks are added, so a checkpoint is matched to the same operator.
+// legacyOwners names each transform's operators as checkpoints of
+// format 3 and before did: "transform/<name>/<depth>", depth counted from
+// the transform's result down its input chain (below a union or a join
+// the input's number, "2/u1/0"). A filter added after an aggregate moved
+// its depth, so those names did not survive an edit; opOwners replaced
+// them, and a restore of an older checkpoint matches by these.
 // transforms maps each operator to the name of the transform it belongs
-// to, for errors.
-func (p *Plan) opOwners() (owners, transforms map[*Node]string) {
+// to.
+func (p *Plan) legacyOwners() (owners, transforms map[*Node]string) {
 	roots := map[*Node]bool{}
 	for _, s := range p.Sources {
 		roots[s.Table.Root] = true
@@ -190,8 +193,6 @@ func (p *Plan) opOwners() (owners, transforms map[*Node]string) {
 	}
 	owners, transforms = map[*Node]string{}, map[*Node]string{}
 	for _, t := range p.Transforms {
-		// The path from the transform's result: the depth down a chain,
-		// and below a union the input's number, "2/u1/0".
 		var walk func(n *Node, prefix string, depth int)
 		walk = func(n *Node, prefix string, depth int) {
 			if n == nil || n != t.Root && roots[n] {
@@ -305,8 +306,12 @@ func computedCalc(s *Source) *runtime.Calc {
 // joinGraph builds a join as a union of its two inputs, which aligns
 // their barriers and tags each batch with its side, followed by the
 // join operator.
-func (p *Plan) joinGraph(g *runtime.Graph, n *Node, id, short, transform string, build func(*Node) (*runtime.Node, error)) (*runtime.Node, error) {
-	un := &runtime.UnionNode{Node: runtime.Node{Name: "inputs of " + n.Label, Kind: "transform", ID: id + "/inputs", Transform: transform}}
+func (p *Plan) joinGraph(g *runtime.Graph, n *Node, id, short, transform string, aliases []string, build func(*Node) (*runtime.Node, error)) (*runtime.Node, error) {
+	var inputAliases []string
+	for _, a := range aliases {
+		inputAliases = append(inputAliases, a+"/inputs")
+	}
+	un := &runtime.UnionNode{Node: runtime.Node{Name: "inputs of " + n.Label, Kind: "transform", ID: id + "/inputs", Transform: transform, Aliases: inputAliases}}
 	un.Build, un.BuildFirst = buildInput(n, p.Batch)
 	for _, in := range n.Inputs {
 		rn, err := build(in)
@@ -317,7 +322,7 @@ func (p *Plan) joinGraph(g *runtime.Graph, n *Node, id, short, transform string,
 	}
 	g.Unions = append(g.Unions, un)
 	on := &runtime.OpNode{Node: runtime.Node{Name: n.Label, Short: short, Kind: "transform", ID: id, Transform: transform,
-		Fingerprint: fmt.Sprintf("%s, left %s, right %s, output %s", n.Label, n.Inputs[0].Schema, n.Inputs[1].Schema, n.Schema)},
+		Fingerprint: fmt.Sprintf("%s, left %s, right %s, output %s", n.Label, n.Inputs[0].Schema, n.Inputs[1].Schema, n.Schema), Aliases: aliases},
 		Input: &un.Node}
 	op, feed, err := p.operator(n, transform)
 	if err != nil {

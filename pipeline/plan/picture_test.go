@@ -140,10 +140,10 @@ func TestDescribeChainedTransforms(t *testing.T) {
 		text string
 		key  []string
 	}{
-		{"transform:a/0 -> transform:b/0", "[I]", nil},
-		{"transform:c/1 -> transform:c/0", "[I,UB,UA,D]", []string{}},
+		{"transform:a/calc#1 -> transform:b/calc#1", "[I]", nil},
+		{"transform:c/group_aggregate#1 -> transform:c/calc#2", "[I,UB,UA,D]", []string{}},
 		{"source:gen -> sink:o3", "[I]", nil},
-		{"transform:d/0 -> sink:o4", "[I]", []string{"s"}},
+		{"transform:d/distinct#1 -> sink:o4", "[I]", []string{"s"}},
 	} {
 		e, ok := edges[c.edge]
 		if !ok {

@@ -50,7 +50,7 @@ func TestUnionDescribeAndGraph(t *testing.T) {
 	}
 	slices.Sort(from)
 	// Input 0 is a's cast Calc (INT to BIGINT), input 1 b's projection.
-	want := []string{"transform:both/1/u0/0", "transform:both/1/u1/0"}
+	want := []string{"transform:both/calc#2", "transform:both/calc#3"}
 	if !slices.Equal(from, want) {
 		t.Errorf("edges into %s come from %q, want %q", union, from, want)
 	}
@@ -65,7 +65,7 @@ func TestUnionDescribeAndGraph(t *testing.T) {
 	for _, o := range g.Ops {
 		ids[o.ID] = true
 	}
-	if !ids["transform/both/0"] {
-		t.Errorf("the Distinct is not checkpointed as transform/both/0: %v", ids)
+	if !ids["transform/both/distinct#1"] {
+		t.Errorf("the Distinct is not checkpointed as transform/both/distinct#1: %v", ids)
 	}
 }

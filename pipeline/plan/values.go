@@ -116,9 +116,9 @@ func constValue(e sql.Expr, c *expr.Compiled, t row.Type) (row.Value, error) {
 
 // constSourceNode is the runtime node that reads constant table n, named
 // id for checkpoints.
-func constSourceNode(n *Node, id, transform string) *runtime.SourceNode {
+func constSourceNode(n *Node, id, transform string, aliases []string) *runtime.SourceNode {
 	return &runtime.SourceNode{
-		Node: runtime.Node{Name: n.Label, Kind: "source", ID: id, Transform: transform,
+		Node: runtime.Node{Name: n.Label, Kind: "source", ID: id, Transform: transform, Aliases: aliases,
 			Fingerprint: fmt.Sprintf("%s, output %s", n.Label, n.Schema)},
 		Source:  &constSource{rows: n.constRows().rows},
 		Columns: n.Schema,

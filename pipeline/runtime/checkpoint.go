@@ -65,6 +65,10 @@ type CheckpointOptions struct {
 	Store *checkpoint.Store
 	// Logger receives a line per restore and per failure.
 	Logger *slog.Logger
+	// ResetState names the nodes that start empty although the restored
+	// checkpoint holds state for them (`etld run --reset-state`), as
+	// Compare reads them.
+	ResetState []string
 }
 
 // CheckpointStats are a run's checkpoint counters, safe to read while it
@@ -128,6 +132,9 @@ type coordinator struct {
 	// asked carries a source's request for a checkpoint before the
 	// interval is up (connector.CheckpointAsker).
 	asked chan struct{}
+	// verdicts says, by node ID, what the restore did with each node's
+	// saved state (compat.go); nil when nothing was restored.
+	verdicts map[string]Verdict
 }
 
 func newCoordinator(g *Graph, opt CheckpointOptions) *coordinator {

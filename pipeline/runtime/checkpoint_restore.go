@@ -31,11 +31,13 @@ func (c *coordinator) restore() error {
 		return err
 	}
 	for _, p := range c.parts {
-		p.restored = cp.Find(p.node.ID)
+		if v, ok := c.verdicts[p.node.ID]; ok && v.Restores() {
+			p.restored = cp.Find(v.From)
+		}
 	}
 	for _, s := range c.g.Sources {
 		comp := s.cp.restored
-		if comp.Connector == nil {
+		if comp == nil || comp.Connector == nil {
 			continue
 		}
 		pos, ok := s.Source.(connector.Positioner)
@@ -59,7 +61,7 @@ func (c *coordinator) restore() error {
 	for _, s := range c.g.Sinks {
 		comp := s.cp.restored
 		sn, ok := s.Sink.(connector.SinkSnapshotter)
-		if !ok || comp.Connector == nil {
+		if !ok || comp == nil || comp.Connector == nil {
 			continue
 		}
 		if err := sn.Restore(comp.Connector); err != nil {
@@ -116,44 +118,43 @@ func (c *coordinator) tellSinks() error {
 	return nil
 }
 
-// fits compares the checkpoint's components with the graph's and names
-// every difference.
+// fits decides for every node what it does with the checkpoint's state
+// (compat.go) and refuses a checkpoint that does not fit, naming every
+// difference and the choices.
 func (c *coordinator) fits(cp *checkpoint.Checkpoint) error {
-	var diffs []string
 	if cp.Pipeline != c.g.Name {
-		diffs = append(diffs, fmt.Sprintf("it belongs to pipeline %q", cp.Pipeline))
+		return retry.Permanent(fmt.Errorf("the saved state in %s (checkpoint %d) belongs to pipeline %q, not %q",
+			c.opt.Store.Dir(), cp.ID, cp.Pipeline, c.g.Name))
 	}
-	seen := map[string]bool{}
-	for _, p := range c.parts {
-		if !p.stateful || p.optional {
-			seen[p.node.ID] = true
-			continue
-		}
-		id := p.node.ID
-		seen[id] = true
-		comp := cp.Find(id)
-		switch {
-		case comp == nil:
-			diffs = append(diffs, fmt.Sprintf("%s is new (%s)", describe(p.node), p.node.Fingerprint))
-		case comp.Fingerprint != p.node.Fingerprint:
-			diffs = append(diffs, fmt.Sprintf("%s changed: was %s, now %s", describe(p.node), comp.Fingerprint, p.node.Fingerprint))
-		}
-	}
-	for _, comp := range cp.Components {
-		if !seen[comp.ID] && !strings.HasPrefix(comp.ID, deadLettersID) {
-			diffs = append(diffs, fmt.Sprintf("%s is gone (was %s)", describeID(comp.ID), comp.Fingerprint))
-		}
-	}
-	if len(diffs) == 0 {
-		return nil
+	vs, err := Compare(c.g, cp, c.opt.ResetState)
+	if err != nil {
+		return retry.Permanent(err)
 	}
 	// Permanent: running again meets the same state, until the file or
 	// the state directory changes.
-	return retry.Permanent(fmt.Errorf("the saved state in %s (checkpoint %d, taken %s) no longer fits the pipeline file: %s; remove %s (or move it away) to start from scratch",
-		c.opt.Store.Dir(), cp.ID, cp.Time.UTC().Format(time.RFC3339), strings.Join(diffs, "; "), c.opt.Store.Dir()))
+	if err := Refusals(c.opt.Store.Dir(), cp, vs); err != nil {
+		return retry.Permanent(err)
+	}
+	c.verdicts = map[string]Verdict{}
+	for _, v := range vs {
+		c.verdicts[v.ID] = v
+		switch v.Action {
+		case Migrate, Reset, Drop:
+			c.log.Info("restore: "+string(v.Action), "pipeline", c.g.Name, "state", v.ID, "why", v.Why)
+		case Keep:
+			if v.Why != "" {
+				c.log.Info("restore: keep", "pipeline", c.g.Name, "state", v.ID, "why", v.Why)
+			}
+		}
+	}
+	return nil
 }
 
 func describe(n *Node) string {
+	if n.Transform != "" {
+		// The name is the operator's plan.
+		return fmt.Sprintf("transform %q (%s)", n.Transform, n.Name)
+	}
 	if n.Kind == "transform" {
 		// The ID names the transform the operator belongs to; the name is
 		// the operator's plan.

@@ -49,8 +49,14 @@ type Node struct {
 	// ID names the node in checkpoints, stable across runs of the same
 	// pipeline file; the runtime derives one from Kind and Name if empty.
 	ID string
-	// Fingerprint describes what the node's state is made for (schemas,
-	// SQL, mode, key): a checkpoint whose fingerprint differs is refused.
+	// Aliases are the other IDs a checkpoint may hold the node's state
+	// under: a renamed transform's former ID, and, prefixed "legacy:",
+	// the ID checkpoints of format 3 and before gave it (compat.go).
+	Aliases []string
+	// Fingerprint is the node's state schema: what its state is made for
+	// (an operator's plan with its input and output columns; a source's
+	// type and schema; a sink's type, mode, key and input). compat.go
+	// compares it with a checkpoint's to keep, migrate or refuse it.
 	Fingerprint string
 	// StateTTL is the state retention (`state_ttl`) an operator runs
 	// with, 0 for none; the admin API shows it beside the state's size.

@@ -147,8 +147,20 @@ func cutPrefixFold(s, prefix string) (string, bool) {
 
 func (p *parser) transform(n *yaml.Node, path string) *Transform {
 	tr := &Transform{Pos: p.pos(n), Path: path}
-	f := p.fields(n, path, []string{"name", "sql", "state_ttl"})
+	f := p.fields(n, path, []string{"name", "sql", "state_ttl", "uid", "renamed_from"})
 	tr.Name = p.required(f, n, path, "name")
+	if v, ok := f["uid"]; ok {
+		tr.UID, tr.UIDPos = p.str(v, JoinPath(path, "uid")), p.pos(v)
+		if tr.UID == "" || strings.ContainsAny(tr.UID, "/#") {
+			p.errs.Addf(p.pos(v), JoinPath(path, "uid"), "uid %q: want a non-empty name without '/' or '#' (it names the transform's state)", tr.UID)
+		}
+	}
+	if v, ok := f["renamed_from"]; ok {
+		tr.RenamedFrom, tr.RenamedFromPos = p.str(v, JoinPath(path, "renamed_from")), p.pos(v)
+		if tr.RenamedFrom == "" {
+			p.errs.Addf(p.pos(v), JoinPath(path, "renamed_from"), "renamed_from: want the transform's former name")
+		}
+	}
 	if v, ok := f["state_ttl"]; ok {
 		d := p.stateTTL(v, JoinPath(path, "state_ttl"))
 		tr.StateTTL, tr.StateTTLPos = &d, p.pos(v)

@@ -123,6 +123,15 @@ type Transform struct {
 	// their state forever).
 	StateTTL    *time.Duration
 	StateTTLPos Pos
+	// UID, when set, names the transform's state in checkpoints instead
+	// of Name (Flink's uid): renaming the transform then keeps its state,
+	// and a new uid starts its operators empty.
+	UID    string
+	UIDPos Pos
+	// RenamedFrom is the transform's former name: a checkpoint taken
+	// under that name restores into it (ignored when UID is set).
+	RenamedFrom    string
+	RenamedFromPos Pos
 }
 
 // Sink is a sink entry.
@@ -447,6 +456,7 @@ func (p *parser) entries(pl *Pipeline, root *yaml.Node, f map[string]*yaml.Node)
 			declare(tr.Name, tr.Pos, tr.Path+".name")
 			pl.Transforms = append(pl.Transforms, tr)
 		}
+		p.stateNames(pl.Transforms)
 	}
 	sinkNames := map[string]Pos{}
 	if v, ok := f["sinks"]; ok {
@@ -505,4 +515,34 @@ func (p *parser) required(f map[string]*yaml.Node, n *yaml.Node, path, key strin
 		return ""
 	}
 	return p.str(v, JoinPath(path, key))
+}
+
+// stateNames refuses two transforms whose state would have one name in
+// a checkpoint: a uid equal to another transform's uid or name.
+func (p *parser) stateNames(trs []*Transform) {
+	seen := map[string]*Transform{}
+	for _, tr := range trs {
+		if tr.UID == "" {
+			seen[tr.Name] = tr
+		}
+	}
+	for _, tr := range trs {
+		if tr.UID == "" {
+			continue
+		}
+		if prev, dup := seen[tr.UID]; dup {
+			p.errs.Addf(tr.UIDPos, tr.Path+".uid", "uid %q is already the state name of transform %q at %s; a uid must name one transform's state", tr.UID, prev.Name, prev.Pos)
+			continue
+		}
+		seen[tr.UID] = tr
+	}
+}
+
+// StateName is the name the transform's state has in checkpoints: its
+// uid, else its name.
+func (t *Transform) StateName() string {
+	if t.UID != "" {
+		return t.UID
+	}
+	return t.Name
 }

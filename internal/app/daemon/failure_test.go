@@ -208,12 +208,13 @@ func (h *harness) waitSettled(file string) Status {
 // until the file or the state directory does.
 func TestRefusalsOfTheStateFail(t *testing.T) {
 	h := newHarness(t)
-	h.write("p.yaml", pipelineYAML("p", "    rows: 3"))
+	bounded := func(sql string) string { return strings.Replace(statefulYAML(sql), "    endless: true\n", "", 1) }
+	h.write("p.yaml", bounded("SELECT MOD(x, 3) AS k, COUNT(*) AS n FROM src GROUP BY MOD(x, 3)"))
 	h.reload()
 	h.waitState("p.yaml", Finished)
-	h.write("p.yaml", strings.NewReplacer("name: src", "name: src2", "from: src", "from: src2").Replace(pipelineYAML("p", "    rows: 3")))
+	h.write("p.yaml", bounded("SELECT MOD(x, 3) AS k, COUNT(*) AS n, MAX(x) AS m FROM src GROUP BY MOD(x, 3)"))
 	h.reload()
-	if st := h.waitSettled("p.yaml"); st.State != Failed || st.Restarts != 0 || !strings.Contains(st.Error, "no longer fits the pipeline file") {
+	if st := h.waitSettled("p.yaml"); st.State != Failed || st.Restarts != 0 || !strings.Contains(st.Error, "does not fit the edited pipeline") {
 		t.Errorf("state that does not fit: %s after %d restarts (%q), want failed at once", st.State, st.Restarts, st.Error)
 	}
 

@@ -180,7 +180,28 @@ func (s *Supervisor) Reload() (ReloadResult, error) {
 		changes = append(changes, c)
 	}
 	s.claimNames(current, changes)
+	s.checkState(changes)
 	return res, s.apply(changes, &res)
+}
+
+// checkState refuses each edit of a running pipeline whose saved state
+// does not fit the new version (an operator changed, pipeline.CheckState),
+// before apply stops the old one: the old version keeps running and the
+// new one shows as refused with the reason, as a file that does not load
+// does, rather than failing, or retrying, over the same state.
+func (s *Supervisor) checkState(changes []*change) {
+	if s.opt.StateDir == "" {
+		return
+	}
+	for _, c := range changes {
+		if c.p == nil || c.old == nil || !c.old.live() || c.old.name != c.p.Name() {
+			continue
+		}
+		if err := c.p.CheckState(s.opt.StateDir); err != nil {
+			c.p.Plan.Close()
+			c.p, c.err = nil, err
+		}
+	}
 }
 
 // stopRemoved stops the pipelines whose files are gone, first: their

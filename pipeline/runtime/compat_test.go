@@ -1,0 +1,104 @@
+package runtime
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/etld/etld/internal/checkpoint"
+	"github.com/etld/etld/pipeline/runtime/aggop"
+	"github.com/etld/etld/pipeline/runtime/optest"
+)
+
+// TestSchemaChange: column types that widen without changing a saved
+// value migrate; any other change of an operator is refused, saying what.
+func TestSchemaChange(t *testing.T) {
+	agg := func(in, out string) string {
+		return "GroupAggregate(groupBy=[k], select=[SUM(v)]), input (k " + in + ", v DECIMAL(10, 2)), output (k " + in + ", $a0 " + out + ")"
+	}
+	for _, c := range []struct {
+		old, new string
+		want     Action
+		why      string
+	}{
+		{agg("INT", "DECIMAL(38, 2)"), agg("INT", "DECIMAL(38, 2)"), Keep, ""},
+		{agg("SMALLINT", "DECIMAL(38, 2)"), agg("INT", "DECIMAL(38, 2)"), Migrate, "input k SMALLINT -> INT"},
+		{agg("INT NOT NULL", "DECIMAL(20, 2)"), agg("INT", "DECIMAL(38, 2)"), Migrate, "output $a0 DECIMAL(20, 2) -> DECIMAL(38, 2)"},
+		{agg("VARCHAR(5)", "BIGINT"), agg("STRING", "BIGINT"), Migrate, "VARCHAR(5) -> STRING"},
+		{agg("INT", "BIGINT"), agg("BIGINT", "BIGINT"), Refuse, "would rewrite every saved value"},
+		{agg("INT", "DECIMAL(20, 2)"), agg("INT", "DECIMAL(20, 3)"), Refuse, "the scale changed"},
+		{agg("INT", "BIGINT"), agg("INT NOT NULL", "BIGINT"), Refuse, "NOT NULL was added"},
+		{agg("INT", "BIGINT"), strings.Replace(agg("INT", "BIGINT"), "SUM(v)", "SUM(v), MAX(v)", 1), Refuse, "the operator itself changed: was GroupAggregate(groupBy=[k], select=[SUM(v)]), now GroupAggregate(groupBy=[k], select=[SUM(v), MAX(v)])"},
+	} {
+		n := &Node{Kind: "transform", Fingerprint: c.new}
+		got, why := fits(n, c.old)
+		if got != c.want || !strings.Contains(why, c.why) {
+			t.Errorf("%s\n -> %s: %s %q, want %s %q", c.old, c.new, got, why, c.want, c.why)
+		}
+	}
+}
+
+// TestCompareMatchesStateByIDAliasAndLegacyID: an operator finds its
+// saved state under its ID, a former name's ID, or (format 3) its depth
+// ID; new, gone and reset operators get their verdicts.
+func TestCompareMatchesStateByIDAliasAndLegacyID(t *testing.T) {
+	op := func(id string, aliases ...string) *OpNode {
+		agg := optest.Must(aggop.NewGroupAgg([]int{0}, []aggop.AggCall{{Func: aggop.CountStar, Arg: -1}}, aggop.GroupAggOptions{}))
+		return &OpNode{Node: Node{Name: "agg", Kind: "transform", Transform: "q", ID: id, Aliases: aliases, Fingerprint: "fp"}, Op: agg}
+	}
+	verdict := func(vs []Verdict, id string) Verdict {
+		for _, v := range vs {
+			if v.ID == id {
+				return v
+			}
+		}
+		t.Fatalf("no verdict for %s in %+v", id, vs)
+		return Verdict{}
+	}
+	g := &Graph{Name: "p", Ops: []*OpNode{op("transform/q/group_aggregate#1", "transform/old/group_aggregate#1", "legacy:transform/old/1")}}
+	for _, c := range []struct {
+		name   string
+		cp     checkpoint.Checkpoint
+		reset  []string
+		action Action
+		from   string
+	}{
+		{"same id", checkpoint.Checkpoint{Format: 4, Components: []checkpoint.Component{{ID: "transform/q/group_aggregate#1", Fingerprint: "fp"}}}, nil, Keep, "transform/q/group_aggregate#1"},
+		{"renamed", checkpoint.Checkpoint{Format: 4, Components: []checkpoint.Component{{ID: "transform/old/group_aggregate#1", Fingerprint: "fp"}}}, nil, Keep, "transform/old/group_aggregate#1"},
+		{"format 3", checkpoint.Checkpoint{Format: 3, Components: []checkpoint.Component{{ID: "transform/old/1", Fingerprint: "fp"}}}, nil, Keep, "transform/old/1"},
+		// Not found (the depth ID means nothing in format 4); the saved
+		// state no operator takes is refused beside it.
+		{"format 3 id read as 4", checkpoint.Checkpoint{Format: 4, Components: []checkpoint.Component{{ID: "transform/old/1", Fingerprint: "fp"}}}, nil, Fresh, ""},
+		{"new transform", checkpoint.Checkpoint{Format: 4}, nil, Fresh, ""},
+		{"changed", checkpoint.Checkpoint{Format: 4, Components: []checkpoint.Component{{ID: "transform/q/group_aggregate#1", Fingerprint: "fp2"}}}, nil, Refuse, "transform/q/group_aggregate#1"},
+		{"changed, reset by metrics id", checkpoint.Checkpoint{Format: 4, Components: []checkpoint.Component{{ID: "transform/q/group_aggregate#1", Fingerprint: "fp2"}}}, []string{"q/group_aggregate#1"}, Reset, ""},
+		{"changed, reset by transform", checkpoint.Checkpoint{Format: 4, Components: []checkpoint.Component{{ID: "transform/q/group_aggregate#1", Fingerprint: "fp2"}}}, []string{"q"}, Reset, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			vs, err := Compare(g, &c.cp, c.reset)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := verdict(vs, "transform/q/group_aggregate#1")
+			if v.Action != c.action || (c.from != "" && v.From != c.from) {
+				t.Errorf("%+v, want %s from %q", v, c.action, c.from)
+			}
+		})
+	}
+	// A gone operator of a transform that keeps others is refused; of a
+	// gone transform, dropped.
+	cp := &checkpoint.Checkpoint{Format: 4, Components: []checkpoint.Component{
+		{ID: "transform/q/group_aggregate#1", Fingerprint: "fp"}, {ID: "transform/q/rank#1", Fingerprint: "Rank"}, {ID: "transform/r/distinct#1", Fingerprint: "D"}}}
+	vs, err := Compare(g, cp, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := verdict(vs, "transform/q/rank#1"); v.Action != Refuse {
+		t.Errorf("gone operator of a kept transform: %+v", v)
+	}
+	if v := verdict(vs, "transform/r/distinct#1"); v.Action != Drop {
+		t.Errorf("operator of a gone transform: %+v", v)
+	}
+	if _, err := Compare(g, cp, []string{"nosuch"}); err == nil || !strings.Contains(err.Error(), "--reset-state nosuch names no operator") {
+		t.Errorf("a reset naming nothing: %v", err)
+	}
+}
