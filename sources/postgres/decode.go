@@ -191,6 +191,9 @@ func (st *streamer) change(ctx context.Context, kind byte, rel uint32, oldType u
 	if c == nil || st.skipping {
 		return nil
 	}
+	if st.s.upsert {
+		return st.upsertChange(ctx, c, kind, oldType, old, cur)
+	}
 	if kind != 'I' && oldType != pglogrepl.UpdateMessageTupleTypeOld {
 		what := map[byte]string{'U': "an update", 'D': "a delete"}[kind]
 		return fatalf("%s of table %s (transaction committed at %s) carries no whole old row: the table's REPLICA IDENTITY is no longer FULL; run ALTER TABLE %s REPLICA IDENTITY FULL (the changes since are lost to the source: remove the pipeline's state to read the table anew)", what, c.table, st.txn, c.table.Quoted())
