@@ -19,7 +19,7 @@ func renderedTemplates() map[string]string {
 		fileToFile, fileGroupByToFile, fileTopNToFile, fileGroupByToMySQL,
 		kafkaGroupByToES, kafkaToKafka, fileToKafka,
 		fileKafkaJoinToMySQL, fileTopNToMySQL, fileOverToFile, fileMatchToFile,
-		fileUnionToFile, unionToKafka, fileLateRowsToFile, binlogGroupByToMySQL, fileToParquet,
+		fileUnionToFile, unionToKafka, fileLateRowsToFile, binlogGroupByToMySQL, binlogToPostgres, fileToParquet,
 		fileUDAFToFile,
 	} {
 		m[sc.name] = sc.pipeline
@@ -32,17 +32,19 @@ func renderedTemplates() map[string]string {
 
 // renderedVars holds every variable the templates use, with fixed values.
 var renderedVars = map[string]string{
-	"kafka":  "127.0.0.1:9092",
-	"topic":  "crash_topic",
-	"group":  "crash_group",
-	"es":     "http://127.0.0.1:9200",
-	"index":  "crash_index",
-	"dsn":    "etld:pw@tcp(127.0.0.1:3306)/etld",
-	"table":  "crash_table",
-	"outdir": "/disk",
-	"proxy":  "127.0.0.1:4000",
-	"src":    "crash_src",
-	"stop":   "latest",
+	"kafka":   "127.0.0.1:9092",
+	"topic":   "crash_topic",
+	"group":   "crash_group",
+	"es":      "http://127.0.0.1:9200",
+	"index":   "crash_index",
+	"dsn":     "etld:pw@tcp(127.0.0.1:3306)/etld",
+	"table":   "crash_table",
+	"outdir":  "/disk",
+	"proxy":   "127.0.0.1:4000",
+	"src":     "crash_src",
+	"stop":    "latest",
+	"pgdsn":   "postgres://etld:pw@127.0.0.1:5432/etld",
+	"pgtable": "crash_pg_table",
 }
 
 // renderBoth renders tmpl for the reference run and for the third life of
