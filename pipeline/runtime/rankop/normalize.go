@@ -92,6 +92,22 @@ func (n *Normalize) Watermark(int64, operator.Emitter) error { return nil }
 // Finish has nothing to do: every change was emitted as it came.
 func (n *Normalize) Finish(operator.Emitter) error { return nil }
 
+// DumpState lists the row kept per key (the input's columns).
+func (n *Normalize) DumpState(dump *operator.StateDump) error {
+	if err := dump.Table("", dump.In[0]); err != nil {
+		return err
+	}
+	for id := range n.top {
+		if !n.kept.Has(id) {
+			continue
+		}
+		if err := dump.Row(n.kept.Row(id)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // NormalizeStateVersion is the first byte of a snapshot.
 const NormalizeStateVersion = 1
 
@@ -146,4 +162,5 @@ var (
 	_ operator.Operator    = (*Normalize)(nil)
 	_ operator.Snapshotter = (*Normalize)(nil)
 	_ operator.StateMemory = (*Normalize)(nil)
+	_ operator.StateDumper = (*Normalize)(nil)
 )
