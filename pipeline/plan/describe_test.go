@@ -22,6 +22,7 @@ var exampleVars = map[string]string{
 	"KAFKA_BROKERS":  "127.0.0.1:9092",
 	"ES_HOSTS":       "http://127.0.0.1:9200",
 	"ETLD_MYSQL_DSN": "etld:pw@tcp(127.0.0.1:3306)/etld_test",
+	"ETLD_PG_DSN":    "postgres://etld:pw@127.0.0.1:5432/etld_test",
 }
 
 // examplePlans plans every pipeline of configs/examples, named as
