@@ -214,6 +214,14 @@ func (st *streamer) change(ctx context.Context, kind byte, rel uint32, oldType u
 	case 'D':
 		image(row.Delete, old, nil)
 	case 'U':
+		if st.keyMoved(c, old, cur) {
+			// An update of the key: a row leaves and another comes, as
+			// Debezium tells it. -U/+U would pair rows of two keys, and
+			// an upsert sink, which drops -U, would keep the old key's.
+			image(row.Delete, old, nil)
+			image(row.Insert, cur, old)
+			break
+		}
 		image(row.UpdateBefore, old, nil)
 		image(row.UpdateAfter, cur, old)
 		// One image left out by the snapshot: the other stands alone.
