@@ -85,7 +85,9 @@ func TestCrashBinlogToPostgres(t *testing.T) {
 		}
 		e.Life++
 		file := e.render(t, binlogToPostgres.pipeline, "out")
-		delay := 300*time.Millisecond + time.Duration(rnd.Int64N(int64(900*time.Millisecond)))
+		// A life long enough for a checkpoint on a busy machine (the
+		// sink connects and fences before the first one).
+		delay := 500*time.Millisecond + time.Duration(rnd.Int64N(int64(time.Second)))
 		before := latestID(state)
 		res := runChildUntil(t, file, state, childInterval, delay, nil)
 		if os.Getenv("ETLD_CRASH_VERBOSE") != "" {
