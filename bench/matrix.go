@@ -90,15 +90,25 @@ func matrixShapes() []matrixShape {
 }
 
 // matrixWorkloads are the matrix's shapes as workloads: parse-limit,
-// etld-batch, duckdb, etld-stream, flink-stream, DuckDB the baseline.
+// etld-batch, duckdb, etld-stream, flink-stream, DuckDB the baseline;
+// a GROUP BY also on one worker (etld-batch-1w, etld-stream-1w).
 func matrixWorkloads(e *env) []workload {
 	var ws []workload
 	for _, sh := range matrixShapes() {
-		ws = append(ws, workload{name: sh.name, desc: sh.desc, baseline: "duckdb", engines: []engine{
+		engines := []engine{
 			limitEngine(e, sh.srcs),
 			etldEngine(e, "etld-batch", "out.csv", func(out string) string {
 				return matrixPipeline(e, sh, out, []string{"execution: batch"})
 			}),
+		}
+		if sh.agg {
+			// The GROUP BY on one worker beside the default (one per
+			// core): what the keyed workers gain, in the same run.
+			engines = append(engines, etldEngine(e, "etld-batch-1w", "out-1w.csv", func(out string) string {
+				return matrixPipeline(e, sh, out, []string{"execution: batch", "parallelism: 1"})
+			}))
+		}
+		ws = append(ws, workload{name: sh.name, desc: sh.desc, baseline: "duckdb", engines: append(engines,
 			matrixDuck(e, sh),
 			etldEngine(e, "etld-stream", "", func(string) string {
 				extra := []string{"execution: streaming"}
@@ -108,7 +118,13 @@ func matrixWorkloads(e *env) []workload {
 				return matrixPipeline(e, sh, "blackhole", extra)
 			}),
 			matrixFlink(e, sh),
-		}})
+		)})
+		if sh.agg {
+			w := &ws[len(ws)-1]
+			w.engines = append(w.engines, etldEngine(e, "etld-stream-1w", "", func(string) string {
+				return matrixPipeline(e, sh, "blackhole", []string{"execution: streaming", "mini_batch_aggregate: true", "parallelism: 1"})
+			}))
+		}
 	}
 	return ws
 }

@@ -105,7 +105,11 @@ sources:
     path: %s
     mode: retract
 `, filepath.Join(dir, "stream.csv")))
-	runFile(t, dir, source+"name: batch\nexecution: batch\n"+query+fmt.Sprintf(`sinks:
+	// One worker per GROUP BY in batch mode: there the inner keys reach
+	// LISTAGG and LAST_VALUE in the order the workers list their groups
+	// at the end (in Flink too, at a parallelism above one); streaming
+	// keeps the input's.
+	runFile(t, dir, source+"name: batch\nexecution: batch\nparallelism: 1\n"+query+fmt.Sprintf(`sinks:
   - name: out
     from: outer_aggs
     type: file

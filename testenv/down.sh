@@ -13,7 +13,7 @@ STARTED_FILE=${ETLD_TESTENV_STARTED_FILE:-$TESTENV_ROOT/.started}
 
 services=()
 if [[ "${1:-}" == "--all" ]]; then
-	services=(elasticsearch kafka postgres mariadb registry)
+	services=(elasticsearch kafka postgres mariadb registry s3)
 elif [[ -s "$STARTED_FILE" ]]; then
 	mapfile -t services <"$STARTED_FILE"
 elif [[ $# -gt 0 ]]; then

@@ -11,6 +11,8 @@
 #   elasticsearch/{config,data,logs,tmp}
 #   registry/{build,app}        Maven build of the schema registry, quarkus-app
 #   registry/registry.log       its log
+#   s3/bin/versitygw            the S3 server, built with Go (testenv/s3)
+#   s3/{data,s3.log}            its buckets and objects, its log
 # Downloads themselves stay in Maven's local repository (~/.m2) and apt's
 # cache, so a fresh state dir rebuilds without the network once they are there.
 
@@ -57,6 +59,9 @@ ES_TRANSPORT_PORT=${ETLD_TESTENV_ES_TRANSPORT_PORT:-9300}
 # The schema registry (Apicurio, Confluent's API under /apis/ccompat/v7).
 REGISTRY_HOST=127.0.0.1
 REGISTRY_PORT=${ETLD_TESTENV_REGISTRY_PORT:-8081}
+
+S3_HOST=127.0.0.1
+S3_PORT=${ETLD_TESTENV_S3_PORT:-7070}
 
 log() {
 	printf '%s [testenv/%s] %s\n' "$(date +%H:%M:%S)" "${TESTENV_SERVICE:-main}" "$*" >&2

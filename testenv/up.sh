@@ -3,7 +3,7 @@
 # parallel, and wait until each really answers. Services already running are
 # reused and not recorded, so down.sh stops only what this run started.
 #
-# Usage: testenv/up.sh [mariadb] [postgres] [kafka] [elasticsearch] [tools] [flink] [registry]
+# Usage: testenv/up.sh [mariadb] [postgres] [kafka] [elasticsearch] [tools] [flink] [registry] [s3]
 #   Prints the `export ETLD_TEST_...` lines (and the KAFKA_BROKERS, ES_HOSTS,
 #   ETLD_MYSQL_DSN and ETLD_PG_DSN that configs/examples read) on stdout and writes them to
 #   testenv/.env (or $ETLD_TESTENV_ENV_FILE). Appends the names of the
@@ -18,10 +18,10 @@ STARTED_FILE=${ETLD_TESTENV_STARTED_FILE:-$TESTENV_ROOT/.started}
 
 services=("$@")
 if [[ ${#services[@]} -eq 0 ]]; then
-	services=(mariadb postgres kafka elasticsearch tools flink registry)
+	services=(mariadb postgres kafka elasticsearch tools flink registry s3)
 fi
 for s in "${services[@]}"; do
-	[[ -f "$TESTENV_ROOT/$s.sh" ]] || die "unknown service '$s' (known: mariadb postgres kafka elasticsearch tools flink registry)"
+	[[ -f "$TESTENV_ROOT/$s.sh" ]] || die "unknown service '$s' (known: mariadb postgres kafka elasticsearch tools flink registry s3)"
 done
 
 mkdir -p "$ETLD_TESTENV_DIR"
@@ -84,6 +84,9 @@ fi
 			;;
 		registry)
 			bash "$TESTENV_ROOT/registry.sh" env
+			;;
+		s3)
+			bash "$TESTENV_ROOT/s3.sh" env
 			;;
 		esac
 	done

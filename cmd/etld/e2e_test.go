@@ -236,6 +236,7 @@ func TestValidateExamples(t *testing.T) {
 		"KAFKA_BROKERS":  "127.0.0.1:9092",
 		"ES_HOSTS":       "http://127.0.0.1:9200",
 		"ETLD_MYSQL_DSN": "etld:pw@tcp(127.0.0.1:3306)/etld_test",
+		"ETLD_PG_DSN":    "postgres://etld:pw@127.0.0.1:5432/etld_test",
 	} {
 		if _, set := os.LookupEnv(name); !set {
 			t.Setenv(name, value)

@@ -24,6 +24,7 @@ func explainIn(t *testing.T, args ...string) (stdout, stderr string, code int) {
 		"KAFKA_BROKERS":  "127.0.0.1:9092",
 		"ES_HOSTS":       "http://127.0.0.1:9200",
 		"ETLD_MYSQL_DSN": "etld:pw@tcp(127.0.0.1:3306)/etld_test",
+		"ETLD_PG_DSN":    "postgres://etld:pw@127.0.0.1:5432/etld_test",
 	} {
 		t.Setenv(name, value)
 	}

@@ -22,7 +22,7 @@ func runIn(t *testing.T, dir string, args ...string) (string, string, int) {
 // sources and sinks are replaced, the ${VAR}s of their addresses and
 // secrets may stay unset.
 func TestTestPassesOnEveryExample(t *testing.T) {
-	for _, v := range []string{"KAFKA_BROKERS", "ES_HOSTS", "ETLD_MYSQL_DSN"} {
+	for _, v := range []string{"KAFKA_BROKERS", "ES_HOSTS", "ETLD_MYSQL_DSN", "ETLD_PG_DSN"} {
 		t.Setenv(v, "")
 		os.Unsetenv(v)
 	}

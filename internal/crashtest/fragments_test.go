@@ -128,4 +128,7 @@ var fragmentFuncs = template.FuncMap{
 	"args":         args,
 	"groupPerLife": func() bool { return !sameGroup },
 	"exactlyOnce":  func() string { return exactlyOnce },
+	// workers is a life's number of workers per keyed operator: 1 for the
+	// reference run (life 0), then 2, 3, 1, 2, ...
+	"workers": func(life int) int { return life%3 + 1 },
 }

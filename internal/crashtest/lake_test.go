@@ -2,12 +2,17 @@ package crashtest
 
 import (
 	"bytes"
+	"context"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/minio/minio-go/v7"
+
+	"github.com/etld/etld/internal/testenv"
 )
 
 // file -> partitioned Parquet: the directory of part files (row groups
@@ -105,4 +110,73 @@ func treeOf(t *testing.T, dir string) map[string][]byte {
 
 func TestCrashParquet(t *testing.T) {
 	runScenario(t, fileToParquet)
+}
+
+// file -> partitioned Parquet on object storage (the test S3 server):
+// the same pipeline as fileToParquet with an s3:// path. Parts are
+// multipart uploads completed at the checkpoints' commits and resumed
+// from the checkpoint's parts and tail, so the objects must be the
+// uninterrupted run's, byte for byte, and no other object (an upload
+// completed from a dead life's parts) may be listed.
+var fileToParquetS3 = scenario{
+	name:     "file-parquet-s3",
+	pipeline: strings.Replace(fileToParquet.pipeline, "path: {{.Dir}}/{{.Out}}.dir", "path: s3://{{.Vars.bucket}}/{{.Out}}\n    s3: {endpoint: \"{{.Vars.s3}}\"}", 1),
+	needs: func(t *testing.T) map[string]string {
+		srv := testenv.S3(t)
+		// The lives inherit the credentials from the environment.
+		srv.Setenv(t)
+		return map[string]string{"bucket": srv.Bucket(t), "s3": srv.Endpoint}
+	},
+	setup: writesReadings(3),
+	reset: func(t *testing.T, e *env) {
+		srv := testenv.S3(t)
+		c := srv.Client(t)
+		ctx := context.Background()
+		for u := range c.ListIncompleteUploads(ctx, e.Vars["bucket"], "out/", true) {
+			if u.Err == nil {
+				_ = c.RemoveIncompleteUpload(ctx, e.Vars["bucket"], u.Key)
+			}
+		}
+		for k := range srv.Objects(t, e.Vars["bucket"], "out/") {
+			if err := c.RemoveObject(ctx, e.Vars["bucket"], k, minio.RemoveObjectOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	},
+	check: func(t *testing.T, e *env) {
+		srv := testenv.S3(t)
+		objects := func(prefix string) map[string][]byte {
+			out := map[string][]byte{}
+			for k, v := range srv.Objects(t, e.Vars["bucket"], prefix+"/") {
+				out[strings.TrimPrefix(k, prefix+"/")] = v
+			}
+			return out
+		}
+		sameObjects(t, objects("ref"), objects("out"))
+	},
+}
+
+// sameObjects compares two directories' files, read into maps.
+func sameObjects(t *testing.T, want, got map[string][]byte) {
+	t.Helper()
+	if len(want) < 10 {
+		t.Fatalf("the reference wrote only %d objects", len(want))
+	}
+	for n, w := range want {
+		if g, ok := got[n]; !ok {
+			t.Errorf("%s is missing", n)
+		} else if !bytes.Equal(g, w) {
+			t.Errorf("%s differs from the reference: %d bytes vs %d", n, len(g), len(w))
+		}
+	}
+	for n := range got {
+		if _, ok := want[n]; !ok {
+			t.Errorf("%s is not in the reference", n)
+		}
+	}
+	t.Logf("%d objects", len(want))
+}
+
+func TestCrashParquetS3(t *testing.T) {
+	runScenario(t, fileToParquetS3)
 }

@@ -19,8 +19,8 @@ func renderedTemplates() map[string]string {
 		fileToFile, fileGroupByToFile, fileTopNToFile, fileGroupByToMySQL,
 		kafkaGroupByToES, kafkaToKafka, fileToKafka,
 		fileKafkaJoinToMySQL, fileTopNToMySQL, fileOverToFile, fileMatchToFile,
-		fileUnionToFile, unionToKafka, fileLateRowsToFile, binlogGroupByToMySQL, binlogToPostgres, fileToParquet,
-		fileUDAFToFile,
+		fileUnionToFile, unionToKafka, fileLateRowsToFile, binlogGroupByToMySQL, binlogToPostgres, fileToParquet, fileToParquetS3,
+		fileUDAFToFile, fileGroupByRescale,
 	} {
 		m[sc.name] = sc.pipeline
 	}
@@ -43,6 +43,8 @@ var renderedVars = map[string]string{
 	"proxy":   "127.0.0.1:4000",
 	"src":     "crash_src",
 	"stop":    "latest",
+	"bucket":  "crash-bucket",
+	"s3":      "http://127.0.0.1:7070",
 	"pgdsn":   "postgres://etld:pw@127.0.0.1:5432/etld",
 	"pgtable": "crash_pg_table",
 }

@@ -20,6 +20,8 @@
 //	ETLD_TEST_ASC        AssemblyScript's compiler, asc (testenv/tools.sh)
 //	ETLD_TEST_FLINK      runner of Flink SQL scripts in local mode (testenv/flink.sh)
 //	ETLD_TEST_SCHEMA_REGISTRY Confluent Schema Registry API, e.g. http://127.0.0.1:8081/apis/ccompat/v7
+//	ETLD_TEST_S3_ENDPOINT an S3 server, e.g. http://127.0.0.1:7070, with
+//	                     ETLD_TEST_S3_ACCESS_KEY, _SECRET_KEY and _REGION (testenv/s3.sh)
 //
 // When a variable is unset the test is skipped with a message saying so,
 // except when CI=true or ETLD_TEST_REQUIRE=1: then it fails, so an

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	goruntime "runtime"
 
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/expr"
@@ -86,7 +87,11 @@ type groupAggOp struct {
 }
 
 func (g *groupAggOp) operator(b opBuild) (operator.Lifecycle, error) {
-	return aggop.NewGroupAgg(g.keys, freshUserAggs(g.aggs), b.p.groupAggOptions(g.batch, !b.n.Input.Mode.Updating))
+	opt := b.p.groupAggOptions(g.batch, !b.n.Input.Mode.Updating)
+	return b.p.keyed(g.keys, func() (operator.KeyGrouped, error) {
+		// Each worker its own user aggregates: they hold state.
+		return aggop.NewGroupAgg(g.keys, freshUserAggs(g.aggs), opt)
+	})
 }
 
 // distinctOp is a DistinctNode: SELECT DISTINCT over every column.
@@ -99,9 +104,24 @@ func (d *distinctOp) operator(b opBuild) (operator.Lifecycle, error) {
 	if b.n.Input.Mode.Updating {
 		// A retracted row's last copy must delete it: a GROUP BY of
 		// every column with no aggregates.
-		return aggop.NewGroupAgg(d.keys, nil, b.p.groupAggOptions(d.batch, false))
+		opt := b.p.groupAggOptions(d.batch, false)
+		return b.p.keyed(d.keys, func() (operator.KeyGrouped, error) { return aggop.NewGroupAgg(d.keys, nil, opt) })
 	}
 	return aggop.NewDistinct(), nil
+}
+
+// keyed runs a keyed operator as the pipeline's parallelism of workers,
+// one per core unless the file says (`parallelism`). A GROUP BY without
+// keys has one group: one worker.
+func (p *Plan) keyed(keys []int, build func() (operator.KeyGrouped, error)) (operator.Lifecycle, error) {
+	n := p.Spec.Parallelism
+	if n == 0 {
+		n = goruntime.NumCPU()
+	}
+	if len(keys) == 0 {
+		n = 1
+	}
+	return runtime.NewKeyed(keys, n, build)
 }
 
 // groupAggOptions are a GROUP BY's options under the pipeline's

@@ -46,6 +46,15 @@
 //     checkpoint once every node feeding it passed the barrier
 //     (deadletter.go).
 //
+// Keyed operators: a GROUP BY runs as a Keyed (keyed.go), several
+// instances of the operator behind one node, each owning the keys of its
+// key groups (operator.KeyGroupOf). Every call the node makes is cut by
+// key and run by all of them at once; it returns when all are done, with
+// their output in worker order. To the node it is one operator: a
+// barrier needs no alignment among the workers, each key's changes keep
+// their order, and its snapshot holds the state by key group, which a
+// run with another number of workers restores (keyed_state.go).
+//
 // Messages: a message carries a batch of changes or a watermark. A batch is
 // immutable once sent and may go to several receivers (a table read by two
 // sinks). The end of a stream is the closing of its channel: a bounded

@@ -5,6 +5,7 @@ import (
 	"os"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -46,6 +47,11 @@ type Pipeline struct {
 	// state may hold before the run fails. 0 when the file does not set
 	// it (the runtime's default applies), -1 for `unlimited`.
 	MaxStateBytes int64
+	// Parallelism is `parallelism`: how many workers run each keyed
+	// operator (a GROUP BY), each owning a share of the keys. 0 when the
+	// file does not set it: one per core.
+	Parallelism    int
+	ParallelismPos Pos
 	// LateRows is `late_rows`: what becomes of the rows event-time
 	// operators drop as late. Policy "drop" (the default) counts them;
 	// "dead-letter" also writes each to the file or sink it names.
@@ -304,7 +310,7 @@ func (p *parser) sql(n *yaml.Node, path, what string) *SQL {
 	return p.sqlIn(n, 0, text)
 }
 
-var topKeys = []string{"version", "name", "execution", "checkpoint_interval", "mini_batch", "mini_batch_aggregate", "state_ttl", "max_state_bytes", "late_rows", "functions", "sources", "transforms", "sinks", "tests"}
+var topKeys = []string{"version", "name", "execution", "checkpoint_interval", "mini_batch", "mini_batch_aggregate", "state_ttl", "max_state_bytes", "parallelism", "late_rows", "functions", "sources", "transforms", "sinks", "tests"}
 
 func (p *parser) pipeline(root *yaml.Node) *Pipeline {
 	pl := &Pipeline{File: p.file, Execution: "streaming", MiniBatch: true, LateRows: OnError{Policy: "drop"}}
@@ -367,6 +373,15 @@ func (p *parser) settings(pl *Pipeline, root *yaml.Node, f map[string]*yaml.Node
 		}
 		pl.MaxStateBytes = n
 	}
+	if v, ok := f["parallelism"]; ok {
+		pl.ParallelismPos = p.pos(v)
+		n, err := strconv.Atoi(p.str(v, "parallelism"))
+		if err != nil || n < 1 || n > MaxParallelism {
+			p.errs.Addf(p.pos(v), "parallelism", "want a number of workers from 1 to %d, got %q", MaxParallelism, v.Value)
+		} else {
+			pl.Parallelism = n
+		}
+	}
 	if v, ok := f["late_rows"]; ok {
 		pl.LateRows = p.lateRows(v)
 	}
@@ -374,6 +389,10 @@ func (p *parser) settings(pl *Pipeline, root *yaml.Node, f map[string]*yaml.Node
 		pl.MiniBatchAggregate = p.flag(v, "mini_batch_aggregate", pl.MiniBatchAggregate)
 	}
 }
+
+// MaxParallelism is the most workers `parallelism` asks for: the key
+// groups a keyed operator's state is cut in (the runtime's).
+const MaxParallelism = 128
 
 // flag reads true or false; anything else is an error, and keeps def.
 func (p *parser) flag(v *yaml.Node, path string, def bool) bool {

@@ -13,13 +13,15 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/etld/etld/internal/s3conf"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
 )
 
 // A directory of part files: the file sink's output when its format is a
 // bulk format (parquet) or the rows are partitioned (partition_by), as
-// Flink's filesystem sink writes it. path names the directory.
+// Flink's filesystem sink writes it. path names the directory, or a
+// prefix of object storage (s3://bucket/prefix, any format: s3store.go).
 //
 // Each part is written under a hidden in-progress name
 // (.part-00007.parquet.inprogress) in its partition's directory, and
@@ -93,7 +95,7 @@ type DirSink struct {
 	// slab backs the rows of the file schema made from input rows.
 	slab []row.Value
 
-	st      *store
+	st      partStore
 	seq     int64
 	open    map[string]*openPart
 	pending []partRef
@@ -104,15 +106,17 @@ type DirSink struct {
 	wm         int64
 	finished   bool
 	restored   *dirState
-	started    bool
-	closed     bool
-	written    atomic.Int64
+	// s3 is the object storage of an s3:// path; nil on disk.
+	s3      *s3Target
+	started bool
+	closed  bool
+	written atomic.Int64
 }
 
 // openPart is a part being written.
 type openPart struct {
 	ref    partRef
-	f      *os.File
+	f      partFile
 	w      connector.BulkWriter
 	opened time.Time
 	// recent holds the rows written since the last spill that the writer
@@ -121,6 +125,9 @@ type openPart struct {
 	spills   []spillRef
 	spillSeq int
 	dirty    bool
+	// keeps are the hidden files the store's last checkpoint of the part
+	// needs (an object storage tail), dropped once a later one does not.
+	keeps []string
 }
 
 // newDir builds a directory sink; New calls it for a bulk format or
@@ -135,7 +142,16 @@ func newDir(cfg Config, env connector.SinkEnv, format connector.FormatSpec, logg
 	if s.path == "" {
 		s.path = "."
 	}
-	if env.Formats.Changelog(format) {
+	if s3conf.IsS3(cfg.Path) {
+		t, err := newS3Target(s.path, cfg.S3)
+		if err != nil {
+			errs = append(errs, connector.Errorf("path", "%v", err))
+		}
+		s.s3 = t
+	} else if cfg.S3 != (s3conf.Config{}) {
+		errs = append(errs, connector.Errorf("s3", "applies to an s3://bucket/prefix path"))
+	}
+	if env.Formats.Changelog(format) && s.s3 == nil {
 		errs = append(errs, connector.Errorf("format", "%s writes row kinds, and a directory of part files takes inserts only", format.Type))
 	}
 	if len(cfg.PartitionBy) > 0 {
@@ -250,19 +266,27 @@ func (s *DirSink) Open(ctx context.Context) error {
 	if s.started || s.closed {
 		return s.errorf("opened twice")
 	}
-	if st, err := os.Stat(s.path); err == nil && !st.IsDir() {
-		return s.errorf("is a file, and a %s sink writes a directory of part files there", s.kind())
+	if s.s3 != nil {
+		st, err := s.s3.open(ctx, s.logger)
+		if err != nil {
+			return err
+		}
+		s.st = st
+	} else {
+		if st, err := os.Stat(s.path); err == nil && !st.IsDir() {
+			return s.errorf("is a file, and a %s sink writes a directory of part files there", s.kind())
+		}
+		s.st = newDiskStore(s.path)
 	}
 	s.started = true
-	s.st = newStore(s.path)
 	s.open = map[string]*openPart{}
 	s.partitions = map[string]int64{}
 	s.wm = math.MinInt64
 	s.keep = s.bulk && s.resumable
 	if s.restored != nil {
-		return s.recover(*s.restored)
+		return s.recover(ctx, *s.restored)
 	}
-	return s.fresh()
+	return s.fresh(ctx)
 }
 
 // kind names what makes the sink write a directory, for errors.
@@ -297,7 +321,7 @@ func (s *DirSink) Write(ctx context.Context, b *row.Batch) error {
 		}
 		if p == nil {
 			var err error
-			if p, err = s.openPart(dir); err != nil {
+			if p, err = s.openPart(ctx, dir); err != nil {
 				return err
 			}
 		}
@@ -313,7 +337,7 @@ func (s *DirSink) Write(ctx context.Context, b *row.Batch) error {
 			}
 		}
 		if s.rollBytes > 0 && p.w.Size() >= s.rollBytes {
-			if err := s.closePart(p); err != nil {
+			if err := s.closePart(ctx, p); err != nil {
 				return err
 			}
 		}
@@ -347,7 +371,7 @@ func (p *openPart) trim() {
 }
 
 // openPart starts the next part in partition directory dir.
-func (s *DirSink) openPart(dir string) (*openPart, error) {
+func (s *DirSink) openPart(ctx context.Context, dir string) (*openPart, error) {
 	if s.part != nil {
 		if _, ok := s.partitions[dir]; !ok {
 			at, err := s.partitionTime(dir)
@@ -359,7 +383,7 @@ func (s *DirSink) openPart(dir string) (*openPart, error) {
 	}
 	ref := partRef{Dir: dir, Num: s.seq}
 	s.seq++
-	f, err := s.st.create(ref.inProgress(s.ext))
+	f, err := s.st.createPart(ctx, ref.inProgress(s.ext))
 	if err != nil {
 		return nil, err
 	}
@@ -384,21 +408,26 @@ func (s *DirSink) partitionTime(dir string) (int64, error) {
 
 // closePart completes a part: its writer ends the file, which is synced
 // and waits for a checkpoint's commit to be published.
-func (s *DirSink) closePart(p *openPart) error {
+func (s *DirSink) closePart(ctx context.Context, p *openPart) error {
 	delete(s.open, p.ref.Dir)
 	err := p.w.Close()
+	upload := ""
 	if err == nil {
 		s.written.Add(p.w.Size())
-		err = p.f.Sync()
+		upload, err = s.st.finish(ctx, p.f)
+	} else {
+		err = errors.Join(err, p.f.Close())
 	}
-	err = errors.Join(err, p.f.Close())
 	for _, sp := range p.spills {
 		s.drop = append(s.drop, sp.Name)
 	}
+	s.drop = append(s.drop, p.keeps...)
 	if err != nil {
 		return s.errorf("%s: %w", p.ref.inProgress(s.ext), err)
 	}
-	s.pending = append(s.pending, p.ref)
+	ref := p.ref
+	ref.Upload = upload
+	s.pending = append(s.pending, ref)
 	return nil
 }
 
@@ -471,13 +500,13 @@ func (s *DirSink) Close(ctx context.Context) error {
 	}
 	var err error
 	for _, dir := range slices.Sorted(maps.Keys(s.open)) {
-		err = errors.Join(err, s.closePart(s.open[dir]))
+		err = errors.Join(err, s.closePart(ctx, s.open[dir]))
 	}
 	st := s.state()
 	if err := errors.Join(err, s.st.sync()); err != nil {
 		return err
 	}
-	return s.commit(st)
+	return s.commit(ctx, st)
 }
 
 // WriteFiles implements connector.FileWriter: the directory's files and

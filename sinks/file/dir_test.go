@@ -56,6 +56,9 @@ type dirLife struct {
 	next   int
 	states [][]byte
 	covers []int
+	// every: a checkpoint follows a batch with probability 1/every (4
+	// when 0).
+	every int
 }
 
 func newDirSink(t *testing.T, path, options string, resumable bool, state []byte) *DirSink {
@@ -103,7 +106,7 @@ func (l *dirLife) run(rng *rand.Rand, stop int) {
 		if err := l.s.Watermark(ctx, last-4_000_000); err != nil {
 			l.t.Fatal(err)
 		}
-		if rng.IntN(4) == 0 {
+		if rng.IntN(max(l.every, 4)) == 0 {
 			l.checkpoint(rng.IntN(3) > 0)
 		}
 	}

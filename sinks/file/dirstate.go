@@ -9,7 +9,6 @@ import (
 	"io"
 	"maps"
 	"math"
-	"os"
 	"path"
 	"regexp"
 	"slices"
@@ -25,6 +24,9 @@ import (
 type partRef struct {
 	Dir string `json:"dir,omitempty"`
 	Num int64  `json:"num"`
+	// Upload is what object storage needs to publish or resume the part
+	// (its multipart upload); empty on disk.
+	Upload string `json:"upload,omitempty"`
 }
 
 func (r partRef) base(ext string) string { return fmt.Sprintf("part-%05d%s", r.Num, ext) }
@@ -105,7 +107,7 @@ func (s *DirSink) Snapshot(ctx context.Context) ([]byte, error) {
 		p := s.open[dir]
 		old := s.rollEvery > 0 && now.Sub(p.opened) >= s.rollEvery
 		if old || s.finished || s.complete(dir, s.wm, now) {
-			if err := s.closePart(p); err != nil {
+			if err := s.closePart(ctx, p); err != nil {
 				return nil, err
 			}
 		}
@@ -118,11 +120,25 @@ func (s *DirSink) Snapshot(ctx context.Context) ([]byte, error) {
 			return nil, s.errorf("%s: %w", p.ref.inProgress(s.ext), err)
 		}
 		if s.keep {
-			if err := s.spill(p); err != nil {
+			if err := s.spill(ctx, p); err != nil {
 				return nil, err
 			}
 		}
-		st.Open = append(st.Open, openRef{partRef: p.ref, Size: length, Writer: w, Spills: slices.Clone(p.spills), Opened: p.opened.UnixMilli()})
+		upload, err := s.st.checkpoint(ctx, p.f)
+		if err != nil {
+			return nil, s.errorf("%s: %w", p.ref.inProgress(s.ext), err)
+		}
+		keeps := s.st.keeps(upload)
+		for _, k := range p.keeps {
+			if !slices.Contains(keeps, k) {
+				s.drop = append(s.drop, k)
+				st.Drop = append(st.Drop, k)
+			}
+		}
+		p.keeps = keeps
+		ref := p.ref
+		ref.Upload = upload
+		st.Open = append(st.Open, openRef{partRef: ref, Size: length, Writer: w, Spills: slices.Clone(p.spills), Opened: p.opened.UnixMilli()})
 	}
 	if err := s.st.sync(); err != nil {
 		return nil, err
@@ -163,7 +179,7 @@ func (p *partitioner) due(at, wm int64, now time.Time) bool {
 
 // spill writes the rows p's writer holds that no spill has yet into a
 // new spill file, and forgets the spills whose rows it no longer holds.
-func (s *DirSink) spill(p *openPart) error {
+func (s *DirSink) spill(ctx context.Context, p *openPart) error {
 	excess := len(p.recent) - p.w.Held()
 	for _, sp := range p.spills {
 		excess += sp.Rows - sp.Skip
@@ -186,7 +202,7 @@ func (s *DirSink) spill(p *openPart) error {
 	}
 	name := p.ref.spill(s.ext, p.spillSeq)
 	p.spillSeq++
-	f, err := s.st.create(name)
+	f, err := s.st.create(ctx, name)
 	if err != nil {
 		return err
 	}
@@ -223,12 +239,12 @@ func (s *DirSink) Commit(ctx context.Context, data []byte) error {
 	if err != nil {
 		return s.errorf("commit: %w", err)
 	}
-	return s.commit(st)
+	return s.commit(ctx, st)
 }
 
-func (s *DirSink) commit(st dirState) error {
+func (s *DirSink) commit(ctx context.Context, st dirState) error {
 	for _, ref := range st.Pending {
-		if err := s.st.publish(ref.inProgress(s.ext), ref.final(s.ext)); err != nil {
+		if err := s.st.publish(ctx, ref.inProgress(s.ext), ref.final(s.ext), ref.Upload); err != nil {
 			return err
 		}
 	}
@@ -237,7 +253,7 @@ func (s *DirSink) commit(st dirState) error {
 	}
 	s.pending = slices.DeleteFunc(s.pending, func(r partRef) bool { return slices.Contains(st.Pending, r) })
 	for _, name := range st.Drop {
-		if err := s.st.remove(name); err != nil {
+		if err := s.st.remove(ctx, name); err != nil {
 			return err
 		}
 	}
@@ -253,7 +269,7 @@ func (s *DirSink) commit(st dirState) error {
 		if slices.ContainsFunc(st.Open, func(o openRef) bool { return o.Dir == pr.Dir }) {
 			continue // rows came after it was complete: once they are published
 		}
-		if err := s.st.touch(path.Join(pr.Dir, s.part.success)); err != nil {
+		if err := s.st.touch(ctx, path.Join(pr.Dir, s.part.success)); err != nil {
 			return err
 		}
 		if at, ok := s.partitions[pr.Dir]; ok && at == pr.Time && s.open[pr.Dir] == nil {
@@ -280,7 +296,7 @@ func (s *DirSink) Restore(data []byte) error {
 // the checkpoint and resumed with the rows their spills hold; every
 // other in-progress file is deleted. The runtime then commits the
 // checkpoint, which publishes its pending parts.
-func (s *DirSink) recover(st dirState) error {
+func (s *DirSink) recover(ctx context.Context, st dirState) error {
 	s.seq, s.wm, s.finished = st.Seq, st.Watermark, st.Finished
 	s.pending = slices.Clone(st.Pending)
 	for _, pr := range st.Partitions {
@@ -290,21 +306,29 @@ func (s *DirSink) recover(st dirState) error {
 	for _, ref := range st.Pending {
 		keep[ref.inProgress(s.ext)] = true
 	}
+	for _, ref := range st.Pending {
+		for _, k := range s.st.keeps(ref.Upload) {
+			keep[k] = true
+		}
+	}
 	for _, o := range st.Open {
-		if err := s.resumePart(o); err != nil {
+		if err := s.resumePart(ctx, o); err != nil {
 			return err
 		}
 		keep[o.inProgress(s.ext)] = true
 		for _, sp := range o.Spills {
 			keep[sp.Name] = true
 		}
+		for _, k := range s.st.keeps(o.Upload) {
+			keep[k] = true
+		}
 	}
-	return s.removeHidden(keep)
+	return s.removeHidden(ctx, keep)
 }
 
 // resumePart opens a part of the checkpoint again where it was.
-func (s *DirSink) resumePart(o openRef) error {
-	f, err := s.st.resume(o.inProgress(s.ext), o.Size)
+func (s *DirSink) resumePart(ctx context.Context, o openRef) error {
+	f, err := s.st.resumePart(ctx, o.inProgress(s.ext), o.Size, o.Upload)
 	if err != nil {
 		return err
 	}
@@ -313,13 +337,15 @@ func (s *DirSink) resumePart(o openRef) error {
 		f.Close()
 		return s.errorf("%s: %w", o.inProgress(s.ext), err)
 	}
-	p := &openPart{ref: o.partRef, f: f, w: w, opened: time.UnixMilli(o.Opened), spills: slices.Clone(o.Spills)}
+	ref := o.partRef
+	ref.Upload = ""
+	p := &openPart{ref: ref, f: f, w: w, opened: time.UnixMilli(o.Opened), spills: slices.Clone(o.Spills), keeps: s.st.keeps(o.Upload)}
 	s.open[o.Dir] = p
 	for _, sp := range o.Spills {
 		if n, ok := spillNum(sp.Name); ok {
 			p.spillSeq = max(p.spillSeq, n+1)
 		}
-		if err := s.replay(p, sp); err != nil {
+		if err := s.replay(ctx, p, sp); err != nil {
 			return err
 		}
 	}
@@ -327,8 +353,8 @@ func (s *DirSink) resumePart(o openRef) error {
 }
 
 // replay gives a resumed part's writer the rows of a spill again.
-func (s *DirSink) replay(p *openPart, sp spillRef) error {
-	data, err := os.ReadFile(s.st.abs(sp.Name))
+func (s *DirSink) replay(ctx context.Context, p *openPart, sp spillRef) error {
+	data, err := s.st.read(ctx, sp.Name)
 	if err != nil {
 		return err
 	}
@@ -374,13 +400,13 @@ func spillNum(name string) (int, bool) {
 func isHidden(name string) bool { return strings.HasPrefix(path.Base(name), ".part-") }
 
 // removeHidden deletes every in-progress and spill file not in keep.
-func (s *DirSink) removeHidden(keep map[string]bool) error {
-	names, err := s.st.walk(func(name string) bool { return isHidden(name) && !keep[name] })
+func (s *DirSink) removeHidden(ctx context.Context, keep map[string]bool) error {
+	names, err := s.st.walk(ctx, func(name string) bool { return isHidden(name) && !keep[name] })
 	if err != nil {
 		return err
 	}
 	for _, n := range names {
-		if err := s.st.remove(n); err != nil {
+		if err := s.st.remove(ctx, n); err != nil {
 			return err
 		}
 		s.logger.Debug("file sink: removed an in-progress file of an earlier run", "sink", s.name, "file", n)
@@ -391,20 +417,20 @@ func (s *DirSink) removeHidden(keep map[string]bool) error {
 // fresh prepares a start without a checkpoint: the output's parts and
 // success files are removed, refused or kept (append) as the package doc
 // says, and in-progress files of earlier runs deleted.
-func (s *DirSink) fresh() error {
+func (s *DirSink) fresh(ctx context.Context) error {
 	partName := regexp.MustCompile(`^part-(\d+)` + regexp.QuoteMeta(s.ext) + `$`)
 	success := ""
 	if s.part != nil {
 		success = s.part.success
 	}
-	names, err := s.st.walk(func(name string) bool {
+	names, err := s.st.walk(ctx, func(name string) bool {
 		base := path.Base(name)
 		return partName.MatchString(base) || (success != "" && base == success)
 	})
 	if err != nil {
 		return err
 	}
-	if err := s.removeHidden(nil); err != nil {
+	if err := s.removeHidden(ctx, nil); err != nil {
 		return err
 	}
 	if len(names) == 0 {
@@ -425,7 +451,7 @@ func (s *DirSink) fresh() error {
 	}
 	s.logger.Info("file sink: removing the existing part files", "sink", s.name, "path", s.path, "files", len(names), "overwrite", s.overwrite)
 	for _, n := range names {
-		if err := s.st.remove(n); err != nil {
+		if err := s.st.remove(ctx, n); err != nil {
 			return err
 		}
 	}

@@ -78,6 +78,7 @@ import (
 
 	"github.com/etld/etld/internal/durable"
 	"github.com/etld/etld/internal/retry"
+	"github.com/etld/etld/internal/s3conf"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
 )
@@ -106,6 +107,10 @@ type Config struct {
 	PartitionCommit PartitionCommit `yaml:"partition_commit"`
 	// Rolling says when a part file is complete.
 	Rolling Rolling `yaml:"rolling"`
+	// S3 is the object storage of an s3://bucket/prefix path (endpoint,
+	// region, credentials); such a path is always a directory of part
+	// files (s3store.go).
+	S3 s3conf.Config `yaml:"s3"`
 }
 
 const (
@@ -129,6 +134,9 @@ func New(cfg Config, env connector.SinkEnv) (*Sink, error) {
 	format := cfg.Format
 	if format.IsZero() {
 		format = connector.FormatSpec{Type: "csv"}
+	}
+	if s3conf.IsS3(cfg.Path) {
+		return nil, connector.Errorf("path", "object storage takes whole objects: the sink writes a directory of part files there (use the registered sink, or NewDir)")
 	}
 	if env.Formats.Bulk(format) {
 		return nil, connector.Errorf("format", "%s writes whole files: the sink writes a directory of part files for it (use the registered sink, or NewDir)", format.Type)
@@ -179,7 +187,7 @@ func Register(r *connector.Registry) {
 // IsDir reports whether the options make the sink write a directory of
 // part files (a bulk format, or partition_by) rather than one file.
 func IsDir(cfg Config, env connector.SinkEnv) bool {
-	return len(cfg.PartitionBy) > 0 || (env.Formats != nil && env.Formats.Bulk(cfg.Format))
+	return len(cfg.PartitionBy) > 0 || s3conf.IsS3(cfg.Path) || (env.Formats != nil && env.Formats.Bulk(cfg.Format))
 }
 
 // NewDir builds a file sink that writes a directory of part files.

@@ -1,8 +1,10 @@
 package file
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,6 +13,40 @@ import (
 	"github.com/etld/etld/internal/durable"
 )
 
+// partStore holds the files of a directory sink: a directory on disk
+// (diskStore) or a prefix of object storage (s3Store). Names are relative
+// to the sink's path and use /.
+//
+// A part is written through the partFile createPart returns; checkpoint
+// makes what was written durable and returns what resumePart needs
+// (upload: "" on disk, where the length is enough); finish ends a
+// complete part and returns what publish needs; publish makes it visible
+// under its final name, whole, and is idempotent.
+type partStore interface {
+	abs(name string) string
+	createPart(ctx context.Context, name string) (partFile, error)
+	resumePart(ctx context.Context, name string, size int64, upload string) (partFile, error)
+	checkpoint(ctx context.Context, f partFile) (upload string, err error)
+	finish(ctx context.Context, f partFile) (upload string, err error)
+	publish(ctx context.Context, from, to, upload string) error
+	// keeps names the hidden files an upload state needs (a tail).
+	keeps(upload string) []string
+	// create writes a small hidden file (a spill), durable once synced.
+	create(ctx context.Context, name string) (partFile, error)
+	read(ctx context.Context, name string) ([]byte, error)
+	touch(ctx context.Context, name string) error
+	remove(ctx context.Context, name string) error
+	sync() error
+	walk(ctx context.Context, keep func(name string) bool) ([]string, error)
+}
+
+// partFile is a part, or a spill, being written.
+type partFile interface {
+	io.Writer
+	Sync() error
+	Close() error
+}
+
 // store holds the files of a directory sink: the part files, in progress
 // under hidden names and published under their final ones, the spills of
 // rows a part holds in memory, and the success files. Every name is
@@ -18,20 +54,42 @@ import (
 // file operations through it, so that another store (object storage)
 // can take its place: a part is written as one stream, synced, and
 // published whole under its final name, never seen half written there.
-type store struct {
+type diskStore struct {
 	root string
 	// dirs are directories with new entries that sync has not made
 	// durable yet.
 	dirs map[string]bool
 }
 
-func newStore(root string) *store { return &store{root: root, dirs: map[string]bool{}} }
+func newDiskStore(root string) *diskStore { return &diskStore{root: root, dirs: map[string]bool{}} }
 
-func (s *store) abs(name string) string { return filepath.Join(s.root, filepath.FromSlash(name)) }
+func (s *diskStore) abs(name string) string { return filepath.Join(s.root, filepath.FromSlash(name)) }
 
-// create makes a new file name, its directories too, and opens it for
+func (s *diskStore) createPart(ctx context.Context, name string) (partFile, error) {
+	return s.createFile(name)
+}
+
+func (s *diskStore) create(ctx context.Context, name string) (partFile, error) {
+	return s.createFile(name)
+}
+
+// checkpoint: the sink synced the file, and its length is the state.
+func (s *diskStore) checkpoint(ctx context.Context, f partFile) (string, error) { return "", nil }
+
+// finish syncs and closes the complete part.
+func (s *diskStore) finish(ctx context.Context, f partFile) (string, error) {
+	return "", errors.Join(f.Sync(), f.Close())
+}
+
+func (s *diskStore) keeps(string) []string { return nil }
+
+func (s *diskStore) read(ctx context.Context, name string) ([]byte, error) {
+	return os.ReadFile(s.abs(name))
+}
+
+// createFile makes a new file name, its directories too, and opens it for
 // writing; it replaces a file of that name (one an earlier life left).
-func (s *store) create(name string) (*os.File, error) {
+func (s *diskStore) createFile(name string) (*os.File, error) {
 	p := s.abs(name)
 	if err := s.mkdirs(filepath.Dir(p)); err != nil {
 		return nil, err
@@ -46,7 +104,7 @@ func (s *store) create(name string) (*os.File, error) {
 
 // mkdirs creates dir and its missing parents, noting each parent that
 // gets a new entry.
-func (s *store) mkdirs(dir string) error {
+func (s *diskStore) mkdirs(dir string) error {
 	if _, err := os.Stat(dir); err == nil {
 		return nil
 	}
@@ -62,7 +120,7 @@ func (s *store) mkdirs(dir string) error {
 
 // resume opens the in-progress file name for writing at size, cutting
 // away what a crashed life wrote after it.
-func (s *store) resume(name string, size int64) (*os.File, error) {
+func (s *diskStore) resumePart(ctx context.Context, name string, size int64, upload string) (partFile, error) {
 	f, err := os.OpenFile(s.abs(name), os.O_WRONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("the in-progress file %s that the checkpoint names is gone: the part cannot be completed; to start afresh, remove the output and the pipeline's checkpoint state", s.abs(name))
@@ -90,7 +148,7 @@ func (s *store) resume(name string, size int64) (*os.File, error) {
 // publish renames the in-progress file from to its final name to. It is
 // idempotent: a part already renamed (an earlier commit of the same
 // checkpoint) is left as it is.
-func (s *store) publish(from, to string) error {
+func (s *diskStore) publish(ctx context.Context, from, to, upload string) error {
 	err := os.Rename(s.abs(from), s.abs(to))
 	if errors.Is(err, fs.ErrNotExist) {
 		if _, serr := os.Stat(s.abs(to)); serr == nil {
@@ -106,8 +164,8 @@ func (s *store) publish(from, to string) error {
 }
 
 // touch writes the empty file name (a success file), durably.
-func (s *store) touch(name string) error {
-	f, err := s.create(name)
+func (s *diskStore) touch(ctx context.Context, name string) error {
+	f, err := s.createFile(name)
 	if err != nil {
 		return err
 	}
@@ -118,7 +176,7 @@ func (s *store) touch(name string) error {
 }
 
 // remove deletes name; a file already gone is no error.
-func (s *store) remove(name string) error {
+func (s *diskStore) remove(ctx context.Context, name string) error {
 	if err := os.Remove(s.abs(name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
@@ -126,7 +184,7 @@ func (s *store) remove(name string) error {
 }
 
 // sync makes the new entries durable.
-func (s *store) sync() error {
+func (s *diskStore) sync() error {
 	for dir := range s.dirs {
 		if err := durable.SyncDir(dir); err != nil {
 			return err
@@ -138,7 +196,7 @@ func (s *store) sync() error {
 
 // walk lists every file under the root whose name keep accepts, in
 // Hive partition directories (name=value) and the root itself.
-func (s *store) walk(keep func(name string) bool) ([]string, error) {
+func (s *diskStore) walk(ctx context.Context, keep func(name string) bool) ([]string, error) {
 	var out []string
 	err := filepath.WalkDir(s.root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {

@@ -8,7 +8,9 @@ package file
 // row groups back in file order, so what it returns, and the position,
 // do not depend on the number of workers. The position is the file, the
 // row group and the row in it of the next row:
-// {"v":3,"file":"data/b.parquet","group":2,"row":1024}.
+// {"v":3,"file":"data/b.parquet","group":2,"row":1024}. Objects of a
+// followed s3:// path are complete once listed: the dispatcher lists them
+// again at the end and goes on with the new ones (s3input.go).
 
 import (
 	"context"
@@ -16,11 +18,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"runtime"
 	"slices"
 	"sync"
 
+	"github.com/etld/etld/internal/s3conf"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
 )
@@ -35,18 +37,22 @@ type bulkRead struct {
 	// groups in flight.
 	order chan *piece
 	cur   *piece
-	// file, group and row are the position (Position).
+	// file, group and row are the position (Position); name is the
+	// file's. done are the objects a followed s3:// path read whole
+	// since the start or restore.
 	file, group int
 	row         int64
+	name        string
+	done        []string
 	// mu guards open: each file the dispatcher opened and the number of
 	// its row groups not yet read.
 	mu   sync.Mutex
-	open map[*os.File]int
+	open map[io.Closer]int
 }
 
 // release notes that one more row group of f was read, and closes f
 // after its last.
-func (br *bulkRead) release(f *os.File) {
+func (br *bulkRead) release(f io.Closer) {
 	br.mu.Lock()
 	defer br.mu.Unlock()
 	if br.open[f]--; br.open[f] <= 0 {
@@ -67,8 +73,9 @@ type piece struct {
 	ready   chan struct{}
 	batches []*row.Batch
 	next    int
-	// f is the file, closed once its last piece is read.
-	f *os.File
+	// f is the file, closed once its last piece is read; name is its.
+	f    io.Closer
+	name string
 }
 
 // startBulk starts the dispatcher and the workers at the position
@@ -79,11 +86,14 @@ func (s *Source) startBulk(max int) {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	br := &bulkRead{cancel: cancel, order: make(chan *piece, 2*workers), open: map[*os.File]int{}}
+	br := &bulkRead{cancel: cancel, order: make(chan *piece, 2*workers), open: map[io.Closer]int{}}
 	if p := s.restore; p != nil && p.File != "" {
 		// Open checked that the file is still there.
 		br.file = slices.Index(s.files, p.File)
 		br.group, br.row = p.Group, p.Row
+	}
+	if br.file < len(s.files) {
+		br.name = s.files[br.file]
 	}
 	s.bk = br
 	work := make(chan *piece, 2*workers)
@@ -94,7 +104,7 @@ func (s *Source) startBulk(max int) {
 		defer br.wg.Done()
 		defer close(work)
 		defer close(br.order)
-		s.dispatch(ctx, br, work, file, group, skip)
+		s.dispatch(ctx, br, work, slices.Clone(s.files), file, group, skip)
 	}()
 	for range workers {
 		go func() {
@@ -114,7 +124,7 @@ func (s *Source) startBulk(max int) {
 
 // dispatch opens the files from row skip of row group group of file on
 // and hands out their row groups, in order.
-func (s *Source) dispatch(ctx context.Context, br *bulkRead, work chan<- *piece, file, group int, skip int64) {
+func (s *Source) dispatch(ctx context.Context, br *bulkRead, work chan<- *piece, files []string, file, group int, skip int64) {
 	send := func(p *piece) bool {
 		select {
 		case br.order <- p:
@@ -133,20 +143,33 @@ func (s *Source) dispatch(ctx context.Context, br *bulkRead, work chan<- *piece,
 		}
 	}
 	stop := func(err error) { send(&piece{err: err, ready: make(chan struct{})}) }
-	for i := file; i < len(s.files); i++ {
-		name := s.files[i]
-		f, err := os.Open(name)
+	for i := file; ; i++ {
+		if i >= len(files) {
+			if !s.objFollow {
+				break
+			}
+			// Followed objects: wait for new ones.
+			more, err := s.moreObjects(ctx, files)
+			if err != nil {
+				stop(err)
+				return
+			}
+			if len(more) == 0 {
+				if s.waitObjects(ctx) != nil {
+					return
+				}
+			}
+			files = append(files, more...)
+			i--
+			continue
+		}
+		name := files[i]
+		f, size, err := s.openInput(name)
 		if err != nil {
 			stop(err)
 			return
 		}
-		st, err := f.Stat()
-		if err != nil {
-			f.Close()
-			stop(err)
-			return
-		}
-		fr, err := s.bulk.OpenFile(f, st.Size(), name)
+		fr, err := s.bulk.OpenFile(f, size, name)
 		if err != nil {
 			f.Close()
 			stop(err)
@@ -174,14 +197,14 @@ func (s *Source) dispatch(ctx context.Context, br *bulkRead, work chan<- *piece,
 		br.open[f] = len(groups) - start
 		br.mu.Unlock()
 		for g := start; g < len(groups); g++ {
-			p := &piece{file: i, group: g, skip: skip, first: first, reader: fr, ready: make(chan struct{}), f: f}
+			p := &piece{file: i, group: g, skip: skip, first: first, reader: fr, ready: make(chan struct{}), f: f, name: name}
 			first += groups[g]
 			skip = 0
 			if !send(p) {
 				return
 			}
 		}
-		s.bytesRead.Add(st.Size())
+		s.bytesRead.Add(size)
 	}
 	stop(io.EOF)
 }
@@ -219,7 +242,10 @@ func (s *Source) readBulk(ctx context.Context, max int) (*row.Batch, error) {
 			br.cur = nil
 			br.release(p.f)
 			// The position moves to the start of the next group.
-			br.file, br.group, br.row = p.file, p.group+1, 0
+			if p.name != br.name && br.name != "" && s.objFollow {
+				br.done = append(br.done, br.name)
+			}
+			br.file, br.group, br.row, br.name = p.file, p.group+1, 0, p.name
 			continue
 		}
 		b := p.batches[p.next]
@@ -229,8 +255,11 @@ func (s *Source) readBulk(ctx context.Context, max int) (*row.Batch, error) {
 		if br.file == p.file && br.group == p.group {
 			at = br.row
 		}
-		b.Origin = row.Sequence{Prefix: s.files[p.file] + " row ", First: p.first + at + 1}
-		br.file, br.group, br.row = p.file, p.group, at+int64(b.Len())
+		b.Origin = row.Sequence{Prefix: p.name + " row ", First: p.first + at + 1}
+		if p.name != br.name && br.name != "" && s.objFollow {
+			br.done = append(br.done, br.name)
+		}
+		br.file, br.group, br.row, br.name = p.file, p.group, at+int64(b.Len()), p.name
 		return b, nil
 	}
 }
@@ -254,7 +283,10 @@ func (s *Source) bulkPosition() position {
 	p := position{V: bulkPositionVersion}
 	switch {
 	case s.bk != nil:
-		p.File, p.Group, p.Row = s.files[s.bk.file], s.bk.group, s.bk.row
+		p.File, p.Group, p.Row = s.bk.name, s.bk.group, s.bk.row
+		if s.objFollow {
+			p.Done = append(slices.Clone(s.done), s.bk.done...)
+		}
 	case s.restore != nil:
 		p = *s.restore
 	}
@@ -264,12 +296,14 @@ func (s *Source) bulkPosition() position {
 // newBulk builds a source of a bulk format; errs are the complaints about
 // the other options so far.
 func newBulk(cfg Config, env connector.SourceEnv, format connector.FormatSpec, errs []error) (*Source, error) {
-	if cfg.Follow {
+	if cfg.Follow && !s3conf.IsS3(cfg.Path) {
 		errs = append(errs, connector.Errorf("follow", "a %s file is complete only once its footer is written: it cannot be followed as it grows", format.Type))
 	}
 	if cfg.MaxRecordBytes != nil {
 		errs = append(errs, connector.Errorf("max_record_bytes", "applies only to a format whose records span lines (csv); %s reads row groups", format.Type))
 	}
+	obj, err := newObjectsFor(cfg)
+	errs = append(errs, err)
 	dec, err := env.Formats.NewBulkDecoder(format, env.Schema)
 	errs = append(errs, err)
 	if err := errors.Join(errs...); err != nil {
@@ -288,6 +322,10 @@ func newBulk(cfg Config, env connector.SourceEnv, format connector.FormatSpec, e
 		logger:     logger,
 		rd:         newRecords(nil, 0),
 		spares:     make(chan *row.Batch, sparesKept),
+		obj:        obj,
+	}
+	if obj != nil {
+		obj.logger = logger
 	}
 	s.parDone.Store(-1)
 	return s, nil
@@ -297,6 +335,9 @@ func newBulk(cfg Config, env connector.SourceEnv, format connector.FormatSpec, e
 func (s *Source) openBulk() error {
 	if p := s.restore; p != nil && p.V != bulkPositionVersion {
 		return fmt.Errorf("the checkpoint position was taken reading another format; set it again, or remove the pipeline's checkpoint state to start afresh")
+	}
+	if s.objFollow {
+		return s.openBulkObjects()
 	}
 	files, err := s.match()
 	if err != nil {

@@ -4,7 +4,10 @@
 //
 // Options (Flink's filesystem connector's name in brackets):
 //
-//   - path [path]: a file, or a glob of files.
+//   - path [path]: a file, or a glob of files; or s3://bucket/key, a key
+//     or a glob of keys of object storage (s3input.go).
+//   - s3: with an s3:// path, the endpoint, region and credentials
+//     (internal/s3conf); the AWS environment variables by default.
 //   - format [format]: csv by default; raw makes one STRING column of each
 //     line, for logs. A changelog format (debezium-json, canal-json,
 //     maxwell-json, ogg-json) makes the source updating. A bulk format
@@ -57,13 +60,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/etld/etld/internal/s3conf"
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
 )
@@ -93,6 +96,9 @@ type Config struct {
 	// MaxRecordBytes bounds a record spanning lines (a CSV quoted field
 	// holding line breaks); connector.DefaultMaxRecordBytes when nil.
 	MaxRecordBytes *int `yaml:"max_record_bytes"`
+	// S3 is the object storage of an s3://bucket/key path (endpoint,
+	// region, credentials); s3input.go.
+	S3 s3conf.Config `yaml:"s3"`
 }
 
 // defaultBatch is the batch size Read uses when asked for max <= 0.
@@ -107,6 +113,9 @@ const maxMaxRecordBytes = 1 << 30
 func New(cfg Config, env connector.SourceEnv) (*Source, error) {
 	var errs []error
 	switch _, globErr := filepath.Match(cfg.Path, ""); {
+	case s3conf.IsS3(cfg.Path):
+	case cfg.S3 != (s3conf.Config{}):
+		errs = append(errs, connector.Errorf("s3", "applies to an s3://bucket/key path"))
 	case cfg.Path == "":
 		errs = append(errs, connector.Errorf("path", "must name a file or a glob such as data/*.csv"))
 	case globErr != nil:
@@ -121,8 +130,25 @@ func New(cfg Config, env connector.SourceEnv) (*Source, error) {
 	if format.IsZero() {
 		format = connector.FormatSpec{Type: "csv"}
 	}
-	fl, err := newFollower(cfg)
-	errs = append(errs, err)
+	var fl *follower
+	objFollow := cfg.Follow && s3conf.IsS3(cfg.Path)
+	interval := cfg.MonitorInterval
+	if objFollow {
+		switch {
+		case cfg.RotateWait != nil:
+			errs = append(errs, connector.Errorf("rotate_wait", "applies to files, which are rotated; objects are not"))
+		case cfg.RotatedPath != "":
+			errs = append(errs, connector.Errorf("rotated_path", "applies to files, which are rotated; objects are not"))
+		case interval < 0:
+			errs = append(errs, connector.Errorf("monitor_interval", "must be > 0, such as 200ms (0: the default)"))
+		case interval == 0:
+			interval = defaultMonitorInterval
+		}
+	} else {
+		var err error
+		fl, err = newFollower(cfg)
+		errs = append(errs, err)
+	}
 	switch n := cfg.MaxRecordBytes; {
 	case n == nil:
 	case *n <= 0:
@@ -131,8 +157,14 @@ func New(cfg Config, env connector.SourceEnv) (*Source, error) {
 		errs = append(errs, connector.Errorf("max_record_bytes", "%d is more than the %d (1 GiB) a record may hold in memory", *n, maxMaxRecordBytes))
 	}
 	if env.Formats.Bulk(format) {
-		return newBulk(cfg, env, format, errs)
+		s, err := newBulk(cfg, env, format, errs)
+		if s != nil {
+			s.objFollow, s.interval = objFollow, interval
+		}
+		return s, err
 	}
+	obj, err := newObjectsFor(cfg)
+	errs = append(errs, err)
 	dec, err := env.Formats.NewDecoder(format, env.Schema)
 	errs = append(errs, err)
 	if err := errors.Join(errs...); err != nil {
@@ -157,6 +189,12 @@ func New(cfg Config, env connector.SourceEnv) (*Source, error) {
 		logger:       logger,
 		fl:           fl,
 		spares:       make(chan *row.Batch, sparesKept),
+		obj:          obj,
+		objFollow:    objFollow,
+		interval:     interval,
+	}
+	if obj != nil {
+		obj.logger = logger
 	}
 	s.parDone.Store(-1)
 	if spans {
@@ -231,7 +269,7 @@ type Source struct {
 	// current one, plus the offset it was opened at, less what had been
 	// read from other files and the header before that offset.
 	base atomic.Int64
-	f    *os.File
+	f    input
 	rd   *records
 	// positions is the Origin of the batch being read.
 	positions *row.Positions
@@ -260,6 +298,15 @@ type Source struct {
 	bulk      connector.BulkDecoder
 	bk        *bulkRead
 	bytesRead atomic.Int64
+	// obj reads an s3:// path's objects (s3input.go); objFollow: it
+	// follows new ones, looking every interval; done are the objects
+	// such a source read whole.
+	obj       *objects
+	objFollow bool
+	interval  time.Duration
+	done      []string
+	// ctx is Open's, for the requests of listing.
+	ctx context.Context
 	// restore is the position Restore was given, applied by Open.
 	restore *position
 	opened  bool
@@ -268,7 +315,7 @@ type Source struct {
 
 // Bounded reports whether the source ends after its last file: it does
 // unless it follows them.
-func (s *Source) Bounded() bool { return s.fl == nil }
+func (s *Source) Bounded() bool { return s.fl == nil && !s.objFollow }
 
 // Updating reports whether the format is a changelog format
 // (debezium-json, canal-json, maxwell-json, ogg-json), whose records
@@ -283,6 +330,7 @@ func (s *Source) Open(ctx context.Context) error {
 		return errors.New("opened twice")
 	}
 	s.opened = true
+	s.ctx = ctx
 	if s.fl != nil {
 		return s.openFollow()
 	}
@@ -291,6 +339,9 @@ func (s *Source) Open(ctx context.Context) error {
 	}
 	if s.restore != nil && s.restore.V != positionVersion {
 		return fmt.Errorf("the checkpoint position was taken with follow: true; set it again, or remove the pipeline's checkpoint state to start afresh")
+	}
+	if s.objFollow {
+		return s.openObjects()
 	}
 	files, err := s.match()
 	if err != nil {
@@ -331,7 +382,7 @@ func (s *Source) Read(ctx context.Context, max int) (*row.Batch, error) {
 	if s.bulk != nil {
 		return s.readBulk(ctx, max)
 	}
-	if s.par != nil || s.parallelDecoder() != nil {
+	if s.par != nil || (!s.objFollow && s.parallelDecoder() != nil) {
 		return s.readParallel(ctx, max)
 	}
 	b := s.newBatch(max)
@@ -341,11 +392,34 @@ func (s *Source) Read(ctx context.Context, max int) (*row.Batch, error) {
 				return s.fail(b, err)
 			}
 		}
-		rec, line, err := s.rd.next()
+		var rec []byte
+		var line int64
+		err := io.EOF
+		if s.f != nil {
+			rec, line, err = s.rd.next()
+		}
 		if err == io.EOF {
 			if s.cur+1 < len(s.files) {
+				if s.objFollow && s.f != nil {
+					s.done = append(s.done, s.files[s.cur])
+				}
 				if err := s.openFile(s.cur+1, 0, 1); err != nil {
 					return s.fail(b, err)
+				}
+				continue
+			}
+			if s.objFollow {
+				if b.Len() > 0 {
+					return b, nil
+				}
+				if err := s.followObjects(ctx); err != nil {
+					return s.fail(b, err)
+				}
+				if s.cur+1 < len(s.files) {
+					continue
+				}
+				if err := s.waitObjects(ctx); err != nil {
+					return nil, err
 				}
 				continue
 			}
@@ -469,107 +543,3 @@ func (s *Source) Close(ctx context.Context) error {
 	s.stopBulk()
 	return s.closeFile()
 }
-
-// Bytes is the number of bytes read from the files so far
-// (connector.Meter); a restored source counts from its position on.
-func (s *Source) Bytes() int64 { return s.rd.read.Load() + s.bytesRead.Load() }
-
-// Size is how far the source has read into its files and their total
-// size as Open found them (connector.Sizer); 0, 0 before Open and for a
-// followed source, whose input has no end. done runs ahead of the rows
-// by at most the read buffer.
-func (s *Source) Size() (done, total int64) {
-	total = s.total.Load()
-	if total == 0 {
-		return 0, 0
-	}
-	if s.bulk != nil {
-		return min(s.bytesRead.Load(), total), total
-	}
-	if d := s.parDone.Load(); d >= 0 {
-		// A parallel read's reader runs ahead by the blocks in flight:
-		// count what Read returned.
-		return min(d, total), total
-	}
-	done = max(0, s.base.Load()+s.rd.read.Load())
-	return min(done, total), total
-}
-
-// Replays implements connector.Replayer: a restored run reads on from
-// the checkpoint's offset in the same files, line by line. A followed file
-// does not qualify: after a rotation a new file takes the name and its
-// line numbers start again, so a position would name two records.
-func (s *Source) Replays() string {
-	if s.fl != nil {
-		return "a followed file may be rotated, and the new file's line numbers start again"
-	}
-	return ""
-}
-
-var (
-	_ connector.Source     = (*Source)(nil)
-	_ connector.Sizer      = (*Source)(nil)
-	_ connector.Positioner = (*Source)(nil)
-	_ connector.Replayer   = (*Source)(nil)
-	_ connector.Meter      = (*Source)(nil)
-)
-
-// SetColumns passes the planner's projection on to the format, when it
-// can leave columns undecoded.
-func (s *Source) SetColumns(needed []bool) {
-	if pd, ok := s.bulk.(connector.ProjectingBulkDecoder); ok {
-		pd.SetColumns(needed)
-	}
-	if pd, ok := s.dec.(connector.ProjectingDecoder); ok {
-		pd.SetColumns(needed)
-	}
-}
-
-// SelectColumns implements connector.ColumnSource when the format
-// decodes some columns only (connector.ColumnDecoder).
-func (s *Source) SelectColumns(cols []int) bool {
-	cd, ok := s.dec.(connector.ColumnDecoder)
-	if !ok || s.updating || !cd.DecodeColumns(cols) {
-		return false
-	}
-	s.width, s.columns = len(cols), true
-	return true
-}
-
-// sparesKept bounds the batches given back that a source keeps: a few
-// more than the blocks in flight hold.
-const sparesKept = 64
-
-// Recycle implements connector.BatchRecycler: a decode worker writes its
-// next batch into b (parallel.go).
-func (s *Source) Recycle(b *row.Batch) {
-	if !s.columns {
-		return // only a ColumnDecoder writes every value of a row
-	}
-	select {
-	case s.spares <- b:
-		recycled.Add(1)
-	default:
-	}
-}
-
-// ReadFiles implements connector.FileReader: path, and rotated_path
-// where a followed source looks for its rotated files.
-func (s *Source) ReadFiles() (patterns []string, follow bool) {
-	patterns = []string{s.pattern}
-	if s.fl != nil && s.fl.rotatedPath != "" {
-		patterns = append(patterns, s.fl.rotatedPath)
-	}
-	return patterns, s.fl != nil
-}
-
-// recycled counts the batches Recycle took, for tests.
-var recycled atomic.Int64
-
-var (
-	_ connector.ProjectingSource = (*Source)(nil)
-	_ connector.MappingSource    = (*Source)(nil)
-	_ connector.ColumnSource     = (*Source)(nil)
-	_ connector.BatchRecycler    = (*Source)(nil)
-	_ connector.FileReader       = (*Source)(nil)
-)

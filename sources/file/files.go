@@ -12,6 +12,13 @@ import (
 
 // match resolves the path option to the list of files to read.
 func (s *Source) match() ([]string, error) {
+	if s.obj != nil {
+		files, err := s.obj.list(s.ctx)
+		if err == nil && len(files) == 0 && !s.objFollow {
+			err = fmt.Errorf("no object matches %q", s.pattern)
+		}
+		return files, err
+	}
 	if !isGlob(s.pattern) {
 		st, err := os.Stat(s.pattern)
 		if err != nil {
@@ -50,6 +57,11 @@ func (s *Source) measure() error {
 	s.ids = make([]string, len(s.files))
 	var total int64
 	for i, name := range s.files {
+		if s.obj != nil {
+			s.before[i] = total
+			total += s.obj.sizes[name]
+			continue
+		}
 		st, err := os.Stat(name)
 		if err != nil {
 			return err
@@ -67,21 +79,15 @@ func (s *Source) measure() error {
 // the decoder may map columns by it.
 func (s *Source) openFile(i int, offset, line int64) error {
 	name := s.files[i]
-	f, err := os.Open(name)
+	f, size, err := s.openInput(name)
 	if err != nil {
 		// Position still names the end of the file before, which is true.
 		return err
 	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return err
-	}
 	s.closeFile()
 	s.cur, s.f = i, f
-	s.ids[i] = idOf(st).String()
-	if offset > st.Size() {
-		return fmt.Errorf("checkpoint offset %d is past the end of %s (%d bytes): the file changed since", offset, name, st.Size())
+	if offset > size {
+		return fmt.Errorf("checkpoint offset %d is past the end of %s (%d bytes): the file changed since", offset, name, size)
 	}
 	s.rd.reset(f, 0, 1)
 	s.inHeader = s.header != nil
@@ -103,6 +109,39 @@ func (s *Source) openFile(i int, offset, line int64) error {
 	s.rd.reset(f, offset, line)
 	s.base.Store(s.before[i] + offset - s.rd.read.Load())
 	return nil
+}
+
+// input is an open file or object.
+type input interface {
+	io.Reader
+	io.ReaderAt
+	io.Seeker
+	io.Closer
+}
+
+// openInput opens file or object name and returns its size; a file's
+// identity goes into ids.
+func (s *Source) openInput(name string) (input, int64, error) {
+	if s.obj != nil {
+		f, err := s.obj.open(name)
+		if err != nil {
+			return nil, 0, err
+		}
+		return f, f.Size(), nil
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, 0, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	if i := slices.Index(s.files, name); s.bulk == nil && i >= 0 && i < len(s.ids) {
+		s.ids[i] = idOf(st).String()
+	}
+	return f, st.Size(), nil
 }
 
 // checkBoundary catches a file replaced since the checkpoint: every record

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // position is where the next record starts. It is stored as JSON so that a
@@ -27,6 +28,8 @@ type position struct {
 	// 3): its row group, and its row in the group.
 	Group int   `json:"group,omitempty"`
 	Row   int64 `json:"row,omitempty"`
+	// Done lists the objects a followed s3:// path read whole.
+	Done []string `json:"done,omitempty"`
 }
 
 const (
@@ -56,6 +59,11 @@ func (s *Source) Position() ([]byte, error) {
 			return nil, fmt.Errorf("encode position: %w", err)
 		}
 		return out, nil
+	case s.objFollow && s.bulk == nil && s.opened && s.files != nil:
+		p.Done = slices.Clone(s.done)
+		if s.cur >= 0 {
+			p.File, p.Offset, p.Line = s.files[s.cur], s.rd.offset, s.rd.line
+		}
 	case s.bulk != nil:
 		p = s.bulkPosition()
 	case s.par != nil:

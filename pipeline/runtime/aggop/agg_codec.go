@@ -175,70 +175,77 @@ func (s *Store) appendState(dst []byte, key func(id int32) []byte, flush func([]
 		} else if flush == nil && id == snapshotSample && s.Slots >= 4*snapshotSample {
 			dst = growForRest(dst, len(dst)-start, snapshotSample, int(s.Slots))
 		}
-		if s.keepKeys {
-			dst = row.AppendString(dst, s.Keys[id])
-		} else if key != nil {
-			k := key(id)
-			dst = binary.AppendUvarint(dst, uint64(len(k))) // row.AppendString's layout
-			dst = append(dst, k...)
-		} else {
-			dst = row.AppendString(dst, "")
-		}
-		nums := s.nums[int(id)*s.numW : int(id+1)*s.numW]
-		for _, n := range nums[:s.numSnap] {
-			dst = binary.AppendVarint(dst, n)
-		}
-		if s.valSnap > 0 {
-			for i := range s.Aggs {
-				// The Values in sval order, which is aggregate order.
-				switch a := &s.Aggs[i]; {
-				case a.kind == accWord:
-					dst = row.AppendValue(dst, s.wordValue(id, a, nums))
-				case a.val >= 0:
-					dst = row.AppendValue(dst, s.vals[int(id)*s.valW+a.val])
-				}
-			}
-		}
-		for _, x := range s.exts[int(id)*s.extW : int(id+1)*s.extW] {
-			switch m := x.(type) {
-			case *userAcc:
-				dst = append(dst, extUser)
-				dst = binary.AppendUvarint(dst, uint64(len(m.acc)))
-				dst = append(dst, m.acc...)
-			case valueCounts:
-				dst = append(dst, extCounts)
-				dst = binary.AppendUvarint(dst, uint64(len(m)))
-				for v, c := range m {
-					dst = row.AppendValue(dst, v)
-					dst = binary.AppendVarint(dst, c)
-				}
-			case *valueList:
-				dst = append(dst, extList)
-				dst = binary.AppendUvarint(dst, uint64(len(m.vals)))
-				for _, v := range m.vals {
-					dst = row.AppendValue(dst, v)
-				}
-			case *extremes:
-				dst = append(dst, extExtremes)
-				live := 0
-				for _, c := range m.counts {
-					if c.n != 0 {
-						live++
-					}
-				}
-				dst = binary.AppendUvarint(dst, uint64(live))
-				for v, c := range m.counts {
-					if c.n != 0 {
-						dst = row.AppendValue(dst, v)
-						dst = binary.AppendVarint(dst, c.n)
-					}
-				}
-			default:
-				dst = append(dst, extNone)
+		dst = s.appendSlot(dst, id, key)
+	}
+	return dst, nil
+}
+
+// appendSlot appends slot id's key and accumulators (the user
+// aggregates' flushed already).
+func (s *Store) appendSlot(dst []byte, id int32, key func(id int32) []byte) []byte {
+	if s.keepKeys {
+		dst = row.AppendString(dst, s.Keys[id])
+	} else if key != nil {
+		k := key(id)
+		dst = binary.AppendUvarint(dst, uint64(len(k))) // row.AppendString's layout
+		dst = append(dst, k...)
+	} else {
+		dst = row.AppendString(dst, "")
+	}
+	nums := s.nums[int(id)*s.numW : int(id+1)*s.numW]
+	for _, n := range nums[:s.numSnap] {
+		dst = binary.AppendVarint(dst, n)
+	}
+	if s.valSnap > 0 {
+		for i := range s.Aggs {
+			// The Values in sval order, which is aggregate order.
+			switch a := &s.Aggs[i]; {
+			case a.kind == accWord:
+				dst = row.AppendValue(dst, s.wordValue(id, a, nums))
+			case a.val >= 0:
+				dst = row.AppendValue(dst, s.vals[int(id)*s.valW+a.val])
 			}
 		}
 	}
-	return dst, nil
+	for _, x := range s.exts[int(id)*s.extW : int(id+1)*s.extW] {
+		switch m := x.(type) {
+		case *userAcc:
+			dst = append(dst, extUser)
+			dst = binary.AppendUvarint(dst, uint64(len(m.acc)))
+			dst = append(dst, m.acc...)
+		case valueCounts:
+			dst = append(dst, extCounts)
+			dst = binary.AppendUvarint(dst, uint64(len(m)))
+			for v, c := range m {
+				dst = row.AppendValue(dst, v)
+				dst = binary.AppendVarint(dst, c)
+			}
+		case *valueList:
+			dst = append(dst, extList)
+			dst = binary.AppendUvarint(dst, uint64(len(m.vals)))
+			for _, v := range m.vals {
+				dst = row.AppendValue(dst, v)
+			}
+		case *extremes:
+			dst = append(dst, extExtremes)
+			live := 0
+			for _, c := range m.counts {
+				if c.n != 0 {
+					live++
+				}
+			}
+			dst = binary.AppendUvarint(dst, uint64(live))
+			for v, c := range m.counts {
+				if c.n != 0 {
+					dst = row.AppendValue(dst, v)
+					dst = binary.AppendVarint(dst, c.n)
+				}
+			}
+		default:
+			dst = append(dst, extNone)
+		}
+	}
+	return dst
 }
 
 // snapshotSample is how many slots AppendState encodes before it sizes

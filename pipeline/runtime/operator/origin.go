@@ -35,6 +35,15 @@ func TrackerOf(in *row.Batch, out Emitter) Tracker {
 	return t
 }
 
+// ShareOrigin is the Origin of a batch that is a share of another (a
+// keyed operator's worker gets the changes of its keys): InputChange
+// gives the number of change i in the batch the node received, which
+// an error names.
+type ShareOrigin interface {
+	row.Origin
+	InputChange(i int) int
+}
+
 // PositionOf names the record change i of b came from, or "".
 func PositionOf(b *row.Batch, i int) string {
 	if b == nil || b.Origin == nil {
@@ -63,7 +72,11 @@ func LocationOf(b *row.Batch, i int) *row.Location {
 // ChangeError describes an operator's failure on change i of in, naming
 // the source record the change came from when it is known.
 func ChangeError(op string, in *row.Batch, i int, err error) error {
-	if pos := PositionOf(in, i); pos != "" {
+	pos := PositionOf(in, i)
+	if s, ok := in.Origin.(ShareOrigin); ok {
+		i = s.InputChange(i)
+	}
+	if pos != "" {
 		return fmt.Errorf("%s: %s: change %d: %w", op, pos, i, err)
 	}
 	return fmt.Errorf("%s: change %d: %w", op, i, err)

@@ -1,0 +1,401 @@
+package runtime
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/etld/etld/internal/panics"
+	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime/operator"
+)
+
+// Keyed runs a keyed operator (a GROUP BY) as several workers, each an
+// instance of the operator with its own state, owning the keys of its
+// key groups (operator.KeyGroupOf, operator.WorkerOf). It is one
+// operator to the node that runs it: every call (a batch, a watermark,
+// a flush, the end of the input) is cut by key and run by all workers
+// at once, and returns when all are done, with what they emitted in
+// worker order. So the node's contract holds unchanged: barriers need
+// no alignment among the workers (a snapshot is taken between two
+// calls, when none runs), the changes of one key keep their order (one
+// worker has them all, in input order), and a checkpoint is the
+// workers' state cut in key groups, which a run with another number of
+// workers restores (keyed_state.go). With one worker, every call goes
+// straight to it.
+//
+// Changes across keys come out in another order than one instance
+// would emit them; each key's changes, and so the table they make, are
+// the same.
+type Keyed struct {
+	keys    []int
+	width   int // the row width the keys need
+	workers []*keyedWorker
+	build   func() (operator.KeyGrouped, error)
+	kbuf    []byte
+}
+
+// keyedWorker is one instance of the operator, the share of the current
+// batch it gets, and what it emitted.
+type keyedWorker struct {
+	i  int // its index in Keyed.workers
+	op operator.KeyGrouped
+	// sub is the worker's share of the batch being processed; from maps
+	// its changes to the batch's.
+	sub  row.Batch
+	from []int32
+	// reuse: the operator kept nothing of the last share, whose slices
+	// may then be filled again.
+	reuse bool
+	out   keyedEmits
+	err   error
+}
+
+// NewKeyed builds n instances of the operator with build, keyed by the
+// input columns keys. n < 1 means one.
+func NewKeyed(keys []int, n int, build func() (operator.KeyGrouped, error)) (*Keyed, error) {
+	n = max(1, min(n, operator.KeyGroups))
+	k := &Keyed{keys: keys, build: build}
+	for _, c := range keys {
+		k.width = max(k.width, c+1)
+	}
+	for range n {
+		op, err := build()
+		if err != nil {
+			return nil, err
+		}
+		k.workers = append(k.workers, &keyedWorker{i: len(k.workers), op: op, out: keyedEmits{cur: -1}})
+	}
+	return k, nil
+}
+
+// Workers is the number of workers.
+func (k *Keyed) Workers() int { return len(k.workers) }
+
+// Worker returns worker i's operator (tests, and `etld state dump`).
+func (k *Keyed) Worker(i int) operator.KeyGrouped { return k.workers[i].op }
+
+// workerOf returns the worker that owns r's key. A row too narrow for
+// the keys goes to the first, whose operator reports it.
+func (k *Keyed) workerOf(r row.Row) int {
+	if len(r) < k.width {
+		return 0
+	}
+	k.kbuf = row.KeyOf(k.kbuf[:0], r, k.keys)
+	return operator.WorkerOf(operator.KeyGroupOf(k.kbuf), len(k.workers))
+}
+
+// Process implements operator.Operator: each change goes to the worker
+// of its key.
+func (k *Keyed) Process(in *row.Batch, out operator.Emitter) error {
+	if len(k.workers) == 1 {
+		return k.workers[0].op.Process(in, out)
+	}
+	for _, w := range k.workers {
+		if !w.reuse {
+			w.sub.Changes, w.from = nil, nil
+		}
+		w.sub.Changes, w.from = w.sub.Changes[:0], w.from[:0]
+	}
+	for i := range in.Changes {
+		w := k.workers[k.workerOf(in.Changes[i].Row)]
+		w.sub.Changes = append(w.sub.Changes, in.Changes[i])
+		w.from = append(w.from, int32(i))
+	}
+	for _, w := range k.workers {
+		w.sub.Origin = &shareOrigin{parent: in.Origin, from: w.from}
+	}
+	return k.run(out, func(w *keyedWorker) error {
+		if len(w.sub.Changes) == 0 {
+			w.reuse = true
+			return nil
+		}
+		err := w.op.Process(&w.sub, &w.out)
+		rel, ok := w.op.(operator.InputReleaser)
+		w.reuse = err == nil && ok && rel.ReleasesInput()
+		return err
+	})
+}
+
+// ReleasesInput implements operator.InputReleaser: when every worker
+// kept nothing of its share.
+func (k *Keyed) ReleasesInput() bool {
+	if len(k.workers) == 1 {
+		rel, ok := k.workers[0].op.(operator.InputReleaser)
+		return ok && rel.ReleasesInput()
+	}
+	for _, w := range k.workers {
+		if !w.reuse {
+			return false
+		}
+	}
+	return true
+}
+
+// Watermark implements operator.Lifecycle.
+func (k *Keyed) Watermark(wm int64, out operator.Emitter) error {
+	return k.all(out, func(op operator.KeyGrouped, em operator.Emitter) error { return op.Watermark(wm, em) })
+}
+
+// Finish implements operator.Lifecycle.
+func (k *Keyed) Finish(out operator.Emitter) error {
+	return k.all(out, func(op operator.KeyGrouped, em operator.Emitter) error { return op.Finish(em) })
+}
+
+// Flush implements operator.Flusher when the operator does.
+func (k *Keyed) Flush(out operator.Emitter) error {
+	return k.all(out, func(op operator.KeyGrouped, em operator.Emitter) error {
+		if f, ok := op.(operator.Flusher); ok {
+			return f.Flush(em)
+		}
+		return nil
+	})
+}
+
+// FlushEvery implements operator.Flusher: the operator's, 0 (never)
+// when it is no Flusher.
+func (k *Keyed) FlushEvery() time.Duration {
+	if f, ok := k.workers[0].op.(operator.Flusher); ok {
+		return f.FlushEvery()
+	}
+	return 0
+}
+
+// SetStateTTL implements operator.TTLSetter.
+func (k *Keyed) SetStateTTL(c operator.StateTTL) {
+	for _, w := range k.workers {
+		if s, ok := w.op.(operator.TTLSetter); ok {
+			s.SetStateTTL(c)
+		}
+	}
+}
+
+// SweepEvery implements operator.Sweeper.
+func (k *Keyed) SweepEvery() time.Duration {
+	if s, ok := k.workers[0].op.(operator.Sweeper); ok {
+		return s.SweepEvery()
+	}
+	return 0
+}
+
+// Sweep implements operator.Sweeper.
+func (k *Keyed) Sweep() {
+	_ = k.run(nil, func(w *keyedWorker) error {
+		if s, ok := w.op.(operator.Sweeper); ok {
+			s.Sweep()
+		}
+		return nil
+	})
+}
+
+// Dropped implements operator.Counters: the workers' sum.
+func (k *Keyed) Dropped() (int64, string) {
+	var n int64
+	var why string
+	for _, w := range k.workers {
+		if c, ok := w.op.(operator.Counters); ok {
+			d, r := c.Dropped()
+			n, why = n+d, r
+		}
+	}
+	return n, why
+}
+
+// StateEntries implements operator.StateSizer: the workers' sum.
+func (k *Keyed) StateEntries() int64 {
+	var n int64
+	for _, w := range k.workers {
+		if s, ok := w.op.(operator.StateSizer); ok {
+			n += s.StateEntries()
+		}
+	}
+	return n
+}
+
+// StateBytes implements operator.StateMemory: the workers' sum, which
+// the pipeline's max_state_bytes bounds as it bounds one instance's.
+func (k *Keyed) StateBytes() int64 {
+	var n int64
+	for _, w := range k.workers {
+		if s, ok := w.op.(operator.StateMemory); ok {
+			n += s.StateBytes()
+		}
+	}
+	return n
+}
+
+// DumpState implements operator.StateDumper: the workers' rows, worker
+// after worker, in one table each of the operator's tables names once.
+func (k *Keyed) DumpState(d *operator.StateDump) error {
+	seen := map[string]bool{}
+	one := *d
+	one.Table = func(name string, cols row.Schema) error {
+		if seen[name] {
+			return nil
+		}
+		seen[name] = true
+		return d.Table(name, cols)
+	}
+	for i, w := range k.workers {
+		dd, ok := w.op.(operator.StateDumper)
+		if !ok {
+			return fmt.Errorf("keyed operator: %T lists no state", w.op)
+		}
+		if err := dd.DumpState(&one); err != nil {
+			return fmt.Errorf("worker %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// all runs f on every worker's operator, with its emits gathered, then
+// emits them on out in worker order.
+func (k *Keyed) all(out operator.Emitter, f func(op operator.KeyGrouped, em operator.Emitter) error) error {
+	if len(k.workers) == 1 {
+		return f(k.workers[0].op, out)
+	}
+	for _, w := range k.workers {
+		w.from = nil // emits outside a batch come from no input change
+	}
+	return k.run(out, func(w *keyedWorker) error { return f(w.op, &w.out) })
+}
+
+// run runs f on every worker at once (the first on the calling
+// goroutine), waits for all, emits what they emitted on out (nil: they
+// emit nothing) in worker order, and returns the first worker's error.
+// A panic of a worker is its error, as the node's own would be.
+func (k *Keyed) run(out operator.Emitter, f func(w *keyedWorker) error) error {
+	var wg sync.WaitGroup
+	for _, w := range k.workers[1:] {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.err = panics.Call(func() error { return f(w) })
+		}()
+	}
+	w0 := k.workers[0]
+	w0.err = panics.Call(func() error { return f(w0) })
+	wg.Wait()
+	var first error
+	for _, w := range k.workers {
+		if first == nil && w.err != nil {
+			first = w.err
+		}
+	}
+	if out != nil && first == nil {
+		k.replay(out)
+	}
+	for _, w := range k.workers {
+		w.out.reset()
+	}
+	return first
+}
+
+// replay emits the workers' changes on out. Within a batch they are
+// merged by the input change each came from, so that an operator that
+// emits as it reads (a streaming GROUP BY) gives the very sequence one
+// instance gives, however the input was cut in batches (and a run that
+// restarts from a checkpoint writes what an uninterrupted one wrote);
+// a change that names no input change goes with the one before it.
+// Outside a batch (a watermark, the end), worker after worker.
+func (k *Keyed) replay(out operator.Emitter) {
+	tr, _ := out.(operator.Tracker)
+	type head struct {
+		w    *keyedWorker
+		next int
+		at   int32 // the input change of the change at next, or the last one's
+	}
+	heads := make([]head, 0, len(k.workers))
+	for _, w := range k.workers {
+		if len(w.out.kinds) > 0 {
+			heads = append(heads, head{w: w, at: -1})
+		}
+	}
+	for len(heads) > 0 {
+		best := -1
+		for i := range heads {
+			h := &heads[i]
+			if c := h.w.out.at[h.next]; c >= 0 && int(c) < len(h.w.from) {
+				h.at = h.w.from[c]
+			}
+			if best < 0 || h.at < heads[best].at {
+				best = i
+			}
+		}
+		h := &heads[best]
+		e, i := &h.w.out, h.next
+		if tr != nil {
+			at := -1
+			if c := e.at[i]; c >= 0 && int(c) < len(h.w.from) {
+				at = int(h.w.from[c])
+			}
+			tr.At(at)
+		}
+		out.Emit(e.kinds[i], e.rows[i])
+		if h.next++; h.next == len(e.kinds) {
+			heads = slices.Delete(heads, best, best+1)
+		}
+	}
+}
+
+// shareOrigin is the Origin of a worker's share of a batch: change i is
+// change from[i] of the batch, whose origin is parent (nil for none).
+type shareOrigin struct {
+	parent row.Origin
+	from   []int32
+}
+
+// Position implements row.Origin.
+func (s *shareOrigin) Position(i int) string {
+	if s.parent == nil || i < 0 || i >= len(s.from) {
+		return ""
+	}
+	return s.parent.Position(int(s.from[i]))
+}
+
+// InputChange implements operator.ShareOrigin.
+func (s *shareOrigin) InputChange(i int) int {
+	if i < 0 || i >= len(s.from) {
+		return i
+	}
+	return int(s.from[i])
+}
+
+// keyedEmits is a worker's emitter: it keeps the changes and the input
+// change each came from (operator.Tracker) until the node's emitter
+// gets them.
+type keyedEmits struct {
+	kinds []row.Kind
+	rows  []row.Row
+	at    []int32
+	cur   int32
+}
+
+// At implements operator.Tracker.
+func (e *keyedEmits) At(i int) { e.cur = int32(i) }
+
+// Emit implements operator.Emitter.
+func (e *keyedEmits) Emit(k row.Kind, r row.Row) {
+	e.kinds = append(e.kinds, k)
+	e.rows = append(e.rows, r)
+	e.at = append(e.at, e.cur)
+}
+
+func (e *keyedEmits) reset() {
+	clear(e.rows) // no rows kept alive past the call
+	e.kinds, e.rows, e.at, e.cur = e.kinds[:0], e.rows[:0], e.at[:0], -1
+}
+
+var (
+	_ operator.Operator          = (*Keyed)(nil)
+	_ operator.StreamSnapshotter = (*Keyed)(nil)
+	_ operator.Flusher           = (*Keyed)(nil)
+	_ operator.InputReleaser     = (*Keyed)(nil)
+	_ operator.Counters          = (*Keyed)(nil)
+	_ operator.StateMemory       = (*Keyed)(nil)
+	_ operator.TTLSetter         = (*Keyed)(nil)
+	_ operator.Sweeper           = (*Keyed)(nil)
+	_ operator.StateDumper       = (*Keyed)(nil)
+	_ operator.ShareOrigin       = (*shareOrigin)(nil)
+)
