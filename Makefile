@@ -100,13 +100,19 @@ bench-sinks:
 	bash testenv/up.sh mariadb postgres kafka elasticsearch >/dev/null
 	. testenv/.env && ETLD_BENCH_ROWS=$${ETLD_BENCH_ROWS:-1000000} go test -count=1 -timeout 60m -run '^$$' -bench 'Upsert|Append|KafkaToKafka' -benchtime 3x ./sinks/mysql/ ./sinks/postgres/ ./sinks/kafka/ ./sinks/elasticsearch/
 
-# The PostgreSQL CDC source against the plain clients: capture (a slot's
-# stream) against a pglogrepl loop that only parses the messages, and the
-# snapshot against COPY TO STDOUT; interleaved passes, rows/s and ratios.
+# Change data capture against the plain clients (bench/README.md): the
+# PostgreSQL source's capture (a slot's stream) against a pglogrepl loop
+# that only parses the messages and its snapshot against COPY TO STDOUT;
+# the MySQL binlog capture against go-mysql's BinlogSyncer loop that only
+# decodes the events; the PostgreSQL sink's upsert and append against a
+# raw pgx loop. Interleaved passes, rows/s and ratios. ETLD_BENCH_ROWS
+# sets the size (1M).
 .PHONY: bench-cdc
 bench-cdc:
-	bash testenv/up.sh postgres >/dev/null
+	bash testenv/up.sh postgres mariadb >/dev/null
 	. testenv/.env && ETLD_BENCH_ROWS=$${ETLD_BENCH_ROWS:-1000000} go test -count=1 -timeout 60m -run '^$$' -bench 'Capture|Snapshot' -benchtime 3x ./sources/postgres/
+	. testenv/.env && ETLD_BENCH_ROWS=$${ETLD_BENCH_ROWS:-1000000} go test -count=1 -timeout 60m -run '^$$' -bench 'CDCAgainstRawBinlog' -benchtime 1x ./sources/mysql/
+	. testenv/.env && ETLD_BENCH_ROWS=$${ETLD_BENCH_ROWS:-1000000} go test -count=1 -timeout 60m -run '^$$' -bench 'Upsert|Append' -benchtime 3x ./sinks/postgres/
 
 # The example functions of the Go SDK for WebAssembly (sdk/go/examples,
 # docs/udf.md) as modules in bin/udf/, built with this Go toolchain.

@@ -19,7 +19,7 @@ func renderedTemplates() map[string]string {
 		fileToFile, fileGroupByToFile, fileTopNToFile, fileGroupByToMySQL,
 		kafkaGroupByToES, kafkaToKafka, fileToKafka,
 		fileKafkaJoinToMySQL, fileTopNToMySQL, fileOverToFile, fileMatchToFile,
-		fileUnionToFile, unionToKafka, fileLateRowsToFile, binlogGroupByToMySQL, fileToParquet, fileToParquetS3,
+		fileUnionToFile, unionToKafka, fileLateRowsToFile, binlogGroupByToMySQL, binlogToPostgres, fileToParquet, fileToParquetS3,
 		fileUDAFToFile, fileGroupByRescale,
 	} {
 		m[sc.name] = sc.pipeline
@@ -32,19 +32,21 @@ func renderedTemplates() map[string]string {
 
 // renderedVars holds every variable the templates use, with fixed values.
 var renderedVars = map[string]string{
-	"kafka":  "127.0.0.1:9092",
-	"topic":  "crash_topic",
-	"group":  "crash_group",
-	"es":     "http://127.0.0.1:9200",
-	"index":  "crash_index",
-	"dsn":    "etld:pw@tcp(127.0.0.1:3306)/etld",
-	"table":  "crash_table",
-	"outdir": "/disk",
-	"proxy":  "127.0.0.1:4000",
-	"src":    "crash_src",
-	"stop":   "latest",
-	"bucket": "crash-bucket",
-	"s3":     "http://127.0.0.1:7070",
+	"kafka":   "127.0.0.1:9092",
+	"topic":   "crash_topic",
+	"group":   "crash_group",
+	"es":      "http://127.0.0.1:9200",
+	"index":   "crash_index",
+	"dsn":     "etld:pw@tcp(127.0.0.1:3306)/etld",
+	"table":   "crash_table",
+	"outdir":  "/disk",
+	"proxy":   "127.0.0.1:4000",
+	"src":     "crash_src",
+	"stop":    "latest",
+	"bucket":  "crash-bucket",
+	"s3":      "http://127.0.0.1:7070",
+	"pgdsn":   "postgres://etld:pw@127.0.0.1:5432/etld",
+	"pgtable": "crash_pg_table",
 }
 
 // renderBoth renders tmpl for the reference run and for the third life of

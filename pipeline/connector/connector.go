@@ -237,6 +237,26 @@ type UpdatingSource interface {
 	Updating() bool
 }
 
+// UpsertSource is an updating source whose changelog is an upsert
+// changelog by the source's declared key: +I and +U carry a row's new
+// image and no -U comes before them; -D carries at least the key columns
+// (the others may be NULL). Such a source reads, for an update, no old
+// row that a filter, an aggregate or a join could retract (a PostgreSQL
+// table of the default replica identity logs only the key of the old
+// row). The planner then puts a changelog normalization after its scan,
+// as Flink does after an upsert source (ChangelogNormalize): it keeps the
+// last row of each key, in checkpoints, and turns +U into -U[kept]
+// +U[new] and -D into -D[kept].
+type UpsertSource interface {
+	// Upsert reports whether the source's changelog is an upsert one.
+	Upsert() bool
+	// UpsertKey is called by the planner, before Open, with the names of
+	// the declared key's columns. The source checks at Open that they
+	// identify its rows as its -D carry them (the table's primary key),
+	// and refuses to start otherwise.
+	UpsertKey(names []string)
+}
+
 // FileReader is a source that reads local files. The planner refuses a
 // pipeline that reads a file it writes (FileWriter, a dead-letter file):
 // a sink would truncate its own input, or a followed source read back

@@ -270,6 +270,8 @@ func operatorName(k NodeKind) string {
 		return "rank"
 	case DedupNode:
 		return "deduplicate"
+	case NormalizeNode:
+		return "changelog_normalize"
 	case WindowTableNode:
 		return "window_table"
 	case WindowRankNode:

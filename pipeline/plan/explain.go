@@ -67,7 +67,13 @@ func (p *Plan) explainNode(b *strings.Builder, n *Node, depth int, owners map[*N
 		if src := n.scanned(); src != nil {
 			name = src.Spec.Name
 		}
-		fmt.Fprintf(b, "%sScan(%s), changelogMode=%s\n", pad, name, n.Mode.Kinds())
+		kinds := n.Mode.Kinds()
+		if src := n.scanned(); src != nil {
+			if u, ok := src.Conn.(connector.UpsertSource); ok && u.Upsert() && n.Mode.Updating {
+				kinds = "[I,UA,D]" // Flink's upsert changelog: no -U
+			}
+		}
+		fmt.Fprintf(b, "%sScan(%s), changelogMode=%s\n", pad, name, kinds)
 		return
 	}
 	fmt.Fprintf(b, "%s%s, changelogMode=%s, upsertKey=%s%s\n", pad, n.Label, n.Mode.Kinds(), n.Mode.keyText(n.Schema.Names()), p.ttlText(n, owners[n]))

@@ -32,7 +32,7 @@ func (p *Plan) Graph() (*runtime.Graph, error) {
 	for _, s := range p.Sources {
 		sn := sourceNode(s, scanned[s])
 		g.Sources = append(g.Sources, sn)
-		built[s.Table.Root] = &sn.Node
+		built[s.scanNode()] = &sn.Node
 	}
 	owners, transforms := p.opOwners()
 	opIDs := p.opIDs()
@@ -215,6 +215,12 @@ func (p *Plan) legacyOwners() (owners, transforms map[*Node]string) {
 			walk(n.Input, prefix, depth+1)
 		}
 		walk(t.Root, "", 0)
+	}
+	for _, s := range p.Sources {
+		if s.Table != nil && s.Table.Root.Kind == NormalizeNode {
+			// The source's table, read by any transform: the source's.
+			owners[s.Table.Root] = "source/" + s.Spec.Name + "/normalize"
+		}
 	}
 	return owners, transforms
 }

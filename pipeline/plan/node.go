@@ -54,6 +54,10 @@ const (
 	// a table function's rows for it (lateral.go).
 	FunctionNode
 	LateralNode
+	// NormalizeNode turns an upsert source's changelog into a full one by
+	// keeping each key's last row (normalize.go); it is the source's
+	// table, over its scan.
+	NormalizeNode
 )
 
 // Node is one operator of the logical plan. A node read by several

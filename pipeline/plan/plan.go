@@ -358,6 +358,9 @@ func (b *builder) sourceTable(s *spec.Source, src *Source, computed []spec.Colum
 		Bounded: bounded, op: &scanOp{source: src},
 	}
 	src.Table = &Table{Name: s.Name, Root: node}
+	if updating && key != nil {
+		src.Table.Root = normalizeOver(node, s, src.Conn)
+	}
 	if b.shapeFaulted(s) {
 		return // a computed column, the watermark or the key failed
 	}

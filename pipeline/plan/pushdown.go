@@ -54,6 +54,9 @@ func (p *Plan) nodes() []*Node {
 // the format does not see, so that the indices would not match).
 func (p *Plan) columnsRead(src *Source, nodes []*Node) []bool {
 	scan := src.Table.Root
+	if scan.Kind == NormalizeNode {
+		return nil // the normalization keeps whole rows
+	}
 	for _, c := range src.Spec.Schema {
 		if c.Metadata != "" {
 			return nil

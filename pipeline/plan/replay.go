@@ -66,7 +66,7 @@ func replayFrom(n *Node) connector.Replay {
 				}
 			}
 			return connector.Replay{ByRecord: true}
-		case GroupAggNode, DistinctNode, RankNode, DedupNode:
+		case GroupAggNode, DistinctNode, RankNode, DedupNode, NormalizeNode:
 			return no("%s keeps state: its results depend on how the inputs interleave, which a restored run may change", n.Label)
 		case WindowAggNode, WindowRankNode:
 			return no("%s: a window's results come from no one source record", n.Label)

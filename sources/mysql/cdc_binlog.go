@@ -428,7 +428,8 @@ func (s *CDC) captured(tm *replication.TableMapEvent) *tableInfo {
 	return nil
 }
 
-// emit appends the changes of one row change: +I, -D, or -U and +U;
+// emit appends the changes of one row change: +I, -D, -U and +U, or
+// -D and +I for an update of the key;
 // during a resumed snapshot's catch-up an image whose row was read as
 // of a later position is left out (an update whose before image is
 // left out becomes +I, one whose after image is, -D).
@@ -440,6 +441,13 @@ func (s *CDC) emit(ctx context.Context, b *row.Batch, m *rowMapper, kind replica
 		kinds[0] = row.Delete
 	case replication.EnumRowsEventTypeUpdate:
 		kinds = [2]row.Kind{row.UpdateBefore, row.UpdateAfter}
+		if len(images) == 2 && keyText(m.table, m.key(images[0])) != keyText(m.table, m.key(images[1])) {
+			// An update of the primary key: a row leaves and another
+			// comes, as Debezium tells it. -U/+U would pair rows of two
+			// keys, and an upsert sink, which drops -U, would keep the
+			// old key's row.
+			kinds = [2]row.Kind{row.Delete, row.Insert}
+		}
 	}
 	apply := [2]bool{true, true}
 	if bl.filterUntil != nil {

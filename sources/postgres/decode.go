@@ -191,6 +191,9 @@ func (st *streamer) change(ctx context.Context, kind byte, rel uint32, oldType u
 	if c == nil || st.skipping {
 		return nil
 	}
+	if st.s.upsert {
+		return st.upsertChange(ctx, c, kind, oldType, old, cur)
+	}
 	if kind != 'I' && oldType != pglogrepl.UpdateMessageTupleTypeOld {
 		what := map[byte]string{'U': "an update", 'D': "a delete"}[kind]
 		return fatalf("%s of table %s (transaction committed at %s) carries no whole old row: the table's REPLICA IDENTITY is no longer FULL; run ALTER TABLE %s REPLICA IDENTITY FULL (the changes since are lost to the source: remove the pipeline's state to read the table anew)", what, c.table, st.txn, c.table.Quoted())
@@ -211,6 +214,14 @@ func (st *streamer) change(ctx context.Context, kind byte, rel uint32, oldType u
 	case 'D':
 		image(row.Delete, old, nil)
 	case 'U':
+		if st.keyMoved(c, old, cur) {
+			// An update of the key: a row leaves and another comes, as
+			// Debezium tells it. -U/+U would pair rows of two keys, and
+			// an upsert sink, which drops -U, would keep the old key's.
+			image(row.Delete, old, nil)
+			image(row.Insert, cur, old)
+			break
+		}
 		image(row.UpdateBefore, old, nil)
 		image(row.UpdateAfter, cur, old)
 		// One image left out by the snapshot: the other stands alone.

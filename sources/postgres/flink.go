@@ -54,6 +54,10 @@ func (s *Source) FlinkSource() (connector.FlinkTable, error) {
 		t.Set("debezium.publication.name", s.publication, "publication")
 	}
 	t.Set("scan.startup.mode", map[string]string{startupInitial: "initial", startupLatest: "latest-offset", startupSnapshot: "snapshot"}[s.startup], "startup")
+	if s.upsert {
+		// Flink plans the same normalization after an upsert source.
+		t.Set("changelog-mode", changelogUpsert, "changelog_mode")
+	}
 	t.Differ("", "Flink CDC's postgres-cdc connector is not part of Flink: add its jar (flink-sql-connector-postgres-cdc) of a release for your Flink")
 	if s.stop != "" {
 		t.Differ("stop", "Flink CDC's postgres-cdc table does not stop at the WAL position it started at: the job runs on")

@@ -137,6 +137,7 @@ type Config struct {
 	Startup           string   `yaml:"startup"`
 	Stop              string   `yaml:"stop"`
 	FetchSize         int      `yaml:"fetch_size"`
+	ChangelogMode     string   `yaml:"changelog_mode"`
 }
 
 // The startup option's values.
@@ -144,6 +145,12 @@ const (
 	startupInitial  = "initial"
 	startupLatest   = "latest"
 	startupSnapshot = "snapshot"
+)
+
+// The changelog_mode option's values (Flink CDC's changelog-mode).
+const (
+	changelogAll    = "all"
+	changelogUpsert = "upsert"
 )
 
 // DefaultFetchSize is fetch_size when not given.
@@ -176,6 +183,14 @@ func New(cfg Config, env connector.SourceEnv) (*Source, error) {
 	case "latest":
 	default:
 		errs = append(errs, connector.UnknownValue("stop", "stop", cfg.Stop, "none", "latest"))
+	}
+	mode := strings.ToLower(cfg.ChangelogMode)
+	switch mode {
+	case "":
+		mode = changelogAll
+	case changelogAll, changelogUpsert:
+	default:
+		errs = append(errs, connector.UnknownValue("changelog_mode", "changelog mode", cfg.ChangelogMode, changelogAll, changelogUpsert))
 	}
 	switch {
 	case cfg.Slot == "" && startup != startupSnapshot:
@@ -215,6 +230,7 @@ func New(cfg Config, env connector.SourceEnv) (*Source, error) {
 	s := &Source{
 		name: env.Name, cfg: cfg, cc: cc, target: pgconf.Redact(cc),
 		slot: cfg.Slot, publication: publication, startup: startup, stop: stop,
+		upsert: mode == changelogUpsert, schema: env.Schema,
 		fetch: cfg.FetchSize, logger: logger, reject: env.Reject,
 		backoff: retry.Sink, caps: caps,
 		build: &builder{width: env.Schema.Len(), meta: meta, database: cc.Database},
@@ -252,6 +268,11 @@ type Source struct {
 	caps        []*capture
 	build       *builder
 	hasRowKey   bool
+	// upsert: changelog_mode upsert (upsert.go); upsertKey the declared
+	// key's columns, which the planner names.
+	upsert    bool
+	upsertKey []string
+	schema    row.Schema
 
 	restored *position
 	stopAt   pglogrepl.LSN
@@ -350,7 +371,17 @@ func (s *Source) Open(ctx context.Context) error {
 func (s *Source) prepare(ctx context.Context, conn *pgx.Conn) error {
 	streams := s.startup != startupSnapshot
 	for _, c := range s.caps {
-		if err := c.check(ctx, conn, streams); err != nil {
+		if err := c.check(ctx, conn, streams && !s.upsert); err != nil {
+			return err
+		}
+		if streams && s.upsert {
+			if err := c.checkIdentity(ctx, conn); err != nil {
+				return err
+			}
+		}
+	}
+	if streams && s.upsert {
+		if err := s.checkUpsertKey(); err != nil {
 			return err
 		}
 	}
@@ -546,4 +577,5 @@ var (
 	_ connector.Committer      = (*Source)(nil)
 	_ connector.MetadataSource = (*Source)(nil)
 	_ connector.UpdatingSource = (*Source)(nil)
+	_ connector.UpsertSource   = (*Source)(nil)
 )

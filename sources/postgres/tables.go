@@ -130,7 +130,7 @@ func (c *capture) check(ctx context.Context, conn *pgx.Conn, needFull bool) erro
 	}
 	if ident != "f" {
 		what := map[string]string{"d": "DEFAULT (the primary key)", "n": "NOTHING", "i": "USING INDEX"}[ident]
-		return fmt.Errorf("table %s has REPLICA IDENTITY %s: its updates and deletes would carry only the key of the old row, and the source emits the whole old row (-U, -D), which a filter, an aggregate or a join downstream reads; run ALTER TABLE %s REPLICA IDENTITY FULL", c.table, what, c.table.Quoted())
+		return fmt.Errorf("table %s has REPLICA IDENTITY %s: its updates and deletes would carry only the key of the old row, and the source emits the whole old row (-U, -D), which a filter, an aggregate or a join downstream reads; run ALTER TABLE %s REPLICA IDENTITY FULL, or set changelog_mode: upsert (the pipeline then keeps the last row of each key)", c.table, what, c.table.Quoted())
 	}
 	return nil
 }

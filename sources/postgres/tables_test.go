@@ -73,7 +73,8 @@ func TestTypes(t *testing.T) {
 	}
 	f.exec(t, "UPDATE $T SET id = 2")
 	got := printed(readN(t, s, 2, 10))
-	if strings.TrimPrefix(got[0], "-U") != strings.TrimPrefix(snap, "+I") || strings.TrimPrefix(got[1], "+U[2") != strings.TrimPrefix(snap, "+I[1") {
+	// An update of the key: -D of the old row, +I of the new.
+	if strings.TrimPrefix(got[0], "-D") != strings.TrimPrefix(snap, "+I") || strings.TrimPrefix(got[1], "+I[2") != strings.TrimPrefix(snap, "+I[1") {
 		t.Fatalf("stream rows\n%s\nwant the snapshot's values\n%s", strings.Join(got, "\n"), snap)
 	}
 }
