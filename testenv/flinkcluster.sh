@@ -90,6 +90,9 @@ launch() {
 	local -a jvm_args dyn_args
 	read -r -a jvm_args <<<"$jvm"
 	read -r -a dyn_args <<<"$dyn"
+	# A TaskManager's resource id is its name, so that a test can tell
+	# from the REST API which process runs a job's tasks.
+	[[ $kind == TM ]] && dyn_args+=(-D "taskmanager.resource-id=$name")
 	[[ -f "$STATE/$name.log" ]] && mv -f "$STATE/$name.log" "$STATE/$name.log.1"
 	log "starting the $name ($class)"
 	setsid "$JAVA" "${jvm_args[@]}" "${OPENS[@]}" -XX:+UseSerialGC \

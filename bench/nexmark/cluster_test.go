@@ -195,11 +195,17 @@ func killRun(t *testing.T, runner, addr, dir, events string, n int, work string)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
-	pid := taskManagerPid(t, dir, "tm1")
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-		t.Fatalf("killing TaskManager tm1 (pid %d): %v", pid, err)
+	// The job's tasks may all sit on one TaskManager (it takes 4 slots,
+	// and either TaskManager has 4): kill one that runs some of them.
+	tm, err := taskManagerOfJob(ctx, addr, jid)
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Logf("job %s: killed TaskManager tm1 (pid %d) after its first completed checkpoint", jid, pid)
+	pid := taskManagerPid(t, dir, tm)
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatalf("killing TaskManager %s (pid %d): %v", tm, pid, err)
+	}
+	t.Logf("job %s: killed TaskManager %s (pid %d), which ran its tasks, after its first completed checkpoint", jid, tm, pid)
 	// The TaskManager starts again while the job recovers on the other
 	// one (whose 4 slots take the job whole), for the runs that follow.
 	restarted := make(chan error, 1)
@@ -272,6 +278,36 @@ func awaitCheckpoint(ctx context.Context, addr string, since int64, done <-chan 
 			}
 		}
 	}
+}
+
+// taskManagerOfJob names (tm1 or tm2: testenv/flinkcluster.sh makes the
+// name a TaskManager's resource id) a TaskManager that runs a task of the
+// job.
+func taskManagerOfJob(ctx context.Context, addr, jid string) (string, error) {
+	var job struct {
+		Vertices []struct {
+			ID string `json:"id"`
+		} `json:"vertices"`
+	}
+	if err := getJSON(ctx, addr, "/jobs/"+jid, &job); err != nil {
+		return "", err
+	}
+	for _, v := range job.Vertices {
+		var tms struct {
+			TaskManagers []struct {
+				ID string `json:"taskmanager-id"`
+			} `json:"taskmanagers"`
+		}
+		if err := getJSON(ctx, addr, "/jobs/"+jid+"/vertices/"+v.ID+"/taskmanagers", &tms); err != nil {
+			return "", err
+		}
+		for _, tm := range tms.TaskManagers {
+			if tm.ID == "tm1" || tm.ID == "tm2" {
+				return tm.ID, nil
+			}
+		}
+	}
+	return "", fmt.Errorf("job %s: no task on TaskManager tm1 or tm2 (are the TaskManagers named by their resource id?)", jid)
 }
 
 func getJSON(ctx context.Context, addr, path string, v any) error {

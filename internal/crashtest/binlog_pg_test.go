@@ -20,7 +20,7 @@ import (
 var binlogToPostgres = scenario{
 	name: "binlog-postgres",
 	pipeline: `version: 1
-name: crash-binlog-pg-{{.Out}}
+name: crash-binlog-pg-{{.Vars.src}}
 sources:
   - name: rows
     type: mysql
@@ -105,7 +105,7 @@ func TestCrashBinlogToPostgres(t *testing.T) {
 		}
 		restores += strings.Count(res.stderr, "restored checkpoint")
 		if !res.killed {
-			t.Fatalf("life %d ended by itself: %v\nstderr:\n%s", e.Life, res.err, res.stderr)
+			t.Fatalf("life %d ended by itself: %v\nstdout:\n%s\nstderr:\n%s", e.Life, res.err, res.stdout, res.stderr)
 		}
 		killed++
 	}
