@@ -91,7 +91,7 @@ func matrixShapes() []matrixShape {
 
 // matrixWorkloads are the matrix's shapes as workloads: parse-limit,
 // etld-batch, duckdb, etld-stream, flink-stream, DuckDB the baseline;
-// a GROUP BY also on one worker (etld-batch-1w, etld-stream-1w).
+// a GROUP BY also on two workers (etld-batch-2w, etld-stream-2w).
 func matrixWorkloads(e *env) []workload {
 	var ws []workload
 	for _, sh := range matrixShapes() {
@@ -102,10 +102,10 @@ func matrixWorkloads(e *env) []workload {
 			}),
 		}
 		if sh.agg {
-			// The GROUP BY on one worker beside the default (one per
-			// core): what the keyed workers gain, in the same run.
-			engines = append(engines, etldEngine(e, "etld-batch-1w", "out-1w.csv", func(out string) string {
-				return matrixPipeline(e, sh, out, []string{"execution: batch", "parallelism: 1"})
+			// The GROUP BY on two workers beside the default (one):
+			// what the keyed workers gain, in the same run.
+			engines = append(engines, etldEngine(e, "etld-batch-2w", "out-2w.csv", func(out string) string {
+				return matrixPipeline(e, sh, out, []string{"execution: batch", "parallelism: 2"})
 			}))
 		}
 		ws = append(ws, workload{name: sh.name, desc: sh.desc, baseline: "duckdb", engines: append(engines,
@@ -121,8 +121,8 @@ func matrixWorkloads(e *env) []workload {
 		)})
 		if sh.agg {
 			w := &ws[len(ws)-1]
-			w.engines = append(w.engines, etldEngine(e, "etld-stream-1w", "", func(string) string {
-				return matrixPipeline(e, sh, "blackhole", []string{"execution: streaming", "mini_batch_aggregate: true", "parallelism: 1"})
+			w.engines = append(w.engines, etldEngine(e, "etld-stream-2w", "", func(string) string {
+				return matrixPipeline(e, sh, "blackhole", []string{"execution: streaming", "mini_batch_aggregate: true", "parallelism: 2"})
 			}))
 		}
 	}

@@ -49,7 +49,7 @@ type Pipeline struct {
 	MaxStateBytes int64
 	// Parallelism is `parallelism`: how many workers run each keyed
 	// operator (a GROUP BY), each owning a share of the keys. 0 when the
-	// file does not set it: one per core.
+	// file does not set it: one worker.
 	Parallelism    int
 	ParallelismPos Pos
 	// LateRows is `late_rows`: what becomes of the rows event-time
