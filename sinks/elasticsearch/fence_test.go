@@ -33,6 +33,19 @@ func kvChange(kind row.Kind, k, v int64) row.Change {
 	return row.Change{Kind: kind, Row: row.Row{row.BigIntValue(k), row.BigIntValue(v)}}
 }
 
+// pipelineOf names the pipeline of a test's lives after the test: the
+// sink lists its aliases cluster-wide by pipeline and sink name, and an
+// earlier test's later life (its indexes are removed only when its parent
+// test ends) would refuse this test's first one.
+func pipelineOf(t *testing.T) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '_'
+	}, strings.ToLower(t.Name()))
+}
+
 // life opens an upsert sink on kvSchema, with one sender, as one life of
 // pipeline p whose state directory gives fence.
 func life(t *testing.T, host, index string, fence func() (uint64, error)) *es.Sink {
@@ -45,7 +58,7 @@ func life(t *testing.T, host, index string, fence func() (uint64, error)) *es.Si
 	if err := s.Bind(connector.SinkInput{Schema: kvSchema, Mode: connector.Upsert, Key: []int{0}}); err != nil {
 		t.Fatal(err)
 	}
-	s.SetRun(connector.RunInfo{Resumable: true, Pipeline: "p", Instance: "i", Fence: fence})
+	s.SetRun(connector.RunInfo{Resumable: true, Pipeline: pipelineOf(t), Instance: "i", Fence: fence})
 	if err := s.Open(testenv.Context(t, time.Minute)); err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +226,7 @@ func TestWriteAliases(t *testing.T) {
 	t.Run("static", func(t *testing.T) {
 		index := c.index("es_alias")
 		write(t, life(t, c.url, index, fenceOf(store)), kvChange(row.Insert, 1, 1))
-		want := []string{index + ": " + index + "~etld~p~es~F hidden=true"}
+		want := []string{index + ": " + index + "~etld~" + pipelineOf(t) + "~es~F hidden=true"}
 		check("first life", aliases(index), want)
 		life(t, c.url, index, fenceOf(store))
 		check("next life", aliases(index), want)
@@ -226,7 +239,7 @@ func TestWriteAliases(t *testing.T) {
 		check("alias", aliases(index+"-*"), []string{
 			index + "-a: " + index + " hidden=false",
 			index + "-b: " + index + " hidden=false",
-			index + "-b: " + index + "~etld~p~es~F hidden=true",
+			index + "-b: " + index + "~etld~" + pipelineOf(t) + "~es~F hidden=true",
 		})
 		compareDocs(t, c.docs(index+"-*"), map[string]string{index + "-b/1": `{"k":1,"v":1}`})
 	})
@@ -234,13 +247,13 @@ func TestWriteAliases(t *testing.T) {
 		index := c.index("es_alias")
 		write(t, life(t, c.url, index+"-{k}", fenceOf(store)), kvChange(row.Insert, 1, 1), kvChange(row.Insert, 2, 1))
 		check("first life", aliases(index+"-*"), []string{
-			index + "-1: " + index + "-1~etld~p~es~F hidden=true",
-			index + "-2: " + index + "-2~etld~p~es~F hidden=true",
+			index + "-1: " + index + "-1~etld~" + pipelineOf(t) + "~es~F hidden=true",
+			index + "-2: " + index + "-2~etld~" + pipelineOf(t) + "~es~F hidden=true",
 		})
 		next := life(t, c.url, index+"-{k}", fenceOf(store))
 		check("next life at its start", aliases(index+"-*"), nil)
 		write(t, next, kvChange(row.UpdateAfter, 1, 2))
-		check("next life", aliases(index+"-*"), []string{index + "-1: " + index + "-1~etld~p~es~F hidden=true"})
+		check("next life", aliases(index+"-*"), []string{index + "-1: " + index + "-1~etld~" + pipelineOf(t) + "~es~F hidden=true"})
 	})
 }
 
