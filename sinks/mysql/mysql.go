@@ -288,21 +288,8 @@ func (s *Sink) Capabilities() connector.Capabilities {
 
 // Bind takes the input schema, mode and key.
 func (s *Sink) Bind(in connector.SinkInput) error {
-	switch in.Mode {
-	case connector.Append, connector.Upsert:
-	default:
-		return fmt.Errorf("sink %q (mysql table %s): cannot run in %s mode: a table takes append or upsert", s.name, s.table, in.Mode)
-	}
-	if in.Schema.Len() == 0 {
-		return fmt.Errorf("sink %q (mysql table %s): the input has no columns", s.name, s.table)
-	}
-	for _, f := range in.Schema.Fields {
-		if f.Type.ID == row.Null {
-			return fmt.Errorf("sink %q (mysql table %s): column %s has type NULL, which no table column has; CAST it in the query", s.name, s.table, f.Name)
-		}
-	}
-	if in.Mode == connector.Upsert && len(in.Key) == 0 && !s.replace {
-		return connector.Errorf("replace_table", "sink %q (mysql table %s): the input is an upsert stream with no key (one row, as a global aggregate gives), which the sink can only keep exact by deleting every row of the table before it writes that row; set replace_table: true if the table holds nothing else, or give the query a key (GROUP BY a column)", s.name, s.table)
+	if err := connector.CheckTableInput(in, fmt.Sprintf("sink %q (mysql table %s)", s.name, s.table), s.replace); err != nil {
+		return err
 	}
 	s.schema, s.mode, s.key = in.Schema, in.Mode, nil
 	if in.Mode == connector.Upsert {
