@@ -81,7 +81,8 @@ init_datadir() {
 		return 0
 	fi
 	log "initialising data dir $DATA"
-	local args=(--no-defaults --datadir="$DATA" --skip-test-db)
+	# --tmpdir: not the shared /tmp, where other servers' temporary tables live.
+	local args=(--no-defaults --datadir="$DATA" --tmpdir="$RUN" --skip-test-db)
 	if [[ "$(id -u)" -eq 0 ]]; then args+=(--user=mysql); fi
 	if ! mariadb-install-db "${args[@]}" >"$RUN/install-db.log" 2>&1; then
 		rm -rf "${DATA:?}/mysql"
@@ -93,7 +94,7 @@ launch() {
 	local mariadbd user
 	mariadbd=$(find_bin mariadbd) || die "mariadbd not found"
 	user=$(run_user)
-	local args=(--no-defaults --datadir="$DATA" --socket="$SOCKET"
+	local args=(--no-defaults --datadir="$DATA" --tmpdir="$RUN" --socket="$SOCKET"
 		--pid-file="$RUN/mysqld.pid" --port="$MYSQL_PORT"
 		--bind-address="$MYSQL_HOST" --log-error="$ERRLOG"
 		--skip-name-resolve

@@ -21,15 +21,15 @@ import (
 // t.Cleanup. Its binary log is on, as the shared server's is
 // (testenv/mariadb.sh), unless the test's arguments say otherwise.
 type PrivateMariaDB struct {
-	t          testing.TB
-	bin        string
-	args       []string
-	data, run  string
-	port       int
-	cmd        *exec.Cmd
-	exited     chan struct{}
-	DSN        string // etld's account over TCP, database etld
-	socketRoot string // the unix socket, for the root account
+	t              testing.TB
+	bin            string
+	args           []string
+	data, run, tmp string
+	port           int
+	cmd            *exec.Cmd
+	exited         chan struct{}
+	DSN            string // etld's account over TCP, database etld
+	socketRoot     string // the unix socket, for the root account
 }
 
 // binlogArgs are the shared server's binary log settings.
@@ -76,7 +76,9 @@ func StartMariaDB(t testing.TB, extra ...string) *PrivateMariaDB {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(base) })
-	m.data, m.run = filepath.Join(base, "data"), filepath.Join(base, "run")
+	// Its own tmpdir: servers and bootstraps running side by side in a
+	// shared /tmp lost each other's temporary tables in CI.
+	m.data, m.run, m.tmp = filepath.Join(base, "data"), filepath.Join(base, "run"), filepath.Join(base, "tmp")
 	m.socketRoot = filepath.Join(m.run, "mysqld.sock")
 	uid, gid := -1, -1
 	if os.Getuid() == 0 {
@@ -87,7 +89,7 @@ func StartMariaDB(t testing.TB, extra ...string) *PrivateMariaDB {
 		uid, _ = strconv.Atoi(u.Uid)
 		gid, _ = strconv.Atoi(u.Gid)
 	}
-	for _, d := range []string{base, m.data, m.run} {
+	for _, d := range []string{base, m.data, m.run, m.tmp} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -100,7 +102,7 @@ func StartMariaDB(t testing.TB, extra ...string) *PrivateMariaDB {
 			}
 		}
 	}
-	args := []string{"--no-defaults", "--datadir=" + m.data, "--skip-test-db"}
+	args := []string{"--no-defaults", "--datadir=" + m.data, "--tmpdir=" + m.tmp, "--skip-test-db"}
 	if uid >= 0 {
 		args = append(args, "--user=mysql")
 	}
@@ -135,7 +137,7 @@ func StartMariaDB(t testing.TB, extra ...string) *PrivateMariaDB {
 // socket answers.
 func (m *PrivateMariaDB) Start() {
 	m.t.Helper()
-	args := []string{"--no-defaults", "--datadir=" + m.data, "--socket=" + m.socketRoot,
+	args := []string{"--no-defaults", "--datadir=" + m.data, "--tmpdir=" + m.tmp, "--socket=" + m.socketRoot,
 		"--pid-file=" + filepath.Join(m.run, "mysqld.pid"), "--port=" + strconv.Itoa(m.port),
 		"--bind-address=127.0.0.1", "--log-error=" + filepath.Join(m.run, "error.log"), "--skip-name-resolve"}
 	if os.Getuid() == 0 {
