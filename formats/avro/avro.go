@@ -62,6 +62,7 @@ func Register(r *connector.Registry) {
 			return NewRegistryEncoder(o, s, true)
 		},
 		connector.FormatChangelog)
+	registerFiles(r)
 }
 
 // writerSchema returns the schema given, parsed, or the one derived from

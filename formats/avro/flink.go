@@ -61,3 +61,21 @@ func (o RegistryOptions) flink(reading bool) connector.FlinkTable {
 	}
 	return t
 }
+
+// FlinkFormat implements connector.FlinkFormat: Flink's avro format in
+// the filesystem connector, which reads and writes object container
+// files.
+func (d *FileDecoder) FlinkFormat() (string, connector.FlinkTable) {
+	return "avro", connector.FlinkTable{}
+}
+
+// FlinkFormat implements connector.FlinkFormat: Flink's avro format in
+// the filesystem connector, its codec avro.codec.
+func (e *FileEncoder) FlinkFormat() (string, connector.FlinkTable) {
+	t := plainFlink(e.given)
+	t.Set("codec", e.codec.name, "codec")
+	if e.blockSize != defaultBlockSize {
+		t.Differ("block_size", "Flink ends a block at its sync interval (64000 bytes); etld after block_size bytes (%d)", e.blockSize)
+	}
+	return "avro", t
+}

@@ -120,6 +120,26 @@ func RegisterBulkFormat[C any](r *Registry, typ, summary string,
 		bulkDecoder: formatCtor(newDecoder), bulkEncoder: formatCtor(newEncoder)})
 }
 
+// RegisterBulkForm adds whole-file constructors (bulk.go) to a record
+// format registered before, under the same name: a format whose records
+// travel one by one in a topic and whose files have a form of their own,
+// as Avro's datums and its object container files (a header with the
+// schema, then blocks). The file source and sink take the bulk form, every
+// other connector the records. Its options decode into C, which may take
+// keys the record form does not.
+func RegisterBulkForm[C any](r *Registry, typ string,
+	newDecoder func(C, row.Schema) (BulkDecoder, error),
+	newEncoder func(C, row.Schema) (BulkEncoder, error),
+) {
+	e, ok := r.formats[typ]
+	if !ok || e.bulk {
+		panic("connector: a bulk form added to a format not registered, or bulk already: " + typ)
+	}
+	e.bulk = true
+	e.bulkDecoder, e.bulkEncoder = formatCtor(newDecoder), formatCtor(newEncoder)
+	r.formats[typ] = e
+}
+
 func (r *Registry) addFormat(typ string, e formatEntry) {
 	if _, dup := r.formats[typ]; dup {
 		panic("connector: format registered twice: " + typ)
@@ -296,7 +316,7 @@ func (r *Registry) NewSink(file string, s *spec.Sink, env SinkEnv) (Sink, error)
 // NewDecoder builds a decoder for the format f over schema.
 func (r *Registry) NewDecoder(f FormatSpec, schema row.Schema) (Decoder, error) {
 	e, ok := r.formats[f.Type]
-	if ok && e.bulk {
+	if ok && e.bulk && e.decoder == nil {
 		return nil, bulkOnly(f)
 	}
 	if !ok || e.decoder == nil {
@@ -309,7 +329,7 @@ func (r *Registry) NewDecoder(f FormatSpec, schema row.Schema) (Decoder, error) 
 // NewEncoder builds an encoder for the format f over schema.
 func (r *Registry) NewEncoder(f FormatSpec, schema row.Schema) (Encoder, error) {
 	e, ok := r.formats[f.Type]
-	if ok && e.bulk {
+	if ok && e.bulk && e.encoder == nil {
 		return nil, bulkOnly(f)
 	}
 	if !ok || e.encoder == nil {
@@ -319,9 +339,9 @@ func (r *Registry) NewEncoder(f FormatSpec, schema row.Schema) (Encoder, error) 
 	return enc, atFormat(err, f.Pos)
 }
 
-// Bulk reports whether f names a bulk format (bulk.go), which only a
-// connector that reads or writes whole files takes, through
-// NewBulkDecoder and NewBulkEncoder.
+// Bulk reports whether f names a bulk format (bulk.go), or a record
+// format with a bulk form (RegisterBulkForm): a connector that reads or
+// writes whole files takes it through NewBulkDecoder and NewBulkEncoder.
 func (r *Registry) Bulk(f FormatSpec) bool { return r.formats[f.Type].bulk }
 
 // NewBulkDecoder builds a decoder of whole files for the bulk format f.

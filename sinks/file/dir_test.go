@@ -205,7 +205,9 @@ rolling: {file_size: 3KiB}`
 // byte-identical, part for part and success file for success file, and
 // no in-progress file is left.
 func TestDirResume(t *testing.T) {
-	for _, options := range []string{partitionedParquet, "format: {type: parquet, row_group_size: 40}\nrolling: {file_size: 5KiB}", "format: csv\npartition_by: [dt]\npartition_commit: {delay: 1d}\nrolling: {file_size: 2KiB}"} {
+	for _, options := range []string{partitionedParquet, "format: {type: parquet, row_group_size: 40}\nrolling: {file_size: 5KiB}", "format: csv\npartition_by: [dt]\npartition_commit: {delay: 1d}\nrolling: {file_size: 2KiB}",
+		"format: {type: avro, block_size: 700}\nrolling: {file_size: 5KiB}",
+		"format: {type: avro, codec: zstd, block_size: 500}\npartition_by: [dt]\npartition_commit: {delay: 1d}\nrolling: {file_size: 4KiB}"} {
 		t.Run(strings.SplitN(options, "\n", 2)[0], func(t *testing.T) {
 			rows := bids(3000)
 			rng := rand.New(rand.NewPCG(1, 2))

@@ -55,6 +55,7 @@ func TestS3DirResume(t *testing.T) {
 	}{
 		{"format: {type: parquet, row_group_size: 40}\nrolling: {file_size: 5KiB}", 3000, 900, false, 4},
 		{partitionedParquet, 3000, 900, false, 4},
+		{"format: {type: avro, codec: deflate, block_size: 600}\nrolling: {file_size: 6KiB}", 3000, 900, false, 4},
 		{"format: json\nrolling: {file_size: 12MiB}", 120000, 40000, true, 300},
 	}
 	for i, c := range cases {
