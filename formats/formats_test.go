@@ -109,7 +109,7 @@ func bulkFormats(t *testing.T, r *connector.Registry, schema row.Schema) {
 		{"format: {type: parquet, compression: zstd, row_group_size: 1000, timestamp_unit: micros}", ""},
 		{"format: {type: parquet, compression: zstdd}", `p.yaml:1:38: sources[0].format.compression: unknown compression "zstdd"; did you mean "zstd"? (want snappy, zstd, gzip or none)`},
 		{"format: {type: parquet, row_group_size: -1}", "p.yaml:1:41: sources[0].format.row_group_size: -1 rows: want 1 to 67108864"},
-		{"format: csv", `p.yaml:1:9: sources[0].format: unknown bulk input format type "csv": available: parquet`},
+		{"format: csv", `p.yaml:1:9: sources[0].format: unknown bulk input format type "csv": available: avro, parquet`},
 	} {
 		f := formatSpec(t, tt.src)
 		_, errD := r.NewBulkDecoder(f, schema)

@@ -92,8 +92,8 @@ func fileBulk(t testing.TB, schema row.Schema, o FileOptions) formattest.Bulk {
 // and a projection reads the columns picked.
 func TestFileRoundTrip(t *testing.T) {
 	schema := fileTypes(t)
-	defer func(n int64) { groupBytes = n }(groupBytes)
-	groupBytes = 2000
+	defer func(n int64) { PieceBytes = n }(PieceBytes)
+	PieceBytes = 2000
 	for _, codec := range []string{"snappy", "deflate", "zstandard", "null"} {
 		t.Run(codec, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(3, uint64(len(codec))))

@@ -18,12 +18,14 @@ import (
 // walks the blocks from one to the next by their lengths (the count and
 // length that start a block, and the sync marker that ends it, are all
 // it reads of a block), and makes the file's pieces of runs of blocks of
-// about groupBytes. A piece is read with one ReadAt and decoded block by
+// about PieceBytes. A piece is read with one ReadAt and decoded block by
 // block; a position is a piece and a row in it, as for Parquet.
 
-// groupBytes is about how many bytes of blocks a piece holds; a variable
-// so that tests can cut small files into several pieces.
-var groupBytes int64 = 4 << 20
+// PieceBytes is about how many bytes of blocks a piece of a file holds:
+// the unit of parallel reading, and of positions (a piece and a row in
+// it), so a checkpoint's position holds only while it stays the same. A
+// variable so that tests can cut small files into several pieces.
+var PieceBytes int64 = 4 << 20
 
 const (
 	// headWindow is how much is read at once for the header and the
@@ -253,7 +255,7 @@ func (fr *fileReader) index(off int64) error {
 		last = int(length)
 		off = end
 		rows += count
-		if off-cur.start >= groupBytes {
+		if off-cur.start >= PieceBytes {
 			cur.end = off
 			fr.groups, fr.rows = append(fr.groups, cur), append(fr.rows, rows)
 			cur, rows = group{start: off}, 0

@@ -9,9 +9,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/etld/etld/formats/avro"
 	"github.com/etld/etld/formats/formattest"
 	"github.com/etld/etld/formats/parquet"
 	"github.com/etld/etld/internal/testenv"
+	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/connector/conntest"
 	"github.com/etld/etld/pipeline/row"
 )
@@ -21,11 +23,29 @@ import (
 // print form in file order.
 func writeParquet(t *testing.T, dir string, files, n, groupRows int) []string {
 	t.Helper()
-	schema := testenv.Schema(t, "id BIGINT", "name STRING", "score DECIMAL(10,2)", "tags ARRAY<STRING>")
-	enc, err := parquet.NewEncoder(parquet.Options{RowGroupSize: groupRows}, schema)
+	enc, err := parquet.NewEncoder(parquet.Options{RowGroupSize: groupRows}, bulkSchema(t))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return writeBulk(t, dir, enc, files, n)
+}
+
+// writeAvro writes files part-0.avro ... as writeParquet does, Avro
+// object container files in blocks of about blockSize bytes.
+func writeAvro(t *testing.T, dir string, files, n, blockSize int) []string {
+	t.Helper()
+	enc, err := avro.NewFileEncoder(avro.FileOptions{BlockSize: blockSize}, bulkSchema(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return writeBulk(t, dir, enc, files, n)
+}
+
+func bulkSchema(t *testing.T) row.Schema {
+	return testenv.Schema(t, "id BIGINT", "name STRING", "score DECIMAL(10,2)", "tags ARRAY<STRING>")
+}
+
+func writeBulk(t *testing.T, dir string, enc connector.BulkEncoder, files, n int) []string {
 	var all []string
 	for f := range files {
 		rows := make([]row.Row, n)
@@ -39,7 +59,7 @@ func writeParquet(t *testing.T, dir string, files, n, groupRows int) []string {
 			all = append(all, row.Change{Kind: row.Insert, Row: rows[i]}.String())
 		}
 		data := formattest.WriteFile(t, enc, rows, 0)
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("part-%d.parquet", f)), data, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("part-%d%s", f, enc.Ext())), data, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -54,12 +74,26 @@ const parquetSchema = `[id BIGINT, name STRING, "score DECIMAL(10,2)", tags ARRA
 func TestParquetRead(t *testing.T) {
 	h := newHarness(t)
 	want := writeParquet(t, h.dir, 3, 250, 40)
+	readBulk(t, h, "parquet", want)
+}
+
+// TestAvroRead is TestParquetRead for Avro object container files of
+// several pieces each.
+func TestAvroRead(t *testing.T) {
+	defer func(n int64) { avro.PieceBytes = n }(avro.PieceBytes)
+	avro.PieceBytes = 1500
+	h := newHarness(t)
+	want := writeAvro(t, h.dir, 3, 250, 300)
+	readBulk(t, h, "avro", want)
+}
+
+func readBulk(t *testing.T, h *harness, format string, want []string) {
 	for _, workers := range []int{1, 4} {
 		for _, max := range []int{1, 7, 1000} {
 			t.Run(fmt.Sprintf("workers=%d,max=%d", workers, max), func(t *testing.T) {
 				defer func(w int) { parallelWorkers = w }(parallelWorkers)
 				parallelWorkers = workers
-				s := h.open("path: "+filepath.Join(h.dir, "*.parquet")+"\nformat: parquet", parquetSchema)
+				s := h.open("path: "+filepath.Join(h.dir, "*."+format)+"\nformat: "+format, parquetSchema)
 				ctx := context.Background()
 				var got []string
 				for {
@@ -69,7 +103,7 @@ func TestParquetRead(t *testing.T) {
 							t.Fatalf("a batch of %d rows, max %d", b.Len(), max)
 						}
 						first := b.Changes[0].Row[0].Int64()
-						wantAt := fmt.Sprintf("part-%d.parquet row %d", first/250, first%250+1)
+						wantAt := fmt.Sprintf("part-%d.%s row %d", first/250, format, first%250+1)
 						if pos := b.Origin.Position(0); !strings.HasSuffix(pos, wantAt) {
 							t.Fatalf("the batch's first row is at %q, want %s", pos, wantAt)
 						}
@@ -94,7 +128,21 @@ func TestParquetRead(t *testing.T) {
 func TestParquetResume(t *testing.T) {
 	h := newHarness(t)
 	want := writeParquet(t, h.dir, 2, 100, 30)
-	opts := "path: " + filepath.Join(h.dir, "*.parquet") + "\nformat: parquet"
+	resumeBulk(t, h, "parquet", want)
+}
+
+// TestAvroResume is TestParquetResume for Avro object container files of
+// several pieces each.
+func TestAvroResume(t *testing.T) {
+	defer func(n int64) { avro.PieceBytes = n }(avro.PieceBytes)
+	avro.PieceBytes = 700
+	h := newHarness(t)
+	want := writeAvro(t, h.dir, 2, 100, 200)
+	resumeBulk(t, h, "avro", want)
+}
+
+func resumeBulk(t *testing.T, h *harness, format string, want []string) {
+	opts := "path: " + filepath.Join(h.dir, "*."+format) + "\nformat: " + format
 	ctx := context.Background()
 	for cut := 1; cut < 12; cut++ {
 		s := h.open(opts, parquetSchema)

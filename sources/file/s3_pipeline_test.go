@@ -58,7 +58,7 @@ sinks:
 	if strings.Count(want, "\n") != 3000 {
 		t.Fatalf("reference of %d lines", strings.Count(want, "\n"))
 	}
-	for _, spec := range []string{"csv", "json", "debezium-json", "canal-json", "maxwell-json", "{type: parquet, row_group_size: 400}"} {
+	for _, spec := range []string{"csv", "json", "debezium-json", "canal-json", "maxwell-json", "{type: parquet, row_group_size: 400}", "{type: avro, codec: zstd, block_size: 4096}"} {
 		format := strings.TrimSuffix(strings.TrimPrefix(strings.Fields(spec)[0], "{type:"), ",")
 		if format == "" {
 			format = strings.Fields(spec)[1]
