@@ -3,7 +3,10 @@
 # web console's browser tests), Graphviz's dot (explain --format dot) and
 # podman with umoci (the container image test), all from Debian's
 # packages; a Python with DuckDB and pyarrow from PyPI, in a virtual
-# environment of its own (the Parquet tests read etld's files with both);
+# environment of its own (the Parquet tests read etld's files with both),
+# and fastavro in it with the codecs it reads through cramjam and
+# backports.zstd (the Avro file tests read etld's files with it, and write
+# files for etld);
 # and AssemblyScript's compiler from npm (a function in a second language
 # proves the WebAssembly ABI is not Go's), in a directory of its own.
 # Installed once, nothing to start or stop.
@@ -21,6 +24,10 @@ TOOLS=(chromium:chromium graphviz:dot podman:podman umoci:umoci)
 
 # The Python packages, pinned, and the environment that holds them.
 PY_PACKAGES=(duckdb==2.0.0 pyarrow==26.0.1)
+# Added to the same environment afterwards, with a mark of their own, so
+# that an environment made for PY_PACKAGES alone is added to, never made
+# anew under tests that use it.
+PY_AVRO_PACKAGES=(fastavro==1.13.1 cramjam==2.14.0 backports.zstd==1.8.0)
 PY_ENV="$ETLD_TESTENV_DIR/python"
 PY="$PY_ENV/bin/python"
 
@@ -44,20 +51,40 @@ install_asc() {
 	asc_ok || die "$ASC is still missing"
 }
 
-python_ok() {
+python_base_ok() {
 	[[ -x "$PY" ]] && "$PY" -c 'import duckdb, pyarrow' >/dev/null 2>&1 &&
 		[[ "$(cat "$PY_ENV/.packages" 2>/dev/null)" == "${PY_PACKAGES[*]}" ]]
 }
 
+python_avro_ok() {
+	"$PY" -c 'import fastavro, cramjam, backports.zstd' >/dev/null 2>&1 &&
+		[[ "$(cat "$PY_ENV/.packages-avro" 2>/dev/null)" == "${PY_AVRO_PACKAGES[*]}" ]]
+}
+
+python_ok() { python_base_ok && python_avro_ok; }
+
+install_python_avro() {
+	python_avro_ok && return 0
+	log "adding ${PY_AVRO_PACKAGES[*]} to $PY_ENV"
+	"$PY_ENV/bin/pip" install -q --disable-pip-version-check "${PY_AVRO_PACKAGES[@]}" || die "pip install ${PY_AVRO_PACKAGES[*]} failed"
+	printf '%s' "${PY_AVRO_PACKAGES[*]}" >"$PY_ENV/.packages-avro"
+	python_avro_ok || die "the Python environment still lacks fastavro, cramjam or backports.zstd"
+}
+
 install_python() {
 	python_ok && return 0
+	if python_base_ok; then
+		install_python_avro
+		return 0
+	fi
 	command -v python3 >/dev/null 2>&1 || die "need python3 for the Parquet readers (DuckDB, pyarrow)"
 	log "installing ${PY_PACKAGES[*]} into $PY_ENV"
 	rm -rf "$PY_ENV"
 	python3 -m venv "$PY_ENV" || die "python3 -m venv failed (Debian: apt-get install python3-venv)"
 	"$PY_ENV/bin/pip" install -q --disable-pip-version-check "${PY_PACKAGES[@]}" || die "pip install ${PY_PACKAGES[*]} failed"
 	printf '%s' "${PY_PACKAGES[*]}" >"$PY_ENV/.packages"
-	python_ok || die "the Python environment still lacks duckdb or pyarrow"
+	python_base_ok || die "the Python environment still lacks duckdb or pyarrow"
+	install_python_avro
 }
 
 missing_packages() {
@@ -90,7 +117,7 @@ start() {
 status() {
 	local missing
 	mapfile -t missing < <(missing_packages)
-	python_ok || missing+=("python:${PY_PACKAGES[*]}")
+	python_ok || missing+=("python:${PY_PACKAGES[*]} ${PY_AVRO_PACKAGES[*]}")
 	asc_ok || missing+=("npm:$ASC_PACKAGE")
 	if [[ ${#missing[@]} -eq 0 ]]; then
 		echo "tools: present"

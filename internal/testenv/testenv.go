@@ -112,7 +112,8 @@ func Umoci(t testing.TB) string {
 	return lookup(t, EnvUmoci, "umoci")
 }
 
-// Python returns the path of a Python that imports duckdb and pyarrow,
+// Python returns the path of a Python that imports duckdb, pyarrow and
+// fastavro (testenv/tools.sh),
 // or skips/fails t when ETLD_TEST_PYTHON is unset.
 func Python(t testing.TB) string {
 	t.Helper()
