@@ -180,3 +180,21 @@ func sameObjects(t *testing.T, want, got map[string][]byte) {
 func TestCrashParquetS3(t *testing.T) {
 	runScenario(t, fileToParquetS3)
 }
+
+// file -> partitioned Avro object container files on object storage:
+// fileToParquetS3's pipeline writing avro parts in blocks of 2 KiB. A
+// part resumes after the blocks its checkpoint counted, the rows of the
+// block it was filling given back from the spill, so the objects must be
+// the uninterrupted run's, byte for byte.
+var fileToAvroS3 = scenario{
+	name:     "file-avro-s3",
+	pipeline: strings.Replace(fileToParquetS3.pipeline, "format: {type: parquet, row_group_size: 1000, compression: zstd}", "format: {type: avro, codec: deflate, block_size: 2048}", 1),
+	needs:    fileToParquetS3.needs,
+	setup:    writesReadings(3),
+	reset:    fileToParquetS3.reset,
+	check:    fileToParquetS3.check,
+}
+
+func TestCrashAvroS3(t *testing.T) {
+	runScenario(t, fileToAvroS3)
+}
