@@ -120,6 +120,8 @@ type Decoder struct {
 	writer avro.Schema
 	prog   *recordDec
 	given  bool // the schema option was given
+	// r reads each record, its buffers reused.
+	r reader
 }
 
 // NewDecoder returns a decoder of records of the schema o gives (or the
@@ -138,7 +140,9 @@ func NewDecoder(o Options, schema row.Schema) (*Decoder, error) {
 
 // Decode appends the row of one datum to b.
 func (d *Decoder) Decode(rec []byte, b *row.Batch) error {
-	return d.decodeString(string(rec), b)
+	r := &d.r
+	r.resetBytes(rec, 0)
+	return d.decode(r, b)
 }
 
 // DecodeString implements connector.StringDecoder: string values are
@@ -146,9 +150,15 @@ func (d *Decoder) Decode(rec []byte, b *row.Batch) error {
 func (d *Decoder) DecodeString(rec string, b *row.Batch) error { return d.decodeString(rec, b) }
 
 func (d *Decoder) decodeString(rec string, b *row.Batch) error {
-	r := reader{s: rec}
+	r := &d.r
+	r.reset(rec, 0)
+	return d.decode(r, b)
+}
+
+func (d *Decoder) decode(r *reader, b *row.Batch) error {
+	rec := r.s
 	out := b.NewRow()
-	if err := d.prog.decode(&r, out); err != nil {
+	if err := d.prog.decode(r, out); err != nil {
 		return decodeError(err)
 	}
 	if r.pos != len(rec) {
@@ -175,6 +185,7 @@ func (d *Decoder) DecodeColumns(cols []int) bool {
 // Clone implements connector.ParallelDecoder.
 func (d *Decoder) Clone() connector.Decoder {
 	c := *d
+	c.r = reader{}
 	return &c
 }
 

@@ -55,6 +55,12 @@ type RegistryDecoder struct {
 	// progs are the compiled programs by writer schema id; a refused
 	// schema is cached as its error, so that its records fail at once.
 	progs map[int]*program
+	// last is the id last decoded and its program, which a topic's
+	// records mostly share.
+	lastID   int
+	lastProg *program
+	// r reads each record, its buffers reused.
+	r reader
 }
 
 // program is a writer schema compiled against the table.
@@ -99,7 +105,11 @@ func (d *RegistryDecoder) compile(w avro.Schema) *program {
 // program returns the compiled program of a writer schema id, looking the
 // schema up once.
 func (d *RegistryDecoder) program(id int) (*program, error) {
+	if d.lastProg != nil && d.lastID == id {
+		return d.lastProg, nil
+	}
 	if p, ok := d.progs[id]; ok {
+		d.lastID, d.lastProg = id, p
 		return p, nil
 	}
 	s, err := d.reg.SchemaByID(id)
@@ -133,7 +143,6 @@ func (d *RegistryDecoder) Decode(rec []byte, b *row.Batch) error {
 		}
 		return &connector.DecodeError{Err: errors.New("an empty record")}
 	}
-	s := string(rec)
 	id, err := confluent.FrameID(rec)
 	if err != nil {
 		return &connector.DecodeError{Err: err}
@@ -145,13 +154,15 @@ func (d *RegistryDecoder) Decode(rec []byte, b *row.Batch) error {
 	if p.err != nil {
 		return &connector.DecodeError{Err: p.err}
 	}
-	r := reader{s: s, pos: 5}
+	r := &d.r
+	r.resetBytes(rec, 5)
+	s := r.s
 	before := b.Len()
 	if d.envelope {
-		err = p.env.decode(&r, b, &d.table)
+		err = p.env.decode(r, b, &d.table)
 	} else {
 		out := b.NewRow()
-		if err = p.rec.decode(&r, out); err == nil {
+		if err = p.rec.decode(r, out); err == nil {
 			d.finish(out)
 			b.Append(row.Insert, out)
 		}
@@ -172,6 +183,7 @@ func (d *RegistryDecoder) DecodeColumns(cols []int) bool {
 		return false
 	}
 	d.progs = map[int]*program{}
+	d.lastProg = nil
 	return true
 }
 
@@ -180,6 +192,7 @@ func (d *RegistryDecoder) DecodeColumns(cols []int) bool {
 func (d *RegistryDecoder) Clone() connector.Decoder {
 	c := *d
 	c.progs = map[int]*program{}
+	c.lastProg, c.r = nil, reader{}
 	return &c
 }
 

@@ -34,6 +34,8 @@ type fieldStep struct {
 	to   int // place in the row; -1: skipped
 	name string
 	dec  valueDec
+	// app appends the value in a nested ROW's form (nested.go).
+	app  appendFn
 	skip skipFn
 }
 
@@ -50,6 +52,14 @@ func (e *fieldError) Unwrap() error { return e.err }
 // the place of column i in a decoded row, -1 for a column not decoded
 // (nil: column i at place i).
 func compileRecord(w avro.Schema, columns []row.Field, at []int) (*recordDec, error) {
+	return resolveRecord(w, columns, at, false)
+}
+
+// resolveRecord is compileRecord, the steps' readers appenders (apps)
+// rather than decoders: a ROW nested in a value compiles only those, so
+// that a schema's compilation grows with its size, not with two to the
+// power of its depth.
+func resolveRecord(w avro.Schema, columns []row.Field, at []int, apps bool) (*recordDec, error) {
 	rs, ok := deref(w).(*avro.RecordSchema)
 	if !ok {
 		return nil, fmt.Errorf("the schema is a %s, not a record", w.Type())
@@ -82,12 +92,17 @@ func compileRecord(w avro.Schema, columns []row.Field, at []int) (*recordDec, er
 	for j, f := range fields {
 		st := fieldStep{to: -1, name: f.Name()}
 		if i := col[j]; i >= 0 && place(i) >= 0 {
-			dec, err := compileValue(f.Type(), columns[i].Type)
+			var err error
+			if apps {
+				st.app, err = compileAppend(f.Type(), columns[i].Type)
+			} else {
+				st.dec, err = compileValue(f.Type(), columns[i].Type)
+			}
 			if err != nil {
 				errs = append(errs, fmt.Errorf("column %s: %w", columns[i].Name, err))
 				continue
 			}
-			st.to, st.name, st.dec = place(i), columns[i].Name, dec
+			st.to, st.name = place(i), columns[i].Name
 		} else {
 			st.skip = compileSkip(f.Type())
 		}
@@ -190,28 +205,29 @@ func compileValue(w avro.Schema, t row.Type) (valueDec, error) {
 		if t.ID != row.Array {
 			return nil, cannot()
 		}
-		return compileArray(w.(*avro.ArraySchema), t)
+		fill, err := compileArrayFill(w.(*avro.ArraySchema), t)
+		if err != nil {
+			return nil, err
+		}
+		return func(r *reader) (row.Value, error) { return nestedValue(r, row.Array, fill) }, nil
 	case avro.Map:
 		if t.ID != row.Map || t.Key().ID != row.String {
 			return nil, cannot()
 		}
-		return compileMap(w.(*avro.MapSchema), t)
+		fill, err := compileMapFill(w.(*avro.MapSchema), t)
+		if err != nil {
+			return nil, err
+		}
+		return func(r *reader) (row.Value, error) { return nestedValue(r, row.Map, fill) }, nil
 	case avro.Record:
 		if t.ID != row.Struct {
 			return nil, cannot()
 		}
-		fields := t.Fields()
-		rd, err := compileRecord(w, fields, nil)
+		fill, err := compileRecordFill(w, t)
 		if err != nil {
 			return nil, err
 		}
-		return func(r *reader) (row.Value, error) {
-			vals := make([]row.Value, len(fields))
-			if err := rd.decode(r, vals); err != nil {
-				return row.NullValue, err
-			}
-			return row.StructValue(vals), nil
-		}, nil
+		return func(r *reader) (row.Value, error) { return nestedValue(r, row.Struct, fill) }, nil
 	}
 	return nil, cannot()
 }
@@ -422,32 +438,6 @@ func decimalOf(s string, shift int, t row.Type) (row.Value, bool) {
 		return row.NullValue, false
 	}
 	return row.Decimal128Value(n, t.Scale), true
-}
-
-func compileArray(a *avro.ArraySchema, t row.Type) (valueDec, error) {
-	elem, err := compileValue(a.Items(), t.Elem())
-	if err != nil {
-		return nil, fmt.Errorf("array items: %w", err)
-	}
-	return func(r *reader) (row.Value, error) {
-		var items []row.Value
-		for {
-			n, err := r.blockCount()
-			if err != nil || n == 0 {
-				return row.ArrayValue(items), err
-			}
-			if items == nil {
-				items = make([]row.Value, 0, n)
-			}
-			for range n {
-				v, err := elem(r)
-				if err != nil {
-					return row.NullValue, err
-				}
-				items = append(items, v)
-			}
-		}
-	}, nil
 }
 
 func compileMap(m *avro.MapSchema, t row.Type) (valueDec, error) {

@@ -301,6 +301,7 @@ func (fr *fileReader) ReadGroup(ctx context.Context, g int, skip int64, max int,
 	}
 	b := row.NewBatch(max, fr.width)
 	var n int64 // rows of the piece read
+	r := &reader{}
 	for pos := 0; pos < len(data); {
 		off := gr.start + int64(pos)
 		fail := func(format string, args ...any) error {
@@ -329,7 +330,7 @@ func (fr *fileReader) ReadGroup(ctx context.Context, g int, skip int64, max int,
 		if count > int64(len(datums))+1<<16 {
 			return fail("%d datums in %d bytes", count, len(datums))
 		}
-		r := reader{s: string(datums)}
+		r.reset(string(datums), 0)
 		for k := range count {
 			if n&1023 == 1023 {
 				if err := ctx.Err(); err != nil {
@@ -337,14 +338,14 @@ func (fr *fileReader) ReadGroup(ctx context.Context, g int, skip int64, max int,
 				}
 			}
 			if n < skip {
-				if err := fr.skip(&r); err != nil {
+				if err := fr.skip(r); err != nil {
 					return fail("datum %d (row %d of the piece): %v", k+1, n+1, err)
 				}
 				n++
 				continue
 			}
 			out := b.NewRow()
-			if err := fr.prog.decode(&r, out); err != nil {
+			if err := fr.prog.decode(r, out); err != nil {
 				return fail("datum %d (row %d of the piece): %v", k+1, n+1, err)
 			}
 			n++

@@ -3,6 +3,7 @@ package avro
 import (
 	"fmt"
 	"math"
+	"unsafe"
 )
 
 // reader reads Avro's binary encoding from one record, held as a string so
@@ -10,6 +11,48 @@ import (
 type reader struct {
 	s   string
 	pos int
+	// scratch is where nested values are built (nested.go), keys the
+	// keys of the maps being read; both are reused from datum to datum.
+	scratch []byte
+	keys    []string
+	// arena holds the strings of the values decoded (a record's copy,
+	// nested values), many to one allocation: arena[:used] is handed
+	// out and never written again, the rest is room for more.
+	arena []byte
+	used  int
+}
+
+// arenaChunk is the size of an arena's allocations: a value holds its
+// chunk in memory for as long as it lives, as a value of a record read
+// from a file block holds the block.
+const arenaChunk = 32 << 10
+
+// keep returns a string of the bytes of a then b, from r's arena.
+func (r *reader) keep(a, b []byte) string {
+	n := len(a) + len(b)
+	if n == 0 {
+		return ""
+	}
+	if len(r.arena)-r.used < n {
+		r.arena, r.used = make([]byte, max(arenaChunk, n)), 0
+	}
+	at := r.used
+	copy(r.arena[at:], a)
+	copy(r.arena[at+len(a):], b)
+	r.used += n
+	return unsafe.String(&r.arena[at], n)
+}
+
+// reset makes r read s from pos, keeping its buffers.
+func (r *reader) reset(s string, pos int) {
+	r.s, r.pos = s, pos
+	r.scratch, r.keys = r.scratch[:0], r.keys[:0]
+}
+
+// resetBytes makes r read a copy of rec, kept in its arena: the strings
+// decoded are substrings of the copy.
+func (r *reader) resetBytes(rec []byte, pos int) {
+	r.reset(r.keep(rec, nil), pos)
 }
 
 // errAt is a decode error at a byte offset of the record.
