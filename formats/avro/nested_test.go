@@ -41,7 +41,7 @@ func TestNestedForms(t *testing.T) {
 	// block of three entries, k=1, j=2, k=3.
 	head, err := avro.Marshal(writer, map[string]any{"many": manyGo, "big": bigGo,
 		"swapped": []any{map[string]any{"b": "x", "a": 1}, map[string]any{"b": "y", "a": 2}},
-		"dup": []any{}, "mm": map[string]any{"outer": map[string]any{"in": "v"}}})
+		"dup":     []any{}, "mm": map[string]any{"outer": map[string]any{"in": "v"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
