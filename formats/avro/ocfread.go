@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"unsafe"
 
 	"github.com/hamba/avro/v2"
 
@@ -330,7 +331,10 @@ func (fr *fileReader) ReadGroup(ctx context.Context, g int, skip int64, max int,
 		if count > int64(len(datums))+1<<16 {
 			return fail("%d datums in %d bytes", count, len(datums))
 		}
-		r.reset(string(datums), 0)
+		// The datums are a buffer of their own (decompressed, or the
+		// piece's, read for this call), never written again: the rows'
+		// strings are substrings of it.
+		r.reset(bytesString(datums), 0)
 		for k := range count {
 			if n&1023 == 1023 {
 				if err := ctx.Err(); err != nil {
@@ -408,3 +412,11 @@ var (
 	_ connector.ProjectingBulkDecoder = (*FileDecoder)(nil)
 	_ connector.BulkReader            = (*fileReader)(nil)
 )
+
+// bytesString is b as a string without a copy; b is never written again.
+func bytesString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
