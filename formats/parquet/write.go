@@ -61,7 +61,18 @@ func (g *groupEncoder) encode(rows []row.Row, first int64) ([]byte, error) {
 			if len(r) != len(g.e.cols) {
 				return nil, fmt.Errorf("row %d has %d values, the schema %d columns", first+int64(start+k)+1, len(r), len(g.e.cols))
 			}
-			for c, s := range g.e.cols {
+		}
+		// A column at a time: a top-level scalar's values go straight to
+		// its leaf (flat.go), the others through the shredder. Each leaf
+		// gets its values in row order either way.
+		for c, s := range g.e.cols {
+			if s.kids == nil {
+				if k, err := s.flat(chunk, c, g.cols); err != nil {
+					return nil, fmt.Errorf("row %d, column %s: %w", first+int64(start+k)+1, g.e.schema.Fields[c].Name, err)
+				}
+				continue
+			}
+			for k, r := range chunk {
 				if err := s.shred(r[c], 0, 0, g.cols); err != nil {
 					return nil, fmt.Errorf("row %d, column %s: %w", first+int64(start+k)+1, g.e.schema.Fields[c].Name, err)
 				}
