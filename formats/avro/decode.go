@@ -370,7 +370,7 @@ func compileBytes(w avro.Schema, t row.Type, cannot func() error) (valueDec, err
 		}
 		return func(r *reader) (row.Value, error) {
 			s, err := read(r)
-			return row.StringValue(s), err
+			return row.StringValue(r.str(s)), err
 		}, nil
 	case row.Bytes:
 		return func(r *reader) (row.Value, error) {

@@ -79,3 +79,44 @@ func TestNestedForms(t *testing.T) {
 		t.Errorf("dup: %s, want [{k=3, j=2}]", got)
 	}
 }
+
+// TestDecodeCopiesStrings: Decode's record may be reused by the caller
+// once it returns (a Kafka message's buffer): the rows' strings, at the
+// top and nested, must not point into it.
+func TestDecodeCopiesStrings(t *testing.T) {
+	schema := testenv.Schema(t, "s STRING", "a ARRAY<STRING>", "m MAP<STRING, STRING>", "r ROW<x STRING>")
+	enc, err := NewEncoder(Options{}, schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := row.Row{row.StringValue("top"), row.ArrayValue([]row.Value{row.StringValue("item")}),
+		row.MapValue([]row.Value{row.StringValue("key")}, []row.Value{row.StringValue("val")}), row.StructValue([]row.Value{row.StringValue("field")})}
+	rec, err := enc.Encode(nil, row.Insert, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []interface {
+		Decode([]byte, *row.Batch) error
+	}{mustDecoder(t, schema)} {
+		b := row.NewBatch(1, schema.Len())
+		if err := d.Decode(rec, b); err != nil {
+			t.Fatal(err)
+		}
+		for i := range rec {
+			rec[i] = 'X'
+		}
+		for i, f := range schema.Fields {
+			if got := b.Changes[0].Row[i]; !row.Equal(got, in[i]) {
+				t.Errorf("%s: %v after the record was overwritten, want %v", f.Name, got, in[i])
+			}
+		}
+	}
+}
+
+func mustDecoder(t *testing.T, schema row.Schema) *Decoder {
+	d, err := NewDecoder(Options{}, schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}

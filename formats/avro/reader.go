@@ -20,6 +20,19 @@ type reader struct {
 	// out and never written again, the rest is room for more.
 	arena []byte
 	used  int
+	// borrowed: s is the caller's bytes, valid only during the call (a
+	// Kafka message's value), so a string value read from it is copied
+	// into the arena (str); the other values that hold strings are built
+	// from copies anyway.
+	borrowed bool
+}
+
+// str is a string value read from r.s, copied when r.s is borrowed.
+func (r *reader) str(s string) string {
+	if !r.borrowed || s == "" {
+		return s
+	}
+	return r.keep(unsafe.Slice(unsafe.StringData(s), len(s)), nil)
 }
 
 // arenaChunk is the size of an arena's allocations: a value holds its
@@ -45,14 +58,19 @@ func (r *reader) keep(a, b []byte) string {
 
 // reset makes r read s from pos, keeping its buffers.
 func (r *reader) reset(s string, pos int) {
-	r.s, r.pos = s, pos
+	r.s, r.pos, r.borrowed = s, pos, false
 	r.scratch, r.keys = r.scratch[:0], r.keys[:0]
 }
 
-// resetBytes makes r read a copy of rec, kept in its arena: the strings
-// decoded are substrings of the copy.
+// resetBytes makes r read rec, which the caller may change once the call
+// returns: the strings decoded are copies (str).
 func (r *reader) resetBytes(rec []byte, pos int) {
-	r.reset(r.keep(rec, nil), pos)
+	s := ""
+	if len(rec) > 0 {
+		s = unsafe.String(&rec[0], len(rec))
+	}
+	r.reset(s, pos)
+	r.borrowed = true
 }
 
 // errAt is a decode error at a byte offset of the record.
