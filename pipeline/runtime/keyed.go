@@ -34,6 +34,9 @@ type Keyed struct {
 	workers []*keyedWorker
 	build   func() (operator.KeyGrouped, error)
 	kbuf    []byte
+	// pre: the operator takes its keys from the split (operator.PreKeyed),
+	// which encodes and hashes each key once for both.
+	pre bool
 }
 
 // keyedWorker is one instance of the operator, the share of the current
@@ -45,6 +48,7 @@ type keyedWorker struct {
 	// its changes to the batch's.
 	sub  row.Batch
 	from []int32
+	keys operator.EncodedKeys // sub's keys, when Keyed.pre
 	// reuse: the operator kept nothing of the last share, whose slices
 	// may then be filled again.
 	reuse bool
@@ -67,6 +71,14 @@ func NewKeyed(keys []int, n int, build func() (operator.KeyGrouped, error)) (*Ke
 		}
 		k.workers = append(k.workers, &keyedWorker{i: len(k.workers), op: op, out: keyedEmits{cur: -1}})
 	}
+	if _, ok := k.workers[0].op.(operator.PreKeyed); ok && n > 1 {
+		// One worker takes its batches straight, hashing with its own
+		// seeded hash; several take the split's.
+		k.pre = true
+		for _, w := range k.workers {
+			w.op.(operator.PreKeyed).UseKeyHash()
+		}
+	}
 	return k, nil
 }
 
@@ -76,18 +88,9 @@ func (k *Keyed) Workers() int { return len(k.workers) }
 // Worker returns worker i's operator (tests, and `etld state dump`).
 func (k *Keyed) Worker(i int) operator.KeyGrouped { return k.workers[i].op }
 
-// workerOf returns the worker that owns r's key. A row too narrow for
-// the keys goes to the first, whose operator reports it.
-func (k *Keyed) workerOf(r row.Row) int {
-	if len(r) < k.width {
-		return 0
-	}
-	k.kbuf = row.KeyOf(k.kbuf[:0], r, k.keys)
-	return operator.WorkerOf(operator.KeyGroupOf(k.kbuf), len(k.workers))
-}
-
 // Process implements operator.Operator: each change goes to the worker
-// of its key.
+// of its key. Its key is encoded and hashed once, here, and handed with
+// the change to an operator that takes it (operator.PreKeyed).
 func (k *Keyed) Process(in *row.Batch, out operator.Emitter) error {
 	if len(k.workers) == 1 {
 		return k.workers[0].op.Process(in, out)
@@ -97,21 +100,47 @@ func (k *Keyed) Process(in *row.Batch, out operator.Emitter) error {
 			w.sub.Changes, w.from = nil, nil
 		}
 		w.sub.Changes, w.from = w.sub.Changes[:0], w.from[:0]
+		w.keys.Reset()
 	}
+	n := len(k.workers)
 	for i := range in.Changes {
-		w := k.workers[k.workerOf(in.Changes[i].Row)]
+		r := in.Changes[i].Row
+		wi := 0 // a row too narrow for the keys: the first, whose operator reports it
+		var h uint64
+		if len(r) >= k.width {
+			k.kbuf = row.KeyOf(k.kbuf[:0], r, k.keys)
+			h = operator.KeyHash(k.kbuf)
+			wi = operator.WorkerOf(int(h%operator.KeyGroups), n)
+		} else {
+			k.kbuf = k.kbuf[:0]
+		}
+		w := k.workers[wi]
 		w.sub.Changes = append(w.sub.Changes, in.Changes[i])
 		w.from = append(w.from, int32(i))
+		if k.pre {
+			w.keys.Bytes = append(w.keys.Bytes, k.kbuf...)
+			w.keys.Ends = append(w.keys.Ends, int32(len(w.keys.Bytes)))
+			w.keys.Hashes = append(w.keys.Hashes, operator.TableHash(h))
+		}
 	}
 	for _, w := range k.workers {
 		w.sub.Origin = &shareOrigin{parent: in.Origin, from: w.from}
+		if k.pre {
+			// Room after the last key (operator.EncodedKeys).
+			w.keys.Bytes = slices.Grow(w.keys.Bytes, 16)
+		}
 	}
 	return k.run(out, func(w *keyedWorker) error {
 		if len(w.sub.Changes) == 0 {
 			w.reuse = true
 			return nil
 		}
-		err := w.op.Process(&w.sub, &w.out)
+		var err error
+		if k.pre {
+			err = w.op.(operator.PreKeyed).ProcessKeys(&w.sub, &w.keys, &w.out)
+		} else {
+			err = w.op.Process(&w.sub, &w.out)
+		}
 		rel, ok := w.op.(operator.InputReleaser)
 		w.reuse = err == nil && ok && rel.ReleasesInput()
 		return err
