@@ -150,6 +150,10 @@ func (g *GroupAgg) newIndex() *state.KeyTable {
 	return t
 }
 
+// EmitsOnlyAtFinish implements operator.OutputAtFinish: batch mode
+// emits the result at Finish and nothing before.
+func (g *GroupAgg) EmitsOnlyAtFinish() bool { return g.opt.Batch }
+
 // ProcessKeys implements operator.PreKeyed: the passes (slotsOf) take
 // the keys as given; row by row, Process encodes each again, as it
 // emits per change and the key's encoding is not what costs there.
@@ -412,6 +416,7 @@ var (
 )
 
 var (
-	_ operator.StateSizer = (*GroupAgg)(nil)
-	_ operator.PreKeyed   = (*GroupAgg)(nil)
+	_ operator.StateSizer     = (*GroupAgg)(nil)
+	_ operator.PreKeyed       = (*GroupAgg)(nil)
+	_ operator.OutputAtFinish = (*GroupAgg)(nil)
 )

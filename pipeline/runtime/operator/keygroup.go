@@ -114,3 +114,10 @@ type PreKeyed interface {
 	// ProcessKeys is Process of in, whose keys are keys.
 	ProcessKeys(in *row.Batch, keys *EncodedKeys, out Emitter) error
 }
+
+// OutputAtFinish is an operator that may emit nothing before Finish (a
+// batch-mode aggregate), so that a keyed runtime may let its workers
+// fold batches behind the caller instead of waiting for each.
+type OutputAtFinish interface {
+	EmitsOnlyAtFinish() bool
+}
