@@ -35,6 +35,7 @@ type Keyed struct {
 	build   func() (operator.KeyGrouped, error)
 	kbuf    []byte
 	shares  []*keyedShare // split's scratch
+	counts  []int         // processAsync's scratch
 	// pre: the operator takes its keys from the split (operator.PreKeyed),
 	// which encodes and hashes each key once for both.
 	pre bool
@@ -64,8 +65,10 @@ type keyedShare struct {
 	sub  row.Batch
 	from []int32
 	keys operator.EncodedKeys
-	// batch is, behind Process, the input batch the share is of.
-	batch *asyncBatch
+	// batches are, behind Process, the input batches the share holds
+	// changes of, and segs where each one's start (asyncOrigin).
+	batches []*asyncBatch
+	segs    []int32
 }
 
 // NewKeyed builds n instances of the operator with build, keyed by the
@@ -122,7 +125,7 @@ func (k *Keyed) Process(in *row.Batch, out operator.Emitter) error {
 			w.sub.Changes, w.from = nil, nil
 		}
 	}
-	k.split(in, k.workers, func(w *keyedWorker) *keyedShare { return &w.keyedShare })
+	k.split(in, k.workers, func(w *keyedWorker) *keyedShare { return &w.keyedShare }, false)
 	return k.run(out, func(w *keyedWorker) error {
 		if len(w.sub.Changes) == 0 {
 			w.reuse = true
@@ -136,13 +139,15 @@ func (k *Keyed) Process(in *row.Batch, out operator.Emitter) error {
 }
 
 // split cuts in in shares by key, worker w's into share(w), which it
-// empties first.
-func (k *Keyed) split(in *row.Batch, workers []*keyedWorker, share func(w *keyedWorker) *keyedShare) {
+// empties first unless appending.
+func (k *Keyed) split(in *row.Batch, workers []*keyedWorker, share func(w *keyedWorker) *keyedShare, appending bool) {
 	shares := k.shares[:0]
 	for _, w := range workers {
 		sh := share(w)
-		sh.sub.Changes, sh.from = sh.sub.Changes[:0], sh.from[:0]
-		sh.keys.Reset()
+		if !appending {
+			sh.sub.Changes, sh.from = sh.sub.Changes[:0], sh.from[:0]
+			sh.keys.Reset()
+		}
 		shares = append(shares, sh)
 	}
 	k.shares = shares
@@ -168,7 +173,9 @@ func (k *Keyed) split(in *row.Batch, workers []*keyedWorker, share func(w *keyed
 		}
 	}
 	for _, sh := range shares {
-		sh.sub.Origin = &shareOrigin{parent: in.Origin, from: sh.from}
+		if !appending {
+			sh.sub.Origin = &shareOrigin{parent: in.Origin, from: sh.from}
+		}
 		if k.pre {
 			// Room after the last key (operator.EncodedKeys).
 			sh.keys.Bytes = slices.Grow(sh.keys.Bytes, 16)

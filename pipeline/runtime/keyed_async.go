@@ -3,6 +3,7 @@ package runtime
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -16,6 +17,9 @@ import (
 // batch, so Keyed hands each worker its share of the batch and returns
 // while the workers fold it: the node's goroutine splits the next batch
 // as they fold this one, and no worker waits for the slowest at every
+// batch. A worker's share gathers the changes of its keys over input
+// batches until it holds asyncChunk of them, so that a worker is handed
+// work (and woken) once per some thousand rows per worker, not per
 // batch. Each worker folds its shares in order on a goroutine of its
 // own, started when a share comes and ended when it has none (so an
 // abandoned run leaves no goroutine behind); at most asyncQueue shares
@@ -28,8 +32,12 @@ import (
 // state's size and counters are read from what each worker stored
 // after its last share, as the node asks for them after every batch.
 
-// asyncQueue is the most shares that wait a worker.
-const asyncQueue = 4
+// asyncQueue is the most shares that wait a worker; asyncChunk the
+// changes a share gathers before it is handed over.
+const (
+	asyncQueue = 4
+	asyncChunk = 8192
+)
 
 // asyncState is Keyed's part of it.
 type asyncState struct {
@@ -41,6 +49,8 @@ type asyncState struct {
 	// release gives a batch back to whoever mapped it (the node sets
 	// it, setRelease); nil: nobody takes batches back.
 	release func(*row.Batch)
+	// pending is each worker's share being gathered.
+	pending []*keyedShare
 }
 
 // asyncWorker is a worker's part of it.
@@ -68,50 +78,71 @@ func (k *Keyed) startAsync() {
 	for _, w := range k.workers {
 		w.aw.q = make(chan *keyedShare, asyncQueue)
 		w.aw.free = make(chan *keyedShare, asyncQueue+2)
+		k.async.pending = append(k.async.pending, newShare(w))
 	}
 	k.refresh()
+}
+
+// newShare is an empty share for w, a kept one if it has one.
+func newShare(w *keyedWorker) *keyedShare {
+	select {
+	case sh := <-w.aw.free:
+		return sh
+	default:
+		return &keyedShare{}
+	}
 }
 
 // setRelease implements batchReleaser.
 func (k *Keyed) setRelease(f func(*row.Batch)) { k.async.release = f }
 
-// processAsync splits in and queues the shares.
+// processAsync splits in into the pending shares and hands over those
+// that gathered enough.
 func (k *Keyed) processAsync(in *row.Batch) error {
 	if err := k.asyncErr(); err != nil {
 		return err
 	}
-	k.split(in, k.workers, func(w *keyedWorker) *keyedShare {
-		select {
-		case sh := <-w.aw.free:
-			return sh
-		default:
-			return &keyedShare{}
-		}
-	})
+	pending := k.async.pending
+	before := k.counts[:0]
+	for _, sh := range pending {
+		before = append(before, len(sh.sub.Changes))
+	}
+	k.counts = before
+	k.split(in, k.workers, func(w *keyedWorker) *keyedShare { return pending[w.i] }, true)
 	ab := &asyncBatch{b: in}
-	for _, sh := range k.shares {
-		if len(sh.sub.Changes) > 0 {
+	for i, sh := range pending {
+		if len(sh.sub.Changes) > before[i] {
 			ab.left.Add(1)
+			sh.batches = append(sh.batches, ab)
+			sh.segs = append(sh.segs, int32(before[i]))
 		}
 	}
 	if ab.left.Load() == 0 {
 		k.giveBack(in)
 		return nil
 	}
-	for i, sh := range k.shares {
-		w := k.workers[i]
-		if len(sh.sub.Changes) == 0 {
-			putShare(w, sh)
-			continue
-		}
-		sh.batch = ab
-		k.async.inflight.Add(1)
-		w.aw.q <- sh
-		if w.aw.running.CompareAndSwap(false, true) {
-			go k.drainQueue(w)
+	for i, sh := range pending {
+		if len(sh.sub.Changes) >= asyncChunk {
+			k.handOver(i)
 		}
 	}
 	return nil
+}
+
+// handOver queues worker i's pending share, if it has changes, and
+// starts a new one.
+func (k *Keyed) handOver(i int) {
+	sh, w := k.async.pending[i], k.workers[i]
+	if len(sh.sub.Changes) == 0 {
+		return
+	}
+	sh.sub.Origin = &asyncOrigin{sh: sh}
+	k.async.pending[i] = newShare(w)
+	k.async.inflight.Add(1)
+	w.aw.q <- sh
+	if w.aw.running.CompareAndSwap(false, true) {
+		go k.drainQueue(w)
+	}
 }
 
 // drainQueue folds w's queued shares, and ends when there are none:
@@ -134,7 +165,6 @@ func (k *Keyed) drainQueue(w *keyedWorker) {
 // fold folds one share on w's goroutine.
 func (k *Keyed) fold(w *keyedWorker, sh *keyedShare) {
 	defer k.async.inflight.Done()
-	ab := sh.batch
 	if !w.aw.failed {
 		w.aw.emitted = 0
 		err := panics.Call(func() error { return k.processShare(w, sh, &w.aw.emitted) })
@@ -148,20 +178,26 @@ func (k *Keyed) fold(w *keyedWorker, sh *keyedShare) {
 			k.async.mu.Unlock()
 		}
 		if rel, ok := w.op.(operator.InputReleaser); err != nil || !ok || !rel.ReleasesInput() {
-			ab.kept.Store(true)
+			for _, ab := range sh.batches {
+				ab.kept.Store(true)
+			}
 		}
 		k.store(w)
 	}
-	sh.batch = nil
-	putShare(w, sh)
-	if ab.left.Add(-1) == 0 && !ab.kept.Load() {
-		k.giveBack(ab.b)
+	for _, ab := range sh.batches {
+		if ab.left.Add(-1) == 0 && !ab.kept.Load() {
+			k.giveBack(ab.b)
+		}
 	}
+	putShare(w, sh)
 }
 
 // putShare keeps sh for w's next share, its rows dropped.
 func putShare(w *keyedWorker, sh *keyedShare) {
 	clear(sh.sub.Changes)
+	clear(sh.batches)
+	sh.sub.Changes, sh.from, sh.batches, sh.segs = sh.sub.Changes[:0], sh.from[:0], sh.batches[:0], sh.segs[:0]
+	sh.keys.Reset()
 	sh.sub.Origin = nil
 	select {
 	case w.aw.free <- sh:
@@ -187,6 +223,9 @@ func (k *Keyed) asyncErr() error {
 func (k *Keyed) sync() error {
 	if !k.async.on {
 		return nil
+	}
+	for i := range k.async.pending {
+		k.handOver(i)
 	}
 	k.async.inflight.Wait()
 	return k.asyncErr()
@@ -217,6 +256,41 @@ func (k *Keyed) refresh() {
 	}
 }
 
+// asyncOrigin is the Origin of a share that holds changes of several
+// input batches: change i is change from[i] of the batch whose segment
+// holds it.
+type asyncOrigin struct{ sh *keyedShare }
+
+// batchOf is the input batch change i of the share is of.
+func (o *asyncOrigin) batchOf(i int) *row.Batch {
+	segs := o.sh.segs
+	j, found := slices.BinarySearch(segs, int32(i))
+	if !found {
+		j--
+	}
+	return o.sh.batches[j].b
+}
+
+// Position implements row.Origin.
+func (o *asyncOrigin) Position(i int) string {
+	if i < 0 || i >= len(o.sh.from) {
+		return ""
+	}
+	b := o.batchOf(i)
+	if b.Origin == nil {
+		return ""
+	}
+	return b.Origin.Position(int(o.sh.from[i]))
+}
+
+// InputChange implements operator.ShareOrigin.
+func (o *asyncOrigin) InputChange(i int) int {
+	if i < 0 || i >= len(o.sh.from) {
+		return i
+	}
+	return int(o.sh.from[i])
+}
+
 // countEmits counts what an operator emits where it should not.
 type countEmits int
 
@@ -229,4 +303,7 @@ type batchReleaser interface {
 	setRelease(func(*row.Batch))
 }
 
-var _ batchReleaser = (*Keyed)(nil)
+var (
+	_ batchReleaser        = (*Keyed)(nil)
+	_ operator.ShareOrigin = (*asyncOrigin)(nil)
+)

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -26,12 +27,22 @@ func batchKeyed(t *testing.T, n int) *Keyed {
 }
 
 // Behind Process, each input batch is given back once, after its last
-// share is folded, and the result is the one worker's.
+// share is folded, and the result is the one worker's, with shares
+// handed over as they fill (asyncChunk) and at Finish.
 func TestKeyedBehindProcessGivesEachBatchBackOnce(t *testing.T) {
-	for n := 2; n <= 3; n++ {
+	var batches []*row.Batch
+	for i := range 40 {
+		var cs []row.Change
+		for j := range i % 7 * 300 { // some empty
+			cs = append(cs, optest.Ins(fmt.Sprintf("k%d", (i*31+j)%997), j, j))
+		}
+		batches = append(batches, &row.Batch{Changes: cs})
+	}
+	var want []string
+	for n := 1; n <= 3; n++ {
 		k := batchKeyed(t, n)
-		if !k.async.on {
-			t.Fatal("a batch-mode GROUP BY on several workers does not fold behind Process")
+		if k.async.on != (n > 1) {
+			t.Fatalf("%d workers: behind Process %v", n, k.async.on)
 		}
 		var mu sync.Mutex
 		given := map[*row.Batch]int{}
@@ -40,24 +51,25 @@ func TestKeyedBehindProcessGivesEachBatchBackOnce(t *testing.T) {
 			given[b]++
 			mu.Unlock()
 		})
-		var batches []*row.Batch
-		for i := range 40 {
-			var cs []row.Change
-			for j := range i % 7 * 30 { // some empty
-				cs = append(cs, optest.Ins(fmt.Sprintf("k%d", (i*31+j)%97), j, j))
-			}
-			b := &row.Batch{Changes: cs}
-			batches = append(batches, b)
+		for _, b := range batches {
 			if err := k.Process(b, nil); err != nil {
 				t.Fatal(err)
 			}
 		}
-		out := &optest.Discard{}
+		out := &collectLines{}
 		if err := k.Finish(out); err != nil {
 			t.Fatal(err)
 		}
-		if out.N != 97 {
-			t.Fatalf("%d workers: %d groups, want 97", n, out.N)
+		slices.Sort(out.lines)
+		if n == 1 {
+			want = out.lines
+			if len(want) != 997 {
+				t.Fatalf("%d groups, want 997", len(want))
+			}
+			continue
+		}
+		if !slices.Equal(out.lines, want) {
+			t.Fatalf("%d workers: another result than one worker's", n)
 		}
 		mu.Lock()
 		for i, b := range batches {
@@ -66,10 +78,16 @@ func TestKeyedBehindProcessGivesEachBatchBackOnce(t *testing.T) {
 			}
 		}
 		mu.Unlock()
-		if k.StateEntries() != 97 {
-			t.Errorf("%d workers: %d state entries, want 97", n, k.StateEntries())
+		if k.StateEntries() != 997 {
+			t.Errorf("%d workers: %d state entries, want 997", n, k.StateEntries())
 		}
 	}
+}
+
+type collectLines struct{ lines []string }
+
+func (c *collectLines) Emit(k row.Kind, r row.Row) {
+	c.lines = append(c.lines, row.Change{Kind: k, Row: r}.String())
 }
 
 // A worker's error behind Process is the next call's, and names the
@@ -81,6 +99,13 @@ func TestKeyedBehindProcessReportsAnError(t *testing.T) {
 		changes = append(changes, optest.Ins(fmt.Sprintf("k%d", i), i, i))
 	}
 	changes[13].Kind = row.Delete
+	// Two good batches first: the bad change's share holds changes of
+	// three batches, and names the third's.
+	for range 2 {
+		if err := k.Process(&row.Batch{Changes: slices.Clone(changes[:13]), Origin: otherNames{}}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
 	err := k.Process(&row.Batch{Changes: changes, Origin: lineNames{}}, nil)
 	if err == nil {
 		err = k.Finish(&optest.Discard{})
@@ -96,3 +121,7 @@ func TestKeyedBehindProcessReportsAnError(t *testing.T) {
 type lineNames struct{}
 
 func (lineNames) Position(i int) string { return fmt.Sprintf("line %d", i+1) }
+
+type otherNames struct{}
+
+func (otherNames) Position(i int) string { return fmt.Sprintf("record %d", i+1) }
