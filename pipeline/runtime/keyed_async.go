@@ -36,7 +36,7 @@ import (
 // changes a share gathers before it is handed over.
 const (
 	asyncQueue = 4
-	asyncChunk = 8192
+	asyncChunk = 2048
 )
 
 // asyncState is Keyed's part of it.
