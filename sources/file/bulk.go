@@ -297,10 +297,10 @@ func (s *Source) bulkPosition() position {
 // the other options so far.
 func newBulk(cfg Config, env connector.SourceEnv, format connector.FormatSpec, errs []error) (*Source, error) {
 	if cfg.Follow && !s3conf.IsS3(cfg.Path) {
-		errs = append(errs, connector.Errorf("follow", "a %s file is complete only once its footer is written: it cannot be followed as it grows", format.Type))
+		errs = append(errs, connector.Errorf("follow", "a %s file is read in pieces laid out when it is opened (a Parquet file's footer, an Avro file's blocks): it cannot be followed as it grows", format.Type))
 	}
 	if cfg.MaxRecordBytes != nil {
-		errs = append(errs, connector.Errorf("max_record_bytes", "applies only to a format whose records span lines (csv); %s reads row groups", format.Type))
+		errs = append(errs, connector.Errorf("max_record_bytes", "applies only to a format whose records span lines (csv); %s reads whole files in pieces", format.Type))
 	}
 	obj, err := newObjectsFor(cfg)
 	errs = append(errs, err)
