@@ -19,7 +19,7 @@ func (c *coordinator) restore() error {
 	}
 	cp, err := c.opt.Store.Latest()
 	if err != nil {
-		return fmt.Errorf("%w (remove or move away %s to start from scratch)", err, c.opt.Store.Dir())
+		return fmt.Errorf("%w (to start from scratch: etld state reset STATE_DIR %s --pipeline FILE, which also resets what its sources keep outside %s, such as a Kafka group's offsets)", err, c.g.Name, c.opt.Store.Dir())
 	}
 	// What a killed run left (the parts of a checkpoint it did not
 	// store) goes before this run writes anything.
@@ -71,7 +71,7 @@ func (c *coordinator) restore() error {
 	c.nextID = cp.ID + 1
 	c.g.Checkpoints.Restored.Store(cp.ID)
 	if cp.Finished {
-		c.log.Info("pipeline finished in an earlier run: nothing left to read; remove its state directory to run it again",
+		c.log.Info("pipeline finished in an earlier run: nothing left to read; to run it again from the start: etld state reset STATE_DIR PIPELINE --pipeline FILE",
 			"pipeline", c.g.Name, "checkpoint", cp.ID, "state", c.opt.Store.Dir())
 	} else {
 		c.log.Info("restored checkpoint", "pipeline", c.g.Name, "checkpoint", cp.ID, "taken", cp.Time)

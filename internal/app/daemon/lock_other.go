@@ -10,4 +10,6 @@ func LockStateDir(dir string) (release func(), err error) { return func() {}, ni
 // lock; never returned here.
 type HeldError struct{ Dir, Holder string }
 
-func (e *HeldError) Error() string { return "state_dir " + e.Dir + " is in use by another etld (pid " + e.Holder + ")" }
+func (e *HeldError) Error() string {
+	return "state_dir " + e.Dir + " is in use by another etld (pid " + e.Holder + ")"
+}
