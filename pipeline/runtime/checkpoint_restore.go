@@ -54,6 +54,7 @@ func (c *coordinator) restore() error {
 		if _, ok := o.Op.(operator.Snapshotter); !ok || comp == nil {
 			continue
 		}
+		WidenRestore(c.verdicts[o.ID], o.Op)
 		if err := RestoreOperator(c.opt.Store, comp, o.Op); err != nil {
 			return fmt.Errorf("transform %q: restore from checkpoint %d: %w", o.Name, cp.ID, err)
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/etld/etld/internal/checkpoint"
+	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/operator"
 )
 
@@ -60,6 +61,10 @@ type Verdict struct {
 	// Optional: a node whose state may be missing from a checkpoint (a
 	// join's held-back inputs, a dead-letter file's length).
 	Optional bool
+	// Widen, for Migrate, is the retagging the operator's restore applies
+	// to the saved values (INT to BIGINT, FLOAT to DOUBLE:
+	// operator.Widener); nil when they read as they are.
+	Widen map[row.TypeID]row.TypeID
 }
 
 // Restores reports whether the node's saved state is handed to it.
@@ -69,6 +74,8 @@ func (v Verdict) Restores() bool { return v.Action == Keep || v.Action == Migrat
 type stateNode struct {
 	n        *Node
 	optional bool
+	// widener: the operator can retag saved values (operator.Widener).
+	widener bool
 }
 
 // stateNodes lists g's nodes whose state goes into checkpoints, in the
@@ -80,7 +87,8 @@ func stateNodes(g *Graph) []stateNode {
 	}
 	for _, o := range g.Ops {
 		if _, ok := o.Op.(operator.Snapshotter); ok {
-			out = append(out, stateNode{n: &o.Node})
+			w, ok := o.Op.(operator.Widener)
+			out = append(out, stateNode{n: &o.Node, widener: ok && w.CanWiden()})
 		}
 	}
 	for _, u := range g.Unions {
@@ -154,7 +162,7 @@ func Compare(g *Graph, cp *checkpoint.Checkpoint, reset []string) ([]Verdict, er
 			v.Action, v.Why = fresh(n, saved)
 		default:
 			v.From = comp.ID
-			v.Action, v.Why = fits(n, comp.Fingerprint)
+			v.Action, v.Why, v.Widen = fits(n, comp.Fingerprint, sn.widener)
 		}
 		out = append(out, v)
 	}
@@ -234,24 +242,25 @@ func fresh(n *Node, saved map[string]bool) (Action, string) {
 	return Fresh, "new: starts empty"
 }
 
-// fits decides what n does with saved state of schema old.
-func fits(n *Node, old string) (Action, string) {
+// fits decides what n does with saved state of schema old; widener:
+// n's operator can retag saved values (operator.Widener).
+func fits(n *Node, old string, widener bool) (Action, string, map[row.TypeID]row.TypeID) {
 	if old == n.Fingerprint {
-		return Keep, ""
+		return Keep, "", nil
 	}
 	switch {
 	case n.Kind == "source" && n.Transform == "":
 		if connType(old) != connType(n.Fingerprint) {
-			return Refuse, fmt.Sprintf("its type changed from %s to %s: the saved position means nothing to it", connType(old), connType(n.Fingerprint))
+			return Refuse, fmt.Sprintf("its type changed from %s to %s: the saved position means nothing to it", connType(old), connType(n.Fingerprint)), nil
 		}
-		return Keep, "its columns changed: its position is kept"
+		return Keep, "its columns changed: its position is kept", nil
 	case n.Kind == "sink":
 		if connType(old) != connType(n.Fingerprint) {
-			return Reset, fmt.Sprintf("its type changed from %s to %s: it starts without the state of what it wrote", connType(old), connType(n.Fingerprint))
+			return Reset, fmt.Sprintf("its type changed from %s to %s: it starts without the state of what it wrote", connType(old), connType(n.Fingerprint)), nil
 		}
-		return Keep, "its input changed: the state of what it wrote is kept"
+		return Keep, "its input changed: the state of what it wrote is kept", nil
 	}
-	return schemaChange(old, n.Fingerprint)
+	return schemaChange(old, n.Fingerprint, widener)
 }
 
 // connType is the connector type a source's or a sink's fingerprint

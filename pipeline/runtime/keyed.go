@@ -34,6 +34,8 @@ type Keyed struct {
 	workers []*keyedWorker
 	build   func() (operator.KeyGrouped, error)
 	kbuf    []byte
+	// widen is the retagging of the next restore (WidenRestore).
+	widen map[row.TypeID]row.TypeID
 }
 
 // keyedWorker is one instance of the operator, the share of the current
