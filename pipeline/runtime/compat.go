@@ -23,6 +23,8 @@ import (
 //     values as they are (TINYINT/SMALLINT to INT, DECIMAL precision up at
 //     the same scale, VARCHAR longer, TIMESTAMP precision up, NOT NULL
 //     dropped) migrates: its state is read as it is under the new types;
+//     INT to BIGINT and FLOAT to DOUBLE migrate too for an operator that
+//     retags the saved values as it restores them (operator.Widener);
 //   - any other change of an operator, a stateful operator added to or
 //     gone from a transform whose other operators keep their state, and a
 //     source whose type changed are refused, each named with what
