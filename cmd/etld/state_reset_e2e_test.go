@@ -136,3 +136,57 @@ func TestStateResetKafka(t *testing.T) {
 		t.Fatalf("a run after the second reset: %v, want %v", got, whole)
 	}
 }
+
+// TestStateResetKafkaRefusedWhileTheGroupReads: a one-shot `etld run`
+// takes no lock on the state directory, but its Kafka source is a member
+// of the group, and the broker refuses to delete the offsets of a topic
+// members read: the reset fails, saying so, and leaves the state as it
+// was; once the run stopped (a graceful stop leaves the group) it goes
+// through.
+func TestStateResetKafkaRefusedWhileTheGroupReads(t *testing.T) {
+	brokers := testenv.Kafka(t)
+	ctx := testenv.Context(t, 2*time.Minute)
+	topic := testenv.KafkaTopic(t, brokers, 1)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "kreset.yaml")
+	writeFile(t, file, strings.Replace(fmt.Sprintf(resetKafkaPipeline, brokers, topic), "    stop: latest\n", "", 1))
+	state := filepath.Join(dir, "state")
+	w := &kafka.Writer{Addr: kafka.TCP(brokers), Topic: topic, BatchTimeout: time.Millisecond, RequiredAcks: kafka.RequireAll}
+	defer w.Close()
+	if err := w.WriteMessages(ctx, kafka.Message{Value: []byte(`{"cat":"a","price":1}`)}); err != nil {
+		t.Fatal(err)
+	}
+	out := &lockedBuffer{}
+	cmd := exec.CommandContext(ctx, etldBin, "run", "--quiet", "--state-dir", state, "--checkpoint-interval", "100ms", file)
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	testenv.Eventually(t, time.Minute, "the run read the row and took a checkpoint", func() error {
+		if !strings.Contains(out.String(), "+I[a, 1, 1]") {
+			return fmt.Errorf("output so far: %q", out.String())
+		}
+		if _, err := os.Stat(filepath.Join(state, "kreset", "MANIFEST")); err != nil {
+			return err
+		}
+		return nil
+	})
+	code, stdout, stderr := etldCLI("state", "reset", state, "kreset", "--pipeline", file)
+	if code != 1 || !strings.Contains(stderr, "a running pipeline reads it") {
+		t.Fatalf("reset while the group reads: exit %d: %s%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(state, "kreset", "MANIFEST")); err != nil {
+		t.Fatalf("a refused reset touched the state: %v", err)
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("etld run: %v: %s", err, out.String())
+	}
+	code, stdout, stderr = etldCLI("state", "reset", state, "kreset", "--pipeline", file)
+	if code != 0 || !strings.Contains(stdout, "deleted the committed offsets") || !strings.Contains(stdout, "removed the state") {
+		t.Fatalf("reset after the run stopped: exit %d: %s%s", code, stdout, stderr)
+	}
+}

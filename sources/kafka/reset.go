@@ -39,6 +39,9 @@ func (s *Source) Reset(ctx context.Context) (string, error) {
 	defer transport.CloseIdleConnections()
 	s.client = &kafka.Client{Addr: kafka.TCP(s.opts.brokers...), Timeout: 10 * time.Second, Transport: transport}
 	defer func() { s.client = nil }()
+	if err := s.groupIdle(ctx); err != nil {
+		return "", err
+	}
 	var committed map[topicPartition]int64
 	what := fmt.Sprintf("kafka source %s: reading the committed offsets of group %q", s.name, s.opts.groupID)
 	err = retry.Do(ctx, setupBackoff, s.log, what, func(ctx context.Context) error {
@@ -96,6 +99,39 @@ func (s *Source) Reset(ctx context.Context) (string, error) {
 		return "", err
 	}
 	return fmt.Sprintf("deleted the committed offsets of consumer group %q (%s): the next run starts %s", s.opts.groupID, strings.Join(was, ", "), s.startsAt()), nil
+}
+
+// groupIdle fails when the group has members: a running pipeline (one
+// that has committed nothing yet too, which the broker's refusal to
+// delete offsets would not catch), or a killed one's static member until
+// its session_timeout ends. Its next commit would undo the reset.
+func (s *Source) groupIdle(ctx context.Context) error {
+	var res *kafka.DescribeGroupsResponse
+	what := fmt.Sprintf("kafka source %s: describing group %q", s.name, s.opts.groupID)
+	err := retry.Do(ctx, setupBackoff, s.log, what, func(ctx context.Context) error {
+		var err error
+		res, err = s.client.DescribeGroups(ctx, &kafka.DescribeGroupsRequest{GroupIDs: []string{s.opts.groupID}})
+		if err == nil && len(res.Groups) == 1 {
+			err = res.Groups[0].Error
+		}
+		switch {
+		case kafkaconf.Refused(err):
+			return retry.Permanent(err)
+		case err != nil && groupLoading(err):
+			return retry.Expected(err)
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	for _, g := range res.Groups {
+		if n := len(g.Members); n > 0 {
+			return fmt.Errorf("consumer group %q has %d members (state %s): a running pipeline reads it, or a killed one's static member stays until its session_timeout ends; its next commit would undo the reset: stop it, or wait, and reset again",
+				s.opts.groupID, n, g.GroupState)
+		}
+	}
+	return nil
 }
 
 // startsAt says where a run without a checkpoint or committed offsets
