@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"time"
 
@@ -41,21 +42,25 @@ const resetTimeout = 60 * time.Second
 // commit their positions again).
 func stateReset(pos []string, f stateFlags, w io.Writer) error {
 	stateDir, name := pos[0], pos[1]
-	if st, err := os.Stat(stateDir); err != nil || !st.IsDir() {
-		if err == nil {
-			err = errors.New("not a directory")
+	// A state directory removed by hand still leaves the sources' outside
+	// positions to reset; there is no daemon to lock out then.
+	st, err := os.Stat(stateDir)
+	switch {
+	case err == nil && !st.IsDir():
+		return fmt.Errorf("state directory %s: not a directory", stateDir)
+	case err == nil:
+		release, err := daemon.LockStateDir(stateDir)
+		if err != nil {
+			var held *daemon.HeldError
+			if errors.As(err, &held) {
+				return fmt.Errorf("state_dir %s is held by a running etld daemon (pid %s): its next checkpoint would undo the reset, and its sources hold the positions to reset; stop the daemon first", stateDir, held.Holder)
+			}
+			return err
 		}
+		defer release()
+	case !errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("state directory %s: %w", stateDir, err)
 	}
-	release, err := daemon.LockStateDir(stateDir)
-	if err != nil {
-		var held *daemon.HeldError
-		if errors.As(err, &held) {
-			return fmt.Errorf("state_dir %s is held by a running etld daemon (pid %s): its next checkpoint would undo the reset, and its sources hold the positions to reset; stop the daemon first", stateDir, held.Holder)
-		}
-		return err
-	}
-	defer release()
 	p, err := statePipeline(f.pipeline, name)
 	if err != nil {
 		return err

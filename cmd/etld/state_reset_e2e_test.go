@@ -123,9 +123,10 @@ func TestStateResetKafka(t *testing.T) {
 	if got := table(); !slices.Equal(got, whole) {
 		t.Fatalf("a run after etld state reset: %v, want the whole topic's %v", got, whole)
 	}
-	// A pipeline whose state was removed by hand is reset outside all
-	// the same: the offsets the last run committed go.
-	if err := os.RemoveAll(filepath.Join(state, "kreset")); err != nil {
+	// A pipeline whose state was removed by hand (the whole state
+	// directory here) is reset outside all the same: the offsets the last
+	// run committed go.
+	if err := os.RemoveAll(state); err != nil {
 		t.Fatal(err)
 	}
 	code, stdout, stderr = etldCLI("state", "reset", state, "kreset", "--pipeline", file)
