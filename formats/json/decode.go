@@ -204,6 +204,11 @@ func (c *Codec) readMembers(s string, i int, set func(col int, val row.Value) er
 				return end, err
 			}
 			val = row.NullValue // Flink's ignore-parse-errors
+			// The error may have stopped inside a nested value: go on
+			// after all of it.
+			if end, err = skipValue(s, v, 1); err != nil {
+				return end, err
+			}
 		}
 		if err := set(col, val); err != nil {
 			colErr = err

@@ -100,8 +100,13 @@ func (c *Codec) decodePaths(s string, i int, n *pathNode, r row.Row) (int, error
 	}
 	fields := n.typ.Fields()
 	var set uint64 // the kids whose value was not NULL
+	next := 0      // the field expected next: members come in order, as a rule
 	end, err := walkObject(s, i, func(key string, _, v int) (int, error) {
-		f := n.typ.FieldIndex(key)
+		f := next
+		if f >= len(fields) || fields[f].Name != key {
+			f = n.typ.FieldIndex(key)
+		}
+		next = f + 1
 		if f < 0 || n.byField[f] < 0 {
 			return skipValue(s, v, 1)
 		}
@@ -175,7 +180,8 @@ func (c *Codec) readPaths(s string, v, col int) (int, error) {
 		for _, o := range n.leaves {
 			r[o] = row.NullValue // Flink's ignore-parse-errors: the ROW is NULL
 		}
-		return end, nil
+		return skipValue(s, v, 1) // the error may have stopped inside it
+
 	}
 	if t.NotNull && v < len(s) && s[v] == 'n' {
 		return end, fmt.Errorf("null, but the column is %s", t)

@@ -67,7 +67,8 @@ func someOrNil(needed []bool) []bool {
 	return nil
 }
 
-// nodes lists every node the transforms and sinks read, each once.
+// nodes lists every node the sinks read, each once: what Graph runs (a
+// transform no sink reads is not run, so what it would read is not).
 func (p *Plan) nodes() []*Node {
 	seen := map[*Node]bool{}
 	var out []*Node
@@ -81,9 +82,6 @@ func (p *Plan) nodes() []*Node {
 		for _, in := range n.inputs() {
 			visit(in)
 		}
-	}
-	for _, t := range p.Transforms {
-		visit(t.Root)
 	}
 	for _, s := range p.Sinks {
 		if s.Input != nil {
