@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/etld/etld/pipeline/connector"
@@ -35,8 +36,14 @@ func (b *builder) pushProjections() {
 			continue
 		}
 		phys := src.Physical.Len()
-		needed := rd.whole[:min(phys, len(rd.whole))]
-		if pushed := rd.pathColumns(src); len(pushed) > 0 {
+		pushed := rd.pathColumns(src)
+		needed := make([]bool, min(phys, len(rd.whole)))
+		for i := range needed {
+			// A column read through paths that are not pushed is read
+			// whole, as it is when they are not.
+			needed[i] = rd.reads(i) && !slices.Contains(pushed, i)
+		}
+		if len(pushed) > 0 {
 			if ns, ok := src.Conn.(connector.NestedSource); ok {
 				ps.SetColumns(someOrNil(needed))
 				paths, commit := rd.fieldPaths(src, pushed)
@@ -163,11 +170,25 @@ func (p *Plan) columnsRead(src *Source, nodes []*Node) *scanReads {
 	// one back, so that one read by another is seen before its own turn.
 	phys := src.Physical.Len()
 	for k := len(src.computed) - 1; k >= 0; k-- {
-		if i := phys + k; i < len(rd.whole) && rd.whole[i] {
+		if i := phys + k; i < len(rd.whole) && rd.reads(i) {
+			rd.whole[i] = true
 			rd.read(src.computed[k])
 		}
 	}
 	return rd
+}
+
+// reads reports whether column i is read, whole or through a path.
+func (r *scanReads) reads(i int) bool {
+	if r.whole[i] {
+		return true
+	}
+	for _, p := range r.paths {
+		if p.Column == i {
+			return true
+		}
+	}
+	return false
 }
 
 // pathColumns returns the physical ROW columns read only through field
@@ -257,4 +278,15 @@ func pathName(s row.Schema, p *expr.FieldPath) string {
 		t = t.Fields()[f].Type
 	}
 	return strings.Join(parts, ".")
+}
+
+// NestedPaths names the fields of ROW columns the connector decodes into
+// columns of their own (bid.price), in their order after the physical
+// columns; nil when none.
+func (s *Source) NestedPaths() []string {
+	var out []string
+	for _, f := range s.pathFields {
+		out = append(out, f.Name)
+	}
+	return out
 }
