@@ -131,8 +131,8 @@ func TestDecodePaths(t *testing.T) {
 func TestDecodePathsRefuses(t *testing.T) {
 	sch := pathSchema(t)
 	for _, paths := range [][]connector.FieldPath{
-		{{Column: 1, Fields: []int{0}}},                                  // b is no ROW
-		{{Column: 0, Fields: []int{9}}},                                  // no such field
+		{{Column: 1, Fields: []int{0}}},                                   // b is no ROW
+		{{Column: 0, Fields: []int{9}}},                                   // no such field
 		{{Column: 0, Fields: []int{2}}, {Column: 0, Fields: []int{2, 0}}}, // a prefix of another
 		{{Column: 0, Fields: []int{0}}, {Column: 0, Fields: []int{0}}},    // twice
 		{{Column: 0}}, // no field
