@@ -302,3 +302,20 @@ func TestIgnoreParseErrorsNested(t *testing.T) {
 		t.Errorf("got %v, want a NULL and b 1", r)
 	}
 }
+
+// FuzzSkipString: skipString ends and fails where ReadString does.
+func FuzzSkipString(f *testing.F) {
+	for _, s := range []string{`"abc"`, `"a\"b"`, `"\u00e9\ud83d\ude00"`, `"\x"`, `"\u12"`, `"open`, "\"a\x01\"", `"a\\"`, `"\`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if s == "" || s[0] != '"' {
+			return
+		}
+		_, end, err := ReadString(s, 0)
+		end2, err2 := skipString(s, 0)
+		if end != end2 || (err == nil) != (err2 == nil) || err != nil && err.Error() != err2.Error() {
+			t.Fatalf("%q: ReadString %d %v, skipString %d %v", s, end, err, end2, err2)
+		}
+	})
+}

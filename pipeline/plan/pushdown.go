@@ -26,6 +26,7 @@ import (
 // the ROW (expr.FieldPath.ReadAt).
 func (b *builder) pushProjections() {
 	nodes := b.plan.nodes()
+	b.plan.pruneCalcs(nodes)
 	for _, src := range b.plan.Sources {
 		ps, ok := src.Conn.(connector.ProjectingSource)
 		if !ok || src.Table == nil || src.lookedUp {
@@ -72,6 +73,72 @@ func someOrNil(needed []bool) []bool {
 		}
 	}
 	return nil
+}
+
+// pruneCalcs has a Calc compute NULL in place of each output column its
+// readers never read, when they are all projecting Calcs (a view's
+// SELECT list read in part by the query over it, as Flink's Calc merge
+// prunes it): what the column read is then not read, nor decoded. The
+// column stays, so that its readers' column indices hold; a Calc that
+// only picks columns is left as it is (it costs nothing and the runtime
+// may have the source decode its columns alone).
+func (p *Plan) pruneCalcs(nodes []*Node) {
+	readers := map[*Node][]*Node{}
+	for _, n := range nodes {
+		for _, in := range n.inputs() {
+			readers[in] = append(readers[in], n)
+		}
+	}
+	for _, s := range p.Sinks {
+		if s.Input != nil {
+			readers[s.Input.Root] = append(readers[s.Input.Root], nil) // reads every column
+		}
+	}
+	// nodes lists a node before those it reads: a Calc pruned reads
+	// less, which its own input's turn then sees.
+	for _, m := range nodes {
+		c := m.calc()
+		if c == nil || c.project == nil || len(readers[m]) == 0 || columnsOf(c.project) != nil {
+			continue
+		}
+		used := make([]bool, len(c.project))
+		mark := func(cols []int) {
+			for _, i := range cols {
+				if i >= 0 && i < len(used) {
+					used[i] = true
+				}
+			}
+		}
+		all := false
+		for _, r := range readers[m] {
+			rc := (*calcOp)(nil)
+			if r != nil {
+				rc = r.calc()
+			}
+			if rc == nil || rc.project == nil {
+				all = true
+				break
+			}
+			if rc.filter != nil {
+				mark(rc.filter.Reads)
+			}
+			for _, e := range rc.project {
+				mark(e.Reads)
+			}
+		}
+		if all {
+			continue
+		}
+		if m.TimeAttr >= 0 && m.TimeAttr < len(used) {
+			used[m.TimeAttr] = true
+		}
+		for j, e := range c.project {
+			if !used[j] && !e.Const {
+				c.project[j] = &expr.Compiled{Type: e.Type.Nullable(), Eval: func(row.Row) (row.Value, error) { return row.NullValue, nil },
+					Const: true, Value: row.NullValue}
+			}
+		}
+	}
 }
 
 // nodes lists every node the sinks read, each once: what Graph runs (a

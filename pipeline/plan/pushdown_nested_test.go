@@ -39,6 +39,8 @@ func TestNestedProjectionPushdown(t *testing.T) {
 		{name: "self join", queries: []string{"SELECT x.r.a FROM s x JOIN s y ON x.id = y.id"}},
 		{name: "aggregate", queries: []string{"SELECT r.b, SUM(r.a) AS total FROM s GROUP BY r.b"}, projected: []string{}, paths: []string{"r.b", "r.a"}},
 		{name: "transform over a transform", queries: []string{"SELECT a FROM (SELECT r.a AS a, r.b AS b FROM s) WHERE b <> 'x'"}, projected: []string{}, paths: []string{"r.a", "r.b"}},
+		{name: "a view read in part", queries: []string{"SELECT a + 1 AS a1 FROM (SELECT r.a AS a, r.b AS b, r.c.x AS x, id FROM s WHERE id > 0)"}, projected: []string{"id"}, paths: []string{"r.a"}},
+		{name: "a view read in part by an aggregate", queries: []string{"SELECT b, COUNT(*) AS n FROM (SELECT r.a AS a, r.b AS b FROM s) GROUP BY b"}, projected: []string{}, paths: []string{"r.b"}},
 		{name: "computed column", extra: "      - ra AS r.a * 2\n", queries: []string{"SELECT id, ra FROM s"}, projected: []string{"id"}, paths: []string{"r.a"}},
 		{name: "computed column not read", extra: "      - ra AS r.a * 2\n", queries: []string{"SELECT id FROM s"}, projected: []string{"id"}},
 		{name: "watermark", extra: "      - et AS CASE WHEN id = 0 THEN r.c.y ELSE r.t END\n    watermark: et - INTERVAL '1' SECOND\n",
