@@ -72,3 +72,20 @@ func (c *compiler) finishPaths(out *Compiled) {
 		}
 	}
 }
+
+// ReadsWhole lists the columns of Reads the expression reads other than
+// through its Paths: Whole for a compiled expression, and every column of
+// Reads for one the planner made by hand (a column copy), which has no
+// Paths.
+func (c *Compiled) ReadsWhole() []int {
+	if len(c.Paths) == 0 {
+		return c.Reads
+	}
+	var out []int
+	for _, i := range c.Reads {
+		if slices.Contains(c.Whole, i) || !slices.ContainsFunc(c.Paths, func(p *FieldPath) bool { return p.Column == i }) {
+			out = append(out, i)
+		}
+	}
+	return out
+}

@@ -183,7 +183,7 @@ func (r *scanReads) mark(cols []int) {
 }
 
 func (r *scanReads) read(e *expr.Compiled) {
-	r.mark(e.Whole)
+	r.mark(e.ReadsWhole())
 	r.paths = append(r.paths, e.Paths...)
 }
 
