@@ -74,3 +74,20 @@ func TestFieldPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestReadsWhole: a hand-made expression (no Paths) reads its Reads
+// whole; a compiled one what it reads other than through paths.
+func TestReadsWhole(t *testing.T) {
+	if got := (&Compiled{Reads: []int{0, 3}}).ReadsWhole(); !slices.Equal(got, []int{0, 3}) {
+		t.Errorf("hand-made: %v", got)
+	}
+	tab, _ := nestedTable(t)
+	e, _ := sql.ParseExpr("r.a + i")
+	c, err := Compile(e, tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.ReadsWhole(); !slices.Equal(got, []int{7}) {
+		t.Errorf("r.a + i: %v, want [7]", got)
+	}
+}
