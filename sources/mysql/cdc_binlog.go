@@ -461,7 +461,10 @@ func (s *CDC) emit(ctx context.Context, b *row.Batch, m *rowMapper, kind replica
 	apply := [2]bool{true, true}
 	if bl.filterUntil != nil {
 		for i, img := range images {
-			ok, err := s.applies(ctx, m, img)
+			// In the source's life, not the Read's: that ends for every
+			// checkpoint's barrier, and an error here drops the batch
+			// while the position has moved past its changes.
+			ok, err := s.applies(s.life, m, img)
 			if err != nil {
 				return s.errorf("binlog at %s: place a change in the resumed snapshot: %w", pos, err)
 			}

@@ -97,9 +97,7 @@ func (s *CDC) staleRows(ctx context.Context, from, to binlogPos) ([]row.Change, 
 				bl.inTxn, bl.txnStart = true, binlogPos{File: bl.cur.File, Pos: h.LogPos - h.EventSize}
 				bl.opTS = int64(h.Timestamp) * 1_000_000
 			}
-			for _, k := range s.staleKeys(ctx, ev, e, last) {
-				order = append(order, k)
-			}
+			order = append(order, s.staleKeys(ctx, ev, e, last)...)
 		}
 		if h.LogPos > bl.cur.Pos {
 			bl.cur.Pos = h.LogPos
