@@ -147,7 +147,7 @@ func TestCDCResumedFilterOutlivesRead(t *testing.T) {
 	// (a query places each) and of the rest.
 	testenv.Exec(t, db, "UPDATE `"+a+"` SET n = n + 1 WHERE id BETWEEN 250 AND 350")
 	s = reopen(t, s, cfg)
-	readBatches(t, s, f, 7, 1024) // ids 301..1000, as of the later position
+	readBatches(t, s, f, 7, 1024)                         // ids 301..1000, as of the later position
 	bt, err := s.Read(testenv.Context(t, time.Minute), 2) // one update: the event stays pending
 	if err != nil {
 		t.Fatal(err)
