@@ -54,10 +54,12 @@ func (s *CDC) beginSnapshot(ctx context.Context) error {
 	for i := range s.st.Tables {
 		s.st.Tables[i].interrupt()
 	}
-	if !first || s.st.Binlog != sn.asOf {
+	if (!first || s.st.Binlog != sn.asOf) && s.startup != startSnapshot {
 		// The binlog read from the snapshot's first position to this
 		// attempt's, for the rows deleted meanwhile (cdc_resume.go); in
 		// the source's life, not the Read's, which ends for checkpoints.
+		// A snapshot alone (startup snapshot) needs no binlog access and
+		// gets none.
 		stale, err := s.staleRows(s.life, s.st.Binlog, sn.asOf)
 		if err != nil {
 			_, _ = conn.ExecContext(context.Background(), "COMMIT")
