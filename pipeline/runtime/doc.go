@@ -53,7 +53,13 @@
 // their output in worker order. To the node it is one operator: a
 // barrier needs no alignment among the workers, each key's changes keep
 // their order, and its snapshot holds the state by key group, which a
-// run with another number of workers restores (keyed_state.go).
+// run with another number of workers restores (keyed_state.go). The
+// split encodes and hashes each key once and hands both to the worker
+// (operator.PreKeyed). An operator that emits nothing before Finish (a
+// batch-mode GROUP BY) is fed behind Process instead: the workers fold
+// shares of some thousand rows on goroutines of their own while the
+// node splits on, every other call waits for them first, and the worker
+// done last with a batch releases it (keyed_async.go).
 //
 // Messages: a message carries a batch of changes or a watermark. A batch is
 // immutable once sent and may go to several receivers (a table read by two

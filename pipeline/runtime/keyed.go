@@ -34,6 +34,14 @@ type Keyed struct {
 	workers []*keyedWorker
 	build   func() (operator.KeyGrouped, error)
 	kbuf    []byte
+	shares  []*keyedShare // split's scratch
+	counts  []int         // processAsync's scratch
+	// pre: the operator takes its keys from the split (operator.PreKeyed),
+	// which encodes and hashes each key once for both.
+	pre bool
+	// async: the workers fold their shares behind Process
+	// (keyed_async.go).
+	async asyncState
 }
 
 // keyedWorker is one instance of the operator, the share of the current
@@ -41,15 +49,26 @@ type Keyed struct {
 type keyedWorker struct {
 	i  int // its index in Keyed.workers
 	op operator.KeyGrouped
-	// sub is the worker's share of the batch being processed; from maps
-	// its changes to the batch's.
-	sub  row.Batch
-	from []int32
+	// keyedShare is the worker's share of the batch being processed.
+	keyedShare
 	// reuse: the operator kept nothing of the last share, whose slices
 	// may then be filled again.
 	reuse bool
 	out   keyedEmits
 	err   error
+	aw    asyncWorker // keyed_async.go
+}
+
+// keyedShare is a worker's share of a batch: sub, whose change i is
+// change from[i] of the batch, and with Keyed.pre their keys.
+type keyedShare struct {
+	sub  row.Batch
+	from []int32
+	keys operator.EncodedKeys
+	// batches are, behind Process, the input batches the share holds
+	// changes of, and segs where each one's start (asyncOrigin).
+	batches []*asyncBatch
+	segs    []int32
 }
 
 // NewKeyed builds n instances of the operator with build, keyed by the
@@ -67,6 +86,17 @@ func NewKeyed(keys []int, n int, build func() (operator.KeyGrouped, error)) (*Ke
 		}
 		k.workers = append(k.workers, &keyedWorker{i: len(k.workers), op: op, out: keyedEmits{cur: -1}})
 	}
+	if _, ok := k.workers[0].op.(operator.PreKeyed); ok && n > 1 {
+		// One worker takes its batches straight, hashing with its own
+		// seeded hash; several take the split's.
+		k.pre = true
+		for _, w := range k.workers {
+			w.op.(operator.PreKeyed).UseKeyHash()
+		}
+	}
+	if d, ok := k.workers[0].op.(operator.OutputAtFinish); ok && n > 1 && d.EmitsOnlyAtFinish() {
+		k.startAsync()
+	}
 	return k, nil
 }
 
@@ -74,53 +104,101 @@ func NewKeyed(keys []int, n int, build func() (operator.KeyGrouped, error)) (*Ke
 func (k *Keyed) Workers() int { return len(k.workers) }
 
 // Worker returns worker i's operator (tests, and `etld state dump`).
-func (k *Keyed) Worker(i int) operator.KeyGrouped { return k.workers[i].op }
-
-// workerOf returns the worker that owns r's key. A row too narrow for
-// the keys goes to the first, whose operator reports it.
-func (k *Keyed) workerOf(r row.Row) int {
-	if len(r) < k.width {
-		return 0
-	}
-	k.kbuf = row.KeyOf(k.kbuf[:0], r, k.keys)
-	return operator.WorkerOf(operator.KeyGroupOf(k.kbuf), len(k.workers))
+// Behind Process, once the queued shares are folded.
+func (k *Keyed) Worker(i int) operator.KeyGrouped {
+	_ = k.sync() // the error is the next call's
+	return k.workers[i].op
 }
 
 // Process implements operator.Operator: each change goes to the worker
-// of its key.
+// of its key. Its key is encoded and hashed once, here, and handed with
+// the change to an operator that takes it (operator.PreKeyed).
 func (k *Keyed) Process(in *row.Batch, out operator.Emitter) error {
 	if len(k.workers) == 1 {
 		return k.workers[0].op.Process(in, out)
+	}
+	if k.async.on {
+		return k.processAsync(in)
 	}
 	for _, w := range k.workers {
 		if !w.reuse {
 			w.sub.Changes, w.from = nil, nil
 		}
-		w.sub.Changes, w.from = w.sub.Changes[:0], w.from[:0]
 	}
-	for i := range in.Changes {
-		w := k.workers[k.workerOf(in.Changes[i].Row)]
-		w.sub.Changes = append(w.sub.Changes, in.Changes[i])
-		w.from = append(w.from, int32(i))
-	}
-	for _, w := range k.workers {
-		w.sub.Origin = &shareOrigin{parent: in.Origin, from: w.from}
-	}
+	k.split(in, k.workers, func(w *keyedWorker) *keyedShare { return &w.keyedShare }, false)
 	return k.run(out, func(w *keyedWorker) error {
 		if len(w.sub.Changes) == 0 {
 			w.reuse = true
 			return nil
 		}
-		err := w.op.Process(&w.sub, &w.out)
+		err := k.processShare(w, &w.keyedShare, &w.out)
 		rel, ok := w.op.(operator.InputReleaser)
 		w.reuse = err == nil && ok && rel.ReleasesInput()
 		return err
 	})
 }
 
+// split cuts in in shares by key, worker w's into share(w), which it
+// empties first unless appending.
+func (k *Keyed) split(in *row.Batch, workers []*keyedWorker, share func(w *keyedWorker) *keyedShare, appending bool) {
+	shares := k.shares[:0]
+	for _, w := range workers {
+		sh := share(w)
+		if !appending {
+			sh.sub.Changes, sh.from = sh.sub.Changes[:0], sh.from[:0]
+			sh.keys.Reset()
+		}
+		shares = append(shares, sh)
+	}
+	k.shares = shares
+	n := len(shares)
+	for i := range in.Changes {
+		r := in.Changes[i].Row
+		wi := 0 // a row too narrow for the keys: the first, whose operator reports it
+		var h uint64
+		if len(r) >= k.width {
+			k.kbuf = row.KeyOf(k.kbuf[:0], r, k.keys)
+			h = operator.KeyHash(k.kbuf)
+			wi = operator.WorkerOf(int(h%operator.KeyGroups), n)
+		} else {
+			k.kbuf = k.kbuf[:0]
+		}
+		sh := shares[wi]
+		sh.sub.Changes = append(sh.sub.Changes, in.Changes[i])
+		sh.from = append(sh.from, int32(i))
+		if k.pre {
+			sh.keys.Bytes = append(sh.keys.Bytes, k.kbuf...)
+			sh.keys.Ends = append(sh.keys.Ends, int32(len(sh.keys.Bytes)))
+			sh.keys.Hashes = append(sh.keys.Hashes, operator.TableHash(h))
+		}
+	}
+	for _, sh := range shares {
+		if !appending {
+			sh.sub.Origin = &shareOrigin{parent: in.Origin, from: sh.from}
+		}
+		if k.pre {
+			// Room after the last key (operator.EncodedKeys).
+			sh.keys.Bytes = slices.Grow(sh.keys.Bytes, 16)
+		}
+	}
+}
+
+// processShare hands a share to w's operator, with its keys when it
+// takes them.
+func (k *Keyed) processShare(w *keyedWorker, sh *keyedShare, out operator.Emitter) error {
+	if k.pre {
+		return w.op.(operator.PreKeyed).ProcessKeys(&sh.sub, &sh.keys, out)
+	}
+	return w.op.Process(&sh.sub, out)
+}
+
 // ReleasesInput implements operator.InputReleaser: when every worker
-// kept nothing of its share.
+// kept nothing of its share. Behind Process, never: the workers give
+// each batch back themselves once they are done with it.
 func (k *Keyed) ReleasesInput() bool {
+	if k.async.on {
+		return false
+	}
 	if len(k.workers) == 1 {
 		rel, ok := k.workers[0].op.(operator.InputReleaser)
 		return ok && rel.ReleasesInput()
@@ -191,6 +269,17 @@ func (k *Keyed) Sweep() {
 
 // Dropped implements operator.Counters: the workers' sum.
 func (k *Keyed) Dropped() (int64, string) {
+	if k.async.on {
+		var n int64
+		why := ""
+		for _, w := range k.workers {
+			n += w.aw.dropped.Load()
+			if p := w.aw.why.Load(); p != nil {
+				why = *p
+			}
+		}
+		return n, why
+	}
 	var n int64
 	var why string
 	for _, w := range k.workers {
@@ -205,6 +294,12 @@ func (k *Keyed) Dropped() (int64, string) {
 // StateEntries implements operator.StateSizer: the workers' sum.
 func (k *Keyed) StateEntries() int64 {
 	var n int64
+	if k.async.on {
+		for _, w := range k.workers {
+			n += w.aw.entries.Load()
+		}
+		return n
+	}
 	for _, w := range k.workers {
 		if s, ok := w.op.(operator.StateSizer); ok {
 			n += s.StateEntries()
@@ -217,6 +312,12 @@ func (k *Keyed) StateEntries() int64 {
 // the pipeline's max_state_bytes bounds as it bounds one instance's.
 func (k *Keyed) StateBytes() int64 {
 	var n int64
+	if k.async.on {
+		for _, w := range k.workers {
+			n += w.aw.bytes.Load()
+		}
+		return n
+	}
 	for _, w := range k.workers {
 		if s, ok := w.op.(operator.StateMemory); ok {
 			n += s.StateBytes()
@@ -228,6 +329,9 @@ func (k *Keyed) StateBytes() int64 {
 // DumpState implements operator.StateDumper: the workers' rows, worker
 // after worker, in one table each of the operator's tables names once.
 func (k *Keyed) DumpState(d *operator.StateDump) error {
+	if err := k.sync(); err != nil {
+		return err
+	}
 	seen := map[string]bool{}
 	one := *d
 	one.Table = func(name string, cols row.Schema) error {
@@ -266,6 +370,10 @@ func (k *Keyed) all(out operator.Emitter, f func(op operator.KeyGrouped, em oper
 // emit nothing) in worker order, and returns the first worker's error.
 // A panic of a worker is its error, as the node's own would be.
 func (k *Keyed) run(out operator.Emitter, f func(w *keyedWorker) error) error {
+	if err := k.sync(); err != nil {
+		return err
+	}
+	defer k.refresh()
 	var wg sync.WaitGroup
 	for _, w := range k.workers[1:] {
 		wg.Add(1)

@@ -62,6 +62,9 @@ func appendKeyedPart(buf []byte, g int, p []byte) []byte {
 // written a key group at a time, worker after worker, so that no second
 // copy of the whole state is held.
 func (k *Keyed) SnapshotTo(w io.Writer) error {
+	if err := k.sync(); err != nil {
+		return err
+	}
 	buf := []byte{keyedStateMagic, keyedStateVersion}
 	for _, wk := range k.workers {
 		err := wk.op.SnapshotGroups(func(g int, p []byte) error {

@@ -36,6 +36,14 @@ var keyedCases = []keyedCase{
 	{name: "mini-batch retractions, string key", keys: []int{0}, opt: aggop.GroupAggOptions{MiniBatch: true}, retract: true},
 	{name: "batch, two-column key", keys: []int{0, 1}, opt: aggop.GroupAggOptions{Batch: true, InsertOnly: true}},
 	{name: "batch, int key", keys: []int{1}, opt: aggop.GroupAggOptions{Batch: true, InsertOnly: true}},
+	// The split hands the workers their keys encoded and hashed in
+	// batch mode and mini-batch: keys of every length and kind.
+	{name: "batch, string key", keys: []int{0}, opt: aggop.GroupAggOptions{Batch: true, InsertOnly: true}},
+	{name: "mini-batch, string key", keys: []int{0}, opt: aggop.GroupAggOptions{InsertOnly: true, MiniBatch: true}},
+	{name: "batch, one-byte code", keys: []int{5}, opt: aggop.GroupAggOptions{Batch: true, InsertOnly: true}},
+	{name: "batch, 40-byte URL", keys: []int{4}, opt: aggop.GroupAggOptions{Batch: true, InsertOnly: true}},
+	{name: "batch, URL, nullable DOUBLE and BIGINT", keys: []int{4, 3, 1}, opt: aggop.GroupAggOptions{Batch: true, InsertOnly: true}},
+	{name: "mini-batch, nullable DOUBLE and code", keys: []int{3, 5}, opt: aggop.GroupAggOptions{InsertOnly: true, MiniBatch: true}},
 }
 
 func keyedAggs(insertOnly bool) []aggop.AggCall {
@@ -96,9 +104,16 @@ func keyedInput(rng *rand.Rand, retract bool) []*row.Batch {
 	return batches
 }
 
+// keyedRow is [name, number, value, a DOUBLE or NULL, a 40-byte URL,
+// a one-letter code] of one of nkeys keys.
 func keyedRow(rng *rand.Rand, nkeys int) row.Row {
 	k := rng.IntN(nkeys)
-	return row.Row{row.StringValue(fmt.Sprintf("sensor_%05d", k%17)), row.BigIntValue(int64(k)), row.BigIntValue(int64(rng.IntN(100) - 20))}
+	d := row.NullValue
+	if k%5 != 0 {
+		d = row.DoubleValue(float64(k/3) / 4)
+	}
+	return row.Row{row.StringValue(fmt.Sprintf("sensor_%05d", k%17)), row.BigIntValue(int64(k)), row.BigIntValue(int64(rng.IntN(100) - 20)),
+		d, row.StringValue(fmt.Sprintf("https://example.com/a/b/c/page-%09d", k%23)), row.StringValue(string(rune('A' + k%7)))}
 }
 
 // byKey is a run's output, each key's changes in order, and under ""

@@ -236,6 +236,9 @@ func (n *OpNode) batchStep() (func(m message, em *batchEmitter) error, error) {
 	case operator.TwoInput:
 		return func(m message, em *batchEmitter) error { return op.ProcessInput(m.input, m.batch, em) }, nil
 	case operator.Operator:
+		if br, ok := op.(batchReleaser); ok {
+			br.setRelease(func(b *row.Batch) { release(b, &n.Node) })
+		}
 		rel, _ := op.(operator.InputReleaser)
 		return func(m message, em *batchEmitter) error {
 			if err := op.Process(m.batch, em); err != nil {

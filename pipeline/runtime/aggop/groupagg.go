@@ -68,7 +68,12 @@ type GroupAgg struct {
 	ints *intKeys
 	// RowByRow turns the batch-mode passes off: tests compare the two.
 	RowByRow bool
-	ttl      state.TTLList // state TTL by slot (groupagg_ttl.go)
+	// fixedHash: the index hashes with operator.KeyHash (UseKeyHash);
+	// pre is then, during ProcessKeys, the batch's keys as the keyed
+	// split encoded and hashed them.
+	fixedHash bool
+	pre       *operator.EncodedKeys
+	ttl       state.TTLList // state TTL by slot (groupagg_ttl.go)
 	operator.Expiry
 }
 
@@ -129,6 +134,36 @@ func (g *GroupAgg) StateEntries() int64 { return int64(g.index.Len()) }
 // StateBytes implements StateMemory: the key table's and the
 // accumulators' memory.
 func (g *GroupAgg) StateBytes() int64 { return g.index.MemBytes() + g.store.MemBytes() }
+
+// UseKeyHash implements operator.PreKeyed.
+func (g *GroupAgg) UseKeyHash() {
+	g.fixedHash = true
+	g.index.UseKeyHash()
+}
+
+// newIndex is an empty index that hashes as g's does.
+func (g *GroupAgg) newIndex() *state.KeyTable {
+	t := state.NewOffHeapKeyTable()
+	if g.fixedHash {
+		t.UseKeyHash()
+	}
+	return t
+}
+
+// EmitsOnlyAtFinish implements operator.OutputAtFinish: batch mode
+// emits the result at Finish and nothing before.
+func (g *GroupAgg) EmitsOnlyAtFinish() bool { return g.opt.Batch }
+
+// ProcessKeys implements operator.PreKeyed: the passes (slotsOf) take
+// the keys as given; row by row, Process encodes each again, as it
+// emits per change and the key's encoding is not what costs there.
+func (g *GroupAgg) ProcessKeys(in *row.Batch, keys *operator.EncodedKeys, out operator.Emitter) error {
+	if g.fixedHash && g.Vectorized() && len(keys.Ends) == len(in.Changes) {
+		g.pre = keys
+		defer func() { g.pre = nil }()
+	}
+	return g.Process(in, out)
+}
 
 func (g *GroupAgg) Process(in *row.Batch, out operator.Emitter) error {
 	defer g.Begin(len(in.Changes))()
@@ -337,7 +372,7 @@ func (g *GroupAgg) restore(d *row.Decoder) error {
 	g.dropped = d.Varint()
 	// The index is built as the keys are read (RestoreState reads the
 	// slots and the free ones before the first key).
-	index := state.NewOffHeapKeyTable()
+	index := g.newIndex()
 	var free []bool
 	g.store.RestoreState(d, func(id int32, key []byte) {
 		if free == nil {
@@ -380,4 +415,8 @@ var (
 	_ operator.Snapshotter = (*GroupAgg)(nil)
 )
 
-var _ operator.StateSizer = (*GroupAgg)(nil)
+var (
+	_ operator.StateSizer     = (*GroupAgg)(nil)
+	_ operator.PreKeyed       = (*GroupAgg)(nil)
+	_ operator.OutputAtFinish = (*GroupAgg)(nil)
+)

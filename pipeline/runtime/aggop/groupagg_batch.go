@@ -159,22 +159,34 @@ func (g *GroupAgg) slotsOf(changes []row.Change) []int32 {
 	if n == 0 {
 		return b.ids[:0]
 	}
-	// Room after the keys: the index reads a short key's 16 bytes in
-	// place (state.KeyTable.FindAll).
-	b.keys, b.ends = slices.Grow(b.keys[:0], len(b.keys)+16), b.ends[:0]
-	for i := range changes {
-		b.keys = row.KeyOf(b.keys, changes[i].Row, g.keys)
-		b.ends = append(b.ends, int32(len(b.keys)))
-	}
-	b.hashes = growTo(b.hashes, n)
 	b.ids = growTo(b.ids, n)
+	var keys []byte
+	var ends []int32
+	var hashes []uint32
+	var missed bool
+	if p := g.pre; p != nil {
+		// Encoded and hashed by the keyed split (ProcessKeys).
+		keys, ends, hashes = p.Bytes, p.Ends[:n], p.Hashes[:n]
+		missed = g.index.FindAllHashed(keys, ends, hashes, b.ids)
+	} else {
+		// Room after the keys: the index reads a short key's 16 bytes
+		// in place (state.KeyTable.FindAll).
+		b.keys, b.ends = slices.Grow(b.keys[:0], len(b.keys)+16), b.ends[:0]
+		for i := range changes {
+			b.keys = row.KeyOf(b.keys, changes[i].Row, g.keys)
+			b.ends = append(b.ends, int32(len(b.keys)))
+		}
+		b.hashes = growTo(b.hashes, n)
+		keys, ends, hashes = b.keys, b.ends, b.hashes
+		missed = g.index.FindAll(keys, ends, hashes, b.ids)
+	}
 	// A key not found is new, or was added by an earlier change of this
 	// batch: look again in order, and add it.
-	if g.index.FindAll(b.keys, b.ends, b.hashes, b.ids) {
+	if missed {
 		start := int32(0)
-		for i, end := range b.ends {
+		for i, end := range ends {
 			if b.ids[i] < 0 {
-				b.ids[i], b.fresh[i] = g.slotOrNew(b.keys[start:end], b.hashes[i])
+				b.ids[i], b.fresh[i] = g.slotOrNew(keys[start:end], hashes[i])
 			}
 			start = end
 		}

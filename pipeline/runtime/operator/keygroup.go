@@ -3,6 +3,8 @@ package operator
 import (
 	"encoding/binary"
 	"math/bits"
+
+	"github.com/etld/etld/pipeline/row"
 )
 
 // Keyed operators run as several workers, each owning the keys whose
@@ -29,18 +31,26 @@ func WorkerOf(g, n int) int { return g * n / KeyGroups }
 
 // KeyHash is a fixed 64-bit hash of b (eight bytes at a time, with
 // murmur3's finalizer): fast on the short keys of a GROUP BY, the same
-// on every machine and in every run.
+// on every machine and in every run. A checkpoint's key groups depend
+// on its values: they never change (keygroup_test.go pins them).
 func KeyHash(b []byte) uint64 {
 	const m = 0x9e3779b97f4a7c15
-	h := uint64(len(b)) * m
-	for len(b) >= 8 {
-		h = bits.RotateLeft64(h^binary.LittleEndian.Uint64(b)*m, 31) * m
-		b = b[8:]
+	n := len(b)
+	h := uint64(n) * m
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		h = bits.RotateLeft64(h^binary.LittleEndian.Uint64(b[i:])*m, 31) * m
 	}
-	if len(b) > 0 {
+	if r := n - i; r > 0 {
+		// The last r bytes as a little-endian number: the top of the
+		// key's last eight bytes when it has eight, read at once.
 		var t uint64
-		for i, c := range b {
-			t |= uint64(c) << (8 * i)
+		if n >= 8 {
+			t = binary.LittleEndian.Uint64(b[n-8:]) >> (64 - 8*r)
+		} else {
+			for j, c := range b {
+				t |= uint64(c) << (8 * j)
+			}
 		}
 		h = bits.RotateLeft64(h^t*m, 31) * m
 	}
@@ -51,6 +61,12 @@ func KeyHash(b []byte) uint64 {
 	h ^= h >> 33
 	return h
 }
+
+// TableHash is the 32 bits of a KeyHash that a key table of a keyed
+// worker indexes by (state.KeyTable's fixed hash): its high half, apart
+// from the low bits that make the key group, which all keys of a worker
+// share in part.
+func TableHash(h uint64) uint32 { return uint32(h >> 32) }
 
 // KeyGrouped is a Snapshotter whose state is keyed by the encoded key of
 // its key columns, and which can therefore run as several workers (the
@@ -67,4 +83,41 @@ type KeyGrouped interface {
 	// RestoreGroups replaces the state with the union of parts, each a
 	// part of some instance's SnapshotGroups (their keys are disjoint).
 	RestoreGroups(parts [][]byte) error
+}
+
+// EncodedKeys are the keys of a batch's changes, encoded (row.KeyOf of
+// the operator's key columns) and hashed once by the split that gave
+// the batch to a keyed worker: change i's key is Bytes[Ends[i-1]:Ends[i]]
+// (the first from 0) and its hash Hashes[i], TableHash of its KeyHash.
+// Bytes has at least 16 bytes of capacity after its last key, so that a
+// key table reads a short key's words in place. A change whose row is
+// too narrow for the keys has an empty key.
+type EncodedKeys struct {
+	Bytes  []byte
+	Ends   []int32
+	Hashes []uint32
+}
+
+// Reset empties k, keeping its memory.
+func (k *EncodedKeys) Reset() {
+	k.Bytes, k.Ends, k.Hashes = k.Bytes[:0], k.Ends[:0], k.Hashes[:0]
+}
+
+// PreKeyed is a KeyGrouped operator that takes its keys encoded and
+// hashed by its caller, so that a keyed split's work is not done again
+// by the worker.
+type PreKeyed interface {
+	KeyGrouped
+	// UseKeyHash makes the operator, before its first call, index its
+	// keys by KeyHash (TableHash), the hash ProcessKeys hands it.
+	UseKeyHash()
+	// ProcessKeys is Process of in, whose keys are keys.
+	ProcessKeys(in *row.Batch, keys *EncodedKeys, out Emitter) error
+}
+
+// OutputAtFinish is an operator that may emit nothing before Finish (a
+// batch-mode aggregate), so that a keyed runtime may let its workers
+// fold batches behind the caller instead of waiting for each.
+type OutputAtFinish interface {
+	EmitsOnlyAtFinish() bool
 }

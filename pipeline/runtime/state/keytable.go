@@ -5,6 +5,8 @@ import (
 	"hash/maphash"
 	"math/bits"
 	"unsafe"
+
+	"github.com/etld/etld/pipeline/runtime/operator"
 )
 
 // KeyTable maps encoded keys (row.KeyOf) to int32 ids that its owner
@@ -27,7 +29,9 @@ type KeyTable struct {
 	// hashMask is all ones; a test narrows it to force keys to share
 	// their hash.
 	hashMask uint32
-	mem      *OffHeap // nil: the Go heap
+	// fixed: the hash is operator.KeyHash's (UseKeyHash), not seeded.
+	fixed bool
+	mem   *OffHeap // nil: the Go heap
 	// index holds bucket = hash<<32 | id+1; 0 is an empty bucket. Its
 	// length is a power of two, at most 3/4 full.
 	index []uint64
@@ -137,10 +141,24 @@ func (t *KeyTable) MemBytes() int64 {
 	return int64(cap(t.index))*8 + int64(cap(t.Entries))*int64(unsafe.Sizeof(KeyEntry{})) + int64(cap(t.Arena))
 }
 
+// UseKeyHash makes t, which must be empty, hash keys with the fixed
+// operator.KeyHash (operator.TableHash of it) instead of its seeded
+// hash: the hash a keyed operator's split computed once for a key's
+// group, which the worker's table then takes as the key's (FindAllHashed)
+// instead of hashing the key again. The seeded hash is the default as
+// it keeps keys an adversary chose from sharing their hashes.
+func (t *KeyTable) UseKeyHash() { t.fixed = true }
+
+// FixedHash reports whether t hashes with operator.KeyHash (UseKeyHash).
+func (t *KeyTable) FixedHash() bool { return t.fixed }
+
 // Hash is key's hash in t. A short key's comes from its entry's two
 // words, two multiplications (the common key: a number, a name, a
 // code); a longer key's from maphash.
 func (t *KeyTable) Hash(key []byte) uint32 {
+	if t.fixed {
+		return operator.TableHash(operator.KeyHash(key)) & t.hashMask
+	}
 	if len(key) > keyInline {
 		return t.hashLong(key)
 	}
@@ -261,7 +279,7 @@ func (t *KeyTable) FindAll(keys []byte, ends []int32, hashes []uint32, ids []int
 	for i, e := range ends {
 		end := int(e)
 		var h uint32
-		if n := end - start; n <= keyInline && start+16 <= len(all) {
+		if n := end - start; n <= keyInline && start+16 <= len(all) && !t.fixed {
 			h = t.hashWords(wordsOf(all[start:start+16:start+16], n))
 		} else {
 			h = t.Hash(keys[start:end])
@@ -269,10 +287,24 @@ func (t *KeyTable) FindAll(keys []byte, ends []int32, hashes []uint32, ids []int
 		hashes[i] = h
 		start = end
 	}
+	return t.FindAllHashed(keys, ends, hashes, ids)
+}
+
+// FindAllHashed is FindAll of keys whose hashes the caller computed
+// (hashes[i] is key i's Hash, or for a table of UseKeyHash the
+// operator.TableHash of its KeyHash, which it narrows as Hash would):
+// the probes and the comparisons.
+func (t *KeyTable) FindAllHashed(keys []byte, ends []int32, hashes []uint32, ids []int32) (missed bool) {
+	all := keys[:cap(keys)]
+	if t.fixed && t.hashMask != ^uint32(0) {
+		for i := range hashes[:len(ends)] {
+			hashes[i] &= t.hashMask
+		}
+	}
 	for i, h := range hashes[:len(ends)] {
 		ids[i] = t.Probe(h)
 	}
-	start = 0
+	start := 0
 	for i, e := range ends {
 		end := int(e)
 		if id := ids[i]; id >= 0 {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime/operator"
 )
 
 // randomKeyValue is one column of a group key: a BIGINT, a STRING of 0 to
@@ -35,17 +36,24 @@ func randomKeyValue(rnd *rand.Rand) row.Value {
 // Go map from the key's bytes to its id. The same with the hash
 // narrowed to 2 bits, so that every key shares its hash with about a
 // quarter of the others and FindAll's candidates are often another key.
+// Also for tables hashing with operator.KeyHash (UseKeyHash), as a
+// keyed worker's, the hashes given by its split.
 func TestKeyTableGroupsLikeMap(t *testing.T) {
 	for _, cols := range []int{1, 2, 3} {
 		for _, narrow := range []bool{false, true} {
-			t.Run(fmt.Sprintf("cols=%d narrow=%v", cols, narrow), func(t *testing.T) {
-				rnd := rand.New(rand.NewPCG(uint64(cols), 9))
-				tab := newKeyTable()
-				if narrow {
-					tab.hashMask = 3
-				}
-				checkGroupsLikeMap(t, rnd, tab, cols)
-			})
+			for _, kind := range []string{"", "fixed"} {
+				t.Run(fmt.Sprintf("cols=%d narrow=%v %s", cols, narrow, kind), func(t *testing.T) {
+					rnd := rand.New(rand.NewPCG(uint64(cols), 9))
+					tab := newKeyTable()
+					if narrow {
+						tab.hashMask = 3
+					}
+					if kind == "fixed" {
+						tab.UseKeyHash()
+					}
+					checkGroupsLikeMap(t, rnd, tab, cols)
+				})
+			}
 		}
 	}
 }
@@ -76,7 +84,18 @@ func checkGroupsLikeMap(t *testing.T, rnd *rand.Rand, tab *KeyTable, cols int) {
 			keys = append(keys, make([]byte, 16)...)[:len(keys)]
 		}
 		hashes, ids := make([]uint32, n), make([]int32, n)
-		missed := tab.FindAll(keys, ends, hashes, ids)
+		var missed bool
+		if tab.fixed && rnd.IntN(2) == 0 {
+			// As a keyed worker gets them: hashed by its split.
+			start := int32(0)
+			for i, e := range ends {
+				hashes[i] = operator.TableHash(operator.KeyHash(keys[start:e]))
+				start = e
+			}
+			missed = tab.FindAllHashed(keys, ends, hashes, ids)
+		} else {
+			missed = tab.FindAll(keys, ends, hashes, ids)
+		}
 		start := int32(0)
 		anyMissing := false
 		for i, end := range ends {
