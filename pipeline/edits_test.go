@@ -446,14 +446,38 @@ func TestFormat3CheckpointRestores(t *testing.T) {
 	}
 }
 
-// A source column widened from SMALLINT to INT migrates the GROUP BY's
-// state in place (the saved values read as they are) and the state ends
-// as a from-scratch run's of the edited pipeline; BIGINT, another type
-// family, is refused naming the column.
+// A source column widened migrates the GROUP BY's state in place and
+// the state ends as a from-scratch run's of the edited pipeline: SMALLINT
+// to INT (the saved values read as they are), and INT to BIGINT and FLOAT
+// to DOUBLE in the aggregates' values and in the group key (the saved
+// values and keys retagged); a narrowing is refused naming the column.
 func TestWidenedColumnMigrates(t *testing.T) {
-	sql := "SELECT k, COUNT(*) AS n, SUM(v) AS s FROM a GROUP BY k"
+	for _, c := range []struct {
+		name, sql, from, to, why string
+	}{
+		{"SMALLINT to INT", "SELECT k, COUNT(*) AS n, SUM(v) AS s FROM a GROUP BY k", "SMALLINT", "INT", "SMALLINT -> INT"},
+		{"INT to BIGINT in values", "SELECT k, COUNT(*) AS n, SUM(v) AS s, MAX(v) AS m, MIN(v) AS mi FROM a GROUP BY k", "INT", "BIGINT", "INT -> BIGINT"},
+		// The input's v values never repeat: keys of them would not
+		// meet again after the restore.
+		{"INT to BIGINT in the key", "SELECT v / 10 AS m, COUNT(*) AS n, MAX(k) AS mk FROM a GROUP BY v / 10", "INT", "BIGINT", "INT -> BIGINT"},
+		{"FLOAT to DOUBLE", "SELECT k, COUNT(*) AS n, SUM(v) AS s, MAX(v) AS m FROM a GROUP BY k", "FLOAT", "DOUBLE", "FLOAT -> DOUBLE"},
+		{"FLOAT to DOUBLE in the key", "SELECT FLOOR(v / 10) AS f, COUNT(*) AS n FROM a GROUP BY FLOOR(v / 10)", "FLOAT", "DOUBLE", "FLOAT -> DOUBLE"},
+		// Two workers: a retagged key hashes into another key group,
+		// which another worker may own.
+		{"INT to BIGINT in the key, two workers", "parallelism 2: SELECT v / 10 AS m, COUNT(*) AS n, MAX(k) AS mk FROM a GROUP BY v / 10", "INT", "BIGINT", "INT -> BIGINT"},
+	} {
+		t.Run(c.name, func(t *testing.T) { widenedColumn(t, c.sql, c.from, c.to, c.why) })
+	}
+}
+
+func widenedColumn(t *testing.T, sql, from, to, why string) {
+	sql, par := strings.CutPrefix(sql, "parallelism 2: ")
 	typed := func(dir, typ string) string {
-		return strings.ReplaceAll(editFile{sql: sql}.text(dir), "v BIGINT", "v "+typ)
+		text := strings.ReplaceAll(editFile{sql: sql}.text(dir), "v BIGINT", "v "+typ)
+		if par {
+			text = strings.Replace(text, "name: edits\n", "name: edits\nparallelism: 2\n", 1)
+		}
+		return text
 	}
 	dir := t.TempDir()
 	first, rest := splitInput(t, dir)
@@ -462,9 +486,11 @@ func TestWidenedColumnMigrates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := editRun(t, dir, typed(dir, "SMALLINT"), store, 20, 15); err != nil {
+	fp, fg, err := editRun(t, dir, typed(dir, from), store, 20, 15)
+	if err != nil {
 		t.Fatal(err)
 	}
+	before := opState(t, fp, fg, "transform/q/group_aggregate#1")
 	rest()
 	cp, err := store.Latest()
 	if err != nil {
@@ -492,13 +518,32 @@ func TestWidenedColumnMigrates(t *testing.T) {
 		return out
 	}
 	const id = "transform/q/group_aggregate#1"
-	if v := verdicts("BIGINT")[id]; v.Action != pipeline.StateRefuse || !strings.Contains(v.Why, "changed from SMALLINT to BIGINT") {
-		t.Errorf("SMALLINT to BIGINT: %+v, want refused naming the column", v)
+	// A narrowing (where v reaches the operator as it is: v / 10 of a
+	// TINYINT is an INT) is refused.
+	if v := verdicts("TINYINT")[id]; strings.Contains(sql, "GROUP BY k") && (v.Action != pipeline.StateRefuse || !strings.Contains(v.Why, "changed from "+from+" to ")) {
+		t.Errorf("%s to TINYINT: %+v, want refused naming the column", from, v)
 	}
-	if v := verdicts("INT")[id]; v.Action != pipeline.StateMigrate || !strings.Contains(v.Why, "SMALLINT -> INT") {
-		t.Errorf("SMALLINT to INT: %+v, want migrate", v)
+	if v := verdicts(to)[id]; v.Action != pipeline.StateMigrate || !strings.Contains(v.Why, why) {
+		t.Errorf("%s to %s: %+v, want migrate", from, to, v)
 	}
-	p, g, err := editRun(t, dir, typed(dir, "INT"), store, 20, 15)
+	// `etld state dump` of the checkpoint with the edited file lists the
+	// saved state under the wider types: the same values.
+	dumped := func() []string {
+		file := filepath.Join(t.TempDir(), "p.yaml")
+		if err := os.WriteFile(file, []byte(typed(dir, to)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p, err := pipeline.Load(file, pipeline.Env{Registry: builtin.Registry(), Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Plan.Close()
+		return dumpLines(t, func(d *pipeline.StateDump) error { return p.DumpState(store, cp, id, d) })
+	}()
+	if !slices.Equal(dumped, before) {
+		t.Errorf("the checkpoint dumped under %s:\n %q\nthe state it was taken of:\n %q", to, dumped, before)
+	}
+	p, g, err := editRun(t, dir, typed(dir, to), store, 20, 15)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -511,11 +556,15 @@ func TestWidenedColumnMigrates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sp, sg, err := editRun(t, scratch, typed(scratch, "INT"), sstore, 40, 30)
+	sp, sg, err := editRun(t, scratch, typed(scratch, to), sstore, 40, 30)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := opState(t, sp, sg, id); !slices.Equal(got, want) {
+	want := opState(t, sp, sg, id)
+	if !slices.Equal(got, want) {
 		t.Errorf("migrated state\n %q\nwant\n %q", got, want)
+	}
+	if len(want) == 0 {
+		t.Error("the state is empty: the test shows nothing")
 	}
 }

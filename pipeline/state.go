@@ -70,6 +70,7 @@ func (p *Pipeline) DumpState(store *checkpoint.Store, cp *checkpoint.Checkpoint,
 	case !v.Restores():
 		return fmt.Errorf("operator %s of pipeline %s does not fit checkpoint %d: %s", id, p.Name(), cp.ID, v.Why)
 	}
+	runtime.WidenRestore(*v, on.Op)
 	if err := runtime.RestoreOperator(store, comp, on.Op); err != nil {
 		return fmt.Errorf("operator %s: restore from checkpoint %d: %w", id, cp.ID, err)
 	}

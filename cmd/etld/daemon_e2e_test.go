@@ -189,7 +189,7 @@ func finishedPipelineResumes(t *testing.T, work string, env []string) {
 	}
 	// The runtime's restore line names the pipeline its logger is scoped
 	// to already: the JSON line has the key once.
-	if d.logged("pipeline finished in an earlier run: nothing left to read; remove its state directory to run it again", "pipeline", "messages") == nil {
+	if d.logged("pipeline finished in an earlier run: nothing left to read; to run it again from the start: etld state reset STATE_DIR PIPELINE --pipeline FILE", "pipeline", "messages") == nil {
 		t.Error("the second run did not log the restore of the finished pipeline")
 	}
 	assertUniqueKeys(t, d.logs())

@@ -18,8 +18,9 @@ import (
 )
 
 const stateUsage = `etld state reads a state directory (--state-dir, the daemon's state_dir)
-without running anything and without writing to it: it may run beside
-the daemon that keeps the state.
+without running anything; ls, show and dump write nothing to it and may
+run beside the daemon that keeps the state. reset starts a pipeline, or
+one operator of it, anew; it refuses while a daemon holds the directory.
 
 Usage:
   etld state ls STATE_DIR                    the pipelines with state: newest checkpoint, size
@@ -31,6 +32,14 @@ Usage:
                                              sinks), or one operator in full
   etld state dump STATE_DIR PIPELINE OPERATOR --pipeline FILE
                                              the operator's state as rows
+  etld state reset STATE_DIR PIPELINE [OPERATOR] --pipeline FILE
+                                             the whole pipeline: resets what its sources keep
+                                             outside the state directory (a Kafka group's
+                                             committed offsets, a PostgreSQL slot's position),
+                                             then removes its state: the next run starts as its
+                                             first did. An OPERATOR (or a transform's name: all
+                                             of its operators): a new checkpoint in which it is
+                                             empty; the sources keep their positions
 
 An OPERATOR is named as ls lists it: TRANSFORM/KIND#N, the operator id of
 /metrics (TRANSFORM is the transform's uid when it has one; KIND#N the Nth
@@ -42,7 +51,8 @@ Flags:
   --checkpoint ID                    the checkpoint to read (default the newest, the
                                      one a run restores)
   --pipeline FILE                    the pipeline file of the state: dump needs it to
-                                     decode the state and name its columns; ls and show
+                                     decode the state and name its columns, reset to know
+                                     the sources and build empty operators; ls and show
                                      then also print each operator's plan and columns
   --format text|json                 ls and show (default text)
   --format json|csv                  dump (default json): one JSON object per line, or
@@ -69,8 +79,8 @@ func cmdState(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, stateUsage)
 		return 0
 	}
-	if sub != "ls" && sub != "show" && sub != "dump" {
-		fmt.Fprintf(stderr, "etld state: unknown command %q: want ls, show or dump\nRun 'etld state --help' for usage.\n", sub)
+	if sub != "ls" && sub != "show" && sub != "dump" && sub != "reset" {
+		fmt.Fprintf(stderr, "etld state: unknown command %q: want ls, show, dump or reset\nRun 'etld state --help' for usage.\n", sub)
 		return 2
 	}
 	fs := flag.NewFlagSet("state", flag.ContinueOnError)
@@ -83,13 +93,13 @@ func cmdState(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	pos := fs.Args()
-	want := map[string][2]int{"ls": {1, 3}, "show": {2, 3}, "dump": {3, 3}}[sub]
+	want := map[string][2]int{"ls": {1, 3}, "show": {2, 3}, "dump": {3, 3}, "reset": {2, 3}}[sub]
 	if len(pos) < want[0] || len(pos) > want[1] {
 		fmt.Fprintf(stderr, "etld state %s: %d arguments, want %s\nRun 'etld state --help' for usage.\n", sub, len(pos), map[string]string{
-			"ls": "STATE_DIR [PIPELINE [OPERATOR]]", "show": "STATE_DIR PIPELINE [OPERATOR]", "dump": "STATE_DIR PIPELINE OPERATOR"}[sub])
+			"ls": "STATE_DIR [PIPELINE [OPERATOR]]", "show": "STATE_DIR PIPELINE [OPERATOR]", "dump": "STATE_DIR PIPELINE OPERATOR", "reset": "STATE_DIR PIPELINE [OPERATOR]"}[sub])
 		return 2
 	}
-	formats := map[string][]string{"ls": {"text", "json"}, "show": {"text", "json"}, "dump": {"json", "csv"}}[sub]
+	formats := map[string][]string{"ls": {"text", "json"}, "show": {"text", "json"}, "dump": {"json", "csv"}, "reset": {"text", "text"}}[sub]
 	if f.format == "" {
 		f.format = formats[0]
 	}
@@ -99,6 +109,10 @@ func cmdState(args []string, stdout, stderr io.Writer) int {
 	}
 	if sub == "dump" && f.pipeline == "" {
 		fmt.Fprintln(stderr, "etld state dump: name the pipeline file with --pipeline FILE: it decodes the state and names its columns")
+		return 2
+	}
+	if sub == "reset" && f.pipeline == "" {
+		fmt.Fprintln(stderr, "etld state reset: name the pipeline file with --pipeline FILE: its sources say what lives outside the state directory (a Kafka group's committed offsets, a replication slot's position) that the reset must reset too")
 		return 2
 	}
 	secrets := redact.NewSet()
@@ -117,6 +131,8 @@ func cmdState(args []string, stdout, stderr io.Writer) int {
 			return stateLs(pos, f, &out)
 		case "show":
 			return stateShow(pos, f, &out)
+		case "reset":
+			return stateReset(pos, f, &out)
 		}
 		return stateDump(pos, f, secrets.Redact, stdout)
 	})

@@ -53,6 +53,9 @@ Usage:
   etld state ls|show|dump STATE_DIR [PIPELINE [OPERATOR]]
                                      read a state directory: checkpoints, operators,
                                      an operator's state as rows (JSON or CSV)
+  etld state reset STATE_DIR PIPELINE [OPERATOR] --pipeline FILE
+                                     start a pipeline anew, its sources' Kafka group
+                                     offsets or replication slot too; or one operator
   etld healthcheck [URL]             exit 0 when the admin /healthz answers 200
   etld version                       print the version, commit and Go version
 

@@ -33,6 +33,12 @@ type Codec struct {
 	// that comes twice.
 	outAt  []int
 	copies [][2]int
+	// paths, when set (DecodePaths), has the tree of the fields decoded
+	// into columns of their own for each column with any (paths.go);
+	// pathCount is their number, pathRow the row being decoded.
+	paths     []*pathNode
+	pathCount int
+	pathRow   row.Row
 }
 
 // NewCodec returns a codec for schema.
@@ -111,6 +117,11 @@ func (c *Codec) DecodeObject(s string, i int, r row.Row) (int, error) {
 		return i, &connector.DecodeError{Err: syntaxErr(s, i, "expected a JSON object, got %s", describe(s, i))}
 	}
 	clear(c.seen)
+	if c.paths != nil {
+		c.clearPaths(r)
+		c.pathRow = r
+		defer func() { c.pathRow = nil }()
+	}
 	end, err := c.readMembers(s, i, func(col int, val row.Value) error {
 		r[c.at(col)] = val
 		c.seen[col] = true
@@ -120,6 +131,11 @@ func (c *Codec) DecodeObject(s string, i int, r row.Row) (int, error) {
 		return end, err
 	}
 	for col, seen := range c.seen {
+		if c.paths != nil && c.paths[col] != nil {
+			if err := c.checkPathColumn(col, seen, r); err != nil {
+				return end, err
+			}
+		}
 		if c.use != nil && !c.use[col] {
 			// Not read, so neither missing nor NULL (Flink's projection
 			// pushdown): NULL in a row of every column.
@@ -166,6 +182,15 @@ func (c *Codec) readMembers(s string, i int, set func(col int, val row.Value) er
 			return skipValue(s, v, 1)
 		}
 		next = col + 1
+		if c.pathRow != nil && c.paths[col] != nil && c.use != nil && !c.use[col] {
+			end, err := c.readPaths(s, v, col)
+			if err != nil {
+				if _, ok := err.(*SyntaxError); !ok {
+					colErr = err
+				}
+			}
+			return end, err
+		}
 		if c.use != nil && !c.use[col] {
 			return skipValue(s, v, 1)
 		}
@@ -179,6 +204,11 @@ func (c *Codec) readMembers(s string, i int, set func(col int, val row.Value) er
 				return end, err
 			}
 			val = row.NullValue // Flink's ignore-parse-errors
+			// The error may have stopped inside a nested value: go on
+			// after all of it.
+			if end, err = skipValue(s, v, 1); err != nil {
+				return end, err
+			}
 		}
 		if err := set(col, val); err != nil {
 			colErr = err

@@ -185,6 +185,9 @@ func (d *Decoder) SetColumns(needed []bool) {
 // are skipped as with SetColumns.
 func (d *Decoder) DecodeColumns(cols []int) bool {
 	c := d.codec
+	if c.paths != nil {
+		return false // the rows have the paths' columns after the schema's
+	}
 	outAt, copies, ok := connector.ColumnPlaces(c.Width(), cols)
 	if !ok {
 		return false
@@ -201,7 +204,7 @@ func (d *Decoder) DecodeColumns(cols []int) bool {
 // options and columns, with scratch of its own.
 func (d *Decoder) Clone() connector.Decoder {
 	c := *d.codec
-	c.seen, c.lowerBuf = make([]bool, len(d.codec.seen)), nil
+	c.seen, c.lowerBuf, c.pathRow = make([]bool, len(d.codec.seen)), nil, nil
 	return &Decoder{codec: &c}
 }
 
@@ -278,5 +281,6 @@ var (
 	_ connector.StringDecoder     = (*Decoder)(nil)
 	_ connector.ProjectingDecoder = (*Decoder)(nil)
 	_ connector.ColumnDecoder     = (*Decoder)(nil)
+	_ connector.NestedDecoder     = (*Decoder)(nil)
 	_ connector.Encoder           = (*Encoder)(nil)
 )

@@ -171,6 +171,40 @@ func readEscaped(s string, start, j int) (string, int, error) {
 	return "", len(s), syntaxErr(s, start, "unterminated string")
 }
 
+// skipString checks the JSON string at s[i], which must be '"', as
+// ReadString does (the same errors at the same offsets), without making
+// its value: a skipped member's escapes cost no copy.
+func skipString(s string, i int) (int, error) {
+	j := i + 1
+	for j < len(s) {
+		c := s[j]
+		switch {
+		case c == '"':
+			return j + 1, nil
+		case c < 0x20:
+			return j, syntaxErr(s, j, "control character 0x%02x in a string (escape it)", c)
+		case c != '\\':
+			j++
+			continue
+		}
+		if j+1 >= len(s) {
+			break
+		}
+		switch e := s[j+1]; e {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			j += 2
+		case 'u':
+			if _, ok := hex4(s, j+2); !ok {
+				return j, syntaxErr(s, j, `\u must be followed by four hex digits`)
+			}
+			j += 6
+		default:
+			return j, syntaxErr(s, j, "invalid escape \\%s in a string", printable(e))
+		}
+	}
+	return len(s), syntaxErr(s, i, "unterminated string")
+}
+
 func printable(c byte) string {
 	if c < 0x20 || c >= 0x7f {
 		return fmt.Sprintf("x%02x", c)
@@ -264,8 +298,7 @@ func skipValue(s string, i, depth int) (int, error) {
 	}
 	switch c := s[i]; {
 	case c == '"':
-		_, end, err := ReadString(s, i)
-		return end, err
+		return skipString(s, i)
 	case c == '{' || c == '[':
 		if depth >= maxDepth {
 			return i, syntaxErr(s, i, "nested deeper than %d levels", maxDepth)

@@ -85,6 +85,26 @@ type Committer interface {
 	Commit(ctx context.Context, state []byte) error
 }
 
+// Resetter is a source whose position lives partly outside the
+// pipeline's state directory, where a run without a checkpoint would
+// pick it up: a Kafka source's consumer group offsets (a committed
+// offset wins over start), a PostgreSQL source's replication slot (its
+// confirmed position is where startup: latest streams from). `etld
+// state reset` calls Reset, on a source built from the pipeline file
+// and never opened, before it removes the pipeline's checkpoints, so
+// that the next run starts as the pipeline's first run did instead of
+// resuming mid-input with empty operators.
+//
+// Reset puts that outside position back where a first run starts (or
+// says that there is none) and returns what it did, for people ("" when
+// there was nothing to reset). It fails, changing nothing it can avoid,
+// when a running reader holds the position (a group member, an active
+// slot): a reset under a running pipeline would be undone by its next
+// commit.
+type Resetter interface {
+	Reset(ctx context.Context) (string, error)
+}
+
 // SinkSnapshotter is a sink with state of its own in checkpoints (the
 // file sink's prepared files). Snapshot is called at a barrier, right
 // after Flush; Restore is called before Open with what Snapshot returned

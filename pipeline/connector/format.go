@@ -75,6 +75,39 @@ type ProjectingSource interface {
 	SetColumns(needed []bool)
 }
 
+// FieldPath names a field of a ROW column, perhaps of a ROW inside it:
+// Fields are the field indices, outermost first (bid.price is Column bid,
+// Fields [price]).
+type FieldPath struct {
+	Column int
+	Fields []int
+}
+
+// NestedDecoder is a decoder that can decode fields of its ROW columns
+// into columns of their own: nested projection pushdown, for a plan that
+// reads a ROW column only through field accesses (bid.price). After
+// DecodePaths(paths) reported true, each row it decodes has one more
+// column per path after its schema's columns, the path's value: NULL when
+// the column or a ROW on the way is NULL or missing, else the field's
+// value as the ROW would hold it. The fields of such a ROW no path names
+// are not parsed (a bad value there is no error, as with
+// ProjectingDecoder; a record's structure is still checked), and no ROW
+// value is built: the planner leaves the column itself out
+// (ProjectingDecoder) when nothing else reads it. No path is a prefix of
+// another. Called before any Decode, after SetColumns; Clone keeps it,
+// and a decoder that decodes paths may refuse DecodeColumns.
+type NestedDecoder interface {
+	DecodePaths(paths []FieldPath) bool
+}
+
+// NestedSource is a source that passes nested projection pushdown on to
+// its format (NestedDecoder): after SetPaths(paths) reported true, its
+// rows have one more column per path after its schema's columns. The
+// planner calls it before Open, after SetColumns.
+type NestedSource interface {
+	SetPaths(paths []FieldPath) bool
+}
+
 // ColumnDecoder is a decoder that can decode some of its schema's columns
 // only, into narrower rows: after DecodeColumns(cols) reported true,
 // column j of each row it decodes is column cols[j] of its schema (a

@@ -18,6 +18,10 @@ type node struct {
 	val   row.Value // when konst
 	col   int       // the input column when the node only reads one, else -1
 	e     sql.Expr
+	// path is set on a column read as it is (no Fields) and on a chain of
+	// field accesses over one (r.f.g): what nested projection pushdown
+	// may read from a column of its own (FieldPath).
+	path *FieldPath
 }
 
 type compiler struct {
@@ -29,6 +33,12 @@ type compiler struct {
 	// reads holds the input columns the expression reads, in the order
 	// first read, for Compiled.Reads.
 	reads []int
+	// refs counts the references to each input column; rootsUsed those
+	// a field access reads a field of; paths are the field-access chains
+	// compiled (Compiled.Paths keeps those no longer chain extends).
+	refs      map[int]int
+	rootsUsed map[int]int
+	paths     []*FieldPath
 	// lazy counts the enclosing constructs that may not evaluate the node
 	// being compiled (CASE branches, the right side of AND): a constant
 	// that fails there is left to fail at run time, if ever reached.
@@ -56,6 +66,10 @@ func colNode(e sql.Expr, i int, t row.Type) *node {
 
 // read notes that the expression reads input column i.
 func (c *compiler) read(i int) {
+	if c.refs == nil {
+		c.refs = map[int]int{}
+	}
+	c.refs[i]++
 	for _, j := range c.reads {
 		if j == i {
 			return
@@ -152,7 +166,7 @@ func (c *compiler) compile(e sql.Expr) (*node, error) {
 			return nil, errAt(e.Pos(), "%v", err)
 		}
 		c.read(i)
-		return colNode(e, i, t), nil
+		return rootNode(e, i, t), nil
 	case *sql.Star:
 		return nil, errAt(e.Pos(), "* is allowed only in a SELECT list and in COUNT(*)")
 	case *sql.Unary:

@@ -65,6 +65,14 @@ type Compiled struct {
 	// Column, whose value is the expression's for every row.
 	IsColumn bool
 	Column   int
+	// Paths are the chains of field accesses over input columns the
+	// expression reads (r.f.g), each where it is read (two reads of one
+	// field are two paths), none a prefix of another of the same read;
+	// Whole the columns of Reads it reads other than as the start of a
+	// path. A column of Reads not in Whole is read only through Paths:
+	// nested projection pushdown (FieldPath.ReadAt).
+	Paths []*FieldPath
+	Whole []int
 }
 
 // True evaluates a predicate: it reports whether the expression is TRUE
@@ -160,6 +168,7 @@ func Compile(e sql.Expr, scope Scope, opts ...Option) (*Compiled, error) {
 		return nil, errAt(e.Pos(), "an INTERVAL is not a value here: add it to or subtract it from a timestamp (event_time - INTERVAL '5' SECOND)")
 	}
 	out := &Compiled{Type: n.t, Eval: n.eval, Const: n.konst, Value: n.val, Clock: c.clock, Reads: c.reads}
+	c.finishPaths(out)
 	if n.col >= 0 && !n.konst {
 		out.IsColumn, out.Column = true, n.col
 	}

@@ -255,7 +255,24 @@ func (c *compiler) fieldAccess(e sql.Expr, x *node, field sql.Ident) (*node, err
 		ft = ft.Nullable()
 	}
 	ev := x.eval
-	return c.finish(e, ft, func(r row.Row) (row.Value, error) {
+	if x.path == nil {
+		return c.finish(e, ft, func(r row.Row) (row.Value, error) {
+			v, err := ev(r)
+			if err != nil || v.IsNull() {
+				return row.NullValue, err
+			}
+			f, _ := v.Item(i)
+			return f, nil
+		}, x)
+	}
+	// A field of a column, or of a field of one: the planner may have the
+	// source decode it into a column of its own (FieldPath.ReadAt), which
+	// is then read instead of the ROW.
+	p := c.extend(x.path, i, ft)
+	n, err := c.finish(e, ft, func(r row.Row) (row.Value, error) {
+		if at := p.at; at >= 0 {
+			return r[at], nil
+		}
 		v, err := ev(r)
 		if err != nil || v.IsNull() {
 			return row.NullValue, err
@@ -263,6 +280,10 @@ func (c *compiler) fieldAccess(e sql.Expr, x *node, field sql.Ident) (*node, err
 		f, _ := v.Item(i)
 		return f, nil
 	}, x)
+	if err == nil && !n.konst {
+		n.path = p
+	}
+	return n, err
 }
 
 // qualifiedRef compiles a.b: column b of table a or, when a is no table
@@ -271,14 +292,14 @@ func (c *compiler) qualifiedRef(e *sql.ColumnRef) (*node, error) {
 	i, t, err := c.scope.Resolve(e.Table.Name, e.Column.Name)
 	if err == nil {
 		c.read(i)
-		return colNode(e, i, t), nil
+		return rootNode(e, i, t), nil
 	}
 	j, rt, rerr := c.scope.Resolve("", e.Table.Name)
 	if rerr != nil || rt.ID != row.Struct {
 		return nil, errAt(e.Pos(), "%v", err)
 	}
 	c.read(j)
-	return c.fieldAccess(e, colNode(&sql.ColumnRef{Column: e.Table}, j, rt), e.Column)
+	return c.fieldAccess(e, rootNode(&sql.ColumnRef{Column: e.Table}, j, rt), e.Column)
 }
 
 // sameShape reports whether a and b are one type but for nullability, at

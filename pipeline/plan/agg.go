@@ -255,8 +255,10 @@ func (a *aggPlan) firstCalc() (*Node, error) {
 			return nil, err
 		}
 		name := fmt.Sprintf("$g%d", i)
-		if ref, ok := k.(*sql.ColumnRef); ok {
-			name = in.Schema.Fields[in.Schema.Index(ref.Column.Name)].Name
+		if _, ok := k.(*sql.ColumnRef); ok && c.IsColumn {
+			// A column keeps its name; r.f (a field of ROW column r)
+			// is no column.
+			name = in.Schema.Fields[c.Column].Name
 		}
 		keys[i] = len(preFields)
 		keyNames = append(keyNames, name)

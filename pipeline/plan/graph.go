@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/etld/etld/pipeline/connector"
@@ -135,6 +136,9 @@ func sourceNode(s *Source, scanned bool) *runtime.SourceNode {
 			Fingerprint: fmt.Sprintf("type %s, schema %s", s.Spec.Type, s.Physical), Feed: s.feed},
 		Source:  s.Conn,
 		Columns: s.Physical,
+	}
+	if s.paths != nil {
+		sn.Columns = row.Schema{Fields: append(slices.Clip(s.Physical.Fields), s.pathFields...)}
 	}
 	if s.lookedUp && !scanned {
 		// Only lookup joins read it: looked up, never scanned.
@@ -280,12 +284,16 @@ func evals(cs []*expr.Compiled) []func(row.Row) (row.Value, error) {
 
 // computedCalc appends a source's computed columns to its physical row.
 // Each computed column may read the ones before it, so they are evaluated
-// in order into the growing row.
+// in order into the growing row. The columns of pushed nested paths
+// (Source.paths), which the connector puts after the physical ones, move
+// after the computed ones, where every expression over the scan reads
+// them.
 func computedCalc(s *Source) *runtime.Calc {
 	width := s.Table.Root.Schema.Len()
 	phys := s.Physical.Len()
+	paths := len(s.paths)
 	computed := s.computed
-	project := make([]func(row.Row) (row.Value, error), width)
+	project := make([]func(row.Row) (row.Value, error), width+paths)
 	for i := range phys {
 		project[i] = func(r row.Row) (row.Value, error) { return r[i], nil }
 	}
@@ -293,18 +301,26 @@ func computedCalc(s *Source) *runtime.Calc {
 	// others read the scratch. Calc evaluates project in order, per row.
 	var scratch row.Row
 	project[phys] = func(r row.Row) (row.Value, error) {
-		scratch = append(scratch[:0], r...)
-		for _, c := range computed {
+		if cap(scratch) < width+paths {
+			scratch = make(row.Row, width+paths)
+		}
+		scratch = scratch[:width+paths]
+		copy(scratch, r[:phys])
+		copy(scratch[width:], r[phys:phys+paths])
+		for k, c := range computed {
 			v, err := c.Eval(scratch)
 			if err != nil {
 				return row.NullValue, err
 			}
-			scratch = append(scratch, v)
+			scratch[phys+k] = v
 		}
 		return scratch[phys], nil
 	}
 	for j := 1; j < len(computed); j++ {
 		project[phys+j] = func(row.Row) (row.Value, error) { return scratch[phys+j], nil }
+	}
+	for j := range paths {
+		project[width+j] = func(r row.Row) (row.Value, error) { return r[phys+j], nil }
 	}
 	return &runtime.Calc{Name: "source " + s.Spec.Name, Project: project}
 }

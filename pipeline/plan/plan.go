@@ -65,6 +65,12 @@ type Source struct {
 	// the connector cannot leave any out.
 	Projected []bool
 	computed  []*expr.Compiled // nil when the source has no computed columns
+	// paths are the fields of ROW columns the connector decodes into
+	// columns of their own (nested projection pushdown, pushdown.go),
+	// after its physical ones; the scan's rows carry them after the
+	// computed columns. pathFields names and types them.
+	paths      []connector.FieldPath
+	pathFields []row.Field
 	// watermark gives each row's watermark candidate.
 	watermark *expr.Compiled
 	policy    *runtime.Policy

@@ -86,6 +86,71 @@ type Decoder struct {
 	// src, when not nil, is the stream buf is a window of
 	// (codec_stream.go): reads past buf's end refill it.
 	src *stream
+	// widen, when not nil, retags every value (and key, WidenKey) of a
+	// type it names as the type it maps it to: SetWiden.
+	widen map[TypeID]TypeID
+}
+
+// SetWiden makes the decoder read every value of a type w maps as the
+// type w maps it to, for state saved under narrower column types: INT
+// to BIGINT (an INT is held as its int64) and FLOAT to DOUBLE (a FLOAT
+// as its float64), whose payloads are the same and only the tag
+// differs. Other mappings fail the decoder at their first value.
+func (d *Decoder) SetWiden(w map[TypeID]TypeID) { d.widen = w }
+
+// Widening reports whether SetWiden set a mapping.
+func (d *Decoder) Widening() bool { return d.widen != nil }
+
+// retag applies the SetWiden mapping to a value's type.
+func (d *Decoder) retag(id TypeID) TypeID {
+	to, ok := d.widen[id]
+	if !ok {
+		return id
+	}
+	if !(id == Int && to == BigInt) && !(id == Float && to == Double) {
+		d.Fail("cannot widen %s to %s in place", id, to)
+		return id
+	}
+	return to
+}
+
+// WidenKey returns key, a run of AppendKey encodings, with the SetWiden
+// mapping applied to each value's type; key itself without a mapping,
+// else a new slice. A key that does not parse fails the decoder.
+func (d *Decoder) WidenKey(key []byte) []byte {
+	if d.widen == nil || d.err != nil {
+		return key
+	}
+	out := make([]byte, 0, len(key))
+	for i := 0; i < len(key); {
+		if i+2 > len(key) {
+			d.Fail("key of %d bytes cut at %d", len(key), i)
+			return key
+		}
+		id, scale := TypeID(key[i]), key[i+1]
+		n := 8
+		switch {
+		case id == Null:
+			n = 0
+		case id == Decimal && scale&wideKeyBit != 0:
+			n = 16
+		case id == String || id == Bytes || id == Array || id == Map || id == Struct:
+			l, w := binary.Uvarint(key[i+2:])
+			if w <= 0 || uint64(len(key)-i-2-w) < l {
+				d.Fail("key of %d bytes: a bad length at %d", len(key), i)
+				return key
+			}
+			n = w + int(l)
+		}
+		if i+2+n > len(key) {
+			d.Fail("key of %d bytes cut at %d", len(key), i)
+			return key
+		}
+		out = append(out, byte(d.retag(id)), scale)
+		out = append(out, key[i+2:i+2+n]...)
+		i += 2 + n
+	}
+	return out
 }
 
 // NewDecoder reads b; strings it returns are copies, b may be reused.
@@ -230,6 +295,14 @@ func (d *Decoder) Str() string {
 
 // Value reads a value.
 func (d *Decoder) Value() Value {
+	v := d.value()
+	if d.widen != nil && !v.IsNull() {
+		v.id = d.retag(v.id)
+	}
+	return v
+}
+
+func (d *Decoder) value() Value {
 	id := TypeID(d.Byte())
 	if d.err != nil {
 		return NullValue

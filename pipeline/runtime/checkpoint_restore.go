@@ -19,7 +19,7 @@ func (c *coordinator) restore() error {
 	}
 	cp, err := c.opt.Store.Latest()
 	if err != nil {
-		return fmt.Errorf("%w (remove or move away %s to start from scratch)", err, c.opt.Store.Dir())
+		return fmt.Errorf("%w (to start from scratch: etld state reset STATE_DIR %s --pipeline FILE, which also resets what its sources keep outside %s, such as a Kafka group's offsets)", err, c.g.Name, c.opt.Store.Dir())
 	}
 	// What a killed run left (the parts of a checkpoint it did not
 	// store) goes before this run writes anything.
@@ -54,6 +54,7 @@ func (c *coordinator) restore() error {
 		if _, ok := o.Op.(operator.Snapshotter); !ok || comp == nil {
 			continue
 		}
+		WidenRestore(c.verdicts[o.ID], o.Op)
 		if err := RestoreOperator(c.opt.Store, comp, o.Op); err != nil {
 			return fmt.Errorf("transform %q: restore from checkpoint %d: %w", o.Name, cp.ID, err)
 		}
@@ -71,7 +72,7 @@ func (c *coordinator) restore() error {
 	c.nextID = cp.ID + 1
 	c.g.Checkpoints.Restored.Store(cp.ID)
 	if cp.Finished {
-		c.log.Info("pipeline finished in an earlier run: nothing left to read; remove its state directory to run it again",
+		c.log.Info("pipeline finished in an earlier run: nothing left to read; to run it again from the start: etld state reset STATE_DIR PIPELINE --pipeline FILE",
 			"pipeline", c.g.Name, "checkpoint", cp.ID, "state", c.opt.Store.Dir())
 	} else {
 		c.log.Info("restored checkpoint", "pipeline", c.g.Name, "checkpoint", cp.ID, "taken", cp.Time)

@@ -77,3 +77,12 @@ func RestoreOperator(store *checkpoint.Store, comp *checkpoint.Component, op ope
 	}
 	return sn.Restore(state)
 }
+
+// WidenRestore tells op, before RestoreOperator, the retagging the
+// verdict v of its saved state asks for (INT to BIGINT, FLOAT to DOUBLE;
+// Compare migrates them only for an operator.Widener).
+func WidenRestore(v Verdict, op operator.Lifecycle) {
+	if w, ok := op.(operator.Widener); ok && v.Widen != nil {
+		w.WidenRestore(v.Widen)
+	}
+}

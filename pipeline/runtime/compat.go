@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/etld/etld/internal/checkpoint"
+	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/operator"
 )
 
@@ -22,6 +23,8 @@ import (
 //     values as they are (TINYINT/SMALLINT to INT, DECIMAL precision up at
 //     the same scale, VARCHAR longer, TIMESTAMP precision up, NOT NULL
 //     dropped) migrates: its state is read as it is under the new types;
+//     INT to BIGINT and FLOAT to DOUBLE migrate too for an operator that
+//     retags the saved values as it restores them (operator.Widener);
 //   - any other change of an operator, a stateful operator added to or
 //     gone from a transform whose other operators keep their state, and a
 //     source whose type changed are refused, each named with what
@@ -60,6 +63,10 @@ type Verdict struct {
 	// Optional: a node whose state may be missing from a checkpoint (a
 	// join's held-back inputs, a dead-letter file's length).
 	Optional bool
+	// Widen, for Migrate, is the retagging the operator's restore applies
+	// to the saved values (INT to BIGINT, FLOAT to DOUBLE:
+	// operator.Widener); nil when they read as they are.
+	Widen map[row.TypeID]row.TypeID
 }
 
 // Restores reports whether the node's saved state is handed to it.
@@ -69,6 +76,8 @@ func (v Verdict) Restores() bool { return v.Action == Keep || v.Action == Migrat
 type stateNode struct {
 	n        *Node
 	optional bool
+	// widener: the operator can retag saved values (operator.Widener).
+	widener bool
 }
 
 // stateNodes lists g's nodes whose state goes into checkpoints, in the
@@ -80,7 +89,8 @@ func stateNodes(g *Graph) []stateNode {
 	}
 	for _, o := range g.Ops {
 		if _, ok := o.Op.(operator.Snapshotter); ok {
-			out = append(out, stateNode{n: &o.Node})
+			w, ok := o.Op.(operator.Widener)
+			out = append(out, stateNode{n: &o.Node, widener: ok && w.CanWiden()})
 		}
 	}
 	for _, u := range g.Unions {
@@ -154,7 +164,7 @@ func Compare(g *Graph, cp *checkpoint.Checkpoint, reset []string) ([]Verdict, er
 			v.Action, v.Why = fresh(n, saved)
 		default:
 			v.From = comp.ID
-			v.Action, v.Why = fits(n, comp.Fingerprint)
+			v.Action, v.Why, v.Widen = fits(n, comp.Fingerprint, sn.widener)
 		}
 		out = append(out, v)
 	}
@@ -234,24 +244,25 @@ func fresh(n *Node, saved map[string]bool) (Action, string) {
 	return Fresh, "new: starts empty"
 }
 
-// fits decides what n does with saved state of schema old.
-func fits(n *Node, old string) (Action, string) {
+// fits decides what n does with saved state of schema old; widener:
+// n's operator can retag saved values (operator.Widener).
+func fits(n *Node, old string, widener bool) (Action, string, map[row.TypeID]row.TypeID) {
 	if old == n.Fingerprint {
-		return Keep, ""
+		return Keep, "", nil
 	}
 	switch {
 	case n.Kind == "source" && n.Transform == "":
 		if connType(old) != connType(n.Fingerprint) {
-			return Refuse, fmt.Sprintf("its type changed from %s to %s: the saved position means nothing to it", connType(old), connType(n.Fingerprint))
+			return Refuse, fmt.Sprintf("its type changed from %s to %s: the saved position means nothing to it", connType(old), connType(n.Fingerprint)), nil
 		}
-		return Keep, "its columns changed: its position is kept"
+		return Keep, "its columns changed: its position is kept", nil
 	case n.Kind == "sink":
 		if connType(old) != connType(n.Fingerprint) {
-			return Reset, fmt.Sprintf("its type changed from %s to %s: it starts without the state of what it wrote", connType(old), connType(n.Fingerprint))
+			return Reset, fmt.Sprintf("its type changed from %s to %s: it starts without the state of what it wrote", connType(old), connType(n.Fingerprint)), nil
 		}
-		return Keep, "its input changed: the state of what it wrote is kept"
+		return Keep, "its input changed: the state of what it wrote is kept", nil
 	}
-	return schemaChange(old, n.Fingerprint)
+	return schemaChange(old, n.Fingerprint, widener)
 }
 
 // connType is the connector type a source's or a sink's fingerprint
@@ -330,7 +341,7 @@ func Refusals(dir string, cp *checkpoint.Checkpoint, vs []Verdict) error {
 	}
 	slices.Sort(ids)
 	return fmt.Errorf("the saved state in %s (checkpoint %d, taken %s) does not fit the edited pipeline: %s; "+
-		"choices: revert the edit; start those operators empty with `etld run --reset-state %s` (they then see only the rows read from now on), or give the transform a new `uid:` (all of its operators start empty); "+
+		"choices: revert the edit; start those operators empty with `etld run --reset-state %s` (they then see only the rows read from now on; `etld state reset STATE_DIR PIPELINE ID --pipeline FILE` does it once, in the state), or give the transform a new `uid:` (all of its operators start empty); "+
 		"backfilling them from sources that can replay is not available yet; `etld validate --against-state` lists what each operator keeps",
 		dir, cp.ID, cp.Time.UTC().Format("2006-01-02T15:04:05Z07:00"), strings.Join(lines, "; "), strings.Join(ids, " --reset-state "))
 }

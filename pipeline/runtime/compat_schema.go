@@ -4,29 +4,35 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/etld/etld/pipeline/row"
 )
 
 // schemaChange decides what an operator does with saved state of schema
 // old (a Fingerprint: its plan, then its input and output columns) now
 // that its schema is new: Migrate when only column types widened in ways
-// that leave every saved value as it is, else Refuse, saying what changed.
-func schemaChange(old, new string) (Action, string) {
+// that leave every saved value as it is, or that change only the values'
+// type tags (INT to BIGINT, FLOAT to DOUBLE: widen, the retagging the
+// operator's restore must apply, when it can, operator.Widener), else
+// Refuse, saying what changed.
+func schemaChange(old, new string, canWiden bool) (Action, string, map[row.TypeID]row.TypeID) {
 	oldPlan, oldCols := splitFingerprint(old)
 	newPlan, newCols := splitFingerprint(new)
 	if oldPlan != newPlan {
-		return Refuse, fmt.Sprintf("the operator itself changed: was %s, now %s", oldPlan, newPlan)
+		return Refuse, fmt.Sprintf("the operator itself changed: was %s, now %s", oldPlan, newPlan), nil
 	}
 	if len(oldCols) != len(newCols) {
-		return Refuse, fmt.Sprintf("its columns changed: was %s, now %s", old, new)
+		return Refuse, fmt.Sprintf("its columns changed: was %s, now %s", old, new), nil
 	}
 	var widened []string
+	var widen map[row.TypeID]row.TypeID
 	for i := range oldCols {
 		if oldCols[i].name != newCols[i].name {
-			return Refuse, fmt.Sprintf("its columns changed: was %s, now %s", old, new)
+			return Refuse, fmt.Sprintf("its columns changed: was %s, now %s", old, new), nil
 		}
 		o, n := splitColumns(oldCols[i].cols), splitColumns(newCols[i].cols)
 		if len(o) != len(n) {
-			return Refuse, fmt.Sprintf("its %s columns changed: was %s, now %s", oldCols[i].name, oldCols[i].cols, newCols[i].cols)
+			return Refuse, fmt.Sprintf("its %s columns changed: was %s, now %s", oldCols[i].name, oldCols[i].cols, newCols[i].cols), nil
 		}
 		for j := range o {
 			if o[j] == n[j] {
@@ -35,15 +41,39 @@ func schemaChange(old, new string) (Action, string) {
 			on, ot, _ := strings.Cut(o[j], " ")
 			nn, nt, _ := strings.Cut(n[j], " ")
 			if on != nn {
-				return Refuse, fmt.Sprintf("its %s column %s is now %s", oldCols[i].name, on, nn)
+				return Refuse, fmt.Sprintf("its %s column %s is now %s", oldCols[i].name, on, nn), nil
 			}
-			if why := widens(ot, nt); why != "" {
-				return Refuse, fmt.Sprintf("its %s column %s changed from %s to %s: %s", oldCols[i].name, on, ot, nt, why)
+			from, to, why := widens(ot, nt)
+			if why == "" && from != to && !canWiden {
+				why = "its saved values would be rewritten from " + from.String() + " to " + to.String() + ", which this operator's restore does not do (a GROUP BY on one worker does)"
+			}
+			if why != "" {
+				return Refuse, fmt.Sprintf("its %s column %s changed from %s to %s: %s", oldCols[i].name, on, ot, nt, why), nil
+			}
+			if from != to {
+				if widen == nil {
+					widen = map[row.TypeID]row.TypeID{}
+				}
+				widen[from] = to
 			}
 			widened = append(widened, fmt.Sprintf("%s %s %s -> %s", oldCols[i].name, on, ot, nt))
 		}
 	}
-	return Migrate, "widened, the saved values read as they are: " + strings.Join(widened, ", ")
+	// A retag applies to every saved value of the type: no column of it
+	// may stay.
+	for _, c := range newCols {
+		for _, col := range splitColumns(c.cols) {
+			name, t, _ := strings.Cut(col, " ")
+			if id, ok := family(strings.TrimSuffix(t, " NOT NULL")); ok && widen[id] != 0 {
+				return Refuse, fmt.Sprintf("its %s column %s stays %s while others widen from it to %s: the saved values of both read alike, so they cannot be told apart", c.name, name, t, widen[id]), nil
+			}
+		}
+	}
+	why := "widened, the saved values read as they are: "
+	if widen != nil {
+		why = "widened, the saved values and keys retagged: "
+	}
+	return Migrate, why + strings.Join(widened, ", "), widen
 }
 
 // columns is one named column list of a fingerprint: "input (a INT)".
@@ -90,44 +120,63 @@ func splitColumns(list string) []string {
 	return out
 }
 
-// widens returns "" when a value saved under type o reads as the same
-// value under type n, else why not. The saved encoding carries the
-// value's type family (INT, BIGINT, DOUBLE, ...) and, for DECIMAL, its
-// scale: a change within the family that keeps the scale is a widening,
-// one across families (INT to BIGINT, FLOAT to DOUBLE) rewrites every
-// saved value and key, which is not supported yet.
-func widens(o, n string) string {
+// widens returns why a value saved under type o does not read as the
+// same value under type n, "" when it does: from == to when as it is,
+// else after its type tag goes from from to to. The saved encoding
+// carries the value's type family (INT, BIGINT, DOUBLE, ...) and, for
+// DECIMAL, its scale: a change within the family that keeps the scale
+// reads as it is; INT to BIGINT and FLOAT to DOUBLE keep the payload
+// and change the tag.
+func widens(o, n string) (from, to row.TypeID, why string) {
 	o = strings.TrimSuffix(o, " NOT NULL")
 	if strings.HasSuffix(n, " NOT NULL") {
-		return "NOT NULL was added: saved state may hold NULLs"
+		return 0, 0, "NOT NULL was added: saved state may hold NULLs"
 	}
 	if o == n {
-		return ""
+		return 0, 0, ""
 	}
 	intRank := map[string]int{"TINYINT": 1, "SMALLINT": 2, "INT": 3}
 	if ro, ok := intRank[o]; ok {
 		if rn, ok := intRank[n]; ok && rn >= ro {
-			return ""
+			return 0, 0, ""
 		}
+		if n == "BIGINT" {
+			return row.Int, row.BigInt, ""
+		}
+	}
+	if o == "FLOAT" && n == "DOUBLE" {
+		return row.Float, row.Double, ""
 	}
 	if ob, op, ok := typeArgs(o); ok {
 		nb, np, ok := typeArgs(n)
 		switch {
 		case ob == "VARCHAR" && n == "STRING":
-			return ""
+			return 0, 0, ""
 		case !ok || ob != nb:
 		case ob == "DECIMAL" && len(op) == 2 && len(np) == 2:
 			if op[1] != np[1] {
-				return "the scale changed, and the saved values keep theirs"
+				return 0, 0, "the scale changed, and the saved values keep theirs"
 			}
 			if np[0] >= op[0] {
-				return ""
+				return 0, 0, ""
 			}
 		case len(op) == 1 && len(np) == 1 && np[0] >= op[0]:
-			return "" // VARCHAR(n), TIMESTAMP(p), TIMESTAMP_LTZ(p), TIME(p)
+			return 0, 0, "" // VARCHAR(n), TIMESTAMP(p), TIMESTAMP_LTZ(p), TIME(p)
 		}
 	}
-	return "only widenings that keep the saved values as they are migrate in place (TINYINT or SMALLINT to INT, DECIMAL precision up at the same scale, VARCHAR longer, TIMESTAMP precision up, NOT NULL dropped); this one would rewrite every saved value, which is not supported yet"
+	return 0, 0, "only widenings migrate in place (TINYINT, SMALLINT or INT to a wider integer, FLOAT to DOUBLE, DECIMAL precision up at the same scale, VARCHAR longer, TIMESTAMP precision up, NOT NULL dropped); this one would change the saved values, which is not supported"
+}
+
+// family is the type tag the saved values of a column of type t carry,
+// for the types a widening retags.
+func family(t string) (row.TypeID, bool) {
+	switch t {
+	case "TINYINT", "SMALLINT", "INT":
+		return row.Int, true
+	case "FLOAT":
+		return row.Float, true
+	}
+	return 0, false
 }
 
 // typeArgs splits "DECIMAL(10, 2)" into DECIMAL and [10 2].

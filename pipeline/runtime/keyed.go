@@ -42,6 +42,8 @@ type Keyed struct {
 	// async: the workers fold their shares behind Process
 	// (keyed_async.go).
 	async asyncState
+	// widen is the retagging of the next restore (WidenRestore).
+	widen map[row.TypeID]row.TypeID
 }
 
 // keyedWorker is one instance of the operator, the share of the current

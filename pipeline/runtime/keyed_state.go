@@ -105,6 +105,11 @@ func (k *Keyed) Restore(state []byte) error {
 	if err != nil {
 		return err
 	}
+	if k.widen != nil {
+		if groups, err = k.widened(groups); err != nil {
+			return err
+		}
+	}
 	mine := make([][][]byte, len(k.workers))
 	for g, ps := range groups {
 		w := operator.WorkerOf(g, len(k.workers))
@@ -154,4 +159,42 @@ func (k *Keyed) groupsOf(state []byte) ([][][]byte, error) {
 		return nil, fmt.Errorf("keyed operator: restore: %w", err)
 	}
 	return groups, nil
+}
+
+// CanWiden implements operator.Widener when the workers' operator does.
+func (k *Keyed) CanWiden() bool {
+	w, ok := k.workers[0].op.(operator.Widener)
+	return ok && w.CanWiden()
+}
+
+// WidenRestore implements operator.Widener: the next restore retags the
+// saved values and keys (INT to BIGINT, FLOAT to DOUBLE).
+func (k *Keyed) WidenRestore(w map[row.TypeID]row.TypeID) { k.widen = w }
+
+// widened restores every key group of a snapshot into one instance that
+// retags its values and keys, and cuts its state in key groups again: a
+// retagged key hashes into another group, whose worker must hold it.
+func (k *Keyed) widened(groups [][][]byte) ([][][]byte, error) {
+	op, err := k.build()
+	if err != nil {
+		return nil, err
+	}
+	w, ok := op.(operator.Widener)
+	if !ok || !w.CanWiden() {
+		return nil, fmt.Errorf("keyed operator: restore: its operator cannot widen saved values")
+	}
+	w.WidenRestore(k.widen)
+	var all [][]byte
+	for _, ps := range groups {
+		all = append(all, ps...)
+	}
+	if err := op.RestoreGroups(all); err != nil {
+		return nil, err
+	}
+	out := make([][][]byte, operator.KeyGroups)
+	err = op.SnapshotGroups(func(g int, p []byte) error {
+		out[g] = append(out[g], slices.Clone(p))
+		return nil
+	})
+	return out, err
 }

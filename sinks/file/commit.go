@@ -368,7 +368,7 @@ func (s *Sink) decodeState(st []byte) (state, error) {
 		return p, fmt.Errorf("state %.64q: version %d, want %d", st, p.V, stateVersion)
 	}
 	if p.Path != s.path {
-		return p, fmt.Errorf("the checkpoint was taken writing %s, and the sink now writes %s; to start afresh, remove the pipeline's checkpoint state", p.Path, s.path)
+		return p, fmt.Errorf("the checkpoint was taken writing %s, and the sink now writes %s; to start afresh, reset the pipeline's state (etld state reset)", p.Path, s.path)
 	}
 	end := p.Size
 	if len(p.Parts) > 0 {

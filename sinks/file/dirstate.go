@@ -471,9 +471,9 @@ func (s *DirSink) decodeState(data []byte) (dirState, error) {
 	}
 	switch {
 	case st.V != dirStateVersion || !st.Dir:
-		return st, fmt.Errorf("the checkpoint was taken writing one file %s, and the sink now writes a directory of part files; to start afresh, remove the pipeline's checkpoint state", st.Path)
+		return st, fmt.Errorf("the checkpoint was taken writing one file %s, and the sink now writes a directory of part files; to start afresh, reset the pipeline's state (etld state reset)", st.Path)
 	case st.Path != s.path:
-		return st, fmt.Errorf("the checkpoint was taken writing %s, and the sink now writes %s; to start afresh, remove the pipeline's checkpoint state", st.Path, s.path)
+		return st, fmt.Errorf("the checkpoint was taken writing %s, and the sink now writes %s; to start afresh, reset the pipeline's state (etld state reset)", st.Path, s.path)
 	}
 	for _, name := range st.Drop {
 		if !isHidden(name) || !cleanDir(path.Dir(name)) && path.Dir(name) != "." {

@@ -212,7 +212,7 @@ func (s *s3Store) resumePart(ctx context.Context, name string, size int64, uploa
 			return s.explain(err, finalOf(name))
 		})
 		if gone {
-			return nil, fmt.Errorf("the upload of %s that the checkpoint names is gone (aborted, or expired by a lifecycle rule): the part cannot be completed; to start afresh, remove the output and the pipeline's checkpoint state", s.abs(finalOf(name)))
+			return nil, fmt.Errorf("the upload of %s that the checkpoint names is gone (aborted, or expired by a lifecycle rule): the part cannot be completed; to start afresh, remove the output and reset the pipeline's state (etld state reset)", s.abs(finalOf(name)))
 		}
 		if err != nil {
 			return nil, err
@@ -356,7 +356,7 @@ func (s *s3Store) publish(ctx context.Context, from, to, upload string) error {
 	if err != nil || done {
 		return err
 	}
-	return fmt.Errorf("the upload of %s that the checkpoint names is gone, and the object is not there: the part is lost; to start afresh, remove the output and the pipeline's checkpoint state", s.abs(to))
+	return fmt.Errorf("the upload of %s that the checkpoint names is gone, and the object is not there: the part is lost; to start afresh, remove the output and reset the pipeline's state (etld state reset)", s.abs(to))
 }
 
 // s3File is a small hidden object (a spill), put whole when synced.

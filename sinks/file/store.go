@@ -123,7 +123,7 @@ func (s *diskStore) mkdirs(dir string) error {
 func (s *diskStore) resumePart(ctx context.Context, name string, size int64, upload string) (partFile, error) {
 	f, err := os.OpenFile(s.abs(name), os.O_WRONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("the in-progress file %s that the checkpoint names is gone: the part cannot be completed; to start afresh, remove the output and the pipeline's checkpoint state", s.abs(name))
+		return nil, fmt.Errorf("the in-progress file %s that the checkpoint names is gone: the part cannot be completed; to start afresh, remove the output and reset the pipeline's state (etld state reset)", s.abs(name))
 	}
 	if err != nil {
 		return nil, err
@@ -154,7 +154,7 @@ func (s *diskStore) publish(ctx context.Context, from, to, upload string) error 
 		if _, serr := os.Stat(s.abs(to)); serr == nil {
 			return nil
 		}
-		return fmt.Errorf("the in-progress file %s that the checkpoint names is gone, and so is %s: the part is lost; to start afresh, remove the output and the pipeline's checkpoint state", s.abs(from), s.abs(to))
+		return fmt.Errorf("the in-progress file %s that the checkpoint names is gone, and so is %s: the part is lost; to start afresh, remove the output and reset the pipeline's state (etld state reset)", s.abs(from), s.abs(to))
 	}
 	if err != nil {
 		return err

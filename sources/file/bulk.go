@@ -334,7 +334,7 @@ func newBulk(cfg Config, env connector.SourceEnv, format connector.FormatSpec, e
 // openBulk finds the files and checks a restored position against them.
 func (s *Source) openBulk() error {
 	if p := s.restore; p != nil && p.V != bulkPositionVersion {
-		return fmt.Errorf("the checkpoint position was taken reading another format; set it again, or remove the pipeline's checkpoint state to start afresh")
+		return fmt.Errorf("the checkpoint position was taken reading another format; set it again, or reset the pipeline's state (etld state reset) to start afresh")
 	}
 	if s.objFollow {
 		return s.openBulkObjects()

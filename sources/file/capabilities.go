@@ -66,6 +66,18 @@ func (s *Source) SetColumns(needed []bool) {
 	}
 }
 
+// SetPaths implements connector.NestedSource when the format decodes
+// fields of ROW columns into columns of their own
+// (connector.NestedDecoder): the rows grow by a column per path.
+func (s *Source) SetPaths(paths []connector.FieldPath) bool {
+	nd, ok := s.dec.(connector.NestedDecoder)
+	if !ok || s.bulk != nil || s.updating || s.columns || !nd.DecodePaths(paths) {
+		return false
+	}
+	s.width += len(paths)
+	return true
+}
+
 // SelectColumns implements connector.ColumnSource when the format
 // decodes some columns only (connector.ColumnDecoder).
 func (s *Source) SelectColumns(cols []int) bool {
@@ -109,6 +121,7 @@ var recycled atomic.Int64
 
 var (
 	_ connector.ProjectingSource = (*Source)(nil)
+	_ connector.NestedSource     = (*Source)(nil)
 	_ connector.MappingSource    = (*Source)(nil)
 	_ connector.ColumnSource     = (*Source)(nil)
 	_ connector.BatchRecycler    = (*Source)(nil)

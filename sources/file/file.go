@@ -345,7 +345,7 @@ func (s *Source) Open(ctx context.Context) error {
 		return s.openBulk()
 	}
 	if s.restore != nil && s.restore.V != positionVersion {
-		return fmt.Errorf("the checkpoint position was taken with follow: true; set it again, or remove the pipeline's checkpoint state to start afresh")
+		return fmt.Errorf("the checkpoint position was taken with follow: true; set it again, or reset the pipeline's state (etld state reset) to start afresh")
 	}
 	if s.objFollow {
 		return s.openObjects()

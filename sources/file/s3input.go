@@ -273,7 +273,7 @@ func newObjectsFor(cfg Config) (*objects, error) {
 func (s *Source) openObjects() error {
 	p := s.restore
 	if p != nil && p.V != positionVersion {
-		return fmt.Errorf("the checkpoint position was taken reading another format or without follow; set it again, or remove the pipeline's checkpoint state to start afresh")
+		return fmt.Errorf("the checkpoint position was taken reading another format or without follow; set it again, or reset the pipeline's state (etld state reset) to start afresh")
 	}
 	files, err := s.match()
 	if err != nil {

@@ -407,7 +407,7 @@ func (s *CDC) startAt(ctx context.Context) error {
 // leave its rows behind.
 func (s *CDC) checkRestored() error {
 	if got := s.tableList(); !slices.Equal(s.st.Captured, got) {
-		return fmt.Errorf("the checkpoint captured %s; the source now names %s: a table added to a running capture would have no snapshot; remove the pipeline's state to capture them all from a new snapshot",
+		return fmt.Errorf("the checkpoint captured %s; the source now names %s: a table added to a running capture would have no snapshot; reset the pipeline's state (etld state reset) to capture them all from a new snapshot",
 			strings.Join(s.st.Captured, ", "), strings.Join(got, ", "))
 	}
 	return nil

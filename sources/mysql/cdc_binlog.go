@@ -147,7 +147,7 @@ func classifyBinlog(err error) error {
 	if errors.As(err, &me) {
 		switch me.Code {
 		case 1236: // ER_MASTER_FATAL_ERROR_READING_BINLOG
-			return retry.Permanent(fmt.Errorf("the server cannot send the binlog from the position asked for (purged, or not a position of this server; remove the pipeline's state to take a new snapshot): %w", err))
+			return retry.Permanent(fmt.Errorf("the server cannot send the binlog from the position asked for (purged, or not a position of this server; reset the pipeline's state (etld state reset) to take a new snapshot): %w", err))
 		case 1045, 1044, 1142, 1227: // access denied, no privilege
 			return retry.Permanent(fmt.Errorf("the user may not read the binlog: grant it REPLICATION SLAVE and REPLICATION CLIENT: %w", err))
 		}

@@ -55,7 +55,7 @@ func TestCDCPurgedPosition(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := s.Open(testenv.Context(t, time.Minute))
-	if err == nil || !strings.Contains(err.Error(), "mariadb-bin.000000:4 is no longer on the server") || !strings.Contains(err.Error(), "remove the pipeline's state") {
+	if err == nil || !strings.Contains(err.Error(), "mariadb-bin.000000:4 is no longer on the server") || !strings.Contains(err.Error(), "reset the pipeline's state (etld state reset)") {
 		t.Errorf("Open: %v, want the purged position named", err)
 	}
 	s.Close(context.Background())

@@ -270,7 +270,7 @@ type purgedError struct {
 }
 
 func (e *purgedError) Error() string {
-	return fmt.Sprintf("the binlog position %s is no longer on the server (its oldest binary log is %s): it was purged (binlog_expire_logs_seconds, expire_logs_days, PURGE BINARY LOGS) while the pipeline was behind, and the changes since are lost to it; remove the pipeline's state to take a new snapshot", e.at, e.oldest)
+	return fmt.Sprintf("the binlog position %s is no longer on the server (its oldest binary log is %s): it was purged (binlog_expire_logs_seconds, expire_logs_days, PURGE BINARY LOGS) while the pipeline was behind, and the changes since are lost to it; reset the pipeline's state (etld state reset) to take a new snapshot", e.at, e.oldest)
 }
 
 // gtidAt is the server's GTID position at the binlog position p

@@ -22,22 +22,22 @@ func (s *CDC) checkStatement(schema, q string, h *replication.EventHeader) error
 		at := binlogPos{File: s.bl.cur.File, Pos: h.LogPos - h.EventSize}
 		if verb == "drop" && (object == "database" || object == "schema") && len(words) > 2 &&
 			strings.EqualFold(words[len(words)-1], ti.name.db) {
-			return fmt.Errorf("the database of table %s was dropped at %s (%s): its rows' deletions are not in the binlog; remove the pipeline's state to take a new snapshot", ti.name, at, clip(q))
+			return fmt.Errorf("the database of table %s was dropped at %s (%s): its rows' deletions are not in the binlog; reset the pipeline's state (etld state reset) to take a new snapshot", ti.name, at, clip(q))
 		}
 		if !mentions(words, ti.name, schema) {
 			continue
 		}
 		switch {
 		case verb == "alter" && renamesTable(words):
-			return fmt.Errorf("table %s was renamed at %s (%s): its changes are no longer logged under its name; capture the new name from a new snapshot (remove the pipeline's state)", ti.name, at, clip(q))
+			return fmt.Errorf("table %s was renamed at %s (%s): its changes are no longer logged under its name; capture the new name from a new snapshot (reset the pipeline's state (etld state reset))", ti.name, at, clip(q))
 		case verb == "alter":
 			s.logger.Info("schema change of a captured table: its changes are read by column name from here on", "table", ti.name.String(), "at", at.String(), "statement", clip(q))
 		case verb == "truncate":
-			return fmt.Errorf("table %s was truncated at %s: the binlog does not log its rows' deletions, so the capture would keep them; remove the pipeline's state to take a new snapshot", ti.name, at)
+			return fmt.Errorf("table %s was truncated at %s: the binlog does not log its rows' deletions, so the capture would keep them; reset the pipeline's state (etld state reset) to take a new snapshot", ti.name, at)
 		case verb == "drop" && object == "table":
-			return fmt.Errorf("table %s was dropped at %s (%s): its rows' deletions are not in the binlog; remove the pipeline's state to take a new snapshot", ti.name, at, clip(q))
+			return fmt.Errorf("table %s was dropped at %s (%s): its rows' deletions are not in the binlog; reset the pipeline's state (etld state reset) to take a new snapshot", ti.name, at, clip(q))
 		case verb == "rename":
-			return fmt.Errorf("table %s was renamed at %s (%s): its changes are no longer logged under its name; capture the new name from a new snapshot (remove the pipeline's state)", ti.name, at, clip(q))
+			return fmt.Errorf("table %s was renamed at %s (%s): its changes are no longer logged under its name; capture the new name from a new snapshot (reset the pipeline's state (etld state reset))", ti.name, at, clip(q))
 		case verb == "insert" || verb == "update" || verb == "delete" || verb == "replace" || verb == "load":
 			if mentions(dmlTarget(words), ti.name, schema) {
 				return fmt.Errorf("a change of table %s at %s was logged as a statement (%s), not as rows: its session ran with binlog_format other than ROW; the capture cannot read it", ti.name, at, clip(q))

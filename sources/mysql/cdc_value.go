@@ -69,7 +69,7 @@ func (s *CDC) mapper(tm *replication.TableMapEvent, ti *tableInfo, h *replicatio
 		f := s.schema.Fields[j]
 		i, ok := byName[strings.ToLower(f.Name)]
 		if !ok {
-			return nil, fmt.Errorf("table %s has no column %s any more (dropped or renamed by a schema change before binlog position %d): the schema's column cannot be filled; declare the table's columns anew and remove the pipeline's state", ti.name, f.Name, h.LogPos)
+			return nil, fmt.Errorf("table %s has no column %s any more (dropped or renamed by a schema change before binlog position %d): the schema's column cannot be filled; declare the table's columns anew and reset the pipeline's state (etld state reset)", ti.name, f.Name, h.LogPos)
 		}
 		if err := readable(tm, i, f.Type); err != nil {
 			return nil, fmt.Errorf("column %s of %s is now %s (a schema change before binlog position %d), which cannot be read as the declared %s: %w", f.Name, ti.name, typeName(tm, i, unsigned[i]), h.LogPos, f.Type, err)

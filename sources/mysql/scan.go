@@ -85,7 +85,7 @@ func (s *Source) Restore(pos []byte) error {
 		return s.errorf("restore: %w", err)
 	}
 	if len(p) != len(s.ranges) {
-		return s.errorf("restore: the checkpoint has %d scan ranges, the source now %d: scan.partition changed since; remove the pipeline's state to read the table again", len(p), len(s.ranges))
+		return s.errorf("restore: the checkpoint has %d scan ranges, the source now %d: scan.partition changed since; reset the pipeline's state (etld state reset) to read the table again", len(p), len(s.ranges))
 	}
 	s.progress = p
 	return nil

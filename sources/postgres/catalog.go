@@ -119,9 +119,9 @@ func (s *Source) prepareSlot(ctx context.Context, conn *pgx.Conn, resumed bool, 
 	case si.database != s.cc.Database:
 		return 0, fmt.Errorf("replication slot %s is of database %q, not %q", s.slot, si.database, s.cc.Database)
 	case si.lost:
-		return 0, fmt.Errorf("replication slot %s is invalidated (wal_status lost: the server removed WAL it still needed, max_slot_wal_keep_size): the changes since it was last read are gone; drop the slot and start the pipeline anew (remove its state)", s.slot)
+		return 0, fmt.Errorf("replication slot %s is invalidated (wal_status lost: the server removed WAL it still needed, max_slot_wal_keep_size): the changes since it was last read are gone; reset the pipeline (etld state reset makes the slot anew)", s.slot)
 	case resumed && si.confirmed > need:
-		return 0, fmt.Errorf("replication slot %s was confirmed up to %s, past %s where this run's checkpoint resumes: the changes between are gone (another reader used the slot, or the checkpoint is older than the last one confirmed); use a slot of this pipeline's own, or start the pipeline anew", s.slot, si.confirmed, need)
+		return 0, fmt.Errorf("replication slot %s was confirmed up to %s, past %s where this run's checkpoint resumes: the changes between are gone (another reader used the slot, or the checkpoint is older than the last one confirmed); use a slot of this pipeline's own, or start the pipeline anew (etld state reset)", s.slot, si.confirmed, need)
 	}
 	return 0, nil
 }
@@ -129,7 +129,7 @@ func (s *Source) prepareSlot(ctx context.Context, conn *pgx.Conn, resumed bool, 
 // slotGone is the error for a slot that a checkpoint read from and that
 // no longer exists.
 func (s *Source) slotGone(from pglogrepl.LSN) error {
-	return fmt.Errorf("replication slot %s does not exist, though this pipeline's checkpoint reads from it at %s: it was dropped, and the changes since are gone; the source does not start again from nothing by itself: to start anew, remove the pipeline's state (and recreate the slot, or set create_slot: true)", s.slot, from)
+	return fmt.Errorf("replication slot %s does not exist, though this pipeline's checkpoint reads from it at %s: it was dropped, and the changes since are gone; the source does not start again from nothing by itself: to start anew, reset the pipeline's state with etld state reset (and recreate the slot, or set create_slot: true)", s.slot, from)
 }
 
 // createSlot creates the permanent slot on a replication connection.

@@ -48,7 +48,7 @@ func (st *streamer) message(ctx context.Context, data []byte) error {
 	case *pglogrepl.TruncateMessage:
 		for _, id := range m.RelationIDs {
 			if c := st.rels[id]; c != nil && !st.skipping {
-				return fatalf("table %s was truncated (transaction committed at %s): the source cannot retract the rows it removed, which downstream results still hold; reload the pipeline from nothing (remove its state) to read the table anew", c.table, st.txn)
+				return fatalf("table %s was truncated (transaction committed at %s): the source cannot retract the rows it removed, which downstream results still hold; reload the pipeline from nothing (reset its state: etld state reset) to read the table anew", c.table, st.txn)
 			}
 		}
 	}
@@ -70,12 +70,12 @@ func (st *streamer) relation(ctx context.Context, m *pglogrepl.RelationMessage) 
 		def[j] = col.Name + " " + strconv.FormatUint(uint64(col.DataType), 10) + "/" + strconv.FormatInt(int64(col.TypeModifier), 10)
 	}
 	if c.relID != 0 && c.relID != m.RelationID {
-		return fatalf("table %s was dropped and created again (its relation id went from %d to %d at the transaction committed at %s): the source cannot retract the old table's rows; reload the pipeline from nothing (remove its state)", c.table, c.relID, m.RelationID, st.txn)
+		return fatalf("table %s was dropped and created again (its relation id went from %d to %d at the transaction committed at %s): the source cannot retract the old table's rows; reload the pipeline from nothing (reset its state: etld state reset)", c.table, c.relID, m.RelationID, st.txn)
 	}
 	if c.relDef != nil && !slices.Equal(c.relDef, def) {
 		changes, used := diffDefinitions(c, c.relDef, def)
 		if used {
-			return fatalf("table %s changed in the transaction committed at %s: %s; the declared schema no longer matches the table: change the pipeline's schema (and remove its state, or keep it if the change keeps the columns' values), then start it again", c.table, st.txn, strings.Join(changes, "; "))
+			return fatalf("table %s changed in the transaction committed at %s: %s; the declared schema no longer matches the table: change the pipeline's schema (and reset its state with etld state reset, or keep it if the change keeps the columns' values), then start it again", c.table, st.txn, strings.Join(changes, "; "))
 		}
 		st.s.logger.Info("a captured table changed in columns the source does not read; going on", "table", c.name, "changes", strings.Join(changes, "; "))
 	}
@@ -86,12 +86,12 @@ func (st *streamer) relation(ctx context.Context, m *pglogrepl.RelationMessage) 
 			if col.Name == f.col.Name {
 				fieldAt[k] = j
 				if col.DataType != f.col.OID {
-					return fatalf("column %s of table %s is %s in the stream (the transaction committed at %s) and %s in the catalog: the table changed between them; change the pipeline's schema if needed and remove its state to read the table anew", pgconf.Quote(f.col.Name), c.table, typeName(col.DataType, col.TypeModifier), st.txn, f.col.Type)
+					return fatalf("column %s of table %s is %s in the stream (the transaction committed at %s) and %s in the catalog: the table changed between them; change the pipeline's schema if needed and reset its state (etld state reset) to read the table anew", pgconf.Quote(f.col.Name), c.table, typeName(col.DataType, col.TypeModifier), st.txn, f.col.Type)
 				}
 			}
 		}
 		if fieldAt[k] < 0 {
-			return fatalf("table %s has no column %s in the stream (the transaction committed at %s): it was dropped or renamed; change the pipeline's schema and remove its state to read the table anew", c.table, pgconf.Quote(f.col.Name), st.txn)
+			return fatalf("table %s has no column %s in the stream (the transaction committed at %s): it was dropped or renamed; change the pipeline's schema and reset its state (etld state reset) to read the table anew", c.table, pgconf.Quote(f.col.Name), st.txn)
 		}
 	}
 	keyAt := make([]int, len(c.key))
@@ -196,7 +196,7 @@ func (st *streamer) change(ctx context.Context, kind byte, rel uint32, oldType u
 	}
 	if kind != 'I' && oldType != pglogrepl.UpdateMessageTupleTypeOld {
 		what := map[byte]string{'U': "an update", 'D': "a delete"}[kind]
-		return fatalf("%s of table %s (transaction committed at %s) carries no whole old row: the table's REPLICA IDENTITY is no longer FULL; run ALTER TABLE %s REPLICA IDENTITY FULL (the changes since are lost to the source: remove the pipeline's state to read the table anew)", what, c.table, st.txn, c.table.Quoted())
+		return fatalf("%s of table %s (transaction committed at %s) carries no whole old row: the table's REPLICA IDENTITY is no longer FULL; run ALTER TABLE %s REPLICA IDENTITY FULL (the changes since are lost to the source: reset the pipeline's state (etld state reset) to read the table anew)", what, c.table, st.txn, c.table.Quoted())
 	}
 	o := origin{c: c, lsn: uint64(st.txn), commitMicros: st.commitTime.UnixMicro()}
 	var items [2]streamItem

@@ -450,7 +450,7 @@ func (s *Source) initTables() error {
 		return nil
 	}
 	if p.Slot != s.slot {
-		return fmt.Errorf("the checkpoint read slot %q and the source names slot %q: remove the pipeline's state to read from the new slot anew", p.Slot, s.slot)
+		return fmt.Errorf("the checkpoint read slot %q and the source names slot %q: reset the pipeline's state (etld state reset) to read from the new slot anew", p.Slot, s.slot)
 	}
 	var names, want []string
 	for _, t := range p.Tables {
@@ -460,7 +460,7 @@ func (s *Source) initTables() error {
 		want = append(want, c.name)
 	}
 	if strings.Join(names, ", ") != strings.Join(want, ", ") {
-		return fmt.Errorf("the checkpoint captured tables %s and the source now names %s: remove the pipeline's state to capture the new set from a new snapshot", strings.Join(names, ", "), strings.Join(want, ", "))
+		return fmt.Errorf("the checkpoint captured tables %s and the source now names %s: reset the pipeline's state (etld state reset) to capture the new set from a new snapshot", strings.Join(names, ", "), strings.Join(want, ", "))
 	}
 	for i, t := range p.Tables {
 		ts := &s.tables[i]

@@ -170,7 +170,7 @@ func (sn *snapshotter) readTable(ctx context.Context, conn *pgx.Conn, t *snapTab
 	c := s.caps[t.table]
 	ordered := c.orderable()
 	if t.after != nil && !ordered {
-		return fatalf("the snapshot of table %s was cut part way, and the table has no primary key (or unique NOT NULL index) of a type the source can order, so it cannot go on from where it was: read it again from the start (remove the pipeline's state)", c.table)
+		return fatalf("the snapshot of table %s was cut part way, and the table has no primary key (or unique NOT NULL index) of a type the source can order, so it cannot go on from where it was: read it again from the start (reset the pipeline's state (etld state reset))", c.table)
 	}
 	w := &copyWriter{sn: sn, ctx: ctx, c: c, t: t, lsn: lsn, ordered: ordered, fetch: s.fetch}
 	if _, err := conn.PgConn().CopyTo(ctx, w, copySQL(c, t.after)); err != nil {

@@ -131,7 +131,7 @@ func (s *Source) checkUpsertKey() error {
 // of the old row (its key, under the default identity).
 func (st *streamer) upsertChange(ctx context.Context, c *capture, kind byte, oldType uint8, old, cur *pglogrepl.TupleData) error {
 	if kind == 'D' && old == nil {
-		return fatalf("a delete of table %s (transaction committed at %s) carries no key: the table's REPLICA IDENTITY became NOTHING; make it DEFAULT (with a primary key) or FULL (the deletes since are lost to the source: remove the pipeline's state to read the table anew)", c.table, st.txn)
+		return fatalf("a delete of table %s (transaction committed at %s) carries no key: the table's REPLICA IDENTITY became NOTHING; make it DEFAULT (with a primary key) or FULL (the deletes since are lost to the source: reset the pipeline's state (etld state reset) to read the table anew)", c.table, st.txn)
 	}
 	// An unchanged TOASTed value of the new row stands in for the old
 	// row's only when the old row is whole.

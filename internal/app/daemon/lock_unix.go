@@ -13,6 +13,17 @@ import (
 	"syscall"
 )
 
+// HeldError is LockStateDir's error when another process holds the lock.
+type HeldError struct {
+	Dir string
+	// Holder is the pid the lock file names.
+	Holder string
+}
+
+func (e *HeldError) Error() string {
+	return fmt.Sprintf("state_dir %s is in use by another etld (pid %s): two daemons on one state directory would overwrite each other's checkpoints; stop that one, or give this one another state_dir", e.Dir, e.Holder)
+}
+
 // LockStateDir takes an exclusive lock on the state directory dir (made
 // if missing), held until release or the process's end: two daemons on
 // one state directory would run the same pipelines from the same
@@ -30,7 +41,7 @@ func LockStateDir(dir string) (release func(), err error) {
 		holder, _ := io.ReadAll(io.LimitReader(f, 32))
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("state_dir %s is in use by another etld (pid %s): two daemons on one state directory would overwrite each other's checkpoints; stop that one, or give this one another state_dir", dir, strings.TrimSpace(string(holder)))
+			return nil, &HeldError{Dir: dir, Holder: strings.TrimSpace(string(holder))}
 		}
 		return nil, fmt.Errorf("state_dir %s: lock: %w", dir, err)
 	}

@@ -310,7 +310,7 @@ func (s *Store) RestoreState(d *row.Decoder, each func(id int32, key []byte)) {
 		s.Keys = make([]string, slots)
 	}
 	for id := 0; id < slots && d.Err() == nil; id++ {
-		key := d.BytesView()
+		key := d.WidenKey(d.BytesView())
 		if s.keepKeys {
 			s.Keys[id] = string(key)
 		}

@@ -61,8 +61,10 @@ type GroupAgg struct {
 	next    []row.Value
 	arena   RowArena
 	dropped int64
-	mb      miniBatch
-	batch   batchScratch // groupagg_batch.go
+	// widen is the retagging of the next restore (WidenRestore).
+	widen map[row.TypeID]row.TypeID
+	mb    miniBatch
+	batch batchScratch // groupagg_batch.go
 	// ints caches the slots of a one-column integer key for the passes
 	// (groupagg_intkey.go); nil for other keys.
 	ints *intKeys
@@ -365,6 +367,9 @@ func (g *GroupAgg) Restore(snap []byte) error { return g.restore(row.NewDecoder(
 
 // restore reads a snapshot from d, the bytes of one or a stream of them.
 func (g *GroupAgg) restore(d *row.Decoder) error {
+	if g.widen != nil {
+		d.SetWiden(g.widen)
+	}
 	v := d.Byte()
 	if v != GroupAggStateVersion && v != groupAggTTLStateVersion {
 		return fmt.Errorf("group aggregate: state version %d, want %d or %d", v, GroupAggStateVersion, groupAggTTLStateVersion)
@@ -409,7 +414,17 @@ func (g *GroupAgg) restore(d *row.Decoder) error {
 	return g.touchRestored()
 }
 
+// WidenRestore makes the next restore read INT as BIGINT and FLOAT as
+// DOUBLE (operator.Widener): the group keys, MIN/MAX values and their
+// multisets are retagged; sums and counts are held as int64 or float64
+// for every width already.
+func (g *GroupAgg) WidenRestore(w map[row.TypeID]row.TypeID) { g.widen = w }
+
+// CanWiden implements operator.Widener.
+func (g *GroupAgg) CanWiden() bool { return true }
+
 var (
+	_ operator.Widener     = (*GroupAgg)(nil)
 	_ operator.Operator    = (*GroupAgg)(nil)
 	_ operator.Counters    = (*GroupAgg)(nil)
 	_ operator.Snapshotter = (*GroupAgg)(nil)

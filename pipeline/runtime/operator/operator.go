@@ -91,6 +91,22 @@ type Snapshotter interface {
 	Restore(state []byte) error
 }
 
+// Widener is an operator that can restore state saved under narrower
+// column types whose values carry another type tag: INT (TINYINT,
+// SMALLINT) to BIGINT, FLOAT to DOUBLE. The runtime calls WidenRestore
+// before Restore (or RestoreFrom) when the restore migrates such a
+// change; the operator then reads the snapshot through a decoder told to
+// retag those values and keys (row.Decoder.SetWiden, WidenKey), so that
+// the restored state equals one built from the wider values. A retagged
+// key hashes elsewhere: an operator that places keys by their hash
+// (runtime.Keyed's workers) places them anew.
+type Widener interface {
+	// CanWiden reports whether WidenRestore works (a wrapper asks the
+	// operator it wraps).
+	CanWiden() bool
+	WidenRestore(w map[row.TypeID]row.TypeID)
+}
+
 // Flusher is an operator that holds output back (a mini-batch). The node
 // calls Flush before every snapshot (checkpoint barrier, end of input,
 // stop), so a snapshot never holds state whose changes were not emitted,
