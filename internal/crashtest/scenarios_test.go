@@ -336,3 +336,35 @@ func diffLines(want, got []string) string {
 	}
 	return b.String()
 }
+
+// diffSets lists, sorted, up to 20 lines only want has and up to 20 only
+// got has: for tables compared as sets of rows, where one row missing
+// shifts every line after it.
+func diffSets(want, got []string) string {
+	in := func(lines []string) map[string]bool {
+		m := make(map[string]bool, len(lines))
+		for _, l := range lines {
+			m[l] = true
+		}
+		return m
+	}
+	w, g := in(want), in(got)
+	var b strings.Builder
+	list := func(label string, lines []string, other map[string]bool) {
+		n := 0
+		for _, l := range lines {
+			if other[l] {
+				continue
+			}
+			if n++; n <= 20 {
+				fmt.Fprintf(&b, "  %s %q\n", label, l)
+			}
+		}
+		if n > 20 {
+			fmt.Fprintf(&b, "  ... %d more %s\n", n-20, label)
+		}
+	}
+	list("missing", want, g)
+	list("unexpected", got, w)
+	return b.String()
+}

@@ -150,6 +150,9 @@ type CDC struct {
 	life   context.Context
 	cancel context.CancelFunc
 	snap   *snapshot
+	// stale is the +I/-D pairs a resumed snapshot hands on first
+	// (cdc_resume.go).
+	stale  []row.Change
 	bl     *binlogReader
 	slab   *rowSlab
 	closed bool
@@ -359,8 +362,19 @@ func (s *CDC) Open(ctx context.Context) error {
 func (s *CDC) startAt(ctx context.Context) error {
 	s.st.Captured = s.tableList()
 	switch s.startup {
-	case startInitial, startSnapshot:
+	case startSnapshot:
 		s.st.Snapshot = true // the position is the snapshot's
+	case startInitial:
+		s.st.Snapshot = true
+		// The binlog is read from here until the snapshot starts and
+		// its position takes over: a checkpoint taken before then names
+		// where a restored run scans from for the rows deleted before its
+		// snapshot (cdc_resume.go), which this run may have handed on.
+		end, err := binlogEnd(ctx, s.db)
+		if err != nil {
+			return err
+		}
+		s.st.Binlog, s.st.GTID = end, gtidAt(ctx, s.db, s.server, end)
 	case startLatest:
 		end, err := binlogEnd(ctx, s.db)
 		if err != nil {

@@ -49,9 +49,8 @@ type binlogReader struct {
 	filterUntil *binlogPos
 }
 
-// startBinlog connects a replica to the server and asks for the binlog
-// from the position read so far.
-func (s *CDC) startBinlog(ctx context.Context) error {
+// syncerConfig is the replica connection's configuration.
+func (s *CDC) syncerConfig() (replication.BinlogSyncerConfig, error) {
 	cfg := replication.BinlogSyncerConfig{
 		ServerID:                s.serverID,
 		Flavor:                  s.server.flavor(),
@@ -77,13 +76,23 @@ func (s *CDC) startBinlog(ctx context.Context) error {
 	}
 	host, port, err := net.SplitHostPort(s.dc.Addr)
 	if err != nil {
-		return retry.Permanent(fmt.Errorf("address %s: %w", s.dc.Addr, err))
+		return cfg, retry.Permanent(fmt.Errorf("address %s: %w", s.dc.Addr, err))
 	}
 	var p uint64
 	if _, err := fmt.Sscan(port, &p); err != nil {
-		return retry.Permanent(fmt.Errorf("port %s: %w", port, err))
+		return cfg, retry.Permanent(fmt.Errorf("port %s: %w", port, err))
 	}
 	cfg.Host, cfg.Port = host, uint16(p)
+	return cfg, nil
+}
+
+// startBinlog connects a replica to the server and asks for the binlog
+// from the position read so far.
+func (s *CDC) startBinlog(ctx context.Context) error {
+	cfg, err := s.syncerConfig()
+	if err != nil {
+		return err
+	}
 	bl := &binlogReader{syncer: replication.NewBinlogSyncer(cfg), skip: s.st.Skip, cur: s.st.Binlog, mappers: map[uint64]*rowMapper{}}
 	if last, varied := s.st.lastAsOf(); varied {
 		bl.filterUntil = &last
@@ -452,7 +461,10 @@ func (s *CDC) emit(ctx context.Context, b *row.Batch, m *rowMapper, kind replica
 	apply := [2]bool{true, true}
 	if bl.filterUntil != nil {
 		for i, img := range images {
-			ok, err := s.applies(ctx, m, img)
+			// In the source's life, not the Read's: that ends for every
+			// checkpoint's barrier, and an error here drops the batch
+			// while the position has moved past its changes.
+			ok, err := s.applies(s.life, m, img)
 			if err != nil {
 				return s.errorf("binlog at %s: place a change in the resumed snapshot: %w", pos, err)
 			}
@@ -483,24 +495,35 @@ func (s *CDC) emit(ctx context.Context, b *row.Batch, m *rowMapper, kind replica
 // applies reports whether a change of the row img names comes after the
 // position its snapshot segment was read as of.
 func (s *CDC) applies(ctx context.Context, m *rowMapper, img []any) (bool, error) {
+	at, ok, err := s.readAsOf(ctx, m, img)
+	if err != nil || !ok {
+		return true, err
+	}
+	return s.bl.txnStart.compare(at) >= 0, nil
+}
+
+// readAsOf returns the position the snapshot segment holding the row img
+// names was read as of; ok is false when no segment holds it (a table,
+// or the part of one, that the snapshot has not read yet).
+func (s *CDC) readAsOf(ctx context.Context, m *rowMapper, img []any) (at binlogPos, ok bool, err error) {
 	prog := s.st.progress(m.table.name.String())
 	if prog == nil {
-		return true, nil
+		return at, false, nil
 	}
 	key := m.key(img)
 	for _, seg := range prog.Segs {
 		if seg.Hi != nil {
-			at, err := keyAtMost(ctx, s.db, m.table, key, seg.Hi)
+			in, err := keyAtMost(ctx, s.db, m.table, key, seg.Hi)
 			if err != nil {
-				return false, err
+				return at, false, err
 			}
-			if !at {
+			if !in {
 				continue
 			}
 		}
-		return s.bl.txnStart.compare(seg.AsOf) >= 0, nil
+		return seg.AsOf, true, nil
 	}
-	return true, nil
+	return at, false, nil
 }
 
 // keyAtMost asks the server whether key is at most hi in the order of

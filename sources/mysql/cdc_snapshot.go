@@ -43,8 +43,10 @@ func (s *CDC) beginSnapshot(ctx context.Context) error {
 	}
 	first := len(s.st.Tables) == 0
 	if first {
-		s.st.Binlog = sn.asOf
-		s.st.GTID = gtidAt(ctx, s.db, s.server, sn.asOf)
+		if s.st.Binlog.File == "" {
+			s.st.Binlog = sn.asOf
+			s.st.GTID = gtidAt(ctx, s.db, s.server, sn.asOf)
+		}
 		for _, t := range s.tables {
 			s.st.Tables = append(s.st.Tables, tableProgress{Table: t.String()})
 		}
@@ -52,8 +54,22 @@ func (s *CDC) beginSnapshot(ctx context.Context) error {
 	for i := range s.st.Tables {
 		s.st.Tables[i].interrupt()
 	}
+	if (!first || s.st.Binlog != sn.asOf) && s.startup != startSnapshot {
+		// The binlog read from the snapshot's first position to this
+		// attempt's, for the rows deleted meanwhile (cdc_resume.go); in
+		// the source's life, not the Read's, which ends for checkpoints.
+		// A snapshot alone (startup snapshot) needs no binlog access and
+		// gets none.
+		stale, err := s.staleRows(s.life, s.st.Binlog, sn.asOf)
+		if err != nil {
+			_, _ = conn.ExecContext(context.Background(), "COMMIT")
+			conn.Close()
+			return fmt.Errorf("read the binlog from %s to %s for the rows deleted before the resumed snapshot: %w", s.st.Binlog, sn.asOf, err)
+		}
+		s.stale = stale
+	}
 	s.snap = sn
-	s.logger.Info("snapshot started", "as_of", sn.asOf.String(), "resumed", !first)
+	s.logger.Info("snapshot started", "as_of", sn.asOf.String(), "resumed", !first, "deleted_meanwhile", len(s.stale)/2)
 	return nil
 }
 
@@ -149,7 +165,7 @@ func (s *CDC) readSnapshot(ctx context.Context, max int) (*row.Batch, error) {
 		if s.snap == nil {
 			err := retry.Do(ctx, retry.Sink.WithProbe(s.db.PingContext), s.logger, "mysql snapshot", func(ctx context.Context) error {
 				err := s.beginSnapshot(ctx)
-				if err != nil && !mysqlconn.Transient(err) {
+				if err != nil && !mysqlconn.Transient(err) && retry.IsPermanent(classifyBinlog(err)) {
 					return retry.Permanent(err)
 				}
 				return err
@@ -157,6 +173,18 @@ func (s *CDC) readSnapshot(ctx context.Context, max int) (*row.Batch, error) {
 			if err != nil {
 				return nil, s.errorf("snapshot: %w", err)
 			}
+		}
+		if len(s.stale) > 0 {
+			// The pairs of the rows deleted before this attempt, each
+			// pair in one batch: a checkpoint between its two halves
+			// would keep the row.
+			n := len(s.stale)
+			if lim := max &^ 1; lim >= 2 && n > lim {
+				n = lim
+			}
+			b.Changes = append(b.Changes, s.stale[:n]...)
+			s.stale = s.stale[n:]
+			return b, nil
 		}
 		err := s.snapshotRows(b, min(max, s.fetch))
 		if err == nil {

@@ -115,6 +115,7 @@ import (
 
 	"github.com/jackc/pglogrepl"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/etld/etld/internal/pgconf"
 	"github.com/etld/etld/internal/retry"
@@ -346,20 +347,32 @@ func (s *Source) Open(ctx context.Context) error {
 		return s.errorf("opened twice")
 	}
 	s.opened = true
-	var conn *pgx.Conn
+	// The checks run on the connection just made: a server that goes
+	// away meanwhile (a restart) ends it, and the whole is tried again.
+	// Only a failure of the connection, or a transient server error, is:
+	// prepare's own findings (a table with no key) are final.
+	connected := false
 	err := retry.Do(ctx, s.backoff, s.logger.With("target", s.target), "postgres connect", func(ctx context.Context) error {
-		c, err := pgx.ConnectConfig(ctx, s.cc)
-		if err != nil && pgconf.Classify(err) != pgconf.Transient {
+		conn, err := pgx.ConnectConfig(ctx, s.cc)
+		if err != nil {
+			if pgconf.Classify(err) != pgconf.Transient {
+				return retry.Permanent(err)
+			}
+			return err
+		}
+		connected = true
+		defer conn.Close(context.WithoutCancel(ctx))
+		err = s.prepare(ctx, conn)
+		var pe *pgconn.PgError
+		if err != nil && !conn.IsClosed() && (!errors.As(err, &pe) || pgconf.Classify(err) != pgconf.Transient) {
 			return retry.Permanent(err)
 		}
-		conn = c
 		return err
 	})
-	if err != nil {
+	if err != nil && !connected {
 		return s.errorf("connect: %w", err)
 	}
-	defer conn.Close(context.WithoutCancel(ctx))
-	if err := s.prepare(ctx, conn); err != nil {
+	if err != nil {
 		return s.errorf("%w", err)
 	}
 	s.readerCtx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
