@@ -2,77 +2,18 @@ package avro
 
 import (
 	"bytes"
-	"encoding/hex"
 	"encoding/json"
-	"fmt"
-	"math"
-	"math/big"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
-	"strconv"
 	"testing"
 
 	"github.com/etld/etld/formats/formattest"
 	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline/row"
 )
-
-// render gives v of type t as testdata/avro.py prints what fastavro
-// reads: integers, unscaled decimals and float bits as strings, dates as
-// days, times as microseconds, bytes as hex, maps as pairs and rows as
-// lists.
-func render(v row.Value, t row.Type) any {
-	if v.IsNull() {
-		return nil
-	}
-	switch t.ID {
-	case row.Boolean:
-		return v.Bool()
-	case row.Int, row.BigInt, row.Date:
-		return strconv.FormatInt(v.Int64(), 10)
-	case row.Time, row.Timestamp, row.TimestampLTZ:
-		return strconv.FormatInt(v.Micros(), 10)
-	case row.Float, row.Double:
-		f := v.Float64()
-		if math.IsNaN(f) {
-			return "nan"
-		}
-		return fmt.Sprintf("%016x", math.Float64bits(f))
-	case row.Decimal:
-		return v.Decimal128().Big(new(big.Int)).String()
-	case row.String:
-		return v.Str()
-	case row.Bytes:
-		return hex.EncodeToString([]byte(v.Str()))
-	case row.Array:
-		out := []any{}
-		for _, x := range v.Items() {
-			out = append(out, render(x, t.Elem()))
-		}
-		return out
-	case row.Map:
-		out := []any{}
-		var key any
-		for i, x := range v.Items() {
-			if i%2 == 0 {
-				key = render(x, t.Key())
-				continue
-			}
-			out = append(out, []any{key, render(x, t.Elem())})
-		}
-		return out
-	case row.Struct:
-		out := []any{}
-		for i, x := range v.Items() {
-			out = append(out, render(x, t.Fields()[i].Type))
-		}
-		return out
-	}
-	panic("no rendering of " + t.String())
-}
 
 // fastavro runs testdata/avro.py with args, and returns what it prints.
 func fastavro(t *testing.T, args ...string) []byte {
@@ -120,7 +61,7 @@ func TestFastavro(t *testing.T) {
 					break
 				}
 				for i, f := range schema.Fields {
-					want := render(rows[n][i], f.Type)
+					want := formattest.Render(rows[n][i], f.Type)
 					if !reflect.DeepEqual(jsonOf(t, got[i]), jsonOf(t, want)) {
 						t.Fatalf("row %d column %s: fastavro read %v, etld wrote %v", n+1, f.Name, got[i], want)
 					}
