@@ -49,8 +49,8 @@ sinks:
 }
 
 // TestCrashBinlogToPostgres: a binlog capture -> PostgreSQL upsert,
-// killed with SIGKILL at random moments (half of ETLD_CRASH_KILLS, 10
-// by default: in the snapshot and in the binlog, mid-transaction too)
+// killed with SIGKILL at random moments (ETLD_CRASH_KILLS, 20 by
+// default: in the snapshot and in the binlog, mid-transaction too)
 // while the writer of TestCrashBinlog keeps inserting, updating,
 // deleting and moving keys in both MariaDB tables. Once the writer
 // stops, a last life reads to the binlog's end: the PostgreSQL table
@@ -63,7 +63,7 @@ sinks:
 // and recovery).
 func TestCrashBinlogToPostgres(t *testing.T) {
 	seed := crashSeed()
-	kills := max(intEnv("ETLD_CRASH_KILLS", 20)/2, 1)
+	kills := intEnv("ETLD_CRASH_KILLS", 20)
 	t.Logf("scenario binlog-postgres: seed %d (replay with ETLD_CRASH_SEED=%d), %d kills", seed, seed, kills)
 	rnd := rand.New(rand.NewPCG(seed, 3))
 	db, _ := testenv.MySQL(t)
