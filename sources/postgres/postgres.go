@@ -110,6 +110,7 @@ import (
 	"io"
 	"log/slog"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -313,6 +314,15 @@ type tableState struct {
 	def      []string
 }
 
+// allSegments is the table's segments with the one of the snapshot
+// being read, if it handed on rows.
+func (ts *tableState) allSegments() []segment {
+	if ts.lsn == 0 || ts.last == nil {
+		return ts.segments
+	}
+	return append(slices.Clip(ts.segments), segment{UpTo: ts.last, LSN: ts.lsn.String()})
+}
+
 // handed is the stream's position as Read handed changes on.
 type handed struct {
 	done, txn pglogrepl.LSN
@@ -433,7 +443,7 @@ func (s *Source) resumePoint() (bool, pglogrepl.LSN) {
 	// from its oldest segment on.
 	var oldest pglogrepl.LSN
 	for _, t := range s.tables {
-		for _, sg := range t.segments {
+		for _, sg := range t.allSegments() {
 			if l, _ := parseLSN(sg.LSN); oldest == 0 || l < oldest {
 				oldest = l
 			}
@@ -467,10 +477,17 @@ func (s *Source) initTables() error {
 		ts.segments = append([]segment(nil), t.Segments...)
 		ts.done, ts.def = t.Done, t.Columns
 		if !t.Done && t.Last != nil {
-			// The rows handed on under that snapshot form a segment; a new
-			// snapshot reads the rest.
-			ts.segments = append(ts.segments, segment{UpTo: t.Last, LSN: t.LSN})
-			ts.last = t.Last
+			// The rows handed on under that snapshot form a segment once
+			// the new snapshot, which reads the rest, hands on its first
+			// chunk (readSnapshot). Until then a checkpoint keeps them as
+			// the restored one did: folded into the segments here, they
+			// left the checkpoint with no key to go on after, and the run
+			// restored from it read the table from its start again.
+			lsn, err := parseLSN(t.LSN)
+			if err != nil {
+				return fmt.Errorf("table %s: %w", t.Name, err)
+			}
+			ts.lsn, ts.last = lsn, t.Last
 		}
 		s.caps[i].relDef = t.Columns
 	}
