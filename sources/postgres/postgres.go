@@ -53,7 +53,10 @@
 // restored from it takes a new snapshot for the rest of the table, and
 // the stream then applies, to each row, only the transactions that
 // committed at or after the snapshot the row was read in: the rows
-// handed on, the rest and the changes add up to each change once. A
+// handed on, the rest and the changes add up to each change once. Such a
+// new snapshot first hands on +I then -D of each row of the rest that the
+// slot's changes before it deleted last, which a killed run may have
+// written to an upsert sink (stale.go). A
 // table without a primary key (or unique NOT NULL index) of a type the
 // source orders (integers, numeric, text, varchar, uuid, dates,
 // timestamps, boolean, bytea) is read in one piece, and a checkpoint in
@@ -278,6 +281,9 @@ type Source struct {
 
 	restored *position
 	stopAt   pglogrepl.LSN
+	// slotCreated: this run created the slot, which holds no change of
+	// a run before.
+	slotCreated bool
 
 	// Set by Open. readerCtx is the readers' context, which Close ends.
 	readerCtx context.Context
@@ -416,9 +422,11 @@ func (s *Source) prepare(ctx context.Context, conn *pgx.Conn) error {
 			return err
 		}
 		resumed, need := s.resumePoint()
-		if _, err := s.prepareSlot(ctx, conn, resumed, need); err != nil {
+		created, err := s.prepareSlot(ctx, conn, resumed, need)
+		if err != nil {
 			return err
 		}
+		s.slotCreated = created != 0
 	}
 	if s.stop != "" {
 		if err := conn.QueryRow(ctx, "SELECT pg_current_wal_lsn()").Scan(&s.stopAt); err != nil {
@@ -517,7 +525,10 @@ func (s *Source) start(ctx context.Context) error {
 	}
 	s.phase = phaseSnapshot
 	s.snapQ = newQueue[snapChunk](snapChunks)
-	sn := &snapshotter{s: s, tables: todo, q: s.snapQ}
+	// A run restored mid-snapshot, or one that finds the slot made by a
+	// run killed before its first checkpoint, reads the rest of tables
+	// some run may have handed on more of (stale.go).
+	sn := &snapshotter{s: s, tables: todo, q: s.snapQ, scan: p != nil || !s.slotCreated}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
