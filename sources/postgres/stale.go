@@ -42,6 +42,9 @@ type staleScan struct {
 	after map[int][]keyPart // and after which key (none: all of it)
 	rels  map[uint32]*staleRel
 	last  map[string]*staleDel
+	// made is, by key, the row the last insert or update made (kept
+	// with changelog_mode upsert only).
+	made  map[string]*staleDel
 	order []string
 	txn   pglogrepl.LSN
 	micro int64
@@ -71,7 +74,7 @@ type staleDel struct {
 func (sn *snapshotter) staleRows(ctx context.Context, upTo pglogrepl.LSN) ([]row.Change, error) {
 	s := sn.s
 	sc := &staleScan{s: s, upTo: upTo, reads: map[int]bool{}, after: map[int][]keyPart{},
-		rels: map[uint32]*staleRel{}, last: map[string]*staleDel{}, vals: streamer{s: s}}
+		rels: map[uint32]*staleRel{}, last: map[string]*staleDel{}, made: map[string]*staleDel{}, vals: streamer{s: s}}
 	for _, t := range sn.tables {
 		c := s.caps[t.table]
 		if len(c.key) == 0 {
@@ -133,12 +136,12 @@ func (sc *staleScan) message(data []byte) error {
 	case *pglogrepl.UpdateMessage:
 		if m.OldTuple != nil {
 			if r := sc.rel(m.RelationID); r != nil && !slices.Equal(sc.key(r, m.OldTuple), sc.key(r, m.NewTuple)) {
-				sc.note(m.RelationID, m.OldTuple)
+				sc.note(m.RelationID, m.OldTupleType, m.OldTuple)
 			}
 		}
 		sc.forget(m.RelationID, m.NewTuple)
 	case *pglogrepl.DeleteMessage:
-		sc.note(m.RelationID, m.OldTuple)
+		sc.note(m.RelationID, m.OldTupleType, m.OldTuple)
 	}
 	return nil
 }
@@ -199,14 +202,24 @@ func (sc *staleScan) forget(id uint32, tup *pglogrepl.TupleData) {
 	if r == nil {
 		return
 	}
-	if k := sc.key(r, tup); k != nil {
-		delete(sc.last, sc.id(r, k))
+	k := sc.key(r, tup)
+	if k == nil {
+		return
+	}
+	key := sc.id(r, k)
+	delete(sc.last, key)
+	if sc.s.upsert {
+		// Under the default identity a delete logs only the key: the
+		// row as this change made it stands in for the one deleted.
+		if texts, err := sc.vals.values(sc.s.caps[r.table], r.fieldAt, tup, nil); err == nil {
+			sc.made[key] = &staleDel{texts: slices.Clone(texts), there: slices.Clone(sc.vals.present)}
+		}
 	}
 }
 
 // note keeps the row a change deletes, when it lies in the part of its
 // table the attempt reads.
-func (sc *staleScan) note(id uint32, tup *pglogrepl.TupleData) {
+func (sc *staleScan) note(id uint32, kind uint8, tup *pglogrepl.TupleData) {
 	r := sc.rel(id)
 	if r == nil {
 		return
@@ -222,12 +235,29 @@ func (sc *staleScan) note(id uint32, tup *pglogrepl.TupleData) {
 			return // read before: the stream applies the change
 		}
 	}
-	texts, err := sc.vals.values(c, r.fieldAt, tup, nil)
-	if err != nil {
-		return // no whole row: the stream fails on it, naming it
-	}
 	key := sc.id(r, k)
-	sc.last[key] = &staleDel{c: c, texts: slices.Clone(texts), there: slices.Clone(sc.vals.present), keys: k, txn: sc.txn, micro: sc.micro}
+	d := &staleDel{c: c, keys: k, txn: sc.txn, micro: sc.micro}
+	if kind == pglogrepl.UpdateMessageTupleTypeOld {
+		texts, err := sc.vals.values(c, r.fieldAt, tup, nil)
+		if err != nil {
+			return // no whole row: the stream fails on it, naming it
+		}
+		d.texts, d.there = slices.Clone(texts), slices.Clone(sc.vals.present)
+	} else {
+		// Only the key: a +I of it with NULLs elsewhere would reach a
+		// stateful operator downstream (an aggregate would make a group
+		// of NULLs come and go). The row as the scan last saw it made
+		// stands in; when the scan did not, the pair is left out and
+		// the row may stay in an upsert sink (docs/design.md).
+		m := sc.made[key]
+		if m == nil {
+			delete(sc.last, key)
+			return
+		}
+		d.texts, d.there = m.texts, m.there
+	}
+	delete(sc.made, key)
+	sc.last[key] = d
 	sc.order = append(sc.order, key)
 }
 

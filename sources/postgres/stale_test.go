@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
+	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/sources/postgres"
 )
 
 // upserted is what an upsert sink keyed by the first column holds: the
@@ -117,4 +120,63 @@ func setDiff(want, got []string) string {
 	only("missing", want, got)
 	only("unexpected", got, want)
 	return fmt.Sprint(out)
+}
+
+// TestResumeSnapshotAfterRunAheadUpsert is TestResumeSnapshotAfterRunAhead
+// with changelog_mode upsert over a table of the default identity, whose
+// deletes log only the key: the pair's +I is the row as the slot's
+// changes last made it (an +I with NULLs would reach the stateful
+// operators after the normalization), so the rows deleted there that a
+// change before made are deleted from the upsert sink.
+func TestResumeSnapshotAfterRunAheadUpsert(t *testing.T) {
+	f := newFixture(t, "id bigint PRIMARY KEY, v text, n int")
+	f.exec(t, "ALTER TABLE $T REPLICA IDENTITY DEFAULT")
+	f.exec(t, "INSERT INTO $T SELECT i, 'v' || i, i FROM generate_series(1, 3000) i")
+	cfg := f.config()
+	cfg.FetchSize = 100
+	cfg.ChangelogMode = "upsert"
+	openUpsert := func(pos []byte) *postgres.Source {
+		s := build(t, cfg, nil, kvCols...)
+		s.UpsertKey([]string{"id"})
+		if pos != nil {
+			if err := s.Restore(pos); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.Open(testenv.Context(t, time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = s.Close(context.Background()) })
+		return s
+	}
+	u := upserted{}
+	s := openUpsert(nil)
+	u.apply(readN(t, s, 500, 100))
+	pos, err := s.Position()
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.apply(readN(t, s, 1000, 100))
+	s.Close(context.Background())
+	for _, q := range []string{
+		"UPDATE $T SET n = -n WHERE id IN (600, 1200)",
+		"DELETE FROM $T WHERE id IN (150, 600, 1200)",
+		"INSERT INTO $T VALUES (6000, 'brief', 1)",
+		"DELETE FROM $T WHERE id = 6000",
+	} {
+		f.exec(t, q)
+	}
+	cfg.Stop = "latest"
+	s = openUpsert(pos)
+	cs := readAll(t, s, 1000)
+	for _, c := range cs {
+		if c.Kind == row.Insert && c.Row[1].IsNull() {
+			t.Errorf("%s: a row of NULLs would reach the operators after the normalization", c)
+		}
+	}
+	u.apply(cs)
+	want := f.tableRows(t, kvCols...)
+	if got := u.lines(); !slices.Equal(got, want) {
+		t.Errorf("the upsert sink holds %d rows, the table %d: %s", len(got), len(want), setDiff(want, got))
+	}
 }
