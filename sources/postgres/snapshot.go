@@ -247,12 +247,13 @@ type copyWriter struct {
 	fetch   int
 	chunk   snapChunk
 	slab    *row.Batch // the rows of the chunk being filled
-	// buf holds the chunk's lines, which its rows' values share: written
-	// once, never changed (a new one for each chunk).
+	// buf holds the lines, which the rows' values share: appended to,
+	// never changed (a new one when full).
 	buf     []byte
 	texts   []string
 	present []bool
-	keyAt   []int // where each key column is among the selects
+	keyAt   []int    // where each key column is among the selects
+	rowKey  []string // a row's key texts, of a table the source cannot order
 	err     error
 	n       int64
 	// last is the key of the last row written, which t.after becomes
@@ -292,19 +293,31 @@ func (w *copyWriter) Write(p []byte) (int, error) {
 	if w.keyAt == nil {
 		w.keyAt = keyPositions(c)
 	}
+	if w.slab == nil {
+		// The chunk's rows and its list of changes come from one batch;
+		// its key texts from one slice, made to size.
+		w.slab = row.NewBatch(w.fetch, s.build.width)
+		w.chunk.changes = w.slab.Changes[:0]
+		if w.ordered {
+			w.chunk.keys = make([]string, 0, w.fetch*len(w.keyAt))
+		}
+	}
 	var keys []string
-	if w.ordered || s.hasRowKey {
+	switch {
+	case w.ordered:
 		start := len(w.chunk.keys)
 		for _, j := range w.keyAt {
 			w.chunk.keys = append(w.chunk.keys, w.texts[j])
 		}
 		keys = w.chunk.keys[start:]
-		if !w.ordered {
-			w.chunk.keys = w.chunk.keys[:start]
+	case s.hasRowKey:
+		// Only for the row_key metadata: the chunk keeps no keys of a
+		// table it cannot order (Read takes keys for its last key).
+		w.rowKey = w.rowKey[:0]
+		for _, j := range w.keyAt {
+			w.rowKey = append(w.rowKey, w.texts[j])
 		}
-	}
-	if w.slab == nil {
-		w.slab = row.NewBatch(w.fetch, s.build.width)
+		keys = w.rowKey
 	}
 	r, err := s.build.build(w.slab.NewRow(), origin{c: c, lsn: uint64(w.lsn)}, w.texts[:len(c.fields)], w.present[:len(c.fields)], keys)
 	if err != nil {
@@ -354,7 +367,9 @@ func (w *copyWriter) flush(done bool) error {
 	if w.last != nil {
 		w.t.after = w.last
 	}
-	w.chunk, w.slab, w.buf = snapChunk{changes: make([]row.Change, 0, w.fetch)}, nil, nil
+	// The next chunk's rows go on sharing buf: its bytes, once written,
+	// never change.
+	w.chunk, w.slab = snapChunk{}, nil
 	return nil
 }
 
