@@ -272,22 +272,39 @@ func (w *copyWriter) Write(p []byte) (int, error) {
 	w.buf = append(w.buf, p...)
 	line := unsafe.String(unsafe.SliceData(w.buf[start:]), len(p))
 	w.n++
-	w.texts, w.present = w.texts[:0], w.present[:0]
+	// The fields' texts go to arrays on the stack (the heap's slices
+	// past 32 columns): storing a string in a heap slice costs a write
+	// barrier while the GC marks, which is often.
+	var textArr [32]string
+	var presentArr [32]bool
+	texts, present := textArr[:0], presentArr[:0]
+	if len(c.selects) > len(textArr) {
+		if w.texts == nil {
+			w.texts, w.present = make([]string, len(c.selects)+1), make([]bool, len(c.selects)+1)
+		}
+		texts, present = w.texts[:0], w.present[:0]
+	}
+	// A line without a backslash has no NULL and no escape: its fields
+	// are its text between tabs.
+	plain := strings.IndexByte(line, '\\') < 0
 	for rest := line; ; {
 		i := strings.IndexByte(rest, '\t')
 		f := rest
 		if i >= 0 {
 			f = rest[:i]
 		}
-		text, null := unescapeCopy(f)
-		w.texts, w.present = append(w.texts, text), append(w.present, !null)
+		text, null := f, false
+		if !plain {
+			text, null = unescapeCopy(f)
+		}
+		texts, present = append(texts, text), append(present, !null)
 		if i < 0 {
 			break
 		}
 		rest = rest[i+1:]
 	}
-	if len(w.texts) != len(c.selects) {
-		w.err = fmt.Errorf("table %s: a COPY row of %d fields, want %d", c.table, len(w.texts), len(c.selects))
+	if len(texts) != len(c.selects) {
+		w.err = fmt.Errorf("table %s: a COPY row of %d fields, want %d", c.table, len(texts), len(c.selects))
 		return 0, w.err
 	}
 	if w.keyAt == nil {
@@ -307,7 +324,7 @@ func (w *copyWriter) Write(p []byte) (int, error) {
 	case w.ordered:
 		start := len(w.chunk.keys)
 		for _, j := range w.keyAt {
-			w.chunk.keys = append(w.chunk.keys, w.texts[j])
+			w.chunk.keys = append(w.chunk.keys, texts[j])
 		}
 		keys = w.chunk.keys[start:]
 	case s.hasRowKey:
@@ -315,11 +332,11 @@ func (w *copyWriter) Write(p []byte) (int, error) {
 		// table it cannot order (Read takes keys for its last key).
 		w.rowKey = w.rowKey[:0]
 		for _, j := range w.keyAt {
-			w.rowKey = append(w.rowKey, w.texts[j])
+			w.rowKey = append(w.rowKey, texts[j])
 		}
 		keys = w.rowKey
 	}
-	r, err := s.build.build(w.slab.NewRow(), origin{c: c, lsn: uint64(w.lsn)}, w.texts[:len(c.fields)], w.present[:len(c.fields)], keys)
+	r, err := s.build.build(w.slab.NewRow(), origin{c: c, lsn: uint64(w.lsn)}, texts[:len(c.fields)], present[:len(c.fields)], keys)
 	if err != nil {
 		w.chunk.bad = append(w.chunk.bad, snapBad{at: len(w.chunk.changes), rec: connector.BadRecord{
 			Position: fmt.Sprintf("postgres table %s, snapshot row %d", c.table, w.n),
