@@ -6,6 +6,10 @@
 #
 #   bench/parquet/run.sh [ROWS] [ROUNDS]
 #
+# With BASELINE=path/to/etld (a binary built from another commit), that
+# binary runs in each round too, between the two, so a change is measured
+# against its baseline and DuckDB under the same load.
+#
 # Needs ETLD_TEST_PYTHON (testenv/tools.sh: a Python with duckdb).
 set -euo pipefail
 rows=${1:-10000000}
@@ -62,6 +66,10 @@ echo "rows: $rows; csv: $(du -h "$work/in.csv" | cut -f1); cores: $(nproc)"
 for _ in $(seq "$rounds"); do
 	rm -rf "$work/etld.out" "$work/duckdb.parquet"
 	measure etld "$work/etld" run "$work/etld.yaml"
+	if [[ -n "${BASELINE:-}" ]]; then
+		rm -rf "$work/etld.out"
+		measure base "$BASELINE" run "$work/etld.yaml"
+	fi
 	measure duckdb "$py" "$work/duck_copy.py"
 done
 echo "files: etld $(du -sh "$work/etld.out" | cut -f1), duckdb $(du -h "$work/duckdb.parquet" | cut -f1)"
