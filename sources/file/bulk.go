@@ -49,7 +49,7 @@ type bulkRead struct {
 	file, group  int
 	row, fileRow int64
 	name         string
-	done        []string
+	done         []string
 	// mu guards open: each file the dispatcher opened and the number of
 	// its row groups not yet read.
 	mu   sync.Mutex
