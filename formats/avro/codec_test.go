@@ -18,7 +18,7 @@ import (
 // bombFile is a container file of codec whose one block holds n zero
 // bytes of datums, compressed by compress, and the byte its block starts
 // at.
-func bombFile(t *testing.T, schema row.Schema, codec string, n int, compress func([]byte) []byte) ([]byte, int) {
+func bombFile(t testing.TB, schema row.Schema, codec string, n int, compress func([]byte) []byte) ([]byte, int) {
 	enc, err := NewFileEncoder(FileOptions{Codec: codec}, schema)
 	if err != nil {
 		t.Fatal(err)
