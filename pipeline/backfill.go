@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -110,46 +112,14 @@ func (p *Pipeline) Backfill(ctx context.Context, opt BackfillOptions) (*Backfill
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	if opt.StateDir == "" {
-		return nil, errors.New("backfill: needs a state directory: without one there is no state to rebuild")
-	}
-	store, err := checkpoint.Open(opt.StateDir, p.Name())
-	if err != nil {
-		return nil, fmt.Errorf("backfill: %w", err)
-	}
-	cp, err := store.Latest()
-	if err != nil || cp == nil {
+	bp, err := p.planBackfill(opt.StateDir)
+	if bp == nil || err != nil {
 		return nil, err
 	}
-	if cp.Format != 0 && cp.Format < 4 {
-		return nil, fmt.Errorf("backfill: checkpoint %d is of format %d, whose operator IDs a rebuilt checkpoint cannot keep: run the pipeline once unedited first", cp.ID, cp.Format)
-	}
-	edited, err := p.again(p.Spec.File, p.text)
-	if err != nil {
-		return nil, err
-	}
-	defer edited.Plan.Close()
-	g, err := edited.Plan.Graph()
-	if err != nil {
-		return nil, err
-	}
-	vs, err := runtime.Compare(g, cp, nil)
-	if err != nil {
-		return nil, err
-	}
-	rebuilt, err := p.backfillable(edited, g, cp, vs)
-	if err != nil || len(rebuilt) == 0 {
-		return nil, err
-	}
+	defer bp.edited.Plan.Close()
+	store, cp, edited, g, rebuilt := bp.store, bp.cp, bp.edited, bp.g, bp.rebuilt
 	report := &BackfillReport{Checkpoint: cp.ID, Operators: rebuilt}
-	oldText, err := store.Note(noteFile)
-	if err != nil {
-		return nil, fmt.Errorf("backfill: %w", err)
-	}
-	if oldText == nil {
-		return nil, fmt.Errorf("backfill: the state in %s keeps no copy of the pipeline file it was built with (a run of an etld before backfills kept none), so what the sinks hold cannot be told: run the unedited pipeline once to keep one, or start the operators empty with --reset-state", store.Dir())
-	}
-	old, err := p.again(p.Spec.File+" (as the state was built with it)", oldText)
+	old, err := p.again(p.Spec.File+" (as the state was built with it)", bp.oldText)
 	if err != nil {
 		return nil, fmt.Errorf("backfill: the pipeline file the state was built with no longer loads: %w", err)
 	}
@@ -213,6 +183,78 @@ func (p *Pipeline) Backfill(ctx context.Context, opt BackfillOptions) (*Backfill
 	}
 	log.Info("backfill: done", "pipeline", p.Name(), "checkpoint", report.Stored)
 	return report, nil
+}
+
+// backfillPlan is what a backfill starts from: the newest checkpoint,
+// a fresh plan of the edited file (to replay), the operators to rebuild
+// and the text of the file the state was built with.
+type backfillPlan struct {
+	store   *checkpoint.Store
+	cp      *checkpoint.Checkpoint
+	edited  *Pipeline
+	g       *runtime.Graph
+	rebuilt []string
+	oldText []byte
+}
+
+// CheckBackfill returns the refusal a backfill of the pipeline from
+// the newest checkpoint under stateDir would meet, nil when it would go
+// ahead or there is nothing to rebuild: what the daemon checks before it
+// stops a running version for an edited file with `backfill: true`.
+func (p *Pipeline) CheckBackfill(stateDir string) error {
+	if _, err := os.Stat(filepath.Join(stateDir, p.Name())); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	bp, err := p.planBackfill(stateDir)
+	if bp != nil {
+		bp.edited.Plan.Close()
+	}
+	return err
+}
+
+// planBackfill checks what a backfill from the newest checkpoint under
+// stateDir needs; nil and no error when there is nothing to rebuild.
+func (p *Pipeline) planBackfill(stateDir string) (*backfillPlan, error) {
+	if stateDir == "" {
+		return nil, errors.New("backfill: needs a state directory: without one there is no state to rebuild")
+	}
+	store, err := checkpoint.Open(stateDir, p.Name())
+	if err != nil {
+		return nil, fmt.Errorf("backfill: %w", err)
+	}
+	cp, err := store.Latest()
+	if err != nil || cp == nil {
+		return nil, err
+	}
+	if cp.Format != 0 && cp.Format < 4 {
+		return nil, fmt.Errorf("backfill: checkpoint %d is of format %d, whose operator IDs a rebuilt checkpoint cannot keep: run the pipeline once unedited first", cp.ID, cp.Format)
+	}
+	edited, err := p.again(p.Spec.File, p.text)
+	if err != nil {
+		return nil, err
+	}
+	bp := &backfillPlan{store: store, cp: cp, edited: edited}
+	fail := func(err error) (*backfillPlan, error) {
+		edited.Plan.Close()
+		return nil, err
+	}
+	if bp.g, err = edited.Plan.Graph(); err != nil {
+		return fail(err)
+	}
+	vs, err := runtime.Compare(bp.g, cp, nil)
+	if err != nil {
+		return fail(err)
+	}
+	if bp.rebuilt, err = p.backfillable(edited, bp.g, cp, vs); err != nil || len(bp.rebuilt) == 0 {
+		return fail(err)
+	}
+	if bp.oldText, err = store.Note(noteFile); err != nil {
+		return fail(fmt.Errorf("backfill: %w", err))
+	}
+	if bp.oldText == nil {
+		return fail(fmt.Errorf("backfill: the state in %s keeps no copy of the pipeline file it was built with (a run of an etld before backfills kept none), so what the sinks hold cannot be told: run the unedited pipeline once to keep one, or start the operators empty with --reset-state", store.Dir()))
+	}
+	return bp, nil
 }
 
 // backfillable returns the state IDs of the operators of the edited plan
@@ -321,12 +363,12 @@ func rebuiltCheckpoint(cp *checkpoint.Checkpoint, replayed *replayState) (*check
 // file, and a later backfill replays it for what the sinks hold. A run
 // that the checkpoint refuses keeps the copy as it was.
 func (p *Pipeline) prepareState(ctx context.Context, store *checkpoint.Store, g *runtime.Graph, opt RunOptions) error {
-	if opt.Backfill {
+	if opt.Backfill || p.Spec.Backfill {
 		r, err := p.Backfill(ctx, BackfillOptions{StateDir: opt.StateDir, Logger: opt.Logger})
 		if err != nil {
 			return err
 		}
-		if opt.Backfilled != nil {
+		if opt.Backfilled != nil && (r != nil || opt.Backfill) {
 			opt.Backfilled(r)
 		}
 	}

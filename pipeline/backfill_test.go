@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/etld/etld/builtin"
 	"github.com/etld/etld/internal/checkpoint"
@@ -17,6 +18,7 @@ import (
 	"github.com/etld/etld/pipeline"
 	"github.com/etld/etld/pipeline/row"
 )
+
 
 // backfillPipeline reads dir/in.csv (a plain, bounded read) into
 // transform q and writes it to MySQL table out by its key k; sinks adds
@@ -48,14 +50,22 @@ const (
 	bfMaxEdit = 3
 )
 
-// bfInput writes dir/in.csv: bfRows rows over bfKeys keys.
-func bfInput(t *testing.T, dir string) {
+// bfInput writes dir/in.csv: rows [from, to) of bfRows rows over
+// bfKeys keys, appended.
+func bfInput(t *testing.T, dir string, from, to int) {
 	t.Helper()
 	var b strings.Builder
-	for i := range bfRows {
+	for i := from; i < to; i++ {
 		fmt.Fprintf(&b, "%d,k%d,%d\n", i, (i*7)%bfKeys, (i*37)%1000)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "in.csv"), []byte(b.String()), 0o644); err != nil {
+	f, err := os.OpenFile(filepath.Join(dir, "in.csv"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(b.String()); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -77,9 +87,9 @@ func bfLoad(t *testing.T, dir, sql, table, sourceOpts, sinks string) *pipeline.P
 // bfFirstRun runs the old pipeline with a state directory and stops it
 // as the sink takes its first rows: the checkpoint is mid-input, with
 // operators holding a part of the keys.
-func bfFirstRun(t *testing.T, dir, state, table string) {
+func bfFirstRun(t *testing.T, dir, state, table, sourceOpts string) {
 	t.Helper()
-	p := bfLoad(t, dir, bfOld, table, "", "")
+	p := bfLoad(t, dir, bfOld, table, sourceOpts, "")
 	stop := make(chan struct{})
 	var once sync.Once
 	if _, err := p.Run(context.Background(), pipeline.RunOptions{StateDir: state, Stop: stop, BatchSize: 50,
@@ -107,38 +117,77 @@ func bfFirstRun(t *testing.T, dir, state, table string) {
 func TestBackfill(t *testing.T) {
 	db, dsn := testenv.MySQL(t)
 	t.Setenv("BACKFILL_TEST_DSN", dsn)
+	const follow = "    follow: true\n    monitor_interval: 20ms\n"
 	for _, tc := range []struct {
-		name, sql, ddl string
-		deletes        bool
+		name, sql, ddl, sourceOpts string
+		deletes                    bool
 	}{
-		{"added aggregate", bfAddMax, "k VARCHAR(16) PRIMARY KEY, n BIGINT NOT NULL, s BIGINT, m BIGINT", false},
-		{"having drops groups", bfHaving, "k VARCHAR(16) PRIMARY KEY, n BIGINT NOT NULL, s BIGINT", true},
+		{"added aggregate", bfAddMax, "k VARCHAR(16) PRIMARY KEY, n BIGINT NOT NULL, s BIGINT, m BIGINT", "", false},
+		{"having drops groups", bfHaving, "k VARCHAR(16) PRIMARY KEY, n BIGINT NOT NULL, s BIGINT", "", true},
+		// A followed file: rows appended after the checkpoint are read by
+		// the run after the backfill.
+		{"followed file", bfAddMax, "k VARCHAR(16) PRIMARY KEY, n BIGINT NOT NULL, s BIGINT, m BIGINT", follow, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir, state := t.TempDir(), t.TempDir()
-			bfInput(t, dir)
+			followed := tc.sourceOpts != ""
+			if followed {
+				bfInput(t, dir, 0, bfRows/2)
+			} else {
+				bfInput(t, dir, 0, bfRows)
+			}
 			table := testenv.MySQLTable(t, db, "")
 			fresh := testenv.MySQLTable(t, db, "_fresh")
 			testenv.Exec(t, db, "CREATE TABLE "+table+" ("+tc.ddl+")")
 			testenv.Exec(t, db, "CREATE TABLE "+fresh+" ("+tc.ddl+")")
-			bfFirstRun(t, dir, state, table)
+			bfFirstRun(t, dir, state, table, tc.sourceOpts)
 			before := testenv.TableLines(t, db, table, ",", "null")
 			if len(before) == 0 {
 				t.Fatal("the first run wrote nothing")
 			}
+			if followed {
+				bfInput(t, dir, bfRows/2, bfRows)
+			}
 
 			// Without --backfill the edit is refused, and the refusal
 			// names the choice.
-			p := bfLoad(t, dir, tc.sql, table, "", "")
+			p := bfLoad(t, dir, tc.sql, table, tc.sourceOpts, "")
 			_, err := p.Run(context.Background(), pipeline.RunOptions{StateDir: state})
 			if err == nil || !strings.Contains(err.Error(), "--backfill") || !strings.Contains(err.Error(), "group_aggregate#1") {
 				t.Fatalf("the edit without --backfill: %v", err)
 			}
 
-			p = bfLoad(t, dir, tc.sql, table, "", "")
+			// From scratch, over the whole input.
+			q := bfLoad(t, dir, tc.sql, fresh, "", "")
+			if _, err := q.Run(context.Background(), pipeline.RunOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			want := testenv.TableLines(t, db, fresh, ",", "null")
+
+			p = bfLoad(t, dir, tc.sql, table, tc.sourceOpts, "")
 			var report *pipeline.BackfillReport
-			if _, err := p.Run(context.Background(), pipeline.RunOptions{StateDir: state, Backfill: true,
-				Backfilled: func(r *pipeline.BackfillReport) { report = r }}); err != nil {
+			stop := make(chan struct{})
+			done := make(chan error, 1)
+			go func() {
+				_, err := p.Run(context.Background(), pipeline.RunOptions{StateDir: state, Backfill: true, Stop: stop,
+					Backfilled: func(r *pipeline.BackfillReport) { report = r }})
+				done <- err
+			}()
+			if followed {
+				testenv.Eventually(t, 20*time.Second, "the table of a from-scratch run", func() error {
+					select {
+					case err := <-done:
+						t.Fatalf("the run ended: %v", err)
+					default:
+					}
+					if got := testenv.TableLines(t, db, table, ",", "null"); !slices.Equal(got, want) {
+						return fmt.Errorf("%d rows, want %d", len(got), len(want))
+					}
+					return nil
+				})
+				close(stop)
+			}
+			if err := <-done; err != nil {
 				t.Fatal(err)
 			}
 			if report == nil || report.Stored == 0 || !slices.Equal(report.Operators, []string{"transform/q/group_aggregate#1"}) || len(report.Sinks) != 1 {
@@ -154,12 +203,7 @@ func TestBackfill(t *testing.T) {
 			if !tc.deletes && (d.Upserted != len(before) || d.Unchanged != 0) {
 				t.Fatalf("an added column changes every row held (%d): %+v", len(before), d)
 			}
-
-			q := bfLoad(t, dir, tc.sql, fresh, "", "")
-			if _, err := q.Run(context.Background(), pipeline.RunOptions{}); err != nil {
-				t.Fatal(err)
-			}
-			got, want := testenv.TableLines(t, db, table, ",", "null"), testenv.TableLines(t, db, fresh, ",", "null")
+			got := testenv.TableLines(t, db, table, ",", "null")
 			if len(want) == 0 || !slices.Equal(got, want) {
 				t.Fatalf("backfilled table (%d rows) differs from a from-scratch run's (%d rows)\n got %q\nwant %q", len(got), len(want), head(got), head(want))
 			}
@@ -176,20 +220,23 @@ func TestBackfillRefusals(t *testing.T) {
 	db, dsn := testenv.MySQL(t)
 	t.Setenv("BACKFILL_TEST_DSN", dsn)
 	for _, tc := range []struct {
-		name, sourceOpts, sinks string
-		wants                   []string
+		name, firstOpts, sourceOpts, sinks string
+		wants                              []string
 	}{
-		{"retract sink", "", "  - name: log\n    from: q\n    type: blackhole\n    mode: retract\n",
+		{"retract sink", "", "", "  - name: log\n    from: q\n    type: blackhole\n    mode: retract\n",
 			[]string{"bf.yaml:17:5: sinks.log", `sink "log" runs in retract mode`, `transform "q"`, "upsert sink"}},
-		{"followed file", "    follow: true\n", "",
-			[]string{"bf.yaml:4:5: sources.a", `source "a" cannot be read again`, "followed file"}},
+		// A plain read's position means nothing to a followed read.
+		{"position of another mode", "", "    follow: true\n", "",
+			[]string{"bf.yaml:4:5: sources.a", `source "a" cannot be read again`, "not taken by a followed read"}},
+		{"rotated files", "    follow: true\n    rotated_path: in.csv.*\n", "    follow: true\n    rotated_path: in.csv.*\n", "",
+			[]string{"bf.yaml:4:5: sources.a", `source "a" cannot be read again`, "followed glob"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir, state := t.TempDir(), t.TempDir()
-			bfInput(t, dir)
+			bfInput(t, dir, 0, bfRows)
 			table := testenv.MySQLTable(t, db, "")
 			testenv.Exec(t, db, "CREATE TABLE "+table+" (k VARCHAR(16) PRIMARY KEY, n BIGINT NOT NULL, s BIGINT, m BIGINT)")
-			bfFirstRun(t, dir, state, table)
+			bfFirstRun(t, dir, state, table, tc.firstOpts)
 			before := testenv.TableLines(t, db, table, ",", "null")
 			store, err := checkpoint.Open(state, "bf")
 			if err != nil {

@@ -316,10 +316,12 @@ type Source struct {
 	ctx context.Context
 	// restore is the position Restore was given, applied by Open.
 	restore *position
-	// stop is the position RereadTo was given: the read ends there.
-	stop   *position
-	opened bool
-	err    error // returned by every Read once set
+	// stop is where a reread ends (reread.go); rereadPos is the position
+	// RereadTo was given.
+	stop      *position
+	rereadPos []byte
+	opened    bool
+	err       error // returned by every Read once set
 }
 
 // Bounded reports whether the source ends after its last file: it does
