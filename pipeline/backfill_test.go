@@ -19,7 +19,6 @@ import (
 	"github.com/etld/etld/pipeline/row"
 )
 
-
 // backfillPipeline reads dir/in.csv (a plain, bounded read) into
 // transform q and writes it to MySQL table out by its key k; sinks adds
 // sinks.
