@@ -146,6 +146,17 @@ func runOnce(paths []string, cfg daemon.Config, quiet bool, reset []string, back
 		logPanic(logger, "", err)
 		return 1
 	}
+	if cfg.StateDir != "" {
+		// The daemon's lock: a daemon, another run or `etld state reset`
+		// on the same state directory would write checkpoints over this
+		// run's, or reset what it goes on from.
+		release, err := daemon.LockStateDir(cfg.StateDir)
+		if err != nil {
+			fmt.Fprintln(stderr, "etld run:", err)
+			return 1
+		}
+		defer release()
+	}
 
 	// The first SIGINT or SIGTERM stops gracefully (drain, flush) within
 	// the shutdown_timeout; the deadline or a second signal abandons the

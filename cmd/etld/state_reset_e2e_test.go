@@ -101,7 +101,7 @@ func TestStateResetKafka(t *testing.T) {
 	}
 	code, _, stderr := etldCLI("state", "reset", state, "kreset", "--pipeline", file)
 	release()
-	if code != 1 || !strings.Contains(stderr, "held by a running etld daemon") {
+	if code != 1 || !strings.Contains(stderr, "held by a running etld (pid ") {
 		t.Fatalf("reset beside a daemon: exit %d: %s", code, stderr)
 	}
 	if code, _, stderr := etldCLI("state", "reset", state, "kreset"); code != 2 || !strings.Contains(stderr, "--pipeline FILE") {
