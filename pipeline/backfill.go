@@ -251,8 +251,11 @@ func (p *Pipeline) planBackfill(stateDir string) (*backfillPlan, error) {
 	if bp.oldText, err = store.Note(noteFile); err != nil {
 		return fail(fmt.Errorf("backfill: %w", err))
 	}
-	if bp.oldText == nil {
+	switch {
+	case bp.oldText == nil:
 		return fail(fmt.Errorf("backfill: the state in %s keeps no copy of the pipeline file it was built with (a run of an etld before backfills kept none), so what the sinks hold cannot be told: run the unedited pipeline once to keep one, or start the operators empty with --reset-state", store.Dir()))
+	case len(bp.oldText) == 0:
+		return fail(fmt.Errorf("backfill: operators of the state in %s started empty mid-input (--reset-state, or a transform added by an edit), so no run of a file from the sources' start gives what the sinks hold: start afresh with `etld state reset`, or start the changed operators empty with --reset-state", store.Dir()))
 	}
 	return bp, nil
 }
@@ -361,7 +364,9 @@ func rebuiltCheckpoint(cp *checkpoint.Checkpoint, replayed *replayState) (*check
 // text in the store (noteFile) when the run will restore the newest
 // checkpoint (or there is none): its state is then built with this
 // file, and a later backfill replays it for what the sinks hold. A run
-// that the checkpoint refuses keeps the copy as it was.
+// that the checkpoint refuses keeps the copy as it was; one in which an
+// operator starts empty mid-input (reset, or new in an edit) leaves an
+// empty copy, which no later run but a backfill replaces.
 func (p *Pipeline) prepareState(ctx context.Context, store *checkpoint.Store, g *runtime.Graph, opt RunOptions) error {
 	if opt.Backfill || p.Spec.Backfill {
 		r, err := p.Backfill(ctx, BackfillOptions{StateDir: opt.StateDir, Logger: opt.Logger})
@@ -379,11 +384,30 @@ func (p *Pipeline) prepareState(ctx context.Context, store *checkpoint.Store, g 
 	if err != nil {
 		return err
 	}
+	text := p.text
+	prev, err := store.Note(noteFile)
+	if err != nil {
+		return err
+	}
+	if prev != nil && len(prev) == 0 {
+		// Operators started mid-input before: that stays true until a
+		// backfill or a reset of the whole pipeline.
+		text = prev
+	}
 	if cp != nil {
 		vs, err := runtime.Compare(g, cp, opt.ResetState)
 		if err != nil || runtime.Refusals(store.Dir(), cp, vs) != nil {
 			return nil // the run refuses it, with the reasons
 		}
+		for _, v := range vs {
+			if strings.HasPrefix(v.ID, "transform/") && (v.Action == runtime.Reset || v.Action == runtime.Fresh) {
+				// The operator starts empty mid-input: no file read
+				// from the start gives what its sinks will hold, and an
+				// empty copy says so to a later backfill.
+				text = []byte{}
+				break
+			}
+		}
 	}
-	return store.SetNote(noteFile, p.text)
+	return store.SetNote(noteFile, text)
 }

@@ -220,15 +220,22 @@ func TestBackfillRefusals(t *testing.T) {
 	t.Setenv("BACKFILL_TEST_DSN", dsn)
 	for _, tc := range []struct {
 		name, firstOpts, sourceOpts, sinks string
-		wants                              []string
+		// reset: a run with --reset-state q between the first run and
+		// the backfill.
+		reset bool
+		wants []string
 	}{
-		{"retract sink", "", "", "  - name: log\n    from: q\n    type: blackhole\n    mode: retract\n",
-			[]string{"bf.yaml:17:5: sinks.log", `sink "log" runs in retract mode`, `transform "q"`, "upsert sink"}},
+		{"retract sink", "", "", "  - name: log\n    from: q\n    type: blackhole\n    mode: retract\n", false,
+			[]string{"backfill of transform/q/group_aggregate#1 refused", "bf.yaml:17:5: sinks.log", `sink "log" runs in retract mode`, `transform "q"`, "upsert sink"}},
 		// A plain read's position means nothing to a followed read.
-		{"position of another mode", "", "    follow: true\n", "",
-			[]string{"bf.yaml:4:5: sources.a", `source "a" cannot be read again`, "not taken by a followed read"}},
-		{"rotated files", "    follow: true\n    rotated_path: in.csv.*\n", "    follow: true\n    rotated_path: in.csv.*\n", "",
-			[]string{"bf.yaml:4:5: sources.a", `source "a" cannot be read again`, "followed glob"}},
+		{"position of another mode", "", "    follow: true\n", "", false,
+			[]string{"backfill of transform/q/group_aggregate#1 refused", "bf.yaml:4:5: sources.a", `source "a" cannot be read again`, "not taken by a followed read"}},
+		{"rotated files", "    follow: true\n    rotated_path: in.csv.*\n", "    follow: true\n    rotated_path: in.csv.*\n", "", false,
+			[]string{"backfill of transform/q/group_aggregate#1 refused", "bf.yaml:4:5: sources.a", `source "a" cannot be read again`, "followed glob"}},
+		// An operator reset mid-input: no replay of a file from the start
+		// gives what the sink holds.
+		{"after a reset", "", "", "", true,
+			[]string{"started empty mid-input", "etld state reset"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir, state := t.TempDir(), t.TempDir()
@@ -236,6 +243,13 @@ func TestBackfillRefusals(t *testing.T) {
 			table := testenv.MySQLTable(t, db, "")
 			testenv.Exec(t, db, "CREATE TABLE "+table+" (k VARCHAR(16) PRIMARY KEY, n BIGINT NOT NULL, s BIGINT, m BIGINT)")
 			bfFirstRun(t, dir, state, table, tc.firstOpts)
+			if tc.reset {
+				stop := make(chan struct{})
+				close(stop)
+				if _, err := bfLoad(t, dir, bfOld, table, "", "").Run(context.Background(), pipeline.RunOptions{StateDir: state, Stop: stop, ResetState: []string{"q"}}); err != nil {
+					t.Fatal(err)
+				}
+			}
 			before := testenv.TableLines(t, db, table, ",", "null")
 			store, err := checkpoint.Open(state, "bf")
 			if err != nil {
@@ -247,7 +261,7 @@ func TestBackfillRefusals(t *testing.T) {
 			if err == nil {
 				t.Fatal("backfill not refused")
 			}
-			for _, w := range append(tc.wants, "backfill of transform/q/group_aggregate#1 refused") {
+			for _, w := range tc.wants {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("refusal lacks %q:\n%v", w, err)
 				}
