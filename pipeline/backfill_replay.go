@@ -59,6 +59,11 @@ func replay(ctx context.Context, q *Pipeline, g *runtime.Graph, cp *checkpoint.C
 			rs.reached = sync.OnceFunc(waiting.Done)
 		}
 		sn.Source = rs
+		if ss, ok := rs.Source.(connector.SplitSource); ok {
+			// The watermark of a source of splits (Kafka's partitions)
+			// is their least, as in the run that took the checkpoint.
+			sn.Source = &rereadSplitSource{rereadSource: rs, splits: ss}
+		}
 	}
 	tables := map[string]*sinkTable{}
 	for i, sn := range g.Sinks {
@@ -99,14 +104,31 @@ func replay(ctx context.Context, q *Pipeline, g *runtime.Graph, cp *checkpoint.C
 // that position (the source's io.EOF), one that had ended there ends;
 // one that had not waits until the run stops, as a source with nothing
 // more to read does, after calling reached. It hides the source's other
-// interfaces: a replay commits nothing (a Kafka group's offsets) and
-// keeps no position of its own.
+// interfaces but those that change what the run makes of its rows
+// (UpdatingSource, SplitSource): a replay commits nothing (a Kafka
+// group's offsets) and keeps no position of its own.
 type rereadSource struct {
 	connector.Source
 	ended   bool
 	reached func()
 	atEnd   bool
 }
+
+// Updating implements connector.UpdatingSource: a source of updates
+// stays one (the runtime never fuses a Calc over it).
+func (r *rereadSource) Updating() bool {
+	u, ok := r.Source.(connector.UpdatingSource)
+	return ok && u.Updating()
+}
+
+// rereadSplitSource is a rereadSource of a connector.SplitSource.
+type rereadSplitSource struct {
+	*rereadSource
+	splits connector.SplitSource
+}
+
+func (r *rereadSplitSource) Splits() []string                 { return r.splits.Splits() }
+func (r *rereadSplitSource) Split(b *row.Batch, i int) string { return r.splits.Split(b, i) }
 
 func (r *rereadSource) Read(ctx context.Context, max int) (*row.Batch, error) {
 	if !r.atEnd {
@@ -192,4 +214,8 @@ func (t *sinkTable) Write(_ context.Context, b *row.Batch) error {
 	return nil
 }
 
-var _ connector.Sink = (*sinkTable)(nil)
+var (
+	_ connector.Sink           = (*sinkTable)(nil)
+	_ connector.UpdatingSource = (*rereadSource)(nil)
+	_ connector.SplitSource    = (*rereadSplitSource)(nil)
+)
