@@ -96,6 +96,9 @@ Flags:
                                      what a run would do with its state: keep, migrate, new,
                                      reset, drop or refuse (then exit 1), and why
   --reset-state OPERATOR             as etld run's: show that operator starting empty
+  --backfill                         with --against-state: check that etld run --backfill (or the
+                                     file's backfill: true) would rebuild the refused operators;
+                                     exit 1 with the reasons when it would refuse
 `
 
 const explainUsage = `etld explain prints a pipeline's plan: each source's schema, each
