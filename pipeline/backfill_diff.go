@@ -70,9 +70,9 @@ func keyNames(key []int, names []string) []string {
 	return out
 }
 
-// upsertDiff is the changes that turn oldT into newT by key: +U for a
-// row new or different, -D (the key's columns, the others NULL) for a
-// key gone. The key's encoding is the same in both: the key columns are
+// upsertDiff is the changes that turn oldT into newT by key: -D (the
+// key's columns, the others NULL) for a key gone, then +U for a row new
+// or different. The key's encoding is the same in both: the key columns are
 // the same, by name and order.
 func upsertDiff(index int, name string, names []string, key []int, oldT, newT *sinkTable) sinkWrite {
 	w := sinkWrite{SinkDiff: SinkDiff{Sink: name}, index: index, changes: &row.Batch{}}
@@ -81,27 +81,17 @@ func upsertDiff(index int, name string, names []string, key []int, oldT, newT *s
 	for i, n := range names {
 		from[i] = slices.IndexFunc(oldT.names, func(o string) bool { return strings.EqualFold(o, n) })
 	}
-	keys := make([]string, 0, len(newT.rows))
-	for k := range newT.rows {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys) // the sink gets the rows in one order, run after run
-	for _, k := range keys {
-		nr := newT.rows[k].r
-		if or := oldT.rows[k]; or != nil && sameRow(nr, or.r, from) {
-			w.Unchanged++
-			continue
-		}
-		w.changes.Append(row.UpdateAfter, nr)
-		w.Upserted++
-	}
-	keys = keys[:0]
+	// The deletes go first: were a key's encoding to differ between the
+	// two tables (a key column's type widened), its delete and its
+	// upsert would meet in one batch, and a sink folding each key's
+	// changes keeps the last.
+	var keys []string
 	for k := range oldT.rows {
 		if newT.rows[k] == nil {
 			keys = append(keys, k)
 		}
 	}
-	slices.Sort(keys)
+	slices.Sort(keys) // the sink gets the rows in one order, run after run
 	oldKey := oldT.key
 	for _, k := range keys {
 		or := oldT.rows[k].r
@@ -111,6 +101,20 @@ func upsertDiff(index int, name string, names []string, key []int, oldT, newT *s
 		}
 		w.changes.Append(row.Delete, del)
 		w.Deleted++
+	}
+	keys = keys[:0]
+	for k := range newT.rows {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		nr := newT.rows[k].r
+		if or := oldT.rows[k]; or != nil && sameRow(nr, or.r, from) {
+			w.Unchanged++
+			continue
+		}
+		w.changes.Append(row.UpdateAfter, nr)
+		w.Upserted++
 	}
 	return w
 }
