@@ -28,6 +28,9 @@ type position struct {
 	// 3): its row group, and its row in the group.
 	Group int   `json:"group,omitempty"`
 	Row   int64 `json:"row,omitempty"`
+	// Left counts the files a followed source let go of since its state
+	// began (version 2): rotated away and dropped, truncated, gone.
+	Left int `json:"left,omitempty"`
 	// FileRow is the number of the next row in File, from 0. A restore
 	// goes by it when it is set, and by Group and Row (positions saved
 	// before it) when not: a format's pieces can depend on a setting of
@@ -60,7 +63,8 @@ func (s *Source) Position() ([]byte, error) {
 		out, err := json.Marshal(struct {
 			V     int         `json:"v"`
 			Files []followPos `json:"files"`
-		}{followPositionVersion, files})
+			Left  int         `json:"left,omitempty"`
+		}{followPositionVersion, files, s.fl.left})
 		if err != nil {
 			return nil, fmt.Errorf("encode position: %w", err)
 		}
