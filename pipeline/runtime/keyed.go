@@ -44,6 +44,10 @@ type Keyed struct {
 	async asyncState
 	// widen is the retagging of the next restore (WidenRestore).
 	widen map[row.TypeID]row.TypeID
+	// lateReport is the node's LateReporter function, lateAll its
+	// scratch (keyed_late.go).
+	lateReport func(i int)
+	lateAll    []int
 }
 
 // keyedWorker is one instance of the operator, the share of the current
@@ -59,6 +63,7 @@ type keyedWorker struct {
 	out   keyedEmits
 	err   error
 	aw    asyncWorker // keyed_async.go
+	late  keyedLate   // keyed_late.go
 }
 
 // keyedShare is a worker's share of a batch: sub, whose change i is
@@ -128,7 +133,7 @@ func (k *Keyed) Process(in *row.Batch, out operator.Emitter) error {
 		}
 	}
 	k.split(in, k.workers, func(w *keyedWorker) *keyedShare { return &w.keyedShare }, false)
-	return k.run(out, func(w *keyedWorker) error {
+	err := k.run(out, func(w *keyedWorker) error {
 		if len(w.sub.Changes) == 0 {
 			w.reuse = true
 			return nil
@@ -138,6 +143,8 @@ func (k *Keyed) Process(in *row.Batch, out operator.Emitter) error {
 		w.reuse = err == nil && ok && rel.ReleasesInput()
 		return err
 	})
+	k.reportLate()
+	return err
 }
 
 // split cuts in in shares by key, worker w's into share(w), which it

@@ -121,3 +121,18 @@ type PreKeyed interface {
 type OutputAtFinish interface {
 	EmitsOnlyAtFinish() bool
 }
+
+// SharedState is a KeyGrouped operator that also holds state of no key,
+// which every worker has the same of (an event-time operator's
+// watermark): a worker of a restored run must have it even when it
+// owns no key group with state. The runtime's Keyed writes each worker's
+// SnapshotShared beside the key groups, and after RestoreGroups hands
+// every worker all of them.
+type SharedState interface {
+	KeyGrouped
+	SnapshotShared() ([]byte, error)
+	// RestoreShared is called after RestoreGroups with the
+	// SnapshotShared of every instance whose key groups were restored
+	// (of any number of workers).
+	RestoreShared(parts [][]byte) error
+}
