@@ -119,7 +119,11 @@ func (p *Plan) keyed(keys []int, build func() (operator.KeyGrouped, error)) (ope
 	if n == 0 || len(keys) == 0 {
 		n = 1
 	}
-	return runtime.NewKeyed(keys, n, build)
+	k, err := runtime.NewKeyed(keys, n, build)
+	if err != nil {
+		return nil, err
+	}
+	return k.Op(), nil
 }
 
 // groupAggOptions are a GROUP BY's options under the pipeline's
@@ -140,15 +144,22 @@ type windowAggOp struct {
 	batch                 bool
 }
 
-func (w *windowAggOp) operator(opBuild) (operator.Lifecycle, error) {
-	aggs := freshUserAggs(w.aggs)
+func (w *windowAggOp) operator(b opBuild) (operator.Lifecycle, error) {
 	if w.window.Kind == windowop.Session {
-		return windowop.NewSessionAgg(w.window.TimeCol, w.window.Gap, w.keys, aggs, windowop.WindowOptions{Batch: w.batch})
+		return windowop.NewSessionAgg(w.window.TimeCol, w.window.Gap, w.keys, freshUserAggs(w.aggs), windowop.WindowOptions{Batch: w.batch})
 	}
 	if w.window.ProcTime {
-		return windowop.NewProcWindowAgg(*w.window, w.keys, aggs, windowop.WindowOptions{}, nil)
+		return windowop.NewProcWindowAgg(*w.window, w.keys, freshUserAggs(w.aggs), windowop.WindowOptions{}, nil)
 	}
-	return windowop.NewWindowAgg(*w.window, w.keys, aggs, windowop.WindowOptions{Batch: w.batch, Attached: w.attached, AttachedLTZ: w.attachedLTZ})
+	opt := windowop.WindowOptions{Batch: w.batch, Attached: w.attached, AttachedLTZ: w.attachedLTZ}
+	build := func() (operator.KeyGrouped, error) {
+		// Each worker its own user aggregates: they hold state.
+		return windowop.NewWindowAgg(*w.window, w.keys, freshUserAggs(w.aggs), opt)
+	}
+	if _, why := w.keyedBy(b.n); why != "" {
+		return build()
+	}
+	return b.p.keyed(w.keys, build)
 }
 
 // overOp is an OverAggNode's OVER spec.

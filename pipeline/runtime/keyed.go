@@ -107,6 +107,16 @@ func NewKeyed(keys []int, n int, build func() (operator.KeyGrouped, error)) (*Ke
 	return k, nil
 }
 
+// Op is k as the node runs it: with the operator's TTL methods when its
+// operator takes a TTL (keyedTTL), so that the node and the planner see
+// the interfaces the operator has.
+func (k *Keyed) Op() operator.Operator {
+	if _, ok := k.workers[0].op.(operator.TTLSetter); ok {
+		return &KeyedTTL{k}
+	}
+	return k
+}
+
 // Workers is the number of workers.
 func (k *Keyed) Workers() int { return len(k.workers) }
 
@@ -247,33 +257,6 @@ func (k *Keyed) FlushEvery() time.Duration {
 		return f.FlushEvery()
 	}
 	return 0
-}
-
-// SetStateTTL implements operator.TTLSetter.
-func (k *Keyed) SetStateTTL(c operator.StateTTL) {
-	for _, w := range k.workers {
-		if s, ok := w.op.(operator.TTLSetter); ok {
-			s.SetStateTTL(c)
-		}
-	}
-}
-
-// SweepEvery implements operator.Sweeper.
-func (k *Keyed) SweepEvery() time.Duration {
-	if s, ok := k.workers[0].op.(operator.Sweeper); ok {
-		return s.SweepEvery()
-	}
-	return 0
-}
-
-// Sweep implements operator.Sweeper.
-func (k *Keyed) Sweep() {
-	_ = k.run(nil, func(w *keyedWorker) error {
-		if s, ok := w.op.(operator.Sweeper); ok {
-			s.Sweep()
-		}
-		return nil
-	})
 }
 
 // Dropped implements operator.Counters: the workers' sum.
@@ -511,8 +494,6 @@ var (
 	_ operator.InputReleaser     = (*Keyed)(nil)
 	_ operator.Counters          = (*Keyed)(nil)
 	_ operator.StateMemory       = (*Keyed)(nil)
-	_ operator.TTLSetter         = (*Keyed)(nil)
-	_ operator.Sweeper           = (*Keyed)(nil)
 	_ operator.StateDumper       = (*Keyed)(nil)
 	_ operator.ShareOrigin       = (*shareOrigin)(nil)
 )
