@@ -84,6 +84,12 @@ func matrixShapes() []matrixShape {
 			// 5 s bucket and the one before.
 			duckSQL:  "SELECT strftime(ws, '%Y-%m-%d %H:%M:%S.%g') AS ws, COUNT(*) AS n, SUM(amount) AS s FROM (SELECT amount, time_bucket(INTERVAL 5 SECOND, ts) - to_seconds(5 * k) AS ws FROM $EVENTS, range(2) AS r(k)) GROUP BY ws",
 			sinkCols: "ws STRING, n BIGINT, s BIGINT"},
+		matrixShape{name: "M-hopkey", desc: "HOP(ts, 5 s slide, 10 s size) COUNT/SUM per name (1k keys), watermark ts - 1 s",
+			srcs: []matrixSource{eventsTime},
+			sql:  "SELECT name, CAST(window_start AS STRING) AS ws, COUNT(*) AS n, SUM(amount) AS s FROM TABLE(HOP(TABLE events, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '10' SECOND)) GROUP BY name, window_start, window_end",
+			// As M-hop's, per name.
+			duckSQL:  "SELECT name, strftime(ws, '%Y-%m-%d %H:%M:%S.%g') AS ws, COUNT(*) AS n, SUM(amount) AS s FROM (SELECT name, amount, time_bucket(INTERVAL 5 SECOND, ts) - to_seconds(5 * k) AS ws FROM $EVENTS, range(2) AS r(k)) GROUP BY name, ws",
+			sinkCols: "name STRING, ws STRING, n BIGINT, s BIGINT", agg: true},
 		matrixShape{name: "M-distinct", desc: "COUNT(DISTINCT name) GROUP BY k1 (100k keys, about 100 rows and names a key at 10M rows)",
 			srcs: []matrixSource{events}, sql: "SELECT k1, COUNT(DISTINCT name) AS d FROM events GROUP BY k1", sinkCols: "k1 BIGINT, d BIGINT", agg: true},
 	)
