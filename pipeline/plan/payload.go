@@ -198,8 +198,11 @@ func (r *rankOp) operator(opBuild) (operator.Lifecycle, error) {
 // dedupOp is a DedupNode's deduplication.
 type dedupOp struct{ spec *rankop.DedupSpec }
 
-func (d *dedupOp) operator(opBuild) (operator.Lifecycle, error) {
-	return rankop.NewDedup(*d.spec), nil
+func (d *dedupOp) operator(b opBuild) (operator.Lifecycle, error) {
+	if _, why := d.keyedBy(b.n); why != "" {
+		return rankop.NewDedup(*d.spec), nil
+	}
+	return b.p.keyed(d.spec.Key, func() (operator.KeyGrouped, error) { return rankop.NewDedup(*d.spec), nil })
 }
 
 // windowTableOp is a WindowTableNode's window TVF.

@@ -47,7 +47,10 @@ func (r *rankOp) keyedBy(*Node) ([]int, string) {
 }
 
 func (d *dedupOp) keyedBy(*Node) ([]int, string) {
-	return nil, "deduplication runs on one worker for now"
+	if len(d.spec.Key) == 0 {
+		return nil, "no PARTITION BY: one row of all"
+	}
+	return d.spec.Key, ""
 }
 
 func (o *overOp) keyedBy(*Node) ([]int, string) {
@@ -90,4 +93,5 @@ func (d *distinctOp) keyedBy(n *Node) ([]int, string) {
 var (
 	_ keyedPayload = (*groupAggOp)(nil)
 	_ keyedPayload = (*windowAggOp)(nil)
+	_ keyedPayload = (*dedupOp)(nil)
 )
