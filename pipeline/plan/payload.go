@@ -188,11 +188,14 @@ func (u *unnestOp) operator(b opBuild) (operator.Lifecycle, error) {
 // rankOp is a RankNode's Top-N.
 type rankOp struct{ spec *rankop.RankSpec }
 
-func (r *rankOp) operator(opBuild) (operator.Lifecycle, error) {
+func (r *rankOp) operator(b opBuild) (operator.Lifecycle, error) {
 	if r.spec.Strategy == rankop.UpdateFast {
 		return rankop.NewUpdatableTopN(*r.spec)
 	}
-	return rankop.NewTopN(*r.spec), nil
+	if _, why := r.keyedBy(b.n); why != "" {
+		return rankop.NewTopN(*r.spec), nil
+	}
+	return b.p.keyed(r.spec.Partition, func() (operator.KeyGrouped, error) { return rankop.NewTopN(*r.spec), nil })
 }
 
 // dedupOp is a DedupNode's deduplication.

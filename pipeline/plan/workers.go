@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 
+	"github.com/etld/etld/pipeline/runtime/rankop"
 	"github.com/etld/etld/pipeline/runtime/windowop"
 )
 
@@ -43,7 +44,10 @@ func (r *rankOp) keyedBy(*Node) ([]int, string) {
 	if len(r.spec.Partition) == 0 {
 		return nil, "no PARTITION BY: one ranking of all rows"
 	}
-	return nil, "Top-N runs on one worker for now"
+	if r.spec.Strategy == rankop.UpdateFast {
+		return nil, "Top-N by the input's upsert key (UpdateFastStrategy) runs on one worker for now"
+	}
+	return r.spec.Partition, ""
 }
 
 func (d *dedupOp) keyedBy(*Node) ([]int, string) {
@@ -94,4 +98,5 @@ var (
 	_ keyedPayload = (*groupAggOp)(nil)
 	_ keyedPayload = (*windowAggOp)(nil)
 	_ keyedPayload = (*dedupOp)(nil)
+	_ keyedPayload = (*rankOp)(nil)
 )
