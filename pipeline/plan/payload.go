@@ -235,7 +235,7 @@ type joinOp struct {
 	window   *joinop.WindowJoinSpec
 }
 
-func (j *joinOp) operator(opBuild) (operator.Lifecycle, error) {
+func (j *joinOp) operator(b opBuild) (operator.Lifecycle, error) {
 	switch {
 	case j.temporal != nil:
 		return joinop.NewTemporalJoin(*j.temporal), nil
@@ -244,7 +244,11 @@ func (j *joinOp) operator(opBuild) (operator.Lifecycle, error) {
 	case j.window != nil:
 		return joinop.NewWindowJoin(*j.window), nil
 	}
-	return joinop.NewJoin(*j.join), nil
+	if _, why := j.keyedBy(b.n); why != "" {
+		return joinop.NewJoin(*j.join), nil
+	}
+	n := max(1, b.p.Spec.Parallelism)
+	return runtime.NewKeyedTwo(j.join.LeftKeys, j.join.RightKeys, n, func() (operator.KeyGrouped, error) { return joinop.NewJoin(*j.join), nil })
 }
 
 // regular reports whether the join keeps both inputs' rows in its state

@@ -66,7 +66,19 @@ func (o *nonTimeOverOp) keyedBy(*Node) ([]int, string) {
 }
 
 func (j *joinOp) keyedBy(*Node) ([]int, string) {
-	return nil, "joins run on one worker for now"
+	switch {
+	case j.interval != nil:
+		return nil, "interval joins run on one worker for now"
+	case j.temporal != nil:
+		return nil, "temporal joins run on one worker for now"
+	case j.window != nil:
+		return nil, "window joins run on one worker for now"
+	case len(j.join.LeftKeys) == 0:
+		return nil, "no equality condition: every row meets every row"
+	case j.join.NullAware:
+		return nil, "NOT IN's NULL rule needs every row in one place"
+	}
+	return j.join.LeftKeys, ""
 }
 
 func (w *windowRankOp) keyedBy(*Node) ([]int, string) {
@@ -99,4 +111,5 @@ var (
 	_ keyedPayload = (*windowAggOp)(nil)
 	_ keyedPayload = (*dedupOp)(nil)
 	_ keyedPayload = (*rankOp)(nil)
+	_ keyedPayload = (*joinOp)(nil)
 )

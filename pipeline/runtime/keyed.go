@@ -132,7 +132,7 @@ func (k *Keyed) Worker(i int) operator.KeyGrouped {
 // the change to an operator that takes it (operator.PreKeyed).
 func (k *Keyed) Process(in *row.Batch, out operator.Emitter) error {
 	if len(k.workers) == 1 {
-		return k.workers[0].op.Process(in, out)
+		return k.workers[0].op.(operator.Operator).Process(in, out)
 	}
 	if k.async.on {
 		return k.processAsync(in)
@@ -208,7 +208,7 @@ func (k *Keyed) processShare(w *keyedWorker, sh *keyedShare, out operator.Emitte
 	if k.pre {
 		return w.op.(operator.PreKeyed).ProcessKeys(&sh.sub, &sh.keys, out)
 	}
-	return w.op.Process(&sh.sub, out)
+	return w.op.(operator.Operator).Process(&sh.sub, out)
 }
 
 // ReleasesInput implements operator.InputReleaser: when every worker

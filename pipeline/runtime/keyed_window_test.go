@@ -22,9 +22,11 @@ import (
 // reaches every worker, and a worker that owns no key with state gets
 // the clock back all the same.
 
-// keyedStep is a batch or, when batch is nil, a watermark.
+// keyedStep is a batch (of input input, for a two-input operator) or,
+// when batch is nil, a watermark.
 type keyedStep struct {
 	batch *row.Batch
+	input int
 	wm    int64
 }
 
@@ -41,6 +43,11 @@ type keyedOpCase struct {
 	// ttl, when set, is the operator's state TTL, on a clock that moves
 	// 250 ms a step.
 	ttl time.Duration
+	// two, when set, are the keys of a two-input operator's inputs
+	// (keys is then two[0]); keyOf, when set, is an output row's key
+	// (else its first outKeys columns).
+	two   *[2][]int
+	keyOf func(r row.Row) row.Row
 }
 
 // keyedRun is what a run gave: the output by key, the late rows
@@ -59,8 +66,17 @@ func runKeyedSteps(t *testing.T, c keyedOpCase, n int, steps []keyedStep, restar
 	var run keyedRun
 	at := 0
 	clock := func() time.Time { return time.UnixMilli(1_700_000_000_000 + int64(at)*250) }
+	var two *runtime.KeyedTwo
 	build := func(n int) *runtime.Keyed {
-		k, err := runtime.NewKeyed(c.keys, n, c.build)
+		var k *runtime.Keyed
+		var err error
+		if c.two != nil {
+			if two, err = runtime.NewKeyedTwo(c.two[0], c.two[1], n, c.build); err == nil {
+				k = two.Keyed
+			}
+		} else {
+			k, err = runtime.NewKeyed(c.keys, n, c.build)
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,9 +114,12 @@ func runKeyedSteps(t *testing.T, c keyedOpCase, n int, steps []keyedStep, restar
 			}
 		}
 		var err error
-		if s.batch != nil {
+		switch {
+		case s.batch != nil && two != nil:
+			err = two.ProcessInput(s.input, s.batch, out)
+		case s.batch != nil:
 			err = op.Process(s.batch, out)
-		} else {
+		default:
 			err = op.Watermark(s.wm, out)
 		}
 		if err != nil {
@@ -114,7 +133,14 @@ func runKeyedSteps(t *testing.T, c keyedOpCase, n int, steps []keyedStep, restar
 		t.Fatal(err)
 	}
 	run.out = byKey{}
-	run.out.add(c.outKeys, out.lines)
+	if c.keyOf != nil {
+		for _, l := range out.lines {
+			key := fmt.Sprint(c.keyOf(l.Row))
+			run.out[key] = append(run.out[key], l.String())
+		}
+	} else {
+		run.out.add(c.outKeys, out.lines)
+	}
 	run.dropped, _ = op.Dropped()
 	if !c.keepsState && op.StateEntries() != 0 {
 		t.Fatalf("%d workers (restart %d as %d): %d state entries left after the end", n, restart, restartN, op.StateEntries())
@@ -241,7 +267,7 @@ func TestKeyedWindowRestoresItsOwnSnapshot(t *testing.T) {
 	for _, s := range steps[:half] {
 		var err error
 		if s.batch != nil {
-			err = plain.Process(s.batch, out)
+			err = plain.(operator.Operator).Process(s.batch, out)
 		} else {
 			err = plain.Watermark(s.wm, out)
 		}

@@ -71,9 +71,10 @@ func TableHash(h uint64) uint32 { return uint32(h >> 32) }
 // KeyGrouped is a Snapshotter whose state is keyed by the encoded key of
 // its key columns, and which can therefore run as several workers (the
 // runtime's Keyed): it writes its state cut in key groups, and restores
-// from the groups of any number of instances.
+// from the groups of any number of instances. It is an Operator, or a
+// TwoInput whose two inputs' keys encode alike (a regular join's).
 type KeyGrouped interface {
-	Operator
+	Lifecycle
 	Snapshotter
 	// SnapshotGroups encodes the state key group by key group: it calls
 	// part with each group g (KeyGroupOf) that has state, in increasing
