@@ -216,8 +216,8 @@ func TestKeyedWindowSameAsOneWorker(t *testing.T) {
 // wants what one worker gives.
 func testKeyedSameAsOne(t *testing.T, cases []keyedOpCase, input func(*rand.Rand) []keyedStep) {
 	rounds := 20
-	if testing.Short() {
-		rounds = 5
+	if testing.Short() || raceEnabled {
+		rounds = 4
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
