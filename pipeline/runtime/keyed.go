@@ -11,7 +11,8 @@ import (
 	"github.com/etld/etld/pipeline/runtime/operator"
 )
 
-// Keyed runs a keyed operator (a GROUP BY) as several workers, each an
+// Keyed runs a keyed operator (a GROUP BY, a window aggregate, a Top-N,
+// a deduplication; a join through KeyedTwo) as several workers, each an
 // instance of the operator with its own state, owning the keys of its
 // key groups (operator.KeyGroupOf, operator.WorkerOf). It is one
 // operator to the node that runs it: every call (a batch, a watermark,
