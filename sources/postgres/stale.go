@@ -208,7 +208,7 @@ func (sc *staleScan) forget(id uint32, tup *pglogrepl.TupleData) {
 	}
 	key := sc.id(r, k)
 	delete(sc.last, key)
-	if sc.s.upsert {
+	if sc.s.upsert && sc.ahead(r, k) {
 		// Under the default identity a delete logs only the key: the
 		// row as this change made it stands in for the one deleted.
 		if texts, err := sc.vals.values(sc.s.caps[r.table], r.fieldAt, tup, nil); err == nil {
@@ -229,11 +229,8 @@ func (sc *staleScan) note(id uint32, kind uint8, tup *pglogrepl.TupleData) {
 	if k == nil {
 		return
 	}
-	if after, ok := sc.after[r.table]; ok {
-		kp, err := parseKey(k, c.keyKinds)
-		if err != nil || compareKeys(kp, after, c.keyKinds) <= 0 {
-			return // read before: the stream applies the change
-		}
+	if !sc.ahead(r, k) {
+		return // read before: the stream applies the change
 	}
 	key := sc.id(r, k)
 	d := &staleDel{c: c, keys: k, txn: sc.txn, micro: sc.micro}
@@ -279,4 +276,16 @@ func (sc *staleScan) pairs() []row.Change {
 		out = append(out, row.Change{Kind: row.Insert, Row: r}, row.Change{Kind: row.Delete, Row: slices.Clone(r)})
 	}
 	return out
+}
+
+// ahead reports whether the key lies in the part of its table the
+// attempt reads: after the key the table was read up to, if any.
+func (sc *staleScan) ahead(r *staleRel, k []string) bool {
+	after, ok := sc.after[r.table]
+	if !ok {
+		return true
+	}
+	c := sc.s.caps[r.table]
+	kp, err := parseKey(k, c.keyKinds)
+	return err == nil && compareKeys(kp, after, c.keyKinds) > 0
 }
