@@ -36,6 +36,9 @@ type matrixShape struct {
 	sql, duckSQL string
 	sinkCols     string // the query's columns and types, for Flink's sink
 	agg          bool   // a GROUP BY: mini-batch when streaming
+	// keyed: a keyed operator other than a GROUP BY (a join), run on
+	// two workers beside the default, as a GROUP BY is.
+	keyed bool
 }
 
 const aggCols = "n BIGINT, s BIGINT, m BIGINT"
@@ -76,7 +79,7 @@ func matrixShapes() []matrixShape {
 			sql:  "SELECT * FROM wide WHERE c1 < 5000", sinkCols: strings.Join(wideCols, ", ")},
 		matrixShape{name: "M-join", desc: "events JOIN customers ON cust = id (rows x 1M customers)",
 			srcs: []matrixSource{events, customers},
-			sql:  "SELECT e.id, e.amount, c.cname FROM events AS e JOIN customers AS c ON e.cust = c.id", sinkCols: "id BIGINT, amount BIGINT, cname STRING"},
+			sql:  "SELECT e.id, e.amount, c.cname FROM events AS e JOIN customers AS c ON e.cust = c.id", sinkCols: "id BIGINT, amount BIGINT, cname STRING", keyed: true},
 		matrixShape{name: "M-hop", desc: "HOP(ts, 5 s slide, 10 s size) COUNT/SUM, watermark ts - 1 s",
 			srcs: []matrixSource{eventsTime},
 			sql:  "SELECT CAST(window_start AS STRING) AS ws, COUNT(*) AS n, SUM(amount) AS s FROM TABLE(HOP(TABLE events, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '10' SECOND)) GROUP BY window_start, window_end",
@@ -84,6 +87,12 @@ func matrixShapes() []matrixShape {
 			// 5 s bucket and the one before.
 			duckSQL:  "SELECT strftime(ws, '%Y-%m-%d %H:%M:%S.%g') AS ws, COUNT(*) AS n, SUM(amount) AS s FROM (SELECT amount, time_bucket(INTERVAL 5 SECOND, ts) - to_seconds(5 * k) AS ws FROM $EVENTS, range(2) AS r(k)) GROUP BY ws",
 			sinkCols: "ws STRING, n BIGINT, s BIGINT"},
+		matrixShape{name: "M-hopkey", desc: "HOP(ts, 5 s slide, 10 s size) COUNT/SUM per name (1k keys), watermark ts - 1 s",
+			srcs: []matrixSource{eventsTime},
+			sql:  "SELECT name, CAST(window_start AS STRING) AS ws, COUNT(*) AS n, SUM(amount) AS s FROM TABLE(HOP(TABLE events, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '10' SECOND)) GROUP BY name, window_start, window_end",
+			// As M-hop's, per name.
+			duckSQL:  "SELECT name, strftime(ws, '%Y-%m-%d %H:%M:%S.%g') AS ws, COUNT(*) AS n, SUM(amount) AS s FROM (SELECT name, amount, time_bucket(INTERVAL 5 SECOND, ts) - to_seconds(5 * k) AS ws FROM $EVENTS, range(2) AS r(k)) GROUP BY name, ws",
+			sinkCols: "name STRING, ws STRING, n BIGINT, s BIGINT", agg: true},
 		matrixShape{name: "M-distinct", desc: "COUNT(DISTINCT name) GROUP BY k1 (100k keys, about 100 rows and names a key at 10M rows)",
 			srcs: []matrixSource{events}, sql: "SELECT k1, COUNT(DISTINCT name) AS d FROM events GROUP BY k1", sinkCols: "k1 BIGINT, d BIGINT", agg: true},
 	)
@@ -91,7 +100,8 @@ func matrixShapes() []matrixShape {
 
 // matrixWorkloads are the matrix's shapes as workloads: parse-limit,
 // etld-batch, duckdb, etld-stream, flink-stream, DuckDB the baseline;
-// a GROUP BY also on two workers (etld-batch-2w, etld-stream-2w).
+// a GROUP BY or another keyed shape also on two workers (etld-batch-2w,
+// etld-stream-2w).
 func matrixWorkloads(e *env) []workload {
 	var ws []workload
 	for _, sh := range matrixShapes() {
@@ -101,7 +111,7 @@ func matrixWorkloads(e *env) []workload {
 				return matrixPipeline(e, sh, out, []string{"execution: batch"})
 			}),
 		}
-		if sh.agg {
+		if sh.agg || sh.keyed {
 			// The GROUP BY on two workers beside the default (one):
 			// what the keyed workers gain, in the same run.
 			engines = append(engines, etldEngine(e, "etld-batch-2w", "out-2w.csv", func(out string) string {
@@ -119,10 +129,14 @@ func matrixWorkloads(e *env) []workload {
 			}),
 			matrixFlink(e, sh),
 		)})
-		if sh.agg {
+		if sh.agg || sh.keyed {
+			extra := []string{"execution: streaming", "parallelism: 2"}
+			if sh.agg {
+				extra = append(extra, "mini_batch_aggregate: true")
+			}
 			w := &ws[len(ws)-1]
 			w.engines = append(w.engines, etldEngine(e, "etld-stream-2w", "", func(string) string {
-				return matrixPipeline(e, sh, "blackhole", []string{"execution: streaming", "mini_batch_aggregate: true", "parallelism: 2"})
+				return matrixPipeline(e, sh, "blackhole", extra)
 			}))
 		}
 	}

@@ -138,7 +138,8 @@ func TestStateCommands(t *testing.T) {
 		t.Errorf("dump named: want 5 left and 2 right rows tagged with their table:\n%s", strings.Join(got, "\n"))
 	}
 	got = lines(mustRun("dump", stateDir, "shop", "named", "--pipeline", file, "--format", "csv", "--table", "right"))
-	if !slices.Equal(got, []string{"cat,label,$count,$matches", "a,Apples,1,0", `b,"Bread, white",1,0`}) {
+	// A keyed join lists its rows key group by key group.
+	if len(got) == 0 || got[0] != "cat,label,$count,$matches" || !slices.Equal(slices.Sorted(slices.Values(got[1:])), []string{"a,Apples,1,0", `b,"Bread, white",1,0`}) {
 		t.Errorf("dump named --table right as CSV: %q", got)
 	}
 	if after := listing(t, stateDir); !slices.Equal(after, before) {

@@ -19,7 +19,7 @@ func renderedTemplates() map[string]string {
 		fileToFile, fileGroupByToFile, fileTopNToFile, fileGroupByToMySQL,
 		kafkaGroupByToES, kafkaToKafka, fileToKafka,
 		fileKafkaJoinToMySQL, fileTopNToMySQL, fileOverToFile, fileMatchToFile,
-		fileUnionToFile, unionToKafka, fileLateRowsToFile, binlogGroupByToMySQL, binlogToPostgres, fileToParquet, fileToParquetS3, fileToAvroS3,
+		fileUnionToFile, unionToKafka, fileLateRowsToFile, fileWindowRescale, binlogGroupByToMySQL, binlogToPostgres, fileToParquet, fileToParquetS3, fileToAvroS3,
 		fileUDAFToFile, fileGroupByRescale,
 	} {
 		m[sc.name] = sc.pipeline

@@ -61,12 +61,15 @@ sinks:
 }
 
 // (a3) file -> GROUP BY -> Top-N (RetractStrategy) -> file in retract
-// mode: the Rank's partitions, restored from its snapshots, must give a
-// byte-identical changelog.
+// mode, each life with another number of workers (1, 2, 3, ...): the
+// Rank's partitions, restored from its snapshots into workers by key
+// group, must give a byte-identical changelog (both operators' workers
+// emit in the order of the input changes that caused each change).
 var fileTopNToFile = scenario{
 	name: "file-topn-retract",
 	pipeline: `version: 1
 name: crash-topn-{{.Out}}
+parallelism: {{workers .Life}}
 sources:
 {{template "readings" .}}
 transforms:

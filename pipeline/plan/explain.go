@@ -76,7 +76,7 @@ func (p *Plan) explainNode(b *strings.Builder, n *Node, depth int, owners map[*N
 		fmt.Fprintf(b, "%sScan(%s), changelogMode=%s\n", pad, name, kinds)
 		return
 	}
-	fmt.Fprintf(b, "%s%s, changelogMode=%s, upsertKey=%s%s\n", pad, n.Label, n.Mode.Kinds(), n.Mode.keyText(n.Schema.Names()), p.ttlText(n, owners[n]))
+	fmt.Fprintf(b, "%s%s, changelogMode=%s, upsertKey=%s%s%s\n", pad, n.Label, n.Mode.Kinds(), n.Mode.keyText(n.Schema.Names()), p.ttlText(n, owners[n]), p.workersText(n))
 	for _, in := range n.inputs() {
 		p.explainNode(b, in, depth+1, owners)
 	}

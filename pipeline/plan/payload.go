@@ -119,7 +119,11 @@ func (p *Plan) keyed(keys []int, build func() (operator.KeyGrouped, error)) (ope
 	if n == 0 || len(keys) == 0 {
 		n = 1
 	}
-	return runtime.NewKeyed(keys, n, build)
+	k, err := runtime.NewKeyed(keys, n, build)
+	if err != nil {
+		return nil, err
+	}
+	return k.Op(), nil
 }
 
 // groupAggOptions are a GROUP BY's options under the pipeline's
@@ -140,15 +144,22 @@ type windowAggOp struct {
 	batch                 bool
 }
 
-func (w *windowAggOp) operator(opBuild) (operator.Lifecycle, error) {
-	aggs := freshUserAggs(w.aggs)
+func (w *windowAggOp) operator(b opBuild) (operator.Lifecycle, error) {
 	if w.window.Kind == windowop.Session {
-		return windowop.NewSessionAgg(w.window.TimeCol, w.window.Gap, w.keys, aggs, windowop.WindowOptions{Batch: w.batch})
+		return windowop.NewSessionAgg(w.window.TimeCol, w.window.Gap, w.keys, freshUserAggs(w.aggs), windowop.WindowOptions{Batch: w.batch})
 	}
 	if w.window.ProcTime {
-		return windowop.NewProcWindowAgg(*w.window, w.keys, aggs, windowop.WindowOptions{}, nil)
+		return windowop.NewProcWindowAgg(*w.window, w.keys, freshUserAggs(w.aggs), windowop.WindowOptions{}, nil)
 	}
-	return windowop.NewWindowAgg(*w.window, w.keys, aggs, windowop.WindowOptions{Batch: w.batch, Attached: w.attached, AttachedLTZ: w.attachedLTZ})
+	opt := windowop.WindowOptions{Batch: w.batch, Attached: w.attached, AttachedLTZ: w.attachedLTZ}
+	build := func() (operator.KeyGrouped, error) {
+		// Each worker its own user aggregates: they hold state.
+		return windowop.NewWindowAgg(*w.window, w.keys, freshUserAggs(w.aggs), opt)
+	}
+	if _, why := w.keyedBy(b.n); why != "" {
+		return build()
+	}
+	return b.p.keyed(w.keys, build)
 }
 
 // overOp is an OverAggNode's OVER spec.
@@ -177,18 +188,24 @@ func (u *unnestOp) operator(b opBuild) (operator.Lifecycle, error) {
 // rankOp is a RankNode's Top-N.
 type rankOp struct{ spec *rankop.RankSpec }
 
-func (r *rankOp) operator(opBuild) (operator.Lifecycle, error) {
+func (r *rankOp) operator(b opBuild) (operator.Lifecycle, error) {
 	if r.spec.Strategy == rankop.UpdateFast {
 		return rankop.NewUpdatableTopN(*r.spec)
 	}
-	return rankop.NewTopN(*r.spec), nil
+	if _, why := r.keyedBy(b.n); why != "" {
+		return rankop.NewTopN(*r.spec), nil
+	}
+	return b.p.keyed(r.spec.Partition, func() (operator.KeyGrouped, error) { return rankop.NewTopN(*r.spec), nil })
 }
 
 // dedupOp is a DedupNode's deduplication.
 type dedupOp struct{ spec *rankop.DedupSpec }
 
-func (d *dedupOp) operator(opBuild) (operator.Lifecycle, error) {
-	return rankop.NewDedup(*d.spec), nil
+func (d *dedupOp) operator(b opBuild) (operator.Lifecycle, error) {
+	if _, why := d.keyedBy(b.n); why != "" {
+		return rankop.NewDedup(*d.spec), nil
+	}
+	return b.p.keyed(d.spec.Key, func() (operator.KeyGrouped, error) { return rankop.NewDedup(*d.spec), nil })
 }
 
 // windowTableOp is a WindowTableNode's window TVF.
@@ -218,7 +235,7 @@ type joinOp struct {
 	window   *joinop.WindowJoinSpec
 }
 
-func (j *joinOp) operator(opBuild) (operator.Lifecycle, error) {
+func (j *joinOp) operator(b opBuild) (operator.Lifecycle, error) {
 	switch {
 	case j.temporal != nil:
 		return joinop.NewTemporalJoin(*j.temporal), nil
@@ -227,7 +244,11 @@ func (j *joinOp) operator(opBuild) (operator.Lifecycle, error) {
 	case j.window != nil:
 		return joinop.NewWindowJoin(*j.window), nil
 	}
-	return joinop.NewJoin(*j.join), nil
+	if _, why := j.keyedBy(b.n); why != "" {
+		return joinop.NewJoin(*j.join), nil
+	}
+	n := max(1, b.p.Spec.Parallelism)
+	return runtime.NewKeyedTwo(j.join.LeftKeys, j.join.RightKeys, n, func() (operator.KeyGrouped, error) { return joinop.NewJoin(*j.join), nil })
 }
 
 // regular reports whether the join keeps both inputs' rows in its state

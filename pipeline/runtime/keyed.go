@@ -11,7 +11,8 @@ import (
 	"github.com/etld/etld/pipeline/runtime/operator"
 )
 
-// Keyed runs a keyed operator (a GROUP BY) as several workers, each an
+// Keyed runs a keyed operator (a GROUP BY, a window aggregate, a Top-N,
+// a deduplication; a join through KeyedTwo) as several workers, each an
 // instance of the operator with its own state, owning the keys of its
 // key groups (operator.KeyGroupOf, operator.WorkerOf). It is one
 // operator to the node that runs it: every call (a batch, a watermark,
@@ -44,6 +45,10 @@ type Keyed struct {
 	async asyncState
 	// widen is the retagging of the next restore (WidenRestore).
 	widen map[row.TypeID]row.TypeID
+	// lateReport is the node's LateReporter function, lateAll its
+	// scratch (keyed_late.go).
+	lateReport func(i int)
+	lateAll    []int
 }
 
 // keyedWorker is one instance of the operator, the share of the current
@@ -59,6 +64,7 @@ type keyedWorker struct {
 	out   keyedEmits
 	err   error
 	aw    asyncWorker // keyed_async.go
+	late  keyedLate   // keyed_late.go
 }
 
 // keyedShare is a worker's share of a batch: sub, whose change i is
@@ -102,6 +108,16 @@ func NewKeyed(keys []int, n int, build func() (operator.KeyGrouped, error)) (*Ke
 	return k, nil
 }
 
+// Op is k as the node runs it: with the operator's TTL methods when its
+// operator takes a TTL (keyedTTL), so that the node and the planner see
+// the interfaces the operator has.
+func (k *Keyed) Op() operator.Operator {
+	if _, ok := k.workers[0].op.(operator.TTLSetter); ok {
+		return &KeyedTTL{k}
+	}
+	return k
+}
+
 // Workers is the number of workers.
 func (k *Keyed) Workers() int { return len(k.workers) }
 
@@ -117,7 +133,7 @@ func (k *Keyed) Worker(i int) operator.KeyGrouped {
 // the change to an operator that takes it (operator.PreKeyed).
 func (k *Keyed) Process(in *row.Batch, out operator.Emitter) error {
 	if len(k.workers) == 1 {
-		return k.workers[0].op.Process(in, out)
+		return k.workers[0].op.(operator.Operator).Process(in, out)
 	}
 	if k.async.on {
 		return k.processAsync(in)
@@ -128,7 +144,7 @@ func (k *Keyed) Process(in *row.Batch, out operator.Emitter) error {
 		}
 	}
 	k.split(in, k.workers, func(w *keyedWorker) *keyedShare { return &w.keyedShare }, false)
-	return k.run(out, func(w *keyedWorker) error {
+	err := k.run(out, func(w *keyedWorker) error {
 		if len(w.sub.Changes) == 0 {
 			w.reuse = true
 			return nil
@@ -138,6 +154,8 @@ func (k *Keyed) Process(in *row.Batch, out operator.Emitter) error {
 		w.reuse = err == nil && ok && rel.ReleasesInput()
 		return err
 	})
+	k.reportLate()
+	return err
 }
 
 // split cuts in in shares by key, worker w's into share(w), which it
@@ -191,7 +209,7 @@ func (k *Keyed) processShare(w *keyedWorker, sh *keyedShare, out operator.Emitte
 	if k.pre {
 		return w.op.(operator.PreKeyed).ProcessKeys(&sh.sub, &sh.keys, out)
 	}
-	return w.op.Process(&sh.sub, out)
+	return w.op.(operator.Operator).Process(&sh.sub, out)
 }
 
 // ReleasesInput implements operator.InputReleaser: when every worker
@@ -240,33 +258,6 @@ func (k *Keyed) FlushEvery() time.Duration {
 		return f.FlushEvery()
 	}
 	return 0
-}
-
-// SetStateTTL implements operator.TTLSetter.
-func (k *Keyed) SetStateTTL(c operator.StateTTL) {
-	for _, w := range k.workers {
-		if s, ok := w.op.(operator.TTLSetter); ok {
-			s.SetStateTTL(c)
-		}
-	}
-}
-
-// SweepEvery implements operator.Sweeper.
-func (k *Keyed) SweepEvery() time.Duration {
-	if s, ok := k.workers[0].op.(operator.Sweeper); ok {
-		return s.SweepEvery()
-	}
-	return 0
-}
-
-// Sweep implements operator.Sweeper.
-func (k *Keyed) Sweep() {
-	_ = k.run(nil, func(w *keyedWorker) error {
-		if s, ok := w.op.(operator.Sweeper); ok {
-			s.Sweep()
-		}
-		return nil
-	})
 }
 
 // Dropped implements operator.Counters: the workers' sum.
@@ -504,8 +495,6 @@ var (
 	_ operator.InputReleaser     = (*Keyed)(nil)
 	_ operator.Counters          = (*Keyed)(nil)
 	_ operator.StateMemory       = (*Keyed)(nil)
-	_ operator.TTLSetter         = (*Keyed)(nil)
-	_ operator.Sweeper           = (*Keyed)(nil)
 	_ operator.StateDumper       = (*Keyed)(nil)
 	_ operator.ShareOrigin       = (*shareOrigin)(nil)
 )

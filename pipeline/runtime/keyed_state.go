@@ -19,13 +19,39 @@ import (
 //	SnapshotGroups part), and last the key group KeyGroups, which ends
 //	them.
 //
+// An operator with state of no key (operator.SharedState) writes
+// keyedSharedVersion instead, and right after it each worker's shared
+// state: a count (uvarint), then each one's bytes (uvarint length,
+// then SnapshotShared's bytes). The others keep version 1, the format
+// checkpoints held before there was shared state.
+//
 // The first byte tells it from the operator's own snapshot, which a
 // checkpoint written before the operator ran keyed holds: that one is
 // restored into one instance and cut in groups from there.
 const (
-	keyedStateMagic   = 0xCB
-	keyedStateVersion = 1
+	keyedStateMagic    = 0xCB
+	keyedStateVersion  = 1
+	keyedSharedVersion = 2
 )
+
+// head is the start of the Keyed snapshot: the magic, the version and
+// with shared state the workers' shared parts.
+func (k *Keyed) head() ([]byte, error) {
+	if _, ok := k.workers[0].op.(operator.SharedState); !ok {
+		return []byte{keyedStateMagic, keyedStateVersion}, nil
+	}
+	buf := []byte{keyedStateMagic, keyedSharedVersion}
+	buf = binary.AppendUvarint(buf, uint64(len(k.workers)))
+	for _, w := range k.workers {
+		b, err := w.op.(operator.SharedState).SnapshotShared()
+		if err != nil {
+			return nil, err
+		}
+		buf = binary.AppendUvarint(buf, uint64(len(b)))
+		buf = append(buf, b...)
+	}
+	return buf, nil
+}
 
 // Snapshot implements operator.Snapshotter: the workers write their
 // parts at once.
@@ -40,12 +66,16 @@ func (k *Keyed) Snapshot() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	size := 16
+	head, err := k.head()
+	if err != nil {
+		return nil, err
+	}
+	size := 16 + len(head)
 	for _, b := range bufs {
 		size += len(b)
 	}
 	buf := make([]byte, 0, size)
-	buf = append(buf, keyedStateMagic, keyedStateVersion)
+	buf = append(buf, head...)
 	for _, b := range bufs {
 		buf = append(buf, b...)
 	}
@@ -65,7 +95,10 @@ func (k *Keyed) SnapshotTo(w io.Writer) error {
 	if err := k.sync(); err != nil {
 		return err
 	}
-	buf := []byte{keyedStateMagic, keyedStateVersion}
+	buf, err := k.head()
+	if err != nil {
+		return err
+	}
 	for _, wk := range k.workers {
 		err := wk.op.SnapshotGroups(func(g int, p []byte) error {
 			buf = appendKeyedPart(buf, g, p)
@@ -81,7 +114,7 @@ func (k *Keyed) SnapshotTo(w io.Writer) error {
 		}
 	}
 	buf = binary.AppendUvarint(buf, operator.KeyGroups)
-	_, err := w.Write(buf)
+	_, err = w.Write(buf)
 	return err
 }
 
@@ -101,12 +134,12 @@ func (k *Keyed) RestoreFrom(r io.Reader, size int64) error {
 // parts of the key groups it owns, whatever number of workers wrote
 // them.
 func (k *Keyed) Restore(state []byte) error {
-	groups, err := k.groupsOf(state)
+	groups, shared, err := k.groupsOf(state)
 	if err != nil {
 		return err
 	}
 	if k.widen != nil {
-		if groups, err = k.widened(groups); err != nil {
+		if groups, shared, err = k.widened(groups, shared); err != nil {
 			return err
 		}
 	}
@@ -115,34 +148,63 @@ func (k *Keyed) Restore(state []byte) error {
 		w := operator.WorkerOf(g, len(k.workers))
 		mine[w] = append(mine[w], ps...)
 	}
-	return k.run(nil, func(w *keyedWorker) error { return w.op.RestoreGroups(mine[w.i]) })
+	return k.run(nil, func(w *keyedWorker) error {
+		if err := w.op.RestoreGroups(mine[w.i]); err != nil {
+			return err
+		}
+		if s, ok := w.op.(operator.SharedState); ok {
+			return s.RestoreShared(shared)
+		}
+		return nil
+	})
 }
 
-// groupsOf reads a snapshot's parts by key group. An operator's own
-// snapshot (not a Keyed one) is restored into a new instance and cut in
-// groups.
-func (k *Keyed) groupsOf(state []byte) ([][][]byte, error) {
+// cutInGroups is op's state cut in key groups, and its shared state.
+func cutInGroups(op operator.KeyGrouped) ([][][]byte, [][]byte, error) {
 	groups := make([][][]byte, operator.KeyGroups)
+	err := op.SnapshotGroups(func(g int, p []byte) error {
+		groups[g] = append(groups[g], slices.Clone(p))
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	var shared [][]byte
+	if s, ok := op.(operator.SharedState); ok {
+		b, err := s.SnapshotShared()
+		if err != nil {
+			return nil, nil, err
+		}
+		shared = [][]byte{b}
+	}
+	return groups, shared, nil
+}
+
+// groupsOf reads a snapshot's parts by key group, and its workers'
+// shared states. An operator's own snapshot (not a Keyed one) is
+// restored into a new instance and cut in groups.
+func (k *Keyed) groupsOf(state []byte) ([][][]byte, [][]byte, error) {
 	if len(state) == 0 || state[0] != keyedStateMagic {
 		op, err := k.build()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if err := op.Restore(state); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		err = op.SnapshotGroups(func(g int, p []byte) error {
-			groups[g] = append(groups[g], slices.Clone(p))
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		return groups, nil
+		return cutInGroups(op)
 	}
+	groups := make([][][]byte, operator.KeyGroups)
+	var shared [][]byte
 	d := row.NewDecoder(state[1:])
-	if v := d.Byte(); v != keyedStateVersion && d.Err() == nil {
-		return nil, fmt.Errorf("keyed operator: state version %d, want %d", v, keyedStateVersion)
+	switch v := d.Byte(); {
+	case d.Err() != nil:
+	case v == keyedSharedVersion:
+		for range d.Count(1) {
+			shared = append(shared, d.BytesView())
+		}
+	case v != keyedStateVersion:
+		return nil, nil, fmt.Errorf("keyed operator: state version %d, want %d or %d", v, keyedStateVersion, keyedSharedVersion)
 	}
 	for d.Err() == nil {
 		g := d.Uvarint()
@@ -156,9 +218,9 @@ func (k *Keyed) groupsOf(state []byte) ([][][]byte, error) {
 		groups[g] = append(groups[g], d.BytesView())
 	}
 	if err := d.End(); err != nil {
-		return nil, fmt.Errorf("keyed operator: restore: %w", err)
+		return nil, nil, fmt.Errorf("keyed operator: restore: %w", err)
 	}
-	return groups, nil
+	return groups, shared, nil
 }
 
 // CanWiden implements operator.Widener when the workers' operator does.
@@ -174,14 +236,14 @@ func (k *Keyed) WidenRestore(w map[row.TypeID]row.TypeID) { k.widen = w }
 // widened restores every key group of a snapshot into one instance that
 // retags its values and keys, and cuts its state in key groups again: a
 // retagged key hashes into another group, whose worker must hold it.
-func (k *Keyed) widened(groups [][][]byte) ([][][]byte, error) {
+func (k *Keyed) widened(groups [][][]byte, shared [][]byte) ([][][]byte, [][]byte, error) {
 	op, err := k.build()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	w, ok := op.(operator.Widener)
 	if !ok || !w.CanWiden() {
-		return nil, fmt.Errorf("keyed operator: restore: its operator cannot widen saved values")
+		return nil, nil, fmt.Errorf("keyed operator: restore: its operator cannot widen saved values")
 	}
 	w.WidenRestore(k.widen)
 	var all [][]byte
@@ -189,12 +251,12 @@ func (k *Keyed) widened(groups [][][]byte) ([][][]byte, error) {
 		all = append(all, ps...)
 	}
 	if err := op.RestoreGroups(all); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out := make([][][]byte, operator.KeyGroups)
-	err = op.SnapshotGroups(func(g int, p []byte) error {
-		out[g] = append(out[g], slices.Clone(p))
-		return nil
-	})
-	return out, err
+	if s, ok := op.(operator.SharedState); ok {
+		if err := s.RestoreShared(shared); err != nil {
+			return nil, nil, err
+		}
+	}
+	return cutInGroups(op)
 }

@@ -400,3 +400,27 @@ func ReadClock(d *row.Decoder, version byte, what string) (wm int64, timeID row.
 	}
 	return wm, timeID, d.Varint(), nil
 }
+
+// AppendSlots appends the slots ids as AppendState writes each slot
+// (the user aggregates' changes applied first), so that an operator
+// that keeps its keys in the store (windows) writes a key group's slots
+// alone; AppendStoreHead then heads the slots of several such runs as
+// one store's state, with no free slots, for RestoreState.
+func (s *Store) AppendSlots(dst []byte, ids []int32) ([]byte, error) {
+	if s.hasUser() {
+		if s.flushUser(); s.userErr != nil {
+			return dst, s.userErr
+		}
+	}
+	for _, id := range ids {
+		dst = s.appendSlot(dst, id, nil)
+	}
+	return dst, nil
+}
+
+// AppendStoreHead appends the head of a store's state of slots slots
+// and no free ones, which the slots' bytes (AppendSlots) follow.
+func AppendStoreHead(dst []byte, slots int) []byte {
+	dst = binary.AppendUvarint(dst, uint64(slots))
+	return binary.AppendUvarint(dst, 0)
+}

@@ -71,9 +71,10 @@ func TableHash(h uint64) uint32 { return uint32(h >> 32) }
 // KeyGrouped is a Snapshotter whose state is keyed by the encoded key of
 // its key columns, and which can therefore run as several workers (the
 // runtime's Keyed): it writes its state cut in key groups, and restores
-// from the groups of any number of instances.
+// from the groups of any number of instances. It is an Operator, or a
+// TwoInput whose two inputs' keys encode alike (a regular join's).
 type KeyGrouped interface {
-	Operator
+	Lifecycle
 	Snapshotter
 	// SnapshotGroups encodes the state key group by key group: it calls
 	// part with each group g (KeyGroupOf) that has state, in increasing
@@ -120,4 +121,19 @@ type PreKeyed interface {
 // fold batches behind the caller instead of waiting for each.
 type OutputAtFinish interface {
 	EmitsOnlyAtFinish() bool
+}
+
+// SharedState is a KeyGrouped operator that also holds state of no key,
+// which every worker has the same of (an event-time operator's
+// watermark): a worker of a restored run must have it even when it
+// owns no key group with state. The runtime's Keyed writes each worker's
+// SnapshotShared beside the key groups, and after RestoreGroups hands
+// every worker all of them.
+type SharedState interface {
+	KeyGrouped
+	SnapshotShared() ([]byte, error)
+	// RestoreShared is called after RestoreGroups with the
+	// SnapshotShared of every instance whose key groups were restored
+	// (of any number of workers).
+	RestoreShared(parts [][]byte) error
 }

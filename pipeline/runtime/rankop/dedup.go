@@ -267,15 +267,15 @@ const DedupStateVersion = 2
 // (in first-seen order in batch mode, in timer order when they wait for
 // the watermark).
 func (d *Dedup) Snapshot() ([]byte, error) {
-	v := byte(DedupStateVersion)
-	if d.ttl.On() {
-		v = dedupTTLStateVersion
-	}
-	buf := []byte{v}
-	buf = binary.AppendVarint(buf, d.wm)
-	buf = binary.AppendVarint(buf, d.dropped)
+	done, kept := d.doneAndKept()
+	return d.encode(d.dropped, done, kept, d.ttlOrder()), nil
+}
+
+// doneAndKept lists the keys emitted already (event time, keep first)
+// and the ids of the kept rows in the snapshot's order: first seen in
+// batch mode, timer order when they wait for the watermark.
+func (d *Dedup) doneAndKept() (done, kept []int32) {
 	ids := d.ids()
-	var done []int32
 	if d.firstOnTimer() {
 		for _, id := range ids {
 			if !d.kept.Has(id) {
@@ -283,11 +283,6 @@ func (d *Dedup) Snapshot() ([]byte, error) {
 			}
 		}
 	}
-	buf = binary.AppendUvarint(buf, uint64(len(done)))
-	for _, id := range done {
-		buf = row.AppendString(buf, string(d.keys.Bytes(id)))
-	}
-	buf = binary.AppendUvarint(buf, uint64(d.kept.Len()))
 	switch {
 	case d.firstOnTimer():
 		live := make([]timer, 0, d.timers.Len())
@@ -302,17 +297,37 @@ func (d *Dedup) Snapshot() ([]byte, error) {
 			}
 			return 1
 		})
-		ids = ids[:0]
+		kept = make([]int32, 0, len(live))
 		for _, t := range live {
-			ids = append(ids, t.id)
+			kept = append(kept, t.id)
 		}
 	case d.spec.Batch:
-		ids = d.order
+		kept = d.order
+	default:
+		kept = ids
 	}
-	for _, id := range ids {
+	return done, kept
+}
+
+// encode writes Snapshot's layout of the keys done, the rows kept and,
+// with a TTL, the times of ttl (the oldest first).
+func (d *Dedup) encode(dropped int64, done, kept, ttl []int32) []byte {
+	v := byte(DedupStateVersion)
+	if d.ttl.On() {
+		v = dedupTTLStateVersion
+	}
+	buf := []byte{v}
+	buf = binary.AppendVarint(buf, d.wm)
+	buf = binary.AppendVarint(buf, dropped)
+	buf = binary.AppendUvarint(buf, uint64(len(done)))
+	for _, id := range done {
+		buf = row.AppendString(buf, string(d.keys.Bytes(id)))
+	}
+	buf = binary.AppendUvarint(buf, uint64(len(kept)))
+	for _, id := range kept {
 		buf = append(buf, d.kept.Bytes(id)...) // AppendRow's encoding
 	}
-	return d.appendTTL(buf), nil
+	return d.appendTTL(buf, ttl)
 }
 
 // ids lists the ids that hold a key.

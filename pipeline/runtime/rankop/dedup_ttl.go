@@ -41,15 +41,27 @@ func (d *Dedup) sweep(budget int) {
 // time in milliseconds.
 const dedupTTLStateVersion = 3
 
-func (d *Dedup) appendTTL(buf []byte) []byte {
+// ttlOrder lists the ids with a TTL time, the oldest first; none
+// without a TTL.
+func (d *Dedup) ttlOrder() []int32 {
+	if !d.ttl.On() {
+		return nil
+	}
+	ids := make([]int32, 0, d.ttl.N)
+	d.ttl.Each(func(id int32, _ int64) { ids = append(ids, id) })
+	return ids
+}
+
+// appendTTL appends the times of ids, in the TTL list's order.
+func (d *Dedup) appendTTL(buf []byte, ids []int32) []byte {
 	if !d.ttl.On() {
 		return buf
 	}
-	buf = binary.AppendUvarint(buf, uint64(d.ttl.N))
-	d.ttl.Each(func(id int32, at int64) {
+	buf = binary.AppendUvarint(buf, uint64(len(ids)))
+	for _, id := range ids {
 		buf = row.AppendString(buf, string(d.keys.Bytes(id)))
-		buf = binary.AppendVarint(buf, at)
-	})
+		buf = binary.AppendVarint(buf, d.ttl.At[id])
+	}
 	return buf
 }
 

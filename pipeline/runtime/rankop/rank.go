@@ -442,6 +442,12 @@ func (t *TopN) Snapshot() ([]byte, error) {
 			}
 		}
 	}
+	return t.appendTTL(t.appendParts(buf, ids)), nil
+}
+
+// appendParts appends the count of the partitions ids, then each one's
+// groups, each a count of rows and the rows.
+func (t *TopN) appendParts(buf []byte, ids []int32) []byte {
 	buf = binary.AppendUvarint(buf, uint64(len(ids)))
 	for _, id := range ids {
 		p := t.parts[id]
@@ -453,7 +459,7 @@ func (t *TopN) Snapshot() ([]byte, error) {
 			}
 		}
 	}
-	return t.appendTTL(buf), nil
+	return buf
 }
 
 // Restore replaces the partitions with a snapshot's.

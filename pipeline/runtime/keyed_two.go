@@ -1,0 +1,75 @@
+package runtime
+
+import (
+	"fmt"
+
+	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime/operator"
+)
+
+// KeyedTwo is a Keyed of a two-input operator (a regular join): each
+// input's batches are cut by that input's key columns, whose encodings
+// match where the operator matches rows (the join's keys: it indexes
+// both sides by the same encoded key), so that the rows of one key from
+// both inputs meet in one worker. The rest is Keyed's: the calls run by
+// every worker at once, their output merged by the input change that
+// caused each change, the state cut in key groups. A two-input keyed
+// operator takes a state TTL (KeyedTTL).
+type KeyedTwo struct {
+	*KeyedTTL
+	inKeys [2][]int
+	widths [2]int
+}
+
+// NewKeyedTwo builds n instances of a two-input operator with build,
+// its inputs keyed by the columns left and right. n < 1 means one.
+func NewKeyedTwo(left, right []int, n int, build func() (operator.KeyGrouped, error)) (*KeyedTwo, error) {
+	if len(left) != len(right) {
+		return nil, fmt.Errorf("keyed operator: %d left keys, %d right", len(left), len(right))
+	}
+	k, err := NewKeyed(left, n, build)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := k.workers[0].op.(operator.TwoInput); !ok {
+		return nil, fmt.Errorf("keyed operator: %T takes one input", k.workers[0].op)
+	}
+	if _, ok := k.workers[0].op.(operator.TTLSetter); !ok {
+		return nil, fmt.Errorf("keyed operator: %T takes no state TTL", k.workers[0].op)
+	}
+	t := &KeyedTwo{KeyedTTL: &KeyedTTL{k}, inKeys: [2][]int{left, right}}
+	for i, keys := range t.inKeys {
+		for _, c := range keys {
+			t.widths[i] = max(t.widths[i], c+1)
+		}
+	}
+	return t, nil
+}
+
+// ProcessInput implements operator.TwoInput: each change goes to the
+// worker of its key.
+func (k *KeyedTwo) ProcessInput(input int, in *row.Batch, out operator.Emitter) error {
+	if len(k.workers) == 1 {
+		return k.workers[0].op.(operator.TwoInput).ProcessInput(input, in, out)
+	}
+	if input < 0 || input > 1 {
+		return fmt.Errorf("keyed operator: input %d of 2", input)
+	}
+	k.keys, k.width = k.inKeys[input], k.widths[input]
+	for _, w := range k.workers {
+		// The operator may keep its share's changes (a batch join's
+		// held rows): a new slice each time.
+		w.sub.Changes, w.from = nil, nil
+	}
+	k.split(in, k.workers, func(w *keyedWorker) *keyedShare { return &w.keyedShare }, false)
+	err := k.run(out, func(w *keyedWorker) error {
+		if len(w.sub.Changes) == 0 {
+			return nil
+		}
+		return w.op.(operator.TwoInput).ProcessInput(input, &w.sub, &w.out)
+	})
+	k.reportLate()
+	return err
+}
+
+var _ operator.TwoInput = (*KeyedTwo)(nil)
