@@ -11,8 +11,8 @@ import (
 // Fusion: a Calc (projection and filter) that is the only reader of an
 // insert-only source whose decoding runs on several goroutines
 // (connector.MappingSource) runs there too, together with the source's
-// watermark expression; not behind computed columns, whose compiled form
-// shares a scratch row (plan.computedCalc). A Calc over inserts keeps no
+// watermark expression and computed columns (SourceNode.Compute: a
+// scratch row per batch, which the Calc projects out of). A Calc over inserts keeps no
 // state (it holds a -U only until its +U), so each batch maps on its
 // own, and the source returns the batches in order. The Calc's node stays
 // in the graph, for its counters and checkpoints, and passes the mapped
@@ -112,9 +112,10 @@ func fuse(g *Graph) map[*SourceNode]*fusion {
 			if u, ok := s.Source.(connector.UpdatingSource); ok && u.Updating() {
 				break // a Calc over updates pairs -U with +U: not per batch
 			}
-			if s.Calc != nil {
-				// The planner's computed columns share a scratch row
-				// (plan.computedCalc): not for several goroutines.
+			if s.Calc != nil && (s.Compute == nil || c.Project == nil) {
+				// Computed columns run in the decoders only in the
+				// form made for several goroutines, and only before a
+				// projection, which copies the rows out of its scratch.
 				break
 			}
 			if _, ok := s.Source.(connector.SplitSource); ok && s.EventTime != nil {
@@ -153,8 +154,8 @@ func fuse(g *Graph) map[*SourceNode]*fusion {
 // the rows that pass are cut to the projected ones (Calc.narrow).
 func (f *fusion) pickColumns() {
 	s, c := f.src, f.calc
-	if c.Columns == nil || s.EventTime != nil {
-		return
+	if c.Columns == nil || s.EventTime != nil || s.Calc != nil {
+		return // the Calc reads the table's row, not the decoded one
 	}
 	layout := c.Columns
 	var reads []pickedRead
@@ -288,13 +289,30 @@ func (f *fusion) calcRows(b *row.Batch, rows []row.Change, srcFrom []int32, kept
 			rowTimes = make([]int64, 0, len(rows))
 		}
 	}
-	// Pass one: the watermark and the filter, keeping the passing rows'
-	// numbers.
+	// The computed columns, if any, into a scratch row the Calc projects
+	// out of before the next row.
+	var compute func(row.Row) (row.Row, error)
+	if s.Calc != nil {
+		compute = s.Compute()
+	}
+	// One pass: the watermark, the filter and the projection, into slabs
+	// for the batch.
 	pass := make([]int32, 0, len(rows))
+	out := &row.Batch{Changes: make([]row.Change, 0, len(rows))}
+	var slabs [][]row.Value
+	var slab []row.Value
+	w := len(c.Project)
 	for i, ch := range rows {
+		r := ch.Row
+		if compute != nil {
+			var err error
+			if r, err = compute(r); err != nil {
+				return nil
+			}
+		}
 		prev := wm
 		if s.EventTime != nil {
-			ts, has, err := s.EventTime(ch.Row)
+			ts, has, err := s.EventTime(r)
 			if err != nil {
 				return nil
 			}
@@ -303,7 +321,7 @@ func (f *fusion) calcRows(b *row.Batch, rows []row.Change, srcFrom []int32, kept
 			}
 		}
 		if c.Filter != nil {
-			ok, err := c.Filter(ch.Row)
+			ok, err := c.Filter(r)
 			if err != nil {
 				return nil
 			}
@@ -315,34 +333,23 @@ func (f *fusion) calcRows(b *row.Batch, rows []row.Change, srcFrom []int32, kept
 		if before != nil {
 			before = append(before, prev)
 			if rowTimes != nil {
-				rowTimes = append(rowTimes, s.RowTime(ch.Row))
+				rowTimes = append(rowTimes, s.RowTime(r))
 			}
 		}
-	}
-	// Pass two: the projection, into slabs for the batch.
-	var out *row.Batch
-	var slabs [][]row.Value
-	if c.Project == nil {
-		out = &row.Batch{Changes: make([]row.Change, len(pass))}
-		for j, i := range pass {
-			out.Changes[j] = rows[i]
+		if c.Project == nil {
+			out.Append(ch.Kind, r)
+			continue
 		}
-	} else {
-		out = &row.Batch{Changes: make([]row.Change, 0, len(pass))}
-		w := len(c.Project)
-		var slab []row.Value
-		for _, i := range pass {
-			if len(slab) < w {
-				slab = f.slabs.get(max(w, slabValues/max(w, 1)*w))
-				slabs = append(slabs, slab)
-			}
-			r := slab[:w:w]
-			slab = slab[w:]
-			if err := c.projectInto(rows[i].Row, r); err != nil {
-				return nil
-			}
-			out.Append(rows[i].Kind, r)
+		if len(slab) < w {
+			slab = f.slabs.get(max(w, slabValues/max(w, 1)*w))
+			slabs = append(slabs, slab)
 		}
+		pr := slab[:w:w]
+		slab = slab[w:]
+		if err := c.projectInto(r, pr); err != nil {
+			return nil
+		}
+		out.Append(ch.Kind, pr)
 	}
 	// from maps out's changes to b's, for their positions.
 	from := pass
