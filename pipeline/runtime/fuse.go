@@ -26,6 +26,11 @@ type fusion struct {
 	src  *SourceNode
 	calc *Calc
 	op   *OpNode
+	// next, if set, is a projecting Calc that is the only reader of
+	// calc's node (a query's SELECT over a view's), run in the decoders
+	// too over calc's rows, and nextOp its node.
+	next   *Calc
+	nextOp *OpNode
 	// slabs holds the slabs of mapped batches their reader is done with.
 	slabs *slabPool
 	// picked: the source decodes the Calc's columns itself
@@ -59,6 +64,9 @@ type fusedOrigin struct {
 	derivedOrigin
 	records, kept int
 	wm            int64
+	// mid is how many rows the fused Calc let through to the next one
+	// (fusion.next), which let the batch's through.
+	mid int
 	// before holds, for each change, the largest watermark candidate of
 	// the rows decoded before its row (also of those the filter left
 	// out), and rowTimes its event time (SourceNode.RowTime): where the
@@ -85,7 +93,9 @@ func fuse(g *Graph) map[*SourceNode]*fusion {
 	// operator or a sink, which pass no input batch on as it is (a union
 	// does).
 	reader := map[*Node]*Node{}
+	opOf := map[*Node]*OpNode{}
 	for _, op := range g.Ops {
+		opOf[&op.Node] = op
 		readers[op.Input]++
 		reader[op.Input] = &op.Node
 	}
@@ -130,11 +140,17 @@ func fuse(g *Graph) map[*SourceNode]*fusion {
 				f.releaser = reader[&op.Node]
 			}
 			f.pickColumns()
+			if !f.picked && readers[&op.Node] == 1 {
+				f.chain(opOf[reader[&op.Node]], readers, reader)
+			}
 			// The mapped rows are new when a Calc projects them.
-			if !ms.MapBatches(f.mapBatch, c.Project != nil) {
+			if !ms.MapBatches(f.mapBatch, c.Project != nil || f.next != nil) {
 				break
 			}
 			c.fused = true
+			if f.next != nil {
+				f.next.fused = true
+			}
 			if out == nil {
 				out = map[*SourceNode]*fusion{}
 			}
@@ -142,6 +158,26 @@ func fuse(g *Graph) map[*SourceNode]*fusion {
 		}
 	}
 	return out
+}
+
+// chain makes next, the only reader of the fused Calc's node, part of
+// the fusion when it is a projecting Calc: a Calc over inserts keeps no
+// state, and the fused Calc's rows are inserts. Its rows are then made in
+// the decoders (the fused Calc's own only in a scratch row), and the
+// reader of its node, if it is the only one, gives them back.
+func (f *fusion) chain(next *OpNode, readers map[*Node]int, reader map[*Node]*Node) {
+	if next == nil {
+		return
+	}
+	c, ok := next.Op.(*Calc)
+	if !ok || c.Project == nil {
+		return
+	}
+	f.next, f.nextOp = c, next
+	f.releaser = nil
+	if readers[&next.Node] == 1 {
+		f.releaser = reader[&next.Node]
+	}
 }
 
 // pickColumns has the source decode the columns a Calc that only picks
@@ -296,12 +332,21 @@ func (f *fusion) calcRows(b *row.Batch, rows []row.Change, srcFrom []int32, kept
 		compute = s.Compute()
 	}
 	// One pass: the watermark, the filter and the projection, into slabs
-	// for the batch.
+	// for the batch; with a next Calc, the fused one's row goes into mid
+	// and the next one's into the slabs.
 	pass := make([]int32, 0, len(rows))
 	out := &row.Batch{Changes: make([]row.Change, 0, len(rows))}
 	var slabs [][]row.Value
-	var slab []row.Value
-	w := len(c.Project)
+	var slab, mid row.Row
+	last := c
+	if f.next != nil {
+		last = f.next
+		if c.Project != nil {
+			mid = make(row.Row, len(c.Project))
+		}
+	}
+	midRows := 0
+	w := len(last.Project)
 	for i, ch := range rows {
 		r := ch.Row
 		if compute != nil {
@@ -329,6 +374,26 @@ func (f *fusion) calcRows(b *row.Batch, rows []row.Change, srcFrom []int32, kept
 				continue
 			}
 		}
+		// in is the row the last Calc reads.
+		in := r
+		if f.next != nil {
+			if mid != nil {
+				if err := c.projectInto(r, mid); err != nil {
+					return nil
+				}
+				in = mid
+			}
+			midRows++
+			if last.Filter != nil {
+				ok, err := last.Filter(in)
+				if err != nil {
+					return nil
+				}
+				if !ok {
+					continue
+				}
+			}
+		}
 		pass = append(pass, int32(i))
 		if before != nil {
 			before = append(before, prev)
@@ -336,8 +401,8 @@ func (f *fusion) calcRows(b *row.Batch, rows []row.Change, srcFrom []int32, kept
 				rowTimes = append(rowTimes, s.RowTime(r))
 			}
 		}
-		if c.Project == nil {
-			out.Append(ch.Kind, r)
+		if last.Project == nil {
+			out.Append(ch.Kind, in)
 			continue
 		}
 		if len(slab) < w {
@@ -346,7 +411,7 @@ func (f *fusion) calcRows(b *row.Batch, rows []row.Change, srcFrom []int32, kept
 		}
 		pr := slab[:w:w]
 		slab = slab[w:]
-		if err := c.projectInto(r, pr); err != nil {
+		if err := last.projectInto(in, pr); err != nil {
 			return nil
 		}
 		out.Append(ch.Kind, pr)
@@ -359,7 +424,7 @@ func (f *fusion) calcRows(b *row.Batch, rows []row.Change, srcFrom []int32, kept
 		}
 	}
 	fo := &fusedOrigin{derivedOrigin: derivedOrigin{parent: b.Origin, from: from}, records: row.RecordsIn(b), kept: kept, wm: wm,
-		before: before, rowTimes: rowTimes}
+		before: before, rowTimes: rowTimes, mid: midRows}
 	if f.releaser != nil {
 		fo.slabs, fo.pool, fo.by = slabs, f.slabs, f.releaser
 	}

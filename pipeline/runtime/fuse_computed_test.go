@@ -136,3 +136,63 @@ func TestFusedComputedColumns(t *testing.T) {
 		t.Error("a Calc without a projection was fused behind computed columns")
 	}
 }
+
+// TestFusedCalcChain: a projecting Calc that is the only reader of a
+// fused Calc runs in the decoders too, over the fused Calc's rows: the
+// rows are those of the two Calcs in turn, the count between them is
+// noted for their counters, and the batch's memory goes back to the
+// second Calc's reader; a Calc over the first that does not project is
+// left to run in its node.
+func TestFusedCalcChain(t *testing.T) {
+	g, src, c := computedGraph(true)
+	c2 := &Calc{
+		Filter: func(r row.Row) (bool, error) { return r[0].Int64()%2 == 0, nil },
+		Project: []func(row.Row) (row.Value, error){
+			func(r row.Row) (row.Value, error) { return row.BigIntValue(r[0].Int64() * 10), nil },
+		},
+	}
+	op2 := &OpNode{Node: Node{Name: "calc2"}, Input: &g.Ops[0].Node, Op: c2}
+	g.Ops = append(g.Ops, op2)
+	g.Sinks[0].Input = &op2.Node
+	fz := fuse(g)[g.Sources[0]]
+	if fz == nil || fz.next != c2 || !c2.fused || fz.releaser != &g.Sinks[0].Node {
+		t.Fatal("the second Calc was not fused, or its reader does not give the rows back")
+	}
+	b := &row.Batch{}
+	for i := range 200 {
+		b.Append(row.Insert, row.Row{row.BigIntValue(int64(i % 3)), row.BigIntValue(int64(i * 7 % 50)), row.BigIntValue(int64(i))})
+	}
+	var want []string
+	mid := 0
+	for _, ch := range b.Changes {
+		r, _, _ := g.Sources[0].Calc.Apply(ch.Row)
+		r1, ok, _ := c.eval(r)
+		if !ok {
+			continue
+		}
+		mid++
+		if r2, ok, _ := c2.eval(r1); ok {
+			want = append(want, fmt.Sprint(r2))
+		}
+	}
+	mapped := src.mapper(b)
+	var got []string
+	for _, ch := range mapped.Changes {
+		got = append(got, fmt.Sprint(ch.Row))
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) || len(want) == 0 {
+		t.Fatalf("fused rows\n%v\nserial\n%v", got, want)
+	}
+	if fo := fusedOf(mapped); fo.mid != mid || fo.kept != 200 || len(fo.rowTimes) != len(want) {
+		t.Fatalf("mid %d, kept %d, %d row times; want %d, 200, %d", fo.mid, fo.kept, len(fo.rowTimes), mid, len(want))
+	}
+
+	g, _, _ = computedGraph(true)
+	filterOnly := &Calc{Filter: c2.Filter}
+	op2 = &OpNode{Node: Node{Name: "calc2"}, Input: &g.Ops[0].Node, Op: filterOnly}
+	g.Ops = append(g.Ops, op2)
+	g.Sinks[0].Input = &op2.Node
+	if fz := fuse(g)[g.Sources[0]]; fz == nil || fz.next != nil || filterOnly.fused {
+		t.Error("a Calc that does not project was fused behind the first")
+	}
+}

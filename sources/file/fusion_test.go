@@ -92,6 +92,8 @@ func TestFusedCalcSameAsSerial(t *testing.T) {
 		{"computed column", computed, "    on_error: skip", "SELECT id, twice FROM s WHERE twice > 1000"},
 		{"watermark", schema + "\n    watermark: ts - INTERVAL '1' SECOND", "    on_error: skip", "SELECT id, ts FROM s WHERE amount < 100"},
 		{"computed column and watermark", computed + "\n    watermark: ts - INTERVAL '1' SECOND", "    on_error: skip", "SELECT id, twice, ts FROM s WHERE amount < 500"},
+		{"two Calcs", computed, "    on_error: dead-letter\n    dead_letter: $DEAD",
+			"SELECT id, CAST(name AS INT) * m AS p FROM (SELECT id, name, twice + 1 AS m FROM s WHERE amount > 100) WHERE m > 300"},
 		{"computed column fails", "[id BIGINT, name STRING, amount BIGINT, ts TIMESTAMP(3), n AS CAST(name AS INT)]",
 			"    on_error: dead-letter\n    dead_letter: $DEAD", "SELECT id, n FROM s WHERE amount > 100"},
 	}
