@@ -1,7 +1,7 @@
 package parquet
 
 import (
-	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 
@@ -24,24 +24,31 @@ const (
 	maxPageValues = 1 << 27
 )
 
-// checkPages walks the page headers of column chunk c of a file of size
-// bytes read through r.
-func checkPages(r io.ReaderAt, size int64, c *format.ColumnChunk) error {
+// chunkRange is the byte range [start, end) of column chunk c in a file
+// of size bytes, checked to lie inside the file.
+func chunkRange(size int64, c *format.ColumnChunk) (start, end int64, err error) {
 	m := &c.MetaData
-	start := m.DataPageOffset
+	start = m.DataPageOffset
 	if m.DictionaryPageOffset > 0 && m.DictionaryPageOffset < start {
 		start = m.DictionaryPageOffset
 	}
-	end := start + m.TotalCompressedSize
+	end = start + m.TotalCompressedSize
 	if m.Codec == format.Lz4 || m.Codec == format.Lz4Raw {
 		// parquet-go's LZ4 decoder doubles its buffer until a page
 		// decodes, which a damaged one never does.
-		return fmt.Errorf("LZ4 compression is not read: write the file with snappy, zstd or gzip")
+		return 0, 0, fmt.Errorf("LZ4 compression is not read: write the file with snappy, zstd or gzip")
 	}
 	if start < int64(len(magic)) || m.TotalCompressedSize <= 0 || end > size-int64(len(magic)) || end < start {
-		return fmt.Errorf("a column chunk of %d bytes at offset %d in a file of %d", m.TotalCompressedSize, start, size)
+		return 0, 0, fmt.Errorf("a column chunk of %d bytes at offset %d in a file of %d", m.TotalCompressedSize, start, size)
 	}
-	cr := &countingReader{r: bufio.NewReaderSize(io.NewSectionReader(r, start, end-start), 512)}
+	return start, end, nil
+}
+
+// checkPages walks the page headers of a column chunk, data, which
+// starts at offset start of its file.
+func checkPages(data []byte, start int64) error {
+	end := start + int64(len(data))
+	cr := &countingReader{r: bytes.NewReader(data)}
 	dec := thrift.NewDecoder(new(thrift.CompactProtocol).NewReader(cr))
 	for pos := start; pos < end; {
 		var h format.PageHeader
@@ -59,7 +66,7 @@ func checkPages(r io.ReaderAt, size int64, c *format.ColumnChunk) error {
 		case values < 0 || values > maxPageValues:
 			return fmt.Errorf("a page of %d values at offset %d", values, pos)
 		}
-		if _, err := cr.r.Discard(int(h.CompressedPageSize)); err != nil {
+		if _, err := cr.r.Seek(next-start, io.SeekStart); err != nil {
 			return fmt.Errorf("a page at offset %d: %w", pos, err)
 		}
 		pos = next
@@ -69,7 +76,7 @@ func checkPages(r io.ReaderAt, size int64, c *format.ColumnChunk) error {
 
 // countingReader counts the bytes read through it.
 type countingReader struct {
-	r *bufio.Reader
+	r *bytes.Reader
 	n int64
 }
 
@@ -77,12 +84,4 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
 	return n, err
-}
-
-func (c *countingReader) ReadByte() (byte, error) {
-	b, err := c.r.ReadByte()
-	if err == nil {
-		c.n++
-	}
-	return b, err
 }

@@ -52,15 +52,16 @@ func (d *Decoder) OpenFile(r io.ReaderAt, size int64, name string) (_ connector.
 		}
 	}()
 	var f *pq.File
+	cache := &chunkCache{r: r}
 	err = panics.Call(func() error {
 		var err error
-		f, err = pq.OpenFile(r, size, pq.SkipPageIndex(true), pq.SkipBloomFilters(true), pq.ReadBufferSize(64<<10))
+		f, err = pq.OpenFile(cache, size, pq.SkipPageIndex(true), pq.SkipBloomFilters(true), pq.ReadBufferSize(64<<10))
 		return err
 	})
 	if err != nil {
 		return nil, notParquet(err)
 	}
-	fr := &fileReader{name: name, file: f, r: r, size: size, width: d.schema.Len()}
+	fr := &fileReader{name: name, file: f, cache: cache, size: size, width: d.schema.Len()}
 	top := f.Root().Columns()
 	for i, fd := range d.schema.Fields {
 		if d.needed != nil && !d.needed[i] {
@@ -114,7 +115,7 @@ func columnNamed(cols []*pq.Column, name string) *pq.Column {
 type fileReader struct {
 	name   string
 	file   *pq.File
-	r      io.ReaderAt
+	cache  *chunkCache
 	size   int64
 	width  int
 	groups []int64
@@ -131,8 +132,9 @@ type placed struct {
 
 func (fr *fileReader) Groups() []int64 { return fr.groups }
 
-// ReadGroup implements connector.BulkReader. The file's bytes are read
-// column by column, a page at a time.
+// ReadGroup implements connector.BulkReader. The column chunks read are
+// fetched whole first, each with one read (prefetch.go), their page
+// headers checked, and then decoded from memory.
 func (fr *fileReader) ReadGroup(ctx context.Context, g int, skip int64, max int, emit func(*row.Batch) error) (err error) {
 	if g < 0 || g >= len(fr.groups) {
 		return fmt.Errorf("%s: no row group %d", fr.name, g)
@@ -147,14 +149,27 @@ func (fr *fileReader) ReadGroup(ctx context.Context, g int, skip int64, max int,
 	chunks := fr.file.RowGroups()[g].ColumnChunks()
 	meta := fr.file.Metadata().RowGroups[g].Columns
 	cur := make(cursors, len(chunks))
-	for _, leaf := range fr.leaves {
+	starts, ends := make([]int64, len(fr.leaves)), make([]int64, len(fr.leaves))
+	column := func(leaf int) string { return strings.Join(meta[leaf].MetaData.PathInSchema, ".") }
+	for i, leaf := range fr.leaves {
 		if leaf >= len(meta) || leaf >= len(chunks) {
 			return fmt.Errorf("%s: row group %d has %d column chunks, the schema more", fr.name, g, len(meta))
 		}
-		if err := checkPages(fr.r, fr.size, &meta[leaf]); err != nil {
-			return fmt.Errorf("%s: row group %d, column %s: not a valid Parquet file: %w", fr.name, g, strings.Join(meta[leaf].MetaData.PathInSchema, "."), err)
+		if starts[i], ends[i], err = chunkRange(fr.size, &meta[leaf]); err != nil {
+			return fmt.Errorf("%s: row group %d, column %s: not a valid Parquet file: %w", fr.name, g, column(leaf), err)
 		}
 	}
+	fetched, err := fr.cache.fetch(starts, ends)
+	if err != nil {
+		return fmt.Errorf("%s: row group %d: %w", fr.name, g, err)
+	}
+	for i, leaf := range fr.leaves {
+		if err := checkPages(fetched[i].data, starts[i]); err != nil {
+			return fmt.Errorf("%s: row group %d, column %s: not a valid Parquet file: %w", fr.name, g, column(leaf), err)
+		}
+	}
+	fr.cache.add(fetched)
+	defer fr.cache.remove(fetched)
 	for _, leaf := range fr.leaves {
 		cur[leaf] = &cursor{pages: chunks[leaf].Pages()}
 	}

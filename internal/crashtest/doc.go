@@ -17,7 +17,9 @@
 // TestPostgresCDCKills kills the lives of a PostgreSQL CDC pipeline while
 // a writer changes its tables, and restarts the (private) server halfway;
 // a last life reads to the end of the log, and the MySQL table must be
-// the source tables' aggregate.
+// the source tables' aggregate. TestPostgresCDCUpsertKills writes one
+// captured table straight into a MySQL upsert table, its lives killed
+// mostly in the snapshot: the table must end equal to the source's.
 //
 // TestLateRequests kills no life at random: a proxy holds a write request
 // of the first life, which is killed as soon as one is held, and lets it

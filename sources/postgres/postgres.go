@@ -53,7 +53,10 @@
 // restored from it takes a new snapshot for the rest of the table, and
 // the stream then applies, to each row, only the transactions that
 // committed at or after the snapshot the row was read in: the rows
-// handed on, the rest and the changes add up to each change once. A
+// handed on, the rest and the changes add up to each change once. Such a
+// new snapshot first hands on +I then -D of each row of the rest that the
+// slot's changes before it deleted last, which a killed run may have
+// written to an upsert sink (stale.go). A
 // table without a primary key (or unique NOT NULL index) of a type the
 // source orders (integers, numeric, text, varchar, uuid, dates,
 // timestamps, boolean, bytea) is read in one piece, and a checkpoint in
@@ -277,6 +280,9 @@ type Source struct {
 
 	restored *position
 	stopAt   pglogrepl.LSN
+	// slotCreated: this run created the slot, which holds no change of
+	// a run before.
+	slotCreated bool
 
 	// Set by Open. readerCtx is the readers' context, which Close ends.
 	readerCtx context.Context
@@ -406,73 +412,16 @@ func (s *Source) prepare(ctx context.Context, conn *pgx.Conn) error {
 			return err
 		}
 		resumed, need := s.resumePoint()
-		if _, err := s.prepareSlot(ctx, conn, resumed, need); err != nil {
+		created, err := s.prepareSlot(ctx, conn, resumed, need)
+		if err != nil {
 			return err
 		}
+		s.slotCreated = created != 0
 	}
 	if s.stop != "" {
 		if err := conn.QueryRow(ctx, "SELECT pg_current_wal_lsn()").Scan(&s.stopAt); err != nil {
 			return fmt.Errorf("read the server's WAL position: %w", err)
 		}
-	}
-	return nil
-}
-
-// resumePoint says whether a checkpoint read from the slot and the LSN
-// from which the stream must still hold every change.
-func (s *Source) resumePoint() (bool, pglogrepl.LSN) {
-	p := s.restored
-	if p == nil {
-		return false, 0
-	}
-	if p.Phase == phaseStream {
-		done, _ := parseLSN(p.Done)
-		return true, done
-	}
-	// A snapshot in progress: the stream must still hold the changes
-	// from its oldest segment on.
-	var oldest pglogrepl.LSN
-	for _, t := range s.tables {
-		for _, sg := range t.segments {
-			if l, _ := parseLSN(sg.LSN); oldest == 0 || l < oldest {
-				oldest = l
-			}
-		}
-	}
-	return oldest != 0, oldest
-}
-
-// initTables sets each table's state from the restored position.
-func (s *Source) initTables() error {
-	s.tables = make([]tableState, len(s.caps))
-	p := s.restored
-	if p == nil {
-		return nil
-	}
-	if p.Slot != s.slot {
-		return fmt.Errorf("the checkpoint read slot %q and the source names slot %q: reset the pipeline's state (etld state reset) to read from the new slot anew", p.Slot, s.slot)
-	}
-	var names, want []string
-	for _, t := range p.Tables {
-		names = append(names, t.Name)
-	}
-	for _, c := range s.caps {
-		want = append(want, c.name)
-	}
-	if strings.Join(names, ", ") != strings.Join(want, ", ") {
-		return fmt.Errorf("the checkpoint captured tables %s and the source now names %s: reset the pipeline's state (etld state reset) to capture the new set from a new snapshot", strings.Join(names, ", "), strings.Join(want, ", "))
-	}
-	for i, t := range p.Tables {
-		ts := &s.tables[i]
-		ts.segments = append([]segment(nil), t.Segments...)
-		ts.done, ts.def = t.Done, t.Columns
-		if !t.Done && t.Last != nil {
-			// The rows handed on under that snapshot form a segment; a new
-			// snapshot reads the rest.
-			ts.segments = append(ts.segments, segment{UpTo: t.Last, LSN: t.LSN})
-			ts.last = t.Last
-		}
-		s.caps[i].relDef = t.Columns
 	}
 	return nil
 }
@@ -500,7 +449,10 @@ func (s *Source) start(ctx context.Context) error {
 	}
 	s.phase = phaseSnapshot
 	s.snapQ = newQueue[snapChunk](snapChunks)
-	sn := &snapshotter{s: s, tables: todo, q: s.snapQ}
+	// A run restored mid-snapshot, or one that finds the slot made by a
+	// run killed before its first checkpoint, reads the rest of tables
+	// some run may have handed on more of (stale.go).
+	sn := &snapshotter{s: s, tables: todo, q: s.snapQ, scan: p != nil || !s.slotCreated}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()

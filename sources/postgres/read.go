@@ -37,6 +37,22 @@ func (s *Source) readSnapshot(ctx context.Context, max int) (*row.Batch, error) 
 			}
 			return nil, s.errorf("%w", ch.err)
 		}
+		if ch.stale {
+			// In a batch of its own, each +I/-D pair whole: a checkpoint
+			// between its halves would keep the row.
+			if b != nil {
+				return b, nil
+			}
+			n := len(ch.changes) - s.at.change
+			if lim := max &^ 1; lim >= 2 && n > lim {
+				n = lim
+			}
+			b = &row.Batch{Changes: ch.changes[s.at.change : s.at.change+n : s.at.change+n]}
+			if s.at.change += n; s.at.change == len(ch.changes) {
+				s.chunks, s.at = s.chunks[1:], snapCursor{}
+			}
+			return b, nil
+		}
 		ts := &s.tables[ch.table]
 		if ts.lsn != ch.lsn {
 			// A new snapshot for the rest of the table: the rows handed on

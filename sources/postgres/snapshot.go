@@ -30,6 +30,9 @@ type snapChunk struct {
 	lsn     pglogrepl.LSN
 	done    bool
 	err     error
+	// stale: changes are +I/-D pairs of rows deleted before a resumed
+	// snapshot (stale.go), handed on before its rows, a pair never split.
+	stale bool
 }
 
 // snapBad is a record that did not become a row: it comes before
@@ -57,6 +60,9 @@ type snapshotter struct {
 	export     string
 	exportLSN  pglogrepl.LSN
 	exportConn *pgconn.PgConn
+	// scan: the next snapshot reads the rest of tables some run may have
+	// handed on more of (stale.go).
+	scan bool
 }
 
 // run reads every table, taking a new snapshot (and going on after the
@@ -105,6 +111,18 @@ func (sn *snapshotter) read(ctx context.Context) error {
 	// The snapshot is the transaction's now: the slot that exported it
 	// may go.
 	release()
+	if sn.scan && s.startup != startupSnapshot {
+		stale, err := sn.staleRows(ctx, lsn)
+		if err != nil {
+			return fmt.Errorf("read the slot's changes before the snapshot of LSN %s, for the rows deleted meanwhile: %w", lsn, err)
+		}
+		s.logger.Info("snapshot resumed", "lsn", lsn.String(), "deleted_meanwhile", len(stale)/2)
+		if len(stale) > 0 && !sn.q.put(ctx, snapChunk{stale: true, changes: stale}) {
+			return ctx.Err()
+		}
+	}
+	// A later attempt goes on after rows this one handed on.
+	sn.scan = true
 	for len(sn.tables) > 0 {
 		t := &sn.tables[0]
 		if err := sn.readTable(ctx, conn, t, lsn); err != nil {

@@ -274,6 +274,12 @@ func newCaptures(cfg Config, env connector.SourceEnv) ([]*capture, []metaCol, er
 		if err != nil {
 			return nil, nil, connector.Errorf(option, "%v", err)
 		}
+		if len(t.Schema) > maxName || len(t.Name) > maxName {
+			// PostgreSQL cuts a longer name short in SQL, so the catalog
+			// finds the table, but the stream names it by the cut name:
+			// its changes were passed over as another table's.
+			return nil, nil, connector.Errorf(option, "table %s: a PostgreSQL name is at most %d bytes (the server cuts longer ones short); name the table as the server does", t, maxName)
+		}
 		if seen[t.String()] {
 			return nil, nil, connector.Errorf(option, "table %s is listed twice", t)
 		}
@@ -293,6 +299,9 @@ func newCaptures(cfg Config, env connector.SourceEnv) ([]*capture, []metaCol, er
 	}
 	return caps, meta, rowColumns(caps, env.Schema, physical)
 }
+
+// maxName is the longest name PostgreSQL keeps (NAMEDATALEN - 1).
+const maxName = 63
 
 // rowColumns gives each of several tables its ROW column: the physical
 // column named after the table (its name without the schema, compared

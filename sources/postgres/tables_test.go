@@ -129,3 +129,19 @@ func TestConformance(t *testing.T) {
 		},
 	})
 }
+
+// TestLongTableNameRefused: PostgreSQL cuts a name past 63 bytes short,
+// so the catalog checks found the table while the stream, naming it by
+// the cut name, passed over its changes; such a name is refused.
+func TestLongTableNameRefused(t *testing.T) {
+	long := "t" + strings.Repeat("x", 63)
+	_, err := postgres.New(postgres.Config{DSN: "postgres://u@127.0.0.1/db", Table: long, Slot: "s"},
+		connector.SourceEnv{Name: "src", Schema: testenv.Schema(t, "id BIGINT")})
+	if err == nil || !strings.Contains(err.Error(), "at most 63 bytes") {
+		t.Fatalf("a 64-byte table name: got %v, want an error that says names are at most 63 bytes", err)
+	}
+	if _, err := postgres.New(postgres.Config{DSN: "postgres://u@127.0.0.1/db", Table: long[:63], Slot: "s"},
+		connector.SourceEnv{Name: "src", Schema: testenv.Schema(t, "id BIGINT")}); err != nil {
+		t.Fatalf("a 63-byte table name: %v", err)
+	}
+}
