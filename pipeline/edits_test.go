@@ -296,7 +296,7 @@ func TestEditMatrix(t *testing.T) {
 			if err == nil {
 				t.Fatal("a changed operator ran on its old state")
 			}
-			for _, want := range []string{"does not fit the edited pipeline", `transform "q"`, "[" + id + "]", "--reset-state " + id, "not available yet"} {
+			for _, want := range []string{"does not fit the edited pipeline", `transform "q"`, "[" + id + "]", "--reset-state " + id, "--backfill"} {
 				if !strings.Contains(err.Error(), want) {
 					t.Errorf("refusal %q does not say %q", err, want)
 				}

@@ -36,6 +36,12 @@ type Env struct {
 type Pipeline struct {
 	Spec *spec.Pipeline
 	Plan *plan.Plan
+	// text, lookup and env are what the pipeline was parsed from, for a
+	// backfill, which plans it again (a plan runs once), and for the copy
+	// of the file its state is built with (backfill.go).
+	text   []byte
+	lookup func(string) (string, bool)
+	env    Env
 	// live gives the counters of the run in progress (or of the last).
 	live atomic.Pointer[func() Summary]
 }
@@ -117,7 +123,7 @@ func Parse(file string, data []byte, lookup func(string) (string, bool), env Env
 	if err != nil {
 		return nil, err
 	}
-	return &Pipeline{Spec: sp, Plan: pl}, nil
+	return &Pipeline{Spec: sp, Plan: pl, text: data, lookup: lookup, env: env}, nil
 }
 
 // LoadAll loads every file and reports the errors of all of them, plus
@@ -178,6 +184,11 @@ type RunOptions struct {
 	// names, source/NAME, sink/NAME) that start empty although the
 	// restored checkpoint holds state for them: `etld run --reset-state`.
 	ResetState []string
+	// Backfill rebuilds, before the run, the operators the restored
+	// checkpoint refuses, from the sources' start (Backfill): `etld run
+	// --backfill`. Backfilled, if set, is told what it did.
+	Backfill   bool
+	Backfilled func(*BackfillReport)
 }
 
 // CheckpointInterval is the interval the pipeline's checkpoints run at:
@@ -213,6 +224,10 @@ func (p *Pipeline) Run(ctx context.Context, opt RunOptions) (Summary, error) {
 	cpo := runtime.CheckpointOptions{Interval: p.CheckpointInterval(opt.CheckpointInterval), Logger: opt.Logger, ResetState: opt.ResetState}
 	if opt.StateDir != "" {
 		if cpo.Store, err = checkpoint.Open(opt.StateDir, p.Name()); err != nil {
+			_ = p.Plan.Close()
+			return summarize(), fmt.Errorf("pipeline %s: %w", p.Name(), err)
+		}
+		if err := p.prepareState(ctx, cpo.Store, g, opt); err != nil {
 			_ = p.Plan.Close()
 			return summarize(), fmt.Errorf("pipeline %s: %w", p.Name(), err)
 		}

@@ -135,5 +135,10 @@ func (p *Pipeline) ResetOperators(store *checkpoint.Store, cp *checkpoint.Checkp
 	if _, err := store.Write(next); err != nil {
 		return nil, err
 	}
+	// The reset operators start empty mid-input: no file read from the
+	// start gives what their sinks hold (backfill.go).
+	if err := store.SetNote(noteFile, []byte{}); err != nil {
+		return nil, err
+	}
 	return ids, nil
 }

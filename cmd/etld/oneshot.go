@@ -81,7 +81,11 @@ func runCommand(rf *runFlags, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "etld run: --reset-state needs --state-dir: without one nothing is restored")
 		return 2
 	}
-	return runOnce(fs.Args(), cfg, rf.quiet, rf.reset, stderr)
+	if rf.backfill && cfg.StateDir == "" {
+		fmt.Fprintln(stderr, "etld run: --backfill needs --state-dir: without one there is no state to rebuild")
+		return 2
+	}
+	return runOnce(fs.Args(), cfg, rf.quiet, rf.reset, rf.backfill, stderr)
 }
 
 // runFlags are etld run's flags.
@@ -95,6 +99,8 @@ type runFlags struct {
 	profiles      profiles
 	// reset is --reset-state, each time it is given.
 	reset []string
+	// backfill is --backfill.
+	backfill bool
 }
 
 func newRunFlags() *runFlags {
@@ -109,6 +115,7 @@ func newRunFlags() *runFlags {
 		rf.reset = append(rf.reset, v)
 		return nil
 	})
+	rf.fs.BoolVar(&rf.backfill, "backfill", false, "rebuild the operators an edit changed from the sources' start, then run")
 	rf.fs.BoolVar(&rf.quiet, "quiet", false, "print no summary and no progress line (one-shot runs)")
 	rf.fs.StringVar(&rf.config, "config", "", "daemon config file (etld.yaml); runs the daemon")
 	rf.fs.BoolVar(&rf.daemon, "daemon", false, "run the daemon without a config file")
@@ -119,7 +126,7 @@ func newRunFlags() *runFlags {
 
 // runOnce runs the named pipelines to their end: bounded ones finish,
 // the others run until SIGINT or SIGTERM.
-func runOnce(paths []string, cfg daemon.Config, quiet bool, reset []string, stderr io.Writer) int {
+func runOnce(paths []string, cfg daemon.Config, quiet bool, reset []string, backfill bool, stderr io.Writer) int {
 	secrets := secretsOf(paths)
 	// Log lines, summaries and errors go through progress, which writes
 	// them above its lines; the log format is chosen by stderr itself.
@@ -138,6 +145,17 @@ func runOnce(paths []string, cfg daemon.Config, quiet bool, reset []string, stde
 		fmt.Fprintln(stderr, secrets.Redact(err.Error()))
 		logPanic(logger, "", err)
 		return 1
+	}
+	if cfg.StateDir != "" {
+		// The daemon's lock: a daemon, another run or `etld state reset`
+		// on the same state directory would write checkpoints over this
+		// run's, or reset what it goes on from.
+		release, err := daemon.LockStateDir(cfg.StateDir)
+		if err != nil {
+			fmt.Fprintln(stderr, "etld run:", err)
+			return 1
+		}
+		defer release()
 	}
 
 	// The first SIGINT or SIGTERM stops gracefully (drain, flush) within
@@ -167,7 +185,13 @@ func runOnce(paths []string, cfg daemon.Config, quiet bool, reset []string, stde
 					StateDir:           cfg.StateDir,
 					CheckpointInterval: cfg.CheckpointInterval,
 					ResetState:         reset,
-					Logger:             logger.With("component", "runtime", "pipeline", p.Name()),
+					Backfill:           backfill,
+					Backfilled: func(r *pipeline.BackfillReport) {
+						if !quiet {
+							fmt.Fprint(progress, secrets.Redact(r.String()))
+						}
+					},
+					Logger: logger.With("component", "runtime", "pipeline", p.Name()),
 				})
 				return err
 			})

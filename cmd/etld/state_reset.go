@@ -37,8 +37,9 @@ const resetTimeout = 60 * time.Second
 // positions, as with `etld run --reset-state`, and nothing outside is
 // touched.
 //
-// The daemon's lock on the state directory is taken for the reset: a
-// daemon would write its next checkpoint over it (and its sources
+// The daemon's lock on the state directory (which `etld run --state-dir`
+// takes too) is taken for the reset: a running etld would write its
+// next checkpoint over it (and its sources
 // commit their positions again).
 func stateReset(pos []string, f stateFlags, w io.Writer) error {
 	stateDir, name := pos[0], pos[1]
@@ -53,7 +54,7 @@ func stateReset(pos []string, f stateFlags, w io.Writer) error {
 		if err != nil {
 			var held *daemon.HeldError
 			if errors.As(err, &held) {
-				return fmt.Errorf("state_dir %s is held by a running etld daemon (pid %s): its next checkpoint would undo the reset, and its sources hold the positions to reset; stop the daemon first", stateDir, held.Holder)
+				return fmt.Errorf("state_dir %s is held by a running etld (pid %s: a daemon, or an etld run with --state-dir): its next checkpoint would undo the reset, and its sources hold the positions to reset; stop it first", stateDir, held.Holder)
 			}
 			return err
 		}

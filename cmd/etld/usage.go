@@ -21,6 +21,9 @@ const runFlagsUsage = `Run flags:
   --reset-state OPERATOR             start that operator (state id, TRANSFORM/KIND#N, a transform's
                                      name, source/NAME, sink/NAME) empty although the state directory
                                      holds state for it; repeatable (one-shot)
+  --backfill                         rebuild the operators an edit changed from the sources' start up
+                                     to the saved positions, give upsert sinks only the rows that
+                                     differ, then run on (one-shot; needs --state-dir)
   --shutdown-timeout DURATION        deadline of a graceful stop (30s); past it, exit 1
   --cpuprofile FILE                  write a CPU profile of the run (one-shot or daemon) for go tool pprof
   --memprofile FILE                  write a heap profile at exit, after a GC
@@ -93,6 +96,9 @@ Flags:
                                      what a run would do with its state: keep, migrate, new,
                                      reset, drop or refuse (then exit 1), and why
   --reset-state OPERATOR             as etld run's: show that operator starting empty
+  --backfill                         with --against-state: check that etld run --backfill (or the
+                                     file's backfill: true) would rebuild the refused operators;
+                                     exit 1 with the reasons when it would refuse
 `
 
 const explainUsage = `etld explain prints a pipeline's plan: each source's schema, each

@@ -63,3 +63,43 @@ func TestValidateAgainstState(t *testing.T) {
 		t.Errorf("etld run --reset-state: exit %d: %s", code, stderr)
 	}
 }
+
+// etld validate --against-state --backfill tells whether a backfill
+// would rebuild an edited operator, and etld run --backfill does it: the
+// next run over the same state keeps everything.
+func TestValidateAndRunBackfill(t *testing.T) {
+	stateDir, file := stateFixture(t, "b")
+	text, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The sink of the GROUP BY in upsert mode (blackhole's auto mode is
+	// retract): an edit that keeps every operator's state.
+	upsert := strings.Replace(string(text), "    from: bycat\n    type: blackhole\n", "    from: bycat\n    type: blackhole\n    mode: upsert\n", 1)
+	writeFile(t, file, upsert)
+	if code, _, stderr := etldCLI("run", "--quiet", "--state-dir", stateDir, file); code != 0 {
+		t.Fatalf("etld run with the sink in upsert mode: exit %d: %s", code, stderr)
+	}
+	added := strings.Replace(upsert, "SUM(price) AS total,", "SUM(price) AS total, MAX(price) AS top,", 1)
+	writeFile(t, file, strings.Replace(added, "mode: upsert", "mode: retract", 1))
+	code, stdout, stderr := etldCLI("validate", "--against-state", stateDir, "--backfill", file)
+	if code != 1 || !strings.Contains(stderr, `sink "out" runs in retract mode`) || !strings.Contains(stderr, "shop.yaml:18:5") {
+		t.Errorf("a backfill into a retract sink: exit %d\n%s%s", code, stdout, stderr)
+	}
+	writeFile(t, file, added)
+	code, stdout, stderr = etldCLI("validate", "--against-state", stateDir, "--backfill", file)
+	if code != 0 || !strings.Contains(stdout, "a run with --backfill rebuilds the 1 refused operators") {
+		t.Errorf("validate --backfill: exit %d\n%s%s", code, stdout, stderr)
+	}
+	code, _, stderr = etldCLI("run", "--state-dir", stateDir, "--backfill", file)
+	if code != 0 || !strings.Contains(stderr, "backfill: rebuilt transform/bycat/group_aggregate#1 from the sources' start up to checkpoint") {
+		t.Fatalf("etld run --backfill: exit %d: %s", code, stderr)
+	}
+	code, stdout, stderr = etldCLI("validate", "--against-state", stateDir, file)
+	if code != 0 || !strings.Contains(stdout, "keep") || strings.Contains(stdout, "refuse") {
+		t.Errorf("after the backfill: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, _, stderr := etldCLI("run", "--backfill", file); code != 2 || !strings.Contains(stderr, "--backfill needs --state-dir") {
+		t.Errorf("--backfill without --state-dir: exit %d: %s", code, stderr)
+	}
+}

@@ -30,19 +30,32 @@ type blockCodec struct {
 	decompress func(src []byte, limit int) ([]byte, error)
 }
 
-// maxBlockBytes bounds a block's datums once decompressed: a corrupt
-// length or a compression bomb fails rather than taking the memory.
-const maxBlockBytes = 256 << 20
+// A block's datums, once decompressed, are bounded (max_block_bytes):
+// a corrupt length or a compression bomb (a few KiB of zstandard can
+// say 1 GiB of zeros) fails, naming the block, before it takes the
+// memory. Each codec stops at the bound rather than checking after:
+// deflate and bzip2 read through a limit, snappy and zstandard check
+// the size their data declares first, and zstandard's decoder stops
+// decoding past the bound.
+const (
+	// defaultMaxBlockBytes is the bound when the option is not given,
+	// or twice block_size when that is more: blocks are cut after
+	// block_size bytes of datums, the last datum overshooting it.
+	defaultMaxBlockBytes = 64 << 20
+	maxMaxBlockBytes     = 1 << 30
+)
 
-// errBlockTooLarge is the error of a block past maxBlockBytes.
-var errBlockTooLarge = fmt.Errorf("a block of more than %d MiB of datums", maxBlockBytes>>20)
+// tooLarge is the error of a block whose datums pass limit bytes.
+func tooLarge(limit int) error {
+	return fmt.Errorf("its datums take more than %d bytes decompressed (max_block_bytes)", limit)
+}
 
 var blockCodecs = map[string]*blockCodec{
 	"null": {name: "null",
 		compress: func(dst, src []byte) ([]byte, error) { return append(dst, src...), nil },
 		decompress: func(src []byte, limit int) ([]byte, error) {
 			if len(src) > limit {
-				return nil, errBlockTooLarge
+				return nil, tooLarge(limit)
 			}
 			return src, nil
 		}},
@@ -85,7 +98,10 @@ var blockCodecs = map[string]*blockCodec{
 			}
 			// A snappy copy of 64 bytes takes 3: more than that ratio is
 			// a corrupt length, not a reason to allocate.
-			if n > limit || n > 22*len(body)+64 {
+			if n > limit {
+				return nil, fmt.Errorf("snappy: the block says it holds %d bytes: %w", n, tooLarge(limit))
+			}
+			if n > 22*len(body)+64 {
 				return nil, fmt.Errorf("snappy: a block says it holds %d bytes in %d", n, len(body))
 			}
 			out, err := s2.Decode(make([]byte, n), body)
@@ -100,12 +116,23 @@ var blockCodecs = map[string]*blockCodec{
 	"zstandard": {name: "zstandard",
 		compress: func(dst, src []byte) ([]byte, error) { return zstdEncoder().EncodeAll(src, dst), nil },
 		decompress: func(src []byte, limit int) ([]byte, error) {
-			out, err := zstdDecoder().DecodeAll(src, nil)
+			// The first frame's header may declare its size: one past
+			// the bound fails before anything is decoded.
+			var h zstd.Header
+			if err := h.Decode(src); err == nil && h.HasFCS && h.FrameContentSize > uint64(limit) {
+				return nil, fmt.Errorf("zstandard: the block says it holds %d bytes: %w", h.FrameContentSize, tooLarge(limit))
+			}
+			out, err := zstdDecoder(limit).DecodeAll(src, nil)
+			if errors.Is(err, zstd.ErrDecoderSizeExceeded) || len(out) > limit {
+				return nil, fmt.Errorf("zstandard: %w", tooLarge(limit))
+			}
+			if errors.Is(err, zstd.ErrWindowSizeExceeded) {
+				// The decoder refuses a window (how far back a match
+				// reaches) past the bound, which the datums would pass.
+				return nil, fmt.Errorf("zstandard: a frame's window of %d bytes is more than max_block_bytes, %d", h.WindowSize, limit)
+			}
 			if err != nil {
 				return nil, fmt.Errorf("zstandard: %w", err)
-			}
-			if len(out) > limit {
-				return nil, errBlockTooLarge
 			}
 			return out, nil
 		}},
@@ -123,24 +150,41 @@ var deflateWriters = sync.Pool{New: func() any {
 	return w
 }}
 
-// zstdEncoder and zstdDecoder are shared: EncodeAll and DecodeAll may be
-// called from several goroutines at once.
-var (
-	zstdEncoder = sync.OnceValue(func() *zstd.Encoder {
-		e, err := zstd.NewWriter(nil)
-		if err != nil {
-			panic(err)
-		}
-		return e
-	})
-	zstdDecoder = sync.OnceValue(func() *zstd.Decoder {
-		d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(maxBlockBytes))
-		if err != nil {
-			panic(err)
-		}
+// zstdEncoder is shared: EncodeAll may be called from several
+// goroutines at once.
+var zstdEncoder = sync.OnceValue(func() *zstd.Encoder {
+	e, err := zstd.NewWriter(nil)
+	if err != nil {
+		panic(err)
+	}
+	return e
+})
+
+// zstdDecoders are the decoders of each bound (a few: the bound is an
+// option of a pipeline's format), shared as DecodeAll may be called
+// from several goroutines at once. A decoder stops a frame once its
+// output passes the bound, by at most a zstandard block (128 KiB).
+var zstdDecoders struct {
+	mu sync.Mutex
+	m  map[int]*zstd.Decoder
+}
+
+func zstdDecoder(limit int) *zstd.Decoder {
+	zstdDecoders.mu.Lock()
+	defer zstdDecoders.mu.Unlock()
+	if d := zstdDecoders.m[limit]; d != nil {
 		return d
-	})
-)
+	}
+	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(uint64(limit)))
+	if err != nil {
+		panic(err)
+	}
+	if zstdDecoders.m == nil {
+		zstdDecoders.m = map[int]*zstd.Decoder{}
+	}
+	zstdDecoders.m[limit] = d
+	return d
+}
 
 // readLimited reads r to its end, failing past limit bytes.
 func readLimited(r io.Reader, limit int) ([]byte, error) {
@@ -149,7 +193,7 @@ func readLimited(r io.Reader, limit int) ([]byte, error) {
 		return nil, err
 	}
 	if len(out) > limit {
-		return nil, errBlockTooLarge
+		return nil, tooLarge(limit)
 	}
 	return out, nil
 }

@@ -44,6 +44,11 @@ type FileOptions struct {
 	// BlockSize is how many bytes of datums a block holds before it is
 	// compressed and written; 256 KiB when not given.
 	BlockSize int `yaml:"block_size"`
+	// MaxBlockBytes bounds a block's datums once decompressed, in the
+	// files read: a block past it (a corrupt length, a compression bomb)
+	// fails, naming the file and the block, before it takes the memory.
+	// 64 MiB, or twice BlockSize if more, when not given.
+	MaxBlockBytes int `yaml:"max_block_bytes"`
 }
 
 const (

@@ -267,8 +267,9 @@ func TestFileErrors(t *testing.T) {
 }
 
 // FuzzFileRead reads random bytes, and files etld wrote with a byte
-// changed, as container files of every type: an error that names the
-// file, or rows, and never a panic.
+// changed, as container files of every type, blocks that decompress past
+// the bound among them: an error that names the file, or rows, and never
+// a panic.
 func FuzzFileRead(f *testing.F) {
 	schema := fileTypes(f)
 	rng := rand.New(rand.NewPCG(9, 9))
@@ -282,6 +283,18 @@ func FuzzFileRead(f *testing.F) {
 		f.Add(good, uint16(len(good)/2), byte(0xff))
 		f.Add(good, uint16(len(good)-20), byte(1))
 	}
+	// Blocks that say they hold more than the bound, 4 MiB of zeros,
+	// with the codecs that compress them to a few bytes.
+	for _, codec := range []string{"zstandard", "deflate"} {
+		bomb, _ := bombFile(f, schema, codec, 4<<20, func(b []byte) []byte {
+			out, err := blockCodecs[codec].compress(nil, b)
+			if err != nil {
+				f.Fatal(err)
+			}
+			return out
+		})
+		f.Add(bomb, uint16(0), byte(0))
+	}
 	f.Add([]byte("Obj\x01\x00"), uint16(0), byte(0))
 	f.Add([]byte("id,name\n1,a\n"), uint16(0), byte(0))
 	f.Fuzz(func(t *testing.T, data []byte, at uint16, b byte) {
@@ -289,7 +302,9 @@ func FuzzFileRead(f *testing.F) {
 		if len(data) > 0 {
 			data[int(at)%len(data)] ^= b
 		}
-		dec, err := NewFileDecoder(FileOptions{}, schema)
+		// A bound of 1 MiB: a block that passes it fails, whatever its
+		// codec, rather than taking the memory.
+		dec, err := NewFileDecoder(FileOptions{MaxBlockBytes: 1 << 20}, schema)
 		if err != nil {
 			t.Fatal(err)
 		}

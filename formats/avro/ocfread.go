@@ -42,6 +42,8 @@ const (
 // (connector.BulkDecoder and ProjectingBulkDecoder).
 type FileDecoder struct {
 	columns []row.Field
+	// maxBlock bounds a block's datums, decompressed.
+	maxBlock int
 	// at places the columns read (nil: all); -1 leaves one NULL.
 	at []int
 	// last is the schema of the file last opened, compiled: the files of
@@ -65,7 +67,14 @@ func NewFileDecoder(o FileOptions, schema row.Schema) (*FileDecoder, error) {
 	if _, err := NewFileEncoder(o, schema); err != nil {
 		return nil, err
 	}
-	return &FileDecoder{columns: schema.Fields}, nil
+	limit := o.MaxBlockBytes
+	switch {
+	case limit == 0:
+		limit = max(defaultMaxBlockBytes, 2*o.BlockSize)
+	case limit < 0 || limit > maxMaxBlockBytes:
+		return nil, connector.Errorf("max_block_bytes", "%d bytes: want 1 to %d (1 GiB)", limit, maxMaxBlockBytes)
+	}
+	return &FileDecoder{columns: schema.Fields, maxBlock: limit}, nil
 }
 
 // SetColumns implements connector.ProjectingBulkDecoder.
@@ -86,7 +95,7 @@ func (d *FileDecoder) OpenFile(r io.ReaderAt, size int64, name string) (_ connec
 			err = fmt.Errorf("%s: %w", name, err)
 		}
 	}()
-	fr := &fileReader{name: name, r: r, size: size, width: len(d.columns), win: window{r: r, size: size}}
+	fr := &fileReader{name: name, r: r, size: size, width: len(d.columns), win: window{r: r, size: size}, maxBlock: d.maxBlock}
 	end, text, err := fr.readHeader()
 	if err != nil {
 		return nil, err
@@ -151,6 +160,8 @@ type fileReader struct {
 	skip   skipFn
 	groups []group
 	rows   []int64
+	// maxBlock bounds a block's datums, decompressed.
+	maxBlock int
 }
 
 // group is a piece: the blocks from byte start to end.
@@ -324,7 +335,7 @@ func (fr *fileReader) ReadGroup(ctx context.Context, g int, skip int64, max int,
 			n += count
 			continue
 		}
-		datums, err := fr.codec.decompress(body, maxBlockBytes)
+		datums, err := fr.codec.decompress(body, fr.maxBlock)
 		if err != nil {
 			return fail("%v", err)
 		}

@@ -285,6 +285,9 @@ func (d *Decoder) parseValue(text string, t *row.Type) (row.Value, error) {
 			return row.IntValue(int32(n)), nil
 		}
 	case row.Double:
+		if x, ok := shortFloat(text); ok {
+			return row.DoubleValue(x), nil
+		}
 		if x, err := strconv.ParseFloat(text, 64); err == nil {
 			return row.DoubleValue(x), nil
 		}

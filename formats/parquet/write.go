@@ -66,7 +66,7 @@ func (g *groupEncoder) encode(rows []row.Row, first int64) ([]byte, error) {
 		// its leaf (flat.go), the others through the shredder. Each leaf
 		// gets its values in row order either way.
 		for c, s := range g.e.cols {
-			if s.kids == nil {
+			if !s.t.ID.Nested() {
 				if k, err := s.flat(chunk, c, g.cols); err != nil {
 					return nil, fmt.Errorf("row %d, column %s: %w", first+int64(start+k)+1, g.e.schema.Fields[c].Name, err)
 				}

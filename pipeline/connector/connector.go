@@ -67,6 +67,18 @@ type Replayer interface {
 	Replays() string
 }
 
+// Rereader is a source that can read its input again from the start and
+// end where one of its positions (what Position returned at a
+// checkpoint) says, for a backfill: the edited plan of a pipeline reads
+// what the running one read, into fresh operators. RereadTo is called
+// before Open instead of Restore; Read then returns the records before
+// pos, in the order the run that took pos read them, and io.EOF. An
+// error says why the source cannot (a followed file's rotation, a
+// position of another mode), and the backfill is refused with it.
+type Rereader interface {
+	RereadTo(pos []byte) error
+}
+
 // Committer is a source or sink that finishes its part of a checkpoint
 // once the checkpoint is complete: every sink has made everything before
 // the barrier durable and the checkpoint is stored. A Kafka source commits

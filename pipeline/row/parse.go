@@ -80,7 +80,9 @@ func ParseText(s string, t Type) (Value, error) {
 		}
 		return DoubleValue(f), nil
 	case Decimal:
-		if strings.ContainsAny(s, "eE") {
+		// Two IndexBytes, not ContainsAny, which builds a set of its
+		// characters each call (40% of a DECIMAL's parse).
+		if strings.IndexByte(s, 'e') >= 0 || strings.IndexByte(s, 'E') >= 0 {
 			// Java's BigDecimal(String) reads 0E-7 and 2.5E+3, the form
 			// BigDecimal.toString and so the csv and json formats write.
 			plain, err := expandExponent(s)
@@ -95,6 +97,9 @@ func ParseText(s string, t Type) (Value, error) {
 		}
 		return Decimal128Value(u, t.Scale), nil
 	case Date:
+		if days, ok := parseSQLDate(s); ok {
+			return DateValue(int32(days)), nil
+		}
 		d, err := time.Parse(time.DateOnly, s)
 		if err != nil {
 			return fail(nil)
@@ -362,6 +367,24 @@ func parseSQLTimestamp(s string) (micros int64, ok bool) {
 	}
 	sec, ok := parseSQLSeconds(s[17:])
 	return base + sec, ok
+}
+
+// parseSQLDate reads YYYY-MM-DD into days since 1970-01-01, as
+// time.Parse(time.DateOnly) does but without its layout interpretation
+// (13% of a CSV to Parquet run with a DATE column went there). ok is
+// false for every other text, valid or not: time.Parse decides then. A
+// test holds it to time.Parse on random texts.
+func parseSQLDate(s string) (days int64, ok bool) {
+	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
+		return 0, false
+	}
+	year, ok1 := digits(s[0:4])
+	month, ok2 := digits(s[5:7])
+	day, ok3 := digits(s[8:10])
+	if !(ok1 && ok2 && ok3) || month < 1 || month > 12 || day < 1 || day > daysIn(month, year) {
+		return 0, false
+	}
+	return daysFromCivil(year, month, day), true
 }
 
 // parseSQLMinute reads the first 17 bytes of parseSQLTimestamp's form,

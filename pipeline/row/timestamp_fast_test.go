@@ -1,7 +1,9 @@
 package row
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 )
@@ -82,6 +84,65 @@ func TestParseSQLTimestampMatchesTimeParse(t *testing.T) {
 	if taken < 100 {
 		t.Fatalf("the fast path took %d of the random texts: the test tests nothing", taken)
 	}
+}
+
+// slowDate is what ParseText did for every DATE before parseSQLDate.
+func slowDate(s string) (int64, bool) {
+	d, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		return 0, false
+	}
+	return d.Unix() / 86400, true
+}
+
+// TestParseSQLDate: on random texts of the form, some characters
+// changed, parseSQLDate agrees with time.Parse on all it takes, and
+// takes most valid ones (leap days, the years 0000 to 9999).
+func TestParseSQLDate(t *testing.T) {
+	for _, s := range []string{"1970-01-01", "1969-12-31", "2024-02-29", "2023-02-29", "0000-01-01", "9999-12-31", "2026-13-01", "2026-00-10", "2026-04-31", "2026-1-01", "+026-01-01", "2026-01-01 "} {
+		got, ok := parseSQLDate(s)
+		want, wantOK := slowDate(s)
+		if ok != wantOK || got != want {
+			t.Errorf("parseSQLDate(%q) = %d, %v; time.Parse gives %d, %v", s, got, ok, want, wantOK)
+		}
+	}
+	rng := rand.New(rand.NewPCG(8, 8))
+	taken := 0
+	for range 200_000 {
+		b := []byte(fmt.Sprintf("%04d-%02d-%02d", rng.IntN(10000), 1+rng.IntN(12), 1+rng.IntN(31)))
+		for i := range b {
+			if rng.IntN(30) == 0 {
+				b[i] = "0123456789-+ x"[rng.IntN(14)]
+			}
+		}
+		s := string(b)
+		got, ok := parseSQLDate(s)
+		want, wantOK := slowDate(s)
+		if ok && (!wantOK || got != want) {
+			t.Fatalf("parseSQLDate(%q) = %d, %v; time.Parse gives %d, %v", s, got, ok, want, wantOK)
+		}
+		if wantOK && !ok && !strings.ContainsAny(s, "+ x") {
+			t.Fatalf("parseSQLDate(%q) left a date time.Parse reads", s)
+		}
+		if ok {
+			taken++
+		}
+	}
+	if taken < 100_000 {
+		t.Fatalf("the fast path took %d of the random texts", taken)
+	}
+}
+
+func FuzzParseSQLDate(f *testing.F) {
+	f.Add("2024-02-29")
+	f.Add("1969-12-31")
+	f.Fuzz(func(t *testing.T, s string) {
+		got, ok := parseSQLDate(s)
+		want, wantOK := slowDate(s)
+		if ok && (!wantOK || got != want) {
+			t.Fatalf("parseSQLDate(%q) = %d; time.Parse gives %d, %v", s, got, want, wantOK)
+		}
+	})
 }
 
 func FuzzParseSQLTimestamp(f *testing.F) {

@@ -344,7 +344,7 @@ func TestStaleStateIsRefused(t *testing.T) {
 			if !retry.IsPermanent(err) {
 				t.Errorf("error %q is not marked permanent", err)
 			}
-			for _, w := range append(tc.wants, "does not fit the edited pipeline", store.Dir(), "backfilling them from sources that can replay is not available yet") {
+			for _, w := range append(tc.wants, "does not fit the edited pipeline", store.Dir(), "rebuild them from the sources' start up to the saved positions with `etld run --backfill`") {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("error %q does not say %q", err, w)
 				}

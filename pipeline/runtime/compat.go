@@ -342,6 +342,6 @@ func Refusals(dir string, cp *checkpoint.Checkpoint, vs []Verdict) error {
 	slices.Sort(ids)
 	return fmt.Errorf("the saved state in %s (checkpoint %d, taken %s) does not fit the edited pipeline: %s; "+
 		"choices: revert the edit; start those operators empty with `etld run --reset-state %s` (they then see only the rows read from now on; `etld state reset STATE_DIR PIPELINE ID --pipeline FILE` does it once, in the state), or give the transform a new `uid:` (all of its operators start empty); "+
-		"backfilling them from sources that can replay is not available yet; `etld validate --against-state` lists what each operator keeps",
+		"rebuild them from the sources' start up to the saved positions with `etld run --backfill` (sources that can read their input again, upsert sinks: these get only the rows that differ); `etld validate --against-state` lists what each operator keeps",
 		dir, cp.ID, cp.Time.UTC().Format("2006-01-02T15:04:05Z07:00"), strings.Join(lines, "; "), strings.Join(ids, " --reset-state "))
 }

@@ -37,6 +37,11 @@ type Pipeline struct {
 	// starts over into an upsert or retract sink promises the same
 	// changelog as before.
 	MiniBatchAggregate bool
+	// Backfill is `backfill: true`: an edit of a stateful operator that
+	// the saved state does not fit (an added aggregate, a changed key)
+	// rebuilds the operator from the sources' start instead of being
+	// refused, as `etld run --backfill` does (pipeline.Backfill).
+	Backfill bool
 	// StateTTL is `state_ttl`, Flink's table.exec.state.ttl: the state a
 	// streaming operator keeps for a key (GROUP BY, DISTINCT, joins,
 	// Top-N, deduplication) is dropped once the key was not written for
@@ -319,7 +324,7 @@ func (p *parser) sql(n *yaml.Node, path, what string) *SQL {
 	return p.sqlIn(n, 0, text)
 }
 
-var topKeys = []string{"version", "name", "execution", "checkpoint_interval", "mini_batch", "mini_batch_aggregate", "state_ttl", "max_state_bytes", "parallelism", "late_rows", "functions", "sources", "transforms", "sinks", "tests"}
+var topKeys = []string{"version", "name", "execution", "checkpoint_interval", "mini_batch", "mini_batch_aggregate", "backfill", "state_ttl", "max_state_bytes", "parallelism", "late_rows", "functions", "sources", "transforms", "sinks", "tests"}
 
 func (p *parser) pipeline(root *yaml.Node) *Pipeline {
 	pl := &Pipeline{File: p.file, Execution: "streaming", MiniBatch: true, LateRows: OnError{Policy: "drop"}}
@@ -371,6 +376,9 @@ func (p *parser) settings(pl *Pipeline, root *yaml.Node, f map[string]*yaml.Node
 	}
 	if v, ok := f["mini_batch"]; ok {
 		pl.MiniBatch = p.flag(v, "mini_batch", pl.MiniBatch)
+	}
+	if v, ok := f["backfill"]; ok {
+		pl.Backfill = p.flag(v, "backfill", pl.Backfill)
 	}
 	if v, ok := f["state_ttl"]; ok {
 		pl.StateTTL, pl.StateTTLPos = p.stateTTL(v, "state_ttl"), p.pos(v)

@@ -7,8 +7,12 @@ package file
 // reads (connector.ProjectingBulkDecoder) into batches. Read takes the
 // row groups back in file order, so what it returns, and the position,
 // do not depend on the number of workers. The position is the file, the
-// row group and the row in it of the next row:
-// {"v":3,"file":"data/b.parquet","group":2,"row":1024}. Objects of a
+// row group and the row in it of the next row, and the row's number in
+// the file, which a restore goes by:
+// {"v":3,"file":"data/b.parquet","group":2,"row":1024,"file_row":246784}.
+// So a restore starts at the same row even if the reader cuts the file
+// into other pieces than the run that saved it (an Avro file's pieces
+// are runs of blocks of about avro.PieceBytes). Objects of a
 // followed s3:// path are complete once listed: the dispatcher lists them
 // again at the end and goes on with the new ones (s3input.go).
 
@@ -37,13 +41,15 @@ type bulkRead struct {
 	// groups in flight.
 	order chan *piece
 	cur   *piece
-	// file, group and row are the position (Position); name is the
-	// file's. done are the objects a followed s3:// path read whole
-	// since the start or restore.
-	file, group int
-	row         int64
-	name        string
-	done        []string
+	// file, group and row are the position (Position), fileRow the
+	// number in the file of its row; name is the file's. group is -1
+	// after a restore by file row until a batch is read: the position is
+	// then the one restored. done are the objects a followed s3:// path
+	// read whole since the start or restore.
+	file, group  int
+	row, fileRow int64
+	name         string
+	done         []string
 	// mu guards open: each file the dispatcher opened and the number of
 	// its row groups not yet read.
 	mu   sync.Mutex
@@ -87,10 +93,15 @@ func (s *Source) startBulk(max int) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	br := &bulkRead{cancel: cancel, order: make(chan *piece, 2*workers), open: map[io.Closer]int{}}
+	fileRow := int64(-1)
 	if p := s.restore; p != nil && p.File != "" {
 		// Open checked that the file is still there.
 		br.file = slices.Index(s.files, p.File)
 		br.group, br.row = p.Group, p.Row
+		if p.FileRow > 0 {
+			// The dispatcher finds the row's group in the file's pieces.
+			br.group, br.row, fileRow = -1, 0, p.FileRow
+		}
 	}
 	if br.file < len(s.files) {
 		br.name = s.files[br.file]
@@ -104,7 +115,7 @@ func (s *Source) startBulk(max int) {
 		defer br.wg.Done()
 		defer close(work)
 		defer close(br.order)
-		s.dispatch(ctx, br, work, slices.Clone(s.files), file, group, skip)
+		s.dispatch(ctx, br, work, slices.Clone(s.files), file, group, skip, fileRow)
 	}()
 	for range workers {
 		go func() {
@@ -122,9 +133,10 @@ func (s *Source) startBulk(max int) {
 	}
 }
 
-// dispatch opens the files from row skip of row group group of file on
-// and hands out their row groups, in order.
-func (s *Source) dispatch(ctx context.Context, br *bulkRead, work chan<- *piece, files []string, file, group int, skip int64) {
+// dispatch opens the files from row skip of row group group of file on,
+// or from row fileRow of file when it is not -1, and hands out their row
+// groups, in order.
+func (s *Source) dispatch(ctx context.Context, br *bulkRead, work chan<- *piece, files []string, file, group int, skip, fileRow int64) {
 	send := func(p *piece) bool {
 		select {
 		case br.order <- p:
@@ -178,7 +190,14 @@ func (s *Source) dispatch(ctx context.Context, br *bulkRead, work chan<- *piece,
 		groups := fr.Groups()
 		var first int64
 		start := 0
-		if i == file {
+		if i == file && fileRow >= 0 {
+			var err error
+			if start, skip, err = groupOfRow(groups, fileRow); err != nil {
+				f.Close()
+				stop(fmt.Errorf("checkpoint position row %d of %s: %w", fileRow, name, err))
+				return
+			}
+		} else if i == file {
 			start = group
 			if start > len(groups) || (start < len(groups) && skip > groups[start]) || (start == len(groups) && skip > 0) {
 				f.Close()
@@ -246,6 +265,7 @@ func (s *Source) readBulk(ctx context.Context, max int) (*row.Batch, error) {
 				br.done = append(br.done, br.name)
 			}
 			br.file, br.group, br.row, br.name = p.file, p.group+1, 0, p.name
+			br.fileRow = p.first + p.reader.Groups()[p.group]
 			continue
 		}
 		b := p.batches[p.next]
@@ -260,6 +280,7 @@ func (s *Source) readBulk(ctx context.Context, max int) (*row.Batch, error) {
 			br.done = append(br.done, br.name)
 		}
 		br.file, br.group, br.row, br.name = p.file, p.group, at+int64(b.Len()), p.name
+		br.fileRow = p.first + br.row
 		return b, nil
 	}
 }
@@ -282,8 +303,10 @@ func (s *Source) stopBulk() {
 func (s *Source) bulkPosition() position {
 	p := position{V: bulkPositionVersion}
 	switch {
+	case s.bk != nil && s.bk.group < 0:
+		p = *s.restore
 	case s.bk != nil:
-		p.File, p.Group, p.Row = s.bk.name, s.bk.group, s.bk.row
+		p.File, p.Group, p.Row, p.FileRow = s.bk.name, s.bk.group, s.bk.row, s.bk.fileRow
 		if s.objFollow {
 			p.Done = append(slices.Clone(s.done), s.bk.done...)
 		}
@@ -291,6 +314,23 @@ func (s *Source) bulkPosition() position {
 		p = *s.restore
 	}
 	return p
+}
+
+// groupOfRow finds row n of a file of pieces of groups rows: the piece
+// it is in, and its row in the piece; n the file's number of rows is
+// the end of its last piece.
+func groupOfRow(groups []int64, n int64) (int, int64, error) {
+	var first int64
+	for g, rows := range groups {
+		if n < first+rows {
+			return g, n - first, nil
+		}
+		first += rows
+	}
+	if n == first {
+		return len(groups), 0, nil
+	}
+	return 0, 0, fmt.Errorf("past the end of the file's %d rows: the file changed since", first)
 }
 
 // newBulk builds a source of a bulk format; errs are the complaints about

@@ -2,6 +2,7 @@ package file
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -175,6 +176,70 @@ func resumeBulk(t *testing.T, h *harness, format string, want []string) {
 		}
 		if got = append(got, rest...); !slices.Equal(got, want) {
 			t.Fatalf("cut after %d batches at %s: %d rows, want %d", cut, pos, len(got), len(want))
+		}
+	}
+}
+
+// TestAvroResumeOtherPieces saves positions while Avro files are read in
+// pieces of one size and restores them in a reader that cuts the files
+// into pieces of another, as a later etld with another avro.PieceBytes
+// would: the rows after the position, exactly. A position saved without
+// its file row (before positions had one) restores by its piece and row,
+// with the pieces it was saved with.
+func TestAvroResumeOtherPieces(t *testing.T) {
+	defer func(n int64) { avro.PieceBytes = n }(avro.PieceBytes)
+	h := newHarness(t)
+	want := writeAvro(t, h.dir, 2, 100, 200)
+	opts := "path: " + filepath.Join(h.dir, "*.avro") + "\nformat: avro"
+	ctx := context.Background()
+	for _, c := range []struct {
+		saved, restored int64
+		legacy          bool
+	}{{700, 1500, false}, {1500, 300, false}, {300, 4 << 20, false}, {700, 700, true}} {
+		for cut := 1; cut < 13; cut += 2 {
+			avro.PieceBytes = c.saved
+			s := h.open(opts, parquetSchema)
+			var got []string
+			for range cut {
+				b, err := s.Read(ctx, 17)
+				if b != nil {
+					got = append(got, conntest.Printed(b.Changes)...)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			pos, err := s.Position()
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Close(ctx)
+			if c.legacy {
+				var p map[string]any
+				if err := json.Unmarshal(pos, &p); err != nil {
+					t.Fatal(err)
+				}
+				delete(p, "file_row")
+				if pos, err = json.Marshal(p); err != nil {
+					t.Fatal(err)
+				}
+			}
+			avro.PieceBytes = c.restored
+			r := h.mustBuild(opts, parquetSchema)
+			if err := r.Restore(pos); err != nil {
+				t.Fatal(err)
+			}
+			if err := r.Open(ctx); err != nil {
+				t.Fatalf("restore at %s: %v", pos, err)
+			}
+			rest, err := readAll(r, 17)
+			r.Close(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got = append(got, rest...); !slices.Equal(got, want) {
+				t.Fatalf("pieces of %d bytes, then %d: cut after %d batches at %s: %d rows, want %d", c.saved, c.restored, cut, pos, len(got), len(want))
+			}
 		}
 	}
 }

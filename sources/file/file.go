@@ -316,8 +316,12 @@ type Source struct {
 	ctx context.Context
 	// restore is the position Restore was given, applied by Open.
 	restore *position
-	opened  bool
-	err     error // returned by every Read once set
+	// stop is where a reread ends (reread.go); rereadPos is the position
+	// RereadTo was given.
+	stop      *position
+	rereadPos []byte
+	opened    bool
+	err       error // returned by every Read once set
 }
 
 // Bounded reports whether the source ends after its last file: it does
@@ -389,7 +393,9 @@ func (s *Source) Read(ctx context.Context, max int) (*row.Batch, error) {
 	if s.bulk != nil {
 		return s.readBulk(ctx, max)
 	}
-	if s.par != nil || (!s.objFollow && s.parallelDecoder() != nil) {
+	// A reread stops at a record: it reads serially, where the record
+	// boundaries are known one by one.
+	if s.stop == nil && (s.par != nil || (!s.objFollow && s.parallelDecoder() != nil)) {
 		return s.readParallel(ctx, max)
 	}
 	b := s.newBatch(max)
@@ -402,6 +408,19 @@ func (s *Source) Read(ctx context.Context, max int) (*row.Batch, error) {
 		var rec []byte
 		var line int64
 		err := io.EOF
+		if s.stop != nil {
+			at, serr := s.atStop()
+			if serr != nil {
+				return s.fail(b, serr)
+			}
+			if at {
+				s.err = io.EOF
+				if b.Len() == 0 {
+					return nil, io.EOF
+				}
+				return b, io.EOF
+			}
+		}
 		if s.f != nil {
 			rec, line, err = s.rd.next()
 		}

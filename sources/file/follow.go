@@ -152,6 +152,11 @@ type follower struct {
 	// idle is set when the reader reached the end of the data: the next
 	// record is checked to come from the same file content.
 	idle bool
+	// left counts the files whose records the source let go of since
+	// its state began (rotated away and dropped, truncated, gone at a
+	// restore), kept in the position: a backfill cannot read those
+	// records again (reread.go).
+	left int
 }
 
 // openFollow finds what the pattern names now, waiting for nothing: files
@@ -282,6 +287,7 @@ func (s *Source) restart(t *followed) error {
 	fl := s.fl
 	s.logger.Warn("file source: the file was truncated; reading it again from its start", "path", t.path)
 	t.offset, t.line, t.readTo, t.head, t.headN, t.probe = 0, 1, 0, "", 0, nil
+	fl.left++
 	if t != fl.cur {
 		return nil
 	}
@@ -331,6 +337,7 @@ func (s *Source) drop(t *followed) {
 	}
 	s.logger.Info("file source: done with a rotated file: read to its end, and quiet for rotate_wait", "path", t.path, "offset", s.placeOf(t))
 	t.f.Close()
+	fl.left++
 	fl.files = slices.DeleteFunc(fl.files, func(u *followed) bool { return u == t })
 }
 

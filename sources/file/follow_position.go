@@ -86,6 +86,7 @@ func headOf(f *os.File, n int64) (string, error) {
 // from its start.
 func (s *Source) restoreFollow(p *position) error {
 	fl := s.fl
+	fl.left = p.Left
 	if p.V == 1 {
 		// A position of the bounded source: files before p.File in name
 		// order were read.
@@ -195,6 +196,7 @@ func isFile(t *followed, e followPos) bool {
 // after the checkpoint's offset is gone, at least what was unread of it
 // then, and whatever was written to it after.
 func (s *Source) lost(e followPos) {
+	s.fl.left++
 	attrs := []any{"path", e.Path, "offset", e.Offset, "unread_bytes_at_checkpoint", max(0, e.Size-e.Offset)}
 	if s.fl.rotatedPath == "" {
 		attrs = append(attrs, "hint", "if it was rotated, set rotated_path to a glob of the rotated names, such as "+e.Path+".*, to have it found")

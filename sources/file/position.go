@@ -28,6 +28,15 @@ type position struct {
 	// 3): its row group, and its row in the group.
 	Group int   `json:"group,omitempty"`
 	Row   int64 `json:"row,omitempty"`
+	// Left counts the files a followed source let go of since its state
+	// began (version 2): rotated away and dropped, truncated, gone.
+	Left int `json:"left,omitempty"`
+	// FileRow is the number of the next row in File, from 0. A restore
+	// goes by it when it is set, and by Group and Row (positions saved
+	// before it) when not: a format's pieces can depend on a setting of
+	// its reader (the bytes of an Avro file's piece), and a file row is
+	// the same row whatever its pieces.
+	FileRow int64 `json:"file_row,omitempty"`
 	// Done lists the objects a followed s3:// path read whole.
 	Done []string `json:"done,omitempty"`
 }
@@ -54,7 +63,8 @@ func (s *Source) Position() ([]byte, error) {
 		out, err := json.Marshal(struct {
 			V     int         `json:"v"`
 			Files []followPos `json:"files"`
-		}{followPositionVersion, files})
+			Left  int         `json:"left,omitempty"`
+		}{followPositionVersion, files, s.fl.left})
 		if err != nil {
 			return nil, fmt.Errorf("encode position: %w", err)
 		}
@@ -107,7 +117,7 @@ func decodePosition(pos []byte) (position, error) {
 		return p, checkFollowPosition(pos, p)
 	}
 	if p.V == bulkPositionVersion {
-		if p.Offset != 0 || p.Line != 0 || p.Files != nil || p.Group < 0 || p.Row < 0 || (p.File == "" && (p.Group != 0 || p.Row != 0)) {
+		if p.Offset != 0 || p.Line != 0 || p.Files != nil || p.Group < 0 || p.Row < 0 || p.FileRow < 0 || (p.File == "" && (p.Group != 0 || p.Row != 0 || p.FileRow != 0)) {
 			return p, fmt.Errorf("position %.64q: version 3 names a file, a row group and a row", pos)
 		}
 		return p, nil
@@ -119,7 +129,7 @@ func decodePosition(pos []byte) (position, error) {
 		return p, fmt.Errorf("position %.64q: negative offset", pos)
 	case p.Line < 1:
 		return p, fmt.Errorf("position %.64q: line %d, want 1 or more", pos, p.Line)
-	case p.Group != 0 || p.Row != 0:
+	case p.Group != 0 || p.Row != 0 || p.FileRow != 0:
 		return p, fmt.Errorf("position %.64q: a row group in version 1", pos)
 	case p.File == "" && (p.Offset != 0 || p.Line != 1):
 		return p, fmt.Errorf("position %.64q: an offset without a file", pos)

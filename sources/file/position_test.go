@@ -116,6 +116,11 @@ func TestDecodePosition(t *testing.T) {
 		{`{"v":1,"offset":5,"line":1}`, "without a file"},
 		{`{"v":1,"file":"a","offset":0,"line":1,"partition":3}`, "unknown field"},
 		{`{"v":1,"file":"a","offset":"7","line":1}`, "cannot unmarshal"},
+		{`{"v":3,"file":"a.avro","group":2,"row":5,"file_row":305}`, ""},
+		{`{"v":3,"file":"a.avro","group":2,"row":5}`, ""},
+		{`{"v":3,"file":"a.avro","file_row":-1}`, "version 3"},
+		{`{"v":3,"file_row":4}`, "version 3"},
+		{`{"v":1,"file":"a","offset":0,"line":1,"file_row":4}`, "a row group in version 1"},
 	}
 	for _, tt := range tests {
 		_, err := decodePosition([]byte(tt.pos))
@@ -135,6 +140,7 @@ func FuzzDecodePosition(f *testing.F) {
 	f.Add([]byte(`[]`))
 	f.Add([]byte(`{"v":2,"files":[{"path":"app.log","dev":1,"ino":2,"offset":2,"line":2,"head":"87428fc522803d31065e7bce3cf03fe475096631e5e07bbd7a0fde60c4cf25c7","head_len":2}]}`))
 	f.Add([]byte(`{"v":2,"files":[]}`))
+	f.Add([]byte(`{"v":3,"file":"a.avro","group":2,"row":5,"file_row":305}`))
 	f.Fuzz(func(t *testing.T, pos []byte) {
 		p, err := decodePosition(pos)
 		if err != nil {
@@ -148,6 +154,12 @@ func FuzzDecodePosition(f *testing.F) {
 				if f.Path == "" || f.Offset <= 0 || f.Line < 1 || f.HeadLen != min(f.Offset, headLen) {
 					t.Errorf("accepted %+v", p)
 				}
+			}
+			return
+		}
+		if p.V == bulkPositionVersion {
+			if p.Group < 0 || p.Row < 0 || p.FileRow < 0 || p.Offset != 0 || p.Line != 0 || (p.File == "" && p.FileRow != 0) {
+				t.Errorf("accepted %+v", p)
 			}
 			return
 		}

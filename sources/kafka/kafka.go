@@ -396,6 +396,7 @@ func New(cfg Config, env connector.SourceEnv) (*Source, error) {
 		reject: env.Reject,
 		log:    logger.With("connector", "kafka"),
 		parts:  map[topicPartition]*part{},
+		from:   map[topicPartition]int64{},
 	}, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 
@@ -20,6 +21,10 @@ import (
 type position struct {
 	V       int              `json:"v"`
 	Offsets map[string]int64 `json:"offsets"`
+	// From is the offset the source's state began at, per partition:
+	// where a backfill reads again from (reread.go). Absent from
+	// positions taken before it was added.
+	From map[string]int64 `json:"from,omitempty"`
 }
 
 const positionVersion = 1
@@ -41,6 +46,14 @@ func (s *Source) Position() ([]byte, error) {
 			p.Offsets[tp.String()] = off
 		}
 	}
+	for tp, off := range s.from {
+		if off >= 0 {
+			if p.From == nil {
+				p.From = map[string]int64{}
+			}
+			p.From[tp.String()] = off
+		}
+	}
 	s.mu.Unlock()
 	out, err := json.Marshal(p)
 	if err != nil {
@@ -55,29 +68,51 @@ func (s *Source) Restore(pos []byte) error {
 	if s.opened {
 		return errors.New("restore after open")
 	}
-	offs, err := decodePosition(pos)
+	offs, from, err := decodePositionFrom(pos)
 	if err != nil {
 		return fmt.Errorf("restore: %w", err)
 	}
 	s.restore = offs
+	for tp := range offs {
+		s.from[tp] = -1 // the position does not say: never a start to read again from
+	}
+	maps.Copy(s.from, from)
 	return nil
 }
 
 func decodePosition(pos []byte) (map[topicPartition]int64, error) {
+	offs, _, err := decodePositionFrom(pos)
+	return offs, err
+}
+
+// decodePositionFrom reads a position's offsets and where the state
+// began (from; empty when the position does not say).
+func decodePositionFrom(pos []byte) (offs, from map[topicPartition]int64, err error) {
 	var p position
 	dec := json.NewDecoder(bytes.NewReader(pos))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&p); err != nil {
-		return nil, fmt.Errorf("position %.64q is not a kafka source position: %w", pos, err)
+		return nil, nil, fmt.Errorf("position %.64q is not a kafka source position: %w", pos, err)
 	}
 	if dec.More() {
-		return nil, fmt.Errorf("position %.64q: data after the position", pos)
+		return nil, nil, fmt.Errorf("position %.64q: data after the position", pos)
 	}
 	if p.V != positionVersion {
-		return nil, fmt.Errorf("position %.64q: version %d, want %d", pos, p.V, positionVersion)
+		return nil, nil, fmt.Errorf("position %.64q: version %d, want %d", pos, p.V, positionVersion)
 	}
-	out := make(map[topicPartition]int64, len(p.Offsets))
-	for k, off := range p.Offsets {
+	if offs, err = partitionOffsets(pos, p.Offsets); err != nil {
+		return nil, nil, err
+	}
+	if from, err = partitionOffsets(pos, p.From); err != nil {
+		return nil, nil, err
+	}
+	return offs, from, nil
+}
+
+// partitionOffsets reads a position's "topic/partition": offset map.
+func partitionOffsets(pos []byte, m map[string]int64) (map[topicPartition]int64, error) {
+	out := make(map[topicPartition]int64, len(m))
+	for k, off := range m {
 		i := strings.LastIndexByte(k, '/')
 		n, err := strconv.Atoi(k[i+1:])
 		if i <= 0 || err != nil || n < 0 {

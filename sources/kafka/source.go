@@ -58,6 +58,11 @@ type Source struct {
 	assigned atomic.Bool
 
 	restore map[topicPartition]int64 // from Restore, applied on assignment
+	// from is, per partition, the offset the source's state began at
+	// (its first run's start, kept in the position), -1 when a restored
+	// position did not say; under mu. reread, set by RereadTo, is where
+	// a reread ends (reread.go).
+	from, reread, rereadFrom map[topicPartition]int64
 	// run is what the runtime told SetRun; keepsState names the operator
 	// downstream that keeps state, if any (KeepsState).
 	runInfo    connector.RunInfo
@@ -183,6 +188,9 @@ func (s *Source) run(ctx context.Context) error {
 		return err
 	}
 	var ends map[topicPartition]int64
+	if s.reread != nil {
+		return s.runReread(ctx, partitions)
+	}
 	if s.opts.bounded {
 		// The end offsets are those seen now: a bounded read is a snapshot
 		// of the topics as they are at start.
@@ -266,6 +274,9 @@ func (s *Source) runStatic(ctx context.Context, tps []topicPartition, committed 
 func (s *Source) startReader(ctx context.Context, wg *sync.WaitGroup, p *part, offset int64) (*partReader, error) {
 	if p.next.Load() < 0 {
 		p.next.Store(offset)
+	}
+	if _, ok := s.from[p.tp]; !ok {
+		s.from[p.tp] = offset
 	}
 	rd := &partReader{end: p.end, start: offset}
 	p.cur.Store(rd)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -163,7 +164,9 @@ func captureRaw(b *testing.B, dsn, slot, publication string, n int) {
 // snapshot, Read to its end), COPY t TO STDOUT into a counting writer
 // (the server's fastest way out), and COPY (SELECT ... ORDER BY key) TO
 // STDOUT, the query the source's snapshot runs. It reports rows/s of
-// each and source/copy.
+// each and source/copy, and the CPU this process spent per row in the
+// source's runs and in the ordered COPY's (user+system, all threads: GC
+// included), which the machine's load sways less than wall time.
 func BenchmarkSnapshot(b *testing.B) {
 	pool, dsn := testenv.Postgres(b)
 	n := benchRows(200_000)
@@ -171,9 +174,10 @@ func BenchmarkSnapshot(b *testing.B) {
 	exec(b, pool, "CREATE TABLE "+ident(table)+" (id bigint PRIMARY KEY, v text, n bigint)")
 	exec(b, pool, fmt.Sprintf("INSERT INTO %s SELECT i, 'value-' || i, i FROM generate_series(1, %d) i", ident(table), n))
 	exec(b, pool, "VACUUM ANALYZE "+ident(table))
-	var tSource, tCopy, tOrdered time.Duration
+	var tSource, tCopy, tOrdered, cpuSource, cpuOrdered time.Duration
 	for b.Loop() {
 		tCopy += timedRun(func() { copyOut(b, dsn, "COPY "+ident(table)+" TO STDOUT", n) })
+		cpu := cpuTime(b)
 		tSource += timedRun(func() {
 			s := build(b, postgres.Config{DSN: dsn, Table: table, Startup: "snapshot"}, nil, "id BIGINT", "v STRING", "n BIGINT")
 			if err := s.Open(context.Background()); err != nil {
@@ -184,9 +188,11 @@ func BenchmarkSnapshot(b *testing.B) {
 			}
 			s.Close(context.Background())
 		})
+		cpu, cpuSource = cpuTime(b), cpuSource+cpuTime(b)-cpu
 		tOrdered += timedRun(func() {
 			copyOut(b, dsn, "COPY (SELECT id, v, n FROM "+ident(table)+" ORDER BY id) TO STDOUT", n)
 		})
+		cpuOrdered += cpuTime(b) - cpu
 	}
 	rate := func(d time.Duration) float64 { return float64(n) * float64(b.N) / d.Seconds() }
 	b.ReportMetric(rate(tSource), "source-rows/s")
@@ -194,6 +200,18 @@ func BenchmarkSnapshot(b *testing.B) {
 	b.ReportMetric(rate(tOrdered), "copy-ordered-rows/s")
 	b.ReportMetric(rate(tSource)/rate(tCopy), "source/copy")
 	b.ReportMetric(rate(tSource)/rate(tOrdered), "source/copy-ordered")
+	perRow := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(n*b.N) }
+	b.ReportMetric(perRow(cpuSource), "source-cpu-ns/row")
+	b.ReportMetric(perRow(cpuOrdered), "copy-ordered-cpu-ns/row")
+}
+
+// cpuTime is the CPU time (user and system) the process has used.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // lineCounter counts COPY's rows: one Write each.

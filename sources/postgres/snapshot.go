@@ -247,12 +247,13 @@ type copyWriter struct {
 	fetch   int
 	chunk   snapChunk
 	slab    *row.Batch // the rows of the chunk being filled
-	// buf holds the chunk's lines, which its rows' values share: written
-	// once, never changed (a new one for each chunk).
+	// buf holds the lines, which the rows' values share: appended to,
+	// never changed (a new one when full).
 	buf     []byte
 	texts   []string
 	present []bool
-	keyAt   []int // where each key column is among the selects
+	keyAt   []int    // where each key column is among the selects
+	rowKey  []string // a row's key texts, of a table the source cannot order
 	err     error
 	n       int64
 	// last is the key of the last row written, which t.after becomes
@@ -271,42 +272,71 @@ func (w *copyWriter) Write(p []byte) (int, error) {
 	w.buf = append(w.buf, p...)
 	line := unsafe.String(unsafe.SliceData(w.buf[start:]), len(p))
 	w.n++
-	w.texts, w.present = w.texts[:0], w.present[:0]
+	// The fields' texts go to arrays on the stack (the heap's slices
+	// past 32 columns): storing a string in a heap slice costs a write
+	// barrier while the GC marks, which is often.
+	var textArr [32]string
+	var presentArr [32]bool
+	texts, present := textArr[:0], presentArr[:0]
+	if len(c.selects) > len(textArr) {
+		if w.texts == nil {
+			w.texts, w.present = make([]string, len(c.selects)+1), make([]bool, len(c.selects)+1)
+		}
+		texts, present = w.texts[:0], w.present[:0]
+	}
+	// A line without a backslash has no NULL and no escape: its fields
+	// are its text between tabs.
+	plain := strings.IndexByte(line, '\\') < 0
 	for rest := line; ; {
 		i := strings.IndexByte(rest, '\t')
 		f := rest
 		if i >= 0 {
 			f = rest[:i]
 		}
-		text, null := unescapeCopy(f)
-		w.texts, w.present = append(w.texts, text), append(w.present, !null)
+		text, null := f, false
+		if !plain {
+			text, null = unescapeCopy(f)
+		}
+		texts, present = append(texts, text), append(present, !null)
 		if i < 0 {
 			break
 		}
 		rest = rest[i+1:]
 	}
-	if len(w.texts) != len(c.selects) {
-		w.err = fmt.Errorf("table %s: a COPY row of %d fields, want %d", c.table, len(w.texts), len(c.selects))
+	if len(texts) != len(c.selects) {
+		w.err = fmt.Errorf("table %s: a COPY row of %d fields, want %d", c.table, len(texts), len(c.selects))
 		return 0, w.err
 	}
 	if w.keyAt == nil {
 		w.keyAt = keyPositions(c)
 	}
+	if w.slab == nil {
+		// The chunk's rows and its list of changes come from one batch;
+		// its key texts from one slice, made to size.
+		w.slab = row.NewBatch(w.fetch, s.build.width)
+		w.chunk.changes = w.slab.Changes[:0]
+		if w.ordered {
+			w.chunk.keys = make([]string, 0, w.fetch*len(w.keyAt))
+		}
+	}
 	var keys []string
-	if w.ordered || s.hasRowKey {
+	switch {
+	case w.ordered:
 		start := len(w.chunk.keys)
 		for _, j := range w.keyAt {
-			w.chunk.keys = append(w.chunk.keys, w.texts[j])
+			w.chunk.keys = append(w.chunk.keys, texts[j])
 		}
 		keys = w.chunk.keys[start:]
-		if !w.ordered {
-			w.chunk.keys = w.chunk.keys[:start]
+	case s.hasRowKey:
+		// Only for the row_key metadata: the chunk keeps no keys of a
+		// table it cannot order (Read takes keys for its last key).
+		w.rowKey = w.rowKey[:0]
+		for _, j := range w.keyAt {
+			w.rowKey = append(w.rowKey, texts[j])
 		}
+		keys = w.rowKey
 	}
-	if w.slab == nil {
-		w.slab = row.NewBatch(w.fetch, s.build.width)
-	}
-	r, err := s.build.build(w.slab.NewRow(), origin{c: c, lsn: uint64(w.lsn)}, w.texts[:len(c.fields)], w.present[:len(c.fields)], keys)
+	r, err := s.build.build(w.slab.NewRow(), origin{c: c, lsn: uint64(w.lsn)}, texts[:len(c.fields)], present[:len(c.fields)], keys)
 	if err != nil {
 		w.chunk.bad = append(w.chunk.bad, snapBad{at: len(w.chunk.changes), rec: connector.BadRecord{
 			Position: fmt.Sprintf("postgres table %s, snapshot row %d", c.table, w.n),
@@ -354,7 +384,9 @@ func (w *copyWriter) flush(done bool) error {
 	if w.last != nil {
 		w.t.after = w.last
 	}
-	w.chunk, w.slab, w.buf = snapChunk{changes: make([]row.Change, 0, w.fetch)}, nil, nil
+	// The next chunk's rows go on sharing buf: its bytes, once written,
+	// never change.
+	w.chunk, w.slab = snapChunk{}, nil
 	return nil
 }
 

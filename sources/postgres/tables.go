@@ -212,11 +212,12 @@ func (b *builder) build(r row.Row, o origin, texts []string, present []bool, key
 		}
 		vals = b.scratch[:len(c.fields)]
 	}
-	for i, f := range c.fields {
+	for i := range c.fields {
+		f := &c.fields[i]
 		v := row.NullValue
 		if present[i] {
 			var err error
-			if v, err = pgvalue.Parse(texts[i], f.typ, f.col); err != nil {
+			if v, err = parseValue(texts[i], f); err != nil {
 				return nil, fmt.Errorf("column %s: %w", f.name, err)
 			}
 		}
@@ -337,4 +338,51 @@ func rowColumns(caps []*capture, schema row.Schema, physical []int) error {
 		}
 	}
 	return nil
+}
+
+// parseValue reads a column's text as its field's type. Text and
+// integers, most columns, take a path of their own: a plain decimal
+// integer (what PostgreSQL writes) is read here without strconv's
+// generality; anything else goes to pgvalue.Parse, which gives the same
+// value or the error.
+func parseValue(text string, f *field) (row.Value, error) {
+	switch f.typ.ID {
+	case row.String:
+		return row.StringValue(text), nil
+	case row.BigInt:
+		if i, ok := plainInt(text); ok {
+			return row.BigIntValue(i), nil
+		}
+	case row.Int:
+		if i, ok := plainInt(text); ok {
+			if bits := f.typ.IntBits(); i >= -1<<(bits-1) && i < 1<<(bits-1) {
+				return row.IntValue(int32(i)), nil
+			}
+		}
+	}
+	return pgvalue.Parse(text, f.typ, f.col)
+}
+
+// plainInt reads an optional '-' and 1 to 18 decimal digits (so it
+// cannot overflow an int64); false for any other text.
+func plainInt(s string) (int64, bool) {
+	neg := len(s) > 0 && s[0] == '-'
+	if neg {
+		s = s[1:]
+	}
+	if len(s) == 0 || len(s) > 18 {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(s); i++ {
+		d := s[i] - '0'
+		if d > 9 {
+			return 0, false
+		}
+		n = n*10 + int64(d)
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/sinks/blackhole"
 	"github.com/etld/etld/sinks/file"
+	"github.com/etld/etld/sinks/mysql"
 	srcfile "github.com/etld/etld/sources/file"
 )
 
@@ -131,6 +132,7 @@ func newHarness(t *testing.T) *harness {
 	r := connector.NewRegistry()
 	blackhole.Register(r)
 	file.Register(r)
+	mysql.Register(r)
 	srcfile.Register(r)
 	csv.Register(r)
 	connector.RegisterSource(r, "probe", "test source", func(c probeConfig, env connector.SourceEnv) (connector.Source, error) {

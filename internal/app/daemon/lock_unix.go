@@ -21,14 +21,15 @@ type HeldError struct {
 }
 
 func (e *HeldError) Error() string {
-	return fmt.Sprintf("state_dir %s is in use by another etld (pid %s): two daemons on one state directory would overwrite each other's checkpoints; stop that one, or give this one another state_dir", e.Dir, e.Holder)
+	return fmt.Sprintf("state_dir %s is in use by another etld (pid %s): two etld processes on one state directory (daemons, or etld run --state-dir) would overwrite each other's checkpoints; stop that one, or give this one another state_dir", e.Dir, e.Holder)
 }
 
 // LockStateDir takes an exclusive lock on the state directory dir (made
 // if missing), held until release or the process's end: two daemons on
 // one state directory would run the same pipelines from the same
 // checkpoints, each overwriting the other's. The lock file holds the
-// holder's pid, for the error a second daemon gets.
+// holder's pid, for the error a second daemon gets. A one-shot `etld
+// run --state-dir` and `etld state reset` take the same lock.
 func LockStateDir(dir string) (release func(), err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("state_dir: %w", err)

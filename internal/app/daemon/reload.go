@@ -186,7 +186,8 @@ func (s *Supervisor) Reload() (ReloadResult, error) {
 
 // checkState refuses each edit of a running pipeline whose saved state
 // does not fit the new version (an operator changed, pipeline.CheckState),
-// before apply stops the old one: the old version keeps running and the
+// or, for a file with `backfill: true`, whose backfill would be refused
+// (pipeline.CheckBackfill), before apply stops the old one: the old version keeps running and the
 // new one shows as refused with the reason, as a file that does not load
 // does, rather than failing, or retrying, over the same state.
 func (s *Supervisor) checkState(changes []*change) {
@@ -197,7 +198,13 @@ func (s *Supervisor) checkState(changes []*change) {
 		if c.p == nil || c.old == nil || !c.old.live() || c.old.name != c.p.Name() {
 			continue
 		}
-		if err := c.p.CheckState(s.opt.StateDir); err != nil {
+		check := c.p.CheckState
+		if c.p.Spec.Backfill {
+			// The edit may change operators: the run rebuilds them
+			// (pipeline.Backfill), unless it cannot.
+			check = c.p.CheckBackfill
+		}
+		if err := check(s.opt.StateDir); err != nil {
 			c.p.Plan.Close()
 			c.p, c.err = nil, err
 		}

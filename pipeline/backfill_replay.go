@@ -1,0 +1,221 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/etld/etld/internal/checkpoint"
+	"github.com/etld/etld/pipeline/connector"
+	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime"
+)
+
+// The replays of a backfill: a plan run from its sources' start up to a
+// checkpoint's positions, its sinks replaced by in-memory tables, with a
+// store of its own whose final checkpoint holds the state its operators
+// reached.
+
+// replayState is a replay's final checkpoint and the store holding its
+// parts.
+type replayState struct {
+	cp    *checkpoint.Checkpoint
+	store *checkpoint.Store
+}
+
+// replay runs g, the graph of q's plan, from the sources' start up to
+// cp's positions, with a store under dir, and returns each sink's table
+// by sink name and the final checkpoint. A source whose position in cp
+// was at its end ends as it did (its watermark then closes every
+// window); the others wait at their position until all are there, and
+// the run then stops as a stop with a state directory does, keeping open
+// windows.
+func replay(ctx context.Context, q *Pipeline, g *runtime.Graph, cp *checkpoint.Checkpoint, dir, name string) (map[string]*sinkTable, *replayState, error) {
+	store, err := checkpoint.Open(dir, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var waiting sync.WaitGroup
+	for i, sn := range g.Sources {
+		if i >= len(q.Plan.Sources) {
+			break // the constant tables a query reads
+		}
+		comp := cp.Find(sn.ID)
+		rr, ok := sn.Source.(connector.Rereader)
+		if comp == nil || !ok {
+			return nil, nil, fmt.Errorf("source %q: no position to read again up to", sn.Name)
+		}
+		if err := rr.RereadTo(comp.Connector); err != nil {
+			return nil, nil, fmt.Errorf("source %q: %w", sn.Name, err)
+		}
+		rs := &rereadSource{Source: sn.Source, ended: comp.Ended}
+		if !comp.Ended {
+			waiting.Add(1)
+			rs.reached = sync.OnceFunc(waiting.Done)
+		}
+		sn.Source = rs
+		if ss, ok := rs.Source.(connector.SplitSource); ok {
+			// The watermark of a source of splits (Kafka's partitions)
+			// is their least, as in the run that took the checkpoint.
+			sn.Source = &rereadSplitSource{rereadSource: rs, splits: ss}
+		}
+	}
+	tables := map[string]*sinkTable{}
+	for i, sn := range g.Sinks {
+		t := newSinkTable(sn.Mode, sn.Key, q.Plan.Sinks[i].Input.Root.Schema.Names())
+		tables[sn.Name] = t
+		sn.Sink = t
+	}
+	stop := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- runtime.Run(ctx, g, runtime.Options{Stop: stop, Checkpoint: runtime.CheckpointOptions{Interval: time.Hour, Store: store}, MaxStateBytes: q.Spec.MaxStateBytes})
+	}()
+	all := make(chan struct{})
+	go func() {
+		waiting.Wait()
+		close(all)
+	}()
+	select {
+	case err = <-done:
+	case <-all:
+		close(stop)
+		err = <-done
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	final, err := store.Latest()
+	if err != nil {
+		return nil, nil, err
+	}
+	if final == nil {
+		return nil, nil, errors.New("the replay stored no checkpoint")
+	}
+	return tables, &replayState{cp: final, store: store}, nil
+}
+
+// rereadSource is a source read again up to a checkpoint's position. At
+// that position (the source's io.EOF), one that had ended there ends;
+// one that had not waits until the run stops, as a source with nothing
+// more to read does, after calling reached. It hides the source's other
+// interfaces but those that change what the run makes of its rows
+// (UpdatingSource, SplitSource): a replay commits nothing (a Kafka
+// group's offsets) and keeps no position of its own.
+type rereadSource struct {
+	connector.Source
+	ended   bool
+	reached func()
+	atEnd   bool
+}
+
+// Updating implements connector.UpdatingSource: a source of updates
+// stays one (the runtime never fuses a Calc over it).
+func (r *rereadSource) Updating() bool {
+	u, ok := r.Source.(connector.UpdatingSource)
+	return ok && u.Updating()
+}
+
+// rereadSplitSource is a rereadSource of a connector.SplitSource.
+type rereadSplitSource struct {
+	*rereadSource
+	splits connector.SplitSource
+}
+
+func (r *rereadSplitSource) Splits() []string                 { return r.splits.Splits() }
+func (r *rereadSplitSource) Split(b *row.Batch, i int) string { return r.splits.Split(b, i) }
+
+func (r *rereadSource) Read(ctx context.Context, max int) (*row.Batch, error) {
+	if !r.atEnd {
+		b, err := r.Source.Read(ctx, max)
+		if !errors.Is(err, io.EOF) {
+			return b, err
+		}
+		r.atEnd = true
+		if r.ended {
+			return b, err
+		}
+		r.reached()
+		if b != nil && b.Len() > 0 {
+			return b, nil
+		}
+	}
+	if r.ended {
+		return nil, io.EOF
+	}
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// sinkTable is what a sink would hold: for an upsert sink the last row
+// of each key, for the others every row added and not retracted, counted.
+type sinkTable struct {
+	mode connector.Mode
+	key  []int
+	// names are the sink's columns.
+	names []string
+	mu    sync.Mutex
+	// rows maps a key (upsert) or a whole row (the other modes) to the
+	// row and, outside upsert mode, how many times it is held.
+	rows map[string]*heldRow
+	buf  []byte
+}
+
+type heldRow struct {
+	r     row.Row
+	count int
+}
+
+func newSinkTable(mode connector.Mode, key []int, names []string) *sinkTable {
+	return &sinkTable{mode: mode, key: key, names: names, rows: map[string]*heldRow{}}
+}
+
+func (t *sinkTable) Capabilities() connector.Capabilities { return connector.Capabilities{} }
+func (t *sinkTable) Bind(connector.SinkInput) error       { return nil }
+func (t *sinkTable) Open(context.Context) error           { return nil }
+func (t *sinkTable) Flush(context.Context) error          { return nil }
+func (t *sinkTable) Close(context.Context) error          { return nil }
+
+func (t *sinkTable) Write(_ context.Context, b *row.Batch) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, c := range b.Changes {
+		if t.mode == connector.Upsert {
+			t.buf = row.KeyOf(t.buf[:0], c.Row, t.key)
+			switch c.Kind {
+			case row.Insert, row.UpdateAfter:
+				t.rows[string(t.buf)] = &heldRow{r: row.Detach(c.Row)}
+			case row.Delete:
+				delete(t.rows, string(t.buf))
+			}
+			continue
+		}
+		t.buf = row.AppendRow(t.buf[:0], c.Row)
+		h := t.rows[string(t.buf)]
+		if c.Kind.IsAdd() {
+			if h == nil {
+				h = &heldRow{r: row.Detach(c.Row)}
+				t.rows[string(t.buf)] = h
+			}
+			h.count++
+			continue
+		}
+		if h != nil {
+			if h.count--; h.count == 0 {
+				delete(t.rows, string(t.buf))
+			}
+		}
+	}
+	return nil
+}
+
+var (
+	_ connector.Sink           = (*sinkTable)(nil)
+	_ connector.UpdatingSource = (*rereadSource)(nil)
+	_ connector.SplitSource    = (*rereadSplitSource)(nil)
+)
