@@ -146,6 +146,7 @@ func sourceNode(s *Source, scanned bool) *runtime.SourceNode {
 	}
 	if s.computed != nil {
 		sn.Calc = computedCalc(s)
+		sn.Compute = computeRows(s)
 	}
 	if s.watermark != nil {
 		sn.EventTime = eventTime(s)
@@ -282,47 +283,57 @@ func evals(cs []*expr.Compiled) []func(row.Row) (row.Value, error) {
 	return out
 }
 
-// computedCalc appends a source's computed columns to its physical row.
-// Each computed column may read the ones before it, so they are evaluated
-// in order into the growing row. The columns of pushed nested paths
-// (Source.paths), which the connector puts after the physical ones, move
-// after the computed ones, where every expression over the scan reads
-// them.
+// computedCalc appends a source's computed columns to its physical row,
+// on the source's goroutine (one computeRows row for all).
 func computedCalc(s *Source) *runtime.Calc {
+	width := s.Table.Root.Schema.Len()
+	compute := computeRows(s)()
+	project := make([]func(row.Row) (row.Value, error), width+len(s.paths))
+	// The first column computes the whole row into compute's scratch; the
+	// others read it. Calc evaluates project in order, per row.
+	var scratch row.Row
+	project[0] = func(r row.Row) (row.Value, error) {
+		var err error
+		scratch, err = compute(r)
+		if err != nil {
+			return row.NullValue, err
+		}
+		return scratch[0], nil
+	}
+	for j := 1; j < len(project); j++ {
+		project[j] = func(row.Row) (row.Value, error) { return scratch[j], nil }
+	}
+	return &runtime.Calc{Name: "source " + s.Spec.Name, Project: project}
+}
+
+// computeRows returns a maker of functions that turn a source's physical
+// row into its table row: the computed columns appended, each of which
+// may read the ones before it, so they are evaluated in order into the
+// growing row. The columns of pushed nested paths (Source.paths), which
+// the connector puts after the physical ones, move after the computed
+// ones, where every expression over the scan reads them. Each function
+// writes into a scratch row of its own, valid until its next call: one
+// per goroutine (runtime.SourceNode.Compute: a fused Calc's decoders).
+func computeRows(s *Source) func() func(row.Row) (row.Row, error) {
 	width := s.Table.Root.Schema.Len()
 	phys := s.Physical.Len()
 	paths := len(s.paths)
 	computed := s.computed
-	project := make([]func(row.Row) (row.Value, error), width+paths)
-	for i := range phys {
-		project[i] = func(r row.Row) (row.Value, error) { return r[i], nil }
-	}
-	// The first computed column evaluates them all into a scratch row; the
-	// others read the scratch. Calc evaluates project in order, per row.
-	var scratch row.Row
-	project[phys] = func(r row.Row) (row.Value, error) {
-		if cap(scratch) < width+paths {
-			scratch = make(row.Row, width+paths)
-		}
-		scratch = scratch[:width+paths]
-		copy(scratch, r[:phys])
-		copy(scratch[width:], r[phys:phys+paths])
-		for k, c := range computed {
-			v, err := c.Eval(scratch)
-			if err != nil {
-				return row.NullValue, err
+	return func() func(row.Row) (row.Row, error) {
+		scratch := make(row.Row, width+paths)
+		return func(r row.Row) (row.Row, error) {
+			copy(scratch, r[:phys])
+			copy(scratch[width:], r[phys:phys+paths])
+			for k, c := range computed {
+				v, err := c.Eval(scratch)
+				if err != nil {
+					return nil, err
+				}
+				scratch[phys+k] = v
 			}
-			scratch[phys+k] = v
+			return scratch, nil
 		}
-		return scratch[phys], nil
 	}
-	for j := 1; j < len(computed); j++ {
-		project[phys+j] = func(row.Row) (row.Value, error) { return scratch[phys+j], nil }
-	}
-	for j := range paths {
-		project[width+j] = func(r row.Row) (row.Value, error) { return r[phys+j], nil }
-	}
-	return &runtime.Calc{Name: "source " + s.Spec.Name, Project: project}
 }
 
 // joinGraph builds a join as a union of its two inputs, which aligns

@@ -11,8 +11,8 @@ import (
 // Fusion: a Calc (projection and filter) that is the only reader of an
 // insert-only source whose decoding runs on several goroutines
 // (connector.MappingSource) runs there too, together with the source's
-// watermark expression; not behind computed columns, whose compiled form
-// shares a scratch row (plan.computedCalc). A Calc over inserts keeps no
+// watermark expression and computed columns (SourceNode.Compute: a
+// scratch row per batch, which the Calc projects out of). A Calc over inserts keeps no
 // state (it holds a -U only until its +U), so each batch maps on its
 // own, and the source returns the batches in order. The Calc's node stays
 // in the graph, for its counters and checkpoints, and passes the mapped
@@ -26,6 +26,11 @@ type fusion struct {
 	src  *SourceNode
 	calc *Calc
 	op   *OpNode
+	// next, if set, is a projecting Calc that is the only reader of
+	// calc's node (a query's SELECT over a view's), run in the decoders
+	// too over calc's rows, and nextOp its node.
+	next   *Calc
+	nextOp *OpNode
 	// slabs holds the slabs of mapped batches their reader is done with.
 	slabs *slabPool
 	// picked: the source decodes the Calc's columns itself
@@ -59,6 +64,9 @@ type fusedOrigin struct {
 	derivedOrigin
 	records, kept int
 	wm            int64
+	// mid is how many rows the fused Calc let through to the next one
+	// (fusion.next), which let the batch's through.
+	mid int
 	// before holds, for each change, the largest watermark candidate of
 	// the rows decoded before its row (also of those the filter left
 	// out), and rowTimes its event time (SourceNode.RowTime): where the
@@ -85,7 +93,9 @@ func fuse(g *Graph) map[*SourceNode]*fusion {
 	// operator or a sink, which pass no input batch on as it is (a union
 	// does).
 	reader := map[*Node]*Node{}
+	opOf := map[*Node]*OpNode{}
 	for _, op := range g.Ops {
+		opOf[&op.Node] = op
 		readers[op.Input]++
 		reader[op.Input] = &op.Node
 	}
@@ -112,9 +122,10 @@ func fuse(g *Graph) map[*SourceNode]*fusion {
 			if u, ok := s.Source.(connector.UpdatingSource); ok && u.Updating() {
 				break // a Calc over updates pairs -U with +U: not per batch
 			}
-			if s.Calc != nil {
-				// The planner's computed columns share a scratch row
-				// (plan.computedCalc): not for several goroutines.
+			if s.Calc != nil && (s.Compute == nil || c.Project == nil) {
+				// Computed columns run in the decoders only in the
+				// form made for several goroutines, and only before a
+				// projection, which copies the rows out of its scratch.
 				break
 			}
 			if _, ok := s.Source.(connector.SplitSource); ok && s.EventTime != nil {
@@ -129,11 +140,17 @@ func fuse(g *Graph) map[*SourceNode]*fusion {
 				f.releaser = reader[&op.Node]
 			}
 			f.pickColumns()
+			if !f.picked && readers[&op.Node] == 1 {
+				f.chain(opOf[reader[&op.Node]], readers, reader)
+			}
 			// The mapped rows are new when a Calc projects them.
-			if !ms.MapBatches(f.mapBatch, c.Project != nil) {
+			if !ms.MapBatches(f.mapBatch, c.Project != nil || f.next != nil) {
 				break
 			}
 			c.fused = true
+			if f.next != nil {
+				f.next.fused = true
+			}
 			if out == nil {
 				out = map[*SourceNode]*fusion{}
 			}
@@ -141,6 +158,26 @@ func fuse(g *Graph) map[*SourceNode]*fusion {
 		}
 	}
 	return out
+}
+
+// chain makes next, the only reader of the fused Calc's node, part of
+// the fusion when it is a projecting Calc: a Calc over inserts keeps no
+// state, and the fused Calc's rows are inserts. Its rows are then made in
+// the decoders (the fused Calc's own only in a scratch row), and the
+// reader of its node, if it is the only one, gives them back.
+func (f *fusion) chain(next *OpNode, readers map[*Node]int, reader map[*Node]*Node) {
+	if next == nil {
+		return
+	}
+	c, ok := next.Op.(*Calc)
+	if !ok || c.Project == nil {
+		return
+	}
+	f.next, f.nextOp = c, next
+	f.releaser = nil
+	if readers[&next.Node] == 1 {
+		f.releaser = reader[&next.Node]
+	}
 }
 
 // pickColumns has the source decode the columns a Calc that only picks
@@ -153,8 +190,8 @@ func fuse(g *Graph) map[*SourceNode]*fusion {
 // the rows that pass are cut to the projected ones (Calc.narrow).
 func (f *fusion) pickColumns() {
 	s, c := f.src, f.calc
-	if c.Columns == nil || s.EventTime != nil {
-		return
+	if c.Columns == nil || s.EventTime != nil || s.Calc != nil {
+		return // the Calc reads the table's row, not the decoded one
 	}
 	layout := c.Columns
 	var reads []pickedRead
@@ -288,13 +325,39 @@ func (f *fusion) calcRows(b *row.Batch, rows []row.Change, srcFrom []int32, kept
 			rowTimes = make([]int64, 0, len(rows))
 		}
 	}
-	// Pass one: the watermark and the filter, keeping the passing rows'
-	// numbers.
+	// The computed columns, if any, into a scratch row the Calc projects
+	// out of before the next row.
+	var compute func(row.Row) (row.Row, error)
+	if s.Calc != nil {
+		compute = s.Compute()
+	}
+	// One pass: the watermark, the filter and the projection, into slabs
+	// for the batch; with a next Calc, the fused one's row goes into mid
+	// and the next one's into the slabs.
 	pass := make([]int32, 0, len(rows))
+	out := &row.Batch{Changes: make([]row.Change, 0, len(rows))}
+	var slabs [][]row.Value
+	var slab, mid row.Row
+	last := c
+	if f.next != nil {
+		last = f.next
+		if c.Project != nil {
+			mid = make(row.Row, len(c.Project))
+		}
+	}
+	midRows := 0
+	w := len(last.Project)
 	for i, ch := range rows {
+		r := ch.Row
+		if compute != nil {
+			var err error
+			if r, err = compute(r); err != nil {
+				return nil
+			}
+		}
 		prev := wm
 		if s.EventTime != nil {
-			ts, has, err := s.EventTime(ch.Row)
+			ts, has, err := s.EventTime(r)
 			if err != nil {
 				return nil
 			}
@@ -303,7 +366,7 @@ func (f *fusion) calcRows(b *row.Batch, rows []row.Change, srcFrom []int32, kept
 			}
 		}
 		if c.Filter != nil {
-			ok, err := c.Filter(ch.Row)
+			ok, err := c.Filter(r)
 			if err != nil {
 				return nil
 			}
@@ -311,38 +374,47 @@ func (f *fusion) calcRows(b *row.Batch, rows []row.Change, srcFrom []int32, kept
 				continue
 			}
 		}
+		// in is the row the last Calc reads.
+		in := r
+		if f.next != nil {
+			if mid != nil {
+				if err := c.projectInto(r, mid); err != nil {
+					return nil
+				}
+				in = mid
+			}
+			midRows++
+			if last.Filter != nil {
+				ok, err := last.Filter(in)
+				if err != nil {
+					return nil
+				}
+				if !ok {
+					continue
+				}
+			}
+		}
 		pass = append(pass, int32(i))
 		if before != nil {
 			before = append(before, prev)
 			if rowTimes != nil {
-				rowTimes = append(rowTimes, s.RowTime(ch.Row))
+				rowTimes = append(rowTimes, s.RowTime(r))
 			}
 		}
-	}
-	// Pass two: the projection, into slabs for the batch.
-	var out *row.Batch
-	var slabs [][]row.Value
-	if c.Project == nil {
-		out = &row.Batch{Changes: make([]row.Change, len(pass))}
-		for j, i := range pass {
-			out.Changes[j] = rows[i]
+		if last.Project == nil {
+			out.Append(ch.Kind, in)
+			continue
 		}
-	} else {
-		out = &row.Batch{Changes: make([]row.Change, 0, len(pass))}
-		w := len(c.Project)
-		var slab []row.Value
-		for _, i := range pass {
-			if len(slab) < w {
-				slab = f.slabs.get(max(w, slabValues/max(w, 1)*w))
-				slabs = append(slabs, slab)
-			}
-			r := slab[:w:w]
-			slab = slab[w:]
-			if err := c.projectInto(rows[i].Row, r); err != nil {
-				return nil
-			}
-			out.Append(rows[i].Kind, r)
+		if len(slab) < w {
+			slab = f.slabs.get(max(w, slabValues/max(w, 1)*w))
+			slabs = append(slabs, slab)
 		}
+		pr := slab[:w:w]
+		slab = slab[w:]
+		if err := last.projectInto(in, pr); err != nil {
+			return nil
+		}
+		out.Append(ch.Kind, pr)
 	}
 	// from maps out's changes to b's, for their positions.
 	from := pass
@@ -352,7 +424,7 @@ func (f *fusion) calcRows(b *row.Batch, rows []row.Change, srcFrom []int32, kept
 		}
 	}
 	fo := &fusedOrigin{derivedOrigin: derivedOrigin{parent: b.Origin, from: from}, records: row.RecordsIn(b), kept: kept, wm: wm,
-		before: before, rowTimes: rowTimes}
+		before: before, rowTimes: rowTimes, mid: midRows}
 	if f.releaser != nil {
 		fo.slabs, fo.pool, fo.by = slabs, f.slabs, f.releaser
 	}

@@ -147,6 +147,11 @@ type SourceNode struct {
 	// Calc, if set, turns each physical row into the table's row (computed
 	// columns). It runs in the source's goroutine.
 	Calc *Calc
+	// Compute, if set, makes functions that do what Calc does, each with
+	// a scratch row of its own that its result is, valid until its next
+	// call: one per goroutine, for a Calc fused into the source's
+	// decoders (fuse.go).
+	Compute func() func(row.Row) (row.Row, error)
 	// EventTime, if set, gives a row's watermark candidate in
 	// microseconds (the watermark expression's value); the source's
 	// watermark is the largest seen. An error (a NULL event time) makes

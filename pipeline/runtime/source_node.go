@@ -371,6 +371,11 @@ func (s *SourceNode) forward(ctx context.Context, b *row.Batch, fz *fusion, wm i
 		s.Stats.RowsIn.Add(int64(fo.records))
 		s.Stats.RowsOut.Add(int64(fo.kept))
 		fz.op.Stats.RowsIn.Add(int64(fo.kept - b.Len()))
+		if fz.next != nil {
+			// The fused Calc sent mid rows to the next one.
+			fz.op.Stats.RowsOut.Add(int64(fo.mid - b.Len()))
+			fz.nextOp.Stats.RowsIn.Add(int64(fo.mid - b.Len()))
+		}
 		out = b
 		cuts, next = s.fusedCuts(fo, b.Len(), wm)
 	} else if b != nil && b.Len() > 0 {

@@ -91,12 +91,21 @@ func TestFusedCalcSameAsSerial(t *testing.T) {
 		{"bad record fails", schema, "", "SELECT id, amount FROM s"},
 		{"computed column", computed, "    on_error: skip", "SELECT id, twice FROM s WHERE twice > 1000"},
 		{"watermark", schema + "\n    watermark: ts - INTERVAL '1' SECOND", "    on_error: skip", "SELECT id, ts FROM s WHERE amount < 100"},
+		{"computed column and watermark", computed + "\n    watermark: ts - INTERVAL '1' SECOND", "    on_error: skip", "SELECT id, twice, ts FROM s WHERE amount < 500"},
+		{"two Calcs", computed, "    on_error: dead-letter\n    dead_letter: $DEAD",
+			"SELECT id, CAST(name AS INT) * m AS p FROM (SELECT id, name, twice + 1 AS m FROM s WHERE amount > 100) WHERE m > 300"},
+		{"computed column fails", "[id BIGINT, name STRING, amount BIGINT, ts TIMESTAMP(3), n AS CAST(name AS INT)]",
+			"    on_error: dead-letter\n    dead_letter: $DEAD", "SELECT id, n FROM s WHERE amount > 100"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			input := in.String()
-			if tc.name == "fail" {
+			// A computed column's errors are the source's, as its decoder's
+			// are, and how they interleave is a matter of batches: the
+			// one with computed columns that fail reads records that
+			// decode.
+			if tc.name == "fail" || tc.name == "computed column fails" {
 				input = clean.String()
 			}
 			file.SetReader(t, -1, 0, 0)

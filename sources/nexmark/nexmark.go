@@ -157,6 +157,11 @@ type Source struct {
 	enc   []byte
 	ends  []int
 	types []int32
+	// needed and paths are the plan's pushdown (pushdown.go): the
+	// physical columns it reads (nil: all) and the fields it reads as
+	// columns of their own.
+	needed []bool
+	paths  []connector.FieldPath
 }
 
 // Bounded reports whether `events` ends the source.
@@ -200,27 +205,38 @@ func (s *Source) Read(ctx context.Context, max int) (*row.Batch, error) {
 		}
 		n = int64(got)
 	}
-	b := row.NewBatch(int(n), len(Columns))
+	width := len(Columns) + len(s.paths)
+	b := row.NewBatch(int(n), width)
 	b.Origin = row.Sequence{Prefix: s.prefix, First: s.emitted}
 	// The batch's ROW values share one string, made once: a value per
-	// event would cost an allocation and copies each.
+	// event would cost an allocation and copies each. The fields read as
+	// columns (pushdown.go) come from the event as it is made.
 	s.enc, s.ends, s.types = s.enc[:0], s.ends[:0], s.types[:0]
 	for id := s.emitted; id < s.emitted+n; id++ {
 		s.gen.next(id, &s.rng, &s.ev)
-		s.enc = appendEvent(s.enc, &s.ev)
-		s.ends, s.types = append(s.ends, len(s.enc)), append(s.types, s.ev.typ)
+		typ := s.ev.typ
+		if s.wantsColumn(1 + int(typ)) {
+			s.enc = appendEvent(s.enc, &s.ev)
+		}
+		s.ends, s.types = append(s.ends, len(s.enc)), append(s.types, typ)
+		r := b.NewRow()
+		r[0] = row.IntValue(typ)
+		for j, p := range s.paths {
+			if p.Column == 1+int(typ) {
+				r[len(Columns)+j] = field(&s.ev, p.Fields[0])
+			}
+		}
+		b.Append(row.Insert, r)
 	}
 	enc, start := string(s.enc), 0
 	for i, end := range s.ends {
-		typ := s.types[i]
-		r := b.NewRow()
-		r[0] = row.IntValue(typ)
-		part, err := row.NestedValue(row.Struct, enc[start:end])
-		if err != nil {
-			return nil, fmt.Errorf("nexmark %s: %w", s.name, err)
+		if end > start {
+			part, err := row.NestedValue(row.Struct, enc[start:end])
+			if err != nil {
+				return nil, fmt.Errorf("nexmark %s: %w", s.name, err)
+			}
+			b.Changes[i].Row[1+s.types[i]] = part
 		}
-		r[1+typ] = part
-		b.Append(row.Insert, r)
 		start = end
 	}
 	s.emitted += n

@@ -1,0 +1,198 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/etld/etld/pipeline/row"
+)
+
+// mappingSource is a source that only records the map a fusion gives it
+// (connector.MappingSource); nothing reads it.
+type mappingSource struct {
+	mapper func(*row.Batch) *row.Batch
+}
+
+func (*mappingSource) Bounded() bool               { return true }
+func (*mappingSource) Open(context.Context) error  { return nil }
+func (*mappingSource) Close(context.Context) error { return nil }
+func (*mappingSource) Read(context.Context, int) (*row.Batch, error) {
+	return nil, errors.New("not read")
+}
+func (m *mappingSource) MapBatches(f func(*row.Batch) *row.Batch, fresh bool) bool {
+	m.mapper = f
+	return true
+}
+
+// computedGraph is a source of rows (kind, a, b) with a computed column
+// c = a + b (an error when a is negative), c's watermark, and a Calc
+// over it that keeps kind 2 and projects (c, b).
+func computedGraph(project bool) (*Graph, *mappingSource, *Calc) {
+	compute := func() func(row.Row) (row.Row, error) {
+		scratch := make(row.Row, 4)
+		return func(r row.Row) (row.Row, error) {
+			if r[1].Int64() < 0 {
+				return nil, fmt.Errorf("negative a")
+			}
+			copy(scratch, r[:3])
+			scratch[3] = row.BigIntValue(r[1].Int64() + r[2].Int64())
+			return scratch, nil
+		}
+	}
+	serial := compute()
+	var computed row.Row
+	src := &mappingSource{}
+	sn := &SourceNode{Node: Node{Name: "s"}, Source: src, Compute: compute,
+		Calc: &Calc{Project: []func(row.Row) (row.Value, error){
+			func(r row.Row) (row.Value, error) {
+				var err error
+				computed, err = serial(r)
+				if err != nil {
+					return row.NullValue, err
+				}
+				return computed[0], nil
+			},
+			func(row.Row) (row.Value, error) { return computed[1], nil },
+			func(row.Row) (row.Value, error) { return computed[2], nil },
+			func(row.Row) (row.Value, error) { return computed[3], nil },
+		}},
+		EventTime: func(r row.Row) (int64, bool, error) { return r[3].Int64() - 10, true, nil },
+		RowTime:   func(r row.Row) int64 { return r[3].Int64() },
+	}
+	c := &Calc{Filter: func(r row.Row) (bool, error) { return r[0].Int64() == 2, nil }}
+	if project {
+		c.Project = []func(row.Row) (row.Value, error){
+			func(r row.Row) (row.Value, error) { return r[3], nil },
+			func(r row.Row) (row.Value, error) { return r[2], nil },
+		}
+	}
+	op := &OpNode{Node: Node{Name: "calc"}, Input: &sn.Node, Op: c}
+	sink := &SinkNode{Node: Node{Name: "out"}, Input: &op.Node}
+	return &Graph{Sources: []*SourceNode{sn}, Ops: []*OpNode{op}, Sinks: []*SinkNode{sink}}, src, c
+}
+
+// TestFusedComputedColumns: a Calc over a source with computed columns
+// and a watermark runs in the source's decoders, each batch computing
+// into a scratch row of its own: the rows, the watermark and the rows'
+// times are those of the serial way (the source's Calc, then the Calc's
+// own); a row whose computed column fails sends the batch the serial
+// way; a Calc that does not project (whose rows would be the scratch)
+// is not fused.
+func TestFusedComputedColumns(t *testing.T) {
+	g, src, c := computedGraph(true)
+	fz := fuse(g)
+	if fz[g.Sources[0]] == nil || src.mapper == nil || !c.fused {
+		t.Fatal("the Calc behind computed columns was not fused")
+	}
+	b := &row.Batch{}
+	for i := range 100 {
+		b.Append(row.Insert, row.Row{row.BigIntValue(int64(i % 3)), row.BigIntValue(int64(i * 7 % 50)), row.BigIntValue(int64(i))})
+	}
+	var want []string
+	var wantTimes []int64
+	wm := int64(-1 << 63)
+	for _, ch := range b.Changes {
+		r, _, err := g.Sources[0].Calc.Apply(ch.Row)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wm = max(wm, r[3].Int64()-10)
+		out, ok, err := c.eval(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok {
+			want = append(want, fmt.Sprint(out))
+			wantTimes = append(wantTimes, r[3].Int64())
+		}
+	}
+	mapped := src.mapper(b)
+	if mapped == nil {
+		t.Fatal("the batch was not mapped")
+	}
+	var got []string
+	for _, ch := range mapped.Changes {
+		got = append(got, fmt.Sprint(ch.Row))
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("fused rows\n%v\nserial\n%v", got, want)
+	}
+	fo := fusedOf(mapped)
+	if fo.wm != wm || fmt.Sprint(fo.rowTimes) != fmt.Sprint(wantTimes) || fo.kept != 100 {
+		t.Fatalf("watermark %d, row times %v, kept %d; want %d, %v, 100", fo.wm, fo.rowTimes, fo.kept, wm, wantTimes)
+	}
+
+	bad := &row.Batch{}
+	bad.Append(row.Insert, row.Row{row.BigIntValue(2), row.BigIntValue(1), row.BigIntValue(1)})
+	bad.Append(row.Insert, row.Row{row.BigIntValue(2), row.BigIntValue(-1), row.BigIntValue(1)})
+	if src.mapper(bad) != nil {
+		t.Error("a batch whose computed column failed was mapped: its row would miss on_error")
+	}
+
+	g, src, _ = computedGraph(false)
+	if fuse(g) != nil || src.mapper != nil {
+		t.Error("a Calc without a projection was fused behind computed columns")
+	}
+}
+
+// TestFusedCalcChain: a projecting Calc that is the only reader of a
+// fused Calc runs in the decoders too, over the fused Calc's rows: the
+// rows are those of the two Calcs in turn, the count between them is
+// noted for their counters, and the batch's memory goes back to the
+// second Calc's reader; a Calc over the first that does not project is
+// left to run in its node.
+func TestFusedCalcChain(t *testing.T) {
+	g, src, c := computedGraph(true)
+	c2 := &Calc{
+		Filter: func(r row.Row) (bool, error) { return r[0].Int64()%2 == 0, nil },
+		Project: []func(row.Row) (row.Value, error){
+			func(r row.Row) (row.Value, error) { return row.BigIntValue(r[0].Int64() * 10), nil },
+		},
+	}
+	op2 := &OpNode{Node: Node{Name: "calc2"}, Input: &g.Ops[0].Node, Op: c2}
+	g.Ops = append(g.Ops, op2)
+	g.Sinks[0].Input = &op2.Node
+	fz := fuse(g)[g.Sources[0]]
+	if fz == nil || fz.next != c2 || !c2.fused || fz.releaser != &g.Sinks[0].Node {
+		t.Fatal("the second Calc was not fused, or its reader does not give the rows back")
+	}
+	b := &row.Batch{}
+	for i := range 200 {
+		b.Append(row.Insert, row.Row{row.BigIntValue(int64(i % 3)), row.BigIntValue(int64(i * 7 % 50)), row.BigIntValue(int64(i))})
+	}
+	var want []string
+	mid := 0
+	for _, ch := range b.Changes {
+		r, _, _ := g.Sources[0].Calc.Apply(ch.Row)
+		r1, ok, _ := c.eval(r)
+		if !ok {
+			continue
+		}
+		mid++
+		if r2, ok, _ := c2.eval(r1); ok {
+			want = append(want, fmt.Sprint(r2))
+		}
+	}
+	mapped := src.mapper(b)
+	var got []string
+	for _, ch := range mapped.Changes {
+		got = append(got, fmt.Sprint(ch.Row))
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) || len(want) == 0 {
+		t.Fatalf("fused rows\n%v\nserial\n%v", got, want)
+	}
+	if fo := fusedOf(mapped); fo.mid != mid || fo.kept != 200 || len(fo.rowTimes) != len(want) {
+		t.Fatalf("mid %d, kept %d, %d row times; want %d, 200, %d", fo.mid, fo.kept, len(fo.rowTimes), mid, len(want))
+	}
+
+	g, _, _ = computedGraph(true)
+	filterOnly := &Calc{Filter: c2.Filter}
+	op2 = &OpNode{Node: Node{Name: "calc2"}, Input: &g.Ops[0].Node, Op: filterOnly}
+	g.Ops = append(g.Ops, op2)
+	g.Sinks[0].Input = &op2.Node
+	if fz := fuse(g)[g.Sources[0]]; fz == nil || fz.next != nil || filterOnly.fused {
+		t.Error("a Calc that does not project was fused behind the first")
+	}
+}
