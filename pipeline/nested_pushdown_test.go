@@ -18,6 +18,7 @@ func randomEvents(t *testing.T, path string, n int, seed uint64) {
 	t.Helper()
 	rnd := rand.New(rand.NewPCG(seed, 7))
 	pick := func(vs ...string) string { return vs[rnd.IntN(len(vs))] }
+	//lint:ignore S1021 the closure calls itself
 	var object func(members [][2]string) string
 	object = func(members [][2]string) string {
 		if rnd.IntN(8) == 0 {

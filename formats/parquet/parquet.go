@@ -152,8 +152,8 @@ func NewEncoder(o Options, schema row.Schema) (*Encoder, error) {
 func (e *Encoder) Ext() string { return ext }
 
 // newPQWriter is the parquet-go writer that encodes one row group.
-func (e *Encoder) newPQWriter(w io.Writer) *pq.Writer {
-	return pq.NewWriter(w, e.pq,
+func (e *Encoder) newPQWriter(w io.Writer) *pq.GenericWriter[any] {
+	return pq.NewGenericWriter[any](w, e.pq,
 		pq.Compression(codecs[e.opts.codec]()),
 		pq.CreatedBy("etld", "", ""),
 		pq.PageBufferSize(1<<20),

@@ -35,7 +35,7 @@ func (e *Encoder) emptyFile() (fileMeta, error) {
 // groupEncoder encodes row groups, one at a time: its buffers are reused.
 type groupEncoder struct {
 	e    *Encoder
-	pw   *pq.Writer
+	pw   *pq.GenericWriter[any]
 	buf  bytes.Buffer
 	cols [][]pq.Value
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"unsafe"
 
 	"github.com/etld/etld/pipeline/row"
 )
@@ -557,6 +556,3 @@ func (d *decoder) last(offs []int) int {
 	}
 	return offs[len(offs)-1]
 }
-
-// str is b as a string without a copy, for reading messages.
-func str(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
