@@ -65,16 +65,7 @@ func TestPostgresCDCUpsertKills(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pg.Close(context.Background())
-	for _, q := range []string{
-		"CREATE TABLE orders (id bigint PRIMARY KEY, customer text NOT NULL, amount bigint NOT NULL)",
-		"CREATE TABLE refunds (id bigint PRIMARY KEY, customer text NOT NULL, amount bigint NOT NULL)",
-		"ALTER TABLE orders REPLICA IDENTITY FULL",
-		"INSERT INTO orders SELECT i, 'c' || (i % 13), i FROM generate_series(1, 40000) i",
-	} {
-		if _, err := pg.Exec(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	createShop(t, ctx, pg, "FULL", "DEFAULT", 40000)
 	table := testenv.MySQLTable(t, mysqlDB, "")
 	t.Setenv("ETLD_PRIVATE_PG_DSN", p.DSN)
 	t.Setenv("ETLD_CRASH_MYSQL_DSN", mysqlDSN)

@@ -94,18 +94,8 @@ func postgresCDCKills(t *testing.T, identity, mode string, kills int) {
 		t.Fatal(err)
 	}
 	defer pg.Close(context.Background()) // the server's restart ends it
-	for _, q := range []string{
-		"CREATE TABLE orders (id bigint PRIMARY KEY, customer text NOT NULL, amount bigint NOT NULL)",
-		"CREATE TABLE refunds (id bigint PRIMARY KEY, customer text NOT NULL, amount bigint NOT NULL)",
-		"ALTER TABLE orders REPLICA IDENTITY " + identity,
-		"ALTER TABLE refunds REPLICA IDENTITY " + identity,
-		// A snapshot of some size, which the first lives are killed in.
-		"INSERT INTO orders SELECT i, 'c' || (i % 13), i FROM generate_series(1, 3000) i",
-	} {
-		if _, err := pg.Exec(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	// A snapshot of some size, which the first lives are killed in.
+	createShop(t, ctx, pg, identity, identity, 3000)
 	table := testenv.MySQLTable(t, mysqlDB, "")
 	t.Setenv("ETLD_PRIVATE_PG_DSN", p.DSN)
 	t.Setenv("ETLD_CRASH_MYSQL_DSN", mysqlDSN)
@@ -177,6 +167,23 @@ func postgresCDCKills(t *testing.T, identity, mode string, kills int) {
 	want := shopAggregate(t, ctx, p.DSN)
 	if got := tableRows(t, mysqlDB, table); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("table %s has %d rows, the source's aggregate %d:\n%s", table, len(got), len(want), diffLines(want, got))
+	}
+}
+
+// createShop makes the shop's tables, orders and refunds (id, customer,
+// amount), with these replica identities, and orders 1 to orders.
+func createShop(t *testing.T, ctx context.Context, pg *pgx.Conn, ordersIdentity, refundsIdentity string, orders int) {
+	t.Helper()
+	for _, q := range []string{
+		"CREATE TABLE orders (id bigint PRIMARY KEY, customer text NOT NULL, amount bigint NOT NULL)",
+		"CREATE TABLE refunds (id bigint PRIMARY KEY, customer text NOT NULL, amount bigint NOT NULL)",
+		"ALTER TABLE orders REPLICA IDENTITY " + ordersIdentity,
+		"ALTER TABLE refunds REPLICA IDENTITY " + refundsIdentity,
+		fmt.Sprintf("INSERT INTO orders SELECT i, 'c' || (i %% 13), i FROM generate_series(1, %d) i", orders),
+	} {
+		if _, err := pg.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
 	}
 }
 
