@@ -25,18 +25,18 @@ func init() {
 	})
 }
 
-func compileRegexp(p string) (*regexp.Regexp, error) {
+func compileRegexp(p string) (*pattern, error) {
 	re, err := regexp.Compile(p)
 	if err != nil {
 		msg := strings.TrimPrefix(err.Error(), "error parsing regexp: ")
 		return nil, fmt.Errorf("invalid regular expression %q: %s (etld uses RE2 syntax: no backreferences, lookaround or possessive quantifiers)", p, msg)
 	}
-	return re, nil
+	return newPattern(re), nil
 }
 
 type reCache struct {
 	pattern string
-	re      *regexp.Regexp
+	re      *pattern
 	tmpl    string // REGEXP_REPLACE: the replacement, translated
 	repl    string
 }
@@ -45,7 +45,7 @@ type reCache struct {
 // (a bad one is a plan error at its position), else per distinct value,
 // remembering the last.
 type regexpArg struct {
-	fixed *regexp.Regexp
+	fixed *pattern
 	last  atomic.Pointer[reCache]
 }
 
@@ -61,7 +61,7 @@ func newRegexpArg(e *sql.Call, args []*node, i int) (*regexpArg, error) {
 	return ra, nil
 }
 
-func (ra *regexpArg) get(p string) (*regexp.Regexp, error) {
+func (ra *regexpArg) get(p string) (*pattern, error) {
 	if ra.fixed != nil {
 		return ra.fixed, nil
 	}
@@ -144,7 +144,10 @@ func buildRegexpExtract(c *compiler, e *sql.Call, args []*node) (*node, error) {
 // group references (the conformance case fn-regexp-replace).
 func literalTemplate(repl string) string { return strings.ReplaceAll(repl, "$", "$$") }
 
-func replaceAll(re *regexp.Regexp, s, tmpl string) string {
+func replaceAll(re *pattern, s, tmpl string) string {
+	if re.cannotMatch(s) {
+		return s
+	}
 	if !strings.Contains(tmpl, "$") {
 		return re.ReplaceAllLiteralString(s, tmpl)
 	}

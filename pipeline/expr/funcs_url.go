@@ -246,7 +246,10 @@ func buildRegexpSearch(c *compiler, e *sql.Call, args []*node) (*node, error) {
 // search goes on from the next character in both. The empty match is
 // looked for in the rest of the text, which holds as long as the pattern
 // does not look behind its start (^, \b).
-func javaMatchCount(re *regexp.Regexp, s string) int {
+func javaMatchCount(re *pattern, s string) int {
+	if re.cannotMatch(s) {
+		return 0
+	}
 	n := 0
 	for _, m := range re.FindAllStringIndex(s, -1) {
 		n++

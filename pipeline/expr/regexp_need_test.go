@@ -1,0 +1,91 @@
+package expr
+
+import (
+	"math/rand/v2"
+	"regexp"
+	"regexp/syntax"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestRequiredText(t *testing.T) {
+	for _, c := range []struct{ re, need string }{
+		{`(&|^)channel_id=([^&]*)`, "channel_id="},
+		{`abc`, "abc"},
+		{`a+bcd?`, "bc"},
+		{`(?i)abc`, ""},
+		{`ab|cd`, ""},
+		{`(xy)*z`, "z"},
+		{`(hello){2,3}`, "hello"},
+		{`(hello){0,3}`, ""},
+		{`x\x{FFFD}y`, ""},
+		{`^\d+$`, ""},
+		{`foo(bar)+`, "foo"},
+	} {
+		parsed, err := syntax.Parse(c.re, syntax.Perl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := requiredText(parsed.Simplify()); got != c.need {
+			t.Errorf("%s: need %q, want %q", c.re, got, c.need)
+		}
+	}
+}
+
+// TestPatternSameAsRegexp: with its prefilter a pattern finds what the
+// matcher alone finds, over random texts built from the patterns' own
+// pieces, invalid UTF-8 and case changes among them.
+func TestPatternSameAsRegexp(t *testing.T) {
+	patterns := []string{
+		`(&|^)channel_id=([^&]*)`, `abc`, `a+bcd?`, `(?i)abc`, `ab|cd`, `(xy)*z`, `(hello){2,3}`,
+		`x\x{FFFD}y`, `foo(bar)+`, `b(c)`, `é+t`, `(a|b)c(d)`, `\bword\b`, `c$`, `^ab`,
+	}
+	pieces := []string{"a", "b", "c", "d", "x", "y", "z", "&", "channel_id=", "hello", "foo", "bar", "ABC",
+		"é", "t", "\xff", "\uFFFD", "word", " ", "=", "xy"}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, src := range patterns {
+		re := regexp.MustCompile(src)
+		p := newPattern(re)
+		for range 3000 {
+			var b strings.Builder
+			for range rng.IntN(8) {
+				b.WriteString(pieces[rng.IntN(len(pieces))])
+			}
+			s := b.String()
+			if got, want := p.MatchString(s), re.MatchString(s); got != want {
+				t.Fatalf("%s over %q: match %v, the matcher %v", src, s, got, want)
+			}
+			if got, want := p.FindStringSubmatchIndex(s), re.FindStringSubmatchIndex(s); !slices.Equal(got, want) {
+				t.Fatalf("%s over %q: %v, the matcher %v", src, s, got, want)
+			}
+			if got, want := p.FindStringIndex(s), re.FindStringIndex(s); !slices.Equal(got, want) {
+				t.Fatalf("%s over %q: %v, the matcher %v", src, s, got, want)
+			}
+			if got, want := len(p.FindAllStringSubmatchIndex(s, -1)), len(re.FindAllStringSubmatchIndex(s, -1)); got != want {
+				t.Fatalf("%s over %q: %d matches, the matcher %d", src, s, got, want)
+			}
+			if got, want := replaceAll(p, s, "<$1>"), re.ReplaceAllString(s, "<$1>"); got != want {
+				t.Fatalf("%s over %q: replaced %q, the matcher %q", src, s, got, want)
+			}
+		}
+	}
+}
+
+func BenchmarkRegexpExtractPrefilter(b *testing.B) {
+	re := regexp.MustCompile(`(&|^)channel_id=([^&]*)`)
+	urls := []string{
+		"https://www.nexmark.com/mekt/ojpv/llj/item.htm?query=1&channel_id=1073741824",
+		"https://www.nexmark.com/xxpf/lfw/lljq/item.htm?query=1",
+	}
+	for _, c := range []struct {
+		name string
+		find func(string) []int
+	}{{"regexp", re.FindStringSubmatchIndex}, {"pattern", newPattern(re).FindStringSubmatchIndex}} {
+		b.Run(c.name, func(b *testing.B) {
+			for i := range b.N {
+				c.find(urls[i&1])
+			}
+		})
+	}
+}
