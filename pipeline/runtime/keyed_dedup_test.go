@@ -71,3 +71,14 @@ func ttlMatters(t *testing.T, c keyedOpCase, input func(*rand.Rand) []keyedStep)
 	}
 	t.Fatalf("%s: the TTL forgot nothing: the test proves nothing", c.name)
 }
+
+// A deduplication's own snapshot, written before it ran keyed (by an
+// etld of then), restores into workers, its watermark included.
+func TestKeyedDedupRestoresItsOwnSnapshot(t *testing.T) {
+	spec := rankop.DedupSpec{Key: []int{0, 1}, TimeCol: 3, RowTime: true}
+	c := keyedOpCase{name: "event time, first", keys: spec.Key, outKeys: 2, late: true, keepsState: true,
+		build: func() (operator.KeyGrouped, error) { return rankop.NewDedup(spec), nil }}
+	for seed := range uint64(4) {
+		restoresOwnSnapshot(t, c, windowSteps(rand.New(rand.NewPCG(seed, 36))))
+	}
+}

@@ -63,3 +63,19 @@ func TestKeyedTopNSameAsOneWorker(t *testing.T) {
 		}
 	}
 }
+
+// A Top-N's own snapshot, written before it ran keyed (by an etld of
+// then), restores into workers: retracting input, ranks numbered.
+func TestKeyedTopNRestoresItsOwnSnapshot(t *testing.T) {
+	spec := rankop.RankSpec{Partition: []int{0}, Order: []rankop.SortKey{{Col: 2, Desc: true}}, Start: 1, End: 3,
+		Kind: rankop.RowNumber, Strategy: rankop.Retract, OutputRank: true}
+	c := keyedOpCase{name: "retract, top 3", keys: spec.Partition, outKeys: 1, keepsState: true,
+		build: func() (operator.KeyGrouped, error) { return rankop.NewTopN(spec), nil }}
+	for seed := range uint64(4) {
+		var steps []keyedStep
+		for _, b := range keyedInput(rand.New(rand.NewPCG(seed, 37)), true) {
+			steps = append(steps, keyedStep{batch: b})
+		}
+		restoresOwnSnapshot(t, c, steps)
+	}
+}

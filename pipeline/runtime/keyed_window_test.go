@@ -258,20 +258,31 @@ func testKeyedSameAsOne(t *testing.T, cases []keyedOpCase, input func(*rand.Rand
 // restores into any number of workers, clock included.
 func TestKeyedWindowRestoresItsOwnSnapshot(t *testing.T) {
 	c := windowCases()[2] // HOP
-	rng := rand.New(rand.NewPCG(3, 35))
-	steps := windowSteps(rng)
+	restoresOwnSnapshot(t, c, windowSteps(rand.New(rand.NewPCG(3, 35))))
+}
+
+// restoresOwnSnapshot runs the first half of steps on c's operator
+// itself (as a checkpoint of an etld from before the operator ran keyed
+// holds it), restores that snapshot into three workers, runs the rest
+// there: the output by key and the late count are one worker's.
+func restoresOwnSnapshot(t *testing.T, c keyedOpCase, steps []keyedStep) {
+	t.Helper()
 	want := runKeyedSteps(t, c, 1, steps, 0, 0)
 	plain := optest.Must(c.build())
 	half := len(steps) / 2
 	out := &collect{}
-	for _, s := range steps[:half] {
-		var err error
-		if s.batch != nil {
-			err = plain.(operator.Operator).Process(s.batch, out)
-		} else {
-			err = plain.Watermark(s.wm, out)
+	feed := func(op operator.KeyGrouped, s keyedStep) error {
+		switch {
+		case s.batch != nil && c.two != nil:
+			return op.(operator.TwoInput).ProcessInput(s.input, s.batch, out)
+		case s.batch != nil:
+			return op.(operator.Operator).Process(s.batch, out)
+		default:
+			return op.Watermark(s.wm, out)
 		}
-		if err != nil {
+	}
+	for _, s := range steps[:half] {
+		if err := feed(plain, s); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -279,7 +290,15 @@ func TestKeyedWindowRestoresItsOwnSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	op, err := runtime.NewKeyed(c.keys, 3, c.build)
+	var op *runtime.Keyed
+	var two *runtime.KeyedTwo
+	if c.two != nil {
+		if two, err = runtime.NewKeyedTwo(c.two[0], c.two[1], 3, c.build); err == nil {
+			op = two.Keyed
+		}
+	} else {
+		op, err = runtime.NewKeyed(c.keys, 3, c.build)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,9 +306,12 @@ func TestKeyedWindowRestoresItsOwnSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range steps[half:] {
-		if s.batch != nil {
+		switch {
+		case s.batch != nil && two != nil:
+			err = two.ProcessInput(s.input, s.batch, out)
+		case s.batch != nil:
 			err = op.Process(s.batch, out)
-		} else {
+		default:
 			err = op.Watermark(s.wm, out)
 		}
 		if err != nil {
@@ -299,8 +321,18 @@ func TestKeyedWindowRestoresItsOwnSnapshot(t *testing.T) {
 	if err := op.Watermark(operator.MaxWatermark, out); err != nil {
 		t.Fatal(err)
 	}
+	if err := op.Finish(out); err != nil {
+		t.Fatal(err)
+	}
 	got := byKey{}
-	got.add(c.outKeys, out.lines)
+	if c.keyOf != nil {
+		for _, l := range out.lines {
+			key := fmt.Sprint(c.keyOf(l.Row))
+			got[key] = append(got[key], l.String())
+		}
+	} else {
+		got.add(c.outKeys, out.lines)
+	}
 	if !sameByKey(got, want.out, false) {
 		t.Fatal(diffByKey(got, want.out))
 	}
