@@ -113,34 +113,9 @@ func runKeyedSteps(t *testing.T, c keyedOpCase, n int, steps []keyedStep, restar
 				t.Fatalf("restore %d workers from %d: %v", restartN, n, err)
 			}
 		}
-		var err error
-		switch {
-		case s.batch != nil && two != nil:
-			err = two.ProcessInput(s.input, s.batch, out)
-		case s.batch != nil:
-			err = op.Process(s.batch, out)
-		default:
-			err = op.Watermark(s.wm, out)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		feedKeyed(t, op, two, s, out)
 	}
-	if err := op.Watermark(operator.MaxWatermark, out); err != nil {
-		t.Fatal(err)
-	}
-	if err := op.Finish(out); err != nil {
-		t.Fatal(err)
-	}
-	run.out = byKey{}
-	if c.keyOf != nil {
-		for _, l := range out.lines {
-			key := fmt.Sprint(c.keyOf(l.Row))
-			run.out[key] = append(run.out[key], l.String())
-		}
-	} else {
-		run.out.add(c.outKeys, out.lines)
-	}
+	run.out = endKeyed(t, c, op, out)
 	run.dropped, _ = op.Dropped()
 	if !c.keepsState && op.StateEntries() != 0 {
 		t.Fatalf("%d workers (restart %d as %d): %d state entries left after the end", n, restart, restartN, op.StateEntries())
@@ -306,18 +281,38 @@ func restoresOwnSnapshot(t *testing.T, c keyedOpCase, steps []keyedStep) {
 		t.Fatal(err)
 	}
 	for _, s := range steps[half:] {
-		switch {
-		case s.batch != nil && two != nil:
-			err = two.ProcessInput(s.input, s.batch, out)
-		case s.batch != nil:
-			err = op.Process(s.batch, out)
-		default:
-			err = op.Watermark(s.wm, out)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		feedKeyed(t, op, two, s, out)
 	}
+	got := endKeyed(t, c, op, out)
+	if !sameByKey(got, want.out, false) {
+		t.Fatal(diffByKey(got, want.out))
+	}
+	if d, _ := op.Dropped(); d != want.dropped {
+		t.Fatalf("%d late rows, want %d", d, want.dropped)
+	}
+}
+
+// feedKeyed gives step s to op (two, when not nil, is op as a two-input
+// operator).
+func feedKeyed(t *testing.T, op *runtime.Keyed, two *runtime.KeyedTwo, s keyedStep, out *collect) {
+	t.Helper()
+	var err error
+	switch {
+	case s.batch != nil && two != nil:
+		err = two.ProcessInput(s.input, s.batch, out)
+	case s.batch != nil:
+		err = op.Process(s.batch, out)
+	default:
+		err = op.Watermark(s.wm, out)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// endKeyed ends op's input and returns all it emitted by key.
+func endKeyed(t *testing.T, c keyedOpCase, op *runtime.Keyed, out *collect) byKey {
+	t.Helper()
 	if err := op.Watermark(operator.MaxWatermark, out); err != nil {
 		t.Fatal(err)
 	}
@@ -325,18 +320,13 @@ func restoresOwnSnapshot(t *testing.T, c keyedOpCase, steps []keyedStep) {
 		t.Fatal(err)
 	}
 	got := byKey{}
-	if c.keyOf != nil {
-		for _, l := range out.lines {
-			key := fmt.Sprint(c.keyOf(l.Row))
-			got[key] = append(got[key], l.String())
-		}
-	} else {
+	if c.keyOf == nil {
 		got.add(c.outKeys, out.lines)
+		return got
 	}
-	if !sameByKey(got, want.out, false) {
-		t.Fatal(diffByKey(got, want.out))
+	for _, l := range out.lines {
+		key := fmt.Sprint(c.keyOf(l.Row))
+		got[key] = append(got[key], l.String())
 	}
-	if d, _ := op.Dropped(); d != want.dropped {
-		t.Fatalf("%d late rows, want %d", d, want.dropped)
-	}
+	return got
 }
