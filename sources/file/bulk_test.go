@@ -147,16 +147,7 @@ func resumeBulk(t *testing.T, h *harness, format string, want []string) {
 	ctx := context.Background()
 	for cut := 1; cut < 12; cut++ {
 		s := h.open(opts, parquetSchema)
-		var got []string
-		for range cut {
-			b, err := s.Read(ctx, 17)
-			if b != nil {
-				got = append(got, conntest.Printed(b.Changes)...)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-		}
+		got := readBatches(t, s, cut)
 		pos, err := s.Position()
 		if err != nil {
 			t.Fatal(err)
@@ -199,16 +190,7 @@ func TestAvroResumeOtherPieces(t *testing.T) {
 		for cut := 1; cut < 13; cut += 2 {
 			avro.PieceBytes = c.saved
 			s := h.open(opts, parquetSchema)
-			var got []string
-			for range cut {
-				b, err := s.Read(ctx, 17)
-				if b != nil {
-					got = append(got, conntest.Printed(b.Changes)...)
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-			}
+			got := readBatches(t, s, cut)
 			pos, err := s.Position()
 			if err != nil {
 				t.Fatal(err)
@@ -281,4 +263,20 @@ func TestParquetNotAFile(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), path+": not a valid Parquet file") {
 		t.Fatalf("err %v", err)
 	}
+}
+
+// readBatches reads n batches of up to 17 rows from s, printed.
+func readBatches(t *testing.T, s *Source, n int) []string {
+	t.Helper()
+	var got []string
+	for range n {
+		b, err := s.Read(context.Background(), 17)
+		if b != nil {
+			got = append(got, conntest.Printed(b.Changes)...)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return got
 }
