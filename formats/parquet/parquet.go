@@ -114,8 +114,11 @@ type Encoder struct {
 	opts   checked
 	schema row.Schema
 	pq     *pq.Schema
-	// cols are the shredders of the schema's columns (shred.go).
+	// cols are the shredders of the schema's columns (shred.go); a
+	// nested one's leaves are numbered in nested, the schema of the
+	// nested columns alone, which parquet-go writes (nil if none is).
 	cols   []*shredder
+	nested *pq.Schema
 	leaves int
 	// template is the footer of a file of no rows: its schema, column
 	// orders and creator, which every file's footer repeats.
@@ -133,15 +136,28 @@ func NewEncoder(o Options, schema row.Schema) (*Encoder, error) {
 		return nil, err
 	}
 	e := &Encoder{opts: opts, schema: schema, pq: pq.NewSchema("etld", root)}
-	leaf := 0
+	nested, leaf := 0, 0
+	var nestedFields []row.Field
 	for _, f := range schema.Fields {
-		s, err := newShredder(f.Type, opts.unit, &leaf)
+		at := &leaf
+		if f.Type.ID.Nested() {
+			at = &nested
+			nestedFields = append(nestedFields, f)
+		}
+		s, err := newShredder(f.Type, opts.unit, at)
 		if err != nil {
 			return nil, fmt.Errorf("column %s: %w", f.Name, err)
 		}
 		e.cols = append(e.cols, s)
 	}
-	e.leaves = leaf
+	e.leaves = leaf + nested
+	if len(nestedFields) > 0 {
+		g, err := groupOf(nestedFields, opts.unit)
+		if err != nil {
+			return nil, err
+		}
+		e.nested = pq.NewSchema("etld", g)
+	}
 	if e.template, err = e.emptyFile(); err != nil {
 		return nil, err
 	}
@@ -151,9 +167,10 @@ func NewEncoder(o Options, schema row.Schema) (*Encoder, error) {
 // Ext implements connector.BulkEncoder.
 func (e *Encoder) Ext() string { return ext }
 
-// newPQWriter is the parquet-go writer that encodes one row group.
-func (e *Encoder) newPQWriter(w io.Writer) *pq.GenericWriter[any] {
-	return pq.NewGenericWriter[any](w, e.pq,
+// newPQWriter is a parquet-go writer of schema s, which encodes one row
+// group.
+func (e *Encoder) newPQWriter(w io.Writer, s *pq.Schema) *pq.GenericWriter[any] {
+	return pq.NewGenericWriter[any](w, s,
 		pq.Compression(codecs[e.opts.codec]()),
 		pq.CreatedBy("etld", "", ""),
 		pq.PageBufferSize(1<<20),
