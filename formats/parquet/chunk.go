@@ -318,24 +318,41 @@ func (c *column) buildDict() int {
 }
 
 // cut is the end of the page that starts at row r and value v: about
-// pageBytes of values, and none from value limit on.
+// pageBytes of values, and none from value limit on. A NULL after the
+// last value stays in the page.
 func (c *column) cut(r, v, limit int) (int, int) {
-	size := 0
+	if c.phys == physBytes && v >= len(c.idx) {
+		// PLAIN strings: as many as make pageBytes.
+		size := 0
+		for ; r < c.rows; r++ {
+			if c.optional && c.defs[r] == 0 {
+				continue
+			}
+			if v == limit || size >= pageBytes {
+				break
+			}
+			size += 4 + len(c.strs[v])
+			v++
+		}
+		return r, v
+	}
+	// Values of one size (a dictionary index counted as 4 bytes).
+	w := 4
+	if c.phys != physBytes {
+		w = c.size()
+	}
+	n := min(limit-v, (pageBytes+w-1)/w)
+	if !c.optional {
+		return r + n, v + n
+	}
 	for ; r < c.rows; r++ {
-		if c.optional && c.defs[r] == 0 {
+		if c.defs[r] == 0 {
 			continue
 		}
-		if v == limit || size >= pageBytes {
+		if n == 0 {
 			break
 		}
-		switch {
-		case c.phys == physBytes && v < len(c.idx) && c.dict:
-			size += 4
-		case c.phys == physBytes:
-			size += 4 + len(c.strs[v])
-		default:
-			size += c.size()
-		}
+		n--
 		v++
 	}
 	return r, v

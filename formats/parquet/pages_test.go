@@ -328,3 +328,69 @@ func checkBounds(t *testing.T, schema row.Schema, rows []row.Row, groupRows int,
 		}
 	}
 }
+
+// TestPagesCut writes a row group of 300000 rows: its BIGINT chunks,
+// one with NULLs, and its dictionary indexes are cut into pages of about
+// 1 MiB of values (an index counted as 4 bytes), whose offset index
+// counts the rows before each page, and etld and DuckDB read every value
+// back.
+func TestPagesCut(t *testing.T) {
+	schema := testenv.Schema(t, "k BIGINT NOT NULL", "n BIGINT", "s STRING")
+	const n = 300_000
+	rows := make([]row.Row, n)
+	for k := range rows {
+		v := row.BigIntValue(int64(k % 1000))
+		if k%3 == 0 {
+			v = row.NullValue
+		}
+		rows[k] = row.Row{row.BigIntValue(int64(k)), v, row.StringValue(fmt.Sprint("v", k%50))}
+	}
+	c := bulk(t, schema, Options{RowGroupSize: n})
+	path, file := writeTemp(t, c.Encoder.(*Encoder), rows)
+	md, err := readFooter(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 8 bytes a value: 131072 a page; n's 131072nd value is in row
+	// 196609 (the row before is NULL, and ends the page before). 4 bytes
+	// an index: 262144 a page.
+	wantRows := [][]int64{{0, 131072, 262144}, {0, 196609}, {0, 262144}}
+	for i, cc := range md.RowGroups[0].Columns {
+		var oi format.OffsetIndex
+		if err := decodeAt(file, cc.OffsetIndexOffset, int64(cc.OffsetIndexLength), &oi); err != nil {
+			t.Fatal(err)
+		}
+		var first []int64
+		for _, p := range oi.PageLocations {
+			first = append(first, p.FirstRowIndex)
+		}
+		if fmt.Sprint(first) != fmt.Sprint(wantRows[i]) {
+			t.Errorf("column %s: pages from rows %v, want %v", schema.Fields[i].Name, first, wantRows[i])
+		}
+	}
+	got := formattest.ReadFile(t, c.Decoder(), file)
+	for k := range rows {
+		for i := range rows[k] {
+			if !row.Equal(got[k][i], rows[k][i]) {
+				t.Fatalf("etld read row %d column %d: %v, wrote %v", k+1, i, got[k][i], rows[k][i])
+			}
+		}
+	}
+	// DuckDB sums the columns rather than printing 300000 rows.
+	var sumK, sumN, countN int64
+	for _, r := range rows {
+		sumK += r[0].Int64()
+		if !r[1].IsNull() {
+			sumN, countN = sumN+r[1].Int64(), countN+1
+		}
+	}
+	want := fmt.Sprintf("[%d, %d, %d, %d, 50]", n, sumK, countN, sumN)
+	out, err := exec.Command(testenv.Python(t), "-c", `import sys, duckdb
+print(list(duckdb.connect().execute("SELECT count(*), sum(k)::BIGINT, count(n), sum(n)::BIGINT, count(DISTINCT s) FROM read_parquet(?)", [sys.argv[1]]).fetchone()))`, path).Output()
+	if err != nil {
+		t.Fatalf("duckdb: %v\n%s", err, stderrOf(err))
+	}
+	if got := strings.TrimSpace(string(out)); got != want {
+		t.Errorf("DuckDB sums %s, want %s", got, want)
+	}
+}
