@@ -90,8 +90,41 @@ func (c *column) reset() {
 	c.defs = c.defs[:0]
 	c.bools, c.i32, c.i64 = c.bools[:0], c.i32[:0], c.i64[:0]
 	c.f32, c.f64 = c.f32[:0], c.f64[:0]
-	clear(c.strs) // the rows' strings, not kept past their group
 	c.strs, c.fixed = c.strs[:0], c.fixed[:0]
+}
+
+// presize makes the buffers of the column's type for n values, so that
+// the first row group does not grow them step by step.
+func (c *column) presize(n int) {
+	if c.optional {
+		c.defs = make([]uint8, 0, n)
+	}
+	switch c.phys {
+	case physBoolean:
+		c.bools = make([]bool, 0, n)
+	case physInt32:
+		c.i32 = make([]int32, 0, n)
+	case physInt64:
+		c.i64 = make([]int64, 0, n)
+	case physFloat:
+		c.f32 = make([]float32, 0, n)
+	case physDouble:
+		c.f64 = make([]float64, 0, n)
+	case physBytes:
+		c.strs = make([]string, 0, n)
+	default:
+		c.fixed = make([]byte, 0, n*c.width)
+	}
+}
+
+// forget drops the strings of the rows encoded, which the column's
+// buffers would otherwise keep alive until the next row group.
+func (c *column) forget() {
+	clear(c.strs)
+	c.strs = c.strs[:0]
+	clear(c.dictVals)
+	c.dictVals = c.dictVals[:0]
+	clear(c.ids)
 }
 
 // values is the number of non-NULL values held.

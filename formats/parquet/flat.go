@@ -7,10 +7,15 @@ import (
 	"github.com/etld/etld/pipeline/row"
 )
 
+// presize bounds the values a column's buffers are made for before they
+// are needed.
+const presize = 1 << 17
+
 // newColumn is the typed buffer of a top-level scalar column of type t
-// named name.
-func newColumn(name string, t row.Type) *column {
+// named name, made for n values.
+func newColumn(name string, t row.Type, n int) *column {
 	c := &column{name: name, optional: !t.NotNull}
+	defer c.presize(n)
 	switch t.ID {
 	case row.Boolean:
 		c.phys = physBoolean

@@ -298,7 +298,7 @@ func checkBounds(t *testing.T, schema row.Schema, rows []row.Row, groupRows int,
 				leaf += s.last - s.first
 				continue
 			}
-			col := newColumn(f.Name, f.Type)
+			col := newColumn(f.Name, f.Type, 0)
 			if _, err := s.flat(group, i, col); err != nil {
 				t.Fatal(err)
 			}

@@ -29,6 +29,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	pq "github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
@@ -120,6 +121,8 @@ type Encoder struct {
 	cols   []*shredder
 	nested *pq.Schema
 	leaves int
+	// pool holds the group encoders of the files closed (write.go).
+	pool sync.Pool
 	// template is the footer of a file of no rows: its schema, column
 	// orders and creator, which every file's footer repeats.
 	template fileMeta

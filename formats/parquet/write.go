@@ -49,7 +49,13 @@ type groupEncoder struct {
 	out  []byte
 }
 
+// newGroupEncoder takes an encoder of the pool, or makes one: a file's
+// encoder goes back to the pool once the file is closed, its buffers
+// grown to a row group's size, for the next file.
 func (e *Encoder) newGroupEncoder() *groupEncoder {
+	if g, ok := e.pool.Get().(*groupEncoder); ok {
+		return g
+	}
 	g := &groupEncoder{e: e, flat: make([]*column, len(e.cols)), codec: codecs[e.opts.codec]()}
 	nested := 0
 	for i, s := range e.cols {
@@ -57,7 +63,7 @@ func (e *Encoder) newGroupEncoder() *groupEncoder {
 			nested = max(nested, s.last)
 			continue
 		}
-		g.flat[i] = newColumn(e.schema.Fields[i].Name, s.t)
+		g.flat[i] = newColumn(e.schema.Fields[i].Name, s.t, min(e.opts.groupRows, presize))
 	}
 	if e.nested != nil {
 		g.cols = make([][]pq.Value, nested)
@@ -74,6 +80,7 @@ func (g *groupEncoder) encode(rows []row.Row, first, base int64) ([]byte, splice
 	for _, c := range g.flat {
 		if c != nil {
 			c.reset()
+			defer c.forget()
 		}
 	}
 	if g.pw != nil {
@@ -288,7 +295,9 @@ func (w *bulkWriter) Close() error {
 		}
 	}
 	w.closed = true
-	if err := w.wait(); err != nil {
+	err := w.wait()
+	w.release()
+	if err != nil {
 		return err
 	}
 	b, err := footer(w.size, w.groups, w.e.template)
@@ -310,6 +319,16 @@ func (w *bulkWriter) Abort() {
 		w.busy = nil
 	}
 	w.closed, w.cur = true, nil
+	w.release()
+}
+
+// release gives the group encoder back to the pool, once no group is in
+// flight.
+func (w *bulkWriter) release() {
+	if w.enc != nil {
+		w.e.pool.Put(w.enc)
+		w.enc = nil
+	}
 }
 
 var _ connector.BulkWriter = (*bulkWriter)(nil)
