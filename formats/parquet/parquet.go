@@ -8,15 +8,19 @@
 //
 // A file is written one row group at a time: the writer holds the rows
 // of the group being filled, and once it has row_group_size of them
-// encodes them with parquet-go into a Parquet file of that one row group,
-// in memory, on a goroutine of its own while the next group fills. The
-// group's column chunks are then appended to the output, their offsets in
-// the group's metadata moved to where they land (splice.go); the footer,
-// written when the file is closed, lists every group. So the bytes a file
-// gets depend only on its rows: a row group ends after row_group_size
-// rows, whenever Flush or Checkpoint are called, and a file the sink
-// resumes after a crash from the groups' metadata in its checkpoint
-// (Checkpoint, Resume) ends byte for byte as it would have.
+// encodes them into the group's column chunks, in memory, on a goroutine
+// of its own while the next group fills. A top-level scalar column's
+// chunk is written here (chunk.go: data pages v2, PLAIN values or a
+// STRING's dictionary, definition levels, statistics, the page index);
+// the nested columns' chunks by parquet-go, as a file of those columns
+// alone whose chunks are copied out (splice.go). The chunks are appended
+// to the output with the group's metadata at the offsets where they
+// land; the footer, written when the file is closed, lists every group.
+// So the bytes a file gets depend only on its rows: a row group ends
+// after row_group_size rows, whenever Flush or Checkpoint are called,
+// and a file the sink resumes after a crash from the groups' metadata in
+// its checkpoint (Checkpoint, Resume) ends byte for byte as it would
+// have.
 //
 // # Reading
 //
