@@ -175,6 +175,7 @@ func (c *column) encode(out []byte, base int64, codec compress.Codec) ([]byte, c
 	var dictPages, dictData, plainData int32
 	if fallback > 0 {
 		vals := appendPlainStrings(c.vals[:0], c.dictVals)
+		c.vals = vals
 		h := format.PageHeader{Type: format.DictionaryPage,
 			DictionaryPageHeader: thrift.New(format.DictionaryPageHeader{NumValues: int32(len(c.dictVals)), Encoding: format.Plain})}
 		m.DictionaryPageOffset = base + int64(len(out))
