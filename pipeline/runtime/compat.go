@@ -67,6 +67,9 @@ type Verdict struct {
 	// to the saved values (INT to BIGINT, FLOAT to DOUBLE:
 	// operator.Widener); nil when they read as they are.
 	Widen map[row.TypeID]row.TypeID
+	// Change, for Migrate of an operator, sums up what widened: "INT ->
+	// BIGINT on column v".
+	Change string
 }
 
 // Restores reports whether the node's saved state is handed to it.
@@ -164,7 +167,7 @@ func Compare(g *Graph, cp *checkpoint.Checkpoint, reset []string) ([]Verdict, er
 			v.Action, v.Why = fresh(n, saved)
 		default:
 			v.From = comp.ID
-			v.Action, v.Why, v.Widen = fits(n, comp.Fingerprint, sn.widener)
+			v.Action, v.Why, v.Widen, v.Change = fits(n, comp.Fingerprint, sn.widener)
 		}
 		out = append(out, v)
 	}
@@ -246,21 +249,21 @@ func fresh(n *Node, saved map[string]bool) (Action, string) {
 
 // fits decides what n does with saved state of schema old; widener:
 // n's operator can retag saved values (operator.Widener).
-func fits(n *Node, old string, widener bool) (Action, string, map[row.TypeID]row.TypeID) {
+func fits(n *Node, old string, widener bool) (Action, string, map[row.TypeID]row.TypeID, string) {
 	if old == n.Fingerprint {
-		return Keep, "", nil
+		return Keep, "", nil, ""
 	}
 	switch {
 	case n.Kind == "source" && n.Transform == "":
 		if connType(old) != connType(n.Fingerprint) {
-			return Refuse, fmt.Sprintf("its type changed from %s to %s: the saved position means nothing to it", connType(old), connType(n.Fingerprint)), nil
+			return Refuse, fmt.Sprintf("its type changed from %s to %s: the saved position means nothing to it", connType(old), connType(n.Fingerprint)), nil, ""
 		}
-		return Keep, "its columns changed: its position is kept", nil
+		return Keep, "its columns changed: its position is kept", nil, ""
 	case n.Kind == "sink":
 		if connType(old) != connType(n.Fingerprint) {
-			return Reset, fmt.Sprintf("its type changed from %s to %s: it starts without the state of what it wrote", connType(old), connType(n.Fingerprint)), nil
+			return Reset, fmt.Sprintf("its type changed from %s to %s: it starts without the state of what it wrote", connType(old), connType(n.Fingerprint)), nil, ""
 		}
-		return Keep, "its input changed: the state of what it wrote is kept", nil
+		return Keep, "its input changed: the state of what it wrote is kept", nil, ""
 	}
 	return schemaChange(old, n.Fingerprint, widener)
 }
