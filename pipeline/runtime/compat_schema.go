@@ -63,10 +63,14 @@ func schemaChange(old, new string, canWiden bool) (action Action, why string, wi
 		}
 	}
 	// A retag applies to every saved value of the type: no column of it
-	// may stay.
+	// may stay. A set operation's $side, the input a row came from, is
+	// no saved value: its state keeps a count per side.
 	for _, c := range newCols {
 		for _, col := range splitColumns(c.cols) {
 			name, t, _ := strings.Cut(col, " ")
+			if name == "$side" && strings.HasPrefix(newPlan, "SetOp(") {
+				continue
+			}
 			if id, ok := family(strings.TrimSuffix(t, " NOT NULL")); ok && widen[id] != 0 {
 				return Refuse, fmt.Sprintf("its %s column %s stays %s while others widen from it to %s: the saved values of both read alike, so they cannot be told apart", c.name, name, t, widen[id]), nil, ""
 			}
