@@ -233,8 +233,17 @@ func widening(t *testing.T, sql, from, to string, value func(int) string, before
 		t.Fatal("the from-scratch run holds no state: the case proves nothing")
 	}
 
-	// Refused: a narrowing, and a change of type family.
-	for _, typ := range refusedTypes(from, to) {
+	// Refused: a narrowing, and a change of type family; a run (on the
+	// state now saved under the wide type) says where the transform is,
+	// which operator and what changed.
+	refused := refusedTypes(from, to)
+	_, _, err = editRun(t, dir, widenText(dir, sql, refused[0], after), store, 20, 15)
+	for _, want := range []string{"does not fit the edited pipeline", filepath.Join(dir, "edits.yaml") + ":20:5: transform \"q\"", "[" + ids[0] + "]", " changed from " + to + " to " + refused[0] + ":"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("v %s: the run's refusal %v does not say %q", refused[0], err, want)
+		}
+	}
+	for _, typ := range refused {
 		vs := loadVerdicts(t, widenText(dir, sql, typ, after), cp)
 		for _, id := range ids {
 			v := vs[id]

@@ -60,6 +60,9 @@ type Verdict struct {
 	From string
 	// Why says what changed, for Migrate, Refuse, Reset and Drop.
 	Why string
+	// Pos is where the node's transform is in the pipeline file, when
+	// known (Node.Pos).
+	Pos string
 	// Optional: a node whose state may be missing from a checkpoint (a
 	// join's held-back inputs, a dead-letter file's length).
 	Optional bool
@@ -153,7 +156,7 @@ func Compare(g *Graph, cp *checkpoint.Checkpoint, reset []string) ([]Verdict, er
 	var out []Verdict
 	for _, sn := range nodes {
 		n := sn.n
-		v := Verdict{ID: n.ID, Name: describe(n), Optional: sn.optional}
+		v := Verdict{ID: n.ID, Name: describe(n), Optional: sn.optional, Pos: n.Pos}
 		comp := findState(cp, n)
 		if comp != nil {
 			used[comp.ID] = true
@@ -335,7 +338,11 @@ func Refusals(dir string, cp *checkpoint.Checkpoint, vs []Verdict) error {
 	var ids []string
 	for _, v := range vs {
 		if v.Action == Refuse {
-			lines = append(lines, fmt.Sprintf("%s [%s]: %s", v.Name, v.ID, v.Why))
+			at := ""
+			if v.Pos != "" {
+				at = v.Pos + ": "
+			}
+			lines = append(lines, fmt.Sprintf("%s%s [%s]: %s", at, v.Name, v.ID, v.Why))
 			ids = append(ids, v.ID)
 		}
 	}
