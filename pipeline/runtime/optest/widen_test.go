@@ -54,7 +54,36 @@ func widenCases() []widenCase {
 			return out
 		}
 	}
+	// timed cycles keys 0..3 over 16 rows 5 s apart (column 1, a
+	// TIMESTAMP), a watermark 10 s behind after every fourth.
+	timed := func(key func(int) row.Value) []wStep {
+		var out []wStep
+		for i := range 16 {
+			at := int64(i) * 5_000_000
+			out = append(out, ins(0, key(i%4), row.TimestampValue(at)))
+			if i%4 == 3 {
+				out = append(out, wStep{wm: at - 10_000_000})
+			}
+		}
+		return out
+	}
+	count := []aggop.AggCall{{Func: aggop.CountStar, Arg: -1}}
 	return []widenCase{
+		{name: "tumble", steps: timed, op: func() operator.Lifecycle {
+			return Must(windowop.NewWindowAgg(windowop.WindowSpec{Kind: windowop.Tumble, TimeCol: 1, Size: Minute}, []int{0}, count, windowop.WindowOptions{}))
+		}},
+		{name: "hop", steps: timed, op: func() operator.Lifecycle {
+			return Must(windowop.NewWindowAgg(windowop.WindowSpec{Kind: windowop.Hop, TimeCol: 1, Size: Minute, Slide: Minute / 2}, []int{0}, count, windowop.WindowOptions{}))
+		}},
+		{name: "cumulate", steps: timed, op: func() operator.Lifecycle {
+			return Must(windowop.NewWindowAgg(windowop.WindowSpec{Kind: windowop.Cumulate, TimeCol: 1, Size: Minute, Step: Minute / 2}, []int{0}, count, windowop.WindowOptions{}))
+		}},
+		{name: "session", steps: timed, op: func() operator.Lifecycle {
+			return Must(windowop.NewSessionAgg(1, 30_000_000, []int{0}, count, windowop.WindowOptions{}))
+		}},
+		{name: "over", steps: timed, op: func() operator.Lifecycle {
+			return Must(windowop.NewOverAgg(windowop.OverSpec{Keys: []int{0}, TimeCol: 1, Preceding: Minute, Aggs: count}, windowop.WindowOptions{}))
+		}},
 		{name: "dedup keep first", ttl: true,
 			op: func() operator.Lifecycle { return rankop.NewDedup(rankop.DedupSpec{Key: []int{0}, TimeCol: 1}) },
 			steps: func(key func(int) row.Value) []wStep {
