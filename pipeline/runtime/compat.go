@@ -280,19 +280,24 @@ func connType(fp string) string {
 
 // followJoins gives a join's held-back inputs the join's action when it
 // starts empty: rows held for a join that forgot its build side would
-// join with nothing.
+// join with nothing; and its retagging when it widens: the held rows are
+// of the join's input columns.
 func followJoins(vs []Verdict) {
-	byID := map[string]Action{}
+	byID := map[string]Verdict{}
 	for _, v := range vs {
-		byID[v.ID] = v.Action
+		byID[v.ID] = v
 	}
 	for i, v := range vs {
 		join, ok := strings.CutSuffix(v.ID, "/inputs")
 		if !ok || !v.Restores() {
 			continue
 		}
-		if a := byID[join]; a == Reset || a == Fresh {
-			vs[i].Action, vs[i].Why = a, "the join's held-back inputs go with the join"
+		switch j := byID[join]; {
+		case j.Action == Reset || j.Action == Fresh:
+			vs[i].Action, vs[i].Why = j.Action, "the join's held-back inputs go with the join"
+		case j.Action == Migrate && j.Widen != nil:
+			vs[i].Action, vs[i].Widen, vs[i].Change = Migrate, j.Widen, j.Change
+			vs[i].Why = "the join's held-back inputs widen with the join"
 		}
 	}
 }
