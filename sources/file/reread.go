@@ -107,4 +107,41 @@ func (s *Source) rereadFollowed(pos []byte) error {
 	return nil
 }
 
-var _ connector.Rereader = (*Source)(nil)
+// RereadRange implements connector.RangeRereader: a reread up to to
+// (RereadTo, with its checks) that starts where from was, as a restore
+// of a plain read does. A followed file's from is taken as a plain
+// position in the one file; it must not have been rotated since from,
+// which RereadTo's checks of to already refuse.
+func (s *Source) RereadRange(from, to []byte) error {
+	if err := s.RereadTo(to); err != nil {
+		return err
+	}
+	p, err := decodePosition(from)
+	if err != nil {
+		return fmt.Errorf("reread: %w", err)
+	}
+	start := p
+	switch p.V {
+	case positionVersion:
+	case followPositionVersion:
+		switch {
+		case p.Left > 0 || len(p.Files) > 1:
+			return errors.New("the followed file was rotated before the range's start: the records before it cannot be read again in order")
+		case len(p.Files) == 0:
+			start = position{V: positionVersion, Line: 1}
+		case p.Files[0].Path != s.pattern:
+			return fmt.Errorf("the range's start is in %s, not %s", p.Files[0].Path, s.pattern)
+		default:
+			start = position{V: positionVersion, File: s.pattern, Offset: p.Files[0].Offset, Line: p.Files[0].Line}
+		}
+	default:
+		return fmt.Errorf("the range's start (version %d) was not taken by a read of files", p.V)
+	}
+	if s.stop.File != "" && start.File == s.stop.File && start.Offset > s.stop.Offset {
+		return fmt.Errorf("the range's start (offset %d) is after its end (offset %d)", start.Offset, s.stop.Offset)
+	}
+	s.restore = &start
+	return nil
+}
+
+var _ connector.RangeRereader = (*Source)(nil)
