@@ -124,6 +124,9 @@ func (s *Supervisor) takeOver(ctx context.Context, old *unit, b *backfilling) {
 		err = s.hook(pipeline.PhaseCatchUp)
 	}
 	if errors.Is(err, errCrash) {
+		old.mu.Lock()
+		old.bf = nil
+		old.mu.Unlock()
 		return
 	}
 	if err == nil {
