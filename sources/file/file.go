@@ -320,6 +320,10 @@ type Source struct {
 	// RereadTo was given.
 	stop      *position
 	rereadPos []byte
+	// stopFile is the index in files of a bulk reread's stop; stopped:
+	// the reread reached it.
+	stopFile int
+	stopped  bool
 	opened    bool
 	err       error // returned by every Read once set
 }
