@@ -324,8 +324,8 @@ type Source struct {
 	// the reread reached it.
 	stopFile int
 	stopped  bool
-	opened    bool
-	err       error // returned by every Read once set
+	opened   bool
+	err      error // returned by every Read once set
 }
 
 // Bounded reports whether the source ends after its last file: it does

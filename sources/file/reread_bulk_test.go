@@ -110,8 +110,8 @@ func TestRereadBulk(t *testing.T) {
 		writeParquet(t, h.dir, 1, 10, 5)
 		opts := "path: " + filepath.Join(h.dir, "*.parquet") + "\nformat: parquet"
 		for pos, want := range map[string]string{
-			`{"v":1,"file":"x","offset":0,"line":1}`:      "not taken by a read of format parquet",
-			`{"v":3,"file":"x","group":1,"row":2}`:        "file_row",
+			`{"v":1,"file":"x","offset":0,"line":1}`:     "not taken by a read of format parquet",
+			`{"v":3,"file":"x","group":1,"row":2}`:       "file_row",
 			`{"v":3,"file":"gone.parquet","file_row":3}`: "no longer finds",
 		} {
 			s := h.mustBuild(opts, parquetSchema)
