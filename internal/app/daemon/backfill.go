@@ -93,6 +93,10 @@ func (s *Supervisor) backfillInBackground(old *unit, c *change) {
 			err = s.hook(pipeline.PhaseWaiting)
 		}
 		if err != nil {
+			if ctx.Err() != nil {
+				// Cancelled: whatever the replay made of it.
+				err = context.Canceled
+			}
 			s.endBackfill(old, b, err)
 			return
 		}
@@ -187,15 +191,18 @@ func (s *Supervisor) endBackfill(old *unit, b *backfilling, err error) {
 // the file's removal, or the shutdown. It does not wait: the backfill
 // may be waiting for the reload lock its caller holds, and ends when it
 // gets it, writing nothing (its replays write only to a directory of
-// their own).
-func (u *unit) cancelBackfill() {
+// their own). The channel returned is closed when it has ended (nil:
+// there was none).
+func (u *unit) cancelBackfill() <-chan struct{} {
 	u.mu.Lock()
 	b := u.bf
 	u.bf = nil
 	u.mu.Unlock()
-	if b != nil {
-		b.cancel()
+	if b == nil {
+		return nil
 	}
+	b.cancel()
+	return b.done
 }
 
 // pendingHash is the content hash the unit's backfill runs for; u may

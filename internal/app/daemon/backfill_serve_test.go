@@ -250,3 +250,32 @@ func TestBackfillCrashDuringCatchUp(t *testing.T) {
 		t.Errorf("replay directories left after the backfill at the restart: %q", left)
 	}
 }
+
+// An edit being backfilled that the file reverts before the take-over:
+// the backfill is cancelled, writes nothing and leaves its replays'
+// directory gone; the old version runs on with no reload error.
+func TestBackfillCancelledByRevert(t *testing.T) {
+	h := newServeHarness(t)
+	h.write("g.yaml", backfillYAML(h.input, h.table, bfEdited, ""))
+	h.reload()
+	h.at(pipeline.PhaseWaiting)
+	h.write("g.yaml", backfillYAML(h.input, h.table, bfBase, ""))
+	if res := baseNames(h.reload()); !slices.Equal(res.Unchanged, []string{"g.yaml"}) {
+		t.Fatalf("reload of the reverted file = %+v, want it unchanged", res)
+	}
+	if st := h.status("g.yaml"); st.Backfill != nil || st.State != Running {
+		t.Fatalf("after the revert: state %s, backfill %+v", st.State, st.Backfill)
+	}
+	h.release <- nil
+	testenv.Eventually(t, 20*time.Second, "the cancelled backfill's directory gone", func() error {
+		if left, _ := filepath.Glob(filepath.Join(h.dir, ".state", "g", ".backfill-*")); len(left) != 0 {
+			return fmt.Errorf("left: %q", left)
+		}
+		return nil
+	})
+	appendRows(t, h.input, 2000, 2500)
+	h.waitTable(groups(2500, false))
+	if st := h.status("g.yaml"); st.State != Running || st.ReloadError != "" || st.Restarts != 0 {
+		t.Errorf("old version %s, reload error %q, %d restarts", st.State, st.ReloadError, st.Restarts)
+	}
+}

@@ -168,14 +168,21 @@ func (s *Supervisor) Shutdown(ctx context.Context) bool {
 	}
 	s.mu.Unlock()
 	slices.SortFunc(units, func(a, b *unit) int { return strings.Compare(a.file, b.file) })
+	var backfills []<-chan struct{}
 	for _, u := range units {
-		u.cancelBackfill()
+		if done := u.cancelBackfill(); done != nil {
+			backfills = append(backfills, done)
+		}
 		u.requestStop()
 	}
 	all := make(chan struct{})
 	go func() {
 		for _, u := range units {
 			<-u.done
+		}
+		// A cancelled backfill ends soon, removing its replays' files.
+		for _, done := range backfills {
+			<-done
 		}
 		close(all)
 	}()
