@@ -239,16 +239,30 @@ func (j *joinOp) operator(b opBuild) (operator.Lifecycle, error) {
 	switch {
 	case j.temporal != nil:
 		return joinop.NewTemporalJoin(*j.temporal), nil
-	case j.interval != nil:
-		return joinop.NewIntervalJoin(*j.interval), nil
 	case j.window != nil:
 		return joinop.NewWindowJoin(*j.window), nil
 	}
-	if _, why := j.keyedBy(b.n); why != "" {
+	_, why := j.keyedBy(b.n)
+	if j.interval != nil {
+		if why != "" {
+			return joinop.NewIntervalJoin(*j.interval), nil
+		}
+		return b.p.keyedTwo(j.interval.LeftKeys, j.interval.RightKeys, func() (operator.KeyGrouped, error) { return joinop.NewIntervalJoin(*j.interval), nil })
+	}
+	if why != "" {
 		return joinop.NewJoin(*j.join), nil
 	}
-	n := max(1, b.p.Spec.Parallelism)
-	return runtime.NewKeyedTwo(j.join.LeftKeys, j.join.RightKeys, n, func() (operator.KeyGrouped, error) { return joinop.NewJoin(*j.join), nil })
+	return b.p.keyedTwo(j.join.LeftKeys, j.join.RightKeys, func() (operator.KeyGrouped, error) { return joinop.NewJoin(*j.join), nil })
+}
+
+// keyedTwo runs a keyed two-input operator (a join) as the pipeline's
+// parallelism of workers, its inputs split by left and right.
+func (p *Plan) keyedTwo(left, right []int, build func() (operator.KeyGrouped, error)) (operator.Lifecycle, error) {
+	k, err := runtime.NewKeyedTwo(left, right, max(1, p.Spec.Parallelism), build)
+	if err != nil {
+		return nil, err
+	}
+	return k.Op(), nil
 }
 
 // regular reports whether the join keeps both inputs' rows in its state

@@ -67,8 +67,10 @@ func (o *nonTimeOverOp) keyedBy(*Node) ([]int, string) {
 
 func (j *joinOp) keyedBy(*Node) ([]int, string) {
 	switch {
+	case j.interval != nil && len(j.interval.LeftKeys) == 0:
+		return nil, "no equality condition: every row meets every row"
 	case j.interval != nil:
-		return nil, "interval joins run on one worker for now"
+		return j.interval.LeftKeys, ""
 	case j.temporal != nil:
 		return nil, "temporal joins run on one worker for now"
 	case j.window != nil:
