@@ -61,7 +61,7 @@ func intervalCase(kind joinop.JoinKind, keys []int) keyedOpCase {
 	nk := len(keys)
 	return keyedOpCase{
 		name: fmt.Sprintf("%s, %d-column key", kind, nk), keys: keys, two: &[2][]int{keys, keys},
-		late: true, // rows of a NULL time: Dropped counts them
+		late:      true, // rows of a NULL time: Dropped counts them
 		unordered: true,
 		// A row's key is its left key, or its right one when the left
 		// side is padded.
