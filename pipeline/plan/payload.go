@@ -168,8 +168,17 @@ type overOp struct {
 	batch bool
 }
 
-func (o *overOp) operator(opBuild) (operator.Lifecycle, error) {
-	return windowop.NewOverAgg(*o.spec, windowop.WindowOptions{Batch: o.batch})
+func (o *overOp) operator(b opBuild) (operator.Lifecycle, error) {
+	build := func() (operator.KeyGrouped, error) {
+		// Each worker its own user aggregates: they hold state.
+		spec := *o.spec
+		spec.Aggs = freshUserAggs(spec.Aggs)
+		return windowop.NewOverAgg(spec, windowop.WindowOptions{Batch: o.batch})
+	}
+	if _, why := o.keyedBy(b.n); why != "" {
+		return build()
+	}
+	return b.p.keyed(o.spec.Keys, build)
 }
 
 // unnestOp is an UnnestNode's operator template, copied per run, and the

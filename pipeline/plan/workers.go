@@ -58,11 +58,17 @@ func (d *dedupOp) keyedBy(*Node) ([]int, string) {
 }
 
 func (o *overOp) keyedBy(*Node) ([]int, string) {
-	return nil, "OVER runs on one worker for now"
+	switch {
+	case len(o.spec.Keys) == 0:
+		return nil, "no PARTITION BY: one frame of all rows"
+	case o.spec.ProcTime && !o.batch:
+		return nil, "processing-time OVER runs on one worker for now"
+	}
+	return o.spec.Keys, ""
 }
 
 func (o *nonTimeOverOp) keyedBy(*Node) ([]int, string) {
-	return nil, "OVER runs on one worker for now"
+	return nil, "OVER ordered by a column that is not a time attribute runs on one worker for now"
 }
 
 func (j *joinOp) keyedBy(*Node) ([]int, string) {
