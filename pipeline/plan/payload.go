@@ -145,15 +145,15 @@ type windowAggOp struct {
 }
 
 func (w *windowAggOp) operator(b opBuild) (operator.Lifecycle, error) {
-	if w.window.Kind == windowop.Session {
-		return windowop.NewSessionAgg(w.window.TimeCol, w.window.Gap, w.keys, freshUserAggs(w.aggs), windowop.WindowOptions{Batch: w.batch})
-	}
 	if w.window.ProcTime {
 		return windowop.NewProcWindowAgg(*w.window, w.keys, freshUserAggs(w.aggs), windowop.WindowOptions{}, nil)
 	}
 	opt := windowop.WindowOptions{Batch: w.batch, Attached: w.attached, AttachedLTZ: w.attachedLTZ}
 	build := func() (operator.KeyGrouped, error) {
 		// Each worker its own user aggregates: they hold state.
+		if w.window.Kind == windowop.Session {
+			return windowop.NewSessionAgg(w.window.TimeCol, w.window.Gap, w.keys, freshUserAggs(w.aggs), windowop.WindowOptions{Batch: w.batch})
+		}
 		return windowop.NewWindowAgg(*w.window, w.keys, freshUserAggs(w.aggs), opt)
 	}
 	if _, why := w.keyedBy(b.n); why != "" {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/etld/etld/pipeline/runtime/rankop"
-	"github.com/etld/etld/pipeline/runtime/windowop"
 )
 
 // Workers of keyed operators. An operator whose state is keyed (a GROUP
@@ -30,8 +29,6 @@ func (g *groupAggOp) keyedBy(*Node) ([]int, string) {
 
 func (w *windowAggOp) keyedBy(*Node) ([]int, string) {
 	switch {
-	case w.window.Kind == windowop.Session:
-		return nil, "SESSION windows run on one worker for now"
 	case w.window.ProcTime:
 		return nil, "processing-time windows run on one worker for now"
 	case len(w.keys) == 0:

@@ -339,3 +339,32 @@ func endKeyed(t *testing.T, c keyedOpCase, op *runtime.Keyed, out *collect) byKe
 	}
 	return got
 }
+
+// SESSION windows per key: sessions merge per key, late rows are those
+// whose merged session ended by the watermark.
+func sessionCases() []keyedOpCase {
+	const sec = 1_000_000
+	var cases []keyedOpCase
+	for _, batch := range []bool{false, true} {
+		for _, keys := range [][]int{{0}, {0, 1}} {
+			cases = append(cases, keyedOpCase{
+				name: fmt.Sprintf("SESSION, %d-column key, batch %v", len(keys), batch), keys: keys, outKeys: len(keys), late: !batch,
+				build: func() (operator.KeyGrouped, error) {
+					return windowop.NewSessionAgg(3, 2*sec, keys, keyedAggs(true), windowop.WindowOptions{Batch: batch})
+				}})
+		}
+	}
+	return cases
+}
+
+func TestKeyedSessionSameAsOneWorker(t *testing.T) {
+	testKeyedSameAsOne(t, sessionCases(), windowSteps)
+}
+
+// A session window aggregate's own snapshot, written before it ran
+// keyed, restores into workers, clock included.
+func TestKeyedSessionRestoresItsOwnSnapshot(t *testing.T) {
+	for seed := range uint64(4) {
+		restoresOwnSnapshot(t, sessionCases()[0], windowSteps(rand.New(rand.NewPCG(seed, 41))))
+	}
+}

@@ -252,20 +252,9 @@ func (g *OverAgg) SnapshotShared() ([]byte, error) {
 // of the parts (every worker saw the same ones) and the time type of a
 // worker that saw a row.
 func (g *OverAgg) RestoreShared(parts [][]byte) error {
-	wm, timeID := int64(operator.NoWatermark), row.Null
-	for i, p := range parts {
-		d := row.NewDecoder(p)
-		w, t, _, err := aggop.ReadClock(d, overStateVersion, "over aggregate")
-		if err == nil {
-			err = d.End()
-		}
-		if err != nil {
-			return fmt.Errorf("over aggregate: shared state %d: %w", i, err)
-		}
-		wm = max(wm, w)
-		if timeID == row.Null {
-			timeID = t
-		}
+	wm, timeID, err := readSharedClock(parts, overStateVersion, "over aggregate")
+	if err != nil {
+		return err
 	}
 	g.wm, g.timeID = wm, timeID
 	return nil
