@@ -5,11 +5,13 @@ import "testing"
 // (l3) file -> an interval LEFT JOIN of the readings with the same
 // sensor's readings of the ten minutes before -> file, and -> an OVER
 // aggregate over each sensor's last ten readings, and one over its last
-// half hour (a bounded RANGE frame, with cleanup timers) -> file, each life with
+// half hour (a bounded RANGE frame, with cleanup timers) -> file, and
+// -> SESSION windows per sensor (gap 15 minutes) -> file, each life with
 // another number of workers (1, 2, 3, 1, ...: the reference run has
 // one): every restore gives the workers the key groups of a checkpoint
 // written by another number of them, each key's cached rows and cleanup
-// timers, or its partitions with their frames and waiting rows, and
+// timers, its partitions with their frames and waiting rows, or its
+// open sessions, and
 // every worker the clock (and the join's expiration times). A
 // reading with no earlier one of its sensor within the ten minutes comes
 // out padded when its cleanup timer fires. Event times rise with the
@@ -47,13 +49,19 @@ transforms:
       SELECT sensor, id, COUNT(*) OVER (PARTITION BY sensor ORDER BY event_time
         RANGE BETWEEN INTERVAL '30' MINUTE PRECEDING AND CURRENT ROW) AS n
       FROM readings
+  - name: visits
+    sql: |
+      SELECT sensor, window_start, window_end, COUNT(*) AS n, SUM(id) AS ids
+      FROM TABLE(SESSION(TABLE readings PARTITION BY sensor, DESCRIPTOR(event_time), INTERVAL '15' MINUTE))
+      GROUP BY sensor, window_start, window_end
 sinks:
 {{template "file sink" args . "name" "after" "from" "after"}}
 {{template "file sink" args . "name" "recent" "from" "recent" "suffix" ".recent"}}
+{{template "file sink" args . "name" "visits" "from" "visits" "suffix" ".visits"}}
 {{template "file sink" args . "name" "moving" "from" "moving" "suffix" ".moving"}}
 `,
 	setup: writesReadings(6),
-	check: sameLines(".csv", ".moving.csv", ".recent.csv"),
+	check: sameLines(".csv", ".moving.csv", ".recent.csv", ".visits.csv"),
 }
 
 func TestCrashKeyedRescale(t *testing.T) { runScenario(t, fileKeyedRescale) }
