@@ -198,13 +198,16 @@ func (u *unnestOp) operator(b opBuild) (operator.Lifecycle, error) {
 type rankOp struct{ spec *rankop.RankSpec }
 
 func (r *rankOp) operator(b opBuild) (operator.Lifecycle, error) {
-	if r.spec.Strategy == rankop.UpdateFast {
-		return rankop.NewUpdatableTopN(*r.spec)
-	}
-	if _, why := r.keyedBy(b.n); why != "" {
+	build := func() (operator.KeyGrouped, error) {
+		if r.spec.Strategy == rankop.UpdateFast {
+			return rankop.NewUpdatableTopN(*r.spec)
+		}
 		return rankop.NewTopN(*r.spec), nil
 	}
-	return b.p.keyed(r.spec.Partition, func() (operator.KeyGrouped, error) { return rankop.NewTopN(*r.spec), nil })
+	if _, why := r.keyedBy(b.n); why != "" {
+		return build()
+	}
+	return b.p.keyed(r.spec.Partition, build)
 }
 
 // dedupOp is a DedupNode's deduplication.

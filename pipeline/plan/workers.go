@@ -2,8 +2,6 @@ package plan
 
 import (
 	"fmt"
-
-	"github.com/etld/etld/pipeline/runtime/rankop"
 )
 
 // Workers of keyed operators. An operator whose state is keyed (a GROUP
@@ -40,9 +38,6 @@ func (w *windowAggOp) keyedBy(*Node) ([]int, string) {
 func (r *rankOp) keyedBy(*Node) ([]int, string) {
 	if len(r.spec.Partition) == 0 {
 		return nil, "no PARTITION BY: one ranking of all rows"
-	}
-	if r.spec.Strategy == rankop.UpdateFast {
-		return nil, "Top-N by the input's upsert key (UpdateFastStrategy) runs on one worker for now"
 	}
 	return r.spec.Partition, ""
 }
