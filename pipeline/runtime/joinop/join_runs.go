@@ -137,7 +137,7 @@ func (s *joinSide) appendRun(kid int32, r row.Row, assoc int32) {
 		}
 		run.Space = space
 	}
-	copy(rp.at(run.Off + uint64(run.N)), s.ebuf)
+	copy(rp.at(run.Off+uint64(run.N)), s.ebuf)
 	run.N += n
 	run.rows++
 	s.size++
