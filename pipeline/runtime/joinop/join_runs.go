@@ -100,14 +100,6 @@ func (rp *runPages) bytes() int64 {
 	return int64(n)
 }
 
-// release frees every page.
-func (rp *runPages) release() {
-	for _, p := range rp.pages {
-		state.OffHeapFree(rp.mem, p)
-	}
-	*rp = runPages{cur: -1, mem: rp.mem}
-}
-
 // appendRun appends r with assoc matches to key kid's run. A full run
 // grows where it is when it ends the page being filled, else moves to a
 // new place with twice the room; the bytes it leaves are compacted away
