@@ -44,6 +44,10 @@ type joinSide struct {
 	// appendOnly: rows are stored without an identity; never with a
 	// unique key or a TTL, which need one. Set before the first row.
 	appendOnly bool
+	// noMatches: the side keeps no match count per row (it is no outer
+	// side: nothing reads them), so an append-only run spends no bytes
+	// on one. Set before the first row.
+	noMatches bool
 
 	// index gives each join key an id; both sides of a join share it,
 	// so that a change finds its key once for the probe of the other
@@ -328,14 +332,15 @@ func (s *joinSide) rows(kid int32) func(yield func(rowRef) bool) {
 		return func(func(rowRef) bool) {}
 	}
 	if s.appendOnly {
+		head := s.runHead()
 		return func(yield func(rowRef) bool) {
 			run := s.runs[kid]
 			for at, end := run.Off, run.Off+uint64(run.N); at < end; {
 				if !yield(rowRef(at)) {
 					return
 				}
-				n, w := binary.Uvarint(s.runPages.at(at)[4:])
-				at += 4 + uint64(w) + n
+				n, w := binary.Uvarint(s.runPages.at(at)[head:])
+				at += uint64(head+w) + n
 			}
 		}
 	}
@@ -369,6 +374,9 @@ func (s *joinSide) eachRow(yield func(kid int32, ref rowRef) bool) {
 // counts returns a stored row's count and match count.
 func (s *joinSide) counts(ref rowRef) (count, assoc int32) {
 	if s.appendOnly {
+		if s.noMatches {
+			return 1, 0
+		}
 		return 1, int32(binary.LittleEndian.Uint32(s.runPages.at(uint64(ref))))
 	}
 	e := &s.ents[ref]
@@ -378,7 +386,9 @@ func (s *joinSide) counts(ref rowRef) (count, assoc int32) {
 // setAssoc sets a stored row's match count.
 func (s *joinSide) setAssoc(ref rowRef, assoc int32) {
 	if s.appendOnly {
-		binary.LittleEndian.PutUint32(s.runPages.at(uint64(ref)), uint32(assoc))
+		if !s.noMatches {
+			binary.LittleEndian.PutUint32(s.runPages.at(uint64(ref)), uint32(assoc))
+		}
 		return
 	}
 	s.ents[ref].assoc = assoc
@@ -388,9 +398,9 @@ func (s *joinSide) setAssoc(ref rowRef, assoc int32) {
 // the next change.
 func (s *joinSide) bytes(ref rowRef) []byte {
 	if s.appendOnly {
-		b := s.runPages.at(uint64(ref))
-		n, w := binary.Uvarint(b[4:])
-		return b[4+w : 4+w+int(n)]
+		b := s.runPages.at(uint64(ref))[s.runHead():]
+		n, w := binary.Uvarint(b)
+		return b[w : w+int(n)]
 	}
 	return s.store.Bytes(int32(ref))
 }

@@ -25,8 +25,9 @@ const runPageBytes = 4 << 20
 
 // joinRun is an append-only side's rows of one key: the bytes at Off (a
 // runRef: page and offset) hold them, N bytes of them, each as its match
-// count (4 bytes, little-endian), its encoding's length (uvarint) and
-// its encoding (row.AppendRow); the run may grow in place up to Space
+// count (4 bytes, little-endian; none on a side that keeps no match
+// counts, joinSide.noMatches), its encoding's length (uvarint) and its
+// encoding (row.AppendRow); the run may grow in place up to Space
 // bytes.
 type joinRun struct {
 	state.RowSlot
@@ -106,7 +107,10 @@ func (rp *runPages) bytes() int64 {
 // once they are a third of the shared pages.
 func (s *joinSide) appendRun(kid int32, r row.Row, assoc int32) {
 	s.rbuf = row.AppendRow(s.rbuf[:0], r)
-	s.ebuf = binary.LittleEndian.AppendUint32(s.ebuf[:0], uint32(assoc))
+	s.ebuf = s.ebuf[:0]
+	if !s.noMatches {
+		s.ebuf = binary.LittleEndian.AppendUint32(s.ebuf, uint32(assoc))
+	}
 	s.ebuf = binary.AppendUvarint(s.ebuf, uint64(len(s.rbuf)))
 	s.ebuf = append(s.ebuf, s.rbuf...)
 	n := uint32(len(s.ebuf))
@@ -134,6 +138,15 @@ func (s *joinSide) appendRun(kid int32, r row.Row, assoc int32) {
 	run.rows++
 	s.size++
 	s.compactRunsIfSparse()
+}
+
+// runHead is the bytes of a run's row before its length: its match
+// count, if the side keeps them.
+func (s *joinSide) runHead() int {
+	if s.noMatches {
+		return 0
+	}
+	return 4
 }
 
 // compactRunsIfSparse copies the live runs of shared pages into new
