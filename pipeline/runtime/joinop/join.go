@@ -116,6 +116,8 @@ func NewJoin(spec JoinSpec) *Join {
 	case FullJoin:
 		j.outer = [2]bool{true, true}
 	}
+	// Only an outer side's rows count their matches.
+	j.sides[0].noMatches, j.sides[1].noMatches = !j.outer[0], !j.outer[1]
 	j.InitExpiry(j.armTTL, j.tick, j.sweep)
 	return j
 }
@@ -412,6 +414,7 @@ func (j *Join) restore(d *row.Decoder) error {
 			pairJoinSides(restored[0], s)
 		}
 		s.appendOnly = old.appendOnly
+		s.noMatches = old.noMatches
 		s.nullSafe = old.nullSafe
 		s.onExpire = old.onExpire
 		rt := j.restoreTimes(s)
