@@ -55,6 +55,7 @@ sinks:
 var widenFamilies = []struct{ name, sql string }{
 	{"group_aggregate", "SELECT v, COUNT(*) AS n, MAX(k) AS mk FROM a GROUP BY v"},
 	{"group_aggregate_values", "SELECT k, COUNT(*) AS n, MAX(v) AS mv, MIN(v) AS mi FROM a GROUP BY k"},
+	{"count_distinct", "SELECT k, COUNT(DISTINCT v) AS d, MAX(v) AS m FROM a GROUP BY k"},
 	{"tumble", "SELECT v, window_start, window_end, COUNT(*) AS n, MAX(k) AS mk FROM TABLE(TUMBLE(TABLE a, DESCRIPTOR(et), INTERVAL '30' SECOND)) GROUP BY v, window_start, window_end"},
 	{"hop", "SELECT v, window_start, window_end, COUNT(*) AS n, MAX(k) AS mk FROM TABLE(HOP(TABLE a, DESCRIPTOR(et), INTERVAL '10' SECOND, INTERVAL '30' SECOND)) GROUP BY v, window_start, window_end"},
 	{"cumulate", "SELECT v, window_start, window_end, COUNT(*) AS n FROM TABLE(CUMULATE(TABLE a, DESCRIPTOR(et), INTERVAL '10' SECOND, INTERVAL '30' SECOND)) GROUP BY v, window_start, window_end"},
