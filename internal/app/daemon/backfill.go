@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/etld/etld/pipeline"
 )
@@ -16,7 +17,9 @@ import (
 //     the edited plan and the running one are replayed from the sources'
 //     start up to the newest checkpoint (C1), while the running version
 //     goes on reading, writing and checkpointing; its state shows as
-//     `backfilling`, with the phase and the rows replayed;
+//     `backfilling`, with the phase and the rows replayed; the replays
+//     then follow the running version's newest checkpoint (follow) so
+//     that little is left for the next step;
 //  2. then, under the reload lock, the running version is stopped (a
 //     final checkpoint C2), both replays catch up over the sources' range
 //     C1..C2, the sinks get the differences, the rebuilt checkpoint is
@@ -46,8 +49,9 @@ type backfilling struct {
 
 // BackfillStatus is a running backfill, in /pipelines.
 type BackfillStatus struct {
-	// Phase: replay (from the sources' start up to Checkpoint), waiting,
-	// catch-up (the running version stopped), write.
+	// Phase: replay (from the sources' start up to Checkpoint), follow
+	// (catching up with the running version's newest checkpoint),
+	// waiting, catch-up (the running version stopped), write.
 	Phase      string   `json:"phase"`
 	Checkpoint int64    `json:"checkpoint"`
 	Operators  []string `json:"operators"`
@@ -89,6 +93,9 @@ func (s *Supervisor) backfillInBackground(old *unit, c *change) {
 		defer close(b.done)
 		defer cancel()
 		err := b.job.Replay(ctx)
+		if err == nil {
+			err = s.follow(ctx, b.job)
+		}
 		if err == nil && s.hook != nil {
 			err = s.hook(pipeline.PhaseWaiting)
 		}
@@ -102,6 +109,28 @@ func (s *Supervisor) backfillInBackground(old *unit, c *change) {
 		}
 		s.takeOver(ctx, old, b)
 	}()
+}
+
+// Following the running version: after the replay, the backfill catches
+// up with its newest checkpoint again and again while it serves, as long
+// as a catch-up takes longer than followEnough (at most followRounds
+// times): the last catch-up, with nothing serving, then has about that
+// long to read.
+const (
+	followEnough = time.Second
+	followRounds = 10
+)
+
+// follow runs the catch-ups beside the running version.
+func (s *Supervisor) follow(ctx context.Context, job *pipeline.BackfillJob) error {
+	for range followRounds {
+		began := time.Now()
+		advanced, err := job.Advance(ctx)
+		if err != nil || !advanced || time.Since(began) < followEnough {
+			return err
+		}
+	}
+	return nil
 }
 
 // errCrash is what a test's hook returns to stop a backfill as a kill
