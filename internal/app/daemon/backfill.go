@@ -59,11 +59,11 @@ type BackfillStatus struct {
 	RowsReplayed int64 `json:"rows_replayed"`
 }
 
-// startBackfills readies, for each change of a live pipeline with
+// startBackfill readies, for a change of a live pipeline with
 // `backfill: true` whose state its edit does not fit, a backfill that
 // runs beside the old version (c.bf), or refuses the change with the
-// reason. A change whose sources cannot catch up is left to the old way
-// (checked by CheckBackfill, run by the new version's start).
+// reason. A change whose sources cannot catch up is left to the old way:
+// apply stops the old version and the new one backfills at its start.
 func (s *Supervisor) startBackfill(c *change) {
 	job, err := c.p.StartBackfill(pipeline.BackfillOptions{StateDir: s.opt.StateDir, Logger: s.opt.Logger.With("component", "backfill", "pipeline", c.p.Name())})
 	switch {
