@@ -57,6 +57,10 @@ type BackfillStatus struct {
 	Operators  []string `json:"operators"`
 	// RowsReplayed counts the records the replays read, both plans'.
 	RowsReplayed int64 `json:"rows_replayed"`
+	// Serving: the previous version runs meanwhile. A backfill that a
+	// run makes before it starts (at the daemon's start, after a crash)
+	// has none serving.
+	Serving bool `json:"serving"`
 }
 
 // startBackfill readies, for a change of a live pipeline with
@@ -248,14 +252,36 @@ func (u *unit) pendingHash() (h [32]byte, ok bool) {
 	return u.bf.c.hash, true
 }
 
-// backfillStatus is the unit's backfill in /pipelines; u.mu held.
+// backfillStatus is the unit's backfill in /pipelines: one beside this
+// version, or the one its run makes before it starts; u.mu held.
 func (u *unit) backfillStatus() *BackfillStatus {
-	if u.bf == nil {
+	var p pipeline.BackfillProgress
+	switch {
+	case u.bf != nil:
+		p = u.bf.job.Progress()
+	case u.startBf != nil:
+		p = u.startBf()
+	default:
 		return nil
 	}
-	p := u.bf.job.Progress()
-	return &BackfillStatus{Phase: p.Phase, Checkpoint: p.Checkpoint, Operators: p.Operators, RowsReplayed: p.Rows}
+	return &BackfillStatus{Phase: p.Phase, Checkpoint: p.Checkpoint, Operators: p.Operators, RowsReplayed: p.Rows, Serving: u.bf != nil}
 }
+
+// backfillingAtStart follows the backfill the unit's run makes before it
+// starts (pipeline.RunOptions.Backfilling): at the daemon's start, after
+// a crash, or when the sources cannot catch up with a running version.
+func (u *unit) backfillingAtStart(progress func() pipeline.BackfillProgress) {
+	u.mu.Lock()
+	u.startBf = progress
+	u.mu.Unlock()
+	if progress != nil && u.s.hook != nil {
+		_ = u.s.hook(hookAtStart)
+	}
+}
+
+// hookAtStart is the phase a test's hook is called at when a run begins
+// a backfill before it starts.
+const hookAtStart = "at-start"
 
 // reloadErrorText is the unit's reload error, redacted.
 func (u *unit) reloadErrorText() string {
