@@ -174,8 +174,7 @@ func (s *Supervisor) takeOver(ctx context.Context, old *unit, b *backfilling) {
 	if err != nil {
 		// The old version stopped: it starts again from its final
 		// checkpoint, which the failed backfill left as it was.
-		s.endBackfill(old, b, err)
-		c.p.Plan.Close()
+		s.endBackfill(old, b, err) // closes c.p
 		p, lerr := s.load(old.file, old.data)
 		if lerr != nil {
 			logError(s.log, "backfill failed and the running version does not load again", lerr, "pipeline", old.name, "error", lerr)
