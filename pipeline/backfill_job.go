@@ -131,9 +131,13 @@ func (p *Pipeline) StartBackfill(opt BackfillOptions) (*BackfillJob, error) {
 // of positions (connector.RangeRereader), so that Finish can catch up
 // with a running version; else why not: the running version must then
 // stop before Replay.
-func (j *BackfillJob) Ranged() error {
+func (j *BackfillJob) Ranged() error { return j.bp.edited.BackfillRanged() }
+
+// BackfillRanged is Ranged for the pipeline's sources, without
+// readying a backfill: what `etld validate --against-state` tells.
+func (p *Pipeline) BackfillRanged() error {
 	var errs []error
-	for _, s := range j.bp.edited.Plan.Sources {
+	for _, s := range p.Plan.Sources {
 		if _, ok := s.Conn.(connector.RangeRereader); !ok {
 			errs = append(errs, fmt.Errorf("source %q (type %s) can be read again only from its start", s.Spec.Name, s.Spec.Type))
 		}
