@@ -175,6 +175,7 @@ func (c *column) encode(out []byte, base int64, codec compress.Codec) ([]byte, c
 	var dictPages, dictData, plainData int32
 	if fallback > 0 {
 		vals := appendPlainStrings(c.vals[:0], c.dictVals)
+		c.vals = vals
 		h := format.PageHeader{Type: format.DictionaryPage,
 			DictionaryPageHeader: thrift.New(format.DictionaryPageHeader{NumValues: int32(len(c.dictVals)), Encoding: format.Plain})}
 		m.DictionaryPageOffset = base + int64(len(out))
@@ -234,8 +235,15 @@ func (c *column) encode(out []byte, base int64, codec compress.Codec) ([]byte, c
 		res.ci.NullPages = append(res.ci.NullPages, v1 == v)
 		res.ci.NullCounts = append(res.ci.NullCounts, pageNulls)
 		ilo, ihi := lo, hi
-		if c.phys == physBytes {
+		switch {
+		case c.phys == physBytes:
 			ilo, ihi = truncateMin(lo), truncateMax(hi)
+		case !ok && v1 > v:
+			// NaNs alone: a page that is not all NULL has bounds in
+			// the column index, and NaN is theirs (the chunk's
+			// statistics leave them out).
+			ilo = c.nanBound()
+			ihi = ilo
 		}
 		res.ci.MinValues = append(res.ci.MinValues, nonNil(ilo))
 		res.ci.MaxValues = append(res.ci.MaxValues, nonNil(ihi))
@@ -265,6 +273,14 @@ func (c *column) encode(out []byte, base int64, codec compress.Codec) ([]byte, c
 		m.EncodingStats = append(m.EncodingStats, format.PageEncodingStats{PageType: format.DataPageV2, Encoding: format.RLEDictionary, Count: dictData})
 	}
 	return out, res, nil
+}
+
+// nanBound is NaN as a bound of the column's float type.
+func (c *column) nanBound() []byte {
+	if c.phys == physFloat {
+		return leBytes(nil, float32(math.NaN()))
+	}
+	return leBytes(nil, math.NaN())
 }
 
 // encodings lists a chunk's encodings, in their numeric order as

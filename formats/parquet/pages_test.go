@@ -28,17 +28,23 @@ func flatTypes(t testing.TB) row.Schema {
 		"m4 DECIMAL(9,2)", "m DECIMAL(18,4) NOT NULL", "mw DECIMAL(38,10)", "mx DECIMAL(20,0)",
 		"s STRING", "a ARRAY<INT>", "y BYTES", "dt DATE", "tm TIME(3)",
 		"t3 TIMESTAMP(3)", "t6 TIMESTAMP(6)", "t9 TIMESTAMP(9)", "l3 TIMESTAMP_LTZ(3)", "l6 TIMESTAMP_LTZ(6) NOT NULL",
-		"z BIGINT",
+		"z BIGINT", "nd DOUBLE",
 	)
 }
 
 // flatRows draws n rows of flatTypes; column z is NULL in the first 40,
-// so that a row group of that size has a column of NULLs only.
+// so that a row group of that size has a column of NULLs only, and nd
+// NaN or NULL.
 func flatRows(rng *rand.Rand, schema row.Schema, n int) []row.Row {
 	rows := randomRows(rng, schema, n)
-	z := schema.Len() - 1
-	for k := range min(40, n) {
-		rows[k][z] = row.NullValue
+	z, nd := schema.Len()-2, schema.Len()-1
+	for k := range rows {
+		if k < 40 {
+			rows[k][z] = row.NullValue
+		}
+		if rows[k][nd] = row.DoubleValue(math.NaN()); k%3 == 0 {
+			rows[k][nd] = row.NullValue
+		}
 	}
 	return rows
 }
@@ -91,9 +97,9 @@ func TestStatisticsByOthers(t *testing.T) {
 			if err := json.Unmarshal(res[1], &problems); err != nil {
 				t.Fatal(err)
 			}
-			// 5 groups of 21 scalar columns.
-			if checks != 5*21 {
-				t.Errorf("%d columns checked, want %d", checks, 5*21)
+			// 5 groups of 22 scalar columns.
+			if checks != 5*22 {
+				t.Errorf("%d columns checked, want %d", checks, 5*22)
 			}
 			for _, p := range problems {
 				t.Error(p)
@@ -206,6 +212,16 @@ func TestBounds(t *testing.T) {
 	}
 	if _, _, ok := d.bounds(0, 1); ok {
 		t.Errorf("a NaN alone has bounds")
+	}
+	// A page of NaNs alone: NaN bounds in the column index, none in the
+	// chunk's statistics.
+	nans := &column{name: "d", phys: physDouble, rows: 2, f64: []float64{nan, nan}}
+	_, out, err := nans.encode(nil, 4, codecs["none"]())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.chunk.MetaData.Statistics.MinValue != nil || len(out.ci.MinValues) != 1 || !math.IsNaN(math.Float64frombits(le64(out.ci.MinValues[0]))) || !math.IsNaN(math.Float64frombits(le64(out.ci.MaxValues[0]))) {
+		t.Errorf("NaNs alone: statistics %+v, column index %+v", out.chunk.MetaData.Statistics, out.ci)
 	}
 	z := &column{phys: physFloat, f32: []float32{float32(math.Copysign(0, -1)), 0}}
 	if lo, hi, _ := z.bounds(0, 2); !math.Signbit(float64(math.Float32frombits(uint32(le64(append(lo, 0, 0, 0, 0)))))) || math.Signbit(float64(math.Float32frombits(uint32(le64(append(hi, 0, 0, 0, 0)))))) {

@@ -128,6 +128,15 @@ def stats(path):
                 if st.has_min_max and not pa.types.is_floating(ty):
                     problems.append("%s: bounds %r %r of no values" % (where, st.min, st.max))
                 continue
+            if pa.types.is_floating(ty) and math.isnan(mm["min"]):
+                # NaNs alone: no bounds, or NaN ones; DuckDB finds them.
+                if st.has_min_max and not (math.isnan(st.min) and math.isnan(st.max)):
+                    problems.append("%s: bounds %r %r of NaNs alone" % (where, st.min, st.max))
+                want = pc.sum(pc.is_nan(full.column(j))).as_py()
+                got = con.execute('SELECT count(*) FROM read_parquet(?) WHERE isnan("%s")' % field.name, [path]).fetchone()[0]
+                if got != want:
+                    problems.append("%s: DuckDB counts %d NaNs, pyarrow %d" % (where, got, want))
+                continue
             if not st.has_min_max:
                 problems.append("%s: no bounds, values from %r to %r" % (where, mm["min"], mm["max"]))
                 continue
