@@ -35,6 +35,8 @@ func main() {
 	timeout := flag.Duration("timeout", 30*time.Minute, "limit of one engine run")
 	again := flag.String("report", "", "print the table of this -json file again and exit")
 	nexmark := flag.Bool("nexmark", false, "run the Nexmark queries of bench/nexmark instead, over -rows events (bench/nexmark.go); -only names queries (q0,q5)")
+	baseEtld := flag.String("base-etld", "", "with -nexmark: an etld binary of another commit, run over the same json as etld-base in each round (before and after a change)")
+	noGen := flag.Bool("no-gen", false, "with -nexmark: skip etld-gen (etld's generator in the process)")
 	flag.Parse()
 	if *again != "" {
 		if err := reprint(*again); err != nil {
@@ -50,7 +52,7 @@ func main() {
 	}
 	run := func() error { return bench(*cache, rows, *seed, *runs, *only, *jsonOut, *noFlink, *noDuck, *timeout) }
 	if *nexmark {
-		run = func() error { return benchNexmark(*cache, rows, *runs, *only, *jsonOut, *noFlink, *timeout) }
+		run = func() error { return benchNexmark(*cache, rows, *runs, *only, *jsonOut, *noFlink, *timeout, nexmarkOptions{base: *baseEtld, noGen: *noGen}) }
 	}
 	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)

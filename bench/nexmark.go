@@ -45,7 +45,13 @@ const nexmarkEventBytes = 340
 // by a json file source over the dump.
 var nexmarkSource = regexp.MustCompile(`(?m)^    type: nexmark\n(    (events|seed|base_time): .*\n)+`)
 
-func benchNexmark(cache string, events int64, runs int, only, jsonOut string, skipFlink bool, timeout time.Duration) error {
+// nexmarkOptions are -nexmark's own flags.
+type nexmarkOptions struct {
+	base  string // -base-etld: another etld binary, run as etld-base
+	noGen bool   // -no-gen: no etld-gen runs
+}
+
+func benchNexmark(cache string, events int64, runs int, only, jsonOut string, skipFlink bool, timeout time.Duration, opt nexmarkOptions) error {
 	cache, err := filepath.Abs(cache)
 	if err != nil {
 		return err
@@ -96,11 +102,15 @@ func benchNexmark(cache string, events int64, runs int, only, jsonOut string, sk
 		if !selected(name, only) {
 			continue
 		}
-		w := workload{name: name, desc: "Nexmark " + name, baseline: "flink", engines: []engine{
-			nexmarkEtld(e, root, name, "etld", dump, 0),
-			nexmarkEtld(e, root, name, "etld-gen", "", events),
-			nexmarkFlink(e, root, name, dump),
-		}}
+		w := workload{name: name, desc: "Nexmark " + name, baseline: "flink"}
+		if opt.base != "" {
+			w.engines = append(w.engines, nexmarkEtld(e, opt.base, root, name, "etld-base", dump, 0))
+		}
+		w.engines = append(w.engines, nexmarkEtld(e, e.etld, root, name, "etld", dump, 0))
+		if !opt.noGen {
+			w.engines = append(w.engines, nexmarkEtld(e, e.etld, root, name, "etld-gen", "", events))
+		}
+		w.engines = append(w.engines, nexmarkFlink(e, root, name, dump))
 		res, err := runWorkload(e, w, runs)
 		if err != nil {
 			return err
@@ -180,7 +190,7 @@ func nexmarkYAML(root, name, dump string, events int64) (string, error) {
 
 // nexmarkEtld runs `etld run --quiet` of a query's file (see nexmarkYAML);
 // q10 writes into the run's directory, q13 reads side_input.txt.
-func nexmarkEtld(e *env, root, name, engineName, dump string, events int64) engine {
+func nexmarkEtld(e *env, bin, root, name, engineName, dump string, events int64) engine {
 	eng := engine{name: engineName}
 	eng.run = func(dir string) (measure, error) {
 		yaml, err := nexmarkYAML(root, name, dump, events)
@@ -192,7 +202,7 @@ func nexmarkEtld(e *env, root, name, engineName, dump string, events int64) engi
 			return measure{}, err
 		}
 		vars := []string{"NEXMARK_DIR=" + dir, "NEXMARK_SIDE_INPUT=" + filepath.Join(root, "side_input.txt"), "NEXMARK_UDF_DIR=" + e.udf}
-		m, _, err := runChild([]string{e.etld, "run", "--quiet", "--log-format", "text", file}, vars, dir, filepath.Join(dir, "stderr"), e.timeout)
+		m, _, err := runChild([]string{bin, "run", "--quiet", "--log-format", "text", file}, vars, dir, filepath.Join(dir, "stderr"), e.timeout)
 		return m, err
 	}
 	return eng

@@ -43,6 +43,13 @@ type compiler struct {
 	// being compiled (CASE branches, the right side of AND): a constant
 	// that fails there is left to fail at run time, if ever reached.
 	lazy int
+	// volatiles counts the nodes compiled that read the clock or are
+	// random: a subexpression whose compiling counted one is never
+	// shared (memo).
+	volatiles int
+	// memo, when compiling again for Share, holds the subexpressions
+	// to evaluate once per row.
+	memo *memoTable
 }
 
 func errAt(p sql.Pos, format string, args ...any) *sql.Error {
@@ -145,6 +152,14 @@ func (c *compiler) compile(e sql.Expr) (*node, error) {
 			return colNode(e, i, t), nil
 		}
 	}
+	if c.memo != nil {
+		return c.memo.compile(c, e)
+	}
+	return c.compileNode(e)
+}
+
+// compileNode compiles e, whatever its kind, without substitution.
+func (c *compiler) compileNode(e sql.Expr) (*node, error) {
 	switch e := e.(type) {
 	case *sql.Literal:
 		return c.literal(e)

@@ -73,6 +73,13 @@ type Compiled struct {
 	// nested projection pushdown (FieldPath.ReadAt).
 	Paths []*FieldPath
 	Whole []int
+
+	// src, scope and opts are what it was compiled from, and all every
+	// path its compiling made, for Share to compile it again.
+	src   sql.Expr
+	scope Scope
+	opts  []Option
+	all   []*FieldPath
 }
 
 // True evaluates a predicate: it reports whether the expression is TRUE
@@ -156,7 +163,13 @@ func WithSubstitute(f func(e sql.Expr) (index int, t row.Type, ok bool)) Option 
 // Compile type-checks e against the columns of scope and compiles it.
 // Errors in e are *sql.Error values positioned in e's SQL text.
 func Compile(e sql.Expr, scope Scope, opts ...Option) (*Compiled, error) {
-	c := &compiler{scope: scope, now: time.Now}
+	return compileWith(e, scope, opts, nil)
+}
+
+// compileWith is Compile, sharing the subexpressions of memo when it is
+// not nil (Share).
+func compileWith(e sql.Expr, scope Scope, opts []Option, memo *memoTable) (*Compiled, error) {
+	c := &compiler{scope: scope, now: time.Now, memo: memo}
 	for _, o := range opts {
 		o(c)
 	}
@@ -167,7 +180,8 @@ func Compile(e sql.Expr, scope Scope, opts ...Option) (*Compiled, error) {
 	if isInterval(n.t.ID) {
 		return nil, errAt(e.Pos(), "an INTERVAL is not a value here: add it to or subtract it from a timestamp (event_time - INTERVAL '5' SECOND)")
 	}
-	out := &Compiled{Type: n.t, Eval: n.eval, Const: n.konst, Value: n.val, Clock: c.clock, Reads: c.reads}
+	out := &Compiled{Type: n.t, Eval: n.eval, Const: n.konst, Value: n.val, Clock: c.clock, Reads: c.reads,
+		src: e, scope: scope, opts: opts, all: c.paths}
 	c.finishPaths(out)
 	if n.col >= 0 && !n.konst {
 		out.IsColumn, out.Column = true, n.col

@@ -267,6 +267,7 @@ func (c *compiler) fnN(e sql.Expr, t row.Type, args []*node, f func(vals []row.V
 // volatile makes a node that reads the clock: never folded, and noted in
 // Compiled.Clock.
 func (c *compiler) volatile(e *sql.Call, t row.Type, f evalFn) *node {
+	c.volatiles++
 	if c.clock == "" {
 		c.clock = strings.ToUpper(e.Name) + "()"
 	}

@@ -65,14 +65,46 @@ type calcOp struct {
 
 func (c *calcOp) operator(b opBuild) (operator.Lifecycle, error) {
 	n := b.n
-	calc := &runtime.Calc{Name: n.Label, Transform: b.transform, Project: evals(c.project), Columns: columnsOf(c.project)}
-	if c.filter != nil {
-		calc.Filter = c.filter.True
-		calc.FilterReads = append([]int{}, c.filter.Reads...)
+	filter, project, shared, err := c.shared()
+	if err != nil {
+		return nil, err
+	}
+	calc := &runtime.Calc{Name: n.Label, Transform: b.transform, Project: evals(project), Columns: columnsOf(project)}
+	if shared != nil {
+		calc.MemoAt, calc.Memo = shared.At, shared.Width
+	}
+	if filter != nil {
+		calc.Filter = filter.True
+		calc.FilterReads = append([]int{}, filter.Reads...)
 		calc.InputWidth = n.Input.Schema.Len()
 	}
 	calc.Reject, calc.Input = b.reject(), n.Input.Schema
 	return calc, nil
+}
+
+// shared returns the filter and the projection to run: compiled again
+// so that a subexpression they repeat is evaluated once per row
+// (expr.Share), with how, or as they are when they repeat none. It runs
+// when the operator is built, after the planner pushed the source's
+// nested fields into columns (FieldPath.ReadAt), so that the memo goes
+// after every column the expressions read.
+func (c *calcOp) shared() (*expr.Compiled, []*expr.Compiled, *expr.Shared, error) {
+	all := c.project
+	if c.filter != nil {
+		all = append([]*expr.Compiled{c.filter}, c.project...)
+	}
+	sh, err := expr.Share(all)
+	if err != nil || sh == nil {
+		return c.filter, c.project, nil, err
+	}
+	filter, project := (*expr.Compiled)(nil), sh.Exprs
+	if c.filter != nil {
+		filter, project = sh.Exprs[0], sh.Exprs[1:]
+	}
+	if c.project == nil {
+		project = nil
+	}
+	return filter, project, sh, nil
 }
 
 // groupAggOp is a GroupAggNode's keys and aggregates.

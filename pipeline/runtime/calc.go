@@ -33,6 +33,11 @@ type Calc struct {
 	// record then (0: not known, and the source decodes every column).
 	FilterReads []int
 	InputWidth  int
+	// MemoAt and Memo, when Memo is not 0, say that Filter and Project
+	// share subexpressions (expr.Share): they read the input's first
+	// MemoAt columns followed by Memo values, where they keep what they
+	// computed once for the row (memoRow).
+	MemoAt, Memo int
 	// Reject, if set, gets rows whose expressions fail at run time (a
 	// CAST of '12x' to INT) under the source's on_error policy; a nil
 	// return skips the row. Without Reject the error stops the pipeline.
@@ -61,12 +66,38 @@ type Calc struct {
 	// columns: the source decoded columns only the filter reads after the
 	// projected ones (fuse.go).
 	narrow int
+	// memo is Process's row for Filter and Project when they share
+	// subexpressions (memoRow).
+	memo row.Row
 }
 
-// eval returns the projected row and whether it passes the filter.
-func (c *Calc) eval(r row.Row) (row.Row, bool, error) {
+// newMemo returns a row for memoRow, nil when Filter and Project share
+// nothing. Each goroutine evaluating them needs its own.
+func (c *Calc) newMemo() row.Row {
+	if c.Memo == 0 {
+		return nil
+	}
+	return make(row.Row, c.MemoAt+c.Memo)
+}
+
+// memoRow returns r as Filter and Project read it: r itself, or, when
+// they share subexpressions, r's columns copied into buf (newMemo) with
+// the memo cleared for this row.
+func (c *Calc) memoRow(buf, r row.Row) row.Row {
+	if buf == nil {
+		return r
+	}
+	copy(buf[:c.MemoAt], r)
+	buf[c.MemoAt] = row.NullValue
+	return buf
+}
+
+// eval returns the projected row and whether it passes the filter; buf
+// is the row for the memo (newMemo).
+func (c *Calc) eval(buf, r row.Row) (row.Row, bool, error) {
+	in := c.memoRow(buf, r)
 	if c.Filter != nil {
-		ok, err := c.Filter(r)
+		ok, err := c.Filter(in)
 		if err != nil || !ok {
 			return nil, false, err
 		}
@@ -78,7 +109,7 @@ func (c *Calc) eval(r row.Row) (row.Row, bool, error) {
 		return r, true, nil
 	}
 	out := make(row.Row, len(c.Project))
-	if err := c.projectInto(r, out); err != nil {
+	if err := c.projectInto(in, out); err != nil {
 		return nil, false, err
 	}
 	return out, true, nil
@@ -98,7 +129,7 @@ func (c *Calc) projectInto(r, out row.Row) error {
 
 // Apply evaluates one row outside the operator protocol (computed columns
 // of a source). ok is false when the filter drops the row.
-func (c *Calc) Apply(r row.Row) (out row.Row, ok bool, err error) { return c.eval(r) }
+func (c *Calc) Apply(r row.Row) (out row.Row, ok bool, err error) { return c.eval(c.newMemo(), r) }
 
 // reject hands change i of in, whose expressions failed with err, to
 // Reject; the BadRecord names the source record it came from.
@@ -117,11 +148,14 @@ func (c *Calc) reject(in *row.Batch, i int, err error) error {
 // Process implements Operator.
 func (c *Calc) Process(in *row.Batch, out operator.Emitter) error {
 	tr := operator.TrackerOf(in, out)
+	if c.memo == nil {
+		c.memo = c.newMemo()
+	}
 	for i, ch := range in.Changes {
 		if tr != nil {
 			tr.At(i)
 		}
-		r, ok, err := c.eval(ch.Row)
+		r, ok, err := c.eval(c.memo, ch.Row)
 		if err != nil {
 			if err := c.reject(in, i, err); err != nil {
 				return err

@@ -44,6 +44,9 @@ type fusion struct {
 	filter func(row.Row) (bool, error)
 	reads  []pickedRead
 	width  int
+	// memoAt, if not 0, is where the filter's memo starts in its scratch
+	// row (Calc.memoRow).
+	memoAt int
 	// narrow, if not 0, is the width the rows that pass are cut to: the
 	// filter read columns after the projected ones.
 	narrow int
@@ -214,8 +217,14 @@ func (f *fusion) pickColumns() {
 		}
 		// The Calc's node filters the batches the decoders did not map
 		// (one goroutine: one scratch row).
+		if c.Memo > 0 {
+			// The filter's shared subexpressions keep their values
+			// after the columns it reads (Calc.memoRow).
+			width = max(width, c.MemoAt+c.Memo)
+			f.width, f.memoAt = width, c.MemoAt
+		}
 		scratch := make(row.Row, width)
-		c.Filter = func(r row.Row) (bool, error) { return filterPicked(f.filter, scratch, reads, r) }
+		c.Filter = func(r row.Row) (bool, error) { return filterPicked(f.filter, scratch, reads, r, f.memoOf(scratch)) }
 		inWidth := c.InputWidth
 		c.widen = func(r row.Row) row.Row {
 			whole := make(row.Row, inWidth)
@@ -273,7 +282,7 @@ func pickedLayout(cols, reads []int) (layout []int, placed []pickedRead, width i
 // filterPicked runs filter, over whole rows, on the picked row r: the
 // columns it reads are put where it reads them in scratch, and taken out
 // after (scratch keeps no value of r alive).
-func filterPicked(filter func(row.Row) (bool, error), scratch row.Row, reads []pickedRead, r row.Row) (bool, error) {
+func filterPicked(filter func(row.Row) (bool, error), scratch row.Row, reads []pickedRead, r row.Row, memo row.Row) (bool, error) {
 	for _, m := range reads {
 		scratch[m.full] = r[m.picked]
 	}
@@ -281,7 +290,19 @@ func filterPicked(filter func(row.Row) (bool, error), scratch row.Row, reads []p
 	for _, m := range reads {
 		scratch[m.full] = row.NullValue
 	}
+	// The memo's values are the row's too, and the next row starts with
+	// it cleared.
+	clear(memo)
 	return ok, err
+}
+
+// memoOf is the memo part of a scratch row for filterPicked, nil when
+// the filter shares no subexpressions.
+func (f *fusion) memoOf(scratch row.Row) row.Row {
+	if f.memoAt == 0 {
+		return nil
+	}
+	return scratch[f.memoAt:]
 }
 
 // filterBatch is mapBatch for picked columns and a filter: b's changes
@@ -291,7 +312,7 @@ func (f *fusion) filterBatch(b *row.Batch) *row.Batch {
 	scratch := make(row.Row, f.width)
 	pass := make([]int32, 0, b.Len())
 	for i, ch := range b.Changes {
-		ok, err := filterPicked(f.filter, scratch, f.reads, ch.Row)
+		ok, err := filterPicked(f.filter, scratch, f.reads, ch.Row, f.memoOf(scratch))
 		if err != nil {
 			return nil
 		}
@@ -345,6 +366,9 @@ func (f *fusion) calcRows(b *row.Batch, rows []row.Change, srcFrom []int32, kept
 			mid = make(row.Row, len(c.Project))
 		}
 	}
+	// The rows the Calcs' shared subexpressions are kept in (memoRow),
+	// this goroutine's own.
+	memoC, memoL := c.newMemo(), memoOf(last, c)
 	midRows := 0
 	w := len(last.Project)
 	for i, ch := range rows {
@@ -365,8 +389,9 @@ func (f *fusion) calcRows(b *row.Batch, rows []row.Change, srcFrom []int32, kept
 				wm = ts
 			}
 		}
+		rc := c.memoRow(memoC, r)
 		if c.Filter != nil {
-			ok, err := c.Filter(r)
+			ok, err := c.Filter(rc)
 			if err != nil {
 				return nil
 			}
@@ -374,18 +399,20 @@ func (f *fusion) calcRows(b *row.Batch, rows []row.Change, srcFrom []int32, kept
 				continue
 			}
 		}
-		// in is the row the last Calc reads.
-		in := r
+		// in is the row the last Calc reads, inL the same for its
+		// expressions (memoRow).
+		in, inL := r, rc
 		if f.next != nil {
 			if mid != nil {
-				if err := c.projectInto(r, mid); err != nil {
+				if err := c.projectInto(rc, mid); err != nil {
 					return nil
 				}
 				in = mid
 			}
+			inL = last.memoRow(memoL, in)
 			midRows++
 			if last.Filter != nil {
-				ok, err := last.Filter(in)
+				ok, err := last.Filter(inL)
 				if err != nil {
 					return nil
 				}
@@ -411,7 +438,7 @@ func (f *fusion) calcRows(b *row.Batch, rows []row.Change, srcFrom []int32, kept
 		}
 		pr := slab[:w:w]
 		slab = slab[w:]
-		if err := last.projectInto(in, pr); err != nil {
+		if err := last.projectInto(inL, pr); err != nil {
 			return nil
 		}
 		out.Append(ch.Kind, pr)
@@ -430,6 +457,15 @@ func (f *fusion) calcRows(b *row.Batch, rows []row.Change, srcFrom []int32, kept
 	}
 	out.Origin = fo
 	return out
+}
+
+// memoOf is newMemo of last, the Calc a fusion's rows come out of, when
+// it is not first, the fused one.
+func memoOf(last, first *Calc) row.Row {
+	if last == first {
+		return nil
+	}
+	return last.newMemo()
 }
 
 // Position implements row.Origin.

@@ -99,7 +99,7 @@ func TestFusedComputedColumns(t *testing.T) {
 			t.Fatal(err)
 		}
 		wm = max(wm, r[3].Int64()-10)
-		out, ok, err := c.eval(r)
+		out, ok, err := c.Apply(r)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -166,12 +166,12 @@ func TestFusedCalcChain(t *testing.T) {
 	mid := 0
 	for _, ch := range b.Changes {
 		r, _, _ := g.Sources[0].Calc.Apply(ch.Row)
-		r1, ok, _ := c.eval(r)
+		r1, ok, _ := c.Apply(r)
 		if !ok {
 			continue
 		}
 		mid++
-		if r2, ok, _ := c2.eval(r1); ok {
+		if r2, ok, _ := c2.Apply(r1); ok {
 			want = append(want, fmt.Sprint(r2))
 		}
 	}

@@ -260,10 +260,13 @@ type aggSlot struct {
 
 	// user is a user aggregate's queue in Store.user.
 	user int
+	// set is the DISTINCT set (Store.sets) the aggregate counts its
+	// values in, -1 for none, and member its bit there.
+	set, member int
 }
 
 func newAggSlot(c AggCall) aggSlot {
-	s := aggSlot{call: c, num: -1, val: -1, ext: -1, dist: -1, sval: -1, word: -1, res: c.ResultType()}
+	s := aggSlot{call: c, num: -1, val: -1, ext: -1, dist: -1, sval: -1, word: -1, set: -1, res: c.ResultType()}
 	switch c.Func {
 	case CountStar:
 		s.kind = accRows

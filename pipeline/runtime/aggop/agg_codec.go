@@ -136,7 +136,7 @@ func uvarint(s string) (n uint64, w int) {
 // does too.
 const (
 	extNone     = 0
-	extCounts   = 1 // valueCounts of a DISTINCT aggregate
+	extCounts   = 1 // valueCounts of a DISTINCT aggregate (its view of a shared set, distinct_set.go)
 	extExtremes = 2 // extremes of a retractable MIN/MAX
 	extList     = 3 // valueList of LISTAGG and retractable FIRST/LAST_VALUE
 	extUser     = 4 // the accumulator bytes of a user aggregate
@@ -207,7 +207,12 @@ func (s *Store) appendSlot(dst []byte, id int32, key func(id int32) []byte) []by
 			}
 		}
 	}
-	for _, x := range s.exts[int(id)*s.extW : int(id+1)*s.extW] {
+	for j, x := range s.exts[int(id)*s.extW : int(id+1)*s.extW] {
+		if v := s.setViews[j]; v.set >= 0 {
+			// A DISTINCT aggregate's map, as it was before the sets.
+			dst = s.appendSetView(dst, id, &s.sets[v.set], v.member)
+			continue
+		}
 		switch m := x.(type) {
 		case *userAcc:
 			dst = append(dst, extUser)
@@ -355,6 +360,10 @@ func (s *Store) RestoreState(d *row.Decoder, each func(id int32, key []byte)) {
 					l.vals[k] = d.Value()
 				}
 				s.exts[id*s.extW+j] = l
+				continue
+			}
+			if v := s.setViews[j]; v.set >= 0 {
+				s.restoreSetView(d, id, &s.sets[v.set], v.member)
 				continue
 			}
 			n := d.Count(2)

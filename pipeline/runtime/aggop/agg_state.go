@@ -47,6 +47,14 @@ type Store struct {
 	// first failure of one (user.go).
 	user    []userQueue
 	userErr error
+	// sets are the DISTINCT sets, each shared by the DISTINCT aggregates
+	// over one column (distinct_set.go); insertOnly says they keep a bit
+	// per aggregate, not a count.
+	sets       []distinctSet
+	insertOnly bool
+	// setViews is, for each ext slot, the set member whose map a
+	// snapshot writes there.
+	setViews []setView
 }
 
 // MemBytes is the memory of the store's arrays: what a group costs
@@ -105,6 +113,7 @@ func newStoreWords(aggs []AggCall, insertOnly, keepKeys, words bool) *Store {
 		s.Aggs = append(s.Aggs, a)
 	}
 	s.layWords(words)
+	s.layDistinctSets(insertOnly)
 	return s
 }
 
@@ -180,9 +189,12 @@ func (s *Store) Update(id int32, r row.Row, add bool) {
 	}
 	nums[0] += d
 	for i := range s.Aggs {
-		if a := &s.Aggs[i]; a.kind != accRows {
+		if a := &s.Aggs[i]; a.kind != accRows && a.set < 0 {
 			s.step(id, a, nums, r, add)
 		}
+	}
+	if len(s.sets) > 0 {
+		s.setStep(id, nums, r, add)
 	}
 }
 
@@ -375,8 +387,12 @@ func (s *Store) Merge(dst, src int32) {
 	dn := s.nums[int(dst)*s.numW : int(dst+1)*s.numW]
 	sn := s.nums[int(src)*s.numW : int(src+1)*s.numW]
 	dn[0] += sn[0]
+	s.mergeSets(dst, src, dn)
 	for i := range s.Aggs {
 		a := &s.Aggs[i]
+		if a.set >= 0 {
+			continue
+		}
 		if a.dist >= 0 {
 			// The inner accumulator must see each value once: replay the
 			// values whose presence the merge changes; a list in its

@@ -259,7 +259,7 @@ func (s *Store) foldInserts(ids []int32, changes []row.Change) {
 	}
 	for i := range s.Aggs {
 		a := &s.Aggs[i]
-		if a.kind == accRows {
+		if a.kind == accRows || a.set >= 0 {
 			continue
 		}
 		if a.call.HasFilter || a.dist >= 0 {
@@ -297,6 +297,11 @@ func (s *Store) foldInserts(ids []int32, changes []row.Change) {
 					s.apply(id, a, nums[int(id)*w:int(id+1)*w], v, true)
 				}
 			}
+		}
+	}
+	if len(s.sets) > 0 {
+		for j, id := range ids {
+			s.setStep(id, nums[int(id)*w:int(id+1)*w], changes[j].Row, true)
 		}
 	}
 }

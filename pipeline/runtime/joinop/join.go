@@ -73,9 +73,10 @@ type JoinSpec struct {
 // first match arrives the padded row is retracted (-D) and the joined one
 // inserted, and when its last match leaves, the reverse.
 type Join struct {
-	spec  JoinSpec
-	sides [2]*joinSide
-	outer [2]bool
+	operator.Widening // a restore retags saved values of widened columns (operator.Widener)
+	spec              JoinSpec
+	sides             [2]*joinSide
+	outer             [2]bool
 	// held are the left changes of a batch join, joined at Finish.
 	held []row.Change
 	// nullRight are a batch outer join's right changes with a NULL key.
@@ -115,6 +116,8 @@ func NewJoin(spec JoinSpec) *Join {
 	case FullJoin:
 		j.outer = [2]bool{true, true}
 	}
+	// Only an outer side's rows count their matches.
+	j.sides[0].noMatches, j.sides[1].noMatches = !j.outer[0], !j.outer[1]
 	j.InitExpiry(j.armTTL, j.tick, j.sweep)
 	return j
 }
@@ -396,6 +399,7 @@ func (j *Join) Restore(snap []byte) error { return j.restore(row.NewDecoder(snap
 
 // restore reads a snapshot from d, the bytes of one or a stream of them.
 func (j *Join) restore(d *row.Decoder) error {
+	j.Widen(d)
 	v := d.Byte()
 	if v != JoinStateVersion && v != joinTTLStateVersion {
 		return fmt.Errorf("join: state version %d, want %d or %d", v, JoinStateVersion, joinTTLStateVersion)
@@ -410,6 +414,7 @@ func (j *Join) restore(d *row.Decoder) error {
 			pairJoinSides(restored[0], s)
 		}
 		s.appendOnly = old.appendOnly
+		s.noMatches = old.noMatches
 		s.nullSafe = old.nullSafe
 		s.onExpire = old.onExpire
 		rt := j.restoreTimes(s)

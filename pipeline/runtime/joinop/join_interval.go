@@ -46,15 +46,16 @@ func (s *IntervalJoinSpec) OutputDelay() int64 { return max(-s.Lower, s.Upper) }
 // late to be cached. The watermark both inputs passed is the clock
 // (non-negative, as Flink's operator time); rows are never dropped.
 type IntervalJoin struct {
-	spec     IntervalJoinSpec
-	outer    [2]bool
-	relSize  [2]int64 // Flink's leftRelativeSize, rightRelativeSize
-	minClean int64
-	index    *state.KeyIDs // key -> id
-	keys     []ijKey       // by id
-	sides    [2]ijSide
-	timers   state.KeyHeap[int32] // key ids by the time of their cleanup timer
-	wm       int64
+	operator.Widening // a restore retags saved values of widened columns (operator.Widener)
+	spec              IntervalJoinSpec
+	outer             [2]bool
+	relSize           [2]int64 // Flink's leftRelativeSize, rightRelativeSize
+	minClean          int64
+	index             *state.KeyIDs // key -> id
+	keys              []ijKey       // by id
+	sides             [2]ijSide
+	timers            state.KeyHeap[int32] // key ids by the time of their cleanup timer
+	wm                int64
 	// expiration is Flink's leftExpirationTime and rightExpirationTime:
 	// shared by all keys, an approximation of each cache's oldest time.
 	expiration [2]int64
@@ -374,7 +375,7 @@ func b2byte(b bool) byte {
 
 // Restore implements Snapshotter.
 func (j *IntervalJoin) Restore(snap []byte) error {
-	d := row.NewDecoder(snap)
+	d := j.Decoder(snap)
 	if v := d.Byte(); v != intervalJoinStateVersion {
 		return fmt.Errorf("interval join: state version %d, want %d", v, intervalJoinStateVersion)
 	}
@@ -385,7 +386,7 @@ func (j *IntervalJoin) Restore(snap []byte) error {
 	widths := [2]int{j.spec.LeftWidth, j.spec.RightWidth}
 	n := d.Count(4)
 	for range n {
-		key := d.Bytes()
+		key := d.KeyBytes()
 		null := d.Byte() == 1
 		if d.Err() != nil {
 			break
@@ -427,6 +428,7 @@ func (j *IntervalJoin) Restore(snap []byte) error {
 	}
 	r.timers.Fill(timers)
 	r.wm, r.expiration, r.nullTimes = wm, [2]int64{e0, e1}, nullTimes
+	r.Widening = j.Widening
 	*j = *r
 	return nil
 }

@@ -28,12 +28,12 @@ import (
 // unique key's value, or the whole row): idents maps the key id and the
 // identity to the row id. An append-only side (JoinSpec's LeftAppendOnly)
 // has no idents and no row ids: each key's rows are one run of bytes in
-// runArena (joinRun), so that joining a key's rows reads one place of
+// its pages (joinRun, join_runs.go), so that joining a key's rows reads one place of
 // memory rather than three per row (its entry, its store slot, its
 // bytes): on a large state every one of those is a cache and TLB miss.
 //
 // A stored row is named by a rowRef: its row id, or on an append-only
-// side its offset in runArena.
+// side its place in the pages (runRef).
 type joinSide struct {
 	keys []int
 	// nullSafe, by key, marks a key compared with IS NOT DISTINCT FROM:
@@ -44,6 +44,10 @@ type joinSide struct {
 	// appendOnly: rows are stored without an identity; never with a
 	// unique key or a TTL, which need one. Set before the first row.
 	appendOnly bool
+	// noMatches: the side keeps no match count per row (it is no outer
+	// side: nothing reads them), so an append-only run spends no bytes
+	// on one. Set before the first row.
+	noMatches bool
 
 	// index gives each join key an id; both sides of a join share it,
 	// so that a change finds its key once for the probe of the other
@@ -61,11 +65,9 @@ type joinSide struct {
 	ents   []joinEnt      // by row id
 	store  state.RowStore // by row id: the encoded row
 
-	// An append-only side's rows: runs by key id, in runArena, of
-	// which runDead bytes are left behind by moved runs.
+	// An append-only side's rows: runs by key id, in runPages.
 	runs     []joinRun
-	runArena []byte
-	runDead  int
+	runPages runPages
 
 	size       int64 // distinct rows held
 	kbuf, ibuf []byte
@@ -82,7 +84,7 @@ type joinSide struct {
 // it owns it: the left side of a pair, or a side of its own).
 func (s *joinSide) memBytes(ownIndex bool) int64 {
 	n := int64(cap(s.lists))*int64(unsafe.Sizeof(joinList{})) + int64(cap(s.ents))*int64(unsafe.Sizeof(joinEnt{}))
-	n += s.store.MemBytes() + int64(cap(s.runs))*int64(unsafe.Sizeof(joinRun{})) + int64(cap(s.runArena))
+	n += s.store.MemBytes() + int64(cap(s.runs))*int64(unsafe.Sizeof(joinRun{})) + s.runPages.bytes()
 	if s.idents != nil {
 		n += s.idents.MemBytes()
 	}
@@ -103,7 +105,7 @@ type joinEnt struct {
 type joinList struct{ head, n int32 }
 
 // rowRef names a stored row: a row id, or on an append-only side the
-// row's offset in runArena.
+// row's place in the pages (runRef).
 type rowRef int64
 
 // newJoinSide returns an empty side whose keys are in index.
@@ -330,14 +332,15 @@ func (s *joinSide) rows(kid int32) func(yield func(rowRef) bool) {
 		return func(func(rowRef) bool) {}
 	}
 	if s.appendOnly {
+		head := s.runHead()
 		return func(yield func(rowRef) bool) {
 			run := s.runs[kid]
 			for at, end := run.Off, run.Off+uint64(run.N); at < end; {
 				if !yield(rowRef(at)) {
 					return
 				}
-				n, w := binary.Uvarint(s.runArena[at+4:])
-				at += 4 + uint64(w) + n
+				n, w := binary.Uvarint(s.runPages.at(at)[head:])
+				at += uint64(head+w) + n
 			}
 		}
 	}
@@ -371,7 +374,10 @@ func (s *joinSide) eachRow(yield func(kid int32, ref rowRef) bool) {
 // counts returns a stored row's count and match count.
 func (s *joinSide) counts(ref rowRef) (count, assoc int32) {
 	if s.appendOnly {
-		return 1, int32(binary.LittleEndian.Uint32(s.runArena[ref:]))
+		if s.noMatches {
+			return 1, 0
+		}
+		return 1, int32(binary.LittleEndian.Uint32(s.runPages.at(uint64(ref))))
 	}
 	e := &s.ents[ref]
 	return e.count, e.assoc
@@ -380,7 +386,9 @@ func (s *joinSide) counts(ref rowRef) (count, assoc int32) {
 // setAssoc sets a stored row's match count.
 func (s *joinSide) setAssoc(ref rowRef, assoc int32) {
 	if s.appendOnly {
-		binary.LittleEndian.PutUint32(s.runArena[ref:], uint32(assoc))
+		if !s.noMatches {
+			binary.LittleEndian.PutUint32(s.runPages.at(uint64(ref)), uint32(assoc))
+		}
 		return
 	}
 	s.ents[ref].assoc = assoc
@@ -390,9 +398,9 @@ func (s *joinSide) setAssoc(ref rowRef, assoc int32) {
 // the next change.
 func (s *joinSide) bytes(ref rowRef) []byte {
 	if s.appendOnly {
-		n, w := binary.Uvarint(s.runArena[ref+4:])
-		at := uint64(ref) + 4 + uint64(w)
-		return s.runArena[at : at+n]
+		b := s.runPages.at(uint64(ref))[s.runHead():]
+		n, w := binary.Uvarint(b)
+		return b[w : w+int(n)]
 	}
 	return s.store.Bytes(int32(ref))
 }

@@ -130,17 +130,18 @@ func checkJoinSide(t *testing.T, s *joinSide, step int, want func(yield func(int
 
 // TestJoinRunsGrowAndMove appends rows to the runs of an append-only
 // side in random key order, so that runs grow in place and move many
-// times, and wants every key's rows, in order, with their match counts,
-// and an arena within a small factor of its live bytes (runs double, so
-// what moving leaves behind is at most what the runs hold).
+// times, then one key's run past half a page, so that it moves from page
+// to page of its own, and wants every key's rows, in order, with their
+// match counts, and pages within a small factor of the live bytes (runs
+// double, so what moving leaves behind is at most what the runs hold;
+// a run's own page is freed when it moves).
 func TestJoinRunsGrowAndMove(t *testing.T) {
 	s := newJoinSide([]int{0}, nil, 2, state.NewKeyIDs())
 	s.appendOnly = true
 	const keys = 1000
 	want := make([][]string, keys)
 	rnd := rand.New(rand.NewPCG(13, 14))
-	for i := range 100_000 {
-		k := rnd.IntN(keys)
+	add := func(k, i int) {
 		r := row.Row{row.BigIntValue(int64(k)), row.StringValue(strings.Repeat("x", rnd.IntN(200)) + fmt.Sprint(i))}
 		s.key(r)
 		if err := s.add(r, i%7); err != nil {
@@ -148,24 +149,46 @@ func TestJoinRunsGrowAndMove(t *testing.T) {
 		}
 		want[k] = append(want[k], fmt.Sprintf("%v*%d", r, i%7))
 	}
-	live := 0
-	for k := range keys {
-		kid, ok := s.find(row.KeyOf(nil, row.Row{row.BigIntValue(int64(k))}, []int{0}))
-		if !ok {
-			t.Fatalf("key %d missing", k)
+	check := func(what string) {
+		live := 0
+		for k := range keys {
+			kid, ok := s.find(row.KeyOf(nil, row.Row{row.BigIntValue(int64(k))}, []int{0}))
+			if !ok {
+				t.Fatalf("%s: key %d missing", what, k)
+			}
+			var got []string
+			for ref := range s.rows(kid) {
+				_, assoc := s.counts(ref)
+				got = append(got, fmt.Sprintf("%v*%d", s.row(ref), assoc))
+			}
+			if !slices.Equal(got, want[k]) {
+				t.Fatalf("%s: key %d holds %d rows, want %d (or other ones)", what, k, len(got), len(want[k]))
+			}
+			live += int(s.runs[kid].N)
 		}
-		var got []string
-		for ref := range s.rows(kid) {
-			_, assoc := s.counts(ref)
-			got = append(got, fmt.Sprintf("%v*%d", s.row(ref), assoc))
+		if mem := s.runPages.bytes(); mem > int64(4*live+2*runPageBytes) {
+			t.Errorf("%s: pages of %d bytes for %d live: moved runs are not reclaimed", what, mem, live)
 		}
-		if !slices.Equal(got, want[k]) {
-			t.Fatalf("key %d holds %d rows, want %d (or other ones)", k, len(got), len(want[k]))
-		}
-		live += int(s.runs[kid].N)
 	}
-	if len(s.runArena) > 4*live+1<<21 {
-		t.Errorf("arena of %d bytes for %d live: moved runs are not reclaimed", len(s.runArena), live)
+	for i := range 100_000 {
+		add(rnd.IntN(keys), i)
+	}
+	check("random keys")
+	if s.runPages.dead == 0 && len(s.runPages.pages) < 3 {
+		t.Fatalf("%d pages, %d dead bytes: runs neither moved nor spread", len(s.runPages.pages), s.runPages.dead)
+	}
+	for i := range 60_000 {
+		add(7, 100_000+i)
+	}
+	check("one key past half a page")
+	solo := 0
+	for p, alone := range s.runPages.solo {
+		if alone && s.runPages.pages[p] != nil {
+			solo++
+		}
+	}
+	if solo != 1 {
+		t.Errorf("%d runs on pages of their own, want key 7's alone", solo)
 	}
 }
 

@@ -119,6 +119,10 @@ func OffHeapGrow[T any](h *OffHeap, s []T, n int) []T {
 // OffHeapMake returns a zeroed array of length n.
 func OffHeapMake[T any](h *OffHeap, n int) []T { return OffHeapGrow[T](h, nil, n) }
 
+// OffHeapFree returns s's memory when h mapped it (s must not be used
+// after); a heap array is left to the GC.
+func OffHeapFree[T any](h *OffHeap, s []T) { offHeapFree(h, s) }
+
 // offHeapFree returns s's memory when h mapped it; a heap array is left
 // to the GC.
 func offHeapFree[T any](h *OffHeap, s []T) {
