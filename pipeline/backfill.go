@@ -108,81 +108,15 @@ func (p *Pipeline) again(file string, text []byte) (*Pipeline, error) {
 // With nothing refused it does nothing and says so; a refusal names the
 // source, sink or operator and why.
 func (p *Pipeline) Backfill(ctx context.Context, opt BackfillOptions) (*BackfillReport, error) {
-	log := opt.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	bp, err := p.planBackfill(opt.StateDir)
-	if bp == nil || err != nil {
+	j, err := p.StartBackfill(opt)
+	if j == nil || err != nil {
 		return nil, err
 	}
-	defer bp.edited.Plan.Close()
-	store, cp, edited, g, rebuilt := bp.store, bp.cp, bp.edited, bp.g, bp.rebuilt
-	report := &BackfillReport{Checkpoint: cp.ID, Operators: rebuilt}
-	old, err := p.again(p.Spec.File+" (as the state was built with it)", bp.oldText)
-	if err != nil {
-		return nil, fmt.Errorf("backfill: the pipeline file the state was built with no longer loads: %w", err)
-	}
-	defer old.Plan.Close()
-	if old.Name() != p.Name() {
-		return nil, fmt.Errorf("backfill: the state's copy of the pipeline file names pipeline %q, not %q", old.Name(), p.Name())
-	}
-	tmp, err := os.MkdirTemp(store.Dir(), ".backfill-")
-	if err != nil {
-		return nil, fmt.Errorf("backfill: %w", err)
-	}
-	defer os.RemoveAll(tmp)
-
-	log.Info("backfill: replaying the edited pipeline up to the checkpoint's positions", "pipeline", p.Name(), "checkpoint", cp.ID, "operators", strings.Join(rebuilt, " "))
-	newTables, replayed, err := replay(ctx, edited, g, cp, tmp, "edited")
-	if err != nil {
-		return nil, fmt.Errorf("backfill: the edited pipeline's replay: %w", err)
-	}
-	log.Info("backfill: replaying the pipeline the state was built with, for what its sinks hold", "pipeline", p.Name())
-	og, err := old.Plan.Graph()
-	if err != nil {
+	defer j.Close()
+	if err := j.Replay(ctx); err != nil {
 		return nil, err
 	}
-	oldTables, _, err := replay(ctx, old, og, cp, tmp, "old")
-	if err != nil {
-		return nil, fmt.Errorf("backfill: the replay of the pipeline the state was built with: %w", err)
-	}
-	diffs, err := diffSinks(edited, oldTables, newTables)
-	if err != nil {
-		return nil, err
-	}
-	next, err := rebuiltCheckpoint(cp, replayed)
-	if err != nil {
-		return nil, err
-	}
-	// The checkpoint must now fit the edited pipeline: a refusal here is
-	// a bug of the backfill, never a state to store.
-	check, err := runtime.Compare(g, next, nil)
-	if err != nil {
-		return nil, err
-	}
-	if err := runtime.Refusals(store.Dir(), next, check); err != nil {
-		return nil, fmt.Errorf("backfill: the rebuilt state does not fit: %w", err)
-	}
-	writer, err := p.again(p.Spec.File, p.text)
-	if err != nil {
-		return nil, err
-	}
-	defer writer.Plan.Close()
-	for _, d := range diffs {
-		if err := d.write(ctx, writer, store); err != nil {
-			return nil, err
-		}
-		report.Sinks = append(report.Sinks, d.SinkDiff)
-	}
-	if report.Stored, err = store.Write(next); err != nil {
-		return nil, fmt.Errorf("backfill: store the rebuilt checkpoint: %w", err)
-	}
-	if err := store.SetNote(noteFile, p.text); err != nil {
-		return nil, fmt.Errorf("backfill: %w", err)
-	}
-	log.Info("backfill: done", "pipeline", p.Name(), "checkpoint", report.Stored)
-	return report, nil
+	return j.Finish(ctx)
 }
 
 // backfillPlan is what a backfill starts from: the newest checkpoint,

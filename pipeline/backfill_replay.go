@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/etld/etld/internal/checkpoint"
@@ -26,18 +27,47 @@ type replayState struct {
 	store *checkpoint.Store
 }
 
-// replay runs g, the graph of q's plan, from the sources' start up to
-// cp's positions, with a store under dir, and returns each sink's table
-// by sink name and the final checkpoint. A source whose position in cp
-// was at its end ends as it did (its watermark then closes every
+// replayRun is the replays of one plan (the edited one, or the one the
+// state was built with) in one backfill: from the sources' start up to a
+// checkpoint, then, while the pipeline's running version went on, from
+// that checkpoint up to a later one. Its store and its sinks' tables go
+// on from one to the next.
+type replayRun struct {
+	store  *checkpoint.Store
+	tables map[string]*sinkTable
+	// rows counts the records the replays read.
+	rows *atomic.Int64
+}
+
+func newReplayRun(dir, name string, rows *atomic.Int64) (*replayRun, error) {
+	store, err := checkpoint.Open(dir, name)
+	if err != nil {
+		return nil, err
+	}
+	return &replayRun{store: store, tables: map[string]*sinkTable{}, rows: rows}, nil
+}
+
+// state is the state the last replay ended with.
+func (r *replayRun) state() (*replayState, error) {
+	final, err := r.store.Latest()
+	if err != nil {
+		return nil, err
+	}
+	if final == nil {
+		return nil, errors.New("the replay stored no checkpoint")
+	}
+	return &replayState{cp: final, store: r.store}, nil
+}
+
+// run runs g, the graph of q's plan, up to to's positions into the
+// run's tables: with from nil, from the sources' start; else from
+// from's positions, restoring the state the previous replay ended with
+// (q must then be a plan of the same file). A source whose position in
+// to was at its end ends as it did (its watermark then closes every
 // window); the others wait at their position until all are there, and
 // the run then stops as a stop with a state directory does, keeping open
 // windows.
-func replay(ctx context.Context, q *Pipeline, g *runtime.Graph, cp *checkpoint.Checkpoint, dir, name string) (map[string]*sinkTable, *replayState, error) {
-	store, err := checkpoint.Open(dir, name)
-	if err != nil {
-		return nil, nil, err
-	}
+func (r *replayRun) run(ctx context.Context, q *Pipeline, g *runtime.Graph, from, to *checkpoint.Checkpoint) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var waiting sync.WaitGroup
@@ -45,15 +75,29 @@ func replay(ctx context.Context, q *Pipeline, g *runtime.Graph, cp *checkpoint.C
 		if i >= len(q.Plan.Sources) {
 			break // the constant tables a query reads
 		}
-		comp := cp.Find(sn.ID)
+		comp := to.Find(sn.ID)
 		rr, ok := sn.Source.(connector.Rereader)
 		if comp == nil || !ok {
-			return nil, nil, fmt.Errorf("source %q: no position to read again up to", sn.Name)
+			return fmt.Errorf("source %q: no position to read again up to", sn.Name)
 		}
-		if err := rr.RereadTo(comp.Connector); err != nil {
-			return nil, nil, fmt.Errorf("source %q: %w", sn.Name, err)
+		if from == nil {
+			if err := rr.RereadTo(comp.Connector); err != nil {
+				return fmt.Errorf("source %q: %w", sn.Name, err)
+			}
+		} else {
+			start := from.Find(sn.ID)
+			ranged, ok := sn.Source.(connector.RangeRereader)
+			switch {
+			case start == nil:
+				return fmt.Errorf("source %q: checkpoint %d has no position to read again from", sn.Name, from.ID)
+			case !ok:
+				return fmt.Errorf("source %q cannot read its input again from a checkpoint's position", sn.Name)
+			}
+			if err := ranged.RereadRange(start.Connector, comp.Connector); err != nil {
+				return fmt.Errorf("source %q: %w", sn.Name, err)
+			}
 		}
-		rs := &rereadSource{Source: sn.Source, ended: comp.Ended}
+		rs := &rereadSource{Source: sn.Source, ended: comp.Ended, rows: r.rows}
 		if !comp.Ended {
 			waiting.Add(1)
 			rs.reached = sync.OnceFunc(waiting.Done)
@@ -65,39 +109,32 @@ func replay(ctx context.Context, q *Pipeline, g *runtime.Graph, cp *checkpoint.C
 			sn.Source = &rereadSplitSource{rereadSource: rs, splits: ss}
 		}
 	}
-	tables := map[string]*sinkTable{}
 	for i, sn := range g.Sinks {
-		t := newSinkTable(sn.Mode, sn.Key, q.Plan.Sinks[i].Input.Root.Schema.Names())
-		tables[sn.Name] = t
+		t := r.tables[sn.Name]
+		if t == nil {
+			t = newSinkTable(sn.Mode, sn.Key, q.Plan.Sinks[i].Input.Root.Schema.Names())
+			r.tables[sn.Name] = t
+		}
 		sn.Sink = t
 	}
 	stop := make(chan struct{})
 	done := make(chan error, 1)
 	go func() {
-		done <- runtime.Run(ctx, g, runtime.Options{Stop: stop, Checkpoint: runtime.CheckpointOptions{Interval: time.Hour, Store: store}, MaxStateBytes: q.Spec.MaxStateBytes})
+		done <- runtime.Run(ctx, g, runtime.Options{Stop: stop, Checkpoint: runtime.CheckpointOptions{Interval: time.Hour, Store: r.store}, MaxStateBytes: q.Spec.MaxStateBytes})
 	}()
 	all := make(chan struct{})
 	go func() {
 		waiting.Wait()
 		close(all)
 	}()
+	var err error
 	select {
 	case err = <-done:
 	case <-all:
 		close(stop)
 		err = <-done
 	}
-	if err != nil {
-		return nil, nil, err
-	}
-	final, err := store.Latest()
-	if err != nil {
-		return nil, nil, err
-	}
-	if final == nil {
-		return nil, nil, errors.New("the replay stored no checkpoint")
-	}
-	return tables, &replayState{cp: final, store: store}, nil
+	return err
 }
 
 // rereadSource is a source read again up to a checkpoint's position. At
@@ -112,6 +149,7 @@ type rereadSource struct {
 	ended   bool
 	reached func()
 	atEnd   bool
+	rows    *atomic.Int64
 }
 
 // Updating implements connector.UpdatingSource: a source of updates
@@ -133,6 +171,9 @@ func (r *rereadSplitSource) Split(b *row.Batch, i int) string { return r.splits.
 func (r *rereadSource) Read(ctx context.Context, max int) (*row.Batch, error) {
 	if !r.atEnd {
 		b, err := r.Source.Read(ctx, max)
+		if b != nil && r.rows != nil {
+			r.rows.Add(int64(b.Len()))
+		}
 		if !errors.Is(err, io.EOF) {
 			return b, err
 		}

@@ -91,7 +91,14 @@ func printAgainstState(w io.Writer, stateDir string, p *pipeline.Pipeline, reset
 		if v.From != "" && v.From != v.ID {
 			why = fmt.Sprintf("from %s; %s", v.From, why)
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", v.Action, v.ID, why)
+		if v.Action == pipeline.StateRefuse && v.Pos != "" {
+			why = v.Pos + ": " + why
+		}
+		action := string(v.Action)
+		if v.Action == pipeline.StateMigrate && v.Change != "" {
+			action += " (" + v.Change + ")"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", action, v.ID, why)
 		if v.Action == pipeline.StateRefuse {
 			refused++
 		}

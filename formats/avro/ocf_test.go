@@ -323,3 +323,67 @@ func FuzzFileRead(f *testing.F) {
 		}
 	})
 }
+
+// countingReaderAt counts the reads through it and the bytes they ask.
+type countingReaderAt struct {
+	r            *bytes.Reader
+	reads, bytes int
+}
+
+func (c *countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	c.reads++
+	c.bytes += len(p)
+	return c.r.ReadAt(p, off)
+}
+
+// TestOpenReads opens files of small and of large blocks through a
+// reader that counts its reads, each a request on object storage: the
+// blocks are walked in reads of about 1 MiB, and a block larger than
+// that takes one read, not one for its start and one for its end.
+func TestOpenReads(t *testing.T) {
+	schema := testenv.Schema(t, "k BIGINT NOT NULL", "s STRING NOT NULL")
+	for _, c := range []struct {
+		name      string
+		blockSize int
+		rows      int
+		maxReads  func(blocks, mib int) int
+	}{
+		// 8 MiB in blocks of 64 KiB: a read a MiB, and the header's.
+		{"small blocks", 64 << 10, 80_000, func(blocks, mib int) int { return mib + 2 }},
+		// 12 MiB in blocks of 3 MiB: a read a block, and the header's.
+		{"large blocks", 3 << 20, 120_000, func(blocks, mib int) int { return blocks + 2 }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			enc, err := NewFileEncoder(FileOptions{Codec: "null", BlockSize: c.blockSize}, schema)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows := make([]row.Row, c.rows)
+			for k := range rows {
+				rows[k] = row.Row{row.BigIntValue(int64(k)), row.StringValue(strings.Repeat(strconv.Itoa(k)+"-", 100)[:100])}
+			}
+			file := formattest.WriteFile(t, enc, rows, 0)
+			dec, err := NewFileDecoder(FileOptions{}, schema)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := &countingReaderAt{r: bytes.NewReader(file)}
+			fr, err := dec.OpenFile(r, int64(len(file)), "x.avro")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var total int64
+			for _, n := range fr.Groups() {
+				total += n
+			}
+			if total != int64(c.rows) {
+				t.Fatalf("pieces of %d rows, want %d", total, c.rows)
+			}
+			blocks := (len(file) + c.blockSize - 1) / c.blockSize
+			mib := (len(file) + 1<<20 - 1) >> 20
+			if max := c.maxReads(blocks, mib); r.reads > max {
+				t.Errorf("%d reads (%d bytes) to open %d bytes in about %d blocks, want at most %d", r.reads, r.bytes, len(file), blocks, max)
+			}
+		})
+	}
+}

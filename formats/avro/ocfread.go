@@ -29,9 +29,17 @@ import (
 var PieceBytes int64 = 4 << 20
 
 const (
-	// headWindow is how much is read at once for the header and the
-	// blocks' starts: small blocks are walked inside one read.
+	// headWindow is how much is read at once for the header.
 	headWindow = 64 << 10
+	// indexWindow is how much is read at once while the blocks are
+	// walked: the count and length that start a block, or the sync
+	// marker that ends it and the next block's start, and ahead as much
+	// as makes indexWindow, so that small blocks are walked inside one
+	// read and a large one takes one read. On object storage each read
+	// is a request with a round trip of its own: a 123 MB file of 256
+	// KiB blocks took two requests a block, 4.2 s to open against 1.8 s
+	// from a local file.
+	indexWindow = 1 << 20
 	// maxHeader bounds the header (its schema).
 	maxHeader = 16 << 20
 	// maxBlockCount bounds a block's count of datums.
@@ -238,14 +246,9 @@ func (fr *fileReader) index(off int64) error {
 	var cur group
 	var rows int64
 	cur.start = off
-	last := 0
 	for off < fr.size {
 		// A block's start: its count and its length, 20 bytes at most.
-		ahead := headWindow
-		if last > headWindow {
-			ahead = 0
-		}
-		head, err := fr.win.at(off, 20, ahead)
+		head, err := fr.win.at(off, 20, indexWindow-20)
 		if err != nil {
 			return err
 		}
@@ -257,14 +260,13 @@ func (fr *fileReader) index(off int64) error {
 		if length > fr.size || end > fr.size {
 			return fmt.Errorf("the block at byte %d: %d bytes of data and a sync marker, and the file ends %d bytes on", off, length, fr.size-off-int64(n))
 		}
-		sync, err := fr.win.at(end-syncSize, syncSize, 0)
+		sync, err := fr.win.at(end-syncSize, syncSize, indexWindow-syncSize)
 		if err != nil {
 			return err
 		}
 		if string(sync) != fr.sync {
 			return fmt.Errorf("the block at byte %d does not end with the file's sync marker", off)
 		}
-		last = int(length)
 		off = end
 		rows += count
 		if off-cur.start >= PieceBytes {

@@ -8,15 +8,19 @@
 //
 // A file is written one row group at a time: the writer holds the rows
 // of the group being filled, and once it has row_group_size of them
-// encodes them with parquet-go into a Parquet file of that one row group,
-// in memory, on a goroutine of its own while the next group fills. The
-// group's column chunks are then appended to the output, their offsets in
-// the group's metadata moved to where they land (splice.go); the footer,
-// written when the file is closed, lists every group. So the bytes a file
-// gets depend only on its rows: a row group ends after row_group_size
-// rows, whenever Flush or Checkpoint are called, and a file the sink
-// resumes after a crash from the groups' metadata in its checkpoint
-// (Checkpoint, Resume) ends byte for byte as it would have.
+// encodes them into the group's column chunks, in memory, on a goroutine
+// of its own while the next group fills. A top-level scalar column's
+// chunk is written here (chunk.go: data pages v2, PLAIN values or a
+// STRING's dictionary, definition levels, statistics, the page index);
+// the nested columns' chunks by parquet-go, as a file of those columns
+// alone whose chunks are copied out (splice.go). The chunks are appended
+// to the output with the group's metadata at the offsets where they
+// land; the footer, written when the file is closed, lists every group.
+// So the bytes a file gets depend only on its rows: a row group ends
+// after row_group_size rows, whenever Flush or Checkpoint are called,
+// and a file the sink resumes after a crash from the groups' metadata in
+// its checkpoint (Checkpoint, Resume) ends byte for byte as it would
+// have.
 //
 // # Reading
 //
@@ -29,6 +33,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	pq "github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
@@ -114,9 +119,14 @@ type Encoder struct {
 	opts   checked
 	schema row.Schema
 	pq     *pq.Schema
-	// cols are the shredders of the schema's columns (shred.go).
+	// cols are the shredders of the schema's columns (shred.go); a
+	// nested one's leaves are numbered in nested, the schema of the
+	// nested columns alone, which parquet-go writes (nil if none is).
 	cols   []*shredder
+	nested *pq.Schema
 	leaves int
+	// pool holds the group encoders of the files closed (write.go).
+	pool sync.Pool
 	// template is the footer of a file of no rows: its schema, column
 	// orders and creator, which every file's footer repeats.
 	template fileMeta
@@ -133,15 +143,28 @@ func NewEncoder(o Options, schema row.Schema) (*Encoder, error) {
 		return nil, err
 	}
 	e := &Encoder{opts: opts, schema: schema, pq: pq.NewSchema("etld", root)}
-	leaf := 0
+	nested, leaf := 0, 0
+	var nestedFields []row.Field
 	for _, f := range schema.Fields {
-		s, err := newShredder(f.Type, opts.unit, &leaf)
+		at := &leaf
+		if f.Type.ID.Nested() {
+			at = &nested
+			nestedFields = append(nestedFields, f)
+		}
+		s, err := newShredder(f.Type, opts.unit, at)
 		if err != nil {
 			return nil, fmt.Errorf("column %s: %w", f.Name, err)
 		}
 		e.cols = append(e.cols, s)
 	}
-	e.leaves = leaf
+	e.leaves = leaf + nested
+	if len(nestedFields) > 0 {
+		g, err := groupOf(nestedFields, opts.unit)
+		if err != nil {
+			return nil, err
+		}
+		e.nested = pq.NewSchema("etld", g)
+	}
 	if e.template, err = e.emptyFile(); err != nil {
 		return nil, err
 	}
@@ -151,9 +174,10 @@ func NewEncoder(o Options, schema row.Schema) (*Encoder, error) {
 // Ext implements connector.BulkEncoder.
 func (e *Encoder) Ext() string { return ext }
 
-// newPQWriter is the parquet-go writer that encodes one row group.
-func (e *Encoder) newPQWriter(w io.Writer) *pq.GenericWriter[any] {
-	return pq.NewGenericWriter[any](w, e.pq,
+// newPQWriter is a parquet-go writer of schema s, which encodes one row
+// group.
+func (e *Encoder) newPQWriter(w io.Writer, s *pq.Schema) *pq.GenericWriter[any] {
+	return pq.NewGenericWriter[any](w, s,
 		pq.Compression(codecs[e.opts.codec]()),
 		pq.CreatedBy("etld", "", ""),
 		pq.PageBufferSize(1<<20),

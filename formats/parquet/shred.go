@@ -194,24 +194,25 @@ func timestampValue(us int64, u unit) (pq.Value, error) {
 	case micros:
 		return pq.Int64Value(us), nil
 	}
+	ns, err := timestampNanos(us)
+	return pq.Int64Value(ns), err
+}
+
+// timestampNanos is micros since the epoch in nanoseconds, or an error
+// past the range of an int64 of them.
+func timestampNanos(us int64) (int64, error) {
 	if us > math.MaxInt64/1000 || us < math.MinInt64/1000 {
-		return pq.Value{}, fmt.Errorf("timestamp %d µs is out of the range of nanoseconds (1677 to 2262); set timestamp_unit: micros", us)
+		return 0, fmt.Errorf("timestamp %d µs is out of the range of nanoseconds (1677 to 2262); set timestamp_unit: micros", us)
 	}
-	return pq.Int64Value(us * 1000), nil
+	return us * 1000, nil
 }
 
 // decimalValue is v's unscaled value at the column's scale, as INT32,
 // INT64 or big-endian two's complement bytes.
 func decimalValue(v row.Value, t row.Type) (pq.Value, error) {
-	x := v.Decimal128()
-	if v.Scale() != t.Scale {
-		var err error
-		if x, err = rescale(x, v.Scale(), t.Scale); err != nil {
-			return pq.Value{}, err
-		}
-	}
-	if !x.DigitsFit(t.Precision) {
-		return pq.Value{}, fmt.Errorf("%s does not fit %s", v, t)
+	x, err := decimal128(v, t)
+	if err != nil {
+		return pq.Value{}, err
 	}
 	switch {
 	case t.Precision <= 9:
@@ -224,6 +225,22 @@ func decimalValue(v row.Value, t row.Type) (pq.Value, error) {
 	binary.BigEndian.PutUint64(b[8:], x.Lo)
 	n := decimalBytes(t.Precision)
 	return pq.FixedLenByteArrayValue(append([]byte(nil), b[16-n:]...)), nil
+}
+
+// decimal128 is v's unscaled value at the column's scale, checked to fit
+// its precision.
+func decimal128(v row.Value, t row.Type) (row.Int128, error) {
+	x := v.Decimal128()
+	if v.Scale() != t.Scale {
+		var err error
+		if x, err = rescale(x, v.Scale(), t.Scale); err != nil {
+			return x, err
+		}
+	}
+	if !x.DigitsFit(t.Precision) {
+		return x, fmt.Errorf("%s does not fit %s", v, t)
+	}
+	return x, nil
 }
 
 // rescale moves an unscaled value from scale from to scale to; a value

@@ -12,14 +12,15 @@ import (
 	"github.com/parquet-go/parquet-go/format"
 )
 
-// Splicing row groups into a file. parquet-go writes a whole file and
-// keeps the footer's metadata to itself until it closes it, so a file it
-// is writing cannot be resumed after a crash. Each row group is instead
-// written as a file of its own, in memory; its column chunks are copied
-// to the end of the output and their metadata kept, with every offset
-// moved by where they landed. The footer lists the groups kept, and the
-// metadata of those written so far is what a checkpoint needs to go on
-// writing the file (resumeState).
+// Row groups appended to a file. A group's column chunks are encoded in
+// memory and appended to the output, their metadata kept at the offsets
+// where they landed: a flat column's by column.encode, the nested ones by
+// parquet-go, which writes them as a file of their own whose chunks are
+// copied out with every offset moved. The footer lists the groups kept,
+// and the metadata of those written so far is what a checkpoint needs to
+// go on writing the file (resumeState): parquet-go keeps a file's
+// metadata to itself until it closes it, so a file it wrote whole could
+// not be resumed after a crash.
 
 // magic starts and ends every Parquet file.
 const magic = "PAR1"
@@ -98,22 +99,19 @@ func readFooter(buf []byte) (*format.FileMetaData, error) {
 	return md, nil
 }
 
-// splice takes the one row group of the Parquet file in buf apart: the
-// bytes of its column chunks, and its metadata and page index with every
-// offset moved to base, where those bytes will start in the output.
-func splice(buf []byte, base int64) ([]byte, splicedGroup, error) {
-	var g splicedGroup
+// nestedChunks takes the one row group of the Parquet file in buf
+// apart: each column chunk's bytes, and its metadata and page index at
+// the offsets of buf.
+func nestedChunks(buf []byte) ([]srcChunk, error) {
 	md, err := readFooter(buf)
 	if err != nil {
-		return nil, g, err
+		return nil, err
 	}
 	if len(md.RowGroups) != 1 {
-		return nil, g, fmt.Errorf("%d row groups, want 1", len(md.RowGroups))
+		return nil, fmt.Errorf("%d row groups, want 1", len(md.RowGroups))
 	}
-	g.RowGroup = md.RowGroups[0]
-	rg := &g.RowGroup
-	delta := base - int64(len(magic))
-	end := int64(len(magic))
+	rg := &md.RowGroups[0]
+	out := make([]srcChunk, len(rg.Columns))
 	for i := range rg.Columns {
 		c := &rg.Columns[i]
 		m := &c.MetaData
@@ -121,39 +119,55 @@ func splice(buf []byte, base int64) ([]byte, splicedGroup, error) {
 		if m.DictionaryPageOffset > 0 && m.DictionaryPageOffset < start {
 			start = m.DictionaryPageOffset
 		}
-		if start != end {
-			return nil, g, fmt.Errorf("column chunk %d at %d, want %d", i, start, end)
+		if start < int64(len(magic)) || m.TotalCompressedSize < 0 || start+m.TotalCompressedSize > int64(len(buf)) {
+			return nil, fmt.Errorf("column chunk %d: %d bytes at %d in %d", i, m.TotalCompressedSize, start, len(buf))
 		}
-		end = start + m.TotalCompressedSize
-		var ci format.ColumnIndex
-		if err := decodeAt(buf, c.ColumnIndexOffset, int64(c.ColumnIndexLength), &ci); err != nil {
-			return nil, g, fmt.Errorf("column index %d: %w", i, err)
+		s := &out[i]
+		s.data = buf[start : start+m.TotalCompressedSize]
+		s.start = start
+		s.out.chunk = *c
+		if err := decodeAt(buf, c.ColumnIndexOffset, int64(c.ColumnIndexLength), &s.out.ci); err != nil {
+			return nil, fmt.Errorf("column index %d: %w", i, err)
 		}
-		var oi format.OffsetIndex
-		if err := decodeAt(buf, c.OffsetIndexOffset, int64(c.OffsetIndexLength), &oi); err != nil {
-			return nil, g, fmt.Errorf("offset index %d: %w", i, err)
+		if err := decodeAt(buf, c.OffsetIndexOffset, int64(c.OffsetIndexLength), &s.out.oi); err != nil {
+			return nil, fmt.Errorf("offset index %d: %w", i, err)
 		}
-		for j := range oi.PageLocations {
-			oi.PageLocations[j].Offset += delta
-		}
-		g.ColumnIndexes = append(g.ColumnIndexes, ci)
-		g.OffsetIndexes = append(g.OffsetIndexes, oi)
-		m.DataPageOffset += delta
-		if m.DictionaryPageOffset > 0 {
-			m.DictionaryPageOffset += delta
-		}
-		if m.IndexPageOffset > 0 {
-			m.IndexPageOffset += delta
-		}
-		if c.FileOffset > 0 {
-			c.FileOffset += delta
-		}
-		c.ColumnIndexOffset, c.ColumnIndexLength = 0, 0
-		c.OffsetIndexOffset, c.OffsetIndexLength = 0, 0
 	}
-	rg.FileOffset = base
-	rg.TotalCompressedSize = end - int64(len(magic))
-	return buf[len(magic):end], g, nil
+	return out, nil
+}
+
+// srcChunk is a column chunk of a file parquet-go wrote: its bytes,
+// which start at offset start of that file.
+type srcChunk struct {
+	data  []byte
+	start int64
+	out   chunkOut
+}
+
+// moved is the chunk's metadata and page index with its offsets moved
+// to to, where its bytes land in the output.
+func (s *srcChunk) moved(to int64) chunkOut {
+	o := s.out
+	delta := to - s.start
+	c := &o.chunk
+	m := &c.MetaData
+	m.DataPageOffset += delta
+	if m.DictionaryPageOffset > 0 {
+		m.DictionaryPageOffset += delta
+	}
+	if m.IndexPageOffset > 0 {
+		m.IndexPageOffset += delta
+	}
+	if c.FileOffset > 0 {
+		c.FileOffset += delta
+	}
+	c.ColumnIndexOffset, c.ColumnIndexLength = 0, 0
+	c.OffsetIndexOffset, c.OffsetIndexLength = 0, 0
+	o.oi.PageLocations = slices.Clone(o.oi.PageLocations)
+	for j := range o.oi.PageLocations {
+		o.oi.PageLocations[j].Offset += delta
+	}
+	return o
 }
 
 // decodeAt decodes the thrift struct of n bytes at off in buf into v.

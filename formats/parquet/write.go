@@ -7,21 +7,23 @@ import (
 	"io"
 
 	pq "github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress"
 
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
 )
 
-// chunkRows is how many rows are shredded before their values go to
-// parquet-go's column writers: few enough that the values stay in cache.
-// Pages are cut between chunks, so it is part of the file's layout.
+// chunkRows is how many rows are taken at a time, a column at a time,
+// into the columns' buffers: few enough that the rows stay in cache.
+// The nested columns' pages are cut between chunks, so it is part of
+// the file's layout.
 const chunkRows = 1024
 
 // emptyFile is the footer of a file of no rows, whose schema, column
 // orders and creator every file repeats.
 func (e *Encoder) emptyFile() (fileMeta, error) {
 	var buf bytes.Buffer
-	w := e.newPQWriter(&buf)
+	w := e.newPQWriter(&buf, e.pq)
 	if err := w.Close(); err != nil {
 		return fileMeta{}, err
 	}
@@ -34,60 +36,140 @@ func (e *Encoder) emptyFile() (fileMeta, error) {
 
 // groupEncoder encodes row groups, one at a time: its buffers are reused.
 type groupEncoder struct {
-	e    *Encoder
+	e *Encoder
+	// flat holds the values of each top-level scalar column (nil for a
+	// nested one), which column.encode writes.
+	flat  []*column
+	codec compress.Codec
+	// pw writes the nested columns, their values shredded into cols, as
+	// a file in buf; nil when there are none.
 	pw   *pq.GenericWriter[any]
 	buf  bytes.Buffer
 	cols [][]pq.Value
+	out  []byte
 }
 
+// newGroupEncoder takes an encoder of the pool, or makes one: a file's
+// encoder goes back to the pool once the file is closed, its buffers
+// grown to a row group's size, for the next file.
 func (e *Encoder) newGroupEncoder() *groupEncoder {
-	g := &groupEncoder{e: e, cols: make([][]pq.Value, e.leaves)}
-	g.pw = e.newPQWriter(&g.buf)
+	if g, ok := e.pool.Get().(*groupEncoder); ok {
+		return g
+	}
+	g := &groupEncoder{e: e, flat: make([]*column, len(e.cols)), codec: codecs[e.opts.codec]()}
+	nested := 0
+	for i, s := range e.cols {
+		if s.t.ID.Nested() {
+			nested = max(nested, s.last)
+			continue
+		}
+		g.flat[i] = newColumn(e.schema.Fields[i].Name, s.t, min(e.opts.groupRows, presize))
+	}
+	if e.nested != nil {
+		g.cols = make([][]pq.Value, nested)
+		g.pw = e.newPQWriter(&g.buf, e.nested)
+	}
 	return g
 }
 
-// encode writes rows as a Parquet file of one row group into g.buf.
-// first is the number of the file's rows before them, for the errors.
-func (g *groupEncoder) encode(rows []row.Row, first int64) ([]byte, error) {
-	g.buf.Reset()
-	g.pw.Reset(&g.buf)
-	writers := g.pw.ColumnWriters()
+// encode encodes rows as one row group whose bytes start at offset base
+// of the file: the bytes, and the group's metadata and page index. first
+// is the number of the file's rows before them, for the errors.
+func (g *groupEncoder) encode(rows []row.Row, first, base int64) ([]byte, splicedGroup, error) {
+	var sg splicedGroup
+	for _, c := range g.flat {
+		if c != nil {
+			c.reset()
+			defer c.forget()
+		}
+	}
+	if g.pw != nil {
+		g.buf.Reset()
+		g.pw.Reset(&g.buf)
+	}
 	for start := 0; start < len(rows); start += chunkRows {
 		chunk := rows[start:min(start+chunkRows, len(rows))]
-		for i := range g.cols {
-			g.cols[i] = g.cols[i][:0]
-		}
 		for k, r := range chunk {
 			if len(r) != len(g.e.cols) {
-				return nil, fmt.Errorf("row %d has %d values, the schema %d columns", first+int64(start+k)+1, len(r), len(g.e.cols))
+				return nil, sg, fmt.Errorf("row %d has %d values, the schema %d columns", first+int64(start+k)+1, len(r), len(g.e.cols))
 			}
 		}
-		// A column at a time: a top-level scalar's values go straight to
-		// its leaf (flat.go), the others through the shredder. Each leaf
-		// gets its values in row order either way.
-		for c, s := range g.e.cols {
-			if !s.t.ID.Nested() {
-				if k, err := s.flat(chunk, c, g.cols); err != nil {
-					return nil, fmt.Errorf("row %d, column %s: %w", first+int64(start+k)+1, g.e.schema.Fields[c].Name, err)
-				}
-				continue
-			}
-			for k, r := range chunk {
-				if err := s.shred(r[c], 0, 0, g.cols); err != nil {
-					return nil, fmt.Errorf("row %d, column %s: %w", first+int64(start+k)+1, g.e.schema.Fields[c].Name, err)
-				}
-			}
+		if err := g.chunk(chunk, first+int64(start)); err != nil {
+			return nil, sg, err
 		}
-		for i, w := range writers {
-			if _, err := w.WriteRowValues(g.cols[i]); err != nil {
-				return nil, fmt.Errorf("column %d: %w", i, err)
+	}
+	var nested []srcChunk
+	if g.pw != nil {
+		if err := g.pw.Close(); err != nil {
+			return nil, sg, err
+		}
+		var err error
+		if nested, err = nestedChunks(g.buf.Bytes()); err != nil {
+			return nil, sg, fmt.Errorf("splicing the nested columns: %w", err)
+		}
+	}
+	// The chunks in the order of the schema's leaves.
+	out := g.out[:0]
+	rg := &sg.RowGroup
+	add := func(o chunkOut) {
+		rg.Columns = append(rg.Columns, o.chunk)
+		rg.TotalByteSize += o.chunk.MetaData.TotalUncompressedSize
+		sg.ColumnIndexes = append(sg.ColumnIndexes, o.ci)
+		sg.OffsetIndexes = append(sg.OffsetIndexes, o.oi)
+	}
+	for i, c := range g.flat {
+		if c != nil {
+			var o chunkOut
+			var err error
+			if out, o, err = c.encode(out, base, g.codec); err != nil {
+				return nil, sg, fmt.Errorf("column %s: %w", c.name, err)
+			}
+			add(o)
+			continue
+		}
+		s := g.e.cols[i]
+		for l := s.first; l < s.last; l++ {
+			n := &nested[l]
+			add(n.moved(base + int64(len(out))))
+			out = append(out, n.data...)
+		}
+	}
+	g.out = out
+	rg.NumRows = int64(len(rows))
+	rg.FileOffset = base
+	rg.TotalCompressedSize = int64(len(out))
+	return out, sg, nil
+}
+
+// chunk takes rows into the columns' buffers, and the nested columns'
+// values to parquet-go's writer. first is the number of the file's rows
+// before them.
+func (g *groupEncoder) chunk(rows []row.Row, first int64) error {
+	for i := range g.cols {
+		g.cols[i] = g.cols[i][:0]
+	}
+	for c, s := range g.e.cols {
+		if col := g.flat[c]; col != nil {
+			if k, err := s.flat(rows, c, col); err != nil {
+				return fmt.Errorf("row %d, column %s: %w", first+int64(k)+1, g.e.schema.Fields[c].Name, err)
+			}
+			continue
+		}
+		for k, r := range rows {
+			if err := s.shred(r[c], 0, 0, g.cols); err != nil {
+				return fmt.Errorf("row %d, column %s: %w", first+int64(k)+1, g.e.schema.Fields[c].Name, err)
 			}
 		}
 	}
-	if err := g.pw.Close(); err != nil {
-		return nil, err
+	if g.pw == nil {
+		return nil
 	}
-	return g.buf.Bytes(), nil
+	for i, w := range g.pw.ColumnWriters() {
+		if _, err := w.WriteRowValues(g.cols[i]); err != nil {
+			return fmt.Errorf("column %d: %w", i, err)
+		}
+	}
+	return nil
 }
 
 // newWriter makes the writer of a file whose first size bytes hold groups.
@@ -159,14 +241,9 @@ func (w *bulkWriter) submit() error {
 	go func(done chan<- spliced) {
 		var s spliced
 		defer func() { done <- s }()
-		buf, err := w.enc.encode(rows, first)
+		data, g, err := w.enc.encode(rows, first, base)
 		if err != nil {
 			s.err = err
-			return
-		}
-		data, g, err := splice(buf, base)
-		if err != nil {
-			s.err = fmt.Errorf("splicing a row group: %w", err)
 			return
 		}
 		s.n, s.g, s.err = int64(len(data)), g, writeAll(w.out, data)
@@ -218,7 +295,9 @@ func (w *bulkWriter) Close() error {
 		}
 	}
 	w.closed = true
-	if err := w.wait(); err != nil {
+	err := w.wait()
+	w.release()
+	if err != nil {
 		return err
 	}
 	b, err := footer(w.size, w.groups, w.e.template)
@@ -240,6 +319,16 @@ func (w *bulkWriter) Abort() {
 		w.busy = nil
 	}
 	w.closed, w.cur = true, nil
+	w.release()
+}
+
+// release gives the group encoder back to the pool, once no group is in
+// flight.
+func (w *bulkWriter) release() {
+	if w.enc != nil {
+		w.e.pool.Put(w.enc)
+		w.enc = nil
+	}
 }
 
 var _ connector.BulkWriter = (*bulkWriter)(nil)

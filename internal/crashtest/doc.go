@@ -21,6 +21,12 @@
 // captured table straight into a MySQL upsert table, its lives killed
 // mostly in the snapshot: the table must end equal to the source's.
 //
+// TestCrashBackfill starts from a run of a GROUP BY stopped mid-input and
+// runs lives of an edit of it with `backfill: true`: the first two are
+// killed in the backfill's replay and after its replays (as soon as the
+// files they write appear), the rest at random; the table must end as
+// an uninterrupted run of the edited pipeline leaves it.
+//
 // TestLateRequests kills no life at random: a proxy holds a write request
 // of the first life, which is killed as soon as one is held, and lets it
 // through once the next life has written; the output must still be an

@@ -20,7 +20,7 @@ func renderedTemplates() map[string]string {
 		kafkaGroupByToES, kafkaToKafka, fileToKafka,
 		fileKafkaJoinToMySQL, fileTopNToMySQL, fileOverToFile, fileMatchToFile,
 		fileUnionToFile, unionToKafka, fileLateRowsToFile, fileWindowRescale, binlogGroupByToMySQL, binlogToPostgres, fileToParquet, fileToParquetS3, fileToAvroS3,
-		fileUDAFToFile, fileGroupByRescale,
+		fileUDAFToFile, fileGroupByRescale, fileGroupByBackfilled, fileKeyedRescale,
 	} {
 		m[sc.name] = sc.pipeline
 	}

@@ -79,6 +79,18 @@ type Rereader interface {
 	RereadTo(pos []byte) error
 }
 
+// RangeRereader is a Rereader that can also start at one of its
+// positions: Read returns the records after from and before to, both
+// positions of one run (from taken first), then io.EOF. A backfill that
+// the pipeline's running version keeps serving beside replays up to one
+// checkpoint and then catches up, over such a range, to the running
+// version's final one. RereadRange is called before Open instead of
+// Restore and RereadTo.
+type RangeRereader interface {
+	Rereader
+	RereadRange(from, to []byte) error
+}
+
 // Committer is a source or sink that finishes its part of a checkpoint
 // once the checkpoint is complete: every sink has made everything before
 // the barrier durable and the checkpoint is stored. A Kafka source commits

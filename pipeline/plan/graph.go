@@ -104,6 +104,15 @@ func (p *Plan) Graph() (*runtime.Graph, error) {
 			Key: s.Key, Compact: s.Mode == connector.Upsert && p.Spec.MiniBatch,
 		})
 	}
+	// Where each operator's transform is in the file: a refusal of its
+	// saved state points there.
+	at := map[string]string{}
+	for _, st := range p.Spec.Transforms {
+		at[st.Name] = st.Pos.String()
+	}
+	for _, on := range g.Ops {
+		on.Pos = at[on.Transform]
+	}
 	return g, nil
 }
 

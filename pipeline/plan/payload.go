@@ -177,15 +177,15 @@ type windowAggOp struct {
 }
 
 func (w *windowAggOp) operator(b opBuild) (operator.Lifecycle, error) {
-	if w.window.Kind == windowop.Session {
-		return windowop.NewSessionAgg(w.window.TimeCol, w.window.Gap, w.keys, freshUserAggs(w.aggs), windowop.WindowOptions{Batch: w.batch})
-	}
 	if w.window.ProcTime {
 		return windowop.NewProcWindowAgg(*w.window, w.keys, freshUserAggs(w.aggs), windowop.WindowOptions{}, nil)
 	}
 	opt := windowop.WindowOptions{Batch: w.batch, Attached: w.attached, AttachedLTZ: w.attachedLTZ}
 	build := func() (operator.KeyGrouped, error) {
 		// Each worker its own user aggregates: they hold state.
+		if w.window.Kind == windowop.Session {
+			return windowop.NewSessionAgg(w.window.TimeCol, w.window.Gap, w.keys, freshUserAggs(w.aggs), windowop.WindowOptions{Batch: w.batch})
+		}
 		return windowop.NewWindowAgg(*w.window, w.keys, freshUserAggs(w.aggs), opt)
 	}
 	if _, why := w.keyedBy(b.n); why != "" {
@@ -200,8 +200,17 @@ type overOp struct {
 	batch bool
 }
 
-func (o *overOp) operator(opBuild) (operator.Lifecycle, error) {
-	return windowop.NewOverAgg(*o.spec, windowop.WindowOptions{Batch: o.batch})
+func (o *overOp) operator(b opBuild) (operator.Lifecycle, error) {
+	build := func() (operator.KeyGrouped, error) {
+		// Each worker its own user aggregates: they hold state.
+		spec := *o.spec
+		spec.Aggs = freshUserAggs(spec.Aggs)
+		return windowop.NewOverAgg(spec, windowop.WindowOptions{Batch: o.batch})
+	}
+	if _, why := o.keyedBy(b.n); why != "" {
+		return build()
+	}
+	return b.p.keyed(o.spec.Keys, build)
 }
 
 // unnestOp is an UnnestNode's operator template, copied per run, and the
@@ -221,13 +230,16 @@ func (u *unnestOp) operator(b opBuild) (operator.Lifecycle, error) {
 type rankOp struct{ spec *rankop.RankSpec }
 
 func (r *rankOp) operator(b opBuild) (operator.Lifecycle, error) {
-	if r.spec.Strategy == rankop.UpdateFast {
-		return rankop.NewUpdatableTopN(*r.spec)
-	}
-	if _, why := r.keyedBy(b.n); why != "" {
+	build := func() (operator.KeyGrouped, error) {
+		if r.spec.Strategy == rankop.UpdateFast {
+			return rankop.NewUpdatableTopN(*r.spec)
+		}
 		return rankop.NewTopN(*r.spec), nil
 	}
-	return b.p.keyed(r.spec.Partition, func() (operator.KeyGrouped, error) { return rankop.NewTopN(*r.spec), nil })
+	if _, why := r.keyedBy(b.n); why != "" {
+		return build()
+	}
+	return b.p.keyed(r.spec.Partition, build)
 }
 
 // dedupOp is a DedupNode's deduplication.
@@ -271,16 +283,30 @@ func (j *joinOp) operator(b opBuild) (operator.Lifecycle, error) {
 	switch {
 	case j.temporal != nil:
 		return joinop.NewTemporalJoin(*j.temporal), nil
-	case j.interval != nil:
-		return joinop.NewIntervalJoin(*j.interval), nil
 	case j.window != nil:
 		return joinop.NewWindowJoin(*j.window), nil
 	}
-	if _, why := j.keyedBy(b.n); why != "" {
+	_, why := j.keyedBy(b.n)
+	if j.interval != nil {
+		if why != "" {
+			return joinop.NewIntervalJoin(*j.interval), nil
+		}
+		return b.p.keyedTwo(j.interval.LeftKeys, j.interval.RightKeys, func() (operator.KeyGrouped, error) { return joinop.NewIntervalJoin(*j.interval), nil })
+	}
+	if why != "" {
 		return joinop.NewJoin(*j.join), nil
 	}
-	n := max(1, b.p.Spec.Parallelism)
-	return runtime.NewKeyedTwo(j.join.LeftKeys, j.join.RightKeys, n, func() (operator.KeyGrouped, error) { return joinop.NewJoin(*j.join), nil })
+	return b.p.keyedTwo(j.join.LeftKeys, j.join.RightKeys, func() (operator.KeyGrouped, error) { return joinop.NewJoin(*j.join), nil })
+}
+
+// keyedTwo runs a keyed two-input operator (a join) as the pipeline's
+// parallelism of workers, its inputs split by left and right.
+func (p *Plan) keyedTwo(left, right []int, build func() (operator.KeyGrouped, error)) (operator.Lifecycle, error) {
+	k, err := runtime.NewKeyedTwo(left, right, max(1, p.Spec.Parallelism), build)
+	if err != nil {
+		return nil, err
+	}
+	return k.Op(), nil
 }
 
 // regular reports whether the join keeps both inputs' rows in its state

@@ -2,9 +2,6 @@ package plan
 
 import (
 	"fmt"
-
-	"github.com/etld/etld/pipeline/runtime/rankop"
-	"github.com/etld/etld/pipeline/runtime/windowop"
 )
 
 // Workers of keyed operators. An operator whose state is keyed (a GROUP
@@ -30,8 +27,6 @@ func (g *groupAggOp) keyedBy(*Node) ([]int, string) {
 
 func (w *windowAggOp) keyedBy(*Node) ([]int, string) {
 	switch {
-	case w.window.Kind == windowop.Session:
-		return nil, "SESSION windows run on one worker for now"
 	case w.window.ProcTime:
 		return nil, "processing-time windows run on one worker for now"
 	case len(w.keys) == 0:
@@ -44,9 +39,6 @@ func (r *rankOp) keyedBy(*Node) ([]int, string) {
 	if len(r.spec.Partition) == 0 {
 		return nil, "no PARTITION BY: one ranking of all rows"
 	}
-	if r.spec.Strategy == rankop.UpdateFast {
-		return nil, "Top-N by the input's upsert key (UpdateFastStrategy) runs on one worker for now"
-	}
 	return r.spec.Partition, ""
 }
 
@@ -58,17 +50,25 @@ func (d *dedupOp) keyedBy(*Node) ([]int, string) {
 }
 
 func (o *overOp) keyedBy(*Node) ([]int, string) {
-	return nil, "OVER runs on one worker for now"
+	switch {
+	case len(o.spec.Keys) == 0:
+		return nil, "no PARTITION BY: one frame of all rows"
+	case o.spec.ProcTime && !o.batch:
+		return nil, "processing-time OVER runs on one worker for now"
+	}
+	return o.spec.Keys, ""
 }
 
 func (o *nonTimeOverOp) keyedBy(*Node) ([]int, string) {
-	return nil, "OVER runs on one worker for now"
+	return nil, "OVER ordered by a column that is not a time attribute runs on one worker for now"
 }
 
 func (j *joinOp) keyedBy(*Node) ([]int, string) {
 	switch {
+	case j.interval != nil && len(j.interval.LeftKeys) == 0:
+		return nil, "no equality condition: every row meets every row"
 	case j.interval != nil:
-		return nil, "interval joins run on one worker for now"
+		return j.interval.LeftKeys, ""
 	case j.temporal != nil:
 		return nil, "temporal joins run on one worker for now"
 	case j.window != nil:

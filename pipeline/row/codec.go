@@ -153,6 +153,20 @@ func (d *Decoder) WidenKey(key []byte) []byte {
 	return out
 }
 
+// KeyStr reads a string that holds a key (a run of AppendKey
+// encodings: row.KeyOf) with the SetWiden mapping applied, as WidenKey
+// does; Str without a mapping.
+func (d *Decoder) KeyStr() string {
+	s := d.Str()
+	if d.widen == nil {
+		return s
+	}
+	return string(d.WidenKey([]byte(s)))
+}
+
+// KeyBytes is KeyStr's key as bytes of its own (Bytes without a mapping).
+func (d *Decoder) KeyBytes() []byte { return d.WidenKey(d.Bytes()) }
+
 // NewDecoder reads b; strings it returns are copies, b may be reused.
 func NewDecoder(b []byte) *Decoder { return &Decoder{buf: b} }
 

@@ -49,3 +49,30 @@ func TestDecoderWiden(t *testing.T) {
 		t.Error("a cut key widened without an error")
 	}
 }
+
+// TestDecoderKeyStr: a saved key read with KeyStr or KeyBytes comes
+// retagged as WidenKey retags it, and as it is without a mapping; Str
+// and Bytes never retag (a string is not always a key).
+func TestDecoderKeyStr(t *testing.T) {
+	narrow := KeyOf(nil, Row{IntValue(3), StringValue("k")}, []int{0, 1})
+	wide := KeyOf(nil, Row{BigIntValue(3), StringValue("k")}, []int{0, 1})
+	saved := AppendString(AppendString(AppendString(nil, string(narrow)), string(narrow)), string(narrow))
+	d := NewDecoder(saved)
+	d.SetWiden(map[TypeID]TypeID{Int: BigInt})
+	if s := d.KeyStr(); s != string(wide) {
+		t.Errorf("KeyStr %x, want %x", s, wide)
+	}
+	if b := d.KeyBytes(); !bytes.Equal(b, wide) {
+		t.Errorf("KeyBytes %x, want %x", b, wide)
+	}
+	if s := d.Str(); s != string(narrow) {
+		t.Errorf("Str %x, want %x as saved", s, narrow)
+	}
+	if err := d.End(); err != nil {
+		t.Fatal(err)
+	}
+	plain := NewDecoder(saved)
+	if s, b := plain.KeyStr(), plain.KeyBytes(); s != string(narrow) || !bytes.Equal(b, narrow) {
+		t.Errorf("without a mapping: %x, %x, want %x", s, b, narrow)
+	}
+}

@@ -60,6 +60,9 @@ type Verdict struct {
 	From string
 	// Why says what changed, for Migrate, Refuse, Reset and Drop.
 	Why string
+	// Pos is where the node's transform is in the pipeline file, when
+	// known (Node.Pos).
+	Pos string
 	// Optional: a node whose state may be missing from a checkpoint (a
 	// join's held-back inputs, a dead-letter file's length).
 	Optional bool
@@ -67,6 +70,9 @@ type Verdict struct {
 	// to the saved values (INT to BIGINT, FLOAT to DOUBLE:
 	// operator.Widener); nil when they read as they are.
 	Widen map[row.TypeID]row.TypeID
+	// Change, for Migrate of an operator, sums up what widened: "INT ->
+	// BIGINT on column v".
+	Change string
 }
 
 // Restores reports whether the node's saved state is handed to it.
@@ -150,7 +156,7 @@ func Compare(g *Graph, cp *checkpoint.Checkpoint, reset []string) ([]Verdict, er
 	var out []Verdict
 	for _, sn := range nodes {
 		n := sn.n
-		v := Verdict{ID: n.ID, Name: describe(n), Optional: sn.optional}
+		v := Verdict{ID: n.ID, Name: describe(n), Optional: sn.optional, Pos: n.Pos}
 		comp := findState(cp, n)
 		if comp != nil {
 			used[comp.ID] = true
@@ -164,7 +170,7 @@ func Compare(g *Graph, cp *checkpoint.Checkpoint, reset []string) ([]Verdict, er
 			v.Action, v.Why = fresh(n, saved)
 		default:
 			v.From = comp.ID
-			v.Action, v.Why, v.Widen = fits(n, comp.Fingerprint, sn.widener)
+			v.Action, v.Why, v.Widen, v.Change = fits(n, comp.Fingerprint, sn.widener)
 		}
 		out = append(out, v)
 	}
@@ -246,21 +252,21 @@ func fresh(n *Node, saved map[string]bool) (Action, string) {
 
 // fits decides what n does with saved state of schema old; widener:
 // n's operator can retag saved values (operator.Widener).
-func fits(n *Node, old string, widener bool) (Action, string, map[row.TypeID]row.TypeID) {
+func fits(n *Node, old string, widener bool) (Action, string, map[row.TypeID]row.TypeID, string) {
 	if old == n.Fingerprint {
-		return Keep, "", nil
+		return Keep, "", nil, ""
 	}
 	switch {
 	case n.Kind == "source" && n.Transform == "":
 		if connType(old) != connType(n.Fingerprint) {
-			return Refuse, fmt.Sprintf("its type changed from %s to %s: the saved position means nothing to it", connType(old), connType(n.Fingerprint)), nil
+			return Refuse, fmt.Sprintf("its type changed from %s to %s: the saved position means nothing to it", connType(old), connType(n.Fingerprint)), nil, ""
 		}
-		return Keep, "its columns changed: its position is kept", nil
+		return Keep, "its columns changed: its position is kept", nil, ""
 	case n.Kind == "sink":
 		if connType(old) != connType(n.Fingerprint) {
-			return Reset, fmt.Sprintf("its type changed from %s to %s: it starts without the state of what it wrote", connType(old), connType(n.Fingerprint)), nil
+			return Reset, fmt.Sprintf("its type changed from %s to %s: it starts without the state of what it wrote", connType(old), connType(n.Fingerprint)), nil, ""
 		}
-		return Keep, "its input changed: the state of what it wrote is kept", nil
+		return Keep, "its input changed: the state of what it wrote is kept", nil, ""
 	}
 	return schemaChange(old, n.Fingerprint, widener)
 }
@@ -274,19 +280,24 @@ func connType(fp string) string {
 
 // followJoins gives a join's held-back inputs the join's action when it
 // starts empty: rows held for a join that forgot its build side would
-// join with nothing.
+// join with nothing; and its retagging when it widens: the held rows are
+// of the join's input columns.
 func followJoins(vs []Verdict) {
-	byID := map[string]Action{}
+	byID := map[string]Verdict{}
 	for _, v := range vs {
-		byID[v.ID] = v.Action
+		byID[v.ID] = v
 	}
 	for i, v := range vs {
 		join, ok := strings.CutSuffix(v.ID, "/inputs")
 		if !ok || !v.Restores() {
 			continue
 		}
-		if a := byID[join]; a == Reset || a == Fresh {
-			vs[i].Action, vs[i].Why = a, "the join's held-back inputs go with the join"
+		switch j := byID[join]; {
+		case j.Action == Reset || j.Action == Fresh:
+			vs[i].Action, vs[i].Why = j.Action, "the join's held-back inputs go with the join"
+		case j.Action == Migrate && j.Widen != nil:
+			vs[i].Action, vs[i].Widen, vs[i].Change = Migrate, j.Widen, j.Change
+			vs[i].Why = "the join's held-back inputs widen with the join"
 		}
 	}
 }
@@ -332,7 +343,11 @@ func Refusals(dir string, cp *checkpoint.Checkpoint, vs []Verdict) error {
 	var ids []string
 	for _, v := range vs {
 		if v.Action == Refuse {
-			lines = append(lines, fmt.Sprintf("%s [%s]: %s", v.Name, v.ID, v.Why))
+			at := ""
+			if v.Pos != "" {
+				at = v.Pos + ": "
+			}
+			lines = append(lines, fmt.Sprintf("%s%s [%s]: %s", at, v.Name, v.ID, v.Why))
 			ids = append(ids, v.ID)
 		}
 	}

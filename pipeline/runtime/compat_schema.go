@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -14,25 +15,26 @@ import (
 // that leave every saved value as it is, or that change only the values'
 // type tags (INT to BIGINT, FLOAT to DOUBLE: widen, the retagging the
 // operator's restore must apply, when it can, operator.Widener), else
-// Refuse, saying what changed.
-func schemaChange(old, new string, canWiden bool) (Action, string, map[row.TypeID]row.TypeID) {
+// Refuse, saying what changed. change, for Migrate, sums the widenings
+// up by type ("INT -> BIGINT on column v").
+func schemaChange(old, new string, canWiden bool) (action Action, why string, widen map[row.TypeID]row.TypeID, change string) {
 	oldPlan, oldCols := splitFingerprint(old)
 	newPlan, newCols := splitFingerprint(new)
 	if oldPlan != newPlan {
-		return Refuse, fmt.Sprintf("the operator itself changed: was %s, now %s", oldPlan, newPlan), nil
+		return Refuse, fmt.Sprintf("the operator itself changed: was %s, now %s", oldPlan, newPlan), nil, ""
 	}
 	if len(oldCols) != len(newCols) {
-		return Refuse, fmt.Sprintf("its columns changed: was %s, now %s", old, new), nil
+		return Refuse, fmt.Sprintf("its columns changed: was %s, now %s", old, new), nil, ""
 	}
 	var widened []string
-	var widen map[row.TypeID]row.TypeID
+	var sum changeSum
 	for i := range oldCols {
 		if oldCols[i].name != newCols[i].name {
-			return Refuse, fmt.Sprintf("its columns changed: was %s, now %s", old, new), nil
+			return Refuse, fmt.Sprintf("its columns changed: was %s, now %s", old, new), nil, ""
 		}
 		o, n := splitColumns(oldCols[i].cols), splitColumns(newCols[i].cols)
 		if len(o) != len(n) {
-			return Refuse, fmt.Sprintf("its %s columns changed: was %s, now %s", oldCols[i].name, oldCols[i].cols, newCols[i].cols), nil
+			return Refuse, fmt.Sprintf("its %s columns changed: was %s, now %s", oldCols[i].name, oldCols[i].cols, newCols[i].cols), nil, ""
 		}
 		for j := range o {
 			if o[j] == n[j] {
@@ -41,14 +43,14 @@ func schemaChange(old, new string, canWiden bool) (Action, string, map[row.TypeI
 			on, ot, _ := strings.Cut(o[j], " ")
 			nn, nt, _ := strings.Cut(n[j], " ")
 			if on != nn {
-				return Refuse, fmt.Sprintf("its %s column %s is now %s", oldCols[i].name, on, nn), nil
+				return Refuse, fmt.Sprintf("its %s column %s is now %s", oldCols[i].name, on, nn), nil, ""
 			}
 			from, to, why := widens(ot, nt)
 			if why == "" && from != to && !canWiden {
-				why = "its saved values would be rewritten from " + from.String() + " to " + to.String() + ", which this operator's restore does not do (a GROUP BY on one worker does)"
+				why = "its saved values would need their type tag changed from " + from.String() + " to " + to.String() + ", which this operator's restore does not do"
 			}
 			if why != "" {
-				return Refuse, fmt.Sprintf("its %s column %s changed from %s to %s: %s", oldCols[i].name, on, ot, nt, why), nil
+				return Refuse, fmt.Sprintf("its %s column %s changed from %s to %s: %s", oldCols[i].name, on, ot, nt, why), nil, ""
 			}
 			if from != to {
 				if widen == nil {
@@ -57,23 +59,64 @@ func schemaChange(old, new string, canWiden bool) (Action, string, map[row.TypeI
 				widen[from] = to
 			}
 			widened = append(widened, fmt.Sprintf("%s %s %s -> %s", oldCols[i].name, on, ot, nt))
+			sum.add(ot, nt, on)
 		}
 	}
 	// A retag applies to every saved value of the type: no column of it
-	// may stay.
+	// may stay. A set operation's $side, the input a row came from, is
+	// no saved value: its state keeps a count per side.
 	for _, c := range newCols {
 		for _, col := range splitColumns(c.cols) {
 			name, t, _ := strings.Cut(col, " ")
+			if name == "$side" && strings.HasPrefix(newPlan, "SetOp(") {
+				continue
+			}
 			if id, ok := family(strings.TrimSuffix(t, " NOT NULL")); ok && widen[id] != 0 {
-				return Refuse, fmt.Sprintf("its %s column %s stays %s while others widen from it to %s: the saved values of both read alike, so they cannot be told apart", c.name, name, t, widen[id]), nil
+				return Refuse, fmt.Sprintf("its %s column %s stays %s while others widen from it to %s: the saved values of both read alike, so they cannot be told apart", c.name, name, t, widen[id]), nil, ""
 			}
 		}
 	}
-	why := "widened, the saved values read as they are: "
+	why = "widened, the saved values read as they are: "
 	if widen != nil {
 		why = "widened, the saved values and keys retagged: "
 	}
-	return Migrate, why + strings.Join(widened, ", "), widen
+	return Migrate, why + strings.Join(widened, ", "), widen, sum.String()
+}
+
+// changeSum sums widened columns up by their change of type, in the
+// order first met: "INT -> BIGINT on column v, FLOAT -> DOUBLE on
+// columns f, m". A column of the same name in the input and the output
+// counts once.
+type changeSum struct {
+	kinds []string
+	cols  map[string][]string
+}
+
+func (c *changeSum) add(from, to, col string) {
+	from = strings.TrimSuffix(from, " NOT NULL")
+	k := from + " -> " + to
+	if c.cols == nil {
+		c.cols = map[string][]string{}
+	}
+	if _, ok := c.cols[k]; !ok {
+		c.kinds = append(c.kinds, k)
+	}
+	if !slices.Contains(c.cols[k], col) {
+		c.cols[k] = append(c.cols[k], col)
+	}
+}
+
+func (c *changeSum) String() string {
+	var parts []string
+	for _, k := range c.kinds {
+		cols := c.cols[k]
+		word := "column"
+		if len(cols) > 1 {
+			word = "columns"
+		}
+		parts = append(parts, fmt.Sprintf("%s on %s %s", k, word, strings.Join(cols, ", ")))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // columns is one named column list of a fingerprint: "input (a INT)".

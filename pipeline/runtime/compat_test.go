@@ -38,10 +38,20 @@ func TestSchemaChange(t *testing.T) {
 		{agg("INT", "BIGINT"), strings.Replace(agg("INT", "BIGINT"), "SUM(v)", "SUM(v), MAX(v)", 1), Refuse, "the operator itself changed: was GroupAggregate(groupBy=[k], select=[SUM(v)]), now GroupAggregate(groupBy=[k], select=[SUM(v), MAX(v)])", false},
 	} {
 		n := &Node{Kind: "transform", Fingerprint: c.new}
-		got, why, widen := fits(n, c.old, !c.noWiden)
-		if got != c.want || !strings.Contains(why, c.why) || (widen != nil) != strings.Contains(why, "retagged") {
-			t.Errorf("%s\n -> %s: %s %q, want %s %q", c.old, c.new, got, why, c.want, c.why)
+		got, why, widen, change := fits(n, c.old, !c.noWiden)
+		if got != c.want || !strings.Contains(why, c.why) || (widen != nil) != strings.Contains(why, "retagged") || (change != "") != (got == Migrate) {
+			t.Errorf("%s\n -> %s: %s %q (%q), want %s %q", c.old, c.new, got, why, change, c.want, c.why)
 		}
+	}
+	// The summary validate prints: by change of type, each column once.
+	n := &Node{Kind: "transform", Fingerprint: agg("BIGINT", "DOUBLE")}
+	if _, _, _, change := fits(n, agg("INT NOT NULL", "FLOAT"), true); change != "INT -> BIGINT on column k, FLOAT -> DOUBLE on column $a0" {
+		t.Errorf("change %q", change)
+	}
+	two := "Join(k=k), left (k INT, v INT), right (k INT, w FLOAT), output (k INT, v INT, w FLOAT)"
+	n = &Node{Kind: "transform", Fingerprint: strings.ReplaceAll(two, "INT", "BIGINT")}
+	if _, _, _, change := fits(n, two, true); change != "INT -> BIGINT on columns k, v" {
+		t.Errorf("change %q", change)
 	}
 }
 

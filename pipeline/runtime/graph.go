@@ -46,6 +46,9 @@ type Node struct {
 	// plan, changes with every edit of the SQL. Empty for sources and
 	// sinks, whose Name is short already.
 	Short string
+	// Pos, for an operator, is where its transform is in the pipeline
+	// file ("file:line:col"), for messages; empty when unknown.
+	Pos string
 	// ID names the node in checkpoints, stable across runs of the same
 	// pipeline file; the runtime derives one from Kind and Name if empty.
 	ID string

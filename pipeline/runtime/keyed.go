@@ -49,6 +49,9 @@ type Keyed struct {
 	// scratch (keyed_late.go).
 	lateReport func(i int)
 	lateAll    []int
+	// synced: the operator's shared state moves with every key's rows
+	// (operator.SyncedState, keyed_sync.go).
+	synced bool
 }
 
 // keyedWorker is one instance of the operator, the share of the current
@@ -102,6 +105,7 @@ func NewKeyed(keys []int, n int, build func() (operator.KeyGrouped, error)) (*Ke
 			w.op.(operator.PreKeyed).UseKeyHash()
 		}
 	}
+	_, k.synced = k.workers[0].op.(operator.SyncedState)
 	if d, ok := k.workers[0].op.(operator.OutputAtFinish); ok && n > 1 && d.EmitsOnlyAtFinish() {
 		k.startAsync()
 	}
@@ -145,6 +149,7 @@ func (k *Keyed) Process(in *row.Batch, out operator.Emitter) error {
 	}
 	k.split(in, k.workers, func(w *keyedWorker) *keyedShare { return &w.keyedShare }, false)
 	err := k.run(out, func(w *keyedWorker) error {
+		k.see(w, 0, in)
 		if len(w.sub.Changes) == 0 {
 			w.reuse = true
 			return nil
@@ -233,7 +238,11 @@ func (k *Keyed) ReleasesInput() bool {
 
 // Watermark implements operator.Lifecycle.
 func (k *Keyed) Watermark(wm int64, out operator.Emitter) error {
-	return k.all(out, func(op operator.KeyGrouped, em operator.Emitter) error { return op.Watermark(wm, em) })
+	err := k.all(out, func(op operator.KeyGrouped, em operator.Emitter) error { return op.Watermark(wm, em) })
+	if err != nil {
+		return err
+	}
+	return k.syncShared()
 }
 
 // Finish implements operator.Lifecycle.

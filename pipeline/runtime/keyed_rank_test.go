@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/operator"
 	"github.com/etld/etld/pipeline/runtime/rankop"
 )
@@ -77,5 +78,76 @@ func TestKeyedTopNRestoresItsOwnSnapshot(t *testing.T) {
 			steps = append(steps, keyedStep{batch: b})
 		}
 		restoresOwnSnapshot(t, c, steps)
+	}
+}
+
+// upsertCounts is a running COUNT per (name, number) as a GROUP BY
+// emits it: +I at 1, then -U/+U pairs, the count only moving up, over
+// keys that arrive over time, in batches of random sizes.
+func upsertCounts(rng *rand.Rand) []keyedStep {
+	nkeys := 1 + rng.IntN(40)
+	counts := map[[2]int]int64{}
+	var steps []keyedStep
+	for b := range 10 + rng.IntN(40) {
+		var changes []row.Change
+		for range 1 + rng.IntN(30) {
+			k := rng.IntN(min(nkeys, 2+b))
+			key := [2]int{k % 7, k}
+			r := func(n int64) row.Row {
+				return row.Row{row.StringValue(fmt.Sprintf("sensor_%05d", key[0])), row.BigIntValue(int64(key[1])), row.BigIntValue(n)}
+			}
+			old := counts[key]
+			counts[key] = old + 1 + rng.Int64N(3)
+			if old == 0 {
+				changes = append(changes, row.Change{Kind: row.Insert, Row: r(counts[key])})
+				continue
+			}
+			changes = append(changes, row.Change{Kind: row.UpdateBefore, Row: r(old)}, row.Change{Kind: row.UpdateAfter, Row: r(counts[key])})
+		}
+		steps = append(steps, keyedStep{batch: &row.Batch{Changes: changes}})
+	}
+	return steps
+}
+
+// A Top-N ranking an updating input by its upsert key
+// (UpdateFastStrategy) run as workers keyed by its PARTITION BY keys
+// gives each partition's changes as one instance: with and without the
+// rank number, a state TTL, across restores at another number of
+// workers.
+func TestKeyedUpdatableTopNSameAsOneWorker(t *testing.T) {
+	for _, m := range []struct {
+		name   string
+		number bool
+		end    int64
+		ttl    time.Duration
+	}{
+		{name: "top 3", number: true, end: 3},
+		{name: "top 2 without number", end: 2},
+		{name: "top 3, TTL", number: true, end: 3, ttl: 500 * time.Millisecond},
+	} {
+		spec := rankop.RankSpec{Partition: []int{0}, Order: []rankop.SortKey{{Col: 2, Desc: true}}, Start: 1, End: m.end,
+			Kind: rankop.RowNumber, Strategy: rankop.UpdateFast, RowKey: []int{0, 1}, OutputRank: m.number}
+		c := keyedOpCase{
+			name: m.name, keys: spec.Partition, outKeys: 1, keepsState: true, ttl: m.ttl,
+			build: func() (operator.KeyGrouped, error) { return rankop.NewUpdatableTopN(spec) },
+		}
+		t.Run(c.name, func(t *testing.T) {
+			testKeyedSameAsOne(t, []keyedOpCase{c}, upsertCounts)
+			if c.ttl > 0 {
+				ttlMatters(t, c, upsertCounts)
+			}
+		})
+	}
+}
+
+// An UpdatableTopN's own snapshot, written before it ran keyed,
+// restores into workers.
+func TestKeyedUpdatableTopNRestoresItsOwnSnapshot(t *testing.T) {
+	spec := rankop.RankSpec{Partition: []int{0}, Order: []rankop.SortKey{{Col: 2, Desc: true}}, Start: 1, End: 3,
+		Kind: rankop.RowNumber, Strategy: rankop.UpdateFast, RowKey: []int{0, 1}, OutputRank: true}
+	c := keyedOpCase{name: "top 3", keys: spec.Partition, outKeys: 1, keepsState: true,
+		build: func() (operator.KeyGrouped, error) { return rankop.NewUpdatableTopN(spec) }}
+	for seed := range uint64(4) {
+		restoresOwnSnapshot(t, c, upsertCounts(rand.New(rand.NewPCG(seed, 42))))
 	}
 }

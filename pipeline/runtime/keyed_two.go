@@ -2,21 +2,24 @@ package runtime
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/operator"
 )
 
-// KeyedTwo is a Keyed of a two-input operator (a regular join): each
-// input's batches are cut by that input's key columns, whose encodings
-// match where the operator matches rows (the join's keys: it indexes
-// both sides by the same encoded key), so that the rows of one key from
-// both inputs meet in one worker. The rest is Keyed's: the calls run by
-// every worker at once, their output merged by the input change that
-// caused each change, the state cut in key groups. A two-input keyed
-// operator takes a state TTL (KeyedTTL).
+// KeyedTwo is a Keyed of a two-input operator (a regular join, an
+// interval join): each input's batches are cut by that input's key
+// columns, whose encodings match where the operator matches rows (the
+// join's keys: it indexes both sides by the same encoded key), so that
+// the rows of one key from both inputs meet in one worker. The rest is
+// Keyed's: the calls run by every worker at once, their output merged
+// by the input change that caused each change, the state cut in key
+// groups. Op gives it with the TTL methods when its operator takes a
+// state TTL (a regular join; an interval join frees its state by the
+// watermark).
 type KeyedTwo struct {
-	*KeyedTTL
+	*Keyed
 	inKeys [2][]int
 	widths [2]int
 }
@@ -34,16 +37,22 @@ func NewKeyedTwo(left, right []int, n int, build func() (operator.KeyGrouped, er
 	if _, ok := k.workers[0].op.(operator.TwoInput); !ok {
 		return nil, fmt.Errorf("keyed operator: %T takes one input", k.workers[0].op)
 	}
-	if _, ok := k.workers[0].op.(operator.TTLSetter); !ok {
-		return nil, fmt.Errorf("keyed operator: %T takes no state TTL", k.workers[0].op)
-	}
-	t := &KeyedTwo{KeyedTTL: &KeyedTTL{k}, inKeys: [2][]int{left, right}}
+	t := &KeyedTwo{Keyed: k, inKeys: [2][]int{left, right}}
 	for i, keys := range t.inKeys {
 		for _, c := range keys {
 			t.widths[i] = max(t.widths[i], c+1)
 		}
 	}
 	return t, nil
+}
+
+// Op is k as the node runs it: with the operator's TTL methods when its
+// operator takes a TTL (KeyedTwoTTL).
+func (k *KeyedTwo) Op() operator.Lifecycle {
+	if _, ok := k.workers[0].op.(operator.TTLSetter); ok {
+		return &KeyedTwoTTL{k}
+	}
+	return k
 }
 
 // ProcessInput implements operator.TwoInput: each change goes to the
@@ -63,6 +72,7 @@ func (k *KeyedTwo) ProcessInput(input int, in *row.Batch, out operator.Emitter) 
 	}
 	k.split(in, k.workers, func(w *keyedWorker) *keyedShare { return &w.keyedShare }, false)
 	err := k.run(out, func(w *keyedWorker) error {
+		k.see(w, input, in)
 		if len(w.sub.Changes) == 0 {
 			return nil
 		}
@@ -72,4 +82,22 @@ func (k *KeyedTwo) ProcessInput(input int, in *row.Batch, out operator.Emitter) 
 	return err
 }
 
-var _ operator.TwoInput = (*KeyedTwo)(nil)
+// KeyedTwoTTL is a KeyedTwo whose operator takes a state TTL: it passes
+// the TTL and the sweeps on to every worker, as KeyedTTL does.
+type KeyedTwoTTL struct{ *KeyedTwo }
+
+// SetStateTTL implements operator.TTLSetter.
+func (k *KeyedTwoTTL) SetStateTTL(c operator.StateTTL) { (&KeyedTTL{k.Keyed}).SetStateTTL(c) }
+
+// SweepEvery implements operator.Sweeper.
+func (k *KeyedTwoTTL) SweepEvery() time.Duration { return (&KeyedTTL{k.Keyed}).SweepEvery() }
+
+// Sweep implements operator.Sweeper.
+func (k *KeyedTwoTTL) Sweep() { (&KeyedTTL{k.Keyed}).Sweep() }
+
+var (
+	_ operator.TwoInput  = (*KeyedTwo)(nil)
+	_ operator.TTLSetter = (*KeyedTwoTTL)(nil)
+	_ operator.Sweeper   = (*KeyedTwoTTL)(nil)
+	_ operator.TwoInput  = (*KeyedTwoTTL)(nil)
+)

@@ -48,6 +48,10 @@ type keyedOpCase struct {
 	// (else its first outKeys columns).
 	two   *[2][]int
 	keyOf func(r row.Row) row.Row
+	// unordered: each key's changes are compared as a multiset (an
+	// interval join's inserts, which come in the order of its cache, as
+	// Flink's come in its map's: a restore orders the cache by time).
+	unordered bool
 }
 
 // keyedRun is what a run gave: the output by key, the late rows
@@ -322,11 +326,45 @@ func endKeyed(t *testing.T, c keyedOpCase, op *runtime.Keyed, out *collect) byKe
 	got := byKey{}
 	if c.keyOf == nil {
 		got.add(c.outKeys, out.lines)
-		return got
+	} else {
+		for _, l := range out.lines {
+			key := fmt.Sprint(c.keyOf(l.Row))
+			got[key] = append(got[key], l.String())
+		}
 	}
-	for _, l := range out.lines {
-		key := fmt.Sprint(c.keyOf(l.Row))
-		got[key] = append(got[key], l.String())
+	if c.unordered {
+		for _, v := range got {
+			slices.Sort(v)
+		}
 	}
 	return got
+}
+
+// SESSION windows per key: sessions merge per key, late rows are those
+// whose merged session ended by the watermark.
+func sessionCases() []keyedOpCase {
+	const sec = 1_000_000
+	var cases []keyedOpCase
+	for _, batch := range []bool{false, true} {
+		for _, keys := range [][]int{{0}, {0, 1}} {
+			cases = append(cases, keyedOpCase{
+				name: fmt.Sprintf("SESSION, %d-column key, batch %v", len(keys), batch), keys: keys, outKeys: len(keys), late: !batch,
+				build: func() (operator.KeyGrouped, error) {
+					return windowop.NewSessionAgg(3, 2*sec, keys, keyedAggs(true), windowop.WindowOptions{Batch: batch})
+				}})
+		}
+	}
+	return cases
+}
+
+func TestKeyedSessionSameAsOneWorker(t *testing.T) {
+	testKeyedSameAsOne(t, sessionCases(), windowSteps)
+}
+
+// A session window aggregate's own snapshot, written before it ran
+// keyed, restores into workers, clock included.
+func TestKeyedSessionRestoresItsOwnSnapshot(t *testing.T) {
+	for seed := range uint64(4) {
+		restoresOwnSnapshot(t, sessionCases()[0], windowSteps(rand.New(rand.NewPCG(seed, 41))))
+	}
 }

@@ -61,7 +61,7 @@ func runUnion(ctx context.Context, n *UnionNode, ins []chan message, co *coordin
 	if n.BuildFirst {
 		u.build = newBuildGate(n.Build, len(ins))
 		if r := n.cp.restored; r != nil {
-			if err := u.build.restoreHeld(r.Runtime, len(ins)); err != nil {
+			if err := u.build.restoreHeld(r.Runtime, len(ins), co.verdicts[n.ID].Widen); err != nil {
 				return err
 			}
 		}

@@ -165,12 +165,14 @@ func (g *buildGate) encodeHeld() []byte {
 	return out
 }
 
-// restoreHeld reads what encodeHeld wrote.
-func (g *buildGate) restoreHeld(b []byte, inputs int) error {
+// restoreHeld reads what encodeHeld wrote, its values retagged by widen
+// (the join's, when its columns widened: Verdict.Widen).
+func (g *buildGate) restoreHeld(b []byte, inputs int, widen map[row.TypeID]row.TypeID) error {
 	if len(b) == 0 {
 		return nil
 	}
 	d := row.NewDecoder(b)
+	d.SetWiden(widen)
 	n := d.Count(2)
 	held := make([]heldMsg, 0, n)
 	for range n {

@@ -233,6 +233,10 @@ func (s *Source) readBulk(ctx context.Context, max int) (*row.Batch, error) {
 	if s.bk == nil {
 		s.startBulk(max)
 	}
+	if s.stopped {
+		s.err = io.EOF
+		return nil, io.EOF
+	}
 	br := s.bk
 	for {
 		if br.cur == nil {
@@ -274,6 +278,14 @@ func (s *Source) readBulk(ctx context.Context, max int) (*row.Batch, error) {
 		at := p.skip
 		if br.file == p.file && br.group == p.group {
 			at = br.row
+		}
+		if s.stop != nil && s.cutBulk(p.file, p.first+at, b) {
+			// A reread's end (reread.go).
+			s.stopped = true
+			if b.Len() == 0 {
+				s.err = io.EOF
+				return nil, io.EOF
+			}
 		}
 		b.Origin = row.Sequence{Prefix: p.name + " row ", First: p.first + at + 1}
 		if p.name != br.name && br.name != "" && s.objFollow {
@@ -390,5 +402,5 @@ func (s *Source) openBulk() error {
 	if p := s.restore; p != nil && p.File != "" && !slices.Contains(files, p.File) {
 		return fmt.Errorf("checkpoint position is in %s, which %q no longer names", p.File, s.pattern)
 	}
-	return nil
+	return s.bulkStop()
 }

@@ -320,8 +320,12 @@ type Source struct {
 	// RereadTo was given.
 	stop      *position
 	rereadPos []byte
-	opened    bool
-	err       error // returned by every Read once set
+	// stopFile is the index in files of a bulk reread's stop; stopped:
+	// the reread reached it.
+	stopFile int
+	stopped  bool
+	opened   bool
+	err      error // returned by every Read once set
 }
 
 // Bounded reports whether the source ends after its last file: it does

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 
 	"github.com/etld/etld/internal/retry"
 	"github.com/etld/etld/pipeline/connector"
@@ -78,4 +79,27 @@ func (s *Source) runReread(ctx context.Context, partitions []topicPartition) err
 	return nil
 }
 
-var _ connector.Rereader = (*Source)(nil)
+// RereadRange implements connector.RangeRereader: each partition from
+// its offset in from (the next one to read) up to its offset in to; a
+// partition that from does not name (assigned since) from where the
+// state began on it.
+func (s *Source) RereadRange(from, to []byte) error {
+	if err := s.RereadTo(to); err != nil {
+		return err
+	}
+	offs, _, err := decodePositionFrom(from)
+	if err != nil {
+		return fmt.Errorf("reread: %w", err)
+	}
+	start := maps.Clone(s.rereadFrom)
+	for tp, off := range offs {
+		if end, ok := s.reread[tp]; ok && off > end {
+			return fmt.Errorf("%s: the range's start (offset %d) is after its end (offset %d)", tp, off, end)
+		}
+		start[tp] = off
+	}
+	s.rereadFrom = start
+	return nil
+}
+
+var _ connector.RangeRereader = (*Source)(nil)

@@ -96,8 +96,8 @@ func maxInt(a, b int) int {
 // does not fit (an aggregate added to the GROUP BY) is checked before
 // the old version stops: one whose backfill would be refused (a sink in
 // retract mode reading the transform) leaves the old version running
-// with the reason; the other restarts, rebuilds the GROUP BY from the
-// file's start, and the table ends as the edited query over all the
+// with the reason; the other is backfilled beside the old version, which
+// it then replaces, and the table ends as the edited query over all the
 // rows, those appended after the edit included.
 func TestReloadBackfills(t *testing.T) {
 	db, dsn := testenv.MySQL(t)

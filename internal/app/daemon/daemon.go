@@ -89,6 +89,9 @@ type Supervisor struct {
 	mu     sync.Mutex
 	units  map[string]*unit // by file path
 	closed bool
+	// hook, in tests, is called at a backfill's phases (backfill.go);
+	// errCrash from it stops the backfill as a kill would.
+	hook func(phase string) error
 }
 
 // New returns a supervisor that has started nothing; call Reload.
@@ -165,13 +168,21 @@ func (s *Supervisor) Shutdown(ctx context.Context) bool {
 	}
 	s.mu.Unlock()
 	slices.SortFunc(units, func(a, b *unit) int { return strings.Compare(a.file, b.file) })
+	var backfills []<-chan struct{}
 	for _, u := range units {
+		if done := u.cancelBackfill(); done != nil {
+			backfills = append(backfills, done)
+		}
 		u.requestStop()
 	}
 	all := make(chan struct{})
 	go func() {
 		for _, u := range units {
 			<-u.done
+		}
+		// A cancelled backfill ends soon, removing its replays' files.
+		for _, done := range backfills {
+			<-done
 		}
 		close(all)
 	}()
@@ -233,7 +244,7 @@ func (s *Supervisor) Status() []Status {
 func (s *Supervisor) Ready(details bool) (bool, []string) {
 	var reasons []string
 	for _, st := range s.Status() {
-		if st.State != Running && st.State != Finished {
+		if st.State != Running && st.State != Finished && st.State != Backfilling {
 			r := fmt.Sprintf("pipeline %s is %s", st.Name, st.State)
 			if details {
 				r = fmt.Sprintf("pipeline %s (%s) is %s", st.Name, st.File, st.State)

@@ -353,7 +353,7 @@ func baseNames(r ReloadResult) ReloadResult {
 		}
 		return out
 	}
-	return ReloadResult{f(r.Started), f(r.Stopped), f(r.Restarted), f(r.Unchanged), f(r.Failed)}
+	return ReloadResult{f(r.Started), f(r.Stopped), f(r.Restarted), f(r.Unchanged), f(r.Failed), f(r.Backfilling)}
 }
 
 func TestShutdownStopsEveryPipeline(t *testing.T) {

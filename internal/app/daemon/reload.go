@@ -123,6 +123,9 @@ func regular(path string, fi fs.FileInfo) error {
 // ReloadResult says what a Reload did.
 type ReloadResult struct {
 	Started, Stopped, Restarted, Unchanged, Failed []string // file paths
+	// Backfilling are the files whose edit is backfilled while their
+	// running version serves; it is replaced when the backfill is done.
+	Backfilling []string
 }
 
 // change is a file whose content the supervisor has not run, or whose
@@ -135,6 +138,8 @@ type change struct {
 	// recheck: err came from the file system or from another file (a
 	// name clash), so the next reload tries again, changed or not.
 	recheck bool
+	// bf is the backfill that runs beside old before p replaces it.
+	bf *pipeline.BackfillJob
 }
 
 var errShuttingDown = errors.New("daemon is shutting down")
@@ -163,6 +168,16 @@ func (s *Supervisor) Reload() (ReloadResult, error) {
 	var changes []*change
 	for _, e := range entries {
 		old := current[e.file]
+		if h, ok := old.pendingHash(); ok && e.err == nil && h == e.hash {
+			// The edit being backfilled: it takes over when done.
+			res.Backfilling = append(res.Backfilling, e.file)
+			continue
+		}
+		if old != nil {
+			// A newer content (or the running one again) replaces the
+			// edit being backfilled, if any.
+			old.cancelBackfill()
+		}
 		if e.err == nil && old != nil && old.hash == e.hash && !old.recheck {
 			// The file holds what runs again: an edit refused before was
 			// reverted, and there is nothing left to fix.
@@ -198,13 +213,13 @@ func (s *Supervisor) checkState(changes []*change) {
 		if c.p == nil || c.old == nil || !c.old.live() || c.old.name != c.p.Name() {
 			continue
 		}
-		check := c.p.CheckState
 		if c.p.Spec.Backfill {
-			// The edit may change operators: the run rebuilds them
-			// (pipeline.Backfill), unless it cannot.
-			check = c.p.CheckBackfill
+			// The edit may change operators: a backfill rebuilds them,
+			// beside the running version when it can (backfill.go).
+			s.startBackfill(c)
+			continue
 		}
-		if err := check(s.opt.StateDir); err != nil {
+		if err := c.p.CheckState(s.opt.StateDir); err != nil {
 			c.p.Plan.Close()
 			c.p, c.err = nil, err
 		}
@@ -224,6 +239,7 @@ func (s *Supervisor) stopRemoved(current map[string]*unit, entries []entry, res 
 		}
 		u := current[file]
 		s.log.Info("pipeline file removed: stopping", "pipeline", u.name, "file", file)
+		u.cancelBackfill()
 		u.stopWithin(s.opt.StopTimeout)
 		s.mu.Lock()
 		delete(s.units, file)
@@ -279,7 +295,7 @@ func (s *Supervisor) claimNames(current map[string]*unit, changes []*change) {
 // old version of a file that gives its name up in this reload.
 func (s *Supervisor) apply(changes []*change, res *ReloadResult) error {
 	for _, c := range changes {
-		if c.old != nil && c.p != nil {
+		if c.old != nil && c.p != nil && c.bf == nil {
 			s.log.Info("pipeline file changed: restarting", "pipeline", c.p.Name(), "file", c.file)
 			c.old.stopWithin(s.opt.StopTimeout)
 		}
@@ -290,6 +306,12 @@ func (s *Supervisor) apply(changes []*change, res *ReloadResult) error {
 		if c.err != nil {
 			res.Failed = append(res.Failed, c.file)
 			s.refuse(c)
+			continue
+		}
+		if c.bf != nil {
+			res.Backfilling = append(res.Backfilling, c.file)
+			c.old.setReloadError("", nil, nil)
+			s.backfillInBackground(c.old, c)
 			continue
 		}
 		if c.old != nil {

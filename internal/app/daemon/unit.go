@@ -28,10 +28,13 @@ const (
 	Failed   State = "failed"   // does not load, or failed permanently
 	Retrying State = "retrying" // failed; restarts after a backoff
 	Stopped  State = "stopped"  // stopped by a signal or a reload
+	// Backfilling: running, while an edit of its file is backfilled
+	// beside it (backfill.go); Status.Backfill says how far.
+	Backfilling State = "backfilling"
 )
 
 // States lists every state.
-var States = []State{Starting, Running, Finished, Failed, Retrying, Stopped}
+var States = []State{Starting, Running, Finished, Failed, Retrying, Stopped, Backfilling}
 
 // Status is one pipeline file's state and counters.
 type Status struct {
@@ -42,8 +45,12 @@ type Status struct {
 	Error string `json:"error,omitempty"`
 	// ReloadError is why the file's newer content was refused; the
 	// version shown keeps running.
-	ReloadError string     `json:"reload_error,omitempty"`
-	StartedAt   *time.Time `json:"started_at,omitempty"`
+	ReloadError string `json:"reload_error,omitempty"`
+	// Backfill is the backfill of an edit of the file that runs beside
+	// the version shown (state backfilling, or that version's state
+	// while it is not running).
+	Backfill  *BackfillStatus `json:"backfill,omitempty"`
+	StartedAt *time.Time      `json:"started_at,omitempty"`
 	// Restarts counts runs begun again after a failure.
 	Restarts int `json:"restarts"`
 	// Errors counts the errors this version of the file met: runs that
@@ -186,6 +193,7 @@ type unit struct {
 	history   ring         // samples of the totals, for the console
 	loadErr   error        // why the file did not load (broken units)
 	refused   *refusedFile // a newer content that did not load
+	bf        *backfilling // an edit backfilled beside this version
 }
 
 // summaryTotals adds counters per component kind and name.
@@ -415,6 +423,9 @@ func (u *unit) status() Status {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	st := Status{Name: u.shownName(), File: u.file, State: u.state, Error: u.err, ReloadError: u.reloadErr, Restarts: u.restarts, Errors: u.errors}
+	if st.Backfill = u.backfillStatus(); st.Backfill != nil && st.State == Running {
+		st.State = Backfilling
+	}
 	if !u.started.IsZero() {
 		t := u.started.UTC()
 		st.StartedAt = &t

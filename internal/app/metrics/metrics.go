@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/etld/etld/internal/app/daemon"
+	"github.com/etld/etld/pipeline"
 )
 
 // StatusFunc lists the pipelines (daemon.Supervisor.Status).
@@ -29,6 +30,7 @@ type descs struct {
 	cpCount, cpFailures, cpDuration, cpSize           *prometheus.Desc
 	srcDLQ, sinkDLQ, errors, stateEntries, stateBytes *prometheus.Desc
 	cpLastAt                                          *prometheus.Desc
+	backfillRows, backfillPhase                       *prometheus.Desc
 	time                                              timeDescs
 }
 
@@ -38,30 +40,32 @@ func newDescs() descs {
 	sink := []string{"pipeline", "sink"}
 	d := prometheus.NewDesc
 	return descs{
-		state:        d("etld_pipeline_state", "1 for the pipeline's current state, 0 for the others.", []string{"pipeline", "state"}, nil),
-		restarts:     d("etld_pipeline_restarts_total", "Runs begun again after a failure.", p, nil),
-		reloadFailed: d("etld_pipeline_reload_failed", "1 when the pipeline's file changed and does not load: the previous version keeps running.", p, nil),
-		srcRead:      d("etld_source_rows_read_total", "Records the source read.", src, nil),
-		srcEmitted:   d("etld_source_rows_emitted_total", "Rows the source passed on, after decoding and computed columns.", src, nil),
-		srcSkipped:   d("etld_source_rows_skipped_total", "Bad records skipped or dead-lettered (on_error).", src, nil),
-		srcBytes:     d("etld_source_bytes_total", "Bytes the source read, for connectors that count them.", src, nil),
-		srcLag:       d("etld_source_lag_messages", "Messages between the source's position and the end of its input (Kafka consumer lag).", src, nil),
-		sinkIn:       d("etld_sink_rows_received_total", "Changes that reached the sink.", sink, nil),
-		sinkWritten:  d("etld_sink_rows_written_total", "Changes the sink's target acknowledged (refused ones are in etld_sink_rows_rejected_total).", sink, nil),
-		sinkRejected: d("etld_sink_rows_rejected_total", "Changes the target refused for good (sink on_error skip or dead-letter).", sink, nil),
-		sinkBytes:    d("etld_sink_bytes_total", "Bytes the sink wrote, for connectors that count them.", sink, nil),
-		dropped:      d("etld_operator_rows_dropped_total", "Rows an operator discarded, by reason (late: behind the watermark).", []string{"pipeline", "operator", "reason"}, nil),
-		cpCount:      d("etld_checkpoints_total", "Completed checkpoints.", p, nil),
-		cpFailures:   d("etld_checkpoint_failures_total", "Checkpoints that could not be stored.", p, nil),
-		cpDuration:   d("etld_checkpoint_last_duration_seconds", "Time from the newest checkpoint's trigger until it was stored.", p, nil),
-		cpSize:       d("etld_checkpoint_last_size_bytes", "Size of the newest checkpoint's file (0 without a state dir).", p, nil),
-		cpLastAt:     d("etld_checkpoint_last_timestamp_seconds", "When the newest checkpoint completed (Unix time).", p, nil),
-		srcDLQ:       d("etld_source_rows_dead_lettered_total", "Bad records written to the source's dead letter (part of etld_source_rows_skipped_total).", src, nil),
-		sinkDLQ:      d("etld_sink_rows_dead_lettered_total", "Refused changes written to the sink's dead letter (part of etld_sink_rows_rejected_total).", sink, nil),
-		errors:       d("etld_pipeline_errors_total", "Errors the pipeline met: failed runs and a file that did not load.", p, nil),
-		stateEntries: d("etld_operator_state_entries", "Entries a stateful operator holds (groups, window groups, distinct rows).", []string{"pipeline", "operator", "state_id"}, nil),
-		stateBytes:   d("etld_operator_state_bytes", "Size of a stateful operator's newest snapshot (0 before the first checkpoint).", []string{"pipeline", "operator", "state_id"}, nil),
-		time:         newTimeDescs(),
+		state:         d("etld_pipeline_state", "1 for the pipeline's current state, 0 for the others.", []string{"pipeline", "state"}, nil),
+		restarts:      d("etld_pipeline_restarts_total", "Runs begun again after a failure.", p, nil),
+		reloadFailed:  d("etld_pipeline_reload_failed", "1 when the pipeline's file changed and does not load: the previous version keeps running.", p, nil),
+		srcRead:       d("etld_source_rows_read_total", "Records the source read.", src, nil),
+		srcEmitted:    d("etld_source_rows_emitted_total", "Rows the source passed on, after decoding and computed columns.", src, nil),
+		srcSkipped:    d("etld_source_rows_skipped_total", "Bad records skipped or dead-lettered (on_error).", src, nil),
+		srcBytes:      d("etld_source_bytes_total", "Bytes the source read, for connectors that count them.", src, nil),
+		srcLag:        d("etld_source_lag_messages", "Messages between the source's position and the end of its input (Kafka consumer lag).", src, nil),
+		sinkIn:        d("etld_sink_rows_received_total", "Changes that reached the sink.", sink, nil),
+		sinkWritten:   d("etld_sink_rows_written_total", "Changes the sink's target acknowledged (refused ones are in etld_sink_rows_rejected_total).", sink, nil),
+		sinkRejected:  d("etld_sink_rows_rejected_total", "Changes the target refused for good (sink on_error skip or dead-letter).", sink, nil),
+		sinkBytes:     d("etld_sink_bytes_total", "Bytes the sink wrote, for connectors that count them.", sink, nil),
+		dropped:       d("etld_operator_rows_dropped_total", "Rows an operator discarded, by reason (late: behind the watermark).", []string{"pipeline", "operator", "reason"}, nil),
+		cpCount:       d("etld_checkpoints_total", "Completed checkpoints.", p, nil),
+		cpFailures:    d("etld_checkpoint_failures_total", "Checkpoints that could not be stored.", p, nil),
+		cpDuration:    d("etld_checkpoint_last_duration_seconds", "Time from the newest checkpoint's trigger until it was stored.", p, nil),
+		cpSize:        d("etld_checkpoint_last_size_bytes", "Size of the newest checkpoint's file (0 without a state dir).", p, nil),
+		backfillRows:  d("etld_backfill_rows_replayed", "Records the running backfill of an edit of the pipeline's file replayed, both plans' together (present while one runs).", p, nil),
+		backfillPhase: d("etld_backfill_phase", "1 for the running backfill's phase (replay, waiting, catch-up, write), 0 for the others; present while one runs.", []string{"pipeline", "phase"}, nil),
+		cpLastAt:      d("etld_checkpoint_last_timestamp_seconds", "When the newest checkpoint completed (Unix time).", p, nil),
+		srcDLQ:        d("etld_source_rows_dead_lettered_total", "Bad records written to the source's dead letter (part of etld_source_rows_skipped_total).", src, nil),
+		sinkDLQ:       d("etld_sink_rows_dead_lettered_total", "Refused changes written to the sink's dead letter (part of etld_sink_rows_rejected_total).", sink, nil),
+		errors:        d("etld_pipeline_errors_total", "Errors the pipeline met: failed runs and a file that did not load.", p, nil),
+		stateEntries:  d("etld_operator_state_entries", "Entries a stateful operator holds (groups, window groups, distinct rows).", []string{"pipeline", "operator", "state_id"}, nil),
+		stateBytes:    d("etld_operator_state_bytes", "Size of a stateful operator's newest snapshot (0 before the first checkpoint).", []string{"pipeline", "operator", "state_id"}, nil),
+		time:          newTimeDescs(),
 	}
 }
 
@@ -73,7 +77,7 @@ func NewCollector(status StatusFunc) *Collector {
 // Describe implements prometheus.Collector.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	d := c.descs
-	for _, x := range []*prometheus.Desc{d.state, d.restarts, d.reloadFailed, d.srcRead, d.srcEmitted, d.srcSkipped, d.srcBytes, d.srcLag, d.sinkIn, d.sinkWritten, d.sinkRejected, d.sinkBytes, d.dropped, d.cpCount, d.cpFailures, d.cpDuration, d.cpSize, d.cpLastAt, d.srcDLQ, d.sinkDLQ, d.errors, d.stateEntries, d.stateBytes} {
+	for _, x := range []*prometheus.Desc{d.state, d.restarts, d.reloadFailed, d.srcRead, d.srcEmitted, d.srcSkipped, d.srcBytes, d.srcLag, d.sinkIn, d.sinkWritten, d.sinkRejected, d.sinkBytes, d.dropped, d.cpCount, d.cpFailures, d.cpDuration, d.cpSize, d.cpLastAt, d.srcDLQ, d.sinkDLQ, d.errors, d.stateEntries, d.stateBytes, d.backfillRows, d.backfillPhase} {
 		ch <- x
 	}
 	d.time.describe(ch)
@@ -101,6 +105,16 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(d.state, prometheus.GaugeValue, v, st.Name, string(s))
 		}
 		counter(d.restarts, int64(st.Restarts), st.Name)
+		if b := st.Backfill; b != nil {
+			ch <- prometheus.MustNewConstMetric(d.backfillRows, prometheus.GaugeValue, float64(b.RowsReplayed), st.Name)
+			for _, ph := range []string{pipeline.PhaseReplay, pipeline.PhaseWaiting, pipeline.PhaseCatchUp, pipeline.PhaseWrite} {
+				v := 0.0
+				if ph == b.Phase {
+					v = 1
+				}
+				ch <- prometheus.MustNewConstMetric(d.backfillPhase, prometheus.GaugeValue, v, st.Name, ph)
+			}
+		}
 		counter(d.errors, int64(st.Errors), st.Name)
 		reloadFailed := 0.0
 		if st.ReloadError != "" {

@@ -28,6 +28,8 @@ func TestCollector(t *testing.T) {
 		{Name: "logs", File: "logs.yaml", State: daemon.Finished, Sources: []daemon.Counter{{Name: "file", In: 5, Out: 5}}},
 		// Its file changed and does not load; the previous version runs.
 		{Name: "edited", File: "edited.yaml", State: daemon.Running, ReloadError: "edited.yaml:3:1: unknown key"},
+		// An edit backfilled while the previous version serves.
+		{Name: "rebuilt", File: "rebuilt.yaml", State: daemon.Backfilling, Backfill: &daemon.BackfillStatus{Phase: "catch-up", Checkpoint: 4, RowsReplayed: 1200}},
 		// A second file with a used name: skipped rather than a duplicate series.
 		{Name: "logs", File: "logs2.yaml", State: daemon.Failed},
 	}
@@ -48,6 +50,11 @@ func TestCollector(t *testing.T) {
 		`etld_pipeline_state{pipeline="orders",state="failed"}`:                                                                  0,
 		`etld_pipeline_state{pipeline="logs",state="finished"}`:                                                                  1,
 		`etld_pipeline_state{pipeline="logs",state="failed"}`:                                                                    0,
+		`etld_pipeline_state{pipeline="rebuilt",state="backfilling"}`:                                                            1,
+		`etld_pipeline_state{pipeline="rebuilt",state="running"}`:                                                                0,
+		`etld_backfill_rows_replayed{pipeline="rebuilt"}`:                                                                        1200,
+		`etld_backfill_phase{phase="catch-up",pipeline="rebuilt"}`:                                                               1,
+		`etld_backfill_phase{phase="replay",pipeline="rebuilt"}`:                                                                 0,
 		`etld_pipeline_restarts_total{pipeline="orders"}`:                                                                        2,
 		`etld_source_rows_read_total{pipeline="orders",source="kafka_in"}`:                                                       10,
 		`etld_source_rows_emitted_total{pipeline="orders",source="kafka_in"}`:                                                    9,

@@ -17,9 +17,10 @@ import (
 // with no aggregates instead: it must delete a row when its last copy is
 // retracted.
 type Distinct struct {
-	seen *state.KeyTable // each row's key encoding, off the Go heap; ids 0..n-1, never removed without a TTL
-	kbuf []byte
-	cols []int
+	operator.Widening                 // a restore retags saved values of widened columns (operator.Widener)
+	seen              *state.KeyTable // each row's key encoding, off the Go heap; ids 0..n-1, never removed without a TTL
+	kbuf              []byte
+	cols              []int
 	// With a state TTL (distinct_ttl.go) rows expire: ttl orders their
 	// ids by last write, and free holds the ids of expired ones.
 	ttl  state.TTLList
@@ -97,7 +98,7 @@ func (d *Distinct) Snapshot() ([]byte, error) {
 
 // Restore replaces the rows seen with a snapshot's.
 func (d *Distinct) Restore(snap []byte) error {
-	dec := row.NewDecoder(snap)
+	dec := d.Decoder(snap)
 	v := dec.Byte()
 	if v != DistinctStateVersion && v != distinctTTLStateVersion {
 		return fmt.Errorf("select distinct: state version %d, want %d or %d", v, DistinctStateVersion, distinctTTLStateVersion)
@@ -107,7 +108,7 @@ func (d *Distinct) Restore(snap []byte) error {
 	seen := state.NewOffHeapKeyTable()
 	seen.Reset(n)
 	for i := range n {
-		k := []byte(dec.Str())
+		k := dec.KeyBytes()
 		at := int64(0)
 		if v == distinctTTLStateVersion {
 			at = dec.Varint()

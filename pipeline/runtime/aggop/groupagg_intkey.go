@@ -3,6 +3,7 @@ package aggop
 import (
 	"math"
 	"math/bits"
+	"math/rand/v2"
 	"slices"
 
 	"github.com/etld/etld/pipeline/row"
@@ -191,15 +192,62 @@ func (c *intKeys) denseRange() (lo, hi int64, ok bool) {
 			keys = append(keys, b.key)
 		}
 	}
-	slices.Sort(keys)
-	for _, cut := range []int{0, len(keys) / 64} {
-		lo, hi = keys[cut], keys[len(keys)-1-cut]
+	if len(keys) == 0 {
+		return 0, 0, false
+	}
+	// The least and the greatest first, in one pass; the cut ones by
+	// selection, not a sort: keys spread over a range far wider than
+	// they are many (10M possible ids, a few thousand seen) fail both
+	// tests at every growth, and a sort of them each time cost a
+	// GROUP BY of 10M keys 7% of its CPU.
+	fits := func(lo, hi int64) bool {
 		span := uint64(hi-lo) + 1 // 0: the whole int64 range
-		if span != 0 && span <= 4*uint64(len(keys)) && span <= maxDirect {
+		return span != 0 && span <= 4*uint64(len(keys)) && span <= maxDirect
+	}
+	if lo, hi = slices.Min(keys), slices.Max(keys); fits(lo, hi) {
+		return lo, hi, true
+	}
+	if cut := len(keys) / 64; cut > 0 {
+		lo = nth(keys, cut)
+		hi = nth(keys[cut+1:], len(keys)-1-cut-(cut+1))
+		if fits(lo, hi) {
 			return lo, hi, true
 		}
 	}
 	return 0, 0, false
+}
+
+// nth reorders a so that a[k] holds the value a sorted a holds there,
+// with none greater before it and none less after it, and returns it:
+// Hoare's selection with random pivots, linear time expected.
+func nth(a []int64, k int) int64 {
+	lo, hi := 0, len(a)-1
+	for lo < hi {
+		p := a[lo+rand.IntN(hi-lo+1)]
+		i, j := lo, hi
+		for i <= j {
+			for a[i] < p {
+				i++
+			}
+			for a[j] > p {
+				j--
+			}
+			if i <= j {
+				a[i], a[j] = a[j], a[i]
+				i, j = i+1, j-1
+			}
+		}
+		// a[lo..j] <= p <= a[i..hi], j < i; between them, p.
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return a[k]
+		}
+	}
+	return a[k]
 }
 
 // toDirect moves the keys from lo to hi into a new direct array, half as

@@ -3,6 +3,7 @@ package aggop
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/etld/etld/pipeline/row"
@@ -129,6 +130,35 @@ func TestIntKeysFits(t *testing.T) {
 	} {
 		if got := c.fits(tc.changes, 0); got != tc.want {
 			t.Errorf("fits(%v) = %v, want %v", tc.changes, got, tc.want)
+		}
+	}
+}
+
+// TestNthMatchesSort: the selection denseRange takes instead of a sort
+// gives the sorted slice's value at every rank, over keys with and
+// without repeats, and leaves none greater before it, none less after.
+func TestNthMatchesSort(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for trial := range 300 {
+		n := 1 + r.IntN(300)
+		a := make([]int64, n)
+		for i := range a {
+			if trial%2 == 0 {
+				a[i] = r.Int64N(int64(n)) // repeats
+			} else {
+				a[i] = r.Int64() - 1<<62
+			}
+		}
+		sorted := slices.Sorted(slices.Values(a))
+		k := r.IntN(n)
+		b := slices.Clone(a)
+		if got := nth(b, k); got != sorted[k] {
+			t.Fatalf("trial %d: nth(%d) = %d, want %d", trial, k, got, sorted[k])
+		}
+		for i, v := range b {
+			if (i < k && v > b[k]) || (i > k && v < b[k]) {
+				t.Fatalf("trial %d: b[%d] = %d on the wrong side of b[%d] = %d", trial, i, v, k, b[k])
+			}
 		}
 	}
 }

@@ -56,14 +56,15 @@ func (k SetOpKind) times(l, r int64) int64 {
 // join does. In batch mode the final multiplicities are emitted at the
 // end.
 type SetOp struct {
-	kind   SetOpKind
-	width  int // columns of a row, without the side
-	batch  bool
-	ids    *state.KeyIDs
-	rows   []row.Row  // per id: the row
-	counts [][2]int64 // per id: left and right copies
-	cols   []int
-	kbuf   []byte
+	operator.Widening // a restore retags saved values of widened columns (operator.Widener)
+	kind              SetOpKind
+	width             int // columns of a row, without the side
+	batch             bool
+	ids               *state.KeyIDs
+	rows              []row.Row  // per id: the row
+	counts            [][2]int64 // per id: left and right copies
+	cols              []int
+	kbuf              []byte
 	// With a state TTL a row not changed for that long is forgotten
 	// (its counts start again from 0, and a retraction of it is
 	// dropped), as Flink's group aggregate forgets a key.
@@ -205,7 +206,7 @@ func (s *SetOp) Snapshot() ([]byte, error) {
 
 // Restore replaces the counts with a snapshot's.
 func (s *SetOp) Restore(snap []byte) error {
-	dec := row.NewDecoder(snap)
+	dec := s.Decoder(snap)
 	if v := dec.Byte(); v != setOpStateVersion {
 		return fmt.Errorf("%s: state version %d, want %d", s.kind, v, setOpStateVersion)
 	}

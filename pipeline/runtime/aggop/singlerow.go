@@ -19,7 +19,8 @@ var ErrMoreThanOneRow = errors.New("a scalar subquery returned more than one row
 // update-after adds one, a retraction takes one away, and a second row
 // is an error, as Flink's SINGLE_VALUE aggregate counts with retractions.
 type SingleRow struct {
-	rows int64
+	operator.Widening // a restore retags saved values of widened columns (operator.Widener)
+	rows              int64
 }
 
 // NewSingleRow builds the operator.

@@ -73,9 +73,10 @@ type JoinSpec struct {
 // first match arrives the padded row is retracted (-D) and the joined one
 // inserted, and when its last match leaves, the reverse.
 type Join struct {
-	spec  JoinSpec
-	sides [2]*joinSide
-	outer [2]bool
+	operator.Widening // a restore retags saved values of widened columns (operator.Widener)
+	spec              JoinSpec
+	sides             [2]*joinSide
+	outer             [2]bool
 	// held are the left changes of a batch join, joined at Finish.
 	held []row.Change
 	// nullRight are a batch outer join's right changes with a NULL key.
@@ -398,6 +399,7 @@ func (j *Join) Restore(snap []byte) error { return j.restore(row.NewDecoder(snap
 
 // restore reads a snapshot from d, the bytes of one or a stream of them.
 func (j *Join) restore(d *row.Decoder) error {
+	j.Widen(d)
 	v := d.Byte()
 	if v != JoinStateVersion && v != joinTTLStateVersion {
 		return fmt.Errorf("join: state version %d, want %d or %d", v, JoinStateVersion, joinTTLStateVersion)

@@ -46,21 +46,29 @@ func (s *IntervalJoinSpec) OutputDelay() int64 { return max(-s.Lower, s.Upper) }
 // late to be cached. The watermark both inputs passed is the clock
 // (non-negative, as Flink's operator time); rows are never dropped.
 type IntervalJoin struct {
-	spec     IntervalJoinSpec
-	outer    [2]bool
-	relSize  [2]int64 // Flink's leftRelativeSize, rightRelativeSize
-	minClean int64
-	index    *state.KeyIDs // key -> id
-	keys     []ijKey       // by id
-	sides    [2]ijSide
-	timers   state.KeyHeap[int32] // key ids by the time of their cleanup timer
-	wm       int64
+	operator.Widening // a restore retags saved values of widened columns (operator.Widener)
+	spec              IntervalJoinSpec
+	outer             [2]bool
+	relSize           [2]int64 // Flink's leftRelativeSize, rightRelativeSize
+	minClean          int64
+	index             *state.KeyIDs // key -> id
+	keys              []ijKey       // by id
+	sides             [2]ijSide
+	timers            state.KeyHeap[int32] // key ids by the time of their cleanup timer
+	wm                int64
 	// expiration is Flink's leftExpirationTime and rightExpirationTime:
 	// shared by all keys, an approximation of each cache's oldest time.
 	expiration [2]int64
 	size       int64
 	nullTimes  int64
 	kbuf, fbuf []byte
+	// As a worker of several (join_interval_groups.go): seen is, by
+	// change of the whole batch, the other side's expiration time one
+	// instance had before it, when seenOn; moved says which expiration
+	// times the last watermark moved.
+	seen   []int64
+	seenOn bool
+	moved  [2]bool
 }
 
 var (
@@ -119,15 +127,26 @@ func (j *IntervalJoin) padded(side int, r row.Row) row.Row {
 
 // ProcessInput implements TwoInput.
 func (j *IntervalJoin) ProcessInput(input int, in *row.Batch, out operator.Emitter) error {
-	return operator.EachChange("interval join", in, out, func(_ int, c *row.Change) error {
+	share, _ := in.Origin.(operator.ShareOrigin)
+	defer func() { j.seenOn = false }()
+	return operator.EachChange("interval join", in, out, func(i int, c *row.Change) error {
 		if !c.Kind.IsAdd() {
 			return fmt.Errorf("input %d sent %s: an interval join takes insert-only input", input, c.Kind)
 		}
-		return j.add(input, c.Row, out)
+		seen := int64(0)
+		if j.seenOn && share != nil {
+			if at := share.InputChange(i); at >= 0 && at < len(j.seen) {
+				seen = j.seen[at]
+			}
+		}
+		return j.add(input, c.Row, seen, out)
 	})
 }
 
-func (j *IntervalJoin) add(s int, r row.Row, out operator.Emitter) error {
+// add joins and caches r, of side s. As a worker of several, seen is
+// the other side's expiration time one instance had before r
+// (SeeInput), which has moved it already.
+func (j *IntervalJoin) add(s int, r row.Row, seen int64, out operator.Emitter) error {
 	o := 1 - s
 	timeCol := j.spec.LeftTime
 	if s == 1 {
@@ -153,8 +172,13 @@ func (j *IntervalJoin) add(s int, r row.Row, out operator.Emitter) error {
 	lower, upper := t-j.relSize[o], t+j.relSize[s]
 	kid := j.keyOf(s, r)
 	emitted := false
-	if j.expiration[o] < upper {
-		j.expiration[o] = j.expire(opTime, j.relSize[o])
+	before, exp := j.expiration[o], j.expire(opTime, j.relSize[o])
+	if j.seenOn {
+		before = seen
+	} else if before < upper {
+		j.expiration[o] = exp
+	}
+	if before < upper {
 		other := &j.sides[o]
 		for rid := range j.rows(kid, o) {
 			e := &other.ents[rid]
@@ -166,7 +190,7 @@ func (j *IntervalJoin) add(s int, r row.Row, out operator.Emitter) error {
 				emitted = emitted || ok
 				e.emitted = e.emitted || ok
 			}
-			if e.at <= j.expiration[o] {
+			if e.at <= exp {
 				j.drop(kid, o, rid, out)
 			}
 		}
@@ -236,6 +260,7 @@ func (j *IntervalJoin) Watermark(wm int64, out operator.Emitter) error {
 		return nil
 	}
 	j.wm = wm
+	j.moved = [2]bool{}
 	opTime := j.opTime()
 	for j.timers.Len() > 0 && j.timers.Top().Key <= wm {
 		t := j.timers.Pop()
@@ -248,6 +273,7 @@ func (j *IntervalJoin) Watermark(wm int64, out operator.Emitter) error {
 		for _, side := range []int{1, 0} {
 			if j.keys[kid].timer[side] == at {
 				j.expiration[side] = j.expire(opTime, j.relSize[side])
+				j.moved[side] = true
 				j.removeExpired(kid, side, j.expiration[side], out)
 			}
 		}
@@ -278,53 +304,66 @@ const intervalJoinStateVersion = 1
 // then per key its bytes, NULL flag, and per side its timer and rows by
 // time (row, emitted), as Flink's map of time to rows.
 func (j *IntervalJoin) Snapshot() ([]byte, error) {
-	buf := []byte{intervalJoinStateVersion}
-	buf = binary.AppendVarint(buf, j.wm)
-	buf = binary.AppendVarint(buf, j.expiration[0])
-	buf = binary.AppendVarint(buf, j.expiration[1])
-	buf = binary.AppendUvarint(buf, uint64(j.nullTimes))
-	buf = binary.AppendUvarint(buf, uint64(j.index.Len()))
+	buf := j.appendHead(nil, j.nullTimes, j.index.Len())
 	var rids []int32
 	for kid := range j.keys {
-		k := &j.keys[kid]
-		if !k.used {
-			continue
-		}
-		buf = row.AppendString(buf, string(j.index.Bytes(int32(kid))))
-		buf = append(buf, b2byte(k.null))
-		for side := range 2 {
-			ents := j.sides[side].ents
-			buf = binary.AppendVarint(buf, k.timer[side])
-			rids = rids[:0]
-			for rid := range j.rows(int32(kid), side) {
-				rids = append(rids, rid)
-			}
-			// Grouped by time, each time's rows in the order cached.
-			slices.SortStableFunc(rids, func(a, b int32) int { return cmp.Compare(ents[a].at, ents[b].at) })
-			times := 0
-			for i, rid := range rids {
-				if i == 0 || ents[rid].at != ents[rids[i-1]].at {
-					times++
-				}
-			}
-			buf = binary.AppendUvarint(buf, uint64(times))
-			for i := 0; i < len(rids); {
-				at := ents[rids[i]].at
-				n := 1
-				for i+n < len(rids) && ents[rids[i+n]].at == at {
-					n++
-				}
-				buf = binary.AppendVarint(buf, at)
-				buf = binary.AppendUvarint(buf, uint64(n))
-				for _, rid := range rids[i : i+n] {
-					buf = append(buf, j.sides[side].store.Bytes(rid)...) // AppendRow's encoding
-					buf = append(buf, b2byte(ents[rid].emitted))
-				}
-				i += n
-			}
+		if j.keys[kid].used {
+			buf, rids = j.appendKey(buf, int32(kid), rids)
 		}
 	}
 	return buf, nil
+}
+
+// appendHead appends the snapshot's head: the version, the clock, the
+// expiration times, the count of NULL times and of the keys that
+// follow.
+func (j *IntervalJoin) appendHead(buf []byte, nullTimes int64, keys int) []byte {
+	buf = append(buf, intervalJoinStateVersion)
+	buf = binary.AppendVarint(buf, j.wm)
+	buf = binary.AppendVarint(buf, j.expiration[0])
+	buf = binary.AppendVarint(buf, j.expiration[1])
+	buf = binary.AppendUvarint(buf, uint64(nullTimes))
+	return binary.AppendUvarint(buf, uint64(keys))
+}
+
+// appendKey appends key kid's bytes, NULL flag, and per side its timer
+// and rows by time; rids is scratch.
+func (j *IntervalJoin) appendKey(buf []byte, kid int32, rids []int32) ([]byte, []int32) {
+	k := &j.keys[kid]
+	buf = row.AppendString(buf, string(j.index.Bytes(kid)))
+	buf = append(buf, b2byte(k.null))
+	for side := range 2 {
+		ents := j.sides[side].ents
+		buf = binary.AppendVarint(buf, k.timer[side])
+		rids = rids[:0]
+		for rid := range j.rows(kid, side) {
+			rids = append(rids, rid)
+		}
+		// Grouped by time, each time's rows in the order cached.
+		slices.SortStableFunc(rids, func(a, b int32) int { return cmp.Compare(ents[a].at, ents[b].at) })
+		times := 0
+		for i, rid := range rids {
+			if i == 0 || ents[rid].at != ents[rids[i-1]].at {
+				times++
+			}
+		}
+		buf = binary.AppendUvarint(buf, uint64(times))
+		for i := 0; i < len(rids); {
+			at := ents[rids[i]].at
+			n := 1
+			for i+n < len(rids) && ents[rids[i+n]].at == at {
+				n++
+			}
+			buf = binary.AppendVarint(buf, at)
+			buf = binary.AppendUvarint(buf, uint64(n))
+			for _, rid := range rids[i : i+n] {
+				buf = append(buf, j.sides[side].store.Bytes(rid)...) // AppendRow's encoding
+				buf = append(buf, b2byte(ents[rid].emitted))
+			}
+			i += n
+		}
+	}
+	return buf, rids
 }
 
 func b2byte(b bool) byte {
@@ -336,7 +375,7 @@ func b2byte(b bool) byte {
 
 // Restore implements Snapshotter.
 func (j *IntervalJoin) Restore(snap []byte) error {
-	d := row.NewDecoder(snap)
+	d := j.Decoder(snap)
 	if v := d.Byte(); v != intervalJoinStateVersion {
 		return fmt.Errorf("interval join: state version %d, want %d", v, intervalJoinStateVersion)
 	}
@@ -347,7 +386,7 @@ func (j *IntervalJoin) Restore(snap []byte) error {
 	widths := [2]int{j.spec.LeftWidth, j.spec.RightWidth}
 	n := d.Count(4)
 	for range n {
-		key := d.Bytes()
+		key := d.KeyBytes()
 		null := d.Byte() == 1
 		if d.Err() != nil {
 			break
@@ -389,6 +428,7 @@ func (j *IntervalJoin) Restore(snap []byte) error {
 	}
 	r.timers.Fill(timers)
 	r.wm, r.expiration, r.nullTimes = wm, [2]int64{e0, e1}, nullTimes
+	r.Widening = j.Widening
 	*j = *r
 	return nil
 }

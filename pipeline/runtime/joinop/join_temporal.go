@@ -62,7 +62,8 @@ type temporalKey struct {
 // Each output row has its left change's kind: insert-only for an
 // insert-only probe input.
 type TemporalJoin struct {
-	spec TemporalJoinSpec
+	operator.Widening // a restore retags saved values of widened columns (operator.Widener)
+	spec              TemporalJoinSpec
 	// Keys is the state by join key (row.KeyOf's encoding), exported for
 	// the tests of what an operator keeps of its input.
 	Keys map[string]*temporalKey
@@ -327,7 +328,7 @@ func (j *TemporalJoin) Snapshot() ([]byte, error) {
 
 // Restore implements Snapshotter.
 func (j *TemporalJoin) Restore(state []byte) error {
-	d := row.NewDecoder(state)
+	d := j.Decoder(state)
 	v := d.Byte()
 	if v != temporalStateVersion && v != temporalStateVersionV1 {
 		return fmt.Errorf("temporal join: state version %d, want %d or %d", v, temporalStateVersion, temporalStateVersionV1)
@@ -397,6 +398,7 @@ func (j *TemporalJoin) Restore(state []byte) error {
 			return 0
 		})
 	}
+	fresh.Widening = j.Widening
 	*j = *fresh
 	return nil
 }

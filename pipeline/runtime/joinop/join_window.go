@@ -62,9 +62,10 @@ type wjBucket struct {
 // emits, when the window fires, the window's left rows that have a match
 // (none) in it.
 type WindowJoin struct {
-	operator.Late // reports the rows dropped as late (late_rows)
-	spec          WindowJoinSpec
-	outer         [2]bool
+	operator.Widening // a restore retags saved values of widened columns (operator.Widener)
+	operator.Late     // reports the rows dropped as late (late_rows)
+	spec              WindowJoinSpec
+	outer             [2]bool
 	// Windows are the open windows' rows, exported for the tests of what
 	// an operator keeps of its input.
 	Windows map[wjWindow]*wjBucket
@@ -340,7 +341,7 @@ func (j *WindowJoin) Snapshot() ([]byte, error) {
 
 // Restore replaces the open windows with a snapshot's.
 func (j *WindowJoin) Restore(state []byte) error {
-	d := row.NewDecoder(state)
+	d := j.Decoder(state)
 	if v := d.Byte(); v != windowJoinStateVersion {
 		return fmt.Errorf("window join: state version %d, want %d", v, windowJoinStateVersion)
 	}
@@ -354,7 +355,7 @@ func (j *WindowJoin) Restore(state []byte) error {
 		b := &wjBucket{Keys: map[string]*wjKey{}}
 		nk := d.Count(4)
 		for range nk {
-			ks := d.Str()
+			ks := d.KeyStr()
 			k := &wjKey{null: d.Byte() == 1}
 			for side := range 2 {
 				nr := d.Count(1)

@@ -14,18 +14,19 @@ import (
 // time). A row that arrives behind the watermark is late: dropped and
 // counted (Dropped, "late"), as Flink drops it.
 type Match struct {
-	spec     Spec
-	nfa      *nfa
-	define   []*cexpr
-	measures []*cexpr
-	width    int
-	wm       int64
-	timeID   row.TypeID
-	parts    map[string]*part
-	arrival  uint64
-	seq      uint64
-	dropped  int64
-	kbuf     []byte
+	operator.Widening // a restore retags saved values of widened columns (operator.Widener)
+	spec              Spec
+	nfa               *nfa
+	define            []*cexpr
+	measures          []*cexpr
+	width             int
+	wm                int64
+	timeID            row.TypeID
+	parts             map[string]*part
+	arrival           uint64
+	seq               uint64
+	dropped           int64
+	kbuf              []byte
 	// scratch of the NFA's step
 	rows      []mrow
 	stack     []int

@@ -75,7 +75,7 @@ func (m *Match) appendPart(buf []byte, p *part) []byte {
 
 // Restore replaces the operator's state with a snapshot's.
 func (m *Match) Restore(snap []byte) error {
-	d := row.NewDecoder(snap)
+	d := m.Decoder(snap)
 	wm, timeID, dropped, err := aggop.ReadClock(d, stateVersion, "match_recognize")
 	if err != nil {
 		return err
@@ -97,7 +97,7 @@ func (m *Match) Restore(snap []byte) error {
 }
 
 func (m *Match) readPart(d *row.Decoder) (*part, error) {
-	p := &part{key: d.Str(), keyRow: d.Row()}
+	p := &part{key: d.KeyStr(), keyRow: d.Row()}
 	for range d.Count(1) {
 		p.pending = append(p.pending, pendRow{ts: d.Varint(), arrival: d.Uvarint(), r: d.Row()})
 	}

@@ -137,3 +137,25 @@ type SharedState interface {
 	// (of any number of workers).
 	RestoreShared(parts [][]byte) error
 }
+
+// SyncedState is a SharedState operator whose shared state moves with
+// the rows and timers of every key, not only its own (an interval
+// join's expiration times, Flink's one approximation per operator of
+// each cache's oldest row), and which decides rows by it: the runtime's
+// Keyed keeps its workers' shared state what one instance's would be.
+// Every worker sees each batch whole before it gets its share
+// (SeeInput), and after each watermark every worker gets the shared
+// state of all (SyncShared).
+type SyncedState interface {
+	SharedState
+	// SeeInput moves the shared state over every change of in, the
+	// whole batch of input input, as one instance would over them, and
+	// notes for each what the share's change of it then reads
+	// (ShareOrigin.InputChange names it). The next Process or
+	// ProcessInput is of a share of in, or none when the worker's share
+	// is empty.
+	SeeInput(input int, in *row.Batch)
+	// SyncShared replaces the shared state with the one instance's after
+	// a watermark, from the SnapshotShared of every worker.
+	SyncShared(parts [][]byte) error
+}

@@ -107,6 +107,31 @@ type Widener interface {
 	WidenRestore(w map[row.TypeID]row.TypeID)
 }
 
+// Widening implements Widener for the operator that embeds it: its
+// restore reads the snapshot through Decoder (or Widen), whose values
+// come retagged, and its saved keys with KeyStr or KeyBytes; keys it
+// rebuilds from restored rows (row.KeyOf) are retagged already. The
+// mapping stays for every later restore: a restore that fails is
+// retried from the same checkpoint.
+type Widening struct{ retag map[row.TypeID]row.TypeID }
+
+// CanWiden implements Widener.
+func (w *Widening) CanWiden() bool { return true }
+
+// WidenRestore implements Widener.
+func (w *Widening) WidenRestore(m map[row.TypeID]row.TypeID) { w.retag = m }
+
+// Decoder is row.NewDecoder(b), set to retag as WidenRestore asked.
+func (w *Widening) Decoder(b []byte) *row.Decoder { return w.Widen(row.NewDecoder(b)) }
+
+// Widen sets d to retag as WidenRestore asked, and returns it.
+func (w *Widening) Widen(d *row.Decoder) *row.Decoder {
+	if w.retag != nil {
+		d.SetWiden(w.retag)
+	}
+	return d
+}
+
 // Flusher is an operator that holds output back (a mini-batch). The node
 // calls Flush before every snapshot (checkpoint barrier, end of input,
 // stop), so a snapshot never holds state whose changes were not emitted,

@@ -44,7 +44,8 @@ type DedupSpec struct {
 //     than the watermark when it arrives is late: dropped and counted
 //     (RowTimeDeduplicateKeepFirstRowFunction).
 type Dedup struct {
-	spec DedupSpec
+	operator.Widening // a restore retags saved values of widened columns (operator.Widener)
+	spec              DedupSpec
 	// keys gives each key an id; kept holds its row (encoded, no
 	// pointer for the GC to scan) and times, on event time, that row's
 	// time (timeKey). A key whose row was emitted on the watermark
@@ -343,7 +344,7 @@ func (d *Dedup) ids() []int32 {
 
 // Restore replaces the state with a snapshot's.
 func (d *Dedup) Restore(snap []byte) error {
-	dec := row.NewDecoder(snap)
+	dec := d.Decoder(snap)
 	v := dec.Byte()
 	if v != DedupStateVersion && v != dedupTTLStateVersion {
 		return fmt.Errorf("deduplicate: state version %d, want %d or %d", v, DedupStateVersion, dedupTTLStateVersion)
@@ -354,7 +355,7 @@ func (d *Dedup) Restore(snap []byte) error {
 	}
 	r.wm, r.dropped = dec.Varint(), dec.Varint()
 	for range dec.Count(1) {
-		r.kbuf = append(r.kbuf[:0], dec.Bytes()...)
+		r.kbuf = append(r.kbuf[:0], dec.KeyBytes()...)
 		if _, ok := r.keys.Find(r.kbuf); !ok && dec.Err() == nil {
 			r.add()
 		}
@@ -402,6 +403,7 @@ func (d *Dedup) Restore(snap []byte) error {
 	}
 	// The expiry's functions are bound to d, which takes r's state.
 	r.Expiry = d.Expiry
+	r.Widening = d.Widening
 	*d = *r
 	return nil
 }

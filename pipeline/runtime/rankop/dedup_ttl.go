@@ -72,7 +72,7 @@ func (d *Dedup) readTTL(dec *row.Decoder, timed bool) {
 	d.ttl.Tick()
 	if timed {
 		for range dec.Count(2) {
-			d.kbuf = append(d.kbuf[:0], dec.Bytes()...)
+			d.kbuf = append(d.kbuf[:0], dec.KeyBytes()...)
 			at := dec.Varint()
 			if dec.Err() != nil {
 				return

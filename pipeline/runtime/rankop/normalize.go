@@ -25,13 +25,14 @@ import (
 // delete under the default replica identity): what leaves is the kept
 // row, whole, so that an aggregate downstream retracts what it added.
 type Normalize struct {
-	key  []int
-	keys *state.KeyIDs
-	kept state.RowStore
-	kbuf []byte
-	rbuf []byte
-	fbuf []byte
-	top  int32 // one past the largest id handed out
+	operator.Widening // a restore retags saved values of widened columns (operator.Widener)
+	key               []int
+	keys              *state.KeyIDs
+	kept              state.RowStore
+	kbuf              []byte
+	rbuf              []byte
+	fbuf              []byte
+	top               int32 // one past the largest id handed out
 }
 
 // NewNormalize builds the operator for rows keyed by the columns key.
@@ -126,7 +127,7 @@ func (n *Normalize) Snapshot() ([]byte, error) {
 
 // Restore replaces the state with a snapshot's.
 func (n *Normalize) Restore(snap []byte) error {
-	dec := row.NewDecoder(snap)
+	dec := n.Decoder(snap)
 	if v := dec.Byte(); v != NormalizeStateVersion && dec.Err() == nil {
 		return fmt.Errorf("changelog normalize: state version %d, want %d", v, NormalizeStateVersion)
 	}
@@ -154,6 +155,7 @@ func (n *Normalize) Restore(snap []byte) error {
 	if err := dec.End(); err != nil {
 		return fmt.Errorf("changelog normalize: restore: %w", err)
 	}
+	r.Widening = n.Widening
 	*n = *r
 	return nil
 }

@@ -26,7 +26,8 @@ import (
 // range that does not start at 1 always uses the rank-number algorithm,
 // as Flink's does, and emits the rows ranked in range.
 type TopN struct {
-	spec RankSpec
+	operator.Widening // a restore retags saved values of widened columns (operator.Widener)
+	spec              RankSpec
 	// keys gives each partition an id, the index of its rows in parts
 	// (nil for a free id).
 	keys  *state.KeyIDs
@@ -464,7 +465,7 @@ func (t *TopN) appendParts(buf []byte, ids []int32) []byte {
 
 // Restore replaces the partitions with a snapshot's.
 func (t *TopN) Restore(snap []byte) error {
-	d := row.NewDecoder(snap)
+	d := t.Decoder(snap)
 	v := d.Byte()
 	if v != TopNStateVersion && v != topNTTLStateVersion {
 		return fmt.Errorf("top-n: state version %d, want %d or %d", v, TopNStateVersion, topNTTLStateVersion)
@@ -515,6 +516,7 @@ func (t *TopN) Restore(snap []byte) error {
 	}
 	// The expiry's functions are bound to t, which takes r's state.
 	r.Expiry = t.Expiry
+	r.Widening = t.Widening
 	*t = *r
 	return nil
 }

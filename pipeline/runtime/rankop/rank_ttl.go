@@ -66,7 +66,7 @@ func (t *TopN) readTTL(d *row.Decoder, timed bool) {
 	t.ttl.Reset()
 	t.ttl.Tick()
 	if timed {
-		t.ttl.ReadTimes(d, (*row.Decoder).Str)
+		t.ttl.ReadTimes(d, (*row.Decoder).KeyStr)
 	}
 	if !t.ttl.On() {
 		return

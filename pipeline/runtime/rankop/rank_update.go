@@ -35,12 +35,13 @@ import (
 // A -D in the input is an error: the plan picks this strategy only for
 // inputs that delete nothing.
 type UpdatableTopN struct {
-	spec  RankSpec
-	parts map[string]*fastPartition
-	rows  int64
-	kbuf  []byte
-	out   operator.Emitter
-	ttl   state.TTLKeys[string] // partitions' last writes (rank_update_ttl.go)
+	operator.Widening // a restore retags saved values of widened columns (operator.Widener)
+	spec              RankSpec
+	parts             map[string]*fastPartition
+	rows              int64
+	kbuf              []byte
+	out               operator.Emitter
+	ttl               state.TTLKeys[string] // partitions' last writes (rank_update_ttl.go)
 	operator.Expiry
 }
 
@@ -370,7 +371,7 @@ func (t *UpdatableTopN) Snapshot() ([]byte, error) {
 
 // Restore replaces the partitions with a snapshot's.
 func (t *UpdatableTopN) Restore(snap []byte) error {
-	d := row.NewDecoder(snap)
+	d := t.Decoder(snap)
 	v := d.Byte()
 	if v != updatableTopNStateVersion && v != updatableTopNTTLStateVersion {
 		return fmt.Errorf("top-n (UpdateFastStrategy): state version %d, want %d or %d", v, updatableTopNStateVersion, updatableTopNTTLStateVersion)

@@ -60,7 +60,7 @@ func (t *UpdatableTopN) readTTL(d *row.Decoder, timed bool, parts map[string]*fa
 	t.ttl.Reset()
 	t.ttl.Tick()
 	if timed {
-		t.ttl.ReadTimes(d, (*row.Decoder).Str)
+		t.ttl.ReadTimes(d, (*row.Decoder).KeyStr)
 	}
 	if !t.ttl.On() {
 		return

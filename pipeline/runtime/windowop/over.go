@@ -132,26 +132,27 @@ func (x *overWait) before(y *overWait) bool {
 // dropped and counted (Dropped, "late"), as Flink drops it. Ordered by
 // processing time, rows are emitted as they arrive (over_fn.go).
 type OverAgg struct {
-	operator.Late // reports the rows dropped as late (late_rows)
-	spec          OverSpec
-	opt           WindowOptions
-	st            *aggop.Store
-	width         int
-	maxLag        int
-	group         uint64      // steps so far, to find a partition's first row in one
-	fnv           []row.Value // the row functions' results of a step, a row after another
-	leads         []row.Value // LEAD's results of a batch run, by row (over_fn.go)
-	wm            int64
-	timeID        row.TypeID
-	parts         map[string]*overPart
-	queue         state.Heap[overWait]
-	held          []overRow // the waiting rows, by slot
-	vacant        []int32   // slots of held to reuse
-	seq           uint64
-	ready         []overRow
-	kbuf          []byte
-	arena         aggop.RowArena
-	dropped       int64
+	operator.Widening // a restore retags saved values of widened columns (operator.Widener)
+	operator.Late     // reports the rows dropped as late (late_rows)
+	spec              OverSpec
+	opt               WindowOptions
+	st                *aggop.Store
+	width             int
+	maxLag            int
+	group             uint64      // steps so far, to find a partition's first row in one
+	fnv               []row.Value // the row functions' results of a step, a row after another
+	leads             []row.Value // LEAD's results of a batch run, by row (over_fn.go)
+	wm                int64
+	timeID            row.TypeID
+	parts             map[string]*overPart
+	queue             state.Heap[overWait]
+	held              []overRow // the waiting rows, by slot
+	vacant            []int32   // slots of held to reuse
+	seq               uint64
+	ready             []overRow
+	kbuf              []byte
+	arena             aggop.RowArena
+	dropped           int64
 	nullTimes
 	ttl state.TTLKeys[string] // partitions' last writes (over_ttl.go)
 	operator.Expiry
@@ -486,7 +487,7 @@ func (g *OverAgg) Snapshot() ([]byte, error) {
 
 // Restore replaces the operator's state with a snapshot's.
 func (g *OverAgg) Restore(snap []byte) error {
-	d := row.NewDecoder(snap)
+	d := g.Decoder(snap)
 	v, err := overVersion(snap)
 	if err != nil {
 		return err

@@ -51,13 +51,14 @@ type ntRow struct {
 // leaves), unless their results stay the same. In batch mode rows are emitted once, at the end
 // of the input, with their final results.
 type NonTimeOver struct {
-	spec  NonTimeSpec
-	opt   WindowOptions
-	st    *aggop.Store
-	slot  int32
-	width int
-	parts map[string]*ntPart
-	kbuf  []byte
+	operator.Widening // a restore retags saved values of widened columns (operator.Widener)
+	spec              NonTimeSpec
+	opt               WindowOptions
+	st                *aggop.Store
+	slot              int32
+	width             int
+	parts             map[string]*ntPart
+	kbuf              []byte
 	// final: every aggregate's result is all its state (COUNT, SUM,
 	// MIN, MAX), so a row whose results did not change ends the walk.
 	final bool
@@ -487,10 +488,10 @@ func (g *NonTimeOver) Restore(snap []byte) error {
 	if len(snap) < 2 || snap[0] != nonTimeStateVersion {
 		return fmt.Errorf("over aggregate: restore: not a version %d state", nonTimeStateVersion)
 	}
-	d := row.NewDecoder(snap[2:])
+	d := g.Decoder(snap[2:])
 	parts := map[string]*ntPart{}
 	for range d.Count(2) {
-		k := d.Str()
+		k := d.KeyStr()
 		p := &ntPart{total: -1}
 		for range d.Count(2) {
 			r := d.Row()
@@ -501,7 +502,7 @@ func (g *NonTimeOver) Restore(snap []byte) error {
 	g.ttl.Reset()
 	g.ttl.Tick()
 	if snap[1] == 1 {
-		g.ttl.ReadTimes(d, (*row.Decoder).Str)
+		g.ttl.ReadTimes(d, (*row.Decoder).KeyStr)
 	}
 	if err := d.End(); err != nil {
 		return fmt.Errorf("over aggregate: restore: %w", err)

@@ -95,7 +95,7 @@ func (g *OverAgg) readTTL(d *row.Decoder, timed bool) {
 	g.ttl.Reset()
 	g.ttl.Tick()
 	if timed {
-		g.ttl.ReadTimes(d, (*row.Decoder).Str)
+		g.ttl.ReadTimes(d, (*row.Decoder).KeyStr)
 	}
 }
 

@@ -23,18 +23,19 @@ import (
 // Output rows: [key columns..., window_start, window_end, window_time,
 // aggregate results...], as WindowAgg's.
 type SessionAgg struct {
-	operator.Late // reports the rows dropped as late (late_rows)
-	timeCol       int
-	keys          []int
-	opt           WindowOptions
-	st            *aggop.Store
-	width         int
-	wm            int64
-	timeID        row.TypeID
-	set           sessionSet // the sessions; their accumulators are in st, by id
-	kbuf          []byte
-	arena         aggop.RowArena
-	dropped       int64
+	operator.Widening // a restore retags saved values of widened columns (operator.Widener)
+	operator.Late     // reports the rows dropped as late (late_rows)
+	timeCol           int
+	keys              []int
+	opt               WindowOptions
+	st                *aggop.Store
+	width             int
+	wm                int64
+	timeID            row.TypeID
+	set               sessionSet // the sessions; their accumulators are in st, by id
+	kbuf              []byte
+	arena             aggop.RowArena
+	dropped           int64
 }
 
 // NewSessionAgg builds the operator: the event time is column timeCol,
@@ -180,7 +181,7 @@ func (g *SessionAgg) Snapshot() ([]byte, error) {
 
 // Restore replaces the operator's state with a snapshot's.
 func (g *SessionAgg) Restore(state []byte) error {
-	d := row.NewDecoder(state)
+	d := g.Decoder(state)
 	var err error
 	if g.wm, g.timeID, g.dropped, err = aggop.ReadClock(d, sessionStateVersion, "session window aggregate"); err != nil {
 		return err

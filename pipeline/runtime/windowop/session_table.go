@@ -21,16 +21,17 @@ import (
 // watermark is late: dropped and counted. In batch execution every
 // session is emitted at the end of input. Insert-only in and out.
 type SessionTable struct {
-	spec    WindowTable
-	wm      int64
-	timeID  row.TypeID
-	set     sessionSet
-	Held    [][]row.Row // each session's rows, by its id; optest's retention test reads them
-	free    []int32     // ids of fired or merged sessions, to reuse
-	rows    int64
-	width   int
-	kbuf    []byte
-	dropped int64
+	operator.Widening // a restore retags saved values of widened columns (operator.Widener)
+	spec              WindowTable
+	wm                int64
+	timeID            row.TypeID
+	set               sessionSet
+	Held              [][]row.Row // each session's rows, by its id; optest's retention test reads them
+	free              []int32     // ids of fired or merged sessions, to reuse
+	rows              int64
+	width             int
+	kbuf              []byte
+	dropped           int64
 	nullTimes
 }
 
@@ -159,6 +160,7 @@ func (t *SessionTable) Restore(state []byte) error { return t.restore(row.NewDec
 
 // restore reads a snapshot from d, the bytes of one or a stream of them.
 func (t *SessionTable) restore(d *row.Decoder) error {
+	t.Widen(d)
 	var err error
 	if t.wm, t.timeID, t.dropped, err = aggop.ReadClock(d, sessionTableStateVersion, "session table"); err != nil {
 		return err
@@ -167,7 +169,7 @@ func (t *SessionTable) restore(d *row.Decoder) error {
 	t.Held, t.free, t.rows = nil, nil, 0
 	all := make([]*session, d.Count(5))
 	for i := range all {
-		s := &session{start: d.Varint(), end: d.Varint(), seq: d.Uvarint(), key: d.Str()}
+		s := &session{start: d.Varint(), end: d.Varint(), seq: d.Uvarint(), key: d.KeyStr()}
 		s.id = t.newState(s.key)
 		rows := make([]row.Row, d.Count(1))
 		for i := range rows {

@@ -45,24 +45,25 @@ type cycle struct {
 // Output rows: [key columns..., window_start, window_end, window_time,
 // aggregate results...] (see WindowColumns).
 type WindowAgg struct {
-	operator.Late // reports the rows dropped as late (late_rows)
-	spec          WindowSpec
-	keys          []int
-	opt           WindowOptions
-	st            *aggop.Store
-	width         int
-	wm            int64
-	timeID        row.TypeID       // the time attribute's type, from the first row
-	slices        map[int64]*slice // by end
-	pending       []int64          // TUMBLE/HOP: ends of windows to fire, ascending
-	cycles        []*cycle         // CUMULATE, by start
-	merged        map[string]int32 // HOP: scratch for merging a window's slices
-	mOrder        []int32
-	kbuf          []byte
-	res           []row.Value
-	arena         aggop.RowArena
-	dropped       int64
-	proc          *procClock // processing-time windows (ProcWindowAgg); nil on event time
+	operator.Widening // a restore retags saved values of widened columns (operator.Widener)
+	operator.Late     // reports the rows dropped as late (late_rows)
+	spec              WindowSpec
+	keys              []int
+	opt               WindowOptions
+	st                *aggop.Store
+	width             int
+	wm                int64
+	timeID            row.TypeID       // the time attribute's type, from the first row
+	slices            map[int64]*slice // by end
+	pending           []int64          // TUMBLE/HOP: ends of windows to fire, ascending
+	cycles            []*cycle         // CUMULATE, by start
+	merged            map[string]int32 // HOP: scratch for merging a window's slices
+	mOrder            []int32
+	kbuf              []byte
+	res               []row.Value
+	arena             aggop.RowArena
+	dropped           int64
+	proc              *procClock // processing-time windows (ProcWindowAgg); nil on event time
 }
 
 // NewWindowAgg builds the operator; an invalid spec or call (see
@@ -447,6 +448,7 @@ func (g *WindowAgg) Restore(state []byte) error { return g.restore(row.NewDecode
 
 // restore reads a snapshot from d, the bytes of one or a stream of them.
 func (g *WindowAgg) restore(d *row.Decoder) error {
+	g.Widen(d)
 	var err error
 	if g.wm, g.timeID, g.dropped, err = aggop.ReadClock(d, windowStateVersion, "window aggregate"); err != nil {
 		return err

@@ -204,24 +204,35 @@ func (g *WindowAgg) SnapshotShared() ([]byte, error) {
 // worker that saw a row; then the windows of the restored slices are
 // scheduled to fire.
 func (g *WindowAgg) RestoreShared(parts [][]byte) error {
+	wm, timeID, err := readSharedClock(parts, windowStateVersion, "window aggregate")
+	if err != nil {
+		return err
+	}
+	g.wm, g.timeID = wm, timeID
+	g.reschedule()
+	return nil
+}
+
+// readSharedClock reads the clocks of several workers' shared states
+// (aggop.AppendClock of version): the latest watermark (every worker
+// saw the same ones) and the time type of a worker that saw a row.
+func readSharedClock(parts [][]byte, version byte, what string) (int64, row.TypeID, error) {
 	wm, timeID := int64(operator.NoWatermark), row.Null
 	for i, p := range parts {
 		d := row.NewDecoder(p)
-		w, t, _, err := aggop.ReadClock(d, windowStateVersion, "window aggregate")
+		w, t, _, err := aggop.ReadClock(d, version, what)
 		if err == nil {
 			err = d.End()
 		}
 		if err != nil {
-			return fmt.Errorf("window aggregate: shared state %d: %w", i, err)
+			return 0, 0, fmt.Errorf("%s: shared state %d: %w", what, i, err)
 		}
 		wm = max(wm, w)
 		if timeID == row.Null {
 			timeID = t
 		}
 	}
-	g.wm, g.timeID = wm, timeID
-	g.reschedule()
-	return nil
+	return wm, timeID, nil
 }
 
 // reschedule sets the windows to fire from the slices: each slice's

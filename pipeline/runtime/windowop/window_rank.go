@@ -35,13 +35,14 @@ type windowBucket struct {
 // is late: dropped and counted. In batch execution every window fires at
 // the end of input.
 type WindowRank struct {
-	operator.Late // reports the rows dropped as late (late_rows)
-	spec          WindowRankSpec
-	windows       map[int64]*windowBucket
-	wm            int64
-	rows          int64
-	dropped       int64
-	kbuf          []byte
+	operator.Widening // a restore retags saved values of widened columns (operator.Widener)
+	operator.Late     // reports the rows dropped as late (late_rows)
+	spec              WindowRankSpec
+	windows           map[int64]*windowBucket
+	wm                int64
+	rows              int64
+	dropped           int64
+	kbuf              []byte
 }
 
 // NewWindowRank builds the operator; a spec other than ROW_NUMBER is an
@@ -196,7 +197,7 @@ func (w *WindowRank) Snapshot() ([]byte, error) {
 
 // Restore replaces the open windows with a snapshot's.
 func (w *WindowRank) Restore(state []byte) error {
-	d := row.NewDecoder(state)
+	d := w.Decoder(state)
 	if v := d.Byte(); v != windowRankStateVersion {
 		return fmt.Errorf("window rank: state version %d, want %d", v, windowRankStateVersion)
 	}

@@ -144,8 +144,16 @@ async function renderList(list) {
     const name = el("td", { "data-field": "name" }, link);
     if (p.error || p.reload_error) name.append(el("div", { class: "error", "data-field": "error", text: p.error || "changed file refused: " + p.reload_error }));
     tr.append(name);
-    tr.append(el("td", {}, el("span", { class: "state state-" + p.state, "data-field": "state", text: p.state })));
-    tr.append(cell("uptime", p.started_at && p.state === "running" ? duration(since(p.started_at)) : "–", "", p.started_at || ""));
+    const state = el("td", {}, el("span", { class: "state state-" + p.state, "data-field": "state", text: p.state }));
+    if (p.backfill) {
+      // An edit rebuilt beside the running version, which serves meanwhile.
+      const b = p.backfill;
+      state.append(el("div", { class: "backfill", "data-field": "backfill",
+        text: `backfill ${b.phase}: ${b.rows_replayed} rows replayed (up to checkpoint ${b.checkpoint})`,
+        title: "rebuilding " + b.operators.join(", ") }));
+    }
+    tr.append(state);
+    tr.append(cell("uptime", p.started_at && (p.state === "running" || p.state === "backfilling") ? duration(since(p.started_at)) : "–", "", p.started_at || ""));
     tr.append(cell("rows_in", String(t.rowsIn), "num"));
     tr.append(cell("rows_out", String(t.rowsOut), "num"));
     const spark = el("td", { "data-field": "rates" });

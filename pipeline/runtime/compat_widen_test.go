@@ -1,0 +1,39 @@
+package runtime
+
+import (
+	"testing"
+
+	"github.com/etld/etld/pipeline/row"
+)
+
+// A join's held-back inputs (a build-first union's held rows) widen with
+// the join: the verdict takes the join's retagging, and the held rows
+// restore under the wide types, as the rows the join keeps do.
+func TestHeldInputsWidenWithTheJoin(t *testing.T) {
+	widen := map[row.TypeID]row.TypeID{row.Int: row.BigInt}
+	vs := []Verdict{
+		{ID: "transform/q/join#1", Action: Migrate, Widen: widen, Change: "INT -> BIGINT on column v"},
+		{ID: "transform/q/join#1/inputs", Action: Keep},
+	}
+	followJoins(vs)
+	if v := vs[1]; v.Action != Migrate || v.Widen[row.Int] != row.BigInt || v.Change != vs[0].Change {
+		t.Fatalf("held inputs: %+v", v)
+	}
+
+	g := newBuildGate(0, 2)
+	g.held = []heldMsg{{input: 1, m: message{kind: msgBatch, batch: &row.Batch{Changes: []row.Change{{Kind: row.Insert, Row: row.Row{row.IntValue(7), row.StringValue("x")}}}}}}}
+	saved := g.encodeHeld()
+	for _, w := range []map[row.TypeID]row.TypeID{nil, widen} {
+		r := newBuildGate(0, 2)
+		if err := r.restoreHeld(saved, 2, w); err != nil {
+			t.Fatal(err)
+		}
+		want := row.Int
+		if w != nil {
+			want = row.BigInt
+		}
+		if got := r.held[0].m.batch.Changes[0].Row[0]; got.Type() != want || got.Int64() != 7 {
+			t.Errorf("widen %v: held value %v of %s, want 7 of %s", w, got, got.Type(), want)
+		}
+	}
+}
