@@ -121,8 +121,35 @@ func (d *Decoder) WidenKey(key []byte) []byte {
 	if d.widen == nil || d.err != nil {
 		return key
 	}
+	return d.widenKey(key, func(_ int, id TypeID) TypeID { return d.retag(id) })
+}
+
+// WidenKeyCols returns key, a run of AppendKey encodings, with the value
+// at position i retagged to to[i] where that is not Null (INT to BIGINT,
+// FLOAT to DOUBLE, as SetWiden's mapping), the others as they are: the
+// key of an operator whose key columns did not all widen. key itself
+// when to is nil, else a new slice. A key that does not parse, or a
+// retag that is no widening, fails the decoder.
+func (d *Decoder) WidenKeyCols(key []byte, to []TypeID) []byte {
+	if to == nil || d.err != nil {
+		return key
+	}
+	return d.widenKey(key, func(pos int, id TypeID) TypeID {
+		if pos >= len(to) || to[pos] == Null || id == Null {
+			return id
+		}
+		if !(id == Int && to[pos] == BigInt) && !(id == Float && to[pos] == Double) {
+			d.Fail("cannot widen %s to %s in place at key position %d", id, to[pos], pos)
+			return id
+		}
+		return to[pos]
+	})
+}
+
+// widenKey rewrites key's type tags with retag(position, tag).
+func (d *Decoder) widenKey(key []byte, retag func(int, TypeID) TypeID) []byte {
 	out := make([]byte, 0, len(key))
-	for i := 0; i < len(key); {
+	for i, pos := 0, 0; i < len(key); pos++ {
 		if i+2 > len(key) {
 			d.Fail("key of %d bytes cut at %d", len(key), i)
 			return key
@@ -146,7 +173,7 @@ func (d *Decoder) WidenKey(key []byte) []byte {
 			d.Fail("key of %d bytes cut at %d", len(key), i)
 			return key
 		}
-		out = append(out, byte(d.retag(id)), scale)
+		out = append(out, byte(retag(pos, id)), scale)
 		out = append(out, key[i+2:i+2+n]...)
 		i += 2 + n
 	}

@@ -85,4 +85,7 @@ func WidenRestore(v Verdict, op operator.Lifecycle) {
 	if w, ok := op.(operator.Widener); ok && v.Widen != nil {
 		w.WidenRestore(v.Widen)
 	}
+	if w, ok := op.(operator.ColumnWidener); ok && v.WidenCols != nil {
+		w.WidenColumns(v.WidenCols)
+	}
 }

@@ -70,6 +70,12 @@ type Verdict struct {
 	// to the saved values (INT to BIGINT, FLOAT to DOUBLE:
 	// operator.Widener); nil when they read as they are.
 	Widen map[row.TypeID]row.TypeID
+	// WidenCols, for Migrate of an operator.ColumnWidener whose input
+	// columns widened, is the retagging by input column (row.Null: as
+	// saved), which the operator applies instead of Widen's by type: a
+	// column of a type others widen from may then stay; nil when Widen
+	// applies to every saved value.
+	WidenCols []row.TypeID
 	// Change, for Migrate of an operator, sums up what widened: "INT ->
 	// BIGINT on column v".
 	Change string
@@ -82,8 +88,9 @@ func (v Verdict) Restores() bool { return v.Action == Keep || v.Action == Migrat
 type stateNode struct {
 	n        *Node
 	optional bool
-	// widener: the operator can retag saved values (operator.Widener).
-	widener bool
+	// widener: the operator can retag saved values (operator.Widener);
+	// colWidener: by input column (operator.ColumnWidener).
+	widener, colWidener bool
 }
 
 // stateNodes lists g's nodes whose state goes into checkpoints, in the
@@ -96,7 +103,8 @@ func stateNodes(g *Graph) []stateNode {
 	for _, o := range g.Ops {
 		if _, ok := o.Op.(operator.Snapshotter); ok {
 			w, ok := o.Op.(operator.Widener)
-			out = append(out, stateNode{n: &o.Node, widener: ok && w.CanWiden()})
+			cw, cok := o.Op.(operator.ColumnWidener)
+			out = append(out, stateNode{n: &o.Node, widener: ok && w.CanWiden(), colWidener: cok && cw.CanWidenColumns()})
 		}
 	}
 	for _, u := range g.Unions {
@@ -170,7 +178,7 @@ func Compare(g *Graph, cp *checkpoint.Checkpoint, reset []string) ([]Verdict, er
 			v.Action, v.Why = fresh(n, saved)
 		default:
 			v.From = comp.ID
-			v.Action, v.Why, v.Widen, v.Change = fits(n, comp.Fingerprint, sn.widener)
+			v.Action, v.Why, v.Widen, v.WidenCols, v.Change = fits(n, comp.Fingerprint, sn.widener, sn.colWidener)
 		}
 		out = append(out, v)
 	}
@@ -251,24 +259,25 @@ func fresh(n *Node, saved map[string]bool) (Action, string) {
 }
 
 // fits decides what n does with saved state of schema old; widener:
-// n's operator can retag saved values (operator.Widener).
-func fits(n *Node, old string, widener bool) (Action, string, map[row.TypeID]row.TypeID, string) {
+// n's operator can retag saved values (operator.Widener), colWidener: by
+// input column (operator.ColumnWidener).
+func fits(n *Node, old string, widener, colWidener bool) (Action, string, map[row.TypeID]row.TypeID, []row.TypeID, string) {
 	if old == n.Fingerprint {
-		return Keep, "", nil, ""
+		return Keep, "", nil, nil, ""
 	}
 	switch {
 	case n.Kind == "source" && n.Transform == "":
 		if connType(old) != connType(n.Fingerprint) {
-			return Refuse, fmt.Sprintf("its type changed from %s to %s: the saved position means nothing to it", connType(old), connType(n.Fingerprint)), nil, ""
+			return Refuse, fmt.Sprintf("its type changed from %s to %s: the saved position means nothing to it", connType(old), connType(n.Fingerprint)), nil, nil, ""
 		}
-		return Keep, "its columns changed: its position is kept", nil, ""
+		return Keep, "its columns changed: its position is kept", nil, nil, ""
 	case n.Kind == "sink":
 		if connType(old) != connType(n.Fingerprint) {
-			return Reset, fmt.Sprintf("its type changed from %s to %s: it starts without the state of what it wrote", connType(old), connType(n.Fingerprint)), nil, ""
+			return Reset, fmt.Sprintf("its type changed from %s to %s: it starts without the state of what it wrote", connType(old), connType(n.Fingerprint)), nil, nil, ""
 		}
-		return Keep, "its input changed: the state of what it wrote is kept", nil, ""
+		return Keep, "its input changed: the state of what it wrote is kept", nil, nil, ""
 	}
-	return schemaChange(old, n.Fingerprint, widener)
+	return schemaChange(old, n.Fingerprint, widener, colWidener)
 }
 
 // connType is the connector type a source's or a sink's fingerprint

@@ -16,25 +16,29 @@ import (
 // type tags (INT to BIGINT, FLOAT to DOUBLE: widen, the retagging the
 // operator's restore must apply, when it can, operator.Widener), else
 // Refuse, saying what changed. change, for Migrate, sums the widenings
-// up by type ("INT -> BIGINT on column v").
-func schemaChange(old, new string, canWiden bool) (action Action, why string, widen map[row.TypeID]row.TypeID, change string) {
+// up by type ("INT -> BIGINT on column v"). An operator that retags by
+// input column (canWidenCols, operator.ColumnWidener) migrates too when
+// a column of a type others widen from stays: widenCols is then its
+// retagging per input column.
+func schemaChange(old, new string, canWiden, canWidenCols bool) (action Action, why string, widen map[row.TypeID]row.TypeID, widenCols []row.TypeID, change string) {
 	oldPlan, oldCols := splitFingerprint(old)
 	newPlan, newCols := splitFingerprint(new)
 	if oldPlan != newPlan {
-		return Refuse, fmt.Sprintf("the operator itself changed: was %s, now %s", oldPlan, newPlan), nil, ""
+		return Refuse, fmt.Sprintf("the operator itself changed: was %s, now %s", oldPlan, newPlan), nil, nil, ""
 	}
 	if len(oldCols) != len(newCols) {
-		return Refuse, fmt.Sprintf("its columns changed: was %s, now %s", old, new), nil, ""
+		return Refuse, fmt.Sprintf("its columns changed: was %s, now %s", old, new), nil, nil, ""
 	}
 	var widened []string
 	var sum changeSum
+	var inCols []row.TypeID // per input column: its retag
 	for i := range oldCols {
 		if oldCols[i].name != newCols[i].name {
-			return Refuse, fmt.Sprintf("its columns changed: was %s, now %s", old, new), nil, ""
+			return Refuse, fmt.Sprintf("its columns changed: was %s, now %s", old, new), nil, nil, ""
 		}
 		o, n := splitColumns(oldCols[i].cols), splitColumns(newCols[i].cols)
 		if len(o) != len(n) {
-			return Refuse, fmt.Sprintf("its %s columns changed: was %s, now %s", oldCols[i].name, oldCols[i].cols, newCols[i].cols), nil, ""
+			return Refuse, fmt.Sprintf("its %s columns changed: was %s, now %s", oldCols[i].name, oldCols[i].cols, newCols[i].cols), nil, nil, ""
 		}
 		for j := range o {
 			if o[j] == n[j] {
@@ -43,36 +47,47 @@ func schemaChange(old, new string, canWiden bool) (action Action, why string, wi
 			on, ot, _ := strings.Cut(o[j], " ")
 			nn, nt, _ := strings.Cut(n[j], " ")
 			if on != nn {
-				return Refuse, fmt.Sprintf("its %s column %s is now %s", oldCols[i].name, on, nn), nil, ""
+				return Refuse, fmt.Sprintf("its %s column %s is now %s", oldCols[i].name, on, nn), nil, nil, ""
 			}
 			from, to, why := widens(ot, nt)
 			if why == "" && from != to && !canWiden {
 				why = "its saved values would need their type tag changed from " + from.String() + " to " + to.String() + ", which this operator's restore does not do"
 			}
 			if why != "" {
-				return Refuse, fmt.Sprintf("its %s column %s changed from %s to %s: %s", oldCols[i].name, on, ot, nt, why), nil, ""
+				return Refuse, fmt.Sprintf("its %s column %s changed from %s to %s: %s", oldCols[i].name, on, ot, nt, why), nil, nil, ""
 			}
 			if from != to {
 				if widen == nil {
 					widen = map[row.TypeID]row.TypeID{}
 				}
 				widen[from] = to
+				if oldCols[i].name == "input" {
+					if inCols == nil {
+						inCols = make([]row.TypeID, len(n))
+					}
+					inCols[j] = to
+				}
 			}
 			widened = append(widened, fmt.Sprintf("%s %s %s -> %s", oldCols[i].name, on, ot, nt))
 			sum.add(ot, nt, on)
 		}
 	}
-	// A retag applies to every saved value of the type: no column of it
-	// may stay. A set operation's $side, the input a row came from, is
-	// no saved value: its state keeps a count per side.
+	// A retag by type applies to every saved value of the type: no
+	// column of it may stay, unless the operator retags by input column
+	// (all of its saved values are of its input columns). A set
+	// operation's $side, the input a row came from, is no saved value:
+	// its state keeps a count per side.
 	for _, c := range newCols {
+		if canWidenCols && inCols != nil {
+			break
+		}
 		for _, col := range splitColumns(c.cols) {
 			name, t, _ := strings.Cut(col, " ")
 			if name == "$side" && strings.HasPrefix(newPlan, "SetOp(") {
 				continue
 			}
 			if id, ok := family(strings.TrimSuffix(t, " NOT NULL")); ok && widen[id] != 0 {
-				return Refuse, fmt.Sprintf("its %s column %s stays %s while others widen from it to %s: the saved values of both read alike, so they cannot be told apart", c.name, name, t, widen[id]), nil, ""
+				return Refuse, fmt.Sprintf("its %s column %s stays %s while others widen from it to %s: the saved values of both read alike, so they cannot be told apart", c.name, name, t, widen[id]), nil, nil, ""
 			}
 		}
 	}
@@ -80,7 +95,10 @@ func schemaChange(old, new string, canWiden bool) (action Action, why string, wi
 	if widen != nil {
 		why = "widened, the saved values and keys retagged: "
 	}
-	return Migrate, why + strings.Join(widened, ", "), widen, sum.String()
+	if !canWidenCols {
+		inCols = nil
+	}
+	return Migrate, why + strings.Join(widened, ", "), widen, inCols, sum.String()
 }
 
 // changeSum sums widened columns up by their change of type, in the

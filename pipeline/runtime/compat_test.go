@@ -1,10 +1,12 @@
 package runtime
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/etld/etld/internal/checkpoint"
+	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/aggop"
 	"github.com/etld/etld/pipeline/runtime/optest"
 )
@@ -38,20 +40,27 @@ func TestSchemaChange(t *testing.T) {
 		{agg("INT", "BIGINT"), strings.Replace(agg("INT", "BIGINT"), "SUM(v)", "SUM(v), MAX(v)", 1), Refuse, "the operator itself changed: was GroupAggregate(groupBy=[k], select=[SUM(v)]), now GroupAggregate(groupBy=[k], select=[SUM(v), MAX(v)])", false},
 	} {
 		n := &Node{Kind: "transform", Fingerprint: c.new}
-		got, why, widen, change := fits(n, c.old, !c.noWiden)
+		got, why, widen, _, change := fits(n, c.old, !c.noWiden, false)
 		if got != c.want || !strings.Contains(why, c.why) || (widen != nil) != strings.Contains(why, "retagged") || (change != "") != (got == Migrate) {
 			t.Errorf("%s\n -> %s: %s %q (%q), want %s %q", c.old, c.new, got, why, change, c.want, c.why)
 		}
 	}
 	// The summary validate prints: by change of type, each column once.
 	n := &Node{Kind: "transform", Fingerprint: agg("BIGINT", "DOUBLE")}
-	if _, _, _, change := fits(n, agg("INT NOT NULL", "FLOAT"), true); change != "INT -> BIGINT on column k, FLOAT -> DOUBLE on column $a0" {
+	if _, _, _, _, change := fits(n, agg("INT NOT NULL", "FLOAT"), true, false); change != "INT -> BIGINT on column k, FLOAT -> DOUBLE on column $a0" {
 		t.Errorf("change %q", change)
 	}
 	two := "Join(k=k), left (k INT, v INT), right (k INT, w FLOAT), output (k INT, v INT, w FLOAT)"
 	n = &Node{Kind: "transform", Fingerprint: strings.ReplaceAll(two, "INT", "BIGINT")}
-	if _, _, _, change := fits(n, two, true); change != "INT -> BIGINT on columns k, v" {
+	if _, _, _, _, change := fits(n, two, true, false); change != "INT -> BIGINT on columns k, v" {
 		t.Errorf("change %q", change)
+	}
+	// An operator that retags by input column migrates with a column of
+	// the narrow type staying: only the widened column is retagged.
+	n = &Node{Kind: "transform", Fingerprint: agg("BIGINT", "INT")}
+	got, why, _, cols, _ := fits(n, agg("INT", "INT"), true, true)
+	if got != Migrate || !slices.Equal(cols, []row.TypeID{row.BigInt, row.Null}) {
+		t.Errorf("by column: %s %q, columns %v", got, why, cols)
 	}
 }
 

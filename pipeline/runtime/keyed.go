@@ -45,6 +45,8 @@ type Keyed struct {
 	async asyncState
 	// widen is the retagging of the next restore (WidenRestore).
 	widen map[row.TypeID]row.TypeID
+	// widenIn, with widen, retags by input column (WidenColumns).
+	widenIn []row.TypeID
 	// lateReport is the node's LateReporter function, lateAll its
 	// scratch (keyed_late.go).
 	lateReport func(i int)

@@ -233,6 +233,17 @@ func (k *Keyed) CanWiden() bool {
 // saved values and keys (INT to BIGINT, FLOAT to DOUBLE).
 func (k *Keyed) WidenRestore(w map[row.TypeID]row.TypeID) { k.widen = w }
 
+// CanWidenColumns implements operator.ColumnWidener when the workers'
+// operator does.
+func (k *Keyed) CanWidenColumns() bool {
+	w, ok := k.workers[0].op.(operator.ColumnWidener)
+	return ok && w.CanWidenColumns()
+}
+
+// WidenColumns implements operator.ColumnWidener: the instance that
+// restores every key group retags by column.
+func (k *Keyed) WidenColumns(in []row.TypeID) { k.widenIn = in }
+
 // widened restores every key group of a snapshot into one instance that
 // retags its values and keys, and cuts its state in key groups again: a
 // retagged key hashes into another group, whose worker must hold it.
@@ -246,6 +257,13 @@ func (k *Keyed) widened(groups [][][]byte, shared [][]byte) ([][][]byte, [][]byt
 		return nil, nil, fmt.Errorf("keyed operator: restore: its operator cannot widen saved values")
 	}
 	w.WidenRestore(k.widen)
+	if k.widenIn != nil {
+		cw, ok := op.(operator.ColumnWidener)
+		if !ok || !cw.CanWidenColumns() {
+			return nil, nil, fmt.Errorf("keyed operator: restore: its operator cannot widen saved values by column")
+		}
+		cw.WidenColumns(k.widenIn)
+	}
 	var all [][]byte
 	for _, ps := range groups {
 		all = append(all, ps...)

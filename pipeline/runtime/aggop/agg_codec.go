@@ -293,6 +293,32 @@ func (s *Store) RestoreState(d *row.Decoder, each func(id int32, key []byte)) {
 			extTag[a.dist] = extCounts
 		}
 	}
+	// By column, the decoder retags the values of an aggregate whose
+	// argument widened, and no other (byArg), and the keys by position.
+	byCol := s.widenIn != nil
+	var argWiden []map[row.TypeID]row.TypeID // per aggregate
+	extAgg := make([]int, s.extW)
+	if byCol {
+		argWiden = make([]map[row.TypeID]row.TypeID, len(s.Aggs))
+		for i, a := range s.Aggs {
+			if a.ext >= 0 {
+				extAgg[a.ext] = i
+			}
+			if a.dist >= 0 {
+				extAgg[a.dist] = i
+			}
+			if arg := a.call.Arg; arg >= 0 && arg < len(s.widenIn) {
+				switch s.widenIn[arg] {
+				case row.BigInt:
+					argWiden[i] = map[row.TypeID]row.TypeID{row.Int: row.BigInt}
+				case row.Double:
+					argWiden[i] = map[row.TypeID]row.TypeID{row.Float: row.Double}
+				}
+			}
+		}
+		defer d.SetWiden(nil)
+	}
+	byArg := func(i int) { d.SetWiden(argWiden[i]) }
 	slots := d.Count(1 + s.numSnap + s.valSnap + s.extW)
 	free := make([]int32, d.Count(1))
 	for i := range free {
@@ -315,7 +341,13 @@ func (s *Store) RestoreState(d *row.Decoder, each func(id int32, key []byte)) {
 		s.Keys = make([]string, slots)
 	}
 	for id := 0; id < slots && d.Err() == nil; id++ {
-		key := d.WidenKey(d.BytesView())
+		var key []byte
+		if byCol {
+			d.SetWiden(nil)
+			key = d.WidenKeyCols(d.BytesView(), s.widenKey)
+		} else {
+			key = d.WidenKey(d.BytesView())
+		}
 		if s.keepKeys {
 			s.Keys[id] = string(key)
 		}
@@ -327,6 +359,9 @@ func (s *Store) RestoreState(d *row.Decoder, each func(id int32, key []byte)) {
 			nums[j] = d.Varint()
 		}
 		for i := range s.Aggs {
+			if byCol {
+				byArg(i)
+			}
 			switch a := &s.Aggs[i]; {
 			case a.kind == accWord:
 				if v := d.Value(); !v.IsNull() {
@@ -341,6 +376,9 @@ func (s *Store) RestoreState(d *row.Decoder, each func(id int32, key []byte)) {
 			}
 		}
 		for j := range s.extW {
+			if byCol {
+				byArg(extAgg[j])
+			}
 			tag := d.Byte()
 			if tag == extNone {
 				continue

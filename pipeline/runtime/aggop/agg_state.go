@@ -55,6 +55,11 @@ type Store struct {
 	// setViews is, for each ext slot, the set member whose map a
 	// snapshot writes there.
 	setViews []setView
+	// widenKey and widenIn, when not nil, are the retagging of the next
+	// RestoreState by column (operator.ColumnWidener): per position of
+	// the saved keys, and per input column for the values the aggregates
+	// over it keep; row.Null reads a value as saved.
+	widenKey, widenIn []row.TypeID
 }
 
 // MemBytes is the memory of the store's arrays: what a group costs

@@ -63,8 +63,11 @@ type GroupAgg struct {
 	dropped int64
 	// widen is the retagging of the next restore (WidenRestore).
 	widen map[row.TypeID]row.TypeID
-	mb    miniBatch
-	batch batchScratch // groupagg_batch.go
+	// widenIn, when not nil, retags by input column instead
+	// (WidenColumns).
+	widenIn []row.TypeID
+	mb      miniBatch
+	batch   batchScratch // groupagg_batch.go
 	// ints caches the slots of a one-column integer key for the passes
 	// (groupagg_intkey.go); nil for other keys.
 	ints *intKeys
@@ -367,7 +370,16 @@ func (g *GroupAgg) Restore(snap []byte) error { return g.restore(row.NewDecoder(
 
 // restore reads a snapshot from d, the bytes of one or a stream of them.
 func (g *GroupAgg) restore(d *row.Decoder) error {
-	if g.widen != nil {
+	switch {
+	case g.widenIn != nil:
+		g.store.widenIn = g.widenIn
+		g.store.widenKey = make([]row.TypeID, len(g.keys))
+		for i, c := range g.keys {
+			if c < len(g.widenIn) {
+				g.store.widenKey[i] = g.widenIn[c]
+			}
+		}
+	case g.widen != nil:
 		d.SetWiden(g.widen)
 	}
 	v := d.Byte()
@@ -423,11 +435,21 @@ func (g *GroupAgg) WidenRestore(w map[row.TypeID]row.TypeID) { g.widen = w }
 // CanWiden implements operator.Widener.
 func (g *GroupAgg) CanWiden() bool { return true }
 
+// WidenColumns implements operator.ColumnWidener: the next restore
+// retags the key positions of the widened input columns and the values
+// of the aggregates over them (MIN/MAX, their multisets, DISTINCT sets),
+// and leaves those of the other columns as saved.
+func (g *GroupAgg) WidenColumns(in []row.TypeID) { g.widenIn = in }
+
+// CanWidenColumns implements operator.ColumnWidener.
+func (g *GroupAgg) CanWidenColumns() bool { return true }
+
 var (
-	_ operator.Widener     = (*GroupAgg)(nil)
-	_ operator.Operator    = (*GroupAgg)(nil)
-	_ operator.Counters    = (*GroupAgg)(nil)
-	_ operator.Snapshotter = (*GroupAgg)(nil)
+	_ operator.Widener       = (*GroupAgg)(nil)
+	_ operator.ColumnWidener = (*GroupAgg)(nil)
+	_ operator.Operator      = (*GroupAgg)(nil)
+	_ operator.Counters      = (*GroupAgg)(nil)
+	_ operator.Snapshotter   = (*GroupAgg)(nil)
 )
 
 var (

@@ -107,6 +107,24 @@ type Widener interface {
 	WidenRestore(w map[row.TypeID]row.TypeID)
 }
 
+// ColumnWidener is a Widener that can retag the saved values of the
+// widened input columns alone, by their place in its keys and
+// accumulators: another input column of the same narrow type may then
+// stay (a GROUP BY over INT a, INT b where only a becomes BIGINT), whose
+// saved values a retag by type would widen too. The runtime calls
+// WidenColumns, with WidenRestore, before the restore; the operator's
+// restore then retags by column, not by type.
+type ColumnWidener interface {
+	Widener
+	// CanWidenColumns reports whether WidenColumns works (a wrapper asks
+	// the operator it wraps).
+	CanWidenColumns() bool
+	// WidenColumns gives, per input column, the type its saved values
+	// are retagged to (row.BigInt, row.Double), row.Null for a column
+	// read as saved.
+	WidenColumns(in []row.TypeID)
+}
+
 // Widening implements Widener for the operator that embeds it: its
 // restore reads the snapshot through Decoder (or Widen), whose values
 // come retagged, and its saved keys with KeyStr or KeyBytes; keys it
