@@ -123,7 +123,7 @@ func (p *Pipeline) ResetOperators(store *checkpoint.Store, cp *checkpoint.Checkp
 		if err != nil {
 			return nil, fmt.Errorf("operator %s: the state of a fresh one: %w", v.ID, err)
 		}
-		fresh = append(fresh, checkpoint.Component{ID: o.ID, Fingerprint: o.Fingerprint, Runtime: state})
+		fresh = append(fresh, checkpoint.Component{ID: o.ID, Fingerprint: o.Fingerprint, Runtime: state, StateTTL: o.StateTTL})
 	}
 	next := &checkpoint.Checkpoint{ID: cp.ID + 1, Pipeline: cp.Pipeline, Time: time.Now(), Finished: cp.Finished}
 	for _, c := range cp.Components {

@@ -15,9 +15,9 @@
 // checkpoint file that is complete; temporary files left behind are
 // never read and are removed by the next write.
 //
-// A checkpoint file is "ETLDCKPT", a version byte (4; files of version
-// 1, before RuntimePart, 2, before Entries, and 3, whose operator IDs
-// were "transform/<name>/<depth>", are still read), the fields below
+// A checkpoint file is "ETLDCKPT", a version byte (5; files of version
+// 1, before RuntimePart, 2, before Entries, 3, whose operator IDs were
+// "transform/<name>/<depth>", and 4, before StateTTL, are still read), the fields below
 // (varints, length-prefixed strings and byte strings) and a CRC-32C of
 // everything before it, so a damaged file is refused rather than
 // misread.
@@ -69,6 +69,10 @@ type Component struct {
 	// when not known (a node that does not count them, a checkpoint of
 	// format 1 or 2).
 	Entries int64
+	// StateTTL is the state retention (`state_ttl`) the node ran with, 0
+	// for none; -1 when not known (a checkpoint of format 4 and before),
+	// so that a restore can tell a changed TTL.
+	StateTTL time.Duration
 	// Connector is what a source's Position or a sink's Snapshot returned,
 	// nil when the connector keeps no state.
 	Connector []byte
@@ -141,8 +145,8 @@ func (s *Store) Dir() string { return s.dir }
 const (
 	magic = "ETLDCKPT"
 	// 1: without RuntimePart, 2: without Entries, 3: operator IDs by
-	// depth (the layout of 4); all still read.
-	version      = 4
+	// depth (the layout of 4), 4: without StateTTL; all still read.
+	version      = 5
 	manifestName = "MANIFEST"
 	instanceName = "INSTANCE"
 	fenceName    = "FENCE"
@@ -452,6 +456,7 @@ func encode(w io.Writer, cp *Checkpoint) error {
 		buf = appendBool(buf, c.Ended)
 		buf = row.AppendString(buf, c.RuntimePart)
 		buf = binary.AppendVarint(buf, c.Entries)
+		buf = binary.AppendVarint(buf, int64(c.StateTTL))
 		// The states may be large (an aggregate's groups, a sink's
 		// pending files): each is written as it is, after its length,
 		// rather than copied into buf.
@@ -518,6 +523,10 @@ func decode(raw []byte) (*Checkpoint, error) {
 		c.Entries = -1
 		if v >= 3 {
 			c.Entries = d.Varint()
+		}
+		c.StateTTL = -1
+		if v >= 5 {
+			c.StateTTL = time.Duration(d.Varint())
 		}
 		c.Runtime = nilIfEmpty(d.Bytes())
 		// A connector without state (nil) differs from one whose state

@@ -15,7 +15,7 @@ func sample(id int64) *Checkpoint {
 		ID: id, Pipeline: "p", Time: time.Unix(1700000000, 5), Finished: id%2 == 0,
 		Components: []Component{
 			{ID: "source/s", Fingerprint: "file (a BIGINT)", Connector: []byte(`{"offset":12}`), Runtime: []byte{1, 2}, Entries: -1},
-			{ID: "transform/t/0", Fingerprint: "GroupAggregate", Runtime: bytes.Repeat([]byte{7}, 100000), Ended: true, Entries: 4321},
+			{ID: "transform/t/0", Fingerprint: "GroupAggregate", Runtime: bytes.Repeat([]byte{7}, 100000), Ended: true, Entries: 4321, StateTTL: time.Hour},
 			{ID: "sink/k", Fingerprint: "print append", Connector: []byte{}, Entries: -1},
 			{ID: "sink/n", Fingerprint: "print append", Entries: -1},
 		},

@@ -359,7 +359,7 @@ func (c *coordinator) finish(id int64, start time.Time, final bool) error {
 		}
 		cp.Components = append(cp.Components, checkpoint.Component{
 			ID: p.node.ID, Fingerprint: p.node.Fingerprint, Ended: r.ended && r.finished,
-			Runtime: r.runtime, RuntimePart: r.runtimePart, Connector: r.connector, Entries: entries,
+			Runtime: r.runtime, RuntimePart: r.runtimePart, Connector: r.connector, Entries: entries, StateTTL: p.node.StateTTL,
 		})
 	}
 	st := &c.g.Checkpoints

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/etld/etld/internal/checkpoint"
 	"github.com/etld/etld/pipeline/row"
@@ -179,6 +180,7 @@ func Compare(g *Graph, cp *checkpoint.Checkpoint, reset []string) ([]Verdict, er
 		default:
 			v.From = comp.ID
 			v.Action, v.Why, v.Widen, v.WidenCols, v.Change = fits(n, comp.Fingerprint, sn.widener, sn.colWidener)
+			ttlChange(&v, n, comp)
 		}
 		out = append(out, v)
 	}
@@ -278,6 +280,41 @@ func fits(n *Node, old string, widener, colWidener bool) (Action, string, map[ro
 		return Keep, "its input changed: the state of what it wrote is kept", nil, nil, ""
 	}
 	return schemaChange(old, n.Fingerprint, widener, colWidener)
+}
+
+// ttlChange makes the verdict of an operator that restores its saved
+// state say so when its state TTL changed since the checkpoint (one of
+// format 5 and later, which records it): the saved ages migrate in
+// place under the new TTL, a shorter one expiring the keys already
+// older than it.
+func ttlChange(v *Verdict, n *Node, comp *checkpoint.Component) {
+	if !v.Restores() || transformOf(n.ID) == "" || comp.StateTTL < 0 || comp.StateTTL == n.StateTTL {
+		return
+	}
+	change := fmt.Sprintf("state TTL %s -> %s", ttlText(comp.StateTTL), ttlText(n.StateTTL))
+	why := "the saved keys keep their ages under the new state TTL"
+	if v.Action == Keep {
+		v.Action, v.Why, v.Change = Migrate, why, change
+		return
+	}
+	v.Why += "; " + why
+	v.Change += ", " + change
+}
+
+// ttlText writes a state TTL as state_ttl is written: "1h", "90s",
+// "none" for 0.
+func ttlText(d time.Duration) string {
+	if d == 0 {
+		return "none"
+	}
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 // connType is the connector type a source's or a sink's fingerprint
