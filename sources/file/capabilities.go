@@ -75,6 +75,7 @@ func (s *Source) SetPaths(paths []connector.FieldPath) bool {
 		return false
 	}
 	s.width += len(paths)
+	s.paths = true
 	return true
 }
 
@@ -96,7 +97,7 @@ const sparesKept = 64
 // Recycle implements connector.BatchRecycler: a decode worker writes its
 // next batch into b (parallel.go).
 func (s *Source) Recycle(b *row.Batch) {
-	if !s.columns {
+	if !s.fullRows.Load() {
 		return // only a ColumnDecoder writes every value of a row
 	}
 	select {
