@@ -37,9 +37,9 @@ func TestShortDecimal(t *testing.T) {
 		checkShortDecimal(t, string(b), pt[0], pt[1])
 	}
 	for _, c := range []struct {
-		s    string
+		s     string
 		p, s2 int
-		ok   bool
+		ok    bool
 	}{{"79.19", 10, 2, true}, {"-5", 10, 2, true}, {"0.5", 5, 5, true}, {"1.234", 10, 2, false},
 		{"1e5", 10, 2, false}, {"100000000.00", 10, 2, false}, {"1", 19, 2, false}} {
 		if _, ok := shortDecimal(c.s, c.p, c.s2); ok != c.ok {
