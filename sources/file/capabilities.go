@@ -5,6 +5,7 @@ package file
 // leave undecoded, batches given back, and the files it reads.
 
 import (
+	"slices"
 	"sync/atomic"
 
 	"github.com/etld/etld/pipeline/connector"
@@ -63,6 +64,7 @@ func (s *Source) SetColumns(needed []bool) {
 	}
 	if pd, ok := s.dec.(connector.ProjectingDecoder); ok {
 		pd.SetColumns(needed)
+		s.projected = slices.Contains(needed, false)
 	}
 }
 

@@ -295,8 +295,9 @@ type Source struct {
 	// decode workers.
 	spares chan *row.Batch
 	// columns: the decoder reads the columns SelectColumns chose; paths:
-	// the rows have columns of ROW fields too (SetPaths).
-	columns, paths bool
+	// the rows have columns of ROW fields too (SetPaths); projected: the
+	// decoder leaves some columns unread (SetColumns).
+	columns, paths, projected bool
 	// fullRows: every row the decoder writes has every value written, and
 	// a batch given back (Recycle) is used again. Set before the first
 	// batch of a parallel read is made.
