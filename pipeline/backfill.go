@@ -108,11 +108,20 @@ func (p *Pipeline) again(file string, text []byte) (*Pipeline, error) {
 // With nothing refused it does nothing and says so; a refusal names the
 // source, sink or operator and why.
 func (p *Pipeline) Backfill(ctx context.Context, opt BackfillOptions) (*BackfillReport, error) {
+	return p.backfill(ctx, opt, nil)
+}
+
+// backfill is Backfill, telling watch (if set) how to follow it.
+func (p *Pipeline) backfill(ctx context.Context, opt BackfillOptions, watch func(func() BackfillProgress)) (*BackfillReport, error) {
 	j, err := p.StartBackfill(opt)
 	if j == nil || err != nil {
 		return nil, err
 	}
 	defer j.Close()
+	if watch != nil {
+		watch(j.Progress)
+		defer watch(nil)
+	}
 	if err := j.Replay(ctx); err != nil {
 		return nil, err
 	}
@@ -303,7 +312,7 @@ func rebuiltCheckpoint(cp *checkpoint.Checkpoint, replayed *replayState) (*check
 // empty copy, which no later run but a backfill replaces.
 func (p *Pipeline) prepareState(ctx context.Context, store *checkpoint.Store, g *runtime.Graph, opt RunOptions) error {
 	if opt.Backfill || p.Spec.Backfill {
-		r, err := p.Backfill(ctx, BackfillOptions{StateDir: opt.StateDir, Logger: opt.Logger})
+		r, err := p.backfill(ctx, BackfillOptions{StateDir: opt.StateDir, Logger: opt.Logger}, opt.Backfilling)
 		if err != nil {
 			return err
 		}

@@ -22,11 +22,16 @@ import (
 //   - Replay (long, beside the running version): both plans from the
 //     sources' start up to the checkpoint that was the newest when the
 //     backfill began (C1), into in-memory tables and a store of their own;
+//   - Advance (optional, beside the running version, as often as the
+//     caller likes): both replays catch up with the running version's
+//     newest checkpoint, so that the last catch-up, with nothing serving,
+//     has only what came since to read;
 //   - the caller then stops the running version, which takes a final
 //     checkpoint (C2);
 //   - Finish (short, nothing serves): both plans again, each restored
 //     from the state its replay ended with, over the sources' range from
-//     C1 to C2 (connector.RangeRereader), then the sinks get the
+//     C1 (or the checkpoint Advance reached) to C2
+//     (connector.RangeRereader), then the sinks get the
 //     differences and the rebuilt checkpoint is stored at C2's positions.
 //
 // With no checkpoint after C1 (the running version stopped before
@@ -38,6 +43,7 @@ import (
 // The phases of a backfill, as BackfillProgress shows them.
 const (
 	PhaseReplay  = "replay"   // from the sources' start up to the checkpoint it began at
+	PhaseFollow  = "follow"   // catching up with the running version's newest checkpoint (Advance)
 	PhaseWaiting = "waiting"  // replayed; waiting for the running version to stop
 	PhaseCatchUp = "catch-up" // from that checkpoint up to the running version's final one
 	PhaseWrite   = "write"    // giving the sinks the differences, storing the checkpoint
@@ -56,6 +62,9 @@ type BackfillJob struct {
 	oldRun *replayRun
 	rows   atomic.Int64
 	phase  atomic.Value // string
+	// at is the checkpoint the replays reached: bp.cp, then Advance's.
+	at     *checkpoint.Checkpoint
+	atID   atomic.Int64
 	closed sync.Once
 }
 
@@ -63,7 +72,8 @@ type BackfillJob struct {
 type BackfillProgress struct {
 	// Phase is one of the Phase constants.
 	Phase string
-	// Checkpoint is the checkpoint the replay runs up to (C1).
+	// Checkpoint is the checkpoint the replays run up to (C1), then the
+	// one Advance reached.
 	Checkpoint int64
 	// Operators are the state IDs of the operators it rebuilds.
 	Operators []string
@@ -85,6 +95,8 @@ func (p *Pipeline) StartBackfill(opt BackfillOptions) (*BackfillJob, error) {
 		j.log = slog.New(slog.DiscardHandler)
 	}
 	j.phase.Store(PhaseReplay)
+	j.at = bp.cp
+	j.atID.Store(bp.cp.ID)
 	fail := func(err error) (*BackfillJob, error) {
 		j.Close()
 		return nil, err
@@ -119,9 +131,13 @@ func (p *Pipeline) StartBackfill(opt BackfillOptions) (*BackfillJob, error) {
 // of positions (connector.RangeRereader), so that Finish can catch up
 // with a running version; else why not: the running version must then
 // stop before Replay.
-func (j *BackfillJob) Ranged() error {
+func (j *BackfillJob) Ranged() error { return j.bp.edited.BackfillRanged() }
+
+// BackfillRanged is Ranged for the pipeline's sources, without
+// readying a backfill: what `etld validate --against-state` tells.
+func (p *Pipeline) BackfillRanged() error {
 	var errs []error
-	for _, s := range j.bp.edited.Plan.Sources {
+	for _, s := range p.Plan.Sources {
 		if _, ok := s.Conn.(connector.RangeRereader); !ok {
 			errs = append(errs, fmt.Errorf("source %q (type %s) can be read again only from its start", s.Spec.Name, s.Spec.Type))
 		}
@@ -131,7 +147,7 @@ func (j *BackfillJob) Ranged() error {
 
 // Progress says where the backfill is; safe to call while it runs.
 func (j *BackfillJob) Progress() BackfillProgress {
-	return BackfillProgress{Phase: j.phase.Load().(string), Checkpoint: j.bp.cp.ID, Operators: j.bp.rebuilt, Rows: j.rows.Load()}
+	return BackfillProgress{Phase: j.phase.Load().(string), Checkpoint: j.atID.Load(), Operators: j.bp.rebuilt, Rows: j.rows.Load()}
 }
 
 // Replay runs both plans from the sources' start up to the checkpoint
@@ -154,12 +170,33 @@ func (j *BackfillJob) Replay(ctx context.Context) error {
 	return nil
 }
 
+// Advance catches both replays up with the newest checkpoint of the
+// state directory while the running version goes on, and reports
+// whether there was one newer than the replays had reached. A
+// checkpoint that cannot be read just now (the running version pruning
+// it) is no error: there is nothing to advance to yet.
+func (j *BackfillJob) Advance(ctx context.Context) (bool, error) {
+	cp, err := j.bp.store.Latest()
+	if err != nil || cp == nil || cp.ID <= j.at.ID {
+		return false, nil
+	}
+	j.log.Info("backfill: catching up with the running version's newest checkpoint", "pipeline", j.p.Name(), "from", j.at.ID, "to", cp.ID)
+	j.phase.Store(PhaseFollow)
+	if err := j.catchUp(ctx, j.at, cp); err != nil {
+		return false, err
+	}
+	j.phase.Store(PhaseWaiting)
+	j.at = cp
+	j.atID.Store(cp.ID)
+	return true, nil
+}
+
 // Finish catches both replays up with the newest checkpoint of the
 // state directory (the running version's final one, once it stopped),
 // gives each sink the differences and stores the rebuilt checkpoint,
 // which the pipeline's next run restores.
 func (j *BackfillJob) Finish(ctx context.Context) (*BackfillReport, error) {
-	from := j.bp.cp
+	from := j.at
 	store := j.bp.store
 	cp, err := store.Latest()
 	if err != nil {

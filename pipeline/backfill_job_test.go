@@ -26,9 +26,11 @@ import (
 // TestBackfillJobCatchUpKafka: a backfill in steps over a Kafka topic:
 // the replay runs up to the checkpoint C1 of a run stopped mid-topic;
 // then the unedited pipeline goes on (as the daemon's running version
-// does meanwhile) and stops with checkpoint C2; Finish catches both
-// plans up over the partitions' offsets C1..C2, and the edited pipeline
-// run from its checkpoint ends with the edited query over every message.
+// does meanwhile) and stops with a checkpoint, which Advance catches up
+// with over the partitions' offsets; it goes on and stops again with
+// checkpoint C2; Finish catches both plans up over the offsets from the
+// first to C2, and the edited pipeline run from its checkpoint ends with
+// the edited query over every message.
 func TestBackfillJobCatchUpKafka(t *testing.T) {
 	brokers := testenv.Kafka(t)
 	db, dsn := testenv.MySQL(t)
@@ -122,15 +124,27 @@ func TestBackfillJobCatchUpKafka(t *testing.T) {
 	if p := job.Progress(); p.Phase != pipeline.PhaseWaiting || p.Checkpoint != c1 || p.Rows == 0 {
 		t.Fatalf("progress after the replay: %+v", p)
 	}
-	// The running version goes on meanwhile.
-	produce(3000, 4000)
+	// The running version goes on meanwhile; the replays follow it.
+	produce(3000, 3500)
+	runUntil(load(bfOld), kafkaGroups(3500, false))
+	followed := latest()
+	if ok, err := job.Advance(ctx); err != nil || !ok {
+		t.Fatalf("advance to checkpoint %d: %v, %v", followed, ok, err)
+	}
+	if p := job.Progress(); p.Checkpoint != followed || p.Phase != pipeline.PhaseWaiting {
+		t.Fatalf("progress after advancing to %d: %+v", followed, p)
+	}
+	if ok, err := job.Advance(ctx); err != nil || ok {
+		t.Fatalf("a second advance with no newer checkpoint: %v, %v", ok, err)
+	}
+	produce(3500, 4000)
 	runUntil(load(bfOld), kafkaGroups(4000, false))
 	c2 := latest()
 	report, err := job.Finish(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if report.Checkpoint != c2 || c2 <= c1 || len(report.Sinks) != 1 || report.Sinks[0].Upserted != bfKeys {
+	if report.Checkpoint != c2 || c2 <= followed || followed <= c1 || len(report.Sinks) != 1 || report.Sinks[0].Upserted != bfKeys {
 		t.Fatalf("report %+v, checkpoints %d then %d", report, c1, c2)
 	}
 	// Finished: the table is the edited query's over what C2 covers.

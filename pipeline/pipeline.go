@@ -189,6 +189,9 @@ type RunOptions struct {
 	// --backfill`. Backfilled, if set, is told what it did.
 	Backfill   bool
 	Backfilled func(*BackfillReport)
+	// Backfilling, if set, is given, as such a backfill begins, a
+	// function that tells how far it has come, and nil once it ended.
+	Backfilling func(func() BackfillProgress)
 }
 
 // CheckpointInterval is the interval the pipeline's checkpoints run at:

@@ -34,6 +34,56 @@ func TestSharedSubexpressionsSameRows(t *testing.T) {
 FROM s WHERE %s IS NOT NULL OR LOWER(r.b) IN ('x', '') OR r.b IS NULL AND CAST(r.b AS INT) IS NULL
   OR r.c.x < 5 AND CAST(CAST(r.c.x AS STRING) AS INT) = 1`
 	run := func(name, where string) ([]string, *runtime.Calc) {
+		return runQuery(t, dir, in, name, fmt.Sprintf(query, where))
+	}
+	shared, sc := run("shared", "REGEXP_EXTRACT(r.b, '([a-z]+)', 1)")
+	plain, pc := run("plain", "REGEXP_EXTRACT(r.b || '', '([a-z]+)', 1)")
+	if len(shared) < 500 {
+		t.Fatalf("only %d rows", len(shared))
+	}
+	sameRows(t, shared, plain)
+	// Shared: the memo's flag, REGEXP_EXTRACT, LOWER, CAST(r.b AS INT)
+	// and the outer CAST of r.c.x (the inner one is written twice too,
+	// but read only through the outer one); not shared: no
+	// REGEXP_EXTRACT.
+	if sc.Memo != 5 || pc.Memo != 4 {
+		t.Errorf("memo widths %d shared and %d not, want 5 and 4", sc.Memo, pc.Memo)
+	}
+	// A Calc that only picks columns, its filter sharing a call: the
+	// source decodes the columns and the filter reads them from a
+	// scratch row (fuse.go filterPicked), its memo after them. The CAST
+	// that fails on every row is written only under id < 0.
+	const pick = "SELECT id FROM s WHERE %s = '1' OR SUBSTRING(CAST(id AS STRING), 1, 1) = '2' OR id < 0 AND CAST(CAST(id AS STRING) || 'x' AS INT) = 0"
+	pshared, psc := runQuery(t, dir, in, "pickshared", fmt.Sprintf(pick, "SUBSTRING(CAST(id AS STRING), 1, 1)"))
+	pplain, _ := runQuery(t, dir, in, "pickplain", fmt.Sprintf(pick, "SUBSTRING(CAST(id + 0 AS STRING), 1, 1)"))
+	if len(pshared) < 300 {
+		t.Fatalf("only %d rows picked", len(pshared))
+	}
+	sameRows(t, pshared, pplain)
+	if psc.Memo == 0 || psc.Columns == nil {
+		t.Errorf("picking Calc: memo width %d, columns %v; want a memo over picked columns", psc.Memo, psc.Columns)
+	}
+}
+
+// sameRows fails unless the two sorted row lists are equal.
+func sameRows(t *testing.T, shared, plain []string) {
+	t.Helper()
+	if !slices.Equal(shared, plain) {
+		for i := range min(len(shared), len(plain)) {
+			if shared[i] != plain[i] {
+				t.Fatalf("row %d: shared %q, not shared %q", i, shared[i], plain[i])
+			}
+		}
+		t.Fatalf("shared %d rows, not shared %d", len(shared), len(plain))
+	}
+}
+
+// runQuery runs query over the json file in as transform t of a pipeline
+// named name into a csv file, and returns its lines sorted and the
+// transform's Calc.
+func runQuery(t *testing.T, dir, in, name, query string) ([]string, *runtime.Calc) {
+	t.Helper()
+	{
 		out := filepath.Join(dir, name+".csv")
 		yaml := fmt.Sprintf(`version: 1
 name: %s
@@ -50,7 +100,7 @@ transforms:
     sql: "%s"
 sinks:
   - {name: o, from: t, type: file, path: %s, format: csv}
-`, name, in, strings.ReplaceAll(fmt.Sprintf(query, where), "\n", " "), out)
+`, name, in, strings.ReplaceAll(query, "\n", " "), out)
 		runFile(t, dir, yaml)
 		data, err := os.ReadFile(out)
 		if err != nil {
@@ -59,26 +109,6 @@ sinks:
 		lines := strings.Split(strings.TrimSpace(string(data)), "\n")
 		slices.Sort(lines)
 		return lines, calcOf(t, yaml)
-	}
-	shared, sc := run("shared", "REGEXP_EXTRACT(r.b, '([a-z]+)', 1)")
-	plain, pc := run("plain", "REGEXP_EXTRACT(r.b || '', '([a-z]+)', 1)")
-	if len(shared) < 500 {
-		t.Fatalf("only %d rows", len(shared))
-	}
-	if !slices.Equal(shared, plain) {
-		for i := range min(len(shared), len(plain)) {
-			if shared[i] != plain[i] {
-				t.Fatalf("row %d: shared %q, not shared %q", i, shared[i], plain[i])
-			}
-		}
-		t.Fatalf("shared %d rows, not shared %d", len(shared), len(plain))
-	}
-	// Shared: the memo's flag, REGEXP_EXTRACT, LOWER, CAST(r.b AS INT)
-	// and the outer CAST of r.c.x (the inner one is written twice too,
-	// but read only through the outer one); not shared: no
-	// REGEXP_EXTRACT.
-	if sc.Memo != 5 || pc.Memo != 4 {
-		t.Errorf("memo widths %d shared and %d not, want 5 and 4", sc.Memo, pc.Memo)
 	}
 }
 

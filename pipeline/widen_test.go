@@ -55,6 +55,7 @@ sinks:
 var widenFamilies = []struct{ name, sql string }{
 	{"group_aggregate", "SELECT v, COUNT(*) AS n, MAX(k) AS mk FROM a GROUP BY v"},
 	{"group_aggregate_values", "SELECT k, COUNT(*) AS n, MAX(v) AS mv, MIN(v) AS mi FROM a GROUP BY k"},
+	{"count_distinct", "SELECT k, COUNT(DISTINCT v) AS d, MAX(v) AS m FROM a GROUP BY k"},
 	{"tumble", "SELECT v, window_start, window_end, COUNT(*) AS n, MAX(k) AS mk FROM TABLE(TUMBLE(TABLE a, DESCRIPTOR(et), INTERVAL '30' SECOND)) GROUP BY v, window_start, window_end"},
 	{"hop", "SELECT v, window_start, window_end, COUNT(*) AS n, MAX(k) AS mk FROM TABLE(HOP(TABLE a, DESCRIPTOR(et), INTERVAL '10' SECOND, INTERVAL '30' SECOND)) GROUP BY v, window_start, window_end"},
 	{"cumulate", "SELECT v, window_start, window_end, COUNT(*) AS n FROM TABLE(CUMULATE(TABLE a, DESCRIPTOR(et), INTERVAL '10' SECOND, INTERVAL '30' SECOND)) GROUP BY v, window_start, window_end"},
@@ -134,9 +135,8 @@ func stateOps(g *runtime.Graph) []string {
 	return ids
 }
 
-// loadVerdicts is what validate --against-state shows for text against
-// the checkpoint cp, by state ID.
-func loadVerdicts(t *testing.T, text string, cp *checkpoint.Checkpoint) map[string]pipeline.StateVerdict {
+// loadPipeline loads text as a pipeline file, closed with the test.
+func loadPipeline(t *testing.T, text string) *pipeline.Pipeline {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), "p.yaml")
 	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
@@ -146,8 +146,15 @@ func loadVerdicts(t *testing.T, text string, cp *checkpoint.Checkpoint) map[stri
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Plan.Close()
-	vs, err := p.StateVerdicts(cp, nil)
+	t.Cleanup(func() { p.Plan.Close() })
+	return p
+}
+
+// loadVerdicts is what validate --against-state shows for text against
+// the checkpoint cp, by state ID.
+func loadVerdicts(t *testing.T, text string, cp *checkpoint.Checkpoint) map[string]pipeline.StateVerdict {
+	t.Helper()
+	vs, err := loadPipeline(t, text).StateVerdicts(cp, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +194,8 @@ func widening(t *testing.T, sql, from, to string, value func(int) string, before
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := editRun(t, dir, widenText(dir, sql, from, before), store, 20, 15); err != nil {
+	fp, fg, err := editRun(t, dir, widenText(dir, sql, from, before), store, 20, 15)
+	if err != nil {
 		t.Fatal(err)
 	}
 	widenInput(t, dir, value, 0.5, 1)
@@ -196,6 +204,15 @@ func widening(t *testing.T, sql, from, to string, value func(int) string, before
 		t.Fatalf("no checkpoint: %v", err)
 	}
 	vs := loadVerdicts(t, widenText(dir, sql, to, after), cp)
+	// `etld state dump` of the checkpoint with the edited file lists each
+	// operator's saved state under the wide type: the same values.
+	wp := loadPipeline(t, widenText(dir, sql, to, after))
+	for _, id := range stateOps(fg) {
+		dumped := dumpLines(t, func(d *pipeline.StateDump) error { return wp.DumpState(store, cp, id, d) })
+		if saved := opState(t, fp, fg, id); !slices.Equal(dumped, saved) {
+			t.Errorf("%s dumped with the widened file:\n %q\nthe state it was taken of:\n %q", id, dumped, saved)
+		}
+	}
 	p, g, err := editRun(t, dir, widenText(dir, sql, to, after), store, 20, 15)
 	if err != nil {
 		t.Fatalf("the widened pipeline did not restore: %v", err)

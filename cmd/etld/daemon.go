@@ -207,7 +207,7 @@ loop:
 				log.Error("reload failed: nothing changed", "error", r.err)
 			} else {
 				res := r.res
-				log.Info("reloaded", "started", len(res.Started), "stopped", len(res.Stopped), "restarted", len(res.Restarted), "unchanged", len(res.Unchanged), "not_loaded", len(res.Failed))
+				log.Info("reloaded", "started", len(res.Started), "stopped", len(res.Stopped), "restarted", len(res.Restarted), "backfilling", len(res.Backfilling), "unchanged", len(res.Unchanged), "not_loaded", len(res.Failed))
 			}
 			sdNotify("READY=1")
 			if pending {

@@ -111,6 +111,11 @@ func printAgainstState(w io.Writer, stateDir string, p *pipeline.Pipeline, reset
 			return fmt.Errorf("pipeline %s: %w", p.Name(), err)
 		}
 		fmt.Fprintf(w, "pipeline %s: a run with --backfill rebuilds the %d refused operators from the sources' start up to checkpoint %d's positions\n", p.Name(), refused, cp.ID)
+		if err := p.BackfillRanged(); err != nil {
+			fmt.Fprintf(w, "pipeline %s: the daemon stops the running version while it backfills: %v\n", p.Name(), err)
+		} else {
+			fmt.Fprintf(w, "pipeline %s: the daemon backfills beside the running version, which it stops only to catch up\n", p.Name())
+		}
 		return nil
 	}
 	if refused > 0 {

@@ -88,7 +88,7 @@ func TestValidateAndRunBackfill(t *testing.T) {
 	}
 	writeFile(t, file, added)
 	code, stdout, stderr = etldCLI("validate", "--against-state", stateDir, "--backfill", file)
-	if code != 0 || !strings.Contains(stdout, "a run with --backfill rebuilds the 1 refused operators") {
+	if code != 0 || !strings.Contains(stdout, "a run with --backfill rebuilds the 1 refused operators") || !strings.Contains(stdout, "the daemon backfills beside the running version") {
 		t.Errorf("validate --backfill: exit %d\n%s%s", code, stdout, stderr)
 	}
 	code, _, stderr = etldCLI("run", "--state-dir", stateDir, "--backfill", file)

@@ -6,12 +6,15 @@ import "testing"
 // sensor's readings of the ten minutes before -> file, and -> an OVER
 // aggregate over each sensor's last ten readings, and one over its last
 // half hour (a bounded RANGE frame, with cleanup timers) -> file, and
-// -> SESSION windows per sensor (gap 15 minutes) -> file, each life with
+// -> SESSION windows per sensor (gap 15 minutes) -> file, and -> each
+// sensor's two busiest of seven buckets (a Top-N over a GROUP BY's
+// counts, UpdateFastStrategy: a changelog) -> file, and -> SELECT
+// DISTINCT sensor, MOD(id, 3) -> file, each life with
 // another number of workers (1, 2, 3, 1, ...: the reference run has
 // one): every restore gives the workers the key groups of a checkpoint
 // written by another number of them, each key's cached rows and cleanup
-// timers, its partitions with their frames and waiting rows, or its
-// open sessions, and
+// timers, its partitions with their frames and waiting rows, its open
+// sessions, its ranked rows or the rows it has seen, and
 // every worker the clock (and the join's expiration times). A
 // reading with no earlier one of its sensor within the ten minutes comes
 // out padded when its cleanup timer fires. Event times rise with the
@@ -54,14 +57,24 @@ transforms:
       SELECT sensor, window_start, window_end, COUNT(*) AS n, SUM(id) AS ids
       FROM TABLE(SESSION(TABLE readings PARTITION BY sensor, DESCRIPTOR(event_time), INTERVAL '15' MINUTE))
       GROUP BY sensor, window_start, window_end
+  - name: busiest
+    sql: |
+      SELECT sensor, bucket, n FROM (
+        SELECT *, ROW_NUMBER() OVER (PARTITION BY sensor ORDER BY n DESC) AS rn
+        FROM (SELECT sensor, MOD(id, 7) AS bucket, COUNT(*) AS n FROM readings GROUP BY sensor, MOD(id, 7))
+      ) WHERE rn <= 2
+  - name: kinds
+    sql: SELECT DISTINCT sensor, MOD(id, 3) AS m FROM readings
 sinks:
 {{template "file sink" args . "name" "after" "from" "after"}}
 {{template "file sink" args . "name" "recent" "from" "recent" "suffix" ".recent"}}
 {{template "file sink" args . "name" "visits" "from" "visits" "suffix" ".visits"}}
+{{template "file sink" args . "name" "busiest" "from" "busiest" "suffix" ".busiest" "mode" "retract" "format" "csv"}}
+{{template "file sink" args . "name" "kinds" "from" "kinds" "suffix" ".kinds"}}
 {{template "file sink" args . "name" "moving" "from" "moving" "suffix" ".moving"}}
 `,
-	setup: writesReadings(6),
-	check: sameLines(".csv", ".moving.csv", ".recent.csv", ".visits.csv"),
+	setup: writesReadings(10),
+	check: sameLines(".csv", ".moving.csv", ".recent.csv", ".visits.csv", ".busiest.csv", ".kinds.csv"),
 }
 
 func TestCrashKeyedRescale(t *testing.T) { runScenario(t, fileKeyedRescale) }

@@ -138,7 +138,7 @@ func (d *distinctOp) operator(b opBuild) (operator.Lifecycle, error) {
 		opt := b.p.groupAggOptions(d.batch, false)
 		return b.p.keyed(d.keys, func() (operator.KeyGrouped, error) { return aggop.NewGroupAgg(d.keys, nil, opt) })
 	}
-	return aggop.NewDistinct(), nil
+	return b.p.keyed(d.keys, func() (operator.KeyGrouped, error) { return aggop.NewDistinct(), nil })
 }
 
 // keyed runs a keyed operator as the pipeline's parallelism of workers,

@@ -99,10 +99,7 @@ func (p *Plan) workersText(n *Node) string {
 	return fmt.Sprintf(", workers=%d", p.Spec.Parallelism)
 }
 
-func (d *distinctOp) keyedBy(n *Node) ([]int, string) {
-	if !n.Input.Mode.Updating {
-		return nil, "DISTINCT over an insert-only input runs on one worker for now"
-	}
+func (d *distinctOp) keyedBy(*Node) ([]int, string) {
 	return d.keys, ""
 }
 

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime/aggop"
+	"github.com/etld/etld/pipeline/runtime/operator"
 )
 
 // A join's held-back inputs (a build-first union's held rows) widen with
@@ -35,5 +37,54 @@ func TestHeldInputsWidenWithTheJoin(t *testing.T) {
 		if got := r.held[0].m.batch.Changes[0].Row[0]; got.Type() != want || got.Int64() != 7 {
 			t.Errorf("widen %v: held value %v of %s, want 7 of %s", w, got, got.Type(), want)
 		}
+	}
+}
+
+type discard struct{}
+
+func (discard) Emit(row.Kind, row.Row) {}
+
+// BenchmarkKeyedRestoreWiden: what a widening costs a restore of a
+// GROUP BY of 200k INT keys on two workers: plain, the workers restore
+// their key groups; widened, one instance restores them all retagged and
+// its state is cut in key groups again before the workers restore.
+func BenchmarkKeyedRestoreWiden(b *testing.B) {
+	build := func() (operator.KeyGrouped, error) {
+		return aggop.NewGroupAgg([]int{0}, []aggop.AggCall{{Func: aggop.CountStar, Arg: -1}}, aggop.GroupAggOptions{})
+	}
+	k, err := NewKeyed([]int{0}, 2, build)
+	if err != nil {
+		b.Fatal(err)
+	}
+	const keys = 200_000
+	batch := &row.Batch{}
+	for i := range keys {
+		batch.Changes = append(batch.Changes, row.Change{Kind: row.Insert, Row: row.Row{row.IntValue(int32(i))}})
+	}
+	if err := k.Process(batch, discard{}); err != nil {
+		b.Fatal(err)
+	}
+	snap, err := k.Snapshot()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, widen := range []map[row.TypeID]row.TypeID{nil, {row.Int: row.BigInt}} {
+		name := "plain"
+		if widen != nil {
+			name = "widened"
+		}
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				r, err := NewKeyed([]int{0}, 2, build)
+				if err != nil {
+					b.Fatal(err)
+				}
+				r.WidenRestore(widen)
+				if err := r.Restore(snap); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/keys, "ns/key")
+		})
 	}
 }

@@ -55,7 +55,13 @@
 // their order, and its snapshot holds the state by key group, which a
 // run with another number of workers restores (keyed_state.go). The
 // split encodes and hashes each key once and hands both to the worker
-// (operator.PreKeyed). An operator that emits nothing before Finish (a
+// (operator.PreKeyed). State of no key that every worker needs (a
+// watermark) is written beside the key groups and restored to all
+// (operator.SharedState); one that the rows and timers of every key move
+// (an interval join's expiration times) is kept what one instance's
+// would be: each worker sees every batch whole before its share, and
+// after a watermark the workers' copies are joined (operator.SyncedState,
+// keyed_sync.go). An operator that emits nothing before Finish (a
 // batch-mode GROUP BY) is fed behind Process instead: the workers fold
 // shares of some thousand rows on goroutines of their own while the
 // node splits on, every other call waits for them first, and the worker

@@ -328,27 +328,60 @@ func (k *Keyed) StateBytes() int64 {
 	return n
 }
 
-// DumpState implements operator.StateDumper: the workers' rows, worker
-// after worker, in one table each of the operator's tables names once.
+// DumpState implements operator.StateDumper: each of the operator's
+// tables once, in the order the workers name them, with every worker's
+// rows of it. A consumer takes the rows after a table as that table's,
+// so the workers' dumps are read once for the tables' names, then once
+// per table, keeping only its rows: no copy of the state is held.
 func (k *Keyed) DumpState(d *operator.StateDump) error {
 	if err := k.sync(); err != nil {
 		return err
 	}
-	seen := map[string]bool{}
-	one := *d
-	one.Table = func(name string, cols row.Schema) error {
-		if seen[name] {
+	var names []string
+	schemas := map[string]row.Schema{}
+	list := *d
+	list.Table = func(name string, cols row.Schema) error {
+		if _, ok := schemas[name]; !ok {
+			names = append(names, name)
+			schemas[name] = cols
+		}
+		return nil
+	}
+	list.Row = func(row.Row) error { return nil }
+	if err := k.dumpWorkers(&list); err != nil {
+		return err
+	}
+	for _, name := range names {
+		if err := d.Table(name, schemas[name]); err != nil {
+			return err
+		}
+		cur := ""
+		one := *d
+		one.Table = func(n string, _ row.Schema) error {
+			cur = n
 			return nil
 		}
-		seen[name] = true
-		return d.Table(name, cols)
+		one.Row = func(r row.Row) error {
+			if cur != name {
+				return nil
+			}
+			return d.Row(r)
+		}
+		if err := k.dumpWorkers(&one); err != nil {
+			return err
+		}
 	}
+	return nil
+}
+
+// dumpWorkers runs every worker's DumpState into d.
+func (k *Keyed) dumpWorkers(d *operator.StateDump) error {
 	for i, w := range k.workers {
 		dd, ok := w.op.(operator.StateDumper)
 		if !ok {
 			return fmt.Errorf("keyed operator: %T lists no state", w.op)
 		}
-		if err := dd.DumpState(&one); err != nil {
+		if err := dd.DumpState(d); err != nil {
 			return fmt.Errorf("worker %d: %w", i, err)
 		}
 	}

@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/etld/etld/pipeline"
 )
@@ -16,7 +17,9 @@ import (
 //     the edited plan and the running one are replayed from the sources'
 //     start up to the newest checkpoint (C1), while the running version
 //     goes on reading, writing and checkpointing; its state shows as
-//     `backfilling`, with the phase and the rows replayed;
+//     `backfilling`, with the phase and the rows replayed; the replays
+//     then follow the running version's newest checkpoint (follow) so
+//     that little is left for the next step;
 //  2. then, under the reload lock, the running version is stopped (a
 //     final checkpoint C2), both replays catch up over the sources' range
 //     C1..C2, the sinks get the differences, the rebuilt checkpoint is
@@ -46,20 +49,25 @@ type backfilling struct {
 
 // BackfillStatus is a running backfill, in /pipelines.
 type BackfillStatus struct {
-	// Phase: replay (from the sources' start up to Checkpoint), waiting,
-	// catch-up (the running version stopped), write.
+	// Phase: replay (from the sources' start up to Checkpoint), follow
+	// (catching up with the running version's newest checkpoint),
+	// waiting, catch-up (the running version stopped), write.
 	Phase      string   `json:"phase"`
 	Checkpoint int64    `json:"checkpoint"`
 	Operators  []string `json:"operators"`
 	// RowsReplayed counts the records the replays read, both plans'.
 	RowsReplayed int64 `json:"rows_replayed"`
+	// Serving: the previous version runs meanwhile. A backfill that a
+	// run makes before it starts (at the daemon's start, after a crash)
+	// has none serving.
+	Serving bool `json:"serving"`
 }
 
-// startBackfills readies, for each change of a live pipeline with
+// startBackfill readies, for a change of a live pipeline with
 // `backfill: true` whose state its edit does not fit, a backfill that
 // runs beside the old version (c.bf), or refuses the change with the
-// reason. A change whose sources cannot catch up is left to the old way
-// (checked by CheckBackfill, run by the new version's start).
+// reason. A change whose sources cannot catch up is left to the old way:
+// apply stops the old version and the new one backfills at its start.
 func (s *Supervisor) startBackfill(c *change) {
 	job, err := c.p.StartBackfill(pipeline.BackfillOptions{StateDir: s.opt.StateDir, Logger: s.opt.Logger.With("component", "backfill", "pipeline", c.p.Name())})
 	switch {
@@ -89,6 +97,9 @@ func (s *Supervisor) backfillInBackground(old *unit, c *change) {
 		defer close(b.done)
 		defer cancel()
 		err := b.job.Replay(ctx)
+		if err == nil {
+			err = s.follow(ctx, b.job)
+		}
 		if err == nil && s.hook != nil {
 			err = s.hook(pipeline.PhaseWaiting)
 		}
@@ -102,6 +113,28 @@ func (s *Supervisor) backfillInBackground(old *unit, c *change) {
 		}
 		s.takeOver(ctx, old, b)
 	}()
+}
+
+// Following the running version: after the replay, the backfill catches
+// up with its newest checkpoint again and again while it serves, as long
+// as a catch-up takes longer than followEnough (at most followRounds
+// times): the last catch-up, with nothing serving, then has about that
+// long to read.
+const (
+	followEnough = time.Second
+	followRounds = 10
+)
+
+// follow runs the catch-ups beside the running version.
+func (s *Supervisor) follow(ctx context.Context, job *pipeline.BackfillJob) error {
+	for range followRounds {
+		began := time.Now()
+		advanced, err := job.Advance(ctx)
+		if err != nil || !advanced || time.Since(began) < followEnough {
+			return err
+		}
+	}
+	return nil
 }
 
 // errCrash is what a test's hook returns to stop a backfill as a kill
@@ -141,8 +174,7 @@ func (s *Supervisor) takeOver(ctx context.Context, old *unit, b *backfilling) {
 	if err != nil {
 		// The old version stopped: it starts again from its final
 		// checkpoint, which the failed backfill left as it was.
-		s.endBackfill(old, b, err)
-		c.p.Plan.Close()
+		s.endBackfill(old, b, err) // closes c.p
 		p, lerr := s.load(old.file, old.data)
 		if lerr != nil {
 			logError(s.log, "backfill failed and the running version does not load again", lerr, "pipeline", old.name, "error", lerr)
@@ -219,14 +251,36 @@ func (u *unit) pendingHash() (h [32]byte, ok bool) {
 	return u.bf.c.hash, true
 }
 
-// backfillStatus is the unit's backfill in /pipelines; u.mu held.
+// backfillStatus is the unit's backfill in /pipelines: one beside this
+// version, or the one its run makes before it starts; u.mu held.
 func (u *unit) backfillStatus() *BackfillStatus {
-	if u.bf == nil {
+	var p pipeline.BackfillProgress
+	switch {
+	case u.bf != nil:
+		p = u.bf.job.Progress()
+	case u.startBf != nil:
+		p = u.startBf()
+	default:
 		return nil
 	}
-	p := u.bf.job.Progress()
-	return &BackfillStatus{Phase: p.Phase, Checkpoint: p.Checkpoint, Operators: p.Operators, RowsReplayed: p.Rows}
+	return &BackfillStatus{Phase: p.Phase, Checkpoint: p.Checkpoint, Operators: p.Operators, RowsReplayed: p.Rows, Serving: u.bf != nil}
 }
+
+// backfillingAtStart follows the backfill the unit's run makes before it
+// starts (pipeline.RunOptions.Backfilling): at the daemon's start, after
+// a crash, or when the sources cannot catch up with a running version.
+func (u *unit) backfillingAtStart(progress func() pipeline.BackfillProgress) {
+	u.mu.Lock()
+	u.startBf = progress
+	u.mu.Unlock()
+	if progress != nil && u.s.hook != nil {
+		_ = u.s.hook(hookAtStart)
+	}
+}
+
+// hookAtStart is the phase a test's hook is called at when a run begins
+// a backfill before it starts.
+const hookAtStart = "at-start"
 
 // reloadErrorText is the unit's reload error, redacted.
 func (u *unit) reloadErrorText() string {

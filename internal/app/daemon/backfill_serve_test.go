@@ -204,7 +204,9 @@ func TestBackfillFailureKeepsOldVersion(t *testing.T) {
 // A kill during the catch-up (the old version stopped, the sinks not yet
 // written) leaves the old version's checkpoint, and the copy of the file
 // it was built with; at the next start the edited file backfills again
-// and the table ends as a from-scratch run of the edited pipeline's.
+// and the table ends as a from-scratch run of the edited pipeline's; that
+// backfill shows as state backfilling with no version serving (not
+// ready).
 func TestBackfillCrashDuringCatchUp(t *testing.T) {
 	h := newServeHarness(t)
 	h.write("g.yaml", backfillYAML(h.input, h.table, bfEdited, ""))
@@ -238,8 +240,27 @@ func TestBackfillCrashDuringCatchUp(t *testing.T) {
 	}
 
 	h.restart()
+	h.sup.hook = func(phase string) error {
+		h.reached <- phase
+		return <-h.release
+	}
 	h.reload()
-	h.waitState("g.yaml", Running)
+	// The edited version backfills before it starts: nothing serves.
+	h.at(hookAtStart)
+	st := h.status("g.yaml")
+	if st.State != Backfilling || st.Backfill == nil || st.Backfill.Serving || st.Backfill.Checkpoint != c2.ID {
+		t.Errorf("status of the backfill at the start: state %s, backfill %+v", st.State, st.Backfill)
+	}
+	if ready, _ := h.sup.Ready(false); ready {
+		t.Error("ready while a backfill runs with no version serving")
+	}
+	h.release <- nil
+	testenv.Eventually(t, 20*time.Second, "the edited version running", func() error {
+		if st := h.status("g.yaml"); st.State != Running || st.Backfill != nil {
+			return fmt.Errorf("state %s, backfill %+v", st.State, st.Backfill)
+		}
+		return nil
+	})
 	appendRows(t, h.input, 2500, 3000)
 	want := h.fromScratch()
 	if !slices.Equal(want, groups(3000, true)) {

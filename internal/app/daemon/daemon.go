@@ -244,7 +244,8 @@ func (s *Supervisor) Status() []Status {
 func (s *Supervisor) Ready(details bool) (bool, []string) {
 	var reasons []string
 	for _, st := range s.Status() {
-		if st.State != Running && st.State != Finished && st.State != Backfilling {
+		serving := st.State == Backfilling && st.Backfill != nil && st.Backfill.Serving
+		if st.State != Running && st.State != Finished && !serving {
 			r := fmt.Sprintf("pipeline %s is %s", st.Name, st.State)
 			if details {
 				r = fmt.Sprintf("pipeline %s (%s) is %s", st.Name, st.File, st.State)

@@ -202,9 +202,11 @@ func (s *Supervisor) Reload() (ReloadResult, error) {
 // checkState refuses each edit of a running pipeline whose saved state
 // does not fit the new version (an operator changed, pipeline.CheckState),
 // or, for a file with `backfill: true`, whose backfill would be refused
-// (pipeline.CheckBackfill), before apply stops the old one: the old version keeps running and the
-// new one shows as refused with the reason, as a file that does not load
-// does, rather than failing, or retrying, over the same state.
+// (startBackfill, which also readies the backfill that runs beside the
+// old version), before apply stops the old one: the old version keeps
+// running and the new one shows as refused with the reason, as a file
+// that does not load does, rather than failing, or retrying, over the
+// same state.
 func (s *Supervisor) checkState(changes []*change) {
 	if s.opt.StateDir == "" {
 		return

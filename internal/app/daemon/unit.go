@@ -194,6 +194,8 @@ type unit struct {
 	loadErr   error        // why the file did not load (broken units)
 	refused   *refusedFile // a newer content that did not load
 	bf        *backfilling // an edit backfilled beside this version
+	// startBf follows the backfill this version's run makes at its start.
+	startBf func() pipeline.BackfillProgress
 }
 
 // summaryTotals adds counters per component kind and name.
@@ -383,6 +385,7 @@ func (u *unit) runOnce(ctx context.Context, p *pipeline.Pipeline) (summary pipel
 		CheckpointInterval: u.s.opt.CheckpointInterval,
 		Logger:             u.s.opt.Logger.With("component", "runtime", "pipeline", u.name),
 		Tap:                u.sample.tap,
+		Backfilling:        u.backfillingAtStart,
 	})
 }
 

@@ -58,7 +58,7 @@ func newDescs() descs {
 		cpDuration:    d("etld_checkpoint_last_duration_seconds", "Time from the newest checkpoint's trigger until it was stored.", p, nil),
 		cpSize:        d("etld_checkpoint_last_size_bytes", "Size of the newest checkpoint's file (0 without a state dir).", p, nil),
 		backfillRows:  d("etld_backfill_rows_replayed", "Records the running backfill of an edit of the pipeline's file replayed, both plans' together (present while one runs).", p, nil),
-		backfillPhase: d("etld_backfill_phase", "1 for the running backfill's phase (replay, waiting, catch-up, write), 0 for the others; present while one runs.", []string{"pipeline", "phase"}, nil),
+		backfillPhase: d("etld_backfill_phase", "1 for the running backfill's phase (replay, follow, waiting, catch-up, write), 0 for the others; present while one runs.", []string{"pipeline", "phase"}, nil),
 		cpLastAt:      d("etld_checkpoint_last_timestamp_seconds", "When the newest checkpoint completed (Unix time).", p, nil),
 		srcDLQ:        d("etld_source_rows_dead_lettered_total", "Bad records written to the source's dead letter (part of etld_source_rows_skipped_total).", src, nil),
 		sinkDLQ:       d("etld_sink_rows_dead_lettered_total", "Refused changes written to the sink's dead letter (part of etld_sink_rows_rejected_total).", sink, nil),
@@ -107,7 +107,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		counter(d.restarts, int64(st.Restarts), st.Name)
 		if b := st.Backfill; b != nil {
 			ch <- prometheus.MustNewConstMetric(d.backfillRows, prometheus.GaugeValue, float64(b.RowsReplayed), st.Name)
-			for _, ph := range []string{pipeline.PhaseReplay, pipeline.PhaseWaiting, pipeline.PhaseCatchUp, pipeline.PhaseWrite} {
+			for _, ph := range []string{pipeline.PhaseReplay, pipeline.PhaseFollow, pipeline.PhaseWaiting, pipeline.PhaseCatchUp, pipeline.PhaseWrite} {
 				v := 0.0
 				if ph == b.Phase {
 					v = 1

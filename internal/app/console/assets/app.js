@@ -149,7 +149,7 @@ async function renderList(list) {
       // An edit rebuilt beside the running version, which serves meanwhile.
       const b = p.backfill;
       state.append(el("div", { class: "backfill", "data-field": "backfill",
-        text: `backfill ${b.phase}: ${b.rows_replayed} rows replayed (up to checkpoint ${b.checkpoint})`,
+        text: `backfill ${b.phase}: ${b.rows_replayed} rows replayed (up to checkpoint ${b.checkpoint}; ${b.serving ? "the previous version serves" : "nothing serves yet"})`,
         title: "rebuilding " + b.operators.join(", ") }));
     }
     tr.append(state);
