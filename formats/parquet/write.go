@@ -13,10 +13,10 @@ import (
 	"github.com/etld/etld/pipeline/row"
 )
 
-// chunkRows is how many rows are taken at a time, a column at a time,
-// into the columns' buffers: few enough that the rows stay in cache.
-// The nested columns' pages are cut between chunks, so it is part of
-// the file's layout.
+// chunkRows is how many rows of a group the nested columns are shredded
+// from at a time, a column at a time: few enough that the rows stay in
+// cache. Their pages are cut between chunks, so it is part of the file's
+// layout.
 const chunkRows = 1024
 
 // emptyFile is the footer of a file of no rows, whose schema, column
