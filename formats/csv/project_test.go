@@ -150,16 +150,24 @@ func randomRecord(r *rand.Rand, n int) []byte {
 }
 
 // FuzzParseFastPath checks the one-pass split of parse against
-// parseSlow, the general parser, on any record.
+// parseSlow, the general parser, on any record, with a comma or a tab
+// between fields (a delimiter below 0x20, as the line breaks are).
 func FuzzParseFastPath(f *testing.F) {
-	for _, s := range []string{"", "a", "a,b", ",,", `a,"b",c`, "a\tb", "a\x00b,c", "a\rb", "\\,x", `a"b`} {
-		f.Add(s, false)
-		f.Add(s, true)
+	for _, s := range []string{"", "a", "a,b", ",,", `a,"b",c`, "a\tb", "a\x00b,c", "a\rb", "\\,x", `a"b`,
+		"0,56346,sensor_56346,g5634,6,4,9328", "12345678,abcdefgh,", ",,,,,,,,,,,,,,,,,", "abcdefg\"hi,jk", "abcdefghij\nk,l",
+		"abcdefghijklmno\x00,p", "a\tbcdefgh\tij\tk\\lmnopq\t", "abcdefgh,ijklmnop\r"} {
+		for _, escape := range []bool{false, true} {
+			f.Add(s, escape, false)
+			f.Add(s, escape, true)
+		}
 	}
-	f.Fuzz(func(t *testing.T, s string, escape bool) {
+	f.Fuzz(func(t *testing.T, s string, escape, tab bool) {
 		o := Options{}
 		if escape {
 			o.EscapeCharacter = `\`
+		}
+		if tab {
+			o.FieldDelimiter = "\t"
 		}
 		d, err := NewDecoder(o, testenv.Schema(t, "a STRING", "b STRING"))
 		if err != nil {

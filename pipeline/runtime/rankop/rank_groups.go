@@ -68,6 +68,18 @@ func (t *TopN) SnapshotGroups(part func(g int, b []byte) error) error {
 // one snapshot (the partitions part after part, the TTL times the
 // oldest first) and restores that.
 func (t *TopN) RestoreGroups(parts [][]byte) error {
+	snap, err := joinTopNParts("top-n", parts, TopNStateVersion, topNTTLStateVersion, t.stateVersion(), t.ttl.On())
+	if err != nil {
+		return err
+	}
+	return t.Restore(snap)
+}
+
+// joinTopNParts joins key-group parts of a Top-N's snapshot layout (a
+// count of partitions, each a count of groups of rows, then, in parts of
+// version ttlVersion, the partitions' TTL times) into one snapshot of
+// version out, the times the oldest first when withTTL.
+func joinTopNParts(what string, parts [][]byte, version, ttlVersion, out byte, withTTL bool) ([]byte, error) {
 	type stamp struct {
 		key string
 		at  int64
@@ -80,8 +92,8 @@ func (t *TopN) RestoreGroups(parts [][]byte) error {
 	for i, p := range parts {
 		d := row.NewDecoder(p)
 		v := d.Byte()
-		if v != TopNStateVersion && v != topNTTLStateVersion && d.Err() == nil {
-			return fmt.Errorf("top-n: key group part %d: version %d", i, v)
+		if v != version && v != ttlVersion && d.Err() == nil {
+			return nil, fmt.Errorf("%s: key group part %d: version %d", what, i, v)
 		}
 		np := d.Count(1)
 		start := len(p) - d.Len()
@@ -94,20 +106,20 @@ func (t *TopN) RestoreGroups(parts [][]byte) error {
 		}
 		body = append(body, p[start:len(p)-d.Len()]...)
 		nparts += np
-		if v == topNTTLStateVersion {
+		if v == ttlVersion {
 			for range d.Count(2) {
 				k := d.Str()
 				times = append(times, stamp{k, d.Varint()})
 			}
 		}
 		if err := d.End(); err != nil {
-			return fmt.Errorf("top-n: key group part %d: %w", i, err)
+			return nil, fmt.Errorf("%s: key group part %d: %w", what, i, err)
 		}
 	}
-	snap := []byte{t.stateVersion()}
+	snap := []byte{out}
 	snap = binary.AppendUvarint(snap, uint64(nparts))
 	snap = append(snap, body...)
-	if t.ttl.On() {
+	if withTTL {
 		slices.SortStableFunc(times, func(a, b stamp) int { return cmp.Compare(a.at, b.at) })
 		snap = binary.AppendUvarint(snap, uint64(len(times)))
 		for _, s := range times {
@@ -115,7 +127,7 @@ func (t *TopN) RestoreGroups(parts [][]byte) error {
 			snap = binary.AppendVarint(snap, s.at)
 		}
 	}
-	return t.Restore(snap)
+	return snap, nil
 }
 
 var _ operator.KeyGrouped = (*TopN)(nil)

@@ -1,9 +1,7 @@
 package rankop
 
 import (
-	"cmp"
 	"encoding/binary"
-	"fmt"
 	"slices"
 
 	"github.com/etld/etld/pipeline/row"
@@ -72,52 +70,9 @@ func (t *UpdatableTopN) SnapshotGroups(part func(g int, b []byte) error) error {
 
 // RestoreGroups implements operator.KeyGrouped.
 func (t *UpdatableTopN) RestoreGroups(parts [][]byte) error {
-	type stamp struct {
-		key string
-		at  int64
-	}
-	var (
-		n      int
-		body   []byte
-		stamps []stamp
-	)
-	for i, p := range parts {
-		d := row.NewDecoder(p)
-		v := d.Byte()
-		if v != updatableTopNStateVersion && v != updatableTopNTTLStateVersion && d.Err() == nil {
-			return fmt.Errorf("top-n (UpdateFastStrategy): key group part %d: version %d", i, v)
-		}
-		np := d.Count(1)
-		start := len(p) - d.Len()
-		for range np {
-			for range d.Count(1) {
-				for range d.Count(1) {
-					d.Row()
-				}
-			}
-		}
-		body = append(body, p[start:len(p)-d.Len()]...)
-		n += np
-		if v == updatableTopNTTLStateVersion {
-			for range d.Count(2) {
-				k := d.Str()
-				stamps = append(stamps, stamp{k, d.Varint()})
-			}
-		}
-		if err := d.End(); err != nil {
-			return fmt.Errorf("top-n (UpdateFastStrategy): key group part %d: %w", i, err)
-		}
-	}
-	snap := []byte{t.stateVersion()}
-	snap = binary.AppendUvarint(snap, uint64(n))
-	snap = append(snap, body...)
-	if t.ttl.On() {
-		slices.SortStableFunc(stamps, func(a, b stamp) int { return cmp.Compare(a.at, b.at) })
-		snap = binary.AppendUvarint(snap, uint64(len(stamps)))
-		for _, s := range stamps {
-			snap = row.AppendString(snap, s.key)
-			snap = binary.AppendVarint(snap, s.at)
-		}
+	snap, err := joinTopNParts("top-n (UpdateFastStrategy)", parts, updatableTopNStateVersion, updatableTopNTTLStateVersion, t.stateVersion(), t.ttl.On())
+	if err != nil {
+		return err
 	}
 	return t.Restore(snap)
 }
