@@ -291,6 +291,14 @@ func (d *Decoder) parseValue(text string, t *row.Type) (row.Value, error) {
 		if x, err := strconv.ParseFloat(text, 64); err == nil {
 			return row.DoubleValue(x), nil
 		}
+	case row.Decimal:
+		if u, ok := shortDecimal(text, t.Precision, t.Scale); ok {
+			return row.DecimalValue(u, t.Scale), nil
+		}
+	case row.Date:
+		if days, ok := d.ts.Days(text); ok {
+			return row.DateValue(days), nil
+		}
 	case row.Timestamp:
 		if m, ok := d.ts.Micros(text); ok {
 			return row.TimestampValue(m), nil

@@ -2,7 +2,6 @@ package parquet
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/etld/etld/pipeline/row"
 )
@@ -44,157 +43,96 @@ func newColumn(name string, t row.Type, n int) *column {
 	return c
 }
 
-// flat appends column c of rows, a top-level scalar column, to col:
-// each type has a loop of its own, the conversion chosen once for the
-// column rather than once per value, since a conversion called through a
-// function value costs more than the conversion itself. It returns the
-// row of an error.
-func (s *shredder) flat(rows []row.Row, c int, col *column) (int, error) {
-	if k, err := col.addLevels(rows, c); err != nil {
-		return k, err
+// add appends v, a value of the top-level scalar column col, to it: a
+// definition level for an optional column, the value in the slice of its
+// physical type unless it is NULL. The writer takes each row's values as
+// the row comes (bulkWriter.Write) and keeps nothing of the row itself.
+// On an error the row's values are partly in; the writer then fails for
+// good, as on any other error.
+func (s *shredder) add(v row.Value, col *column) error {
+	if v.IsNull() {
+		if !col.optional {
+			return errNull
+		}
+		col.defs = append(col.defs, 0)
+		col.rows++
+		return nil
 	}
-	col.rows += len(rows)
 	switch s.t.ID {
 	case row.BigInt:
-		for _, r := range rows {
-			v := r[c]
-			if !v.IsNull() {
-				col.i64 = append(col.i64, v.Int64())
-			}
-		}
+		col.i64 = append(col.i64, v.Int64())
 	case row.Int, row.Date:
-		for _, r := range rows {
-			v := r[c]
-			if !v.IsNull() {
-				col.i32 = append(col.i32, int32(v.Int64()))
-			}
-		}
+		col.i32 = append(col.i32, int32(v.Int64()))
 	case row.Time:
-		for _, r := range rows {
-			v := r[c]
-			if !v.IsNull() {
-				col.i32 = append(col.i32, int32(v.Micros()/1000))
-			}
-		}
+		col.i32 = append(col.i32, int32(v.Micros()/1000))
 	case row.Boolean:
-		for _, r := range rows {
-			v := r[c]
-			if !v.IsNull() {
-				col.bools = append(col.bools, v.Bool())
-			}
-		}
+		col.bools = append(col.bools, v.Bool())
 	case row.Float:
-		for _, r := range rows {
-			v := r[c]
-			if !v.IsNull() {
-				col.f32 = append(col.f32, float32(v.Float64()))
-			}
-		}
+		col.f32 = append(col.f32, float32(v.Float64()))
 	case row.Double:
-		for _, r := range rows {
-			v := r[c]
-			if !v.IsNull() {
-				col.f64 = append(col.f64, v.Float64())
-			}
-		}
+		col.f64 = append(col.f64, v.Float64())
 	case row.String, row.Bytes:
-		// The strings are the rows', which the writer holds until the
-		// group is encoded.
-		for _, r := range rows {
-			v := r[c]
-			if !v.IsNull() {
-				col.strs = append(col.strs, v.Str())
-			}
-		}
+		// The string is shared, not copied: strings do not change, and
+		// the column lets go of them once its row group is encoded.
+		col.strs = append(col.strs, v.Str())
 	case row.Timestamp, row.TimestampLTZ:
-		for k, r := range rows {
-			v := r[c]
-			if v.IsNull() {
-				continue
+		us := v.Micros()
+		switch s.unit {
+		case micros:
+			col.i64 = append(col.i64, us)
+		case millis:
+			ms := us / 1000
+			if us%1000 < 0 {
+				ms--
 			}
-			us := v.Micros()
-			switch s.unit {
-			case micros:
-				col.i64 = append(col.i64, us)
-			case millis:
-				ms := us / 1000
-				if us%1000 < 0 {
-					ms--
-				}
-				col.i64 = append(col.i64, ms)
-			default:
-				ns, err := timestampNanos(us)
-				if err != nil {
-					return k, err
-				}
-				col.i64 = append(col.i64, ns)
+			col.i64 = append(col.i64, ms)
+		default:
+			ns, err := timestampNanos(us)
+			if err != nil {
+				return err
 			}
+			col.i64 = append(col.i64, ns)
 		}
 	case row.Decimal:
-		return s.flatDecimal(rows, c, col)
+		if err := s.addDecimal(v, col); err != nil {
+			return err
+		}
 	default:
 		panic("parquet: flat column of type " + s.t.String())
 	}
-	return 0, nil
+	if col.optional {
+		col.defs = append(col.defs, 1)
+	}
+	col.rows++
+	return nil
 }
 
-// flatDecimal is flat for a DECIMAL: one of the column's scale that fits
-// 64 bits is its unscaled value once its digits are checked; another goes
-// through decimal128, which rescales it.
-func (s *shredder) flatDecimal(rows []row.Row, c int, col *column) (int, error) {
-	limit, scale, t := int64(math.MaxInt64), s.t.Scale, s.t
-	if t.Precision <= 18 {
-		limit = pow10[t.Precision]
-	}
-	for k, r := range rows {
-		v := r[c]
-		if v.IsNull() {
-			continue
-		}
-		var x row.Int128
-		if u := v.Unscaled(); !v.WideDecimal() && v.Scale() == scale && u < limit && u > -limit && t.Precision <= 18 {
-			x = row.Int128Of(u)
-		} else {
-			var err error
-			if x, err = decimal128(v, t); err != nil {
-				return k, err
-			}
-		}
-		switch col.phys {
-		case physInt32:
-			col.i32 = append(col.i32, int32(x.Lo))
-		case physInt64:
-			col.i64 = append(col.i64, int64(x.Lo))
-		default:
-			var b [16]byte
-			binary.BigEndian.PutUint64(b[:8], uint64(x.Hi))
-			binary.BigEndian.PutUint64(b[8:], x.Lo)
-			col.fixed = append(col.fixed, b[16-col.width:]...)
+// addDecimal is add for a DECIMAL that is not NULL: one of the column's
+// scale that fits 64 bits is its unscaled value once its digits are
+// checked; another goes through decimal128, which rescales it.
+func (s *shredder) addDecimal(v row.Value, col *column) error {
+	t := s.t
+	var x row.Int128
+	if u := v.Unscaled(); t.Precision <= 18 && !v.WideDecimal() && v.Scale() == t.Scale && u < pow10[t.Precision] && u > -pow10[t.Precision] {
+		x = row.Int128Of(u)
+	} else {
+		var err error
+		if x, err = decimal128(v, t); err != nil {
+			return err
 		}
 	}
-	return 0, nil
-}
-
-// addLevels notes the definition level of each row's value, for an
-// optional column, and refuses a NULL in a NOT NULL one: the loops of
-// flat then only leave NULLs out.
-func (col *column) addLevels(rows []row.Row, c int) (int, error) {
-	if !col.optional {
-		for k, r := range rows {
-			if r[c].IsNull() {
-				return k, errNull
-			}
-		}
-		return 0, nil
+	switch col.phys {
+	case physInt32:
+		col.i32 = append(col.i32, int32(x.Lo))
+	case physInt64:
+		col.i64 = append(col.i64, int64(x.Lo))
+	default:
+		var b [16]byte
+		binary.BigEndian.PutUint64(b[:8], uint64(x.Hi))
+		binary.BigEndian.PutUint64(b[8:], x.Lo)
+		col.fixed = append(col.fixed, b[16-col.width:]...)
 	}
-	for _, r := range rows {
-		var d uint8
-		if !r[c].IsNull() {
-			d = 1
-		}
-		col.defs = append(col.defs, d)
-	}
-	return 0, nil
+	return nil
 }
 
 // pow10 are the powers of ten an int64 holds: a DECIMAL(p) value's

@@ -315,8 +315,10 @@ func checkBounds(t *testing.T, schema row.Schema, rows []row.Row, groupRows int,
 				continue
 			}
 			col := newColumn(f.Name, f.Type, 0)
-			if _, err := s.flat(group, i, col); err != nil {
-				t.Fatal(err)
+			for _, r := range group {
+				if err := s.add(r[i], col); err != nil {
+					t.Fatal(err)
+				}
 			}
 			st := rg.Columns[leaf].MetaData.Statistics
 			leaf++

@@ -6,10 +6,11 @@
 //
 // # Writing
 //
-// A file is written one row group at a time: the writer holds the rows
-// of the group being filled, and once it has row_group_size of them
-// encodes them into the group's column chunks, in memory, on a goroutine
-// of its own while the next group fills. A top-level scalar column's
+// A file is written one row group at a time: the writer takes the values
+// of each top-level scalar column into typed buffers as each row comes
+// (flat.go), keeping the rows themselves only for the nested columns, and
+// once it has row_group_size rows encodes the group's column chunks, in
+// memory, on a goroutine of its own while the next group fills. A top-level scalar column's
 // chunk is written here (chunk.go: data pages v2, PLAIN values or a
 // STRING's dictionary, definition levels, statistics, the page index);
 // the nested columns' chunks by parquet-go, as a file of those columns

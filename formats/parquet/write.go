@@ -13,10 +13,10 @@ import (
 	"github.com/etld/etld/pipeline/row"
 )
 
-// chunkRows is how many rows are taken at a time, a column at a time,
-// into the columns' buffers: few enough that the rows stay in cache.
-// The nested columns' pages are cut between chunks, so it is part of
-// the file's layout.
+// chunkRows is how many rows of a group the nested columns are shredded
+// from at a time, a column at a time: few enough that the rows stay in
+// cache. Their pages are cut between chunks, so it is part of the file's
+// layout.
 const chunkRows = 1024
 
 // emptyFile is the footer of a file of no rows, whose schema, column
@@ -72,30 +72,51 @@ func (e *Encoder) newGroupEncoder() *groupEncoder {
 	return g
 }
 
-// encode encodes rows as one row group whose bytes start at offset base
-// of the file: the bytes, and the group's metadata and page index. first
-// is the number of the file's rows before them, for the errors.
-func (g *groupEncoder) encode(rows []row.Row, first, base int64) ([]byte, splicedGroup, error) {
-	var sg splicedGroup
+// add takes r's values into the flat columns; row is its number in
+// the file, for the errors.
+func (g *groupEncoder) add(r row.Row, num int64) error {
+	if len(r) != len(g.e.cols) {
+		return fmt.Errorf("row %d has %d values, the schema %d columns", num, len(r), len(g.e.cols))
+	}
+	for c, col := range g.flat {
+		if col == nil {
+			continue
+		}
+		if err := g.e.cols[c].add(r[c], col); err != nil {
+			return fmt.Errorf("row %d, column %s: %w", num, g.e.schema.Fields[c].Name, err)
+		}
+	}
+	return nil
+}
+
+// reset empties the flat columns for the next row group.
+func (g *groupEncoder) reset() {
 	for _, c := range g.flat {
 		if c != nil {
 			c.reset()
+		}
+	}
+}
+
+// encode encodes a row group of n rows, whose flat columns' values add
+// took, as one row group whose bytes start at offset base of the file:
+// the bytes, and the group's metadata and page index. rows are the rows
+// themselves when there are nested columns (nil otherwise), and first is
+// the number of the file's rows before them, for the errors.
+func (g *groupEncoder) encode(n int, rows []row.Row, first, base int64) ([]byte, splicedGroup, error) {
+	var sg splicedGroup
+	for _, c := range g.flat {
+		if c != nil {
 			defer c.forget()
 		}
 	}
 	if g.pw != nil {
 		g.buf.Reset()
 		g.pw.Reset(&g.buf)
-	}
-	for start := 0; start < len(rows); start += chunkRows {
-		chunk := rows[start:min(start+chunkRows, len(rows))]
-		for k, r := range chunk {
-			if len(r) != len(g.e.cols) {
-				return nil, sg, fmt.Errorf("row %d has %d values, the schema %d columns", first+int64(start+k)+1, len(r), len(g.e.cols))
+		for start := 0; start < len(rows); start += chunkRows {
+			if err := g.chunk(rows[start:min(start+chunkRows, len(rows))], first+int64(start)); err != nil {
+				return nil, sg, err
 			}
-		}
-		if err := g.chunk(chunk, first+int64(start)); err != nil {
-			return nil, sg, err
 		}
 	}
 	var nested []srcChunk
@@ -135,24 +156,21 @@ func (g *groupEncoder) encode(rows []row.Row, first, base int64) ([]byte, splice
 		}
 	}
 	g.out = out
-	rg.NumRows = int64(len(rows))
+	rg.NumRows = int64(n)
 	rg.FileOffset = base
 	rg.TotalCompressedSize = int64(len(out))
 	return out, sg, nil
 }
 
-// chunk takes rows into the columns' buffers, and the nested columns'
-// values to parquet-go's writer. first is the number of the file's rows
+// chunk takes the nested columns' values of rows to parquet-go's writer
+// (the flat ones add took). first is the number of the file's rows
 // before them.
 func (g *groupEncoder) chunk(rows []row.Row, first int64) error {
 	for i := range g.cols {
 		g.cols[i] = g.cols[i][:0]
 	}
 	for c, s := range g.e.cols {
-		if col := g.flat[c]; col != nil {
-			if k, err := s.flat(rows, c, col); err != nil {
-				return fmt.Errorf("row %d, column %s: %w", first+int64(k)+1, g.e.schema.Fields[c].Name, err)
-			}
+		if g.flat[c] != nil {
 			continue
 		}
 		for k, r := range rows {
@@ -160,9 +178,6 @@ func (g *groupEncoder) chunk(rows []row.Row, first int64) error {
 				return fmt.Errorf("row %d, column %s: %w", first+int64(k)+1, g.e.schema.Fields[c].Name, err)
 			}
 		}
-	}
-	if g.pw == nil {
-		return nil
 	}
 	for i, w := range g.pw.ColumnWriters() {
 		if _, err := w.WriteRowValues(g.cols[i]); err != nil {
@@ -186,10 +201,18 @@ func (e *Encoder) newWriter(w io.Writer, size, last int64, groups []splicedGroup
 // while the next fills. It waits for that goroutine before it hands it
 // another group, so that Size, which counts the groups appended, is the
 // same for the same rows whatever the timing.
+//
+// The flat columns' values are taken into the group encoder's typed
+// columns as each row is written; the rows themselves are kept only when
+// there are nested columns, which parquet-go's writer shreds once the
+// group is full. Without nested columns the writer keeps nothing of a
+// row (Encoder.CopiesRows), and the rows' memory can be used again.
 type bulkWriter struct {
 	e   *Encoder
 	out io.Writer
-	enc *groupEncoder
+	// enc takes the rows of the group being filled; spare is the encoder
+	// of the group before, once it is in the file.
+	enc, spare *groupEncoder
 	// size is the file's length, groups its row groups, as of the last
 	// group appended; rows counts their rows. last is the length of the
 	// group last begun, once appended: Size leaves it out until the next
@@ -198,11 +221,15 @@ type bulkWriter struct {
 	groups []splicedGroup
 	rows   int64
 	last   int64
-	cur    []row.Row
+	// n is the number of rows of the group being filled, cur the rows
+	// themselves when there are nested columns.
+	n   int
+	cur []row.Row
 	// busy, while a group is in flight, delivers its result; busyRows is
-	// its number of rows.
+	// its number of rows and busyEnc its encoder.
 	busy     chan spliced
 	busyRows int
+	busyEnc  *groupEncoder
 	err      error
 	closed   bool
 }
@@ -221,8 +248,17 @@ func (w *bulkWriter) Write(r row.Row) error {
 	if w.closed {
 		return errors.New("write after close")
 	}
-	w.cur = append(w.cur, r)
-	if len(w.cur) < w.e.opts.groupRows {
+	if err := w.enc.add(r, w.rows+int64(w.busyRows+w.n)+1); err != nil {
+		// The row's values are partly in the columns: the file cannot
+		// go on.
+		w.err = err
+		return err
+	}
+	w.n++
+	if w.e.nested != nil {
+		w.cur = append(w.cur, r)
+	}
+	if w.n < w.e.opts.groupRows {
 		return nil
 	}
 	return w.submit()
@@ -234,14 +270,21 @@ func (w *bulkWriter) submit() error {
 	if err := w.wait(); err != nil {
 		return err
 	}
-	rows, first, base := w.cur, w.rows, w.size
+	enc, n, rows, first, base := w.enc, w.n, w.cur, w.rows, w.size
 	w.last = 0
-	w.cur = make([]row.Row, 0, w.e.opts.groupRows)
-	w.busy, w.busyRows = make(chan spliced, 1), len(rows)
+	w.enc, w.spare = w.spare, nil
+	if w.enc == nil {
+		w.enc = w.e.newGroupEncoder()
+	}
+	w.n = 0
+	if w.e.nested != nil {
+		w.cur = make([]row.Row, 0, w.e.opts.groupRows)
+	}
+	w.busy, w.busyRows, w.busyEnc = make(chan spliced, 1), n, enc
 	go func(done chan<- spliced) {
 		var s spliced
 		defer func() { done <- s }()
-		data, g, err := w.enc.encode(rows, first, base)
+		data, g, err := enc.encode(n, rows, first, base)
 		if err != nil {
 			s.err = err
 			return
@@ -258,6 +301,8 @@ func (w *bulkWriter) wait() error {
 	}
 	s := <-w.busy
 	w.busy = nil
+	w.busyEnc.reset()
+	w.spare, w.busyEnc = w.busyEnc, nil
 	if s.err != nil {
 		w.err = s.err
 		return s.err
@@ -272,7 +317,7 @@ func (w *bulkWriter) wait() error {
 
 func (w *bulkWriter) Flush() error { return w.wait() }
 
-func (w *bulkWriter) Held() int { return len(w.cur) + w.busyRows }
+func (w *bulkWriter) Held() int { return w.n + w.busyRows }
 
 func (w *bulkWriter) Size() int64 { return w.size - w.last }
 
@@ -289,7 +334,7 @@ func (w *bulkWriter) Close() error {
 	if w.closed {
 		return w.err
 	}
-	if len(w.cur) > 0 && w.err == nil {
+	if w.n > 0 && w.err == nil {
 		if err := w.submit(); err != nil {
 			return err
 		}
@@ -317,18 +362,35 @@ func (w *bulkWriter) Abort() {
 	if w.busy != nil {
 		<-w.busy
 		w.busy = nil
+		w.spare, w.busyEnc = w.busyEnc, nil
 	}
-	w.closed, w.cur = true, nil
+	w.closed, w.cur, w.n = true, nil, 0
 	w.release()
 }
 
-// release gives the group encoder back to the pool, once no group is in
-// flight.
+// release gives the group encoders back to the pool, emptied, once no
+// group is in flight.
 func (w *bulkWriter) release() {
-	if w.enc != nil {
-		w.e.pool.Put(w.enc)
-		w.enc = nil
+	for _, g := range []*groupEncoder{w.enc, w.spare} {
+		if g != nil {
+			g.reset()
+			for _, c := range g.flat {
+				if c != nil {
+					c.forget()
+				}
+			}
+			w.e.pool.Put(g)
+		}
 	}
+	w.enc, w.spare = nil, nil
 }
 
-var _ connector.BulkWriter = (*bulkWriter)(nil)
+// CopiesRows implements connector.RowCopier: the files' writers keep
+// nothing of the rows written, unless nested columns, which parquet-go
+// shreds once a row group is full, keep them.
+func (e *Encoder) CopiesRows() bool { return e.nested == nil }
+
+var (
+	_ connector.BulkWriter = (*bulkWriter)(nil)
+	_ connector.RowCopier  = (*Encoder)(nil)
+)

@@ -13,7 +13,8 @@ import (
 // TestWriteDecimals writes DECIMALs of the column's scale and of others:
 // a value of another scale is rescaled, and one that loses digits or
 // does not fit the precision is an error naming its row and column, as
-// is a NULL in a NOT NULL column, in both the INT32 and INT64 forms.
+// is a NULL in a NOT NULL column, in both the INT32 and INT64 forms: from
+// the Write of the row, and from every call after.
 func TestWriteDecimals(t *testing.T) {
 	schema := testenv.Schema(t, "n DECIMAL(6,2)", "w DECIMAL(15,3) NOT NULL")
 	enc, err := NewEncoder(Options{}, schema)
@@ -54,10 +55,19 @@ func TestWriteDecimals(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, r := range []row.Row{rows[0], rows[1], c.bad} {
+		for _, r := range rows[:2] {
 			if err := w.Write(r); err != nil {
 				t.Fatal(err)
 			}
+		}
+		// The bad row is refused as it comes, and the writer stays
+		// failed.
+		err = w.Write(c.bad)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("writing %v: %v, want an error with %q", c.bad, err, c.want)
+		}
+		if err := w.Write(rows[0]); err == nil {
+			t.Errorf("writing after %v: no error", c.bad)
 		}
 		err = w.Close()
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -457,6 +457,11 @@ func digits(s string) (int, bool) {
 type TimestampReader struct {
 	minute string // "YYYY-MM-DD HH:MM:" of the last text read, "" for none
 	base   int64  // the microseconds of minute
+	// month is "YYYY-MM-" of the last date Days read ("" for none),
+	// monthDays the day count of its first day and monthLen its days.
+	month     string
+	monthDays int64
+	monthLen  int
 }
 
 // Micros is parseSQLTimestamp(s): ok is false for a text of any other
@@ -475,4 +480,28 @@ func (r *TimestampReader) Micros(s string) (int64, bool) {
 	}
 	sec, ok := parseSQLSeconds(s[17:])
 	return r.base + sec, ok
+}
+
+// Days is parseSQLDate(s) ("YYYY-MM-DD") as a DATE's day count, with
+// the last month read kept as the minute of Micros is: a run of dates of
+// one month reads only the day. ok is false for a text of any other
+// form, valid or not (ParseText decides then).
+func (r *TimestampReader) Days(s string) (int32, bool) {
+	if len(s) != 10 || s[7] != '-' {
+		return 0, false
+	}
+	if r.month == "" || s[:8] != r.month {
+		year, ok1 := digits(s[0:4])
+		month, ok2 := digits(s[5:7])
+		if !ok1 || !ok2 || s[4] != '-' || month < 1 || month > 12 {
+			return 0, false
+		}
+		// A copy: the text may point into a read block.
+		r.month, r.monthDays, r.monthLen = strings.Clone(s[:8]), daysFromCivil(year, month, 1), daysIn(month, year)
+	}
+	day, ok := digits(s[8:10])
+	if !ok || day < 1 || day > r.monthLen {
+		return 0, false
+	}
+	return int32(r.monthDays + int64(day-1)), true
 }

@@ -163,6 +163,29 @@ func fuse(g *Graph) map[*SourceNode]*fusion {
 	return out
 }
 
+// recycleDirect lets a sink that is the only reader of a source node
+// give the batches back to the source once it wrote them (SinkNode.recycle;
+// the sink must also copy its rows, which it says per batch), as a
+// fusion's releaser does: when nothing is between them, the node sends
+// the batches on as the source returned them (no computed columns, no
+// watermark to cut them at, no fused Calc). The nodes' outputs must be
+// linked: the sink is then the only one that sees the batches.
+func recycleDirect(g *Graph, fused map[*SourceNode]*fusion) {
+	for _, sk := range g.Sinks {
+		if len(sk.Input.outs) != 1 {
+			continue
+		}
+		for _, s := range g.Sources {
+			if &s.Node != sk.Input || fused[s] != nil || s.Calc != nil || s.Compute != nil || s.EventTime != nil {
+				continue
+			}
+			if r, ok := s.Source.(connector.BatchRecycler); ok {
+				sk.recycle = r.Recycle
+			}
+		}
+	}
+}
+
 // chain makes next, the only reader of the fused Calc's node, part of
 // the fusion when it is a projecting Calc: a Calc over inserts keeps no
 // state, and the fused Calc's rows are inserts. Its rows are then made in

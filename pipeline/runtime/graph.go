@@ -214,6 +214,9 @@ type SinkNode struct {
 	Tap func(*row.Batch)
 	// Writes and Flushes time the sink's calls (metrics.go).
 	Writes, Flushes operator.Latency
+	// recycle, if set, gives each batch back to the source that made it
+	// once the sink copied its rows (recycleDirect).
+	recycle func(*row.Batch)
 	// callStart is when the Write or Flush under way began (Unix
 	// nanoseconds), 0 between calls: a call that hangs shows.
 	callStart atomic.Int64

@@ -115,6 +115,7 @@ func Run(ctx context.Context, g *Graph, opt Options) error {
 		start(&d.Node, func() error { return runDeadLetters(ctx, d, g, co) })
 	}
 	fused := fuse(g)
+	recycleDirect(g, fused)
 	maxState := opt.MaxStateBytes
 	if maxState == 0 {
 		maxState = DefaultMaxStateBytes()
@@ -267,7 +268,14 @@ func runSink(ctx context.Context, n *SinkNode, in <-chan message, co *coordinato
 			}
 			n.unacked += int64(b.Len())
 			if c, ok := n.Sink.(connector.RowCopier); ok && c.CopiesRows() && n.Tap == nil {
-				release(m.batch, &n.Node) // the sink keeps none of its rows (fuse.go)
+				// The sink keeps none of the rows: the batch goes back
+				// to the fusion that mapped it or the source that
+				// made it (fuse.go).
+				if n.recycle != nil && b == m.batch {
+					n.recycle(m.batch)
+				} else {
+					release(m.batch, &n.Node)
+				}
 			}
 			dirty = true
 		}

@@ -252,9 +252,17 @@ func (s *DirSink) Bind(in connector.SinkInput) error {
 func (s *DirSink) SetRun(info connector.RunInfo) { s.resumable = info.Resumable }
 
 // CopiesRows implements connector.RowCopier: a record format encodes
-// each row at once; a bulk format's writer keeps rows until their row
-// group is full.
-func (s *DirSink) CopiesRows() bool { return !s.bulk }
+// each row at once; a bulk format's writer may keep rows until their row
+// group is full (one that copies them says so as a RowCopier too), and
+// the parts of a run that checkpoints keep those their writer holds
+// (keep).
+func (s *DirSink) CopiesRows() bool {
+	if !s.bulk {
+		return true
+	}
+	c, ok := s.enc.(connector.RowCopier)
+	return ok && c.CopiesRows() && !s.keep
+}
 
 // Open prepares the directory: after a Restore it resumes the open parts
 // of the checkpoint and deletes the other in-progress files; on a fresh

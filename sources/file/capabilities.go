@@ -5,6 +5,7 @@ package file
 // leave undecoded, batches given back, and the files it reads.
 
 import (
+	"slices"
 	"sync/atomic"
 
 	"github.com/etld/etld/pipeline/connector"
@@ -63,6 +64,7 @@ func (s *Source) SetColumns(needed []bool) {
 	}
 	if pd, ok := s.dec.(connector.ProjectingDecoder); ok {
 		pd.SetColumns(needed)
+		s.projected = slices.Contains(needed, false)
 	}
 }
 
@@ -75,6 +77,7 @@ func (s *Source) SetPaths(paths []connector.FieldPath) bool {
 		return false
 	}
 	s.width += len(paths)
+	s.paths = true
 	return true
 }
 
@@ -96,7 +99,7 @@ const sparesKept = 64
 // Recycle implements connector.BatchRecycler: a decode worker writes its
 // next batch into b (parallel.go).
 func (s *Source) Recycle(b *row.Batch) {
-	if !s.columns {
+	if !s.fullRows.Load() {
 		return // only a ColumnDecoder writes every value of a row
 	}
 	select {

@@ -294,8 +294,14 @@ type Source struct {
 	// spares holds batches their reader gave back (Recycle), for the
 	// decode workers.
 	spares chan *row.Batch
-	// columns: the decoder reads the columns SelectColumns chose.
-	columns bool
+	// columns: the decoder reads the columns SelectColumns chose; paths:
+	// the rows have columns of ROW fields too (SetPaths); projected: the
+	// decoder leaves some columns unread (SetColumns).
+	columns, paths, projected bool
+	// fullRows: every row the decoder writes has every value written, and
+	// a batch given back (Recycle) is used again. Set before the first
+	// batch of a parallel read is made.
+	fullRows atomic.Bool
 	// parDone is the offset in the whole input of a parallel read's
 	// position, for Size; -1 while the read is serial.
 	parDone atomic.Int64

@@ -120,6 +120,20 @@ func (s *Source) startParallel(pd connector.ParallelDecoder, max int) {
 	s.moveTo(p.file, p.offset, p.line)
 	s.rd.fresh = true
 	work := make(chan *block, 2*workers+2)
+	full := s.columns
+	if cd, ok := s.dec.(connector.ColumnDecoder); ok && !s.columns && !s.updating && !s.paths && !s.projected {
+		// Told to read every column in order, a ColumnDecoder writes
+		// every value of its rows (which is all it changes: not when
+		// the planner left columns unread, which selecting all of them
+		// would read again): the batches can then be given back
+		// (Recycle).
+		all := make([]int, s.width)
+		for i := range all {
+			all[i] = i
+		}
+		full = cd.DecodeColumns(all)
+	}
+	s.fullRows.Store(full)
 	// The clones are made before the reader, which uses s.dec, starts.
 	decs := make([]connector.Decoder, workers)
 	for i := range decs {

@@ -36,7 +36,7 @@ type Store struct {
 	mem     *state.OffHeap
 	nums    []int64
 	vals    []row.Value
-	exts    []any // *extremes, *valueList or valueCounts
+	exts    []any // *extremes, *valueList, valueCounts, or a DISTINCT set: *wordSet, *valueSet[row.Value]
 	// keys holds each slot's group key when the owner emits groups
 	// without an input row at hand (batch mode, windows).
 	Keys     []string

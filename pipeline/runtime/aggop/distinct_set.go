@@ -13,8 +13,9 @@ import (
 // distinct argument for all the aggregates over it, FILTER or not, the
 // same way). Nexmark q16's eight COUNT(DISTINCT ...) FILTER (...) over two
 // columns then look a row up twice, not eight times. A set's values are
-// int64 words for the fixed-width types (wordType), so that the set holds
-// no pointer for the GC to scan, and Values otherwise.
+// int64 words for the fixed-width types (wordType), in a table of its own
+// (wordSet, distinct_words.go) that holds no pointer for the GC to scan
+// and costs a row one probe, and Values in a Go map otherwise.
 //
 // Over inserts only, an entry is a bit per aggregate. With retractions it
 // is a count per aggregate, which may go negative when a retraction comes
@@ -221,9 +222,9 @@ func (s *Store) setCount(id int32, g *distinctSet, nums []int64, v row.Value, ma
 	k := len(g.members)
 	var changed, now uint64
 	if g.word {
-		t, _ := (*p).(*valueSet[int64])
+		t, _ := (*p).(*wordSet)
 		if t == nil {
-			t = newValueSet[int64](s.insertOnly)
+			t = newWordSet(s.insertOnly, k)
 			*p = t
 		}
 		changed, now = t.step(wordOf(g.typ.ID, v), mask, d, k)
@@ -263,7 +264,7 @@ func (s *Store) mergeSets(dst, src int32, dn []int64) {
 			}
 		}
 		switch t := x.(type) {
-		case *valueSet[int64]:
+		case *wordSet:
 			t.each(k, func(w int64, cs []int64) { add(valueOfWord(g.typ, w), cs) })
 		case *valueSet[row.Value]:
 			t.each(k, add)
@@ -278,7 +279,7 @@ func (s *Store) appendSetView(dst []byte, id int32, g *distinctSet, j int) []byt
 	n := 0
 	var each func(f func(v row.Value, cs []int64))
 	switch t := s.exts[int(id)*s.extW+g.ext].(type) {
-	case *valueSet[int64]:
+	case *wordSet:
 		each = func(f func(v row.Value, cs []int64)) {
 			t.each(k, func(w int64, cs []int64) { f(valueOfWord(g.typ, w), cs) })
 		}
@@ -321,12 +322,12 @@ func (s *Store) restoreSetView(d *row.Decoder, id int, g *distinctSet, j int) {
 			return
 		}
 		if g.word {
-			t, _ := (*p).(*valueSet[int64])
+			t, _ := (*p).(*wordSet)
 			if t == nil {
-				t = newValueSet[int64](s.insertOnly)
+				t = newWordSet(s.insertOnly, k)
 				*p = t
 			}
-			t.set(wordOf(g.typ.ID, v), j, c, k)
+			t.set(wordOf(g.typ.ID, v), j, c)
 			continue
 		}
 		t, _ := (*p).(*valueSet[row.Value])

@@ -28,9 +28,10 @@ var setAggs = []AggCall{
 	{Func: ListAgg, Arg: 1, ArgType: optest.TString, Sep: ",", Distinct: true},
 }
 
-// setRow is a row over setAggs' columns from rnd.
-func setRow(rnd *rand.Rand) row.Row {
-	x := rnd.Int64N(9) - 2
+// setRow is a row over setAggs' columns from rnd, its BIGINT one of
+// spread values.
+func setRow(rnd *rand.Rand, spread int64) row.Row {
+	x := rnd.Int64N(spread) - 2
 	r := row.Row{row.BigIntValue(x), row.StringValue(fmt.Sprint("s", x%4)), row.BoolValue(rnd.IntN(3) > 0),
 		row.BoolValue(rnd.IntN(2) > 0), row.DoubleValue(float64(x) / 4)}
 	if rnd.IntN(7) == 0 {
@@ -115,10 +116,16 @@ func (m distinctModel) check(t *testing.T, st *Store, id int32, what string) {
 
 // TestDistinctSetsMatchModel: random inserts, retractions (some before
 // their accumulation) and snapshots of a store whose DISTINCT aggregates
-// share sets give each aggregate what a map of its own gives.
+// share sets give each aggregate what a map of its own gives. Over 9
+// values the word sets stay small; over 700 they grow several times and,
+// with retractions, delete values from long probe runs.
 func TestDistinctSetsMatchModel(t *testing.T) {
-	for _, insertOnly := range []bool{true, false} {
-		rnd := rand.New(rand.NewPCG(5, 6))
+	for _, c := range []struct {
+		insertOnly bool
+		spread     int64
+	}{{true, 9}, {false, 9}, {true, 700}, {false, 700}} {
+		insertOnly := c.insertOnly
+		rnd := rand.New(rand.NewPCG(5, uint64(c.spread)))
 		st := NewStore(setAggs, insertOnly, false)
 		if len(st.sets) != 3 || len(st.sets[0].members) != 5 || !st.sets[0].word || st.sets[1].word {
 			t.Fatalf("sets %+v, want 3: five aggregates over column 0 (words), two over column 1, one over column 4", st.sets)
@@ -129,7 +136,7 @@ func TestDistinctSetsMatchModel(t *testing.T) {
 		for step := range 3000 {
 			g := rnd.IntN(2)
 			add := true
-			r := setRow(rnd)
+			r := setRow(rnd, c.spread)
 			if !insertOnly && rnd.IntN(3) == 0 {
 				add = false
 				if n := len(live[g]); n > 0 && rnd.IntN(10) > 0 {
@@ -145,7 +152,7 @@ func TestDistinctSetsMatchModel(t *testing.T) {
 			}
 			st.Update(ids[g], r, add)
 			models[g].update(r, add)
-			what := fmt.Sprintf("insertOnly=%v step %d", insertOnly, step)
+			what := fmt.Sprintf("insertOnly=%v spread %d step %d", insertOnly, c.spread, step)
 			models[g].check(t, st, ids[g], what)
 			if step%500 == 499 {
 				// A snapshot restores into a new store with the same
@@ -174,7 +181,7 @@ func TestDistinctSetsMerge(t *testing.T) {
 		a, b, all := st.Alloc("a"), st.Alloc("b"), st.Alloc("all")
 		m := make(distinctModel, len(setAggs))
 		for i := range 1 + trial%20 {
-			r := setRow(rnd)
+			r := setRow(rnd, 9)
 			st.Update(all, r, true)
 			m.update(r, true)
 			if i%2 == 0 {
@@ -195,7 +202,7 @@ func TestDistinctSetsMerge(t *testing.T) {
 func compatRows() (rows []row.Row, groups []int, adds []bool) {
 	rnd := rand.New(rand.NewPCG(11, 12))
 	for i := range 400 {
-		rows, groups, adds = append(rows, setRow(rnd)), append(groups, i%3), append(adds, true)
+		rows, groups, adds = append(rows, setRow(rnd, 9)), append(groups, i%3), append(adds, true)
 		if i%5 == 4 && i >= 10 {
 			rows, groups, adds = append(rows, rows[len(rows)-8]), append(groups, groups[len(groups)-8]), append(adds, false)
 		}

@@ -1,0 +1,103 @@
+package file_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/etld/etld/builtin"
+	"github.com/etld/etld/internal/testenv"
+	"github.com/etld/etld/internal/testenv/pipefile"
+	"github.com/etld/etld/pipeline"
+	"github.com/etld/etld/sources/file"
+)
+
+// TestSinkGivesBatchesBack: a sink that reads a source with nothing
+// between them, and copies its rows (a csv file; a directory of Parquet
+// files without checkpoints), gives each batch back to the source, whose
+// decode workers write their next rows into it (many small blocks, two
+// workers): what comes out is what a serial read gives, csv and json,
+// and the Parquet files read back the same.
+func TestSinkGivesBatchesBack(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	var csvIn, jsonIn strings.Builder
+	for i := range 6000 {
+		price, note := fmt.Sprintf("%d.%02d", r.IntN(100000), r.IntN(100)), fmt.Sprintf("note %d", r.IntN(50))
+		if i%7 == 0 {
+			price = ""
+		}
+		if i%5 == 0 {
+			note = ""
+		}
+		day := fmt.Sprintf("2026-%02d-%02d", 1+i/500%12, 1+i%28)
+		fmt.Fprintf(&csvIn, "%d,%s,%s,%s 10:00:%02d.%03d,%s\n", i, price, day, day, i%60, i%1000, note)
+		jprice, jnote := price, `"`+note+`"`
+		if price == "" {
+			jprice = "null"
+		}
+		if note == "" {
+			jnote = "null"
+		}
+		fmt.Fprintf(&jsonIn, `{"id":%d,"note":%s,"price":%s,"day":"%s","ts":"%s 10:00:%02d.%03d"}`+"\n", i, jnote, jprice, day, day, i%60, i%1000)
+	}
+	schema := `[id BIGINT, "price DECIMAL(10,2)", day DATE, ts TIMESTAMP(3), note STRING]`
+	for _, in := range []struct{ name, data, format string }{
+		{"csv", csvIn.String(), `{type: csv, null_literal: ""}`},
+		{"json", jsonIn.String(), "json"},
+	} {
+		t.Run(in.name, func(t *testing.T) {
+			dir := t.TempDir()
+			src := filepath.Join(dir, "in")
+			if err := os.WriteFile(src, []byte(in.data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			run := func(from, format, sink string) string {
+				t.Helper()
+				out := filepath.Join(dir, "out.csv")
+				os.Remove(out)
+				yaml := fmt.Sprintf(`version: 1
+name: recycle
+sources:
+  - {name: s, type: file, path: %q, schema: %s, format: %s}
+sinks:
+  - {name: out, from: s, type: file, path: %q, overwrite: true%s}
+`, from, schema, format, out, sink)
+				if sink != "" {
+					yaml = strings.Replace(yaml, "path: \""+out, "path: \""+filepath.Join(dir, "pq"), 1)
+				}
+				p := pipefile.Load(t, pipeline.Env{Registry: builtin.Registry()}, dir, yaml)
+				if _, err := p.Run(testenv.Context(t, 60*time.Second), pipeline.RunOptions{}); err != nil {
+					t.Fatal(err)
+				}
+				data, _ := os.ReadFile(out)
+				return string(data)
+			}
+			file.SetReader(t, -1, 0, 0)
+			want := run(src, in.format, "")
+			if strings.Count(want, "\n") != 6000 {
+				t.Fatalf("the serial run wrote %d rows", strings.Count(want, "\n"))
+			}
+			file.SetReader(t, 2, 97, 512)
+			before := file.Recycled()
+			if got := run(src, in.format, ""); got != want {
+				t.Fatalf("parallel run into csv:\n%.1000s\nserial:\n%.1000s", got, want)
+			}
+			if file.Recycled() == before {
+				t.Error("no batch given back by the csv sink")
+			}
+			before = file.Recycled()
+			run(src, in.format, ", format: {type: parquet, row_group_size: 1000}")
+			if file.Recycled() == before {
+				t.Error("no batch given back by the parquet sink")
+			}
+			file.SetReader(t, -1, 0, 0)
+			if got := run(filepath.Join(dir, "pq", "*.parquet"), "parquet", ""); got != want {
+				t.Fatalf("the parquet files read back:\n%.1000s\nserial:\n%.1000s", got, want)
+			}
+		})
+	}
+}
