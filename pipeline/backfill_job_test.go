@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/segmentio/kafka-go"
-
 	"github.com/etld/etld/builtin"
 	"github.com/etld/etld/formats/formattest"
 	"github.com/etld/etld/formats/parquet"
@@ -32,61 +30,11 @@ import (
 // first to C2, and the edited pipeline run from its checkpoint ends with
 // the edited query over every message.
 func TestBackfillJobCatchUpKafka(t *testing.T) {
-	brokers := testenv.Kafka(t)
-	db, dsn := testenv.MySQL(t)
-	t.Setenv("BACKFILL_TEST_DSN", dsn)
-	ctx := testenv.Context(t, 2*time.Minute)
-	topic := testenv.KafkaTopic(t, brokers, 2)
-	table := testenv.MySQLTable(t, db, "")
-	testenv.Exec(t, db, "CREATE TABLE "+table+" (k VARCHAR(16) PRIMARY KEY, n BIGINT NOT NULL, s BIGINT, m BIGINT)")
-	w := &kafka.Writer{Addr: kafka.TCP(brokers), Topic: topic, BatchTimeout: time.Millisecond, RequiredAcks: kafka.RequireAll}
-	defer w.Close()
-	produce := func(from, to int) {
-		t.Helper()
-		var msgs []kafka.Message
-		for i := from; i < to; i++ {
-			msgs = append(msgs, kafka.Message{Value: fmt.Appendf(nil, `{"id":%d,"k":"k%d","v":%d}`, i, (i*7)%bfKeys, (i*37)%1000)})
-		}
-		if err := w.WriteMessages(ctx, msgs...); err != nil {
-			t.Fatalf("produce: %v", err)
-		}
-	}
-	dir, state := t.TempDir(), t.TempDir()
-	load := func(sql string) *pipeline.Pipeline {
-		t.Helper()
-		file := filepath.Join(dir, "bfk.yaml")
-		if err := os.WriteFile(file, []byte(fmt.Sprintf(backfillKafka, brokers, topic, sql, table)), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		p, err := pipeline.Load(file, pipeline.Env{Registry: builtin.Registry(), Logger: slog.New(slog.DiscardHandler)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	f := newKafkaBackfill(t)
+	ctx, state, load, produce := f.ctx, f.state, f.load, f.produce
 	runUntil := func(p *pipeline.Pipeline, want []string) {
 		t.Helper()
-		stop := make(chan struct{})
-		done := make(chan error, 1)
-		go func() {
-			_, err := p.Run(ctx, pipeline.RunOptions{StateDir: state, Stop: stop, CheckpointInterval: 50 * time.Millisecond})
-			done <- err
-		}()
-		testenv.Eventually(t, 30*time.Second, "the table", func() error {
-			select {
-			case err := <-done:
-				t.Fatalf("the run ended: %v", err)
-			default:
-			}
-			if got := testenv.TableLines(t, db, table, ",", "null"); !slices.Equal(got, want) {
-				return fmt.Errorf("%d rows, want %d", len(got), len(want))
-			}
-			return nil
-		})
-		close(stop)
-		if err := <-done; err != nil {
-			t.Fatal(err)
-		}
+		f.runUntil(p, pipeline.RunOptions{CheckpointInterval: 50 * time.Millisecond}, want)
 	}
 	latest := func() int64 {
 		t.Helper()
@@ -148,7 +96,7 @@ func TestBackfillJobCatchUpKafka(t *testing.T) {
 		t.Fatalf("report %+v, checkpoints %d then %d", report, c1, c2)
 	}
 	// Finished: the table is the edited query's over what C2 covers.
-	if got, want := testenv.TableLines(t, db, table, ",", "null"), kafkaGroups(4000, true); !slices.Equal(got, want) {
+	if got, want := testenv.TableLines(t, f.db, f.table, ",", "null"), kafkaGroups(4000, true); !slices.Equal(got, want) {
 		t.Fatalf("after Finish the table has %d rows, first %q; want the edited query's over the 4000 messages", len(got), got[:min(1, len(got))])
 	}
 	produce(4000, 5000)

@@ -1,6 +1,8 @@
 package pipeline_test
 
 import (
+	"context"
+	"database/sql"
 	"fmt"
 	"log/slog"
 	"os"
@@ -75,65 +77,8 @@ func kafkaGroups(n int, withMax bool) []string {
 // checkpoint included; the table ends as the edited query over every
 // message.
 func TestBackfillKafka(t *testing.T) {
-	brokers := testenv.Kafka(t)
-	db, dsn := testenv.MySQL(t)
-	t.Setenv("BACKFILL_TEST_DSN", dsn)
-	ctx := testenv.Context(t, 2*time.Minute)
-	topic := testenv.KafkaTopic(t, brokers, 2)
-	table := testenv.MySQLTable(t, db, "")
-	testenv.Exec(t, db, "CREATE TABLE "+table+" (k VARCHAR(16) PRIMARY KEY, n BIGINT NOT NULL, s BIGINT, m BIGINT)")
-	w := &kafka.Writer{Addr: kafka.TCP(brokers), Topic: topic, BatchTimeout: time.Millisecond, RequiredAcks: kafka.RequireAll}
-	defer w.Close()
-	produce := func(from, to int) {
-		t.Helper()
-		var msgs []kafka.Message
-		for i := from; i < to; i++ {
-			msgs = append(msgs, kafka.Message{Value: fmt.Appendf(nil, `{"id":%d,"k":"k%d","v":%d}`, i, (i*7)%bfKeys, (i*37)%1000)})
-		}
-		if err := w.WriteMessages(ctx, msgs...); err != nil {
-			t.Fatalf("produce: %v", err)
-		}
-	}
-	dir, state := t.TempDir(), t.TempDir()
-	load := func(sql string) *pipeline.Pipeline {
-		t.Helper()
-		file := filepath.Join(dir, "bfk.yaml")
-		if err := os.WriteFile(file, []byte(fmt.Sprintf(backfillKafka, brokers, topic, sql, table)), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		p, err := pipeline.Load(file, pipeline.Env{Registry: builtin.Registry(), Logger: slog.New(slog.DiscardHandler)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	// runUntil runs p until the table is want, then stops it.
-	runUntil := func(p *pipeline.Pipeline, opt pipeline.RunOptions, want []string) {
-		t.Helper()
-		stop := make(chan struct{})
-		opt.Stop, opt.StateDir = stop, state
-		done := make(chan error, 1)
-		go func() {
-			_, err := p.Run(ctx, opt)
-			done <- err
-		}()
-		testenv.Eventually(t, 30*time.Second, "the table", func() error {
-			select {
-			case err := <-done:
-				t.Fatalf("the run ended: %v", err)
-			default:
-			}
-			if got := testenv.TableLines(t, db, table, ",", "null"); !slices.Equal(got, want) {
-				return fmt.Errorf("%d rows, want %d; %q...", len(got), len(want), got[:min(2, len(got))])
-			}
-			return nil
-		})
-		close(stop)
-		if err := <-done; err != nil {
-			t.Fatal(err)
-		}
-	}
-
+	f := newKafkaBackfill(t)
+	ctx, state, load, produce, runUntil := f.ctx, f.state, f.load, f.produce, f.runUntil
 	produce(0, 3000)
 	// The first run stops as the sink takes its first rows, mid-topic.
 	stop := make(chan struct{})
@@ -154,5 +99,86 @@ func TestBackfillKafka(t *testing.T) {
 	runUntil(load(bfAddMax), pipeline.RunOptions{Backfill: true, Backfilled: func(r *pipeline.BackfillReport) { report = r }}, kafkaGroups(5000, true))
 	if report == nil || len(report.Sinks) != 1 || report.Sinks[0].Upserted != bfKeys {
 		t.Fatalf("report: %+v", report)
+	}
+}
+
+// kafkaBackfill is the Kafka backfill tests' setup: a topic of two
+// partitions, a MySQL table of the groups, the pipeline file's
+// directory and a state directory.
+type kafkaBackfill struct {
+	t       *testing.T
+	ctx     context.Context
+	brokers string
+	topic   string
+	db      *sql.DB
+	table   string
+	dir     string
+	state   string
+	w       *kafka.Writer
+}
+
+func newKafkaBackfill(t *testing.T) *kafkaBackfill {
+	brokers := testenv.Kafka(t)
+	db, dsn := testenv.MySQL(t)
+	t.Setenv("BACKFILL_TEST_DSN", dsn)
+	f := &kafkaBackfill{t: t, ctx: testenv.Context(t, 2*time.Minute), brokers: brokers,
+		topic: testenv.KafkaTopic(t, brokers, 2), db: db, dir: t.TempDir(), state: t.TempDir()}
+	f.table = testenv.MySQLTable(t, db, "")
+	testenv.Exec(t, db, "CREATE TABLE "+f.table+" (k VARCHAR(16) PRIMARY KEY, n BIGINT NOT NULL, s BIGINT, m BIGINT)")
+	f.w = &kafka.Writer{Addr: kafka.TCP(brokers), Topic: f.topic, BatchTimeout: time.Millisecond, RequiredAcks: kafka.RequireAll}
+	t.Cleanup(func() { f.w.Close() })
+	return f
+}
+
+// produce writes messages from to to (exclusive).
+func (f *kafkaBackfill) produce(from, to int) {
+	f.t.Helper()
+	var msgs []kafka.Message
+	for i := from; i < to; i++ {
+		msgs = append(msgs, kafka.Message{Value: fmt.Appendf(nil, `{"id":%d,"k":"k%d","v":%d}`, i, (i*7)%bfKeys, (i*37)%1000)})
+	}
+	if err := f.w.WriteMessages(f.ctx, msgs...); err != nil {
+		f.t.Fatalf("produce: %v", err)
+	}
+}
+
+// load loads the pipeline with sql as its query.
+func (f *kafkaBackfill) load(sql string) *pipeline.Pipeline {
+	f.t.Helper()
+	file := filepath.Join(f.dir, "bfk.yaml")
+	if err := os.WriteFile(file, []byte(fmt.Sprintf(backfillKafka, f.brokers, f.topic, sql, f.table)), 0o644); err != nil {
+		f.t.Fatal(err)
+	}
+	p, err := pipeline.Load(file, pipeline.Env{Registry: builtin.Registry(), Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return p
+}
+
+// runUntil runs p until the table is want, then stops it.
+func (f *kafkaBackfill) runUntil(p *pipeline.Pipeline, opt pipeline.RunOptions, want []string) {
+	f.t.Helper()
+	stop := make(chan struct{})
+	opt.Stop, opt.StateDir = stop, f.state
+	done := make(chan error, 1)
+	go func() {
+		_, err := p.Run(f.ctx, opt)
+		done <- err
+	}()
+	testenv.Eventually(f.t, 30*time.Second, "the table", func() error {
+		select {
+		case err := <-done:
+			f.t.Fatalf("the run ended: %v", err)
+		default:
+		}
+		if got := testenv.TableLines(f.t, f.db, f.table, ",", "null"); !slices.Equal(got, want) {
+			return fmt.Errorf("%d rows, want %d; %q...", len(got), len(want), got[:min(2, len(got))])
+		}
+		return nil
+	})
+	close(stop)
+	if err := <-done; err != nil {
+		f.t.Fatal(err)
 	}
 }
