@@ -72,6 +72,26 @@ func (h *serveHarness) waitTable(want []string) {
 	})
 }
 
+// editedTakesOver waits for the edited version to run with the backfill
+// done, appends rows 2500-3000, and waits for the table to equal a
+// from-scratch run of the edited query over all of them.
+func (h *serveHarness) editedTakesOver() {
+	t := h.t
+	t.Helper()
+	testenv.Eventually(t, 20*time.Second, "the edited version running", func() error {
+		if st := h.status("g.yaml"); st.State != Running || st.Backfill != nil {
+			return fmt.Errorf("state %s, backfill %+v", st.State, st.Backfill)
+		}
+		return nil
+	})
+	appendRows(t, h.input, 2500, 3000)
+	want := h.fromScratch()
+	if !slices.Equal(want, groups(3000, true)) {
+		t.Fatalf("a from-scratch run gives %d rows, not the edited query's", len(want))
+	}
+	h.waitTable(want)
+}
+
 // at waits for the backfill to reach phase.
 func (h *serveHarness) at(phase string) {
 	h.t.Helper()
@@ -156,18 +176,7 @@ func TestBackfillWhileServing(t *testing.T) {
 		t.Fatalf("the old version's final checkpoint is %d, not after %d: nothing to catch up", c2.ID, st.Backfill.Checkpoint)
 	}
 	h.release <- nil
-	testenv.Eventually(t, 20*time.Second, "the edited version running", func() error {
-		if st := h.status("g.yaml"); st.State != Running || st.Backfill != nil {
-			return fmt.Errorf("state %s, backfill %+v", st.State, st.Backfill)
-		}
-		return nil
-	})
-	appendRows(t, h.input, 2500, 3000)
-	want := h.fromScratch()
-	if !slices.Equal(want, groups(3000, true)) {
-		t.Fatalf("a from-scratch run gives %d rows, not the edited query's", len(want))
-	}
-	h.waitTable(want)
+	h.editedTakesOver()
 	if st := h.status("g.yaml"); st.ReloadError != "" || st.Restarts != 0 {
 		t.Errorf("after the backfill: reload error %q, %d restarts", st.ReloadError, st.Restarts)
 	}
@@ -255,18 +264,7 @@ func TestBackfillCrashDuringCatchUp(t *testing.T) {
 		t.Error("ready while a backfill runs with no version serving")
 	}
 	h.release <- nil
-	testenv.Eventually(t, 20*time.Second, "the edited version running", func() error {
-		if st := h.status("g.yaml"); st.State != Running || st.Backfill != nil {
-			return fmt.Errorf("state %s, backfill %+v", st.State, st.Backfill)
-		}
-		return nil
-	})
-	appendRows(t, h.input, 2500, 3000)
-	want := h.fromScratch()
-	if !slices.Equal(want, groups(3000, true)) {
-		t.Fatalf("a from-scratch run gives %d rows, not the edited query's", len(want))
-	}
-	h.waitTable(want)
+	h.editedTakesOver()
 	if left, _ := filepath.Glob(filepath.Join(h.dir, ".state", "g", ".backfill-*")); len(left) != 0 {
 		t.Errorf("replay directories left after the backfill at the restart: %q", left)
 	}
