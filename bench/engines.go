@@ -28,6 +28,10 @@ type env struct {
 	flink   string // the FlinkRun command; "" = not run
 	noFlink string
 	timeout time.Duration
+
+	// baseEtld, if set, is an etld binary of another commit: the
+	// matrix runs its batch pipeline too, as etld-base (-base-etld).
+	baseEtld string
 }
 
 // engine is one contender of a workload. run does one measured run into
@@ -90,6 +94,11 @@ func etldPipelineSchema(e *env, name, sql, sink string, extra []string, watermar
 // etldEngine runs the etld binary (`etld run --quiet FILE`, no state
 // dir: a one-shot run as a user types it) over the pipeline yaml builds.
 func etldEngine(e *env, name, outName string, yaml func(out string) string) engine {
+	return etldBinEngine(e, e.etld, name, outName, yaml)
+}
+
+// etldBinEngine is etldEngine with another etld binary (-base-etld).
+func etldBinEngine(e *env, bin, name, outName string, yaml func(out string) string) engine {
 	eng := engine{name: name}
 	eng.run = func(dir string) (measure, error) {
 		out := "blackhole"
@@ -100,7 +109,7 @@ func etldEngine(e *env, name, outName string, yaml func(out string) string) engi
 		if err := os.WriteFile(file, []byte(yaml(out)), 0o644); err != nil {
 			return measure{}, err
 		}
-		m, _, err := runChild([]string{e.etld, "run", "--quiet", "--log-format", "text", file}, nil, dir, filepath.Join(dir, "stderr"), e.timeout)
+		m, _, err := runChild([]string{bin, "run", "--quiet", "--log-format", "text", file}, nil, dir, filepath.Join(dir, "stderr"), e.timeout)
 		return m, err
 	}
 	if outName != "" {

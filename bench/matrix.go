@@ -139,6 +139,11 @@ func matrixWorkloads(e *env) []workload {
 				return matrixPipeline(e, sh, out, []string{"execution: batch"})
 			}),
 		}
+		if e.baseEtld != "" {
+			engines = append(engines, etldBinEngine(e, e.baseEtld, "etld-base", "out-base.csv", func(out string) string {
+				return matrixPipeline(e, sh, out, []string{"execution: batch"})
+			}))
+		}
 		if sh.agg || sh.keyed {
 			// The GROUP BY on two workers beside the default (one):
 			// what the keyed workers gain, in the same run.
