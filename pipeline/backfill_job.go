@@ -269,9 +269,11 @@ func (j *BackfillJob) Finish(ctx context.Context) (*BackfillReport, error) {
 		}
 		report.Sinks = append(report.Sinks, d.SinkDiff)
 	}
-	if report.Stored, err = store.Write(next); err != nil {
+	// Write returns the checkpoint's size, not its ID.
+	if _, err = store.Write(next); err != nil {
 		return nil, fmt.Errorf("backfill: store the rebuilt checkpoint: %w", err)
 	}
+	report.Stored = next.ID
 	if err := store.SetNote(noteFile, j.p.text); err != nil {
 		return nil, fmt.Errorf("backfill: %w", err)
 	}
