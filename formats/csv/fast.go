@@ -73,6 +73,14 @@ func (d *Decoder) decodeFast(s string, r row.Row) bool {
 		op := &ops[ci]
 		start := j
 		if op.kind == opBigInt {
+			if j+9 <= n {
+				// With a word left in the record, a word at a time.
+				if v, e, ok := swarInt(s, j); ok && (e == n || s[e] == delim) && (!hasNull || s[start:e] != nullLit) {
+					r[op.at] = row.BigIntValue(v)
+					j = e
+					goto next
+				}
+			}
 			// Up to 18 digits and a sign cannot overflow: shortInt's
 			// value, read as the digits go by.
 			neg := false
@@ -134,4 +142,43 @@ func (d *Decoder) decodeFast(s string, r row.Row) bool {
 	// allow-trailing-comma); any other field after the last column is
 	// one too many.
 	return j == n
+}
+
+// swarInt reads the integer at s[i:], an optional sign and 1 to 16
+// digits, a word at a time: its value and the offset of the byte after
+// it. ok is false when it is no such integer or lies too near the end of
+// s for whole words, which the byte loop then reads.
+func swarInt(s string, i int) (v int64, end int, ok bool) {
+	neg := false
+	if i < len(s) && (s[i] == '-' || s[i] == '+') {
+		neg = s[i] == '-'
+		i++
+	}
+	if i+8 > len(s) {
+		return 0, 0, false
+	}
+	x := word(s, i) - '0'*lsb
+	k := firstByte(nonDigits(x))
+	var u uint64
+	switch {
+	case k == 0:
+		return 0, 0, false
+	case k < 8:
+		u = eightDigits(x, k)
+	case i+16 > len(s):
+		return 0, 0, false
+	default:
+		y := word(s, i+8) - '0'*lsb
+		k2 := firstByte(nonDigits(y))
+		if k2 == 8 {
+			return 0, 0, false
+		}
+		u = eightDigits(x, 8)*uint64(pow10[k2]) + eightDigits(y, k2)
+		k += k2
+	}
+	v = int64(u)
+	if neg {
+		v = -v
+	}
+	return v, i + k, true
 }

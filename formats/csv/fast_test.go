@@ -2,6 +2,7 @@ package csv
 
 import (
 	"errors"
+	"strconv"
 	"testing"
 
 	"github.com/etld/etld/internal/testenv"
@@ -89,6 +90,28 @@ func FuzzDecodeFastPath(f *testing.F) {
 					t.Fatalf("%q column %d: fast %v, general %v", rec, i, f[i], g[i])
 				}
 			}
+		}
+	})
+}
+
+// FuzzSwarInt checks the word-at-a-time integer reader against
+// strconv on any text followed by a delimiter.
+func FuzzSwarInt(f *testing.F) {
+	for _, s := range []string{"0", "7", "-12", "+345", "12345678", "123456789", "1234567890123456", "12345678901234567", "99999999", "-", "", "1a", "00000001"} {
+		f.Add(s + ",xxxxxxxxxxxxxxxxxx")
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, end, ok := swarInt(s, 0)
+		if !ok {
+			return
+		}
+		text := s[:end]
+		want, err := strconv.ParseInt(text, 10, 64)
+		if err != nil || want != v {
+			t.Fatalf("%q: swarInt read %q as %d, strconv %d, %v", s, text, v, want, err)
+		}
+		if end < len(s) && s[end] >= '0' && s[end] <= '9' {
+			t.Fatalf("%q: swarInt stopped at a digit, byte %d", s, end)
 		}
 	})
 }
