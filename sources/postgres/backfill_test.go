@@ -323,3 +323,21 @@ func TestBackfillSlotNeverLeaks(t *testing.T) {
 		t.Errorf("the dead backfill's directory is still there")
 	}
 }
+
+// A CDC source with a watermark is refused for a backfill: a snapshot
+// holds the table's rows, not the history of changes whose commit times
+// the running version's event time followed.
+func TestBackfillRefusesEventTime(t *testing.T) {
+	b := newCDCBackfill(t)
+	yaml := func(query string) string {
+		text := b.yaml(query, b.f.slot, b.target, "")
+		text = strings.Replace(text, "schema: [id BIGINT, k STRING, v INT]", "schema: [id BIGINT, k STRING, v INT, ts TIMESTAMP_LTZ(3) METADATA FROM 'op_ts']", 1)
+		return strings.Replace(text, "    key: [id]\n", "    key: [id]\n    watermark: ts - INTERVAL '1' SECOND\n", 1)
+	}
+	env := pipeline.Env{Registry: builtin.Registry()}
+	b.runUntil(pipefile.Load(t, env, b.dir, yaml(cdcBase)), pipeline.RunOptions{}, func() []string { return b.want(false) })
+	err := pipefile.Load(t, env, b.dir, yaml(cdcEdited)).CheckBackfill(b.state)
+	if err == nil || !strings.Contains(err.Error(), "event time (its watermark) over that history cannot be rebuilt") || !strings.Contains(err.Error(), "p.yaml:") {
+		t.Fatalf("backfill of a CDC source with a watermark: %v", err)
+	}
+}
