@@ -20,7 +20,10 @@ import (
 // binlogBackfill is a captured table (id, k, v) of the test server, a
 // MySQL table of its groups, and a state directory.
 type binlogBackfill struct {
-	t      *testing.T
+	t *testing.T
+	// name is the pipeline's: a sink's fence in the target database is
+	// by pipeline, so each test has its own.
+	name   string
 	db     *sql.DB
 	src    string
 	target string
@@ -30,7 +33,7 @@ type binlogBackfill struct {
 func newBinlogBackfill(t *testing.T) *binlogBackfill {
 	db, dsn := testenv.MySQL(t)
 	t.Setenv("BINLOG_BACKFILL_DSN", dsn)
-	b := &binlogBackfill{t: t, db: db, dir: t.TempDir()}
+	b := &binlogBackfill{t: t, db: db, dir: t.TempDir(), name: testenv.UniqueName(t, "bf")}
 	b.src = testenv.MySQLTable(t, db, "")
 	testenv.Exec(t, db, "CREATE TABLE `"+b.src+"` (id BIGINT PRIMARY KEY, k VARCHAR(16) NOT NULL, v BIGINT NOT NULL)")
 	var vals []string
@@ -50,7 +53,7 @@ func (b *binlogBackfill) newTarget() string {
 
 func (b *binlogBackfill) yaml(query, target, extra string) string {
 	return fmt.Sprintf(`version: 1
-name: binlogbf
+name: %s
 sources:
   - name: src
     type: mysql
@@ -69,7 +72,7 @@ sinks:
     type: mysql
     dsn: ${BINLOG_BACKFILL_DSN}
     table: %s
-`, b.src, extra, query, target)
+`, b.name, b.src, extra, query, target)
 }
 
 func (b *binlogBackfill) load(query string) *pipeline.Pipeline {

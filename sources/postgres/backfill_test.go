@@ -27,7 +27,10 @@ const (
 // cdcBackfill is a captured table (id, k, v) of the shared server, a
 // PostgreSQL target of its groups and a state directory.
 type cdcBackfill struct {
-	t      *testing.T
+	t *testing.T
+	// name is the pipeline's: a sink's fence in the target database is
+	// by pipeline, so each test has its own.
+	name   string
 	f      *fixture
 	target string
 	dir    string
@@ -36,7 +39,7 @@ type cdcBackfill struct {
 
 func newCDCBackfill(t *testing.T) *cdcBackfill {
 	f := newFixture(t, "id bigint PRIMARY KEY, k text NOT NULL, v int NOT NULL")
-	b := &cdcBackfill{t: t, f: f, dir: t.TempDir()}
+	b := &cdcBackfill{t: t, f: f, dir: t.TempDir(), name: testenv.UniqueName(t, "bf")}
 	b.state = filepath.Join(b.dir, "state")
 	b.target = b.newTarget()
 	// Dropped at the end whatever happens; the tests check it is gone
@@ -61,7 +64,7 @@ func (b *cdcBackfill) backfillSlot() string {
 // yaml is the pipeline of query into target, reading slot.
 func (b *cdcBackfill) yaml(query, slot, target, extra string) string {
 	return fmt.Sprintf(`version: 1
-name: cdcbf
+name: %s
 sources:
   - name: src
     type: postgres
@@ -82,7 +85,7 @@ sinks:
     type: postgres
     dsn: ${ETLD_PG_TEST_DSN}
     table: %s
-`, b.f.table, slot, extra, query, target)
+`, b.name, b.f.table, slot, extra, query, target)
 }
 
 func (b *cdcBackfill) load(query string) *pipeline.Pipeline {
@@ -312,7 +315,7 @@ func TestBackfillSlotNeverLeaks(t *testing.T) {
 	// Killed: what a dead backfill leaves, made by hand: its slot and its
 	// replay directory. The unedited pipeline's next start drops both.
 	exec(t, b.f.pool, "SELECT pg_create_logical_replication_slot($1, 'pgoutput')", b.backfillSlot())
-	left := filepath.Join(b.state, "cdcbf", ".backfill-dead")
+	left := filepath.Join(b.state, b.name, ".backfill-dead")
 	if err := os.MkdirAll(left, 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/etld/etld/internal/checkpoint"
 	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline"
 )
@@ -24,6 +25,9 @@ import (
 // bfBase into a MySQL table, edited to bfEdited.
 type cdcHarness struct {
 	*harness
+	// name is the pipeline's: a sink's fence in the target database is
+	// by pipeline, so each test has its own.
+	name    string
 	binlog  bool
 	pool    *pgxpool.Pool
 	db      *sql.DB
@@ -37,7 +41,7 @@ type cdcHarness struct {
 func newCDCHarness(t *testing.T, binlog bool) *cdcHarness {
 	db, dsn := testenv.MySQL(t)
 	t.Setenv("DAEMON_BACKFILL_DSN", dsn)
-	h := &cdcHarness{harness: newHarness(t), binlog: binlog, db: db, reached: make(chan string), release: make(chan error)}
+	h := &cdcHarness{harness: newHarness(t), name: testenv.UniqueName(t, "bf"), binlog: binlog, db: db, reached: make(chan string), release: make(chan error)}
 	if binlog {
 		h.src = testenv.MySQLTable(t, db, "")
 		testenv.Exec(t, db, "CREATE TABLE `"+h.src+"` (id BIGINT PRIMARY KEY, k VARCHAR(16) NOT NULL, v BIGINT NOT NULL)")
@@ -65,6 +69,16 @@ func newCDCHarness(t *testing.T, binlog bool) *cdcHarness {
 	h.reload()
 	h.waitState("g.yaml", Running)
 	h.waitTable(h.table, h.want(false))
+	testenv.Eventually(t, 20*time.Second, "a checkpoint", func() error {
+		store, err := checkpoint.OpenExisting(filepath.Join(h.dir, ".state"), h.name)
+		if err != nil {
+			return err
+		}
+		if cp, err := store.Latest(); err != nil || cp == nil {
+			return fmt.Errorf("none yet (%v)", err)
+		}
+		return nil
+	})
 	return h
 }
 
@@ -83,7 +97,7 @@ func (h *cdcHarness) backfillSlot() string {
 func (h *cdcHarness) yaml(query, slot, table, extra string) string {
 	if h.binlog {
 		return fmt.Sprintf(`version: 1
-name: g
+name: %s
 checkpoint_interval: 20ms
 backfill: true
 sources:
@@ -104,10 +118,10 @@ sinks:
     type: mysql
     dsn: ${DAEMON_BACKFILL_DSN}
     table: %s
-`, h.src, extra, query, table)
+`, h.name, h.src, extra, query, table)
 	}
 	return fmt.Sprintf(`version: 1
-name: g
+name: %s
 checkpoint_interval: 20ms
 backfill: true
 sources:
@@ -130,7 +144,7 @@ sinks:
     type: mysql
     dsn: ${DAEMON_BACKFILL_DSN}
     table: %s
-`, h.src, slot, extra, query, table)
+`, h.name, h.src, slot, extra, query, table)
 }
 
 // want is the groups of the captured table as it is now (m null
