@@ -117,17 +117,6 @@ func (b *cdcBackfill) want(withMax bool) []string {
 	return out
 }
 
-// waitTable waits until target holds want.
-func (b *cdcBackfill) waitTable(target string, want []string) {
-	b.t.Helper()
-	testenv.Eventually(b.t, time.Minute, "the target table", func() error {
-		if got := testenv.PostgresLines(b.t, b.f.pool, target, "|", "NULL"); !slices.Equal(got, want) {
-			return fmt.Errorf("%d rows, want %d: %.200q", len(got), len(want), got)
-		}
-		return nil
-	})
-}
-
 // runUntil runs p with opt until the target equals want() (evaluated
 // once the run began), then stops it.
 func (b *cdcBackfill) runUntil(p *pipeline.Pipeline, opt pipeline.RunOptions, want func() []string) {
@@ -146,8 +135,8 @@ func (b *cdcBackfill) runUntil(p *pipeline.Pipeline, opt pipeline.RunOptions, wa
 	}
 }
 
-// waitTableOr is waitTable(b.target, want()) that fails at once when the
-// run ends first.
+// waitTableOr waits until the target holds want(), and fails at once
+// when the run ends first.
 func (b *cdcBackfill) waitTableOr(done chan error, want func() []string) {
 	b.t.Helper()
 	testenv.Eventually(b.t, time.Minute, "the target table", func() error {
