@@ -1,6 +1,7 @@
 package mysql_test
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/internal/testenv/pipefile"
 	"github.com/etld/etld/pipeline"
+	"github.com/etld/etld/sources/mysql"
 )
 
 // binlogBackfill is a captured table (id, k, v) of the test server, a
@@ -229,3 +231,36 @@ const (
 	bfBaseSQL   = "SELECT k, COUNT(*) AS n, SUM(v) AS s FROM src GROUP BY k"
 	bfEditedSQL = "SELECT k, COUNT(*) AS n, SUM(v) AS s, MAX(v) AS m FROM src GROUP BY k"
 )
+
+// ComparePositions orders binlog positions of different runs: by file
+// (its number, past its zero padding), offset, then the row changes of
+// the transaction there; a position still in its snapshot before all.
+func TestBinlogComparePositions(t *testing.T) {
+	s := newCDC(t, mysql.Config{DSN: "u:p@tcp(127.0.0.1:3306)/db", Table: "t"}, nil)
+	pos := func(snapshot bool, file string, at, skip int) []byte {
+		return fmt.Appendf(nil, `{"snapshot":%t,"binlog":{"file":%q,"pos":%d},"skip":%d,"captured":["db.t"]}`, snapshot, file, at, skip)
+	}
+	ordered := [][]byte{
+		pos(true, "bin.000001", 4, 0),
+		pos(false, "bin.000001", 400, 0),
+		pos(false, "bin.000001", 400, 2),
+		pos(false, "bin.000001", 900, 0),
+		pos(false, "bin.000002", 4, 0),
+		pos(false, "bin.1000000", 4, 0),
+	}
+	for i, a := range ordered {
+		for j, b := range ordered {
+			c, err := s.ComparePositions(a, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := cmp.Compare(i, j); c != want {
+				t.Errorf("compare %s with %s = %d, want %d", a, b, c, want)
+			}
+		}
+	}
+	other := []byte(`{"binlog":{"file":"bin.000001","pos":4},"captured":["db.u"]}`)
+	if _, err := s.ComparePositions(ordered[1], other); err == nil {
+		t.Error("positions of other tables compared")
+	}
+}

@@ -1,6 +1,7 @@
 package postgres_test
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/internal/testenv/pipefile"
 	"github.com/etld/etld/pipeline"
+	"github.com/etld/etld/sources/postgres"
 )
 
 // The backfill tests' queries: the edit adds an aggregate.
@@ -331,5 +333,40 @@ func TestBackfillRefusesEventTime(t *testing.T) {
 	err := pipefile.Load(t, env, b.dir, yaml(cdcEdited)).CheckBackfill(b.state)
 	if err == nil || !strings.Contains(err.Error(), "event time (its watermark) over that history cannot be rebuilt") || !strings.Contains(err.Error(), "p.yaml:") {
 		t.Fatalf("backfill of a CDC source with a watermark: %v", err)
+	}
+}
+
+// ComparePositions orders positions of different runs by the
+// transactions they cover: a point between transactions, a number of
+// changes into one (a transaction's commit LSN is at or after the end of
+// the one before), and a position still in its snapshot before all;
+// positions of other tables do not compare.
+func TestComparePositions(t *testing.T) {
+	s := build(t, postgres.Config{DSN: "postgres://u:p@127.0.0.1:5432/db", Table: "t", Slot: "s"}, nil, "id BIGINT")
+	pos := func(phase, done, txn string, handed int) []byte {
+		return fmt.Appendf(nil, `{"phase":%q,"slot":"s","tables":[{"name":"public.t"}],"done":%q,"txn":%q,"handed":%d}`, phase, done, txn, handed)
+	}
+	ordered := [][]byte{
+		pos("snapshot", "", "", 0),
+		pos("stream", "0/100", "", 0),
+		pos("stream", "0/100", "0/180", 2),
+		pos("stream", "0/100", "0/180", 3),
+		pos("stream", "0/1A0", "", 0),
+		pos("stream", "1/0", "", 0),
+	}
+	for i, a := range ordered {
+		for j, b := range ordered {
+			c, err := s.ComparePositions(a, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := cmp.Compare(i, j); c != want && !(i == 0 && j == 0) {
+				t.Errorf("compare %s with %s = %d, want %d", a, b, c, want)
+			}
+		}
+	}
+	other := []byte(`{"phase":"stream","slot":"s","tables":[{"name":"public.u"}],"done":"0/100"}`)
+	if _, err := s.ComparePositions(ordered[1], other); err == nil {
+		t.Error("positions of other tables compared")
 	}
 }
