@@ -35,7 +35,7 @@ import (
 // A -D in the input is an error: the plan picks this strategy only for
 // inputs that delete nothing.
 type UpdatableTopN struct {
-	operator.Widening // a restore retags saved values of widened columns (operator.Widener)
+	operator.ColumnWidening // a restore retags saved values of widened columns, by column (operator.ColumnWidener)
 	spec              RankSpec
 	parts             map[string]*fastPartition
 	rows              int64
@@ -73,6 +73,7 @@ func NewUpdatableTopN(spec RankSpec) (*UpdatableTopN, error) {
 		}
 	}
 	t := &UpdatableTopN{spec: spec, parts: map[string]*fastPartition{}}
+	t.Key = spec.Partition // the keys its TTL times are saved by
 	t.InitExpiry(t.ttl.Set, t.ttl.Tick, t.sweep)
 	return t, nil
 }
