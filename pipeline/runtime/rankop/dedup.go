@@ -45,7 +45,7 @@ type DedupSpec struct {
 //     (RowTimeDeduplicateKeepFirstRowFunction).
 type Dedup struct {
 	operator.ColumnWidening // a restore retags saved values of widened columns, by column (operator.ColumnWidener)
-	spec              DedupSpec
+	spec                    DedupSpec
 	// keys gives each key an id; kept holds its row (encoded, no
 	// pointer for the GC to scan) and times, on event time, that row's
 	// time (timeKey). A key whose row was emitted on the watermark

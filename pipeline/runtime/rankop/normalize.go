@@ -26,13 +26,13 @@ import (
 // row, whole, so that an aggregate downstream retracts what it added.
 type Normalize struct {
 	operator.ColumnWidening // a restore retags saved values of widened columns, by column (operator.ColumnWidener)
-	key               []int
-	keys              *state.KeyIDs
-	kept              state.RowStore
-	kbuf              []byte
-	rbuf              []byte
-	fbuf              []byte
-	top               int32 // one past the largest id handed out
+	key                     []int
+	keys                    *state.KeyIDs
+	kept                    state.RowStore
+	kbuf                    []byte
+	rbuf                    []byte
+	fbuf                    []byte
+	top                     int32 // one past the largest id handed out
 }
 
 // NewNormalize builds the operator for rows keyed by the columns key.

@@ -27,7 +27,7 @@ import (
 // as Flink's does, and emits the rows ranked in range.
 type TopN struct {
 	operator.ColumnWidening // a restore retags saved values of widened columns, by column (operator.ColumnWidener)
-	spec              RankSpec
+	spec                    RankSpec
 	// keys gives each partition an id, the index of its rows in parts
 	// (nil for a free id).
 	keys  *state.KeyIDs

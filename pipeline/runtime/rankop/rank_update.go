@@ -36,12 +36,12 @@ import (
 // inputs that delete nothing.
 type UpdatableTopN struct {
 	operator.ColumnWidening // a restore retags saved values of widened columns, by column (operator.ColumnWidener)
-	spec              RankSpec
-	parts             map[string]*fastPartition
-	rows              int64
-	kbuf              []byte
-	out               operator.Emitter
-	ttl               state.TTLKeys[string] // partitions' last writes (rank_update_ttl.go)
+	spec                    RankSpec
+	parts                   map[string]*fastPartition
+	rows                    int64
+	kbuf                    []byte
+	out                     operator.Emitter
+	ttl                     state.TTLKeys[string] // partitions' last writes (rank_update_ttl.go)
 	operator.Expiry
 }
 
