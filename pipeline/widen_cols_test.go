@@ -29,12 +29,15 @@ var widenColsFamilies = []struct {
 	{"top_n", "SELECT * FROM (SELECT v, w, ROW_NUMBER() OVER (PARTITION BY w ORDER BY v DESC) AS rn FROM (SELECT v, " + wOfK + " AS w FROM a)) WHERE rn <= 2", false},
 	{"top_n_update", "SELECT * FROM (SELECT v, w, c, ROW_NUMBER() OVER (ORDER BY c DESC) AS rn FROM (SELECT v, " + wOfK + " AS w, COUNT(*) AS c FROM a GROUP BY v, " + wOfK + ")) WHERE rn <= 3", false},
 	{"over", "SELECT v, w, COUNT(*) OVER (PARTITION BY v, w ORDER BY et RANGE BETWEEN INTERVAL '10' SECOND PRECEDING AND CURRENT ROW) AS c FROM (SELECT v, " + wOfK + " AS w, et FROM a)", true},
-	{"join", "SELECT a.k, b.k AS bk, a.v FROM a JOIN (SELECT k, v, " + wOfK + " AS w FROM b) b ON a.v = b.v", true},
+	{"join", "SELECT a.k, b.k AS bk, a.v, b.w FROM a JOIN (SELECT k, v, " + wOfK + " AS w FROM b) b ON a.v = b.v", false},
+	{"left_join", "SELECT a.k, b.k AS bk, a.v, b.w FROM (SELECT k, v, " + wOfK + " AS w FROM a) a LEFT JOIN (SELECT k, v, " + wOfK + " AS w FROM b) b ON a.v = b.v AND a.w = b.w", false},
+	{"interval_join", "SELECT a.k, b.k AS bk, a.v FROM a JOIN (SELECT k, v, et, " + wOfK + " AS w FROM b) b ON a.v = b.v AND a.et BETWEEN b.et - INTERVAL '30' SECOND AND b.et + INTERVAL '30' SECOND", true},
 }
 
 // TestWidenOneOfTwoColumns: over two INT columns, v and w, of which
-// only v becomes BIGINT, the GROUP BY, DISTINCT, deduplication and Top-N
-// migrate their state: the retag is by column, so the saved keys' and
+// only v becomes BIGINT, the GROUP BY, DISTINCT, deduplication, Top-N
+// and the regular join (each side's rows by its own columns) migrate
+// their state: the retag is by column, so the saved keys' and
 // rows' v is retagged and their w stays an INT, as a from-scratch run
 // of the edited pipeline reads them (a retag by type was refused, w's
 // saved values being INTs too). The state saved before the edit is

@@ -121,7 +121,8 @@ type ColumnWidener interface {
 	CanWidenColumns() bool
 	// WidenColumns gives, per input column, the type its saved values
 	// are retagged to (row.BigInt, row.Double), row.Null for a column
-	// read as saved.
+	// read as saved; for an operator of two inputs (a join), the left
+	// input's columns, then the right's.
 	WidenColumns(in []row.TypeID)
 }
 
@@ -172,6 +173,10 @@ func (w *ColumnWidening) CanWidenColumns() bool { return true }
 
 // WidenColumns implements ColumnWidener.
 func (w *ColumnWidening) WidenColumns(in []row.TypeID) { w.cols = in }
+
+// Columns is the retag per input column WidenColumns gave (an operator
+// of two inputs: the left's columns, then the right's), nil for none.
+func (w *ColumnWidening) Columns() []row.TypeID { return w.cols }
 
 // Decoder is row.NewDecoder(b), set to retag as asked.
 func (w *ColumnWidening) Decoder(b []byte) *row.Decoder { return w.Widen(row.NewDecoder(b)) }
