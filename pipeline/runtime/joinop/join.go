@@ -76,9 +76,9 @@ type Join struct {
 	// A restore retags saved values of widened columns, by column
 	// (operator.ColumnWidener): each side's rows by its own columns.
 	operator.ColumnWidening
-	spec              JoinSpec
-	sides             [2]*joinSide
-	outer             [2]bool
+	spec  JoinSpec
+	sides [2]*joinSide
+	outer [2]bool
 	// held are the left changes of a batch join, joined at Finish.
 	held []row.Change
 	// nullRight are a batch outer join's right changes with a NULL key.
