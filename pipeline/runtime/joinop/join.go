@@ -73,10 +73,12 @@ type JoinSpec struct {
 // first match arrives the padded row is retracted (-D) and the joined one
 // inserted, and when its last match leaves, the reverse.
 type Join struct {
-	operator.Widening // a restore retags saved values of widened columns (operator.Widener)
-	spec              JoinSpec
-	sides             [2]*joinSide
-	outer             [2]bool
+	// A restore retags saved values of widened columns, by column
+	// (operator.ColumnWidener): each side's rows by its own columns.
+	operator.ColumnWidening
+	spec  JoinSpec
+	sides [2]*joinSide
+	outer [2]bool
 	// held are the left changes of a batch join, joined at Finish.
 	held []row.Change
 	// nullRight are a batch outer join's right changes with a NULL key.
@@ -400,6 +402,19 @@ func (j *Join) Restore(snap []byte) error { return j.restore(row.NewDecoder(snap
 // restore reads a snapshot from d, the bytes of one or a stream of them.
 func (j *Join) restore(d *row.Decoder) error {
 	j.Widen(d)
+	// By column: each section of rows is of one side's columns, the
+	// keys are rebuilt from the rows.
+	cols := j.Columns()
+	side := func(left bool) {
+		if cols == nil {
+			return
+		}
+		if left {
+			d.SetWidenCols(cols[:min(j.spec.LeftWidth, len(cols))], nil)
+		} else {
+			d.SetWidenCols(cols[min(j.spec.LeftWidth, len(cols)):], nil)
+		}
+	}
 	v := d.Byte()
 	if v != JoinStateVersion && v != joinTTLStateVersion {
 		return fmt.Errorf("join: state version %d, want %d or %d", v, JoinStateVersion, joinTTLStateVersion)
@@ -418,6 +433,7 @@ func (j *Join) restore(d *row.Decoder) error {
 		s.nullSafe = old.nullSafe
 		s.onExpire = old.onExpire
 		rt := j.restoreTimes(s)
+		side(i != 1)
 		n := d.Count(1)
 		for range n {
 			r := d.Row()
@@ -465,8 +481,10 @@ func (j *Join) restore(d *row.Decoder) error {
 		}
 		return out
 	}
-	held := changes()
-	nullRight := changes()
+	side(true)
+	held := changes() // left changes
+	side(false)
+	nullRight := changes() // right changes
 	if err := d.End(); err != nil {
 		return fmt.Errorf("join: %w", err)
 	}
