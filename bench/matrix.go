@@ -139,6 +139,12 @@ func matrixWorkloads(e *env) []workload {
 				return matrixPipeline(e, sh, out, []string{"execution: batch"})
 			}),
 		}
+		if e.baseEtld != "" {
+			// Another commit's etld, before and after a change.
+			engines = append(engines, etldBinEngine(e, e.baseEtld, "etld-base-batch", "out-base.csv", func(out string) string {
+				return matrixPipeline(e, sh, out, []string{"execution: batch"})
+			}))
+		}
 		if sh.agg || sh.keyed {
 			// The GROUP BY on two workers beside the default (one):
 			// what the keyed workers gain, in the same run.
