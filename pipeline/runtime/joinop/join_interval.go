@@ -94,6 +94,10 @@ func NewIntervalJoin(spec IntervalJoinSpec) *IntervalJoin {
 	j := &IntervalJoin{spec: spec, index: state.NewKeyIDs(), wm: operator.NoWatermark}
 	j.relSize = [2]int64{-spec.Lower, spec.Upper}
 	j.minClean = (j.relSize[0] + j.relSize[1]) / 2
+	if spec.Sorted {
+		// Flink starts both at 0, its operator time's floor.
+		j.expiration = [2]int64{operator.NoWatermark, operator.NoWatermark}
+	}
 	switch spec.Kind {
 	case LeftJoin:
 		j.outer[0] = true
