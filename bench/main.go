@@ -35,7 +35,8 @@ func main() {
 	timeout := flag.Duration("timeout", 30*time.Minute, "limit of one engine run")
 	again := flag.String("report", "", "print the table of this -json file again and exit")
 	nexmark := flag.Bool("nexmark", false, "run the Nexmark queries of bench/nexmark instead, over -rows events (bench/nexmark.go); -only names queries (q0,q5)")
-	baseEtld := flag.String("base-etld", "", "with -nexmark: an etld binary of another commit, run over the same json as etld-base in each round (before and after a change)")
+	baseEtld := flag.String("base-etld", "", "an etld binary of another commit, run as etld-base (with -nexmark: over the same json; in the matrix: etld-base-batch beside etld-batch) in each round (before and after a change)")
+	enginesFlag := flag.String("engines", "", "comma-separated engines to run (the workload's baseline always runs); default all")
 	noGen := flag.Bool("no-gen", false, "with -nexmark: skip etld-gen (etld's generator in the process)")
 	flag.Parse()
 	if *again != "" {
@@ -50,7 +51,9 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench: -rows:", err, "(and -runs must be >= 1)")
 		os.Exit(2)
 	}
-	run := func() error { return bench(*cache, rows, *seed, *runs, *only, *jsonOut, *noFlink, *noDuck, *timeout) }
+	run := func() error {
+		return bench(*cache, rows, *seed, *runs, *only, *jsonOut, *noFlink, *noDuck, *timeout, *baseEtld, *enginesFlag)
+	}
 	if *nexmark {
 		run = func() error {
 			return benchNexmark(*cache, rows, *runs, *only, *jsonOut, *noFlink, *timeout, nexmarkOptions{base: *baseEtld, noGen: *noGen})
@@ -62,7 +65,7 @@ func main() {
 	}
 }
 
-func bench(cache string, rows int64, seed uint64, runs int, only, jsonOut string, skipFlink, skipDuck bool, timeout time.Duration) error {
+func bench(cache string, rows int64, seed uint64, runs int, only, jsonOut string, skipFlink, skipDuck bool, timeout time.Duration, baseEtld, engines string) error {
 	cache, err := filepath.Abs(cache)
 	if err != nil {
 		return err
@@ -73,7 +76,7 @@ func bench(cache string, rows int64, seed uint64, runs int, only, jsonOut string
 	if err != nil {
 		return err
 	}
-	e := &env{cache: cache, data: data, meta: meta, timeout: timeout, base: map[string]string{}}
+	e := &env{cache: cache, data: data, meta: meta, timeout: timeout, base: map[string]string{}, baseEtld: baseEtld}
 	bin := filepath.Join(cache, "bin")
 	// One build of each, before anything is timed.
 	builds := map[string]string{"etld": "./cmd/etld", "etldrun": "./bench/etldrun",
@@ -103,7 +106,7 @@ func bench(cache string, rows int64, seed uint64, runs int, only, jsonOut string
 	var run []workload
 	for _, w := range workloads(e) {
 		if selected(w.name, only) {
-			run = append(run, w)
+			run = append(run, pickEngines(w, engines))
 		}
 	}
 	for _, w := range run {
@@ -148,6 +151,26 @@ func selected(name, only string) bool {
 
 // runWorkload runs every engine once per round, in order, runs rounds,
 // then checks the outputs of the first round against each other.
+// pickEngines keeps w's baseline and the engines named in list
+// (comma-separated; "" keeps all).
+func pickEngines(w workload, list string) workload {
+	if list == "" {
+		return w
+	}
+	keep := map[string]bool{w.baseline: true}
+	for _, n := range strings.Split(list, ",") {
+		keep[strings.TrimSpace(n)] = true
+	}
+	var es []engine
+	for _, e := range w.engines {
+		if keep[e.name] {
+			es = append(es, e)
+		}
+	}
+	w.engines = es
+	return w
+}
+
 func runWorkload(e *env, w workload, runs int) (workloadResult, error) {
 	wr := workloadResult{Name: w.name, Desc: w.desc, Baseline: w.baseline}
 	res := make([]engineResult, len(w.engines))
