@@ -1,4 +1,4 @@
-package runtime
+package sortop
 
 import "github.com/etld/etld/pipeline/runtime/operator"
 

@@ -1,4 +1,4 @@
-package runtime_test
+package sortop_test
 
 import (
 	"fmt"
@@ -12,11 +12,12 @@ import (
 	"github.com/etld/etld/pipeline/runtime/joinop"
 	"github.com/etld/etld/pipeline/runtime/operator"
 	"github.com/etld/etld/pipeline/runtime/optest"
+	"github.com/etld/etld/pipeline/runtime/sortop"
 	"github.com/etld/etld/pipeline/runtime/windowop"
 )
 
 // A batch run's OVER, SESSION and interval join over their input sorted
-// by time (runtime.TimeSorted) give what the operators give holding every
+// by time (sortop.TimeSorted) give what the operators give holding every
 // row until the end of the input (the batch mode they had): random
 // inputs with rows out of time order (late in streaming terms), ties,
 // NULL keys, a worker or two, the sort in memory or spilled in runs of a
@@ -114,9 +115,9 @@ var sortVariants = []struct {
 }{{"memory", 0, false}, {"spilled", 300, false}, {"restored", 0, true}, {"spilled and restored", 300, true}}
 
 func sortedOp(op operator.Lifecycle, cols [2]int, wm func(int64) int64, spill int64) operator.Lifecycle {
-	s := runtime.NewTimeSorted(op, cols, wm)
+	s := sortop.NewTimeSorted(op, cols, wm)
 	// A watermark every few rows, as every 1024 rows of a large input.
-	runtime.SetSortBatch(s, 1+int(spill%7))
+	sortop.SetSortBatch(s, 1+int(spill%7))
 	if spill > 0 {
 		s.(interface{ SetStateBudget(int64) }).SetStateBudget(2 * spill)
 	}

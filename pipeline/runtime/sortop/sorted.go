@@ -1,4 +1,6 @@
-package runtime
+// Package sortop runs event-time operators over their input sorted by
+// time: the batch execution of OVER, SESSION and interval joins.
+package sortop
 
 import (
 	"encoding/binary"
