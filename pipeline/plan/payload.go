@@ -116,10 +116,14 @@ type groupAggOp struct {
 	// (monotonic.go).
 	aggMono []monotonicity
 	batch   bool
+	// state: the columns its state is made for, when aggregates share
+	// an argument column.
+	state argColumns
 }
 
 func (g *groupAggOp) operator(b opBuild) (operator.Lifecycle, error) {
 	opt := b.p.groupAggOptions(g.batch, !b.n.Input.Mode.Updating)
+	opt.StateCols = g.state.cols
 	return b.p.keyed(g.keys, func() (operator.KeyGrouped, error) {
 		// Each worker its own user aggregates: they hold state.
 		return aggop.NewGroupAgg(g.keys, freshUserAggs(g.aggs), opt)
@@ -175,6 +179,9 @@ type windowAggOp struct {
 	// over a TIMESTAMP_LTZ.
 	attached, attachedLTZ bool
 	batch                 bool
+	// state: the columns its state is made for, when aggregates share
+	// an argument column.
+	state argColumns
 }
 
 func (w *windowAggOp) operator(b opBuild) (operator.Lifecycle, error) {
