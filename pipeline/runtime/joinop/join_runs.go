@@ -27,8 +27,8 @@ const runPageBytes = 4 << 20
 // runRef: page and offset) hold them, N bytes of them, each as its match
 // count (4 bytes, little-endian; none on a side that keeps no match
 // counts, joinSide.noMatches), its encoding's length (uvarint) and its
-// encoding (row.AppendRow); the run may grow in place up to Space
-// bytes.
+// encoding (the side's row.Layout); the run may grow in place up to
+// Space bytes.
 type joinRun struct {
 	state.RowSlot
 	rows uint32
@@ -106,14 +106,11 @@ func (rp *runPages) bytes() int64 {
 // new place with twice the room; the bytes it leaves are compacted away
 // once they are a third of the shared pages.
 func (s *joinSide) appendRun(kid int32, r row.Row, assoc int32) {
-	s.rbuf = row.AppendRow(s.rbuf[:0], r)
-	s.ebuf = s.ebuf[:0]
-	if !s.noMatches {
-		s.ebuf = binary.LittleEndian.AppendUint32(s.ebuf, uint32(assoc))
-	}
-	s.ebuf = binary.AppendUvarint(s.ebuf, uint64(len(s.rbuf)))
-	s.ebuf = append(s.ebuf, s.rbuf...)
-	n := uint32(len(s.ebuf))
+	s.rbuf = s.layout.Append(s.rbuf[:0], r)
+	head := s.runHead()
+	var lbuf [binary.MaxVarintLen64]byte
+	lw := binary.PutUvarint(lbuf[:], uint64(len(s.rbuf)))
+	n := uint32(head + lw + len(s.rbuf))
 	rp := &s.runPages
 	if rp.mem == nil && rp.pages == nil {
 		rp.cur, rp.mem = -1, state.NewOffHeap(s)
@@ -133,7 +130,12 @@ func (s *joinSide) appendRun(kid int32, r row.Row, assoc int32) {
 		}
 		run.Space = space
 	}
-	copy(rp.at(run.Off+uint64(run.N)), s.ebuf)
+	dst := rp.at(run.Off + uint64(run.N))[:n]
+	if head > 0 {
+		binary.LittleEndian.PutUint32(dst, uint32(assoc))
+	}
+	copy(dst[head:], lbuf[:lw])
+	copy(dst[head+lw:], s.rbuf)
 	run.N += n
 	run.rows++
 	s.size++
