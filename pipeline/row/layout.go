@@ -15,9 +15,11 @@ import (
 //	         1 the column's type in its own form below, 2 AppendValue's
 //	         encoding (a value whose type is not the column's, or a type
 //	         without a form of its own: DECIMAL)
-//	values   the non-NULL columns in order: BOOLEAN, INT, BIGINT, FLOAT,
-//	         DOUBLE, DATE, TIME, TIMESTAMP(_LTZ) as 8 bytes of the payload,
-//	         little-endian; STRING, BYTES, ARRAY, MAP, ROW as a uvarint
+//	values   the non-NULL columns in order: BOOLEAN, INT, BIGINT, DATE,
+//	         TIME as a zig-zag varint (the ids and counts of a row are
+//	         small); FLOAT, DOUBLE, TIMESTAMP(_LTZ) as 8 bytes of the
+//	         payload, little-endian (a varint of microseconds since 1970
+//	         takes 8 too); STRING, BYTES, ARRAY, MAP, ROW as a uvarint
 //	         length and the bytes
 //
 // Every value reads back identical to the one written, whatever its
@@ -36,6 +38,7 @@ type layoutKind uint8
 const (
 	layoutTagged layoutKind = iota
 	layoutFixed
+	layoutVarint
 	layoutText
 )
 
@@ -52,8 +55,10 @@ func NewLayout(ids []TypeID) *Layout {
 	l := &Layout{ids: append([]TypeID(nil), ids...), kinds: make([]layoutKind, len(ids)), head: (len(ids) + 3) / 4}
 	for i, id := range ids {
 		switch id {
-		case Boolean, Int, BigInt, Float, Double, Date, Time, Timestamp, TimestampLTZ:
+		case Float, Double, Timestamp, TimestampLTZ:
 			l.kinds[i] = layoutFixed
+		case Boolean, Int, BigInt, Date, Time:
+			l.kinds[i] = layoutVarint
 		case String, Bytes, Array, Map, Struct:
 			l.kinds[i] = layoutText
 		}
@@ -78,6 +83,9 @@ func (l *Layout) Append(dst []byte, r Row) []byte {
 		case v.id == l.ids[i] && v.scale == 0 && l.kinds[i] == layoutFixed && v.s == "":
 			state = layoutTyped
 			dst = binary.LittleEndian.AppendUint64(dst, v.n)
+		case v.id == l.ids[i] && v.scale == 0 && l.kinds[i] == layoutVarint && v.s == "":
+			state = layoutTyped
+			dst = binary.AppendVarint(dst, int64(v.n))
 		case v.id == l.ids[i] && v.scale == 0 && l.kinds[i] == layoutText && v.n == 0:
 			state = layoutTyped
 			dst = binary.AppendUvarint(dst, uint64(len(v.s)))
@@ -101,9 +109,15 @@ func (l *Layout) Decode(dst Row, b []byte, text *Text) {
 		case layoutNull:
 			dst[i] = Value{}
 		case layoutTyped:
-			if l.kinds[i] == layoutFixed {
+			switch l.kinds[i] {
+			case layoutFixed:
 				dst[i] = Value{id: l.ids[i], n: binary.LittleEndian.Uint64(b[off:])}
 				off += 8
+				continue
+			case layoutVarint:
+				n, w := binary.Varint(b[off:])
+				dst[i] = Value{id: l.ids[i], n: uint64(n)}
+				off += w
 				continue
 			}
 			n, w := binary.Uvarint(b[off:])

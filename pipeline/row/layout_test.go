@@ -85,8 +85,8 @@ func TestLayoutRowsOneAfterAnother(t *testing.T) {
 		}
 		start = ends[i]
 	}
-	if n := len(l.Append(nil, rows[0])); n != 1+8+2+8+8 {
-		t.Errorf("row 0 takes %d bytes, want a header byte, 8 per number and 2 for the string", n)
+	if n := len(l.Append(nil, rows[0])); n != 1+1+2+8+8 {
+		t.Errorf("row 0 takes %d bytes, want a header byte, a varint for the BIGINT, 2 for the string and 8 each for the TIMESTAMP and DOUBLE", n)
 	}
 }
 

@@ -76,8 +76,8 @@ type joinSide struct {
 
 	size       int64 // distinct rows held
 	kbuf, ibuf []byte
-	fbuf       []byte // dropRow's copy of a key
-	rbuf       []byte // appendRun's encoding
+	fbuf       []byte  // dropRow's copy of a key
+	rbuf       []byte  // appendRun's encoding
 	view       row.Row // appendRow's decoded row
 
 	// ttl is the state TTL by row id (join_ttl.go); onExpire, if set,
