@@ -335,7 +335,7 @@ func (j *Join) change(side int, k row.Kind, r row.Row, out operator.Emitter) err
 	if found {
 		jk := joinedKind(k, thisOuter, otherOuter)
 		for it := other.iter(kid); ; {
-			rid, ok := it.next()
+			rid, ok := it.row()
 			if !ok {
 				break
 			}

@@ -139,6 +139,9 @@ func TestJoinAppendOnlySides(t *testing.T) {
 			// or by other types than the values' (the tagged fallback):
 			// the same changes either way.
 			for _, types := range [][]row.TypeID{{row.BigInt, row.BigInt}, {row.String, row.Int}} {
+				if seed > 0 {
+					break // one seed is enough here: the layout does not change what is joined
+				}
 				if got := run(true, 0, types); !slices.Equal(got, flat) {
 					t.Errorf("%s: sides of types %v emit other changes:\n got %q\nwant %q", name, types, got, flat)
 				}

@@ -27,10 +27,11 @@ import (
 // A side whose rows are retracted finds a row again by its identity (the
 // unique key's value, or the whole row): idents maps the key id and the
 // identity to the row id. An append-only side (JoinSpec's LeftAppendOnly)
-// has no idents and no row ids: each key's rows are one run of bytes in
-// its pages (joinRun, join_runs.go), so that joining a key's rows reads one place of
-// memory rather than three per row (its entry, its store slot, its
-// bytes): on a large state every one of those is a cache and TLB miss.
+// has no idents and no row ids: each key's rows are a chain of blocks of
+// bytes in its pages (joinRun, join_runs.go), so that joining a key's
+// rows reads a few places of memory rather than three per row (its
+// entry, its store slot, its bytes): on a large state every one of those
+// is a cache and TLB miss.
 //
 // A stored row is named by a rowRef: its row id, or on an append-only
 // side its place in the pages (runRef).
@@ -341,7 +342,7 @@ func (s *joinSide) unlink(kid, rid int32) {
 func (s *joinSide) rows(kid int32) func(yield func(rowRef) bool) {
 	return func(yield func(rowRef) bool) {
 		for it := s.iter(kid); ; {
-			ref, ok := it.next()
+			ref, ok := it.row()
 			if !ok || !yield(ref) {
 				return
 			}
@@ -353,10 +354,14 @@ func (s *joinSide) rows(kid int32) func(yield func(rowRef) bool) {
 // closures of an iterator function, which the join's hot loop would
 // allocate per change (its body escapes into the function it calls).
 type rowIter struct {
-	s        *joinSide
-	at, end  uint64 // an append-only side's run
-	rid, n   int32  // a side with row ids: the next row, rows left
-	runsHead int
+	s *joinSide
+	// An append-only side's: the row at, the end of its block's rows,
+	// the next block, and the last block with its bytes of rows.
+	at, end, next, tail uint64
+	tailUsed            uint32
+	head                int
+	// A side with row ids: the next row, and the rows left.
+	rid, n int32
 }
 
 // iter returns an iterator over the rows of key kid, in the order they
@@ -366,24 +371,40 @@ func (s *joinSide) iter(kid int32) rowIter {
 	it := rowIter{s: s}
 	switch {
 	case !s.holds(kid):
+		it.next = noBlock
 	case s.appendOnly:
 		run := s.runs[kid]
-		it.at, it.end, it.runsHead = run.Off, run.Off+uint64(run.N), s.runHead()
+		it.tail, it.tailUsed, it.head = run.tail, run.used, s.runHead()
+		it.enter(run.head)
 	default:
 		it.rid, it.n = s.lists[kid].head, s.lists[kid].n
 	}
 	return it
 }
 
-// next returns the next row, false after the last.
-func (it *rowIter) next() (rowRef, bool) {
+// enter starts on the rows of block b.
+func (it *rowIter) enter(b uint64) {
+	hdr := it.s.runPages.at(b)
+	used := it.tailUsed
+	if it.next = binary.LittleEndian.Uint64(hdr); b != it.tail {
+		used = binary.LittleEndian.Uint32(hdr[8:])
+	}
+	it.at = b + blockHead
+	it.end = it.at + uint64(used)
+}
+
+// row returns the next row, false after the last.
+func (it *rowIter) row() (rowRef, bool) {
 	if it.s.appendOnly {
-		if it.at >= it.end {
-			return 0, false
+		for it.at >= it.end {
+			if it.next == noBlock {
+				return 0, false
+			}
+			it.enter(it.next)
 		}
 		ref := rowRef(it.at)
-		n, w := binary.Uvarint(it.s.runPages.at(it.at)[it.runsHead:])
-		it.at += uint64(it.runsHead+w) + n
+		n, w := binary.Uvarint(it.s.runPages.at(it.at)[it.head:])
+		it.at += uint64(it.head+w) + n
 		return ref, true
 	}
 	if it.n <= 0 {
