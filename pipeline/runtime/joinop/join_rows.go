@@ -80,6 +80,7 @@ type joinSide struct {
 	fbuf       []byte  // dropRow's copy of a key
 	rbuf       []byte  // appendRun's encoding
 	view       row.Row // appendRow's decoded row
+	text       row.Text // the strings of the rows row decodes
 
 	// ttl is the state TTL by row id (join_ttl.go); onExpire, if set,
 	// is told the count of each row it drops.
@@ -490,10 +491,9 @@ func (s *joinSide) decodeInto(dst row.Row, ref rowRef, text *row.Text) {
 	state.DecodeRowInto(dst, s.bytes(ref))
 }
 
-// row decodes a copy of a stored row.
+// row decodes a copy of a stored row, its strings in s.text's chunks.
 func (s *joinSide) row(ref rowRef) row.Row {
 	r := make(row.Row, len(s.all))
-	var text row.Text
-	s.decodeInto(r, ref, &text)
+	s.decodeInto(r, ref, &s.text)
 	return r
 }
