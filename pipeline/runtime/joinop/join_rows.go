@@ -77,9 +77,9 @@ type joinSide struct {
 
 	size       int64 // distinct rows held
 	kbuf, ibuf []byte
-	fbuf       []byte  // dropRow's copy of a key
-	rbuf       []byte  // appendRun's encoding
-	view       row.Row // appendRow's decoded row
+	fbuf       []byte   // dropRow's copy of a key
+	rbuf       []byte   // appendRun's encoding
+	view       row.Row  // appendRow's decoded row
 	text       row.Text // the strings of the rows row decodes
 
 	// ttl is the state TTL by row id (join_ttl.go); onExpire, if set,
