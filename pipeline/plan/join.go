@@ -255,12 +255,22 @@ func (q *queryBuilder) joinCondition(n *Node, s *scope, cond sql.Expr, kind join
 		js.RightUnique = right.Mode.Key
 	}
 	js.LeftAppendOnly, js.RightAppendOnly = !left.Mode.Updating, !right.Mode.Updating
+	js.LeftTypes, js.RightTypes = typeIDs(left.Schema), typeIDs(right.Schema)
 	n.op = &joinOp{join: js}
 	n.Mode = joinMode(kind, left.Mode, right.Mode, js.LeftKeys, js.RightKeys, lw, q.b.plan.Batch)
 	names := n.Schema.Names()
 	n.Label = fmt.Sprintf("Join(joinType=[%s], where=[%s], select=[%s], leftInputSpec=[%s], rightInputSpec=[%s])",
 		kind, where, strings.Join(names, ", "), inputSpec(left.Mode, js.LeftKeys), inputSpec(right.Mode, js.RightKeys))
 	return nil
+}
+
+// typeIDs is the type of each of s's columns.
+func typeIDs(s row.Schema) []row.TypeID {
+	ids := make([]row.TypeID, s.Len())
+	for i, f := range s.Fields {
+		ids[i] = f.Type.ID
+	}
+	return ids
 }
 
 // equiKeys splits cond into the join keys and the other conjuncts (the

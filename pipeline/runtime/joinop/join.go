@@ -53,6 +53,10 @@ type JoinSpec struct {
 	// unique key still keys them by the row; the output is the same).
 	LeftAppendOnly, RightAppendOnly bool
 	LeftWidth, RightWidth           int
+	// LeftTypes and RightTypes are the inputs' column types, by which an
+	// append-only side stores its rows (row.Layout); nil when not known,
+	// which stores each value with its type.
+	LeftTypes, RightTypes []row.TypeID
 	// Residual, if set, is the non-equality part of the ON condition,
 	// evaluated on the joined row (left followed by right).
 	Residual func(joined row.Row) (bool, error)
@@ -92,6 +96,38 @@ type Join struct {
 	// to give it to the sides a restore makes.
 	ttl operator.StateTTL
 	operator.Expiry
+	// slab and text hold the rows the join emits and their strings
+	// decoded from the state: a joined row costs no allocation of its
+	// own, nor do its strings one each.
+	slab rowSlab
+	text row.Text
+}
+
+// rowSlab carves rows out of slices of joinSlabValues values that many
+// rows share, as a batch's rows are (row.Batch.NewRow): an operator
+// that keeps a row detaches it.
+type rowSlab struct {
+	vals []row.Value
+	used int
+}
+
+// joinSlabValues is the size of a rowSlab's slices, in values.
+const joinSlabValues = 1024
+
+// get returns a zeroed row of w columns.
+func (s *rowSlab) get(w int) row.Row {
+	if len(s.vals)-s.used < w {
+		s.vals, s.used = make([]row.Value, max(w, joinSlabValues)), 0
+	}
+	r := s.vals[s.used : s.used+w : s.used+w]
+	s.used += w
+	return r
+}
+
+// unget gives back r, the last row get returned, no longer used.
+func (s *rowSlab) unget(r row.Row) {
+	clear(r)
+	s.used -= len(r)
 }
 
 var (
@@ -103,13 +139,13 @@ var (
 // NewJoin returns a join with empty state.
 func NewJoin(spec JoinSpec) *Join {
 	j := &Join{spec: spec}
-	j.sides[0] = newJoinSide(spec.LeftKeys, spec.LeftUnique, spec.LeftWidth, state.NewKeyIDs())
-	j.sides[1] = newJoinSide(spec.RightKeys, spec.RightUnique, spec.RightWidth, nil)
+	j.sides[0] = newJoinSide(spec.LeftKeys, spec.LeftUnique, spec.LeftWidth, spec.LeftTypes, state.NewKeyIDs())
+	j.sides[1] = newJoinSide(spec.RightKeys, spec.RightUnique, spec.RightWidth, spec.RightTypes, nil)
 	pairJoinSides(j.sides[0], j.sides[1])
 	j.sides[0].nullSafe, j.sides[1].nullSafe = spec.NullSafe, spec.NullSafe
 	j.sides[0].appendOnly = spec.LeftAppendOnly && spec.LeftUnique == nil
 	j.sides[1].appendOnly = spec.RightAppendOnly && spec.RightUnique == nil
-	j.leftNulls = newJoinSide(nil, spec.LeftUnique, spec.LeftWidth, state.NewKeyIDs())
+	j.leftNulls = newJoinSide(nil, spec.LeftUnique, spec.LeftWidth, spec.LeftTypes, state.NewKeyIDs())
 	switch spec.Kind {
 	case LeftJoin, SemiJoin, AntiJoin:
 		j.outer[0] = true
@@ -176,13 +212,13 @@ func (j *Join) Finish(out operator.Emitter) error {
 // side's stored row rid.
 func (j *Join) joinedStored(side int, this row.Row, rid rowRef) row.Row {
 	lw := j.spec.LeftWidth
-	out := make(row.Row, lw+j.spec.RightWidth)
+	out := j.slab.get(lw + j.spec.RightWidth)
 	if side == 0 {
 		copy(out, this)
-		j.sides[1].decodeInto(out[lw:], rid)
+		j.sides[1].decodeInto(out[lw:], rid, &j.text)
 	} else {
 		copy(out[lw:], this)
-		j.sides[0].decodeInto(out[:lw], rid)
+		j.sides[0].decodeInto(out[:lw], rid, &j.text)
 	}
 	return out
 }
@@ -197,9 +233,9 @@ func (j *Join) paddedStored(side int, rid rowRef) row.Row {
 	lw := j.spec.LeftWidth
 	out := make(row.Row, lw+j.spec.RightWidth) // zero Values are NULL
 	if side == 0 {
-		j.sides[0].decodeInto(out[:lw], rid)
+		j.sides[0].decodeInto(out[:lw], rid, &j.text)
 	} else {
-		j.sides[1].decodeInto(out[lw:], rid)
+		j.sides[1].decodeInto(out[lw:], rid, &j.text)
 	}
 	return out
 }
@@ -227,6 +263,7 @@ func (j *Join) probe(side int, this row.Row, rid rowRef, build bool) (row.Row, e
 	if j.spec.Residual != nil {
 		ok, err := j.spec.Residual(jr)
 		if err != nil || !ok {
+			j.slab.unget(jr)
 			return nil, err
 		}
 	}
@@ -240,6 +277,9 @@ func (j *Join) matches(side int, this row.Row, rid rowRef) (bool, error) {
 		return true, nil
 	}
 	jr, err := j.probe(side, this, rid, false)
+	if jr != nil {
+		j.slab.unget(jr)
+	}
 	return jr != nil, err
 }
 
@@ -296,7 +336,11 @@ func (j *Join) change(side int, k row.Kind, r row.Row, out operator.Emitter) err
 	matched := 0
 	if found {
 		jk := joinedKind(k, thisOuter, otherOuter)
-		for rid := range other.rows(kid) {
+		for it := other.iter(kid); ; {
+			rid, ok := it.row()
+			if !ok {
+				break
+			}
 			jr, err := j.probe(side, r, rid, true)
 			if err != nil {
 				return err
@@ -422,9 +466,10 @@ func (j *Join) restore(d *row.Decoder) error {
 	timed := v == joinTTLStateVersion
 	settled := d.Byte() == 1
 	widths := [3]int{j.spec.LeftWidth, j.spec.RightWidth, j.spec.LeftWidth}
+	types := [3][]row.TypeID{j.spec.LeftTypes, j.spec.RightTypes, j.spec.LeftTypes}
 	var restored [3]*joinSide
 	for i, old := range []*joinSide{j.sides[0], j.sides[1], j.leftNulls} {
-		s := newJoinSide(old.keys, old.unique, widths[i], state.NewKeyIDs())
+		s := newJoinSide(old.keys, old.unique, widths[i], types[i], state.NewKeyIDs())
 		if i == 1 {
 			pairJoinSides(restored[0], s)
 		}
