@@ -255,6 +255,10 @@ func (q *queryBuilder) joinCondition(n *Node, s *scope, cond sql.Expr, kind join
 		js.RightUnique = right.Mode.Key
 	}
 	js.LeftAppendOnly, js.RightAppendOnly = !left.Mode.Updating, !right.Mode.Updating
+	// A batch join is a hash join: its union reads the right input to
+	// its end before the left one (buildInput), as Flink's batch mode
+	// builds from the right input by default.
+	js.RightFirst = js.Batch
 	n.op = &joinOp{join: js}
 	n.Mode = joinMode(kind, left.Mode, right.Mode, js.LeftKeys, js.RightKeys, lw, q.b.plan.Batch)
 	names := n.Schema.Names()
