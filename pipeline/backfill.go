@@ -125,6 +125,11 @@ func (p *Pipeline) backfill(ctx context.Context, opt BackfillOptions, watch func
 	if err := j.Replay(ctx); err != nil {
 		return nil, err
 	}
+	if j.Ahead() {
+		if err := j.serveOld(ctx); err != nil {
+			return nil, err
+		}
+	}
 	return j.Finish(ctx)
 }
 
@@ -245,9 +250,21 @@ func (p *Pipeline) backfillable(edited *Pipeline, g *runtime.Graph, cp *checkpoi
 		name := "source/" + s.Spec.Name
 		comp := cp.Find(name)
 		rr, ok := s.Conn.(connector.Rereader)
+		sr, snap := s.Conn.(connector.SnapshotRereader)
 		switch {
 		case comp == nil:
 			errs = append(errs, spec.Errorf(s.Spec.Pos, "sources."+s.Spec.Name, "source %q is new: the checkpoint has no position up to which to read it again", s.Spec.Name))
+		case snap && s.Spec.Watermark != nil:
+			// A snapshot replays the table's contents, not the history of
+			// changes that the running version's windows saw: every row
+			// would fall at the snapshot's time, and the windows would
+			// hold other rows than they did (Flink rebuilds no such state
+			// from a CDC snapshot either).
+			errs = append(errs, spec.Errorf(s.Spec.Pos, "sources."+s.Spec.Name, "source %q (type %s) is replayed from a fresh snapshot, which holds the table's rows and not the history of its changes: event time (its watermark) over that history cannot be rebuilt", s.Spec.Name, s.Spec.Type))
+		case snap:
+			if err := sr.RereadSnapshot(comp.Connector); err != nil {
+				errs = append(errs, spec.Errorf(s.Spec.Pos, "sources."+s.Spec.Name, "source %q cannot be replayed from a snapshot: %v", s.Spec.Name, err))
+			}
 		case !ok:
 			errs = append(errs, spec.Errorf(s.Spec.Pos, "sources."+s.Spec.Name, "source %q (type %s) cannot read its input again up to a checkpoint's position", s.Spec.Name, s.Spec.Type))
 		default:
@@ -323,6 +340,7 @@ func (p *Pipeline) prepareState(ctx context.Context, store *checkpoint.Store, g 
 	if p.text == nil {
 		return nil
 	}
+	p.endStaleRereads(ctx, store, opt.Logger)
 	cp, err := store.Latest()
 	if err != nil {
 		return err

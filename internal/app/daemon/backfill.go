@@ -34,6 +34,11 @@ import (
 // checkpoints: at the next start the edited file's run backfills
 // (blocking: nothing runs yet to serve meanwhile).
 //
+// Sources replayed from a fresh snapshot (connector.SnapshotRereader:
+// PostgreSQL's logical replication) are ahead of the running version
+// after the replay: the follow step first waits for a checkpoint of it
+// past their snapshots, then reads their log from there.
+//
 // Sources that cannot be read again over a range of positions
 // (connector.RangeRereader) cannot catch up: the running version then
 // stops first and the edited one backfills at its start, as before.
@@ -123,10 +128,34 @@ func (s *Supervisor) backfillInBackground(old *unit, c *change) {
 const (
 	followEnough = time.Second
 	followRounds = 10
+	// aheadPoll is how often the backfill looks for a checkpoint of the
+	// running version past its snapshots.
+	aheadPoll = 50 * time.Millisecond
 )
 
-// follow runs the catch-ups beside the running version.
+// follow runs the catch-ups beside the running version. Replays of a
+// source read from a snapshot (change data capture) are ahead of the
+// running version until one of its checkpoints passes the snapshot:
+// the first catch-up waits for it, however long that takes (a newer
+// edit, the file's removal or the shutdown cancels it).
 func (s *Supervisor) follow(ctx context.Context, job *pipeline.BackfillJob) error {
+	if job.Ahead() {
+		t := time.NewTicker(aheadPoll)
+		defer t.Stop()
+		for job.Ahead() {
+			if _, err := job.Advance(ctx); err != nil || !job.Ahead() {
+				if err != nil {
+					return err
+				}
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-t.C:
+			}
+		}
+	}
 	for range followRounds {
 		began := time.Now()
 		advanced, err := job.Advance(ctx)
