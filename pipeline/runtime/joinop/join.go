@@ -68,6 +68,14 @@ type JoinSpec struct {
 	// kept, left rows held until both inputs ended; Finish then emits
 	// insert-only results.
 	Batch bool
+	// RightFirst, with Batch, says every right change arrives before the
+	// first left one (the union in front reads the right input to its
+	// end first: runtime.UnionNode.BuildFirst): a hash join. The right
+	// side is the build table; each left change is joined as it comes
+	// instead of being held to the end, and an insert-only left side
+	// keeps none of its rows, since no right change can come to match
+	// them. Finish emits the right rows that found no match.
+	RightFirst bool
 }
 
 // Join is a regular join of two inputs (Flink's StreamingJoinOperator and
@@ -162,11 +170,18 @@ func NewJoin(spec JoinSpec) *Join {
 
 func (j *Join) semi() bool { return j.spec.Kind == SemiJoin || j.spec.Kind == AntiJoin }
 
+// probes reports whether side's rows are only probed with, never
+// stored: a hash join's insert-only left side, which comes after the
+// whole right side (JoinSpec.RightFirst).
+func (j *Join) probes(side int) bool {
+	return side == 0 && j.spec.Batch && j.spec.RightFirst && j.spec.LeftAppendOnly
+}
+
 // ProcessInput implements TwoInput.
 func (j *Join) ProcessInput(input int, in *row.Batch, out operator.Emitter) error {
 	defer j.Begin(len(in.Changes))()
 	return operator.EachChange("join", in, out, func(_ int, c *row.Change) error {
-		if j.spec.Batch && input == 0 {
+		if j.spec.Batch && !j.spec.RightFirst && input == 0 {
 			j.held = append(j.held, *c)
 			return nil
 		}
@@ -190,12 +205,7 @@ func (j *Join) Finish(out operator.Emitter) error {
 	}
 	j.held = nil
 	if j.outer[1] {
-		for _, c := range j.nullRight {
-			if c.Kind.IsAdd() {
-				out.Emit(row.Insert, j.padded(1, c.Row))
-			}
-		}
-		j.nullRight = nil
+		j.emitNullRight(out)
 		right := j.sides[1]
 		for _, rid := range right.eachRow {
 			if count, assoc := right.counts(rid); assoc == 0 {
@@ -206,6 +216,33 @@ func (j *Join) Finish(out operator.Emitter) error {
 		}
 	}
 	return nil
+}
+
+// emitNullRight emits a batch outer join's right rows of a NULL key
+// padded, those retracted since left out.
+func (j *Join) emitNullRight(out operator.Emitter) {
+	retracted := map[string]int{}
+	var enc []byte
+	for _, c := range j.nullRight {
+		if !c.Kind.IsAdd() {
+			enc = row.AppendRow(enc[:0], c.Row)
+			retracted[string(enc)]++
+		}
+	}
+	for _, c := range j.nullRight {
+		if !c.Kind.IsAdd() {
+			continue
+		}
+		if len(retracted) > 0 {
+			enc = row.AppendRow(enc[:0], c.Row)
+			if n := retracted[string(enc)]; n > 0 {
+				retracted[string(enc)] = n - 1
+				continue
+			}
+		}
+		out.Emit(row.Insert, j.padded(1, c.Row))
+	}
+	j.nullRight = nil
 }
 
 // joinedStored returns the output row of this (of side) and the other
@@ -382,6 +419,9 @@ func (j *Join) change(side int, k row.Kind, r row.Row, out operator.Emitter) err
 		if found {
 			this.removeAt(kid, r)
 		}
+		return nil
+	}
+	if j.probes(side) {
 		return nil
 	}
 	if !found {
