@@ -53,8 +53,9 @@ type Store struct {
 	sets       []distinctSet
 	insertOnly bool
 	// strs are the sets of STRING and BYTES values, nstr a slot.
-	strs []strSet
-	nstr int
+	strs    []strSet
+	nstr    int
+	touched uint64 // what touchStrSets read, kept so that its loads are not dropped
 	// setViews is, for each ext slot, the set member whose map a
 	// snapshot writes there.
 	setViews []setView
