@@ -16,22 +16,23 @@ import (
 // env is what every engine run needs: the binaries built once, the data
 // and a work directory per workload.
 type env struct {
-	cache   string // absolute
-	data    string // absolute data dir (events.csv, customers.csv)
-	meta    dataMeta
-	etld    string // the etld binary
-	etldrun string // bench/etldrun (W4: checkpoint duration)
-	udf     string // the example user functions, as make udf-examples builds them (Nexmark q14)
-	base    map[string]string
-	python  string // DuckDB's venv python; "" = not run
-	noDuck  string // why DuckDB is not run
-	flink   string // the FlinkRun command; "" = not run
-	noFlink string
-	timeout time.Duration
-
-	// baseEtld, if set, is an etld binary of another commit: the
-	// matrix runs its batch pipeline too, as etld-base (-base-etld).
+	cache string // absolute
+	data  string // absolute data dir (events.csv, customers.csv)
+	meta  dataMeta
+	etld  string // the etld binary
+	// baseEtld (-base-etld) is another commit's etld, run in the matrix
+	// as etld-base beside etld-batch; engines (-engines), when set, are
+	// the only engines run.
 	baseEtld string
+	engines  string
+	etldrun  string // bench/etldrun (W4: checkpoint duration)
+	udf      string // the example user functions, as make udf-examples builds them (Nexmark q14)
+	base     map[string]string
+	python   string // DuckDB's venv python; "" = not run
+	noDuck   string // why DuckDB is not run
+	flink    string // the FlinkRun command; "" = not run
+	noFlink  string
+	timeout  time.Duration
 }
 
 // engine is one contender of a workload. run does one measured run into
@@ -97,7 +98,7 @@ func etldEngine(e *env, name, outName string, yaml func(out string) string) engi
 	return etldBinEngine(e, e.etld, name, outName, yaml)
 }
 
-// etldBinEngine is etldEngine with another etld binary (-base-etld).
+// etldBinEngine is etldEngine of the etld binary bin.
 func etldBinEngine(e *env, bin, name, outName string, yaml func(out string) string) engine {
 	eng := engine{name: name}
 	eng.run = func(dir string) (measure, error) {

@@ -307,4 +307,10 @@ func printMatrix(out io.Writer, ws []workloadResult) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", w.Name, cell(w.engine("parse-limit")), cell(eb), cell(dk), ratio(eb, dk), cell(es), cell(fl), ratio(es, fl), check)
 	}
 	tw.Flush()
+	for _, w := range rows {
+		if base := w.engine("etld-base"); base != nil {
+			// -base-etld: this commit's batch run against another's.
+			fmt.Fprintf(out, "%s: etld-batch vs etld-base %s\n", w.Name, ratio(w.engine("etld-batch"), base))
+		}
+	}
 }

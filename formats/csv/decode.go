@@ -32,9 +32,12 @@ type Decoder struct {
 	// places of a column that comes twice.
 	outAt  []int
 	copies [][2]int
-	// special marks the bytes that end the fast path of parse: the
-	// delimiter, the quote, the escape and the line breaks.
+	// special marks the bytes that end the fast path of parse and of
+	// decodeFast: the delimiter, the quote, the escape and the line
+	// breaks.
 	special [256]bool
+	// ops is what decodeFast does with each column (planColumns).
+	ops []colOp
 	// ts reads the timestamps: a file's rows share their minute.
 	ts row.TimestampReader
 }
@@ -66,6 +69,7 @@ func NewDecoder(o Options, schema row.Schema) (*Decoder, error) {
 	}
 	// An unset quote or escape is 0: a NUL byte then takes the slow
 	// path, which reads it as the plain character it is.
+	d.planColumns()
 	return d, nil
 }
 
@@ -78,6 +82,7 @@ func (d *Decoder) SetColumns(needed []bool) {
 		return // not this schema's projection: read everything
 	}
 	d.needed = needed
+	d.planColumns()
 }
 
 // DecodeColumns implements connector.ColumnDecoder: rows hold the
@@ -89,6 +94,7 @@ func (d *Decoder) DecodeColumns(cols []int) bool {
 		return false
 	}
 	d.outAt, d.copies = outAt, copies
+	d.planColumns()
 	return true
 }
 
@@ -185,6 +191,20 @@ func (d *Decoder) decode(s string, b *row.Batch) error {
 	if len(s) >= 3 && s[:3] == bom {
 		s = s[3:]
 	}
+	r := b.NewRow()
+	if d.decodeFast(s, r) {
+		for _, c := range d.copies {
+			r[c[1]] = r[c[0]]
+		}
+		b.Append(row.Insert, r)
+		return nil
+	}
+	return d.decodeGeneral(s, r, b)
+}
+
+// decodeGeneral appends r, the row of s, read by parse and the column
+// loop: any record, the errors with their positions.
+func (d *Decoder) decodeGeneral(s string, r row.Row, b *row.Batch) error {
 	if err := d.parse(s); err != nil {
 		return err
 	}
@@ -201,7 +221,6 @@ func (d *Decoder) decode(s string, b *row.Batch) error {
 			return &connector.DecodeError{Err: fmt.Errorf("expected %d fields, got %d", d.schema.Len(), n)}
 		}
 	}
-	r := b.NewRow()
 	// Column i goes to r[at], nowhere when at < 0; the columns are read
 	// in the schema's order whatever the row's, so that a record's first
 	// error is the same in either.

@@ -90,7 +90,7 @@ func (p *Plan) Graph() (*runtime.Graph, error) {
 			as = append(slices.Clone(as), fmt.Sprintf("transform/%s/%d", n.Label, len(g.Ops)))
 		}
 		on := &runtime.OpNode{Node: runtime.Node{Name: n.Label, Short: opIDs[n], Kind: "transform", ID: owners[n], Transform: transforms[n],
-			Fingerprint: fmt.Sprintf("%s, input %s, output %s", n.Label, n.Input.Schema, n.Schema), Feed: feed, Aliases: as}, Input: in, Op: op}
+			Fingerprint: fmt.Sprintf("%s, input %s, output %s", n.Label, n.stateInput(), n.Schema), Feed: feed, Aliases: as}, Input: in, Op: op}
 		on.StateTTL = p.setStateTTL(op, n, transforms[n])
 		if err := p.lateRows(on, n); err != nil {
 			return nil, err

@@ -297,7 +297,7 @@ func (g *OverAgg) late(p *overPart, ts int64) bool {
 // Watermark emits, in event-time order, every waiting row whose time is
 // at or below the watermark: no row of that time can arrive any more.
 func (g *OverAgg) Watermark(wm int64, out operator.Emitter) error {
-	if wm <= g.wm || (g.opt.Batch && wm != operator.MaxWatermark) {
+	if wm <= g.wm || (g.opt.Batch && !g.opt.Sorted && wm != operator.MaxWatermark) {
 		return nil
 	}
 	g.wm = wm
