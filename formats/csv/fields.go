@@ -197,4 +197,3 @@ func (d *Decoder) fieldErr(err error) error {
 	}
 	return &connector.DecodeError{Err: fmt.Errorf("field %d: %w", n+1, err)}
 }
-
