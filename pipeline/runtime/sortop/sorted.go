@@ -1,4 +1,6 @@
-package runtime
+// Package sortop runs event-time operators over their input sorted by
+// time: the batch execution of OVER, SESSION and interval joins.
+package sortop
 
 import (
 	"encoding/binary"
@@ -38,13 +40,14 @@ type TimeSorted struct {
 	watermark func(next int64) int64
 	sort      *state.TimeSort
 	budget    int64
+	batch     int // rows fed between watermarks (sortBatch; tests set fewer)
 	drained   bool
 	wm        int64
 }
 
-// SortBatch is how many rows TimeSorted feeds at once between
+// sortBatch is how many rows TimeSorted feeds at once between
 // watermarks.
-const SortBatch = 1024
+const sortBatch = 1024
 
 // TimeSortedJoin is a TimeSorted of two inputs.
 type TimeSortedJoin struct{ TimeSorted }
@@ -53,7 +56,7 @@ type TimeSortedJoin struct{ TimeSorted }
 // a *TimeSorted) or a TwoInput (timeCols its sides': a *TimeSortedJoin),
 // built for streaming; watermark is described at TimeSorted.
 func NewTimeSorted(op operator.Lifecycle, timeCols [2]int, watermark func(next int64) int64) operator.Lifecycle {
-	t := TimeSorted{op: op, cols: timeCols, watermark: watermark, sort: state.NewTimeSort(), wm: operator.NoWatermark}
+	t := TimeSorted{op: op, cols: timeCols, watermark: watermark, sort: state.NewTimeSort(), wm: operator.NoWatermark, batch: sortBatch}
 	t.one, _ = op.(operator.Operator)
 	if two, ok := op.(operator.TwoInput); ok {
 		t.two = two
@@ -151,7 +154,7 @@ func (t *TimeSorted) Finish(out operator.Emitter) error {
 	return t.op.Finish(out)
 }
 
-// drain feeds the operator the rows held, in time order, SortBatch at a
+// drain feeds the operator the rows held, in time order, sortBatch at a
 // time (the sides of a join each in a batch of their own: within one
 // watermark an interval join's result does not depend on the order of
 // its rows), each run of rows followed by the watermark below the next
@@ -179,7 +182,7 @@ func (t *TimeSorted) drain(out operator.Emitter) error {
 		return nil
 	}
 	err := t.sort.Drain(func(side int, ts int64, enc []byte) error {
-		if n >= SortBatch && ts != last {
+		if n >= t.batch && ts != last {
 			if err := flush(); err != nil {
 				return err
 			}
@@ -195,7 +198,7 @@ func (t *TimeSorted) drain(out operator.Emitter) error {
 			return fmt.Errorf("time sort: %w", err)
 		}
 		if batches[side] == nil {
-			batches[side] = &row.Batch{Changes: make([]row.Change, 0, SortBatch)}
+			batches[side] = &row.Batch{Changes: make([]row.Change, 0, t.batch)}
 		}
 		batches[side].Append(row.Insert, r)
 		n++
