@@ -195,7 +195,9 @@ func (j *BackfillJob) Advance(ctx context.Context) (bool, error) {
 		return false, nil
 	}
 	if ok, err := j.passes(cp); err != nil || !ok {
-		// The running version has not reached the replays' snapshot.
+		// The running version has not reached the replays' snapshot:
+		// the backfill follows it, with nothing to read yet.
+		j.phase.Store(PhaseFollow)
 		return false, err
 	}
 	j.log.Info("backfill: catching up with the running version's newest checkpoint", "pipeline", j.p.Name(), "from", j.at.ID, "to", cp.ID)
