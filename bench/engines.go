@@ -20,9 +20,11 @@ type env struct {
 	data  string // absolute data dir (events.csv, customers.csv)
 	meta  dataMeta
 	etld  string // the etld binary
-	// baseEtld, when set, is an etld binary of another commit that the
-	// matrix runs beside etld (etld-base-batch).
+	// baseEtld (-base-etld) is another commit's etld, run in the matrix
+	// as etld-base beside etld-batch; engines (-engines), when set, are
+	// the only engines run.
 	baseEtld string
+	engines  string
 	etldrun  string // bench/etldrun (W4: checkpoint duration)
 	udf      string // the example user functions, as make udf-examples builds them (Nexmark q14)
 	base     map[string]string
@@ -96,7 +98,7 @@ func etldEngine(e *env, name, outName string, yaml func(out string) string) engi
 	return etldBinEngine(e, e.etld, name, outName, yaml)
 }
 
-// etldBinEngine is etldEngine with the etld binary bin.
+// etldBinEngine is etldEngine of the etld binary bin.
 func etldBinEngine(e *env, bin, name, outName string, yaml func(out string) string) engine {
 	eng := engine{name: name}
 	eng.run = func(dir string) (measure, error) {
