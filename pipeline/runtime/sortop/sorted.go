@@ -43,6 +43,7 @@ type TimeSorted struct {
 	batch     int // rows fed between watermarks (sortBatch; tests set fewer)
 	drained   bool
 	wm        int64
+	widen     map[row.TypeID]row.TypeID // the saved rows' retagging (operator.Widener)
 }
 
 // sortBatch is how many rows TimeSorted feeds at once between
@@ -304,6 +305,7 @@ func (t *TimeSorted) Restore(snap []byte) error {
 		return sn.Restore(snap)
 	}
 	d := row.NewDecoder(snap[1:])
+	d.SetWiden(t.widen)
 	n := d.Uvarint()
 	t.sort.Reset()
 	for range n {
@@ -332,6 +334,21 @@ func (t *TimeSorted) Restore(snap []byte) error {
 	return sn.Restore(rest)
 }
 
+// CanWiden implements operator.Widener: the rows held are retagged as
+// they are read back; the operator says for its own state.
+func (t *TimeSorted) CanWiden() bool {
+	w, ok := t.op.(operator.Widener)
+	return ok && w.CanWiden()
+}
+
+// WidenRestore implements operator.Widener.
+func (t *TimeSorted) WidenRestore(w map[row.TypeID]row.TypeID) {
+	t.widen = w
+	if in, ok := t.op.(operator.Widener); ok {
+		in.WidenRestore(w)
+	}
+}
+
 // pickedOrigin is the origin of some changes of a batch: change i is the
 // batch's idx[i].
 type pickedOrigin struct {
@@ -357,4 +374,5 @@ var (
 	_ operator.Snapshotter = (*TimeSorted)(nil)
 	_ operator.StateMemory = (*TimeSorted)(nil)
 	_ operator.Counters    = (*TimeSorted)(nil)
+	_ operator.Widener     = (*TimeSorted)(nil)
 )
