@@ -273,6 +273,9 @@ func (p *Pipeline) backfillable(edited *Pipeline, g *runtime.Graph, cp *checkpoi
 			}
 		}
 	}
+	if err := snapshotsNeedRanges(edited); err != nil {
+		errs = append(errs, err)
+	}
 	for _, s := range edited.Plan.Sinks {
 		if s.Input == nil || s.Input.Transform == nil || !refusedTransforms[s.Input.Transform.Name] || s.Mode == connector.Upsert {
 			continue
@@ -285,6 +288,32 @@ func (p *Pipeline) backfillable(edited *Pipeline, g *runtime.Graph, cp *checkpoi
 	}
 	slices.Sort(ids)
 	return ids, nil
+}
+
+// snapshotsNeedRanges refuses a pipeline with a source replayed from a
+// snapshot (ahead of the checkpoint) beside one that can be read again
+// only from its start: the replays must catch up with a later
+// checkpoint, over a range of every source's positions.
+func snapshotsNeedRanges(edited *Pipeline) error {
+	var snap string
+	for _, s := range edited.Plan.Sources {
+		if _, ok := s.Conn.(connector.SnapshotRereader); ok {
+			snap = s.Spec.Name
+			break
+		}
+	}
+	if snap == "" {
+		return nil
+	}
+	var errs []error
+	for _, s := range edited.Plan.Sources {
+		_, ranged := s.Conn.(connector.RangeRereader)
+		_, isSnap := s.Conn.(connector.SnapshotRereader)
+		if _, ok := s.Conn.(connector.Rereader); ok && !ranged && !isSnap {
+			errs = append(errs, spec.Errorf(s.Spec.Pos, "sources."+s.Spec.Name, "source %q (type %s) can be read again only from its start, but source %q is replayed from a fresh snapshot, ahead of the checkpoint: the replays must then read every source on up to a later checkpoint, over a range of positions", s.Spec.Name, s.Spec.Type, snap))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // rebuiltCheckpoint is cp with its operators' state replaced by the

@@ -305,6 +305,11 @@ type joinOp struct {
 	interval *joinop.IntervalJoinSpec
 	temporal *joinop.TemporalJoinSpec
 	window   *joinop.WindowJoinSpec
+	// residualReads are the joined row's columns the residual reads.
+	residualReads []int
+	// reads, once the plan is pruned, are the columns of each input
+	// the join and its readers read (nil: every one).
+	reads [2][]bool
 }
 
 func (j *joinOp) operator(b opBuild) (operator.Lifecycle, error) {

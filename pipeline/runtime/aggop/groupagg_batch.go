@@ -300,8 +300,14 @@ func (s *Store) foldInserts(ids []int32, changes []row.Change) {
 		}
 	}
 	if len(s.sets) > 0 {
-		for j, id := range ids {
-			s.setStep(id, nums[int(id)*w:int(id+1)*w], changes[j].Row, true)
+		for lo := 0; lo < len(ids); lo += touchChunk {
+			hi := min(lo+touchChunk, len(ids))
+			if s.nstr > 0 {
+				s.touchStrSets(ids[lo:hi], changes[lo:hi])
+			}
+			for j := lo; j < hi; j++ {
+				s.setStep(ids[j], nums[int(ids[j])*w:int(ids[j]+1)*w], changes[j].Row, true)
+			}
 		}
 	}
 }
