@@ -25,7 +25,8 @@ import (
 //
 //  1. it refuses, naming the reason, unless every source can read its
 //     input again up to the newest checkpoint's position
-//     (connector.Rereader) and every sink that reads a changed operator's
+//     (connector.Rereader) or be replayed from a fresh snapshot
+//     (connector.SnapshotRereader: backfill_snapshot.go) and every sink that reads a changed operator's
 //     transform runs in upsert mode;
 //  2. the edited plan runs from the sources' start up to that
 //     checkpoint's positions, into an in-memory table per sink: its

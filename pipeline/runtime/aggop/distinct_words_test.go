@@ -77,7 +77,11 @@ func TestWordSetMatchesModel(t *testing.T) {
 			ws := newWordSet(insertOnly, k)
 			model := map[int64][]int64{}
 			grew := false
-			for step := range 20000 {
+			steps := 20000
+			if mode == "narrow" {
+				steps = 8000 // its code past the probe is the others'
+			}
+			for step := range steps {
 				var w int64
 				switch {
 				case mode == "narrow" && rnd.IntN(10) == 0:
@@ -133,7 +137,7 @@ func TestWordSetMatchesModel(t *testing.T) {
 				if len(ws.e)/ws.stride > wordSetSlots {
 					grew = true
 				}
-				if step%97 == 0 || step == 19999 {
+				if step%97 == 0 || step == steps-1 {
 					checkWordSet(t, ws, k, model, what)
 				}
 			}

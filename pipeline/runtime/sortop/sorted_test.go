@@ -317,3 +317,50 @@ func allPairs(spec joinop.IntervalJoinSpec, sides [2][]row.Change) []string {
 	slices.Sort(out.Lines)
 	return out.Lines
 }
+
+// A restore into a widened column type retags the rows held, as the
+// operator retags its own state.
+func TestTimeSortedWidensHeldRows(t *testing.T) {
+	spec := windowop.OverSpec{Keys: []int{0}, TimeCol: 3, Rows: true, Preceding: 1,
+		Aggs: []aggop.AggCall{{Func: aggop.Max, Arg: 2, ArgType: row.Type{ID: row.Int}}}}
+	build := func() operator.Lifecycle {
+		op, err := windowop.NewOverAgg(spec, windowop.WindowOptions{Batch: true, Sorted: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sortop.NewTimeSorted(op, [2]int{3}, windowop.OverSortedWatermark)
+	}
+	op := build()
+	var out optest.Out
+	in := optest.Batch(optest.Ins(1, "a", int32(5), row.TimestampValue(2*sortSec)), optest.Ins(1, "a", int32(7), row.TimestampValue(sortSec)))
+	if err := op.(operator.Operator).Process(in, &out); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := op.(operator.Snapshotter).Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	op = build()
+	w, ok := op.(operator.Widener)
+	if !ok || !w.CanWiden() {
+		t.Fatal("the sorted OVER cannot widen")
+	}
+	w.WidenRestore(map[row.TypeID]row.TypeID{row.Int: row.BigInt})
+	if err := op.(operator.Snapshotter).Restore(snap); err != nil {
+		t.Fatal(err)
+	}
+	if err := op.Finish(&out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Rows) != 2 {
+		t.Fatalf("got %v", out.Lines)
+	}
+	for _, c := range out.Rows {
+		if c.Row[2].Type() != row.BigInt || c.Row[4].Type() != row.BigInt {
+			t.Fatalf("not widened: %v (%s, %s)", c, c.Row[2].Type(), c.Row[4].Type())
+		}
+	}
+	if got := out.Lines[1]; got != "+I[1, a, 5, 1970-01-01T00:00:02, 7]" {
+		t.Fatalf("second row %s", got)
+	}
+}
