@@ -16,18 +16,23 @@ import (
 // env is what every engine run needs: the binaries built once, the data
 // and a work directory per workload.
 type env struct {
-	cache   string // absolute
-	data    string // absolute data dir (events.csv, customers.csv)
-	meta    dataMeta
-	etld    string // the etld binary
-	etldrun string // bench/etldrun (W4: checkpoint duration)
-	udf     string // the example user functions, as make udf-examples builds them (Nexmark q14)
-	base    map[string]string
-	python  string // DuckDB's venv python; "" = not run
-	noDuck  string // why DuckDB is not run
-	flink   string // the FlinkRun command; "" = not run
-	noFlink string
-	timeout time.Duration
+	cache string // absolute
+	data  string // absolute data dir (events.csv, customers.csv)
+	meta  dataMeta
+	etld  string // the etld binary
+	// baseEtld (-base-etld) is another commit's etld, run in the matrix
+	// as etld-base beside etld-batch; engines (-engines), when set, are
+	// the only engines run.
+	baseEtld string
+	engines  string
+	etldrun  string // bench/etldrun (W4: checkpoint duration)
+	udf      string // the example user functions, as make udf-examples builds them (Nexmark q14)
+	base     map[string]string
+	python   string // DuckDB's venv python; "" = not run
+	noDuck   string // why DuckDB is not run
+	flink    string // the FlinkRun command; "" = not run
+	noFlink  string
+	timeout  time.Duration
 }
 
 // engine is one contender of a workload. run does one measured run into
@@ -90,6 +95,11 @@ func etldPipelineSchema(e *env, name, sql, sink string, extra []string, watermar
 // etldEngine runs the etld binary (`etld run --quiet FILE`, no state
 // dir: a one-shot run as a user types it) over the pipeline yaml builds.
 func etldEngine(e *env, name, outName string, yaml func(out string) string) engine {
+	return etldBinEngine(e, e.etld, name, outName, yaml)
+}
+
+// etldBinEngine is etldEngine of the etld binary bin.
+func etldBinEngine(e *env, bin, name, outName string, yaml func(out string) string) engine {
 	eng := engine{name: name}
 	eng.run = func(dir string) (measure, error) {
 		out := "blackhole"
@@ -100,7 +110,7 @@ func etldEngine(e *env, name, outName string, yaml func(out string) string) engi
 		if err := os.WriteFile(file, []byte(yaml(out)), 0o644); err != nil {
 			return measure{}, err
 		}
-		m, _, err := runChild([]string{e.etld, "run", "--quiet", "--log-format", "text", file}, nil, dir, filepath.Join(dir, "stderr"), e.timeout)
+		m, _, err := runChild([]string{bin, "run", "--quiet", "--log-format", "text", file}, nil, dir, filepath.Join(dir, "stderr"), e.timeout)
 		return m, err
 	}
 	if outName != "" {

@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -35,7 +36,8 @@ func main() {
 	timeout := flag.Duration("timeout", 30*time.Minute, "limit of one engine run")
 	again := flag.String("report", "", "print the table of this -json file again and exit")
 	nexmark := flag.Bool("nexmark", false, "run the Nexmark queries of bench/nexmark instead, over -rows events (bench/nexmark.go); -only names queries (q0,q5)")
-	baseEtld := flag.String("base-etld", "", "with -nexmark: an etld binary of another commit, run over the same json as etld-base in each round (before and after a change)")
+	baseEtld := flag.String("base-etld", "", "an etld binary of another commit, run as etld-base in each round (before and after a change): with -nexmark over the same json, in the matrix in batch mode beside etld-batch")
+	engines := flag.String("engines", "", "comma-separated engines to run (etld-batch,etld-base,duckdb); the others are reported as not run; default all")
 	noGen := flag.Bool("no-gen", false, "with -nexmark: skip etld-gen (etld's generator in the process)")
 	flag.Parse()
 	if *again != "" {
@@ -50,7 +52,9 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench: -rows:", err, "(and -runs must be >= 1)")
 		os.Exit(2)
 	}
-	run := func() error { return bench(*cache, rows, *seed, *runs, *only, *jsonOut, *noFlink, *noDuck, *timeout) }
+	run := func() error {
+		return bench(*cache, rows, *seed, *runs, *only, *jsonOut, *noFlink, *noDuck, *timeout, *baseEtld, *engines)
+	}
 	if *nexmark {
 		run = func() error {
 			return benchNexmark(*cache, rows, *runs, *only, *jsonOut, *noFlink, *timeout, nexmarkOptions{base: *baseEtld, noGen: *noGen})
@@ -62,7 +66,7 @@ func main() {
 	}
 }
 
-func bench(cache string, rows int64, seed uint64, runs int, only, jsonOut string, skipFlink, skipDuck bool, timeout time.Duration) error {
+func bench(cache string, rows int64, seed uint64, runs int, only, jsonOut string, skipFlink, skipDuck bool, timeout time.Duration, baseEtld, engines string) error {
 	cache, err := filepath.Abs(cache)
 	if err != nil {
 		return err
@@ -73,7 +77,7 @@ func bench(cache string, rows int64, seed uint64, runs int, only, jsonOut string
 	if err != nil {
 		return err
 	}
-	e := &env{cache: cache, data: data, meta: meta, timeout: timeout, base: map[string]string{}}
+	e := &env{cache: cache, data: data, meta: meta, timeout: timeout, base: map[string]string{}, baseEtld: baseEtld, engines: engines}
 	bin := filepath.Join(cache, "bin")
 	// One build of each, before anything is timed.
 	builds := map[string]string{"etld": "./cmd/etld", "etldrun": "./bench/etldrun",
@@ -153,6 +157,9 @@ func runWorkload(e *env, w workload, runs int) (workloadResult, error) {
 	res := make([]engineResult, len(w.engines))
 	for i, eng := range w.engines {
 		res[i] = engineResult{Engine: eng.name, NotRun: eng.notRun}
+		if e.engines != "" && res[i].NotRun == "" && !slices.Contains(strings.Split(e.engines, ","), eng.name) {
+			res[i].NotRun = "-engines"
+		}
 	}
 	for r := range runs {
 		for i, eng := range w.engines {

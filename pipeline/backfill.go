@@ -25,7 +25,8 @@ import (
 //
 //  1. it refuses, naming the reason, unless every source can read its
 //     input again up to the newest checkpoint's position
-//     (connector.Rereader) and every sink that reads a changed operator's
+//     (connector.Rereader) or be replayed from a fresh snapshot
+//     (connector.SnapshotRereader: backfill_snapshot.go) and every sink that reads a changed operator's
 //     transform runs in upsert mode;
 //  2. the edited plan runs from the sources' start up to that
 //     checkpoint's positions, into an in-memory table per sink: its
@@ -124,6 +125,11 @@ func (p *Pipeline) backfill(ctx context.Context, opt BackfillOptions, watch func
 	}
 	if err := j.Replay(ctx); err != nil {
 		return nil, err
+	}
+	if j.Ahead() {
+		if err := j.serveOld(ctx); err != nil {
+			return nil, err
+		}
 	}
 	return j.Finish(ctx)
 }
@@ -245,9 +251,21 @@ func (p *Pipeline) backfillable(edited *Pipeline, g *runtime.Graph, cp *checkpoi
 		name := "source/" + s.Spec.Name
 		comp := cp.Find(name)
 		rr, ok := s.Conn.(connector.Rereader)
+		sr, snap := s.Conn.(connector.SnapshotRereader)
 		switch {
 		case comp == nil:
 			errs = append(errs, spec.Errorf(s.Spec.Pos, "sources."+s.Spec.Name, "source %q is new: the checkpoint has no position up to which to read it again", s.Spec.Name))
+		case snap && s.Spec.Watermark != nil:
+			// A snapshot replays the table's contents, not the history of
+			// changes that the running version's windows saw: every row
+			// would fall at the snapshot's time, and the windows would
+			// hold other rows than they did (Flink rebuilds no such state
+			// from a CDC snapshot either).
+			errs = append(errs, spec.Errorf(s.Spec.Pos, "sources."+s.Spec.Name, "source %q (type %s) is replayed from a fresh snapshot, which holds the table's rows and not the history of its changes: event time (its watermark) over that history cannot be rebuilt", s.Spec.Name, s.Spec.Type))
+		case snap:
+			if err := sr.RereadSnapshot(comp.Connector); err != nil {
+				errs = append(errs, spec.Errorf(s.Spec.Pos, "sources."+s.Spec.Name, "source %q cannot be replayed from a snapshot: %v", s.Spec.Name, err))
+			}
 		case !ok:
 			errs = append(errs, spec.Errorf(s.Spec.Pos, "sources."+s.Spec.Name, "source %q (type %s) cannot read its input again up to a checkpoint's position", s.Spec.Name, s.Spec.Type))
 		default:
@@ -255,6 +273,9 @@ func (p *Pipeline) backfillable(edited *Pipeline, g *runtime.Graph, cp *checkpoi
 				errs = append(errs, spec.Errorf(s.Spec.Pos, "sources."+s.Spec.Name, "source %q cannot be read again up to checkpoint %d's position: %v", s.Spec.Name, cp.ID, err))
 			}
 		}
+	}
+	if err := snapshotsNeedRanges(edited); err != nil {
+		errs = append(errs, err)
 	}
 	for _, s := range edited.Plan.Sinks {
 		if s.Input == nil || s.Input.Transform == nil || !refusedTransforms[s.Input.Transform.Name] || s.Mode == connector.Upsert {
@@ -268,6 +289,32 @@ func (p *Pipeline) backfillable(edited *Pipeline, g *runtime.Graph, cp *checkpoi
 	}
 	slices.Sort(ids)
 	return ids, nil
+}
+
+// snapshotsNeedRanges refuses a pipeline with a source replayed from a
+// snapshot (ahead of the checkpoint) beside one that can be read again
+// only from its start: the replays must catch up with a later
+// checkpoint, over a range of every source's positions.
+func snapshotsNeedRanges(edited *Pipeline) error {
+	var snap string
+	for _, s := range edited.Plan.Sources {
+		if _, ok := s.Conn.(connector.SnapshotRereader); ok {
+			snap = s.Spec.Name
+			break
+		}
+	}
+	if snap == "" {
+		return nil
+	}
+	var errs []error
+	for _, s := range edited.Plan.Sources {
+		_, ranged := s.Conn.(connector.RangeRereader)
+		_, isSnap := s.Conn.(connector.SnapshotRereader)
+		if _, ok := s.Conn.(connector.Rereader); ok && !ranged && !isSnap {
+			errs = append(errs, spec.Errorf(s.Spec.Pos, "sources."+s.Spec.Name, "source %q (type %s) can be read again only from its start, but source %q is replayed from a fresh snapshot, ahead of the checkpoint: the replays must then read every source on up to a later checkpoint, over a range of positions", s.Spec.Name, s.Spec.Type, snap))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // rebuiltCheckpoint is cp with its operators' state replaced by the
@@ -323,6 +370,7 @@ func (p *Pipeline) prepareState(ctx context.Context, store *checkpoint.Store, g 
 	if p.text == nil {
 		return nil
 	}
+	p.endStaleRereads(ctx, store, opt.Logger)
 	cp, err := store.Latest()
 	if err != nil {
 		return err

@@ -36,7 +36,8 @@ import (
 //
 // With no checkpoint after C1 (the running version stopped before
 // taking one, or `etld run --backfill`, where nothing runs meanwhile)
-// Finish has nothing to catch up. Until Finish stores its checkpoint the
+// Finish has nothing to catch up, but for sources replayed from a
+// snapshot, whose replays end ahead of C1 (backfill_snapshot.go). Until Finish stores its checkpoint the
 // state directory holds only the running version's: a crash anywhere
 // before leaves a backfill to do again, from its start.
 
@@ -66,6 +67,10 @@ type BackfillJob struct {
 	at     *checkpoint.Checkpoint
 	atID   atomic.Int64
 	closed sync.Once
+	// stateDir is the state directory; began: the sources replayed from
+	// a snapshot readied their reads (BeginReread), which Close ends.
+	stateDir string
+	began    bool
 }
 
 // BackfillProgress is where a backfill is.
@@ -90,13 +95,14 @@ func (p *Pipeline) StartBackfill(opt BackfillOptions) (*BackfillJob, error) {
 	if bp == nil || err != nil {
 		return nil, err
 	}
-	j := &BackfillJob{p: p, bp: bp, log: opt.Logger}
+	j := &BackfillJob{p: p, bp: bp, log: opt.Logger, stateDir: opt.StateDir}
 	if j.log == nil {
 		j.log = slog.New(slog.DiscardHandler)
 	}
 	j.phase.Store(PhaseReplay)
 	j.at = bp.cp
 	j.atID.Store(bp.cp.ID)
+	live(bp.store.Dir(), 1)
 	fail := func(err error) (*BackfillJob, error) {
 		j.Close()
 		return nil, err
@@ -116,6 +122,13 @@ func (p *Pipeline) StartBackfill(opt BackfillOptions) (*BackfillJob, error) {
 		}
 	}
 	if j.tmp, err = os.MkdirTemp(bp.store.Dir(), ".backfill-"); err != nil {
+		return fail(fmt.Errorf("backfill: %w", err))
+	}
+	j.began = true
+	ctx, cancel := context.WithTimeout(context.Background(), rereadTimeout)
+	err = j.rereaders(ctx, func(ctx context.Context, sr connector.SnapshotRereader) error { return sr.BeginReread(ctx) })
+	cancel()
+	if err != nil {
 		return fail(fmt.Errorf("backfill: %w", err))
 	}
 	if j.edited, err = newReplayRun(j.tmp, "edited", &j.rows); err != nil {
@@ -138,7 +151,8 @@ func (j *BackfillJob) Ranged() error { return j.bp.edited.BackfillRanged() }
 func (p *Pipeline) BackfillRanged() error {
 	var errs []error
 	for _, s := range p.Plan.Sources {
-		if _, ok := s.Conn.(connector.RangeRereader); !ok {
+		_, snap := s.Conn.(connector.SnapshotRereader)
+		if _, ok := s.Conn.(connector.RangeRereader); !ok && !snap {
 			errs = append(errs, fmt.Errorf("source %q (type %s) can be read again only from its start", s.Spec.Name, s.Spec.Type))
 		}
 	}
@@ -180,9 +194,15 @@ func (j *BackfillJob) Advance(ctx context.Context) (bool, error) {
 	if err != nil || cp == nil || cp.ID <= j.at.ID {
 		return false, nil
 	}
+	if ok, err := j.passes(cp); err != nil || !ok {
+		// The running version has not reached the replays' snapshot:
+		// the backfill follows it, with nothing to read yet.
+		j.phase.Store(PhaseFollow)
+		return false, err
+	}
 	j.log.Info("backfill: catching up with the running version's newest checkpoint", "pipeline", j.p.Name(), "from", j.at.ID, "to", cp.ID)
 	j.phase.Store(PhaseFollow)
-	if err := j.catchUp(ctx, j.at, cp); err != nil {
+	if err := j.catchUp(ctx, cp); err != nil {
 		return false, err
 	}
 	j.phase.Store(PhaseWaiting)
@@ -205,10 +225,17 @@ func (j *BackfillJob) Finish(ctx context.Context) (*BackfillReport, error) {
 	if cp == nil || cp.ID < from.ID {
 		return nil, fmt.Errorf("backfill: checkpoint %d, which the replay ran up to, is no longer the newest in %s", from.ID, store.Dir())
 	}
-	if cp.ID != from.ID {
+	passed, err := j.passes(cp)
+	if err != nil {
+		return nil, err
+	}
+	if !passed {
+		return nil, fmt.Errorf("backfill: checkpoint %d, the newest in %s, is before the position of the snapshot a source was replayed from: the running version stopped before it reached it", cp.ID, store.Dir())
+	}
+	if cp.ID != from.ID || j.snapshots() {
 		j.phase.Store(PhaseCatchUp)
 		j.log.Info("backfill: catching up with the running version's final checkpoint", "pipeline", j.p.Name(), "from", from.ID, "to", cp.ID)
-		if err := j.catchUp(ctx, from, cp); err != nil {
+		if err := j.catchUp(ctx, cp); err != nil {
 			return nil, err
 		}
 	}
@@ -247,9 +274,11 @@ func (j *BackfillJob) Finish(ctx context.Context) (*BackfillReport, error) {
 		}
 		report.Sinks = append(report.Sinks, d.SinkDiff)
 	}
-	if report.Stored, err = store.Write(next); err != nil {
+	// Write returns the checkpoint's size, not its ID.
+	if _, err = store.Write(next); err != nil {
 		return nil, fmt.Errorf("backfill: store the rebuilt checkpoint: %w", err)
 	}
+	report.Stored = next.ID
 	if err := store.SetNote(noteFile, j.p.text); err != nil {
 		return nil, fmt.Errorf("backfill: %w", err)
 	}
@@ -258,9 +287,11 @@ func (j *BackfillJob) Finish(ctx context.Context) (*BackfillReport, error) {
 	return report, nil
 }
 
-// catchUp runs fresh plans of both files over the range from..to, each
-// restored from its replay's state: a plan's connectors run once.
-func (j *BackfillJob) catchUp(ctx context.Context, from, to *checkpoint.Checkpoint) error {
+// catchUp runs fresh plans of both files from where their replays
+// ended up to to, each restored from its replay's state: a plan's
+// connectors run once.
+func (j *BackfillJob) catchUp(ctx context.Context, to *checkpoint.Checkpoint) error {
+	from := j.at
 	for _, r := range []struct {
 		run  *replayRun
 		text []byte
@@ -276,7 +307,7 @@ func (j *BackfillJob) catchUp(ctx context.Context, from, to *checkpoint.Checkpoi
 		}
 		g, err := q.Plan.Graph()
 		if err == nil {
-			err = r.run.run(ctx, q, g, from, to)
+			err = r.run.run(ctx, q, g, r.run.at, to)
 		}
 		q.Plan.Close()
 		if err != nil {
@@ -286,15 +317,29 @@ func (j *BackfillJob) catchUp(ctx context.Context, from, to *checkpoint.Checkpoi
 	return nil
 }
 
-// Close releases the plans and removes the replays' stores.
+// Close releases the plans, ends what the sources replayed from a
+// snapshot keep outside (a replication slot) and removes the replays'
+// stores. When the sources cannot end their reads (the server is
+// away), the store stays: the pipeline's next start ends them
+// (endStaleRereads).
 func (j *BackfillJob) Close() {
 	j.closed.Do(func() {
 		j.bp.edited.Plan.Close()
 		if j.old != nil {
 			j.old.Plan.Close()
 		}
-		if j.tmp != "" {
+		ended := true
+		if j.began {
+			ctx, cancel := context.WithTimeout(context.Background(), rereadTimeout)
+			if err := j.rereaders(ctx, func(ctx context.Context, sr connector.SnapshotRereader) error { return sr.EndReread(ctx) }); err != nil {
+				ended = false
+				j.log.Error("backfill: the sources replayed from a snapshot did not end their reads; the pipeline's next start tries again", "pipeline", j.p.Name(), "error", err)
+			}
+			cancel()
+		}
+		if j.tmp != "" && ended {
 			os.RemoveAll(j.tmp)
 		}
+		live(j.bp.store.Dir(), -1)
 	})
 }

@@ -35,6 +35,10 @@ type replayState struct {
 type replayRun struct {
 	store  *checkpoint.Store
 	tables map[string]*sinkTable
+	// at is where each source's last replay ended, by source ID: the
+	// position it was read up to, or the one a source replayed from a
+	// snapshot reached.
+	at map[string][]byte
 	// rows counts the records the replays read.
 	rows *atomic.Int64
 }
@@ -44,7 +48,7 @@ func newReplayRun(dir, name string, rows *atomic.Int64) (*replayRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &replayRun{store: store, tables: map[string]*sinkTable{}, rows: rows}, nil
+	return &replayRun{store: store, tables: map[string]*sinkTable{}, at: map[string][]byte{}, rows: rows}, nil
 }
 
 // state is the state the last replay ended with.
@@ -61,43 +65,33 @@ func (r *replayRun) state() (*replayState, error) {
 
 // run runs g, the graph of q's plan, up to to's positions into the
 // run's tables: with from nil, from the sources' start; else from
-// from's positions, restoring the state the previous replay ended with
-// (q must then be a plan of the same file). A source whose position in
-// to was at its end ends as it did (its watermark then closes every
-// window); the others wait at their position until all are there, and
-// the run then stops as a stop with a state directory does, keeping open
-// windows.
-func (r *replayRun) run(ctx context.Context, q *Pipeline, g *runtime.Graph, from, to *checkpoint.Checkpoint) error {
+// the positions in from (by source ID: where the previous replay
+// ended), restoring the state the previous replay ended with (q must
+// then be a plan of the same file). A source whose position in to was
+// at its end ends as it did (its watermark then closes every window);
+// the others wait at their position until all are there, and the run
+// then stops as a stop with a state directory does, keeping open
+// windows. A source replayed from a snapshot
+// (connector.SnapshotRereader) reads a fresh snapshot instead of its
+// history up to to, and ends at a position of its own (r.at).
+func (r *replayRun) run(ctx context.Context, q *Pipeline, g *runtime.Graph, from map[string][]byte, to *checkpoint.Checkpoint) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var waiting sync.WaitGroup
+	var rereads []*rereadSource
 	for i, sn := range g.Sources {
 		if i >= len(q.Plan.Sources) {
 			break // the constant tables a query reads
 		}
 		comp := to.Find(sn.ID)
-		rr, ok := sn.Source.(connector.Rereader)
-		if comp == nil || !ok {
+		if comp == nil {
 			return fmt.Errorf("source %q: no position to read again up to", sn.Name)
 		}
-		if from == nil {
-			if err := rr.RereadTo(comp.Connector); err != nil {
-				return fmt.Errorf("source %q: %w", sn.Name, err)
-			}
-		} else {
-			start := from.Find(sn.ID)
-			ranged, ok := sn.Source.(connector.RangeRereader)
-			switch {
-			case start == nil:
-				return fmt.Errorf("source %q: checkpoint %d has no position to read again from", sn.Name, from.ID)
-			case !ok:
-				return fmt.Errorf("source %q cannot read its input again from a checkpoint's position", sn.Name)
-			}
-			if err := ranged.RereadRange(start.Connector, comp.Connector); err != nil {
-				return fmt.Errorf("source %q: %w", sn.Name, err)
-			}
+		rs := &rereadSource{Source: sn.Source, id: sn.ID, ended: comp.Ended, rows: r.rows, at: comp.Connector}
+		if err := reread(sn.Source, from, rs); err != nil {
+			return fmt.Errorf("source %q: %w", sn.Name, err)
 		}
-		rs := &rereadSource{Source: sn.Source, ended: comp.Ended, rows: r.rows}
+		rereads = append(rereads, rs)
 		if !comp.Ended {
 			waiting.Add(1)
 			rs.reached = sync.OnceFunc(waiting.Done)
@@ -109,6 +103,11 @@ func (r *replayRun) run(ctx context.Context, q *Pipeline, g *runtime.Graph, from
 			sn.Source = &rereadSplitSource{rereadSource: rs, splits: ss}
 		}
 	}
+	defer func() {
+		for _, rs := range rereads {
+			r.at[rs.id] = rs.at
+		}
+	}()
 	for i, sn := range g.Sinks {
 		t := r.tables[sn.Name]
 		if t == nil {
@@ -137,6 +136,37 @@ func (r *replayRun) run(ctx context.Context, q *Pipeline, g *runtime.Graph, from
 	return err
 }
 
+// reread readies src for a replay: from its start (from nil) or from
+// its position in from, up to rs.at.
+func reread(src connector.Source, from map[string][]byte, rs *rereadSource) error {
+	sr, snap := src.(connector.SnapshotRereader)
+	if from == nil {
+		if snap {
+			if _, ok := src.(connector.Positioner); !ok {
+				return errors.New("a source replayed from a snapshot must say its position")
+			}
+			return sr.RereadSnapshot(rs.at)
+		}
+		rr, ok := src.(connector.Rereader)
+		if !ok {
+			return errors.New("it cannot be read again up to a checkpoint's position")
+		}
+		return rr.RereadTo(rs.at)
+	}
+	start, ok := from[rs.id]
+	if !ok {
+		return errors.New("the replay before has no position to read on from")
+	}
+	if snap {
+		return sr.RereadRange(start, rs.at)
+	}
+	ranged, ok := src.(connector.RangeRereader)
+	if !ok {
+		return errors.New("it cannot read its input again from a checkpoint's position")
+	}
+	return ranged.RereadRange(start, rs.at)
+}
+
 // rereadSource is a source read again up to a checkpoint's position. At
 // that position (the source's io.EOF), one that had ended there ends;
 // one that had not waits until the run stops, as a source with nothing
@@ -146,6 +176,10 @@ func (r *replayRun) run(ctx context.Context, q *Pipeline, g *runtime.Graph, from
 // group's offsets) and keeps no position of its own.
 type rereadSource struct {
 	connector.Source
+	id string
+	// at is the position the read ends at: to's, or for a source
+	// replayed from a snapshot what its Position says at its end.
+	at      []byte
 	ended   bool
 	reached func()
 	atEnd   bool
@@ -178,6 +212,13 @@ func (r *rereadSource) Read(ctx context.Context, max int) (*row.Batch, error) {
 			return b, err
 		}
 		r.atEnd = true
+		if _, snap := r.Source.(connector.SnapshotRereader); snap {
+			pos, perr := r.Source.(connector.Positioner).Position()
+			if perr != nil {
+				return b, perr
+			}
+			r.at = pos
+		}
 		if r.ended {
 			return b, err
 		}

@@ -192,6 +192,9 @@ type RunOptions struct {
 	// Backfilling, if set, is given, as such a backfill begins, a
 	// function that tells how far it has come, and nil once it ended.
 	Backfilling func(func() BackfillProgress)
+	// checkpointEvery, if set, wins over every other checkpoint
+	// interval: a backfill's run of the old version (serveOld).
+	checkpointEvery time.Duration
 }
 
 // CheckpointInterval is the interval the pipeline's checkpoints run at:
@@ -225,6 +228,9 @@ func (p *Pipeline) Run(ctx context.Context, opt RunOptions) (Summary, error) {
 		}
 	}
 	cpo := runtime.CheckpointOptions{Interval: p.CheckpointInterval(opt.CheckpointInterval), Logger: opt.Logger, ResetState: opt.ResetState}
+	if opt.checkpointEvery > 0 {
+		cpo.Interval = opt.checkpointEvery
+	}
 	if opt.StateDir != "" {
 		if cpo.Store, err = checkpoint.Open(opt.StateDir, p.Name()); err != nil {
 			_ = p.Plan.Close()

@@ -86,6 +86,9 @@ type aggPlan struct {
 	aggMono    []monotonicity
 	window     *windowop.WindowSpec
 	aggNames   []string
+	// state maps the first Calc's columns to the aggregate's state
+	// columns, when aggregates share an argument column.
+	state argColumns
 }
 
 // groupKeys finds the group keys. With a window TVF, window_start and
@@ -266,10 +269,36 @@ func (a *aggPlan) firstCalc() (*Node, error) {
 		preProject = append(preProject, c)
 		preTexts = append(preTexts, sql.Format(k))
 	}
+	// An argument (or FILTER condition) that several aggregates write
+	// alike (SUM(amount), MAX(amount)) is computed into one column, as
+	// Flink's Calc projects it once: the aggregate then copies and checks
+	// each row's value once. Its saved state stays per aggregate, so the
+	// state's columns (stateFields, each read from the input column
+	// stateCols names) keep one argument per aggregate, as they were
+	// before arguments were shared: a checkpoint of either plan restores
+	// into the other. A call that reads the clock or is random (NOW(),
+	// UUID()) gives each aggregate a value of its own.
+	stateFields := append([]row.Field(nil), preFields...)
+	stateCols := make([]int, len(preFields))
+	for i := range stateCols {
+		stateCols[i] = i
+	}
+	argCol := map[string]int{}
 	aggs := make([]aggop.AggCall, len(a.calls))
 	for j, c := range a.calls {
 		call, err := q.aggCall(c, in.Schema, s.table, func(comp *expr.Compiled, text string) int {
-			preFields = append(preFields, row.Field{Name: fmt.Sprintf("$arg%d", j), Type: comp.Type})
+			field := row.Field{Name: fmt.Sprintf("$arg%d", j), Type: comp.Type}
+			stateFields = append(stateFields, field)
+			same := comp.Type.String() + "\x00" + text
+			if col, ok := argCol[same]; ok && comp.Clock == "" {
+				stateCols = append(stateCols, col)
+				return col
+			}
+			if comp.Clock == "" {
+				argCol[same] = len(preFields)
+			}
+			stateCols = append(stateCols, len(preFields))
+			preFields = append(preFields, field)
 			preProject = append(preProject, comp)
 			preTexts = append(preTexts, text)
 			return len(preFields) - 1
@@ -295,6 +324,7 @@ func (a *aggPlan) firstCalc() (*Node, error) {
 			return nil, err
 		}
 		w.TimeCol = len(preFields)
+		stateFields, stateCols = append(stateFields, tc), append(stateCols, len(preFields))
 		preFields = append(preFields, tc)
 		preProject = append(preProject, c)
 		preTexts = append(preTexts, tc.Name)
@@ -313,6 +343,9 @@ func (a *aggPlan) firstCalc() (*Node, error) {
 	pre.Label = fmt.Sprintf("Calc(select=[%s]%s)", strings.Join(preTexts, ", "), cond)
 
 	a.preFields, a.preProject, a.preTexts = preFields, preProject, preTexts
+	if len(stateFields) != len(preFields) {
+		a.state = argColumns{fields: stateFields, cols: stateCols}
+	}
 	a.keyNames, a.keys, a.aggs, a.aggMono, a.window = keyNames, keys, aggs, aggMono, window
 	return pre, nil
 }
@@ -344,7 +377,7 @@ func (a *aggPlan) aggNode(pre *Node) *Node {
 			row.Field{Name: in.Schema.Fields[attached.end].Name, Type: wtype},
 			row.Field{Name: "window_time", Type: ttype})
 		agg.Kind = WindowAggNode
-		agg.op = &windowAggOp{keys: keys, aggs: aggs, window: window, attached: true, attachedLTZ: attached.ltz, batch: agg.batch}
+		agg.op = &windowAggOp{keys: keys, aggs: aggs, window: window, attached: true, attachedLTZ: attached.ltz, batch: agg.batch, state: a.state}
 		agg.TimeAttr = len(keys) + 1
 		agg.Mode = windowAggMode(outputKey(len(keys), 1))
 		keyLabel = strings.Join(keyNames[:len(keyNames)-1], ", ")
@@ -357,7 +390,7 @@ func (a *aggPlan) aggNode(pre *Node) *Node {
 			row.Field{Name: "window_end", Type: wtype},
 			row.Field{Name: "window_time", Type: ttype})
 		agg.Kind = WindowAggNode
-		agg.op = &windowAggOp{keys: keys, aggs: aggs, window: window, batch: agg.batch}
+		agg.op = &windowAggOp{keys: keys, aggs: aggs, window: window, batch: agg.batch, state: a.state}
 		if !window.ProcTime {
 			// A processing-time window's window_time is no event time.
 			agg.TimeAttr = len(keys) + 2
@@ -366,7 +399,7 @@ func (a *aggPlan) aggNode(pre *Node) *Node {
 		agg.Label = fmt.Sprintf("WindowAggregate(window=[%s], groupBy=[%s], select=[%s])", windowText(s.window), keyLabel, strings.Join(aggTexts, ", "))
 	default:
 		agg.Kind = GroupAggNode
-		agg.op = &groupAggOp{keys: keys, aggs: aggs, aggMono: a.aggMono, batch: agg.batch}
+		agg.op = &groupAggOp{keys: keys, aggs: aggs, aggMono: a.aggMono, batch: agg.batch, state: a.state}
 		agg.Mode = groupAggMode(len(keys), q.b.plan.Batch)
 		agg.Label = fmt.Sprintf("GroupAggregate(groupBy=[%s], select=[%s])", keyLabel, strings.Join(aggTexts, ", "))
 	}

@@ -292,7 +292,18 @@ func operatorName(k NodeKind) string {
 		return "join"
 	case LookupJoinNode:
 		return "lookup_join"
+	case SetOpNode:
+		return "set_operation"
+	case ExpandNode:
+		return "expand"
+	case SingleRowNode:
+		return "single_value"
+	case DeadLettersNode:
+		return "dead_letters"
 	}
+	// A kind without a name here would be named by its number, which
+	// moves when a kind is added before it: TestEveryKindHasAName keeps
+	// this from being reached.
 	return fmt.Sprintf("node%d", k)
 }
 

@@ -82,8 +82,15 @@ func (p *Plan) Graph() (*runtime.Graph, error) {
 		if err != nil {
 			return nil, err
 		}
+		as := aliases[n]
+		if n.Kind == NormalizeNode {
+			// Checkpoints written before the normalization had an ID of
+			// its own hold it under the one the coordinator derived
+			// then: its plan and its place among the graph's operators.
+			as = append(slices.Clone(as), fmt.Sprintf("transform/%s/%d", n.Label, len(g.Ops)))
+		}
 		on := &runtime.OpNode{Node: runtime.Node{Name: n.Label, Short: opIDs[n], Kind: "transform", ID: owners[n], Transform: transforms[n],
-			Fingerprint: fmt.Sprintf("%s, input %s, output %s", n.Label, n.Input.Schema, n.Schema), Feed: feed, Aliases: aliases[n]}, Input: in, Op: op}
+			Fingerprint: fmt.Sprintf("%s, input %s, output %s", n.Label, n.stateInput(), n.Schema), Feed: feed, Aliases: as}, Input: in, Op: op}
 		on.StateTTL = p.setStateTTL(op, n, transforms[n])
 		if err := p.lateRows(on, n); err != nil {
 			return nil, err
@@ -230,12 +237,6 @@ func (p *Plan) legacyOwners() (owners, transforms map[*Node]string) {
 		}
 		walk(t.Root, "", 0)
 	}
-	for _, s := range p.Sources {
-		if s.Table != nil && s.Table.Root.Kind == NormalizeNode {
-			// The source's table, read by any transform: the source's.
-			owners[s.Table.Root] = "source/" + s.Spec.Name + "/normalize"
-		}
-	}
 	return owners, transforms
 }
 
@@ -354,7 +355,7 @@ func (p *Plan) joinGraph(g *runtime.Graph, n *Node, id, short, transform string,
 		inputAliases = append(inputAliases, a+"/inputs")
 	}
 	un := &runtime.UnionNode{Node: runtime.Node{Name: "inputs of " + n.Label, Kind: "transform", ID: id + "/inputs", Transform: transform, Aliases: inputAliases}}
-	un.Build, un.BuildFirst = buildInput(n, p.Batch)
+	un.Build, un.BuildFirst, un.Strict = buildInput(n, p.Batch)
 	for _, in := range n.Inputs {
 		rn, err := build(in)
 		if err != nil {

@@ -313,7 +313,9 @@ func (a *aggPlan) expand(pre *Node, gp *groupingPlan) *Node {
 			}
 		}
 	}
-	fields = append(fields, row.Field{Name: expandIDName, Type: row.Type{ID: row.BigInt, NotNull: true}})
+	eField := row.Field{Name: expandIDName, Type: row.Type{ID: row.BigInt, NotNull: true}}
+	fields = append(fields, eField)
+	a.state = a.state.expanded(a.keys, gp.sets, width, eField)
 	n := &Node{Kind: ExpandNode, Input: pre, Schema: row.NewSchema(fields...), TimeAttr: -1, Bounded: pre.Bounded,
 		Mode: Changelog{Updating: pre.Mode.Updating}, op: &expandOp{keys: a.keys, sets: gp.sets, ids: gp.ids}}
 	projects := make([]string, len(gp.sets))

@@ -110,7 +110,7 @@ func expandBetween(cs []sql.Expr) []sql.Expr {
 // when the join is a regular one.
 func (q *queryBuilder) intervalJoin(n *Node, js *joinop.JoinSpec, residual []sql.Expr, keyTexts []string) (bool, error) {
 	left, right := n.Inputs[0], n.Inputs[1]
-	if q.b.plan.Batch || js.Kind > joinop.FullJoin {
+	if js.Kind > joinop.FullJoin {
 		return false, nil
 	}
 	lw := left.Schema.Len()
@@ -144,7 +144,7 @@ func (q *queryBuilder) intervalJoin(n *Node, js *joinop.JoinSpec, residual []sql
 	}
 	is := &joinop.IntervalJoinSpec{Kind: js.Kind, LeftKeys: js.LeftKeys, RightKeys: js.RightKeys,
 		LeftWidth: js.LeftWidth, RightWidth: js.RightWidth, LeftTime: left.TimeAttr, RightTime: right.TimeAttr,
-		Lower: lo.off, Upper: hi.off}
+		Lower: lo.off, Upper: hi.off, Sorted: q.b.plan.Batch}
 	where := append(keyTexts, sql.Format(lo.expr), sql.Format(hi.expr))
 	if len(rest) > 0 {
 		res := andAll(rest)

@@ -3,6 +3,7 @@ package plan
 import (
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // Operator ids: the short name an operator has in /metrics (its
@@ -48,14 +49,32 @@ func (p *Plan) opKinds() (kinds, transforms map[*Node]string) {
 	return kinds, transforms
 }
 
-// opIDs names every transform's operators "<transform>/<kind>#<n>".
+// opIDs names every transform's operators "<transform>/<kind>#<n>",
+// and a source's changelog normalization "<source>/changelog_normalize#1"
+// (sources and transforms share one namespace of tables).
 func (p *Plan) opIDs() map[*Node]string {
 	kinds, transforms := p.opKinds()
 	ids := map[*Node]string{}
 	for n, k := range kinds {
 		ids[n] = transforms[n] + "/" + k
 	}
+	for n, name := range p.normalizations() {
+		ids[n] = name + "/" + operatorName(NormalizeNode) + "#1"
+	}
 	return ids
+}
+
+// normalizations maps each source's changelog normalization (an upsert
+// source's table, normalize.go) to the source's name. It belongs to the
+// source, not to the transforms that read it.
+func (p *Plan) normalizations() map[*Node]string {
+	out := map[*Node]string{}
+	for _, s := range p.Sources {
+		if s.Table != nil && s.Table.Root.Kind == NormalizeNode {
+			out[s.Table.Root] = s.Spec.Name
+		}
+	}
+	return out
 }
 
 // opOwners names each transform's operators for checkpoints, the state
@@ -79,8 +98,19 @@ func (p *Plan) opOwners() (owners, transforms map[*Node]string) {
 	for n, k := range kinds {
 		owners[n] = "transform/" + state[transforms[n]] + "/" + k
 	}
+	for n, name := range p.normalizations() {
+		// Its state goes with the source's position: what the source
+		// read up to it.
+		owners[n] = "source/" + name + "/normalize"
+	}
 	return owners, transforms
 }
+
+// formerKinds are the kind names the state IDs of checkpoints written
+// before these kinds had names hold: the NodeKind's number ("node16#1"),
+// which would move whenever a kind is added before it. A restore finds
+// the state under that name too.
+var formerKinds = map[NodeKind]string{SetOpNode: "node16", SingleRowNode: "node18"}
 
 // stateAliases gives, by state ID, the other IDs a checkpoint may hold
 // the operator's state under: its name before a rename (`renamed_from`),
@@ -97,10 +127,19 @@ func (p *Plan) stateAliases() map[*Node][]string {
 		}
 	}
 	out := map[*Node][]string{}
-	for n := range owners {
+	for n, owner := range owners {
 		var as []string
 		if old, ok := renamed[transforms[n]]; ok {
 			as = append(as, "transform/"+old+"/"+kinds[n])
+		}
+		if former, ok := formerKinds[n.Kind]; ok {
+			// The same operator under its kind's former name, then also
+			// under the transform's former name.
+			_, num, _ := strings.Cut(kinds[n], "#")
+			as = append(as, strings.TrimSuffix(owner, kinds[n])+former+"#"+num)
+			if old, ok := renamed[transforms[n]]; ok {
+				as = append(as, "transform/"+old+"/"+former+"#"+num)
+			}
 		}
 		if l, ok := legacy[n]; ok {
 			as = append(as, "legacy:"+l)

@@ -10,6 +10,7 @@ import (
 	"github.com/etld/etld/pipeline/runtime/joinop"
 	"github.com/etld/etld/pipeline/runtime/operator"
 	"github.com/etld/etld/pipeline/runtime/rankop"
+	"github.com/etld/etld/pipeline/runtime/sortop"
 	"github.com/etld/etld/pipeline/runtime/windowop"
 )
 
@@ -115,10 +116,14 @@ type groupAggOp struct {
 	// (monotonic.go).
 	aggMono []monotonicity
 	batch   bool
+	// state: the columns its state is made for, when aggregates share
+	// an argument column.
+	state argColumns
 }
 
 func (g *groupAggOp) operator(b opBuild) (operator.Lifecycle, error) {
 	opt := b.p.groupAggOptions(g.batch, !b.n.Input.Mode.Updating)
+	opt.StateCols = g.state.cols
 	return b.p.keyed(g.keys, func() (operator.KeyGrouped, error) {
 		// Each worker its own user aggregates: they hold state.
 		return aggop.NewGroupAgg(g.keys, freshUserAggs(g.aggs), opt)
@@ -174,6 +179,9 @@ type windowAggOp struct {
 	// over a TIMESTAMP_LTZ.
 	attached, attachedLTZ bool
 	batch                 bool
+	// state: the columns its state is made for, when aggregates share
+	// an argument column.
+	state argColumns
 }
 
 func (w *windowAggOp) operator(b opBuild) (operator.Lifecycle, error) {
@@ -181,17 +189,27 @@ func (w *windowAggOp) operator(b opBuild) (operator.Lifecycle, error) {
 		return windowop.NewProcWindowAgg(*w.window, w.keys, freshUserAggs(w.aggs), windowop.WindowOptions{}, nil)
 	}
 	opt := windowop.WindowOptions{Batch: w.batch, Attached: w.attached, AttachedLTZ: w.attachedLTZ}
+	session := w.window.Kind == windowop.Session
 	build := func() (operator.KeyGrouped, error) {
 		// Each worker its own user aggregates: they hold state.
-		if w.window.Kind == windowop.Session {
-			return windowop.NewSessionAgg(w.window.TimeCol, w.window.Gap, w.keys, freshUserAggs(w.aggs), windowop.WindowOptions{Batch: w.batch})
+		if session {
+			return windowop.NewSessionAgg(w.window.TimeCol, w.window.Gap, w.keys, freshUserAggs(w.aggs), windowop.WindowOptions{Batch: w.batch, Sorted: w.batch})
 		}
 		return windowop.NewWindowAgg(*w.window, w.keys, freshUserAggs(w.aggs), opt)
 	}
+	var op operator.Lifecycle
+	var err error
 	if _, why := w.keyedBy(b.n); why != "" {
-		return build()
+		op, err = build()
+	} else {
+		op, err = b.p.keyed(w.keys, build)
 	}
-	return b.p.keyed(w.keys, build)
+	if err != nil || !session || !w.batch {
+		return op, err
+	}
+	// A batch run's sessions over its input in time order: each fires
+	// once no later row can touch it.
+	return sortop.NewTimeSorted(op, [2]int{w.window.TimeCol}, windowop.SessionSortedWatermark), nil
 }
 
 // overOp is an OverAggNode's OVER spec.
@@ -201,16 +219,26 @@ type overOp struct {
 }
 
 func (o *overOp) operator(b opBuild) (operator.Lifecycle, error) {
+	sorted := o.batch && o.spec.Sortable()
 	build := func() (operator.KeyGrouped, error) {
 		// Each worker its own user aggregates: they hold state.
 		spec := *o.spec
 		spec.Aggs = freshUserAggs(spec.Aggs)
-		return windowop.NewOverAgg(spec, windowop.WindowOptions{Batch: o.batch})
+		return windowop.NewOverAgg(spec, windowop.WindowOptions{Batch: o.batch, Sorted: sorted})
 	}
+	var op operator.Lifecycle
+	var err error
 	if _, why := o.keyedBy(b.n); why != "" {
-		return build()
+		op, err = build()
+	} else {
+		op, err = b.p.keyed(o.spec.Keys, build)
 	}
-	return b.p.keyed(o.spec.Keys, build)
+	if err != nil || !sorted {
+		return op, err
+	}
+	// A batch run's OVER over its input in time order: each row is
+	// emitted, and its frame slides, once no earlier row can come.
+	return sortop.NewTimeSorted(op, [2]int{o.spec.TimeCol}, windowop.OverSortedWatermark), nil
 }
 
 // unnestOp is an UnnestNode's operator template, copied per run, and the
@@ -277,6 +305,11 @@ type joinOp struct {
 	interval *joinop.IntervalJoinSpec
 	temporal *joinop.TemporalJoinSpec
 	window   *joinop.WindowJoinSpec
+	// residualReads are the joined row's columns the residual reads.
+	residualReads []int
+	// reads, once the plan is pruned, are the columns of each input
+	// the join and its readers read (nil: every one).
+	reads [2][]bool
 }
 
 func (j *joinOp) operator(b opBuild) (operator.Lifecycle, error) {
@@ -288,10 +321,19 @@ func (j *joinOp) operator(b opBuild) (operator.Lifecycle, error) {
 	}
 	_, why := j.keyedBy(b.n)
 	if j.interval != nil {
+		var op operator.Lifecycle
+		var err error
 		if why != "" {
-			return joinop.NewIntervalJoin(*j.interval), nil
+			op = joinop.NewIntervalJoin(*j.interval)
+		} else {
+			op, err = b.p.keyedTwo(j.interval.LeftKeys, j.interval.RightKeys, func() (operator.KeyGrouped, error) { return joinop.NewIntervalJoin(*j.interval), nil })
 		}
-		return b.p.keyedTwo(j.interval.LeftKeys, j.interval.RightKeys, func() (operator.KeyGrouped, error) { return joinop.NewIntervalJoin(*j.interval), nil })
+		if err != nil || !j.interval.Sorted {
+			return op, err
+		}
+		// A batch run's interval join over its inputs in time order: a
+		// row is cached only while a later row may still join it.
+		return sortop.NewTimeSorted(op, [2]int{j.interval.LeftTime, j.interval.RightTime}, j.interval.SortedWatermark), nil
 	}
 	if why != "" {
 		return joinop.NewJoin(*j.join), nil

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/etld/etld/pipeline/row"
@@ -15,5 +16,26 @@ func TestNamedAggregates(t *testing.T) {
 	want := []string{"cat", "COUNT(*)", "LISTAGG(name, ', ]')", "MAX(ARRAY[a, b][1])"}
 	if !slices.Equal(got, want) {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// TestEveryKindHasAName: every plan node kind has a name of its own in
+// operator and state IDs. A kind left out would be named by its number
+// ("node16"), which moves when a kind is added before it: a newer etld
+// would then not find the state an older one saved.
+func TestEveryKindHasAName(t *testing.T) {
+	seen := map[string]NodeKind{}
+	for k := ScanNode; k <= NormalizeNode; k++ {
+		name := operatorName(k)
+		if strings.HasPrefix(name, "node") {
+			t.Errorf("kind %d has no name: %q", k, name)
+		}
+		if other, ok := seen[name]; ok {
+			t.Errorf("kinds %d and %d share the name %q", other, k, name)
+		}
+		seen[name] = k
+	}
+	if name := operatorName(NormalizeNode + 1); !strings.HasPrefix(name, "node") {
+		t.Errorf("NormalizeNode is no longer the last kind (%q after it): make the loop above reach the last", name)
 	}
 }

@@ -159,8 +159,10 @@ func describe(n *Node) string {
 	if n.Kind == "transform" {
 		// The ID names the transform the operator belongs to; the name is
 		// the operator's plan.
-		if parts := strings.SplitN(n.ID, "/", 3); len(parts) == 3 && parts[0] == "transform" {
-			return fmt.Sprintf("transform %q (%s)", parts[1], n.Name)
+		// A source's changelog normalization ("source/NAME/normalize")
+		// names its source.
+		if parts := strings.SplitN(n.ID, "/", 3); len(parts) == 3 && (parts[0] == "transform" || parts[0] == "source") {
+			return fmt.Sprintf("%s %q (%s)", parts[0], parts[1], n.Name)
 		}
 	}
 	return fmt.Sprintf("%s %q", n.Kind, n.Name)

@@ -177,6 +177,11 @@ func Compare(g *Graph, cp *checkpoint.Checkpoint, reset []string) ([]Verdict, er
 			v.Action = Fresh
 		case comp == nil:
 			v.Action, v.Why = fresh(n, saved)
+			if src, ok := normalized(n.ID); ok && restored(out, "source/"+src) {
+				// Its source goes on from its saved position: an update or
+				// delete of a row read before would meet no row.
+				v.Action, v.Why = Refuse, "a changelog normalization new after a source that keeps its position: it would start without the rows read before"
+			}
 		default:
 			v.From = comp.ID
 			v.Action, v.Why, v.Widen, v.WidenCols, v.Change = fits(n, comp.Fingerprint, sn.widener, sn.colWidener)
@@ -199,7 +204,7 @@ func Compare(g *Graph, cp *checkpoint.Checkpoint, reset []string) ([]Verdict, er
 			v.Why = "--reset-state: its state is dropped"
 		case strings.HasSuffix(c.ID, "/inputs"):
 			// A join's held-back inputs go with the join.
-		case strings.HasPrefix(c.ID, "source/") && keeps:
+		case strings.HasPrefix(c.ID, "source/") && strings.Count(c.ID, "/") == 1 && keeps:
 			// A source renamed in the file looks the same: read again
 			// from its start, its rows would count twice.
 			v.Action = Refuse
@@ -341,11 +346,35 @@ func followJoins(vs []Verdict) {
 		switch j := byID[join]; {
 		case j.Action == Reset || j.Action == Fresh:
 			vs[i].Action, vs[i].Why = j.Action, "the join's held-back inputs go with the join"
+		case j.Action == Migrate && j.WidenCols != nil:
+			// The held rows are retagged by type only: a column of the
+			// narrow type that stays would be widened with them.
+			vs[i].Action, vs[i].Why = Refuse, "the join's held-back inputs cannot be retagged by column, and a column of the type others widen from stays: reset the join"
 		case j.Action == Migrate && j.Widen != nil:
 			vs[i].Action, vs[i].Widen, vs[i].Change = Migrate, j.Widen, j.Change
 			vs[i].Why = "the join's held-back inputs widen with the join"
 		}
 	}
+}
+
+// normalized reports the source whose changelog normalization id
+// ("source/NAME/normalize") is.
+func normalized(id string) (string, bool) {
+	rest, ok := strings.CutPrefix(id, "source/")
+	if !ok {
+		return "", false
+	}
+	return strings.CutSuffix(rest, "/normalize")
+}
+
+// restored reports whether the verdict of id in vs restores its state.
+func restored(vs []Verdict, id string) bool {
+	for _, v := range vs {
+		if v.ID == id {
+			return v.Restores()
+		}
+	}
+	return false
 }
 
 // transformOf is the state name of a transform's state ID

@@ -32,6 +32,10 @@ func runOp(ctx context.Context, n *OpNode, in <-chan message, batchSize int, co 
 	}
 	r.budget.mem, _ = n.Op.(operator.StateMemory)
 	r.budget.max = maxState
+	if b, ok := n.Op.(interface{ SetStateBudget(int64) }); ok {
+		// A batch run's sort spills within the budget (batch_sort.go).
+		b.SetStateBudget(maxState)
+	}
 	// A restored state over the budget fails now, not at the next
 	// message.
 	if err := r.budget.check(); err != nil {

@@ -156,6 +156,10 @@ type CDC struct {
 	bl     *binlogReader
 	slab   *rowSlab
 	closed bool
+	// reread: a backfill's read (cdc_reread.go), of a snapshot or of
+	// the binlog up to rangeTo.
+	reread  string
+	rangeTo *cdcState
 }
 
 // NewCDC builds a binlog capture source (mode: cdc). It checks the
@@ -283,7 +287,7 @@ func driverConfig(cfg Config) (*driver.Config, error) {
 
 // Bounded: a snapshot alone ends, and so does stop: latest.
 func (s *CDC) Bounded() bool {
-	return s.startup == startSnapshot || strings.EqualFold(s.given.Stop, "latest")
+	return s.startup == startSnapshot || strings.EqualFold(s.given.Stop, "latest") || s.reread != ""
 }
 
 // Updating: the binlog holds updates and deletes.
@@ -338,7 +342,7 @@ func (s *CDC) Open(ctx context.Context) error {
 	if s.gset, err = mysql.ParseGTIDSet(s.server.flavor(), s.st.GTID); err != nil {
 		return s.errorf("the GTID set %q: %w", s.st.GTID, err)
 	}
-	if s.Bounded() && s.startup != startSnapshot && s.st.Stop == nil {
+	if s.Bounded() && s.startup != startSnapshot && s.st.Stop == nil && s.reread == "" {
 		end, err := binlogEnd(ctx, s.db)
 		if err != nil {
 			return s.errorf("%w", err)
@@ -366,6 +370,12 @@ func (s *CDC) startAt(ctx context.Context) error {
 		s.st.Snapshot = true // the position is the snapshot's
 	case startInitial:
 		s.st.Snapshot = true
+		if s.reread != "" {
+			// A backfill's snapshot goes to fresh operators: its own
+			// position is where it stands, with no rows deleted before
+			// it to hand on (cdc_resume.go).
+			return nil
+		}
 		// The binlog is read from here until the snapshot starts and
 		// its position takes over: a checkpoint taken before then names
 		// where a restored run scans from for the rows deleted before its
@@ -435,7 +445,7 @@ func (s *CDC) Read(ctx context.Context, max int) (*row.Batch, error) {
 			return b, err
 		}
 	}
-	if s.startup == startSnapshot {
+	if s.startup == startSnapshot || s.reread == rereadSnapshot {
 		return nil, io.EOF
 	}
 	return s.readBinlog(ctx, max)

@@ -182,6 +182,13 @@ func (s *CDC) readBinlog(ctx context.Context, max int) (*row.Batch, error) {
 			}
 		}
 		bl := s.bl
+		if s.rangeDone() {
+			// A backfill's range read reached its end.
+			if b.Len() > 0 {
+				return b, nil
+			}
+			return nil, io.EOF
+		}
 		if bl.pending != nil {
 			if err := s.takeRows(ctx, b, max); err != nil {
 				return nil, err
@@ -395,6 +402,11 @@ func (s *CDC) takeRows(ctx context.Context, b *row.Batch, max int) error {
 	}
 	for bl.next+step <= len(e.Rows) {
 		if ti != nil && bl.skip == 0 && b.Len() > 0 && b.Len()+step > max {
+			return nil
+		}
+		if bl.skip == 0 && s.rangeDone() {
+			// A backfill's range ends in this transaction: the rest is
+			// the next range's.
 			return nil
 		}
 		images := e.Rows[bl.next : bl.next+step]

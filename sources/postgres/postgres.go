@@ -283,6 +283,13 @@ type Source struct {
 	// slotCreated: this run created the slot, which holds no change of
 	// a run before.
 	slotCreated bool
+	// reread: a backfill's read (reread.go), of the snapshot or of a
+	// range of the stream up to toDone (or toN changes of toTxn);
+	// rereadEnd: the snapshot was read.
+	reread        string
+	toDone, toTxn pglogrepl.LSN
+	toN           int
+	rereadEnd     bool
 
 	// Set by Open. readerCtx is the readers' context, which Close ends.
 	readerCtx context.Context
@@ -327,7 +334,9 @@ type handed struct {
 
 // Bounded: a snapshot-only source, or one that stops at the WAL position
 // it opened at, ends.
-func (s *Source) Bounded() bool { return s.startup == startupSnapshot || s.stop != "" }
+func (s *Source) Bounded() bool {
+	return s.startup == startupSnapshot || s.stop != "" || s.reread != ""
+}
 
 // Updating: changes carry updates and deletes, but for a snapshot alone.
 func (s *Source) Updating() bool { return s.startup != startupSnapshot }
@@ -411,6 +420,18 @@ func (s *Source) prepare(ctx context.Context, conn *pgx.Conn) error {
 		if err := s.preparePublication(ctx, conn); err != nil {
 			return err
 		}
+		if s.reread == rereadSnapshot {
+			// The snapshot needs no slot; the ranges after it read the
+			// backfill's, which must be there.
+			si, err := s.readSlot(ctx, conn)
+			if err != nil {
+				return err
+			}
+			if !si.exists {
+				return fmt.Errorf("the backfill's replication slot %s does not exist (dropped by another backfill of the pipeline?)", s.slot)
+			}
+			return nil
+		}
 		resumed, need := s.resumePoint()
 		created, err := s.prepareSlot(ctx, conn, resumed, need)
 		if err != nil {
@@ -452,7 +473,9 @@ func (s *Source) start(ctx context.Context) error {
 	// A run restored mid-snapshot, or one that finds the slot made by a
 	// run killed before its first checkpoint, reads the rest of tables
 	// some run may have handed on more of (stale.go).
-	sn := &snapshotter{s: s, tables: todo, q: s.snapQ, scan: p != nil || !s.slotCreated}
+	// A backfill's snapshot goes to fresh operators and tables: nothing
+	// downstream holds a row of another.
+	sn := &snapshotter{s: s, tables: todo, q: s.snapQ, scan: (p != nil || !s.slotCreated) && s.reread == ""}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()

@@ -126,6 +126,19 @@ func (s *Source) snapshotEnd(b *row.Batch) (*row.Batch, error) {
 		s.phase = phaseEnded
 		return b, io.EOF
 	}
+	if s.reread == rereadSnapshot {
+		// A backfill's snapshot ends at its LSN: a stream position from
+		// which a range read goes on.
+		for _, ts := range s.tables {
+			for _, sg := range ts.segments {
+				if l, _ := parseLSN(sg.LSN); s.handed.done == 0 || l < s.handed.done {
+					s.handed.done = l
+				}
+			}
+		}
+		s.phase, s.rereadEnd = phaseEnded, true
+		return b, io.EOF
+	}
 	// The snapshot's reader goroutine has ended with its last chunk; the
 	// stream runs on the source's own context, not Read's.
 	if err := s.startStream(s.readerCtx); err != nil {
@@ -138,7 +151,7 @@ func (s *Source) snapshotEnd(b *row.Batch) (*row.Batch, error) {
 func (s *Source) readStream(ctx context.Context, max int) (*row.Batch, error) {
 	var b *row.Batch
 	for {
-		if s.stopped() {
+		if s.stopped() && s.reread == "" || s.reread == rereadRange && s.rangeEnd(nil) {
 			s.phase = phaseEnded
 			return b, io.EOF
 		}
@@ -155,6 +168,10 @@ func (s *Source) readStream(ctx context.Context, max int) (*row.Batch, error) {
 			}
 		}
 		it := s.items[s.itemAt]
+		if s.reread == rereadRange && s.rangeEnd(&it) {
+			s.phase = phaseEnded
+			return b, io.EOF
+		}
 		switch it.kind {
 		case itemChange, itemBad:
 			if b != nil && b.Len() >= max {
@@ -199,7 +216,7 @@ func (s *Source) stopped() bool {
 // Position implements connector.Positioner (see position).
 func (s *Source) Position() ([]byte, error) {
 	p := position{Phase: phaseSnapshot, Slot: s.slot}
-	if s.stream != nil {
+	if s.stream != nil || s.rereadEnd {
 		p.Phase = phaseStream
 		if s.handed.done != 0 {
 			p.Done = s.handed.done.String()

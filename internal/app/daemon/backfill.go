@@ -34,6 +34,11 @@ import (
 // checkpoints: at the next start the edited file's run backfills
 // (blocking: nothing runs yet to serve meanwhile).
 //
+// Sources replayed from a fresh snapshot (connector.SnapshotRereader:
+// PostgreSQL's logical replication) are ahead of the running version
+// after the replay: the follow step first waits for a checkpoint of it
+// past their snapshots, then reads their log from there.
+//
 // Sources that cannot be read again over a range of positions
 // (connector.RangeRereader) cannot catch up: the running version then
 // stops first and the edited one backfills at its start, as before.
@@ -45,6 +50,9 @@ type backfilling struct {
 	c      *change
 	cancel context.CancelFunc
 	done   chan struct{}
+	// takingOver: the version it runs beside stopped for the catch-up
+	// (takeOver); guarded by that unit's mu.
+	takingOver bool
 }
 
 // BackfillStatus is a running backfill, in /pipelines.
@@ -61,6 +69,11 @@ type BackfillStatus struct {
 	// run makes before it starts (at the daemon's start, after a crash)
 	// has none serving.
 	Serving bool `json:"serving"`
+	// TakingOver: the previous version stopped for the catch-up, and
+	// the edited one starts once the sinks have the differences (a
+	// fraction of a second by design: follow). The pipeline stays ready
+	// (Supervisor.Ready): a planned hand-over, as a reload's.
+	TakingOver bool `json:"taking_over,omitempty"`
 }
 
 // startBackfill readies, for a change of a live pipeline with
@@ -123,10 +136,34 @@ func (s *Supervisor) backfillInBackground(old *unit, c *change) {
 const (
 	followEnough = time.Second
 	followRounds = 10
+	// aheadPoll is how often the backfill looks for a checkpoint of the
+	// running version past its snapshots.
+	aheadPoll = 50 * time.Millisecond
 )
 
-// follow runs the catch-ups beside the running version.
+// follow runs the catch-ups beside the running version. Replays of a
+// source read from a snapshot (change data capture) are ahead of the
+// running version until one of its checkpoints passes the snapshot:
+// the first catch-up waits for it, however long that takes (a newer
+// edit, the file's removal or the shutdown cancels it).
 func (s *Supervisor) follow(ctx context.Context, job *pipeline.BackfillJob) error {
+	if job.Ahead() {
+		t := time.NewTicker(aheadPoll)
+		defer t.Stop()
+		for job.Ahead() {
+			if _, err := job.Advance(ctx); err != nil || !job.Ahead() {
+				if err != nil {
+					return err
+				}
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-t.C:
+			}
+		}
+	}
 	for range followRounds {
 		began := time.Now()
 		advanced, err := job.Advance(ctx)
@@ -154,7 +191,12 @@ func (s *Supervisor) takeOver(ctx context.Context, old *unit, b *backfilling) {
 		return
 	}
 	s.log.Info("backfill: replayed; stopping the running version to catch up with its final checkpoint", "pipeline", old.name, "file", old.file)
-	old.stopWithin(s.opt.StopTimeout)
+	old.mu.Lock()
+	b.takingOver = true
+	old.mu.Unlock()
+	// The edited version, or after a failure the old one again, starts
+	// next.
+	old.stopForReplace(s.opt.StopTimeout)
 	var report *pipeline.BackfillReport
 	err := error(nil)
 	if s.hook != nil {
@@ -178,6 +220,9 @@ func (s *Supervisor) takeOver(ctx context.Context, old *unit, b *backfilling) {
 		p, lerr := s.load(old.file, old.data)
 		if lerr != nil {
 			logError(s.log, "backfill failed and the running version does not load again", lerr, "pipeline", old.name, "error", lerr)
+			old.mu.Lock()
+			old.replacing = false // nothing replaces it: not ready
+			old.mu.Unlock()
 			return
 		}
 		u := newUnit(s, old.file, old.data, old.hash, p)
@@ -263,7 +308,8 @@ func (u *unit) backfillStatus() *BackfillStatus {
 	default:
 		return nil
 	}
-	return &BackfillStatus{Phase: p.Phase, Checkpoint: p.Checkpoint, Operators: p.Operators, RowsReplayed: p.Rows, Serving: u.bf != nil}
+	taking := u.bf != nil && u.bf.takingOver
+	return &BackfillStatus{Phase: p.Phase, Checkpoint: p.Checkpoint, Operators: p.Operators, RowsReplayed: p.Rows, Serving: u.bf != nil && !taking, TakingOver: taking}
 }
 
 // backfillingAtStart follows the backfill the unit's run makes before it

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unsafe"
@@ -34,6 +35,12 @@ type GroupAggOptions struct {
 	// table.exec.mini-batch.size and allow-latency).
 	MiniBatchSize    int
 	MiniBatchLatency time.Duration
+	// StateCols, when not nil, is for each input column of the state's
+	// schema (its fingerprint's: one argument per aggregate, where the
+	// planner reads an argument several aggregates share into one input
+	// column) the input column it is read from: WidenColumns names the
+	// state's columns.
+	StateCols []int
 }
 
 // GroupAgg is GROUP BY without a window (Flink's GroupAggFunction). It
@@ -438,8 +445,21 @@ func (g *GroupAgg) CanWiden() bool { return true }
 // WidenColumns implements operator.ColumnWidener: the next restore
 // retags the key positions of the widened input columns and the values
 // of the aggregates over them (MIN/MAX, their multisets, DISTINCT sets),
-// and leaves those of the other columns as saved.
-func (g *GroupAgg) WidenColumns(in []row.TypeID) { g.widenIn = in }
+// and leaves those of the other columns as saved. in is by the state's
+// input columns (GroupAggOptions.StateCols), which the retagging reads
+// by input column.
+func (g *GroupAgg) WidenColumns(in []row.TypeID) {
+	if len(g.opt.StateCols) == 0 || in == nil {
+		g.widenIn = in
+		return
+	}
+	g.widenIn = make([]row.TypeID, slices.Max(g.opt.StateCols)+1)
+	for i, t := range in {
+		if i < len(g.opt.StateCols) && t != row.Null {
+			g.widenIn[g.opt.StateCols[i]] = t
+		}
+	}
+}
 
 // CanWidenColumns implements operator.ColumnWidener.
 func (g *GroupAgg) CanWidenColumns() bool { return true }

@@ -68,6 +68,14 @@ type JoinSpec struct {
 	// kept, left rows held until both inputs ended; Finish then emits
 	// insert-only results.
 	Batch bool
+	// RightFirst, with Batch, says every right change arrives before the
+	// first left one (the union in front reads the right input to its
+	// end first: runtime.UnionNode.BuildFirst): a hash join. The right
+	// side is the build table; each left change is joined as it comes
+	// instead of being held to the end, and an insert-only left side
+	// keeps none of its rows, since no right change can come to match
+	// them. Finish emits the right rows that found no match.
+	RightFirst bool
 }
 
 // Join is a regular join of two inputs (Flink's StreamingJoinOperator and
@@ -77,10 +85,12 @@ type JoinSpec struct {
 // first match arrives the padded row is retracted (-D) and the joined one
 // inserted, and when its last match leaves, the reverse.
 type Join struct {
-	operator.Widening // a restore retags saved values of widened columns (operator.Widener)
-	spec              JoinSpec
-	sides             [2]*joinSide
-	outer             [2]bool
+	// A restore retags saved values of widened columns, by column
+	// (operator.ColumnWidener): each side's rows by its own columns.
+	operator.ColumnWidening
+	spec  JoinSpec
+	sides [2]*joinSide
+	outer [2]bool
 	// held are the left changes of a batch join, joined at Finish.
 	held []row.Change
 	// nullRight are a batch outer join's right changes with a NULL key.
@@ -160,11 +170,18 @@ func NewJoin(spec JoinSpec) *Join {
 
 func (j *Join) semi() bool { return j.spec.Kind == SemiJoin || j.spec.Kind == AntiJoin }
 
+// probes reports whether side's rows are only probed with, never
+// stored: a hash join's insert-only left side, which comes after the
+// whole right side (JoinSpec.RightFirst).
+func (j *Join) probes(side int) bool {
+	return side == 0 && j.spec.Batch && j.spec.RightFirst && j.spec.LeftAppendOnly
+}
+
 // ProcessInput implements TwoInput.
 func (j *Join) ProcessInput(input int, in *row.Batch, out operator.Emitter) error {
 	defer j.Begin(len(in.Changes))()
 	return operator.EachChange("join", in, out, func(_ int, c *row.Change) error {
-		if j.spec.Batch && input == 0 {
+		if j.spec.Batch && !j.spec.RightFirst && input == 0 {
 			j.held = append(j.held, *c)
 			return nil
 		}
@@ -188,12 +205,7 @@ func (j *Join) Finish(out operator.Emitter) error {
 	}
 	j.held = nil
 	if j.outer[1] {
-		for _, c := range j.nullRight {
-			if c.Kind.IsAdd() {
-				out.Emit(row.Insert, j.padded(1, c.Row))
-			}
-		}
-		j.nullRight = nil
+		j.emitNullRight(out)
 		right := j.sides[1]
 		for _, rid := range right.eachRow {
 			if count, assoc := right.counts(rid); assoc == 0 {
@@ -204,6 +216,33 @@ func (j *Join) Finish(out operator.Emitter) error {
 		}
 	}
 	return nil
+}
+
+// emitNullRight emits a batch outer join's right rows of a NULL key
+// padded, those retracted since left out.
+func (j *Join) emitNullRight(out operator.Emitter) {
+	retracted := map[string]int{}
+	var enc []byte
+	for _, c := range j.nullRight {
+		if !c.Kind.IsAdd() {
+			enc = row.AppendRow(enc[:0], c.Row)
+			retracted[string(enc)]++
+		}
+	}
+	for _, c := range j.nullRight {
+		if !c.Kind.IsAdd() {
+			continue
+		}
+		if len(retracted) > 0 {
+			enc = row.AppendRow(enc[:0], c.Row)
+			if n := retracted[string(enc)]; n > 0 {
+				retracted[string(enc)] = n - 1
+				continue
+			}
+		}
+		out.Emit(row.Insert, j.padded(1, c.Row))
+	}
+	j.nullRight = nil
 }
 
 // joinedStored returns the output row of this (of side) and the other
@@ -382,6 +421,9 @@ func (j *Join) change(side int, k row.Kind, r row.Row, out operator.Emitter) err
 		}
 		return nil
 	}
+	if j.probes(side) {
+		return nil
+	}
 	if !found {
 		kid, _ = this.index.Add(this.kbuf)
 	}
@@ -444,6 +486,19 @@ func (j *Join) Restore(snap []byte) error { return j.restore(row.NewDecoder(snap
 // restore reads a snapshot from d, the bytes of one or a stream of them.
 func (j *Join) restore(d *row.Decoder) error {
 	j.Widen(d)
+	// By column: each section of rows is of one side's columns, the
+	// keys are rebuilt from the rows.
+	cols := j.Columns()
+	side := func(left bool) {
+		if cols == nil {
+			return
+		}
+		if left {
+			d.SetWidenCols(cols[:min(j.spec.LeftWidth, len(cols))], nil)
+		} else {
+			d.SetWidenCols(cols[min(j.spec.LeftWidth, len(cols)):], nil)
+		}
+	}
 	v := d.Byte()
 	if v != JoinStateVersion && v != joinTTLStateVersion {
 		return fmt.Errorf("join: state version %d, want %d or %d", v, JoinStateVersion, joinTTLStateVersion)
@@ -463,6 +518,7 @@ func (j *Join) restore(d *row.Decoder) error {
 		s.nullSafe = old.nullSafe
 		s.onExpire = old.onExpire
 		rt := j.restoreTimes(s)
+		side(i != 1)
 		n := d.Count(1)
 		for range n {
 			r := d.Row()
@@ -510,8 +566,10 @@ func (j *Join) restore(d *row.Decoder) error {
 		}
 		return out
 	}
-	held := changes()
-	nullRight := changes()
+	side(true)
+	held := changes() // left changes
+	side(false)
+	nullRight := changes() // right changes
 	if err := d.End(); err != nil {
 		return fmt.Errorf("join: %w", err)
 	}

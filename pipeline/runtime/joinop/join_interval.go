@@ -28,7 +28,17 @@ type IntervalJoinSpec struct {
 	// Residual, if set, is the rest of the ON condition, evaluated on the
 	// joined row.
 	Residual func(joined row.Row) (bool, error)
+	// Sorted: a batch run whose input comes in time order from a
+	// sortop.TimeSorted, whose watermarks say no earlier row follows.
+	// The clock is then the watermark itself, not Flink's operator time
+	// (never below 0), so rows before 1970 join as the regular join of
+	// a batch run joins them.
+	Sorted bool
 }
+
+// SortedWatermark is the join's watermark once every row before time
+// next was seen (sortop.TimeSorted): no later row is behind it.
+func (s *IntervalJoinSpec) SortedWatermark(next int64) int64 { return next - 1 }
 
 // OutputDelay is how far the join holds back the watermark it forwards:
 // a row may be emitted that long after the watermark passed its time
@@ -84,6 +94,10 @@ func NewIntervalJoin(spec IntervalJoinSpec) *IntervalJoin {
 	j := &IntervalJoin{spec: spec, index: state.NewKeyIDs(), wm: operator.NoWatermark}
 	j.relSize = [2]int64{-spec.Lower, spec.Upper}
 	j.minClean = (j.relSize[0] + j.relSize[1]) / 2
+	if spec.Sorted {
+		// Flink starts both at 0, its operator time's floor.
+		j.expiration = [2]int64{operator.NoWatermark, operator.NoWatermark}
+	}
 	switch spec.Kind {
 	case LeftJoin:
 		j.outer[0] = true
@@ -112,11 +126,16 @@ func (j *IntervalJoin) Dropped() (int64, string) { return j.nullTimes, "NULL tim
 // StateEntries implements StateSizer: the rows cached on both sides.
 func (j *IntervalJoin) StateEntries() int64 { return j.size }
 
-func (j *IntervalJoin) opTime() int64 { return max(j.wm, 0) }
+func (j *IntervalJoin) opTime() int64 {
+	if j.spec.Sorted {
+		return j.wm
+	}
+	return max(j.wm, 0)
+}
 
 func (j *IntervalJoin) expire(opTime, rel int64) int64 {
-	if opTime == operator.MaxWatermark {
-		return operator.MaxWatermark
+	if opTime == operator.MaxWatermark || opTime == operator.NoWatermark {
+		return opTime
 	}
 	return opTime - rel - 1
 }

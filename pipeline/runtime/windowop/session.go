@@ -110,7 +110,7 @@ func (g *SessionAgg) mergeState(into, from int32) {
 
 // Watermark fires every session whose end the watermark has reached.
 func (g *SessionAgg) Watermark(wm int64, out operator.Emitter) error {
-	if wm <= g.wm || (g.opt.Batch && wm != operator.MaxWatermark) {
+	if wm <= g.wm || (g.opt.Batch && !g.opt.Sorted && wm != operator.MaxWatermark) {
 		return nil
 	}
 	g.wm = wm

@@ -51,6 +51,31 @@ type WindowSpec struct {
 // windowEnd - 1) have it.
 func lastMilli(end int64) int64 { return end - 1000 }
 
+// SessionSortedWatermark is a SESSION's watermark once every row before
+// time next was seen (sortop.TimeSorted): it fires the sessions that
+// end before next, which no later row can touch (a row at next would
+// extend a session ending there).
+func SessionSortedWatermark(next int64) int64 { return lastMilli(next) - 1 }
+
+// OverSortedWatermark is an OVER's watermark once every row before time
+// next was seen: it emits the rows before next.
+func OverSortedWatermark(next int64) int64 { return next - 1 }
+
+// Sortable reports whether an OVER over event time can run over input
+// sorted by time (sortop.TimeSorted) in a batch run: LEAD reads rows
+// after a row, so it needs each partition whole.
+func (s OverSpec) Sortable() bool {
+	if s.ProcTime {
+		return false
+	}
+	for _, f := range s.Funcs {
+		if f.Kind == Lead {
+			return false
+		}
+	}
+	return true
+}
+
 // maxEventTime bounds event times and durations so that window arithmetic
 // cannot overflow: ±2^62 µs is ±146,000 years.
 const maxEventTime = 1 << 62
@@ -124,6 +149,11 @@ type WindowOptions struct {
 	// row is late: watermarks before the final one are ignored and every
 	// window fires at the end.
 	Batch bool
+	// Sorted (with Batch, OVER and SESSION only): the input comes in time
+	// order from a sortop.TimeSorted, whose watermarks before the final
+	// one say no earlier row follows: they fire as in streaming, and
+	// still no row is late.
+	Sorted bool
 	// Zone aligns windows over a TIMESTAMP_LTZ time attribute to the wall
 	// clock of this zone (Flink's table.local-time-zone): a one-day window
 	// starts at local midnight, window_start and window_end are local

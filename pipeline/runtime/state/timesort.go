@@ -1,0 +1,270 @@
+package state
+
+import (
+	"bufio"
+	"cmp"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+
+	"github.com/etld/etld/pipeline/row"
+)
+
+// TimeSort holds the rows of a bounded input (of one or two sides), each
+// with its event time, and gives them back in time order, rows of one
+// time in arrival order: the order in which an event-time operator of a
+// batch run must see them. Rows are kept encoded (row.AppendRow) in one
+// byte array, with an entry of 24 bytes each in an array per side, all
+// off the Go heap (OffHeap: not scanned, not counted toward the GC's
+// goal, grown in place); past SpillAt bytes the rows held are sorted and
+// written to a temporary file (a run), and Drain merges the runs. Each
+// side checks its order as rows come: input that arrives in time order,
+// as files and topics mostly do, is never sorted, and the two sides of a
+// join (which come in turns, batch by batch) are merged, not sorted.
+type TimeSort struct {
+	// SpillAt is the memory (bytes) past which the rows held go to a run
+	// on disk; 0 never spills.
+	SpillAt int64
+	// Dir is where runs are written; "" is os.TempDir().
+	Dir string
+
+	heap    *OffHeap
+	buf     []byte // per row: side byte, then its AppendRow encoding
+	scratch []byte
+	ents    [2][]sortEnt
+	sorted  [2]bool // a side's entries are in (time, arrival) order
+	runs    []*os.File
+	rows    int64
+}
+
+// sortEnt is a row's time and place; its offset orders rows of one
+// time by arrival.
+type sortEnt struct {
+	ts  int64
+	off int64
+	n   int64
+}
+
+// NewTimeSort returns an empty sort.
+func NewTimeSort() *TimeSort {
+	s := &TimeSort{sorted: [2]bool{true, true}}
+	s.heap = NewOffHeap(s)
+	return s
+}
+
+// Len is the number of rows held, in memory and in runs.
+func (s *TimeSort) Len() int64 { return s.rows }
+
+// MemBytes is the memory the rows held in memory take.
+func (s *TimeSort) MemBytes() int64 {
+	return int64(len(s.buf)) + int64(len(s.ents[0])+len(s.ents[1]))*24
+}
+
+// Add holds r of side (0 or 1) at event time ts.
+func (s *TimeSort) Add(side int, ts int64, r row.Row) error {
+	es := s.ents[side]
+	if n := len(es); n > 0 && s.sorted[side] && ts < es[n-1].ts {
+		s.sorted[side] = false
+	}
+	s.scratch = append(s.scratch[:0], byte(side))
+	s.scratch = row.AppendRow(s.scratch, r)
+	off := int64(len(s.buf))
+	s.buf = OffHeapGrow(s.heap, s.buf, len(s.buf)+len(s.scratch))
+	copy(s.buf[off:], s.scratch)
+	n := len(es)
+	es = OffHeapGrow(s.heap, es, n+1)
+	es[n] = sortEnt{ts: ts, off: off, n: int64(len(s.scratch))}
+	s.ents[side] = es
+	s.rows++
+	if s.SpillAt > 0 && s.MemBytes() > s.SpillAt {
+		return s.spill()
+	}
+	return nil
+}
+
+func entBefore(a, b *sortEnt) bool { return a.ts < b.ts || a.ts == b.ts && a.off < b.off }
+
+func (s *TimeSort) sortMem() {
+	for side := range s.ents {
+		if !s.sorted[side] {
+			slices.SortFunc(s.ents[side], func(a, b sortEnt) int {
+				if c := cmp.Compare(a.ts, b.ts); c != 0 {
+					return c
+				}
+				return cmp.Compare(a.off, b.off)
+			})
+			s.sorted[side] = true
+		}
+	}
+}
+
+// eachMem calls f with the rows in memory in (time, arrival) order.
+func (s *TimeSort) eachMem(f func(ts int64, rec []byte) error) error {
+	s.sortMem()
+	a, b := s.ents[0], s.ents[1]
+	for len(a) > 0 || len(b) > 0 {
+		var e *sortEnt
+		if len(b) == 0 || len(a) > 0 && entBefore(&a[0], &b[0]) {
+			e, a = &a[0], a[1:]
+		} else {
+			e, b = &b[0], b[1:]
+		}
+		if err := f(e.ts, s.buf[e.off:e.off+e.n]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// clearMem drops the rows in memory, keeping the arrays' room.
+func (s *TimeSort) clearMem() {
+	s.buf = s.buf[:0]
+	s.ents[0], s.ents[1] = s.ents[0][:0], s.ents[1][:0]
+	s.sorted = [2]bool{true, true}
+}
+
+// spill writes the rows in memory, sorted, to a new run.
+func (s *TimeSort) spill() error {
+	if len(s.buf) == 0 {
+		return nil
+	}
+	f, err := os.CreateTemp(s.Dir, "etld-sort-*")
+	if err != nil {
+		return fmt.Errorf("sort: spill: %w", err)
+	}
+	// The file is ours alone: unlinked at once, it goes with the process.
+	_ = os.Remove(f.Name())
+	w := bufio.NewWriterSize(f, 1<<16)
+	var hdr []byte
+	_ = s.eachMem(func(ts int64, rec []byte) error {
+		hdr = binary.AppendVarint(hdr[:0], ts)
+		hdr = binary.AppendUvarint(hdr, uint64(len(rec)))
+		w.Write(hdr)
+		w.Write(rec)
+		return nil
+	})
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("sort: spill: %w", err)
+	}
+	s.runs = append(s.runs, f)
+	s.clearMem()
+	return nil
+}
+
+// Each calls f with every row held, each run in its order then the rows
+// in memory in theirs (time order); enc is the row's
+// encoding, valid during the call. Adding the rows again in this order
+// keeps their order in Drain (a snapshot's).
+func (s *TimeSort) Each(f func(side int, ts int64, enc []byte) error) error {
+	for _, run := range s.runs {
+		if _, err := run.Seek(0, io.SeekStart); err != nil {
+			return fmt.Errorf("sort: %w", err)
+		}
+		rd := runReader{r: bufio.NewReaderSize(run, 1<<16)}
+		for rd.next() {
+			if err := f(int(rd.rec[0]), rd.ts, rd.rec[1:]); err != nil {
+				return err
+			}
+		}
+		if rd.err != nil {
+			return rd.err
+		}
+	}
+	return s.eachMem(func(ts int64, rec []byte) error { return f(int(rec[0]), ts, rec[1:]) })
+}
+
+// Drain calls f with every row held in (time, arrival) order and leaves
+// the sort empty; enc is the row's encoding, valid during the call. An
+// error of f stops it.
+func (s *TimeSort) Drain(f func(side int, ts int64, enc []byte) error) error {
+	defer s.Reset()
+	if len(s.runs) == 0 {
+		return s.eachMem(func(ts int64, rec []byte) error { return f(int(rec[0]), ts, rec[1:]) })
+	}
+	if err := s.spill(); err != nil {
+		return err
+	}
+	rds := make([]*runReader, 0, len(s.runs))
+	for _, run := range s.runs {
+		if _, err := run.Seek(0, io.SeekStart); err != nil {
+			return fmt.Errorf("sort: %w", err)
+		}
+		rd := &runReader{r: bufio.NewReaderSize(run, 1<<16)}
+		if rd.next() {
+			rds = append(rds, rd)
+		} else if rd.err != nil {
+			return rd.err
+		}
+	}
+	// A merge of the runs by time, a tie to the earlier run (the earlier
+	// arrival): the runs are few, a linear pick is enough.
+	for len(rds) > 0 {
+		best := 0
+		for i := 1; i < len(rds); i++ {
+			if rds[i].ts < rds[best].ts {
+				best = i
+			}
+		}
+		rd := rds[best]
+		if err := f(int(rd.rec[0]), rd.ts, rd.rec[1:]); err != nil {
+			return err
+		}
+		if !rd.next() {
+			if rd.err != nil {
+				return rd.err
+			}
+			rds = slices.Delete(rds, best, best+1)
+		}
+	}
+	return nil
+}
+
+// Reset drops every row and run.
+func (s *TimeSort) Reset() {
+	for _, run := range s.runs {
+		run.Close()
+	}
+	s.runs = nil
+	s.heap.Release()
+	s.buf, s.ents, s.scratch, s.rows = nil, [2][]sortEnt{}, nil, 0
+	s.sorted = [2]bool{true, true}
+}
+
+// runReader reads a run's records one at a time.
+type runReader struct {
+	r   *bufio.Reader
+	ts  int64
+	rec []byte
+	err error
+}
+
+func (rd *runReader) next() bool {
+	ts, err := binary.ReadVarint(rd.r)
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			rd.err = fmt.Errorf("sort: read run: %w", err)
+		}
+		return false
+	}
+	n, err := binary.ReadUvarint(rd.r)
+	if err == nil && n > 1<<40 {
+		err = fmt.Errorf("record of %d bytes", n)
+	}
+	if err == nil {
+		if uint64(cap(rd.rec)) < n {
+			rd.rec = make([]byte, n)
+		}
+		rd.rec = rd.rec[:n]
+		_, err = io.ReadFull(rd.r, rd.rec)
+	}
+	if err != nil || n == 0 {
+		rd.err = fmt.Errorf("sort: read run: %v", err)
+		return false
+	}
+	rd.ts = ts
+	return true
+}
