@@ -257,6 +257,7 @@ func (q *queryBuilder) joinCondition(n *Node, s *scope, cond sql.Expr, kind join
 		js.RightUnique = right.Mode.Key
 	}
 	js.LeftAppendOnly, js.RightAppendOnly = !left.Mode.Updating, !right.Mode.Updating
+	js.LeftTypes, js.RightTypes = typeIDs(left.Schema), typeIDs(right.Schema)
 	// A batch join is a hash join: its union reads the right input to
 	// its end before the left one (buildInput), as Flink's batch mode
 	// builds from the right input by default.
@@ -267,6 +268,15 @@ func (q *queryBuilder) joinCondition(n *Node, s *scope, cond sql.Expr, kind join
 	n.Label = fmt.Sprintf("Join(joinType=[%s], where=[%s], select=[%s], leftInputSpec=[%s], rightInputSpec=[%s])",
 		kind, where, strings.Join(names, ", "), inputSpec(left.Mode, js.LeftKeys), inputSpec(right.Mode, js.RightKeys))
 	return nil
+}
+
+// typeIDs is the type of each of s's columns.
+func typeIDs(s row.Schema) []row.TypeID {
+	ids := make([]row.TypeID, s.Len())
+	for i, f := range s.Fields {
+		ids[i] = f.Type.ID
+	}
+	return ids
 }
 
 // equiKeys splits cond into the join keys and the other conjuncts (the

@@ -336,6 +336,7 @@ func (s *Store) RestoreState(d *row.Decoder, each func(id int32, key []byte)) {
 	s.growPresent(slots)
 	s.vals = make([]row.Value, slots*s.valW)
 	s.exts = make([]any, slots*s.extW)
+	s.strs = make([]strSet, slots*s.nstr)
 	s.Keys = nil
 	if s.keepKeys {
 		s.Keys = make([]string, slots)

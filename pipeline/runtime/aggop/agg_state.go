@@ -52,6 +52,10 @@ type Store struct {
 	// per aggregate, not a count.
 	sets       []distinctSet
 	insertOnly bool
+	// strs are the sets of STRING and BYTES values, nstr a slot.
+	strs    []strSet
+	nstr    int
+	touched uint64 // what touchStrSets read, kept so that its loads are not dropped
 	// setViews is, for each ext slot, the set member whose map a
 	// snapshot writes there.
 	setViews []setView
@@ -68,7 +72,7 @@ type Store struct {
 // are not counted: the figure is a floor.
 func (s *Store) MemBytes() int64 {
 	n := int64(cap(s.present)+cap(s.nums))*8 + int64(cap(s.vals))*int64(unsafe.Sizeof(row.Value{}))
-	n += int64(cap(s.exts))*16 + int64(cap(s.Keys))*16 + int64(cap(s.Free))*4
+	n += int64(cap(s.exts))*16 + int64(cap(s.Keys))*16 + int64(cap(s.Free))*4 + int64(cap(s.strs))*int64(unsafe.Sizeof(strSet{}))
 	return n
 }
 
@@ -134,6 +138,7 @@ func (s *Store) Alloc(key string) int32 {
 		s.growPresent(int(s.Slots))
 		s.vals = append(s.vals, make([]row.Value, s.valW)...)
 		s.exts = append(s.exts, make([]any, s.extW)...)
+		s.strs = append(s.strs, make([]strSet, s.nstr)...)
 		if s.keepKeys {
 			s.Keys = append(s.Keys, "")
 		}
@@ -153,6 +158,7 @@ func (s *Store) Release(id int32) {
 	clear(s.nums[int(id)*s.numW : int(id+1)*s.numW])
 	clear(s.vals[int(id)*s.valW : int(id+1)*s.valW])
 	clear(s.exts[int(id)*s.extW : int(id+1)*s.extW])
+	clear(s.strs[int(id)*s.nstr : int(id+1)*s.nstr])
 	s.clearWords(id)
 	if s.keepKeys {
 		s.Keys[id] = ""

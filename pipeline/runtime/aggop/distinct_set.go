@@ -3,6 +3,7 @@ package aggop
 import (
 	"encoding/binary"
 	"math/bits"
+	"unsafe"
 
 	"github.com/etld/etld/pipeline/row"
 )
@@ -15,7 +16,9 @@ import (
 // columns then look a row up twice, not eight times. A set's values are
 // int64 words for the fixed-width types (wordType), in a table of its own
 // (wordSet, distinct_words.go) that holds no pointer for the GC to scan
-// and costs a row one probe, and Values in a Go map otherwise.
+// and costs a row one probe; STRING and BYTES values in a table of the
+// same kind whose entries point into a byte buffer of the set's
+// (strSet, distinct_strings.go); the other types' Values in a Go map.
 //
 // Over inserts only, an entry is a bit per aggregate. With retractions it
 // is a count per aggregate, which may go negative when a retraction comes
@@ -39,7 +42,12 @@ type distinctSet struct {
 	arg     int
 	typ     row.Type
 	word    bool
+	str     bool // STRING or BYTES: a strSet, Store.strs[id*nstr+si]
+	si      int
 	ext     int
+	// keeps: a member other than COUNT, which may keep the value it
+	// accumulates (MIN, MAX), so it gets a copy of its own.
+	keeps bool
 }
 
 // setView says which set and member an ext slot of a slot's snapshot
@@ -171,7 +179,11 @@ func (s *Store) layDistinctSets(insertOnly bool) {
 		if a.dist < 0 || a.set >= 0 || a.kind == accList || a.kind == accBag || a.kind == accUser {
 			continue
 		}
-		g := distinctSet{arg: a.call.Arg, typ: a.call.ArgType, word: wordType(a.call.ArgType), ext: a.dist}
+		g := distinctSet{arg: a.call.Arg, typ: a.call.ArgType, word: wordType(a.call.ArgType), ext: a.dist,
+			str: a.call.ArgType.ID == row.String || a.call.ArgType.ID == row.Bytes}
+		if g.str {
+			g.si, s.nstr = s.nstr, s.nstr+1
+		}
 		for j := i; j < len(s.Aggs) && len(g.members) < maxSetMembers; j++ {
 			b := &s.Aggs[j]
 			if b.dist < 0 || b.set >= 0 || b.kind == accList || b.kind == accBag || b.kind == accUser ||
@@ -181,6 +193,7 @@ func (s *Store) layDistinctSets(insertOnly bool) {
 			b.set, b.member = len(s.sets), len(g.members)
 			s.setViews[b.dist] = setView{set: b.set, member: b.member}
 			g.members = append(g.members, j)
+			g.keeps = g.keeps || b.kind != accCount
 		}
 		s.sets = append(s.sets, g)
 	}
@@ -228,6 +241,17 @@ func (s *Store) setCount(id int32, g *distinctSet, nums []int64, v row.Value, ma
 			*p = t
 		}
 		changed, now = t.step(wordOf(g.typ.ID, v), mask, d, k)
+	} else if g.str {
+		t := s.strSet(id, g)
+		if t.e == nil {
+			t.init(s.insertOnly, k)
+		}
+		str := v.Str()
+		changed, now = t.step(str, strHash(str), mask, d, k)
+		if changed != 0 && g.keeps {
+			// The set keeps its own copy; MIN or MAX keep theirs.
+			v = row.DetachValue(v)
+		}
 	} else {
 		t, _ := (*p).(*valueSet[row.Value])
 		if t == nil {
@@ -255,7 +279,6 @@ func (s *Store) mergeSets(dst, src int32, dn []int64) {
 	for gi := range s.sets {
 		g := &s.sets[gi]
 		k := len(g.members)
-		x := s.exts[int(src)*s.extW+g.ext]
 		add := func(v row.Value, cs []int64) {
 			for j, c := range cs {
 				if c != 0 {
@@ -263,7 +286,13 @@ func (s *Store) mergeSets(dst, src int32, dn []int64) {
 				}
 			}
 		}
-		switch t := x.(type) {
+		if g.str {
+			// add may insert into dst's set, never src's: t is not
+			// changed while it is walked.
+			s.strSet(src, g).each(k, func(b []byte, cs []int64) { add(strValue(g.typ.ID, string(b)), cs) })
+			continue
+		}
+		switch t := s.exts[int(src)*s.extW+g.ext].(type) {
 		case *wordSet:
 			t.each(k, func(w int64, cs []int64) { add(valueOfWord(g.typ, w), cs) })
 		case *valueSet[row.Value]:
@@ -272,16 +301,35 @@ func (s *Store) mergeSets(dst, src int32, dn []int64) {
 	}
 }
 
+// strValue is the Value of type id (STRING or BYTES) of s.
+func strValue(id row.TypeID, s string) row.Value {
+	if id == row.Bytes {
+		return row.BytesValue([]byte(s))
+	}
+	return row.StringValue(s)
+}
+
 // appendSetView appends member j's map of set g in slot id as the map of
 // its own it had before the sets (appendSlot's extCounts or extNone).
 func (s *Store) appendSetView(dst []byte, id int32, g *distinctSet, j int) []byte {
 	k := len(g.members)
 	n := 0
 	var each func(f func(v row.Value, cs []int64))
-	switch t := s.exts[int(id)*s.extW+g.ext].(type) {
+	var x any = s.exts[int(id)*s.extW+g.ext]
+	if g.str {
+		if t := s.strSet(id, g); t.e != nil {
+			x = t
+		}
+	}
+	switch t := x.(type) {
 	case *wordSet:
 		each = func(f func(v row.Value, cs []int64)) {
 			t.each(k, func(w int64, cs []int64) { f(valueOfWord(g.typ, w), cs) })
+		}
+	case *strSet:
+		each = func(f func(v row.Value, cs []int64)) {
+			// The Value is only appended: a view of the set's bytes.
+			t.each(k, func(b []byte, cs []int64) { f(strValue(g.typ.ID, unsafe.String(unsafe.SliceData(b), len(b))), cs) })
 		}
 	case *valueSet[row.Value]:
 		each = func(f func(v row.Value, cs []int64)) { t.each(k, f) }
@@ -330,6 +378,14 @@ func (s *Store) restoreSetView(d *row.Decoder, id int, g *distinctSet, j int) {
 			t.set(wordOf(g.typ.ID, v), j, c)
 			continue
 		}
+		if g.str {
+			t := s.strSet(int32(id), g)
+			if t.e == nil {
+				t.init(s.insertOnly, k)
+			}
+			t.set(v.Str(), j, c)
+			continue
+		}
 		t, _ := (*p).(*valueSet[row.Value])
 		if t == nil {
 			t = newValueSet[row.Value](s.insertOnly)
@@ -337,4 +393,9 @@ func (s *Store) restoreSetView(d *row.Decoder, id int, g *distinctSet, j int) {
 		}
 		t.set(v, j, c, k)
 	}
+}
+
+// strSet is slot id's set g (g.str), the zero strSet if not made yet.
+func (s *Store) strSet(id int32, g *distinctSet) *strSet {
+	return &s.strs[int(id)*s.nstr+g.si]
 }
