@@ -101,12 +101,7 @@ func matrixShapes() []matrixShape {
 			// and about one other. DuckDB joins every pair of a key's rows
 			// and filters them (100 a key at 10M rows).
 			sql:      "SELECT a.id, b.id AS bid FROM events AS a JOIN events AS b ON a.k1 = b.k1 AND a.ts BETWEEN b.ts - INTERVAL '2' MINUTE AND b.ts",
-			sinkCols: "id BIGINT, bid BIGINT", keyed: true,
-			// In batch mode the watermark moves only at the end: the join
-			// caches every row, and each arrival scans all of its key's
-			// (as Flink's TimeIntervalJoin does): at 2M rows 92 s and
-			// 2.9 GB peak RSS against DuckDB's 8.4 s.
-			noBatch: "caches every row in batch mode"},
+			sinkCols: "id BIGINT, bid BIGINT", keyed: true},
 		matrixShape{name: "M-over", desc: "OVER (PARTITION BY name ORDER BY ts ROWS 9 PRECEDING) SUM/MAX per name (1k keys), watermark ts - 1 s",
 			srcs: []matrixSource{eventsTime},
 			sql:  "SELECT name, id, SUM(amount) OVER w AS s, MAX(amount) OVER w AS m FROM events WINDOW w AS (PARTITION BY name ORDER BY ts ROWS BETWEEN 9 PRECEDING AND CURRENT ROW)",

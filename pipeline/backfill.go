@@ -25,7 +25,8 @@ import (
 //
 //  1. it refuses, naming the reason, unless every source can read its
 //     input again up to the newest checkpoint's position
-//     (connector.Rereader) and every sink that reads a changed operator's
+//     (connector.Rereader) or be replayed from a fresh snapshot
+//     (connector.SnapshotRereader: backfill_snapshot.go) and every sink that reads a changed operator's
 //     transform runs in upsert mode;
 //  2. the edited plan runs from the sources' start up to that
 //     checkpoint's positions, into an in-memory table per sink: its
@@ -273,6 +274,9 @@ func (p *Pipeline) backfillable(edited *Pipeline, g *runtime.Graph, cp *checkpoi
 			}
 		}
 	}
+	if err := snapshotsNeedRanges(edited); err != nil {
+		errs = append(errs, err)
+	}
 	for _, s := range edited.Plan.Sinks {
 		if s.Input == nil || s.Input.Transform == nil || !refusedTransforms[s.Input.Transform.Name] || s.Mode == connector.Upsert {
 			continue
@@ -285,6 +289,32 @@ func (p *Pipeline) backfillable(edited *Pipeline, g *runtime.Graph, cp *checkpoi
 	}
 	slices.Sort(ids)
 	return ids, nil
+}
+
+// snapshotsNeedRanges refuses a pipeline with a source replayed from a
+// snapshot (ahead of the checkpoint) beside one that can be read again
+// only from its start: the replays must catch up with a later
+// checkpoint, over a range of every source's positions.
+func snapshotsNeedRanges(edited *Pipeline) error {
+	var snap string
+	for _, s := range edited.Plan.Sources {
+		if _, ok := s.Conn.(connector.SnapshotRereader); ok {
+			snap = s.Spec.Name
+			break
+		}
+	}
+	if snap == "" {
+		return nil
+	}
+	var errs []error
+	for _, s := range edited.Plan.Sources {
+		_, ranged := s.Conn.(connector.RangeRereader)
+		_, isSnap := s.Conn.(connector.SnapshotRereader)
+		if _, ok := s.Conn.(connector.Rereader); ok && !ranged && !isSnap {
+			errs = append(errs, spec.Errorf(s.Spec.Pos, "sources."+s.Spec.Name, "source %q (type %s) can be read again only from its start, but source %q is replayed from a fresh snapshot, ahead of the checkpoint: the replays must then read every source on up to a later checkpoint, over a range of positions", s.Spec.Name, s.Spec.Type, snap))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // rebuiltCheckpoint is cp with its operators' state replaced by the

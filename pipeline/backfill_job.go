@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/etld/etld/internal/checkpoint"
 	"github.com/etld/etld/pipeline/connector"
@@ -37,7 +36,8 @@ import (
 //
 // With no checkpoint after C1 (the running version stopped before
 // taking one, or `etld run --backfill`, where nothing runs meanwhile)
-// Finish has nothing to catch up. Until Finish stores its checkpoint the
+// Finish has nothing to catch up, but for sources replayed from a
+// snapshot, whose replays end ahead of C1 (backfill_snapshot.go). Until Finish stores its checkpoint the
 // state directory holds only the running version's: a crash anywhere
 // before leaves a backfill to do again, from its start.
 
@@ -125,7 +125,10 @@ func (p *Pipeline) StartBackfill(opt BackfillOptions) (*BackfillJob, error) {
 		return fail(fmt.Errorf("backfill: %w", err))
 	}
 	j.began = true
-	if err := j.rereaders(context.Background(), func(ctx context.Context, sr connector.SnapshotRereader) error { return sr.BeginReread(ctx) }); err != nil {
+	ctx, cancel := context.WithTimeout(context.Background(), rereadTimeout)
+	err = j.rereaders(ctx, func(ctx context.Context, sr connector.SnapshotRereader) error { return sr.BeginReread(ctx) })
+	cancel()
+	if err != nil {
 		return fail(fmt.Errorf("backfill: %w", err))
 	}
 	if j.edited, err = newReplayRun(j.tmp, "edited", &j.rows); err != nil {
@@ -192,7 +195,9 @@ func (j *BackfillJob) Advance(ctx context.Context) (bool, error) {
 		return false, nil
 	}
 	if ok, err := j.passes(cp); err != nil || !ok {
-		// The running version has not reached the replays' snapshot.
+		// The running version has not reached the replays' snapshot:
+		// the backfill follows it, with nothing to read yet.
+		j.phase.Store(PhaseFollow)
 		return false, err
 	}
 	j.log.Info("backfill: catching up with the running version's newest checkpoint", "pipeline", j.p.Name(), "from", j.at.ID, "to", cp.ID)
@@ -325,7 +330,7 @@ func (j *BackfillJob) Close() {
 		}
 		ended := true
 		if j.began {
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), rereadTimeout)
 			if err := j.rereaders(ctx, func(ctx context.Context, sr connector.SnapshotRereader) error { return sr.EndReread(ctx) }); err != nil {
 				ended = false
 				j.log.Error("backfill: the sources replayed from a snapshot did not end their reads; the pipeline's next start tries again", "pipeline", j.p.Name(), "error", err)

@@ -139,6 +139,11 @@ func (j *BackfillJob) Ahead() bool {
 	return err == nil && !ok
 }
 
+// rereadTimeout bounds BeginReread and EndReread: a server that does
+// not answer fails the backfill (or leaves the end to the next start)
+// rather than holding it.
+const rereadTimeout = 30 * time.Second
+
 // serveInterval is the checkpoint interval of the old version's run in
 // serveOld: short, so that it stops soon after it passed the snapshots.
 const serveInterval = 100 * time.Millisecond

@@ -36,8 +36,11 @@ type Decoder struct {
 	// decodeFast: the delimiter, the quote, the escape and the line
 	// breaks.
 	special [256]bool
-	// ops is what decodeFast does with each column (planColumns).
-	ops []colOp
+	// ops is what decodeFast does with each column (planColumns);
+	// fieldEnds marks the bytes that end a field there: the delimiter and the
+	// line breaks.
+	ops       []colOp
+	fieldEnds [256]bool
 	// ts reads the timestamps: a file's rows share their minute.
 	ts row.TimestampReader
 }
@@ -66,6 +69,9 @@ func NewDecoder(o Options, schema row.Schema) (*Decoder, error) {
 	d := &Decoder{cfg: cfg, schema: schema, fields: make([]field, 0, schema.Len())}
 	for _, c := range []byte{cfg.delim, cfg.quote, cfg.escape, '\n', '\r'} {
 		d.special[c] = true
+	}
+	for _, c := range []byte{cfg.delim, '\n', '\r'} {
+		d.fieldEnds[c] = true
 	}
 	// An unset quote or escape is 0: a NUL byte then takes the slow
 	// path, which reads it as the plain character it is.
@@ -192,14 +198,59 @@ func (d *Decoder) decode(s string, b *row.Batch) error {
 		s = s[3:]
 	}
 	r := b.NewRow()
-	if d.decodeFast(s, r) {
-		for _, c := range d.copies {
-			r[c[1]] = r[c[0]]
-		}
-		b.Append(row.Insert, r)
+	if end, ok := d.decodeFast(s, r); ok && end == len(s) {
+		d.appendRow(r, b)
 		return nil
 	}
 	return d.decodeGeneral(s, r, b)
+}
+
+// appendRow appends r, the row of a record, after the copies of its
+// columns that come twice.
+func (d *Decoder) appendRow(r row.Row, b *row.Batch) {
+	for _, c := range d.copies {
+		r[c[1]] = r[c[0]]
+	}
+	b.Append(row.Insert, r)
+}
+
+// DecodeLine implements connector.LineDecoder.
+func (d *Decoder) DecodeLine(data string, b *row.Batch) (int, error) {
+	line, n := data, len(data)
+	if len(data) > 0 {
+		// Not a blank line, a comment or the byte order mark, which the
+		// general path handles.
+		if c := data[0]; c != '\n' && c != '\r' && c != bom[0] && (c != '#' || !d.cfg.comment) {
+			r := b.NewRow()
+			end, ok := d.decodeFast(data, r)
+			switch {
+			case !ok:
+			case end == len(data):
+				d.appendRow(r, b)
+				return end, nil
+			case data[end] == '\n':
+				d.appendRow(r, b)
+				return end + 1, nil
+			case end+1 == len(data): // a "\r" ending data
+				d.appendRow(r, b)
+				return end + 1, nil
+			default: // "\r\n"
+				d.appendRow(r, b)
+				return end + 2, nil
+			}
+			if nl := strings.IndexByte(data, '\n'); nl >= 0 {
+				line, n = data[:nl], nl+1
+			}
+			if k := len(line); line[k-1] == '\r' {
+				line = line[:k-1]
+			}
+			return n, d.decodeGeneral(line, r, b)
+		}
+	}
+	if nl := strings.IndexByte(data, '\n'); nl >= 0 {
+		line, n = data[:nl], nl+1
+	}
+	return n, d.DecodeString(line, b)
 }
 
 // decodeGeneral appends r, the row of s, read by parse and the column
@@ -573,5 +624,6 @@ var (
 	_ connector.LineSplitter    = (*Decoder)(nil)
 	_ connector.ParallelDecoder = (*Decoder)(nil)
 	_ connector.StringDecoder   = (*Decoder)(nil)
+	_ connector.LineDecoder     = (*Decoder)(nil)
 	_ connector.ColumnDecoder   = (*Decoder)(nil)
 )

@@ -56,16 +56,17 @@ func (d *Decoder) planColumns() {
 	d.ops = ops
 }
 
-// decodeFast writes the row of s into r when s is a common record (see
-// above) and reports whether it did. When it did not, r holds some of the
-// record's values, which the general path writes again.
-func (d *Decoder) decodeFast(s string, r row.Row) bool {
-	special := &d.special
+// decodeFast writes the row of s[:end] into r when s starts with a common
+// record (see above) that s[end:] ends: the end of s, "\n", "\r\n", or a
+// "\r" that ends s. ok is false when it did not, and r then holds some of
+// the record's values, which the general path writes again.
+func (d *Decoder) decodeFast(s string, r row.Row) (end int, ok bool) {
+	special, ends := &d.special, &d.fieldEnds
 	delim := d.cfg.delim
 	hasNull, nullLit := d.cfg.hasNull, d.cfg.nullLit
 	ops := d.ops
 	if len(ops) == 0 {
-		return false // no plan: the general path only (tests)
+		return 0, false // no plan: the general path only (tests)
 	}
 	n := len(s)
 	j := 0
@@ -73,9 +74,21 @@ func (d *Decoder) decodeFast(s string, r row.Row) bool {
 		op := &ops[ci]
 		start := j
 		if op.kind == opBigInt {
-			if j+9 <= n {
-				// With a word left in the record, a word at a time.
-				if v, e, ok := swarInt(s, j); ok && (e == n || s[e] == delim) && (!hasNull || s[start:e] != nullLit) {
+			if j+8 <= n {
+				// A word at a time: up to 7 digits and their end in
+				// the first word, longer numbers in swarInt.
+				x := word(s, j) - '0'*lsb
+				k := firstByte(nonDigits(x))
+				v, e := int64(-1), j+k
+				switch {
+				case k == 8:
+					if w, we, ok := swarInt(s, j); ok {
+						v, e = w, we
+					}
+				case k > 0:
+					v = int64(eightDigits(x, k))
+				}
+				if v >= 0 && (e == n || ends[s[e]]) && (!hasNull || s[start:e] != nullLit) {
 					r[op.at] = row.BigIntValue(v)
 					j = e
 					goto next
@@ -98,7 +111,7 @@ func (d *Decoder) decodeFast(s string, r row.Row) bool {
 				v = v*10 + int64(c)
 				j++
 			}
-			if nd := j - digits; nd > 0 && nd <= 18 && (j == n || s[j] == delim) && (!hasNull || s[start:j] != nullLit) {
+			if nd := j - digits; nd > 0 && nd <= 18 && (j == n || ends[s[j]]) && (!hasNull || s[start:j] != nullLit) {
 				if neg {
 					v = -v
 				}
@@ -110,8 +123,8 @@ func (d *Decoder) decodeFast(s string, r row.Row) bool {
 		for j < n && !special[s[j]] {
 			j++
 		}
-		if j < n && s[j] != delim {
-			return false // a quote, an escape or a line break
+		if j < n && !ends[s[j]] {
+			return 0, false // a quote or an escape
 		}
 		switch text := s[start:j]; {
 		case op.kind == opSkip:
@@ -119,7 +132,7 @@ func (d *Decoder) decodeFast(s string, r row.Row) bool {
 			r[op.at] = row.NullValue
 		case hasNull && text == nullLit:
 			if op.notNull {
-				return false
+				return 0, false
 			}
 			r[op.at] = row.NullValue
 		case op.kind == opString:
@@ -127,21 +140,36 @@ func (d *Decoder) decodeFast(s string, r row.Row) bool {
 		default:
 			v, err := d.parseValue(text, op.t)
 			if err != nil {
-				return false
+				return 0, false
 			}
 			r[op.at] = v
 		}
 	next:
-		if j == n {
+		if j == n || s[j] != delim {
 			// The record ends: with its last column, or too soon.
-			return ci == len(ops)-1
+			if ci != len(ops)-1 {
+				return 0, false
+			}
+			return j, d.recordEnds(s, j)
 		}
 		j++ // the delimiter
 	}
 	// A delimiter ending a full record is no extra field (Flink's
 	// allow-trailing-comma); any other field after the last column is
 	// one too many.
-	return j == n
+	return j, d.recordEnds(s, j)
+}
+
+// recordEnds reports whether s[j:] ends a record: s ends there, or a
+// line break, "\n" or "\r\n", or a "\r" that ends s.
+func (d *Decoder) recordEnds(s string, j int) bool {
+	switch {
+	case j == len(s), s[j] == '\n':
+		return true
+	case s[j] == '\r':
+		return j+1 == len(s) || s[j+1] == '\n'
+	}
+	return false
 }
 
 // swarInt reads the integer at s[i:], an optional sign and 1 to 16

@@ -121,6 +121,7 @@ var runtimeImports = map[string][]string{
 	"pipeline/runtime/optest":   {"pipeline/row", "pipeline/runtime/operator", "pipeline/runtime/state"},
 	"pipeline/runtime/matchop":  {"pipeline/row", "pipeline/runtime/operator", "pipeline/runtime/state", "pipeline/runtime/aggop"},
 	"pipeline/runtime/udfop":    {"pipeline/row", "pipeline/connector", "pipeline/runtime/operator"},
+	"pipeline/runtime/sortop":   {"pipeline/row", "pipeline/runtime/operator", "pipeline/runtime/state"},
 }
 
 func TestRuntimeLayers(t *testing.T) {

@@ -183,6 +183,19 @@ type StringDecoder interface {
 	DecodeString(rec string, b *row.Batch) error
 }
 
+// LineDecoder is a StringDecoder of records that are lines which finds
+// where its record ends in the same pass that reads it, so that a reader
+// of a block of lines (LineSplitter) need not look for each line break
+// first. Its DecodeString reads a "\r" ending a record as no part of it.
+type LineDecoder interface {
+	StringDecoder
+	// DecodeLine decodes the line at the start of data, up to its first
+	// "\n" or the end of data, as DecodeString decodes that line without
+	// its "\n", and returns the line's length with its "\n". On an error
+	// n is unspecified: the caller finds the line itself.
+	DecodeLine(data string, b *row.Batch) (n int, err error)
+}
+
 // MappingSource is a source that decodes on several goroutines and can
 // run the runtime's stateless work on each batch there (a source's
 // computed columns, the projection and filter that follow it), so that

@@ -355,7 +355,7 @@ func (p *Plan) joinGraph(g *runtime.Graph, n *Node, id, short, transform string,
 		inputAliases = append(inputAliases, a+"/inputs")
 	}
 	un := &runtime.UnionNode{Node: runtime.Node{Name: "inputs of " + n.Label, Kind: "transform", ID: id + "/inputs", Transform: transform, Aliases: inputAliases}}
-	un.Build, un.BuildFirst = buildInput(n, p.Batch)
+	un.Build, un.BuildFirst, un.Strict = buildInput(n, p.Batch)
 	for _, in := range n.Inputs {
 		rn, err := build(in)
 		if err != nil {

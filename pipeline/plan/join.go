@@ -230,6 +230,7 @@ func (q *queryBuilder) joinCondition(n *Node, s *scope, cond sql.Expr, kind join
 	left, right := n.Inputs[0], n.Inputs[1]
 	lw := left.Schema.Len()
 	where := strings.Join(keyTexts, ", ")
+	var residualReads []int
 	if len(residual) > 0 {
 		res := andAll(residual)
 		c, err := compileExpr(res, n.Schema, "join")
@@ -240,6 +241,7 @@ func (q *queryBuilder) joinCondition(n *Node, s *scope, cond sql.Expr, kind join
 			return errAt(res.Pos(), "a join condition must be BOOLEAN, this one is %s", c.Type)
 		}
 		js.Residual = c.True
+		residualReads = c.Reads
 		if where != "" {
 			where += ", "
 		}
@@ -255,12 +257,26 @@ func (q *queryBuilder) joinCondition(n *Node, s *scope, cond sql.Expr, kind join
 		js.RightUnique = right.Mode.Key
 	}
 	js.LeftAppendOnly, js.RightAppendOnly = !left.Mode.Updating, !right.Mode.Updating
-	n.op = &joinOp{join: js}
-	n.Mode = joinMode(kind, left.Mode, right.Mode, js.LeftKeys, js.RightKeys, lw, q.b.plan.Batch)
+	js.LeftTypes, js.RightTypes = typeIDs(left.Schema), typeIDs(right.Schema)
+	// A batch join is a hash join: its union reads the right input to
+	// its end before the left one (buildInput), as Flink's batch mode
+	// builds from the right input by default.
+	js.RightFirst = js.Batch
 	names := n.Schema.Names()
+	n.op = &joinOp{join: js, residualReads: residualReads}
+	n.Mode = joinMode(kind, left.Mode, right.Mode, js.LeftKeys, js.RightKeys, lw, q.b.plan.Batch)
 	n.Label = fmt.Sprintf("Join(joinType=[%s], where=[%s], select=[%s], leftInputSpec=[%s], rightInputSpec=[%s])",
 		kind, where, strings.Join(names, ", "), inputSpec(left.Mode, js.LeftKeys), inputSpec(right.Mode, js.RightKeys))
 	return nil
+}
+
+// typeIDs is the type of each of s's columns.
+func typeIDs(s row.Schema) []row.TypeID {
+	ids := make([]row.TypeID, s.Len())
+	for i, f := range s.Fields {
+		ids[i] = f.Type.ID
+	}
+	return ids
 }
 
 // equiKeys splits cond into the join keys and the other conjuncts (the

@@ -10,6 +10,7 @@ import (
 	"github.com/etld/etld/pipeline/runtime/joinop"
 	"github.com/etld/etld/pipeline/runtime/operator"
 	"github.com/etld/etld/pipeline/runtime/rankop"
+	"github.com/etld/etld/pipeline/runtime/sortop"
 	"github.com/etld/etld/pipeline/runtime/windowop"
 )
 
@@ -208,7 +209,7 @@ func (w *windowAggOp) operator(b opBuild) (operator.Lifecycle, error) {
 	}
 	// A batch run's sessions over its input in time order: each fires
 	// once no later row can touch it.
-	return runtime.NewTimeSorted(op, [2]int{w.window.TimeCol}, windowop.SessionSortedWatermark), nil
+	return sortop.NewTimeSorted(op, [2]int{w.window.TimeCol}, windowop.SessionSortedWatermark), nil
 }
 
 // overOp is an OverAggNode's OVER spec.
@@ -237,7 +238,7 @@ func (o *overOp) operator(b opBuild) (operator.Lifecycle, error) {
 	}
 	// A batch run's OVER over its input in time order: each row is
 	// emitted, and its frame slides, once no earlier row can come.
-	return runtime.NewTimeSorted(op, [2]int{o.spec.TimeCol}, windowop.OverSortedWatermark), nil
+	return sortop.NewTimeSorted(op, [2]int{o.spec.TimeCol}, windowop.OverSortedWatermark), nil
 }
 
 // unnestOp is an UnnestNode's operator template, copied per run, and the
@@ -304,6 +305,11 @@ type joinOp struct {
 	interval *joinop.IntervalJoinSpec
 	temporal *joinop.TemporalJoinSpec
 	window   *joinop.WindowJoinSpec
+	// residualReads are the joined row's columns the residual reads.
+	residualReads []int
+	// reads, once the plan is pruned, are the columns of each input
+	// the join and its readers read (nil: every one).
+	reads [2][]bool
 }
 
 func (j *joinOp) operator(b opBuild) (operator.Lifecycle, error) {
@@ -327,7 +333,7 @@ func (j *joinOp) operator(b opBuild) (operator.Lifecycle, error) {
 		}
 		// A batch run's interval join over its inputs in time order: a
 		// row is cached only while a later row may still join it.
-		return runtime.NewTimeSorted(op, [2]int{j.interval.LeftTime, j.interval.RightTime}, j.interval.SortedWatermark), nil
+		return sortop.NewTimeSorted(op, [2]int{j.interval.LeftTime, j.interval.RightTime}, j.interval.SortedWatermark), nil
 	}
 	if why != "" {
 		return joinop.NewJoin(*j.join), nil

@@ -13,9 +13,10 @@ import (
 // (connector.ProjectingSource) which of its physical columns the plan
 // reads: Flink's projection pushdown. A column is read when a projecting
 // Calc over the scan reads it (its condition or its SELECT list), when a
-// read computed column, the watermark or the key needs it. Any other
-// reader of the scan (a join, an aggregate, a pass-through Calc, a sink,
-// a lookup) is taken to read every column, so nothing is pushed down.
+// read computed column, the watermark or the key needs it, or when a
+// regular join over the scan reads it (join_reads.go). Any other reader
+// of the scan (an aggregate, a pass-through Calc, a sink, a lookup) is
+// taken to read every column, so nothing is pushed down.
 //
 // A ROW column those read only through field accesses (bid.price,
 // bid['price'], r.f.g) is not decoded at all when the source can decode
@@ -76,14 +77,15 @@ func someOrNil(needed []bool) []bool {
 }
 
 // pruneCalcs has a Calc compute NULL in place of each output column its
-// readers never read, when they are all projecting Calcs (a view's
+// readers never read, when they are all projecting Calcs or regular
+// joins (a view's
 // SELECT list read in part by the query over it, as Flink's Calc merge
 // prunes it): what the column read is then not read, nor decoded. The
 // column stays, so that its readers' column indices hold; a Calc that
 // only picks columns is left as it is (it costs nothing and the runtime
 // may have the source decode its columns alone).
 func (p *Plan) pruneCalcs(nodes []*Node) {
-	readers := map[*Node][]*Node{}
+	readers := joinReaders{}
 	for _, n := range nodes {
 		for _, in := range n.inputs() {
 			readers[in] = append(readers[in], n)
@@ -95,42 +97,20 @@ func (p *Plan) pruneCalcs(nodes []*Node) {
 		}
 	}
 	// nodes lists a node before those it reads: a Calc pruned reads
-	// less, which its own input's turn then sees.
+	// less, which its own input's turn then sees; a join reads of its
+	// inputs what its readers read of it (join_reads.go).
 	for _, m := range nodes {
+		if m.Kind == JoinNode {
+			readers.pruneJoin(m)
+			continue
+		}
 		c := m.calc()
 		if c == nil || c.project == nil || len(readers[m]) == 0 || columnsOf(c.project) != nil {
 			continue
 		}
-		used := make([]bool, len(c.project))
-		mark := func(cols []int) {
-			for _, i := range cols {
-				if i >= 0 && i < len(used) {
-					used[i] = true
-				}
-			}
-		}
-		all := false
-		for _, r := range readers[m] {
-			rc := (*calcOp)(nil)
-			if r != nil {
-				rc = r.calc()
-			}
-			if rc == nil || rc.project == nil {
-				all = true
-				break
-			}
-			if rc.filter != nil {
-				mark(rc.filter.Reads)
-			}
-			for _, e := range rc.project {
-				mark(e.Reads)
-			}
-		}
-		if all {
+		used := readers.usedOf(m)
+		if used == nil {
 			continue
-		}
-		if m.TimeAttr >= 0 && m.TimeAttr < len(used) {
-			used[m.TimeAttr] = true
 		}
 		for j, e := range c.project {
 			if !used[j] && !e.Const {
@@ -210,6 +190,18 @@ func (p *Plan) columnsRead(src *Source, nodes []*Node) *scanReads {
 	for _, n := range nodes {
 		for _, in := range n.inputs() {
 			if in != scan {
+				continue
+			}
+			if j := n.joined(); j != nil {
+				reads := j.readsOf(n, scan)
+				if reads == nil {
+					return nil
+				}
+				for i, ok := range reads {
+					if ok {
+						rd.mark([]int{i})
+					}
+				}
 				continue
 			}
 			c := n.calc()

@@ -11,8 +11,8 @@ import (
 )
 
 // TestProjectionPushdown: the columns a file source is told to decode
-// are those the plan reads, through computed columns and the watermark;
-// a reader that is not a projecting Calc keeps them all.
+// are those the plan reads, through computed columns, the watermark and
+// joins; a reader that is not a projecting Calc or a join keeps them all.
 func TestProjectionPushdown(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -30,7 +30,13 @@ func TestProjectionPushdown(t *testing.T) {
 		{name: "aggregate", queries: []string{"SELECT name, SUM(amount) AS total FROM s GROUP BY name"}, want: []string{"amount", "name"}},
 		{name: "computed column", extra: "      - double_amount AS amount * 2\n", queries: []string{"SELECT id, double_amount FROM s"}, want: []string{"id", "amount"}},
 		{name: "watermark", extra: "      - et AS TO_TIMESTAMP_LTZ(ts, 3)\n    watermark: et - INTERVAL '1' SECOND\n", queries: []string{"SELECT id FROM s"}, want: []string{"id", "ts"}},
-		{name: "self join", queries: []string{"SELECT a.id FROM s a JOIN s b ON a.id = b.id"}},
+		// A join reads its keys, its condition's columns and what its
+		// readers read of it.
+		{name: "self join", queries: []string{"SELECT a.id FROM s a JOIN s b ON a.id = b.id"}, want: []string{"id"}},
+		{name: "join condition", queries: []string{"SELECT a.name FROM s a LEFT JOIN s b ON a.id = b.id AND a.amount > 3"}, want: []string{"id", "name", "amount"}},
+		{name: "semi join", queries: []string{"SELECT name FROM s WHERE id IN (SELECT amount FROM s)"}, want: []string{"id", "name", "amount"}},
+		{name: "join of joins", queries: []string{"SELECT a.name FROM s a JOIN s b ON a.id = b.id JOIN s c ON b.amount = c.amount"}, want: []string{"id", "name", "amount"}},
+		{name: "join read whole", queries: []string{"SELECT * FROM s a JOIN s b ON a.id = b.id"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -89,6 +89,35 @@ type Decoder struct {
 	// widen, when not nil, retags every value (and key, WidenKey) of a
 	// type it names as the type it maps it to: SetWiden.
 	widen map[TypeID]TypeID
+	// rowTo and keyTo, when not nil, retag by column instead
+	// (SetWidenCols): a row's i-th value to rowTo[i], a key's i-th value
+	// to keyTo[i].
+	rowTo, keyTo []TypeID
+}
+
+// SetWidenCols makes the decoder retag by column instead of by type,
+// for the state of an operator whose columns did not all widen: the
+// i-th value of each row Row reads to rowTo[i], the i-th value of each
+// key KeyStr, KeyBytes and WidenKey read to keyTo[i], Null (or a place
+// past the end) leaving the value as saved. Values read on their own
+// (Value) are not retagged. It replaces a SetWiden mapping.
+func (d *Decoder) SetWidenCols(rowTo, keyTo []TypeID) {
+	d.widen, d.rowTo, d.keyTo = nil, rowTo, keyTo
+}
+
+// retagAt retags v, the value at a row's place pos, as SetWidenCols
+// asked.
+func (d *Decoder) retagAt(v Value, pos int) Value {
+	if pos >= len(d.rowTo) || d.rowTo[pos] == Null || v.IsNull() || v.id == d.rowTo[pos] {
+		return v
+	}
+	to := d.rowTo[pos]
+	if !(v.id == Int && to == BigInt) && !(v.id == Float && to == Double) {
+		d.Fail("cannot widen %s to %s in place at column %d", v.id, to, pos)
+		return v
+	}
+	v.id = to
+	return v
 }
 
 // SetWiden makes the decoder read every value of a type w maps as the
@@ -118,6 +147,9 @@ func (d *Decoder) retag(id TypeID) TypeID {
 // mapping applied to each value's type; key itself without a mapping,
 // else a new slice. A key that does not parse fails the decoder.
 func (d *Decoder) WidenKey(key []byte) []byte {
+	if d.keyTo != nil {
+		return d.WidenKeyCols(key, d.keyTo)
+	}
 	if d.widen == nil || d.err != nil {
 		return key
 	}
@@ -185,7 +217,7 @@ func (d *Decoder) widenKey(key []byte, retag func(int, TypeID) TypeID) []byte {
 // does; Str without a mapping.
 func (d *Decoder) KeyStr() string {
 	s := d.Str()
-	if d.widen == nil {
+	if d.widen == nil && d.keyTo == nil {
 		return s
 	}
 	return string(d.WidenKey([]byte(s)))
@@ -454,6 +486,9 @@ func (d *Decoder) Row() Row {
 	r := make(Row, n)
 	for i := range r {
 		r[i] = d.Value()
+		if d.rowTo != nil {
+			r[i] = d.retagAt(r[i], i)
+		}
 	}
 	if d.err != nil {
 		return nil

@@ -76,3 +76,41 @@ func TestDecoderKeyStr(t *testing.T) {
 		t.Errorf("without a mapping: %x, %x, want %x", s, b, narrow)
 	}
 }
+
+// TestDecoderWidenCols: a decoder told to retag by column retags a
+// row's values by their place and a key's by its own list, leaving the
+// columns given as Null (an INT that stays an INT beside one that
+// widens) and values read on their own as saved; a retag that would
+// change a payload fails.
+func TestDecoderWidenCols(t *testing.T) {
+	saved := Row{IntValue(1), IntValue(2), FloatValue(0.5), IntValue(4)}
+	// Key of columns 3 and 0.
+	narrowKey := KeyOf(nil, saved, []int{3, 0})
+	buf := AppendRow(nil, saved)
+	buf = AppendString(buf, string(narrowKey))
+	buf = AppendValue(buf, IntValue(5))
+	d := NewDecoder(buf)
+	d.SetWidenCols([]TypeID{BigInt, Null, Double}, []TypeID{Null, BigInt})
+	got := d.Row()
+	wantRow := Row{BigIntValue(1), IntValue(2), DoubleValue(0.5), IntValue(4)}
+	for i := range wantRow {
+		if !Equal(got[i], wantRow[i]) || got[i].Type() != wantRow[i].Type() {
+			t.Errorf("value %d: %v of %s, want %v of %s", i, got[i], got[i].Type(), wantRow[i], wantRow[i].Type())
+		}
+	}
+	if k, want := d.KeyStr(), KeyOf(nil, Row{IntValue(4), BigIntValue(1)}, []int{0, 1}); k != string(want) {
+		t.Errorf("key %x, want %x", k, want)
+	}
+	if v := d.Value(); v.Type() != Int {
+		t.Errorf("a value read on its own came as %s, want as saved (INT)", v.Type())
+	}
+	if err := d.End(); err != nil {
+		t.Fatal(err)
+	}
+	bad := NewDecoder(AppendRow(nil, Row{IntValue(1)}))
+	bad.SetWidenCols([]TypeID{Double}, nil)
+	bad.Row()
+	if bad.Err() == nil {
+		t.Error("INT read as DOUBLE without an error")
+	}
+}

@@ -346,6 +346,10 @@ func followJoins(vs []Verdict) {
 		switch j := byID[join]; {
 		case j.Action == Reset || j.Action == Fresh:
 			vs[i].Action, vs[i].Why = j.Action, "the join's held-back inputs go with the join"
+		case j.Action == Migrate && j.WidenCols != nil:
+			// The held rows are retagged by type only: a column of the
+			// narrow type that stays would be widened with them.
+			vs[i].Action, vs[i].Why = Refuse, "the join's held-back inputs cannot be retagged by column, and a column of the type others widen from stays: reset the join"
 		case j.Action == Migrate && j.Widen != nil:
 			vs[i].Action, vs[i].Widen, vs[i].Change = Migrate, j.Widen, j.Change
 			vs[i].Why = "the join's held-back inputs widen with the join"

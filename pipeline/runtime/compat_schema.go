@@ -19,7 +19,8 @@ import (
 // up by type ("INT -> BIGINT on column v"). An operator that retags by
 // input column (canWidenCols, operator.ColumnWidener) migrates too when
 // a column of a type others widen from stays: widenCols is then its
-// retagging per input column.
+// retagging per input column (a join's: the left's, then the right's),
+// nil when no such column stays (the retag by type is then exact).
 func schemaChange(old, new string, canWiden, canWidenCols bool) (action Action, why string, widen map[row.TypeID]row.TypeID, widenCols []row.TypeID, change string) {
 	oldPlan, oldCols := splitFingerprint(old)
 	newPlan, newCols := splitFingerprint(new)
@@ -32,6 +33,15 @@ func schemaChange(old, new string, canWiden, canWidenCols bool) (action Action, 
 	var widened []string
 	var sum changeSum
 	var inCols []row.TypeID // per input column: its retag
+	// Where each input's columns are in inCols: one input's, or a
+	// join's left then right.
+	offset, width := map[string]int{}, 0
+	for _, c := range newCols {
+		if c.name == "input" || c.name == "left" || c.name == "right" {
+			offset[c.name] = width
+			width += len(splitColumns(c.cols))
+		}
+	}
 	for i := range oldCols {
 		if oldCols[i].name != newCols[i].name {
 			return Refuse, fmt.Sprintf("its columns changed: was %s, now %s", old, new), nil, nil, ""
@@ -61,11 +71,11 @@ func schemaChange(old, new string, canWiden, canWidenCols bool) (action Action, 
 					widen = map[row.TypeID]row.TypeID{}
 				}
 				widen[from] = to
-				if oldCols[i].name == "input" {
+				if off, ok := offset[oldCols[i].name]; ok {
 					if inCols == nil {
-						inCols = make([]row.TypeID, len(n))
+						inCols = make([]row.TypeID, width)
 					}
-					inCols[j] = to
+					inCols[off+j] = to
 				}
 			}
 			widened = append(widened, fmt.Sprintf("%s %s %s -> %s", oldCols[i].name, on, ot, nt))
@@ -77,25 +87,28 @@ func schemaChange(old, new string, canWiden, canWidenCols bool) (action Action, 
 	// (all of its saved values are of its input columns). A set
 	// operation's $side, the input a row came from, is no saved value:
 	// its state keeps a count per side.
+	stays := ""
 	for _, c := range newCols {
-		if canWidenCols && inCols != nil {
-			break
-		}
 		for _, col := range splitColumns(c.cols) {
 			name, t, _ := strings.Cut(col, " ")
 			if name == "$side" && strings.HasPrefix(newPlan, "SetOp(") {
 				continue
 			}
-			if id, ok := family(strings.TrimSuffix(t, " NOT NULL")); ok && widen[id] != 0 {
-				return Refuse, fmt.Sprintf("its %s column %s stays %s while others widen from it to %s: the saved values of both read alike, so they cannot be told apart", c.name, name, t, widen[id]), nil, nil, ""
+			if id, ok := family(strings.TrimSuffix(t, " NOT NULL")); ok && widen[id] != 0 && stays == "" {
+				stays = fmt.Sprintf("its %s column %s stays %s while others widen from it to %s: the saved values of both read alike, so they cannot be told apart", c.name, name, t, widen[id])
 			}
 		}
 	}
-	why = "widened, the saved values read as they are: "
-	if widen != nil {
-		why = "widened, the saved values and keys retagged: "
+	if stays != "" && !(canWidenCols && inCols != nil) {
+		return Refuse, stays, nil, nil, ""
 	}
-	if !canWidenCols {
+	why = "widened, the saved values and keys retagged: "
+	if widen == nil {
+		why = "widened, the saved values read as they are: "
+	}
+	if stays == "" {
+		// The retag by type then widens exactly the widened columns'
+		// values.
 		inCols = nil
 	}
 	return Migrate, why + strings.Join(widened, ", "), widen, inCols, sum.String()

@@ -88,3 +88,27 @@ func BenchmarkKeyedRestoreWiden(b *testing.B) {
 		})
 	}
 }
+
+// A join's held-back inputs widen with the join when its retag is by
+// type, and are refused when it is by column (a column of the narrow
+// type stays): those rows are retagged by type only.
+func TestHeldBackInputsFollowTheJoinsWidening(t *testing.T) {
+	byType := map[row.TypeID]row.TypeID{row.Int: row.BigInt}
+	for _, c := range []struct {
+		name string
+		cols []row.TypeID
+		want Action
+	}{
+		{"by type", nil, Migrate},
+		{"by column", []row.TypeID{row.BigInt, row.Null}, Refuse},
+	} {
+		vs := []Verdict{
+			{ID: "transform/q/join#1", Action: Migrate, Widen: byType, WidenCols: c.cols, Change: "INT -> BIGINT on column v"},
+			{ID: "transform/q/join#1/inputs", Action: Keep},
+		}
+		followJoins(vs)
+		if vs[1].Action != c.want {
+			t.Errorf("%s: the held-back inputs %s (%s), want %s", c.name, vs[1].Action, vs[1].Why, c.want)
+		}
+	}
+}

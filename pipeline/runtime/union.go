@@ -38,6 +38,13 @@ type UnionNode struct {
 	// passed on (a join's build input, union_build.go).
 	BuildFirst bool
 	Build      int
+	// Strict: the join relies on the build input's rows coming first (a
+	// batch hash join), so where holding the others back could deadlock
+	// (DisableDeadlockingBuilds) they are read and kept in memory until
+	// the build input ended, instead of being let through.
+	Strict bool
+	// buffer: the held inputs are read and kept, not held back.
+	buffer bool
 	// tags caches the tagged names of records' inputs (unionOrigin).
 	tags unionTags
 }
@@ -60,6 +67,7 @@ func runUnion(ctx context.Context, n *UnionNode, ins []chan message, co *coordin
 	u := newUnionRun(n, co, len(ins))
 	if n.BuildFirst {
 		u.build = newBuildGate(n.Build, len(ins))
+		u.build.buffer = n.buffer
 		if r := n.cp.restored; r != nil {
 			if err := u.build.restoreHeld(r.Runtime, len(ins), co.verdicts[n.ID].Widen); err != nil {
 				return err
@@ -129,6 +137,9 @@ func newUnionRun(n *UnionNode, co *coordinator, inputs int) *unionRun {
 func (u *unionRun) handle(ctx context.Context, in unionMsg) error {
 	n := u.n
 	if !in.open {
+		if u.deferEnd(in.i) {
+			return u.aligned(ctx)
+		}
 		u.closed[in.i] = true
 		u.open--
 		if u.build != nil && in.i == u.build.input {
@@ -200,7 +211,7 @@ func (u *unionRun) aligned(ctx context.Context) error {
 		return nil
 	}
 	for i := range u.closed {
-		if !u.closed[i] && !u.arrived[i] {
+		if !u.closed[i] && !u.arrived[i] && !u.build.ended(i) {
 			return nil
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"log/slog"
+	"slices"
 
 	"github.com/etld/etld/pipeline/row"
 )
@@ -42,6 +43,13 @@ type buildGate struct {
 	// holding: the held inputs' messages are kept, not passed on.
 	holding bool
 	held    []heldMsg
+	// buffer: the held inputs are read freely and their messages kept
+	// (UnionNode.Strict where holding them back could deadlock); an
+	// input that ends meanwhile is closed only once the held messages
+	// went on (ends), so that its watermark holds the union's back
+	// until then.
+	buffer bool
+	ends   []int
 }
 
 // heldMsg is a batch or watermark of a held input, kept in order.
@@ -67,7 +75,7 @@ func newBuildGate(input, inputs int) *buildGate {
 
 // inputGate returns input i's gate, nil for the build input.
 func (g *buildGate) inputGate(i int) *inputGate {
-	if g == nil || i == g.input {
+	if g == nil || i == g.input || g.buffer {
 		return nil
 	}
 	return &inputGate{open: g.open, drain: g.drain[i]}
@@ -124,6 +132,23 @@ func (u *unionRun) hold(in unionMsg) bool {
 	return true
 }
 
+// deferEnd reports whether the end of input i waits for the build
+// input's, since its messages are still kept (buildGate.buffer).
+func (u *unionRun) deferEnd(i int) bool {
+	g := u.build
+	if g == nil || !g.holding || i == g.input {
+		return false
+	}
+	g.ends = append(g.ends, i)
+	return true
+}
+
+// ended reports whether input i ended but is not closed yet (deferEnd):
+// a barrier does not wait for it.
+func (g *buildGate) ended(i int) bool {
+	return g != nil && slices.Contains(g.ends, i)
+}
+
 // buildEnded runs when the build input closed: unless it was stopped,
 // the held messages go on, in order, and the other inputs are read
 // freely from now on. A stopped build input did not give all its rows:
@@ -141,6 +166,11 @@ func (u *unionRun) buildEnded(ctx context.Context) error {
 			}
 		}
 	}
+	for _, i := range g.ends {
+		u.closed[i] = true
+		u.open--
+	}
+	g.ends = nil
 	g.openGate()
 	return nil
 }
@@ -240,7 +270,7 @@ func (g *Graph) DisableDeadlockingBuilds(log *slog.Logger) []string {
 	for {
 		var gated []*UnionNode
 		for _, u := range g.Unions {
-			if u.BuildFirst {
+			if u.BuildFirst && !u.buffer {
 				gated = append(gated, u)
 			}
 		}
@@ -278,8 +308,15 @@ func (g *Graph) DisableDeadlockingBuilds(log *slog.Logger) []string {
 			return off
 		}
 		u := gated[victim]
-		u.BuildFirst = false
 		off = append(off, u.Name)
+		if u.Strict {
+			u.buffer = true
+			if log != nil {
+				log.Info("a join keeps its probe input in memory while it reads its build input: they share a source", "join", u.Name)
+			}
+			continue
+		}
+		u.BuildFirst = false
 		if log != nil {
 			log.Info("a join reads both inputs at once: its build input shares a source with the input it would hold back", "join", u.Name)
 		}

@@ -151,6 +151,7 @@ func (s *Source) startParallel(pd connector.ParallelDecoder, max int) {
 			defer p.wg.Done()
 			w := &worker{dec: dec, max: max}
 			w.sd, _ = dec.(connector.StringDecoder)
+			w.ld, _ = dec.(connector.LineDecoder)
 			for b := range work {
 				if ctx.Err() == nil {
 					s.decodeBlock(b, w)
@@ -258,6 +259,7 @@ func (s *Source) nextHeader(name string) error {
 type worker struct {
 	dec connector.Decoder
 	sd  connector.StringDecoder // dec, when it decodes strings
+	ld  connector.LineDecoder   // dec, when it finds its lines' ends
 	max int
 	// spare is a decoded batch the map is done with, for the next one.
 	spare *row.Batch
@@ -355,6 +357,29 @@ func (s *Source) decodeBlock(b *block, w *worker) {
 		// to the decoder, as the serial reader does.
 		lastCR := s.rd.split == nil
 		for off := 0; off < len(data); {
+			if w.ld != nil {
+				// The decoder finds the line's end as it reads it. A
+				// record it refuses, or whose changes overflow the
+				// batch, is taken back and read again below, where its
+				// bad record and the batch's end are handled.
+				before := it.b.Len()
+				n, err := w.ld.DecodeLine(data[off:], it.b)
+				if err == nil && it.b.Len() <= max {
+					next, nextLine := off+n, line
+					if data[next-1] == '\n' {
+						nextLine++
+					}
+					it.pos.MarkAt(it.b.Len(), name, id, line, b.offset+int64(off))
+					it.end, it.endLine = b.offset+int64(next), nextLine
+					off, line = next, nextLine
+					if it.b.Len() == max {
+						s.push(b, it, w)
+						begin()
+					}
+					continue
+				}
+				it.b.Changes = it.b.Changes[:before]
+			}
 			next, nextLine, nl := len(data), line, bytes.IndexByte(b.data[off:], '\n')
 			rec := data[off:]
 			if nl >= 0 {

@@ -1,6 +1,7 @@
 package mysql_test
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
@@ -15,12 +16,16 @@ import (
 	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/internal/testenv/pipefile"
 	"github.com/etld/etld/pipeline"
+	"github.com/etld/etld/sources/mysql"
 )
 
 // binlogBackfill is a captured table (id, k, v) of the test server, a
 // MySQL table of its groups, and a state directory.
 type binlogBackfill struct {
-	t      *testing.T
+	t *testing.T
+	// name is the pipeline's: a sink's fence in the target database is
+	// by pipeline, so each test has its own.
+	name   string
 	db     *sql.DB
 	src    string
 	target string
@@ -30,7 +35,7 @@ type binlogBackfill struct {
 func newBinlogBackfill(t *testing.T) *binlogBackfill {
 	db, dsn := testenv.MySQL(t)
 	t.Setenv("BINLOG_BACKFILL_DSN", dsn)
-	b := &binlogBackfill{t: t, db: db, dir: t.TempDir()}
+	b := &binlogBackfill{t: t, db: db, dir: t.TempDir(), name: testenv.UniqueName(t, "bf")}
 	b.src = testenv.MySQLTable(t, db, "")
 	testenv.Exec(t, db, "CREATE TABLE `"+b.src+"` (id BIGINT PRIMARY KEY, k VARCHAR(16) NOT NULL, v BIGINT NOT NULL)")
 	var vals []string
@@ -50,7 +55,7 @@ func (b *binlogBackfill) newTarget() string {
 
 func (b *binlogBackfill) yaml(query, target, extra string) string {
 	return fmt.Sprintf(`version: 1
-name: binlogbf
+name: %s
 sources:
   - name: src
     type: mysql
@@ -69,7 +74,7 @@ sinks:
     type: mysql
     dsn: ${BINLOG_BACKFILL_DSN}
     table: %s
-`, b.src, extra, query, target)
+`, b.name, b.src, extra, query, target)
 }
 
 func (b *binlogBackfill) load(query string) *pipeline.Pipeline {
@@ -226,3 +231,36 @@ const (
 	bfBaseSQL   = "SELECT k, COUNT(*) AS n, SUM(v) AS s FROM src GROUP BY k"
 	bfEditedSQL = "SELECT k, COUNT(*) AS n, SUM(v) AS s, MAX(v) AS m FROM src GROUP BY k"
 )
+
+// ComparePositions orders binlog positions of different runs: by file
+// (its number, past its zero padding), offset, then the row changes of
+// the transaction there; a position still in its snapshot before all.
+func TestBinlogComparePositions(t *testing.T) {
+	s := newCDC(t, mysql.Config{DSN: "u:p@tcp(127.0.0.1:3306)/db", Table: "t"}, nil)
+	pos := func(snapshot bool, file string, at, skip int) []byte {
+		return fmt.Appendf(nil, `{"snapshot":%t,"binlog":{"file":%q,"pos":%d},"skip":%d,"captured":["db.t"]}`, snapshot, file, at, skip)
+	}
+	ordered := [][]byte{
+		pos(true, "bin.000001", 4, 0),
+		pos(false, "bin.000001", 400, 0),
+		pos(false, "bin.000001", 400, 2),
+		pos(false, "bin.000001", 900, 0),
+		pos(false, "bin.000002", 4, 0),
+		pos(false, "bin.1000000", 4, 0),
+	}
+	for i, a := range ordered {
+		for j, b := range ordered {
+			c, err := s.ComparePositions(a, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := cmp.Compare(i, j); c != want {
+				t.Errorf("compare %s with %s = %d, want %d", a, b, c, want)
+			}
+		}
+	}
+	other := []byte(`{"binlog":{"file":"bin.000001","pos":4},"captured":["db.u"]}`)
+	if _, err := s.ComparePositions(ordered[1], other); err == nil {
+		t.Error("positions of other tables compared")
+	}
+}

@@ -1,6 +1,7 @@
 package postgres_test
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/internal/testenv/pipefile"
 	"github.com/etld/etld/pipeline"
+	"github.com/etld/etld/sources/postgres"
 )
 
 // The backfill tests' queries: the edit adds an aggregate.
@@ -27,7 +29,10 @@ const (
 // cdcBackfill is a captured table (id, k, v) of the shared server, a
 // PostgreSQL target of its groups and a state directory.
 type cdcBackfill struct {
-	t      *testing.T
+	t *testing.T
+	// name is the pipeline's: a sink's fence in the target database is
+	// by pipeline, so each test has its own.
+	name   string
 	f      *fixture
 	target string
 	dir    string
@@ -36,7 +41,7 @@ type cdcBackfill struct {
 
 func newCDCBackfill(t *testing.T) *cdcBackfill {
 	f := newFixture(t, "id bigint PRIMARY KEY, k text NOT NULL, v int NOT NULL")
-	b := &cdcBackfill{t: t, f: f, dir: t.TempDir()}
+	b := &cdcBackfill{t: t, f: f, dir: t.TempDir(), name: testenv.UniqueName(t, "bf")}
 	b.state = filepath.Join(b.dir, "state")
 	b.target = b.newTarget()
 	// Dropped at the end whatever happens; the tests check it is gone
@@ -61,7 +66,7 @@ func (b *cdcBackfill) backfillSlot() string {
 // yaml is the pipeline of query into target, reading slot.
 func (b *cdcBackfill) yaml(query, slot, target, extra string) string {
 	return fmt.Sprintf(`version: 1
-name: cdcbf
+name: %s
 sources:
   - name: src
     type: postgres
@@ -82,7 +87,7 @@ sinks:
     type: postgres
     dsn: ${ETLD_PG_TEST_DSN}
     table: %s
-`, b.f.table, slot, extra, query, target)
+`, b.name, b.f.table, slot, extra, query, target)
 }
 
 func (b *cdcBackfill) load(query string) *pipeline.Pipeline {
@@ -114,17 +119,6 @@ func (b *cdcBackfill) want(withMax bool) []string {
 	return out
 }
 
-// waitTable waits until target holds want.
-func (b *cdcBackfill) waitTable(target string, want []string) {
-	b.t.Helper()
-	testenv.Eventually(b.t, time.Minute, "the target table", func() error {
-		if got := testenv.PostgresLines(b.t, b.f.pool, target, "|", "NULL"); !slices.Equal(got, want) {
-			return fmt.Errorf("%d rows, want %d: %.200q", len(got), len(want), got)
-		}
-		return nil
-	})
-}
-
 // runUntil runs p with opt until the target equals want() (evaluated
 // once the run began), then stops it.
 func (b *cdcBackfill) runUntil(p *pipeline.Pipeline, opt pipeline.RunOptions, want func() []string) {
@@ -143,8 +137,8 @@ func (b *cdcBackfill) runUntil(p *pipeline.Pipeline, opt pipeline.RunOptions, wa
 	}
 }
 
-// waitTableOr is waitTable(b.target, want()) that fails at once when the
-// run ends first.
+// waitTableOr waits until the target holds want(), and fails at once
+// when the run ends first.
 func (b *cdcBackfill) waitTableOr(done chan error, want func() []string) {
 	b.t.Helper()
 	testenv.Eventually(b.t, time.Minute, "the target table", func() error {
@@ -312,7 +306,7 @@ func TestBackfillSlotNeverLeaks(t *testing.T) {
 	// Killed: what a dead backfill leaves, made by hand: its slot and its
 	// replay directory. The unedited pipeline's next start drops both.
 	exec(t, b.f.pool, "SELECT pg_create_logical_replication_slot($1, 'pgoutput')", b.backfillSlot())
-	left := filepath.Join(b.state, "cdcbf", ".backfill-dead")
+	left := filepath.Join(b.state, b.name, ".backfill-dead")
 	if err := os.MkdirAll(left, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -321,5 +315,58 @@ func TestBackfillSlotNeverLeaks(t *testing.T) {
 	b.slotGone("after the next start")
 	if ok, _ := filepath.Glob(left); len(ok) != 0 {
 		t.Errorf("the dead backfill's directory is still there")
+	}
+}
+
+// A CDC source with a watermark is refused for a backfill: a snapshot
+// holds the table's rows, not the history of changes whose commit times
+// the running version's event time followed.
+func TestBackfillRefusesEventTime(t *testing.T) {
+	b := newCDCBackfill(t)
+	yaml := func(query string) string {
+		text := b.yaml(query, b.f.slot, b.target, "")
+		text = strings.Replace(text, "schema: [id BIGINT, k STRING, v INT]", "schema: [id BIGINT, k STRING, v INT, ts TIMESTAMP_LTZ(3) METADATA FROM 'op_ts']", 1)
+		return strings.Replace(text, "    key: [id]\n", "    key: [id]\n    watermark: ts - INTERVAL '1' SECOND\n", 1)
+	}
+	env := pipeline.Env{Registry: builtin.Registry()}
+	b.runUntil(pipefile.Load(t, env, b.dir, yaml(cdcBase)), pipeline.RunOptions{}, func() []string { return b.want(false) })
+	err := pipefile.Load(t, env, b.dir, yaml(cdcEdited)).CheckBackfill(b.state)
+	if err == nil || !strings.Contains(err.Error(), "event time (its watermark) over that history cannot be rebuilt") || !strings.Contains(err.Error(), "p.yaml:") {
+		t.Fatalf("backfill of a CDC source with a watermark: %v", err)
+	}
+}
+
+// ComparePositions orders positions of different runs by the
+// transactions they cover: a point between transactions, a number of
+// changes into one (a transaction's commit LSN is at or after the end of
+// the one before), and a position still in its snapshot before all;
+// positions of other tables do not compare.
+func TestComparePositions(t *testing.T) {
+	s := build(t, postgres.Config{DSN: "postgres://u:p@127.0.0.1:5432/db", Table: "t", Slot: "s"}, nil, "id BIGINT")
+	pos := func(phase, done, txn string, handed int) []byte {
+		return fmt.Appendf(nil, `{"phase":%q,"slot":"s","tables":[{"name":"public.t"}],"done":%q,"txn":%q,"handed":%d}`, phase, done, txn, handed)
+	}
+	ordered := [][]byte{
+		pos("snapshot", "", "", 0),
+		pos("stream", "0/100", "", 0),
+		pos("stream", "0/100", "0/180", 2),
+		pos("stream", "0/100", "0/180", 3),
+		pos("stream", "0/1A0", "", 0),
+		pos("stream", "1/0", "", 0),
+	}
+	for i, a := range ordered {
+		for j, b := range ordered {
+			c, err := s.ComparePositions(a, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := cmp.Compare(i, j); c != want && !(i == 0 && j == 0) {
+				t.Errorf("compare %s with %s = %d, want %d", a, b, c, want)
+			}
+		}
+	}
+	other := []byte(`{"phase":"stream","slot":"s","tables":[{"name":"public.u"}],"done":"0/100"}`)
+	if _, err := s.ComparePositions(ordered[1], other); err == nil {
+		t.Error("positions of other tables compared")
 	}
 }

@@ -50,6 +50,9 @@ type backfilling struct {
 	c      *change
 	cancel context.CancelFunc
 	done   chan struct{}
+	// takingOver: the version it runs beside stopped for the catch-up
+	// (takeOver); guarded by that unit's mu.
+	takingOver bool
 }
 
 // BackfillStatus is a running backfill, in /pipelines.
@@ -66,6 +69,11 @@ type BackfillStatus struct {
 	// run makes before it starts (at the daemon's start, after a crash)
 	// has none serving.
 	Serving bool `json:"serving"`
+	// TakingOver: the previous version stopped for the catch-up, and
+	// the edited one starts once the sinks have the differences (a
+	// fraction of a second by design: follow). The pipeline stays ready
+	// (Supervisor.Ready): a planned hand-over, as a reload's.
+	TakingOver bool `json:"taking_over,omitempty"`
 }
 
 // startBackfill readies, for a change of a live pipeline with
@@ -183,7 +191,12 @@ func (s *Supervisor) takeOver(ctx context.Context, old *unit, b *backfilling) {
 		return
 	}
 	s.log.Info("backfill: replayed; stopping the running version to catch up with its final checkpoint", "pipeline", old.name, "file", old.file)
-	old.stopWithin(s.opt.StopTimeout)
+	old.mu.Lock()
+	b.takingOver = true
+	old.mu.Unlock()
+	// The edited version, or after a failure the old one again, starts
+	// next.
+	old.stopForReplace(s.opt.StopTimeout)
 	var report *pipeline.BackfillReport
 	err := error(nil)
 	if s.hook != nil {
@@ -207,6 +220,9 @@ func (s *Supervisor) takeOver(ctx context.Context, old *unit, b *backfilling) {
 		p, lerr := s.load(old.file, old.data)
 		if lerr != nil {
 			logError(s.log, "backfill failed and the running version does not load again", lerr, "pipeline", old.name, "error", lerr)
+			old.mu.Lock()
+			old.replacing = false // nothing replaces it: not ready
+			old.mu.Unlock()
 			return
 		}
 		u := newUnit(s, old.file, old.data, old.hash, p)
@@ -292,7 +308,8 @@ func (u *unit) backfillStatus() *BackfillStatus {
 	default:
 		return nil
 	}
-	return &BackfillStatus{Phase: p.Phase, Checkpoint: p.Checkpoint, Operators: p.Operators, RowsReplayed: p.Rows, Serving: u.bf != nil}
+	taking := u.bf != nil && u.bf.takingOver
+	return &BackfillStatus{Phase: p.Phase, Checkpoint: p.Checkpoint, Operators: p.Operators, RowsReplayed: p.Rows, Serving: u.bf != nil && !taking, TakingOver: taking}
 }
 
 // backfillingAtStart follows the backfill the unit's run makes before it

@@ -14,15 +14,21 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/etld/etld/internal/checkpoint"
 	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline"
 )
 
 // cdcHarness is serveHarness's daemon over a PostgreSQL table captured
-// by logical replication (id, k, v) instead of a followed file: the
-// GROUP BY of bfBase into a MySQL table, edited to bfEdited.
+// by logical replication (id, k, v) instead of a followed file, or with
+// binlog a MariaDB table captured from its binlog: the GROUP BY of
+// bfBase into a MySQL table, edited to bfEdited.
 type cdcHarness struct {
 	*harness
+	// name is the pipeline's: a sink's fence in the target database is
+	// by pipeline, so each test has its own.
+	name    string
+	binlog  bool
 	pool    *pgxpool.Pool
 	db      *sql.DB
 	src     string
@@ -32,17 +38,28 @@ type cdcHarness struct {
 	release chan error
 }
 
-func newCDCHarness(t *testing.T) *cdcHarness {
-	pool, pgDSN := testenv.Postgres(t)
+func newCDCHarness(t *testing.T, binlog bool) *cdcHarness {
 	db, dsn := testenv.MySQL(t)
 	t.Setenv("DAEMON_BACKFILL_DSN", dsn)
-	t.Setenv("DAEMON_BACKFILL_PG", pgDSN)
-	h := &cdcHarness{harness: newHarness(t), pool: pool, db: db, reached: make(chan string), release: make(chan error)}
-	h.src, h.slot = testenv.PostgresTable(t, pool, ""), testenv.PostgresSlot(t, pool)
-	t.Cleanup(func() { testenv.DropPostgresSlot(t, pool, h.backfillSlot()) })
-	testenv.PgExec(t, pool, "CREATE TABLE "+testenv.PgIdent(h.src)+" (id bigint PRIMARY KEY, k text NOT NULL, v bigint NOT NULL)")
-	testenv.PgExec(t, pool, "ALTER TABLE "+testenv.PgIdent(h.src)+" REPLICA IDENTITY FULL")
-	testenv.PgExec(t, pool, "INSERT INTO "+testenv.PgIdent(h.src)+" SELECT i, 'k' || (i % 23), (i * 37) % 1000 FROM generate_series(1, 400) i")
+	h := &cdcHarness{harness: newHarness(t), name: testenv.UniqueName(t, "bf"), binlog: binlog, db: db, reached: make(chan string), release: make(chan error)}
+	if binlog {
+		h.src = testenv.MySQLTable(t, db, "")
+		testenv.Exec(t, db, "CREATE TABLE `"+h.src+"` (id BIGINT PRIMARY KEY, k VARCHAR(16) NOT NULL, v BIGINT NOT NULL)")
+		var vals []string
+		for i := 1; i <= 400; i++ {
+			vals = append(vals, fmt.Sprintf("(%d, 'k%d', %d)", i, i%23, (i*37)%1000))
+		}
+		testenv.Exec(t, db, "INSERT INTO `"+h.src+"` VALUES "+strings.Join(vals, ","))
+	} else {
+		pool, pgDSN := testenv.Postgres(t)
+		t.Setenv("DAEMON_BACKFILL_PG", pgDSN)
+		h.pool = pool
+		h.src, h.slot = testenv.PostgresTable(t, pool, ""), testenv.PostgresSlot(t, pool)
+		t.Cleanup(func() { testenv.DropPostgresSlot(t, pool, h.backfillSlot()) })
+		testenv.PgExec(t, pool, "CREATE TABLE "+testenv.PgIdent(h.src)+" (id bigint PRIMARY KEY, k text NOT NULL, v bigint NOT NULL)")
+		testenv.PgExec(t, pool, "ALTER TABLE "+testenv.PgIdent(h.src)+" REPLICA IDENTITY FULL")
+		testenv.PgExec(t, pool, "INSERT INTO "+testenv.PgIdent(h.src)+" SELECT i, 'k' || (i % 23), (i * 37) % 1000 FROM generate_series(1, 400) i")
+	}
 	h.table = h.newTable("")
 	h.sup.hook = func(phase string) error {
 		h.reached <- phase
@@ -52,6 +69,16 @@ func newCDCHarness(t *testing.T) *cdcHarness {
 	h.reload()
 	h.waitState("g.yaml", Running)
 	h.waitTable(h.table, h.want(false))
+	testenv.Eventually(t, 20*time.Second, "a checkpoint", func() error {
+		store, err := checkpoint.OpenExisting(filepath.Join(h.dir, ".state"), h.name)
+		if err != nil {
+			return err
+		}
+		if cp, err := store.Latest(); err != nil || cp == nil {
+			return fmt.Errorf("none yet (%v)", err)
+		}
+		return nil
+	})
 	return h
 }
 
@@ -68,8 +95,33 @@ func (h *cdcHarness) backfillSlot() string {
 // yaml is the pipeline of query over the captured table read from slot
 // into table; extra goes under the source.
 func (h *cdcHarness) yaml(query, slot, table, extra string) string {
+	if h.binlog {
+		return fmt.Sprintf(`version: 1
+name: %s
+checkpoint_interval: 20ms
+backfill: true
+sources:
+  - name: src
+    type: mysql
+    mode: cdc
+    dsn: ${DAEMON_BACKFILL_DSN}
+    table: %s
+    schema: [id BIGINT, k STRING, v BIGINT]
+    key: [id]
+%s
+transforms:
+  - name: q
+    sql: %s
+sinks:
+  - name: out
+    from: q
+    type: mysql
+    dsn: ${DAEMON_BACKFILL_DSN}
+    table: %s
+`, h.name, h.src, extra, query, table)
+	}
 	return fmt.Sprintf(`version: 1
-name: g
+name: %s
 checkpoint_interval: 20ms
 backfill: true
 sources:
@@ -92,7 +144,7 @@ sinks:
     type: mysql
     dsn: ${DAEMON_BACKFILL_DSN}
     table: %s
-`, h.src, slot, extra, query, table)
+`, h.name, h.src, slot, extra, query, table)
 }
 
 // want is the groups of the captured table as it is now (m null
@@ -101,20 +153,35 @@ func (h *cdcHarness) want(withMax bool) []string {
 	h.t.Helper()
 	m := "'null'"
 	if withMax {
-		m = "max(v)::text"
+		m = "max(v)"
 	}
-	rows, err := h.pool.Query(testenv.Context(h.t, time.Minute), "SELECT k || ',' || count(*) || ',' || sum(v) || ',' || "+m+" FROM "+testenv.PgIdent(h.src)+" GROUP BY k")
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	defer rows.Close()
 	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
+	if h.binlog {
+		rows, err := h.db.Query("SELECT CONCAT(k, ',', COUNT(*), ',', SUM(v), ',', " + m + ") FROM `" + h.src + "` GROUP BY k")
+		if err != nil {
 			h.t.Fatal(err)
 		}
-		out = append(out, s)
+		defer rows.Close()
+		for rows.Next() {
+			var s string
+			if err := rows.Scan(&s); err != nil {
+				h.t.Fatal(err)
+			}
+			out = append(out, s)
+		}
+	} else {
+		rows, err := h.pool.Query(testenv.Context(h.t, time.Minute), "SELECT k || ',' || count(*) || ',' || sum(v) || ',' || "+m+"::text FROM "+testenv.PgIdent(h.src)+" GROUP BY k")
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var s string
+			if err := rows.Scan(&s); err != nil {
+				h.t.Fatal(err)
+			}
+			out = append(out, s)
+		}
 	}
 	slices.Sort(out)
 	return out
@@ -135,8 +202,12 @@ func (h *cdcHarness) waitTable(table string, want []string) {
 // change makes the i-th change of the captured table, a transaction of
 // its own: an insert, an update of a value or of a group, a delete.
 func (h *cdcHarness) change(ctx context.Context, i int) error {
+	t := testenv.PgIdent(h.src)
+	if h.binlog {
+		t = "`" + h.src + "`"
+	}
 	var q string
-	switch t := testenv.PgIdent(h.src); i % 4 {
+	switch i % 4 {
 	case 0:
 		q = fmt.Sprintf("INSERT INTO %s VALUES (%d, 'k%d', %d)", t, 1000+i, i%29, (i*53)%1000)
 	case 1:
@@ -145,6 +216,10 @@ func (h *cdcHarness) change(ctx context.Context, i int) error {
 		q = fmt.Sprintf("UPDATE %s SET k = 'moved%d' WHERE id = %d", t, i%3, 1+(i*11)%400)
 	default:
 		q = fmt.Sprintf("DELETE FROM %s WHERE id = %d", t, 1+(i*13)%400)
+	}
+	if h.binlog {
+		_, err := h.db.ExecContext(ctx, q)
+		return err
 	}
 	_, err := h.pool.Exec(ctx, q)
 	return err
@@ -161,7 +236,8 @@ func (h *cdcHarness) changes(from, to int) {
 }
 
 // changer keeps changing the table, from change from on, until the
-// function returned is called; it returns the next change's number.
+// function returned is called; it returns a number after every change
+// made.
 func (h *cdcHarness) changer(from int) func() int {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
@@ -179,7 +255,9 @@ func (h *cdcHarness) changer(from int) func() int {
 	stop := func() int {
 		cancel()
 		wg.Wait()
-		return i
+		// The change the cancel cut may have been made: the next one
+		// is after it (want reads the table as it is).
+		return i + 1
 	}
 	h.t.Cleanup(func() { stop() })
 	return stop
@@ -197,9 +275,13 @@ func (h *cdcHarness) at(phase string) {
 	}
 }
 
-// slotGone waits until the backfill's slot is gone.
+// slotGone waits until the backfill's slot is gone (a binlog capture
+// makes none).
 func (h *cdcHarness) slotGone(when string) {
 	h.t.Helper()
+	if h.binlog {
+		return
+	}
 	testenv.Eventually(h.t, 20*time.Second, "the backfill's slot gone "+when, func() error {
 		var n int
 		if err := h.pool.QueryRow(testenv.Context(h.t, time.Minute), "SELECT count(*) FROM pg_replication_slots WHERE slot_name = $1", h.backfillSlot()).Scan(&n); err != nil {
@@ -217,7 +299,11 @@ func (h *cdcHarness) slotGone(when string) {
 func (h *cdcHarness) fromScratch() []string {
 	h.t.Helper()
 	fresh := h.newTable("_fresh")
-	text := h.yaml(bfEdited, testenv.PostgresSlot(h.t, h.pool), fresh, "    stop: latest")
+	slot := ""
+	if !h.binlog {
+		slot = testenv.PostgresSlot(h.t, h.pool)
+	}
+	text := h.yaml(bfEdited, slot, fresh, "    stop: latest")
 	p, err := h.sup.opt.Load(filepath.Join(h.t.TempDir(), "fresh.yaml"), []byte(text))
 	if err != nil {
 		h.t.Fatal(err)
@@ -238,7 +324,16 @@ func (h *cdcHarness) fromScratch() []string {
 // included, equals the edited query over the table and a from-scratch
 // run of the edited pipeline; the backfill's slot is gone.
 func TestBackfillCDCWhileServing(t *testing.T) {
-	h := newCDCHarness(t)
+	cdcWhileServing(t, newCDCHarness(t, false))
+}
+
+// TestBackfillBinlogWhileServing is TestBackfillCDCWhileServing over
+// MariaDB's binlog.
+func TestBackfillBinlogWhileServing(t *testing.T) {
+	cdcWhileServing(t, newCDCHarness(t, true))
+}
+
+func cdcWhileServing(t *testing.T, h *cdcHarness) {
 	stop := h.changer(0)
 	h.write("g.yaml", h.yaml(bfEdited, h.slot, h.table, ""))
 	if res := baseNames(h.reload()); !slices.Equal(res.Backfilling, []string{"g.yaml"}) {
@@ -246,7 +341,7 @@ func TestBackfillCDCWhileServing(t *testing.T) {
 	}
 	h.at(pipeline.PhaseWaiting)
 	next := stop()
-	if next == 0 {
+	if next < 2 {
 		t.Fatal("no change of the table during the replay and the follow")
 	}
 	st := h.status("g.yaml")
@@ -280,7 +375,7 @@ func TestBackfillCDCWhileServing(t *testing.T) {
 // the catch-up starts again (the edited file then backfills at its
 // start, from the state the old version left).
 func TestBackfillCDCSlotGone(t *testing.T) {
-	h := newCDCHarness(t)
+	h := newCDCHarness(t, false)
 	h.write("g.yaml", h.yaml(bfEdited, h.slot, h.table, "# try 1"))
 	h.reload()
 	h.at(pipeline.PhaseWaiting)

@@ -175,6 +175,15 @@ func TestBackfillWhileServing(t *testing.T) {
 	if c2 := h.latest(); c2.ID <= st.Backfill.Checkpoint {
 		t.Fatalf("the old version's final checkpoint is %d, not after %d: nothing to catch up", c2.ID, st.Backfill.Checkpoint)
 	}
+	// The take-over: the old version stopped, the catch-up about to run
+	// (Finish). Still backfilling, not serving, and ready: a planned
+	// hand-over, as a reload's stop and start.
+	if st := h.status("g.yaml"); st.State != Backfilling || st.Backfill == nil || st.Backfill.Serving || !st.Backfill.TakingOver {
+		t.Errorf("status during the take-over: state %s, backfill %+v", st.State, st.Backfill)
+	}
+	if ready, why := h.sup.Ready(false); !ready {
+		t.Errorf("not ready during the take-over: %v", why)
+	}
 	h.release <- nil
 	h.editedTakesOver()
 	if st := h.status("g.yaml"); st.ReloadError != "" || st.Restarts != 0 {

@@ -240,12 +240,21 @@ func (s *Supervisor) Status() []Status {
 // Ready reports whether every pipeline is running or finished and every
 // file's current content loaded, and the reasons when not: with details,
 // each pipeline's file and error, else its name and state only (an error
-// may quote a record).
+// may quote a record). Ready means the daemon runs what its files say,
+// or is handing over to it as planned: a pipeline backfilling an edit is
+// ready while its previous version serves and during the take-over (the
+// previous version stopped for the catch-up, a fraction of a second),
+// as through a reload's stop and start, so that a load balancer or a
+// rollout does not drop a daemon whose admin server goes on serving the
+// console and the metrics throughout. A backfill with no version
+// serving (at the daemon's start) is not ready, nor is a pipeline that
+// failed, retries or whose file does not load.
 func (s *Supervisor) Ready(details bool) (bool, []string) {
 	var reasons []string
 	for _, st := range s.Status() {
-		serving := st.State == Backfilling && st.Backfill != nil && st.Backfill.Serving
-		if st.State != Running && st.State != Finished && !serving {
+		serving := st.State == Backfilling && st.Backfill != nil && (st.Backfill.Serving || st.Backfill.TakingOver)
+		handOver := st.State == Stopped && st.Replacing
+		if st.State != Running && st.State != Finished && !serving && !handOver {
 			r := fmt.Sprintf("pipeline %s is %s", st.Name, st.State)
 			if details {
 				r = fmt.Sprintf("pipeline %s (%s) is %s", st.Name, st.File, st.State)

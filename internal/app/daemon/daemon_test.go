@@ -26,6 +26,7 @@ import (
 	"github.com/etld/etld/sinks/file"
 	"github.com/etld/etld/sinks/mysql"
 	srcfile "github.com/etld/etld/sources/file"
+	srcmysql "github.com/etld/etld/sources/mysql"
 	srcpg "github.com/etld/etld/sources/postgres"
 )
 
@@ -136,6 +137,7 @@ func newHarness(t *testing.T) *harness {
 	mysql.Register(r)
 	srcfile.Register(r)
 	srcpg.Register(r)
+	srcmysql.Register(r)
 	csv.Register(r)
 	connector.RegisterSource(r, "probe", "test source", func(c probeConfig, env connector.SourceEnv) (connector.Source, error) {
 		if c.Panic == "new" {

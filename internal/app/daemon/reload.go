@@ -299,7 +299,7 @@ func (s *Supervisor) apply(changes []*change, res *ReloadResult) error {
 	for _, c := range changes {
 		if c.old != nil && c.p != nil && c.bf == nil {
 			s.log.Info("pipeline file changed: restarting", "pipeline", c.p.Name(), "file", c.file)
-			c.old.stopWithin(s.opt.StopTimeout)
+			c.old.stopForReplace(s.opt.StopTimeout)
 		}
 	}
 	var started []*unit

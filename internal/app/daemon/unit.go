@@ -49,8 +49,12 @@ type Status struct {
 	// Backfill is the backfill of an edit of the file that runs beside
 	// the version shown (state backfilling, or that version's state
 	// while it is not running).
-	Backfill  *BackfillStatus `json:"backfill,omitempty"`
-	StartedAt *time.Time      `json:"started_at,omitempty"`
+	Backfill *BackfillStatus `json:"backfill,omitempty"`
+	// Replacing: the version shown is stopping, or stopped, for the
+	// file's next version, which starts right after (a reload, a
+	// backfill's take-over): a planned hand-over, ready meanwhile.
+	Replacing bool       `json:"replacing,omitempty"`
+	StartedAt *time.Time `json:"started_at,omitempty"`
 	// Restarts counts runs begun again after a failure.
 	Restarts int `json:"restarts"`
 	// Errors counts the errors this version of the file met: runs that
@@ -194,6 +198,9 @@ type unit struct {
 	loadErr   error        // why the file did not load (broken units)
 	refused   *refusedFile // a newer content that did not load
 	bf        *backfilling // an edit backfilled beside this version
+	// replacing: stopped (or stopping) for the file's next version,
+	// which starts as soon as it has stopped (stopForReplace).
+	replacing bool
 	// startBf follows the backfill this version's run makes at its start.
 	startBf func() pipeline.BackfillProgress
 }
@@ -240,6 +247,16 @@ func (u *unit) requestStop() { u.once.Do(func() { close(u.stop) }) }
 
 // stopWithin stops gracefully, cancels the run if that takes longer than
 // d, and waits for the run loop to end.
+// stopForReplace stops the unit, within d, for the next version of its
+// file, which its caller starts next: the pipeline stays ready meanwhile
+// (Supervisor.Ready).
+func (u *unit) stopForReplace(d time.Duration) {
+	u.mu.Lock()
+	u.replacing = true
+	u.mu.Unlock()
+	u.stopWithin(d)
+}
+
 func (u *unit) stopWithin(d time.Duration) {
 	u.requestStop()
 	t := time.NewTimer(d)
@@ -425,8 +442,9 @@ func (u *unit) shownName() string {
 func (u *unit) status() Status {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	st := Status{Name: u.shownName(), File: u.file, State: u.state, Error: u.err, ReloadError: u.reloadErr, Restarts: u.restarts, Errors: u.errors}
-	if st.Backfill = u.backfillStatus(); st.Backfill != nil && st.State == Running {
+	st := Status{Name: u.shownName(), File: u.file, State: u.state, Error: u.err, ReloadError: u.reloadErr, Restarts: u.restarts, Errors: u.errors, Replacing: u.replacing}
+	if st.Backfill = u.backfillStatus(); st.Backfill != nil && (st.State == Running || st.State == Stopped && st.Backfill.TakingOver) {
+		// Stopped for the backfill's take-over: still the backfill.
 		st.State = Backfilling
 	}
 	if !u.started.IsZero() {

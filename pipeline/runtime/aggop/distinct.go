@@ -17,10 +17,10 @@ import (
 // with no aggregates instead: it must delete a row when its last copy is
 // retracted.
 type Distinct struct {
-	operator.Widening                 // a restore retags saved values of widened columns (operator.Widener)
-	seen              *state.KeyTable // each row's key encoding, off the Go heap; ids 0..n-1, never removed without a TTL
-	kbuf              []byte
-	cols              []int
+	operator.ColumnWidening                 // a restore retags saved values of widened columns, by column (operator.ColumnWidener): a key holds every input column in order
+	seen                    *state.KeyTable // each row's key encoding, off the Go heap; ids 0..n-1, never removed without a TTL
+	kbuf                    []byte
+	cols                    []int
 	// With a state TTL (distinct_ttl.go) rows expire: ttl orders their
 	// ids by last write, and free holds the ids of expired ones.
 	ttl  state.TTLList

@@ -13,7 +13,15 @@ import "math/bits"
 // have it, a bit each (over inserts only, those that saw it; with
 // retractions, those whose count is not 0); then, with retractions, a
 // count per member. A slot whose bits word is 0 is empty, so that no key
-// is kept aside as the empty marker. An entry whose counts all come back
+// is kept aside as the empty marker.
+//
+// Over inserts only, while every key fits in 32 bits (ids, counts, days:
+// q16's bidders and auctions) and there are at most 32 members, an entry
+// is one word (stride 1, narrow): the key's low 32 bits and the bits
+// above them, so that a cache line holds twice the entries: on tables
+// larger than the cache the probe's first load is the miss that costs.
+// The first key past 32 bits turns the set into one of 2 words an entry
+// (widen). An entry whose counts all come back
 // to 0 is deleted by shifting the entries after it back into its place
 // (backward-shift deletion): no tombstones, so lookups do not slow down
 // as values come and go.
@@ -30,8 +38,11 @@ const wordSetSlots = 8
 
 func newWordSet(insertOnly bool, k int) *wordSet {
 	t := &wordSet{stride: 2}
-	if !insertOnly {
+	switch {
+	case !insertOnly:
 		t.stride = 2 + k
+	case k <= 32:
+		t.stride = 1
 	}
 	t.alloc(wordSetSlots)
 	return t
@@ -51,8 +62,59 @@ func (t *wordSet) home(w int64) int {
 	return int((h * 0x9E3779B97F4A7C15) >> t.shift)
 }
 
+// narrowFits reports whether w can be a key of a narrow set.
+func narrowFits(w int64) bool { return w == int64(int32(w)) }
+
+// key and bits are the key and the bits word of the entry at word o.
+func (t *wordSet) key(o int) int64 {
+	if t.stride == 1 {
+		return int64(int32(t.e[o]))
+	}
+	return t.e[o]
+}
+
+func (t *wordSet) bits(o int) uint64 {
+	if t.stride == 1 {
+		return uint64(t.e[o]) >> 32
+	}
+	return uint64(t.e[o+1])
+}
+
+// slotNarrow is slot in a narrow set, of a w that fits (narrowFits).
+func (t *wordSet) slotNarrow(w int64) int {
+	mask := len(t.e) - 1
+	for i := t.home(w); ; i = (i + 1) & mask {
+		if x := t.e[i]; uint64(x)>>32 == 0 || int32(x) == int32(w) {
+			return i
+		}
+	}
+}
+
+// widen turns a narrow set into one of 2 words an entry, of as many
+// slots.
+func (t *wordSet) widen() {
+	old := t.e
+	t.stride = 2
+	t.alloc(len(old))
+	mask := len(old) - 1
+	for _, x := range old {
+		if uint64(x)>>32 == 0 {
+			continue
+		}
+		w := int64(int32(x))
+		i := t.home(w)
+		for t.e[2*i+1] != 0 {
+			i = (i + 1) & mask
+		}
+		t.e[2*i], t.e[2*i+1] = w, int64(uint64(x)>>32)
+	}
+}
+
 // slot is the slot of w's entry, or the empty slot where it would go.
 func (t *wordSet) slot(w int64) int {
+	if t.stride == 1 {
+		return t.slotNarrow(w)
+	}
 	mask := len(t.e)/t.stride - 1
 	for i := t.home(w); ; i = (i + 1) & mask {
 		o := i * t.stride
@@ -67,6 +129,19 @@ func (t *wordSet) grow() {
 	old := t.e
 	t.alloc(2 * len(old) / t.stride)
 	mask := len(t.e)/t.stride - 1
+	if t.stride == 1 {
+		for _, x := range old {
+			if uint64(x)>>32 == 0 {
+				continue
+			}
+			i := t.home(int64(int32(x)))
+			for uint64(t.e[i])>>32 != 0 {
+				i = (i + 1) & mask
+			}
+			t.e[i] = x
+		}
+		return
+	}
 	for o := 0; o < len(old); o += t.stride {
 		if old[o+1] == 0 {
 			continue
@@ -79,8 +154,23 @@ func (t *wordSet) grow() {
 	}
 }
 
+// orNarrow sets bits b in the entry of w in a narrow set, making it if
+// absent, and returns the bits it had.
+func (t *wordSet) orNarrow(w int64, b uint64) (old uint64) {
+	i := t.slotNarrow(w)
+	if old = uint64(t.e[i]) >> 32; old == 0 {
+		if 4*(t.n+1) > 3*len(t.e) {
+			t.grow()
+			i = t.slotNarrow(w)
+		}
+		t.n++
+	}
+	t.e[i] = int64(uint64(uint32(w)) | (old|b)<<32)
+	return old
+}
+
 // entry is the entry of w, made (its bits 0, the caller sets them) if it
-// has none.
+// has none; not in a narrow set.
 func (t *wordSet) entry(w int64) []int64 {
 	i := t.slot(w)
 	if t.e[i*t.stride+1] == 0 {
@@ -114,6 +204,13 @@ func (t *wordSet) remove(i int) {
 // which w became present or absent (changed), and those for which it is
 // present now (of mask). Over inserts only, d > 0.
 func (t *wordSet) step(w int64, mask uint64, d int64, k int) (changed, now uint64) {
+	if t.stride == 1 {
+		if narrowFits(w) {
+			old := t.orNarrow(w, mask)
+			return mask &^ old, old | mask
+		}
+		t.widen()
+	}
 	i := t.slot(w)
 	o := i * t.stride
 	old := uint64(t.e[o+1])
@@ -164,8 +261,15 @@ func (t *wordSet) step(w int64, mask uint64, d int64, k int) (changed, now uint6
 // set sets member j's count of w to c: restore, into a set of no
 // retractions yet (over inserts only: present when c > 0).
 func (t *wordSet) set(w int64, j int, c int64) {
-	if c == 0 || t.stride == 2 && c < 0 {
+	if c == 0 || t.stride <= 2 && c < 0 {
 		return
+	}
+	if t.stride == 1 {
+		if narrowFits(w) && j < 32 {
+			t.orNarrow(w, 1<<j)
+			return
+		}
+		t.widen()
 	}
 	e := t.entry(w)
 	e[1] |= 1 << j
@@ -178,19 +282,19 @@ func (t *wordSet) set(w int64, j int, c int64) {
 // bit) in cs, which f must not keep.
 func (t *wordSet) each(k int, f func(w int64, cs []int64)) {
 	var cs []int64
-	if t.stride == 2 {
+	if t.stride <= 2 {
 		cs = make([]int64, k)
 	}
 	for o := 0; o < len(t.e); o += t.stride {
-		b := uint64(t.e[o+1])
+		b := t.bits(o)
 		if b == 0 {
 			continue
 		}
-		if t.stride == 2 {
+		if t.stride <= 2 {
 			for j := range cs {
 				cs[j] = int64(b >> j & 1)
 			}
-			f(t.e[o], cs)
+			f(t.key(o), cs)
 			continue
 		}
 		f(t.e[o], t.e[o+2:o+2+k])

@@ -24,7 +24,7 @@ func checkWordSet(t *testing.T, ws *wordSet, k int, model map[int64][]int64, wha
 	want := map[int64][]int64{}
 	for w, cs := range model {
 		if slices.ContainsFunc(cs, func(c int64) bool { return c != 0 }) {
-			if ws.stride == 2 {
+			if ws.stride <= 2 {
 				// Over inserts only an entry is a bit per member.
 				b := make([]int64, k)
 				for j, c := range cs {
@@ -50,7 +50,7 @@ func checkWordSet(t *testing.T, ws *wordSet, k int, model map[int64][]int64, wha
 	}
 	for w := range want {
 		i := ws.slot(w)
-		if ws.e[i*ws.stride+1] == 0 || ws.e[i*ws.stride] != w {
+		if ws.bits(i*ws.stride) == 0 || ws.key(i*ws.stride) != w {
 			t.Fatalf("%s: %d not found from its home slot", what, w)
 		}
 	}
@@ -62,20 +62,35 @@ func checkWordSet(t *testing.T, ws *wordSet, k int, model map[int64][]int64, wha
 // what a map of counts per member gives, each step's changed and present
 // members included; deletes shift entries back so that every word left is
 // still found.
+//
+// Over inserts only the set starts narrow (a word an entry) and widens
+// at the first word past 32 bits; where none comes (narrow), it stays
+// narrow through its growth, with the words next to the int32 bounds.
 func TestWordSetMatchesModel(t *testing.T) {
 	edges := []int64{0, 1, -1, math.MinInt64, math.MaxInt64, math.MinInt64 + 1}
-	for _, insertOnly := range []bool{true, false} {
+	narrowEdges := []int64{0, 1, -1, math.MinInt32, math.MaxInt32, math.MinInt32 + 1}
+	for _, mode := range []string{"narrow", "insertOnly", "retracting"} {
+		insertOnly := mode != "retracting"
 		for _, spread := range []int{5, 40, 3000} {
 			const k = 3
 			rnd := rand.New(rand.NewPCG(uint64(spread), 9))
 			ws := newWordSet(insertOnly, k)
 			model := map[int64][]int64{}
 			grew := false
-			for step := range 20000 {
+			steps := 20000
+			if mode == "narrow" {
+				steps = 8000 // its code past the probe is the others'
+			}
+			for step := range steps {
 				var w int64
-				if rnd.IntN(10) == 0 {
+				switch {
+				case mode == "narrow" && rnd.IntN(10) == 0:
+					w = narrowEdges[rnd.IntN(len(narrowEdges))]
+				case mode == "narrow":
+					w = int64(rnd.IntN(spread)) << (16 * rnd.IntN(2))
+				case rnd.IntN(10) == 0:
 					w = edges[rnd.IntN(len(edges))]
-				} else {
+				default:
 					// Multiples of 2^40: words differing in high bits only.
 					w = int64(rnd.IntN(spread)) << (40 * rnd.IntN(2))
 				}
@@ -115,19 +130,22 @@ func TestWordSetMatchesModel(t *testing.T) {
 					}
 				}
 				changed, now := ws.step(w, mask, d, k)
-				what := fmt.Sprintf("insertOnly=%v spread %d step %d (%d by %d for %b)", insertOnly, spread, step, w, d, mask)
+				what := fmt.Sprintf("%s spread %d step %d (%d by %d for %b)", mode, spread, step, w, d, mask)
 				if changed != wantChanged || now != wantNow {
 					t.Fatalf("%s: changed %b now %b, want %b %b", what, changed, now, wantChanged, wantNow)
 				}
 				if len(ws.e)/ws.stride > wordSetSlots {
 					grew = true
 				}
-				if step%97 == 0 || step == 19999 {
+				if step%97 == 0 || step == steps-1 {
 					checkWordSet(t, ws, k, model, what)
 				}
 			}
 			if spread == 3000 && !grew {
-				t.Fatalf("insertOnly=%v: the set never grew", insertOnly)
+				t.Fatalf("%s: the set never grew", mode)
+			}
+			if want := map[string]int{"narrow": 1, "insertOnly": 2, "retracting": 2 + k}[mode]; ws.stride != want {
+				t.Errorf("%s spread %d: %d words an entry, want %d", mode, spread, ws.stride, want)
 			}
 		}
 	}

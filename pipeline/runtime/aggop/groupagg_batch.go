@@ -33,6 +33,9 @@ type batchScratch struct {
 	hashes []uint32 // the index's hash of change i's key
 	ids    []int32  // change i's slot
 	fresh  []bool   // change i added its key's slot
+	// miss and found: slotsOfInts's changes the cache missed, and their
+	// slots in the index.
+	miss, found []int32
 }
 
 // Vectorized reports whether Process folds batches in passes: an
@@ -214,18 +217,42 @@ func (g *GroupAgg) slotsOfInts(changes []row.Change) []int32 {
 	if !missed {
 		return b.ids[:n]
 	}
+	// The changes the cache missed (new keys, mostly, at millions of
+	// keys) go to the index as slotsOf's do: their keys encoded and
+	// probed all at once, so that the index's cache misses overlap, then
+	// added in order (a key may be added by an earlier change).
+	miss := b.miss[:0]
+	b.keys, b.ends = slices.Grow(b.keys[:0], len(b.keys)+16), b.ends[:0]
 	for i := range changes {
-		if b.ids[i] >= 0 {
-			continue
+		if b.ids[i] < 0 {
+			miss = append(miss, int32(i))
+			b.keys = row.KeyOf(b.keys, changes[i].Row, g.keys)
+			b.ends = append(b.ends, int32(len(b.keys)))
 		}
+	}
+	b.miss = miss
+	m := len(miss)
+	b.hashes, b.found = growTo(b.hashes, m), growTo(b.found, m)
+	g.index.FindAll(b.keys, b.ends, b.hashes, b.found)
+	start := int32(0)
+	for j, i := range miss {
+		end := b.ends[j]
 		v := changes[i].Row[col]
-		if id := g.ints.find(v); id >= 0 {
+		switch id := b.found[j]; {
+		case id >= 0:
 			b.ids[i] = id
-			continue
+			if g.ints.find(v) < 0 { // not added by an earlier change
+				g.ints.add(v, id)
+			}
+		default:
+			if id := g.ints.find(v); id >= 0 {
+				b.ids[i] = id // added by an earlier change of the batch
+				break
+			}
+			b.ids[i], b.fresh[i] = g.slotOrNew(b.keys[start:end], b.hashes[j])
+			g.ints.add(v, b.ids[i])
 		}
-		b.keys = row.KeyOf(b.keys[:0], changes[i].Row, g.keys)
-		b.ids[i], b.fresh[i] = g.slotOrNew(b.keys, g.index.Hash(b.keys))
-		g.ints.add(v, b.ids[i])
+		start = end
 	}
 	return b.ids[:n]
 }

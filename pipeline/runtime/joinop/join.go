@@ -53,6 +53,10 @@ type JoinSpec struct {
 	// unique key still keys them by the row; the output is the same).
 	LeftAppendOnly, RightAppendOnly bool
 	LeftWidth, RightWidth           int
+	// LeftTypes and RightTypes are the inputs' column types, by which an
+	// append-only side stores its rows (row.Layout); nil when not known,
+	// which stores each value with its type.
+	LeftTypes, RightTypes []row.TypeID
 	// Residual, if set, is the non-equality part of the ON condition,
 	// evaluated on the joined row (left followed by right).
 	Residual func(joined row.Row) (bool, error)
@@ -64,6 +68,14 @@ type JoinSpec struct {
 	// kept, left rows held until both inputs ended; Finish then emits
 	// insert-only results.
 	Batch bool
+	// RightFirst, with Batch, says every right change arrives before the
+	// first left one (the union in front reads the right input to its
+	// end first: runtime.UnionNode.BuildFirst): a hash join. The right
+	// side is the build table; each left change is joined as it comes
+	// instead of being held to the end, and an insert-only left side
+	// keeps none of its rows, since no right change can come to match
+	// them. Finish emits the right rows that found no match.
+	RightFirst bool
 }
 
 // Join is a regular join of two inputs (Flink's StreamingJoinOperator and
@@ -73,10 +85,12 @@ type JoinSpec struct {
 // first match arrives the padded row is retracted (-D) and the joined one
 // inserted, and when its last match leaves, the reverse.
 type Join struct {
-	operator.Widening // a restore retags saved values of widened columns (operator.Widener)
-	spec              JoinSpec
-	sides             [2]*joinSide
-	outer             [2]bool
+	// A restore retags saved values of widened columns, by column
+	// (operator.ColumnWidener): each side's rows by its own columns.
+	operator.ColumnWidening
+	spec  JoinSpec
+	sides [2]*joinSide
+	outer [2]bool
 	// held are the left changes of a batch join, joined at Finish.
 	held []row.Change
 	// nullRight are a batch outer join's right changes with a NULL key.
@@ -90,6 +104,38 @@ type Join struct {
 	// to give it to the sides a restore makes.
 	ttl operator.StateTTL
 	operator.Expiry
+	// slab and text hold the rows the join emits and their strings
+	// decoded from the state: a joined row costs no allocation of its
+	// own, nor do its strings one each.
+	slab rowSlab
+	text row.Text
+}
+
+// rowSlab carves rows out of slices of joinSlabValues values that many
+// rows share, as a batch's rows are (row.Batch.NewRow): an operator
+// that keeps a row detaches it.
+type rowSlab struct {
+	vals []row.Value
+	used int
+}
+
+// joinSlabValues is the size of a rowSlab's slices, in values.
+const joinSlabValues = 1024
+
+// get returns a zeroed row of w columns.
+func (s *rowSlab) get(w int) row.Row {
+	if len(s.vals)-s.used < w {
+		s.vals, s.used = make([]row.Value, max(w, joinSlabValues)), 0
+	}
+	r := s.vals[s.used : s.used+w : s.used+w]
+	s.used += w
+	return r
+}
+
+// unget gives back r, the last row get returned, no longer used.
+func (s *rowSlab) unget(r row.Row) {
+	clear(r)
+	s.used -= len(r)
 }
 
 var (
@@ -101,13 +147,13 @@ var (
 // NewJoin returns a join with empty state.
 func NewJoin(spec JoinSpec) *Join {
 	j := &Join{spec: spec}
-	j.sides[0] = newJoinSide(spec.LeftKeys, spec.LeftUnique, spec.LeftWidth, state.NewKeyIDs())
-	j.sides[1] = newJoinSide(spec.RightKeys, spec.RightUnique, spec.RightWidth, nil)
+	j.sides[0] = newJoinSide(spec.LeftKeys, spec.LeftUnique, spec.LeftWidth, spec.LeftTypes, state.NewKeyIDs())
+	j.sides[1] = newJoinSide(spec.RightKeys, spec.RightUnique, spec.RightWidth, spec.RightTypes, nil)
 	pairJoinSides(j.sides[0], j.sides[1])
 	j.sides[0].nullSafe, j.sides[1].nullSafe = spec.NullSafe, spec.NullSafe
 	j.sides[0].appendOnly = spec.LeftAppendOnly && spec.LeftUnique == nil
 	j.sides[1].appendOnly = spec.RightAppendOnly && spec.RightUnique == nil
-	j.leftNulls = newJoinSide(nil, spec.LeftUnique, spec.LeftWidth, state.NewKeyIDs())
+	j.leftNulls = newJoinSide(nil, spec.LeftUnique, spec.LeftWidth, spec.LeftTypes, state.NewKeyIDs())
 	switch spec.Kind {
 	case LeftJoin, SemiJoin, AntiJoin:
 		j.outer[0] = true
@@ -124,11 +170,18 @@ func NewJoin(spec JoinSpec) *Join {
 
 func (j *Join) semi() bool { return j.spec.Kind == SemiJoin || j.spec.Kind == AntiJoin }
 
+// probes reports whether side's rows are only probed with, never
+// stored: a hash join's insert-only left side, which comes after the
+// whole right side (JoinSpec.RightFirst).
+func (j *Join) probes(side int) bool {
+	return side == 0 && j.spec.Batch && j.spec.RightFirst && j.spec.LeftAppendOnly
+}
+
 // ProcessInput implements TwoInput.
 func (j *Join) ProcessInput(input int, in *row.Batch, out operator.Emitter) error {
 	defer j.Begin(len(in.Changes))()
 	return operator.EachChange("join", in, out, func(_ int, c *row.Change) error {
-		if j.spec.Batch && input == 0 {
+		if j.spec.Batch && !j.spec.RightFirst && input == 0 {
 			j.held = append(j.held, *c)
 			return nil
 		}
@@ -152,12 +205,7 @@ func (j *Join) Finish(out operator.Emitter) error {
 	}
 	j.held = nil
 	if j.outer[1] {
-		for _, c := range j.nullRight {
-			if c.Kind.IsAdd() {
-				out.Emit(row.Insert, j.padded(1, c.Row))
-			}
-		}
-		j.nullRight = nil
+		j.emitNullRight(out)
 		right := j.sides[1]
 		for _, rid := range right.eachRow {
 			if count, assoc := right.counts(rid); assoc == 0 {
@@ -170,17 +218,44 @@ func (j *Join) Finish(out operator.Emitter) error {
 	return nil
 }
 
+// emitNullRight emits a batch outer join's right rows of a NULL key
+// padded, those retracted since left out.
+func (j *Join) emitNullRight(out operator.Emitter) {
+	retracted := map[string]int{}
+	var enc []byte
+	for _, c := range j.nullRight {
+		if !c.Kind.IsAdd() {
+			enc = row.AppendRow(enc[:0], c.Row)
+			retracted[string(enc)]++
+		}
+	}
+	for _, c := range j.nullRight {
+		if !c.Kind.IsAdd() {
+			continue
+		}
+		if len(retracted) > 0 {
+			enc = row.AppendRow(enc[:0], c.Row)
+			if n := retracted[string(enc)]; n > 0 {
+				retracted[string(enc)] = n - 1
+				continue
+			}
+		}
+		out.Emit(row.Insert, j.padded(1, c.Row))
+	}
+	j.nullRight = nil
+}
+
 // joinedStored returns the output row of this (of side) and the other
 // side's stored row rid.
 func (j *Join) joinedStored(side int, this row.Row, rid rowRef) row.Row {
 	lw := j.spec.LeftWidth
-	out := make(row.Row, lw+j.spec.RightWidth)
+	out := j.slab.get(lw + j.spec.RightWidth)
 	if side == 0 {
 		copy(out, this)
-		j.sides[1].decodeInto(out[lw:], rid)
+		j.sides[1].decodeInto(out[lw:], rid, &j.text)
 	} else {
 		copy(out[lw:], this)
-		j.sides[0].decodeInto(out[:lw], rid)
+		j.sides[0].decodeInto(out[:lw], rid, &j.text)
 	}
 	return out
 }
@@ -195,9 +270,9 @@ func (j *Join) paddedStored(side int, rid rowRef) row.Row {
 	lw := j.spec.LeftWidth
 	out := make(row.Row, lw+j.spec.RightWidth) // zero Values are NULL
 	if side == 0 {
-		j.sides[0].decodeInto(out[:lw], rid)
+		j.sides[0].decodeInto(out[:lw], rid, &j.text)
 	} else {
-		j.sides[1].decodeInto(out[lw:], rid)
+		j.sides[1].decodeInto(out[lw:], rid, &j.text)
 	}
 	return out
 }
@@ -225,6 +300,7 @@ func (j *Join) probe(side int, this row.Row, rid rowRef, build bool) (row.Row, e
 	if j.spec.Residual != nil {
 		ok, err := j.spec.Residual(jr)
 		if err != nil || !ok {
+			j.slab.unget(jr)
 			return nil, err
 		}
 	}
@@ -238,6 +314,9 @@ func (j *Join) matches(side int, this row.Row, rid rowRef) (bool, error) {
 		return true, nil
 	}
 	jr, err := j.probe(side, this, rid, false)
+	if jr != nil {
+		j.slab.unget(jr)
+	}
 	return jr != nil, err
 }
 
@@ -294,7 +373,11 @@ func (j *Join) change(side int, k row.Kind, r row.Row, out operator.Emitter) err
 	matched := 0
 	if found {
 		jk := joinedKind(k, thisOuter, otherOuter)
-		for rid := range other.rows(kid) {
+		for it := other.iter(kid); ; {
+			rid, ok := it.row()
+			if !ok {
+				break
+			}
 			jr, err := j.probe(side, r, rid, true)
 			if err != nil {
 				return err
@@ -336,6 +419,9 @@ func (j *Join) change(side int, k row.Kind, r row.Row, out operator.Emitter) err
 		if found {
 			this.removeAt(kid, r)
 		}
+		return nil
+	}
+	if j.probes(side) {
 		return nil
 	}
 	if !found {
@@ -400,6 +486,19 @@ func (j *Join) Restore(snap []byte) error { return j.restore(row.NewDecoder(snap
 // restore reads a snapshot from d, the bytes of one or a stream of them.
 func (j *Join) restore(d *row.Decoder) error {
 	j.Widen(d)
+	// By column: each section of rows is of one side's columns, the
+	// keys are rebuilt from the rows.
+	cols := j.Columns()
+	side := func(left bool) {
+		if cols == nil {
+			return
+		}
+		if left {
+			d.SetWidenCols(cols[:min(j.spec.LeftWidth, len(cols))], nil)
+		} else {
+			d.SetWidenCols(cols[min(j.spec.LeftWidth, len(cols)):], nil)
+		}
+	}
 	v := d.Byte()
 	if v != JoinStateVersion && v != joinTTLStateVersion {
 		return fmt.Errorf("join: state version %d, want %d or %d", v, JoinStateVersion, joinTTLStateVersion)
@@ -407,9 +506,10 @@ func (j *Join) restore(d *row.Decoder) error {
 	timed := v == joinTTLStateVersion
 	settled := d.Byte() == 1
 	widths := [3]int{j.spec.LeftWidth, j.spec.RightWidth, j.spec.LeftWidth}
+	types := [3][]row.TypeID{j.spec.LeftTypes, j.spec.RightTypes, j.spec.LeftTypes}
 	var restored [3]*joinSide
 	for i, old := range []*joinSide{j.sides[0], j.sides[1], j.leftNulls} {
-		s := newJoinSide(old.keys, old.unique, widths[i], state.NewKeyIDs())
+		s := newJoinSide(old.keys, old.unique, widths[i], types[i], state.NewKeyIDs())
 		if i == 1 {
 			pairJoinSides(restored[0], s)
 		}
@@ -418,6 +518,7 @@ func (j *Join) restore(d *row.Decoder) error {
 		s.nullSafe = old.nullSafe
 		s.onExpire = old.onExpire
 		rt := j.restoreTimes(s)
+		side(i != 1)
 		n := d.Count(1)
 		for range n {
 			r := d.Row()
@@ -465,8 +566,10 @@ func (j *Join) restore(d *row.Decoder) error {
 		}
 		return out
 	}
-	held := changes()
-	nullRight := changes()
+	side(true)
+	held := changes() // left changes
+	side(false)
+	nullRight := changes() // right changes
 	if err := d.End(); err != nil {
 		return fmt.Errorf("join: %w", err)
 	}

@@ -3,6 +3,7 @@ package joinop
 import (
 	"encoding/hex"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/etld/etld/pipeline/row"
@@ -121,5 +122,75 @@ func TestIntervalJoinRestoresOldSnapshot(t *testing.T) {
 	})
 	if got := j.StateEntries(); got != 0 {
 		t.Errorf("%d rows left after the last watermark", got)
+	}
+}
+
+// A LEFT JOIN of append-only sides (BIGINT, STRING, TIMESTAMP, DOUBLE
+// each) as a join wrote it while its sides stored AppendRow's encoding:
+// left +I[1,a,1000,0.5] twice, +I[2,null,null,null],
+// +I[3,<long>,-5,-2.25], right +I[1,x,7,1.5], +I[4,,0,2.0].
+const goldenAppendOnlyJoin = "0100040403020701610ad00f05000000000000e03f01010403020701610ad00f05000000000000e03f0101040304000000010004030607326c6f6e672074657874206c6f6e672074657874206c6f6e672074657874206c6f6e672074657874206c6f6e672074657874200a090500000000000002c00100020403020701780a0e05000000000000f83f010004030807000a0005000000000000004001000000000000"
+
+func appendOnlySpec(types bool) JoinSpec {
+	spec := JoinSpec{Kind: LeftJoin, LeftKeys: []int{0}, RightKeys: []int{0}, LeftWidth: 4, RightWidth: 4, LeftAppendOnly: true, RightAppendOnly: true}
+	if types {
+		spec.LeftTypes = []row.TypeID{row.BigInt, row.String, row.Timestamp, row.Double}
+		spec.RightTypes = spec.LeftTypes
+	}
+	return spec
+}
+
+// The sides now store rows by their columns' types (row.Layout), and a
+// snapshot still writes AppendRow's encoding: the old snapshot restores,
+// the join goes on from it, and the same changes make the same bytes.
+func TestAppendOnlyJoinSnapshotFormat(t *testing.T) {
+	ts := row.TimestampValue
+	long := strings.Repeat("long text ", 5)
+	state, err := hex.DecodeString(goldenAppendOnlyJoin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, types := range []bool{true, false} {
+		j := NewJoin(appendOnlySpec(types))
+		if err := j.Restore(state); err != nil {
+			t.Fatal(err)
+		}
+		for i, s := range []optest.TTLStep{
+			{Side: 1, In: optest.Ins(2, "y", ts(9), 3.0), Want: []string{"-D[2, null, null, null, null, null, null, null]", "+I[2, null, null, null, 2, y, 1970-01-01T00:00:00.000009, 3.0]"}},
+			{Side: 1, In: optest.Ins(3, nil, nil, nil), Want: []string{"-D[3, " + long + ", 1969-12-31T23:59:59.999995, -2.25, null, null, null, null]", "+I[3, " + long + ", 1969-12-31T23:59:59.999995, -2.25, 3, null, null, null]"}},
+			{Side: 0, In: optest.Ins(4, "b", ts(1), 0.0), Want: []string{"+I[4, b, 1970-01-01T00:00:00.000001, 0.0, 4, , 1970-01-01T00:00, 2.0]"}},
+			{Side: 1, In: optest.Ins(1, "z", ts(2), 1.0), Want: []string{"+I[1, a, 1970-01-01T00:00:00.001, 0.5, 1, z, 1970-01-01T00:00:00.000002, 1.0]", "+I[1, a, 1970-01-01T00:00:00.001, 0.5, 1, z, 1970-01-01T00:00:00.000002, 1.0]"}},
+		} {
+			out := &optest.Out{}
+			if err := j.ProcessInput(s.Side, &row.Batch{Changes: []row.Change{s.In}}, out); err != nil {
+				t.Fatal(err)
+			}
+			if got := out.Take(); !slices.Equal(got, s.Want) {
+				t.Errorf("types %v, step %d (%s): got %q, want %q", types, i, s.In, got, s.Want)
+			}
+		}
+	}
+	j := NewJoin(appendOnlySpec(true))
+	for _, s := range []struct {
+		side int
+		c    row.Change
+	}{
+		{0, optest.Ins(1, "a", ts(1000), 0.5)},
+		{0, optest.Ins(1, "a", ts(1000), 0.5)},
+		{0, optest.Ins(2, nil, nil, nil)},
+		{0, optest.Ins(3, long, ts(-5), -2.25)},
+		{1, optest.Ins(1, "x", ts(7), 1.5)},
+		{1, optest.Ins(4, "", ts(0), 2.0)},
+	} {
+		if err := j.ProcessInput(s.side, &row.Batch{Changes: []row.Change{s.c}}, &optest.Out{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := j.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := hex.EncodeToString(got); h != goldenAppendOnlyJoin {
+		t.Errorf("snapshot of the same changes:\n got %s\nwant %s", h, goldenAppendOnlyJoin)
 	}
 }

@@ -88,7 +88,7 @@ func (j *Join) SnapshotGroups(part func(g int, b []byte) error) error {
 					continue
 				}
 				count, assoc := s.counts(e.ref)
-				buf = append(buf, s.bytes(e.ref)...) // AppendRow's encoding
+				buf = s.appendRow(buf, e.ref)
 				buf = binary.AppendUvarint(buf, uint64(count))
 				buf = binary.AppendUvarint(buf, uint64(assoc))
 				buf = s.appendTime(buf, e.ref)

@@ -29,7 +29,7 @@ type IntervalJoinSpec struct {
 	// joined row.
 	Residual func(joined row.Row) (bool, error)
 	// Sorted: a batch run whose input comes in time order from a
-	// runtime.TimeSorted, whose watermarks say no earlier row follows.
+	// sortop.TimeSorted, whose watermarks say no earlier row follows.
 	// The clock is then the watermark itself, not Flink's operator time
 	// (never below 0), so rows before 1970 join as the regular join of
 	// a batch run joins them.
@@ -37,7 +37,7 @@ type IntervalJoinSpec struct {
 }
 
 // SortedWatermark is the join's watermark once every row before time
-// next was seen (runtime.TimeSorted): no later row is behind it.
+// next was seen (sortop.TimeSorted): no later row is behind it.
 func (s *IntervalJoinSpec) SortedWatermark(next int64) int64 { return next - 1 }
 
 // OutputDelay is how far the join holds back the watermark it forwards:
@@ -94,6 +94,10 @@ func NewIntervalJoin(spec IntervalJoinSpec) *IntervalJoin {
 	j := &IntervalJoin{spec: spec, index: state.NewKeyIDs(), wm: operator.NoWatermark}
 	j.relSize = [2]int64{-spec.Lower, spec.Upper}
 	j.minClean = (j.relSize[0] + j.relSize[1]) / 2
+	if spec.Sorted {
+		// Flink starts both at 0, its operator time's floor.
+		j.expiration = [2]int64{operator.NoWatermark, operator.NoWatermark}
+	}
 	switch spec.Kind {
 	case LeftJoin:
 		j.outer[0] = true

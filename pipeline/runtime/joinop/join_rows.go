@@ -27,10 +27,11 @@ import (
 // A side whose rows are retracted finds a row again by its identity (the
 // unique key's value, or the whole row): idents maps the key id and the
 // identity to the row id. An append-only side (JoinSpec's LeftAppendOnly)
-// has no idents and no row ids: each key's rows are one run of bytes in
-// its pages (joinRun, join_runs.go), so that joining a key's rows reads one place of
-// memory rather than three per row (its entry, its store slot, its
-// bytes): on a large state every one of those is a cache and TLB miss.
+// has no idents and no row ids: each key's rows are a chain of blocks of
+// bytes in its pages (joinRun, join_runs.go), so that joining a key's
+// rows reads a few places of memory rather than three per row (its
+// entry, its store slot, its bytes): on a large state every one of those
+// is a cache and TLB miss.
 //
 // A stored row is named by a rowRef: its row id, or on an append-only
 // side its place in the pages (runRef).
@@ -48,6 +49,11 @@ type joinSide struct {
 	// side: nothing reads them), so an append-only run spends no bytes
 	// on one. Set before the first row.
 	noMatches bool
+	// layout encodes an append-only side's rows in its runs: by the
+	// input's column types, without AppendRow's tag and varint per
+	// value (a kept row is decoded for every row of the other side it
+	// matches). A snapshot still writes AppendRow's encoding (appendRow).
+	layout *row.Layout
 
 	// index gives each join key an id; both sides of a join share it,
 	// so that a change finds its key once for the probe of the other
@@ -71,8 +77,10 @@ type joinSide struct {
 
 	size       int64 // distinct rows held
 	kbuf, ibuf []byte
-	fbuf       []byte // dropRow's copy of a key
-	rbuf, ebuf []byte // appendRun's encodings
+	fbuf       []byte   // dropRow's copy of a key
+	rbuf       []byte   // appendRun's encoding
+	view       row.Row  // appendRow's decoded row
+	text       row.Text // the strings of the rows row decodes
 
 	// ttl is the state TTL by row id (join_ttl.go); onExpire, if set,
 	// is told the count of each row it drops.
@@ -108,13 +116,18 @@ type joinList struct{ head, n int32 }
 // row's place in the pages (runRef).
 type rowRef int64
 
-// newJoinSide returns an empty side whose keys are in index.
-func newJoinSide(keys, unique []int, width int, index *state.KeyIDs) *joinSide {
+// newJoinSide returns an empty side whose keys are in index; types are
+// its columns' types (nil when not known: every value is then stored
+// with its type).
+func newJoinSide(keys, unique []int, width int, types []row.TypeID, index *state.KeyIDs) *joinSide {
 	all := make([]int, width)
 	for i := range all {
 		all[i] = i
 	}
-	return &joinSide{keys: keys, unique: unique, all: all, index: index}
+	if len(types) != width {
+		types = make([]row.TypeID, width)
+	}
+	return &joinSide{keys: keys, unique: unique, all: all, index: index, layout: row.NewLayout(types)}
 }
 
 // pairJoinSides makes a and b the two sides of one join, sharing a's
@@ -328,32 +341,80 @@ func (s *joinSide) unlink(kid, rid int32) {
 // the order they were added. The row being yielded may be dropped; no
 // other may, and none added.
 func (s *joinSide) rows(kid int32) func(yield func(rowRef) bool) {
-	if !s.holds(kid) {
-		return func(func(rowRef) bool) {}
-	}
-	if s.appendOnly {
-		head := s.runHead()
-		return func(yield func(rowRef) bool) {
-			run := s.runs[kid]
-			for at, end := run.Off, run.Off+uint64(run.N); at < end; {
-				if !yield(rowRef(at)) {
-					return
-				}
-				n, w := binary.Uvarint(s.runPages.at(at)[head:])
-				at += uint64(head+w) + n
-			}
-		}
-	}
 	return func(yield func(rowRef) bool) {
-		rid, n := s.lists[kid].head, s.lists[kid].n
-		for ; n > 0; n-- {
-			next := s.ents[rid].next
-			if !yield(rowRef(rid)) {
+		for it := s.iter(kid); ; {
+			ref, ok := it.row()
+			if !ok || !yield(ref) {
 				return
 			}
-			rid = next
 		}
 	}
+}
+
+// rowIter walks the rows of one key as rows yields them, without the
+// closures of an iterator function, which the join's hot loop would
+// allocate per change (its body escapes into the function it calls).
+type rowIter struct {
+	s *joinSide
+	// An append-only side's: the row at, the end of its block's rows,
+	// the next block, and the last block with its bytes of rows.
+	at, end, next, tail uint64
+	tailUsed            uint32
+	head                int
+	// A side with row ids: the next row, and the rows left.
+	rid, n int32
+}
+
+// iter returns an iterator over the rows of key kid, in the order they
+// were added. The row next returned last may be dropped; no other may,
+// and none added.
+func (s *joinSide) iter(kid int32) rowIter {
+	it := rowIter{s: s}
+	switch {
+	case !s.holds(kid):
+		it.next = noBlock
+	case s.appendOnly:
+		run := s.runs[kid]
+		it.tail, it.tailUsed, it.head = run.tail, run.used, s.runHead()
+		it.enter(run.head)
+	default:
+		it.rid, it.n = s.lists[kid].head, s.lists[kid].n
+	}
+	return it
+}
+
+// enter starts on the rows of block b.
+func (it *rowIter) enter(b uint64) {
+	hdr := it.s.runPages.at(b)
+	used := it.tailUsed
+	if it.next = binary.LittleEndian.Uint64(hdr); b != it.tail {
+		used = binary.LittleEndian.Uint32(hdr[8:])
+	}
+	it.at = b + blockHead
+	it.end = it.at + uint64(used)
+}
+
+// row returns the next row, false after the last.
+func (it *rowIter) row() (rowRef, bool) {
+	if it.s.appendOnly {
+		for it.at >= it.end {
+			if it.next == noBlock {
+				return 0, false
+			}
+			it.enter(it.next)
+		}
+		ref := rowRef(it.at)
+		n, w := binary.Uvarint(it.s.runPages.at(it.at)[it.head:])
+		it.at += uint64(it.head+w) + n
+		return ref, true
+	}
+	if it.n <= 0 {
+		return 0, false
+	}
+	ref := rowRef(it.rid)
+	it.rid = it.s.ents[it.rid].next
+	it.n--
+	return ref, true
 }
 
 // eachRow yields every stored row with its key id.
@@ -394,8 +455,8 @@ func (s *joinSide) setAssoc(ref rowRef, assoc int32) {
 	s.ents[ref].assoc = assoc
 }
 
-// bytes is a stored row's encoding (row.AppendRow), a view valid until
-// the next change.
+// bytes is a stored row's encoding, a view valid until the next change:
+// s.layout's on an append-only side, else row.AppendRow's.
 func (s *joinSide) bytes(ref rowRef) []byte {
 	if s.appendOnly {
 		b := s.runPages.at(uint64(ref))[s.runHead():]
@@ -405,15 +466,34 @@ func (s *joinSide) bytes(ref rowRef) []byte {
 	return s.store.Bytes(int32(ref))
 }
 
+// appendRow appends a stored row's row.AppendRow encoding to dst, as a
+// snapshot holds it.
+func (s *joinSide) appendRow(dst []byte, ref rowRef) []byte {
+	if !s.appendOnly {
+		return append(dst, s.store.Bytes(int32(ref))...)
+	}
+	if len(s.view) != len(s.all) {
+		s.view = make(row.Row, len(s.all))
+	}
+	s.layout.Decode(s.view, s.bytes(ref), nil)
+	dst = row.AppendRow(dst, s.view)
+	clear(s.view) // its strings point into the pages
+	return dst
+}
+
 // decodeInto decodes a stored row's values into dst, which has its
-// width.
-func (s *joinSide) decodeInto(dst row.Row, ref rowRef) {
+// width; text holds the copies of its strings (row.Text).
+func (s *joinSide) decodeInto(dst row.Row, ref rowRef, text *row.Text) {
+	if s.appendOnly {
+		s.layout.Decode(dst, s.bytes(ref), text)
+		return
+	}
 	state.DecodeRowInto(dst, s.bytes(ref))
 }
 
-// row decodes a copy of a stored row.
+// row decodes a copy of a stored row, its strings in s.text's chunks.
 func (s *joinSide) row(ref rowRef) row.Row {
 	r := make(row.Row, len(s.all))
-	s.decodeInto(r, ref)
+	s.decodeInto(r, ref, &s.text)
 	return r
 }

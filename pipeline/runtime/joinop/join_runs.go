@@ -8,40 +8,51 @@ import (
 )
 
 // An append-only join side's rows (joinSide.appendOnly): each key's rows
-// one run of bytes in one of the side's pages.
+// a chain of blocks in the side's pages.
 //
 // The pages are of a fixed size (runPageBytes), mapped outside the Go
-// heap (state.OffHeap), and filled one after the other; a run that would
-// not fit in a shared page gets a page of its own. Nothing ever copies
-// the whole of them: before the pages, the runs lived in one []byte that
-// grew by append, and every growth copied (and zeroed) all of it, a
-// fifth of a join's CPU over Nexmark's bids (q4, q9), while the old copy
-// and the GC's headroom over a heap array held two to three times the
-// rows' bytes in RSS.
+// heap (state.OffHeap), and filled one after the other; a block that
+// would not fit in a shared page gets a page of its own. A block is never
+// moved: a key whose last block is full gets a new one, twice as large up
+// to runBlockMax, linked after it. Before the pages, the rows lived in
+// one []byte that grew by append, and every growth copied (and zeroed)
+// all of it, a fifth of a join's CPU over Nexmark's bids (q4, q9); then
+// each key's rows were one run that moved to a place twice as large when
+// full, whose copies, and the compaction of the places they left, were
+// still a twentieth of q23's CPU and a third of the pages' bytes.
 
-// runPageBytes is the size of a shared page of runs; a run of more than
-// half of it gets a page of its own.
+// runPageBytes is the size of a shared page of blocks; a block of more
+// than half of it gets a page of its own.
 const runPageBytes = 4 << 20
 
-// joinRun is an append-only side's rows of one key: the bytes at Off (a
-// runRef: page and offset) hold them, N bytes of them, each as its match
-// count (4 bytes, little-endian; none on a side that keeps no match
-// counts, joinSide.noMatches), its encoding's length (uvarint) and its
-// encoding (row.AppendRow); the run may grow in place up to Space
-// bytes.
+// runBlockMax is the room past which a key's next block does not grow:
+// a key of many rows is a chain of blocks of this size.
+const runBlockMax = 64 << 10
+
+// A block is its header, the place of the next block (8 bytes,
+// little-endian; noBlock for none) and the bytes of rows it holds (4
+// bytes, written when the next block is linked: the last block's are
+// its joinRun's used), then its rows.
+const (
+	blockHead = 12
+	noBlock   = ^uint64(0)
+)
+
+// joinRun is an append-only side's rows of one key: the blocks from head
+// to tail, the tail with used of its space bytes of rows. A row is its
+// match count (4 bytes, little-endian; none on a side that keeps no
+// match counts, joinSide.noMatches), its encoding's length (uvarint)
+// and its encoding (the side's row.Layout); no row spans two blocks.
 type joinRun struct {
-	state.RowSlot
-	rows uint32
+	head, tail        uint64
+	used, space, rows uint32
 }
 
-// runPages are an append-only side's pages of runs.
+// runPages are an append-only side's pages of blocks.
 type runPages struct {
-	pages [][]byte // nil where a page was freed
-	solo  []bool   // by page: it holds one run alone
-	cur   int      // the shared page being filled, -1 for none
-	used  int      // bytes of cur handed out
-	dead  int      // bytes of shared pages left behind by moved runs
-	total int      // bytes of shared pages
+	pages [][]byte
+	cur   int // the shared page being filled, -1 for none
+	used  int // bytes of cur handed out
 	mem   *state.OffHeap
 }
 
@@ -51,45 +62,25 @@ func runRef(p, off int) uint64 { return uint64(p)<<32 | uint64(off) }
 // at returns the bytes from ref to its page's end.
 func (rp *runPages) at(ref uint64) []byte { return rp.pages[ref>>32][uint32(ref):] }
 
-// alloc returns the place of a new run of space bytes.
-func (rp *runPages) alloc(space int) uint64 {
-	if space > runPageBytes/2 {
-		rp.pages = append(rp.pages, state.OffHeapMake[byte](rp.mem, space))
-		rp.solo = append(rp.solo, true)
-		return runRef(len(rp.pages)-1, 0)
+// block returns the place of a new block of space bytes of rows, its
+// header written: no next block.
+func (rp *runPages) block(space int) uint64 {
+	n := blockHead + space
+	var at uint64
+	switch {
+	case n > runPageBytes/2:
+		rp.pages = append(rp.pages, state.OffHeapMake[byte](rp.mem, n))
+		at = runRef(len(rp.pages)-1, 0)
+	default:
+		if rp.cur < 0 || rp.used+n > len(rp.pages[rp.cur]) {
+			rp.pages = append(rp.pages, state.OffHeapMake[byte](rp.mem, runPageBytes))
+			rp.cur, rp.used = len(rp.pages)-1, 0
+		}
+		at = runRef(rp.cur, rp.used)
+		rp.used += n
 	}
-	if rp.cur < 0 || rp.used+space > len(rp.pages[rp.cur]) {
-		rp.pages = append(rp.pages, state.OffHeapMake[byte](rp.mem, runPageBytes))
-		rp.solo = append(rp.solo, false)
-		rp.cur, rp.used = len(rp.pages)-1, 0
-		rp.total += runPageBytes
-	}
-	at := runRef(rp.cur, rp.used)
-	rp.used += space
+	binary.LittleEndian.PutUint64(rp.at(at), noBlock)
 	return at
-}
-
-// free gives a moved run's place back: its page when alone there, else
-// dead bytes until compact.
-func (rp *runPages) free(r *joinRun) {
-	p := int(r.Off >> 32)
-	if rp.solo[p] {
-		state.OffHeapFree(rp.mem, rp.pages[p])
-		rp.pages[p] = nil
-		return
-	}
-	rp.dead += int(r.Space)
-}
-
-// growInPlace reports whether run r, at the end of the page being
-// filled, can grow to space bytes where it is, and if so takes them.
-func (rp *runPages) growInPlace(r *joinRun, space int) bool {
-	p, off := int(r.Off>>32), int(uint32(r.Off))
-	if p != rp.cur || off+int(r.Space) != rp.used || off+space > len(rp.pages[p]) {
-		return false
-	}
-	rp.used = off + space
-	return true
 }
 
 // bytes is the pages' memory.
@@ -101,43 +92,40 @@ func (rp *runPages) bytes() int64 {
 	return int64(n)
 }
 
-// appendRun appends r with assoc matches to key kid's run. A full run
-// grows where it is when it ends the page being filled, else moves to a
-// new place with twice the room; the bytes it leaves are compacted away
-// once they are a third of the shared pages.
+// appendRun appends r with assoc matches to key kid's rows: into its
+// last block, or a new one linked after it when that is full.
 func (s *joinSide) appendRun(kid int32, r row.Row, assoc int32) {
-	s.rbuf = row.AppendRow(s.rbuf[:0], r)
-	s.ebuf = s.ebuf[:0]
-	if !s.noMatches {
-		s.ebuf = binary.LittleEndian.AppendUint32(s.ebuf, uint32(assoc))
-	}
-	s.ebuf = binary.AppendUvarint(s.ebuf, uint64(len(s.rbuf)))
-	s.ebuf = append(s.ebuf, s.rbuf...)
-	n := uint32(len(s.ebuf))
+	s.rbuf = s.layout.Append(s.rbuf[:0], r)
+	head := s.runHead()
+	var lbuf [binary.MaxVarintLen64]byte
+	lw := binary.PutUvarint(lbuf[:], uint64(len(s.rbuf)))
+	n := uint32(head + lw + len(s.rbuf))
 	rp := &s.runPages
 	if rp.mem == nil && rp.pages == nil {
 		rp.cur, rp.mem = -1, state.NewOffHeap(s)
 	}
 	run := &s.runs[kid]
-	if run.N+n > run.Space {
-		space := max(2*run.Space, run.N+n, 32)
-		if run.N == 0 || !rp.growInPlace(run, int(space)) {
-			at := rp.alloc(int(space))
-			if run.N > 0 {
-				copy(rp.at(at), rp.at(run.Off)[:run.N])
-			}
-			if run.Space > 0 {
-				rp.free(run)
-			}
-			run.Off = at
-		}
-		run.Space = space
+	switch {
+	case run.rows == 0:
+		run.head = rp.block(int(n))
+		run.tail, run.used, run.space = run.head, 0, n
+	case run.used+n > run.space:
+		space := max(min(2*run.space, runBlockMax), n)
+		at := rp.block(int(space))
+		tail := rp.at(run.tail)
+		binary.LittleEndian.PutUint64(tail, at)
+		binary.LittleEndian.PutUint32(tail[8:], run.used)
+		run.tail, run.used, run.space = at, 0, space
 	}
-	copy(rp.at(run.Off+uint64(run.N)), s.ebuf)
-	run.N += n
+	dst := rp.at(run.tail + blockHead + uint64(run.used))[:n]
+	if head > 0 {
+		binary.LittleEndian.PutUint32(dst, uint32(assoc))
+	}
+	copy(dst[head:], lbuf[:lw])
+	copy(dst[head+lw:], s.rbuf)
+	run.used += n
 	run.rows++
 	s.size++
-	s.compactRunsIfSparse()
 }
 
 // runHead is the bytes of a run's row before its length: its match
@@ -147,38 +135,4 @@ func (s *joinSide) runHead() int {
 		return 0
 	}
 	return 4
-}
-
-// compactRunsIfSparse copies the live runs of shared pages into new
-// pages once moved runs left a third of them behind (runs double, so
-// they leave about as much as they hold: at a half this would rarely
-// run). A run keeps its room to grow.
-func (s *joinSide) compactRunsIfSparse() {
-	rp := &s.runPages
-	if rp.dead < runPageBytes || rp.dead*3 < rp.total {
-		return
-	}
-	old := *rp
-	rp.pages, rp.solo, rp.cur, rp.used, rp.dead, rp.total = nil, nil, -1, 0, 0, 0
-	for i := range s.runs {
-		run := &s.runs[i]
-		if run.Space == 0 {
-			continue
-		}
-		p := int(run.Off >> 32)
-		if old.solo[p] {
-			// A page of its own stays as it is, under a new number.
-			rp.pages = append(rp.pages, old.pages[p])
-			rp.solo = append(rp.solo, true)
-			old.pages[p] = nil
-			run.Off = runRef(len(rp.pages)-1, int(uint32(run.Off)))
-			continue
-		}
-		at := rp.alloc(int(run.Space))
-		copy(rp.at(at), old.at(run.Off)[:run.N])
-		run.Off = at
-	}
-	for _, p := range old.pages {
-		state.OffHeapFree(rp.mem, p)
-	}
 }

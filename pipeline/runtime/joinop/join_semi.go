@@ -27,7 +27,7 @@ func (j *Join) semiChange(side int, k row.Kind, r row.Row, out operator.Emitter)
 		if (matched > 0) != anti {
 			out.Emit(k, r)
 		}
-		if null {
+		if null || j.probes(0) {
 			return nil
 		}
 		return store(this, add, r, matched)
@@ -121,6 +121,9 @@ func (j *Join) notInChange(side int, k row.Kind, r row.Row, out operator.Emitter
 		}
 		if j.notInVisible(int32(min(matched, 1)), null, j.rightRows, j.rightNulls) {
 			out.Emit(k, r)
+		}
+		if j.probes(0) {
+			return nil
 		}
 		s := this
 		if null {

@@ -36,7 +36,7 @@ func (j *Join) SnapshotTo(w io.Writer) error {
 		buf = binary.AppendUvarint(buf, uint64(s.size))
 		for _, rid := range s.eachRow {
 			count, assoc := s.counts(rid)
-			buf = append(buf, s.bytes(rid)...) // AppendRow's encoding
+			buf = s.appendRow(buf, rid)
 			buf = binary.AppendUvarint(buf, uint64(count))
 			buf = binary.AppendUvarint(buf, uint64(assoc))
 			buf = s.appendTime(buf, rid)

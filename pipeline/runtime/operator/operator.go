@@ -121,7 +121,8 @@ type ColumnWidener interface {
 	CanWidenColumns() bool
 	// WidenColumns gives, per input column, the type its saved values
 	// are retagged to (row.BigInt, row.Double), row.Null for a column
-	// read as saved.
+	// read as saved; for an operator of two inputs (a join), the left
+	// input's columns, then the right's.
 	WidenColumns(in []row.TypeID)
 }
 
@@ -149,6 +150,57 @@ func (w *Widening) Widen(d *row.Decoder) *row.Decoder {
 	}
 	return d
 }
+
+// ColumnWidening implements ColumnWidener for the operator that embeds
+// it instead of Widening, when every value its snapshot holds of its
+// input's columns is in a row of its input (read with Row: each value at
+// its column's place, and columns of its own only after them) or in a
+// key of the input columns Key lists (read with KeyStr, KeyBytes or
+// WidenKey): Decoder and Widen then retag by column when WidenColumns
+// gave columns, else by type as Widening does. A value of an input
+// column read on its own (Value) is not retagged by column: an operator
+// that saves one must not embed it.
+type ColumnWidening struct {
+	Widening
+	cols []row.TypeID
+	// Key lists the input columns of the keys the operator saves, in
+	// their order; nil: a key holds every input column in order.
+	Key []int
+}
+
+// CanWidenColumns implements ColumnWidener.
+func (w *ColumnWidening) CanWidenColumns() bool { return true }
+
+// WidenColumns implements ColumnWidener.
+func (w *ColumnWidening) WidenColumns(in []row.TypeID) { w.cols = in }
+
+// Columns is the retag per input column WidenColumns gave (an operator
+// of two inputs: the left's columns, then the right's), nil for none.
+func (w *ColumnWidening) Columns() []row.TypeID { return w.cols }
+
+// Decoder is row.NewDecoder(b), set to retag as asked.
+func (w *ColumnWidening) Decoder(b []byte) *row.Decoder { return w.Widen(row.NewDecoder(b)) }
+
+// Widen sets d to retag as asked (by column, else by type), and
+// returns it.
+func (w *ColumnWidening) Widen(d *row.Decoder) *row.Decoder {
+	if w.cols == nil {
+		return w.Widening.Widen(d)
+	}
+	keyTo := w.cols
+	if w.Key != nil {
+		keyTo = make([]row.TypeID, len(w.Key))
+		for i, c := range w.Key {
+			if c < len(w.cols) {
+				keyTo[i] = w.cols[c]
+			}
+		}
+	}
+	d.SetWidenCols(w.cols, keyTo)
+	return d
+}
+
+var _ ColumnWidener = (*ColumnWidening)(nil)
 
 // Flusher is an operator that holds output back (a mini-batch). The node
 // calls Flush before every snapshot (checkpoint barrier, end of input,

@@ -44,8 +44,8 @@ type DedupSpec struct {
 //     than the watermark when it arrives is late: dropped and counted
 //     (RowTimeDeduplicateKeepFirstRowFunction).
 type Dedup struct {
-	operator.Widening // a restore retags saved values of widened columns (operator.Widener)
-	spec              DedupSpec
+	operator.ColumnWidening // a restore retags saved values of widened columns, by column (operator.ColumnWidener)
+	spec                    DedupSpec
 	// keys gives each key an id; kept holds its row (encoded, no
 	// pointer for the GC to scan) and times, on event time, that row's
 	// time (timeKey). A key whose row was emitted on the watermark
@@ -71,6 +71,7 @@ type Dedup struct {
 // NewDedup builds the operator.
 func NewDedup(spec DedupSpec) *Dedup {
 	d := &Dedup{spec: spec, keys: state.NewKeyIDs(), timers: state.NewHeap(timerBefore), wm: operator.NoWatermark}
+	d.Key = spec.Key // the keys it saves
 	d.InitExpiry(d.ttl.Set, d.ttl.Tick, d.sweep)
 	return d
 }
@@ -403,7 +404,7 @@ func (d *Dedup) Restore(snap []byte) error {
 	}
 	// The expiry's functions are bound to d, which takes r's state.
 	r.Expiry = d.Expiry
-	r.Widening = d.Widening
+	r.ColumnWidening = d.ColumnWidening
 	*d = *r
 	return nil
 }

@@ -25,14 +25,14 @@ import (
 // delete under the default replica identity): what leaves is the kept
 // row, whole, so that an aggregate downstream retracts what it added.
 type Normalize struct {
-	operator.Widening // a restore retags saved values of widened columns (operator.Widener)
-	key               []int
-	keys              *state.KeyIDs
-	kept              state.RowStore
-	kbuf              []byte
-	rbuf              []byte
-	fbuf              []byte
-	top               int32 // one past the largest id handed out
+	operator.ColumnWidening // a restore retags saved values of widened columns, by column (operator.ColumnWidener)
+	key                     []int
+	keys                    *state.KeyIDs
+	kept                    state.RowStore
+	kbuf                    []byte
+	rbuf                    []byte
+	fbuf                    []byte
+	top                     int32 // one past the largest id handed out
 }
 
 // NewNormalize builds the operator for rows keyed by the columns key.
@@ -155,7 +155,7 @@ func (n *Normalize) Restore(snap []byte) error {
 	if err := dec.End(); err != nil {
 		return fmt.Errorf("changelog normalize: restore: %w", err)
 	}
-	r.Widening = n.Widening
+	r.ColumnWidening = n.ColumnWidening
 	*n = *r
 	return nil
 }

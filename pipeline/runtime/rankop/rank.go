@@ -26,8 +26,8 @@ import (
 // range that does not start at 1 always uses the rank-number algorithm,
 // as Flink's does, and emits the rows ranked in range.
 type TopN struct {
-	operator.Widening // a restore retags saved values of widened columns (operator.Widener)
-	spec              RankSpec
+	operator.ColumnWidening // a restore retags saved values of widened columns, by column (operator.ColumnWidener)
+	spec                    RankSpec
 	// keys gives each partition an id, the index of its rows in parts
 	// (nil for a free id).
 	keys  *state.KeyIDs
@@ -51,6 +51,7 @@ type TopN struct {
 // NewTopN builds the operator.
 func NewTopN(spec RankSpec) *TopN {
 	t := &TopN{spec: spec, keys: state.NewKeyIDs(), floorCol: -1}
+	t.Key = spec.Partition // the keys its TTL times are saved by
 	if spec.Strategy == AppendFast && !spec.Batch && len(spec.Order) == 1 {
 		t.floorCol = spec.Order[0].Col
 	}
@@ -516,7 +517,7 @@ func (t *TopN) Restore(snap []byte) error {
 	}
 	// The expiry's functions are bound to t, which takes r's state.
 	r.Expiry = t.Expiry
-	r.Widening = t.Widening
+	r.ColumnWidening = t.ColumnWidening
 	*t = *r
 	return nil
 }

@@ -35,13 +35,13 @@ import (
 // A -D in the input is an error: the plan picks this strategy only for
 // inputs that delete nothing.
 type UpdatableTopN struct {
-	operator.Widening // a restore retags saved values of widened columns (operator.Widener)
-	spec              RankSpec
-	parts             map[string]*fastPartition
-	rows              int64
-	kbuf              []byte
-	out               operator.Emitter
-	ttl               state.TTLKeys[string] // partitions' last writes (rank_update_ttl.go)
+	operator.ColumnWidening // a restore retags saved values of widened columns, by column (operator.ColumnWidener)
+	spec                    RankSpec
+	parts                   map[string]*fastPartition
+	rows                    int64
+	kbuf                    []byte
+	out                     operator.Emitter
+	ttl                     state.TTLKeys[string] // partitions' last writes (rank_update_ttl.go)
 	operator.Expiry
 }
 
@@ -73,6 +73,7 @@ func NewUpdatableTopN(spec RankSpec) (*UpdatableTopN, error) {
 		}
 	}
 	t := &UpdatableTopN{spec: spec, parts: map[string]*fastPartition{}}
+	t.Key = spec.Partition // the keys its TTL times are saved by
 	t.InitExpiry(t.ttl.Set, t.ttl.Tick, t.sweep)
 	return t, nil
 }

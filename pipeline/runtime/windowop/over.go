@@ -70,6 +70,10 @@ type overPart struct {
 	lastTrig   int64
 	cleanupAt  int64
 	cleanupSet bool
+	// ext are its MIN and MAX queues of a sliding frame in a sorted batch
+	// run, pushed and popped its frame rows so far (over_extreme.go).
+	ext            []extQueue
+	pushed, popped int64
 }
 
 // rowRing is a FIFO of rows in a ring that grows when full: a sliding
@@ -157,6 +161,12 @@ type OverAgg struct {
 	ttl state.TTLKeys[string] // partitions' last writes (over_ttl.go)
 	operator.Expiry
 	cleanups state.Heap[overCleanup] // bounded RANGE frame's timers (over_cleanup.go)
+	// ext are the MIN and MAX calls kept in queues, rest the store's
+	// calls' indices among the spec's, scratch their results
+	// (over_extreme.go); nil unless a sliding frame runs sorted.
+	ext     []overExt
+	rest    []int
+	scratch []row.Value
 }
 
 // NewOverAgg builds the operator; an invalid spec or call is an error.
@@ -180,7 +190,15 @@ func NewOverAgg(s OverSpec, opt WindowOptions) (*OverAgg, error) {
 	if s.TimeCol < 0 || s.Preceding < Unbounded || s.Preceding >= maxEventTime/4 {
 		return nil, fmt.Errorf("over aggregate: bad window: time column %d, %s", s.TimeCol, s)
 	}
-	g.st = aggop.NewStore(s.Aggs, s.Preceding == Unbounded, true)
+	aggs := s.Aggs
+	if opt.Sorted && s.Preceding != Unbounded {
+		aggs, g.ext, g.rest = splitExtremes(s.Aggs)
+		if g.ext == nil {
+			g.rest = nil
+		}
+		g.scratch = make([]row.Value, len(aggs))
+	}
+	g.st = aggop.NewStore(aggs, s.Preceding == Unbounded, true)
 	g.InitExpiry(g.ttl.Set, g.ttl.Tick, g.sweep)
 	return g, nil
 }
@@ -365,8 +383,7 @@ func (g *OverAgg) step(rows []overRow, base int, out operator.Emitter) error {
 		for i, x := range rows {
 			g.accumulate(x.p, x.r)
 			if s.Preceding != Unbounded && int64(x.p.frame.n) > s.Preceding+1 {
-				g.st.Update(x.p.id, x.p.frame.at(0), false)
-				x.p.frame.pop()
+				g.retractOldest(x.p)
 			}
 			g.funcs(rows[i:i+1], base+i)
 			if err := g.emit(x.p, x.r, 0, out); err != nil {
@@ -382,8 +399,7 @@ func (g *OverAgg) step(rows []overRow, base int, out operator.Emitter) error {
 		if s.Preceding != Unbounded && !seenBefore(rows[:i], x.p) {
 			limit := ts - s.Preceding
 			for x.p.frame.n > 0 && x.p.frame.at(0)[s.TimeCol].Micros() < limit {
-				g.st.Update(x.p.id, x.p.frame.at(0), false)
-				x.p.frame.pop()
+				g.retractOldest(x.p)
 			}
 		}
 		g.accumulate(x.p, x.r)
@@ -415,6 +431,9 @@ func (g *OverAgg) accumulate(p *overPart, r row.Row) {
 			p.frame.buf = make([]row.Row, min(g.spec.Preceding+2, 1024))
 		}
 		p.frame.push(r)
+		if g.ext != nil {
+			g.extPush(p, p.frame.at(p.frame.n-1))
+		}
 	}
 }
 
@@ -424,7 +443,7 @@ func (g *OverAgg) emit(p *overPart, r row.Row, i int, out operator.Emitter) erro
 	n, na, nf := len(r), len(g.spec.Aggs), len(g.spec.Funcs)
 	o := g.arena.Row(n + na + nf)
 	copy(o, r)
-	g.st.Results(p.id, o[n:n+na])
+	g.results(p, o[n:n+na])
 	copy(o[n+na:], g.fnv[i*nf:(i+1)*nf])
 	out.Emit(row.Insert, o)
 	return nil
@@ -446,6 +465,9 @@ func (g *OverAgg) Snapshot() ([]byte, error) {
 	}
 	if g.rangeCleanup() {
 		v += overCleanupShift
+	}
+	if g.ext != nil {
+		v |= overSortedMark
 	}
 	buf := aggop.AppendClock(v, g.wm, g.timeID, g.dropped)
 	buf = binary.AppendUvarint(buf, g.seq)
@@ -488,6 +510,17 @@ func (g *OverAgg) Snapshot() ([]byte, error) {
 // Restore replaces the operator's state with a snapshot's.
 func (g *OverAgg) Restore(snap []byte) error {
 	d := g.Decoder(snap)
+	var err error
+	if len(snap) > 0 {
+		var v byte
+		if v, err = g.checkLayout(snap[0]); err != nil {
+			return err
+		}
+		if v != snap[0] {
+			snap = append([]byte{v}, snap[1:]...)
+			d = g.Decoder(snap)
+		}
+	}
 	v, err := overVersion(snap)
 	if err != nil {
 		return err
@@ -559,6 +592,7 @@ func (g *OverAgg) Restore(snap []byte) error {
 		p.waiting++
 	}
 	g.queue.Fill(waits)
+	g.rebuildExtremes()
 	return g.touchRestored()
 }
 

@@ -214,6 +214,9 @@ func (g *OverAgg) RestoreGroups(parts [][]byte) error {
 	if g.rangeCleanup() {
 		v += overCleanupShift
 	}
+	if g.ext != nil {
+		v |= overSortedMark // the parts' stores lack the queued MIN and MAX too
+	}
 	snap := aggop.AppendClock(v, operator.NoWatermark, row.Null, dropped)
 	snap = binary.AppendUvarint(snap, seq)
 	snap = binary.AppendUvarint(snap, uint64(nparts))

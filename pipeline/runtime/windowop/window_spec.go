@@ -52,7 +52,7 @@ type WindowSpec struct {
 func lastMilli(end int64) int64 { return end - 1000 }
 
 // SessionSortedWatermark is a SESSION's watermark once every row before
-// time next was seen (runtime.TimeSorted): it fires the sessions that
+// time next was seen (sortop.TimeSorted): it fires the sessions that
 // end before next, which no later row can touch (a row at next would
 // extend a session ending there).
 func SessionSortedWatermark(next int64) int64 { return lastMilli(next) - 1 }
@@ -62,7 +62,7 @@ func SessionSortedWatermark(next int64) int64 { return lastMilli(next) - 1 }
 func OverSortedWatermark(next int64) int64 { return next - 1 }
 
 // Sortable reports whether an OVER over event time can run over input
-// sorted by time (runtime.TimeSorted) in a batch run: LEAD reads rows
+// sorted by time (sortop.TimeSorted) in a batch run: LEAD reads rows
 // after a row, so it needs each partition whole.
 func (s OverSpec) Sortable() bool {
 	if s.ProcTime {
@@ -150,7 +150,7 @@ type WindowOptions struct {
 	// window fires at the end.
 	Batch bool
 	// Sorted (with Batch, OVER and SESSION only): the input comes in time
-	// order from a runtime.TimeSorted, whose watermarks before the final
+	// order from a sortop.TimeSorted, whose watermarks before the final
 	// one say no earlier row follows: they fire as in streaming, and
 	// still no row is late.
 	Sorted bool

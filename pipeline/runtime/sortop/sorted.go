@@ -1,4 +1,6 @@
-package runtime
+// Package sortop runs event-time operators over their input sorted by
+// time: the batch execution of OVER, SESSION and interval joins.
+package sortop
 
 import (
 	"encoding/binary"
@@ -38,13 +40,15 @@ type TimeSorted struct {
 	watermark func(next int64) int64
 	sort      *state.TimeSort
 	budget    int64
+	batch     int // rows fed between watermarks (sortBatch; tests set fewer)
 	drained   bool
 	wm        int64
+	widen     map[row.TypeID]row.TypeID // the saved rows' retagging (operator.Widener)
 }
 
-// SortBatch is how many rows TimeSorted feeds at once between
+// sortBatch is how many rows TimeSorted feeds at once between
 // watermarks.
-const SortBatch = 1024
+const sortBatch = 1024
 
 // TimeSortedJoin is a TimeSorted of two inputs.
 type TimeSortedJoin struct{ TimeSorted }
@@ -53,7 +57,7 @@ type TimeSortedJoin struct{ TimeSorted }
 // a *TimeSorted) or a TwoInput (timeCols its sides': a *TimeSortedJoin),
 // built for streaming; watermark is described at TimeSorted.
 func NewTimeSorted(op operator.Lifecycle, timeCols [2]int, watermark func(next int64) int64) operator.Lifecycle {
-	t := TimeSorted{op: op, cols: timeCols, watermark: watermark, sort: state.NewTimeSort(), wm: operator.NoWatermark}
+	t := TimeSorted{op: op, cols: timeCols, watermark: watermark, sort: state.NewTimeSort(), wm: operator.NoWatermark, batch: sortBatch}
 	t.one, _ = op.(operator.Operator)
 	if two, ok := op.(operator.TwoInput); ok {
 		t.two = two
@@ -151,7 +155,7 @@ func (t *TimeSorted) Finish(out operator.Emitter) error {
 	return t.op.Finish(out)
 }
 
-// drain feeds the operator the rows held, in time order, SortBatch at a
+// drain feeds the operator the rows held, in time order, sortBatch at a
 // time (the sides of a join each in a batch of their own: within one
 // watermark an interval join's result does not depend on the order of
 // its rows), each run of rows followed by the watermark below the next
@@ -162,24 +166,30 @@ func (t *TimeSorted) drain(out operator.Emitter) error {
 	}
 	t.drained = true
 	var (
-		batches [2]*row.Batch
-		n       int
-		last    int64
+		chunk []byte // the encodings of the rows to feed next
+		sides []byte // their sides
+		last  int64
 	)
 	flush := func() error {
+		if len(sides) == 0 {
+			return nil
+		}
+		batches, err := decodeChunk(chunk, sides)
+		if err != nil {
+			return err
+		}
 		for side, b := range batches {
-			if b != nil && len(b.Changes) > 0 {
+			if b != nil {
 				if err := t.feed(side, b, out); err != nil {
 					return err
 				}
-				batches[side] = nil
 			}
 		}
-		n = 0
+		chunk, sides = chunk[:0], sides[:0]
 		return nil
 	}
 	err := t.sort.Drain(func(side int, ts int64, enc []byte) error {
-		if n >= SortBatch && ts != last {
+		if len(sides) >= t.batch && ts != last {
 			if err := flush(); err != nil {
 				return err
 			}
@@ -190,15 +200,8 @@ func (t *TimeSorted) drain(out operator.Emitter) error {
 				}
 			}
 		}
-		r, err := row.CopyRow(enc)
-		if err != nil {
-			return fmt.Errorf("time sort: %w", err)
-		}
-		if batches[side] == nil {
-			batches[side] = &row.Batch{Changes: make([]row.Change, 0, SortBatch)}
-		}
-		batches[side].Append(row.Insert, r)
-		n++
+		chunk = append(chunk, enc...)
+		sides = append(sides, byte(side))
 		last = ts
 		return nil
 	})
@@ -206,6 +209,35 @@ func (t *TimeSorted) drain(out operator.Emitter) error {
 		return err
 	}
 	return flush()
+}
+
+// decodeChunk decodes the rows encoded one after another in chunk, of
+// the given sides, into a batch per side: one string for all their
+// strings and an arena per batch for their values, not two allocations a
+// row.
+func decodeChunk(chunk, sides []byte) ([2]*row.Batch, error) {
+	var batches [2]*row.Batch
+	d := row.NewAliasDecoder(string(chunk))
+	for _, side := range sides {
+		n := d.Count(1)
+		b := batches[side]
+		if b == nil {
+			b = row.NewBatch(len(sides), n)
+			batches[side] = b
+		}
+		r := b.NewRow()
+		if len(r) != n {
+			r = make(row.Row, n)
+		}
+		for i := range r {
+			r[i] = d.Value()
+		}
+		if err := d.Err(); err != nil {
+			return batches, fmt.Errorf("time sort: %w", err)
+		}
+		b.Append(row.Insert, r)
+	}
+	return batches, nil
 }
 
 // Dropped implements operator.Counters with the operator's.
@@ -273,6 +305,7 @@ func (t *TimeSorted) Restore(snap []byte) error {
 		return sn.Restore(snap)
 	}
 	d := row.NewDecoder(snap[1:])
+	d.SetWiden(t.widen)
 	n := d.Uvarint()
 	t.sort.Reset()
 	for range n {
@@ -301,6 +334,21 @@ func (t *TimeSorted) Restore(snap []byte) error {
 	return sn.Restore(rest)
 }
 
+// CanWiden implements operator.Widener: the rows held are retagged as
+// they are read back; the operator says for its own state.
+func (t *TimeSorted) CanWiden() bool {
+	w, ok := t.op.(operator.Widener)
+	return ok && w.CanWiden()
+}
+
+// WidenRestore implements operator.Widener.
+func (t *TimeSorted) WidenRestore(w map[row.TypeID]row.TypeID) {
+	t.widen = w
+	if in, ok := t.op.(operator.Widener); ok {
+		in.WidenRestore(w)
+	}
+}
+
 // pickedOrigin is the origin of some changes of a batch: change i is the
 // batch's idx[i].
 type pickedOrigin struct {
@@ -326,4 +374,5 @@ var (
 	_ operator.Snapshotter = (*TimeSorted)(nil)
 	_ operator.StateMemory = (*TimeSorted)(nil)
 	_ operator.Counters    = (*TimeSorted)(nil)
+	_ operator.Widener     = (*TimeSorted)(nil)
 )

@@ -1,0 +1,170 @@
+package plan
+
+import (
+	"slices"
+	"strings"
+)
+
+// Projection pushdown below a regular join, as Flink's
+// ProjectJoinTransposeRule: a join reads of each input only the columns
+// of its keys, its residual condition, the input's unique key and the
+// columns its own readers read of its output. The others are not read:
+// pruneCalcs has a Calc under the join compute NULL in their place, and
+// a scan under it leaves them undecoded (NULL). The join's rows keep
+// their width, so that no column index above or in the join moves; a
+// NULL costs its state one byte. The label's select list names the
+// columns that reach the join.
+
+// joinReaders is what pruneCalcs knows of who reads each node.
+type joinReaders map[*Node][]*Node
+
+// usedOf returns the columns of m that its readers read, nil for all
+// (a sink, or a reader that is not a projecting Calc or a regular join
+// whose reads are known).
+func (rs joinReaders) usedOf(m *Node) []bool {
+	if len(rs[m]) == 0 {
+		return nil
+	}
+	used := make([]bool, m.Schema.Len())
+	mark := func(cols []int) {
+		for _, i := range cols {
+			if i >= 0 && i < len(used) {
+				used[i] = true
+			}
+		}
+	}
+	for _, r := range rs[m] {
+		if r == nil {
+			return nil
+		}
+		if j := r.joined(); j != nil {
+			reads := j.readsOf(r, m)
+			if reads == nil {
+				return nil
+			}
+			for i, ok := range reads {
+				if ok {
+					used[i] = true
+				}
+			}
+			continue
+		}
+		c := r.calc()
+		if c == nil || c.project == nil {
+			return nil
+		}
+		if c.filter != nil {
+			mark(c.filter.Reads)
+		}
+		if cols := columnsOf(c.project); cols != nil {
+			// A Calc that only picks columns reads those its own
+			// readers read.
+			above := rs.usedOf(r)
+			for k, col := range cols {
+				if above == nil || above[k] {
+					mark([]int{col})
+				}
+			}
+			continue
+		}
+		for _, e := range c.project {
+			mark(e.Reads)
+		}
+	}
+	if m.TimeAttr >= 0 && m.TimeAttr < len(used) {
+		used[m.TimeAttr] = true
+	}
+	return used
+}
+
+// readsOf returns the columns of input in the join n reads (both sides'
+// when n joins in with itself), nil for all or not known.
+func (j *joinOp) readsOf(n, in *Node) []bool {
+	var out []bool
+	for side, x := range n.Inputs {
+		if x != in {
+			continue
+		}
+		if j.reads[side] == nil {
+			return nil
+		}
+		if out == nil {
+			out = slices.Clone(j.reads[side])
+			continue
+		}
+		for i, ok := range j.reads[side] {
+			out[i] = out[i] || ok
+		}
+	}
+	return out
+}
+
+// pruneJoin works out which columns of each input the regular join n
+// reads (joinOp.reads) and names them in its label.
+func (rs joinReaders) pruneJoin(n *Node) {
+	j := n.joined()
+	if j == nil || j.join == nil || j.interval != nil || j.temporal != nil || j.window != nil || len(n.Inputs) != 2 {
+		return
+	}
+	used := rs.usedOf(n)
+	if used == nil {
+		return
+	}
+	js := j.join
+	lw := n.Inputs[0].Schema.Len()
+	reads := [2][]bool{make([]bool, lw), make([]bool, n.Inputs[1].Schema.Len())}
+	at := func(i int) {
+		if i < 0 {
+			return
+		}
+		if i < lw {
+			reads[0][i] = true
+		} else if i-lw < len(reads[1]) {
+			reads[1][i-lw] = true
+		}
+	}
+	for i, ok := range used {
+		if ok {
+			at(i)
+		}
+	}
+	for _, k := range n.Mode.Key {
+		at(k)
+	}
+	for _, i := range j.residualReads {
+		at(i)
+	}
+	for side, cols := range [2][]int{js.LeftKeys, js.RightKeys} {
+		for _, i := range cols {
+			reads[side][i] = true
+		}
+	}
+	for side, cols := range [2][]int{js.LeftUnique, js.RightUnique} {
+		for _, i := range cols {
+			reads[side][i] = true
+		}
+	}
+	for side, in := range n.Inputs {
+		if in.TimeAttr >= 0 {
+			reads[side][in.TimeAttr] = true
+		}
+	}
+	j.reads = reads
+	// The label lists the output columns that reach the join, as
+	// Flink's select after a projection pushed below it (a semi or
+	// anti join's output is its left rows).
+	names := n.Schema.Names()
+	var kept []string
+	for i, name := range names {
+		side, col := 0, i
+		if i >= lw {
+			side, col = 1, i-lw
+		}
+		if col < len(reads[side]) && reads[side][col] {
+			kept = append(kept, name)
+		}
+	}
+	if len(kept) < len(names) {
+		n.Label = strings.Replace(n.Label, ", select=["+strings.Join(names, ", ")+"]", ", select=["+strings.Join(kept, ", ")+"]", 1)
+	}
+}

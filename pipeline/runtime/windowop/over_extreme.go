@@ -1,0 +1,157 @@
+package windowop
+
+import (
+	"fmt"
+
+	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime/aggop"
+)
+
+// MIN and MAX over a sliding frame, in a batch run over sorted input
+// (WindowOptions.Sorted). The store's retractable MIN/MAX keeps a
+// multiset of the frame's values in a map and a heap: a map write and
+// delete and a heap push per row, most of a batch OVER's time. A frame
+// slides first in, first out, so each partition keeps instead, per such
+// aggregate, a monotonic queue of the frame's values that can still be
+// the extreme (each newer than and below, for MAX, the one before it):
+// a row pops the smaller values off the back and goes there; the oldest
+// row leaving pops the front if it is that row's. The extreme is the
+// front: O(1) a row, amortized, and no map. The frame's rows are kept
+// anyway, so a restore builds the queues again from them.
+
+// overExt is a MIN or MAX call kept in queues: its index among the
+// spec's aggregates and its argument column.
+type overExt struct {
+	agg, arg int
+	max      bool
+}
+
+// extEnt is a queued value and the number of its row in the partition.
+type extEnt struct {
+	v   row.Value
+	seq int64
+}
+
+// extQueue is one aggregate's queue in one partition.
+type extQueue struct {
+	ents []extEnt
+	head int
+}
+
+// splitExtremes takes the plain MIN and MAX calls of a sliding frame out
+// of aggs: they are kept in queues, the rest in the store. rest maps
+// each store aggregate to its index in aggs.
+func splitExtremes(aggs []aggop.AggCall) (store []aggop.AggCall, ext []overExt, rest []int) {
+	for i, a := range aggs {
+		if (a.Func == aggop.Max || a.Func == aggop.Min) && !a.Distinct && !a.HasFilter && a.Arg >= 0 {
+			ext = append(ext, overExt{agg: i, arg: a.Arg, max: a.Func == aggop.Max})
+			continue
+		}
+		store = append(store, a)
+		rest = append(rest, i)
+	}
+	return store, ext, rest
+}
+
+// extPush queues the values of r, the partition's newest frame row (its
+// own copy).
+func (g *OverAgg) extPush(p *overPart, r row.Row) {
+	if p.ext == nil {
+		p.ext = make([]extQueue, len(g.ext))
+	}
+	seq := p.pushed
+	p.pushed++
+	for k, e := range g.ext {
+		v := r[e.arg]
+		if v.IsNull() {
+			continue
+		}
+		q := &p.ext[k]
+		for len(q.ents) > q.head {
+			c := row.Compare(q.ents[len(q.ents)-1].v, v)
+			if e.max && c > 0 || !e.max && c < 0 {
+				break
+			}
+			q.ents = q.ents[:len(q.ents)-1]
+		}
+		q.ents = append(q.ents, extEnt{v: v, seq: seq})
+	}
+}
+
+// extPop drops the partition's oldest frame row from the queues.
+func (g *OverAgg) extPop(p *overPart) {
+	seq := p.popped
+	p.popped++
+	for k := range p.ext {
+		q := &p.ext[k]
+		if q.head < len(q.ents) && q.ents[q.head].seq == seq {
+			q.ents[q.head] = extEnt{}
+			q.head++
+			if q.head == len(q.ents) {
+				q.ents, q.head = q.ents[:0], 0
+			} else if q.head > 32 && q.head > len(q.ents)/2 {
+				n := copy(q.ents, q.ents[q.head:])
+				clear(q.ents[n:])
+				q.ents, q.head = q.ents[:n], 0
+			}
+		}
+	}
+}
+
+// retractOldest takes the partition's oldest frame row out of its
+// aggregates and its frame.
+func (g *OverAgg) retractOldest(p *overPart) {
+	g.st.Update(p.id, p.frame.at(0), false)
+	if g.ext != nil {
+		g.extPop(p)
+	}
+	p.frame.pop()
+}
+
+// results writes the partition's aggregate results into dst, one per
+// spec aggregate.
+func (g *OverAgg) results(p *overPart, dst []row.Value) {
+	if g.ext == nil {
+		g.st.Results(p.id, dst)
+		return
+	}
+	g.scratch = g.scratch[:len(g.rest)]
+	g.st.Results(p.id, g.scratch)
+	for i, at := range g.rest {
+		dst[at] = g.scratch[i]
+	}
+	for k, e := range g.ext {
+		dst[e.agg] = row.NullValue
+		if k < len(p.ext) {
+			if q := &p.ext[k]; q.head < len(q.ents) {
+				dst[e.agg] = q.ents[q.head].v
+			}
+		}
+	}
+}
+
+// rebuildExtremes builds the queues again from the frames (a restore).
+func (g *OverAgg) rebuildExtremes() {
+	if g.ext == nil {
+		return
+	}
+	for _, p := range g.parts {
+		p.ext, p.pushed, p.popped = nil, 0, 0
+		for i := range p.frame.n {
+			g.extPush(p, p.frame.at(i))
+		}
+	}
+}
+
+// overSortedMark marks the state version of an OVER whose MIN and MAX
+// are in queues: its store lacks them, so a restore into the other
+// layout must fail rather than misread.
+const overSortedMark = 0x40
+
+func (g *OverAgg) checkLayout(v byte) (byte, error) {
+	sorted := v&overSortedMark != 0
+	if sorted != (g.ext != nil) {
+		return 0, fmt.Errorf("over aggregate: restore: a state of another layout (an OVER of a batch run over sorted input, or not): reset the pipeline's state to run it")
+	}
+	return v &^ overSortedMark, nil
+}
