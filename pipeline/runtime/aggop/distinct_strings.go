@@ -248,9 +248,6 @@ func (t *strSet) each(k int, f func(b []byte, cs []int64)) {
 	}
 }
 
-// memBytes is the set's memory.
-func (t *strSet) memBytes() int64 { return int64(cap(t.e))*8 + int64(cap(t.data)) }
-
 // touchChunk is how many rows of a batch touchStrSets reads ahead of
 // their updates: their cache lines (a header and a slot each per set)
 // stay well within a core's L2.
