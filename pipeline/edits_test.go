@@ -15,81 +15,13 @@ import (
 
 	"github.com/etld/etld/builtin"
 	"github.com/etld/etld/internal/checkpoint"
+	"github.com/etld/etld/internal/edittest"
 	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline"
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime"
 	"github.com/etld/etld/pipeline/runtime/operator"
 )
-
-// editPipeline reads the followed files a and b of dumpInput into
-// transform q (its SQL and options the case gives) and sink out; more
-// holds the edit's extra transforms and sinks.
-const editPipeline = `version: 1
-name: edits
-sources:
-  - name: a
-    type: file
-    path: %[1]s/a.csv
-    follow: true
-    monitor_interval: 20ms
-    schema: [id INT, k STRING, v BIGINT, ts BIGINT, "et AS TO_TIMESTAMP_LTZ(ts, 3)"]
-    watermark: et - INTERVAL '5' SECOND
-  - name: b
-    type: file
-    path: %[1]s/b.csv
-    follow: true
-    monitor_interval: 20ms
-    schema: [id INT, k STRING, v BIGINT, ts BIGINT, "et AS TO_TIMESTAMP_LTZ(ts, 3)"]
-    watermark: et - INTERVAL '5' SECOND
-transforms:
-  - name: %[4]s
-%[3]s    sql: %[2]s
-%[5]s
-sinks:
-  - name: out
-    from: %[4]s
-    type: blackhole
-%[6]s`
-
-// editOps are the stateful operator kinds of the edit matrix: a query
-// with the operator (its state ID in transform q), and the same query
-// with the operator itself changed.
-var editOps = []struct{ name, id, sql, changed string }{
-	{"group_aggregate", "group_aggregate#1",
-		"SELECT k, COUNT(*) AS n, SUM(v) AS s FROM a GROUP BY k",
-		"SELECT k, COUNT(*) AS n, SUM(v) AS s, MAX(v) AS m FROM a GROUP BY k"},
-	{"window_aggregate", "window_aggregate#1",
-		"SELECT k, window_start, window_end, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE a, DESCRIPTOR(et), INTERVAL '10' SECOND)) GROUP BY k, window_start, window_end",
-		"SELECT k, window_start, window_end, COUNT(*) AS n, SUM(v) AS s FROM TABLE(TUMBLE(TABLE a, DESCRIPTOR(et), INTERVAL '10' SECOND)) GROUP BY k, window_start, window_end"},
-	{"join", "join#1",
-		"SELECT a.id, b.id AS bid, a.k FROM a JOIN b ON a.k = b.k",
-		"SELECT a.id, b.id AS bid, a.k FROM a JOIN b ON a.k = b.k AND a.v > b.v"},
-	{"top_n", "rank#1",
-		"SELECT * FROM (SELECT id, k, v, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) AS rn FROM a) WHERE rn <= 2",
-		"SELECT * FROM (SELECT id, k, v, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) AS rn FROM a) WHERE rn <= 3"},
-	{"deduplicate", "deduplicate#1",
-		"SELECT id, k, v FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY et DESC) AS rn FROM a) WHERE rn = 1",
-		"SELECT id, k, v FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k, id % 2 ORDER BY et DESC) AS rn FROM a) WHERE rn = 1"},
-	{"over", "over_aggregate#1",
-		"SELECT id, k, SUM(v) OVER (PARTITION BY k ORDER BY et RANGE BETWEEN INTERVAL '10' SECOND PRECEDING AND CURRENT ROW) AS s FROM a",
-		"SELECT id, k, SUM(v) OVER (PARTITION BY k ORDER BY et RANGE BETWEEN INTERVAL '20' SECOND PRECEDING AND CURRENT ROW) AS s FROM a"},
-	{"distinct", "distinct#1",
-		"SELECT DISTINCT k, v % 3 AS r FROM a",
-		"SELECT DISTINCT k, v % 3 AS r, id % 2 AS p FROM a"},
-	{"set_operation", "set_operation#1",
-		"SELECT k, v FROM a INTERSECT ALL SELECT k, v FROM b",
-		"SELECT k, v FROM a EXCEPT ALL SELECT k, v FROM b"},
-	{"interval_join", "join#1",
-		"SELECT a.id, b.id AS bid, a.k FROM a, b WHERE a.k = b.k AND a.et BETWEEN b.et - INTERVAL '3' SECOND AND b.et + INTERVAL '3' SECOND",
-		"SELECT a.id, b.id AS bid, a.k FROM a, b WHERE a.k = b.k AND a.et BETWEEN b.et - INTERVAL '4' SECOND AND b.et + INTERVAL '3' SECOND"},
-	{"window_top_n", "window_rank#1",
-		"SELECT window_start, k, id FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY v DESC) AS rn FROM TABLE(TUMBLE(TABLE a, DESCRIPTOR(et), INTERVAL '20' SECOND))) WHERE rn <= 2",
-		"SELECT window_start, k, id FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY v DESC) AS rn FROM TABLE(TUMBLE(TABLE a, DESCRIPTOR(et), INTERVAL '20' SECOND))) WHERE rn <= 3"},
-	{"match_recognize", "match_recognize#1",
-		"SELECT * FROM a MATCH_RECOGNIZE (PARTITION BY k ORDER BY et MEASURES FIRST(U.id) AS first_id, LAST(U.id) AS last_id ONE ROW PER MATCH AFTER MATCH SKIP PAST LAST ROW PATTERN (U{2,} D) DEFINE U AS U.v >= 20, D AS D.v < 0) AS T",
-		"SELECT * FROM a MATCH_RECOGNIZE (PARTITION BY k ORDER BY et MEASURES FIRST(U.id) AS first_id, LAST(U.id) AS last_id ONE ROW PER MATCH AFTER MATCH SKIP PAST LAST ROW PATTERN (U{3,} D) DEFINE U AS U.v >= 20, D AS D.v < 0) AS T"},
-}
 
 // editFile is one version of the pipeline file.
 type editFile struct {
@@ -101,7 +33,7 @@ func (f editFile) text(dir string) string {
 	if name == "" {
 		name = "q"
 	}
-	return fmt.Sprintf(editPipeline, dir, f.sql, f.opts, name, f.more, f.sinks)
+	return fmt.Sprintf(edittest.Pipeline, dir, f.sql, f.opts, name, f.more, f.sinks)
 }
 
 // edits are the edits that keep the operator's state: each turns the
@@ -208,9 +140,8 @@ func splitInput(t *testing.T, dir string) (first, rest func()) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		lines := strings.SplitAfter(string(data), "\n")
-		half := len(lines) / 2
-		return []byte(strings.Join(lines[:half], "")), []byte(strings.Join(lines[half:], ""))
+		h, tl := edittest.Halves(string(data))
+		return []byte(h), []byte(tl)
 	}
 	aHead, aTail := cut("a.csv")
 	bHead, bTail := cut("b.csv")
@@ -237,9 +168,9 @@ func splitInput(t *testing.T, dir string) (first, rest func()) {
 // an edit of the operator itself is refused, naming it, unless the run
 // resets it, when it starts empty.
 func TestEditMatrix(t *testing.T) {
-	for _, op := range editOps {
+	for _, op := range edittest.Ops {
 		for _, e := range edits {
-			t.Run(op.name+"/"+e.name, func(t *testing.T) {
+			t.Run(op.Name+"/"+e.name, func(t *testing.T) {
 				t.Parallel()
 				dir := t.TempDir()
 				first, rest := splitInput(t, dir)
@@ -248,14 +179,14 @@ func TestEditMatrix(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if _, _, err := editRun(t, dir, editFile{sql: op.sql}.text(dir), store, 20, 15); err != nil {
+				if _, _, err := editRun(t, dir, editFile{sql: op.SQL}.text(dir), store, 20, 15); err != nil {
 					t.Fatal(err)
 				}
 				rest()
-				edited := e.edit(op.sql)
-				id := "transform/q/" + op.id
+				edited := e.edit(op.SQL)
+				id := "transform/q/" + op.ID
 				if e.id != "" {
-					id = e.id + op.id
+					id = e.id + op.ID
 				}
 				p, g, err := editRun(t, dir, edited.text(dir), store, 20, 15)
 				if err != nil {
@@ -279,7 +210,7 @@ func TestEditMatrix(t *testing.T) {
 					t.Fatal(err)
 				}
 				want := opState(t, sp, sg, id)
-				if strings.HasSuffix(op.name, "join") {
+				if strings.HasSuffix(op.Name, "join") {
 					// An inner join's $matches is not kept up to date (only
 					// an outer side needs it): it depends on the order the
 					// two inputs were read in.
@@ -293,7 +224,7 @@ func TestEditMatrix(t *testing.T) {
 				}
 			})
 		}
-		t.Run(op.name+"/changed", func(t *testing.T) {
+		t.Run(op.Name+"/changed", func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			first, rest := splitInput(t, dir)
@@ -302,12 +233,12 @@ func TestEditMatrix(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, _, err := editRun(t, dir, editFile{sql: op.sql}.text(dir), store, 20, 15); err != nil {
+			if _, _, err := editRun(t, dir, editFile{sql: op.SQL}.text(dir), store, 20, 15); err != nil {
 				t.Fatal(err)
 			}
 			rest()
-			id := "transform/q/" + op.id
-			_, g, err := editRun(t, dir, editFile{sql: op.changed}.text(dir), store, 20, 15)
+			id := "transform/q/" + op.ID
+			_, g, err := editRun(t, dir, editFile{sql: op.Changed}.text(dir), store, 20, 15)
 			if err == nil {
 				t.Fatal("a changed operator ran on its old state")
 			}
@@ -320,7 +251,7 @@ func TestEditMatrix(t *testing.T) {
 				t.Error("the refused run read rows")
 			}
 			// Reset, it starts empty: it holds only the second half.
-			p, g, err := editRun(t, dir, editFile{sql: op.changed}.text(dir), store, 20, 15, id)
+			p, g, err := editRun(t, dir, editFile{sql: op.Changed}.text(dir), store, 20, 15, id)
 			if err != nil {
 				t.Fatalf("--reset-state %s: %v", id, err)
 			}
@@ -332,12 +263,12 @@ func TestEditMatrix(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			hp, hg, err := editRun(t, half, editFile{sql: op.changed}.text(half), hstore, 20, 15)
+			hp, hg, err := editRun(t, half, editFile{sql: op.Changed}.text(half), hstore, 20, 15)
 			if err != nil {
 				t.Fatal(err)
 			}
 			want := opState(t, hp, hg, id)
-			if strings.HasSuffix(op.name, "join") {
+			if strings.HasSuffix(op.Name, "join") {
 				got, want = withoutMatches(got), withoutMatches(want)
 			}
 			if !slices.Equal(got, want) {
@@ -403,7 +334,7 @@ func writeFormat3(t *testing.T, store *checkpoint.Store, cp *checkpoint.Checkpoi
 // below the transform's result (the GROUP BY of q is transform/q/1 under
 // its result's Calc), restores into the operators it was taken of.
 func TestFormat3CheckpointRestores(t *testing.T) {
-	op := editOps[0]
+	op := edittest.Ops[0]
 	dir := t.TempDir()
 	first, rest := splitInput(t, dir)
 	first()
@@ -411,7 +342,7 @@ func TestFormat3CheckpointRestores(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := editRun(t, dir, editFile{sql: op.sql}.text(dir), store, 20, 15); err != nil {
+	if _, _, err := editRun(t, dir, editFile{sql: op.SQL}.text(dir), store, 20, 15); err != nil {
 		t.Fatal(err)
 	}
 	cp, err := store.Latest()
@@ -423,12 +354,12 @@ func TestFormat3CheckpointRestores(t *testing.T) {
 	}
 	found := false
 	for i := range cp.Components {
-		if cp.Components[i].ID == "transform/q/"+op.id {
+		if cp.Components[i].ID == "transform/q/"+op.ID {
 			cp.Components[i].ID, found = "transform/q/1", true
 		}
 	}
 	if !found {
-		t.Fatalf("no transform/q/%s in %+v", op.id, cp.Components)
+		t.Fatalf("no transform/q/%s in %+v", op.ID, cp.Components)
 	}
 	cp.ID++
 	writeFormat3(t, store, cp)
@@ -436,11 +367,11 @@ func TestFormat3CheckpointRestores(t *testing.T) {
 		t.Fatalf("the format 3 file reads as %+v, %v", old, err)
 	}
 	rest()
-	p, g, err := editRun(t, dir, editFile{sql: op.sql}.text(dir), store, 20, 15)
+	p, g, err := editRun(t, dir, editFile{sql: op.SQL}.text(dir), store, 20, 15)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := opState(t, p, g, "transform/q/"+op.id)
+	got := opState(t, p, g, "transform/q/"+op.ID)
 	scratch := t.TempDir()
 	all, more := splitInput(t, scratch)
 	all()
@@ -449,14 +380,14 @@ func TestFormat3CheckpointRestores(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sp, sg, err := editRun(t, scratch, editFile{sql: op.sql}.text(scratch), sstore, 40, 30)
+	sp, sg, err := editRun(t, scratch, editFile{sql: op.SQL}.text(scratch), sstore, 40, 30)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := opState(t, sp, sg, "transform/q/"+op.id); !slices.Equal(got, want) {
+	if want := opState(t, sp, sg, "transform/q/"+op.ID); !slices.Equal(got, want) {
 		t.Errorf("restored from format 3 it holds\n %q\nwant\n %q", got, want)
 	}
-	if cp, err := store.Latest(); err != nil || cp.Format != checkpoint.Version || cp.Find("transform/q/"+op.id) == nil {
+	if cp, err := store.Latest(); err != nil || cp.Format != checkpoint.Version || cp.Find("transform/q/"+op.ID) == nil {
 		t.Errorf("the next checkpoint is not of format %d with the new IDs: %+v, %v", checkpoint.Version, cp, err)
 	}
 }

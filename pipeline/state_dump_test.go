@@ -13,6 +13,7 @@ import (
 
 	"github.com/etld/etld/builtin"
 	"github.com/etld/etld/internal/checkpoint"
+	"github.com/etld/etld/internal/edittest"
 	"github.com/etld/etld/internal/testenv"
 	"github.com/etld/etld/pipeline"
 	"github.com/etld/etld/pipeline/row"
@@ -127,17 +128,11 @@ func tumbleOf(t, a string) string {
 // times rising one second a row.
 func dumpInput(t *testing.T, dir string) (rowsA, rowsB int64) {
 	t.Helper()
-	write := func(name string, n, step int) {
-		var b strings.Builder
-		for i := range n {
-			fmt.Fprintf(&b, "%d,k%d,%d,%d\n", i, i%5, (i*7)%40, 1_700_000_000_000+int64(i*step)*1000)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(b.String()), 0o644); err != nil {
+	for name, rows := range map[string]string{"a.csv": edittest.Rows(40, 1), "b.csv": edittest.Rows(30, 1)} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(rows), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	write("a.csv", 40, 1)
-	write("b.csv", 30, 1)
 	return 40, 30
 }
 
