@@ -59,14 +59,7 @@ func TestReloadEditMatrix(t *testing.T) {
 				edited := e.sql(op.SQL)
 				id := "transform/" + e.to + "/" + op.ID
 
-				h := newHarness(t)
-				in := t.TempDir()
-				appendTo(t, in, "a.csv", aHead)
-				appendTo(t, in, "b.csv", bHead)
-				h.write("g.yaml", editText(in, "q", op.SQL, ""))
-				h.reload()
-				h.waitState("g.yaml", Running)
-				waitRead(t, h, int64(strings.Count(aHead, "\n")), int64(strings.Count(bHead, "\n")))
+				h, in := runOnFirstHalves(t, op.SQL, aHead, bHead)
 
 				h.write("g.yaml", editText(in, e.to, edited, e.opts))
 				if res := h.reload(); len(res.Failed) > 0 {
@@ -104,14 +97,7 @@ func TestReloadEditMatrix(t *testing.T) {
 		}
 		t.Run(op.Name+"/changed", func(t *testing.T) {
 			t.Parallel()
-			h := newHarness(t)
-			in := t.TempDir()
-			appendTo(t, in, "a.csv", aHead)
-			appendTo(t, in, "b.csv", bHead)
-			h.write("g.yaml", editText(in, "q", op.SQL, ""))
-			h.reload()
-			h.waitState("g.yaml", Running)
-			waitRead(t, h, int64(strings.Count(aHead, "\n")), int64(strings.Count(bHead, "\n")))
+			h, in := runOnFirstHalves(t, op.SQL, aHead, bHead)
 			testenv.Eventually(t, 10*time.Second, "a checkpoint", func() error {
 				if h.status("g.yaml").Checkpoints.Count == 0 {
 					return fmt.Errorf("none yet")
@@ -134,6 +120,22 @@ func TestReloadEditMatrix(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runOnFirstHalves starts a daemon running the matrix's file with
+// transform q's query sql over inputs holding aHead and bHead, and waits
+// until it has read them; it returns the daemon and the inputs' directory.
+func runOnFirstHalves(t *testing.T, sql, aHead, bHead string) (*harness, string) {
+	t.Helper()
+	h := newHarness(t)
+	in := t.TempDir()
+	appendTo(t, in, "a.csv", aHead)
+	appendTo(t, in, "b.csv", bHead)
+	h.write("g.yaml", editText(in, "q", sql, ""))
+	h.reload()
+	h.waitState("g.yaml", Running)
+	waitRead(t, h, int64(strings.Count(aHead, "\n")), int64(strings.Count(bHead, "\n")))
+	return h, in
 }
 
 func appendTo(t *testing.T, dir, name, data string) {
