@@ -95,30 +95,9 @@ func (h *cdcHarness) backfillSlot() string {
 // yaml is the pipeline of query over the captured table read from slot
 // into table; extra goes under the source.
 func (h *cdcHarness) yaml(query, slot, table, extra string) string {
+	source := fmt.Sprintf("    type: postgres\n    dsn: ${DAEMON_BACKFILL_PG}\n    table: %s\n    slot: %s\n    create_slot: true\n    create_publication: true\n", h.src, slot)
 	if h.binlog {
-		return fmt.Sprintf(`version: 1
-name: %s
-checkpoint_interval: 20ms
-backfill: true
-sources:
-  - name: src
-    type: mysql
-    mode: cdc
-    dsn: ${DAEMON_BACKFILL_DSN}
-    table: %s
-    schema: [id BIGINT, k STRING, v BIGINT]
-    key: [id]
-%s
-transforms:
-  - name: q
-    sql: %s
-sinks:
-  - name: out
-    from: q
-    type: mysql
-    dsn: ${DAEMON_BACKFILL_DSN}
-    table: %s
-`, h.name, h.src, extra, query, table)
+		source = fmt.Sprintf("    type: mysql\n    mode: cdc\n    dsn: ${DAEMON_BACKFILL_DSN}\n    table: %s\n", h.src)
 	}
 	return fmt.Sprintf(`version: 1
 name: %s
@@ -126,13 +105,7 @@ checkpoint_interval: 20ms
 backfill: true
 sources:
   - name: src
-    type: postgres
-    dsn: ${DAEMON_BACKFILL_PG}
-    table: %s
-    slot: %s
-    create_slot: true
-    create_publication: true
-    schema: [id BIGINT, k STRING, v BIGINT]
+%s    schema: [id BIGINT, k STRING, v BIGINT]
     key: [id]
 %s
 transforms:
@@ -144,7 +117,7 @@ sinks:
     type: mysql
     dsn: ${DAEMON_BACKFILL_DSN}
     table: %s
-`, h.name, h.src, slot, extra, query, table)
+`, h.name, source, extra, query, table)
 }
 
 // want is the groups of the captured table as it is now (m null
