@@ -1,0 +1,160 @@
+package joinop
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"unsafe"
+
+	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime/state"
+)
+
+// StateEntries implements StateSizer: the distinct rows kept on both
+// sides (and a batch join's held left changes).
+func (j *Join) StateEntries() int64 {
+	return j.sides[0].size + j.sides[1].size + j.leftNulls.size + int64(len(j.held)+len(j.nullRight))
+}
+
+// StateBytes implements StateMemory: both sides' arrays (the key
+// index once: the sides share it), the null-aware side's and a batch
+// join's held changes (their slices; their rows are the input's).
+func (j *Join) StateBytes() int64 {
+	held := int64(cap(j.held)+cap(j.nullRight)) * int64(unsafe.Sizeof(row.Change{}))
+	return j.sides[0].memBytes(true) + j.sides[1].memBytes(false) + j.leftNulls.memBytes(true) + held
+}
+
+// JoinStateVersion is the first byte of a snapshot of a Join without a
+// state TTL (joinTTLStateVersion with one).
+const JoinStateVersion = 1
+
+// Snapshot implements Snapshotter: SnapshotTo's bytes (join_stream.go).
+func (j *Join) Snapshot() ([]byte, error) {
+	var b bytes.Buffer
+	err := j.SnapshotTo(&b)
+	return b.Bytes(), err
+}
+
+// Restore implements Snapshotter.
+func (j *Join) Restore(snap []byte) error { return j.restore(row.NewDecoder(snap)) }
+
+// restore reads a snapshot from d, the bytes of one or a stream of them.
+func (j *Join) restore(d *row.Decoder) error {
+	j.Widen(d)
+	// By column: each section of rows is of one side's columns, the
+	// keys are rebuilt from the rows.
+	cols := j.Columns()
+	side := func(left bool) {
+		if cols == nil {
+			return
+		}
+		if left {
+			d.SetWidenCols(cols[:min(j.spec.LeftWidth, len(cols))], nil)
+		} else {
+			d.SetWidenCols(cols[min(j.spec.LeftWidth, len(cols)):], nil)
+		}
+	}
+	v := d.Byte()
+	if v != JoinStateVersion && v != joinTTLStateVersion {
+		return fmt.Errorf("join: state version %d, want %d or %d", v, JoinStateVersion, joinTTLStateVersion)
+	}
+	timed := v == joinTTLStateVersion
+	settled := d.Byte() == 1
+	widths := [3]int{j.spec.LeftWidth, j.spec.RightWidth, j.spec.LeftWidth}
+	types := [3][]row.TypeID{j.spec.LeftTypes, j.spec.RightTypes, j.spec.LeftTypes}
+	var restored [3]*joinSide
+	for i, old := range []*joinSide{j.sides[0], j.sides[1], j.leftNulls} {
+		s := newJoinSide(old.keys, old.unique, widths[i], types[i], state.NewKeyIDs())
+		if i == 1 {
+			pairJoinSides(restored[0], s)
+		}
+		s.appendOnly = old.appendOnly
+		s.noMatches = old.noMatches
+		s.nullSafe = old.nullSafe
+		s.onExpire = old.onExpire
+		rt := j.restoreTimes(s)
+		side(i != 1)
+		n := d.Count(1)
+		for range n {
+			r := d.Row()
+			count, assoc := d.Uvarint(), d.Uvarint()
+			at := int64(0)
+			if timed {
+				at = d.Varint()
+			}
+			if d.Err() != nil {
+				break
+			}
+			if len(r) != widths[i] {
+				d.Fail("row of %d columns on side %d, want %d", len(r), i, widths[i])
+				break
+			}
+			if count == 0 || count > math.MaxInt32 || assoc > math.MaxInt32 {
+				d.Fail("row count %d, match count %d", count, assoc)
+				break
+			}
+			if s.key(r) {
+				d.Fail("row with a NULL join key in the state")
+				break
+			}
+			rid, err := s.restoreRow(r, int32(count), int32(assoc))
+			if err != nil {
+				d.Fail("%v", err)
+				break
+			}
+			rt.note(rid, at)
+		}
+		rt.apply(timed)
+		restored[i] = s
+	}
+	rightRows, rightNulls := d.Varint(), d.Varint()
+	changes := func() []row.Change {
+		n := d.Count(2)
+		out := make([]row.Change, 0, n)
+		for range n {
+			k := row.Kind(d.Byte())
+			r := d.Row()
+			if d.Err() != nil {
+				break
+			}
+			out = append(out, row.Change{Kind: k, Row: r})
+		}
+		return out
+	}
+	side(true)
+	held := changes() // left changes
+	side(false)
+	nullRight := changes() // right changes
+	if err := d.End(); err != nil {
+		return fmt.Errorf("join: %w", err)
+	}
+	j.sides[0], j.sides[1], j.leftNulls = restored[0], restored[1], restored[2]
+	j.rightRows, j.rightNulls = rightRows, rightNulls
+	j.held, j.nullRight, j.settled = held, nullRight, settled
+	return nil
+}
+
+// restoreRow stores a snapshot's row, whose key is in s.kbuf, count
+// times with assoc matches, and returns it (the last copy, on an
+// append-only side, which stores each copy apart).
+func (s *joinSide) restoreRow(r row.Row, count, assoc int32) (rowRef, error) {
+	if s.appendOnly {
+		kid := s.keyID()
+		for range count {
+			s.appendRun(kid, r, assoc)
+		}
+		return 0, nil // no TTL, so no time to note
+	}
+	for range count {
+		if err := s.add(r, int(assoc)); err != nil {
+			return 0, err
+		}
+		if s.unique != nil {
+			break
+		}
+	}
+	kid, _ := s.index.Find(s.kbuf)
+	rid, _ := s.idents.Find(s.identOf(kid, r))
+	s.ents[rid].assoc = assoc
+	return rowRef(rid), nil
+}
