@@ -93,8 +93,9 @@ func (c *Calc) memoRow(buf, r row.Row) row.Row {
 }
 
 // eval returns the projected row and whether it passes the filter; buf
-// is the row for the memo (newMemo).
-func (c *Calc) eval(buf, r row.Row) (row.Row, bool, error) {
+// is the row for the memo (newMemo). The projected row is carved by
+// carve (rowCarver), or allocated on its own when carve is nil.
+func (c *Calc) eval(buf, r row.Row, carve func(int) row.Row) (row.Row, bool, error) {
 	in := c.memoRow(buf, r)
 	if c.Filter != nil {
 		ok, err := c.Filter(in)
@@ -108,7 +109,12 @@ func (c *Calc) eval(buf, r row.Row) (row.Row, bool, error) {
 		}
 		return r, true, nil
 	}
-	out := make(row.Row, len(c.Project))
+	var out row.Row
+	if carve != nil {
+		out = carve(len(c.Project))
+	} else {
+		out = make(row.Row, len(c.Project))
+	}
 	if err := c.projectInto(in, out); err != nil {
 		return nil, false, err
 	}
@@ -129,7 +135,43 @@ func (c *Calc) projectInto(r, out row.Row) error {
 
 // Apply evaluates one row outside the operator protocol (computed columns
 // of a source). ok is false when the filter drops the row.
-func (c *Calc) Apply(r row.Row) (out row.Row, ok bool, err error) { return c.eval(c.newMemo(), r) }
+func (c *Calc) Apply(r row.Row) (out row.Row, ok bool, err error) {
+	return c.eval(c.newMemo(), r, nil)
+}
+
+// freshSlabs carves rows from slabs of slabValues it allocates and
+// never reuses: the rows may go anywhere, to several readers (a source's
+// computed columns, SourceNode.prepare), and save an allocation each.
+type freshSlabs struct{ slab []row.Value }
+
+func (f *freshSlabs) carve(w int) row.Row {
+	if len(f.slab) < w {
+		f.slab = make([]row.Value, max(w, slabValues))
+	}
+	r := f.slab[:w:w]
+	f.slab = f.slab[w:]
+	return r
+}
+
+// rowCarver is an emitter that carves the rows an operator emits from
+// slabs of the batch it is filling (batchEmitter.carve), instead of an
+// allocation per row: the row carve returns must be the next one
+// emitted, before any other, since it shares the memory of the batch
+// that Emit appends to.
+type rowCarver interface {
+	carve(w int) row.Row
+}
+
+// carves reports whether the row of a change of kind k may be carved
+// (rowCarver): whether Calc emits it before any other, not holding it
+// (a -U waiting for its +U, which may go out in a later batch, after
+// this one's memory was reused) nor emitting a held one first.
+func (c *Calc) carves(k row.Kind) bool {
+	if c.Filter == nil && c.Reject == nil {
+		return true // emit passes every row on at once
+	}
+	return !c.hasPending && k != row.UpdateBefore
+}
 
 // reject hands change i of in, whose expressions failed with err, to
 // Reject; the BadRecord names the source record it came from.
@@ -151,11 +193,21 @@ func (c *Calc) Process(in *row.Batch, out operator.Emitter) error {
 	if c.memo == nil {
 		c.memo = c.newMemo()
 	}
+	// The projected rows are carved from the output batch's slabs, which
+	// its reader may give back for the batches after (release).
+	var carve func(int) row.Row
+	if rc, ok := out.(rowCarver); ok && c.Project != nil {
+		carve = rc.carve
+	}
 	for i, ch := range in.Changes {
 		if tr != nil {
 			tr.At(i)
 		}
-		r, ok, err := c.eval(c.memo, ch.Row)
+		alloc := carve
+		if alloc != nil && !c.carves(ch.Kind) {
+			alloc = nil
+		}
+		r, ok, err := c.eval(c.memo, ch.Row, alloc)
 		if err != nil {
 			if err := c.reject(in, i, err); err != nil {
 				return err

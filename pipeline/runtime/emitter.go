@@ -30,6 +30,15 @@ type batchEmitter struct {
 	// with room for as many changes, so that one emitting as many changes
 	// as it reads (a Calc) does not grow its slices from 256 each time.
 	last int
+	// slab is what is left of the slab the rows an operator carves
+	// (carve) are cut from, slabs the slabs of the batch being filled.
+	// With pool set, the slabs come from it, each belongs to one batch,
+	// and they go back once by, the node's one reader, releases that
+	// batch (release); without it they are new, and never reused.
+	slab  []row.Value
+	slabs [][]row.Value
+	pool  *slabPool
+	by    *Node
 }
 
 func newBatchEmitter(size int) *batchEmitter { return &batchEmitter{size: size, cur: -1} }
@@ -70,9 +79,38 @@ func (e *batchEmitter) Emit(k row.Kind, r row.Row) {
 	}
 }
 
-// seal gives the current batch its origin.
+// carve implements rowCarver: a row of w values in the memory of the
+// batch the next Emit appends to.
+func (e *batchEmitter) carve(w int) row.Row {
+	if len(e.slab) < w {
+		n := max(w, slabValues)
+		if e.pool == nil {
+			e.slab = make([]row.Value, n)
+		} else {
+			e.slab = e.pool.get(n)
+			e.slabs = append(e.slabs, e.slab)
+		}
+	}
+	r := e.slab[:w:w]
+	e.slab = e.slab[w:]
+	return r
+}
+
+// seal gives the current batch its origin, and with a pool the slabs its
+// rows were carved from: the next batch's rows start a slab of their
+// own, since the reader may give this batch's back before it reads the
+// next.
 func (e *batchEmitter) seal() {
 	e.last = e.batch.Len()
+	if e.slabs != nil {
+		so := &slabOrigin{slabs: e.slabs, pool: e.pool, by: e.by}
+		if e.src != nil {
+			so.derivedOrigin = derivedOrigin{parent: e.src, from: e.from}
+		}
+		e.batch.Origin = so
+		e.slabs, e.slab, e.from = nil, nil, nil
+		return
+	}
 	if e.src != nil {
 		e.batch.Origin = &derivedOrigin{parent: e.src, from: e.from}
 		e.from = nil
@@ -94,8 +132,23 @@ func (e *batchEmitter) take() []*row.Batch {
 		e.seal()
 		out = append(out, e.batch)
 	}
-	e.full, e.batch, e.from = nil, nil, nil
+	// Slabs of rows carved and never emitted (a projection that failed)
+	// are nobody's.
+	for _, s := range e.slabs {
+		e.pool.put(s)
+	}
+	e.full, e.batch, e.from, e.slabs, e.slab = nil, nil, nil, nil, nil
 	return out
+}
+
+// slabOrigin is the origin of a batch whose rows were carved from slabs
+// of a pool (batchEmitter.carve): they go back to the pool once by, the
+// one node that reads the batch, is done with it (release).
+type slabOrigin struct {
+	derivedOrigin
+	slabs [][]row.Value
+	pool  *slabPool
+	by    *Node
 }
 
 // derivedOrigin is the Origin of an operator's output batch: change i

@@ -21,21 +21,24 @@ import (
 // comes as the source decoded it and takes the usual way. explain is not
 // changed: the plan is the same, only where its Calc runs.
 
-// fusion is a source node's fused Calc and that Calc's node.
+// fusion is a source node's fused Calcs and their nodes: one per reader
+// of the source node, several when each of its readers is a Calc (the
+// views of one source, as the Nexmark DDL's person, auction and bid).
 type fusion struct {
-	src  *SourceNode
-	calc *Calc
-	op   *OpNode
-	// next, if set, is a projecting Calc that is the only reader of
-	// calc's node (a query's SELECT over a view's), run in the decoders
-	// too over calc's rows, and nextOp its node.
-	next   *Calc
-	nextOp *OpNode
+	src *SourceNode
+	// readers are the fused Calcs, in the order of the operator nodes
+	// in the graph; with several, each mapped batch holds a batch for
+	// each (fusedOrigin.parts).
+	readers []*fusedReader
 	// slabs holds the slabs of mapped batches their reader is done with.
 	slabs *slabPool
+	// outs are, with several readers, the source node's outputs their
+	// nodes read, in the same order (set when the source starts).
+	outs []chan message
 	// picked: the source decodes the Calc's columns itself
 	// (connector.ColumnSource), and its batches pass as they are;
-	// recycle, if set, takes them back once their reader is done.
+	// recycle, if set, takes them back once their reader is done. Only
+	// with one reader.
 	picked  bool
 	recycle func(*row.Batch)
 	// filter is the Calc's filter over whole input rows, when the source
@@ -50,6 +53,18 @@ type fusion struct {
 	// narrow, if not 0, is the width the rows that pass are cut to: the
 	// filter read columns after the projected ones.
 	narrow int
+}
+
+// fusedReader is a fused Calc, a reader of the source node, and its
+// node.
+type fusedReader struct {
+	calc *Calc
+	op   *OpNode
+	// next, if set, is a projecting Calc that is the only reader of
+	// calc's node (a query's SELECT over a view's), run in the decoders
+	// too over calc's rows, and nextOp its node.
+	next   *Calc
+	nextOp *OpNode
 	// releaser is the one node that may give the batches back (release):
 	// the Calc node's only reader, an operator or a sink. nil when the
 	// node has several readers, which all get the same batches, or a
@@ -84,19 +99,103 @@ type fusedOrigin struct {
 	// ones (from is unused); recycle gives it back to the source.
 	same    bool
 	recycle func(*row.Batch)
-	// by is the node that may release the batch (fusion.releaser).
+	// by is the node that may release the batch (fusedReader.releaser).
 	by *Node
+	// parts, for a source read by several fused Calcs, are their
+	// batches, one per fusion.readers (the batch itself holds no
+	// change): each part's origin is a fusedOrigin of its own, and
+	// before and rowTimes are this one's, for every row decoded (the
+	// source cuts all parts at the same rows, source_fuse.go).
+	parts []*row.Batch
 }
 
 // fuse finds the Calcs to run in their sources' decoders and tells the
 // sources; it returns the fusion of each source node that has one.
 func fuse(g *Graph) map[*SourceNode]*fusion {
-	readers := map[*Node]int{}
-	// reader is a node's reader that may give its batches back: an
-	// operator or a sink, which pass no input batch on as it is (a union
-	// does).
-	reader := map[*Node]*Node{}
-	opOf := map[*Node]*OpNode{}
+	readers, reader, opOf := readersOf(g)
+	var out map[*SourceNode]*fusion
+	for _, s := range g.Sources {
+		f := fuseSource(g, s, readers, reader, opOf)
+		if f == nil {
+			continue
+		}
+		if out == nil {
+			out = map[*SourceNode]*fusion{}
+		}
+		out[s] = f
+	}
+	return out
+}
+
+// fuseSource returns the fusion of s, nil when it has none: each of its
+// readers must be a Calc that may run per batch.
+func fuseSource(g *Graph, s *SourceNode, readers map[*Node]int, reader map[*Node]*Node, opOf map[*Node]*OpNode) *fusion {
+	var ops []*OpNode
+	for _, op := range g.Ops {
+		if op.Input == &s.Node {
+			ops = append(ops, op)
+		}
+	}
+	if len(ops) == 0 || len(ops) != readers[&s.Node] {
+		return nil // a union or a sink reads the source too
+	}
+	if u, ok := s.Source.(connector.UpdatingSource); ok && u.Updating() {
+		return nil // a Calc over updates pairs -U with +U: not per batch
+	}
+	if _, ok := s.Source.(connector.SplitSource); ok && s.EventTime != nil {
+		return nil // the watermark is per split: on the source's goroutine
+	}
+	ms, ok := s.Source.(connector.MappingSource)
+	if !ok {
+		return nil
+	}
+	f := &fusion{src: s, slabs: newSlabPool()}
+	for _, op := range ops {
+		c, ok := op.Op.(*Calc)
+		if !ok {
+			return nil
+		}
+		if s.Calc != nil && (s.Compute == nil || c.Project == nil) {
+			// Computed columns run in the decoders only in the form
+			// made for several goroutines, and only before a
+			// projection, which copies the rows out of its scratch.
+			return nil
+		}
+		rd := &fusedReader{calc: c, op: op}
+		if readers[&op.Node] == 1 {
+			rd.releaser = reader[&op.Node]
+		}
+		f.readers = append(f.readers, rd)
+	}
+	if len(ops) == 1 {
+		f.pickColumns()
+	}
+	// The mapped rows are new when every Calc projects them.
+	fresh := true
+	for _, rd := range f.readers {
+		if !f.picked && readers[&rd.op.Node] == 1 {
+			rd.chain(opOf[reader[&rd.op.Node]], readers, reader)
+		}
+		fresh = fresh && (rd.calc.Project != nil || rd.next != nil)
+	}
+	if !ms.MapBatches(f.mapBatch, fresh) {
+		return nil
+	}
+	for _, rd := range f.readers {
+		rd.calc.fused = true
+		if rd.next != nil {
+			rd.next.fused = true
+		}
+	}
+	return f
+}
+
+// readersOf counts the readers of each node of g; reader is a node's
+// reader that may give its batches back, when it has one (an operator
+// or a sink, which pass no input batch on as it is: a union does), and
+// opOf the operator node of each node that is one.
+func readersOf(g *Graph) (readers map[*Node]int, reader map[*Node]*Node, opOf map[*Node]*OpNode) {
+	readers, reader, opOf = map[*Node]int{}, map[*Node]*Node{}, map[*Node]*OpNode{}
 	for _, op := range g.Ops {
 		opOf[&op.Node] = op
 		readers[op.Input]++
@@ -112,55 +211,23 @@ func fuse(g *Graph) map[*SourceNode]*fusion {
 		readers[s.Input]++
 		reader[s.Input] = &s.Node
 	}
-	var out map[*SourceNode]*fusion
+	return readers, reader, opOf
+}
+
+// poolCalcs gives each Calc node whose output one node reads, an
+// operator or a sink, a pool for the slabs its rows are carved from
+// (batchEmitter.carve): that reader gives each batch's slabs back once
+// it keeps nothing of it (release), for the batches after. A Calc read
+// by several nodes, or by a union, which passes its batches on, carves
+// from new slabs.
+func poolCalcs(g *Graph) {
+	readers, reader, _ := readersOf(g)
 	for _, op := range g.Ops {
-		c, ok := op.Op.(*Calc)
-		if !ok || readers[op.Input] != 1 {
+		if _, ok := op.Op.(*Calc); !ok || readers[&op.Node] != 1 || reader[&op.Node] == nil {
 			continue
 		}
-		for _, s := range g.Sources {
-			if &s.Node != op.Input {
-				continue
-			}
-			if u, ok := s.Source.(connector.UpdatingSource); ok && u.Updating() {
-				break // a Calc over updates pairs -U with +U: not per batch
-			}
-			if s.Calc != nil && (s.Compute == nil || c.Project == nil) {
-				// Computed columns run in the decoders only in the
-				// form made for several goroutines, and only before a
-				// projection, which copies the rows out of its scratch.
-				break
-			}
-			if _, ok := s.Source.(connector.SplitSource); ok && s.EventTime != nil {
-				break // the watermark is per split: on the source's goroutine
-			}
-			ms, ok := s.Source.(connector.MappingSource)
-			if !ok {
-				break
-			}
-			f := &fusion{src: s, calc: c, op: op, slabs: newSlabPool()}
-			if readers[&op.Node] == 1 {
-				f.releaser = reader[&op.Node]
-			}
-			f.pickColumns()
-			if !f.picked && readers[&op.Node] == 1 {
-				f.chain(opOf[reader[&op.Node]], readers, reader)
-			}
-			// The mapped rows are new when a Calc projects them.
-			if !ms.MapBatches(f.mapBatch, c.Project != nil || f.next != nil) {
-				break
-			}
-			c.fused = true
-			if f.next != nil {
-				f.next.fused = true
-			}
-			if out == nil {
-				out = map[*SourceNode]*fusion{}
-			}
-			out[s] = f
-		}
+		op.slabs, op.slabsBy = newSlabPool(), reader[&op.Node]
 	}
-	return out
 }
 
 // recycleDirect lets a sink that is the only reader of a source node
@@ -191,7 +258,7 @@ func recycleDirect(g *Graph, fused map[*SourceNode]*fusion) {
 // state, and the fused Calc's rows are inserts. Its rows are then made in
 // the decoders (the fused Calc's own only in a scratch row), and the
 // reader of its node, if it is the only one, gives them back.
-func (f *fusion) chain(next *OpNode, readers map[*Node]int, reader map[*Node]*Node) {
+func (rd *fusedReader) chain(next *OpNode, readers map[*Node]int, reader map[*Node]*Node) {
 	if next == nil {
 		return
 	}
@@ -199,10 +266,10 @@ func (f *fusion) chain(next *OpNode, readers map[*Node]int, reader map[*Node]*No
 	if !ok || c.Project == nil {
 		return
 	}
-	f.next, f.nextOp = c, next
-	f.releaser = nil
+	rd.next, rd.nextOp = c, next
+	rd.releaser = nil
 	if readers[&next.Node] == 1 {
-		f.releaser = reader[&next.Node]
+		rd.releaser = reader[&next.Node]
 	}
 }
 
@@ -215,7 +282,7 @@ func (f *fusion) chain(next *OpNode, readers map[*Node]int, reader map[*Node]*No
 // the Calc does not project are decoded after the projected ones, and
 // the rows that pass are cut to the projected ones (Calc.narrow).
 func (f *fusion) pickColumns() {
-	s, c := f.src, f.calc
+	s, c := f.src, f.readers[0].calc
 	if c.Columns == nil || s.EventTime != nil || s.Calc != nil {
 		return // the Calc reads the table's row, not the decoded one
 	}
@@ -258,7 +325,7 @@ func (f *fusion) pickColumns() {
 		}
 	}
 	f.picked = true
-	if r, ok := s.Source.(connector.BatchRecycler); ok && f.releaser != nil {
+	if r, ok := s.Source.(connector.BatchRecycler); ok && f.readers[0].releaser != nil {
 		f.recycle = r.Recycle
 	}
 }
@@ -274,10 +341,10 @@ func (f *fusion) mapBatch(b *row.Batch) *row.Batch {
 	if f.picked {
 		// The source decoded the Calc's rows: b is the result.
 		b.Origin = &fusedOrigin{derivedOrigin: derivedOrigin{parent: b.Origin}, records: row.RecordsIn(b), kept: b.Len(), wm: operator.NoWatermark,
-			same: true, recycle: f.recycle, by: f.releaser}
+			same: true, recycle: f.recycle, by: f.readers[0].releaser}
 		return b
 	}
-	return f.calcRows(b, b.Changes, nil, b.Len())
+	return f.calcRows(b)
 }
 
 // pickedRead is a column a filter reads: full in a whole input row,
@@ -352,143 +419,8 @@ func (f *fusion) filterBatch(b *row.Batch) *row.Batch {
 	}
 	b.Changes = b.Changes[:len(pass)]
 	b.Origin = &fusedOrigin{derivedOrigin: derivedOrigin{parent: b.Origin, from: pass}, records: records, kept: read, wm: operator.NoWatermark,
-		recycle: f.recycle, by: f.releaser}
+		recycle: f.recycle, by: f.readers[0].releaser}
 	return b
-}
-
-// calcRows evaluates the watermark and the Calc over rows, the source
-// node's output for b; srcFrom maps rows to b's changes (nil: one to
-// one).
-func (f *fusion) calcRows(b *row.Batch, rows []row.Change, srcFrom []int32, kept int) *row.Batch {
-	s, c := f.src, f.calc
-	wm := operator.NoWatermark
-	var before, rowTimes []int64
-	if s.EventTime != nil {
-		before = make([]int64, 0, len(rows))
-		if s.RowTime != nil {
-			rowTimes = make([]int64, 0, len(rows))
-		}
-	}
-	// The computed columns, if any, into a scratch row the Calc projects
-	// out of before the next row.
-	var compute func(row.Row) (row.Row, error)
-	if s.Calc != nil {
-		compute = s.Compute()
-	}
-	// One pass: the watermark, the filter and the projection, into slabs
-	// for the batch; with a next Calc, the fused one's row goes into mid
-	// and the next one's into the slabs.
-	pass := make([]int32, 0, len(rows))
-	out := &row.Batch{Changes: make([]row.Change, 0, len(rows))}
-	var slabs [][]row.Value
-	var slab, mid row.Row
-	last := c
-	if f.next != nil {
-		last = f.next
-		if c.Project != nil {
-			mid = make(row.Row, len(c.Project))
-		}
-	}
-	// The rows the Calcs' shared subexpressions are kept in (memoRow),
-	// this goroutine's own.
-	memoC, memoL := c.newMemo(), memoOf(last, c)
-	midRows := 0
-	w := len(last.Project)
-	for i, ch := range rows {
-		r := ch.Row
-		if compute != nil {
-			var err error
-			if r, err = compute(r); err != nil {
-				return nil
-			}
-		}
-		prev := wm
-		if s.EventTime != nil {
-			ts, has, err := s.EventTime(r)
-			if err != nil {
-				return nil
-			}
-			if has && ts > wm {
-				wm = ts
-			}
-		}
-		rc := c.memoRow(memoC, r)
-		if c.Filter != nil {
-			ok, err := c.Filter(rc)
-			if err != nil {
-				return nil
-			}
-			if !ok {
-				continue
-			}
-		}
-		// in is the row the last Calc reads, inL the same for its
-		// expressions (memoRow).
-		in, inL := r, rc
-		if f.next != nil {
-			if mid != nil {
-				if err := c.projectInto(rc, mid); err != nil {
-					return nil
-				}
-				in = mid
-			}
-			inL = last.memoRow(memoL, in)
-			midRows++
-			if last.Filter != nil {
-				ok, err := last.Filter(inL)
-				if err != nil {
-					return nil
-				}
-				if !ok {
-					continue
-				}
-			}
-		}
-		pass = append(pass, int32(i))
-		if before != nil {
-			before = append(before, prev)
-			if rowTimes != nil {
-				rowTimes = append(rowTimes, s.RowTime(r))
-			}
-		}
-		if last.Project == nil {
-			out.Append(ch.Kind, in)
-			continue
-		}
-		if len(slab) < w {
-			slab = f.slabs.get(max(w, slabValues/max(w, 1)*w))
-			slabs = append(slabs, slab)
-		}
-		pr := slab[:w:w]
-		slab = slab[w:]
-		if err := last.projectInto(inL, pr); err != nil {
-			return nil
-		}
-		out.Append(ch.Kind, pr)
-	}
-	// from maps out's changes to b's, for their positions.
-	from := pass
-	if srcFrom != nil {
-		for j, i := range pass {
-			from[j] = srcFrom[i]
-		}
-	}
-	fo := &fusedOrigin{derivedOrigin: derivedOrigin{parent: b.Origin, from: from}, records: row.RecordsIn(b), kept: kept, wm: wm,
-		before: before, rowTimes: rowTimes, mid: midRows}
-	if f.releaser != nil {
-		fo.slabs, fo.pool, fo.by = slabs, f.slabs, f.releaser
-	}
-	out.Origin = fo
-	return out
-}
-
-// memoOf is newMemo of last, the Calc a fusion's rows come out of, when
-// it is not first, the fused one.
-func memoOf(last, first *Calc) row.Row {
-	if last == first {
-		return nil
-	}
-	return last.newMemo()
 }
 
 // Position implements row.Origin.
@@ -548,7 +480,9 @@ func (p *slabPool) get(n int) []row.Value {
 		}
 	default:
 	}
-	return make([]row.Value, n)
+	// Room for slabValues, so that a slab serves a reader of rows of any
+	// width after (get(n) of another n).
+	return make([]row.Value, n, max(n, slabValues))
 }
 
 // put keeps s for get, unless the pool is full.
@@ -563,6 +497,16 @@ func (p *slabPool) put(s []row.Value) {
 // fusion that mapped them, if one did and n is the one reader it gave
 // them to; b's rows must not be read after.
 func release(b *row.Batch, n *Node) {
+	if so, ok := b.Origin.(*slabOrigin); ok {
+		if so.by == n && so.pool != nil {
+			for _, s := range so.slabs {
+				so.pool.put(s)
+			}
+			so.slabs, so.pool = nil, nil
+			b.Changes = nil
+		}
+		return
+	}
 	fo := fusedOf(b)
 	if fo == nil || fo.by != n || fo.pool == nil && fo.recycle == nil {
 		return // not the fusion's to take back, or not n's alone

@@ -155,7 +155,7 @@ func TestFusedCalcChain(t *testing.T) {
 	g.Ops = append(g.Ops, op2)
 	g.Sinks[0].Input = &op2.Node
 	fz := fuse(g)[g.Sources[0]]
-	if fz == nil || fz.next != c2 || !c2.fused || fz.releaser != &g.Sinks[0].Node {
+	if fz == nil || fz.readers[0].next != c2 || !c2.fused || fz.readers[0].releaser != &g.Sinks[0].Node {
 		t.Fatal("the second Calc was not fused, or its reader does not give the rows back")
 	}
 	b := &row.Batch{}
@@ -192,7 +192,7 @@ func TestFusedCalcChain(t *testing.T) {
 	op2 = &OpNode{Node: Node{Name: "calc2"}, Input: &g.Ops[0].Node, Op: filterOnly}
 	g.Ops = append(g.Ops, op2)
 	g.Sinks[0].Input = &op2.Node
-	if fz := fuse(g)[g.Sources[0]]; fz == nil || fz.next != nil || filterOnly.fused {
+	if fz := fuse(g)[g.Sources[0]]; fz == nil || fz.readers[0].next != nil || filterOnly.fused {
 		t.Error("a Calc that does not project was fused behind the first")
 	}
 }

@@ -71,9 +71,11 @@ type Node struct {
 	Feed *Feed
 	// Late, for an operator that drops late rows, is its way into the
 	// pipeline's late_rows policy (late.go); nil: they are only counted.
-	Late    *Feed
-	Stats   Stats
-	outs    []chan message
+	Late  *Feed
+	Stats Stats
+	outs  []chan message
+	// outTo are the nodes that read outs, in the same order.
+	outTo   []*Node
 	cp      *participant
 	cpIndex int
 }
@@ -190,6 +192,10 @@ type OpNode struct {
 	// LateInputs, for an operator of two inputs, name each input's
 	// columns instead: a late row is a row of the input it came from.
 	LateInputs []row.Schema
+	// slabs, for a Calc read by slabsBy alone, is the pool its rows are
+	// carved from (poolCalcs).
+	slabs   *slabPool
+	slabsBy *Node
 }
 
 // SinkNode writes into a connector sink.

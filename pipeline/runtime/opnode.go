@@ -119,6 +119,9 @@ func newOpRun(n *OpNode, batchSize int, co *coordinator) (*opRun, error) {
 	r := &opRun{n: n, co: co, em: newBatchEmitter(batchSize), step: step}
 	c, _ := n.Op.(*Calc)
 	r.fusedCalc = c != nil && c.fused
+	if c != nil {
+		r.em.pool, r.em.by = n.slabs, n.slabsBy
+	}
 	r.flusher, _ = n.Op.(operator.Flusher)
 	r.holder, _ = n.Op.(operator.WatermarkHolder)
 	r.finished = n.cp.restored != nil && n.cp.restored.Ended

@@ -54,9 +54,10 @@ func Run(ctx context.Context, g *Graph, opt Options) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
-	link := func(from *Node) chan message {
+	link := func(from, to *Node) chan message {
 		ch := make(chan message, g.ChannelSize)
 		from.outs = append(from.outs, ch)
+		from.outTo = append(from.outTo, to)
 		return ch
 	}
 	var wg sync.WaitGroup
@@ -91,18 +92,18 @@ func Run(ctx context.Context, g *Graph, opt Options) error {
 	// node starts sending.
 	opIn := make([]chan message, len(g.Ops))
 	for i, op := range g.Ops {
-		opIn[i] = link(op.Input)
+		opIn[i] = link(op.Input, &op.Node)
 	}
 	unionIn := make([][]chan message, len(g.Unions))
 	for i, u := range g.Unions {
 		for _, in := range u.Inputs {
-			unionIn[i] = append(unionIn[i], link(in))
+			unionIn[i] = append(unionIn[i], link(in, &u.Node))
 		}
 	}
 	// A dead-letter sink's input is its DeadLetterNode, linked here too.
 	sinkIn := make([]chan message, len(g.Sinks))
 	for i, s := range g.Sinks {
-		sinkIn[i] = link(s.Input)
+		sinkIn[i] = link(s.Input, &s.Node)
 	}
 	coNode := &Node{Name: g.Name, Kind: "checkpoint of pipeline"}
 	if opt.Checkpoint.Store != nil {
@@ -116,6 +117,7 @@ func Run(ctx context.Context, g *Graph, opt Options) error {
 	}
 	fused := fuse(g)
 	recycleDirect(g, fused)
+	poolCalcs(g)
 	maxState := opt.MaxStateBytes
 	if maxState == 0 {
 		maxState = DefaultMaxStateBytes()
@@ -153,7 +155,7 @@ func (n *Node) closeOutputs() {
 	for _, ch := range n.outs {
 		close(ch)
 	}
-	n.outs = nil
+	n.outs, n.outTo = nil, nil
 }
 
 // sendAll sends the gathered batches of an emitter.

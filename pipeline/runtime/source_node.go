@@ -54,6 +54,9 @@ func runSource(ctx context.Context, s *SourceNode, fz *fusion, batchSize int, st
 			return fmt.Errorf("commit of restored checkpoint: %w", err)
 		}
 	}
+	if fz != nil && len(fz.readers) > 1 {
+		fz.outs = fz.outputs()
+	}
 	eof := restoredEnd
 	for !eof {
 		if err := s.control(ctx, co, wm); err != nil {
@@ -277,6 +280,12 @@ func (s *SourceNode) prepare(b *row.Batch, wm int64) (*row.Batch, []wmCut, int64
 		split(0)
 	}
 	cut := newCutter(s, wm)
+	// The computed rows share slabs of the batch's own.
+	var carve func(int) row.Row
+	var memo row.Row
+	if s.Calc != nil {
+		carve, memo = (&freshSlabs{}).carve, s.Calc.newMemo()
+	}
 	var now time.Time
 	if s.splits != nil {
 		now = time.Now()
@@ -285,7 +294,7 @@ func (s *SourceNode) prepare(b *row.Batch, wm int64) (*row.Batch, []wmCut, int64
 		r, ok := ch.Row, true
 		var err error
 		if s.Calc != nil {
-			r, ok, err = s.Calc.Apply(r)
+			r, ok, err = s.Calc.eval(memo, r, carve)
 		}
 		var cand int64
 		var has bool
@@ -366,16 +375,13 @@ func (s *SourceNode) forward(ctx context.Context, b *row.Batch, fz *fusion, wm i
 	next := wm
 	var out *row.Batch
 	var cuts []wmCut
-	if fo := fusedOf(b); fo != nil && fz != nil {
+	if fo := fusedOf(b); fo != nil && fz != nil && fo.parts != nil {
+		return s.forwardParts(ctx, fo, fz, fz.outs, wm)
+	} else if fo != nil && fz != nil {
 		// Count for the source and for the Calc what they would have.
 		s.Stats.RowsIn.Add(int64(fo.records))
 		s.Stats.RowsOut.Add(int64(fo.kept))
-		fz.op.Stats.RowsIn.Add(int64(fo.kept - b.Len()))
-		if fz.next != nil {
-			// The fused Calc sent mid rows to the next one.
-			fz.op.Stats.RowsOut.Add(int64(fo.mid - b.Len()))
-			fz.nextOp.Stats.RowsIn.Add(int64(fo.mid - b.Len()))
-		}
+		fz.readers[0].count(fo, b.Len())
 		out = b
 		cuts, next = s.fusedCuts(fo, b.Len(), wm)
 	} else if b != nil && b.Len() > 0 {

@@ -40,9 +40,16 @@ func (s *Sink) Write(_ context.Context, b *row.Batch) error {
 	return nil
 }
 func (s *Sink) Flush(context.Context) error { return nil }
+
+// CopiesRows implements connector.RowCopier: Write keeps nothing, so the
+// rows' memory may be reused once it returned.
+func (s *Sink) CopiesRows() bool            { return true }
 func (s *Sink) Close(context.Context) error { return nil }
 
-var _ connector.Sink = (*Sink)(nil)
+var (
+	_ connector.Sink      = (*Sink)(nil)
+	_ connector.RowCopier = (*Sink)(nil)
+)
 
 // FlinkSink implements connector.FlinkSink: Flink's blackhole connector.
 func (*Sink) FlinkSink(connector.SinkInput) (connector.FlinkTable, error) {
