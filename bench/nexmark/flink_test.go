@@ -102,6 +102,13 @@ func etldFinal(t *testing.T, name string, n int) []string {
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
+	return runFinal(t, name, p)
+}
+
+// runFinal runs p, the query's pipeline, and returns its sink's final
+// table in Flink's print text, sorted.
+func runFinal(t *testing.T, name string, p *pipeline.Pipeline) []string {
+	t.Helper()
 	var mu sync.Mutex
 	var lines []string
 	var line []byte
