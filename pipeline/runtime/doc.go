@@ -88,8 +88,12 @@
 // batch join's held left rows: they are the whole input, released at its
 // end, and copying each would cost more than the blocks they share.
 // An operator that keeps nothing of a batch at all says so
-// (InputReleaser): the rows a fused Calc mapped (fuse.go) are then
-// written again into the same memory once Process returned.
+// (InputReleaser), and so does a sink that copies what it writes
+// (connector.RowCopier): the rows a fused Calc mapped (fuse.go), or a
+// Calc carved from its output batch's slabs (calc.go, poolCalcs), are
+// then written again into the same memory once Process (or Write)
+// returned, when that node is the Calc's only reader. A row a Calc
+// holds past its batch (a -U waiting for its +U) is never carved.
 //
 // Checkpoints: barriers travel on the same channels, between batches; at a
 // barrier an operator snapshots its state and a sink flushes. The
