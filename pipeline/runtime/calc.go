@@ -121,8 +121,15 @@ func (c *Calc) eval(buf, r row.Row, carve func(int) row.Row) (row.Row, bool, err
 	return out, true, nil
 }
 
-// projectInto computes the output columns of r into out.
+// projectInto computes the output columns of r into out: a Calc that
+// only picks columns (Columns) copies them, with no call per value.
 func (c *Calc) projectInto(r, out row.Row) error {
+	if cols := c.Columns; len(cols) == len(c.Project) {
+		for i, col := range cols {
+			out[i] = r[col]
+		}
+		return nil
+	}
 	for i, f := range c.Project {
 		v, err := f(r)
 		if err != nil {
