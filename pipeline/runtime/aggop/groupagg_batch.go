@@ -176,7 +176,7 @@ func (g *GroupAgg) slotsOf(changes []row.Change) []int32 {
 		// in place (state.KeyTable.FindAll).
 		b.keys, b.ends = slices.Grow(b.keys[:0], len(b.keys)+16), b.ends[:0]
 		for i := range changes {
-			b.keys = row.KeyOf(b.keys, changes[i].Row, g.keys)
+			b.keys = g.appendKey(b.keys, changes[i].Row)
 			b.ends = append(b.ends, int32(len(b.keys)))
 		}
 		b.hashes = growTo(b.hashes, n)
@@ -226,7 +226,7 @@ func (g *GroupAgg) slotsOfInts(changes []row.Change) []int32 {
 	for i := range changes {
 		if b.ids[i] < 0 {
 			miss = append(miss, int32(i))
-			b.keys = row.KeyOf(b.keys, changes[i].Row, g.keys)
+			b.keys = g.appendKey(b.keys, changes[i].Row)
 			b.ends = append(b.ends, int32(len(b.keys)))
 		}
 	}
