@@ -41,29 +41,41 @@ func packedInt(id row.TypeID) bool {
 	return false
 }
 
-// appendPacked appends the packed key of the columns idx of r.
+// appendPacked appends the packed key of the columns idx of r. A
+// length or number below 128 is one byte, written without
+// binary.AppendUvarint's loop: the common key, once per row.
 func appendPacked(dst []byte, r row.Row, idx []int) []byte {
 	for j, i := range idx {
-		v := r[i]
-		switch id := v.Type(); {
-		case v.Scale() != 0 || v.WideDecimal():
+		v := &r[i]
+		id := v.Type()
+		if v.Scale() != 0 || v.WideDecimal() {
 			dst = append(dst, packedEscape)
-			dst = row.AppendKey(dst, v)
+			dst = row.AppendKey(dst, *v)
+			continue
+		}
+		switch {
 		case id == row.String && j == len(idx)-1:
 			dst = append(append(dst, packedTail), v.Str()...)
 		case id == row.String:
 			s := v.Str()
-			dst = append(dst, byte(row.String))
-			dst = binary.AppendUvarint(dst, uint64(len(s)))
+			if len(s) < 0x80 {
+				dst = append(dst, byte(row.String), byte(len(s)))
+			} else {
+				dst = binary.AppendUvarint(append(dst, byte(row.String)), uint64(len(s)))
+			}
 			dst = append(dst, s...)
 		case id == row.Null:
 			dst = append(dst, byte(row.Null))
 		case packedInt(id):
-			dst = append(dst, byte(id))
-			dst = binary.AppendVarint(dst, v.Int64())
+			x := v.Int64()
+			if z := uint64(x<<1) ^ uint64(x>>63); z < 0x80 { // binary.AppendVarint's zigzag
+				dst = append(dst, byte(id), byte(z))
+			} else {
+				dst = binary.AppendVarint(append(dst, byte(id)), x)
+			}
 		default:
 			dst = append(dst, packedEscape)
-			dst = row.AppendKey(dst, v)
+			dst = row.AppendKey(dst, *v)
 		}
 	}
 	return dst
