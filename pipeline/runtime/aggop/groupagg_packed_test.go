@@ -162,8 +162,7 @@ func checkPackedAgainstMap(t *testing.T, keys []int, aggs []AggCall, opt GroupAg
 	g, plain := newOp(true), newOp(false)
 	type acc struct{ n, sum int64 }
 	want := map[string]acc{}
-	var last map[string]acc // each key's latest emitted result, streaming
-	last = map[string]acc{}
+	last := map[string]acc{} // each key's latest emitted result
 	record := func(out *optest.Out) {
 		for _, c := range out.Rows {
 			if c.Kind == row.Insert || c.Kind == row.UpdateAfter {
