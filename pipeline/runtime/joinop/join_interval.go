@@ -72,6 +72,7 @@ type IntervalJoin struct {
 	size       int64
 	nullTimes  int64
 	kbuf, fbuf []byte
+	slab       []row.Value // joined rows' (joined)
 	// As a worker of several (join_interval_groups.go): seen is, by
 	// change of the whole batch, the other side's expiration time one
 	// instance had before it, when seenOn; moved says which expiration
@@ -233,7 +234,7 @@ func (j *IntervalJoin) match(s int, kid int32, this row.Row, rid int32, out oper
 		return false, nil
 	}
 	lw := j.spec.LeftWidth
-	jr := make(row.Row, lw+j.spec.RightWidth)
+	jr := j.joined()
 	if s == 0 {
 		copy(jr, this)
 		j.sides[1].store.DecodeInto(jr[lw:], rid)
@@ -248,7 +249,23 @@ func (j *IntervalJoin) match(s int, kid int32, this row.Row, rid int32, out oper
 		}
 	}
 	out.Emit(row.Insert, jr)
+	j.slab = j.slab[len(jr):] // taken: a row that did not match is carved again
 	return true, nil
+}
+
+// joinedSlab is how many joined rows one allocation holds.
+const joinedSlab = 128
+
+// joined returns the next joined row of the slab, which match fills
+// whole: one allocation per joinedSlab output rows rather than one a
+// row (the batches rows travel in are carved from slabs likewise, so a
+// reader that keeps a row detaches it).
+func (j *IntervalJoin) joined() row.Row {
+	w := j.spec.LeftWidth + j.spec.RightWidth
+	if len(j.slab) < w {
+		j.slab = make([]row.Value, w*joinedSlab)
+	}
+	return j.slab[:w:w]
 }
 
 // drop removes side's row rid of key kid, emitting it padded when it
