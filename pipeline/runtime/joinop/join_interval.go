@@ -64,7 +64,9 @@ type IntervalJoin struct {
 	index             *state.KeyIDs // key -> id
 	keys              []ijKey       // by id
 	sides             [2]ijSide
-	timers            state.KeyHeap[int32] // key ids by the time of their cleanup timer
+	// timers are per side the key ids by the time of their cleanup
+	// timer: a side's are set mostly in time order, as its rows come.
+	timers [2]state.RunHeap[state.Keyed[int32]]
 	wm                int64
 	// expiration is Flink's leftExpirationTime and rightExpirationTime:
 	// shared by all keys, an approximation of each cache's oldest time.
@@ -93,6 +95,9 @@ var (
 // NewIntervalJoin returns an interval join with empty state.
 func NewIntervalJoin(spec IntervalJoinSpec) *IntervalJoin {
 	j := &IntervalJoin{spec: spec, index: state.NewKeyIDs(), wm: operator.NoWatermark}
+	for s := range j.timers {
+		j.timers[s] = state.NewRunHeap(func(a, b *state.Keyed[int32]) bool { return a.Key < b.Key })
+	}
 	j.relSize = [2]int64{-spec.Lower, spec.Upper}
 	j.minClean = (j.relSize[0] + j.relSize[1]) / 2
 	if spec.Sorted {
@@ -287,7 +292,19 @@ func (j *IntervalJoin) drop(kid int32, side int, rid int32, out operator.Emitter
 func (j *IntervalJoin) setTimer(kid int32, side int, t int64) {
 	at := t + j.relSize[side] + j.minClean + 1
 	j.keys[kid].timer[side] = at
-	j.timers.Push(at, kid)
+	j.timers[side].Push(state.Keyed[int32]{Key: at, Item: kid})
+}
+
+// nextTimer returns the side of the earliest timer at or before wm, -1
+// for none.
+func (j *IntervalJoin) nextTimer(wm int64) int {
+	side, at := -1, wm
+	for s := range j.timers {
+		if j.timers[s].Len() > 0 && j.timers[s].Top().Key <= at {
+			side, at = s, j.timers[s].Top().Key
+		}
+	}
+	return side
 }
 
 // Watermark fires the cleanup timers the watermark passed.
@@ -298,8 +315,8 @@ func (j *IntervalJoin) Watermark(wm int64, out operator.Emitter) error {
 	j.wm = wm
 	j.moved = [2]bool{}
 	opTime := j.opTime()
-	for j.timers.Len() > 0 && j.timers.Top().Key <= wm {
-		t := j.timers.Pop()
+	for side := j.nextTimer(wm); side >= 0; side = j.nextTimer(wm) {
+		t := j.timers[side].Pop()
 		at, kid := t.Key, t.Item
 		if !j.keys[kid].used {
 			continue
@@ -418,7 +435,7 @@ func (j *IntervalJoin) Restore(snap []byte) error {
 	wm, e0, e1 := d.Varint(), d.Varint(), d.Varint()
 	nullTimes := int64(d.Uvarint())
 	r := NewIntervalJoin(j.spec)
-	var timers []state.Keyed[int32]
+	var timers [2][]state.Keyed[int32]
 	widths := [2]int{j.spec.LeftWidth, j.spec.RightWidth}
 	n := d.Count(4)
 	for range n {
@@ -436,7 +453,7 @@ func (j *IntervalJoin) Restore(snap []byte) error {
 			timer := d.Varint()
 			r.keys[kid].timer[side] = timer
 			if timer != 0 {
-				timers = append(timers, state.Keyed[int32]{Key: timer, Item: kid})
+				timers[side] = append(timers[side], state.Keyed[int32]{Key: timer, Item: kid})
 			}
 			nt := d.Count(2)
 			for range nt {
@@ -462,7 +479,8 @@ func (j *IntervalJoin) Restore(snap []byte) error {
 	if err := d.End(); err != nil {
 		return fmt.Errorf("interval join: %w", err)
 	}
-	r.timers.Fill(timers)
+	r.timers[0].Fill(timers[0])
+	r.timers[1].Fill(timers[1])
 	r.wm, r.expiration, r.nullTimes = wm, [2]int64{e0, e1}, nullTimes
 	r.Widening = j.Widening
 	*j = *r

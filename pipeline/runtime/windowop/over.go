@@ -183,7 +183,7 @@ type OverAgg struct {
 	wm                int64
 	timeID            row.TypeID
 	parts             map[string]*overPart
-	queue             state.Heap[overWait]
+	queue             state.RunHeap[overWait] // rows come mostly in time order
 	held              []overRow // the waiting rows, by slot
 	vacant            []int32   // slots of held to reuse
 	seq               uint64
@@ -219,7 +219,7 @@ func NewOverAgg(s OverSpec, opt WindowOptions) (*OverAgg, error) {
 		width: max(width, s.TimeCol+1),
 		wm:    operator.NoWatermark,
 		parts: map[string]*overPart{},
-		queue: state.NewHeap((*overWait).before),
+		queue: state.NewRunHeap((*overWait).before),
 	}
 	g.cleanups = state.NewHeap((*overCleanup).before)
 	if err := g.checkFuncs(); err != nil {

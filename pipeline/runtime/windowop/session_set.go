@@ -55,13 +55,13 @@ type sessionSet struct {
 	// open holds each key's sessions, sorted by start and disjoint (two
 	// that touch have merged).
 	open   map[string][]*session
-	timers state.Heap[sessionTimer]
+	timers state.RunHeap[sessionTimer] // sessions open mostly in time order
 	seq    uint64 // the next session's
 	live   int
 }
 
 func newSessionSet(gap int64) sessionSet {
-	return sessionSet{gap: gap, open: map[string][]*session{}, timers: state.NewHeap((*sessionTimer).before)}
+	return sessionSet{gap: gap, open: map[string][]*session{}, timers: state.NewRunHeap((*sessionTimer).before)}
 }
 
 // add puts the window [ts, ts+gap) of key in the set and returns the
