@@ -67,7 +67,7 @@ type IntervalJoin struct {
 	// timers are per side the key ids by the time of their cleanup
 	// timer: a side's are set mostly in time order, as its rows come.
 	timers [2]state.RunHeap[state.Keyed[int32]]
-	wm                int64
+	wm     int64
 	// expiration is Flink's leftExpirationTime and rightExpirationTime:
 	// shared by all keys, an approximation of each cache's oldest time.
 	expiration [2]int64

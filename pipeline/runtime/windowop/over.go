@@ -184,8 +184,8 @@ type OverAgg struct {
 	timeID            row.TypeID
 	parts             map[string]*overPart
 	queue             state.RunHeap[overWait] // rows come mostly in time order
-	held              []overRow // the waiting rows, by slot
-	vacant            []int32   // slots of held to reuse
+	held              []overRow               // the waiting rows, by slot
+	vacant            []int32                 // slots of held to reuse
 	seq               uint64
 	ready             []overRow
 	kbuf              []byte

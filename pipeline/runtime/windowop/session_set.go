@@ -56,7 +56,7 @@ type sessionSet struct {
 	// that touch have merged).
 	open   map[string][]*session
 	timers state.RunHeap[sessionTimer] // sessions open mostly in time order
-	seq    uint64 // the next session's
+	seq    uint64                      // the next session's
 	live   int
 }
 
