@@ -144,6 +144,7 @@ func (q *queryBuilder) intervalJoin(n *Node, js *joinop.JoinSpec, residual []sql
 	}
 	is := &joinop.IntervalJoinSpec{Kind: js.Kind, LeftKeys: js.LeftKeys, RightKeys: js.RightKeys,
 		LeftWidth: js.LeftWidth, RightWidth: js.RightWidth, LeftTime: left.TimeAttr, RightTime: right.TimeAttr,
+		LeftTypes: typeIDs(left.Schema), RightTypes: typeIDs(right.Schema),
 		Lower: lo.off, Upper: hi.off, Sorted: q.b.plan.Batch}
 	where := append(keyTexts, sql.Format(lo.expr), sql.Format(hi.expr))
 	var residualReads []int

@@ -23,6 +23,9 @@ type IntervalJoinSpec struct {
 	Kind                  JoinKind // InnerJoin, LeftJoin, RightJoin or FullJoin
 	LeftKeys, RightKeys   []int
 	LeftWidth, RightWidth int
+	// LeftTypes and RightTypes are the columns' types, for the layout of
+	// the cached rows (row.Layout); nil: any (every value tagged).
+	LeftTypes, RightTypes []row.TypeID
 	LeftTime, RightTime   int
 	Lower, Upper          int64
 	// Residual, if set, is the rest of the ON condition, evaluated on the
@@ -99,6 +102,13 @@ func NewIntervalJoin(spec IntervalJoinSpec) *IntervalJoin {
 		j.timers[s] = state.NewRunHeap(func(a, b *state.Keyed[int32]) bool { return a.Key < b.Key })
 	}
 	j.relSize = [2]int64{-spec.Lower, spec.Upper}
+	for s, t := range [2][]row.TypeID{spec.LeftTypes, spec.RightTypes} {
+		w := [2]int{spec.LeftWidth, spec.RightWidth}[s]
+		if len(t) != w {
+			t = make([]row.TypeID, w) // Null: a column of no known type
+		}
+		j.sides[s].store.Layout = row.NewLayout(t)
+	}
 	j.minClean = (j.relSize[0] + j.relSize[1]) / 2
 	if spec.Sorted {
 		// Flink starts both at 0, its operator time's floor.
@@ -410,7 +420,7 @@ func (j *IntervalJoin) appendKey(buf []byte, kid int32, rids []int32) ([]byte, [
 			buf = binary.AppendVarint(buf, at)
 			buf = binary.AppendUvarint(buf, uint64(n))
 			for _, rid := range rids[i : i+n] {
-				buf = append(buf, j.sides[side].store.Bytes(rid)...) // AppendRow's encoding
+				buf = j.sides[side].store.AppendEncoded(buf, rid)
 				buf = append(buf, b2byte(ents[rid].emitted))
 			}
 			i += n
