@@ -1,0 +1,281 @@
+package json
+
+import (
+	"encoding/binary"
+	"math/bits"
+	"unsafe"
+)
+
+// The one-pass decode's scanning (fast.go): each function checks the
+// JSON it passes over as the general path's scan.go does, but says only
+// whether it is well-formed, with no error to build: anything it does not
+// accept (malformed JSON, or a form it leaves to the general path) sends
+// the record to the general path, which finds the error and its
+// position. None crosses a line break: a "\n" outside a string is not a
+// blank here, and inside one it is a control character, so that a line's
+// scan never reads into the next line.
+
+// fastMaxDepth is the nesting fastSkip follows; deeper values go to the
+// general path (maxDepth).
+const fastMaxDepth = 64
+
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// word is the eight bytes of s from i on, the first in the low byte;
+// i+8 <= len(s).
+func word(s string, i int) uint64 {
+	return binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:i+8]), 8))
+}
+
+// stringStops has the high bit set in the first byte of w that ends a
+// run of a string's plain bytes, a '"', a '\\' or a control character
+// (and maybe in bytes after it: only the first is exact).
+func stringStops(w uint64) uint64 {
+	q := w ^ ('"' * lsb)
+	b := w ^ ('\\' * lsb)
+	return ((q-lsb)&^q | (b-lsb)&^b | (w-0x20*lsb)&^w) & msb
+}
+
+// scanString returns the offset of the first byte at or after j that is
+// a '"', a '\\' or a control character, or len(s): eight bytes at a time,
+// for the long strings (descriptions, URLs, free text) a record carries.
+func scanString(s string, j int) int {
+	for j+8 <= len(s) {
+		if m := stringStops(word(s, j)); m != 0 {
+			return j + bits.TrailingZeros64(m)>>3
+		}
+		j += 8
+	}
+	for j < len(s) {
+		if c := s[j]; c == '"' || c == '\\' || c < 0x20 {
+			return j
+		}
+		j++
+	}
+	return j
+}
+
+// fastSpace returns the offset of the first byte at or after i that is
+// not a blank other than "\n".
+func fastSpace(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// fastSkipString checks the rest of the string whose opening quote is
+// at s[j-1] as skipString does, and returns the offset after it.
+func fastSkipString(s string, j int) (int, bool) {
+	for {
+		j = scanString(s, j)
+		if j >= len(s) || s[j] < 0x20 {
+			return 0, false
+		}
+		if s[j] == '"' {
+			return j + 1, true
+		}
+		if j+1 >= len(s) {
+			return 0, false
+		}
+		switch s[j+1] {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			j += 2
+		case 'u':
+			if _, ok := hex4(s, j+2); !ok {
+				return 0, false
+			}
+			j += 6
+		default:
+			return 0, false
+		}
+	}
+}
+
+// fastSkipNumber checks the number at s[i] as readNumber does and returns
+// the offset after it.
+func fastSkipNumber(s string, i int) (int, bool) {
+	j := i
+	if j < len(s) && s[j] == '-' {
+		j++
+	}
+	switch {
+	case j < len(s) && s[j] == '0':
+		j++
+	case j < len(s) && s[j] >= '1' && s[j] <= '9':
+		j = skipDigits(s, j+1)
+	default:
+		return 0, false
+	}
+	if j < len(s) && s[j] == '.' {
+		d := j + 1
+		if j = skipDigits(s, d); j == d {
+			return 0, false
+		}
+	}
+	if j < len(s) && (s[j] == 'e' || s[j] == 'E') {
+		j++
+		if j < len(s) && (s[j] == '+' || s[j] == '-') {
+			j++
+		}
+		d := j
+		if j = skipDigits(s, d); j == d {
+			return 0, false
+		}
+	}
+	return j, true
+}
+
+func skipDigits(s string, j int) int {
+	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+		j++
+	}
+	return j
+}
+
+// fastSkip checks the value at s[i] as skipValue does and returns the
+// offset after it: a member the row does not read.
+func fastSkip(s string, i, depth int) (int, bool) {
+	if i >= len(s) {
+		return 0, false
+	}
+	switch c := s[i]; c {
+	case '"':
+		return fastSkipString(s, i+1)
+	case '{', '[':
+		if depth >= fastMaxDepth {
+			return 0, false
+		}
+		end := byte('}')
+		if c == '[' {
+			end = ']'
+		}
+		i = fastSpace(s, i+1)
+		if i < len(s) && s[i] == end {
+			return i + 1, true
+		}
+		for {
+			var ok bool
+			if c == '{' {
+				if i >= len(s) || s[i] != '"' {
+					return 0, false
+				}
+				if i, ok = fastSkipString(s, i+1); !ok {
+					return 0, false
+				}
+				if i = fastSpace(s, i); i >= len(s) || s[i] != ':' {
+					return 0, false
+				}
+				i = fastSpace(s, i+1)
+			}
+			if i, ok = fastSkip(s, i, depth+1); !ok {
+				return 0, false
+			}
+			if i = fastSpace(s, i); i >= len(s) {
+				return 0, false
+			}
+			switch s[i] {
+			case ',':
+				i = fastSpace(s, i+1)
+			case end:
+				return i + 1, true
+			default:
+				return 0, false
+			}
+		}
+	case 't':
+		return literal(s, i, "true")
+	case 'f':
+		return literal(s, i, "false")
+	case 'n':
+		return literal(s, i, "null")
+	}
+	return fastSkipNumber(s, i)
+}
+
+func literal(s string, i int, word string) (int, bool) {
+	if len(s)-i >= len(word) && s[i:i+len(word)] == word {
+		return i + len(word), true
+	}
+	return 0, false
+}
+
+// fastInt reads the integer at s[i], a JSON number without a fraction or
+// an exponent of 1 to 18 digits (which cannot overflow), and returns the
+// offset after it. ok is false for any other value: the general path
+// reads it (an error, a fraction, a longer number).
+func fastInt(s string, i int) (n int64, end int, ok bool) {
+	j := i
+	neg := false
+	if j < len(s) && s[j] == '-' {
+		neg = true
+		j++
+	}
+	d := j
+	if j < len(s) && s[j] == '0' {
+		j++
+	} else {
+		for j < len(s) {
+			c := s[j] - '0'
+			if c > 9 {
+				break
+			}
+			n = n*10 + int64(c)
+			j++
+		}
+	}
+	if j == d || j-d > 18 || (j < len(s) && (s[j] == '.' || s[j] == 'e' || s[j] == 'E')) {
+		return 0, 0, false
+	}
+	if neg {
+		n = -n
+	}
+	return n, j, true
+}
+
+// fastKey is a member's `"name":` as written without escapes and without
+// blanks, which a member that starts with it names: one or two words
+// compared for a name of up to 14 bytes.
+type fastKey struct {
+	text   string // "" when the name needs escaping: never matched so
+	w0, w1 uint64 // the text's first 16 bytes, zero-padded
+	m0, m1 uint64 // masks of the text's bytes in w0 and w1
+}
+
+func newFastKey(name string) fastKey {
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return fastKey{}
+		}
+	}
+	k := fastKey{text: `"` + name + `":`}
+	var buf [16]byte
+	n := copy(buf[:], k.text)
+	for i := range n {
+		if i < 8 {
+			k.m0 |= 0xff << (8 * i)
+		} else {
+			k.m1 |= 0xff << (8 * (i - 8))
+		}
+	}
+	k.w0 = binary.LittleEndian.Uint64(buf[:8])
+	k.w1 = binary.LittleEndian.Uint64(buf[8:])
+	return k
+}
+
+// at reports whether s[i:] starts with k's text.
+func (k *fastKey) at(s string, i int) bool {
+	n := len(k.text)
+	switch {
+	case n == 0:
+		return false
+	case n <= 8 && i+8 <= len(s):
+		return word(s, i)&k.m0 == k.w0
+	case n <= 16 && i+16 <= len(s):
+		return word(s, i)&k.m0 == k.w0 && word(s, i+8)&k.m1 == k.w1
+	}
+	return len(s)-i >= n && s[i:i+n] == k.text
+}
