@@ -40,6 +40,7 @@ const (
 type fastCol struct {
 	op      uint8
 	notNull bool
+	col     int // the column's index in the schema
 	at      int // the row's place of the column
 	key     fastKey
 	t       *row.Type
@@ -80,7 +81,7 @@ func (c *Codec) planFast() {
 	p := &fastPlan{cols: make([]fastCol, width)}
 	for col := range width {
 		f := &c.schema.Fields[col]
-		op := fastCol{at: c.at(col), notNull: f.Type.NotNull, key: newFastKey(f.Name), t: &f.Type}
+		op := fastCol{col: col, at: c.at(col), notNull: f.Type.NotNull, key: newFastKey(f.Name), t: &f.Type}
 		var node *pathNode
 		if c.paths != nil {
 			node = c.paths[col]
@@ -191,10 +192,39 @@ func (c *Codec) decodeFast(s string, r row.Row) (end int, ok bool) {
 		}
 		v = fastSpace(s, v)
 		if col < 0 {
-			end, ok = fastSkip(s, v, 1)
+			end, ok = skipMember(s, v)
 		} else {
+			// The common kinds here, the others in fastColumn.
 			next = col + 1
-			end, ok = c.fastColumn(s, v, col, r, &seen)
+			op := &p.cols[col]
+			bit := uint64(1) << col
+			switch {
+			case op.op <= opNull:
+				end, ok = skipMember(s, v)
+			case seen&bit != 0:
+				return 0, false // a member again: the general path's last one wins
+			case op.op == opBigInt:
+				seen |= bit
+				var n int64
+				if n, end, ok = fastInt(s, v); ok {
+					r[op.at] = row.BigIntValue(n)
+				} else {
+					end, ok = c.fastColumn(s, v, op, r)
+				}
+			case op.op == opString:
+				seen |= bit
+				if v >= len(s) || s[v] != '"' {
+					end, ok = c.fastColumn(s, v, op, r)
+				} else if j := scanString(s, v+1); j < len(s) && s[j] == '"' {
+					r[op.at] = row.StringValue(s[v+1 : j])
+					end, ok = j+1, true
+				} else {
+					end, ok = c.fastColumn(s, v, op, r)
+				}
+			default:
+				seen |= bit
+				end, ok = c.fastColumn(s, v, op, r)
+			}
 		}
 		if !ok {
 			return 0, false
@@ -237,19 +267,9 @@ func (c *Codec) fastMember(s string, i int) (key string, v int, ok bool) {
 	return key, v + 1, true
 }
 
-// fastColumn reads the value at s[v] into column col's place of r, as
-// readMembers does.
-func (c *Codec) fastColumn(s string, v, col int, r row.Row, seen *uint64) (int, bool) {
-	op := &c.fast.cols[col]
-	switch op.op {
-	case opSkip, opNull:
-		return fastSkip(s, v, 1)
-	}
-	bit := uint64(1) << col
-	if *seen&bit != 0 {
-		return 0, false // a member again: the general path's last one wins
-	}
-	*seen |= bit
+// fastColumn reads the value at s[v] into the place of column op of r,
+// as readMembers does.
+func (c *Codec) fastColumn(s string, v int, op *fastCol, r row.Row) (int, bool) {
 	if op.op == opPaths {
 		if v < len(s) && s[v] == 'n' {
 			if op.notNull {
@@ -262,7 +282,7 @@ func (c *Codec) fastColumn(s string, v, col int, r row.Row, seen *uint64) (int, 
 	val, end, ok := c.fastScalar(s, v, op.op, op.t)
 	if !ok {
 		var err error
-		if val, end, err = c.decodeColumn(s, v, col); err != nil {
+		if val, end, err = c.decodeColumn(s, v, op.col); err != nil {
 			return 0, false
 		}
 	}
@@ -274,6 +294,17 @@ func (c *Codec) fastColumn(s string, v, col int, r row.Row, seen *uint64) (int, 
 		op.node.n.fill(val, r)
 	}
 	return end, true
+}
+
+// skipMember checks the value at s[v] of a member the row does not read:
+// an integer at once, any other value by fastSkip.
+func skipMember(s string, v int) (int, bool) {
+	if v < len(s) && (s[v]-'0' <= 9 || s[v] == '-') {
+		if _, end, ok := fastInt(s, v); ok {
+			return end, true
+		}
+	}
+	return fastSkip(s, v, 1)
 }
 
 // finishFast ends a row read by decodeFast as DecodeObject does: the

@@ -227,6 +227,26 @@ func TestFastPathProperty(t *testing.T) {
 	t.Logf("the one-pass decode took %d of %d records without an error (%d in all)", taken, good, n)
 }
 
+// TestFastPathPrefixes: every prefix of full records, and every record
+// with one byte replaced, decode as the general path decodes them:
+// the one-pass decode stops anywhere without reading past the end.
+func TestFastPathPrefixes(t *testing.T) {
+	for _, rec := range fastSeeds[:3] {
+		for k := range len(rec) {
+			for _, mode := range []byte{0, 2, 8, 12} {
+				fast, general, width := fastAndGeneral(t, mode, 0x7f7f)
+				fb, gb := row.NewBatch(1, width), row.NewBatch(1, width)
+				sameDecode(t, rec[:k], fast.DecodeString(rec[:k], fb), general.DecodeString(rec[:k], gb), fb, gb)
+				for _, c := range []byte{'"', ',', '}', '\\', '\n', 'x'} {
+					bad := rec[:k] + string(c) + rec[k+1:]
+					fb, gb := row.NewBatch(1, width), row.NewBatch(1, width)
+					sameDecode(t, bad, fast.DecodeString(bad, fb), general.DecodeString(bad, gb), fb, gb)
+				}
+			}
+		}
+	}
+}
+
 // randomRecord is a record for fastSchema; half of them clean: no
 // member twice, no NULL for a NOT NULL column, not malformed, a value of
 // another type rarer.

@@ -205,14 +205,27 @@ func literal(s string, i int, word string) (int, bool) {
 
 // fastInt reads the integer at s[i], a JSON number without a fraction or
 // an exponent of 1 to 18 digits (which cannot overflow), and returns the
-// offset after it. ok is false for any other value: the general path
-// reads it (an error, a fraction, a longer number).
+// offset after it: up to 7 digits a word at a time. ok is false for any
+// other value: the general path reads it (an error, a fraction, a longer
+// number).
 func fastInt(s string, i int) (n int64, end int, ok bool) {
 	j := i
-	neg := false
-	if j < len(s) && s[j] == '-' {
-		neg = true
+	neg := j < len(s) && s[j] == '-'
+	if neg {
 		j++
+	}
+	if j+8 <= len(s) {
+		x := word(s, j) - '0'*lsb
+		if k := firstByte(nonDigits(x)); k > 0 && k < 8 && (k == 1 || s[j] != '0') {
+			if e := j + k; s[e] != '.' && s[e] != 'e' && s[e] != 'E' {
+				n = int64(eightDigits(x, k))
+				if neg {
+					n = -n
+				}
+				return n, e, true
+			}
+			return 0, 0, false
+		}
 	}
 	d := j
 	if j < len(s) && s[j] == '0' {
@@ -236,13 +249,35 @@ func fastInt(s string, i int) (n int64, end int, ok bool) {
 	return n, j, true
 }
 
+// nonDigits has the high bit set in the first byte of w that is not an
+// ASCII digit (and maybe in bytes after it), given x = w - '0' * lsb.
+func nonDigits(x uint64) uint64 {
+	return ((x + 0x76*lsb) | x) & msb
+}
+
+// eightDigits is the number of the n digits (1 to 8) in the low bytes of
+// x = w - '0' * lsb, the first the most significant.
+func eightDigits(x uint64, n int) uint64 {
+	x <<= 8 * uint(8-n) // leading zeros in the bytes the digits left
+	x = x*10 + x>>8
+	return ((x&0x000000FF000000FF)*(100+1000000<<32) + (x>>16&0x000000FF000000FF)*(1+10000<<32)) >> 32
+}
+
+// firstByte is the index of the first byte whose high bit is set in m,
+// or 8 when none is.
+func firstByte(m uint64) int { return bits.TrailingZeros64(m) >> 3 }
+
 // fastKey is a member's `"name":` as written without escapes and without
-// blanks, which a member that starts with it names: one or two words
-// compared for a name of up to 14 bytes.
+// blanks, which a member that starts with it names: two words compared
+// for a name of up to 13 bytes (text of up to 16).
 type fastKey struct {
-	text   string // "" when the name needs escaping: never matched so
-	w0, w1 uint64 // the text's first 16 bytes, zero-padded
-	m0, m1 uint64 // masks of the text's bytes in w0 and w1
+	text string // "" when the name needs escaping: never matched so
+	// The text is its first word (masked to its length when shorter
+	// than a word) and the word ending at off (the same word then).
+	w0, w1 uint64
+	m0     uint64
+	off    int
+	short  bool // the text is 16 bytes or shorter
 }
 
 func newFastKey(name string) fastKey {
@@ -252,30 +287,29 @@ func newFastKey(name string) fastKey {
 		}
 	}
 	k := fastKey{text: `"` + name + `":`}
-	var buf [16]byte
-	n := copy(buf[:], k.text)
-	for i := range n {
-		if i < 8 {
-			k.m0 |= 0xff << (8 * i)
-		} else {
-			k.m1 |= 0xff << (8 * (i - 8))
-		}
+	n := len(k.text)
+	if k.short = n <= 16; !k.short {
+		return k
 	}
+	var buf [16]byte
+	copy(buf[:], k.text)
 	k.w0 = binary.LittleEndian.Uint64(buf[:8])
-	k.w1 = binary.LittleEndian.Uint64(buf[8:])
+	k.m0 = ^uint64(0)
+	if n < 8 {
+		k.m0 = 1<<(8*n) - 1
+	} else {
+		k.off = n - 8
+	}
+	k.w1 = binary.LittleEndian.Uint64(buf[k.off : k.off+8])
+	if n < 8 {
+		k.w1 = k.w0
+	}
 	return k
 }
 
-// at reports whether s[i:] starts with k's text.
+// at reports whether s[i:] starts with k's text, for a text of up to 16
+// bytes not too near the end of s; false says nothing else (the caller
+// then reads the member's name).
 func (k *fastKey) at(s string, i int) bool {
-	n := len(k.text)
-	switch {
-	case n == 0:
-		return false
-	case n <= 8 && i+8 <= len(s):
-		return word(s, i)&k.m0 == k.w0
-	case n <= 16 && i+16 <= len(s):
-		return word(s, i)&k.m0 == k.w0 && word(s, i+8)&k.m1 == k.w1
-	}
-	return len(s)-i >= n && s[i:i+n] == k.text
+	return k.short && i+16 <= len(s) && word(s, i)&k.m0 == k.w0 && word(s, i+k.off)&k.m0 == k.w1
 }
