@@ -51,12 +51,22 @@ type fastCol struct {
 
 // fastNode is a pathNode with what the one-pass decode needs.
 type fastNode struct {
-	n    *pathNode
-	keys []fastKey   // one per field of n.typ
-	kids []*fastNode // per kid of n; nil for a kid that ends a path
-	ops  []uint8     // per kid of n: how a path's value is read
+	n      *pathNode
+	fields []fastField // one per field of n.typ
 	// notNull has the bits of the kids whose type is NOT NULL.
 	notNull uint64
+}
+
+// fastField is a field of a fastNode's ROW.
+type fastField struct {
+	key fastKey
+	kid int // the field's kid in the pathNode, -1 for none: skipped
+	// For a kid that ends a path: how its value is read (as decodeAs
+	// reads it), its type and its row column; else the kid's node.
+	op  uint8
+	typ *row.Type
+	out int
+	sub *fastNode
 }
 
 // fastPlan is the one-pass decode of a Codec's schema and projection.
@@ -145,18 +155,21 @@ func (c *Codec) timestampOp() uint8 {
 
 func newFastNode(n *pathNode) *fastNode {
 	fields := n.typ.Fields()
-	fn := &fastNode{n: n, keys: make([]fastKey, len(fields)), kids: make([]*fastNode, len(n.kids)), ops: make([]uint8, len(n.kids))}
+	fn := &fastNode{n: n, fields: make([]fastField, len(fields))}
 	for f := range fields {
-		fn.keys[f] = newFastKey(fields[f].Name)
-	}
-	for k, kid := range n.kids {
-		if kid.out < 0 {
-			fn.kids[k] = newFastNode(kid)
+		ff := fastField{key: newFastKey(fields[f].Name), kid: n.byField[f], out: -1}
+		if ff.kid >= 0 {
+			kid := n.kids[ff.kid]
+			ff.typ, ff.out = &kid.typ, kid.out
+			if kid.out < 0 {
+				ff.sub = newFastNode(kid)
+			}
+			ff.op = scalarOp(kid.typ, opTimestamp) // decodeAs reads any form
+			if kid.typ.NotNull {
+				fn.notNull |= 1 << ff.kid
+			}
 		}
-		fn.ops[k] = scalarOp(kid.typ, opTimestamp) // decodeAs reads any form
-		if kid.typ.NotNull {
-			fn.notNull |= 1 << k
-		}
+		fn.fields[f] = ff
 	}
 	return fn
 }
@@ -429,8 +442,8 @@ func (c *Codec) fastPaths(s string, i int, fn *fastNode, r row.Row) (int, bool) 
 	} else {
 		for {
 			f, v := -1, 0
-			if next < len(fields) && fn.keys[next].at(s, i) {
-				f, v = next, i+len(fn.keys[next].text)
+			if next < len(fields) && fn.fields[next].key.at(s, i) {
+				f, v = next, i+len(fn.fields[next].key.text)
 			} else {
 				key, kv, ok := c.fastMember(s, i)
 				if !ok {
@@ -442,15 +455,37 @@ func (c *Codec) fastPaths(s string, i int, fn *fastNode, r row.Row) (int, bool) 
 			}
 			next = f + 1
 			v = fastSpace(s, v)
-			k := -1
-			if f >= 0 {
-				k = n.byField[f]
-			}
 			var ok bool
-			if k < 0 {
-				end, ok = fastSkip(s, v, 1)
+			if f < 0 || fn.fields[f].kid < 0 {
+				end, ok = skipMember(s, v)
 			} else {
-				end, ok = c.fastKid(s, v, fn, k, r, &seen, &set)
+				// The common kinds here, the others in fastKid.
+				ff := &fn.fields[f]
+				bit := uint64(1) << ff.kid
+				if seen&bit != 0 {
+					return 0, false // a member again: decodePaths starts it over
+				}
+				seen |= bit
+				switch {
+				case ff.op == opBigInt && ff.out >= 0:
+					var n int64
+					if n, end, ok = fastInt(s, v); ok {
+						r[ff.out] = row.BigIntValue(n)
+						set |= bit
+						break
+					}
+					end, ok = c.fastKid(s, v, ff, r, bit, &set)
+				case ff.op == opString && ff.out >= 0 && v < len(s) && s[v] == '"':
+					if j := scanString(s, v+1); j < len(s) && s[j] == '"' {
+						r[ff.out] = row.StringValue(s[v+1 : j])
+						end, ok = j+1, true
+						set |= bit
+						break
+					}
+					end, ok = c.fastKid(s, v, ff, r, bit, &set)
+				default:
+					end, ok = c.fastKid(s, v, ff, r, bit, &set)
+				}
 			}
 			if !ok {
 				return 0, false
@@ -474,29 +509,23 @@ func (c *Codec) fastPaths(s string, i int, fn *fastNode, r row.Row) (int, bool) 
 	return end, true
 }
 
-// fastKid reads the value at s[v] of fn's kid k.
-func (c *Codec) fastKid(s string, v int, fn *fastNode, k int, r row.Row, seen, set *uint64) (int, bool) {
-	bit := uint64(1) << k
-	if *seen&bit != 0 {
-		return 0, false // a member again: decodePaths starts it over
-	}
-	*seen |= bit
-	kid := fn.n.kids[k]
-	if kid.out < 0 {
-		end, ok := c.fastPaths(s, v, fn.kids[k], r)
+// fastKid reads the value at s[v] of field ff, a kid whose bit is bit.
+func (c *Codec) fastKid(s string, v int, ff *fastField, r row.Row, bit uint64, set *uint64) (int, bool) {
+	if ff.out < 0 {
+		end, ok := c.fastPaths(s, v, ff.sub, r)
 		if ok && s[v] != 'n' {
 			*set |= bit
 		}
 		return end, ok
 	}
-	val, end, ok := c.fastScalar(s, v, fn.ops[k], &kid.typ)
+	val, end, ok := c.fastScalar(s, v, ff.op, ff.typ)
 	if !ok {
 		var err error
-		if val, end, err = decodeAs(s, v, kid.typ); err != nil {
+		if val, end, err = decodeAs(s, v, *ff.typ); err != nil {
 			return 0, false
 		}
 	}
-	r[kid.out] = val
+	r[ff.out] = val
 	if !val.IsNull() {
 		*set |= bit
 	}

@@ -43,6 +43,15 @@ func stringStops(w uint64) uint64 {
 // a '"', a '\\' or a control character, or len(s): eight bytes at a time,
 // for the long strings (descriptions, URLs, free text) a record carries.
 func scanString(s string, j int) int {
+	for j+16 <= len(s) {
+		if m := stringStops(word(s, j)); m != 0 {
+			return j + bits.TrailingZeros64(m)>>3
+		}
+		if m := stringStops(word(s, j+8)); m != 0 {
+			return j + 8 + bits.TrailingZeros64(m)>>3
+		}
+		j += 16
+	}
 	for j+8 <= len(s) {
 		if m := stringStops(word(s, j)); m != 0 {
 			return j + bits.TrailingZeros64(m)>>3

@@ -135,8 +135,11 @@ func appendUnescaped(buf []byte, s string, start, j int) ([]byte, int, error) {
 		case c < 0x20:
 			return buf, j, syntaxErr(s, j, "control character 0x%02x in a string (escape it)", c)
 		case c != '\\':
-			buf = append(buf, c)
-			j++
+			// The plain bytes up to the next quote, escape or control
+			// character at once.
+			k := scanString(s, j)
+			buf = append(buf, s[j:k]...)
+			j = k
 			continue
 		}
 		if j+1 >= len(s) {
