@@ -219,6 +219,17 @@ func (c *Codec) decodeFast(s string, r row.Row) (end int, ok bool) {
 			case op.op == opBigInt:
 				seen |= bit
 				var n int64
+				if v+8 <= len(s) && s[v]-'1' < 9 {
+					// Up to 7 digits from one word, here.
+					x := word(s, v) - '0'*lsb
+					if k := firstByte(nonDigits(x)); k < 8 {
+						if e := v + k; s[e] != '.' && s[e] != 'e' && s[e] != 'E' {
+							r[op.at] = row.BigIntValue(int64(eightDigits(x, k)))
+							end, ok = e, true
+							break
+						}
+					}
+				}
 				if n, end, ok = fastInt(s, v); ok {
 					r[op.at] = row.BigIntValue(n)
 				} else {
@@ -310,11 +321,14 @@ func (c *Codec) fastColumn(s string, v int, op *fastCol, r row.Row) (int, bool) 
 }
 
 // skipMember checks the value at s[v] of a member the row does not read:
-// an integer at once, any other value by fastSkip.
+// a positive integer of up to 7 digits from one word, any other value
+// by fastSkip.
 func skipMember(s string, v int) (int, bool) {
-	if v < len(s) && (s[v]-'0' <= 9 || s[v] == '-') {
-		if _, end, ok := fastInt(s, v); ok {
-			return end, true
+	if v+8 <= len(s) && s[v]-'1' < 9 {
+		if k := firstByte(nonDigits(word(s, v) - '0'*lsb)); k < 8 {
+			if e := v + k; s[e] != '.' && s[e] != 'e' && s[e] != 'E' {
+				return e, true
+			}
 		}
 	}
 	return fastSkip(s, v, 1)
