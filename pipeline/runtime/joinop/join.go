@@ -107,6 +107,10 @@ type Join struct {
 	// own, nor do its strings one each.
 	slab rowSlab
 	text row.Text
+	// hash is a batch hash join's probe table of its right side, built
+	// at the first left batch (join_hash.go); nil before, and after
+	// anything that could change the right side.
+	hash *hashTable
 }
 
 // rowSlab carves rows out of slices of joinSlabValues values that many
@@ -178,6 +182,12 @@ func (j *Join) probes(side int) bool {
 // ProcessInput implements TwoInput.
 func (j *Join) ProcessInput(input int, in *row.Batch, out operator.Emitter) error {
 	defer j.Begin(len(in.Changes))()
+	if input == 0 && j.usesHash() {
+		return j.probeBatch(in, out)
+	}
+	if input == 1 {
+		j.hash = nil
+	}
 	return operator.EachChange("join", in, out, func(_ int, c *row.Change) error {
 		if j.spec.Batch && !j.spec.RightFirst && input == 0 {
 			j.held = append(j.held, *c)
@@ -196,6 +206,7 @@ func (j *Join) Finish(out operator.Emitter) error {
 		return nil
 	}
 	j.settled = true
+	j.hash = nil
 	for _, c := range j.held {
 		if err := j.change(0, c.Kind, c.Row, out); err != nil {
 			return fmt.Errorf("join: %w", err)
