@@ -64,6 +64,9 @@ func (b *builder) pushProjections() {
 		}
 		src.Projected = someOrNil(needed)
 	}
+	// A batch join emits the columns a Calc over it picks
+	// (join_reads.go): after the pushdown above, which reads that Calc.
+	b.plan.projectJoins(nodes)
 }
 
 // someOrNil is needed, or nil when it names every column.

@@ -349,6 +349,16 @@ func (j *Join) probeBatch(in *row.Batch, out operator.Emitter) error {
 	w := lw + j.spec.RightWidth
 	outer := j.outer[0]
 	semi, anti := j.semi(), j.spec.Kind == AntiJoin
+	// Without a residual, a join that emits some columns builds those
+	// alone: the right row decoded aside, the columns picked.
+	pick := j.spec.Output
+	if j.spec.Residual != nil || semi {
+		pick = nil
+	}
+	if pick != nil && len(j.rightRow) != j.spec.RightWidth {
+		j.rightRow = make(row.Row, j.spec.RightWidth)
+	}
+	pout := j.project(out)
 	for i := range cs {
 		if tr != nil {
 			tr.At(i)
@@ -356,7 +366,7 @@ func (j *Join) probeBatch(in *row.Batch, out operator.Emitter) error {
 		c := &cs[i]
 		off := t.offs[i]
 		if off == probeSlow {
-			if err := j.change(0, c.Kind, c.Row, out); err != nil {
+			if err := j.change(0, c.Kind, c.Row, pout); err != nil {
 				return operator.ChangeError("join", in, i, err)
 			}
 			continue
@@ -371,6 +381,20 @@ func (j *Join) probeBatch(in *row.Batch, out operator.Emitter) error {
 				if semi && j.spec.Residual == nil {
 					matched += int(count)
 					break // one match decides
+				}
+				if pick != nil {
+					t.layout.Decode(j.rightRow, enc, &j.text)
+					pr := j.slab.get(len(pick))
+					for k, col := range pick {
+						if col < lw {
+							pr[k] = c.Row[col]
+						} else {
+							pr[k] = j.rightRow[col-lw]
+						}
+					}
+					matched += int(count)
+					emitCopies(out, joinedKind(c.Kind, outer, false), pr, count)
+					continue
 				}
 				jr := j.slab.get(w)
 				copy(jr, c.Row)
@@ -391,7 +415,7 @@ func (j *Join) probeBatch(in *row.Batch, out operator.Emitter) error {
 					j.slab.unget(jr)
 					break
 				}
-				emitCopies(out, joinedKind(c.Kind, outer, false), jr, count)
+				emitCopies(pout, joinedKind(c.Kind, outer, false), jr, count)
 			}
 		}
 		switch {
@@ -400,8 +424,40 @@ func (j *Join) probeBatch(in *row.Batch, out operator.Emitter) error {
 				out.Emit(c.Kind, c.Row)
 			}
 		case outer && matched == 0:
-			out.Emit(row.Insert, j.padded(0, c.Row))
+			pout.Emit(row.Insert, j.padded(0, c.Row))
 		}
 	}
 	return nil
+}
+
+// project returns out, or when the join emits some columns only
+// (JoinSpec.Output) an emitter that projects each joined row into out.
+func (j *Join) project(out operator.Emitter) operator.Emitter {
+	if j.spec.Output == nil {
+		return out
+	}
+	return &projecting{j: j, out: out}
+}
+
+// projecting emits the columns JoinSpec.Output of each joined row, in
+// rows of the join's slab.
+type projecting struct {
+	j   *Join
+	out operator.Emitter
+}
+
+func (p *projecting) Emit(k row.Kind, r row.Row) {
+	cols := p.j.spec.Output
+	pr := p.j.slab.get(len(cols))
+	for i, c := range cols {
+		pr[i] = r[c]
+	}
+	p.out.Emit(k, pr)
+}
+
+// At implements operator.Tracker for the emitter it wraps.
+func (p *projecting) At(i int) {
+	if t, ok := p.out.(operator.Tracker); ok {
+		t.At(i)
+	}
 }
