@@ -75,8 +75,6 @@ func (pk *packedParts) slot(id int32) *packSlot {
 	return &pk.slots[id]
 }
 
-func (pk *packedParts) has(id int32) bool { return int(id) < len(pk.slots) && pk.slots[id].live }
-
 // rowsOf is the count of rows partition id holds.
 func (pk *packedParts) rowsOf(id int32) int { return int(pk.slots[id].rows) }
 
