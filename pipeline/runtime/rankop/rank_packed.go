@@ -35,6 +35,7 @@ type packedParts struct {
 	layout *row.Layout // by the first row's value types (nil before it)
 	slots  []packSlot  // by partition id
 	buf    []byte
+	mem    *state.OffHeap // buf's mapping, once large
 	dead   int
 
 	ents []packEnt // the partition being changed, decoded
@@ -112,7 +113,7 @@ func (pk *packedParts) bytesOf(e *packEnt) []byte {
 }
 
 // store writes ents as partition id's region.
-func (pk *packedParts) store(id int32, ents []packEnt) {
+func (pk *packedParts) store(id int32, ents []packEnt, end int) {
 	pk.nbuf = pk.nbuf[:0]
 	for i := range ents {
 		e := &ents[i]
@@ -135,16 +136,38 @@ func (pk *packedParts) store(id int32, ents []packEnt) {
 		return
 	}
 	pk.dead += int(s.Space)
-	s.RowSlot = state.RowSlot{Off: uint64(len(pk.buf)), N: uint32(n), Space: uint32(n)}
-	pk.buf = append(pk.buf, pk.nbuf...)
+	// Room for the rows up to End at this size per row: a partition
+	// filling its top is then rewritten in place, not once per row at
+	// the arena's end (each leaving a dead region behind).
+	space := n
+	if len(ents) > 0 && len(ents) < end {
+		space += n / len(ents) * (end - len(ents))
+	}
+	pk.place(s, pk.nbuf, space)
 	pk.compactIfSparse()
+}
+
+// place writes region at the arena's end as s's, with room for space
+// bytes. The arena is mapped off the Go heap once large (state.OffHeap):
+// as a heap array it counted toward the GC's goal, and each doubling
+// left the old copy behind until a collection.
+func (pk *packedParts) place(s *packSlot, region []byte, space int) {
+	if pk.mem == nil {
+		pk.mem = state.NewOffHeap(pk)
+	}
+	at := len(pk.buf)
+	pk.buf = state.OffHeapGrow(pk.mem, pk.buf, at+space)
+	copy(pk.buf[at:], region)
+	s.RowSlot = state.RowSlot{Off: uint64(at), N: uint32(len(region)), Space: uint32(space)}
 }
 
 func (pk *packedParts) compactIfSparse() {
 	if pk.dead < 1<<20 || pk.dead*2 < len(pk.buf) {
 		return
 	}
+	old := pk.buf
 	pk.buf = state.CompactSlots(pk.buf, len(pk.buf)-pk.dead, pk.slots, func(s *packSlot) *state.RowSlot { return &s.RowSlot })
+	state.OffHeapFree(pk.mem, old)
 	pk.dead = 0
 }
 
@@ -300,7 +323,7 @@ func (t *TopN) appendPacked(id int32, r row.Row) {
 			t.rows -= int64(len(ents) - k)
 			ents = ents[:k]
 		}
-		pk.store(id, ents)
+		pk.store(id, ents, end)
 		return
 	}
 	if len(ents) > end {
@@ -311,7 +334,7 @@ func (t *TopN) appendPacked(id int32, r row.Row) {
 		}
 		ents = ents[:li]
 		t.rows--
-		pk.store(id, ents)
+		pk.store(id, ents, end)
 		if li == pos || sameRow(last, r) {
 			return
 		}
@@ -322,7 +345,7 @@ func (t *TopN) appendPacked(id int32, r row.Row) {
 		}
 		t.emitRow(row.Delete, last, 0)
 	} else {
-		pk.store(id, ents)
+		pk.store(id, ents, end)
 	}
 	t.emitRow(row.Insert, r, 0)
 }
@@ -390,9 +413,8 @@ func (t *TopN) storePartition(id int32, p *Partition) {
 	}
 	s := pk.slot(id)
 	pk.dead += int(s.Space)
-	s.RowSlot = state.RowSlot{Off: uint64(len(pk.buf)), N: uint32(len(region)), Space: uint32(len(region))}
+	pk.place(s, region, len(region))
 	s.rows, s.live = int32(len(ents)), true
-	pk.buf = append(pk.buf, region...)
 }
 
 // setPackedFloor is setFloor on partition id's packed rows.
