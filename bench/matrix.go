@@ -16,7 +16,8 @@ import (
 // engine reads the same generated files (genmatrix.go). Batch runs write
 // csv, checked against each other; streaming runs write to a blackhole,
 // a GROUP BY with mini-batch on both (etld's mini_batch_aggregate,
-// Flink's mini-batch of 1 s or 2^20 rows).
+// Flink's mini-batch of 1 s or 2^20 rows), and are checked by one more
+// untimed run each that writes the changelog (streamcheck.go).
 
 // matrixSource is one input of a shape: its table name in the SQL, its
 // file (in the data dir), format and schema, and the watermark of ts (an
