@@ -144,8 +144,10 @@ func (q *queryBuilder) intervalJoin(n *Node, js *joinop.JoinSpec, residual []sql
 	}
 	is := &joinop.IntervalJoinSpec{Kind: js.Kind, LeftKeys: js.LeftKeys, RightKeys: js.RightKeys,
 		LeftWidth: js.LeftWidth, RightWidth: js.RightWidth, LeftTime: left.TimeAttr, RightTime: right.TimeAttr,
+		LeftTypes: typeIDs(left.Schema), RightTypes: typeIDs(right.Schema),
 		Lower: lo.off, Upper: hi.off, Sorted: q.b.plan.Batch}
 	where := append(keyTexts, sql.Format(lo.expr), sql.Format(hi.expr))
+	var residualReads []int
 	if len(rest) > 0 {
 		res := andAll(rest)
 		c, err := compileExpr(res, n.Schema, "join")
@@ -156,10 +158,11 @@ func (q *queryBuilder) intervalJoin(n *Node, js *joinop.JoinSpec, residual []sql
 			return true, errAt(res.Pos(), "a join condition must be BOOLEAN, this one is %s", c.Type)
 		}
 		is.Residual = c.True
+		residualReads = c.Reads
 		where = append(where, sql.Format(res))
 	}
 	js.Residual = is.Residual
-	n.op = &joinOp{join: js, interval: is}
+	n.op = &joinOp{join: js, interval: is, residualReads: residualReads}
 	n.Mode = joinMode(js.Kind, left.Mode, right.Mode, js.LeftKeys, js.RightKeys, lw, true)
 	// The output keeps the time attribute of a side that is never padded
 	// with NULLs (Flink keeps both; etld has one per table).

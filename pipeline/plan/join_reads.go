@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Projection pushdown below a regular join, as Flink's
+// Projection pushdown below a regular or interval join, as Flink's
 // ProjectJoinTransposeRule: a join reads of each input only the columns
 // of its keys, its residual condition, the input's unique key and the
 // columns its own readers read of its output. The others are not read:
@@ -99,11 +99,14 @@ func (j *joinOp) readsOf(n, in *Node) []bool {
 	return out
 }
 
-// pruneJoin works out which columns of each input the regular join n
-// reads (joinOp.reads) and names them in its label.
+// pruneJoin works out which columns of each input the regular or
+// interval join n reads (joinOp.reads) and names them in its label: an
+// interval join reads its time attributes beside its keys and
+// residual, and caches only those columns' values (the rest NULL, a
+// byte each).
 func (rs joinReaders) pruneJoin(n *Node) {
 	j := n.joined()
-	if j == nil || j.join == nil || j.interval != nil || j.temporal != nil || j.window != nil || len(n.Inputs) != 2 {
+	if j == nil || j.join == nil || j.temporal != nil || j.window != nil || len(n.Inputs) != 2 {
 		return
 	}
 	used := rs.usedOf(n)

@@ -23,6 +23,9 @@ type IntervalJoinSpec struct {
 	Kind                  JoinKind // InnerJoin, LeftJoin, RightJoin or FullJoin
 	LeftKeys, RightKeys   []int
 	LeftWidth, RightWidth int
+	// LeftTypes and RightTypes are the columns' types, for the layout of
+	// the cached rows (row.Layout); nil: any (every value tagged).
+	LeftTypes, RightTypes []row.TypeID
 	LeftTime, RightTime   int
 	Lower, Upper          int64
 	// Residual, if set, is the rest of the ON condition, evaluated on the
@@ -64,14 +67,17 @@ type IntervalJoin struct {
 	index             *state.KeyIDs // key -> id
 	keys              []ijKey       // by id
 	sides             [2]ijSide
-	timers            state.KeyHeap[int32] // key ids by the time of their cleanup timer
-	wm                int64
+	// timers are per side the key ids by the time of their cleanup
+	// timer: a side's are set mostly in time order, as its rows come.
+	timers [2]state.RunHeap[state.Keyed[int32]]
+	wm     int64
 	// expiration is Flink's leftExpirationTime and rightExpirationTime:
 	// shared by all keys, an approximation of each cache's oldest time.
 	expiration [2]int64
 	size       int64
 	nullTimes  int64
 	kbuf, fbuf []byte
+	slab       []row.Value // joined rows' (joined)
 	// As a worker of several (join_interval_groups.go): seen is, by
 	// change of the whole batch, the other side's expiration time one
 	// instance had before it, when seenOn; moved says which expiration
@@ -92,7 +98,17 @@ var (
 // NewIntervalJoin returns an interval join with empty state.
 func NewIntervalJoin(spec IntervalJoinSpec) *IntervalJoin {
 	j := &IntervalJoin{spec: spec, index: state.NewKeyIDs(), wm: operator.NoWatermark}
+	for s := range j.timers {
+		j.timers[s] = state.NewRunHeap(func(a, b *state.Keyed[int32]) bool { return a.Key < b.Key })
+	}
 	j.relSize = [2]int64{-spec.Lower, spec.Upper}
+	for s, t := range [2][]row.TypeID{spec.LeftTypes, spec.RightTypes} {
+		w := [2]int{spec.LeftWidth, spec.RightWidth}[s]
+		if len(t) != w {
+			t = make([]row.TypeID, w) // Null: a column of no known type
+		}
+		j.sides[s].store.Layout = row.NewLayout(t)
+	}
 	j.minClean = (j.relSize[0] + j.relSize[1]) / 2
 	if spec.Sorted {
 		// Flink starts both at 0, its operator time's floor.
@@ -233,7 +249,7 @@ func (j *IntervalJoin) match(s int, kid int32, this row.Row, rid int32, out oper
 		return false, nil
 	}
 	lw := j.spec.LeftWidth
-	jr := make(row.Row, lw+j.spec.RightWidth)
+	jr := j.joined()
 	if s == 0 {
 		copy(jr, this)
 		j.sides[1].store.DecodeInto(jr[lw:], rid)
@@ -248,7 +264,23 @@ func (j *IntervalJoin) match(s int, kid int32, this row.Row, rid int32, out oper
 		}
 	}
 	out.Emit(row.Insert, jr)
+	j.slab = j.slab[len(jr):] // taken: a row that did not match is carved again
 	return true, nil
+}
+
+// joinedSlab is how many joined rows one allocation holds.
+const joinedSlab = 128
+
+// joined returns the next joined row of the slab, which match fills
+// whole: one allocation per joinedSlab output rows rather than one a
+// row (the batches rows travel in are carved from slabs likewise, so a
+// reader that keeps a row detaches it).
+func (j *IntervalJoin) joined() row.Row {
+	w := j.spec.LeftWidth + j.spec.RightWidth
+	if len(j.slab) < w {
+		j.slab = make([]row.Value, w*joinedSlab)
+	}
+	return j.slab[:w:w]
 }
 
 // drop removes side's row rid of key kid, emitting it padded when it
@@ -270,7 +302,19 @@ func (j *IntervalJoin) drop(kid int32, side int, rid int32, out operator.Emitter
 func (j *IntervalJoin) setTimer(kid int32, side int, t int64) {
 	at := t + j.relSize[side] + j.minClean + 1
 	j.keys[kid].timer[side] = at
-	j.timers.Push(at, kid)
+	j.timers[side].Push(state.Keyed[int32]{Key: at, Item: kid})
+}
+
+// nextTimer returns the side of the earliest timer at or before wm, -1
+// for none.
+func (j *IntervalJoin) nextTimer(wm int64) int {
+	side, at := -1, wm
+	for s := range j.timers {
+		if j.timers[s].Len() > 0 && j.timers[s].Top().Key <= at {
+			side, at = s, j.timers[s].Top().Key
+		}
+	}
+	return side
 }
 
 // Watermark fires the cleanup timers the watermark passed.
@@ -281,8 +325,8 @@ func (j *IntervalJoin) Watermark(wm int64, out operator.Emitter) error {
 	j.wm = wm
 	j.moved = [2]bool{}
 	opTime := j.opTime()
-	for j.timers.Len() > 0 && j.timers.Top().Key <= wm {
-		t := j.timers.Pop()
+	for side := j.nextTimer(wm); side >= 0; side = j.nextTimer(wm) {
+		t := j.timers[side].Pop()
 		at, kid := t.Key, t.Item
 		if !j.keys[kid].used {
 			continue
@@ -376,7 +420,7 @@ func (j *IntervalJoin) appendKey(buf []byte, kid int32, rids []int32) ([]byte, [
 			buf = binary.AppendVarint(buf, at)
 			buf = binary.AppendUvarint(buf, uint64(n))
 			for _, rid := range rids[i : i+n] {
-				buf = append(buf, j.sides[side].store.Bytes(rid)...) // AppendRow's encoding
+				buf = j.sides[side].store.AppendEncoded(buf, rid)
 				buf = append(buf, b2byte(ents[rid].emitted))
 			}
 			i += n
@@ -401,7 +445,7 @@ func (j *IntervalJoin) Restore(snap []byte) error {
 	wm, e0, e1 := d.Varint(), d.Varint(), d.Varint()
 	nullTimes := int64(d.Uvarint())
 	r := NewIntervalJoin(j.spec)
-	var timers []state.Keyed[int32]
+	var timers [2][]state.Keyed[int32]
 	widths := [2]int{j.spec.LeftWidth, j.spec.RightWidth}
 	n := d.Count(4)
 	for range n {
@@ -419,7 +463,7 @@ func (j *IntervalJoin) Restore(snap []byte) error {
 			timer := d.Varint()
 			r.keys[kid].timer[side] = timer
 			if timer != 0 {
-				timers = append(timers, state.Keyed[int32]{Key: timer, Item: kid})
+				timers[side] = append(timers[side], state.Keyed[int32]{Key: timer, Item: kid})
 			}
 			nt := d.Count(2)
 			for range nt {
@@ -445,7 +489,8 @@ func (j *IntervalJoin) Restore(snap []byte) error {
 	if err := d.End(); err != nil {
 		return fmt.Errorf("interval join: %w", err)
 	}
-	r.timers.Fill(timers)
+	r.timers[0].Fill(timers[0])
+	r.timers[1].Fill(timers[1])
 	r.wm, r.expiration, r.nullTimes = wm, [2]int64{e0, e1}, nullTimes
 	r.Widening = j.Widening
 	*j = *r

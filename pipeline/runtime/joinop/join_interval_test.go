@@ -242,3 +242,34 @@ func TestIntervalJoinRestoreRejectsBadState(t *testing.T) {
 		t.Error("restore into a wider left side: no error")
 	}
 }
+
+// TestIntervalJoinLayoutKeepsSnapshot holds a join whose cached rows are
+// in their columns' typed layout to one that tags every value (no
+// types): the same output and, at every step, the same snapshot bytes,
+// so that checkpoints written before the layout restore.
+func TestIntervalJoinLayoutKeepsSnapshot(t *testing.T) {
+	steps := ijStream()
+	r0 := ijRowOf(1, 0, "a")
+	types := []row.TypeID{r0[0].Type(), r0[1].Type(), r0[2].Type()}
+	for _, kind := range []JoinKind{InnerJoin, FullJoin} {
+		typed := ijSpec(kind)
+		typed.LeftTypes, typed.RightTypes = types, types
+		a, b := NewIntervalJoin(typed), NewIntervalJoin(ijSpec(kind))
+		for i, s := range steps {
+			if got, want := stepIJ(t, a, i, s), stepIJ(t, b, i, s); !slices.Equal(got, want) {
+				t.Fatalf("kind %v step %d: typed layout emits %q, tagged %q", kind, i, got, want)
+			}
+			sa, err := a.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			sb, err := b.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(sa, sb) {
+				t.Fatalf("kind %v step %d: snapshots differ:\n%x\n%x", kind, i, sa, sb)
+			}
+		}
+	}
+}

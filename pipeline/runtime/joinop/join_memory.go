@@ -17,7 +17,7 @@ import (
 // StateBytes implements StateMemory: the key index, the keys' lists and
 // timers, and each side's cached rows.
 func (j *IntervalJoin) StateBytes() int64 {
-	n := j.index.MemBytes() + int64(cap(j.keys))*int64(unsafe.Sizeof(ijKey{})) + int64(j.timers.Len())*24
+	n := j.index.MemBytes() + int64(cap(j.keys))*int64(unsafe.Sizeof(ijKey{})) + int64(j.timers[0].Len()+j.timers[1].Len())*24
 	for i := range j.sides {
 		s := &j.sides[i]
 		n += int64(cap(s.ents))*int64(unsafe.Sizeof(ijEnt{})) + s.store.MemBytes() + int64(cap(s.free))*4

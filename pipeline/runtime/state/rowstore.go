@@ -17,11 +17,20 @@ import (
 // A row that is replaced by one whose encoding fits its space is written
 // in place; otherwise the old bytes are dead and the arena is compacted
 // once they are half of it.
+//
+// With a Layout (set before the first Put) the rows are encoded in it
+// instead, which reads back without a type switch or a varint per
+// number: for rows read again and again (an interval join's, once per
+// match). Bytes is then the layout's encoding, for memory only; a
+// checkpoint takes AppendEncoded's.
 type RowStore struct {
-	slots []RowSlot // by id
-	buf   []byte
-	dead  int
-	n     int
+	Layout *row.Layout
+	slots  []RowSlot // by id
+	buf    []byte
+	dead   int
+	n      int
+	text   row.Text // the decoded rows' strings, with a Layout
+	view   row.Row  // AppendEncoded's
 }
 
 // RowSlot is an id's row: n is its encoded length, 0 for no row; space
@@ -50,7 +59,11 @@ func (a *RowStore) Put(id int32, r row.Row) {
 	}
 	s := &a.slots[id]
 	end := len(a.buf)
-	a.buf = row.AppendRow(a.buf, r)
+	if a.Layout != nil {
+		a.buf = a.Layout.Append(a.buf, r)
+	} else {
+		a.buf = row.AppendRow(a.buf, r)
+	}
 	n := len(a.buf) - end
 	if s.N == 0 {
 		a.n++
@@ -74,6 +87,11 @@ func (a *RowStore) Bytes(id int32) []byte {
 
 // Row decodes a copy of id's row.
 func (a *RowStore) Row(id int32) row.Row {
+	if a.Layout != nil {
+		r := make(row.Row, a.Layout.Width())
+		a.DecodeInto(r, id)
+		return r
+	}
 	r, err := row.CopyRow(a.Bytes(id))
 	if err != nil {
 		// The bytes are the arena's own encoding: a failure is a bug.
@@ -103,7 +121,28 @@ func (a *RowStore) compactIfSparse() {
 }
 
 // DecodeInto decodes id's row into dst, which must have the row's width.
-func (a *RowStore) DecodeInto(dst row.Row, id int32) { DecodeRowInto(dst, a.Bytes(id)) }
+func (a *RowStore) DecodeInto(dst row.Row, id int32) {
+	if a.Layout != nil {
+		a.Layout.Decode(dst, a.Bytes(id), &a.text)
+		return
+	}
+	DecodeRowInto(dst, a.Bytes(id))
+}
+
+// AppendEncoded appends id's row in row.AppendRow's encoding, whatever
+// the store's: a checkpoint's bytes do not depend on the Layout.
+func (a *RowStore) AppendEncoded(dst []byte, id int32) []byte {
+	if a.Layout == nil {
+		return append(dst, a.Bytes(id)...)
+	}
+	if len(a.view) != a.Layout.Width() {
+		a.view = make(row.Row, a.Layout.Width())
+	}
+	a.Layout.Decode(a.view, a.Bytes(id), nil) // aliases the store: encoded at once
+	dst = row.AppendRow(dst, a.view)
+	clear(a.view)
+	return dst
+}
 
 // DecodeRowInto decodes the row encoded in b (row.AppendRow), which the
 // state wrote itself, into dst, which must have its width. Unlike

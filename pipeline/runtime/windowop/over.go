@@ -92,6 +92,43 @@ func (q *rowRing) push(r row.Row) {
 	q.n++
 }
 
+// pushKept pushes a copy of r that holds only the columns keep marks
+// (the others NULL), into the slice of the row that last left its slot
+// (popKept): a frame keeps what its aggregates read and its time, and
+// once full allocates nothing a row.
+func (q *rowRing) pushKept(r row.Row, keep []bool) {
+	if q.n == len(q.buf) {
+		grown := make([]row.Row, max(4, 2*len(q.buf)))
+		for i := range q.n {
+			grown[i] = q.at(i)
+		}
+		q.buf, q.head = grown, 0
+	}
+	slot := &q.buf[(q.head+q.n)%len(q.buf)]
+	dst := *slot
+	if cap(dst) < len(r) {
+		dst = make(row.Row, len(r))
+	}
+	dst = dst[:len(r)]
+	for i, v := range r {
+		if i < len(keep) && keep[i] {
+			dst[i] = row.DetachValue(v) // kept: must not pin its batch (row.Detach)
+		} else {
+			dst[i] = row.NullValue
+		}
+	}
+	*slot = dst
+	q.n++
+}
+
+// popKept drops the oldest row and leaves its slice in the slot for
+// pushKept: its values are its own (DetachValue) and NULL, so it pins
+// nothing, and the ring holds no more rows than at its fullest.
+func (q *rowRing) popKept() {
+	q.head = (q.head + 1) % len(q.buf)
+	q.n--
+}
+
 // at is the i-th row, the oldest first.
 func (q *rowRing) at(i int) row.Row { return q.buf[(q.head+i)%len(q.buf)] }
 
@@ -146,9 +183,9 @@ type OverAgg struct {
 	wm                int64
 	timeID            row.TypeID
 	parts             map[string]*overPart
-	queue             state.Heap[overWait]
-	held              []overRow // the waiting rows, by slot
-	vacant            []int32   // slots of held to reuse
+	queue             state.RunHeap[overWait] // rows come mostly in time order
+	held              []overRow               // the waiting rows, by slot
+	vacant            []int32                 // slots of held to reuse
 	seq               uint64
 	ready             []overRow
 	kbuf              []byte
@@ -164,6 +201,10 @@ type OverAgg struct {
 	ext     []overExt
 	rest    []int
 	scratch []row.Value
+	// frameCols are the columns a frame row keeps: the aggregates'
+	// arguments and filters and the time (the rest of it no one reads
+	// again).
+	frameCols []bool
 }
 
 // NewOverAgg builds the operator; an invalid spec or call is an error.
@@ -178,7 +219,7 @@ func NewOverAgg(s OverSpec, opt WindowOptions) (*OverAgg, error) {
 		width: max(width, s.TimeCol+1),
 		wm:    operator.NoWatermark,
 		parts: map[string]*overPart{},
-		queue: state.NewHeap((*overWait).before),
+		queue: state.NewRunHeap((*overWait).before),
 	}
 	g.cleanups = state.NewHeap((*overCleanup).before)
 	if err := g.checkFuncs(); err != nil {
@@ -196,6 +237,19 @@ func NewOverAgg(s OverSpec, opt WindowOptions) (*OverAgg, error) {
 		g.scratch = make([]row.Value, len(aggs))
 	}
 	g.st = aggop.NewStore(aggs, s.Preceding == Unbounded, true)
+	keep := func(c int) {
+		if c >= 0 {
+			g.frameCols = append(g.frameCols, make([]bool, max(0, c+1-len(g.frameCols)))...)
+			g.frameCols[c] = true
+		}
+	}
+	keep(s.TimeCol)
+	for _, a := range s.Aggs {
+		keep(a.Arg)
+		if a.HasFilter {
+			keep(a.Filter)
+		}
+	}
 	g.InitExpiry(g.ttl.Set, g.ttl.Tick, g.sweep)
 	return g, nil
 }
@@ -427,7 +481,7 @@ func (g *OverAgg) accumulate(p *overPart, r row.Row) {
 			// n PRECEDING holds n+1 rows, and one more between push and pop.
 			p.frame.buf = make([]row.Row, min(g.spec.Preceding+2, 1024))
 		}
-		p.frame.push(r)
+		p.frame.pushKept(r, g.frameCols)
 		if g.ext != nil {
 			g.extPush(p, p.frame.at(p.frame.n-1))
 		}

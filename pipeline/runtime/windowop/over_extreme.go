@@ -105,7 +105,7 @@ func (g *OverAgg) retractOldest(p *overPart) {
 	if g.ext != nil {
 		g.extPop(p)
 	}
-	p.frame.pop()
+	p.frame.popKept()
 }
 
 // results writes the partition's aggregate results into dst, one per

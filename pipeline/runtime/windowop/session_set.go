@@ -22,15 +22,18 @@ type session struct {
 // sessionTimer is a session's end as it was when scheduled. A session
 // whose end moved on (rows extended it, or it merged) keeps its one timer
 // until it comes up, and is then scheduled again at its new end: a
-// session never has more than one timer.
+// session never has more than one timer. It holds its session's seq (a
+// session's never changes), so that ordering two timers reads no
+// session: the heap's swaps stay in its own array.
 type sessionTimer struct {
 	end int64
+	seq uint64
 	s   *session
 }
 
 // before orders timers by end, then by the sessions' creation.
 func (x *sessionTimer) before(y *sessionTimer) bool {
-	return x.end < y.end || x.end == y.end && x.s.seq < y.s.seq
+	return x.end < y.end || x.end == y.end && x.seq < y.seq
 }
 
 // sessionState is what the owner of a session set keeps per session.
@@ -52,13 +55,13 @@ type sessionSet struct {
 	// open holds each key's sessions, sorted by start and disjoint (two
 	// that touch have merged).
 	open   map[string][]*session
-	timers state.Heap[sessionTimer]
-	seq    uint64 // the next session's
+	timers state.RunHeap[sessionTimer] // sessions open mostly in time order
+	seq    uint64                      // the next session's
 	live   int
 }
 
 func newSessionSet(gap int64) sessionSet {
-	return sessionSet{gap: gap, open: map[string][]*session{}, timers: state.NewHeap((*sessionTimer).before)}
+	return sessionSet{gap: gap, open: map[string][]*session{}, timers: state.NewRunHeap((*sessionTimer).before)}
 }
 
 // add puts the window [ts, ts+gap) of key in the set and returns the
@@ -85,7 +88,7 @@ func (ss *sessionSet) add(key []byte, ts, wm int64, st sessionState) *session {
 		ss.seq++
 		ss.live++
 		ss.open[k] = slices.Insert(list, i, s)
-		ss.timers.Push(sessionTimer{end: end, s: s})
+		ss.timers.Push(sessionTimer{end: end, seq: s.seq, s: s})
 		return s
 	}
 	s := list[i]
@@ -114,7 +117,7 @@ func (ss *sessionSet) fire(wm int64, f func(*session) error) error {
 			continue
 		}
 		if s.end != t.end {
-			ss.timers.Push(sessionTimer{end: s.end, s: s})
+			ss.timers.Push(sessionTimer{end: s.end, seq: s.seq, s: s})
 			continue
 		}
 		list := ss.open[s.key]
@@ -153,7 +156,7 @@ func (ss *sessionSet) restore(seq uint64, all []*session) {
 	timers := make([]sessionTimer, 0, len(all))
 	for _, s := range all {
 		ss.open[s.key] = append(ss.open[s.key], s)
-		timers = append(timers, sessionTimer{end: s.end, s: s})
+		timers = append(timers, sessionTimer{end: s.end, seq: s.seq, s: s})
 	}
 	for _, list := range ss.open {
 		slices.SortFunc(list, func(a, b *session) int { return cmp.Compare(a.start, b.start) })
