@@ -11,11 +11,15 @@ import (
 )
 
 // joinCases are a query per kind of regular join over l and r (columns
-// id, k, s and v or w; l's p names another row of l): composite, string and nullable keys, conditions
+// id, k, s and v or w; l's p names another row of l): integer (one
+// column), composite, string and nullable keys, conditions
 // beside the equality, IN/EXISTS and their negations, a self-join (one
 // source on both sides) and a join of an aggregate.
 var joinCases = []struct{ name, sql string }{
 	{"inner", "SELECT l.id, r.id AS rid, l.v, r.w FROM l JOIN r ON l.k = r.k AND l.s = r.s"},
+	{"inner_int", "SELECT l.id, r.id AS rid, r.s FROM l JOIN r ON l.k = r.k"},
+	{"inner_str", "SELECT l.id, r.id AS rid, l.k FROM l JOIN r ON l.s = r.s"},
+	{"left_cast", "SELECT l.id, r.w FROM l LEFT JOIN r ON CAST(l.k AS STRING) = CAST(r.k AS STRING)"},
 	{"left", "SELECT l.id, r.id AS rid, r.w FROM l LEFT JOIN r ON l.k = r.k AND l.v < r.w"},
 	{"right", "SELECT l.id, r.id AS rid, l.s FROM l RIGHT JOIN r ON l.s = r.s"},
 	{"full", "SELECT l.id, r.id AS rid FROM l FULL JOIN r ON l.k = r.k AND l.s = r.s AND l.v <> r.w"},

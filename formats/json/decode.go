@@ -39,6 +39,12 @@ type Codec struct {
 	paths     []*pathNode
 	pathCount int
 	pathRow   row.Row
+	// fast is the one-pass decode of the schema and the projection
+	// (fast.go), nil for none; arena and ts are its scratch: the
+	// strings it unescapes, and the timestamps' last minute.
+	fast  *fastPlan
+	arena []byte
+	ts    row.TimestampReader
 }
 
 // NewCodec returns a codec for schema.

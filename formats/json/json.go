@@ -146,6 +146,7 @@ func NewDecoder(o Options, schema row.Schema) (*Decoder, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.planFast()
 	return &Decoder{codec: c}, nil
 }
 
@@ -178,6 +179,7 @@ func (d *Decoder) SetColumns(needed []bool) {
 		return // not this schema's projection: read everything
 	}
 	d.codec.use = slices.Clone(needed)
+	d.codec.planFast()
 }
 
 // DecodeColumns implements connector.ColumnDecoder: rows hold the
@@ -197,6 +199,7 @@ func (d *Decoder) DecodeColumns(cols []int) bool {
 		c.use[i] = at >= 0
 	}
 	c.outAt, c.copies = outAt, copies
+	c.planFast()
 	return true
 }
 
@@ -205,11 +208,61 @@ func (d *Decoder) DecodeColumns(cols []int) bool {
 func (d *Decoder) Clone() connector.Decoder {
 	c := *d.codec
 	c.seen, c.lowerBuf, c.pathRow = make([]bool, len(d.codec.seen)), nil, nil
+	c.arena, c.ts = nil, row.TimestampReader{}
 	return &Decoder{codec: &c}
 }
 
 func (d *Decoder) decode(s string, b *row.Batch) error {
 	r := b.NewRow()
+	if d.codec.fast != nil {
+		if end, ok := d.codec.decodeFast(s, r); ok && SkipSpace(s, end) == len(s) {
+			b.Append(row.Insert, r)
+			return nil
+		}
+	}
+	return d.decodeGeneral(s, r, b)
+}
+
+// DecodeLine implements connector.LineDecoder.
+func (d *Decoder) DecodeLine(data string, b *row.Batch) (int, error) {
+	if d.codec.fast == nil || len(data) == 0 || data[0] != '{' {
+		// Blank lines, a byte order mark, blanks before the object:
+		// DecodeString's.
+		line, n := cutLine(data)
+		return n, d.DecodeString(line, b)
+	}
+	r := b.NewRow()
+	if end, ok := d.codec.decodeFast(data, r); ok {
+		switch end = fastSpace(data, end); {
+		case end == len(data):
+			b.Append(row.Insert, r)
+			return end, nil
+		case data[end] == '\n':
+			b.Append(row.Insert, r)
+			return end + 1, nil
+		}
+	}
+	line, n := cutLine(data)
+	return n, d.decodeGeneral(line, r, b)
+}
+
+// cutLine is the line at the start of data without its line break ("\n"
+// or "\r\n"), and its length with the "\n", as the file source cuts
+// lines for a decoder that does not find their ends.
+func cutLine(data string) (string, int) {
+	line, n := data, len(data)
+	if nl := strings.IndexByte(data, '\n'); nl >= 0 {
+		line, n = data[:nl], nl+1
+	}
+	if k := len(line); k > 0 && line[k-1] == '\r' {
+		line = line[:k-1]
+	}
+	return line, n
+}
+
+// decodeGeneral appends the row of s, read into r by DecodeObject: any
+// record, the errors with their positions.
+func (d *Decoder) decodeGeneral(s string, r row.Row, b *row.Batch) error {
 	i := SkipSpace(s, 0)
 	if strings.HasPrefix(s[i:], bom) {
 		i = SkipSpace(s, i+len(bom))
@@ -279,6 +332,7 @@ var (
 	_ connector.Decoder           = (*Decoder)(nil)
 	_ connector.ParallelDecoder   = (*Decoder)(nil)
 	_ connector.StringDecoder     = (*Decoder)(nil)
+	_ connector.LineDecoder       = (*Decoder)(nil)
 	_ connector.ProjectingDecoder = (*Decoder)(nil)
 	_ connector.ColumnDecoder     = (*Decoder)(nil)
 	_ connector.NestedDecoder     = (*Decoder)(nil)

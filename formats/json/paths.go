@@ -69,6 +69,7 @@ func (d *Decoder) DecodePaths(paths []connector.FieldPath) bool {
 		n.out = width + j
 	}
 	c.paths, c.pathCount = roots, len(paths)
+	c.planFast()
 	return true
 }
 

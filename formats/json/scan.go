@@ -113,18 +113,33 @@ func ReadString(s string, i int) (string, int, error) {
 
 // readEscaped finishes a string whose first escape is at s[j].
 func readEscaped(s string, start, j int) (string, int, error) {
-	buf := make([]byte, 0, len(s)-start)
+	// Room for twice what comes before the first escape: s may be a
+	// whole block of records (the one-pass decode's), not one.
+	buf, end, err := appendUnescaped(make([]byte, 0, min(len(s)-start, max(64, 2*(j-start)))), s, start, j)
+	if err != nil {
+		return "", end, err
+	}
+	return string(buf), end, nil
+}
+
+// appendUnescaped appends the value of the string starting at s[start],
+// whose first escape is at s[j], to buf: the one decoding of escapes,
+// which the one-pass decode (fast.go) shares.
+func appendUnescaped(buf []byte, s string, start, j int) ([]byte, int, error) {
 	buf = append(buf, s[start+1:j]...)
 	for j < len(s) {
 		c := s[j]
 		switch {
 		case c == '"':
-			return string(buf), j + 1, nil
+			return buf, j + 1, nil
 		case c < 0x20:
-			return "", j, syntaxErr(s, j, "control character 0x%02x in a string (escape it)", c)
+			return buf, j, syntaxErr(s, j, "control character 0x%02x in a string (escape it)", c)
 		case c != '\\':
-			buf = append(buf, c)
-			j++
+			// The plain bytes up to the next quote, escape or control
+			// character at once.
+			k := scanString(s, j)
+			buf = append(buf, s[j:k]...)
+			j = k
 			continue
 		}
 		if j+1 >= len(s) {
@@ -146,7 +161,7 @@ func readEscaped(s string, start, j int) (string, int, error) {
 		case 'u':
 			r, ok := hex4(s, j+2)
 			if !ok {
-				return "", j, syntaxErr(s, j, `\u must be followed by four hex digits`)
+				return buf, j, syntaxErr(s, j, `\u must be followed by four hex digits`)
 			}
 			j += 6
 			if utf16.IsSurrogate(r) {
@@ -164,11 +179,11 @@ func readEscaped(s string, start, j int) (string, int, error) {
 			buf = utf8.AppendRune(buf, r)
 			continue
 		default:
-			return "", j, syntaxErr(s, j, "invalid escape \\%s in a string", printable(e))
+			return buf, j, syntaxErr(s, j, "invalid escape \\%s in a string", printable(e))
 		}
 		j += 2
 	}
-	return "", len(s), syntaxErr(s, start, "unterminated string")
+	return buf, len(s), syntaxErr(s, start, "unterminated string")
 }
 
 // skipString checks the JSON string at s[i], which must be '"', as

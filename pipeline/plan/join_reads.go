@@ -3,6 +3,8 @@ package plan
 import (
 	"slices"
 	"strings"
+
+	"github.com/etld/etld/pipeline/runtime/joinop"
 )
 
 // Projection pushdown below a regular or interval join, as Flink's
@@ -169,5 +171,45 @@ func (rs joinReaders) pruneJoin(n *Node) {
 	}
 	if len(kept) < len(names) {
 		n.Label = strings.Replace(n.Label, ", select=["+strings.Join(names, ", ")+"]", ", select=["+strings.Join(kept, ", ")+"]", 1)
+	}
+}
+
+// projectJoins has a batch regular join (a hash join) emit only the
+// columns a Calc over it picks, when that Calc is its one reader, only
+// picks columns and filters nothing (an INNER, LEFT, RIGHT or FULL
+// join: a semi or anti join emits its left rows). The Calc then passes
+// the join's rows on as they are: a joined row is built once, of the
+// columns read, instead of built whole and then projected. Labels are
+// unchanged: the Calc is still the projection, run by the join. It runs
+// after the projections were pushed down (pushProjections), which read
+// the Calc's columns.
+func (p *Plan) projectJoins(nodes []*Node) {
+	readers := map[*Node]int{}
+	for _, n := range nodes {
+		for _, in := range n.inputs() {
+			readers[in]++
+		}
+	}
+	for _, s := range p.Sinks {
+		if s.Input != nil {
+			readers[s.Input.Root]++
+		}
+	}
+	for _, m := range nodes {
+		c := m.calc()
+		if c == nil || c.filter != nil || m.Input == nil || readers[m.Input] != 1 {
+			continue
+		}
+		cols := columnsOf(c.project)
+		j := m.Input.joined()
+		if cols == nil || j == nil || j.join == nil || !j.regular() || len(m.Input.Inputs) != 2 {
+			continue
+		}
+		js := j.join
+		if !js.Batch || !js.RightFirst || js.NullAware || js.Kind == joinop.SemiJoin || js.Kind == joinop.AntiJoin {
+			continue
+		}
+		js.Output = cols
+		c.project = nil
 	}
 }

@@ -25,6 +25,9 @@ import (
 // source. The scan's rows then carry those columns after the computed
 // ones (pathColumns), and each field access reads its column instead of
 // the ROW (expr.FieldPath.ReadAt).
+//
+// Last, a batch join whose one reader is a Calc that only picks columns
+// is made to emit those columns itself (projectJoins, join_reads.go).
 func (b *builder) pushProjections() {
 	nodes := b.plan.nodes()
 	b.plan.pruneCalcs(nodes)
@@ -64,6 +67,9 @@ func (b *builder) pushProjections() {
 		}
 		src.Projected = someOrNil(needed)
 	}
+	// A batch join emits the columns a Calc over it picks
+	// (join_reads.go): after the pushdown above, which reads that Calc.
+	b.plan.projectJoins(nodes)
 }
 
 // someOrNil is needed, or nil when it names every column.

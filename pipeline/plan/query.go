@@ -197,6 +197,9 @@ func (q *queryBuilder) windowSpec(w *sql.WindowTVF, in *Node, tabName string) (*
 		if spec.Slide, err = dur(w.Slide, "slide"); err != nil {
 			return nil, err
 		}
+		if spec.Size%spec.Slide != 0 {
+			return nil, errAt(w.Size.Pos(), "the HOP size must be a whole multiple of its slide")
+		}
 	case sql.Session:
 		spec.Kind = windowop.Session
 		if spec.Gap, err = dur(w.Gap, "gap"); err != nil {

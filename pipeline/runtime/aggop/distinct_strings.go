@@ -1,6 +1,7 @@
 package aggop
 
 import (
+	"encoding/binary"
 	"hash/maphash"
 	"math/bits"
 
@@ -19,8 +20,9 @@ import (
 // distinct (group, name) pairs spent most of its time in the allocator
 // and the GC.
 //
-// An entry is stride words at e[slot*stride:]: the value's hash; where
-// its bytes are in data (offset << 32 | length); the members that have
+// An entry is stride words at e[slot*stride:]: the value's hash; its
+// ref, where its bytes are in data (offset << 32 | length) or, for a
+// value of up to 7 bytes, the bytes themselves (packStr); the members that have
 // it, a bit each (over inserts only, those that saw it; with
 // retractions, those whose count is not 0); then, with retractions, a
 // count per member. A slot whose bits word is 0 is empty. A deleted
@@ -42,9 +44,51 @@ type strSet struct {
 
 // strSetSeed hashes the values of every set; hashes are never written
 // to a snapshot, so a seed of the process is enough.
-var strSetSeed = maphash.MakeSeed()
+var (
+	strSetSeed = maphash.MakeSeed()
+	strWordKey = maphash.Comparable(strSetSeed, uint64(0x9E3779B97F4A7C15)) | 1
+)
 
-func strHash(s string) uint64 { return maphash.String(strSetSeed, s) }
+// strHash is s's hash: for a short value (packStr) a mix of its packed
+// word with the seed, a few cycles where maphash's call costs more than
+// the rest of a lookup; the longer ones through maphash.
+func strHash(s string) uint64 {
+	if len(s) <= inlineMax {
+		return mixWord(packStr(s) ^ strWordKey)
+	}
+	return maphash.String(strSetSeed, s)
+}
+
+// mixWord is a 64-bit finalizer (splitmix64's): every bit of x moves
+// every bit of the result, the top ones that home reads included.
+func mixWord(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xBF58476D1CE4E5B9
+	x ^= x >> 27
+	x *= 0x94D049BB133111EB
+	return x ^ x>>31
+}
+
+// A value of at most inlineMax bytes sits in its entry's ref word
+// (packStr): inlineBit set, its length in bits 56-58, its bytes in bits
+// 0-55. A lookup of it then compares two words and never reads data,
+// and its insert appends nothing there: short values (codes, names,
+// flags), the common DISTINCT argument, cost no cache miss on the
+// buffer. A longer value's ref (offset << 32 | length) has bit 63 clear:
+// the buffer's offsets stay below 2 GiB.
+const (
+	inlineMax = 7
+	inlineBit = 1 << 63
+)
+
+// packStr is the ref word of s, len(s) <= inlineMax.
+func packStr(s string) uint64 {
+	var w uint64
+	for i := len(s) - 1; i >= 0; i-- {
+		w = w<<8 | uint64(s[i])
+	}
+	return inlineBit | uint64(len(s))<<56 | w
+}
 
 // init makes the set: a bit per member over inserts only, else a count.
 func (t *strSet) init(insertOnly bool, k int) {
@@ -63,9 +107,14 @@ func (t *strSet) alloc(slots int) {
 
 func (t *strSet) home(h uint64) int { return int((h * 0x9E3779B97F4A7C15) >> t.shift) }
 
-// bytesAt is the value of the entry at word offset o.
-func (t *strSet) bytesAt(o int) []byte {
+// bytesAt is the value of the entry at word offset o: in data, or for
+// an inline value in buf.
+func (t *strSet) bytesAt(o int, buf *[8]byte) []byte {
 	ref := t.e[o+1]
+	if ref&inlineBit != 0 {
+		binary.LittleEndian.PutUint64(buf[:], ref)
+		return buf[:ref>>56&7]
+	}
 	off := int(ref >> 32)
 	return t.data[off : off+int(uint32(ref))]
 }
@@ -75,10 +124,25 @@ func (t *strSet) bytesAt(o int) []byte {
 func (t *strSet) slot(s string, h uint64) int {
 	st := int(t.stride)
 	mask := len(t.e)/st - 1
+	if len(s) <= inlineMax {
+		p := packStr(s)
+		for i := t.home(h); ; i = (i + 1) & mask {
+			o := i * st
+			if t.e[o+2] == 0 || t.e[o] == h && t.e[o+1] == p {
+				return i
+			}
+		}
+	}
 	for i := t.home(h); ; i = (i + 1) & mask {
 		o := i * st
-		if t.e[o+2] == 0 || t.e[o] == h && string(t.bytesAt(o)) == s {
+		if t.e[o+2] == 0 {
 			return i
+		}
+		if ref := t.e[o+1]; t.e[o] == h && ref&inlineBit == 0 && int(uint32(ref)) == len(s) {
+			off := int(ref >> 32)
+			if string(t.data[off:off+len(s)]) == s {
+				return i
+			}
 		}
 	}
 }
@@ -126,10 +190,14 @@ func (t *strSet) insert(i int, s string, h uint64) int {
 		t.compact()
 	}
 	t.e[o] = h
-	// 32 bits of offset: a group's live distinct values up to 4 GiB.
+	t.n++
+	if len(s) <= inlineMax {
+		t.e[o+1] = packStr(s)
+		return i
+	}
+	// 31 bits of offset: a group's live long distinct values up to 2 GiB.
 	t.e[o+1] = uint64(len(t.data))<<32 | uint64(len(s))
 	t.data = append(t.data, s...)
-	t.n++
 	return i
 }
 
@@ -138,12 +206,13 @@ func (t *strSet) compact() {
 	st := int(t.stride)
 	data := make([]byte, 0, len(t.data)-int(t.dead)+len(t.data)/4)
 	for o := 0; o < len(t.e); o += st {
-		if t.e[o+2] == 0 {
+		ref := t.e[o+1]
+		if t.e[o+2] == 0 || ref&inlineBit != 0 {
 			continue
 		}
-		b := t.bytesAt(o)
-		t.e[o+1] = uint64(len(data))<<32 | uint64(len(b))
-		data = append(data, b...)
+		off := int(ref >> 32)
+		t.e[o+1] = uint64(len(data))<<32 | uint64(uint32(ref))
+		data = append(data, t.data[off:off+int(uint32(ref))]...)
 	}
 	t.data, t.dead = data, 0
 }
@@ -153,7 +222,9 @@ func (t *strSet) compact() {
 func (t *strSet) remove(i int) {
 	st := int(t.stride)
 	s, mask := st, len(t.e)/st-1
-	t.dead += uint32(t.e[i*s+1])
+	if ref := t.e[i*s+1]; ref&inlineBit == 0 {
+		t.dead += uint32(ref)
+	}
 	for j := (i + 1) & mask; t.e[j*s+2] != 0; j = (j + 1) & mask {
 		if h := t.home(t.e[j*s]); (j-h)&mask >= (j-i)&mask {
 			copy(t.e[i*s:(i+1)*s], t.e[j*s:(j+1)*s])
@@ -232,6 +303,7 @@ func (t *strSet) set(s string, j int, c int64) {
 func (t *strSet) each(k int, f func(b []byte, cs []int64)) {
 	st := int(t.stride)
 	cs := make([]int64, k)
+	var buf [8]byte
 	for o := 0; o < len(t.e); o += st {
 		b := t.e[o+2]
 		if b == 0 {
@@ -244,7 +316,7 @@ func (t *strSet) each(k int, f func(b []byte, cs []int64)) {
 				cs[j] = int64(t.e[o+3+j])
 			}
 		}
-		f(t.bytesAt(o), cs)
+		f(t.bytesAt(o, &buf), cs)
 	}
 }
 

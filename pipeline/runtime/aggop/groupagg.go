@@ -58,12 +58,18 @@ type GroupAggOptions struct {
 //
 // Output rows are [key columns in order..., aggregate results in order...].
 type GroupAgg struct {
-	keys    []int
-	opt     GroupAggOptions
-	store   *Store
-	index   *state.KeyTable // encoded group key -> store slot
-	width   int             // input columns the operator reads
-	kbuf    []byte
+	keys  []int
+	opt   GroupAggOptions
+	store *Store
+	index *state.KeyTable // encoded group key -> store slot
+	width int             // input columns the operator reads
+	kbuf  []byte
+	// packed: the index holds keys packed (groupagg_packed.go), not in
+	// row.KeyOf's encoding, which the keyed split's hashes are of
+	// (UseKeyHash turns it off); cbuf is a key unpacked.
+	packed  bool
+	cbuf    []byte
+	keyErr  error // a key the index holds that did not unpack: a bug
 	prev    []row.Value
 	next    []row.Value
 	arena   RowArena
@@ -101,10 +107,11 @@ func NewGroupAgg(keys []int, aggs []AggCall, opt GroupAggOptions) (*GroupAgg, er
 		opt:   opt,
 		width: width,
 		// The index keeps the keys that batch mode emits at Finish.
-		store: NewStore(aggs, opt.InsertOnly, false),
-		index: state.NewOffHeapKeyTable(),
-		prev:  make([]row.Value, len(aggs)),
-		next:  make([]row.Value, len(aggs)),
+		store:  NewStore(aggs, opt.InsertOnly, false),
+		index:  state.NewOffHeapKeyTable(),
+		prev:   make([]row.Value, len(aggs)),
+		next:   make([]row.Value, len(aggs)),
+		packed: true,
 	}
 	if opt.InsertOnly && (opt.Batch || opt.MiniBatch) {
 		g.ints = intKeysOf(keys) // for the passes (vectorized)
@@ -150,6 +157,7 @@ func (g *GroupAgg) StateBytes() int64 { return g.index.MemBytes() + g.store.MemB
 // UseKeyHash implements operator.PreKeyed.
 func (g *GroupAgg) UseKeyHash() {
 	g.fixedHash = true
+	g.packed = false
 	g.index.UseKeyHash()
 }
 
@@ -208,7 +216,7 @@ func (g *GroupAgg) slotOf(k row.Kind, r row.Row) (id int32, isNew, add bool, err
 	if err := g.store.Check(r); err != nil {
 		return -1, false, false, err
 	}
-	g.kbuf = row.KeyOf(g.kbuf[:0], r, g.keys)
+	g.kbuf = g.appendKey(g.kbuf[:0], r)
 	if id, ok := g.index.Find(g.kbuf); ok && !g.expireAt(id) {
 		return id, false, add, nil
 	}
@@ -273,6 +281,29 @@ func (g *GroupAgg) drop(id int32) {
 	g.ttl.Drop(id)
 }
 
+// appendKey appends the index's encoding of r's key.
+func (g *GroupAgg) appendKey(dst []byte, r row.Row) []byte {
+	if g.packed {
+		return appendPacked(dst, r, g.keys)
+	}
+	return row.KeyOf(dst, r, g.keys)
+}
+
+// canonical is slot id's key in row.KeyOf's encoding, a view valid
+// until the next call or change of the index; a key that does not
+// unpack sets g.keyErr.
+func (g *GroupAgg) canonical(id int32) []byte {
+	b := g.index.Bytes(id)
+	if !g.packed {
+		return b
+	}
+	var err error
+	if g.cbuf, err = canonicalKey(g.cbuf[:0], b); err != nil && g.keyErr == nil {
+		g.keyErr = err
+	}
+	return g.cbuf
+}
+
 // output builds [key values of in..., aggs...].
 func (g *GroupAgg) output(in row.Row, aggs []row.Value) row.Row {
 	r := g.arena.Row(len(g.keys) + len(aggs))
@@ -290,7 +321,10 @@ func (g *GroupAgg) keyedRow(id int32) (row.Row, error) {
 	// Decoded from a view of the index's bytes, not a copy of the key
 	// (an allocation per emitted group): only a STRING value points
 	// into what it was decoded from, and that one is copied.
-	b := g.index.Bytes(id)
+	b := g.canonical(id)
+	if g.keyErr != nil {
+		return nil, fmt.Errorf("group aggregate: %w", g.keyErr)
+	}
 	if err := DecodeKey(r[:len(g.keys)], unsafe.String(unsafe.SliceData(b), len(b))); err != nil {
 		return nil, fmt.Errorf("group aggregate: %w", err)
 	}
@@ -363,7 +397,7 @@ func (g *GroupAgg) Snapshot() ([]byte, error) {
 	buf := []byte{v}
 	buf = binary.AppendVarint(buf, g.dropped)
 	buf = g.store.AppendState(buf, g.slotKey)
-	if err := g.store.Err(); err != nil {
+	if err := errors.Join(g.store.Err(), g.keyErr); err != nil {
 		return nil, err
 	}
 	if g.ttl.On() {
@@ -408,6 +442,14 @@ func (g *GroupAgg) restore(d *row.Decoder) error {
 		}
 		if free[id] {
 			return
+		}
+		if g.packed {
+			var err error
+			if g.cbuf, err = packCanonical(g.cbuf[:0], key); err != nil {
+				d.Fail("slot %d: %v", id, err)
+				return
+			}
+			key = g.cbuf
 		}
 		if _, dup := index.Find(key); dup {
 			d.Fail("slot %d repeats a group key", id)

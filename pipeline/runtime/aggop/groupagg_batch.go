@@ -176,7 +176,7 @@ func (g *GroupAgg) slotsOf(changes []row.Change) []int32 {
 		// in place (state.KeyTable.FindAll).
 		b.keys, b.ends = slices.Grow(b.keys[:0], len(b.keys)+16), b.ends[:0]
 		for i := range changes {
-			b.keys = row.KeyOf(b.keys, changes[i].Row, g.keys)
+			b.keys = g.appendKey(b.keys, changes[i].Row)
 			b.ends = append(b.ends, int32(len(b.keys)))
 		}
 		b.hashes = growTo(b.hashes, n)
@@ -226,7 +226,7 @@ func (g *GroupAgg) slotsOfInts(changes []row.Change) []int32 {
 	for i := range changes {
 		if b.ids[i] < 0 {
 			miss = append(miss, int32(i))
-			b.keys = row.KeyOf(b.keys, changes[i].Row, g.keys)
+			b.keys = g.appendKey(b.keys, changes[i].Row)
 			b.ends = append(b.ends, int32(len(b.keys)))
 		}
 	}
@@ -249,7 +249,13 @@ func (g *GroupAgg) slotsOfInts(changes []row.Change) []int32 {
 				b.ids[i] = id // added by an earlier change of the batch
 				break
 			}
-			b.ids[i], b.fresh[i] = g.slotOrNew(b.keys[start:end], b.hashes[j])
+			if g.ints.caches(v) {
+				// Not in the index (FindAll), nor added by an earlier
+				// change, which the cache would hold: no second probe.
+				b.ids[i], b.fresh[i] = g.newSlot(b.keys[start:end], b.hashes[j]), true
+			} else {
+				b.ids[i], b.fresh[i] = g.slotOrNew(b.keys[start:end], b.hashes[j])
+			}
 			g.ints.add(v, b.ids[i])
 		}
 		start = end
@@ -263,9 +269,15 @@ func (g *GroupAgg) slotOrNew(key []byte, h uint32) (id int32, fresh bool) {
 	if id, ok := g.index.FindHashed(key, h); ok {
 		return id, false
 	}
-	id = g.store.Alloc("")
+	return g.newSlot(key, h), true
+}
+
+// newSlot adds key, of hash h, which the index does not hold, and
+// returns its new slot.
+func (g *GroupAgg) newSlot(key []byte, h uint32) int32 {
+	id := g.store.Alloc("")
 	g.index.InsertHashed(key, id, h)
-	return id, true
+	return id
 }
 
 // growTo returns s with length n, its contents not kept.

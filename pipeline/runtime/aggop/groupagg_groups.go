@@ -2,6 +2,7 @@ package aggop
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -39,7 +40,7 @@ func (g *GroupAgg) SnapshotGroups(part func(k int, b []byte) error) error {
 		if !g.index.Has(id) {
 			continue // a free slot
 		}
-		k := operator.KeyGroupOf(g.index.Bytes(id))
+		k := operator.KeyGroupOf(g.canonical(id))
 		pos[id], grp[id] = int32(len(ids[k])), uint8(k)
 		ids[k] = append(ids[k], id)
 	}
@@ -66,7 +67,7 @@ func (g *GroupAgg) SnapshotGroups(part func(k int, b []byte) error) error {
 		for _, id := range ids[k] {
 			slots = s.appendSlot(slots, id, g.slotKey)
 		}
-		if err := s.Err(); err != nil {
+		if err := errors.Join(s.Err(), g.keyErr); err != nil {
 			return err
 		}
 		flags := byte(0)

@@ -115,6 +115,13 @@ func (c *intKeys) find(v row.Value) int32 {
 	}
 }
 
+// caches reports whether add would cache v: an integer of the
+// column's type (or the first one).
+func (c *intKeys) caches(v row.Value) bool {
+	t := v.Type()
+	return (t == row.BigInt || t == row.Int) && (t == c.typ || c.total == 0 && c.typ == 0)
+}
+
 // add caches v's slot; v, an integer the cache does not hold yet, of the
 // column's type. Values of another type are not cached.
 func (c *intKeys) add(v row.Value, slot int32) {

@@ -40,7 +40,8 @@ func keyPool(batches, size, nkeys int, prefix string) []*row.Batch {
 }
 
 // BenchmarkGroupAggKeys: batch-mode GROUP BY of a string key (short and
-// long, 10 to 1M keys) and of a two-column key (STRING, BIGINT), COUNT,
+// long, 10 to 1M keys), of a two-column key (STRING, BIGINT), of three
+// columns and of two STRINGs, COUNT,
 // SUM, MAX, 2M rows an op.
 func BenchmarkGroupAggKeys(b *testing.B) {
 	const total = 2_000_000
@@ -62,6 +63,7 @@ func BenchmarkGroupAggKeys(b *testing.B) {
 		{"str-1M", []int{0}, 1_000_000, ""},
 		{"two-100k", []int{0, 1}, 100_000, "n"},
 		{"three-100k", []int{0, 1, 3}, 100_000, "n"},
+		{"twostr-100k", []int{3, 0}, 100_000, "n"},
 	} {
 		pool := keyPool(200, 1024, bc.nkeys, bc.prefix)
 		b.Run(bc.name, func(b *testing.B) {

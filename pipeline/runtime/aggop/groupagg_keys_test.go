@@ -124,7 +124,7 @@ func TestGroupAggCollidingKeys(t *testing.T) {
 		byHash := map[uint32][]int{}
 		var colliding [][]int
 		for i := 0; len(colliding) < 8 && i < 1<<21; i++ {
-			h := g.index.Hash(row.KeyOf(nil, rowOf(i), keys))
+			h := g.index.Hash(g.appendKey(nil, rowOf(i)))
 			byHash[h] = append(byHash[h], i)
 			if len(byHash[h]) == 2 {
 				colliding = append(colliding, byHash[h])

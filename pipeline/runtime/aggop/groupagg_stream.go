@@ -41,6 +41,9 @@ func (g *GroupAgg) SnapshotTo(w io.Writer) error {
 	buf = append(buf, v)
 	buf = binary.AppendVarint(buf, g.dropped)
 	buf, err := g.store.WriteState(w, buf, g.slotKey)
+	if err == nil {
+		err = g.keyErr
+	}
 	if err != nil {
 		return err
 	}
@@ -78,7 +81,7 @@ func (g *GroupAgg) slotKey(id int32) []byte {
 	if !g.index.Has(id) {
 		return nil
 	}
-	return g.index.Bytes(id)
+	return g.canonical(id)
 }
 
 var _ operator.StreamSnapshotter = (*GroupAgg)(nil)

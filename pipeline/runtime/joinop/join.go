@@ -74,6 +74,13 @@ type JoinSpec struct {
 	// keeps none of its rows, since no right change can come to match
 	// them. Finish emits the right rows that found no match.
 	RightFirst bool
+	// Output, if set, is the columns of the joined row (left then
+	// right) the join emits, in their order: the projection of a Calc
+	// that only picks columns, done by the join (the planner sets it
+	// for a batch join of an INNER, LEFT, RIGHT or FULL kind whose one
+	// reader is such a Calc). A probe of the probe table builds only
+	// those columns; the other changes are projected as emitted.
+	Output []int
 }
 
 // Join is a regular join of two inputs (Flink's StreamingJoinOperator and
@@ -107,6 +114,13 @@ type Join struct {
 	// own, nor do its strings one each.
 	slab rowSlab
 	text row.Text
+	// hash is a batch hash join's probe table of its right side, built
+	// at the first left batch (join_hash.go); nil before, and after
+	// anything that could change the right side.
+	hash *hashTable
+	// rightRow is where a probe decodes a right row whose columns it
+	// picks (JoinSpec.Output).
+	rightRow row.Row
 }
 
 // rowSlab carves rows out of slices of joinSlabValues values that many
@@ -144,6 +158,9 @@ var (
 
 // NewJoin returns a join with empty state.
 func NewJoin(spec JoinSpec) *Join {
+	if spec.Kind == SemiJoin || spec.Kind == AntiJoin {
+		spec.Output = nil // they emit the left rows
+	}
 	j := &Join{spec: spec}
 	j.sides[0] = newJoinSide(spec.LeftKeys, spec.LeftUnique, spec.LeftWidth, spec.LeftTypes, state.NewKeyIDs())
 	j.sides[1] = newJoinSide(spec.RightKeys, spec.RightUnique, spec.RightWidth, spec.RightTypes, nil)
@@ -178,6 +195,13 @@ func (j *Join) probes(side int) bool {
 // ProcessInput implements TwoInput.
 func (j *Join) ProcessInput(input int, in *row.Batch, out operator.Emitter) error {
 	defer j.Begin(len(in.Changes))()
+	if input == 0 && j.usesHash() {
+		return j.probeBatch(in, out)
+	}
+	if input == 1 {
+		j.hash = nil
+	}
+	out = j.project(out)
 	return operator.EachChange("join", in, out, func(_ int, c *row.Change) error {
 		if j.spec.Batch && !j.spec.RightFirst && input == 0 {
 			j.held = append(j.held, *c)
@@ -196,6 +220,8 @@ func (j *Join) Finish(out operator.Emitter) error {
 		return nil
 	}
 	j.settled = true
+	j.hash = nil
+	out = j.project(out)
 	for _, c := range j.held {
 		if err := j.change(0, c.Kind, c.Row, out); err != nil {
 			return fmt.Errorf("join: %w", err)

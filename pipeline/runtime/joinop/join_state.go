@@ -18,10 +18,11 @@ func (j *Join) StateEntries() int64 {
 
 // StateBytes implements StateMemory: both sides' arrays (the key
 // index once: the sides share it), the null-aware side's and a batch
-// join's held changes (their slices; their rows are the input's).
+// join's held changes (their slices; their rows are the input's), and a
+// batch hash join's probe table.
 func (j *Join) StateBytes() int64 {
 	held := int64(cap(j.held)+cap(j.nullRight)) * int64(unsafe.Sizeof(row.Change{}))
-	return j.sides[0].memBytes(true) + j.sides[1].memBytes(false) + j.leftNulls.memBytes(true) + held
+	return j.sides[0].memBytes(true) + j.sides[1].memBytes(false) + j.leftNulls.memBytes(true) + held + j.hash.memBytes()
 }
 
 // JoinStateVersion is the first byte of a snapshot of a Join without a
@@ -131,6 +132,7 @@ func (j *Join) restore(d *row.Decoder) error {
 	j.sides[0], j.sides[1], j.leftNulls = restored[0], restored[1], restored[2]
 	j.rightRows, j.rightNulls = rightRows, rightNulls
 	j.held, j.nullRight, j.settled = held, nullRight, settled
+	j.hash = nil
 	return nil
 }
 

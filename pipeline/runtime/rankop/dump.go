@@ -39,11 +39,8 @@ func (t *TopN) DumpState(dump *operator.StateDump) error {
 	if err := dump.Table("", withRank(dump.In[0])); err != nil {
 		return err
 	}
-	for _, p := range t.parts {
-		if p == nil {
-			continue
-		}
-		if err := dumpRanked(&t.spec, p.Groups, dump); err != nil {
+	for _, id := range t.liveIDs() {
+		if err := dumpRanked(&t.spec, t.groupsOf(id, true), dump); err != nil {
 			return err
 		}
 	}

@@ -46,6 +46,9 @@ type TopN struct {
 	floorCol int
 	floor    []int64
 	floorSet []bool
+	// pack holds the partitions of a streaming AppendFast top, off the
+	// scanned heap (rank_packed.go); parts is then unused.
+	pack *packedParts
 }
 
 // NewTopN builds the operator.
@@ -54,6 +57,9 @@ func NewTopN(spec RankSpec) *TopN {
 	t.Key = spec.Partition // the keys its TTL times are saved by
 	if spec.Strategy == AppendFast && !spec.Batch && len(spec.Order) == 1 {
 		t.floorCol = spec.Order[0].Col
+	}
+	if spec.Strategy == AppendFast && !spec.Batch {
+		t.pack = &packedParts{}
 	}
 	t.InitExpiry(t.ttl.Set, t.ttl.Tick, t.sweep)
 	return t
@@ -77,12 +83,26 @@ func (t *TopN) partition(r row.Row) (int32, *Partition) {
 			t.order = append(t.order, id)
 		}
 	}
+	if t.pack != nil {
+		return id, nil
+	}
 	return id, t.parts[id]
 }
 
 // addPart gives key the partition p.
 func (t *TopN) addPart(key []byte, p *Partition) int32 {
 	id, fresh := t.keys.Add(key)
+	if t.pack != nil {
+		if fresh && t.floorCol >= 0 {
+			t.floor = append(t.floor, 0)
+			t.floorSet = append(t.floorSet, false)
+		}
+		t.pack.slot(id).live = true
+		if len(p.Groups) > 0 {
+			t.storePartition(id, p)
+		}
+		return id
+	}
 	if !fresh {
 		t.parts[id] = p
 		return id
@@ -97,9 +117,14 @@ func (t *TopN) addPart(key []byte, p *Partition) int32 {
 
 // dropPart forgets partition id, whose key is in t.kbuf.
 func (t *TopN) dropPart(id int32) {
-	t.rows -= int64(t.parts[id].N)
+	if t.pack != nil {
+		t.rows -= int64(t.pack.rowsOf(id))
+		t.pack.drop(id)
+	} else {
+		t.rows -= int64(t.parts[id].N)
+		t.parts[id] = nil
+	}
 	t.keys.Drop(t.kbuf)
-	t.parts[id] = nil
 	if t.floorCol >= 0 {
 		t.floorSet[id] = false
 	}
@@ -163,6 +188,9 @@ func (t *TopN) change(_ int, c *row.Change) error {
 	case c.Kind.IsAdd() && t.spec.Strategy == AppendFast:
 		if c.Kind != row.Insert {
 			return errInsertOnly(c.Kind)
+		}
+		if t.pack != nil {
+			return t.appendPackedChange(id, c.Row)
 		}
 		if t.floorCol < 0 {
 			t.appendRow(p, c.Row)
@@ -437,12 +465,7 @@ func (t *TopN) Snapshot() ([]byte, error) {
 	buf := []byte{t.stateVersion()}
 	ids := t.order
 	if !t.spec.Batch {
-		ids = make([]int32, 0, t.keys.Len())
-		for id, p := range t.parts {
-			if p != nil {
-				ids = append(ids, int32(id))
-			}
-		}
+		ids = t.liveIDs()
 	}
 	return t.appendTTL(t.appendParts(buf, ids)), nil
 }
@@ -452,9 +475,9 @@ func (t *TopN) Snapshot() ([]byte, error) {
 func (t *TopN) appendParts(buf []byte, ids []int32) []byte {
 	buf = binary.AppendUvarint(buf, uint64(len(ids)))
 	for _, id := range ids {
-		p := t.parts[id]
-		buf = binary.AppendUvarint(buf, uint64(len(p.Groups)))
-		for _, g := range p.Groups {
+		groups := t.groupsOf(id, false)
+		buf = binary.AppendUvarint(buf, uint64(len(groups)))
+		for _, g := range groups {
 			buf = binary.AppendUvarint(buf, uint64(len(g)))
 			for _, r := range g {
 				buf = row.AppendRow(buf, r)

@@ -21,12 +21,7 @@ import (
 func (t *TopN) SnapshotGroups(part func(g int, b []byte) error) error {
 	ids := t.order
 	if !t.spec.Batch {
-		ids = make([]int32, 0, t.keys.Len())
-		for id, p := range t.parts {
-			if p != nil {
-				ids = append(ids, int32(id))
-			}
-		}
+		ids = t.liveIDs()
 	}
 	var byGroup [operator.KeyGroups][]int32
 	for _, id := range ids {

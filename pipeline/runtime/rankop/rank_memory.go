@@ -17,6 +17,12 @@ import (
 // StateBytes implements StateMemory: the partitions' ids and the rows
 // of each partition, in their groups.
 func (t *TopN) StateBytes() int64 {
+	if pk := t.pack; pk != nil {
+		// Packed: the arena (dead regions included until compacted) and
+		// the slots, exactly.
+		return t.keys.MemBytes() + int64(cap(pk.slots))*int64(unsafe.Sizeof(packSlot{})) + int64(cap(pk.buf)) +
+			int64(cap(t.floor))*8 + int64(cap(t.floorSet))
+	}
 	w := state.RowWidth(1, func(yield func(row.Row) bool) {
 		for _, p := range t.parts {
 			if p != nil && len(p.Groups) > 0 && len(p.Groups[0]) > 0 && !yield(p.Groups[0][0]) {

@@ -80,11 +80,8 @@ func (t *TopN) readTTL(d *row.Decoder, timed bool) {
 	for _, k := range stale {
 		t.ttl.Drop(k)
 	}
-	for id, p := range t.parts {
-		if p == nil {
-			continue
-		}
-		k := t.keys.Key(int32(id))
+	for _, id := range t.liveIDs() {
+		k := t.keys.Key(id)
 		if _, ok := t.ttl.IDs[k]; !ok {
 			t.ttl.Touch(k)
 		}

@@ -18,12 +18,13 @@ import (
 // windows hold it (Flink's slicing); a HOP window merges its slices when it
 // fires. Groups are kept in the order they were first seen.
 type slice struct {
-	end   int64 // on the windows' clock: local wall clock for LTZ in a Zone
-	index map[string]int32
-	order []int32
+	end   int64           // on the windows' clock: local wall clock for LTZ in a Zone
+	index map[int32]int32 // key id (keyIDs) -> slot
+	order []int32         // slots, first seen first
+	kids  []int32         // order's key ids
 }
 
-func newSlice(end int64) *slice { return &slice{end: end, index: map[string]int32{}} }
+func newSlice(end int64) *slice { return &slice{end: end, index: map[int32]int32{}} }
 
 // cycle is one CUMULATE size-long period: shared holds the groups of its
 // fired step slices, into which each later window's slice is merged, so
@@ -57,13 +58,20 @@ type WindowAgg struct {
 	slices            map[int64]*slice // by end
 	pending           []int64          // TUMBLE/HOP: ends of windows to fire, ascending
 	cycles            []*cycle         // CUMULATE, by start
-	merged            map[string]int32 // HOP: scratch for merging a window's slices
-	mOrder            []int32
-	kbuf              []byte
-	res               []row.Value
-	arena             aggop.RowArena
-	dropped           int64
-	proc              *procClock // processing-time windows (ProcWindowAgg); nil on event time
+	kids              keyIDs
+	spare             []*slice // dropped slices, their maps cleared, to reuse
+	// The last row's key id, slice and slot: rows of one key, or of no
+	// key, in time order find them without a lookup. lastW nil: none.
+	lastKey []byte
+	lastKid int32
+	hasKid  bool
+	lastW   *slice
+	lastID  int32
+	kbuf    []byte
+	res     []row.Value
+	arena   aggop.RowArena
+	dropped int64
+	proc    *procClock // processing-time windows (ProcWindowAgg); nil on event time
 }
 
 // NewWindowAgg builds the operator; an invalid spec or call (see
@@ -84,7 +92,7 @@ func NewWindowAgg(w WindowSpec, keys []int, aggs []aggop.AggCall, opt WindowOpti
 		width:  max(width, w.TimeCol+1),
 		wm:     operator.NoWatermark,
 		slices: map[int64]*slice{},
-		merged: map[string]int32{},
+		kids:   newKeyIDs(),
 		res:    make([]row.Value, len(aggs)),
 	}, nil
 }
@@ -134,7 +142,7 @@ func (g *WindowAgg) add(k row.Kind, r row.Row) error {
 		if g.due(end) > wm {
 			w = g.slice(end)
 		}
-		g.st.Update(w.slot(g.st, g.kbuf), r, true)
+		g.st.Update(g.slot(w), r, true)
 		return nil
 	}
 	// TUMBLE is HOP with slide = size: one slice per window.
@@ -146,16 +154,18 @@ func (g *WindowAgg) add(k row.Kind, r row.Row) error {
 		g.Drop()
 		return nil
 	}
-	w := g.slices[end]
-	if w == nil {
-		w = g.slice(end)
-		for e := end; e <= last; e += slide {
-			if g.due(e) > wm {
-				g.schedule(e)
+	w := g.lastW
+	if w == nil || w.end != end {
+		if w = g.slices[end]; w == nil {
+			w = g.slice(end)
+			for e := end; e <= last; e += slide {
+				if g.due(e) > wm {
+					g.schedule(e)
+				}
 			}
 		}
 	}
-	g.st.Update(w.slot(g.st, g.kbuf), r, true)
+	g.st.Update(g.slot(w), r, true)
 	return nil
 }
 
@@ -172,7 +182,7 @@ func (g *WindowAgg) addAttached(end int64, r row.Row, wm int64) error {
 		w = g.slice(end)
 		g.schedule(end)
 	}
-	g.st.Update(w.slot(g.st, g.kbuf), r, true)
+	g.st.Update(g.slot(w), r, true)
 	return nil
 }
 
@@ -186,7 +196,12 @@ func (g *WindowAgg) slide() int64 {
 func (g *WindowAgg) slice(end int64) *slice {
 	w := g.slices[end]
 	if w == nil {
-		w = newSlice(end)
+		if n := len(g.spare); n > 0 {
+			w, g.spare = g.spare[n-1], g.spare[:n-1]
+			w.end = end
+		} else {
+			w = newSlice(end)
+		}
 		g.slices[end] = w
 	}
 	return w
@@ -211,7 +226,7 @@ func (g *WindowAgg) cycle(start, wm int64) *cycle {
 	if ok {
 		return g.cycles[i]
 	}
-	c := &cycle{start: start, next: start + g.spec.Step, shared: slice{index: map[string]int32{}}}
+	c := &cycle{start: start, next: start + g.spec.Step, shared: slice{index: map[int32]int32{}}}
 	for g.due(c.next) <= wm {
 		c.next += g.spec.Step
 	}
@@ -219,19 +234,43 @@ func (g *WindowAgg) cycle(start, wm int64) *cycle {
 	return c
 }
 
-// slot returns key's slot in w, allocating one.
-func (w *slice) slot(st *aggop.Store, key []byte) int32 {
-	if id, ok := w.index[string(key)]; ok {
-		return id
+// slot returns the slot of the row's key (kbuf) in w, allocating one.
+func (g *WindowAgg) slot(w *slice) int32 {
+	if !g.hasKid || string(g.lastKey) != string(g.kbuf) {
+		g.lastKid, g.hasKid = g.kids.of(g.kbuf), true
+		g.lastKey = append(g.lastKey[:0], g.kbuf...)
+	} else if g.lastW == w {
+		return g.lastID
 	}
-	return w.newSlot(st, string(key))
+	id, ok := w.index[g.lastKid]
+	if !ok {
+		id = g.newSlot(w, g.lastKid)
+	}
+	g.lastW, g.lastID = w, id
+	return id
 }
 
-func (w *slice) newSlot(st *aggop.Store, key string) int32 {
-	id := st.Alloc(key)
-	w.index[key] = id
+// newSlot allocates key id kid's slot in w.
+func (g *WindowAgg) newSlot(w *slice, kid int32) int32 {
+	id := g.st.Alloc(g.kids.keys[kid])
+	g.kids.refs[kid]++
+	w.index[kid] = id
 	w.order = append(w.order, id)
+	w.kids = append(w.kids, kid)
 	return id
+}
+
+// release frees w's slots and its references to their keys.
+func (g *WindowAgg) release(w *slice) {
+	for j, id := range w.order {
+		g.st.Release(id)
+		g.kids.unref(w.kids[j])
+	}
+	clear(w.index)
+	w.order, w.kids = w.order[:0], w.kids[:0]
+	// A freed key id may be given to another key; the slot to another
+	// slice.
+	g.hasKid, g.lastW = false, nil
 }
 
 // Watermark fires every window whose end the watermark has reached.
@@ -264,9 +303,7 @@ func (g *WindowAgg) fire(out operator.Emitter) error {
 			if c.next <= c.start+g.spec.Size {
 				return nil
 			}
-			for _, id := range c.shared.order {
-				g.st.Release(id)
-			}
+			g.release(&c.shared)
 			g.cycles[0] = nil
 			g.cycles = g.cycles[1:]
 		}
@@ -302,52 +339,58 @@ func (g *WindowAgg) fireHop(end, fire int64, out operator.Emitter) error {
 		g.dropSlice(end)
 		return nil
 	}
-	clear(g.merged)
-	g.mOrder = g.mOrder[:0]
-	for e := first; e <= end; e += slide {
+	// The window's first slice is in no later window: the others merge
+	// into its groups (a key it lacks gets a group there, after its
+	// own), which the window emits and then frees with the slice. Its
+	// groups are then the window's in the order keys were first seen.
+	w0 := g.slice(first)
+	for e := first + slide; e <= end; e += slide {
 		w := g.slices[e]
 		if w == nil {
 			continue
 		}
-		for _, id := range w.order {
-			key := g.st.Keys[id]
-			m, ok := g.merged[key]
+		for j, id := range w.order {
+			kid := w.kids[j]
+			m, ok := w0.index[kid]
 			if !ok {
-				m = g.st.Alloc(key)
-				g.merged[key] = m
-				g.mOrder = append(g.mOrder, m)
+				m = g.newSlot(w0, kid)
 			}
 			g.st.Merge(m, id)
 		}
 	}
-	for _, m := range g.mOrder {
+	for _, m := range w0.order {
 		if err := g.emit(m, end-size, end, fire, out); err != nil {
 			return err
 		}
-		g.st.Release(m)
 	}
 	g.dropSlice(first)
 	return nil
 }
 
+// dropSlice frees the slice ending at end and keeps it to reuse.
 func (g *WindowAgg) dropSlice(end int64) {
 	if w := g.slices[end]; w != nil {
-		for _, id := range w.order {
-			g.st.Release(id)
-		}
+		g.release(w)
 		delete(g.slices, end)
+		if len(g.spare) < maxSpareSlices {
+			g.spare = append(g.spare, w)
+		}
 	}
 }
+
+// maxSpareSlices bounds the dropped slices kept: a HOP window frees one
+// slice when it fires, and the next row opens one.
+const maxSpareSlices = 4
 
 // fireCumulate merges the slice ending at end into c's shared groups and
 // emits the window [c.start, end).
 func (g *WindowAgg) fireCumulate(c *cycle, end int64, out operator.Emitter) error {
 	if w := g.slices[end]; w != nil {
-		for _, id := range w.order {
-			key := g.st.Keys[id]
-			sid, ok := c.shared.index[key]
+		for j, id := range w.order {
+			kid := w.kids[j]
+			sid, ok := c.shared.index[kid]
 			if !ok {
-				sid = c.shared.newSlot(g.st, key)
+				sid = g.newSlot(&c.shared, kid)
 			}
 			g.st.Merge(sid, id)
 		}
@@ -474,7 +517,7 @@ func (g *WindowAgg) restore(d *row.Decoder) error {
 	}
 	g.cycles = make([]*cycle, d.Count(3))
 	for i := range g.cycles {
-		c := &cycle{start: d.Varint(), next: d.Varint(), shared: slice{index: map[string]int32{}}}
+		c := &cycle{start: d.Varint(), next: d.Varint(), shared: slice{index: map[int32]int32{}}}
 		c.shared.order = readIDs()
 		g.cycles[i] = c
 	}
@@ -490,9 +533,13 @@ func (g *WindowAgg) restore(d *row.Decoder) error {
 			}
 		}
 	}
+	g.kids, g.spare, g.hasKid, g.lastW = newKeyIDs(), nil, false, nil
 	index := func(w *slice) {
-		for _, id := range w.order {
-			w.index[g.st.Keys[id]] = id
+		w.kids = make([]int32, len(w.order))
+		for j, id := range w.order {
+			kid := g.kids.ofString(g.st.Keys[id])
+			g.kids.refs[kid]++
+			w.index[kid], w.kids[j] = id, kid
 		}
 	}
 	for _, w := range g.slices {
@@ -501,8 +548,6 @@ func (g *WindowAgg) restore(d *row.Decoder) error {
 	for _, c := range g.cycles {
 		index(&c.shared)
 	}
-	clear(g.merged)
-	g.mOrder = g.mOrder[:0]
 	return nil
 }
 

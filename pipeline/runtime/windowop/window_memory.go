@@ -19,10 +19,11 @@ var (
 	sliceBytes   = int64(unsafe.Sizeof(slice{}))
 )
 
-// StateBytes implements StateMemory: the accumulators, and each group's
-// place in its slice's index and order.
+// StateBytes implements StateMemory: the accumulators, each group's
+// place in its slice's index (an entry of a map of int32s, about 16
+// bytes at its load) and order (its slot and key id), and the key ids.
 func (g *WindowAgg) StateBytes() int64 {
-	return g.st.MemBytes() + g.StateEntries()*(state.MapEntryBytes+4) +
+	return g.st.MemBytes() + g.StateEntries()*(16+8) + int64(g.kids.len())*(state.MapEntryBytes+16+4) +
 		int64(len(g.slices))*(state.MapEntryBytes+sliceBytes) + int64(cap(g.pending))*8
 }
 

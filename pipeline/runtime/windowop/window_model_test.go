@@ -86,10 +86,12 @@ func (m *windowModel) watermark(wm int64) []string {
 		for k, vals := range keys {
 			var n, sum int64
 			hi := row.NullValue
+			distinct := map[int64]bool{}
 			for _, v := range vals {
 				if v < 0 {
 					continue
 				}
+				distinct[v] = true
 				n, sum = n+1, sum+v
 				if hi.IsNull() || v > hi.Int64() {
 					hi = row.BigIntValue(v)
@@ -100,7 +102,7 @@ func (m *windowModel) watermark(wm int64) []string {
 				s = row.BigIntValue(sum)
 			}
 			r := row.Row{row.BigIntValue(k), row.TimestampValue(start), row.TimestampValue(e), row.TimestampValue(e - 1000),
-				row.BigIntValue(int64(len(vals))), s, hi}
+				row.BigIntValue(int64(len(vals))), s, hi, row.BigIntValue(int64(len(distinct)))}
 			out = append(out, row.Change{Kind: row.Insert, Row: r}.String())
 		}
 		delete(m.windows, e)
@@ -111,8 +113,11 @@ func (m *windowModel) watermark(wm int64) []string {
 
 // checkWindowModel drives a WindowAgg and the model with rows and
 // watermarks decoded from data and compares what each watermark fires.
+// Now and then the operator is snapshotted and a new one restored from
+// it goes on in its place (a restart from a checkpoint).
 func checkWindowModel(t *testing.T, spec WindowSpec, data []byte) {
-	aggs := []aggop.AggCall{{Func: aggop.CountStar, Arg: -1}, {Func: aggop.Sum, Arg: 2, ArgType: optest.TBigInt}, {Func: aggop.Max, Arg: 2, ArgType: optest.TBigInt}}
+	aggs := []aggop.AggCall{{Func: aggop.CountStar, Arg: -1}, {Func: aggop.Sum, Arg: 2, ArgType: optest.TBigInt}, {Func: aggop.Max, Arg: 2, ArgType: optest.TBigInt},
+		{Func: aggop.Count, Arg: 2, ArgType: optest.TBigInt, Distinct: true}}
 	g := optest.Must(NewWindowAgg(spec, []int{1}, aggs, WindowOptions{}))
 	m := &windowModel{spec: spec, wm: operator.NoWatermark, windows: map[int64]map[int64][]int64{}}
 	out := &optest.Out{}
@@ -149,6 +154,19 @@ func checkWindowModel(t *testing.T, spec WindowSpec, data []byte) {
 			v, val = -1, row.NullValue
 		}
 		key := int64(op % 3)
+		if b >= 192 {
+			key = int64(op % 13) // keys that come and go
+		}
+		if op%29 == 1 {
+			snap, err := g.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			g = optest.Must(NewWindowAgg(spec, []int{1}, aggs, WindowOptions{}))
+			if err := g.Restore(snap); err != nil {
+				t.Fatal(err)
+			}
+		}
 		if err := g.Process(optest.Batch(row.Change{Kind: row.Insert, Row: row.Row{row.TimestampValue(ts), row.BigIntValue(key), val}}), out); err != nil {
 			t.Fatal(err)
 		}
@@ -161,6 +179,9 @@ func checkWindowModel(t *testing.T, spec WindowSpec, data []byte) {
 	if len(g.st.Free) != int(g.st.Slots) {
 		t.Fatalf("%s: %d slots still in use", spec.Kind, int(g.st.Slots)-len(g.st.Free))
 	}
+	if n := g.kids.len(); n != 0 {
+		t.Fatalf("%s: %d key ids still in use", spec.Kind, n)
+	}
 }
 
 var modelSpecs = []WindowSpec{
@@ -168,6 +189,7 @@ var modelSpecs = []WindowSpec{
 	{Kind: Tumble, Size: 3 * optest.Minute, Offset: -2 * optest.Minute},
 	{Kind: Hop, Size: 6 * optest.Minute, Slide: 2 * optest.Minute, Offset: optest.Minute},
 	{Kind: Hop, Size: 2 * optest.Minute, Slide: 2 * optest.Minute},
+	{Kind: Hop, Size: 10 * optest.Minute / 2, Slide: optest.Minute / 2}, // a row in 10 windows
 	{Kind: Cumulate, Size: 8 * optest.Minute, Step: 2 * optest.Minute, Offset: optest.Minute},
 	{Kind: Cumulate, Size: 3 * optest.Minute, Step: 3 * optest.Minute},
 }
