@@ -44,7 +44,12 @@ type engine struct {
 	notRun  string // set: reported as not run, with this reason
 	out     string
 	retract bool
-	run     func(dir string) (measure, error)
+	// debezium: out is a debezium-json changelog to fold (Flink's
+	// streaming output); check, when set, is one more run, untimed,
+	// whose output stands for this engine's (streamcheck.go).
+	debezium bool
+	check    *engine
+	run      func(dir string) (measure, error)
 }
 
 var eventsSchema = []string{"id BIGINT", "k1 BIGINT", "k2 BIGINT", "cust BIGINT", "amount BIGINT", "name STRING", "ts TIMESTAMP(3)"}

@@ -192,6 +192,13 @@ func runWorkload(e *env, w workload, runs int) (workloadResult, error) {
 			res[i].Runs = append(res[i].Runs, m)
 		}
 	}
+	for i, eng := range w.engines {
+		if eng.check != nil && res[i].NotRun == "" && res[i].Error == "" {
+			if err := runCheck(e, eng, filepath.Join(e.cache, "work", w.name, eng.name+"-check"), &res[i]); err != nil {
+				return wr, err
+			}
+		}
+	}
 	var ref *engineResult
 	for i := range res {
 		r := &res[i]

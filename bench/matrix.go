@@ -16,7 +16,8 @@ import (
 // engine reads the same generated files (genmatrix.go). Batch runs write
 // csv, checked against each other; streaming runs write to a blackhole,
 // a GROUP BY with mini-batch on both (etld's mini_batch_aggregate,
-// Flink's mini-batch of 1 s or 2^20 rows).
+// Flink's mini-batch of 1 s or 2^20 rows), and are checked by one more
+// untimed run each that writes the changelog (streamcheck.go).
 
 // matrixSource is one input of a shape: its table name in the SQL, its
 // file (in the data dir), format and schema, and the watermark of ts (an
@@ -126,7 +127,7 @@ func matrixShapes() []matrixShape {
 // a GROUP BY or another keyed shape also on two workers (etld-batch-2w,
 // etld-stream-2w).
 func matrixWorkloads(e *env) []workload {
-	var ws []workload
+	ws := []workload{matrixStart(e)}
 	for _, sh := range matrixShapes() {
 		engines := []engine{
 			limitEngine(e, sh.srcs),
@@ -153,15 +154,13 @@ func matrixWorkloads(e *env) []workload {
 		}
 		ws = append(ws, workload{name: sh.name, desc: sh.desc, baseline: "duckdb", engines: append(engines,
 			matrixDuck(e, sh),
-			etldEngine(e, "etld-stream", "", func(string) string {
-				extra := []string{"execution: streaming"}
-				if sh.agg {
-					extra = append(extra, "mini_batch_aggregate: true")
-				}
-				return matrixPipeline(e, sh, "blackhole", extra)
-			}),
+			etldStream(e, e.etld, "etld-stream", sh),
 			matrixFlink(e, sh),
 		)})
+		if e.baseEtld != "" {
+			w := &ws[len(ws)-1]
+			w.engines = append(w.engines, etldStream(e, e.baseEtld, "etld-stream-base", sh))
+		}
 		if sh.agg || sh.keyed {
 			extra := []string{"execution: streaming", "parallelism: 2"}
 			if sh.agg {
@@ -242,7 +241,11 @@ func matrixFlink(e *env, sh matrixShape) engine {
 	if sh.agg {
 		settings = flinkMiniBatch
 	}
-	return flinkTablesEngine(e, "flink-stream", settings, tables.String(), sh.sinkCols, "'connector' = 'blackhole'", "INSERT INTO sink_out "+sh.sql, false)
+	eng := flinkTablesEngine(e, "flink-stream", settings, tables.String(), sh.sinkCols, "'connector' = 'blackhole'", "INSERT INTO sink_out "+sh.sql, false)
+	check := flinkTablesEngine(e, "flink-stream", settings+flinkCheckSettings, tables.String(), sh.sinkCols, flinkChangelogFS, "INSERT INTO sink_out "+sh.sql, true)
+	check.debezium = true
+	eng.check = &check
+	return eng
 }
 
 // limitEngine runs bench/baseline/parselimit over a shape's files.
@@ -264,7 +267,7 @@ func limitEngine(e *env, srcs []matrixSource) engine {
 func printMatrix(out io.Writer, ws []workloadResult) {
 	var rows []workloadResult
 	for _, w := range ws {
-		if strings.HasPrefix(w.Name, "M-") {
+		if strings.HasPrefix(w.Name, "M-") && w.Name != "M-start" {
 			rows = append(rows, w)
 		}
 	}
@@ -302,6 +305,7 @@ func printMatrix(out io.Writer, ws []workloadResult) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", w.Name, cell(w.engine("parse-limit")), cell(eb), cell(dk), ratio(eb, dk), cell(es), cell(fl), ratio(es, fl), check)
 	}
 	tw.Flush()
+	printMatrixStream(out, ws)
 	for _, w := range rows {
 		if base := w.engine("etld-base"); base != nil {
 			// -base-etld: this commit's batch run against another's.

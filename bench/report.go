@@ -128,7 +128,7 @@ func targets(ws []workloadResult) []target {
 			if strings.HasPrefix(w.Name, "W3-") {
 				speed(w, w.Name+" etld vs DuckDB", "duckdb", 1)
 			}
-			if strings.HasPrefix(w.Name, "M-") {
+			if strings.HasPrefix(w.Name, "M-") && w.Name != "M-start" { // M-start: Flink's start alone
 				speedOf(w, w.Name+" batch vs DuckDB", "etld-batch", "duckdb", 1)
 				speedOf(w, w.Name+" stream vs Flink", "etld-stream", "flink-stream", 10)
 			}
