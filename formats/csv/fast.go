@@ -1,6 +1,7 @@
 package csv
 
 import (
+	"github.com/etld/etld/internal/swar"
 	"github.com/etld/etld/pipeline/row"
 )
 
@@ -77,8 +78,8 @@ func (d *Decoder) decodeFast(s string, r row.Row) (end int, ok bool) {
 			if j+8 <= n {
 				// A word at a time: up to 7 digits and their end in
 				// the first word, longer numbers in swarInt.
-				x := word(s, j) - '0'*lsb
-				k := firstByte(nonDigits(x))
+				x := swar.Word(s, j) - '0'*swar.LSB
+				k := swar.FirstByte(swar.NonDigits(x))
 				v, e := int64(-1), j+k
 				switch {
 				case k == 8:
@@ -86,7 +87,7 @@ func (d *Decoder) decodeFast(s string, r row.Row) (end int, ok bool) {
 						v, e = w, we
 					}
 				case k > 0:
-					v = int64(eightDigits(x, k))
+					v = int64(swar.EightDigits(x, k))
 				}
 				if v >= 0 && (e == n || ends[s[e]]) && (!hasNull || s[start:e] != nullLit) {
 					r[op.at] = row.BigIntValue(v)
@@ -185,23 +186,23 @@ func swarInt(s string, i int) (v int64, end int, ok bool) {
 	if i+8 > len(s) {
 		return 0, 0, false
 	}
-	x := word(s, i) - '0'*lsb
-	k := firstByte(nonDigits(x))
+	x := swar.Word(s, i) - '0'*swar.LSB
+	k := swar.FirstByte(swar.NonDigits(x))
 	var u uint64
 	switch {
 	case k == 0:
 		return 0, 0, false
 	case k < 8:
-		u = eightDigits(x, k)
+		u = swar.EightDigits(x, k)
 	case i+16 > len(s):
 		return 0, 0, false
 	default:
-		y := word(s, i+8) - '0'*lsb
-		k2 := firstByte(nonDigits(y))
+		y := swar.Word(s, i+8) - '0'*swar.LSB
+		k2 := swar.FirstByte(swar.NonDigits(y))
 		if k2 == 8 {
 			return 0, 0, false
 		}
-		u = eightDigits(x, 8)*uint64(pow10[k2]) + eightDigits(y, k2)
+		u = swar.EightDigits(x, 8)*uint64(pow10[k2]) + swar.EightDigits(y, k2)
 		k += k2
 	}
 	v = int64(u)

@@ -4,6 +4,7 @@ import (
 	"math/bits"
 	"unsafe"
 
+	"github.com/etld/etld/internal/swar"
 	"github.com/etld/etld/pipeline/row"
 )
 
@@ -221,10 +222,10 @@ func (c *Codec) decodeFast(s string, r row.Row) (end int, ok bool) {
 				var n int64
 				if v+8 <= len(s) && s[v]-'1' < 9 {
 					// Up to 7 digits from one word, here.
-					x := word(s, v) - '0'*lsb
-					if k := firstByte(nonDigits(x)); k < 8 {
+					x := swar.Word(s, v) - '0'*swar.LSB
+					if k := swar.FirstByte(swar.NonDigits(x)); k < 8 {
 						if e := v + k; s[e] != '.' && s[e] != 'e' && s[e] != 'E' {
-							r[op.at] = row.BigIntValue(int64(eightDigits(x, k)))
+							r[op.at] = row.BigIntValue(int64(swar.EightDigits(x, k)))
 							end, ok = e, true
 							break
 						}
@@ -325,7 +326,7 @@ func (c *Codec) fastColumn(s string, v int, op *fastCol, r row.Row) (int, bool) 
 // by fastSkip.
 func skipMember(s string, v int) (int, bool) {
 	if v+8 <= len(s) && s[v]-'1' < 9 {
-		if k := firstByte(nonDigits(word(s, v) - '0'*lsb)); k < 8 {
+		if k := swar.FirstByte(swar.NonDigits(swar.Word(s, v) - '0'*swar.LSB)); k < 8 {
 			if e := v + k; s[e] != '.' && s[e] != 'e' && s[e] != 'E' {
 				return e, true
 			}

@@ -3,7 +3,8 @@ package json
 import (
 	"encoding/binary"
 	"math/bits"
-	"unsafe"
+
+	"github.com/etld/etld/internal/swar"
 )
 
 // The one-pass decode's scanning (fast.go): each function checks the
@@ -19,24 +20,13 @@ import (
 // general path (maxDepth).
 const fastMaxDepth = 64
 
-const (
-	lsb = 0x0101010101010101
-	msb = 0x8080808080808080
-)
-
-// word is the eight bytes of s from i on, the first in the low byte;
-// i+8 <= len(s).
-func word(s string, i int) uint64 {
-	return binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:i+8]), 8))
-}
-
 // stringStops has the high bit set in the first byte of w that ends a
 // run of a string's plain bytes, a '"', a '\\' or a control character
 // (and maybe in bytes after it: only the first is exact).
 func stringStops(w uint64) uint64 {
-	q := w ^ ('"' * lsb)
-	b := w ^ ('\\' * lsb)
-	return ((q-lsb)&^q | (b-lsb)&^b | (w-0x20*lsb)&^w) & msb
+	q := w ^ ('"' * swar.LSB)
+	b := w ^ ('\\' * swar.LSB)
+	return ((q-swar.LSB)&^q | (b-swar.LSB)&^b | (w-0x20*swar.LSB)&^w) & swar.MSB
 }
 
 // scanString returns the offset of the first byte at or after j that is
@@ -44,16 +34,16 @@ func stringStops(w uint64) uint64 {
 // for the long strings (descriptions, URLs, free text) a record carries.
 func scanString(s string, j int) int {
 	for j+16 <= len(s) {
-		if m := stringStops(word(s, j)); m != 0 {
+		if m := stringStops(swar.Word(s, j)); m != 0 {
 			return j + bits.TrailingZeros64(m)>>3
 		}
-		if m := stringStops(word(s, j+8)); m != 0 {
+		if m := stringStops(swar.Word(s, j+8)); m != 0 {
 			return j + 8 + bits.TrailingZeros64(m)>>3
 		}
 		j += 16
 	}
 	for j+8 <= len(s) {
-		if m := stringStops(word(s, j)); m != 0 {
+		if m := stringStops(swar.Word(s, j)); m != 0 {
 			return j + bits.TrailingZeros64(m)>>3
 		}
 		j += 8
@@ -224,10 +214,10 @@ func fastInt(s string, i int) (n int64, end int, ok bool) {
 		j++
 	}
 	if j+8 <= len(s) {
-		x := word(s, j) - '0'*lsb
-		if k := firstByte(nonDigits(x)); k > 0 && k < 8 && (k == 1 || s[j] != '0') {
+		x := swar.Word(s, j) - '0'*swar.LSB
+		if k := swar.FirstByte(swar.NonDigits(x)); k > 0 && k < 8 && (k == 1 || s[j] != '0') {
 			if e := j + k; s[e] != '.' && s[e] != 'e' && s[e] != 'E' {
-				n = int64(eightDigits(x, k))
+				n = int64(swar.EightDigits(x, k))
 				if neg {
 					n = -n
 				}
@@ -257,24 +247,6 @@ func fastInt(s string, i int) (n int64, end int, ok bool) {
 	}
 	return n, j, true
 }
-
-// nonDigits has the high bit set in the first byte of w that is not an
-// ASCII digit (and maybe in bytes after it), given x = w - '0' * lsb.
-func nonDigits(x uint64) uint64 {
-	return ((x + 0x76*lsb) | x) & msb
-}
-
-// eightDigits is the number of the n digits (1 to 8) in the low bytes of
-// x = w - '0' * lsb, the first the most significant.
-func eightDigits(x uint64, n int) uint64 {
-	x <<= 8 * uint(8-n) // leading zeros in the bytes the digits left
-	x = x*10 + x>>8
-	return ((x&0x000000FF000000FF)*(100+1000000<<32) + (x>>16&0x000000FF000000FF)*(1+10000<<32)) >> 32
-}
-
-// firstByte is the index of the first byte whose high bit is set in m,
-// or 8 when none is.
-func firstByte(m uint64) int { return bits.TrailingZeros64(m) >> 3 }
 
 // fastKey is a member's `"name":` as written without escapes and without
 // blanks, which a member that starts with it names: two words compared
@@ -320,5 +292,5 @@ func newFastKey(name string) fastKey {
 // bytes not too near the end of s; false says nothing else (the caller
 // then reads the member's name).
 func (k *fastKey) at(s string, i int) bool {
-	return k.short && i+16 <= len(s) && word(s, i)&k.m0 == k.w0 && word(s, i+k.off)&k.m0 == k.w1
+	return k.short && i+16 <= len(s) && swar.Word(s, i)&k.m0 == k.w0 && swar.Word(s, i+k.off)&k.m0 == k.w1
 }
