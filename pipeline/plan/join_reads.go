@@ -174,15 +174,20 @@ func (rs joinReaders) pruneJoin(n *Node) {
 	}
 }
 
-// projectJoins has a batch regular join (a hash join) emit only the
+// projectJoins has a regular join, batch or streaming, emit only the
 // columns a Calc over it picks, when that Calc is its one reader, only
 // picks columns and filters nothing (an INNER, LEFT, RIGHT or FULL
-// join: a semi or anti join emits its left rows). The Calc then passes
-// the join's rows on as they are: a joined row is built once, of the
-// columns read, instead of built whole and then projected. Labels are
-// unchanged: the Calc is still the projection, run by the join. It runs
-// after the projections were pushed down (pushProjections), which read
-// the Calc's columns.
+// join: a semi or anti join emits its left rows, a NOT IN its own
+// way). The Calc then passes the join's rows on as they are: a joined
+// row is built once, of the columns read, instead of built whole and
+// then projected. A streaming join's retractions are projected as its
+// inserts are, so a -U/-D carries the columns of the +I/+U it takes
+// back. Its state is its inputs' rows, as before: the join's and the
+// Calc's labels, state IDs and fingerprints are unchanged (the Calc is
+// stateless), and a checkpoint written without the projection
+// restores. Labels are unchanged: the Calc is still the projection,
+// run by the join. It runs after the projections were pushed down
+// (pushProjections), which read the Calc's columns.
 func (p *Plan) projectJoins(nodes []*Node) {
 	readers := map[*Node]int{}
 	for _, n := range nodes {
@@ -206,7 +211,7 @@ func (p *Plan) projectJoins(nodes []*Node) {
 			continue
 		}
 		js := j.join
-		if !js.Batch || !js.RightFirst || js.NullAware || js.Kind == joinop.SemiJoin || js.Kind == joinop.AntiJoin {
+		if js.NullAware || js.Kind == joinop.SemiJoin || js.Kind == joinop.AntiJoin {
 			continue
 		}
 		js.Output = cols

@@ -77,9 +77,12 @@ type JoinSpec struct {
 	// Output, if set, is the columns of the joined row (left then
 	// right) the join emits, in their order: the projection of a Calc
 	// that only picks columns, done by the join (the planner sets it
-	// for a batch join of an INNER, LEFT, RIGHT or FULL kind whose one
-	// reader is such a Calc). A probe of the probe table builds only
-	// those columns; the other changes are projected as emitted.
+	// for a batch or streaming join of an INNER, LEFT, RIGHT or FULL
+	// kind whose one reader is such a Calc). Without a residual, a
+	// joined row is built of those columns only (a probe of the probe
+	// table, a streaming change); the other rows (padded ones, and
+	// joined ones a residual reads whole) are projected as emitted.
+	// Retractions are projected as the rows they take back were.
 	Output []int
 }
 
@@ -121,6 +124,9 @@ type Join struct {
 	// rightRow is where a probe decodes a right row whose columns it
 	// picks (JoinSpec.Output).
 	rightRow row.Row
+	// otherRow, by the side of the change, is where a streaming change
+	// decodes the other side's stored row whose columns it picks.
+	otherRow [2]row.Row
 }
 
 // rowSlab carves rows out of slices of joinSlabValues values that many
@@ -284,6 +290,32 @@ func (j *Join) joinedStored(side int, this row.Row, rid rowRef) row.Row {
 	return out
 }
 
+// pickStored returns the columns pick (of the joined row, left then
+// right) of this (of side) and the other side's stored row rid, which
+// it decodes aside: a joined row of the emitted columns alone.
+func (j *Join) pickStored(side int, this row.Row, rid rowRef, pick []int) row.Row {
+	other := j.sides[1-side]
+	if len(j.otherRow[side]) != len(other.all) {
+		j.otherRow[side] = make(row.Row, len(other.all))
+	}
+	stored := j.otherRow[side]
+	other.decodeInto(stored, rid, &j.text)
+	left, right := this, stored
+	if side == 1 {
+		left, right = stored, this
+	}
+	lw := j.spec.LeftWidth
+	pr := j.slab.get(len(pick))
+	for k, col := range pick {
+		if col < lw {
+			pr[k] = left[col]
+		} else {
+			pr[k] = right[col-lw]
+		}
+	}
+	return pr
+}
+
 // padded returns side's row with NULLs for the other side's columns.
 func (j *Join) padded(side int, r row.Row) row.Row {
 	return padRow(side, r, j.spec.LeftWidth, j.spec.RightWidth)
@@ -397,17 +429,30 @@ func (j *Join) change(side int, k row.Kind, r row.Row, out operator.Emitter) err
 	matched := 0
 	if found {
 		jk := joinedKind(k, thisOuter, otherOuter)
+		// Without a residual, a join that emits some columns builds
+		// those alone into the emitter under the projection.
+		joined, pick := out, j.spec.Output
+		if p, ok := out.(*projecting); ok && j.spec.Residual == nil {
+			joined = p.out
+		} else {
+			pick = nil
+		}
 		for it := other.iter(kid); ; {
 			rid, ok := it.row()
 			if !ok {
 				break
 			}
-			jr, err := j.probe(side, r, rid, true)
-			if err != nil {
-				return err
-			}
-			if jr == nil {
-				continue
+			var jr row.Row
+			if pick != nil {
+				jr = j.pickStored(side, r, rid, pick)
+			} else {
+				var err error
+				if jr, err = j.probe(side, r, rid, true); err != nil {
+					return err
+				}
+				if jr == nil {
+					continue
+				}
 			}
 			count, assoc := other.counts(rid)
 			matched += int(count)
@@ -428,7 +473,7 @@ func (j *Join) change(side int, k row.Kind, r row.Row, out operator.Emitter) err
 				other.setAssoc(rid, assoc)
 				other.touch(rid)
 			}
-			emitCopies(out, jk, jr, count)
+			emitCopies(joined, jk, jr, count)
 			if otherOuter && !add && assoc == 0 && j.emitting(1-side) {
 				for range count {
 					out.Emit(row.Insert, j.paddedStored(1-side, rid))
