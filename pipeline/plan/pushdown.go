@@ -26,7 +26,7 @@ import (
 // ones (pathColumns), and each field access reads its column instead of
 // the ROW (expr.FieldPath.ReadAt).
 //
-// Last, a batch join whose one reader is a Calc that only picks columns
+// Last, a regular join whose one reader is a Calc that only picks columns
 // is made to emit those columns itself (projectJoins, join_reads.go).
 func (b *builder) pushProjections() {
 	nodes := b.plan.nodes()
@@ -67,7 +67,7 @@ func (b *builder) pushProjections() {
 		}
 		src.Projected = someOrNil(needed)
 	}
-	// A batch join emits the columns a Calc over it picks
+	// A regular join emits the columns a Calc over it picks
 	// (join_reads.go): after the pushdown above, which reads that Calc.
 	b.plan.projectJoins(nodes)
 }
