@@ -6,20 +6,27 @@ import (
 	"testing"
 )
 
+// heapItem is what the heap tests order: by time, then by sequence.
+type heapItem struct{ at, seq int }
+
+func heapItemLess(a, b *heapItem) bool { return a.at < b.at || a.at == b.at && a.seq < b.seq }
+
+// heapItemCmp is heapItemLess for slices.SortFunc, the tests' model.
+func heapItemCmp(a, b heapItem) int {
+	if heapItemLess(&a, &b) {
+		return -1
+	}
+	if heapItemLess(&b, &a) {
+		return 1
+	}
+	return 0
+}
+
 // TestHeapPopsInOrder holds the heap to a sort of the same items, with
 // pushes and pops interleaved, and after a Fill from any order.
 func TestHeapPopsInOrder(t *testing.T) {
-	type item struct{ at, seq int }
-	less := func(a, b *item) bool { return a.at < b.at || a.at == b.at && a.seq < b.seq }
-	cmp := func(a, b item) int {
-		if less(&a, &b) {
-			return -1
-		}
-		if less(&b, &a) {
-			return 1
-		}
-		return 0
-	}
+	type item = heapItem
+	less, cmp := heapItemLess, heapItemCmp
 	rng := rand.New(rand.NewPCG(1, 2))
 	for round := range 200 {
 		h := NewHeap(less)

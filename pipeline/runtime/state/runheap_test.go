@@ -11,17 +11,8 @@ import (
 // pops (many, so that the run empties and moves down), its items after
 // a Fill from any order.
 func TestRunHeapPopsInOrder(t *testing.T) {
-	type item struct{ at, seq int }
-	less := func(a, b *item) bool { return a.at < b.at || a.at == b.at && a.seq < b.seq }
-	cmp := func(a, b item) int {
-		if less(&a, &b) {
-			return -1
-		}
-		if less(&b, &a) {
-			return 1
-		}
-		return 0
-	}
+	type item = heapItem
+	less, cmp := heapItemLess, heapItemCmp
 	rng := rand.New(rand.NewPCG(3, 4))
 	for round := range 300 {
 		h := NewRunHeap(less)
