@@ -116,6 +116,10 @@ func NewGroupAgg(keys []int, aggs []AggCall, opt GroupAggOptions) (*GroupAgg, er
 	if opt.InsertOnly && (opt.Batch || opt.MiniBatch) {
 		g.ints = intKeysOf(keys) // for the passes (vectorized)
 	}
+	if opt.InsertOnly && opt.Batch {
+		// Nothing reads the sets before Finish.
+		g.store.DeferSets()
+	}
 	g.InitExpiry(g.ttl.Set, g.ttl.Tick, g.sweep)
 	return g, nil
 }

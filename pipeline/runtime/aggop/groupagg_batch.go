@@ -338,6 +338,12 @@ func (s *Store) foldInserts(ids []int32, changes []row.Change) {
 			}
 		}
 	}
+	if s.deferring {
+		s.logSets(ids, changes)
+		if !s.anyDirect() {
+			return
+		}
+	}
 	if len(s.sets) > 0 {
 		for lo := 0; lo < len(ids); lo += touchChunk {
 			hi := min(lo+touchChunk, len(ids))
@@ -345,7 +351,7 @@ func (s *Store) foldInserts(ids []int32, changes []row.Change) {
 				s.touchStrSets(ids[lo:hi], changes[lo:hi])
 			}
 			for j := lo; j < hi; j++ {
-				s.setStep(ids[j], nums[int(ids[j])*w:int(ids[j]+1)*w], changes[j].Row, true)
+				s.setsStep(ids[j], nums[int(ids[j])*w:int(ids[j]+1)*w], changes[j].Row, true, s.deferring)
 			}
 		}
 	}

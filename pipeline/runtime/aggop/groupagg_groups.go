@@ -27,6 +27,7 @@ const groupAggGroupsVersion = 1
 // SnapshotGroups implements operator.KeyGrouped.
 func (g *GroupAgg) SnapshotGroups(part func(k int, b []byte) error) error {
 	s := g.store
+	s.settle()
 	if s.hasUser() {
 		if s.flushUser(); s.userErr != nil {
 			return s.userErr
