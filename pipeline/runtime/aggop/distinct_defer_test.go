@@ -1,6 +1,7 @@
 package aggop
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -114,6 +115,14 @@ func TestDeferredSetsMatchDirect(t *testing.T) {
 			if logMin > 100 && deferred.store.pending == 0 {
 				t.Fatal("nothing left in the log for Finish")
 			}
+			// Finish first: its results read the log, not a snapshot.
+			want := finishLines(t, rows)
+			if got := finishLines(t, direct); !slices.Equal(got, want) {
+				t.Fatal("sets applied at once: output differs from row by row")
+			}
+			if got := finishLines(t, deferred); !slices.Equal(got, want) {
+				t.Fatalf("deferred sets: output differs from row by row:\n%s", firstDiff(got, want))
+			}
 			compareGroupAggs(t, deferred, direct)
 			compareGroupAggs(t, deferred, rows)
 		}
@@ -210,4 +219,26 @@ func TestDeferredSetsRefuseRetraction(t *testing.T) {
 		t.Fatalf("errors: deferred %v, row by row %v", e1, e2)
 	}
 	compareGroupAggs(t, deferred, rows)
+}
+
+func finishLines(t *testing.T, g *GroupAgg) []string {
+	t.Helper()
+	out := &optest.Out{}
+	if err := g.Finish(out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Lines) == 0 {
+		t.Fatal("no output")
+	}
+	return out.Lines
+}
+
+// firstDiff names the first row where got and want differ.
+func firstDiff(got, want []string) string {
+	for i := range min(len(got), len(want)) {
+		if got[i] != want[i] {
+			return fmt.Sprintf("row %d: %s, want %s", i, got[i], want[i])
+		}
+	}
+	return fmt.Sprintf("%d rows, want %d", len(got), len(want))
 }
