@@ -84,6 +84,10 @@ type Store struct {
 func (s *Store) MemBytes() int64 {
 	n := int64(cap(s.present)+cap(s.nums))*8 + int64(cap(s.vals))*int64(unsafe.Sizeof(row.Value{}))
 	n += int64(cap(s.exts))*16 + int64(cap(s.Keys))*16 + int64(cap(s.Free))*4 + int64(cap(s.strs))*int64(unsafe.Sizeof(strSet{}))
+	for _, l := range s.logs { // updates logged, not applied yet
+		n += int64(cap(l.e))*int64(unsafe.Sizeof(pendEntry{})) + int64(cap(l.data))
+	}
+	n += int64(cap(s.logSorted)) * int64(unsafe.Sizeof(pendEntry{}))
 	return n
 }
 

@@ -242,3 +242,16 @@ func firstDiff(got, want []string) string {
 	}
 	return fmt.Sprintf("%d rows, want %d", len(got), len(want))
 }
+
+// TestDeferredSetsMemBytes: the log's memory counts in the store's.
+func TestDeferredSetsMemBytes(t *testing.T) {
+	deferred, direct, _ := deferTrio(t)
+	deferred.store.logMin, deferred.store.logCap = 1<<20, 1<<20
+	feed(t, rand.New(rand.NewPCG(18, 19)), 50, 3000, deferred, direct)
+	if deferred.store.pending == 0 {
+		t.Fatal("nothing in the log")
+	}
+	if d, o := deferred.store.MemBytes(), direct.store.MemBytes(); d < o+int64(deferred.store.pending)*16 {
+		t.Fatalf("MemBytes %d with %d updates logged, %d without a log", d, deferred.store.pending, o)
+	}
+}
