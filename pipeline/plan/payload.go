@@ -331,6 +331,12 @@ func (j *joinOp) operator(b opBuild) (operator.Lifecycle, error) {
 		if err != nil || !j.interval.Sorted {
 			return op, err
 		}
+		if j.hashInterval(b.p) {
+			// Its right input comes whole first (buildInput): a hash
+			// join, op only for the rows of a NULL time and the
+			// snapshot's layout.
+			return joinop.NewIntervalHashJoin(*j.interval, op.(operator.TwoInput)), nil
+		}
 		// A batch run's interval join over its inputs in time order: a
 		// row is cached only while a later row may still join it.
 		return sortop.NewTimeSorted(op, [2]int{j.interval.LeftTime, j.interval.RightTime}, j.interval.SortedWatermark), nil
@@ -339,6 +345,13 @@ func (j *joinOp) operator(b opBuild) (operator.Lifecycle, error) {
 		return joinop.NewJoin(*j.join), nil
 	}
 	return b.p.keyedTwo(j.join.LeftKeys, j.join.RightKeys, func() (operator.KeyGrouped, error) { return joinop.NewJoin(*j.join), nil })
+}
+
+// hashInterval reports whether a batch interval join runs as a hash
+// join (joinop.IntervalHashJoin): an INNER or LEFT one (no right row is
+// ever padded) on one worker (the sorted join runs on several).
+func (j *joinOp) hashInterval(p *Plan) bool {
+	return j.interval != nil && j.interval.Sorted && j.interval.HashJoinable() && p.Spec.Parallelism <= 1
 }
 
 // keyedTwo runs a keyed two-input operator (a join) as the pipeline's
