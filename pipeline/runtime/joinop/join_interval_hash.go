@@ -47,7 +47,9 @@ type IntervalHashJoin struct {
 	kids  []int32
 	rows  []ihRow
 	arena []byte
-	// The left rows as they came: their encodings' offsets in left.
+	// The left rows as they came: their key's id (-1: a NULL in it) and
+	// their encodings' offsets in left.
+	lkids  []int32
 	lrows  []int
 	left   []byte
 	llay   *row.Layout
@@ -129,6 +131,7 @@ func (j *IntervalHashJoin) hold(input int, r row.Row) error {
 		j.addRight(r)
 		return nil
 	}
+	j.lkids = append(j.lkids, j.keyID(r, j.spec.LeftKeys))
 	j.lrows = append(j.lrows, len(j.left))
 	j.left = j.llay.Append(j.left, r)
 	return nil
@@ -159,17 +162,28 @@ func (a atEmitter) At(int) { a.tr.At(a.i) }
 // addRight keeps right row r, of a time. A row with a NULL key joins no
 // row.
 func (j *IntervalHashJoin) addRight(r row.Row) {
-	if hasNull(r, j.spec.RightKeys) {
+	kid := j.keyID(r, j.spec.RightKeys)
+	if kid < 0 {
 		return
-	}
-	j.kbuf = row.KeyOf(j.kbuf[:0], r, j.spec.RightKeys)
-	kid, ok := j.index.Find(j.kbuf)
-	if !ok {
-		kid, _ = j.index.Add(j.kbuf)
 	}
 	j.kids = append(j.kids, kid)
 	j.rows = append(j.rows, ihRow{at: r[j.spec.RightTime].Micros(), off: len(j.arena)})
 	j.arena = j.layout.Append(j.arena, r)
+}
+
+// keyID returns the id of r's key (its columns cols), adding it: -1
+// when a column of it is NULL. Both sides' rows take their key's id as
+// they come, so that the end joins key by key.
+func (j *IntervalHashJoin) keyID(r row.Row, cols []int) int32 {
+	if hasNull(r, cols) {
+		return -1
+	}
+	j.kbuf = row.KeyOf(j.kbuf[:0], r, cols)
+	kid, ok := j.index.Find(j.kbuf)
+	if !ok {
+		kid, _ = j.index.Add(j.kbuf)
+	}
+	return kid
 }
 
 // join lays the right rows out by key and time, then joins the left
@@ -200,9 +214,24 @@ func (j *IntervalHashJoin) join(out operator.Emitter) error {
 		}
 	}
 	j.kids, j.rows = nil, nil
-	for _, off := range j.lrows {
-		j.llay.Decode(j.lview, j.left[off:], &j.text)
-		if err := j.probe(j.lview, out); err != nil {
+	// The left rows key by key (a key's in arrival order, those of a
+	// NULL key first), so that a key's right rows are read while in
+	// cache.
+	lstart := make([]int32, keys+2)
+	for _, kid := range j.lkids {
+		lstart[kid+2]++
+	}
+	for k := range keys + 1 {
+		lstart[k+1] += lstart[k]
+	}
+	order := make([]int32, len(j.lkids))
+	for i, kid := range j.lkids {
+		order[lstart[kid+1]] = int32(i)
+		lstart[kid+1]++
+	}
+	for _, i := range order {
+		j.llay.Decode(j.lview, j.left[j.lrows[i]:], &j.text)
+		if err := j.probe(j.lview, j.lkids[i], out); err != nil {
 			return err
 		}
 	}
@@ -220,45 +249,42 @@ func byTime(a, b ihRow) int {
 	return 0
 }
 
-// probe joins left row r with the right rows of its key within the
+// probe joins left row r, of key id kid, with the right rows of its key within the
 // bounds: r[LeftTime] - Upper <= right time <= r[LeftTime] - Lower.
-func (j *IntervalHashJoin) probe(r row.Row, out operator.Emitter) error {
+func (j *IntervalHashJoin) probe(r row.Row, kid int32, out operator.Emitter) error {
 	s := &j.spec
 	outer := s.Kind == LeftJoin
 	matched := false
-	if s.Lower <= s.Upper && !hasNull(r, s.LeftKeys) {
-		j.kbuf = row.KeyOf(j.kbuf[:0], r, s.LeftKeys)
-		if kid, ok := j.index.Find(j.kbuf); ok {
-			t := r[s.LeftTime].Micros()
-			lo, hi := subSat(t, s.Upper), subSat(t, s.Lower)
-			seg := j.sorted[j.start[kid]:j.start[kid+1]]
-			i := 0
-			if len(seg) > 8 {
-				i, _ = slices.BinarySearchFunc(seg, lo, func(e ihRow, lo int64) int { return byTime(e, ihRow{at: lo}) })
-			} else {
-				for i < len(seg) && seg[i].at < lo {
-					i++
+	if s.Lower <= s.Upper && kid >= 0 {
+		t := r[s.LeftTime].Micros()
+		lo, hi := subSat(t, s.Upper), subSat(t, s.Lower)
+		seg := j.sorted[j.start[kid]:j.start[kid+1]]
+		i := 0
+		if len(seg) > 8 {
+			i, _ = slices.BinarySearchFunc(seg, lo, func(e ihRow, lo int64) int { return byTime(e, ihRow{at: lo}) })
+		} else {
+			for i < len(seg) && seg[i].at < lo {
+				i++
+			}
+		}
+		lw, w := s.LeftWidth, s.LeftWidth+s.RightWidth
+		for ; i < len(seg) && seg[i].at <= hi; i++ {
+			jr := j.slab.get(w)
+			copy(jr, r)
+			j.layout.Decode(jr[lw:], j.arena[seg[i].off:], &j.text)
+			if s.Residual != nil {
+				ok, err := s.Residual(jr)
+				if err != nil {
+					j.slab.unget(jr)
+					return err
+				}
+				if !ok {
+					j.slab.unget(jr)
+					continue
 				}
 			}
-			lw, w := s.LeftWidth, s.LeftWidth+s.RightWidth
-			for ; i < len(seg) && seg[i].at <= hi; i++ {
-				jr := j.slab.get(w)
-				copy(jr, r)
-				j.layout.Decode(jr[lw:], j.arena[seg[i].off:], &j.text)
-				if s.Residual != nil {
-					ok, err := s.Residual(jr)
-					if err != nil {
-						j.slab.unget(jr)
-						return err
-					}
-					if !ok {
-						j.slab.unget(jr)
-						continue
-					}
-				}
-				matched = true
-				out.Emit(row.Insert, jr)
-			}
+			matched = true
+			out.Emit(row.Insert, jr)
 		}
 	}
 	if !matched && outer {
@@ -324,7 +350,7 @@ func (j *IntervalHashJoin) StateEntries() int64 { return int64(len(j.rows) + len
 // StateBytes implements StateMemory.
 func (j *IntervalHashJoin) StateBytes() int64 {
 	return int64(cap(j.arena)+cap(j.left)) + int64(cap(j.rows)+cap(j.sorted))*16 +
-		int64(cap(j.lrows))*8 + int64(cap(j.kids)+cap(j.start))*4 + j.index.MemBytes()
+		int64(cap(j.lrows))*8 + int64(cap(j.kids)+cap(j.lkids)+cap(j.start))*4 + j.index.MemBytes()
 }
 
 // timeSortedStateVersion is sortop.TimeSorted's snapshot version byte.
