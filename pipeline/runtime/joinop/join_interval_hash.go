@@ -61,8 +61,14 @@ type IntervalHashJoin struct {
 	sorted []ihRow
 	kbuf   []byte
 	one    row.Batch // a row of NULL time, for inner
-	slab   rowSlab
-	text   row.Text
+	// sorted builds the sorted join over inner (sortop.TimeSorted),
+	// which spills to disk: past half the state budget the rows held
+	// go to it, and so does everything after (fallback).
+	sortedJoin func(inner operator.TwoInput, budget int64) operator.TwoInput
+	budget     int64
+	fallback   operator.TwoInput
+	slab       rowSlab
+	text       row.Text
 }
 
 // ihRow is a right row: its time and its encoding's offset.
@@ -105,11 +111,79 @@ func typesOf(t []row.TypeID, width int) []row.TypeID {
 	return t
 }
 
+// SetSorted gives the join the sorted join it hands its rows to past
+// half of the state budget: build returns one over inner with that
+// budget. Without it the join holds every row in memory.
+func (j *IntervalHashJoin) SetSorted(build func(inner operator.TwoInput, budget int64) operator.TwoInput) {
+	j.sortedJoin = build
+}
+
+// SetStateBudget takes the operator's state budget (runOp calls it).
+func (j *IntervalHashJoin) SetStateBudget(max int64) { j.budget = max }
+
 // ProcessInput implements TwoInput.
 func (j *IntervalHashJoin) ProcessInput(input int, in *row.Batch, out operator.Emitter) error {
 	if input < 0 || input > 1 {
 		return fmt.Errorf("interval join: input %d", input)
 	}
+	if j.fallback != nil {
+		return j.fallback.ProcessInput(input, in, out)
+	}
+	if err := j.process(input, in, out); err != nil {
+		return err
+	}
+	if j.budget > 0 && j.sortedJoin != nil && j.StateBytes() > j.budget/2 {
+		return j.toSorted(out)
+	}
+	return nil
+}
+
+// toSorted hands the rows held to the sorted join, which takes every
+// call from now on: it spills the rows it holds past its share of the
+// budget, where this join would run out of it.
+func (j *IntervalHashJoin) toSorted(out operator.Emitter) error {
+	fb := j.sortedJoin(j.inner, j.budget)
+	var b row.Batch
+	flush := func(side int) error {
+		if len(b.Changes) == 0 {
+			return nil
+		}
+		err := fb.ProcessInput(side, &b, out)
+		clear(b.Changes)
+		b.Changes = b.Changes[:0]
+		return err
+	}
+	for _, h := range j.rows {
+		r := make(row.Row, j.spec.RightWidth)
+		j.layout.Decode(r, j.arena[h.off:], nil) // the sort copies it before the arena goes
+		b.Changes = append(b.Changes, row.Change{Kind: row.Insert, Row: r})
+		if len(b.Changes) == 1024 {
+			if err := flush(1); err != nil {
+				return err
+			}
+		}
+	}
+	if err := flush(1); err != nil {
+		return err
+	}
+	for _, off := range j.lrows {
+		r := make(row.Row, j.spec.LeftWidth)
+		j.llay.Decode(r, j.left[off:], nil)
+		b.Changes = append(b.Changes, row.Change{Kind: row.Insert, Row: r})
+		if len(b.Changes) == 1024 {
+			if err := flush(0); err != nil {
+				return err
+			}
+		}
+	}
+	if err := flush(0); err != nil {
+		return err
+	}
+	*j = IntervalHashJoin{Widening: j.Widening, spec: j.spec, inner: j.inner, index: state.NewKeyIDs(), fallback: fb}
+	return nil
+}
+
+func (j *IntervalHashJoin) process(input int, in *row.Batch, out operator.Emitter) error {
 	tc := [2]int{j.spec.LeftTime, j.spec.RightTime}[input]
 	return operator.EachChange("interval join", in, out, func(i int, c *row.Change) error {
 		if !c.Kind.IsAdd() {
@@ -309,6 +383,9 @@ func subSat(a, b int64) int64 {
 // final one, after which no row may come; the rows held join
 // before it passes on.
 func (j *IntervalHashJoin) Watermark(wm int64, out operator.Emitter) error {
+	if j.fallback != nil {
+		return j.fallback.Watermark(wm, out)
+	}
 	if wm != operator.MaxWatermark {
 		return nil
 	}
@@ -320,6 +397,9 @@ func (j *IntervalHashJoin) Watermark(wm int64, out operator.Emitter) error {
 
 // Finish implements Lifecycle.
 func (j *IntervalHashJoin) Finish(out operator.Emitter) error {
+	if j.fallback != nil {
+		return j.fallback.Finish(out)
+	}
 	if err := j.join(out); err != nil {
 		return err
 	}
@@ -345,10 +425,18 @@ func (j *IntervalHashJoin) WidenRestore(w map[row.TypeID]row.TypeID) {
 }
 
 // StateEntries implements StateSizer: the rows held.
-func (j *IntervalHashJoin) StateEntries() int64 { return int64(len(j.rows) + len(j.lrows)) }
+func (j *IntervalHashJoin) StateEntries() int64 {
+	if s, ok := j.fallback.(operator.StateSizer); ok {
+		return s.StateEntries()
+	}
+	return int64(len(j.rows) + len(j.lrows))
+}
 
 // StateBytes implements StateMemory.
 func (j *IntervalHashJoin) StateBytes() int64 {
+	if s, ok := j.fallback.(operator.StateMemory); ok {
+		return s.StateBytes()
+	}
 	return int64(cap(j.arena)+cap(j.left)) + int64(cap(j.rows)+cap(j.sorted))*16 +
 		int64(cap(j.lrows))*8 + int64(cap(j.kids)+cap(j.lkids)+cap(j.start))*4 + j.index.MemBytes()
 }
@@ -360,6 +448,9 @@ const timeSortedStateVersion = 0x5a
 // (side, row) then an empty IntervalJoin's state with the NULL times'
 // count.
 func (j *IntervalHashJoin) Snapshot() ([]byte, error) {
+	if j.fallback != nil {
+		return j.fallback.(operator.Snapshotter).Snapshot()
+	}
 	buf := []byte{timeSortedStateVersion}
 	buf = binary.AppendUvarint(buf, uint64(len(j.rows)+len(j.lrows)))
 	view := make(row.Row, j.spec.RightWidth)
@@ -393,7 +484,7 @@ func (j *IntervalHashJoin) Restore(snap []byte) error {
 		return fmt.Errorf("batch interval join: restore: not a snapshot of a batch interval join (version %d)", firstByte(snap))
 	}
 	r := NewIntervalHashJoin(j.spec, j.inner)
-	r.Widening = j.Widening
+	r.Widening, r.sortedJoin, r.budget = j.Widening, j.sortedJoin, j.budget
 	d := j.Decoder(snap[1:])
 	n := d.Uvarint()
 	widths := [2]int{j.spec.LeftWidth, j.spec.RightWidth}

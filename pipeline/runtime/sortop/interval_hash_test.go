@@ -197,3 +197,31 @@ func TestBatchIntervalHashJoinCountsNullTimes(t *testing.T) {
 		t.Fatalf("after the end: %d rows held, want 0", op.StateEntries())
 	}
 }
+
+// Past half of its state budget the hash join hands its rows to the
+// sorted join, which spills them: the result is the same.
+func TestBatchIntervalHashJoinFallsBackToSorted(t *testing.T) {
+	for seed := range uint64(20) {
+		c := randomHashCase(seed)
+		want := pairsOf(c.spec, c.sides)
+		for _, restore := range []bool{false, true} {
+			var fell int
+			got := feedSorted(t, rand.New(rand.NewPCG(seed, 9)), func() operator.Lifecycle {
+				h := joinop.NewIntervalHashJoin(c.spec, innerJoin(t, c.spec, seed%2 == 0))
+				h.SetSorted(func(inner operator.TwoInput, budget int64) operator.TwoInput {
+					fell++
+					return sortedOp(inner, [2]int{3, 3}, c.spec.SortedWatermark, 300).(operator.TwoInput)
+				})
+				h.SetStateBudget(int64(4000 + 300*(seed%5)))
+				return h
+			}, c.sides, restore)
+			slices.Sort(got)
+			if !slices.Equal(got, want) {
+				t.Fatalf("seed %d, restore %t:\ngot  %q\nwant %q", seed, restore, got, want)
+			}
+			if fell == 0 {
+				t.Fatalf("seed %d: never handed its rows to the sorted join", seed)
+			}
+		}
+	}
+}
