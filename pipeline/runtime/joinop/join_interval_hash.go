@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 	"slices"
 
 	"github.com/etld/etld/pipeline/row"
@@ -60,7 +61,13 @@ type IntervalHashJoin struct {
 	start  []int32
 	sorted []ihRow
 	kbuf   []byte
-	one    row.Batch // a row of NULL time, for inner
+	nkeys  int32 // key ids handed out
+	// intKey: the single key is of an integer-like type on both sides
+	// (intKeyType): its values' ids are in ints, no key encoded.
+	intKey  bool
+	keyType row.TypeID
+	ints    intIDs
+	one     row.Batch // a row of NULL time, for inner
 	// sorted builds the sorted join over inner (sortop.TimeSorted),
 	// which spills to disk: past half the state budget the rows held
 	// go to it, and so does everything after (fallback).
@@ -97,10 +104,72 @@ func (s *IntervalJoinSpec) HashJoinable() bool {
 // batch run would otherwise sort its input for: it takes the rows of a
 // NULL time and keeps the snapshot's layout.
 func NewIntervalHashJoin(spec IntervalJoinSpec, inner operator.TwoInput) *IntervalHashJoin {
-	return &IntervalHashJoin{spec: spec, inner: inner, index: state.NewKeyIDs(),
+	j := &IntervalHashJoin{spec: spec, inner: inner, index: state.NewKeyIDs(),
 		layout: row.NewLayout(typesOf(spec.RightTypes, spec.RightWidth)),
 		llay:   row.NewLayout(typesOf(spec.LeftTypes, spec.LeftWidth)),
 		lview:  make(row.Row, spec.LeftWidth)}
+	lk, rk := spec.LeftKeys, spec.RightKeys
+	if len(lk) == 1 && len(spec.LeftTypes) > lk[0] && len(spec.RightTypes) > rk[0] &&
+		spec.LeftTypes[lk[0]] == spec.RightTypes[rk[0]] && intKeyType(spec.LeftTypes[lk[0]]) {
+		j.intKey, j.keyType = true, spec.LeftTypes[lk[0]]
+	}
+	return j
+}
+
+// intIDs is an open-addressing table (linear probing, at most half
+// full) of integer keys' ids: a key's id without its encoding, hash or
+// comparison of bytes in another array. A value that is not a plain
+// integer of the key's type (plainInt) has a key of another encoding,
+// which no value here has: it takes the shared index.
+type intIDs struct {
+	slots []intSlot
+	shift uint
+	n     int
+}
+
+type intSlot struct {
+	key  uint64
+	id   int32
+	used bool
+}
+
+// get returns k's id, adding it with the next id of *next.
+func (t *intIDs) get(k uint64, next *int32) int32 {
+	if 2*(t.n+1) > len(t.slots) {
+		t.grow()
+	}
+	mask := uint64(len(t.slots) - 1)
+	for s := (k * 0x9e3779b97f4a7c15) >> t.shift; ; s = (s + 1) & mask {
+		sl := &t.slots[s]
+		if !sl.used {
+			*sl = intSlot{key: k, id: *next, used: true}
+			*next++
+			t.n++
+			return sl.id
+		}
+		if sl.key == k {
+			return sl.id
+		}
+	}
+}
+
+func (t *intIDs) grow() {
+	old := t.slots
+	size := max(64, 2*len(old))
+	t.slots = make([]intSlot, size)
+	t.shift = uint(64 - bits.TrailingZeros(uint(size)))
+	mask := uint64(size - 1)
+	for _, o := range old {
+		if !o.used {
+			continue
+		}
+		for s := (o.key * 0x9e3779b97f4a7c15) >> t.shift; ; s = (s + 1) & mask {
+			if !t.slots[s].used {
+				t.slots[s] = o
+				break
+			}
+		}
+	}
 }
 
 // typesOf is t when it has width columns, else width of no known type.
@@ -252,10 +321,17 @@ func (j *IntervalHashJoin) keyID(r row.Row, cols []int) int32 {
 	if hasNull(r, cols) {
 		return -1
 	}
+	if j.intKey {
+		if v := r[cols[0]]; plainInt(v, j.keyType) {
+			return j.ints.get(uint64(v.Int64()), &j.nkeys)
+		}
+	}
 	j.kbuf = row.KeyOf(j.kbuf[:0], r, cols)
 	kid, ok := j.index.Find(j.kbuf)
 	if !ok {
-		kid, _ = j.index.Add(j.kbuf)
+		kid = j.nkeys
+		j.nkeys++
+		j.index.Insert(j.kbuf, kid)
 	}
 	return kid
 }
@@ -267,7 +343,7 @@ func (j *IntervalHashJoin) join(out operator.Emitter) error {
 		return nil
 	}
 	j.joined = true
-	keys := j.index.Len()
+	keys := int(j.nkeys)
 	j.start = make([]int32, keys+1)
 	for _, kid := range j.kids {
 		j.start[kid+1]++
@@ -438,7 +514,7 @@ func (j *IntervalHashJoin) StateBytes() int64 {
 		return s.StateBytes()
 	}
 	return int64(cap(j.arena)+cap(j.left)) + int64(cap(j.rows)+cap(j.sorted))*16 +
-		int64(cap(j.lrows))*8 + int64(cap(j.kids)+cap(j.lkids)+cap(j.start))*4 + j.index.MemBytes()
+		int64(cap(j.lrows))*8 + int64(cap(j.kids)+cap(j.lkids)+cap(j.start))*4 + j.index.MemBytes() + int64(cap(j.ints.slots))*16
 }
 
 // timeSortedStateVersion is sortop.TimeSorted's snapshot version byte.
