@@ -19,11 +19,11 @@ import (
 // A partition's region is its rows in rank order, each
 //
 //	flags  1 byte: packFirst when it starts a group of equal sort keys
-//	type   1 byte: the sort value's type with one ORDER BY column (its
-//	       number beside it, compared without decoding the row when
-//	       both sides are of one integer or floating type); packSlow
-//	       with several columns
-//	key    8 bytes, little-endian: the sort value's payload
+//	type   1 byte: the first ORDER BY column's type (its number beside
+//	       it, compared without decoding the row when both sides are of
+//	       one integer or floating type; the row is decoded for the
+//	       other columns only when the first ones tie)
+//	key    8 bytes, little-endian: the first sort value's payload
 //	row    a uvarint length and the row in its row.Layout encoding
 //
 // A change rewrites the partition's region (ten rows, a few hundred
@@ -65,7 +65,6 @@ type packEnt struct {
 
 const (
 	packFirst = 1
-	packSlow  = 0xFF
 	packHead  = 10
 )
 
@@ -185,15 +184,23 @@ func (pk *packedParts) encode(r row.Row) {
 	pk.rbuf = pk.layout.Append(pk.rbuf[:0], r)
 }
 
-// decode returns a copy of e's row that stays valid (its strings in
-// pk.text), for output.
-func (pk *packedParts) decode(e *packEnt) row.Row {
-	w := pk.layout.Width()
-	if len(pk.vals) < w {
-		pk.vals = make([]row.Value, max(256, w))
+// outRow is a new row of n values for output, cut from a slab: a row
+// emitted is never written again, so slabs are handed out, not reused,
+// and an output row costs no allocation of its own.
+func (pk *packedParts) outRow(n int) row.Row {
+	if len(pk.vals) < n {
+		pk.vals = make([]row.Value, max(256, n))
 	}
-	r := pk.vals[:w:w]
-	pk.vals = pk.vals[w:]
+	r := pk.vals[:n:n]
+	pk.vals = pk.vals[n:]
+	return r
+}
+
+// decode returns a copy of e's row that stays valid (its strings in
+// pk.text), for output, with extra values after it left for the
+// caller (the rank number).
+func (pk *packedParts) decode(e *packEnt, extra int) row.Row {
+	r := pk.outRow(pk.layout.Width() + extra)
 	pk.layout.Decode(r, pk.bytesOf(e), &pk.text)
 	return r
 }
@@ -210,12 +217,8 @@ func (pk *packedParts) peek(e *packEnt) row.Row {
 	return pk.view
 }
 
-// sortKeyOf is r's sort value's type and payload with one ORDER BY
-// column, packSlow with several.
+// sortKeyOf is the type and payload of r's first sort value.
 func sortKeyOf(keys []SortKey, r row.Row) (row.TypeID, uint64) {
-	if len(keys) != 1 {
-		return packSlow, 0
-	}
 	v := r[keys[0].Col]
 	switch v.Type() {
 	case row.Float, row.Double:
@@ -235,39 +238,41 @@ func fastInt(t row.TypeID) bool {
 	return false
 }
 
-// compareEnt is CompareRows(keys, r, e's row), for r whose sort key is
-// (typ, key): on the numbers when both are one numeric type or NULL,
-// else on e's decoded row.
+// compareEnt is CompareRows(keys, r, e's row), for r whose first sort
+// value is (typ, key): on the numbers when both are one numeric type or
+// NULL, else on e's decoded row; with several ORDER BY columns, e's row
+// is decoded only when the first values tie (most rows of a top ordered
+// by a number then a time differ in the number).
 func (pk *packedParts) compareEnt(keys []SortKey, r row.Row, typ row.TypeID, key uint64, e *packEnt) int {
-	if typ != packSlow && e.typ != packSlow {
-		k := keys[0]
-		an, bn := typ == row.Null, e.typ == row.Null
-		c, ok := 0, true
-		switch {
-		case an && bn:
-			return 0
-		case an || bn:
-			if an == k.NullsFirst {
-				return -1
-			}
-			return 1
-		case typ != e.typ:
-			ok = false
-		case fastInt(typ):
-			c = cmp.Compare(int64(key), int64(e.key))
-		case typ == row.Float || typ == row.Double:
-			c = cmp.Compare(math.Float64frombits(key), math.Float64frombits(e.key))
-		default:
-			ok = false
+	k := keys[0]
+	an, bn := typ == row.Null, e.typ == row.Null
+	c := 0
+	switch {
+	case an && bn:
+	case an || bn:
+		if an == k.NullsFirst {
+			return -1
 		}
-		if ok {
-			if k.Desc {
-				c = -c
-			}
-			return c
-		}
+		return 1
+	case typ != e.typ:
+		return CompareRows(keys, r, pk.peek(e))
+	case fastInt(typ):
+		c = cmp.Compare(int64(key), int64(e.key))
+	case typ == row.Float || typ == row.Double:
+		c = cmp.Compare(math.Float64frombits(key), math.Float64frombits(e.key))
+	default:
+		return CompareRows(keys, r, pk.peek(e))
 	}
-	return CompareRows(keys, r, pk.peek(e))
+	if c != 0 {
+		if k.Desc {
+			c = -c
+		}
+		return c
+	}
+	if len(keys) == 1 {
+		return 0
+	}
+	return CompareRows(keys[1:], r, pk.peek(e))
 }
 
 // appendPacked is appendRow on partition id's packed rows: the same
@@ -330,41 +335,75 @@ func (t *TopN) appendPacked(id int32, r row.Row) {
 		li := len(ents) - 1
 		var last row.Row
 		if li != pos {
-			last = pk.decode(&ents[li])
+			last = t.packedOut(&ents[li], nil, 0)
 		}
 		ents = ents[:li]
 		t.rows--
 		pk.store(id, ents, end)
-		if li == pos || sameRow(last, r) {
+		if li == pos || sameRow(last[:len(r)], r) {
 			return
 		}
 		if t.spec.End == 1 {
-			t.emitRow(row.UpdateBefore, last, 0)
-			t.emitRow(row.UpdateAfter, r, 0)
+			t.out.Emit(row.UpdateBefore, last)
+			t.out.Emit(row.UpdateAfter, t.packedOut(nil, r, 0))
 			return
 		}
-		t.emitRow(row.Delete, last, 0)
+		t.out.Emit(row.Delete, last)
 	} else {
 		pk.store(id, ents, end)
 	}
-	t.emitRow(row.Insert, r, 0)
+	t.out.Emit(row.Insert, t.packedOut(nil, r, 0))
 }
 
 // emitPackedWithRank is insertWithRank on the flat list ents, r just
-// added at pos: each row below it moves down one rank, up to End.
+// added at pos: each row below it moves down one rank, up to End. Each
+// row moved is decoded once, for its -U; its +U a rank lower is a copy.
 func (t *TopN) emitPackedWithRank(ents []packEnt, pos int, r row.Row) {
 	end := int(t.spec.End)
-	cur := r
+	cur := r // ents[j-1]'s row as decoded, nil when it was not
 	j := pos + 1
 	for ; j < len(ents) && j <= end; j++ {
-		prev := t.pack.decode(&ents[j])
-		t.emit(row.UpdateBefore, prev, int64(j))
-		t.emit(row.UpdateAfter, cur, int64(j))
+		rank := int64(j)
+		if !t.inRange(rank) {
+			cur = nil
+			continue
+		}
+		prev := t.packedOut(&ents[j], nil, rank)
+		t.out.Emit(row.UpdateBefore, prev)
+		t.out.Emit(row.UpdateAfter, t.packedOut(&ents[j-1], cur, rank))
 		cur = prev
 	}
-	if j <= end {
-		t.emit(row.Insert, cur, int64(j))
+	if j <= end && t.inRange(int64(j)) {
+		t.out.Emit(row.Insert, t.packedOut(&ents[j-1], cur, int64(j)))
 	}
+}
+
+// packedOut is the row to emit for e at rank (emitRow's row): a copy of
+// have, e's values already decoded (the incoming row, or the row emitted
+// a rank higher), else e's row decoded, in one slab row with the rank
+// number after it when the output has one. Without the number, have is
+// emitted itself: rows are immutable once emitted.
+func (t *TopN) packedOut(e *packEnt, have row.Row, rank int64) row.Row {
+	pk := t.pack
+	if !t.spec.OutputRank {
+		if have != nil {
+			return have
+		}
+		return pk.decode(e, 0)
+	}
+	w := pk.layout.Width()
+	var o row.Row
+	if have != nil {
+		o = pk.outRow(w + 1)
+		copy(o, have[:w])
+	} else {
+		o = pk.decode(e, 1)
+	}
+	if t.spec.constantNumber() {
+		rank = t.spec.Start
+	}
+	o[w] = row.BigIntValue(rank)
+	return o
 }
 
 // packedGroups decodes partition id's rows as Partition's groups (for a
