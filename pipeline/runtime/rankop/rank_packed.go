@@ -39,6 +39,9 @@ type packedParts struct {
 	dead   int
 
 	ents []packEnt // the partition being changed, decoded
+	// insAt is where in the arena the fresh row of ents goes: the start
+	// of the row it displaces, or the region's end.
+	insAt int
 	nbuf []byte    // its new region
 	rbuf []byte    // the incoming row's encoding
 	text row.Text  // the strings of rows decoded for output
@@ -55,12 +58,13 @@ type packSlot struct {
 }
 
 // packEnt is one row of a region: where its encoding is (in the arena
-// at off, or the incoming row's rbuf when fresh) and its sort key.
+// at off, or the incoming row's rbuf when fresh; its header at at) and
+// its sort key.
 type packEnt struct {
 	first, fresh bool
 	typ          row.TypeID
 	key          uint64
-	off, n       int32
+	at, off, n   int32
 }
 
 const (
@@ -96,7 +100,7 @@ func (pk *packedParts) load(id int32) []packEnt {
 		n, w := binary.Uvarint(b[packHead:])
 		pk.ents = append(pk.ents, packEnt{
 			first: b[0]&packFirst != 0, typ: row.TypeID(b[1]), key: binary.LittleEndian.Uint64(b[2:]),
-			off: int32(off + packHead + w), n: int32(n),
+			at: int32(off), off: int32(off + packHead + w), n: int32(n),
 		})
 		off += packHead + w + int(n)
 	}
@@ -113,6 +117,9 @@ func (pk *packedParts) bytesOf(e *packEnt) []byte {
 
 // store writes ents as partition id's region.
 func (pk *packedParts) store(id int32, ents []packEnt, end int) {
+	if pk.storeInPlace(id, ents) {
+		return
+	}
 	pk.nbuf = pk.nbuf[:0]
 	for i := range ents {
 		e := &ents[i]
@@ -144,6 +151,58 @@ func (pk *packedParts) store(id int32, ents []packEnt, end int) {
 	}
 	pk.place(s, pk.nbuf, space)
 	pk.compactIfSparse()
+}
+
+// storeInPlace is store when ents are the region's rows in order with
+// one fresh row inserted at pk.insAt (and perhaps the last ones cut)
+// and fit the region's room: the rows after the fresh one move by one
+// copy and the fresh one is written between, the rows before it stay.
+// It reports false, writing nothing, otherwise.
+func (pk *packedParts) storeInPlace(id int32, ents []packEnt) bool {
+	pos := -1
+	for i := range ents {
+		if ents[i].fresh {
+			pos = i
+			break
+		}
+	}
+	s := &pk.slots[id]
+	if pos < 0 || s.Space == 0 {
+		return false
+	}
+	at, tail := pk.insAt, pk.insAt
+	if pos+1 < len(ents) {
+		last := &ents[len(ents)-1]
+		tail = int(last.off + last.n)
+	}
+	var lb [binary.MaxVarintLen64]byte
+	lw := binary.PutUvarint(lb[:], uint64(len(pk.rbuf)))
+	fs := packHead + lw + len(pk.rbuf)
+	n := at - int(s.Off) + fs + tail - at
+	if n > int(s.Space) {
+		return false
+	}
+	copy(pk.buf[at+fs:], pk.buf[at:tail])
+	b := pk.buf[at : at+fs]
+	e := &ents[pos]
+	b[0] = 0
+	if e.first {
+		b[0] = packFirst
+	}
+	b[1] = byte(e.typ)
+	binary.LittleEndian.PutUint64(b[2:], e.key)
+	copy(b[packHead:], lb[:lw])
+	copy(b[packHead+lw:], pk.rbuf)
+	if pos+1 < len(ents) {
+		// The row after the fresh one may now start a group.
+		f := &pk.buf[at+fs]
+		*f &^= packFirst
+		if ents[pos+1].first {
+			*f |= packFirst
+		}
+	}
+	s.N, s.rows = uint32(n), int32(len(ents))
+	return true
 }
 
 // place writes region at the arena's end as s's, with room for space
@@ -311,6 +370,10 @@ func (t *TopN) appendPacked(id int32, r row.Row) {
 		ents[pos].first = true
 	}
 	pk.encode(r)
+	pk.insAt = int(pk.slots[id].Off) + int(pk.slots[id].N)
+	if pos < len(ents) {
+		pk.insAt = int(ents[pos].at)
+	}
 	ents = append(ents, packEnt{})
 	copy(ents[pos+1:], ents[pos:])
 	ents[pos] = packEnt{first: first, fresh: true, typ: typ, key: key}
