@@ -42,11 +42,11 @@ type packedParts struct {
 	// insAt is where in the arena the fresh row of ents goes: the start
 	// of the row it displaces, or the region's end.
 	insAt int
-	nbuf []byte    // its new region
-	rbuf []byte    // the incoming row's encoding
-	text row.Text  // the strings of rows decoded for output
-	vals []row.Value
-	view row.Row // a row decoded for a comparison (aliases the arena)
+	nbuf  []byte   // its new region
+	rbuf  []byte   // the incoming row's encoding
+	text  row.Text // the strings of rows decoded for output
+	vals  []row.Value
+	view  row.Row // a row decoded for a comparison (aliases the arena)
 }
 
 // packSlot is a partition's region in the arena (N bytes, 0 for none)
