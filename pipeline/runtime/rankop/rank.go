@@ -76,7 +76,9 @@ func (t *TopN) partition(r row.Row) (int32, *Partition) {
 	if ok && t.expirePart(id) {
 		ok = false
 	}
-	t.ttl.Touch(string(t.kbuf))
+	if t.ttl.On() { // the key as a string costs an allocation a row
+		t.ttl.Touch(string(t.kbuf))
+	}
 	if !ok {
 		id = t.addPart(t.kbuf, &Partition{})
 		if t.spec.Batch {

@@ -214,7 +214,13 @@ func (pk *packedParts) place(s *packSlot, region []byte, space int) {
 		pk.mem = state.NewOffHeap(pk)
 	}
 	at := len(pk.buf)
-	pk.buf = state.OffHeapGrow(pk.mem, pk.buf, at+space)
+	if n := at + space; n <= cap(pk.buf) {
+		// The room past the region is never read before it is written:
+		// no need to clear it (OffHeapGrow would, touching every page).
+		pk.buf = pk.buf[:n]
+	} else {
+		pk.buf = state.OffHeapGrow(pk.mem, pk.buf, n)
+	}
 	copy(pk.buf[at:], region)
 	s.RowSlot = state.RowSlot{Off: uint64(at), N: uint32(len(region)), Space: uint32(space)}
 }
