@@ -30,9 +30,11 @@ func lazyAggs() []AggCall {
 func TestGroupAggLazyKeys(t *testing.T) {
 	type keyGen func(r *rand.Rand) int64
 	gens := map[string]keyGen{
-		"dense":   func(r *rand.Rand) int64 { return int64(r.IntN(3000)) },
-		"10M":     func(r *rand.Rand) int64 { return int64(r.IntN(10_000_000)) },
-		"extreme": func(r *rand.Rand) int64 { return []int64{math.MinInt64, math.MaxInt64, -1, 0}[r.IntN(4)] + int64(r.IntN(50)) },
+		"dense": func(r *rand.Rand) int64 { return int64(r.IntN(3000)) },
+		"10M":   func(r *rand.Rand) int64 { return int64(r.IntN(10_000_000)) },
+		"extreme": func(r *rand.Rand) int64 {
+			return []int64{math.MinInt64, math.MaxInt64, -1, 0}[r.IntN(4)] + int64(r.IntN(50))
+		},
 	}
 	for _, gen := range []string{"dense", "10M", "extreme"} {
 		for _, typ := range []row.TypeID{row.BigInt, row.Int} {
