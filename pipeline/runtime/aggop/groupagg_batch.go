@@ -155,6 +155,9 @@ func (g *GroupAgg) slotsOf(changes []row.Change) []int32 {
 	if g.ints != nil && g.ints.fits(changes, g.keys[0]) {
 		return g.slotsOfInts(changes)
 	}
+	if len(changes) > 0 {
+		g.settle() // NULL keys alone: the index's way
+	}
 	n := len(changes)
 	b := &g.batch
 	b.fresh = growTo(b.fresh, n)
@@ -214,7 +217,7 @@ func (g *GroupAgg) slotsOfInts(changes []row.Change) []int32 {
 		b.ids[i] = id
 		missed = missed || id < 0
 	}
-	if !missed {
+	if !missed || g.lazy && g.lazySlots(changes) {
 		return b.ids[:n]
 	}
 	// The changes the cache missed (new keys, mostly, at millions of

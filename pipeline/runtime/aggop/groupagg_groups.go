@@ -26,6 +26,7 @@ const groupAggGroupsVersion = 1
 
 // SnapshotGroups implements operator.KeyGrouped.
 func (g *GroupAgg) SnapshotGroups(part func(k int, b []byte) error) error {
+	g.settle()
 	s := g.store
 	s.settle()
 	if s.hasUser() {
