@@ -168,18 +168,6 @@ func keyGroupParts(t *testing.T, g *GroupAgg) [][]byte {
 	return parts
 }
 
-func finishLines(t *testing.T, g *GroupAgg) []string {
-	t.Helper()
-	o := &optest.Out{}
-	if err := g.Finish(o); err != nil {
-		t.Fatal(err)
-	}
-	if len(o.Lines) == 0 {
-		t.Fatal("no output")
-	}
-	return o.Lines
-}
-
 // TestGroupAggLazyKeyGroups: the key groups of a lazy operator (which
 // settles) are those of the row-by-row fold.
 func TestGroupAggLazyKeyGroups(t *testing.T) {
