@@ -123,6 +123,9 @@ func (j *Join) probeBatch(in *row.Batch, out operator.Emitter) error {
 	if pick != nil && len(j.rightRow) != j.spec.RightWidth {
 		j.rightRow = make(row.Row, j.spec.RightWidth)
 	}
+	// The picked rows go out at once, one by one: they may be cut from
+	// the output batch's slabs (operator.RowCarver).
+	carver, _ := out.(operator.RowCarver)
 	pout := j.project(out)
 	for i := range cs {
 		if tr != nil {
@@ -143,7 +146,12 @@ func (j *Join) probeBatch(in *row.Batch, out operator.Emitter) error {
 				}
 				if pick != nil {
 					t.layout.Decode(j.rightRow, enc, &j.text)
-					pr := j.slab.get(len(pick))
+					var pr row.Row
+					if carver != nil {
+						pr = carver.CarveRow(len(pick))
+					} else {
+						pr = j.slab.get(len(pick))
+					}
 					for k, col := range pick {
 						if col < lw {
 							pr[k] = c.Row[col]
@@ -188,6 +196,14 @@ func (j *Join) probeBatch(in *row.Batch, out operator.Emitter) error {
 	}
 	return nil
 }
+
+// CarvesRows implements operator.Carving: a batch hash join builds the
+// picked columns of its joined rows in its emitter's memory.
+func (j *Join) CarvesRows() bool {
+	return j.spec.Batch && j.spec.RightFirst && j.spec.Output != nil
+}
+
+var _ operator.Carving = (*Join)(nil)
 
 // project returns out, or when the join emits some columns only
 // (JoinSpec.Output) an emitter that projects each joined row into out.

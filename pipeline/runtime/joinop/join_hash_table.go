@@ -57,8 +57,11 @@ type hashTable struct {
 	kbuf, enc []byte
 	view      row.Row
 	// The probe passes' buffers, by change of the batch.
-	offs []uint64
-	pkey []byte
+	offs   []uint64
+	pkey   []byte
+	ends   []int32  // by change: the end of its key in pkey
+	hashes []uint64 // by change: its key's hash
+	at     []uint64 // by change: the slot its hash was found in
 	// touched keeps touch's sum, so that the compiler keeps its loads.
 	touched byte
 }
@@ -80,6 +83,10 @@ func intKeyType(id row.TypeID) bool {
 	}
 	return false
 }
+
+// hashKey is the hash of a key's bytes (a variable: tests make every
+// key's the same, to walk past keys that only share a hash).
+var hashKey = maphash.Bytes
 
 // newHashTable returns an empty probe table of a join's right side.
 func newHashTable(spec *JoinSpec, layout *row.Layout) *hashTable {
@@ -161,7 +168,7 @@ func (t *hashTable) add(r row.Row, enc []byte, count int32) {
 	if !t.intKey {
 		t.kbuf = row.KeyOf(t.kbuf[:0], r, t.keys)
 		key = t.kbuf
-		k = maphash.Bytes(t.hseed, key)
+		k = hashKey(t.hseed, key)
 	}
 	s, head := t.lookup(k, key)
 	if head == 0 {
@@ -255,8 +262,8 @@ func (t *hashTable) memBytes() int64 {
 	if t == nil {
 		return 0
 	}
-	return int64(t.used) + int64(len(t.slots))*16 + int64(cap(t.offs))*8 +
-		int64(cap(t.pkey)+cap(t.kbuf)+cap(t.enc))
+	return int64(t.used) + int64(len(t.slots))*16 + int64(cap(t.offs)+cap(t.hashes)+cap(t.at))*8 +
+		int64(cap(t.pkey)+cap(t.kbuf)+cap(t.enc)) + int64(cap(t.ends))*4
 }
 
 // hashRows walks a key's records.
@@ -334,14 +341,58 @@ func (t *hashTable) find(lk []int, cs []row.Change) {
 		}
 		return
 	}
+	// Another key: in passes whose loads do not wait for each other
+	// (the slots, then the head records): every key encoded and hashed,
+	// then every slot of an equal hash found, then the keys compared,
+	// going on past a slot whose key only shares the hash.
+	t.pkey, t.ends = t.pkey[:0], t.ends[:0]
+	t.hashes = t.hashes[:0]
 	for i := range cs {
 		r := cs[i].Row
-		off := uint64(0)
+		h := uint64(0) // a NULL key: found by no hash, below
 		if !hasNull(r, lk) {
-			t.pkey = row.KeyOf(t.pkey[:0], r, lk)
-			_, off = t.lookup(maphash.Bytes(t.hseed, t.pkey), t.pkey)
+			start := len(t.pkey)
+			t.pkey = row.KeyOf(t.pkey, r, lk)
+			h = hashKey(t.hseed, t.pkey[start:])
+		}
+		t.ends = append(t.ends, int32(len(t.pkey)))
+		t.hashes = append(t.hashes, h)
+	}
+	mask := uint64(len(t.slots) - 1)
+	t.at = t.at[:0]
+	for i, h := range t.hashes {
+		off, s := uint64(0), uint64(0)
+		if i == 0 && t.ends[0] > 0 || i > 0 && t.ends[i] > t.ends[i-1] {
+			for s = t.home(h); ; s = (s + 1) & mask {
+				sl := &t.slots[s]
+				if sl.off == 0 || sl.key == h {
+					off = sl.off
+					break
+				}
+			}
 		}
 		t.offs = append(t.offs, off)
+		t.at = append(t.at, s)
+	}
+	start := int32(0)
+	for i, off := range t.offs {
+		key := t.pkey[start:t.ends[i]]
+		start = t.ends[i]
+		if off == 0 || string(t.keyAt(off)) == string(key) {
+			continue
+		}
+		// Another key of the same hash: the rest of the probe.
+		t.offs[i] = 0
+		for s := (t.at[i] + 1) & mask; ; s = (s + 1) & mask {
+			sl := &t.slots[s]
+			if sl.off == 0 {
+				break
+			}
+			if sl.key == t.hashes[i] && string(t.keyAt(sl.off)) == string(key) {
+				t.offs[i] = sl.off
+				break
+			}
+		}
 	}
 }
 
