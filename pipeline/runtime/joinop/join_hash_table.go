@@ -13,9 +13,8 @@ import (
 // right rows by join key, laid out for probing alone.
 //
 // Each row is a record in one byte arena; a key's rows are a chain of
-// records in the order they came (its first record, the head, also
-// holds the place of the last, so that a row is appended without a
-// walk). slots is an open-addressing table (linear probing, at most
+// records in the order they came (tails has the last record of a key
+// of more than one row, so that a row is appended without a walk). slots is an open-addressing table (linear probing, at most
 // half full) of (key, head): for a single integer-like key (BIGINT,
 // INT, DATE, TIME, TIMESTAMP, BOOLEAN, the same type on both sides) the
 // key's value itself, so that a probe costs the slot and the record and
@@ -34,14 +33,17 @@ type hashTable struct {
 	mem    *state.OffHeap
 	// arena holds the records from offset 1 (0 is no record) to used;
 	// its length is its room. A head record: the next record's offset
-	// (8 bytes, little-endian, 0 for none), the last record's (8
-	// bytes), for a key that is not intKey the key's length (uvarint)
-	// and bytes, then the row's count (uvarint: a side that is not
-	// insert-only keeps equal rows once, counted), its encoding's
-	// length (uvarint) and its encoding (layout). Another record: the
-	// next record's offset, then the row as in a head.
+	// (8 bytes, little-endian, 0 for none), for a key that is not
+	// intKey the key's length (uvarint) and bytes, then the row's count
+	// (uvarint: a side that is not insert-only keeps equal rows once,
+	// counted), its encoding's length (uvarint) and its encoding
+	// (layout). Another record: the next record's offset, then the row
+	// as in a head.
 	arena []byte
 	used  int
+	// tails has the last record of each key of more than one row, by
+	// its head (a dimension table's keys have one row: none).
+	tails map[uint64]uint64
 	// intKey: the single key is integer-like (keyType, its values'
 	// payload its identity as row.AppendKey encodes it): a slot's key is
 	// that payload. Else a slot's key is the key bytes' hash (hseed).
@@ -108,7 +110,7 @@ func (t *hashTable) reset() {
 	state.OffHeapFree(t.mem, t.slots)
 	t.arena, t.used = state.OffHeapMake[byte](t.mem, 4096), 1
 	t.slots, t.shift = state.OffHeapMake[hashSlot](t.mem, 16), 64-4
-	t.nkeys, t.recs = 0, 0
+	t.nkeys, t.recs, t.tails = 0, 0, nil
 }
 
 // home is the first slot of key (a value or a hash).
@@ -116,7 +118,7 @@ func (t *hashTable) home(k uint64) uint64 { return (k ^ t.seed) * 0x9e3779b97f4a
 
 // keyAt is the key bytes of the head record at off (not intKey).
 func (t *hashTable) keyAt(off uint64) []byte {
-	b := t.arena[off+16:]
+	b := t.arena[off+8:]
 	n, w := binary.Uvarint(b)
 	return b[w : w+int(n)]
 }
@@ -179,9 +181,15 @@ func (t *hashTable) add(r row.Row, enc []byte, count int32) {
 		}
 	} else {
 		off := t.record(false, nil, enc, count)
-		tail := binary.LittleEndian.Uint64(t.arena[head+8:])
+		tail, ok := t.tails[head]
+		if !ok {
+			tail = head
+		}
 		binary.LittleEndian.PutUint64(t.arena[tail:], off)
-		binary.LittleEndian.PutUint64(t.arena[head+8:], off)
+		if t.tails == nil {
+			t.tails = map[uint64]uint64{}
+		}
+		t.tails[head] = off
 	}
 	t.recs++
 }
@@ -191,7 +199,7 @@ func (t *hashTable) add(r row.Row, enc []byte, count int32) {
 func (t *hashTable) record(head bool, key, enc []byte, count int32) uint64 {
 	n := 8 + 3*binary.MaxVarintLen32 + len(enc)
 	if head {
-		n += 8 + binary.MaxVarintLen32 + len(key)
+		n += binary.MaxVarintLen32 + len(key)
 	}
 	if t.used+n > len(t.arena) {
 		t.arena = state.OffHeapGrow(t.mem, t.arena, max(2*len(t.arena), t.used+n))
@@ -201,8 +209,6 @@ func (t *hashTable) record(head bool, key, enc []byte, count int32) uint64 {
 	binary.LittleEndian.PutUint64(b, 0)
 	p := 8
 	if head {
-		binary.LittleEndian.PutUint64(b[p:], uint64(off))
-		p += 8
 		if !t.intKey {
 			p += binary.PutUvarint(b[p:], uint64(len(key)))
 			p += copy(b[p:], key)
@@ -262,7 +268,7 @@ func (t *hashTable) memBytes() int64 {
 	if t == nil {
 		return 0
 	}
-	return int64(t.used) + int64(len(t.slots))*16 + int64(cap(t.offs)+cap(t.hashes)+cap(t.at))*8 +
+	return int64(t.used) + int64(len(t.slots))*16 + int64(len(t.tails))*48 + int64(cap(t.offs)+cap(t.hashes)+cap(t.at))*8 +
 		int64(cap(t.pkey)+cap(t.kbuf)+cap(t.enc)) + int64(cap(t.ends))*4
 }
 
@@ -288,7 +294,6 @@ func (r *hashRows) next() (count int32, enc []byte, ok bool) {
 	p := 8
 	if r.head {
 		r.head = false
-		p += 8
 		if !r.t.intKey {
 			n, w := binary.Uvarint(b[p:])
 			p += w + int(n)
@@ -396,14 +401,20 @@ func (t *hashTable) find(lk []int, cs []row.Change) {
 	}
 }
 
-// touch reads the first byte of every record found, so that their
+// recordSpan is how far past a record's start touch reads too: most
+// records (a dimension table's row) are shorter.
+const recordSpan = 48
+
+// touch reads the first bytes of every record found, so that their
 // cache misses overlap before the joined rows are built. Their sum is
 // kept (touched): loads whose value nothing uses would be dropped.
 func (t *hashTable) touch() {
 	var sum byte
+	last := uint64(t.used - 1)
 	for _, off := range t.offs {
 		if off != 0 {
-			sum += t.arena[off]
+			// A record of a few dozen bytes may span two cache lines.
+			sum += t.arena[off] + t.arena[min(off+recordSpan, last)]
 		}
 	}
 	t.touched += sum
