@@ -86,6 +86,12 @@ func intKeyType(id row.TypeID) bool {
 	return false
 }
 
+// plainInt reports whether v is a value of type id with nothing but its
+// payload: its key is that payload.
+func plainInt(v row.Value, id row.TypeID) bool {
+	return v.Type() == id && v.Scale() == 0 && v.Str() == ""
+}
+
 // hashKey is the hash of a key's bytes (a variable: tests make every
 // key's the same, to walk past keys that only share a hash).
 var hashKey = maphash.Bytes
