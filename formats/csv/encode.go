@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"strconv"
-	"time"
 
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
@@ -92,7 +91,7 @@ func (e *Encoder) Encode(dst []byte, _ row.Kind, r row.Row) ([]byte, error) {
 			// Flink's csv writer: the fraction with the digits it needs
 			// (none when zero) whatever the precision, and a Z ending an
 			// instant (2024-01-02 10:00:00.5Z).
-			dst = time.UnixMicro(v.Micros()).UTC().AppendFormat(dst, "2006-01-02 15:04:05.999999")
+			dst = row.AppendTimestampTrimmed(dst, v.Micros())
 			if v.Type() == row.TimestampLTZ {
 				dst = append(dst, 'Z')
 			}
