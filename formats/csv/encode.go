@@ -26,6 +26,10 @@ type Encoder struct {
 	// special is the second byte that forces quoting besides the
 	// delimiter: the quote, or the delimiter again when quoting is off.
 	special byte
+	// quoted marks the bytes that make a field need quoting (the
+	// delimiter, special, line breaks, the escape character): one look-up
+	// a byte of a long text.
+	quoted  [256]bool
 	scratch []byte
 }
 
@@ -41,6 +45,10 @@ func NewEncoder(o Options, schema row.Schema) (*Encoder, error) {
 	e := &Encoder{cfg: cfg, schema: schema, special: cfg.quote}
 	if cfg.quote == 0 {
 		e.special = cfg.delim
+	}
+	e.quoted[cfg.delim], e.quoted[e.special], e.quoted['\n'], e.quoted['\r'] = true, true, true, true
+	if cfg.escape != 0 {
+		e.quoted[cfg.escape] = true
 	}
 	return e, nil
 }
@@ -124,7 +132,7 @@ func (e *Encoder) finish(dst []byte, start int, value, first bool) ([]byte, erro
 	esc := e.cfg.escape
 	need := false
 	for _, c := range text {
-		if c == e.cfg.delim || c == e.special || c == '\n' || c == '\r' || (c == esc && esc != 0) {
+		if e.quoted[c] {
 			need = true
 			break
 		}
