@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"strconv"
-	"time"
 
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
@@ -27,6 +26,10 @@ type Encoder struct {
 	// special is the second byte that forces quoting besides the
 	// delimiter: the quote, or the delimiter again when quoting is off.
 	special byte
+	// quoted marks the bytes that make a field need quoting (the
+	// delimiter, special, line breaks, the escape character): one look-up
+	// a byte of a long text.
+	quoted  [256]bool
 	scratch []byte
 }
 
@@ -42,6 +45,10 @@ func NewEncoder(o Options, schema row.Schema) (*Encoder, error) {
 	e := &Encoder{cfg: cfg, schema: schema, special: cfg.quote}
 	if cfg.quote == 0 {
 		e.special = cfg.delim
+	}
+	e.quoted[cfg.delim], e.quoted[e.special], e.quoted['\n'], e.quoted['\r'] = true, true, true, true
+	if cfg.escape != 0 {
+		e.quoted[cfg.escape] = true
 	}
 	return e, nil
 }
@@ -92,7 +99,7 @@ func (e *Encoder) Encode(dst []byte, _ row.Kind, r row.Row) ([]byte, error) {
 			// Flink's csv writer: the fraction with the digits it needs
 			// (none when zero) whatever the precision, and a Z ending an
 			// instant (2024-01-02 10:00:00.5Z).
-			dst = time.UnixMicro(v.Micros()).UTC().AppendFormat(dst, "2006-01-02 15:04:05.999999")
+			dst = row.AppendTimestampTrimmed(dst, v.Micros())
 			if v.Type() == row.TimestampLTZ {
 				dst = append(dst, 'Z')
 			}
@@ -125,7 +132,7 @@ func (e *Encoder) finish(dst []byte, start int, value, first bool) ([]byte, erro
 	esc := e.cfg.escape
 	need := false
 	for _, c := range text {
-		if c == e.cfg.delim || c == e.special || c == '\n' || c == '\r' || (c == esc && esc != 0) {
+		if e.quoted[c] {
 			need = true
 			break
 		}

@@ -85,6 +85,13 @@ func Compile(p string) (Pattern, error) {
 }
 
 func appendPadded(dst []byte, v, width int) []byte {
+	if uint(v) < 100 && width <= 2 {
+		// The usual field (MM, dd, HH, mm, ss): no strconv.
+		if v >= 10 || width == 2 {
+			dst = append(dst, byte('0'+v/10))
+		}
+		return append(dst, byte('0'+v%10))
+	}
 	if v < 0 {
 		dst = append(dst, '-')
 		v = -v
@@ -97,8 +104,28 @@ func appendPadded(dst []byte, v, width int) []byte {
 	return append(dst, s...)
 }
 
-// Format appends t (read as a UTC wall clock) in the pattern.
+// Format appends t (read as a UTC wall clock) in the pattern. The date
+// and the clock are taken from t once, by the first field that needs
+// them: each of t's field methods would work out the date again.
 func (f Pattern) Format(dst []byte, t time.Time) []byte {
+	var (
+		dated, clocked    bool
+		year, day         int
+		month             time.Month
+		hour, minute, sec int
+	)
+	date := func() {
+		if !dated {
+			year, month, day = t.Date()
+			dated = true
+		}
+	}
+	clock := func() {
+		if !clocked {
+			hour, minute, sec = t.Clock()
+			clocked = true
+		}
+	}
 	for _, fl := range f {
 		n := fl.n
 		switch fl.letter {
@@ -107,23 +134,25 @@ func (f Pattern) Format(dst []byte, t time.Time) []byte {
 		case 'G':
 			dst = append(dst, "AD"...)
 		case 'y', 'Y', 'u':
-			y := t.Year()
+			date()
 			if n == 2 {
-				dst = appendPadded(dst, y%100, 2)
+				dst = appendPadded(dst, year%100, 2)
 			} else {
-				dst = appendPadded(dst, y, n)
+				dst = appendPadded(dst, year, n)
 			}
 		case 'M', 'L':
+			date()
 			switch {
 			case n >= 4:
-				dst = append(dst, t.Month().String()...)
+				dst = append(dst, month.String()...)
 			case n == 3:
-				dst = append(dst, t.Month().String()[:3]...)
+				dst = append(dst, month.String()[:3]...)
 			default:
-				dst = appendPadded(dst, int(t.Month()), n)
+				dst = appendPadded(dst, int(month), n)
 			}
 		case 'd':
-			dst = appendPadded(dst, t.Day(), n)
+			date()
+			dst = appendPadded(dst, day, n)
 		case 'D':
 			dst = appendPadded(dst, t.YearDay(), n)
 		case 'E', 'e':
@@ -133,31 +162,38 @@ func (f Pattern) Format(dst []byte, t time.Time) []byte {
 				dst = append(dst, t.Weekday().String()[:3]...)
 			}
 		case 'a':
-			if t.Hour() < 12 {
+			clock()
+			if hour < 12 {
 				dst = append(dst, "AM"...)
 			} else {
 				dst = append(dst, "PM"...)
 			}
 		case 'H':
-			dst = appendPadded(dst, t.Hour(), n)
+			clock()
+			dst = appendPadded(dst, hour, n)
 		case 'k':
-			h := t.Hour()
+			clock()
+			h := hour
 			if h == 0 {
 				h = 24
 			}
 			dst = appendPadded(dst, h, n)
 		case 'K':
-			dst = appendPadded(dst, t.Hour()%12, n)
+			clock()
+			dst = appendPadded(dst, hour%12, n)
 		case 'h':
-			h := t.Hour() % 12
+			clock()
+			h := hour % 12
 			if h == 0 {
 				h = 12
 			}
 			dst = appendPadded(dst, h, n)
 		case 'm':
-			dst = appendPadded(dst, t.Minute(), n)
+			clock()
+			dst = appendPadded(dst, minute, n)
 		case 's':
-			dst = appendPadded(dst, t.Second(), n)
+			clock()
+			dst = appendPadded(dst, sec, n)
 		case 'S':
 			var buf [9]byte
 			frac := appendPadded(buf[:0], t.Nanosecond(), 9)

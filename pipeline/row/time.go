@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // TIME(p) is a time of day, held as microseconds since midnight. Flink
@@ -102,4 +103,24 @@ func AppendTimeTrimmed(dst []byte, v Value) []byte {
 func appendJavaLocalTime(dst []byte, v Value) []byte {
 	ts := appendJavaLocalDateTime(nil, int64(v.n))
 	return append(dst, ts[len("1970-01-01T"):]...)
+}
+
+// AppendTimestampTrimmed writes a TIMESTAMP's wall clock (micros since
+// 1970-01-01) as Flink's csv writer does: yyyy-MM-dd HH:mm:ss and the
+// fraction's digits up to the last that is not zero, none when it is
+// zero (Go's layout 2006-01-02 15:04:05.999999), without package time
+// for the years 0..9999.
+func AppendTimestampTrimmed(dst []byte, micros int64) []byte {
+	if micros < minFastMicros || micros >= endFastMicros {
+		return time.UnixMicro(micros).UTC().AppendFormat(dst, "2006-01-02 15:04:05.999999")
+	}
+	dst = appendSQLTimestamp(dst, micros, 6)
+	n := len(dst)
+	for dst[n-1] == '0' {
+		n--
+	}
+	if dst[n-1] == '.' {
+		n--
+	}
+	return dst[:n]
 }

@@ -318,18 +318,16 @@ func (s *DirSink) Write(ctx context.Context, b *row.Batch) error {
 		if c.Kind != row.Insert {
 			return s.errorf("change %d of the batch is %s; a directory of part files takes inserts only", i, c.Kind)
 		}
-		dir := ""
-		var p *openPart
+		var key []byte
 		if s.part != nil {
-			key := s.part.dir(c.Row)
-			p = s.open[string(key)]
-			dir = string(key)
-		} else {
-			p = s.open[""]
+			key = s.part.dir(c.Row)
 		}
+		// The lookup by the buffer's bytes copies nothing: a string of
+		// the directory is made only for a new part.
+		p := s.open[string(key)]
 		if p == nil {
 			var err error
-			if p, err = s.openPart(ctx, dir); err != nil {
+			if p, err = s.openPart(ctx, string(key)); err != nil {
 				return err
 			}
 		}

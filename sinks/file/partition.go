@@ -67,6 +67,7 @@ type partitioner struct {
 	dateOnly javatime.Pattern
 	success  string
 	buf      []byte
+	text     []byte // a value's text, before escaping
 	// patternText and formatText are the options as given, for Flink.
 	patternText, formatText string
 }
@@ -184,8 +185,13 @@ func (p *partitioner) dir(r row.Row) []byte {
 		b = escapePath(b, p.names[k])
 		b = append(b, '=')
 		start := len(b)
-		if !r[i].IsNull() {
-			b = escapePath(b, string(row.AppendText(nil, r[i], p.types[k])))
+		switch v := r[i]; {
+		case v.IsNull():
+		case v.Type() == row.String:
+			b = escapePath(b, v.Str())
+		default:
+			p.text = row.AppendText(p.text[:0], v, p.types[k])
+			b = escapePath(b, p.text)
 		}
 		if len(b) == start {
 			b = append(b, defaultPartition...)
@@ -195,14 +201,26 @@ func (p *partitioner) dir(r row.Row) []byte {
 	return b
 }
 
-// escapePath escapes s as Hive's FileUtils.escapePathName does (and so
-// Flink's PartitionPathUtils): control characters and "#%'*/:=?\^{[]
-// and DEL become %XX.
-func escapePath(dst []byte, s string) []byte {
+// pathEscaped marks the bytes Hive's FileUtils.escapePathName escapes
+// (and so Flink's PartitionPathUtils): control characters, DEL and
+// "#%'*/:=?\^{[].
+var pathEscaped = func() (t [256]bool) {
+	for c := range 0x20 {
+		t[c] = true
+	}
+	t[0x7f] = true
+	for _, c := range []byte("\"#%'*/:=?\\^{[]") {
+		t[c] = true
+	}
+	return t
+}()
+
+// escapePath appends s with the bytes pathEscaped marks as %XX.
+func escapePath[S string | []byte](dst []byte, s S) []byte {
 	const hex = "0123456789ABCDEF"
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c < 0x20 || c == 0x7f || strings.IndexByte("\"#%'*/:=?\\^{[]", c) >= 0 {
+		if pathEscaped[c] {
 			dst = append(dst, '%', hex[c>>4], hex[c&15])
 			continue
 		}
