@@ -197,7 +197,7 @@ type OverAgg struct {
 	cleanups state.Heap[overCleanup] // bounded RANGE frame's timers (over_cleanup.go)
 	// ext are the MIN and MAX calls kept in queues, rest the store's
 	// calls' indices among the spec's, scratch their results
-	// (over_extreme.go); nil unless a sliding frame runs sorted.
+	// (over_extreme.go); nil unless the frame slides (bounded).
 	ext     []overExt
 	rest    []int
 	scratch []row.Value
@@ -209,6 +209,12 @@ type OverAgg struct {
 
 // NewOverAgg builds the operator; an invalid spec or call is an error.
 func NewOverAgg(s OverSpec, opt WindowOptions) (*OverAgg, error) {
+	return newOverAgg(s, opt, true)
+}
+
+// newOverAgg is NewOverAgg; queues false keeps a sliding frame's MIN and
+// MAX in the store, the general path the queues must agree with (tests).
+func newOverAgg(s OverSpec, opt WindowOptions, queues bool) (*OverAgg, error) {
 	width, err := aggop.InputWidth(s.Keys, s.Aggs)
 	if err != nil {
 		return nil, fmt.Errorf("over aggregate: %w", err)
@@ -229,7 +235,7 @@ func NewOverAgg(s OverSpec, opt WindowOptions) (*OverAgg, error) {
 		return nil, fmt.Errorf("over aggregate: bad window: time column %d, %s", s.TimeCol, s)
 	}
 	aggs := s.Aggs
-	if opt.Sorted && s.Preceding != Unbounded {
+	if queues && s.Preceding != Unbounded {
 		aggs, g.ext, g.rest = splitExtremes(s.Aggs)
 		if g.ext == nil {
 			g.rest = nil

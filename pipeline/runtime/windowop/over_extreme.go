@@ -7,17 +7,20 @@ import (
 	"github.com/etld/etld/pipeline/runtime/aggop"
 )
 
-// MIN and MAX over a sliding frame, in a batch run over sorted input
-// (WindowOptions.Sorted). The store's retractable MIN/MAX keeps a
-// multiset of the frame's values in a map and a heap: a map write and
-// delete and a heap push per row, most of a batch OVER's time. A frame
-// slides first in, first out, so each partition keeps instead, per such
-// aggregate, a monotonic queue of the frame's values that can still be
-// the extreme (each newer than and below, for MAX, the one before it):
-// a row pops the smaller values off the back and goes there; the oldest
-// row leaving pops the front if it is that row's. The extreme is the
-// front: O(1) a row, amortized, and no map. The frame's rows are kept
-// anyway, so a restore builds the queues again from them.
+// MIN and MAX over a sliding frame (a bounded ROWS or RANGE frame, in
+// streaming and in a batch run over sorted input). The store's
+// retractable MIN/MAX keeps a multiset of the frame's values in a map
+// and a heap: a map write and delete and a heap push per row, most of an
+// OVER's time. A frame slides first in, first out (its rows leave in the
+// order they came, whatever the frame's unit), so each partition keeps
+// instead, per such aggregate, a monotonic queue of the frame's values
+// that can still be the extreme (each newer than and below, for MAX, the
+// one before it): a row pops the smaller values off the back and goes
+// there; the oldest row leaving pops the front if it is that row's. The
+// extreme is the front: O(1) a row, amortized, and no map. SUM, COUNT
+// and AVG stay in the store, which subtracts a leaving row (O(1)). The
+// frame's rows are kept anyway, so a restore builds the queues again
+// from them. A DISTINCT or FILTERed MIN/MAX stays in the store.
 
 // overExt is a MIN or MAX call kept in queues: its index among the
 // spec's aggregates and its argument column.
@@ -144,14 +147,40 @@ func (g *OverAgg) rebuildExtremes() {
 }
 
 // overSortedMark marks the state version of an OVER whose MIN and MAX
-// are in queues: its store lacks them, so a restore into the other
-// layout must fail rather than misread.
+// are in queues: its store lacks them. Once only a batch run over sorted
+// input kept them so, hence the name.
 const overSortedMark = 0x40
 
-func (g *OverAgg) checkLayout(v byte) (byte, error) {
-	sorted := v&overSortedMark != 0
-	if sorted != (g.ext != nil) {
-		return 0, fmt.Errorf("over aggregate: restore: a state of another layout (an OVER of a batch run over sorted input, or not): reset the pipeline's state to run it")
+// checkLayout reads the layout of a snapshot of version byte v: the
+// version without the mark, and whether its store holds the MIN and MAX
+// that this operator keeps in queues (a state written before a
+// streaming OVER kept them so), which Restore then leaves out
+// (aggop.ProjectState). The other way (queues saved, a store of every
+// aggregate wanted) is refused: it cannot arise from one query.
+func (g *OverAgg) checkLayout(v byte) (byte, bool, error) {
+	queued := v&overSortedMark != 0
+	if queued && g.ext == nil {
+		return 0, false, fmt.Errorf("over aggregate: restore: a state of another layout (MIN and MAX kept in queues, which this OVER does not keep): reset the pipeline's state to run it")
 	}
-	return v &^ overSortedMark, nil
+	return v &^ overSortedMark, !queued && g.ext != nil, nil
+}
+
+// restoreStore restores the aggregates' store from d; full says the
+// snapshot's store holds every aggregate of the spec, the queued MIN and
+// MAX too (checkLayout).
+func (g *OverAgg) restoreStore(d *row.Decoder, full bool) error {
+	if !full {
+		g.st.RestoreState(d, nil)
+		return nil
+	}
+	kept := aggop.ProjectState(d, g.spec.Aggs, false, true, g.rest)
+	if err := d.Err(); err != nil {
+		return fmt.Errorf("over aggregate: restore: %w", err)
+	}
+	sd := g.Decoder(kept)
+	g.st.RestoreState(sd, nil)
+	if err := sd.End(); err != nil {
+		return fmt.Errorf("over aggregate: restore: the aggregates without MIN and MAX: %w", err)
+	}
+	return nil
 }
