@@ -110,6 +110,10 @@ func (p *Plan) pruneCalcs(nodes []*Node) {
 			readers.pruneJoin(m)
 			continue
 		}
+		if m.overed() != nil {
+			readers.pruneOver(m)
+			continue
+		}
 		c := m.calc()
 		if c == nil || c.project == nil || len(readers[m]) == 0 || columnsOf(c.project) != nil {
 			continue
@@ -204,6 +208,17 @@ func (p *Plan) columnsRead(src *Source, nodes []*Node) *scanReads {
 					return nil
 				}
 				for i, ok := range reads {
+					if ok {
+						rd.mark([]int{i})
+					}
+				}
+				continue
+			}
+			if o := n.overed(); o != nil {
+				if o.reads == nil {
+					return nil
+				}
+				for i, ok := range o.reads {
 					if ok {
 						rd.mark([]int{i})
 					}

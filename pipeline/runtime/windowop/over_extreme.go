@@ -35,10 +35,29 @@ type extEnt struct {
 	seq int64
 }
 
-// extQueue is one aggregate's queue in one partition.
+// extQueue is one aggregate's queue in one partition: a ring of n
+// entries from head, its length a power of two. A ROWS frame's queue
+// never holds more than the frame's rows, so the ring stays that small
+// (a few cache lines a partition) and, once grown, allocates nothing.
 type extQueue struct {
-	ents []extEnt
-	head int
+	ents    []extEnt
+	head, n int
+}
+
+// at is the i-th entry from the front.
+func (q *extQueue) at(i int) *extEnt { return &q.ents[(q.head+i)&(len(q.ents)-1)] }
+
+// push appends e at the back, growing the ring when full.
+func (q *extQueue) push(e extEnt) {
+	if q.n == len(q.ents) {
+		grown := make([]extEnt, max(4, 2*len(q.ents)))
+		for i := range q.n {
+			grown[i] = *q.at(i)
+		}
+		q.ents, q.head = grown, 0
+	}
+	*q.at(q.n) = e
+	q.n++
 }
 
 // splitExtremes takes the plain MIN and MAX calls of a sliding frame out
@@ -70,14 +89,14 @@ func (g *OverAgg) extPush(p *overPart, r row.Row) {
 			continue
 		}
 		q := &p.ext[k]
-		for len(q.ents) > q.head {
-			c := row.Compare(q.ents[len(q.ents)-1].v, v)
+		for q.n > 0 {
+			c := row.Compare(q.at(q.n-1).v, v)
 			if e.max && c > 0 || !e.max && c < 0 {
 				break
 			}
-			q.ents = q.ents[:len(q.ents)-1]
+			q.n-- // left in the ring: overwritten by a later push
 		}
-		q.ents = append(q.ents, extEnt{v: v, seq: seq})
+		q.push(extEnt{v: v, seq: seq})
 	}
 }
 
@@ -87,16 +106,10 @@ func (g *OverAgg) extPop(p *overPart) {
 	p.popped++
 	for k := range p.ext {
 		q := &p.ext[k]
-		if q.head < len(q.ents) && q.ents[q.head].seq == seq {
-			q.ents[q.head] = extEnt{}
-			q.head++
-			if q.head == len(q.ents) {
-				q.ents, q.head = q.ents[:0], 0
-			} else if q.head > 32 && q.head > len(q.ents)/2 {
-				n := copy(q.ents, q.ents[q.head:])
-				clear(q.ents[n:])
-				q.ents, q.head = q.ents[:n], 0
-			}
+		if q.n > 0 && q.at(0).seq == seq {
+			*q.at(0) = extEnt{}
+			q.head = (q.head + 1) & (len(q.ents) - 1)
+			q.n--
 		}
 	}
 }
@@ -126,8 +139,8 @@ func (g *OverAgg) results(p *overPart, dst []row.Value) {
 	for k, e := range g.ext {
 		dst[e.agg] = row.NullValue
 		if k < len(p.ext) {
-			if q := &p.ext[k]; q.head < len(q.ents) {
-				dst[e.agg] = q.ents[q.head].v
+			if q := &p.ext[k]; q.n > 0 {
+				dst[e.agg] = q.at(0).v
 			}
 		}
 	}
