@@ -49,3 +49,37 @@ func (rs joinReaders) pruneOver(n *Node) {
 	}
 	o.reads = reads
 }
+
+// projectOvers has an event-time OVER emit only the columns a Calc over
+// it picks, when that Calc is its one reader, only picks columns and
+// filters nothing, as projectJoins has a join do (join_reads.go): the
+// Calc then passes the rows on, and a row is built once, of the columns
+// read, instead of whole (every input column and every result) and then
+// projected. Labels, state IDs and fingerprints are unchanged, and so is
+// the OVER's state (it holds input rows, not output ones).
+func (p *Plan) projectOvers(nodes []*Node) {
+	readers := map[*Node]int{}
+	for _, n := range nodes {
+		for _, in := range n.inputs() {
+			readers[in]++
+		}
+	}
+	for _, s := range p.Sinks {
+		if s.Input != nil {
+			readers[s.Input.Root]++
+		}
+	}
+	for _, m := range nodes {
+		c := m.calc()
+		if c == nil || c.filter != nil || m.Input == nil || readers[m.Input] != 1 {
+			continue
+		}
+		o := m.Input.overed()
+		cols := columnsOf(c.project)
+		if o == nil || cols == nil {
+			continue
+		}
+		o.spec.Output = cols
+		c.project = nil
+	}
+}
