@@ -51,6 +51,17 @@ func (rs joinReaders) usedOf(m *Node) []bool {
 			}
 			continue
 		}
+		if o := r.overed(); o != nil {
+			if o.reads == nil {
+				return nil
+			}
+			for i, ok := range o.reads {
+				if ok {
+					used[i] = true
+				}
+			}
+			continue
+		}
 		c := r.calc()
 		if c == nil || c.project == nil {
 			return nil

@@ -212,10 +212,12 @@ func (w *windowAggOp) operator(b opBuild) (operator.Lifecycle, error) {
 	return sortop.NewTimeSorted(op, [2]int{w.window.TimeCol}, windowop.SessionSortedWatermark), nil
 }
 
-// overOp is an OverAggNode's OVER spec.
+// overOp is an OverAggNode's OVER spec; reads, once pruneCalcs set it,
+// the columns of its input it reads (nil: every one, join_reads.go).
 type overOp struct {
 	spec  *windowop.OverSpec
 	batch bool
+	reads []bool
 }
 
 func (o *overOp) operator(b opBuild) (operator.Lifecycle, error) {
@@ -405,6 +407,7 @@ func (n *Node) scanned() *Source {
 func (n *Node) groupAgg() *groupAggOp       { x, _ := n.op.(*groupAggOp); return x }
 func (n *Node) windowAgg() *windowAggOp     { x, _ := n.op.(*windowAggOp); return x }
 func (n *Node) joined() *joinOp             { x, _ := n.op.(*joinOp); return x }
+func (n *Node) overed() *overOp             { x, _ := n.op.(*overOp); return x }
 func (n *Node) windowTable() *windowTableOp { x, _ := n.op.(*windowTableOp); return x }
 func (n *Node) deduped() *dedupOp           { x, _ := n.op.(*dedupOp); return x }
 func (n *Node) ranked() *rankOp             { x, _ := n.op.(*rankOp); return x }

@@ -26,8 +26,9 @@ import (
 // ones (pathColumns), and each field access reads its column instead of
 // the ROW (expr.FieldPath.ReadAt).
 //
-// Last, a regular join whose one reader is a Calc that only picks columns
-// is made to emit those columns itself (projectJoins, join_reads.go).
+// Last, a regular join or an event-time OVER whose one reader is a Calc
+// that only picks columns is made to emit those columns itself
+// (projectJoins, join_reads.go; projectOvers, over_reads.go).
 func (b *builder) pushProjections() {
 	nodes := b.plan.nodes()
 	b.plan.pruneCalcs(nodes)
@@ -70,6 +71,7 @@ func (b *builder) pushProjections() {
 	// A regular join emits the columns a Calc over it picks
 	// (join_reads.go): after the pushdown above, which reads that Calc.
 	b.plan.projectJoins(nodes)
+	b.plan.projectOvers(nodes)
 }
 
 // someOrNil is needed, or nil when it names every column.
@@ -108,6 +110,10 @@ func (p *Plan) pruneCalcs(nodes []*Node) {
 	for _, m := range nodes {
 		if m.Kind == JoinNode {
 			readers.pruneJoin(m)
+			continue
+		}
+		if m.overed() != nil {
+			readers.pruneOver(m)
 			continue
 		}
 		c := m.calc()
@@ -204,6 +210,17 @@ func (p *Plan) columnsRead(src *Source, nodes []*Node) *scanReads {
 					return nil
 				}
 				for i, ok := range reads {
+					if ok {
+						rd.mark([]int{i})
+					}
+				}
+				continue
+			}
+			if o := n.overed(); o != nil {
+				if o.reads == nil {
+					return nil
+				}
+				for i, ok := range o.reads {
 					if ok {
 						rd.mark([]int{i})
 					}

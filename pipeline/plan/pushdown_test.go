@@ -14,6 +14,7 @@ import (
 // are those the plan reads, through computed columns, the watermark and
 // joins; a reader that is not a projecting Calc or a join keeps them all.
 func TestProjectionPushdown(t *testing.T) {
+	const overTime = "      - et AS TO_TIMESTAMP_LTZ(ts, 3)\n    watermark: et - INTERVAL '1' SECOND\n"
 	tests := []struct {
 		name    string
 		extra   string // more source keys
@@ -37,6 +38,15 @@ func TestProjectionPushdown(t *testing.T) {
 		{name: "semi join", queries: []string{"SELECT name FROM s WHERE id IN (SELECT amount FROM s)"}, want: []string{"id", "name", "amount"}},
 		{name: "join of joins", queries: []string{"SELECT a.name FROM s a JOIN s b ON a.id = b.id JOIN s c ON b.amount = c.amount"}, want: []string{"id", "name", "amount"}},
 		{name: "join read whole", queries: []string{"SELECT * FROM s a JOIN s b ON a.id = b.id"}},
+		// An event-time OVER reads its keys, time, arguments and what its
+		// readers read of it.
+		{name: "over", extra: overTime, queries: []string{"SELECT name, MAX(amount) OVER (PARTITION BY name ORDER BY et ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS m FROM s"},
+			want: []string{"name", "amount", "ts"}},
+		{name: "over partitioned by an unread column", extra: overTime, queries: []string{"SELECT amount, COUNT(*) OVER (PARTITION BY id ORDER BY et RANGE BETWEEN INTERVAL '1' MINUTE PRECEDING AND CURRENT ROW) AS n FROM s"},
+			want: []string{"id", "amount", "ts"}},
+		{name: "over with LAG", extra: overTime, queries: []string{"SELECT LAG(name) OVER (PARTITION BY amount ORDER BY et) AS l FROM s"},
+			want: []string{"name", "amount", "ts"}},
+		{name: "over read whole", extra: overTime, queries: []string{"SELECT *, SUM(amount) OVER (PARTITION BY name ORDER BY et ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS m FROM s"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package windowop
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/aggop"
@@ -26,6 +27,11 @@ type OverSpec struct {
 	Preceding int64
 	Aggs      []aggop.AggCall
 	Funcs     []RowFunc
+	// Output, when set, are the columns of that row (the input's, then
+	// the results) to emit instead of the whole row: the pick of a Calc
+	// over the OVER that only picks columns, run here so that a row is
+	// built once, of the columns read.
+	Output []int
 }
 
 // String is Flink's description of the frame, for errors and tests.
@@ -197,10 +203,11 @@ type OverAgg struct {
 	cleanups state.Heap[overCleanup] // bounded RANGE frame's timers (over_cleanup.go)
 	// ext are the MIN and MAX calls kept in queues, rest the store's
 	// calls' indices among the spec's, scratch their results
-	// (over_extreme.go); nil unless a sliding frame runs sorted.
+	// (over_extreme.go); nil unless the frame slides (bounded).
 	ext     []overExt
 	rest    []int
 	scratch []row.Value
+	res     []row.Value // a row's results, when Output picks among them
 	// frameCols are the columns a frame row keeps: the aggregates'
 	// arguments and filters and the time (the rest of it no one reads
 	// again).
@@ -209,6 +216,12 @@ type OverAgg struct {
 
 // NewOverAgg builds the operator; an invalid spec or call is an error.
 func NewOverAgg(s OverSpec, opt WindowOptions) (*OverAgg, error) {
+	return newOverAgg(s, opt, true)
+}
+
+// newOverAgg is NewOverAgg; queues false keeps a sliding frame's MIN and
+// MAX in the store, the general path the queues must agree with (tests).
+func newOverAgg(s OverSpec, opt WindowOptions, queues bool) (*OverAgg, error) {
 	width, err := aggop.InputWidth(s.Keys, s.Aggs)
 	if err != nil {
 		return nil, fmt.Errorf("over aggregate: %w", err)
@@ -229,7 +242,7 @@ func NewOverAgg(s OverSpec, opt WindowOptions) (*OverAgg, error) {
 		return nil, fmt.Errorf("over aggregate: bad window: time column %d, %s", s.TimeCol, s)
 	}
 	aggs := s.Aggs
-	if opt.Sorted && s.Preceding != Unbounded {
+	if queues && s.Preceding != Unbounded {
 		aggs, g.ext, g.rest = splitExtremes(s.Aggs)
 		if g.ext == nil {
 			g.rest = nil
@@ -492,10 +505,28 @@ func (g *OverAgg) accumulate(p *overPart, r row.Row) {
 // the step's i-th row.
 func (g *OverAgg) emit(p *overPart, r row.Row, i int, out operator.Emitter) error {
 	n, na, nf := len(r), len(g.spec.Aggs), len(g.spec.Funcs)
+	fns := g.fnv[i*nf : (i+1)*nf]
+	if pick := g.spec.Output; pick != nil {
+		g.res = slices.Grow(g.res[:0], na)[:na]
+		g.results(p, g.res)
+		o := g.arena.Row(len(pick))
+		for k, c := range pick {
+			switch {
+			case c < n:
+				o[k] = r[c]
+			case c < n+na:
+				o[k] = g.res[c-n]
+			case c < n+na+nf:
+				o[k] = fns[c-n-na]
+			}
+		}
+		out.Emit(row.Insert, o)
+		return nil
+	}
 	o := g.arena.Row(n + na + nf)
 	copy(o, r)
 	g.results(p, o[n:n+na])
-	copy(o[n+na:], g.fnv[i*nf:(i+1)*nf])
+	copy(o[n+na:], fns)
 	out.Emit(row.Insert, o)
 	return nil
 }

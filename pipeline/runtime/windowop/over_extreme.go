@@ -7,17 +7,20 @@ import (
 	"github.com/etld/etld/pipeline/runtime/aggop"
 )
 
-// MIN and MAX over a sliding frame, in a batch run over sorted input
-// (WindowOptions.Sorted). The store's retractable MIN/MAX keeps a
-// multiset of the frame's values in a map and a heap: a map write and
-// delete and a heap push per row, most of a batch OVER's time. A frame
-// slides first in, first out, so each partition keeps instead, per such
-// aggregate, a monotonic queue of the frame's values that can still be
-// the extreme (each newer than and below, for MAX, the one before it):
-// a row pops the smaller values off the back and goes there; the oldest
-// row leaving pops the front if it is that row's. The extreme is the
-// front: O(1) a row, amortized, and no map. The frame's rows are kept
-// anyway, so a restore builds the queues again from them.
+// MIN and MAX over a sliding frame (a bounded ROWS or RANGE frame, in
+// streaming and in a batch run over sorted input). The store's
+// retractable MIN/MAX keeps a multiset of the frame's values in a map
+// and a heap: a map write and delete and a heap push per row, most of an
+// OVER's time. A frame slides first in, first out (its rows leave in the
+// order they came, whatever the frame's unit), so each partition keeps
+// instead, per such aggregate, a monotonic queue of the frame's values
+// that can still be the extreme (each newer than and below, for MAX, the
+// one before it): a row pops the smaller values off the back and goes
+// there; the oldest row leaving pops the front if it is that row's. The
+// extreme is the front: O(1) a row, amortized, and no map. SUM, COUNT
+// and AVG stay in the store, which subtracts a leaving row (O(1)). The
+// frame's rows are kept anyway, so a restore builds the queues again
+// from them. A DISTINCT or FILTERed MIN/MAX stays in the store.
 
 // overExt is a MIN or MAX call kept in queues: its index among the
 // spec's aggregates and its argument column.
@@ -32,10 +35,29 @@ type extEnt struct {
 	seq int64
 }
 
-// extQueue is one aggregate's queue in one partition.
+// extQueue is one aggregate's queue in one partition: a ring of n
+// entries from head, its length a power of two. A ROWS frame's queue
+// never holds more than the frame's rows, so the ring stays that small
+// (a few cache lines a partition) and, once grown, allocates nothing.
 type extQueue struct {
-	ents []extEnt
-	head int
+	ents    []extEnt
+	head, n int
+}
+
+// at is the i-th entry from the front.
+func (q *extQueue) at(i int) *extEnt { return &q.ents[(q.head+i)&(len(q.ents)-1)] }
+
+// push appends e at the back, growing the ring when full.
+func (q *extQueue) push(e extEnt) {
+	if q.n == len(q.ents) {
+		grown := make([]extEnt, max(4, 2*len(q.ents)))
+		for i := range q.n {
+			grown[i] = *q.at(i)
+		}
+		q.ents, q.head = grown, 0
+	}
+	*q.at(q.n) = e
+	q.n++
 }
 
 // splitExtremes takes the plain MIN and MAX calls of a sliding frame out
@@ -67,14 +89,14 @@ func (g *OverAgg) extPush(p *overPart, r row.Row) {
 			continue
 		}
 		q := &p.ext[k]
-		for len(q.ents) > q.head {
-			c := row.Compare(q.ents[len(q.ents)-1].v, v)
+		for q.n > 0 {
+			c := row.Compare(q.at(q.n-1).v, v)
 			if e.max && c > 0 || !e.max && c < 0 {
 				break
 			}
-			q.ents = q.ents[:len(q.ents)-1]
+			q.n-- // left in the ring: overwritten by a later push
 		}
-		q.ents = append(q.ents, extEnt{v: v, seq: seq})
+		q.push(extEnt{v: v, seq: seq})
 	}
 }
 
@@ -84,16 +106,10 @@ func (g *OverAgg) extPop(p *overPart) {
 	p.popped++
 	for k := range p.ext {
 		q := &p.ext[k]
-		if q.head < len(q.ents) && q.ents[q.head].seq == seq {
-			q.ents[q.head] = extEnt{}
-			q.head++
-			if q.head == len(q.ents) {
-				q.ents, q.head = q.ents[:0], 0
-			} else if q.head > 32 && q.head > len(q.ents)/2 {
-				n := copy(q.ents, q.ents[q.head:])
-				clear(q.ents[n:])
-				q.ents, q.head = q.ents[:n], 0
-			}
+		if q.n > 0 && q.at(0).seq == seq {
+			*q.at(0) = extEnt{}
+			q.head = (q.head + 1) & (len(q.ents) - 1)
+			q.n--
 		}
 	}
 }
@@ -123,8 +139,8 @@ func (g *OverAgg) results(p *overPart, dst []row.Value) {
 	for k, e := range g.ext {
 		dst[e.agg] = row.NullValue
 		if k < len(p.ext) {
-			if q := &p.ext[k]; q.head < len(q.ents) {
-				dst[e.agg] = q.ents[q.head].v
+			if q := &p.ext[k]; q.n > 0 {
+				dst[e.agg] = q.at(0).v
 			}
 		}
 	}
@@ -144,14 +160,40 @@ func (g *OverAgg) rebuildExtremes() {
 }
 
 // overSortedMark marks the state version of an OVER whose MIN and MAX
-// are in queues: its store lacks them, so a restore into the other
-// layout must fail rather than misread.
+// are in queues: its store lacks them. Once only a batch run over sorted
+// input kept them so, hence the name.
 const overSortedMark = 0x40
 
-func (g *OverAgg) checkLayout(v byte) (byte, error) {
-	sorted := v&overSortedMark != 0
-	if sorted != (g.ext != nil) {
-		return 0, fmt.Errorf("over aggregate: restore: a state of another layout (an OVER of a batch run over sorted input, or not): reset the pipeline's state to run it")
+// checkLayout reads the layout of a snapshot of version byte v: the
+// version without the mark, and whether its store holds the MIN and MAX
+// that this operator keeps in queues (a state written before a
+// streaming OVER kept them so), which Restore then leaves out
+// (aggop.ProjectState). The other way (queues saved, a store of every
+// aggregate wanted) is refused: it cannot arise from one query.
+func (g *OverAgg) checkLayout(v byte) (byte, bool, error) {
+	queued := v&overSortedMark != 0
+	if queued && g.ext == nil {
+		return 0, false, fmt.Errorf("over aggregate: restore: a state of another layout (MIN and MAX kept in queues, which this OVER does not keep): reset the pipeline's state to run it")
 	}
-	return v &^ overSortedMark, nil
+	return v &^ overSortedMark, !queued && g.ext != nil, nil
+}
+
+// restoreStore restores the aggregates' store from d; full says the
+// snapshot's store holds every aggregate of the spec, the queued MIN and
+// MAX too (checkLayout).
+func (g *OverAgg) restoreStore(d *row.Decoder, full bool) error {
+	if !full {
+		g.st.RestoreState(d, nil)
+		return nil
+	}
+	kept := aggop.ProjectState(d, g.spec.Aggs, false, true, g.rest)
+	if err := d.Err(); err != nil {
+		return fmt.Errorf("over aggregate: restore: %w", err)
+	}
+	sd := g.Decoder(kept)
+	g.st.RestoreState(sd, nil)
+	if err := sd.End(); err != nil {
+		return fmt.Errorf("over aggregate: restore: the aggregates without MIN and MAX: %w", err)
+	}
+	return nil
 }

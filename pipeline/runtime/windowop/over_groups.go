@@ -32,7 +32,11 @@ import (
 // after the largest of the parts it got. The clock (the watermark and
 // the time attribute's type) belongs to no key: it is the shared state
 // (operator.SharedState).
-const overGroupsVersion = 1
+//
+// Version 2 carries overSortedMark when the stores lack the MIN and MAX
+// kept in queues; in version 1 they lacked them only in a batch run over
+// sorted input.
+const overGroupsVersion = 2
 
 // SnapshotGroups implements operator.KeyGrouped.
 func (g *OverAgg) SnapshotGroups(part func(k int, b []byte) error) error {
@@ -87,7 +91,7 @@ func (g *OverAgg) SnapshotGroups(part func(k int, b []byte) error) error {
 		if k == 0 {
 			dropped, nulls = g.dropped, g.nulls
 		}
-		buf = append(buf[:0], overGroupsVersion)
+		buf = append(buf[:0], g.groupsVersion())
 		buf = binary.AppendVarint(buf, dropped)
 		buf = binary.AppendVarint(buf, nulls)
 		buf = binary.AppendUvarint(buf, g.seq)
@@ -152,11 +156,24 @@ func (g *OverAgg) RestoreGroups(parts [][]byte) error {
 		store            []byte
 		stamps           []stamp
 	)
+	queued := false // the parts' stores lack the queued MIN and MAX
 	for i, p := range parts {
 		d := row.NewDecoder(p)
-		if v := d.Byte(); v != overGroupsVersion && d.Err() == nil {
-			return fmt.Errorf("over aggregate: key group part %d: version %d, want %d", i, v, overGroupsVersion)
+		v := d.Byte()
+		q := v&overSortedMark != 0
+		switch v &^ overSortedMark {
+		case 1:
+			q = g.opt.Sorted && g.ext != nil
+		case overGroupsVersion:
+		default:
+			if d.Err() == nil {
+				return fmt.Errorf("over aggregate: key group part %d: version %d, want 1 to %d", i, v, overGroupsVersion)
+			}
 		}
+		if i > 0 && q != queued {
+			return fmt.Errorf("over aggregate: key group part %d: MIN and MAX kept otherwise than in part 0", i)
+		}
+		queued = q
 		dropped += d.Varint()
 		nulls += d.Varint()
 		seq = max(seq, d.Uvarint())
@@ -214,8 +231,8 @@ func (g *OverAgg) RestoreGroups(parts [][]byte) error {
 	if g.rangeCleanup() {
 		v += overCleanupShift
 	}
-	if g.ext != nil {
-		v |= overSortedMark // the parts' stores lack the queued MIN and MAX too
+	if queued {
+		v |= overSortedMark // Restore leaves out the MIN and MAX otherwise
 	}
 	snap := aggop.AppendClock(v, operator.NoWatermark, row.Null, dropped)
 	snap = binary.AppendUvarint(snap, seq)
@@ -243,6 +260,14 @@ func (g *OverAgg) RestoreGroups(parts [][]byte) error {
 	}
 	g.nulls = nulls
 	return nil
+}
+
+// groupsVersion is the version byte of a key group part.
+func (g *OverAgg) groupsVersion() byte {
+	if g.ext != nil {
+		return overGroupsVersion | overSortedMark
+	}
+	return overGroupsVersion
 }
 
 // SnapshotShared implements operator.SharedState: the clock (the

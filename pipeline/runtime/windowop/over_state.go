@@ -69,9 +69,10 @@ func (g *OverAgg) Snapshot() ([]byte, error) {
 func (g *OverAgg) Restore(snap []byte) error {
 	d := g.Decoder(snap)
 	var err error
+	full := false // the store holds the queued MIN and MAX too
 	if len(snap) > 0 {
 		var v byte
-		if v, err = g.checkLayout(snap[0]); err != nil {
+		if v, full, err = g.checkLayout(snap[0]); err != nil {
 			return err
 		}
 		if v != snap[0] {
@@ -119,7 +120,9 @@ func (g *OverAgg) Restore(snap []byte) error {
 	for i := range queue {
 		queue[i] = waiting{seq: d.Uvarint(), id: slotID(), r: d.Row()}
 	}
-	g.st.RestoreState(d, nil)
+	if err := g.restoreStore(d, full); err != nil {
+		return err
+	}
 	g.readTTL(d, v == overTTLStateVersion || v == overOldTTLStateVersion)
 	var cs *cleanupState
 	if timed {
