@@ -331,6 +331,18 @@ func (j *joinOp) operator(b opBuild) (operator.Lifecycle, error) {
 		if err != nil || !j.interval.Sorted {
 			return op, err
 		}
+		if j.hashInterval(b.p) {
+			// A hash join; op takes the rows of a NULL time and keeps
+			// the snapshot's layout, and the sorted join over it the
+			// rows past half the state budget.
+			h := joinop.NewIntervalHashJoin(*j.interval, op.(operator.TwoInput))
+			h.SetSorted(func(inner operator.TwoInput, budget int64) operator.TwoInput {
+				s := sortop.NewTimeSorted(inner, [2]int{j.interval.LeftTime, j.interval.RightTime}, j.interval.SortedWatermark)
+				s.(interface{ SetStateBudget(int64) }).SetStateBudget(budget)
+				return s.(operator.TwoInput)
+			})
+			return h, nil
+		}
 		// A batch run's interval join over its inputs in time order: a
 		// row is cached only while a later row may still join it.
 		return sortop.NewTimeSorted(op, [2]int{j.interval.LeftTime, j.interval.RightTime}, j.interval.SortedWatermark), nil
@@ -339,6 +351,14 @@ func (j *joinOp) operator(b opBuild) (operator.Lifecycle, error) {
 		return joinop.NewJoin(*j.join), nil
 	}
 	return b.p.keyedTwo(j.join.LeftKeys, j.join.RightKeys, func() (operator.KeyGrouped, error) { return joinop.NewJoin(*j.join), nil })
+}
+
+// hashInterval reports whether a batch interval join runs as a hash
+// join (joinop.IntervalHashJoin): an INNER or LEFT one (no right row is
+// ever padded) on one worker (the sorted join runs on several; on 2
+// cores two workers never paid).
+func (j *joinOp) hashInterval(p *Plan) bool {
+	return j.interval != nil && j.interval.Sorted && j.interval.HashJoinable() && p.Spec.Parallelism <= 1
 }
 
 // keyedTwo runs a keyed two-input operator (a join) as the pipeline's

@@ -38,11 +38,11 @@ type TopN struct {
 	out   operator.Emitter
 	ttl   state.TTLKeys[string] // state TTL by partition (rank_ttl.go)
 	operator.Expiry
-	// floor, for an AppendFast top whose ORDER BY is one integer column
-	// (floorCol, else -1): by id, the sort value of a full partition's
-	// last row, with floorSet, so that a row that cannot enter (most rows
-	// of a long stream) is turned away without reading the partition's
-	// rows, each a pointer away.
+	// floor, for an AppendFast top whose first ORDER BY column is an
+	// integer one (floorCol, else -1): by id, that column's value in a
+	// full partition's last row, with floorSet, so that a row that cannot
+	// enter (most rows of a long stream) is turned away without reading
+	// the partition's rows.
 	floorCol int
 	floor    []int64
 	floorSet []bool
@@ -55,7 +55,7 @@ type TopN struct {
 func NewTopN(spec RankSpec) *TopN {
 	t := &TopN{spec: spec, keys: state.NewKeyIDs(), floorCol: -1}
 	t.Key = spec.Partition // the keys its TTL times are saved by
-	if spec.Strategy == AppendFast && !spec.Batch && len(spec.Order) == 1 {
+	if spec.Strategy == AppendFast && !spec.Batch && len(spec.Order) > 0 {
 		t.floorCol = spec.Order[0].Col
 	}
 	if spec.Strategy == AppendFast && !spec.Batch {
@@ -76,7 +76,9 @@ func (t *TopN) partition(r row.Row) (int32, *Partition) {
 	if ok && t.expirePart(id) {
 		ok = false
 	}
-	t.ttl.Touch(string(t.kbuf))
+	if t.ttl.On() { // the key as a string costs an allocation a row
+		t.ttl.Touch(string(t.kbuf))
+	}
 	if !ok {
 		id = t.addPart(t.kbuf, &Partition{})
 		if t.spec.Batch {
@@ -142,6 +144,8 @@ func intKey(v row.Value) (int64, bool) {
 
 // turnedAway reports whether r cannot enter the full partition id: its
 // sort value is not better than the floor (appendRow's first test).
+// With more ORDER BY columns, a row tied with the floor on the first
+// one is left to the comparison of the others.
 func (t *TopN) turnedAway(id int32, r row.Row) bool {
 	if !t.floorSet[id] {
 		return false
@@ -150,10 +154,17 @@ func (t *TopN) turnedAway(id int32, r row.Row) bool {
 	if !ok {
 		return false
 	}
-	if t.spec.Order[0].Desc {
-		return v <= t.floor[id]
+	f := t.floor[id]
+	if len(t.spec.Order) > 1 {
+		if t.spec.Order[0].Desc {
+			return v < f
+		}
+		return v > f
 	}
-	return v >= t.floor[id]
+	if t.spec.Order[0].Desc {
+		return v <= f
+	}
+	return v >= f
 }
 
 // setFloor records partition id's floor after a change.

@@ -19,11 +19,11 @@ import (
 // A partition's region is its rows in rank order, each
 //
 //	flags  1 byte: packFirst when it starts a group of equal sort keys
-//	type   1 byte: the sort value's type with one ORDER BY column (its
-//	       number beside it, compared without decoding the row when
-//	       both sides are of one integer or floating type); packSlow
-//	       with several columns
-//	key    8 bytes, little-endian: the sort value's payload
+//	type   1 byte: the first ORDER BY column's type (its number beside
+//	       it, compared without decoding the row when both sides are of
+//	       one integer or floating type; the row is decoded for the
+//	       other columns only when the first ones tie)
+//	key    8 bytes, little-endian: the first sort value's payload
 //	row    a uvarint length and the row in its row.Layout encoding
 //
 // A change rewrites the partition's region (ten rows, a few hundred
@@ -39,11 +39,14 @@ type packedParts struct {
 	dead   int
 
 	ents []packEnt // the partition being changed, decoded
-	nbuf []byte    // its new region
-	rbuf []byte    // the incoming row's encoding
-	text row.Text  // the strings of rows decoded for output
-	vals []row.Value
-	view row.Row // a row decoded for a comparison (aliases the arena)
+	// insAt is where in the arena the fresh row of ents goes: the start
+	// of the row it displaces, or the region's end.
+	insAt int
+	nbuf  []byte   // its new region
+	rbuf  []byte   // the incoming row's encoding
+	text  row.Text // the strings of rows decoded for output
+	vals  []row.Value
+	view  row.Row // a row decoded for a comparison (aliases the arena)
 }
 
 // packSlot is a partition's region in the arena (N bytes, 0 for none)
@@ -55,17 +58,17 @@ type packSlot struct {
 }
 
 // packEnt is one row of a region: where its encoding is (in the arena
-// at off, or the incoming row's rbuf when fresh) and its sort key.
+// at off, or the incoming row's rbuf when fresh; its header at at) and
+// its sort key.
 type packEnt struct {
 	first, fresh bool
 	typ          row.TypeID
 	key          uint64
-	off, n       int32
+	at, off, n   int32
 }
 
 const (
 	packFirst = 1
-	packSlow  = 0xFF
 	packHead  = 10
 )
 
@@ -97,7 +100,7 @@ func (pk *packedParts) load(id int32) []packEnt {
 		n, w := binary.Uvarint(b[packHead:])
 		pk.ents = append(pk.ents, packEnt{
 			first: b[0]&packFirst != 0, typ: row.TypeID(b[1]), key: binary.LittleEndian.Uint64(b[2:]),
-			off: int32(off + packHead + w), n: int32(n),
+			at: int32(off), off: int32(off + packHead + w), n: int32(n),
 		})
 		off += packHead + w + int(n)
 	}
@@ -114,6 +117,9 @@ func (pk *packedParts) bytesOf(e *packEnt) []byte {
 
 // store writes ents as partition id's region.
 func (pk *packedParts) store(id int32, ents []packEnt, end int) {
+	if pk.storeInPlace(id, ents) {
+		return
+	}
 	pk.nbuf = pk.nbuf[:0]
 	for i := range ents {
 		e := &ents[i]
@@ -147,6 +153,58 @@ func (pk *packedParts) store(id int32, ents []packEnt, end int) {
 	pk.compactIfSparse()
 }
 
+// storeInPlace is store when ents are the region's rows in order with
+// one fresh row inserted at pk.insAt (and perhaps the last ones cut)
+// and fit the region's room: the rows after the fresh one move by one
+// copy and the fresh one is written between, the rows before it stay.
+// It reports false, writing nothing, otherwise.
+func (pk *packedParts) storeInPlace(id int32, ents []packEnt) bool {
+	pos := -1
+	for i := range ents {
+		if ents[i].fresh {
+			pos = i
+			break
+		}
+	}
+	s := &pk.slots[id]
+	if pos < 0 || s.Space == 0 {
+		return false
+	}
+	at, tail := pk.insAt, pk.insAt
+	if pos+1 < len(ents) {
+		last := &ents[len(ents)-1]
+		tail = int(last.off + last.n)
+	}
+	var lb [binary.MaxVarintLen64]byte
+	lw := binary.PutUvarint(lb[:], uint64(len(pk.rbuf)))
+	fs := packHead + lw + len(pk.rbuf)
+	n := at - int(s.Off) + fs + tail - at
+	if n > int(s.Space) {
+		return false
+	}
+	copy(pk.buf[at+fs:], pk.buf[at:tail])
+	b := pk.buf[at : at+fs]
+	e := &ents[pos]
+	b[0] = 0
+	if e.first {
+		b[0] = packFirst
+	}
+	b[1] = byte(e.typ)
+	binary.LittleEndian.PutUint64(b[2:], e.key)
+	copy(b[packHead:], lb[:lw])
+	copy(b[packHead+lw:], pk.rbuf)
+	if pos+1 < len(ents) {
+		// The row after the fresh one may now start a group.
+		f := &pk.buf[at+fs]
+		*f &^= packFirst
+		if ents[pos+1].first {
+			*f |= packFirst
+		}
+	}
+	s.N, s.rows = uint32(n), int32(len(ents))
+	return true
+}
+
 // place writes region at the arena's end as s's, with room for space
 // bytes. The arena is mapped off the Go heap once large (state.OffHeap):
 // as a heap array it counted toward the GC's goal, and each doubling
@@ -156,7 +214,13 @@ func (pk *packedParts) place(s *packSlot, region []byte, space int) {
 		pk.mem = state.NewOffHeap(pk)
 	}
 	at := len(pk.buf)
-	pk.buf = state.OffHeapGrow(pk.mem, pk.buf, at+space)
+	if n := at + space; n <= cap(pk.buf) {
+		// The room past the region is never read before it is written:
+		// no need to clear it (OffHeapGrow would, touching every page).
+		pk.buf = pk.buf[:n]
+	} else {
+		pk.buf = state.OffHeapGrow(pk.mem, pk.buf, n)
+	}
 	copy(pk.buf[at:], region)
 	s.RowSlot = state.RowSlot{Off: uint64(at), N: uint32(len(region)), Space: uint32(space)}
 }
@@ -185,15 +249,23 @@ func (pk *packedParts) encode(r row.Row) {
 	pk.rbuf = pk.layout.Append(pk.rbuf[:0], r)
 }
 
-// decode returns a copy of e's row that stays valid (its strings in
-// pk.text), for output.
-func (pk *packedParts) decode(e *packEnt) row.Row {
-	w := pk.layout.Width()
-	if len(pk.vals) < w {
-		pk.vals = make([]row.Value, max(256, w))
+// outRow is a new row of n values for output, cut from a slab: a row
+// emitted is never written again, so slabs are handed out, not reused,
+// and an output row costs no allocation of its own.
+func (pk *packedParts) outRow(n int) row.Row {
+	if len(pk.vals) < n {
+		pk.vals = make([]row.Value, max(256, n))
 	}
-	r := pk.vals[:w:w]
-	pk.vals = pk.vals[w:]
+	r := pk.vals[:n:n]
+	pk.vals = pk.vals[n:]
+	return r
+}
+
+// decode returns a copy of e's row that stays valid (its strings in
+// pk.text), for output, with extra values after it left for the
+// caller (the rank number).
+func (pk *packedParts) decode(e *packEnt, extra int) row.Row {
+	r := pk.outRow(pk.layout.Width() + extra)
 	pk.layout.Decode(r, pk.bytesOf(e), &pk.text)
 	return r
 }
@@ -210,12 +282,8 @@ func (pk *packedParts) peek(e *packEnt) row.Row {
 	return pk.view
 }
 
-// sortKeyOf is r's sort value's type and payload with one ORDER BY
-// column, packSlow with several.
+// sortKeyOf is the type and payload of r's first sort value.
 func sortKeyOf(keys []SortKey, r row.Row) (row.TypeID, uint64) {
-	if len(keys) != 1 {
-		return packSlow, 0
-	}
 	v := r[keys[0].Col]
 	switch v.Type() {
 	case row.Float, row.Double:
@@ -235,39 +303,41 @@ func fastInt(t row.TypeID) bool {
 	return false
 }
 
-// compareEnt is CompareRows(keys, r, e's row), for r whose sort key is
-// (typ, key): on the numbers when both are one numeric type or NULL,
-// else on e's decoded row.
+// compareEnt is CompareRows(keys, r, e's row), for r whose first sort
+// value is (typ, key): on the numbers when both are one numeric type or
+// NULL, else on e's decoded row; with several ORDER BY columns, e's row
+// is decoded only when the first values tie (most rows of a top ordered
+// by a number then a time differ in the number).
 func (pk *packedParts) compareEnt(keys []SortKey, r row.Row, typ row.TypeID, key uint64, e *packEnt) int {
-	if typ != packSlow && e.typ != packSlow {
-		k := keys[0]
-		an, bn := typ == row.Null, e.typ == row.Null
-		c, ok := 0, true
-		switch {
-		case an && bn:
-			return 0
-		case an || bn:
-			if an == k.NullsFirst {
-				return -1
-			}
-			return 1
-		case typ != e.typ:
-			ok = false
-		case fastInt(typ):
-			c = cmp.Compare(int64(key), int64(e.key))
-		case typ == row.Float || typ == row.Double:
-			c = cmp.Compare(math.Float64frombits(key), math.Float64frombits(e.key))
-		default:
-			ok = false
+	k := keys[0]
+	an, bn := typ == row.Null, e.typ == row.Null
+	c := 0
+	switch {
+	case an && bn:
+	case an || bn:
+		if an == k.NullsFirst {
+			return -1
 		}
-		if ok {
-			if k.Desc {
-				c = -c
-			}
-			return c
-		}
+		return 1
+	case typ != e.typ:
+		return CompareRows(keys, r, pk.peek(e))
+	case fastInt(typ):
+		c = cmp.Compare(int64(key), int64(e.key))
+	case typ == row.Float || typ == row.Double:
+		c = cmp.Compare(math.Float64frombits(key), math.Float64frombits(e.key))
+	default:
+		return CompareRows(keys, r, pk.peek(e))
 	}
-	return CompareRows(keys, r, pk.peek(e))
+	if c != 0 {
+		if k.Desc {
+			c = -c
+		}
+		return c
+	}
+	if len(keys) == 1 {
+		return 0
+	}
+	return CompareRows(keys[1:], r, pk.peek(e))
 }
 
 // appendPacked is appendRow on partition id's packed rows: the same
@@ -306,6 +376,10 @@ func (t *TopN) appendPacked(id int32, r row.Row) {
 		ents[pos].first = true
 	}
 	pk.encode(r)
+	pk.insAt = int(pk.slots[id].Off) + int(pk.slots[id].N)
+	if pos < len(ents) {
+		pk.insAt = int(ents[pos].at)
+	}
 	ents = append(ents, packEnt{})
 	copy(ents[pos+1:], ents[pos:])
 	ents[pos] = packEnt{first: first, fresh: true, typ: typ, key: key}
@@ -330,41 +404,24 @@ func (t *TopN) appendPacked(id int32, r row.Row) {
 		li := len(ents) - 1
 		var last row.Row
 		if li != pos {
-			last = pk.decode(&ents[li])
+			last = t.packedOut(&ents[li], nil, 0)
 		}
 		ents = ents[:li]
 		t.rows--
 		pk.store(id, ents, end)
-		if li == pos || sameRow(last, r) {
+		if li == pos || sameRow(last[:len(r)], r) {
 			return
 		}
 		if t.spec.End == 1 {
-			t.emitRow(row.UpdateBefore, last, 0)
-			t.emitRow(row.UpdateAfter, r, 0)
+			t.out.Emit(row.UpdateBefore, last)
+			t.out.Emit(row.UpdateAfter, t.packedOut(nil, r, 0))
 			return
 		}
-		t.emitRow(row.Delete, last, 0)
+		t.out.Emit(row.Delete, last)
 	} else {
 		pk.store(id, ents, end)
 	}
-	t.emitRow(row.Insert, r, 0)
-}
-
-// emitPackedWithRank is insertWithRank on the flat list ents, r just
-// added at pos: each row below it moves down one rank, up to End.
-func (t *TopN) emitPackedWithRank(ents []packEnt, pos int, r row.Row) {
-	end := int(t.spec.End)
-	cur := r
-	j := pos + 1
-	for ; j < len(ents) && j <= end; j++ {
-		prev := t.pack.decode(&ents[j])
-		t.emit(row.UpdateBefore, prev, int64(j))
-		t.emit(row.UpdateAfter, cur, int64(j))
-		cur = prev
-	}
-	if j <= end {
-		t.emit(row.Insert, cur, int64(j))
-	}
+	t.out.Emit(row.Insert, t.packedOut(nil, r, 0))
 }
 
 // packedGroups decodes partition id's rows as Partition's groups (for a

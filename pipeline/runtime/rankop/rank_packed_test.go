@@ -55,16 +55,20 @@ func TestTopNRestoresSnapshotsOfRowGroups(t *testing.T) {
 }
 
 // unpacked is spec's Top-N on Partition's row groups, the algorithm the
-// packed state replaces (the reference).
+// packed state replaces (the reference), without the floor: every row
+// compared against the partition's rows.
 func unpacked(spec RankSpec) *TopN {
 	t := NewTopN(spec)
 	t.pack = nil
+	t.floorCol = -1
 	return t
 }
 
 // The packed AppendFast Top-N emits exactly what the row-group one does,
 // batch by batch, over random inputs with ties, NULLs, strings, doubles
-// and a column of mixed integer types, for random orders and ranges; a
+// and a column of mixed integer types, for random orders (one column or
+// several, the first an integer, a string or a double) and ranges,
+// partitioned by an integer, a string or both; a
 // snapshot taken midway is byte for byte the same, and restores (whole
 // and by key groups) into a Top-N that goes on emitting the same.
 func TestPackedTopNMatchesRowGroups(t *testing.T) {
@@ -75,7 +79,11 @@ func TestPackedTopNMatchesRowGroups(t *testing.T) {
 		{{Col: 2, Desc: true, NullsFirst: true}, {Col: 1, Desc: true}},
 		{{Col: 3, Desc: true}},
 		{{Col: 4}},
+		{{Col: 4, Desc: true}, {Col: 2}},
+		{{Col: 1}, {Col: 3, Desc: true}, {Col: 2, NullsFirst: true}},
+		{{Col: 3}, {Col: 1, Desc: true}},
 	}
+	partitions := [][]int{{0}, {2}, {2, 0}}
 	for i := range 200 {
 		rnd := rand.New(rand.NewPCG(uint64(i), 11))
 		start := 1 + rnd.Int64N(3)
@@ -83,7 +91,7 @@ func TestPackedTopNMatchesRowGroups(t *testing.T) {
 			start = 1
 		}
 		spec := RankSpec{
-			Partition: []int{0}, Order: orders[rnd.IntN(len(orders))],
+			Partition: partitions[rnd.IntN(len(partitions))], Order: orders[rnd.IntN(len(orders))],
 			Start: start, End: start + rnd.Int64N(4), Kind: RowNumber, Strategy: AppendFast, OutputRank: rnd.IntN(3) > 0,
 		}
 		in := randomInserts(rnd, 600, 1+rnd.IntN(30))
@@ -94,7 +102,7 @@ func TestPackedTopNMatchesRowGroups(t *testing.T) {
 			}
 			in[j].Row = r
 		}
-		name := fmt.Sprintf("%d/order%v/%d-%d/rank=%v", i, spec.Order, spec.Start, spec.End, spec.OutputRank)
+		name := fmt.Sprintf("%d/by%v/order%v/%d-%d/rank=%v", i, spec.Partition, spec.Order, spec.Start, spec.End, spec.OutputRank)
 		ref, op := unpacked(spec), NewTopN(spec)
 		var refOut, out optest.Out
 		cut := rnd.IntN(len(in))

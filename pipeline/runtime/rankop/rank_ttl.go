@@ -34,7 +34,7 @@ func (t *TopN) sweep(budget int) {
 // expirePart drops the partition of the key in t.kbuf when it expired
 // and reports whether it did.
 func (t *TopN) expirePart(id int32) bool {
-	if !t.ttl.Expired(string(t.kbuf)) {
+	if !t.ttl.On() || !t.ttl.Expired(string(t.kbuf)) {
 		return false
 	}
 	t.dropPart(id)
