@@ -17,10 +17,9 @@ import (
 // window that ends by the watermark, joining none, is late; a watermark
 // fires the sessions whose last millisecond it reached.
 type sessionModel struct {
-	gap, wm  int64
-	open     map[string][]*modelSession // by key's text
-	dropped  int64
-	sessions int
+	gap, wm int64
+	open    map[string][]*modelSession // by key's text
+	dropped int64
 }
 
 type modelSession struct {
