@@ -7,7 +7,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime/joinop"
 )
 
 // copySink is a memSink that keeps a text copy of each row (a
@@ -173,5 +175,59 @@ func TestCalcHeldUpdateIsNotCarved(t *testing.T) {
 	got := fmt.Sprint(out[0].Changes[0], out[0].Changes[1])
 	if want := fmt.Sprint(row.Change{Kind: row.UpdateBefore, Row: v(2)}, row.Change{Kind: row.UpdateAfter, Row: v(3)}); got != want {
 		t.Fatalf("the held update went out as %s, want %s", got, want)
+	}
+}
+
+// TestHashJoinRowsCarvedFromSlabs: a batch hash join that emits picked
+// columns (operator.Carving) carves its joined rows from slabs that its
+// one reader, a sink that copies its rows, gives back; read by two
+// sinks, one of which holds the rows, it carves from new slabs. Every
+// joined row is the join's either way.
+func TestHashJoinRowsCarvedFromSlabs(t *testing.T) {
+	const n = 5000
+	var want []string
+	for v := 1; v <= n; v++ {
+		want = append(want, row.Change{Kind: row.Insert, Row: row.Row{row.BigIntValue(int64(v)), row.BigIntValue(int64(v))}}.String())
+	}
+	slices.Sort(want)
+	build := func(sinks ...connector.Sink) *Graph {
+		g := &Graph{Name: "t", BatchSize: 7}
+		sa := &SourceNode{Node: Node{Name: "probe", Kind: "source"}, Source: &seqSource{n: n}}
+		sb := &SourceNode{Node: Node{Name: "build", Kind: "source"}, Source: &seqSource{n: n}}
+		u := &UnionNode{Node: Node{Name: "inputs", Kind: "transform"}, Inputs: []*Node{&sa.Node, &sb.Node}, BuildFirst: true, Build: 1}
+		types := []row.TypeID{row.BigInt}
+		j := joinop.NewJoin(joinop.JoinSpec{Kind: joinop.InnerJoin, LeftKeys: []int{0}, RightKeys: []int{0}, LeftWidth: 1, RightWidth: 1,
+			LeftTypes: types, RightTypes: types, LeftAppendOnly: true, RightAppendOnly: true, Batch: true, RightFirst: true, Output: []int{1, 0}})
+		op := &OpNode{Node: Node{Name: "join", Kind: "transform"}, Input: &u.Node, Op: j}
+		g.Sources, g.Unions, g.Ops = []*SourceNode{sa, sb}, []*UnionNode{u}, []*OpNode{op}
+		for i, s := range sinks {
+			g.Sinks = append(g.Sinks, &SinkNode{Node: Node{Name: fmt.Sprint("sink", i), Kind: "sink"}, Input: &op.Node, Sink: s, Mode: connector.Append})
+		}
+		return g
+	}
+	sorted := func(rows []string) []string { return slices.Sorted(slices.Values(rows)) }
+
+	copier := &copySink{}
+	g := build(copier)
+	if err := Run(context.Background(), g, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := sorted(copier.rows); !slices.Equal(got, want) {
+		t.Fatalf("the copying sink wrote %d rows, the first %v; want %d", len(got), got[:min(3, len(got))], n)
+	}
+	if pool := g.Ops[0].slabs; pool == nil || len(pool.free) == 0 {
+		t.Fatal("the join's one reader gave no slab back")
+	}
+
+	copier, holder := &copySink{}, &memSink{}
+	g = build(copier, holder)
+	if err := Run(context.Background(), g, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if g.Ops[0].slabs != nil {
+		t.Error("a join read by two sinks has a pool: one's release would reuse rows the other holds")
+	}
+	if got, copied := sorted(heldRows(holder)), sorted(copier.rows); !slices.Equal(got, want) || !slices.Equal(copied, want) {
+		t.Fatalf("the holding sink has %d rows, the copying one %d; want %d each, the same", len(got), len(copied), n)
 	}
 }

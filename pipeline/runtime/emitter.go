@@ -79,6 +79,9 @@ func (e *batchEmitter) Emit(k row.Kind, r row.Row) {
 	}
 }
 
+// CarveRow implements operator.RowCarver (carve).
+func (e *batchEmitter) CarveRow(w int) row.Row { return e.carve(w) }
+
 // carve implements rowCarver: a row of w values in the memory of the
 // batch the next Emit appends to.
 func (e *batchEmitter) carve(w int) row.Row {

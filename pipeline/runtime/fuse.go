@@ -219,11 +219,16 @@ func readersOf(g *Graph) (readers map[*Node]int, reader map[*Node]*Node, opOf ma
 // (batchEmitter.carve): that reader gives each batch's slabs back once
 // it keeps nothing of it (release), for the batches after. A Calc read
 // by several nodes, or by a union, which passes its batches on, carves
-// from new slabs.
+// from new slabs. So does another operator that carves its rows
+// (operator.Carving: a batch hash join's joined rows).
 func poolCalcs(g *Graph) {
 	readers, reader, _ := readersOf(g)
 	for _, op := range g.Ops {
-		if _, ok := op.Op.(*Calc); !ok || readers[&op.Node] != 1 || reader[&op.Node] == nil {
+		_, calc := op.Op.(*Calc)
+		if cv, ok := op.Op.(operator.Carving); ok && cv.CarvesRows() {
+			calc = true
+		}
+		if !calc || readers[&op.Node] != 1 || reader[&op.Node] == nil {
 			continue
 		}
 		op.slabs, op.slabsBy = newSlabPool(), reader[&op.Node]

@@ -40,11 +40,23 @@ func (s *signalSource) Read(ctx context.Context, max int) (*row.Batch, error) {
 // buildJoinGraph is probe (left) and build (right) -> union reading the
 // build input first -> LEFT JOIN on the key column -> sink.
 func buildJoinGraph(probe, build connector.Source, sink *logSink) *Graph {
+	return buildJoinGraphOf(probe, build, sink, joinop.JoinSpec{Kind: joinop.LeftJoin, LeftKeys: []int{0}, RightKeys: []int{0}, LeftWidth: 2, RightWidth: 2})
+}
+
+// hashJoinSpec is buildJoinGraph's join as the planner makes it in batch
+// execution over insert-only inputs: a hash join whose right rows are
+// in its probe table alone.
+var hashJoinSpec = joinop.JoinSpec{Kind: joinop.LeftJoin, LeftKeys: []int{0}, RightKeys: []int{0}, LeftWidth: 2, RightWidth: 2,
+	LeftTypes: []row.TypeID{row.BigInt, row.BigInt}, RightTypes: []row.TypeID{row.BigInt, row.BigInt},
+	LeftAppendOnly: true, RightAppendOnly: true, Batch: true, RightFirst: true}
+
+// buildJoinGraphOf is buildJoinGraph with the join of spec.
+func buildJoinGraphOf(probe, build connector.Source, sink *logSink, spec joinop.JoinSpec) *Graph {
 	g := &Graph{Name: "t"}
 	sa := &SourceNode{Node: Node{Name: "probe", Kind: "source", Fingerprint: "feed"}, Source: probe}
 	sb := &SourceNode{Node: Node{Name: "build", Kind: "source", Fingerprint: "feed"}, Source: build}
 	u := &UnionNode{Node: Node{Name: "inputs", Kind: "transform"}, Inputs: []*Node{&sa.Node, &sb.Node}, BuildFirst: true, Build: 1}
-	j := joinop.NewJoin(joinop.JoinSpec{Kind: joinop.LeftJoin, LeftKeys: []int{0}, RightKeys: []int{0}, LeftWidth: 2, RightWidth: 2})
+	j := joinop.NewJoin(spec)
 	op := &OpNode{Node: Node{Name: "join", Kind: "transform", Fingerprint: "join"}, Input: &u.Node, Op: j}
 	g.Sources = []*SourceNode{sa, sb}
 	g.Unions = []*UnionNode{u}
@@ -93,8 +105,19 @@ func TestJoinReadsBuildInputFirst(t *testing.T) {
 
 // A checkpoint taken while the build input is still being read keeps
 // the probe rows the union read to align the barrier; the restored run
-// joins them once the build input ends, with no NULL-padded row.
+// joins them once the build input ends, with no NULL-padded row. The
+// same with the batch hash join whose right rows are in its probe table
+// alone: the checkpoint holds the build rows read so far.
 func TestJoinBuildFirstRestoreMidBuild(t *testing.T) {
+	t.Run("streaming-join", func(t *testing.T) { testRestoreMidBuild(t, buildJoinGraph) })
+	t.Run("hash-join", func(t *testing.T) {
+		testRestoreMidBuild(t, func(probe, build connector.Source, sink *logSink) *Graph {
+			return buildJoinGraphOf(probe, build, sink, hashJoinSpec)
+		})
+	})
+}
+
+func testRestoreMidBuild(t *testing.T, buildJoinGraph func(probe, build connector.Source, sink *logSink) *Graph) {
 	store, err := checkpoint.Open(t.TempDir(), "t")
 	if err != nil {
 		t.Fatal(err)

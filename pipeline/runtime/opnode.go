@@ -119,9 +119,7 @@ func newOpRun(n *OpNode, batchSize int, co *coordinator) (*opRun, error) {
 	r := &opRun{n: n, co: co, em: newBatchEmitter(batchSize), step: step}
 	c, _ := n.Op.(*Calc)
 	r.fusedCalc = c != nil && c.fused
-	if c != nil {
-		r.em.pool, r.em.by = n.slabs, n.slabsBy
-	}
+	r.em.pool, r.em.by = n.slabs, n.slabsBy // set for a Calc or a Carving alone (poolCalcs)
 	r.flusher, _ = n.Op.(operator.Flusher)
 	r.holder, _ = n.Op.(operator.WatermarkHolder)
 	r.finished = n.cp.restored != nil && n.cp.restored.Ended

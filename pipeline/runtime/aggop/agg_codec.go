@@ -153,6 +153,7 @@ func (s *Store) AppendState(dst []byte, key func(id int32) []byte) []byte {
 // it holds stateFlushBytes, and goes on with what flush returns, so that
 // the state is never held whole (WriteState).
 func (s *Store) appendState(dst []byte, key func(id int32) []byte, flush func([]byte) ([]byte, error)) ([]byte, error) {
+	s.settle()
 	if s.hasUser() {
 		// The accumulators with every change applied; the results are
 		// computed again after a restore.
@@ -273,6 +274,8 @@ func growForRest(dst []byte, bytes, done, all int) []byte {
 // valid during the call only, so that a restore of millions of groups
 // holds no second copy of their keys. Free slots have an empty key.
 func (s *Store) RestoreState(d *row.Decoder, each func(id int32, key []byte)) {
+	// The state is replaced: updates logged for the one before it go.
+	s.dropLogs()
 	// What each map slot holds, from the layout: DISTINCT counts or a
 	// MIN/MAX multiset.
 	extTag := make([]byte, s.extW)
@@ -455,6 +458,7 @@ func ReadClock(d *row.Decoder, version byte, what string) (wm int64, timeID row.
 // alone; AppendStoreHead then heads the slots of several such runs as
 // one store's state, with no free slots, for RestoreState.
 func (s *Store) AppendSlots(dst []byte, ids []int32) ([]byte, error) {
+	s.settle()
 	if s.hasUser() {
 		if s.flushUser(); s.userErr != nil {
 			return dst, s.userErr

@@ -8,6 +8,7 @@ import (
 
 // Results writes slot id's aggregate values to dst (one per aggregate).
 func (s *Store) Results(id int32, dst []row.Value) {
+	s.settle()
 	nums := s.nums[int(id)*s.numW : int(id+1)*s.numW]
 	for i := range s.Aggs {
 		dst[i] = s.result(id, &s.Aggs[i], nums)

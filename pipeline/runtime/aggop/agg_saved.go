@@ -21,6 +21,7 @@ func (s *Store) savedWords() int { return s.numW + 1 }
 
 // saveSlot appends slot id's copy to dst; the store is flat.
 func (s *Store) saveSlot(dst []int64, id int32) []int64 {
+	s.settle()
 	dst = append(dst, s.nums[int(id)*s.numW:int(id+1)*s.numW]...)
 	return append(dst, int64(s.presence(id)))
 }

@@ -56,6 +56,17 @@ type Store struct {
 	strs    []strSet
 	nstr    int
 	touched uint64 // what touchStrSets read, kept so that its loads are not dropped
+	// With DeferSets (distinct_defer.go), logs holds each deferred
+	// set's updates not applied yet, pending their number (settle
+	// applies them at logCap); setEntries is how many entries the
+	// flushes made, logSorted a flush's scratch.
+	deferring  bool
+	logs       []setLog
+	pending    int
+	logCap     int
+	logMin     int // minSetLog; tests flush more often
+	setEntries int
+	logSorted  []pendEntry
 	// setViews is, for each ext slot, the set member whose map a
 	// snapshot writes there.
 	setViews []setView
@@ -73,6 +84,10 @@ type Store struct {
 func (s *Store) MemBytes() int64 {
 	n := int64(cap(s.present)+cap(s.nums))*8 + int64(cap(s.vals))*int64(unsafe.Sizeof(row.Value{}))
 	n += int64(cap(s.exts))*16 + int64(cap(s.Keys))*16 + int64(cap(s.Free))*4 + int64(cap(s.strs))*int64(unsafe.Sizeof(strSet{}))
+	for _, l := range s.logs { // updates logged, not applied yet
+		n += int64(cap(l.e))*int64(unsafe.Sizeof(pendEntry{})) + int64(cap(l.data))
+	}
+	n += int64(cap(s.logSorted)) * int64(unsafe.Sizeof(pendEntry{}))
 	return n
 }
 
@@ -151,6 +166,7 @@ func (s *Store) Alloc(key string) int32 {
 
 // Release zeroes a slot, dropping its strings and maps, and makes it free.
 func (s *Store) Release(id int32) {
+	s.settle()
 	if s.hasUser() {
 		// No queued change may outlive its slot.
 		s.flushUser()
@@ -193,6 +209,7 @@ func (s *Store) Check(r row.Row) error {
 // Update accumulates (add) or retracts r into slot id. NULL arguments are
 // skipped by all but COUNT(*); so are rows whose FILTER is not TRUE.
 func (s *Store) Update(id int32, r row.Row, add bool) {
+	s.settle()
 	nums := s.nums[int(id)*s.numW : int(id+1)*s.numW]
 	d := int64(1)
 	if !add {
@@ -395,6 +412,7 @@ func (s *Store) extremeAdd(id int32, a *aggSlot, nums []int64, v row.Value, d in
 
 // Merge adds slot src's accumulators into dst (window slices).
 func (s *Store) Merge(dst, src int32) {
+	s.settle()
 	dn := s.nums[int(dst)*s.numW : int(dst+1)*s.numW]
 	sn := s.nums[int(src)*s.numW : int(src+1)*s.numW]
 	dn[0] += sn[0]

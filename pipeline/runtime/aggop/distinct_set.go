@@ -48,6 +48,9 @@ type distinctSet struct {
 	// keeps: a member other than COUNT, which may keep the value it
 	// accumulates (MIN, MAX), so it gets a copy of its own.
 	keeps bool
+	// valued: a member other than COUNT reads the value it is applied;
+	// deferred: its updates are logged (distinct_defer.go).
+	valued, deferred bool
 }
 
 // setView says which set and member an ext slot of a slot's snapshot
@@ -194,6 +197,7 @@ func (s *Store) layDistinctSets(insertOnly bool) {
 			s.setViews[b.dist] = setView{set: b.set, member: b.member}
 			g.members = append(g.members, j)
 			g.keeps = g.keeps || b.kind != accCount
+			g.valued = g.valued || b.kind != accCount
 		}
 		s.sets = append(s.sets, g)
 	}
@@ -202,8 +206,16 @@ func (s *Store) layDistinctSets(insertOnly bool) {
 // setStep counts row r into slot id's sets, and has each aggregate whose
 // value became present (absent) accumulate (retract) it.
 func (s *Store) setStep(id int32, nums []int64, r row.Row, add bool) {
+	s.setsStep(id, nums, r, add, false)
+}
+
+// setsStep is setStep, for the sets not deferred only when direct.
+func (s *Store) setsStep(id int32, nums []int64, r row.Row, add, direct bool) {
 	for gi := range s.sets {
 		g := &s.sets[gi]
+		if direct && g.deferred {
+			continue
+		}
 		v := r[g.arg]
 		if v.IsNull() {
 			continue

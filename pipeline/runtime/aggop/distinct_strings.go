@@ -335,7 +335,7 @@ func (s *Store) touchStrSets(ids []int32, changes []row.Change) {
 	var x uint64
 	for gi := range s.sets {
 		g := &s.sets[gi]
-		if !g.str {
+		if !g.str || g.deferred {
 			continue
 		}
 		for _, id := range ids {

@@ -17,6 +17,7 @@ import (
 // last emitted for it: [key columns..., aggregate results...], the
 // output's columns, in slot order.
 func (g *GroupAgg) DumpState(d *operator.StateDump) error {
+	g.settle()
 	if w := len(g.keys) + len(g.next); d.Out.Len() != w {
 		return fmt.Errorf("group aggregate: %d output columns named for rows of %d", d.Out.Len(), w)
 	}

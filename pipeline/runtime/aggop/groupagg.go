@@ -84,6 +84,10 @@ type GroupAgg struct {
 	// ints caches the slots of a one-column integer key for the passes
 	// (groupagg_intkey.go); nil for other keys.
 	ints *intKeys
+	// lazy: the keys are in ints and lazyKeys (slot to key), not in
+	// index (groupagg_lazy.go).
+	lazy     bool
+	lazyKeys []int64
 	// RowByRow turns the batch-mode passes off: tests compare the two.
 	RowByRow bool
 	// fixedHash: the index hashes with operator.KeyHash (UseKeyHash);
@@ -115,6 +119,11 @@ func NewGroupAgg(keys []int, aggs []AggCall, opt GroupAggOptions) (*GroupAgg, er
 	}
 	if opt.InsertOnly && (opt.Batch || opt.MiniBatch) {
 		g.ints = intKeysOf(keys) // for the passes (vectorized)
+		g.lazy = g.ints != nil && opt.Batch
+	}
+	if opt.InsertOnly && opt.Batch {
+		// Nothing reads the sets before Finish.
+		g.store.DeferSets()
 	}
 	g.InitExpiry(g.ttl.Set, g.ttl.Tick, g.sweep)
 	return g, nil
@@ -145,14 +154,16 @@ func (g *GroupAgg) Dropped() (int64, string) {
 }
 
 // Groups is the number of keys with state.
-func (g *GroupAgg) Groups() int { return g.index.Len() }
+func (g *GroupAgg) Groups() int { return g.index.Len() + len(g.lazyKeys) }
 
 // StateEntries implements StateSizer: the keys with state.
-func (g *GroupAgg) StateEntries() int64 { return int64(g.index.Len()) }
+func (g *GroupAgg) StateEntries() int64 { return int64(g.Groups()) }
 
 // StateBytes implements StateMemory: the key table's and the
 // accumulators' memory.
-func (g *GroupAgg) StateBytes() int64 { return g.index.MemBytes() + g.store.MemBytes() }
+func (g *GroupAgg) StateBytes() int64 {
+	return g.index.MemBytes() + g.store.MemBytes() + int64(cap(g.lazyKeys))*8
+}
 
 // UseKeyHash implements operator.PreKeyed.
 func (g *GroupAgg) UseKeyHash() {
@@ -193,6 +204,7 @@ func (g *GroupAgg) Process(in *row.Batch, out operator.Emitter) error {
 	if g.Vectorized() {
 		return errors.Join(g.processBatch(in), g.store.Err())
 	}
+	g.settle()
 	return operator.EachChange("group aggregate", in, out, func(_ int, c *row.Change) error {
 		if err := g.change(c.Kind, c.Row, out); err != nil {
 			return err
@@ -275,6 +287,7 @@ func errInsertOnly(k row.Kind) error {
 }
 
 func (g *GroupAgg) drop(id int32) {
+	g.settle()
 	g.ints.reset()
 	g.index.Remove(g.kbuf)
 	g.store.Release(id)
@@ -360,7 +373,7 @@ func (g *GroupAgg) Finish(out operator.Emitter) (err error) {
 			err = g.store.Err()
 		}
 	}()
-	if g.index.Len() == 0 && len(g.keys) == 0 {
+	if g.Groups() == 0 && len(g.keys) == 0 {
 		id := g.store.Alloc("")
 		g.store.Results(id, g.next)
 		g.store.Release(id)
@@ -373,8 +386,10 @@ func (g *GroupAgg) Finish(out operator.Emitter) (err error) {
 		if g.store.rows(id) == 0 {
 			continue // a free slot
 		}
-		r, err := g.keyedRow(int32(id))
-		if err != nil {
+		var r row.Row
+		if g.lazy {
+			r = g.lazyRow(id)
+		} else if r, err = g.keyedRow(id); err != nil {
 			return err
 		}
 		g.store.Results(id, r[len(g.keys):])
@@ -390,6 +405,7 @@ const GroupAggStateVersion = 1
 // Snapshot encodes the groups and counters: a version byte, the dropped
 // count, then the aggregate store (Store.AppendState).
 func (g *GroupAgg) Snapshot() ([]byte, error) {
+	g.settle()
 	v := byte(GroupAggStateVersion)
 	if g.ttl.On() {
 		v = groupAggTTLStateVersion
@@ -471,6 +487,7 @@ func (g *GroupAgg) restore(d *row.Decoder) error {
 	}
 	g.index.Release()
 	g.index = index
+	g.lazy, g.lazyKeys = false, nil
 	g.ints.reset()
 	return g.touchRestored()
 }

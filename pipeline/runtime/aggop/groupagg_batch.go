@@ -155,6 +155,9 @@ func (g *GroupAgg) slotsOf(changes []row.Change) []int32 {
 	if g.ints != nil && g.ints.fits(changes, g.keys[0]) {
 		return g.slotsOfInts(changes)
 	}
+	if len(changes) > 0 {
+		g.settle() // NULL keys alone: the index's way
+	}
 	n := len(changes)
 	b := &g.batch
 	b.fresh = growTo(b.fresh, n)
@@ -214,7 +217,7 @@ func (g *GroupAgg) slotsOfInts(changes []row.Change) []int32 {
 		b.ids[i] = id
 		missed = missed || id < 0
 	}
-	if !missed {
+	if !missed || g.lazy && g.lazySlots(changes) {
 		return b.ids[:n]
 	}
 	// The changes the cache missed (new keys, mostly, at millions of
@@ -338,6 +341,12 @@ func (s *Store) foldInserts(ids []int32, changes []row.Change) {
 			}
 		}
 	}
+	if s.deferring {
+		s.logSets(ids, changes)
+		if !s.anyDirect() {
+			return
+		}
+	}
 	if len(s.sets) > 0 {
 		for lo := 0; lo < len(ids); lo += touchChunk {
 			hi := min(lo+touchChunk, len(ids))
@@ -345,7 +354,7 @@ func (s *Store) foldInserts(ids []int32, changes []row.Change) {
 				s.touchStrSets(ids[lo:hi], changes[lo:hi])
 			}
 			for j := lo; j < hi; j++ {
-				s.setStep(ids[j], nums[int(ids[j])*w:int(ids[j]+1)*w], changes[j].Row, true)
+				s.setsStep(ids[j], nums[int(ids[j])*w:int(ids[j]+1)*w], changes[j].Row, true, s.deferring)
 			}
 		}
 	}

@@ -26,7 +26,9 @@ const groupAggGroupsVersion = 1
 
 // SnapshotGroups implements operator.KeyGrouped.
 func (g *GroupAgg) SnapshotGroups(part func(k int, b []byte) error) error {
+	g.settle()
 	s := g.store
+	s.settle()
 	if s.hasUser() {
 		if s.flushUser(); s.userErr != nil {
 			return s.userErr

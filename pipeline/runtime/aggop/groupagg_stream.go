@@ -33,6 +33,7 @@ func (s *Store) WriteState(w io.Writer, buf []byte, key func(id int32) []byte) (
 // SnapshotTo implements operator.StreamSnapshotter: Snapshot's bytes,
 // written to w in pieces.
 func (g *GroupAgg) SnapshotTo(w io.Writer) error {
+	g.settle()
 	v := byte(GroupAggStateVersion)
 	if g.ttl.On() {
 		v = groupAggTTLStateVersion

@@ -30,6 +30,15 @@ func (j *Join) DumpState(d *operator.StateDump) error {
 		if err := d.Table(t.name, row.NewSchema(cols...)); err != nil {
 			return err
 		}
+		if t.side == j.sides[1] && j.direct {
+			for r, count := range j.hash.each {
+				r := append(row.Detach(r), row.BigIntValue(int64(count)), row.BigIntValue(0))
+				if err := d.Row(r); err != nil {
+					return err
+				}
+			}
+			continue
+		}
 		for _, ref := range t.side.eachRow {
 			count, assoc := t.side.counts(ref)
 			r := append(t.side.row(ref), row.BigIntValue(int64(count)), row.BigIntValue(int64(assoc)))

@@ -117,10 +117,14 @@ type Join struct {
 	// own, nor do its strings one each.
 	slab rowSlab
 	text row.Text
-	// hash is a batch hash join's probe table of its right side, built
-	// at the first left batch (join_hash.go); nil before, and after
-	// anything that could change the right side.
+	// hash is a batch hash join's probe table of its right side
+	// (join_hash.go): a direct join's from the start, its right side's
+	// only state; another's built at the first left batch, nil before
+	// and after anything that could change the right side.
 	hash *hashTable
+	// direct: a batch hash join whose right side is insert-only adds
+	// its right rows to hash alone, not to sides[1].
+	direct bool
 	// rightRow is where a probe decodes a right row whose columns it
 	// picks (JoinSpec.Output).
 	rightRow row.Row
@@ -186,6 +190,10 @@ func NewJoin(spec JoinSpec) *Join {
 	// Only an outer side's rows count their matches.
 	j.sides[0].noMatches, j.sides[1].noMatches = !j.outer[0], !j.outer[1]
 	j.InitExpiry(j.armTTL, j.tick, j.sweep)
+	if j.usesHash() && j.sides[1].appendOnly {
+		j.direct = true
+		j.hash = newHashTable(&j.spec, j.sides[1].layout)
+	}
 	return j
 }
 
@@ -204,7 +212,11 @@ func (j *Join) ProcessInput(input int, in *row.Batch, out operator.Emitter) erro
 	if input == 0 && j.usesHash() {
 		return j.probeBatch(in, out)
 	}
-	if input == 1 {
+	if input == 1 && j.direct && !j.settled {
+		j.buildBatch(in)
+		return nil
+	}
+	if input == 1 && !j.direct {
 		j.hash = nil
 	}
 	out = j.project(out)
@@ -226,7 +238,9 @@ func (j *Join) Finish(out operator.Emitter) error {
 		return nil
 	}
 	j.settled = true
-	j.hash = nil
+	if !j.direct {
+		j.hash = nil
+	}
 	out = j.project(out)
 	for _, c := range j.held {
 		if err := j.change(0, c.Kind, c.Row, out); err != nil {

@@ -42,8 +42,23 @@ func (j *Join) SnapshotGroups(part func(g int, b []byte) error) error {
 			has[g] = true
 		}
 	}
-	var held, nullRight [operator.KeyGroups][]row.Change
+	// A direct join's right rows are its probe table's: each group's
+	// entries encoded here, and counted.
+	var direct [operator.KeyGroups][]byte
+	var ndirect [operator.KeyGroups]int
 	var kbuf []byte
+	if j.direct {
+		for r, count := range j.hash.each {
+			kbuf = row.KeyOf(kbuf[:0], r, j.spec.RightKeys)
+			g := operator.KeyGroupOf(kbuf)
+			direct[g] = row.AppendRow(direct[g], r)
+			direct[g] = binary.AppendUvarint(direct[g], uint64(count))
+			direct[g] = binary.AppendUvarint(direct[g], 0)
+			ndirect[g]++
+			has[g] = true
+		}
+	}
+	var held, nullRight [operator.KeyGroups][]row.Change
 	for i, cs := range [][]row.Change{j.held, j.nullRight} {
 		keys := j.spec.LeftKeys
 		if i == 1 {
@@ -76,6 +91,11 @@ func (j *Join) SnapshotGroups(part func(g int, b []byte) error) error {
 			buf = append(buf, 0)
 		}
 		for side, s := range []*joinSide{j.sides[0], j.sides[1], j.leftNulls} {
+			if side == 1 && j.direct {
+				buf = binary.AppendUvarint(buf, uint64(ndirect[g]))
+				buf = append(buf, direct[g]...)
+				continue
+			}
 			n := 0
 			for _, e := range rows[g] {
 				if e.side == side {

@@ -13,7 +13,11 @@ import (
 // StateEntries implements StateSizer: the distinct rows kept on both
 // sides (and a batch join's held left changes).
 func (j *Join) StateEntries() int64 {
-	return j.sides[0].size + j.sides[1].size + j.leftNulls.size + int64(len(j.held)+len(j.nullRight))
+	n := j.sides[0].size + j.sides[1].size + j.leftNulls.size + int64(len(j.held)+len(j.nullRight))
+	if j.direct {
+		n += j.hash.recs // the right side's rows
+	}
+	return n
 }
 
 // StateBytes implements StateMemory: both sides' arrays (the key
@@ -64,6 +68,11 @@ func (j *Join) restore(d *row.Decoder) error {
 	widths := [3]int{j.spec.LeftWidth, j.spec.RightWidth, j.spec.LeftWidth}
 	types := [3][]row.TypeID{j.spec.LeftTypes, j.spec.RightTypes, j.spec.LeftTypes}
 	var restored [3]*joinSide
+	// A direct join's right rows go to a new probe table (join_hash.go).
+	var table *hashTable
+	if j.direct {
+		table = newHashTable(&j.spec, j.sides[1].layout)
+	}
 	for i, old := range []*joinSide{j.sides[0], j.sides[1], j.leftNulls} {
 		s := newJoinSide(old.keys, old.unique, widths[i], types[i], state.NewKeyIDs())
 		if i == 1 {
@@ -97,6 +106,10 @@ func (j *Join) restore(d *row.Decoder) error {
 			if s.key(r) {
 				d.Fail("row with a NULL join key in the state")
 				break
+			}
+			if i == 1 && table != nil {
+				table.add(r, nil, int32(count))
+				continue
 			}
 			rid, err := s.restoreRow(r, int32(count), int32(assoc))
 			if err != nil {
@@ -132,7 +145,7 @@ func (j *Join) restore(d *row.Decoder) error {
 	j.sides[0], j.sides[1], j.leftNulls = restored[0], restored[1], restored[2]
 	j.rightRows, j.rightNulls = rightRows, rightNulls
 	j.held, j.nullRight, j.settled = held, nullRight, settled
-	j.hash = nil
+	j.hash = table
 	return nil
 }
 

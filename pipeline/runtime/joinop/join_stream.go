@@ -32,7 +32,20 @@ func (j *Join) SnapshotTo(w io.Writer) error {
 	} else {
 		buf = append(buf, 0)
 	}
-	for _, s := range []*joinSide{j.sides[0], j.sides[1], j.leftNulls} {
+	for side, s := range []*joinSide{j.sides[0], j.sides[1], j.leftNulls} {
+		if side == 1 && j.direct {
+			// The right rows are the probe table's alone.
+			buf = binary.AppendUvarint(buf, uint64(j.hash.recs))
+			for r, count := range j.hash.each {
+				buf = row.AppendRow(buf, r)
+				buf = binary.AppendUvarint(buf, uint64(count))
+				buf = binary.AppendUvarint(buf, 0) // no match count: no right row is outer
+				if flush(false); err != nil {
+					return err
+				}
+			}
+			continue
+		}
 		buf = binary.AppendUvarint(buf, uint64(s.size))
 		for _, rid := range s.eachRow {
 			count, assoc := s.counts(rid)

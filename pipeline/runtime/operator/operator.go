@@ -21,6 +21,24 @@ type Emitter interface {
 	Emit(k row.Kind, r row.Row)
 }
 
+// RowCarver is an Emitter that lends the memory of the next row an
+// operator emits (CarveRow: a row of w values, their old contents to be
+// overwritten), cut from slabs that its batch's reader gives back once
+// it is done with the batch, for the batches after: a row emitted costs
+// no allocation, nor the zeroing and the collections of one. The row
+// must be the next one emitted, before any other, and kept by nothing
+// but the emitted change.
+type RowCarver interface {
+	CarveRow(w int) row.Row
+}
+
+// Carving is an operator that builds rows in the memory of a RowCarver
+// when its emitter is one: the node then gives its emitter slabs that
+// come back (when one node alone reads its output).
+type Carving interface {
+	CarvesRows() bool
+}
+
 // Lifecycle is what every operator has besides its input: the
 // event-time clock and the end of the input. The node calls Watermark
 // when the clock advances and Finish once when the input has ended. All

@@ -1,0 +1,94 @@
+package aggop
+
+import (
+	"github.com/etld/etld/pipeline/row"
+)
+
+// A batch-mode GROUP BY of one integer column keeps its keys in the
+// integer-key cache alone (intKeys, key to slot) and in lazyKeys (slot
+// to key), not in the key index: for a new key the index cost a probe
+// that missed, the key's encoding and hash, an insert (two more random
+// lines: the index's bucket and the key's entry) and the index's
+// growth, rehashing every key at each doubling, all for keys it served
+// no lookup of, as the cache answered them. At millions of keys (one
+// new key every other row) that was a third of the aggregation's time,
+// and the index and its entries took about 37 bytes a key where
+// lazyKeys takes 8.
+//
+// The index is state: snapshots, key groups, a state dump and the
+// row-by-row path read it. Each of those first calls settle, which
+// inserts the lazy keys in slot order (as a restore does) and leaves
+// the lazy mode for good; what they see, and the snapshots' bytes, are
+// those of an index built all along. A key the cache does not take
+// (NULL, every key NULL in a batch) settles too. Finish emits the keys
+// from lazyKeys, the values the index would have decoded.
+//
+// The lazy mode holds while every slot was allocated in order (a slot
+// freed and reused would break lazyKeys' numbering; an insert-only
+// batch-mode aggregate frees none) and nothing else happened: it starts
+// with the operator and ends at the first settle or restore.
+
+// settle puts the lazy keys into the index and leaves the lazy mode.
+func (g *GroupAgg) settle() {
+	if !g.lazy {
+		return
+	}
+	g.lazy = false
+	keys := g.lazyKeys
+	g.lazyKeys = nil
+	if len(keys) == 0 {
+		return
+	}
+	g.index.Reset(len(keys))
+	r := make(row.Row, g.keys[0]+1)
+	for id, k := range keys {
+		r[g.keys[0]] = g.ints.value(k)
+		g.kbuf = g.appendKey(g.kbuf[:0], r)
+		g.index.Insert(g.kbuf, int32(id))
+	}
+}
+
+// lazySlots assigns slots to the changes of a batch the cache missed
+// (ids[i] < 0), in order, adding keys to the cache and lazyKeys. When a
+// change's key is one the cache does not take, or a slot would not be
+// the next one, it settles and returns false: the index's way then
+// takes the changes still without a slot (those before have theirs).
+func (g *GroupAgg) lazySlots(changes []row.Change) bool {
+	b := &g.batch
+	col := g.keys[0]
+	for i := range changes {
+		if b.ids[i] >= 0 {
+			continue
+		}
+		v := changes[i].Row[col]
+		if id := g.ints.find(v); id >= 0 {
+			b.ids[i] = id // added by an earlier change of the batch
+			continue
+		}
+		if !g.ints.caches(v) || len(g.store.Free) > 0 || int(g.store.Slots) != len(g.lazyKeys) {
+			g.settle()
+			return false
+		}
+		id := g.store.Alloc("")
+		g.lazyKeys = append(g.lazyKeys, v.Int64())
+		g.ints.add(v, id)
+		b.ids[i], b.fresh[i] = id, true
+	}
+	return true
+}
+
+// value is the key k as the column's values are: the type the cache
+// took its first key of.
+func (c *intKeys) value(k int64) row.Value {
+	if c.typ == row.Int {
+		return row.IntValue(int32(k))
+	}
+	return row.BigIntValue(k)
+}
+
+// lazyRow is keyedRow while the keys are lazy.
+func (g *GroupAgg) lazyRow(id int32) row.Row {
+	r := g.arena.Row(len(g.keys) + len(g.next))
+	r[0] = g.ints.value(g.lazyKeys[id])
+	return r
+}
