@@ -155,9 +155,22 @@ func castToString(from, to row.Type) castFunc {
 	case typeInterval, typeIntervalYM:
 		return nil
 	}
-	return func(v row.Value) (row.Value, error) {
+	generic := func(v row.Value) (row.Value, error) {
 		return row.StringValue(trunc(string(row.AppendText(nil, v, from)))), nil
 	}
+	if from.ID == row.Timestamp || from.ID == row.TimestampLTZ {
+		// A window's CAST(window_start AS STRING) runs once an output
+		// row: the text goes to a buffer on the stack, one allocation (the
+		// string's) where appending to nil grew a slice and then copied it.
+		return func(v row.Value) (row.Value, error) {
+			if v.Type() != from.ID {
+				return generic(v)
+			}
+			var buf [48]byte
+			return row.StringValue(trunc(string(row.AppendTimestampText(buf[:0], v.Micros(), from.Precision)))), nil
+		}
+	}
+	return generic
 }
 
 func castToBool(from row.Type) castFunc {

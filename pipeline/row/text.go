@@ -158,6 +158,13 @@ const (
 	endFastMicros = 253402300800 * 1e6
 )
 
+// AppendTimestampText is AppendText of a TIMESTAMP or TIMESTAMP_LTZ
+// value of micros at precision. Unlike AppendText's, its dst does not
+// escape, so that a caller can format into a buffer on its stack.
+func AppendTimestampText(dst []byte, micros int64, precision int) []byte {
+	return appendSQLTimestamp(dst, micros, precision)
+}
+
 // appendSQLTimestamp writes "2006-01-02 15:04:05" and precision digits
 // of the fraction (at most 9), as SQL's CAST(ts AS STRING). Window
 // aggregates write two per row, so the digits are written by hand (a

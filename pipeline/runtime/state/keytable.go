@@ -400,6 +400,33 @@ func (t *KeyTable) Remove(key []byte) (int32, bool) {
 		i = (i + 1) & mask
 	}
 	id := int32(uint32(t.index[i]) - 1)
+	t.removeAt(i, id)
+	return id, true
+}
+
+// RemoveID deletes the key of id, whose hash is h (Hash of the key): its
+// bucket is found by the id, with no key to hash or compare. It reports
+// whether id held a key of hash h.
+func (t *KeyTable) RemoveID(id int32, h uint32) bool {
+	if t.n == 0 {
+		return false
+	}
+	mask := uint32(len(t.index) - 1)
+	want := uint64(h)<<32 | uint64(id+1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		switch t.index[i] {
+		case 0:
+			return false
+		case want:
+			t.removeAt(i, id)
+			return true
+		}
+	}
+}
+
+// removeAt empties bucket i, which holds id, and id's entry.
+func (t *KeyTable) removeAt(i uint32, id int32) {
+	mask := uint32(len(t.index) - 1)
 	// Backward shift: move later members of the probe run into the hole
 	// when their home bucket is at or before it.
 	for j := (i + 1) & mask; t.index[j] != 0; j = (j + 1) & mask {
@@ -419,7 +446,6 @@ func (t *KeyTable) Remove(key []byte) (int32, bool) {
 	if t.dead > 4096 && t.dead*2 > len(t.Arena) {
 		t.compact()
 	}
-	return id, true
 }
 
 // compact copies the live long keys into a new arena.
@@ -469,15 +495,28 @@ func (t *KeyIDs) MemBytes() int64 { return t.KeyTable.MemBytes() + int64(cap(t.f
 
 // Add inserts key, which must be absent, and returns its id; fresh
 // reports an id never handed out before: the owner's slices grow by one.
-func (t *KeyIDs) Add(key []byte) (id int32, fresh bool) {
+func (t *KeyIDs) Add(key []byte) (id int32, fresh bool) { return t.AddHashed(key, t.Hash(key)) }
+
+// AddHashed is Add of a key whose hash (Hash) the caller computed.
+func (t *KeyIDs) AddHashed(key []byte, h uint32) (id int32, fresh bool) {
 	if n := len(t.free); n > 0 {
 		id, t.free = t.free[n-1], t.free[:n-1]
 	} else {
 		id, fresh = t.next, true
 		t.next++
 	}
-	t.Insert(key, id)
+	t.InsertHashed(key, id, h)
 	return id, fresh
+}
+
+// DropID removes id's key, whose hash is h, and frees id for a later
+// add (KeyTable.RemoveID).
+func (t *KeyIDs) DropID(id int32, h uint32) bool {
+	ok := t.RemoveID(id, h)
+	if ok {
+		t.free = append(t.free, id)
+	}
+	return ok
 }
 
 // Drop removes key and frees its id for a later add.

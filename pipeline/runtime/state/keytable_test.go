@@ -9,7 +9,7 @@ import (
 )
 
 // checkKeyTable runs ops against a keyTable and a Go map side by side:
-// each op byte picks insert, remove or lookup of one of a small set of
+// each op byte picks insert, remove (by key or by id and hash) or lookup of one of a small set of
 // keys (short, inline-limit and long ones), so that probe runs collide,
 // grow and shift back; after every op the two must agree.
 func checkKeyTable(t *testing.T, ops []byte) {
@@ -45,8 +45,19 @@ func checkKeyTable(t *testing.T, ops []byte) {
 			tab.Insert(k, id)
 			want[string(k)] = id
 		case 1:
-			id, ok := tab.Remove(k)
 			wid, wok := want[string(k)]
+			var id int32
+			var ok bool
+			if ops[i]/3%2 == 1 {
+				// By id and hash: a present key's own id; for an absent
+				// key, id 0 (holding another key, or none) is no match.
+				if id = wid; !wok {
+					id = 0
+				}
+				ok = tab.RemoveID(id, tab.Hash(k))
+			} else {
+				id, ok = tab.Remove(k)
+			}
 			if ok != wok || (ok && id != wid) {
 				t.Fatalf("op %d: remove %q = %d,%v, want %d,%v", i, k, id, ok, wid, wok)
 			}

@@ -136,7 +136,7 @@ func (g *SessionAgg) fire(out operator.Emitter) error {
 func (g *SessionAgg) emit(s *session, out operator.Emitter) error {
 	nk := len(g.keys)
 	r := g.arena.Row(nk + 3 + len(g.st.Aggs))
-	if err := aggop.DecodeKey(r[:nk], s.key); err != nil {
+	if err := aggop.DecodeKey(r[:nk], g.set.key(s)); err != nil {
 		return fmt.Errorf("session window aggregate: %w", err)
 	}
 	start, end := s.start, s.end
@@ -195,13 +195,14 @@ func (g *SessionAgg) Restore(state []byte) error {
 	if err := d.End(); err != nil {
 		return fmt.Errorf("session window aggregate: restore: %w", err)
 	}
-	for _, s := range all {
+	keys := make([]string, len(all))
+	for i, s := range all {
 		if s.id < 0 || s.id >= g.st.Slots {
 			return fmt.Errorf("session window aggregate: restore: slot %d of %d", s.id, g.st.Slots)
 		}
-		s.key = g.st.Keys[s.id]
+		keys[i] = g.st.Keys[s.id]
 	}
-	g.set.restore(seq, all)
+	g.set.restore(seq, all, keys)
 	return nil
 }
 

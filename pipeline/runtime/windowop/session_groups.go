@@ -32,7 +32,7 @@ const sessionGroupsVersion = 1
 func (g *SessionAgg) SnapshotGroups(part func(k int, b []byte) error) error {
 	var byGroup [operator.KeyGroups][]*session
 	for _, s := range g.set.sessions() {
-		k := operator.KeyGroupOf([]byte(s.key))
+		k := operator.KeyGroupOf([]byte(g.set.key(s)))
 		byGroup[k] = append(byGroup[k], s)
 	}
 	var buf, slots []byte

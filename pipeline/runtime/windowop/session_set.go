@@ -10,12 +10,14 @@ import (
 // session is one open session window of one key: [start, end) on the
 // instants' clock (UTC microseconds), its state under id in its owner
 // (SessionAgg's accumulators, SessionTable's rows). seq orders sessions
-// created earlier first among those ending together.
+// created earlier first among those ending together. A session holds no
+// pointer: its key is the set's key id kid (sessionSet.key), and the set
+// keeps its sessions in chunks the GC need not scan, reused once fired.
 type session struct {
 	start, end int64
 	seq        uint64
-	key        string
 	id         int32
+	kid        int32
 	dead       bool // merged into another session or fired
 }
 
@@ -45,23 +47,80 @@ type sessionState interface {
 	mergeState(into, from int32)
 }
 
+// sessionChunk is how many sessions the set allocates at once.
+const sessionChunk = 256
+
 // sessionSet is the open session windows of every key, merged as Flink's
 // MergingWindowSet merges TimeWindows: windows of one key that overlap
 // or touch are one session, so a row falling into the gap between two
 // sessions joins them. The set keeps the windows and their timers; its
 // owner keeps each session's state.
+//
+// Keys with open sessions have an id in keys (a state.KeyIDs: no string
+// made to look a row's key up, no map entry for the GC); by id, lists
+// holds the key's sessions and names its key as a string (made once
+// while the key has sessions: the owner's store keeps it). A key whose
+// last session fires gives its id back. Sessions come from chunks and
+// go back to free when no timer refers to them any more: at their
+// firing, or for a session merged into another at its timer's turn. In
+// M-session's shape (each row its own session, 100k keys) a row made a
+// session, its key's string and list, and a map entry, and a firing
+// looked the key up and deleted it: most of the operator's time.
 type sessionSet struct {
-	gap int64
-	// open holds each key's sessions, sorted by start and disjoint (two
-	// that touch have merged).
-	open   map[string][]*session
+	gap    int64
+	keys   *state.KeyIDs
+	lists  [][]*session // by key id: the key's sessions, sorted by start and disjoint (two that touch have merged)
+	names  []string     // by key id: the key
+	hashes []uint32     // by key id: the key's hash in keys
+	free   []*session
 	timers state.RunHeap[sessionTimer] // sessions open mostly in time order
 	seq    uint64                      // the next session's
 	live   int
 }
 
 func newSessionSet(gap int64) sessionSet {
-	return sessionSet{gap: gap, open: map[string][]*session{}, timers: state.NewRunHeap((*sessionTimer).before)}
+	return sessionSet{gap: gap, keys: state.NewKeyIDs(), timers: state.NewRunHeap((*sessionTimer).before)}
+}
+
+// key is session s's key.
+func (ss *sessionSet) key(s *session) string { return ss.names[s.kid] }
+
+// keyCount is the number of keys with open sessions.
+func (ss *sessionSet) keyCount() int { return ss.keys.Len() }
+
+// alloc returns a zeroed session, a freed one if there is one.
+func (ss *sessionSet) alloc() *session {
+	if len(ss.free) == 0 {
+		chunk := make([]session, sessionChunk)
+		for i := range chunk {
+			ss.free = append(ss.free, &chunk[len(chunk)-1-i])
+		}
+	}
+	s := ss.free[len(ss.free)-1]
+	ss.free = ss.free[:len(ss.free)-1]
+	*s = session{}
+	return s
+}
+
+// keyID is key's id, given one with an empty list if it has none.
+func (ss *sessionSet) keyID(key []byte, h uint32) int32 {
+	if kid, ok := ss.keys.FindHashed(key, h); ok {
+		return kid
+	}
+	kid, fresh := ss.keys.AddHashed(key, h)
+	if fresh {
+		ss.lists = append(ss.lists, nil)
+		ss.names = append(ss.names, "")
+		ss.hashes = append(ss.hashes, 0)
+	}
+	ss.names[kid], ss.hashes[kid] = string(key), h
+	return kid
+}
+
+// dropKey frees key id kid, whose list is empty.
+func (ss *sessionSet) dropKey(kid int32) {
+	ss.keys.DropID(kid, ss.hashes[kid])
+	ss.names[kid] = ""
 }
 
 // add puts the window [ts, ts+gap) of key in the set and returns the
@@ -69,9 +128,15 @@ func newSessionSet(gap int64) sessionSet {
 // it overlaps or touches, into which the others merged (in time order,
 // so that list aggregates such as FIRST_VALUE and LISTAGG keep it). A
 // new window that ends by the watermark wm is late: add returns nil.
+// The session returned is valid until the next fire.
 func (ss *sessionSet) add(key []byte, ts, wm int64, st sessionState) *session {
 	start, end := ts, ts+ss.gap
-	list := ss.open[string(key)]
+	h := ss.keys.Hash(key)
+	var list []*session
+	kid, ok := ss.keys.FindHashed(key, h)
+	if ok {
+		list = ss.lists[kid]
+	}
 	// The sessions [i, j) overlap or touch [start, end): Flink's
 	// TimeWindow.intersects (start <= other.end && end >= other.start).
 	i, _ := slices.BinarySearchFunc(list, start, func(s *session, t int64) int { return cmp.Compare(s.end, t) })
@@ -83,11 +148,15 @@ func (ss *sessionSet) add(key []byte, ts, wm int64, st sessionState) *session {
 		if lastMilli(end) <= wm {
 			return nil
 		}
-		k := string(key)
-		s := &session{start: start, end: end, id: st.newState(k), seq: ss.seq, key: k}
+		if !ok {
+			kid = ss.keyID(key, h)
+			list = ss.lists[kid]
+		}
+		s := ss.alloc()
+		*s = session{start: start, end: end, id: st.newState(ss.names[kid]), seq: ss.seq, kid: kid}
 		ss.seq++
 		ss.live++
-		ss.open[k] = slices.Insert(list, i, s)
+		ss.lists[kid] = slices.Insert(list, i, s)
 		ss.timers.Push(sessionTimer{end: end, seq: s.seq, s: s})
 		return s
 	}
@@ -100,7 +169,7 @@ func (ss *sessionSet) add(key []byte, ts, wm int64, st sessionState) *session {
 	s.start = min(s.start, start)
 	s.end = max(list[j-1].end, end)
 	if j-i > 1 {
-		ss.open[s.key] = slices.Delete(list, i+1, j)
+		ss.lists[kid] = slices.Delete(list, i+1, j)
 	}
 	return s
 }
@@ -108,30 +177,33 @@ func (ss *sessionSet) add(key []byte, ts, wm int64, st sessionState) *session {
 // fire calls f with every session whose end the watermark wm has
 // reached, in end order and those ending together in creation order,
 // after taking it out of the set; f emits the session and frees its
-// state. An error of f stops the firing and is returned.
+// state, and must not keep s, which the set reuses. An error of f stops
+// the firing and is returned.
 func (ss *sessionSet) fire(wm int64, f func(*session) error) error {
 	for ss.timers.Len() > 0 && lastMilli(ss.timers.Top().end) <= wm {
 		t := ss.timers.Pop()
 		s := t.s
-		if s.dead {
+		if s.dead { // merged: this was its last reference
+			ss.free = append(ss.free, s)
 			continue
 		}
 		if s.end != t.end {
 			ss.timers.Push(sessionTimer{end: s.end, seq: s.seq, s: s})
 			continue
 		}
-		list := ss.open[s.key]
+		list := ss.lists[s.kid]
 		if i := slices.Index(list, s); i >= 0 {
 			list = slices.Delete(list, i, i+1)
 		}
-		if len(list) == 0 {
-			delete(ss.open, s.key)
-		} else {
-			ss.open[s.key] = list
-		}
+		ss.lists[s.kid] = list
 		s.dead = true
 		ss.live--
-		if err := f(s); err != nil {
+		err := f(s)
+		if len(list) == 0 { // after f, which reads the key
+			ss.dropKey(s.kid)
+		}
+		ss.free = append(ss.free, s)
+		if err != nil {
 			return err
 		}
 	}
@@ -142,23 +214,28 @@ func (ss *sessionSet) fire(wm int64, f func(*session) error) error {
 // writes them.
 func (ss *sessionSet) sessions() []*session {
 	all := make([]*session, 0, ss.live)
-	for _, list := range ss.open {
+	for _, list := range ss.lists {
 		all = append(all, list...)
 	}
 	slices.SortFunc(all, func(a, b *session) int { return cmp.Compare(a.seq, b.seq) })
 	return all
 }
 
-// restore replaces the set with a snapshot's sessions, each with its key
-// and state id; seq is the next session's sequence number.
-func (ss *sessionSet) restore(seq uint64, all []*session) {
-	ss.open = map[string][]*session{}
+// restore replaces the set with a snapshot's sessions, each with its
+// state id and its key in keys (by index); seq is the next session's
+// sequence number. The set keeps copies of all.
+func (ss *sessionSet) restore(seq uint64, all []*session, keys []string) {
+	*ss = newSessionSet(ss.gap)
 	timers := make([]sessionTimer, 0, len(all))
-	for _, s := range all {
-		ss.open[s.key] = append(ss.open[s.key], s)
+	for i, o := range all {
+		kid := ss.keyID([]byte(keys[i]), ss.keys.Hash([]byte(keys[i])))
+		s := ss.alloc()
+		*s = *o
+		s.kid, s.dead = kid, false
+		ss.lists[kid] = append(ss.lists[kid], s)
 		timers = append(timers, sessionTimer{end: s.end, seq: s.seq, s: s})
 	}
-	for _, list := range ss.open {
+	for _, list := range ss.lists {
 		slices.SortFunc(list, func(a, b *session) int { return cmp.Compare(a.start, b.start) })
 	}
 	ss.timers.Fill(timers)

@@ -30,8 +30,8 @@ func (l *stateLog) mergeState(into, from int32) {
 	*l.log = append(*l.log, fmt.Sprintf("#%d <- #%d", into, from))
 }
 
-func showSession(s *session) string {
-	return fmt.Sprintf("%s#%d [%s,%s)", s.key, s.id, secs(s.start), secs(s.end))
+func showSession(set *sessionSet, s *session) string {
+	return fmt.Sprintf("%s#%d [%s,%s)", set.key(s), s.id, secs(s.start), secs(s.end))
 }
 
 // The steps' times are seconds, the set's microseconds: a session fires
@@ -62,7 +62,7 @@ func runSessionSet(t *testing.T, steps []string, restoreAfter int) []string {
 				wm = secsMicros(at)
 			}
 			if err := set.fire(wm, func(s *session) error {
-				log = append(log, step+": "+showSession(s))
+				log = append(log, step+": "+showSession(&set, s))
 				return nil
 			}); err != nil {
 				t.Fatal(err)
@@ -72,23 +72,33 @@ func runSessionSet(t *testing.T, steps []string, restoreAfter int) []string {
 			if s := set.add([]byte(key), secsMicros(at), wm, owner); s == nil {
 				log = append(log, step+" late")
 			} else {
-				log = append(log, step+" in "+showSession(s))
+				log = append(log, step+" in "+showSession(&set, s))
 			}
 		}
 		if i == restoreAfter {
 			var copies []*session
+			var keys []string
 			for _, s := range set.sessions() {
 				c := *s
+				c.kid = -1 // restore sets it from keys
 				copies = append(copies, &c)
+				keys = append(keys, set.key(s))
 			}
 			restored := newSessionSet(5_000_000)
-			restored.restore(set.seq, copies)
+			restored.restore(set.seq, copies, keys)
 			set = restored
 		}
 	}
 	n := 0
-	for _, list := range set.open {
+	for _, list := range set.lists {
 		n += len(list)
+	}
+	keys := map[string]bool{}
+	for _, s := range set.sessions() {
+		keys[set.key(s)] = true
+	}
+	if len(keys) != set.keyCount() {
+		t.Errorf("%d keys with sessions, the key table holds %d", len(keys), set.keyCount())
 	}
 	if n != set.live {
 		t.Errorf("%d sessions open, live says %d", n, set.live)

@@ -168,9 +168,11 @@ func (t *SessionTable) restore(d *row.Decoder) error {
 	seq := d.Uvarint()
 	t.Held, t.free, t.rows = nil, nil, 0
 	all := make([]*session, d.Count(5))
+	keys := make([]string, len(all))
 	for i := range all {
-		s := &session{start: d.Varint(), end: d.Varint(), seq: d.Uvarint(), key: d.KeyStr()}
-		s.id = t.newState(s.key)
+		s := &session{start: d.Varint(), end: d.Varint(), seq: d.Uvarint()}
+		keys[i] = d.KeyStr()
+		s.id = t.newState(keys[i])
 		rows := make([]row.Row, d.Count(1))
 		for i := range rows {
 			rows[i] = d.Row()
@@ -182,7 +184,7 @@ func (t *SessionTable) restore(d *row.Decoder) error {
 	if err := d.End(); err != nil {
 		return fmt.Errorf("session table: restore: %w", err)
 	}
-	t.set.restore(seq, all)
+	t.set.restore(seq, all, keys)
 	return nil
 }
 

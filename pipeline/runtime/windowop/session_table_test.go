@@ -57,8 +57,8 @@ func runSessionTable(t *testing.T, gap int64, batch bool, steps []sessionStep, r
 		log = append(log, "-- end")
 		log = append(log, lines...)
 	}
-	if g.set.live != 0 || len(g.set.open) != 0 || g.rows != 0 || len(g.free) != len(g.Held) {
-		t.Fatalf("state left at the end: %d sessions, %d keys, %d rows, %d of %d ids in use", g.set.live, len(g.set.open), g.rows, len(g.Held)-len(g.free), len(g.Held))
+	if g.set.live != 0 || g.set.keyCount() != 0 || g.rows != 0 || len(g.free) != len(g.Held) {
+		t.Fatalf("state left at the end: %d sessions, %d keys, %d rows, %d of %d ids in use", g.set.live, g.set.keyCount(), g.rows, len(g.Held)-len(g.free), len(g.Held))
 	}
 	n, _ := g.Dropped()
 	return log, n

@@ -72,8 +72,8 @@ func runSession(t *testing.T, gap int64, opt WindowOptions, steps []sessionStep,
 		log = append(log, "-- end")
 		log = append(log, lines...)
 	}
-	if g.set.live != 0 || len(g.set.open) != 0 || len(g.st.Free) != int(g.st.Slots) {
-		t.Fatalf("state left at the end: %d sessions, %d keys, %d of %d slots in use", g.set.live, len(g.set.open), int(g.st.Slots)-len(g.st.Free), g.st.Slots)
+	if g.set.live != 0 || g.set.keyCount() != 0 || len(g.st.Free) != int(g.st.Slots) {
+		t.Fatalf("state left at the end: %d sessions, %d keys, %d of %d slots in use", g.set.live, g.set.keyCount(), int(g.st.Slots)-len(g.st.Free), g.st.Slots)
 	}
 	n, _ := g.Dropped()
 	return log, n

@@ -242,9 +242,14 @@ func (g *WindowAgg) slot(w *slice) int32 {
 	} else if g.lastW == w {
 		return g.lastID
 	}
-	id, ok := w.index[g.lastKid]
-	if !ok {
-		id = g.newSlot(w, g.lastKid)
+	kid := g.lastKid
+	id := g.kids.at[kid].slot
+	if g.kids.at[kid].w != w {
+		var ok bool
+		if id, ok = w.index[kid]; !ok {
+			id = g.newSlot(w, kid)
+		}
+		g.kids.at[kid] = kidAt{w, id}
 	}
 	g.lastW, g.lastID = w, id
 	return id
@@ -264,7 +269,11 @@ func (g *WindowAgg) newSlot(w *slice, kid int32) int32 {
 func (g *WindowAgg) release(w *slice) {
 	for j, id := range w.order {
 		g.st.Release(id)
-		g.kids.unref(w.kids[j])
+		kid := w.kids[j]
+		if g.kids.at[kid].w == w {
+			g.kids.at[kid] = kidAt{}
+		}
+		g.kids.unref(kid)
 	}
 	clear(w.index)
 	w.order, w.kids = w.order[:0], w.kids[:0]

@@ -10,11 +10,24 @@ package windowop
 // of a window's slices, or a step's slice into a CUMULATE cycle, matches
 // groups by id without hashing their keys again. A key's id is freed
 // when the last slice holding it goes.
+//
+// By id, at is the slice where the key's last row went and its slot
+// there: a row of a key in the slice of its key's row before it (rows
+// in time order: 4 rows in 5 of M-hopkey, a new slice every 5,000 rows
+// of 1,000 keys) finds its slot without the slice's map. The map stays
+// the truth: at is set from it, and cleared when its slice is freed.
 type keyIDs struct {
 	ids  map[string]int32
 	keys []string // by id; "" for a free id
 	refs []int32  // by id: the slices holding the key
+	at   []kidAt  // by id
 	free []int32
+}
+
+// kidAt is a slice holding a key and the key's slot there; w nil: none.
+type kidAt struct {
+	w    *slice
+	slot int32
 }
 
 func newKeyIDs() keyIDs { return keyIDs{ids: map[string]int32{}} }
@@ -39,11 +52,12 @@ func (k *keyIDs) add(key string) int32 {
 	var id int32
 	if n := len(k.free); n > 0 {
 		id, k.free = k.free[n-1], k.free[:n-1]
-		k.keys[id], k.refs[id] = key, 0
+		k.keys[id], k.refs[id], k.at[id] = key, 0, kidAt{}
 	} else {
 		id = int32(len(k.keys))
 		k.keys = append(k.keys, key)
 		k.refs = append(k.refs, 0)
+		k.at = append(k.at, kidAt{})
 	}
 	k.ids[key] = id
 	return id
@@ -56,7 +70,7 @@ func (k *keyIDs) unref(id int32) bool {
 		return false
 	}
 	delete(k.ids, k.keys[id])
-	k.keys[id] = ""
+	k.keys[id], k.at[id] = "", kidAt{}
 	k.free = append(k.free, id)
 	return true
 }

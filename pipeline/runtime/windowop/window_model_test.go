@@ -1,6 +1,7 @@
 package windowop
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -20,6 +21,18 @@ type windowModel struct {
 	wm      int64
 	windows map[int64]map[int64][]int64 // end → key → values (-1 = NULL)
 	dropped int64
+	// names, when set, makes the group key (name(key), key): a STRING
+	// before the BIGINT, short or long.
+	names bool
+}
+
+// modelName is the STRING key column of key k when the keys are
+// composite: short names and names past the inline limit of a key table.
+func modelName(k int64) row.Value {
+	if k%2 == 0 {
+		return row.StringValue(fmt.Sprintf("n%d", k))
+	}
+	return row.StringValue(fmt.Sprintf("a name long enough to leave the inline bytes %d", k))
 }
 
 func floorDiv(a, b int64) int64 {
@@ -103,6 +116,9 @@ func (m *windowModel) watermark(wm int64) []string {
 			}
 			r := row.Row{row.BigIntValue(k), row.TimestampValue(start), row.TimestampValue(e), row.TimestampValue(e - 1000),
 				row.BigIntValue(int64(len(vals))), s, hi, row.BigIntValue(int64(len(distinct)))}
+			if m.names {
+				r = append(row.Row{modelName(k)}, r...)
+			}
 			out = append(out, row.Change{Kind: row.Insert, Row: r}.String())
 		}
 		delete(m.windows, e)
@@ -115,11 +131,15 @@ func (m *windowModel) watermark(wm int64) []string {
 // watermarks decoded from data and compares what each watermark fires.
 // Now and then the operator is snapshotted and a new one restored from
 // it goes on in its place (a restart from a checkpoint).
-func checkWindowModel(t *testing.T, spec WindowSpec, data []byte) {
+func checkWindowModel(t *testing.T, spec WindowSpec, data []byte, names bool) {
 	aggs := []aggop.AggCall{{Func: aggop.CountStar, Arg: -1}, {Func: aggop.Sum, Arg: 2, ArgType: optest.TBigInt}, {Func: aggop.Max, Arg: 2, ArgType: optest.TBigInt},
 		{Func: aggop.Count, Arg: 2, ArgType: optest.TBigInt, Distinct: true}}
-	g := optest.Must(NewWindowAgg(spec, []int{1}, aggs, WindowOptions{}))
-	m := &windowModel{spec: spec, wm: operator.NoWatermark, windows: map[int64]map[int64][]int64{}}
+	keys := []int{1}
+	if names {
+		keys = []int{3, 1}
+	}
+	g := optest.Must(NewWindowAgg(spec, keys, aggs, WindowOptions{}))
+	m := &windowModel{spec: spec, wm: operator.NoWatermark, windows: map[int64]map[int64][]int64{}, names: names}
 	out := &optest.Out{}
 	const half = optest.Minute / 2
 	fire := func(wm int64) {
@@ -130,7 +150,7 @@ func checkWindowModel(t *testing.T, spec WindowSpec, data []byte) {
 		// Windows fire in end order; keys within one may come in any order.
 		var prevEnd string
 		for _, l := range got {
-			end := strings.Split(l, ", ")[2]
+			end := strings.Split(l, ", ")[2+len(keys)-1]
 			if end < prevEnd {
 				t.Fatalf("window ending %s fired after one ending %s", end, prevEnd)
 			}
@@ -162,12 +182,12 @@ func checkWindowModel(t *testing.T, spec WindowSpec, data []byte) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			g = optest.Must(NewWindowAgg(spec, []int{1}, aggs, WindowOptions{}))
+			g = optest.Must(NewWindowAgg(spec, keys, aggs, WindowOptions{}))
 			if err := g.Restore(snap); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if err := g.Process(optest.Batch(row.Change{Kind: row.Insert, Row: row.Row{row.TimestampValue(ts), row.BigIntValue(key), val}}), out); err != nil {
+		if err := g.Process(optest.Batch(row.Change{Kind: row.Insert, Row: row.Row{row.TimestampValue(ts), row.BigIntValue(key), val, modelName(key)}}), out); err != nil {
 			t.Fatal(err)
 		}
 		m.add(ts, key, v)
@@ -202,7 +222,8 @@ func TestWindowAggMatchesModel(t *testing.T) {
 			data[i] = byte(rng.IntN(256))
 		}
 		for _, spec := range modelSpecs {
-			checkWindowModel(t, spec, data)
+			checkWindowModel(t, spec, data, false)
+			checkWindowModel(t, spec, data, true)
 		}
 	}
 }
@@ -215,7 +236,7 @@ func FuzzWindowAgg(f *testing.F) {
 			data = data[:4096]
 		}
 		for _, spec := range modelSpecs {
-			checkWindowModel(t, spec, data)
+			checkWindowModel(t, spec, data, len(data)%2 == 1)
 		}
 	})
 }
