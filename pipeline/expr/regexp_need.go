@@ -37,7 +37,9 @@ func (p *pattern) cannotMatch(s string) bool {
 // from is where in s the matcher starts and the matcher for s from
 // there (see skip); -1 when s cannot match.
 func (p *pattern) from(s string) (int, *regexp.Regexp) {
-	if p.cannotMatch(s) {
+	// The skip's search for its literal is the prefilter's when both
+	// look for the same text (q21's): one search, not two.
+	if (p.skip == nil || p.skip.lit != p.need) && p.cannotMatch(s) {
 		return -1, nil
 	}
 	if p.skip == nil {
