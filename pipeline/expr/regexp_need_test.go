@@ -43,6 +43,7 @@ func TestPatternSameAsRegexp(t *testing.T) {
 		// skipped ahead (TestSkip) or not, with every kind of prefix
 		`(^|&)ab(c*)`, `^^ab`, `(?m)^ab`, `\Bab`, `x\bab`, `[a-z]{2}foo`, `..bar(\d*)`, `(?i:k)yz`,
 		`é.channel_id`, `(^|x)ab$`, `a*bc`, `(a|bc)?d(e)`, `\x{FFFD}?ab`, `(?s).ab`, `(.)\z|b(c)`, `(x(^|y))?ab`,
+		`(?U)(&|^)ab(c*)`, `(?P<g>x|^)ab(?P<h>[^&]*)`, `(?i:x)?ab`, `\Aab`, `(?s:.)?(?m:a$)ab`, `(?m:.$)ab`,
 	}
 	pieces := []string{"a", "b", "c", "d", "x", "y", "z", "&", "channel_id=", "hello", "foo", "bar", "ABC",
 		"é", "t", "\xff", "\uFFFD", "word", " ", "=", "xy", "\xc3", "\x80", "\n", "k", "K", "\u212a", "ab", "1"}
