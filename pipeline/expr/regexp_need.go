@@ -23,9 +23,10 @@ type pattern struct {
 func newPattern(re *regexp.Regexp) *pattern {
 	p := &pattern{Regexp: re}
 	if parsed, err := syntax.Parse(re.String(), syntax.Perl); err == nil {
-		p.need = requiredText(parsed.Simplify())
+		parsed = parsed.Simplify()
+		p.need = requiredText(parsed)
+		p.skip = newSkip(re, parsed)
 	}
-	p.skip = newSkip(re)
 	return p
 }
 

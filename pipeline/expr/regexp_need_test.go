@@ -96,7 +96,12 @@ func TestSkip(t *testing.T) {
 		{`ab|cd`, "", -1},      // not a concatenation
 		{`x\x{FFFD}y`, "", -1}, // the one literal holds U+FFFD
 	} {
-		k := newSkip(regexp.MustCompile(c.re))
+		re := regexp.MustCompile(c.re)
+		parsed, err := syntax.Parse(c.re, syntax.Perl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := newSkip(re, parsed.Simplify())
 		switch {
 		case c.before < 0 && k != nil:
 			t.Errorf("%s: skip %q after %d, want none", c.re, k.lit, k.before)
@@ -104,6 +109,8 @@ func TestSkip(t *testing.T) {
 			t.Errorf("%s: no skip, want %q after %d", c.re, c.lit, c.before)
 		case k != nil && (k.lit != c.lit || k.before != c.before):
 			t.Errorf("%s: skip %q after %d, want %q after %d", c.re, k.lit, k.before, c.lit, c.before)
+		case k != nil && (k.tail == re) == strings.Contains(c.re, "^"):
+			t.Errorf("%s: the cut text's matcher is the pattern's own: %v", c.re, k.tail == re)
 		}
 	}
 }

@@ -25,19 +25,15 @@ type skip struct {
 	tail   *regexp.Regexp // the pattern for a text cut after its start
 }
 
-// newSkip is the skip of re, or nil when it has none.
-func newSkip(re *regexp.Regexp) *skip {
-	parsed, err := syntax.Parse(re.String(), syntax.Perl)
-	if err != nil {
+// newSkip is the skip of re, whose simplified parse is parsed, or nil
+// when it has none.
+func newSkip(re *regexp.Regexp, parsed *syntax.Regexp) *skip {
+	if !skippable(parsed) {
 		return nil
 	}
-	parsed = parsed.Simplify()
 	top := parsed
 	for top.Op == syntax.OpCapture {
 		top = top.Sub[0]
-	}
-	if !skippable(parsed) {
-		return nil
 	}
 	subs := []*syntax.Regexp{top}
 	if top.Op == syntax.OpConcat {
@@ -46,22 +42,11 @@ func newSkip(re *regexp.Regexp) *skip {
 	before := 0
 	for _, sub := range subs {
 		if sub.Op == syntax.OpLiteral && sub.Flags&syntax.FoldCase == 0 && !containsRuneError(sub.Rune) {
-			tail := neverAtStart(parsed)
-			// The cut text's matcher must be re with ^ never matching,
-			// nothing else: compiled from the tree's text, so re's own
-			// tree must read back from its text as the same text (the
-			// parser drops a branch that never matches, so the tail's
-			// text is not compared), with as many groups.
-			text := parsed.String()
-			back, err := syntax.Parse(text, syntax.Perl)
-			if err != nil || back.Simplify().String() != text {
+			tail, ok := cutMatcher(re, parsed)
+			if !ok {
 				return nil
 			}
-			tre, err := regexp.Compile(tail.String())
-			if err != nil || tre.NumSubexp() != re.NumSubexp() {
-				return nil
-			}
-			return &skip{lit: string(sub.Rune), before: before, tail: tre}
+			return &skip{lit: string(sub.Rune), before: before, tail: tail}
 		}
 		w := maxBytes(sub)
 		if w < 0 {
@@ -70,6 +55,39 @@ func newSkip(re *regexp.Regexp) *skip {
 		before += w
 	}
 	return nil
+}
+
+// cutMatcher is the matcher for a text cut after its start: re itself
+// when it has no ^ (begin of text), else re with ^ never matching,
+// compiled from its parse's text; re's own parse must read back from its
+// text as the same text (the parser drops a branch that never matches,
+// so the cut matcher's text cannot be compared), with as many groups.
+func cutMatcher(re *regexp.Regexp, parsed *syntax.Regexp) (*regexp.Regexp, bool) {
+	if !hasBeginText(parsed) {
+		return re, true
+	}
+	text := parsed.String()
+	back, err := syntax.Parse(text, syntax.Perl)
+	if err != nil || back.Simplify().String() != text {
+		return nil, false
+	}
+	tail, err := regexp.Compile(neverAtStart(parsed).String())
+	if err != nil || tail.NumSubexp() != re.NumSubexp() {
+		return nil, false
+	}
+	return tail, true
+}
+
+func hasBeginText(re *syntax.Regexp) bool {
+	if re.Op == syntax.OpBeginText {
+		return true
+	}
+	for _, sub := range re.Sub {
+		if hasBeginText(sub) {
+			return true
+		}
+	}
+	return false
 }
 
 func containsRuneError(rs []rune) bool {
