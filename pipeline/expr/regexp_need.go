@@ -17,12 +17,15 @@ import (
 type pattern struct {
 	*regexp.Regexp
 	need string
+	skip *skip
 }
 
 func newPattern(re *regexp.Regexp) *pattern {
 	p := &pattern{Regexp: re}
 	if parsed, err := syntax.Parse(re.String(), syntax.Perl); err == nil {
-		p.need = requiredText(parsed.Simplify())
+		parsed = parsed.Simplify()
+		p.need = requiredText(parsed)
+		p.skip = newSkip(re, parsed)
 	}
 	return p
 }
@@ -32,29 +35,51 @@ func (p *pattern) cannotMatch(s string) bool {
 	return p.need != "" && !strings.Contains(s, p.need)
 }
 
+// from is where in s the matcher starts and the matcher for s from
+// there (see skip); -1 when s cannot match.
+func (p *pattern) from(s string) (int, *regexp.Regexp) {
+	// The skip's search for its literal is the prefilter's when both
+	// look for the same text (q21's): one search, not two.
+	if (p.skip == nil || p.skip.lit != p.need) && p.cannotMatch(s) {
+		return -1, nil
+	}
+	if p.skip == nil {
+		return 0, p.Regexp
+	}
+	return p.skip.from(s, p.Regexp)
+}
+
 func (p *pattern) MatchString(s string) bool {
-	return !p.cannotMatch(s) && p.Regexp.MatchString(s)
+	at, re := p.from(s)
+	return at >= 0 && re.MatchString(s[at:])
 }
 
 func (p *pattern) FindStringSubmatchIndex(s string) []int {
-	if p.cannotMatch(s) {
+	at, re := p.from(s)
+	if at < 0 {
 		return nil
 	}
-	return p.Regexp.FindStringSubmatchIndex(s)
+	return shiftIndex(re.FindStringSubmatchIndex(s[at:]), at)
 }
 
 func (p *pattern) FindStringIndex(s string) []int {
-	if p.cannotMatch(s) {
+	at, re := p.from(s)
+	if at < 0 {
 		return nil
 	}
-	return p.Regexp.FindStringIndex(s)
+	return shiftIndex(re.FindStringIndex(s[at:]), at)
 }
 
 func (p *pattern) FindAllStringSubmatchIndex(s string, n int) [][]int {
-	if p.cannotMatch(s) {
+	at, re := p.from(s)
+	if at < 0 {
 		return nil
 	}
-	return p.Regexp.FindAllStringSubmatchIndex(s, n)
+	all := re.FindAllStringSubmatchIndex(s[at:], n)
+	for _, loc := range all {
+		shiftIndex(loc, at)
+	}
+	return all
 }
 
 // requiredText is the longest literal text every match of re contains,

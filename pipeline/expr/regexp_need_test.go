@@ -40,16 +40,20 @@ func TestPatternSameAsRegexp(t *testing.T) {
 	patterns := []string{
 		`(&|^)channel_id=([^&]*)`, `abc`, `a+bcd?`, `(?i)abc`, `ab|cd`, `(xy)*z`, `(hello){2,3}`,
 		`x\x{FFFD}y`, `foo(bar)+`, `b(c)`, `é+t`, `(a|b)c(d)`, `\bword\b`, `c$`, `^ab`,
+		// skipped ahead (TestSkip) or not, with every kind of prefix
+		`(^|&)ab(c*)`, `^^ab`, `(?m)^ab`, `\Bab`, `x\bab`, `[a-z]{2}foo`, `..bar(\d*)`, `(?i:k)yz`,
+		`é.channel_id`, `(^|x)ab$`, `a*bc`, `(a|bc)?d(e)`, `\x{FFFD}?ab`, `(?s).ab`, `(.)\z|b(c)`, `(x(^|y))?ab`,
+		`(?U)(&|^)ab(c*)`, `(?P<g>x|^)ab(?P<h>[^&]*)`, `(?i:x)?ab`, `\Aab`, `(?s:.)?(?m:a$)ab`, `(?m:.$)ab`,
 	}
 	pieces := []string{"a", "b", "c", "d", "x", "y", "z", "&", "channel_id=", "hello", "foo", "bar", "ABC",
-		"é", "t", "\xff", "\uFFFD", "word", " ", "=", "xy"}
+		"é", "t", "\xff", "\uFFFD", "word", " ", "=", "xy", "\xc3", "\x80", "\n", "k", "K", "\u212a", "ab", "1"}
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, src := range patterns {
 		re := regexp.MustCompile(src)
 		p := newPattern(re)
 		for range 3000 {
 			var b strings.Builder
-			for range rng.IntN(8) {
+			for range rng.IntN(16) {
 				b.WriteString(pieces[rng.IntN(len(pieces))])
 			}
 			s := b.String()
@@ -62,12 +66,51 @@ func TestPatternSameAsRegexp(t *testing.T) {
 			if got, want := p.FindStringIndex(s), re.FindStringIndex(s); !slices.Equal(got, want) {
 				t.Fatalf("%s over %q: %v, the matcher %v", src, s, got, want)
 			}
-			if got, want := len(p.FindAllStringSubmatchIndex(s, -1)), len(re.FindAllStringSubmatchIndex(s, -1)); got != want {
-				t.Fatalf("%s over %q: %d matches, the matcher %d", src, s, got, want)
+			if got, want := p.FindAllStringSubmatchIndex(s, -1), re.FindAllStringSubmatchIndex(s, -1); !slices.EqualFunc(got, want, slices.Equal) {
+				t.Fatalf("%s over %q: all %v, the matcher %v", src, s, got, want)
 			}
 			if got, want := replaceAll(p, s, "<$1>"), re.ReplaceAllString(s, "<$1>"); got != want {
 				t.Fatalf("%s over %q: replaced %q, the matcher %q", src, s, got, want)
 			}
+		}
+	}
+}
+
+func TestSkip(t *testing.T) {
+	for _, c := range []struct {
+		re, lit string
+		before  int // -1: no skip
+	}{
+		{`(&|^)channel_id=([^&]*)`, "channel_id=", 1},
+		{`abc`, "abc", 0},
+		{`[a-z]{2}foo`, "foo", 8},
+		{`..bar(\d*)`, "bar", 8},
+		{`(?i:k)yz`, "yz", 4},
+		{`(a|bc)?d(e)`, "d", 2},
+		{`é.channel_id`, "é", 0},
+		{`(^|x)ab$`, "ab", 1},
+		{`a*bc`, "", -1},       // unbounded before the literal
+		{`(?i)abc`, "", -1},    // no literal matched as written
+		{`(?m)^ab`, "", -1},    // ^ after a line break looks before the cut
+		{`\Bab`, "", -1},       // so does a word boundary
+		{`ab|cd`, "", -1},      // not a concatenation
+		{`x\x{FFFD}y`, "", -1}, // the one literal holds U+FFFD
+	} {
+		re := regexp.MustCompile(c.re)
+		parsed, err := syntax.Parse(c.re, syntax.Perl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := newSkip(re, parsed.Simplify())
+		switch {
+		case c.before < 0 && k != nil:
+			t.Errorf("%s: skip %q after %d, want none", c.re, k.lit, k.before)
+		case c.before >= 0 && k == nil:
+			t.Errorf("%s: no skip, want %q after %d", c.re, c.lit, c.before)
+		case k != nil && (k.lit != c.lit || k.before != c.before):
+			t.Errorf("%s: skip %q after %d, want %q after %d", c.re, k.lit, k.before, c.lit, c.before)
+		case k != nil && (k.tail == re) == strings.Contains(c.re, "^"):
+			t.Errorf("%s: the cut text's matcher is the pattern's own: %v", c.re, k.tail == re)
 		}
 	}
 }
