@@ -306,10 +306,8 @@ func (j *Join) joinedStored(side int, this row.Row, rid rowRef) row.Row {
 
 // pickStored returns the columns pick (of the joined row, left then
 // right) of this (of side) and the other side's stored row rid, which
-// it decodes aside: a joined row of the emitted columns alone, cut from
-// carver's memory when there is one (then it must be the next row
-// emitted), else from the join's own slabs.
-func (j *Join) pickStored(side int, this row.Row, rid rowRef, pick []int, carver operator.RowCarver) row.Row {
+// it decodes aside: a joined row of the emitted columns alone.
+func (j *Join) pickStored(side int, this row.Row, rid rowRef, pick []int) row.Row {
 	other := j.sides[1-side]
 	if len(j.otherRow[side]) != len(other.all) {
 		j.otherRow[side] = make(row.Row, len(other.all))
@@ -321,12 +319,7 @@ func (j *Join) pickStored(side int, this row.Row, rid rowRef, pick []int, carver
 		left, right = stored, this
 	}
 	lw := j.spec.LeftWidth
-	var pr row.Row
-	if carver != nil {
-		pr = carver.CarveRow(len(pick))
-	} else {
-		pr = j.slab.get(len(pick))
-	}
+	pr := j.slab.get(len(pick))
 	for k, col := range pick {
 		if col < lw {
 			pr[k] = left[col]
@@ -458,14 +451,6 @@ func (j *Join) change(side int, k row.Kind, r row.Row, out operator.Emitter) err
 		} else {
 			pick = nil
 		}
-		// The picked rows may be cut from the output batch's slabs
-		// (operator.RowCarver) when each is the next row emitted: not
-		// when the other side is outer, whose padded row's retraction
-		// goes out between building a joined row and emitting it.
-		var carver operator.RowCarver
-		if pick != nil && !otherOuter {
-			carver, _ = joined.(operator.RowCarver)
-		}
 		for it := other.iter(kid); ; {
 			rid, ok := it.row()
 			if !ok {
@@ -473,7 +458,7 @@ func (j *Join) change(side int, k row.Kind, r row.Row, out operator.Emitter) err
 			}
 			var jr row.Row
 			if pick != nil {
-				jr = j.pickStored(side, r, rid, pick, carver)
+				jr = j.pickStored(side, r, rid, pick)
 			} else {
 				var err error
 				if jr, err = j.probe(side, r, rid, true); err != nil {

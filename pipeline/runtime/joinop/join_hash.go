@@ -197,12 +197,10 @@ func (j *Join) probeBatch(in *row.Batch, out operator.Emitter) error {
 	return nil
 }
 
-// CarvesRows implements operator.Carving: a join that emits some
-// columns (JoinSpec.Output) builds those of its joined rows in its
-// emitter's memory: a batch hash join's probe, and a streaming join's
-// matches unless the other side is outer (change).
+// CarvesRows implements operator.Carving: a batch hash join builds the
+// picked columns of its joined rows in its emitter's memory.
 func (j *Join) CarvesRows() bool {
-	return j.spec.Output != nil
+	return j.spec.Batch && j.spec.RightFirst && j.spec.Output != nil
 }
 
 var _ operator.Carving = (*Join)(nil)
