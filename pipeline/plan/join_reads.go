@@ -200,17 +200,7 @@ func (rs joinReaders) pruneJoin(n *Node) {
 // run by the join. It runs after the projections were pushed down
 // (pushProjections), which read the Calc's columns.
 func (p *Plan) projectJoins(nodes []*Node) {
-	readers := map[*Node]int{}
-	for _, n := range nodes {
-		for _, in := range n.inputs() {
-			readers[in]++
-		}
-	}
-	for _, s := range p.Sinks {
-		if s.Input != nil {
-			readers[s.Input.Root]++
-		}
-	}
+	readers := p.readerCounts(nodes)
 	for _, m := range nodes {
 		c := m.calc()
 		if c == nil || c.filter != nil || m.Input == nil || readers[m.Input] != 1 {
@@ -228,4 +218,21 @@ func (p *Plan) projectJoins(nodes []*Node) {
 		js.Output = cols
 		c.project = nil
 	}
+}
+
+// readerCounts counts the readers of each of nodes' outputs: the nodes
+// that read it and the sinks.
+func (p *Plan) readerCounts(nodes []*Node) map[*Node]int {
+	readers := map[*Node]int{}
+	for _, n := range nodes {
+		for _, in := range n.inputs() {
+			readers[in]++
+		}
+	}
+	for _, s := range p.Sinks {
+		if s.Input != nil {
+			readers[s.Input.Root]++
+		}
+	}
+	return readers
 }

@@ -58,17 +58,7 @@ func (rs joinReaders) pruneOver(n *Node) {
 // projected. Labels, state IDs and fingerprints are unchanged, and so is
 // the OVER's state (it holds input rows, not output ones).
 func (p *Plan) projectOvers(nodes []*Node) {
-	readers := map[*Node]int{}
-	for _, n := range nodes {
-		for _, in := range n.inputs() {
-			readers[in]++
-		}
-	}
-	for _, s := range p.Sinks {
-		if s.Input != nil {
-			readers[s.Input.Root]++
-		}
-	}
+	readers := p.readerCounts(nodes)
 	for _, m := range nodes {
 		c := m.calc()
 		if c == nil || c.filter != nil || m.Input == nil || readers[m.Input] != 1 {
