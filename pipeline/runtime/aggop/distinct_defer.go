@@ -102,16 +102,7 @@ func (s *Store) logSets(ids []int32, changes []row.Change) {
 			}
 			mask := all
 			if filtered {
-				mask = 0
-				for m, ai := range g.members {
-					if a := &s.Aggs[ai]; a.call.HasFilter {
-						if f := r[a.call.Filter]; f.IsNull() || !f.Bool() {
-							continue
-						}
-					}
-					mask |= 1 << m
-				}
-				if mask == 0 {
+				if mask = uint32(s.filterMask(g, r)); mask == 0 {
 					continue
 				}
 			}

@@ -203,6 +203,21 @@ func (s *Store) layDistinctSets(insertOnly bool) {
 	}
 }
 
+// filterMask has a bit for each of g's members whose FILTER row r
+// passes (every member without one).
+func (s *Store) filterMask(g *distinctSet, r row.Row) uint64 {
+	var mask uint64
+	for m, ai := range g.members {
+		if a := &s.Aggs[ai]; a.call.HasFilter {
+			if f := r[a.call.Filter]; f.IsNull() || !f.Bool() {
+				continue
+			}
+		}
+		mask |= 1 << m
+	}
+	return mask
+}
+
 // setStep counts row r into slot id's sets, and has each aggregate whose
 // value became present (absent) accumulate (retract) it.
 func (s *Store) setStep(id int32, nums []int64, r row.Row, add bool) {
@@ -220,15 +235,7 @@ func (s *Store) setsStep(id int32, nums []int64, r row.Row, add, direct bool) {
 		if v.IsNull() {
 			continue
 		}
-		var mask uint64
-		for m, ai := range g.members {
-			if a := &s.Aggs[ai]; a.call.HasFilter {
-				if f := r[a.call.Filter]; f.IsNull() || !f.Bool() {
-					continue
-				}
-			}
-			mask |= 1 << m
-		}
+		mask := s.filterMask(g, r)
 		if mask == 0 {
 			continue
 		}
