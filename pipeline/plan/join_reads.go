@@ -185,7 +185,8 @@ func (rs joinReaders) pruneJoin(n *Node) {
 	}
 }
 
-// projectJoins has a regular join, batch or streaming, emit only the
+// projectJoins has a regular join, batch or streaming, or a streaming
+// interval join emit only the
 // columns a Calc over it picks, when that Calc is its one reader, only
 // picks columns and filters nothing (an INNER, LEFT, RIGHT or FULL
 // join: a semi or anti join emits its left rows, a NOT IN its own
@@ -208,6 +209,14 @@ func (p *Plan) projectJoins(nodes []*Node) {
 		}
 		cols := columnsOf(c.project)
 		j := m.Input.joined()
+		if cols != nil && j != nil && j.interval != nil && !j.interval.Sorted && len(m.Input.Inputs) == 2 {
+			// A streaming interval join (INNER, LEFT, RIGHT or FULL:
+			// insert-only) likewise; a batch one runs as a hash join or
+			// over sorted input, which project nothing yet.
+			j.interval.Output = cols
+			c.project = nil
+			continue
+		}
 		if cols == nil || j == nil || j.join == nil || !j.regular() || len(m.Input.Inputs) != 2 {
 			continue
 		}

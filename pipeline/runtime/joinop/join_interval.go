@@ -37,6 +37,15 @@ type IntervalJoinSpec struct {
 	// (never below 0), so rows before 1970 join as the regular join of
 	// a batch run joins them.
 	Sorted bool
+	// Output, if set, is the columns of the joined row (left then
+	// right) the join emits, in their order: the projection of a Calc
+	// that only picks columns, done by the join (as JoinSpec.Output; the
+	// planner sets it for a streaming join whose one reader is such a
+	// Calc). A joined row is then built of those columns only, the
+	// other side's cached row decoded into scratch rather than into a
+	// whole joined row; a padded row is projected as it is emitted. The
+	// state (the input rows) is the same with or without it.
+	Output []int
 }
 
 // SortedWatermark is the join's watermark once every row before time
@@ -77,7 +86,11 @@ type IntervalJoin struct {
 	size       int64
 	nullTimes  int64
 	kbuf, fbuf []byte
-	slab       []row.Value // joined rows' (joined)
+	slab       rowSlab // the joined rows'
+	// view is per side a cached row decoded (match with Output), full
+	// a whole joined row the residual reads before it is projected.
+	view [2]row.Row
+	full row.Row
 	// As a worker of several (join_interval_groups.go): seen is, by
 	// change of the whole batch, the other side's expiration time one
 	// instance had before it, when seenOn; moved says which expiration
@@ -157,7 +170,20 @@ func (j *IntervalJoin) expire(opTime, rel int64) int64 {
 }
 
 func (j *IntervalJoin) padded(side int, r row.Row) row.Row {
-	return padRow(side, r, j.spec.LeftWidth, j.spec.RightWidth)
+	return j.project(padRow(side, r, j.spec.LeftWidth, j.spec.RightWidth))
+}
+
+// project returns the columns Output of the joined or padded row jr,
+// jr itself without Output.
+func (j *IntervalJoin) project(jr row.Row) row.Row {
+	if j.spec.Output == nil {
+		return jr
+	}
+	pr := j.slab.get(len(j.spec.Output))
+	for k, c := range j.spec.Output {
+		pr[k] = jr[c]
+	}
+	return pr
 }
 
 // ProcessInput implements TwoInput.
@@ -248,8 +274,21 @@ func (j *IntervalJoin) match(s int, kid int32, this row.Row, rid int32, out oper
 	if j.keys[kid].null {
 		return false, nil
 	}
-	lw := j.spec.LeftWidth
-	jr := j.joined()
+	if j.spec.Output != nil && j.spec.Residual == nil {
+		j.matchPicked(s, this, rid, out)
+		return true, nil
+	}
+	lw, w := j.spec.LeftWidth, j.spec.LeftWidth+j.spec.RightWidth
+	var jr row.Row
+	if j.spec.Output != nil {
+		// The residual reads the whole row, which is then projected.
+		if len(j.full) != w {
+			j.full = make(row.Row, w)
+		}
+		jr = j.full
+	} else {
+		jr = j.slab.get(w)
+	}
 	if s == 0 {
 		copy(jr, this)
 		j.sides[1].store.DecodeInto(jr[lw:], rid)
@@ -260,27 +299,41 @@ func (j *IntervalJoin) match(s int, kid int32, this row.Row, rid int32, out oper
 	if j.spec.Residual != nil {
 		ok, err := j.spec.Residual(jr)
 		if err != nil || !ok {
+			if j.spec.Output == nil {
+				j.slab.unget(jr) // carved again by the next match
+			}
 			return false, err
 		}
 	}
-	out.Emit(row.Insert, jr)
-	j.slab = j.slab[len(jr):] // taken: a row that did not match is carved again
+	out.Emit(row.Insert, j.project(jr))
 	return true, nil
 }
 
-// joinedSlab is how many joined rows one allocation holds.
-const joinedSlab = 128
-
-// joined returns the next joined row of the slab, which match fills
-// whole: one allocation per joinedSlab output rows rather than one a
-// row (the batches rows travel in are carved from slabs likewise, so a
-// reader that keeps a row detaches it).
-func (j *IntervalJoin) joined() row.Row {
-	w := j.spec.LeftWidth + j.spec.RightWidth
-	if len(j.slab) < w {
-		j.slab = make([]row.Value, w*joinedSlab)
+// matchPicked emits the columns Output of this (of side s) joined with
+// the other side's cached row rid, decoded into a scratch row: no whole
+// joined row is built.
+func (j *IntervalJoin) matchPicked(s int, this row.Row, rid int32, out operator.Emitter) {
+	o := 1 - s
+	other := j.view[o]
+	if other == nil {
+		other = make(row.Row, [2]int{j.spec.LeftWidth, j.spec.RightWidth}[o])
+		j.view[o] = other
 	}
-	return j.slab[:w:w]
+	j.sides[o].store.DecodeInto(other, rid)
+	left, right := this, other
+	if s == 1 {
+		left, right = other, this
+	}
+	lw := j.spec.LeftWidth
+	jr := j.slab.get(len(j.spec.Output))
+	for k, c := range j.spec.Output {
+		if c < lw {
+			jr[k] = left[c]
+		} else {
+			jr[k] = right[c-lw]
+		}
+	}
+	out.Emit(row.Insert, jr)
 }
 
 // drop removes side's row rid of key kid, emitting it padded when it
@@ -294,7 +347,7 @@ func (j *IntervalJoin) drop(kid int32, side int, rid int32, out operator.Emitter
 		} else {
 			j.sides[1].store.DecodeInto(pr[lw:], rid)
 		}
-		out.Emit(row.Insert, pr)
+		out.Emit(row.Insert, j.project(pr))
 	}
 	j.uncache(kid, side, rid)
 }
