@@ -75,7 +75,12 @@ type IntervalJoin struct {
 	minClean          int64
 	index             *state.KeyIDs // key -> id
 	keys              []ijKey       // by id
-	sides             [2]ijSide
+	// intKey: the single key is of an integer-like type on both sides
+	// (intKeyType): ints finds a plain value's id (ijInts).
+	intKey  bool
+	keyType row.TypeID
+	ints    ijInts
+	sides   [2]ijSide
 	// timers are per side the key ids by the time of their cleanup
 	// timer: a side's are set mostly in time order, as its rows come.
 	timers [2]state.RunHeap[state.Keyed[int32]]
@@ -123,6 +128,11 @@ func NewIntervalJoin(spec IntervalJoinSpec) *IntervalJoin {
 		j.sides[s].store.Layout = row.NewLayout(t)
 	}
 	j.minClean = (j.relSize[0] + j.relSize[1]) / 2
+	lk, rk := spec.LeftKeys, spec.RightKeys
+	if len(lk) == 1 && len(spec.LeftTypes) > lk[0] && len(spec.RightTypes) > rk[0] &&
+		spec.LeftTypes[lk[0]] == spec.RightTypes[rk[0]] && intKeyType(spec.LeftTypes[lk[0]]) {
+		j.intKey, j.keyType = true, spec.LeftTypes[lk[0]]
+	}
 	if spec.Sorted {
 		// Flink starts both at 0, its operator time's floor.
 		j.expiration = [2]int64{operator.NoWatermark, operator.NoWatermark}
