@@ -83,7 +83,7 @@ type IntervalJoin struct {
 	sides   [2]ijSide
 	// timers are per side the key ids by the time of their cleanup
 	// timer: a side's are set mostly in time order, as its rows come.
-	timers [2]state.RunHeap[state.Keyed[int32]]
+	timers [2]ijTimers
 	wm     int64
 	// expiration is Flink's leftExpirationTime and rightExpirationTime:
 	// shared by all keys, an approximation of each cache's oldest time.
@@ -116,9 +116,6 @@ var (
 // NewIntervalJoin returns an interval join with empty state.
 func NewIntervalJoin(spec IntervalJoinSpec) *IntervalJoin {
 	j := &IntervalJoin{spec: spec, index: state.NewKeyIDs(), wm: operator.NoWatermark}
-	for s := range j.timers {
-		j.timers[s] = state.NewRunHeap(func(a, b *state.Keyed[int32]) bool { return a.Key < b.Key })
-	}
 	j.relSize = [2]int64{-spec.Lower, spec.Upper}
 	for s, t := range [2][]row.TypeID{spec.LeftTypes, spec.RightTypes} {
 		w := [2]int{spec.LeftWidth, spec.RightWidth}[s]
@@ -365,7 +362,7 @@ func (j *IntervalJoin) drop(kid int32, side int, rid int32, out operator.Emitter
 func (j *IntervalJoin) setTimer(kid int32, side int, t int64) {
 	at := t + j.relSize[side] + j.minClean + 1
 	j.keys[kid].timer[side] = at
-	j.timers[side].Push(state.Keyed[int32]{Key: at, Item: kid})
+	j.timers[side].Push(ijTimer{at: at, kid: kid})
 }
 
 // nextTimer returns the side of the earliest timer at or before wm, -1
@@ -373,8 +370,8 @@ func (j *IntervalJoin) setTimer(kid int32, side int, t int64) {
 func (j *IntervalJoin) nextTimer(wm int64) int {
 	side, at := -1, wm
 	for s := range j.timers {
-		if j.timers[s].Len() > 0 && j.timers[s].Top().Key <= at {
-			side, at = s, j.timers[s].Top().Key
+		if j.timers[s].Len() > 0 && j.timers[s].Top() <= at {
+			side, at = s, j.timers[s].Top()
 		}
 	}
 	return side
@@ -390,7 +387,7 @@ func (j *IntervalJoin) Watermark(wm int64, out operator.Emitter) error {
 	opTime := j.opTime()
 	for side := j.nextTimer(wm); side >= 0; side = j.nextTimer(wm) {
 		t := j.timers[side].Pop()
-		at, kid := t.Key, t.Item
+		at, kid := t.at, t.kid
 		if !j.keys[kid].used {
 			continue
 		}
@@ -508,7 +505,7 @@ func (j *IntervalJoin) Restore(snap []byte) error {
 	wm, e0, e1 := d.Varint(), d.Varint(), d.Varint()
 	nullTimes := int64(d.Uvarint())
 	r := NewIntervalJoin(j.spec)
-	var timers [2][]state.Keyed[int32]
+	var timers [2][]ijTimer
 	widths := [2]int{j.spec.LeftWidth, j.spec.RightWidth}
 	n := d.Count(4)
 	for range n {
@@ -526,7 +523,7 @@ func (j *IntervalJoin) Restore(snap []byte) error {
 			timer := d.Varint()
 			r.keys[kid].timer[side] = timer
 			if timer != 0 {
-				timers[side] = append(timers[side], state.Keyed[int32]{Key: timer, Item: kid})
+				timers[side] = append(timers[side], ijTimer{at: timer, kid: kid})
 			}
 			nt := d.Count(2)
 			for range nt {
