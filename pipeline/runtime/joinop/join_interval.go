@@ -80,6 +80,7 @@ type IntervalJoin struct {
 	intKey  bool
 	keyType row.TypeID
 	ints    ijInts
+	touched int64 // touch's sum
 	sides   [2]ijSide
 	// timers are per side the key ids by the time of their cleanup
 	// timer: a side's are set mostly in time order, as its rows come.
@@ -200,6 +201,9 @@ func (j *IntervalJoin) ProcessInput(input int, in *row.Batch, out operator.Emitt
 	return operator.EachChange("interval join", in, out, func(i int, c *row.Change) error {
 		if !c.Kind.IsAdd() {
 			return fmt.Errorf("input %d sent %s: an interval join takes insert-only input", input, c.Kind)
+		}
+		if j.intKey && i%touchAhead == 0 {
+			j.touch(input, in.Changes[i:min(i+touchAhead, len(in.Changes))])
 		}
 		seen := int64(0)
 		if j.seenOn && share != nil {
