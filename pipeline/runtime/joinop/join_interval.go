@@ -124,6 +124,7 @@ func NewIntervalJoin(spec IntervalJoinSpec) *IntervalJoin {
 			t = make([]row.TypeID, w) // Null: a column of no known type
 		}
 		j.sides[s].store.Layout = row.NewLayout(t)
+		j.sides[s].store.Churn = true // the rows of a window
 	}
 	j.minClean = (j.relSize[0] + j.relSize[1]) / 2
 	lk, rk := spec.LeftKeys, spec.RightKeys
