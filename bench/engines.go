@@ -32,7 +32,10 @@ type env struct {
 	noDuck   string // why DuckDB is not run
 	flink    string // the FlinkRun command; "" = not run
 	noFlink  string
-	timeout  time.Duration
+	// flinkState is Flink's state backend for the Nexmark scripts
+	// (-flink-state: "rocksdb"); "" leaves Flink's default, its heap.
+	flinkState string
+	timeout    time.Duration
 }
 
 // engine is one contender of a workload. run does one measured run into
