@@ -33,11 +33,11 @@ func (e *endEmitter) Finish(out operator.Emitter) error {
 	}
 	return nil
 }
-func (e *endEmitter) Snapshot() ([]byte, error)                       { return nil, nil }
-func (e *endEmitter) Restore([]byte) error                            { return nil }
+func (e *endEmitter) Snapshot() ([]byte, error)                        { return nil, nil }
+func (e *endEmitter) Restore([]byte) error                             { return nil }
 func (e *endEmitter) SnapshotGroups(func(g int, b []byte) error) error { return nil }
-func (e *endEmitter) RestoreGroups([][]byte) error                    { return nil }
-func (e *endEmitter) Process(*row.Batch, operator.Emitter) error      { return nil }
+func (e *endEmitter) RestoreGroups([][]byte) error                     { return nil }
+func (e *endEmitter) Process(*row.Batch, operator.Emitter) error       { return nil }
 
 // countingEmitter counts rows and closes reached when it has seen at.
 type countingEmitter struct {
