@@ -185,8 +185,8 @@ func (rs joinReaders) pruneJoin(n *Node) {
 	}
 }
 
-// projectJoins has a regular join, batch or streaming, or a streaming
-// interval join emit only the
+// projectJoins has a regular or interval join, batch or streaming, emit
+// only the
 // columns a Calc over it picks, when that Calc is its one reader, only
 // picks columns and filters nothing (an INNER, LEFT, RIGHT or FULL
 // join: a semi or anti join emits its left rows, a NOT IN its own
@@ -209,10 +209,9 @@ func (p *Plan) projectJoins(nodes []*Node) {
 		}
 		cols := columnsOf(c.project)
 		j := m.Input.joined()
-		if cols != nil && j != nil && j.interval != nil && !j.interval.Sorted && len(m.Input.Inputs) == 2 {
-			// A streaming interval join (INNER, LEFT, RIGHT or FULL:
-			// insert-only) likewise; a batch one runs as a hash join or
-			// over sorted input, which project nothing yet.
+		if cols != nil && j != nil && j.interval != nil && len(m.Input.Inputs) == 2 {
+			// An interval join (INNER, LEFT, RIGHT or FULL: insert-only)
+			// likewise, streaming, sorted or as a batch hash join.
 			j.interval.Output = cols
 			c.project = nil
 			continue

@@ -40,11 +40,12 @@ type IntervalJoinSpec struct {
 	// Output, if set, is the columns of the joined row (left then
 	// right) the join emits, in their order: the projection of a Calc
 	// that only picks columns, done by the join (as JoinSpec.Output; the
-	// planner sets it for a streaming join whose one reader is such a
-	// Calc). A joined row is then built of those columns only, the
-	// other side's cached row decoded into scratch rather than into a
-	// whole joined row; a padded row is projected as it is emitted. The
-	// state (the input rows) is the same with or without it.
+	// planner sets it for a join whose one reader is such a Calc; a
+	// batch IntervalHashJoin projects as this join does). A joined row
+	// is then built of those columns only, the other side's cached row
+	// decoded into scratch rather than into a whole joined row; a padded
+	// row is projected as it is emitted. The state (the input rows) is
+	// the same with or without it.
 	Output []int
 }
 
