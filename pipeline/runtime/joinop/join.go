@@ -88,7 +88,8 @@ type JoinSpec struct {
 	// from a WHERE over the join into a Calc below it, on that input's
 	// rows: the join drops a restored row it is false of, which a
 	// checkpoint of the plan before the move kept (the join's state ID
-	// and fingerprint are the same).
+	// and fingerprint are the same). Only on an INNER join: an outer
+	// side's restored match counts would still count the dropped rows.
 	LeftKeep, RightKeep func(r row.Row) (bool, error)
 }
 
