@@ -19,12 +19,25 @@ import (
 // fires. Groups are kept in the order they were first seen.
 type slice struct {
 	end   int64           // on the windows' clock: local wall clock for LTZ in a Zone
+	seq   uint32          // the slice's number (WindowAgg.seq), unique while it is open; never 0
 	index map[int32]int32 // key id (keyIDs) -> slot
 	order []int32         // slots, first seen first
 	kids  []int32         // order's key ids
 }
 
-func newSlice(end int64) *slice { return &slice{end: end, index: map[int32]int32{}} }
+// newSlice opens a slice, numbered apart from every open one.
+func (g *WindowAgg) newSlice(end int64) *slice {
+	return &slice{end: end, seq: g.nextSeq(), index: map[int32]int32{}}
+}
+
+// nextSeq numbers a slice opened or reused.
+func (g *WindowAgg) nextSeq() uint32 {
+	g.seq++
+	if g.seq == 0 { // wrapped: the slices numbered 4 billion slices ago are long gone
+		g.seq++
+	}
+	return g.seq
+}
 
 // cycle is one CUMULATE size-long period: shared holds the groups of its
 // fired step slices, into which each later window's slice is merged, so
@@ -59,7 +72,11 @@ type WindowAgg struct {
 	pending           []int64          // TUMBLE/HOP: ends of windows to fire, ascending
 	cycles            []*cycle         // CUMULATE, by start
 	kids              keyIDs
-	spare             []*slice // dropped slices, their maps cleared, to reuse
+	// slotKid is, by slot of the store, the id of its key (-1: a free
+	// slot); the store keeps no key per slot.
+	slotKid []int32
+	seq     uint32   // the last slice's number (newSlice)
+	spare   []*slice // dropped slices, their maps cleared, to reuse
 	// The last row's key id, slice and slot: rows of one key, or of no
 	// key, in time order find them without a lookup. lastW nil: none.
 	lastKey []byte
@@ -88,7 +105,7 @@ func NewWindowAgg(w WindowSpec, keys []int, aggs []aggop.AggCall, opt WindowOpti
 		spec:   w,
 		keys:   keys,
 		opt:    opt,
-		st:     aggop.NewStore(aggs, true, true),
+		st:     aggop.NewStore(aggs, true, false),
 		width:  max(width, w.TimeCol+1),
 		wm:     operator.NoWatermark,
 		slices: map[int64]*slice{},
@@ -198,9 +215,9 @@ func (g *WindowAgg) slice(end int64) *slice {
 	if w == nil {
 		if n := len(g.spare); n > 0 {
 			w, g.spare = g.spare[n-1], g.spare[:n-1]
-			w.end = end
+			w.end, w.seq = end, g.nextSeq()
 		} else {
-			w = newSlice(end)
+			w = g.newSlice(end)
 		}
 		g.slices[end] = w
 	}
@@ -226,7 +243,7 @@ func (g *WindowAgg) cycle(start, wm int64) *cycle {
 	if ok {
 		return g.cycles[i]
 	}
-	c := &cycle{start: start, next: start + g.spec.Step, shared: slice{index: map[int32]int32{}}}
+	c := &cycle{start: start, next: start + g.spec.Step, shared: slice{seq: g.nextSeq(), index: map[int32]int32{}}}
 	for g.due(c.next) <= wm {
 		c.next += g.spec.Step
 	}
@@ -244,12 +261,12 @@ func (g *WindowAgg) slot(w *slice) int32 {
 	}
 	kid := g.lastKid
 	id := g.kids.at[kid].slot
-	if g.kids.at[kid].w != w {
+	if g.kids.at[kid].seq != w.seq {
 		var ok bool
 		if id, ok = w.index[kid]; !ok {
 			id = g.newSlot(w, kid)
 		}
-		g.kids.at[kid] = kidAt{w, id}
+		g.kids.at[kid] = kidAt{w.seq, id}
 	}
 	g.lastW, g.lastID = w, id
 	return id
@@ -257,7 +274,11 @@ func (g *WindowAgg) slot(w *slice) int32 {
 
 // newSlot allocates key id kid's slot in w.
 func (g *WindowAgg) newSlot(w *slice, kid int32) int32 {
-	id := g.st.Alloc(g.kids.keys[kid])
+	id := g.st.Alloc("")
+	if int(id) >= len(g.slotKid) {
+		g.slotKid = append(g.slotKid, make([]int32, int(id)+1-len(g.slotKid))...)
+	}
+	g.slotKid[id] = kid
 	g.kids.refs[kid]++
 	w.index[kid] = id
 	w.order = append(w.order, id)
@@ -269,8 +290,9 @@ func (g *WindowAgg) newSlot(w *slice, kid int32) int32 {
 func (g *WindowAgg) release(w *slice) {
 	for j, id := range w.order {
 		g.st.Release(id)
+		g.slotKid[id] = -1
 		kid := w.kids[j]
-		if g.kids.at[kid].w == w {
+		if g.kids.at[kid].seq == w.seq {
 			g.kids.at[kid] = kidAt{}
 		}
 		g.kids.unref(kid)
@@ -421,7 +443,7 @@ func (g *WindowAgg) emit(id int32, start, end, fire int64, out operator.Emitter)
 		at = nk - 1 // the last key
 	}
 	r := g.arena.Row(at + 3 + len(g.res))
-	if err := aggop.DecodeKey(r[:nk], g.st.Keys[id]); err != nil {
+	if err := aggop.DecodeKey(r[:nk], g.kids.key(g.slotKid[id])); err != nil {
 		return fmt.Errorf("window aggregate: %w", err)
 	}
 	if !g.opt.Attached {
@@ -520,17 +542,23 @@ func (g *WindowAgg) restore(d *row.Decoder) error {
 	}
 	g.slices = map[int64]*slice{}
 	for range d.Count(2) {
-		w := newSlice(d.Varint())
+		w := g.newSlice(d.Varint())
 		w.order = readIDs()
 		g.slices[w.end] = w
 	}
 	g.cycles = make([]*cycle, d.Count(3))
 	for i := range g.cycles {
-		c := &cycle{start: d.Varint(), next: d.Varint(), shared: slice{index: map[int32]int32{}}}
+		c := &cycle{start: d.Varint(), next: d.Varint(), shared: slice{seq: g.nextSeq(), index: map[int32]int32{}}}
 		c.shared.order = readIDs()
 		g.cycles[i] = c
 	}
-	g.st.RestoreState(d, nil)
+	// Each slot's key gets its id as it is read; a free slot's (empty)
+	// key is let go below, unless a slot in use has it.
+	g.kids, g.spare, g.hasKid, g.lastW = newKeyIDs(), nil, false, nil
+	g.slotKid = g.slotKid[:0]
+	g.st.RestoreState(d, func(id int32, key []byte) {
+		g.slotKid = append(g.slotKid, g.kids.of(key))
+	})
 	if err := d.End(); err != nil {
 		return fmt.Errorf("window aggregate: restore: %w", err)
 	}
@@ -542,20 +570,38 @@ func (g *WindowAgg) restore(d *row.Decoder) error {
 			}
 		}
 	}
-	g.kids, g.spare, g.hasKid, g.lastW = newKeyIDs(), nil, false, nil
-	index := func(w *slice) {
+	if len(g.slotKid) != int(g.st.Slots) {
+		return fmt.Errorf("window aggregate: restore: %d keys for %d slots", len(g.slotKid), g.st.Slots)
+	}
+	for _, id := range g.st.Free {
+		g.slotKid[id] = -1
+	}
+	index := func(w *slice) error {
 		w.kids = make([]int32, len(w.order))
 		for j, id := range w.order {
-			kid := g.kids.ofString(g.st.Keys[id])
+			kid := g.slotKid[id]
+			if kid < 0 {
+				return fmt.Errorf("window aggregate: restore: slot %d is free", id)
+			}
 			g.kids.refs[kid]++
 			w.index[kid], w.kids[j] = id, kid
 		}
+		return nil
 	}
 	for _, w := range g.slices {
-		index(w)
+		if err := index(w); err != nil {
+			return err
+		}
 	}
 	for _, c := range g.cycles {
-		index(&c.shared)
+		if err := index(&c.shared); err != nil {
+			return err
+		}
+	}
+	for kid, n := range g.kids.refs {
+		if n == 0 && g.kids.t.Has(int32(kid)) {
+			g.kids.drop(int32(kid))
+		}
 	}
 	return nil
 }
@@ -567,3 +613,12 @@ var (
 )
 
 var _ operator.StateSizer = (*WindowAgg)(nil)
+
+// slotKey is slot id's key (empty for a free slot), a view valid until
+// the next key is added or freed.
+func (g *WindowAgg) slotKey(id int32) []byte {
+	if kid := g.slotKid[id]; kid >= 0 {
+		return g.kids.t.Bytes(kid)
+	}
+	return nil
+}

@@ -1,67 +1,62 @@
 package windowop
 
+import "github.com/etld/etld/pipeline/runtime/state"
+
 // keyIDs numbers the GROUP BY keys of a WindowAgg's open slices: each
 // key held by some slice has an id, and a slice indexes its groups by
-// that id (slice.index). A slice's index then holds no pointer, and
-// the GC, which scanned every slice's map of key strings (in batch mode
-// every slice of the input stays open until the end: M-hopkey's 2,000
-// slices of 1,000 keys), skips it; a key's string is made once for all
-// the slices that hold it, where each slice made its own; and a merge
-// of a window's slices, or a step's slice into a CUMULATE cycle, matches
-// groups by id without hashing their keys again. A key's id is freed
-// when the last slice holding it goes.
+// that id (slice.index), a slot by its key's id (WindowAgg.slotKid). The
+// keys live in a state.KeyIDs, whose index, entries and arena hold no
+// pointer: a lookup hashes a short key (a name, a number) from two words
+// and compares two words, where a Go map of strings hashed and compared
+// the bytes; and nothing per slot or per slice holds a pointer for the
+// GC to scan (in batch mode every slice of the input stays open until
+// the end: M-hopkey's 2,000 slices of 1,000 keys). A key's string, which
+// the output rows' STRING values point into, is made once per id, for
+// all the slots that hold it. A merge of a window's slices, or a step's
+// slice into a CUMULATE cycle, matches groups by id without hashing their
+// keys again. A key's id is freed when the last slice holding it goes.
 //
-// By id, at is the slice where the key's last row went and its slot
-// there: a row of a key in the slice of its key's row before it (rows
-// in time order: 4 rows in 5 of M-hopkey, a new slice every 5,000 rows
-// of 1,000 keys) finds its slot without the slice's map. The map stays
-// the truth: at is set from it, and cleared when its slice is freed.
+// By id, at is the slice (by seq) where the key's last row went and its
+// slot there: a row of a key in the slice of its key's row before it
+// (rows in time order: 4 rows in 5 of M-hopkey, a new slice every 5,000
+// rows of 1,000 keys) finds its slot without the slice's map. The map
+// stays the truth: at is set from it, and cleared when its slice is
+// freed.
 type keyIDs struct {
-	ids  map[string]int32
-	keys []string // by id; "" for a free id
+	t    *state.KeyIDs
+	strs []string // by id: the key as a string; "" for a free id
 	refs []int32  // by id: the slices holding the key
 	at   []kidAt  // by id
-	free []int32
 }
 
-// kidAt is a slice holding a key and the key's slot there; w nil: none.
+// kidAt is a slice holding a key (its seq) and the key's slot there;
+// seq 0: none.
 type kidAt struct {
-	w    *slice
+	seq  uint32
 	slot int32
 }
 
-func newKeyIDs() keyIDs { return keyIDs{ids: map[string]int32{}} }
+func newKeyIDs() keyIDs { return keyIDs{t: state.NewKeyIDs()} }
 
 // of is key's id, given one (with no reference yet) if it has none.
 func (k *keyIDs) of(key []byte) int32 {
-	if id, ok := k.ids[string(key)]; ok {
+	h := k.t.Hash(key)
+	if id, ok := k.t.FindHashed(key, h); ok {
 		return id
 	}
-	return k.add(string(key))
-}
-
-// ofString is of for a key already a string (restore).
-func (k *keyIDs) ofString(key string) int32 {
-	if id, ok := k.ids[key]; ok {
-		return id
-	}
-	return k.add(key)
-}
-
-func (k *keyIDs) add(key string) int32 {
-	var id int32
-	if n := len(k.free); n > 0 {
-		id, k.free = k.free[n-1], k.free[:n-1]
-		k.keys[id], k.refs[id], k.at[id] = key, 0, kidAt{}
-	} else {
-		id = int32(len(k.keys))
-		k.keys = append(k.keys, key)
+	id, fresh := k.t.AddHashed(key, h)
+	if fresh {
+		k.strs = append(k.strs, string(key))
 		k.refs = append(k.refs, 0)
 		k.at = append(k.at, kidAt{})
+	} else {
+		k.strs[id], k.refs[id], k.at[id] = string(key), 0, kidAt{}
 	}
-	k.ids[key] = id
 	return id
 }
+
+// key is id's key, a string shared by all its slots.
+func (k *keyIDs) key(id int32) string { return k.strs[id] }
 
 // unref drops a slice's reference to id, freeing it with the last one.
 // It reports whether id was freed.
@@ -69,11 +64,15 @@ func (k *keyIDs) unref(id int32) bool {
 	if k.refs[id]--; k.refs[id] > 0 {
 		return false
 	}
-	delete(k.ids, k.keys[id])
-	k.keys[id], k.at[id] = "", kidAt{}
-	k.free = append(k.free, id)
+	k.drop(id)
 	return true
 }
 
+// drop frees id.
+func (k *keyIDs) drop(id int32) {
+	k.t.DropID(id, k.t.Hash(k.t.Bytes(id)))
+	k.strs[id], k.refs[id], k.at[id] = "", 0, kidAt{}
+}
+
 // len is the number of ids in use.
-func (k *keyIDs) len() int { return len(k.ids) }
+func (k *keyIDs) len() int { return k.t.Len() }
