@@ -20,14 +20,17 @@ import (
 type slice struct {
 	end   int64           // on the windows' clock: local wall clock for LTZ in a Zone
 	seq   uint32          // the slice's number (WindowAgg.seq), unique while it is open; never 0
-	index map[int32]int32 // key id (keyIDs) -> slot
+	// index maps key id (keyIDs) -> slot; built when first needed
+	// (WindowAgg.find) and kept from then on (indexed).
+	index   map[int32]int32
+	indexed bool
 	order []int32         // slots, first seen first
 	kids  []int32         // order's key ids
 }
 
 // newSlice opens a slice, numbered apart from every open one.
 func (g *WindowAgg) newSlice(end int64) *slice {
-	return &slice{end: end, seq: g.nextSeq(), index: map[int32]int32{}}
+	return &slice{end: end, seq: g.nextSeq()}
 }
 
 // nextSeq numbers a slice opened or reused.
@@ -75,6 +78,7 @@ type WindowAgg struct {
 	// slotKid is, by slot of the store, the id of its key (-1: a free
 	// slot); the store keeps no key per slot.
 	slotKid []int32
+	marks   []int32  // by key id: a slot + 1 while a HOP window merges its slices (markSlots)
 	seq     uint32   // the last slice's number (newSlice)
 	spare   []*slice // dropped slices, their maps cleared, to reuse
 	// The last row's key id, slice and slot: rows of one key, or of no
@@ -243,65 +247,12 @@ func (g *WindowAgg) cycle(start, wm int64) *cycle {
 	if ok {
 		return g.cycles[i]
 	}
-	c := &cycle{start: start, next: start + g.spec.Step, shared: slice{seq: g.nextSeq(), index: map[int32]int32{}}}
+	c := &cycle{start: start, next: start + g.spec.Step, shared: slice{seq: g.nextSeq()}}
 	for g.due(c.next) <= wm {
 		c.next += g.spec.Step
 	}
 	g.cycles = slices.Insert(g.cycles, i, c)
 	return c
-}
-
-// slot returns the slot of the row's key (kbuf) in w, allocating one.
-func (g *WindowAgg) slot(w *slice) int32 {
-	if !g.hasKid || string(g.lastKey) != string(g.kbuf) {
-		g.lastKid, g.hasKid = g.kids.of(g.kbuf), true
-		g.lastKey = append(g.lastKey[:0], g.kbuf...)
-	} else if g.lastW == w {
-		return g.lastID
-	}
-	kid := g.lastKid
-	id := g.kids.at[kid].slot
-	if g.kids.at[kid].seq != w.seq {
-		var ok bool
-		if id, ok = w.index[kid]; !ok {
-			id = g.newSlot(w, kid)
-		}
-		g.kids.at[kid] = kidAt{w.seq, id}
-	}
-	g.lastW, g.lastID = w, id
-	return id
-}
-
-// newSlot allocates key id kid's slot in w.
-func (g *WindowAgg) newSlot(w *slice, kid int32) int32 {
-	id := g.st.Alloc("")
-	if int(id) >= len(g.slotKid) {
-		g.slotKid = append(g.slotKid, make([]int32, int(id)+1-len(g.slotKid))...)
-	}
-	g.slotKid[id] = kid
-	g.kids.refs[kid]++
-	w.index[kid] = id
-	w.order = append(w.order, id)
-	w.kids = append(w.kids, kid)
-	return id
-}
-
-// release frees w's slots and its references to their keys.
-func (g *WindowAgg) release(w *slice) {
-	for j, id := range w.order {
-		g.st.Release(id)
-		g.slotKid[id] = -1
-		kid := w.kids[j]
-		if g.kids.at[kid].seq == w.seq {
-			g.kids.at[kid] = kidAt{}
-		}
-		g.kids.unref(kid)
-	}
-	clear(w.index)
-	w.order, w.kids = w.order[:0], w.kids[:0]
-	// A freed key id may be given to another key; the slot to another
-	// slice.
-	g.hasKid, g.lastW = false, nil
 }
 
 // Watermark fires every window whose end the watermark has reached.
@@ -375,6 +326,7 @@ func (g *WindowAgg) fireHop(end, fire int64, out operator.Emitter) error {
 	// own), which the window emits and then frees with the slice. Its
 	// groups are then the window's in the order keys were first seen.
 	w0 := g.slice(first)
+	g.markSlots(w0)
 	for e := first + slide; e <= end; e += slide {
 		w := g.slices[e]
 		if w == nil {
@@ -382,13 +334,15 @@ func (g *WindowAgg) fireHop(end, fire int64, out operator.Emitter) error {
 		}
 		for j, id := range w.order {
 			kid := w.kids[j]
-			m, ok := w0.index[kid]
-			if !ok {
+			m := g.marks[kid] - 1
+			if m < 0 {
 				m = g.newSlot(w0, kid)
+				g.marks[kid] = m + 1
 			}
 			g.st.Merge(m, id)
 		}
 	}
+	g.unmarkSlots(w0)
 	for _, m := range w0.order {
 		if err := g.emit(m, end-size, end, fire, out); err != nil {
 			return err
@@ -419,7 +373,7 @@ func (g *WindowAgg) fireCumulate(c *cycle, end int64, out operator.Emitter) erro
 	if w := g.slices[end]; w != nil {
 		for j, id := range w.order {
 			kid := w.kids[j]
-			sid, ok := c.shared.index[kid]
+			sid, ok := g.find(&c.shared, kid)
 			if !ok {
 				sid = g.newSlot(&c.shared, kid)
 			}
@@ -548,7 +502,7 @@ func (g *WindowAgg) restore(d *row.Decoder) error {
 	}
 	g.cycles = make([]*cycle, d.Count(3))
 	for i := range g.cycles {
-		c := &cycle{start: d.Varint(), next: d.Varint(), shared: slice{seq: g.nextSeq(), index: map[int32]int32{}}}
+		c := &cycle{start: d.Varint(), next: d.Varint(), shared: slice{seq: g.nextSeq()}}
 		c.shared.order = readIDs()
 		g.cycles[i] = c
 	}
@@ -562,7 +516,7 @@ func (g *WindowAgg) restore(d *row.Decoder) error {
 	if err := d.End(); err != nil {
 		return fmt.Errorf("window aggregate: restore: %w", err)
 	}
-	// Rebuild each slice's key index from the keys the store keeps.
+	// Check the slices' slots; their key indexes are built when needed.
 	for _, ids := range orders {
 		for _, id := range ids {
 			if id < 0 || id >= g.st.Slots {
@@ -576,6 +530,7 @@ func (g *WindowAgg) restore(d *row.Decoder) error {
 	for _, id := range g.st.Free {
 		g.slotKid[id] = -1
 	}
+	// A key's last slice (keyIDs.at) is the newest holding it.
 	index := func(w *slice) error {
 		w.kids = make([]int32, len(w.order))
 		for j, id := range w.order {
@@ -583,8 +538,10 @@ func (g *WindowAgg) restore(d *row.Decoder) error {
 			if kid < 0 {
 				return fmt.Errorf("window aggregate: restore: slot %d is free", id)
 			}
-			g.kids.refs[kid]++
-			w.index[kid], w.kids[j] = id, kid
+			if g.kids.refs[kid]++; g.kids.refs[kid] == 1 || newer(w.seq, g.kids.at[kid].seq) {
+				g.kids.at[kid] = kidAt{w.seq, id}
+			}
+			w.kids[j] = kid
 		}
 		return nil
 	}
