@@ -18,14 +18,14 @@ import (
 // windows hold it (Flink's slicing); a HOP window merges its slices when it
 // fires. Groups are kept in the order they were first seen.
 type slice struct {
-	end   int64           // on the windows' clock: local wall clock for LTZ in a Zone
-	seq   uint32          // the slice's number (WindowAgg.seq), unique while it is open; never 0
+	end int64  // on the windows' clock: local wall clock for LTZ in a Zone
+	seq uint32 // the slice's number (WindowAgg.seq), unique while it is open; never 0
 	// index maps key id (keyIDs) -> slot; built when first needed
 	// (WindowAgg.find) and kept from then on (indexed).
 	index   map[int32]int32
 	indexed bool
-	order []int32         // slots, first seen first
-	kids  []int32         // order's key ids
+	order   []int32 // slots, first seen first
+	kids    []int32 // order's key ids
 }
 
 // newSlice opens a slice, numbered apart from every open one.
@@ -131,6 +131,12 @@ func (g *WindowAgg) Process(in *row.Batch, out operator.Emitter) error {
 		return g.add(c.Kind, c.Row)
 	})
 }
+
+// ReleasesInput implements operator.InputReleaser: a row is folded into
+// its slice's groups and nothing of it is kept (the key is encoded into
+// the key table, values kept are detached copies), so the node gives
+// the batch's rows back to the decoders that made them.
+func (g *WindowAgg) ReleasesInput() bool { return true }
 
 func (g *WindowAgg) add(k row.Kind, r row.Row) error {
 	ts, err := g.rowTime(k, r)
@@ -569,7 +575,10 @@ var (
 	_ operator.Snapshotter = (*WindowAgg)(nil)
 )
 
-var _ operator.StateSizer = (*WindowAgg)(nil)
+var (
+	_ operator.StateSizer    = (*WindowAgg)(nil)
+	_ operator.InputReleaser = (*WindowAgg)(nil)
+)
 
 // slotKey is slot id's key (empty for a free slot), a view valid until
 // the next key is added or freed.
