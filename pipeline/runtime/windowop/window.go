@@ -79,6 +79,7 @@ type WindowAgg struct {
 	// slot); the store keeps no key per slot.
 	slotKid []int32
 	marks   []int32  // by key id: a slot + 1 while a HOP window merges its slices (markSlots)
+	indexed int64    // the entries of the slices' indexes built (find)
 	seq     uint32   // the last slice's number (newSlice)
 	spare   []*slice // dropped slices, their maps cleared, to reuse
 	// The last row's key id, slice and slot: rows of one key, or of no
@@ -514,7 +515,7 @@ func (g *WindowAgg) restore(d *row.Decoder) error {
 	}
 	// Each slot's key gets its id as it is read; a free slot's (empty)
 	// key is let go below, unless a slot in use has it.
-	g.kids, g.spare, g.hasKid, g.lastW = newKeyIDs(), nil, false, nil
+	g.kids, g.spare, g.hasKid, g.lastW, g.indexed = newKeyIDs(), nil, false, nil, 0
 	g.slotKid = g.slotKid[:0]
 	g.st.RestoreState(d, func(id int32, key []byte) {
 		g.slotKid = append(g.slotKid, g.kids.of(key))

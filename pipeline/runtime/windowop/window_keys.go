@@ -124,6 +124,7 @@ func (g *WindowAgg) find(w *slice, kid int32) (int32, bool) {
 			w.index[w.kids[j]] = id
 		}
 		w.indexed = true
+		g.indexed += int64(len(w.order))
 	}
 	id, ok := w.index[kid]
 	return id, ok
@@ -144,6 +145,7 @@ func (g *WindowAgg) newSlot(w *slice, kid int32) int32 {
 	g.kids.refs[kid]++
 	if w.indexed {
 		w.index[kid] = id
+		g.indexed++
 	}
 	w.order = append(w.order, id)
 	w.kids = append(w.kids, kid)
@@ -179,8 +181,11 @@ func (g *WindowAgg) release(w *slice) {
 		}
 		g.kids.unref(kid)
 	}
-	clear(w.index)
-	w.indexed = false
+	if w.indexed {
+		g.indexed -= int64(len(w.index))
+		clear(w.index)
+		w.indexed = false
+	}
 	w.order, w.kids = w.order[:0], w.kids[:0]
 	// A freed key id may be given to another key; the slot to another
 	// slice.

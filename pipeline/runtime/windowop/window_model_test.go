@@ -266,7 +266,14 @@ func checkKeyAt(t *testing.T, g *WindowAgg) {
 	for _, c := range g.cycles {
 		all = append(all, &c.shared)
 	}
+	var indexed int64
 	for _, w := range all {
+		if w.indexed {
+			indexed += int64(len(w.index))
+			if len(w.index) != len(w.order) {
+				t.Fatalf("slice %d: %d groups, %d in its index", w.seq, len(w.order), len(w.index))
+			}
+		}
 		for j, id := range w.order {
 			kid := w.kids[j]
 			if g.slotKid[id] != kid {
@@ -276,6 +283,9 @@ func checkKeyAt(t *testing.T, g *WindowAgg) {
 				newest[kid] = held{w.seq, id}
 			}
 		}
+	}
+	if indexed != g.indexed {
+		t.Fatalf("the slices' indexes hold %d entries, counted %d", indexed, g.indexed)
 	}
 	for kid, h := range newest {
 		if at := g.kids.at[kid]; at.seq != 0 && (at.seq != h.seq || at.slot != h.slot) {
