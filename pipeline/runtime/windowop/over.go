@@ -2,6 +2,7 @@ package windowop
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/etld/etld/pipeline/row"
@@ -208,6 +209,11 @@ type OverAgg struct {
 	rest    []int
 	scratch []row.Value
 	res     []row.Value // a row's results, when Output picks among them
+	// direct: a batch run over input sorted by time (WindowOptions.Sorted,
+	// no LEAD) steps each batch's rows as they come (over_sorted.go);
+	// lastTime is the time of the last row stepped so.
+	direct   bool
+	lastTime int64
 	// frameCols are the columns a frame row keeps: the aggregates'
 	// arguments and filters and the time (the rest of it no one reads
 	// again).
@@ -238,6 +244,8 @@ func newOverAgg(s OverSpec, opt WindowOptions, queues bool) (*OverAgg, error) {
 	if err := g.checkFuncs(); err != nil {
 		return nil, err
 	}
+	g.direct = opt.Batch && opt.Sorted && !s.ProcTime && !g.hasLead()
+	g.lastTime = math.MinInt64
 	if s.TimeCol < 0 || s.Preceding < Unbounded || s.Preceding >= maxEventTime/4 {
 		return nil, fmt.Errorf("over aggregate: bad window: time column %d, %s", s.TimeCol, s)
 	}
@@ -280,9 +288,13 @@ func (g *OverAgg) Process(in *row.Batch, out operator.Emitter) error {
 		g.At(i)
 		return g.add(c.Kind, c.Row)
 	})
-	if g.arrival() {
+	if g.arrival() || g.direct {
 		if err == nil {
-			err = g.emitArrived(out)
+			if g.direct {
+				err = g.emitSorted(out)
+			} else {
+				err = g.emitArrived(out)
+			}
 		}
 		clear(g.ready)
 		g.ready = g.ready[:0]
@@ -301,7 +313,12 @@ func (g *OverAgg) add(k row.Kind, r row.Row) error {
 	if err := g.st.Check(r); err != nil {
 		return err
 	}
-	if g.arrival() {
+	if g.direct {
+		if err := g.inOrder(ts); err != nil {
+			return err
+		}
+	}
+	if g.arrival() || g.direct {
 		g.ready = append(g.ready, overRow{p: g.partition(r), r: r})
 		return nil
 	}
