@@ -56,7 +56,7 @@ func (s OverSpec) String() string {
 // rows for LAG (oldest first).
 type overPart struct {
 	id    int32
-	frame rowRing
+	frame frameRing
 	hist  rowRing
 	// rows counts its rows so far and times their distinct times
 	// (ROW_NUMBER, RANK, DENSE_RANK); group is the last step that saw
@@ -99,45 +99,10 @@ func (q *rowRing) push(r row.Row) {
 	q.n++
 }
 
-// pushKept pushes a copy of r that holds only the columns keep marks
-// (the others NULL), into the slice of the row that last left its slot
-// (popKept): a frame keeps what its aggregates read and its time, and
-// once full allocates nothing a row.
-func (q *rowRing) pushKept(r row.Row, keep []bool) {
-	if q.n == len(q.buf) {
-		grown := make([]row.Row, max(4, 2*len(q.buf)))
-		for i := range q.n {
-			grown[i] = q.at(i)
-		}
-		q.buf, q.head = grown, 0
-	}
-	slot := &q.buf[(q.head+q.n)%len(q.buf)]
-	dst := *slot
-	if cap(dst) < len(r) {
-		dst = make(row.Row, len(r))
-	}
-	dst = dst[:len(r)]
-	for i, v := range r {
-		if i < len(keep) && keep[i] {
-			dst[i] = row.DetachValue(v) // kept: must not pin its batch (row.Detach)
-		} else {
-			dst[i] = row.NullValue
-		}
-	}
-	*slot = dst
-	q.n++
-}
-
-// popKept drops the oldest row and leaves its slice in the slot for
-// pushKept: its values are its own (DetachValue) and NULL, so it pins
-// nothing, and the ring holds no more rows than at its fullest.
-func (q *rowRing) popKept() {
-	q.head = (q.head + 1) % len(q.buf)
-	q.n--
-}
-
 // at is the i-th row, the oldest first.
 func (q *rowRing) at(i int) row.Row { return q.buf[(q.head+i)%len(q.buf)] }
+
+func (q *rowRing) len() int { return q.n }
 
 func (q *rowRing) pop() {
 	q.buf[q.head] = nil
@@ -507,9 +472,9 @@ func seenBefore(rows []overRow, p *overPart) bool {
 func (g *OverAgg) accumulate(p *overPart, r row.Row) {
 	g.st.Update(p.id, r, true)
 	if g.spec.Preceding != Unbounded {
-		if p.frame.buf == nil && g.spec.Rows {
+		if p.frame.slots == 0 && g.spec.Rows {
 			// n PRECEDING holds n+1 rows, and one more between push and pop.
-			p.frame.buf = make([]row.Row, min(g.spec.Preceding+2, 1024))
+			p.frame.reserve(int(min(g.spec.Preceding+2, 1024)), len(r))
 		}
 		p.frame.pushKept(r, g.frameCols)
 		if g.ext != nil {
