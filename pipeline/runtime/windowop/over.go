@@ -53,11 +53,20 @@ func (s OverSpec) String() string {
 
 // overPart is one partition's state: its aggregate slot, the rows of its
 // frame that a sliding frame retracts later (oldest first), and its last
-// rows for LAG (oldest first).
+// rows for LAG (oldest first). What every row reads comes first, in as
+// few cache lines as it fits (over many partitions each is a miss): the
+// slot, the waiting count, the queues and the frame.
 type overPart struct {
-	id    int32
-	frame frameRing
-	hist  rowRing
+	id int32
+	// waiting counts its rows in the queue: a partition with rows still
+	// to emit does not expire (see over_ttl.go).
+	waiting int
+	// ext are its MIN and MAX queues of a sliding frame, pushed and
+	// popped its frame rows so far (over_extreme.go).
+	pushed, popped int64
+	ext            []extQueue
+	frame          frameRing
+	hist           rowRing
 	// rows counts its rows so far and times their distinct times
 	// (ROW_NUMBER, RANK, DENSE_RANK); group is the last step that saw
 	// it, start its row count before that step and last the index of its
@@ -66,18 +75,11 @@ type overPart struct {
 	group       uint64
 	start       int64
 	last        int
-	// waiting counts its rows in the queue: a partition with rows still
-	// to emit does not expire (see over_ttl.go).
-	waiting int
 	// lastTrig, cleanupAt and cleanupSet are Flink's lastTriggeringTs
 	// and cleanupTsState of a bounded RANGE frame (over_cleanup.go).
 	lastTrig   int64
 	cleanupAt  int64
 	cleanupSet bool
-	// ext are its MIN and MAX queues of a sliding frame in a sorted batch
-	// run, pushed and popped its frame rows so far (over_extreme.go).
-	ext            []extQueue
-	pushed, popped int64
 }
 
 // rowRing is a FIFO of rows in a ring that grows when full: a sliding
