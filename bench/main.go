@@ -39,6 +39,7 @@ func main() {
 	baseEtld := flag.String("base-etld", "", "an etld binary of another commit, run as etld-base in each round (before and after a change): with -nexmark over the same json, in the matrix in batch mode beside etld-batch")
 	engines := flag.String("engines", "", "comma-separated engines to run (etld-batch,etld-base,duckdb); the others are reported as not run; default all")
 	noGen := flag.Bool("no-gen", false, "with -nexmark: skip etld-gen (etld's generator in the process)")
+	flinkState := flag.String("flink-state", "", "with -nexmark: Flink's state backend (rocksdb, as Flink runs state past its heap; default its heap)")
 	flag.Parse()
 	if *again != "" {
 		if err := reprint(*again); err != nil {
@@ -57,7 +58,7 @@ func main() {
 	}
 	if *nexmark {
 		run = func() error {
-			return benchNexmark(*cache, rows, *runs, *only, *jsonOut, *noFlink, *timeout, nexmarkOptions{base: *baseEtld, noGen: *noGen})
+			return benchNexmark(*cache, rows, *runs, *only, *jsonOut, *noFlink, *timeout, nexmarkOptions{base: *baseEtld, noGen: *noGen, flinkState: *flinkState})
 		}
 	}
 	if err := run(); err != nil {
@@ -177,7 +178,11 @@ func runWorkload(e *env, w workload, runs int) (workloadResult, error) {
 			m, err := eng.run(dir)
 			if err != nil {
 				res[i].Error = err.Error()
-				logf("  failed: %v", err)
+				if m.Wall > 0 {
+					// What a run killed at -timeout had spent: a lower bound.
+					res[i].Error += fmt.Sprintf(" (after %.0f s wall, %.1f CPU s, %.0f MiB peak)", m.Wall, m.CPU, float64(m.PeakRSS)/(1<<20))
+				}
+				logf("  failed: %v", res[i].Error)
 				continue
 			}
 			if r == 0 && eng.out != "" {

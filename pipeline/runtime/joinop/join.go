@@ -84,6 +84,13 @@ type JoinSpec struct {
 	// joined ones a residual reads whole) are projected as emitted.
 	// Retractions are projected as the rows they take back were.
 	Output []int
+	// LeftKeep and RightKeep, if set, are a filter the planner moved
+	// from a WHERE over the join into a Calc below it, on that input's
+	// rows: the join drops a restored row it is false of, which a
+	// checkpoint of the plan before the move kept (the join's state ID
+	// and fingerprint are the same). Only on an INNER join: an outer
+	// side's restored match counts would still count the dropped rows.
+	LeftKeep, RightKeep func(r row.Row) (bool, error)
 }
 
 // Join is a regular join of two inputs (Flink's StreamingJoinOperator and

@@ -107,6 +107,12 @@ func (j *Join) restore(d *row.Decoder) error {
 				d.Fail("row with a NULL join key in the state")
 				break
 			}
+			if keep, err := j.keeps(i != 1, r); err != nil {
+				d.Fail("%v", err)
+				break
+			} else if !keep {
+				continue
+			}
 			if i == 1 && table != nil {
 				table.add(r, nil, int32(count))
 				continue
@@ -142,6 +148,13 @@ func (j *Join) restore(d *row.Decoder) error {
 	if err := d.End(); err != nil {
 		return fmt.Errorf("join: %w", err)
 	}
+	var err error
+	if held, err = j.keptChanges(true, held); err != nil {
+		return err
+	}
+	if nullRight, err = j.keptChanges(false, nullRight); err != nil {
+		return err
+	}
 	j.sides[0], j.sides[1], j.leftNulls = restored[0], restored[1], restored[2]
 	j.rightRows, j.rightNulls = rightRows, rightNulls
 	j.held, j.nullRight, j.settled = held, nullRight, settled
@@ -172,4 +185,41 @@ func (s *joinSide) restoreRow(r row.Row, count, assoc int32) (rowRef, error) {
 	rid, _ := s.idents.Find(s.identOf(kid, r))
 	s.ents[rid].assoc = assoc
 	return rowRef(rid), nil
+}
+
+// keeps reports whether a restored row of the left (or right) input
+// passes the filter the planner moved below the join (JoinSpec.LeftKeep,
+// RightKeep): a checkpoint of the plan before the move holds rows the
+// join would not have been given.
+func (j *Join) keeps(left bool, r row.Row) (bool, error) {
+	keep := j.spec.RightKeep
+	if left {
+		keep = j.spec.LeftKeep
+	}
+	if keep == nil {
+		return true, nil
+	}
+	ok, err := keep(r)
+	if err != nil {
+		return false, fmt.Errorf("join: restoring a row: %w", err)
+	}
+	return ok, nil
+}
+
+// keptChanges is cs without the changes keeps drops.
+func (j *Join) keptChanges(left bool, cs []row.Change) ([]row.Change, error) {
+	if (left && j.spec.LeftKeep == nil) || (!left && j.spec.RightKeep == nil) {
+		return cs, nil
+	}
+	out := cs[:0]
+	for _, c := range cs {
+		ok, err := j.keeps(left, c.Row)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, c)
+		}
+	}
+	return out, nil
 }
