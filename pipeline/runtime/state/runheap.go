@@ -41,17 +41,22 @@ func (h *RunHeap[T]) Top() *T {
 	return h.heap.Top()
 }
 
-// Push adds x.
+// Push adds x. It compares x where it lands at the run's back, never
+// through &x: less is a func value, so handing it the argument's address
+// moved every pushed item to the heap, an allocation a push.
 func (h *RunHeap[T]) Push(x T) {
 	n := len(h.run)
 	if n == h.head {
 		h.run, h.head = append(h.run[:0], x), 0
 		return
 	}
-	if !h.heap.less(&x, &h.run[n-1]) {
-		h.run = append(h.run, x)
+	h.run = append(h.run, x)
+	if !h.heap.less(&h.run[n], &h.run[n-1]) {
 		return
 	}
+	var zero T
+	h.run[n] = zero // no reference kept in the run's spare room
+	h.run = h.run[:n]
 	h.heap.Push(x)
 }
 

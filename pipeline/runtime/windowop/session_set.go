@@ -107,6 +107,11 @@ func (ss *sessionSet) keyID(key []byte, h uint32) int32 {
 	if kid, ok := ss.keys.FindHashed(key, h); ok {
 		return kid
 	}
+	return ss.newKey(key, h)
+}
+
+// newKey gives key, which has no id, one with an empty list.
+func (ss *sessionSet) newKey(key []byte, h uint32) int32 {
 	kid, fresh := ss.keys.AddHashed(key, h)
 	if fresh {
 		ss.lists = append(ss.lists, nil)
@@ -148,8 +153,8 @@ func (ss *sessionSet) add(key []byte, ts, wm int64, st sessionState) *session {
 		if lastMilli(end) <= wm {
 			return nil
 		}
-		if !ok {
-			kid = ss.keyID(key, h)
+		if !ok { // looked up above: no second probe
+			kid = ss.newKey(key, h)
 			list = ss.lists[kid]
 		}
 		s := ss.alloc()
