@@ -176,7 +176,17 @@ func (j *IntervalJoin) expire(opTime, rel int64) int64 {
 	if opTime == operator.MaxWatermark || opTime == operator.NoWatermark {
 		return opTime
 	}
-	return opTime - rel - 1
+	// A lower bound above zero makes rel negative: near the largest
+	// watermark the difference wraps around below every cached row's
+	// time, and their cleanup timers would fire for ever. Saturate.
+	e := opTime - rel - 1
+	switch {
+	case rel < 0 && e < opTime:
+		return operator.MaxWatermark
+	case rel >= 0 && e > opTime:
+		return operator.NoWatermark
+	}
+	return e
 }
 
 func (j *IntervalJoin) padded(side int, r row.Row) row.Row {
