@@ -83,14 +83,18 @@ func narrowJoin(n *Node, j *joinOp, keep, at [2][]int) error {
 		}
 		return -1
 	}
-	var fields []row.Field
-	for side, cols := range keep {
-		for _, c := range cols {
-			fields = append(fields, n.Schema.Fields[side*lw+c])
-		}
-	}
 	var residualReads []int
 	if j.residualSrc != nil {
+		// The residual names the joined row's fields.
+		if n.Schema.Len() != lw+rw {
+			return fmt.Errorf("plan: the join's row is not its inputs' rows side by side")
+		}
+		var fields []row.Field
+		for side, cols := range keep {
+			for _, c := range cols {
+				fields = append(fields, n.Schema.Fields[side*lw+c])
+			}
+		}
 		c, err := compileExpr(j.residualSrc, row.NewSchema(fields...), "join")
 		if err != nil {
 			return err

@@ -74,7 +74,9 @@ func (b *builder) pushProjections() {
 	b.plan.projectOvers(nodes)
 	// Last, a batch join's inputs are narrowed to the columns it reads
 	// (join_narrow.go): what the sources decode is already settled.
-	b.plan.narrowJoins(nodes)
+	if !b.env.WholeJoinRows {
+		b.plan.narrowJoins(nodes)
+	}
 }
 
 // someOrNil is needed, or nil when it names every column.
