@@ -34,6 +34,12 @@ func (p *Plan) narrowJoins(nodes []*Node) {
 	if !p.Batch {
 		return
 	}
+	// A Calc under the join that no one else reads, and that is no
+	// transform's table, picks the join's columns itself.
+	readers := p.readerCounts(nodes)
+	for _, t := range p.Transforms {
+		readers[t.Root] += 2
+	}
 	for _, n := range nodes {
 		j := n.joined()
 		if j == nil || j.join == nil || !j.regular() || len(n.Inputs) != 2 || j.reads[0] == nil || j.reads[1] == nil {
@@ -61,7 +67,7 @@ func (p *Plan) narrowJoins(nodes []*Node) {
 		if !narrowed || len(keep[0]) == 0 || len(keep[1]) == 0 {
 			continue
 		}
-		if err := narrowJoin(n, j, keep, at); err != nil {
+		if err := narrowJoin(n, j, keep, at, readers); err != nil {
 			continue // the join is left as it was: correct, only wider
 		}
 	}
@@ -70,7 +76,7 @@ func (p *Plan) narrowJoins(nodes []*Node) {
 // narrowJoin puts a picking Calc under each input of n that keep
 // narrows and renumbers the join onto the narrowed rows; on an error
 // (the residual does not compile again) n is left unchanged.
-func narrowJoin(n *Node, j *joinOp, keep, at [2][]int) error {
+func narrowJoin(n *Node, j *joinOp, keep, at [2][]int, readers map[*Node]int) error {
 	js := *j.join
 	lw, rw := js.LeftWidth, js.RightWidth
 	nlw := len(keep[0])
@@ -132,9 +138,13 @@ func narrowJoin(n *Node, j *joinOp, keep, at [2][]int) error {
 		js.Output = mapped
 	}
 	for side, in := range n.Inputs {
-		if len(keep[side]) < in.Schema.Len() {
-			n.Inputs[side] = pickNode(in, keep[side])
+		if len(keep[side]) >= in.Schema.Len() {
+			continue
 		}
+		if readers[in] == 1 && narrowCalc(in, keep[side]) {
+			continue
+		}
+		n.Inputs[side] = pickNode(in, keep[side])
 	}
 	j.join, j.residualReads = &js, residualReads
 	for side := range j.reads {
@@ -180,4 +190,63 @@ func pickNode(in *Node, cols []int) *Node {
 		TimeAttr: timeAttr, Bounded: in.Bounded, op: &calcOp{project: project, colSrc: cols}}
 	n.Label = fmt.Sprintf("Calc(select=[%s])", strings.Join(texts, ", "))
 	return n
+}
+
+// narrowCalc has the Calc n compute its columns cols alone, in order,
+// when its label lists its select list as the plan built it; false
+// when n is no such Calc (n is then unchanged).
+func narrowCalc(n *Node, cols []int) bool {
+	c := n.calc()
+	if c == nil || c.project == nil || len(c.project) != n.Schema.Len() {
+		return false
+	}
+	const prefix = "Calc(select=["
+	rest, ok := strings.CutPrefix(n.Label, prefix)
+	if !ok {
+		return false
+	}
+	texts := splitTop(rest)
+	list := strings.Join(texts, ", ")
+	if len(texts) != len(c.project) || !strings.HasPrefix(rest[len(list):], "]") {
+		return false
+	}
+	at := make([]int, len(c.project))
+	for i := range at {
+		at[i] = -1
+	}
+	fields := make([]row.Field, len(cols))
+	project := make([]*expr.Compiled, len(cols))
+	kept := make([]string, len(cols))
+	var colSrc []int
+	var proc []bool
+	for k, i := range cols {
+		fields[k], project[k], kept[k], at[i] = n.Schema.Fields[i], c.project[i], texts[i], k
+		if c.colSrc != nil {
+			colSrc = append(colSrc, c.colSrc[i])
+		}
+		if c.proc != nil {
+			proc = append(proc, c.proc[i])
+		}
+	}
+	var keys [][]int
+	for _, k := range n.Mode.keys() {
+		if m, ok := mapKey(k, at); ok {
+			keys = append(keys, m)
+		}
+	}
+	mode := Changelog{Updating: n.Mode.Updating}
+	if len(keys) > 0 {
+		mode.Key, mode.HasKey = keys[0], true
+		if len(keys) > 1 {
+			mode.Alt = keys[1:]
+		}
+	}
+	timeAttr := -1
+	if n.TimeAttr >= 0 {
+		timeAttr = at[n.TimeAttr]
+	}
+	c.project, c.colSrc, c.proc = project, colSrc, proc
+	n.Schema, n.Mode, n.TimeAttr = row.NewSchema(fields...), mode, timeAttr
+	n.Label = prefix + strings.Join(kept, ", ") + rest[len(list):]
+	return true
 }
