@@ -95,27 +95,38 @@ sources:
 transforms:
 %ssinks:
 %s`, filepath.Join(dir, "l.csv"), filepath.Join(dir, "r.csv"), transforms.String(), sinks.String())
-		out := map[bool]map[string][]string{}
-		for _, whole := range []bool{false, true} {
-			mode := map[bool]string{false: "narrow", true: "whole"}[whole]
+		out := map[string]map[string][]string{}
+		// The narrowed plan also on two workers a join (its keys picked
+		// from the narrowed rows).
+		for _, mode := range []string{"narrow", "narrow2", "whole"} {
+			whole := mode == "whole"
 			env := pipeline.Env{Registry: builtin.Registry(), WholeJoinRows: whole}
-			p := pipefile.Load(t, env, dir, strings.ReplaceAll(text, "MODE-", mode+"-"))
+			yaml := strings.ReplaceAll(text, "MODE-", mode+"-")
+			if mode == "narrow2" {
+				yaml = strings.Replace(yaml, "execution: batch\n", "execution: batch\nparallelism: 2\n", 1)
+			}
+			p := pipefile.Load(t, env, dir, yaml)
 			explained := p.Explain()
 			if got := strings.Contains(explained, "Calc(select=[id, k])"); got == whole {
 				t.Fatalf("seed %d, whole rows %v: the plan narrows the joins' inputs: %v\n%s", seed, whole, got, explained)
 			}
+			if mode == "narrow2" && !strings.Contains(explained, "workers=2") {
+				t.Fatalf("seed %d: the joins do not run on two workers:\n%s", seed, explained)
+			}
 			if _, err := p.Run(context.Background(), pipeline.RunOptions{}); err != nil {
 				t.Fatalf("seed %d, %s: %v", seed, mode, err)
 			}
-			out[whole] = map[string][]string{}
+			out[mode] = map[string][]string{}
 			for _, c := range narrowCases {
-				out[whole][c.name] = readLines(t, filepath.Join(dir, mode+"-"+c.name+".csv"))
+				out[mode][c.name] = readLines(t, filepath.Join(dir, mode+"-"+c.name+".csv"))
 			}
 		}
 		for _, c := range narrowCases {
-			n, w := out[false][c.name], out[true][c.name]
-			if !slices.Equal(n, w) {
-				t.Errorf("seed %d, %s: narrowed %d rows, whole %d rows\nnarrowed: %.300q\nwhole:    %.300q", seed, c.name, len(n), len(w), n, w)
+			w := out["whole"][c.name]
+			for _, mode := range []string{"narrow", "narrow2"} {
+				if n := out[mode][c.name]; !slices.Equal(n, w) {
+					t.Errorf("seed %d, %s: %s %d rows, whole %d rows\n%s: %.300q\nwhole: %.300q", seed, c.name, mode, len(n), len(w), mode, n, w)
+				}
 			}
 		}
 	}
