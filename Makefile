@@ -64,8 +64,9 @@ bench:
 NEXMARK_EVENTS ?= 10M
 NEXMARK_RUNS ?= 3
 NEXMARK_ONLY ?=
+NEXMARK_FLINK_STATE ?=
 bench-nexmark:
-	go run ./bench -nexmark -rows $(NEXMARK_EVENTS) -runs $(NEXMARK_RUNS) -only '$(NEXMARK_ONLY)' -json bench/.cache/nexmark.json
+	go run ./bench -nexmark -rows $(NEXMARK_EVENTS) -runs $(NEXMARK_RUNS) -only '$(NEXMARK_ONLY)' -flink-state '$(NEXMARK_FLINK_STATE)' -json bench/.cache/nexmark.json
 
 # Records Flink 2.3's final table of every Nexmark query over the events of
 # etld's nexmark source (scripts/nexmark/flink.sh: the nexmark project's SQL,

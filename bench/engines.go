@@ -32,7 +32,10 @@ type env struct {
 	noDuck   string // why DuckDB is not run
 	flink    string // the FlinkRun command; "" = not run
 	noFlink  string
-	timeout  time.Duration
+	// flinkState is Flink's state backend for the Nexmark scripts
+	// (-flink-state: "rocksdb"); "" leaves Flink's default, its heap.
+	flinkState string
+	timeout    time.Duration
 }
 
 // engine is one contender of a workload. run does one measured run into
@@ -105,6 +108,12 @@ func etldEngine(e *env, name, outName string, yaml func(out string) string) engi
 
 // etldBinEngine is etldEngine of the etld binary bin.
 func etldBinEngine(e *env, bin, name, outName string, yaml func(out string) string) engine {
+	return etldEnvEngine(e, bin, name, outName, nil, yaml)
+}
+
+// etldEnvEngine is etldBinEngine with vars added to the child's
+// environment (GOMAXPROCS=1: the same process on one core).
+func etldEnvEngine(e *env, bin, name, outName string, vars []string, yaml func(out string) string) engine {
 	eng := engine{name: name}
 	eng.run = func(dir string) (measure, error) {
 		out := "blackhole"
@@ -115,7 +124,7 @@ func etldBinEngine(e *env, bin, name, outName string, yaml func(out string) stri
 		if err := os.WriteFile(file, []byte(yaml(out)), 0o644); err != nil {
 			return measure{}, err
 		}
-		m, _, err := runChild([]string{bin, "run", "--quiet", "--log-format", "text", file}, nil, dir, filepath.Join(dir, "stderr"), e.timeout)
+		m, _, err := runChild([]string{bin, "run", "--quiet", "--log-format", "text", file}, vars, dir, filepath.Join(dir, "stderr"), e.timeout)
 		return m, err
 	}
 	if outName != "" {

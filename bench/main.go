@@ -39,6 +39,7 @@ func main() {
 	baseEtld := flag.String("base-etld", "", "an etld binary of another commit, run as etld-base in each round (before and after a change): with -nexmark over the same json, in the matrix in batch mode beside etld-batch")
 	engines := flag.String("engines", "", "comma-separated engines to run (etld-batch,etld-base,duckdb); the others are reported as not run; default all")
 	noGen := flag.Bool("no-gen", false, "with -nexmark: skip etld-gen (etld's generator in the process)")
+	flinkState := flag.String("flink-state", "", "with -nexmark: Flink's state backend (rocksdb, as Flink runs state past its heap; default its heap)")
 	flag.Parse()
 	if *again != "" {
 		if err := reprint(*again); err != nil {
@@ -57,7 +58,7 @@ func main() {
 	}
 	if *nexmark {
 		run = func() error {
-			return benchNexmark(*cache, rows, *runs, *only, *jsonOut, *noFlink, *timeout, nexmarkOptions{base: *baseEtld, noGen: *noGen})
+			return benchNexmark(*cache, rows, *runs, *only, *jsonOut, *noFlink, *timeout, nexmarkOptions{base: *baseEtld, noGen: *noGen, flinkState: *flinkState})
 		}
 	}
 	if err := run(); err != nil {

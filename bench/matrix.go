@@ -125,7 +125,7 @@ func matrixShapes() []matrixShape {
 // matrixWorkloads are the matrix's shapes as workloads: parse-limit,
 // etld-batch, duckdb, etld-stream, flink-stream, DuckDB the baseline;
 // a GROUP BY or another keyed shape also on two workers (etld-batch-2w,
-// etld-stream-2w).
+// etld-stream-2w), a GROUP BY also on one core (etld-batch-1cpu).
 func matrixWorkloads(e *env) []workload {
 	ws := []workload{matrixStart(e)}
 	for _, sh := range matrixShapes() {
@@ -145,6 +145,15 @@ func matrixWorkloads(e *env) []workload {
 			// what the keyed workers gain, in the same run.
 			engines = append(engines, etldEngine(e, "etld-batch-2w", "out-2w.csv", func(out string) string {
 				return matrixPipeline(e, sh, out, []string{"execution: batch", "parallelism: 2"})
+			}))
+		}
+		if sh.agg {
+			// The same process held to one core (GOMAXPROCS=1): what
+			// every core gives a GROUP BY, decode and aggregate together,
+			// which two workers of the aggregate alone cannot show when
+			// the decoders already keep both cores busy.
+			engines = append(engines, etldEnvEngine(e, e.etld, "etld-batch-1cpu", "out-1cpu.csv", []string{"GOMAXPROCS=1"}, func(out string) string {
+				return matrixPipeline(e, sh, out, []string{"execution: batch"})
 			}))
 		}
 		if sh.noBatch != "" {

@@ -80,3 +80,24 @@ func TestNexmarkFiles(t *testing.T) {
 func unplaced(err error) string {
 	return regexp.MustCompile(`^\S+:\d+:\d+: `).ReplaceAllString(fmt.Sprint(err), "")
 }
+
+// TestNexmarkFlinkStateBackend: -flink-state puts Flink's state backend
+// at the head of every script, the start's too, and nothing without it.
+func TestNexmarkFlinkStateBackend(t *testing.T) {
+	root := filepath.Join("nexmark")
+	for _, backend := range []string{"", "rocksdb"} {
+		wd := t.TempDir()
+		e := &env{etld: "/bin/true", flink: "/bin/true", timeout: 1e9, flinkState: backend}
+		if _, err := nexmarkFlink(e, root, "q20", filepath.Join(wd, "events.json")).run(wd); err != nil && !strings.Contains(err.Error(), ".out") {
+			t.Fatal(err) // the runner does nothing: only its output is missing
+		}
+		b, err := os.ReadFile(filepath.Join(wd, "q20.sql"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		set := strings.HasPrefix(string(b), "SET 'state.backend.type' = 'rocksdb';\n")
+		if set != (backend == "rocksdb") || strings.Contains(string(b), "state.backend") != set {
+			t.Errorf("backend %q: script starts %q", backend, string(b)[:min(len(b), 80)])
+		}
+	}
+}

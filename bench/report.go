@@ -131,6 +131,12 @@ func targets(ws []workloadResult) []target {
 			if strings.HasPrefix(w.Name, "M-") && w.Name != "M-start" { // M-start: Flink's start alone
 				speedOf(w, w.Name+" batch vs DuckDB", "etld-batch", "duckdb", 1)
 				speedOf(w, w.Name+" stream vs Flink", "etld-stream", "flink-stream", 10)
+				if w.engine("etld-batch-1cpu") != nil {
+					speedOf(w, w.Name+" 2 cores vs 1", "etld-batch", "etld-batch-1cpu", 1.7)
+				}
+				if w.engine("etld-batch-2w") != nil {
+					speedOf(w, w.Name+" 2 workers vs 1", "etld-batch-2w", "etld-batch", 1.7)
+				}
 			}
 		}
 	}

@@ -86,3 +86,25 @@ func TestWorkloadPipelinesLoad(t *testing.T) {
 		}
 	}
 }
+
+// TestCoreTargets: a GROUP BY shape's run on one core and on two
+// workers each give a target of their own, measured only when run.
+func TestCoreTargets(t *testing.T) {
+	ws := []workloadResult{{Name: "M-str100k", Engines: []engineResult{
+		{Engine: "etld-batch", Time: 1, CPU: 2}, {Engine: "etld-batch-1cpu", Time: 1.8, CPU: 1.7},
+		{Engine: "etld-batch-2w", Time: 1.25}, {Engine: "duckdb", Time: 1.1},
+	}}, {Name: "M-join", Engines: []engineResult{{Engine: "etld-batch", Time: 1}}}}
+	byGoal := map[string]target{}
+	for _, tg := range targets(ws) {
+		byGoal[tg.Goal] = tg
+	}
+	if tg := byGoal["M-str100k 2 cores vs 1"]; !tg.Known || tg.Got != 1.8 || !tg.Met {
+		t.Errorf("2 cores vs 1: %+v, want 1.8 met", tg)
+	}
+	if tg := byGoal["M-str100k 2 workers vs 1"]; !tg.Known || tg.Got != 0.8 || tg.Met {
+		t.Errorf("2 workers vs 1: %+v, want 0.8 not met", tg)
+	}
+	if _, ok := byGoal["M-join 2 cores vs 1"]; ok {
+		t.Error("M-join has no one-core run, yet a target")
+	}
+}

@@ -399,7 +399,10 @@ func (k *Keyed) all(out operator.Emitter, f func(op operator.KeyGrouped, em oper
 	for _, w := range k.workers {
 		w.from = nil // emits outside a batch come from no input change
 	}
-	return k.run(out, func(w *keyedWorker) error { return f(w.op, &w.out) })
+	if out == nil {
+		return k.run(nil, func(w *keyedWorker) error { return f(w.op, &w.out) })
+	}
+	return k.inTurn(out, f)
 }
 
 // run runs f on every worker at once (the first on the calling
