@@ -25,11 +25,12 @@ import (
 // join moves. A semi or anti join emits its left rows as they are: its
 // left input keeps its width.
 //
-// Only in batch execution: a streaming join's state holds its inputs'
-// rows, and a checkpoint written with the whole rows would not restore
-// into narrowed ones. A batch join's state lives within one run. Its
-// fingerprint names its inputs' schemas, which the narrowing changes,
-// so a checkpoint of the unnarrowed plan is never restored into it.
+// Only in batch execution, for now: a streaming join's state is kept
+// across runs and edits, and its stored rows would change layout. A
+// batch join's checkpoint written before the narrowing still restores:
+// its fingerprint names its whole inputs, as before, and the join cuts
+// the saved rows of whole inputs to the columns it keeps
+// (JoinSpec.Narrowed).
 func (p *Plan) narrowJoins(nodes []*Node) {
 	if !p.Batch {
 		return
@@ -121,6 +122,7 @@ func narrowJoin(n *Node, j *joinOp, keep, at [2][]int, readers map[*Node]int) er
 	js.LeftUnique, js.RightUnique = remap(js.LeftUnique, 0), remap(js.RightUnique, 1)
 	js.LeftTypes, js.RightTypes = pickTypes(js.LeftTypes, keep[0]), pickTypes(js.RightTypes, keep[1])
 	js.LeftWidth, js.RightWidth = nlw, len(keep[1])
+	js.Narrowed, js.WholeWidth = keep, [2]int{lw, rw}
 	if js.Kind != joinop.SemiJoin && js.Kind != joinop.AntiJoin {
 		// The output keeps the joined row's columns: each read one from
 		// the narrowed row, the others NULL.
@@ -137,6 +139,10 @@ func narrowJoin(n *Node, j *joinOp, keep, at [2][]int, readers map[*Node]int) er
 		}
 		js.Output = mapped
 	}
+	// The fingerprint names the whole inputs, as before the narrowing:
+	// a checkpoint written before restores, its rows cut
+	// (JoinSpec.Narrowed).
+	j.wholeInputs = [2]row.Schema{n.Inputs[0].Schema, n.Inputs[1].Schema}
 	for side, in := range n.Inputs {
 		if len(keep[side]) >= in.Schema.Len() {
 			continue

@@ -5,6 +5,7 @@ import (
 
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/expr"
+	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime"
 	"github.com/etld/etld/pipeline/runtime/aggop"
 	"github.com/etld/etld/pipeline/runtime/joinop"
@@ -314,6 +315,9 @@ type joinOp struct {
 	// joined row's field names, for narrowJoins to compile it again
 	// over the narrowed row (nil without a residual).
 	residualSrc sql.Expr
+	// wholeInputs, once narrowJoins narrowed the join's inputs, are
+	// their schemas before: what its fingerprint names.
+	wholeInputs [2]row.Schema
 	// reads, once the plan is pruned, are the columns of each input
 	// the join and its readers read (nil: every one).
 	reads [2][]bool

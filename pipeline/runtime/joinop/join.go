@@ -86,6 +86,12 @@ type JoinSpec struct {
 	// column -1 is NULL: one the join's readers never read, dropped
 	// from its inputs (the planner's narrowing of a batch join).
 	Output []int
+	// Narrowed, by side, are the columns of the input's whole row that
+	// the side's rows keep, when the planner narrowed them (nil: not
+	// narrowed): a snapshot of the join over whole rows (of
+	// WholeWidth columns) restores, its rows cut to those columns.
+	Narrowed   [2][]int
+	WholeWidth [2]int
 }
 
 // Join is a regular join of two inputs (Flink's StreamingJoinOperator and

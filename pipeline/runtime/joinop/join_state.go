@@ -48,7 +48,7 @@ func (j *Join) restore(d *row.Decoder) error {
 	j.Widen(d)
 	// By column: each section of rows is of one side's columns, the
 	// keys are rebuilt from the rows.
-	cols := j.Columns()
+	cols := j.narrowedColumns(j.Columns())
 	side := func(left bool) {
 		if cols == nil {
 			return
@@ -95,7 +95,7 @@ func (j *Join) restore(d *row.Decoder) error {
 			if d.Err() != nil {
 				break
 			}
-			if len(r) != widths[i] {
+			if r = j.narrowSaved(d, r, i != 1); len(r) != widths[i] {
 				d.Fail("row of %d columns on side %d, want %d", len(r), i, widths[i])
 				break
 			}
@@ -122,12 +122,12 @@ func (j *Join) restore(d *row.Decoder) error {
 		restored[i] = s
 	}
 	rightRows, rightNulls := d.Varint(), d.Varint()
-	changes := func() []row.Change {
+	changes := func(left bool) []row.Change {
 		n := d.Count(2)
 		out := make([]row.Change, 0, n)
 		for range n {
 			k := row.Kind(d.Byte())
-			r := d.Row()
+			r := j.narrowSaved(d, d.Row(), left)
 			if d.Err() != nil {
 				break
 			}
@@ -136,9 +136,9 @@ func (j *Join) restore(d *row.Decoder) error {
 		return out
 	}
 	side(true)
-	held := changes() // left changes
+	held := changes(true) // left changes
 	side(false)
-	nullRight := changes() // right changes
+	nullRight := changes(false) // right changes
 	if err := d.End(); err != nil {
 		return fmt.Errorf("join: %w", err)
 	}
@@ -172,4 +172,46 @@ func (s *joinSide) restoreRow(r row.Row, count, assoc int32) (rowRef, error) {
 	rid, _ := s.idents.Find(s.identOf(kid, r))
 	s.ents[rid].assoc = assoc
 	return rowRef(rid), nil
+}
+
+// narrowSaved cuts a saved row of the left or right input's whole width
+// to the columns the side keeps (JoinSpec.Narrowed): a snapshot written
+// before the planner narrowed the join's rows. A row of another width
+// is returned as it is.
+func (j *Join) narrowSaved(d *row.Decoder, r row.Row, left bool) row.Row {
+	side := 1
+	if left {
+		side = 0
+	}
+	cols := j.spec.Narrowed[side]
+	if cols == nil || r == nil || len(r) != j.spec.WholeWidth[side] || len(cols) == len(r) {
+		return r
+	}
+	if j.Columns() != nil {
+		// Its values were retagged by the narrowed columns' types.
+		d.Fail("a snapshot of whole rows cannot be narrowed and widened at once")
+		return r
+	}
+	out := make(row.Row, len(cols))
+	for k, c := range cols {
+		out[k] = r[c]
+	}
+	return out
+}
+
+// narrowedColumns is the types of the whole inputs' columns (the
+// compatibility check's, by the join's fingerprint, which names its
+// whole inputs) at the columns the sides keep (JoinSpec.Narrowed).
+func (j *Join) narrowedColumns(cols []row.TypeID) []row.TypeID {
+	n, w := j.spec.Narrowed, j.spec.WholeWidth
+	if n[0] == nil || cols == nil || len(cols) != w[0]+w[1] {
+		return cols
+	}
+	out := make([]row.TypeID, 0, len(n[0])+len(n[1]))
+	for side, off := range [2]int{0, w[0]} {
+		for _, c := range n[side] {
+			out = append(out, cols[off+c])
+		}
+	}
+	return out
 }
