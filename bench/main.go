@@ -178,7 +178,11 @@ func runWorkload(e *env, w workload, runs int) (workloadResult, error) {
 			m, err := eng.run(dir)
 			if err != nil {
 				res[i].Error = err.Error()
-				logf("  failed: %v", err)
+				if m.Wall > 0 {
+					// What a run killed at -timeout had spent: a lower bound.
+					res[i].Error += fmt.Sprintf(" (after %.0f s wall, %.1f CPU s, %.0f MiB peak)", m.Wall, m.CPU, float64(m.PeakRSS)/(1<<20))
+				}
+				logf("  failed: %v", res[i].Error)
 				continue
 			}
 			if r == 0 && eng.out != "" {

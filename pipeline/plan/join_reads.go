@@ -63,6 +63,16 @@ func (rs joinReaders) usedOf(m *Node) []bool {
 			continue
 		}
 		c := r.calc()
+		if c != nil && c.project == nil && c.passReads != nil {
+			// A filter alone: what pruneCalcs found it and its
+			// readers read.
+			for i, ok := range c.passReads {
+				if ok {
+					used[i] = true
+				}
+			}
+			continue
+		}
 		if c == nil || c.project == nil {
 			return nil
 		}

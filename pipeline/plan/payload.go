@@ -64,6 +64,10 @@ type calcOp struct {
 	// proc marks the output columns that are a bare PROCTIME() call: a
 	// processing-time attribute, as Flink types that call's result.
 	proc []bool
+	// passReads, of a Calc that passes its rows on as they are (project
+	// nil: a filter alone), are the columns it and its readers read,
+	// once pruneCalcs worked them out; nil for every one.
+	passReads []bool
 }
 
 func (c *calcOp) operator(b opBuild) (operator.Lifecycle, error) {

@@ -122,6 +122,19 @@ func (p *Plan) pruneCalcs(nodes []*Node) {
 			continue
 		}
 		c := m.calc()
+		if c != nil && c.project == nil && len(readers[m]) > 0 {
+			// A filter alone reads what its readers read, and its
+			// condition: its input's turn, after it, sees that.
+			if used := readers.usedOf(m); used != nil {
+				if c.filter != nil {
+					for _, i := range c.filter.Reads {
+						used[i] = true
+					}
+				}
+				c.passReads = used
+			}
+			continue
+		}
 		if c == nil || c.project == nil || len(readers[m]) == 0 || columnsOf(c.project) != nil {
 			continue
 		}
@@ -233,6 +246,19 @@ func (p *Plan) columnsRead(src *Source, nodes []*Node) *scanReads {
 				continue
 			}
 			c := n.calc()
+			if c != nil && c.project == nil && c.passReads != nil {
+				// A filter alone over the scan: what it and its readers
+				// read (pruneCalcs), its condition's paths as they are.
+				for i, ok := range c.passReads {
+					if ok && (c.filter == nil || !slices.Contains(c.filter.Reads, i)) {
+						rd.mark([]int{i})
+					}
+				}
+				if c.filter != nil {
+					rd.read(c.filter)
+				}
+				continue
+			}
 			if c == nil || c.project == nil {
 				return nil
 			}

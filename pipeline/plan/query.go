@@ -343,12 +343,18 @@ func (q *queryBuilder) selectBlock(sel *sql.Select) (*Node, error) {
 		return nil, errAt(sel.Having.Pos(), "HAVING needs GROUP BY or an aggregate")
 	}
 	var filter *expr.Compiled
-	if sel.Where != nil {
-		if filter, err = q.compileFilter(sel.Where, s, s.node.Schema); err != nil {
+	where := sel.Where
+	if where != nil {
+		if where, err = q.pushJoinFilters(s, where); err != nil {
 			return nil, err
 		}
 	}
-	calc, err := q.projection(sel.Items, s, s.node, filter, sel.Where)
+	if where != nil {
+		if filter, err = q.compileFilter(where, s, s.node.Schema); err != nil {
+			return nil, err
+		}
+	}
+	calc, err := q.projection(sel.Items, s, s.node, filter, where)
 	if err != nil {
 		return nil, err
 	}

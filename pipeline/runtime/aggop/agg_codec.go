@@ -453,11 +453,12 @@ func ReadClock(d *row.Decoder, version byte, what string) (wm int64, timeID row.
 }
 
 // AppendSlots appends the slots ids as AppendState writes each slot
-// (the user aggregates' changes applied first), so that an operator
-// that keeps its keys in the store (windows) writes a key group's slots
-// alone; AppendStoreHead then heads the slots of several such runs as
-// one store's state, with no free slots, for RestoreState.
-func (s *Store) AppendSlots(dst []byte, ids []int32) ([]byte, error) {
+// (the user aggregates' changes applied first; key as AppendState's),
+// so that an operator whose groups are not one per key (windows) writes
+// a key group's slots alone; AppendStoreHead then heads the slots of
+// several such runs as one store's state, with no free slots, for
+// RestoreState.
+func (s *Store) AppendSlots(dst []byte, ids []int32, key func(id int32) []byte) ([]byte, error) {
 	s.settle()
 	if s.hasUser() {
 		if s.flushUser(); s.userErr != nil {
@@ -465,7 +466,7 @@ func (s *Store) AppendSlots(dst []byte, ids []int32) ([]byte, error) {
 		}
 	}
 	for _, id := range ids {
-		dst = s.appendSlot(dst, id, nil)
+		dst = s.appendSlot(dst, id, key)
 	}
 	return dst, nil
 }

@@ -92,6 +92,13 @@ type JoinSpec struct {
 	// WholeWidth columns) restores, its rows cut to those columns.
 	Narrowed   [2][]int
 	WholeWidth [2]int
+	// LeftKeep and RightKeep, if set, are a filter the planner moved
+	// from a WHERE over the join into a Calc below it, on that input's
+	// rows: the join drops a restored row it is false of, which a
+	// checkpoint of the plan before the move kept (the join's state ID
+	// and fingerprint are the same). Only on an INNER join: an outer
+	// side's restored match counts would still count the dropped rows.
+	LeftKeep, RightKeep func(r row.Row) (bool, error)
 }
 
 // Join is a regular join of two inputs (Flink's StreamingJoinOperator and

@@ -95,6 +95,11 @@ func (j *Join) restore(d *row.Decoder) error {
 			if d.Err() != nil {
 				break
 			}
+			keep, err := j.keeps(i != 1, r) // of the row as saved
+			if err != nil {
+				d.Fail("%v", err)
+				break
+			}
 			if r = j.narrowSaved(d, r, i != 1); len(r) != widths[i] {
 				d.Fail("row of %d columns on side %d, want %d", len(r), i, widths[i])
 				break
@@ -106,6 +111,9 @@ func (j *Join) restore(d *row.Decoder) error {
 			if s.key(r) {
 				d.Fail("row with a NULL join key in the state")
 				break
+			}
+			if !keep {
+				continue
 			}
 			if i == 1 && table != nil {
 				table.add(r, nil, int32(count))
@@ -122,12 +130,12 @@ func (j *Join) restore(d *row.Decoder) error {
 		restored[i] = s
 	}
 	rightRows, rightNulls := d.Varint(), d.Varint()
-	changes := func(left bool) []row.Change {
+	changes := func() []row.Change {
 		n := d.Count(2)
 		out := make([]row.Change, 0, n)
 		for range n {
 			k := row.Kind(d.Byte())
-			r := j.narrowSaved(d, d.Row(), left)
+			r := d.Row()
 			if d.Err() != nil {
 				break
 			}
@@ -136,9 +144,23 @@ func (j *Join) restore(d *row.Decoder) error {
 		return out
 	}
 	side(true)
-	held := changes(true) // left changes
+	held := changes() // left changes
 	side(false)
-	nullRight := changes(false) // right changes
+	nullRight := changes() // right changes
+	var err error
+	if held, err = j.keptChanges(true, held); err != nil {
+		return err
+	}
+	if nullRight, err = j.keptChanges(false, nullRight); err != nil {
+		return err
+	}
+	// Filtered as saved, then cut to the columns a narrowed join keeps.
+	for k := range held {
+		held[k].Row = j.narrowSaved(d, held[k].Row, true)
+	}
+	for k := range nullRight {
+		nullRight[k].Row = j.narrowSaved(d, nullRight[k].Row, false)
+	}
 	if err := d.End(); err != nil {
 		return fmt.Errorf("join: %w", err)
 	}
@@ -214,4 +236,56 @@ func (j *Join) narrowedColumns(cols []row.TypeID) []row.TypeID {
 		}
 	}
 	return out
+}
+
+// keeps reports whether a restored row of the left (or right) input
+// passes the filter the planner moved below the join (JoinSpec.LeftKeep,
+// RightKeep): a checkpoint of the plan before the move holds rows the
+// join would not have been given.
+func (j *Join) keeps(left bool, r row.Row) (bool, error) {
+	keep := j.spec.RightKeep
+	if left {
+		keep = j.spec.LeftKeep
+	}
+	if keep == nil || len(r) != j.wholeWidth(left) {
+		// A row of a narrowed join's checkpoint passed the filter:
+		// the plan that wrote it had it below the join too.
+		return true, nil
+	}
+	ok, err := keep(r)
+	if err != nil {
+		return false, fmt.Errorf("join: restoring a row: %w", err)
+	}
+	return ok, nil
+}
+
+// keptChanges is cs without the changes keeps drops.
+func (j *Join) keptChanges(left bool, cs []row.Change) ([]row.Change, error) {
+	if (left && j.spec.LeftKeep == nil) || (!left && j.spec.RightKeep == nil) {
+		return cs, nil
+	}
+	out := cs[:0]
+	for _, c := range cs {
+		ok, err := j.keeps(left, c.Row)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// wholeWidth is the width of the left (or right) input's whole rows,
+// which JoinSpec.LeftKeep and RightKeep read.
+func (j *Join) wholeWidth(left bool) int {
+	side, w := 1, j.spec.RightWidth
+	if left {
+		side, w = 0, j.spec.LeftWidth
+	}
+	if j.spec.Narrowed[side] != nil {
+		w = j.spec.WholeWidth[side]
+	}
+	return w
 }

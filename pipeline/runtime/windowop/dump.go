@@ -36,7 +36,7 @@ func (g *WindowAgg) DumpState(d *operator.StateDump) error {
 	r := make(row.Row, nk+1+na)
 	list := func(at int64, ids []int32) error {
 		for _, id := range ids {
-			if err := aggop.DecodeKey(r[:nk], g.st.Keys[id]); err != nil {
+			if err := aggop.DecodeKey(r[:nk], g.kids.key(g.slotKid[id])); err != nil {
 				return fmt.Errorf("window aggregate: %w", err)
 			}
 			r[nk] = row.TimestampValue(at)

@@ -125,7 +125,7 @@ func (g *OverAgg) SnapshotGroups(part func(k int, b []byte) error) error {
 			buf = binary.AppendUvarint(buf, uint64(at[g.parts[c.key]]))
 		}
 		var err error
-		if slots, err = g.st.AppendSlots(slots[:0], ids); err != nil {
+		if slots, err = g.st.AppendSlots(slots[:0], ids, nil); err != nil {
 			return err
 		}
 		buf = binary.AppendUvarint(buf, uint64(len(slots)))

@@ -57,7 +57,7 @@ func (g *SessionAgg) SnapshotGroups(part func(k int, b []byte) error) error {
 			ids = append(ids, s.id)
 		}
 		var err error
-		if slots, err = g.st.AppendSlots(slots[:0], ids); err != nil {
+		if slots, err = g.st.AppendSlots(slots[:0], ids, nil); err != nil {
 			return err
 		}
 		buf = binary.AppendUvarint(buf, uint64(len(slots)))

@@ -18,13 +18,29 @@ import (
 // windows hold it (Flink's slicing); a HOP window merges its slices when it
 // fires. Groups are kept in the order they were first seen.
 type slice struct {
-	end   int64           // on the windows' clock: local wall clock for LTZ in a Zone
-	index map[int32]int32 // key id (keyIDs) -> slot
-	order []int32         // slots, first seen first
-	kids  []int32         // order's key ids
+	end int64  // on the windows' clock: local wall clock for LTZ in a Zone
+	seq uint32 // the slice's number (WindowAgg.seq), unique while it is open; never 0
+	// index maps key id (keyIDs) -> slot; built when first needed
+	// (WindowAgg.find) and kept from then on (indexed).
+	index   map[int32]int32
+	indexed bool
+	order   []int32 // slots, first seen first
+	kids    []int32 // order's key ids
 }
 
-func newSlice(end int64) *slice { return &slice{end: end, index: map[int32]int32{}} }
+// newSlice opens a slice, numbered apart from every open one.
+func (g *WindowAgg) newSlice(end int64) *slice {
+	return &slice{end: end, seq: g.nextSeq()}
+}
+
+// nextSeq numbers a slice opened or reused.
+func (g *WindowAgg) nextSeq() uint32 {
+	g.seq++
+	if g.seq == 0 { // wrapped: the slices numbered 4 billion slices ago are long gone
+		g.seq++
+	}
+	return g.seq
+}
 
 // cycle is one CUMULATE size-long period: shared holds the groups of its
 // fired step slices, into which each later window's slice is merged, so
@@ -59,7 +75,13 @@ type WindowAgg struct {
 	pending           []int64          // TUMBLE/HOP: ends of windows to fire, ascending
 	cycles            []*cycle         // CUMULATE, by start
 	kids              keyIDs
-	spare             []*slice // dropped slices, their maps cleared, to reuse
+	// slotKid is, by slot of the store, the id of its key (-1: a free
+	// slot); the store keeps no key per slot.
+	slotKid []int32
+	marks   []int32  // by key id: a slot + 1 while a HOP window merges its slices (markSlots)
+	indexed int64    // the entries of the slices' indexes built (find)
+	seq     uint32   // the last slice's number (newSlice)
+	spare   []*slice // dropped slices, their maps cleared, to reuse
 	// The last row's key id, slice and slot: rows of one key, or of no
 	// key, in time order find them without a lookup. lastW nil: none.
 	lastKey []byte
@@ -88,7 +110,7 @@ func NewWindowAgg(w WindowSpec, keys []int, aggs []aggop.AggCall, opt WindowOpti
 		spec:   w,
 		keys:   keys,
 		opt:    opt,
-		st:     aggop.NewStore(aggs, true, true),
+		st:     aggop.NewStore(aggs, true, false),
 		width:  max(width, w.TimeCol+1),
 		wm:     operator.NoWatermark,
 		slices: map[int64]*slice{},
@@ -110,6 +132,12 @@ func (g *WindowAgg) Process(in *row.Batch, out operator.Emitter) error {
 		return g.add(c.Kind, c.Row)
 	})
 }
+
+// ReleasesInput implements operator.InputReleaser: a row is folded into
+// its slice's groups and nothing of it is kept (the key is encoded into
+// the key table, values kept are detached copies), so the node gives
+// the batch's rows back to the decoders that made them.
+func (g *WindowAgg) ReleasesInput() bool { return true }
 
 func (g *WindowAgg) add(k row.Kind, r row.Row) error {
 	ts, err := g.rowTime(k, r)
@@ -198,9 +226,9 @@ func (g *WindowAgg) slice(end int64) *slice {
 	if w == nil {
 		if n := len(g.spare); n > 0 {
 			w, g.spare = g.spare[n-1], g.spare[:n-1]
-			w.end = end
+			w.end, w.seq = end, g.nextSeq()
 		} else {
-			w = newSlice(end)
+			w = g.newSlice(end)
 		}
 		g.slices[end] = w
 	}
@@ -226,60 +254,12 @@ func (g *WindowAgg) cycle(start, wm int64) *cycle {
 	if ok {
 		return g.cycles[i]
 	}
-	c := &cycle{start: start, next: start + g.spec.Step, shared: slice{index: map[int32]int32{}}}
+	c := &cycle{start: start, next: start + g.spec.Step, shared: slice{seq: g.nextSeq()}}
 	for g.due(c.next) <= wm {
 		c.next += g.spec.Step
 	}
 	g.cycles = slices.Insert(g.cycles, i, c)
 	return c
-}
-
-// slot returns the slot of the row's key (kbuf) in w, allocating one.
-func (g *WindowAgg) slot(w *slice) int32 {
-	if !g.hasKid || string(g.lastKey) != string(g.kbuf) {
-		g.lastKid, g.hasKid = g.kids.of(g.kbuf), true
-		g.lastKey = append(g.lastKey[:0], g.kbuf...)
-	} else if g.lastW == w {
-		return g.lastID
-	}
-	kid := g.lastKid
-	id := g.kids.at[kid].slot
-	if g.kids.at[kid].w != w {
-		var ok bool
-		if id, ok = w.index[kid]; !ok {
-			id = g.newSlot(w, kid)
-		}
-		g.kids.at[kid] = kidAt{w, id}
-	}
-	g.lastW, g.lastID = w, id
-	return id
-}
-
-// newSlot allocates key id kid's slot in w.
-func (g *WindowAgg) newSlot(w *slice, kid int32) int32 {
-	id := g.st.Alloc(g.kids.keys[kid])
-	g.kids.refs[kid]++
-	w.index[kid] = id
-	w.order = append(w.order, id)
-	w.kids = append(w.kids, kid)
-	return id
-}
-
-// release frees w's slots and its references to their keys.
-func (g *WindowAgg) release(w *slice) {
-	for j, id := range w.order {
-		g.st.Release(id)
-		kid := w.kids[j]
-		if g.kids.at[kid].w == w {
-			g.kids.at[kid] = kidAt{}
-		}
-		g.kids.unref(kid)
-	}
-	clear(w.index)
-	w.order, w.kids = w.order[:0], w.kids[:0]
-	// A freed key id may be given to another key; the slot to another
-	// slice.
-	g.hasKid, g.lastW = false, nil
 }
 
 // Watermark fires every window whose end the watermark has reached.
@@ -353,6 +333,7 @@ func (g *WindowAgg) fireHop(end, fire int64, out operator.Emitter) error {
 	// own), which the window emits and then frees with the slice. Its
 	// groups are then the window's in the order keys were first seen.
 	w0 := g.slice(first)
+	g.markSlots(w0)
 	for e := first + slide; e <= end; e += slide {
 		w := g.slices[e]
 		if w == nil {
@@ -360,13 +341,15 @@ func (g *WindowAgg) fireHop(end, fire int64, out operator.Emitter) error {
 		}
 		for j, id := range w.order {
 			kid := w.kids[j]
-			m, ok := w0.index[kid]
-			if !ok {
+			m := g.marks[kid] - 1
+			if m < 0 {
 				m = g.newSlot(w0, kid)
+				g.marks[kid] = m + 1
 			}
 			g.st.Merge(m, id)
 		}
 	}
+	g.unmarkSlots(w0)
 	for _, m := range w0.order {
 		if err := g.emit(m, end-size, end, fire, out); err != nil {
 			return err
@@ -397,7 +380,7 @@ func (g *WindowAgg) fireCumulate(c *cycle, end int64, out operator.Emitter) erro
 	if w := g.slices[end]; w != nil {
 		for j, id := range w.order {
 			kid := w.kids[j]
-			sid, ok := c.shared.index[kid]
+			sid, ok := g.find(&c.shared, kid)
 			if !ok {
 				sid = g.newSlot(&c.shared, kid)
 			}
@@ -421,7 +404,7 @@ func (g *WindowAgg) emit(id int32, start, end, fire int64, out operator.Emitter)
 		at = nk - 1 // the last key
 	}
 	r := g.arena.Row(at + 3 + len(g.res))
-	if err := aggop.DecodeKey(r[:nk], g.st.Keys[id]); err != nil {
+	if err := aggop.DecodeKey(r[:nk], g.kids.key(g.slotKid[id])); err != nil {
 		return fmt.Errorf("window aggregate: %w", err)
 	}
 	if !g.opt.Attached {
@@ -520,21 +503,27 @@ func (g *WindowAgg) restore(d *row.Decoder) error {
 	}
 	g.slices = map[int64]*slice{}
 	for range d.Count(2) {
-		w := newSlice(d.Varint())
+		w := g.newSlice(d.Varint())
 		w.order = readIDs()
 		g.slices[w.end] = w
 	}
 	g.cycles = make([]*cycle, d.Count(3))
 	for i := range g.cycles {
-		c := &cycle{start: d.Varint(), next: d.Varint(), shared: slice{index: map[int32]int32{}}}
+		c := &cycle{start: d.Varint(), next: d.Varint(), shared: slice{seq: g.nextSeq()}}
 		c.shared.order = readIDs()
 		g.cycles[i] = c
 	}
-	g.st.RestoreState(d, nil)
+	// Each slot's key gets its id as it is read; a free slot's (empty)
+	// key is let go below, unless a slot in use has it.
+	g.kids, g.spare, g.hasKid, g.lastW, g.indexed = newKeyIDs(), nil, false, nil, 0
+	g.slotKid = g.slotKid[:0]
+	g.st.RestoreState(d, func(id int32, key []byte) {
+		g.slotKid = append(g.slotKid, g.kids.of(key))
+	})
 	if err := d.End(); err != nil {
 		return fmt.Errorf("window aggregate: restore: %w", err)
 	}
-	// Rebuild each slice's key index from the keys the store keeps.
+	// Check the slices' slots; their key indexes are built when needed.
 	for _, ids := range orders {
 		for _, id := range ids {
 			if id < 0 || id >= g.st.Slots {
@@ -542,20 +531,41 @@ func (g *WindowAgg) restore(d *row.Decoder) error {
 			}
 		}
 	}
-	g.kids, g.spare, g.hasKid, g.lastW = newKeyIDs(), nil, false, nil
-	index := func(w *slice) {
+	if len(g.slotKid) != int(g.st.Slots) {
+		return fmt.Errorf("window aggregate: restore: %d keys for %d slots", len(g.slotKid), g.st.Slots)
+	}
+	for _, id := range g.st.Free {
+		g.slotKid[id] = -1
+	}
+	// A key's last slice (keyIDs.at) is the newest holding it.
+	index := func(w *slice) error {
 		w.kids = make([]int32, len(w.order))
 		for j, id := range w.order {
-			kid := g.kids.ofString(g.st.Keys[id])
-			g.kids.refs[kid]++
-			w.index[kid], w.kids[j] = id, kid
+			kid := g.slotKid[id]
+			if kid < 0 {
+				return fmt.Errorf("window aggregate: restore: slot %d is free", id)
+			}
+			if g.kids.refs[kid]++; g.kids.refs[kid] == 1 || newer(w.seq, g.kids.at[kid].seq) {
+				g.kids.at[kid] = kidAt{w.seq, id}
+			}
+			w.kids[j] = kid
 		}
+		return nil
 	}
 	for _, w := range g.slices {
-		index(w)
+		if err := index(w); err != nil {
+			return err
+		}
 	}
 	for _, c := range g.cycles {
-		index(&c.shared)
+		if err := index(&c.shared); err != nil {
+			return err
+		}
+	}
+	for kid, n := range g.kids.refs {
+		if n == 0 && g.kids.t.Has(int32(kid)) {
+			g.kids.drop(int32(kid))
+		}
 	}
 	return nil
 }
@@ -566,4 +576,16 @@ var (
 	_ operator.Snapshotter = (*WindowAgg)(nil)
 )
 
-var _ operator.StateSizer = (*WindowAgg)(nil)
+var (
+	_ operator.StateSizer    = (*WindowAgg)(nil)
+	_ operator.InputReleaser = (*WindowAgg)(nil)
+)
+
+// slotKey is slot id's key (empty for a free slot), a view valid until
+// the next key is added or freed.
+func (g *WindowAgg) slotKey(id int32) []byte {
+	if kid := g.slotKid[id]; kid >= 0 {
+		return g.kids.t.Bytes(kid)
+	}
+	return nil
+}

@@ -1,7 +1,11 @@
 package windowop
 
 import (
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/aggop"
@@ -84,4 +88,55 @@ func TestWindowAggAttached(t *testing.T) {
 			}},
 		})
 	})
+}
+
+// TestWindowAggKeepsNoInputRow checks what ReleasesInput promises: once
+// Process returned, the batch's rows may be overwritten (their slab
+// given to the next batch) and the windows still emit what they were
+// given: STRING keys and a STRING MAX, in batch mode and streaming.
+func TestWindowAggKeepsNoInputRow(t *testing.T) {
+	aggs := []aggop.AggCall{{Func: aggop.CountStar, Arg: -1}, {Func: aggop.Max, Arg: 2, ArgType: row.Type{ID: row.String}}}
+	spec := WindowSpec{Kind: Hop, TimeCol: 0, Size: 2 * optest.Minute, Slide: optest.Minute}
+	run := func(batch, clobber bool) []string {
+		g := optest.Must(NewWindowAgg(spec, []int{1}, aggs, WindowOptions{Batch: batch}))
+		if !g.ReleasesInput() {
+			t.Fatal("ReleasesInput is false")
+		}
+		out := &optest.Out{}
+		// The strings point into one block, as a decoder's do, which
+		// the next batch's bytes overwrite.
+		block := make([]byte, 64)
+		for i := range 40 {
+			n := copy(block, fmt.Sprintf("key-%d", i%3))
+			m := copy(block[n:], fmt.Sprintf("value %02d", (i*7)%40))
+			name, val := unsafe.String(&block[0], n), unsafe.String(&block[n], m)
+			b := optest.Batch(row.Change{Kind: row.Insert, Row: row.Row{row.TimestampValue(int64(i) * optest.Minute / 4), row.StringValue(name), row.StringValue(val)}})
+			if err := g.Process(b, out); err != nil {
+				t.Fatal(err)
+			}
+			if clobber {
+				for _, c := range b.Changes {
+					for j := range c.Row {
+						c.Row[j] = row.StringValue("clobbered")
+					}
+				}
+				copy(block, "################################")
+			}
+		}
+		if err := g.Watermark(operator.MaxWatermark, out); err != nil {
+			t.Fatal(err)
+		}
+		return out.Take()
+	}
+	for _, batch := range []bool{true, false} {
+		want := run(batch, false)
+		if got := run(batch, true); !slices.Equal(got, want) || len(want) == 0 {
+			t.Fatalf("batch %v: rows overwritten after Process change the output\n%q\nwant\n%q", batch, got, want)
+		}
+		for _, l := range want {
+			if strings.Contains(l, "clobbered") || strings.Contains(l, "#") {
+				t.Fatalf("batch %v: %s", batch, l)
+			}
+		}
+	}
 }

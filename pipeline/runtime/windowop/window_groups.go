@@ -42,7 +42,7 @@ func (g *WindowAgg) SnapshotGroups(part func(k int, b []byte) error) error {
 	var runs [operator.KeyGroups][]run
 	place := func(owner int, order []int32) {
 		for _, id := range order {
-			k := operator.KeyGroupOf([]byte(g.st.Keys[id]))
+			k := operator.KeyGroupOf(g.slotKey(id))
 			ids[k] = append(ids[k], id)
 			if r := runs[k]; len(r) > 0 && r[len(r)-1].owner == int32(owner) {
 				r[len(r)-1].n++
@@ -106,7 +106,7 @@ func (g *WindowAgg) SnapshotGroups(part func(k int, b []byte) error) error {
 			}
 		}
 		var err error
-		if slots, err = g.st.AppendSlots(slots[:0], ids[k]); err != nil {
+		if slots, err = g.st.AppendSlots(slots[:0], ids[k], g.slotKey); err != nil {
 			return err
 		}
 		p = binary.AppendUvarint(p, uint64(len(ids[k])))

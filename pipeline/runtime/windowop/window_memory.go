@@ -20,10 +20,14 @@ var (
 )
 
 // StateBytes implements StateMemory: the accumulators, each group's
-// place in its slice's index (an entry of a map of int32s, about 16
-// bytes at its load) and order (its slot and key id), and the key ids.
+// place in its slice's order (its slot and key id) and its slot's key id,
+// the entries of the slices' indexes built (a map of int32s, about 16
+// bytes an entry at its load), and the key ids: their table, each one's
+// string header, references and newest slice (the strings' bytes are
+// left out).
 func (g *WindowAgg) StateBytes() int64 {
-	return g.st.MemBytes() + g.StateEntries()*(16+8) + int64(g.kids.len())*(state.MapEntryBytes+16+4) +
+	return g.st.MemBytes() + g.StateEntries()*8 + int64(cap(g.slotKid)+cap(g.marks))*4 + g.indexed*16 +
+		g.kids.t.MemBytes() + int64(g.kids.len())*(16+4+8) +
 		int64(len(g.slices))*(state.MapEntryBytes+sliceBytes) + int64(cap(g.pending))*8
 }
 

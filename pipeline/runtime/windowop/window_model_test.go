@@ -2,6 +2,7 @@ package windowop
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -130,15 +131,16 @@ func (m *windowModel) watermark(wm int64) []string {
 // checkWindowModel drives a WindowAgg and the model with rows and
 // watermarks decoded from data and compares what each watermark fires.
 // Now and then the operator is snapshotted and a new one restored from
-// it goes on in its place (a restart from a checkpoint).
-func checkWindowModel(t *testing.T, spec WindowSpec, data []byte, names bool) {
+// it goes on in its place (a restart from a checkpoint). In batch mode
+// only the end of input fires, and no row is late.
+func checkWindowModel(t *testing.T, spec WindowSpec, data []byte, names, batch bool) {
 	aggs := []aggop.AggCall{{Func: aggop.CountStar, Arg: -1}, {Func: aggop.Sum, Arg: 2, ArgType: optest.TBigInt}, {Func: aggop.Max, Arg: 2, ArgType: optest.TBigInt},
 		{Func: aggop.Count, Arg: 2, ArgType: optest.TBigInt, Distinct: true}}
 	keys := []int{1}
 	if names {
 		keys = []int{3, 1}
 	}
-	g := optest.Must(NewWindowAgg(spec, keys, aggs, WindowOptions{}))
+	g := optest.Must(NewWindowAgg(spec, keys, aggs, WindowOptions{Batch: batch}))
 	m := &windowModel{spec: spec, wm: operator.NoWatermark, windows: map[int64]map[int64][]int64{}, names: names}
 	out := &optest.Out{}
 	const half = optest.Minute / 2
@@ -157,6 +159,12 @@ func checkWindowModel(t *testing.T, spec WindowSpec, data []byte, names bool) {
 			prevEnd = end
 		}
 		slices.Sort(got)
+		if batch && wm != operator.MaxWatermark {
+			if len(got) > 0 {
+				t.Fatalf("batch: watermark %s fired %q", row.TimestampValue(wm), got)
+			}
+			return
+		}
 		if want := m.watermark(wm); !slices.Equal(got, want) {
 			t.Fatalf("%s watermark %s:\ngot  %q\nwant %q", spec.Kind, row.TimestampValue(wm), got, want)
 		}
@@ -182,7 +190,7 @@ func checkWindowModel(t *testing.T, spec WindowSpec, data []byte, names bool) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			g = optest.Must(NewWindowAgg(spec, keys, aggs, WindowOptions{}))
+			g = optest.Must(NewWindowAgg(spec, keys, aggs, WindowOptions{Batch: batch}))
 			if err := g.Restore(snap); err != nil {
 				t.Fatal(err)
 			}
@@ -191,6 +199,7 @@ func checkWindowModel(t *testing.T, spec WindowSpec, data []byte, names bool) {
 			t.Fatal(err)
 		}
 		m.add(ts, key, v)
+		checkKeyAt(t, g)
 	}
 	fire(operator.MaxWatermark)
 	if n, _ := g.Dropped(); n != m.dropped {
@@ -222,8 +231,9 @@ func TestWindowAggMatchesModel(t *testing.T) {
 			data[i] = byte(rng.IntN(256))
 		}
 		for _, spec := range modelSpecs {
-			checkWindowModel(t, spec, data, false)
-			checkWindowModel(t, spec, data, true)
+			checkWindowModel(t, spec, data, false, false)
+			checkWindowModel(t, spec, data, true, false)
+			checkWindowModel(t, spec, data, true, true)
 		}
 	}
 }
@@ -236,7 +246,50 @@ func FuzzWindowAgg(f *testing.F) {
 			data = data[:4096]
 		}
 		for _, spec := range modelSpecs {
-			checkWindowModel(t, spec, data, len(data)%2 == 1)
+			checkWindowModel(t, spec, data, len(data)%2 == 1, len(data)%3 == 0)
 		}
 	})
+}
+
+// checkKeyAt checks what a window aggregate knows of its keys' slots:
+// each key id's newest slice (keyIDs.at), when known, is the newest
+// open slice holding the key, with the key's slot there; every slot's
+// key id (slotKid) is its slice's.
+func checkKeyAt(t *testing.T, g *WindowAgg) {
+	t.Helper()
+	type held struct {
+		seq  uint32
+		slot int32
+	}
+	newest := map[int32]held{}
+	all := slices.Collect(maps.Values(g.slices))
+	for _, c := range g.cycles {
+		all = append(all, &c.shared)
+	}
+	var indexed int64
+	for _, w := range all {
+		if w.indexed {
+			indexed += int64(len(w.index))
+			if len(w.index) != len(w.order) {
+				t.Fatalf("slice %d: %d groups, %d in its index", w.seq, len(w.order), len(w.index))
+			}
+		}
+		for j, id := range w.order {
+			kid := w.kids[j]
+			if g.slotKid[id] != kid {
+				t.Fatalf("slot %d: key id %d, its slice says %d", id, g.slotKid[id], kid)
+			}
+			if h, ok := newest[kid]; !ok || newer(w.seq, h.seq) {
+				newest[kid] = held{w.seq, id}
+			}
+		}
+	}
+	if indexed != g.indexed {
+		t.Fatalf("the slices' indexes hold %d entries, counted %d", indexed, g.indexed)
+	}
+	for kid, h := range newest {
+		if at := g.kids.at[kid]; at.seq != 0 && (at.seq != h.seq || at.slot != h.slot) {
+			t.Fatalf("key id %d: newest slice %d slot %d, at says %d slot %d", kid, h.seq, h.slot, at.seq, at.slot)
+		}
+	}
 }

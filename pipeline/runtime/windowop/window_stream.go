@@ -53,7 +53,7 @@ func (g *WindowAgg) SnapshotTo(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	_, err = g.st.WriteState(w, buf, nil)
+	_, err = g.st.WriteState(w, buf, g.slotKey)
 	return err
 }
 
