@@ -80,3 +80,34 @@ func TestNarrowedJoinRestoresWholeRows(t *testing.T) {
 		}
 	}
 }
+
+// A filter the planner moved below the join (JoinSpec.LeftKeep) reads
+// the input's whole rows, columns a narrowed join drops among them: a
+// restored row of whole width is filtered as saved, then cut.
+func TestNarrowedJoinFiltersWholeRowsAsSaved(t *testing.T) {
+	padSet := func(r row.Row) (bool, error) { return !r[1].IsNull(), nil }
+	whole := JoinSpec{Kind: InnerJoin, LeftKeys: []int{0}, RightKeys: []int{0}, LeftWidth: 3, RightWidth: 3, Output: []int{2, 4}}
+	narrow := JoinSpec{Kind: InnerJoin, LeftKeys: []int{0}, RightKeys: []int{0}, LeftWidth: 2, RightWidth: 2, Output: []int{1, 3},
+		Narrowed: [2][]int{{0, 2}, {0, 1}}, WholeWidth: [2]int{3, 3}, LeftKeep: padSet}
+	w := NewJoin(whole)
+	for _, c := range []row.Change{optest.Ins(1, "p", "a1"), optest.Ins(1, nil, "dropped")} {
+		if err := w.ProcessInput(0, &row.Batch{Changes: []row.Change{c}}, &optest.Out{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	snap, err := w.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := NewJoin(narrow)
+	if err := n.Restore(snap); err != nil {
+		t.Fatal(err)
+	}
+	out := &optest.Out{}
+	if err := n.ProcessInput(1, &row.Batch{Changes: []row.Change{optest.Ins(1, "x1")}}, out); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := out.Take(), []string{"+I[a1, x1]"}; !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
