@@ -25,6 +25,7 @@ var narrowCases = []struct{ name, sql string }{
 	{"inner_res", "SELECT l.id, r.id AS rid FROM l JOIN r ON l.k = r.k AND l.v + r.w > 9 AND l.t <> r.s"},
 	{"inner_compute", "SELECT l.id * 10 + r.w AS x, UPPER(r.s) AS u FROM l JOIN r ON l.s = r.s"},
 	{"inner_where", "SELECT l.id, r.id AS rid FROM l JOIN r ON l.k = r.k AND l.s = r.s WHERE l.d > 0.5 OR r.w < 2"},
+	{"inner_pushed", "SELECT l.id, r.w FROM l JOIN r ON l.k = r.k WHERE l.d > 0.3 AND r.c <> '1' AND l.v > r.w"},
 	{"inner_agg", "SELECT r.s, COUNT(*) AS n, SUM(l.v) AS sv FROM l JOIN r ON l.k = r.k GROUP BY r.s"},
 	{"left_res", "SELECT l.id, r.w, r.s FROM l LEFT JOIN r ON l.k = r.k AND l.t < r.s"},
 	{"left_cast", "SELECT l.id, r.id AS rid FROM l LEFT JOIN r ON CAST(l.k AS STRING) = r.c AND l.v <> r.w"},

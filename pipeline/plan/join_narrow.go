@@ -203,7 +203,19 @@ func pickNode(in *Node, cols []int) *Node {
 // when n is no such Calc (n is then unchanged).
 func narrowCalc(n *Node, cols []int) bool {
 	c := n.calc()
-	if c == nil || c.project == nil || len(c.project) != n.Schema.Len() {
+	if c == nil || c.project == nil && (c.filter == nil || n.Input == nil || n.Input.Schema.Len() != n.Schema.Len()) {
+		return false
+	}
+	project := c.project
+	if project == nil {
+		// A Calc that only filters (a WHERE's conjunct moved below the
+		// join) passes its input's columns: now it picks some.
+		project = make([]*expr.Compiled, n.Schema.Len())
+		for i, f := range n.Schema.Fields {
+			project[i] = &expr.Compiled{Type: f.Type, IsColumn: true, Column: i, Reads: []int{i}, Whole: []int{i}, Eval: colEval(i)}
+		}
+	}
+	if len(project) != n.Schema.Len() {
 		return false
 	}
 	const prefix = "Calc(select=["
@@ -213,20 +225,20 @@ func narrowCalc(n *Node, cols []int) bool {
 	}
 	texts := splitTop(rest)
 	list := strings.Join(texts, ", ")
-	if len(texts) != len(c.project) || !strings.HasPrefix(rest[len(list):], "]") {
+	if len(texts) != len(project) || !strings.HasPrefix(rest[len(list):], "]") {
 		return false
 	}
-	at := make([]int, len(c.project))
+	at := make([]int, len(project))
 	for i := range at {
 		at[i] = -1
 	}
 	fields := make([]row.Field, len(cols))
-	project := make([]*expr.Compiled, len(cols))
+	picked := make([]*expr.Compiled, len(cols))
 	kept := make([]string, len(cols))
 	var colSrc []int
 	var proc []bool
 	for k, i := range cols {
-		fields[k], project[k], kept[k], at[i] = n.Schema.Fields[i], c.project[i], texts[i], k
+		fields[k], picked[k], kept[k], at[i] = n.Schema.Fields[i], project[i], texts[i], k
 		if c.colSrc != nil {
 			colSrc = append(colSrc, c.colSrc[i])
 		}
@@ -251,7 +263,7 @@ func narrowCalc(n *Node, cols []int) bool {
 	if n.TimeAttr >= 0 {
 		timeAttr = at[n.TimeAttr]
 	}
-	c.project, c.colSrc, c.proc = project, colSrc, proc
+	c.project, c.colSrc, c.proc = picked, colSrc, proc
 	n.Schema, n.Mode, n.TimeAttr = row.NewSchema(fields...), mode, timeAttr
 	n.Label = prefix + strings.Join(kept, ", ") + rest[len(list):]
 	return true
