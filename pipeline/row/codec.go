@@ -376,6 +376,11 @@ func (d *Decoder) Value() Value {
 }
 
 func (d *Decoder) value() Value {
+	if d.err == nil && d.src == nil {
+		if v, ok := d.quickValue(); ok {
+			return v
+		}
+	}
 	id := TypeID(d.Byte())
 	if d.err != nil {
 		return NullValue
@@ -435,6 +440,46 @@ func (d *Decoder) value() Value {
 	}
 	d.Fail("unknown type %d", id)
 	return NullValue
+}
+
+// quickValue reads a NULL, an integer-like value or a string held whole
+// in buf (no stream to refill it) in one go, not a call per byte and a
+// check of the error each: a sort's rows, decoded back, are mostly
+// these. ok false leaves d as it was, for value's general path and its
+// errors (a damaged or overlong encoding).
+func (d *Decoder) quickValue() (Value, bool) {
+	b := d.buf[d.off:]
+	if len(b) == 0 {
+		return NullValue, false
+	}
+	switch id := TypeID(b[0]); id {
+	case Null:
+		d.off++
+		return NullValue, true
+	case BigInt, Timestamp, TimestampLTZ:
+		u, n := binary.Uvarint(b[1:])
+		if n <= 0 || n > 1 && b[n] == 0 {
+			return NullValue, false
+		}
+		d.off += 1 + n
+		v := int64(u >> 1)
+		if u&1 != 0 {
+			v = ^v
+		}
+		return Value{id: id, n: uint64(v)}, true
+	case String, Bytes, Array, Map, Struct:
+		l, n := binary.Uvarint(b[1:])
+		if n <= 0 || n > 1 && b[n] == 0 || l > uint64(len(b)-1-n) {
+			return NullValue, false
+		}
+		str := b[1+n : 1+n+int(l) : 1+n+int(l)]
+		d.off += 1 + n + int(l)
+		if d.alias {
+			return Value{id: id, s: unsafe.String(unsafe.SliceData(str), len(str))}, true
+		}
+		return Value{id: id, s: string(str)}, true
+	}
+	return NullValue, false
 }
 
 // skipValue reads past a value without making it: its length is checked

@@ -44,6 +44,11 @@ type TimeSorted struct {
 	drained   bool
 	wm        int64
 	widen     map[row.TypeID]row.TypeID // the saved rows' retagging (operator.Widener)
+	// spare are the batches of rows fed last that the operator kept
+	// nothing of (operator.InputReleaser), decoded into again; fedOdd
+	// says the last input batch had rows fed to the operator at once.
+	spare  [2]*row.Batch
+	fedOdd bool
 }
 
 // sortBatch is how many rows TimeSorted feeds at once between
@@ -93,6 +98,7 @@ func (t *TimeSorted) add(side int, in *row.Batch, out operator.Emitter) error {
 		return fmt.Errorf("time sort: input after the end")
 	}
 	col := t.cols[side]
+	t.fedOdd = false
 	var odd []int
 	for i := range in.Changes {
 		c := &in.Changes[i]
@@ -112,6 +118,7 @@ func (t *TimeSorted) add(side int, in *row.Batch, out operator.Emitter) error {
 	if len(odd) == 0 {
 		return nil
 	}
+	t.fedOdd = true
 	sub := &row.Batch{Changes: make([]row.Change, len(odd))}
 	for j, i := range odd {
 		sub.Changes[j] = in.Changes[i]
@@ -174,7 +181,7 @@ func (t *TimeSorted) drain(out operator.Emitter) error {
 		if len(sides) == 0 {
 			return nil
 		}
-		batches, err := decodeChunk(chunk, sides)
+		batches, err := decodeChunk(chunk, sides, &t.spare)
 		if err != nil {
 			return err
 		}
@@ -182,6 +189,9 @@ func (t *TimeSorted) drain(out operator.Emitter) error {
 			if b != nil {
 				if err := t.feed(side, b, out); err != nil {
 					return err
+				}
+				if t.opReleases() {
+					t.spare[side] = b
 				}
 			}
 		}
@@ -211,18 +221,36 @@ func (t *TimeSorted) drain(out operator.Emitter) error {
 	return flush()
 }
 
+// opReleases reports whether the operator kept nothing of the batch it
+// was just fed (operator.InputReleaser).
+func (t *TimeSorted) opReleases() bool {
+	rel, ok := t.op.(operator.InputReleaser)
+	return ok && rel.ReleasesInput()
+}
+
+// ReleasesInput implements operator.InputReleaser: the rows of an input
+// batch are held encoded, so the batch is free once Process returned,
+// unless rows of it were fed to an operator that keeps them.
+func (t *TimeSorted) ReleasesInput() bool { return !t.fedOdd || t.opReleases() }
+
 // decodeChunk decodes the rows encoded one after another in chunk, of
 // the given sides, into a batch per side: one string for all their
 // strings and an arena per batch for their values, not two allocations a
-// row.
-func decodeChunk(chunk, sides []byte) ([2]*row.Batch, error) {
+// row. A side's batch is spare's when it has one (taken: reused and
+// decoded into), else new.
+func decodeChunk(chunk, sides []byte, spare *[2]*row.Batch) ([2]*row.Batch, error) {
 	var batches [2]*row.Batch
 	d := row.NewAliasDecoder(string(chunk))
 	for _, side := range sides {
 		n := d.Count(1)
 		b := batches[side]
 		if b == nil {
-			b = row.NewBatch(len(sides), n)
+			if b = spare[side]; b != nil {
+				spare[side] = nil
+				b.Reuse()
+			} else {
+				b = row.NewBatch(len(sides), n)
+			}
 			batches[side] = b
 		}
 		r := b.NewRow()
@@ -369,10 +397,11 @@ type pickedEmitter struct {
 func (p *pickedEmitter) At(i int) { p.tr.At(p.idx[i]) }
 
 var (
-	_ operator.Operator    = (*TimeSorted)(nil)
-	_ operator.TwoInput    = (*TimeSortedJoin)(nil)
-	_ operator.Snapshotter = (*TimeSorted)(nil)
-	_ operator.StateMemory = (*TimeSorted)(nil)
-	_ operator.Counters    = (*TimeSorted)(nil)
-	_ operator.Widener     = (*TimeSorted)(nil)
+	_ operator.Operator      = (*TimeSorted)(nil)
+	_ operator.TwoInput      = (*TimeSortedJoin)(nil)
+	_ operator.Snapshotter   = (*TimeSorted)(nil)
+	_ operator.StateMemory   = (*TimeSorted)(nil)
+	_ operator.Counters      = (*TimeSorted)(nil)
+	_ operator.Widener       = (*TimeSorted)(nil)
+	_ operator.InputReleaser = (*TimeSorted)(nil)
 )

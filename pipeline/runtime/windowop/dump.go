@@ -159,14 +159,14 @@ func (g *OverAgg) DumpState(d *operator.StateDump) error {
 	}
 	for _, t := range []struct {
 		name string
-		ring func(p *overPart) *rowRing
-	}{{"frame", func(p *overPart) *rowRing { return &p.frame }}, {"history", func(p *overPart) *rowRing { return &p.hist }}} {
+		ring func(p *overPart) ringRows
+	}{{"frame", func(p *overPart) ringRows { return &p.frame }}, {"history", func(p *overPart) ringRows { return &p.hist }}} {
 		if err := d.Table(t.name, in); err != nil {
 			return err
 		}
 		for _, k := range keys {
 			q := t.ring(g.parts[k])
-			for i := range q.n {
+			for i := range q.len() {
 				if err := d.Row(q.at(i)); err != nil {
 					return err
 				}

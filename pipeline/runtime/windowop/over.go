@@ -2,6 +2,7 @@ package windowop
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/etld/etld/pipeline/row"
@@ -52,11 +53,20 @@ func (s OverSpec) String() string {
 
 // overPart is one partition's state: its aggregate slot, the rows of its
 // frame that a sliding frame retracts later (oldest first), and its last
-// rows for LAG (oldest first).
+// rows for LAG (oldest first). What every row reads comes first, in as
+// few cache lines as it fits (over many partitions each is a miss): the
+// slot, the waiting count, the queues and the frame.
 type overPart struct {
-	id    int32
-	frame rowRing
-	hist  rowRing
+	id int32
+	// waiting counts its rows in the queue: a partition with rows still
+	// to emit does not expire (see over_ttl.go).
+	waiting int
+	// ext are its MIN and MAX queues of a sliding frame, pushed and
+	// popped its frame rows so far (over_extreme.go).
+	pushed, popped int64
+	ext            []extQueue
+	frame          frameRing
+	hist           rowRing
 	// rows counts its rows so far and times their distinct times
 	// (ROW_NUMBER, RANK, DENSE_RANK); group is the last step that saw
 	// it, start its row count before that step and last the index of its
@@ -65,18 +75,11 @@ type overPart struct {
 	group       uint64
 	start       int64
 	last        int
-	// waiting counts its rows in the queue: a partition with rows still
-	// to emit does not expire (see over_ttl.go).
-	waiting int
 	// lastTrig, cleanupAt and cleanupSet are Flink's lastTriggeringTs
 	// and cleanupTsState of a bounded RANGE frame (over_cleanup.go).
 	lastTrig   int64
 	cleanupAt  int64
 	cleanupSet bool
-	// ext are its MIN and MAX queues of a sliding frame in a sorted batch
-	// run, pushed and popped its frame rows so far (over_extreme.go).
-	ext            []extQueue
-	pushed, popped int64
 }
 
 // rowRing is a FIFO of rows in a ring that grows when full: a sliding
@@ -98,45 +101,10 @@ func (q *rowRing) push(r row.Row) {
 	q.n++
 }
 
-// pushKept pushes a copy of r that holds only the columns keep marks
-// (the others NULL), into the slice of the row that last left its slot
-// (popKept): a frame keeps what its aggregates read and its time, and
-// once full allocates nothing a row.
-func (q *rowRing) pushKept(r row.Row, keep []bool) {
-	if q.n == len(q.buf) {
-		grown := make([]row.Row, max(4, 2*len(q.buf)))
-		for i := range q.n {
-			grown[i] = q.at(i)
-		}
-		q.buf, q.head = grown, 0
-	}
-	slot := &q.buf[(q.head+q.n)%len(q.buf)]
-	dst := *slot
-	if cap(dst) < len(r) {
-		dst = make(row.Row, len(r))
-	}
-	dst = dst[:len(r)]
-	for i, v := range r {
-		if i < len(keep) && keep[i] {
-			dst[i] = row.DetachValue(v) // kept: must not pin its batch (row.Detach)
-		} else {
-			dst[i] = row.NullValue
-		}
-	}
-	*slot = dst
-	q.n++
-}
-
-// popKept drops the oldest row and leaves its slice in the slot for
-// pushKept: its values are its own (DetachValue) and NULL, so it pins
-// nothing, and the ring holds no more rows than at its fullest.
-func (q *rowRing) popKept() {
-	q.head = (q.head + 1) % len(q.buf)
-	q.n--
-}
-
 // at is the i-th row, the oldest first.
 func (q *rowRing) at(i int) row.Row { return q.buf[(q.head+i)%len(q.buf)] }
+
+func (q *rowRing) len() int { return q.n }
 
 func (q *rowRing) pop() {
 	q.buf[q.head] = nil
@@ -208,6 +176,11 @@ type OverAgg struct {
 	rest    []int
 	scratch []row.Value
 	res     []row.Value // a row's results, when Output picks among them
+	// direct: a batch run over input sorted by time (WindowOptions.Sorted,
+	// no LEAD) steps each batch's rows as they come (over_sorted.go);
+	// lastTime is the time of the last row stepped so.
+	direct   bool
+	lastTime int64
 	// frameCols are the columns a frame row keeps: the aggregates'
 	// arguments and filters and the time (the rest of it no one reads
 	// again).
@@ -238,6 +211,8 @@ func newOverAgg(s OverSpec, opt WindowOptions, queues bool) (*OverAgg, error) {
 	if err := g.checkFuncs(); err != nil {
 		return nil, err
 	}
+	g.direct = opt.Batch && opt.Sorted && !s.ProcTime && !g.hasLead()
+	g.lastTime = math.MinInt64
 	if s.TimeCol < 0 || s.Preceding < Unbounded || s.Preceding >= maxEventTime/4 {
 		return nil, fmt.Errorf("over aggregate: bad window: time column %d, %s", s.TimeCol, s)
 	}
@@ -280,9 +255,13 @@ func (g *OverAgg) Process(in *row.Batch, out operator.Emitter) error {
 		g.At(i)
 		return g.add(c.Kind, c.Row)
 	})
-	if g.arrival() {
+	if g.arrival() || g.direct {
 		if err == nil {
-			err = g.emitArrived(out)
+			if g.direct {
+				err = g.emitSorted(out)
+			} else {
+				err = g.emitArrived(out)
+			}
 		}
 		clear(g.ready)
 		g.ready = g.ready[:0]
@@ -301,7 +280,12 @@ func (g *OverAgg) add(k row.Kind, r row.Row) error {
 	if err := g.st.Check(r); err != nil {
 		return err
 	}
-	if g.arrival() {
+	if g.direct {
+		if err := g.inOrder(ts); err != nil {
+			return err
+		}
+	}
+	if g.arrival() || g.direct {
 		g.ready = append(g.ready, overRow{p: g.partition(r), r: r})
 		return nil
 	}
@@ -490,9 +474,9 @@ func seenBefore(rows []overRow, p *overPart) bool {
 func (g *OverAgg) accumulate(p *overPart, r row.Row) {
 	g.st.Update(p.id, r, true)
 	if g.spec.Preceding != Unbounded {
-		if p.frame.buf == nil && g.spec.Rows {
+		if p.frame.slots == 0 && g.spec.Rows {
 			// n PRECEDING holds n+1 rows, and one more between push and pop.
-			p.frame.buf = make([]row.Row, min(g.spec.Preceding+2, 1024))
+			p.frame.reserve(int(min(g.spec.Preceding+2, 1024)), len(r))
 		}
 		p.frame.pushKept(r, g.frameCols)
 		if g.ext != nil {

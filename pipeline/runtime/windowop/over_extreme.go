@@ -29,35 +29,40 @@ type overExt struct {
 	max      bool
 }
 
-// extEnt is a queued value and the number of its row in the partition.
-type extEnt struct {
-	v   row.Value
-	seq int64
-}
-
-// extQueue is one aggregate's queue in one partition: a ring of n
-// entries from head, its length a power of two. A ROWS frame's queue
-// never holds more than the frame's rows, so the ring stays that small
-// (a few cache lines a partition) and, once grown, allocates nothing.
+// extQueue is one aggregate's queue in one partition: the numbers of
+// the frame rows whose values can still be the extreme (in push order,
+// pushed counts from 0), a ring of n from head, its length a power of
+// two. An entry is the row's number alone: the value is the frame's
+// (frameRing, which holds every queued row), so a queue is 8 bytes an
+// entry, and the value a row compares against is the row just before
+// it, next to the row pushed. A ROWS frame's queue never holds more
+// than the frame's rows, so the ring stays that small and, once grown,
+// allocates nothing.
 type extQueue struct {
-	ents    []extEnt
+	seqs    []int64
 	head, n int
 }
 
 // at is the i-th entry from the front.
-func (q *extQueue) at(i int) *extEnt { return &q.ents[(q.head+i)&(len(q.ents)-1)] }
+func (q *extQueue) at(i int) *int64 { return &q.seqs[(q.head+i)&(len(q.seqs)-1)] }
 
-// push appends e at the back, growing the ring when full.
-func (q *extQueue) push(e extEnt) {
-	if q.n == len(q.ents) {
-		grown := make([]extEnt, max(4, 2*len(q.ents)))
+// push appends seq at the back, growing the ring when full.
+func (q *extQueue) push(seq int64) {
+	if q.n == len(q.seqs) {
+		grown := make([]int64, max(4, 2*len(q.seqs)))
 		for i := range q.n {
 			grown[i] = *q.at(i)
 		}
-		q.ents, q.head = grown, 0
+		q.seqs, q.head = grown, 0
 	}
-	*q.at(q.n) = e
+	*q.at(q.n) = seq
 	q.n++
+}
+
+// extValue is the value of aggregate e's argument in the partition's
+// frame row numbered seq (a queued one: still in the frame).
+func extValue(p *overPart, e overExt, seq int64) row.Value {
+	return p.frame.at(int(seq - p.popped))[e.arg]
 }
 
 // splitExtremes takes the plain MIN and MAX calls of a sliding frame out
@@ -75,8 +80,8 @@ func splitExtremes(aggs []aggop.AggCall) (store []aggop.AggCall, ext []overExt, 
 	return store, ext, rest
 }
 
-// extPush queues the values of r, the partition's newest frame row (its
-// own copy).
+// extPush queues the values of r, the partition's newest frame row
+// (p.frame's last).
 func (g *OverAgg) extPush(p *overPart, r row.Row) {
 	if p.ext == nil {
 		p.ext = make([]extQueue, len(g.ext))
@@ -90,13 +95,13 @@ func (g *OverAgg) extPush(p *overPart, r row.Row) {
 		}
 		q := &p.ext[k]
 		for q.n > 0 {
-			c := row.Compare(q.at(q.n-1).v, v)
+			c := row.Compare(extValue(p, e, *q.at(q.n - 1)), v)
 			if e.max && c > 0 || !e.max && c < 0 {
 				break
 			}
 			q.n-- // left in the ring: overwritten by a later push
 		}
-		q.push(extEnt{v: v, seq: seq})
+		q.push(seq)
 	}
 }
 
@@ -106,9 +111,8 @@ func (g *OverAgg) extPop(p *overPart) {
 	p.popped++
 	for k := range p.ext {
 		q := &p.ext[k]
-		if q.n > 0 && q.at(0).seq == seq {
-			*q.at(0) = extEnt{}
-			q.head = (q.head + 1) & (len(q.ents) - 1)
+		if q.n > 0 && *q.at(0) == seq {
+			q.head = (q.head + 1) & (len(q.seqs) - 1)
 			q.n--
 		}
 	}
@@ -140,7 +144,7 @@ func (g *OverAgg) results(p *overPart, dst []row.Value) {
 		dst[e.agg] = row.NullValue
 		if k < len(p.ext) {
 			if q := &p.ext[k]; q.n > 0 {
-				dst[e.agg] = q.at(0).v
+				dst[e.agg] = extValue(p, e, *q.at(0))
 			}
 		}
 	}

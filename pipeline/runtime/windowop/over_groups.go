@@ -73,9 +73,9 @@ func (g *OverAgg) SnapshotGroups(part func(k int, b []byte) error) error {
 		touched = make(map[string]int64, len(parts))
 		g.ttl.Each(func(k string, t int64) { touched[k] = t })
 	}
-	appendRows := func(buf []byte, q *rowRing) []byte {
-		buf = binary.AppendUvarint(buf, uint64(q.n))
-		for i := range q.n {
+	appendRows := func(buf []byte, q ringRows) []byte {
+		buf = binary.AppendUvarint(buf, uint64(q.len()))
+		for i := range q.len() {
 			buf = row.AppendRow(buf, q.at(i))
 		}
 		return buf

@@ -29,10 +29,21 @@ var queueAggs = []aggop.AggCall{
 	{Func: aggop.Sum, Arg: 4, ArgType: optest.TDouble},
 }
 
-// queueStep is an input row or, with r nil, a watermark at ts.
+// queueStep is an input row or, with r nil, a watermark at ts; with
+// more, a batch of r and more's rows.
 type queueStep struct {
-	ts int64
-	r  row.Row
+	ts   int64
+	r    row.Row
+	more []row.Row
+}
+
+// batch is the step's rows as one input batch.
+func (s queueStep) batch() *row.Batch {
+	b := optest.Batch(row.Change{Kind: row.Insert, Row: s.r})
+	for _, r := range s.more {
+		b.Changes = append(b.Changes, row.Change{Kind: row.Insert, Row: r})
+	}
+	return b
 }
 
 // queueSteps are n random rows over a few partitions, their times
@@ -76,7 +87,8 @@ func queueSteps(rng *rand.Rand, n int) []queueStep {
 // step restoreAfter (-1: never) and restoring into a fresh one from
 // mkRestore, and returns its output lines and late count. In sorted
 // mode the rows go in time order (arrival order within a time), each
-// time after the watermark below it, as sortop.TimeSorted feeds them.
+// time's in one batch after the watermark below it, as
+// sortop.TimeSorted feeds them.
 func runQueued(t *testing.T, mk, mkRestore func() *OverAgg, opt WindowOptions, steps []queueStep, restoreAfter int) ([]string, int64) {
 	t.Helper()
 	if opt.Sorted {
@@ -89,10 +101,12 @@ func runQueued(t *testing.T, mk, mkRestore func() *OverAgg, opt WindowOptions, s
 		slices.SortStableFunc(rows, func(a, b queueStep) int { return cmp.Compare(a.ts, b.ts) })
 		steps = steps[:0:0]
 		for i, s := range rows {
-			if i == 0 || rows[i-1].ts != s.ts {
-				steps = append(steps, queueStep{ts: OverSortedWatermark(s.ts)})
+			if i > 0 && rows[i-1].ts == s.ts {
+				last := &steps[len(steps)-1]
+				last.more = append(last.more, s.r)
+				continue
 			}
-			steps = append(steps, s)
+			steps = append(steps, queueStep{ts: OverSortedWatermark(s.ts)}, s)
 		}
 	}
 	g := mk()
@@ -102,7 +116,7 @@ func runQueued(t *testing.T, mk, mkRestore func() *OverAgg, opt WindowOptions, s
 			if err := g.Watermark(s.ts, out); err != nil {
 				t.Fatal(err)
 			}
-		} else if err := g.Process(optest.Batch(row.Change{Kind: row.Insert, Row: s.r}), out); err != nil {
+		} else if err := g.Process(s.batch(), out); err != nil {
 			t.Fatal(err)
 		}
 		if i == restoreAfter {

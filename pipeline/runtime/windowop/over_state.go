@@ -34,9 +34,9 @@ func (g *OverAgg) Snapshot() ([]byte, error) {
 		parts = append(parts, p)
 	}
 	slices.SortFunc(parts, func(a, b *overPart) int { return cmp.Compare(a.id, b.id) })
-	appendRows := func(buf []byte, q *rowRing) []byte {
-		buf = binary.AppendUvarint(buf, uint64(q.n))
-		for i := range q.n {
+	appendRows := func(buf []byte, q ringRows) []byte {
+		buf = binary.AppendUvarint(buf, uint64(q.len()))
+		for i := range q.len() {
 			buf = row.AppendRow(buf, q.at(i))
 		}
 		return buf
@@ -105,7 +105,10 @@ func (g *OverAgg) Restore(snap []byte) error {
 	for range d.Count(3) {
 		p := &overPart{id: slotID()}
 		parts = append(parts, p)
-		p.frame, p.hist = readRows(), readRows()
+		for range d.Count(1) {
+			p.frame.pushAll(d.Row())
+		}
+		p.hist = readRows()
 		if v >= overStateVersion {
 			p.rows, p.times = int64(d.Uvarint()), int64(d.Uvarint())
 		}
