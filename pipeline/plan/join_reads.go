@@ -195,9 +195,10 @@ func (rs joinReaders) pruneJoin(n *Node) {
 	}
 }
 
-// projectJoins has a regular join, batch or streaming, emit only the
-// columns a Calc over it picks (or the last of a chain of such Calcs,
-// each the one reader of the one before), when that Calc is its one reader, only
+// projectJoins has a regular or interval join, batch or streaming, emit
+// only the columns a Calc over it picks (for a regular join, or the last
+// of a chain of such Calcs, each the one reader of the one before),
+// when that Calc is its one reader, only
 // picks columns and filters nothing (an INNER, LEFT, RIGHT or FULL
 // join: a semi or anti join emits its left rows, a NOT IN its own
 // way). The Calc then passes the join's rows on as they are: a joined
@@ -225,6 +226,13 @@ func (p *Plan) projectJoins(nodes []*Node) {
 		}
 		cols := columnsOf(c.project)
 		j := m.Input.joined()
+		if cols != nil && j != nil && j.interval != nil && len(m.Input.Inputs) == 2 {
+			// An interval join (INNER, LEFT, RIGHT or FULL: insert-only)
+			// likewise, streaming, sorted or as a batch hash join.
+			j.interval.Output = cols
+			c.project = nil
+			continue
+		}
 		if cols == nil || j == nil || j.join == nil || !j.regular() || len(m.Input.Inputs) != 2 {
 			continue
 		}

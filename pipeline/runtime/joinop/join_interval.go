@@ -37,6 +37,16 @@ type IntervalJoinSpec struct {
 	// (never below 0), so rows before 1970 join as the regular join of
 	// a batch run joins them.
 	Sorted bool
+	// Output, if set, is the columns of the joined row (left then
+	// right) the join emits, in their order: the projection of a Calc
+	// that only picks columns, done by the join (as JoinSpec.Output; the
+	// planner sets it for a join whose one reader is such a Calc; a
+	// batch IntervalHashJoin projects as this join does). A joined row
+	// is then built of those columns only, the other side's cached row
+	// decoded into scratch rather than into a whole joined row; a padded
+	// row is projected as it is emitted. The state (the input rows) is
+	// the same with or without it.
+	Output []int
 }
 
 // SortedWatermark is the join's watermark once every row before time
@@ -66,10 +76,16 @@ type IntervalJoin struct {
 	minClean          int64
 	index             *state.KeyIDs // key -> id
 	keys              []ijKey       // by id
-	sides             [2]ijSide
+	// intKey: the single key is of an integer-like type on both sides
+	// (intKeyType): ints finds a plain value's id (ijInts).
+	intKey  bool
+	keyType row.TypeID
+	ints    ijInts
+	touched int64 // touch's sum
+	sides   [2]ijSide
 	// timers are per side the key ids by the time of their cleanup
 	// timer: a side's are set mostly in time order, as its rows come.
-	timers [2]state.RunHeap[state.Keyed[int32]]
+	timers [2]ijTimers
 	wm     int64
 	// expiration is Flink's leftExpirationTime and rightExpirationTime:
 	// shared by all keys, an approximation of each cache's oldest time.
@@ -77,7 +93,11 @@ type IntervalJoin struct {
 	size       int64
 	nullTimes  int64
 	kbuf, fbuf []byte
-	slab       []row.Value // joined rows' (joined)
+	slab       rowSlab // the joined rows'
+	// view is per side a cached row decoded (match with Output), full
+	// a whole joined row the residual reads before it is projected.
+	view [2]row.Row
+	full row.Row
 	// As a worker of several (join_interval_groups.go): seen is, by
 	// change of the whole batch, the other side's expiration time one
 	// instance had before it, when seenOn; moved says which expiration
@@ -98,9 +118,6 @@ var (
 // NewIntervalJoin returns an interval join with empty state.
 func NewIntervalJoin(spec IntervalJoinSpec) *IntervalJoin {
 	j := &IntervalJoin{spec: spec, index: state.NewKeyIDs(), wm: operator.NoWatermark}
-	for s := range j.timers {
-		j.timers[s] = state.NewRunHeap(func(a, b *state.Keyed[int32]) bool { return a.Key < b.Key })
-	}
 	j.relSize = [2]int64{-spec.Lower, spec.Upper}
 	for s, t := range [2][]row.TypeID{spec.LeftTypes, spec.RightTypes} {
 		w := [2]int{spec.LeftWidth, spec.RightWidth}[s]
@@ -108,8 +125,14 @@ func NewIntervalJoin(spec IntervalJoinSpec) *IntervalJoin {
 			t = make([]row.TypeID, w) // Null: a column of no known type
 		}
 		j.sides[s].store.Layout = row.NewLayout(t)
+		j.sides[s].store.Churn = true // the rows of a window
 	}
 	j.minClean = (j.relSize[0] + j.relSize[1]) / 2
+	lk, rk := spec.LeftKeys, spec.RightKeys
+	if len(lk) == 1 && len(spec.LeftTypes) > lk[0] && len(spec.RightTypes) > rk[0] &&
+		spec.LeftTypes[lk[0]] == spec.RightTypes[rk[0]] && intKeyType(spec.LeftTypes[lk[0]]) {
+		j.intKey, j.keyType = true, spec.LeftTypes[lk[0]]
+	}
 	if spec.Sorted {
 		// Flink starts both at 0, its operator time's floor.
 		j.expiration = [2]int64{operator.NoWatermark, operator.NoWatermark}
@@ -157,7 +180,20 @@ func (j *IntervalJoin) expire(opTime, rel int64) int64 {
 }
 
 func (j *IntervalJoin) padded(side int, r row.Row) row.Row {
-	return padRow(side, r, j.spec.LeftWidth, j.spec.RightWidth)
+	return j.project(padRow(side, r, j.spec.LeftWidth, j.spec.RightWidth))
+}
+
+// project returns the columns Output of the joined or padded row jr,
+// jr itself without Output.
+func (j *IntervalJoin) project(jr row.Row) row.Row {
+	if j.spec.Output == nil {
+		return jr
+	}
+	pr := j.slab.get(len(j.spec.Output))
+	for k, c := range j.spec.Output {
+		pr[k] = jr[c]
+	}
+	return pr
 }
 
 // ProcessInput implements TwoInput.
@@ -167,6 +203,9 @@ func (j *IntervalJoin) ProcessInput(input int, in *row.Batch, out operator.Emitt
 	return operator.EachChange("interval join", in, out, func(i int, c *row.Change) error {
 		if !c.Kind.IsAdd() {
 			return fmt.Errorf("input %d sent %s: an interval join takes insert-only input", input, c.Kind)
+		}
+		if j.intKey && i%touchAhead == 0 {
+			j.touch(input, in.Changes[i:min(i+touchAhead, len(in.Changes))])
 		}
 		seen := int64(0)
 		if j.seenOn && share != nil {
@@ -248,8 +287,21 @@ func (j *IntervalJoin) match(s int, kid int32, this row.Row, rid int32, out oper
 	if j.keys[kid].null {
 		return false, nil
 	}
-	lw := j.spec.LeftWidth
-	jr := j.joined()
+	if j.spec.Output != nil && j.spec.Residual == nil {
+		j.matchPicked(s, this, rid, out)
+		return true, nil
+	}
+	lw, w := j.spec.LeftWidth, j.spec.LeftWidth+j.spec.RightWidth
+	var jr row.Row
+	if j.spec.Output != nil {
+		// The residual reads the whole row, which is then projected.
+		if len(j.full) != w {
+			j.full = make(row.Row, w)
+		}
+		jr = j.full
+	} else {
+		jr = j.slab.get(w)
+	}
 	if s == 0 {
 		copy(jr, this)
 		j.sides[1].store.DecodeInto(jr[lw:], rid)
@@ -260,27 +312,41 @@ func (j *IntervalJoin) match(s int, kid int32, this row.Row, rid int32, out oper
 	if j.spec.Residual != nil {
 		ok, err := j.spec.Residual(jr)
 		if err != nil || !ok {
+			if j.spec.Output == nil {
+				j.slab.unget(jr) // carved again by the next match
+			}
 			return false, err
 		}
 	}
-	out.Emit(row.Insert, jr)
-	j.slab = j.slab[len(jr):] // taken: a row that did not match is carved again
+	out.Emit(row.Insert, j.project(jr))
 	return true, nil
 }
 
-// joinedSlab is how many joined rows one allocation holds.
-const joinedSlab = 128
-
-// joined returns the next joined row of the slab, which match fills
-// whole: one allocation per joinedSlab output rows rather than one a
-// row (the batches rows travel in are carved from slabs likewise, so a
-// reader that keeps a row detaches it).
-func (j *IntervalJoin) joined() row.Row {
-	w := j.spec.LeftWidth + j.spec.RightWidth
-	if len(j.slab) < w {
-		j.slab = make([]row.Value, w*joinedSlab)
+// matchPicked emits the columns Output of this (of side s) joined with
+// the other side's cached row rid, decoded into a scratch row: no whole
+// joined row is built.
+func (j *IntervalJoin) matchPicked(s int, this row.Row, rid int32, out operator.Emitter) {
+	o := 1 - s
+	other := j.view[o]
+	if other == nil {
+		other = make(row.Row, [2]int{j.spec.LeftWidth, j.spec.RightWidth}[o])
+		j.view[o] = other
 	}
-	return j.slab[:w:w]
+	j.sides[o].store.DecodeInto(other, rid)
+	left, right := this, other
+	if s == 1 {
+		left, right = other, this
+	}
+	lw := j.spec.LeftWidth
+	jr := j.slab.get(len(j.spec.Output))
+	for k, c := range j.spec.Output {
+		if c < lw {
+			jr[k] = left[c]
+		} else {
+			jr[k] = right[c-lw]
+		}
+	}
+	out.Emit(row.Insert, jr)
 }
 
 // drop removes side's row rid of key kid, emitting it padded when it
@@ -294,7 +360,7 @@ func (j *IntervalJoin) drop(kid int32, side int, rid int32, out operator.Emitter
 		} else {
 			j.sides[1].store.DecodeInto(pr[lw:], rid)
 		}
-		out.Emit(row.Insert, pr)
+		out.Emit(row.Insert, j.project(pr))
 	}
 	j.uncache(kid, side, rid)
 }
@@ -302,7 +368,7 @@ func (j *IntervalJoin) drop(kid int32, side int, rid int32, out operator.Emitter
 func (j *IntervalJoin) setTimer(kid int32, side int, t int64) {
 	at := t + j.relSize[side] + j.minClean + 1
 	j.keys[kid].timer[side] = at
-	j.timers[side].Push(state.Keyed[int32]{Key: at, Item: kid})
+	j.timers[side].Push(ijTimer{at: at, kid: kid})
 }
 
 // nextTimer returns the side of the earliest timer at or before wm, -1
@@ -310,8 +376,8 @@ func (j *IntervalJoin) setTimer(kid int32, side int, t int64) {
 func (j *IntervalJoin) nextTimer(wm int64) int {
 	side, at := -1, wm
 	for s := range j.timers {
-		if j.timers[s].Len() > 0 && j.timers[s].Top().Key <= at {
-			side, at = s, j.timers[s].Top().Key
+		if j.timers[s].Len() > 0 && j.timers[s].Top() <= at {
+			side, at = s, j.timers[s].Top()
 		}
 	}
 	return side
@@ -327,7 +393,7 @@ func (j *IntervalJoin) Watermark(wm int64, out operator.Emitter) error {
 	opTime := j.opTime()
 	for side := j.nextTimer(wm); side >= 0; side = j.nextTimer(wm) {
 		t := j.timers[side].Pop()
-		at, kid := t.Key, t.Item
+		at, kid := t.at, t.kid
 		if !j.keys[kid].used {
 			continue
 		}
@@ -445,7 +511,7 @@ func (j *IntervalJoin) Restore(snap []byte) error {
 	wm, e0, e1 := d.Varint(), d.Varint(), d.Varint()
 	nullTimes := int64(d.Uvarint())
 	r := NewIntervalJoin(j.spec)
-	var timers [2][]state.Keyed[int32]
+	var timers [2][]ijTimer
 	widths := [2]int{j.spec.LeftWidth, j.spec.RightWidth}
 	n := d.Count(4)
 	for range n {
@@ -463,7 +529,7 @@ func (j *IntervalJoin) Restore(snap []byte) error {
 			timer := d.Varint()
 			r.keys[kid].timer[side] = timer
 			if timer != 0 {
-				timers[side] = append(timers[side], state.Keyed[int32]{Key: timer, Item: kid})
+				timers[side] = append(timers[side], ijTimer{at: timer, kid: kid})
 			}
 			nt := d.Count(2)
 			for range nt {

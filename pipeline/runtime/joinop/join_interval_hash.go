@@ -54,7 +54,8 @@ type IntervalHashJoin struct {
 	left   []byte
 	llay   *row.Layout
 	lview  row.Row
-	joined bool // the end came: every row held was joined
+	rview  row.Row // a right row decoded, for Output's columns
+	joined bool    // the end came: every row held was joined
 	// start[kid]..start[kid+1] are key kid's right rows in sorted, in
 	// time order (ties in arrival order), at the end.
 	start  []int32
@@ -418,6 +419,24 @@ func (j *IntervalHashJoin) probe(r row.Row, kid int32, out operator.Emitter) err
 		}
 		lw, w := s.LeftWidth, s.LeftWidth+s.RightWidth
 		for ; i < len(seg) && seg[i].at <= hi; i++ {
+			if s.Output != nil && s.Residual == nil {
+				// The picked columns alone (IntervalJoinSpec.Output).
+				if j.rview == nil {
+					j.rview = make(row.Row, s.RightWidth)
+				}
+				j.layout.Decode(j.rview, j.arena[seg[i].off:], &j.text)
+				jr := j.slab.get(len(s.Output))
+				for k, c := range s.Output {
+					if c < lw {
+						jr[k] = r[c]
+					} else {
+						jr[k] = j.rview[c-lw]
+					}
+				}
+				matched = true
+				out.Emit(row.Insert, jr)
+				continue
+			}
 			jr := j.slab.get(w)
 			copy(jr, r)
 			j.layout.Decode(jr[lw:], j.arena[seg[i].off:], &j.text)
@@ -433,13 +452,26 @@ func (j *IntervalHashJoin) probe(r row.Row, kid int32, out operator.Emitter) err
 				}
 			}
 			matched = true
-			out.Emit(row.Insert, jr)
+			out.Emit(row.Insert, j.project(jr))
 		}
 	}
 	if !matched && outer {
-		out.Emit(row.Insert, padRow(0, r, s.LeftWidth, s.RightWidth))
+		out.Emit(row.Insert, j.project(padRow(0, r, s.LeftWidth, s.RightWidth)))
 	}
 	return nil
+}
+
+// project returns the columns Output of the joined or padded row jr
+// (jr itself without Output): a residual reads the whole row first.
+func (j *IntervalHashJoin) project(jr row.Row) row.Row {
+	if j.spec.Output == nil {
+		return jr
+	}
+	pr := j.slab.get(len(j.spec.Output))
+	for k, c := range j.spec.Output {
+		pr[k] = jr[c]
+	}
+	return pr
 }
 
 // subSat is a - b, held within int64.

@@ -20,6 +20,9 @@ type ijKey struct {
 	timer   [2]int64
 	null    bool
 	used    bool // the id holds a key
+	// inInts: the key is in the join's ijInts as ival.
+	inInts bool
+	ival   uint64
 }
 
 // ijEnt is a cached row: its time, whether it joined at least once (an
@@ -53,6 +56,19 @@ func (j *IntervalJoin) keyOf(s int, r row.Row) int32 {
 	idx := j.spec.LeftKeys
 	if s == 1 {
 		idx = j.spec.RightKeys
+	}
+	if j.intKey {
+		if v := r[idx[0]]; plainInt(v, j.keyType) {
+			k := uint64(v.Int64())
+			if kid, ok := j.ints.find(k); ok {
+				return kid
+			}
+			j.kbuf = row.KeyOf(j.kbuf[:0], r, idx)
+			kid := j.keyID(j.kbuf, false)
+			j.ints.put(k, kid)
+			j.keys[kid].inInts, j.keys[kid].ival = true, k
+			return kid
+		}
 	}
 	null := false
 	for _, i := range idx {
@@ -137,6 +153,9 @@ func (j *IntervalJoin) forget(kid int32) {
 	k := &j.keys[kid]
 	if k.n != [2]int32{} || k.timer != [2]int64{} {
 		return
+	}
+	if k.inInts {
+		j.ints.del(k.ival)
 	}
 	j.fbuf = append(j.fbuf[:0], j.index.Bytes(kid)...) // a copy: drop clears the entry bytes views
 	j.index.Drop(j.fbuf)

@@ -41,6 +41,10 @@ func randomHashCase(seed uint64) hashCase {
 		// The rest of the ON condition: l.amount >= r.amount.
 		spec.Residual = func(j row.Row) (bool, error) { return j[2].Int64() >= j[6].Int64(), nil }
 	}
+	if seed%3 == 2 {
+		// A Calc's picked columns, done by the join.
+		spec.Output = []int{6, 0, 3, 5}
+	}
 	nk := 1 + rng.IntN(5)
 	sides := [2][]row.Change{sortRows(rng, 20+rng.IntN(120), nk), sortRows(rng, 20+rng.IntN(120), nk)}
 	for s := range sides {
@@ -86,6 +90,17 @@ func pairsOf(spec joinop.IntervalJoinSpec, sides [2][]row.Change) []string {
 		}
 		if !matched && spec.Kind == joinop.LeftJoin {
 			out.Emit(row.Insert, append(slices.Clone(l.Row), make(row.Row, 4)...))
+		}
+	}
+	if spec.Output != nil {
+		all := out
+		out = optest.Out{}
+		for _, r := range all.Rows {
+			p := make(row.Row, len(spec.Output))
+			for k, c := range spec.Output {
+				p[k] = r.Row[c]
+			}
+			out.Emit(row.Insert, p)
 		}
 	}
 	slices.Sort(out.Lines)

@@ -25,12 +25,20 @@ import (
 // checkpoint takes AppendEncoded's.
 type RowStore struct {
 	Layout *row.Layout
-	slots  []RowSlot // by id
-	buf    []byte
-	dead   int
-	n      int
-	text   row.Text // the decoded rows' strings, with a Layout
-	view   row.Row  // AppendEncoded's
+	// Churn: rows come and go all the time (a window's cache, most of it
+	// replaced within the window). A compaction then leaves room for as
+	// many bytes as are live and an eighth of the arena, so that the appends until the next one
+	// grow nothing: with an eighth's room, the arena was copied again by
+	// each growth of its slice (append's growth of a large slice is a
+	// quarter), several copies per compaction. The arena's size is the
+	// same: compaction comes when it is twice the live bytes.
+	Churn bool
+	slots []RowSlot // by id
+	buf   []byte
+	dead  int
+	n     int
+	text  row.Text // the decoded rows' strings, with a Layout
+	view  row.Row  // AppendEncoded's
 }
 
 // RowSlot is an id's row: n is its encoded length, 0 for no row; space
@@ -116,7 +124,15 @@ func (a *RowStore) compactIfSparse() {
 	if a.dead < 1<<20 || a.dead*2 < len(a.buf) {
 		return
 	}
-	buf := CompactSlots(a.buf, len(a.buf)-a.dead, a.slots, func(s *RowSlot) *RowSlot { return s })
+	live := len(a.buf) - a.dead
+	room := len(a.buf) / 8
+	if a.Churn {
+		// The next compaction comes when the dead bytes are half the
+		// arena: when as many bytes as are live now were put, if as
+		// many left; the eighth beyond is for the rows' sizes' spread.
+		room += live
+	}
+	buf := compactSlots(a.buf, live, room, a.slots, func(s *RowSlot) *RowSlot { return s })
 	a.buf, a.dead = buf, 0
 }
 
@@ -166,7 +182,12 @@ func DecodeRowInto(dst row.Row, b []byte) {
 // into a new arena of live bytes plus an eighth of buf to grow into, and
 // points each slot at its copy, with no room to spare.
 func CompactSlots[T any](buf []byte, live int, slots []T, slot func(*T) *RowSlot) []byte {
-	out := make([]byte, 0, live+len(buf)/8)
+	return compactSlots(buf, live, len(buf)/8, slots, slot)
+}
+
+// compactSlots is CompactSlots with room bytes to grow into.
+func compactSlots[T any](buf []byte, live, room int, slots []T, slot func(*T) *RowSlot) []byte {
+	out := make([]byte, 0, live+room)
 	for i := range slots {
 		s := slot(&slots[i])
 		if s.N == 0 {

@@ -55,3 +55,46 @@ func TestRowStoreRowIsACopy(t *testing.T) {
 		t.Fatalf("row read before the overwrite is now %v", got)
 	}
 }
+
+// TestRowStoreChurnLeavesRoom: a store of rows that come and go (Churn)
+// reads back every row as a map does, and each compaction leaves as much
+// room as the live bytes, so the arena is not grown between two of them;
+// without Churn the room is an eighth.
+func TestRowStoreChurnLeavesRoom(t *testing.T) {
+	for _, churn := range []bool{false, true} {
+		s := RowStore{Churn: churn}
+		want := map[int32]row.Row{}
+		compactions, grown := 0, 0
+		for i := range 120_000 {
+			// A sliding window of 20k rows: the oldest leaves as one comes.
+			id := int32(i % 20_000)
+			r := row.Row{row.BigIntValue(int64(i)), row.StringValue(strings.Repeat("y", 40+i%50))}
+			before, capBefore := s.dead, cap(s.buf)
+			s.Remove(id)
+			s.Put(id, r)
+			want[id] = r
+			switch {
+			case s.dead < before:
+				compactions++
+				// (a row may have been put since the compaction)
+				if live := len(s.buf); churn && cap(s.buf) < 2*live-200 {
+					t.Fatalf("churn: compacted to %d bytes of room for %d live", cap(s.buf)-live, live)
+				}
+			case cap(s.buf) != capBefore && compactions > 0:
+				grown++ // since the first compaction
+			}
+		}
+		for id, r := range want {
+			if fmt.Sprint(s.Row(id)) != fmt.Sprint(r) {
+				t.Fatalf("churn %v id %d: %v, want %v", churn, id, s.Row(id), r)
+			}
+		}
+		if compactions < 3 {
+			t.Fatalf("churn %v: %d compactions", churn, compactions)
+		}
+		if churn && grown > 0 {
+			t.Errorf("churn: the arena grew %d times between %d compactions", grown, compactions)
+		}
+		t.Logf("churn %v: %d compactions, %d growths", churn, compactions, grown)
+	}
+}
