@@ -30,6 +30,9 @@ import (
 type Env struct {
 	Registry *connector.Registry
 	Logger   *slog.Logger
+	// WholeJoinRows plans each batch join over its inputs' whole rows
+	// (plan.Env.WholeJoinRows), for tests.
+	WholeJoinRows bool
 }
 
 // Pipeline is a loaded, checked pipeline file.
@@ -119,7 +122,7 @@ func Parse(file string, data []byte, lookup func(string) (string, bool), env Env
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	pl, err := plan.Build(sp, plan.Env{Registry: env.Registry, Logger: logger.With("pipeline", sp.Name)})
+	pl, err := plan.Build(sp, plan.Env{Registry: env.Registry, Logger: logger.With("pipeline", sp.Name), WholeJoinRows: env.WholeJoinRows})
 	if err != nil {
 		return nil, err
 	}

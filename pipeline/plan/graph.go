@@ -364,8 +364,12 @@ func (p *Plan) joinGraph(g *runtime.Graph, n *Node, id, short, transform string,
 		un.Inputs = append(un.Inputs, rn)
 	}
 	g.Unions = append(g.Unions, un)
+	left, right := n.Inputs[0].Schema, n.Inputs[1].Schema
+	if j := n.joined(); j != nil && j.wholeInputs[0].Len() > 0 {
+		left, right = j.wholeInputs[0], j.wholeInputs[1] // narrowJoins
+	}
 	on := &runtime.OpNode{Node: runtime.Node{Name: n.Label, Short: short, Kind: "transform", ID: id, Transform: transform,
-		Fingerprint: fmt.Sprintf("%s, left %s, right %s, output %s", n.Label, n.Inputs[0].Schema, n.Inputs[1].Schema, n.Schema), Aliases: aliases},
+		Fingerprint: fmt.Sprintf("%s, left %s, right %s, output %s", n.Label, left, right, n.Schema), Aliases: aliases},
 		Input: &un.Node}
 	op, feed, err := p.operator(n, transform)
 	if err != nil {

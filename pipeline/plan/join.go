@@ -231,8 +231,9 @@ func (q *queryBuilder) joinCondition(n *Node, s *scope, cond sql.Expr, kind join
 	lw := left.Schema.Len()
 	where := strings.Join(keyTexts, ", ")
 	var residualReads []int
+	var res sql.Expr
 	if len(residual) > 0 {
-		res := andAll(residual)
+		res = andAll(residual)
 		c, err := compileExpr(res, n.Schema, "join")
 		if err != nil {
 			return err
@@ -263,7 +264,7 @@ func (q *queryBuilder) joinCondition(n *Node, s *scope, cond sql.Expr, kind join
 	// builds from the right input by default.
 	js.RightFirst = js.Batch
 	names := n.Schema.Names()
-	n.op = &joinOp{join: js, residualReads: residualReads}
+	n.op = &joinOp{join: js, residualReads: residualReads, residualSrc: res}
 	n.Mode = joinMode(kind, left.Mode, right.Mode, js.LeftKeys, js.RightKeys, lw, q.b.plan.Batch)
 	n.Label = fmt.Sprintf("Join(joinType=[%s], where=[%s], select=[%s], leftInputSpec=[%s], rightInputSpec=[%s])",
 		kind, where, strings.Join(names, ", "), inputSpec(left.Mode, js.LeftKeys), inputSpec(right.Mode, js.RightKeys))

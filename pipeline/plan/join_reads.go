@@ -196,8 +196,9 @@ func (rs joinReaders) pruneJoin(n *Node) {
 }
 
 // projectJoins has a regular or interval join, batch or streaming, emit
-// only the
-// columns a Calc over it picks, when that Calc is its one reader, only
+// only the columns a Calc over it picks (for a regular join, or the last
+// of a chain of such Calcs, each the one reader of the one before),
+// when that Calc is its one reader, only
 // picks columns and filters nothing (an INNER, LEFT, RIGHT or FULL
 // join: a semi or anti join emits its left rows, a NOT IN its own
 // way). The Calc then passes the join's rows on as they are: a joined
@@ -212,6 +213,12 @@ func (rs joinReaders) pruneJoin(n *Node) {
 // (pushProjections), which read the Calc's columns.
 func (p *Plan) projectJoins(nodes []*Node) {
 	readers := p.readerCounts(nodes)
+	readerOf := map[*Node]*Node{}
+	for _, n := range nodes {
+		for _, in := range n.inputs() {
+			readerOf[in] = n
+		}
+	}
 	for _, m := range nodes {
 		c := m.calc()
 		if c == nil || c.filter != nil || m.Input == nil || readers[m.Input] != 1 {
@@ -235,6 +242,24 @@ func (p *Plan) projectJoins(nodes []*Node) {
 		}
 		js.Output = cols
 		c.project = nil
+		// A chain of such Calcs (a computed key's, which drops the
+		// key's columns, under the query's SELECT) is one projection:
+		// the join emits the last one's columns.
+		for readers[m] == 1 && readerOf[m] != nil {
+			up := readerOf[m].calc()
+			if up == nil || up.filter != nil {
+				break
+			}
+			upCols := columnsOf(up.project)
+			if upCols == nil {
+				break
+			}
+			out := make([]int, len(upCols))
+			for k, col := range upCols {
+				out[k] = js.Output[col]
+			}
+			js.Output, up.project, m = out, nil, readerOf[m]
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/expr"
+	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime"
 	"github.com/etld/etld/pipeline/runtime/aggop"
 	"github.com/etld/etld/pipeline/runtime/joinop"
@@ -12,6 +13,7 @@ import (
 	"github.com/etld/etld/pipeline/runtime/rankop"
 	"github.com/etld/etld/pipeline/runtime/sortop"
 	"github.com/etld/etld/pipeline/runtime/windowop"
+	"github.com/etld/etld/pipeline/sql"
 )
 
 // payload is what a node of one kind carries besides the fields every
@@ -313,6 +315,13 @@ type joinOp struct {
 	window   *joinop.WindowJoinSpec
 	// residualReads are the joined row's columns the residual reads.
 	residualReads []int
+	// residualSrc is the regular join's residual as written over the
+	// joined row's field names, for narrowJoins to compile it again
+	// over the narrowed row (nil without a residual).
+	residualSrc sql.Expr
+	// wholeInputs, once narrowJoins narrowed the join's inputs, are
+	// their schemas before: what its fingerprint names.
+	wholeInputs [2]row.Schema
 	// reads, once the plan is pruned, are the columns of each input
 	// the join and its readers read (nil: every one).
 	reads [2][]bool

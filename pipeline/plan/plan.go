@@ -26,6 +26,10 @@ import (
 type Env struct {
 	Registry *connector.Registry
 	Logger   *slog.Logger
+	// WholeJoinRows keeps each batch join's inputs' rows whole, as the
+	// plans before narrowJoins did: what tests compare the narrowed
+	// plan's results with.
+	WholeJoinRows bool
 }
 
 // Plan is a checked pipeline, ready to explain or run.

@@ -72,6 +72,11 @@ func (b *builder) pushProjections() {
 	// (join_reads.go): after the pushdown above, which reads that Calc.
 	b.plan.projectJoins(nodes)
 	b.plan.projectOvers(nodes)
+	// Last, a batch join's inputs are narrowed to the columns it reads
+	// (join_narrow.go): what the sources decode is already settled.
+	if !b.env.WholeJoinRows {
+		b.plan.narrowJoins(nodes)
+	}
 }
 
 // someOrNil is needed, or nil when it names every column.

@@ -82,8 +82,16 @@ type JoinSpec struct {
 	// joined row is built of those columns only (a probe of the probe
 	// table, a streaming change); the other rows (padded ones, and
 	// joined ones a residual reads whole) are projected as emitted.
-	// Retractions are projected as the rows they take back were.
+	// Retractions are projected as the rows they take back were. A
+	// column -1 is NULL: one the join's readers never read, dropped
+	// from its inputs (the planner's narrowing of a batch join).
 	Output []int
+	// Narrowed, by side, are the columns of the input's whole row that
+	// the side's rows keep, when the planner narrowed them (nil: not
+	// narrowed): a snapshot of the join over whole rows (of
+	// WholeWidth columns) restores, its rows cut to those columns.
+	Narrowed   [2][]int
+	WholeWidth [2]int
 	// LeftKeep and RightKeep, if set, are a filter the planner moved
 	// from a WHERE over the join into a Calc below it, on that input's
 	// rows: the join drops a restored row it is false of, which a
@@ -327,14 +335,23 @@ func (j *Join) pickStored(side int, this row.Row, rid rowRef, pick []int) row.Ro
 	}
 	lw := j.spec.LeftWidth
 	pr := j.slab.get(len(pick))
+	pickJoined(pr, pick, left, right, lw)
+	return pr
+}
+
+// pickJoined sets pr to the columns pick of the joined row of left and
+// right (left's lw columns first), NULL for a column -1 (JoinSpec.Output).
+func pickJoined(pr row.Row, pick []int, left, right row.Row, lw int) {
 	for k, col := range pick {
-		if col < lw {
+		switch {
+		case col < 0:
+			pr[k] = row.NullValue
+		case col < lw:
 			pr[k] = left[col]
-		} else {
+		default:
 			pr[k] = right[col-lw]
 		}
 	}
-	return pr
 }
 
 // padded returns side's row with NULLs for the other side's columns.

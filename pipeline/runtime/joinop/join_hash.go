@@ -152,13 +152,7 @@ func (j *Join) probeBatch(in *row.Batch, out operator.Emitter) error {
 					} else {
 						pr = j.slab.get(len(pick))
 					}
-					for k, col := range pick {
-						if col < lw {
-							pr[k] = c.Row[col]
-						} else {
-							pr[k] = j.rightRow[col-lw]
-						}
-					}
+					pickJoined(pr, pick, c.Row, j.rightRow, lw)
 					matched += int(count)
 					emitCopies(out, joinedKind(c.Kind, outer, false), pr, count)
 					continue
@@ -225,6 +219,10 @@ func (p *projecting) Emit(k row.Kind, r row.Row) {
 	cols := p.j.spec.Output
 	pr := p.j.slab.get(len(cols))
 	for i, c := range cols {
+		if c < 0 {
+			pr[i] = row.NullValue // read by no one (JoinSpec.Output)
+			continue
+		}
 		pr[i] = r[c]
 	}
 	p.out.Emit(k, pr)

@@ -48,7 +48,7 @@ func (j *Join) restore(d *row.Decoder) error {
 	j.Widen(d)
 	// By column: each section of rows is of one side's columns, the
 	// keys are rebuilt from the rows.
-	cols := j.Columns()
+	cols := j.narrowedColumns(j.Columns())
 	side := func(left bool) {
 		if cols == nil {
 			return
@@ -95,7 +95,12 @@ func (j *Join) restore(d *row.Decoder) error {
 			if d.Err() != nil {
 				break
 			}
-			if len(r) != widths[i] {
+			keep, err := j.keeps(i != 1, r) // of the row as saved
+			if err != nil {
+				d.Fail("%v", err)
+				break
+			}
+			if r = j.narrowSaved(d, r, i != 1); len(r) != widths[i] {
 				d.Fail("row of %d columns on side %d, want %d", len(r), i, widths[i])
 				break
 			}
@@ -107,10 +112,7 @@ func (j *Join) restore(d *row.Decoder) error {
 				d.Fail("row with a NULL join key in the state")
 				break
 			}
-			if keep, err := j.keeps(i != 1, r); err != nil {
-				d.Fail("%v", err)
-				break
-			} else if !keep {
+			if !keep {
 				continue
 			}
 			if i == 1 && table != nil {
@@ -145,15 +147,22 @@ func (j *Join) restore(d *row.Decoder) error {
 	held := changes() // left changes
 	side(false)
 	nullRight := changes() // right changes
-	if err := d.End(); err != nil {
-		return fmt.Errorf("join: %w", err)
-	}
 	var err error
 	if held, err = j.keptChanges(true, held); err != nil {
 		return err
 	}
 	if nullRight, err = j.keptChanges(false, nullRight); err != nil {
 		return err
+	}
+	// Filtered as saved, then cut to the columns a narrowed join keeps.
+	for k := range held {
+		held[k].Row = j.narrowSaved(d, held[k].Row, true)
+	}
+	for k := range nullRight {
+		nullRight[k].Row = j.narrowSaved(d, nullRight[k].Row, false)
+	}
+	if err := d.End(); err != nil {
+		return fmt.Errorf("join: %w", err)
 	}
 	j.sides[0], j.sides[1], j.leftNulls = restored[0], restored[1], restored[2]
 	j.rightRows, j.rightNulls = rightRows, rightNulls
@@ -187,6 +196,48 @@ func (s *joinSide) restoreRow(r row.Row, count, assoc int32) (rowRef, error) {
 	return rowRef(rid), nil
 }
 
+// narrowSaved cuts a saved row of the left or right input's whole width
+// to the columns the side keeps (JoinSpec.Narrowed): a snapshot written
+// before the planner narrowed the join's rows. A row of another width
+// is returned as it is.
+func (j *Join) narrowSaved(d *row.Decoder, r row.Row, left bool) row.Row {
+	side := 1
+	if left {
+		side = 0
+	}
+	cols := j.spec.Narrowed[side]
+	if cols == nil || r == nil || len(r) != j.spec.WholeWidth[side] || len(cols) == len(r) {
+		return r
+	}
+	if j.Columns() != nil {
+		// Its values were retagged by the narrowed columns' types.
+		d.Fail("a snapshot of whole rows cannot be narrowed and widened at once")
+		return r
+	}
+	out := make(row.Row, len(cols))
+	for k, c := range cols {
+		out[k] = r[c]
+	}
+	return out
+}
+
+// narrowedColumns is the types of the whole inputs' columns (the
+// compatibility check's, by the join's fingerprint, which names its
+// whole inputs) at the columns the sides keep (JoinSpec.Narrowed).
+func (j *Join) narrowedColumns(cols []row.TypeID) []row.TypeID {
+	n, w := j.spec.Narrowed, j.spec.WholeWidth
+	if n[0] == nil || cols == nil || len(cols) != w[0]+w[1] {
+		return cols
+	}
+	out := make([]row.TypeID, 0, len(n[0])+len(n[1]))
+	for side, off := range [2]int{0, w[0]} {
+		for _, c := range n[side] {
+			out = append(out, cols[off+c])
+		}
+	}
+	return out
+}
+
 // keeps reports whether a restored row of the left (or right) input
 // passes the filter the planner moved below the join (JoinSpec.LeftKeep,
 // RightKeep): a checkpoint of the plan before the move holds rows the
@@ -196,7 +247,9 @@ func (j *Join) keeps(left bool, r row.Row) (bool, error) {
 	if left {
 		keep = j.spec.LeftKeep
 	}
-	if keep == nil {
+	if keep == nil || len(r) != j.wholeWidth(left) {
+		// A row of a narrowed join's checkpoint passed the filter:
+		// the plan that wrote it had it below the join too.
 		return true, nil
 	}
 	ok, err := keep(r)
@@ -222,4 +275,17 @@ func (j *Join) keptChanges(left bool, cs []row.Change) ([]row.Change, error) {
 		}
 	}
 	return out, nil
+}
+
+// wholeWidth is the width of the left (or right) input's whole rows,
+// which JoinSpec.LeftKeep and RightKeep read.
+func (j *Join) wholeWidth(left bool) int {
+	side, w := 1, j.spec.RightWidth
+	if left {
+		side, w = 0, j.spec.LeftWidth
+	}
+	if j.spec.Narrowed[side] != nil {
+		w = j.spec.WholeWidth[side]
+	}
+	return w
 }
