@@ -285,32 +285,6 @@ func widenedJoinSchema(n *Node, lw int, lx, rx []keyExtra, kind joinop.JoinKind)
 	return row.NewSchema(fields...)
 }
 
-// keepColumns is a Calc over in that keeps its columns cols, in order:
-// what a join whose inputs gained key columns gives on without them.
-func keepColumns(in *Node, cols []int) *Node {
-	fields := make([]row.Field, len(cols))
-	project := make([]*expr.Compiled, len(cols))
-	texts := make([]string, len(cols))
-	colMap := make([]int, in.Schema.Len())
-	for i := range colMap {
-		colMap[i] = -1
-	}
-	timeAttr := -1
-	for i, c := range cols {
-		f := in.Schema.Fields[c]
-		project[i], _ = compileExpr(&sql.ColumnRef{Column: sql.Ident{Name: f.Name, Quoted: true}}, in.Schema, "join")
-		fields[i], texts[i] = f, f.Name
-		colMap[c] = i
-		if c == in.TimeAttr {
-			timeAttr = i
-		}
-	}
-	n := &Node{Kind: CalcNode, Input: in, Schema: row.NewSchema(fields...), Mode: calcMode(in.Mode, colMap),
-		TimeAttr: timeAttr, Bounded: in.Bounded, op: &calcOp{project: project}}
-	n.Label = fmt.Sprintf("Calc(select=[%s])", strings.Join(texts, ", "))
-	return n
-}
-
 // withoutKeyCols returns the node that gives on a join's rows without the
 // key columns its inputs gained (n itself when they gained none): the
 // left input's first lw and the right input's first rw columns.
@@ -326,5 +300,5 @@ func withoutKeyCols(n *Node, lw, rw int) *Node {
 	for i := range rw {
 		cols = append(cols, lw2+i)
 	}
-	return keepColumns(n, cols)
+	return pickNode(n, cols)
 }

@@ -174,7 +174,9 @@ func pickTypes(types []row.TypeID, cols []int) []row.TypeID {
 	return out
 }
 
-// pickNode is a Calc over in that picks its columns cols, in order.
+// pickNode is a Calc over in that picks its columns cols, in order: a
+// join's input narrowed to what it reads, or what a join whose inputs
+// gained key columns gives on without them.
 func pickNode(in *Node, cols []int) *Node {
 	fields := make([]row.Field, len(cols))
 	project := make([]*expr.Compiled, len(cols))

@@ -99,7 +99,7 @@ func (q *queryBuilder) lookupJoin(j *sql.Join) (s *scope, ok bool, err error) {
 		if err != nil {
 			return nil, true, err
 		}
-		s.node = keepColumns(node, append(seq(0, lw), seq(node.Input.Schema.Len(), node.Input.Schema.Len()+root.Schema.Len())...))
+		s.node = pickNode(node, append(seq(0, lw), seq(node.Input.Schema.Len(), node.Input.Schema.Len()+root.Schema.Len())...))
 	}
 	if len(rightKeys) == 0 {
 		return nil, true, errAt(j.On.Pos(), "a lookup join needs an equality of a column of %s and a column or expression of the probe side (ON o.k = %s.id): Flink refuses a lookup without a key too", name, name)
