@@ -169,6 +169,20 @@ func (s *rowSlab) get(w int) row.Row {
 	return r
 }
 
+// pick returns the columns cols of r in a row of the slab; r itself
+// when cols is nil (an interval join's Output: JoinSpec's -1 for a NULL
+// column is the regular join's own).
+func (s *rowSlab) pick(r row.Row, cols []int) row.Row {
+	if cols == nil {
+		return r
+	}
+	pr := s.get(len(cols))
+	for k, c := range cols {
+		pr[k] = r[c]
+	}
+	return pr
+}
+
 // unget gives back r, the last row get returned, no longer used.
 func (s *rowSlab) unget(r row.Row) {
 	clear(r)

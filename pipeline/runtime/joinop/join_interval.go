@@ -195,16 +195,7 @@ func (j *IntervalJoin) padded(side int, r row.Row) row.Row {
 
 // project returns the columns Output of the joined or padded row jr,
 // jr itself without Output.
-func (j *IntervalJoin) project(jr row.Row) row.Row {
-	if j.spec.Output == nil {
-		return jr
-	}
-	pr := j.slab.get(len(j.spec.Output))
-	for k, c := range j.spec.Output {
-		pr[k] = jr[c]
-	}
-	return pr
-}
+func (j *IntervalJoin) project(jr row.Row) row.Row { return j.slab.pick(jr, j.spec.Output) }
 
 // ProcessInput implements TwoInput.
 func (j *IntervalJoin) ProcessInput(input int, in *row.Batch, out operator.Emitter) error {

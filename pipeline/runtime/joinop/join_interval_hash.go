@@ -463,16 +463,7 @@ func (j *IntervalHashJoin) probe(r row.Row, kid int32, out operator.Emitter) err
 
 // project returns the columns Output of the joined or padded row jr
 // (jr itself without Output): a residual reads the whole row first.
-func (j *IntervalHashJoin) project(jr row.Row) row.Row {
-	if j.spec.Output == nil {
-		return jr
-	}
-	pr := j.slab.get(len(j.spec.Output))
-	for k, c := range j.spec.Output {
-		pr[k] = jr[c]
-	}
-	return pr
-}
+func (j *IntervalHashJoin) project(jr row.Row) row.Row { return j.slab.pick(jr, j.spec.Output) }
 
 // subSat is a - b, held within int64.
 func subSat(a, b int64) int64 {
