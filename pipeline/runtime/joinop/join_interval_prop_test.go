@@ -39,14 +39,7 @@ func ijRandomSteps(rng *rand.Rand, n int) []ijStep {
 func runRaw(t *testing.T, j *IntervalJoin, s ijStep) []string {
 	t.Helper()
 	var c rowsCollector
-	var err error
-	if s.side < 0 {
-		err = j.Watermark(s.at, &c)
-	} else {
-		b := &row.Batch{Changes: []row.Change{{Kind: row.Insert, Row: ijRowOf(s.key, s.at, s.val)}}}
-		err = j.ProcessInput(s.side, b, &c)
-	}
-	if err != nil {
+	if err := applyIJ(j, s, &c); err != nil {
 		t.Fatal(err)
 	}
 	return c.got
@@ -138,14 +131,7 @@ func (c *rowsKeeper) Emit(_ row.Kind, r row.Row) { c.rows = append(c.rows, slice
 func runRawRows(t *testing.T, j *IntervalJoin, s ijStep) []row.Row {
 	t.Helper()
 	var c rowsKeeper
-	var err error
-	if s.side < 0 {
-		err = j.Watermark(s.at, &c)
-	} else {
-		b := &row.Batch{Changes: []row.Change{{Kind: row.Insert, Row: ijRowOf(s.key, s.at, s.val)}}}
-		err = j.ProcessInput(s.side, b, &c)
-	}
-	if err != nil {
+	if err := applyIJ(j, s, &c); err != nil {
 		t.Fatal(err)
 	}
 	return c.rows

@@ -39,18 +39,19 @@ func ijRowOf(key any, at int64, val string) row.Row {
 func stepIJ(t *testing.T, j *IntervalJoin, i int, s ijStep) []string {
 	t.Helper()
 	var c temporalCollector
-	var err error
-	if s.side < 0 {
-		err = j.Watermark(s.at, &c)
-	} else {
-		b := &row.Batch{Changes: []row.Change{{Kind: row.Insert, Row: ijRowOf(s.key, s.at, s.val)}}}
-		err = j.ProcessInput(s.side, b, &c)
-	}
-	if err != nil {
+	if err := applyIJ(j, s, &c); err != nil {
 		t.Fatalf("step %d: %v", i, err)
 	}
 	slices.Sort(c.got)
 	return c.got
+}
+
+// applyIJ gives the join the step's row or watermark, its output to out.
+func applyIJ(j *IntervalJoin, s ijStep, out operator.Emitter) error {
+	if s.side < 0 {
+		return j.Watermark(s.at, out)
+	}
+	return j.ProcessInput(s.side, ijBatch(ijRowOf(s.key, s.at, s.val)), out)
 }
 
 func runIJ(t *testing.T, j *IntervalJoin, steps []ijStep) {
