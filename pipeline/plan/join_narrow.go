@@ -189,7 +189,7 @@ func pickNode(in *Node, cols []int) *Node {
 	for k, c := range cols {
 		f := in.Schema.Fields[c]
 		fields[k], texts[k], colMap[c] = f, f.Name, k
-		project[k] = &expr.Compiled{Type: f.Type, IsColumn: true, Column: c, Reads: []int{c}, Whole: []int{c}, Eval: colEval(c)}
+		project[k] = pickedColumn(c, f.Type)
 		if c == in.TimeAttr {
 			timeAttr = k
 		}
@@ -214,7 +214,7 @@ func narrowCalc(n *Node, cols []int) bool {
 		// join) passes its input's columns: now it picks some.
 		project = make([]*expr.Compiled, n.Schema.Len())
 		for i, f := range n.Schema.Fields {
-			project[i] = &expr.Compiled{Type: f.Type, IsColumn: true, Column: i, Reads: []int{i}, Whole: []int{i}, Eval: colEval(i)}
+			project[i] = pickedColumn(i, f.Type)
 		}
 	}
 	if len(project) != n.Schema.Len() {
@@ -269,4 +269,9 @@ func narrowCalc(n *Node, cols []int) bool {
 	n.Schema, n.Mode, n.TimeAttr = row.NewSchema(fields...), mode, timeAttr
 	n.Label = prefix + strings.Join(kept, ", ") + rest[len(list):]
 	return true
+}
+
+// pickedColumn is a picking Calc's expression of its input's column c.
+func pickedColumn(c int, t row.Type) *expr.Compiled {
+	return &expr.Compiled{Type: t, IsColumn: true, Column: c, Reads: []int{c}, Whole: []int{c}, Eval: colEval(c)}
 }
