@@ -242,7 +242,7 @@ func nexmarkFlink(e *env, root, name, dump string) engine {
 		if err := os.WriteFile(script, []byte(text), 0o644); err != nil {
 			return measure{}, err
 		}
-		env := []string{"ETLD_FLINKRUN_LOG=" + filepath.Join(dir, "flink.log"), "ETLD_FLINKRUN_HEAP=" + envOr("ETLD_FLINKRUN_HEAP", "4g")}
+		env := flinkEnv(dir)
 		m, stderr, err := runChild([]string{e.flink, "--timeout", fmt.Sprint(int(e.timeout.Seconds())), script}, env, dir, filepath.Join(dir, "stderr"), e.timeout+time.Minute)
 		if err != nil {
 			return m, err
