@@ -167,3 +167,9 @@ func BenchmarkProjectBaseline(b *testing.B) {
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "rows/s")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/row")
 }
+
+// BenchmarkCastToString is a timestamp's and a number's text, as a
+// window's CAST(window_start AS STRING) and a SELECT's CAST(n AS STRING).
+func BenchmarkCastToString(b *testing.B) {
+	benchExprs(b, "CAST(ts AS STRING)", "CAST(b AS STRING)")
+}

@@ -155,19 +155,21 @@ func castToString(from, to row.Type) castFunc {
 	case typeInterval, typeIntervalYM:
 		return nil
 	}
+	// The text is copied into chunks the results share (row.SharedText,
+	// one allocation for hundreds of them): a window's
+	// CAST(window_start AS STRING) runs once an output row, its text
+	// written to a buffer on the stack, so it allocates nothing itself.
+	txt := new(row.SharedText)
 	generic := func(v row.Value) (row.Value, error) {
-		return row.StringValue(trunc(string(row.AppendText(nil, v, from)))), nil
+		return row.StringValue(trunc(txt.String(row.AppendText(nil, v, from)))), nil
 	}
 	if from.ID == row.Timestamp || from.ID == row.TimestampLTZ {
-		// A window's CAST(window_start AS STRING) runs once an output
-		// row: the text goes to a buffer on the stack, one allocation (the
-		// string's) where appending to nil grew a slice and then copied it.
 		return func(v row.Value) (row.Value, error) {
 			if v.Type() != from.ID {
 				return generic(v)
 			}
 			var buf [48]byte
-			return row.StringValue(trunc(string(row.AppendTimestampText(buf[:0], v.Micros(), from.Precision)))), nil
+			return row.StringValue(trunc(txt.String(row.AppendTimestampText(buf[:0], v.Micros(), from.Precision)))), nil
 		}
 	}
 	return generic

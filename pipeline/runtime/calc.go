@@ -69,6 +69,9 @@ type Calc struct {
 	// memo is Process's row for Filter and Project when they share
 	// subexpressions (memoRow).
 	memo row.Row
+	// carvedIn: the last Process's input rows were carved from slabs
+	// (slabOrigin) and no row of it went to Reject (ReleasesInput).
+	carvedIn bool
 }
 
 // newMemo returns a row for memoRow, nil when Filter and Project share
@@ -206,6 +209,7 @@ func (c *Calc) Process(in *row.Batch, out operator.Emitter) error {
 	if rc, ok := out.(rowCarver); ok && c.Project != nil {
 		carve = rc.carve
 	}
+	_, c.carvedIn = in.Origin.(*slabOrigin)
 	for i, ch := range in.Changes {
 		if tr != nil {
 			tr.At(i)
@@ -216,6 +220,7 @@ func (c *Calc) Process(in *row.Batch, out operator.Emitter) error {
 		}
 		r, ok, err := c.eval(c.memo, ch.Row, alloc)
 		if err != nil {
+			c.carvedIn = false // the bad record may keep its row
 			if err := c.reject(in, i, err); err != nil {
 				return err
 			}
@@ -229,6 +234,15 @@ func (c *Calc) Process(in *row.Batch, out operator.Emitter) error {
 	}
 	return nil
 }
+
+// ReleasesInput implements operator.InputReleaser: a projecting Calc
+// copies the values it keeps (a -U waiting for its +U is a projected
+// row) into rows of its own, so the slabs of an input batch an operator
+// carved (operator.Carving) go back once Process returned. Only those:
+// a batch a source decoded may hold its block too (fusedOrigin's
+// recycle), which the projected values' strings still point into. A
+// Calc with no projection passes its input rows on.
+func (c *Calc) ReleasesInput() bool { return c.Project != nil && c.carvedIn }
 
 func (c *Calc) emit(k row.Kind, r row.Row, ok bool, out operator.Emitter) error {
 	if c.Filter == nil && c.Reject == nil {

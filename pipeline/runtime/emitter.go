@@ -57,9 +57,15 @@ func (e *batchEmitter) At(i int) { e.cur = int32(i) }
 
 func (e *batchEmitter) Emit(k row.Kind, r row.Row) {
 	if e.batch == nil {
-		e.batch = &row.Batch{Changes: make([]row.Change, 0, min(e.size, max(e.last, 256)))}
+		n := min(e.size, max(e.last, 256))
+		if e.pool != nil {
+			// A list the reader gave back with its batch's slabs.
+			e.batch = &row.Batch{Changes: e.pool.getChanges(n)}
+		} else {
+			e.batch = &row.Batch{Changes: make([]row.Change, 0, n)}
+		}
 		if e.src != nil {
-			e.from = make([]int32, 0, cap(e.batch.Changes))
+			e.from = make([]int32, 0, n)
 		}
 	}
 	e.batch.Append(k, r)

@@ -466,6 +466,9 @@ const slabValues = 1024
 // came with it (they were a fifth of a streaming GROUP BY's time).
 type slabPool struct {
 	free chan []row.Value
+	// changes keeps the change lists of the batches given back, for the
+	// next batches' (getChanges).
+	changes chan []row.Change
 }
 
 // slabsKept bounds the slabs a pool holds: more than the batches in
@@ -473,7 +476,9 @@ type slabPool struct {
 // some thousand rows), 8 MiB at most.
 const slabsKept = 256
 
-func newSlabPool() *slabPool { return &slabPool{free: make(chan []row.Value, slabsKept)} }
+func newSlabPool() *slabPool {
+	return &slabPool{free: make(chan []row.Value, slabsKept), changes: make(chan []row.Change, changesKept)}
+}
 
 // get returns a slab of n values: a kept one (its old values are
 // overwritten before they are read), or a new one.
@@ -498,6 +503,36 @@ func (p *slabPool) put(s []row.Value) {
 	}
 }
 
+// changesKept bounds the change lists a pool holds: the batches in
+// flight between a node and its reader.
+const changesKept = 32
+
+// getChanges returns an empty change list with room for n changes: a
+// kept one, or a new one.
+func (p *slabPool) getChanges(n int) []row.Change {
+	select {
+	case c := <-p.changes:
+		if cap(c) >= n {
+			return c
+		}
+	default:
+	}
+	return make([]row.Change, 0, n)
+}
+
+// putChanges keeps the list c for getChanges, unless the pool is full;
+// its changes are cleared, so that it holds no row alive.
+func (p *slabPool) putChanges(c []row.Change) {
+	if cap(c) == 0 {
+		return
+	}
+	clear(c)
+	select {
+	case p.changes <- c[:0]:
+	default:
+	}
+}
+
 // release gives the rows of b, a batch node n is done with, back to the
 // fusion that mapped them, if one did and n is the one reader it gave
 // them to; b's rows must not be read after.
@@ -507,6 +542,7 @@ func release(b *row.Batch, n *Node) {
 			for _, s := range so.slabs {
 				so.pool.put(s)
 			}
+			so.pool.putChanges(b.Changes)
 			so.slabs, so.pool = nil, nil
 			b.Changes = nil
 		}
@@ -519,6 +555,9 @@ func release(b *row.Batch, n *Node) {
 	if fo.pool != nil {
 		for _, s := range fo.slabs {
 			fo.pool.put(s)
+		}
+		if fo.recycle == nil {
+			fo.pool.putChanges(b.Changes) // the mapped batch's, not the source's own
 		}
 		fo.slabs, fo.pool = nil, nil
 	}

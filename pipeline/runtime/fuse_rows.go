@@ -40,7 +40,7 @@ func (f *fusion) calcRows(b *row.Batch) *row.Batch {
 	}
 	maps := make([]readerMap, len(f.readers))
 	for k, rd := range f.readers {
-		maps[k].init(rd, b.Len(), s.EventTime != nil && !shared, s.RowTime != nil)
+		maps[k].init(rd, f.slabs, b.Len(), s.EventTime != nil && !shared, s.RowTime != nil)
 	}
 	for i, ch := range b.Changes {
 		r := ch.Row
@@ -106,7 +106,7 @@ type readerMap struct {
 	midRows          int
 }
 
-func (m *readerMap) init(rd *fusedReader, n int, times, rowTimes bool) {
+func (m *readerMap) init(rd *fusedReader, pool *slabPool, n int, times, rowTimes bool) {
 	c := rd.calc
 	m.rd, m.last = rd, c
 	if rd.next != nil {
@@ -117,7 +117,12 @@ func (m *readerMap) init(rd *fusedReader, n int, times, rowTimes bool) {
 	}
 	m.memoC, m.memoL = c.newMemo(), memoOf(m.last, c)
 	m.pass = make([]int32, 0, n)
-	m.out = &row.Batch{Changes: make([]row.Change, 0, n)}
+	if rd.releaser != nil {
+		// A list the reader gave back with its batch's slabs (release).
+		m.out = &row.Batch{Changes: pool.getChanges(n)}
+	} else {
+		m.out = &row.Batch{Changes: make([]row.Change, 0, n)}
+	}
 	if times {
 		m.before = make([]int64, 0, n)
 		if rowTimes {

@@ -368,3 +368,21 @@ func TestKeyedSessionRestoresItsOwnSnapshot(t *testing.T) {
 		restoresOwnSnapshot(t, sessionCases()[0], windowSteps(rand.New(rand.NewPCG(seed, 41))))
 	}
 }
+
+// TestKeyedCarvesRowsOfOneWorker: a Keyed whose one worker carves its
+// rows (a window aggregate) carves them into the node's emitter, which
+// it emits into itself; several workers emit into their own, which lend
+// no memory.
+func TestKeyedCarvesRowsOfOneWorker(t *testing.T) {
+	for _, n := range []int{1, 2} {
+		k, err := runtime.NewKeyed([]int{0}, n, func() (operator.KeyGrouped, error) {
+			return windowop.NewSessionAgg(3, 2_000_000, []int{0}, keyedAggs(true), windowop.WindowOptions{})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := k.CarvesRows(); got != (n == 1) {
+			t.Errorf("%d workers: CarvesRows %v", n, got)
+		}
+	}
+}

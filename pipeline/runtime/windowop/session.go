@@ -76,6 +76,13 @@ func (g *SessionAgg) Process(in *row.Batch, out operator.Emitter) error {
 	})
 }
 
+// ReleasesInput implements operator.InputReleaser: a row is folded into
+// its session's accumulators and nothing of it is kept (the key is
+// copied into the session set, values kept are detached copies), so the
+// node gives the batch's rows back to the decoders that made them, as
+// WindowAgg's.
+func (g *SessionAgg) ReleasesInput() bool { return true }
+
 func (g *SessionAgg) add(k row.Kind, r row.Row) error {
 	ts, err := eventTime(k, r, g.width, g.timeCol, &g.timeID)
 	if err != nil {
@@ -135,7 +142,7 @@ func (g *SessionAgg) fire(out operator.Emitter) error {
 
 func (g *SessionAgg) emit(s *session, out operator.Emitter) error {
 	nk := len(g.keys)
-	r := g.arena.Row(nk + 3 + len(g.st.Aggs))
+	r := outRow(&g.arena, out, nk+3+len(g.st.Aggs))
 	if err := aggop.DecodeKey(r[:nk], g.set.key(s)); err != nil {
 		return fmt.Errorf("session window aggregate: %w", err)
 	}
@@ -207,8 +214,9 @@ func (g *SessionAgg) Restore(state []byte) error {
 }
 
 var (
-	_ operator.Operator    = (*SessionAgg)(nil)
-	_ operator.Counters    = (*SessionAgg)(nil)
-	_ operator.Snapshotter = (*SessionAgg)(nil)
-	_ operator.StateSizer  = (*SessionAgg)(nil)
+	_ operator.Operator      = (*SessionAgg)(nil)
+	_ operator.Counters      = (*SessionAgg)(nil)
+	_ operator.InputReleaser = (*SessionAgg)(nil)
+	_ operator.Snapshotter   = (*SessionAgg)(nil)
+	_ operator.StateSizer    = (*SessionAgg)(nil)
 )

@@ -57,9 +57,10 @@ const sessionChunk = 256
 // owner keeps each session's state.
 //
 // Keys with open sessions have an id in keys (a state.KeyIDs: no string
-// made to look a row's key up, no map entry for the GC); by id, lists
-// holds the key's sessions and names its key as a string (made once
-// while the key has sessions: the owner's store keeps it). A key whose
+// made to look a row's key up, no map entry for the GC); by id, byKey
+// holds the key's sessions, its key as a string (made once while the
+// key has sessions: the owner's store keeps it) and its hash, side by
+// side: adding a key's session and firing it read all three. A key whose
 // last session fires gives its id back. Sessions come from chunks and
 // go back to free when no timer refers to them any more: at their
 // firing, or for a session merged into another at its timer's turn. In
@@ -69,13 +70,18 @@ const sessionChunk = 256
 type sessionSet struct {
 	gap    int64
 	keys   *state.KeyIDs
-	lists  [][]*session // by key id: the key's sessions, sorted by start and disjoint (two that touch have merged)
-	names  []string     // by key id: the key
-	hashes []uint32     // by key id: the key's hash in keys
+	byKey  []sessionKey // by key id
 	free   []*session
 	timers state.RunHeap[sessionTimer] // sessions open mostly in time order
 	seq    uint64                      // the next session's
 	live   int
+}
+
+// sessionKey is what a session set keeps of a key with open sessions.
+type sessionKey struct {
+	list []*session // sorted by start and disjoint (two that touch have merged)
+	name string     // the key
+	hash uint32     // the key's hash in keys
 }
 
 func newSessionSet(gap int64) sessionSet {
@@ -83,7 +89,7 @@ func newSessionSet(gap int64) sessionSet {
 }
 
 // key is session s's key.
-func (ss *sessionSet) key(s *session) string { return ss.names[s.kid] }
+func (ss *sessionSet) key(s *session) string { return ss.byKey[s.kid].name }
 
 // keyCount is the number of keys with open sessions.
 func (ss *sessionSet) keyCount() int { return ss.keys.Len() }
@@ -114,18 +120,18 @@ func (ss *sessionSet) keyID(key []byte, h uint32) int32 {
 func (ss *sessionSet) newKey(key []byte, h uint32) int32 {
 	kid, fresh := ss.keys.AddHashed(key, h)
 	if fresh {
-		ss.lists = append(ss.lists, nil)
-		ss.names = append(ss.names, "")
-		ss.hashes = append(ss.hashes, 0)
+		ss.byKey = append(ss.byKey, sessionKey{})
 	}
-	ss.names[kid], ss.hashes[kid] = string(key), h
+	k := &ss.byKey[kid]
+	k.name, k.hash = string(key), h
 	return kid
 }
 
 // dropKey frees key id kid, whose list is empty.
 func (ss *sessionSet) dropKey(kid int32) {
-	ss.keys.DropID(kid, ss.hashes[kid])
-	ss.names[kid] = ""
+	k := &ss.byKey[kid]
+	ss.keys.DropID(kid, k.hash)
+	k.name = ""
 }
 
 // add puts the window [ts, ts+gap) of key in the set and returns the
@@ -140,7 +146,7 @@ func (ss *sessionSet) add(key []byte, ts, wm int64, st sessionState) *session {
 	var list []*session
 	kid, ok := ss.keys.FindHashed(key, h)
 	if ok {
-		list = ss.lists[kid]
+		list = ss.byKey[kid].list
 	}
 	// The sessions [i, j) overlap or touch [start, end): Flink's
 	// TimeWindow.intersects (start <= other.end && end >= other.start).
@@ -155,13 +161,13 @@ func (ss *sessionSet) add(key []byte, ts, wm int64, st sessionState) *session {
 		}
 		if !ok { // looked up above: no second probe
 			kid = ss.newKey(key, h)
-			list = ss.lists[kid]
 		}
+		k := &ss.byKey[kid]
 		s := ss.alloc()
-		*s = session{start: start, end: end, id: st.newState(ss.names[kid]), seq: ss.seq, kid: kid}
+		*s = session{start: start, end: end, id: st.newState(k.name), seq: ss.seq, kid: kid}
 		ss.seq++
 		ss.live++
-		ss.lists[kid] = slices.Insert(list, i, s)
+		k.list = slices.Insert(k.list, i, s)
 		ss.timers.Push(sessionTimer{end: end, seq: s.seq, s: s})
 		return s
 	}
@@ -174,7 +180,7 @@ func (ss *sessionSet) add(key []byte, ts, wm int64, st sessionState) *session {
 	s.start = min(s.start, start)
 	s.end = max(list[j-1].end, end)
 	if j-i > 1 {
-		ss.lists[kid] = slices.Delete(list, i+1, j)
+		ss.byKey[kid].list = slices.Delete(list, i+1, j)
 	}
 	return s
 }
@@ -196,11 +202,12 @@ func (ss *sessionSet) fire(wm int64, f func(*session) error) error {
 			ss.timers.Push(sessionTimer{end: s.end, seq: s.seq, s: s})
 			continue
 		}
-		list := ss.lists[s.kid]
+		k := &ss.byKey[s.kid]
+		list := k.list
 		if i := slices.Index(list, s); i >= 0 {
 			list = slices.Delete(list, i, i+1)
 		}
-		ss.lists[s.kid] = list
+		k.list = list
 		s.dead = true
 		ss.live--
 		err := f(s)
@@ -219,8 +226,8 @@ func (ss *sessionSet) fire(wm int64, f func(*session) error) error {
 // writes them.
 func (ss *sessionSet) sessions() []*session {
 	all := make([]*session, 0, ss.live)
-	for _, list := range ss.lists {
-		all = append(all, list...)
+	for _, k := range ss.byKey {
+		all = append(all, k.list...)
 	}
 	slices.SortFunc(all, func(a, b *session) int { return cmp.Compare(a.seq, b.seq) })
 	return all
@@ -237,11 +244,11 @@ func (ss *sessionSet) restore(seq uint64, all []*session, keys []string) {
 		s := ss.alloc()
 		*s = *o
 		s.kid, s.dead = kid, false
-		ss.lists[kid] = append(ss.lists[kid], s)
+		ss.byKey[kid].list = append(ss.byKey[kid].list, s)
 		timers = append(timers, sessionTimer{end: s.end, seq: s.seq, s: s})
 	}
-	for _, list := range ss.lists {
-		slices.SortFunc(list, func(a, b *session) int { return cmp.Compare(a.start, b.start) })
+	for _, k := range ss.byKey {
+		slices.SortFunc(k.list, func(a, b *session) int { return cmp.Compare(a.start, b.start) })
 	}
 	ss.timers.Fill(timers)
 	ss.seq, ss.live = seq, len(all)

@@ -90,8 +90,8 @@ func runSessionSet(t *testing.T, steps []string, restoreAfter int) []string {
 		}
 	}
 	n := 0
-	for _, list := range set.lists {
-		n += len(list)
+	for _, k := range set.byKey {
+		n += len(k.list)
 	}
 	keys := map[string]bool{}
 	for _, s := range set.sessions() {

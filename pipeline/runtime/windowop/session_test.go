@@ -1,9 +1,11 @@
 package windowop
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/aggop"
@@ -155,5 +157,63 @@ func TestSessionAggErrors(t *testing.T) {
 	}
 	if err := g.Restore([]byte{9}); err == nil {
 		t.Fatal("a bad state version restored")
+	}
+}
+
+// TestSessionAggKeepsNoInputRow checks what ReleasesInput promises: once
+// Process returned, the batch's rows may be overwritten (their slab
+// given to the next batch) and the sessions still emit what they were
+// given: STRING keys and a STRING MAX, sessions that merge, in batch
+// mode and streaming.
+func TestSessionAggKeepsNoInputRow(t *testing.T) {
+	aggs := []aggop.AggCall{{Func: aggop.CountStar, Arg: -1}, {Func: aggop.Max, Arg: 2, ArgType: row.Type{ID: row.String}}}
+	run := func(batch, clobber bool) []string {
+		g := optest.Must(NewSessionAgg(0, 2*optest.Minute, []int{1}, aggs, WindowOptions{Batch: batch}))
+		if !g.ReleasesInput() {
+			t.Fatal("ReleasesInput is false")
+		}
+		out := &optest.Out{}
+		// The strings point into one block, as a decoder's do, which
+		// the next batch's bytes overwrite. Rows of a key come 1 to 3
+		// minutes apart, out of order: sessions open, extend and merge.
+		block := make([]byte, 64)
+		for i := range 60 {
+			n := copy(block, fmt.Sprintf("key-%d", i%3))
+			m := copy(block[n:], fmt.Sprintf("value %02d", (i*7)%40))
+			name, val := unsafe.String(&block[0], n), unsafe.String(&block[n], m)
+			at := int64(i/3*(1+i%4)) * optest.Minute / 2
+			b := optest.Batch(row.Change{Kind: row.Insert, Row: row.Row{row.TimestampValue(at), row.StringValue(name), row.StringValue(val)}})
+			if err := g.Process(b, out); err != nil {
+				t.Fatal(err)
+			}
+			if clobber {
+				for _, c := range b.Changes {
+					for j := range c.Row {
+						c.Row[j] = row.StringValue("clobbered")
+					}
+				}
+				copy(block, "################################")
+			}
+			if !batch && i%10 == 9 {
+				if err := g.Watermark(at-5*optest.Minute, out); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if err := g.Finish(out); err != nil {
+			t.Fatal(err)
+		}
+		return out.Take()
+	}
+	for _, batch := range []bool{true, false} {
+		want := run(batch, false)
+		if got := run(batch, true); !slices.Equal(got, want) || len(want) < 3 {
+			t.Fatalf("batch %v: rows overwritten after Process change the output\n%q\nwant\n%q", batch, got, want)
+		}
+		for _, l := range want {
+			if strings.Contains(l, "clobbered") || strings.Contains(l, "#") {
+				t.Fatalf("batch %v: %s", batch, l)
+			}
+		}
 	}
 }
