@@ -53,6 +53,9 @@ type fusion struct {
 	// narrow, if not 0, is the width the rows that pass are cut to: the
 	// filter read columns after the projected ones.
 	narrow int
+	// whole, if set, is a Calc whose filter reads the source's whole
+	// rows, which pass as they are (filterWhole): filter is its Filter.
+	whole *Calc
 }
 
 // fusedReader is a fused Calc, a reader of the source node, and its
@@ -168,7 +171,11 @@ func fuseSource(g *Graph, s *SourceNode, readers map[*Node]int, reader map[*Node
 		f.readers = append(f.readers, rd)
 	}
 	if len(ops) == 1 {
-		f.pickColumns()
+		var next *OpNode
+		if readers[&ops[0].Node] == 1 {
+			next = opOf[reader[&ops[0].Node]]
+		}
+		f.pickColumns(next)
 	}
 	// The mapped rows are new when every Calc projects them.
 	fresh := true
@@ -286,10 +293,18 @@ func (rd *fusedReader) chain(next *OpNode, readers map[*Node]int, reader map[*No
 // row's columns where they are (filterPicked); the columns it reads that
 // the Calc does not project are decoded after the projected ones, and
 // the rows that pass are cut to the projected ones (Calc.narrow).
-func (f *fusion) pickColumns() {
+// next is the only reader of the Calc's node, if an operator.
+func (f *fusion) pickColumns(next *OpNode) {
 	s, c := f.src, f.readers[0].calc
-	if c.Columns == nil || s.EventTime != nil || s.Calc != nil {
+	if s.EventTime != nil || s.Calc != nil {
 		return // the Calc reads the table's row, not the decoded one
+	}
+	if c.Columns == nil && c.Project == nil && c.Filter != nil {
+		f.filterWhole(next)
+		return
+	}
+	if c.Columns == nil {
+		return
 	}
 	layout := c.Columns
 	var reads []pickedRead
@@ -331,6 +346,29 @@ func (f *fusion) pickColumns() {
 	}
 	f.picked = true
 	if r, ok := s.Source.(connector.BatchRecycler); ok && f.readers[0].releaser != nil {
+		f.recycle = r.Recycle
+	}
+}
+
+// filterWhole fuses a Calc that filters the source's rows and passes
+// those that pass as they are (SELECT * ... WHERE): the decoders filter
+// each batch in place, and the Calc's reader gives it back to the source
+// once done with it, which writes its next rows into it (when its
+// decoder writes every value of a row: BatchRecycler). Before, the
+// decoded batch went on behind a new one holding its rows, and was never
+// reused: a new batch per block, the width of the table (30 columns:
+// about 1 MB per 1024 rows), zeroed, faulted in and collected. Not when
+// the reader is a projecting Calc: chaining it (fusedReader.chain)
+// projects in the decoders and reuses the decoded batch already.
+func (f *fusion) filterWhole(next *OpNode) {
+	if next != nil {
+		if nc, ok := next.Op.(*Calc); ok && nc.Project != nil {
+			return
+		}
+	}
+	c := f.readers[0].calc
+	f.filter, f.whole, f.picked = c.Filter, c, true
+	if r, ok := f.src.Source.(connector.BatchRecycler); ok && f.readers[0].releaser != nil {
 		f.recycle = r.Recycle
 	}
 }
@@ -404,10 +442,21 @@ func (f *fusion) memoOf(scratch row.Row) row.Row {
 // whose rows pass, in place; nil when the filter fails on a row (b is
 // then as it was, for the serial way).
 func (f *fusion) filterBatch(b *row.Batch) *row.Batch {
-	scratch := make(row.Row, f.width)
+	var scratch, memo row.Row
+	if f.whole != nil {
+		memo = f.whole.newMemo() // this goroutine's own
+	} else {
+		scratch = make(row.Row, f.width)
+	}
 	pass := make([]int32, 0, b.Len())
 	for i, ch := range b.Changes {
-		ok, err := filterPicked(f.filter, scratch, f.reads, ch.Row, f.memoOf(scratch))
+		var ok bool
+		var err error
+		if f.whole != nil {
+			ok, err = f.filter(f.whole.memoRow(memo, ch.Row))
+		} else {
+			ok, err = filterPicked(f.filter, scratch, f.reads, ch.Row, f.memoOf(scratch))
+		}
 		if err != nil {
 			return nil
 		}
@@ -529,6 +578,16 @@ func release(b *row.Batch, n *Node) {
 		return
 	}
 	b.Changes = nil
+}
+
+// releaseEmpty gives back a batch a fusion mapped whose rows all failed
+// the filter, which the source node sends no node: as its reader would
+// have (release). Small blocks (a buffer's last lines) often come out
+// empty; a selective filter leaves most of them so.
+func releaseEmpty(b *row.Batch) {
+	if fo := fusedOf(b); fo != nil && fo.by != nil && fo.parts == nil && b.Len() == 0 {
+		release(b, fo.by)
+	}
 }
 
 // fusedOf returns the mark of a batch a fusion mapped, or nil.
