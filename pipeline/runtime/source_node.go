@@ -386,8 +386,10 @@ func (s *SourceNode) forward(ctx context.Context, b *row.Batch, fz *fusion, wm i
 		cuts, next = s.fusedCuts(fo, b.Len(), wm)
 		if b.Len() == 0 {
 			// No node gets the batch, whose filter left nothing:
-			// its memory goes back now, not with its reader's next.
+			// its memory goes back now (a decoder may write it at
+			// once: not read after).
 			releaseEmpty(b)
+			out = nil
 		}
 	} else if b != nil && b.Len() > 0 {
 		s.Stats.RowsIn.Add(int64(row.RecordsIn(b)))
