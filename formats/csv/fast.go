@@ -83,7 +83,14 @@ func (d *Decoder) decodeFast(s string, r row.Row) (end int, ok bool) {
 				v, e := int64(-1), j+k
 				switch {
 				case k == 8:
-					if w, we, ok := swarInt(s, j); ok {
+					// Eight digits and more: the next word holds
+					// the rest (up to 15 digits) and their end.
+					if j+16 <= n {
+						y := swar.Word(s, j+8) - '0'*swar.LSB
+						if k2 := swar.FirstByte(swar.NonDigits(y)); k2 < 8 {
+							v, e = int64(swar.EightDigits(x, 8)*uint64(pow10[k2])+swar.EightDigits(y, k2)), j+8+k2
+						}
+					} else if w, we, ok := swarInt(s, j); ok {
 						v, e = w, we
 					}
 				case k > 0:

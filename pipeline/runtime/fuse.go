@@ -1,8 +1,6 @@
 package runtime
 
 import (
-	"slices"
-
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/operator"
@@ -53,6 +51,9 @@ type fusion struct {
 	// narrow, if not 0, is the width the rows that pass are cut to: the
 	// filter read columns after the projected ones.
 	narrow int
+	// whole, if set, is a Calc whose filter reads the source's whole
+	// rows, which pass as they are (filterWhole): filter is its Filter.
+	whole *Calc
 }
 
 // fusedReader is a fused Calc, a reader of the source node, and its
@@ -168,7 +169,11 @@ func fuseSource(g *Graph, s *SourceNode, readers map[*Node]int, reader map[*Node
 		f.readers = append(f.readers, rd)
 	}
 	if len(ops) == 1 {
-		f.pickColumns()
+		var next *OpNode
+		if readers[&ops[0].Node] == 1 {
+			next = opOf[reader[&ops[0].Node]]
+		}
+		f.pickColumns(next)
 	}
 	// The mapped rows are new when every Calc projects them.
 	fresh := true
@@ -278,63 +283,6 @@ func (rd *fusedReader) chain(next *OpNode, readers map[*Node]int, reader map[*No
 	}
 }
 
-// pickColumns has the source decode the columns a Calc that only picks
-// columns projects (Calc.Columns), when it can and nothing else reads
-// the source's rows (a watermark): the Calc then has at most its filter
-// left to do, and its rows are never copied. The source's rows are then
-// the Calc's, serial or parallel, mapped or not. A filter reads a picked
-// row's columns where they are (filterPicked); the columns it reads that
-// the Calc does not project are decoded after the projected ones, and
-// the rows that pass are cut to the projected ones (Calc.narrow).
-func (f *fusion) pickColumns() {
-	s, c := f.src, f.readers[0].calc
-	if c.Columns == nil || s.EventTime != nil || s.Calc != nil {
-		return // the Calc reads the table's row, not the decoded one
-	}
-	layout := c.Columns
-	var reads []pickedRead
-	width := 0
-	if c.Filter != nil {
-		if c.FilterReads == nil || c.InputWidth <= 0 {
-			return // the columns it reads, or the rows' width, not known
-		}
-		layout, reads, width = pickedLayout(c.Columns, c.FilterReads)
-	}
-	cs, ok := s.Source.(connector.ColumnSource)
-	if !ok || !cs.SelectColumns(layout) {
-		return
-	}
-	c.Project = nil
-	if c.Filter != nil {
-		f.filter, f.reads, f.width = c.Filter, reads, width
-		if len(layout) > len(c.Columns) {
-			f.narrow, c.narrow = len(c.Columns), len(c.Columns)
-		}
-		// The Calc's node filters the batches the decoders did not map
-		// (one goroutine: one scratch row).
-		if c.Memo > 0 {
-			// The filter's shared subexpressions keep their values
-			// after the columns it reads (Calc.memoRow).
-			width = max(width, c.MemoAt+c.Memo)
-			f.width, f.memoAt = width, c.MemoAt
-		}
-		scratch := make(row.Row, width)
-		c.Filter = func(r row.Row) (bool, error) { return filterPicked(f.filter, scratch, reads, r, f.memoOf(scratch)) }
-		inWidth := c.InputWidth
-		c.widen = func(r row.Row) row.Row {
-			whole := make(row.Row, inWidth)
-			for j, col := range layout {
-				whole[col] = r[j]
-			}
-			return whole
-		}
-	}
-	f.picked = true
-	if r, ok := s.Source.(connector.BatchRecycler); ok && f.readers[0].releaser != nil {
-		f.recycle = r.Recycle
-	}
-}
-
 // mapBatch runs the source's watermark expression and the fused Calc
 // over b, on one of the source's decode goroutines; nil when a row's
 // expressions fail (the batch then takes the serial way, in which
@@ -350,82 +298,6 @@ func (f *fusion) mapBatch(b *row.Batch) *row.Batch {
 		return b
 	}
 	return f.calcRows(b)
-}
-
-// pickedRead is a column a filter reads: full in a whole input row,
-// picked in a picked row.
-type pickedRead struct{ full, picked int }
-
-// pickedLayout returns the columns to decode for a Calc projecting cols
-// whose filter reads the columns reads: cols, then those of reads not
-// among them; where the filter finds each column it reads in such a row;
-// and the width of a whole row the filter can read them from.
-func pickedLayout(cols, reads []int) (layout []int, placed []pickedRead, width int) {
-	layout = cols
-	for _, full := range reads {
-		j := slices.Index(layout, full)
-		if j < 0 {
-			layout = append(slices.Clip(layout), full)
-			j = len(layout) - 1
-		}
-		placed = append(placed, pickedRead{full: full, picked: j})
-		width = max(width, full+1)
-	}
-	return layout, placed, width
-}
-
-// filterPicked runs filter, over whole rows, on the picked row r: the
-// columns it reads are put where it reads them in scratch, and taken out
-// after (scratch keeps no value of r alive).
-func filterPicked(filter func(row.Row) (bool, error), scratch row.Row, reads []pickedRead, r row.Row, memo row.Row) (bool, error) {
-	for _, m := range reads {
-		scratch[m.full] = r[m.picked]
-	}
-	ok, err := filter(scratch)
-	for _, m := range reads {
-		scratch[m.full] = row.NullValue
-	}
-	// The memo's values are the row's too, and the next row starts with
-	// it cleared.
-	clear(memo)
-	return ok, err
-}
-
-// memoOf is the memo part of a scratch row for filterPicked, nil when
-// the filter shares no subexpressions.
-func (f *fusion) memoOf(scratch row.Row) row.Row {
-	if f.memoAt == 0 {
-		return nil
-	}
-	return scratch[f.memoAt:]
-}
-
-// filterBatch is mapBatch for picked columns and a filter: b's changes
-// whose rows pass, in place; nil when the filter fails on a row (b is
-// then as it was, for the serial way).
-func (f *fusion) filterBatch(b *row.Batch) *row.Batch {
-	scratch := make(row.Row, f.width)
-	pass := make([]int32, 0, b.Len())
-	for i, ch := range b.Changes {
-		ok, err := filterPicked(f.filter, scratch, f.reads, ch.Row, f.memoOf(scratch))
-		if err != nil {
-			return nil
-		}
-		if ok {
-			pass = append(pass, int32(i))
-		}
-	}
-	read, records := b.Len(), row.RecordsIn(b)
-	for j, i := range pass {
-		b.Changes[j] = b.Changes[i]
-		if n := f.narrow; n > 0 {
-			b.Changes[j].Row = b.Changes[j].Row[:n:n]
-		}
-	}
-	b.Changes = b.Changes[:len(pass)]
-	b.Origin = &fusedOrigin{derivedOrigin: derivedOrigin{parent: b.Origin, from: pass}, records: records, kept: read, wm: operator.NoWatermark,
-		recycle: f.recycle, by: f.readers[0].releaser}
-	return b
 }
 
 // Position implements row.Origin.
@@ -568,6 +440,16 @@ func release(b *row.Batch, n *Node) {
 		return
 	}
 	b.Changes = nil
+}
+
+// releaseEmpty gives back a batch a fusion mapped whose rows all failed
+// the filter, which the source node sends no node: as its reader would
+// have (release). Small blocks (a buffer's last lines) often come out
+// empty; a selective filter leaves most of them so.
+func releaseEmpty(b *row.Batch) {
+	if fo := fusedOf(b); fo != nil && fo.by != nil && fo.parts == nil && b.Len() == 0 {
+		release(b, fo.by)
+	}
 }
 
 // fusedOf returns the mark of a batch a fusion mapped, or nil.

@@ -384,6 +384,13 @@ func (s *SourceNode) forward(ctx context.Context, b *row.Batch, fz *fusion, wm i
 		fz.readers[0].count(fo, b.Len())
 		out = b
 		cuts, next = s.fusedCuts(fo, b.Len(), wm)
+		if b.Len() == 0 {
+			// No node gets the batch, whose filter left nothing:
+			// its memory goes back now (a decoder may write it at
+			// once: not read after).
+			releaseEmpty(b)
+			out = nil
+		}
 	} else if b != nil && b.Len() > 0 {
 		s.Stats.RowsIn.Add(int64(row.RecordsIn(b)))
 		var err error
