@@ -32,6 +32,9 @@ type env struct {
 	noDuck   string // why DuckDB is not run
 	flink    string // the FlinkRun command; "" = not run
 	noFlink  string
+	// udfJar is Nexmark q14's Flink function jar (scripts/nexmark/udf.sh);
+	// "" when not built, noUDFJar saying why.
+	udfJar, noUDFJar string
 	// flinkState is Flink's state backend for the Nexmark scripts
 	// (-flink-state: "rocksdb"); "" leaves Flink's default, its heap.
 	flinkState string

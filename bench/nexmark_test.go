@@ -26,7 +26,8 @@ func TestNexmarkFiles(t *testing.T) {
 	if err := os.WriteFile(dump, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	e := &env{etld: "/bin/true", flink: "/bin/true", timeout: 1e9}
+	jar := filepath.Join(dir, "count_char.jar") // Flink's q14 adds it
+	e := &env{etld: "/bin/true", flink: "/bin/true", timeout: 1e9, udfJar: jar}
 	// q14 calls count_char, built as make udf-examples builds it.
 	udf := t.TempDir()
 	wasm, err := os.ReadFile(wasmbuild.Go(t, "../sdk/go/examples/count_char"))
@@ -62,9 +63,7 @@ func TestNexmarkFiles(t *testing.T) {
 		if err := os.MkdirAll(wd, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := nexmarkFlink(e, root, name, dump).run(wd); errors.Is(err, errNeedsUDF) {
-			continue
-		} // else the script is written; the runner does nothing
+		_, _ = nexmarkFlink(e, root, name, dump).run(wd) // the script is written; the runner does nothing
 		b, err := os.ReadFile(filepath.Join(wd, name+".sql"))
 		if err != nil {
 			t.Fatalf("%s: no Flink script: %v", name, err)
@@ -73,6 +72,60 @@ func TestNexmarkFiles(t *testing.T) {
 		if strings.Contains(script, "${") || strings.Count(script, "SELECT CAST(NOW() AS STRING);") != 2 || !strings.Contains(script, dump) {
 			t.Errorf("%s: the Flink script:\n%s", name, script)
 		}
+		if addsJar := strings.Contains(script, "ADD JAR '"+jar+"';"); addsJar != (name == "q14") {
+			t.Errorf("%s: ADD JAR of the count_char jar: %v", name, addsJar)
+		}
+	}
+}
+
+// TestNexmarkFlinkWithoutUDFJar: with no count_char jar built, Flink's
+// q14 is refused with the build's failure and no script is run.
+func TestNexmarkFlinkWithoutUDFJar(t *testing.T) {
+	wd := t.TempDir()
+	e := &env{etld: "/bin/true", flink: "/bin/false", timeout: 1e9, noUDFJar: "udf.sh: exit status 128"}
+	_, err := nexmarkFlink(e, "nexmark", "q14", filepath.Join(wd, "events.json")).run(wd)
+	if !errors.Is(err, errNeedsUDF) || !strings.Contains(err.Error(), "udf.sh: exit status 128") {
+		t.Fatalf("got %v, want errNeedsUDF with the build's failure", err)
+	}
+	if _, err := os.Stat(filepath.Join(wd, "q14.sql")); err == nil {
+		t.Error("q14.sql written without the jar")
+	}
+}
+
+// TestNexmarkUDFJar: the jar is built by the script once, then taken from
+// the cache; a failed build or one that writes no jar is an error that
+// names the script's output.
+func TestNexmarkUDFJar(t *testing.T) {
+	dir := t.TempDir()
+	script := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	build := script("build.sh", "printf jar > \"$1\"\n")
+	fail := script("fail.sh", "echo no clone here >&2; exit 3\n")
+	none := script("none.sh", "exit 0\n")
+	jar := filepath.Join(dir, "cache", "count_char.jar")
+
+	if err := nexmarkUDFJar(fail, jar); err == nil || !strings.Contains(err.Error(), "no clone here") {
+		t.Fatalf("failed build: %v", err)
+	}
+	if err := nexmarkUDFJar(none, jar); err == nil || !strings.Contains(err.Error(), "wrote no jar") {
+		t.Fatalf("no jar written: %v", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(jar), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := nexmarkUDFJar(build, jar); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(jar); err != nil || string(b) != "jar" {
+		t.Fatalf("jar %q, %v", b, err)
+	}
+	if err := nexmarkUDFJar(fail, jar); err != nil { // cached: the script is not run
+		t.Fatalf("second call ran the build again: %v", err)
 	}
 }
 

@@ -15,7 +15,7 @@
 #
 #   NEXMARK_GIT  a clone of the nexmark/nexmark repository (a git dir or a
 #                work tree); cloned from GitHub into a temporary directory
-#                when unset
+#                when unset (lib.sh, with NEXMARK_COMMIT)
 #   EVENTS       how many events, one recording each ("100000 1000000": make
 #                test checks the first, a run without -race the second)
 #   ONLY         some queries only, e.g. q3,q5 (all when unset)
@@ -23,33 +23,23 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
-# The queries' commit, as scripts/nexmark/record.sh's generator.
-COMMIT=6b3646c3baec701f1fa74baf938d235f742e5d3c
+# shellcheck source=scripts/nexmark/lib.sh
+source scripts/nexmark/lib.sh
 EVENTS=${EVENTS:-100000 1000000}
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-if [[ -z "${NEXMARK_GIT:-}" ]]; then
-	git clone -q https://github.com/nexmark/nexmark "$work/nexmark"
-	NEXMARK_GIT="$work/nexmark"
-fi
-commit=$(git -C "$NEXMARK_GIT" rev-parse "${NEXMARK_COMMIT:-$COMMIT}^{commit}")
-git -C "$NEXMARK_GIT" archive "$commit" nexmark-flink/src/main | tar -x -C "$work"
+nexmark_sources "$work"
 queries="$work/nexmark-flink/src/main/resources/queries"
 
-bash testenv/flink.sh start
+# q14's user function, compiled against the runner's Flink jars (which
+# this installs when missing).
+nexmark_udf_jar "$work" "$work/udf.jar"
 eval "$(bash testenv/flink.sh env)"
-
-# q14's user function, compiled against the runner's Flink jars.
-lib="$(dirname "$ETLD_TEST_FLINK")/lib"
-mkdir -p "$work/udf"
-javac -nowarn -d "$work/udf" -cp "$lib/*" \
-	"$work/nexmark-flink/src/main/java/com/github/nexmark/flink/udf/CountChar.java"
-jar cf "$work/udf.jar" -C "$work/udf" .
 
 for n in $EVENTS; do
 	go test -count=1 -timeout 600m -run '^TestRecordFlink$' -v ./bench/nexmark \
-		-args -record -queries "$queries" -udf-jar "$work/udf.jar" -commit "$commit" \
+		-args -record -queries "$queries" -udf-jar "$work/udf.jar" -commit "$nexmark_commit" \
 		-events "$n" -only "${ONLY:-}"
 done
