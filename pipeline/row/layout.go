@@ -101,8 +101,13 @@ func (l *Layout) Append(dst []byte, r Row) []byte {
 // Decode decodes b, one row of Append's encoding, into dst (of Width
 // columns). Text is copied into text; with text nil it aliases b, for a
 // caller that is done with the row before b changes.
-func (l *Layout) Decode(dst Row, b []byte, text *Text) {
-	dst = dst[:len(l.ids)]
+func (l *Layout) Decode(dst Row, b []byte, text *Text) { l.DecodeFirst(dst, len(l.ids), b, text) }
+
+// DecodeFirst decodes the first n columns of b, one row of Append's
+// encoding, into dst[:n], as Decode does: a reader of a row's leading
+// columns alone reads none of the others.
+func (l *Layout) DecodeFirst(dst Row, n int, b []byte, text *Text) {
+	dst = dst[:n]
 	off := l.head
 	for i := range dst {
 		switch b[i>>2] >> (2 * (i & 3)) & 3 {

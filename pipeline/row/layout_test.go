@@ -90,6 +90,38 @@ func TestLayoutRowsOneAfterAnother(t *testing.T) {
 	}
 }
 
+// DecodeFirst reads a row's leading columns as Decode does and leaves
+// the rest of the destination untouched, whatever their forms (typed,
+// tagged, NULL).
+func TestLayoutDecodeFirst(t *testing.T) {
+	vals := layoutValues()
+	ids := make([]TypeID, len(vals))
+	for i, v := range vals {
+		ids[i] = v.id
+	}
+	ids[1] = String // a tagged value among the first columns
+	vals[2] = NullValue
+	l := NewLayout(ids)
+	enc := l.Append(nil, Row(vals))
+	marker := StringValue("untouched")
+	for n := 0; n <= len(vals); n++ {
+		got := make(Row, len(vals))
+		for i := range got {
+			got[i] = marker
+		}
+		l.DecodeFirst(got, n, enc, nil)
+		for i := range vals {
+			want := marker
+			if i < n {
+				want = vals[i]
+			}
+			if !same(got[i], want) {
+				t.Fatalf("first %d: column %d: got %#v, want %#v", n, i, got[i], want)
+			}
+		}
+	}
+}
+
 // Text shares chunks between short strings and gives a long one its own
 // allocation.
 func TestTextChunks(t *testing.T) {
