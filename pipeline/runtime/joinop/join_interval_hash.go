@@ -68,6 +68,7 @@ type IntervalHashJoin struct {
 	intKey  bool
 	keyType row.TypeID
 	ints    intIDs
+	touched uint64    // touch's sum
 	one     row.Batch // a row of NULL time, for inner
 	// sorted builds the sorted join over inner (sortop.TimeSorted),
 	// which spills to disk: past half the state budget the rows held
@@ -138,6 +139,26 @@ func (j *IntervalHashJoin) setSelf(self bool) {
 	j.cols = holdCols(&j.spec, self)
 	j.narrowRow = make(row.Row, max(len(j.cols.keep[0]), len(j.cols.keep[1])))
 	j.views = [2]row.Row{make(row.Row, j.spec.LeftWidth), make(row.Row, j.spec.RightWidth)}
+}
+
+// touch reads the slot each row's integer key (column col) starts at,
+// before the rows are held one by one: independent loads, which the
+// processor overlaps, where a lookup a row waits for each one's cache
+// miss in turn (a table of many keys outgrows the cache).
+func (j *IntervalHashJoin) touch(col int, cs []row.Change) {
+	t := &j.ints
+	if len(t.slots) == 0 {
+		return
+	}
+	sum := uint64(0)
+	for i := range cs {
+		r := cs[i].Row
+		if len(r) <= col || !plainInt(r[col], j.keyType) {
+			continue
+		}
+		sum += t.slots[(uint64(r[col].Int64())*0x9e3779b97f4a7c15)>>t.shift].key
+	}
+	j.touched += sum // kept, so that the reads are not optimized away
 }
 
 // intIDs is an open-addressing table (linear probing, at most half
@@ -278,6 +299,9 @@ func (j *IntervalHashJoin) toSorted(out operator.Emitter) error {
 
 func (j *IntervalHashJoin) process(input int, in *row.Batch, out operator.Emitter) error {
 	tc := [2]int{j.spec.LeftTime, j.spec.RightTime}[input]
+	if j.intKey && !(j.self && input == 1) {
+		j.touch([2][]int{j.spec.LeftKeys, j.spec.RightKeys}[input][0], in.Changes)
+	}
 	return operator.EachChange("interval join", in, out, func(i int, c *row.Change) error {
 		if !c.Kind.IsAdd() {
 			return fmt.Errorf("input %d sent %s: an interval join takes insert-only input", input, c.Kind)
