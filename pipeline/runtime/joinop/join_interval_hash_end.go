@@ -12,66 +12,110 @@ import (
 )
 
 // ihSide is one side's rows held: each one's key id (-1: a NULL in it),
-// time and encoding's offset in arena, in the order they came until the
-// end, then by key and time (byKey).
+// time and encoding, in the order they came until the end, then by key
+// and time (byKey). Until the end they are in chunks that are filled
+// and never moved (an append that grows a slice copies what it holds
+// again and again): a row's offset is its chunk's index << 32 and its
+// place in it.
 type ihSide struct {
-	kids  []int32
-	rows  []ihRow
-	arena []byte
+	kids   [][]int32
+	rows   [][]ihRow
+	chunks [][]byte
+	n      int
+	enc    []byte // a row's encoding, before it goes to a chunk
+	held   int64  // the chunks' bytes
 }
+
+// The chunks' sizes (variables: tests make them small).
+var (
+	ihRowsShift = 14      // a chunk of kids and rows holds 1 << ihRowsShift
+	ihChunk     = 1 << 20 // an arena chunk's bytes, at least
+)
 
 // add holds row r (the side's held columns) of key kid and time at.
 func (s *ihSide) add(kid int32, at int64, lay *row.Layout, r row.Row) {
-	s.kids = append(s.kids, kid)
-	s.rows = append(s.rows, ihRow{at: at, off: len(s.arena)})
-	s.arena = lay.Append(s.arena, r)
+	s.enc = lay.Append(s.enc[:0], r)
+	last := len(s.chunks) - 1
+	if last < 0 || cap(s.chunks[last])-len(s.chunks[last]) < len(s.enc) {
+		s.chunks = append(s.chunks, make([]byte, 0, max(ihChunk, len(s.enc))))
+		last++
+		s.held += int64(cap(s.chunks[last]))
+	}
+	if s.n&(1<<ihRowsShift-1) == 0 {
+		s.kids = append(s.kids, make([]int32, 0, 1<<ihRowsShift))
+		s.rows = append(s.rows, make([]ihRow, 0, 1<<ihRowsShift))
+		s.held += int64(4+16) << ihRowsShift
+	}
+	c := s.n >> ihRowsShift
+	s.kids[c] = append(s.kids[c], kid)
+	s.rows[c] = append(s.rows[c], ihRow{at: at, off: last<<32 | len(s.chunks[last])})
+	s.chunks[last] = append(s.chunks[last], s.enc...)
+	s.n++
 }
 
 // bytes is the memory the side holds.
-func (s *ihSide) bytes() int64 {
-	return int64(cap(s.arena)) + int64(cap(s.rows))*16 + int64(cap(s.kids))*4
+func (s *ihSide) bytes() int64 { return s.held }
+
+// at returns row i held, its key id and its encoding (and what follows
+// it in its chunk).
+func (s *ihSide) at(i int) (int32, ihRow, []byte) {
+	h := s.rows[i>>ihRowsShift][i&(1<<ihRowsShift-1)]
+	return s.kids[i>>ihRowsShift][i&(1<<ihRowsShift-1)], h, s.chunks[h.off>>32][h.off&(1<<32-1):]
 }
 
 // byKey lays the side's rows out by key id, those of a NULL key first,
 // a key's in time order (ties in the order they came), and copies their
-// encodings into a new arena in that order, so that the join reads
-// both front to back rather than a cache miss a row. It returns where
-// each key's rows start: those of key k are rows[start[k+1]:start[k+2]],
-// those of a NULL key rows[:start[1]].
-func (s *ihSide) byKey(keys int) []int32 {
-	start := make([]int32, keys+2)
-	for _, kid := range s.kids {
-		start[kid+2]++
+// encodings into one arena in that order, so that the join reads both
+// front to back rather than a cache miss a row. It returns the rows,
+// their arena and where each key's rows start: those of key k are
+// rows[start[k+1]:start[k+2]], those of a NULL key rows[:start[1]].
+// The side holds nothing after.
+func (s *ihSide) byKey(keys int) (start []int32, rows []ihRow, arena []byte) {
+	start = make([]int32, keys+2)
+	for _, kids := range s.kids {
+		for _, kid := range kids {
+			start[kid+2]++
+		}
 	}
 	for b := range keys + 1 {
 		start[b+1] += start[b]
 	}
-	// sorted's offsets are, until the copy, indexes into rows.
-	sorted := make([]ihRow, len(s.rows))
+	// rows' offsets are, until the copy, indexes of the rows held.
+	rows = make([]ihRow, s.n)
 	next := slices.Clone(start[:keys+1])
-	for i, kid := range s.kids {
-		sorted[next[kid+1]] = ihRow{at: s.rows[i].at, off: i}
-		next[kid+1]++
+	size := 0
+	for c, kids := range s.kids {
+		for k, kid := range kids {
+			rows[next[kid+1]] = ihRow{at: s.rows[c][k].at, off: c<<ihRowsShift | k}
+			next[kid+1]++
+		}
+	}
+	for _, ch := range s.chunks {
+		size += len(ch)
 	}
 	s.kids = nil
 	for b := range keys + 1 {
-		seg := sorted[start[b]:start[b+1]]
+		seg := rows[start[b]:start[b+1]]
 		if !slices.IsSortedFunc(seg, byTime) {
 			slices.SortStableFunc(seg, byTime)
 		}
 	}
-	arena := make([]byte, 0, len(s.arena))
-	for k := range sorted {
-		i := sorted[k].off
-		end := len(s.arena)
-		if i+1 < len(s.rows) {
-			end = s.rows[i+1].off
+	arena = make([]byte, 0, size)
+	for k := range rows {
+		i := rows[k].off
+		h := s.rows[i>>ihRowsShift][i&(1<<ihRowsShift-1)]
+		ch := s.chunks[h.off>>32]
+		from, end := h.off&(1<<32-1), len(ch)
+		if i+1 < s.n {
+			if nx := s.rows[(i+1)>>ihRowsShift][(i+1)&(1<<ihRowsShift-1)].off; nx>>32 == h.off>>32 {
+				end = nx & (1<<32 - 1)
+			}
 		}
-		sorted[k].off = len(arena)
-		arena = append(arena, s.arena[s.rows[i].off:end]...)
+		rows[k].off = len(arena)
+		arena = append(arena, ch[from:end]...)
 	}
-	s.rows, s.arena = sorted, arena
-	return start
+	*s = ihSide{}
+	return start, rows, arena
 }
 
 func byTime(a, b ihRow) int {
@@ -170,14 +214,15 @@ func (j *IntervalHashJoin) eachHeld(side int, f func(row.Row) error) error {
 	keep, lay := j.cols.keep[side], j.cols.lays[side]
 	view := make(row.Row, [2]int{j.spec.LeftWidth, j.spec.RightWidth}[side])
 	held := make(row.Row, len(keep))
-	for i, h := range s.rows {
-		if side == 1 && s.kids[i] < 0 {
+	for i := range s.n {
+		kid, _, enc := s.at(i)
+		if side == 1 && kid < 0 {
 			continue // a self-join's row of a NULL key: left only
 		}
 		if keep == nil {
-			lay.Decode(view, s.arena[h.off:], nil)
+			lay.Decode(view, enc, nil)
 		} else {
-			lay.Decode(held, s.arena[h.off:], nil)
+			lay.Decode(held, enc, nil)
 			for k, c := range keep {
 				view[c] = held[k]
 			}
@@ -197,20 +242,18 @@ func (j *IntervalHashJoin) join(out operator.Emitter) error {
 	}
 	j.joined = true
 	keys := int(j.nkeys)
-	left := &j.sides[0]
-	lstart := left.byKey(keys)
-	right, rstart := left, lstart
+	lstart, lrows, larena := j.sides[0].byKey(keys)
+	rstart, rrows, rarena := lstart, lrows, larena
 	if !j.self {
-		right = &j.sides[1]
-		rstart = right.byKey(keys)
+		rstart, rrows, rarena = j.sides[1].byKey(keys)
 	}
 	// The rows of a NULL key (bucket 0) meet no right row.
 	for b := range keys + 1 {
 		var rows []ihRow
 		if b > 0 {
-			rows = right.rows[rstart[b]:rstart[b+1]]
+			rows = rrows[rstart[b]:rstart[b+1]]
 		}
-		if err := j.joinKey(left.rows[lstart[b]:lstart[b+1]], left.arena, rows, right.arena, out); err != nil {
+		if err := j.joinKey(lrows[lstart[b]:lstart[b+1]], larena, rows, rarena, out); err != nil {
 			return err
 		}
 	}

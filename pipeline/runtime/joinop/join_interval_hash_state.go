@@ -35,9 +35,9 @@ func (j *IntervalHashJoin) StateEntries() int64 {
 	if s, ok := j.fallback.(operator.StateSizer); ok {
 		return s.StateEntries()
 	}
-	n := int64(len(j.sides[0].rows) + len(j.sides[1].rows))
+	n := int64(j.sides[0].n + j.sides[1].n)
 	if j.self {
-		n += int64(len(j.sides[0].rows) - j.nullKeys)
+		n += int64(j.sides[0].n - j.nullKeys)
 	}
 	return n
 }
