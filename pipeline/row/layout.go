@@ -141,6 +141,34 @@ func (l *Layout) DecodeFirst(dst Row, n int, b []byte, text *Text) {
 	}
 }
 
+// Size returns the bytes of b's header and of its first n columns'
+// values (b one row of Append's encoding, or more): a copy of those
+// bytes reads back with DecodeFirst(n).
+func (l *Layout) Size(b []byte, n int) int {
+	off := l.head
+	for i := range n {
+		switch b[i>>2] >> (2 * (i & 3)) & 3 {
+		case layoutNull:
+		case layoutTyped:
+			switch l.kinds[i] {
+			case layoutFixed:
+				off += 8
+			case layoutVarint:
+				_, w := binary.Varint(b[off:])
+				off += w
+			default:
+				m, w := binary.Uvarint(b[off:])
+				off += w + int(m)
+			}
+		default:
+			d := Decoder{buf: b[off:], alias: true}
+			d.value()
+			off += d.off
+		}
+	}
+	return off
+}
+
 // Text holds copies of strings in chunks that many of them share: the
 // text of rows decoded from state for a batch, one allocation for a
 // chunk's worth of strings rather than one each. A string keeps its whole

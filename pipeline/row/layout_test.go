@@ -92,7 +92,7 @@ func TestLayoutRowsOneAfterAnother(t *testing.T) {
 
 // DecodeFirst reads a row's leading columns as Decode does and leaves
 // the rest of the destination untouched, whatever their forms (typed,
-// tagged, NULL).
+// tagged, NULL); the bytes Size counts for them are all it reads.
 func TestLayoutDecodeFirst(t *testing.T) {
 	vals := layoutValues()
 	ids := make([]TypeID, len(vals))
@@ -110,6 +110,17 @@ func TestLayoutDecodeFirst(t *testing.T) {
 			got[i] = marker
 		}
 		l.DecodeFirst(got, n, enc, nil)
+		if n == len(vals) && l.Size(enc, n) != len(enc) {
+			t.Fatalf("size of the whole row %d, want %d", l.Size(enc, n), len(enc))
+		}
+		prefix := append([]byte(nil), enc[:l.Size(enc, n)]...)
+		cut := make(Row, len(vals))
+		l.DecodeFirst(cut, n, prefix, nil)
+		for i := range n {
+			if !same(cut[i], vals[i]) {
+				t.Fatalf("first %d of the cut encoding: column %d: got %#v, want %#v", n, i, cut[i], vals[i])
+			}
+		}
 		for i := range vals {
 			want := marker
 			if i < n {

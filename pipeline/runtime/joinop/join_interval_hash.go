@@ -341,7 +341,7 @@ func (j *IntervalHashJoin) hold(input int, r row.Row) error {
 			held[k] = r[c]
 		}
 	}
-	j.sides[input].add(kid, r[tc].Micros(), j.cols.lays[input], held)
+	j.sides[input].add(kid, r[tc].Micros(), j.cols.lays[input], j.cols.read[input], held)
 	return nil
 }
 

@@ -4,6 +4,7 @@ package joinop
 // rows laid out by key and time, then joined key by key.
 
 import (
+	"encoding/binary"
 	"slices"
 
 	"github.com/etld/etld/pipeline/row"
@@ -17,9 +18,17 @@ import (
 // and never moved (an append that grows a slice copies what it holds
 // again and again): a row's offset is its chunk's index << 32 and its
 // place in it.
+//
+// A row's leading columns, those the join reads at the end, are beside
+// it as well when their encoding takes 8 bytes or less (the header and
+// one or two small numbers, say): heads. If every row's does (no row
+// was long), the end lays those out by key and time and reads nothing
+// else: no copy of the encodings into key order, no arena.
 type ihSide struct {
 	kids   [][]int32
 	rows   [][]ihRow
+	heads  [][]uint64
+	long   bool
 	chunks [][]byte
 	n      int
 	enc    []byte // a row's encoding, before it goes to a chunk
@@ -32,8 +41,9 @@ var (
 	ihChunk     = 1 << 20 // an arena chunk's bytes, at least
 )
 
-// add holds row r (the side's held columns) of key kid and time at.
-func (s *ihSide) add(kid int32, at int64, lay *row.Layout, r row.Row) {
+// add holds row r (the side's held columns, of layout lay, the join
+// reading its first read ones at the end) of key kid and time at.
+func (s *ihSide) add(kid int32, at int64, lay *row.Layout, read int, r row.Row) {
 	s.enc = lay.Append(s.enc[:0], r)
 	last := len(s.chunks) - 1
 	if last < 0 || cap(s.chunks[last])-len(s.chunks[last]) < len(s.enc) {
@@ -44,9 +54,21 @@ func (s *ihSide) add(kid int32, at int64, lay *row.Layout, r row.Row) {
 	if s.n&(1<<ihRowsShift-1) == 0 {
 		s.kids = append(s.kids, make([]int32, 0, 1<<ihRowsShift))
 		s.rows = append(s.rows, make([]ihRow, 0, 1<<ihRowsShift))
-		s.held += int64(4+16) << ihRowsShift
+		s.heads = append(s.heads, make([]uint64, 0, 1<<ihRowsShift))
+		s.held += int64(4+16+8) << ihRowsShift
+	}
+	var head uint64
+	if !s.long {
+		if n := lay.Size(s.enc, read); n <= 8 {
+			var b [8]byte
+			copy(b[:], s.enc[:n])
+			head = binary.LittleEndian.Uint64(b[:])
+		} else {
+			s.long = true
+		}
 	}
 	c := s.n >> ihRowsShift
+	s.heads[c] = append(s.heads[c], head)
 	s.kids[c] = append(s.kids[c], kid)
 	s.rows[c] = append(s.rows[c], ihRow{at: at, off: last<<32 | len(s.chunks[last])})
 	s.chunks[last] = append(s.chunks[last], s.enc...)
@@ -69,7 +91,8 @@ func (s *ihSide) at(i int) (int32, ihRow, []byte) {
 // front to back rather than a cache miss a row. It returns the rows,
 // their arena and where each key's rows start: those of key k are
 // rows[start[k+1]:start[k+2]], those of a NULL key rows[:start[1]].
-// The side holds nothing after.
+// With no long row the arena is nil and each row's offset its head
+// (encAt). The side holds nothing after.
 func (s *ihSide) byKey(keys int) (start []int32, rows []ihRow, arena []byte) {
 	start = make([]int32, keys+2)
 	for _, kids := range s.kids {
@@ -84,9 +107,14 @@ func (s *ihSide) byKey(keys int) (start []int32, rows []ihRow, arena []byte) {
 	rows = make([]ihRow, s.n)
 	next := slices.Clone(start[:keys+1])
 	size := 0
+	inline := !s.long
 	for c, kids := range s.kids {
 		for k, kid := range kids {
-			rows[next[kid+1]] = ihRow{at: s.rows[c][k].at, off: c<<ihRowsShift | k}
+			off := c<<ihRowsShift | k
+			if inline {
+				off = int(s.heads[c][k])
+			}
+			rows[next[kid+1]] = ihRow{at: s.rows[c][k].at, off: off}
 			next[kid+1]++
 		}
 	}
@@ -99,6 +127,10 @@ func (s *ihSide) byKey(keys int) (start []int32, rows []ihRow, arena []byte) {
 		if !slices.IsSortedFunc(seg, byTime) {
 			slices.SortStableFunc(seg, byTime)
 		}
+	}
+	if inline {
+		*s = ihSide{}
+		return start, rows, nil
 	}
 	arena = make([]byte, 0, size)
 	for k := range rows {
@@ -116,6 +148,16 @@ func (s *ihSide) byKey(keys int) (start []int32, rows []ihRow, arena []byte) {
 	}
 	*s = ihSide{}
 	return start, rows, arena
+}
+
+// encAt is the encoding of the laid row at off of arena, or with no
+// arena (byKey) its leading columns, inline in off, copied into buf.
+func encAt(arena []byte, off int, buf *[8]byte) []byte {
+	if arena == nil {
+		binary.LittleEndian.PutUint64(buf[:], uint64(off))
+		return buf[:]
+	}
+	return arena[off:]
 }
 
 func byTime(a, b ihRow) int {
@@ -139,6 +181,9 @@ type ihCols struct {
 	keep [2][]int
 	lays [2]*row.Layout
 	out  [2]int
+	// read are the columns of a held row the end reads: out, or every
+	// one.
+	read [2]int
 	// pick is, for each column of Output, its side and its column in
 	// that side's held row.
 	pick []ihPick
@@ -157,6 +202,7 @@ func holdCols(s *IntervalJoinSpec, self bool) ihCols {
 		if self {
 			c.lays[1] = c.lays[0]
 		}
+		c.read = [2]int{s.LeftWidth, s.RightWidth}
 		return c
 	}
 	at := [2]map[int]int{{}, {}} // input column -> held column
@@ -191,6 +237,7 @@ func holdCols(s *IntervalJoinSpec, self bool) ihCols {
 	for side := range c.lays {
 		c.lays[side] = row.NewLayout(pickTypes(types[side], c.keep[side]))
 	}
+	c.read = c.out
 	return c
 }
 
@@ -271,6 +318,7 @@ func (j *IntervalHashJoin) joinKey(lrows []ihRow, larena []byte, rrows []ihRow, 
 	outer := s.Kind == LeftJoin
 	lw, w := s.LeftWidth, s.LeftWidth+s.RightWidth
 	lv, rv := j.views[0], j.views[1]
+	var lbuf, rbuf [8]byte
 	first := 0
 	for _, l := range lrows {
 		lo, hi := subSat(l.at, s.Upper), subSat(l.at, s.Lower)
@@ -280,9 +328,9 @@ func (j *IntervalHashJoin) joinKey(lrows []ihRow, larena []byte, rrows []ihRow, 
 		matched := false
 		if c.keep[0] != nil {
 			// The picked columns alone (IntervalJoinSpec.Output).
-			c.lays[0].DecodeFirst(lv, c.out[0], larena[l.off:], &j.text)
+			c.lays[0].DecodeFirst(lv, c.out[0], encAt(larena, l.off, &lbuf), &j.text)
 			for i := first; i < len(rrows) && rrows[i].at <= hi; i++ {
-				c.lays[1].DecodeFirst(rv, c.out[1], rarena[rrows[i].off:], &j.text)
+				c.lays[1].DecodeFirst(rv, c.out[1], encAt(rarena, rrows[i].off, &rbuf), &j.text)
 				jr := j.slab.get(len(c.pick))
 				for k, p := range c.pick {
 					if p.side == 0 {
@@ -305,11 +353,11 @@ func (j *IntervalHashJoin) joinKey(lrows []ihRow, larena []byte, rrows []ihRow, 
 			}
 			continue
 		}
-		c.lays[0].Decode(lv, larena[l.off:], &j.text)
+		c.lays[0].Decode(lv, encAt(larena, l.off, &lbuf), &j.text)
 		for i := first; i < len(rrows) && rrows[i].at <= hi; i++ {
 			jr := j.slab.get(w)
 			copy(jr, lv)
-			c.lays[1].Decode(jr[lw:], rarena[rrows[i].off:], &j.text)
+			c.lays[1].Decode(jr[lw:], encAt(rarena, rrows[i].off, &rbuf), &j.text)
 			if s.Residual != nil {
 				ok, err := s.Residual(jr)
 				if err != nil {
