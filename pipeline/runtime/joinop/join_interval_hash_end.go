@@ -94,6 +94,12 @@ func (s *ihSide) at(i int) (int32, ihRow, []byte) {
 // With no long row the arena is nil and each row's offset its head
 // (encAt). The side holds nothing after.
 func (s *ihSide) byKey(keys int) (start []int32, rows []ihRow, arena []byte) {
+	inline := !s.long
+	if inline {
+		// The end reads the heads alone: the encodings (kept for a
+		// snapshot) go before the laid-out rows take their room.
+		s.chunks = nil
+	}
 	start = make([]int32, keys+2)
 	for _, kids := range s.kids {
 		for _, kid := range kids {
@@ -107,7 +113,6 @@ func (s *ihSide) byKey(keys int) (start []int32, rows []ihRow, arena []byte) {
 	rows = make([]ihRow, s.n)
 	next := slices.Clone(start[:keys+1])
 	size := 0
-	inline := !s.long
 	for c, kids := range s.kids {
 		for k, kid := range kids {
 			off := c<<ihRowsShift | k
