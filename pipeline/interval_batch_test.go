@@ -14,12 +14,14 @@ import (
 // intervalCases are interval joins a batch run plans as a hash join
 // (INNER, LEFT) and as the sorted join (RIGHT, FULL): integer, string
 // and two-column keys with NULLs, bounds of both signs, a residual,
-// and a self-join (one source on both sides).
+// and self-joins (one source on both sides).
 var intervalCases = []struct{ name, sql string }{
 	{"inner_int", "SELECT a.id, b.id AS bid FROM l a JOIN r b ON a.k = b.k AND a.ts BETWEEN b.ts - INTERVAL '3' SECOND AND b.ts + INTERVAL '1' SECOND"},
 	{"left_str", "SELECT a.id, b.id AS bid FROM l a LEFT JOIN r b ON a.s = b.s AND a.ts BETWEEN b.ts + INTERVAL '1' SECOND AND b.ts + INTERVAL '4' SECOND"},
 	{"inner_two", "SELECT a.id, b.id AS bid, b.v FROM l a JOIN r b ON a.k = b.k AND a.s = b.s AND a.ts >= b.ts - INTERVAL '5' SECOND AND a.ts < b.ts AND a.v <> b.v"},
 	{"self", "SELECT a.id, b.id AS bid FROM l a JOIN l b ON a.k = b.k AND a.ts BETWEEN b.ts - INTERVAL '2' SECOND AND b.ts"},
+	{"self_left_str", "SELECT a.id, b.s, b.v FROM l a LEFT JOIN l b ON a.s = b.s AND a.ts BETWEEN b.ts + INTERVAL '1' SECOND AND b.ts + INTERVAL '2' SECOND"},
+	{"self_two", "SELECT b.v, a.s, a.id FROM r a JOIN r b ON a.k = b.k AND a.s = b.s AND a.ts BETWEEN b.ts - INTERVAL '5' SECOND AND b.ts - INTERVAL '1' SECOND"},
 	{"right", "SELECT a.id, b.id AS bid FROM l a RIGHT JOIN r b ON a.k = b.k AND a.ts BETWEEN b.ts - INTERVAL '2' SECOND AND b.ts"},
 }
 

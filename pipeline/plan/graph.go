@@ -375,6 +375,10 @@ func (p *Plan) joinGraph(g *runtime.Graph, n *Node, id, short, transform string,
 	if err != nil {
 		return nil, err
 	}
+	if h, ok := op.(*joinop.IntervalHashJoin); ok && un.Inputs[0] == un.Inputs[1] {
+		// A self-join: one node feeds both inputs the same rows.
+		h.SetSameInputs()
+	}
 	on.Op, on.Feed = op, feed
 	on.StateTTL = p.setStateTTL(on.Op, n, transform)
 	if err := p.lateRows(on, n); err != nil {

@@ -101,8 +101,13 @@ func (l *Layout) Append(dst []byte, r Row) []byte {
 // Decode decodes b, one row of Append's encoding, into dst (of Width
 // columns). Text is copied into text; with text nil it aliases b, for a
 // caller that is done with the row before b changes.
-func (l *Layout) Decode(dst Row, b []byte, text *Text) {
-	dst = dst[:len(l.ids)]
+func (l *Layout) Decode(dst Row, b []byte, text *Text) { l.DecodeFirst(dst, len(l.ids), b, text) }
+
+// DecodeFirst decodes the first n columns of b, one row of Append's
+// encoding, into dst[:n], as Decode does: a reader of a row's leading
+// columns alone reads none of the others.
+func (l *Layout) DecodeFirst(dst Row, n int, b []byte, text *Text) {
+	dst = dst[:n]
 	off := l.head
 	for i := range dst {
 		switch b[i>>2] >> (2 * (i & 3)) & 3 {
@@ -134,6 +139,34 @@ func (l *Layout) Decode(dst Row, b []byte, text *Text) {
 			dst[i] = v
 		}
 	}
+}
+
+// Size returns the bytes of b's header and of its first n columns'
+// values (b one row of Append's encoding, or more): a copy of those
+// bytes reads back with DecodeFirst(n).
+func (l *Layout) Size(b []byte, n int) int {
+	off := l.head
+	for i := range n {
+		switch b[i>>2] >> (2 * (i & 3)) & 3 {
+		case layoutNull:
+		case layoutTyped:
+			switch l.kinds[i] {
+			case layoutFixed:
+				off += 8
+			case layoutVarint:
+				_, w := binary.Varint(b[off:])
+				off += w
+			default:
+				m, w := binary.Uvarint(b[off:])
+				off += w + int(m)
+			}
+		default:
+			d := Decoder{buf: b[off:], alias: true}
+			d.value()
+			off += d.off
+		}
+	}
+	return off
 }
 
 // Text holds copies of strings in chunks that many of them share: the

@@ -90,6 +90,49 @@ func TestLayoutRowsOneAfterAnother(t *testing.T) {
 	}
 }
 
+// DecodeFirst reads a row's leading columns as Decode does and leaves
+// the rest of the destination untouched, whatever their forms (typed,
+// tagged, NULL); the bytes Size counts for them are all it reads.
+func TestLayoutDecodeFirst(t *testing.T) {
+	vals := layoutValues()
+	ids := make([]TypeID, len(vals))
+	for i, v := range vals {
+		ids[i] = v.id
+	}
+	ids[1] = String // a tagged value among the first columns
+	vals[2] = NullValue
+	l := NewLayout(ids)
+	enc := l.Append(nil, Row(vals))
+	marker := StringValue("untouched")
+	for n := 0; n <= len(vals); n++ {
+		got := make(Row, len(vals))
+		for i := range got {
+			got[i] = marker
+		}
+		l.DecodeFirst(got, n, enc, nil)
+		if n == len(vals) && l.Size(enc, n) != len(enc) {
+			t.Fatalf("size of the whole row %d, want %d", l.Size(enc, n), len(enc))
+		}
+		prefix := append([]byte(nil), enc[:l.Size(enc, n)]...)
+		cut := make(Row, len(vals))
+		l.DecodeFirst(cut, n, prefix, nil)
+		for i := range n {
+			if !same(cut[i], vals[i]) {
+				t.Fatalf("first %d of the cut encoding: column %d: got %#v, want %#v", n, i, cut[i], vals[i])
+			}
+		}
+		for i := range vals {
+			want := marker
+			if i < n {
+				want = vals[i]
+			}
+			if !same(got[i], want) {
+				t.Fatalf("first %d: column %d: got %#v, want %#v", n, i, got[i], want)
+			}
+		}
+	}
+}
+
 // Text shares chunks between short strings and gives a long one its own
 // allocation.
 func TestTextChunks(t *testing.T) {

@@ -16,57 +16,59 @@ import (
 // join with the time bounds as a non-equi condition): both inputs are
 // bounded, so every pair within the bounds joins and no row is late.
 // Both inputs' rows are held as they come, encoded (row.Layout) in an
-// arena per side, the right ones with their key's id and time. At the
-// end of the input (the final watermark, or Finish) each key's right
-// rows are laid out in time order; each left row then finds its key
-// and, by binary search, the first right row of its key within the
-// bounds, and joins the rows up to the last one. No timers, no cache
-// cleanup and no sort of the input: a row costs a key lookup and its
-// matches, whatever the bounds or the number of rows a key holds.
+// arena per side with their key's id and time, narrowed to the columns
+// the join reads and emits (holdCols). At the end of the input (the
+// final watermark, or Finish) each side's rows are laid out by key and
+// time, their encodings copied in that order (ihSide.byKey), and the
+// join walks both key by key, front to back: a left row's first match
+// is where the one before it started. No timers, no cache cleanup and
+// no sort of the input: a row costs a key lookup and its matches,
+// whatever the bounds or the number of rows a key holds.
 //
 // The left rows are held rather than joined as they come after a right
 // input read first (a regular batch join's runtime.UnionNode.BuildFirst):
 // a self-join's two inputs share one source, whose left rows the union
 // would then hold as rows until the right input ends, several times
-// the memory of their encoding here.
+// the memory of their encoding here. A self-join (SetSameInputs: both
+// inputs one node of the graph, so the same rows, the barriers of a
+// checkpoint aligned between them) holds each row once, for both sides.
 //
 // Its snapshot is that of the sortop.TimeSorted interval join that ran
-// batch interval joins before: the rows held (side, row.AppendRow),
-// then the state of the streaming join it wraps (inner), which sees only
-// the rows of a NULL time (it drops and counts them, or pads a left one)
-// and so holds no rows. A checkpoint of either restores into the other:
-// both hold the rows that no output came of yet.
+// batch interval joins before: the rows held (side, row.AppendRow; a
+// column the join does not hold NULL, which the sorted join reads no
+// more than this one does), then the state of the streaming join it
+// wraps (inner), which sees only the rows of a NULL time (it drops and
+// counts them, or pads a left one) and so holds no rows. A checkpoint
+// of either restores into the other: both hold the rows that no output
+// came of yet.
 type IntervalHashJoin struct {
 	operator.Widening
-	spec   IntervalJoinSpec
-	inner  operator.TwoInput
-	layout *row.Layout // the right rows' encoding
-	index  *state.KeyIDs
-	// The right rows as they came: each one's key id, time and
-	// encoding's offset in arena.
-	kids  []int32
-	rows  []ihRow
-	arena []byte
-	// The left rows as they came: their key's id (-1: a NULL in it) and
-	// their encodings' offsets in left.
-	lkids  []int32
-	lrows  []int
-	left   []byte
-	llay   *row.Layout
-	lview  row.Row
-	rview  row.Row // a right row decoded, for Output's columns
-	joined bool    // the end came: every row held was joined
-	// start[kid]..start[kid+1] are key kid's right rows in sorted, in
-	// time order (ties in arrival order), at the end.
-	start  []int32
-	sorted []ihRow
-	kbuf   []byte
-	nkeys  int32 // key ids handed out
+	spec  IntervalJoinSpec
+	inner operator.TwoInput
+	index *state.KeyIDs
+	// sides are the rows held by side; a self-join's are all in
+	// sides[0], those of a NULL key joining no right row.
+	sides [2]ihSide
+	// cols are the columns held and how they are encoded (holdCols).
+	cols ihCols
+	// same: SetSameInputs was called; self: the rows are held once for
+	// both sides (same, and no restore of rows held by side).
+	same, self bool
+	views      [2]row.Row // a held row decoded, by side
+	joined     bool       // the end came: every row held was joined
+	narrowRow  row.Row    // a row's held columns, for its encoding
+	kbuf       []byte
+	nkeys      int32 // key ids handed out
+	nullKeys   int   // a self-join's rows held of a NULL key (left only)
+	// seen are a self-join's rows come by input: the rows held are
+	// those of both sides when both inputs passed as many (aligned).
+	seen [2]int64
 	// intKey: the single key is of an integer-like type on both sides
 	// (intKeyType): its values' ids are in ints, no key encoded.
 	intKey  bool
 	keyType row.TypeID
 	ints    intIDs
+	touched uint64    // touch's sum
 	one     row.Batch // a row of NULL time, for inner
 	// sorted builds the sorted join over inner (sortop.TimeSorted),
 	// which spills to disk: past half the state budget the rows held
@@ -78,7 +80,7 @@ type IntervalHashJoin struct {
 	text       row.Text
 }
 
-// ihRow is a right row: its time and its encoding's offset.
+// ihRow is a held row: its time and its encoding's offset.
 type ihRow struct {
 	at  int64
 	off int
@@ -104,16 +106,59 @@ func (s *IntervalJoinSpec) HashJoinable() bool {
 // batch run would otherwise sort its input for: it takes the rows of a
 // NULL time and keeps the snapshot's layout.
 func NewIntervalHashJoin(spec IntervalJoinSpec, inner operator.TwoInput) *IntervalHashJoin {
-	j := &IntervalHashJoin{spec: spec, inner: inner, index: state.NewKeyIDs(),
-		layout: row.NewLayout(typesOf(spec.RightTypes, spec.RightWidth)),
-		llay:   row.NewLayout(typesOf(spec.LeftTypes, spec.LeftWidth)),
-		lview:  make(row.Row, spec.LeftWidth)}
+	j := &IntervalHashJoin{spec: spec, inner: inner, index: state.NewKeyIDs()}
 	lk, rk := spec.LeftKeys, spec.RightKeys
 	if len(lk) == 1 && len(spec.LeftTypes) > lk[0] && len(spec.RightTypes) > rk[0] &&
 		spec.LeftTypes[lk[0]] == spec.RightTypes[rk[0]] && intKeyType(spec.LeftTypes[lk[0]]) {
 		j.intKey, j.keyType = true, spec.LeftTypes[lk[0]]
 	}
+	j.setSelf(false)
 	return j
+}
+
+// SetSameInputs tells the join, before its first row, that its two
+// inputs are one node of the graph (a self-join: FROM t a JOIN t b):
+// each row comes on both, and at a checkpoint both passed the same
+// rows. The join then holds the rows of its left input for both sides
+// when both sides read them alike (the same keys and time column), and
+// of the right input only hands a NULL time's rows to its inner join.
+func (j *IntervalHashJoin) SetSameInputs() {
+	s := &j.spec
+	j.same = s.LeftWidth == s.RightWidth && s.LeftTime == s.RightTime && slices.Equal(s.LeftKeys, s.RightKeys) &&
+		slices.Equal(s.LeftTypes, s.RightTypes)
+	j.setSelf(j.same)
+}
+
+// HoldsOnce reports whether the join holds each row once for both
+// sides (SetSameInputs took).
+func (j *IntervalHashJoin) HoldsOnce() bool { return j.self }
+
+// setSelf holds the rows once for both sides, or each side's apart.
+func (j *IntervalHashJoin) setSelf(self bool) {
+	j.self = self
+	j.cols = holdCols(&j.spec, self)
+	j.narrowRow = make(row.Row, max(len(j.cols.keep[0]), len(j.cols.keep[1])))
+	j.views = [2]row.Row{make(row.Row, j.spec.LeftWidth), make(row.Row, j.spec.RightWidth)}
+}
+
+// touch reads the slot each row's integer key (column col) starts at,
+// before the rows are held one by one: independent loads, which the
+// processor overlaps, where a lookup a row waits for each one's cache
+// miss in turn (a table of many keys outgrows the cache).
+func (j *IntervalHashJoin) touch(col int, cs []row.Change) {
+	t := &j.ints
+	if len(t.slots) == 0 {
+		return
+	}
+	sum := uint64(0)
+	for i := range cs {
+		r := cs[i].Row
+		if len(r) <= col || !plainInt(r[col], j.keyType) {
+			continue
+		}
+		sum += t.slots[(uint64(r[col].Int64())*0x9e3779b97f4a7c15)>>t.shift].key
+	}
+	j.touched += sum // kept, so that the reads are not optimized away
 }
 
 // intIDs is an open-addressing table (linear probing, at most half
@@ -198,14 +243,24 @@ func (j *IntervalHashJoin) ProcessInput(input int, in *row.Batch, out operator.E
 	if j.fallback != nil {
 		return j.fallback.ProcessInput(input, in, out)
 	}
+	if j.self {
+		j.seen[input] += int64(len(in.Changes))
+	}
 	if err := j.process(input, in, out); err != nil {
 		return err
 	}
-	if j.budget > 0 && j.sortedJoin != nil && j.StateBytes() > j.budget/2 {
+	if j.budget > 0 && j.sortedJoin != nil && j.StateBytes() > j.budget/2 && j.aligned() {
 		return j.toSorted(out)
 	}
 	return nil
 }
+
+// aligned reports whether the rows held are those each side passed: a
+// self-join's inputs passed the same rows (a checkpoint's barriers align
+// them; between two, either one may be ahead, and the rows the right
+// input is ahead by are not held yet). The sorted join takes its rows
+// when they are: a batch later, at most, as both inputs go on.
+func (j *IntervalHashJoin) aligned() bool { return !j.self || j.seen[0] == j.seen[1] }
 
 // toSorted hands the rows held to the sorted join, which takes every
 // call from now on: it spills the rows it holds past its share of the
@@ -222,31 +277,21 @@ func (j *IntervalHashJoin) toSorted(out operator.Emitter) error {
 		b.Changes = b.Changes[:0]
 		return err
 	}
-	for _, h := range j.rows {
-		r := make(row.Row, j.spec.RightWidth)
-		j.layout.Decode(r, j.arena[h.off:], nil) // the sort copies it before the arena goes
-		b.Changes = append(b.Changes, row.Change{Kind: row.Insert, Row: r})
-		if len(b.Changes) == 1024 {
-			if err := flush(1); err != nil {
-				return err
+	for _, side := range []int{1, 0} {
+		err := j.eachHeld(side, func(r row.Row) error {
+			// A row of its own: the sort keeps it past the arena.
+			b.Changes = append(b.Changes, row.Change{Kind: row.Insert, Row: r.Clone()})
+			if len(b.Changes) == 1024 {
+				return flush(side)
 			}
+			return nil
+		})
+		if err == nil {
+			err = flush(side)
 		}
-	}
-	if err := flush(1); err != nil {
-		return err
-	}
-	for _, off := range j.lrows {
-		r := make(row.Row, j.spec.LeftWidth)
-		j.llay.Decode(r, j.left[off:], nil)
-		b.Changes = append(b.Changes, row.Change{Kind: row.Insert, Row: r})
-		if len(b.Changes) == 1024 {
-			if err := flush(0); err != nil {
-				return err
-			}
+		if err != nil {
+			return err
 		}
-	}
-	if err := flush(0); err != nil {
-		return err
 	}
 	*j = IntervalHashJoin{Widening: j.Widening, spec: j.spec, inner: j.inner, index: state.NewKeyIDs(), fallback: fb}
 	return nil
@@ -254,6 +299,9 @@ func (j *IntervalHashJoin) toSorted(out operator.Emitter) error {
 
 func (j *IntervalHashJoin) process(input int, in *row.Batch, out operator.Emitter) error {
 	tc := [2]int{j.spec.LeftTime, j.spec.RightTime}[input]
+	if j.intKey && !(j.self && input == 1) {
+		j.touch([2][]int{j.spec.LeftKeys, j.spec.RightKeys}[input][0], in.Changes)
+	}
 	return operator.EachChange("interval join", in, out, func(i int, c *row.Change) error {
 		if !c.Kind.IsAdd() {
 			return fmt.Errorf("input %d sent %s: an interval join takes insert-only input", input, c.Kind)
@@ -265,18 +313,35 @@ func (j *IntervalHashJoin) process(input int, in *row.Batch, out operator.Emitte
 	})
 }
 
-// hold keeps r, of side input and of a time, until the end.
+// hold keeps r, of side input and of a time, until the end. A right row
+// with a NULL key joins no row; a self-join's left input holds its rows
+// for both sides.
 func (j *IntervalHashJoin) hold(input int, r row.Row) error {
 	if j.joined {
 		return errors.New("interval join: input after the end")
 	}
-	if input == 1 {
-		j.addRight(r)
+	if j.self && input == 1 {
 		return nil
 	}
-	j.lkids = append(j.lkids, j.keyID(r, j.spec.LeftKeys))
-	j.lrows = append(j.lrows, len(j.left))
-	j.left = j.llay.Append(j.left, r)
+	keys, tc := j.spec.LeftKeys, j.spec.LeftTime
+	if input == 1 {
+		keys, tc = j.spec.RightKeys, j.spec.RightTime
+	}
+	kid := j.keyID(r, keys)
+	if kid < 0 {
+		if input == 1 {
+			return nil
+		}
+		j.nullKeys++
+	}
+	held := r
+	if keep := j.cols.keep[input]; keep != nil {
+		held = j.narrowRow[:len(keep)]
+		for k, c := range keep {
+			held[k] = r[c]
+		}
+	}
+	j.sides[input].add(kid, r[tc].Micros(), j.cols.lays[input], j.cols.read[input], held)
 	return nil
 }
 
@@ -302,18 +367,6 @@ type atEmitter struct {
 
 func (a atEmitter) At(int) { a.tr.At(a.i) }
 
-// addRight keeps right row r, of a time. A row with a NULL key joins no
-// row.
-func (j *IntervalHashJoin) addRight(r row.Row) {
-	kid := j.keyID(r, j.spec.RightKeys)
-	if kid < 0 {
-		return
-	}
-	j.kids = append(j.kids, kid)
-	j.rows = append(j.rows, ihRow{at: r[j.spec.RightTime].Micros(), off: len(j.arena)})
-	j.arena = j.layout.Append(j.arena, r)
-}
-
 // keyID returns the id of r's key (its columns cols), adding it: -1
 // when a column of it is NULL. Both sides' rows take their key's id as
 // they come, so that the end joins key by key.
@@ -334,147 +387,6 @@ func (j *IntervalHashJoin) keyID(r row.Row, cols []int) int32 {
 		j.index.Insert(j.kbuf, kid)
 	}
 	return kid
-}
-
-// join lays the right rows out by key and time, then joins the left
-// rows held, once, and frees them all.
-func (j *IntervalHashJoin) join(out operator.Emitter) error {
-	if j.joined {
-		return nil
-	}
-	j.joined = true
-	keys := int(j.nkeys)
-	j.start = make([]int32, keys+1)
-	for _, kid := range j.kids {
-		j.start[kid+1]++
-	}
-	for k := range keys {
-		j.start[k+1] += j.start[k]
-	}
-	j.sorted = make([]ihRow, len(j.rows))
-	next := slices.Clone(j.start[:keys])
-	for i, kid := range j.kids {
-		j.sorted[next[kid]] = j.rows[i]
-		next[kid]++
-	}
-	for k := range keys {
-		seg := j.sorted[j.start[k]:j.start[k+1]]
-		if !slices.IsSortedFunc(seg, byTime) {
-			slices.SortStableFunc(seg, byTime)
-		}
-	}
-	j.kids, j.rows = nil, nil
-	// The left rows key by key (a key's in arrival order, those of a
-	// NULL key first), so that a key's right rows are read while in
-	// cache.
-	lstart := make([]int32, keys+2)
-	for _, kid := range j.lkids {
-		lstart[kid+2]++
-	}
-	for k := range keys + 1 {
-		lstart[k+1] += lstart[k]
-	}
-	order := make([]int32, len(j.lkids))
-	for i, kid := range j.lkids {
-		order[lstart[kid+1]] = int32(i)
-		lstart[kid+1]++
-	}
-	for _, i := range order {
-		j.llay.Decode(j.lview, j.left[j.lrows[i]:], &j.text)
-		if err := j.probe(j.lview, j.lkids[i], out); err != nil {
-			return err
-		}
-	}
-	*j = IntervalHashJoin{Widening: j.Widening, spec: j.spec, inner: j.inner, joined: true, index: state.NewKeyIDs()}
-	return nil
-}
-
-func byTime(a, b ihRow) int {
-	switch {
-	case a.at < b.at:
-		return -1
-	case a.at > b.at:
-		return 1
-	}
-	return 0
-}
-
-// probe joins left row r, of key id kid, with the right rows of its key within the
-// bounds: r[LeftTime] - Upper <= right time <= r[LeftTime] - Lower.
-func (j *IntervalHashJoin) probe(r row.Row, kid int32, out operator.Emitter) error {
-	s := &j.spec
-	outer := s.Kind == LeftJoin
-	matched := false
-	if s.Lower <= s.Upper && kid >= 0 {
-		t := r[s.LeftTime].Micros()
-		lo, hi := subSat(t, s.Upper), subSat(t, s.Lower)
-		seg := j.sorted[j.start[kid]:j.start[kid+1]]
-		i := 0
-		if len(seg) > 8 {
-			i, _ = slices.BinarySearchFunc(seg, lo, func(e ihRow, lo int64) int { return byTime(e, ihRow{at: lo}) })
-		} else {
-			for i < len(seg) && seg[i].at < lo {
-				i++
-			}
-		}
-		lw, w := s.LeftWidth, s.LeftWidth+s.RightWidth
-		for ; i < len(seg) && seg[i].at <= hi; i++ {
-			if s.Output != nil && s.Residual == nil {
-				// The picked columns alone (IntervalJoinSpec.Output).
-				if j.rview == nil {
-					j.rview = make(row.Row, s.RightWidth)
-				}
-				j.layout.Decode(j.rview, j.arena[seg[i].off:], &j.text)
-				jr := j.slab.get(len(s.Output))
-				for k, c := range s.Output {
-					if c < lw {
-						jr[k] = r[c]
-					} else {
-						jr[k] = j.rview[c-lw]
-					}
-				}
-				matched = true
-				out.Emit(row.Insert, jr)
-				continue
-			}
-			jr := j.slab.get(w)
-			copy(jr, r)
-			j.layout.Decode(jr[lw:], j.arena[seg[i].off:], &j.text)
-			if s.Residual != nil {
-				ok, err := s.Residual(jr)
-				if err != nil {
-					j.slab.unget(jr)
-					return err
-				}
-				if !ok {
-					j.slab.unget(jr)
-					continue
-				}
-			}
-			matched = true
-			out.Emit(row.Insert, j.project(jr))
-		}
-	}
-	if !matched && outer {
-		out.Emit(row.Insert, j.project(padRow(0, r, s.LeftWidth, s.RightWidth)))
-	}
-	return nil
-}
-
-// project returns the columns Output of the joined or padded row jr
-// (jr itself without Output): a residual reads the whole row first.
-func (j *IntervalHashJoin) project(jr row.Row) row.Row { return j.slab.pick(jr, j.spec.Output) }
-
-// subSat is a - b, held within int64.
-func subSat(a, b int64) int64 {
-	d := a - b
-	if (b > 0 && d > a) || (b < 0 && d < a) {
-		if b > 0 {
-			return -1 << 63
-		}
-		return 1<<63 - 1
-	}
-	return d
 }
 
 // Watermark implements Lifecycle: a batch run's only watermark is the

@@ -41,9 +41,14 @@ func randomHashCase(seed uint64) hashCase {
 		// The rest of the ON condition: l.amount >= r.amount.
 		spec.Residual = func(j row.Row) (bool, error) { return j[2].Int64() >= j[6].Int64(), nil }
 	}
-	if seed%3 == 2 {
+	switch {
+	case seed%3 == 2:
 		// A Calc's picked columns, done by the join.
 		spec.Output = []int{6, 0, 3, 5}
+	case seed%6 == 1:
+		// Columns neither key nor time, one twice: the join holds
+		// them and the keys and times alone.
+		spec.Output = []int{2, 6, 2}
 	}
 	nk := 1 + rng.IntN(5)
 	sides := [2][]row.Change{sortRows(rng, 20+rng.IntN(120), nk), sortRows(rng, 20+rng.IntN(120), nk)}
@@ -104,6 +109,105 @@ func pairsOf(spec joinop.IntervalJoinSpec, sides [2][]row.Change) []string {
 		}
 	}
 	slices.Sort(out.Lines)
+	return out.Lines
+}
+
+// A self-join (one node feeding both inputs the same rows, a
+// checkpoint's barriers aligned between them) held once for both sides
+// gives every pair of its rows that meets the condition: restored into
+// itself, from the sorted join and into it.
+func TestBatchIntervalHashSelfJoinSameAsAllPairs(t *testing.T) {
+	fell := 0
+	for seed := range uint64(60) {
+		c := randomHashCase(seed)
+		rows := c.sides[seed%2]
+		want := pairsOf(c.spec, [2][]row.Change{rows, rows})
+		keyed := seed%4 < 2
+		hash := func() operator.Lifecycle {
+			h := joinop.NewIntervalHashJoin(c.spec, innerJoin(t, c.spec, keyed))
+			h.SetSameInputs()
+			if !h.HoldsOnce() {
+				t.Fatalf("seed %d: a self-join holds each side's rows", seed)
+			}
+			return h
+		}
+		sorted := func() operator.Lifecycle {
+			return sortedOp(innerJoin(t, c.spec, keyed), [2]int{3, 3}, c.spec.SortedWatermark, 0)
+		}
+		spilled := func() operator.Lifecycle {
+			h := hash().(*joinop.IntervalHashJoin)
+			h.SetSorted(func(inner operator.TwoInput, budget int64) operator.TwoInput {
+				fell++
+				return sortedOp(inner, [2]int{3, 3}, c.spec.SortedWatermark, 300).(operator.TwoInput)
+			})
+			h.SetStateBudget(int64(3000 + 300*(seed%5)))
+			return h
+		}
+		for _, v := range []struct {
+			name          string
+			before, after func() operator.Lifecycle
+			restore       bool
+		}{
+			{"hash", hash, hash, false},
+			{"hash restored", hash, hash, true},
+			{"sorted restored as hash", sorted, hash, true},
+			{"hash restored as sorted", hash, sorted, true},
+			{"sorted", sorted, sorted, false},
+			{"spilled", spilled, spilled, false},
+			{"hash handing its rows to the sorted join, restored", spilled, spilled, true},
+		} {
+			got := feedSame(t, rand.New(rand.NewPCG(seed, 5)), v.before, v.after, rows, v.restore)
+			slices.Sort(got)
+			if !slices.Equal(got, want) {
+				t.Fatalf("seed %d, %v keys %v [%d s, %d s], residual %t, output %v, %s:\ngot  %q\nwant %q", seed, c.spec.Kind, c.spec.LeftKeys,
+					c.spec.Lower/sortSec, c.spec.Upper/sortSec, c.spec.Residual != nil, c.spec.Output, v.name, got, want)
+			}
+		}
+	}
+	if fell < 60 {
+		t.Fatalf("the self-join handed its rows to the sorted join %d times in 120 runs over its budget", fell)
+	}
+}
+
+// feedSame gives each batch of rows to both inputs of a join, in a
+// random order, and restores it (built by after) midway between two
+// batches, where a checkpoint's barriers align.
+func feedSame(t *testing.T, rng *rand.Rand, before, after func() operator.Lifecycle, rows []row.Change, restore bool) []string {
+	t.Helper()
+	op := before().(operator.TwoInput)
+	var out optest.Out
+	wm := int64(-30 * sortSec)
+	for pos := 0; pos < len(rows); {
+		n := min(1+rng.IntN(8), len(rows)-pos)
+		first := rng.IntN(2)
+		for _, side := range []int{first, 1 - first} {
+			if err := op.ProcessInput(side, optest.Batch(rows[pos:pos+n]...), &out); err != nil {
+				t.Fatal(err)
+			}
+		}
+		pos += n
+		wm += int64(rng.IntN(3)) * sortSec
+		if err := op.Watermark(wm, &out); err != nil {
+			t.Fatal(err)
+		}
+		if restore && pos >= len(rows)/2 {
+			restore = false
+			snap, err := op.(operator.Snapshotter).Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			op = after().(operator.TwoInput)
+			if err := op.(operator.Snapshotter).Restore(snap); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := op.Watermark(operator.MaxWatermark, &out); err != nil {
+		t.Fatal(err)
+	}
+	if err := op.Finish(&out); err != nil {
+		t.Fatal(err)
+	}
 	return out.Lines
 }
 

@@ -1,0 +1,66 @@
+package plan_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/etld/etld/pipeline/runtime/joinop"
+)
+
+const selfIntervalPipeline = `version: 1
+name: selfjoin
+execution: batch
+sources:
+  - name: ev
+    type: file
+    path: e.csv
+    schema: [id BIGINT, k BIGINT, j BIGINT, ts TIMESTAMP(3)]
+    watermark: ts - INTERVAL '1' SECOND
+  - name: other
+    type: file
+    path: o.csv
+    schema: [id BIGINT, k BIGINT, j BIGINT, ts TIMESTAMP(3)]
+    watermark: ts - INTERVAL '1' SECOND
+transforms:
+  - name: self
+    sql: SELECT a.id, b.id AS bid FROM ev a JOIN ev b ON a.k = b.k AND a.ts BETWEEN b.ts - INTERVAL '2' SECOND AND b.ts
+  - name: self_left
+    sql: SELECT a.id, b.j FROM ev a LEFT JOIN ev b ON a.k = b.k AND a.ts BETWEEN b.ts AND b.ts + INTERVAL '1' SECOND
+  - name: other_keys
+    sql: SELECT a.id, b.id AS bid FROM ev a JOIN ev b ON a.k = b.j AND a.ts BETWEEN b.ts - INTERVAL '2' SECOND AND b.ts
+  - name: two_sources
+    sql: SELECT a.id, b.id AS bid FROM ev a JOIN other b ON a.k = b.k AND a.ts BETWEEN b.ts - INTERVAL '2' SECOND AND b.ts
+sinks:
+  - {name: o1, from: self, type: print}
+  - {name: o2, from: self_left, type: print}
+  - {name: o3, from: other_keys, type: print}
+  - {name: o4, from: two_sources, type: print}
+`
+
+// A batch interval self-join (one scan on both sides, both read by the
+// same key and time) holds each row once; one of two sources, or of
+// other keys on each side, holds each side's rows.
+func TestBatchIntervalSelfJoinHoldsOnce(t *testing.T) {
+	p := buildPlan(t, allConnectors(), "selfjoin.yaml", []byte(selfIntervalPipeline), nil)
+	defer p.Close()
+	g, err := p.Graph()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"self": true, "self_left": true, "other_keys": false, "two_sources": false}
+	seen := 0
+	for _, on := range g.Ops {
+		h, ok := on.Op.(*joinop.IntervalHashJoin)
+		if !ok {
+			continue
+		}
+		name := strings.Split(on.ID, "/")[1]
+		if h.HoldsOnce() != want[name] {
+			t.Errorf("%s: holds once %t, want %t", name, h.HoldsOnce(), want[name])
+		}
+		seen++
+	}
+	if seen != len(want) {
+		t.Fatalf("%d interval hash joins, want %d", seen, len(want))
+	}
+}
