@@ -95,16 +95,6 @@ func (k *KeyedTwoTTL) SweepEvery() time.Duration { return (&KeyedTTL{k.Keyed}).S
 // Sweep implements operator.Sweeper.
 func (k *KeyedTwoTTL) Sweep() { (&KeyedTTL{k.Keyed}).Sweep() }
 
-// CarvesRows implements operator.Carving: one worker emits into the
-// node's emitter itself; several each into their own.
-func (k *KeyedTwo) CarvesRows() bool {
-	if len(k.workers) != 1 {
-		return false
-	}
-	cv, ok := k.workers[0].op.(operator.Carving)
-	return ok && cv.CarvesRows()
-}
-
 var (
 	_ operator.Carving   = (*KeyedTwo)(nil)
 	_ operator.TwoInput  = (*KeyedTwo)(nil)

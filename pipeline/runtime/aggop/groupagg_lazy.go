@@ -4,8 +4,9 @@ import (
 	"github.com/etld/etld/pipeline/row"
 )
 
-// A batch-mode GROUP BY of one integer column keeps its keys in the
-// integer-key cache alone (intKeys, key to slot) and in lazyKeys (slot
+// A GROUP BY of one integer column over an insert-only input, in batch
+// mode or streaming with mini-batch, keeps its keys in the integer-key
+// cache alone (intKeys, key to slot) and in lazyKeys (slot
 // to key), not in the key index: for a new key the index cost a probe
 // that missed, the key's encoding and hash, an insert (two more random
 // lines: the index's bucket and the key's entry) and the index's
@@ -15,18 +16,22 @@ import (
 // and the index and its entries took about 37 bytes a key where
 // lazyKeys takes 8.
 //
-// The index is state: snapshots, key groups, a state dump and the
-// row-by-row path read it. Each of those first calls settle, which
-// inserts the lazy keys in slot order (as a restore does) and leaves
-// the lazy mode for good; what they see, and the snapshots' bytes, are
-// those of an index built all along. A key the cache does not take
-// (NULL, every key NULL in a batch) settles too. Finish emits the keys
-// from lazyKeys, the values the index would have decoded.
+// Snapshots and key groups encode each slot's key from lazyKeys, the
+// bytes the index would hold (slotKey), and leave the lazy mode on: a
+// streaming job checkpoints every few seconds. A state dump and the
+// row-by-row path (a state TTL, a retraction) read the index: each of
+// those first calls settle, which inserts the lazy keys in slot order
+// (as a restore does) and leaves the lazy mode for good; what they see
+// is what an index built all along holds. A key the cache does not
+// take (NULL, every key NULL in a batch) settles too. Finish and a
+// mini-batch's flush emit the keys from lazyKeys, the values the index
+// would have decoded.
 //
 // The lazy mode holds while every slot was allocated in order (a slot
 // freed and reused would break lazyKeys' numbering; an insert-only
-// batch-mode aggregate frees none) and nothing else happened: it starts
-// with the operator and ends at the first settle or restore.
+// aggregate frees none) and nothing else happened: it starts with the
+// operator and ends at the first settle or restore (a restore builds
+// the index from the snapshot's keys).
 
 // settle puts the lazy keys into the index and leaves the lazy mode.
 func (g *GroupAgg) settle() {
@@ -84,11 +89,4 @@ func (c *intKeys) value(k int64) row.Value {
 		return row.IntValue(int32(k))
 	}
 	return row.BigIntValue(k)
-}
-
-// lazyRow is keyedRow while the keys are lazy.
-func (g *GroupAgg) lazyRow(id int32) row.Row {
-	r := g.arena.Row(len(g.keys) + len(g.next))
-	r[0] = g.ints.value(g.lazyKeys[id])
-	return r
 }

@@ -121,6 +121,7 @@ func (g *GroupAgg) applyMiniBatch(in *row.Batch) error {
 	if g.Vectorized() {
 		return g.foldMiniBatch(in)
 	}
+	g.settle() // slotOf's way reads the index
 	last := growTo(g.mb.last, len(in.Changes))
 	for i := range last {
 		last[i] = -1
@@ -214,6 +215,7 @@ func (g *GroupAgg) flushMiniBatch(in *row.Batch, out operator.Emitter) error {
 		}
 	}
 	n, flat, saved := len(g.next), g.store.flat(), g.store.savedWords()
+	c := carverOf(out)
 	for j := range m.list {
 		t := &m.list[j]
 		if t.id >= 0 {
@@ -240,7 +242,7 @@ func (g *GroupAgg) flushMiniBatch(in *row.Batch, out operator.Emitter) error {
 		}
 		if t.id < 0 {
 			if t.had {
-				out.Emit(row.Delete, g.output(m.gone[t.gone], prev))
+				out.Emit(row.Delete, g.output(c, m.gone[t.gone], prev))
 			}
 			continue
 		}
@@ -249,21 +251,16 @@ func (g *GroupAgg) flushMiniBatch(in *row.Batch, out operator.Emitter) error {
 		if t.had && !changed {
 			continue
 		}
-		r, err := g.keyedRow(t.id)
+		kv, err := g.keyValues(t.id)
 		if err != nil {
 			return err
 		}
 		if !changed {
-			copy(r[len(g.keys):], g.next)
-			out.Emit(row.Insert, r)
+			g.emitKeyed(out, c, row.Insert, kv, g.next)
 			continue
 		}
-		after := g.arena.Row(len(r))
-		copy(after, r[:len(g.keys)])
-		copy(after[len(g.keys):], g.next)
-		copy(r[len(g.keys):], prev)
-		out.Emit(row.UpdateBefore, r)
-		out.Emit(row.UpdateAfter, after)
+		g.emitKeyed(out, c, row.UpdateBefore, kv, prev)
+		g.emitKeyed(out, c, row.UpdateAfter, kv, g.next)
 	}
 	m.list = m.list[:0]
 	m.saved = m.saved[:0]
