@@ -125,6 +125,9 @@ func NewGroupAgg(keys []int, aggs []AggCall, opt GroupAggOptions) (*GroupAgg, er
 		// slot (no retraction; a state TTL settles at its first batch).
 		g.lazy = g.ints != nil
 	}
+	if opt.MiniBatch && !opt.Batch {
+		g.mb.mem = state.NewOffHeap(g)
+	}
 	if opt.InsertOnly && opt.Batch {
 		// Nothing reads the sets before Finish.
 		g.store.DeferSets()
