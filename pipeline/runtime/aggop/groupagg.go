@@ -544,7 +544,11 @@ func (g *GroupAgg) restore(d *row.Decoder) error {
 	g.index = index
 	g.lazy, g.lazyKeys = false, nil
 	g.ints.reset()
-	return g.touchRestored()
+	if err := g.touchRestored(); err != nil {
+		return err
+	}
+	g.unsettle()
+	return nil
 }
 
 // WidenRestore makes the next restore read INT as BIGINT and FLOAT as

@@ -53,6 +53,44 @@ func (g *GroupAgg) settle() {
 	}
 }
 
+// unsettle goes back to the lazy mode after a restore, when the
+// operator could have kept its keys lazy up to the snapshot: an
+// integer-key cache, no state TTL, no free slot, and every key one
+// integer of one type. The keys go into the cache and lazyKeys, in slot
+// order, and the index is emptied. A state that does not qualify keeps
+// its index, as before.
+func (g *GroupAgg) unsettle() {
+	n := int(g.store.Slots)
+	if g.ints == nil || g.lazy || g.ttl.On() || len(g.store.Free) > 0 || n == 0 || g.index.Len() != n {
+		return
+	}
+	keys := make([]int64, n)
+	var typ row.TypeID
+	for id := range int32(n) {
+		kv, err := g.keyValues(id)
+		if err != nil {
+			return
+		}
+		v := kv[0]
+		if id == 0 {
+			typ = v.Type()
+		}
+		if v.Type() != typ || typ != row.BigInt && typ != row.Int {
+			return
+		}
+		keys[id] = v.Int64()
+	}
+	for id, k := range keys {
+		if typ == row.Int {
+			g.ints.add(row.IntValue(int32(k)), int32(id))
+		} else {
+			g.ints.add(row.BigIntValue(k), int32(id))
+		}
+	}
+	g.index.Reset(0)
+	g.lazy, g.lazyKeys = true, keys
+}
+
 // lazySlots assigns slots to the changes of a batch the cache missed
 // (ids[i] < 0), in order, adding keys to the cache and lazyKeys. When a
 // change's key is one the cache does not take, or a slot would not be

@@ -116,6 +116,9 @@ func checkLazy(t *testing.T, gen func(*rand.Rand) int64, typ row.TypeID, nulls s
 	if err := restored.Restore(snap); err != nil {
 		t.Fatal(err)
 	}
+	if lazyWant := nulls == "none"; restored.lazy != lazyWant || lazyWant && restored.index.Len() != 0 {
+		t.Fatalf("restored: lazy %v with %d keys in the index, want lazy %v", restored.lazy, restored.index.Len(), lazyWant)
+	}
 	if got := finishLines(t, restored); !slices.Equal(got, want) {
 		t.Fatal("restored output differs")
 	}
@@ -202,8 +205,8 @@ func TestGroupAggLazyKeyGroups(t *testing.T) {
 // fold emits, change for change, with the same positions, at every
 // flush; its snapshots and key groups, taken between batches, are the
 // row-by-row one's byte for byte and leave it lazy; a restore of them
-// runs on to the same output; a NULL key ends the lazy mode with the
-// same results.
+// is lazy again and runs on to the same output and state; a NULL key
+// ends the lazy mode with the same results.
 func TestGroupAggLazyKeysStreaming(t *testing.T) {
 	for _, nulls := range []bool{false, true} {
 		for _, keys := range []int{3000, 10_000_000} {
@@ -269,8 +272,9 @@ func checkLazyStreaming(t *testing.T, keys int, nulls bool) {
 			}
 		}
 	}
-	if lazy.lazy == nulls {
-		t.Fatalf("lazy %v at the end, with a NULL key %v", lazy.lazy, nulls)
+	if lazy.lazy == nulls || restored.lazy == nulls {
+		t.Fatalf("lazy %v (restored: %v) at the end, with a NULL key %v", lazy.lazy, restored.lazy, nulls)
 	}
 	sameSnapshots(t, lazy, slow)
+	sameSnapshots(t, restored, slow)
 }
