@@ -85,6 +85,8 @@ type GroupAgg struct {
 	// ints caches the slots of a one-column integer key for the passes
 	// (groupagg_intkey.go); nil for other keys.
 	ints *intKeys
+	// mem holds ints', lazyKeys' and mb's arrays.
+	mem *state.OffHeap
 	// lazy: the keys are in ints and lazyKeys (slot to key), not in
 	// index (groupagg_lazy.go).
 	lazy     bool
@@ -119,14 +121,20 @@ func NewGroupAgg(keys []int, aggs []AggCall, opt GroupAggOptions) (*GroupAgg, er
 		kvals:  make([]row.Value, len(keys)),
 		packed: true,
 	}
+	if opt.InsertOnly && (opt.Batch || opt.MiniBatch) || opt.MiniBatch {
+		// The arrays of the integer-key cache, the lazy keys and the
+		// mini-batch: off the Go heap, whose live bytes set how far it
+		// grows (GOGC) before a collection, so that at millions of
+		// keys the garbage of each batch, which reuses the heap's
+		// pages, would take hundreds of megabytes of fresh ones.
+		g.mem = state.NewOffHeap(g)
+		g.mb.mem = g.mem
+	}
 	if opt.InsertOnly && (opt.Batch || opt.MiniBatch) {
-		g.ints = intKeysOf(keys) // for the passes (vectorized)
+		g.ints = intKeysOf(keys, g.mem) // for the passes (vectorized)
 		// Streaming too: an insert-only input with mini-batch frees no
 		// slot (no retraction; a state TTL settles at its first batch).
 		g.lazy = g.ints != nil
-	}
-	if opt.MiniBatch && !opt.Batch {
-		g.mb.mem = state.NewOffHeap(g)
 	}
 	if opt.InsertOnly && opt.Batch {
 		// Nothing reads the sets before Finish.
@@ -542,7 +550,8 @@ func (g *GroupAgg) restore(d *row.Decoder) error {
 	}
 	g.index.Release()
 	g.index = index
-	g.lazy, g.lazyKeys = false, nil
+	g.lazy = false
+	g.dropLazyKeys()
 	g.ints.reset()
 	if err := g.touchRestored(); err != nil {
 		return err

@@ -2,6 +2,7 @@ package aggop
 
 import (
 	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime/state"
 )
 
 // A GROUP BY of one integer column over an insert-only input, in batch
@@ -40,7 +41,7 @@ func (g *GroupAgg) settle() {
 	}
 	g.lazy = false
 	keys := g.lazyKeys
-	g.lazyKeys = nil
+	defer g.dropLazyKeys()
 	if len(keys) == 0 {
 		return
 	}
@@ -51,6 +52,12 @@ func (g *GroupAgg) settle() {
 		g.kbuf = g.appendKey(g.kbuf[:0], r)
 		g.index.Insert(g.kbuf, int32(id))
 	}
+}
+
+// dropLazyKeys frees lazyKeys.
+func (g *GroupAgg) dropLazyKeys() {
+	state.OffHeapFree(g.mem, g.lazyKeys)
+	g.lazyKeys = nil
 }
 
 // unsettle goes back to the lazy mode after a restore, when the
@@ -64,11 +71,12 @@ func (g *GroupAgg) unsettle() {
 	if g.ints == nil || g.lazy || g.ttl.On() || len(g.store.Free) > 0 || n == 0 || g.index.Len() != n {
 		return
 	}
-	keys := make([]int64, n)
+	keys := state.OffHeapMake[int64](g.mem, n)
 	var typ row.TypeID
 	for id := range int32(n) {
 		kv, err := g.keyValues(id)
 		if err != nil {
+			state.OffHeapFree(g.mem, keys)
 			return
 		}
 		v := kv[0]
@@ -76,6 +84,7 @@ func (g *GroupAgg) unsettle() {
 			typ = v.Type()
 		}
 		if v.Type() != typ || typ != row.BigInt && typ != row.Int {
+			state.OffHeapFree(g.mem, keys)
 			return
 		}
 		keys[id] = v.Int64()
@@ -113,7 +122,8 @@ func (g *GroupAgg) lazySlots(changes []row.Change) bool {
 			return false
 		}
 		id := g.store.Alloc("")
-		g.lazyKeys = append(g.lazyKeys, v.Int64())
+		g.lazyKeys = state.OffHeapGrow(g.mem, g.lazyKeys, len(g.lazyKeys)+1)
+		g.lazyKeys[id] = v.Int64()
 		g.ints.add(v, id)
 		b.ids[i], b.fresh[i] = id, true
 	}
