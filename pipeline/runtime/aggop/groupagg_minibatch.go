@@ -182,7 +182,7 @@ func (g *GroupAgg) foldMiniBatch(in *row.Batch) error {
 	n := 0
 	for i, id := range ids {
 		if !fresh[i] {
-			n += int(marks[id]) + int(g.store.rows(id))
+			n += int(marks[id]) + g.store.warmSlot(id)
 		}
 	}
 	g.mb.warmed += n
@@ -236,7 +236,7 @@ func (g *GroupAgg) warm(list []touched) {
 		if id < 0 || !list[i].had {
 			continue
 		}
-		n += int(g.mb.mark[id]) + int(g.store.rows(id))
+		n += int(g.mb.mark[id]) + g.store.warmSlot(id)
 		switch {
 		case g.lazy:
 			n += int(g.lazyKeys[id])
