@@ -121,7 +121,7 @@ func NewGroupAgg(keys []int, aggs []AggCall, opt GroupAggOptions) (*GroupAgg, er
 		kvals:  make([]row.Value, len(keys)),
 		packed: true,
 	}
-	if opt.InsertOnly && (opt.Batch || opt.MiniBatch) || opt.MiniBatch {
+	if opt.MiniBatch || opt.InsertOnly && opt.Batch {
 		// The arrays of the integer-key cache, the lazy keys and the
 		// mini-batch: off the Go heap, whose live bytes set how far it
 		// grows (GOGC) before a collection, so that at millions of
