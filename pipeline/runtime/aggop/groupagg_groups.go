@@ -38,11 +38,10 @@ func (g *GroupAgg) SnapshotGroups(part func(k int, b []byte) error) error {
 	pos := make([]int32, s.Slots)
 	grp := make([]uint8, s.Slots)
 	for id := range s.Slots {
-		key := g.slotKey(id)
-		if key == nil {
+		if !g.hasKey(id) {
 			continue // a free slot
 		}
-		k := operator.KeyGroupOf(key)
+		k := operator.KeyGroupOf(g.slotKey(id))
 		pos[id], grp[id] = int32(len(ids[k])), uint8(k)
 		ids[k] = append(ids[k], id)
 	}

@@ -77,7 +77,8 @@ func (g *GroupAgg) RestoreFrom(r io.Reader, size int64) error {
 }
 
 // slotKey is a slot's group key in row.KeyOf's encoding, a view valid
-// until the next call or change of the index, nil for a free slot.
+// until the next call or change of the index; empty, perhaps nil, for a
+// free slot and for the key of no columns (hasKey tells them apart).
 // Lazy keys (groupagg_lazy.go) are encoded from lazyKeys, the bytes the
 // index would hold: a snapshot leaves the lazy mode on.
 func (g *GroupAgg) slotKey(id int32) []byte {
