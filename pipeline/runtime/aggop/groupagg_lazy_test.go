@@ -284,7 +284,9 @@ func checkLazyStreaming(t *testing.T, keys int, nulls bool) {
 // restored from them it emits its result as the original does.
 func TestGroupAggKeyGroupsOfNoKey(t *testing.T) {
 	aggs := []AggCall{{Func: CountStar, Arg: -1}, {Func: Max, Arg: 0, ArgType: optest.TBigInt}}
-	mk := func() *GroupAgg { return optest.Must(NewGroupAgg(nil, aggs, GroupAggOptions{Batch: true, InsertOnly: true})) }
+	mk := func() *GroupAgg {
+		return optest.Must(NewGroupAgg(nil, aggs, GroupAggOptions{Batch: true, InsertOnly: true}))
+	}
 	g := mk()
 	if err := g.Process(groupBatch(10), &optest.Out{}); err != nil {
 		t.Fatal(err)
