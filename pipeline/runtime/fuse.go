@@ -225,7 +225,8 @@ func readersOf(g *Graph) (readers map[*Node]int, reader map[*Node]*Node, opOf ma
 // it keeps nothing of it (release), for the batches after. A Calc read
 // by several nodes, or by a union, which passes its batches on, carves
 // from new slabs. So does another operator that carves its rows
-// (operator.Carving: a batch hash join's joined rows).
+// (operator.Carving: a batch hash join's joined rows, a GROUP BY's
+// output).
 func poolCalcs(g *Graph) {
 	readers, reader, _ := readersOf(g)
 	for _, op := range g.Ops {

@@ -535,7 +535,18 @@ func (e *keyedEmits) reset() {
 	e.kinds, e.rows, e.at, e.cur = e.kinds[:0], e.rows[:0], e.at[:0], -1
 }
 
+// CarvesRows implements operator.Carving: one worker emits into the
+// node's emitter itself; several each into their own.
+func (k *Keyed) CarvesRows() bool {
+	if len(k.workers) != 1 {
+		return false
+	}
+	cv, ok := k.workers[0].op.(operator.Carving)
+	return ok && cv.CarvesRows()
+}
+
 var (
+	_ operator.Carving           = (*Keyed)(nil)
 	_ operator.Operator          = (*Keyed)(nil)
 	_ operator.StreamSnapshotter = (*Keyed)(nil)
 	_ operator.Flusher           = (*Keyed)(nil)

@@ -95,19 +95,7 @@ func (k *KeyedTwoTTL) SweepEvery() time.Duration { return (&KeyedTTL{k.Keyed}).S
 // Sweep implements operator.Sweeper.
 func (k *KeyedTwoTTL) Sweep() { (&KeyedTTL{k.Keyed}).Sweep() }
 
-// CarvesRows implements operator.Carving, for a Keyed of one input or two:
-// one worker emits into the node's emitter itself; several each into
-// their own.
-func (k *Keyed) CarvesRows() bool {
-	if len(k.workers) != 1 {
-		return false
-	}
-	cv, ok := k.workers[0].op.(operator.Carving)
-	return ok && cv.CarvesRows()
-}
-
 var (
-	_ operator.Carving   = (*Keyed)(nil)
 	_ operator.Carving   = (*KeyedTwo)(nil)
 	_ operator.TwoInput  = (*KeyedTwo)(nil)
 	_ operator.TTLSetter = (*KeyedTwoTTL)(nil)

@@ -26,6 +26,13 @@ func (s *Store) saveSlot(dst []int64, id int32) []int64 {
 	return append(dst, int64(s.presence(id)))
 }
 
+// warmSlot loads slot id's first int64 and presence bits and returns
+// a number made of them, for a caller that loads the lines of many
+// slots ahead of its use of them (GroupAgg.warm).
+func (s *Store) warmSlot(id int32) int {
+	return int(s.nums[int(id)*s.numW]) + int(s.presence(id))
+}
+
 // presence is slot id's presence bits, word k at bit k.
 func (s *Store) presence(id int32) uint64 {
 	if s.words == 0 {

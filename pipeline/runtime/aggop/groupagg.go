@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
-	"unsafe"
 
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/operator"
@@ -72,6 +70,7 @@ type GroupAgg struct {
 	keyErr  error // a key the index holds that did not unpack: a bug
 	prev    []row.Value
 	next    []row.Value
+	kvals   []row.Value // keyValues' result
 	arena   RowArena
 	dropped int64
 	// widen is the retagging of the next restore (WidenRestore).
@@ -84,6 +83,8 @@ type GroupAgg struct {
 	// ints caches the slots of a one-column integer key for the passes
 	// (groupagg_intkey.go); nil for other keys.
 	ints *intKeys
+	// mem holds ints', lazyKeys' and mb's arrays.
+	mem *state.OffHeap
 	// lazy: the keys are in ints and lazyKeys (slot to key), not in
 	// index (groupagg_lazy.go).
 	lazy     bool
@@ -115,11 +116,23 @@ func NewGroupAgg(keys []int, aggs []AggCall, opt GroupAggOptions) (*GroupAgg, er
 		index:  state.NewOffHeapKeyTable(),
 		prev:   make([]row.Value, len(aggs)),
 		next:   make([]row.Value, len(aggs)),
+		kvals:  make([]row.Value, len(keys)),
 		packed: true,
 	}
+	if opt.MiniBatch || opt.InsertOnly && opt.Batch {
+		// The arrays of the integer-key cache, the lazy keys and the
+		// mini-batch: off the Go heap, whose live bytes set how far it
+		// grows (GOGC) before a collection, so that at millions of
+		// keys the garbage of each batch, which reuses the heap's
+		// pages, would take hundreds of megabytes of fresh ones.
+		g.mem = state.NewOffHeap(g)
+		g.mb.mem = g.mem
+	}
 	if opt.InsertOnly && (opt.Batch || opt.MiniBatch) {
-		g.ints = intKeysOf(keys) // for the passes (vectorized)
-		g.lazy = g.ints != nil && opt.Batch
+		g.ints = intKeysOf(keys, g.mem) // for the passes (vectorized)
+		// Streaming too: an insert-only input with mini-batch frees no
+		// slot (no retraction; a state TTL settles at its first batch).
+		g.lazy = g.ints != nil
 	}
 	if opt.InsertOnly && opt.Batch {
 		// Nothing reads the sets before Finish.
@@ -247,11 +260,12 @@ func (g *GroupAgg) change(k row.Kind, r row.Row, out operator.Emitter) error {
 		return err
 	}
 	g.ttl.Touch(id)
+	c := carverOf(out)
 	if isNew {
 		g.store.Update(id, r, true)
 		if !g.opt.Batch {
 			g.store.Results(id, g.next)
-			out.Emit(row.Insert, g.output(r, g.next))
+			out.Emit(row.Insert, g.output(c, r, g.next))
 		}
 		return nil
 	}
@@ -265,7 +279,7 @@ func (g *GroupAgg) change(k row.Kind, r row.Row, out operator.Emitter) error {
 	g.store.Results(id, g.prev)
 	g.store.Update(id, r, add)
 	if g.store.rows(id) == 0 {
-		out.Emit(row.Delete, g.output(r, g.prev))
+		out.Emit(row.Delete, g.output(c, r, g.prev))
 		g.drop(id)
 		return nil
 	}
@@ -273,8 +287,8 @@ func (g *GroupAgg) change(k row.Kind, r row.Row, out operator.Emitter) error {
 	if sameValues(g.prev, g.next) && !g.ttl.On() {
 		return nil
 	}
-	out.Emit(row.UpdateBefore, g.output(r, g.prev))
-	out.Emit(row.UpdateAfter, g.output(r, g.next))
+	out.Emit(row.UpdateBefore, g.output(c, r, g.prev))
+	out.Emit(row.UpdateAfter, g.output(c, r, g.next))
 	return nil
 }
 
@@ -317,38 +331,6 @@ func (g *GroupAgg) canonical(id int32) []byte {
 	return g.cbuf
 }
 
-// output builds [key values of in..., aggs...].
-func (g *GroupAgg) output(in row.Row, aggs []row.Value) row.Row {
-	r := g.arena.Row(len(g.keys) + len(aggs))
-	for i, k := range g.keys {
-		r[i] = in[k]
-	}
-	copy(r[len(g.keys):], aggs)
-	return r
-}
-
-// keyedRow returns an output row with slot id's key columns, decoded
-// from the index, and room for the aggregates after them.
-func (g *GroupAgg) keyedRow(id int32) (row.Row, error) {
-	r := g.arena.Row(len(g.keys) + len(g.next))
-	// Decoded from a view of the index's bytes, not a copy of the key
-	// (an allocation per emitted group): only a STRING value points
-	// into what it was decoded from, and that one is copied.
-	b := g.canonical(id)
-	if g.keyErr != nil {
-		return nil, fmt.Errorf("group aggregate: %w", g.keyErr)
-	}
-	if err := DecodeKey(r[:len(g.keys)], unsafe.String(unsafe.SliceData(b), len(b))); err != nil {
-		return nil, fmt.Errorf("group aggregate: %w", err)
-	}
-	for i, v := range r[:len(g.keys)] {
-		if v.Type() == row.String {
-			r[i] = row.StringValue(strings.Clone(v.Str()))
-		}
-	}
-	return r, nil
-}
-
 // sameValues is Flink's equaliser over two results: NULL equals NULL.
 func sameValues(a, b []row.Value) bool {
 	for i := range a {
@@ -373,26 +355,25 @@ func (g *GroupAgg) Finish(out operator.Emitter) (err error) {
 			err = g.store.Err()
 		}
 	}()
+	c := carverOf(out)
 	if g.Groups() == 0 && len(g.keys) == 0 {
 		id := g.store.Alloc("")
 		g.store.Results(id, g.next)
 		g.store.Release(id)
-		r := g.arena.Row(len(g.next))
-		copy(r, g.next)
-		out.Emit(row.Insert, r)
+		g.emitKeyed(out, c, row.Insert, nil, g.next)
 		return nil
 	}
 	for id := range g.store.Slots {
 		if g.store.rows(id) == 0 {
 			continue // a free slot
 		}
-		var r row.Row
-		if g.lazy {
-			r = g.lazyRow(id)
-		} else if r, err = g.keyedRow(id); err != nil {
+		kv, err := g.keyValues(id)
+		if err != nil {
 			return err
 		}
-		g.store.Results(id, r[len(g.keys):])
+		r := g.newRow(c, len(kv)+len(g.next))
+		copy(r, kv)
+		g.store.Results(id, r[len(kv):])
 		out.Emit(row.Insert, r)
 	}
 	return nil
@@ -405,7 +386,6 @@ const GroupAggStateVersion = 1
 // Snapshot encodes the groups and counters: a version byte, the dropped
 // count, then the aggregate store (Store.AppendState).
 func (g *GroupAgg) Snapshot() ([]byte, error) {
-	g.settle()
 	v := byte(GroupAggStateVersion)
 	if g.ttl.On() {
 		v = groupAggTTLStateVersion
@@ -487,9 +467,14 @@ func (g *GroupAgg) restore(d *row.Decoder) error {
 	}
 	g.index.Release()
 	g.index = index
-	g.lazy, g.lazyKeys = false, nil
+	g.lazy = false
+	g.dropLazyKeys()
 	g.ints.reset()
-	return g.touchRestored()
+	if err := g.touchRestored(); err != nil {
+		return err
+	}
+	g.unsettle()
+	return nil
 }
 
 // WidenRestore makes the next restore read INT as BIGINT and FLOAT as
@@ -531,7 +516,12 @@ var (
 	_ operator.Snapshotter   = (*GroupAgg)(nil)
 )
 
+// CarvesRows implements operator.Carving: the rows emitted are cut
+// from the output batch's memory (newRow).
+func (g *GroupAgg) CarvesRows() bool { return true }
+
 var (
+	_ operator.Carving        = (*GroupAgg)(nil)
 	_ operator.StateSizer     = (*GroupAgg)(nil)
 	_ operator.PreKeyed       = (*GroupAgg)(nil)
 	_ operator.OutputAtFinish = (*GroupAgg)(nil)

@@ -2,6 +2,7 @@ package aggop
 
 import (
 	"fmt"
+	"math/bits"
 	"slices"
 
 	"github.com/etld/etld/pipeline/row"
@@ -36,6 +37,25 @@ type batchScratch struct {
 	// miss and found: slotsOfInts's changes the cache missed, and their
 	// slots in the index.
 	miss, found []int32
+	// added is a bit per hash (addedBit) of the keys slotsOf added in
+	// the batch so far.
+	added []uint64
+}
+
+// addedBits empties added for a batch of n changes: eight to sixteen
+// bits a change, so that a new key finds its bit set by another key
+// one time in eight at most.
+func (b *batchScratch) addedBits(n int) []uint64 {
+	words := 1 << bits.Len(uint(n>>3))
+	b.added = growTo(b.added, words)
+	clear(b.added)
+	return b.added
+}
+
+// addedBit is the word and the bit of hash h in added.
+func addedBit(added []uint64, h uint32) (int, uint64) {
+	i := int(h) & (len(added)<<6 - 1)
+	return i >> 6, 1 << (i & 63)
 }
 
 // Vectorized reports whether Process folds batches in passes: an
@@ -187,12 +207,22 @@ func (g *GroupAgg) slotsOf(changes []row.Change) []int32 {
 		missed = g.index.FindAll(keys, ends, hashes, b.ids)
 	}
 	// A key not found is new, or was added by an earlier change of this
-	// batch: look again in order, and add it.
+	// batch: look again in order, and add it. Only a key whose hash's
+	// bit an earlier one set can be in the index now: the others (most,
+	// when the keys are mostly new) are added with no second probe.
 	if missed {
+		added := b.addedBits(n)
 		start := int32(0)
 		for i, end := range ends {
 			if b.ids[i] < 0 {
-				b.ids[i], b.fresh[i] = g.slotOrNew(keys[start:end], hashes[i])
+				h := hashes[i]
+				w, bit := addedBit(added, h)
+				if added[w]&bit == 0 {
+					b.ids[i], b.fresh[i] = g.newSlot(keys[start:end], h), true
+				} else {
+					b.ids[i], b.fresh[i] = g.slotOrNew(keys[start:end], h)
+				}
+				added[w] |= bit
 			}
 			start = end
 		}

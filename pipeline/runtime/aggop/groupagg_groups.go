@@ -26,7 +26,6 @@ const groupAggGroupsVersion = 1
 
 // SnapshotGroups implements operator.KeyGrouped.
 func (g *GroupAgg) SnapshotGroups(part func(k int, b []byte) error) error {
-	g.settle()
 	s := g.store
 	s.settle()
 	if s.hasUser() {
@@ -39,10 +38,10 @@ func (g *GroupAgg) SnapshotGroups(part func(k int, b []byte) error) error {
 	pos := make([]int32, s.Slots)
 	grp := make([]uint8, s.Slots)
 	for id := range s.Slots {
-		if !g.index.Has(id) {
+		if !g.hasKey(id) {
 			continue // a free slot
 		}
-		k := operator.KeyGroupOf(g.canonical(id))
+		k := operator.KeyGroupOf(g.slotKey(id))
 		pos[id], grp[id] = int32(len(ids[k])), uint8(k)
 		ids[k] = append(ids[k], id)
 	}
@@ -51,7 +50,7 @@ func (g *GroupAgg) SnapshotGroups(part func(k int, b []byte) error) error {
 	var counts [operator.KeyGroups]int
 	if on {
 		g.ttl.Each(func(id int32, at int64) {
-			if !g.index.Has(id) {
+			if !g.hasKey(id) {
 				return
 			}
 			k := grp[id]

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime/state"
 )
 
 // intKeys is a cache in front of a GroupAgg's key index for the common
@@ -29,7 +30,8 @@ import (
 // is at most four times as long as the keys are many; the others stay in
 // buckets.
 type intKeys struct {
-	typ     row.TypeID // the key column's values' type, set by the first add
+	mem     *state.OffHeap // holds buckets and direct
+	typ     row.TypeID     // the key column's values' type, set by the first add
 	buckets []intBucket
 	n       int   // keys in buckets
 	shift   uint8 // 64 - log2(len(buckets))
@@ -51,11 +53,11 @@ const maxDirect = 1 << 24
 
 // intKeysOf returns a cache for the GroupAgg, or nil when its key is not
 // one column.
-func intKeysOf(keys []int) *intKeys {
+func intKeysOf(keys []int, mem *state.OffHeap) *intKeys {
 	if len(keys) != 1 {
 		return nil
 	}
-	return &intKeys{}
+	return &intKeys{mem: mem}
 }
 
 // fits reports whether the cache serves a batch whose key is column col
@@ -267,7 +269,7 @@ func (c *intKeys) toDirect(lo, hi int64) {
 		size = uint64(math.MaxInt64-lo) + 1
 	}
 	old, oldBase, buckets := c.direct, c.base, c.buckets
-	c.direct, c.base = make([]int32, size), lo
+	c.direct, c.base = state.OffHeapMake[int32](c.mem, int(size)), lo
 	var rest []intBucket
 	move := func(k int64, s int32) {
 		if i, ok := c.inDirect(k); ok {
@@ -286,6 +288,8 @@ func (c *intKeys) toDirect(lo, hi int64) {
 			move(b.key, b.slot)
 		}
 	}
+	state.OffHeapFree(c.mem, old)
+	state.OffHeapFree(c.mem, buckets)
 	c.buckets, c.n, c.shift = nil, 0, 0
 	if len(rest) > 0 {
 		c.rehash(max(1024, 1<<bits.Len(uint(2*len(rest)))))
@@ -299,18 +303,21 @@ func (c *intKeys) toDirect(lo, hi int64) {
 // rehash moves the buckets' keys to n buckets (a power of two).
 func (c *intKeys) rehash(n int) {
 	old := c.buckets
-	c.buckets = make([]intBucket, n)
+	c.buckets = state.OffHeapMake[intBucket](c.mem, n)
 	c.shift = uint8(64 - bits.TrailingZeros(uint(n)))
 	for _, b := range old {
 		if b.slot != 0 {
 			c.place(b.key, b.slot)
 		}
 	}
+	state.OffHeapFree(c.mem, old)
 }
 
 // reset forgets every key: a slot was freed, and may be another key's.
 func (c *intKeys) reset() {
 	if c != nil && c.total > 0 {
-		*c = intKeys{}
+		state.OffHeapFree(c.mem, c.buckets)
+		state.OffHeapFree(c.mem, c.direct)
+		*c = intKeys{mem: c.mem}
 	}
 }

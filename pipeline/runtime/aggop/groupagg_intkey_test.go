@@ -53,7 +53,7 @@ func TestIntKeys(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(1, 2))
-			c := intKeysOf([]int{0})
+			c := intKeysOf([]int{0}, nil)
 			want := map[int64]int32{}
 			for i := range 30000 {
 				k := tc.key(r)
@@ -99,7 +99,7 @@ func TestIntKeys(t *testing.T) {
 			}
 		})
 	}
-	if intKeysOf([]int{0, 1}) != nil || intKeysOf(nil) != nil {
+	if intKeysOf([]int{0, 1}, nil) != nil || intKeysOf(nil, nil) != nil {
 		t.Fatal("a cache for a key of several columns, or none")
 	}
 }
@@ -108,7 +108,7 @@ func TestIntKeys(t *testing.T) {
 // that is not NULL is an integer, and to the index's passes otherwise
 // (NULL keys only too).
 func TestIntKeysFits(t *testing.T) {
-	c := intKeysOf([]int{0})
+	c := intKeysOf([]int{0}, nil)
 	batch := func(vs ...row.Value) []row.Change {
 		var cs []row.Change
 		for _, v := range vs {

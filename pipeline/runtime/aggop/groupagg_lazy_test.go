@@ -116,6 +116,9 @@ func checkLazy(t *testing.T, gen func(*rand.Rand) int64, typ row.TypeID, nulls s
 	if err := restored.Restore(snap); err != nil {
 		t.Fatal(err)
 	}
+	if lazyWant := nulls == "none"; restored.lazy != lazyWant || lazyWant && restored.index.Len() != 0 {
+		t.Fatalf("restored: lazy %v with %d keys in the index, want lazy %v", restored.lazy, restored.index.Len(), lazyWant)
+	}
 	if got := finishLines(t, restored); !slices.Equal(got, want) {
 		t.Fatal("restored output differs")
 	}
@@ -168,8 +171,8 @@ func keyGroupParts(t *testing.T, g *GroupAgg) [][]byte {
 	return parts
 }
 
-// TestGroupAggLazyKeyGroups: the key groups of a lazy operator (which
-// settles) are those of the row-by-row fold.
+// TestGroupAggLazyKeyGroups: the key groups of a lazy operator are
+// those of the row-by-row fold, and taking them leaves it lazy.
 func TestGroupAggLazyKeyGroups(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(4, 4))
 	opt := GroupAggOptions{Batch: true, InsertOnly: true}
@@ -192,7 +195,117 @@ func TestGroupAggLazyKeyGroups(t *testing.T) {
 	if !slices.EqualFunc(keyGroupParts(t, lazy), keyGroupParts(t, slow), bytes.Equal) {
 		t.Fatal("key groups differ")
 	}
-	if lazy.lazy {
-		t.Fatal("still lazy after SnapshotGroups")
+	if !lazy.lazy || lazy.index.Len() != 0 {
+		t.Fatal("SnapshotGroups ended the lazy mode")
+	}
+}
+
+// TestGroupAggLazyKeysStreaming: a streaming mini-batch GROUP BY of one
+// integer column keeps its keys lazy too; it emits what the row-by-row
+// fold emits, change for change, with the same positions, at every
+// flush; its snapshots and key groups, taken between batches, are the
+// row-by-row one's byte for byte and leave it lazy; a restore of them
+// is lazy again and runs on to the same output and state; a NULL key
+// ends the lazy mode with the same results.
+func TestGroupAggLazyKeysStreaming(t *testing.T) {
+	for _, nulls := range []bool{false, true} {
+		for _, keys := range []int{3000, 10_000_000} {
+			t.Run(fmt.Sprintf("keys=%d/nulls=%v", keys, nulls), func(t *testing.T) {
+				checkLazyStreaming(t, keys, nulls)
+			})
+		}
+	}
+}
+
+func checkLazyStreaming(t *testing.T, keys int, nulls bool) {
+	rnd := rand.New(rand.NewPCG(5, uint64(keys)))
+	opt := GroupAggOptions{MiniBatch: true, MiniBatchSize: 900, InsertOnly: true}
+	mk := func() *GroupAgg { return optest.Must(NewGroupAgg([]int{0}, lazyAggs(), opt)) }
+	lazy, slow := mk(), mk()
+	slow.RowByRow = true
+	var restored *GroupAgg
+	for step, size := range []int{1, 700, 1024, 0, 2000, 64, 1024, 3000, 5} {
+		b := &row.Batch{Origin: row.Sequence{Prefix: "in:", First: int64(step * 10000)}}
+		for i := range size {
+			r := batchRow(rnd, 1)
+			r[0] = row.BigIntValue(int64(rnd.IntN(keys)))
+			if nulls && step == 6 && i == 10 {
+				r[0] = row.NullValue
+			}
+			b.Changes = append(b.Changes, row.Change{Kind: row.Insert, Row: r})
+		}
+		ops := []*GroupAgg{lazy, slow}
+		if restored != nil {
+			ops = append(ops, restored)
+		}
+		var outs []*posOut
+		for _, g := range ops {
+			o := &posOut{}
+			if err := g.Process(b, o); err != nil {
+				t.Fatal(err)
+			}
+			if step == 2 || step == 4 || step == 5 { // a barrier: flush, then snapshot
+				if err := g.Flush(o); err != nil {
+					t.Fatal(err)
+				}
+			}
+			outs = append(outs, o)
+		}
+		for _, o := range outs[1:] {
+			if !slices.Equal(outs[0].lines, o.lines) {
+				t.Fatalf("step %d: outputs differ:\n%s", step, firstDiff(o.lines, outs[0].lines))
+			}
+		}
+		if step == 2 || step == 5 {
+			snap := sameSnapshots(t, lazy, slow)
+			if !slices.EqualFunc(keyGroupParts(t, lazy), keyGroupParts(t, slow), bytes.Equal) {
+				t.Fatalf("step %d: key groups differ", step)
+			}
+			if !lazy.lazy || lazy.index.Len() != 0 {
+				t.Fatalf("step %d: the snapshot ended the lazy mode", step)
+			}
+			if step == 2 {
+				restored = mk()
+				if err := restored.Restore(snap); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	if lazy.lazy == nulls || restored.lazy == nulls {
+		t.Fatalf("lazy %v (restored: %v) at the end, with a NULL key %v", lazy.lazy, restored.lazy, nulls)
+	}
+	sameSnapshots(t, lazy, slow)
+	sameSnapshots(t, restored, slow)
+}
+
+// TestGroupAggKeyGroupsOfNoKey: the key groups of a global aggregate
+// (a key of no columns, which encodes to no bytes) hold its one group:
+// restored from them it emits its result as the original does.
+func TestGroupAggKeyGroupsOfNoKey(t *testing.T) {
+	aggs := []AggCall{{Func: CountStar, Arg: -1}, {Func: Max, Arg: 0, ArgType: optest.TBigInt}}
+	mk := func() *GroupAgg {
+		return optest.Must(NewGroupAgg(nil, aggs, GroupAggOptions{Batch: true, InsertOnly: true}))
+	}
+	g := mk()
+	if err := g.Process(groupBatch(10), &optest.Out{}); err != nil {
+		t.Fatal(err)
+	}
+	var parts [][]byte
+	if err := g.SnapshotGroups(func(_ int, b []byte) error {
+		parts = append(parts, slices.Clone(b))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	restored := mk()
+	if err := restored.RestoreGroups(parts); err != nil {
+		t.Fatal(err)
+	}
+	if restored.Groups() != 1 {
+		t.Fatalf("%d groups restored, want 1", restored.Groups())
+	}
+	if got, want := finishLines(t, restored), finishLines(t, g); !slices.Equal(got, want) {
+		t.Fatalf("restored emits %v, want %v", got, want)
 	}
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/operator"
+	"github.com/etld/etld/pipeline/runtime/state"
 )
 
 // Mini-batch (Flink's MiniBatchGroupAggFunction): with
@@ -44,6 +45,11 @@ type touched struct {
 }
 
 type miniBatch struct {
+	// mem holds list, mark and saved, which hold no pointer, off the
+	// Go heap once they are large (state.OffHeap): at millions of keys
+	// a mini-batch touches about a million, and an append's growth
+	// copied them, where a mapping grows by moving its pages.
+	mem     *state.OffHeap
 	seq     uint64 // input batches seen
 	pending int    // input changes applied since the last flush
 	list    []touched
@@ -57,7 +63,15 @@ type miniBatch struct {
 	saved []int64
 	prev  []row.Value
 	gone  []row.Row
+	// warmed keeps the sum of warm's loads, so that they are not dead
+	// code.
+	warmed int
 }
+
+// warmAhead is how many entries of the list warm loads ahead of the
+// flush: enough loads in flight to cover a miss's latency, few enough
+// that their lines stay in the cache until the flush reads them.
+const warmAhead = 64
 
 // touch notes change i as touching id and returns id's entry in list,
 // creating one (with the key's current result as prev) when the
@@ -75,7 +89,7 @@ func (g *GroupAgg) touch(id int32, had bool, i int) *touched {
 // growMarks gives every slot a mark.
 func (g *GroupAgg) growMarks() {
 	if n := int(g.store.Slots); n > len(g.mb.mark) {
-		g.mb.mark = append(g.mb.mark, make([]int32, n-len(g.mb.mark))...)
+		g.mb.mark = state.OffHeapGrow(g.mb.mem, g.mb.mark, n)
 	}
 }
 
@@ -88,13 +102,16 @@ func (g *GroupAgg) enter(id int32, had bool) *touched {
 	case !had:
 	case g.store.flat():
 		t.prev = len(m.saved)
+		// Room first, so that saveSlot's appends stay in place.
+		m.saved = state.OffHeapGrow(m.mem, m.saved, len(m.saved)+g.store.savedWords())[:t.prev]
 		m.saved = g.store.saveSlot(m.saved, id)
 	default:
 		t.prev = len(m.prev)
 		m.prev = append(m.prev, make([]row.Value, len(g.next))...)
 		g.store.Results(id, m.prev[t.prev:t.prev+len(g.next)])
 	}
-	m.list = append(m.list, t)
+	m.list = state.OffHeapGrow(m.mem, m.list, len(m.list)+1)
+	m.list[len(m.list)-1] = t
 	m.mark[id] = int32(len(m.list))
 	return &m.list[len(m.list)-1]
 }
@@ -121,6 +138,7 @@ func (g *GroupAgg) applyMiniBatch(in *row.Batch) error {
 	if g.Vectorized() {
 		return g.foldMiniBatch(in)
 	}
+	g.settle() // slotOf's way reads the index
 	last := growTo(g.mb.last, len(in.Changes))
 	for i := range last {
 		last[i] = -1
@@ -159,6 +177,15 @@ func (g *GroupAgg) foldMiniBatch(in *row.Batch) error {
 	// are independent, so the CPU overlaps their cache misses.
 	g.growMarks()
 	marks, fresh := g.mb.mark, g.batch.fresh
+	// The marks and accumulators of the keys seen before, loaded all
+	// at once ahead of enter, which copies the accumulators.
+	n := 0
+	for i, id := range ids {
+		if !fresh[i] {
+			n += int(marks[id]) + g.store.warmSlot(id)
+		}
+	}
+	g.mb.warmed += n
 	for i, id := range ids {
 		if marks[id] == 0 {
 			g.enter(id, !fresh[i])
@@ -195,6 +222,31 @@ func (g *GroupAgg) miniChange(k row.Kind, r row.Row, i int) error {
 	return nil
 }
 
+// warm loads the lines the flush reads of the keys of list that had a
+// result before the batch: their marks, their accumulators and their
+// keys, in a loop of loads independent of each other that the CPU has
+// in flight at once. At millions of keys each is a cache miss (the
+// batch's fold read them a mini-batch ago), which the flush's own loop,
+// long and full of calls, would wait for one by one. A new key's lines
+// are the last slots', in order: the CPU fetches those ahead itself.
+func (g *GroupAgg) warm(list []touched) {
+	n := 0
+	for i := range list {
+		id := list[i].id
+		if id < 0 || !list[i].had {
+			continue
+		}
+		n += int(g.mb.mark[id]) + g.store.warmSlot(id)
+		switch {
+		case g.lazy:
+			n += int(g.lazyKeys[id])
+		case g.index.Has(id):
+			n++
+		}
+	}
+	g.mb.warmed += n
+}
+
 // flushMiniBatch emits the batch's net change per touched key, in the
 // order the keys were first touched.
 func (g *GroupAgg) flushMiniBatch(in *row.Batch, out operator.Emitter) error {
@@ -214,7 +266,11 @@ func (g *GroupAgg) flushMiniBatch(in *row.Batch, out operator.Emitter) error {
 		}
 	}
 	n, flat, saved := len(g.next), g.store.flat(), g.store.savedWords()
+	c := carverOf(out)
 	for j := range m.list {
+		if j%warmAhead == 0 {
+			g.warm(m.list[j:min(j+warmAhead, len(m.list))])
+		}
 		t := &m.list[j]
 		if t.id >= 0 {
 			m.mark[t.id] = 0
@@ -240,7 +296,7 @@ func (g *GroupAgg) flushMiniBatch(in *row.Batch, out operator.Emitter) error {
 		}
 		if t.id < 0 {
 			if t.had {
-				out.Emit(row.Delete, g.output(m.gone[t.gone], prev))
+				out.Emit(row.Delete, g.output(c, m.gone[t.gone], prev))
 			}
 			continue
 		}
@@ -249,21 +305,16 @@ func (g *GroupAgg) flushMiniBatch(in *row.Batch, out operator.Emitter) error {
 		if t.had && !changed {
 			continue
 		}
-		r, err := g.keyedRow(t.id)
+		kv, err := g.keyValues(t.id)
 		if err != nil {
 			return err
 		}
 		if !changed {
-			copy(r[len(g.keys):], g.next)
-			out.Emit(row.Insert, r)
+			g.emitKeyed(out, c, row.Insert, kv, g.next)
 			continue
 		}
-		after := g.arena.Row(len(r))
-		copy(after, r[:len(g.keys)])
-		copy(after[len(g.keys):], g.next)
-		copy(r[len(g.keys):], prev)
-		out.Emit(row.UpdateBefore, r)
-		out.Emit(row.UpdateAfter, after)
+		g.emitKeyed(out, c, row.UpdateBefore, kv, prev)
+		g.emitKeyed(out, c, row.UpdateAfter, kv, g.next)
 	}
 	m.list = m.list[:0]
 	m.saved = m.saved[:0]

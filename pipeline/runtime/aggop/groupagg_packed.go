@@ -120,6 +120,71 @@ func canonicalKey(dst, p []byte) ([]byte, error) {
 	return dst, nil
 }
 
+// decodePacked reads the packed key p into dst: DecodeKey of its
+// canonicalKey, without writing that encoding out (a streaming flush
+// decodes the key of every group it emits). Its STRING values are
+// copies, not views of p.
+func decodePacked(dst []row.Value, p []byte) error {
+	for i := range dst {
+		if len(p) == 0 {
+			return fmt.Errorf("packed group key truncated at column %d", i)
+		}
+		tag := p[0]
+		p = p[1:]
+		switch id := row.TypeID(tag); {
+		case tag == packedTail:
+			dst[i], p = row.StringValue(string(p)), nil
+		case id == row.Null:
+			dst[i] = row.NullValue
+		case id == row.String:
+			n, w := binary.Uvarint(p)
+			if w <= 0 || n > uint64(len(p)-w) {
+				return fmt.Errorf("packed group key: bad string length")
+			}
+			dst[i], p = row.StringValue(string(p[w:w+int(n)])), p[w+int(n):]
+		case packedInt(id):
+			x, w := binary.Varint(p)
+			if w <= 0 {
+				return fmt.Errorf("packed group key: bad number")
+			}
+			dst[i], p = packedIntValue(id, x), p[w:]
+		case tag == packedEscape:
+			n, err := canonicalLen(p)
+			if err != nil {
+				return err
+			}
+			if err := DecodeKey(dst[i:i+1], string(p[:n])); err != nil {
+				return err
+			}
+			p = p[n:]
+		default:
+			return fmt.Errorf("packed group key: unknown tag %d", tag)
+		}
+	}
+	if len(p) != 0 {
+		return fmt.Errorf("packed group key has %d bytes after its %d columns", len(p), len(dst))
+	}
+	return nil
+}
+
+// packedIntValue is the value of type id (packedInt) whose number is x,
+// as DecodeKey makes it.
+func packedIntValue(id row.TypeID, x int64) row.Value {
+	switch id {
+	case row.Boolean:
+		return row.BoolValue(x != 0)
+	case row.Int:
+		return row.IntValue(int32(x))
+	case row.Date:
+		return row.DateValue(int32(x))
+	case row.Timestamp:
+		return row.TimestampValue(x)
+	case row.TimestampLTZ:
+		return row.TimestampLTZValue(x)
+	}
+	return row.BigIntValue(x)
+}
+
 // packCanonical appends the packed form of k, a key in row.KeyOf's
 // encoding: canonicalKey's inverse.
 func packCanonical(dst, k []byte) ([]byte, error) {

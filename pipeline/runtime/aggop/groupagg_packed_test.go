@@ -76,6 +76,13 @@ func TestPackedKeysAreKeyOfsBijection(t *testing.T) {
 		if c, err := canonicalKey(nil, p); err != nil || !bytes.Equal(c, canon) {
 			t.Fatalf("row %d %v: unpacked %x, row.KeyOf %x (%v)", i, r, c, canon, err)
 		}
+		want, got := make(row.Row, len(r)), make(row.Row, len(r))
+		if err := DecodeKey(want, string(canon)); err != nil {
+			t.Fatal(err)
+		}
+		if err := decodePacked(got, p); err != nil || !slices.Equal(got, want) {
+			t.Fatalf("row %d %v: decoded packed %v, row.KeyOf's %v (%v)", i, r, got, want, err)
+		}
 		if c, ok := byPacked[string(p)]; ok && c != string(canon) {
 			t.Fatalf("row %d %v: packed %x is also another key's", i, r, p)
 		}
@@ -98,6 +105,9 @@ func TestPackedKeysRefused(t *testing.T) {
 	for _, p := range [][]byte{{byte(row.String), 5, 'a'}, {byte(row.BigInt)}, {byte(row.BigInt), 0x80}, {0x42}, {packedEscape, byte(row.BigInt), 0, 1}} {
 		if c, err := canonicalKey(nil, p); err == nil {
 			t.Errorf("packed %x unpacked to %x", p, c)
+		}
+		if err := decodePacked(make(row.Row, 1), p); err == nil {
+			t.Errorf("packed %x decoded", p)
 		}
 	}
 	for _, k := range [][]byte{{byte(row.BigInt), 0, 1, 2}, {byte(row.String)}, {byte(row.String), 0, 9, 'a'}} {

@@ -33,7 +33,6 @@ func (s *Store) WriteState(w io.Writer, buf []byte, key func(id int32) []byte) (
 // SnapshotTo implements operator.StreamSnapshotter: Snapshot's bytes,
 // written to w in pieces.
 func (g *GroupAgg) SnapshotTo(w io.Writer) error {
-	g.settle()
 	v := byte(GroupAggStateVersion)
 	if g.ttl.On() {
 		v = groupAggTTLStateVersion
@@ -77,12 +76,28 @@ func (g *GroupAgg) RestoreFrom(r io.Reader, size int64) error {
 	return g.restore(row.NewStreamDecoder(r, size))
 }
 
-// slotKey is a slot's group key, nil for a free slot.
+// slotKey is a slot's group key in row.KeyOf's encoding, a view valid
+// until the next call or change of the index; empty, perhaps nil, for a
+// free slot and for the key of no columns (hasKey tells them apart).
+// Lazy keys (groupagg_lazy.go) are encoded from lazyKeys, the bytes the
+// index would hold: a snapshot leaves the lazy mode on.
 func (g *GroupAgg) slotKey(id int32) []byte {
-	if !g.index.Has(id) {
+	if !g.hasKey(id) {
 		return nil
 	}
+	if g.lazy {
+		g.cbuf = row.AppendKey(g.cbuf[:0], g.ints.value(g.lazyKeys[id]))
+		return g.cbuf
+	}
 	return g.canonical(id)
+}
+
+// hasKey reports whether slot id holds a group.
+func (g *GroupAgg) hasKey(id int32) bool {
+	if g.lazy {
+		return int(id) < len(g.lazyKeys)
+	}
+	return g.index.Has(id)
 }
 
 var _ operator.StreamSnapshotter = (*GroupAgg)(nil)

@@ -11,14 +11,22 @@ import (
 )
 
 // TestOffHeapCleanup: an owner that becomes garbage gives its mappings
-// back without a call, as an operator dropped after its run does.
+// back without a call, as an operator dropped after its run does: a
+// streaming GROUP BY's store and index, and with mini-batch its lazy
+// keys, integer-key cache and mini-batch arrays.
 func TestOffHeapCleanup(t *testing.T) {
+	for _, opt := range []GroupAggOptions{{InsertOnly: true}, {InsertOnly: true, MiniBatch: true, MiniBatchSize: 1 << 20}} {
+		checkOffHeapCleanup(t, opt)
+	}
+}
+
+func checkOffHeapCleanup(t *testing.T, opt GroupAggOptions) {
 	if !state.MapSupported {
 		t.Skip("no mappings on this platform")
 	}
 	live := optest.SettleOffHeap()
 	func() {
-		g := optest.Must(NewGroupAgg([]int{0}, []AggCall{{Func: CountStar, Arg: -1}}, GroupAggOptions{InsertOnly: true}))
+		g := optest.Must(NewGroupAgg([]int{0}, []AggCall{{Func: CountStar, Arg: -1}}, opt))
 		b := groupBatch(100_000)
 		if err := g.Process(b, &optest.Discard{}); err != nil {
 			t.Fatal(err)
@@ -46,6 +54,7 @@ func TestRestoreReleases(t *testing.T) {
 	}
 	aggs := []AggCall{{Func: CountStar, Arg: -1}, {Func: Max, Arg: 0, ArgType: optest.TBigInt}}
 	g := optest.Must(NewGroupAgg([]int{0}, aggs, GroupAggOptions{InsertOnly: true}))
+	lazy := optest.Must(NewGroupAgg([]int{0}, aggs, GroupAggOptions{InsertOnly: true, MiniBatch: true}))
 	d := NewDistinct()
 	for _, tc := range []struct {
 		name string
@@ -57,6 +66,7 @@ func TestRestoreReleases(t *testing.T) {
 		mapped func() int
 	}{
 		{"group aggregate", g, func() int { return g.store.mem.Mapped() + g.index.Mapped() }},
+		{"lazy keys", lazy, func() int { return lazy.store.mem.Mapped() + lazy.index.Mapped() + lazy.mem.Mapped() }},
 		{"distinct", d, func() int { return d.seen.Mapped() }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -307,25 +307,29 @@ func (t *KeyTable) FindAllHashed(keys []byte, ends []int32, hashes []uint32, ids
 	start := 0
 	for i, e := range ends {
 		end := int(e)
-		if id := ids[i]; id >= 0 {
-			var same bool
-			if n := end - start; n <= keyInline && start+16 <= len(all) {
-				lo, hi := wordsOf(all[start:start+16:start+16], n)
-				elo, ehi := t.Entries[id].words()
-				same = lo == elo && hi == ehi
-			} else {
-				same = t.Equal(uint32(id), keys[start:end])
-			}
-			if same {
-				start = end
-				continue
-			}
+		id := ids[i]
+		if id < 0 {
+			// No bucket of the probe run has this hash: absent, with
+			// no second walk of the run (most of a batch's keys when
+			// the keys are millions and mostly new).
+			start, missed = end, true
+			continue
 		}
-		// Absent, or a hash shared with another key.
-		if id, ok := t.FindHashed(keys[start:end], hashes[i]); ok {
-			ids[i] = id
+		var same bool
+		if n := end - start; n <= keyInline && start+16 <= len(all) {
+			lo, hi := wordsOf(all[start:start+16:start+16], n)
+			elo, ehi := t.Entries[id].words()
+			same = lo == elo && hi == ehi
 		} else {
-			ids[i], missed = -1, true
+			same = t.Equal(uint32(id), keys[start:end])
+		}
+		if !same {
+			// A hash shared with another key: the rest of the run.
+			if id, ok := t.FindHashed(keys[start:end], hashes[i]); ok {
+				ids[i] = id
+			} else {
+				ids[i], missed = -1, true
+			}
 		}
 		start = end
 	}
