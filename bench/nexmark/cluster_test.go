@@ -292,22 +292,26 @@ func taskManagerOfJob(ctx context.Context, addr, jid string) (string, error) {
 	if err := getJSON(ctx, addr, "/jobs/"+jid, &job); err != nil {
 		return "", err
 	}
+	// A TaskManager whose tasks of the job have all finished (a bounded
+	// source's, say) can die without the job noticing: take one that
+	// runs a task still.
 	for _, v := range job.Vertices {
 		var tms struct {
 			TaskManagers []struct {
-				ID string `json:"taskmanager-id"`
+				ID     string         `json:"taskmanager-id"`
+				Counts map[string]int `json:"status-counts"`
 			} `json:"taskmanagers"`
 		}
 		if err := getJSON(ctx, addr, "/jobs/"+jid+"/vertices/"+v.ID+"/taskmanagers", &tms); err != nil {
 			return "", err
 		}
 		for _, tm := range tms.TaskManagers {
-			if tm.ID == "tm1" || tm.ID == "tm2" {
+			if (tm.ID == "tm1" || tm.ID == "tm2") && tm.Counts["RUNNING"] > 0 {
 				return tm.ID, nil
 			}
 		}
 	}
-	return "", fmt.Errorf("job %s: no task on TaskManager tm1 or tm2 (are the TaskManagers named by their resource id?)", jid)
+	return "", fmt.Errorf("job %s: no running task on TaskManager tm1 or tm2 (finished already, or the TaskManagers are not named by their resource id)", jid)
 }
 
 func getJSON(ctx context.Context, addr, path string, v any) error {
