@@ -147,7 +147,7 @@ func decodePacked(dst []row.Value, p []byte) error {
 			if w <= 0 {
 				return fmt.Errorf("packed group key: bad number")
 			}
-			dst[i], p = packedIntValue(id, x), p[w:]
+			dst[i], p = valueOfWord(row.Type{ID: id}, x), p[w:] // a packed number is the word of its kind
 		case tag == packedEscape:
 			n, err := canonicalLen(p)
 			if err != nil {
@@ -165,24 +165,6 @@ func decodePacked(dst []row.Value, p []byte) error {
 		return fmt.Errorf("packed group key has %d bytes after its %d columns", len(p), len(dst))
 	}
 	return nil
-}
-
-// packedIntValue is the value of type id (packedInt) whose number is x,
-// as DecodeKey makes it.
-func packedIntValue(id row.TypeID, x int64) row.Value {
-	switch id {
-	case row.Boolean:
-		return row.BoolValue(x != 0)
-	case row.Int:
-		return row.IntValue(int32(x))
-	case row.Date:
-		return row.DateValue(int32(x))
-	case row.Timestamp:
-		return row.TimestampValue(x)
-	case row.TimestampLTZ:
-		return row.TimestampLTZValue(x)
-	}
-	return row.BigIntValue(x)
 }
 
 // packCanonical appends the packed form of k, a key in row.KeyOf's
