@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime/operator"
 	"github.com/etld/etld/pipeline/runtime/state"
 )
 
@@ -14,6 +15,18 @@ import (
 // costs no allocation of its own. Rows are never reused: receivers may
 // keep them.
 type RowArena struct{ buf []row.Value }
+
+// RowFrom is a row of width values for the next change emitted: carved
+// from c, the output batch's memory, which its reader gives back for
+// later batches (operator.RowCarver), when c is not nil; else from the
+// arena, new memory the GC collects. Carved, millions of emitted rows
+// cost no allocation and no zeroing.
+func (a *RowArena) RowFrom(c operator.RowCarver, width int) row.Row {
+	if c != nil {
+		return c.CarveRow(width)
+	}
+	return a.Row(width)
+}
 
 func (a *RowArena) Row(width int) row.Row {
 	if len(a.buf)+width > cap(a.buf) {

@@ -260,7 +260,7 @@ func (g *GroupAgg) change(k row.Kind, r row.Row, out operator.Emitter) error {
 		return err
 	}
 	g.ttl.Touch(id)
-	c := carverOf(out)
+	c := operator.CarverOf(out)
 	if isNew {
 		g.store.Update(id, r, true)
 		if !g.opt.Batch {
@@ -355,7 +355,7 @@ func (g *GroupAgg) Finish(out operator.Emitter) (err error) {
 			err = g.store.Err()
 		}
 	}()
-	c := carverOf(out)
+	c := operator.CarverOf(out)
 	if g.Groups() == 0 && len(g.keys) == 0 {
 		id := g.store.Alloc("")
 		g.store.Results(id, g.next)
@@ -371,7 +371,7 @@ func (g *GroupAgg) Finish(out operator.Emitter) (err error) {
 		if err != nil {
 			return err
 		}
-		r := g.newRow(c, len(kv)+len(g.next))
+		r := g.arena.RowFrom(c, len(kv)+len(g.next))
 		copy(r, kv)
 		g.store.Results(id, r[len(kv):])
 		out.Emit(row.Insert, r)
@@ -517,7 +517,7 @@ var (
 )
 
 // CarvesRows implements operator.Carving: the rows emitted are cut
-// from the output batch's memory (newRow).
+// from the output batch's memory (RowArena.RowFrom).
 func (g *GroupAgg) CarvesRows() bool { return true }
 
 var (

@@ -266,7 +266,7 @@ func (g *GroupAgg) flushMiniBatch(in *row.Batch, out operator.Emitter) error {
 		}
 	}
 	n, flat, saved := len(g.next), g.store.flat(), g.store.savedWords()
-	c := carverOf(out)
+	c := operator.CarverOf(out)
 	for j := range m.list {
 		if j%warmAhead == 0 {
 			g.warm(m.list[j:min(j+warmAhead, len(m.list))])

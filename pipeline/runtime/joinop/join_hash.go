@@ -125,7 +125,7 @@ func (j *Join) probeBatch(in *row.Batch, out operator.Emitter) error {
 	}
 	// The picked rows go out at once, one by one: they may be cut from
 	// the output batch's slabs (operator.RowCarver).
-	carver, _ := out.(operator.RowCarver)
+	carver := operator.CarverOf(out)
 	pout := j.project(out)
 	for i := range cs {
 		if tr != nil {

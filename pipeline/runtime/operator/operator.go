@@ -32,6 +32,13 @@ type RowCarver interface {
 	CarveRow(w int) row.Row
 }
 
+// CarverOf is out as a RowCarver, nil when it lends no rows: asked once
+// per call of an operator, not once per row.
+func CarverOf(out Emitter) RowCarver {
+	c, _ := out.(RowCarver)
+	return c
+}
+
 // Carving is an operator that builds rows in the memory of a RowCarver
 // when its emitter is one: the node then gives its emitter slabs that
 // come back (when one node alone reads its output).

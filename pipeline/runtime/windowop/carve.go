@@ -1,31 +1,18 @@
 package windowop
 
-import (
-	"github.com/etld/etld/pipeline/row"
-	"github.com/etld/etld/pipeline/runtime/aggop"
-	"github.com/etld/etld/pipeline/runtime/operator"
-)
+import "github.com/etld/etld/pipeline/runtime/operator"
 
 // The window aggregates' output rows are built in their emitter's memory
 // when it lends it (operator.RowCarver): slabs that the node's one
 // reader gives back once it is done with the batch, so a fired window or
 // session costs no allocation of its row, nor its zeroing and
 // collection. Otherwise (several readers, a keyed worker's own emitter,
-// a test's) they come from the operator's arena.
+// a test's) they come from the operator's arena (aggop.RowArena.RowFrom).
 
-// outRow returns a row of w values for an output row, to be filled whole
-// and emitted on out before any other row.
-func outRow(arena *aggop.RowArena, out operator.Emitter, w int) row.Row {
-	if rc, ok := out.(operator.RowCarver); ok {
-		return rc.CarveRow(w)
-	}
-	return arena.Row(w)
-}
-
-// CarvesRows implements operator.Carving: a fired window's row (outRow).
+// CarvesRows implements operator.Carving: a fired window's row (RowFrom).
 func (g *WindowAgg) CarvesRows() bool { return true }
 
-// CarvesRows implements operator.Carving: a fired session's row (outRow).
+// CarvesRows implements operator.Carving: a fired session's row (RowFrom).
 func (g *SessionAgg) CarvesRows() bool { return true }
 
 var (

@@ -35,7 +35,7 @@ func (o *carvingOut) inSlab(r row.Row) bool {
 }
 
 // TestWindowRowsCarved: a fired window's or session's row is built in
-// the memory its emitter lends (outRow), every value written over the
+// the memory its emitter lends (RowArena.RowFrom), every value written over the
 // slab's garbage: the rows are those emitted into a plain emitter.
 func TestWindowRowsCarved(t *testing.T) {
 	aggs := []aggop.AggCall{{Func: aggop.CountStar, Arg: -1}, {Func: aggop.Sum, Arg: 2, ArgType: optest.TBigInt}}

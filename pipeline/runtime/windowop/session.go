@@ -142,7 +142,7 @@ func (g *SessionAgg) fire(out operator.Emitter) error {
 
 func (g *SessionAgg) emit(s *session, out operator.Emitter) error {
 	nk := len(g.keys)
-	r := outRow(&g.arena, out, nk+3+len(g.st.Aggs))
+	r := g.arena.RowFrom(operator.CarverOf(out), nk+3+len(g.st.Aggs))
 	if err := aggop.DecodeKey(r[:nk], g.set.key(s)); err != nil {
 		return fmt.Errorf("session window aggregate: %w", err)
 	}

@@ -403,7 +403,7 @@ func (g *WindowAgg) emit(id int32, start, end, fire int64, out operator.Emitter)
 	if g.opt.Attached {
 		at = nk - 1 // the last key
 	}
-	r := outRow(&g.arena, out, at+3+len(g.res))
+	r := g.arena.RowFrom(operator.CarverOf(out), at+3+len(g.res))
 	if err := aggop.DecodeKey(r[:nk], g.kids.key(g.slotKid[id])); err != nil {
 		return fmt.Errorf("window aggregate: %w", err)
 	}
