@@ -73,9 +73,7 @@ func (f *fusion) pickColumns(next *OpNode) {
 		}
 	}
 	f.picked = true
-	if r, ok := s.Source.(connector.BatchRecycler); ok && f.readers[0].releaser != nil {
-		f.recycle = r.Recycle
-	}
+	f.recycleDecoded()
 }
 
 // filterWhole fuses a Calc that filters the source's rows and passes
@@ -97,6 +95,13 @@ func (f *fusion) filterWhole(next *OpNode) {
 	}
 	c := f.readers[0].calc
 	f.filter, f.whole, f.picked = c.Filter, c, true
+	f.recycleDecoded()
+}
+
+// recycleDecoded has the Calc's reader give the decoded batches back to
+// the source, when the source takes them (connector.BatchRecycler) and
+// the reader says when it is done with one.
+func (f *fusion) recycleDecoded() {
 	if r, ok := f.src.Source.(connector.BatchRecycler); ok && f.readers[0].releaser != nil {
 		f.recycle = r.Recycle
 	}
