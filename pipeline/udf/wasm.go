@@ -54,6 +54,9 @@ type wasmImpl struct {
 	rt  wazero.Runtime
 	mod wazero.CompiledModule
 	cfg wazero.ModuleConfig
+	// metered is whether the module runs metered (meter.go), rather
+	// than under wazero's close on the context's end.
+	metered bool
 }
 
 // loadWasm compiles the module of f and checks its exports, then starts
@@ -123,7 +126,7 @@ func newWasmImpl(ctx context.Context, f *Function, limit int64, code []byte, met
 		WithCloseOnContextDone(!metered).
 		WithCompilationCache(compileCache)
 	rt := wazero.NewRuntimeWithConfig(ctx, rcfg)
-	w := &wasmImpl{fn: f, rt: rt}
+	w := &wasmImpl{fn: f, rt: rt, metered: metered}
 	defer func() {
 		if err != nil {
 			_ = rt.Close(ctx)
