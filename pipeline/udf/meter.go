@@ -19,15 +19,18 @@ import (
 // too, so a call of count_char over a 100-byte string cost 4 µs, nine
 // tenths of it in those exits. meterModule instead rewrites the module
 // before it is compiled, as gas metering does: a new mutable global
-// counts down at each function's entry and each loop header, and when it
-// reaches zero (every meterInterval turns) the code calls a new import,
-// meterCheck, which returns the count again, or, when the call's context
-// is done (its time limit, or the run's end), stops the call as wazero's
-// close would, with a sys.ExitError. A call that never ends enters a
-// loop or a function endlessly, so it reaches the check; between two
-// checks it runs a bounded stretch of straight code, and the goroutine
-// leaves the machine code for Go there, where Go's scheduler and
-// collector can stop it.
+// counts down at each function's entry, and at every 256th turn of a
+// loop (a new local of each function counts the turns: registers, no
+// memory); when it reaches zero (every meterInterval counts) the code
+// calls a new import, meterCheck, which returns the count again, or,
+// when the call's context is done (its time limit, or the run's end),
+// stops the call as wazero's close would, with a sys.ExitError. A call
+// that never ends turns a loop or enters functions endlessly, so it
+// reaches the check: between two checks run at most meterInterval
+// function entries and meterInterval*256 loop turns (each activation's
+// last 255 turns aside), milliseconds; the goroutine leaves the machine
+// code for Go at each check, where Go's scheduler and collector can stop
+// it.
 //
 // The import is a function, so every function index of the module from
 // it on moves up by one: calls, ref.func (in code, global initialisers
@@ -39,10 +42,15 @@ import (
 const (
 	meterModuleName = "etld_sandbox"
 	meterFuncName   = "check"
-	// meterInterval is how many loop turns and function entries run
-	// between two checks: a check costs a call into Go, a few tens of
-	// nanoseconds; the turns between two of them take microseconds.
+	// meterInterval is how many counts (function entries, 256 loop
+	// turns) run between two checks: a check costs a call into Go, a
+	// few tens of nanoseconds; the counts between two take microseconds
+	// to milliseconds.
 	meterInterval = 1 << 14
+	// meterTurns is how many turns of a loop make a count (a power of
+	// two): the count costs loads and a store of the global; a turn, an
+	// add and a test of the local.
+	meterTurns = 256
 )
 
 // meterCheck is the module's check: the count again, or the call stops
@@ -63,8 +71,12 @@ type meter struct {
 	// importedFuncs is the index of the new import: indexes from it on
 	// move up by one.
 	importedFuncs uint32
-	// check is the countdown's code.
-	check []byte
+	// global is the counter's index.
+	global uint32
+	// params is the number of parameters of each type, funcTypes the
+	// type of each function the module defines.
+	params    []uint32
+	funcTypes []uint32
 }
 
 func (m *meter) fn(idx uint32) uint32 {
@@ -74,15 +86,27 @@ func (m *meter) fn(idx uint32) uint32 {
 	return idx
 }
 
-// countdown is the code at each function entry and loop header, with g
-// the counter and f the check: if g is 0 then g = f(); g--.
-func countdown(g, f uint32) []byte {
-	b := appendU32([]byte{0x23}, g)                  // global.get g
-	b = append(b, 0x45, 0x04, 0x40, 0x10)            // i32.eqz, if, call
-	b = append(appendU32(b, f), 0x24)                // f, global.set
-	b = append(appendU32(b, g), 0x0b, 0x23)          // g, end, global.get
-	b = append(appendU32(b, g), 0x41, 1, 0x6b, 0x24) // g, i32.const 1, i32.sub, global.set
-	return appendU32(b, g)                           // g
+// count is the code of a count, with l a scratch local: l = g - 1;
+// g = l; if l <= 0 { g = check() }. Not l == 0: a check that stopped
+// a call left g at 0, and the module may be called again.
+func (m *meter) count(b []byte, l uint32) []byte {
+	b = append(appendU32(append(b, 0x23), m.global), 0x41, 1, 0x6b, 0x22) // global.get g, i32.const 1, i32.sub, local.tee
+	b = append(appendU32(b, l), 0x24)                                     // l, global.set
+	b = append(appendU32(b, m.global), 0x20)                              // g, local.get
+	b = append(appendU32(b, l), 0x41, 1, 0x48, 0x04, 0x40, 0x10)          // l, i32.const 1, i32.lt_s, if, call
+	b = append(appendU32(b, m.importedFuncs), 0x24)                       // check, global.set
+	return append(appendU32(b, m.global), 0x0b)                           // g, end
+}
+
+// turn is the code at a loop's header, with l the turns' local (its
+// value after a count does not matter: the next count is at most
+// meterTurns turns away all the same): l++; if l % meterTurns == 0 {
+// count }.
+func (m *meter) turn(b []byte, l uint32) []byte {
+	b = append(appendU32(append(b, 0x20), l), 0x41, 1, 0x6a, 0x22) // local.get l, i32.const 1, i32.add, local.tee
+	b = append(appendU32(b, l), 0x41)                              // l, i32.const
+	b = append(appendS32(b, meterTurns-1), 0x71, 0x45, 0x04, 0x40) // mask, i32.and, i32.eqz, if
+	return append(m.count(b, l), 0x0b)                             // count, end
 }
 
 type wsection struct {
@@ -114,14 +138,17 @@ func meterModule(code []byte) ([]byte, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
-	var types, funcImports, globals uint32
+	m := &meter{}
+	var globals uint32
 	for _, s := range secs {
 		var err error
 		switch s.id {
 		case 1:
-			types, err = vecCount(s.body)
+			m.params, err = typeParams(s.body)
 		case 2:
-			funcImports, globals, err = countImports(s.body)
+			m.importedFuncs, globals, err = countImports(s.body)
+		case 3:
+			m.funcTypes, err = funcTypes(s.body)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("section %d: %w", s.id, err)
@@ -136,7 +163,8 @@ func meterModule(code []byte) ([]byte, error) {
 			globals += n
 		}
 	}
-	m := &meter{importedFuncs: funcImports, check: countdown(globals, funcImports)}
+	m.global = globals
+	types := uint32(len(m.params))
 	added := map[byte][]byte{
 		1: {0x60, 0x00, 0x01, 0x7f}, // () -> i32
 		2: append(append(appendU32(nil, uint32(len(meterModuleName))), meterModuleName...),
@@ -186,6 +214,44 @@ func added(add []byte) uint32 {
 		return 0
 	}
 	return 1
+}
+
+// typeParams reads the parameter counts of the module's function types.
+func typeParams(body []byte) ([]uint32, error) {
+	r := &wreader{b: body}
+	n := r.count()
+	params := make([]uint32, 0, n)
+	for i := uint32(0); i < n && r.err == nil; i++ {
+		if form := r.byte(); form != 0x60 {
+			r.fail("type form 0x%02x: %v", form, errUnsupported)
+		}
+		p := r.count()
+		for j := uint32(0); j < p; j++ {
+			r.valtype()
+		}
+		for j, k := uint32(0), r.count(); j < k; j++ {
+			r.valtype()
+		}
+		params = append(params, p)
+	}
+	if r.err == nil && !r.done() {
+		r.fail("bytes after the types")
+	}
+	return params, r.err
+}
+
+// funcTypes reads the function section: the type of each function.
+func funcTypes(body []byte) ([]uint32, error) {
+	r := &wreader{b: body}
+	n := r.count()
+	types := make([]uint32, 0, n)
+	for i := uint32(0); i < n && r.err == nil; i++ {
+		types = append(types, r.u32())
+	}
+	if r.err == nil && !r.done() {
+		r.fail("bytes after the function types")
+	}
+	return types, r.err
 }
 
 func vecCount(body []byte) (uint32, error) {
@@ -261,7 +327,7 @@ func (m *meter) section(s wsection, add []byte) (body []byte, keep bool, err err
 			start := r.off
 			r.valtype()
 			r.byte()
-			out = m.expr(r, append(out, r.b[start:r.off]...), false)
+			out = m.expr(r, append(out, r.b[start:r.off]...), noTurns)
 		}
 		body = append(out, add...)
 	case 7:
@@ -309,7 +375,7 @@ func (m *meter) elements(r *wreader) []byte {
 			if flags&2 != 0 {
 				r.u32() // table
 			}
-			out = m.expr(r, append(out, r.b[start:r.off]...), false)
+			out = m.expr(r, append(out, r.b[start:r.off]...), noTurns)
 			start = r.off
 		}
 		if flags&3 != 0 {
@@ -319,7 +385,7 @@ func (m *meter) elements(r *wreader) []byte {
 		out = append(out, r.b[start:r.off]...)
 		for j := uint32(0); j < k && r.err == nil; j++ {
 			if flags&4 != 0 {
-				out = m.expr(r, out, false)
+				out = m.expr(r, out, noTurns)
 			} else {
 				out = appendU32(out, m.fn(r.u32()))
 			}

@@ -124,10 +124,15 @@ func (r *wreader) memarg() {
 
 var errUnsupported = errors.New("an instruction the meter does not know")
 
+// noTurns is expr's turns for instructions without loops to count (a
+// constant expression).
+const noTurns = -1
+
 // expr copies the instructions at r up to the end that closes them to
-// out, shifting function indexes; with check, the countdown goes after
-// each loop's block type. It returns out.
-func (m *meter) expr(r *wreader, out []byte, check bool) []byte {
+// out, shifting function indexes; with turns (a local's index, not
+// noTurns), the count of turns goes after each loop's block type. It
+// returns out.
+func (m *meter) expr(r *wreader, out []byte, turns int64) []byte {
 	flushed := r.off
 	depth := 0
 	// edit writes what was read up to the instruction at start, then the
@@ -147,9 +152,9 @@ func (m *meter) expr(r *wreader, out []byte, check bool) []byte {
 		case op == 0x03: // loop
 			r.leb(5)
 			depth++
-			if check {
+			if turns != noTurns {
 				edit(r.off)
-				out = append(out, m.check...)
+				out = m.turn(out, uint32(turns))
 			}
 		case op == 0x0b: // end
 			if depth == 0 {
@@ -265,24 +270,40 @@ func (r *wreader) prefixFE() {
 	}
 }
 
-// code rewrites the code section: each body gets the countdown at its
-// entry and at each loop header, and its size again.
+// code rewrites the code section: each body gets a local for its
+// loops' turns, a count at its entry and the turns' count at each loop
+// header, and its size again.
 func (m *meter) code(body []byte) ([]byte, error) {
 	r := &wreader{b: body}
 	n := r.count()
-	out := appendU32(make([]byte, 0, len(body)+len(body)/8), n)
+	if int(n) != len(m.funcTypes) {
+		return nil, fmt.Errorf("%d bodies for %d functions", n, len(m.funcTypes))
+	}
+	out := appendU32(make([]byte, 0, len(body)+len(body)/4), n)
 	var fn []byte
 	for i := uint32(0); i < n && r.err == nil; i++ {
 		size := r.u32()
 		fr := &wreader{b: r.take(uint64(size))}
-		locals := fr.count()
-		for j := uint32(0); j < locals && fr.err == nil; j++ {
-			fr.u32()
+		t := m.funcTypes[i]
+		if int(t) >= len(m.params) {
+			return nil, fmt.Errorf("function %d: type %d of %d", i, t, len(m.params))
+		}
+		local := uint64(m.params[t])
+		decls := fr.count()
+		declsEnd := fr.off
+		for j := uint32(0); j < decls && fr.err == nil; j++ {
+			local += uint64(fr.u32())
 			fr.valtype()
 		}
-		fn = append(fn[:0], fr.b[:fr.off]...)
-		fn = append(fn, m.check...)
-		fn = m.expr(fr, fn, true)
+		if local >= 1<<31 {
+			fr.fail("%d locals", local)
+		}
+		// The locals again, with one i32 more: the turns' local, also the
+		// counts' scratch.
+		fn = appendU32(fn[:0], decls+1)
+		fn = append(fn, fr.b[declsEnd:fr.off]...)
+		fn = m.count(append(fn, 1, 0x7f), uint32(local))
+		fn = m.expr(fr, fn, int64(local))
 		if fr.err == nil && !fr.done() {
 			fr.fail("bytes after the function's end")
 		}
