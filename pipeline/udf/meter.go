@@ -27,10 +27,12 @@ import (
 // stops the call as wazero's close would, with a sys.ExitError. A call
 // that never ends turns a loop or enters functions endlessly, so it
 // reaches the check: between two checks run at most meterInterval
-// function entries and meterInterval*256 loop turns (each activation's
-// last 255 turns aside), milliseconds; the goroutine leaves the machine
-// code for Go at each check, where Go's scheduler and collector can stop
-// it.
+// function entries and 2*256*meterInterval loop turns (256 a count, and
+// up to 255 in each activation that ended before its turns made one),
+// about a millisecond at a nanosecond a turn. The goroutine leaves the
+// machine code for Go at each check, where Go's scheduler and collector
+// can stop it: between two, a collection's stop of the world waits for
+// it, so the interval is short.
 //
 // The import is a function, so every function index of the module from
 // it on moves up by one: calls, ref.func (in code, global initialisers
@@ -43,10 +45,10 @@ const (
 	meterModuleName = "etld_sandbox"
 	meterFuncName   = "check"
 	// meterInterval is how many counts (function entries, 256 loop
-	// turns) run between two checks: a check costs a call into Go, a
-	// few tens of nanoseconds; the counts between two take microseconds
-	// to milliseconds.
-	meterInterval = 1 << 14
+	// turns) run between two checks: a check costs a call into Go, tens
+	// of nanoseconds, and the counts between two take tens of
+	// microseconds at least (a count is a function's entry or 256 turns).
+	meterInterval = 1 << 12
 	// meterTurns is how many turns of a loop make a count (a power of
 	// two): the count costs loads and a store of the global; a turn, an
 	// add and a test of the local.
