@@ -13,11 +13,10 @@ import (
 
 // A function's time limit, without wazero's WithCloseOnContextDone.
 //
-// With that option wazero's compiler makes every loop header (and each
-// function's entry) leave the machine code for Go to see whether the
-// module was closed; a Go module runs a loop at each call of a function
-// too, so a call of count_char over a 100-byte string cost 4 µs, nine
-// tenths of it in those exits. meterModule instead rewrites the module
+// With that option wazero's compiler makes every loop header leave the
+// machine code for Go to see whether the module was closed; a Go module
+// runs a loop at each call of a function too, so count_char cost 4 µs a
+// row of a 100-byte string, nine tenths of it in those exits. meterModule instead rewrites the module
 // before it is compiled, as gas metering does: a new mutable global
 // counts down at each function's entry, and at every 256th turn of a
 // loop (a new local of each function counts the turns: registers, no
