@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/sys"
@@ -37,8 +36,10 @@ import (
 // it on moves up by one: calls, ref.func (in code, global initialisers
 // and element segments), exports, the start function and the name
 // section's maps. The new type, global and import go at the ends of
-// their index spaces and move nothing else. DWARF sections are dropped:
-// their code offsets no longer hold.
+// their index spaces and move nothing else. Custom sections but the
+// names are dropped (DWARF's code offsets no longer hold). An index at
+// or past the module's own locals, globals or types is refused: the
+// additions would make it valid, and a module could reach the counter.
 
 const (
 	meterModuleName = "etld_sandbox"
@@ -72,8 +73,12 @@ type meter struct {
 	// importedFuncs is the index of the new import: indexes from it on
 	// move up by one.
 	importedFuncs uint32
-	// global is the counter's index.
+	// global is the counter's index, types the module's own types (the
+	// meter's is the next): an instruction's index at or past either is
+	// refused, so that no module the rewrite makes valid was not valid
+	// before it (a global.set of the counter would disable the limit).
 	global uint32
+	types  uint32
 	// params is the number of parameters of each type, funcTypes the
 	// type of each function the module defines.
 	params    []uint32
@@ -166,6 +171,7 @@ func meterModule(code []byte) ([]byte, error) {
 	}
 	m.global = globals
 	types := uint32(len(m.params))
+	m.types = types
 	added := map[byte][]byte{
 		1: {0x60, 0x00, 0x01, 0x7f}, // () -> i32
 		2: append(append(appendU32(nil, uint32(len(meterModuleName))), meterModuleName...),
@@ -312,12 +318,14 @@ func (m *meter) section(s wsection, add []byte) (body []byte, keep bool, err err
 		switch {
 		case r.err != nil:
 			return nil, false, r.err
-		case strings.HasPrefix(name, ".debug_"):
-			return nil, false, nil
 		case name == "name":
 			return m.names(s.body, r.off), true, nil
 		}
-		return s.body, true, nil
+		// The other custom sections are dropped: DWARF's code offsets no
+		// longer hold, and the runtime reads no other (only the meter
+		// would, and a malformed one wazero refuses at a module's end it
+		// reads past when the meter's sections follow it).
+		return nil, false, nil
 	case 1, 2:
 		n := r.count()
 		return appendVec(nil, n+added(add), r.b[r.off:], add...), true, r.err
@@ -340,8 +348,11 @@ func (m *meter) section(s wsection, add []byte) (body []byte, keep bool, err err
 			kind := r.byte()
 			body = append(body, r.b[start:r.off]...)
 			idx := r.u32()
-			if kind == 0x00 {
+			switch {
+			case kind == 0x00:
 				idx = m.fn(idx)
+			case kind == 0x03 && idx >= m.global:
+				r.fail("export of global %d of %d", idx, m.global)
 			}
 			body = appendU32(body, idx)
 		}

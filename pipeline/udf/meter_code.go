@@ -147,10 +147,10 @@ func (m *meter) expr(r *wreader, out []byte, turns int64) []byte {
 		op := r.byte()
 		switch {
 		case op == 0x02 || op == 0x04: // block, if
-			r.leb(5) // block type: 0x40, a value type or an s33 type index
+			m.blockType(r)
 			depth++
 		case op == 0x03: // loop
-			r.leb(5)
+			m.blockType(r)
 			depth++
 			if turns != noTurns {
 				edit(r.off)
@@ -178,14 +178,26 @@ func (m *meter) expr(r *wreader, out []byte, turns int64) []byte {
 				edit(start, appendU32([]byte{op}, m.fn(idx))...)
 			}
 		case op == 0x11 || op == 0x13: // call_indirect, return_call_indirect
-			r.u32()
+			if t := r.u32(); t >= m.types {
+				r.fail("type %d of %d", t, m.types)
+			}
 			r.u32()
 		case op == 0x1c: // select t*
 			n := r.count()
 			for i := uint32(0); i < n && r.err == nil; i++ {
 				r.valtype()
 			}
-		case op >= 0x20 && op <= 0x26: // locals, globals, table.get/set
+		case op >= 0x20 && op <= 0x22: // local.get, local.set, local.tee
+			// The turns' local is the function's last: an index at it or
+			// past it is the module's error, not a way to reach the count.
+			if l := r.u32(); turns == noTurns || int64(l) >= turns {
+				r.fail("local %d out of range", l)
+			}
+		case op == 0x23 || op == 0x24: // global.get, global.set
+			if g := r.u32(); g >= m.global {
+				r.fail("global %d out of range", g)
+			}
+		case op == 0x25 || op == 0x26: // table.get, table.set
 			r.u32()
 		case op >= 0x28 && op <= 0x3e: // loads, stores
 			r.memarg()
@@ -214,6 +226,27 @@ func (m *meter) expr(r *wreader, out []byte, turns int64) []byte {
 	}
 	r.fail("instructions without their end")
 	return out
+}
+
+// blockType reads a block's type: 0x40, a value type (a negative s33),
+// or a type index, which must name one of the module's own types (not
+// the one the meter adds).
+func (m *meter) blockType(r *wreader) {
+	start := r.off
+	v := r.leb(5)
+	if r.err != nil {
+		return
+	}
+	// An s33 in n bytes is negative when the last byte's bit 6 is set.
+	if last := r.b[r.off-1]; last&0x40 != 0 {
+		if r.off-start != 1 {
+			r.fail("block type %x: %v", r.b[start:r.off], errUnsupported)
+		}
+		return
+	}
+	if v >= uint64(m.types) {
+		r.fail("block type %d of %d", v, m.types)
+	}
 }
 
 // valtype skips a value type (one byte in the types wazero runs).
