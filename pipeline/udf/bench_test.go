@@ -107,3 +107,67 @@ func cpuTime() int64 {
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return ru.Utime.Nano() + ru.Stime.Nano()
 }
+
+// BenchmarkCountCharTimeLimit measures count_char (as BenchmarkCountChar)
+// under each way of keeping a time limit, interleaved in rounds so that
+// the machine's load falls on each alike: the module metered (meter.go,
+// what loadWasm does), wazero's close on the context's end (its loops
+// exit to Go at each turn), and none at all (no time limit: the floor).
+//
+//	go test -run XXX -bench CountCharTimeLimit ./pipeline/udf/
+func BenchmarkCountCharTimeLimit(b *testing.B) {
+	str := row.Of(row.String)
+	path := wasmbuild.Go(b, "../../sdk/go/examples/count_char")
+	f := loadOne(b, decl("count_char", path, []row.Type{str, str}, row.Of(row.BigInt)))
+	code, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	metered, err := meterModule(code)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	cfg := f.impl.(*wasmImpl).cfg
+	impl := func(code []byte, metered bool) *wasmImpl {
+		w, err := newWasmImpl(ctx, f, DefaultMemoryLimit, code, metered)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { w.close(ctx) })
+		w.cfg = cfg
+		return w
+	}
+	// "none" is the module unmetered in a runtime without the close: no
+	// check at all.
+	modes := []struct {
+		name string
+		w    *wasmImpl
+	}{{"metered", impl(metered, true)}, {"close", impl(code, false)}, {"none", impl(code, true)}}
+	const n = 1024
+	s, c := make([]row.Value, n), make([]row.Value, n)
+	for i := range s {
+		s[i] = row.StringValue(fmt.Sprintf("%0*d", 60+i%80, i) + "abcdefghijklmnopqrstuvwxyz")
+		c[i] = row.StringValue("c")
+	}
+	out, errs := make([]row.Value, n), make([]error, n)
+	for range 3 {
+		for _, m := range modes {
+			f.impl = m.w
+			inst, err := f.NewInstance(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Run(m.name, func(b *testing.B) {
+				cpu0 := cpuTime()
+				for b.Loop() {
+					if err := inst.Scalar([][]row.Value{s, c}, n, out, errs); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N*n), "cpu-ns/row")
+			})
+			inst.Close(ctx)
+		}
+	}
+}

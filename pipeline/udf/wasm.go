@@ -54,6 +54,9 @@ type wasmImpl struct {
 	rt  wazero.Runtime
 	mod wazero.CompiledModule
 	cfg wazero.ModuleConfig
+	// metered is whether the module runs metered (meter.go), rather
+	// than under wazero's close on the context's end.
+	metered bool
 }
 
 // loadWasm compiles the module of f and checks its exports, then starts
@@ -69,27 +72,25 @@ func loadWasm(ctx context.Context, f *Function) (_ *wasmImpl, err error) {
 	if limit == 0 {
 		limit = DefaultMemoryLimit
 	}
-	rcfg := wazero.NewRuntimeConfig().
-		WithMemoryLimitPages(uint32(limit / 65536)).
-		WithCloseOnContextDone(true).
-		WithCompilationCache(compileCache)
-	rt := wazero.NewRuntimeWithConfig(ctx, rcfg)
-	w := &wasmImpl{fn: f, rt: rt}
+	// The time limit: the module metered (meter.go), or, when the meter
+	// cannot read it (a proposal it does not know) or its output does
+	// not compile, the module as it is under wazero's close on the
+	// context's end, slower but as safe.
+	var w *wasmImpl
+	if metered, merr := meterModule(code); merr == nil {
+		w, err = newWasmImpl(ctx, f, limit, metered, true)
+	}
+	if w == nil {
+		w, err = newWasmImpl(ctx, f, limit, code, false)
+	}
+	if err != nil {
+		return nil, err
+	}
 	defer func() {
 		if err != nil {
-			_ = rt.Close(ctx)
+			_ = w.rt.Close(ctx)
 		}
 	}()
-	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
-		return nil, err
-	}
-	if _, err := rt.NewHostModuleBuilder("env").NewFunctionBuilder().
-		WithFunc(abort).Export("abort").Instantiate(ctx); err != nil {
-		return nil, err
-	}
-	if w.mod, err = compile(ctx, rt, code); err != nil {
-		return nil, err
-	}
 	if err := checkExports(w.mod, d.Export); err != nil {
 		return nil, err
 	}
@@ -112,6 +113,41 @@ func loadWasm(ctx context.Context, f *Function) (_ *wasmImpl, err error) {
 	}
 	if v := uint32(res); v != ABIVersion {
 		return nil, fmt.Errorf("the module speaks version %d of etld's function ABI (%s), this etld speaks %d", v, exportVersion, ABIVersion)
+	}
+	return w, nil
+}
+
+// newWasmImpl compiles code in a runtime of its own; metered is whether
+// code has the meter's countdown, which then replaces wazero's close on
+// the context's end.
+func newWasmImpl(ctx context.Context, f *Function, limit int64, code []byte, metered bool) (_ *wasmImpl, err error) {
+	rcfg := wazero.NewRuntimeConfig().
+		WithMemoryLimitPages(uint32(limit / 65536)).
+		WithCloseOnContextDone(!metered).
+		WithCompilationCache(compileCache)
+	rt := wazero.NewRuntimeWithConfig(ctx, rcfg)
+	w := &wasmImpl{fn: f, rt: rt, metered: metered}
+	defer func() {
+		if err != nil {
+			_ = rt.Close(ctx)
+		}
+	}()
+	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
+		return nil, err
+	}
+	if _, err := rt.NewHostModuleBuilder("env").NewFunctionBuilder().
+		WithFunc(abort).Export("abort").Instantiate(ctx); err != nil {
+		return nil, err
+	}
+	if metered {
+		if _, err := rt.NewHostModuleBuilder(meterModuleName).NewFunctionBuilder().
+			WithGoModuleFunction(api.GoModuleFunc(meterCheck), nil, []api.ValueType{api.ValueTypeI32}).
+			Export(meterFuncName).Instantiate(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if w.mod, err = compile(ctx, rt, code); err != nil {
+		return nil, err
 	}
 	return w, nil
 }

@@ -36,9 +36,9 @@ type wasmInstance struct {
 	enc       encoder
 	stack     []uint64
 	// buf and bufLen are the module's buffer for batches (etld_alloc's),
-	// reused while a batch fits: a call of a module costs (wazero watches
-	// each with a goroutine of its own), so etld asks for a buffer only
-	// when it needs a larger one.
+	// reused while a batch fits: a call of a module costs (a Go module's
+	// runtime is entered at each), so etld asks for a buffer only when it
+	// needs a larger one.
 	buf, bufLen uint32
 	// stderr keeps the start of what the module wrote there during a
 	// call: a Go panic's message, for the error of the call it ended.
