@@ -6,7 +6,6 @@ import (
 
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/operator"
-	"github.com/etld/etld/pipeline/runtime/state"
 )
 
 // JoinKind is the kind of a regular (unwindowed) join.
@@ -146,6 +145,10 @@ type Join struct {
 	// otherRow, by the side of the change, is where a streaming change
 	// decodes the other side's stored row whose columns it picks.
 	otherRow [2]row.Row
+	// readAhead's key ids, and the sum of what it read (kept, so that
+	// the compiler keeps its loads).
+	aheadIDs []int32
+	touched  uint64
 }
 
 // rowSlab carves rows out of slices of joinSlabValues values that many
@@ -201,13 +204,13 @@ func NewJoin(spec JoinSpec) *Join {
 		spec.Output = nil // they emit the left rows
 	}
 	j := &Join{spec: spec}
-	j.sides[0] = newJoinSide(spec.LeftKeys, spec.LeftUnique, spec.LeftWidth, spec.LeftTypes, state.NewKeyIDs())
+	j.sides[0] = newJoinSide(spec.LeftKeys, spec.LeftUnique, spec.LeftWidth, spec.LeftTypes, newJoinIndex(&spec))
 	j.sides[1] = newJoinSide(spec.RightKeys, spec.RightUnique, spec.RightWidth, spec.RightTypes, nil)
 	pairJoinSides(j.sides[0], j.sides[1])
 	j.sides[0].nullSafe, j.sides[1].nullSafe = spec.NullSafe, spec.NullSafe
 	j.sides[0].appendOnly = spec.LeftAppendOnly && spec.LeftUnique == nil
 	j.sides[1].appendOnly = spec.RightAppendOnly && spec.RightUnique == nil
-	j.leftNulls = newJoinSide(nil, spec.LeftUnique, spec.LeftWidth, spec.LeftTypes, state.NewKeyIDs())
+	j.leftNulls = newJoinSide(nil, spec.LeftUnique, spec.LeftWidth, spec.LeftTypes, newBytesIndex())
 	switch spec.Kind {
 	case LeftJoin, SemiJoin, AntiJoin:
 		j.outer[0] = true
@@ -249,10 +252,14 @@ func (j *Join) ProcessInput(input int, in *row.Batch, out operator.Emitter) erro
 		j.hash = nil
 	}
 	out = j.project(out)
-	return operator.EachChange("join", in, out, func(_ int, c *row.Change) error {
+	ahead := j.sides[0].index.ints != nil && !(j.spec.Batch && !j.spec.RightFirst && input == 0)
+	return operator.EachChange("join", in, out, func(i int, c *row.Change) error {
 		if j.spec.Batch && !j.spec.RightFirst && input == 0 {
 			j.held = append(j.held, *c)
 			return nil
+		}
+		if ahead && i%aheadRows == 0 {
+			j.readAhead(input, in.Changes[i:min(i+aheadRows, len(in.Changes))])
 		}
 		return j.change(input, c.Kind, c.Row, out)
 	})
@@ -432,7 +439,7 @@ func (j *Join) matches(side int, this row.Row, rid rowRef) (bool, error) {
 // batch join emits them only at the end.
 func (j *Join) emitting(side int) bool { return !j.spec.Batch || side == 0 }
 
-// store adds (add) or removes r, whose key is in s.kbuf, on side s.
+// store adds (add) or removes r, whose key is s's current one, on side s.
 func store(s *joinSide, add bool, r row.Row, matched int) error {
 	if add {
 		return s.add(r, matched)
@@ -474,7 +481,7 @@ func (j *Join) change(side int, k row.Kind, r row.Row, out operator.Emitter) err
 		return nil
 	}
 	// The key's id serves the probe and the store: one lookup.
-	kid, found := this.index.Find(this.kbuf)
+	kid, found := this.index.find(this.cur())
 	if found {
 		found = other.expire(kid)
 	}
@@ -546,7 +553,7 @@ func (j *Join) change(side int, k row.Kind, r row.Row, out operator.Emitter) err
 		return nil
 	}
 	if !found {
-		kid, _ = this.index.Add(this.kbuf)
+		kid = this.index.add(this.cur())
 	}
 	this.ensure(kid)
 	return this.addAt(kid, r, matched)
