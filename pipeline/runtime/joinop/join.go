@@ -149,6 +149,9 @@ type Join struct {
 	// the compiler keeps its loads).
 	aheadIDs []int32
 	touched  uint64
+	// carver is the emitter's, during a call of ProcessInput (nil: rows
+	// from slab).
+	carver operator.RowCarver
 }
 
 // rowSlab carves rows out of slices of joinSlabValues values that many
@@ -251,8 +254,12 @@ func (j *Join) ProcessInput(input int, in *row.Batch, out operator.Emitter) erro
 	if input == 1 && !j.direct {
 		j.hash = nil
 	}
+	// A change's picked rows may be cut from the emitter's slabs
+	// (operator.RowCarver), for this call only.
+	j.carver = operator.CarverOf(out)
+	defer func() { j.carver = nil }()
 	out = j.project(out)
-	ahead := j.sides[0].index.ints != nil && !(j.spec.Batch && !j.spec.RightFirst && input == 0)
+	ahead := len(j.sides[0].keys) > 0 && !(j.spec.Batch && !j.spec.RightFirst && input == 0)
 	return operator.EachChange("join", in, out, func(i int, c *row.Change) error {
 		if j.spec.Batch && !j.spec.RightFirst && input == 0 {
 			j.held = append(j.held, *c)
@@ -342,7 +349,9 @@ func (j *Join) joinedStored(side int, this row.Row, rid rowRef) row.Row {
 
 // pickStored returns the columns pick (of the joined row, left then
 // right) of this (of side) and the other side's stored row rid, which
-// it decodes aside: a joined row of the emitted columns alone.
+// it decodes aside: a joined row of the emitted columns alone, carved
+// from the emitter's slabs when it lends them (j.carver: the row must be
+// the next one emitted).
 func (j *Join) pickStored(side int, this row.Row, rid rowRef, pick []int) row.Row {
 	other := j.sides[1-side]
 	if len(j.otherRow[side]) != len(other.all) {
@@ -355,7 +364,12 @@ func (j *Join) pickStored(side int, this row.Row, rid rowRef, pick []int) row.Ro
 		left, right = stored, this
 	}
 	lw := j.spec.LeftWidth
-	pr := j.slab.get(len(pick))
+	var pr row.Row
+	if j.carver != nil {
+		pr = j.carver.CarveRow(len(pick))
+	} else {
+		pr = j.slab.get(len(pick))
+	}
 	pickJoined(pr, pick, left, right, lw)
 	return pr
 }
@@ -502,9 +516,7 @@ func (j *Join) change(side int, k row.Kind, r row.Row, out operator.Emitter) err
 				break
 			}
 			var jr row.Row
-			if pick != nil {
-				jr = j.pickStored(side, r, rid, pick)
-			} else {
+			if pick == nil {
 				var err error
 				if jr, err = j.probe(side, r, rid, true); err != nil {
 					return err
@@ -531,6 +543,10 @@ func (j *Join) change(side int, k row.Kind, r row.Row, out operator.Emitter) err
 				}
 				other.setAssoc(rid, assoc)
 				other.touch(rid)
+			}
+			if pick != nil {
+				// Built after the padded rows above: it may be carved.
+				jr = j.pickStored(side, r, rid, pick)
 			}
 			emitCopies(joined, jk, jr, count)
 			if otherOuter && !add && assoc == 0 && j.emitting(1-side) {

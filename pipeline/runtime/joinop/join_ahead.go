@@ -2,19 +2,19 @@ package joinop
 
 import "github.com/etld/etld/pipeline/row"
 
-// Reading a batch's state ahead of its changes, for a join whose index
-// holds its key by value (joinIndex.ints).
+// Reading a batch's state ahead of its changes.
 //
 // A change of a regular join reads, one after the other, its key's slot
-// in the index, the key's entry on either side (runs or lists by key
-// id) and the other side's first row and its own side's last block,
-// each read needing the one before; on a state of a million keys each
-// is a cache miss, and those misses were most of a streaming join's
-// CPU. readAhead reads the same places for the next aheadRows changes
-// in passes, a pass's reads independent of each other, so that the
-// processor has many misses in flight at once; the changes then find
-// their lines cached. It changes nothing: a change still looks its key
-// up itself (a change before it may have added or dropped keys).
+// in the index (and for a key by bytes its entry, to compare), the key's
+// entry on either side (runs or lists by key id), the other side's first
+// row and its own side's last block, each read needing the one before;
+// on a state of a million keys each is a cache miss, and those misses
+// were most of a streaming join's CPU. readAhead reads the same places
+// for the next aheadRows changes in passes, a pass's reads independent
+// of each other, so that the processor has many misses in flight at
+// once; the changes then find their lines cached. It changes nothing: a
+// change still looks its key up itself (a change before it may have
+// added or dropped keys).
 
 // aheadRows is how many changes readAhead reads for at once: few enough
 // that the lines it brings (about five a change) stay cached until the
@@ -25,26 +25,46 @@ const aheadRows = 128
 func (j *Join) readAhead(side int, cs []row.Change) {
 	this, other := j.sides[side], j.sides[1-side]
 	x := this.index
-	if x.ints == nil || len(this.keys) != 1 {
+	if x.len() == 0 || len(this.keys) == 0 {
 		return
 	}
-	col := this.keys[0]
 	var sum uint64
-	for i := range cs {
-		if r := cs[i].Row; len(r) > col && plainInt(r[col], x.typ) {
-			sum += x.ints.Touch(uint64(r[col].Int64()))
+	kids := j.aheadIDs[:0]
+	if x.ints != nil {
+		col := this.keys[0]
+		for i := range cs {
+			if r := cs[i].Row; len(r) > col && plainInt(r[col], x.typ) {
+				sum += x.ints.Touch(uint64(r[col].Int64()))
+			}
+		}
+		for i := range cs {
+			r := cs[i].Row
+			if len(r) <= col || !plainInt(r[col], x.typ) {
+				continue
+			}
+			if kid, ok := x.ints.Find(uint64(r[col].Int64())); ok {
+				kids = append(kids, kid)
+			}
+		}
+	} else {
+		// The key's bytes hashed and its probe run read (Probe: the
+		// first key id of that hash, which its entry confirms).
+		for i := range cs {
+			if this.key(cs[i].Row) {
+				continue
+			}
+			if kid := x.ids.Probe(x.ids.Hash(this.kbuf)); kid >= 0 {
+				kids = append(kids, kid)
+			}
+		}
+		for _, kid := range kids {
+			if x.ids.Has(kid) { // its entry, which the change compares
+				sum++
+			}
 		}
 	}
-	kids := j.aheadIDs[:0]
-	for i := range cs {
-		r := cs[i].Row
-		if len(r) <= col || !plainInt(r[col], x.typ) {
-			continue
-		}
-		if kid, ok := x.ints.Find(uint64(r[col].Int64())); ok {
-			kids = append(kids, kid)
-			sum += other.touchKey(kid) + this.touchKey(kid)
-		}
+	for _, kid := range kids {
+		sum += other.touchKey(kid) + this.touchKey(kid)
 	}
 	for _, kid := range kids {
 		sum += other.touchRows(kid, false) + this.touchRows(kid, true)
