@@ -25,7 +25,8 @@ func benchBatches(n, size int, mk func(i int64) row.Row) []*row.Batch {
 // BenchmarkJoin: 100,000 customers [id, name] on the right, then 1M
 // orders [id, cust] in batches of 1,024 on the left, each joining one
 // customer, into a discarding emitter. "inner" is the append-only inner
-// join the planner makes of two insert-only inputs; "left-ttl" a left
+// join the planner makes of two insert-only inputs (its key by bytes;
+// "inner-typed" with the columns' types, its key by value); "left-ttl" a left
 // join whose sides keep identities and ages (a state TTL on a clock that
 // stands still, so every batch ticks and sweeps and nothing expires).
 // One op is the whole run.
@@ -45,6 +46,10 @@ func BenchmarkJoin(b *testing.B) {
 	}{
 		{"inner", JoinSpec{Kind: InnerJoin, LeftKeys: []int{1}, RightKeys: []int{0}, LeftWidth: 2, RightWidth: 2,
 			LeftAppendOnly: true, RightAppendOnly: true}, false},
+		// The types the planner gives: the BIGINT key held by value.
+		{"inner-typed", JoinSpec{Kind: InnerJoin, LeftKeys: []int{1}, RightKeys: []int{0}, LeftWidth: 2, RightWidth: 2,
+			LeftAppendOnly: true, RightAppendOnly: true,
+			LeftTypes: []row.TypeID{row.BigInt, row.BigInt}, RightTypes: []row.TypeID{row.BigInt, row.String}}, false},
 		{"left-ttl", JoinSpec{Kind: LeftJoin, LeftKeys: []int{1}, RightKeys: []int{0}, LeftWidth: 2, RightWidth: 2}, true},
 	} {
 		b.Run(c.name, func(b *testing.B) {

@@ -33,16 +33,19 @@ func TestJoinIntKeyBytes(t *testing.T) {
 }
 
 // keyedStream is joinStream's changes with the key as kind says: a
-// BIGINT ("int"), its digits as a STRING ("string"), or the whole row a
-// two-column key ("two").
+// BIGINT ("int"), its digits as a STRING ("string", or "long" past a
+// key table entry's inline bytes), or the whole row a two-column key
+// ("two").
 func keyedStream(kind string, stream []sideChange) []sideChange {
-	if kind != "string" {
+	if kind != "string" && kind != "long" {
 		return stream
 	}
 	out := make([]sideChange, len(stream))
 	for i, s := range stream {
 		r := slices.Clone(s.c.Row)
-		if !r[0].IsNull() {
+		if !r[0].IsNull() && kind == "long" {
+			r[0] = row.StringValue(fmt.Sprintf("a customer of id %020d", r[0].Int64()))
+		} else if !r[0].IsNull() {
 			r[0] = row.StringValue(fmt.Sprint(r[0].Int64()))
 		}
 		out[i] = sideChange{s.side, row.Change{Kind: s.c.Kind, Row: r}}
@@ -89,6 +92,7 @@ func TestJoinKeysByValue(t *testing.T) {
 	}{
 		{"int", []int{0}, []row.TypeID{row.BigInt, row.BigInt}, true},
 		{"string", []int{0}, []row.TypeID{row.String, row.BigInt}, false},
+		{"long", []int{0}, []row.TypeID{row.String, row.BigInt}, false},
 		{"two", []int{0, 1}, []row.TypeID{row.BigInt, row.BigInt}, false},
 	} {
 		for _, kind := range kinds {
