@@ -95,9 +95,15 @@ func TestJoinKeysByValue(t *testing.T) {
 		{"long", []int{0}, []row.TypeID{row.String, row.BigInt}, false},
 		{"two", []int{0, 1}, []row.TypeID{row.BigInt, row.BigInt}, false},
 	} {
-		for _, kind := range kinds {
+		for k := range len(kinds) + 1 {
+			// The last: NOT IN, a null-aware anti join (its NULL-keyed
+			// left rows on a side of their own, keyed by bytes).
+			kind, notIn := AntiJoin, true
+			if k < len(kinds) {
+				kind, notIn = kinds[k], false
+			}
 			for _, appendOnly := range []bool{false, true} {
-				name := fmt.Sprintf("%s/%s/append-only=%v", key.name, kind, appendOnly)
+				name := fmt.Sprintf("%s/%s/not-in=%v/append-only=%v", key.name, kind, notIn, appendOnly)
 				t.Run(name, func(t *testing.T) {
 					var stream []sideChange
 					for _, s := range keyedStream(key.name, joinStream(3, 1200)) {
@@ -107,6 +113,7 @@ func TestJoinKeysByValue(t *testing.T) {
 					}
 					spec := func(typed bool) JoinSpec {
 						s := joinSpec2(kind)
+						s.NullAware = notIn
 						s.LeftKeys, s.RightKeys = key.keys, key.keys
 						s.LeftAppendOnly, s.RightAppendOnly = appendOnly, appendOnly
 						if typed {
