@@ -92,11 +92,13 @@ func (s *joinSide) touchRows(kid int32, last bool) uint64 {
 	}
 	if s.appendOnly {
 		run := &s.runs[kid]
-		at := run.head
 		if last {
-			at = run.tail + blockHead + uint64(min(run.used, run.space-1))
+			return uint64(s.runPages.at(run.tail + blockHead + uint64(min(run.used, run.space-1)))[0])
 		}
-		return uint64(s.runPages.at(at)[0])
+		// The first block's header, and its first row, which may start
+		// on the next line.
+		b := s.runPages.at(run.head)
+		return uint64(b[0]) + uint64(b[min(blockHead+8, len(b)-1)])
 	}
 	if h := s.lists[kid].head; int(h) < len(s.ents) {
 		return uint64(s.ents[h].count)
