@@ -6,7 +6,6 @@ import (
 
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/operator"
-	"github.com/etld/etld/pipeline/runtime/state"
 )
 
 // JoinKind is the kind of a regular (unwindowed) join.
@@ -146,6 +145,13 @@ type Join struct {
 	// otherRow, by the side of the change, is where a streaming change
 	// decodes the other side's stored row whose columns it picks.
 	otherRow [2]row.Row
+	// readAhead's key ids, and the sum of what it read (kept, so that
+	// the compiler keeps its loads).
+	aheadIDs []int32
+	touched  uint64
+	// carver is the emitter's, during a call of ProcessInput (nil: rows
+	// from slab).
+	carver operator.RowCarver
 }
 
 // rowSlab carves rows out of slices of joinSlabValues values that many
@@ -201,13 +207,13 @@ func NewJoin(spec JoinSpec) *Join {
 		spec.Output = nil // they emit the left rows
 	}
 	j := &Join{spec: spec}
-	j.sides[0] = newJoinSide(spec.LeftKeys, spec.LeftUnique, spec.LeftWidth, spec.LeftTypes, state.NewKeyIDs())
+	j.sides[0] = newJoinSide(spec.LeftKeys, spec.LeftUnique, spec.LeftWidth, spec.LeftTypes, newJoinIndex(&spec))
 	j.sides[1] = newJoinSide(spec.RightKeys, spec.RightUnique, spec.RightWidth, spec.RightTypes, nil)
 	pairJoinSides(j.sides[0], j.sides[1])
 	j.sides[0].nullSafe, j.sides[1].nullSafe = spec.NullSafe, spec.NullSafe
 	j.sides[0].appendOnly = spec.LeftAppendOnly && spec.LeftUnique == nil
 	j.sides[1].appendOnly = spec.RightAppendOnly && spec.RightUnique == nil
-	j.leftNulls = newJoinSide(nil, spec.LeftUnique, spec.LeftWidth, spec.LeftTypes, state.NewKeyIDs())
+	j.leftNulls = newJoinSide(nil, spec.LeftUnique, spec.LeftWidth, spec.LeftTypes, newBytesIndex())
 	switch spec.Kind {
 	case LeftJoin, SemiJoin, AntiJoin:
 		j.outer[0] = true
@@ -248,11 +254,19 @@ func (j *Join) ProcessInput(input int, in *row.Batch, out operator.Emitter) erro
 	if input == 1 && !j.direct {
 		j.hash = nil
 	}
+	// A change's picked rows may be cut from the emitter's slabs
+	// (operator.RowCarver), for this call only.
+	j.carver = operator.CarverOf(out)
+	defer func() { j.carver = nil }()
 	out = j.project(out)
-	return operator.EachChange("join", in, out, func(_ int, c *row.Change) error {
+	ahead := len(j.sides[0].keys) > 0 && !(j.spec.Batch && !j.spec.RightFirst && input == 0)
+	return operator.EachChange("join", in, out, func(i int, c *row.Change) error {
 		if j.spec.Batch && !j.spec.RightFirst && input == 0 {
 			j.held = append(j.held, *c)
 			return nil
+		}
+		if ahead && i%aheadRows == 0 {
+			j.readAhead(input, in.Changes[i:min(i+aheadRows, len(in.Changes))])
 		}
 		return j.change(input, c.Kind, c.Row, out)
 	})
@@ -335,7 +349,9 @@ func (j *Join) joinedStored(side int, this row.Row, rid rowRef) row.Row {
 
 // pickStored returns the columns pick (of the joined row, left then
 // right) of this (of side) and the other side's stored row rid, which
-// it decodes aside: a joined row of the emitted columns alone.
+// it decodes aside: a joined row of the emitted columns alone, carved
+// from the emitter's slabs when it lends them (j.carver: the row must be
+// the next one emitted).
 func (j *Join) pickStored(side int, this row.Row, rid rowRef, pick []int) row.Row {
 	other := j.sides[1-side]
 	if len(j.otherRow[side]) != len(other.all) {
@@ -348,7 +364,12 @@ func (j *Join) pickStored(side int, this row.Row, rid rowRef, pick []int) row.Ro
 		left, right = stored, this
 	}
 	lw := j.spec.LeftWidth
-	pr := j.slab.get(len(pick))
+	var pr row.Row
+	if j.carver != nil {
+		pr = j.carver.CarveRow(len(pick))
+	} else {
+		pr = j.slab.get(len(pick))
+	}
 	pickJoined(pr, pick, left, right, lw)
 	return pr
 }
@@ -432,7 +453,7 @@ func (j *Join) matches(side int, this row.Row, rid rowRef) (bool, error) {
 // batch join emits them only at the end.
 func (j *Join) emitting(side int) bool { return !j.spec.Batch || side == 0 }
 
-// store adds (add) or removes r, whose key is in s.kbuf, on side s.
+// store adds (add) or removes r, whose key is s's current one, on side s.
 func store(s *joinSide, add bool, r row.Row, matched int) error {
 	if add {
 		return s.add(r, matched)
@@ -474,7 +495,7 @@ func (j *Join) change(side int, k row.Kind, r row.Row, out operator.Emitter) err
 		return nil
 	}
 	// The key's id serves the probe and the store: one lookup.
-	kid, found := this.index.Find(this.kbuf)
+	kid, found := this.index.find(this.cur())
 	if found {
 		found = other.expire(kid)
 	}
@@ -495,9 +516,7 @@ func (j *Join) change(side int, k row.Kind, r row.Row, out operator.Emitter) err
 				break
 			}
 			var jr row.Row
-			if pick != nil {
-				jr = j.pickStored(side, r, rid, pick)
-			} else {
+			if pick == nil {
 				var err error
 				if jr, err = j.probe(side, r, rid, true); err != nil {
 					return err
@@ -525,6 +544,10 @@ func (j *Join) change(side int, k row.Kind, r row.Row, out operator.Emitter) err
 				other.setAssoc(rid, assoc)
 				other.touch(rid)
 			}
+			if pick != nil {
+				// Built after the padded rows above: it may be carved.
+				jr = j.pickStored(side, r, rid, pick)
+			}
 			emitCopies(joined, jk, jr, count)
 			if otherOuter && !add && assoc == 0 && j.emitting(1-side) {
 				for range count {
@@ -546,7 +569,7 @@ func (j *Join) change(side int, k row.Kind, r row.Row, out operator.Emitter) err
 		return nil
 	}
 	if !found {
-		kid, _ = this.index.Add(this.kbuf)
+		kid = this.index.add(this.cur())
 	}
 	this.ensure(kid)
 	return this.addAt(kid, r, matched)

@@ -1,6 +1,7 @@
 package joinop
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -25,7 +26,8 @@ func benchBatches(n, size int, mk func(i int64) row.Row) []*row.Batch {
 // BenchmarkJoin: 100,000 customers [id, name] on the right, then 1M
 // orders [id, cust] in batches of 1,024 on the left, each joining one
 // customer, into a discarding emitter. "inner" is the append-only inner
-// join the planner makes of two insert-only inputs; "left-ttl" a left
+// join the planner makes of two insert-only inputs (its key by bytes;
+// "inner-typed" with the columns' types, its key by value); "left-ttl" a left
 // join whose sides keep identities and ages (a state TTL on a clock that
 // stands still, so every batch ticks and sweeps and nothing expires).
 // One op is the whole run.
@@ -45,6 +47,10 @@ func BenchmarkJoin(b *testing.B) {
 	}{
 		{"inner", JoinSpec{Kind: InnerJoin, LeftKeys: []int{1}, RightKeys: []int{0}, LeftWidth: 2, RightWidth: 2,
 			LeftAppendOnly: true, RightAppendOnly: true}, false},
+		// The types the planner gives: the BIGINT key held by value.
+		{"inner-typed", JoinSpec{Kind: InnerJoin, LeftKeys: []int{1}, RightKeys: []int{0}, LeftWidth: 2, RightWidth: 2,
+			LeftAppendOnly: true, RightAppendOnly: true,
+			LeftTypes: []row.TypeID{row.BigInt, row.BigInt}, RightTypes: []row.TypeID{row.BigInt, row.String}}, false},
 		{"left-ttl", JoinSpec{Kind: LeftJoin, LeftKeys: []int{1}, RightKeys: []int{0}, LeftWidth: 2, RightWidth: 2}, true},
 	} {
 		b.Run(c.name, func(b *testing.B) {
@@ -123,4 +129,46 @@ func BenchmarkIntervalJoin(b *testing.B) {
 	}
 	b.StopTimer()
 	optest.ReportRun(b, rows, cpu0, heap0, mallocs0, 0, []any{j, streams})
+}
+
+// BenchmarkJoinState: 2M orders [id, cust] in batches of 1,024 against
+// 1k or 1M customers [id, name], each order's customer at random (a
+// multiplicative scramble), the key by bytes (no types) or by value
+// (the planner's types): a state in the caches against one of a
+// million keys, where each change's reads miss (readAhead). One op is
+// the whole run; cpu-s/op its CPU.
+func BenchmarkJoinState(b *testing.B) {
+	const orders, batch = 2_000_000, 1024
+	for _, customers := range []int{1000, 1_000_000} {
+		right := benchBatches(customers, batch, func(i int64) row.Row {
+			return row.Row{row.BigIntValue(i), row.StringValue("customer")}
+		})
+		left := benchBatches(orders, batch, func(i int64) row.Row {
+			return row.Row{row.BigIntValue(i), row.BigIntValue(i * 2654435761 % int64(customers))}
+		})
+		for _, typed := range []bool{false, true} {
+			spec := JoinSpec{Kind: InnerJoin, LeftKeys: []int{1}, RightKeys: []int{0}, LeftWidth: 2, RightWidth: 2,
+				LeftAppendOnly: true, RightAppendOnly: true}
+			name := fmt.Sprintf("keys-%d/by-bytes", customers)
+			if typed {
+				spec.LeftTypes, spec.RightTypes = []row.TypeID{row.BigInt, row.BigInt}, []row.TypeID{row.BigInt, row.String}
+				name = fmt.Sprintf("keys-%d/by-value", customers)
+			}
+			b.Run(name, func(b *testing.B) {
+				cpu0 := optest.CPUNow()
+				for range b.N {
+					j := NewJoin(spec)
+					out := &optest.Discard{}
+					for side, bts := range [][]*row.Batch{right, left} {
+						for _, bt := range bts {
+							if err := j.ProcessInput(1-side, bt, out); err != nil {
+								b.Fatal(err)
+							}
+						}
+					}
+				}
+				b.ReportMetric(float64(optest.CPUNow()-cpu0)/1e9/float64(b.N), "cpu-s/op")
+			})
+		}
+	}
 }

@@ -34,7 +34,7 @@ func (j *Join) SnapshotGroups(part func(g int, b []byte) error) error {
 			if side < 2 {
 				var ok bool
 				if g, ok = group[kid]; !ok {
-					g = uint8(operator.KeyGroupOf(s.index.Bytes(kid)))
+					g = uint8(operator.KeyGroupOf(s.index.bytes(kid)))
 					group[kid] = g
 				}
 			}

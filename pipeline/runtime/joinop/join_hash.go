@@ -191,10 +191,12 @@ func (j *Join) probeBatch(in *row.Batch, out operator.Emitter) error {
 	return nil
 }
 
-// CarvesRows implements operator.Carving: a batch hash join builds the
-// picked columns of its joined rows in its emitter's memory.
+// CarvesRows implements operator.Carving: a join that emits some
+// columns (a batch hash join's probe, a streaming change without a
+// residual) builds the picked columns of its joined rows in its
+// emitter's memory.
 func (j *Join) CarvesRows() bool {
-	return j.spec.Batch && j.spec.RightFirst && j.spec.Output != nil
+	return j.spec.Output != nil
 }
 
 var _ operator.Carving = (*Join)(nil)

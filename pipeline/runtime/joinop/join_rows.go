@@ -59,7 +59,7 @@ type joinSide struct {
 	// so that a change finds its key once for the probe of the other
 	// side and its own state (peer is the other side, nil for a side
 	// of its own). A key leaves it when neither side has a row for it.
-	index *state.KeyIDs
+	index *joinIndex
 	peer  *joinSide
 	// lists are by key id: each key's list of rows.
 	lists []joinList
@@ -75,7 +75,10 @@ type joinSide struct {
 	runs     []joinRun
 	runPages runPages
 
-	size       int64 // distinct rows held
+	size int64 // distinct rows held
+	// The key of the row key last saw: kval its value for an index by
+	// value (joinIndex.ints), kbuf its bytes for the other.
+	kval       uint64
 	kbuf, ibuf []byte
 	fbuf       []byte   // dropRow's copy of a key
 	rbuf       []byte   // appendRun's encoding
@@ -97,7 +100,7 @@ func (s *joinSide) memBytes(ownIndex bool) int64 {
 		n += s.idents.MemBytes()
 	}
 	if ownIndex && s.index != nil {
-		n += s.index.MemBytes()
+		n += s.index.memBytes()
 	}
 	return n
 }
@@ -119,7 +122,7 @@ type rowRef int64
 // newJoinSide returns an empty side whose keys are in index; types are
 // its columns' types (nil when not known: every value is then stored
 // with its type).
-func newJoinSide(keys, unique []int, width int, types []row.TypeID, index *state.KeyIDs) *joinSide {
+func newJoinSide(keys, unique []int, width int, types []row.TypeID, index *joinIndex) *joinSide {
 	all := make([]int, width)
 	for i := range all {
 		all[i] = i
@@ -137,10 +140,22 @@ func pairJoinSides(a, b *joinSide) {
 	a.peer, b.peer = b, a
 }
 
-// key encodes r's join key into s.kbuf; null reports a NULL in a key
+// key sets the key of r (s.cur: its value in s.kval for an index by
+// value, else its bytes in s.kbuf); null reports a NULL in a key
 // compared with =: such a row never matches (SQL's = is never true on
 // NULL). A null-safe key's NULL is a value like any other.
 func (s *joinSide) key(r row.Row) (null bool) {
+	if x := s.index; x.ints != nil {
+		v := r[s.keys[0]]
+		if plainInt(v, x.typ) {
+			s.kval = uint64(v.Int64())
+			return false
+		}
+		if v.IsNull() {
+			return true // an index by value has no null-safe key
+		}
+		x.toBytes() // a value of another form: the index by bytes from now on
+	}
 	for i, k := range s.keys {
 		if r[k].IsNull() && (s.nullSafe == nil || !s.nullSafe[i]) {
 			return true
@@ -150,14 +165,14 @@ func (s *joinSide) key(r row.Row) (null bool) {
 	return false
 }
 
-// find returns the id of key (another side's kbuf), if held.
-func (s *joinSide) find(key []byte) (int32, bool) { return s.index.Find(key) }
+// cur is the key of the row key last saw, as the index takes it.
+func (s *joinSide) cur() joinKey { return joinKey{v: s.kval, b: s.kbuf} }
 
-// keyID returns the id of the key in s.kbuf, adding it if absent.
+// keyID returns the id of the current key (cur), adding it if absent.
 func (s *joinSide) keyID() int32 {
-	kid, ok := s.index.Find(s.kbuf)
+	kid, ok := s.index.find(s.cur())
 	if !ok {
-		kid, _ = s.index.Add(s.kbuf)
+		kid = s.index.add(s.cur())
 	}
 	s.ensure(kid)
 	return kid
@@ -165,16 +180,32 @@ func (s *joinSide) keyID() int32 {
 
 // ensure grows the side's arrays by key id to hold kid: the index is
 // shared, so its ids may run ahead of them.
+//
+// The arrays are off the Go heap (on huge pages where the kernel gives
+// them): a change reads its key's entry at random, and on a million keys
+// a read of a heap array of 4 KiB pages also missed the TLB.
 func (s *joinSide) ensure(kid int32) {
 	if s.appendOnly {
-		for int(kid) >= len(s.runs) {
-			s.runs = append(s.runs, joinRun{})
+		if int(kid) >= len(s.runs) {
+			s.runs = state.OffHeapGrow(s.offHeap(), s.runs, int(kid)+1)
 		}
 		return
 	}
-	for int(kid) >= len(s.lists) {
-		s.lists = append(s.lists, joinList{head: -1})
+	if n := len(s.lists); int(kid) >= n {
+		s.lists = state.OffHeapGrow(s.offHeap(), s.lists, int(kid)+1)
+		for i := n; i < len(s.lists); i++ {
+			s.lists[i].head = -1
+		}
 	}
+}
+
+// offHeap is the side's off-heap memory, made at its first use.
+func (s *joinSide) offHeap() *state.OffHeap {
+	rp := &s.runPages
+	if rp.mem == nil && rp.pages == nil {
+		rp.cur, rp.mem = -1, state.NewOffHeap(s)
+	}
+	return rp.mem
 }
 
 // holds reports whether the side has a row under key id kid.
@@ -222,7 +253,7 @@ func (s *joinSide) link(kid, rid int32, r row.Row, assoc int32) {
 // errJoinCount is a count past what a stored row can hold.
 var errJoinCount = fmt.Errorf("more than %d copies of one row or matches of one row", math.MaxInt32)
 
-// add stores r, whose key is in s.kbuf, with assoc matches.
+// add stores r, whose key is the current one (cur), with assoc matches.
 func (s *joinSide) add(r row.Row, assoc int) error {
 	return s.addAt(s.keyID(), r, assoc)
 }
@@ -265,14 +296,14 @@ func (s *joinSide) addAt(kid int32, r row.Row, assoc int) error {
 	return nil
 }
 
-// remove takes one r, whose key is in s.kbuf, out of the side; a row
+// remove takes one r, whose key is the current one (cur), out of the side; a row
 // that is not there (never seen, expired, or restored from before) is
 // ignored, as Flink does.
 func (s *joinSide) remove(r row.Row) {
 	if s.idents == nil {
 		return
 	}
-	kid, ok := s.index.Find(s.kbuf)
+	kid, ok := s.index.find(s.cur())
 	if !ok {
 		return
 	}
@@ -332,8 +363,7 @@ func (s *joinSide) unlink(kid, rid int32) {
 	s.store.Remove(rid)
 	s.size--
 	if l.n == 0 && (s.peer == nil || !s.peer.holds(kid)) {
-		s.fbuf = append(s.fbuf[:0], s.index.Bytes(kid)...)
-		s.index.Drop(s.fbuf)
+		s.index.drop(kid)
 	}
 }
 

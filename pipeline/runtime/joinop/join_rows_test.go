@@ -10,7 +10,6 @@ import (
 
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/optest"
-	"github.com/etld/etld/pipeline/runtime/state"
 )
 
 // TestJoinSideMatchesAModel drives a join side and a map of each key's
@@ -27,7 +26,7 @@ func TestJoinSideMatchesAModel(t *testing.T) {
 			if mode == "unique" {
 				unique = []int{1}
 			}
-			s := newJoinSide([]int{0}, unique, 3, nil, state.NewKeyIDs())
+			s := newJoinSide([]int{0}, unique, 3, nil, newBytesIndex())
 			s.appendOnly = mode == "append-only"
 			// want: key -> rows in order, each with its count.
 			type held struct {
@@ -109,7 +108,7 @@ func checkJoinSide(t *testing.T, s *joinSide, step int, want func(yield func(int
 	for k, rows := range want {
 		keys++
 		kbuf := row.KeyOf(nil, row.Row{row.BigIntValue(k)}, []int{0})
-		kid, ok := s.find(kbuf)
+		kid, ok := s.index.find(joinKey{b: kbuf})
 		if !ok {
 			t.Fatalf("step %d: key %d missing", step, k)
 		}
@@ -123,8 +122,8 @@ func checkJoinSide(t *testing.T, s *joinSide, step int, want func(yield func(int
 		}
 		n += len(rows)
 	}
-	if s.size != int64(n) || s.index.Len() != keys {
-		t.Fatalf("step %d: %d rows under %d keys, want %d under %d", step, s.size, s.index.Len(), n, keys)
+	if s.size != int64(n) || s.index.len() != keys {
+		t.Fatalf("step %d: %d rows under %d keys, want %d under %d", step, s.size, s.index.len(), n, keys)
 	}
 }
 
@@ -136,7 +135,7 @@ func checkJoinSide(t *testing.T, s *joinSide, step int, want func(yield func(int
 // factor of the rows' bytes (a chain's blocks double up to
 // runBlockMax: its last block is at most half empty).
 func TestJoinRunsGrow(t *testing.T) {
-	s := newJoinSide([]int{0}, nil, 2, nil, state.NewKeyIDs())
+	s := newJoinSide([]int{0}, nil, 2, nil, newBytesIndex())
 	s.appendOnly = true
 	const keys = 300
 	want := make([][]string, keys)
@@ -153,7 +152,7 @@ func TestJoinRunsGrow(t *testing.T) {
 	}
 	check := func(what string) {
 		for k := range keys {
-			kid, ok := s.find(row.KeyOf(nil, row.Row{row.BigIntValue(int64(k))}, []int{0}))
+			kid, ok := s.index.find(joinKey{b: row.KeyOf(nil, row.Row{row.BigIntValue(int64(k))}, []int{0})})
 			if !ok {
 				t.Fatalf("%s: key %d missing", what, k)
 			}
@@ -189,7 +188,7 @@ func TestJoinRunsGrow(t *testing.T) {
 	if solo != 1 {
 		t.Errorf("%d pages of their own, want the long row's alone", solo)
 	}
-	if kid, _ := s.find(row.KeyOf(nil, row.Row{row.BigIntValue(7)}, []int{0})); s.runs[kid].head == s.runs[kid].tail {
+	if kid, _ := s.index.find(joinKey{b: row.KeyOf(nil, row.Row{row.BigIntValue(7)}, []int{0})}); s.runs[kid].head == s.runs[kid].tail {
 		t.Error("key 7's rows are in one block")
 	}
 }
@@ -211,7 +210,7 @@ func TestJoinSidesShareKeys(t *testing.T) {
 		feed(1, optest.Ins(1, "x"))
 		feed(0, optest.Ins(1, "a"))
 		feed(1, optest.Ins(2, "y"))
-		if got := j.sides[0].index.Len(); got != 2 || j.sides[1].index != j.sides[0].index {
+		if got := j.sides[0].index.len(); got != 2 || j.sides[1].index != j.sides[0].index {
 			t.Fatalf("append-only %v: %d keys in the shared index, want 2", leftAppendOnly, got)
 		}
 		feed(1, optest.Del(1, "x")) // the left side still holds key 1
@@ -221,7 +220,7 @@ func TestJoinSidesShareKeys(t *testing.T) {
 			feed(0, optest.Del(1, "a"))
 			want = 0
 		}
-		if got := j.sides[0].index.Len(); got != want {
+		if got := j.sides[0].index.len(); got != want {
 			t.Errorf("append-only %v: %d keys left, want %d", leftAppendOnly, got, want)
 		}
 		feed(1, optest.Ins(1, "z"))

@@ -101,9 +101,7 @@ func (s *joinSide) appendRun(kid int32, r row.Row, assoc int32) {
 	lw := binary.PutUvarint(lbuf[:], uint64(len(s.rbuf)))
 	n := uint32(head + lw + len(s.rbuf))
 	rp := &s.runPages
-	if rp.mem == nil && rp.pages == nil {
-		rp.cur, rp.mem = -1, state.NewOffHeap(s)
-	}
+	s.offHeap()
 	run := &s.runs[kid]
 	switch {
 	case run.rows == 0:

@@ -35,7 +35,7 @@ func (j *Join) semiChange(side int, k row.Kind, r row.Row, out operator.Emitter)
 	if null {
 		return nil
 	}
-	if kid, ok := other.live(this.kbuf); ok {
+	if kid, ok := other.live(this.cur()); ok {
 		for rid := range other.rows(kid) {
 			ok, err := j.matches(1, r, rid)
 			if err != nil {
@@ -79,7 +79,7 @@ func (j *Join) countMatches(r row.Row, null bool) (int, error) {
 		return 0, nil
 	}
 	right := j.sides[1]
-	kid, ok := right.live(j.sides[0].kbuf)
+	kid, ok := right.live(j.sides[0].cur())
 	if !ok {
 		return 0, nil
 	}
@@ -194,7 +194,7 @@ func (j *Join) notInAffected(null bool, rows, nulls int64) []notInSeen {
 			}
 		}
 	} else if !null {
-		if kid, ok := left.live(j.sides[1].kbuf); ok {
+		if kid, ok := left.live(j.sides[1].cur()); ok {
 			for rid := range left.rows(kid) {
 				note(left, rid, false)
 			}
@@ -208,7 +208,7 @@ func (j *Join) notInAffected(null bool, rows, nulls int64) []notInSeen {
 // matches.
 func (j *Join) notInMatch(r row.Row, add bool) error {
 	left := j.sides[0]
-	kid, ok := left.live(j.sides[1].kbuf)
+	kid, ok := left.live(j.sides[1].cur())
 	if !ok {
 		return nil
 	}

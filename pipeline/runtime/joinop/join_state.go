@@ -7,7 +7,6 @@ import (
 	"unsafe"
 
 	"github.com/etld/etld/pipeline/row"
-	"github.com/etld/etld/pipeline/runtime/state"
 )
 
 // StateEntries implements StateSizer: the distinct rows kept on both
@@ -74,7 +73,14 @@ func (j *Join) restore(d *row.Decoder) error {
 		table = newHashTable(&j.spec, j.sides[1].layout)
 	}
 	for i, old := range []*joinSide{j.sides[0], j.sides[1], j.leftNulls} {
-		s := newJoinSide(old.keys, old.unique, widths[i], types[i], state.NewKeyIDs())
+		var index *joinIndex // the right side's is its pair's (pairJoinSides)
+		switch i {
+		case 0:
+			index = newJoinIndex(&j.spec)
+		case 2:
+			index = newBytesIndex()
+		}
+		s := newJoinSide(old.keys, old.unique, widths[i], types[i], index)
 		if i == 1 {
 			pairJoinSides(restored[0], s)
 		}
@@ -171,7 +177,7 @@ func (j *Join) restore(d *row.Decoder) error {
 	return nil
 }
 
-// restoreRow stores a snapshot's row, whose key is in s.kbuf, count
+// restoreRow stores a snapshot's row, whose key is s's current one, count
 // times with assoc matches, and returns it (the last copy, on an
 // append-only side, which stores each copy apart).
 func (s *joinSide) restoreRow(r row.Row, count, assoc int32) (rowRef, error) {
@@ -190,7 +196,7 @@ func (s *joinSide) restoreRow(r row.Row, count, assoc int32) (rowRef, error) {
 			break
 		}
 	}
-	kid, _ := s.index.Find(s.kbuf)
+	kid, _ := s.index.find(s.cur())
 	rid, _ := s.idents.Find(s.identOf(kid, r))
 	s.ents[rid].assoc = assoc
 	return rowRef(rid), nil

@@ -64,10 +64,10 @@ func (s *joinSide) touch(ref rowRef) {
 	}
 }
 
-// live returns the id of key (another side's kbuf) and whether it has
+// live returns the id of key (another side's cur) and whether it has
 // rows, first dropping those that expired.
-func (s *joinSide) live(key []byte) (int32, bool) {
-	kid, ok := s.index.Find(key)
+func (s *joinSide) live(key joinKey) (int32, bool) {
+	kid, ok := s.index.find(key)
 	if ok {
 		ok = s.expire(kid)
 	}
@@ -85,7 +85,7 @@ func (s *joinSide) expire(kid int32) bool {
 			s.dropRow(rid, true)
 		}
 	}
-	return s.index.Has(kid)
+	return s.index.has(kid)
 }
 
 // joinTTLStateVersion is the version-1 layout with each stored row's

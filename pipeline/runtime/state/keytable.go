@@ -534,3 +534,21 @@ func (t *KeyIDs) Drop(key []byte) (int32, bool) {
 
 // Mapped is the number of bytes of the table's off-heap memory.
 func (t *KeyTable) Mapped() int { return t.mem.Mapped() }
+
+// AddID inserts key, which must be absent, under id, which must not be
+// in use: a table rebuilt with the ids of another (IntIDs' keys when a
+// join's integer key meets a value of another form). The ids below id
+// never handed out become free; fed in increasing order, each id is the
+// free list's last.
+func (t *KeyIDs) AddID(key []byte, id int32) {
+	for ; t.next <= id; t.next++ {
+		t.free = append(t.free, t.next)
+	}
+	for i := len(t.free) - 1; i >= 0; i-- {
+		if t.free[i] == id {
+			t.free = append(t.free[:i], t.free[i+1:]...)
+			break
+		}
+	}
+	t.Insert(key, id)
+}
