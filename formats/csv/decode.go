@@ -41,8 +41,10 @@ type Decoder struct {
 	// line breaks.
 	ops       []colOp
 	fieldEnds [256]bool
-	// ts reads the timestamps: a file's rows share their minute.
-	ts row.TimestampReader
+	// ts reads the timestamps: a file's rows share their minute;
+	// tsMin is its last minute, for fastTimestamp.
+	ts    row.TimestampReader
+	tsMin tsMinute
 }
 
 type field struct {
@@ -182,7 +184,7 @@ func (d *Decoder) skips(n int, hash bool) bool {
 // options and projection, with scratch of its own.
 func (d *Decoder) Clone() connector.Decoder {
 	c := *d
-	c.fields, c.unquote, c.ends, c.src, c.fast, c.ts = make([]field, 0, d.schema.Len()), nil, nil, "", false, row.TimestampReader{}
+	c.fields, c.unquote, c.ends, c.src, c.fast, c.ts, c.tsMin = make([]field, 0, d.schema.Len()), nil, nil, "", false, row.TimestampReader{}, tsMinute{}
 	return &c
 }
 
