@@ -41,6 +41,8 @@ type Decoder struct {
 	// line breaks.
 	ops       []colOp
 	fieldEnds [256]bool
+	// skip is skipBytesOf(cfg), made once.
+	skip [3]uint64
 	// ts reads the timestamps: a file's rows share their minute;
 	// tsMin is its last minute, for fastTimestamp.
 	ts    row.TimestampReader
@@ -77,6 +79,7 @@ func NewDecoder(o Options, schema row.Schema) (*Decoder, error) {
 	}
 	// An unset quote or escape is 0: a NUL byte then takes the slow
 	// path, which reads it as the plain character it is.
+	d.skip = skipBytesOf(cfg)
 	d.planColumns()
 	return d, nil
 }

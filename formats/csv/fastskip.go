@@ -30,7 +30,7 @@ const ctlFloor = 0x0E
 // of s's whole words comes first: the byte loop then reads the fields
 // from j, and decides.
 func (d *Decoder) skipFields(s string, j, k int) (end int, ok bool) {
-	delim, quote, esc := d.skipBytes()
+	delim, quote, esc := d.skip[0], d.skip[1], d.skip[2]
 	// 32 bytes at a time, their delimiters and stops as bitmaps: the
 	// fields a row skips are most often within one such chunk, and its
 	// branches do not depend on where in it they end.
@@ -78,7 +78,7 @@ func pickDelim(dm, stop uint32, k *int) (end int, ok, more bool) {
 
 // skipMasks flags, in w, the delimiters (exactly) and the bytes that stop
 // a run of skipped fields (the first of them exactly), given the
-// delimiter, the quote and the escape in every byte (skipBytes).
+// delimiter, the quote and the escape in every byte (Decoder.skip).
 func skipMasks(w, delim, quote, esc uint64) (delims, stops uint64) {
 	x := w ^ delim
 	delims = ^((x&^swar.MSB + ^swar.MSB&(0x7F*swar.LSB)) | x | ^swar.MSB&(0x7F*swar.LSB))
@@ -91,16 +91,16 @@ func skipMasks(w, delim, quote, esc uint64) (delims, stops uint64) {
 	return delims, stops & swar.MSB
 }
 
-// skipBytes is the delimiter, the quote and the escape in every byte of
-// a word, for skipMasks. An unset quote or escape is 0, so a NUL byte
-// stops a run (the byte loop reads it as the plain byte it is then); an
-// unset escape is the quote, so that it adds no stop of its own.
-func (d *Decoder) skipBytes() (delim, quote, esc uint64) {
-	c := d.cfg
+// skipBytesOf is the delimiter, the quote and the escape of c in every
+// byte of a word, for skipMasks (Decoder.skip). An unset quote or escape
+// is 0, so a NUL byte stops a run (the byte loop reads it as the plain
+// byte it is then); an unset escape is the quote, so that it adds no
+// stop of its own.
+func skipBytesOf(c config) [3]uint64 {
 	if c.escape == 0 {
 		c.escape = c.quote
 	}
-	return uint64(c.delim) * swar.LSB, uint64(c.quote) * swar.LSB, uint64(c.escape) * swar.LSB
+	return [3]uint64{uint64(c.delim) * swar.LSB, uint64(c.quote) * swar.LSB, uint64(c.escape) * swar.LSB}
 }
 
 // tsMinute is the minute of the last TIMESTAMP text read, as the words
