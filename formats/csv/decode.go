@@ -109,6 +109,11 @@ func (d *Decoder) DecodeColumns(cols []int) bool {
 	return true
 }
 
+// KeepsProjection implements connector.ProjectionKeeper: planColumns
+// reads both, and a column SetColumns left out is NULL (opNull) at its
+// place in the row.
+func (d *Decoder) KeepsProjection() bool { return true }
+
 // intern copies rec into a string of its own, which the row's string
 // values share. One allocation per record, not per field; and a value an
 // operator keeps in its state (a Top-N's rows, a deduplication's) pins its
@@ -436,12 +441,13 @@ func trimTerminator(rec []byte) []byte {
 }
 
 var (
-	_ connector.Decoder         = (*Decoder)(nil)
-	_ connector.HeaderDecoder   = (*Decoder)(nil)
-	_ connector.Splitter        = (*Decoder)(nil)
-	_ connector.LineSplitter    = (*Decoder)(nil)
-	_ connector.ParallelDecoder = (*Decoder)(nil)
-	_ connector.StringDecoder   = (*Decoder)(nil)
-	_ connector.LineDecoder     = (*Decoder)(nil)
-	_ connector.ColumnDecoder   = (*Decoder)(nil)
+	_ connector.Decoder          = (*Decoder)(nil)
+	_ connector.HeaderDecoder    = (*Decoder)(nil)
+	_ connector.Splitter         = (*Decoder)(nil)
+	_ connector.LineSplitter     = (*Decoder)(nil)
+	_ connector.ParallelDecoder  = (*Decoder)(nil)
+	_ connector.StringDecoder    = (*Decoder)(nil)
+	_ connector.LineDecoder      = (*Decoder)(nil)
+	_ connector.ColumnDecoder    = (*Decoder)(nil)
+	_ connector.ProjectionKeeper = (*Decoder)(nil)
 )
