@@ -31,7 +31,16 @@ const ctlFloor = 0x0E
 // from j, and decides.
 func (d *Decoder) skipFields(s string, j, k int) (end int, ok bool) {
 	delim, quote, esc := d.skip[0], d.skip[1], d.skip[2]
-	// 32 bytes at a time, their delimiters and stops as bitmaps: the
+	// A word first: one short field (a run of one) ends in it, and the
+	// chunks need not be read.
+	if j+8 <= len(s) {
+		dm, st := skipMasks(swar.Word(s, j), delim, quote, esc)
+		if e, ok, more := pickDelim(swar.Mask8(dm), swar.Mask8(st), &k); !more {
+			return j + e, ok
+		}
+		j += 8
+	}
+	// Then 32 bytes at a time, their delimiters and stops as bitmaps: the
 	// fields a row skips are most often within one such chunk, and its
 	// branches do not depend on where in it they end.
 	for j+32 <= len(s) {
