@@ -41,8 +41,12 @@ type Decoder struct {
 	// line breaks.
 	ops       []colOp
 	fieldEnds [256]bool
-	// ts reads the timestamps: a file's rows share their minute.
-	ts row.TimestampReader
+	// skip is skipBytesOf(cfg), made once.
+	skip [3]uint64
+	// ts reads the timestamps: a file's rows share their minute;
+	// tsMin is its last minute, for fastTimestamp.
+	ts    row.TimestampReader
+	tsMin tsMinute
 }
 
 type field struct {
@@ -75,6 +79,7 @@ func NewDecoder(o Options, schema row.Schema) (*Decoder, error) {
 	}
 	// An unset quote or escape is 0: a NUL byte then takes the slow
 	// path, which reads it as the plain character it is.
+	d.skip = skipBytesOf(cfg)
 	d.planColumns()
 	return d, nil
 }
@@ -103,6 +108,11 @@ func (d *Decoder) DecodeColumns(cols []int) bool {
 	d.planColumns()
 	return true
 }
+
+// KeepsProjection implements connector.ProjectionKeeper: planColumns
+// reads both, and a column SetColumns left out is NULL (opNull) at its
+// place in the row.
+func (d *Decoder) KeepsProjection() bool { return true }
 
 // intern copies rec into a string of its own, which the row's string
 // values share. One allocation per record, not per field; and a value an
@@ -182,7 +192,7 @@ func (d *Decoder) skips(n int, hash bool) bool {
 // options and projection, with scratch of its own.
 func (d *Decoder) Clone() connector.Decoder {
 	c := *d
-	c.fields, c.unquote, c.ends, c.src, c.fast, c.ts = make([]field, 0, d.schema.Len()), nil, nil, "", false, row.TimestampReader{}
+	c.fields, c.unquote, c.ends, c.src, c.fast, c.ts, c.tsMin = make([]field, 0, d.schema.Len()), nil, nil, "", false, row.TimestampReader{}, tsMinute{}
 	return &c
 }
 
@@ -431,12 +441,13 @@ func trimTerminator(rec []byte) []byte {
 }
 
 var (
-	_ connector.Decoder         = (*Decoder)(nil)
-	_ connector.HeaderDecoder   = (*Decoder)(nil)
-	_ connector.Splitter        = (*Decoder)(nil)
-	_ connector.LineSplitter    = (*Decoder)(nil)
-	_ connector.ParallelDecoder = (*Decoder)(nil)
-	_ connector.StringDecoder   = (*Decoder)(nil)
-	_ connector.LineDecoder     = (*Decoder)(nil)
-	_ connector.ColumnDecoder   = (*Decoder)(nil)
+	_ connector.Decoder          = (*Decoder)(nil)
+	_ connector.HeaderDecoder    = (*Decoder)(nil)
+	_ connector.Splitter         = (*Decoder)(nil)
+	_ connector.LineSplitter     = (*Decoder)(nil)
+	_ connector.ParallelDecoder  = (*Decoder)(nil)
+	_ connector.StringDecoder    = (*Decoder)(nil)
+	_ connector.LineDecoder      = (*Decoder)(nil)
+	_ connector.ColumnDecoder    = (*Decoder)(nil)
+	_ connector.ProjectionKeeper = (*Decoder)(nil)
 )

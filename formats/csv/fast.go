@@ -1,6 +1,8 @@
 package csv
 
 import (
+	"strings"
+
 	"github.com/etld/etld/internal/swar"
 	"github.com/etld/etld/pipeline/row"
 )
@@ -22,14 +24,21 @@ type colOp struct {
 	kind    uint8
 	notNull bool
 	t       *row.Type
+	// run is the number of columns from this one on that the row does
+	// not read (opSkip, opNull), the last column never among them:
+	// skipFields passes over them at once; nulls are the row's places
+	// of those of them that are NULL in it (opNull).
+	run   int
+	nulls []int
 }
 
 const (
-	opSkip   uint8 = iota // not in the row: split off only
-	opNull                // projected away (SetColumns): NULL, not parsed
-	opString              // the field's text
-	opBigInt              // digits summed while scanned
-	opValue               // parseValue of the field's text
+	opSkip      uint8 = iota // not in the row: split off only
+	opNull                   // projected away (SetColumns): NULL, not parsed
+	opString                 // the field's text
+	opBigInt                 // digits summed while scanned
+	opValue                  // parseValue of the field's text
+	opTimestamp              // fastTimestamp, else parseValue
 )
 
 // planColumns sets d.ops from the schema and the projection, after
@@ -49,12 +58,38 @@ func (d *Decoder) planColumns() {
 			op.kind = opNull
 		case t.ID == row.String:
 			op.kind = opString
-		case t.ID == row.BigInt:
+		case t.ID == row.BigInt && !d.cfg.special("0123456789+-"):
+			// Not when a special byte could be read as a digit or a
+			// sign: the delimiter 1 or -.
 			op.kind = opBigInt
+		case (t.ID == row.Timestamp || t.ID == row.TimestampLTZ) && !d.cfg.special("0123456789-: .") && !(d.cfg.hasNull && len(d.cfg.nullLit) == 23):
+			// Nor a byte of the form, nor when the null literal could
+			// be such a text.
+			op.kind = opTimestamp
 		}
 		ops[i] = op
 	}
+	for i := len(ops) - 2; i >= 0; i-- {
+		if k := ops[i].kind; k == opSkip || k == opNull {
+			ops[i].run = ops[i+1].run + 1
+			ops[i].nulls = ops[i+1].nulls
+			if k == opNull {
+				ops[i].nulls = append([]int{ops[i].at}, ops[i].nulls...)
+			}
+		}
+	}
 	d.ops = ops
+}
+
+// special reports whether the delimiter, the quote or the escape is one
+// of the bytes of set.
+func (c *config) special(set string) bool {
+	for _, b := range []byte{c.delim, c.quote, c.escape} {
+		if b != 0 && strings.IndexByte(set, b) >= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // decodeFast writes the row of s[:end] into r when s starts with a common
@@ -71,9 +106,26 @@ func (d *Decoder) decodeFast(s string, r row.Row) (end int, ok bool) {
 	}
 	n := len(s)
 	j := 0
-	for ci := range ops {
+	for ci := 0; ci < len(ops); ci++ {
 		op := &ops[ci]
+		if k := op.run; k > 0 && j+8 <= n {
+			if e, ok := d.skipFields(s, j, k); ok {
+				for _, at := range op.nulls {
+					r[at] = row.Value{} // NULL: a zeroing store, no load of row.NullValue
+				}
+				j = e
+				ci += k - 1
+				continue
+			}
+		}
 		start := j
+		if op.kind == opTimestamp {
+			if m, ok := d.fastTimestamp(s, j); ok {
+				r[op.at] = timestampOf(m, op.t)
+				j += 23
+				goto next
+			}
+		}
 		if op.kind == opBigInt {
 			if j+8 <= n {
 				// A word at a time: up to 7 digits and their end in
@@ -151,6 +203,9 @@ func (d *Decoder) decodeFast(s string, r row.Row) (end int, ok bool) {
 				return 0, false
 			}
 			r[op.at] = v
+			if op.kind == opTimestamp {
+				d.noteMinute()
+			}
 		}
 	next:
 		if j == n || s[j] != delim {

@@ -86,7 +86,11 @@ var fastSchema = func() row.Schema {
 // one as it is, one without its one-pass plan; nil when the options are
 // refused.
 func fastAndGeneral(mode, proj, delim byte) (fast, general *Decoder, width int) {
-	schema := fastSchema
+	return fastAndGeneralOf(fastSchema, mode, proj, delim)
+}
+
+// fastAndGeneralOf is fastAndGeneral of a schema of up to 7 columns.
+func fastAndGeneralOf(schema row.Schema, mode, proj, delim byte) (fast, general *Decoder, width int) {
 	opts := Options{Delimiter: string([]byte{delim}), AllowComments: mode&fuzzComments != 0, IgnoreParseErrors: mode&fuzzIgnore != 0,
 		DisableQuoteCharacter: mode&fuzzNoQuote != 0}
 	switch {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"syscall"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/etld/etld/internal/testenv"
@@ -56,6 +57,20 @@ func wideBenchCSV() ([]byte, []string) {
 	return b, cols
 }
 
+// eventsBenchCSV is bench/'s events.csv (id, k1, k2, cust, amount, name,
+// ts), one row a millisecond.
+func eventsBenchCSV() []byte {
+	r := rand.New(rand.NewPCG(5, 6))
+	var b []byte
+	epoch := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range matrixBenchRows {
+		b = fmt.Appendf(b, "%d,%d,%d,%d,%d,n%s,", i, r.Int64N(100_000), r.Int64N(1_000_000), r.Int64N(1_100_000), r.Int64N(10_000), strconv.FormatInt(r.Int64N(1000), 36))
+		b = epoch.Add(time.Duration(i)*time.Millisecond).AppendFormat(b, "2006-01-02 15:04:05.000")
+		b = append(b, '\n')
+	}
+	return b
+}
+
 // decodeLines decodes data line by line as the file source's parallel
 // workers do (DecodeLine over the block where the decoder has it, else
 // DecodeString of each line; batches of 1024 reused).
@@ -94,17 +109,25 @@ func BenchmarkDecodeMatrix(b *testing.B) {
 	keys := keysBenchCSV()
 	keysSchema := []string{"id BIGINT", "ik BIGINT", "sk STRING", "ta STRING", "tb BIGINT", "z BIGINT", "amount BIGINT"}
 	wide, wideSchema := wideBenchCSV()
+	events := eventsBenchCSV()
+	eventsSchema := []string{"id BIGINT", "k1 BIGINT", "k2 BIGINT", "cust BIGINT", "amount BIGINT", "name STRING", "ts TIMESTAMP(3)"}
 	for _, c := range []struct {
 		name   string
 		data   []byte
 		schema []string
 		cols   []int
+		// needed, if set, is the projection (SetColumns): the rows
+		// are the whole schema's, the others NULL (a source with a
+		// watermark reads its rows so).
+		needed []bool
 	}{
-		{"int", keys, keysSchema, []int{1, 6}},
-		{"str", keys, keysSchema, []int{2, 6}},
-		{"two", keys, keysSchema, []int{3, 4, 6}},
-		{"keys-all", keys, keysSchema, nil},
-		{"wide30", wide, wideSchema, nil},
+		{"int", keys, keysSchema, []int{1, 6}, nil},
+		{"str", keys, keysSchema, []int{2, 6}, nil},
+		{"two", keys, keysSchema, []int{3, 4, 6}, nil},
+		{"keys-all", keys, keysSchema, nil, nil},
+		{"wide30", wide, wideSchema, nil, nil},
+		{"events-hop", events, eventsSchema, nil, []bool{false, false, false, false, true, false, true}},
+		{"events-all", events, eventsSchema, nil, nil},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			sch := testenv.Schema(b, c.schema...)
@@ -113,6 +136,9 @@ func BenchmarkDecodeMatrix(b *testing.B) {
 				b.Fatal(err)
 			}
 			width := sch.Len()
+			if c.needed != nil {
+				dec.SetColumns(c.needed)
+			}
 			if c.cols != nil {
 				if !dec.DecodeColumns(c.cols) {
 					b.Fatal("DecodeColumns refused")

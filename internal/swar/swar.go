@@ -39,3 +39,25 @@ func EightDigits(x uint64, n int) uint64 {
 // FirstByte is the index of the first byte whose high bit is set in m,
 // or 8 when none is.
 func FirstByte(m uint64) int { return bits.TrailingZeros64(m) >> 3 }
+
+// low7 has the low seven bits of every byte set.
+const low7 = 0x7F7F7F7F7F7F7F7F
+
+// Bytes has the high bit set in exactly the bytes of w that are c, and
+// in no other: unlike the borrow trick of NonDigits, no byte after a
+// match is marked, so that the matches can be counted.
+func Bytes(w uint64, c byte) uint64 {
+	x := w ^ (uint64(c) * LSB)
+	// A byte's high bit is set in x&low7+low7 when its low seven bits
+	// are not all zero, and in x when its own is: neither, it was c.
+	return ^((x&low7 + low7) | x | low7)
+}
+
+// Mask8 packs the high bits of m's bytes into eight bits, byte i's into
+// bit i: a mask of Bytes, or of any test that flags bytes exactly.
+func Mask8(m uint64) uint32 {
+	// Byte i's high bit, moved to bit 8i, lands on bit 56+i of the
+	// product; the other products fall below bit 56 or above 63, each
+	// on its own bit (no carries).
+	return uint32((m >> 7 & LSB) * 0x0102040810204080 >> 56)
+}

@@ -119,6 +119,14 @@ type ColumnDecoder interface {
 	DecodeColumns(cols []int) bool
 }
 
+// ProjectionKeeper is a ColumnDecoder whose DecodeColumns keeps the
+// projection SetColumns set: the columns not needed stay unparsed, and
+// NULL is written in each, so that its rows have every value written
+// still and a batch it decodes into need not be zeroed first.
+type ProjectionKeeper interface {
+	KeepsProjection() bool
+}
+
 // ColumnPlaces lays out a ColumnDecoder's selection cols over a schema
 // of width columns: at[i] is where column i goes in a decoded row (-1:
 // not decoded), copies the (from, to) places of a column selected again.

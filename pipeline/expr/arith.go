@@ -330,7 +330,11 @@ func (c *compiler) addDayTime(e sql.Expr, text func() string, op byte, l, r *nod
 			return tsValue(id, us), nil
 		}
 	}
-	return c.finish(e, t, bin(ts.eval, iv.eval, f), l, r)
+	n, err := c.finish(e, t, bin(ts.eval, iv.eval, f), l, r)
+	if err == nil && id != row.Date && !n.konst && ts.col >= 0 && iv.konst && !iv.val.IsNull() {
+		n.shift = &shiftOf{col: ts.col, micros: sign * iv.val.Int64()}
+	}
+	return n, err
 }
 
 // addMicros adds two microsecond counts, an error on overflow.

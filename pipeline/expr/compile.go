@@ -22,6 +22,15 @@ type node struct {
 	// field accesses over one (r.f.g): what nested projection pushdown
 	// may read from a column of its own (FieldPath).
 	path *FieldPath
+	// shift is set on a TIMESTAMP column plus a constant day-time
+	// interval (Compiled.Shifted).
+	shift *shiftOf
+}
+
+// shiftOf is a column's microseconds and the constant added to them.
+type shiftOf struct {
+	col    int
+	micros int64
 }
 
 type compiler struct {

@@ -224,3 +224,47 @@ func TestIsColumn(t *testing.T) {
 		}
 	}
 }
+
+// TestShifted: a TIMESTAMP column plus or less a constant day-time
+// interval says which column and by how much, and its value is the
+// column's so shifted; anything else (a month interval, a DATE, an
+// interval that is not constant, two columns) does not.
+func TestShifted(t *testing.T) {
+	cases := []struct {
+		text  string
+		col   int // -1: not shifted
+		shift int64
+	}{
+		{"ts - INTERVAL '1' SECOND", 7, -1_000_000},
+		{"ts + INTERVAL '5' MINUTE", 7, 300_000_000},
+		{"INTERVAL '2' SECOND + lts", 8, 2_000_000},
+		{"lts - INTERVAL '0.5' SECOND", 8, -500_000},
+		{"x_ts - INTERVAL '1' SECOND", 16, -1_000_000},
+		{"ts - INTERVAL '1' SECOND - INTERVAL '1' SECOND", -1, 0},
+		{"ts - INTERVAL '1' MONTH", -1, 0},
+		{"day + INTERVAL '1' DAY", -1, 0},
+		{"ts", -1, 0},
+		{"ts - INTERVAL '1' SECOND * n", -1, 0},
+		{"CAST(ts AS TIMESTAMP(3)) - INTERVAL '1' SECOND", 7, -1_000_000}, // the column as it is
+		{"COALESCE(ts, x_ts) - INTERVAL '1' SECOND", -1, 0},
+	}
+	for _, tc := range cases {
+		c, err := compileText(t, tc.text)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.text, err)
+		}
+		col, shift := -1, int64(0)
+		if c.Shifted {
+			col, shift = c.ShiftColumn, c.ShiftMicros
+		}
+		if col != tc.col || shift != tc.shift {
+			t.Errorf("%s: shifted column %d by %d, want %d by %d", tc.text, col, shift, tc.col, tc.shift)
+		}
+		if !c.Shifted || testRow[col].IsNull() {
+			continue
+		}
+		if v := mustEval(t, c); v.Micros() != testRow[col].Micros()+shift {
+			t.Errorf("%s: %v is not column %d's %v shifted by %d", tc.text, v, col, testRow[col], shift)
+		}
+	}
+}

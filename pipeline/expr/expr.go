@@ -65,6 +65,15 @@ type Compiled struct {
 	// Column, whose value is the expression's for every row.
 	IsColumn bool
 	Column   int
+	// Shifted reports that the expression is a TIMESTAMP column plus a
+	// constant day-time interval (event_time - INTERVAL '1' SECOND, a
+	// watermark's usual form): for a row whose column ShiftColumn is not
+	// NULL, Eval gives its microseconds plus ShiftMicros, or an error
+	// when that overflows. A watermark is then read without a call per
+	// operand (plan's eventTime).
+	Shifted     bool
+	ShiftColumn int
+	ShiftMicros int64
 	// Paths are the chains of field accesses over input columns the
 	// expression reads (r.f.g), each where it is read (two reads of one
 	// field are two paths), none a prefix of another of the same read;
@@ -185,6 +194,9 @@ func compileWith(e sql.Expr, scope Scope, opts []Option, memo *memoTable) (*Comp
 	c.finishPaths(out)
 	if n.col >= 0 && !n.konst {
 		out.IsColumn, out.Column = true, n.col
+	}
+	if n.shift != nil {
+		out.Shifted, out.ShiftColumn, out.ShiftMicros = true, n.shift.col, n.shift.micros
 	}
 	if n.t.ID == row.Null {
 		// The bare NULL literal: give it a type a sink can hold.

@@ -181,6 +181,23 @@ func sourceNode(s *Source, scanned bool) *runtime.SourceNode {
 func eventTime(s *Source) func(r row.Row) (int64, bool, error) {
 	wm, attr := s.watermark, s.Table.Root.TimeAttr
 	name := s.Table.Root.Schema.Fields[attr].Name
+	if wm.Shifted && wm.ShiftColumn == attr {
+		// The column less a constant, read without the expression's
+		// calls; Eval only for the error of an overflow.
+		by := wm.ShiftMicros
+		return func(r row.Row) (int64, bool, error) {
+			v := r[attr]
+			if v.IsNull() {
+				return 0, false, fmt.Errorf("event-time column %q is NULL", name)
+			}
+			us := v.Micros()
+			if t := us + by; (us >= 0) != (by >= 0) || (t >= 0) == (us >= 0) {
+				return t, true, nil
+			}
+			_, err := wm.Eval(r)
+			return 0, false, fmt.Errorf("watermark: %w", err)
+		}
+	}
 	return func(r row.Row) (int64, bool, error) {
 		if r[attr].IsNull() {
 			return 0, false, fmt.Errorf("event-time column %q is NULL", name)

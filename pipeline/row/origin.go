@@ -1,6 +1,9 @@
 package row
 
-import "strconv"
+import (
+	"strconv"
+	"unsafe"
+)
 
 // Origin names the input records a batch's changes came from, so that an
 // error a change causes downstream (a CAST that fails in a transform) can
@@ -99,6 +102,15 @@ func (p *Positions) Mark(n int, input string, num int64) {
 // ("device:inode", or ""), for Locate. The same name with another
 // identity (a log rotated under it) is another input.
 func (p *Positions) MarkAt(n int, input, id string, num, offset int64) {
+	// The common mark, once per record of one change: the next change,
+	// of the input and file of the last span, room in both slices.
+	if k := len(p.nums); n == k+1 && k < cap(p.nums) && p.offs != nil && k < cap(p.offs) {
+		if last := len(p.spans) - 1; last >= 0 && sameString(p.spans[last].input, input) && sameString(p.spans[last].id, id) {
+			p.nums, p.offs = p.nums[:n], p.offs[:n]
+			p.nums[k], p.offs[k] = num, offset
+			return
+		}
+	}
 	if p.offs == nil && n > len(p.nums) {
 		p.offs = make([]int64, len(p.nums), cap(p.nums))
 		for i := range p.offs {
@@ -213,4 +225,10 @@ func (s Sequence) Record(i int) (string, int64, bool) {
 		return "", 0, false
 	}
 	return s.Prefix, s.First + int64(i), true
+}
+
+// sameString is a == b, without comparing bytes when both are the same
+// string (a source marks its rows with the same name each time).
+func sameString(a, b string) bool {
+	return len(a) == len(b) && (unsafe.StringData(a) == unsafe.StringData(b) || a == b)
 }

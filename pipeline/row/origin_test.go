@@ -120,3 +120,66 @@ func TestPositionsLocate(t *testing.T) {
 		t.Error("Locate of a record marked without an offset says it knows one")
 	}
 }
+
+// TestPositionsMarkAtRun: a run of one-change records of one file (the
+// mark taken without looking at the spans) locates each record, and a
+// change of file in the run, by name or by identity of the same length,
+// or given with an equal name built anew, is seen.
+func TestPositionsMarkAtRun(t *testing.T) {
+	p := NewPositions(8, ":")
+	name := "app.log"
+	again := string([]byte("app.log")) // equal, not the same string
+	marks := []struct {
+		n        int
+		input    string
+		id       string
+		line     int64
+		offset   int64
+		wantSpan int // spans after the mark
+	}{
+		{1, name, "1:1", 1, 0, 1},
+		{2, name, "1:1", 2, 10, 1},
+		{3, again, "1:1", 3, 20, 1},
+		{4, name, "1:2", 1, 0, 2}, // rotated: another identity, the same length
+		{5, "b.log", "1:2", 1, 0, 3},
+		{6, "b.log", "1:2", 2, 7, 3},
+		{8, "b.log", "1:2", 3, 9, 3}, // a record of two changes
+	}
+	for _, m := range marks {
+		p.MarkAt(m.n, m.input, m.id, m.line, m.offset)
+		if len(p.spans) != m.wantSpan {
+			t.Fatalf("after marking %d: %d spans, want %d", m.n, len(p.spans), m.wantSpan)
+		}
+	}
+	want := []Location{
+		{"app.log", "1:1", 1, 0}, {"app.log", "1:1", 2, 10}, {"app.log", "1:1", 3, 20}, {"app.log", "1:2", 1, 0},
+		{"b.log", "1:2", 1, 0}, {"b.log", "1:2", 2, 7}, {"b.log", "1:2", 3, 9}, {"b.log", "1:2", 3, 9},
+	}
+	for i, w := range want {
+		if got, ok := p.Locate(i); !ok || got != w {
+			t.Errorf("Locate(%d) = %+v, %v; want %+v", i, got, ok, w)
+		}
+	}
+	p.MarkAt(6, "b.log", "1:2", 0, 0) // the last record given back
+	p.MarkAt(7, "b.log", "1:2", 4, 11)
+	if got, ok := p.Locate(6); !ok || got != (Location{"b.log", "1:2", 4, 11}) {
+		t.Errorf("after a record given back, Locate(6) = %+v, %v", got, ok)
+	}
+	if _, ok := p.Locate(7); ok {
+		t.Errorf("Locate(7) of a change given back says it knows it")
+	}
+}
+
+// BenchmarkPositionsMarkAt: what a file source pays per record to
+// locate it.
+func BenchmarkPositionsMarkAt(b *testing.B) {
+	b.ReportAllocs()
+	name, id := "data/sensor.csv", "2049:17"
+	for b.Loop() {
+		p := NewPositions(1024, ":")
+		for i := range 1024 {
+			p.MarkAt(i+1, name, id, int64(i+1), int64(i*60))
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*1024), "ns/record")
+}

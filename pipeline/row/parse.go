@@ -482,6 +482,12 @@ func (r *TimestampReader) Micros(s string) (int64, bool) {
 	return r.base + sec, ok
 }
 
+// Minute is the minute of the last text Micros read, "YYYY-MM-DD
+// HH:MM:" ("" for none), and its microseconds: a text of that minute
+// is that many microseconds and its seconds'. A decoder that checks a
+// text's minute a word at a time reads it so.
+func (r *TimestampReader) Minute() (string, int64) { return r.minute, r.base }
+
 // Days is parseSQLDate(s) ("YYYY-MM-DD") as a DATE's day count, with
 // the last month read kept as the minute of Micros is: a run of dates of
 // one month reads only the day. ok is false for a text of any other

@@ -8,3 +8,7 @@ func SetReader(t testing.TB, workers, block, buffer int) { withReader(t, workers
 
 // Recycled is how many batches the sources took back (Recycle).
 func Recycled() int64 { return recycled.Load() }
+
+// ReusedMapped is how many decoded batches the workers took back
+// unzeroed after the runtime mapped them (push).
+func ReusedMapped() int64 { return reusedMapped.Load() }

@@ -22,6 +22,7 @@ import (
 	"io"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/etld/etld/pipeline/connector"
@@ -121,12 +122,13 @@ func (s *Source) startParallel(pd connector.ParallelDecoder, max int) {
 	s.rd.fresh = true
 	work := make(chan *block, 2*workers+2)
 	full := s.columns
-	if cd, ok := s.dec.(connector.ColumnDecoder); ok && !s.columns && !s.updating && !s.paths && !s.projected {
+	if cd, ok := s.dec.(connector.ColumnDecoder); ok && !s.columns && !s.updating && !s.paths && (!s.projected || keepsProjection(s.dec)) {
 		// Told to read every column in order, a ColumnDecoder writes
 		// every value of its rows (which is all it changes: not when
 		// the planner left columns unread, which selecting all of them
-		// would read again): the batches can then be given back
-		// (Recycle).
+		// would read again, unless it keeps them unread): the batches
+		// can then be given back (Recycle), and a mapped batch reused
+		// without zeroing (push).
 		all := make([]int, s.width)
 		for i := range all {
 			all[i] = i
@@ -282,7 +284,16 @@ func (s *Source) push(b *block, it item, w *worker) {
 	if s.mapper != nil && len(it.bad) == 0 {
 		if out := s.mapper(it.b); out != nil {
 			if s.mapFresh {
-				it.b.Reset()
+				// The mapped rows are new: the decoded batch is the
+				// worker's next, zeroed unless its decoder writes
+				// every value (the zeroing of a whole-width batch a
+				// block costs as much as a column's decode).
+				if s.fullRows.Load() {
+					it.b.Reuse()
+					reusedMapped.Add(1)
+				} else {
+					it.b.Reset()
+				}
 				w.spare = it.b
 			}
 			it.b, it.mapped = out, true
@@ -290,6 +301,17 @@ func (s *Source) push(b *block, it item, w *worker) {
 	}
 	b.items = append(b.items, it)
 }
+
+// keepsProjection reports whether dec keeps its projection when told to
+// decode every column (connector.ProjectionKeeper).
+func keepsProjection(dec connector.Decoder) bool {
+	pk, ok := dec.(connector.ProjectionKeeper)
+	return ok && pk.KeepsProjection()
+}
+
+// reusedMapped counts the mapped batches' decoded batches reused without
+// zeroing, for tests.
+var reusedMapped atomic.Int64
 
 // decodeBlock decodes b into its items, batches of up to max changes.
 func (s *Source) decodeBlock(b *block, w *worker) {

@@ -101,3 +101,69 @@ sinks:
 		})
 	}
 }
+
+// TestMappedBatchesReusedProjected: a source with a watermark whose
+// query reads some of its columns (the csv decoder leaves the others
+// unparsed, NULL) has its rows projected in the decode workers; the
+// decoded batch is then the worker's next, reused without zeroing, as
+// the decoder writes every value of a row, the unread ones too. What
+// comes out is what a serial read gives, though the unread columns hold
+// values that do not parse and the rows' widths differ.
+func TestMappedBatchesReusedProjected(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	var in strings.Builder
+	for i := range 6000 {
+		note, bad := fmt.Sprintf("note %d", r.IntN(50)), fmt.Sprint(r.IntN(1000))
+		if i%5 == 0 {
+			note = ""
+		}
+		if i%7 == 0 {
+			bad = "not a number"
+		}
+		fmt.Fprintf(&in, "%d,%s,%s,2026-01-01 10:%02d:%02d.%03d,%s\n", i, bad, note, i/1000, i%60, i%1000, bad)
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "in.csv")
+	if err := os.WriteFile(src, []byte(in.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func() string {
+		t.Helper()
+		out := filepath.Join(dir, "out.csv")
+		os.Remove(out)
+		yaml := fmt.Sprintf(`version: 1
+name: reuse
+execution: streaming
+sources:
+  - name: s
+    type: file
+    path: %q
+    format: {type: csv, null_literal: ""}
+    schema: [id BIGINT, bad BIGINT, note STRING, ts TIMESTAMP(3), bad2 BIGINT]
+    watermark: ts - INTERVAL '1' SECOND
+transforms:
+  - {name: q, sql: "SELECT id, note, ts FROM s"}
+sinks:
+  - {name: out, from: q, type: file, path: %q, overwrite: true}
+`, src, out)
+		p := pipefile.Load(t, pipeline.Env{Registry: builtin.Registry()}, dir, yaml)
+		if _, err := p.Run(testenv.Context(t, 60*time.Second), pipeline.RunOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		data, _ := os.ReadFile(out)
+		return string(data)
+	}
+	file.SetReader(t, -1, 0, 0)
+	want := run()
+	if strings.Count(want, "\n") != 6000 {
+		t.Fatalf("the serial run wrote %d rows", strings.Count(want, "\n"))
+	}
+	file.SetReader(t, 2, 97, 512)
+	before := file.ReusedMapped()
+	if got := run(); got != want {
+		t.Fatalf("parallel run:\n%.1000s\nserial:\n%.1000s", got, want)
+	}
+	if file.ReusedMapped() == before {
+		t.Error("no decoded batch reused unzeroed after its rows were mapped")
+	}
+}
