@@ -8,3 +8,7 @@ func SetReader(t testing.TB, workers, block, buffer int) { withReader(t, workers
 
 // Recycled is how many batches the sources took back (Recycle).
 func Recycled() int64 { return recycled.Load() }
+
+// ReusedBuffers is how many read buffers the sources read into again
+// (bufPool).
+func ReusedBuffers() int64 { return reusedBufs.Load() }
