@@ -18,7 +18,11 @@ type session struct {
 	seq        uint64
 	id         int32
 	kid        int32
-	dead       bool // merged into another session or fired
+	hash       uint32 // the key's hash in the set's keys
+	dead       bool   // merged into another session or fired
+	// sole: the session is its key's only one, in its entry's one.
+	// Firing it then writes the entry, and reads nothing of it.
+	sole bool
 }
 
 // sessionTimer is a session's end as it was when scheduled. A session
@@ -59,14 +63,15 @@ const sessionChunk = 256
 //
 // Keys with open sessions have an id in keys (a state.KeyIDs: no string
 // made to look a row's key up, no map entry for the GC); by id, byKey
-// holds the key's sessions and its hash side by side, a key's only
-// session in the entry itself. The key's bytes are the table's (key):
+// holds the key's sessions, its only one in the entry itself (the
+// session knows it: sole). The key's bytes are the table's (key):
 // no string is made for a key. A key whose last session fires gives its
 // id back. What a session's firing reads is few lines of memory, each
 // likely a miss (a session fires seconds of rows after it opened, with
 // the batches' data through the caches in between): the session, its
-// key's entry here, its accumulators, the key table's bucket and entry;
-// a list of one's array and a key string were two more. Sessions come from chunks and
+// accumulators, the key table's bucket and entry, and for a key with
+// more than one session its entry here; a list of one's array, a key
+// string and the entry of a key with one were three more. Sessions come from chunks and
 // go back to free when no timer refers to them any more: at their
 // firing, or for a session merged into another at its timer's turn. In
 // M-session's shape (each row its own session, 100k keys) a row made a
@@ -90,7 +95,6 @@ type sessionKey struct {
 	// list is the key's sessions once it had two at once, sorted by
 	// start and disjoint (two that touch have merged); one is nil then.
 	list []*session
-	hash uint32 // the key's hash in keys
 }
 
 // sessions is the key's sessions, sorted by start: a view of k, valid
@@ -108,8 +112,9 @@ func (k *sessionKey) insert(i int, s *session) {
 	case len(k.list) > 0:
 		k.list = slices.Insert(k.list, i, s)
 	case k.one[0] == nil:
-		k.one[0] = s
+		k.one[0], s.sole = s, true
 	default: // a second session: the two go to list, in order
+		k.one[0].sole = false
 		k.list = slices.Insert(append(k.list[:0], k.one[0]), i, s)
 		k.one[0] = nil
 	}
@@ -118,12 +123,12 @@ func (k *sessionKey) insert(i int, s *session) {
 // remove drops the key's sessions [i, j); one left goes back to one.
 func (k *sessionKey) remove(i, j int) {
 	if k.one[0] != nil { // i, j = 0, 1
-		k.one[0] = nil
+		k.one[0].sole, k.one[0] = false, nil
 		return
 	}
 	k.list = slices.Delete(k.list, i, j)
 	if len(k.list) == 1 {
-		k.one[0] = k.list[0]
+		k.one[0], k.list[0].sole = k.list[0], true
 		k.list = slices.Delete(k.list, 0, 1) // keeps its array for the key's next
 	}
 }
@@ -167,13 +172,7 @@ func (ss *sessionSet) newKey(key []byte, h uint32) int32 {
 	if fresh {
 		ss.byKey = append(ss.byKey, sessionKey{})
 	}
-	ss.byKey[kid].hash = h
 	return kid
-}
-
-// dropKey frees key id kid, whose list is empty.
-func (ss *sessionSet) dropKey(kid int32) {
-	ss.keys.DropID(kid, ss.byKey[kid].hash)
 }
 
 // add puts the window [ts, ts+gap) of key in the set and returns the
@@ -205,7 +204,7 @@ func (ss *sessionSet) add(key []byte, ts, wm int64, st sessionState) *session {
 			kid = ss.newKey(key, h)
 		}
 		s := ss.alloc()
-		*s = session{start: start, end: end, id: st.newState(key), seq: ss.seq, kid: kid}
+		*s = session{start: start, end: end, id: st.newState(key), seq: ss.seq, kid: kid, hash: h}
 		ss.seq++
 		ss.live++
 		ss.byKey[kid].insert(i, s)
@@ -243,16 +242,21 @@ func (ss *sessionSet) fire(wm int64, f func(*session) error) error {
 			ss.timers.Push(sessionTimer{end: s.end, seq: s.seq, s: s})
 			continue
 		}
-		k := &ss.byKey[s.kid]
-		if i := slices.Index(k.sessions(), s); i >= 0 {
-			k.remove(i, i+1)
+		empty := s.sole
+		if empty {
+			ss.byKey[s.kid].one[0], s.sole = nil, false
+		} else {
+			k := &ss.byKey[s.kid]
+			if i := slices.Index(k.sessions(), s); i >= 0 {
+				k.remove(i, i+1)
+			}
+			empty = k.one[0] == nil && len(k.list) == 0
 		}
 		s.dead = true
 		ss.live--
-		empty := k.one[0] == nil && len(k.list) == 0
 		err := f(s)
 		if empty { // after f, which reads the key
-			ss.dropKey(s.kid)
+			ss.keys.DropID(s.kid, s.hash)
 		}
 		ss.free = append(ss.free, s)
 		if err != nil {
@@ -280,10 +284,11 @@ func (ss *sessionSet) restore(seq uint64, all []*session, keys []string) {
 	*ss = newSessionSet(ss.gap)
 	timers := make([]sessionTimer, 0, len(all))
 	for i, o := range all {
-		kid := ss.keyID([]byte(keys[i]), ss.keys.Hash([]byte(keys[i])))
+		h := ss.keys.Hash([]byte(keys[i]))
+		kid := ss.keyID([]byte(keys[i]), h)
 		s := ss.alloc()
 		*s = *o
-		s.kid, s.dead = kid, false
+		s.kid, s.hash, s.dead, s.sole = kid, h, false, false
 		k := &ss.byKey[kid]
 		k.insert(len(k.sessions()), s)
 		timers = append(timers, sessionTimer{end: s.end, seq: s.seq, s: s})

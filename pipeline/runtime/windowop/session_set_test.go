@@ -91,7 +91,17 @@ func runSessionSet(t *testing.T, steps []string, restoreAfter int) []string {
 	}
 	n := 0
 	for i := range set.byKey {
-		n += len(set.byKey[i].sessions())
+		k := &set.byKey[i]
+		n += len(k.sessions())
+		// A key's only session knows it (sole), and no other does.
+		if k.one[0] != nil && (!k.one[0].sole || len(k.list) > 0) {
+			t.Errorf("key %d: its one session is not sole, or it has a list too", i)
+		}
+		for _, s := range k.list {
+			if s.sole {
+				t.Errorf("key %d: a session of its list is sole", i)
+			}
+		}
 	}
 	keys := map[string]bool{}
 	for _, s := range set.sessions() {
