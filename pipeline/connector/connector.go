@@ -393,6 +393,17 @@ type RowCopier interface {
 	CopiesRows() bool
 }
 
+// TextCopier is a RowCopier whose Write also keeps no byte of its rows'
+// STRING and BYTES values once it returned (it encodes them; nothing it
+// hands them to keeps them): the runtime may then give the memory they
+// point into back to the source too (TextRecycler). A writer that keeps
+// values until later (a bulk format's row group) copies rows but not
+// their text.
+type TextCopier interface {
+	RowCopier
+	CopiesText() bool
+}
+
 // BadRecord describes an input record that could not become a row, a
 // row a transform's expression failed on, or a row a sink's target
 // refused. It is the error type of every data error: a policy that fails

@@ -170,6 +170,17 @@ type BatchRecycler interface {
 	Recycle(b *row.Batch)
 }
 
+// TextRecycler is a BatchRecycler that can also reuse the memory its
+// batches' STRING values point into (a file source's read buffers): a
+// batch given back with the function TextRecycle returns is one whose
+// reader kept no byte of its text either (a TextCopier sink). The
+// runtime calls TextRecycle once, before the first Read, and then gives
+// the batches back with it instead of Recycle.
+type TextRecycler interface {
+	BatchRecycler
+	TextRecycle() func(b *row.Batch)
+}
+
 // ParallelDecoder is a decoder whose records decode independently of each
 // other, and whose DecodeHeader (if any) only checks the header: a source
 // may decode one input's records on several goroutines at once, each with

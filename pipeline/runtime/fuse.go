@@ -123,6 +123,7 @@ func fuse(g *Graph) map[*SourceNode]*fusion {
 		if out == nil {
 			out = map[*SourceNode]*fusion{}
 		}
+		f.recycle = textRecycle(g, s, f.recycle, f.readers[0].releaser)
 		out[s] = f
 	}
 	return out
@@ -258,10 +259,31 @@ func recycleDirect(g *Graph, fused map[*SourceNode]*fusion) {
 				continue
 			}
 			if r, ok := s.Source.(connector.BatchRecycler); ok {
-				sk.recycle = r.Recycle
+				sk.recycle = textRecycle(g, s, r.Recycle, &sk.Node)
 			}
 		}
 	}
+}
+
+// textRecycle returns how the batches of source node s go back to it
+// when by, the one node that gives them back with recycle, is a sink
+// that keeps no byte of their text either (connector.TextCopier, and no
+// Tap): the source's TextRecycle, which reuses the memory the text is
+// in too (a file's read buffers), when it has one; recycle otherwise.
+func textRecycle(g *Graph, s *SourceNode, recycle func(*row.Batch), by *Node) func(*row.Batch) {
+	tr, ok := s.Source.(connector.TextRecycler)
+	if recycle == nil || by == nil || !ok {
+		return recycle
+	}
+	for _, sk := range g.Sinks {
+		if &sk.Node != by {
+			continue
+		}
+		if c, ok := sk.Sink.(connector.TextCopier); ok && c.CopiesText() && sk.Tap == nil {
+			return tr.TextRecycle()
+		}
+	}
+	return recycle
 }
 
 // chain makes next, the only reader of the fused Calc's node, part of

@@ -43,12 +43,17 @@ func (s *Sink) Flush(context.Context) error { return nil }
 
 // CopiesRows implements connector.RowCopier: Write keeps nothing, so the
 // rows' memory may be reused once it returned.
-func (s *Sink) CopiesRows() bool            { return true }
+func (s *Sink) CopiesRows() bool { return true }
+
+// CopiesText implements connector.TextCopier: nor their text.
+func (s *Sink) CopiesText() bool { return true }
+
 func (s *Sink) Close(context.Context) error { return nil }
 
 var (
-	_ connector.Sink      = (*Sink)(nil)
-	_ connector.RowCopier = (*Sink)(nil)
+	_ connector.Sink       = (*Sink)(nil)
+	_ connector.RowCopier  = (*Sink)(nil)
+	_ connector.TextCopier = (*Sink)(nil)
 )
 
 // FlinkSink implements connector.FlinkSink: Flink's blackhole connector.

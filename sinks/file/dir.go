@@ -264,6 +264,11 @@ func (s *DirSink) CopiesRows() bool {
 	return ok && c.CopiesRows() && !s.keep
 }
 
+// CopiesText implements connector.TextCopier: a record format encodes
+// each row at once; a bulk format's writer may keep the values of rows
+// it copied until their row group is full.
+func (s *DirSink) CopiesText() bool { return !s.bulk }
+
 // Open prepares the directory: after a Restore it resumes the open parts
 // of the checkpoint and deletes the other in-progress files; on a fresh
 // start it deals with the existing output (see the package doc).
@@ -537,6 +542,7 @@ var (
 	_ connector.RunAware        = (*DirSink)(nil)
 	_ connector.FileWriter      = (*DirSink)(nil)
 	_ connector.RowCopier       = (*DirSink)(nil)
+	_ connector.TextCopier      = (*DirSink)(nil)
 	_ connector.WatermarkSink   = (*DirSink)(nil)
 	_ connector.Finisher        = (*DirSink)(nil)
 )

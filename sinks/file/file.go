@@ -427,6 +427,12 @@ func (s *Sink) checkTruncate() error {
 // the buffer at once.
 func (s *Sink) CopiesRows() bool { return true }
 
+// CopiesText implements connector.TextCopier: the encoding copies the
+// strings' bytes.
+func (s *Sink) CopiesText() bool { return true }
+
+var _ connector.TextCopier = (*Sink)(nil)
+
 func (s *Sink) Write(ctx context.Context, b *row.Batch) error {
 	if s.out == nil {
 		return s.errorf("write before open or after close")

@@ -12,3 +12,7 @@ func Recycled() int64 { return recycled.Load() }
 // ReusedMapped is how many decoded batches the workers took back
 // unzeroed after the runtime mapped them (push).
 func ReusedMapped() int64 { return reusedMapped.Load() }
+
+// ReusedBuffers is how many read buffers the sources read into again
+// (bufPool).
+func ReusedBuffers() int64 { return reusedBufs.Load() }

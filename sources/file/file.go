@@ -286,6 +286,9 @@ type Source struct {
 	// (parallel.go): its reader goroutine then owns f, rd, cur and
 	// inHeader.
 	par *parallel
+	// bufs reuses a parallel read's buffers once the runtime gives the
+	// batches back through TextRecycle (bufpool.go); nil until it does.
+	bufs *bufPool
 	// mapper, if set, maps each batch on the decode workers
 	// (connector.MappingSource); mapFresh: its results hold none of the
 	// decoded rows, whose batch a worker then reuses.

@@ -63,6 +63,7 @@ type block struct {
 	file         int
 	offset, line int64 // of the block's first byte
 	data         []byte
+	buf          *readBuf   // the buffer data is in, when tracked (bufPool)
 	recs         []splitRec // when the splitter cut the block
 	end, endLine int64      // the position after the block
 	// final: no record follows; Read returns the last batch with io.EOF.
@@ -78,8 +79,9 @@ type block struct {
 type item struct {
 	b *row.Batch
 	// mapped: b is what the runtime's map (MapBatches) made of the
-	// decoded batch.
-	mapped       bool
+	// decoded batch; made: a batch of its own, not the decoded one
+	// filtered in place.
+	mapped, made bool
 	pos          *row.Positions
 	bad          []refused
 	end, endLine int64
@@ -120,6 +122,7 @@ func (s *Source) startParallel(pd connector.ParallelDecoder, max int) {
 	s.par = p
 	s.moveTo(p.file, p.offset, p.line)
 	s.rd.fresh = true
+	s.rd.bufs = s.bufs
 	work := make(chan *block, 2*workers+2)
 	full := s.columns
 	if cd, ok := s.dec.(connector.ColumnDecoder); ok && !s.columns && !s.updating && !s.paths && (!s.projected || keepsProjection(s.dec)) {
@@ -230,6 +233,11 @@ func (s *Source) readBlocks(ctx context.Context, p *parallel, work chan<- *block
 			return
 		}
 		b.data, b.recs, b.end, b.endLine = data, recs, s.rd.offset, s.rd.line
+		if recs != nil {
+			s.bufs.stop()
+		} else {
+			b.buf = s.bufs.cut(s.rd.cur) // before drained, which may read into a new buffer
+		}
 		b.final = s.cur+1 == len(s.files) && s.rd.drained()
 		if !send(b) {
 			return
@@ -296,7 +304,7 @@ func (s *Source) push(b *block, it item, w *worker) {
 				}
 				w.spare = it.b
 			}
-			it.b, it.mapped = out, true
+			it.b, it.mapped, it.made = out, true, out != it.b
 		}
 	}
 	b.items = append(b.items, it)
@@ -455,6 +463,7 @@ func (s *Source) readParallel(ctx context.Context, max int) (*row.Batch, error) 
 			return nil, b.err
 		}
 		if p.next == len(b.items) {
+			s.bufs.blockDone(b.buf)
 			p.cur = nil
 			continue
 		}
@@ -462,6 +471,7 @@ func (s *Source) readParallel(ctx context.Context, max int) (*row.Batch, error) 
 		p.next++
 		out, err := s.settle(b, it)
 		if err != nil {
+			s.bufs.handOut(b.buf, out, true)
 			s.err = err
 			if out.Len() > 0 {
 				return out, nil
@@ -471,6 +481,9 @@ func (s *Source) readParallel(ctx context.Context, max int) (*row.Batch, error) 
 		// A mapped batch goes out even when its filter left nothing, for
 		// the counters of the rows read.
 		has := out.Len() > 0 || it.mapped
+		if has {
+			s.bufs.handOut(b.buf, out, len(it.bad) > 0 || it.made)
+		}
 		last := b.final && p.next == len(b.items)
 		if last {
 			s.err = io.EOF

@@ -68,6 +68,10 @@ type records struct {
 	// Records and blocks then stay valid for as long as anyone holds
 	// them, for decoders on other goroutines (parallel.go).
 	fresh bool
+	// bufs, in fresh mode, may have buffers given back to read into
+	// again; cur is buf's there, nil when untracked (bufpool.go).
+	bufs *bufPool
+	cur  *readBuf
 	// pending is an error block met after the records it returned, for
 	// the next call.
 	pending error
@@ -113,7 +117,7 @@ func (rd *records) reset(r io.Reader, offset, line int64) {
 	rd.r = r
 	if rd.fresh {
 		// Blocks of the last reader may still be in use.
-		rd.buf = nil
+		rd.setBuf(nil)
 	}
 	rd.pending = nil
 	rd.long, rd.gap = overlong{}, 0
@@ -315,12 +319,23 @@ func (rd *records) fillFresh() error {
 			return fmt.Errorf("%w: more than %d MiB without a line break", errTooLong, rd.maxBuf>>20)
 		}
 		size := min(max(freshBufferSize, 2*unread), rd.maxBuf)
-		buf := make([]byte, size)
+		buf := rd.bufs.get(size) // its old bytes are never read: only those read into it
+		if buf == nil {
+			buf = make([]byte, size)
+		}
 		copy(buf, rd.buf[rd.start:rd.end])
 		rd.scan -= rd.start
-		rd.buf, rd.start, rd.end = buf, 0, unread
+		rd.setBuf(buf)
+		rd.start, rd.end = 0, unread
 	}
 	return rd.readMore()
+}
+
+// setBuf makes buf the buffer read into, retiring the one before from
+// its pool (bufPool.use).
+func (rd *records) setBuf(buf []byte) {
+	rd.cur = rd.bufs.use(rd.cur, buf)
+	rd.buf = buf
 }
 
 // freshBufferSize is the size of a new buffer in fresh mode; a variable
@@ -453,7 +468,7 @@ func (rd *records) skipLong() ([]byte, int64, error) {
 			sample: bytes.Clone(rd.buf[rd.start : rd.start+min(longSample, rd.end-rd.start)])}
 		if rd.fresh {
 			// Blocks handed out point into buf: read on into another.
-			rd.buf = make([]byte, freshBufferSize)
+			rd.setBuf(make([]byte, freshBufferSize))
 			rd.gap += int64(rd.end - rd.start)
 			rd.start, rd.scan, rd.end = 0, 0, 0
 		}

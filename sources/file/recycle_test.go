@@ -21,7 +21,9 @@ import (
 // files without checkpoints), gives each batch back to the source, whose
 // decode workers write their next rows into it (many small blocks, two
 // workers): what comes out is what a serial read gives, csv and json,
-// and the Parquet files read back the same.
+// and the Parquet files read back the same. The csv sink copies the
+// text too: the source reads into its buffers again (TextRecycle); the
+// Parquet writer keeps values: it does not.
 func TestSinkGivesBatchesBack(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	var csvIn, jsonIn strings.Builder
@@ -82,17 +84,23 @@ sinks:
 				t.Fatalf("the serial run wrote %d rows", strings.Count(want, "\n"))
 			}
 			file.SetReader(t, 2, 97, 512)
-			before := file.Recycled()
+			before, bufs := file.Recycled(), file.ReusedBuffers()
 			if got := run(src, in.format, ""); got != want {
 				t.Fatalf("parallel run into csv:\n%.1000s\nserial:\n%.1000s", got, want)
 			}
 			if file.Recycled() == before {
 				t.Error("no batch given back by the csv sink")
 			}
-			before = file.Recycled()
+			if file.ReusedBuffers() == bufs {
+				t.Error("no read buffer used again after the csv sink, which copies the text")
+			}
+			before, bufs = file.Recycled(), file.ReusedBuffers()
 			run(src, in.format, ", format: {type: parquet, row_group_size: 1000}")
 			if file.Recycled() == before {
 				t.Error("no batch given back by the parquet sink")
+			}
+			if file.ReusedBuffers() != bufs {
+				t.Error("read buffers used again after the parquet sink, which keeps values until its row group is full")
 			}
 			file.SetReader(t, -1, 0, 0)
 			if got := run(filepath.Join(dir, "pq", "*.parquet"), "parquet", ""); got != want {

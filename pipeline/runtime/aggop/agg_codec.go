@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
+	"unsafe"
 
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/operator"
@@ -35,6 +37,22 @@ func (a *RowArena) Row(width int) row.Row {
 	n := len(a.buf)
 	a.buf = a.buf[:n+width]
 	return a.buf[n : n+width : n+width]
+}
+
+// DecodeKeyView is DecodeKey of a view of a key table's bytes, valid
+// only until the table changes, with no copy of the key (an allocation
+// per emitted key): of the values decoded only a STRING points into what
+// it was decoded from, and that one is copied.
+func DecodeKeyView(dst []row.Value, key []byte) error {
+	if err := DecodeKey(dst, unsafe.String(unsafe.SliceData(key), len(key))); err != nil {
+		return err
+	}
+	for i, v := range dst {
+		if v.Type() == row.String {
+			dst[i] = row.StringValue(strings.Clone(v.Str()))
+		}
+	}
+	return nil
 }
 
 // DecodeKey reads the values row.KeyOf encoded into key, filling dst. It

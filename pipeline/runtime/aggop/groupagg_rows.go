@@ -2,8 +2,6 @@ package aggop
 
 import (
 	"fmt"
-	"strings"
-	"unsafe"
 
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/operator"
@@ -46,20 +44,12 @@ func (g *GroupAgg) keyValues(id int32) ([]row.Value, error) {
 		}
 		return kv, nil
 	}
-	// Decoded from a view of the index's bytes, not a copy of the key
-	// (an allocation per emitted group): only a STRING value points
-	// into what it was decoded from, and that one is copied.
 	b := g.canonical(id)
 	if g.keyErr != nil {
 		return nil, fmt.Errorf("group aggregate: %w", g.keyErr)
 	}
-	if err := DecodeKey(kv, unsafe.String(unsafe.SliceData(b), len(b))); err != nil {
+	if err := DecodeKeyView(kv, b); err != nil {
 		return nil, fmt.Errorf("group aggregate: %w", err)
-	}
-	for i, v := range kv {
-		if v.Type() == row.String {
-			kv[i] = row.StringValue(strings.Clone(v.Str()))
-		}
 	}
 	return kv, nil
 }

@@ -95,7 +95,7 @@ func (g *SessionAgg) DumpState(d *operator.StateDump) error {
 	}
 	r := make(row.Row, nk+2+na)
 	for _, s := range g.set.sessions() {
-		if err := aggop.DecodeKey(r[:nk], g.set.key(s)); err != nil {
+		if err := aggop.DecodeKeyView(r[:nk], g.set.key(s)); err != nil {
 			return fmt.Errorf("session window aggregate: %w", err)
 		}
 		r[nk], r[nk+1] = row.TimestampLTZValue(s.start), row.TimestampLTZValue(s.end)

@@ -56,7 +56,7 @@ func NewSessionAgg(timeCol int, gap int64, keys []int, aggs []aggop.AggCall, opt
 		timeCol: timeCol,
 		keys:    keys,
 		opt:     opt,
-		st:      aggop.NewStore(aggs, true, true),
+		st:      aggop.NewStore(aggs, true, false), // the keys are the set's (slotKeys)
 		width:   max(width, timeCol+1),
 		wm:      operator.NoWatermark,
 		set:     newSessionSet(gap),
@@ -107,8 +107,9 @@ func (g *SessionAgg) add(k row.Kind, r row.Row) error {
 }
 
 // newState and mergeState keep each session's accumulators in a slot of
-// the store.
-func (g *SessionAgg) newState(key string) int32 { return g.st.Alloc(key) }
+// the store, which keeps no key: a snapshot takes the slots' keys from
+// the set (slotKeys).
+func (g *SessionAgg) newState([]byte) int32 { return g.st.Alloc("") }
 
 func (g *SessionAgg) mergeState(into, from int32) {
 	g.st.Merge(into, from)
@@ -143,7 +144,7 @@ func (g *SessionAgg) fire(out operator.Emitter) error {
 func (g *SessionAgg) emit(s *session, out operator.Emitter) error {
 	nk := len(g.keys)
 	r := g.arena.RowFrom(operator.CarverOf(out), nk+3+len(g.st.Aggs))
-	if err := aggop.DecodeKey(r[:nk], g.set.key(s)); err != nil {
+	if err := aggop.DecodeKeyView(r[:nk], g.set.key(s)); err != nil {
 		return fmt.Errorf("session window aggregate: %w", err)
 	}
 	start, end := s.start, s.end
@@ -170,7 +171,7 @@ const sessionStateVersion = 1
 // Snapshot encodes the open sessions: a version byte, the watermark, the
 // time attribute's type, the late count, the next sequence number, each
 // open session (start, end, slot id, sequence) in sequence order, then
-// the aggregate store, which keeps every slot's key.
+// the aggregate store with every slot's key (a free slot's empty).
 func (g *SessionAgg) Snapshot() ([]byte, error) {
 	buf := aggop.AppendClock(sessionStateVersion, g.wm, g.timeID, g.dropped)
 	buf = binary.AppendUvarint(buf, g.set.seq)
@@ -182,8 +183,26 @@ func (g *SessionAgg) Snapshot() ([]byte, error) {
 		buf = binary.AppendUvarint(buf, uint64(s.id))
 		buf = binary.AppendUvarint(buf, s.seq)
 	}
-	buf = g.st.AppendState(buf, nil)
+	buf = g.st.AppendState(buf, g.slotKeys(all))
 	return buf, g.st.Err()
+}
+
+// slotKeys returns the store slots' keys (store.AppendState's key
+// function): each open session's, from the set; a free slot's none.
+func (g *SessionAgg) slotKeys(open []*session) func(id int32) []byte {
+	kids := make([]int32, g.st.Slots)
+	for i := range kids {
+		kids[i] = -1
+	}
+	for _, s := range open {
+		kids[s.id] = s.kid
+	}
+	return func(id int32) []byte {
+		if kids[id] < 0 {
+			return nil
+		}
+		return g.set.keys.Bytes(kids[id])
+	}
 }
 
 // Restore replaces the operator's state with a snapshot's.
@@ -198,16 +217,17 @@ func (g *SessionAgg) Restore(state []byte) error {
 	for i := range all {
 		all[i] = &session{start: d.Varint(), end: d.Varint(), id: int32(min(d.Uvarint(), 1<<31-1)), seq: d.Uvarint()}
 	}
-	g.st.RestoreState(d, nil)
+	var slotKeys []string // by slot
+	g.st.RestoreState(d, func(id int32, key []byte) { slotKeys = append(slotKeys, string(key)) })
 	if err := d.End(); err != nil {
 		return fmt.Errorf("session window aggregate: restore: %w", err)
 	}
 	keys := make([]string, len(all))
 	for i, s := range all {
-		if s.id < 0 || s.id >= g.st.Slots {
+		if s.id < 0 || int(s.id) >= len(slotKeys) {
 			return fmt.Errorf("session window aggregate: restore: slot %d of %d", s.id, g.st.Slots)
 		}
-		keys[i] = g.st.Keys[s.id]
+		keys[i] = slotKeys[s.id]
 	}
 	g.set.restore(seq, all, keys)
 	return nil

@@ -31,10 +31,12 @@ const sessionGroupsVersion = 1
 // SnapshotGroups implements operator.KeyGrouped.
 func (g *SessionAgg) SnapshotGroups(part func(k int, b []byte) error) error {
 	var byGroup [operator.KeyGroups][]*session
-	for _, s := range g.set.sessions() {
-		k := operator.KeyGroupOf([]byte(g.set.key(s)))
+	all := g.set.sessions()
+	for _, s := range all {
+		k := operator.KeyGroupOf(g.set.key(s))
 		byGroup[k] = append(byGroup[k], s)
 	}
+	key := g.slotKeys(all)
 	var buf, slots []byte
 	var ids []int32
 	for k, ss := range byGroup {
@@ -57,7 +59,7 @@ func (g *SessionAgg) SnapshotGroups(part func(k int, b []byte) error) error {
 			ids = append(ids, s.id)
 		}
 		var err error
-		if slots, err = g.st.AppendSlots(slots[:0], ids, nil); err != nil {
+		if slots, err = g.st.AppendSlots(slots[:0], ids, key); err != nil {
 			return err
 		}
 		buf = binary.AppendUvarint(buf, uint64(len(slots)))

@@ -18,7 +18,11 @@ type session struct {
 	seq        uint64
 	id         int32
 	kid        int32
-	dead       bool // merged into another session or fired
+	hash       uint32 // the key's hash in the set's keys
+	dead       bool   // merged into another session or fired
+	// sole: the session is its key's only one, in its entry's one.
+	// Firing it then writes the entry, and reads nothing of it.
+	sole bool
 }
 
 // sessionTimer is a session's end as it was when scheduled. A session
@@ -40,8 +44,9 @@ func (x *sessionTimer) before(y *sessionTimer) bool {
 
 // sessionState is what the owner of a session set keeps per session.
 type sessionState interface {
-	// newState returns the id of empty state for a new session of key.
-	newState(key string) int32
+	// newState returns the id of empty state for a new session of key
+	// (a view valid for the call).
+	newState(key []byte) int32
 	// mergeState moves the state of session from into session into's,
 	// after what into holds, and frees from's.
 	mergeState(into, from int32)
@@ -58,10 +63,15 @@ const sessionChunk = 256
 //
 // Keys with open sessions have an id in keys (a state.KeyIDs: no string
 // made to look a row's key up, no map entry for the GC); by id, byKey
-// holds the key's sessions, its key as a string (made once while the
-// key has sessions: the owner's store keeps it) and its hash, side by
-// side: adding a key's session and firing it read all three. A key whose
-// last session fires gives its id back. Sessions come from chunks and
+// holds the key's sessions, its only one in the entry itself (the
+// session knows it: sole). The key's bytes are the table's (key):
+// no string is made for a key. A key whose last session fires gives its
+// id back. What a session's firing reads is few lines of memory, each
+// likely a miss (a session fires seconds of rows after it opened, with
+// the batches' data through the caches in between): the session, its
+// accumulators, the key table's bucket and entry, and for a key with
+// more than one session its entry here; a list of one's array, a key
+// string and the entry of a key with one were three more. Sessions come from chunks and
 // go back to free when no timer refers to them any more: at their
 // firing, or for a session merged into another at its timer's turn. In
 // M-session's shape (each row its own session, 100k keys) a row made a
@@ -79,17 +89,57 @@ type sessionSet struct {
 
 // sessionKey is what a session set keeps of a key with open sessions.
 type sessionKey struct {
-	list []*session // sorted by start and disjoint (two that touch have merged)
-	name string     // the key
-	hash uint32     // the key's hash in keys
+	// one is the key's session while it has one and list is empty (the
+	// common case: sessions of a key rarely overlap in time).
+	one [1]*session
+	// list is the key's sessions once it had two at once, sorted by
+	// start and disjoint (two that touch have merged); one is nil then.
+	list []*session
+}
+
+// sessions is the key's sessions, sorted by start: a view of k, valid
+// until byKey grows or k changes.
+func (k *sessionKey) sessions() []*session {
+	if k.one[0] != nil {
+		return k.one[:]
+	}
+	return k.list
+}
+
+// insert puts s at index i of the key's sessions.
+func (k *sessionKey) insert(i int, s *session) {
+	switch {
+	case len(k.list) > 0:
+		k.list = slices.Insert(k.list, i, s)
+	case k.one[0] == nil:
+		k.one[0], s.sole = s, true
+	default: // a second session: the two go to list, in order
+		k.one[0].sole = false
+		k.list = slices.Insert(append(k.list[:0], k.one[0]), i, s)
+		k.one[0] = nil
+	}
+}
+
+// remove drops the key's sessions [i, j); one left goes back to one.
+func (k *sessionKey) remove(i, j int) {
+	if k.one[0] != nil { // i, j = 0, 1
+		k.one[0].sole, k.one[0] = false, nil
+		return
+	}
+	k.list = slices.Delete(k.list, i, j)
+	if len(k.list) == 1 {
+		k.one[0], k.list[0].sole = k.list[0], true
+		k.list = slices.Delete(k.list, 0, 1) // keeps its array for the key's next
+	}
 }
 
 func newSessionSet(gap int64) sessionSet {
 	return sessionSet{gap: gap, keys: state.NewKeyIDs(), timers: state.NewRunHeap((*sessionTimer).before)}
 }
 
-// key is session s's key.
-func (ss *sessionSet) key(s *session) string { return ss.byKey[s.kid].name }
+// key is session s's key: a view of the key table's bytes, valid until
+// the set changes.
+func (ss *sessionSet) key(s *session) []byte { return ss.keys.Bytes(s.kid) }
 
 // keyCount is the number of keys with open sessions.
 func (ss *sessionSet) keyCount() int { return ss.keys.Len() }
@@ -122,16 +172,7 @@ func (ss *sessionSet) newKey(key []byte, h uint32) int32 {
 	if fresh {
 		ss.byKey = append(ss.byKey, sessionKey{})
 	}
-	k := &ss.byKey[kid]
-	k.name, k.hash = string(key), h
 	return kid
-}
-
-// dropKey frees key id kid, whose list is empty.
-func (ss *sessionSet) dropKey(kid int32) {
-	k := &ss.byKey[kid]
-	ss.keys.DropID(kid, k.hash)
-	k.name = ""
 }
 
 // add puts the window [ts, ts+gap) of key in the set and returns the
@@ -146,7 +187,7 @@ func (ss *sessionSet) add(key []byte, ts, wm int64, st sessionState) *session {
 	var list []*session
 	kid, ok := ss.keys.FindHashed(key, h)
 	if ok {
-		list = ss.byKey[kid].list
+		list = ss.byKey[kid].sessions()
 	}
 	// The sessions [i, j) overlap or touch [start, end): Flink's
 	// TimeWindow.intersects (start <= other.end && end >= other.start).
@@ -162,12 +203,11 @@ func (ss *sessionSet) add(key []byte, ts, wm int64, st sessionState) *session {
 		if !ok { // looked up above: no second probe
 			kid = ss.newKey(key, h)
 		}
-		k := &ss.byKey[kid]
 		s := ss.alloc()
-		*s = session{start: start, end: end, id: st.newState(k.name), seq: ss.seq, kid: kid}
+		*s = session{start: start, end: end, id: st.newState(key), seq: ss.seq, kid: kid, hash: h}
 		ss.seq++
 		ss.live++
-		k.list = slices.Insert(k.list, i, s)
+		ss.byKey[kid].insert(i, s)
 		ss.timers.Push(sessionTimer{end: end, seq: s.seq, s: s})
 		return s
 	}
@@ -180,7 +220,7 @@ func (ss *sessionSet) add(key []byte, ts, wm int64, st sessionState) *session {
 	s.start = min(s.start, start)
 	s.end = max(list[j-1].end, end)
 	if j-i > 1 {
-		ss.byKey[kid].list = slices.Delete(list, i+1, j)
+		ss.byKey[kid].remove(i+1, j)
 	}
 	return s
 }
@@ -202,17 +242,21 @@ func (ss *sessionSet) fire(wm int64, f func(*session) error) error {
 			ss.timers.Push(sessionTimer{end: s.end, seq: s.seq, s: s})
 			continue
 		}
-		k := &ss.byKey[s.kid]
-		list := k.list
-		if i := slices.Index(list, s); i >= 0 {
-			list = slices.Delete(list, i, i+1)
+		empty := s.sole
+		if empty {
+			ss.byKey[s.kid].one[0], s.sole = nil, false
+		} else {
+			k := &ss.byKey[s.kid]
+			if i := slices.Index(k.sessions(), s); i >= 0 {
+				k.remove(i, i+1)
+			}
+			empty = k.one[0] == nil && len(k.list) == 0
 		}
-		k.list = list
 		s.dead = true
 		ss.live--
 		err := f(s)
-		if len(list) == 0 { // after f, which reads the key
-			ss.dropKey(s.kid)
+		if empty { // after f, which reads the key
+			ss.keys.DropID(s.kid, s.hash)
 		}
 		ss.free = append(ss.free, s)
 		if err != nil {
@@ -226,8 +270,8 @@ func (ss *sessionSet) fire(wm int64, f func(*session) error) error {
 // writes them.
 func (ss *sessionSet) sessions() []*session {
 	all := make([]*session, 0, ss.live)
-	for _, k := range ss.byKey {
-		all = append(all, k.list...)
+	for i := range ss.byKey {
+		all = append(all, ss.byKey[i].sessions()...)
 	}
 	slices.SortFunc(all, func(a, b *session) int { return cmp.Compare(a.seq, b.seq) })
 	return all
@@ -240,15 +284,17 @@ func (ss *sessionSet) restore(seq uint64, all []*session, keys []string) {
 	*ss = newSessionSet(ss.gap)
 	timers := make([]sessionTimer, 0, len(all))
 	for i, o := range all {
-		kid := ss.keyID([]byte(keys[i]), ss.keys.Hash([]byte(keys[i])))
+		h := ss.keys.Hash([]byte(keys[i]))
+		kid := ss.keyID([]byte(keys[i]), h)
 		s := ss.alloc()
 		*s = *o
-		s.kid, s.dead = kid, false
-		ss.byKey[kid].list = append(ss.byKey[kid].list, s)
+		s.kid, s.hash, s.dead, s.sole = kid, h, false, false
+		k := &ss.byKey[kid]
+		k.insert(len(k.sessions()), s)
 		timers = append(timers, sessionTimer{end: s.end, seq: s.seq, s: s})
 	}
-	for _, k := range ss.byKey {
-		slices.SortFunc(k.list, func(a, b *session) int { return cmp.Compare(a.start, b.start) })
+	for i := range ss.byKey {
+		slices.SortFunc(ss.byKey[i].sessions(), func(a, b *session) int { return cmp.Compare(a.start, b.start) })
 	}
 	ss.timers.Fill(timers)
 	ss.seq, ss.live = seq, len(all)

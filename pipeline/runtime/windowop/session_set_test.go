@@ -19,7 +19,7 @@ type stateLog struct {
 	log  *[]string
 }
 
-func (l *stateLog) newState(key string) int32 {
+func (l *stateLog) newState(key []byte) int32 {
 	id := l.next
 	l.next++
 	*l.log = append(*l.log, fmt.Sprintf("new %s#%d", key, id))
@@ -82,7 +82,7 @@ func runSessionSet(t *testing.T, steps []string, restoreAfter int) []string {
 				c := *s
 				c.kid = -1 // restore sets it from keys
 				copies = append(copies, &c)
-				keys = append(keys, set.key(s))
+				keys = append(keys, string(set.key(s)))
 			}
 			restored := newSessionSet(5_000_000)
 			restored.restore(set.seq, copies, keys)
@@ -90,12 +90,22 @@ func runSessionSet(t *testing.T, steps []string, restoreAfter int) []string {
 		}
 	}
 	n := 0
-	for _, k := range set.byKey {
-		n += len(k.list)
+	for i := range set.byKey {
+		k := &set.byKey[i]
+		n += len(k.sessions())
+		// A key's only session knows it (sole), and no other does.
+		if k.one[0] != nil && (!k.one[0].sole || len(k.list) > 0) {
+			t.Errorf("key %d: its one session is not sole, or it has a list too", i)
+		}
+		for _, s := range k.list {
+			if s.sole {
+				t.Errorf("key %d: a session of its list is sole", i)
+			}
+		}
 	}
 	keys := map[string]bool{}
 	for _, s := range set.sessions() {
-		keys[set.key(s)] = true
+		keys[string(set.key(s))] = true
 	}
 	if len(keys) != set.keyCount() {
 		t.Errorf("%d keys with sessions, the key table holds %d", len(keys), set.keyCount())
@@ -163,6 +173,13 @@ func TestSessionSet(t *testing.T) {
 		name:  "a fired session's key starts afresh",
 		steps: []string{"a@0", "fire 5", "a@5", "fire max"},
 		want:  []string{"new a#0", "a@0 in a#0 [0,5)", "fire 5: a#0 [0,5)", "new a#1", "a@5 in a#1 [5,10)", "fire max: a#1 [5,10)"},
+	}, {
+		name:  "a key's sessions go from its one to a list and back, in start order",
+		steps: []string{"a@0", "a@20", "fire 5", "a@10", "a@14", "a@17", "fire max"},
+		want: []string{
+			"new a#0", "a@0 in a#0 [0,5)", "new a#1", "a@20 in a#1 [20,25)", "fire 5: a#0 [0,5)",
+			"new a#2", "a@10 in a#2 [10,15)", "a@14 in a#2 [10,19)", "#2 <- #1", "a@17 in a#2 [10,25)", "fire max: a#2 [10,25)",
+		},
 	}} {
 		t.Run(tt.name, func(t *testing.T) {
 			for restoreAfter := -1; restoreAfter < len(tt.steps); restoreAfter++ {

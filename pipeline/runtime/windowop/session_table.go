@@ -89,7 +89,7 @@ func (t *SessionTable) add(k row.Kind, r row.Row) error {
 }
 
 // newState returns a free id, its rows empty.
-func (t *SessionTable) newState(string) int32 {
+func (t *SessionTable) newState([]byte) int32 {
 	if n := len(t.free); n > 0 {
 		id := t.free[n-1]
 		t.free = t.free[:n-1]
@@ -172,7 +172,7 @@ func (t *SessionTable) restore(d *row.Decoder) error {
 	for i := range all {
 		s := &session{start: d.Varint(), end: d.Varint(), seq: d.Uvarint()}
 		keys[i] = d.KeyStr()
-		s.id = t.newState(keys[i])
+		s.id = t.newState(nil)
 		rows := make([]row.Row, d.Count(1))
 		for i := range rows {
 			rows[i] = d.Row()

@@ -75,7 +75,7 @@ func (t *SessionTable) SnapshotTo(w io.Writer) error {
 		buf = binary.AppendVarint(buf, s.start)
 		buf = binary.AppendVarint(buf, s.end)
 		buf = binary.AppendUvarint(buf, s.seq)
-		buf = row.AppendString(buf, t.set.key(s))
+		buf = row.AppendString(buf, string(t.set.key(s)))
 		rows := t.Held[s.id]
 		buf = binary.AppendUvarint(buf, uint64(len(rows)))
 		for _, r := range rows {
