@@ -80,21 +80,29 @@ func (s *TimeSort) MemBytes() int64 {
 	return int64(len(s.buf)) + int64(len(s.ents[0])+len(s.ents[1]))*24
 }
 
-// Add holds r of side (0 or 1) at event time ts.
+// Add holds r of side (0 or 1) at event time ts, in row.AppendRow's
+// encoding.
 func (s *TimeSort) Add(side int, ts int64, r row.Row) error {
+	s.scratch = row.AppendRow(s.scratch[:0], r)
+	return s.AddEncoded(side, ts, s.scratch)
+}
+
+// AddEncoded holds a copy of enc, a row of side (0 or 1) at event time
+// ts in an encoding of the caller's (not empty), which Each and Drain
+// give back as it is.
+func (s *TimeSort) AddEncoded(side int, ts int64, enc []byte) error {
 	if !s.indexed && s.memRows > 0 && ts < s.lastTs {
 		s.index()
 	}
-	s.scratch = row.AppendRow(s.scratch[:0], r)
-	s.buf = OffHeapReserve(s.heap, s.buf, 1+2*binary.MaxVarintLen64+len(s.scratch))
+	s.buf = OffHeapReserve(s.heap, s.buf, 1+2*binary.MaxVarintLen64+len(enc))
 	s.buf = append(s.buf, byte(side))
 	s.buf = binary.AppendVarint(s.buf, ts-s.lastTs) // wraps and unwraps alike at the extremes
-	s.buf = binary.AppendUvarint(s.buf, uint64(len(s.scratch)))
+	s.buf = binary.AppendUvarint(s.buf, uint64(len(enc)))
 	off := int64(len(s.buf))
-	s.buf = append(s.buf, s.scratch...)
+	s.buf = append(s.buf, enc...)
 	s.lastTs = ts
 	if s.indexed {
-		s.addEnt(side, sortEnt{ts: ts, off: off, n: int64(len(s.scratch))})
+		s.addEnt(side, sortEnt{ts: ts, off: off, n: int64(len(enc))})
 	}
 	s.memRows++
 	s.rows++
