@@ -23,10 +23,9 @@ import (
 // An encoding starts with its form: encLayout, or encTagged for
 // row.AppendRow's.
 type sortCodec struct {
-	col     [2]int
-	lay     [2]*row.Layout
-	timeID  [2]row.TypeID
-	scratch row.Row
+	col    [2]int
+	lay    [2]*row.Layout
+	timeID [2]row.TypeID
 }
 
 const (
@@ -48,12 +47,11 @@ func (c *sortCodec) appendRow(dst []byte, side int, ts int64, r row.Row) []byte 
 	if len(r) != lay.Width() {
 		return row.AppendRow(append(dst, encTagged), r)
 	}
+	skip := -1
 	if r[col] == c.timeValue(side, ts) {
-		c.scratch = append(c.scratch[:0], r...)
-		c.scratch[col] = row.NullValue
-		r = c.scratch
+		skip = col
 	}
-	return lay.Append(append(dst, encLayout), r)
+	return lay.AppendWithout(append(dst, encLayout), r, skip)
 }
 
 // timeValue is the time column's value of side at ts.
