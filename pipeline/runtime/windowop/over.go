@@ -181,10 +181,15 @@ type OverAgg struct {
 	// lastTime is the time of the last row stepped so.
 	direct   bool
 	lastTime int64
-	// frameCols are the columns a frame row keeps: the aggregates'
-	// arguments and filters and the time (the rest of it no one reads
-	// again).
-	frameCols []bool
+	// frameKept are the columns a frame row keeps, ascending: the
+	// aggregates' arguments and filters and the time (the rest of it no
+	// one reads again); frameTime is the time's index among them, and
+	// frameWide a row of the input's columns up to the last kept, the
+	// others NULL, that a retracted frame row is spread into for the
+	// store (which reads arguments by their input column).
+	frameKept []int
+	frameTime int
+	frameWide row.Row
 }
 
 // NewOverAgg builds the operator; an invalid spec or call is an error.
@@ -225,18 +230,31 @@ func newOverAgg(s OverSpec, opt WindowOptions, queues bool) (*OverAgg, error) {
 		g.scratch = make([]row.Value, len(aggs))
 	}
 	g.st = aggop.NewStore(aggs, s.Preceding == Unbounded, true)
-	keep := func(c int) {
+	var keep []bool
+	mark := func(c int) {
 		if c >= 0 {
-			g.frameCols = append(g.frameCols, make([]bool, max(0, c+1-len(g.frameCols)))...)
-			g.frameCols[c] = true
+			keep = append(keep, make([]bool, max(0, c+1-len(keep)))...)
+			keep[c] = true
 		}
 	}
-	keep(s.TimeCol)
+	mark(s.TimeCol)
 	for _, a := range s.Aggs {
-		keep(a.Arg)
+		mark(a.Arg)
 		if a.HasFilter {
-			keep(a.Filter)
+			mark(a.Filter)
 		}
+	}
+	index := make([]int, len(keep)) // an input column's index among the kept
+	for c, k := range keep {
+		if k {
+			index[c] = len(g.frameKept)
+			g.frameKept = append(g.frameKept, c)
+		}
+	}
+	g.frameTime = index[s.TimeCol]
+	g.frameWide = make(row.Row, len(keep))
+	for k := range g.ext {
+		g.ext[k].kept = index[g.ext[k].arg]
 	}
 	g.InitExpiry(g.ttl.Set, g.ttl.Tick, g.sweep)
 	return g, nil
@@ -355,7 +373,7 @@ func (g *OverAgg) late(p *overPart, ts int64) bool {
 			last = p.lastTrig
 		}
 	} else if p != nil && p.frame.n > 0 {
-		last = p.frame.at(p.frame.n - 1)[g.spec.TimeCol].Micros()
+		last = p.frame.kept(p.frame.n - 1)[g.frameTime].Micros()
 	}
 	return ts <= last
 }
@@ -446,7 +464,7 @@ func (g *OverAgg) step(rows []overRow, base int, out operator.Emitter) error {
 	for i, x := range rows {
 		if s.Preceding != Unbounded && !seenBefore(rows[:i], x.p) {
 			limit := ts - s.Preceding
-			for x.p.frame.n > 0 && x.p.frame.at(0)[s.TimeCol].Micros() < limit {
+			for x.p.frame.n > 0 && x.p.frame.kept(0)[g.frameTime].Micros() < limit {
 				g.retractOldest(x.p)
 			}
 		}
@@ -476,11 +494,11 @@ func (g *OverAgg) accumulate(p *overPart, r row.Row) {
 	if g.spec.Preceding != Unbounded {
 		if p.frame.slots == 0 && g.spec.Rows {
 			// n PRECEDING holds n+1 rows, and one more between push and pop.
-			p.frame.reserve(int(min(g.spec.Preceding+2, 1024)), len(r))
+			p.frame.reserve(int(min(g.spec.Preceding+2, 1024)), g.frameKept)
 		}
-		p.frame.pushKept(r, g.frameCols)
+		p.frame.pushKept(r, g.frameKept)
 		if g.ext != nil {
-			g.extPush(p, p.frame.at(p.frame.n-1))
+			g.extPush(p, p.frame.kept(p.frame.n-1))
 		}
 	}
 }
