@@ -299,6 +299,14 @@ func (t *TimeSorted) width(side byte) int {
 	return 1
 }
 
+// CarvesRows implements operator.Carving with the operator's: its rows
+// are emitted into the emitter TimeSorted was given (a sorted row's and
+// an unsorted one's alike; the latter's picked emitter lends no memory).
+func (t *TimeSorted) CarvesRows() bool {
+	cv, ok := t.op.(operator.Carving)
+	return ok && cv.CarvesRows()
+}
+
 // Dropped implements operator.Counters with the operator's.
 func (t *TimeSorted) Dropped() (int64, string) {
 	if c, ok := t.op.(operator.Counters); ok {
@@ -440,4 +448,5 @@ var (
 	_ operator.Counters      = (*TimeSorted)(nil)
 	_ operator.Widener       = (*TimeSorted)(nil)
 	_ operator.InputReleaser = (*TimeSorted)(nil)
+	_ operator.Carving       = (*TimeSorted)(nil)
 )

@@ -445,6 +445,7 @@ func (g *OverAgg) take(slot int32) overRow {
 // them; base is the first one's index in a LEAD run (emitAll).
 func (g *OverAgg) step(rows []overRow, base int, out operator.Emitter) error {
 	s := &g.spec
+	c := operator.CarverOf(out)
 	if s.Rows {
 		for i, x := range rows {
 			g.accumulate(x.p, x.r)
@@ -452,7 +453,7 @@ func (g *OverAgg) step(rows []overRow, base int, out operator.Emitter) error {
 				g.retractOldest(x.p)
 			}
 			g.funcs(rows[i:i+1], base+i)
-			if err := g.emit(x.p, x.r, 0, out); err != nil {
+			if err := g.emit(x.p, x.r, 0, c, out); err != nil {
 				return err
 			}
 		}
@@ -473,7 +474,7 @@ func (g *OverAgg) step(rows []overRow, base int, out operator.Emitter) error {
 	g.funcs(rows, base)
 	for i, x := range rows {
 		x.p.lastTrig = ts
-		if err := g.emit(x.p, x.r, i, out); err != nil {
+		if err := g.emit(x.p, x.r, i, c, out); err != nil {
 			return err
 		}
 	}
@@ -504,28 +505,31 @@ func (g *OverAgg) accumulate(p *overPart, r row.Row) {
 }
 
 // emit sends r with its aggregates' results and the row functions' of
-// the step's i-th row.
-func (g *OverAgg) emit(p *overPart, r row.Row, i int, out operator.Emitter) error {
+// the step's i-th row, in a row carved from c's memory when it lends it
+// (every value written: a carved row's old values are garbage).
+func (g *OverAgg) emit(p *overPart, r row.Row, i int, c operator.RowCarver, out operator.Emitter) error {
 	n, na, nf := len(r), len(g.spec.Aggs), len(g.spec.Funcs)
 	fns := g.fnv[i*nf : (i+1)*nf]
 	if pick := g.spec.Output; pick != nil {
 		g.res = slices.Grow(g.res[:0], na)[:na]
 		g.results(p, g.res)
-		o := g.arena.Row(len(pick))
-		for k, c := range pick {
+		o := g.arena.RowFrom(c, len(pick))
+		for k, col := range pick {
 			switch {
-			case c < n:
-				o[k] = r[c]
-			case c < n+na:
-				o[k] = g.res[c-n]
-			case c < n+na+nf:
-				o[k] = fns[c-n-na]
+			case col < n:
+				o[k] = r[col]
+			case col < n+na:
+				o[k] = g.res[col-n]
+			case col < n+na+nf:
+				o[k] = fns[col-n-na]
+			default:
+				o[k] = row.NullValue
 			}
 		}
 		out.Emit(row.Insert, o)
 		return nil
 	}
-	o := g.arena.Row(n + na + nf)
+	o := g.arena.RowFrom(c, n+na+nf)
 	copy(o, r)
 	g.results(p, o[n:n+na])
 	copy(o[n+na:], fns)
