@@ -70,7 +70,12 @@ func NewLayout(ids []TypeID) *Layout {
 func (l *Layout) Width() int { return len(l.ids) }
 
 // Append appends r's encoding (r has Width columns) to dst.
-func (l *Layout) Append(dst []byte, r Row) []byte {
+func (l *Layout) Append(dst []byte, r Row) []byte { return l.AppendWithout(dst, r, -1) }
+
+// AppendWithout appends r's encoding (r has Width columns) with column
+// skip written NULL, whatever it holds: for a holder that keeps that
+// value beside the row, with no copy of the row made to blank it.
+func (l *Layout) AppendWithout(dst []byte, r Row, skip int) []byte {
 	start := len(dst)
 	for range l.head {
 		dst = append(dst, 0)
@@ -78,7 +83,7 @@ func (l *Layout) Append(dst []byte, r Row) []byte {
 	for i, v := range r {
 		state := byte(layoutTag)
 		switch {
-		case v.id == Null:
+		case v.id == Null || i == skip:
 			state = layoutNull
 		case v.id == l.ids[i] && v.scale == 0 && l.kinds[i] == layoutFixed && v.s == "":
 			state = layoutTyped

@@ -153,3 +153,37 @@ func TestTextChunks(t *testing.T) {
 		t.Error("empty string")
 	}
 }
+
+// AppendWithout writes the skipped column NULL, whatever its value or
+// form (typed, tagged), and the row's other columns as Append does.
+func TestLayoutAppendWithout(t *testing.T) {
+	l := NewLayout([]TypeID{BigInt, String, Timestamp})
+	for _, tc := range []struct {
+		name string
+		r    Row
+		skip int
+	}{
+		{"typed", Row{BigIntValue(7), StringValue("ab"), TimestampValue(99)}, 2},
+		{"tagged", Row{IntValue(7), StringValue("ab"), TimestampValue(99)}, 0},
+		{"string", Row{BigIntValue(7), StringValue("ab"), TimestampValue(99)}, 1},
+		{"none", Row{BigIntValue(7), StringValue("ab"), TimestampValue(99)}, -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := append(Row(nil), tc.r...)
+			if tc.skip >= 0 {
+				want[tc.skip] = NullValue
+			}
+			enc := l.AppendWithout(nil, tc.r, tc.skip)
+			if plain := l.Append(nil, want); string(enc) != string(plain) {
+				t.Fatalf("%x, want Append's of the row with the column NULL %x", enc, plain)
+			}
+			got := make(Row, 3)
+			l.Decode(got, enc, nil)
+			for c := range want {
+				if !same(got[c], want[c]) {
+					t.Errorf("column %d: got %#v, want %#v", c, got[c], want[c])
+				}
+			}
+		})
+	}
+}

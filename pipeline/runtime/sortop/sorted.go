@@ -49,6 +49,9 @@ type TimeSorted struct {
 	// says the last input batch had rows fed to the operator at once.
 	spare  [2]*row.Batch
 	fedOdd bool
+	codec  sortCodec
+	enc    []byte   // a row's encoding, while it is added
+	text   row.Text // the strings of the rows fed
 }
 
 // sortBatch is how many rows TimeSorted feeds at once between
@@ -63,6 +66,7 @@ type TimeSortedJoin struct{ TimeSorted }
 // built for streaming; watermark is described at TimeSorted.
 func NewTimeSorted(op operator.Lifecycle, timeCols [2]int, watermark func(next int64) int64) operator.Lifecycle {
 	t := TimeSorted{op: op, cols: timeCols, watermark: watermark, sort: state.NewTimeSort(), wm: operator.NoWatermark, batch: sortBatch}
+	t.codec.col = timeCols
 	t.one, _ = op.(operator.Operator)
 	if two, ok := op.(operator.TwoInput); ok {
 		t.two = two
@@ -111,7 +115,7 @@ func (t *TimeSorted) add(side int, in *row.Batch, out operator.Emitter) error {
 			odd = append(odd, i)
 			continue
 		}
-		if err := t.sort.Add(side, v.Micros(), c.Row); err != nil {
+		if err := t.hold(side, v.Micros(), c.Row); err != nil {
 			return err
 		}
 	}
@@ -131,6 +135,12 @@ func (t *TimeSorted) add(side int, in *row.Batch, out operator.Emitter) error {
 		}
 	}
 	return t.feed(side, sub, em)
+}
+
+// hold adds r, of side and time ts, to the sort.
+func (t *TimeSorted) hold(side int, ts int64, r row.Row) error {
+	t.enc = t.codec.appendRow(t.enc[:0], side, ts, r)
+	return t.sort.AddEncoded(side, ts, t.enc)
 }
 
 func (t *TimeSorted) feed(side int, b *row.Batch, out operator.Emitter) error {
@@ -173,15 +183,14 @@ func (t *TimeSorted) drain(out operator.Emitter) error {
 	}
 	t.drained = true
 	var (
-		chunk []byte // the encodings of the rows to feed next
-		sides []byte // their sides
-		last  int64
+		ch   chunk // the rows to feed next
+		last int64
 	)
 	flush := func() error {
-		if len(sides) == 0 {
+		if len(ch.sides) == 0 {
 			return nil
 		}
-		batches, err := decodeChunk(chunk, sides, &t.spare)
+		batches, err := t.decodeChunk(&ch)
 		if err != nil {
 			return err
 		}
@@ -195,11 +204,11 @@ func (t *TimeSorted) drain(out operator.Emitter) error {
 				}
 			}
 		}
-		chunk, sides = chunk[:0], sides[:0]
+		ch.reset()
 		return nil
 	}
 	err := t.sort.Drain(func(side int, ts int64, enc []byte) error {
-		if len(sides) >= t.batch && ts != last {
+		if len(ch.sides) >= t.batch && ts != last {
 			if err := flush(); err != nil {
 				return err
 			}
@@ -210,8 +219,7 @@ func (t *TimeSorted) drain(out operator.Emitter) error {
 				}
 			}
 		}
-		chunk = append(chunk, enc...)
-		sides = append(sides, byte(side))
+		ch.add(side, ts, enc)
 		last = ts
 		return nil
 	})
@@ -233,39 +241,70 @@ func (t *TimeSorted) opReleases() bool {
 // unless rows of it were fed to an operator that keeps them.
 func (t *TimeSorted) ReleasesInput() bool { return !t.fedOdd || t.opReleases() }
 
-// decodeChunk decodes the rows encoded one after another in chunk, of
-// the given sides, into a batch per side: one string for all their
-// strings and an arena per batch for their values, not two allocations a
-// row. A side's batch is spare's when it has one (taken: reused and
+// chunk holds the encodings of the rows to feed next, copied (the
+// sort's are valid during its call), with their sides and times.
+type chunk struct {
+	buf   []byte
+	ends  []int
+	sides []byte
+	times []int64
+}
+
+func (c *chunk) add(side int, ts int64, enc []byte) {
+	c.buf = append(c.buf, enc...)
+	c.ends = append(c.ends, len(c.buf))
+	c.sides = append(c.sides, byte(side))
+	c.times = append(c.times, ts)
+}
+
+func (c *chunk) reset() {
+	c.buf, c.ends, c.sides, c.times = c.buf[:0], c.ends[:0], c.sides[:0], c.times[:0]
+}
+
+// decodeChunk decodes the rows of ch into a batch per side, their
+// strings copied into t.text (a chunk of them shares an allocation)
+// and their values into an arena per batch, not two allocations a row.
+// A side's batch is t.spare's when it has one (taken: reused and
 // decoded into), else new.
-func decodeChunk(chunk, sides []byte, spare *[2]*row.Batch) ([2]*row.Batch, error) {
+func (t *TimeSorted) decodeChunk(ch *chunk) ([2]*row.Batch, error) {
 	var batches [2]*row.Batch
-	d := row.NewAliasDecoder(string(chunk))
-	for _, side := range sides {
-		n := d.Count(1)
+	start := 0
+	for i, side := range ch.sides {
+		enc := ch.buf[start:ch.ends[i]]
+		start = ch.ends[i]
 		b := batches[side]
 		if b == nil {
-			if b = spare[side]; b != nil {
-				spare[side] = nil
+			if b = t.spare[side]; b != nil {
+				t.spare[side] = nil
 				b.Reuse()
 			} else {
-				b = row.NewBatch(len(sides), n)
+				b = row.NewBatch(len(ch.sides), t.width(side))
 			}
 			batches[side] = b
 		}
-		r := b.NewRow()
-		if len(r) != n {
-			r = make(row.Row, n)
-		}
-		for i := range r {
-			r[i] = d.Value()
-		}
-		if err := d.Err(); err != nil {
-			return batches, fmt.Errorf("time sort: %w", err)
+		r, err := t.codec.decodeRow(b.NewRow(), int(side), ch.times[i], enc, &t.text)
+		if err != nil {
+			return batches, err
 		}
 		b.Append(row.Insert, r)
 	}
 	return batches, nil
+}
+
+// width is the width of side's rows, as far as the sort knows it.
+func (t *TimeSorted) width(side byte) int {
+	if lay := t.codec.lay[side]; lay != nil {
+		return lay.Width()
+	}
+	return 1
+}
+
+// CarvesRows implements operator.Carving with the operator's: its rows
+// are emitted into the emitter TimeSorted was given (a sorted row's and
+// an unsorted one's alike; the latter's picked emitter lends no memory).
+func (t *TimeSorted) CarvesRows() bool {
+	cv, ok := t.op.(operator.Carving)
+	return ok && cv.CarvesRows()
 }
 
 // Dropped implements operator.Counters with the operator's.
@@ -304,9 +343,14 @@ const timeSortedStateVersion = 0x5a
 func (t *TimeSorted) Snapshot() ([]byte, error) {
 	buf := []byte{timeSortedStateVersion}
 	buf = binary.AppendUvarint(buf, uint64(t.sort.Len()))
-	err := t.sort.Each(func(side int, _ int64, enc []byte) error {
+	var r row.Row
+	err := t.sort.Each(func(side int, ts int64, enc []byte) error {
+		var err error
+		if r, err = t.codec.decodeRow(r, side, ts, enc, nil); err != nil {
+			return err
+		}
 		buf = append(buf, byte(side))
-		buf = append(buf, enc...)
+		buf = row.AppendRow(buf, r)
 		return nil
 	})
 	if err != nil {
@@ -345,7 +389,7 @@ func (t *TimeSorted) Restore(snap []byte) error {
 		if side > 1 || len(r) <= t.cols[side] {
 			return fmt.Errorf("time sort: restore: row of side %d with %d columns", side, len(r))
 		}
-		if err := t.sort.Add(side, r[t.cols[side]].Micros(), r); err != nil {
+		if err := t.hold(side, r[t.cols[side]].Micros(), r); err != nil {
 			return err
 		}
 	}
@@ -404,4 +448,5 @@ var (
 	_ operator.Counters      = (*TimeSorted)(nil)
 	_ operator.Widener       = (*TimeSorted)(nil)
 	_ operator.InputReleaser = (*TimeSorted)(nil)
+	_ operator.Carving       = (*TimeSorted)(nil)
 )

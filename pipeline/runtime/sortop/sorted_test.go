@@ -364,3 +364,33 @@ func TestTimeSortedWidensHeldRows(t *testing.T) {
 		t.Fatalf("second row %s", got)
 	}
 }
+
+// A TimeSorted carves its rows when the operator it wraps does
+// (operator.Carving), so that its node lends the OVER, SESSION or window
+// slabs the reader gives back; over an operator that does not, it does
+// not either.
+func TestTimeSortedCarvesAsItsOperator(t *testing.T) {
+	over := optest.Must(windowop.NewOverAgg(windowop.OverSpec{Keys: []int{0}, TimeCol: 3, Rows: true, Preceding: 2,
+		Aggs: []aggop.AggCall{{Func: aggop.CountStar, Arg: -1}}}, windowop.WindowOptions{Batch: true, Sorted: true}))
+	for _, tc := range []struct {
+		name string
+		op   operator.Lifecycle
+		want bool
+	}{
+		{"OVER", over, true},
+		{"an operator that does not carve", plainOp{}, false},
+	} {
+		got := sortop.NewTimeSorted(tc.op, [2]int{3}, windowop.OverSortedWatermark)
+		cv, ok := got.(operator.Carving)
+		if !ok || cv.CarvesRows() != tc.want {
+			t.Errorf("%s: Carving %v, CarvesRows want %v", tc.name, ok, tc.want)
+		}
+	}
+}
+
+// plainOp is an operator that emits nothing and carves nothing.
+type plainOp struct{}
+
+func (plainOp) Process(*row.Batch, operator.Emitter) error { return nil }
+func (plainOp) Watermark(int64, operator.Emitter) error    { return nil }
+func (plainOp) Finish(operator.Emitter) error              { return nil }

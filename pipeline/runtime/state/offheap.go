@@ -116,6 +116,19 @@ func OffHeapGrow[T any](h *OffHeap, s []T, n int) []T {
 	return t[:n]
 }
 
+// OffHeapReserve returns s with room for extra more elements past its
+// length, its contents and length kept; the room is not cleared (as
+// OffHeapGrow clears it): for a caller that appends, and so writes it.
+// Why: fresh mapped pages are zero already, and clearing them is their
+// first touch, a page fault each; clearing a tail that the append then
+// writes again doubles the writes.
+func OffHeapReserve[T any](h *OffHeap, s []T, extra int) []T {
+	if len(s)+extra <= cap(s) {
+		return s
+	}
+	return OffHeapGrow(h, s, len(s)+extra)[:len(s)]
+}
+
 // OffHeapMake returns a zeroed array of length n.
 func OffHeapMake[T any](h *OffHeap, n int) []T { return OffHeapGrow[T](h, nil, n) }
 

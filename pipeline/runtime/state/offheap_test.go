@@ -62,3 +62,32 @@ func TestOffHeapGrow(t *testing.T) {
 		})
 	}
 }
+
+// OffHeapReserve makes room without changing the length, so that
+// appends stay in the array (heap or mapped) and keep its contents.
+func TestOffHeapReserve(t *testing.T) {
+	owner := &struct{ x int }{}
+	h := NewOffHeap(owner)
+	var s []byte
+	for i := range offHeapMin * 3 {
+		s = OffHeapReserve(h, s, 7)
+		if len(s) != i || cap(s) < i+7 {
+			t.Fatalf("reserve at %d: len %d cap %d", i, len(s), cap(s))
+		}
+		base := baseOf(s)
+		s = append(s, byte(i*13))
+		if baseOf(s) != base {
+			t.Fatalf("append at %d moved the array: the reserve was not kept", i)
+		}
+	}
+	for i, b := range s {
+		if b != byte(i*13) {
+			t.Fatalf("byte %d = %d, want %d", i, b, byte(i*13))
+		}
+	}
+	if MapSupported && h.Mapped() == 0 {
+		t.Fatal("nothing mapped past the threshold")
+	}
+	h.Release()
+	runtime.KeepAlive(owner)
+}

@@ -17,13 +17,22 @@ import (
 // with its event time, and gives them back in time order, rows of one
 // time in arrival order: the order in which an event-time operator of a
 // batch run must see them. Rows are kept encoded (row.AppendRow) in one
-// byte array, with an entry of 24 bytes each in an array per side, all
-// off the Go heap (OffHeap: not scanned, not counted toward the GC's
-// goal, grown in place); past SpillAt bytes the rows held are sorted and
-// written to a temporary file (a run), and Drain merges the runs. Each
-// side checks its order as rows come: input that arrives in time order,
-// as files and topics mostly do, is never sorted, and the two sides of a
-// join (which come in turns, batch by batch) are merged, not sorted.
+// byte array off the Go heap (OffHeap: not scanned, not counted toward
+// the GC's goal, grown in place); past SpillAt bytes the rows held are
+// sorted and written to a temporary file (a run), and Drain merges the
+// runs.
+//
+// Input that arrives in time order, as files and topics mostly do, is
+// never sorted and needs no index: while every row comes at or after the
+// one before it (whatever its side), the array's own order is the
+// answer, and each record carries its time (as the difference from the
+// record before it) and its length. The first row out of that order
+// builds the index from the records, an entry of 24 bytes a row in an
+// array per side, and from then on each side checks its order as rows
+// come: the two sides of a join (which come in turns, batch by batch) are
+// merged, not sorted. Why: at 10M rows the entries were 240 MB of fresh
+// memory, and touching fresh pages (their faults and the kernel's
+// zeroing) cost more than the rest of the sort.
 type TimeSort struct {
 	// SpillAt is the memory (bytes) past which the rows held go to a run
 	// on disk; 0 never spills.
@@ -31,8 +40,16 @@ type TimeSort struct {
 	// Dir is where runs are written; "" is os.TempDir().
 	Dir string
 
-	heap    *OffHeap
-	buf     []byte // per row: side byte, then its AppendRow encoding
+	heap *OffHeap
+	// buf holds a record a row: its side byte, the zig-zag varint of its
+	// time minus the previous record's (lastTs), the uvarint length of
+	// its encoding, the encoding.
+	buf     []byte
+	lastTs  int64
+	memRows int64 // the records in buf
+	// indexed: the rows in buf are out of (time, arrival) order, and ents
+	// index them per side; until then ents are empty.
+	indexed bool
 	scratch []byte
 	ents    [2][]sortEnt
 	sorted  [2]bool // a side's entries are in (time, arrival) order
@@ -40,8 +57,8 @@ type TimeSort struct {
 	rows    int64
 }
 
-// sortEnt is a row's time and place; its offset orders rows of one
-// time by arrival.
+// sortEnt is a row's time and the place of its encoding; its offset
+// orders rows of one time by arrival.
 type sortEnt struct {
 	ts  int64
 	off int64
@@ -63,24 +80,72 @@ func (s *TimeSort) MemBytes() int64 {
 	return int64(len(s.buf)) + int64(len(s.ents[0])+len(s.ents[1]))*24
 }
 
-// Add holds r of side (0 or 1) at event time ts.
+// Add holds r of side (0 or 1) at event time ts, in row.AppendRow's
+// encoding.
 func (s *TimeSort) Add(side int, ts int64, r row.Row) error {
-	es := s.ents[side]
-	if n := len(es); n > 0 && s.sorted[side] && ts < es[n-1].ts {
-		s.sorted[side] = false
+	s.scratch = row.AppendRow(s.scratch[:0], r)
+	return s.AddEncoded(side, ts, s.scratch)
+}
+
+// AddEncoded holds a copy of enc, a row of side (0 or 1) at event time
+// ts in an encoding of the caller's (not empty), which Each and Drain
+// give back as it is.
+func (s *TimeSort) AddEncoded(side int, ts int64, enc []byte) error {
+	if !s.indexed && s.memRows > 0 && ts < s.lastTs {
+		s.index()
 	}
-	s.scratch = append(s.scratch[:0], byte(side))
-	s.scratch = row.AppendRow(s.scratch, r)
+	s.buf = OffHeapReserve(s.heap, s.buf, 1+2*binary.MaxVarintLen64+len(enc))
+	s.buf = append(s.buf, byte(side))
+	s.buf = binary.AppendVarint(s.buf, ts-s.lastTs) // wraps and unwraps alike at the extremes
+	s.buf = binary.AppendUvarint(s.buf, uint64(len(enc)))
 	off := int64(len(s.buf))
-	s.buf = OffHeapGrow(s.heap, s.buf, len(s.buf)+len(s.scratch))
-	copy(s.buf[off:], s.scratch)
-	n := len(es)
-	es = OffHeapGrow(s.heap, es, n+1)
-	es[n] = sortEnt{ts: ts, off: off, n: int64(len(s.scratch))}
-	s.ents[side] = es
+	s.buf = append(s.buf, enc...)
+	s.lastTs = ts
+	if s.indexed {
+		s.addEnt(side, sortEnt{ts: ts, off: off, n: int64(len(enc))})
+	}
+	s.memRows++
 	s.rows++
 	if s.SpillAt > 0 && s.MemBytes() > s.SpillAt {
 		return s.spill()
+	}
+	return nil
+}
+
+// addEnt appends e to side's index, noting when it breaks its order.
+func (s *TimeSort) addEnt(side int, e sortEnt) {
+	es := s.ents[side]
+	if n := len(es); n > 0 && s.sorted[side] && e.ts < es[n-1].ts {
+		s.sorted[side] = false
+	}
+	s.ents[side] = append(OffHeapReserve(s.heap, es, 1), e)
+}
+
+// index builds the entries of the records in buf: the first row out of
+// order came.
+func (s *TimeSort) index() {
+	s.indexed = true
+	_ = s.eachRecord(func(side int, ts int64, off, n int64) error {
+		s.addEnt(side, sortEnt{ts: ts, off: off, n: n})
+		return nil
+	})
+}
+
+// eachRecord calls f with each record of buf in its order: its side,
+// time and the offset and length of its encoding.
+func (s *TimeSort) eachRecord(f func(side int, ts, off, n int64) error) error {
+	b, ts := s.buf, int64(0)
+	for off := 0; off < len(b); {
+		side := int(b[off])
+		d, w := binary.Varint(b[off+1:])
+		off += 1 + w
+		n, w := binary.Uvarint(b[off:])
+		off += w
+		ts += d
+		if err := f(side, ts, int64(off), int64(n)); err != nil {
+			return err
+		}
+		off += int(n)
 	}
 	return nil
 }
@@ -102,17 +167,21 @@ func (s *TimeSort) sortMem() {
 }
 
 // eachMem calls f with the rows in memory in (time, arrival) order.
-func (s *TimeSort) eachMem(f func(ts int64, rec []byte) error) error {
+func (s *TimeSort) eachMem(f func(side int, ts int64, enc []byte) error) error {
+	if !s.indexed {
+		return s.eachRecord(func(side int, ts, off, n int64) error { return f(side, ts, s.buf[off:off+n]) })
+	}
 	s.sortMem()
 	a, b := s.ents[0], s.ents[1]
 	for len(a) > 0 || len(b) > 0 {
 		var e *sortEnt
+		side := 0
 		if len(b) == 0 || len(a) > 0 && entBefore(&a[0], &b[0]) {
 			e, a = &a[0], a[1:]
 		} else {
-			e, b = &b[0], b[1:]
+			e, b, side = &b[0], b[1:], 1
 		}
-		if err := f(e.ts, s.buf[e.off:e.off+e.n]); err != nil {
+		if err := f(side, e.ts, s.buf[e.off:e.off+e.n]); err != nil {
 			return err
 		}
 	}
@@ -124,6 +193,7 @@ func (s *TimeSort) clearMem() {
 	s.buf = s.buf[:0]
 	s.ents[0], s.ents[1] = s.ents[0][:0], s.ents[1][:0]
 	s.sorted = [2]bool{true, true}
+	s.indexed, s.lastTs, s.memRows = false, 0, 0
 }
 
 // spill writes the rows in memory, sorted, to a new run.
@@ -139,11 +209,12 @@ func (s *TimeSort) spill() error {
 	_ = os.Remove(f.Name())
 	w := bufio.NewWriterSize(f, 1<<16)
 	var hdr []byte
-	_ = s.eachMem(func(ts int64, rec []byte) error {
+	_ = s.eachMem(func(side int, ts int64, enc []byte) error {
 		hdr = binary.AppendVarint(hdr[:0], ts)
-		hdr = binary.AppendUvarint(hdr, uint64(len(rec)))
+		hdr = binary.AppendUvarint(hdr, uint64(1+len(enc)))
+		hdr = append(hdr, byte(side))
 		w.Write(hdr)
-		w.Write(rec)
+		w.Write(enc)
 		return nil
 	})
 	if err := w.Flush(); err != nil {
@@ -174,7 +245,7 @@ func (s *TimeSort) Each(f func(side int, ts int64, enc []byte) error) error {
 			return rd.err
 		}
 	}
-	return s.eachMem(func(ts int64, rec []byte) error { return f(int(rec[0]), ts, rec[1:]) })
+	return s.eachMem(f)
 }
 
 // Drain calls f with every row held in (time, arrival) order and leaves
@@ -183,7 +254,7 @@ func (s *TimeSort) Each(f func(side int, ts int64, enc []byte) error) error {
 func (s *TimeSort) Drain(f func(side int, ts int64, enc []byte) error) error {
 	defer s.Reset()
 	if len(s.runs) == 0 {
-		return s.eachMem(func(ts int64, rec []byte) error { return f(int(rec[0]), ts, rec[1:]) })
+		return s.eachMem(f)
 	}
 	if err := s.spill(); err != nil {
 		return err
@@ -232,6 +303,7 @@ func (s *TimeSort) Reset() {
 	s.heap.Release()
 	s.buf, s.ents, s.scratch, s.rows = nil, [2][]sortEnt{}, nil, 0
 	s.sorted = [2]bool{true, true}
+	s.indexed, s.lastTs, s.memRows = false, 0, 0
 }
 
 // runReader reads a run's records one at a time.

@@ -3,6 +3,7 @@ package state
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -86,5 +87,68 @@ func TestTimeSortOrder(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// Rows that come in time order (whatever their side) need no index: the
+// sort holds their records alone, a few bytes a row past their encoding,
+// not an entry of 24 more; the first row out of order indexes them, and
+// the order given back is (time, arrival) either way, times at the
+// int64 extremes too (each record holds its time as the difference from
+// the one before).
+func TestTimeSortInOrderNeedsNoIndex(t *testing.T) {
+	type in struct {
+		side int
+		ts   int64
+	}
+	for _, tc := range []struct {
+		name    string
+		rows    []in
+		indexed bool
+	}{
+		{"one side in order, ties", []in{{0, 1}, {0, 1}, {0, 5}, {0, 9}, {0, 9}}, false},
+		{"two sides in order between them", []in{{0, 1}, {1, 1}, {1, 2}, {0, 3}, {1, 3}}, false},
+		{"extremes in order", []in{{0, math.MinInt64}, {0, -1}, {0, 0}, {0, math.MaxInt64}}, false},
+		{"one row back", []in{{0, 1}, {0, 5}, {0, 3}, {0, 5}, {0, 4}}, true},
+		{"extremes out of order", []in{{0, math.MaxInt64}, {0, math.MinInt64}, {1, 0}, {0, math.MaxInt64}}, true},
+		{"a join's sides in turns", []in{{0, 1}, {0, 2}, {0, 3}, {1, 1}, {1, 2}, {1, 4}, {0, 4}}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := NewTimeSort()
+			enc := 0
+			for i, r := range tc.rows {
+				v := row.Row{row.BigIntValue(int64(i))}
+				enc += len(row.AppendRow(nil, v))
+				if err := s.Add(r.side, r.ts, v); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if s.indexed != tc.indexed {
+				t.Fatalf("indexed %v, want %v", s.indexed, tc.indexed)
+			}
+			if over := s.MemBytes() - int64(enc); !tc.indexed && over > int64(len(tc.rows))*12 {
+				t.Fatalf("%d bytes past the encodings of %d rows in order", over, len(tc.rows))
+			}
+			type out struct {
+				in
+				seq int64
+			}
+			var want []out
+			for i, r := range tc.rows {
+				want = append(want, out{r, int64(i)})
+			}
+			slices.SortStableFunc(want, func(a, b out) int { return cmp.Compare(a.ts, b.ts) })
+			var got []out
+			if err := s.Drain(func(side int, ts int64, enc []byte) error {
+				r, err := row.CopyRow(enc)
+				got = append(got, out{in{side, ts}, r[0].Int64()})
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("got %v, want %v", got, want)
+			}
+		})
 	}
 }

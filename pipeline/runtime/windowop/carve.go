@@ -15,7 +15,12 @@ func (g *WindowAgg) CarvesRows() bool { return true }
 // CarvesRows implements operator.Carving: a fired session's row (RowFrom).
 func (g *SessionAgg) CarvesRows() bool { return true }
 
+// CarvesRows implements operator.Carving: an OVER's output row, one an
+// input row (RowFrom).
+func (g *OverAgg) CarvesRows() bool { return true }
+
 var (
 	_ operator.Carving = (*WindowAgg)(nil)
 	_ operator.Carving = (*SessionAgg)(nil)
+	_ operator.Carving = (*OverAgg)(nil)
 )

@@ -34,8 +34,8 @@ func (o *carvingOut) inSlab(r row.Row) bool {
 	return p >= lo && p < lo+uintptr(len(o.slab))*unsafe.Sizeof(row.Value{})
 }
 
-// TestWindowRowsCarved: a fired window's or session's row is built in
-// the memory its emitter lends (RowArena.RowFrom), every value written over the
+// TestWindowRowsCarved: a fired window's or session's row, or an OVER's,
+// is built in the memory its emitter lends (RowArena.RowFrom), every value written over the
 // slab's garbage: the rows are those emitted into a plain emitter.
 func TestWindowRowsCarved(t *testing.T) {
 	aggs := []aggop.AggCall{{Func: aggop.CountStar, Arg: -1}, {Func: aggop.Sum, Arg: 2, ArgType: optest.TBigInt}}
@@ -45,6 +45,15 @@ func TestWindowRowsCarved(t *testing.T) {
 		},
 		"session": func() operator.Operator {
 			return optest.Must(NewSessionAgg(0, optest.Minute/2, []int{1}, aggs, WindowOptions{}))
+		},
+		"over": func() operator.Operator {
+			return optest.Must(NewOverAgg(OverSpec{Keys: []int{1}, TimeCol: 0, Rows: true, Preceding: 2, Aggs: aggs}, WindowOptions{}))
+		},
+		"over, columns picked": func() operator.Operator {
+			return optest.Must(NewOverAgg(OverSpec{Keys: []int{1}, TimeCol: 0, Rows: true, Preceding: 2, Aggs: aggs, Output: []int{1, 2, 4}}, WindowOptions{}))
+		},
+		"over, RANGE": func() operator.Operator {
+			return optest.Must(NewOverAgg(OverSpec{Keys: []int{1}, TimeCol: 0, Preceding: optest.Minute, Aggs: aggs}, WindowOptions{}))
 		},
 	}
 	for name, build := range builds {

@@ -181,10 +181,15 @@ type OverAgg struct {
 	// lastTime is the time of the last row stepped so.
 	direct   bool
 	lastTime int64
-	// frameCols are the columns a frame row keeps: the aggregates'
-	// arguments and filters and the time (the rest of it no one reads
-	// again).
-	frameCols []bool
+	// frameKept are the columns a frame row keeps, ascending: the
+	// aggregates' arguments and filters and the time (the rest of it no
+	// one reads again); frameTime is the time's index among them, and
+	// frameWide a row of the input's columns up to the last kept, the
+	// others NULL, that a retracted frame row is spread into for the
+	// store (which reads arguments by their input column).
+	frameKept []int
+	frameTime int
+	frameWide row.Row
 }
 
 // NewOverAgg builds the operator; an invalid spec or call is an error.
@@ -225,18 +230,31 @@ func newOverAgg(s OverSpec, opt WindowOptions, queues bool) (*OverAgg, error) {
 		g.scratch = make([]row.Value, len(aggs))
 	}
 	g.st = aggop.NewStore(aggs, s.Preceding == Unbounded, true)
-	keep := func(c int) {
+	var keep []bool
+	mark := func(c int) {
 		if c >= 0 {
-			g.frameCols = append(g.frameCols, make([]bool, max(0, c+1-len(g.frameCols)))...)
-			g.frameCols[c] = true
+			keep = append(keep, make([]bool, max(0, c+1-len(keep)))...)
+			keep[c] = true
 		}
 	}
-	keep(s.TimeCol)
+	mark(s.TimeCol)
 	for _, a := range s.Aggs {
-		keep(a.Arg)
+		mark(a.Arg)
 		if a.HasFilter {
-			keep(a.Filter)
+			mark(a.Filter)
 		}
+	}
+	index := make([]int, len(keep)) // an input column's index among the kept
+	for c, k := range keep {
+		if k {
+			index[c] = len(g.frameKept)
+			g.frameKept = append(g.frameKept, c)
+		}
+	}
+	g.frameTime = index[s.TimeCol]
+	g.frameWide = make(row.Row, len(keep))
+	for k := range g.ext {
+		g.ext[k].kept = index[g.ext[k].arg]
 	}
 	g.InitExpiry(g.ttl.Set, g.ttl.Tick, g.sweep)
 	return g, nil
@@ -355,7 +373,7 @@ func (g *OverAgg) late(p *overPart, ts int64) bool {
 			last = p.lastTrig
 		}
 	} else if p != nil && p.frame.n > 0 {
-		last = p.frame.at(p.frame.n - 1)[g.spec.TimeCol].Micros()
+		last = p.frame.kept(p.frame.n - 1)[g.frameTime].Micros()
 	}
 	return ts <= last
 }
@@ -427,6 +445,7 @@ func (g *OverAgg) take(slot int32) overRow {
 // them; base is the first one's index in a LEAD run (emitAll).
 func (g *OverAgg) step(rows []overRow, base int, out operator.Emitter) error {
 	s := &g.spec
+	c := operator.CarverOf(out)
 	if s.Rows {
 		for i, x := range rows {
 			g.accumulate(x.p, x.r)
@@ -434,7 +453,7 @@ func (g *OverAgg) step(rows []overRow, base int, out operator.Emitter) error {
 				g.retractOldest(x.p)
 			}
 			g.funcs(rows[i:i+1], base+i)
-			if err := g.emit(x.p, x.r, 0, out); err != nil {
+			if err := g.emit(x.p, x.r, 0, c, out); err != nil {
 				return err
 			}
 		}
@@ -446,7 +465,7 @@ func (g *OverAgg) step(rows []overRow, base int, out operator.Emitter) error {
 	for i, x := range rows {
 		if s.Preceding != Unbounded && !seenBefore(rows[:i], x.p) {
 			limit := ts - s.Preceding
-			for x.p.frame.n > 0 && x.p.frame.at(0)[s.TimeCol].Micros() < limit {
+			for x.p.frame.n > 0 && x.p.frame.kept(0)[g.frameTime].Micros() < limit {
 				g.retractOldest(x.p)
 			}
 		}
@@ -455,7 +474,7 @@ func (g *OverAgg) step(rows []overRow, base int, out operator.Emitter) error {
 	g.funcs(rows, base)
 	for i, x := range rows {
 		x.p.lastTrig = ts
-		if err := g.emit(x.p, x.r, i, out); err != nil {
+		if err := g.emit(x.p, x.r, i, c, out); err != nil {
 			return err
 		}
 	}
@@ -476,38 +495,41 @@ func (g *OverAgg) accumulate(p *overPart, r row.Row) {
 	if g.spec.Preceding != Unbounded {
 		if p.frame.slots == 0 && g.spec.Rows {
 			// n PRECEDING holds n+1 rows, and one more between push and pop.
-			p.frame.reserve(int(min(g.spec.Preceding+2, 1024)), len(r))
+			p.frame.reserve(int(min(g.spec.Preceding+2, 1024)), g.frameKept)
 		}
-		p.frame.pushKept(r, g.frameCols)
+		p.frame.pushKept(r, g.frameKept)
 		if g.ext != nil {
-			g.extPush(p, p.frame.at(p.frame.n-1))
+			g.extPush(p, p.frame.kept(p.frame.n-1))
 		}
 	}
 }
 
 // emit sends r with its aggregates' results and the row functions' of
-// the step's i-th row.
-func (g *OverAgg) emit(p *overPart, r row.Row, i int, out operator.Emitter) error {
+// the step's i-th row, in a row carved from c's memory when it lends it
+// (every value written: a carved row's old values are garbage).
+func (g *OverAgg) emit(p *overPart, r row.Row, i int, c operator.RowCarver, out operator.Emitter) error {
 	n, na, nf := len(r), len(g.spec.Aggs), len(g.spec.Funcs)
 	fns := g.fnv[i*nf : (i+1)*nf]
 	if pick := g.spec.Output; pick != nil {
 		g.res = slices.Grow(g.res[:0], na)[:na]
 		g.results(p, g.res)
-		o := g.arena.Row(len(pick))
-		for k, c := range pick {
+		o := g.arena.RowFrom(c, len(pick))
+		for k, col := range pick {
 			switch {
-			case c < n:
-				o[k] = r[c]
-			case c < n+na:
-				o[k] = g.res[c-n]
-			case c < n+na+nf:
-				o[k] = fns[c-n-na]
+			case col < n:
+				o[k] = r[col]
+			case col < n+na:
+				o[k] = g.res[col-n]
+			case col < n+na+nf:
+				o[k] = fns[col-n-na]
+			default:
+				o[k] = row.NullValue
 			}
 		}
 		out.Emit(row.Insert, o)
 		return nil
 	}
-	o := g.arena.Row(n + na + nf)
+	o := g.arena.RowFrom(c, n+na+nf)
 	copy(o, r)
 	g.results(p, o[n:n+na])
 	copy(o[n+na:], fns)

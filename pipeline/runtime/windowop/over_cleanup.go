@@ -139,7 +139,7 @@ func (g *OverAgg) restoreCleanup(cs *cleanupState, byID map[int32]*overPart) boo
 	if cs == nil {
 		for _, p := range byID {
 			if p.frame.n > 0 {
-				p.lastTrig = p.frame.at(p.frame.n - 1)[g.spec.TimeCol].Micros()
+				p.lastTrig = p.frame.kept(p.frame.n - 1)[g.frameTime].Micros()
 			}
 		}
 		return true

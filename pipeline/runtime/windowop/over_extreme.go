@@ -23,10 +23,11 @@ import (
 // from them. A DISTINCT or FILTERed MIN/MAX stays in the store.
 
 // overExt is a MIN or MAX call kept in queues: its index among the
-// spec's aggregates and its argument column.
+// spec's aggregates, its argument column and that column's index among
+// a frame row's kept ones.
 type overExt struct {
-	agg, arg int
-	max      bool
+	agg, arg, kept int
+	max            bool
 }
 
 // extQueue is one aggregate's queue in one partition: the numbers of
@@ -62,7 +63,7 @@ func (q *extQueue) push(seq int64) {
 // extValue is the value of aggregate e's argument in the partition's
 // frame row numbered seq (a queued one: still in the frame).
 func extValue(p *overPart, e overExt, seq int64) row.Value {
-	return p.frame.at(int(seq - p.popped))[e.arg]
+	return p.frame.kept(int(seq - p.popped))[e.kept]
 }
 
 // splitExtremes takes the plain MIN and MAX calls of a sliding frame out
@@ -81,7 +82,7 @@ func splitExtremes(aggs []aggop.AggCall) (store []aggop.AggCall, ext []overExt, 
 }
 
 // extPush queues the values of r, the partition's newest frame row
-// (p.frame's last).
+// (p.frame's last, its kept columns).
 func (g *OverAgg) extPush(p *overPart, r row.Row) {
 	if p.ext == nil {
 		p.ext = make([]extQueue, len(g.ext))
@@ -89,7 +90,7 @@ func (g *OverAgg) extPush(p *overPart, r row.Row) {
 	seq := p.pushed
 	p.pushed++
 	for k, e := range g.ext {
-		v := r[e.arg]
+		v := r[e.kept]
 		if v.IsNull() {
 			continue
 		}
@@ -121,11 +122,20 @@ func (g *OverAgg) extPop(p *overPart) {
 // retractOldest takes the partition's oldest frame row out of its
 // aggregates and its frame.
 func (g *OverAgg) retractOldest(p *overPart) {
-	g.st.Update(p.id, p.frame.at(0), false)
+	g.st.Update(p.id, g.spread(p.frame.kept(0)), false)
 	if g.ext != nil {
 		g.extPop(p)
 	}
 	p.frame.popKept()
+}
+
+// spread puts a frame row's kept values at their input columns in
+// frameWide (the others stay NULL) and returns it.
+func (g *OverAgg) spread(kept row.Row) row.Row {
+	for j, c := range g.frameKept {
+		g.frameWide[c] = kept[j]
+	}
+	return g.frameWide
 }
 
 // results writes the partition's aggregate results into dst, one per
@@ -158,7 +168,7 @@ func (g *OverAgg) rebuildExtremes() {
 	for _, p := range g.parts {
 		p.ext, p.pushed, p.popped = nil, 0, 0
 		for i := range p.frame.n {
-			g.extPush(p, p.frame.at(i))
+			g.extPush(p, p.frame.kept(i))
 		}
 	}
 }

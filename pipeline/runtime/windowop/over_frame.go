@@ -10,35 +10,39 @@ type ringRows interface {
 }
 
 // frameRing is a bounded frame's rows, the oldest first, in a ring of
-// slots of w values each, all in one array that grows when full: a row
-// pushed or retracted is a place next to its partition's other rows,
-// not a slice of its own a pointer away (a row a partition's state
-// misses in the cache costs more than the rest of the row's work). Once
-// the frame has its size it allocates nothing a row.
+// slots all in one array that grows when full: a row pushed or
+// retracted is a place next to its partition's other rows, not a slice
+// of its own a pointer away (a row a partition's state misses in the
+// cache costs more than the rest of the row's work). Once the frame has
+// its size it allocates nothing a row.
+//
+// A slot holds only the columns the frame reads again (cols: the
+// aggregates' arguments and filters and the time, OverAgg.frameKept),
+// not the row's width: half the memory of M-over's frames, each a
+// partition's and touched at random. kept reads a slot so (the hot
+// path, by the kept column's index); at gives the row back at its width
+// (width: the widest pushed), the other columns NULL, as a snapshot
+// and a dump have always shown it.
 type frameRing struct {
 	vals           []row.Value
-	w              int
+	cols           []int
+	width          int
 	head, n, slots int
 }
 
-// reserve sizes an empty ring for slots rows of width w.
-func (q *frameRing) reserve(slots, w int) {
-	q.vals, q.w, q.slots, q.head, q.n = make([]row.Value, slots*w), w, slots, 0, 0
+// reserve sizes an empty ring for slots rows of the columns cols.
+func (q *frameRing) reserve(slots int, cols []int) {
+	q.vals, q.cols, q.slots, q.head, q.n = make([]row.Value, slots*len(cols)), cols, slots, 0, 0
 }
 
-// grow makes room for one more row of width w: twice the slots when
-// full, a wider slot for a wider row (the narrower rows' other columns
-// NULL).
-func (q *frameRing) grow(w int) {
-	slots, nw := q.slots, max(q.w, w)
-	if q.n == slots {
-		slots = max(4, 2*slots)
-	}
-	vals := make([]row.Value, slots*nw)
+// grow doubles the slots of a full ring.
+func (q *frameRing) grow() {
+	slots, w := max(4, 2*q.slots), len(q.cols)
+	vals := make([]row.Value, slots*w)
 	for i := range q.n {
-		copy(vals[i*nw:], q.at(i))
+		copy(vals[i*w:], q.kept(i))
 	}
-	q.vals, q.w, q.slots, q.head = vals, nw, slots, 0
+	q.vals, q.slots, q.head = vals, slots, 0
 }
 
 // slot is the index in vals of the i-th slot from head.
@@ -47,51 +51,50 @@ func (q *frameRing) slot(i int) int {
 	if s >= q.slots {
 		s -= q.slots
 	}
-	return s * q.w
+	return s * len(q.cols)
 }
 
-// at is the i-th row, the oldest first: the ring's memory, which the
-// next push may overwrite once the row was popped.
+// kept is the i-th row's kept columns (cols), the oldest first: the
+// ring's memory, which the next push may overwrite once the row was
+// popped.
+func (q *frameRing) kept(i int) row.Row {
+	s, w := q.slot(i), len(q.cols)
+	return q.vals[s : s+w : s+w]
+}
+
+// at is the i-th row, the oldest first, at its width: a copy, the
+// columns not kept NULL (a snapshot's and a dump's; ringRows).
 func (q *frameRing) at(i int) row.Row {
-	s := q.slot(i)
-	return q.vals[s : s+q.w : s+q.w]
+	r := make(row.Row, q.width)
+	for j, v := range q.kept(i) {
+		if c := q.cols[j]; c < len(r) {
+			r[c] = v
+		}
+	}
+	return r
 }
 
 func (q *frameRing) len() int { return q.n }
 
-// pushKept appends a copy of r that holds only the columns keep marks
-// (the others NULL): a frame keeps what its aggregates read and its
-// time. The values are the frame's own (row.DetachValue), so a frame
-// pins no input batch.
-func (q *frameRing) pushKept(r row.Row, keep []bool) {
-	if q.n == q.slots || len(r) > q.w {
-		q.grow(len(r))
+// pushKept appends a copy of r's columns cols (NULL past its end); the
+// values are the frame's own (row.DetachValue), so a frame pins no
+// input batch. A restored row goes in the same way: the columns a frame
+// does not keep are never read again.
+func (q *frameRing) pushKept(r row.Row, cols []int) {
+	if q.cols == nil {
+		q.cols = cols
 	}
-	dst := q.at(q.n)
-	for i := range dst {
-		switch {
-		case i < len(r) && i < len(keep) && keep[i]:
-			dst[i] = row.DetachValue(r[i])
-		default:
-			dst[i] = row.NullValue
+	if q.n == q.slots {
+		q.grow()
+	}
+	dst := q.kept(q.n)
+	for j, c := range q.cols {
+		dst[j] = row.NullValue
+		if c < len(r) {
+			dst[j] = row.DetachValue(r[c])
 		}
 	}
-	q.n++
-}
-
-// pushAll appends a copy of every value of r (a restored frame row,
-// which holds what it held when saved).
-func (q *frameRing) pushAll(r row.Row) {
-	if q.n == q.slots || len(r) > q.w {
-		q.grow(len(r))
-	}
-	dst := q.at(q.n)
-	for i := range dst {
-		dst[i] = row.NullValue
-		if i < len(r) {
-			dst[i] = row.DetachValue(r[i])
-		}
-	}
+	q.width = max(q.width, len(r))
 	q.n++
 }
 

@@ -106,7 +106,7 @@ func (g *OverAgg) Restore(snap []byte) error {
 		p := &overPart{id: slotID()}
 		parts = append(parts, p)
 		for range d.Count(1) {
-			p.frame.pushAll(d.Row())
+			p.frame.pushKept(d.Row(), g.frameKept)
 		}
 		p.hist = readRows()
 		if v >= overStateVersion {
