@@ -98,6 +98,11 @@ type IntervalJoin struct {
 	// a whole joined row the residual reads before it is projected.
 	view [2]row.Row
 	full row.Row
+	// read is per side how many of a cached row's leading columns a
+	// match with Output reads (those up to its last one Output picks);
+	// 0 without Output or with a residual, which reads the whole row.
+	read [2]int
+	text row.Text // the strings of rows decoded from heads
 	// As a worker of several (join_interval_groups.go): seen is, by
 	// change of the whole batch, the other side's expiration time one
 	// instance had before it, when seenOn; moved says which expiration
@@ -128,6 +133,15 @@ func NewIntervalJoin(spec IntervalJoinSpec) *IntervalJoin {
 		j.sides[s].store.Churn = true // the rows of a window
 	}
 	j.minClean = (j.relSize[0] + j.relSize[1]) / 2
+	if spec.Output != nil && spec.Residual == nil {
+		for _, c := range spec.Output {
+			if c < spec.LeftWidth {
+				j.read[0] = max(j.read[0], c+1)
+			} else {
+				j.read[1] = max(j.read[1], c-spec.LeftWidth+1)
+			}
+		}
+	}
 	lk, rk := spec.LeftKeys, spec.RightKeys
 	if len(lk) == 1 && len(spec.LeftTypes) > lk[0] && len(spec.RightTypes) > rk[0] &&
 		spec.LeftTypes[lk[0]] == spec.RightTypes[rk[0]] && intKeyType(spec.LeftTypes[lk[0]]) {
@@ -333,7 +347,7 @@ func (j *IntervalJoin) matchPicked(s int, this row.Row, rid int32, out operator.
 		other = make(row.Row, [2]int{j.spec.LeftWidth, j.spec.RightWidth}[o])
 		j.view[o] = other
 	}
-	j.sides[o].store.DecodeInto(other, rid)
+	j.decodeRead(o, other, rid)
 	left, right := this, other
 	if s == 1 {
 		left, right = other, this
@@ -348,6 +362,24 @@ func (j *IntervalJoin) matchPicked(s int, this row.Row, rid int32, out operator.
 		}
 	}
 	out.Emit(row.Insert, jr)
+}
+
+// decodeRead decodes side o's cached row rid's first read[o] columns
+// into dst (0: none, when Output picks none of that side), from its
+// head when it has one.
+func (j *IntervalJoin) decodeRead(o int, dst row.Row, rid int32) {
+	n := j.read[o]
+	if n == 0 {
+		return
+	}
+	st := &j.sides[o].store
+	if e := &j.sides[o].ents[rid]; e.hasHead {
+		var h [8]byte
+		binary.LittleEndian.PutUint64(h[:], e.head)
+		st.Layout.DecodeFirst(dst, n, h[:], &j.text)
+		return
+	}
+	st.Layout.DecodeFirst(dst, n, st.Bytes(rid), &j.text)
 }
 
 // drop removes side's row rid of key kid, emitting it padded when it

@@ -1,6 +1,8 @@
 package joinop
 
 import (
+	"encoding/binary"
+
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/state"
 )
@@ -28,10 +30,18 @@ type ijKey struct {
 // ijEnt is a cached row: its time, whether it joined at least once (an
 // outer side's row that never did is emitted padded when it is dropped),
 // and its key's list.
+//
+// head is, when hasHead, the first bytes of the row's encoding, enough
+// to decode the columns of it the join emits (IntervalJoin.read): a
+// match reads the row from here, beside its time, rather than from the
+// store (two more cache misses, the store's slot and its bytes). The
+// state is the row in the store either way.
 type ijEnt struct {
 	at         int64
+	head       uint64
 	next, prev int32
 	emitted    bool
+	hasHead    bool
 }
 
 // ijSide is one side's cached rows by row id.
@@ -97,7 +107,15 @@ func (j *IntervalJoin) cache(kid int32, s int, r row.Row, at int64, emitted bool
 	rid := side.newRow()
 	side.store.Put(rid, r)
 	e := &side.ents[rid]
-	e.at, e.emitted = at, emitted
+	e.at, e.emitted, e.hasHead = at, emitted, false
+	if n := j.read[s]; n > 0 {
+		b := side.store.Bytes(rid)
+		if m := side.store.Layout.Size(b, n); m <= 8 {
+			var h [8]byte
+			copy(h[:], b[:m])
+			e.head, e.hasHead = binary.LittleEndian.Uint64(h[:]), true
+		}
+	}
 	k := &j.keys[kid]
 	if h := k.head[s]; h < 0 {
 		k.head[s] = rid
