@@ -110,6 +110,7 @@ type IntervalJoin struct {
 	seen   []int64
 	seenOn bool
 	moved  [2]bool
+	due    []ijTimer // Watermark's scratch
 }
 
 var (
@@ -424,8 +425,18 @@ func (j *IntervalJoin) Watermark(wm int64, out operator.Emitter) error {
 	j.wm = wm
 	j.moved = [2]bool{}
 	opTime := j.opTime()
+	// The timers due, in the order they fire. Firing one sets none that
+	// is due (a timer is set past the clock: setTimer), so they are all
+	// known before the first fires, and touchDue can read ahead.
+	due := j.due[:0]
 	for side := j.nextTimer(wm); side >= 0; side = j.nextTimer(wm) {
-		t := j.timers[side].Pop()
+		due = append(due, j.timers[side].Pop())
+	}
+	j.due = due[:0]
+	for i, t := range due {
+		if i%touchAhead == 0 {
+			j.touchDue(due[i:min(i+touchAhead, len(due))])
+		}
 		at, kid := t.at, t.kid
 		if !j.keys[kid].used {
 			continue
