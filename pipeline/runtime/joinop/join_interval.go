@@ -468,4 +468,3 @@ func (j *IntervalJoin) removeExpired(kid int32, side int, exp int64, out operato
 		j.keys[kid].timer[side] = 0
 	}
 }
-
