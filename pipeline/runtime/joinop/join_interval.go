@@ -218,8 +218,10 @@ func (j *IntervalJoin) ProcessInput(input int, in *row.Batch, out operator.Emitt
 		if !c.Kind.IsAdd() {
 			return fmt.Errorf("input %d sent %s: an interval join takes insert-only input", input, c.Kind)
 		}
-		if j.intKey && i%touchAhead == 0 {
-			j.touch(input, in.Changes[i:min(i+touchAhead, len(in.Changes))])
+		if j.intKey {
+			if a, b, ok := aheadOf(i, len(in.Changes)); ok {
+				j.touch(input, in.Changes[a:b], a-i)
+			}
 		}
 		seen := int64(0)
 		if j.seenOn && share != nil {
@@ -432,8 +434,8 @@ func (j *IntervalJoin) Watermark(wm int64, out operator.Emitter) error {
 	}
 	j.due = due[:0]
 	for i, t := range due {
-		if i%touchAhead == 0 {
-			j.touchDue(due[i:min(i+touchAhead, len(due))])
+		if a, b, ok := aheadOf(i, len(due)); ok {
+			j.touchDue(due[a:b])
 		}
 		at, kid := t.at, t.kid
 		if !j.keys[kid].used {

@@ -36,3 +36,36 @@ func TestIntervalJoinWatermarkFiresDueAhead(t *testing.T) {
 		}
 	}
 }
+
+// TestAheadOf: over a batch of any length every item is read ahead once,
+// and but the first block's, each at least touchAhead-touchStep items
+// before it is used (reading whole blocks at their first item read the
+// first items of each block just before their use).
+func TestAheadOf(t *testing.T) {
+	for _, n := range []int{0, 1, 7, 8, 31, 32, 33, 100, 1024} {
+		readAt := make([]int, n)
+		for i := range readAt {
+			readAt[i] = -1
+		}
+		for i := range n {
+			a, b, ok := aheadOf(i, n)
+			if !ok {
+				continue
+			}
+			for k := a; k < b; k++ {
+				if readAt[k] >= 0 {
+					t.Fatalf("n %d: item %d read at %d and %d", n, k, readAt[k], i)
+				}
+				readAt[k] = i
+			}
+		}
+		for k, at := range readAt {
+			switch {
+			case at < 0:
+				t.Fatalf("n %d: item %d never read ahead", n, k)
+			case k >= touchAhead && k-at < touchAhead-touchStep:
+				t.Fatalf("n %d: item %d read at %d, %d before its use", n, k, at, k-at)
+			}
+		}
+	}
+}
