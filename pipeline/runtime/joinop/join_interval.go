@@ -101,6 +101,7 @@ type IntervalJoin struct {
 	// 0 without Output or with a residual, which reads the whole row.
 	read [2]int
 	text row.Text // the strings of rows decoded from heads
+	hbuf [8]byte  // a head's bytes, decoded
 	// As a worker of several (join_interval_groups.go): seen is, by
 	// change of the whole batch, the other side's expiration time one
 	// instance had before it, when seenOn; moved says which expiration
@@ -375,9 +376,10 @@ func (j *IntervalJoin) decodeRead(o int, dst row.Row, rid int32) {
 	}
 	st := &j.sides[o].store
 	if e := &j.sides[o].ents[rid]; e.hasHead {
-		var h [8]byte
-		binary.LittleEndian.PutUint64(h[:], e.head)
-		st.Layout.DecodeFirst(dst, n, h[:], &j.text)
+		// Into the join's buffer: one on the stack would escape (the
+		// decode may alias its bytes), an allocation a match.
+		binary.LittleEndian.PutUint64(j.hbuf[:], e.head)
+		st.Layout.DecodeFirst(dst, n, j.hbuf[:], &j.text)
 		return
 	}
 	st.Layout.DecodeFirst(dst, n, st.Bytes(rid), &j.text)
