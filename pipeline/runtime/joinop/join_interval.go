@@ -3,6 +3,7 @@ package joinop
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/operator"
@@ -110,6 +111,7 @@ type IntervalJoin struct {
 	seenOn bool
 	moved  [2]bool
 	due    []ijTimer // Watermark's scratch
+	same   bool      // SetSameInputs took
 }
 
 var (
@@ -215,6 +217,10 @@ func (j *IntervalJoin) project(jr row.Row) row.Row { return j.slab.pick(jr, j.sp
 func (j *IntervalJoin) ProcessInput(input int, in *row.Batch, out operator.Emitter) error {
 	share, _ := in.Origin.(operator.ShareOrigin)
 	defer func() { j.seenOn = false }()
+	if j.same && input == 1 {
+		// Its rows were added on both sides as they came on input 0.
+		return nil
+	}
 	return operator.EachChange("interval join", in, out, func(i int, c *row.Change) error {
 		if !c.Kind.IsAdd() {
 			return fmt.Errorf("input %d sent %s: an interval join takes insert-only input", input, c.Kind)
@@ -222,7 +228,18 @@ func (j *IntervalJoin) ProcessInput(input int, in *row.Batch, out operator.Emitt
 		if j.intKey {
 			if a, b, ok := aheadOf(i, len(in.Changes)); ok {
 				j.touch(input, in.Changes[a:b], a-i)
+				if j.same {
+					j.touch(1, in.Changes[a:b], a-i)
+				}
 			}
+		}
+		if j.same {
+			// The row on the left, then at once on the right, its
+			// key's state still in the cache.
+			if err := j.add(0, c.Row, 0, out); err != nil {
+				return err
+			}
+			return j.add(1, c.Row, 0, out)
 		}
 		seen := int64(0)
 		if j.seenOn && share != nil {
@@ -233,6 +250,26 @@ func (j *IntervalJoin) ProcessInput(input int, in *row.Batch, out operator.Emitt
 		return j.add(input, c.Row, seen, out)
 	})
 }
+
+// SetSameInputs tells the join, before its first row, that its two
+// inputs are one node of the graph (a self-join: FROM t a JOIN t b),
+// its only instance (not a worker of several): each row comes on both,
+// and at a checkpoint both passed the same rows. The join then adds
+// each row as it comes on the left input to the left side and at once
+// to the right, and passes over the right input's batches: the second
+// add finds the lines the first read (the key, its rows) in the cache,
+// where a batch's rows on the right came after all of them on the left
+// and found them gone. It is an order Flink's join may see too (its
+// two inputs' rows interleaved as they come): the rows that come in
+// time (not behind the watermark) join the same rows either way. The
+// state is the same as without it, the same per side.
+func (j *IntervalJoin) SetSameInputs() {
+	s := &j.spec
+	j.same = s.LeftWidth == s.RightWidth && slices.Equal(s.LeftTypes, s.RightTypes)
+}
+
+// SameInputs reports whether SetSameInputs took.
+func (j *IntervalJoin) SameInputs() bool { return j.same }
 
 // add joins and caches r, of side s. As a worker of several, seen is
 // the other side's expiration time one instance had before r

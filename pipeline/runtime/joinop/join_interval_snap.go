@@ -142,7 +142,7 @@ func (j *IntervalJoin) Restore(snap []byte) error {
 	r.timers[0].Fill(timers[0])
 	r.timers[1].Fill(timers[1])
 	r.wm, r.expiration, r.nullTimes = wm, [2]int64{e0, e1}, nullTimes
-	r.Widening = j.Widening
+	r.Widening, r.same = j.Widening, j.same
 	*j = *r
 	return nil
 }
