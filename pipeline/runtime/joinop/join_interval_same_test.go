@@ -37,9 +37,10 @@ func ijSelfSteps(rng *rand.Rand, n int) (batches [][]row.Row, wms []int64) {
 // and passes over the right input's batches; with every row in time
 // it emits the rows the join does that adds a batch on the left, then
 // on the right, after each batch and watermark, for every kind, bounds
-// of both signs but a lower bound above 0 (there a row of a batch meets
-// the rows on the right before it in the batch, which came too late to
-// be cached: the other order is Flink's too), and typed keys or not.
+// of both signs but a lower bound above 0 (there a left row too late
+// to be cached meets the rows on the right before it in its batch, which
+// the other order missed: both are orders Flink's join may see), and
+// typed keys or not.
 // Its state is each side's as the other's: restored into a join that is
 // not told, both go on emitting the same rows; and restored, it is
 // still told.
