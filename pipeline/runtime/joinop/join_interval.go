@@ -111,7 +111,11 @@ type IntervalJoin struct {
 	seenOn bool
 	moved  [2]bool
 	due    []ijTimer // Watermark's scratch
-	same   bool      // SetSameInputs took
+	// idle lists the keys forget marked idle (some may be back in use),
+	// idleN counts those idle.
+	idle  []int32
+	idleN int
+	same  bool // SetSameInputs took
 }
 
 var (
@@ -299,6 +303,7 @@ func (j *IntervalJoin) add(s int, r row.Row, seen int64, out operator.Emitter) e
 	opTime := j.opTime()
 	lower, upper := t-j.relSize[o], t+j.relSize[s]
 	kid := j.keyOf(s, r)
+	j.revive(kid)
 	emitted := false
 	before, exp := j.expiration[o], j.expire(opTime, j.relSize[o])
 	if j.seenOn {

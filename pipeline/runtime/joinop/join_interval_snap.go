@@ -17,10 +17,10 @@ const intervalJoinStateVersion = 1
 // then per key its bytes, NULL flag, and per side its timer and rows by
 // time (row, emitted), as Flink's map of time to rows.
 func (j *IntervalJoin) Snapshot() ([]byte, error) {
-	buf := j.appendHead(nil, j.nullTimes, j.index.Len())
+	buf := j.appendHead(nil, j.nullTimes, j.heldKeys())
 	var rids []int32
 	for kid := range j.keys {
-		if j.keys[kid].used {
+		if j.keys[kid].used && !j.keys[kid].idle {
 			buf, rids = j.appendKey(buf, int32(kid), rids)
 		}
 	}
