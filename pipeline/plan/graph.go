@@ -392,8 +392,9 @@ func (p *Plan) joinGraph(g *runtime.Graph, n *Node, id, short, transform string,
 	if err != nil {
 		return nil, err
 	}
-	if h, ok := op.(*joinop.IntervalHashJoin); ok && un.Inputs[0] == un.Inputs[1] {
-		// A self-join: one node feeds both inputs the same rows.
+	if h, ok := op.(interface{ SetSameInputs() }); ok && un.Inputs[0] == un.Inputs[1] {
+		// A self-join: one node feeds both inputs the same rows (an
+		// interval join, batch or streaming, run as one instance).
 		h.SetSameInputs()
 	}
 	on.Op, on.Feed = op, feed

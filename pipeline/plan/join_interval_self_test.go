@@ -1,6 +1,7 @@
 package plan_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -62,5 +63,41 @@ func TestBatchIntervalSelfJoinHoldsOnce(t *testing.T) {
 	}
 	if seen != len(want) {
 		t.Fatalf("%d interval hash joins, want %d", seen, len(want))
+	}
+}
+
+// A streaming interval self-join (one source on both inputs, run as
+// one worker) adds each row to both sides as it comes on the left,
+// whatever keys each side reads; one of two sources does not, nor a
+// join run as two workers.
+func TestStreamingIntervalSelfJoinSameInputs(t *testing.T) {
+	for _, workers := range []int{1, 2} {
+		t.Run(fmt.Sprint(workers), func(t *testing.T) { testStreamingIntervalSelfJoin(t, workers) })
+	}
+}
+
+func testStreamingIntervalSelfJoin(t *testing.T, workers int) {
+	yaml := strings.Replace(selfIntervalPipeline, "execution: batch", fmt.Sprintf("execution: streaming\nparallelism: %d", workers), 1)
+	p := buildPlan(t, allConnectors(), "selfjoin.yaml", []byte(yaml), nil)
+	defer p.Close()
+	g, err := p.Graph()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"self": workers == 1, "self_left": workers == 1, "other_keys": workers == 1, "two_sources": false}
+	seen := 0
+	for _, on := range g.Ops {
+		j, ok := on.Op.(interface{ SameInputs() bool })
+		if !ok {
+			continue
+		}
+		name := strings.Split(on.ID, "/")[1]
+		if j.SameInputs() != want[name] {
+			t.Errorf("%s: same inputs %t, want %t", name, j.SameInputs(), want[name])
+		}
+		seen++
+	}
+	if seen != len(want) {
+		t.Fatalf("%d streaming interval joins, want %d", seen, len(want))
 	}
 }

@@ -82,6 +82,29 @@ func (k *KeyedTwo) ProcessInput(input int, in *row.Batch, out operator.Emitter) 
 	return err
 }
 
+// sameInputs is an operator told its two inputs are one node of the
+// graph (joinop.IntervalJoin, a self-join).
+type sameInputs interface {
+	SetSameInputs()
+	SameInputs() bool
+}
+
+// SetSameInputs tells the operator, run as one worker, that its two
+// inputs are one node of the graph (a self-join). Several workers are
+// not told: each walks every batch whole, on both inputs, to keep the
+// state they share as one instance would (operator.SyncedState).
+func (k *KeyedTwo) SetSameInputs() {
+	if s, ok := k.workers[0].op.(sameInputs); ok && len(k.workers) == 1 {
+		s.SetSameInputs()
+	}
+}
+
+// SameInputs reports whether SetSameInputs took.
+func (k *KeyedTwo) SameInputs() bool {
+	s, ok := k.workers[0].op.(sameInputs)
+	return ok && len(k.workers) == 1 && s.SameInputs()
+}
+
 // KeyedTwoTTL is a KeyedTwo whose operator takes a state TTL: it passes
 // the TTL and the sweeps on to every worker, as KeyedTTL does.
 type KeyedTwoTTL struct{ *KeyedTwo }

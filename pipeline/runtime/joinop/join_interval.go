@@ -1,7 +1,6 @@
 package joinop
 
 import (
-	"cmp"
 	"encoding/binary"
 	"fmt"
 	"slices"
@@ -98,6 +97,12 @@ type IntervalJoin struct {
 	// a whole joined row the residual reads before it is projected.
 	view [2]row.Row
 	full row.Row
+	// read is per side how many of a cached row's leading columns a
+	// match with Output reads (those up to its last one Output picks);
+	// 0 without Output or with a residual, which reads the whole row.
+	read [2]int
+	text row.Text // the strings of rows decoded from heads
+	hbuf [8]byte  // a head's bytes, decoded
 	// As a worker of several (join_interval_groups.go): seen is, by
 	// change of the whole batch, the other side's expiration time one
 	// instance had before it, when seenOn; moved says which expiration
@@ -105,6 +110,12 @@ type IntervalJoin struct {
 	seen   []int64
 	seenOn bool
 	moved  [2]bool
+	due    []ijTimer // Watermark's scratch
+	// idle lists the keys forget marked idle (some may be back in use),
+	// idleN counts those idle.
+	idle  []int32
+	idleN int
+	same  bool // SetSameInputs took
 }
 
 var (
@@ -128,6 +139,15 @@ func NewIntervalJoin(spec IntervalJoinSpec) *IntervalJoin {
 		j.sides[s].store.Churn = true // the rows of a window
 	}
 	j.minClean = (j.relSize[0] + j.relSize[1]) / 2
+	if spec.Output != nil && spec.Residual == nil {
+		for _, c := range spec.Output {
+			if c < spec.LeftWidth {
+				j.read[0] = max(j.read[0], c+1)
+			} else {
+				j.read[1] = max(j.read[1], c-spec.LeftWidth+1)
+			}
+		}
+	}
 	lk, rk := spec.LeftKeys, spec.RightKeys
 	if len(lk) == 1 && len(spec.LeftTypes) > lk[0] && len(spec.RightTypes) > rk[0] &&
 		spec.LeftTypes[lk[0]] == spec.RightTypes[rk[0]] && intKeyType(spec.LeftTypes[lk[0]]) {
@@ -201,12 +221,29 @@ func (j *IntervalJoin) project(jr row.Row) row.Row { return j.slab.pick(jr, j.sp
 func (j *IntervalJoin) ProcessInput(input int, in *row.Batch, out operator.Emitter) error {
 	share, _ := in.Origin.(operator.ShareOrigin)
 	defer func() { j.seenOn = false }()
+	if j.same && input == 1 {
+		// Its rows were added on both sides as they came on input 0.
+		return nil
+	}
 	return operator.EachChange("interval join", in, out, func(i int, c *row.Change) error {
 		if !c.Kind.IsAdd() {
 			return fmt.Errorf("input %d sent %s: an interval join takes insert-only input", input, c.Kind)
 		}
-		if j.intKey && i%touchAhead == 0 {
-			j.touch(input, in.Changes[i:min(i+touchAhead, len(in.Changes))])
+		if j.intKey {
+			if a, b, ok := aheadOf(i, len(in.Changes)); ok {
+				j.touch(input, in.Changes[a:b], a-i)
+				if j.same {
+					j.touch(1, in.Changes[a:b], a-i)
+				}
+			}
+		}
+		if j.same {
+			// The row on the left, then at once on the right, its
+			// key's state still in the cache.
+			if err := j.add(0, c.Row, 0, out); err != nil {
+				return err
+			}
+			return j.add(1, c.Row, 0, out)
 		}
 		seen := int64(0)
 		if j.seenOn && share != nil {
@@ -217,6 +254,26 @@ func (j *IntervalJoin) ProcessInput(input int, in *row.Batch, out operator.Emitt
 		return j.add(input, c.Row, seen, out)
 	})
 }
+
+// SetSameInputs tells the join, before its first row, that its two
+// inputs are one node of the graph (a self-join: FROM t a JOIN t b),
+// its only instance (not a worker of several): each row comes on both,
+// and at a checkpoint both passed the same rows. The join then adds
+// each row as it comes on the left input to the left side and at once
+// to the right, and passes over the right input's batches: the second
+// add finds the lines the first read (the key, its rows) in the cache,
+// where a batch's rows on the right came after all of them on the left
+// and found them gone. It is an order Flink's join may see too (its
+// two inputs' rows interleaved as they come): the rows that come in
+// time (not behind the watermark) join the same rows either way. The
+// state is the same as without it, the same per side.
+func (j *IntervalJoin) SetSameInputs() {
+	s := &j.spec
+	j.same = s.LeftWidth == s.RightWidth && slices.Equal(s.LeftTypes, s.RightTypes)
+}
+
+// SameInputs reports whether SetSameInputs took.
+func (j *IntervalJoin) SameInputs() bool { return j.same }
 
 // add joins and caches r, of side s. As a worker of several, seen is
 // the other side's expiration time one instance had before r
@@ -246,6 +303,7 @@ func (j *IntervalJoin) add(s int, r row.Row, seen int64, out operator.Emitter) e
 	opTime := j.opTime()
 	lower, upper := t-j.relSize[o], t+j.relSize[s]
 	kid := j.keyOf(s, r)
+	j.revive(kid)
 	emitted := false
 	before, exp := j.expiration[o], j.expire(opTime, j.relSize[o])
 	if j.seenOn {
@@ -333,7 +391,7 @@ func (j *IntervalJoin) matchPicked(s int, this row.Row, rid int32, out operator.
 		other = make(row.Row, [2]int{j.spec.LeftWidth, j.spec.RightWidth}[o])
 		j.view[o] = other
 	}
-	j.sides[o].store.DecodeInto(other, rid)
+	j.decodeRead(o, other, rid)
 	left, right := this, other
 	if s == 1 {
 		left, right = other, this
@@ -348,6 +406,25 @@ func (j *IntervalJoin) matchPicked(s int, this row.Row, rid int32, out operator.
 		}
 	}
 	out.Emit(row.Insert, jr)
+}
+
+// decodeRead decodes side o's cached row rid's first read[o] columns
+// into dst (0: none, when Output picks none of that side), from its
+// head when it has one.
+func (j *IntervalJoin) decodeRead(o int, dst row.Row, rid int32) {
+	n := j.read[o]
+	if n == 0 {
+		return
+	}
+	st := &j.sides[o].store
+	if e := &j.sides[o].ents[rid]; e.hasHead {
+		// Into the join's buffer: one on the stack would escape (the
+		// decode may alias its bytes), an allocation a match.
+		binary.LittleEndian.PutUint64(j.hbuf[:], e.head)
+		st.Layout.DecodeFirst(dst, n, j.hbuf[:], &j.text)
+		return
+	}
+	st.Layout.DecodeFirst(dst, n, st.Bytes(rid), &j.text)
 }
 
 // drop removes side's row rid of key kid, emitting it padded when it
@@ -392,8 +469,18 @@ func (j *IntervalJoin) Watermark(wm int64, out operator.Emitter) error {
 	j.wm = wm
 	j.moved = [2]bool{}
 	opTime := j.opTime()
+	// The timers due, in the order they fire. Firing one sets none that
+	// is due (a timer is set past the clock: setTimer), so they are all
+	// known before the first fires, and touchDue can read ahead.
+	due := j.due[:0]
 	for side := j.nextTimer(wm); side >= 0; side = j.nextTimer(wm) {
-		t := j.timers[side].Pop()
+		due = append(due, j.timers[side].Pop())
+	}
+	j.due = due[:0]
+	for i, t := range due {
+		if a, b, ok := aheadOf(i, len(due)); ok {
+			j.touchDue(due[a:b])
+		}
 		at, kid := t.at, t.kid
 		if !j.keys[kid].used {
 			continue
@@ -426,140 +513,4 @@ func (j *IntervalJoin) removeExpired(kid int32, side int, exp int64, out operato
 	} else {
 		j.keys[kid].timer[side] = 0
 	}
-}
-
-const intervalJoinStateVersion = 1
-
-// Snapshot implements Snapshotter: the clock, the two expiration times,
-// then per key its bytes, NULL flag, and per side its timer and rows by
-// time (row, emitted), as Flink's map of time to rows.
-func (j *IntervalJoin) Snapshot() ([]byte, error) {
-	buf := j.appendHead(nil, j.nullTimes, j.index.Len())
-	var rids []int32
-	for kid := range j.keys {
-		if j.keys[kid].used {
-			buf, rids = j.appendKey(buf, int32(kid), rids)
-		}
-	}
-	return buf, nil
-}
-
-// appendHead appends the snapshot's head: the version, the clock, the
-// expiration times, the count of NULL times and of the keys that
-// follow.
-func (j *IntervalJoin) appendHead(buf []byte, nullTimes int64, keys int) []byte {
-	buf = append(buf, intervalJoinStateVersion)
-	buf = binary.AppendVarint(buf, j.wm)
-	buf = binary.AppendVarint(buf, j.expiration[0])
-	buf = binary.AppendVarint(buf, j.expiration[1])
-	buf = binary.AppendUvarint(buf, uint64(nullTimes))
-	return binary.AppendUvarint(buf, uint64(keys))
-}
-
-// appendKey appends key kid's bytes, NULL flag, and per side its timer
-// and rows by time; rids is scratch.
-func (j *IntervalJoin) appendKey(buf []byte, kid int32, rids []int32) ([]byte, []int32) {
-	k := &j.keys[kid]
-	buf = row.AppendString(buf, string(j.index.Bytes(kid)))
-	buf = append(buf, b2byte(k.null))
-	for side := range 2 {
-		ents := j.sides[side].ents
-		buf = binary.AppendVarint(buf, k.timer[side])
-		rids = rids[:0]
-		for rid := range j.rows(kid, side) {
-			rids = append(rids, rid)
-		}
-		// Grouped by time, each time's rows in the order cached.
-		slices.SortStableFunc(rids, func(a, b int32) int { return cmp.Compare(ents[a].at, ents[b].at) })
-		times := 0
-		for i, rid := range rids {
-			if i == 0 || ents[rid].at != ents[rids[i-1]].at {
-				times++
-			}
-		}
-		buf = binary.AppendUvarint(buf, uint64(times))
-		for i := 0; i < len(rids); {
-			at := ents[rids[i]].at
-			n := 1
-			for i+n < len(rids) && ents[rids[i+n]].at == at {
-				n++
-			}
-			buf = binary.AppendVarint(buf, at)
-			buf = binary.AppendUvarint(buf, uint64(n))
-			for _, rid := range rids[i : i+n] {
-				buf = j.sides[side].store.AppendEncoded(buf, rid)
-				buf = append(buf, b2byte(ents[rid].emitted))
-			}
-			i += n
-		}
-	}
-	return buf, rids
-}
-
-func b2byte(b bool) byte {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// Restore implements Snapshotter.
-func (j *IntervalJoin) Restore(snap []byte) error {
-	d := j.Decoder(snap)
-	if v := d.Byte(); v != intervalJoinStateVersion {
-		return fmt.Errorf("interval join: state version %d, want %d", v, intervalJoinStateVersion)
-	}
-	wm, e0, e1 := d.Varint(), d.Varint(), d.Varint()
-	nullTimes := int64(d.Uvarint())
-	r := NewIntervalJoin(j.spec)
-	var timers [2][]ijTimer
-	widths := [2]int{j.spec.LeftWidth, j.spec.RightWidth}
-	n := d.Count(4)
-	for range n {
-		key := d.KeyBytes()
-		null := d.Byte() == 1
-		if d.Err() != nil {
-			break
-		}
-		if _, dup := r.index.Find(key); dup {
-			d.Fail("key %x twice", key)
-			break
-		}
-		kid := r.keyID(key, null)
-		for side := range 2 {
-			timer := d.Varint()
-			r.keys[kid].timer[side] = timer
-			if timer != 0 {
-				timers[side] = append(timers[side], ijTimer{at: timer, kid: kid})
-			}
-			nt := d.Count(2)
-			for range nt {
-				t := d.Varint()
-				nr := d.Count(2)
-				for range nr {
-					cr := d.Row()
-					em := d.Byte() == 1
-					if d.Err() == nil && len(cr) != widths[side] {
-						d.Fail("row of %d columns on side %d, want %d", len(cr), side, widths[side])
-					}
-					if d.Err() != nil {
-						break
-					}
-					r.cache(kid, side, cr, t, em)
-				}
-			}
-		}
-		if d.Err() != nil {
-			break
-		}
-	}
-	if err := d.End(); err != nil {
-		return fmt.Errorf("interval join: %w", err)
-	}
-	r.timers[0].Fill(timers[0])
-	r.timers[1].Fill(timers[1])
-	r.wm, r.expiration, r.nullTimes = wm, [2]int64{e0, e1}, nullTimes
-	r.Widening = j.Widening
-	*j = *r
-	return nil
 }

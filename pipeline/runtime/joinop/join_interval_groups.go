@@ -31,7 +31,7 @@ import (
 func (j *IntervalJoin) SnapshotGroups(part func(g int, b []byte) error) error {
 	var groups [operator.KeyGroups][]int32
 	for kid := range j.keys {
-		if j.keys[kid].used {
+		if j.keys[kid].used && !j.keys[kid].idle {
 			g := operator.KeyGroupOf(j.index.Bytes(int32(kid)))
 			groups[g] = append(groups[g], int32(kid))
 		}

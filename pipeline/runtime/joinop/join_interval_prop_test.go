@@ -50,11 +50,29 @@ func runRaw(t *testing.T, j *IntervalJoin, s ijStep) []string {
 // integer keys by value to the plain join (no types, no projection),
 // projected: the same rows at each step, for every kind, bounds of
 // both signs, late rows and NULL keys and times, through a restore from
-// a snapshot halfway, whose bytes are the plain join's.
+// a snapshot halfway, whose bytes are the plain join's. The outputs
+// pick columns past the time (a cached row's picked columns too long for
+// its head), the keys alone (every row's in its head: heads says which
+// side's rows must have had one) and one of each.
 func TestIntervalJoinOutputAndTypedKeys(t *testing.T) {
+	for _, c := range []struct {
+		out   []int
+		heads [2]bool
+	}{
+		{[]int{5, 0, 2, 4}, [2]bool{false, false}},
+		{[]int{0, 3}, [2]bool{true, true}},
+		{[]int{3, 3}, [2]bool{false, true}},
+		{[]int{2, 3}, [2]bool{false, true}},
+	} {
+		t.Run(fmt.Sprint(c.out), func(t *testing.T) { testIJOutput(t, c.out, c.heads) })
+	}
+}
+
+func testIJOutput(t *testing.T, out []int, wantHeads [2]bool) {
 	r0 := ijRowOf(1, 0, "a")
 	types := []row.TypeID{r0[0].Type(), r0[1].Type(), r0[2].Type()}
 	bounds := [][2]int64{{-10, 5}, {-10, -2}, {3, 12}, {0, 0}}
+	var heads [2]int
 	for seed := range uint64(24) {
 		rng := rand.New(rand.NewPCG(seed, 7))
 		kind := []JoinKind{InnerJoin, LeftJoin, RightJoin, FullJoin}[seed%4]
@@ -72,7 +90,6 @@ func TestIntervalJoinOutputAndTypedKeys(t *testing.T) {
 				return a[len(a)-1] != b[len(b)-1], nil
 			}
 		}
-		out := []int{5, 0, 2, 4}
 		fancy := plain
 		fancy.LeftTypes, fancy.RightTypes, fancy.Output = types, types, out
 		steps := ijRandomSteps(rng, 400)
@@ -94,6 +111,13 @@ func TestIntervalJoinOutputAndTypedKeys(t *testing.T) {
 				j = NewIntervalJoin(fancy)
 				if err := j.Restore(b); err != nil {
 					t.Fatal(err)
+				}
+			}
+			for side := range 2 {
+				for _, e := range j.sides[side].ents {
+					if e.hasHead {
+						heads[side]++
+					}
 				}
 			}
 			var c rowsCollector
@@ -119,6 +143,11 @@ func TestIntervalJoinOutputAndTypedKeys(t *testing.T) {
 		}
 		if j.StateEntries() != 0 || ref.StateEntries() != 0 {
 			t.Fatalf("seed %d: state left after the last watermark: %d, %d", seed, j.StateEntries(), ref.StateEntries())
+		}
+	}
+	for side := range 2 {
+		if (heads[side] > 0) != wantHeads[side] {
+			t.Errorf("side %d: %d rows cached with a head, want any: %v", side, heads[side], wantHeads[side])
 		}
 	}
 }

@@ -1,6 +1,8 @@
 package joinop
 
 import (
+	"encoding/binary"
+
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/state"
 )
@@ -23,15 +25,26 @@ type ijKey struct {
 	// inInts: the key is in the join's ijInts as ival.
 	inInts bool
 	ival   uint64
+	// idle: the key holds nothing (forget); listed: it is in the join's
+	// list of idle keys (it may have come back since).
+	idle, listed bool
 }
 
 // ijEnt is a cached row: its time, whether it joined at least once (an
 // outer side's row that never did is emitted padded when it is dropped),
 // and its key's list.
+//
+// head is, when hasHead, the first bytes of the row's encoding, enough
+// to decode the columns of it the join emits (IntervalJoin.read): a
+// match reads the row from here, beside its time, rather than from the
+// store (two more cache misses, the store's slot and its bytes). The
+// state is the row in the store either way.
 type ijEnt struct {
 	at         int64
+	head       uint64
 	next, prev int32
 	emitted    bool
+	hasHead    bool
 }
 
 // ijSide is one side's cached rows by row id.
@@ -97,7 +110,15 @@ func (j *IntervalJoin) cache(kid int32, s int, r row.Row, at int64, emitted bool
 	rid := side.newRow()
 	side.store.Put(rid, r)
 	e := &side.ents[rid]
-	e.at, e.emitted = at, emitted
+	e.at, e.emitted, e.hasHead = at, emitted, false
+	if n := j.read[s]; n > 0 {
+		b := side.store.Bytes(rid)
+		if m := side.store.Layout.Size(b, n); m <= 8 {
+			var h [8]byte
+			copy(h[:], b[:m])
+			e.head, e.hasHead = binary.LittleEndian.Uint64(h[:]), true
+		}
+	}
 	k := &j.keys[kid]
 	if h := k.head[s]; h < 0 {
 		k.head[s] = rid
@@ -148,16 +169,57 @@ func (j *IntervalJoin) rows(kid int32, s int) func(yield func(int32) bool) {
 	}
 }
 
-// forget removes a key that holds nothing.
+// forget marks a key that holds nothing idle: it stays in the index
+// (and ints) for a while, as a key that empties often comes back (a
+// key's rows a few minutes apart, its window shorter), and dropping it
+// and adding it again was a hash, a removal and an insertion each way.
+// Idle keys are not state: snapshots, key groups and dumps leave them
+// out (they hold nothing). When they are as many as the keys that hold
+// rows (and at least idleSweep), those still idle are dropped.
 func (j *IntervalJoin) forget(kid int32) {
 	k := &j.keys[kid]
-	if k.n != [2]int32{} || k.timer != [2]int64{} {
+	if k.idle || k.n != [2]int32{} || k.timer != [2]int64{} {
 		return
 	}
-	if k.inInts {
-		j.ints.del(k.ival)
+	k.idle = true
+	j.idleN++
+	if !k.listed {
+		k.listed = true
+		j.idle = append(j.idle, kid)
 	}
-	j.fbuf = append(j.fbuf[:0], j.index.Bytes(kid)...) // a copy: drop clears the entry bytes views
-	j.index.Drop(j.fbuf)
-	*k = ijKey{}
+	if j.idleN >= idleSweep && 2*j.idleN >= j.index.Len() {
+		j.sweepIdle()
+	}
 }
+
+// idleSweep is the fewest idle keys sweepIdle drops at once.
+const idleSweep = 1 << 12
+
+// revive takes idle key kid back into use.
+func (j *IntervalJoin) revive(kid int32) {
+	if k := &j.keys[kid]; k.idle {
+		k.idle = false
+		j.idleN--
+	}
+}
+
+// sweepIdle drops the keys still idle.
+func (j *IntervalJoin) sweepIdle() {
+	for _, kid := range j.idle {
+		k := &j.keys[kid]
+		k.listed = false
+		if !k.idle {
+			continue
+		}
+		if k.inInts {
+			j.ints.del(k.ival)
+		}
+		j.fbuf = append(j.fbuf[:0], j.index.Bytes(kid)...) // a copy: drop clears the entry bytes views
+		j.index.Drop(j.fbuf)
+		*k = ijKey{}
+	}
+	j.idle, j.idleN = j.idle[:0], 0
+}
+
+// heldKeys is the number of keys that hold rows or timers (not idle).
+func (j *IntervalJoin) heldKeys() int { return j.index.Len() - j.idleN }
