@@ -167,6 +167,10 @@ type SourceNode struct {
 	// batch is cut for a watermark only before a row at or below it
 	// (source_cut.go). Without it every rise of the watermark cuts.
 	RowTime func(r row.Row) int64
+	// TimeReads lists the columns EventTime and RowTime read, nil when
+	// not known: the source may then decode a fused Calc's columns and
+	// these only (fuse_pick.go).
+	TimeReads []int
 	// Columns are the source's physical columns, for the rows its
 	// computed columns or EventTime fail on (handed to Node.Feed).
 	Columns row.Schema
@@ -177,6 +181,12 @@ type SourceNode struct {
 	// splits are the per-split watermarks of a SplitSource with a
 	// watermark, nil otherwise.
 	splits *splitWatermarks
+	// picked, when the source decodes some columns only and has a
+	// watermark, says where EventTime and RowTime find theirs in a
+	// decoded row; timeScratch is the source goroutine's whole row for
+	// them (pickedTimes).
+	picked      *pickedTimes
+	timeScratch row.Row
 }
 
 // OpNode runs an Operator over one input.
