@@ -62,6 +62,9 @@ func (f *fusion) pickColumns(next *OpNode) {
 	}
 	if times != nil {
 		s.picked = &pickedTimes{reads: times, layout: layout, width: s.Columns.Len()}
+		if sh := s.TimeShift; sh != nil && s.RowTime != nil && sh.Column == s.TimeReads[0] {
+			s.picked.shift, s.picked.at = sh, slices.Index(layout, sh.Column)
+		}
 		s.timeScratch = make(row.Row, s.picked.width)
 		f.times = true
 	}

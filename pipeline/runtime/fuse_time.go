@@ -24,6 +24,26 @@ type pickedTimes struct {
 	reads  []pickedRead
 	layout []int
 	width  int
+	// shift, if set, is the watermark as the event-time column, at
+	// picked column at, plus a constant (SourceNode.TimeShift).
+	shift *TimeShift
+	at    int
+}
+
+// shifted returns the watermark candidate and the event time of the
+// picked row r when the watermark is a shifted column; ok is false when
+// the column is NULL or the sum overflows (EventTime then says how, on
+// the serial way).
+func (p *pickedTimes) shifted(r row.Row) (ts, rt int64, ok bool) {
+	v := r[p.at]
+	if v.IsNull() {
+		return 0, 0, false
+	}
+	us, by := v.Micros(), p.shift.Micros
+	if t := us + by; (us >= 0) != (by >= 0) || (t >= 0) == (us >= 0) {
+		return t, us, true
+	}
+	return 0, 0, false
 }
 
 // fill puts the columns of the picked row r the watermark reads where it
@@ -89,10 +109,22 @@ func (f *fusion) timedBatch(b *row.Batch) *row.Batch {
 	}
 	wm := operator.NoWatermark
 	for i, ch := range b.Changes {
-		tr := p.fill(whole, ch.Row)
-		ts, has, err := s.EventTime(tr)
-		if err != nil {
-			return nil
+		var ts, rt int64
+		has := true
+		if p.shift != nil {
+			var ok bool
+			if ts, rt, ok = p.shifted(ch.Row); !ok {
+				return nil
+			}
+		} else {
+			tr := p.fill(whole, ch.Row)
+			var err error
+			if ts, has, err = s.EventTime(tr); err != nil {
+				return nil
+			}
+			if rowTimes != nil {
+				rt = s.RowTime(tr)
+			}
 		}
 		prev := wm
 		if has && ts > wm {
@@ -110,7 +142,7 @@ func (f *fusion) timedBatch(b *row.Batch) *row.Batch {
 		}
 		before = append(before, prev)
 		if rowTimes != nil {
-			rowTimes = append(rowTimes, s.RowTime(tr))
+			rowTimes = append(rowTimes, rt)
 		}
 	}
 	p.clear(whole)

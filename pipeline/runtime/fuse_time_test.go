@@ -25,7 +25,7 @@ func (p *pickingSource) SelectColumns(cols []int) bool {
 // timedGraph is a source of rows (id, k, amount, ts) with the watermark
 // ts - 10 (an error when ts is NULL) and a Calc over it picking
 // (amount, k), filtering amount > 2 when filter is set.
-func timedGraph(filter bool) (*Graph, *pickingSource, *Calc) {
+func timedGraph(filter, shift bool) (*Graph, *pickingSource, *Calc) {
 	src := &pickingSource{}
 	cols := row.Schema{Fields: []row.Field{{Name: "id"}, {Name: "k"}, {Name: "amount"}, {Name: "ts"}}}
 	sn := &SourceNode{Node: Node{Name: "s"}, Source: src, Columns: cols,
@@ -37,6 +37,9 @@ func timedGraph(filter bool) (*Graph, *pickingSource, *Calc) {
 		},
 		RowTime:   func(r row.Row) int64 { return r[3].Int64() },
 		TimeReads: []int{3},
+	}
+	if shift {
+		sn.TimeShift = &TimeShift{Column: 3, Micros: -10}
 	}
 	pick := func(j int) func(row.Row) (row.Value, error) {
 		return func(r row.Row) (row.Value, error) { return r[j], nil }
@@ -57,11 +60,17 @@ func timedGraph(filter bool) (*Graph, *pickingSource, *Calc) {
 // rows' way (cut to the Calc's columns), with and without a filter; a
 // row whose event time fails sends the batch the serial way, where the
 // source reports it as the whole row, NULL where nothing was decoded.
+// The same when the watermark is a shifted column, read without calls
+// (TimeShift).
 func TestPickedColumnsWatermark(t *testing.T) {
-	for _, filter := range []bool{false, true} {
-		g, src, c := timedGraph(filter)
+	for _, tc := range []struct{ filter, shift bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
+		filter := tc.filter
+		g, src, c := timedGraph(filter, tc.shift)
 		if fuse(g) == nil || src.mapper == nil {
 			t.Fatal("not fused")
+		}
+		if p := g.Sources[0].picked; p == nil || (p.shift != nil) != tc.shift {
+			t.Fatalf("%+v: times picked %+v", tc, p)
 		}
 		if fmt.Sprint(src.cols) != "[2 1 3]" || c.Project != nil || c.narrow != 2 {
 			t.Fatalf("filter %v: picked %v, project %v, narrow %d; want [2 1 3], none, 2", filter, src.cols, c.Project != nil, c.narrow)

@@ -171,6 +171,11 @@ type SourceNode struct {
 	// not known: the source may then decode a fused Calc's columns and
 	// these only (fuse_pick.go).
 	TimeReads []int
+	// TimeShift, if set, says that EventTime is a TIMESTAMP column less
+	// a constant and RowTime that column: the decoders of picked columns
+	// read them so (timedBatch), and leave the rest, a NULL or an
+	// overflow, to EventTime on the serial way.
+	TimeShift *TimeShift
 	// Columns are the source's physical columns, for the rows its
 	// computed columns or EventTime fail on (handed to Node.Feed).
 	Columns row.Schema
@@ -187,6 +192,13 @@ type SourceNode struct {
 	// them (pickedTimes).
 	picked      *pickedTimes
 	timeScratch row.Row
+}
+
+// TimeShift is a watermark that is the event-time column Column plus
+// Micros.
+type TimeShift struct {
+	Column int
+	Micros int64
 }
 
 // OpNode runs an Operator over one input.
