@@ -169,6 +169,11 @@ func sourceNode(s *Source, scanned bool) *runtime.SourceNode {
 		sn.IdleTimeout = s.Spec.IdleTimeout
 		attr := s.Table.Root.TimeAttr
 		sn.RowTime = func(r row.Row) int64 { return r[attr].Micros() }
+		// What they read: a source may decode those columns only.
+		sn.TimeReads = append([]int{attr}, s.watermark.Reads...)
+		if wm := s.watermark; wm.Shifted && wm.ShiftColumn == attr {
+			sn.TimeShift = &runtime.TimeShift{Column: attr, Micros: wm.ShiftMicros}
+		}
 	}
 	return sn
 }

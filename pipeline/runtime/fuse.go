@@ -54,6 +54,9 @@ type fusion struct {
 	// whole, if set, is a Calc whose filter reads the source's whole
 	// rows, which pass as they are (filterWhole): filter is its Filter.
 	whole *Calc
+	// times: the source has a watermark, which reads picked rows as
+	// SourceNode.picked says (timedBatch).
+	times bool
 }
 
 // fusedReader is a fused Calc, a reader of the source node, and its
@@ -311,6 +314,9 @@ func (rd *fusedReader) chain(next *OpNode, readers map[*Node]int, reader map[*No
 // expressions fail (the batch then takes the serial way, in which
 // on_error sees the row in order).
 func (f *fusion) mapBatch(b *row.Batch) *row.Batch {
+	if f.times {
+		return f.timedBatch(b)
+	}
 	if f.picked && f.filter != nil {
 		return f.filterBatch(b)
 	}
@@ -346,6 +352,20 @@ func (fo *fusedOrigin) Record(i int) (string, int64, bool) {
 		return "", 0, false
 	}
 	return fo.derivedOrigin.Record(i)
+}
+
+// Locate implements row.Locator.
+func (fo *fusedOrigin) Locate(i int) (row.Location, bool) {
+	if fo.parent == nil {
+		return row.Location{}, false
+	}
+	if fo.same {
+		if lo, ok := fo.parent.(row.Locator); ok {
+			return lo.Locate(i)
+		}
+		return row.Location{}, false
+	}
+	return fo.derivedOrigin.Locate(i)
 }
 
 // slabValues is how many values the rows of a mapped batch are carved

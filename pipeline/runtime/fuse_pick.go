@@ -24,10 +24,10 @@ import (
 // next is the only reader of the Calc's node, if an operator.
 func (f *fusion) pickColumns(next *OpNode) {
 	s, c := f.src, f.readers[0].calc
-	if s.EventTime != nil || s.Calc != nil {
+	if s.Calc != nil {
 		return // the Calc reads the table's row, not the decoded one
 	}
-	if c.Columns == nil && c.Project == nil && c.Filter != nil {
+	if c.Columns == nil && c.Project == nil && c.Filter != nil && s.EventTime == nil {
 		f.filterWhole(next)
 		return
 	}
@@ -35,7 +35,7 @@ func (f *fusion) pickColumns(next *OpNode) {
 		return
 	}
 	layout := c.Columns
-	var reads []pickedRead
+	var reads, times []pickedRead
 	width := 0
 	if c.Filter != nil {
 		if c.FilterReads == nil || c.InputWidth <= 0 {
@@ -43,16 +43,33 @@ func (f *fusion) pickColumns(next *OpNode) {
 		}
 		layout, reads, width = pickedLayout(c.Columns, c.FilterReads)
 	}
+	if s.EventTime != nil {
+		// The watermark and the rows' times read the columns TimeReads
+		// names, decoded after the Calc's (and its filter's), from a
+		// whole row of the source's width (pickedTimes).
+		if s.TimeReads == nil || c.Input.Len() != s.Columns.Len() || c.Input.Len() == 0 {
+			return
+		}
+		layout, times, _ = pickedLayout(layout, s.TimeReads)
+	}
 	cs, ok := s.Source.(connector.ColumnSource)
 	if !ok || !cs.SelectColumns(layout) {
 		return
 	}
 	c.Project = nil
+	if len(layout) > len(c.Columns) {
+		f.narrow, c.narrow = len(c.Columns), len(c.Columns)
+	}
+	if times != nil {
+		s.picked = &pickedTimes{reads: times, layout: layout, width: s.Columns.Len()}
+		if sh := s.TimeShift; sh != nil && s.RowTime != nil && sh.Column == s.TimeReads[0] {
+			s.picked.shift, s.picked.at = sh, slices.Index(layout, sh.Column)
+		}
+		s.timeScratch = make(row.Row, s.picked.width)
+		f.times = true
+	}
 	if c.Filter != nil {
 		f.filter, f.reads, f.width = c.Filter, reads, width
-		if len(layout) > len(c.Columns) {
-			f.narrow, c.narrow = len(c.Columns), len(c.Columns)
-		}
 		// The Calc's node filters the batches the decoders did not map
 		// (one goroutine: one scratch row).
 		if c.Memo > 0 {

@@ -167,6 +167,15 @@ type SourceNode struct {
 	// batch is cut for a watermark only before a row at or below it
 	// (source_cut.go). Without it every rise of the watermark cuts.
 	RowTime func(r row.Row) int64
+	// TimeReads lists the columns EventTime and RowTime read, nil when
+	// not known: the source may then decode a fused Calc's columns and
+	// these only (fuse_pick.go).
+	TimeReads []int
+	// TimeShift, if set, says that EventTime is a TIMESTAMP column less
+	// a constant and RowTime that column: the decoders of picked columns
+	// read them so (timedBatch), and leave the rest, a NULL or an
+	// overflow, to EventTime on the serial way.
+	TimeShift *TimeShift
 	// Columns are the source's physical columns, for the rows its
 	// computed columns or EventTime fail on (handed to Node.Feed).
 	Columns row.Schema
@@ -177,6 +186,19 @@ type SourceNode struct {
 	// splits are the per-split watermarks of a SplitSource with a
 	// watermark, nil otherwise.
 	splits *splitWatermarks
+	// picked, when the source decodes some columns only and has a
+	// watermark, says where EventTime and RowTime find theirs in a
+	// decoded row; timeScratch is the source goroutine's whole row for
+	// them (pickedTimes).
+	picked      *pickedTimes
+	timeScratch row.Row
+}
+
+// TimeShift is a watermark that is the event-time column Column plus
+// Micros.
+type TimeShift struct {
+	Column int
+	Micros int64
 }
 
 // OpNode runs an Operator over one input.

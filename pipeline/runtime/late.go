@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/etld/etld/pipeline/connector"
@@ -23,18 +24,30 @@ func (n *OpNode) lateStep(step func(m message, em *batchEmitter) error) func(m m
 	if !ok || n.Late == nil {
 		return step
 	}
-	var late []int
-	lr.ReportLate(func(i int) { late = append(late, i) })
+	// The late rows' records are made as the operator reports them, their
+	// rows copied: by the time it returns, it may have given the batch's
+	// rows back (release) to the decoders, which write the next rows
+	// into them.
+	var late []connector.BadRecord
+	var cur message
+	lr.ReportLate(func(i int) {
+		bad := n.lateRecord(cur.batch, cur.input, i)
+		bad.Row = slices.Clone(bad.Row)
+		late = append(late, bad)
+	})
 	return func(m message, em *batchEmitter) error {
-		late = late[:0]
-		if err := step(m, em); err != nil {
+		late, cur = late[:0], m
+		err := step(m, em)
+		cur = message{}
+		if err != nil {
 			return err
 		}
-		for _, i := range late {
-			if err := n.Late.Reject(n.lateRecord(m.batch, m.input, i)); err != nil {
+		for _, bad := range late {
+			if err := n.Late.Reject(bad); err != nil {
 				return err
 			}
 		}
+		clear(late)
 		return nil
 	}
 }

@@ -299,7 +299,7 @@ func (s *SourceNode) prepare(b *row.Batch, wm int64) (*row.Batch, []wmCut, int64
 		var cand int64
 		var has bool
 		if err == nil && ok && s.EventTime != nil {
-			cand, has, err = s.EventTime(r)
+			cand, has, err = s.EventTime(s.timeRow(r))
 		}
 		if err != nil {
 			if err := s.reject(b, i, err); err != nil {
@@ -314,7 +314,7 @@ func (s *SourceNode) prepare(b *row.Batch, wm int64) (*row.Batch, []wmCut, int64
 			}
 			var rt int64
 			if s.RowTime != nil {
-				rt = s.RowTime(r)
+				rt = s.RowTime(s.timeRow(r))
 			}
 			cut.check(at, rt)
 			switch {
@@ -334,6 +334,9 @@ func (s *SourceNode) prepare(b *row.Batch, wm int64) (*row.Batch, []wmCut, int64
 			}
 		}
 	}
+	if s.picked != nil {
+		s.picked.clear(s.timeScratch)
+	}
 	if out != b && from != nil {
 		out.Origin = &derivedOrigin{parent: b.Origin, from: from}
 	}
@@ -343,7 +346,11 @@ func (s *SourceNode) prepare(b *row.Batch, wm int64) (*row.Batch, []wmCut, int64
 // badRecord describes change i of b, on which the source's computed
 // columns or watermark failed with err.
 func (s *SourceNode) badRecord(b *row.Batch, i int, err error) connector.BadRecord {
-	bad := rowRecord(b, i, "", s.Columns, b.Changes[i].Row, err)
+	r := b.Changes[i].Row
+	if s.picked != nil {
+		r = s.picked.whole(r) // as the row would be without picking
+	}
+	bad := rowRecord(b, i, "", s.Columns, r, err)
 	if bad.Position == "" {
 		bad.Position = "source " + s.Name
 	}

@@ -85,12 +85,21 @@ func (s *Source) SetPaths(paths []connector.FieldPath) bool {
 // decodes some columns only (connector.ColumnDecoder).
 func (s *Source) SelectColumns(cols []int) bool {
 	cd, ok := s.dec.(connector.ColumnDecoder)
-	if !ok || s.updating || !cd.DecodeColumns(cols) {
+	if !ok || s.updating || noSelect || !cd.DecodeColumns(cols) {
 		return false
 	}
 	s.width, s.columns = len(cols), true
+	selected.Add(1)
 	return true
 }
+
+// noSelect turns SelectColumns down (tests: the read of whole rows that
+// a read of picked columns must match); selected counts the sources
+// that took it.
+var (
+	noSelect bool
+	selected atomic.Int64
+)
 
 // sparesKept bounds the batches given back that a source keeps: a few
 // more than the blocks in flight hold.

@@ -16,3 +16,14 @@ func ReusedMapped() int64 { return reusedMapped.Load() }
 // ReusedBuffers is how many read buffers the sources read into again
 // (bufPool).
 func ReusedBuffers() int64 { return reusedBufs.Load() }
+
+// SetSelect lets sources decode some columns only (SelectColumns) or
+// not, until the test ends.
+func SetSelect(t testing.TB, on bool) {
+	was := noSelect
+	noSelect = !on
+	t.Cleanup(func() { noSelect = was })
+}
+
+// Selected is how many sources decoded some columns only.
+func Selected() int64 { return selected.Load() }
