@@ -401,6 +401,13 @@ func (p *Plan) joinGraph(g *runtime.Graph, n *Node, id, short, transform string,
 		// A self-join: one node feeds both inputs the same rows (an
 		// interval join, batch or streaming, run as one instance).
 		h.SetSameInputs()
+		if s, ok := op.(interface{ SameInputs() bool }); ok && s.SameInputs() && !un.BuildFirst {
+			// The join adds each row of its left input to both sides
+			// and passes over the right input: read the node once, so
+			// its watermarks follow its rows in its own order, not in
+			// whichever order a second copy of them would arrive.
+			un.Inputs = un.Inputs[:1]
+		}
 	}
 	on.Op, on.Feed = op, feed
 	on.StateTTL = p.setStateTTL(on.Op, n, transform)

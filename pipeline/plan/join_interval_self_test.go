@@ -68,8 +68,10 @@ func TestBatchIntervalSelfJoinHoldsOnce(t *testing.T) {
 
 // A streaming interval self-join (one source on both inputs, run as
 // one worker) adds each row to both sides as it comes on the left,
-// whatever keys each side reads; one of two sources does not, nor a
-// join run as two workers.
+// whatever keys each side reads, and reads its source once: a second
+// copy of the source's watermarks, arriving in its own time, would move
+// the join's watermark between rows at random. One of two sources does
+// not, nor a join run as two workers.
 func TestStreamingIntervalSelfJoinSameInputs(t *testing.T) {
 	for _, workers := range []int{1, 2} {
 		t.Run(fmt.Sprint(workers), func(t *testing.T) { testStreamingIntervalSelfJoin(t, workers) })
@@ -94,6 +96,11 @@ func testStreamingIntervalSelfJoin(t *testing.T, workers int) {
 		name := strings.Split(on.ID, "/")[1]
 		if j.SameInputs() != want[name] {
 			t.Errorf("%s: same inputs %t, want %t", name, j.SameInputs(), want[name])
+		}
+		for _, un := range g.Unions {
+			if on.Input == &un.Node && (len(un.Inputs) == 1) != want[name] {
+				t.Errorf("%s: its inputs read %d times, want once: %t", name, len(un.Inputs), want[name])
+			}
 		}
 		seen++
 	}
