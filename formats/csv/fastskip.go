@@ -35,7 +35,7 @@ func (d *Decoder) skipFields(s string, j, k int) (end int, ok bool) {
 	// chunks need not be read.
 	if j+8 <= len(s) {
 		dm, st := skipMasks(swar.Word(s, j), delim, quote, esc)
-		if e, ok, more := pickDelim(swar.Mask8(dm), swar.Mask8(st), &k); !more {
+		if e, ok, more := pickDelimWord(dm, st, &k); !more {
 			return j + e, ok
 		}
 		j += 8
@@ -50,7 +50,12 @@ func (d *Decoder) skipFields(s string, j, k int) (end int, ok bool) {
 		dm2, st2 := skipMasks(swar.Word(c, 16), delim, quote, esc)
 		dm3, st3 := skipMasks(swar.Word(c, 24), delim, quote, esc)
 		dm := swar.Mask8(dm0) | swar.Mask8(dm1)<<8 | swar.Mask8(dm2)<<16 | swar.Mask8(dm3)<<24
-		stop := swar.Mask8(st0) | swar.Mask8(st1)<<8 | swar.Mask8(st2)<<16 | swar.Mask8(st3)<<24
+		// Most chunks hold no stop (a line's fields before its end):
+		// their bitmap is then not made.
+		var stop uint32
+		if st0|st1|st2|st3 != 0 {
+			stop = swar.Mask8(st0) | swar.Mask8(st1)<<8 | swar.Mask8(st2)<<16 | swar.Mask8(st3)<<24
+		}
 		if e, ok, more := pickDelim(dm, stop, &k); !more {
 			return j + e, ok
 		}
@@ -58,7 +63,7 @@ func (d *Decoder) skipFields(s string, j, k int) (end int, ok bool) {
 	}
 	for j+8 <= len(s) {
 		dm, st := skipMasks(swar.Word(s, j), delim, quote, esc)
-		if e, ok, more := pickDelim(swar.Mask8(dm), swar.Mask8(st), &k); !more {
+		if e, ok, more := pickDelimWord(dm, st, &k); !more {
 			return j + e, ok
 		}
 		j += 8
@@ -83,6 +88,23 @@ func pickDelim(dm, stop uint32, k *int) (end int, ok, more bool) {
 		dm &= dm - 1
 	}
 	return bits.TrailingZeros32(dm) + 1, true, false
+}
+
+// pickDelimWord is pickDelim of one word's masks as skipMasks gives
+// them (the high bit of byte i: byte i), without making bitmaps of them.
+func pickDelimWord(dm, stop uint64, k *int) (end int, ok, more bool) {
+	if stop != 0 {
+		dm &= stop&-stop - 1 // the delimiters before the stop
+	}
+	n := bits.OnesCount64(dm)
+	if n < *k {
+		*k -= n
+		return 0, false, stop == 0
+	}
+	for i := *k; i > 1; i-- {
+		dm &= dm - 1
+	}
+	return bits.TrailingZeros64(dm)>>3 + 1, true, false
 }
 
 // skipMasks flags, in w, the delimiters (exactly) and the bytes that stop

@@ -92,6 +92,15 @@ func TestSkipFields(t *testing.T) {
 		{"1,2\\,3,", 3, -1},
 		{"1,2,\"3,", 2, 4}, // the quote after the run's end
 		{"1,2,3\n", 3, -1}, // the last field ends the line
+		// In the first word: its delimiters before a stop only.
+		{"1,2,3,4,", 4, 8},
+		{"1,2,3,4,5,6,", 4, 8},
+		{"1,2\n3,4,", 1, 2},
+		{"1,2\n3,4,", 2, -1},
+		{"\n1,2,3,4,", 1, -1},
+		{"12,\"3,4,", 1, 3},
+		{"12\",3,4,", 1, -1},
+		{"1234567,89,", 2, 11}, // one in the first word, one after
 	} {
 		got, ok := d.skipFields(tc.s+pad, 0, tc.k)
 		if !ok {
