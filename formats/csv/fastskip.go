@@ -31,9 +31,12 @@ const ctlFloor = 0x0E
 // from j, and decides.
 func (d *Decoder) skipFields(s string, j, k int) (end int, ok bool) {
 	delim, quote, esc := d.skip[0], d.skip[1], d.skip[2]
-	// A word first: one short field (a run of one) ends in it, and the
-	// chunks need not be read.
-	if j+8 <= len(s) {
+	// A word first for a run of one: a short field ends in it, and the
+	// chunks need not be read. A longer run most often spans more than
+	// a word (two fields and their delimiters in eight bytes are three
+	// bytes each at most): it starts with a chunk (a run of four
+	// fields of 28 bytes: four words masked, not five).
+	if k == 1 && j+8 <= len(s) {
 		dm, st := skipMasks(swar.Word(s, j), delim, quote, esc)
 		if e, ok, more := pickDelimWord(dm, st, &k); !more {
 			return j + e, ok
@@ -117,8 +120,12 @@ func skipMasks(w, delim, quote, esc uint64) (delims, stops uint64) {
 	// nor its low seven bits plus 0x80 - ctlFloor; not the delimiter,
 	// which may be one (a tab). The quote and the escape by the borrow
 	// trick: exact in their lowest byte, the one that counts.
-	q, e := w^quote, w^esc
-	stops = (^((w&^swar.MSB + (0x80-ctlFloor)*swar.LSB) | w) &^ delims) | (q-swar.LSB)&^q | (e-swar.LSB)&^e
+	q := w ^ quote
+	stops = (^((w&^swar.MSB + (0x80-ctlFloor)*swar.LSB) | w) &^ delims) | (q-swar.LSB)&^q
+	if esc != quote { // no escape set (skipBytesOf): one check less a word
+		e := w ^ esc
+		stops |= (e - swar.LSB) &^ e
+	}
 	return delims, stops & swar.MSB
 }
 

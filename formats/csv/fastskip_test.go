@@ -110,6 +110,18 @@ func TestSkipFields(t *testing.T) {
 			t.Errorf("skipFields(%q, %d) = %d, want %d", tc.s, tc.k, got, tc.want)
 		}
 	}
+	// Without an escape, a backslash is a field's byte; the quote
+	// still stops the run.
+	plain, err := NewDecoder(Options{}, skipSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := plain.skipFields("1,2\\,3,"+pad, 0, 3); !ok || got != 7 {
+		t.Errorf("skipFields without an escape over a backslash = %d, %v, want 7", got, ok)
+	}
+	if _, ok := plain.skipFields("1,\"2\",3,"+pad, 0, 3); ok {
+		t.Errorf("skipFields without an escape over a quote: ok")
+	}
 	// Near the end of the text, no whole word: the byte loop's.
 	if _, ok := d.skipFields("1,2,", 0, 2); ok {
 		t.Errorf("skipFields without a whole word: ok")
