@@ -31,11 +31,14 @@ const ctlFloor = 0x0E
 // from j, and decides.
 func (d *Decoder) skipFields(s string, j, k int) (end int, ok bool) {
 	delim, quote, esc := d.skip[0], d.skip[1], d.skip[2]
-	// A word first: one short field (a run of one) ends in it, and the
-	// chunks need not be read.
-	if j+8 <= len(s) {
+	// A word first for a run of one: a short field ends in it, and the
+	// chunks need not be read. A longer run most often spans more than
+	// a word (two fields and their delimiters in eight bytes are three
+	// bytes each at most): it starts with a chunk (a run of four
+	// fields of 28 bytes: four words masked, not five).
+	if k == 1 && j+8 <= len(s) {
 		dm, st := skipMasks(swar.Word(s, j), delim, quote, esc)
-		if e, ok, more := pickDelim(swar.Mask8(dm), swar.Mask8(st), &k); !more {
+		if e, ok, more := pickDelimWord(dm, st, &k); !more {
 			return j + e, ok
 		}
 		j += 8
@@ -50,7 +53,12 @@ func (d *Decoder) skipFields(s string, j, k int) (end int, ok bool) {
 		dm2, st2 := skipMasks(swar.Word(c, 16), delim, quote, esc)
 		dm3, st3 := skipMasks(swar.Word(c, 24), delim, quote, esc)
 		dm := swar.Mask8(dm0) | swar.Mask8(dm1)<<8 | swar.Mask8(dm2)<<16 | swar.Mask8(dm3)<<24
-		stop := swar.Mask8(st0) | swar.Mask8(st1)<<8 | swar.Mask8(st2)<<16 | swar.Mask8(st3)<<24
+		// Most chunks hold no stop (a line's fields before its end):
+		// their bitmap is then not made.
+		var stop uint32
+		if st0|st1|st2|st3 != 0 {
+			stop = swar.Mask8(st0) | swar.Mask8(st1)<<8 | swar.Mask8(st2)<<16 | swar.Mask8(st3)<<24
+		}
 		if e, ok, more := pickDelim(dm, stop, &k); !more {
 			return j + e, ok
 		}
@@ -58,7 +66,7 @@ func (d *Decoder) skipFields(s string, j, k int) (end int, ok bool) {
 	}
 	for j+8 <= len(s) {
 		dm, st := skipMasks(swar.Word(s, j), delim, quote, esc)
-		if e, ok, more := pickDelim(swar.Mask8(dm), swar.Mask8(st), &k); !more {
+		if e, ok, more := pickDelimWord(dm, st, &k); !more {
 			return j + e, ok
 		}
 		j += 8
@@ -85,6 +93,23 @@ func pickDelim(dm, stop uint32, k *int) (end int, ok, more bool) {
 	return bits.TrailingZeros32(dm) + 1, true, false
 }
 
+// pickDelimWord is pickDelim of one word's masks as skipMasks gives
+// them (the high bit of byte i: byte i), without making bitmaps of them.
+func pickDelimWord(dm, stop uint64, k *int) (end int, ok, more bool) {
+	if stop != 0 {
+		dm &= stop&-stop - 1 // the delimiters before the stop
+	}
+	n := bits.OnesCount64(dm)
+	if n < *k {
+		*k -= n
+		return 0, false, stop == 0
+	}
+	for i := *k; i > 1; i-- {
+		dm &= dm - 1
+	}
+	return bits.TrailingZeros64(dm)>>3 + 1, true, false
+}
+
 // skipMasks flags, in w, the delimiters (exactly) and the bytes that stop
 // a run of skipped fields (the first of them exactly), given the
 // delimiter, the quote and the escape in every byte (Decoder.skip).
@@ -95,8 +120,12 @@ func skipMasks(w, delim, quote, esc uint64) (delims, stops uint64) {
 	// nor its low seven bits plus 0x80 - ctlFloor; not the delimiter,
 	// which may be one (a tab). The quote and the escape by the borrow
 	// trick: exact in their lowest byte, the one that counts.
-	q, e := w^quote, w^esc
-	stops = (^((w&^swar.MSB + (0x80-ctlFloor)*swar.LSB) | w) &^ delims) | (q-swar.LSB)&^q | (e-swar.LSB)&^e
+	q := w ^ quote
+	stops = (^((w&^swar.MSB + (0x80-ctlFloor)*swar.LSB) | w) &^ delims) | (q-swar.LSB)&^q
+	if esc != quote { // no escape set (skipBytesOf): one check less a word
+		e := w ^ esc
+		stops |= (e - swar.LSB) &^ e
+	}
 	return delims, stops & swar.MSB
 }
 

@@ -92,6 +92,15 @@ func TestSkipFields(t *testing.T) {
 		{"1,2\\,3,", 3, -1},
 		{"1,2,\"3,", 2, 4}, // the quote after the run's end
 		{"1,2,3\n", 3, -1}, // the last field ends the line
+		// In the first word: its delimiters before a stop only.
+		{"1,2,3,4,", 4, 8},
+		{"1,2,3,4,5,6,", 4, 8},
+		{"1,2\n3,4,", 1, 2},
+		{"1,2\n3,4,", 2, -1},
+		{"\n1,2,3,4,", 1, -1},
+		{"12,\"3,4,", 1, 3},
+		{"12\",3,4,", 1, -1},
+		{"1234567,89,", 2, 11}, // one in the first word, one after
 	} {
 		got, ok := d.skipFields(tc.s+pad, 0, tc.k)
 		if !ok {
@@ -100,6 +109,18 @@ func TestSkipFields(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("skipFields(%q, %d) = %d, want %d", tc.s, tc.k, got, tc.want)
 		}
+	}
+	// Without an escape, a backslash is a field's byte; the quote
+	// still stops the run.
+	plain, err := NewDecoder(Options{}, skipSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := plain.skipFields("1,2\\,3,"+pad, 0, 3); !ok || got != 7 {
+		t.Errorf("skipFields without an escape over a backslash = %d, %v, want 7", got, ok)
+	}
+	if _, ok := plain.skipFields("1,\"2\",3,"+pad, 0, 3); ok {
+		t.Errorf("skipFields without an escape over a quote: ok")
 	}
 	// Near the end of the text, no whole word: the byte loop's.
 	if _, ok := d.skipFields("1,2,", 0, 2); ok {

@@ -127,6 +127,7 @@ func BenchmarkDecodeMatrix(b *testing.B) {
 		{"keys-all", keys, keysSchema, nil, nil},
 		{"wide30", wide, wideSchema, nil, nil},
 		{"events-hop", events, eventsSchema, nil, []bool{false, false, false, false, true, false, true}},
+		{"events-hop-picked", events, eventsSchema, []int{4, 6}, nil},
 		{"events-all", events, eventsSchema, nil, nil},
 	} {
 		b.Run(c.name, func(b *testing.B) {

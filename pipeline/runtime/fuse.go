@@ -57,6 +57,9 @@ type fusion struct {
 	// times: the source has a watermark, which reads picked rows as
 	// SourceNode.picked says (timedBatch).
 	times bool
+	// decoded are the source's columns the decoders write (picked: the
+	// picked layout; all of them otherwise), for textRecycle.
+	decoded []int
 }
 
 // fusedReader is a fused Calc, a reader of the source node, and its
@@ -126,7 +129,7 @@ func fuse(g *Graph) map[*SourceNode]*fusion {
 		if out == nil {
 			out = map[*SourceNode]*fusion{}
 		}
-		f.recycle = textRecycle(g, s, f.recycle, f.readers[0].releaser)
+		f.recycle = textRecycle(g, s, f.recycle, f.readers[0].releaser, f.picked && noText(s.Columns, f.decoded))
 		out[s] = f
 	}
 	return out
@@ -262,21 +265,27 @@ func recycleDirect(g *Graph, fused map[*SourceNode]*fusion) {
 				continue
 			}
 			if r, ok := s.Source.(connector.BatchRecycler); ok {
-				sk.recycle = textRecycle(g, s, r.Recycle, &sk.Node)
+				sk.recycle = textRecycle(g, s, r.Recycle, &sk.Node, false)
 			}
 		}
 	}
 }
 
 // textRecycle returns how the batches of source node s go back to it
-// when by, the one node that gives them back with recycle, is a sink
-// that keeps no byte of their text either (connector.TextCopier, and no
-// Tap): the source's TextRecycle, which reuses the memory the text is
-// in too (a file's read buffers), when it has one; recycle otherwise.
-func textRecycle(g *Graph, s *SourceNode, recycle func(*row.Batch), by *Node) func(*row.Batch) {
+// when by, the one node that gives them back with recycle, keeps no
+// byte of their text once it did: a sink that encodes them
+// (connector.TextCopier, and no Tap), or any node when no value of the
+// batches points into text (noText: the decoded columns are numbers and
+// times; their memory is only the rows', which recycle already reuses).
+// It is then the source's TextRecycle, which reuses the memory the text
+// is in too (a file's read buffers), when it has one; recycle otherwise.
+func textRecycle(g *Graph, s *SourceNode, recycle func(*row.Batch), by *Node, textless bool) func(*row.Batch) {
 	tr, ok := s.Source.(connector.TextRecycler)
 	if recycle == nil || by == nil || !ok {
 		return recycle
+	}
+	if textless {
+		return tr.TextRecycle()
 	}
 	for _, sk := range g.Sinks {
 		if &sk.Node != by {
@@ -287,6 +296,30 @@ func textRecycle(g *Graph, s *SourceNode, recycle func(*row.Batch), by *Node) fu
 		}
 	}
 	return recycle
+}
+
+// noText reports whether no value of the columns cols of schema (all of
+// them when cols is nil) can point into the text it was decoded from:
+// none is a STRING, BYTES or a composite (whose elements may be
+// either). The other types' values are held in the value itself (a
+// DECIMAL's high word, if any, in memory of its own).
+func noText(schema row.Schema, cols []int) bool {
+	if cols == nil {
+		cols = make([]int, schema.Len())
+		for i := range cols {
+			cols[i] = i
+		}
+	}
+	for _, c := range cols {
+		if c < 0 || c >= schema.Len() {
+			return false
+		}
+		switch schema.Fields[c].Type.ID {
+		case row.String, row.Bytes, row.Array, row.Map, row.Struct, row.Null:
+			return false
+		}
+	}
+	return true
 }
 
 // chain makes next, the only reader of the fused Calc's node, part of

@@ -89,7 +89,7 @@ func (f *fusion) pickColumns(next *OpNode) {
 			return whole
 		}
 	}
-	f.picked = true
+	f.picked, f.decoded = true, layout
 	f.recycleDecoded()
 }
 
