@@ -290,16 +290,20 @@ func textRecycle(g *Graph, s *SourceNode, recycle func(*row.Batch), by *Node) fu
 }
 
 // chain makes next, the only reader of the fused Calc's node, part of
-// the fusion when it is a projecting Calc: a Calc over inserts keeps no
-// state, and the fused Calc's rows are inserts. Its rows are then made in
-// the decoders (the fused Calc's own only in a scratch row), and the
-// reader of its node, if it is the only one, gives them back.
+// the fusion when it is a Calc: a Calc over inserts keeps no state, and
+// the fused Calc's rows are inserts. Its rows are then made in the
+// decoders (the fused Calc's own only in a scratch row), and the reader
+// of its node, if it is the only one, gives them back. A next Calc that
+// only filters (a WHERE over a view's SELECT) is chained when the fused
+// Calc projects: the rows that pass are copied out of the scratch row
+// (readerMap.add), so that the rows the filter drops are never made,
+// nor sent to its node.
 func (rd *fusedReader) chain(next *OpNode, readers map[*Node]int, reader map[*Node]*Node) {
 	if next == nil {
 		return
 	}
 	c, ok := next.Op.(*Calc)
-	if !ok || c.Project == nil {
+	if !ok || (c.Project == nil && (rd.calc.Project == nil || c.narrow != 0)) {
 		return
 	}
 	rd.next, rd.nextOp = c, next

@@ -175,18 +175,25 @@ func (m *readerMap) add(f *fusion, i int, k row.Kind, r row.Row, prev int64) boo
 			m.rowTimes = append(m.rowTimes, f.src.RowTime(r))
 		}
 	}
-	if last.Project == nil {
+	if last.Project == nil && m.mid == nil {
 		m.out.Append(k, in)
 		return true
 	}
+	// A projection, or a filter alone after the fused Calc's projection,
+	// whose rows are the scratch m.mid: copied out.
 	w := len(last.Project)
+	if last.Project == nil {
+		w = len(m.mid)
+	}
 	if len(m.slab) < w {
 		m.slab = f.slabs.get(max(w, slabValues/max(w, 1)*w))
 		m.slabs = append(m.slabs, m.slab)
 	}
 	pr := m.slab[:w:w]
 	m.slab = m.slab[w:]
-	if err := last.projectInto(inL, pr); err != nil {
+	if last.Project == nil {
+		copy(pr, m.mid)
+	} else if err := last.projectInto(inL, pr); err != nil {
 		return false
 	}
 	m.out.Append(k, pr)
