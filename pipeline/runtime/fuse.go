@@ -334,6 +334,10 @@ func (f *fusion) mapBatch(b *row.Batch) *row.Batch {
 }
 
 // Position implements row.Origin.
+// SlabRowsOnly implements operator.SlabRows: the rows a fusion mapped
+// into slabs of its own, not a source's batch it gives back (recycle).
+func (fo *fusedOrigin) SlabRowsOnly() bool { return fo.recycle == nil && !fo.same && fo.parts == nil }
+
 func (fo *fusedOrigin) Position(i int) string {
 	switch {
 	case fo.parent == nil:

@@ -64,6 +64,10 @@ type Calls struct {
 	cols    [][]row.Value
 	scratch row.Row
 	failed  []error
+	// slabIn: the last Process's input rows are slabs of values
+	// (operator.SlabRows) and no row of it went to Reject
+	// (ReleasesInput).
+	slabIn bool
 }
 
 // Open implements operator.Opener: it starts the functions.
@@ -114,6 +118,7 @@ func (c *Calls) Process(in *row.Batch, out operator.Emitter) error {
 			return err
 		}
 	}
+	c.slabIn = operator.SlabRowsOnly(in)
 	carver := operator.CarverOf(out)
 	var slab []row.Value
 	tr := operator.TrackerOf(in, out)
@@ -123,6 +128,7 @@ func (c *Calls) Process(in *row.Batch, out operator.Emitter) error {
 		}
 		ok := failed[i] == nil
 		if !ok {
+			c.slabIn = false // the bad record may keep its row
 			if err := c.reject(in, i, failed[i]); err != nil {
 				return err
 			}
@@ -150,6 +156,11 @@ func (c *Calls) Process(in *row.Batch, out operator.Emitter) error {
 	clear(failed) // no error kept past the batch
 	return nil
 }
+
+// ReleasesInput implements operator.InputReleaser: Calls copies the
+// input's values into rows of its own, so an input batch whose rows are
+// slabs of values alone goes back once Process returned.
+func (c *Calls) ReleasesInput() bool { return c.slabIn }
 
 // CarvesRows implements operator.Carving: Process builds its rows in the
 // memory of a RowCarver.
@@ -279,4 +290,6 @@ var (
 	_ operator.Operator = (*Calls)(nil)
 	_ operator.Opener   = (*Calls)(nil)
 	_ operator.Carving  = (*Calls)(nil)
+
+	_ operator.InputReleaser = (*Calls)(nil)
 )

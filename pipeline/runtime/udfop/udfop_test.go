@@ -210,3 +210,47 @@ func TestCallsCarveRows(t *testing.T) {
 		})
 	}
 }
+
+// slabRows is a batch origin that says its rows are slabs of values
+// alone (operator.SlabRows), or not.
+type slabRows bool
+
+func (s slabRows) SlabRowsOnly() bool { return bool(s) }
+func (slabRows) Position(int) string  { return "" }
+
+// TestCallsReleasesInput: Calls copies the values of its input, so it
+// gives back an input whose rows are slabs of values alone, unless a row
+// of it went to Reject (the bad record may keep it); a source's own
+// batch, which may hold its read buffers, it does not.
+func TestCallsReleasesInput(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		origin row.Origin
+		rows   []row.Change
+		want   bool
+	}{
+		{"slabs", slabRows(true), []row.Change{optest.Ins(1, "ab"), optest.Ins(2, "c")}, true},
+		{"slabs, a row rejected", slabRows(true), []row.Change{optest.Ins(1, "ab"), optest.Ins(2, "bad")}, false},
+		{"not only slabs", slabRows(false), []row.Change{optest.Ins(1, "ab")}, false},
+		{"a source's batch", nil, []row.Change{optest.Ins(1, "ab")}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &Calls{
+				Calls:  []Call{{Name: "len", Args: []func(row.Row) (row.Value, error){col(1)}, Start: func(context.Context) (ScalarFunc, error) { return &length{}, nil }}},
+				Input:  row.NewSchema(row.Field{Name: "k", Type: row.Of(row.BigInt)}, row.Field{Name: "s", Type: row.Of(row.String)}),
+				Reject: func(connector.BadRecord) error { return nil },
+			}
+			if err := c.Open(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			in := optest.Batch(tc.rows...)
+			in.Origin = tc.origin
+			if err := c.Process(in, &optest.Out{}); err != nil {
+				t.Fatal(err)
+			}
+			if got := c.ReleasesInput(); got != tc.want {
+				t.Errorf("ReleasesInput %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
