@@ -69,6 +69,9 @@ type fusedReader struct {
 	// too over calc's rows, and nextOp its node.
 	next   *Calc
 	nextOp *OpNode
+	// early and rest split calc's columns for next's filter to run
+	// before the rest are projected (earlyFilter); early nil: it does not.
+	early, rest []int
 	// releaser is the one node that may give the batches back (release):
 	// the Calc node's only reader, an operator or a sink. nil when the
 	// node has several readers, which all get the same batches, or a
@@ -307,6 +310,7 @@ func (rd *fusedReader) chain(next *OpNode, readers map[*Node]int, reader map[*No
 		return
 	}
 	rd.next, rd.nextOp = c, next
+	rd.early, rd.rest = earlyFilter(rd.calc, c)
 	rd.releaser = nil
 	if readers[&next.Node] == 1 {
 		rd.releaser = reader[&next.Node]
