@@ -287,10 +287,12 @@ func columnConstCompare(dom domain, op sql.BinaryOp, l *node, k row.Value) evalF
 }
 
 // exprConstCompare is any expression le op the constant k: one closure
-// call for the expression, the comparison inline; nil for DECIMAL.
+// call for the expression, the comparison inline.
 func exprConstCompare(dom domain, op sql.BinaryOp, le evalFn, k row.Value) evalFn {
 	want := truth(op)
 	switch dom {
+	case domDec:
+		return decConstCompare(want, le, k)
 	case domInt:
 		c := k.Int64()
 		return func(rw row.Row) (row.Value, error) {
@@ -320,6 +322,33 @@ func exprConstCompare(dom domain, op sql.BinaryOp, le evalFn, k row.Value) evalF
 		}
 	}
 	return nil
+}
+
+// decConstCompare is le op k (want: truth's table) where a DECIMAL takes
+// part: k is rescaled once to every scale an int64 decimal has, where it
+// fits, so that a value that fits an int64 (its scale is its type's, the
+// same on every row) compares as one integer with another, exactly; a
+// wide value, or a scale k does not fit at (finer than k's own, or k too
+// large there), compares as ordDec does. The tables are read only: the
+// closure runs on several goroutines at once (a fused Calc).
+func decConstCompare(want [4]bool, le evalFn, k row.Value) evalFn {
+	var at [len(pow10)]int64
+	var ok [len(pow10)]bool
+	if !k.WideDecimal() {
+		for s := k.Scale(); s < len(at); s++ {
+			at[s], ok[s] = rescale(k.Int64(), k.Scale(), s) // exact: no digit dropped
+		}
+	}
+	return func(rw row.Row) (row.Value, error) {
+		v, err := le(rw)
+		if err != nil || v.IsNull() {
+			return v, err
+		}
+		if s := v.Scale(); s < len(at) && ok[s] && !v.WideDecimal() {
+			return boolOf(want[ordInt(v.Int64(), at[s])]), nil
+		}
+		return boolOf(want[ordDec(v, k)]), nil
+	}
 }
 
 // valueCompare is l op r for any two operands, comparing row.Values: two

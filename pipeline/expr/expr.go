@@ -65,6 +65,9 @@ type Compiled struct {
 	// Column, whose value is the expression's for every row.
 	IsColumn bool
 	Column   int
+	// Infallible reports that Eval never fails: the expression is a
+	// constant, a column, or a field of one (or of a field of one).
+	Infallible bool
 	// Shifted reports that the expression is a TIMESTAMP column plus a
 	// constant day-time interval (event_time - INTERVAL '1' SECOND, a
 	// watermark's usual form): for a row whose column ShiftColumn is not
@@ -195,6 +198,7 @@ func compileWith(e sql.Expr, scope Scope, opts []Option, memo *memoTable) (*Comp
 	if n.col >= 0 && !n.konst {
 		out.IsColumn, out.Column = true, n.col
 	}
+	out.Infallible = n.konst || n.col >= 0 || n.path != nil
 	if n.shift != nil {
 		out.Shifted, out.ShiftColumn, out.ShiftMicros = true, n.shift.col, n.shift.micros
 	}

@@ -77,6 +77,10 @@ func (c *calcOp) operator(b opBuild) (operator.Lifecycle, error) {
 		return nil, err
 	}
 	calc := &runtime.Calc{Name: n.Label, Transform: b.transform, Project: evals(project), Columns: columnsOf(project)}
+	calc.ProjectInfallible = c.project != nil
+	for _, e := range c.project {
+		calc.ProjectInfallible = calc.ProjectInfallible && (e.Infallible || e.Const || e.IsColumn)
+	}
 	if shared != nil {
 		calc.MemoAt, calc.Memo = shared.At, shared.Width
 	}

@@ -26,6 +26,11 @@ type Calc struct {
 	// column j is input column Columns[j]. A source may then decode its
 	// rows so (connector.ColumnSource, fuse.go).
 	Columns []int
+	// ProjectInfallible: no expression of Project fails (each is a
+	// constant, a column or a field of one), so that a filter over the
+	// projected rows may run before the rest of the projection
+	// (readerMap.add) and miss no row's error.
+	ProjectInfallible bool
 	// FilterReads, if not nil, lists the input columns Filter reads
 	// (none: empty): when Columns holds them all, the source may decode
 	// Columns only and Filter read its columns from them (fuse.go).

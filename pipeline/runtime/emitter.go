@@ -160,6 +160,9 @@ type slabOrigin struct {
 	by    *Node
 }
 
+// SlabRowsOnly implements operator.SlabRows: the rows were carved.
+func (so *slabOrigin) SlabRowsOnly() bool { return true }
+
 // derivedOrigin is the Origin of an operator's output batch: change i
 // came from change from[i] of the input batch whose origin is parent, or
 // from no record when from[i] < 0.

@@ -72,6 +72,9 @@ type fusedReader struct {
 	// too over calc's rows, and nextOp its node.
 	next   *Calc
 	nextOp *OpNode
+	// early and rest split calc's columns for next's filter to run
+	// before the rest are projected (earlyFilter); early nil: it does not.
+	early, rest []int
 	// releaser is the one node that may give the batches back (release):
 	// the Calc node's only reader, an operator or a sink. nil when the
 	// node has several readers, which all get the same batches, or a
@@ -323,19 +326,24 @@ func noText(schema row.Schema, cols []int) bool {
 }
 
 // chain makes next, the only reader of the fused Calc's node, part of
-// the fusion when it is a projecting Calc: a Calc over inserts keeps no
-// state, and the fused Calc's rows are inserts. Its rows are then made in
-// the decoders (the fused Calc's own only in a scratch row), and the
-// reader of its node, if it is the only one, gives them back.
+// the fusion when it is a Calc: a Calc over inserts keeps no state, and
+// the fused Calc's rows are inserts. Its rows are then made in the
+// decoders (the fused Calc's own only in a scratch row), and the reader
+// of its node, if it is the only one, gives them back. A next Calc that
+// only filters (a WHERE over a view's SELECT) is chained when the fused
+// Calc projects: the rows that pass are copied out of the scratch row
+// (readerMap.add), so that the rows the filter drops are never made,
+// nor sent to its node.
 func (rd *fusedReader) chain(next *OpNode, readers map[*Node]int, reader map[*Node]*Node) {
 	if next == nil {
 		return
 	}
 	c, ok := next.Op.(*Calc)
-	if !ok || c.Project == nil {
+	if !ok || (c.Project == nil && (rd.calc.Project == nil || c.narrow != 0)) {
 		return
 	}
 	rd.next, rd.nextOp = c, next
+	rd.early, rd.rest = earlyFilter(rd.calc, c)
 	rd.releaser = nil
 	if readers[&next.Node] == 1 {
 		rd.releaser = reader[&next.Node]
@@ -363,6 +371,10 @@ func (f *fusion) mapBatch(b *row.Batch) *row.Batch {
 }
 
 // Position implements row.Origin.
+// SlabRowsOnly implements operator.SlabRows: the rows a fusion mapped
+// into slabs of its own, not a source's batch it gives back (recycle).
+func (fo *fusedOrigin) SlabRowsOnly() bool { return fo.recycle == nil && !fo.same && fo.parts == nil }
+
 func (fo *fusedOrigin) Position(i int) string {
 	switch {
 	case fo.parent == nil:

@@ -141,8 +141,7 @@ func TestFusedComputedColumns(t *testing.T) {
 // fused Calc runs in the decoders too, over the fused Calc's rows: the
 // rows are those of the two Calcs in turn, the count between them is
 // noted for their counters, and the batch's memory goes back to the
-// second Calc's reader; a Calc over the first that does not project is
-// left to run in its node.
+// second Calc's reader.
 func TestFusedCalcChain(t *testing.T) {
 	g, src, c := computedGraph(true)
 	c2 := &Calc{
@@ -187,12 +186,167 @@ func TestFusedCalcChain(t *testing.T) {
 		t.Fatalf("mid %d, kept %d, %d row times; want %d, 200, %d", fo.mid, fo.kept, len(fo.rowTimes), mid, len(want))
 	}
 
-	g, _, _ = computedGraph(true)
-	filterOnly := &Calc{Filter: c2.Filter}
-	op2 = &OpNode{Node: Node{Name: "calc2"}, Input: &g.Ops[0].Node, Op: filterOnly}
-	g.Ops = append(g.Ops, op2)
-	g.Sinks[0].Input = &op2.Node
-	if fz := fuse(g)[g.Sources[0]]; fz == nil || fz.readers[0].next != nil || filterOnly.fused {
-		t.Error("a Calc that does not project was fused behind the first")
+	// A Calc that only filters runs in the decoders too, behind a
+	// projecting one: the rows that pass are its input rows, each in
+	// memory of its own (not the first Calc's scratch row); behind a
+	// Calc that does not project it is left to its node.
+	for _, tc := range []struct {
+		name    string
+		project bool
+	}{{"behind a projection", true}, {"behind a filter alone", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			var g *Graph
+			var src *mappingSource
+			var c *Calc
+			if tc.project {
+				g, src, c = computedGraph(true)
+			} else {
+				src = &mappingSource{}
+				sn := &SourceNode{Node: Node{Name: "s"}, Source: src}
+				c = &Calc{Filter: func(r row.Row) (bool, error) { return r[0].Int64() == 2, nil }}
+				op := &OpNode{Node: Node{Name: "calc"}, Input: &sn.Node, Op: c}
+				g = &Graph{Sources: []*SourceNode{sn}, Ops: []*OpNode{op}, Sinks: []*SinkNode{{Node: Node{Name: "out"}, Input: &op.Node}}}
+			}
+			filterOnly := &Calc{Filter: func(r row.Row) (bool, error) { return r[1].Int64()%2 == 0, nil }}
+			op2 := &OpNode{Node: Node{Name: "calc2"}, Input: &g.Ops[0].Node, Op: filterOnly}
+			g.Ops = append(g.Ops, op2)
+			g.Sinks[0].Input = &op2.Node
+			fz := fuse(g)[g.Sources[0]]
+			if !tc.project {
+				if fz == nil || fz.readers[0].next != nil || filterOnly.fused {
+					t.Fatal("a filter alone was chained behind a Calc that does not project (its rows would be the source's)")
+				}
+				return
+			}
+			if fz == nil || fz.readers[0].next != filterOnly || !filterOnly.fused || fz.readers[0].releaser != &g.Sinks[0].Node {
+				t.Fatal("the filter was not fused behind the projecting Calc, or its reader does not give the rows back")
+			}
+			b := &row.Batch{}
+			for i := range 200 {
+				b.Append(row.Insert, row.Row{row.BigIntValue(int64(i % 3)), row.BigIntValue(int64(i * 7 % 50)), row.BigIntValue(int64(i))})
+			}
+			var want []string
+			mid := 0
+			for _, ch := range b.Changes {
+				r, _, _ := g.Sources[0].Calc.Apply(ch.Row)
+				r1, ok, _ := c.Apply(r)
+				if !ok {
+					continue
+				}
+				mid++
+				if r2, ok, _ := filterOnly.Apply(r1); ok {
+					want = append(want, fmt.Sprint(r2))
+				}
+			}
+			mapped := src.mapper(b)
+			var got []string
+			for _, ch := range mapped.Changes {
+				got = append(got, fmt.Sprint(ch.Row))
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) || len(want) < 2 || mid == len(want) {
+				t.Fatalf("fused rows\n%v\nserial\n%v", got, want)
+			}
+			if &mapped.Changes[0].Row[0] == &mapped.Changes[1].Row[0] {
+				t.Fatal("the rows share memory: the first Calc's scratch row was passed on")
+			}
+			if fo := fusedOf(mapped); fo.mid != mid || fo.kept != 200 || len(fo.rowTimes) != len(want) {
+				t.Fatalf("mid %d, kept %d, %d row times; want %d, 200, %d", fo.mid, fo.kept, len(fo.rowTimes), mid, len(want))
+			}
+		})
+	}
+}
+
+// TestFusedEarlyFilter: a filter chained behind a fused Calc whose
+// projection cannot fail runs once the columns it reads are projected,
+// and the other columns are projected only for the rows it keeps: the
+// rows are the serial way's. When the projection may fail, every column
+// is projected first, so that a row the filter drops still has its
+// error (the batch then takes the serial way, which sends it to
+// on_error).
+func TestFusedEarlyFilter(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		infallible  bool
+		project     bool // the filter's Calc projects too
+		early       bool
+		failOnFirst bool
+	}{
+		{"infallible, filter alone", true, false, true, false},
+		{"infallible, filter and projection", true, true, true, false},
+		{"may fail", false, false, false, false},
+		{"may fail, fails on a dropped row", false, false, false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g, src, c := computedGraph(true)
+			// The fused Calc projects (c, b, c*2); the third counts its
+			// evaluations, and fails on c = 0 when failOnFirst.
+			evals := 0
+			c.Project = append(c.Project, func(r row.Row) (row.Value, error) {
+				evals++
+				if tc.failOnFirst && r[3].Int64() == 0 {
+					return row.NullValue, fmt.Errorf("c is 0")
+				}
+				return row.BigIntValue(r[3].Int64() * 2), nil
+			})
+			c.ProjectInfallible = tc.infallible
+			next := &Calc{Filter: func(r row.Row) (bool, error) { return r[1].Int64()%4 == 0, nil }, FilterReads: []int{1}}
+			if tc.project {
+				next.Project = []func(row.Row) (row.Value, error){
+					func(r row.Row) (row.Value, error) { return r[2], nil },
+					func(r row.Row) (row.Value, error) { return r[0], nil },
+				}
+			}
+			op2 := &OpNode{Node: Node{Name: "calc2"}, Input: &g.Ops[0].Node, Op: next}
+			g.Ops = append(g.Ops, op2)
+			g.Sinks[0].Input = &op2.Node
+			fz := fuse(g)[g.Sources[0]]
+			if fz == nil || fz.readers[0].next != next {
+				t.Fatal("the filter was not chained")
+			}
+			if got := fz.readers[0].early != nil; got != tc.early {
+				t.Fatalf("early filter %v, want %v", got, tc.early)
+			}
+			b := &row.Batch{}
+			for i := range 200 {
+				b.Append(row.Insert, row.Row{row.BigIntValue(2), row.BigIntValue(int64(i * 7 % 50)), row.BigIntValue(int64(i))})
+			}
+			if tc.failOnFirst {
+				// c = a + b = 0, and b = -1, which the filter drops.
+				b.Changes[0].Row = row.Row{row.BigIntValue(2), row.BigIntValue(1), row.BigIntValue(-1)}
+			}
+			var want []string
+			for _, ch := range b.Changes {
+				r, _, _ := g.Sources[0].Calc.Apply(ch.Row)
+				r1, ok, err := c.Apply(r)
+				if err != nil || !ok {
+					continue
+				}
+				if r2, ok, _ := next.Apply(r1); ok {
+					want = append(want, fmt.Sprint(r2))
+				}
+			}
+			evals = 0
+			mapped := src.mapper(b)
+			if tc.failOnFirst {
+				if mapped != nil {
+					t.Fatal("a batch with a row whose projection failed was mapped: its error would be missed")
+				}
+				return
+			}
+			var got []string
+			for _, ch := range mapped.Changes {
+				got = append(got, fmt.Sprint(ch.Row))
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) || len(want) == 0 || len(want) == 200 {
+				t.Fatalf("fused rows\n%v\nserial\n%v", got, want)
+			}
+			wantEvals := 200
+			if tc.early {
+				wantEvals = len(want)
+			}
+			if evals != wantEvals {
+				t.Errorf("the column the filter does not read was projected %d times, want %d", evals, wantEvals)
+			}
+		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/aggop"
+	"github.com/etld/etld/pipeline/runtime/operator"
 	"github.com/etld/etld/pipeline/runtime/optest"
 )
 
@@ -90,5 +91,28 @@ func TestGroupAggReleasesInput(t *testing.T) {
 	g.RowByRow = true
 	if g.ReleasesInput() {
 		t.Error("row by row (rowByRow) releases its input")
+	}
+}
+
+// TestSlabRowsOnly: carved rows and a fusion's mapped rows are slabs of
+// values alone (an operator that copies its input's values may give them
+// back); a source's own batch that a fusion passes on, which its
+// recycler takes back with its text, and a batch of parts are not.
+func TestSlabRowsOnly(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		origin row.Origin
+		want   bool
+	}{
+		{"carved", &slabOrigin{}, true},
+		{"mapped", &fusedOrigin{pool: newSlabPool()}, true},
+		{"the source's own", &fusedOrigin{same: true, recycle: func(*row.Batch) {}}, false},
+		{"recycled", &fusedOrigin{recycle: func(*row.Batch) {}}, false},
+		{"parts", &fusedOrigin{parts: []*row.Batch{{}}}, false},
+		{"derived", &derivedOrigin{}, false},
+	} {
+		if got := operator.SlabRowsOnly(&row.Batch{Origin: tc.origin}); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }

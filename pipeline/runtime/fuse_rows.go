@@ -104,6 +104,51 @@ type readerMap struct {
 	// of the rows before it and its event time (fusedOrigin).
 	before, rowTimes []int64
 	midRows          int
+	// early and rest, when early is not nil, split the fused Calc's
+	// columns in two: those the next Calc's filter reads, projected
+	// before it runs, and the others, projected for the rows it keeps
+	// (earlyFilter).
+	early, rest []int
+}
+
+// earlyFilter returns the columns of c's projection that next's filter
+// reads and the others, when the filter may run before the others are
+// projected: c's projection cannot fail (so no row's error is missed for
+// a row the filter drops), the filter says what it reads, and next reads
+// the projected row no further through a memo of its own (the memo's
+// copy of the row is taken before the filter). nil, nil otherwise.
+func earlyFilter(c, next *Calc) (early, rest []int) {
+	if !c.ProjectInfallible || next.Filter == nil || next.FilterReads == nil || (next.Memo != 0 && next.Project != nil) {
+		return nil, nil
+	}
+	reads := make([]bool, len(c.Project))
+	for _, j := range next.FilterReads {
+		if j < 0 || j >= len(reads) {
+			return nil, nil
+		}
+		reads[j] = true
+	}
+	early = []int{}
+	for j, r := range reads {
+		if r {
+			early = append(early, j)
+		} else {
+			rest = append(rest, j)
+		}
+	}
+	return early, rest
+}
+
+// projectSome computes columns cols of c's projection of r into out.
+func projectSome(c *Calc, r, out row.Row, cols []int) error {
+	for _, j := range cols {
+		v, err := c.Project[j](r)
+		if err != nil {
+			return err
+		}
+		out[j] = v
+	}
+	return nil
 }
 
 func (m *readerMap) init(rd *fusedReader, pool *slabPool, n int, times, rowTimes bool) {
@@ -113,6 +158,7 @@ func (m *readerMap) init(rd *fusedReader, pool *slabPool, n int, times, rowTimes
 		m.last = rd.next
 		if c.Project != nil {
 			m.mid = make(row.Row, len(c.Project))
+			m.early, m.rest = rd.early, rd.rest
 		}
 	}
 	m.memoC, m.memoL = c.newMemo(), memoOf(m.last, c)
@@ -151,7 +197,13 @@ func (m *readerMap) add(f *fusion, i int, k row.Kind, r row.Row, prev int64) boo
 	in, inL := r, rc
 	if m.rd.next != nil {
 		if m.mid != nil {
-			if err := c.projectInto(rc, m.mid); err != nil {
+			var err error
+			if m.early != nil {
+				err = projectSome(c, rc, m.mid, m.early)
+			} else {
+				err = c.projectInto(rc, m.mid)
+			}
+			if err != nil {
 				return false
 			}
 			in = m.mid
@@ -167,6 +219,11 @@ func (m *readerMap) add(f *fusion, i int, k row.Kind, r row.Row, prev int64) boo
 				return true
 			}
 		}
+		if m.early != nil {
+			if err := projectSome(c, rc, m.mid, m.rest); err != nil {
+				return false
+			}
+		}
 	}
 	m.pass = append(m.pass, int32(i))
 	if m.before != nil {
@@ -175,18 +232,25 @@ func (m *readerMap) add(f *fusion, i int, k row.Kind, r row.Row, prev int64) boo
 			m.rowTimes = append(m.rowTimes, f.src.RowTime(r))
 		}
 	}
-	if last.Project == nil {
+	if last.Project == nil && m.mid == nil {
 		m.out.Append(k, in)
 		return true
 	}
+	// A projection, or a filter alone after the fused Calc's projection,
+	// whose rows are the scratch m.mid: copied out.
 	w := len(last.Project)
+	if last.Project == nil {
+		w = len(m.mid)
+	}
 	if len(m.slab) < w {
 		m.slab = f.slabs.get(max(w, slabValues/max(w, 1)*w))
 		m.slabs = append(m.slabs, m.slab)
 	}
 	pr := m.slab[:w:w]
 	m.slab = m.slab[w:]
-	if err := last.projectInto(inL, pr); err != nil {
+	if last.Project == nil {
+		copy(pr, m.mid)
+	} else if err := last.projectInto(inL, pr); err != nil {
 		return false
 	}
 	m.out.Append(k, pr)

@@ -259,3 +259,19 @@ type Opener interface {
 type InputReleaser interface {
 	ReleasesInput() bool
 }
+
+// SlabRows is the origin of a batch whose rows' memory is slabs of
+// values alone, which giving the batch back reuses (an operator's carved
+// rows, a fusion's mapped ones): an InputReleaser that copies the values
+// it keeps may give it back, since no text its values point into goes
+// back with it. A batch a source decoded may hold its read buffers too.
+type SlabRows interface {
+	SlabRowsOnly() bool
+}
+
+// SlabRowsOnly reports whether b's origin says its rows are slabs of
+// values alone (SlabRows).
+func SlabRowsOnly(b *row.Batch) bool {
+	sr, ok := b.Origin.(SlabRows)
+	return ok && sr.SlabRowsOnly()
+}

@@ -59,6 +59,15 @@ type Calls struct {
 	results []row.Value
 	errs    []error
 	pairs   pairing
+	// cols holds each call's results for the batch, by row; scratch is
+	// the row a later call's arguments read (call).
+	cols    [][]row.Value
+	scratch row.Row
+	failed  []error
+	// slabIn: the last Process's input rows are slabs of values
+	// (operator.SlabRows) and no row of it went to Reject
+	// (ReleasesInput).
+	slabIn bool
 }
 
 // Open implements operator.Opener: it starts the functions.
@@ -83,7 +92,14 @@ func (c *Calls) Close(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// Process implements operator.Operator.
+// Process implements operator.Operator. The functions' results are
+// computed first, a column per call, each call once for the batch; then
+// each row that did not fail is made, its input columns and the results,
+// in the memory the emitter lends (operator.RowCarver) right before it
+// is emitted, which the reader gives back for the batches after: a row
+// costs no allocation. A -U held for its +U (pairing), and a change
+// emitted after one, are allocated instead, as a carved row must be the
+// next emitted.
 func (c *Calls) Process(in *row.Batch, out operator.Emitter) error {
 	if len(c.funcs) != len(c.Calls) {
 		return fmt.Errorf("%s: not opened", c.Name)
@@ -91,19 +107,20 @@ func (c *Calls) Process(in *row.Batch, out operator.Emitter) error {
 	n := len(in.Changes)
 	w := c.Input.Len()
 	k := len(c.Calls)
-	slab := make([]row.Value, n*(w+k))
-	rows := make([]row.Row, n)
-	failed := make([]error, n)
-	for i, ch := range in.Changes {
-		r := slab[i*(w+k) : (i+1)*(w+k) : (i+1)*(w+k)]
-		copy(r, ch.Row)
-		rows[i] = r
+	c.failed = resizeErrs(c.failed, n)
+	failed := c.failed
+	for len(c.cols) < k {
+		c.cols = append(c.cols, nil)
 	}
 	for j, call := range c.Calls {
-		if err := c.call(j, call, rows, failed, w); err != nil {
+		c.cols[j] = resize(c.cols[j], n)
+		if err := c.call(j, call, in, failed, w); err != nil {
 			return err
 		}
 	}
+	c.slabIn = operator.SlabRowsOnly(in)
+	carver := operator.CarverOf(out)
+	var slab []row.Value
 	tr := operator.TrackerOf(in, out)
 	for i, ch := range in.Changes {
 		if tr != nil {
@@ -111,18 +128,50 @@ func (c *Calls) Process(in *row.Batch, out operator.Emitter) error {
 		}
 		ok := failed[i] == nil
 		if !ok {
+			c.slabIn = false // the bad record may keep its row
 			if err := c.reject(in, i, failed[i]); err != nil {
 				return err
 			}
 		}
-		c.pairs.emit(ch.Kind, rows[i], ok, out)
+		var r row.Row
+		switch {
+		case !ok:
+			// pairing emits no row that failed.
+		case carver != nil && ch.Kind != row.UpdateBefore && !c.pairs.hasPending:
+			r = carver.CarveRow(w + k)
+		default:
+			if len(slab) < w+k {
+				slab = make([]row.Value, (n-i)*(w+k))
+			}
+			r, slab = slab[:w+k:w+k], slab[w+k:]
+		}
+		if r != nil {
+			copy(r, ch.Row)
+			for j := range k {
+				r[w+j] = c.cols[j][i]
+			}
+		}
+		c.pairs.emit(ch.Kind, r, ok, out)
 	}
+	clear(failed) // no error kept past the batch
 	return nil
 }
 
-// call computes call j for the rows that have not failed: their
-// arguments, then one call of the function for all of them.
-func (c *Calls) call(j int, call Call, rows []row.Row, failed []error, w int) error {
+// ReleasesInput implements operator.InputReleaser: Calls copies the
+// input's values into rows of its own, so an input batch whose rows are
+// slabs of values alone goes back once Process returned.
+func (c *Calls) ReleasesInput() bool { return c.slabIn }
+
+// CarvesRows implements operator.Carving: Process builds its rows in the
+// memory of a RowCarver.
+func (c *Calls) CarvesRows() bool { return true }
+
+// call computes call j for the rows of in that have not failed: their
+// arguments, then one call of the function for all of them, into
+// c.cols[j]. The first call's arguments read the input rows as they are
+// (they read no result); a later call's read the input's columns and the
+// results before it, in a row of c.scratch.
+func (c *Calls) call(j int, call Call, in *row.Batch, failed []error, w int) error {
 	m := len(call.Args)
 	if len(c.args) < m {
 		c.args = make([][]row.Value, m)
@@ -131,10 +180,22 @@ func (c *Calls) call(j int, call Call, rows []row.Row, failed []error, w int) er
 	for a := range args {
 		args[a] = args[a][:0]
 	}
+	res := c.cols[j]
+	if j > 0 && len(c.scratch) < w+j {
+		c.scratch = make(row.Row, w+len(c.Calls))
+	}
 	c.idx = c.idx[:0]
-	for i, r := range rows {
+	for i, ch := range in.Changes {
 		if failed[i] != nil {
 			continue
+		}
+		r := ch.Row
+		if j > 0 {
+			r = c.scratch[:w+j]
+			copy(r, ch.Row)
+			for p := range j {
+				r[w+p] = c.cols[p][i]
+			}
 		}
 		null := false
 		var err error
@@ -154,13 +215,16 @@ func (c *Calls) call(j int, call Call, rows []row.Row, failed []error, w int) er
 			continue
 		}
 		if null && !call.NullTolerant {
-			r[w+j] = row.NullValue
+			res[i] = row.NullValue
 			for a := range args {
 				args[a] = args[a][:len(c.idx)]
 			}
 			continue
 		}
 		c.idx = append(c.idx, i)
+	}
+	if j > 0 {
+		clear(c.scratch) // no value of the batch kept past it
 	}
 	cnt := len(c.idx)
 	if cnt == 0 {
@@ -176,7 +240,7 @@ func (c *Calls) call(j int, call Call, rows []row.Row, failed []error, w int) er
 			failed[i] = fmt.Errorf("function %s: %w", call.Name, err)
 			continue
 		}
-		rows[i][w+j] = c.results[x]
+		res[i] = c.results[x]
 	}
 	return nil
 }
@@ -225,4 +289,7 @@ func (c *Calls) Finish(out operator.Emitter) error {
 var (
 	_ operator.Operator = (*Calls)(nil)
 	_ operator.Opener   = (*Calls)(nil)
+	_ operator.Carving  = (*Calls)(nil)
+
+	_ operator.InputReleaser = (*Calls)(nil)
 )
