@@ -6,6 +6,10 @@ import (
 	"testing"
 )
 
+// int64Extremes are values at the ends of the int64 range and of its
+// halves, for tables of int64 keys.
+var int64Extremes = []int64{0, -1, 1, math.MinInt64, math.MaxInt64, 1 << 32, -(1 << 32)}
+
 // IntIndex against a map, case by case: puts, finds and deletions of
 // values few and many, at the extremes of the int64 range, and of values
 // that share their home slot (a seed that hashes a value to itself, so
@@ -27,8 +31,7 @@ func TestIntIndex(t *testing.T) {
 		{name: "insert only, growing", ops: 100000, values: func(rng *rand.Rand) uint64 { return rng.Uint64() }},
 		{name: "many, come and go", ops: 200000, del: 4, values: func(rng *rand.Rand) uint64 { return rng.Uint64N(50000) }},
 		{name: "extremes", ops: 5000, del: 3, values: func(rng *rand.Rand) uint64 {
-			v := []int64{0, -1, 1, math.MinInt64, math.MaxInt64, 1 << 32, -(1 << 32)}
-			return uint64(v[rng.IntN(len(v))])
+			return uint64(int64Extremes[rng.IntN(len(int64Extremes))])
 		}},
 		{name: "one home slot", collide: true, ops: 20000, del: 4, values: func(rng *rand.Rand) uint64 { return rng.Uint64N(300) }},
 		{name: "one home slot, wrapping", collide: true, ops: 20000, del: 4, values: func(rng *rand.Rand) uint64 {
