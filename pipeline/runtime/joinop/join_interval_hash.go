@@ -3,7 +3,6 @@ package joinop
 import (
 	"errors"
 	"fmt"
-	"math/bits"
 	"slices"
 
 	"github.com/etld/etld/pipeline/row"
@@ -64,10 +63,13 @@ type IntervalHashJoin struct {
 	// those of both sides when both inputs passed as many (aligned).
 	seen [2]int64
 	// intKey: the single key is of an integer-like type on both sides
-	// (intKeyType): its values' ids are in ints, no key encoded.
+	// (intKeyType): its values' ids are in ints, no key encoded. A
+	// value that is not a plain integer of the key's type (plainInt)
+	// has a key of another encoding, which no value here has: it takes
+	// the shared index.
 	intKey  bool
 	keyType row.TypeID
-	ints    intIDs
+	ints    state.IntIndex
 	touched uint64    // touch's sum
 	one     row.Batch // a row of NULL time, for inner
 	// sorted builds the sorted join over inner (sortop.TimeSorted),
@@ -146,8 +148,7 @@ func (j *IntervalHashJoin) setSelf(self bool) {
 // processor overlaps, where a lookup a row waits for each one's cache
 // miss in turn (a table of many keys outgrows the cache).
 func (j *IntervalHashJoin) touch(col int, cs []row.Change) {
-	t := &j.ints
-	if len(t.slots) == 0 {
+	if j.ints.Len() == 0 {
 		return
 	}
 	sum := uint64(0)
@@ -156,65 +157,9 @@ func (j *IntervalHashJoin) touch(col int, cs []row.Change) {
 		if len(r) <= col || !plainInt(r[col], j.keyType) {
 			continue
 		}
-		sum += t.slots[(uint64(r[col].Int64())*0x9e3779b97f4a7c15)>>t.shift].key
+		sum += j.ints.Touch(uint64(r[col].Int64()))
 	}
 	j.touched += sum // kept, so that the reads are not optimized away
-}
-
-// intIDs is an open-addressing table (linear probing, at most half
-// full) of integer keys' ids: a key's id without its encoding, hash or
-// comparison of bytes in another array. A value that is not a plain
-// integer of the key's type (plainInt) has a key of another encoding,
-// which no value here has: it takes the shared index.
-type intIDs struct {
-	slots []intSlot
-	shift uint
-	n     int
-}
-
-type intSlot struct {
-	key  uint64
-	id   int32
-	used bool
-}
-
-// get returns k's id, adding it with the next id of *next.
-func (t *intIDs) get(k uint64, next *int32) int32 {
-	if 2*(t.n+1) > len(t.slots) {
-		t.grow()
-	}
-	mask := uint64(len(t.slots) - 1)
-	for s := (k * 0x9e3779b97f4a7c15) >> t.shift; ; s = (s + 1) & mask {
-		sl := &t.slots[s]
-		if !sl.used {
-			*sl = intSlot{key: k, id: *next, used: true}
-			*next++
-			t.n++
-			return sl.id
-		}
-		if sl.key == k {
-			return sl.id
-		}
-	}
-}
-
-func (t *intIDs) grow() {
-	old := t.slots
-	size := max(64, 2*len(old))
-	t.slots = make([]intSlot, size)
-	t.shift = uint(64 - bits.TrailingZeros(uint(size)))
-	mask := uint64(size - 1)
-	for _, o := range old {
-		if !o.used {
-			continue
-		}
-		for s := (o.key * 0x9e3779b97f4a7c15) >> t.shift; ; s = (s + 1) & mask {
-			if !t.slots[s].used {
-				t.slots[s] = o
-				break
-			}
-		}
-	}
 }
 
 // typesOf is t when it has width columns, else width of no known type.
@@ -376,7 +321,14 @@ func (j *IntervalHashJoin) keyID(r row.Row, cols []int) int32 {
 	}
 	if j.intKey {
 		if v := r[cols[0]]; plainInt(v, j.keyType) {
-			return j.ints.get(uint64(v.Int64()), &j.nkeys)
+			k := uint64(v.Int64())
+			kid, ok := j.ints.Find(k)
+			if !ok {
+				kid = j.nkeys
+				j.nkeys++
+				j.ints.Put(k, kid)
+			}
+			return kid
 		}
 	}
 	j.kbuf = row.KeyOf(j.kbuf[:0], r, cols)

@@ -47,7 +47,7 @@ func (j *IntervalHashJoin) StateBytes() int64 {
 	if s, ok := j.fallback.(operator.StateMemory); ok {
 		return s.StateBytes()
 	}
-	return j.sides[0].bytes() + j.sides[1].bytes() + j.index.MemBytes() + int64(cap(j.ints.slots))*16
+	return j.sides[0].bytes() + j.sides[1].bytes() + j.index.MemBytes() + j.ints.MemBytes()
 }
 
 // timeSortedStateVersion is sortop.TimeSorted's snapshot version byte.

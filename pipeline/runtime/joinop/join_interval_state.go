@@ -22,7 +22,7 @@ type ijKey struct {
 	timer   [2]int64
 	null    bool
 	used    bool // the id holds a key
-	// inInts: the key is in the join's ijInts as ival.
+	// inInts: the key is in the join's ints as ival.
 	inInts bool
 	ival   uint64
 	// idle: the key holds nothing (forget); listed: it is in the join's
@@ -73,12 +73,12 @@ func (j *IntervalJoin) keyOf(s int, r row.Row) int32 {
 	if j.intKey {
 		if v := r[idx[0]]; plainInt(v, j.keyType) {
 			k := uint64(v.Int64())
-			if kid, ok := j.ints.find(k); ok {
+			if kid, ok := j.ints.Find(k); ok {
 				return kid
 			}
 			j.kbuf = row.KeyOf(j.kbuf[:0], r, idx)
 			kid := j.keyID(j.kbuf, false)
-			j.ints.put(k, kid)
+			j.ints.Put(k, kid)
 			j.keys[kid].inInts, j.keys[kid].ival = true, k
 			return kid
 		}
@@ -212,7 +212,7 @@ func (j *IntervalJoin) sweepIdle() {
 			continue
 		}
 		if k.inInts {
-			j.ints.del(k.ival)
+			j.ints.Del(k.ival)
 		}
 		j.fbuf = append(j.fbuf[:0], j.index.Bytes(kid)...) // a copy: drop clears the entry bytes views
 		j.index.Drop(j.fbuf)

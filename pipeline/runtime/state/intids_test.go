@@ -1,7 +1,6 @@
 package state
 
 import (
-	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -17,10 +16,7 @@ func TestIntIDsAgainstMap(t *testing.T) {
 	}{
 		{"few", func(rng *rand.Rand) uint64 { return uint64(rng.IntN(40)) }},
 		{"spread", func(rng *rand.Rand) uint64 { return rng.Uint64() % 5000 }},
-		{"extremes", func(rng *rand.Rand) uint64 {
-			v := []int64{0, -1, 1, math.MinInt64, math.MaxInt64, 1 << 32, -(1 << 32)}
-			return uint64(v[rng.IntN(len(v))])
-		}},
+		{"extremes", func(rng *rand.Rand) uint64 { return uint64(int64Extremes[rng.IntN(len(int64Extremes))]) }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(1, 2))

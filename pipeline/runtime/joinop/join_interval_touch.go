@@ -1,106 +1,6 @@
 package joinop
 
-import (
-	"math/bits"
-
-	"github.com/etld/etld/pipeline/row"
-)
-
-// ijInts maps the values of an interval join's single integer key to
-// their ids, in front of the join's KeyIDs: a row's key found by its
-// value, without encoding it, hashing the bytes and comparing them in
-// another array (a third of a streaming join's CPU went there). It is a
-// cache: the KeyIDs stays the truth (snapshots, key groups), a value
-// missed here takes it and is added, and a key the join forgets leaves
-// both. Open addressing, linear probing, at most half full; a removal
-// shifts the entries after it back, so no tombstones build up as keys
-// come and go.
-type ijInts struct {
-	slots []ijIntSlot
-	shift uint
-	n     int
-}
-
-// ijIntSlot is a value and its id plus one (0: an empty slot).
-type ijIntSlot struct {
-	key uint64
-	id1 int32
-}
-
-func (t *ijInts) home(k uint64) uint64 { return (k * 0x9e3779b97f4a7c15) >> t.shift }
-
-// find returns k's id.
-func (t *ijInts) find(k uint64) (int32, bool) {
-	if t.n == 0 {
-		return 0, false
-	}
-	mask := uint64(len(t.slots) - 1)
-	for s := t.home(k); ; s = (s + 1) & mask {
-		sl := &t.slots[s]
-		if sl.id1 == 0 {
-			return 0, false
-		}
-		if sl.key == k {
-			return sl.id1 - 1, true
-		}
-	}
-}
-
-// put adds k, which must be absent, with id.
-func (t *ijInts) put(k uint64, id int32) {
-	if 2*(t.n+1) > len(t.slots) {
-		t.grow()
-	}
-	t.insert(ijIntSlot{key: k, id1: id + 1})
-	t.n++
-}
-
-func (t *ijInts) insert(e ijIntSlot) {
-	mask := uint64(len(t.slots) - 1)
-	for s := t.home(e.key); ; s = (s + 1) & mask {
-		if t.slots[s].id1 == 0 {
-			t.slots[s] = e
-			return
-		}
-	}
-}
-
-// del removes k, if present.
-func (t *ijInts) del(k uint64) {
-	if t.n == 0 {
-		return
-	}
-	mask := uint64(len(t.slots) - 1)
-	i := t.home(k)
-	for ; t.slots[i].key != k || t.slots[i].id1 == 0; i = (i + 1) & mask {
-		if t.slots[i].id1 == 0 {
-			return
-		}
-	}
-	// Shift back each later entry of the run whose home is not between
-	// the hole and it (cyclically): it stays reachable from its home.
-	for j := (i + 1) & mask; t.slots[j].id1 != 0; j = (j + 1) & mask {
-		h := t.home(t.slots[j].key)
-		if (j-h)&mask >= (j-i)&mask {
-			t.slots[i] = t.slots[j]
-			i = j
-		}
-	}
-	t.slots[i] = ijIntSlot{}
-	t.n--
-}
-
-func (t *ijInts) grow() {
-	old := t.slots
-	size := max(64, 2*len(old))
-	t.slots = make([]ijIntSlot, size)
-	t.shift = uint(64 - bits.TrailingZeros(uint(size)))
-	for _, o := range old {
-		if o.id1 != 0 {
-			t.insert(o)
-		}
-	}
-}
+import "github.com/etld/etld/pipeline/row"
 
 // touchAhead is how far ahead of add (or of a timer firing) touch and
 // touchDue read: far enough that a read's miss is over when its row
@@ -161,7 +61,7 @@ func (j *IntervalJoin) touch(s int, cs []row.Change, dist int) {
 		if len(r) <= col || !plainInt(r[col], j.keyType) {
 			continue
 		}
-		kid, ok := j.ints.find(uint64(r[col].Int64()))
+		kid, ok := j.ints.Find(uint64(r[col].Int64()))
 		if !ok {
 			continue
 		}
