@@ -23,10 +23,15 @@ const fastMaxDepth = 64
 // stringStops has the high bit set in the first byte of w that ends a
 // run of a string's plain bytes, a '"', a '\\' or a control character
 // (and maybe in bytes after it: only the first is exact).
+//
+// The quote and the control characters are one test: flipping bit 1
+// maps '"' (0x22) to 0x20 and the bytes below 0x20 onto themselves, and
+// no other byte below 0x21, so that the bytes that stop a run are those
+// below 0x21 after the flip, or the backslash.
 func stringStops(w uint64) uint64 {
-	q := w ^ ('"' * swar.LSB)
+	q := w ^ (0x02 * swar.LSB)
 	b := w ^ ('\\' * swar.LSB)
-	return ((q-swar.LSB)&^q | (b-swar.LSB)&^b | (w-0x20*swar.LSB)&^w) & swar.MSB
+	return ((q-0x21*swar.LSB)&^q | (b-swar.LSB)&^b) & swar.MSB
 }
 
 // scanString returns the offset of the first byte at or after j that is
