@@ -426,8 +426,8 @@ func (c *Codec) unescape(s string, start, j int) (string, int, bool) {
 		c.arena = make([]byte, 0, chunk)
 	}
 	n := len(c.arena)
-	buf, end, err := appendUnescaped(c.arena, s, start, j)
-	if err != nil {
+	buf, end, ok := appendUnescapedFast(c.arena, s, start, j)
+	if !ok {
 		return "", 0, false
 	}
 	c.arena = buf
