@@ -322,9 +322,12 @@ func (c *Codec) fastColumn(s string, v int, op *fastCol, r row.Row) (int, bool) 
 }
 
 // skipMember checks the value at s[v] of a member the row does not read:
-// a positive integer of up to 7 digits from one word, any other value
-// by fastSkip.
+// a string, a positive integer of up to 7 digits from one word, any
+// other value by fastSkip.
 func skipMember(s string, v int) (int, bool) {
+	if v < len(s) && s[v] == '"' {
+		return fastSkipString(s, v+1)
+	}
 	if v+8 <= len(s) && s[v]-'1' < 9 {
 		if k := swar.FirstByte(swar.NonDigits(swar.Word(s, v) - '0'*swar.LSB)); k < 8 {
 			if e := v + k; s[e] != '.' && s[e] != 'e' && s[e] != 'E' {

@@ -122,7 +122,9 @@ func appendUnescapedFast(buf []byte, s string, start, j int) ([]byte, int, bool)
 // fastSpace returns the offset of the first byte at or after i that is
 // not a blank other than "\n".
 func fastSpace(s string, i int) int {
-	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r') {
+	// One compare for the byte after a compact record's value or name,
+	// which is above ' ' (',', ':', '}', ']', '"', a digit, a letter).
+	for i < len(s) && s[i] <= ' ' && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r') {
 		i++
 	}
 	return i
