@@ -243,6 +243,13 @@ func (c *Codec) decodeFast(s string, r row.Row) (end int, ok bool) {
 				} else if j := scanString(s, v+1); j < len(s) && s[j] == '"' {
 					r[op.at] = row.StringValue(s[v+1 : j])
 					end, ok = j+1, true
+				} else if j < len(s) && s[j] == '\\' && op.node == nil {
+					// From the first escape on (fastColumn would scan the
+					// plain bytes before it again).
+					var str string
+					if str, end, ok = c.unescape(s, v, j); ok {
+						r[op.at] = row.StringValue(str)
+					}
 				} else {
 					end, ok = c.fastColumn(s, v, op, r)
 				}
@@ -494,10 +501,21 @@ func (c *Codec) fastPaths(s string, i int, fn *fastNode, r row.Row) (int, bool) 
 					}
 					end, ok = c.fastKid(s, v, ff, r, bit, &set)
 				case ff.op == opString && ff.out >= 0 && v < len(s) && s[v] == '"':
-					if j := scanString(s, v+1); j < len(s) && s[j] == '"' {
+					j := scanString(s, v+1)
+					if j < len(s) && s[j] == '"' {
 						r[ff.out] = row.StringValue(s[v+1 : j])
 						end, ok = j+1, true
 						set |= bit
+						break
+					}
+					if j < len(s) && s[j] == '\\' {
+						// From the first escape on: the plain bytes before it
+						// are not scanned again.
+						var str string
+						if str, end, ok = c.unescape(s, v, j); ok {
+							r[ff.out] = row.StringValue(str)
+							set |= bit
+						}
 						break
 					}
 					end, ok = c.fastKid(s, v, ff, r, bit, &set)
