@@ -98,7 +98,9 @@ func appendUnescapedFast(buf []byte, s string, start, j int) ([]byte, int, bool)
 		}
 		j += 2
 		for {
-			if j+8 > len(s) {
+			// A word is stored only where the buffer has room for it: it
+			// grows (and copies) only where appendUnescaped's would.
+			if j+8 > len(s) || cap(buf)-len(buf) < 8 {
 				k := scanString(s, j)
 				buf = append(buf, s[j:k]...)
 				j = k

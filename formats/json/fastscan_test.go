@@ -150,7 +150,7 @@ func FuzzAppendUnescapedFast(f *testing.F) {
 		if j >= len(s) || s[j] != '\\' {
 			return
 		}
-		prefix := make([]byte, pre, pre+len(s)%13)
+		prefix := make([]byte, pre, pre+len(s)%13) // room for some of it, or none
 		want, wend, err := appendUnescaped(append([]byte(nil), prefix...), s, 0, j)
 		got, end, ok := appendUnescapedFast(prefix, s, 0, j)
 		if ok != (err == nil) || ok && (end != wend || string(got) != string(want)) {
