@@ -405,25 +405,32 @@ func (c *Codec) fastScalar(s string, v int, op uint8, t *row.Type) (row.Value, i
 		if s[v] != '"' {
 			break
 		}
-		j := scanString(s, v+1)
-		if j >= len(s) || s[j] != '"' {
-			break
-		}
-		str := s[v+1 : j]
-		// ParseText trims blanks off a timestamp, Micros does not.
-		if len(str) == 0 || str[0] < '0' || str[0] > '9' || str[len(str)-1] < '0' || str[len(str)-1] > '9' {
-			break
-		}
-		if op == opTimestampSQL {
-			if _, err := c.timestampForm(str, *t); err != nil {
-				break
-			}
-		}
-		if m, ok := c.ts.Micros(str); ok {
-			return row.TimestampValue(m), j + 1, true
+		if m, end, ok := c.fastTimestamp(s, v, op, t); ok {
+			return row.TimestampValue(m), end, true
 		}
 	}
 	return row.NullValue, 0, false
+}
+
+// fastTimestamp reads the string at s[v] (a '"') when it is a timestamp
+// in its common form, as fastScalar reads it for op.
+func (c *Codec) fastTimestamp(s string, v int, op uint8, t *row.Type) (int64, int, bool) {
+	j := scanString(s, v+1)
+	if j >= len(s) || s[j] != '"' {
+		return 0, 0, false
+	}
+	str := s[v+1 : j]
+	// ParseText trims blanks off a timestamp, Micros does not.
+	if len(str) == 0 || str[0] < '0' || str[0] > '9' || str[len(str)-1] < '0' || str[len(str)-1] > '9' {
+		return 0, 0, false
+	}
+	if op == opTimestampSQL {
+		if _, err := c.timestampForm(str, *t); err != nil {
+			return 0, 0, false
+		}
+	}
+	m, ok := c.ts.Micros(str)
+	return m, j + 1, ok
 }
 
 // unescape reads the string at s[start], whose first escape is at s[j],
@@ -516,6 +523,16 @@ func (c *Codec) fastPaths(s string, i int, fn *fastNode, r row.Row) (int, bool) 
 							r[ff.out] = row.StringValue(str)
 							set |= bit
 						}
+						break
+					}
+					end, ok = c.fastKid(s, v, ff, r, bit, &set)
+				case ff.op == opTimestamp && ff.out >= 0 && v < len(s) && s[v] == '"':
+					// Every event's time: read here, not through fastKid's
+					// and fastScalar's calls.
+					if m, e, ok2 := c.fastTimestamp(s, v, opTimestamp, ff.typ); ok2 {
+						r[ff.out] = row.TimestampValue(m)
+						end, ok = e, true
+						set |= bit
 						break
 					}
 					end, ok = c.fastKid(s, v, ff, r, bit, &set)
