@@ -243,6 +243,13 @@ func (c *Codec) decodeFast(s string, r row.Row) (end int, ok bool) {
 				} else if j := scanString(s, v+1); j < len(s) && s[j] == '"' {
 					r[op.at] = row.StringValue(s[v+1 : j])
 					end, ok = j+1, true
+				} else if j < len(s) && s[j] == '\\' && op.node == nil {
+					// From the first escape on (fastColumn would scan the
+					// plain bytes before it again).
+					var str string
+					if str, end, ok = c.unescape(s, v, j); ok {
+						r[op.at] = row.StringValue(str)
+					}
 				} else {
 					end, ok = c.fastColumn(s, v, op, r)
 				}
@@ -322,9 +329,12 @@ func (c *Codec) fastColumn(s string, v int, op *fastCol, r row.Row) (int, bool) 
 }
 
 // skipMember checks the value at s[v] of a member the row does not read:
-// a positive integer of up to 7 digits from one word, any other value
-// by fastSkip.
+// a string, a positive integer of up to 7 digits from one word, any
+// other value by fastSkip.
 func skipMember(s string, v int) (int, bool) {
+	if v < len(s) && s[v] == '"' {
+		return fastSkipString(s, v+1)
+	}
 	if v+8 <= len(s) && s[v]-'1' < 9 {
 		if k := swar.FirstByte(swar.NonDigits(swar.Word(s, v) - '0'*swar.LSB)); k < 8 {
 			if e := v + k; s[e] != '.' && s[e] != 'e' && s[e] != 'E' {
@@ -395,25 +405,32 @@ func (c *Codec) fastScalar(s string, v int, op uint8, t *row.Type) (row.Value, i
 		if s[v] != '"' {
 			break
 		}
-		j := scanString(s, v+1)
-		if j >= len(s) || s[j] != '"' {
-			break
-		}
-		str := s[v+1 : j]
-		// ParseText trims blanks off a timestamp, Micros does not.
-		if len(str) == 0 || str[0] < '0' || str[0] > '9' || str[len(str)-1] < '0' || str[len(str)-1] > '9' {
-			break
-		}
-		if op == opTimestampSQL {
-			if _, err := c.timestampForm(str, *t); err != nil {
-				break
-			}
-		}
-		if m, ok := c.ts.Micros(str); ok {
-			return row.TimestampValue(m), j + 1, true
+		if m, end, ok := c.fastTimestamp(s, v, op, t); ok {
+			return row.TimestampValue(m), end, true
 		}
 	}
 	return row.NullValue, 0, false
+}
+
+// fastTimestamp reads the string at s[v] (a '"') when it is a timestamp
+// in its common form, as fastScalar reads it for op.
+func (c *Codec) fastTimestamp(s string, v int, op uint8, t *row.Type) (int64, int, bool) {
+	j := scanString(s, v+1)
+	if j >= len(s) || s[j] != '"' {
+		return 0, 0, false
+	}
+	str := s[v+1 : j]
+	// ParseText trims blanks off a timestamp, Micros does not.
+	if len(str) == 0 || str[0] < '0' || str[0] > '9' || str[len(str)-1] < '0' || str[len(str)-1] > '9' {
+		return 0, 0, false
+	}
+	if op == opTimestampSQL {
+		if _, err := c.timestampForm(str, *t); err != nil {
+			return 0, 0, false
+		}
+	}
+	m, ok := c.ts.Micros(str)
+	return m, j + 1, ok
 }
 
 // unescape reads the string at s[start], whose first escape is at s[j],
@@ -426,8 +443,8 @@ func (c *Codec) unescape(s string, start, j int) (string, int, bool) {
 		c.arena = make([]byte, 0, chunk)
 	}
 	n := len(c.arena)
-	buf, end, err := appendUnescaped(c.arena, s, start, j)
-	if err != nil {
+	buf, end, ok := appendUnescapedFast(c.arena, s, start, j)
+	if !ok {
 		return "", 0, false
 	}
 	c.arena = buf
@@ -491,9 +508,30 @@ func (c *Codec) fastPaths(s string, i int, fn *fastNode, r row.Row) (int, bool) 
 					}
 					end, ok = c.fastKid(s, v, ff, r, bit, &set)
 				case ff.op == opString && ff.out >= 0 && v < len(s) && s[v] == '"':
-					if j := scanString(s, v+1); j < len(s) && s[j] == '"' {
+					j := scanString(s, v+1)
+					if j < len(s) && s[j] == '"' {
 						r[ff.out] = row.StringValue(s[v+1 : j])
 						end, ok = j+1, true
+						set |= bit
+						break
+					}
+					if j < len(s) && s[j] == '\\' {
+						// From the first escape on: the plain bytes before it
+						// are not scanned again.
+						var str string
+						if str, end, ok = c.unescape(s, v, j); ok {
+							r[ff.out] = row.StringValue(str)
+							set |= bit
+						}
+						break
+					}
+					end, ok = c.fastKid(s, v, ff, r, bit, &set)
+				case ff.op == opTimestamp && ff.out >= 0 && v < len(s) && s[v] == '"':
+					// Every event's time: read here, not through fastKid's
+					// and fastScalar's calls.
+					if m, e, ok2 := c.fastTimestamp(s, v, opTimestamp, ff.typ); ok2 {
+						r[ff.out] = row.TimestampValue(m)
+						end, ok = e, true
 						set |= bit
 						break
 					}

@@ -144,6 +144,16 @@ var fastSeeds = []string{
 	`{"n":1,"sn":"x"`, `{"n":1,"sn":"x"}}`, `{"n":1,"sn":"x",}`, `{"n":1 "sn":"x"}`, `{"n":-,"sn":"x"}`, `{"n":1,"sn":"a` + "\x01" + `b"}`,
 	`{"n":1,"sn":"\x"}`, `{"n":1,"sn":"\u12"}`, `{"n":1,"sn":"x","u":tru}`, `{"n":1,"sn":"x","u":[1,]}`, `{"n":1,"sn":"x","u":01}`,
 	`{"n":1,"sn":"x","u":1.}`, `{"n":1,"sn":"x","u":1e}`, `{"n":1,"sn":"\xff\xfe"}`, `[1]`, `not json`, `{"n":1,"sn":"x"} x`,
+	// Escapes in a top-level STRING and in the STRING fields of paths
+	// (unescaped from the first escape the scan stopped at), after plain
+	// runs shorter and longer than a word, and bad ones.
+	`{"n":1,"sn":"x","s":"plain run longer than a word\\then\"more\/","r":{"y":"a\\b"},"c":{"x":1,"w":"\u00e9 and a long plain run after it\n"}}`,
+	`{"n":1,"sn":"x","s":"\\","r":{"y":"0123456789abcdef\t"},"c":{"x":1,"w":"\ud83d\ude00"}}`,
+	`{"n":1,"sn":"x","s":"a\x","r":{"y":"ok"}}`, `{"n":1,"sn":"x","r":{"y":"0123456789\u12"}}`, `{"n":1,"sn":"x","c":{"x":1,"w":"a\`,
+	`{"n":1,"sn":"x","r":{"y":"0123456789\\` + "\x01" + `"}}`, `{"n":1,"sn":"x","s":"a\\b","s":"c"}`,
+	// Integers of 8 digits and more (the first 8 a word at a time).
+	`{"n":12345678,"sn":"x","id":123456789,"r":{"x":-100000000},"c":{"x":1234567890123456}}`,
+	`{"n":12345678.5,"sn":"x"}`, `{"n":1234567890123456789,"sn":"x"}`, `{"n":1,"sn":"x","r":{"x":12345678e2}}`,
 }
 
 // FuzzDecodeFastPath checks decode, which tries the one-pass decode
@@ -437,6 +447,7 @@ func TestFastPathTakesCommonRecords(t *testing.T) {
 		paths  []connector.FieldPath
 	}{
 		{"keys", keys, `{"id":0,"ik":56346,"sk":"sensor_56346","ta":"g5634","tb":6,"z":4,"amount":9328}`, nil, nil},
+		{"keys, escapes and long numbers", keys, `{"id":12345678,"ik":123456789012,"sk":"sensor\\56346 \"q\" \u00e9","ta":"g5634\/","tb":6,"z":-87654321,"amount":9328}`, nil, nil},
 		{"keys picked", keys, `{"id":0,"ik":56346,"sk":"sensor_56346","ta":"g5634","tb":6,"z":4,"amount":9328}`, []int{2, 6}, nil},
 		{"nexmark bid", nexmark, bid, nil, nil},
 		{"nexmark bid, paths", nexmark, bid, nil, []connector.FieldPath{{Column: 1, Fields: []int{6}}, {Column: 2, Fields: []int{5}},

@@ -23,10 +23,15 @@ const fastMaxDepth = 64
 // stringStops has the high bit set in the first byte of w that ends a
 // run of a string's plain bytes, a '"', a '\\' or a control character
 // (and maybe in bytes after it: only the first is exact).
+//
+// The quote and the control characters are one test: flipping bit 1
+// maps '"' (0x22) to 0x20 and the bytes below 0x20 onto themselves, and
+// no other byte below 0x21, so that the bytes that stop a run are those
+// below 0x21 after the flip, or the backslash.
 func stringStops(w uint64) uint64 {
-	q := w ^ ('"' * swar.LSB)
+	q := w ^ (0x02 * swar.LSB)
 	b := w ^ ('\\' * swar.LSB)
-	return ((q-swar.LSB)&^q | (b-swar.LSB)&^b | (w-0x20*swar.LSB)&^w) & swar.MSB
+	return ((q-0x21*swar.LSB)&^q | (b-swar.LSB)&^b) & swar.MSB
 }
 
 // scanString returns the offset of the first byte at or after j that is
@@ -57,10 +62,71 @@ func scanString(s string, j int) int {
 	return j
 }
 
+// appendUnescapedFast is appendUnescaped for the one-pass decode, with
+// ok for its error: the plain bytes between escapes are scanned and
+// copied in one pass, a word at a time (a word is stored whole, then the
+// slice is cut back to where the run stops), where appendUnescaped scans
+// a run and then copies it. A \u escape goes to appendUnescaped.
+func appendUnescapedFast(buf []byte, s string, start, j int) ([]byte, int, bool) {
+	buf = append(buf, s[start+1:j]...)
+	for {
+		if j >= len(s) {
+			return buf, 0, false
+		}
+		switch c := s[j]; {
+		case c == '"':
+			return buf, j + 1, true
+		case c != '\\' || j+1 >= len(s):
+			return buf, 0, false // a control character, or cut
+		}
+		switch e := s[j+1]; e {
+		case '"', '\\', '/':
+			buf = append(buf, e)
+		case 'b':
+			buf = append(buf, '\b')
+		case 'f':
+			buf = append(buf, '\f')
+		case 'n':
+			buf = append(buf, '\n')
+		case 'r':
+			buf = append(buf, '\r')
+		case 't':
+			buf = append(buf, '\t')
+		default:
+			b, end, err := appendUnescaped(buf, s, j-1, j)
+			return b, end, err == nil
+		}
+		j += 2
+		for {
+			// A word is stored only where the buffer has room for it: it
+			// grows (and copies) only where appendUnescaped's would.
+			if j+8 > len(s) || cap(buf)-len(buf) < 8 {
+				k := scanString(s, j)
+				buf = append(buf, s[j:k]...)
+				j = k
+				break
+			}
+			w := swar.Word(s, j)
+			m := stringStops(w)
+			l := len(buf)
+			buf = binary.LittleEndian.AppendUint64(buf, w)
+			if m != 0 {
+				k := bits.TrailingZeros64(m) >> 3
+				buf = buf[:l+k]
+				j += k
+				break
+			}
+			j += 8
+		}
+	}
+}
+
 // fastSpace returns the offset of the first byte at or after i that is
 // not a blank other than "\n".
 func fastSpace(s string, i int) int {
-	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r') {
+	// One compare for the byte after a compact record's value or name,
+	// which is above ' ' (',', ':', '}', ']', '"', a digit, a letter).
+	for i < len(s) && s[i] <= ' ' && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r') {
 		i++
 	}
 	return i
@@ -204,30 +270,35 @@ func literal(s string, i int, word string) (int, bool) {
 
 // fastInt reads the integer at s[i], a JSON number without a fraction or
 // an exponent of 1 to 18 digits (which cannot overflow), and returns the
-// offset after it: up to 7 digits a word at a time. ok is false for any
-// other value: the general path reads it (an error, a fraction, a longer
-// number).
+// offset after it: up to 7 digits a word at a time, and the first 8 of a
+// longer one (a price, an id, a time in milliseconds). ok is false for
+// any other value: the general path reads it (an error, a fraction, a
+// longer number).
 func fastInt(s string, i int) (n int64, end int, ok bool) {
 	j := i
 	neg := j < len(s) && s[j] == '-'
 	if neg {
 		j++
 	}
+	d := j // the first digit
 	if j+8 <= len(s) {
 		x := swar.Word(s, j) - '0'*swar.LSB
-		if k := swar.FirstByte(swar.NonDigits(x)); k > 0 && k < 8 && (k == 1 || s[j] != '0') {
-			if e := j + k; s[e] != '.' && s[e] != 'e' && s[e] != 'E' {
-				n = int64(swar.EightDigits(x, k))
-				if neg {
-					n = -n
+		if k := swar.FirstByte(swar.NonDigits(x)); k > 0 && (k == 1 || s[j] != '0') {
+			if k < 8 {
+				if e := j + k; s[e] != '.' && s[e] != 'e' && s[e] != 'E' {
+					n = int64(swar.EightDigits(x, k))
+					if neg {
+						n = -n
+					}
+					return n, e, true
 				}
-				return n, e, true
+				return 0, 0, false
 			}
-			return 0, 0, false
+			// Eight digits: the rest one by one below.
+			n, j = int64(swar.EightDigits(x, 8)), j+8
 		}
 	}
-	d := j
-	if j < len(s) && s[j] == '0' {
+	if j == d && j < len(s) && s[j] == '0' {
 		j++
 	} else {
 		for j < len(s) {

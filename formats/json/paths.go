@@ -161,9 +161,8 @@ func (n *pathNode) fill(v row.Value, r row.Row) {
 
 // clearPaths sets every path's column of r to NULL.
 func (c *Codec) clearPaths(r row.Row) {
-	for j := range c.pathCount {
-		r[c.Width()+j] = row.NullValue
-	}
+	w := c.Width()
+	clear(r[w : w+c.pathCount])
 }
 
 // readPaths reads the member of column col, whose value is at s[v], into

@@ -409,6 +409,27 @@ func parseSQLMinute(s string) (micros int64, ok bool) {
 // parseSQLSeconds reads the rest, "SS" with an optional fraction of 1 to
 // 9 digits, into microseconds (the digits past the sixth truncated).
 func parseSQLSeconds(s string) (micros int64, ok bool) {
+	// The common forms first, TIMESTAMP(0)'s "SS" and TIMESTAMP(3)'s
+	// "SS.fff", each digit checked by one compare (a byte below '0'
+	// wraps around to a large one); any other text takes the loop below.
+	switch len(s) {
+	case 2:
+		d0, d1 := s[0]-'0', s[1]-'0'
+		if d0 > 5 || d1 > 9 {
+			return 0, false
+		}
+		return int64(d0*10+d1) * 1_000_000, true
+	case 6:
+		d0, d1, f0, f1, f2 := s[0]-'0', s[1]-'0', s[3]-'0', s[4]-'0', s[5]-'0'
+		if s[2] == '.' && d0 <= 5 && d1 <= 9 && f0 <= 9 && f1 <= 9 && f2 <= 9 {
+			return int64(d0*10+d1)*1_000_000 + (int64(f0)*100+int64(f1)*10+int64(f2))*1000, true
+		}
+	}
+	return parseSQLSecondsAny(s)
+}
+
+// parseSQLSecondsAny is parseSQLSeconds without its common forms first.
+func parseSQLSecondsAny(s string) (micros int64, ok bool) {
 	if len(s) < 2 {
 		return 0, false
 	}

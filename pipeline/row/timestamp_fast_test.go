@@ -220,3 +220,30 @@ func BenchmarkTimestampReader(b *testing.B) {
 		}
 	}
 }
+
+// parseSQLSeconds's common forms, "SS" and "SS.fff", read as its general
+// loop reads them: every text of 2 and 6 bytes over digits, the bytes
+// next to them, '.' and a blank.
+func TestParseSQLSecondsCommonForms(t *testing.T) {
+	alphabet := []byte("0123456789/:.; \x00\xff")
+	var texts []string
+	for _, a := range alphabet {
+		for _, b := range alphabet {
+			texts = append(texts, string([]byte{a, b}))
+		}
+	}
+	for _, ss := range texts {
+		for _, c := range alphabet {
+			for _, f := range []string{"000", "999", "123", "9/9", "00:", "0 0", "..0", "\x0000"} {
+				texts = append(texts, ss+string(c)+f)
+			}
+		}
+	}
+	for _, s := range texts {
+		got, ok := parseSQLSeconds(s)
+		want, wantOK := parseSQLSecondsAny(s)
+		if got != want || ok != wantOK {
+			t.Fatalf("parseSQLSeconds(%q) = %d, %v; the general loop gives %d, %v", s, got, ok, want, wantOK)
+		}
+	}
+}
