@@ -102,21 +102,7 @@ func (g *GroupAgg) firstBad(changes []row.Change) int {
 			break
 		}
 	}
-	for i, a := range g.store.Aggs {
-		if a.kind != accRows && !g.store.argCheckedBefore(i) {
-			bad = a.firstBadArg(changes[:bad])
-		}
-		if a.call.HasFilter {
-			f := a.call.Filter
-			for i := range changes[:bad] {
-				if v := changes[i].Row[f]; !v.IsNull() && v.Type() != row.Boolean {
-					bad = i
-					break
-				}
-			}
-		}
-	}
-	return bad
+	return g.store.FirstBad(changes[:bad])
 }
 
 // argCheckedBefore reports whether an aggregate before aggs[i] takes

@@ -94,6 +94,7 @@ type WindowAgg struct {
 	arena   aggop.RowArena
 	dropped int64
 	proc    *procClock // processing-time windows (ProcWindowAgg); nil on event time
+	batch   batchRows
 }
 
 // NewWindowAgg builds the operator; an invalid spec or call (see
@@ -127,6 +128,9 @@ func (g *WindowAgg) Dropped() (int64, string) { return g.dropped, "late" }
 func (g *WindowAgg) StateEntries() int64 { return int64(g.st.Slots) - int64(len(g.st.Free)) }
 
 func (g *WindowAgg) Process(in *row.Batch, out operator.Emitter) error {
+	if g.proc == nil && !g.opt.Attached && g.st.Err() == nil {
+		return g.processBatch(in) // nothing is emitted: no change to track
+	}
 	return operator.EachChange("window aggregate", in, out, func(i int, c *row.Change) error {
 		g.At(i)
 		return g.add(c.Kind, c.Row)
@@ -155,34 +159,46 @@ func (g *WindowAgg) add(k row.Kind, r row.Row) error {
 	if g.opt.Attached {
 		return g.addAttached(ts, r, wm)
 	}
-	local := g.toLocal(ts)
-	s := &g.spec
-	if s.Kind == Cumulate {
-		start := windowStart(local, s.Offset, s.Size)
-		if g.due(start+s.Size) <= wm {
-			g.dropped++
-			g.Drop()
-			return nil
-		}
-		c := g.cycle(start, wm)
-		end := windowStart(local, s.Offset, s.Step) + s.Step
-		w := &c.shared // the row's step has fired: it is in every window left
-		if g.due(end) > wm {
-			w = g.slice(end)
-		}
-		g.st.Update(g.slot(w), r, true)
-		return nil
-	}
-	// TUMBLE is HOP with slide = size: one slice per window.
-	slide := g.slide()
-	end := windowStart(local, s.Offset, slide) + slide
-	last := end + s.Size - slide // the last window holding the slice
-	if g.due(last) <= wm {
+	w, _, _ := g.place(g.toLocal(ts), wm)
+	if w == nil {
 		g.dropped++
 		g.Drop()
 		return nil
 	}
-	w := g.lastW
+	g.st.Update(g.slot(w), r, true)
+	return nil
+}
+
+// place returns the slice a row at local (on the windows' clock) counts
+// in, opening it and scheduling its windows if new, or nil for a row
+// whose windows have all fired (late at watermark wm). Every time in
+// [lo, hi) has the same answer while wm and the open slices stay: a
+// TUMBLE window's, a HOP slide's or a CUMULATE step's times.
+func (g *WindowAgg) place(local, wm int64) (w *slice, lo, hi int64) {
+	s := &g.spec
+	if s.Kind == Cumulate {
+		start := windowStart(local, s.Offset, s.Size)
+		lo = windowStart(local, s.Offset, s.Step)
+		hi = lo + s.Step
+		if g.due(start+s.Size) <= wm {
+			return nil, lo, hi
+		}
+		c := g.cycle(start, wm)
+		w = &c.shared // the row's step has fired: it is in every window left
+		if g.due(hi) > wm {
+			w = g.slice(hi)
+		}
+		return w, lo, hi
+	}
+	// TUMBLE is HOP with slide = size: one slice per window.
+	slide := g.slide()
+	lo = windowStart(local, s.Offset, slide)
+	end := lo + slide
+	last := end + s.Size - slide // the last window holding the slice
+	if g.due(last) <= wm {
+		return nil, lo, end
+	}
+	w = g.lastW
 	if w == nil || w.end != end {
 		if w = g.slices[end]; w == nil {
 			w = g.slice(end)
@@ -193,8 +209,7 @@ func (g *WindowAgg) add(k row.Kind, r row.Row) error {
 			}
 		}
 	}
-	g.st.Update(g.slot(w), r, true)
-	return nil
+	return w, lo, end
 }
 
 // addAttached counts r in the window whose end it carries: one slice per

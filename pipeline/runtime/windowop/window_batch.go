@@ -1,0 +1,117 @@
+package windowop
+
+import (
+	"github.com/etld/etld/pipeline/row"
+	"github.com/etld/etld/pipeline/runtime/operator"
+)
+
+// A window aggregate's Process folds its batch in passes, as a batch
+// GroupAgg does (aggop.Store.FirstBad, FoldInserts): the kinds, widths
+// and aggregate arguments of all the changes checked a column at a
+// time, then each row's slice and slot, then each aggregate over all
+// the rows in a loop of its own kind. Row by row, each row paid the
+// aggregates' checks and dispatch, the window arithmetic (two
+// divisions) and the lookups of its slice; here a row whose time falls
+// in the last row's slice's times (rows in time order: thousands a
+// slice) takes that slice without arithmetic (WindowAgg.place's lo, hi).
+//
+// The result and the state are row by row's: the slots are taken in the
+// rows' order, each aggregate sees its values in that order, and nothing
+// is emitted or freed during Process (windows fire on watermarks). A row
+// the fast way does not take (its event time not of the type seen
+// before, or out of range, or NULL; a bad argument; a late row) folds
+// the rows before it and goes row by row (add), which drops it, or fails
+// with the error row by row gives, after the same rows.
+
+// batchRows is a WindowAgg's scratch for Process, kept between batches:
+// the slot of each change taken since the last fold.
+type batchRows struct {
+	ids []int32
+}
+
+// processBatch is Process for event-time windows that are not attached.
+func (g *WindowAgg) processBatch(in *row.Batch) error {
+	for from := 0; from < len(in.Changes); {
+		bad, err := g.foldRun(in, from)
+		if err != nil || bad == len(in.Changes) {
+			return err
+		}
+		// The checks refused change bad: row by row, it fails as there.
+		if err := g.addRow(in, bad); err != nil {
+			return err
+		}
+		from = bad + 1
+	}
+	return nil
+}
+
+// foldRun folds the changes of in from from on, up to the first one the
+// checks of kind, width and arguments refuse, whose index it returns
+// (len(in.Changes) for none), or to a row that fails row by row, whose
+// error it returns.
+func (g *WindowAgg) foldRun(in *row.Batch, from int) (int, error) {
+	changes := in.Changes
+	bad := len(changes)
+	for i := from; i < bad; i++ {
+		if c := &changes[i]; c.Kind != row.Insert || len(c.Row) < g.width {
+			bad = i
+			break
+		}
+	}
+	bad = from + g.st.FirstBad(changes[from:bad])
+	wm := g.wm
+	if g.opt.Batch {
+		wm = operator.NoWatermark
+	}
+	col := g.spec.TimeCol
+	ids := g.batch.ids[:0]
+	var cur *slice
+	var lo, hi int64 // the times of cur: [lo, hi)
+	fold := func(to int) {
+		if to > from {
+			g.st.FoldInserts(ids, changes[from:to])
+		}
+		ids, from = ids[:0], to
+	}
+	defer func() { g.batch.ids = ids[:0] }()
+	for i := from; i < bad; i++ {
+		r := changes[i].Row
+		tv := r[col]
+		if tv.Type() != g.timeID || g.timeID == row.Null || tv.Micros() >= maxEventTime || tv.Micros() <= -maxEventTime {
+			// The first row's time type, a NULL, another type, a time
+			// out of range: row by row, which says how.
+			fold(i)
+			if err := g.addRow(in, i); err != nil {
+				return i, err
+			}
+			from, cur = i+1, nil
+			continue
+		}
+		t := g.toLocal(tv.Micros())
+		if cur == nil || t < lo || t >= hi {
+			if cur, lo, hi = g.place(t, wm); cur == nil { // late
+				fold(i)
+				g.At(i)
+				g.dropped++
+				g.Drop()
+				from = i + 1
+				continue
+			}
+		}
+		g.kbuf = row.KeyOf(g.kbuf[:0], r, g.keys)
+		ids = append(ids, g.slot(cur))
+	}
+	fold(bad)
+	return bad, nil
+}
+
+// addRow is change i of in row by row, its error named as EachChange
+// names it.
+func (g *WindowAgg) addRow(in *row.Batch, i int) error {
+	g.At(i)
+	c := &in.Changes[i]
+	if err := g.add(c.Kind, c.Row); err != nil {
+		return operator.ChangeError("window aggregate", in, i, err)
+	}
+	return nil
+}
