@@ -29,30 +29,49 @@ type batchRows struct {
 	ids []int32
 }
 
+// foldChunk is how many changes Process checks, places and folds at a
+// time: each pass reads the rows again, and a chunk's stay in the
+// core's caches between the passes (a batch's do not: thousands of
+// rows of values and their headers).
+const foldChunk = 512
+
+// placed is the slice of the last row placed, valid for a Process:
+// rows at times in [lo, hi) count in it.
+type placed struct {
+	w      *slice
+	lo, hi int64
+}
+
 // processBatch is Process for event-time windows that are not attached.
 func (g *WindowAgg) processBatch(in *row.Batch) error {
-	for from := 0; from < len(in.Changes); {
-		bad, err := g.foldRun(in, from)
-		if err != nil || bad == len(in.Changes) {
+	var at placed
+	n := len(in.Changes)
+	for from := 0; from < n; {
+		to := min(from+foldChunk, n)
+		bad, err := g.foldRun(in, from, to, &at)
+		if err != nil {
 			return err
 		}
-		// The checks refused change bad: row by row, it fails as there.
-		if err := g.addRow(in, bad); err != nil {
-			return err
+		if bad < to {
+			// The checks refused change bad: row by row, it fails as
+			// there.
+			if err := g.addRow(in, bad); err != nil {
+				return err
+			}
+			to = bad + 1
 		}
-		from = bad + 1
+		from = to
 	}
 	return nil
 }
 
-// foldRun folds the changes of in from from on, up to the first one the
-// checks of kind, width and arguments refuse, whose index it returns
-// (len(in.Changes) for none), or to a row that fails row by row, whose
-// error it returns.
-func (g *WindowAgg) foldRun(in *row.Batch, from int) (int, error) {
-	changes := in.Changes
-	bad := len(changes)
-	for i := from; i < bad; i++ {
+// foldRun folds changes from to to of in, up to the first one the checks
+// of kind, width and arguments refuse, whose index it returns (to for
+// none), or to a row that fails row by row, whose error it returns.
+func (g *WindowAgg) foldRun(in *row.Batch, from, to int, at *placed) (int, error) {
+	changes := in.Changes[:to]
+	bad := to
+	for i := from; i < to; i++ {
 		if c := &changes[i]; c.Kind != row.Insert || len(c.Row) < g.width {
 			bad = i
 			break
@@ -65,8 +84,6 @@ func (g *WindowAgg) foldRun(in *row.Batch, from int) (int, error) {
 	}
 	col := g.spec.TimeCol
 	ids := g.batch.ids[:0]
-	var cur *slice
-	var lo, hi int64 // the times of cur: [lo, hi)
 	fold := func(to int) {
 		if to > from {
 			g.st.FoldInserts(ids, changes[from:to])
@@ -84,12 +101,12 @@ func (g *WindowAgg) foldRun(in *row.Batch, from int) (int, error) {
 			if err := g.addRow(in, i); err != nil {
 				return i, err
 			}
-			from, cur = i+1, nil
+			from, at.w = i+1, nil
 			continue
 		}
 		t := g.toLocal(tv.Micros())
-		if cur == nil || t < lo || t >= hi {
-			if cur, lo, hi = g.place(t, wm); cur == nil { // late
+		if at.w == nil || t < at.lo || t >= at.hi {
+			if at.w, at.lo, at.hi = g.place(t, wm); at.w == nil { // late
 				fold(i)
 				g.At(i)
 				g.dropped++
@@ -99,7 +116,7 @@ func (g *WindowAgg) foldRun(in *row.Batch, from int) (int, error) {
 			}
 		}
 		g.kbuf = row.KeyOf(g.kbuf[:0], r, g.keys)
-		ids = append(ids, g.slot(cur))
+		ids = append(ids, g.slot(at.w))
 	}
 	fold(bad)
 	return bad, nil
