@@ -10,9 +10,9 @@ import "github.com/etld/etld/pipeline/row"
 // row after row, which pay an aggregate's dispatch once a row.
 
 // FirstBad returns the index of the first of changes whose aggregate
-// arguments or FILTER values Check refuses, or len(changes): Check's
-// tests, one column at a time. The rows must hold the columns the
-// aggregates read; a user aggregate's failure (Err) is the caller's.
+// arguments or FILTER values Check refuses, or that lacks a column they
+// read, or len(changes): Check's tests, one column at a time. A user
+// aggregate's failure (Err) is the caller's.
 func (s *Store) FirstBad(changes []row.Change) int {
 	bad := len(changes)
 	for i, a := range s.Aggs {
@@ -22,7 +22,7 @@ func (s *Store) FirstBad(changes []row.Change) int {
 		if a.call.HasFilter {
 			f := a.call.Filter
 			for i := range changes[:bad] {
-				if v := changes[i].Row[f]; !v.IsNull() && v.Type() != row.Boolean {
+				if r := changes[i].Row; f >= len(r) || !r[f].IsNull() && r[f].Type() != row.Boolean {
 					bad = i
 					break
 				}

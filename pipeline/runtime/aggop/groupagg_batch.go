@@ -122,11 +122,15 @@ func (s *Store) argCheckedBefore(i int) bool {
 }
 
 // firstBadArg is the index of the first change whose argument checkArg
-// refuses, or len(changes).
+// refuses, or that has no such column, or len(changes).
 func (a *aggSlot) firstBadArg(changes []row.Change) int {
 	arg, id := a.call.Arg, a.call.ArgType.ID
 	for i := range changes {
-		v := changes[i].Row[arg]
+		r := changes[i].Row
+		if arg >= len(r) {
+			return i
+		}
+		v := r[arg]
 		if v.IsNull() || (v.Type() == id && id != row.Decimal) {
 			continue
 		}

@@ -65,19 +65,12 @@ func (g *WindowAgg) processBatch(in *row.Batch) error {
 	return nil
 }
 
-// foldRun folds changes from to to of in, up to the first one the checks
-// of kind, width and arguments refuse, whose index it returns (to for
+// foldRun folds changes from to to of in, up to the first one whose
+// aggregate arguments the checks refuse, whose index it returns (to for
 // none), or to a row that fails row by row, whose error it returns.
 func (g *WindowAgg) foldRun(in *row.Batch, from, to int, at *placed) (int, error) {
 	changes := in.Changes[:to]
-	bad := to
-	for i := from; i < to; i++ {
-		if c := &changes[i]; c.Kind != row.Insert || len(c.Row) < g.width {
-			bad = i
-			break
-		}
-	}
-	bad = from + g.st.FirstBad(changes[from:bad])
+	bad := from + g.st.FirstBad(changes[from:to]) // a row too short for an argument too
 	wm := g.wm
 	if g.opt.Batch {
 		wm = operator.NoWatermark
@@ -92,11 +85,17 @@ func (g *WindowAgg) foldRun(in *row.Batch, from, to int, at *placed) (int, error
 	}
 	defer func() { g.batch.ids = ids[:0] }()
 	for i := from; i < bad; i++ {
-		r := changes[i].Row
-		tv := r[col]
-		if tv.Type() != g.timeID || g.timeID == row.Null || tv.Micros() >= maxEventTime || tv.Micros() <= -maxEventTime {
-			// The first row's time type, a NULL, another type, a time
-			// out of range: row by row, which says how.
+		c := &changes[i]
+		r := c.Row
+		ok := c.Kind == row.Insert && len(r) >= g.width
+		var tv row.Value
+		if ok {
+			tv = r[col]
+		}
+		if !ok || tv.Type() != g.timeID || g.timeID == row.Null || tv.Micros() >= maxEventTime || tv.Micros() <= -maxEventTime {
+			// A retraction, a row too short, the first row's time
+			// type, a NULL, another type, a time out of range: row by
+			// row, which says how.
 			fold(i)
 			if err := g.addRow(in, i); err != nil {
 				return i, err
