@@ -129,8 +129,8 @@ func TestWindowBatchAsRowByRow(t *testing.T) {
 				// Around a daylight-saving change in Berlin (2024-03-31 01:00 UTC).
 				ts := int64(1711846800_000_000) - 30*optest.Minute
 				rows, fails, late := 0, 0, 0
-				for round := range 24 {
-					n := []int{1, 3, 200, foldChunk, foldChunk + 1, 3*foldChunk + 17}[rng.IntN(6)]
+				for round := range 16 {
+					n := []int{1, 3, 200, foldChunk, foldChunk + 1, 2*foldChunk + 17}[rng.IntN(6)]
 					in := &row.Batch{}
 					for range n {
 						// Times on a quarter second: rows at a slice's
@@ -173,6 +173,9 @@ func TestWindowBatchAsRowByRow(t *testing.T) {
 					}
 					if got, want := fastOut.Take(), slowOut.Take(); !slices.Equal(got, want) {
 						t.Fatalf("round %d: emitted\n%q\nrow by row\n%q", round, got, want)
+					}
+					if round%4 != 3 {
+						continue
 					}
 					a, errA := fast.Snapshot()
 					b, errB := slow.Snapshot()
