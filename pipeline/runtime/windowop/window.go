@@ -169,49 +169,6 @@ func (g *WindowAgg) add(k row.Kind, r row.Row) error {
 	return nil
 }
 
-// place returns the slice a row at local (on the windows' clock) counts
-// in, opening it and scheduling its windows if new, or nil for a row
-// whose windows have all fired (late at watermark wm). Every time in
-// [lo, hi) has the same answer while wm and the open slices stay: a
-// TUMBLE window's, a HOP slide's or a CUMULATE step's times.
-func (g *WindowAgg) place(local, wm int64) (w *slice, lo, hi int64) {
-	s := &g.spec
-	if s.Kind == Cumulate {
-		start := windowStart(local, s.Offset, s.Size)
-		lo = windowStart(local, s.Offset, s.Step)
-		hi = lo + s.Step
-		if g.due(start+s.Size) <= wm {
-			return nil, lo, hi
-		}
-		c := g.cycle(start, wm)
-		w = &c.shared // the row's step has fired: it is in every window left
-		if g.due(hi) > wm {
-			w = g.slice(hi)
-		}
-		return w, lo, hi
-	}
-	// TUMBLE is HOP with slide = size: one slice per window.
-	slide := g.slide()
-	lo = windowStart(local, s.Offset, slide)
-	end := lo + slide
-	last := end + s.Size - slide // the last window holding the slice
-	if g.due(last) <= wm {
-		return nil, lo, end
-	}
-	w = g.lastW
-	if w == nil || w.end != end {
-		if w = g.slices[end]; w == nil {
-			w = g.slice(end)
-			for e := end; e <= last; e += slide {
-				if g.due(e) > wm {
-					g.schedule(e)
-				}
-			}
-		}
-	}
-	return w, lo, end
-}
-
 // addAttached counts r in the window whose end it carries: one slice per
 // window, fired as a TUMBLE window is.
 func (g *WindowAgg) addAttached(end int64, r row.Row, wm int64) error {
