@@ -40,6 +40,9 @@ const foldChunk = 512
 type placed struct {
 	w      *slice
 	lo, hi int64
+	// keyless is the slice whose group is slot, without keys.
+	keyless *slice
+	slot    int32
 }
 
 // processBatch is Process for event-time windows that are not attached.
@@ -113,6 +116,16 @@ func (g *WindowAgg) foldRun(in *row.Batch, from, to int, at *placed) (int, error
 				from = i + 1
 				continue
 			}
+		}
+		if len(g.keys) == 0 {
+			// No key: a slice's one group, its slot kept while the
+			// slice is (nothing frees a slot during Process).
+			if at.w != at.keyless {
+				g.kbuf = g.kbuf[:0]
+				at.keyless, at.slot = at.w, g.slot(at.w)
+			}
+			ids = append(ids, at.slot)
+			continue
 		}
 		g.kbuf = row.KeyOf(g.kbuf[:0], r, g.keys)
 		ids = append(ids, g.slot(at.w))
