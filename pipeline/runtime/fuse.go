@@ -101,6 +101,12 @@ type fusedOrigin struct {
 	// source node cuts the batch for a watermark (source_cut.go). nil
 	// without a watermark.
 	before, rowTimes []int64
+	// sparse: instead of before and rowTimes, which a source whose rows
+	// carry their event time needs only where a row's time is at or
+	// below the watermark of the rows before it (source_cut.go), behind
+	// holds those rows (timedBatch), for a row of in-order data none.
+	sparse bool
+	behind []wmBehind
 	// slabs are the memory of the batch's rows, and pool where they go
 	// back once the batch's reader keeps none of them (release).
 	slabs [][]row.Value

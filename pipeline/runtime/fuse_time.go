@@ -92,22 +92,30 @@ func (s *SourceNode) timeRow(r row.Row) row.Row {
 // then as it was, for the serial way).
 func (f *fusion) timedBatch(b *row.Batch) *row.Batch {
 	s, p := f.src, f.src.picked
-	whole := make(row.Row, p.width)
+	var whole row.Row
+	if p.shift == nil {
+		whole = make(row.Row, p.width)
+	}
 	var scratch row.Row
 	if f.filter != nil {
 		scratch = make(row.Row, f.width)
 	}
 	n := b.Len()
-	before := make([]int64, 0, n)
-	var rowTimes []int64
-	if s.RowTime != nil {
-		rowTimes = make([]int64, 0, n)
+	// With the rows' event times, the rows a cut may come before are
+	// those at or below the watermark of the rows before them (behind);
+	// without, every rise of the watermark is one (before, every row's).
+	exact := s.RowTime != nil
+	var before []int64
+	var behind []wmBehind
+	if !exact {
+		before = make([]int64, 0, n)
 	}
 	var pass []int32
 	if f.filter != nil {
 		pass = make([]int32, 0, n)
 	}
 	wm := operator.NoWatermark
+	kept := 0
 	for i, ch := range b.Changes {
 		var ts, rt int64
 		has := true
@@ -122,7 +130,7 @@ func (f *fusion) timedBatch(b *row.Batch) *row.Batch {
 			if ts, has, err = s.EventTime(tr); err != nil {
 				return nil
 			}
-			if rowTimes != nil {
+			if exact {
 				rt = s.RowTime(tr)
 			}
 		}
@@ -140,15 +148,19 @@ func (f *fusion) timedBatch(b *row.Batch) *row.Batch {
 			}
 			pass = append(pass, int32(i))
 		}
-		before = append(before, prev)
-		if rowTimes != nil {
-			rowTimes = append(rowTimes, rt)
+		if !exact {
+			before = append(before, prev)
+		} else if rt <= prev {
+			behind = append(behind, wmBehind{at: int32(kept), wm: prev})
 		}
+		kept++
 	}
-	p.clear(whole)
+	if whole != nil {
+		p.clear(whole)
+	}
 	records := row.RecordsIn(b)
 	fo := &fusedOrigin{derivedOrigin: derivedOrigin{parent: b.Origin, from: pass}, records: records, kept: n, wm: wm,
-		before: before, rowTimes: rowTimes, recycle: f.recycle, by: f.readers[0].releaser}
+		before: before, behind: behind, sparse: exact, recycle: f.recycle, by: f.readers[0].releaser}
 	if f.filter == nil {
 		fo.same = true
 	} else {

@@ -77,7 +77,7 @@ func TestPickedColumnsWatermark(t *testing.T) {
 		}
 		b := &row.Batch{}
 		var want []string
-		var wantTimes []int64
+		var wantTimes, wantBefore []int64
 		wm := operator.NoWatermark
 		for i := range 20 {
 			amount, ts := int64(i%5), int64(100+i*3-i%4*7)
@@ -85,6 +85,7 @@ func TestPickedColumnsWatermark(t *testing.T) {
 			if !filter || amount > 2 {
 				want = append(want, fmt.Sprint(row.Row{row.BigIntValue(amount), row.BigIntValue(int64(i))}))
 				wantTimes = append(wantTimes, ts)
+				wantBefore = append(wantBefore, wm)
 			}
 			wm = max(wm, ts-10)
 		}
@@ -97,8 +98,28 @@ func TestPickedColumnsWatermark(t *testing.T) {
 			got = append(got, fmt.Sprint(ch.Row))
 		}
 		fo := fusedOf(mapped)
-		if fmt.Sprint(got) != fmt.Sprint(want) || fo.wm != wm || fmt.Sprint(fo.rowTimes) != fmt.Sprint(wantTimes) || len(fo.before) != len(want) {
-			t.Fatalf("filter %v: rows %v, watermark %d, times %v; want %v, %d, %v", filter, got, fo.wm, fo.rowTimes, want, wm, wantTimes)
+		if fmt.Sprint(got) != fmt.Sprint(want) || fo.wm != wm {
+			t.Fatalf("filter %v: rows %v, watermark %d; want %v, %d", filter, got, fo.wm, want, wm)
+		}
+		// The rows' times are kept only where a cut may come: the rows
+		// behind the watermark of those before them; the cuts are those
+		// of every row's time and watermark before it.
+		var behind int
+		for j, rt := range wantTimes {
+			if rt <= wantBefore[j] {
+				behind++
+			}
+		}
+		if !fo.sparse || fo.before != nil || fo.rowTimes != nil || len(fo.behind) != behind || behind == 0 {
+			t.Fatalf("%+v: sparse %v, %d before, %d times, %d behind; want sparse, none, none, %d", tc, fo.sparse, len(fo.before), len(fo.rowTimes), len(fo.behind), behind)
+		}
+		for _, wm0 := range []int64{operator.NoWatermark, 0, 90, 100, 110, 125, 200} {
+			dense := &fusedOrigin{before: wantBefore, rowTimes: wantTimes, wm: wm}
+			wantCuts, wantNext := g.Sources[0].fusedCuts(dense, len(want), wm0)
+			cuts, next := g.Sources[0].fusedCuts(fo, mapped.Len(), wm0)
+			if fmt.Sprint(cuts) != fmt.Sprint(wantCuts) || next != wantNext {
+				t.Fatalf("%+v, watermark %d before: cuts %v then %d; want %v then %d", tc, wm0, cuts, next, wantCuts, wantNext)
+			}
 		}
 
 		bad := &row.Batch{}

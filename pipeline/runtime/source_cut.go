@@ -113,6 +113,9 @@ func piece(b *row.Batch, lo, hi int) *row.Batch {
 // watermark wm before it, from the event time and the batch's own
 // watermark before each row the fusion recorded.
 func (s *SourceNode) fusedCuts(fo *fusedOrigin, n int, wm int64) ([]wmCut, int64) {
+	if fo.sparse {
+		return sparseCuts(fo.behind, wm), max(wm, fo.wm)
+	}
 	if fo.before == nil {
 		return nil, max(wm, fo.wm)
 	}
@@ -132,4 +135,31 @@ func (s *SourceNode) fusedCuts(fo *fusedOrigin, n int, wm int64) ([]wmCut, int64
 	}
 	c.advance(fo.wm)
 	return c.cuts, c.run
+}
+
+// wmBehind is a row of a batch (at) whose event time is at or below wm,
+// the watermark of the rows before it in the batch.
+type wmBehind struct {
+	at int32
+	wm int64
+}
+
+// sparseCuts is fusedCuts' answer for a source whose rows carry their
+// event time, from the rows behind the watermark of the rows before
+// them, given the watermark wm before the batch. The running watermark
+// before row j is max(wm, before[j]), before[j] the batch's own
+// (rising); a cut comes before j once it is above the last one sent,
+// which is at least wm, so then it is before[j] itself, and the row's
+// time rt must be at or below it: rt <= before[j], a row of behind. Its
+// cut is then the rows' watermark once that is above the last sent.
+func sparseCuts(behind []wmBehind, wm int64) []wmCut {
+	var cuts []wmCut
+	sent := wm
+	for _, b := range behind {
+		if b.wm > sent {
+			cuts = append(cuts, wmCut{at: int(b.at), wm: b.wm})
+			sent = b.wm
+		}
+	}
+	return cuts
 }

@@ -102,21 +102,7 @@ func (g *GroupAgg) firstBad(changes []row.Change) int {
 			break
 		}
 	}
-	for i, a := range g.store.Aggs {
-		if a.kind != accRows && !g.store.argCheckedBefore(i) {
-			bad = a.firstBadArg(changes[:bad])
-		}
-		if a.call.HasFilter {
-			f := a.call.Filter
-			for i := range changes[:bad] {
-				if v := changes[i].Row[f]; !v.IsNull() && v.Type() != row.Boolean {
-					bad = i
-					break
-				}
-			}
-		}
-	}
-	return bad
+	return g.store.FirstBad(changes[:bad])
 }
 
 // argCheckedBefore reports whether an aggregate before aggs[i] takes
@@ -136,11 +122,15 @@ func (s *Store) argCheckedBefore(i int) bool {
 }
 
 // firstBadArg is the index of the first change whose argument checkArg
-// refuses, or len(changes).
+// refuses, or that has no such column, or len(changes).
 func (a *aggSlot) firstBadArg(changes []row.Change) int {
 	arg, id := a.call.Arg, a.call.ArgType.ID
 	for i := range changes {
-		v := changes[i].Row[arg]
+		r := changes[i].Row
+		if arg >= len(r) {
+			return i
+		}
+		v := r[arg]
 		if v.IsNull() || (v.Type() == id && id != row.Decimal) {
 			continue
 		}

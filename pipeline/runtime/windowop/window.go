@@ -94,6 +94,7 @@ type WindowAgg struct {
 	arena   aggop.RowArena
 	dropped int64
 	proc    *procClock // processing-time windows (ProcWindowAgg); nil on event time
+	batch   batchRows
 }
 
 // NewWindowAgg builds the operator; an invalid spec or call (see
@@ -127,6 +128,9 @@ func (g *WindowAgg) Dropped() (int64, string) { return g.dropped, "late" }
 func (g *WindowAgg) StateEntries() int64 { return int64(g.st.Slots) - int64(len(g.st.Free)) }
 
 func (g *WindowAgg) Process(in *row.Batch, out operator.Emitter) error {
+	if g.proc == nil && !g.opt.Attached && g.st.Err() == nil {
+		return g.processBatch(in) // nothing is emitted: no change to track
+	}
 	return operator.EachChange("window aggregate", in, out, func(i int, c *row.Change) error {
 		g.At(i)
 		return g.add(c.Kind, c.Row)
@@ -155,43 +159,11 @@ func (g *WindowAgg) add(k row.Kind, r row.Row) error {
 	if g.opt.Attached {
 		return g.addAttached(ts, r, wm)
 	}
-	local := g.toLocal(ts)
-	s := &g.spec
-	if s.Kind == Cumulate {
-		start := windowStart(local, s.Offset, s.Size)
-		if g.due(start+s.Size) <= wm {
-			g.dropped++
-			g.Drop()
-			return nil
-		}
-		c := g.cycle(start, wm)
-		end := windowStart(local, s.Offset, s.Step) + s.Step
-		w := &c.shared // the row's step has fired: it is in every window left
-		if g.due(end) > wm {
-			w = g.slice(end)
-		}
-		g.st.Update(g.slot(w), r, true)
-		return nil
-	}
-	// TUMBLE is HOP with slide = size: one slice per window.
-	slide := g.slide()
-	end := windowStart(local, s.Offset, slide) + slide
-	last := end + s.Size - slide // the last window holding the slice
-	if g.due(last) <= wm {
+	w, _, _ := g.place(g.toLocal(ts), wm)
+	if w == nil {
 		g.dropped++
 		g.Drop()
 		return nil
-	}
-	w := g.lastW
-	if w == nil || w.end != end {
-		if w = g.slices[end]; w == nil {
-			w = g.slice(end)
-			for e := end; e <= last; e += slide {
-				if g.due(e) > wm {
-					g.schedule(e)
-				}
-			}
-		}
 	}
 	g.st.Update(g.slot(w), r, true)
 	return nil
