@@ -327,8 +327,8 @@ func fromNumber(lit string, isFloat bool, t row.Type) (row.Value, error) {
 			return row.BigIntValue(n), nil
 		}
 		// Epoch milliseconds, as Kafka and most producers stamp events.
-		if n > math.MaxInt64/1000 || n < math.MinInt64/1000 {
-			return row.NullValue, &row.ParseError{Text: lit, Type: t, Err: errors.New("epoch milliseconds out of range")}
+		if n > math.MaxInt64/1000 || n < math.MinInt64/1000 || !row.InTimestampRange(n*1000) {
+			return row.NullValue, &row.ParseError{Text: lit, Type: t, Err: errors.New("epoch milliseconds out of range (years 0000 to 9999)")}
 		}
 		if t.ID == row.TimestampLTZ {
 			return row.TimestampLTZValue(n * 1000), nil
@@ -355,6 +355,9 @@ func fromNumber(lit string, isFloat bool, t row.Type) (row.Value, error) {
 		if pe := (*row.ParseError)(nil); errors.As(err, &pe) {
 			pe.Type = t
 			return row.NullValue, pe
+		}
+		if !row.InDateRange(n) {
+			return row.NullValue, &row.ParseError{Text: lit, Type: t, Err: errors.New("days out of range (years 0000 to 9999)")}
 		}
 		return row.DateValue(int32(n)), nil
 	case row.String:

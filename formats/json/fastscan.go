@@ -79,23 +79,12 @@ func appendUnescapedFast(buf []byte, s string, start, j int) ([]byte, int, bool)
 		case c != '\\' || j+1 >= len(s):
 			return buf, 0, false // a control character, or cut
 		}
-		switch e := s[j+1]; e {
-		case '"', '\\', '/':
-			buf = append(buf, e)
-		case 'b':
-			buf = append(buf, '\b')
-		case 'f':
-			buf = append(buf, '\f')
-		case 'n':
-			buf = append(buf, '\n')
-		case 'r':
-			buf = append(buf, '\r')
-		case 't':
-			buf = append(buf, '\t')
-		default:
+		c, ok := shortEscape(s[j+1])
+		if !ok {
 			b, end, err := appendUnescaped(buf, s, j-1, j)
 			return b, end, err == nil
 		}
+		buf = append(buf, c)
 		j += 2
 		for {
 			// A word is stored only where the buffer has room for it: it

@@ -145,43 +145,32 @@ func appendUnescaped(buf []byte, s string, start, j int) ([]byte, int, error) {
 		if j+1 >= len(s) {
 			break
 		}
-		switch e := s[j+1]; e {
-		case '"', '\\', '/':
-			buf = append(buf, e)
-		case 'b':
-			buf = append(buf, '\b')
-		case 'f':
-			buf = append(buf, '\f')
-		case 'n':
-			buf = append(buf, '\n')
-		case 'r':
-			buf = append(buf, '\r')
-		case 't':
-			buf = append(buf, '\t')
-		case 'u':
-			r, ok := hex4(s, j+2)
-			if !ok {
-				return buf, j, syntaxErr(s, j, `\u must be followed by four hex digits`)
-			}
-			j += 6
-			if utf16.IsSurrogate(r) {
-				// A pair is two escapes; a lone half is replaced, as
-				// encoding/json does, rather than producing invalid UTF-8.
-				if r2, ok := hex4(s, j+2); ok && j+1 < len(s) && s[j] == '\\' && s[j+1] == 'u' {
-					if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-						buf = utf8.AppendRune(buf, dec)
-						j += 6
-						continue
-					}
-				}
-				r = utf8.RuneError
-			}
-			buf = utf8.AppendRune(buf, r)
+		if c, ok := shortEscape(s[j+1]); ok {
+			buf = append(buf, c)
+			j += 2
 			continue
-		default:
+		}
+		if e := s[j+1]; e != 'u' {
 			return buf, j, syntaxErr(s, j, "invalid escape \\%s in a string", printable(e))
 		}
-		j += 2
+		r, ok := hex4(s, j+2)
+		if !ok {
+			return buf, j, syntaxErr(s, j, `\u must be followed by four hex digits`)
+		}
+		j += 6
+		if utf16.IsSurrogate(r) {
+			// A pair is two escapes; a lone half is replaced, as
+			// encoding/json does, rather than producing invalid UTF-8.
+			if r2, ok := hex4(s, j+2); ok && j+1 < len(s) && s[j] == '\\' && s[j+1] == 'u' {
+				if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+					buf = utf8.AppendRune(buf, dec)
+					j += 6
+					continue
+				}
+			}
+			r = utf8.RuneError
+		}
+		buf = utf8.AppendRune(buf, r)
 	}
 	return buf, len(s), syntaxErr(s, start, "unterminated string")
 }
@@ -412,4 +401,24 @@ func walkObject(s string, i int, fn func(key string, keyPos, valuePos int) (int,
 			return i, syntaxErr(s, i, "expected ',' or '}' after a member, got %s", describe(s, i))
 		}
 	}
+}
+
+// shortEscape is the byte a two-character escape \e stands for; false
+// for \u (four hex digits follow) and for anything json does not allow.
+func shortEscape(e byte) (byte, bool) {
+	switch e {
+	case '"', '\\', '/':
+		return e, true
+	case 'b':
+		return '\b', true
+	case 'f':
+		return '\f', true
+	case 'n':
+		return '\n', true
+	case 'r':
+		return '\r', true
+	case 't':
+		return '\t', true
+	}
+	return 0, false
 }

@@ -158,6 +158,18 @@ const (
 	endFastMicros = 253402300800 * 1e6
 )
 
+// InTimestampRange reports whether micros falls in the years 0000 to
+// 9999: SQL's TIMESTAMP range, the one a timestamp's text can spell. A
+// reader of epoch numbers refuses the others, whose text no reader
+// would take back.
+func InTimestampRange(micros int64) bool { return micros >= minFastMicros && micros < endFastMicros }
+
+// InDateRange reports whether days since 1970-01-01 fall in the years
+// 0000 to 9999, as InTimestampRange.
+func InDateRange(days int64) bool {
+	return days >= minFastMicros/86400e6 && days < endFastMicros/86400e6
+}
+
 // AppendTimestampText is AppendText of a TIMESTAMP or TIMESTAMP_LTZ
 // value of micros at precision. Unlike AppendText's, its dst does not
 // escape, so that a caller can format into a buffer on its stack.
