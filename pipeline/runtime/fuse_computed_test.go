@@ -157,28 +157,7 @@ func TestFusedCalcChain(t *testing.T) {
 	if fz == nil || fz.readers[0].next != c2 || !c2.fused || fz.readers[0].releaser != &g.Sinks[0].Node {
 		t.Fatal("the second Calc was not fused, or its reader does not give the rows back")
 	}
-	b := &row.Batch{}
-	for i := range 200 {
-		b.Append(row.Insert, row.Row{row.BigIntValue(int64(i % 3)), row.BigIntValue(int64(i * 7 % 50)), row.BigIntValue(int64(i))})
-	}
-	var want []string
-	mid := 0
-	for _, ch := range b.Changes {
-		r, _, _ := g.Sources[0].Calc.Apply(ch.Row)
-		r1, ok, _ := c.Apply(r)
-		if !ok {
-			continue
-		}
-		mid++
-		if r2, ok, _ := c2.Apply(r1); ok {
-			want = append(want, fmt.Sprint(r2))
-		}
-	}
-	mapped := src.mapper(b)
-	var got []string
-	for _, ch := range mapped.Changes {
-		got = append(got, fmt.Sprint(ch.Row))
-	}
+	got, want, mid, mapped := chainAgainstSerial(g, src, c, c2)
 	if fmt.Sprint(got) != fmt.Sprint(want) || len(want) == 0 {
 		t.Fatalf("fused rows\n%v\nserial\n%v", got, want)
 	}
@@ -221,28 +200,7 @@ func TestFusedCalcChain(t *testing.T) {
 			if fz == nil || fz.readers[0].next != filterOnly || !filterOnly.fused || fz.readers[0].releaser != &g.Sinks[0].Node {
 				t.Fatal("the filter was not fused behind the projecting Calc, or its reader does not give the rows back")
 			}
-			b := &row.Batch{}
-			for i := range 200 {
-				b.Append(row.Insert, row.Row{row.BigIntValue(int64(i % 3)), row.BigIntValue(int64(i * 7 % 50)), row.BigIntValue(int64(i))})
-			}
-			var want []string
-			mid := 0
-			for _, ch := range b.Changes {
-				r, _, _ := g.Sources[0].Calc.Apply(ch.Row)
-				r1, ok, _ := c.Apply(r)
-				if !ok {
-					continue
-				}
-				mid++
-				if r2, ok, _ := filterOnly.Apply(r1); ok {
-					want = append(want, fmt.Sprint(r2))
-				}
-			}
-			mapped := src.mapper(b)
-			var got []string
-			for _, ch := range mapped.Changes {
-				got = append(got, fmt.Sprint(ch.Row))
-			}
+			got, want, mid, mapped := chainAgainstSerial(g, src, c, filterOnly)
 			if fmt.Sprint(got) != fmt.Sprint(want) || len(want) < 2 || mid == len(want) {
 				t.Fatalf("fused rows\n%v\nserial\n%v", got, want)
 			}
@@ -254,6 +212,33 @@ func TestFusedCalcChain(t *testing.T) {
 			}
 		})
 	}
+}
+
+// chainAgainstSerial maps 200 rows through src's fused decoders (the
+// source's Calc, c, then next, chained) and through the three Calcs one
+// after the other: the rows of each, how many rows passed c, and the
+// mapped batch.
+func chainAgainstSerial(g *Graph, src *mappingSource, c, next *Calc) (got, want []string, mid int, mapped *row.Batch) {
+	b := &row.Batch{}
+	for i := range 200 {
+		b.Append(row.Insert, row.Row{row.BigIntValue(int64(i % 3)), row.BigIntValue(int64(i * 7 % 50)), row.BigIntValue(int64(i))})
+	}
+	for _, ch := range b.Changes {
+		r, _, _ := g.Sources[0].Calc.Apply(ch.Row)
+		r1, ok, _ := c.Apply(r)
+		if !ok {
+			continue
+		}
+		mid++
+		if r2, ok, _ := next.Apply(r1); ok {
+			want = append(want, fmt.Sprint(r2))
+		}
+	}
+	mapped = src.mapper(b)
+	for _, ch := range mapped.Changes {
+		got = append(got, fmt.Sprint(ch.Row))
+	}
+	return got, want, mid, mapped
 }
 
 // TestFusedEarlyFilter: a filter chained behind a fused Calc whose

@@ -135,35 +135,15 @@ func TestMappedBatchesReusedProjected(t *testing.T) {
 		fmt.Fprintf(&in, "%d,%s,%s,2026-01-01 10:%02d:%02d.%03d,%s\n", i, bad, note, i/1000, i%60, i%1000, bad)
 	}
 	dir := t.TempDir()
-	src := filepath.Join(dir, "in.csv")
-	if err := os.WriteFile(src, []byte(in.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	run := func() string {
 		t.Helper()
-		out := filepath.Join(dir, "out.csv")
-		os.Remove(out)
-		yaml := fmt.Sprintf(`version: 1
-name: reuse
-execution: streaming
-sources:
-  - name: s
-    type: file
-    path: %q
-    format: {type: csv, null_literal: ""}
-    schema: [id BIGINT, bad BIGINT, note STRING, ts TIMESTAMP(3), bad2 BIGINT]
-    watermark: ts - INTERVAL '1' SECOND
-transforms:
-  - {name: q, sql: "SELECT id, note, ts FROM s"}
-sinks:
-  - {name: out, from: q, type: file, path: %q, overwrite: true}
-`, src, out)
-		p := pipefile.Load(t, pipeline.Env{Registry: builtin.Registry()}, dir, yaml)
-		if _, err := p.Run(testenv.Context(t, 60*time.Second), pipeline.RunOptions{}); err != nil {
+		out, _, err := runFusedIn(t, dir, in.String(), "execution: streaming",
+			"[id BIGINT, bad BIGINT, note STRING, ts TIMESTAMP(3), bad2 BIGINT]",
+			"    format: {type: csv, null_literal: \"\"}\n    watermark: ts - INTERVAL '1' SECOND", "SELECT id, note, ts FROM s", "")
+		if err != "" {
 			t.Fatal(err)
 		}
-		data, _ := os.ReadFile(out)
-		return string(data)
+		return out
 	}
 	file.SetReader(t, -1, 0, 0)
 	want := run()

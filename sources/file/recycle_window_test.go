@@ -3,16 +3,9 @@ package file_test
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/etld/etld/builtin"
-	"github.com/etld/etld/internal/testenv"
-	"github.com/etld/etld/internal/testenv/pipefile"
-	"github.com/etld/etld/pipeline"
 	"github.com/etld/etld/sources/file"
 )
 
@@ -61,35 +54,15 @@ func TestOperatorGivesBuffersBack(t *testing.T) {
 		} {
 			t.Run(in.name+"/"+q.name, func(t *testing.T) {
 				dir := t.TempDir()
-				src := filepath.Join(dir, "in")
-				if err := os.WriteFile(src, []byte(in.data), 0o644); err != nil {
-					t.Fatal(err)
-				}
+				options := "    format: " + in.format + "\n    watermark: ts - INTERVAL '1' SECOND"
 				run := func() string {
 					t.Helper()
-					out := filepath.Join(dir, "out.csv")
-					os.Remove(out)
-					yaml := fmt.Sprintf(`version: 1
-name: recycle
-execution: streaming
-sources:
-  - name: s
-    type: file
-    path: %q
-    format: %s
-    schema: [id BIGINT, name STRING, amount BIGINT, ts TIMESTAMP(3)]
-    watermark: ts - INTERVAL '1' SECOND
-transforms:
-  - {name: q, sql: %q}
-sinks:
-  - {name: out, from: q, type: file, path: %q, overwrite: true}
-`, src, in.format, q.sql, out)
-					p := pipefile.Load(t, pipeline.Env{Registry: builtin.Registry()}, dir, yaml)
-					if _, err := p.Run(testenv.Context(t, 60*time.Second), pipeline.RunOptions{}); err != nil {
+					out, _, err := runFusedIn(t, dir, in.data, "execution: streaming",
+						"[id BIGINT, name STRING, amount BIGINT, ts TIMESTAMP(3)]", options, q.sql, "")
+					if err != "" {
 						t.Fatal(err)
 					}
-					data, _ := os.ReadFile(out)
-					return string(data)
+					return out
 				}
 				file.SetReader(t, -1, 0, 0)
 				want := run()
