@@ -376,11 +376,11 @@ func (f *fusion) mapBatch(b *row.Batch) *row.Batch {
 	return f.calcRows(b)
 }
 
-// Position implements row.Origin.
 // SlabRowsOnly implements operator.SlabRows: the rows a fusion mapped
 // into slabs of its own, not a source's batch it gives back (recycle).
 func (fo *fusedOrigin) SlabRowsOnly() bool { return fo.recycle == nil && !fo.same && fo.parts == nil }
 
+// Position implements row.Origin.
 func (fo *fusedOrigin) Position(i int) string {
 	switch {
 	case fo.parent == nil:
