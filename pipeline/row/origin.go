@@ -87,9 +87,7 @@ type Locator interface {
 
 // NewPositions makes Positions for a batch of up to capacity changes.
 func NewPositions(capacity int, separator string) *Positions {
-	p := newPositions() // on cache lines of its own (lines.go)
-	p.sep, p.nums = separator, make([]int64, 0, capacity)
-	return p
+	return &Positions{sep: separator, nums: make([]int64, 0, capacity)}
 }
 
 // Mark says that the changes of the batch from the last mark up to its

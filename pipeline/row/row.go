@@ -77,14 +77,12 @@ type Batch struct {
 }
 
 // NewBatch makes a batch for up to capacity rows of width columns.
-// Its header is on cache lines of its own (lines.go): decoders on two
-// cores fill two batches at once.
 func NewBatch(capacity, width int) *Batch {
-	b := newBatch()
-	b.Changes = make([]Change, 0, capacity)
-	b.arena = make([]Value, 0, capacity*width)
-	b.width = width
-	return b
+	return &Batch{
+		Changes: make([]Change, 0, capacity),
+		arena:   make([]Value, 0, capacity*width),
+		width:   width,
+	}
 }
 
 // NewRow returns a row of the batch's width carved from its arena, zeroed
