@@ -41,6 +41,7 @@ func (c *compiler) cast(e *sql.Cast) (*node, error) {
 	if err != nil {
 		return nil, errAt(e.At, "%v", err)
 	}
+	k = padFixed(e.TypeText, to, k)
 	// A DECIMAL too narrow for the value gives NULL (Flink's
 	// DecimalData.fromBigDecimal), so such a CAST is nullable even over a
 	// NOT NULL input. Flink keeps the input's nullability there
@@ -103,7 +104,16 @@ func castKernel(from, to row.Type) (castFunc, error) {
 		k = castToString(from, to)
 	case row.Bytes:
 		if from.ID == row.String || from.ID == row.Bytes {
-			k = func(v row.Value) (row.Value, error) { return row.BytesValue([]byte(v.Str())), nil }
+			// VARBINARY(n) and BINARY(n) keep the first n bytes, as
+			// Flink's cast does.
+			n := to.Length
+			k = func(v row.Value) (row.Value, error) {
+				b := v.Str()
+				if n > 0 && len(b) > n {
+					b = b[:n]
+				}
+				return row.BytesValue([]byte(b)), nil
+			}
 		}
 	case row.Boolean:
 		k = castToBool(from)
@@ -152,8 +162,14 @@ func castToString(from, to row.Type) castFunc {
 		return func(v row.Value) (row.Value, error) {
 			return row.StringValue(trunc(strings.ToValidUTF8(v.Str(), "\uFFFD"))), nil
 		}
-	case typeInterval, typeIntervalYM:
-		return nil
+	case typeInterval:
+		return func(v row.Value) (row.Value, error) {
+			return row.StringValue(trunc(intervalDayTimeText(v.Int64()))), nil
+		}
+	case typeIntervalYM:
+		return func(v row.Value) (row.Value, error) {
+			return row.StringValue(trunc(intervalYearMonthText(v.Int64()))), nil
+		}
 	}
 	// The text is copied into chunks the results share (row.SharedText,
 	// one allocation for hundreds of them): a window's

@@ -11,7 +11,10 @@ import (
 
 // FLOOR(x TO unit) and CEIL(x TO unit) of a TIMESTAMP, TIMESTAMP_LTZ, DATE
 // or TIME, computed as Flink 2.3 does, quirks included:
-//   - the value is cut to milliseconds first (FLOOR and CEIL alike);
+//   - the value is cut to milliseconds first (FLOOR and CEIL alike),
+//     but for CEIL of a TIMESTAMP (not a TIMESTAMP_LTZ) TO MILLISECOND
+//     (CEIL of 01:56:59.987654 TO MILLISECOND is 01:56:59.988, TO SECOND
+//     of 00:00:00.000001 is 00:00:00);
 //   - YEAR, QUARTER, MONTH and WEEK look only at the day, found by
 //     dividing the milliseconds by a day's with truncation toward zero
 //     (so 1969-12-31 23:59:59.5 counts as 1970-01-01, and CEIL of
@@ -19,6 +22,10 @@ import (
 //   - CEIL TO QUARTER moves on unless the day is January 1st (CEIL of
 //     2024-04-01 TO QUARTER is 2024-07-01);
 //   - weeks start on Sunday;
+//   - centuries and millennia start in years 1 (1901, 2001), decades in
+//     years 0; CEIL TO one of them moves on even from its first day (CEIL
+//     of 2001-01-01 TO CENTURY is 2101-01-01), as Calcite's
+//     julianDateFloor does;
 //   - the units of fixed length round the milliseconds since 1970 or a
 //     TIME's milliseconds of the day; a DATE stays as it is TO HOUR and
 //     finer;
@@ -34,7 +41,7 @@ const msPerDay = 86400000
 // floorCeilUnits are the units' lengths in milliseconds; 0 for the units
 // of the calendar.
 var floorCeilUnits = map[string]int64{
-	"YEAR": 0, "QUARTER": 0, "MONTH": 0, "WEEK": 0,
+	"MILLENNIUM": 0, "CENTURY": 0, "DECADE": 0, "YEAR": 0, "QUARTER": 0, "MONTH": 0, "WEEK": 0,
 	"DAY": msPerDay, "HOUR": 3600000, "MINUTE": 60000, "SECOND": 1000, "MILLISECOND": 1,
 }
 
@@ -43,7 +50,7 @@ func (c *compiler) buildFloorCeilTo(e *sql.Call, x *node, floor bool) (*node, er
 	unit := strings.ToUpper(e.Unit)
 	ms, ok := floorCeilUnits[unit]
 	if !ok {
-		return nil, errAt(e.UnitAt, "%s(x TO %s): unknown unit; use YEAR, QUARTER, MONTH, WEEK, DAY, HOUR, MINUTE, SECOND or MILLISECOND", e.Name, unit)
+		return nil, errAt(e.UnitAt, "%s(x TO %s): unknown unit; use MILLENNIUM, CENTURY, DECADE, YEAR, QUARTER, MONTH, WEEK, DAY, HOUR, MINUTE, SECOND or MILLISECOND", e.Name, unit)
 	}
 	t := x.t
 	switch t.ID {
@@ -52,6 +59,9 @@ func (c *compiler) buildFloorCeilTo(e *sql.Call, x *node, floor bool) (*node, er
 	case row.Timestamp, row.TimestampLTZ:
 		return c.fn1(e, t, x, func(v row.Value) (row.Value, error) {
 			m := floorDiv(v.Micros(), 1000)
+			if !floor && ms == 1 && t.ID == row.Timestamp && v.Micros()%1000 != 0 {
+				m++ // TO MILLISECOND alone sees the microseconds, of a TIMESTAMP only
+			}
 			if ms == 0 {
 				// Flink's day: the division truncates toward zero.
 				m = calendarRound(unit, m/msPerDay, floor) * msPerDay
@@ -105,6 +115,21 @@ func calendarRound(unit string, d int64, floor bool) int64 {
 	y, mon, day := civil(d)
 	m := int64(mon)
 	switch unit {
+	case "MILLENNIUM", "CENTURY":
+		n := int64(1000)
+		if unit == "CENTURY" {
+			n = 100
+		}
+		start := n*((y+n-1)/n) + 1 // Java's division, truncating toward zero
+		if floor {
+			start -= n
+		}
+		return daysOf(start, 1)
+	case "DECADE":
+		if !floor {
+			return daysOf(10*(1+y/10), 1)
+		}
+		return daysOf(10*(y/10), 1)
 	case "YEAR":
 		if !floor && (m > 1 || day > 1) {
 			y++

@@ -153,5 +153,10 @@ func TestFlinkDocumentedCases(t *testing.T) {
 		{"RPAD(x_s, 4, '?')", "STRING null"},
 		{"REGEXP_REPLACE('foobar', 'oo|ar', '')", "STRING NOT NULL fb"},
 		{"REGEXP_REPLACE(x_s, 'a', 'b')", "STRING null"},
+		// Java replaces the empty match right after a non-empty one too
+		// (fn-flink-regexp-replace-empty).
+		{"REGEXP_REPLACE('abc', '[a-z]*', 'X')", "STRING NOT NULL XX"},
+		{"REGEXP_REPLACE('ab x', 'x*', '-')", "STRING NOT NULL -a-b- --"},
+		{"REGEXP_REPLACE('abc', '(abc)|([a-z]*)', '$1')", "STRING NOT NULL $1$1"},
 	})
 }

@@ -141,7 +141,7 @@ func buildRegexpExtractAll(c *compiler, e *sql.Call, args []*node) (*node, error
 			return row.NullValue, nil
 		}
 		var out []row.Value
-		for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
+		for _, m := range javaFindAll(re, s) {
 			if m[2*g] < 0 {
 				out = append(out, row.NullValue)
 				continue

@@ -148,10 +148,27 @@ func replaceAll(re *pattern, s, tmpl string) string {
 	if re.cannotMatch(s) {
 		return s
 	}
+	if re.matchesEmpty {
+		return javaReplaceAll(re, s, tmpl)
+	}
 	if !strings.Contains(tmpl, "$") {
 		return re.ReplaceAllLiteralString(s, tmpl)
 	}
 	return re.ReplaceAllString(s, tmpl)
+}
+
+// javaReplaceAll replaces the matches Java's replaceAll replaces, the
+// empty one right after a non-empty one too ('[a-z]*' in "abc" by X is XX
+// in Java, X in Go's ReplaceAllString; see javaFindAll).
+func javaReplaceAll(re *pattern, s, tmpl string) string {
+	var out []byte
+	last := 0
+	for _, m := range javaFindAll(re, s) {
+		out = append(out, s[last:m[0]]...)
+		out = re.ExpandString(out, tmpl, s, m)
+		last = m[1]
+	}
+	return string(append(out, s[last:]...))
 }
 
 // buildRegexpReplace is REGEXP_REPLACE(s, regex, replacement): every

@@ -241,11 +241,7 @@ func buildRegexpSearch(c *compiler, e *sql.Call, args []*node) (*node, error) {
 }
 
 // javaMatchCount counts the matches Java's Matcher.find finds one after
-// another. Go skips an empty match right where a non-empty one ended,
-// which Java finds ('x*' over "ab x" matches 5 times in Java); the
-// search goes on from the next character in both. The empty match is
-// looked for in the rest of the text, which holds as long as the pattern
-// does not look behind its start (^, \b).
+// another (see javaFindAll).
 func javaMatchCount(re *pattern, s string) int {
 	if re.cannotMatch(s) {
 		return 0
@@ -253,11 +249,50 @@ func javaMatchCount(re *pattern, s string) int {
 	n := 0
 	for _, m := range re.FindAllStringIndex(s, -1) {
 		n++
-		if m[1] > m[0] {
-			if l := re.FindStringIndex(s[m[1]:]); l != nil && l[0] == 0 && l[1] == 0 {
-				n++
-			}
+		if m[1] > m[0] && emptyMatchAt(re, s, m[1]) != nil {
+			n++
 		}
 	}
 	return n
+}
+
+// javaFindAll is the matches, with their groups, Java's Matcher.find
+// finds one after another. Go skips an empty match right where a
+// non-empty one ended, which Java finds ('x*' over "ab x" matches 5
+// times in Java; '(abc)|([a-z]*)' over "abc" twice, the second time
+// empty at the end); the search goes on from the next character in
+// both.
+func javaFindAll(re *pattern, s string) [][]int {
+	all := re.FindAllStringSubmatchIndex(s, -1)
+	var out [][]int
+	for i, m := range all {
+		if out != nil {
+			out = append(out, m)
+		}
+		if m[1] == m[0] {
+			continue
+		}
+		if extra := emptyMatchAt(re, s, m[1]); extra != nil {
+			if out == nil {
+				out = append(make([][]int, 0, len(all)+1), all[:i+1]...)
+			}
+			out = append(out, extra)
+		}
+	}
+	if out == nil {
+		return all
+	}
+	return out
+}
+
+// emptyMatchAt is the empty match at s[at:]'s start, with its groups'
+// places in s, or nil when the match there is not empty. It is looked for
+// in the rest of the text, which holds as long as the pattern does not
+// look behind its start (^, \b).
+func emptyMatchAt(re *pattern, s string, at int) []int {
+	l := re.FindStringSubmatchIndex(s[at:])
+	if l == nil || l[0] != 0 || l[1] != 0 {
+		return nil
+	}
+	return shiftIndex(l, at)
 }

@@ -18,6 +18,7 @@ var parsedForms = map[string]string{
 	"TRIM":       "TRIM(BOTH 'x' FROM id)",
 	"CASE":       "CASE WHEN n > 0 THEN 1 ELSE 0 END",
 	"IS JSON":    "js IS JSON OBJECT",
+	"OVERLAPS":   "(ts, INTERVAL '1' HOUR) OVERLAPS (ts, ts)",
 	"SIMILAR TO": "id NOT SIMILAR TO '(a|b)%' ESCAPE '!'",
 }
 

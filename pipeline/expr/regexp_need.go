@@ -18,10 +18,13 @@ type pattern struct {
 	*regexp.Regexp
 	need string
 	skip *skip
+	// matchesEmpty: the pattern matches the empty string, so its
+	// matches one after another are Java's only with javaFindAll.
+	matchesEmpty bool
 }
 
 func newPattern(re *regexp.Regexp) *pattern {
-	p := &pattern{Regexp: re}
+	p := &pattern{Regexp: re, matchesEmpty: re.MatchString("")}
 	if parsed, err := syntax.Parse(re.String(), syntax.Perl); err == nil {
 		parsed = parsed.Simplify()
 		p.need = requiredText(parsed)

@@ -223,7 +223,25 @@ func (f *formatter) cast(e *Cast) {
 		f.w("CAST(")
 	}
 	f.expr(e.X, precLowest)
-	f.w(" AS " + e.Type.String() + ")")
+	f.w(" AS " + castTypeText(e) + ")")
+}
+
+// castTypeText is the type a CAST converts to. CHAR(n), BINARY(n) and
+// VARBINARY(n) are written as such: the first two are typed VARCHAR(n)
+// and VARBINARY(n) but pad to n, and the type's own text of the last is
+// BYTES, which does not cut to n (so the text tells the CASTs apart, and
+// Flink reads what etld runs).
+func castTypeText(e *Cast) string {
+	up := strings.ToUpper(strings.Join(strings.Fields(e.TypeText), ""))
+	if strings.HasPrefix(up, "CHAR(") || strings.HasPrefix(up, "BINARY(") || strings.HasPrefix(up, "VARBINARY(") {
+		if i := strings.IndexByte(up, ')'); i > 0 {
+			if e.Type.NotNull {
+				return up[:i+1] + " NOT NULL"
+			}
+			return up[:i+1]
+		}
+	}
+	return e.Type.String()
 }
 
 func (f *formatter) trim(e *Trim) {

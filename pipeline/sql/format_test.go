@@ -214,7 +214,7 @@ var (
 		"UNKNOWN", "DATE '2024-01-01'", "TIMESTAMP '2024-01-01 10:00:00.5'", "X'0a'",
 		"INTERVAL '5' SECOND", "INTERVAL '1:30' MINUTE TO SECOND", "INTERVAL '-100' SECOND"}
 	randColumns = []string{"a", "t.b", "`value`", "`select`", "`a b`", "`x``y`"}
-	randTypes   = []string{"INT", "BIGINT", "DECIMAL(10, 2)", "STRING", "VARCHAR(5)", "TIMESTAMP(3)", "TIMESTAMP_LTZ(3)", "BOOLEAN"}
+	randTypes   = []string{"INT", "BIGINT", "DECIMAL(10, 2)", "STRING", "VARCHAR(5)", "TIMESTAMP(3)", "TIMESTAMP_LTZ(3)", "BOOLEAN", "CHAR(3)", "BINARY(2)"}
 	randFuncs   = []string{"F", "UPPER", "COALESCE", "SUBSTRING", "POSITION", "LEFT", "COUNT", "SUM", "FLOOR"}
 )
 

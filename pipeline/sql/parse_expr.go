@@ -110,6 +110,8 @@ func (p *parser) parseComparison() (Expr, *Error) {
 		switch {
 		case t.is("IS"):
 			l, err = p.parseIs(l)
+		case t.is("OVERLAPS"):
+			l, err = p.parseOverlaps(l)
 		case t.is("BETWEEN"), t.is("IN"), t.is("LIKE"), t.is("SIMILAR"):
 			l, err = p.parseNegatable(l, t, false)
 		case t.is("NOT"):

@@ -1,0 +1,19 @@
+package expr
+
+import "testing"
+
+// TestCastIntervalToString: an INTERVAL's text, as Flink 2.3 writes it
+// (CastFunctionITCase; fn-flink-cast-interval-to-string).
+func TestCastIntervalToString(t *testing.T) {
+	runEvalCases(t, []evalCase{
+		{"CAST(INTERVAL '7' YEAR AS STRING)", "STRING NOT NULL +7-00"},
+		{"CAST(INTERVAL '5' MONTH AS STRING)", "STRING NOT NULL +0-05"},
+		{"CAST(INTERVAL '1027-10' YEAR(4) TO MONTH AS STRING)", "STRING NOT NULL +1027-10"},
+		{"CAST(-INTERVAL '10-3' YEAR TO MONTH AS STRING)", "STRING NOT NULL -10-03"},
+		{"CAST(INTERVAL '36' HOUR AS STRING)", "STRING NOT NULL +1 12:00:00.000"},
+		{"CAST(INTERVAL '1 10:17:36.789' DAY TO SECOND AS STRING)", "STRING NOT NULL +1 10:17:36.789"},
+		{"CAST(INTERVAL '0.01' SECOND AS STRING)", "STRING NOT NULL +0 00:00:00.010"},
+		{"CAST(-INTERVAL '90' MINUTE AS STRING)", "STRING NOT NULL -0 01:30:00.000"},
+		{"CAST(INTERVAL '2' SECOND * 3 AS STRING)", "STRING NOT NULL +0 00:00:06.000"},
+	})
+}
