@@ -3,6 +3,7 @@ package avro
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/big"
 	"sync"
 
@@ -352,8 +353,10 @@ func compileLong(w avro.Schema, t row.Type, cannot func() error) (valueDec, erro
 	return nil, cannot()
 }
 
-// maxMillis keeps a millisecond timestamp's microseconds within an int64.
-const maxMillis = 1<<63/1000 - 1
+// maxMillis keeps a millisecond timestamp's microseconds within an
+// int64: the last millisecond the encoder writes reads back (it was one
+// short, refusing the encoder's own last instant).
+const maxMillis = math.MaxInt64 / 1000
 
 func compileBytes(w avro.Schema, t row.Type, cannot func() error) (valueDec, error) {
 	var read func(r *reader) (string, error)

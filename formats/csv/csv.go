@@ -180,6 +180,24 @@ func (o Options) config() (config, error) {
 			}
 		}
 	}
+	if c.comment {
+		// A record whose first byte is # reads as a comment: one that
+		// starts with an empty or NULL field before the delimiter #, with
+		// a quote # or an escape #, or with a null literal starting with
+		// #, would be written so and lost on reading back.
+		for _, ch := range []struct {
+			name string
+			c    byte
+			on   bool
+		}{{delimField, c.delim, true}, {"quote_character", c.quote, c.quote != 0}, {"escape_character", c.escape, c.escape != 0}} {
+			if ch.on && ch.c == '#' {
+				add(connector.Errorf("allow_comments", "cannot be used with # as the %s: a record starting with it would read back as a comment", ch.name))
+			}
+		}
+		if c.hasNull && strings.HasPrefix(c.nullLit, "#") {
+			add(connector.Errorf("allow_comments", "cannot be used with a null_literal starting with #: a record starting with NULL would read back as a comment"))
+		}
+	}
 	return c, errors.Join(errs...)
 }
 

@@ -226,6 +226,15 @@ func TestOptions(t *testing.T) {
 		{Options{FieldDelimiter: `"`, DisableQuoteCharacter: true}, ""},
 		{Options{FieldDelimiter: "t", EscapeCharacter: `\`}, `escape_character: cannot be used with the delimiter 't': escaped, it stands for a control character`},
 		{Options{NullLiteral: str("a,b")}, `null_literal: "a,b" holds the delimiter, the quote, the escape or a line break, so no field can equal it`},
+		// FuzzCSVDecode: delimiter # and allow_comments wrote a row whose
+		// first field was '' as #NULL#NULL, which read back as a comment.
+		{Options{Delimiter: "#", AllowComments: true}, "allow_comments: cannot be used with # as the delimiter: a record starting with it would read back as a comment"},
+		{Options{FieldDelimiter: "#", AllowComments: true}, "allow_comments: cannot be used with # as the field_delimiter: a record starting with it would read back as a comment"},
+		{Options{QuoteCharacter: "#", AllowComments: true}, "allow_comments: cannot be used with # as the quote_character: a record starting with it would read back as a comment"},
+		{Options{EscapeCharacter: "#", AllowComments: true}, "allow_comments: cannot be used with # as the escape_character: a record starting with it would read back as a comment"},
+		{Options{NullLiteral: str("#N"), AllowComments: true}, "allow_comments: cannot be used with a null_literal starting with #: a record starting with NULL would read back as a comment"},
+		{Options{Delimiter: "#"}, ""},
+		{Options{NullLiteral: str("N#"), AllowComments: true}, ""},
 	} {
 		_, err := NewDecoder(tt.opts, one)
 		if (err == nil) != (tt.err == "") || (err != nil && err.Error() != tt.err) {

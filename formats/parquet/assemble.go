@@ -407,13 +407,19 @@ func timestampConverter(kind pq.Kind, lv format.LogicalTypeValue, t row.Type, mi
 	if t.ID == row.TimestampLTZ {
 		mk = row.TimestampLTZValue
 	}
+	// Any instant whose microseconds fit an int64 is read, as Flink's
+	// readers take any epoch; one past that is an error where it used to
+	// wrap into another instant.
 	if kind == pq.Int96 && lv == nil {
 		return func(v pq.Value) (row.Value, error) {
 			x := v.Int96()
 			ns := int64(uint64(x[1])<<32 | uint64(x[0]))
 			day := int64(x[2])
-			const unixJulianDay = 2440588
-			return mk((day-unixJulianDay)*86400e6 + ns/1000), nil
+			us, ok := int96Micros(day, ns)
+			if !ok {
+				return row.NullValue, fmt.Errorf("INT96 timestamp of Julian day %d and %d ns is out of range", day, ns)
+			}
+			return mk(us), nil
 		}, nil
 	}
 	ts, ok := lv.(*format.TimestampType)
@@ -421,7 +427,33 @@ func timestampConverter(kind pq.Kind, lv format.LogicalTypeValue, t row.Type, mi
 		return nil, mismatch
 	}
 	per := perSecond(ts.Unit)
+	if per == 1e3 {
+		return func(v pq.Value) (row.Value, error) {
+			n := v.Int64()
+			if n > math.MaxInt64/1000 || n < math.MinInt64/1000 {
+				return row.NullValue, fmt.Errorf("timestamp of %d ms is out of range", n)
+			}
+			return mk(n * 1000), nil
+		}, nil
+	}
 	return func(v pq.Value) (row.Value, error) { return mk(scaleTo(v.Int64(), per, 1e6)), nil }, nil
+}
+
+// int96Micros is an INT96 timestamp, a Julian day and the nanoseconds
+// of it (not held below a day's), in microseconds since the epoch;
+// false when they do not fit an int64.
+func int96Micros(julianDay, ns int64) (int64, bool) {
+	const unixJulianDay = 2440588
+	d := julianDay - unixJulianDay
+	if d > math.MaxInt64/row.MicrosPerDay || d < math.MinInt64/row.MicrosPerDay {
+		return 0, false
+	}
+	p, q := d*row.MicrosPerDay, ns/1000
+	sum := p + q
+	if (q > 0 && sum < p) || (q < 0 && sum > p) {
+		return 0, false
+	}
+	return sum, true
 }
 
 func perSecond(u format.TimeUnit) int64 {

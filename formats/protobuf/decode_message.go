@@ -3,6 +3,7 @@ package protobuf
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"strings"
 
 	"github.com/etld/etld/pipeline/row"
@@ -43,10 +44,11 @@ func compileMessageValue(md protoreflect.MessageDescriptor, t row.Type) (valueDe
 			}); err != nil {
 				return row.NullValue, err
 			}
-			if secs > math.MaxInt64/1_000_000-1 || secs < math.MinInt64/1_000_000+1 {
-				return row.NullValue, failAt(start, "timestamp seconds %d out of range", secs)
+			us, ok := timestampMicros(secs, nanos)
+			if !ok {
+				return row.NullValue, failAt(start, "timestamp of %d seconds and %d nanos is out of range", secs, nanos)
 			}
-			return mk(secs*1e6 + nanos/1000), nil
+			return mk(us), nil
 		}), nil
 	case strings.HasPrefix(string(name), "google.protobuf.") && strings.HasSuffix(string(name), "Value") && md.Fields().Len() == 1:
 		// A wrapper (Int64Value, StringValue, ...): its value, NULL when
@@ -93,6 +95,23 @@ func compileMessageValue(md protoreflect.MessageDescriptor, t row.Type) (valueDe
 		}
 		return row.StructValue(vals), nil
 	}), nil
+}
+
+// timestampMicros is a Timestamp's seconds and nanos in microseconds;
+// false when they do not fit an int64. Nanos is an int32 of either sign
+// (the spec's 0 to 999999999 is not enforced, as protobuf's own readers
+// do not), so a sum near an end is done exactly: the check on seconds
+// alone let 9223372036853 s and 2147483647 ns wrap to a negative
+// instant, and refused the seconds the encoder writes for the extreme
+// instants.
+func timestampMicros(secs, nanos int64) (int64, bool) {
+	const lim = math.MaxInt64/1_000_000 - 1
+	if secs > -lim && secs < lim {
+		return secs*1e6 + nanos/1000, true
+	}
+	x := new(big.Int).Mul(big.NewInt(secs), big.NewInt(1e6))
+	x.Add(x, big.NewInt(nanos/1000))
+	return x.Int64(), x.IsInt64()
 }
 
 // readWKT reads the varint fields of a small well-known message.

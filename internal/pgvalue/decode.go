@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -44,15 +45,12 @@ func parseScalar(s string, t row.Type) (row.Value, error) {
 		}
 		return row.BytesValue(b), nil
 	case row.Date:
-		body, bc := strings.CutSuffix(s, " BC")
+		body, shift := cutBC(s)
 		d, err := time.Parse(time.DateOnly, body)
 		if err != nil {
 			return row.NullValue, &row.ParseError{Text: s, Type: t, Err: notFinite(s)}
 		}
-		if bc {
-			d = d.AddDate(1-2*d.Year(), 0, 0)
-		}
-		return row.DateValue(int32(d.Unix() / 86400)), nil
+		return row.DateValue(int32(d.AddDate(shift, 0, 0).Unix() / 86400)), nil
 	case row.Timestamp, row.TimestampLTZ:
 		return parseTimestamp(s, t)
 	case row.Decimal:
@@ -64,19 +62,50 @@ func parseScalar(s string, t row.Type) (row.Value, error) {
 }
 
 // notFinite names PostgreSQL's infinite dates and timestamps, which no
-// etld value holds.
+// etld value holds, and its years past 9999 (10000-01-01), which etld's
+// texts do not spell.
 func notFinite(s string) error {
 	if strings.HasSuffix(s, "infinity") {
 		return errors.New("etld's dates and timestamps are finite")
 	}
+	if i := strings.IndexByte(s, '-'); i > 4 && strings.Trim(s[:i], "0123456789") == "" {
+		return errors.New("a year past 9999 is out of range (years 0000 to 9999)")
+	}
 	return nil
+}
+
+// cutBC returns s without PostgreSQL's " BC" and with a stand-in year,
+// and the years to add to the stand-in's date for the astronomical year
+// (1 BC is the year 0000, 2 BC the year -1). The stand-in, 0000 or 0001,
+// is a leap year when the BC year is, so that February 29 parses where
+// it exists; the shift applies to the wall clock before a zone offset
+// does. (Flipping the parsed year after the offset moved the first hours
+// of a BC year east of UTC into the year AD, and refused 1 BC's February
+// 29, as the year 1 has none.) PostgreSQL's BC years are read whole, as
+// Flink's readers take any date, and etld's own PostgreSQL writer writes
+// them so.
+func cutBC(s string) (string, int) {
+	body, bc := strings.CutSuffix(s, " BC")
+	if !bc || len(body) < 5 || body[4] != '-' {
+		return s, 0
+	}
+	y, err := strconv.Atoi(body[:4])
+	if err != nil || y < 1 {
+		return s, 0 // not a date: the parse refuses it
+	}
+	a := 1 - y // astronomical
+	proxy := 1
+	if a%4 == 0 && (a%100 != 0 || a%400 == 0) {
+		proxy = 0
+	}
+	return fmt.Sprintf("%04d", proxy) + body[4:], a - proxy
 }
 
 // parseTimestamp reads timestamp and timestamptz text: YYYY-MM-DD
 // HH:MM:SS[.ffffff], for timestamptz with the session's zone (+00), and
 // BC after it.
 func parseTimestamp(s string, t row.Type) (row.Value, error) {
-	body, bc := strings.CutSuffix(s, " BC")
+	body, shift := cutBC(s)
 	offset := 0
 	if t.ID == row.TimestampLTZ {
 		var ok bool
@@ -89,11 +118,11 @@ func parseTimestamp(s string, t row.Type) (row.Value, error) {
 	if err != nil {
 		return row.NullValue, &row.ParseError{Text: s, Type: t, Err: notFinite(s)}
 	}
-	micros := v.Micros() - int64(offset)*1e6
-	if bc {
-		tm := time.UnixMicro(micros).UTC()
-		micros = tm.AddDate(1-2*tm.Year(), 0, 0).UnixMicro()
+	wall := v.Micros()
+	if shift != 0 {
+		wall = time.UnixMicro(wall).UTC().AddDate(shift, 0, 0).UnixMicro()
 	}
+	micros := wall - int64(offset)*1e6
 	if t.ID == row.TimestampLTZ {
 		return row.TimestampLTZValue(micros), nil
 	}

@@ -73,6 +73,10 @@ func BenchmarkTimeFunctions(b *testing.B) {
 	benchExprs(b, "TIMESTAMPADD(MONTH, n, ts)", "TIMESTAMPDIFF(MONTH, day, ts)", "ts + INTERVAL '1' YEAR")
 }
 
+// BenchmarkToTimestampLTZ is the event-time column most pipelines
+// compute (event_time AS TO_TIMESTAMP_LTZ(ts, 3)), with its range check.
+func BenchmarkToTimestampLTZ(b *testing.B) { benchExprs(b, "TO_TIMESTAMP_LTZ(b, 3)") }
+
 // BenchmarkJSONValueReturning scans the document text once per row.
 func BenchmarkJSONValueReturning(b *testing.B) {
 	benchExprs(b, "JSON_VALUE(js, '$.a.b[0]' RETURNING INT DEFAULT 0 ON ERROR)")

@@ -1,7 +1,6 @@
 package expr
 
 import (
-	"fmt"
 	"math"
 	"strings"
 	"sync/atomic"
@@ -185,32 +184,55 @@ func buildToTimestampLTZ(c *compiler, e *sql.Call, args []*node) (*node, error) 
 			return nil, errAt(args[1].e.Pos(), "TO_TIMESTAMP_LTZ precision must be 0 (seconds) or 3 (milliseconds), not %d", p.Int64())
 		}
 	}
-	t.NotNull = args[0].t.NotNull
+	// NULL past the years 0000 to 9999, as Flink's (DateTimeUtils.
+	// toTimestampData), so the result is nullable whatever the input
+	// (Flink's type is TIMESTAMP_LTZ(3) NULL); a constant that fits
+	// stays NOT NULL.
 	x := args[0]
+	var f func(v row.Value) (row.Value, error)
 	if x.t.ID.Integral() {
-		return c.fn1(e, t, x, func(v row.Value) (row.Value, error) {
+		f = func(v row.Value) (row.Value, error) {
 			n := v.Int64()
 			if unit < 0 {
-				return row.TimestampLTZValue(truncMicros(floorDiv(n, -unit), 3)), nil
+				return epochLTZ(truncMicros(floorDiv(n, -unit), 3)), nil
 			}
 			if n > math.MaxInt64/unit || n < math.MinInt64/unit {
-				return row.NullValue, fmt.Errorf("%d is out of the TIMESTAMP range", n)
+				return row.NullValue, nil
 			}
-			return row.TimestampLTZValue(truncMicros(n*unit, 3)), nil
-		})
+			return epochLTZ(truncMicros(n*unit, 3)), nil
+		}
+	} else {
+		f = func(v row.Value) (row.Value, error) {
+			// Flink casts the epoch in milliseconds to a long: toward
+			// zero, so -1.5 ms is -1 ms, and NaN is no instant here
+			// (its (long) NaN, 0, at precision 3 is a Java accident).
+			ms := toFloat(v)
+			if unit < 0 {
+				ms /= float64(-unit) * 1000
+			} else {
+				ms *= float64(unit) / 1000
+			}
+			ms = math.Trunc(ms)
+			if ms != ms || ms > float64(math.MaxInt64/1000) || ms < float64(math.MinInt64/1000) {
+				return row.NullValue, nil
+			}
+			return epochLTZ(int64(ms) * 1000), nil
+		}
 	}
-	return c.fn1(e, t, x, func(v row.Value) (row.Value, error) {
-		f := toFloat(v)
-		if unit < 0 {
-			f /= float64(-unit)
-		} else {
-			f *= float64(unit)
-		}
-		if f != f || f >= math.MaxInt64 || f <= math.MinInt64 {
-			return row.NullValue, fmt.Errorf("%v is out of the TIMESTAMP range", toFloat(v))
-		}
-		return row.TimestampLTZValue(truncMicros(int64(math.Floor(f)), 3)), nil
-	})
+	n, err := c.fn1(e, t, x, f)
+	if err == nil && n.konst && !n.val.IsNull() {
+		n.t.NotNull = true
+	}
+	return n, err
+}
+
+// epochLTZ is TO_TIMESTAMP_LTZ's instant of micros, NULL past the years
+// 0000 to 9999 (Flink's MIN_EPOCH_MILLS to MAX_EPOCH_MILLS).
+func epochLTZ(micros int64) row.Value {
+	if !row.InTimestampRange(micros) {
+		return row.NullValue
+	}
+	return row.TimestampLTZValue(micros)
 }
 
 // buildParseTime is TO_TIMESTAMP(text [, format]) and TO_DATE(text [,

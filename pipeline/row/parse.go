@@ -113,6 +113,9 @@ func ParseText(s string, t Type) (Value, error) {
 		return v, nil
 	case Timestamp, TimestampLTZ:
 		ts, err := ParseTimestamp(s, t.ID)
+		if err == errOutOfRange {
+			return fail(err)
+		}
 		if err != nil {
 			return fail(nil)
 		}
@@ -345,14 +348,26 @@ func ParseTimestamp(s string, id TypeID) (Value, error) {
 	}
 	for _, layout := range timestampLayouts {
 		if t, err := time.Parse(layout, s); err == nil {
-			if id == TimestampLTZ {
-				return TimestampLTZValue(t.UnixMicro()), nil
+			// A zone offset moves 9999-12-31T23:00:00-05:00 into the year
+			// 10000 (and 0000-01-01T00:00:00+01:00 before 0000), whose
+			// text no reader takes back: refused, as an epoch number out
+			// of the range is.
+			micros := t.UnixMicro()
+			if !InTimestampRange(micros) {
+				return NullValue, errOutOfRange
 			}
-			return TimestampValue(t.UTC().UnixMicro()), nil
+			if id == TimestampLTZ {
+				return TimestampLTZValue(micros), nil
+			}
+			return TimestampValue(micros), nil
 		}
 	}
 	return NullValue, fmt.Errorf("not a timestamp")
 }
+
+// errOutOfRange is ParseTimestamp's error for a time past the years
+// 0000 to 9999.
+var errOutOfRange = errors.New("out of range (years 0000 to 9999)")
 
 // parseSQLTimestamp reads the common form YYYY-MM-DD HH:MM:SS with an
 // optional fraction of 1 to 9 digits ('T' for the space too), without a
