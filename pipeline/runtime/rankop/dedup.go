@@ -241,6 +241,12 @@ func (d *Dedup) prevRow(id int32, w int, c operator.RowCarver) row.Row {
 	return prev
 }
 
+// CarvesRows implements operator.Carving: a replaced row's -U is carved
+// from the emitter's memory (prevRow), the other rows emitted are input
+// rows, so the node's one reader may give its slabs back for the next
+// batches' rows.
+func (d *Dedup) CarvesRows() bool { return true }
+
 // replaces reports whether next takes the place of id's kept row.
 func (d *Dedup) replaces(id int32, next row.Row) bool {
 	if !d.spec.RowTime {
@@ -435,4 +441,5 @@ var (
 	_ operator.Snapshotter = (*Dedup)(nil)
 	_ operator.StateSizer  = (*Dedup)(nil)
 	_ operator.Counters    = (*Dedup)(nil)
+	_ operator.Carving     = (*Dedup)(nil)
 )
