@@ -57,7 +57,7 @@ func TestRowStoreRowIsACopy(t *testing.T) {
 }
 
 // TestRowStoreReusesFreeBlocks: rows that come and go (a sliding
-// window of 20k rows of random sizes, the oldest leaving as one comes)
+// window of 5000 rows of random sizes, the oldest leaving as one comes)
 // take the blocks the ones before them left: past the first window the
 // arena grows by no more than the spread of the sizes' counts, with
 // Churn or without.
@@ -67,13 +67,13 @@ func TestRowStoreReusesFreeBlocks(t *testing.T) {
 		want := map[int32]row.Row{}
 		rnd := rand.New(rand.NewPCG(3, 4))
 		var warm int
-		for i := range 200_000 {
-			id := int32(i % 20_000)
+		for i := range 60_000 {
+			id := int32(i % 5000)
 			r := row.Row{row.BigIntValue(int64(i)), row.StringValue(strings.Repeat("y", 40+rnd.IntN(200)))}
 			s.Remove(id)
 			s.Put(id, r)
 			want[id] = r
-			if i == 40_000 {
+			if i == 10_000 {
 				warm = len(s.buf)
 			}
 		}
@@ -101,7 +101,7 @@ func TestRowStoreCompactsUnusedClasses(t *testing.T) {
 		size := 100
 		for round := range 10 {
 			size = size * 3 / 2 // a new class each round, its rows more than what all before them left
-			for id := range int32(3000) {
+			for id := range int32(1000) {
 				before := s.freeBytes
 				s.Put(id, row.Row{row.BigIntValue(int64(id)), row.StringValue(strings.Repeat("z", size+int(id)%7))})
 				if s.freeBytes < before {
@@ -115,7 +115,7 @@ func TestRowStoreCompactsUnusedClasses(t *testing.T) {
 			if len(s.buf) > 2*live+live/8+1<<20 {
 				t.Fatalf("churn %v round %d: arena %d bytes for %d live", churn, round, len(s.buf), live)
 			}
-			for id := range int32(3000) {
+			for id := range int32(1000) {
 				if got := s.Row(id)[1].String(); len(got) != size+int(id)%7 {
 					t.Fatalf("churn %v round %d id %d: a string of %d bytes", churn, round, id, len(got))
 				}
