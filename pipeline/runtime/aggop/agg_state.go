@@ -1,7 +1,6 @@
 package aggop
 
 import (
-	"fmt"
 	"math"
 	"unsafe"
 
@@ -75,6 +74,8 @@ type Store struct {
 	// the saved keys, and per input column for the values the aggregates
 	// over it keep; row.Null reads a value as saved.
 	widenKey, widenIn []row.TypeID
+	// checks are Check's tests of a row (agg_check.go).
+	checks []argCheck
 }
 
 // MemBytes is the memory of the store's arrays: what a group costs
@@ -138,6 +139,7 @@ func newStoreWords(aggs []AggCall, insertOnly, keepKeys, words bool) *Store {
 	}
 	s.layWords(words)
 	s.layDistinctSets(insertOnly)
+	s.layChecks()
 	return s
 }
 
@@ -183,28 +185,6 @@ func (s *Store) Release(id int32) {
 }
 
 func (s *Store) rows(id int32) int64 { return s.nums[int(id)*s.numW] }
-
-// Check reports an argument value of the wrong type, before update
-// changes anything.
-func (s *Store) Check(r row.Row) error {
-	if s.userErr != nil {
-		return s.userErr
-	}
-	for i := range s.Aggs {
-		a := &s.Aggs[i]
-		if a.kind != accRows {
-			if err := a.checkArg(r[a.call.Arg]); err != nil {
-				return err
-			}
-		}
-		if a.call.HasFilter {
-			if v := r[a.call.Filter]; !v.IsNull() && v.Type() != row.Boolean {
-				return fmt.Errorf("%s: filter value %s has type %s, want BOOLEAN", a.call, v, v.Type())
-			}
-		}
-	}
-	return nil
-}
 
 // Update accumulates (add) or retracts r into slot id. NULL arguments are
 // skipped by all but COUNT(*); so are rows whose FILTER is not TRUE.

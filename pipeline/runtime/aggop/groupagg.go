@@ -65,11 +65,14 @@ type GroupAgg struct {
 	// packed: the index holds keys packed (groupagg_packed.go), not in
 	// row.KeyOf's encoding, which the keyed split's hashes are of
 	// (UseKeyHash turns it off); cbuf is a key unpacked.
-	packed  bool
-	cbuf    []byte
-	keyErr  error // a key the index holds that did not unpack: a bug
-	prev    []row.Value
-	next    []row.Value
+	packed bool
+	cbuf   []byte
+	keyErr error // a key the index holds that did not unpack: a bug
+	prev   []row.Value
+	next   []row.Value
+	// nextOf is the slot whose results next holds, unchanged since the
+	// change that computed them, -1 for none (change).
+	nextOf  int32
 	kvals   []row.Value // keyValues' result
 	arena   RowArena
 	dropped int64
@@ -115,6 +118,7 @@ func NewGroupAgg(keys []int, aggs []AggCall, opt GroupAggOptions) (*GroupAgg, er
 		store:  NewStore(aggs, opt.InsertOnly, false),
 		index:  state.NewOffHeapKeyTable(),
 		prev:   make([]row.Value, len(aggs)),
+		nextOf: -1,
 		next:   make([]row.Value, len(aggs)),
 		kvals:  make([]row.Value, len(keys)),
 		packed: true,
@@ -218,6 +222,7 @@ func (g *GroupAgg) Process(in *row.Batch, out operator.Emitter) error {
 		return errors.Join(g.processBatch(in), g.store.Err())
 	}
 	g.settle()
+	g.nextOf = -1 // whatever ran since the last batch (a restore, an expiry)
 	return operator.EachChange("group aggregate", in, out, func(_ int, c *row.Change) error {
 		if err := g.change(c.Kind, c.Row, out); err != nil {
 			return err
@@ -261,10 +266,17 @@ func (g *GroupAgg) change(k row.Kind, r row.Row, out operator.Emitter) error {
 	}
 	g.ttl.Touch(id)
 	c := operator.CarverOf(out)
+	// A group changed by the change before, with nothing between, has
+	// the results that change emitted as +U: its -U now, as Flink's
+	// prevAggValue (rows of one group in a row, a GROUP BY day's).
+	// Every path below changes next or the state, so it is claimed here.
+	reuse := g.nextOf == id
+	g.nextOf = -1
 	if isNew {
 		g.store.Update(id, r, true)
 		if !g.opt.Batch {
 			g.store.Results(id, g.next)
+			g.keepNext(id)
 			out.Emit(row.Insert, g.output(c, r, g.next))
 		}
 		return nil
@@ -276,7 +288,11 @@ func (g *GroupAgg) change(k row.Kind, r row.Row, out operator.Emitter) error {
 		}
 		return nil
 	}
-	g.store.Results(id, g.prev)
+	if reuse {
+		g.prev, g.next = g.next, g.prev
+	} else {
+		g.store.Results(id, g.prev)
+	}
 	g.store.Update(id, r, add)
 	if g.store.rows(id) == 0 {
 		out.Emit(row.Delete, g.output(c, r, g.prev))
@@ -284,12 +300,22 @@ func (g *GroupAgg) change(k row.Kind, r row.Row, out operator.Emitter) error {
 		return nil
 	}
 	g.store.Results(id, g.next)
+	g.keepNext(id)
 	if sameValues(g.prev, g.next) && !g.ttl.On() {
 		return nil
 	}
 	out.Emit(row.UpdateBefore, g.output(c, r, g.prev))
 	out.Emit(row.UpdateAfter, g.output(c, r, g.next))
 	return nil
+}
+
+// keepNext notes that next holds slot id's results, for the next change
+// (change). Not with a user aggregate: its value is asked of its
+// function each time, as Flink asks getValue before and after a change.
+func (g *GroupAgg) keepNext(id int32) {
+	if !g.store.hasUser() {
+		g.nextOf = id
+	}
 }
 
 func errWidth(have, want int) error {
@@ -301,6 +327,7 @@ func errInsertOnly(k row.Kind) error {
 }
 
 func (g *GroupAgg) drop(id int32) {
+	g.nextOf = -1
 	g.settle()
 	g.ints.reset()
 	g.index.Remove(g.kbuf)

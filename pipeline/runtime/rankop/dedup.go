@@ -56,6 +56,9 @@ type Dedup struct {
 	order []int32 // batch: ids in first-seen order
 	kbuf  []byte
 	fbuf  []byte // forget's copy of a key
+	// text holds the strings of the replaced rows emitted as -U, which
+	// are carved from the output's slabs when it lends them (prevRow).
+	text row.Text
 
 	// Event time, keep first: timers hold the waiting rows' times, and
 	// waiting (by id) the seq of each key's live timer, 0 for none.
@@ -176,6 +179,7 @@ func (d *Dedup) waitFirst(r row.Row) {
 
 func (d *Dedup) Process(in *row.Batch, out operator.Emitter) error {
 	defer d.Begin(len(in.Changes))()
+	carver := operator.CarverOf(out)
 	return operator.EachChange("deduplicate", in, out, func(_ int, c *row.Change) error {
 		if c.Kind != row.Insert {
 			return fmt.Errorf("input planned as insert-only carries a %s change", c.Kind)
@@ -185,7 +189,7 @@ func (d *Dedup) Process(in *row.Batch, out operator.Emitter) error {
 			d.waitFirst(c.Row)
 			return nil
 		}
-		d.keepOrReplace(c.Row, out)
+		d.keepOrReplace(c.Row, out, carver)
 		return nil
 	})
 }
@@ -193,7 +197,7 @@ func (d *Dedup) Process(in *row.Batch, out operator.Emitter) error {
 // keepOrReplace is Process for a row of the key in d.kbuf that does not
 // wait for the watermark: it keeps the row when it is the key's first
 // or replaces the kept one, and emits the change.
-func (d *Dedup) keepOrReplace(r row.Row, out operator.Emitter) {
+func (d *Dedup) keepOrReplace(r row.Row, out operator.Emitter, c operator.RowCarver) {
 	id, seen := d.lookup()
 	if seen && !d.replaces(id, r) {
 		return
@@ -206,7 +210,7 @@ func (d *Dedup) keepOrReplace(r row.Row, out operator.Emitter) {
 			d.order = append(d.order, id)
 		}
 	case !d.spec.Batch:
-		prev = d.kept.Row(id)
+		prev = d.prevRow(id, len(r), c)
 	}
 	d.keep(id, r)
 	d.ttl.Touch(id)
@@ -219,6 +223,29 @@ func (d *Dedup) keepOrReplace(r row.Row, out operator.Emitter) {
 		out.Emit(row.UpdateAfter, r)
 	}
 }
+
+// prevRow is a copy of id's kept row, about to be replaced, for its -U:
+// in a row carved from the output's memory when c lends it (width w,
+// the input's), its strings in d.text's shared chunks, so that a key's
+// every replacement costs no allocation of its own.
+func (d *Dedup) prevRow(id int32, w int, c operator.RowCarver) row.Row {
+	if c == nil {
+		return d.kept.Row(id)
+	}
+	prev := c.CarveRow(w)
+	if err := row.DecodeRowText(prev, d.kept.Bytes(id), &d.text); err != nil {
+		// A kept row of another width (none is: it was an input row);
+		// the copy of its own reads any.
+		return d.kept.Row(id)
+	}
+	return prev
+}
+
+// CarvesRows implements operator.Carving: a replaced row's -U is carved
+// from the emitter's memory (prevRow), the other rows emitted are input
+// rows, so the node's one reader may give its slabs back for the next
+// batches' rows.
+func (d *Dedup) CarvesRows() bool { return true }
 
 // replaces reports whether next takes the place of id's kept row.
 func (d *Dedup) replaces(id int32, next row.Row) bool {
@@ -414,4 +441,5 @@ var (
 	_ operator.Snapshotter = (*Dedup)(nil)
 	_ operator.StateSizer  = (*Dedup)(nil)
 	_ operator.Counters    = (*Dedup)(nil)
+	_ operator.Carving     = (*Dedup)(nil)
 )

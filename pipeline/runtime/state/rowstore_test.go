@@ -56,32 +56,25 @@ func TestRowStoreRowIsACopy(t *testing.T) {
 	}
 }
 
-// TestRowStoreChurnLeavesRoom: a store of rows that come and go (Churn)
-// reads back every row as a map does, and each compaction leaves as much
-// room as the live bytes, so the arena is not grown between two of them;
-// without Churn the room is an eighth.
-func TestRowStoreChurnLeavesRoom(t *testing.T) {
+// TestRowStoreReusesFreeBlocks: rows that come and go (a sliding
+// window of 5000 rows of random sizes, the oldest leaving as one comes)
+// take the blocks the ones before them left: past the first window the
+// arena grows by no more than the spread of the sizes' counts, with
+// Churn or without.
+func TestRowStoreReusesFreeBlocks(t *testing.T) {
 	for _, churn := range []bool{false, true} {
 		s := RowStore{Churn: churn}
 		want := map[int32]row.Row{}
-		compactions, grown := 0, 0
-		for i := range 120_000 {
-			// A sliding window of 20k rows: the oldest leaves as one comes.
-			id := int32(i % 20_000)
-			r := row.Row{row.BigIntValue(int64(i)), row.StringValue(strings.Repeat("y", 40+i%50))}
-			before, capBefore := s.dead, cap(s.buf)
+		rnd := rand.New(rand.NewPCG(3, 4))
+		var warm int
+		for i := range 60_000 {
+			id := int32(i % 5000)
+			r := row.Row{row.BigIntValue(int64(i)), row.StringValue(strings.Repeat("y", 40+rnd.IntN(200)))}
 			s.Remove(id)
 			s.Put(id, r)
 			want[id] = r
-			switch {
-			case s.dead < before:
-				compactions++
-				// (a row may have been put since the compaction)
-				if live := len(s.buf); churn && cap(s.buf) < 2*live-200 {
-					t.Fatalf("churn: compacted to %d bytes of room for %d live", cap(s.buf)-live, live)
-				}
-			case cap(s.buf) != capBefore && compactions > 0:
-				grown++ // since the first compaction
+			if i == 10_000 {
+				warm = len(s.buf)
 			}
 		}
 		for id, r := range want {
@@ -89,12 +82,70 @@ func TestRowStoreChurnLeavesRoom(t *testing.T) {
 				t.Fatalf("churn %v id %d: %v, want %v", churn, id, s.Row(id), r)
 			}
 		}
-		if compactions < 3 {
-			t.Fatalf("churn %v: %d compactions", churn, compactions)
+		if len(s.buf) > warm+warm/10 {
+			t.Errorf("churn %v: the arena grew from %d to %d bytes for as many rows", churn, warm, len(s.buf))
 		}
-		if churn && grown > 0 {
-			t.Errorf("churn: the arena grew %d times between %d compactions", grown, compactions)
+		t.Logf("churn %v: %d bytes after the second window, %d at the end", churn, warm, len(s.buf))
+	}
+}
+
+// TestRowStoreCompactsUnusedClasses: rows replaced by larger ones (half
+// as large again), round after round, leave blocks of sizes no row asks for again; a compaction
+// reclaims them (the arena stays within twice the live bytes and an
+// eighth), and a Churn store's compaction leaves room for as many bytes
+// as are live.
+func TestRowStoreCompactsUnusedClasses(t *testing.T) {
+	for _, churn := range []bool{false, true} {
+		s := RowStore{Churn: churn}
+		compactions := 0
+		size := 100
+		for round := range 10 {
+			size = size * 3 / 2 // a new class each round, its rows more than what all before them left
+			for id := range int32(1000) {
+				before := s.freeBytes
+				s.Put(id, row.Row{row.BigIntValue(int64(id)), row.StringValue(strings.Repeat("z", size+int(id)%7))})
+				if s.freeBytes < before {
+					compactions++
+					if live := len(s.buf); churn && cap(s.buf) < 2*live-live/8 {
+						t.Fatalf("churn: compacted to %d bytes of room for %d live", cap(s.buf)-live, live)
+					}
+				}
+			}
+			live := len(s.buf) - s.freeBytes
+			if len(s.buf) > 2*live+live/8+1<<20 {
+				t.Fatalf("churn %v round %d: arena %d bytes for %d live", churn, round, len(s.buf), live)
+			}
+			for id := range int32(1000) {
+				if got := s.Row(id)[1].String(); len(got) != size+int(id)%7 {
+					t.Fatalf("churn %v round %d id %d: a string of %d bytes", churn, round, id, len(got))
+				}
+			}
 		}
-		t.Logf("churn %v: %d compactions, %d growths", churn, compactions, grown)
+		if compactions == 0 {
+			t.Fatalf("churn %v: no compaction", churn)
+		}
+	}
+}
+
+// TestSizeClass: a class's size holds n with at most 7 bytes or an
+// eighth more, the classes grow with n, and a block's size is its own
+// class's (a freed block goes back to the list it came from).
+func TestSizeClass(t *testing.T) {
+	prevClass, prevSize := -1, 0
+	for n := 1; n <= 1<<22; n++ {
+		c, size := sizeClass(n)
+		if size < n || size > n+max(7, n/8) || size < 8 {
+			t.Fatalf("n %d: size %d", n, size)
+		}
+		if c < prevClass || c == prevClass && size != prevSize || c > prevClass && size <= prevSize || c >= numSizeClasses {
+			t.Fatalf("n %d: class %d size %d after class %d size %d", n, c, size, prevClass, prevSize)
+		}
+		if c2, size2 := sizeClass(size); c2 != c || size2 != size {
+			t.Fatalf("n %d: size %d is of class %d (%d), not %d", n, size, c2, size2, c)
+		}
+		prevClass, prevSize = c, size
+	}
+	if c, size := sizeClass(1 << 32); c != numSizeClasses-1 || size != 1<<32 {
+		t.Fatalf("2^32: class %d size %d", c, size)
 	}
 }
