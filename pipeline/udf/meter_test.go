@@ -355,6 +355,8 @@ func TestMeterRefuses(t *testing.T) {
 func FuzzMeter(f *testing.F) {
 	f.Add(kitchenModule())
 	f.Add(endless())
+	f.Add(allTypes())
+	f.Add(spinCalls())
 	f.Add(tinyModule(true, []tinyImport{{module: "env", name: "x", params: []byte{wI32}}}, abiFuncs(1)))
 	f.Add([]byte("\x00asm\x01\x00\x00\x00"))
 	ctx := context.Background()
