@@ -106,18 +106,17 @@ func (m *meter) fn(idx uint32) uint32 {
 	return idx
 }
 
-// count is the code of a count: g = g - 1; if g <= 0 { save; g =
-// check(); restore; l = 0 }. Not g == 0: a check that stopped a call
-// left g at 0, and the module may be called again. The second read of g
-// is the value just set (wazero reuses it). saves are the locals to
-// carry over the call in globals (meter_save.go); l, the turns' local of
-// a loop's count (noTurns at a function's entry), starts again at 0
-// after the call, so that its value before the call is not used after
-// it either.
-func (m *meter) count(b []byte, l int64, saves []saved) []byte {
-	b = append(appendU32(append(b, 0x23), m.global), 0x41, 1, 0x6b, 0x24) // global.get g, i32.const 1, i32.sub, global.set
-	b = append(appendU32(b, m.global), 0x23)                              // g, global.get
-	b = append(appendU32(b, m.global), 0x41, 1, 0x48, 0x04, 0x40)         // g, i32.const 1, i32.lt_s, if
+// count is the code of a count, with l a scratch local: l = g - 1;
+// g = l; if l <= 0 { save; g = check(); restore }. Not l == 0: a check
+// that stopped a call left g at 0, and the module may be called again.
+// saves are the locals to carry over the call in globals (meter_save.go).
+// (A count that leaves l alone and starts it again at 0 after the call
+// measured slower: wazero then kept the turns' local in memory.)
+func (m *meter) count(b []byte, l uint32, saves []saved) []byte {
+	b = append(appendU32(append(b, 0x23), m.global), 0x41, 1, 0x6b, 0x22) // global.get g, i32.const 1, i32.sub, local.tee
+	b = append(appendU32(b, l), 0x24)                                     // l, global.set
+	b = append(appendU32(b, m.global), 0x20)                              // g, local.get
+	b = append(appendU32(b, l), 0x41, 1, 0x48, 0x04, 0x40)                // l, i32.const 1, i32.lt_s, if
 	for _, s := range saves {
 		b = appendU32(append(appendU32(append(b, 0x20), s.local), 0x24), s.global) // local.get, global.set
 	}
@@ -126,21 +125,18 @@ func (m *meter) count(b []byte, l int64, saves []saved) []byte {
 	for _, s := range saves {
 		b = appendU32(append(appendU32(append(b, 0x23), s.global), 0x21), s.local) // global.get, local.set
 	}
-	if l != noTurns {
-		b = appendU32(append(b, 0x41, 0, 0x21), uint32(l)) // i32.const 0, local.set l
-	}
 	return append(b, 0x0b) // end
 }
 
-// turn is the code at a loop's header, with l the turns' local: l++;
-// if l % meterTurns == 0 { count }. l starts at 0 in each activation
-// (a local's initial value), so that a loop makes a count every
-// meterTurns turns.
+// turn is the code at a loop's header, with l the turns' local (its
+// value after a count does not matter: the next count is at most
+// meterTurns turns away all the same): l++; if l % meterTurns == 0 {
+// count }.
 func (m *meter) turn(b []byte, l uint32) []byte {
 	b = append(appendU32(append(b, 0x20), l), 0x41, 1, 0x6a, 0x22) // local.get l, i32.const 1, i32.add, local.tee
 	b = append(appendU32(b, l), 0x41)                              // l, i32.const
 	b = append(appendS32(b, meterTurns-1), 0x71, 0x45, 0x04, 0x40) // mask, i32.and, i32.eqz, if
-	return append(m.count(b, int64(l), m.cur), 0x0b)               // count, end
+	return append(m.count(b, l, m.cur), 0x0b)                      // count, end
 }
 
 type wsection struct {

@@ -328,11 +328,12 @@ func (m *meter) code(body []byte) ([]byte, error) {
 		if int(i) < len(m.saves) {
 			m.cur = m.saves[i]
 		}
-		// The locals again, with one i32 more: the turns' local. The entry's count saves nothing: no value is
+		// The locals again, with one i32 more: the turns' local, also the
+		// counts' scratch. The entry's count saves nothing: no value is
 		// carried round a loop there.
 		fn = appendU32(fn[:0], fl.decls+1)
 		fn = append(fn, fr.b[fl.declsStart:fl.declsEnd]...)
-		fn = m.count(append(fn, 1, 0x7f), noTurns, nil)
+		fn = m.count(append(fn, 1, 0x7f), uint32(fl.n), nil)
 		fn = m.expr(fr, fn, int64(fl.n))
 		if fr.err == nil && !fr.done() {
 			fr.fail("bytes after the function's end")

@@ -102,39 +102,90 @@ func spinCalls() []byte {
 	return append(out, section(10, vec(codes))...)
 }
 
+// meterModel counts as the rewritten code does (meter.go's count and
+// turn), l an activation's turns' local, also the count's scratch.
+type meterModel struct {
+	g      int32
+	checks int
+}
+
+func (mm *meterModel) count(l *int32) {
+	*l = mm.g - 1
+	mm.g = *l
+	if *l < 1 {
+		mm.g = meterInterval
+		mm.checks++
+	}
+}
+
+func (mm *meterModel) turn(l *int32) {
+	if *l++; *l&(meterTurns-1) == 0 {
+		mm.count(l)
+	}
+}
+
+// run models spinCalls's export (0 spin, 1 calls) with argument n.
+func (mm *meterModel) run(export int, n int) {
+	var l int32
+	mm.count(&l)
+	for range max(n, 1) {
+		mm.turn(&l)
+		if export == 1 {
+			var leaf int32
+			mm.count(&leaf)
+		}
+	}
+}
+
 // TestMeterBudget checks when the check is called: at the count that
-// takes the counter to zero exactly (a count is a function's entry or
-// meterTurns turns of a loop), again meterInterval counts after each
-// check, across calls, and through many calls of a function.
+// takes the counter to zero exactly (a count is a function's entry or,
+// at most, meterTurns turns of a loop), no sooner and no later, again
+// meterInterval counts after each check, across calls, and through many
+// calls of a function.
 func TestMeterBudget(t *testing.T) {
 	ctx := context.Background()
-	// Turns of spin's loop that make all the counts of the interval but
-	// one with its entry's.
-	const justShort = (meterInterval - 2) * meterTurns
+	// The first spin(n) to reach a check, by the model.
+	lo, hi := 1, meterInterval*meterTurns
+	for lo < hi {
+		mid := (lo + hi) / 2
+		mm := &meterModel{g: meterInterval}
+		if mm.run(0, mid); mm.checks > 0 {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	if lo > (meterInterval-1)*meterTurns {
+		t.Fatalf("the model's first check after %d turns, past %d counts of %d turns", lo, meterInterval-1, meterTurns)
+	}
 	for _, c := range []struct {
 		name  string
-		calls [][2]uint64 // export index (0 spin, 1 calls), argument
-		want  []int       // checks after each call
+		calls [][2]int // export (0 spin, 1 calls), argument
 	}{
-		{"just short", [][2]uint64{{0, justShort + meterTurns - 1}}, []int{0}},
-		{"at the boundary", [][2]uint64{{0, justShort + meterTurns}}, []int{1}},
-		// The counter carries over from call to call, and starts again at
-		// meterInterval after a check.
-		{"across calls", [][2]uint64{{0, justShort + meterTurns - 1}, {0, 1}, {0, justShort + meterTurns - 1}, {0, 1}, {0, 1}}, []int{0, 1, 1, 2, 2}},
-		// Each of leaf's entries counts: 1 + 10000 + 10000/256 = 10040
-		// counts a call.
-		{"many calls", [][2]uint64{{1, 10000}, {1, 10000}, {1, 10000}}, []int{2, 4, 7}},
+		{"just short", [][2]int{{0, lo - 1}}},
+		{"at the boundary", [][2]int{{0, lo}}},
+		// The counter carries over from call to call, and starts again
+		// from meterInterval after a check.
+		{"across calls", [][2]int{{0, lo - 1}, {0, 1}, {0, lo - 1}, {0, 1}, {0, 1}, {0, 3 * lo}}},
+		// Each of leaf's entries counts.
+		{"many calls", [][2]int{{1, 10000}, {1, 10000}, {1, 10000}}},
 	} {
 		m, checks := counted(t, spinCalls())
+		mm := &meterModel{g: meterInterval}
 		for i, call := range c.calls {
 			name := [...]string{"spin", "calls"}[call[0]]
-			if _, err := m.ExportedFunction(name).Call(ctx, call[1]); err != nil {
+			if _, err := m.ExportedFunction(name).Call(ctx, uint64(call[1])); err != nil {
 				t.Fatalf("%s: %s(%d): %v", c.name, name, call[1], err)
 			}
-			if *checks != c.want[i] {
-				t.Errorf("%s: after %s(%d) (call %d), %d checks, want %d", c.name, name, call[1], i, *checks, c.want[i])
+			mm.run(call[0], call[1])
+			if *checks != mm.checks {
+				t.Errorf("%s: after %s(%d) (call %d), %d checks, want %d", c.name, name, call[1], i, *checks, mm.checks)
 			}
 		}
+	}
+	mm := &meterModel{g: meterInterval}
+	if mm.run(1, 10000); mm.checks < 2 {
+		t.Errorf("calls(10000) makes %d checks by the model; want 2 or more (10000 entries and more)", mm.checks)
 	}
 }
 
