@@ -30,7 +30,10 @@ import (
 // about a millisecond at a nanosecond a turn. The goroutine leaves the
 // machine code for Go at each check, where Go's scheduler and collector
 // can stop it: between two, a collection's stop of the world waits for
-// it, so the interval is short.
+// it, so the interval is short. At a loop's header the call is in a
+// branch taken once in meterInterval counts; the locals the loop carries
+// are saved in globals around it (meter_save.go), so that the compiler
+// keeps none of them in memory for its sake.
 //
 // The import is a function, so every function index of the module from
 // it on moves up by one: calls, ref.func (in code, global initialisers
@@ -79,10 +82,21 @@ type meter struct {
 	// before it (a global.set of the counter would disable the limit).
 	global uint32
 	types  uint32
-	// params is the number of parameters of each type, funcTypes the
-	// type of each function the module defines.
-	params    []uint32
+	// params is the parameters' value types of each type, funcTypes
+	// the type of each function the module defines.
+	params    [][]byte
 	funcTypes []uint32
+	// saves is, for each function the module defines, the locals its
+	// loops' checks save around the call (meter_save.go), and cur the
+	// function's being rewritten.
+	saves [][]saved
+	cur   []saved
+	// scan, while planSaves reads a function, has note record its
+	// instructions that liveness reads in events (br_table's depths in
+	// targets).
+	scan    bool
+	events  []event
+	targets []uint32
 }
 
 func (m *meter) fn(idx uint32) uint32 {
@@ -93,15 +107,25 @@ func (m *meter) fn(idx uint32) uint32 {
 }
 
 // count is the code of a count, with l a scratch local: l = g - 1;
-// g = l; if l <= 0 { g = check() }. Not l == 0: a check that stopped
-// a call left g at 0, and the module may be called again.
-func (m *meter) count(b []byte, l uint32) []byte {
+// g = l; if l <= 0 { save; g = check(); restore }. Not l == 0: a check
+// that stopped a call left g at 0, and the module may be called again.
+// saves are the locals to carry over the call in globals (meter_save.go).
+// (A count that leaves l alone and starts it again at 0 after the call
+// measured slower: wazero then kept the turns' local in memory.)
+func (m *meter) count(b []byte, l uint32, saves []saved) []byte {
 	b = append(appendU32(append(b, 0x23), m.global), 0x41, 1, 0x6b, 0x22) // global.get g, i32.const 1, i32.sub, local.tee
 	b = append(appendU32(b, l), 0x24)                                     // l, global.set
 	b = append(appendU32(b, m.global), 0x20)                              // g, local.get
-	b = append(appendU32(b, l), 0x41, 1, 0x48, 0x04, 0x40, 0x10)          // l, i32.const 1, i32.lt_s, if, call
-	b = append(appendU32(b, m.importedFuncs), 0x24)                       // check, global.set
-	return append(appendU32(b, m.global), 0x0b)                           // g, end
+	b = append(appendU32(b, l), 0x41, 1, 0x48, 0x04, 0x40)                // l, i32.const 1, i32.lt_s, if
+	for _, s := range saves {
+		b = appendU32(append(appendU32(append(b, 0x20), s.local), 0x24), s.global) // local.get, global.set
+	}
+	b = append(appendU32(append(b, 0x10), m.importedFuncs), 0x24) // call check, global.set
+	b = appendU32(b, m.global)                                    // g
+	for _, s := range saves {
+		b = appendU32(append(appendU32(append(b, 0x23), s.global), 0x21), s.local) // global.get, local.set
+	}
+	return append(b, 0x0b) // end
 }
 
 // turn is the code at a loop's header, with l the turns' local (its
@@ -112,7 +136,7 @@ func (m *meter) turn(b []byte, l uint32) []byte {
 	b = append(appendU32(append(b, 0x20), l), 0x41, 1, 0x6a, 0x22) // local.get l, i32.const 1, i32.add, local.tee
 	b = append(appendU32(b, l), 0x41)                              // l, i32.const
 	b = append(appendS32(b, meterTurns-1), 0x71, 0x45, 0x04, 0x40) // mask, i32.and, i32.eqz, if
-	return append(m.count(b, l), 0x0b)                             // count, end
+	return append(m.count(b, l, m.cur), 0x0b)                      // count, end
 }
 
 type wsection struct {
@@ -172,11 +196,23 @@ func meterModule(code []byte) ([]byte, error) {
 	m.global = globals
 	types := uint32(len(m.params))
 	m.types = types
+	var saveGlobals []byte
+	var nSaves uint32
+	for _, s := range secs {
+		if s.id == 10 {
+			var err error
+			if saveGlobals, nSaves, err = m.planSaves(s.body); err != nil {
+				return nil, fmt.Errorf("section 10: %w", err)
+			}
+			break
+		}
+	}
+	addedN := map[byte]uint32{1: 1, 2: 1, 6: 1 + nSaves}
 	added := map[byte][]byte{
 		1: {0x60, 0x00, 0x01, 0x7f}, // () -> i32
 		2: append(append(appendU32(nil, uint32(len(meterModuleName))), meterModuleName...),
 			append(append(appendU32(nil, uint32(len(meterFuncName))), meterFuncName...), append([]byte{0x00}, appendU32(nil, types)...)...)...),
-		6: append([]byte{0x7f, 0x01, 0x41}, append(appendS32(nil, meterInterval), 0x0b)...), // mut i32 = interval
+		6: append(append([]byte{0x7f, 0x01, 0x41}, append(appendS32(nil, meterInterval), 0x0b)...), saveGlobals...), // mut i32 = interval; the saves
 	}
 	out := append([]byte(nil), wasmHeader...)
 	emit := func(id byte, body []byte) {
@@ -187,8 +223,9 @@ func meterModule(code []byte) ([]byte, error) {
 	addMissing := func(rank int) {
 		for _, id := range []byte{1, 2, 6} {
 			if add, ok := added[id]; ok && sectionRank[id] < rank {
-				emit(id, appendVec(nil, 1, nil, add...))
+				emit(id, appendVec(nil, addedN[id], nil, add...))
 				delete(added, id)
+				delete(addedN, id)
 			}
 		}
 	}
@@ -196,11 +233,12 @@ func meterModule(code []byte) ([]byte, error) {
 		if s.id != 0 {
 			addMissing(sectionRank[s.id])
 		}
-		body, keep, err := m.section(s, added[s.id])
+		body, keep, err := m.section(s, added[s.id], addedN[s.id])
 		if err != nil {
 			return nil, fmt.Errorf("section %d: %w", s.id, err)
 		}
 		delete(added, s.id)
+		delete(addedN, s.id)
 		if keep {
 			emit(s.id, body)
 		}
@@ -214,32 +252,26 @@ func appendVec(out []byte, n uint32, items []byte, add ...byte) []byte {
 	return append(append(appendU32(out, n), items...), add...)
 }
 
-// added is how many items add is: a module with a section twice (not
-// valid) has the meter's item in the first only.
-func added(add []byte) uint32 {
-	if add == nil {
-		return 0
-	}
-	return 1
-}
-
-// typeParams reads the parameter counts of the module's function types.
-func typeParams(body []byte) ([]uint32, error) {
+// typeParams reads the parameters' value types of the module's
+// function types.
+func typeParams(body []byte) ([][]byte, error) {
 	r := &wreader{b: body}
 	n := r.count()
-	params := make([]uint32, 0, n)
+	params := make([][]byte, 0, n)
 	for i := uint32(0); i < n && r.err == nil; i++ {
 		if form := r.byte(); form != 0x60 {
 			r.fail("type form 0x%02x: %v", form, errUnsupported)
 		}
 		p := r.count()
+		start := r.off
 		for j := uint32(0); j < p; j++ {
 			r.valtype()
 		}
+		ps := r.b[start:r.off]
 		for j, k := uint32(0), r.count(); j < k; j++ {
 			r.valtype()
 		}
-		params = append(params, p)
+		params = append(params, ps)
 	}
 	if r.err == nil && !r.done() {
 		r.fail("bytes after the types")
@@ -308,9 +340,10 @@ func (r *wreader) limits() {
 	}
 }
 
-// section rewrites one section; add is the item the meter adds to it.
-// keep is false for a section to drop.
-func (m *meter) section(s wsection, add []byte) (body []byte, keep bool, err error) {
+// section rewrites one section; add is the addN items the meter adds to
+// it (a module with a section twice, not valid, has them in the first
+// only). keep is false for a section to drop.
+func (m *meter) section(s wsection, add []byte, addN uint32) (body []byte, keep bool, err error) {
 	r := &wreader{b: s.body}
 	switch s.id {
 	case 0:
@@ -328,10 +361,10 @@ func (m *meter) section(s wsection, add []byte) (body []byte, keep bool, err err
 		return nil, false, nil
 	case 1, 2:
 		n := r.count()
-		return appendVec(nil, n+added(add), r.b[r.off:], add...), true, r.err
+		return appendVec(nil, n+addN, r.b[r.off:], add...), true, r.err
 	case 6:
 		n := r.count()
-		out := appendU32(nil, n+added(add))
+		out := appendU32(nil, n+addN)
 		for i := uint32(0); i < n && r.err == nil; i++ {
 			start := r.off
 			r.valtype()

@@ -223,6 +223,9 @@ func (m *meter) expr(r *wreader, out []byte, turns int64) []byte {
 			r.off = start
 			r.fail("opcode 0x%02x: %v", op, errUnsupported)
 		}
+		if m.scan && r.err == nil {
+			m.note(op, r.b[start+1:r.off])
+		}
 	}
 	r.fail("instructions without their end")
 	return out
@@ -317,26 +320,21 @@ func (m *meter) code(body []byte) ([]byte, error) {
 	for i := uint32(0); i < n && r.err == nil; i++ {
 		size := r.u32()
 		fr := &wreader{b: r.take(uint64(size))}
-		t := m.funcTypes[i]
-		if int(t) >= len(m.params) {
-			return nil, fmt.Errorf("function %d: type %d of %d", i, t, len(m.params))
+		fl, err := m.locals(i, fr, false, nil)
+		if err != nil {
+			return nil, err
 		}
-		local := uint64(m.params[t])
-		decls := fr.count()
-		declsEnd := fr.off
-		for j := uint32(0); j < decls && fr.err == nil; j++ {
-			local += uint64(fr.u32())
-			fr.valtype()
-		}
-		if local >= 1<<31 {
-			fr.fail("%d locals", local)
+		m.cur = nil
+		if int(i) < len(m.saves) {
+			m.cur = m.saves[i]
 		}
 		// The locals again, with one i32 more: the turns' local, also the
-		// counts' scratch.
-		fn = appendU32(fn[:0], decls+1)
-		fn = append(fn, fr.b[declsEnd:fr.off]...)
-		fn = m.count(append(fn, 1, 0x7f), uint32(local))
-		fn = m.expr(fr, fn, int64(local))
+		// counts' scratch. The entry's count saves nothing: no value is
+		// carried round a loop there.
+		fn = appendU32(fn[:0], fl.decls+1)
+		fn = append(fn, fr.b[fl.declsStart:fl.declsEnd]...)
+		fn = m.count(append(fn, 1, 0x7f), uint32(fl.n), nil)
+		fn = m.expr(fr, fn, int64(fl.n))
 		if fr.err == nil && !fr.done() {
 			fr.fail("bytes after the function's end")
 		}
