@@ -68,6 +68,14 @@ func TestLoadErrors(t *testing.T) {
 			{export: "etld_alloc", params: []byte{wI32}, results: []byte{wI32}},
 			{export: "f", params: []byte{wI32, wI32}, results: []byte{wI64}}})), str, row.Of(row.String)),
 			"export etld_abi_version has the signature () -> (i64), want () -> (i32)"},
+		// A dozen bytes declaring 2^32-1 items: refused before wazero,
+		// which would allocate the count first (16 GiB for functions).
+		{"function count past its bytes", decl("f", writeModule(t, hugeVector(3)), str, row.Of(row.String)),
+			"not a valid module: section 3: offset 5: a vector of 4294967295 items in 1 bytes"},
+		{"export count past its bytes", decl("f", writeModule(t, hugeVector(7)), str, row.Of(row.String)),
+			"not a valid module: section 7: offset 5: a vector of 4294967295 items in 1 bytes"},
+		{"data count past its bytes", decl("f", writeModule(t, hugeVector(11)), str, row.Of(row.String)),
+			"not a valid module: section 11: offset 5: a vector of 4294967295 items in 1 bytes"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -113,4 +121,10 @@ func FuzzLoadModule(f *testing.F) {
 		r, _ := Load(context.Background(), []*spec.Function{d}, nil)
 		r.Close(context.Background())
 	})
+}
+
+// hugeVector is a module of one section, id, whose vector count is
+// 2^32-1 with one byte after it.
+func hugeVector(id byte) []byte {
+	return append(append([]byte{}, wasmHeader...), id, 6, 0xff, 0xff, 0xff, 0xff, 0x0f, 0x60)
 }

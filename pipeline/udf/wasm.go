@@ -68,6 +68,9 @@ func loadWasm(ctx context.Context, f *Function) (_ *wasmImpl, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the module: %w", err)
 	}
+	if err := checkVectorCounts(code); err != nil {
+		return nil, err
+	}
 	limit := d.MemoryLimit
 	if limit == 0 {
 		limit = DefaultMemoryLimit
