@@ -39,6 +39,9 @@ type batchEmitter struct {
 	slabs [][]row.Value
 	pool  *slabPool
 	by    *Node
+	// textBy, when set, is the node's reader, to which each batch gets
+	// a share of its input's text hold (shareText).
+	textBy *Node
 }
 
 func newBatchEmitter(size int) *batchEmitter { return &batchEmitter{size: size, cur: -1} }
@@ -115,13 +118,16 @@ func (e *batchEmitter) seal() {
 		so := &slabOrigin{slabs: e.slabs, pool: e.pool, by: e.by}
 		if e.src != nil {
 			so.derivedOrigin = derivedOrigin{parent: e.src, from: e.from}
+			e.shareText(&so.derivedOrigin)
 		}
 		e.batch.Origin = so
 		e.slabs, e.slab, e.from = nil, nil, nil
 		return
 	}
 	if e.src != nil {
-		e.batch.Origin = &derivedOrigin{parent: e.src, from: e.from}
+		d := &derivedOrigin{parent: e.src, from: e.from}
+		e.shareText(d)
+		e.batch.Origin = d
 		e.from = nil
 	}
 }
@@ -169,6 +175,10 @@ func (so *slabOrigin) SlabRowsOnly() bool { return true }
 type derivedOrigin struct {
 	parent row.Origin
 	from   []int32
+	// hold, if set, is the text hold the batch has a share of, which
+	// holdBy, its one reader, gives up (fuse_hold.go).
+	hold   *textHold
+	holdBy *Node
 }
 
 // Position implements row.Origin.

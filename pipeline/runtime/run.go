@@ -278,6 +278,9 @@ func runSink(ctx context.Context, n *SinkNode, in <-chan message, co *coordinato
 				} else {
 					release(m.batch, &n.Node)
 				}
+				if tc, ok := n.Sink.(connector.TextCopier); ok && tc.CopiesText() {
+					textDone(m.batch, &n.Node) // its text too (fuse_hold.go)
+				}
 			}
 			dirty = true
 		}
