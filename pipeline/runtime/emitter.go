@@ -40,8 +40,9 @@ type batchEmitter struct {
 	pool  *slabPool
 	by    *Node
 	// textBy, when set, is the node's reader, to which each batch gets
-	// a share of its input's text hold (shareText).
+	// a share of its input's text hold, inHold (shareText).
 	textBy *Node
+	inHold *textHold
 }
 
 func newBatchEmitter(size int) *batchEmitter { return &batchEmitter{size: size, cur: -1} }
@@ -49,7 +50,7 @@ func newBatchEmitter(size int) *batchEmitter { return &batchEmitter{size: size, 
 // begin starts the emissions caused by in, or by no input batch when in
 // is nil. Every batch of the previous input must have been taken.
 func (e *batchEmitter) begin(in *row.Batch) {
-	e.src, e.cur = nil, -1
+	e.src, e.cur, e.inHold = nil, -1, nil
 	if in != nil {
 		e.src = in.Origin
 	}

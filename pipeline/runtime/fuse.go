@@ -546,8 +546,11 @@ func release(b *row.Batch, n *Node) {
 // empty; a selective filter leaves most of them so.
 func releaseEmpty(b *row.Batch) {
 	if fo := fusedOf(b); fo != nil && fo.by != nil && fo.parts == nil && b.Len() == 0 {
+		text := takeHold(b, fo.by) // before release, which may give b back
 		release(b, fo.by)
-		textDone(b, fo.by)
+		if text != nil {
+			text.done()
+		}
 	}
 }
 

@@ -62,37 +62,54 @@ func derivedOf(o row.Origin) *derivedOrigin {
 	return nil
 }
 
-// textDone gives up b's share of its text hold, if it has one and n is
-// the node it was given to; after it, b's values must not be read.
-func textDone(b *row.Batch, n *Node) {
+// takeHold takes b's share of its text hold from it, if it has one and
+// n is the node it was given to (nil otherwise), for done once b's text
+// is read no more. It must run before b is released: a batch given back
+// to its source (release) is the source's to write again.
+func takeHold(b *row.Batch, n *Node) *textHold {
 	d := derivedOf(b.Origin)
 	if d == nil || d.hold == nil || d.holdBy != n {
-		return
+		return nil
 	}
 	h := d.hold
 	d.hold, d.holdBy = nil, nil
-	h.done()
+	return h
+}
+
+// textDone gives up b's share of its text hold (takeHold); after it,
+// b's values must not be read.
+func textDone(b *row.Batch, n *Node) {
+	if h := takeHold(b, n); h != nil {
+		h.done()
+	}
 }
 
 // shareText gives d, the origin of a batch the node emits while its
-// input's origin is e.src, a share of the input's text hold, if it has
-// one and the node passes text (textBy).
+// input's share is e.inHold, a share of that hold, when the node passes
+// text (textBy).
 func (e *batchEmitter) shareText(d *derivedOrigin) {
-	if e.textBy == nil {
-		return
-	}
-	if in := derivedOf(e.src); in != nil && in.hold != nil {
-		in.hold.refs.Add(1)
-		d.hold, d.holdBy = in.hold, e.textBy
+	if e.textBy != nil && e.inHold != nil {
+		e.inHold.refs.Add(1)
+		d.hold, d.holdBy = e.inHold, e.textBy
 	}
 }
 
-// passedText gives up the share of m's batch once the node's operator
-// passed its text on (TextPasser), after what it emitted took theirs
-// (sendEmitted).
-func (r *opRun) passedText(m message) {
-	if r.em.textBy != nil && m.kind == msgBatch && r.n.Op.(operator.TextPasser).PassesText() {
-		textDone(m.batch, &r.n.Node)
+// holdInput takes the share of m's batch, before the operator sees it
+// (which may release it), for the batches it emits (shareText).
+func (r *opRun) holdInput(m message) {
+	if r.em.textBy != nil && m.kind == msgBatch {
+		r.em.inHold = takeHold(m.batch, &r.n.Node)
+	}
+}
+
+// passedText gives up the input's share once the node's operator passed
+// its text on (TextPasser), after what it emitted took theirs
+// (sendEmitted); kept otherwise.
+func (r *opRun) passedText() {
+	h := r.em.inHold
+	r.em.inHold = nil
+	if h != nil && r.n.Op.(operator.TextPasser).PassesText() {
+		h.done()
 	}
 }
 

@@ -161,6 +161,7 @@ func (r *opRun) handle(ctx context.Context, m message) error {
 			return n.sendAll(ctx, []*row.Batch{m.batch})
 		}
 		r.em.begin(m.batch)
+		r.holdInput(m)
 		if err := r.step(m, r.em); err != nil {
 			return err
 		}
@@ -180,7 +181,7 @@ func (r *opRun) handle(ctx context.Context, m message) error {
 	if err := r.sendEmitted(ctx); err != nil {
 		return err
 	}
-	r.passedText(m)
+	r.passedText()
 	switch m.kind {
 	case msgWatermark:
 		if r.holder != nil {
