@@ -231,6 +231,21 @@ type MappingSource interface {
 	MapBatches(f func(b *row.Batch) *row.Batch, fresh bool) bool
 }
 
+// MappedTextRecycler is a MappingSource whose mapped batches' STRING
+// values may point into memory the source can reuse (a file source's
+// read buffers), as its own batches' do (TextRecycler): a batch f made
+// (not b itself) given back with the function MappedTextRecycle returns
+// is one no value of which is read any more, nor of any row made from
+// it (each went to a node that copied its text: a TextCopier sink). The
+// runtime calls MappedTextRecycle once, after MapBatches and before the
+// first Read, and only when it will give such batches back; it never
+// gives back a batch b that f left as it was (those go back by
+// TextRecycle, if at all).
+type MappedTextRecycler interface {
+	MappingSource
+	MappedTextRecycle() func(b *row.Batch)
+}
+
 // HeaderEncoder is an encoder that writes a header record at the start of a
 // new file.
 type HeaderEncoder interface {

@@ -77,6 +77,9 @@ type Calc struct {
 	// carvedIn: the last Process's input rows were carved from slabs
 	// (slabOrigin) and no row of it went to Reject (ReleasesInput).
 	carvedIn bool
+	// rejected: a row of the last Process's input went to Reject
+	// (PassesText).
+	rejected bool
 }
 
 // newMemo returns a row for memoRow, nil when Filter and Project share
@@ -215,6 +218,7 @@ func (c *Calc) Process(in *row.Batch, out operator.Emitter) error {
 		carve = rc.carve
 	}
 	_, c.carvedIn = in.Origin.(*slabOrigin)
+	c.rejected = false
 	for i, ch := range in.Changes {
 		if tr != nil {
 			tr.At(i)
@@ -226,6 +230,7 @@ func (c *Calc) Process(in *row.Batch, out operator.Emitter) error {
 		r, ok, err := c.eval(c.memo, ch.Row, alloc)
 		if err != nil {
 			c.carvedIn = false // the bad record may keep its row
+			c.rejected = true
 			if err := c.reject(in, i, err); err != nil {
 				return err
 			}
@@ -248,6 +253,11 @@ func (c *Calc) Process(in *row.Batch, out operator.Emitter) error {
 // recycle), which the projected values' strings still point into. A
 // Calc with no projection passes its input rows on.
 func (c *Calc) ReleasesInput() bool { return c.Project != nil && c.carvedIn }
+
+// PassesText implements operator.TextPasser: a Calc emits each row of
+// its input it keeps before Process returns, but a -U waiting for its
+// +U, and a row that went to Reject, which may keep it.
+func (c *Calc) PassesText() bool { return !c.rejected && !c.hasPending }
 
 func (c *Calc) emit(k row.Kind, r row.Row, ok bool, out operator.Emitter) error {
 	if c.Filter == nil && c.Reject == nil {

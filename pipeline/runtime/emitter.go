@@ -39,6 +39,10 @@ type batchEmitter struct {
 	slabs [][]row.Value
 	pool  *slabPool
 	by    *Node
+	// textBy, when set, is the node's reader, to which each batch gets
+	// a share of its input's text hold, inHold (shareText).
+	textBy *Node
+	inHold *textHold
 }
 
 func newBatchEmitter(size int) *batchEmitter { return &batchEmitter{size: size, cur: -1} }
@@ -46,7 +50,7 @@ func newBatchEmitter(size int) *batchEmitter { return &batchEmitter{size: size, 
 // begin starts the emissions caused by in, or by no input batch when in
 // is nil. Every batch of the previous input must have been taken.
 func (e *batchEmitter) begin(in *row.Batch) {
-	e.src, e.cur = nil, -1
+	e.src, e.cur, e.inHold = nil, -1, nil
 	if in != nil {
 		e.src = in.Origin
 	}
@@ -115,13 +119,16 @@ func (e *batchEmitter) seal() {
 		so := &slabOrigin{slabs: e.slabs, pool: e.pool, by: e.by}
 		if e.src != nil {
 			so.derivedOrigin = derivedOrigin{parent: e.src, from: e.from}
+			e.shareText(&so.derivedOrigin)
 		}
 		e.batch.Origin = so
 		e.slabs, e.slab, e.from = nil, nil, nil
 		return
 	}
 	if e.src != nil {
-		e.batch.Origin = &derivedOrigin{parent: e.src, from: e.from}
+		d := &derivedOrigin{parent: e.src, from: e.from}
+		e.shareText(d)
+		e.batch.Origin = d
 		e.from = nil
 	}
 }
@@ -169,6 +176,10 @@ func (so *slabOrigin) SlabRowsOnly() bool { return true }
 type derivedOrigin struct {
 	parent row.Origin
 	from   []int32
+	// hold, if set, is the text hold the batch has a share of, which
+	// holdBy, its one reader, gives up (fuse_hold.go).
+	hold   *textHold
+	holdBy *Node
 }
 
 // Position implements row.Origin.

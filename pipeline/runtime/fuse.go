@@ -60,6 +60,9 @@ type fusion struct {
 	// decoded are the source's columns the decoders write (picked: the
 	// picked layout; all of them otherwise), for textRecycle.
 	decoded []int
+	// madeBack, if set, gives a made batch back to the source once no
+	// value of it is read any more (holdText).
+	madeBack func(*row.Batch)
 }
 
 // fusedReader is a fused Calc, a reader of the source node, and its
@@ -139,6 +142,7 @@ func fuse(g *Graph) map[*SourceNode]*fusion {
 			out = map[*SourceNode]*fusion{}
 		}
 		f.recycle = textRecycle(g, s, f.recycle, f.readers[0].releaser, f.picked && noText(s.Columns, f.decoded))
+		holdText(g, f, readers, reader, opOf)
 		out[s] = f
 	}
 	return out
@@ -542,7 +546,11 @@ func release(b *row.Batch, n *Node) {
 // empty; a selective filter leaves most of them so.
 func releaseEmpty(b *row.Batch) {
 	if fo := fusedOf(b); fo != nil && fo.by != nil && fo.parts == nil && b.Len() == 0 {
+		text := takeHold(b, fo.by) // before release, which may give b back
 		release(b, fo.by)
+		if text != nil {
+			text.done()
+		}
 	}
 }
 

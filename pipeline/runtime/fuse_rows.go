@@ -264,6 +264,9 @@ func (m *readerMap) batch(f *fusion, b *row.Batch, records int, wm int64) *row.B
 		before: m.before, rowTimes: m.rowTimes, mid: m.midRows}
 	if m.rd.releaser != nil {
 		fo.slabs, fo.pool, fo.by = m.slabs, f.slabs, m.rd.releaser
+		if f.madeBack != nil {
+			fo.hold, fo.holdBy = newTextHold(f.madeBack, m.out), m.rd.releaser
+		}
 	}
 	m.out.Origin = fo
 	return m.out

@@ -218,6 +218,9 @@ type OpNode struct {
 	// carved from (poolCalcs).
 	slabs   *slabPool
 	slabsBy *Node
+	// textBy, when set, is the one reader of the node, which gets a
+	// share of the text holds of the batches it is sent (fuse_hold.go).
+	textBy *Node
 }
 
 // SinkNode writes into a connector sink.

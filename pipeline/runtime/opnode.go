@@ -120,6 +120,7 @@ func newOpRun(n *OpNode, batchSize int, co *coordinator) (*opRun, error) {
 	c, _ := n.Op.(*Calc)
 	r.fusedCalc = c != nil && c.fused
 	r.em.pool, r.em.by = n.slabs, n.slabsBy // set for a Calc or a Carving alone (poolCalcs)
+	r.em.textBy = n.textBy                  // set for a TextPasser alone (holdText)
 	r.flusher, _ = n.Op.(operator.Flusher)
 	r.holder, _ = n.Op.(operator.WatermarkHolder)
 	r.finished = n.cp.restored != nil && n.cp.restored.Ended
@@ -160,6 +161,7 @@ func (r *opRun) handle(ctx context.Context, m message) error {
 			return n.sendAll(ctx, []*row.Batch{m.batch})
 		}
 		r.em.begin(m.batch)
+		r.holdInput(m)
 		if err := r.step(m, r.em); err != nil {
 			return err
 		}
@@ -179,6 +181,7 @@ func (r *opRun) handle(ctx context.Context, m message) error {
 	if err := r.sendEmitted(ctx); err != nil {
 		return err
 	}
+	r.passedText()
 	switch m.kind {
 	case msgWatermark:
 		if r.holder != nil {

@@ -273,10 +273,17 @@ func runSink(ctx context.Context, n *SinkNode, in <-chan message, co *coordinato
 				// The sink keeps none of the rows: the batch goes back
 				// to the fusion that mapped it or the source that
 				// made it (fuse.go).
+				var text *textHold
+				if tc, ok := n.Sink.(connector.TextCopier); ok && tc.CopiesText() {
+					text = takeHold(m.batch, &n.Node) // its text too (fuse_hold.go)
+				}
 				if n.recycle != nil && b == m.batch {
 					n.recycle(m.batch)
 				} else {
 					release(m.batch, &n.Node)
+				}
+				if text != nil {
+					text.done()
 				}
 			}
 			dirty = true

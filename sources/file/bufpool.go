@@ -23,8 +23,9 @@ import (
 // block cut from it was handed out whole, each of its batches came back
 // through TextRecycle, none held a refused record (which on_error may
 // keep), and none was a batch a fused Calc made from the decoded one
-// (whose values point into the buffer too, and which goes back to the
-// Calc's slabs, not here). A block cut record by record by the format's
+// (whose values point into the buffer too) unless the runtime gives
+// those back as well, once every row made of them was written by a sink
+// that copies text (MappedTextRecycle). A block cut record by record by the format's
 // splitter may lie across two buffers: such a read reuses none from then
 // on. A batch that never comes back (an error, a sink node that wrote
 // another batch) keeps its buffer from being reused, never more; past
@@ -180,7 +181,35 @@ func (s *Source) TextRecycle() func(*row.Batch) {
 	if s.bufs == nil {
 		s.bufs = &bufPool{on: true}
 	}
+	s.textBack = true
 	return s.recycleText
+}
+
+// MappedTextRecycle implements connector.MappedTextRecycler: the batches
+// the map made come back once no value of them is read any more, and
+// count as given back for their buffer (bufPool.back); they are the
+// runtime's, not batches to decode into (Recycle).
+func (s *Source) MappedTextRecycle() func(*row.Batch) {
+	if s.bufs == nil {
+		s.bufs = &bufPool{on: true}
+	}
+	s.madeBack = true
+	return s.bufs.back
+}
+
+// keptText reports whether the text of it, an item Read hands out, may
+// be kept where no batch given back says it is not: a refused record
+// (on_error may keep it), or a batch of a kind the runtime does not give
+// back (a batch the map made, or the decoded one, per textBack and
+// madeBack).
+func (s *Source) keptText(it *item) bool {
+	if len(it.bad) > 0 {
+		return true
+	}
+	if it.made {
+		return !s.madeBack
+	}
+	return !s.textBack
 }
 
 func (s *Source) recycleText(b *row.Batch) {
@@ -188,4 +217,7 @@ func (s *Source) recycleText(b *row.Batch) {
 	s.Recycle(b)
 }
 
-var _ connector.TextRecycler = (*Source)(nil)
+var (
+	_ connector.TextRecycler       = (*Source)(nil)
+	_ connector.MappedTextRecycler = (*Source)(nil)
+)

@@ -288,7 +288,10 @@ type Source struct {
 	par *parallel
 	// bufs reuses a parallel read's buffers once the runtime gives the
 	// batches back through TextRecycle (bufpool.go); nil until it does.
-	bufs *bufPool
+	// textBack and madeBack say which batches come back: the source's
+	// own (TextRecycle), those the map made (MappedTextRecycle).
+	bufs               *bufPool
+	textBack, madeBack bool
 	// mapper, if set, maps each batch on the decode workers
 	// (connector.MappingSource); mapFresh: its results hold none of the
 	// decoded rows, whose batch a worker then reuses.

@@ -482,7 +482,7 @@ func (s *Source) readParallel(ctx context.Context, max int) (*row.Batch, error) 
 		// the counters of the rows read.
 		has := out.Len() > 0 || it.mapped
 		if has {
-			s.bufs.handOut(b.buf, out, len(it.bad) > 0 || it.made)
+			s.bufs.handOut(b.buf, out, s.keptText(it))
 		}
 		last := b.final && p.next == len(b.items)
 		if last {

@@ -260,6 +260,19 @@ type InputReleaser interface {
 	ReleasesInput() bool
 }
 
+// TextPasser is an operator whose output rows may hold its input's
+// values (a projection, a function's arguments passed on) but which
+// keeps none of them past Process: every row it made of an input batch
+// was emitted before Process returned, and none went to its Reject
+// policy (which may keep it). PassesText is asked after each Process
+// that returned nil, about that batch. The engine may then reuse the
+// memory an input's STRING values point into (a file source's read
+// buffers) once each batch made of it was written by a sink that
+// copies text (connector.TextCopier; runtime's fuse_hold.go).
+type TextPasser interface {
+	PassesText() bool
+}
+
 // SlabRows is the origin of a batch whose rows' memory is slabs of
 // values alone, which giving the batch back reuses (an operator's carved
 // rows, a fusion's mapped ones): an InputReleaser that copies the values

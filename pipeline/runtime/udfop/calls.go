@@ -68,6 +68,9 @@ type Calls struct {
 	// (operator.SlabRows) and no row of it went to Reject
 	// (ReleasesInput).
 	slabIn bool
+	// rejected: a row of the last Process's input went to Reject
+	// (PassesText).
+	rejected bool
 }
 
 // Open implements operator.Opener: it starts the functions.
@@ -119,6 +122,7 @@ func (c *Calls) Process(in *row.Batch, out operator.Emitter) error {
 		}
 	}
 	c.slabIn = operator.SlabRowsOnly(in)
+	c.rejected = false
 	carver := operator.CarverOf(out)
 	var slab []row.Value
 	tr := operator.TrackerOf(in, out)
@@ -128,7 +132,7 @@ func (c *Calls) Process(in *row.Batch, out operator.Emitter) error {
 		}
 		ok := failed[i] == nil
 		if !ok {
-			c.slabIn = false // the bad record may keep its row
+			c.slabIn, c.rejected = false, true // the bad record may keep its row
 			if err := c.reject(in, i, failed[i]); err != nil {
 				return err
 			}
@@ -161,6 +165,11 @@ func (c *Calls) Process(in *row.Batch, out operator.Emitter) error {
 // input's values into rows of its own, so an input batch whose rows are
 // slabs of values alone goes back once Process returned.
 func (c *Calls) ReleasesInput() bool { return c.slabIn }
+
+// PassesText implements operator.TextPasser: Calls emits the rows it
+// makes of a batch before Process returns (but a -U held for its +U),
+// and keeps the arguments only until the next batch overwrites them.
+func (c *Calls) PassesText() bool { return !c.rejected && !c.pairs.hasPending }
 
 // CarvesRows implements operator.Carving: Process builds its rows in the
 // memory of a RowCarver.
