@@ -41,7 +41,7 @@ func (c *compiler) cast(e *sql.Cast) (*node, error) {
 	if err != nil {
 		return nil, errAt(e.At, "%v", err)
 	}
-	k = padFixed(e.TypeText, to, k)
+	k = padFixed(e, to, k)
 	// A DECIMAL too narrow for the value gives NULL (Flink's
 	// DecimalData.fromBigDecimal), so such a CAST is nullable even over a
 	// NOT NULL input. Flink keeps the input's nullability there

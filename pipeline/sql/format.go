@@ -232,16 +232,33 @@ func (f *formatter) cast(e *Cast) {
 // BYTES, which does not cut to n (so the text tells the CASTs apart, and
 // Flink reads what etld runs).
 func castTypeText(e *Cast) string {
-	up := strings.ToUpper(strings.Join(strings.Fields(e.TypeText), ""))
-	if strings.HasPrefix(up, "CHAR(") || strings.HasPrefix(up, "BINARY(") || strings.HasPrefix(up, "VARBINARY(") {
-		if i := strings.IndexByte(up, ')'); i > 0 {
-			if e.Type.NotNull {
-				return up[:i+1] + " NOT NULL"
-			}
-			return up[:i+1]
-		}
+	name, n := e.SizedType()
+	if name == "" {
+		return e.Type.String()
 	}
-	return e.Type.String()
+	if e.Type.NotNull {
+		return name + "(" + strconv.Itoa(n) + ") NOT NULL"
+	}
+	return name + "(" + strconv.Itoa(n) + ")"
+}
+
+// SizedType is the name (upper case) and n of a CAST's type written
+// CHAR(n), BINARY(n) or VARBINARY(n), or "" and 0 for any other: etld
+// types the first two as VARCHAR(n) and VARBINARY(n), which neither
+// pad nor (for the type's own text) cut, so the type as written is what
+// the CAST's kernel and its SQL text read.
+func (e *Cast) SizedType() (string, int) {
+	up := strings.ToUpper(strings.Join(strings.Fields(e.TypeText), ""))
+	name, rest, ok := strings.Cut(up, "(")
+	if !ok || name != "CHAR" && name != "BINARY" && name != "VARBINARY" {
+		return "", 0
+	}
+	num, _, ok := strings.Cut(rest, ")")
+	n, err := strconv.Atoi(num)
+	if !ok || err != nil {
+		return "", 0
+	}
+	return name, n
 }
 
 func (f *formatter) trim(e *Trim) {
