@@ -63,6 +63,9 @@ type fusion struct {
 	// madeBack, if set, gives a made batch back to the source once no
 	// value of it is read any more (holdText).
 	madeBack func(*row.Batch)
+	// local, if set, folds each mapped batch for the aggregate that
+	// reads the Calc's rows (fuse_local.go).
+	local operator.LocalFolder
 }
 
 // fusedReader is a fused Calc, a reader of the source node, and its
@@ -126,6 +129,9 @@ type fusedOrigin struct {
 	// before and rowTimes are this one's, for every row decoded (the
 	// source cuts all parts at the same rows, source_fuse.go).
 	parts []*row.Batch
+	// partial, if set, is the local phase's fold of the batch, whose
+	// changes are then one row per key (fuse_local.go).
+	partial operator.Partial
 }
 
 // fuse finds the Calcs to run in their sources' decoders and tells the
@@ -203,6 +209,7 @@ func fuseSource(g *Graph, s *SourceNode, readers map[*Node]int, reader map[*Node
 		}
 		fresh = fresh && (rd.calc.Project != nil || rd.next != nil)
 	}
+	f.local = f.localPhase(opOf)
 	if !ms.MapBatches(f.mapBatch, fresh) {
 		return nil
 	}
@@ -365,6 +372,15 @@ func (rd *fusedReader) chain(next *OpNode, readers map[*Node]int, reader map[*No
 // expressions fail (the batch then takes the serial way, in which
 // on_error sees the row in order).
 func (f *fusion) mapBatch(b *row.Batch) *row.Batch {
+	out := f.mapRows(b)
+	if f.local != nil && out != nil {
+		return f.foldLocal(out)
+	}
+	return out
+}
+
+// mapRows is mapBatch's map, before the local phase.
+func (f *fusion) mapRows(b *row.Batch) *row.Batch {
 	if f.times {
 		return f.timedBatch(b)
 	}
@@ -389,7 +405,7 @@ func (fo *fusedOrigin) Position(i int) string {
 	switch {
 	case fo.parent == nil:
 		return ""
-	case fo.same:
+	case fo.direct():
 		return fo.parent.Position(i)
 	}
 	return fo.derivedOrigin.Position(i)
@@ -400,7 +416,7 @@ func (fo *fusedOrigin) Record(i int) (string, int64, bool) {
 	if fo.parent == nil {
 		return "", 0, false
 	}
-	if fo.same {
+	if fo.direct() {
 		if ro, ok := fo.parent.(row.RecordOrigin); ok {
 			return ro.Record(i)
 		}
@@ -414,7 +430,7 @@ func (fo *fusedOrigin) Locate(i int) (row.Location, bool) {
 	if fo.parent == nil {
 		return row.Location{}, false
 	}
-	if fo.same {
+	if fo.direct() {
 		if lo, ok := fo.parent.(row.Locator); ok {
 			return lo.Locate(i)
 		}

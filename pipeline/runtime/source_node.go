@@ -388,7 +388,7 @@ func (s *SourceNode) forward(ctx context.Context, b *row.Batch, fz *fusion, wm i
 		// Count for the source and for the Calc what they would have.
 		s.Stats.RowsIn.Add(int64(fo.records))
 		s.Stats.RowsOut.Add(int64(fo.kept))
-		fz.readers[0].count(fo, b.Len())
+		fz.readers[0].count(fo, rowsOf(b))
 		out = b
 		cuts, next = s.fusedCuts(fo, b.Len(), wm)
 		if b.Len() == 0 {

@@ -215,6 +215,9 @@ func (g *GroupAgg) ProcessKeys(in *row.Batch, keys *operator.EncodedKeys, out op
 
 func (g *GroupAgg) Process(in *row.Batch, out operator.Emitter) error {
 	defer g.Begin(len(in.Changes))()
+	if p := partialOf(in); p != nil {
+		return errors.Join(g.mergePartial(in, p, out), g.store.Err())
+	}
 	if g.opt.MiniBatch && !g.opt.Batch {
 		return errors.Join(g.processMiniBatch(in, out), g.store.Err())
 	}

@@ -1,0 +1,96 @@
+package file_test
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/etld/etld/pipeline/runtime/aggop"
+	"github.com/etld/etld/sources/file"
+)
+
+// TestLocalAggregateSameAsSerial: a GROUP BY whose input the parallel
+// decoders fold into partials per key (the local phase, aggop's
+// groupagg_local.go) gives the table of a serial read, which has no
+// local phase, in batch mode and in streaming with mini-batch: integer,
+// string and two-column keys, NULL keys and values, sums that overflow
+// and wrap, DECIMAL sums, AVG, MIN and MAX of strings, random block
+// sizes and 1 to 4 workers; with records the decoder refuses and rows
+// whose CAST fails in the middle of blocks, whose batches take the rows'
+// way and go to on_error in order.
+func TestLocalAggregateSameAsSerial(t *testing.T) {
+	r := rand.New(rand.NewPCG(28, 35))
+	var in strings.Builder
+	bigs := []int64{math.MaxInt64, math.MaxInt64 - 3, math.MinInt64 + 1, -5, 7}
+	field := func(p float64, s string) string {
+		if r.Float64() < p {
+			return "" // NULL (null_literal: "")
+		}
+		return s
+	}
+	for i := range 6000 {
+		if i%1201 == 1200 {
+			fmt.Fprintf(&in, "%d,bad\n", i) // a bad record: too few fields
+			continue
+		}
+		k := field(0.03, fmt.Sprint(r.IntN(40)-10))
+		name := field(0.03, fmt.Sprintf("n%d", r.IntN(30)))
+		amount := fmt.Sprint(r.IntN(2000) - 1000)
+		if r.IntN(10) == 0 {
+			amount = fmt.Sprint(bigs[r.IntN(len(bigs))])
+		}
+		num := fmt.Sprint(r.IntN(50))
+		if i%977 == 500 {
+			num = "x" // CAST fails: the batch is not mapped
+		}
+		fmt.Fprintf(&in, "%d,%s,%s,%s,%d.%02d,%s\n", i, k, name, field(0.05, amount), r.IntN(100)-50, r.IntN(100), num)
+	}
+	schema := `[id BIGINT, k INT, name STRING, amount BIGINT, "d DECIMAL(10, 2)", num STRING]`
+	options := "    format: {type: csv, null_literal: \"\"}\n    on_error: dead-letter\n    dead_letter: $DEAD"
+	batch, stream := "execution: batch", "execution: streaming\nmini_batch_aggregate: true"
+	aggs := "COUNT(*) AS c, COUNT(amount) AS ca, SUM(amount) AS s, AVG(amount) AS a, MAX(amount) AS mx, MIN(name) AS mn, SUM(d) AS sd, MIN(d) AS md"
+	queries := map[string]string{
+		"int key":    "SELECT k, " + aggs + " FROM s GROUP BY k",
+		"string key": "SELECT name, " + aggs + " FROM s GROUP BY name",
+		"two keys":   "SELECT k, name, " + aggs + " FROM s GROUP BY k, name",
+		"computed":   "SELECT MOD(id, 13) AS m, COUNT(*) AS c, SUM(amount * 3) AS s, MAX(name) AS mx FROM s WHERE amount IS NULL OR amount < 900 GROUP BY MOD(id, 13)",
+		"cast fails": "SELECT k, COUNT(*) AS c, SUM(CAST(num AS BIGINT)) AS s FROM s GROUP BY k",
+	}
+	for name, sql := range queries {
+		for _, top := range []string{batch, stream} {
+			sink, mode := "", "batch"
+			if top == stream {
+				sink, mode = "mode: retract", "stream"
+			}
+			t.Run(name+" "+mode, func(t *testing.T) {
+				dir := t.TempDir()
+				file.SetReader(t, -1, 0, 0)
+				out, dead, err := runFusedIn(t, dir, in.String(), top, schema, options, sql, sink)
+				if out == "" || err != "" {
+					t.Fatalf("the serial run wrote %d bytes, error %q", len(out), err)
+				}
+				want := folded(t, out, sink != "")
+				for range 3 {
+					workers, block := 1+r.IntN(4), 64+r.IntN(8192)
+					file.SetReader(t, workers, block, 512+r.IntN(4096))
+					merged := aggop.PartialsMerged()
+					fOut, fDead, fErr := runFusedIn(t, dir, in.String(), top, schema, options, sql, sink)
+					if fErr != "" {
+						t.Fatalf("%d workers, %d-byte blocks: %s", workers, block, fErr)
+					}
+					if aggop.PartialsMerged() == merged {
+						t.Fatalf("%d workers, %d-byte blocks: no partial merged", workers, block)
+					}
+					if byWriter(fDead) != byWriter(dead) {
+						t.Fatalf("%d workers, %d-byte blocks: dead letters\n%.2000s\nserial:\n%.2000s", workers, block, fDead, dead)
+					}
+					if got := folded(t, fOut, sink != ""); got != want {
+						t.Fatalf("%d workers, %d-byte blocks: result\n%.3000s\nserial:\n%.3000s", workers, block, got, want)
+					}
+				}
+			})
+		}
+	}
+}
