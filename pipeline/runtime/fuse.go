@@ -66,6 +66,13 @@ type fusion struct {
 	// local, if set, folds each mapped batch for the aggregate that
 	// reads the Calc's rows (fuse_local.go).
 	local operator.LocalFolder
+	// keyCols and keyWidth are the local phase's key columns and the
+	// width of a partial batch's rows; keyStrings, that a key may be a
+	// STRING; decodedBack gives a decoded batch back to the source.
+	keyCols     []int
+	keyWidth    int
+	keyStrings  bool
+	decodedBack func(*row.Batch)
 }
 
 // fusedReader is a fused Calc, a reader of the source node, and its
@@ -132,6 +139,10 @@ type fusedOrigin struct {
 	// partial, if set, is the local phase's fold of the batch, whose
 	// changes are then one row per key (fuse_local.go).
 	partial operator.Partial
+	// back, if set, gives the batch back to the source once released,
+	// for its read buffer (a made batch of a local phase's fusion:
+	// connector.MappedTextRecycler).
+	back func(*row.Batch)
 }
 
 // fuse finds the Calcs to run in their sources' decoders and tells the
@@ -209,10 +220,10 @@ func fuseSource(g *Graph, s *SourceNode, readers map[*Node]int, reader map[*Node
 		}
 		fresh = fresh && (rd.calc.Project != nil || rd.next != nil)
 	}
-	f.local = f.localPhase(opOf)
 	if !ms.MapBatches(f.mapBatch, fresh) {
 		return nil
 	}
+	f.setLocal(opOf)
 	for _, rd := range f.readers {
 		rd.calc.fused = true
 		if rd.next != nil {
@@ -374,7 +385,7 @@ func (rd *fusedReader) chain(next *OpNode, readers map[*Node]int, reader map[*No
 func (f *fusion) mapBatch(b *row.Batch) *row.Batch {
 	out := f.mapRows(b)
 	if f.local != nil && out != nil {
-		return f.foldLocal(out)
+		return f.foldLocal(b, out)
 	}
 	return out
 }
@@ -535,8 +546,12 @@ func release(b *row.Batch, n *Node) {
 		return
 	}
 	fo := fusedOf(b)
-	if fo == nil || fo.by != n || fo.pool == nil && fo.recycle == nil {
+	if fo == nil || fo.by != n || fo.pool == nil && fo.recycle == nil && fo.back == nil {
 		return // not the fusion's to take back, or not n's alone
+	}
+	if back := fo.back; back != nil {
+		fo.back = nil
+		defer back(b) // its read buffer, once its rows are given back
 	}
 	if fo.pool != nil {
 		for _, s := range fo.slabs {

@@ -18,6 +18,9 @@ import (
 // and the watermark, and taking part in checkpoints between two Reads.
 
 func runSource(ctx context.Context, s *SourceNode, fz *fusion, batchSize int, stop <-chan struct{}, co *coordinator) (err error) {
+	if fz != nil && fz.local != nil {
+		batchSize = max(batchSize, localBatchRows)
+	}
 	defer s.closeOutputs()
 	ctx = retry.WithCounter(ctx, &s.Stats.Retries)
 	p := s.cp

@@ -49,7 +49,7 @@ func TestLocalAggregateSameAsSerial(t *testing.T) {
 	}
 	schema := `[id BIGINT, k INT, name STRING, amount BIGINT, "d DECIMAL(10, 2)", num STRING]`
 	options := "    format: {type: csv, null_literal: \"\"}\n    on_error: dead-letter\n    dead_letter: $DEAD"
-	batch, stream := "execution: batch", "execution: streaming\nmini_batch_aggregate: true"
+	batch, stream := "execution: batch\ntwo_phase_aggregate: true", "execution: streaming\nmini_batch_aggregate: true\ntwo_phase_aggregate: true"
 	aggs := "COUNT(*) AS c, COUNT(amount) AS ca, SUM(amount) AS s, AVG(amount) AS a, MAX(amount) AS mx, MIN(name) AS mn, SUM(d) AS sd, MIN(d) AS md"
 	queries := map[string]string{
 		"int key":    "SELECT k, " + aggs + " FROM s GROUP BY k",

@@ -39,6 +39,10 @@ type GroupAggOptions struct {
 	// column) the input column it is read from: WidenColumns names the
 	// state's columns.
 	StateCols []int
+	// LocalPhase lets the engine fold the input's batches into partials
+	// per key ahead of the operator, where it can (LocalAggOf,
+	// groupagg_local.go): the pipeline's two_phase_aggregate.
+	LocalPhase bool
 }
 
 // GroupAgg is GROUP BY without a window (Flink's GroupAggFunction). It

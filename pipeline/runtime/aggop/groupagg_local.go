@@ -110,11 +110,11 @@ var partialsMerged atomic.Int64
 func PartialsMerged() int64 { return partialsMerged.Load() }
 
 // LocalAggOf returns the local phase of g, nil when g does not qualify:
-// an insert-only input folded in passes (batch mode, or mini-batch
+// asked for (GroupAggOptions.LocalPhase), an insert-only input folded in passes (batch mode, or mini-batch
 // without a state TTL), not keyed by another node's hashes, and only
 // aggregates whose partials merge exactly.
 func (g *GroupAgg) LocalAggOf() *LocalAgg {
-	if !g.Vectorized() || g.fixedHash || g.ttl.On() || g.store.hasUser() || len(g.store.sets) > 0 {
+	if !g.opt.LocalPhase || !g.Vectorized() || g.fixedHash || g.ttl.On() || g.store.hasUser() || len(g.store.sets) > 0 {
 		return nil
 	}
 	for i := range g.store.Aggs {
@@ -208,6 +208,9 @@ func (la *LocalAgg) Fold(b *row.Batch) (p operator.Partial, last []int32) {
 	}
 	return &Partial{store: st, rows: n, la: la}, last
 }
+
+// Keys implements operator.LocalFolder.
+func (la *LocalAgg) Keys() []int { return la.keys }
 
 // grow gives the dictionary's ids up to n their stamps.
 func (d *localDict) grow(n int) {

@@ -24,6 +24,9 @@ type LocalFolder interface {
 	// the index, before the cut, of key j's last row. A nil partial
 	// leaves b as it was (the operator then takes its rows).
 	Fold(b *row.Batch) (p Partial, last []int32)
+	// Keys are the input columns of the keys: a partial's rows need
+	// those alone.
+	Keys() []int
 }
 
 // Partial is the fold of one batch.
