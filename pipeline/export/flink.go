@@ -192,6 +192,11 @@ func (x *exporter) settings() {
 			set("table.exec.mini-batch.enabled", "false")
 		}
 	}
+	if sp.TwoPhaseAggregate {
+		// etld folds partials per key in the decoders and merges them,
+		// as Flink's LocalGroupAggregate and GlobalGroupAggregate.
+		set("table.optimizer.agg-phase-strategy", "TWO_PHASE")
+	}
 	if !x.plan.Batch {
 		x.idleTimeout(set)
 	}

@@ -176,7 +176,8 @@ func (p *Plan) keyed(keys []int, build func() (operator.KeyGrouped, error)) (ope
 // groupAggOptions are a GROUP BY's options under the pipeline's
 // mini-batch setting.
 func (p *Plan) groupAggOptions(batch, insertOnly bool) aggop.GroupAggOptions {
-	return aggop.GroupAggOptions{Batch: batch, InsertOnly: insertOnly, MiniBatch: p.Spec.MiniBatchAggregate, MiniBatchSize: miniBatchSize, MiniBatchLatency: miniBatchLatency}
+	return aggop.GroupAggOptions{Batch: batch, InsertOnly: insertOnly, MiniBatch: p.Spec.MiniBatchAggregate, MiniBatchSize: miniBatchSize, MiniBatchLatency: miniBatchLatency,
+		LocalPhase: p.Spec.TwoPhaseAggregate}
 }
 
 // windowAggOp is a WindowAggNode's window, keys and aggregates.

@@ -63,6 +63,16 @@ type fusion struct {
 	// madeBack, if set, gives a made batch back to the source once no
 	// value of it is read any more (holdText).
 	madeBack func(*row.Batch)
+	// local, if set, folds each mapped batch for the aggregate that
+	// reads the Calc's rows (fuse_local.go).
+	local operator.LocalFolder
+	// keyCols and keyWidth are the local phase's key columns and the
+	// width of a partial batch's rows; keyStrings, that a key may be a
+	// STRING; decodedBack gives a decoded batch back to the source.
+	keyCols     []int
+	keyWidth    int
+	keyStrings  bool
+	decodedBack func(*row.Batch)
 }
 
 // fusedReader is a fused Calc, a reader of the source node, and its
@@ -126,6 +136,13 @@ type fusedOrigin struct {
 	// before and rowTimes are this one's, for every row decoded (the
 	// source cuts all parts at the same rows, source_fuse.go).
 	parts []*row.Batch
+	// partial, if set, is the local phase's fold of the batch, whose
+	// changes are then one row per key (fuse_local.go).
+	partial operator.Partial
+	// back, if set, gives the batch back to the source once released,
+	// for its read buffer (a made batch of a local phase's fusion:
+	// connector.MappedTextRecycler).
+	back func(*row.Batch)
 }
 
 // fuse finds the Calcs to run in their sources' decoders and tells the
@@ -206,6 +223,7 @@ func fuseSource(g *Graph, s *SourceNode, readers map[*Node]int, reader map[*Node
 	if !ms.MapBatches(f.mapBatch, fresh) {
 		return nil
 	}
+	f.setLocal(opOf)
 	for _, rd := range f.readers {
 		rd.calc.fused = true
 		if rd.next != nil {
@@ -365,6 +383,15 @@ func (rd *fusedReader) chain(next *OpNode, readers map[*Node]int, reader map[*No
 // expressions fail (the batch then takes the serial way, in which
 // on_error sees the row in order).
 func (f *fusion) mapBatch(b *row.Batch) *row.Batch {
+	out := f.mapRows(b)
+	if f.local != nil && out != nil {
+		return f.foldLocal(b, out)
+	}
+	return out
+}
+
+// mapRows is mapBatch's map, before the local phase.
+func (f *fusion) mapRows(b *row.Batch) *row.Batch {
 	if f.times {
 		return f.timedBatch(b)
 	}
@@ -389,7 +416,7 @@ func (fo *fusedOrigin) Position(i int) string {
 	switch {
 	case fo.parent == nil:
 		return ""
-	case fo.same:
+	case fo.direct():
 		return fo.parent.Position(i)
 	}
 	return fo.derivedOrigin.Position(i)
@@ -400,7 +427,7 @@ func (fo *fusedOrigin) Record(i int) (string, int64, bool) {
 	if fo.parent == nil {
 		return "", 0, false
 	}
-	if fo.same {
+	if fo.direct() {
 		if ro, ok := fo.parent.(row.RecordOrigin); ok {
 			return ro.Record(i)
 		}
@@ -414,7 +441,7 @@ func (fo *fusedOrigin) Locate(i int) (row.Location, bool) {
 	if fo.parent == nil {
 		return row.Location{}, false
 	}
-	if fo.same {
+	if fo.direct() {
 		if lo, ok := fo.parent.(row.Locator); ok {
 			return lo.Locate(i)
 		}
@@ -519,8 +546,12 @@ func release(b *row.Batch, n *Node) {
 		return
 	}
 	fo := fusedOf(b)
-	if fo == nil || fo.by != n || fo.pool == nil && fo.recycle == nil {
+	if fo == nil || fo.by != n || fo.pool == nil && fo.recycle == nil && fo.back == nil {
 		return // not the fusion's to take back, or not n's alone
+	}
+	if back := fo.back; back != nil {
+		fo.back = nil
+		defer back(b) // its read buffer, once its rows are given back
 	}
 	if fo.pool != nil {
 		for _, s := range fo.slabs {

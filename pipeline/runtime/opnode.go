@@ -152,7 +152,7 @@ func (r *opRun) handle(ctx context.Context, m message) error {
 	n := r.n
 	switch m.kind {
 	case msgBatch:
-		n.Stats.RowsIn.Add(int64(m.batch.Len()))
+		n.Stats.RowsIn.Add(int64(rowsOf(m.batch)))
 		if r.fusedCalc && fusedOf(m.batch) != nil {
 			// Mapped in the source's decoders already.
 			if m.batch.Len() == 0 {

@@ -161,7 +161,7 @@ func (n *Node) closeOutputs() {
 // sendAll sends the gathered batches of an emitter.
 func (n *Node) sendAll(ctx context.Context, batches []*row.Batch) error {
 	for _, b := range batches {
-		n.Stats.RowsOut.Add(int64(b.Len()))
+		n.Stats.RowsOut.Add(int64(rowsOf(b)))
 		if err := n.send(ctx, message{batch: b}); err != nil {
 			return err
 		}

@@ -18,6 +18,9 @@ import (
 // and the watermark, and taking part in checkpoints between two Reads.
 
 func runSource(ctx context.Context, s *SourceNode, fz *fusion, batchSize int, stop <-chan struct{}, co *coordinator) (err error) {
+	if fz != nil && fz.local != nil {
+		batchSize = max(batchSize, localBatchRows)
+	}
 	defer s.closeOutputs()
 	ctx = retry.WithCounter(ctx, &s.Stats.Retries)
 	p := s.cp
@@ -388,7 +391,7 @@ func (s *SourceNode) forward(ctx context.Context, b *row.Batch, fz *fusion, wm i
 		// Count for the source and for the Calc what they would have.
 		s.Stats.RowsIn.Add(int64(fo.records))
 		s.Stats.RowsOut.Add(int64(fo.kept))
-		fz.readers[0].count(fo, b.Len())
+		fz.readers[0].count(fo, rowsOf(b))
 		out = b
 		cuts, next = s.fusedCuts(fo, b.Len(), wm)
 		if b.Len() == 0 {

@@ -37,6 +37,14 @@ type Pipeline struct {
 	// starts over into an upsert or retract sink promises the same
 	// changelog as before.
 	MiniBatchAggregate bool
+	// TwoPhaseAggregate is `two_phase_aggregate: true`: a GROUP BY whose
+	// input a file source decodes in parallel folds each batch into a
+	// partial per key in the decoders, and merges the partials (Flink's
+	// table.optimizer.agg-phase-strategy: TWO_PHASE), in batch mode and
+	// with mini_batch_aggregate. Off by default: on the bench machine it
+	// cost about what it saved (bench/README.md, "Local/global
+	// aggregation in the decode workers").
+	TwoPhaseAggregate bool
 	// Backfill is `backfill: true`: an edit of a stateful operator that
 	// the saved state does not fit (an added aggregate, a changed key)
 	// rebuilds the operator from the sources' start instead of being
@@ -324,7 +332,7 @@ func (p *parser) sql(n *yaml.Node, path, what string) *SQL {
 	return p.sqlIn(n, 0, text)
 }
 
-var topKeys = []string{"version", "name", "execution", "checkpoint_interval", "mini_batch", "mini_batch_aggregate", "backfill", "state_ttl", "max_state_bytes", "parallelism", "late_rows", "functions", "sources", "transforms", "sinks", "tests"}
+var topKeys = []string{"version", "name", "execution", "checkpoint_interval", "mini_batch", "mini_batch_aggregate", "two_phase_aggregate", "backfill", "state_ttl", "max_state_bytes", "parallelism", "late_rows", "functions", "sources", "transforms", "sinks", "tests"}
 
 func (p *parser) pipeline(root *yaml.Node) *Pipeline {
 	pl := &Pipeline{File: p.file, Execution: "streaming", MiniBatch: true, LateRows: OnError{Policy: "drop"}}
@@ -404,6 +412,9 @@ func (p *parser) settings(pl *Pipeline, root *yaml.Node, f map[string]*yaml.Node
 	}
 	if v, ok := f["mini_batch_aggregate"]; ok {
 		pl.MiniBatchAggregate = p.flag(v, "mini_batch_aggregate", pl.MiniBatchAggregate)
+	}
+	if v, ok := f["two_phase_aggregate"]; ok {
+		pl.TwoPhaseAggregate = p.flag(v, "two_phase_aggregate", pl.TwoPhaseAggregate)
 	}
 }
 

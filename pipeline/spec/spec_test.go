@@ -428,3 +428,32 @@ sinks:
 		t.Errorf("%d errors, want %d:\n%s", n, len(want), text)
 	}
 }
+
+func TestParseTwoPhaseAggregate(t *testing.T) {
+	const base = "version: 1\nname: p\n%ssources:\n  - {name: s, type: datagen, schema: [a INT]}\nsinks:\n  - {name: o, from: s, type: blackhole}\n"
+	for _, tc := range []struct {
+		line string
+		want bool
+		err  string
+	}{
+		{"", false, ""},
+		{"two_phase_aggregate: true\n", true, ""},
+		{"two_phase_aggregate: false\n", false, ""},
+		{"two_phase_aggregate: 2\n", false, "two_phase_aggregate"},
+	} {
+		p, err := Parse("p.yaml", []byte(fmt.Sprintf(base, tc.line)), env(nil))
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%q: error %v, want one naming %s", tc.line, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%q: %v", tc.line, err)
+			continue
+		}
+		if p.TwoPhaseAggregate != tc.want {
+			t.Errorf("%q: TwoPhaseAggregate %v, want %v", tc.line, p.TwoPhaseAggregate, tc.want)
+		}
+	}
+}

@@ -39,6 +39,10 @@ type GroupAggOptions struct {
 	// column) the input column it is read from: WidenColumns names the
 	// state's columns.
 	StateCols []int
+	// LocalPhase lets the engine fold the input's batches into partials
+	// per key ahead of the operator, where it can (LocalAggOf,
+	// groupagg_local.go): the pipeline's two_phase_aggregate.
+	LocalPhase bool
 }
 
 // GroupAgg is GROUP BY without a window (Flink's GroupAggFunction). It
@@ -215,6 +219,9 @@ func (g *GroupAgg) ProcessKeys(in *row.Batch, keys *operator.EncodedKeys, out op
 
 func (g *GroupAgg) Process(in *row.Batch, out operator.Emitter) error {
 	defer g.Begin(len(in.Changes))()
+	if p := partialOf(in); p != nil {
+		return errors.Join(g.mergePartial(in, p, out), g.store.Err())
+	}
 	if g.opt.MiniBatch && !g.opt.Batch {
 		return errors.Join(g.processMiniBatch(in, out), g.store.Err())
 	}
