@@ -23,8 +23,10 @@ type TimeCase struct {
 
 // EpochNumbers are epoch numbers at both ends of the years 0000 to 9999
 // and just inside: milliseconds into a timestamp, days into a DATE. A
-// number past them has no text that a reader takes back, so it is a bad
-// record (formats/json's rule, and the changelog formats' that share it).
+// number past them is a bad record (formats/json's rule, and the
+// changelog formats' that share it), as Flink's TO_TIMESTAMP_LTZ gives
+// NULL past them; such a time written as text has a signed year
+// (SignedTexts).
 var EpochNumbers = []TimeCase{
 	{Type: "TIMESTAMP(3)", Text: "253402300799999", Number: true, Want: "9999-12-31 23:59:59.999"},
 	{Type: "TIMESTAMP(3)", Text: "253402300799998", Number: true, Want: "9999-12-31 23:59:59.998"},

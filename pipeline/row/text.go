@@ -157,9 +157,9 @@ const (
 )
 
 // InTimestampRange reports whether micros falls in the years 0000 to
-// 9999: SQL's TIMESTAMP range, the one a timestamp's text can spell. A
-// reader of epoch numbers refuses the others, whose text no reader
-// would take back.
+// 9999: SQL's TIMESTAMP range, the one a four-digit year spells (one
+// past it is written with java.time's sign, appendISOYear). A reader of
+// epoch numbers refuses the others, as Flink's TO_TIMESTAMP_LTZ does.
 func InTimestampRange(micros int64) bool { return micros >= minFastMicros && micros < endFastMicros }
 
 // InDateRange reports whether days since 1970-01-01 fall in the years
