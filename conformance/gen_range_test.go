@@ -39,7 +39,7 @@ func rangeCases() []genCase {
 		// CHAR, VARCHAR, BINARY and VARBINARY without a length.
 		{name: "fn-range-cast-no-length", header: []string{"table: f (s STRING, n INT, b BYTES) json"},
 			query: "SELECT CAST(s AS CHAR), CAST(s AS VARCHAR), CAST(n AS CHAR), CAST(n AS VARCHAR), CAST(b AS BINARY), CAST(b AS VARBINARY), CHAR_LENGTH(CAST(s AS CHAR)), CAST(s AS CHAR) || '|', CAST('xyz' AS CHAR), CAST(s AS CHARACTER) FROM f",
-			data: map[string]string{"f": `{"s":"abc","n":123,"b":"AQID"}` + "\n" + `{"s":"","n":-5,"b":""}` + "\n"}},
+			data:  map[string]string{"f": `{"s":"abc","n":123,"b":"AQID"}` + "\n" + `{"s":"","n":-5,"b":""}` + "\n"}},
 		// The writers.
 		{name: "format-range-json-out", header: []string{"mode: batch", "table: r (" + rangeCols + ") json", "sink: json (" + rangeSinkCols + ")"}, query: rangePast, data: data},
 		{name: "format-range-csv-out", header: []string{"mode: batch", "table: r (" + rangeCols + ") json", "sink: csv (" + rangeSinkCols + ")", "expect: csv-text"}, query: rangePast, data: data},
