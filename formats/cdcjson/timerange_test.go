@@ -28,6 +28,8 @@ func TestTimeRanges(t *testing.T) {
 			}
 			formattest.TimeRanges(t, formattest.EpochNumbers, newCodec, record)
 			formattest.TimeRanges(t, formattest.ZonedTexts, newCodec, record)
+			formattest.TimeRanges(t, formattest.SignedTexts, newCodec, record)
+			formattest.TimeRanges(t, formattest.SignedDates, newCodec, record)
 		})
 	}
 }

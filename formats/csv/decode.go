@@ -383,10 +383,12 @@ func (d *Decoder) parseValue(text string, t *row.Type) (row.Value, error) {
 		if m, ok := d.ts.Micros(text); ok {
 			return row.TimestampValue(m), nil
 		}
+		return parseTimestamp(text, *t)
 	case row.TimestampLTZ:
 		if m, ok := d.ts.Micros(text); ok {
 			return row.TimestampLTZValue(m), nil
 		}
+		return parseTimestamp(text, *t)
 	case row.Bytes:
 		b, err := base64.StdEncoding.DecodeString(text)
 		if err != nil {
@@ -451,3 +453,23 @@ var (
 	_ connector.ColumnDecoder    = (*Decoder)(nil)
 	_ connector.ProjectionKeeper = (*Decoder)(nil)
 )
+
+// parseTimestamp reads a TIMESTAMP or TIMESTAMP_LTZ text as ParseText
+// does, and one whose year has java.time's sign (+10000-01-01 00:00:00,
+// -0001-12-31 00:00:00), as this package's writer and Flink's write a
+// year past 0000..9999 and Flink's csv reader takes back. A DATE's is
+// not read: Flink's reader (java.sql.Date.valueOf) refuses it.
+func parseTimestamp(text string, t row.Type) (row.Value, error) {
+	year, rest, ok := row.SignedYear(text)
+	if !ok {
+		return row.ParseText(text, t)
+	}
+	v, err := row.ParseText(rest, t)
+	if err != nil {
+		return row.NullValue, &row.ParseError{Text: text, Type: t}
+	}
+	if v, err = row.AtYear(v, rest, year); err != nil {
+		return row.NullValue, &row.ParseError{Text: text, Type: t, Err: err}
+	}
+	return v, nil
+}

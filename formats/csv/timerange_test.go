@@ -28,4 +28,10 @@ func TestTimeRanges(t *testing.T) {
 		{Type: "TIMESTAMP(3)", Text: "253402300799999", Err: `cannot parse "253402300799999" as TIMESTAMP(3)`},
 		{Type: "DATE", Text: "2932896", Err: `cannot parse "2932896" as DATE`},
 	}, codec, func(text string, _ bool) []byte { return []byte(text) })
+	formattest.TimeRanges(t, formattest.SignedTexts, codec, func(text string, _ bool) []byte { return []byte(text) })
+	// Flink's csv reader (java.sql.Date.valueOf) refuses a DATE's.
+	formattest.TimeRanges(t, []formattest.TimeCase{
+		{Type: "DATE", Text: "+10000-01-01", Err: `cannot parse "+10000-01-01" as DATE`},
+		{Type: "DATE", Text: "-0001-12-31", Err: `cannot parse "-0001-12-31" as DATE`},
+	}, codec, func(text string, _ bool) []byte { return []byte(text) })
 }

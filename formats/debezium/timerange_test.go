@@ -32,4 +32,6 @@ func TestTimeRanges(t *testing.T) {
 	}
 	formattest.TimeRanges(t, formattest.EpochNumbers, codec, record)
 	formattest.TimeRanges(t, formattest.ZonedTexts, codec, record)
+	formattest.TimeRanges(t, formattest.SignedTexts, codec, record)
+	formattest.TimeRanges(t, formattest.SignedDates, codec, record)
 }

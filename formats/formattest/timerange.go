@@ -23,8 +23,10 @@ type TimeCase struct {
 
 // EpochNumbers are epoch numbers at both ends of the years 0000 to 9999
 // and just inside: milliseconds into a timestamp, days into a DATE. A
-// number past them has no text that a reader takes back, so it is a bad
-// record (formats/json's rule, and the changelog formats' that share it).
+// number past them is a bad record (formats/json's rule, and the
+// changelog formats' that share it), as Flink's TO_TIMESTAMP_LTZ gives
+// NULL past them; such a time written as text has a signed year
+// (SignedTexts).
 var EpochNumbers = []TimeCase{
 	{Type: "TIMESTAMP(3)", Text: "253402300799999", Number: true, Want: "9999-12-31 23:59:59.999"},
 	{Type: "TIMESTAMP(3)", Text: "253402300799998", Number: true, Want: "9999-12-31 23:59:59.998"},
@@ -59,6 +61,29 @@ var ZonedTexts = []TimeCase{
 	{Type: "DATE", Text: "9999-12-31", Want: "9999-12-31"},
 	{Type: "DATE", Text: "0000-01-01", Want: "0000-01-01"},
 	{Type: "DATE", Text: "10000-01-01", Err: `cannot parse "10000-01-01" as DATE`},
+}
+
+// SignedTexts are timestamp texts whose year is past 0000..9999 as
+// java.time writes it (+10000, -0001): what Flink's csv and json writers
+// write for such a time, and what its readers (and etld's) take back.
+var SignedTexts = []TimeCase{
+	{Type: "TIMESTAMP(3)", Text: "+10000-01-01 23:59:59.999", Want: "+10000-01-01 23:59:59.999"},
+	{Type: "TIMESTAMP(3)", Text: "-0001-12-31 00:00:00", Want: "-0001-12-31 00:00:00.000"},
+	{Type: "TIMESTAMP(6)", Text: "+294247-01-10 04:00:54.775807", Want: "+294247-01-10 04:00:54.775807"},
+	{Type: "TIMESTAMP_LTZ(3)", Text: "+10000-01-01 23:59:59.999Z", Want: "+10000-01-01 23:59:59.999"},
+	{Type: "TIMESTAMP_LTZ(3)", Text: "-0001-12-31 00:00:00Z", Want: "-0001-12-31 00:00:00.000"},
+	{Type: "TIMESTAMP(3)", Text: "+9999-12-31 00:00:00", Err: `cannot parse "+9999-12-31 00:00:00" as TIMESTAMP(3)`},
+	{Type: "TIMESTAMP(3)", Text: "10000-01-01 00:00:00", Err: `cannot parse "10000-01-01 00:00:00" as TIMESTAMP(3)`},
+	{Type: "TIMESTAMP(3)", Text: "+10001-02-29 00:00:00", Err: "no such day in the year 10001"},
+	{Type: "TIMESTAMP(6)", Text: "+294247-01-10 04:00:54.775808", Err: "year out of range"},
+}
+
+// SignedDates are SignedTexts' DATEs, which Flink's json reader takes
+// back and its csv reader does not.
+var SignedDates = []TimeCase{
+	{Type: "DATE", Text: "+10000-01-01", Want: "+10000-01-01"},
+	{Type: "DATE", Text: "-0001-12-31", Want: "-0001-12-31"},
+	{Type: "DATE", Text: "+10001-02-29", Err: "no such day in the year 10001"},
 }
 
 // TimeRanges decodes each case as the one column v of a record (record

@@ -309,6 +309,10 @@ func fromString(str string, t row.Type) (row.Value, error) {
 			return row.NullValue, &row.ParseError{Text: str, Type: t, Err: errors.New("not base64")}
 		}
 		return row.BytesValue(b), nil
+	case row.Date, row.Timestamp, row.TimestampLTZ:
+		if v, ok, err := fromSignedYear(str, t); ok {
+			return v, err
+		}
 	}
 	return row.ParseText(str, t)
 }

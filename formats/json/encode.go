@@ -1,10 +1,10 @@
 package json
 
 import (
+	"bytes"
 	"encoding/base64"
 	"math"
 	"strconv"
-	"time"
 	"unicode/utf8"
 
 	"github.com/etld/etld/internal/javautf8"
@@ -67,7 +67,7 @@ func (c *Codec) AppendValue(dst []byte, v row.Value, t row.Type) []byte {
 		return append(dst, '"')
 	case row.Date:
 		dst = append(dst, '"')
-		dst = v.Time().AppendFormat(dst, time.DateOnly)
+		dst = row.AppendDate(dst, int64(v.Days()))
 		return append(dst, '"')
 	case row.Timestamp, row.TimestampLTZ:
 		dst = append(dst, '"')
@@ -88,26 +88,15 @@ func (c *Codec) AppendValue(dst []byte, v row.Value, t row.Type) []byte {
 // AppendTimestamp writes a timestamp as Flink's json format does: SQL
 // (2024-01-02 10:00:00.123) or ISO-8601 (2024-01-02T10:00:00.123) form,
 // the fraction with as many digits as it needs and none when zero, and a
-// trailing Z for an instant (TIMESTAMP_LTZ).
+// trailing Z for an instant (TIMESTAMP_LTZ); a year past 0000..9999 as
+// java.time writes it (+10000-01-01, -0001-12-31), which Flink's json
+// reader, and this package's, take back.
 func AppendTimestamp(dst []byte, micros int64, instant, iso bool) []byte {
-	t := time.UnixMicro(micros).UTC()
+	start := len(dst)
+	dst = row.AppendTimestampTrimmed(dst, micros)
 	if iso {
-		dst = t.AppendFormat(dst, "2006-01-02T15:04:05")
-	} else {
-		dst = t.AppendFormat(dst, time.DateTime)
-	}
-	if us := t.Nanosecond() / 1000; us != 0 {
-		var frac [7]byte
-		frac[0] = '.'
-		for i := 6; i >= 1; i-- {
-			frac[i] = byte('0' + us%10)
-			us /= 10
-		}
-		n := 7
-		for frac[n-1] == '0' {
-			n--
-		}
-		dst = append(dst, frac[:n]...)
+		// The date's end: the space is the first after the year's sign.
+		dst[start+bytes.IndexByte(dst[start:], ' ')] = 'T'
 	}
 	if instant {
 		dst = append(dst, 'Z')

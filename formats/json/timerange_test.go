@@ -26,4 +26,7 @@ func TestTimeRanges(t *testing.T) {
 	formattest.TimeRanges(t, formattest.EpochNumbers, codec, func(text string, _ bool) []byte {
 		return []byte(`{"v":` + text + `}`)
 	})
+	quoted := func(text string, _ bool) []byte { return []byte(`{"v":"` + text + `"}`) }
+	formattest.TimeRanges(t, formattest.SignedTexts, codec, quoted)
+	formattest.TimeRanges(t, formattest.SignedDates, codec, quoted)
 }

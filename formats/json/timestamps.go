@@ -1,6 +1,7 @@
 package json
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -19,11 +20,50 @@ func (c *Codec) decodeColumn(s string, i, col int) (row.Value, int, error) {
 	if err != nil {
 		return row.NullValue, end, err
 	}
+	// A year past 0000..9999 as Flink writes it (+10000-01-01 ...): the
+	// form is checked, and the text read, at the year 2000.
+	text := str
+	year, rest, signed := row.SignedYear(str)
+	if signed {
+		str = rest
+	}
 	if str, err = c.timestampForm(str, t); err != nil {
+		if pe := (*row.ParseError)(nil); errors.As(err, &pe) {
+			pe.Text = text
+		}
 		return row.NullValue, end, err
 	}
 	v, err := fromString(str, t)
+	if signed && err == nil {
+		v, err = atYear(v, text, rest, year, t)
+	}
 	return v, end, err
+}
+
+// atYear is row.AtYear with its error a bad value of the text as written.
+func atYear(v row.Value, text, rest string, year int, t row.Type) (row.Value, error) {
+	v, err := row.AtYear(v, rest, year)
+	if err != nil {
+		return row.NullValue, &row.ParseError{Text: text, Type: t, Err: err}
+	}
+	return v, nil
+}
+
+// fromSignedYear reads a DATE, TIMESTAMP or TIMESTAMP_LTZ text whose
+// year has java.time's sign (+10000-01-01, -0001-12-31), as Flink's json
+// reader does (its formats are ISO_LOCAL_DATE's); ok is false for a
+// text without one.
+func fromSignedYear(str string, t row.Type) (v row.Value, ok bool, err error) {
+	year, rest, ok := row.SignedYear(str)
+	if !ok {
+		return row.NullValue, false, nil
+	}
+	v, err = row.ParseText(rest, t)
+	if err != nil {
+		return row.NullValue, true, &row.ParseError{Text: str, Type: t}
+	}
+	v, err = atYear(v, str, rest, year, t)
+	return v, true, err
 }
 
 // timestampForm checks that str is a timestamp in the form Flink's json

@@ -37,6 +37,9 @@ func referenceFormat(f Pattern, t time.Time) string {
 			if n == 2 {
 				out += pad(t.Year()%100, 2)
 			} else {
+				if n >= 4 && t.Year() > 0 && len(strconv.Itoa(t.Year())) > n {
+					out += "+"
+				}
 				out += pad(t.Year(), n)
 			}
 		case 'M', 'L':
@@ -175,5 +178,32 @@ func BenchmarkFormatPartition(b *testing.B) {
 	for b.Loop() {
 		buf = f.Format(buf[:0], tm)
 		buf = g.Format(buf[:0], tm)
+	}
+}
+
+// A year wider than four or more pattern letters has Java's
+// EXCEEDS_PAD '+' (Flink's DATE_FORMAT of the year 10000 in yyyy-MM-dd,
+// fn-range-convert-past); one as wide as the letters has none.
+func TestFormatWideYear(t *testing.T) {
+	y10000 := time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		pattern string
+		t       time.Time
+		want    string
+	}{
+		{"yyyy-MM-dd", y10000, "+10000-01-01"},
+		{"uuuu", y10000, "+10000"},
+		{"yyyyy", y10000, "10000"},
+		{"y", y10000, "10000"},
+		{"yyyy", time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC), "9999"},
+		{"yyyy", time.Date(123456, 1, 1, 0, 0, 0, 0, time.UTC), "+123456"},
+	} {
+		f, err := Compile(c.pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := string(f.Format(nil, c.t)); got != c.want {
+			t.Errorf("%s of %v: %q, want %q", c.pattern, c.t, got, c.want)
+		}
 	}
 }

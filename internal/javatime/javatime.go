@@ -135,9 +135,16 @@ func (f Pattern) Format(dst []byte, t time.Time) []byte {
 			dst = append(dst, "AD"...)
 		case 'y', 'Y', 'u':
 			date()
-			if n == 2 {
+			switch {
+			case n == 2:
 				dst = appendPadded(dst, year%100, 2)
-			} else {
+			case n >= 4 && year > 0 && len(strconv.Itoa(year)) > n:
+				// Java's SignStyle.EXCEEDS_PAD: a year wider than the
+				// pattern's four or more letters has a '+' (DATE_FORMAT of
+				// the year 10000 in yyyy-MM-dd is +10000-01-01).
+				dst = append(dst, '+')
+				dst = appendPadded(dst, year, n)
+			default:
 				dst = appendPadded(dst, year, n)
 			}
 		case 'M', 'L':

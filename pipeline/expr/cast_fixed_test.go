@@ -19,5 +19,16 @@ func TestCastFixedWidth(t *testing.T) {
 		{"CHAR_LENGTH(CAST(CAST('a' AS BINARY(3)) AS STRING))", "INT NOT NULL 3"},
 		{"CHAR_LENGTH(CAST(CAST('a' AS VARBINARY(3)) AS STRING))", "INT NOT NULL 1"},
 		{"CAST(CAST('aaBBCcDdEe' AS BYTES) AS STRING)", "STRING NOT NULL aaBBCcDdEe"},
+		// No length: CHAR and BINARY are CHAR(1) and BINARY(1), VARCHAR
+		// and VARBINARY unbounded (fn-range-cast-no-length).
+		{"CAST('abc' AS CHAR)", "VARCHAR(1) NOT NULL a"},
+		{"CAST('abc' AS character)", "VARCHAR(1) NOT NULL a"},
+		{"CAST('' AS CHAR)", "VARCHAR(1) NOT NULL  "},
+		{"CAST(123 AS CHAR)", "VARCHAR(1) NOT NULL 1"},
+		{"CAST('abc' AS CHARACTER(2))", "VARCHAR(2) NOT NULL ab"},
+		{"CAST('abc' AS VARCHAR)", "STRING NOT NULL abc"},
+		{"CAST(CAST('666F' AS BINARY) AS STRING)", "STRING NOT NULL 6"},
+		{"CHAR_LENGTH(CAST(CAST('' AS BINARY) AS STRING))", "INT NOT NULL 1"},
+		{"CAST(CAST('666F' AS VARBINARY) AS STRING)", "STRING NOT NULL 666F"},
 	})
 }

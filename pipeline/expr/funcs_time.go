@@ -237,7 +237,10 @@ func epochLTZ(micros int64) row.Value {
 
 // buildParseTime is TO_TIMESTAMP(text [, format]) and TO_DATE(text [,
 // format]); the default formats are 'yyyy-MM-dd HH:mm:ss' and
-// 'yyyy-MM-dd'. Text that does not match gives NULL, as in Flink.
+// 'yyyy-MM-dd'. Text that does not match gives NULL, as in Flink, and so
+// does a year past 0000..9999 (10000-01-01, -0001-01-01), which Flink's
+// yyyy (java.time's strict four-digit year of era) does not read
+// (fn-range-parse-past).
 func buildParseTime(id row.TypeID) builder {
 	return func(c *compiler, e *sql.Call, args []*node) (*node, error) {
 		if err := check(e, args, "a STRING", isStringy); err != nil {
@@ -250,7 +253,7 @@ func buildParseTime(id row.TypeID) builder {
 				dt := row.Type{ID: row.Date}
 				return c.fn1(e, t, args[0], func(x row.Value) (row.Value, error) {
 					d, err := row.ParseText(x.Str(), dt)
-					if err != nil {
+					if err != nil || !row.InDateRange(int64(d.Days())) {
 						return row.NullValue, nil
 					}
 					return d, nil
@@ -263,13 +266,13 @@ func buildParseTime(id row.TypeID) builder {
 			return c.fn1(e, t, args[0], func(x row.Value) (row.Value, error) {
 				s := strings.TrimSpace(x.Str())
 				if tm, err := fa.Parse(s); err == nil {
-					return row.TimestampValue(tm.UnixMicro()), nil
+					return parsedTimestamp(tm.UnixMicro()), nil
 				}
 				ts, err := row.ParseTimestamp(s, row.Timestamp)
 				if err != nil {
 					return row.NullValue, nil
 				}
-				return row.TimestampValue(truncMicros(ts.Micros(), 3)), nil
+				return parsedTimestamp(truncMicros(ts.Micros(), 3)), nil
 			})
 		}
 		return c.withFormat(e, args, t, func(x row.Value, df javatime.Pattern) (row.Value, error) {
@@ -278,11 +281,24 @@ func buildParseTime(id row.TypeID) builder {
 				return row.NullValue, nil
 			}
 			if id == row.Date {
-				return row.DateValue(int32(floorDiv(tm.Unix(), 86400))), nil
+				days := floorDiv(tm.Unix(), 86400)
+				if !row.InDateRange(days) {
+					return row.NullValue, nil
+				}
+				return row.DateValue(int32(days)), nil
 			}
-			return row.TimestampValue(truncMicros(tm.UnixMicro(), 3)), nil
+			return parsedTimestamp(truncMicros(tm.UnixMicro(), 3)), nil
 		})
 	}
+}
+
+// parsedTimestamp is TO_TIMESTAMP's value of micros: NULL past the years
+// 0000..9999, which Flink's parse does not read.
+func parsedTimestamp(micros int64) row.Value {
+	if !row.InTimestampRange(micros) {
+		return row.NullValue
+	}
+	return row.TimestampValue(micros)
 }
 
 // buildDateFormat is DATE_FORMAT(time, format); time may be a TIMESTAMP,

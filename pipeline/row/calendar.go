@@ -4,7 +4,10 @@
 
 package row
 
-import "sync/atomic"
+import (
+	"strconv"
+	"sync/atomic"
+)
 
 // lastDay caches the last day that cachedCivilFromDays converted: its
 // key (dayKey, never 0, so that 0 is empty) in the high 32 bits,
@@ -80,4 +83,53 @@ func daysFromCivil(y, m, d int) int64 {
 	doy := (153*mp+2)/5 + d - 1
 	doe := yoe*365 + yoe/4 - yoe/100 + doy
 	return int64(era)*146097 + int64(doe) - 719468
+}
+
+// appendISOYear writes a year as java.time's ISO formats do
+// (SignStyle.EXCEEDS_PAD, four digits wide): what LocalDate.toString,
+// Instant.toString and Flink's json and csv writers write, and what
+// Flink's json reader takes back. 0..9999 are four digits; a year past
+// 9999 has a '+' before its digits (+10000), one before 0000 a '-' and at
+// least four digits (-0001). A year past 9999 written without the sign
+// would read back as no date at all.
+func appendISOYear(dst []byte, y int64) []byte {
+	switch {
+	case y > 9999:
+		dst = append(dst, '+')
+	case y < 0:
+		dst = append(dst, '-')
+		y = -y
+	}
+	if y < 10000 {
+		var b [4]byte
+		put4(b[:], int(y))
+		return append(dst, b[:]...)
+	}
+	return strconv.AppendInt(dst, y, 10)
+}
+
+// AppendDate writes a DATE (days since 1970-01-01) as yyyy-MM-dd, the
+// year as appendISOYear: CAST(d AS STRING), LocalDate.toString and the
+// csv and json writers.
+func AppendDate(dst []byte, days int64) []byte {
+	y, m, d := civilFromDays(days)
+	dst = appendISOYear(dst, y)
+	var b [6]byte
+	b[0] = '-'
+	put2(b[1:], m)
+	b[3] = '-'
+	put2(b[4:], d)
+	return append(dst, b[:]...)
+}
+
+// splitMicros splits micros since the epoch into days and the
+// microseconds of that day (0 <= of < 86400e6), flooring.
+func splitMicros(micros int64) (days, of int64) {
+	days = micros / 86400e6
+	of = micros - days*86400e6
+	if of < 0 {
+		days--
+		of += 86400e6
+	}
+	return days, of
 }

@@ -349,9 +349,10 @@ func ParseTimestamp(s string, id TypeID) (Value, error) {
 	for _, layout := range timestampLayouts {
 		if t, err := time.Parse(layout, s); err == nil {
 			// A zone offset moves 9999-12-31T23:00:00-05:00 into the year
-			// 10000 (and 0000-01-01T00:00:00+01:00 before 0000), whose
-			// text no reader takes back: refused, as an epoch number out
-			// of the range is.
+			// 10000 (and 0000-01-01T00:00:00+01:00 before 0000), which
+			// the text's own four-digit year cannot: refused, as an epoch
+			// number out of the range is (a year past the range is
+			// written with its sign, +10000, which SignedYear reads).
 			micros := t.UnixMicro()
 			if !InTimestampRange(micros) {
 				return NullValue, errOutOfRange

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"time"
 )
 
 // AppendPrint appends v as Flink's print connector shows it (Java's
@@ -179,19 +178,43 @@ func appendJavaFraction(dst []byte, nanos int) []byte {
 	return fmt.Appendf(dst, ".%09d", nanos)
 }
 
+// appendJavaLocalDateTime writes LocalDateTime.toString: the date (its
+// year as appendISOYear: +10000-01-01), T, HH:mm, :ss unless the seconds
+// and the fraction are zero, the fraction as appendJavaFraction.
 func appendJavaLocalDateTime(dst []byte, micros int64) []byte {
-	t := time.UnixMicro(micros).UTC()
-	dst = t.AppendFormat(dst, "2006-01-02T15:04")
-	if t.Second() != 0 || t.Nanosecond() != 0 {
-		dst = t.AppendFormat(dst, ":05")
+	days, of := splitMicros(micros)
+	dst = AppendDate(dst, days)
+	sod, frac := of/1e6, of%1e6
+	var b [9]byte
+	b[0] = 'T'
+	put2(b[1:], int(sod/3600))
+	b[3] = ':'
+	put2(b[4:], int(sod/60%60))
+	n := 6
+	if sod%60 != 0 || frac != 0 {
+		b[6] = ':'
+		put2(b[7:], int(sod%60))
+		n = 9
 	}
-	return appendJavaFraction(dst, t.Nanosecond())
+	dst = append(dst, b[:n]...)
+	return appendJavaFraction(dst, int(frac)*1000)
 }
 
+// appendJavaInstant writes Instant.toString (ISO_INSTANT): the date as
+// AppendDate, T, HH:mm:ss always, the fraction as appendJavaFraction, Z.
 func appendJavaInstant(dst []byte, micros int64) []byte {
-	t := time.UnixMicro(micros).UTC()
-	dst = t.AppendFormat(dst, "2006-01-02T15:04:05")
-	dst = appendJavaFraction(dst, t.Nanosecond())
+	days, of := splitMicros(micros)
+	dst = AppendDate(dst, days)
+	sod, frac := of/1e6, of%1e6
+	var b [9]byte
+	b[0] = 'T'
+	put2(b[1:], int(sod/3600))
+	b[3] = ':'
+	put2(b[4:], int(sod/60%60))
+	b[6] = ':'
+	put2(b[7:], int(sod%60))
+	dst = append(dst, b[:]...)
+	dst = appendJavaFraction(dst, int(frac)*1000)
 	return append(dst, 'Z')
 }
 

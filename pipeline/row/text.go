@@ -5,10 +5,8 @@
 package row
 
 import (
-	"fmt"
 	"math"
 	"strconv"
-	"time"
 )
 
 // AppendText appends v as SQL's CAST(v AS STRING) writes it: the text form
@@ -36,7 +34,7 @@ func AppendText(dst []byte, v Value, t Type) []byte {
 	case String, Bytes:
 		return append(dst, v.s...)
 	case Date:
-		return v.Time().AppendFormat(dst, time.DateOnly)
+		return AppendDate(dst, int64(v.Days()))
 	case Time:
 		return appendSQLTime(dst, v, t)
 	case Timestamp, TimestampLTZ:
@@ -159,9 +157,9 @@ const (
 )
 
 // InTimestampRange reports whether micros falls in the years 0000 to
-// 9999: SQL's TIMESTAMP range, the one a timestamp's text can spell. A
-// reader of epoch numbers refuses the others, whose text no reader
-// would take back.
+// 9999: SQL's TIMESTAMP range, the one a four-digit year spells (one
+// past it is written with java.time's sign, appendISOYear). A reader of
+// epoch numbers refuses the others, as Flink's TO_TIMESTAMP_LTZ does.
 func InTimestampRange(micros int64) bool { return micros >= minFastMicros && micros < endFastMicros }
 
 // InDateRange reports whether days since 1970-01-01 fall in the years
@@ -181,30 +179,25 @@ func AppendTimestampText(dst []byte, micros int64, precision int) []byte {
 // of the fraction (at most 9), as SQL's CAST(ts AS STRING). Window
 // aggregates write two per row, so the digits are written by hand (a
 // civil-from-days conversion) instead of through time.AppendFormat and
-// fmt; years outside 0000..9999 take time's path, which spells them as
-// Go does.
+// fmt; a year outside 0000..9999 is written as java.time writes it
+// (appendISOYear: +10000, -0001), the form Flink's writers use and its
+// json reader takes back.
 func appendSQLTimestamp(dst []byte, micros int64, precision int) []byte {
 	if precision > 9 {
 		precision = 9
 	}
-	if micros < minFastMicros || micros >= endFastMicros {
-		return appendSQLTimestampSlow(dst, micros, precision)
+	days, of := splitMicros(micros)
+	sod, frac := of/1e6, of%1e6
+	var y int64
+	var m, d int
+	fast := micros >= minFastMicros && micros < endFastMicros
+	if fast {
+		y, m, d = cachedCivilFromDays(days)
+	} else {
+		y, m, d = civilFromDays(days)
 	}
-	secs := micros / 1e6
-	frac := micros - secs*1e6
-	if frac < 0 {
-		secs--
-		frac += 1e6
-	}
-	days := secs / 86400
-	sod := secs - days*86400
-	if sod < 0 {
-		days--
-		sod += 86400
-	}
-	y, m, d := cachedCivilFromDays(days)
 	var b [29]byte // "YYYY-MM-DD hh:mm:ss.fffffffff"
-	put4(b[0:], int(y))
+	put4(b[0:], int(y%10000))
 	b[4] = '-'
 	put2(b[5:], m)
 	b[7] = '-'
@@ -215,29 +208,24 @@ func appendSQLTimestamp(dst []byte, micros int64, precision int) []byte {
 	put2(b[14:], int(sod/60%60))
 	b[16] = ':'
 	put2(b[17:], int(sod%60))
-	if precision <= 0 {
-		return append(dst, b[:19]...)
-	}
-	b[19] = '.'
-	// Micros give six digits; nanos 7..9 are zeros. Two halves of
-	// three digits, whose divisions do not wait on each other (a loop
-	// of six, each on the last one's quotient, was most of the time).
-	f := int(frac)
-	put3(b[20:], f/1000)
-	put3(b[23:], f%1000)
-	b[26], b[27], b[28] = '0', '0', '0'
-	return append(dst, b[:20+precision]...)
-}
-
-func appendSQLTimestampSlow(dst []byte, micros int64, precision int) []byte {
-	t := time.UnixMicro(micros).UTC()
-	dst = t.AppendFormat(dst, time.DateTime)
+	n := 19
 	if precision > 0 {
-		frac := fmt.Sprintf("%09d", t.Nanosecond())
-		dst = append(dst, '.')
-		dst = append(dst, frac[:precision]...)
+		b[19] = '.'
+		// Micros give six digits; nanos 7..9 are zeros. Two halves of
+		// three digits, whose divisions do not wait on each other (a
+		// loop of six, each on the last one's quotient, was most of
+		// the time).
+		f := int(frac)
+		put3(b[20:], f/1000)
+		put3(b[23:], f%1000)
+		b[26], b[27], b[28] = '0', '0', '0'
+		n = 20 + precision
 	}
-	return dst
+	if fast {
+		return append(dst, b[:n]...)
+	}
+	dst = appendISOYear(dst, y)
+	return append(dst, b[4:n]...)
 }
 
 func put2(b []byte, v int) {

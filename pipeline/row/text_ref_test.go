@@ -51,6 +51,7 @@ func refAppendJavaFloat(dst []byte, f float64, bits int) []byte {
 
 func refAppendSQLTimestamp(dst []byte, micros int64, precision int) []byte {
 	t := time.UnixMicro(micros).UTC()
+	dst = appendJavaYearSign(dst, t)
 	dst = t.AppendFormat(dst, time.DateTime)
 	if precision > 0 {
 		frac := fmt.Sprintf("%09d", t.Nanosecond())
@@ -59,6 +60,16 @@ func refAppendSQLTimestamp(dst []byte, micros int64, precision int) []byte {
 		}
 		dst = append(dst, '.')
 		dst = append(dst, frac[:precision]...)
+	}
+	return dst
+}
+
+// appendJavaYearSign writes the '+' that java.time's ISO formats put
+// before a year past 9999 and Go's layouts do not (both write a year
+// before 0000 as -0001).
+func appendJavaYearSign(dst []byte, t time.Time) []byte {
+	if t.Year() > 9999 {
+		dst = append(dst, '+')
 	}
 	return dst
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // TIME(p) is a time of day, held as microseconds since midnight. Flink
@@ -109,11 +108,9 @@ func appendJavaLocalTime(dst []byte, v Value) []byte {
 // 1970-01-01) as Flink's csv writer does: yyyy-MM-dd HH:mm:ss and the
 // fraction's digits up to the last that is not zero, none when it is
 // zero (Go's layout 2006-01-02 15:04:05.999999), without package time
-// for the years 0..9999.
+// for the years 0..9999, and a year past them as java.time writes it
+// (+10000, -0001; appendISOYear), as Flink's writers do.
 func AppendTimestampTrimmed(dst []byte, micros int64) []byte {
-	if micros < minFastMicros || micros >= endFastMicros {
-		return time.UnixMicro(micros).UTC().AppendFormat(dst, "2006-01-02 15:04:05.999999")
-	}
 	dst = appendSQLTimestamp(dst, micros, 6)
 	n := len(dst)
 	for dst[n-1] == '0' {

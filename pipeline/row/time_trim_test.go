@@ -1,6 +1,7 @@
 package row
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -10,10 +11,11 @@ import (
 // fraction writes, on the edges of the fast range and on random instants.
 func TestAppendTimestampTrimmedMatchesLayout(t *testing.T) {
 	want := func(m int64) string {
-		return time.UnixMicro(m).UTC().Format("2006-01-02 15:04:05.999999")
+		t := time.UnixMicro(m).UTC()
+		return string(appendJavaYearSign(nil, t)) + t.Format("2006-01-02 15:04:05.999999")
 	}
 	cases := []int64{0, -1, 1, 10, 100000, 1_000_000, -1_000_000, 86400e6 - 1, 1704067200000000, 1704067200120000,
-		minFastMicros, minFastMicros - 1, endFastMicros - 1, endFastMicros, -62135596800e6}
+		minFastMicros, minFastMicros - 1, endFastMicros - 1, endFastMicros, -62135596800e6, math.MaxInt64, math.MinInt64}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for range 20000 {
 		m := rng.Int64N(endFastMicros-minFastMicros) + minFastMicros

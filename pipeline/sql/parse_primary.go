@@ -314,6 +314,7 @@ func (p *parser) parseCast() (Expr, *Error) {
 	if err := p.expectClose(")", kw.up+"(", open.pos); err != nil {
 		return nil, err
 	}
+	text = castTypeDefaults(text)
 	typ, terr := row.ParseType(text)
 	if terr != nil {
 		return nil, &Error{Pos: c.TypeAt, Msg: terr.Error(), Expected: []string{"type"}}
