@@ -66,13 +66,17 @@ type groupKeys struct {
 	index map[string]int
 }
 
-// add returns the index of key e, numbering it if it is new.
+// add returns the index of key e, numbering it if it is new. Keys are
+// compared unqualified (the joined row's field names), but kept as
+// written: e.deptno and d.deptno of a join are both "deptno" to the
+// aggregate's name resolution, which would find the unqualified name
+// ambiguous.
 func (k *groupKeys) add(e sql.Expr) (int, error) {
-	e, err := k.s.unqualify(e)
+	u, err := k.s.unqualify(e)
 	if err != nil {
 		return 0, err
 	}
-	text := strings.ToLower(sql.Format(e))
+	text := strings.ToLower(sql.Format(u))
 	if i, ok := k.index[text]; ok {
 		return i, nil
 	}
