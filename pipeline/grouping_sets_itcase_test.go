@@ -51,12 +51,16 @@ tests:
         final:
 %s`
 
-// TestGroupingSetsOverJoinQualifiedKeys: grouping set keys qualified by
-// the two sides of a join whose columns share a name (e.deptno,
-// d.deptno) are two keys, as in a plain GROUP BY; they were unqualified
-// to the one name deptno and refused as ambiguous (GroupingSetsITCase's
-// testCubeAndJoin).
-func TestGroupingSetsOverJoinQualifiedKeys(t *testing.T) {
+// TestGroupingSetsITCase: queries of Flink's GroupingSetsITCase that
+// etld refused or got wrong.
+//   - Keys qualified by the two sides of a join whose columns share a
+//     name (e.deptno, d.deptno) are two keys, as in a plain GROUP BY;
+//     they were unqualified to the one name deptno and refused as
+//     ambiguous (testCubeAndJoin).
+//   - A grouping set written twice is a group of its own, numbered by
+//     GROUP_ID(); its rows fell into the first one's groups, which
+//     counted them twice, and GROUP_ID was unknown.
+func TestGroupingSetsITCase(t *testing.T) {
 	cases := []struct {
 		name, query, final string
 	}{
@@ -74,6 +78,31 @@ func TestGroupingSetsOverJoinQualifiedKeys(t *testing.T) {
           - {ed: null, dd: 20, ge: 1, gid: 2, c: 1}
           - {ed: null, dd: 30, ge: 1, gid: 2, c: 2}
           - {ed: null, dd: null, ge: 1, gid: 3, c: 5}
+`},
+		{"repeated grouping set", "SELECT deptno, COUNT(*) AS c, GROUP_ID() AS g FROM emp GROUP BY GROUPING SETS ((deptno), (deptno), ())",
+			`          - {deptno: 10, c: 2, g: 0}
+          - {deptno: 10, c: 2, g: 1}
+          - {deptno: 20, c: 1, g: 0}
+          - {deptno: 20, c: 1, g: 1}
+          - {deptno: 30, c: 2, g: 0}
+          - {deptno: 30, c: 2, g: 1}
+          - {deptno: 50, c: 2, g: 0}
+          - {deptno: 50, c: 2, g: 1}
+          - {deptno: 60, c: 1, g: 0}
+          - {deptno: 60, c: 1, g: 1}
+          - {deptno: null, c: 8, g: 0}
+`},
+		{"GROUP_ID beside GROUPING", "SELECT gender, COUNT(*) AS c, GROUPING(gender) AS gg, GROUP_ID() AS g FROM emp GROUP BY GROUPING SETS ((gender), (), (gender), ())",
+			`          - {gender: F, c: 5, gg: 0, g: 0}
+          - {gender: F, c: 5, gg: 0, g: 1}
+          - {gender: M, c: 3, gg: 0, g: 0}
+          - {gender: M, c: 3, gg: 0, g: 1}
+          - {gender: null, c: 8, gg: 1, g: 0}
+          - {gender: null, c: 8, gg: 1, g: 1}
+`},
+		{"GROUP_ID of a plain GROUP BY", "SELECT gender, GROUP_ID() AS g FROM emp GROUP BY gender",
+			`          - {gender: F, g: 0}
+          - {gender: M, g: 0}
 `},
 	}
 	for _, c := range cases {
