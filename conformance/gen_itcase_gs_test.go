@@ -83,6 +83,7 @@ var itcaseGSQueries = []struct {
 	{"gs-grouping-id-dup-arg", batch, []string{"emp"}, "SELECT deptno, gender, GROUPING_ID(deptno, gender, deptno), COUNT(*) AS c FROM emp WHERE deptno = 10 GROUP BY ROLLUP(gender, deptno)"},
 	{"gs-duplicate-sets", both, []string{"emp"}, "SELECT deptno, COUNT(*) AS c, GROUP_ID() AS g FROM emp GROUP BY GROUPING SETS ((deptno), (deptno), ())"},
 	{"gs-sum-distinct-cube", streaming, []string{"scott_emp"}, "SELECT deptno, job, SUM(sal), COUNT(DISTINCT mgr), MAX(comm) FROM scott_emp GROUP BY CUBE(deptno, job)"},
+	{"gs-updating-cube-minmax", streaming, []string{"empc"}, "SELECT deptno, gender, MIN(ename), MAX(ename), COUNT(DISTINCT ename), GROUPING_ID(deptno, gender) FROM empc GROUP BY CUBE(deptno, gender)"},
 	{"gs-updating-rollup", streaming, []string{"empc"}, "SELECT deptno, gender, COUNT(*) AS c, GROUPING_ID(deptno, gender) FROM empc GROUP BY ROLLUP(deptno, gender)"},
 }
 
