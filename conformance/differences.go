@@ -94,8 +94,6 @@ var Differences = []Difference{
 		Reason: "Flink's batch planner refuses a DISTINCT aggregate in a legacy GROUP BY TUMBLE/HOP window (\"DISTINCT aggregates are currently not supported\"); etld computes it."},
 	{Name: "over-frame-following", Kind: Open, Area: "plan/windowop: OVER frames in batch mode",
 		Reason: "An OVER frame must end at CURRENT ROW, as Flink requires in streaming mode; in batch mode Flink also runs frames ending after it (ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING, UNBOUNDED FOLLOWING), which etld refuses."},
-	{Name: "window-agg-changelog", Kind: Open, Area: "plan/windowop: window aggregates over an updating input",
-		Reason: "A window aggregate (TUMBLE, HOP, CUMULATE) over an updating input, such as a debezium-json source, is refused with the reason (window aggregates take insert-only input); Flink 2.3 runs it, retracting a row's value from the windows it was in (WindowAggregateITCase's CDC source)."},
 	{Name: "csv-options", Kind: Open, Area: "formats/csv reader",
 		Reason: "Flink's csv reader fails on an ISO timestamp (2024-01-02T03:04:05), which etld reads, and reads a BOOLEAN other than true as false, where etld reads yes as true."},
 }
