@@ -390,7 +390,7 @@ func (a *aggPlan) aggNode(pre *Node) *Node {
 			row.Field{Name: "window_end", Type: wtype},
 			row.Field{Name: "window_time", Type: ttype})
 		agg.Kind = WindowAggNode
-		agg.op = &windowAggOp{keys: keys, aggs: aggs, window: window, batch: agg.batch, state: a.state}
+		agg.op = &windowAggOp{keys: keys, aggs: aggs, window: window, batch: agg.batch, updating: in.Mode.Updating, state: a.state}
 		if !window.ProcTime {
 			// A processing-time window's window_time is no event time.
 			agg.TimeAttr = len(keys) + 2

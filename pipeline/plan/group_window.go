@@ -57,6 +57,9 @@ func (q *queryBuilder) groupWindow(sel *sql.Select, s *scope) (*sql.Select, erro
 	if s.windowSpec, err = q.windowSpec(w, s.node, s.table); err != nil {
 		return nil, err
 	}
+	if s.node.Mode.Updating {
+		return nil, errAt(call.At, "%s in GROUP BY cannot read the updating table %q: legacy group windows take insert-only input; a TUMBLE, HOP or CUMULATE window table function's aggregate reads a changelog", call.Name, s.table)
+	}
 	s.window = w
 	out := *sel
 	out.GroupBy = append(rest,

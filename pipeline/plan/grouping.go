@@ -66,13 +66,17 @@ type groupKeys struct {
 	index map[string]int
 }
 
-// add returns the index of key e, numbering it if it is new.
+// add returns the index of key e, numbering it if it is new. Keys are
+// compared unqualified (the joined row's field names), but kept as
+// written: e.deptno and d.deptno of a join are both "deptno" to the
+// aggregate's name resolution, which would find the unqualified name
+// ambiguous.
 func (k *groupKeys) add(e sql.Expr) (int, error) {
-	e, err := k.s.unqualify(e)
+	u, err := k.s.unqualify(e)
 	if err != nil {
 		return 0, err
 	}
-	text := strings.ToLower(sql.Format(e))
+	text := strings.ToLower(sql.Format(u))
 	if i, ok := k.index[text]; ok {
 		return i, nil
 	}
@@ -127,9 +131,11 @@ func (k *groupKeys) crossSets(groupBy []sql.Expr) (product [][]int, windowRefs [
 
 // newGroupingPlan turns grouping sets of key indices over n keys into
 // which keys each set keeps and the set's id, whose bit n-1-i is set
-// when the set leaves out key i.
+// when the set leaves out key i, and whose bits from n up count the
+// earlier sets equal to it.
 func newGroupingPlan(sets [][]int, n int) *groupingPlan {
 	gp := &groupingPlan{}
+	seen := map[int64]int64{}
 	for _, set := range sets {
 		keep := make([]bool, n)
 		for _, i := range set {
@@ -141,6 +147,13 @@ func newGroupingPlan(sets [][]int, n int) *groupingPlan {
 				id |= 1 << (n - 1 - i)
 			}
 		}
+		// A set written again (GROUPING SETS ((a), (a))) is a group of
+		// its own, as in Flink, whose GROUP_ID() counts the repeats: its
+		// id gets the repeat number above the n GROUPING bits, else its
+		// rows would fall into the first one's groups and count twice.
+		repeat := seen[id]
+		seen[id]++
+		id |= repeat << n
 		gp.sets, gp.ids = append(gp.sets, keep), append(gp.ids, id)
 	}
 	return gp
@@ -156,6 +169,18 @@ func (k *groupKeys) rewriteGroupingCalls(out *sql.Select, plain bool) error {
 	rewriteGrouping := func(e sql.Expr) sql.Expr {
 		return rewrite(e, func(x sql.Expr) (sql.Expr, bool) {
 			c, ok := x.(*sql.Call)
+			if ok && c.Name == "GROUP_ID" {
+				if len(c.Args) > 0 {
+					bad = errAt(c.At, "GROUP_ID takes no arguments")
+					return x, true
+				}
+				if plain {
+					return bigintLit(0), true
+				}
+				// The repeat number of the row's grouping set, above its
+				// n GROUPING bits (newGroupingPlan).
+				return &sql.Binary{Op: sql.OpDiv, L: expandIDRef(c.At), R: bigintLit(1 << n)}, true
+			}
 			if !ok || c.Name != "GROUPING" && c.Name != "GROUPING_ID" {
 				return nil, false
 			}
@@ -260,7 +285,7 @@ func callsGrouping(sel *sql.Select) bool {
 	found := false
 	check := func(e sql.Expr) {
 		walk(e, func(x sql.Expr) bool {
-			if c, ok := x.(*sql.Call); ok && (c.Name == "GROUPING" || c.Name == "GROUPING_ID") {
+			if c, ok := x.(*sql.Call); ok && (c.Name == "GROUPING" || c.Name == "GROUPING_ID" || c.Name == "GROUP_ID") {
 				found = true
 			}
 			return !found

@@ -190,6 +190,8 @@ type windowAggOp struct {
 	// over a TIMESTAMP_LTZ.
 	attached, attachedLTZ bool
 	batch                 bool
+	// updating: its input is a changelog (windowop.WindowOptions.Updating).
+	updating bool
 	// state: the columns its state is made for, when aggregates share
 	// an argument column.
 	state argColumns
@@ -199,7 +201,7 @@ func (w *windowAggOp) operator(b opBuild) (operator.Lifecycle, error) {
 	if w.window.ProcTime {
 		return windowop.NewProcWindowAgg(*w.window, w.keys, freshUserAggs(w.aggs), windowop.WindowOptions{}, nil)
 	}
-	opt := windowop.WindowOptions{Batch: w.batch, Attached: w.attached, AttachedLTZ: w.attachedLTZ}
+	opt := windowop.WindowOptions{Batch: w.batch, Attached: w.attached, AttachedLTZ: w.attachedLTZ, Updating: w.updating}
 	session := w.window.Kind == windowop.Session
 	build := func() (operator.KeyGrouped, error) {
 		// Each worker its own user aggregates: they hold state.

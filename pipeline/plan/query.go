@@ -169,8 +169,10 @@ func (q *queryBuilder) windowSpec(w *sql.WindowTVF, in *Node, tabName string) (*
 			return nil, errAt(w.TimeCol.At, "%s needs a time attribute, and %s has none: select its source's watermark column or a PROCTIME() column unchanged in the transform (a computed or aggregated column is not one; a join keeps at most one input's)", w.Kind, tabName)
 		}
 	}
-	if in.Mode.Updating {
-		return nil, errAt(w.At, "%s cannot read the updating table %q: window aggregates take insert-only input", w.Kind, tabName)
+	// A changelog only in a streaming TUMBLE, HOP or CUMULATE aggregate
+	// on event time, as Flink's (windowTable, group windows refuse it).
+	if in.Mode.Updating && (proc || q.b.plan.Batch || w.Kind == sql.Session) {
+		return nil, updatingWindowErr(w, tabName)
 	}
 	spec := &windowop.WindowSpec{TimeCol: col, ProcTime: proc}
 	dur := func(e sql.Expr, what string) (int64, error) {

@@ -209,6 +209,26 @@ func (q *queryBuilder) existsJoin(s *scope, e *sql.Exists, not bool) error {
 // semiJoin replaces s's node by its semi (anti) join with r on cond.
 // With correlated, r's columns take an unqualified name both have.
 func (q *queryBuilder) semiJoin(s *scope, r *scope, cond sql.Expr, kind joinop.JoinKind, nullAware, correlated bool) error {
+	// A window TVF read directly (FROM TABLE(TUMBLE(...)) R) is read as
+	// a table with its window columns, as joinScope reads a joined one:
+	// else R.window_start names no column, and the window semi join of
+	// Flink's WindowJoinITCase is refused. The outer table's TVF is read
+	// so only when the condition names its window columns, so that an
+	// aggregate after the semi join stays a window aggregate.
+	if r.window != nil {
+		ws, err := q.windowTable(r)
+		if err != nil {
+			return err
+		}
+		r = ws
+	}
+	if s.window != nil && namesWindowColumn(cond) {
+		ws, err := q.windowTable(s)
+		if err != nil {
+			return err
+		}
+		*s = *ws
+	}
 	left, right := s.node, r.node
 	lw := left.Schema.Len()
 	rcols := r.tableCols(lw)
@@ -251,4 +271,20 @@ func (q *queryBuilder) semiJoin(s *scope, r *scope, cond sql.Expr, kind joinop.J
 	n.Label = strings.Replace(n.Label, ", select=["+strings.Join(pair, ", ")+"]", ", select=["+strings.Join(n.Schema.Names(), ", ")+"]", 1)
 	s.node = withoutKeyCols(n, lw, 0)
 	return nil
+}
+
+// namesWindowColumn reports whether e names window_start, window_end or
+// window_time.
+func namesWindowColumn(e sql.Expr) bool {
+	found := false
+	walk(e, func(x sql.Expr) bool {
+		if c, ok := x.(*sql.ColumnRef); ok {
+			switch strings.ToLower(c.Column.Name) {
+			case "window_start", "window_end", "window_time":
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }

@@ -23,6 +23,9 @@ func (q *queryBuilder) windowTable(s *scope) (*scope, error) {
 	if s.windowSpec.ProcTime {
 		return nil, errProcWindowTable(s.window)
 	}
+	if s.node.Mode.Updating {
+		return nil, updatingWindowErr(s.window, s.table)
+	}
 	in := s.node
 	timeType := in.Schema.Fields[s.windowSpec.TimeCol].Type
 	fields := append(append([]row.Field(nil), in.Schema.Fields...), windowop.WindowColumns(timeType)...)
@@ -115,4 +118,11 @@ func (q *queryBuilder) windowRankNode(calc *Node, spec rankop.RankSpec, endCol, 
 	}
 	n.op = &windowRankOp{spec: wr}
 	return n, nil
+}
+
+// updatingWindowErr refuses a window over the updating table tabName
+// where only a streaming TUMBLE, HOP or CUMULATE aggregate over event
+// time takes one.
+func updatingWindowErr(w *sql.WindowTVF, tabName string) error {
+	return errAt(w.At, "%s cannot read the updating table %q here: over a changelog only a TUMBLE, HOP or CUMULATE window aggregate (GROUP BY window_start, window_end) on event time, in streaming, runs", w.Kind, tabName)
 }

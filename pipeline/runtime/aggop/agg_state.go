@@ -186,6 +186,9 @@ func (s *Store) Release(id int32) {
 
 func (s *Store) rows(id int32) int64 { return s.nums[int(id)*s.numW] }
 
+// Rows is the number of rows slot id holds: added less retracted.
+func (s *Store) Rows(id int32) int64 { s.settle(); return s.rows(id) }
+
 // Update accumulates (add) or retracts r into slot id. NULL arguments are
 // skipped by all but COUNT(*); so are rows whose FILTER is not TRUE.
 func (s *Store) Update(id int32, r row.Row, add bool) {

@@ -111,7 +111,7 @@ func NewWindowAgg(w WindowSpec, keys []int, aggs []aggop.AggCall, opt WindowOpti
 		spec:   w,
 		keys:   keys,
 		opt:    opt,
-		st:     aggop.NewStore(aggs, true, false),
+		st:     aggop.NewStore(aggs, !opt.Updating, false),
 		width:  max(width, w.TimeCol+1),
 		wm:     operator.NoWatermark,
 		slices: map[int64]*slice{},
@@ -128,7 +128,7 @@ func (g *WindowAgg) Dropped() (int64, string) { return g.dropped, "late" }
 func (g *WindowAgg) StateEntries() int64 { return int64(g.st.Slots) - int64(len(g.st.Free)) }
 
 func (g *WindowAgg) Process(in *row.Batch, out operator.Emitter) error {
-	if g.proc == nil && !g.opt.Attached && g.st.Err() == nil {
+	if g.proc == nil && !g.opt.Attached && !g.opt.Updating && g.st.Err() == nil {
 		return g.processBatch(in) // nothing is emitted: no change to track
 	}
 	return operator.EachChange("window aggregate", in, out, func(i int, c *row.Change) error {
@@ -144,6 +144,12 @@ func (g *WindowAgg) Process(in *row.Batch, out operator.Emitter) error {
 func (g *WindowAgg) ReleasesInput() bool { return true }
 
 func (g *WindowAgg) add(k row.Kind, r row.Row) error {
+	acc := k == row.Insert || k == row.UpdateAfter
+	if g.opt.Updating && g.proc == nil && !g.opt.Attached {
+		// A changelog's rows: each change counts as an insert for the
+		// time check, then adds or retracts.
+		k = row.Insert
+	}
 	ts, err := g.rowTime(k, r)
 	if err != nil {
 		return err
@@ -165,7 +171,7 @@ func (g *WindowAgg) add(k row.Kind, r row.Row) error {
 		g.Drop()
 		return nil
 	}
-	g.st.Update(g.slot(w), r, true)
+	g.st.Update(g.slot(w), r, acc)
 	return nil
 }
 
@@ -370,6 +376,9 @@ func (g *WindowAgg) fireCumulate(c *cycle, end int64, out operator.Emitter) erro
 }
 
 func (g *WindowAgg) emit(id int32, start, end, fire int64, out operator.Emitter) error {
+	if g.opt.Updating && g.st.Rows(id) == 0 {
+		return nil // every row of the group was retracted
+	}
 	nk := len(g.keys)
 	at := nk // window_start's column
 	if g.opt.Attached {

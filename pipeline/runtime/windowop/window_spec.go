@@ -172,6 +172,12 @@ type WindowOptions struct {
 	// AttachedLTZ: with Attached, the upstream windows were over a
 	// TIMESTAMP_LTZ, so window_time is one too.
 	AttachedLTZ bool
+	// Updating (TUMBLE, HOP, CUMULATE over event time, in streaming): the
+	// input is a changelog. -U and -D retract their row from the windows
+	// of its time (late ones are dropped as late rows are), and a group
+	// whose rows all went is not emitted, as Flink's window aggregate
+	// over a changelog (its WindowIsEmptySupplier) skips an empty one.
+	Updating bool
 }
 
 // windowStart is Flink's TimeWindow.getWindowStartWithOffset.
