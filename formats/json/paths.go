@@ -75,6 +75,11 @@ func (d *Decoder) DecodePaths(paths []connector.FieldPath, gap int) bool {
 	return true
 }
 
+// WritesNestedRows implements connector.FullNestedDecoder: both ways of
+// decoding a record (decodeFast, DecodeObject) clear the paths' columns
+// and write NULL in the columns SetColumns left out.
+func (d *Decoder) WritesNestedRows() bool { return true }
+
 func newPathNode(field int, t row.Type) *pathNode {
 	n := &pathNode{field: field, typ: t, out: -1, byField: make([]int, len(t.Fields()))}
 	for i := range n.byField {

@@ -103,6 +103,14 @@ type NestedDecoder interface {
 	DecodePaths(paths []FieldPath, gap int) bool
 }
 
+// FullNestedDecoder is a NestedDecoder that, with paths, writes every
+// value of each row it decodes but the gap's: its schema's columns (NULL
+// for those SetColumns left out) and the paths'. A batch it decodes into
+// may then hold old rows (BatchRecycler), as with a ColumnDecoder.
+type FullNestedDecoder interface {
+	WritesNestedRows() bool
+}
+
 // NestedSource is a source that passes nested projection pushdown on to
 // its format (NestedDecoder): after SetPaths(paths, gap) reported true,
 // its rows have gap columns after its schema's columns, which it does not
