@@ -158,3 +158,44 @@ sinks:
 		t.Errorf("transform's entry %v (all: %v)", e, entries)
 	}
 }
+
+// A source whose json decoder reads a ROW's fields into columns of their
+// own leaves room in its rows for the computed columns, which are
+// evaluated there (connector.NestedSource's gap): the dead letter of a
+// row a computed column failed on holds the decoded row as before, the
+// physical columns and the paths, not that room.
+func TestDeadLetterOfRowWithPaths(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.json")
+	rows := `{"id":1,"r":{"a":10,"t":"2024-01-01 00:00:01"}}` + "\n" + `{"id":2,"r":{"a":20,"t":"garbage"}}` + "\n" +
+		`{"id":3,"r":{"a":30,"t":"2024-01-01 00:00:02"}}` + "\n"
+	if err := os.WriteFile(in, []byte(rows), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dlq := filepath.Join(dir, "dlq.jsonl")
+	out := filepath.Join(dir, "out.csv")
+	runFile(t, dir, fmt.Sprintf(`version: 1
+name: p
+sources:
+  - name: s
+    type: file
+    path: %s
+    format: json
+    schema: [id BIGINT, "r ROW<a BIGINT, t STRING>", a2 AS r.a * 2, ts AS TO_TIMESTAMP(r.t)]
+    watermark: ts - INTERVAL '1' SECOND
+    on_error: dead-letter
+    dead_letter: %s
+transforms:
+  - name: q
+    sql: SELECT id, a2, ts FROM s
+sinks:
+  - {name: o, from: q, type: file, path: %s}
+`, in, dlq, out))
+	if got := strings.Join(readLines(t, out), " "); got != "1,20,2024-01-01 00:00:01 3,60,2024-01-01 00:00:02" {
+		t.Errorf("rows %q", got)
+	}
+	entries := deadLetters(t, dlq)
+	if len(entries) != 1 || entries[0]["row"] != `{"id":2,"r":null,"r.t":"garbage","r.a":20}` {
+		t.Errorf("dead letters %v, want the row of id 2 as decoded", entries)
+	}
+}

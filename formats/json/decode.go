@@ -35,9 +35,12 @@ type Codec struct {
 	copies [][2]int
 	// paths, when set (DecodePaths), has the tree of the fields decoded
 	// into columns of their own for each column with any (paths.go);
-	// pathCount is their number, pathRow the row being decoded.
+	// pathCount is their number, pathAt the row column of the first
+	// (after the schema's and the gap DecodePaths was given), pathRow
+	// the row being decoded.
 	paths     []*pathNode
 	pathCount int
+	pathAt    int
 	pathRow   row.Row
 	// fast is the one-pass decode of the schema and the projection
 	// (fast.go), nil for none; arena and ts are its scratch: the

@@ -113,7 +113,7 @@ func BenchmarkDecodeLines(b *testing.B) {
 				}
 				if c.paths != nil {
 					dec.SetColumns([]bool{true, false, false, false})
-					if !dec.DecodePaths(c.paths) {
+					if !dec.DecodePaths(c.paths, 0) {
 						b.Fatal("DecodePaths refused")
 					}
 					width += len(c.paths)

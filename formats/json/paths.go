@@ -28,16 +28,18 @@ type pathNode struct {
 	leaves []int
 }
 
-// DecodePaths implements connector.NestedDecoder. It refuses a path
-// that is not a chain of ROW fields of the schema, one that is a prefix
-// of another, and a decoder that picks columns (DecodeColumns).
-func (d *Decoder) DecodePaths(paths []connector.FieldPath) bool {
+// DecodePaths implements connector.NestedDecoder: path j's column is
+// gap+j after the schema's. It refuses a path that is not a chain of ROW
+// fields of the schema, one that is a prefix of another, a negative gap,
+// and a decoder that picks columns (DecodeColumns).
+func (d *Decoder) DecodePaths(paths []connector.FieldPath, gap int) bool {
 	c := d.codec
-	if c.outAt != nil || len(paths) == 0 {
+	if c.outAt != nil || len(paths) == 0 || gap < 0 {
 		return false
 	}
-	roots := make([]*pathNode, c.Width())
 	width := c.Width()
+	roots := make([]*pathNode, width)
+	first := width + gap // path j's column is first+j
 	for j, p := range paths {
 		if p.Column < 0 || p.Column >= width || len(p.Fields) == 0 {
 			return false
@@ -46,7 +48,7 @@ func (d *Decoder) DecodePaths(paths []connector.FieldPath) bool {
 			roots[p.Column] = newPathNode(-1, c.schema.Fields[p.Column].Type)
 		}
 		n := roots[p.Column]
-		n.leaves = append(n.leaves, width+j)
+		n.leaves = append(n.leaves, first+j)
 		for _, f := range p.Fields {
 			if n.out >= 0 || n.typ.ID != row.Struct || f < 0 || f >= len(n.typ.Fields()) {
 				return false
@@ -61,17 +63,22 @@ func (d *Decoder) DecodePaths(paths []connector.FieldPath) bool {
 				n.kids = append(n.kids, newPathNode(f, n.typ.Fields()[f].Type))
 			}
 			n = n.kids[k]
-			n.leaves = append(n.leaves, width+j)
+			n.leaves = append(n.leaves, first+j)
 		}
 		if n.out >= 0 || len(n.kids) > 0 {
 			return false // a path again, or a prefix of another
 		}
-		n.out = width + j
+		n.out = first + j
 	}
-	c.paths, c.pathCount = roots, len(paths)
+	c.paths, c.pathAt, c.pathCount = roots, first, len(paths)
 	c.planFast()
 	return true
 }
+
+// WritesNestedRows implements connector.FullNestedDecoder: both ways of
+// decoding a record (decodeFast, DecodeObject) clear the paths' columns
+// and write NULL in the columns SetColumns left out.
+func (d *Decoder) WritesNestedRows() bool { return true }
 
 func newPathNode(field int, t row.Type) *pathNode {
 	n := &pathNode{field: field, typ: t, out: -1, byField: make([]int, len(t.Fields()))}
@@ -161,8 +168,7 @@ func (n *pathNode) fill(v row.Value, r row.Row) {
 
 // clearPaths sets every path's column of r to NULL.
 func (c *Codec) clearPaths(r row.Row) {
-	w := c.Width()
-	clear(r[w : w+c.pathCount])
+	clear(r[c.pathAt : c.pathAt+c.pathCount])
 }
 
 // readPaths reads the member of column col, whose value is at s[v], into

@@ -44,6 +44,18 @@ func pathValue(r row.Row, p connector.FieldPath) row.Value {
 // decoded whole) and returns the row or the error.
 func decodeWithPaths(t testing.TB, opts Options, sch row.Schema, paths []connector.FieldPath, rec string) (row.Row, error) {
 	t.Helper()
+	return decodeWithGap(t, opts, sch, paths, 0, rec)
+}
+
+// gapMark is what decodeWithGap writes in every column of the row's
+// memory before the decode: the gap's columns must still hold it.
+var gapMark = row.StringValue("gap")
+
+// decodeWithGap is decodeWithPaths with gap columns between the schema's
+// and the paths' (connector.NestedDecoder), into a row whose memory held
+// gapMark in every column.
+func decodeWithGap(t testing.TB, opts Options, sch row.Schema, paths []connector.FieldPath, gap int, rec string) (row.Row, error) {
+	t.Helper()
 	d, err := NewDecoder(opts, sch)
 	if err != nil {
 		t.Fatal(err)
@@ -56,14 +68,25 @@ func decodeWithPaths(t testing.TB, opts Options, sch row.Schema, paths []connect
 		needed[p.Column] = false
 	}
 	d.SetColumns(needed)
-	if !d.DecodePaths(paths) {
-		t.Fatalf("DecodePaths(%v) refused", paths)
+	if !d.DecodePaths(paths, gap) {
+		t.Fatalf("DecodePaths(%v, %d) refused", paths, gap)
 	}
-	b := row.NewBatch(1, sch.Len()+len(paths))
+	b := row.NewBatch(1, sch.Len()+gap+len(paths))
+	old := b.NewRow()
+	for i := range old {
+		old[i] = gapMark
+	}
+	b.Reuse() // the next row is old's memory
 	if err := d.DecodeString(rec, b); err != nil || b.Len() == 0 {
 		return nil, err // a blank record carries no row
 	}
-	return b.Changes[0].Row, nil
+	r := b.Changes[0].Row
+	for i := sch.Len(); i < sch.Len()+gap; i++ {
+		if r[i] != gapMark {
+			t.Errorf("%s: gap column %d written: %v", rec, i, r[i])
+		}
+	}
+	return r, nil
 }
 
 func TestDecodePaths(t *testing.T) {
@@ -102,30 +125,39 @@ func TestDecodePaths(t *testing.T) {
 		{name: "NOT NULL field there", rec: `{"c":{"x":9}}`, paths: []connector.FieldPath{cx}, want: "9"},
 		{name: "fail_on_missing_field", rec: `{"b":1}`, paths: []connector.FieldPath{ax}, opts: Options{FailOnMissingField: true}, want: "error: column a: missing"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			r, err := decodeWithPaths(t, tt.opts, sch, tt.paths, tt.rec)
-			var got string
-			if err != nil {
-				got = "error: " + err.Error()
-			} else {
-				var parts []string
-				for j := range tt.paths {
-					v := r[sch.Len()+j]
-					if v.IsNull() {
-						parts = append(parts, "NULL")
-					} else {
-						parts = append(parts, v.Text(row.Type{ID: v.Type()}))
-					}
-				}
-				got = strings.Join(parts, "|")
-			}
-			if strings.HasPrefix(tt.want, "error: ") && strings.HasPrefix(got, tt.want) || got == tt.want {
-				return
-			}
-			t.Errorf("%s: got %q, want %q", tt.rec, got, tt.want)
-		})
+	// Each case with the paths right after the schema's columns, and
+	// after a gap of two (the table's computed columns) the decoder
+	// leaves as it was.
+	for _, gap := range []int{0, 2} {
+		for _, tt := range tests {
+			t.Run(fmt.Sprintf("%s, gap %d", tt.name, gap), func(t *testing.T) {
+				testDecodePath(t, sch, tt.rec, tt.paths, tt.opts, gap, tt.want)
+			})
+		}
 	}
+}
+
+func testDecodePath(t *testing.T, sch row.Schema, rec string, paths []connector.FieldPath, opts Options, gap int, want string) {
+	r, err := decodeWithGap(t, opts, sch, paths, gap, rec)
+	var got string
+	if err != nil {
+		got = "error: " + err.Error()
+	} else {
+		var parts []string
+		for j := range paths {
+			v := r[sch.Len()+gap+j]
+			if v.IsNull() {
+				parts = append(parts, "NULL")
+			} else {
+				parts = append(parts, v.Text(row.Type{ID: v.Type()}))
+			}
+		}
+		got = strings.Join(parts, "|")
+	}
+	if strings.HasPrefix(want, "error: ") && strings.HasPrefix(got, want) || got == want {
+		return
+	}
+	t.Errorf("%s: got %q, want %q", rec, got, want)
 }
 
 func TestDecodePathsRefuses(t *testing.T) {
@@ -139,12 +171,15 @@ func TestDecodePathsRefuses(t *testing.T) {
 		{{Column: 5, Fields: []int{0}}},
 	} {
 		d, _ := NewDecoder(Options{}, sch)
-		if d.DecodePaths(paths) {
+		if d.DecodePaths(paths, 0) {
 			t.Errorf("DecodePaths(%v) accepted", paths)
 		}
 	}
+	if d, _ := NewDecoder(Options{}, sch); d.DecodePaths([]connector.FieldPath{{Column: 0, Fields: []int{0}}}, -1) {
+		t.Error("a negative gap accepted")
+	}
 	d, _ := NewDecoder(Options{}, sch)
-	if !d.DecodePaths([]connector.FieldPath{{Column: 0, Fields: []int{0}}}) || d.DecodeColumns([]int{1}) {
+	if !d.DecodePaths([]connector.FieldPath{{Column: 0, Fields: []int{0}}}, 0) || d.DecodeColumns([]int{1}) {
 		t.Error("a decoder of paths picks columns")
 	}
 }

@@ -86,8 +86,11 @@ type FieldPath struct {
 // NestedDecoder is a decoder that can decode fields of its ROW columns
 // into columns of their own: nested projection pushdown, for a plan that
 // reads a ROW column only through field accesses (bid.price). After
-// DecodePaths(paths) reported true, each row it decodes has one more
-// column per path after its schema's columns, the path's value: NULL when
+// DecodePaths(paths, gap) reported true, each row it decodes has gap
+// columns after its schema's columns, which it does not write (room for
+// the table's computed columns, which the planner evaluates in place:
+// NULL in a new batch, what the caller left there in one given back),
+// then one column per path, the path's value: NULL when
 // the column or a ROW on the way is NULL or missing, else the field's
 // value as the ROW would hold it. The fields of such a ROW no path names
 // are not parsed (a bad value there is no error, as with
@@ -97,15 +100,24 @@ type FieldPath struct {
 // another. Called before any Decode, after SetColumns; Clone keeps it,
 // and a decoder that decodes paths may refuse DecodeColumns.
 type NestedDecoder interface {
-	DecodePaths(paths []FieldPath) bool
+	DecodePaths(paths []FieldPath, gap int) bool
+}
+
+// FullNestedDecoder is a NestedDecoder that, with paths, writes every
+// value of each row it decodes but the gap's: its schema's columns (NULL
+// for those SetColumns left out) and the paths'. A batch it decodes into
+// may then hold old rows (BatchRecycler), as with a ColumnDecoder.
+type FullNestedDecoder interface {
+	WritesNestedRows() bool
 }
 
 // NestedSource is a source that passes nested projection pushdown on to
-// its format (NestedDecoder): after SetPaths(paths) reported true, its
-// rows have one more column per path after its schema's columns. The
-// planner calls it before Open, after SetColumns.
+// its format (NestedDecoder): after SetPaths(paths, gap) reported true,
+// its rows have gap columns after its schema's columns, which it does not
+// write (NestedDecoder), then one more column per path. The planner
+// calls it before Open, after SetColumns.
 type NestedSource interface {
-	SetPaths(paths []FieldPath) bool
+	SetPaths(paths []FieldPath, gap int) bool
 }
 
 // ColumnDecoder is a decoder that can decode some of its schema's columns

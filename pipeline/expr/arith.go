@@ -151,6 +151,11 @@ func (c *compiler) arith(e sql.Expr, opAt sql.Pos, bop sql.BinaryOp, l, r *node)
 			}
 			return v, nil
 		}
+		if op == '*' {
+			if g := decConstMul(t, l, r, fail); g != nil {
+				return c.finish(e, t, g, l, r)
+			}
+		}
 		if r.konst && !r.val.IsNull() {
 			// A constant operand is read once.
 			le, k := l.eval, r.val

@@ -155,6 +155,9 @@ func sourceNode(s *Source, scanned bool) *runtime.SourceNode {
 	}
 	if s.paths != nil {
 		sn.Columns = row.Schema{Fields: append(slices.Clip(s.Physical.Fields), s.pathFields...)}
+		// The decoded rows leave the computed columns' room before the
+		// paths (pushProjections), which Columns does not name.
+		sn.GapAt, sn.Gap = s.Physical.Len(), s.Table.Root.Schema.Len()-s.Physical.Len()
 	}
 	if s.lookedUp && !scanned {
 		// Only lookup joins read it: looked up, never scanned.
@@ -339,23 +342,33 @@ func computedCalc(s *Source) *runtime.Calc {
 }
 
 // computeRows returns a maker of functions that turn a source's physical
-// row into its table row: the computed columns appended, each of which
-// may read the ones before it, so they are evaluated in order into the
-// growing row. The columns of pushed nested paths (Source.paths), which
-// the connector puts after the physical ones, move after the computed
-// ones, where every expression over the scan reads them. Each function
-// writes into a scratch row of its own, valid until its next call: one
-// per goroutine (runtime.SourceNode.Compute: a fused Calc's decoders).
+// row into its table row: the computed columns after the physical ones,
+// each of which may read the ones before it, so they are evaluated in
+// order into the growing row. When the connector decodes nested paths
+// (Source.paths), its rows already have the table's layout: the paths'
+// columns after a gap as wide as the computed ones (connector.NestedSource),
+// which are evaluated there, in the decoded row, and that row is the
+// result (a row's computed columns depend on its other columns only, so
+// computing a row again gives the same). Without paths the rows are the
+// physical ones, copied into a scratch row of the function's own, valid
+// until its next call: one function per goroutine
+// (runtime.SourceNode.Compute: a fused Calc's decoders).
 func computeRows(s *Source) func() func(row.Row) (row.Row, error) {
 	width := s.Table.Root.Schema.Len()
 	phys := s.Physical.Len()
-	paths := len(s.paths)
 	computed := s.computed
+	inPlace := s.paths != nil
 	return func() func(row.Row) (row.Row, error) {
-		scratch := make(row.Row, width+paths)
+		var scratch row.Row
+		if !inPlace {
+			scratch = make(row.Row, width)
+		}
 		return func(r row.Row) (row.Row, error) {
-			copy(scratch, r[:phys])
-			copy(scratch[width:], r[phys:phys+paths])
+			if inPlace {
+				scratch = r
+			} else {
+				copy(scratch, r[:phys])
+			}
 			for k, c := range computed {
 				v, err := c.Eval(scratch)
 				if err != nil {

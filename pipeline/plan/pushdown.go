@@ -53,7 +53,10 @@ func (b *builder) pushProjections() {
 			if ns, ok := src.Conn.(connector.NestedSource); ok {
 				ps.SetColumns(someOrNil(needed))
 				paths, commit := rd.fieldPaths(src, pushed)
-				if ns.SetPaths(paths) {
+				// The gap is the computed columns' room, between the
+				// physical ones and the paths as in the scan's rows:
+				// computeRows writes them in place.
+				if ns.SetPaths(paths, src.Table.Root.Schema.Len()-phys) {
 					commit()
 					src.Projected = someOrNil(needed)
 					continue

@@ -2,13 +2,15 @@ package row
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
 
-// TestDecodeRowText: a row decoded with its strings in a Text equals
-// CopyRow's, for every kind of value, and keeps none of the encoding's
-// bytes (they are overwritten after); a width that differs is an error.
+// TestDecodeRowText: a row decoded with its strings in a Text, or each
+// in an allocation of its own (no Text), equals CopyRow's, for every
+// kind of value, and keeps none of the encoding's bytes (they are
+// overwritten after); a width that differs is an error.
 func TestDecodeRowText(t *testing.T) {
 	rows := []Row{
 		{},
@@ -18,28 +20,37 @@ func TestDecodeRowText(t *testing.T) {
 		{ArrayValue([]Value{StringValue("a"), NullValue}), StructValue([]Value{BigIntValue(1), StringValue("b")})},
 		{StringValue(strings.Repeat("long ", 2000)), StringValue("after a string larger than a chunk's quarter")},
 	}
+	// Into shared chunks, and with no Text (state.DecodeRowInto), each
+	// string a copy of its own: either way b can be written over after.
 	var text Text
-	for i, r := range rows {
-		b := AppendRow(nil, r)
-		want, err := CopyRow(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := make(Row, len(r))
-		if err := DecodeRowText(got, b, &text); err != nil {
-			t.Fatalf("row %d: %v", i, err)
-		}
-		for j := range b {
-			b[j] = 0xff
-		}
-		for j := range want {
-			if got[j].Type() != want[j].Type() || !Equal(got[j], want[j]) || got[j].s != want[j].s {
-				t.Fatalf("row %d column %d: %v, want %v", i, j, got[j], want[j])
-			}
+	for k, into := range []*Text{&text, nil} {
+		for i, r := range rows {
+			testDecodeRowText(t, fmt.Sprintf("text %d row %d", k, i), r, into)
 		}
 	}
 	b := AppendRow(nil, Row{BigIntValue(1), BigIntValue(2)})
 	if err := DecodeRowText(make(Row, 3), b, &text); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("2 columns into 3: %v, want ErrCorrupt", err)
+	}
+}
+
+func testDecodeRowText(t *testing.T, name string, r Row, text *Text) {
+	t.Helper()
+	b := AppendRow(nil, r)
+	want, err := CopyRow(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(Row, len(r))
+	if err := DecodeRowText(got, b, text); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	for j := range b {
+		b[j] = 0xff
+	}
+	for j := range want {
+		if got[j].Type() != want[j].Type() || !Equal(got[j], want[j]) || got[j].s != want[j].s {
+			t.Fatalf("%s column %d: %v, want %v", name, j, got[j], want[j])
+		}
 	}
 }

@@ -179,6 +179,11 @@ type SourceNode struct {
 	// Columns are the source's physical columns, for the rows its
 	// computed columns or EventTime fail on (handed to Node.Feed).
 	Columns row.Schema
+	// Gap, if not 0, is how many columns a decoded row has at GapAt that
+	// Columns does not name: the room a connector that decodes nested
+	// paths leaves for the computed columns, which Compute and Calc
+	// write in place (connector.NestedSource).
+	GapAt, Gap int
 	// IdleTimeout is how long a split of a connector.SplitSource may go
 	// without a record before its watermark stops holding the source's
 	// back (source_split.go); 0 never.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/etld/etld/internal/retry"
@@ -352,6 +353,11 @@ func (s *SourceNode) badRecord(b *row.Batch, i int, err error) connector.BadReco
 	r := b.Changes[i].Row
 	if s.picked != nil {
 		r = s.picked.whole(r) // as the row would be without picking
+	}
+	if s.Gap > 0 && len(r) == s.Columns.Len()+s.Gap {
+		// The computed columns' room, perhaps written in part: the
+		// record is the decoded row, as Columns names it.
+		r = slices.Concat(r[:s.GapAt], r[s.GapAt+s.Gap:])
 	}
 	bad := rowRecord(b, i, "", s.Columns, r, err)
 	if bad.Position == "" {

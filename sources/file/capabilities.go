@@ -70,13 +70,14 @@ func (s *Source) SetColumns(needed []bool) {
 
 // SetPaths implements connector.NestedSource when the format decodes
 // fields of ROW columns into columns of their own
-// (connector.NestedDecoder): the rows grow by a column per path.
-func (s *Source) SetPaths(paths []connector.FieldPath) bool {
+// (connector.NestedDecoder): the rows grow by the gap and a column per
+// path.
+func (s *Source) SetPaths(paths []connector.FieldPath, gap int) bool {
 	nd, ok := s.dec.(connector.NestedDecoder)
-	if !ok || s.bulk != nil || s.updating || s.columns || !nd.DecodePaths(paths) {
+	if !ok || s.bulk != nil || s.updating || s.columns || !nd.DecodePaths(paths, gap) {
 		return false
 	}
-	s.width += len(paths)
+	s.width += gap + len(paths)
 	s.paths = true
 	return true
 }

@@ -125,7 +125,12 @@ func (s *Source) startParallel(pd connector.ParallelDecoder, max int) {
 	s.rd.bufs = s.bufs
 	work := make(chan *block, 2*workers+2)
 	full := s.columns
-	if cd, ok := s.dec.(connector.ColumnDecoder); ok && !s.columns && !s.updating && !s.paths && (!s.projected || keepsProjection(s.dec)) {
+	if fd, ok := s.dec.(connector.FullNestedDecoder); ok && s.paths && !s.updating {
+		// Rows with the paths' columns, every value written but the
+		// computed columns' room, which the runtime writes before it
+		// reads (connector.NestedSource).
+		full = fd.WritesNestedRows()
+	} else if cd, ok := s.dec.(connector.ColumnDecoder); ok && !s.columns && !s.updating && !s.paths && (!s.projected || keepsProjection(s.dec)) {
 		// Told to read every column in order, a ColumnDecoder writes
 		// every value of its rows (which is all it changes: not when
 		// the planner left columns unread, which selecting all of them

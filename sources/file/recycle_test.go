@@ -159,3 +159,53 @@ func TestMappedBatchesReusedProjected(t *testing.T) {
 		t.Error("no decoded batch reused unzeroed after its rows were mapped")
 	}
 }
+
+// TestMappedBatchesReusedWithPaths: a json source whose query reads a
+// ROW's fields only (decoded into columns of their own, after the
+// computed columns' room) has its rows projected in the decode workers,
+// and the decoded batch is the worker's next, reused without zeroing:
+// the decoder writes every value but the room, which the computed
+// columns are written into before they are read. What comes out is what
+// a serial read gives, though fields come and go from record to record.
+func TestMappedBatchesReusedWithPaths(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	var in strings.Builder
+	for i := range 6000 {
+		var fields []string
+		if r.IntN(3) > 0 {
+			fields = append(fields, fmt.Sprintf(`"a":%d`, r.IntN(1000)))
+		}
+		if r.IntN(3) > 0 {
+			fields = append(fields, fmt.Sprintf(`"b":"b%d"`, r.IntN(50)))
+		}
+		rec := "{" + strings.Join(fields, ",") + "}"
+		if i%9 == 0 {
+			rec = "null"
+		}
+		fmt.Fprintf(&in, `{"id":%d,"r":%s,"ts":"2026-01-01 10:%02d:%02d.%03d"}`+"\n", i, rec, i/1000, i%60, i%1000)
+	}
+	dir := t.TempDir()
+	run := func() string {
+		t.Helper()
+		out, _, err := runFusedIn(t, dir, in.String(), "execution: streaming",
+			`[id BIGINT, "r ROW<a BIGINT, b STRING>", ts TIMESTAMP(3), "a2 AS COALESCE(r.a, -1) * 2", "tb AS CONCAT(r.b, '!')"]`,
+			"    format: json\n    watermark: ts - INTERVAL '1' SECOND", "SELECT id, r.a, a2, tb, ts FROM s", "")
+		if err != "" {
+			t.Fatal(err)
+		}
+		return out
+	}
+	file.SetReader(t, -1, 0, 0)
+	want := run()
+	if strings.Count(want, "\n") != 6000 {
+		t.Fatalf("the serial run wrote %d rows", strings.Count(want, "\n"))
+	}
+	file.SetReader(t, 2, 97, 512)
+	before := file.ReusedMapped()
+	if got := run(); got != want {
+		t.Fatalf("parallel run:\n%.1000s\nserial:\n%.1000s", got, want)
+	}
+	if file.ReusedMapped() == before {
+		t.Error("no decoded batch reused unzeroed after its rows were mapped")
+	}
+}

@@ -159,9 +159,10 @@ type Source struct {
 	types []int32
 	// needed and paths are the plan's pushdown (pushdown.go): the
 	// physical columns it reads (nil: all) and the fields it reads as
-	// columns of their own.
+	// columns of their own, gap columns after the physical ones.
 	needed []bool
 	paths  []connector.FieldPath
+	gap    int
 }
 
 // Bounded reports whether `events` ends the source.
@@ -205,7 +206,8 @@ func (s *Source) Read(ctx context.Context, max int) (*row.Batch, error) {
 		}
 		n = int64(got)
 	}
-	width := len(Columns) + len(s.paths)
+	at := len(Columns) + s.gap // path j's column is at+j
+	width := at + len(s.paths)
 	b := row.NewBatch(int(n), width)
 	b.Origin = row.Sequence{Prefix: s.prefix, First: s.emitted}
 	// The batch's ROW values share one string, made once: a value per
@@ -223,7 +225,7 @@ func (s *Source) Read(ctx context.Context, max int) (*row.Batch, error) {
 		r[0] = row.IntValue(typ)
 		for j, p := range s.paths {
 			if p.Column == 1+int(typ) {
-				r[len(Columns)+j] = field(&s.ev, p.Fields[0])
+				r[at+j] = field(&s.ev, p.Fields[0])
 			}
 		}
 		b.Append(row.Insert, r)

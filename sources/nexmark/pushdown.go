@@ -20,16 +20,19 @@ func (s *Source) SetColumns(needed []bool) {
 }
 
 // SetPaths implements connector.NestedSource for the fields of the three
-// ROWs (one level: they hold no ROW); each row then has one column per
-// path after the four physical ones, the field's value in the event of
-// that type, NULL in the others.
-func (s *Source) SetPaths(paths []connector.FieldPath) bool {
+// ROWs (one level: they hold no ROW); each row then has gap columns after
+// the four physical ones, which it leaves NULL, and one column per path,
+// the field's value in the event of that type, NULL in the others.
+func (s *Source) SetPaths(paths []connector.FieldPath, gap int) bool {
+	if gap < 0 {
+		return false
+	}
 	for _, p := range paths {
 		if p.Column < 1 || p.Column > 3 || len(p.Fields) != 1 || p.Fields[0] < 0 || p.Fields[0] >= fieldCount[p.Column-1] {
 			return false
 		}
 	}
-	s.paths = paths
+	s.paths, s.gap = paths, gap
 	return true
 }
 

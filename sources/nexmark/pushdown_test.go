@@ -9,7 +9,8 @@ import (
 )
 
 // TestPushedFields: with every field of the three ROWs pushed down and
-// only event_type read, each row holds event_type, three NULL ROWs and,
+// only event_type read, each row holds event_type, three NULL ROWs, the
+// gap the planner asked for, NULL, and,
 // for its event's type, the fields the ROW of a source without pushdown
 // holds (the same draws), NULL for the other types' fields; paths the
 // ROWs do not have are refused.
@@ -24,7 +25,8 @@ func TestPushedFields(t *testing.T) {
 		}
 	}
 	s.SetColumns([]bool{true, false, false, false})
-	if !s.SetPaths(paths) {
+	const gap = 2 // the table's computed columns' room, left NULL
+	if !s.SetPaths(paths, gap) {
 		t.Fatal("the ROWs' fields were refused")
 	}
 	pushed, _ := read(t, s, -1, 700)
@@ -33,8 +35,13 @@ func TestPushedFields(t *testing.T) {
 	}
 	for i, r := range pushed {
 		w := whole[i]
-		if len(r) != len(Columns)+len(paths) || r[0] != w[0] {
-			t.Fatalf("row %d: %d columns, event_type %v; want %d, %v", i, len(r), r[0], len(Columns)+len(paths), w[0])
+		if len(r) != len(Columns)+gap+len(paths) || r[0] != w[0] {
+			t.Fatalf("row %d: %d columns, event_type %v; want %d, %v", i, len(r), r[0], len(Columns)+gap+len(paths), w[0])
+		}
+		for c := len(Columns); c < len(Columns)+gap; c++ {
+			if !r[c].IsNull() {
+				t.Fatalf("row %d: gap column %d written: %v", i, c, r[c])
+			}
 		}
 		for c := 1; c <= 3; c++ {
 			if !r[c].IsNull() {
@@ -46,7 +53,7 @@ func TestPushedFields(t *testing.T) {
 			if v := w[p.Column]; !v.IsNull() {
 				want, _ = v.Item(p.Fields[0])
 			}
-			if got := r[len(Columns)+j]; fmt.Sprint(got) != fmt.Sprint(want) || got.IsNull() != want.IsNull() {
+			if got := r[len(Columns)+gap+j]; fmt.Sprint(got) != fmt.Sprint(want) || got.IsNull() != want.IsNull() {
 				t.Fatalf("row %d, column %d field %d: %v, want %v", i, p.Column, p.Fields[0], got, want)
 			}
 		}
@@ -56,8 +63,11 @@ func TestPushedFields(t *testing.T) {
 		{{Column: 3, Fields: []int{7}}},
 		{{Column: 1, Fields: []int{0, 1}}},
 	} {
-		if mustOpen(t, opts).SetPaths(bad) {
+		if mustOpen(t, opts).SetPaths(bad, 0) {
 			t.Errorf("SetPaths(%v) accepted", bad)
 		}
+	}
+	if mustOpen(t, opts).SetPaths(paths, -1) {
+		t.Error("a negative gap accepted")
 	}
 }
