@@ -176,7 +176,7 @@ func (fr *fileReader) ReadGroup(ctx context.Context, g int, skip int64, max int,
 		return fmt.Errorf("%s: row group %d: %w", fr.name, g, err)
 	}
 	for i, leaf := range fr.leaves {
-		if err := checkPages(fetched[i].data, starts[i]); err != nil {
+		if err := checkPages(fetched[i].data, starts[i], meta[leaf].MetaData.Codec); err != nil {
 			return fmt.Errorf("%s: row group %d, column %s: not a valid Parquet file: %w", fr.name, g, column(leaf), err)
 		}
 	}
