@@ -44,9 +44,29 @@ func chunkRange(size int64, c *format.ColumnChunk) (start, end int64, err error)
 	return start, end, nil
 }
 
+// ratio bounds the bytes a codec makes of n bytes: snappy's copies of
+// 64 bytes in 3 and deflate's 258 in 2 bits (its 1032 to 1), with room
+// for a stream's headers; ok is false for ZSTD and BROTLI, whose ratio
+// has no bound worth the name (a zstd block of 4 bytes makes 128 KiB),
+// and which maxPageBytes alone bounds.
+func ratio(codec format.CompressionCodec, n int64) (_ int64, ok bool) {
+	switch codec {
+	case format.Uncompressed:
+		return n, true
+	case format.Snappy:
+		return 22*n + 64, true
+	case format.Gzip:
+		return 1032*n + 64, true
+	}
+	return 0, false
+}
+
 // checkPages walks the page headers of a column chunk, data, which
-// starts at offset start of its file.
-func checkPages(data []byte, start int64) error {
+// starts at offset start of its file and is compressed with codec. A
+// page's size uncompressed is what parquet-go allocates before it
+// decompresses it: past what the codec can make of the page's bytes, the
+// header is damaged.
+func checkPages(data []byte, start int64, codec format.CompressionCodec) error {
 	end := start + int64(len(data))
 	cr := &countingReader{r: bytes.NewReader(data)}
 	dec := thrift.NewDecoder(new(thrift.CompactProtocol).NewReader(cr))
@@ -65,6 +85,13 @@ func checkPages(data []byte, start int64) error {
 			return fmt.Errorf("a page of %d bytes uncompressed at offset %d", h.UncompressedPageSize, pos)
 		case values < 0 || values > maxPageValues:
 			return fmt.Errorf("a page of %d values at offset %d", values, pos)
+		}
+		c := codec
+		if h.DataPageHeaderV2.Valid && h.DataPageHeaderV2.V.IsCompressed.Valid && !h.DataPageHeaderV2.V.IsCompressed.V {
+			c = format.Uncompressed
+		}
+		if most, ok := ratio(c, int64(h.CompressedPageSize)); ok && int64(h.UncompressedPageSize) > most {
+			return fmt.Errorf("a page of %d bytes at offset %d says it holds %d bytes uncompressed, more than %s makes of them", h.CompressedPageSize, pos, h.UncompressedPageSize, c)
 		}
 		if _, err := cr.r.Seek(next-start, io.SeekStart); err != nil {
 			return fmt.Errorf("a page at offset %d: %w", pos, err)

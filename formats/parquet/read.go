@@ -74,7 +74,19 @@ func (d *Decoder) OpenFile(r io.ReaderAt, size int64, name string) (_ connector.
 			}
 			continue
 		}
-		a, err := newAssembler(c, fd.Type, &fr.leaves)
+		// parquet-go panics where a damaged schema contradicts itself (a
+		// leaf annotated MAP: its type has no kind), so a panic here is
+		// the file's fault, said as such.
+		var a *assembler
+		err := panics.Call(func() error {
+			var err error
+			a, err = newAssembler(c, fd.Type, &fr.leaves)
+			return err
+		})
+		var p *panics.Error
+		if errors.As(err, &p) {
+			return nil, fmt.Errorf("column %s: not a valid Parquet file: %v", fd.Name, p.Value)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("column %s: %w", fd.Name, err)
 		}
@@ -164,7 +176,7 @@ func (fr *fileReader) ReadGroup(ctx context.Context, g int, skip int64, max int,
 		return fmt.Errorf("%s: row group %d: %w", fr.name, g, err)
 	}
 	for i, leaf := range fr.leaves {
-		if err := checkPages(fetched[i].data, starts[i]); err != nil {
+		if err := checkPages(fetched[i].data, starts[i], meta[leaf].MetaData.Codec); err != nil {
 			return fmt.Errorf("%s: row group %d, column %s: not a valid Parquet file: %w", fr.name, g, column(leaf), err)
 		}
 	}
