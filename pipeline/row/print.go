@@ -182,6 +182,18 @@ func appendJavaFraction(dst []byte, nanos int) []byte {
 // year as appendISOYear: +10000-01-01), T, HH:mm, :ss unless the seconds
 // and the fraction are zero, the fraction as appendJavaFraction.
 func appendJavaLocalDateTime(dst []byte, micros int64) []byte {
+	return appendJavaDateTime(dst, micros, false)
+}
+
+// appendJavaInstant writes Instant.toString (ISO_INSTANT): the date as
+// AppendDate, T, HH:mm:ss always, the fraction as appendJavaFraction, Z.
+func appendJavaInstant(dst []byte, micros int64) []byte {
+	return append(appendJavaDateTime(dst, micros, true), 'Z')
+}
+
+// appendJavaDateTime is the two above but the Z: the seconds written when
+// not zero, or always with seconds set.
+func appendJavaDateTime(dst []byte, micros int64, seconds bool) []byte {
 	days, of := splitMicros(micros)
 	dst = AppendDate(dst, days)
 	sod, frac := of/1e6, of%1e6
@@ -191,31 +203,13 @@ func appendJavaLocalDateTime(dst []byte, micros int64) []byte {
 	b[3] = ':'
 	put2(b[4:], int(sod/60%60))
 	n := 6
-	if sod%60 != 0 || frac != 0 {
+	if seconds || sod%60 != 0 || frac != 0 {
 		b[6] = ':'
 		put2(b[7:], int(sod%60))
 		n = 9
 	}
 	dst = append(dst, b[:n]...)
 	return appendJavaFraction(dst, int(frac)*1000)
-}
-
-// appendJavaInstant writes Instant.toString (ISO_INSTANT): the date as
-// AppendDate, T, HH:mm:ss always, the fraction as appendJavaFraction, Z.
-func appendJavaInstant(dst []byte, micros int64) []byte {
-	days, of := splitMicros(micros)
-	dst = AppendDate(dst, days)
-	sod, frac := of/1e6, of%1e6
-	var b [9]byte
-	b[0] = 'T'
-	put2(b[1:], int(sod/3600))
-	b[3] = ':'
-	put2(b[4:], int(sod/60%60))
-	b[6] = ':'
-	put2(b[7:], int(sod%60))
-	dst = append(dst, b[:]...)
-	dst = appendJavaFraction(dst, int(frac)*1000)
-	return append(dst, 'Z')
 }
 
 func appendJavaBytes(dst []byte, s string) []byte {
