@@ -299,31 +299,42 @@ func TestParseFlowSchemaCutAtComma(t *testing.T) {
 	}
 }
 
-func TestParseMiniBatchAggregate(t *testing.T) {
+// TestParseBoolKeys: the pipeline's boolean switches, absent, true,
+// false and a value that is not a boolean.
+func TestParseBoolKeys(t *testing.T) {
 	const base = "version: 1\nname: p\n%ssources:\n  - {name: s, type: datagen, schema: [a INT]}\nsinks:\n  - {name: o, from: s, type: blackhole}\n"
-	for _, tc := range []struct {
-		line string
-		want bool
-		err  string
+	for _, key := range []struct {
+		name string
+		get  func(*Pipeline) bool
 	}{
-		{"", false, ""},
-		{"mini_batch_aggregate: true\n", true, ""},
-		{"mini_batch_aggregate: false\n", false, ""},
-		{"mini_batch_aggregate: [1]\n", false, "mini_batch_aggregate"},
+		{"mini_batch_aggregate", func(p *Pipeline) bool { return p.MiniBatchAggregate }},
+		{"two_phase_aggregate", func(p *Pipeline) bool { return p.TwoPhaseAggregate }},
 	} {
-		p, err := Parse("p.yaml", []byte(fmt.Sprintf(base, tc.line)), env(nil))
-		if tc.err != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.err) {
-				t.Errorf("%q: error %v, want one naming %s", tc.line, err, tc.err)
+		for _, tc := range []struct {
+			line string
+			want bool
+			err  bool
+		}{
+			{"", false, false},
+			{key.name + ": true\n", true, false},
+			{key.name + ": false\n", false, false},
+			{key.name + ": [1]\n", false, true},
+			{key.name + ": 2\n", false, true},
+		} {
+			p, err := Parse("p.yaml", []byte(fmt.Sprintf(base, tc.line)), env(nil))
+			if tc.err {
+				if err == nil || !strings.Contains(err.Error(), key.name) {
+					t.Errorf("%q: error %v, want one naming %s", tc.line, err, key.name)
+				}
+				continue
 			}
-			continue
-		}
-		if err != nil {
-			t.Errorf("%q: %v", tc.line, err)
-			continue
-		}
-		if p.MiniBatchAggregate != tc.want {
-			t.Errorf("%q: MiniBatchAggregate %v, want %v", tc.line, p.MiniBatchAggregate, tc.want)
+			if err != nil {
+				t.Errorf("%q: %v", tc.line, err)
+				continue
+			}
+			if got := key.get(p); got != tc.want {
+				t.Errorf("%q: %s %v, want %v", tc.line, key.name, got, tc.want)
+			}
 		}
 	}
 }
@@ -426,34 +437,5 @@ sinks:
 	}
 	if n := strings.Count(text, "\n") + 1; n != len(want) {
 		t.Errorf("%d errors, want %d:\n%s", n, len(want), text)
-	}
-}
-
-func TestParseTwoPhaseAggregate(t *testing.T) {
-	const base = "version: 1\nname: p\n%ssources:\n  - {name: s, type: datagen, schema: [a INT]}\nsinks:\n  - {name: o, from: s, type: blackhole}\n"
-	for _, tc := range []struct {
-		line string
-		want bool
-		err  string
-	}{
-		{"", false, ""},
-		{"two_phase_aggregate: true\n", true, ""},
-		{"two_phase_aggregate: false\n", false, ""},
-		{"two_phase_aggregate: 2\n", false, "two_phase_aggregate"},
-	} {
-		p, err := Parse("p.yaml", []byte(fmt.Sprintf(base, tc.line)), env(nil))
-		if tc.err != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.err) {
-				t.Errorf("%q: error %v, want one naming %s", tc.line, err, tc.err)
-			}
-			continue
-		}
-		if err != nil {
-			t.Errorf("%q: %v", tc.line, err)
-			continue
-		}
-		if p.TwoPhaseAggregate != tc.want {
-			t.Errorf("%q: TwoPhaseAggregate %v, want %v", tc.line, p.TwoPhaseAggregate, tc.want)
-		}
 	}
 }
