@@ -145,19 +145,7 @@ func TestMappedBatchesReusedProjected(t *testing.T) {
 		}
 		return out
 	}
-	file.SetReader(t, -1, 0, 0)
-	want := run()
-	if strings.Count(want, "\n") != 6000 {
-		t.Fatalf("the serial run wrote %d rows", strings.Count(want, "\n"))
-	}
-	file.SetReader(t, 2, 97, 512)
-	before := file.ReusedMapped()
-	if got := run(); got != want {
-		t.Fatalf("parallel run:\n%.1000s\nserial:\n%.1000s", got, want)
-	}
-	if file.ReusedMapped() == before {
-		t.Error("no decoded batch reused unzeroed after its rows were mapped")
-	}
+	reusedLikeSerial(t, run, 6000)
 }
 
 // TestMappedBatchesReusedWithPaths: a json source whose query reads a
@@ -195,9 +183,17 @@ func TestMappedBatchesReusedWithPaths(t *testing.T) {
 		}
 		return out
 	}
+	reusedLikeSerial(t, run, 6000)
+}
+
+// reusedLikeSerial runs run serially, then on two workers with small
+// blocks: the parallel run writes what the serial one wrote (rows rows),
+// and some decoded batch was reused unzeroed after its rows were mapped.
+func reusedLikeSerial(t *testing.T, run func() string, rows int) {
+	t.Helper()
 	file.SetReader(t, -1, 0, 0)
 	want := run()
-	if strings.Count(want, "\n") != 6000 {
+	if strings.Count(want, "\n") != rows {
 		t.Fatalf("the serial run wrote %d rows", strings.Count(want, "\n"))
 	}
 	file.SetReader(t, 2, 97, 512)
