@@ -24,6 +24,11 @@ type scopeCol struct {
 	// hidden marks the column of an IN subquery: only its qualifier
 	// names it, so an unqualified name means the outer table's column.
 	hidden bool
+	// raw marks an input's column behind a USING or NATURAL join's
+	// columns (join_using.go): only t.col and t.* name it.
+	raw bool
+	// common marks a USING join's merged column.
+	common bool
 }
 
 // tableCols returns the columns of s as scopeCols, offset by off.
@@ -165,6 +170,23 @@ func (q *queryBuilder) joinScope(j *sql.Join) (*scope, error) {
 	n := &Node{Kind: JoinNode, Inputs: []*Node{left, right}, Schema: row.NewSchema(fields...), TimeAttr: -1,
 		Bounded: left.Bounded && right.Bounded}
 	s := &scope{node: n, name: ls.name + ", " + rs.name, table: "join", cols: cols}
+	var common []string
+	var li, ri []int
+	natural := j.Natural
+	if natural || j.Using != nil {
+		if asOf != nil {
+			return nil, errAt(j.At, "a temporal join takes ON, not USING or NATURAL")
+		}
+		if common, li, ri, err = usingCommon(j, cols, lw); err != nil {
+			return nil, err
+		}
+		var on sql.Expr
+		on, s.cols = usingOn(j.At, common, li, ri, cols)
+		if on == nil {
+			on = &sql.Literal{At: j.At, Kind: sql.LitBool, Text: "TRUE"}
+		}
+		j = &sql.Join{At: j.At, Type: j.Type, Left: j.Left, Right: j.Right, On: on}
+	}
 	if asOf != nil {
 		if err := q.temporalJoin(n, s, j, asOf); err != nil {
 			return nil, err
@@ -197,6 +219,9 @@ func (q *queryBuilder) joinScope(j *sql.Join) (*scope, error) {
 		return nil, err
 	}
 	s.node = withoutKeyCols(n, lw, right.Schema.Len())
+	if common != nil || li != nil {
+		return usingScope(s, natural, common, li, ri, cols, lw)
+	}
 	return s, nil
 }
 

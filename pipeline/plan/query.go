@@ -499,7 +499,11 @@ func (p *projector) star(star *sql.Star, s *scope) error {
 		if err != nil {
 			return err
 		}
-		p.add(p.unique(f.Name), c, j, f.Name)
+		name := f.Name
+		if s.cols != nil && s.cols[j].raw {
+			name = s.cols[j].name // t.* of a USING join: t's own names
+		}
+		p.add(p.unique(name), c, j, f.Name)
 	}
 	return nil
 }
@@ -510,7 +514,9 @@ func starCovers(star *sql.Star, s *scope, j int) bool {
 		return false // t.* of a join: t's columns only
 	}
 	// Not a scalar subquery's join columns, nor a function call's.
-	return s.cols == nil || !strings.HasPrefix(s.cols[j].quals[0], scalarQual) && s.cols[j].quals[0] != udfQual
+	// Nor, for *, the columns behind a USING join's (t.* only).
+	return s.cols == nil || !strings.HasPrefix(s.cols[j].quals[0], scalarQual) && s.cols[j].quals[0] != udfQual &&
+		(!s.cols[j].raw || !star.Table.IsZero())
 }
 
 // item adds the column of select item i, named by its alias, the column

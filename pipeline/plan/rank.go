@@ -76,6 +76,9 @@ func (q *queryBuilder) fromWhere(sel *sql.Select) (*scope, *sql.Select, error) {
 		sel = &cp
 	}
 	s, err := q.from(sel.From)
+	if err == nil && sel.Where != nil {
+		err = s.usingWhere(sel.Where)
+	}
 	return s, sel, err
 }
 

@@ -21,12 +21,16 @@ func (t JoinType) String() string {
 // Join is `Left [INNER|LEFT|RIGHT|FULL [OUTER]] JOIN Right ON On`, or
 // `Left, Right` (CommaJoin, On nil). Chains nest to the left:
 // a JOIN b ON .. JOIN c ON .. is Join{Left: Join{a, b}, Right: c}.
+// `JOIN Right USING (a, b)` has Using and no On; `NATURAL ... JOIN Right`
+// has Natural, neither Using nor On (the planner finds the columns).
 type Join struct {
-	At    Pos // the JOIN keyword (the comma of a CommaJoin)
-	Type  JoinType
-	Left  FromItem
-	Right FromItem
-	On    Expr
+	At      Pos // the JOIN keyword (the comma of a CommaJoin; NATURAL)
+	Type    JoinType
+	Left    FromItem
+	Right   FromItem
+	On      Expr
+	Using   []Ident
+	Natural bool
 }
 
 // Pos returns the position of the left input.

@@ -88,15 +88,28 @@ func (f *formatter) from(n FromItem) {
 	switch n := n.(type) {
 	case *Join:
 		f.from(n.Left)
-		if n.Type == CommaJoin {
+		switch {
+		case n.Type == CommaJoin:
 			f.w(", ")
-		} else {
+		case n.Natural:
+			f.w(" NATURAL " + n.Type.String() + " ")
+		default:
 			f.w(" " + n.Type.String() + " ")
 		}
 		f.from(n.Right)
 		if n.On != nil {
 			f.w(" ON ")
 			f.expr(n.On, precLowest)
+		}
+		if n.Using != nil {
+			f.w(" USING (")
+			for i, c := range n.Using {
+				if i > 0 {
+					f.w(", ")
+				}
+				f.ident(c)
+			}
+			f.w(")")
 		}
 	case *TableRef:
 		f.ident(n.Name)

@@ -545,6 +545,15 @@ func (p *parser) fromAlias() (Ident, *Error) {
 // or `, item` after left; ok is false when none follows.
 func (p *parser) parseJoin(left FromItem) (FromItem, bool, *Error) {
 	t := p.tok()
+	natural := false
+	if t.is("NATURAL") {
+		natural = true
+		p.next()
+		t = p.tok()
+		if !t.is("JOIN") && !t.is("INNER") && !t.is("LEFT") && !t.is("RIGHT") && !t.is("FULL") {
+			return nil, false, p.expected("JOIN after NATURAL", "JOIN")
+		}
+	}
 	typ, k := InnerJoin, 0
 	switch {
 	case t.isPunct(","):
@@ -576,7 +585,13 @@ func (p *parser) parseJoin(left FromItem) (FromItem, bool, *Error) {
 	if err != nil {
 		return nil, false, err
 	}
-	j := &Join{At: at, Type: typ, Left: left, Right: right}
+	j := &Join{At: at, Type: typ, Left: left, Right: right, Natural: natural}
+	if natural {
+		if t := p.tok(); t.is("ON") || t.is("USING") {
+			return nil, false, p.errAt(t, "a NATURAL join takes no "+t.up)
+		}
+		return j, true, nil
+	}
 	if typ == CommaJoin {
 		if p.tok().is("ON") {
 			return nil, false, p.errAt(p.tok(), "a cross join takes no ON; write JOIN ... ON")
@@ -587,7 +602,14 @@ func (p *parser) parseJoin(left FromItem) (FromItem, bool, *Error) {
 		return nil, false, p.unsupportedHere()
 	}
 	if p.tok().is("USING") {
-		return nil, false, p.errAt(p.tok(), "JOIN ... USING is not supported yet; write ON a.col = b.col")
+		p.next()
+		if !p.tok().isPunct("(") {
+			return nil, false, p.expected("( after USING", "(")
+		}
+		if j.Using, err = p.aliasColumns("USING"); err != nil {
+			return nil, false, err
+		}
+		return j, true, nil
 	}
 	if !p.acceptWord("ON") {
 		return nil, false, p.expected("ON after the joined table", "ON")
