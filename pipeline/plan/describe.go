@@ -268,6 +268,8 @@ func operatorName(k NodeKind) string {
 		return "distinct"
 	case RankNode:
 		return "rank"
+	case SortNode:
+		return "sort"
 	case DedupNode:
 		return "deduplicate"
 	case NormalizeNode:

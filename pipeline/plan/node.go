@@ -58,6 +58,9 @@ const (
 	// keeping each key's last row (normalize.go); it is the source's
 	// table, over its scan.
 	NormalizeNode
+	// SortNode is a batch query's ORDER BY without a row count
+	// (order_sort.go).
+	SortNode
 )
 
 // Node is one operator of the logical plan. A node read by several

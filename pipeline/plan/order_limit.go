@@ -70,6 +70,9 @@ func (q *queryBuilder) orderLimit(qu *sql.Query) (*Node, error) {
 		}
 		keys[i].X = quotedCol(schema.Fields[j].Name, qu.OrderBy[i].X.Pos())
 	}
+	if qu.Limit == nil {
+		return q.sortOf(n, keys, qu)
+	}
 	return q.topNOf(n, keys, qu)
 }
 

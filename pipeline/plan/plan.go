@@ -510,7 +510,7 @@ func (b *builder) transform(t *spec.Transform) *Table {
 		b.sqlError(t.SQL, t.Path+".sql", err)
 		return nil
 	}
-	qb := &queryBuilder{b: b}
+	qb := &queryBuilder{b: b, top: q}
 	root, err := qb.query(q)
 	if errors.Is(err, errReported) {
 		b.excused[t.Path] = true

@@ -20,6 +20,9 @@ type queryBuilder struct {
 	// while its FROM is planned: the inner ones take their conditions
 	// from it (join.go).
 	commaWhere sql.Expr
+	// top is the transform's query: its ORDER BY without a row count
+	// sorts (order_sort.go), a subquery's is dropped.
+	top *sql.Query
 }
 
 func errAt(p sql.Pos, format string, args ...any) error {

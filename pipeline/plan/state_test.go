@@ -25,7 +25,7 @@ func TestNamedAggregates(t *testing.T) {
 // would then not find the state an older one saved.
 func TestEveryKindHasAName(t *testing.T) {
 	seen := map[string]NodeKind{}
-	for k := ScanNode; k <= NormalizeNode; k++ {
+	for k := ScanNode; k <= SortNode; k++ {
 		name := operatorName(k)
 		if strings.HasPrefix(name, "node") {
 			t.Errorf("kind %d has no name: %q", k, name)
@@ -35,7 +35,7 @@ func TestEveryKindHasAName(t *testing.T) {
 		}
 		seen[name] = k
 	}
-	if name := operatorName(NormalizeNode + 1); !strings.HasPrefix(name, "node") {
-		t.Errorf("NormalizeNode is no longer the last kind (%q after it): make the loop above reach the last", name)
+	if name := operatorName(SortNode + 1); !strings.HasPrefix(name, "node") {
+		t.Errorf("SortNode is no longer the last kind (%q after it): make the loop above reach the last", name)
 	}
 }

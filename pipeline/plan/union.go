@@ -37,8 +37,16 @@ func (e *cteEnv) find(name string) *cteEnv {
 // by the set operations: INTERSECT first (it binds tighter), then UNION
 // ALL, UNION and EXCEPT, left to right.
 func (q *queryBuilder) query(qu *sql.Query) (*Node, error) {
-	if qu.Limit != nil {
+	if qu.Limit != nil || len(qu.OrderBy) > 0 && qu == q.top {
 		return q.orderLimit(qu)
+	}
+	if len(qu.OrderBy) > 0 {
+		// A subquery's (or WITH query's) ORDER BY without a row count
+		// orders nothing anyone can see: Calcite drops it, and so does
+		// etld.
+		cp := *qu
+		cp.OrderBy = nil
+		qu = &cp
 	}
 	saved := q.env
 	defer func() { q.env = saved }()

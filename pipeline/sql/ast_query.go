@@ -27,7 +27,8 @@ type Query struct {
 	// INTERSECT binds tighter than UNION and EXCEPT, as in SQL.
 	Ops []SetOp
 	// OrderBy and Limit are the query's ORDER BY keys and the rows it
-	// keeps (parse_order.go); Limit is set whenever OrderBy is.
+	// keeps (parse_order.go); Limit is nil for an ORDER BY without a row
+	// count (a sort of every row).
 	OrderBy []*OrderItem
 	OrderAt Pos // the ORDER keyword
 	Limit   *Limit

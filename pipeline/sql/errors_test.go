@@ -26,7 +26,7 @@ var errorCases = []struct{ in, want string }{
 	{"SELECT a FROM t WHERE a =", "1:26: expected an expression after \"=\", got end of query"},
 	{"SELECT a FROM t GROUP a", "1:23: expected BY after GROUP, got name a"},
 	{"SELECT a FROM t GROUP BY", "1:25: expected an expression after GROUP BY, got end of query"},
-	{"SELECT a FROM t ORDER BY a", "1:17: ORDER BY without LIMIT or FETCH is not supported yet (Flink sorts in batch mode, and in streaming mode by an ascending time attribute); add LIMIT n for a Top-N"},
+	{"SELECT a FROM t ORDER BY a OFFSET 1 ROWS", "1:28: OFFSET without LIMIT or FETCH is not supported (nor in Flink); add FETCH NEXT n ROWS ONLY"},
 	{"SELECT a FROM t LIMIT 10", "1:17: LIMIT is not supported yet"},
 	{"SELECT a FROM t JOIN u USING id", "1:30: expected ( after USING, got name id"},
 	{"SELECT a FROM t JOIN u USING (id, ID)", "1:35: duplicate column ID in the USING alias list"},

@@ -8,7 +8,8 @@ import (
 // This file holds the ORDER BY and LIMIT of a query: `query ORDER BY
 // keys LIMIT n`, `... OFFSET m ROWS FETCH FIRST n ROWS ONLY`. The plan
 // runs them as Flink does: a Top-N over the whole query, ranked by the
-// keys (a streaming query's result updates as better rows arrive).
+// keys (a streaming query's result updates as better rows arrive); an
+// ORDER BY without a row count is a batch query's sort.
 
 // Limit is the rows a query keeps after its ORDER BY: Offset rows are
 // skipped and the next Fetch kept.
@@ -62,7 +63,13 @@ func (p *parser) parseOrderLimit(q *Query) *Error {
 		}
 	}
 	if lim.Fetch < 0 {
-		return p.errAt(at, "ORDER BY without LIMIT or FETCH is not supported yet (Flink sorts in batch mode, and in streaming mode by an ascending time attribute); add LIMIT n for a Top-N")
+		// A sort of every row: the plan decides (a batch sort; a
+		// subquery's is dropped). Flink refuses an OFFSET without a row
+		// count ("Not support limitEnd is max value now!").
+		if lim.Offset > 0 {
+			return &Error{Pos: lim.At, Msg: "OFFSET without LIMIT or FETCH is not supported (nor in Flink); add FETCH NEXT n ROWS ONLY"}
+		}
+		return nil
 	}
 	q.Limit = lim
 	return nil

@@ -8,7 +8,8 @@ import (
 // TestOrderLimit: a query's ORDER BY with LIMIT, OFFSET or FETCH parses
 // into OrderBy and Limit and formats back in the FETCH form; a
 // parenthesised operand with its own LIMIT stays apart; ORDER BY without
-// a row count and malformed counts are refused where they are written.
+// a row count has no Limit; an OFFSET without a row count and malformed
+// counts are refused where they are written.
 func TestOrderLimit(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"SELECT a FROM t ORDER BY b DESC NULLS LAST, 2 LIMIT 3", "SELECT a FROM t ORDER BY b DESC NULLS LAST, 2 FETCH NEXT 3 ROWS ONLY"},
@@ -17,6 +18,10 @@ func TestOrderLimit(t *testing.T) {
 		{"SELECT a FROM t UNION ALL SELECT a FROM u ORDER BY a LIMIT 1", "SELECT a FROM t UNION ALL SELECT a FROM u ORDER BY a FETCH NEXT 1 ROWS ONLY"},
 		{"(SELECT a FROM t ORDER BY a LIMIT 1) UNION ALL SELECT a FROM u", "SELECT * FROM (SELECT a FROM t ORDER BY a FETCH NEXT 1 ROWS ONLY) UNION ALL SELECT a FROM u"},
 		{"SELECT * FROM (SELECT a FROM t ORDER BY a DESC LIMIT 2) WHERE a > 1", "SELECT * FROM (SELECT a FROM t ORDER BY a DESC FETCH NEXT 2 ROWS ONLY) WHERE a > 1"},
+		// Without a row count: a sort of every row (Limit nil).
+		{"SELECT a FROM t ORDER BY a DESC, b NULLS FIRST", "SELECT a FROM t ORDER BY a DESC, b NULLS FIRST"},
+		{"SELECT a FROM t JOIN u USING (a, b)", "SELECT a FROM t JOIN u USING (a, b)"},
+		{"SELECT * FROM t NATURAL FULL OUTER JOIN u", "SELECT * FROM t NATURAL FULL JOIN u"},
 	} {
 		q, err := Parse(c.in)
 		if err != nil {
@@ -34,7 +39,7 @@ func TestOrderLimit(t *testing.T) {
 		t.Errorf("order %v limit %+v, want one key, offset 2, fetch 5", q.OrderBy, q.Limit)
 	}
 	for _, c := range []struct{ in, msg string }{
-		{"SELECT a FROM t ORDER BY a", "1:17: ORDER BY without LIMIT"},
+		{"SELECT a FROM t ORDER BY a OFFSET 2", "1:28: OFFSET without LIMIT or FETCH is not supported"},
 		{"SELECT a FROM t ORDER BY a LIMIT x", "1:34: expected a row count after LIMIT"},
 		{"SELECT a FROM t ORDER BY a FETCH FIRST 2 ROWS", "end of query"},
 		{"SELECT a FROM t LIMIT 3", "1:17: LIMIT is not supported yet"},
