@@ -110,7 +110,9 @@ func sql29Cases() []genCase {
 		{"cume-dist", both, []string{"nt"}, "SELECT k, v, s, CUME_DIST() OVER (PARTITION BY k ORDER BY s) FROM nt"},
 		{"rank-family-global", both, []string{"nt"}, "SELECT k, v, s, NTILE(4) OVER w, PERCENT_RANK() OVER w, CUME_DIST() OVER w, RANK() OVER w FROM nt WINDOW w AS (ORDER BY s)"},
 		{"rank-family-time", both, []string{"ot"}, "SELECT k, v, NTILE(2) OVER w, PERCENT_RANK() OVER w, CUME_DIST() OVER w FROM ot WINDOW w AS (PARTITION BY k ORDER BY ts)"},
-		{"ntile-big", batch, []string{"nt"}, "SELECT k, v, NTILE(10) OVER (PARTITION BY k ORDER BY v DESC) FROM nt"},
+		{"cume-dist-row-number", batch, []string{"ot"}, "SELECT k, v, ROW_NUMBER() OVER w, CUME_DIST() OVER w, PERCENT_RANK() OVER w FROM ot WINDOW w AS (PARTITION BY k ORDER BY ts)"},
+		{"cume-dist-lag", batch, []string{"ot"}, "SELECT k, v, LAG(v) OVER w, CUME_DIST() OVER w, RANK() OVER w FROM ot WINDOW w AS (PARTITION BY k ORDER BY ts)"},
+		{"ntile-big", batch, []string{"nt"}, "SELECT k, v, NTILE(10) OVER (PARTITION BY k ORDER BY v) FROM nt"},
 		{"lag-lead-nt", batch, []string{"nt"}, "SELECT k, v, s, LAG(v) OVER (PARTITION BY k ORDER BY s), LEAD(v, 1, -1) OVER (PARTITION BY k ORDER BY s) FROM nt"},
 		// INTERVAL WEEK and QUARTER.
 		{"interval-week-quarter", both, []string{"t"}, "SELECT id, ts + INTERVAL '2' WEEK, dt - INTERVAL '1' QUARTER, dt + INTERVAL '3' WEEK FROM t"},

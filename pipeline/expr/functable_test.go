@@ -31,6 +31,7 @@ var plannedForms = map[string]bool{
 	"HOP_START": true, "HOP_END": true, "HOP_ROWTIME": true, "HOP_PROCTIME": true,
 	"SESSION_START": true, "SESSION_END": true, "SESSION_ROWTIME": true,
 	"LAG": true, "LEAD": true, "ROW_NUMBER": true, "RANK": true, "DENSE_RANK": true,
+	"NTILE": true, "PERCENT_RANK": true, "CUME_DIST": true,
 	"GROUPING": true, "GROUPING_ID": true, "GROUP_ID": true,
 	"FIRST": true, "LAST": true, "PREV": true, "NEXT": true, "MATCH_ROWTIME": true,
 }

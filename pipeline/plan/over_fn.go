@@ -17,6 +17,14 @@ import (
 var rowFuncs = map[string]windowop.FuncKind{
 	"LAG": windowop.Lag, "LEAD": windowop.Lead, "ROW_NUMBER": windowop.RowNumber,
 	"RANK": windowop.Rank, "DENSE_RANK": windowop.DenseRank,
+	"NTILE": windowop.NTile, "PERCENT_RANK": windowop.PercentRank, "CUME_DIST": windowop.CumeDist,
+}
+
+// wholePartitionFunc reports the row functions that read the whole
+// partition, which Flink runs in batch mode only ("NTILE Function is not
+// supported in stream mode").
+func wholePartitionFunc(name string) bool {
+	return name == "NTILE" || name == "PERCENT_RANK" || name == "CUME_DIST"
 }
 
 // isRowFunc reports whether name (upper case) is one of rowFuncs.
@@ -60,7 +68,7 @@ func (o *overPlan) window() (*sql.WindowSpec, error) {
 			}
 			if name == "ROW_NUMBER" && !batch {
 				f = &sql.Frame{Unit: sql.FrameRows, Unbounded: true, Between: true}
-			} else if batch && name != "RANK" && name != "DENSE_RANK" {
+			} else if batch && name != "RANK" && name != "DENSE_RANK" && !wholePartitionFunc(name) {
 				continue
 			}
 		}
@@ -96,6 +104,28 @@ func frameNote(name string) string {
 func (q *queryBuilder) rowFuncCall(c *sql.Call, schema row.Schema, table string, add func(string, *expr.Compiled, string) int) (windowop.RowFunc, row.Type, error) {
 	name := strings.ToUpper(c.Name)
 	l := windowop.RowFunc{Kind: rowFuncs[name], Offset: 1, Default: -1}
+	if wholePartitionFunc(name) && !q.b.plan.Batch {
+		return l, row.Type{}, errAt(c.At, "%s counts the rows of the whole partition: Flink supports it in batch mode only (\"%s Function is not supported in stream mode\"), and so does etld (`execution: batch`)", name, name)
+	}
+	switch name {
+	case "NTILE":
+		var lit *sql.Literal
+		ok := len(c.Args) == 1 && !c.Distinct && !c.Star && c.Filter == nil
+		if ok {
+			lit, ok = c.Args[0].(*sql.Literal)
+		}
+		n, err := strconv.Atoi(litText(lit, ok))
+		if !ok || lit.Kind != sql.LitInt || err != nil || n < 1 {
+			return l, row.Type{}, errAt(c.At, "NTILE takes one positive whole number literal, the number of buckets: NTILE(4)")
+		}
+		l.Offset = n
+		return l, row.Type{ID: row.BigInt, NotNull: true}, nil
+	case "PERCENT_RANK", "CUME_DIST":
+		if len(c.Args) > 0 || c.Distinct || c.Star || c.Filter != nil {
+			return l, row.Type{}, errAt(c.At, "%s takes no arguments: write %s()", name, name)
+		}
+		return l, row.Type{ID: row.Double, NotNull: true}, nil
+	}
 	if l.Kind != windowop.Lag && l.Kind != windowop.Lead {
 		if len(c.Args) > 0 || c.Distinct || c.Star || c.Filter != nil {
 			return l, row.Type{}, errAt(c.At, "%s takes no arguments: write %s()", name, name)

@@ -60,11 +60,10 @@ func (o *overPlan) nonTimeSpec(w *sql.WindowSpec) (*windowop.NonTimeSpec, bool, 
 	for _, ov := range o.overs {
 		switch fn := strings.ToUpper(ov.Call.Name); fn {
 		case "LAG", "LEAD":
-			why := "Flink 2.3 plans LAG there and fails at run time"
 			if o.q.b.plan.Batch {
-				why = "Flink's batch execution runs it; etld does not yet"
+				continue // by position in the sorted partition, as Flink's batch
 			}
-			return nil, true, errAt(ov.Call.At, "%s over a window ordered by %s, which is not a time attribute, is not supported (%s); order by a time attribute", fn, name, why)
+			return nil, true, errAt(ov.Call.At, "%s over a window ordered by %s, which is not a time attribute, is not supported in streaming (Flink 2.3 plans LAG there and fails at run time); order by a time attribute, or run in batch execution", fn, name)
 		}
 	}
 	return spec, true, nil
@@ -87,7 +86,7 @@ func (o *overPlan) boundedRows(f *sql.Frame, name string) (int, error) {
 	}
 	for _, ov := range o.overs {
 		switch fn := strings.ToUpper(ov.Call.Name); fn {
-		case "ROW_NUMBER", "RANK", "DENSE_RANK":
+		case "ROW_NUMBER", "RANK", "DENSE_RANK", "LAG", "LEAD", "NTILE", "PERCENT_RANK", "CUME_DIST":
 			return 0, errAt(ov.Call.At, "%s over a bounded frame ordered by %s, which is not a time attribute, is not supported: drop the frame (ranks count the rows up to the row)", fn, name)
 		}
 	}
@@ -102,6 +101,9 @@ func (o *overPlan) nonTimeNode(pre *Node, outFields []row.Field) *Node {
 	spec.Keys, spec.Aggs = o.spec.Keys, o.spec.Aggs
 	for _, f := range o.spec.Funcs {
 		spec.Funcs = append(spec.Funcs, f.Kind)
+	}
+	if batch {
+		spec.Calls = o.spec.Funcs
 	}
 	node := &Node{
 		Kind: OverAggNode, Input: pre, Schema: row.NewSchema(outFields...),

@@ -17,9 +17,16 @@ const (
 	RowNumber
 	Rank
 	DenseRank
+	// NTile, PercentRank and CumeDist need the whole partition: batch
+	// mode only, as in Flink ("... Function is not supported in stream
+	// mode").
+	NTile
+	PercentRank
+	CumeDist
 )
 
-var funcNames = [...]string{Lag: "LAG", Lead: "LEAD", RowNumber: "ROW_NUMBER", Rank: "RANK", DenseRank: "DENSE_RANK"}
+var funcNames = [...]string{Lag: "LAG", Lead: "LEAD", RowNumber: "ROW_NUMBER", Rank: "RANK", DenseRank: "DENSE_RANK",
+	NTile: "NTILE", PercentRank: "PERCENT_RANK", CumeDist: "CUME_DIST"}
 
 func (k FuncKind) String() string {
 	if int(k) < len(funcNames) {
@@ -36,7 +43,14 @@ func (k FuncKind) String() string {
 //   - LEAD, the same Offset rows after (batch mode only, as in Flink);
 //   - ROW_NUMBER: the row's position, from 1 (BIGINT);
 //   - RANK and DENSE_RANK (BIGINT): 1 + the rows, or the distinct times,
-//     before the row's time.
+//     before the row's time;
+//   - NTILE(Offset) (BIGINT): the row's bucket, 1 to Offset, of its
+//     partition's rows in order cut into Offset buckets whose sizes
+//     differ by at most one, the larger first (batch mode only);
+//   - PERCENT_RANK (DOUBLE): (RANK - 1) / (rows - 1), 0 for one row;
+//     CUME_DIST (DOUBLE): the rows up to the row's last peer / rows; by
+//     position instead (rows up to the row) when NTILE shares the
+//     window, whose ROWS frame Flink then gives it (batch mode only).
 //
 // In batch mode each row is one position in its partition sorted by time
 // (ties in arrival order), as Flink's batch over frames are. In streaming,
@@ -66,6 +80,13 @@ func (g *OverAgg) checkFuncs() error {
 				return fmt.Errorf("over aggregate: LEAD reads rows not yet arrived: batch mode only")
 			}
 		case RowNumber, Rank, DenseRank:
+		case NTile, PercentRank, CumeDist:
+			if !g.opt.Batch {
+				return fmt.Errorf("over aggregate: %s needs the whole partition: batch mode only", f.Kind)
+			}
+			if f.Kind == NTile && f.Offset < 1 {
+				return fmt.Errorf("over aggregate: NTILE(%d): the bucket count must be positive", f.Offset)
+			}
 		default:
 			return fmt.Errorf("over aggregate: unknown row function %s", f.Kind)
 		}
@@ -127,7 +148,7 @@ func (g *OverAgg) funcs(rows []overRow, base int) {
 			switch f.Kind {
 			case Lag:
 				v[j] = g.lag(p, f, x.r)
-			case Lead:
+			case Lead, NTile, PercentRank, CumeDist:
 				v[j] = g.leads[(base+i)*nf+j]
 			case RowNumber:
 				v[j] = row.BigIntValue(p.rows)
@@ -180,17 +201,17 @@ func (g *OverAgg) remember(p *overPart, r row.Row) {
 	}
 }
 
+// hasLead reports a function that needs the whole partition: LEAD,
+// NTILE, PERCENT_RANK, CUME_DIST.
 func (g *OverAgg) hasLead() bool {
-	for _, f := range g.spec.Funcs {
-		if f.Kind == Lead {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(g.spec.Funcs, func(f RowFunc) bool {
+		return f.Kind == Lead || f.Kind == NTile || f.Kind == PercentRank || f.Kind == CumeDist
+	})
 }
 
-// emitAll emits every waiting row at the end of a batch run with LEAD:
-// all rows in time order, LEAD's values read ahead in each partition.
+// emitAll emits every waiting row at the end of a batch run with LEAD
+// (or another function of the whole partition): all rows in time order,
+// LEAD's values read ahead in each partition.
 func (g *OverAgg) emitAll(out operator.Emitter) error {
 	var all []overRow
 	for g.queue.Len() > 0 {
@@ -205,10 +226,28 @@ func (g *OverAgg) emitAll(out operator.Emitter) error {
 	for i, x := range all {
 		byPart[x.p] = append(byPart[x.p], i)
 	}
+	byPosition := cumeByPosition(fs)
 	for _, idx := range byPart {
+		// peersOf gives the first and past-the-last position of the
+		// rows of pos's time.
+		peersOf := func(pos int) (int, int) {
+			ts := all[idx[pos]].r[g.spec.TimeCol].Micros()
+			lo, hi := pos, pos+1
+			for lo > 0 && all[idx[lo-1]].r[g.spec.TimeCol].Micros() == ts {
+				lo--
+			}
+			for hi < len(idx) && all[idx[hi]].r[g.spec.TimeCol].Micros() == ts {
+				hi++
+			}
+			return lo, hi
+		}
 		for pos, i := range idx {
 			for j, f := range fs {
 				if f.Kind != Lead {
+					if f.Kind == NTile || f.Kind == PercentRank || f.Kind == CumeDist {
+						lo, hi := peersOf(pos)
+						g.leads[i*nf+j] = wholeFunc(f, pos, len(idx), lo, hi, byPosition)
+					}
 					continue
 				}
 				v := row.NullValue
@@ -235,4 +274,45 @@ func (g *OverAgg) emitAll(out operator.Emitter) error {
 	}
 	g.leads = nil
 	return nil
+}
+
+// cumeByPosition reports that CUME_DIST counts the rows up to the row,
+// not up to its last peer: NTILE shares its window, and Flink computes
+// them in one ROWS frame (conformance sql29-rank-family-*; beside
+// ROW_NUMBER it stays by peers, sql29-cume-dist-row-number).
+func cumeByPosition(fs []RowFunc) bool {
+	return slices.ContainsFunc(fs, func(f RowFunc) bool { return f.Kind == NTile })
+}
+
+// wholeFunc is NTILE's, PERCENT_RANK's or CUME_DIST's value for the row
+// at position pos (from 0) of a partition of n rows, its peers at
+// positions [lo, hi).
+func wholeFunc(f RowFunc, pos, n int, lo, hi int, byPosition bool) row.Value {
+	switch f.Kind {
+	case NTile:
+		return row.BigIntValue(ntile(pos, n, f.Offset))
+	case PercentRank:
+		if n <= 1 {
+			return row.DoubleValue(0)
+		}
+		return row.DoubleValue(float64(lo) / float64(n-1))
+	}
+	if byPosition {
+		hi = pos + 1
+	}
+	return row.DoubleValue(float64(hi) / float64(n))
+}
+
+// ntile is the bucket (from 1) of the row at position pos of n rows cut
+// into buckets: n / buckets rows each, the first n % buckets one more.
+func ntile(pos, n, buckets int) int64 {
+	size, extra := n/buckets, n%buckets
+	if size == 0 {
+		return int64(pos + 1)
+	}
+	if big := extra * (size + 1); pos < big {
+		return int64(pos/(size+1) + 1)
+	} else {
+		return int64(extra + (pos-big)/size + 1)
+	}
 }

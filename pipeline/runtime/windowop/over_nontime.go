@@ -31,6 +31,10 @@ type NonTimeSpec struct {
 	Preceding int
 	Aggs      []aggop.AggCall
 	Funcs     []FuncKind
+	// Calls, in batch mode, are Funcs with their arguments (LAG's and
+	// LEAD's value, offset and default, NTILE's buckets), one a func;
+	// nil when none takes any.
+	Calls []RowFunc
 }
 
 // ntRow is a row of a partition with the results last emitted for it.
@@ -84,8 +88,20 @@ func NewNonTimeOver(s NonTimeSpec, opt WindowOptions) (*NonTimeOver, error) {
 	if s.Order < 0 {
 		return nil, fmt.Errorf("over aggregate: bad order column %d", s.Order)
 	}
-	for _, f := range s.Funcs {
-		if f != RowNumber && f != Rank && f != DenseRank {
+	argWidth := 0
+	for i, f := range s.Funcs {
+		switch f {
+		case RowNumber, Rank, DenseRank:
+		case Lag, Lead, NTile, PercentRank, CumeDist:
+			if !opt.Batch || (f == Lag || f == Lead || f == NTile) && (len(s.Calls) != len(s.Funcs) || s.Calls[i].Kind != f) {
+				return nil, fmt.Errorf("over aggregate: %s over a non-time order is supported in batch mode only, with its arguments", f)
+			}
+			if c := s.Calls[i]; f != NTile {
+				argWidth = max(argWidth, c.Arg+1, c.Default+1)
+			} else if c.Offset < 1 {
+				return nil, fmt.Errorf("over aggregate: NTILE(%d): the bucket count must be positive", c.Offset)
+			}
+		default:
 			return nil, fmt.Errorf("over aggregate: %s over a non-time order is not supported", f)
 		}
 	}
@@ -95,7 +111,7 @@ func NewNonTimeOver(s NonTimeSpec, opt WindowOptions) (*NonTimeOver, error) {
 	g := &NonTimeOver{
 		spec:  s,
 		opt:   opt,
-		width: max(width, s.Order+1),
+		width: max(width, s.Order+1, argWidth),
 		parts: map[string]*ntPart{},
 		st:    aggop.NewStore(s.Aggs, true, false),
 	}
@@ -377,6 +393,44 @@ func (g *NonTimeOver) batchFuncs(res row.Row, i, k, group int) {
 	}
 }
 
+// wholeFuncs sets, in batch mode, the results of the functions that
+// read the whole partition p (LAG, LEAD, NTILE, PERCENT_RANK,
+// CUME_DIST) for its row at position k.
+func (g *NonTimeOver) wholeFuncs(res row.Row, p *ntPart, k int) {
+	if len(g.spec.Calls) == 0 {
+		return
+	}
+	na, n := len(g.spec.Aggs), len(p.rows)
+	v := g.order(p.rows[k].r)
+	lo, hi := k, k+1
+	for lo > 0 && row.Compare(g.order(p.rows[lo-1].r), v) == 0 {
+		lo--
+	}
+	for hi < n && row.Compare(g.order(p.rows[hi].r), v) == 0 {
+		hi++
+	}
+	byPosition := cumeByPosition(g.spec.Calls)
+	for m, f := range g.spec.Calls {
+		switch f.Kind {
+		case Lag, Lead:
+			at := k - f.Offset
+			if f.Kind == Lead {
+				at = k + f.Offset
+			}
+			switch {
+			case at >= 0 && at < n:
+				res[na+m] = p.rows[at].r[f.Arg]
+			case f.Default >= 0:
+				res[na+m] = p.rows[k].r[f.Default]
+			default:
+				res[na+m] = row.NullValue
+			}
+		case NTile, PercentRank, CumeDist:
+			res[na+m] = wholeFunc(f, k, n, lo, hi, byPosition)
+		}
+	}
+}
+
 func emit(out operator.Emitter, k row.Kind, r, res row.Row) {
 	o := make(row.Row, len(r)+len(res))
 	copy(o, r)
@@ -415,6 +469,7 @@ func (g *NonTimeOver) Finish(out operator.Emitter) error {
 			res := g.results(g.slot, i, j)
 			for n, x := range p.rows[i:j] {
 				g.batchFuncs(res, i, i+n, group)
+				g.wholeFuncs(res, p, i+n)
 				emit(out, row.Insert, x.r, res)
 			}
 			i = j

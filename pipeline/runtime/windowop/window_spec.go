@@ -63,13 +63,15 @@ func OverSortedWatermark(next int64) int64 { return next - 1 }
 
 // Sortable reports whether an OVER over event time can run over input
 // sorted by time (sortop.TimeSorted) in a batch run: LEAD reads rows
-// after a row, so it needs each partition whole.
+// after a row, and NTILE, PERCENT_RANK and CUME_DIST count the whole
+// partition, so they need each partition whole.
 func (s OverSpec) Sortable() bool {
 	if s.ProcTime {
 		return false
 	}
 	for _, f := range s.Funcs {
-		if f.Kind == Lead {
+		switch f.Kind {
+		case Lead, NTile, PercentRank, CumeDist:
 			return false
 		}
 	}
