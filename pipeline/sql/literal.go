@@ -159,6 +159,9 @@ func (p *parser) parseInterval() (Expr, *Error) {
 	}
 	p.next()
 	lit := &IntervalLit{At: kw.pos, Text: s.text}
+	if u := p.tok(); u.is("WEEK") || u.is("QUARTER") {
+		return p.weekOrQuarter(lit, s, u)
+	}
 	unit, lead, err := p.intervalUnit()
 	if err != nil {
 		return nil, err
@@ -193,6 +196,31 @@ func (p *parser) parseInterval() (Expr, *Error) {
 		return nil, p.errAt(s, "invalid interval '"+s.text+"' for "+intervalName(lit)+": "+msg)
 	}
 	lit.Value = d
+	return lit, nil
+}
+
+// weekOrQuarter completes INTERVAL 'n' WEEK (n * 7 days, a day-time
+// interval) or INTERVAL 'n' QUARTER (n * 3 months), as Calcite reads
+// them; n is a signed whole number and no TO follows.
+func (p *parser) weekOrQuarter(lit *IntervalLit, s, u token) (Expr, *Error) {
+	p.next()
+	text := strings.TrimSpace(s.text)
+	digits := strings.TrimLeft(text, "+-")
+	n, err := strconv.ParseInt(digits, 10, 64)
+	if err != nil || len(text)-len(digits) > 1 || n > math.MaxInt32 {
+		return nil, p.errAt(s, "invalid interval '"+s.text+"' for "+u.up+": want a whole number of "+strings.ToLower(u.up)+"s")
+	}
+	if strings.HasPrefix(text, "-") {
+		n = -n
+	}
+	if t := p.tok(); t.is("TO") {
+		return nil, p.errAt(t, "INTERVAL "+u.up+" takes no TO")
+	}
+	if u.up == "WEEK" {
+		lit.Unit, lit.Value, lit.Text = Day, time.Duration(n)*7*unitDuration[Day], strconv.FormatInt(n*7, 10)
+		return lit, nil
+	}
+	lit.Unit, lit.Months, lit.Text = Month, n*3, strconv.FormatInt(n*3, 10)
 	return lit, nil
 }
 
