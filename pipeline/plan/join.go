@@ -124,6 +124,9 @@ var joinKinds = map[sql.JoinType]joinop.JoinKind{
 
 // joinScope plans `left JOIN right ON cond`.
 func (q *queryBuilder) joinScope(j *sql.Join) (*scope, error) {
+	if _, asOf := temporalTable(j); asOf != nil && (j.Natural || j.Using != nil) {
+		return nil, errAt(j.At, "a temporal or lookup join (FOR SYSTEM_TIME AS OF) takes ON, not USING or NATURAL")
+	}
 	if s, ok, err := q.lookupJoin(j); ok {
 		return s, err
 	}
@@ -174,9 +177,6 @@ func (q *queryBuilder) joinScope(j *sql.Join) (*scope, error) {
 	var li, ri []int
 	natural := j.Natural
 	if natural || j.Using != nil {
-		if asOf != nil {
-			return nil, errAt(j.At, "a temporal join takes ON, not USING or NATURAL")
-		}
 		if common, li, ri, err = usingCommon(j, cols, lw); err != nil {
 			return nil, err
 		}
