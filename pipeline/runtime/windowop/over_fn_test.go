@@ -54,6 +54,16 @@ func TestOverRowFuncs(t *testing.T) {
 		batch: true, funcs: []RowFunc{{Kind: Lead, Arg: 2, Offset: 1, Default: -1}, {Kind: Lead, Arg: 2, Offset: 2, Default: 2}},
 		want: []string{"-- end", "+I[08:01, a, 1, 1, 2, 3]", "+I[08:02, a, 2, 6, 3, 4]", "+I[08:02, b, 10, 30, 20, 10]",
 			"+I[08:02, a, 3, 6, 4, 3]", "+I[08:02, b, 20, 30, null, 20]", "+I[08:03, a, 4, 10, null, 4]"},
+	}, {
+		name:  "batch PERCENT_RANK, CUME_DIST over the whole partition, peers alike",
+		batch: true, funcs: []RowFunc{{Kind: PercentRank}, {Kind: CumeDist}},
+		want: []string{"-- end", "+I[08:01, a, 1, 1, 0.0, 0.25]", "+I[08:02, a, 2, 6, 0.3333333333333333, 0.75]", "+I[08:02, b, 10, 30, 0.0, 1.0]",
+			"+I[08:02, a, 3, 6, 0.3333333333333333, 0.75]", "+I[08:02, b, 20, 30, 0.0, 1.0]", "+I[08:03, a, 4, 10, 1.0, 1.0]"},
+	}, {
+		name:  "batch NTILE; beside it CUME_DIST by position, as Flink",
+		batch: true, funcs: []RowFunc{{Kind: NTile, Offset: 3}, {Kind: CumeDist}},
+		want: []string{"-- end", "+I[08:01, a, 1, 1, 1, 0.25]", "+I[08:02, a, 2, 6, 1, 0.5]", "+I[08:02, b, 10, 30, 1, 0.5]",
+			"+I[08:02, a, 3, 6, 2, 0.75]", "+I[08:02, b, 20, 30, 2, 1.0]", "+I[08:03, a, 4, 10, 3, 1.0]"},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
