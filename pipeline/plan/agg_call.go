@@ -46,6 +46,9 @@ func (q *queryBuilder) aggCall(c *sql.Call, schema row.Schema, table string, add
 		return aggop.AggCall{Func: aggop.CountStar, Arg: -1}, nil
 	}
 	if name == "JSON_ARRAYAGG" || name == "JSON_OBJECTAGG" {
+		if c.Filter != nil {
+			return aggop.AggCall{}, errAt(c.FilterAt, "FILTER after %s is not allowed (Flink's parser refuses it); filter in WHERE or a subquery", name)
+		}
 		call, err := jsonAggCall(c, name, schema, table, addArg)
 		if err != nil {
 			return aggop.AggCall{}, err

@@ -400,7 +400,16 @@ func (s *Store) extremeAdd(id int32, a *aggSlot, nums []int64, v row.Value, d in
 }
 
 // Merge adds slot src's accumulators into dst (window slices).
-func (s *Store) Merge(dst, src int32) {
+func (s *Store) Merge(dst, src int32) { s.merge(dst, src, false) }
+
+// MergeAhead is Merge where src's values come before dst's in the list
+// aggregates that keep Flink's merge order: a HOP window merges its
+// slices into the first one in time order, while Flink merges them from
+// the newest to the oldest, so its ARRAY_AGG lists the newest slice's
+// values first.
+func (s *Store) MergeAhead(dst, src int32) { s.merge(dst, src, true) }
+
+func (s *Store) merge(dst, src int32, ahead bool) {
 	s.settle()
 	dn := s.nums[int(dst)*s.numW : int(dst+1)*s.numW]
 	sn := s.nums[int(src)*s.numW : int(src+1)*s.numW]
@@ -472,7 +481,7 @@ func (s *Store) Merge(dst, src int32) {
 			}
 		case accArray:
 			if sa, _ := s.exts[int(src)*s.extW+a.ext].(*arrayAcc); sa != nil {
-				s.arrayOf(dst, a).merge(sa)
+				s.arrayOf(dst, a).merge(sa, ahead)
 			}
 		case accObject:
 			if so, _ := s.exts[int(src)*s.extW+a.ext].(*objectAcc); so != nil {

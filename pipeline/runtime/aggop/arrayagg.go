@@ -28,9 +28,10 @@ import (
 // JSON text) the planner projects. Its state is key → value text, an
 // empty text standing for NULL (NULL ON NULL), and a retract map that
 // only merges read. A key present twice, or a NULL key, fails the job
-// as Flink's does. A retraction removes the key only when its value
-// equals the stored one: a NULL value never does (Flink compares the
-// NULL marker with the NULL it receives).
+// as Flink's does. A retraction removes the key when its value equals
+// the stored one, a NULL the NULL marker (Flink 2.3 removes a member
+// written null when its row is retracted; conformance's
+// agg29-jsonobject-retract-null).
 
 // arrayAcc is ARRAY_AGG's accumulator.
 type arrayAcc struct{ vals, retract []row.Value }
@@ -48,14 +49,19 @@ func (a *arrayAcc) add(v row.Value, add bool) {
 	a.retract = append(a.retract, v)
 }
 
-// merge adds src after a's values, then applies every retraction kept
-// aside, as ArrayAggFunction.merge does.
-func (a *arrayAcc) merge(src *arrayAcc) {
+// merge adds src after a's values (before them with ahead), then
+// applies every retraction kept aside, as ArrayAggFunction.merge does.
+func (a *arrayAcc) merge(src *arrayAcc, ahead bool) {
 	if len(src.vals) == 0 && len(src.retract) == 0 {
 		return
 	}
-	a.vals = append(a.vals, src.vals...)
 	pending := append(a.retract, src.retract...)
+	if ahead {
+		a.vals = append(slices.Clip(src.vals), a.vals...)
+		pending = append(slices.Clip(src.retract), a.retract...)
+	} else {
+		a.vals = append(a.vals, src.vals...)
+	}
 	a.retract = nil
 	for _, v := range pending {
 		if i := indexValue(a.vals, v); i >= 0 {
@@ -117,6 +123,9 @@ type objectEntry struct {
 	val    row.Value
 }
 
+// nullMarker stands for a NULL value: no JSON text is empty.
+var nullMarker = row.StringValue("")
+
 // objectAcc is JSON_OBJECTAGG's accumulator, by key.
 type objectAcc struct{ m, retract map[string]objectEntry }
 
@@ -161,8 +170,11 @@ func (s *Store) objectStep(id int32, a *aggSlot, v row.Value, add bool) {
 
 // step is JsonObjectAggFunction's accumulate (add) or retract.
 func (acc *objectAcc) step(k string, e objectEntry, add, keepNulls bool) error {
+	if e.val.IsNull() {
+		e.val = nullMarker
+	}
 	if !add {
-		if cur, ok := acc.m[k]; ok && !e.val.IsNull() && row.Equal(cur.val, e.val) {
+		if cur, ok := acc.m[k]; ok && row.Equal(cur.val, e.val) {
 			delete(acc.m, k)
 			return nil
 		}
@@ -175,11 +187,8 @@ func (acc *objectAcc) step(k string, e objectEntry, add, keepNulls bool) error {
 	if _, ok := acc.m[k]; ok {
 		return errDuplicateKey(k)
 	}
-	if e.val.IsNull() {
-		if !keepNulls {
-			return nil
-		}
-		e.val = row.StringValue("") // the NULL marker
+	if e.val == nullMarker && !keepNulls {
+		return nil
 	}
 	acc.m[k] = e
 	return nil
@@ -189,7 +198,7 @@ func (acc *objectAcc) step(k string, e objectEntry, add, keepNulls bool) error {
 // its members.
 func (acc *objectAcc) merge(src *objectAcc) error {
 	for k, e := range src.retract {
-		if cur, ok := acc.m[k]; ok && !e.val.IsNull() && row.Equal(cur.val, e.val) {
+		if cur, ok := acc.m[k]; ok && row.Equal(cur.val, e.val) {
 			delete(acc.m, k)
 			continue
 		}

@@ -55,10 +55,10 @@ func TestArrayAggs(t *testing.T) {
 			{true, objectArg("b", str("1")), `{"b":1}`}, {true, objectArg("a", null), `{"a":null,"b":1}`},
 			{true, objectArg("\U0001F600", str("2")), `{"a":null,"b":1,"` + "\U0001F600" + `":2}`},
 			{true, objectArg("\uFF21", str("3")), `{"a":null,"b":1,"` + "\U0001F600" + `":2,"` + "\uFF21" + `":3}`}}},
-		{"JSON_OBJECTAGG: a retraction removes an equal value, never a NULL one", obj, []step{
+		{"JSON_OBJECTAGG: a retraction removes an equal value, NULL too", obj, []step{
 			{true, objectArg("a", null), `{"a":null}`}, {true, objectArg("b", str("1")), `{"a":null,"b":1}`},
 			{false, objectArg("b", str("2")), `{"a":null,"b":1}`}, {false, objectArg("b", str("1")), `{"a":null}`},
-			{false, objectArg("a", null), `{"a":null}`}}},
+			{false, objectArg("a", null), `{}`}, {true, objectArg("a", str("3")), `{"a":3}`}}},
 		{"JSON_OBJECTAGG ABSENT ON NULL leaves NULL values out", objAbsent, []step{
 			{true, objectArg("a", null), `{}`}, {true, objectArg("a", str("1")), `{"a":1}`}}},
 		{"JSON_OBJECTAGG: a duplicate key fails", obj, []step{
@@ -127,6 +127,17 @@ func TestArrayAggMerge(t *testing.T) {
 		if got := res[0].String() + " " + res[1].String(); got != `[2, 3] {"y":2,"z":3}` {
 			t.Fatalf("merged %s", got)
 		}
+	}
+	// MergeAhead puts the source's values first: a HOP window's newer
+	// slices come before its first one, in Flink's merge order.
+	hop := NewStore(calls[:1], true, false)
+	first, second := hop.Alloc(""), hop.Alloc("")
+	hop.Update(first, row.Row{i32(1)}, true)
+	hop.Update(second, row.Row{i32(4)}, true)
+	hop.MergeAhead(first, second)
+	res := make([]row.Value, 1)
+	if hop.Results(first, res); res[0].String() != "[4, 1]" {
+		t.Fatalf("merged ahead %s, want [4, 1]", res[0])
 	}
 	// Two slices holding one key fail, as Flink's merge does.
 	dup := NewStore([]AggCall{{Func: JSONObjectAgg, ArgType: objectArgType, KeepNulls: true}}, false, false)
