@@ -74,6 +74,14 @@ func agg29Cases() []genCase {
 		{"jsonobject-tumble", both, []string{"e"}, "SELECT window_start, k, JSON_OBJECTAGG(KEY CAST(v AS STRING) VALUE ts) FROM " + tumble + " WHERE v IS NOT NULL GROUP BY window_start, window_end, k"},
 		{"jsonobject-hop", stream, []string{"e"}, "SELECT window_start, k, JSON_OBJECTAGG(KEY CAST(v AS STRING) VALUE v) FROM " + hop + " WHERE v IS NOT NULL GROUP BY window_start, window_end, k"},
 		{"jsonobject-over", stream, []string{"e"}, "SELECT k, JSON_OBJECTAGG(KEY k VALUE v) OVER (PARTITION BY k ORDER BY ts) FROM e"},
+		// PERCENTILE(x, p): one constant percentage.
+		{"percentile-group", both, []string{"o"}, "SELECT category, PERCENTILE(qty, 0.5), PERCENTILE(price, 0.1), PERCENTILE(amt, 1), PERCENTILE(oid, 0) FROM o GROUP BY category"},
+		{"percentile-global", both, []string{"o"}, "SELECT PERCENTILE(qty, 0.5), PERCENTILE(price, 0.9), PERCENTILE(user_id, 0.25) FROM o"},
+		{"percentile-retract", stream, []string{"o"}, "SELECT n, PERCENTILE(q, 0.5), PERCENTILE(uid, 0.75) FROM " + agg29Upd + " GROUP BY n"},
+		{"percentile-tumble", both, []string{"e"}, "SELECT window_start, k, PERCENTILE(v, 0.5) FROM " + tumble + " GROUP BY window_start, window_end, k"},
+		{"percentile-hop", stream, []string{"e"}, "SELECT window_start, k, PERCENTILE(v, 0.3) FROM " + hop + " GROUP BY window_start, window_end, k"},
+		{"percentile-over", stream, []string{"e"}, "SELECT k, v, PERCENTILE(v, 0.5) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM e"},
+		{"percentile-out-of-range", stream, []string{"o"}, "SELECT PERCENTILE(qty, 1.5) FROM o"},
 		// STDDEV and VARIANCE are STDDEV_SAMP and VAR_SAMP.
 		{"stddev-variance", both, []string{"o"}, "SELECT category, STDDEV(qty), VARIANCE(qty), STDDEV(price), VARIANCE(price), STDDEV(DISTINCT qty) FROM o GROUP BY category"},
 		{"stddev-retract", stream, []string{"o"}, "SELECT n, STDDEV(q), VARIANCE(CAST(q AS DOUBLE)) FROM " + agg29Upd + " GROUP BY n"},

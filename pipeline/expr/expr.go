@@ -225,6 +225,7 @@ var aggregates = map[string]bool{
 	"STDDEV_POP": true, "STDDEV_SAMP": true, "VAR_POP": true, "VAR_SAMP": true,
 	"FIRST_VALUE": true, "LAST_VALUE": true, "LISTAGG": true, "COLLECT": true,
 	"STDDEV": true, "VARIANCE": true, "ARRAY_AGG": true, "JSON_ARRAYAGG": true, "JSON_OBJECTAGG": true,
+	"PERCENTILE": true,
 }
 
 // IsAggregate reports whether name (any case) is an aggregate function,

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/etld/etld/pipeline/expr"
@@ -50,6 +51,13 @@ func (q *queryBuilder) aggCall(c *sql.Call, schema row.Schema, table string, add
 			return aggop.AggCall{}, errAt(c.FilterAt, "FILTER after %s is not allowed (Flink's parser refuses it); filter in WHERE or a subquery", name)
 		}
 		call, err := jsonAggCall(c, name, schema, table, addArg)
+		if err != nil {
+			return aggop.AggCall{}, err
+		}
+		return withFilter(call), nil
+	}
+	if name == "PERCENTILE" {
+		call, err := percentileCall(c, schema, table, addArg)
 		if err != nil {
 			return aggop.AggCall{}, err
 		}
@@ -229,4 +237,46 @@ func mergeableAggs(calls []*sql.Call, aggs []aggop.AggCall, kind windowop.Window
 		}
 	}
 	return nil
+}
+
+// percentileCall plans PERCENTILE(x, p): the aggregate reads x as a
+// DOUBLE (Flink's accumulator keeps doubles) and p, a constant in [0, 1].
+// The array of percentages and the frequency argument are not supported
+// yet.
+func percentileCall(c *sql.Call, schema row.Schema, table string, addArg func(*expr.Compiled, string) int) (aggop.AggCall, error) {
+	if len(c.Args) != 2 {
+		return aggop.AggCall{}, errAt(c.At, "PERCENTILE takes a value and one percentage (the frequency argument is not supported yet), got %d arguments", len(c.Args))
+	}
+	x, err := compileExpr(c.Args[0], schema, table)
+	if err != nil {
+		return aggop.AggCall{}, err
+	}
+	if !x.Type.ID.Numeric() {
+		return aggop.AggCall{}, errAt(c.Args[0].Pos(), "PERCENTILE needs a numeric value, got %s", x.Type)
+	}
+	p, err := compileExpr(c.Args[1], schema, table)
+	if err != nil {
+		return aggop.AggCall{}, err
+	}
+	if !p.Const || !p.Type.ID.Numeric() || p.Value.IsNull() {
+		return aggop.AggCall{}, errAt(c.Args[1].Pos(), "PERCENTILE's percentage must be a numeric constant between 0.0 and 1.0 (an ARRAY of them is not supported yet)")
+	}
+	pct, _ := strconv.ParseFloat(p.Value.String(), 64)
+	if !(pct >= 0 && pct <= 1) {
+		return aggop.AggCall{}, errAt(c.Args[1].Pos(), "Percentage of PERCENTILE should be between [0.0, 1.0], but was '%s' (as Flink refuses it)", p.Value)
+	}
+	if c.Distinct {
+		return aggop.AggCall{}, errAt(c.At, "PERCENTILE(DISTINCT ...) is not supported")
+	}
+	arg := &sql.Cast{At: c.Args[0].Pos(), X: c.Args[0], Type: row.Of(row.Double), TypeText: "DOUBLE"}
+	comp, err := compileExpr(arg, schema, table)
+	if err != nil {
+		return aggop.AggCall{}, err
+	}
+	call := aggop.AggCall{Func: aggop.Percentile, ArgType: comp.Type, Pct: pct}
+	if err := call.Validate(); err != nil {
+		return aggop.AggCall{}, errAt(c.At, "%v", err)
+	}
+	call.Arg = addArg(comp, sql.Format(arg))
+	return call, nil
 }

@@ -236,7 +236,7 @@ func (o *overPlan) functions() error {
 		case len(q.b.plan.funcs.Lookup(name)) > 0:
 			return errAt(call.At, "%s, a function of this file, cannot take OVER (...) yet: user aggregates run in GROUP BY and window aggregates", name)
 		default:
-			return errAt(call.At, "%s is not an aggregate function and cannot take OVER (...); OVER takes COUNT, SUM, AVG, MIN, MAX, FIRST_VALUE, LAST_VALUE, LISTAGG, COLLECT, ARRAY_AGG, STDDEV/VAR, LAG, LEAD, ROW_NUMBER, RANK, DENSE_RANK", name)
+			return errAt(call.At, "%s is not an aggregate function and cannot take OVER (...); OVER takes COUNT, SUM, AVG, MIN, MAX, FIRST_VALUE, LAST_VALUE, LISTAGG, COLLECT, ARRAY_AGG, PERCENTILE, STDDEV/VAR, LAG, LEAD, ROW_NUMBER, RANK, DENSE_RANK", name)
 		}
 		o.index[strings.ToLower(text)] = len(o.fns)
 		o.fns = append(o.fns, f)

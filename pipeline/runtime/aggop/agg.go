@@ -32,6 +32,7 @@ const (
 	ArrayAgg                     // ARRAY_AGG(x) (arrayagg.go)
 	JSONArrayAgg                 // JSON_ARRAYAGG(x): x's JSON text projected (arrayagg.go)
 	JSONObjectAgg                // JSON_OBJECTAGG(KEY k VALUE v): ROW(k, k's JSON text, v's) projected (arrayagg.go)
+	Percentile                   // PERCENTILE(x, p): x as DOUBLE projected (percentile.go)
 )
 
 var aggNames = [...]string{
@@ -56,6 +57,7 @@ var aggNames = [...]string{
 	ArrayAgg:      "ARRAY_AGG",
 	JSONArrayAgg:  "JSON_ARRAYAGG",
 	JSONObjectAgg: "JSON_OBJECTAGG",
+	Percentile:    "PERCENTILE",
 }
 
 func (f AggFunc) String() string {
@@ -93,6 +95,8 @@ type AggCall struct {
 	// KeepNulls makes ARRAY_AGG keep NULL values (RESPECT NULLS, its
 	// default) and JSON_OBJECTAGG write them as null (NULL ON NULL).
 	KeepNulls bool
+	// Pct is PERCENTILE's percentage, a constant in [0, 1].
+	Pct float64
 	// User is a UserDefined call's function, UserName its name and
 	// UserType its result type; Arg is then a ROW of its arguments.
 	User     UserAgg
@@ -160,6 +164,8 @@ func (c AggCall) ResultType() row.Type {
 		return row.Type{ID: row.String, NotNull: true}
 	case ArrayAgg:
 		return row.ArrayOf(c.ArgType)
+	case Percentile:
+		return row.Of(row.Double)
 	case Collect:
 		t := row.MultisetOf(c.ArgType)
 		t.NotNull = true
@@ -224,6 +230,13 @@ func (c AggCall) Validate() error {
 	case ArrayAgg:
 		if id == row.Null {
 			return fmt.Errorf("%s: argument type %s cannot be aggregated", c, c.ArgType)
+		}
+	case Percentile:
+		if id != row.Double {
+			return fmt.Errorf("%s: argument type %s is not DOUBLE", c, c.ArgType)
+		}
+		if !(c.Pct >= 0 && c.Pct <= 1) {
+			return fmt.Errorf("%s: the percentage %v is not between 0.0 and 1.0", c, c.Pct)
 		}
 	case Min, Max, Count, CountDistinct, FirstValue, LastValue, Collect:
 		if id == row.Null || id > row.TimestampLTZ && !id.Nested() {
@@ -314,7 +327,7 @@ func newAggSlot(c AggCall) aggSlot {
 		s.kind = accArray
 	case JSONObjectAgg:
 		s.kind = accObject
-	case Collect:
+	case Collect, Percentile:
 		s.kind = accBag
 	case UserDefined:
 		s.kind = accUser
