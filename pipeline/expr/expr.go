@@ -224,6 +224,8 @@ var aggregates = map[string]bool{
 	"COUNT": true, "SUM": true, "MIN": true, "MAX": true, "AVG": true,
 	"STDDEV_POP": true, "STDDEV_SAMP": true, "VAR_POP": true, "VAR_SAMP": true,
 	"FIRST_VALUE": true, "LAST_VALUE": true, "LISTAGG": true, "COLLECT": true,
+	"STDDEV": true, "VARIANCE": true, "ARRAY_AGG": true, "JSON_ARRAYAGG": true, "JSON_OBJECTAGG": true,
+	"PERCENTILE": true,
 }
 
 // IsAggregate reports whether name (any case) is an aggregate function,

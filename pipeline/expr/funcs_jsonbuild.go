@@ -111,6 +111,10 @@ func jsonWriterOf(t row.Type) (jsonWriter, error) {
 			}
 			return v.AppendPrint(dst), nil
 		}, nil
+	case row.Timestamp:
+		return func(dst []byte, v row.Value) ([]byte, error) {
+			return appendJSONString(dst, isoLocalDateTime(v.String())), nil
+		}, nil
 	case row.Array:
 		return jsonListWriter(t.Elem())
 	case row.Struct:
@@ -334,4 +338,23 @@ func buildJSONArray(c *compiler, e *sql.Call, args []*node) (*node, error) {
 		return row.StringValue(string(buf)), nil
 	}
 	return c.finish(e, row.Type{ID: row.String, NotNull: true}, f, args...)
+}
+
+// isoLocalDateTime turns LocalDateTime.toString's text (HH:mm when the
+// seconds are zero, the fraction in groups of three digits) into what
+// Java's ISO_LOCAL_DATE_TIME formatter writes, the text Flink's JSON
+// functions give a TIMESTAMP: the seconds always, the fraction without
+// its trailing zeros (2024-01-01T10:01:00, 1969-12-31T23:59:59.5).
+func isoLocalDateTime(s string) string {
+	t := strings.LastIndexByte(s, 'T')
+	if t < 0 {
+		return s
+	}
+	if len(s)-t-1 == len("HH:mm") {
+		return s + ":00"
+	}
+	if strings.IndexByte(s[t:], '.') >= 0 {
+		return strings.TrimRight(s, "0")
+	}
+	return s
 }

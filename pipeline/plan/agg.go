@@ -329,6 +329,9 @@ func (a *aggPlan) firstCalc() (*Node, error) {
 		preProject = append(preProject, c)
 		preTexts = append(preTexts, tc.Name)
 		window = &w
+		if err := mergeableAggs(a.calls, aggs, w.Kind); err != nil {
+			return nil, err
+		}
 	}
 	pre := &Node{
 		Kind: CalcNode, Input: in, Schema: row.NewSchema(preFields...),

@@ -41,6 +41,13 @@ func TestAggregateFunctionErrors(t *testing.T) {
 		{"SELECT k, SUM(n) FILTER (WHERE COUNT(*) > 1) FROM gen GROUP BY k", "p.yaml:10:41: transforms[0].sql: aggregate functions cannot be nested in FILTER (WHERE ...)"},
 		{"SELECT k, UPPER(k) FILTER (WHERE b) FROM gen", "p.yaml:10:29: transforms[0].sql: FILTER (WHERE ...) applies only to aggregate functions, not to UPPER"},
 		{"SELECT k, SUM(n) FILTER (WHERE nope) FROM gen GROUP BY k", "p.yaml:10:41: transforms[0].sql: "},
+		{"SELECT k, JSON_ARRAYAGG(DISTINCT n) FROM gen GROUP BY k", "p.yaml:10:20: transforms[0].sql: JSON_ARRAYAGG(DISTINCT ...) is not allowed"},
+		{"SELECT k, JSON_OBJECTAGG(KEY k VALUE n) FILTER (WHERE b) FROM gen GROUP BY k", "p.yaml:10:50: transforms[0].sql: FILTER after JSON_OBJECTAGG is not allowed"},
+		{"SELECT JSON_OBJECTAGG(KEY n VALUE k) FROM gen", "p.yaml:10:36: transforms[0].sql: JSON_OBJECTAGG's key must be a character string, got BIGINT"},
+		{"SELECT k, LISTAGG(k IGNORE NULLS) FROM gen GROUP BY k", "transforms[0].sql: IGNORE NULLS belongs to ARRAY_AGG"},
+		{"SELECT k, PERCENTILE(n, 1.5) FROM gen GROUP BY k", "p.yaml:10:34: transforms[0].sql: Percentage of PERCENTILE should be between [0.0, 1.0], but was '1.5'"},
+		{"SELECT k, PERCENTILE(n, i) FROM gen GROUP BY k", "p.yaml:10:34: transforms[0].sql: PERCENTILE's percentage must be a numeric constant"},
+		{"SELECT k, PERCENTILE(k, 0.5) FROM gen GROUP BY k", "p.yaml:10:31: transforms[0].sql: PERCENTILE needs a numeric value, got STRING"},
 	} {
 		t.Run(tc.sql, func(t *testing.T) {
 			_, err := plan.Build(parse(t, aggPipeline(tc.sql)), plan.Env{Registry: builtin.Registry(), Logger: slog.New(slog.DiscardHandler)})
@@ -48,6 +55,20 @@ func TestAggregateFunctionErrors(t *testing.T) {
 				t.Fatalf("err = %v, want %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// The result types of ARRAY_AGG, the JSON aggregates, PERCENTILE and
+// STDDEV/VARIANCE are Flink's.
+func TestAggregateFunctionTypes(t *testing.T) {
+	sql := "SELECT k, ARRAY_AGG(i) AS a, ARRAY_AGG(k IGNORE NULLS) AS ak, JSON_ARRAYAGG(n) AS ja, JSON_OBJECTAGG(k VALUE d) AS jo, PERCENTILE(d, 0.5) AS p, STDDEV(i) AS s, VARIANCE(n) AS v FROM gen GROUP BY k"
+	p, err := plan.Build(parse(t, aggPipeline(sql)), plan.Env{Registry: builtin.Registry(), Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "schema: (k STRING, a ARRAY<INT>, ak ARRAY<STRING>, ja STRING NOT NULL, jo STRING NOT NULL, p DOUBLE, s INT, v BIGINT)"
+	if ex := p.Explain(); !strings.Contains(ex, want) {
+		t.Errorf("explain lacks %q:\n%s", want, ex)
 	}
 }
 

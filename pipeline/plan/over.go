@@ -215,6 +215,9 @@ func (o *overPlan) functions() error {
 				}
 			}
 			j := len(spec.Aggs)
+			if name == "JSON_ARRAYAGG" || name == "JSON_OBJECTAGG" {
+				return errAt(call.At, "%s cannot take OVER (...): Flink does not run it over a window (its parser refuses the OVER)", name)
+			}
 			ac, err := q.aggCall(call, in.Schema, s.table, func(c *expr.Compiled, t string) int {
 				return o.add(fmt.Sprintf("$arg%d", len(o.preFields)), c, t)
 			})
@@ -233,7 +236,7 @@ func (o *overPlan) functions() error {
 		case len(q.b.plan.funcs.Lookup(name)) > 0:
 			return errAt(call.At, "%s, a function of this file, cannot take OVER (...) yet: user aggregates run in GROUP BY and window aggregates", name)
 		default:
-			return errAt(call.At, "%s is not an aggregate function and cannot take OVER (...); OVER takes COUNT, SUM, AVG, MIN, MAX, FIRST_VALUE, LAST_VALUE, LISTAGG, COLLECT, STDDEV/VAR, LAG, LEAD, ROW_NUMBER, RANK, DENSE_RANK, NTILE, PERCENT_RANK, CUME_DIST", name)
+			return errAt(call.At, "%s is not an aggregate function and cannot take OVER (...); OVER takes COUNT, SUM, AVG, MIN, MAX, FIRST_VALUE, LAST_VALUE, LISTAGG, COLLECT, ARRAY_AGG, PERCENTILE, STDDEV/VAR, LAG, LEAD, ROW_NUMBER, RANK, DENSE_RANK, NTILE, PERCENT_RANK, CUME_DIST", name)
 		}
 		o.index[strings.ToLower(text)] = len(o.fns)
 		o.fns = append(o.fns, f)

@@ -369,6 +369,8 @@ type Call struct {
 	Unit     string
 	UnitAt   Pos
 	JSON     *JSONClauses
+	// Nulls is ARRAY_AGG's IGNORE or RESPECT (NULLS), "" when not written.
+	Nulls string
 }
 
 // JSONBehavior is what a SQL/JSON function does ON EMPTY or ON ERROR:

@@ -392,12 +392,9 @@ func (f *formatter) call(c *Call) {
 			f.w(", ")
 		}
 	}
-	if c.JSON != nil {
-		f.jsonCall(c)
-		f.w(")")
-		return
-	}
 	switch {
+	case c.JSON != nil:
+		f.jsonCall(c)
 	case c.Star:
 		f.w("*")
 	case c.Distinct:
@@ -405,6 +402,9 @@ func (f *formatter) call(c *Call) {
 		fallthrough
 	default:
 		f.exprList(c.Args)
+	}
+	if c.Nulls != "" {
+		f.w(" " + c.Nulls + " NULLS")
 	}
 	f.w(")")
 	if c.Filter != nil {

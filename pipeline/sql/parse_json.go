@@ -10,6 +10,7 @@ import (
 // clauses (JSONClauses).
 var jsonFuncs = map[string]bool{
 	"JSON_VALUE": true, "JSON_QUERY": true, "JSON_EXISTS": true, "JSON_OBJECT": true, "JSON_ARRAY": true,
+	"JSON_OBJECTAGG": true, "JSON_ARRAYAGG": true,
 }
 
 // parseJSONCall reads the arguments and clauses of a SQL/JSON function,
@@ -23,8 +24,8 @@ func (p *parser) parseJSONCall(call *Call, open Pos) *Error {
 		return err
 	}
 	if p.onNullAhead() {
-		if call.Name != "JSON_OBJECT" && call.Name != "JSON_ARRAY" {
-			return p.errAt(p.tok(), "ON NULL belongs to JSON_OBJECT and JSON_ARRAY, not "+call.Name)
+		if !strings.HasPrefix(call.Name, "JSON_OBJECT") && !strings.HasPrefix(call.Name, "JSON_ARRAY") {
+			return p.errAt(p.tok(), "ON NULL belongs to JSON_OBJECT, JSON_ARRAY and their aggregates, not "+call.Name)
 		}
 		j.OnNull = p.next().up
 		p.next()
@@ -81,6 +82,51 @@ func (p *parser) jsonArgs(call *Call) *Error {
 			call.Args = append(call.Args, k, v)
 			if !p.acceptPunct(",") {
 				break
+			}
+		}
+	case "JSON_OBJECTAGG":
+		// One [KEY] k VALUE v pair.
+		call.JSON.Keyed = true
+		if t := p.tok(); t.is("KEY") && !p.peek(1).is("VALUE") && !p.peek(1).isPunct(",") {
+			p.next()
+		}
+		k, err := p.expectExpr("JSON_OBJECTAGG(")
+		if err != nil {
+			return err
+		}
+		if err := p.expectWord("VALUE", "after the JSON_OBJECTAGG key, as in JSON_OBJECTAGG(KEY k VALUE v)"); err != nil {
+			return err
+		}
+		v, err := p.expectExpr("VALUE")
+		if err != nil {
+			return err
+		}
+		call.Args = append(call.Args, k, v)
+	case "JSON_ARRAYAGG":
+		v, err := p.expectExpr("JSON_ARRAYAGG(")
+		if err != nil {
+			return err
+		}
+		call.Args = append(call.Args, v)
+		if p.tok().is("ORDER") && p.peek(1).is("BY") {
+			// Flink 2.3 takes ORDER BY here and ignores it: the items stay
+			// in arrival order. etld reads it and does the same.
+			p.next()
+			p.next()
+			for {
+				if _, err := p.expectExpr("ORDER BY"); err != nil {
+					return err
+				}
+				if t := p.tok(); t.is("ASC") || t.is("DESC") {
+					p.next()
+				}
+				if t := p.tok(); t.is("NULLS") && (p.peek(1).is("FIRST") || p.peek(1).is("LAST")) {
+					p.next()
+					p.next()
+				}
+				if !p.acceptPunct(",") {
+					break
+				}
 			}
 		}
 	case "JSON_ARRAY":

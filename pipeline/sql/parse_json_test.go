@@ -29,6 +29,15 @@ func TestParseFunctionClauses(t *testing.T) {
 		{"JSON_OBJECT()", "JSON_OBJECT()"},
 		{"JSON_ARRAY(1, NULL NULL ON NULL)", "JSON_ARRAY(1, NULL NULL ON NULL)"},
 		{"JSON_ARRAY(NULL ON NULL)", "JSON_ARRAY(NULL ON NULL)"},
+		{"JSON_OBJECTAGG(KEY k VALUE v)", "JSON_OBJECTAGG(KEY k VALUE v)"},
+		{"JSON_OBJECTAGG(k VALUE v ABSENT ON NULL) FILTER (WHERE x > 1)", "JSON_OBJECTAGG(KEY k VALUE v ABSENT ON NULL) FILTER (WHERE x > 1)"},
+		{"JSON_OBJECTAGG(KEY KEY VALUE v NULL ON NULL)", "JSON_OBJECTAGG(KEY KEY VALUE v NULL ON NULL)"},
+		{"JSON_ARRAYAGG(x NULL ON NULL)", "JSON_ARRAYAGG(x NULL ON NULL)"},
+		// Flink takes ORDER BY in JSON_ARRAYAGG and ignores it.
+		{"JSON_ARRAYAGG(x ORDER BY y DESC NULLS LAST, z ABSENT ON NULL)", "JSON_ARRAYAGG(x ABSENT ON NULL)"},
+		{"ARRAY_AGG(x IGNORE NULLS)", "ARRAY_AGG(x IGNORE NULLS)"},
+		{"ARRAY_AGG(DISTINCT x) respect nulls", "ARRAY_AGG(DISTINCT x RESPECT NULLS)"},
+		{"ARRAY_AGG(x) IGNORE NULLS FILTER (WHERE b)", "ARRAY_AGG(x IGNORE NULLS) FILTER (WHERE b)"},
 		{"ts + INTERVAL '1' month", "ts + INTERVAL '1' MONTH"},
 		{"d - INTERVAL '-2' YEARS", "d - INTERVAL '-2' YEAR"},
 		{"d - INTERVAL '1-6' YEAR TO MONTH", "d - INTERVAL '1-6' YEAR TO MONTH"},
@@ -61,10 +70,14 @@ func TestParseFunctionClauseErrors(t *testing.T) {
 		{"JSON_VALUE(j, '$' NULL ON EMPTY NULL ON EMPTY)", "ON EMPTY is written twice"},
 		{"JSON_VALUE(j, '$' RETURNING BOGUS)", "BOGUS"},
 		{"JSON_EXISTS(j, '$' TRUE ON EMPTY)", "JSON_EXISTS has only an ON ERROR clause"},
-		{"JSON_VALUE(j, '$' ABSENT ON NULL)", "ON NULL belongs to JSON_OBJECT and JSON_ARRAY"},
+		{"JSON_VALUE(j, '$' ABSENT ON NULL)", "ON NULL belongs to JSON_OBJECT, JSON_ARRAY and their aggregates"},
 		{"JSON_OBJECT(KEY 'a' 1)", "expected VALUE"},
 		{"JSON_QUERY(j, '$' WITH ARRAY)", "expected WRAPPER"},
 		{"UPPER(x RETURNING INT)", "not supported yet"},
+		{"JSON_OBJECTAGG(KEY k 1)", "expected VALUE"},
+		{"JSON_OBJECTAGG(KEY k VALUE v, KEY a VALUE b)", "expected ) to close JSON_OBJECTAGG("},
+		{"LISTAGG(x IGNORE NULLS)", "IGNORE NULLS belongs to ARRAY_AGG"},
+		{"ARRAY_AGG(x IGNORE NULLS) RESPECT NULLS", "RESPECT NULLS belongs to ARRAY_AGG, once"},
 	}
 	for _, tc := range cases {
 		_, err := ParseExpr(tc.in)

@@ -234,6 +234,9 @@ func (p *parser) parseCall() (Expr, *Error) {
 		}
 		after = `","`
 	}
+	if err := p.nullsClause(call); err != nil {
+		return nil, err
+	}
 	if t := p.tok(); t.kind == tokWord {
 		switch {
 		case t.is("RETURNING"):
@@ -258,8 +261,27 @@ func (p *parser) parseCall() (Expr, *Error) {
 	return p.afterCall(call)
 }
 
+// nullsClause reads ARRAY_AGG's IGNORE NULLS or RESPECT NULLS, which
+// Flink takes inside the parentheses and after them.
+func (p *parser) nullsClause(c *Call) *Error {
+	t := p.tok()
+	if !(t.is("IGNORE") || t.is("RESPECT")) || !p.peek(1).is("NULLS") {
+		return nil
+	}
+	if c.Name != "ARRAY_AGG" || c.Nulls != "" {
+		return p.errAt(t, t.up+" NULLS belongs to ARRAY_AGG, once")
+	}
+	c.Nulls = t.up
+	p.next()
+	p.next()
+	return nil
+}
+
 // afterCall refuses the clauses that may follow an aggregate call.
 func (p *parser) afterCall(c *Call) (Expr, *Error) {
+	if err := p.nullsClause(c); err != nil {
+		return nil, err
+	}
 	switch t := p.tok(); {
 	case t.is("OVER"):
 		return p.parseOver(c)

@@ -29,6 +29,10 @@ const (
 	ListAgg                      // LISTAGG(x [, sep])
 	Collect                      // COLLECT(x): the MULTISET of the values (collect.go)
 	UserDefined                  // a function of the pipeline file's (user.go)
+	ArrayAgg                     // ARRAY_AGG(x) (arrayagg.go)
+	JSONArrayAgg                 // JSON_ARRAYAGG(x): x's JSON text projected (arrayagg.go)
+	JSONObjectAgg                // JSON_OBJECTAGG(KEY k VALUE v): ROW(k, k's JSON text, v's) projected (arrayagg.go)
+	Percentile                   // PERCENTILE(x, p): x as DOUBLE projected (percentile.go)
 )
 
 var aggNames = [...]string{
@@ -50,6 +54,10 @@ var aggNames = [...]string{
 	ListAgg:       "LISTAGG",
 	Collect:       "COLLECT",
 	UserDefined:   "USER",
+	ArrayAgg:      "ARRAY_AGG",
+	JSONArrayAgg:  "JSON_ARRAYAGG",
+	JSONObjectAgg: "JSON_OBJECTAGG",
+	Percentile:    "PERCENTILE",
 }
 
 func (f AggFunc) String() string {
@@ -84,6 +92,11 @@ type AggCall struct {
 	Filter    int
 	// Sep is LISTAGG's separator (Flink's default is ",").
 	Sep string
+	// KeepNulls makes ARRAY_AGG keep NULL values (RESPECT NULLS, its
+	// default) and JSON_OBJECTAGG write them as null (NULL ON NULL).
+	KeepNulls bool
+	// Pct is PERCENTILE's percentage, a constant in [0, 1].
+	Pct float64
 	// User is a UserDefined call's function, UserName its name and
 	// UserType its result type; Arg is then a ROW of its arguments.
 	User     UserAgg
@@ -134,8 +147,10 @@ func (c AggCall) String() string {
 //     DECIMAL arguments are refused.
 //   - LISTAGG: STRING.
 //   - COLLECT: MULTISET<argument type> NOT NULL, empty for no values.
+//   - ARRAY_AGG: ARRAY<argument type>, NULL for no values.
+//   - JSON_ARRAYAGG, JSON_OBJECTAGG: STRING NOT NULL ([] and {}).
 //
-// All but COUNT and COLLECT are nullable: NULL when the group has no
+// All but COUNT, COLLECT and the JSON ones are nullable: NULL when the group has no
 // non-NULL value.
 func (c AggCall) ResultType() row.Type {
 	switch c.Func {
@@ -145,6 +160,12 @@ func (c AggCall) ResultType() row.Type {
 		return c.UserType.Nullable()
 	case ListAgg:
 		return row.Of(row.String)
+	case JSONArrayAgg, JSONObjectAgg:
+		return row.Type{ID: row.String, NotNull: true}
+	case ArrayAgg:
+		return row.ArrayOf(c.ArgType)
+	case Percentile:
+		return row.Of(row.Double)
 	case Collect:
 		t := row.MultisetOf(c.ArgType)
 		t.NotNull = true
@@ -198,9 +219,24 @@ func (c AggCall) Validate() error {
 		if !id.Numeric() || id == row.Decimal {
 			return fmt.Errorf("%s: argument type %s is not INT, BIGINT, FLOAT or DOUBLE", c, c.ArgType)
 		}
-	case ListAgg:
+	case ListAgg, JSONArrayAgg:
 		if id != row.String {
 			return fmt.Errorf("%s: argument type %s is not STRING", c, c.ArgType)
+		}
+	case JSONObjectAgg:
+		if id != row.Struct || len(c.ArgType.Fields()) != 3 {
+			return fmt.Errorf("%s: argument type %s is not a ROW of the key, its JSON text and the value's", c, c.ArgType)
+		}
+	case ArrayAgg:
+		if id == row.Null {
+			return fmt.Errorf("%s: argument type %s cannot be aggregated", c, c.ArgType)
+		}
+	case Percentile:
+		if id != row.Double {
+			return fmt.Errorf("%s: argument type %s is not DOUBLE", c, c.ArgType)
+		}
+		if !(c.Pct >= 0 && c.Pct <= 1) {
+			return fmt.Errorf("%s: the percentage %v is not between 0.0 and 1.0", c, c.Pct)
 		}
 	case Min, Max, Count, CountDistinct, FirstValue, LastValue, Collect:
 		if id == row.Null || id > row.TimestampLTZ && !id.Nested() {
@@ -236,12 +272,14 @@ const (
 	accWord                   // insert-only MIN/MAX/FIRST/LAST of a fixed-width type: an int64 (Store.layWords)
 	accBag                    // COLLECT: value → count (collect.go)
 	accUser                   // a user aggregate's accumulator (user.go)
+	accArray                  // ARRAY_AGG: values and retractions kept aside (arrayagg.go)
+	accObject                 // JSON_OBJECTAGG: key → value text (arrayagg.go)
 )
 
 // numSlots is how many int64 slots each kind takes; the last one is n, the
 // count of accumulated values.
 var numSlots = [...]int{accRows: 0, accCount: 1, accInt: 2, accF32: 2, accF64: 2, accDec: 3, accExtreme: 0,
-	accMomInt: 3, accMomF64: 3, accFirst: 0, accLast: 0, accList: 0, accWord: 0, accBag: 0, accUser: 0}
+	accMomInt: 3, accMomF64: 3, accFirst: 0, accLast: 0, accList: 0, accWord: 0, accBag: 0, accUser: 0, accArray: 0, accObject: 0}
 
 // aggSlot is one aggregate's place in a group's state.
 type aggSlot struct {
@@ -283,9 +321,13 @@ func newAggSlot(c AggCall) aggSlot {
 		s.kind = accFirst // newStoreWords makes it accList when retractable
 	case LastValue:
 		s.kind = accLast
-	case ListAgg:
+	case ListAgg, JSONArrayAgg:
 		s.kind = accList
-	case Collect:
+	case ArrayAgg:
+		s.kind = accArray
+	case JSONObjectAgg:
+		s.kind = accObject
+	case Collect, Percentile:
 		s.kind = accBag
 	case UserDefined:
 		s.kind = accUser

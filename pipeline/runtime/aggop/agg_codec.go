@@ -171,6 +171,8 @@ const (
 	extExtremes = 2 // extremes of a retractable MIN/MAX
 	extList     = 3 // valueList of LISTAGG and retractable FIRST/LAST_VALUE
 	extUser     = 4 // the accumulator bytes of a user aggregate
+	extArray    = 5 // arrayAcc of ARRAY_AGG: its values, then its retractions
+	extObject   = 6 // objectAcc of JSON_OBJECTAGG: members, then retractions, each key, key text, value
 )
 
 // AppendState appends the store's state; key gives a slot's group key
@@ -257,6 +259,24 @@ func (s *Store) appendSlot(dst []byte, id int32, key func(id int32) []byte) []by
 				dst = row.AppendValue(dst, v)
 				dst = binary.AppendVarint(dst, c)
 			}
+		case *arrayAcc:
+			dst = append(dst, extArray)
+			for _, l := range [2][]row.Value{m.vals, m.retract} {
+				dst = binary.AppendUvarint(dst, uint64(len(l)))
+				for _, v := range l {
+					dst = row.AppendValue(dst, v)
+				}
+			}
+		case *objectAcc:
+			dst = append(dst, extObject)
+			for _, om := range [2]map[string]objectEntry{m.m, m.retract} {
+				dst = binary.AppendUvarint(dst, uint64(len(om)))
+				for k, e := range om {
+					dst = row.AppendString(dst, k)
+					dst = row.AppendString(dst, e.quoted)
+					dst = row.AppendValue(dst, e.val)
+				}
+			}
 		case *valueList:
 			dst = append(dst, extList)
 			dst = binary.AppendUvarint(dst, uint64(len(m.vals)))
@@ -321,6 +341,10 @@ func (s *Store) RestoreState(d *row.Decoder, each func(id int32, key []byte)) {
 				extTag[a.ext] = extCounts
 			case accUser:
 				extTag[a.ext] = extUser
+			case accArray:
+				extTag[a.ext] = extArray
+			case accObject:
+				extTag[a.ext] = extObject
 			}
 		}
 		if a.dist >= 0 {
@@ -425,6 +449,31 @@ func (s *Store) RestoreState(d *row.Decoder, each func(id int32, key []byte)) {
 			if tag == extUser {
 				b := d.Bytes()
 				s.exts[id*s.extW+j] = &userAcc{acc: append([]byte(nil), b...)}
+				continue
+			}
+			if tag == extArray {
+				acc := &arrayAcc{}
+				for _, l := range [2]*[]row.Value{&acc.vals, &acc.retract} {
+					*l = make([]row.Value, d.Count(1))
+					for k := range *l {
+						(*l)[k] = d.Value()
+					}
+				}
+				s.exts[id*s.extW+j] = acc
+				continue
+			}
+			if tag == extObject {
+				acc := &objectAcc{}
+				for _, om := range [2]*map[string]objectEntry{&acc.m, &acc.retract} {
+					n := d.Count(3)
+					*om = make(map[string]objectEntry, n)
+					for range n {
+						k := strings.Clone(d.Str())
+						q := strings.Clone(d.Str())
+						(*om)[k] = objectEntry{quoted: q, val: d.Value()}
+					}
+				}
+				s.exts[id*s.extW+j] = acc
 				continue
 			}
 			if tag == extList {

@@ -40,6 +40,10 @@ func (s *Store) result(id int32, a *aggSlot, nums []int64) row.Value {
 		return s.listResult(id, a)
 	case accBag:
 		return s.bagResult(id, a)
+	case accArray:
+		return s.arrayResult(id, a)
+	case accObject:
+		return s.objectResult(id, a)
 	case accUser:
 		return s.userResult(id, a)
 	case accMomInt, accMomF64:
@@ -89,6 +93,9 @@ func (s *Store) result(id int32, a *aggSlot, nums []int64) row.Value {
 // list; NULL for no values.
 func (s *Store) listResult(id int32, a *aggSlot) row.Value {
 	l, _ := s.exts[int(id)*s.extW+a.ext].(*valueList)
+	if a.call.Func == JSONArrayAgg {
+		return jsonArrayResult(l)
+	}
 	if l == nil || len(l.vals) == 0 {
 		return row.NullValue
 	}

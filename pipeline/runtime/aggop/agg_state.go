@@ -113,7 +113,7 @@ func newStoreWords(aggs []AggCall, insertOnly, keepKeys, words bool) *Store {
 		switch a.kind {
 		case accFirst, accLast:
 			a.val, s.valW = s.valW, s.valW+1
-		case accList, accBag:
+		case accList, accBag, accArray, accObject:
 			a.ext, s.extW = s.extW, s.extW+1
 		case accUser:
 			a.ext, s.extW = s.extW, s.extW+1
@@ -218,7 +218,7 @@ func (s *Store) step(id int32, a *aggSlot, nums []int64, r row.Row, add bool) {
 		}
 	}
 	v := r[a.call.Arg]
-	if v.IsNull() {
+	if v.IsNull() && !(a.call.KeepNulls && a.kind == accArray) {
 		return
 	}
 	if a.dist >= 0 {
@@ -328,6 +328,12 @@ func (s *Store) apply(id int32, a *aggSlot, nums []int64, v row.Value, add bool)
 	case accBag:
 		s.bagAdd(id, a, row.DetachValue(v), d) // a map key (see step)
 		return
+	case accArray:
+		s.arrayOf(id, a).add(row.DetachValue(v), add)
+		return
+	case accObject:
+		s.objectStep(id, a, v, add)
+		return
 	case accUser:
 		s.userStep(id, a, v, add)
 		return
@@ -394,7 +400,16 @@ func (s *Store) extremeAdd(id int32, a *aggSlot, nums []int64, v row.Value, d in
 }
 
 // Merge adds slot src's accumulators into dst (window slices).
-func (s *Store) Merge(dst, src int32) {
+func (s *Store) Merge(dst, src int32) { s.merge(dst, src, false) }
+
+// MergeAhead is Merge where src's values come before dst's in the list
+// aggregates that keep Flink's merge order: a HOP window merges its
+// slices into the first one in time order, while Flink merges them from
+// the newest to the oldest, so its ARRAY_AGG lists the newest slice's
+// values first.
+func (s *Store) MergeAhead(dst, src int32) { s.merge(dst, src, true) }
+
+func (s *Store) merge(dst, src int32, ahead bool) {
 	s.settle()
 	dn := s.nums[int(dst)*s.numW : int(dst+1)*s.numW]
 	sn := s.nums[int(src)*s.numW : int(src+1)*s.numW]
@@ -410,10 +425,20 @@ func (s *Store) Merge(dst, src int32) {
 			// values whose presence the merge changes; a list in its
 			// order, not the map's.
 			sm, _ := s.exts[int(src)*s.extW+a.dist].(valueCounts)
-			if a.kind == accList {
-				sl, _ := s.exts[int(src)*s.extW+a.ext].(*valueList)
-				if sl != nil {
-					for _, v := range sl.vals {
+			var order []row.Value
+			switch a.kind {
+			case accList:
+				if sl, _ := s.exts[int(src)*s.extW+a.ext].(*valueList); sl != nil {
+					order = sl.vals
+				}
+			case accArray:
+				if sa, _ := s.exts[int(src)*s.extW+a.ext].(*arrayAcc); sa != nil {
+					order = sa.vals
+				}
+			}
+			if a.kind == accList || a.kind == accArray {
+				{
+					for _, v := range order {
 						if c := sm[v]; s.distinctStep(dst, a, v, c) {
 							s.apply(dst, a, dn, v, c > 0)
 						}
@@ -453,6 +478,16 @@ func (s *Store) Merge(dst, src int32) {
 			sm, _ := s.exts[int(src)*s.extW+a.ext].(valueCounts)
 			for v, c := range sm {
 				s.bagAdd(dst, a, v, c)
+			}
+		case accArray:
+			if sa, _ := s.exts[int(src)*s.extW+a.ext].(*arrayAcc); sa != nil {
+				s.arrayOf(dst, a).merge(sa, ahead)
+			}
+		case accObject:
+			if so, _ := s.exts[int(src)*s.extW+a.ext].(*objectAcc); so != nil {
+				if err := s.objectOf(dst, a).merge(so); err != nil {
+					s.fail(err)
+				}
 			}
 		case accList:
 			// Slices merge in time order: src's values come after dst's.

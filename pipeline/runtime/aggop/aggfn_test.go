@@ -85,6 +85,11 @@ func TestAggFuncsWithRetraction(t *testing.T) {
 		{"listagg with filter", AggCall{Func: ListAgg, ArgType: optest.TString, Sep: ",", HasFilter: true, Filter: 1}, []step{
 			addIf(str("a"), yes, "a"), addIf(str("b"), row.BoolValue(false), "a"), addIf(str("c"), yes, "a,c"),
 			subIf(str("a"), yes, "c")}},
+		{"array_agg with filter: a NULL value is kept, a filtered row is not", AggCall{Func: ArrayAgg, ArgType: optest.TInt, KeepNulls: true, HasFilter: true, Filter: 1}, []step{
+			addIf(i32(1), yes, "[1]"), addIf(null, yes, "[1, null]"), addIf(i32(2), row.BoolValue(false), "[1, null]"),
+			addIf(i32(3), null, "[1, null]"), subIf(i32(1), yes, "[null]"), subIf(null, yes, "null")}},
+		{"json_arrayagg with filter", AggCall{Func: JSONArrayAgg, ArgType: optest.TString, HasFilter: true, Filter: 1}, []step{
+			addIf(str("1"), yes, "[1]"), addIf(str("2"), row.BoolValue(false), "[1]"), subIf(str("1"), yes, "[]")}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

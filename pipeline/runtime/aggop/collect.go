@@ -32,9 +32,12 @@ func (s *Store) bagAdd(id int32, a *aggSlot, v row.Value, d int64) {
 }
 
 // bagResult is a's MULTISET in slot id, its entries in the order Flink
-// prints them (javaOrder).
+// prints them (javaOrder), or PERCENTILE's value.
 func (s *Store) bagResult(id int32, a *aggSlot) row.Value {
 	m, _ := s.exts[int(id)*s.extW+a.ext].(valueCounts)
+	if a.call.Func == Percentile {
+		return percentile(m, a.call.Pct)
+	}
 	keys := make([]row.Value, 0, len(m))
 	for v := range m {
 		keys = append(keys, v)

@@ -179,7 +179,7 @@ func (s *Store) layDistinctSets(insertOnly bool) {
 	}
 	for i := range s.Aggs {
 		a := &s.Aggs[i]
-		if a.dist < 0 || a.set >= 0 || a.kind == accList || a.kind == accBag || a.kind == accUser {
+		if a.dist < 0 || a.set >= 0 || a.kind == accList || a.kind == accBag || a.kind == accUser || a.kind == accArray || a.kind == accObject {
 			continue
 		}
 		g := distinctSet{arg: a.call.Arg, typ: a.call.ArgType, word: wordType(a.call.ArgType), ext: a.dist,
@@ -189,7 +189,7 @@ func (s *Store) layDistinctSets(insertOnly bool) {
 		}
 		for j := i; j < len(s.Aggs) && len(g.members) < maxSetMembers; j++ {
 			b := &s.Aggs[j]
-			if b.dist < 0 || b.set >= 0 || b.kind == accList || b.kind == accBag || b.kind == accUser ||
+			if b.dist < 0 || b.set >= 0 || b.kind == accList || b.kind == accBag || b.kind == accUser || b.kind == accArray || b.kind == accObject ||
 				b.call.Arg != a.call.Arg || b.call.ArgType != a.call.ArgType {
 				continue
 			}

@@ -324,7 +324,9 @@ func (s *Store) foldInserts(ids []int32, changes []row.Change) {
 		if a.kind == accRows || a.set >= 0 {
 			continue
 		}
-		if a.call.HasFilter || a.dist >= 0 {
+		if a.call.HasFilter || a.dist >= 0 || a.call.KeepNulls {
+			// step reads the FILTER, counts DISTINCT values and keeps
+			// ARRAY_AGG's NULLs.
 			for j, id := range ids {
 				s.step(id, a, nums[int(id)*w:int(id+1)*w], changes[j].Row, true)
 			}

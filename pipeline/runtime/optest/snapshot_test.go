@@ -79,6 +79,9 @@ func TestSnapshotRestoreContinuesExactly(t *testing.T) {
 		{Func: aggop.Min, Arg: 4, ArgType: TDec(38, 6)},
 		{Func: aggop.Avg, Arg: 4, ArgType: TDec(38, 6)},
 		{Func: aggop.CountDistinct, Arg: 4, ArgType: TDec(38, 6)},
+		{Func: aggop.ArrayAgg, Arg: 1, ArgType: TBigInt, KeepNulls: true},
+		{Func: aggop.ArrayAgg, Arg: 0, ArgType: TString, Distinct: true},
+		{Func: aggop.JSONArrayAgg, Arg: 0, ArgType: TString},
 	}
 	winAggs := []aggop.AggCall{
 		{Func: aggop.CountStar, Arg: -1},
@@ -89,6 +92,7 @@ func TestSnapshotRestoreContinuesExactly(t *testing.T) {
 		{Func: aggop.LastValue, Arg: 1, ArgType: TBigInt},
 		{Func: aggop.ListAgg, Arg: 0, ArgType: TString, Sep: ","},
 		{Func: aggop.VarPop, Arg: 1, ArgType: TBigInt},
+		{Func: aggop.ArrayAgg, Arg: 1, ArgType: TBigInt, KeepNulls: true},
 	}
 	tumble := windowop.WindowSpec{Kind: windowop.Tumble, TimeCol: 3, Size: Minute}
 	hop := windowop.WindowSpec{Kind: windowop.Hop, TimeCol: 3, Size: 3 * Minute, Slide: Minute}

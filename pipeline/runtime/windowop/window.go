@@ -324,7 +324,7 @@ func (g *WindowAgg) fireHop(end, fire int64, out operator.Emitter) error {
 				m = g.newSlot(w0, kid)
 				g.marks[kid] = m + 1
 			}
-			g.st.Merge(m, id)
+			g.st.MergeAhead(m, id)
 		}
 	}
 	g.unmarkSlots(w0)
