@@ -122,6 +122,13 @@ var blockCodecs = map[string]*blockCodec{
 			if err := h.Decode(src); err == nil && h.HasFCS && h.FrameContentSize > uint64(limit) {
 				return nil, fmt.Errorf("zstandard: the block says it holds %d bytes: %w", h.FrameContentSize, tooLarge(limit))
 			}
+			// The decoder allocates the size a frame declares before
+			// decoding it. No block yields more than 32 KiB a byte (an
+			// RLE block: 4 bytes, 128 KiB), so a larger size is a lie,
+			// and a few bytes would otherwise hold up to the bound.
+			if h.HasFCS && h.FrameContentSize > zstdMaxRatio*uint64(len(src)) {
+				return nil, fmt.Errorf("zstandard: a frame says it holds %d bytes in %d", h.FrameContentSize, len(src))
+			}
 			out, err := zstdDecoder(limit).DecodeAll(src, nil)
 			if errors.Is(err, zstd.ErrDecoderSizeExceeded) || len(out) > limit {
 				return nil, fmt.Errorf("zstandard: %w", tooLarge(limit))
@@ -141,6 +148,10 @@ var blockCodecs = map[string]*blockCodec{
 			return readLimited(bzip2.NewReader(bytes.NewReader(src)), limit)
 		}},
 }
+
+// zstdMaxRatio is the most a zstandard frame's content can be per byte
+// of it: a block's 128 KiB at most from 4 bytes at least.
+const zstdMaxRatio = (128 << 10) / 4
 
 // codecNames are the codec option's values; zstd is zstandard's short name.
 var codecNames = map[string]string{"null": "null", "none": "null", "deflate": "deflate", "snappy": "snappy", "zstandard": "zstandard", "zstd": "zstandard"}

@@ -179,3 +179,36 @@ func TestMaxBlockBytesOption(t *testing.T) {
 		}
 	}
 }
+
+// TestBlockZstdDeclaredSize: a zstandard frame of a few bytes that
+// declares 60 MiB of content, within the default bound of 64 MiB, fails
+// as corrupt naming the size it declares, before the decoder allocates
+// for it: no zstandard block yields more than 32 KiB a byte (an RLE
+// block: 4 bytes, 128 KiB), so the declared size cannot be true.
+func TestBlockZstdDeclaredSize(t *testing.T) {
+	schema := testenv.Schema(t, "id BIGINT NOT NULL", "s STRING")
+	file, at := bombFile(t, schema, "zstandard", 0, func([]byte) []byte {
+		frame := []byte{0x28, 0xb5, 0x2f, 0xfd, // magic
+			0x80,                   // a 4-byte content size, a window descriptor
+			0x00,                   // a window of 1 KiB
+			0x00, 0x00, 0xc0, 0x03, // 60 MiB
+			0x03, 0x20, 0x00, 0x00, // the last block: RLE, 1 KiB of zeros
+		}
+		return frame
+	})
+	dec, err := NewFileDecoder(FileOptions{}, schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	err = readFile(dec, file)
+	runtime.ReadMemStats(&after)
+	want := "f.avro: the block at byte " + strconv.Itoa(at) + ": zstandard: a frame says it holds 62914560 bytes in 14"
+	if err == nil || err.Error() != want {
+		t.Fatalf("%v, want %q", err, want)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 1<<20 {
+		t.Errorf("allocated %d KiB reading it", got>>10)
+	}
+}

@@ -95,15 +95,7 @@ func TestCrashBinlogToPostgres(t *testing.T) {
 		// sink connects and fences before the first one).
 		delay := 500*time.Millisecond + time.Duration(rnd.Int64N(int64(time.Second)))
 		before := latestID(state)
-		var res childResult
-		if before == 0 {
-			start := time.Now()
-			res = runChildUntil(t, file, state, childInterval, 0, func() bool {
-				return time.Since(start) >= delay && latestID(state) > 0
-			})
-		} else {
-			res = runChildUntil(t, file, state, childInterval, delay, nil)
-		}
+		res := runLife(t, file, state, childInterval, killAt{delay, before == 0 || waitsForCheckpoint(killed, kills, restores)})
 		if os.Getenv("ETLD_CRASH_VERBOSE") != "" {
 			logLife(t, res, attempt, delay, delay, before, latestID(state))
 		}

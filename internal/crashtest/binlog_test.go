@@ -88,7 +88,7 @@ func TestCrashBinlog(t *testing.T) {
 		file := e.render(t, binlogGroupByToMySQL.pipeline, "out")
 		delay := 300*time.Millisecond + time.Duration(rnd.Int64N(int64(900*time.Millisecond)))
 		before := latestID(state)
-		res := runChildUntil(t, file, state, childInterval, delay, nil)
+		res := runLife(t, file, state, childInterval, killAt{delay, waitsForCheckpoint(killed, kills, restores)})
 		if os.Getenv("ETLD_CRASH_VERBOSE") != "" {
 			logLife(t, res, attempt, delay, delay, before, latestID(state))
 		}

@@ -1,7 +1,10 @@
 // Package crashtest holds the crash harness (its tests): a pipeline runs
 // in a child process that is killed with SIGKILL at random moments and
 // restarted from its checkpoints until it finishes; the final result must
-// be what a run without crashes gives. Scenarios are table entries: a
+// be what a run without crashes gives. Every other kill also waits, past
+// its moment, for a checkpoint the life completed (a new MANIFEST), so
+// that lives restore however slowly a loaded machine starts them; the
+// rest land anywhere, before the first checkpoint too. Scenarios are table entries: a
 // pipeline template, a setup and a final check. The templates take their
 // sources and sinks from named fragments (fragments_test.go);
 // testdata/rendered holds the YAML every template gives, which

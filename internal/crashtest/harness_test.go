@@ -154,7 +154,9 @@ func runScenario(t *testing.T, sc scenario) {
 	// The crashing runs. Each life gets at least the time to start and
 	// take a checkpoint or two, plus a random share of the reference run's
 	// length: the kills are spread over the whole run, and most land
-	// mid-run, at any point of the checkpoint cycle.
+	// mid-run, at any point of the checkpoint cycle. Every other kill
+	// also waits for a checkpoint the life completed (waitsForCheckpoint),
+	// so that some lives restore whatever the machine's load.
 	e.Round = 1
 	var file string
 	state := filepath.Join(e.Dir, "state")
@@ -171,14 +173,15 @@ func runScenario(t *testing.T, sc scenario) {
 		if attempt > 10*kills+10 {
 			t.Fatalf("no end after %d child runs (%d kills)", attempt, killed)
 		}
-		var delay time.Duration
+		var k killAt
 		if killed < kills {
-			delay = floor + time.Duration(e.rnd.Int64N(int64(spread)))
-			if life > 0 && delay >= life {
+			k.delay = floor + time.Duration(e.rnd.Int64N(int64(spread)))
+			if life > 0 && k.delay >= life {
 				// In the life's second half: its first is much the
 				// child's start, before any checkpoint.
-				delay = life/2 + time.Duration(e.rnd.Int64N(int64(life/2)+1))
+				k.delay = life/2 + time.Duration(e.rnd.Int64N(int64(life/2)+1))
 			}
+			k.afterCheckpoint = waitsForCheckpoint(killed, kills, restores)
 		}
 		interval := childInterval
 		if life > 0 {
@@ -191,9 +194,9 @@ func runScenario(t *testing.T, sc scenario) {
 			sc.beforeLife(t, e, before > 0)
 		}
 		lifeStart := time.Now()
-		res := runChildUntil(t, file, state, interval, delay, nil)
+		res := runLife(t, file, state, interval, k)
 		if os.Getenv("ETLD_CRASH_VERBOSE") != "" {
-			logLife(t, res, attempt, time.Since(lifeStart), delay, before, latestID(state))
+			logLife(t, res, attempt, time.Since(lifeStart), k.delay, before, latestID(state))
 		}
 		restores += strings.Count(res.stderr, "restored checkpoint")
 		if res.killed {
@@ -309,6 +312,38 @@ func latestID(state string) int64 {
 		}
 	}
 	return id
+}
+
+// killAt is when a life is killed: delay after its start (0: never), and,
+// for a kill meant to test a restore, not before a checkpoint newer than
+// the one the life started from is complete (its MANIFEST renamed into
+// place). A kill at a random moment alone may land before the first
+// checkpoint, and on a loaded machine, where the child takes longer to
+// start, every one of them may: the next life then restores nothing.
+type killAt struct {
+	delay           time.Duration
+	afterCheckpoint bool
+}
+
+// waitsForCheckpoint says whether the n-th kill (from 0) of kills waits
+// for a checkpoint: every other one, so that the rest stay at random
+// moments (before the first checkpoint too, which tests a start from
+// nothing after a crash), and the last if no life has restored yet.
+func waitsForCheckpoint(n, kills, restores int) bool {
+	return n%2 == 1 || (n == kills-1 && restores == 0)
+}
+
+// runLife runs one child life and kills it as k says.
+func runLife(t *testing.T, file, state string, interval time.Duration, k killAt) childResult {
+	t.Helper()
+	if !k.afterCheckpoint || k.delay <= 0 {
+		return runChildUntil(t, file, state, interval, k.delay, nil)
+	}
+	before := latestID(state)
+	start := time.Now()
+	return runChildUntil(t, file, state, interval, 0, func() bool {
+		return time.Since(start) >= k.delay && latestID(state) > before
+	})
 }
 
 type childResult struct {

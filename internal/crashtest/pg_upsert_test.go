@@ -89,7 +89,7 @@ func TestPostgresCDCUpsertKills(t *testing.T) {
 	restores := 0
 	for life := 1; life <= kills; life++ {
 		delay := 300*time.Millisecond + time.Duration(rnd.Int64N(int64(900*time.Millisecond)))
-		res := runChild(t, file, state, delay)
+		res := runLife(t, file, state, childInterval, killAt{delay, waitsForCheckpoint(life-1, kills, restores)})
 		restores += strings.Count(res.stderr, "restored checkpoint")
 		if os.Getenv("ETLD_CRASH_VERBOSE") != "" {
 			t.Logf("life %d: killed=%v, checkpoint %d", life, res.killed, latestID(state))

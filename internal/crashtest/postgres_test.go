@@ -139,7 +139,7 @@ func postgresCDCKills(t *testing.T, identity, mode string, kills int) {
 				p.Restart(down)
 			}()
 		}
-		res := runChild(t, file, state, delay)
+		res := runLife(t, file, state, childInterval, killAt{delay, waitsForCheckpoint(killed, kills, restores)})
 		restart.Wait()
 		restores += strings.Count(res.stderr, "restored checkpoint")
 		if os.Getenv("ETLD_CRASH_VERBOSE") != "" {

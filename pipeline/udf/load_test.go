@@ -111,13 +111,26 @@ func TestNameTaken(t *testing.T) {
 
 // FuzzLoadModule loads random bytes as a module: an error, never a
 // panic or a hang.
+//
+// Inputs are of 192 bytes at most (the seeds take 104 and 126), written
+// over one file: the fuzzer minimizes each input that finds new code by
+// removing every run of its bytes (the square of its length, a load
+// each), and inputs of 360 bytes held it for its minute each, 1185
+// inputs in 76 s.
 func FuzzLoadModule(f *testing.F) {
 	f.Add(tinyModule(true, nil, abiFuncs(1)))
 	f.Add(tinyModule(true, []tinyImport{{module: "env", name: "abort", params: []byte{wI32, wI32, wI32, wI32}}}, abiFuncs(1)))
 	f.Add([]byte("\x00asm\x01\x00\x00\x00"))
 	f.Add([]byte{})
+	path := filepath.Join(f.TempDir(), "m.wasm")
 	f.Fuzz(func(t *testing.T, code []byte) {
-		d := decl("f", writeModule(t, code), []row.Type{row.Of(row.String)}, row.Of(row.String))
+		if len(code) > 192 {
+			return
+		}
+		if err := os.WriteFile(path, code, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		d := decl("f", path, []row.Type{row.Of(row.String)}, row.Of(row.String))
 		r, _ := Load(context.Background(), []*spec.Function{d}, nil)
 		r.Close(context.Background())
 	})

@@ -336,6 +336,12 @@ func FuzzParseVersion(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
+		// A server's version is tens of bytes. A longer input finds new
+		// code in a loop's turn count alone, and the fuzzer spent its
+		// minute minimizing each such one (2 KB: 19 inputs a second).
+		if len(s) > 64 {
+			return
+		}
 		v := parseVersion(s)
 		if v.rowAlias() && v.mariadb {
 			t.Fatalf("%q: MariaDB has no row alias", s)
