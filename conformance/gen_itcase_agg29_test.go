@@ -95,7 +95,7 @@ func itAgg29Tables() map[string][2]string {
 		"DC":  {"table: DC (id INT, a DECIMAL(32, 8), b DECIMAL(32, 20), c DECIMAL(32, 20), d STRING) debezium-json key id", itDecimalCDC},
 		"T5R": {"table: T5R (rt TIMESTAMP(3), a INT, c INT, d STRING, e BIGINT) json watermark rt AS rt",
 			itJSON([]string{"rt", "a", "c", "d", "e"}, t5rt)},
-		"LX": {"table: LX (x STRING, y STRING) json", itJSON([]string{"x", "y"}, [][]any{{"1", "a"}, {"1", "b"}, {"1", nil}, {"1", "a"}})},
+		"LX":  {"table: LX (x STRING, y STRING) json", itJSON([]string{"x", "y"}, [][]any{{"1", "a"}, {"1", "b"}, {"1", nil}, {"1", "a"}})},
 		"LNL": {"table: LNL (id INT, len INT, content STRING) json", itJSON([]string{"id", "len", "content"}, [][]any{{1, 1, nil}, {2, 1, nil}, {3, 1, nil}})},
 		"SV": {"table: SV (a INT, b BIGINT, c STRING) json", itJSON([]string{"a", "b", "c"}, [][]any{
 			{1, 1, "A"}, {2, 2, "B"}, {3, 2, "B"}, {4, 3, "C"}, {5, 3, "C"}, {6, 3, "C"}, {6, 3, "C"}, {6, 3, "C"}, {6, 3, "C"}, {6, 3, "C"},
