@@ -40,6 +40,9 @@ type Case struct {
 	// Sink is the `sink:` line: the query goes through a file sink in a
 	// format, not print. Nil means print.
 	Sink *SinkSpec
+	// Zone is the `zone:` line: the session time zone (Flink's
+	// table.local-time-zone, etld's local_time_zone); "" is UTC.
+	Zone string
 	// Expect is the `expect:` line: "" (etld gives what Flink gives),
 	// or the name of a difference (Differences).
 	Expect string
@@ -225,13 +228,15 @@ func (c *Case) headerLine(line string) error {
 			return fmt.Errorf("sink format %q: want csv or json", format)
 		}
 		c.Sink = &SinkSpec{Format: format, Columns: cols}
+	case "zone":
+		c.Zone = val
 	case "expect":
 		if _, ok := Lookup(val); !ok {
 			return fmt.Errorf("expect %q: not a named difference (differences.go)", val)
 		}
 		c.Expect = val
 	default:
-		return fmt.Errorf("unknown header key %q (mode, table, sink, expect)", key)
+		return fmt.Errorf("unknown header key %q (mode, table, sink, zone, expect)", key)
 	}
 	return nil
 }

@@ -71,11 +71,12 @@ func (c *Case) Pipeline(dir string) ([]byte, error) {
 		Name       string      `yaml:"name"`
 		Execution  string      `yaml:"execution"`
 		MiniBatch  bool        `yaml:"mini_batch"`
+		Zone       string      `yaml:"local_time_zone,omitempty"`
 		Sources    []source    `yaml:"sources"`
 		Transforms []transform `yaml:"transforms"`
 		Sinks      []sink      `yaml:"sinks"`
 	}
-	f := file{Version: 1, Name: "conformance-" + c.Name, Execution: "streaming"}
+	f := file{Version: 1, Name: "conformance-" + c.Name, Execution: "streaming", Zone: c.Zone}
 	if c.Batch {
 		f.Execution = "batch"
 	}

@@ -29,12 +29,16 @@ func SinkDir(dir string) string { return filepath.Join(dir, "flink-sink") }
 // the runtime mode, one filesystem table a table line, then the query as a
 // top-level SELECT (its rows printed as the print connector prints them)
 // or an INSERT into a filesystem sink in the sink's format. The runner
-// sets parallelism 1 and the session time zone UTC.
+// sets parallelism 1 and the session time zone UTC, unless the case's
+// zone: line sets another.
 func (c *Case) FlinkScript(dir string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "-- conformance case %s\n", c.Name)
 	if c.Batch {
 		b.WriteString("SET 'execution.runtime-mode' = 'batch';\n")
+	}
+	if c.Zone != "" {
+		fmt.Fprintf(&b, "SET 'table.local-time-zone' = %s;\n", sqlString(c.Zone))
 	}
 	for _, t := range c.Tables {
 		cols := append([]string(nil), t.Columns...)

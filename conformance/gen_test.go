@@ -467,9 +467,9 @@ func merge(fresh, prev *Case) *Case {
 }
 
 // sameInputs says whether two cases run the same query over the same
-// tables, data, sink and mode.
+// tables, data, sink, mode and zone.
 func sameInputs(a, b *Case) bool {
-	if a.Query() != b.Query() || len(a.Tables) != len(b.Tables) || a.Batch != b.Batch || fmt.Sprint(a.Sink) != fmt.Sprint(b.Sink) {
+	if a.Query() != b.Query() || len(a.Tables) != len(b.Tables) || a.Batch != b.Batch || a.Zone != b.Zone || fmt.Sprint(a.Sink) != fmt.Sprint(b.Sink) {
 		return false
 	}
 	for i, t := range a.Tables {

@@ -169,9 +169,13 @@ func (x *exporter) settings() {
 		mode = "batch"
 	}
 	set("execution.runtime-mode", mode)
-	// etld computes TIMESTAMP_LTZ text, windows and TO_TIMESTAMP_LTZ in
-	// UTC.
-	set("table.local-time-zone", "UTC")
+	// The session zone windows over a TIMESTAMP_LTZ align to
+	// (local_time_zone, UTC by default).
+	zone := "UTC"
+	if sp.LocalTimeZone != "" {
+		zone = sp.LocalTimeZone
+	}
+	set("table.local-time-zone", zone)
 	switch {
 	case sp.CheckpointInterval > 0:
 		set("execution.checkpointing.interval", connector.FlinkDuration(sp.CheckpointInterval))

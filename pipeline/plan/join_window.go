@@ -195,6 +195,9 @@ func (q *queryBuilder) windowJoin(n *Node, js *joinop.JoinSpec, residual []sql.E
 	}
 	ws := &joinop.WindowJoinSpec{Kind: js.Kind, LeftWidth: lw, RightWidth: js.RightWidth,
 		LeftStart: lp.start, LeftEnd: lp.end, RightStart: rp.start, RightEnd: rp.end}
+	if zone := q.b.plan.Spec.Zone; lp.ltz && zone != nil {
+		ws.EndInstant = func(end int64) int64 { return windowop.LocalInstant(zone, end) }
+	}
 	var where []string
 	for _, i := range keys {
 		ws.LeftKeys = append(ws.LeftKeys, js.LeftKeys[i])

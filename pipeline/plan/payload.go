@@ -201,12 +201,12 @@ func (w *windowAggOp) operator(b opBuild) (operator.Lifecycle, error) {
 	if w.window.ProcTime {
 		return windowop.NewProcWindowAgg(*w.window, w.keys, freshUserAggs(w.aggs), windowop.WindowOptions{}, nil)
 	}
-	opt := windowop.WindowOptions{Batch: w.batch, Attached: w.attached, AttachedLTZ: w.attachedLTZ, Updating: w.updating}
+	opt := windowop.WindowOptions{Batch: w.batch, Attached: w.attached, AttachedLTZ: w.attachedLTZ, Updating: w.updating, Zone: b.p.Spec.Zone}
 	session := w.window.Kind == windowop.Session
 	build := func() (operator.KeyGrouped, error) {
 		// Each worker its own user aggregates: they hold state.
 		if session {
-			return windowop.NewSessionAgg(w.window.TimeCol, w.window.Gap, w.keys, freshUserAggs(w.aggs), windowop.WindowOptions{Batch: w.batch, Sorted: w.batch})
+			return windowop.NewSessionAgg(w.window.TimeCol, w.window.Gap, w.keys, freshUserAggs(w.aggs), windowop.WindowOptions{Batch: w.batch, Sorted: w.batch, Zone: b.p.Spec.Zone})
 		}
 		return windowop.NewWindowAgg(*w.window, w.keys, freshUserAggs(w.aggs), opt)
 	}

@@ -30,6 +30,9 @@ func (q *queryBuilder) windowTable(s *scope) (*scope, error) {
 	timeType := in.Schema.Fields[s.windowSpec.TimeCol].Type
 	fields := append(append([]row.Field(nil), in.Schema.Fields...), windowop.WindowColumns(timeType)...)
 	wt := &windowop.WindowTable{Spec: *s.windowSpec, LTZ: timeType.ID == row.TimestampLTZ, Batch: q.b.plan.Batch}
+	if wt.LTZ {
+		wt.Zone = q.b.plan.Spec.Zone
+	}
 	if s.window.Kind == sql.Session {
 		// A session's rows wait for it to end, per PARTITION BY key.
 		for _, p := range s.window.PartitionBy {
@@ -102,6 +105,9 @@ func (q *queryBuilder) windowRankNode(calc *Node, spec rankop.RankSpec, endCol, 
 		Mode: windowRankMode(spec.Partition, spec.Start == 1 && spec.End == 1, rnCol, calc.Mode),
 	}
 	wr := &windowop.WindowRankSpec{Rank: spec, EndCol: endCol}
+	if wp, ok := windowPropsOf(calc); ok && wp.ltz {
+		wr.Zone = q.b.plan.Spec.Zone
+	}
 	dedup := spec.Start == 1 && spec.End == 1 && !spec.OutputRank && len(spec.Order) == 1 && timeCol >= 0 && spec.Order[0].Col == timeCol
 	if dedup {
 		keep := "FirstRow"

@@ -69,6 +69,11 @@ type Pipeline struct {
 	// operators drop as late. Policy "drop" (the default) counts them;
 	// "dead-letter" also writes each to the file or sink it names.
 	LateRows OnError
+	// LocalTimeZone is `local_time_zone` as written ("" when not set),
+	// Flink's table.local-time-zone: the session zone windows over a
+	// TIMESTAMP_LTZ align to. Zone is it loaded, nil for UTC.
+	LocalTimeZone string
+	Zone          *time.Location
 
 	Sources    []*Source
 	Transforms []*Transform
@@ -332,7 +337,7 @@ func (p *parser) sql(n *yaml.Node, path, what string) *SQL {
 	return p.sqlIn(n, 0, text)
 }
 
-var topKeys = []string{"version", "name", "execution", "checkpoint_interval", "mini_batch", "mini_batch_aggregate", "two_phase_aggregate", "backfill", "state_ttl", "max_state_bytes", "parallelism", "late_rows", "functions", "sources", "transforms", "sinks", "tests"}
+var topKeys = []string{"version", "name", "execution", "checkpoint_interval", "mini_batch", "mini_batch_aggregate", "two_phase_aggregate", "backfill", "state_ttl", "max_state_bytes", "parallelism", "late_rows", "local_time_zone", "functions", "sources", "transforms", "sinks", "tests"}
 
 func (p *parser) pipeline(root *yaml.Node) *Pipeline {
 	pl := &Pipeline{File: p.file, Execution: "streaming", MiniBatch: true, LateRows: OnError{Policy: "drop"}}
@@ -409,6 +414,9 @@ func (p *parser) settings(pl *Pipeline, root *yaml.Node, f map[string]*yaml.Node
 	}
 	if v, ok := f["late_rows"]; ok {
 		pl.LateRows = p.lateRows(v)
+	}
+	if v, ok := f["local_time_zone"]; ok {
+		p.localTimeZone(v, pl)
 	}
 	if v, ok := f["mini_batch_aggregate"]; ok {
 		pl.MiniBatchAggregate = p.flag(v, "mini_batch_aggregate", pl.MiniBatchAggregate)

@@ -239,7 +239,9 @@ func (c AggCall) Validate() error {
 			return fmt.Errorf("%s: the percentage %v is not between 0.0 and 1.0", c, c.Pct)
 		}
 	case Min, Max, Count, CountDistinct, FirstValue, LastValue, Collect:
-		if id == row.Null || id > row.TimestampLTZ && !id.Nested() {
+		// TIME came after the composite types (row.TypeID) and is
+		// ordered and counted as the other times are.
+		if id == row.Null || id > row.TimestampLTZ && !id.Nested() && id != row.Time {
 			return fmt.Errorf("%s: argument type %s cannot be aggregated", c, c.ArgType)
 		}
 		// A composite value is counted and kept, never ordered.

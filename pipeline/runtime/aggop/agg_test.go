@@ -159,6 +159,13 @@ func TestAggValues(t *testing.T) {
 			sub(row.StringValue("a"), "2"), sub(row.StringValue("a"), "1"), add(row.NullValue, "1")}},
 		{"sum distinct", AggCall{Func: SumDistinct, ArgType: optest.TBigInt}, []step{
 			add(i64(2), "2"), add(i64(2), "2"), add(i64(3), "5"), sub(i64(2), "5"), sub(i64(2), "3")}},
+		// TIME, as Flink's MIN, MAX and COUNT(DISTINCT) take it
+		// (itcase29-agg-count-distinct-types).
+		{"count distinct time", AggCall{Func: CountDistinct, ArgType: row.Type{ID: row.Time}}, []step{
+			add(row.TimeOfDayValue(1_000_000), "1"), add(row.TimeOfDayValue(1_000_000), "1"), add(row.TimeOfDayValue(2_000_000), "2"),
+			sub(row.TimeOfDayValue(1_000_000), "2"), sub(row.TimeOfDayValue(1_000_000), "1")}},
+		{"max time", AggCall{Func: Max, ArgType: row.Type{ID: row.Time}}, []step{
+			add(row.TimeOfDayValue(1_000_000), "00:00:01"), add(row.TimeOfDayValue(3_000_000), "00:00:03"), sub(row.TimeOfDayValue(3_000_000), "00:00:01")}},
 		{"avg distinct", AggCall{Func: AvgDistinct, ArgType: optest.TDouble}, []step{
 			add(f64(1), "1.0"), add(f64(1), "1.0"), add(f64(4), "2.5")}},
 	}

@@ -31,6 +31,10 @@ type WindowJoinSpec struct {
 	NullAware bool
 	// Batch: every window fires at the end of input.
 	Batch bool
+	// EndInstant, when set, is the instant a window's end stands for:
+	// windows over a TIMESTAMP_LTZ in a session zone other than UTC end
+	// on its wall clock (windowop.LocalInstant). Nil: the end is one.
+	EndInstant func(end int64) int64
 }
 
 // wjWindow identifies one window: rows of both sides meet only in the
@@ -131,7 +135,7 @@ func (j *WindowJoin) ProcessInput(input int, in *row.Batch, out operator.Emitter
 			return nil
 		}
 		w := wjWindow{start: sv.Micros(), end: ev.Micros()}
-		if !j.spec.Batch && windowDue(w.end) <= j.wm {
+		if !j.spec.Batch && windowDue(j.instant(w.end)) <= j.wm {
 			j.dropped++
 			j.At(i)
 			j.Drop()
@@ -171,7 +175,7 @@ func (j *WindowJoin) Watermark(wm int64, out operator.Emitter) error {
 	j.wm = wm
 	var due []wjWindow
 	for w := range j.Windows {
-		if windowDue(w.end) <= wm {
+		if windowDue(j.instant(w.end)) <= wm {
 			due = append(due, w)
 		}
 	}
@@ -183,6 +187,14 @@ func (j *WindowJoin) Watermark(wm int64, out operator.Emitter) error {
 		delete(j.Windows, w)
 	}
 	return nil
+}
+
+// instant is the instant a window's end stands for (EndInstant).
+func (j *WindowJoin) instant(end int64) int64 {
+	if j.spec.EndInstant == nil {
+		return end
+	}
+	return j.spec.EndInstant(end)
 }
 
 func compareWindows(a, b wjWindow) int {

@@ -352,3 +352,27 @@ func TestWindowJoinFiresAtLastMilli(t *testing.T) {
 		t.Errorf("final watermark: got %q, want %q", got, want)
 	}
 }
+
+// TestWindowJoinEndInstant: with EndInstant (windows of a session zone)
+// a window fires, and its rows turn late, at the instant its end stands
+// for, here 5 ms before the end as written.
+func TestWindowJoinEndInstant(t *testing.T) {
+	spec := wjSpec(InnerJoin)
+	spec.EndInstant = func(end int64) int64 { return end - 5_000 }
+	j := NewWindowJoin(spec)
+	for i, s := range []wjStep{
+		{0, 1, 0, "a", nil},
+		{1, 1, 0, "x", nil},
+		wjWM(3),
+		wjWM(4, "+I[1 0 a | 1 0 x]"),
+		{1, 1, 0, "late", nil},
+		wjWM(operator.MaxWatermark),
+	} {
+		if got := stepWJ(t, j, i, s); !slices.Equal(got, s.want) {
+			t.Errorf("step %d: got %q, want %q", i, got, s.want)
+		}
+	}
+	if n, _ := j.Dropped(); n != 1 {
+		t.Errorf("dropped %d, want the late row", n)
+	}
+}

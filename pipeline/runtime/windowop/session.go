@@ -88,6 +88,9 @@ func (g *SessionAgg) add(k row.Kind, r row.Row) error {
 	if err != nil {
 		return err
 	}
+	if g.zoned() {
+		ts += zoneOffset(g.opt.Zone, ts)
+	}
 	if err := g.st.Check(r); err != nil {
 		return err
 	}
@@ -122,12 +125,24 @@ func (g *SessionAgg) Watermark(wm int64, out operator.Emitter) error {
 		return nil
 	}
 	g.wm = wm
+	g.zoned()
 	return errors.Join(g.fire(out), g.st.Err())
+}
+
+// zoned says whether sessions are on the Zone's wall clock (a
+// TIMESTAMP_LTZ attribute in a Zone), and then tells the set so.
+func (g *SessionAgg) zoned() bool {
+	if g.opt.Zone == nil || g.timeID != row.TimestampLTZ {
+		return false
+	}
+	g.set.zone = g.opt.Zone
+	return true
 }
 
 // Finish fires what is left (see WindowAgg.Finish).
 func (g *SessionAgg) Finish(out operator.Emitter) error {
 	g.wm = operator.MaxWatermark
+	g.zoned()
 	return errors.Join(g.fire(out), g.st.Err())
 }
 
@@ -147,17 +162,11 @@ func (g *SessionAgg) emit(s *session, out operator.Emitter) error {
 	if err := aggop.DecodeKeyView(r[:nk], g.set.key(s)); err != nil {
 		return fmt.Errorf("session window aggregate: %w", err)
 	}
-	start, end := s.start, s.end
-	if g.opt.Zone != nil && g.timeID == row.TimestampLTZ {
-		// window_start and window_end are the zone's wall clock, as for
-		// the other window TVFs over a TIMESTAMP_LTZ attribute.
-		start += zoneOffset(g.opt.Zone, start)
-		end += zoneOffset(g.opt.Zone, end)
-	}
-	r[nk] = row.TimestampValue(start)
-	r[nk+1] = row.TimestampValue(end)
+	// In a Zone the sessions are on its wall clock already.
+	r[nk] = row.TimestampValue(s.start)
+	r[nk+1] = row.TimestampValue(s.end)
 	if g.timeID == row.TimestampLTZ {
-		r[nk+2] = row.TimestampLTZValue(s.end - 1000)
+		r[nk+2] = row.TimestampLTZValue(windowTimeLTZ(g.set.zone, s.end, s.end))
 	} else {
 		r[nk+2] = row.TimestampValue(s.end - 1000)
 	}

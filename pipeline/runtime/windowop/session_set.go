@@ -3,6 +3,7 @@ package windowop
 import (
 	"cmp"
 	"slices"
+	"time"
 
 	"github.com/etld/etld/pipeline/runtime/state"
 )
@@ -85,6 +86,19 @@ type sessionSet struct {
 	timers state.RunHeap[sessionTimer] // sessions open mostly in time order
 	seq    uint64                      // the next session's
 	live   int
+	// zone, when set, is the session zone of sessions over a
+	// TIMESTAMP_LTZ: their times are its wall clock (Flink merges such
+	// sessions on the wall clock), and a session ends at the instant its
+	// end stands for.
+	zone *time.Location
+}
+
+// due is the watermark at which a session ending at end fires.
+func (ss *sessionSet) due(end int64) int64 {
+	if ss.zone == nil {
+		return lastMilli(end)
+	}
+	return lastMilli(LocalInstant(ss.zone, end))
 }
 
 // sessionKey is what a session set keeps of a key with open sessions.
@@ -197,7 +211,7 @@ func (ss *sessionSet) add(key []byte, ts, wm int64, st sessionState) *session {
 		j++
 	}
 	if i == j {
-		if lastMilli(end) <= wm {
+		if ss.due(end) <= wm {
 			return nil
 		}
 		if !ok { // looked up above: no second probe
@@ -231,7 +245,7 @@ func (ss *sessionSet) add(key []byte, ts, wm int64, st sessionState) *session {
 // state, and must not keep s, which the set reuses. An error of f stops
 // the firing and is returned.
 func (ss *sessionSet) fire(wm int64, f func(*session) error) error {
-	for ss.timers.Len() > 0 && lastMilli(ss.timers.Top().end) <= wm {
+	for ss.timers.Len() > 0 && ss.due(ss.timers.Top().end) <= wm {
 		t := ss.timers.Pop()
 		s := t.s
 		if s.dead { // merged: this was its last reference

@@ -73,6 +73,9 @@ func (t *SessionTable) add(k row.Kind, r row.Row) error {
 	if err != nil {
 		return err
 	}
+	if t.zoned() {
+		ts += zoneOffset(t.spec.Zone, ts)
+	}
 	t.kbuf = row.KeyOf(t.kbuf[:0], r, t.spec.Keys)
 	wm := t.wm
 	if t.spec.Batch {
@@ -126,11 +129,23 @@ func (t *SessionTable) Finish(out operator.Emitter) error {
 	return t.fire(out)
 }
 
+// zoned says whether sessions are on the Zone's wall clock (as
+// SessionAgg.zoned), and then tells the set so.
+func (t *SessionTable) zoned() bool {
+	if t.spec.Zone == nil || t.timeID != row.TimestampLTZ {
+		return false
+	}
+	t.set.zone = t.spec.Zone
+	return true
+}
+
 func (t *SessionTable) fire(out operator.Emitter) error {
+	t.zoned()
 	return t.set.fire(t.wm, func(s *session) error {
+		// In a Zone the sessions are on its wall clock already.
 		ws, we, wt := row.TimestampValue(s.start), row.TimestampValue(s.end), row.TimestampValue(s.end-1000)
 		if t.timeID == row.TimestampLTZ {
-			wt = row.TimestampLTZValue(s.end - 1000)
+			wt = row.TimestampLTZValue(windowTimeLTZ(t.set.zone, s.end, s.end))
 		}
 		for _, r := range t.Held[s.id] {
 			o := make(row.Row, len(r), len(r)+3)

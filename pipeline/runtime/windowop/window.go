@@ -393,7 +393,7 @@ func (g *WindowAgg) emit(id int32, start, end, fire int64, out operator.Emitter)
 	}
 	r[at+1] = row.TimestampValue(end)
 	if g.timeID == row.TimestampLTZ || g.opt.AttachedLTZ {
-		r[at+2] = row.TimestampLTZValue(fire - 1000)
+		r[at+2] = row.TimestampLTZValue(windowTimeLTZ(g.opt.Zone, end, fire))
 	} else {
 		r[at+2] = row.TimestampValue(end - 1000)
 	}
@@ -422,20 +422,12 @@ func (g *WindowAgg) due(end int64) int64 { return lastMilli(g.fireTime(end)) }
 // in a daylight-saving overlap the later one, in a gap the instant after
 // it (Flink's toEpochMillsForTimer).
 func (g *WindowAgg) fireTime(end int64) int64 {
-	if g.opt.Zone == nil || g.timeID != row.TimestampLTZ {
+	// Attached rows' windows (their time is window_end, a TIMESTAMP) were
+	// over an LTZ upstream when AttachedLTZ says.
+	if g.opt.Zone == nil || g.timeID != row.TimestampLTZ && !g.opt.AttachedLTZ {
 		return end
 	}
-	const day = 86_400_000_000
-	a, b := end-zoneOffset(g.opt.Zone, end-day), end-zoneOffset(g.opt.Zone, end+day)
-	aok := a+zoneOffset(g.opt.Zone, a) == end
-	bok := b+zoneOffset(g.opt.Zone, b) == end
-	switch {
-	case aok && !bok:
-		return a
-	case bok && !aok:
-		return b
-	}
-	return max(a, b)
+	return LocalInstant(g.opt.Zone, end)
 }
 
 const windowStateVersion = 1

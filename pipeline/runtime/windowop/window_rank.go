@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/operator"
@@ -19,6 +20,10 @@ type WindowRankSpec struct {
 	// LastWins: of rows with equal sort keys the later one ranks first
 	// (window deduplication keeping the last row).
 	LastWins bool
+	// Zone, when set, is the session zone of windows over a
+	// TIMESTAMP_LTZ: their ends are its wall clock, and a window fires
+	// when the watermark passes the instant its end stands for.
+	Zone *time.Location
 }
 
 // windowBucket is one window's partitions, in first-seen order.
@@ -66,6 +71,9 @@ func (w *WindowRank) Process(in *row.Batch, out operator.Emitter) error {
 			return fmt.Errorf("input planned as insert-only carries a %s change", c.Kind)
 		}
 		end := c.Row[w.spec.EndCol].Micros()
+		if w.spec.Zone != nil {
+			end = LocalInstant(w.spec.Zone, end)
+		}
 		if !w.spec.Rank.Batch && lastMilli(end) <= w.wm {
 			w.dropped++
 			w.At(i)

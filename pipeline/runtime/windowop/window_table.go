@@ -2,6 +2,7 @@ package windowop
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/operator"
@@ -16,6 +17,11 @@ type WindowTable struct {
 	Spec WindowSpec
 	// LTZ: the time attribute is a TIMESTAMP_LTZ, and so is window_time.
 	LTZ bool
+	// Zone (with LTZ; nil is UTC) is the session time zone: windows align
+	// to its wall clock, window_start and window_end are that wall clock,
+	// and window_time the instant of its last millisecond on that clock,
+	// as WindowOptions.Zone in a window aggregate.
+	Zone *time.Location
 	// Keys (the PARTITION BY columns) and Batch are SESSION's, which
 	// runs as a SessionTable.
 	Keys    []int
@@ -39,11 +45,19 @@ func (w *WindowTable) Process(in *row.Batch, out operator.Emitter) error {
 			w.dropped++
 			return nil
 		}
-		windowsOf(w.Spec, tv.Micros(), func(start, end int64) {
+		ts := tv.Micros()
+		zoned := w.LTZ && w.Zone != nil
+		if zoned {
+			ts += zoneOffset(w.Zone, ts)
+		}
+		windowsOf(w.Spec, ts, func(start, end int64) {
 			r := make(row.Row, len(c.Row), len(c.Row)+3)
 			copy(r, c.Row)
 			wt := row.TimestampValue(end - 1000)
-			if w.LTZ {
+			switch {
+			case zoned:
+				wt = row.TimestampLTZValue(windowTimeLTZ(w.Zone, end, 0))
+			case w.LTZ:
 				wt = row.TimestampLTZValue(end - 1000)
 			}
 			out.Emit(row.Insert, append(r, row.TimestampValue(start), row.TimestampValue(end), wt))
