@@ -295,7 +295,16 @@ func (q *queryBuilder) compile(e sql.Expr, s *scope, schema row.Schema) (*expr.C
 	if err != nil {
 		return nil, err
 	}
-	return compileExpr(e, schema, s.table)
+	c, err := compileCalcExpr(e, schema, s.table)
+	if err != nil || c.WatermarkOf == nil {
+		return c, err
+	}
+	for _, col := range c.WatermarkOf {
+		if s.node == nil || col != s.node.TimeAttr {
+			return nil, watermarkNotRowtime(e)
+		}
+	}
+	return c, nil
 }
 
 func (q *queryBuilder) selectBlock(sel *sql.Select) (*Node, error) {
