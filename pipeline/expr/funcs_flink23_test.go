@@ -58,6 +58,9 @@ func TestFlink23Functions(t *testing.T) {
 		{"IS_DECIMAL(x_s)", "BOOLEAN NOT NULL false"},
 		{"IS_DECIMAL(n)", "BOOLEAN NOT NULL true"},
 		{"IS_DECIMAL(temp)", "BOOLEAN NOT NULL true"},
+		{"IS_DECIMAL(x_i)", "BOOLEAN NOT NULL true"},
+		{"IS_DECIMAL(x_d)", "BOOLEAN NOT NULL true"},
+		{"IS_DECIMAL(d)", "BOOLEAN NOT NULL false"},
 		{"CURRENT_DATABASE()", "STRING NOT NULL default_database"},
 		// ENCODE, DECODE
 		{"ENCODE('héllo', 'UTF-8')", "BYTES NOT NULL [104, -61, -87, 108, 108, 111]"},

@@ -98,24 +98,32 @@ func buildInetNtoa(c *compiler, e *sql.Call, args []*node) (*node, error) {
 	})
 }
 
-// buildIsDecimal is IS_DECIMAL(x): whether x is a number or a text Java
-// reads as one (Integer.parseInt, Long.parseLong or Double.parseDouble:
-// surrounding blanks, an exponent, NaN, Infinity, a hexadecimal
-// float and a trailing d or f all pass). NULL and the empty text are
-// FALSE: the result is never NULL.
+// buildIsDecimal is IS_DECIMAL(x): whether x is a text Java reads as a
+// number (Integer.parseInt, Long.parseLong or Double.parseDouble:
+// surrounding blanks, an exponent, NaN, Infinity, a hexadecimal float and
+// a trailing d or f all pass); FALSE for NULL and the empty text. As
+// Flink's code hands it the argument: an integer or a FLOAT or DOUBLE is
+// TRUE, also when NULL (Flink passes a NULL number as its primitive
+// default, a number); a DECIMAL is FALSE (Flink's DecimalData is no
+// Java number). The result is never NULL.
 func buildIsDecimal(c *compiler, e *sql.Call, args []*node) (*node, error) {
 	a := args[0]
 	if !isStringy(a.t) && !a.t.ID.Numeric() {
 		return nil, argError(e, 0, args, "a STRING or a number")
 	}
-	numeric := a.t.ID.Numeric()
+	numeric, decimal := a.t.ID.Numeric() && a.t.ID != row.Decimal, a.t.ID == row.Decimal
 	ev := a.eval
 	f := func(r row.Row) (row.Value, error) {
 		v, err := ev(r)
-		if err != nil || v.IsNull() {
-			return boolOf(false), err
+		switch {
+		case err != nil:
+			return row.NullValue, err
+		case numeric || decimal:
+			return boolOf(numeric), nil
+		case v.IsNull():
+			return boolOf(false), nil
 		}
-		return boolOf(numeric || javaParsesNumber(v.Str())), nil
+		return boolOf(javaParsesNumber(v.Str())), nil
 	}
 	return c.finish(e, row.Type{ID: row.Boolean, NotNull: true}, f, a)
 }

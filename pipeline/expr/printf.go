@@ -236,7 +236,7 @@ func justify(sp spec, s string) string {
 	if sp.upper {
 		s = strings.ToUpper(s)
 	}
-	n := len([]rune(s))
+	n := int(javaLength(s)) // Java counts UTF-16 units
 	if sp.width <= n {
 		return s
 	}
@@ -247,12 +247,11 @@ func justify(sp spec, s string) string {
 	return pad + s
 }
 
-// text is a general conversion's text: precision cuts it.
+// text is a general conversion's text: precision cuts it (to UTF-16
+// units, as Java's substring; half a pair becomes '?').
 func text(sp spec, s string) string {
-	if sp.prec >= 0 {
-		if r := []rune(s); sp.prec < len(r) {
-			s = string(r[:sp.prec])
-		}
+	if sp.prec >= 0 && int64(sp.prec) < javaLength(s) {
+		s = javaUnitsString(javaUnits(s)[:sp.prec])
 	}
 	return justify(sp, s)
 }
