@@ -77,6 +77,8 @@ func fn29Cases() []genCase {
 		return genCase{name: "fn29-" + name, header: []string{"mode: streaming", tableWM29}, query: query, data: map[string]string{"l": dataWM29}}
 	}
 	out = append(out,
+		genCase{name: "fn29-current-watermark-batch", header: []string{"mode: batch", tableWM29},
+			query: "SELECT k, v, CURRENT_WATERMARK(ts) FROM l", data: map[string]string{"l": dataWM29}},
 		wm("current-watermark", "SELECT k, v, ts, CURRENT_WATERMARK(ts) FROM l"),
 		wm("current-watermark-late", "SELECT k, v FROM l WHERE ts > CURRENT_WATERMARK(ts) OR CURRENT_WATERMARK(ts) IS NULL"),
 		wm("current-watermark-subquery", "SELECT v, CURRENT_WATERMARK(ts), CAST(CURRENT_WATERMARK(ts) AS STRING) FROM (SELECT k, v, ts FROM l WHERE v > 2)"),
