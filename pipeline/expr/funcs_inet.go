@@ -1,8 +1,10 @@
 package expr
 
 import (
+	"math"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/sql"
@@ -163,10 +165,47 @@ func javaParsesNumber(s string) bool {
 }
 
 // javaLongText reports whether Long.parseLong takes s: a sign, then
-// decimal digits, within 64 bits.
+// decimal digits, within 64 bits. Java's digits are every decimal digit
+// of the Basic Multilingual Plane (Character.digit: '١٢٣' is 123).
 func javaLongText(s string) bool {
-	_, err := strconv.ParseInt(s, 10, 64)
-	return err == nil
+	if _, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return true
+	}
+	neg := false
+	switch {
+	case strings.HasPrefix(s, "-"):
+		neg, s = true, s[1:]
+	case strings.HasPrefix(s, "+"):
+		s = s[1:]
+	}
+	limit := uint64(math.MaxInt64)
+	if neg {
+		limit++
+	}
+	var v uint64
+	for _, r := range s {
+		d, ok := javaDigit(r)
+		if !ok || v > (limit-uint64(d))/10 {
+			return false
+		}
+		v = v*10 + uint64(d)
+	}
+	return s != ""
+}
+
+// javaDigit is Character.digit(r, 10) for a character of the Basic
+// Multilingual Plane: Unicode's decimal digits come in runs of ten from
+// their zero.
+func javaDigit(r rune) (int, bool) {
+	if r >= 0x10000 || !unicode.Is(unicode.Nd, r) {
+		return 0, false
+	}
+	for _, rg := range unicode.Nd.R16 {
+		if uint16(r) >= rg.Lo && uint16(r) <= rg.Hi {
+			return int(uint16(r)-rg.Lo) % 10, true
+		}
+	}
+	return 0, false
 }
 
 // javaHexFloat is the part after 0x of Java's hexadecimal float:
