@@ -2,6 +2,7 @@ package expr
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/etld/etld/pipeline/row"
@@ -59,6 +60,24 @@ type compiler struct {
 	// memo, when compiling again for Share, holds the subexpressions
 	// to evaluate once per row.
 	memo *memoTable
+	// sequence names the first call whose value depends on the rows
+	// evaluated before (a seeded RAND) or on the operator's watermark
+	// (CURRENT_WATERMARK), "" if none: Compiled.Sequential.
+	sequence string
+	// watermark, if set, is what CURRENT_WATERMARK reads (WithWatermark);
+	// readsWatermark says the expression calls it.
+	watermark      *Watermark
+	readsWatermark bool
+	// watermarkOf are the columns CURRENT_WATERMARK is called on.
+	watermarkOf []int
+}
+
+// sequential notes a call whose value depends on the order the rows are
+// evaluated in, or on when (Compiled.Sequential).
+func (c *compiler) sequential(e *sql.Call) {
+	if c.sequence == "" {
+		c.sequence = strings.ToUpper(e.Name) + "(...)"
+	}
 }
 
 func errAt(p sql.Pos, format string, args ...any) *sql.Error {

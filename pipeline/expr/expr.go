@@ -57,6 +57,20 @@ type Compiled struct {
 	// (NOW(), PROCTIME(), ...) or is random (UUID()), "" when it calls
 	// none: a run that reads the same rows again gets other values.
 	Clock string
+	// Sequential names a call whose value for a row depends on the rows
+	// the expression was evaluated over before it (RAND with a constant
+	// seed draws the next value of its sequence) or on the watermark the
+	// operator has seen (CURRENT_WATERMARK), "" when it calls none: it
+	// must be evaluated on one goroutine, over the rows in their order,
+	// each run with a fresh copy (Fresh).
+	Sequential string
+	// ReadsWatermark reports that the expression calls CURRENT_WATERMARK:
+	// compile it again with WithWatermark for each run of its operator
+	// (Fresh), which sets the watermark as it passes.
+	ReadsWatermark bool
+	// WatermarkOf are the input columns CURRENT_WATERMARK is called on,
+	// which the planner checks are the input's event-time attribute.
+	WatermarkOf []int
 	// Reads lists the input columns the expression reads, each once: what
 	// the planner may not leave undecoded (projection pushdown).
 	Reads []int
@@ -193,6 +207,7 @@ func compileWith(e sql.Expr, scope Scope, opts []Option, memo *memoTable) (*Comp
 		return nil, errAt(e.Pos(), "an INTERVAL is not a value here: add it to or subtract it from a timestamp (event_time - INTERVAL '5' SECOND)")
 	}
 	out := &Compiled{Type: n.t, Eval: n.eval, Const: n.konst, Value: n.val, Clock: c.clock, Reads: c.reads,
+		Sequential: c.sequence, ReadsWatermark: c.readsWatermark, WatermarkOf: c.watermarkOf,
 		src: e, scope: scope, opts: opts, all: c.paths}
 	c.finishPaths(out)
 	if n.col >= 0 && !n.konst {

@@ -32,6 +32,17 @@ var fuzzSeeds = []string{
 	"CAST(9.99e300 AS DECIMAL(18, 2))",
 	"9223372036854775807 * -1 - 1",
 	"CAST(x_dec AS BOOLEAN) IS NOT FALSE",
+	// Hostile arguments of session 29's functions: huge lengths, widths
+	// and precisions, unknown charsets, bounds at zero.
+	"OVERLAY(id PLACING id FROM n FOR 2147483647) || OVERLAY(id PLACING pat FROM b FOR -9223372036854775808)",
+	"OVERLAY(js PLACING x_s FROM neg FOR b)",
+	"PRINTF('%2147483648s|%.999999999f|%99999$s|%<s|%-0d', id, temp, n)",
+	"PRINTF(id, n, b, temp, f, d, ok, ts, day) || PRINTF(pat, temp)",
+	"ENCODE(id, pat) || DECODE(bin, id) || DECODE(ENCODE(js, 'UTF-16'), 'UTF-32LE')",
+	"CAST(STR_TO_MAP(js, pat, '') AS STRING) || CAST(MAP_UNION(STR_TO_MAP(id), STR_TO_MAP(x_s)) AS STRING)",
+	"CAST(MAP_FROM_ARRAYS(ARRAY[n, b], ARRAY[id]) AS STRING)",
+	"INET_NTOA(b * b) || INET_ATON(js) || IS_DECIMAL(pat)",
+	"RAND_INTEGER(n, neg) + RAND_INTEGER(zero) + RAND(x_i)",
 }
 
 // FuzzCompile checks that any expression the parser accepts either

@@ -302,6 +302,9 @@ func (q *queryBuilder) resolveCall(c *sql.Call, s *scope, replace func(sql.Expr)
 		if err != nil {
 			return nil, nil, err
 		}
+		if comp.ReadsWatermark {
+			return nil, nil, watermarkOutsideCalc(a)
+		}
 		args[i] = comp
 	}
 	return fn, args, nil

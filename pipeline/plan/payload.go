@@ -72,11 +72,21 @@ type calcOp struct {
 
 func (c *calcOp) operator(b opBuild) (operator.Lifecycle, error) {
 	n := b.n
-	filter, project, shared, err := c.shared()
+	run, wm, err := c.fresh()
+	if err != nil {
+		return nil, err
+	}
+	filter, project, shared, err := run.shared()
 	if err != nil {
 		return nil, err
 	}
 	calc := &runtime.Calc{Name: n.Label, Transform: b.transform, Project: evals(project), Columns: columnsOf(project)}
+	for _, e := range append([]*expr.Compiled{run.filter}, run.project...) {
+		calc.Sequential = calc.Sequential || (e != nil && e.Sequential != "")
+	}
+	if wm != nil {
+		calc.OnWatermark = wm.Set
+	}
 	calc.ProjectInfallible = c.project != nil
 	for _, e := range c.project {
 		calc.ProjectInfallible = calc.ProjectInfallible && (e.Infallible || e.Const || e.IsColumn)
@@ -91,6 +101,40 @@ func (c *calcOp) operator(b opBuild) (operator.Lifecycle, error) {
 	}
 	calc.Reject, calc.Input = b.reject(), n.Input.Schema
 	return calc, nil
+}
+
+// fresh returns the Calc for one run: c itself, or, when an expression
+// depends on the rows before (expr.Compiled.Sequential), a copy with
+// those compiled again, so that each run starts a seeded RAND's
+// sequence afresh and reads its own operator's watermark (wm, nil when
+// no expression calls CURRENT_WATERMARK).
+func (c *calcOp) fresh() (*calcOp, *expr.Watermark, error) {
+	seq, reads := false, false
+	for _, e := range append([]*expr.Compiled{c.filter}, c.project...) {
+		seq = seq || (e != nil && e.Sequential != "")
+		reads = reads || (e != nil && e.ReadsWatermark)
+	}
+	if !seq {
+		return c, nil, nil
+	}
+	var wm *expr.Watermark
+	if reads {
+		wm = expr.NewWatermark()
+	}
+	out := *c
+	var err error
+	if out.filter, err = c.filter.Fresh(wm); err != nil {
+		return nil, nil, err
+	}
+	if c.project != nil {
+		out.project = make([]*expr.Compiled, len(c.project))
+		for i, e := range c.project {
+			if out.project[i], err = e.Fresh(wm); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	return &out, wm, nil
 }
 
 // shared returns the filter and the projection to run: compiled again

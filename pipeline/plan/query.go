@@ -297,7 +297,21 @@ func (q *queryBuilder) compile(e sql.Expr, s *scope, schema row.Schema) (*expr.C
 	if err != nil {
 		return nil, err
 	}
-	return compileExpr(e, schema, s.table)
+	c, err := compileCalcExpr(e, schema, s.table)
+	if err != nil || c.WatermarkOf == nil {
+		return c, err
+	}
+	if q.b.plan.Batch {
+		// No rowtime attributes in batch mode, as in Flink, which
+		// refuses the call there.
+		return nil, errAt(watermarkCall(e), "CURRENT_WATERMARK needs an event-time attribute, and a batch pipeline has none (no watermarks): it runs in streaming mode only")
+	}
+	for _, col := range c.WatermarkOf {
+		if s.node == nil || col != s.node.TimeAttr {
+			return nil, watermarkNotRowtime(e)
+		}
+	}
+	return c, nil
 }
 
 func (q *queryBuilder) selectBlock(sel *sql.Select) (*Node, error) {

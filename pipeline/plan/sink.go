@@ -14,10 +14,48 @@ import (
 )
 
 func compileExpr(e sql.Expr, schema row.Schema, table string) (*expr.Compiled, error) {
+	c, err := compileCalcExpr(e, schema, table)
+	if err == nil && c.ReadsWatermark {
+		return nil, watermarkOutsideCalc(e)
+	}
+	return c, err
+}
+
+// compileCalcExpr is compileExpr for an expression a Calc evaluates (a
+// query's select list, WHERE and HAVING): it may call
+// CURRENT_WATERMARK, which only a Calc gives the watermark it passes
+// (calcOp.fresh).
+func compileCalcExpr(e sql.Expr, schema row.Schema, table string) (*expr.Compiled, error) {
 	if sq := findScalarQuery(e); sq != nil {
 		return nil, errAt(sq.At, "a scalar subquery is supported in WHERE, the select list and HAVING")
 	}
 	return expr.Compile(e, expr.Table{Name: table, Schema: schema})
+}
+
+// watermarkNotRowtime is the error for CURRENT_WATERMARK of a column
+// that is not the input's event-time attribute.
+func watermarkNotRowtime(e sql.Expr) error {
+	return errAt(watermarkCall(e), "CURRENT_WATERMARK takes the input's event-time attribute, the column its WATERMARK is declared on (as Flink requires a rowtime attribute)")
+}
+
+// watermarkCall is where e's first CURRENT_WATERMARK call is.
+func watermarkCall(e sql.Expr) sql.Pos {
+	at := e.Pos()
+	walk(e, func(x sql.Expr) bool {
+		if c, ok := x.(*sql.Call); ok && strings.EqualFold(c.Name, "CURRENT_WATERMARK") {
+			at = c.At
+			return false
+		}
+		return true
+	})
+	return at
+}
+
+// watermarkOutsideCalc is the error for CURRENT_WATERMARK where no Calc
+// evaluates it (a join condition, an aggregate's argument, a computed
+// column): there etld knows no watermark to give it.
+func watermarkOutsideCalc(e sql.Expr) error {
+	return errAt(watermarkCall(e), "CURRENT_WATERMARK is supported in a query's select list, WHERE and HAVING (compute it there, in a subquery, and use its column here)")
 }
 
 func (b *builder) sink(s *spec.Sink) {

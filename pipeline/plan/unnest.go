@@ -27,6 +27,9 @@ func (q *queryBuilder) unnestScope(f *sql.Unnest) (*scope, error) {
 	if err != nil {
 		return nil, err
 	}
+	if of.ReadsWatermark {
+		return nil, watermarkOutsideCalc(f.X)
+	}
 	t := of.Type
 	var cols []row.Field
 	u := &runtime.Unnest{Of: of.Eval, Ordinality: f.Ordinality, Left: f.Left}

@@ -43,6 +43,18 @@ type Calc struct {
 	// MemoAt columns followed by Memo values, where they keep what they
 	// computed once for the row (memoRow).
 	MemoAt, Memo int
+	// Sequential: an expression's value for a row depends on the rows
+	// evaluated before it (RAND with a constant seed draws the next
+	// value of its sequence) or on the watermark (CURRENT_WATERMARK), so
+	// the Calc runs on its node's goroutine over the rows in their order,
+	// never in its source's decoders (fuse.go).
+	Sequential bool
+	// OnWatermark, if set, is told each watermark that reaches the Calc,
+	// before the rows after it are evaluated (CURRENT_WATERMARK reads
+	// it). Its graph's sources then send a watermark wherever theirs
+	// rises (readsWatermark), so that a row sees the watermark of the
+	// rows read before it, as each record does in Flink.
+	OnWatermark func(int64)
 	// Reject, if set, gets rows whose expressions fail at run time (a
 	// CAST of '12x' to INT) under the source's on_error policy; a nil
 	// return skips the row. Without Reject the error stops the pipeline.
@@ -309,7 +321,12 @@ func (c *Calc) flushPending(out operator.Emitter) {
 }
 
 // Watermark implements Operator.
-func (c *Calc) Watermark(int64, operator.Emitter) error { return nil }
+func (c *Calc) Watermark(wm int64, _ operator.Emitter) error {
+	if c.OnWatermark != nil {
+		c.OnWatermark(wm)
+	}
+	return nil
+}
 
 // Finish implements Operator.
 func (c *Calc) Finish(out operator.Emitter) error {

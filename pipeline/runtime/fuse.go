@@ -148,6 +148,9 @@ type fusedOrigin struct {
 // fuse finds the Calcs to run in their sources' decoders and tells the
 // sources; it returns the fusion of each source node that has one.
 func fuse(g *Graph) map[*SourceNode]*fusion {
+	if readsWatermark(g) {
+		return nil
+	}
 	readers, reader, opOf := readersOf(g)
 	var out map[*SourceNode]*fusion
 	for _, s := range g.Sources {
@@ -190,8 +193,8 @@ func fuseSource(g *Graph, s *SourceNode, readers map[*Node]int, reader map[*Node
 	f := &fusion{src: s, slabs: newSlabPool()}
 	for _, op := range ops {
 		c, ok := op.Op.(*Calc)
-		if !ok {
-			return nil
+		if !ok || c.Sequential {
+			return nil // a Sequential Calc runs its rows in order
 		}
 		if s.Calc != nil && (s.Compute == nil || c.Project == nil) {
 			// Computed columns run in the decoders only in the form
@@ -367,7 +370,7 @@ func (rd *fusedReader) chain(next *OpNode, readers map[*Node]int, reader map[*No
 		return
 	}
 	c, ok := next.Op.(*Calc)
-	if !ok || (c.Project == nil && (rd.calc.Project == nil || c.narrow != 0)) {
+	if !ok || c.Sequential || (c.Project == nil && (rd.calc.Project == nil || c.narrow != 0)) {
 		return
 	}
 	rd.next, rd.nextOp = c, next

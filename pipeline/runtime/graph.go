@@ -167,6 +167,11 @@ type SourceNode struct {
 	// batch is cut for a watermark only before a row at or below it
 	// (source_cut.go). Without it every rise of the watermark cuts.
 	RowTime func(r row.Row) int64
+	// everyRise: an operator reads the watermark row by row
+	// (Calc.OnWatermark), so the source sends a watermark wherever its
+	// watermark rises, not only before a row it would make late
+	// (source_cut.go).
+	everyRise bool
 	// TimeReads lists the columns EventTime and RowTime read, nil when
 	// not known: the source may then decode a fused Calc's columns and
 	// these only (fuse_pick.go).

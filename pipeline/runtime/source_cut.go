@@ -39,7 +39,25 @@ type cutter struct {
 }
 
 func newCutter(s *SourceNode, wm int64) cutter {
-	return cutter{run: wm, sent: wm, exact: s.RowTime != nil}
+	return cutter{run: wm, sent: wm, exact: s.RowTime != nil && !s.everyRise}
+}
+
+// readsWatermark reports whether an operator of g reads the watermark
+// row by row (Calc.OnWatermark: CURRENT_WATERMARK). Each of its rows
+// must then see the watermark of the rows read before it, as in Flink,
+// whatever the batches: every source sends a watermark wherever its
+// watermark rises, and no Calc runs in its source's decoders (fuse),
+// ahead of the watermarks.
+func readsWatermark(g *Graph) bool {
+	for _, op := range g.Ops {
+		if c, ok := op.Op.(*Calc); ok && c.OnWatermark != nil {
+			for _, s := range g.Sources {
+				s.everyRise = true
+			}
+			return true
+		}
+	}
+	return false
 }
 
 // check takes the row going out as change at, with its event time rt,

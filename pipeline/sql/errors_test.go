@@ -95,6 +95,8 @@ var errorCases = []struct{ in, want string }{
 	{"SELECT TIME '25:00:00' FROM t", "1:13: invalid TIME literal '25:00:00': want 'HH:MM:SS[.fraction]'"},
 	{"SELECT EXTRACT(YEARS FROM ts) FROM t", "1:16: unknown time unit YEARS in EXTRACT; did you mean YEAR?"},
 	{"SELECT TRIM(LEADING 'x' s) FROM t", "1:25: expected FROM in TRIM, got name s"},
+	{"SELECT OVERLAY(s, 'x', 1) FROM t", "1:17: expected PLACING in OVERLAY(s PLACING r FROM n [FOR len]), got \",\""},
+	{"SELECT OVERLAY(s PLACING 'x' 1) FROM t", "1:30: expected FROM in OVERLAY(s PLACING r FROM n [FOR len]), got number 1"},
 	{"SELECT POSITION('a' s) FROM t", "1:21: expected IN in POSITION(needle IN haystack), got name s"},
 	{"SELECT a.b.c.select FROM t", "1:14: expected a field name after ., got the keyword SELECT; quote it as `select` to use it as a name"},
 	{"SELECT t.select FROM t", "1:10: expected a column name after t., got the keyword SELECT; quote it as `select` to use it as a name"},

@@ -348,6 +348,14 @@ func (f *formatter) call(c *Call) {
 		}
 		f.w(")")
 		return
+	case c.Name == "OVERLAY" && (len(c.Args) == 3 || len(c.Args) == 4) && !c.Distinct:
+		f.w("OVERLAY(")
+		for i, kw := range []string{"", " PLACING ", " FROM ", " FOR "}[:len(c.Args)] {
+			f.w(kw)
+			f.expr(c.Args[i], precLowest)
+		}
+		f.w(")")
+		return
 	case c.Name == "POSITION" && len(c.Args) == 2 && !c.Distinct:
 		f.w("POSITION(")
 		f.expr(c.Args[0], precAdd)

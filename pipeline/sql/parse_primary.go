@@ -127,6 +127,10 @@ func (p *parser) parseWord() (Expr, *Error) {
 		if paren {
 			return p.parseFromForm()
 		}
+	case "OVERLAY":
+		if paren {
+			return p.parseOverlay()
+		}
 	case "LEFT", "RIGHT":
 		if paren {
 			return p.parseCall()
