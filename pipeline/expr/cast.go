@@ -37,6 +37,11 @@ func (c *compiler) cast(e *sql.Cast) (*node, error) {
 	if to.ID == row.Null {
 		return nil, errAt(e.TypeAt, "cannot CAST to %s", e.TypeText)
 	}
+	if zoneConv(x.t.ID, to.ID) {
+		if err := c.unzoned(e.At, "CAST of "+typeName(x.t)+" to "+typeName(to)); err != nil {
+			return nil, err
+		}
+	}
 	k, err := castKernel(x.t, to)
 	if err != nil {
 		return nil, errAt(e.At, "%v", err)

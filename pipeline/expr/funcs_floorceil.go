@@ -53,6 +53,11 @@ func (c *compiler) buildFloorCeilTo(e *sql.Call, x *node, floor bool) (*node, er
 		return nil, errAt(e.UnitAt, "%s(x TO %s): unknown unit; use MILLENNIUM, CENTURY, DECADE, YEAR, QUARTER, MONTH, WEEK, DAY, HOUR, MINUTE, SECOND or MILLISECOND", e.Name, unit)
 	}
 	t := x.t
+	if t.ID == row.TimestampLTZ {
+		if err := c.unzoned(e.At, e.Name+" of a TIMESTAMP_LTZ TO "+unit); err != nil {
+			return nil, err
+		}
+	}
 	switch t.ID {
 	case row.Null:
 		return nullNode(e, row.Type{ID: row.Timestamp, Precision: 3}, x), nil

@@ -60,6 +60,11 @@ func buildNow(id row.TypeID) builder {
 	return func(c *compiler, e *sql.Call, args []*node) (*node, error) {
 		t := row.Type{ID: id, Precision: 3, NotNull: true}
 		now := c.now
+		if id != row.TimestampLTZ {
+			if err := c.unzoned(e.At, e.Name); err != nil {
+				return nil, err
+			}
+		}
 		if id == row.Date {
 			t.Precision = 0
 			return c.volatile(e, t, func(row.Row) (row.Value, error) {
@@ -76,6 +81,9 @@ func buildNow(id row.TypeID) builder {
 func buildCurrentTime(c *compiler, e *sql.Call, args []*node) (*node, error) {
 	t := row.Type{ID: row.Time, NotNull: true}
 	now := c.now
+	if err := c.unzoned(e.At, e.Name); err != nil {
+		return nil, err
+	}
 	return c.volatile(e, t, func(row.Row) (row.Value, error) {
 		return row.TimeOfTimestamp(nowMicros(now)), nil
 	}), nil
@@ -149,6 +157,9 @@ func buildToTimestampLTZ(c *compiler, e *sql.Call, args []*node) (*node, error) 
 	t := row.Type{ID: row.TimestampLTZ, Precision: 3}
 	if isStringy(args[0].t) && args[0].t.ID != row.Null {
 		if err := check(e, args, "a STRING", isStringy); err != nil {
+			return nil, err
+		}
+		if err := c.unzoned(e.At, "TO_TIMESTAMP_LTZ of a text"); err != nil {
 			return nil, err
 		}
 		return c.withFormat(e, args, t, func(x row.Value, df javatime.Pattern) (row.Value, error) {
@@ -311,6 +322,11 @@ func buildDateFormat(c *compiler, e *sql.Call, args []*node) (*node, error) {
 	if err := check(e, args, "a STRING", isStringy, 1); err != nil {
 		return nil, err
 	}
+	if x.t.ID == row.TimestampLTZ {
+		if err := c.unzoned(e.At, "DATE_FORMAT of a TIMESTAMP_LTZ"); err != nil {
+			return nil, err
+		}
+	}
 	t := row.Type{ID: row.String, NotNull: allNotNull(args...) && x.t.ID != row.String}
 	isText := x.t.ID == row.String
 	return c.withFormat(e, args, t, func(v row.Value, df javatime.Pattern) (row.Value, error) {
@@ -342,6 +358,9 @@ func buildUnixTimestamp(c *compiler, e *sql.Call, args []*node) (*node, error) {
 	if err := check(e, args, "a STRING", isStringy); err != nil {
 		return nil, err
 	}
+	if err := c.unzoned(e.At, "UNIX_TIMESTAMP of a text"); err != nil {
+		return nil, err
+	}
 	t.NotNull = allNotNull(args...)
 	return c.withFormat(e, args, t, func(x row.Value, df javatime.Pattern) (row.Value, error) {
 		tm, err := df.Parse(x.Str())
@@ -359,6 +378,9 @@ func buildFromUnixtime(c *compiler, e *sql.Call, args []*node) (*node, error) {
 		return nil, err
 	}
 	if err := check(e, args, "a STRING", isStringy, 1); err != nil {
+		return nil, err
+	}
+	if err := c.unzoned(e.At, "FROM_UNIXTIME"); err != nil {
 		return nil, err
 	}
 	t := strType(args...)
@@ -428,6 +450,11 @@ func (c *compiler) partNode(e sql.Expr, unit string, unitAt sql.Pos, x *node) (*
 	f, needsTime, ok := datePart(unit)
 	if !ok {
 		return nil, errAt(unitAt, "unknown time unit %s", unit)
+	}
+	if x.t.ID == row.TimestampLTZ {
+		if err := c.unzoned(e.Pos(), unit+" of a TIMESTAMP_LTZ"); err != nil {
+			return nil, err
+		}
 	}
 	switch {
 	case x.t.ID == row.Null:

@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/expr"
@@ -13,12 +14,18 @@ import (
 	"github.com/etld/etld/pipeline/sql"
 )
 
-func compileExpr(e sql.Expr, schema row.Schema, table string) (*expr.Compiled, error) {
+// compileExpr is where the planner compiles every expression: the one
+// place the pipeline's session zone (local_time_zone, nil for UTC) reaches
+// the compiler, so no call site can compile in UTC by omission.
+func compileExpr(zone *time.Location, e sql.Expr, schema row.Schema, table string) (*expr.Compiled, error) {
 	if sq := findScalarQuery(e); sq != nil {
 		return nil, errAt(sq.At, "a scalar subquery is supported in WHERE, the select list and HAVING")
 	}
-	return expr.Compile(e, expr.Table{Name: table, Schema: schema})
+	return expr.Compile(e, expr.Table{Name: table, Schema: schema}, expr.WithZone(zone))
 }
+
+// zone is the pipeline's session zone, nil for UTC.
+func (q *queryBuilder) zone() *time.Location { return q.b.plan.Spec.Zone }
 
 func (b *builder) sink(s *spec.Sink) {
 	policy, err := runtime.NewPolicy("sink", s.Name, s.OnError.Policy, b.deadLettersOf(s.OnError), b.env.Logger)
