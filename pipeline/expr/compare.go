@@ -147,7 +147,7 @@ func (c *compiler) comparable(l, r *node) (*node, *node, error) {
 		if s.val.IsNull() {
 			return constNode(s.e, to, row.NullValue), nil
 		}
-		k, err := castKernel(s.t, to)
+		k, err := castKernel(s.t, to, c.zone)
 		if err != nil {
 			return nil, err
 		}

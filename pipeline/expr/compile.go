@@ -343,12 +343,7 @@ func (c *compiler) coerce(n *node, t row.Type) (*node, error) {
 		// Same family, other length: no conversion needed.
 		return &node{t: t, eval: n.eval, konst: n.konst, val: n.val, col: n.col, e: n.e}, nil
 	}
-	if zoneConv(n.t.ID, t.ID) {
-		if err := c.unzoned(n.e.Pos(), "converting "+typeName(n.t)+" to "+typeName(t)); err != nil {
-			return nil, err
-		}
-	}
-	k, err := castKernel(n.t, t)
+	k, err := castKernel(n.t, t, c.zone)
 	if err != nil {
 		return nil, err
 	}

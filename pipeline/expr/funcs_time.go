@@ -60,18 +60,19 @@ func buildNow(id row.TypeID) builder {
 	return func(c *compiler, e *sql.Call, args []*node) (*node, error) {
 		t := row.Type{ID: id, Precision: 3, NotNull: true}
 		now := c.now
-		if id != row.TimestampLTZ {
-			if err := c.unzoned(e.At, e.Name); err != nil {
-				return nil, err
-			}
+		// LOCALTIMESTAMP and CURRENT_DATE read the wall clock in the
+		// session zone; CURRENT_TIMESTAMP is the instant itself.
+		wall := nowMicros
+		if zone := c.zone; zone != nil && id != row.TimestampLTZ {
+			wall = func(now func() time.Time) int64 { return localMicros(zone, nowMicros(now)) }
 		}
 		if id == row.Date {
 			t.Precision = 0
 			return c.volatile(e, t, func(row.Row) (row.Value, error) {
-				return row.DateValue(int32(floorDiv(nowMicros(now), microsPerDay))), nil
+				return row.DateValue(int32(floorDiv(wall(now), microsPerDay))), nil
 			}), nil
 		}
-		return c.volatile(e, t, func(row.Row) (row.Value, error) { return tsValue(id, nowMicros(now)), nil }), nil
+		return c.volatile(e, t, func(row.Row) (row.Value, error) { return tsValue(id, wall(now)), nil }), nil
 	}
 }
 
@@ -81,10 +82,11 @@ func buildNow(id row.TypeID) builder {
 func buildCurrentTime(c *compiler, e *sql.Call, args []*node) (*node, error) {
 	t := row.Type{ID: row.Time, NotNull: true}
 	now := c.now
-	if err := c.unzoned(e.At, e.Name); err != nil {
-		return nil, err
-	}
+	zone := c.zone
 	return c.volatile(e, t, func(row.Row) (row.Value, error) {
+		if zone != nil {
+			return row.TimeOfTimestamp(localMicros(zone, nowMicros(now))), nil
+		}
 		return row.TimeOfTimestamp(nowMicros(now)), nil
 	}), nil
 }
@@ -322,10 +324,10 @@ func buildDateFormat(c *compiler, e *sql.Call, args []*node) (*node, error) {
 	if err := check(e, args, "a STRING", isStringy, 1); err != nil {
 		return nil, err
 	}
-	if x.t.ID == row.TimestampLTZ {
-		if err := c.unzoned(e.At, "DATE_FORMAT of a TIMESTAMP_LTZ"); err != nil {
-			return nil, err
-		}
+	if x.t.ID == row.TimestampLTZ && c.zone != nil {
+		// Flink formats the instant's wall clock in the session zone.
+		x = c.wallOf(x)
+		args = append([]*node{x}, args[1:]...)
 	}
 	t := row.Type{ID: row.String, NotNull: allNotNull(args...) && x.t.ID != row.String}
 	isText := x.t.ID == row.String
@@ -380,13 +382,17 @@ func buildFromUnixtime(c *compiler, e *sql.Call, args []*node) (*node, error) {
 	if err := check(e, args, "a STRING", isStringy, 1); err != nil {
 		return nil, err
 	}
-	if err := c.unzoned(e.At, "FROM_UNIXTIME"); err != nil {
-		return nil, err
-	}
 	t := strType(args...)
+	zone := c.zone
 	return c.withFormat(e, args, t, func(x row.Value, df javatime.Pattern) (row.Value, error) {
 		var buf [64]byte
-		return row.StringValue(string(df.Format(buf[:0], time.Unix(x.Int64(), 0).UTC()))), nil
+		s := x.Int64()
+		if zone != nil {
+			// The wall clock of the instant in the session zone, as
+			// Flink's fromUnixtime formats it.
+			s = localMicros(zone, s*1_000_000) / 1_000_000
+		}
+		return row.StringValue(string(df.Format(buf[:0], time.Unix(s, 0).UTC()))), nil
 	})
 }
 
@@ -451,10 +457,16 @@ func (c *compiler) partNode(e sql.Expr, unit string, unitAt sql.Pos, x *node) (*
 	if !ok {
 		return nil, errAt(unitAt, "unknown time unit %s", unit)
 	}
-	if x.t.ID == row.TimestampLTZ {
-		if err := c.unzoned(e.Pos(), unit+" of a TIMESTAMP_LTZ"); err != nil {
-			return nil, err
+	if x.t.ID == row.TimestampLTZ && c.zone != nil {
+		if unit == "EPOCH" {
+			// Not recorded on Flink yet: refused rather than guessed.
+			if err := c.unzoned(e.Pos(), unit+" of a TIMESTAMP_LTZ"); err != nil {
+				return nil, err
+			}
 		}
+		// The field of the instant's wall clock in the session zone, as
+		// Flink reads it (the LTZ converted to a TIMESTAMP there).
+		x = c.wallOf(x)
 	}
 	switch {
 	case x.t.ID == row.Null:
