@@ -31,6 +31,9 @@ var ltz29Queries = []struct{ name, query string }{
 	{"cast-out", "SELECT id, CAST(rowtime AS STRING), CAST(rowtime AS TIMESTAMP(3)), CAST(rowtime AS DATE), CAST(rowtime AS TIME(3)) FROM Z"},
 	{"cast-in", "SELECT id, CAST(CAST(w AS TIMESTAMP(3)) AS TIMESTAMP_LTZ(3)), CAST(w AS TIMESTAMP_LTZ(3)), CAST(CAST(w AS DATE) AS TIMESTAMP_LTZ(3)) FROM Z"},
 	{"parts", ltz29Parts + " WHERE id <> 7"},
+	{"floor", "SELECT id, FLOOR(rowtime TO HOUR), FLOOR(rowtime TO DAY), CEIL(rowtime TO DAY), FLOOR(rowtime TO MONTH), CEIL(rowtime TO YEAR), FLOOR(rowtime TO WEEK), FLOOR(rowtime TO MINUTE) FROM Z WHERE id <> 7"},
+	{"compare", "SELECT id, rowtime < '2024-11-03 01:30:00', rowtime >= '2024-03-10 02:30:00', rowtime = '2024-11-03 01:30:00', rowtime <> '2020-10-10 00:00:01' FROM Z"},
+	{"epoch", "SELECT id, EXTRACT(EPOCH FROM rowtime) FROM Z"},
 	{"roundtrip", "SELECT id, CAST(CAST(rowtime AS TIMESTAMP(3)) AS TIMESTAMP_LTZ(3)), CAST(CAST(rowtime AS STRING) AS TIMESTAMP_LTZ(3)) FROM Z"},
 }
 

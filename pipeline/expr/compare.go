@@ -126,7 +126,14 @@ func compareDomain(a, b row.Type) (domain, error) {
 // time, so a bad constant is a plan error), and DATE against a timestamp
 // becomes a timestamp.
 func (c *compiler) comparable(l, r *node) (*node, *node, error) {
-	if c.zone != nil && zoneConv(l.t.ID, r.t.ID) {
+	// A STRING constant converts to a TIMESTAMP_LTZ through castKernel
+	// below, in the session zone, as Flink's literal does (ltz29-compare-*).
+	// A TIMESTAMP or DATE against one is refused under a zone: Flink
+	// compares neither as the TIMESTAMP's instant there nor as the LTZ's
+	// wall clock at a DST overlap (2024-11-03 01:30 PST is neither equal
+	// to nor after the TIMESTAMP 01:30 in Los_Angeles), a rule not yet
+	// known.
+	if c.zone != nil && (l.t.ID == row.TimestampLTZ || r.t.ID == row.TimestampLTZ) && zoneConv(l.t.ID, r.t.ID) && l.t.ID != row.String && r.t.ID != row.String {
 		return nil, nil, c.unzonedErr("comparing " + typeName(l.t) + " with " + typeName(r.t))
 	}
 	conv := func(s, other *node) (*node, error) {

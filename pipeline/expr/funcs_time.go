@@ -458,14 +458,9 @@ func (c *compiler) partNode(e sql.Expr, unit string, unitAt sql.Pos, x *node) (*
 		return nil, errAt(unitAt, "unknown time unit %s", unit)
 	}
 	if x.t.ID == row.TimestampLTZ && c.zone != nil {
-		if unit == "EPOCH" {
-			// Not recorded on Flink yet: refused rather than guessed.
-			if err := c.unzoned(e.Pos(), unit+" of a TIMESTAMP_LTZ"); err != nil {
-				return nil, err
-			}
-		}
 		// The field of the instant's wall clock in the session zone, as
-		// Flink reads it (the LTZ converted to a TIMESTAMP there).
+		// Flink reads it (the LTZ converted to a TIMESTAMP there; EPOCH
+		// too: the wall clock's seconds, ltz29-epoch-*).
 		x = c.wallOf(x)
 	}
 	switch {

@@ -55,9 +55,20 @@ func TestZoneExpressions(t *testing.T) {
 		{la, "CAST(TO_TIMESTAMP_LTZ(1730626200000, 3) AS STRING)", "STRING NOT NULL 2024-11-03 01:30:00.000"},
 		{la, "HOUR(TO_TIMESTAMP_LTZ(1710066600000, 3))", "BIGINT NOT NULL 3"},
 		// Still refused under a zone.
-		{sh, "FLOOR(" + inst + " TO DAY)", "error: FLOOR of a TIMESTAMP_LTZ TO DAY under local_time_zone Asia/Shanghai is not supported yet"},
-		{sh, "EXTRACT(EPOCH FROM " + inst + ")", "error: EPOCH of a TIMESTAMP_LTZ under"},
+		// FLOOR/CEIL round the wall clock, shifted back by the instant's
+		// own offset (Flink's timestampFloor): Los Angeles's 01:30 PST on
+		// 2024-11-03 floors TO DAY to 00:00 taken at -8, 08:00Z.
+		{sh, "FLOOR(" + inst + " TO DAY)", "TIMESTAMP_LTZ(3) NOT NULL 2020-10-09T16:00:00Z"},
+		{sh, "CEIL(" + inst + " TO MONTH)", "TIMESTAMP_LTZ(3) NOT NULL 2020-10-31T16:00:00Z"},
+		{la, "FLOOR(TO_TIMESTAMP_LTZ(1730626200000, 3) TO DAY)", "TIMESTAMP_LTZ(3) NOT NULL 2024-11-03T08:00:00Z"},
+		{la, "FLOOR(TO_TIMESTAMP_LTZ(1730622600000, 3) TO DAY)", "TIMESTAMP_LTZ(3) NOT NULL 2024-11-03T07:00:00Z"},
+		{sh, "FLOOR(" + inst + " TO MINUTE)", "TIMESTAMP_LTZ(3) NOT NULL 2020-10-09T16:00:00Z"},
+		{sh, "EXTRACT(EPOCH FROM " + inst + ")", "BIGINT NOT NULL 1602288001"},
+		// A STRING constant against one is the text's instant in the zone.
+		{la, "TO_TIMESTAMP_LTZ(1730622600000, 3) = '2024-11-03 01:30:00'", "BOOLEAN NOT NULL true"},
+		{la, "TO_TIMESTAMP_LTZ(1710064800000, 3) >= '2024-03-10 02:30:00'", "BOOLEAN NOT NULL false"},
 		{sh, inst + " > TIMESTAMP '2020-10-10 00:00:00'", "error: comparing TIMESTAMP_LTZ(3) with TIMESTAMP(0) under"},
+		{sh, "TO_TIMESTAMP_LTZ('2020-10-10 00:00:01', 'yyyy-MM-dd HH:mm:ss')", "error: TO_TIMESTAMP_LTZ of a text under"},
 		{sh, "UNIX_TIMESTAMP('2020-10-10 00:00:01')", "error: UNIX_TIMESTAMP of a text under"},
 		// UTC given as a zone is no zone.
 		{time.UTC, "CAST(" + inst + " AS STRING)", "STRING NOT NULL 2020-10-09 16:00:01.000"},
