@@ -161,9 +161,8 @@ func buildToTimestampLTZ(c *compiler, e *sql.Call, args []*node) (*node, error) 
 		if err := check(e, args, "a STRING", isStringy); err != nil {
 			return nil, err
 		}
-		if err := c.unzoned(e.At, "TO_TIMESTAMP_LTZ of a text"); err != nil {
-			return nil, err
-		}
+		// The text is read in UTC whatever the session zone, as Flink
+		// documents and does (ltz29-parse-*).
 		return c.withFormat(e, args, t, func(x row.Value, df javatime.Pattern) (row.Value, error) {
 			tm, err := df.Parse(x.Str())
 			if err != nil {
@@ -360,14 +359,17 @@ func buildUnixTimestamp(c *compiler, e *sql.Call, args []*node) (*node, error) {
 	if err := check(e, args, "a STRING", isStringy); err != nil {
 		return nil, err
 	}
-	if err := c.unzoned(e.At, "UNIX_TIMESTAMP of a text"); err != nil {
-		return nil, err
-	}
 	t.NotNull = allNotNull(args...)
+	zone := c.zone
 	return c.withFormat(e, args, t, func(x row.Value, df javatime.Pattern) (row.Value, error) {
 		tm, err := df.Parse(x.Str())
 		if err != nil {
 			return row.BigIntValue(math.MinInt64), nil
+		}
+		if zone != nil && !df.HasZone() {
+			// A text without an offset is a wall clock in the session
+			// zone, read as SimpleDateFormat reads it (ltz29-parse-la).
+			return row.BigIntValue(floorDiv(calendarInstantMicros(zone, tm.UnixMicro()), 1_000_000)), nil
 		}
 		return row.BigIntValue(tm.Unix()), nil
 	})

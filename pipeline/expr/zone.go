@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/etld/etld/pipeline/row"
-	"github.com/etld/etld/pipeline/sql"
 )
 
 // WithZone sets the session time zone (the pipeline's local_time_zone,
@@ -31,18 +30,10 @@ func zoneConv(from, to row.TypeID) bool {
 	return from == row.TimestampLTZ && wallClock(to) || to == row.TimestampLTZ && wallClock(from)
 }
 
-// unzoned refuses what, a conversion that Flink makes in the session zone
-// but etld still makes in UTC, when the session zone is not UTC: a
-// refusal at plan time rather than a silent wrong result.
-func (c *compiler) unzoned(at sql.Pos, what string) error {
-	if c.zone == nil {
-		return nil
-	}
-	return errAt(at, "%v", c.unzonedErr(what))
-}
-
-// unzonedErr is unzoned's error without a position, for a caller that
-// places it itself.
+// unzonedErr refuses what, a conversion that Flink makes in the session
+// zone by a rule etld does not know yet, when the session zone is not
+// UTC: a refusal at plan time rather than a silent wrong result. The
+// caller places it.
 func (c *compiler) unzonedErr(what string) error {
 	return fmt.Errorf("%s under local_time_zone %s is not supported yet: etld would compute it in UTC where Flink uses the session zone (ltz-zone-expressions)", what, c.zone.String())
 }
@@ -67,6 +58,19 @@ func localMicros(zone *time.Location, us int64) int64 {
 // instant; one skipped by a forward shift moves forward by the gap, so it
 // reads with the offset before the gap.
 func instantMicros(zone *time.Location, wall int64) int64 {
+	return instantOf(zone, wall, false)
+}
+
+// calendarInstantMicros is the instant of the wall clock wall in zone as
+// java.util.GregorianCalendar (SimpleDateFormat, Flink's UNIX_TIMESTAMP of
+// a text) gives it: as instantMicros but a repeated wall clock takes the
+// later offset, the standard time after a backward shift.
+func calendarInstantMicros(zone *time.Location, wall int64) int64 {
+	return instantOf(zone, wall, true)
+}
+
+// instantOf is instantMicros (later false) or calendarInstantMicros.
+func instantOf(zone *time.Location, wall int64, later bool) int64 {
 	const day = 86_400_000_000
 	// The offsets a day either side: a zone shifts at most once in two
 	// days, so these are the offsets that may hold at wall.
@@ -74,7 +78,7 @@ func instantMicros(zone *time.Location, wall int64) int64 {
 	best, found := int64(0), false
 	for _, off := range [2]int64{before, after} {
 		at := wall - off
-		if zoneOffset(zone, at) == off && (!found || at < best) {
+		if zoneOffset(zone, at) == off && (!found || at < best != later) {
 			best, found = at, true
 		}
 	}

@@ -68,8 +68,14 @@ func TestZoneExpressions(t *testing.T) {
 		{la, "TO_TIMESTAMP_LTZ(1730622600000, 3) = '2024-11-03 01:30:00'", "BOOLEAN NOT NULL true"},
 		{la, "TO_TIMESTAMP_LTZ(1710064800000, 3) >= '2024-03-10 02:30:00'", "BOOLEAN NOT NULL false"},
 		{sh, inst + " > TIMESTAMP '2020-10-10 00:00:00'", "error: comparing TIMESTAMP_LTZ(3) with TIMESTAMP(0) under"},
-		{sh, "TO_TIMESTAMP_LTZ('2020-10-10 00:00:01', 'yyyy-MM-dd HH:mm:ss')", "error: TO_TIMESTAMP_LTZ of a text under"},
-		{sh, "UNIX_TIMESTAMP('2020-10-10 00:00:01')", "error: UNIX_TIMESTAMP of a text under"},
+		// TO_TIMESTAMP_LTZ reads its text in UTC under any zone.
+		{sh, "TO_TIMESTAMP_LTZ('2020-10-10 00:00:01', 'yyyy-MM-dd HH:mm:ss')", "TIMESTAMP_LTZ(3) 2020-10-10T00:00:01Z"},
+		// UNIX_TIMESTAMP reads a wall clock in the zone as
+		// SimpleDateFormat does: a repeated one takes the later offset.
+		{sh, "UNIX_TIMESTAMP('2020-10-10 00:00:01')", "BIGINT NOT NULL 1602259201"},
+		{la, "UNIX_TIMESTAMP('2024-11-03 01:30:00')", "BIGINT NOT NULL 1730626200"},
+		{la, "UNIX_TIMESTAMP('2024-03-10 02:30:00')", "BIGINT NOT NULL 1710066600"},
+		{la, "UNIX_TIMESTAMP('2024-03-10 02:30:00+01:00', 'yyyy-MM-dd HH:mm:ssXXX')", "BIGINT NOT NULL 1710034200"},
 		// UTC given as a zone is no zone.
 		{time.UTC, "CAST(" + inst + " AS STRING)", "STRING NOT NULL 2020-10-09 16:00:01.000"},
 		{time.UTC, "FLOOR(" + inst + " TO DAY)", "TIMESTAMP_LTZ(3) NOT NULL 2020-10-09T00:00:00Z"},
@@ -139,6 +145,16 @@ func TestInstantMicros(t *testing.T) {
 		got := instantMicros(la, wall(tc.wall))
 		if want := inst(tc.instant); got != want {
 			t.Errorf("%s: instant %s, want %s", tc.wall, time.UnixMicro(got).UTC(), tc.instant)
+		}
+	}
+	for _, tc := range []struct{ wall, instant string }{
+		{"2024-11-03 01:30:00", "2024-11-03T09:30:00Z"}, // repeated: PST
+		{"2024-03-10 02:30:00", "2024-03-10T10:30:00Z"}, // skipped
+		{"2024-07-01 12:00:00", "2024-07-01T19:00:00Z"},
+	} {
+		got := calendarInstantMicros(la, wall(tc.wall))
+		if want := inst(tc.instant); got != want {
+			t.Errorf("calendar %s: instant %s, want %s", tc.wall, time.UnixMicro(got).UTC(), tc.instant)
 		}
 	}
 	for _, w := range []string{"2024-03-10 01:59:59", "2024-03-10 03:00:00", "2024-11-03 00:59:59", "2024-11-03 02:00:00"} {
