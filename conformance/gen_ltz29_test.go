@@ -56,6 +56,12 @@ func ltz29Cases() []genCase {
 		}
 	}
 	out = append(out, genCase{
+		name:   "ltz29-compare-timestamp-la",
+		header: []string{"mode: streaming", ltz29Table, "zone: " + losAngeles, "expect: ltz-compare-timestamp"},
+		query:  "SELECT id, rowtime > CAST(w AS TIMESTAMP(3)), rowtime = CAST(w AS TIMESTAMP(3)) FROM Z",
+		data:   map[string]string{"Z": ltz29Data},
+	})
+	out = append(out, genCase{
 		name:   "ltz29-parts-before-epoch-la",
 		header: []string{"mode: streaming", ltz29Table, "zone: " + losAngeles, "expect: before-epoch-millis"},
 		query:  ltz29Parts + " WHERE id = 7",

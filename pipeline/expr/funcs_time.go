@@ -11,8 +11,9 @@ import (
 	"github.com/etld/etld/pipeline/sql"
 )
 
-// Time functions. The session time zone is UTC, so TIMESTAMP and
-// TIMESTAMP_LTZ values read the same wall clock. Functions that parse text
+// Time functions. The session time zone is UTC unless the pipeline sets
+// local_time_zone (WithZone, zone.go): a TIMESTAMP_LTZ's fields and text
+// are its wall clock in that zone. Functions that parse text
 // return NULL for text that does not match, as Flink's do (UNIX_TIMESTAMP
 // returns Long.MIN_VALUE, as documented by Flink); a bad constant format
 // pattern is a plan error.

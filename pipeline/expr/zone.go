@@ -35,7 +35,7 @@ func zoneConv(from, to row.TypeID) bool {
 // UTC: a refusal at plan time rather than a silent wrong result. The
 // caller places it.
 func (c *compiler) unzonedErr(what string) error {
-	return fmt.Errorf("%s under local_time_zone %s is not supported yet: etld would compute it in UTC where Flink uses the session zone (ltz-zone-expressions)", what, c.zone.String())
+	return fmt.Errorf("%s under local_time_zone %s is not supported yet: Flink's rule for it in a session zone is not known (ltz-compare-timestamp); CAST the TIMESTAMP_LTZ to TIMESTAMP, or the TIMESTAMP to TIMESTAMP_LTZ, to say which is meant", what, c.zone.String())
 }
 
 // zoneOffset is the zone's offset from UTC at the instant us, in
