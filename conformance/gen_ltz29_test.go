@@ -39,6 +39,7 @@ var ltz29Queries = []struct{ name, query string }{
 	// and 8's fractions past the pattern are another matter (Flink reads
 	// them).
 	{"parse", "SELECT id, TO_TIMESTAMP_LTZ(w, 'yyyy-MM-dd HH:mm:ss'), UNIX_TIMESTAMP(w, 'yyyy-MM-dd HH:mm:ss'), UNIX_TIMESTAMP(w) FROM Z WHERE id NOT IN (2, 8)"},
+	{"json", "SELECT id, JSON_OBJECT('t' VALUE rowtime), JSON_ARRAY(rowtime), CAST(rowtime AS VARCHAR(10)), CONCAT('at ', CAST(rowtime AS STRING)) FROM Z WHERE id IN (1, 3, 5)"},
 	{"epoch", "SELECT id, EXTRACT(EPOCH FROM rowtime) FROM Z"},
 	{"roundtrip", "SELECT id, CAST(CAST(rowtime AS TIMESTAMP(3)) AS TIMESTAMP_LTZ(3)), CAST(CAST(rowtime AS STRING) AS TIMESTAMP_LTZ(3)) FROM Z"},
 }
