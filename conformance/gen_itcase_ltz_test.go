@@ -161,8 +161,7 @@ var itcaseLTZQueries = []struct {
 	{"dst-cumulate", losAngeles, []string{"DL"}, "SELECT window_start, window_end, COUNT(*), MAX(v) FROM TABLE(CUMULATE(TABLE DL, DESCRIPTOR(rowtime), INTERVAL '6' HOUR, INTERVAL '1' DAY)) GROUP BY window_start, window_end"},
 	{"dst-tvf-hour", losAngeles, []string{"DL"}, "SELECT ts, v, window_start, window_end, window_time FROM TABLE(TUMBLE(TABLE DL, DESCRIPTOR(rowtime), INTERVAL '1' HOUR))"},
 	{"dst-session", losAngeles, []string{"DL"}, "SELECT name, window_start, window_end, COUNT(*), SUM(v) FROM TABLE(SESSION(TABLE DL PARTITION BY name, DESCRIPTOR(rowtime), INTERVAL '1' HOUR)) GROUP BY name, window_start, window_end"},
-	// Expressions over a TIMESTAMP_LTZ under the zone: etld still
-	// converts in UTC (differences.go).
+	// Expressions over a TIMESTAMP_LTZ under the zone (converted there).
 	{"ltz-expr-zone", shanghai, []string{"WL"}, "SELECT ts, CAST(rowtime AS STRING), CAST(rowtime AS TIMESTAMP(3)), HOUR(rowtime), CAST(rowtime AS DATE) FROM WL WHERE i = 7"},
 	{"dst-rank-day", losAngeles, []string{"DL"}, "SELECT * FROM (SELECT window_start, window_end, name, SUM(v) AS sv, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY SUM(v) DESC) AS rn FROM TABLE(TUMBLE(TABLE DL, DESCRIPTOR(rowtime), INTERVAL '1' DAY)) GROUP BY window_start, window_end, name) WHERE rn <= 1"},
 }
@@ -181,9 +180,6 @@ func itcaseLTZCases() []genCase {
 			data[tb] = def[1]
 		}
 		h = append(h, "zone: "+q.zone)
-		if q.name == "ltz-expr-zone" {
-			h = append(h, "expect: ltz-zone-expressions")
-		}
 		out = append(out, genCase{name: "itcase29-" + q.name, header: h, query: q.query, data: data})
 	}
 	return out

@@ -466,3 +466,16 @@ func parseZone(s string) (offset, width int, ok bool) {
 	}
 	return off, w, true
 }
+
+// HasZone says whether the pattern reads a zone or offset (z, Z, X, x):
+// a text it parses names its instant itself; one without names a wall
+// clock that the caller places in its session zone.
+func (f Pattern) HasZone() bool {
+	for _, fl := range f {
+		switch fl.letter {
+		case 'z', 'Z', 'X', 'x':
+			return true
+		}
+	}
+	return false
+}

@@ -73,3 +73,27 @@ func FuzzDateFormat(f *testing.F) {
 		df.Parse(text)
 	})
 }
+
+// TestHasZone: only the zone and offset letters make a pattern name its
+// instant.
+func TestHasZone(t *testing.T) {
+	for _, tc := range []struct {
+		pattern string
+		want    bool
+	}{
+		{"yyyy-MM-dd HH:mm:ss", false},
+		{"yyyy-MM-dd'T'HH:mm:ss'Z'", false},
+		{"yyyy-MM-dd HH:mm:ssXXX", true},
+		{"yyyy-MM-dd HH:mm:ss Z", true},
+		{"yyyy-MM-dd HH:mm:ss z", true},
+		{"yyyy-MM-dd HH:mm:ssx", true},
+	} {
+		p, err := Compile(tc.pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.HasZone(); got != tc.want {
+			t.Errorf("%q: HasZone %v, want %v", tc.pattern, got, tc.want)
+		}
+	}
+}

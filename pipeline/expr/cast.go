@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/etld/etld/pipeline/row"
@@ -24,7 +25,7 @@ type castFunc func(v row.Value) (row.Value, error)
 // unit), BOOLEAN to a time, DATE to a number, BYTES to anything but STRING
 // and BYTES.
 func CanCast(from, to row.Type) bool {
-	_, err := castKernel(from, to)
+	_, err := castKernel(from, to, nil)
 	return err == nil
 }
 
@@ -37,7 +38,7 @@ func (c *compiler) cast(e *sql.Cast) (*node, error) {
 	if to.ID == row.Null {
 		return nil, errAt(e.TypeAt, "cannot CAST to %s", e.TypeText)
 	}
-	k, err := castKernel(x.t, to)
+	k, err := castKernel(x.t, to, c.zone)
 	if err != nil {
 		return nil, errAt(e.At, "%v", err)
 	}
@@ -88,7 +89,8 @@ func (c *compiler) cast(e *sql.Cast) (*node, error) {
 	return n, err
 }
 
-func castKernel(from, to row.Type) (castFunc, error) {
+// castKernel converts from to to in the session zone (nil for UTC).
+func castKernel(from, to row.Type, zone *time.Location) (castFunc, error) {
 	if from.ID == row.Null {
 		return func(row.Value) (row.Value, error) { return row.NullValue, nil }, nil
 	}
@@ -96,7 +98,10 @@ func castKernel(from, to row.Type) (castFunc, error) {
 		if sameShape(from, to) {
 			return func(v row.Value) (row.Value, error) { return v, nil }, nil
 		}
-		return castNested(from, to)
+		return castNested(from, to, zone)
+	}
+	if zone != nil && zoneConv(from.ID, to.ID) {
+		return zonedCast(from, to, zone)
 	}
 	var k castFunc
 	switch to.ID {

@@ -125,7 +125,17 @@ func compareDomain(a, b row.Type) (domain, error) {
 // constant against a number, BOOLEAN or time becomes that type (at plan
 // time, so a bad constant is a plan error), and DATE against a timestamp
 // becomes a timestamp.
-func comparable(l, r *node) (*node, *node, error) {
+func (c *compiler) comparable(l, r *node) (*node, *node, error) {
+	// A STRING constant converts to a TIMESTAMP_LTZ through castKernel
+	// below, in the session zone, as Flink's literal does (ltz29-compare-*).
+	// A TIMESTAMP or DATE against one is refused under a zone: Flink
+	// compares neither as the TIMESTAMP's instant there nor as the LTZ's
+	// wall clock at a DST overlap (2024-11-03 01:30 PST is neither equal
+	// to nor after the TIMESTAMP 01:30 in Los_Angeles), a rule not yet
+	// known.
+	if c.zone != nil && (l.t.ID == row.TimestampLTZ || r.t.ID == row.TimestampLTZ) && zoneConv(l.t.ID, r.t.ID) && l.t.ID != row.String && r.t.ID != row.String {
+		return nil, nil, c.unzonedErr("comparing " + typeName(l.t) + " with " + typeName(r.t))
+	}
 	conv := func(s, other *node) (*node, error) {
 		if !s.konst || s.t.ID != row.String || other.t.ID == row.String || other.t.ID == row.Null {
 			return s, nil
@@ -144,7 +154,7 @@ func comparable(l, r *node) (*node, *node, error) {
 		if s.val.IsNull() {
 			return constNode(s.e, to, row.NullValue), nil
 		}
-		k, err := castKernel(s.t, to)
+		k, err := castKernel(s.t, to, c.zone)
 		if err != nil {
 			return nil, err
 		}
@@ -196,11 +206,11 @@ func decimalScaleOf(s string) int {
 // comparison compiles l op r for the six comparison operators. The common
 // shapes, a column against a constant and a column against a column, get
 // closures that read the row directly.
-func comparison(op sql.BinaryOp, l, r *node) (evalFn, error) {
+func (c *compiler) comparison(op sql.BinaryOp, l, r *node) (evalFn, error) {
 	if l.t.ID.Nested() || r.t.ID.Nested() {
 		return nestedComparison(op, l, r)
 	}
-	l, r, err := comparable(l, r)
+	l, r, err := c.comparable(l, r)
 	if err != nil {
 		return nil, err
 	}
@@ -405,11 +415,11 @@ func (c *compiler) between(e *sql.Between) (*node, error) {
 	if e.Not {
 		lower, upper = sql.OpLt, sql.OpGt
 	}
-	a, err := comparison(lower, x, lo)
+	a, err := c.comparison(lower, x, lo)
 	if err != nil {
 		return nil, errAt(e.OpAt, "BETWEEN: %v", err)
 	}
-	b, err := comparison(upper, x, hi)
+	b, err := c.comparison(upper, x, hi)
 	if err != nil {
 		return nil, errAt(e.OpAt, "BETWEEN: %v", err)
 	}
@@ -455,7 +465,7 @@ func (c *compiler) inList(e *sql.InList) (*node, error) {
 	allConst := true
 	eqs := make([]evalFn, len(list))
 	for i, n := range list {
-		eq, err := comparison(sql.OpEq, x, n)
+		eq, err := c.comparison(sql.OpEq, x, n)
 		if err != nil {
 			return nil, errAt(n.e.Pos(), "IN: %v", err)
 		}
@@ -497,7 +507,7 @@ func (c *compiler) inSet(x *node, list []*node, neg bool) evalFn {
 	vals := make([]row.Value, 0, len(list))
 	var dom domain
 	for i, n := range list {
-		l, r, err := comparable(x, n)
+		l, r, err := c.comparable(x, n)
 		if err != nil {
 			return nil
 		}

@@ -37,6 +37,8 @@ type shiftOf struct {
 type compiler struct {
 	scope Scope
 	now   func() time.Time
+	// zone is the session time zone, nil for UTC (WithZone).
+	zone *time.Location
 	// clock names the first function read that reads the clock, "" if none.
 	clock string
 	subst func(sql.Expr) (int, row.Type, bool)
@@ -326,7 +328,7 @@ func (c *compiler) binary(e *sql.Binary) (*node, error) {
 	case sql.OpAnd, sql.OpOr:
 		return c.logic(e, l, r)
 	case sql.OpEq, sql.OpNe, sql.OpLt, sql.OpLe, sql.OpGt, sql.OpGe:
-		f, err := comparison(e.Op, l, r)
+		f, err := c.comparison(e.Op, l, r)
 		if err != nil {
 			return nil, errAt(e.OpAt, "%v", err)
 		}
@@ -360,7 +362,7 @@ func (c *compiler) coerce(n *node, t row.Type) (*node, error) {
 		// Same family, other length: no conversion needed.
 		return &node{t: t, eval: n.eval, konst: n.konst, val: n.val, col: n.col, e: n.e}, nil
 	}
-	k, err := castKernel(n.t, t)
+	k, err := castKernel(n.t, t, c.zone)
 	if err != nil {
 		return nil, err
 	}

@@ -8,7 +8,7 @@ import (
 // distinctFrom compiles a IS [NOT] DISTINCT FROM b: = on two non-NULL
 // values, and NULL is not distinct from NULL; never NULL itself.
 func (c *compiler) distinctFrom(e *sql.Binary, l, r *node) (*node, error) {
-	eq, err := comparison(sql.OpEq, l, r)
+	eq, err := c.comparison(sql.OpEq, l, r)
 	if err != nil {
 		return nil, errAt(e.OpAt, "%v", err)
 	}

@@ -53,12 +53,25 @@ func (c *compiler) buildFloorCeilTo(e *sql.Call, x *node, floor bool) (*node, er
 		return nil, errAt(e.UnitAt, "%s(x TO %s): unknown unit; use MILLENNIUM, CENTURY, DECADE, YEAR, QUARTER, MONTH, WEEK, DAY, HOUR, MINUTE, SECOND or MILLISECOND", e.Name, unit)
 	}
 	t := x.t
+	// Under a session zone Flink rounds a TIMESTAMP_LTZ to HOUR, DAY or a
+	// calendar unit on its wall clock there, shifting by the instant's
+	// own offset and back by the same (DateTimeUtils.timestampFloor and
+	// timestampCeil), not by the result's.
+	var zone *time.Location
+	if t.ID == row.TimestampLTZ && (ms == 0 || ms >= 3600000) {
+		zone = c.zone
+	}
 	switch t.ID {
 	case row.Null:
 		return nullNode(e, row.Type{ID: row.Timestamp, Precision: 3}, x), nil
 	case row.Timestamp, row.TimestampLTZ:
 		return c.fn1(e, t, x, func(v row.Value) (row.Value, error) {
 			m := floorDiv(v.Micros(), 1000)
+			var off int64
+			if zone != nil {
+				off = zoneOffset(zone, v.Micros()) / 1000
+				m += off
+			}
 			if !floor && ms == 1 && t.ID == row.Timestamp && v.Micros()%1000 != 0 {
 				m++ // TO MILLISECOND alone sees the microseconds, of a TIMESTAMP only
 			}
@@ -71,7 +84,7 @@ func (c *compiler) buildFloorCeilTo(e *sql.Call, x *node, floor bool) (*node, er
 			if t.ID == row.Timestamp {
 				return row.TimestampValue(m * 1000), nil
 			}
-			return row.TimestampLTZValue(m * 1000), nil
+			return row.TimestampLTZValue((m - off) * 1000), nil
 		})
 	case row.Date:
 		return c.fn1(e, t, x, func(v row.Value) (row.Value, error) {

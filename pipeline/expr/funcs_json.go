@@ -121,7 +121,7 @@ func buildJSONValue(c *compiler, e *sql.Call, args []*node) (*node, error) {
 	}
 	conv := func(v row.Value) (row.Value, error) { return v, nil }
 	if t.ID != row.String {
-		k, err := castKernel(row.Type{ID: row.String}, t)
+		k, err := castKernel(row.Type{ID: row.String}, t, c.zone)
 		if err != nil {
 			return nil, errAt(j.ReturningAt, "%v", err)
 		}
@@ -141,7 +141,7 @@ func buildJSONValue(c *compiler, e *sql.Call, args []*node) (*node, error) {
 		if d.t.ID == row.Null {
 			return nullEval(d), nil
 		}
-		k, err := castKernel(d.t, t)
+		k, err := castKernel(d.t, t, c.zone)
 		if err != nil {
 			return nil, errAt(d.e.Pos(), "JSON_VALUE DEFAULT: %v", err)
 		}

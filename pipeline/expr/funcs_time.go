@@ -11,8 +11,9 @@ import (
 	"github.com/etld/etld/pipeline/sql"
 )
 
-// Time functions. The session time zone is UTC, so TIMESTAMP and
-// TIMESTAMP_LTZ values read the same wall clock. Functions that parse text
+// Time functions. The session time zone is UTC unless the pipeline sets
+// local_time_zone (WithZone, zone.go): a TIMESTAMP_LTZ's fields and text
+// are its wall clock in that zone. Functions that parse text
 // return NULL for text that does not match, as Flink's do (UNIX_TIMESTAMP
 // returns Long.MIN_VALUE, as documented by Flink); a bad constant format
 // pattern is a plan error.
@@ -60,13 +61,19 @@ func buildNow(id row.TypeID) builder {
 	return func(c *compiler, e *sql.Call, args []*node) (*node, error) {
 		t := row.Type{ID: id, Precision: 3, NotNull: true}
 		now := c.now
+		// LOCALTIMESTAMP and CURRENT_DATE read the wall clock in the
+		// session zone; CURRENT_TIMESTAMP is the instant itself.
+		wall := nowMicros
+		if zone := c.zone; zone != nil && id != row.TimestampLTZ {
+			wall = func(now func() time.Time) int64 { return localMicros(zone, nowMicros(now)) }
+		}
 		if id == row.Date {
 			t.Precision = 0
 			return c.volatile(e, t, func(row.Row) (row.Value, error) {
-				return row.DateValue(int32(floorDiv(nowMicros(now), microsPerDay))), nil
+				return row.DateValue(int32(floorDiv(wall(now), microsPerDay))), nil
 			}), nil
 		}
-		return c.volatile(e, t, func(row.Row) (row.Value, error) { return tsValue(id, nowMicros(now)), nil }), nil
+		return c.volatile(e, t, func(row.Row) (row.Value, error) { return tsValue(id, wall(now)), nil }), nil
 	}
 }
 
@@ -76,7 +83,11 @@ func buildNow(id row.TypeID) builder {
 func buildCurrentTime(c *compiler, e *sql.Call, args []*node) (*node, error) {
 	t := row.Type{ID: row.Time, NotNull: true}
 	now := c.now
+	zone := c.zone
 	return c.volatile(e, t, func(row.Row) (row.Value, error) {
+		if zone != nil {
+			return row.TimeOfTimestamp(localMicros(zone, nowMicros(now))), nil
+		}
 		return row.TimeOfTimestamp(nowMicros(now)), nil
 	}), nil
 }
@@ -151,6 +162,8 @@ func buildToTimestampLTZ(c *compiler, e *sql.Call, args []*node) (*node, error) 
 		if err := check(e, args, "a STRING", isStringy); err != nil {
 			return nil, err
 		}
+		// The text is read in UTC whatever the session zone, as Flink
+		// documents and does (ltz29-parse-*).
 		return c.withFormat(e, args, t, func(x row.Value, df javatime.Pattern) (row.Value, error) {
 			tm, err := df.Parse(x.Str())
 			if err != nil {
@@ -311,6 +324,11 @@ func buildDateFormat(c *compiler, e *sql.Call, args []*node) (*node, error) {
 	if err := check(e, args, "a STRING", isStringy, 1); err != nil {
 		return nil, err
 	}
+	if x.t.ID == row.TimestampLTZ && c.zone != nil {
+		// Flink formats the instant's wall clock in the session zone.
+		x = c.wallOf(x)
+		args = append([]*node{x}, args[1:]...)
+	}
 	t := row.Type{ID: row.String, NotNull: allNotNull(args...) && x.t.ID != row.String}
 	isText := x.t.ID == row.String
 	return c.withFormat(e, args, t, func(v row.Value, df javatime.Pattern) (row.Value, error) {
@@ -343,10 +361,16 @@ func buildUnixTimestamp(c *compiler, e *sql.Call, args []*node) (*node, error) {
 		return nil, err
 	}
 	t.NotNull = allNotNull(args...)
+	zone := c.zone
 	return c.withFormat(e, args, t, func(x row.Value, df javatime.Pattern) (row.Value, error) {
 		tm, err := df.Parse(x.Str())
 		if err != nil {
 			return row.BigIntValue(math.MinInt64), nil
+		}
+		if zone != nil && !df.HasZone() {
+			// A text without an offset is a wall clock in the session
+			// zone, read as SimpleDateFormat reads it (ltz29-parse-la).
+			return row.BigIntValue(floorDiv(calendarInstantMicros(zone, tm.UnixMicro()), 1_000_000)), nil
 		}
 		return row.BigIntValue(tm.Unix()), nil
 	})
@@ -362,9 +386,16 @@ func buildFromUnixtime(c *compiler, e *sql.Call, args []*node) (*node, error) {
 		return nil, err
 	}
 	t := strType(args...)
+	zone := c.zone
 	return c.withFormat(e, args, t, func(x row.Value, df javatime.Pattern) (row.Value, error) {
 		var buf [64]byte
-		return row.StringValue(string(df.Format(buf[:0], time.Unix(x.Int64(), 0).UTC()))), nil
+		s := x.Int64()
+		if zone != nil {
+			// The wall clock of the instant in the session zone, as
+			// Flink's fromUnixtime formats it.
+			s = localMicros(zone, s*1_000_000) / 1_000_000
+		}
+		return row.StringValue(string(df.Format(buf[:0], time.Unix(s, 0).UTC()))), nil
 	})
 }
 
@@ -428,6 +459,12 @@ func (c *compiler) partNode(e sql.Expr, unit string, unitAt sql.Pos, x *node) (*
 	f, needsTime, ok := datePart(unit)
 	if !ok {
 		return nil, errAt(unitAt, "unknown time unit %s", unit)
+	}
+	if x.t.ID == row.TimestampLTZ && c.zone != nil {
+		// The field of the instant's wall clock in the session zone, as
+		// Flink reads it (the LTZ converted to a TIMESTAMP there; EPOCH
+		// too: the wall clock's seconds, ltz29-epoch-*).
+		x = c.wallOf(x)
 	}
 	switch {
 	case x.t.ID == row.Null:

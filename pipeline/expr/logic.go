@@ -152,7 +152,7 @@ func (c *compiler) caseExpr(e *sql.Case) (*node, error) {
 			return nil, err
 		}
 		if operand != nil {
-			f, err := comparison(sql.OpEq, operand, cond)
+			f, err := c.comparison(sql.OpEq, operand, cond)
 			if err != nil {
 				return nil, errAt(w.Cond.Pos(), "CASE: %v", err)
 			}
@@ -288,7 +288,7 @@ func (c *compiler) ifFunc(e *sql.Call, args []*node) (*node, error) {
 
 // nullif is NULL when a = b, else a.
 func (c *compiler) nullif(e *sql.Call, args []*node) (*node, error) {
-	eq, err := comparison(sql.OpEq, args[0], args[1])
+	eq, err := c.comparison(sql.OpEq, args[0], args[1])
 	if err != nil {
 		return nil, errAt(e.At, "NULLIF: %v", err)
 	}

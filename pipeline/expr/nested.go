@@ -3,6 +3,7 @@ package expr
 import (
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/sql"
@@ -355,10 +356,10 @@ func nestedComparison(op sql.BinaryOp, l, r *node) (evalFn, error) {
 
 // castNested converts a composite value item by item: ARRAY to ARRAY, MAP
 // to MAP, ROW to ROW of as many fields (Flink matches them by position).
-func castNested(from, to row.Type) (castFunc, error) {
+func castNested(from, to row.Type, zone *time.Location) (castFunc, error) {
 	var kernels []castFunc
 	add := func(a, b row.Type) error {
-		k, err := castKernel(a, b)
+		k, err := castKernel(a, b, zone)
 		if err != nil {
 			return err
 		}

@@ -253,7 +253,7 @@ func (a *aggPlan) firstCalc() (*Node, error) {
 	var keyNames []string
 	keys := make([]int, len(a.keyExprs))
 	for i, k := range a.keyExprs {
-		c, err := compileExpr(k, in.Schema, s.table)
+		c, err := compileExpr(a.q.zone(), k, in.Schema, s.table)
 		if err != nil {
 			return nil, err
 		}
@@ -319,7 +319,7 @@ func (a *aggPlan) firstCalc() (*Node, error) {
 			w = *s.windowSpec
 		}
 		tc := in.Schema.Fields[w.TimeCol]
-		c, err := compileExpr(&sql.ColumnRef{Column: sql.Ident{Name: tc.Name, Quoted: true}}, in.Schema, s.table)
+		c, err := compileExpr(a.q.zone(), &sql.ColumnRef{Column: sql.Ident{Name: tc.Name, Quoted: true}}, in.Schema, s.table)
 		if err != nil {
 			return nil, err
 		}

@@ -3,6 +3,7 @@ package plan
 import (
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/etld/etld/pipeline/expr"
 	"github.com/etld/etld/pipeline/row"
@@ -15,7 +16,7 @@ import (
 // FILTER condition) through addArg, which returns the column.
 func (q *queryBuilder) aggCall(c *sql.Call, schema row.Schema, table string, addArg func(*expr.Compiled, string) int) (aggop.AggCall, error) {
 	name := strings.ToUpper(c.Name)
-	filter, err := aggFilter(c, schema, table)
+	filter, err := aggFilter(q.zone(), c, schema, table)
 	if err != nil {
 		return aggop.AggCall{}, err
 	}
@@ -50,14 +51,14 @@ func (q *queryBuilder) aggCall(c *sql.Call, schema row.Schema, table string, add
 		if c.Filter != nil {
 			return aggop.AggCall{}, errAt(c.FilterAt, "FILTER after %s is not allowed (Flink's parser refuses it); filter in WHERE or a subquery", name)
 		}
-		call, err := jsonAggCall(c, name, schema, table, addArg)
+		call, err := jsonAggCall(q.zone(), c, name, schema, table, addArg)
 		if err != nil {
 			return aggop.AggCall{}, err
 		}
 		return withFilter(call), nil
 	}
 	if name == "PERCENTILE" {
-		call, err := percentileCall(c, schema, table, addArg)
+		call, err := percentileCall(q.zone(), c, schema, table, addArg)
 		if err != nil {
 			return aggop.AggCall{}, err
 		}
@@ -76,7 +77,7 @@ func (q *queryBuilder) aggCall(c *sql.Call, schema row.Schema, table string, add
 		}
 		return aggop.AggCall{}, errAt(c.At, "%s takes one argument, got %d", name, len(c.Args))
 	}
-	arg, err := compileExpr(c.Args[0], schema, table)
+	arg, err := compileExpr(q.zone(), c.Args[0], schema, table)
 	if err != nil {
 		return aggop.AggCall{}, err
 	}
@@ -92,14 +93,14 @@ func (q *queryBuilder) aggCall(c *sql.Call, schema row.Schema, table string, add
 }
 
 // aggFilter compiles an aggregate call's FILTER (WHERE ...), nil for none.
-func aggFilter(c *sql.Call, schema row.Schema, table string) (*expr.Compiled, error) {
+func aggFilter(zone *time.Location, c *sql.Call, schema row.Schema, table string) (*expr.Compiled, error) {
 	if c.Filter == nil {
 		return nil, nil
 	}
 	if containsAgg(c.Filter) {
 		return nil, errAt(c.Filter.Pos(), "aggregate functions cannot be nested in FILTER (WHERE ...)")
 	}
-	f, err := compileExpr(c.Filter, schema, table)
+	f, err := compileExpr(zone, c.Filter, schema, table)
 	if err != nil {
 		return nil, err
 	}
@@ -182,7 +183,7 @@ func setAggFunc(call *aggop.AggCall, name string, c *sql.Call, argType row.Type)
 // out by default and reads 'null' for one under NULL ON NULL;
 // JSON_OBJECTAGG writes them as null by default and reads ROW(k, k's
 // JSON text, v's JSON text).
-func jsonAggCall(c *sql.Call, name string, schema row.Schema, table string, addArg func(*expr.Compiled, string) int) (aggop.AggCall, error) {
+func jsonAggCall(zone *time.Location, c *sql.Call, name string, schema row.Schema, table string, addArg func(*expr.Compiled, string) int) (aggop.AggCall, error) {
 	if c.Distinct {
 		return aggop.AggCall{}, errAt(c.At, "%s(DISTINCT ...) is not allowed (Flink's parser refuses it too)", name)
 	}
@@ -202,7 +203,7 @@ func jsonAggCall(c *sql.Call, name string, schema row.Schema, table string, addA
 		if len(c.Args) != 2 {
 			return aggop.AggCall{}, errAt(c.At, "JSON_OBJECTAGG takes one KEY k VALUE v pair")
 		}
-		k, err := compileExpr(c.Args[0], schema, table)
+		k, err := compileExpr(zone, c.Args[0], schema, table)
 		if err != nil {
 			return aggop.AggCall{}, err
 		}
@@ -212,7 +213,7 @@ func jsonAggCall(c *sql.Call, name string, schema row.Schema, table string, addA
 		arg = &sql.Call{At: c.At, Name: "ROW", Args: []sql.Expr{c.Args[0], text(c.Args[0]), text(c.Args[1])}}
 		call = aggop.AggCall{Func: aggop.JSONObjectAgg, KeepNulls: onNull != "ABSENT"}
 	}
-	comp, err := compileExpr(arg, schema, table)
+	comp, err := compileExpr(zone, arg, schema, table)
 	if err != nil {
 		return aggop.AggCall{}, err
 	}
@@ -243,18 +244,18 @@ func mergeableAggs(calls []*sql.Call, aggs []aggop.AggCall, kind windowop.Window
 // DOUBLE (Flink's accumulator keeps doubles) and p, a constant in [0, 1].
 // The array of percentages and the frequency argument are not supported
 // yet.
-func percentileCall(c *sql.Call, schema row.Schema, table string, addArg func(*expr.Compiled, string) int) (aggop.AggCall, error) {
+func percentileCall(zone *time.Location, c *sql.Call, schema row.Schema, table string, addArg func(*expr.Compiled, string) int) (aggop.AggCall, error) {
 	if len(c.Args) != 2 {
 		return aggop.AggCall{}, errAt(c.At, "PERCENTILE takes a value and one percentage (the frequency argument is not supported yet), got %d arguments", len(c.Args))
 	}
-	x, err := compileExpr(c.Args[0], schema, table)
+	x, err := compileExpr(zone, c.Args[0], schema, table)
 	if err != nil {
 		return aggop.AggCall{}, err
 	}
 	if !x.Type.ID.Numeric() {
 		return aggop.AggCall{}, errAt(c.Args[0].Pos(), "PERCENTILE needs a numeric value, got %s", x.Type)
 	}
-	p, err := compileExpr(c.Args[1], schema, table)
+	p, err := compileExpr(zone, c.Args[1], schema, table)
 	if err != nil {
 		return aggop.AggCall{}, err
 	}
@@ -269,7 +270,7 @@ func percentileCall(c *sql.Call, schema row.Schema, table string, addArg func(*e
 		return aggop.AggCall{}, errAt(c.At, "PERCENTILE(DISTINCT ...) is not supported")
 	}
 	arg := &sql.Cast{At: c.Args[0].Pos(), X: c.Args[0], Type: row.Of(row.Double), TypeText: "DOUBLE"}
-	comp, err := compileExpr(arg, schema, table)
+	comp, err := compileExpr(zone, arg, schema, table)
 	if err != nil {
 		return aggop.AggCall{}, err
 	}

@@ -28,7 +28,7 @@ func TestEventTimeShifted(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		comp, err := compileExpr(e, schema, "events")
+		comp, err := compileExpr(nil, e, schema, "events")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -90,7 +90,7 @@ func (q *queryBuilder) userAggCall(c *sql.Call, name string, schema row.Schema, 
 	}
 	types := make([]row.Type, len(c.Args))
 	for i, a := range c.Args {
-		comp, err := compileExpr(a, schema, table)
+		comp, err := compileExpr(q.zone(), a, schema, table)
 		if err != nil {
 			return aggop.AggCall{}, err
 		}
@@ -108,7 +108,7 @@ func (q *queryBuilder) userAggCall(c *sql.Call, name string, schema row.Schema, 
 		}
 	}
 	packed := &sql.Call{At: c.At, Name: "ROW", Args: args}
-	comp, err := compileExpr(packed, schema, table)
+	comp, err := compileExpr(q.zone(), packed, schema, table)
 	if err != nil {
 		return aggop.AggCall{}, err
 	}

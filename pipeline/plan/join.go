@@ -220,7 +220,7 @@ func (q *queryBuilder) joinScope(j *sql.Join) (*scope, error) {
 	}
 	s.node = withoutKeyCols(n, lw, right.Schema.Len())
 	if common != nil || li != nil {
-		return usingScope(s, natural, common, li, ri, cols, lw)
+		return usingScope(q.zone(), s, natural, common, li, ri, cols, lw)
 	}
 	return s, nil
 }
@@ -259,7 +259,7 @@ func (q *queryBuilder) joinCondition(n *Node, s *scope, cond sql.Expr, kind join
 	var res sql.Expr
 	if len(residual) > 0 {
 		res = andAll(residual)
-		c, err := compileExpr(res, n.Schema, "join")
+		c, err := compileExpr(q.zone(), res, n.Schema, "join")
 		if err != nil {
 			return err
 		}

@@ -58,7 +58,7 @@ func (q *queryBuilder) pushJoinFilters(s *scope, where sql.Expr) (sql.Expr, erro
 		if side == 1 {
 			u = rightNames(u, n.Schema, n.Inputs[1].Schema, lw)
 		}
-		cc, err := compileExpr(u, n.Inputs[side].Schema, s.table)
+		cc, err := compileExpr(q.zone(), u, n.Inputs[side].Schema, s.table)
 		if err != nil || cc.Clock != "" || (cc.Type.ID != row.Boolean && cc.Type.ID != row.Null) {
 			// Left as it was: the WHERE's own compile reports what is
 			// wrong with it, as it would without the pushdown.
@@ -73,7 +73,7 @@ func (q *queryBuilder) pushJoinFilters(s *scope, where sql.Expr) (sql.Expr, erro
 		}
 		cond := andAll(conds)
 		in := n.Inputs[side]
-		c, err := compileExpr(cond, in.Schema, s.table)
+		c, err := compileExpr(q.zone(), cond, in.Schema, s.table)
 		if err != nil {
 			return nil, err
 		}

@@ -150,7 +150,7 @@ func (q *queryBuilder) intervalJoin(n *Node, js *joinop.JoinSpec, residual []sql
 	var residualReads []int
 	if len(rest) > 0 {
 		res := andAll(rest)
-		c, err := compileExpr(res, n.Schema, "join")
+		c, err := compileExpr(q.zone(), res, n.Schema, "join")
 		if err != nil {
 			return true, err
 		}

@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/etld/etld/pipeline/expr"
 	"github.com/etld/etld/pipeline/row"
@@ -118,15 +119,15 @@ func sideOf(e sql.Expr, joined row.Schema, lw int) int {
 func (q *queryBuilder) keyCols(n *Node, js *joinop.JoinSpec, keys []joinKey) (texts []string, err error) {
 	left, right := n.Inputs[0], n.Inputs[1]
 	lw := left.Schema.Len()
-	side := [2]*keySide{{in: left}, {in: right}}
+	side := [2]*keySide{{in: left, zone: q.zone()}, {in: right, zone: q.zone()}}
 	var nullSafe []bool
 	for _, k := range keys {
-		lc, err := compileExpr(k.l, left.Schema, "join")
+		lc, err := compileExpr(q.zone(), k.l, left.Schema, "join")
 		if err != nil {
 			return nil, err
 		}
 		re := rightNames(k.r, n.Schema, right.Schema, lw)
-		rc, err := compileExpr(re, right.Schema, "join")
+		rc, err := compileExpr(q.zone(), re, right.Schema, "join")
 		if err != nil {
 			return nil, err
 		}
@@ -186,7 +187,9 @@ func rightNames(e sql.Expr, joined, right row.Schema, lw int) sql.Expr {
 
 // keySide gathers the key columns one input gains.
 type keySide struct {
-	in    *Node
+	in *Node
+	// zone is the session zone the key expressions compile in.
+	zone  *time.Location
 	extra []keyExtra
 }
 
@@ -208,7 +211,7 @@ func (s *keySide) column(e sql.Expr, c *expr.Compiled, t row.Type) (int, error) 
 		e = &sql.Cast{At: e.Pos(), X: e, Type: cast, TypeText: cast.String()}
 		text = fmt.Sprintf("CAST(%s AS %s)", text, cast.Nullable())
 		var err error
-		if c, err = compileExpr(e, s.in.Schema, "join"); err != nil {
+		if c, err = compileExpr(s.zone, e, s.in.Schema, "join"); err != nil {
 			return 0, err
 		}
 	}
@@ -230,7 +233,7 @@ func (s *keySide) node() *Node {
 	colMap := make([]int, w)
 	taken := map[string]bool{}
 	for i, f := range in.Schema.Fields {
-		c, _ := compileExpr(&sql.ColumnRef{Column: sql.Ident{Name: f.Name, Quoted: true}}, in.Schema, "join")
+		c, _ := compileExpr(s.zone, &sql.ColumnRef{Column: sql.Ident{Name: f.Name, Quoted: true}}, in.Schema, "join")
 		fields = append(fields, f)
 		project = append(project, c)
 		texts = append(texts, f.Name)

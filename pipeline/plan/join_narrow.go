@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/etld/etld/pipeline/expr"
 	"github.com/etld/etld/pipeline/row"
@@ -68,7 +69,7 @@ func (p *Plan) narrowJoins(nodes []*Node) {
 		if !narrowed || len(keep[0]) == 0 || len(keep[1]) == 0 {
 			continue
 		}
-		if err := narrowJoin(n, j, keep, at, readers); err != nil {
+		if err := narrowJoin(p.Spec.Zone, n, j, keep, at, readers); err != nil {
 			continue // the join is left as it was: correct, only wider
 		}
 	}
@@ -77,7 +78,7 @@ func (p *Plan) narrowJoins(nodes []*Node) {
 // narrowJoin puts a picking Calc under each input of n that keep
 // narrows and renumbers the join onto the narrowed rows; on an error
 // (the residual does not compile again) n is left unchanged.
-func narrowJoin(n *Node, j *joinOp, keep, at [2][]int, readers map[*Node]int) error {
+func narrowJoin(zone *time.Location, n *Node, j *joinOp, keep, at [2][]int, readers map[*Node]int) error {
 	js := *j.join
 	lw, rw := js.LeftWidth, js.RightWidth
 	nlw := len(keep[0])
@@ -102,7 +103,7 @@ func narrowJoin(n *Node, j *joinOp, keep, at [2][]int, readers map[*Node]int) er
 				fields = append(fields, n.Schema.Fields[side*lw+c])
 			}
 		}
-		c, err := compileExpr(j.residualSrc, row.NewSchema(fields...), "join")
+		c, err := compileExpr(zone, j.residualSrc, row.NewSchema(fields...), "join")
 		if err != nil {
 			return err
 		}

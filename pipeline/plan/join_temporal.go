@@ -98,7 +98,7 @@ func (q *queryBuilder) temporalJoin(n *Node, s *scope, j *sql.Join, ref *sql.Tab
 	where := strings.Join(keyTexts, ", ")
 	if len(residual) > 0 {
 		res := andAll(residual)
-		c, err := compileExpr(res, n.Schema, "join")
+		c, err := compileExpr(q.zone(), res, n.Schema, "join")
 		if err != nil {
 			return err
 		}

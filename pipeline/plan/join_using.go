@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/etld/etld/pipeline/expr"
 	"github.com/etld/etld/pipeline/row"
@@ -99,7 +100,7 @@ func usingOn(at sql.Pos, names []string, li, ri []int, cols []scopeCol) (sql.Exp
 
 // usingScope puts the Calc of Calcite's columns over the join n (whose
 // columns are cols, lw of them the left input's) and returns its scope.
-func usingScope(s *scope, natural bool, names []string, li, ri []int, cols []scopeCol, lw int) (*scope, error) {
+func usingScope(zone *time.Location, s *scope, natural bool, names []string, li, ri []int, cols []scopeCol, lw int) (*scope, error) {
 	n := s.node
 	common := map[int]bool{}
 	for k := range names {
@@ -130,7 +131,7 @@ func usingScope(s *scope, natural bool, names []string, li, ri []int, cols []sco
 	for k, name := range names {
 		lf, rf := n.Schema.Fields[cols[li[k]].idx].Name, n.Schema.Fields[cols[ri[k]].idx].Name
 		ref := func(f string) sql.Expr { return &sql.ColumnRef{Column: sql.Ident{Name: f, Quoted: true}} }
-		c, err := compileExpr(&sql.Call{Name: "COALESCE", Args: []sql.Expr{ref(lf), ref(rf)}}, n.Schema, s.table)
+		c, err := compileExpr(zone, &sql.Call{Name: "COALESCE", Args: []sql.Expr{ref(lf), ref(rf)}}, n.Schema, s.table)
 		if err != nil {
 			return nil, err
 		}

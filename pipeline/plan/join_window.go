@@ -206,7 +206,7 @@ func (q *queryBuilder) windowJoin(n *Node, js *joinop.JoinSpec, residual []sql.E
 	}
 	if len(residual) > 0 {
 		res := andAll(residual)
-		c, err := compileExpr(res, n.Schema, "join")
+		c, err := compileExpr(q.zone(), res, n.Schema, "join")
 		if err != nil {
 			return true, err
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/row"
@@ -95,7 +96,7 @@ func (q *queryBuilder) lookupJoin(j *sql.Join) (s *scope, ok bool, err error) {
 		return nil, true, err
 	}
 	if len(computed) > 0 {
-		rightKeys, keyTexts, err = probeKeyCols(node, root, &spec, computed, rightKeys, keyTexts)
+		rightKeys, keyTexts, err = probeKeyCols(q.zone(), node, root, &spec, computed, rightKeys, keyTexts)
 		if err != nil {
 			return nil, true, err
 		}
@@ -107,7 +108,7 @@ func (q *queryBuilder) lookupJoin(j *sql.Join) (s *scope, ok bool, err error) {
 	label := fmt.Sprintf("LookupJoin(table=[%s], joinType=[%s], lookup=[%s]", tab.Name, kind, strings.Join(keyTexts, ", "))
 	if len(residual) > 0 {
 		res := andAll(residual)
-		c, err := compileExpr(res, node.Schema, "join")
+		c, err := compileExpr(q.zone(), res, node.Schema, "join")
 		if err != nil {
 			return nil, true, err
 		}
@@ -214,12 +215,12 @@ func lookupKeys(on sql.Expr, node, root *Node, spec *joinop.LookupJoinSpec) (rig
 // to the probe input, as Flink's lookup join computes them below it; the
 // expression must have the looked-up column's type. It widens node's
 // schema by those columns, after the probe's, and adds the keys to spec.
-func probeKeyCols(node, root *Node, spec *joinop.LookupJoinSpec, keys []joinKey, rightKeys []int, keyTexts []string) ([]int, []string, error) {
+func probeKeyCols(zone *time.Location, node, root *Node, spec *joinop.LookupJoinSpec, keys []joinKey, rightKeys []int, keyTexts []string) ([]int, []string, error) {
 	left := node.Input
 	lw := left.Schema.Len()
-	side := &keySide{in: left}
+	side := &keySide{in: left, zone: zone}
 	for _, k := range keys {
-		c, err := compileExpr(k.l, left.Schema, "join")
+		c, err := compileExpr(zone, k.l, left.Schema, "join")
 		if err != nil {
 			return nil, nil, err
 		}

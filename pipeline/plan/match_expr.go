@@ -30,7 +30,7 @@ func (mp *matchPlan) compile(e sql.Expr, cur int) (*matchop.Expr, *expr.Compiled
 		return nil, nil, x.bad
 	}
 	schema := row.NewSchema(append(append([]row.Field(nil), mp.in.Schema.Fields...), x.fields...)...)
-	c, err := compileExpr(out, schema, "")
+	c, err := compileExpr(mp.q.zone(), out, schema, "")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -172,7 +172,7 @@ func (x *matchExpr) navArg(e sql.Expr) (int, sql.Expr) {
 // nav adds a navigation reading arg (an expression over the input row)
 // and returns the reference to its value.
 func (x *matchExpr) nav(n matchop.Nav, arg sql.Expr, at sql.Pos) sql.Expr {
-	c, err := compileExpr(arg, x.mp.in.Schema, "")
+	c, err := compileExpr(x.mp.q.zone(), arg, x.mp.in.Schema, "")
 	if err != nil {
 		x.fail(err)
 		return arg

@@ -26,7 +26,7 @@ func (q *queryBuilder) sortOf(n *Node, keys []*sql.OrderItem, qu *sql.Query) (*N
 	spec := make([]rankop.SortKey, len(keys))
 	texts := make([]string, len(keys))
 	for i, k := range keys {
-		c, err := compileExpr(k.X, n.Schema, "")
+		c, err := compileExpr(q.zone(), k.X, n.Schema, "")
 		if err != nil {
 			return nil, err
 		}

@@ -166,7 +166,7 @@ func (o *overPlan) firstColumns() error {
 	s, in := o.s, o.in
 	w := o.overs[0].Window
 	for _, f := range in.Schema.Fields {
-		c, err := compileExpr(&sql.ColumnRef{Column: sql.Ident{Name: f.Name, Quoted: true}}, in.Schema, s.table)
+		c, err := compileExpr(o.q.zone(), &sql.ColumnRef{Column: sql.Ident{Name: f.Name, Quoted: true}}, in.Schema, s.table)
 		if err != nil {
 			return err
 		}
@@ -179,7 +179,7 @@ func (o *overPlan) firstColumns() error {
 		if err != nil {
 			return err
 		}
-		c, err := compileExpr(k, in.Schema, s.table)
+		c, err := compileExpr(o.q.zone(), k, in.Schema, s.table)
 		if err != nil {
 			return err
 		}

@@ -138,7 +138,7 @@ func (q *queryBuilder) rowFuncCall(c *sql.Call, schema row.Schema, table string,
 	if len(c.Args) < 1 || len(c.Args) > 3 || c.Distinct || c.Star || c.Filter != nil {
 		return l, row.Type{}, errAt(c.At, "%s takes (value [, offset [, default]])", name)
 	}
-	arg, err := compileExpr(c.Args[0], schema, table)
+	arg, err := compileExpr(q.zone(), c.Args[0], schema, table)
 	if err != nil {
 		return l, row.Type{}, err
 	}
@@ -154,7 +154,7 @@ func (q *queryBuilder) rowFuncCall(c *sql.Call, schema row.Schema, table string,
 	typ := arg.Type
 	typ.NotNull = false
 	if len(c.Args) > 2 {
-		d, err := compileExpr(&sql.Cast{At: c.Args[2].Pos(), X: c.Args[2], Type: arg.Type, TypeText: arg.Type.String()}, schema, table)
+		d, err := compileExpr(q.zone(), &sql.Cast{At: c.Args[2].Pos(), X: c.Args[2], Type: arg.Type, TypeText: arg.Type.String()}, schema, table)
 		if err != nil {
 			return l, row.Type{}, errAt(c.Args[2].Pos(), "%s's default must have the value's type %s: %v", name, arg.Type, err)
 		}

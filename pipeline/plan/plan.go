@@ -471,7 +471,7 @@ func (b *builder) compileText(s *spec.SQL, path string, schema row.Schema, table
 }
 
 func (b *builder) compileParsed(e sql.Expr, s *spec.SQL, path string, schema row.Schema, table string) (*expr.Compiled, error) {
-	c, err := compileExpr(e, schema, table)
+	c, err := compileExpr(b.plan.Spec.Zone, e, schema, table)
 	if err != nil {
 		b.sqlError(s, path, err)
 		return nil, err

@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/etld/etld/pipeline/expr"
 	"github.com/etld/etld/pipeline/row"
@@ -101,7 +102,7 @@ func (q *queryBuilder) from(f sql.FromItem) (*scope, error) {
 	case *sql.LateralTable:
 		return q.lateralScope(f)
 	case *sql.Values:
-		return valuesScope(f)
+		return valuesScope(q.zone(), f)
 	case *sql.Join:
 		return q.joinScope(f)
 	case *sql.MatchRecognize:
@@ -297,7 +298,7 @@ func (q *queryBuilder) compile(e sql.Expr, s *scope, schema row.Schema) (*expr.C
 	if err != nil {
 		return nil, err
 	}
-	c, err := compileCalcExpr(e, schema, s.table)
+	c, err := compileCalcExpr(q.zone(), e, schema, s.table)
 	if err != nil || c.WatermarkOf == nil {
 		return c, err
 	}
@@ -397,6 +398,7 @@ func (q *queryBuilder) compileFilter(e sql.Expr, s *scope, schema row.Schema) (*
 // Calc node.
 func (q *queryBuilder) projection(items []*sql.SelectItem, s *scope, in *Node, filter *expr.Compiled, where sql.Expr) (*Node, error) {
 	p := newProjector(in, len(items))
+	p.zone = q.zone()
 	for i, it := range items {
 		var err error
 		if star, ok := it.Expr.(*sql.Star); ok {
@@ -434,6 +436,7 @@ func (q *queryBuilder) projection(items []*sql.SelectItem, s *scope, in *Node, f
 // (identity).
 type projector struct {
 	in       *Node
+	zone     *time.Location // the session zone (compileExpr)
 	fields   []row.Field
 	project  []*expr.Compiled
 	texts    []string

@@ -17,7 +17,7 @@ func (p *projector) star(star *sql.Star, s *scope) error {
 		if !starCovers(star, s, j) {
 			continue
 		}
-		c, err := compileExpr(&sql.ColumnRef{Column: sql.Ident{Name: f.Name, Quoted: true}}, in.Schema, s.table)
+		c, err := compileExpr(p.zone, &sql.ColumnRef{Column: sql.Ident{Name: f.Name, Quoted: true}}, in.Schema, s.table)
 		if err != nil {
 			return err
 		}

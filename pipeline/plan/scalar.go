@@ -118,10 +118,10 @@ func (q *queryBuilder) scalarJoin(s *scope, sq *sql.ScalarQuery, k int) (sql.Exp
 		// No correlation: every row meets the subquery's row, on a
 		// constant key of both sides.
 		keyName := qual + "_key"
-		if left, err = sideMarked(left, 0, keyName); err != nil {
+		if left, err = sideMarked(q.zone(), left, 0, keyName); err != nil {
 			return nil, err
 		}
-		if right, err = sideMarked(right, 0, keyName); err != nil {
+		if right, err = sideMarked(q.zone(), right, 0, keyName); err != nil {
 			return nil, err
 		}
 		cols = append(cols, scopeCol{quals: []string{qual + "_left"}, name: keyName, idx: left.Schema.Len() - 1, hidden: true})

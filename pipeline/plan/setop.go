@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/etld/etld/pipeline/expr"
 	"github.com/etld/etld/pipeline/row"
@@ -25,11 +26,11 @@ func (q *queryBuilder) setOperation(left, right *Node, lsel, rsel *sql.Select, o
 		return nil, errAt(rsel.At, "%s: its inputs must have the same number of columns: the left has %d (%s), the right %d (%s)",
 			op, left.Schema.Len(), strings.Join(left.Schema.Names(), ", "), right.Schema.Len(), strings.Join(right.Schema.Names(), ", "))
 	}
-	l, err := sideMarked(left, 0, "$side")
+	l, err := sideMarked(q.zone(), left, 0, "$side")
 	if err != nil {
 		return nil, err
 	}
-	r, err := sideMarked(right, 1, "$side")
+	r, err := sideMarked(q.zone(), right, 1, "$side")
 	if err != nil {
 		return nil, err
 	}
@@ -73,21 +74,21 @@ func setOpMode(kind aggop.SetOpKind, width int, inUpdating, batch bool) Changelo
 
 // sideMarked appends the constant INT column name, of value side, to
 // in's rows.
-func sideMarked(in *Node, side int32, name string) (*Node, error) {
+func sideMarked(zone *time.Location, in *Node, side int32, name string) (*Node, error) {
 	width := in.Schema.Len()
 	project := make([]*expr.Compiled, width+1)
 	texts := make([]string, width+1)
 	colMap := make([]int, width)
 	fields := make([]row.Field, width+1)
 	for c, f := range in.Schema.Fields {
-		compiled, err := compileExpr(&sql.ColumnRef{Column: sql.Ident{Name: f.Name, Quoted: true}}, in.Schema, "set operation input")
+		compiled, err := compileExpr(zone, &sql.ColumnRef{Column: sql.Ident{Name: f.Name, Quoted: true}}, in.Schema, "set operation input")
 		if err != nil {
 			return nil, err
 		}
 		project[c], texts[c], colMap[c], fields[c] = compiled, f.Name, c, f
 	}
 	lit := &sql.Literal{Kind: sql.LitInt, Text: fmt.Sprint(side), Value: row.IntValue(side), Type: row.Type{ID: row.Int, NotNull: true}}
-	marker, err := compileExpr(lit, in.Schema, "set operation input")
+	marker, err := compileExpr(zone, lit, in.Schema, "set operation input")
 	if err != nil {
 		return nil, err
 	}

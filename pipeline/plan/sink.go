@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/expr"
@@ -13,8 +14,11 @@ import (
 	"github.com/etld/etld/pipeline/sql"
 )
 
-func compileExpr(e sql.Expr, schema row.Schema, table string) (*expr.Compiled, error) {
-	c, err := compileCalcExpr(e, schema, table)
+// compileExpr is where the planner compiles every expression: the one
+// place the pipeline's session zone (local_time_zone, nil for UTC) reaches
+// the compiler, so no call site can compile in UTC by omission.
+func compileExpr(zone *time.Location, e sql.Expr, schema row.Schema, table string) (*expr.Compiled, error) {
+	c, err := compileCalcExpr(zone, e, schema, table)
 	if err == nil && c.ReadsWatermark {
 		return nil, watermarkOutsideCalc(e)
 	}
@@ -25,11 +29,11 @@ func compileExpr(e sql.Expr, schema row.Schema, table string) (*expr.Compiled, e
 // query's select list, WHERE and HAVING): it may call
 // CURRENT_WATERMARK, which only a Calc gives the watermark it passes
 // (calcOp.fresh).
-func compileCalcExpr(e sql.Expr, schema row.Schema, table string) (*expr.Compiled, error) {
+func compileCalcExpr(zone *time.Location, e sql.Expr, schema row.Schema, table string) (*expr.Compiled, error) {
 	if sq := findScalarQuery(e); sq != nil {
 		return nil, errAt(sq.At, "a scalar subquery is supported in WHERE, the select list and HAVING")
 	}
-	return expr.Compile(e, expr.Table{Name: table, Schema: schema})
+	return expr.Compile(e, expr.Table{Name: table, Schema: schema}, expr.WithZone(zone))
 }
 
 // watermarkNotRowtime is the error for CURRENT_WATERMARK of a column
@@ -57,6 +61,9 @@ func watermarkCall(e sql.Expr) sql.Pos {
 func watermarkOutsideCalc(e sql.Expr) error {
 	return errAt(watermarkCall(e), "CURRENT_WATERMARK is supported in a query's select list, WHERE and HAVING (compute it there, in a subquery, and use its column here)")
 }
+
+// zone is the pipeline's session zone, nil for UTC.
+func (q *queryBuilder) zone() *time.Location { return q.b.plan.Spec.Zone }
 
 func (b *builder) sink(s *spec.Sink) {
 	policy, err := runtime.NewPolicy("sink", s.Name, s.OnError.Policy, b.deadLettersOf(s.OnError), b.env.Logger)

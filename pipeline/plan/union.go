@@ -214,7 +214,7 @@ func (q *queryBuilder) widen(in *Node, schema row.Schema) (*Node, error) {
 		} else if c == in.TimeAttr {
 			timeAttr = c
 		}
-		compiled, err := compileExpr(e, in.Schema, "union input")
+		compiled, err := compileExpr(q.zone(), e, in.Schema, "union input")
 		if err != nil {
 			return nil, err
 		}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/etld/etld/pipeline/connector"
 	"github.com/etld/etld/pipeline/expr"
@@ -33,7 +34,7 @@ func (n *Node) constRows() *valuesOp { x, _ := n.op.(*valuesOp); return x }
 // type of its values in every row (Flink's least restrictive type), the
 // values cast to it; its name is the alias list's or EXPR$i, as Flink
 // names them.
-func valuesScope(v *sql.Values) (*scope, error) {
+func valuesScope(zone *time.Location, v *sql.Values) (*scope, error) {
 	width := len(v.Rows[0])
 	cells := make([][]*expr.Compiled, len(v.Rows))
 	for i, r := range v.Rows {
@@ -43,7 +44,7 @@ func valuesScope(v *sql.Values) (*scope, error) {
 				// Flink's validator refuses it ("Illegal use of 'NULL'").
 				return nil, errAt(e.Pos(), "VALUES: a bare NULL has no type: write CAST(NULL AS type)")
 			}
-			ce, err := compileExpr(e, row.NewSchema(), "VALUES")
+			ce, err := compileExpr(zone, e, row.NewSchema(), "VALUES")
 			if err != nil {
 				return nil, err
 			}
@@ -74,7 +75,7 @@ func valuesScope(v *sql.Values) (*scope, error) {
 		rows[i] = make(row.Row, width)
 		texts := make([]string, width)
 		for c, e := range r {
-			val, err := constValue(e, cells[i][c], fields[c].Type)
+			val, err := constValue(zone, e, cells[i][c], fields[c].Type)
 			if err != nil {
 				return nil, err
 			}
@@ -97,11 +98,11 @@ func valuesScope(v *sql.Values) (*scope, error) {
 
 // constValue is e's value as a value of t: e is compiled as c, and
 // evaluated once, with no row.
-func constValue(e sql.Expr, c *expr.Compiled, t row.Type) (row.Value, error) {
+func constValue(zone *time.Location, e sql.Expr, c *expr.Compiled, t row.Type) (row.Value, error) {
 	if !sameRepresentation(c.Type, t) || c.Type.Length != t.Length {
 		want := t
 		want.NotNull = c.Type.NotNull
-		cast, err := compileExpr(&sql.Cast{At: e.Pos(), X: e, Type: want, TypeText: want.String()}, row.NewSchema(), "VALUES")
+		cast, err := compileExpr(zone, &sql.Cast{At: e.Pos(), X: e, Type: want, TypeText: want.String()}, row.NewSchema(), "VALUES")
 		if err != nil {
 			return row.NullValue, err
 		}
