@@ -69,7 +69,7 @@ func (c *compiler) buildFloorCeilTo(e *sql.Call, x *node, floor bool) (*node, er
 			m := floorDiv(v.Micros(), 1000)
 			var off int64
 			if zone != nil {
-				off = zoneOffset(zone, v.Micros()) / 1000
+				off = row.OffsetMicros(zone, v.Micros()) / 1000
 				m += off
 			}
 			if !floor && ms == 1 && t.ID == row.Timestamp && v.Micros()%1000 != 0 {

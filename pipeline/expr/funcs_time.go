@@ -65,7 +65,7 @@ func buildNow(id row.TypeID) builder {
 		// session zone; CURRENT_TIMESTAMP is the instant itself.
 		wall := nowMicros
 		if zone := c.zone; zone != nil && id != row.TimestampLTZ {
-			wall = func(now func() time.Time) int64 { return localMicros(zone, nowMicros(now)) }
+			wall = func(now func() time.Time) int64 { return row.WallMicros(zone, nowMicros(now)) }
 		}
 		if id == row.Date {
 			t.Precision = 0
@@ -86,7 +86,7 @@ func buildCurrentTime(c *compiler, e *sql.Call, args []*node) (*node, error) {
 	zone := c.zone
 	return c.volatile(e, t, func(row.Row) (row.Value, error) {
 		if zone != nil {
-			return row.TimeOfTimestamp(localMicros(zone, nowMicros(now))), nil
+			return row.TimeOfTimestamp(row.WallMicros(zone, nowMicros(now))), nil
 		}
 		return row.TimeOfTimestamp(nowMicros(now)), nil
 	}), nil
@@ -370,7 +370,7 @@ func buildUnixTimestamp(c *compiler, e *sql.Call, args []*node) (*node, error) {
 		if zone != nil && !df.HasZone() {
 			// A text without an offset is a wall clock in the session
 			// zone, read as SimpleDateFormat reads it (ltz29-parse-la).
-			return row.BigIntValue(floorDiv(calendarInstantMicros(zone, tm.UnixMicro()), 1_000_000)), nil
+			return row.BigIntValue(floorDiv(row.AtZoneLater(zone, tm.UnixMicro()), 1_000_000)), nil
 		}
 		return row.BigIntValue(tm.Unix()), nil
 	})
@@ -393,7 +393,7 @@ func buildFromUnixtime(c *compiler, e *sql.Call, args []*node) (*node, error) {
 		if zone != nil {
 			// The wall clock of the instant in the session zone, as
 			// Flink's fromUnixtime formats it.
-			s = localMicros(zone, s*1_000_000) / 1_000_000
+			s = row.WallMicros(zone, s*1_000_000) / 1_000_000
 		}
 		return row.StringValue(string(df.Format(buf[:0], time.Unix(s, 0).UTC()))), nil
 	})

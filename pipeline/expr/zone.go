@@ -38,62 +38,10 @@ func (c *compiler) unzonedErr(what string) error {
 	return fmt.Errorf("%s under local_time_zone %s is not supported yet: Flink's rule for it in a session zone is not known (ltz-compare-timestamp); CAST the TIMESTAMP_LTZ to TIMESTAMP, or the TIMESTAMP to TIMESTAMP_LTZ, to say which is meant", what, c.zone.String())
 }
 
-// zoneOffset is the zone's offset from UTC at the instant us, in
-// microseconds.
-func zoneOffset(zone *time.Location, us int64) int64 {
-	_, off := time.UnixMicro(us).In(zone).Zone()
-	return int64(off) * 1_000_000
-}
-
-// localMicros is the wall clock of the instant us in zone (Flink's
-// TimestampData.toLocalDateTime of the instant at the zone).
-func localMicros(zone *time.Location, us int64) int64 {
-	return us + zoneOffset(zone, us)
-}
-
-// instantMicros is the instant of the wall clock wall in zone as
-// java.time's LocalDateTime.atZone gives it (Flink's
-// DateTimeUtils.toTimestampData of a local date-time): a wall clock
-// repeated by a backward shift takes the earlier offset, the earlier
-// instant; one skipped by a forward shift moves forward by the gap, so it
-// reads with the offset before the gap.
-func instantMicros(zone *time.Location, wall int64) int64 {
-	return instantOf(zone, wall, false)
-}
-
-// calendarInstantMicros is the instant of the wall clock wall in zone as
-// java.util.GregorianCalendar (SimpleDateFormat, Flink's UNIX_TIMESTAMP of
-// a text) gives it: as instantMicros but a repeated wall clock takes the
-// later offset, the standard time after a backward shift.
-func calendarInstantMicros(zone *time.Location, wall int64) int64 {
-	return instantOf(zone, wall, true)
-}
-
-// instantOf is instantMicros (later false) or calendarInstantMicros.
-func instantOf(zone *time.Location, wall int64, later bool) int64 {
-	const day = 86_400_000_000
-	// The offsets a day either side: a zone shifts at most once in two
-	// days, so these are the offsets that may hold at wall.
-	before, after := zoneOffset(zone, wall-day), zoneOffset(zone, wall+day)
-	best, found := int64(0), false
-	for _, off := range [2]int64{before, after} {
-		at := wall - off
-		if zoneOffset(zone, at) == off && (!found || at < best != later) {
-			best, found = at, true
-		}
-	}
-	if found {
-		return best
-	}
-	// In a gap: wall + gap read with the offset after is wall read with
-	// the offset before.
-	return wall - before
-}
-
 // zonedCast converts between a TIMESTAMP_LTZ and a wall clock (a
 // TIMESTAMP, DATE, TIME or text) in zone, as Flink's cast rules do with the
 // session zone: the instant's wall clock there, or the wall clock's
-// instant there (instantMicros), through a TIMESTAMP of the LTZ's
+// instant there (row.AtZone), through a TIMESTAMP of the LTZ's
 // precision.
 func zonedCast(from, to row.Type, zone *time.Location) (castFunc, error) {
 	if from.ID == row.TimestampLTZ {
@@ -103,7 +51,7 @@ func zonedCast(from, to row.Type, zone *time.Location) (castFunc, error) {
 			return nil, err
 		}
 		return func(v row.Value) (row.Value, error) {
-			return k(row.TimestampValue(localMicros(zone, v.Micros())))
+			return k(row.TimestampValue(row.WallMicros(zone, v.Micros())))
 		}, nil
 	}
 	wall := row.Type{ID: row.Timestamp, Precision: to.Precision}
@@ -116,7 +64,7 @@ func zonedCast(from, to row.Type, zone *time.Location) (castFunc, error) {
 		if err != nil || w.IsNull() {
 			return w, err
 		}
-		return row.TimestampLTZValue(instantMicros(zone, w.Micros())), nil
+		return row.TimestampLTZValue(row.AtZone(zone, w.Micros())), nil
 	}, nil
 }
 
@@ -129,7 +77,7 @@ func (c *compiler) wallOf(x *node) *node {
 		if v.IsNull() {
 			return v
 		}
-		return row.TimestampValue(localMicros(zone, v.Micros()))
+		return row.TimestampValue(row.WallMicros(zone, v.Micros()))
 	}
 	n.eval = func(r row.Row) (row.Value, error) {
 		v, err := ev(r)

@@ -196,7 +196,7 @@ func (q *queryBuilder) windowJoin(n *Node, js *joinop.JoinSpec, residual []sql.E
 	ws := &joinop.WindowJoinSpec{Kind: js.Kind, LeftWidth: lw, RightWidth: js.RightWidth,
 		LeftStart: lp.start, LeftEnd: lp.end, RightStart: rp.start, RightEnd: rp.end}
 	if zone := q.b.plan.Spec.Zone; lp.ltz && zone != nil {
-		ws.EndInstant = func(end int64) int64 { return windowop.LocalInstant(zone, end) }
+		ws.EndInstant = func(end int64) int64 { return row.AtZoneLater(zone, end) }
 	}
 	var where []string
 	for _, i := range keys {

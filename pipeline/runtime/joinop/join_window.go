@@ -33,7 +33,7 @@ type WindowJoinSpec struct {
 	Batch bool
 	// EndInstant, when set, is the instant a window's end stands for:
 	// windows over a TIMESTAMP_LTZ in a session zone other than UTC end
-	// on its wall clock (windowop.LocalInstant). Nil: the end is one.
+	// on its wall clock (row.AtZoneLater). Nil: the end is one.
 	EndInstant func(end int64) int64
 }
 

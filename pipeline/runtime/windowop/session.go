@@ -89,7 +89,7 @@ func (g *SessionAgg) add(k row.Kind, r row.Row) error {
 		return err
 	}
 	if g.zoned() {
-		ts += zoneOffset(g.opt.Zone, ts)
+		ts = row.WallMicros(g.opt.Zone, ts)
 	}
 	if err := g.st.Check(r); err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/etld/etld/pipeline/row"
 	"github.com/etld/etld/pipeline/runtime/state"
 )
 
@@ -98,7 +99,7 @@ func (ss *sessionSet) due(end int64) int64 {
 	if ss.zone == nil {
 		return lastMilli(end)
 	}
-	return lastMilli(LocalInstant(ss.zone, end))
+	return lastMilli(row.AtZoneLater(ss.zone, end))
 }
 
 // sessionKey is what a session set keeps of a key with open sessions.

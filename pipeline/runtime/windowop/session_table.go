@@ -74,7 +74,7 @@ func (t *SessionTable) add(k row.Kind, r row.Row) error {
 		return err
 	}
 	if t.zoned() {
-		ts += zoneOffset(t.spec.Zone, ts)
+		ts = row.WallMicros(t.spec.Zone, ts)
 	}
 	t.kbuf = row.KeyOf(t.kbuf[:0], r, t.spec.Keys)
 	wm := t.wm

@@ -408,7 +408,7 @@ func (g *WindowAgg) toLocal(ts int64) int64 {
 	if g.opt.Zone == nil || g.timeID != row.TimestampLTZ {
 		return ts
 	}
-	return ts + zoneOffset(g.opt.Zone, ts)
+	return row.WallMicros(g.opt.Zone, ts)
 }
 
 // due is the watermark at which a window ending at end fires, and after
@@ -427,7 +427,7 @@ func (g *WindowAgg) fireTime(end int64) int64 {
 	if g.opt.Zone == nil || g.timeID != row.TimestampLTZ && !g.opt.AttachedLTZ {
 		return end
 	}
-	return LocalInstant(g.opt.Zone, end)
+	return row.AtZoneLater(g.opt.Zone, end)
 }
 
 const windowStateVersion = 1

@@ -72,7 +72,7 @@ func (w *WindowRank) Process(in *row.Batch, out operator.Emitter) error {
 		}
 		end := c.Row[w.spec.EndCol].Micros()
 		if w.spec.Zone != nil {
-			end = LocalInstant(w.spec.Zone, end)
+			end = row.AtZoneLater(w.spec.Zone, end)
 		}
 		if !w.spec.Rank.Batch && lastMilli(end) <= w.wm {
 			w.dropped++

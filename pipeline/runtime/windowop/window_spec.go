@@ -191,47 +191,6 @@ func windowStart(ts, offset, size int64) int64 {
 	return ts - r
 }
 
-// zoneOffset is loc's UTC offset at the instant ts, in microseconds.
-func zoneOffset(loc *time.Location, ts int64) int64 {
-	_, off := time.UnixMicro(ts).In(loc).Zone()
-	return int64(off) * 1_000_000
-}
-
-// LocalInstant is the instant at which loc's wall clock reads local: in a
-// daylight-saving overlap the later one, in a gap the instant after it
-// (Flink's toEpochMillsForTimer).
-func LocalInstant(loc *time.Location, local int64) int64 {
-	const day = 86_400_000_000
-	a, b := local-zoneOffset(loc, local-day), local-zoneOffset(loc, local+day)
-	aok := a+zoneOffset(loc, a) == local
-	bok := b+zoneOffset(loc, b) == local
-	switch {
-	case aok && !bok:
-		return a
-	case bok && !aok:
-		return b
-	}
-	return max(a, b)
-}
-
-// ZonedInstant is the instant of loc's wall clock local as Java's
-// LocalDateTime.atZone reads it: in a daylight-saving overlap the earlier
-// one, in a gap the wall clock moved on by the gap's length.
-func ZonedInstant(loc *time.Location, local int64) int64 {
-	const day = 86_400_000_000
-	a, b := local-zoneOffset(loc, local-day), local-zoneOffset(loc, local+day)
-	aok := a+zoneOffset(loc, a) == local
-	bok := b+zoneOffset(loc, b) == local
-	switch {
-	case aok && bok:
-		return min(a, b)
-	case bok:
-		return b
-	}
-	// Valid alone, or in a gap: the offset before it.
-	return a
-}
-
 // windowTimeLTZ is the window_time of a window over a TIMESTAMP_LTZ that
 // ends at end (its wall clock in zone, nil for UTC) and fires at the
 // instant fire: the instant of the wall clock's last millisecond, as
@@ -241,7 +200,7 @@ func windowTimeLTZ(zone *time.Location, end, fire int64) int64 {
 	if zone == nil {
 		return fire - 1000
 	}
-	return ZonedInstant(zone, end-1000)
+	return row.AtZone(zone, end-1000)
 }
 
 // eventTime reads an insert-only window input row's event time, checking

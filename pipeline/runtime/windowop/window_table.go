@@ -48,7 +48,7 @@ func (w *WindowTable) Process(in *row.Batch, out operator.Emitter) error {
 		ts := tv.Micros()
 		zoned := w.LTZ && w.Zone != nil
 		if zoned {
-			ts += zoneOffset(w.Zone, ts)
+			ts = row.WallMicros(w.Zone, ts)
 		}
 		windowsOf(w.Spec, ts, func(start, end int64) {
 			r := make(row.Row, len(c.Row), len(c.Row)+3)
