@@ -23,9 +23,11 @@ const imageUser = 65532
 
 // The pipeline the image runs in TestImage: a CSV placed beside it in
 // /etc/etld/pipelines, filtered into a file under /var/lib/etld, with
-// checkpoints there too (the daemon's default state dir).
+// checkpoints there too (the daemon's default state dir). Its zone needs
+// the zone database built into the binary: the image has no zoneinfo.
 const imagePipeline = `version: 1
 name: image-check
+local_time_zone: America/Los_Angeles
 sources:
   - name: readings
     type: file

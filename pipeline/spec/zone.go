@@ -5,6 +5,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	// Every zone Java knows, without the system's zoneinfo: the image is
+	// FROM scratch, and local_time_zone and CONVERT_TZ must take
+	// Asia/Shanghai there as Flink does anywhere.
+	_ "time/tzdata"
 
 	"gopkg.in/yaml.v3"
 )
