@@ -86,15 +86,11 @@ func TestArrayAggs(t *testing.T) {
 				if err := st.Err(); err != nil {
 					t.Fatalf("step %d: %v", i, err)
 				}
-				st.Results(id, res)
-				if got := res[0].String(); got != s.want {
-					t.Fatalf("step %d: %s, want %s", i, got, s.want)
-				}
-				restored := NewStore([]AggCall{call}, false, false)
-				restored.RestoreState(row.NewDecoder(st.AppendState(nil, nil)), nil)
-				restored.Results(id, res)
-				if got := res[0].String(); got != s.want {
-					t.Fatalf("step %d: restored %s, want %s", i, got, s.want)
+				for _, x := range []*Store{st, restoredOf(t, st, call)} {
+					x.Results(id, res)
+					if got := res[0].String(); got != s.want {
+						t.Fatalf("step %d: %s, want %s (restored: %t)", i, got, s.want, x != st)
+					}
 				}
 			}
 		})
