@@ -95,12 +95,8 @@ func agg29Cases() []genCase {
 			if len(c.modes) > 1 {
 				name += "-" + mode
 			}
-			h := []string{"mode: " + mode}
-			data := map[string]string{}
-			for _, tb := range c.tables {
-				h = append(h, tables[tb][0])
-				data[tb] = tables[tb][1]
-			}
+			lines, data := readTables(c.tables, tables)
+			h := append([]string{"mode: " + mode}, lines...)
 			out = append(out, genCase{name: name, header: h, query: c.query, data: data})
 		}
 	}

@@ -148,16 +148,8 @@ func itcaseAgg29Cases() []genCase {
 	tables := itAgg29Tables()
 	var out []genCase
 	for _, q := range itcaseAgg29Queries() {
-		h := []string{"mode: streaming"}
-		data := map[string]string{}
-		for _, tb := range q.tables {
-			def, ok := tables[tb]
-			if !ok {
-				def = itTables[tb]
-			}
-			h = append(h, def[0])
-			data[tb] = def[1]
-		}
+		lines, data := readTables(q.tables, tables, itTables)
+		h := append([]string{"mode: streaming"}, lines...)
 		out = append(out, genCase{name: "itcase29-" + q.name, header: h, query: q.query, data: data})
 	}
 	return out

@@ -91,12 +91,8 @@ func itcaseGroupingSetsCases() []genCase {
 	var out []genCase
 	for _, q := range itcaseGSQueries {
 		for _, mode := range q.modes {
-			h := []string{"mode: " + mode}
-			data := map[string]string{}
-			for _, tb := range q.tables {
-				h = append(h, itGSTables[tb][0])
-				data[tb] = itGSTables[tb][1]
-			}
+			lines, data := readTables(q.tables, itGSTables)
+			h := append([]string{"mode: " + mode}, lines...)
 			name := "itcase-" + q.name
 			if len(q.modes) > 1 {
 				name += "-" + mode

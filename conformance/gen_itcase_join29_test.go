@@ -75,16 +75,8 @@ var itcaseJoin29Queries = []struct {
 func itcaseJoin29Cases() []genCase {
 	var out []genCase
 	for _, q := range itcaseJoin29Queries {
-		h := []string{"mode: streaming"}
-		data := map[string]string{}
-		for _, tb := range q.tables {
-			def, ok := itJoin29Tables[tb]
-			if !ok {
-				def = itTables[tb]
-			}
-			h = append(h, def[0])
-			data[tb] = def[1]
-		}
+		lines, data := readTables(q.tables, itJoin29Tables, itTables)
+		h := append([]string{"mode: streaming"}, lines...)
 		out = append(out, genCase{name: "itcase29-" + q.name, header: h, query: q.query, data: data})
 	}
 	return out

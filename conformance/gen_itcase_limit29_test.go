@@ -31,16 +31,8 @@ var itcaseLimit29Queries = []struct {
 func itcaseLimit29Cases() []genCase {
 	var out []genCase
 	for _, q := range itcaseLimit29Queries {
-		h := []string{"mode: streaming"}
-		data := map[string]string{}
-		for _, tb := range q.tables {
-			def, ok := itLimit29Tables[tb]
-			if !ok {
-				def = itTables[tb]
-			}
-			h = append(h, def[0])
-			data[tb] = def[1]
-		}
+		lines, data := readTables(q.tables, itLimit29Tables, itTables)
+		h := append([]string{"mode: streaming"}, lines...)
 		switch q.name {
 		case "limit-plain", "limit-offset-fetch":
 			h = append(h, "expect: stream-limit-no-order")

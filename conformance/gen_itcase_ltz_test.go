@@ -169,16 +169,8 @@ var itcaseLTZQueries = []struct {
 func itcaseLTZCases() []genCase {
 	var out []genCase
 	for _, q := range itcaseLTZQueries {
-		h := []string{"mode: streaming"}
-		data := map[string]string{}
-		for _, tb := range q.tables {
-			def, ok := itLTZTables[tb]
-			if !ok {
-				def = itTables[tb]
-			}
-			h = append(h, def[0])
-			data[tb] = def[1]
-		}
+		lines, data := readTables(q.tables, itLTZTables, itTables)
+		h := append([]string{"mode: streaming"}, lines...)
 		h = append(h, "zone: "+q.zone)
 		out = append(out, genCase{name: "itcase29-" + q.name, header: h, query: q.query, data: data})
 	}

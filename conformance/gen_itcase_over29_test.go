@@ -134,13 +134,8 @@ var itcaseOver29Queries = []struct {
 func itcaseOver29Cases() []genCase {
 	var out []genCase
 	for _, q := range itcaseOver29Queries {
-		h := []string{"mode: streaming"}
-		data := map[string]string{}
-		for _, tb := range q.tables {
-			def := itOverTables[tb]
-			h = append(h, def[0])
-			data[tb] = def[1]
-		}
+		lines, data := readTables(q.tables, itOverTables)
+		h := append([]string{"mode: streaming"}, lines...)
 		out = append(out, genCase{name: "itcase29-" + q.name, header: h, query: q.query, data: data})
 	}
 	return out

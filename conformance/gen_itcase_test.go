@@ -260,12 +260,8 @@ func itcaseCases() []genCase {
 	var out []genCase
 	for _, q := range itcaseQueries {
 		for _, mode := range q.modes {
-			h := []string{"mode: " + mode}
-			data := map[string]string{}
-			for _, tb := range q.tables {
-				h = append(h, itTables[tb][0])
-				data[tb] = itTables[tb][1]
-			}
+			lines, data := readTables(q.tables, itTables)
+			h := append([]string{"mode: " + mode}, lines...)
 			name := "itcase-" + q.name
 			if len(q.modes) > 1 {
 				name += "-" + mode

@@ -147,16 +147,8 @@ func itcaseWindowCases() []genCase {
 	var out []genCase
 	for _, q := range itcaseWindowQueries {
 		for _, mode := range q.modes {
-			h := []string{"mode: " + mode}
-			data := map[string]string{}
-			for _, tb := range q.tables {
-				def, ok := itWindowTables[tb]
-				if !ok {
-					def = itTables[tb]
-				}
-				h = append(h, def[0])
-				data[tb] = def[1]
-			}
+			lines, data := readTables(q.tables, itWindowTables, itTables)
+			h := append([]string{"mode: " + mode}, lines...)
 			name := "itcase-" + q.name
 			if len(q.modes) > 1 {
 				name += "-" + mode

@@ -126,12 +126,8 @@ func overCases() []genCase {
 			if len(c.modes) > 1 {
 				name += "-" + mode
 			}
-			h := []string{"mode: " + mode}
-			data := map[string]string{}
-			for _, tb := range c.tables {
-				h = append(h, tables[tb][0])
-				data[tb] = tables[tb][1]
-			}
+			lines, data := readTables(c.tables, tables)
+			h := append([]string{"mode: " + mode}, lines...)
 			if c.sink != "" {
 				h = append(h, c.sink)
 			}

@@ -90,12 +90,8 @@ func plansqlCases() []genCase {
 	var out []genCase
 	for _, q := range plansqlQueries {
 		for _, mode := range q.modes {
-			h := []string{"mode: " + mode}
-			data := map[string]string{}
-			for _, tb := range q.tables {
-				h = append(h, extraTables[tb][0])
-				data[tb] = extraTables[tb][1]
-			}
+			lines, data := readTables(q.tables, extraTables)
+			h := append([]string{"mode: " + mode}, lines...)
 			name := "plansql-" + q.name
 			if len(q.modes) > 1 {
 				name += "-" + mode

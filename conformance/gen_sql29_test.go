@@ -134,12 +134,8 @@ func sql29Cases() []genCase {
 				// rows come and go (-D).
 				h = append(h, "expect: build-input-first")
 			}
-			data := map[string]string{}
-			for _, tb := range c.tables {
-				h = append(h, tables[tb][0])
-				data[tb] = tables[tb][1]
-			}
-			out = append(out, genCase{name: name, header: h, query: c.query, data: data})
+			lines, data := readTables(c.tables, tables)
+			out = append(out, genCase{name: name, header: append(h, lines...), query: c.query, data: data})
 		}
 	}
 	return out

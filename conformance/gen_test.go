@@ -21,6 +21,25 @@ type genCase struct {
 	data   map[string]string
 }
 
+// readTables gives the header lines declaring the tables a case reads
+// and their data, each table looked up in defs in order (a file's own
+// tables before the shared ones it also reads).
+func readTables(names []string, defs ...map[string][2]string) ([]string, map[string]string) {
+	lines, data := make([]string, 0, len(names)), map[string]string{}
+	for _, tb := range names {
+		var def [2]string
+		for _, d := range defs {
+			if x, ok := d[tb]; ok {
+				def = x
+				break
+			}
+		}
+		lines = append(lines, def[0])
+		data[tb] = def[1]
+	}
+	return lines, data
+}
+
 // The shared tables the expression cases read.
 const (
 	tableT = "table: t (id INT, i INT, b BIGINT, d DOUBLE, f FLOAT, m DECIMAL(10, 2), s STRING, dt DATE, ts TIMESTAMP(3), bo BOOLEAN) json"
